@@ -1,0 +1,92 @@
+"""Input checks shared by every module, so that bad input fails early with a message
+that names the problem instead of crashing deep inside numpy or scipy."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def check_matrix(X, *, name="X", accept_sparse=True, dtype=(np.float64, np.float32),
+                 min_samples=1, min_features=1, allow_nan=False, copy=False):
+    """Return ``X`` as a 2-D float ndarray or CSR matrix, or raise a clear ``ValueError``.
+
+    Lists of lists are converted; 1-D input is refused (it is ambiguous whether it is one
+    sample or one feature). NaN and infinite values are refused unless ``allow_nan``.
+    """
+    if X is None:
+        raise ValueError(f"{name} is None; expected a 2-D array or sparse matrix")
+    if isinstance(X, str) or (isinstance(X, (list, tuple)) and X and isinstance(X[0], str)):
+        raise TypeError(f"{name} contains text; vectorise it first (e.g. learnsim.text.TextVectorizer)")
+    if sp.issparse(X):
+        if not accept_sparse:
+            raise TypeError(f"{name} is a scipy.sparse matrix, which this method does not accept; "
+                            "pass a dense array (X.toarray()) or reduce it first")
+        X = sp.csr_matrix(X, copy=copy)
+        if X.dtype not in dtype:
+            X = X.astype(dtype[0] if isinstance(dtype, tuple) else dtype)
+        data = X.data
+    else:
+        try:
+            X = np.array(X, copy=copy) if copy else np.asarray(X)
+        except (ValueError, TypeError) as exc:  # ragged lists and the like
+            raise ValueError(f"{name} could not be read as a 2-D numeric array: {exc}") from None
+        if X.dtype.kind == "c":
+            raise ValueError(f"{name} is complex; expected real values")
+        if X.dtype.kind not in "biuf":
+            try:
+                X = X.astype(np.float64)
+            except (ValueError, TypeError):
+                raise ValueError(f"{name} has non-numeric entries (dtype {X.dtype})") from None
+        if X.ndim != 2:
+            raise ValueError(f"{name} must be 2-D (n_samples, n_features); got an array of shape {X.shape}"
+                             + (". Reshape 1-D data with X.reshape(-1, 1) for one feature or "
+                                "X.reshape(1, -1) for one sample" if X.ndim == 1 else ""))
+        want = dtype if not isinstance(dtype, tuple) else (X.dtype if X.dtype in dtype else dtype[0])
+        X = np.ascontiguousarray(X, dtype=want)
+        data = X
+    n, d = X.shape
+    if n < min_samples:
+        raise ValueError(f"{name} has {n} sample(s); at least {min_samples} required"
+                         + (" (empty input)" if n == 0 else ""))
+    if d < min_features:
+        raise ValueError(f"{name} has {d} feature(s); at least {min_features} required")
+    if not allow_nan and data.size and not np.isfinite(data).all():
+        bad = "NaN" if np.isnan(data).any() else "infinite"
+        raise ValueError(f"{name} contains {bad} values; clean or impute them first")
+    return X
+
+
+def check_n_features(X, expected, *, name="X"):
+    if X.shape[1] != expected:
+        raise ValueError(f"{name} has {X.shape[1]} features, but the model was fitted with {expected}")
+
+
+def check_random_state(seed):
+    if seed is None or isinstance(seed, numbers.Integral):
+        return np.random.default_rng(seed)
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, np.random.RandomState):
+        return np.random.default_rng(seed.randint(2**31 - 1))
+    raise TypeError(f"random_state must be None, an int or a numpy Generator; got {type(seed).__name__}")
+
+
+def check_indices(idx, n, *, name="indices", width=None):
+    """Check an integer index array against a collection of ``n`` items."""
+    arr = np.asarray(idx)
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty")
+    if arr.dtype.kind not in "iu":
+        if arr.dtype.kind == "f" and np.all(np.mod(arr, 1) == 0):
+            arr = arr.astype(np.int64)
+        else:
+            raise ValueError(f"{name} must be integers indexing into X; got dtype {arr.dtype}")
+    if width is not None and (arr.ndim != 2 or arr.shape[1] != width):
+        raise ValueError(f"{name} must have shape (n, {width}); got {arr.shape}")
+    lo, hi = arr.min(), arr.max()
+    if lo < 0 or hi >= n:
+        bad = lo if lo < 0 else hi
+        raise IndexError(f"{name} contains index {int(bad)}, out of range for {n} items")
+    return arr.astype(np.int64, copy=False)
