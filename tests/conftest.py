@@ -1,0 +1,32 @@
+"""Shared test fixtures. Corpora live in ../shared/data (or $LEARNSIM_DATA); tests that need
+one skip with a clear reason when it is absent. CI has the corpora, so those tests run there."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def shared_data_dir() -> Path:
+    env = os.environ.get("LEARNSIM_DATA")
+    return Path(env) if env else REPO_ROOT.parent / "shared" / "data"
+
+
+def require_corpus(relpath: str) -> Path:
+    """Return the path of a corpus file or folder under the data dir, or skip the test."""
+    path = shared_data_dir() / relpath
+    if not path.exists():
+        pytest.skip(f"corpus {relpath!r} not found under {shared_data_dir()} "
+                    "(set LEARNSIM_DATA to a folder laid out like ../shared/data)")
+    return path
+
+
+@pytest.fixture
+def data_dir() -> Path:
+    d = shared_data_dir()
+    if not d.exists():
+        pytest.skip(f"data dir {d} not found (set LEARNSIM_DATA)")
+    return d
