@@ -1,0 +1,212 @@
+"""The minimum-cluster-distortion metric: the paper's closed form, its singular case, our
+shrinkage, the three eigen-solvers, sparse input, and the errors."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from learnsim.mcd import MinimumClusterDistortion, _metric_weights
+from registry import _blobs_dense, _wide_dense
+
+
+def scatter(X, y, weights=None):
+    """Eq. (7) written literally: sum over clusters of outer products of centred items."""
+    X = np.asarray(X, dtype=float)
+    A = np.zeros((X.shape[1], X.shape[1]))
+    labels = [c for c in np.unique(y) if c >= 0]
+    for c in labels:
+        Z = X[y == c] - X[y == c].mean(axis=0)
+        w = 1.0 if weights is None else weights[c] / sum(weights.values())
+        A += w * Z.T @ Z
+    return A
+
+
+def test_full_rank_matches_eq6():
+    X, y = _blobs_dense()
+    A = scatter(X, y)
+    n = A.shape[0]
+    M_paper = np.linalg.det(A) ** (1.0 / n) * np.linalg.inv(A)           # eq. (6)
+    m = MinimumClusterDistortion(shrinkage=0.0).fit(X, y)
+    np.testing.assert_allclose(m.get_mahalanobis_matrix(), M_paper, rtol=1e-8, atol=1e-10)
+    assert np.linalg.det(m.get_mahalanobis_matrix()) == pytest.approx(1.0, rel=1e-8)  # eq. (5)
+    assert m.solver_ == "covariance"
+
+
+def test_minimises_distortion_among_unit_determinant_metrics():
+    X, y = _blobs_dense(seed=3)
+    A = scatter(X, y)
+    M = MinimumClusterDistortion(shrinkage=0.0).fit(X, y).get_mahalanobis_matrix()
+    objective = lambda M: np.trace(M @ A)  # eq. (4) = tr(M A)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        B = rng.normal(size=A.shape) * 0.1
+        P = M + B @ B.T + 0.01 * np.eye(len(A))
+        P /= np.linalg.det(P) ** (1.0 / len(A))
+        assert objective(P) > objective(M)
+
+
+def test_singular_uses_pseudo_inverse_of_appendix_b():
+    X, y = _wide_dense()
+    A = scatter(X, y)
+    sig = np.linalg.eigvalsh(A)
+    sig = sig[sig > 1e-9 * sig.max()]
+    M_paper = np.prod(sig ** (1.0 / len(sig))) * np.linalg.pinv(A, hermitian=True, rtol=1e-9)
+    m = MinimumClusterDistortion(shrinkage=0.0).fit(X, y)
+    assert m.solver_ == "gram"
+    assert len(m.eigenvalues_) == len(sig) == X.shape[0] - len(np.unique(y))
+    np.testing.assert_allclose(m.get_mahalanobis_matrix(), M_paper, rtol=1e-6, atol=1e-8)
+
+
+def test_cluster_weights_sec_4_3():
+    X, y = _blobs_dense(seed=1)
+    from learnsim.supervision import Clusters
+    w = {0: 5.0, 1: 1.0, 2: 1.0, 3: 2.0, 4: 1.0, 5: 0.5}
+    A = scatter(X, y, w)
+    m = MinimumClusterDistortion(shrinkage=0.0).fit(X, Clusters(y, weights=w))
+    n = A.shape[0]
+    np.testing.assert_allclose(m.get_mahalanobis_matrix(),
+                               np.linalg.det(A) ** (1 / n) * np.linalg.inv(A), rtol=1e-7)
+    unweighted = MinimumClusterDistortion(shrinkage=0.0).fit(X, y).get_mahalanobis_matrix()
+    assert not np.allclose(unweighted, m.get_mahalanobis_matrix(), rtol=1e-3)
+
+
+def test_shrinkage_one_is_euclid_and_shrinkage_interpolates():
+    X, y = _wide_dense(seed=2)
+    m1 = MinimumClusterDistortion(shrinkage=1.0).fit(X, y)
+    np.testing.assert_allclose(m1.get_mahalanobis_matrix(), np.eye(X.shape[1]), atol=1e-10)
+    A = scatter(X, y)
+    alpha = 0.05
+    lam = np.linalg.eigvalsh(A)
+    mean_nonzero = lam[lam > 1e-9 * lam.max()].mean()
+    Aa = (1 - alpha) * A / mean_nonzero + alpha * np.eye(len(A))
+    expected = np.linalg.det(Aa) ** (1 / len(A)) * np.linalg.inv(Aa)
+    m = MinimumClusterDistortion(shrinkage=alpha).fit(X, y)
+    np.testing.assert_allclose(m.get_mahalanobis_matrix(), expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.2])
+def test_sparse_equals_dense_and_routes_agree(alpha):
+    X, y = _wide_dense(seed=4)
+    X[np.abs(X) < 0.8] = 0.0
+    dense = MinimumClusterDistortion(shrinkage=alpha).fit(X, y)
+    sparse = MinimumClusterDistortion(shrinkage=alpha).fit(sp.csr_matrix(X), y)
+    Q = X[:7]
+    np.testing.assert_allclose(dense.pairwise_distances(Q, X), sparse.pairwise_distances(sp.csr_matrix(Q), X),
+                               rtol=1e-7, atol=1e-6)
+    # the covariance route (D <= n) against the Gram route on the same data
+    Xs = X[:, :20]
+    cov = MinimumClusterDistortion(shrinkage=alpha).fit(Xs, y)
+    import learnsim.mcd as mcd
+    saved, mcd._MAX_COVARIANCE_DIM = mcd._MAX_COVARIANCE_DIM, 1
+    try:
+        gram = MinimumClusterDistortion(shrinkage=alpha).fit(sp.csr_matrix(Xs), y)
+    finally:
+        mcd._MAX_COVARIANCE_DIM = saved
+    assert cov.solver_ == "covariance" and gram.solver_ == "gram"
+    np.testing.assert_allclose(cov.pairwise_distances(Xs), gram.pairwise_distances(Xs), rtol=1e-6, atol=1e-6)
+
+
+def test_randomized_solver_recovers_top_eigenpairs(monkeypatch):
+    import learnsim.mcd as mcd
+    X, y = _wide_dense(seed=5)
+    exact = MinimumClusterDistortion(shrinkage=0.0).fit(X, y)
+    monkeypatch.setattr(mcd, "_MAX_COVARIANCE_DIM", 1)
+    monkeypatch.setattr(mcd, "_MAX_GRAM_ITEMS", 1)
+    approx = MinimumClusterDistortion(shrinkage=0.0, n_components=5, random_state=0).fit(X, y)
+    assert approx.solver_ == "randomized"
+    np.testing.assert_allclose(approx.eigenvalues_, exact.eigenvalues_[:5], rtol=1e-6)
+    overlap = np.abs(approx.eigenvectors_.T @ exact.eigenvectors_[:, :5])
+    np.testing.assert_allclose(np.diag(overlap), 1.0, atol=1e-6)
+    with pytest.raises(ValueError, match="n_components"):
+        MinimumClusterDistortion(shrinkage=0.0).fit(X, y)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.3])
+def test_transform_components_and_distances_agree(alpha):
+    X, y = _wide_dense(seed=6)
+    m = MinimumClusterDistortion(shrinkage=alpha).fit(X, y)
+    E = m.transform(X)
+    D = np.sqrt(((E[:, None, :] - E[None, :, :]) ** 2).sum(-1))
+    np.testing.assert_allclose(m.pairwise_distances(X), D, rtol=1e-6, atol=1e-8)
+    L = m.components_
+    np.testing.assert_allclose(L.T @ L, m.get_mahalanobis_matrix(), rtol=1e-6, atol=1e-9)
+    pairs = np.array([[0, 1], [2, 9], [5, 5]])
+    np.testing.assert_allclose(m.pair_distance(pairs, X=X), D[pairs[:, 0], pairs[:, 1]], rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(m.pair_distance(np.stack([X[pairs[:, 0]], X[pairs[:, 1]]], axis=1)),
+                               D[pairs[:, 0], pairs[:, 1]], rtol=1e-6, atol=1e-8)
+    assert m.get_metric()(X[2], X[9]) == pytest.approx(D[2, 9], rel=1e-6)
+
+
+def test_auto_shrinkage_selected_on_held_out_clusters():
+    X, y = _blobs_dense(seed=7, n_clusters=12, per=10)
+    m = MinimumClusterDistortion(random_state=0).fit(X, y)
+    assert set(m.cv_scores_) == set(float(a) for a in m.shrinkage_grid)
+    assert m.shrinkage_ == max(m.cv_scores_, key=lambda a: (round(m.cv_scores_[a], 12), a))
+    # anisotropic noise: the learned metric must beat Euclid on held-out clusters
+    assert m.cv_scores_[m.shrinkage_] > m.cv_scores_[1.0]
+    assert m.shrinkage_ < 1.0
+
+
+def test_determinism_and_unlabelled_items_ignored():
+    X, y = _blobs_dense(seed=8)
+    a = MinimumClusterDistortion(random_state=3).fit(X, y)
+    b = MinimumClusterDistortion(random_state=3).fit(X, y)
+    np.testing.assert_array_equal(a.weights_, b.weights_)
+    y2 = y.copy()
+    X2 = np.vstack([X, np.random.default_rng(0).normal(size=(10, X.shape[1])) * 100])
+    y2 = np.concatenate([y, -np.ones(10, dtype=int)])
+    c = MinimumClusterDistortion(shrinkage=0.0).fit(X2, y2)
+    d = MinimumClusterDistortion(shrinkage=0.0).fit(X, y)
+    np.testing.assert_allclose(c.get_mahalanobis_matrix(), d.get_mahalanobis_matrix(), rtol=1e-8)
+
+
+def test_metric_weights_scale_is_unit_determinant():
+    lam = np.array([5.0, 2.0, 0.5])
+    w, beta, s = _metric_weights(lam, 0.1, n_features=10)
+    assert np.sum(np.log(w)) + 7 * np.log(beta) == pytest.approx(0.0, abs=1e-10)
+    w0, beta0, _ = _metric_weights(lam, 0.0, n_features=10)
+    assert beta0 == 0.0 and np.sum(np.log(w0)) == pytest.approx(0.0, abs=1e-10)
+
+
+# ------------------------------------------------------------------------- errors
+@pytest.mark.parametrize("X, y, match", [
+    (np.zeros((0, 3)), np.zeros(0), "0 sample"),
+    (np.array([[1.0, np.nan], [0, 1], [2, 2], [3, 3]]), [0, 0, 1, 1], "NaN"),
+    (np.ones((6, 2)), [0, 0, 1, 1, 2], "6"),                        # wrong length
+    (np.arange(12.0).reshape(6, 2), [0, 0, 1, 1, 2, 3], "fewer|at least|size"),  # clusters of one
+    (np.arange(12.0).reshape(6, 2), [-1] * 6, "cluster"),
+    (np.arange(6.0), [0, 0, 1, 1, 2, 2], "2-D"),
+])
+def test_bad_input_errors(X, y, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        MinimumClusterDistortion(shrinkage=0.0).fit(X, y)
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"shrinkage": 1.5}, "shrinkage"), ({"shrinkage": "big"}, "shrinkage"),
+    ({"shrinkage_grid": []}, "shrinkage_grid"), ({"cv": 1}, "cv"),
+    ({"n_components": 0}, "n_components"), ({"selection_measure": "f1"}, "selection_measure"),
+])
+def test_bad_params(params, match):
+    X, y = _blobs_dense()
+    with pytest.raises(ValueError, match=match):
+        MinimumClusterDistortion(**params).fit(X, y)
+
+
+def test_unfitted_and_feature_mismatch():
+    from sklearn.exceptions import NotFittedError
+    X, y = _blobs_dense()
+    m = MinimumClusterDistortion()
+    for call in (lambda: m.transform(X), lambda: m.pairwise_distances(X), lambda: m.get_mahalanobis_matrix(),
+                 lambda: m.pair_distance([[0, 1]], X=X)):
+        with pytest.raises(NotFittedError):
+            call()
+    m.fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        m.transform(X[:, :3])
+    with pytest.raises(IndexError, match="out of range"):
+        m.pair_distance([[0, 1000]], X=X)
+
+
+def test_missing_clusters_message():
+    with pytest.raises(ValueError, match="needs clusters"):
+        MinimumClusterDistortion().fit(np.ones((4, 2)))
