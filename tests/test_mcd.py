@@ -208,5 +208,5 @@ def test_unfitted_and_feature_mismatch():
 
 
 def test_missing_clusters_message():
-    with pytest.raises(ValueError, match="needs clusters"):
+    with pytest.raises(ValueError, match="requires y"):
         MinimumClusterDistortion().fit(np.ones((4, 2)))

@@ -33,15 +33,15 @@ def check_matrix(X, *, name="X", accept_sparse=True, dtype=(np.float64, np.float
         except (ValueError, TypeError) as exc:  # ragged lists and the like
             raise ValueError(f"{name} could not be read as a 2-D numeric array: {exc}") from None
         if X.dtype.kind == "c":
-            raise ValueError(f"{name} is complex; expected real values")
+            raise ValueError(f"Complex data not supported: {name} is complex; expected real values")
         if X.dtype.kind not in "biuf":
             try:
                 X = X.astype(np.float64)
-            except (ValueError, TypeError):
-                raise ValueError(f"{name} has non-numeric entries (dtype {X.dtype})") from None
+            except (ValueError, TypeError) as exc:
+                raise type(exc)(f"{name} has non-numeric entries (dtype {X.dtype}): {exc}") from None
         if X.ndim != 2:
             raise ValueError(f"{name} must be 2-D (n_samples, n_features); got an array of shape {X.shape}"
-                             + (". Reshape 1-D data with X.reshape(-1, 1) for one feature or "
+                             + (". Reshape your data with X.reshape(-1, 1) for one feature or "
                                 "X.reshape(1, -1) for one sample" if X.ndim == 1 else ""))
         want = dtype if not isinstance(dtype, tuple) else (X.dtype if X.dtype in dtype else dtype[0])
         X = np.ascontiguousarray(X, dtype=want)
@@ -51,16 +51,18 @@ def check_matrix(X, *, name="X", accept_sparse=True, dtype=(np.float64, np.float
         raise ValueError(f"{name} has {n} sample(s); at least {min_samples} required"
                          + (" (empty input)" if n == 0 else ""))
     if d < min_features:
-        raise ValueError(f"{name} has {d} feature(s); at least {min_features} required")
+        raise ValueError(f"{name} has {d} feature(s) (shape={X.shape}) while a minimum of "
+                         f"{min_features} is required.")
     if not allow_nan and data.size and not np.isfinite(data).all():
         bad = "NaN" if np.isnan(data).any() else "infinite"
         raise ValueError(f"{name} contains {bad} values; clean or impute them first")
     return X
 
 
-def check_n_features(X, expected, *, name="X"):
+def check_n_features(X, expected, *, name="X", owner="the model"):
     if X.shape[1] != expected:
-        raise ValueError(f"{name} has {X.shape[1]} features, but the model was fitted with {expected}")
+        raise ValueError(f"{name} has {X.shape[1]} features, but {owner} is expecting {expected} "
+                         "features as input (the number it was fitted with)")
 
 
 def check_random_state(seed):

@@ -22,7 +22,7 @@ class MetricMixin:
     def _check_input(self, X, name="X"):
         check_is_fitted(self)
         X = check_matrix(X, name=name, accept_sparse=True)
-        check_n_features(X, self.n_features_in_, name=name)
+        check_n_features(X, self.n_features_in_, name=name, owner=type(self).__name__)
         return X
 
     def _pairwise_sq_distances(self, A, B):

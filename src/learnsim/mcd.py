@@ -142,8 +142,9 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
                 raise ValueError("give the clusters once: as y or as clusters=, not both")
             y = clusters
         if y is None:
-            raise ValueError("MinimumClusterDistortion needs clusters: fit(X, labels) with one "
-                             "cluster label per row (-1 for items in no cluster)")
+            raise ValueError("MinimumClusterDistortion requires y to be passed, but the target y is None: "
+                             "it needs clusters, fit(X, labels) with one cluster label per row "
+                             "(-1 for items in no cluster)")
         X = check_matrix(X, name="X", min_samples=2)
         self._check_params()
         clus = check_clusters(y, X.shape[0], min_cluster_size=self.min_cluster_size, min_clusters=1)

@@ -1,0 +1,958 @@
+"""Evaluation measures shared by every experiment: ranked retrieval, triplet constraints,
+clustering, pair classification and correlation.
+
+Conventions
+-----------
+* Retrieval functions take a score matrix ``scores`` of shape (n_queries, n_docs) where a
+  *higher* score means *more similar*; pass ``-distances`` for a distance.
+* Ranking order is descending score, ties broken by ascending document index (a stable sort),
+  so results are deterministic. trec_eval breaks ties differently (by descending document
+  name), so the two agree exactly only when a query has no tied scores.
+* Per-query functions return ``NaN`` for queries with no relevant document (the measures
+  are undefined there); the reports skip those queries and count them.
+* Measure names used across the project (and by the results writer): ``ap11``,
+  ``r_precision``, ``ap``, ``map``, ``p@10``, ``bep``, ``error_rate``, ``accuracy``,
+  ``log_loss``, ``pearson``, ``spearman``, ``clustering_precision``.
+
+Large collections are evaluated in blocks of queries, and the cluster-recovery protocol
+accepts a function that scores one block of rows at a time, so that an n x n score matrix
+never has to exist.
+"""
+from __future__ import annotations
+
+import numbers
+import re
+
+import numpy as np
+import scipy.sparse as sp
+
+from learnsim._progress import progress
+from learnsim._validation import check_indices, check_matrix, check_random_state
+
+__all__ = [
+    "RECALL_LEVELS",
+    "MEASURE_NAMES",
+    "relevance_from_labels",
+    "per_query_measures",
+    "retrieval_report",
+    "cluster_retrieval_report",
+    "average_precision",
+    "r_precision",
+    "precision_at_k",
+    "interpolated_precision_at_recall",
+    "ap11",
+    "break_even_point",
+    "precision_recall_curve",
+    "triplet_accuracy",
+    "triplet_error_rate",
+    "triplet_distances",
+    "evaluate_triplets",
+    "pairwise_clustering_precision",
+    "kmeans_clustering_precision",
+    "best_threshold",
+    "log_loss",
+    "pair_classification_report",
+    "pearson",
+    "spearman",
+]
+
+#: The 11 standard recall levels 0.0, 0.1, ..., 1.0. Written as j / 10 (not
+#: ``linspace``, which gives 0.30000000000000004) so that each level is the same double
+#: as trec_eval's literal, which matters for its rounding rule (see per_query_measures).
+RECALL_LEVELS = np.arange(11) / 10.0
+
+MEASURE_NAMES = ("ap11", "r_precision", "ap", "map", "p@10", "bep", "error_rate", "accuracy",
+                 "log_loss", "pearson", "spearman", "clustering_precision")
+
+DEFAULT_MEASURES = ("ap11", "r_precision", "ap", "p@10", "bep")
+
+# Scores per block of queries: a block holds a few (b, n) work arrays (the scores, a sorted
+# copy, masks), about 30 bytes per score, so this keeps a block near 30 MB for any n.
+_BLOCK_ELEMENTS = 2 ** 20
+
+_ALIASES = {
+    "ap": "ap", "map": "ap", "avgp": "ap", "average_precision": "ap",
+    "ap11": "ap11", "11pt_avg": "ap11", "11pt": "ap11",
+    "r_precision": "r_precision", "rprec": "r_precision", "r-precision": "r_precision",
+    "bep": "bep", "break_even_point": "bep",
+}
+_P_AT_K = re.compile(r"^(?:p@|p_|precision@)(\d+)$")
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _parse_measures(measures):
+    """Map each requested name to its canonical form ("ap", "ap11", "p@k", ...)."""
+    if isinstance(measures, str):
+        measures = (measures,)
+    try:
+        measures = tuple(measures)
+    except TypeError:
+        raise TypeError(f"measures must be a name or a sequence of names; got {measures!r}") from None
+    if not measures:
+        raise ValueError("measures is empty; ask for at least one of "
+                         "'ap11', 'r_precision', 'ap', 'map', 'p@10', 'bep'")
+    parsed = {}
+    for name in measures:
+        if not isinstance(name, str):
+            raise TypeError(f"measure names must be strings; got {name!r}")
+        key = name.strip().lower()
+        if key in _ALIASES:
+            parsed[name] = (_ALIASES[key], None)
+            continue
+        match = _P_AT_K.match(key)
+        if match:
+            k = int(match.group(1))
+            if k < 1:
+                raise ValueError(f"measure {name!r}: the cutoff k must be at least 1")
+            parsed[name] = ("p@k", k)
+            continue
+        if key in ("iprec", "interpolated_precision"):
+            parsed[name] = ("iprec", None)
+            continue
+        raise ValueError(f"unknown retrieval measure {name!r}; known: 'ap' (alias 'map'), 'ap11', "
+                         "'r_precision', 'bep', 'p@<k>' (e.g. 'p@10')")
+    return parsed
+
+
+def _check_block_size(block_size):
+    if block_size is None:
+        return None
+    if (not isinstance(block_size, numbers.Integral) or isinstance(block_size, bool)
+            or block_size < 1):
+        raise ValueError(f"block_size must be a positive integer (queries per block); got {block_size!r}")
+    return int(block_size)
+
+
+def _check_binary_values(values, name):
+    """Refuse anything but {0, 1} / bool, so that graded relevance or a float score matrix
+    passed by mistake is not silently read as 'nonzero = relevant'."""
+    if values.dtype == bool:
+        return
+    if values.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be boolean (or 0/1); got dtype {values.dtype}")
+    if values.size and values.dtype.kind == "f" and np.isnan(values).any():
+        raise ValueError(f"{name} contains NaN; expected boolean (or 0/1) values")
+    if values.size and not np.isin(values, (0, 1)).all():
+        raise ValueError(f"{name} must be boolean (or 0/1); found other values "
+                         "(graded relevance? threshold it first, e.g. relevant = grades > 0)")
+
+
+def _as_mask_source(obj, name):
+    """Return (n_rows, n_cols, get_rows) for a boolean matrix given as array, sparse matrix
+    or callable ``f(rows) -> (len(rows), n_cols)``; shapes of a callable are unknown (None)."""
+    if callable(obj) and not sp.issparse(obj) and not isinstance(obj, np.ndarray):
+        def get(rows):
+            block = obj(rows)
+            if sp.issparse(block):
+                block = block.toarray()
+            block = np.asarray(block)
+            if block.ndim != 2 or block.shape[0] != len(rows):
+                raise ValueError(f"{name}(rows) must return an array of shape (len(rows), n_docs); "
+                                 f"got shape {block.shape} for {len(rows)} rows")
+            _check_binary_values(block, f"{name}(rows)")
+            return block.astype(bool, copy=False)
+        return None, None, get
+    if sp.issparse(obj):
+        mat = sp.csr_matrix(obj)
+        if mat.shape[0] == 0 or mat.shape[1] == 0:
+            raise ValueError(f"{name} is empty (shape {mat.shape})")
+        _check_binary_values(mat.data, name)
+        return mat.shape[0], mat.shape[1], lambda rows: mat[rows].toarray().astype(bool)
+    if obj is None:
+        raise ValueError(f"{name} is None; expected a boolean matrix (n_queries, n_docs)")
+    arr = np.asarray(obj)
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D boolean matrix (n_queries, n_docs); got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty (shape {arr.shape})")
+    _check_binary_values(arr, name)
+    arr = arr.astype(bool, copy=False)
+    return arr.shape[0], arr.shape[1], lambda rows: arr[rows]
+
+
+def _as_score_source(obj, name="scores"):
+    """Return (n_rows, n_cols, get_rows) for a score matrix or a ``score_block(rows)`` callable."""
+    if callable(obj) and not isinstance(obj, np.ndarray):
+        def get(rows):
+            block = obj(rows)
+            if sp.issparse(block):
+                block = block.toarray()
+            block = np.asarray(block)
+            if block.ndim != 2 or block.shape[0] != len(rows):
+                raise ValueError(f"{name}(rows) must return an array of shape (len(rows), n_docs); "
+                                 f"got shape {block.shape} for {len(rows)} rows")
+            return check_matrix(block, name=f"{name}(rows)", accept_sparse=False)
+        return None, None, get
+    if sp.issparse(obj):
+        raise TypeError(f"{name} is a sparse matrix; rankings need every score, pass a dense array "
+                        "(or a function score_block(rows) returning dense blocks)")
+    arr = check_matrix(obj, name=name, accept_sparse=False)
+    return arr.shape[0], arr.shape[1], lambda rows: arr[rows]
+
+
+def _relevant_ranks(scores, relevant, exclude):
+    """1-based ranks of the relevant, non-excluded documents of each query of a block.
+
+    Returns ``(rows, ranks, n_rel)``: flat arrays of the query (row) of each relevant
+    document and its rank, sorted by row then rank, and the number per row.
+
+    Only the ranks of relevant documents are needed, so instead of an argsort of every row
+    (the slow part) each row is sorted once and the relevant scores are located by binary
+    search: rank = #(higher scores) + 1. A row where a relevant document ties with another
+    document falls back to a stable argsort, which orders ties by ascending index.
+    """
+    if exclude is not None:
+        # Excluded documents sink below every (finite) score, i.e. leave the ranking.
+        scores = np.where(exclude, -np.inf, scores)
+        relevant = relevant & ~exclude
+    n = scores.shape[1]
+    ascending = np.sort(scores, axis=1)
+    rows, cols = np.nonzero(relevant)
+    n_rel = np.bincount(rows, minlength=scores.shape[0])
+    bounds = np.concatenate(([0], np.cumsum(n_rel)))
+    values = scores[rows, cols]
+    ranks = np.empty(rows.size, dtype=np.int64)
+    for row in np.nonzero(n_rel)[0]:
+        lo, hi = bounds[row], bounds[row + 1]
+        # sorted keys make the binary searches cache-friendly, and ranks come out sorted
+        keys = np.sort(values[lo:hi])
+        right = np.searchsorted(ascending[row], keys, side="right")
+        # right - 1 is the last copy of the key; a tie if the one before is equal too
+        before = ascending[row][np.maximum(right - 2, 0)]
+        if np.any((right >= 2) & (before == keys)):
+            order = np.argsort(-scores[row], kind="stable")
+            position = np.empty(n, dtype=np.int64)
+            position[order] = np.arange(1, n + 1)
+            ranks[lo:hi] = np.sort(position[cols[lo:hi]])
+        else:
+            ranks[lo:hi] = (n + 1 - right)[::-1]
+    return rows, ranks, n_rel
+
+
+def _ranking_block(scores, relevant, exclude, parsed):
+    """Compute the requested measures for one block of queries.
+
+    ``scores`` (b, n) float, ``relevant`` / ``exclude`` (b, n) bool (exclude may be None).
+    Documents are ranked by descending score, ties by ascending index; excluded documents
+    are removed from the ranking. Returns a dict canonical-key -> (b,) or (b, 11) array,
+    NaN for queries with no relevant document.
+    """
+    b = scores.shape[0]
+    rows, ranks, n_rel = _relevant_ranks(scores, relevant, exclude)
+    defined = n_rel > 0
+    safe_n_rel = np.where(defined, n_rel, 1)
+    first = np.concatenate(([0], np.cumsum(n_rel)[:-1]))
+    # m-th relevant document of its query (1-based) and the precision at its rank
+    m = np.arange(rows.size) - first[rows] + 1
+    precision = m / ranks
+
+    out = {}
+    wanted = {canon for canon, _ in parsed.values()}
+    if "ap" in wanted:
+        out["ap"] = np.bincount(rows, weights=precision, minlength=b) / safe_n_rel
+    if wanted & {"r_precision", "bep"}:
+        at_r = np.bincount(rows, weights=ranks <= n_rel[rows], minlength=b) / safe_n_rel
+        out["r_precision"] = at_r
+        out["bep"] = at_r
+    for canon, k in parsed.values():
+        if canon == "p@k" and ("p@k", k) not in out:
+            out[("p@k", k)] = np.bincount(rows, weights=ranks <= k, minlength=b) / k
+    if wanted & {"ap11", "iprec"}:
+        # Interpolated precision at level r is the maximum precision at any rank at or after
+        # the m-th relevant document (precision only rises at relevant documents, so this is
+        # the maximum over relevant documents m' >= m), where, as in trec_eval 9.0.7 and
+        # pytrec_eval, m = (long)(r * R + 0.9): "recall >= r" with a tolerance that the
+        # historical implementations used. The floating-point expression is reproduced
+        # exactly (0.7 * 3 + 0.9 < 3 in doubles, so there m = 2) to match trec_eval.
+        padded = np.zeros((b, max(int(n_rel.max()), 1)))
+        padded[rows, m - 1] = precision
+        tail_max = np.maximum.accumulate(padded[:, ::-1], axis=1)[:, ::-1]
+        iprec = np.zeros((b, RECALL_LEVELS.size))
+        qs = np.nonzero(defined)[0]
+        for j, level in enumerate(RECALL_LEVELS):
+            m_min = np.maximum(1, np.floor(level * n_rel[qs] + 0.9).astype(np.int64))
+            iprec[qs, j] = tail_max[qs, m_min - 1]
+        out["iprec"] = iprec
+        out["ap11"] = iprec.mean(axis=1)
+    for value in out.values():
+        value[~defined] = np.nan
+    return out
+
+
+def _evaluate(score_src, relevant_src, exclude_src, *, query_rows, n_docs, exclude_self,
+              parsed, block_size, desc):
+    """Run the measures over ``query_rows`` block by block; returns canonical-key -> array
+    aligned with ``query_rows``."""
+    get_scores = score_src
+    n_q = len(query_rows)
+    if block_size is None:
+        block_size = max(1, _BLOCK_ELEMENTS // n_docs) if n_docs else 64
+    results = {}
+    starts = range(0, n_q, block_size)
+    for start in progress(starts, total=len(starts), desc=desc):
+        rows = query_rows[start:start + block_size]
+        scores = get_scores(rows)
+        if n_docs is None:
+            n_docs = scores.shape[1]
+            if exclude_self and not np.all(query_rows < n_docs):
+                raise ValueError(f"exclude_self=True means query i is document i, but there are "
+                                 f"{n_docs} documents and query index {int(query_rows.max())}")
+        if scores.shape[1] != n_docs:
+            raise ValueError(f"scores for rows {start}..{start + len(rows) - 1} have "
+                             f"{scores.shape[1]} columns; expected {n_docs} documents")
+        relevant = relevant_src(rows)
+        if relevant.shape != scores.shape:
+            raise ValueError(f"relevant has shape {relevant.shape} for a block of scores of shape "
+                             f"{scores.shape}; they must match")
+        exclude = None
+        if exclude_src is not None:
+            exclude = exclude_src(rows)
+            if exclude.shape != scores.shape:
+                raise ValueError(f"exclude has shape {exclude.shape} for a block of scores of shape "
+                                 f"{scores.shape}; they must match")
+        if exclude_self:
+            exclude = np.zeros(scores.shape, dtype=bool) if exclude is None else exclude.copy()
+            exclude[np.arange(len(rows)), rows] = True
+        block = _ranking_block(scores, relevant, exclude, parsed)
+        for key, value in block.items():
+            if key not in results:
+                results[key] = np.empty((n_q,) + value.shape[1:])
+            results[key][start:start + len(rows)] = value
+    return results
+
+
+def _resolve_sources(scores, relevant, exclude, exclude_self, n_queries):
+    n_q_s, n_d_s, get_scores = _as_score_source(scores)
+    n_q_r, n_d_r, get_relevant = _as_mask_source(relevant, "relevant")
+    get_exclude = None
+    n_q_e = n_d_e = None
+    if exclude is not None:
+        n_q_e, n_d_e, get_exclude = _as_mask_source(exclude, "exclude")
+    shapes = {name: (q, d) for name, q, d in (("scores", n_q_s, n_d_s), ("relevant", n_q_r, n_d_r),
+                                              ("exclude", n_q_e, n_d_e)) if q is not None}
+    if len(set(shapes.values())) > 1:
+        described = ", ".join(f"{name} {shape}" for name, shape in shapes.items())
+        raise ValueError(f"shapes do not match: {described}; all must be (n_queries, n_docs)")
+    if shapes:
+        n_q, n_d = next(iter(shapes.values()))
+        if n_queries is not None and n_queries != n_q:
+            raise ValueError(f"n_queries={n_queries} but the matrices have {n_q} rows")
+    else:
+        if n_queries is None:
+            raise ValueError("scores and relevant are both functions; pass n_queries=")
+        if (not isinstance(n_queries, numbers.Integral) or isinstance(n_queries, bool)
+                or n_queries < 1):
+            raise ValueError(f"n_queries must be a positive integer; got {n_queries!r}")
+        n_q, n_d = int(n_queries), None
+    if not isinstance(exclude_self, (bool, np.bool_)):
+        raise TypeError(f"exclude_self must be True or False; got {exclude_self!r}")
+    if exclude_self and n_d is not None and n_q != n_d:
+        raise ValueError(f"exclude_self=True means query i is document i, which needs a square "
+                         f"matrix; got {n_q} queries and {n_d} documents")
+    return n_q, n_d, get_scores, get_relevant, get_exclude
+
+
+# --------------------------------------------------------------------------- retrieval API
+
+def relevance_from_labels(query_labels, doc_labels, *, noise_label=-1):
+    """Boolean relevance matrix ``query_labels[i] == doc_labels[j]``.
+
+    Items whose label is ``noise_label`` (default -1, "no cluster") are never relevant,
+    not even to each other. Pass ``noise_label=None`` to disable that rule.
+    """
+    q = _check_labels(query_labels, "query_labels")
+    d = _check_labels(doc_labels, "doc_labels")
+    rel = q[:, None] == d[None, :]
+    if noise_label is not None:
+        rel &= (d != noise_label)[None, :]
+    return rel
+
+
+def per_query_measures(scores, relevant, *, exclude=None, exclude_self=False,
+                       measures=DEFAULT_MEASURES, block_size=None, n_queries=None):
+    """Ranked-retrieval measures for each query.
+
+    Parameters
+    ----------
+    scores : array (n_queries, n_docs) or callable
+        Higher is more similar (pass negative distances). Documents are ranked by
+        descending score, ties broken by ascending document index. A callable
+        ``score_block(rows) -> (len(rows), n_docs)`` is called on blocks of query indices.
+    relevant : bool array, 0/1 array, scipy.sparse matrix or callable
+        ``relevant[i, j]`` is True when document j is relevant to query i. A callable
+        ``relevant_block(rows)`` works like ``score_block``.
+    exclude : bool array or sparse matrix, optional
+        Documents to remove from query i's ranking (and from its relevant set).
+    exclude_self : bool
+        Leave-one-out: query i is document i and is removed from its own ranking.
+    measures : sequence of str
+        Any of ``"ap"`` (alias ``"map"``), ``"ap11"``, ``"r_precision"``, ``"bep"``,
+        ``"p@<k>"`` (e.g. ``"p@10"``) and ``"iprec"`` (the 11 interpolated precisions,
+        returned as an (n_queries, 11) array).
+    block_size : int, optional
+        Queries per block; by default chosen so that a block has about 2**20 scores.
+    n_queries : int, optional
+        Needed only when both ``scores`` and ``relevant`` are callables.
+
+    Returns
+    -------
+    dict name -> ndarray of shape (n_queries,), keyed by the names as given; ``NaN`` for
+    queries without any relevant (non-excluded) document.
+
+    Notes
+    -----
+    Definitions follow trec_eval with every document retrieved: with R relevant documents,
+    AP is the mean over relevant documents of the precision at their rank; R-precision is
+    the precision at rank R; P@k divides by k even when fewer than k documents are ranked;
+    ``iprec`` at recall level r (0.0, 0.1, ..., 1.0) is the maximum precision at any rank
+    whose recall is >= r, and ``ap11`` is the mean of the 11 values. Like trec_eval 9.0.7
+    (the version in pytrec_eval), "recall >= r" is taken as "at or after the m-th relevant
+    document" with m = floor(r * R + 0.9) in floating point; this is ceil(r * R) except that
+    fractional parts of about 0.1 or less are rounded down (e.g. R = 3, r = 0.7 gives
+    m = 2). Newer trec_eval (9.0.8+) rounds r * R to the nearest integer instead, so its
+    ``iprec_at_recall`` can differ slightly. ``bep``, the break-even point,
+    is where precision equals recall; in one ranking that happens at rank R, where both are
+    (relevant in the top R) / R, so the per-query BEP equals the R-precision
+    (Manning, Raghavan & Schuetze 2008, sec. 8.4).
+    """
+    parsed = _parse_measures(measures)
+    block_size = _check_block_size(block_size)
+    n_q, n_d, get_scores, get_relevant, get_exclude = _resolve_sources(
+        scores, relevant, exclude, exclude_self, n_queries)
+    raw = _evaluate(get_scores, get_relevant, get_exclude, query_rows=np.arange(n_q), n_docs=n_d,
+                    exclude_self=bool(exclude_self), parsed=parsed, block_size=block_size,
+                    desc="retrieval evaluation")
+    return _name_results(raw, parsed)
+
+
+def _name_results(raw, parsed):
+    out = {}
+    for name, (canon, k) in parsed.items():
+        out[name] = raw[("p@k", k)] if canon == "p@k" else raw[canon]
+    return out
+
+
+def _summarise(per_query, n_total):
+    any_measure = next(iter(per_query.values()))
+    defined = ~np.isnan(any_measure if any_measure.ndim == 1 else any_measure[:, 0])
+    n_used = int(defined.sum())
+    if n_used == 0:
+        raise ValueError(f"none of the {n_total} queries has a relevant document; "
+                         "the retrieval measures are undefined")
+    report = {name: float(np.mean(values[defined])) for name, values in per_query.items()
+              if values.ndim == 1}
+    report["n_queries"] = n_used
+    report["n_skipped_queries"] = int(n_total - n_used)
+    return report
+
+
+def retrieval_report(scores, relevant, *, exclude=None, exclude_self=False,
+                     measures=DEFAULT_MEASURES, block_size=None, n_queries=None):
+    """Means over queries of ranked-retrieval measures.
+
+    Same arguments as :func:`per_query_measures` (``"iprec"`` is not allowed here; see
+    :func:`precision_recall_curve`). Queries with no relevant document are skipped: the
+    returned dict holds, besides one float per measure (keyed by the names as given, so
+    ``"map"`` stays ``"map"``), ``"n_queries"`` (queries averaged over) and
+    ``"n_skipped_queries"`` (queries left out because they had no relevant document).
+    Raises ``ValueError`` when no query has a relevant document.
+    """
+    parsed = _parse_measures(measures)
+    if any(canon == "iprec" for canon, _ in parsed.values()):
+        raise ValueError("'iprec' is a curve, not a number; use precision_recall_curve()")
+    per_query = per_query_measures(scores, relevant, exclude=exclude, exclude_self=exclude_self,
+                                   measures=measures, block_size=block_size, n_queries=n_queries)
+    n_total = len(next(iter(per_query.values())))
+    return _summarise(per_query, n_total)
+
+
+def _single(measure, scores, relevant, exclude, exclude_self, block_size):
+    result = per_query_measures(scores, relevant, exclude=exclude, exclude_self=exclude_self,
+                                measures=(measure,), block_size=block_size)
+    return result[measure]
+
+
+def average_precision(scores, relevant, *, exclude=None, exclude_self=False, block_size=None):
+    """Average precision of each query (NaN where it has no relevant document); MAP is
+    the mean over the defined values. See :func:`per_query_measures` for the arguments,
+    the ranking order and the definition."""
+    return _single("ap", scores, relevant, exclude, exclude_self, block_size)
+
+
+def r_precision(scores, relevant, *, exclude=None, exclude_self=False, block_size=None):
+    """Precision at rank R (R = number of relevant documents) of each query; NaN where R = 0."""
+    return _single("r_precision", scores, relevant, exclude, exclude_self, block_size)
+
+
+def precision_at_k(scores, relevant, k=10, *, exclude=None, exclude_self=False, block_size=None):
+    """Precision among the top ``k`` documents of each query, divided by ``k`` even when
+    fewer than ``k`` documents are ranked (as trec_eval's ``P_k``); NaN where the query
+    has no relevant document."""
+    if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 1:
+        raise ValueError(f"k must be a positive integer; got {k!r}")
+    return _single(f"p@{int(k)}", scores, relevant, exclude, exclude_self, block_size)
+
+
+def interpolated_precision_at_recall(scores, relevant, *, exclude=None, exclude_self=False,
+                                     block_size=None):
+    """Interpolated precision at the 11 recall levels :data:`RECALL_LEVELS`, shape
+    (n_queries, 11): at level r, the maximum precision at any rank whose recall is >= r,
+    with trec_eval's rounding of r * R (see :func:`per_query_measures`), so the values equal
+    trec_eval's ``iprec_at_recall``. Rows are NaN for queries with no relevant document."""
+    return _single("iprec", scores, relevant, exclude, exclude_self, block_size)
+
+
+def ap11(scores, relevant, *, exclude=None, exclude_self=False, block_size=None):
+    """11-point average precision of each query: the mean of its 11 interpolated
+    precisions (trec_eval's ``11pt_avg``); NaN where the query has no relevant document."""
+    return _single("ap11", scores, relevant, exclude, exclude_self, block_size)
+
+
+def break_even_point(scores, relevant, *, exclude=None, exclude_self=False, block_size=None):
+    """Break-even point of each query, where precision equals recall.
+
+    In a single ranking with R relevant documents precision and recall are both
+    (relevant in the top R) / R at rank R, so the break-even point is the R-precision
+    (Manning, Raghavan & Schuetze 2008, sec. 8.4). NaN where R = 0.
+    """
+    return _single("bep", scores, relevant, exclude, exclude_self, block_size)
+
+
+def precision_recall_curve(scores, relevant, *, exclude=None, exclude_self=False, block_size=None):
+    """Interpolated precision at the 11 recall levels averaged over queries (for plots).
+
+    Returns ``(recall_levels, mean_precision)``, two arrays of length 11. Queries with no
+    relevant document are left out of the average; ``ValueError`` if none has one.
+    """
+    iprec = interpolated_precision_at_recall(scores, relevant, exclude=exclude,
+                                             exclude_self=exclude_self, block_size=block_size)
+    defined = ~np.isnan(iprec[:, 0])
+    if not defined.any():
+        raise ValueError(f"none of the {len(iprec)} queries has a relevant document; "
+                         "the precision-recall curve is undefined")
+    return RECALL_LEVELS.copy(), iprec[defined].mean(axis=0)
+
+
+def cluster_retrieval_report(scores, labels, *, measures=DEFAULT_MEASURES, block_size=None,
+                             noise_label=-1, noise_queries=False, return_per_query=False):
+    """Leave-one-out cluster recovery (Mochihashi et al. 2004, sec. 5).
+
+    Every item of a test set queries all *other* items of the same set; the relevant
+    documents are the items with the same cluster label, so R is the cluster size minus one
+    and R-precision measures how well the cluster is recovered.
+
+    Parameters
+    ----------
+    scores : array (n, n) or callable
+        Full similarity matrix (higher = more similar), or ``score_block(rows)`` returning
+        the (len(rows), n) similarities of the items ``rows`` to all n items, so that large
+        test sets are scored block by block without an n x n matrix.
+    labels : array (n,)
+        Cluster label of each item. Items labelled ``noise_label`` (default -1, "no
+        cluster") stay in every ranking as distractors but are never relevant.
+    measures, block_size
+        As in :func:`per_query_measures`.
+    noise_queries : bool
+        If False (default) noise items are not used as queries. If True they are, but
+        having no relevant document they are skipped and counted in
+        ``"n_skipped_queries"``. Items alone in their cluster are always skipped and counted.
+    return_per_query : bool
+        Also return the per-query dict (arrays of length n, NaN for items that were not
+        evaluated).
+
+    Returns
+    -------
+    report : dict
+        Means over queries plus ``"n_queries"`` and ``"n_skipped_queries"``, as in
+        :func:`retrieval_report`.
+    per_query : dict, only if ``return_per_query``
+    """
+    parsed = _parse_measures(measures)
+    if any(canon == "iprec" for canon, _ in parsed.values()):
+        raise ValueError("'iprec' is a curve, not a number; ask for 'ap11' instead")
+    block_size = _check_block_size(block_size)
+    labels = _check_labels(labels, "labels")
+    n = labels.shape[0]
+    if n < 2:
+        raise ValueError(f"labels has {n} item(s); leave-one-out retrieval needs at least 2")
+    n_rows, n_cols, get_scores = _as_score_source(scores)
+    if n_rows is not None and (n_rows, n_cols) != (n, n):
+        raise ValueError(f"scores has shape {(n_rows, n_cols)} but labels has {n} items; "
+                         f"expected an ({n}, {n}) matrix")
+    noise = (labels == noise_label) if noise_label is not None else np.zeros(n, dtype=bool)
+    doc_relevant_ok = ~noise
+
+    def get_relevant(rows):
+        return (labels[rows][:, None] == labels[None, :]) & doc_relevant_ok[None, :]
+
+    query_rows = np.arange(n) if noise_queries else np.nonzero(~noise)[0]
+    if query_rows.size == 0:
+        raise ValueError(f"every item is labelled noise_label={noise_label!r}; there are no queries")
+    raw = _evaluate(get_scores, get_relevant, None, query_rows=query_rows, n_docs=n,
+                    exclude_self=True, parsed=parsed, block_size=block_size,
+                    desc="cluster retrieval")
+    named = _name_results(raw, parsed)
+    report = _summarise(named, len(query_rows))
+    if not return_per_query:
+        return report
+    per_query = {}
+    for name, values in named.items():
+        full = np.full((n,) + values.shape[1:], np.nan)
+        full[query_rows] = values
+        per_query[name] = full
+    return report, per_query
+
+
+# --------------------------------------------------------------------------- vectors
+
+def _check_vector(x, name, *, min_length=1, allow_nan=False):
+    if x is None:
+        raise ValueError(f"{name} is None; expected a 1-D array")
+    if sp.issparse(x):
+        raise TypeError(f"{name} is a sparse matrix; expected a 1-D array")
+    try:
+        arr = np.asarray(x)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{name} could not be read as a 1-D numeric array: {exc}") from None
+    if arr.ndim == 2 and 1 in arr.shape and arr.size:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got an array of shape {arr.shape}")
+    if arr.size < min_length:
+        raise ValueError(f"{name} has {arr.size} element(s); at least {min_length} required"
+                         + (" (empty input)" if arr.size == 0 else ""))
+    if arr.dtype.kind not in "biuf":
+        try:
+            arr = arr.astype(np.float64)
+        except (ValueError, TypeError):
+            raise ValueError(f"{name} has non-numeric entries (dtype {arr.dtype})") from None
+    arr = arr.astype(np.float64, copy=False)
+    if not allow_nan and not np.isfinite(arr).all():
+        bad = "NaN" if np.isnan(arr).any() else "infinite"
+        raise ValueError(f"{name} contains {bad} values")
+    return arr
+
+
+def _check_same_length(a, b, name_a, name_b):
+    if a.shape[0] != b.shape[0]:
+        raise ValueError(f"{name_a} has {a.shape[0]} elements but {name_b} has {b.shape[0]}; "
+                         "they must have the same length")
+
+
+def _check_labels(labels, name):
+    if labels is None:
+        raise ValueError(f"{name} is None; expected a 1-D array of labels")
+    arr = np.asarray(labels)
+    if arr.ndim == 2 and 1 in arr.shape and arr.size:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got an array of shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty")
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        raise ValueError(f"{name} contains NaN")
+    return arr
+
+
+def _check_binary_labels(y, name):
+    arr = np.asarray(y)
+    if arr.ndim == 2 and 1 in arr.shape and arr.size:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got an array of shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty")
+    _check_binary_values(arr, name)
+    return arr.astype(np.int64)
+
+
+# --------------------------------------------------------------------------- triplets
+
+def _triplet_inputs(d_ij, d_ik):
+    d_ij = _check_vector(d_ij, "d_ij")
+    d_ik = _check_vector(d_ik, "d_ik")
+    _check_same_length(d_ij, d_ik, "d_ij", "d_ik")
+    return d_ij, d_ik
+
+
+def triplet_accuracy(d_ij, d_ik):
+    """Fraction of triplets (i, j, k) satisfied, i.e. with d(i, j) < d(i, k) strictly.
+
+    ``d_ij[t]`` and ``d_ik[t]`` are the distances of triplet t (for a similarity, pass
+    its negative). Ties count as errors: a metric that maps everything to one point
+    must not score 50%.
+    """
+    d_ij, d_ik = _triplet_inputs(d_ij, d_ik)
+    return float(np.mean(d_ij < d_ik))
+
+
+def triplet_error_rate(d_ij, d_ik):
+    """Fraction of triplets violated, d(i, j) >= d(i, k) (ties are errors); the constraint
+    error rate C^{0/1} of Grangier & Bengio. Equals ``1 - triplet_accuracy``."""
+    d_ij, d_ik = _triplet_inputs(d_ij, d_ik)
+    return float(np.mean(d_ij >= d_ik))
+
+
+def _rowwise_sq_euclidean(A, B):
+    diff = A - B
+    if sp.issparse(diff):
+        return np.asarray(diff.multiply(diff).sum(axis=1)).ravel()
+    return np.einsum("ij,ij->i", diff, diff)
+
+
+def triplet_distances(triplets, X=None, *, distance=None, block_size=65536):
+    """Distances (d_ij, d_ik) of index triplets (n, 3) of rows (i, j, k).
+
+    Parameters
+    ----------
+    triplets : int array (n_triplets, 3)
+    X : array or sparse matrix (n_items, n_features), optional
+        The items, e.g. an embedding from a learned metric's ``transform``.
+    distance : callable, optional
+        With ``X``: ``distance(A, B) -> (m,)`` returns the distance between each row of
+        ``A`` and the same row of ``B`` (A, B are row blocks of X). Without ``X``:
+        ``distance(a, b)`` receives two integer index arrays. If omitted, the squared
+        Euclidean distance between rows of X is used (same ordering as Euclidean).
+    block_size : int
+        Triplets per call, to bound memory.
+    """
+    if X is None and distance is None:
+        raise ValueError("give X (an embedding), distance (a function), or both")
+    if distance is not None and not callable(distance):
+        raise TypeError(f"distance must be callable; got {type(distance).__name__}")
+    block_size = _check_block_size(block_size)
+    if X is not None:
+        X = check_matrix(X, name="X", accept_sparse=True)
+        triplets = check_indices(triplets, X.shape[0], name="triplets", width=3)
+    else:
+        # no X to bound the indices, so only negative ones can be out of range
+        try:
+            triplets = check_indices(triplets, np.iinfo(np.int64).max, name="triplets", width=3)
+        except IndexError:
+            raise IndexError("triplets contains negative indices") from None
+    n = triplets.shape[0]
+    d_ij = np.empty(n)
+    d_ik = np.empty(n)
+    for start in range(0, n, block_size):
+        t = triplets[start:start + block_size]
+        for col, out in ((1, d_ij), (2, d_ik)):
+            if X is None:
+                values = distance(t[:, 0], t[:, col])
+            elif distance is None:
+                values = _rowwise_sq_euclidean(X[t[:, 0]], X[t[:, col]])
+            else:
+                values = distance(X[t[:, 0]], X[t[:, col]])
+            values = np.asarray(values, dtype=np.float64).ravel()
+            if values.shape != (len(t),):
+                raise ValueError(f"distance returned {values.shape[0]} values for {len(t)} pairs; "
+                                 "it must return one distance per row pair")
+            if np.isnan(values).any():
+                raise ValueError("distance returned NaN values")
+            out[start:start + len(t)] = values
+    return d_ij, d_ik
+
+
+def evaluate_triplets(triplets, X=None, *, distance=None, block_size=65536):
+    """``{"accuracy", "error_rate"}`` of index triplets (i, j, k) that say "i is closer to
+    j than to k", under an embedding ``X`` and/or a ``distance`` function (see
+    :func:`triplet_distances`). Ties count as errors."""
+    d_ij, d_ik = triplet_distances(triplets, X, distance=distance, block_size=block_size)
+    accuracy = float(np.mean(d_ij < d_ik))
+    return {"accuracy": accuracy, "error_rate": 1.0 - accuracy}
+
+
+# --------------------------------------------------------------------------- clustering
+
+def _pairs(counts):
+    counts = counts.astype(np.int64)
+    return int(np.sum(counts * (counts - 1) // 2))
+
+
+def pairwise_clustering_precision(labels_true, labels_pred, balanced=False):
+    """Xing et al. (2002) clustering "accuracy": agreement of a clustering with the truth
+    over pairs of items.
+
+    With ``balanced=False``, the probability that a uniformly drawn pair (i < j) is treated
+    alike by both labelings (same cluster in both, or different in both); this is the Rand
+    index. With ``balanced=True``, the mean of the agreement over pairs that share a true
+    cluster and over pairs that do not, i.e. pairs are drawn from the same true cluster
+    with probability 0.5, as Xing et al. also report; it is undefined (ValueError) when
+    either kind of pair does not exist.
+
+    Runs in O(n + k_true * k_pred) from the contingency table.
+    """
+    y_true = _check_labels(labels_true, "labels_true")
+    y_pred = _check_labels(labels_pred, "labels_pred")
+    _check_same_length(y_true, y_pred, "labels_true", "labels_pred")
+    n = y_true.shape[0]
+    if n < 2:
+        raise ValueError(f"labels_true has {n} item; pairwise precision needs at least 2")
+    _, t_codes = np.unique(y_true, return_inverse=True)
+    _, p_codes = np.unique(y_pred, return_inverse=True)
+    t_codes, p_codes = t_codes.ravel(), p_codes.ravel()
+    n_t, n_p = t_codes.max() + 1, p_codes.max() + 1
+    table = np.bincount(t_codes * n_p + p_codes, minlength=n_t * n_p)
+    same_both = _pairs(table)
+    same_true = _pairs(np.bincount(t_codes))
+    same_pred = _pairs(np.bincount(p_codes))
+    total = n * (n - 1) // 2
+    diff_both = total - same_true - same_pred + same_both
+    if not balanced:
+        return (same_both + diff_both) / total
+    diff_true = total - same_true
+    if same_true == 0:
+        raise ValueError("balanced clustering precision is undefined: no two items share a true "
+                         "cluster (every true cluster is a singleton)")
+    if diff_true == 0:
+        raise ValueError("balanced clustering precision is undefined: all items are in one "
+                         "true cluster, so there are no different-cluster pairs")
+    return 0.5 * (same_both / same_true + diff_both / diff_true)
+
+
+def kmeans_clustering_precision(X, labels, n_runs=100, random_state=None, balanced=False):
+    """Clustering precision of K-means on ``X`` averaged over random starts.
+
+    Follows Mochihashi et al. (2004, sec. 5.3): K = the number of true classes, K-means
+    run ``n_runs`` times from a random start, precision by
+    :func:`pairwise_clustering_precision`. Each run is sklearn's ``KMeans`` with
+    ``init="random"`` (K distinct items drawn at random as the initial centres, the classic
+    random start) and ``n_init=1``, so runs are not best-of-several restarts.
+
+    Returns ``(mean, std)`` over runs (population std, ddof=0). ``X`` is the (already
+    transformed) data, dense or sparse.
+    """
+    from sklearn.cluster import KMeans
+
+    X = check_matrix(X, name="X", accept_sparse=True)
+    labels = _check_labels(labels, "labels")
+    if labels.shape[0] != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but labels has {labels.shape[0]} elements")
+    if not isinstance(n_runs, numbers.Integral) or isinstance(n_runs, bool) or n_runs < 1:
+        raise ValueError(f"n_runs must be a positive integer; got {n_runs!r}")
+    n_classes = np.unique(labels).size
+    if n_classes < 2:
+        raise ValueError("labels has a single class; K-means clustering precision needs K >= 2")
+    if n_classes > X.shape[0]:
+        raise ValueError(f"{n_classes} classes but only {X.shape[0]} items")
+    rng = check_random_state(random_state)
+    seeds = rng.integers(0, 2 ** 31 - 1, size=int(n_runs))
+    scores = np.empty(int(n_runs))
+    for run, seed in enumerate(progress(seeds, desc="k-means runs")):
+        model = KMeans(n_clusters=n_classes, init="random", n_init=1, random_state=int(seed))
+        predicted = model.fit_predict(X)
+        scores[run] = pairwise_clustering_precision(labels, predicted, balanced=balanced)
+    return float(scores.mean()), float(scores.std())
+
+
+# --------------------------------------------------------------------------- pairs
+
+def _pair_inputs(scores, y_true):
+    scores = _check_vector(scores, "scores")
+    y = _check_binary_labels(y_true, "y_true")
+    _check_same_length(scores, y, "scores", "y_true")
+    return scores, y
+
+
+def best_threshold(scores, y_true):
+    """Threshold that maximises the accuracy of "positive iff score >= threshold".
+
+    O(n log n): one sort, then cumulative counts over the distinct score values.
+    Returns ``(threshold, accuracy)``. The threshold is the midpoint between the lowest
+    score predicted positive and the next lower score (so new scores in between are split
+    evenly); the minimum score when every item is predicted positive; ``inf`` when the
+    best is to predict none positive. Among equally accurate thresholds the largest wins.
+    """
+    scores, y = _pair_inputs(scores, y_true)
+    n = scores.size
+    order = np.argsort(-scores, kind="stable")
+    s = scores[order]
+    pos = np.cumsum(y[order])
+    neg = np.arange(1, n + 1) - pos
+    n_neg = n - pos[-1]
+    # Last position of each run of equal scores: a threshold cannot split ties.
+    ends = np.append(np.nonzero(s[1:] != s[:-1])[0], n - 1)
+    correct = np.concatenate(([n_neg], pos[ends] + (n_neg - neg[ends])))
+    best = int(np.argmax(correct))
+    if best == 0:
+        threshold = np.inf
+    else:
+        end = ends[best - 1]
+        if end == n - 1:
+            threshold = s[end]
+        else:
+            mid = s[end] / 2 + s[end + 1] / 2
+            threshold = mid if s[end + 1] < mid <= s[end] else s[end]
+    return float(threshold), float(correct[best] / n)
+
+
+def log_loss(y_true, probabilities, eps=1e-15):
+    """Mean binary cross-entropy (natural log) of probabilities of the positive class.
+
+    The probability given to the true class is clipped below at ``eps`` so that hard 0/1
+    predictions (e.g. from a k-NN rule) give a large but finite loss, -log(eps) per error.
+    Values outside [0, 1] are refused.
+    """
+    p = _check_vector(probabilities, "probabilities")
+    y = _check_binary_labels(y_true, "y_true")
+    _check_same_length(y, p, "y_true", "probabilities")
+    if (p < 0).any() or (p > 1).any():
+        raise ValueError("probabilities must lie in [0, 1]; got values "
+                         f"from {p.min():.6g} to {p.max():.6g} (scores? apply a sigmoid first)")
+    if not (isinstance(eps, numbers.Real) and 0 < eps < 0.5):
+        raise ValueError(f"eps must be a number in (0, 0.5); got {eps!r}")
+    # Clip each side separately: 1 - (1 - eps) is not eps in floating point.
+    prob_of_truth = np.where(y == 1, p, 1.0 - p)
+    return float(-np.mean(np.log(np.clip(prob_of_truth, eps, 1.0))))
+
+
+def pair_classification_report(scores, y_true, threshold=None, *, probabilities=None, eps=1e-15):
+    """Accuracy of "similar iff score >= threshold" on labelled pairs.
+
+    With ``threshold=None`` the accuracy-maximising threshold is chosen by
+    :func:`best_threshold` on these very pairs, which is optimistic: choose it on
+    validation pairs and pass it here for a test score.
+
+    Returns a dict with ``"accuracy"``, ``"error_rate"``, ``"threshold"`` and, when
+    ``probabilities`` (of the positive class) are given, ``"log_loss"``.
+    """
+    scores, y = _pair_inputs(scores, y_true)
+    if threshold is None:
+        threshold, accuracy = best_threshold(scores, y)
+    else:
+        if not isinstance(threshold, numbers.Real) or np.isnan(threshold):
+            raise ValueError(f"threshold must be a number; got {threshold!r}")
+        threshold = float(threshold)
+        accuracy = float(np.mean((scores >= threshold) == (y == 1)))
+    report = {"accuracy": accuracy, "error_rate": 1.0 - accuracy, "threshold": threshold}
+    if probabilities is not None:
+        report["log_loss"] = log_loss(y, probabilities, eps=eps)
+    return report
+
+
+# --------------------------------------------------------------------------- correlation
+
+def _correlation_inputs(x, y):
+    x = _check_vector(x, "x", min_length=2)
+    y = _check_vector(y, "y", min_length=2)
+    _check_same_length(x, y, "x", "y")
+    for name, v in (("x", x), ("y", y)):
+        if np.ptp(v) == 0:
+            raise ValueError(f"{name} is constant; the correlation is undefined")
+    return x, y
+
+
+def pearson(x, y):
+    """Pearson correlation coefficient of two equal-length 1-D arrays (scipy.stats.pearsonr)."""
+    from scipy import stats
+
+    x, y = _correlation_inputs(x, y)
+    return float(stats.pearsonr(x, y)[0])
+
+
+def spearman(x, y):
+    """Spearman rank correlation (ties get average ranks; scipy.stats.spearmanr)."""
+    from scipy import stats
+
+    x, y = _correlation_inputs(x, y)
+    return float(stats.spearmanr(x, y)[0])

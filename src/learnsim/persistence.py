@@ -1,0 +1,474 @@
+"""Save and load fitted learnsim models without pickle.
+
+A model file is one ``.npz`` archive (a zip of ``.npy`` arrays, written by numpy) holding the
+arrays of one or more objects plus a JSON manifest stored as UTF-8 bytes under
+``"__manifest__"``. Loading never unpickles anything: the file is read with
+``np.load(path, allow_pickle=False)``, object arrays are refused, and the class named in the
+manifest must live in the ``learnsim`` package and define ``_from_state``.
+
+Manifest (format version 1)::
+
+    {"format": "learnsim-model", "format_version": 1, "learnsim_version": "0.1.0",
+     "created": "2024-01-01T00:00:00+00:00", "saved_as": "object" | "dict",
+     "objects": {"model": {"class": "learnsim.text.TextVectorizer",
+                           "meta": {...},
+                           "arrays": {"components": {"shape": [5, 3], "dtype": "<f8",
+                                                     "sha256": "..."},
+                                      "X": {"sparse": "csr_matrix", "shape": [4, 9],
+                                            "parts": {"data": {...}, "indices": {...},
+                                                      "indptr": {...}}}}}}}
+
+Dense array ``key`` of object ``name`` is stored as archive entry ``"name/key"``; the CSR parts
+of a sparse array as ``"name/key/data"``, ``"name/key/indices"`` and ``"name/key/indptr"``.
+
+Objects take part by implementing ``_get_state() -> (meta, arrays)`` (``meta`` JSON-serialisable,
+``arrays`` a dict of numpy arrays or scipy.sparse matrices) and the classmethod
+``_from_state(meta, arrays)``. JSON turns tuples into lists; ``_from_state`` gets lists.
+Sparse matrices of any format come back as CSR (``csr_matrix`` or ``csr_array``, as saved).
+
+:func:`load` returns what :func:`save` was given: the object when one object was saved, the
+dict ``name -> object`` when a dict was saved.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import os
+import re
+import secrets
+import zipfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.validation import check_is_fitted
+
+__all__ = ["ModelFormatError", "save", "load", "read_manifest", "FORMAT_NAME", "FORMAT_VERSION"]
+
+FORMAT_NAME = "learnsim-model"
+FORMAT_VERSION = 1
+MANIFEST_KEY = "__manifest__"
+_SINGLE_NAME = "model"
+# Names become archive entry names ("name/key"), so no slashes and nothing that looks like a path.
+_NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
+_IDENTIFIER_PATH_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")
+# bool, integers, floats, complex, bytes and unicode strings: all readable without pickle
+_ALLOWED_DTYPE_KINDS = "biufcSU"
+_CSR_PARTS = ("data", "indices", "indptr")
+
+
+class ModelFormatError(ValueError):
+    """The file is not a valid learnsim model file (corrupted, edited, or from a newer version)."""
+
+
+# --------------------------------------------------------------------------------------------
+# saving
+# --------------------------------------------------------------------------------------------
+
+def _check_name(name, what):
+    if not isinstance(name, str) or not _NAME_RE.match(name):
+        raise ValueError(f"{what} {name!r} is not allowed: use letters, digits, '_', '.' and '-' "
+                         "(not starting with '.' or '-')")
+    return name
+
+
+def _class_path(cls):
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _is_learnsim_class(cls):
+    module = getattr(cls, "__module__", "") or ""
+    return module == "learnsim" or module.startswith("learnsim.")
+
+
+def _array_digest(arr):
+    # hash the C-order bytes through a uint8 view, so large arrays are not copied to bytes
+    flat = np.ascontiguousarray(arr).reshape(-1)
+    return hashlib.sha256(flat.view(np.uint8)).hexdigest()
+
+
+def _check_dense_for_saving(arr, where):
+    if arr.dtype.kind not in _ALLOWED_DTYPE_KINDS:
+        raise TypeError(f"{where} has dtype {arr.dtype}, which cannot be saved without pickle; "
+                        "use numeric or fixed-width string arrays")
+
+
+def _describe(arr):
+    return {"shape": list(arr.shape), "dtype": arr.dtype.str, "sha256": _array_digest(arr)}
+
+
+def _json_default(value):
+    # numpy scalars (np.int64, np.bool_, ...) are common in params; plain numbers read back fine
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"value of type {type(value).__name__} is not JSON-serialisable")
+
+
+def _collect(name, obj, entries):
+    """Manifest entry of one object; its arrays are added to ``entries``."""
+    cls = type(obj)
+    if not (_is_learnsim_class(cls) and callable(getattr(obj, "_get_state", None))
+            and callable(getattr(cls, "_from_state", None))):
+        raise TypeError(f"cannot save {_class_path(cls)}: only learnsim classes that implement "
+                        "_get_state() and _from_state() can be saved")
+    if callable(getattr(obj, "fit", None)):
+        check_is_fitted(obj)  # NotFittedError: an unfitted estimator has nothing to save
+    state = obj._get_state()
+    if not (isinstance(state, tuple) and len(state) == 2 and isinstance(state[0], dict)
+            and isinstance(state[1], dict)):
+        raise TypeError(f"{_class_path(cls)}._get_state() must return (meta: dict, arrays: dict)")
+    meta, arrays = state
+    described = {}
+    for key, value in arrays.items():
+        _check_name(key, f"array name of {name!r}")
+        where = f"array {key!r} of {name!r}"
+        if sp.issparse(value):
+            kind = "csr_array" if isinstance(value, sp.sparray) else "csr_matrix"
+            csr = sp.csr_matrix(value)
+            csr.sum_duplicates()  # canonical form, so the parts check on load is strict
+            parts = {}
+            for part in _CSR_PARTS:
+                arr = np.asarray(getattr(csr, part))
+                _check_dense_for_saving(arr, where)
+                entries[f"{name}/{key}/{part}"] = arr
+                parts[part] = _describe(arr)
+            described[key] = {"sparse": kind, "shape": list(csr.shape), "parts": parts}
+        elif isinstance(value, np.ndarray):
+            _check_dense_for_saving(value, where)
+            entries[f"{name}/{key}"] = value
+            described[key] = _describe(value)
+        else:
+            raise TypeError(f"{where} is a {type(value).__name__}; _get_state() must return numpy "
+                            "arrays or scipy.sparse matrices (put scalars in meta)")
+    return {"class": _class_path(cls), "meta": meta, "arrays": described}
+
+
+def save(obj, path, *, compress=False):
+    """Save a fitted learnsim object, or a dict ``name -> object``, to one ``.npz`` file.
+
+    Parameters
+    ----------
+    obj : learnsim object or dict
+        An object implementing ``_get_state``/``_from_state`` (saved under the name ``"model"``),
+        or a dict of them, e.g. ``{"vectorizer": v, "metric": m}``.
+    path : str or Path
+        Destination, written as given (``.npz`` is the conventional suffix). The file is
+        written to a temporary file in the same directory and moved into place, so an
+        interrupted save never leaves a half-written model behind.
+    compress : bool
+        Compress the arrays (smaller file, slower save and load).
+
+    Returns
+    -------
+    Path
+        The path written.
+
+    Raises
+    ------
+    sklearn.exceptions.NotFittedError
+        If an estimator is not fitted.
+    TypeError
+        If an object cannot be saved (not a learnsim class with the protocol, object arrays,
+        meta that is not JSON-serialisable).
+    FileNotFoundError
+        If the destination directory does not exist.
+    """
+    if isinstance(obj, dict):
+        if not obj:
+            raise ValueError("nothing to save: the dict of objects is empty")
+        objects, saved_as = obj, "dict"
+    else:
+        objects, saved_as = {_SINGLE_NAME: obj}, "object"
+    entries = {}
+    manifest_objects = {}
+    for name, item in objects.items():
+        _check_name(name, "object name")
+        manifest_objects[name] = _collect(name, item, entries)
+    from . import __version__
+    manifest = {
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "learnsim_version": __version__,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "saved_as": saved_as,
+        "objects": manifest_objects,
+    }
+    try:
+        text = json.dumps(manifest, default=_json_default, ensure_ascii=False)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"meta returned by _get_state() is not JSON-serialisable: {exc}") from None
+    entries[MANIFEST_KEY] = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+
+    path = Path(path)
+    directory = path.parent
+    if not directory.is_dir():
+        raise FileNotFoundError(f"cannot save to {path}: directory {directory} does not exist")
+    if path.is_dir():
+        raise IsADirectoryError(f"cannot save to {path}: it is a directory")
+    tmp = directory / f".{path.name}.{secrets.token_hex(8)}.tmp"
+    writer = np.savez_compressed if compress else np.savez
+    try:
+        # os.open with mode 0o666 lets the umask decide permissions, as for an ordinary file
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        with os.fdopen(fd, "wb") as handle:
+            writer(handle, **entries)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+# --------------------------------------------------------------------------------------------
+# loading
+# --------------------------------------------------------------------------------------------
+
+def _open_npz(path):
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"model file {path} does not exist")
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a directory, not a model file")
+    if not zipfile.is_zipfile(path):
+        raise ModelFormatError(f"{path} is not a learnsim model file: not a zip/.npz archive "
+                               "(truncated, or a different kind of file)")
+    try:
+        archive = np.load(path, allow_pickle=False)
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
+        raise ModelFormatError(f"{path} is not a readable .npz archive: {exc}") from None
+    if not isinstance(archive, np.lib.npyio.NpzFile):
+        raise ModelFormatError(f"{path} is not a .npz archive")
+    return archive
+
+
+def _read_entry(archive, key, path):
+    try:
+        return archive[key]
+    except ValueError as exc:
+        if "allow_pickle" in str(exc) or "Object arrays" in str(exc):
+            raise ModelFormatError(f"{path}: entry {key!r} is an object array, which is refused "
+                                   "(it could only be read by unpickling)") from None
+        raise ModelFormatError(f"{path}: entry {key!r} is corrupted: {exc}") from None
+    except (zipfile.BadZipFile, OSError, EOFError, KeyError) as exc:
+        raise ModelFormatError(f"{path}: entry {key!r} is corrupted: {exc}") from None
+
+
+def _parse_manifest(archive, path):
+    if MANIFEST_KEY not in archive.files:
+        raise ModelFormatError(f"{path} has no {MANIFEST_KEY!r} entry: it is an .npz file but "
+                               "not a learnsim model")
+    raw = _read_entry(archive, MANIFEST_KEY, path)
+    if raw.dtype != np.uint8 or raw.ndim != 1:
+        raise ModelFormatError(f"{path}: the manifest must be a 1-D uint8 array of UTF-8 JSON; "
+                               f"got dtype {raw.dtype}, shape {raw.shape}")
+    try:
+        manifest = json.loads(raw.tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelFormatError(f"{path}: the manifest is not valid UTF-8 JSON: {exc}") from None
+    if not isinstance(manifest, dict):
+        raise ModelFormatError(f"{path}: the manifest must be a JSON object")
+    if manifest.get("format") != FORMAT_NAME:
+        raise ModelFormatError(f"{path}: manifest format is {manifest.get('format')!r}, "
+                               f"expected {FORMAT_NAME!r}")
+    version = manifest.get("format_version")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise ModelFormatError(f"{path}: invalid format_version {version!r}")
+    if version > FORMAT_VERSION:
+        raise ModelFormatError(
+            f"{path} was written in format version {version} (by learnsim "
+            f"{manifest.get('learnsim_version', '?')}); this learnsim reads up to version "
+            f"{FORMAT_VERSION}: upgrade learnsim to load it")
+    objects = manifest.get("objects")
+    if not isinstance(objects, dict) or not objects:
+        raise ModelFormatError(f"{path}: the manifest lists no objects")
+    if manifest.get("saved_as", "dict") not in ("object", "dict"):
+        raise ModelFormatError(f"{path}: invalid saved_as {manifest.get('saved_as')!r}")
+    for name, entry in objects.items():
+        if not isinstance(name, str) or not _NAME_RE.match(name):
+            raise ModelFormatError(f"{path}: invalid object name {name!r} in the manifest")
+        if not (isinstance(entry, dict) and isinstance(entry.get("class"), str)
+                and isinstance(entry.get("meta"), dict) and isinstance(entry.get("arrays"), dict)):
+            raise ModelFormatError(f"{path}: manifest entry of object {name!r} must have "
+                                   "'class' (str), 'meta' (object) and 'arrays' (object)")
+    return manifest
+
+
+def _resolve_class(class_path, path):
+    """The learnsim class named by ``class_path``; anything else is refused before import."""
+    if not _IDENTIFIER_PATH_RE.match(class_path) or class_path.split(".")[0] != "learnsim":
+        raise ModelFormatError(f"{path}: class {class_path!r} is not allowed; only learnsim classes "
+                               "can be loaded")
+    module_name, _, attr = class_path.rpartition(".")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ModelFormatError(f"{path}: unknown class {class_path!r} ({exc}); the file may need "
+                               "a newer learnsim") from None
+    cls = getattr(module, attr, None)
+    if cls is None:
+        raise ModelFormatError(f"{path}: unknown class {class_path!r}; the file may need a newer "
+                               "learnsim")
+    if not isinstance(cls, type) or not _is_learnsim_class(cls):
+        raise ModelFormatError(f"{path}: {class_path!r} is not a learnsim class and is not allowed")
+    if not callable(getattr(cls, "_from_state", None)):
+        raise ModelFormatError(f"{path}: class {class_path!r} cannot be loaded (no _from_state)")
+    return cls
+
+
+def _check_description(desc, where, path):
+    if not (isinstance(desc, dict) and isinstance(desc.get("shape"), list)
+            and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in desc["shape"])
+            and isinstance(desc.get("dtype"), str) and isinstance(desc.get("sha256"), str)):
+        raise ModelFormatError(f"{path}: manifest description of {where} must give 'shape' "
+                               "(list of ints), 'dtype' and 'sha256'")
+    try:
+        dtype = np.dtype(desc["dtype"])
+    except TypeError:
+        raise ModelFormatError(f"{path}: {where} has unknown dtype {desc['dtype']!r}") from None
+    if dtype.kind not in _ALLOWED_DTYPE_KINDS:
+        raise ModelFormatError(f"{path}: {where} has dtype {dtype}, which is refused (object and "
+                               "structured arrays could execute code or are not supported)")
+
+
+def _load_dense(archive, key, desc, where, path):
+    _check_description(desc, where, path)
+    if key not in archive.files:
+        raise ModelFormatError(f"{path}: {where} is listed in the manifest but missing from the file")
+    arr = _read_entry(archive, key, path)
+    if list(arr.shape) != desc["shape"] or arr.dtype.str != desc["dtype"]:
+        raise ModelFormatError(f"{path}: {where} has shape {list(arr.shape)} and dtype "
+                               f"{arr.dtype.str}, but the manifest says {desc['shape']} and "
+                               f"{desc['dtype']}")
+    if _array_digest(arr) != desc["sha256"]:
+        raise ModelFormatError(f"{path}: {where} is corrupted (sha256 checksum mismatch)")
+    return arr
+
+
+def _load_sparse(archive, stem, desc, where, path):
+    parts_desc = desc.get("parts")
+    shape = desc.get("shape")
+    if not (isinstance(parts_desc, dict) and set(parts_desc) == set(_CSR_PARTS)
+            and isinstance(shape, list) and len(shape) == 2
+            and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape)
+            and desc["sparse"] in ("csr_matrix", "csr_array")):
+        raise ModelFormatError(f"{path}: manifest description of sparse {where} must give "
+                               "'sparse' ('csr_matrix' or 'csr_array'), 'shape' [rows, cols] and "
+                               "'parts' data/indices/indptr")
+    parts = {part: _load_dense(archive, f"{stem}/{part}", parts_desc[part],
+                               f"{where} (CSR {part})", path) for part in _CSR_PARTS}
+    build = sp.csr_array if desc["sparse"] == "csr_array" else sp.csr_matrix
+    try:
+        matrix = build((parts["data"], parts["indices"], parts["indptr"]), shape=tuple(shape))
+        matrix.check_format(full_check=True)
+    except (ValueError, TypeError, IndexError) as exc:
+        raise ModelFormatError(f"{path}: sparse {where} is inconsistent: {exc}") from None
+    return matrix
+
+
+def read_manifest(path):
+    """The validated manifest of a model file (a dict), without building any object."""
+    with _open_npz(path) as archive:
+        return _parse_manifest(archive, Path(path))
+
+
+def load(path, *, name=None):
+    """Load what :func:`save` wrote.
+
+    Parameters
+    ----------
+    path : str or Path
+    name : str, optional
+        Load only the object saved under this name (``"model"`` for a single object).
+
+    Returns
+    -------
+    object or dict
+        The object when one object was saved (or ``name`` is given), the dict
+        ``name -> object`` when a dict was saved.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    ModelFormatError
+        If the file is not a valid learnsim model file; the message names the problem
+        (not an npz, missing or invalid manifest, newer format version, disallowed class,
+        missing, mismatched or corrupted array, object array).
+    KeyError
+        If ``name`` is not in the file.
+    """
+    path = Path(path)
+    with _open_npz(path) as archive:
+        manifest = _parse_manifest(archive, path)
+        objects = manifest["objects"]
+        if name is not None and name not in objects:
+            raise KeyError(f"{path} holds no object named {name!r}; it holds {sorted(objects)}")
+        expected_entries = {MANIFEST_KEY}
+        for obj_name, entry in objects.items():
+            for key, desc in entry["arrays"].items():
+                if isinstance(desc, dict) and "sparse" in desc:
+                    parts = desc.get("parts")
+                    expected_entries.update(f"{obj_name}/{key}/{p}" for p in (parts or {}))
+                else:
+                    expected_entries.add(f"{obj_name}/{key}")
+        unexpected = set(archive.files) - expected_entries
+        if unexpected:
+            raise ModelFormatError(f"{path} contains entries the manifest does not list: "
+                                   f"{sorted(unexpected)}")
+        wanted = [name] if name is not None else list(objects)
+        # resolve every class first, so a disallowed class is refused before any array is read
+        classes = {obj_name: _resolve_class(objects[obj_name]["class"], path) for obj_name in wanted}
+        loaded = {}
+        for obj_name in wanted:
+            entry = objects[obj_name]
+            arrays = {}
+            for key, desc in entry["arrays"].items():
+                where = f"array {key!r} of object {obj_name!r}"
+                if not isinstance(key, str) or not _NAME_RE.match(key):
+                    raise ModelFormatError(f"{path}: invalid array name {key!r} in the manifest")
+                if isinstance(desc, dict) and "sparse" in desc:
+                    arrays[key] = _load_sparse(archive, f"{obj_name}/{key}", desc, where, path)
+                else:
+                    arrays[key] = _load_dense(archive, f"{obj_name}/{key}", desc, where, path)
+            cls = classes[obj_name]
+            try:
+                loaded[obj_name] = cls._from_state(entry["meta"], arrays)
+            except (ValueError, TypeError, KeyError) as exc:
+                raise ModelFormatError(f"{path}: object {obj_name!r} ({entry['class']}) rejected "
+                                       f"its saved state: {exc}") from None
+    if name is not None:
+        return loaded[name]
+    if manifest.get("saved_as") == "object" and len(loaded) == 1:
+        return next(iter(loaded.values()))
+    return loaded
+
+
+# --------------------------------------------------------------------------------------------
+# test fixture of the format
+# --------------------------------------------------------------------------------------------
+
+class _ExampleState:
+    """Minimal object implementing the persistence protocol, used by the tests of this module
+    (classes outside learnsim cannot be loaded, so the fixture has to live here).
+
+    It holds arbitrary JSON ``meta`` and a dict of ``arrays`` and returns them unchanged.
+    """
+
+    def __init__(self, meta=None, arrays=None):
+        self.meta = {} if meta is None else meta
+        self.arrays = {} if arrays is None else arrays
+
+    def _get_state(self):
+        return dict(self.meta), dict(self.arrays)
+
+    @classmethod
+    def _from_state(cls, meta, arrays):
+        if not isinstance(meta, dict) or not isinstance(arrays, dict):
+            raise ValueError("_ExampleState state must be (dict, dict)")
+        if meta.get("reject"):
+            raise ValueError("meta asks to be rejected")
+        return cls(meta, arrays)

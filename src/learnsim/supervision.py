@@ -1,0 +1,1095 @@
+"""The forms of supervision that learnsim's methods learn from.
+
+Every learner takes the data ``X`` and, separately, a supervision object that refers to the
+rows of ``X`` by index (as in metric-learn): the rows are never copied into the constraints,
+so one matrix can serve clusters, pairs, triplets and links at once.
+
+- :class:`Clusters`: a cluster label per item (``-1`` or ``None``: in no cluster), with optional
+  per-cluster weights (the normalised weights ``xi_i / sum xi`` of the cluster-scatter metric).
+- :class:`Pairs`: item pairs labelled similar/dissimilar, or graded with a score.
+- :class:`Triplets`: ``(i, j, k)`` meaning "item i is closer to j than to k".
+- :class:`Links`: a directed graph over the items (hyperlinks).
+
+The ``check_*`` functions are what estimators call on what they receive, and the converters
+(:func:`clusters_to_triplets`, :func:`pairs_to_clusters`, :func:`graded_pairs_to_triplets`,
+:func:`links_to_triplets`) turn one form into another for methods that need a given form.
+"""
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections.abc import Mapping
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from ._validation import check_indices, check_random_state
+
+__all__ = [
+    "Clusters", "Pairs", "Triplets", "Links",
+    "check_clusters", "check_pairs", "check_triplets", "check_links",
+    "clusters_to_triplets", "pairs_to_clusters", "graded_pairs_to_triplets", "links_to_triplets",
+]
+
+NO_CLUSTER = -1
+
+# Above this many candidate comparisons per batch, graded_pairs_to_triplets works in batches so
+# that an item shared by thousands of pairs does not need gigabytes at once.
+_MAX_COMPARISONS_PER_BATCH = 4_000_000
+
+
+# --------------------------------------------------------------------------- helpers
+def _readonly(arr):
+    arr.setflags(write=False)
+    return arr
+
+
+def _name(value):
+    """repr of a label without numpy's type wrapper (``'a'``, not ``np.str_('a')``)."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def _preview(values, limit=5):
+    values = list(values)
+    shown = ", ".join(_name(v) for v in values[:limit])
+    return shown + (f", ... ({len(values)} in all)" if len(values) > limit else "")
+
+
+def _check_n_items(n_items):
+    if isinstance(n_items, (bool, np.bool_)) or not isinstance(n_items, numbers.Integral):
+        raise TypeError(f"n_items must be an int (the number of rows of X); got {type(n_items).__name__}")
+    if n_items < 1:
+        raise ValueError(f"n_items must be at least 1; got {n_items}")
+    return int(n_items)
+
+
+def _check_count(value, name, minimum=1):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int; got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}; got {value}")
+    return int(value)
+
+
+def _index_array(idx, width, name, row_name):
+    """An owned, read-only ``(m, width)`` int64 copy of ``idx``; range is checked later
+    (by the ``check_*`` functions) because only they know how many items there are."""
+    if sp.issparse(idx):
+        raise TypeError(f"{name} must be a dense (n, {width}) integer array, not a sparse matrix")
+    try:
+        arr = np.asarray(idx)
+    except (ValueError, TypeError) as exc:  # ragged lists
+        raise ValueError(f"{name} could not be read as an (n, {width}) integer array: {exc}") from None
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty (shape {arr.shape}); need at least one {row_name}")
+    if arr.ndim != 2 or arr.shape[1] != width:
+        raise ValueError(f"{name} must have shape (n_{row_name}s, {width}), one row per {row_name}; "
+                         f"got shape {arr.shape}")
+    if arr.dtype.kind == "f" and np.isfinite(arr).all() and np.all(np.mod(arr, 1) == 0):
+        arr = arr.astype(np.int64)
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"{name} must hold integer indices into the rows of X; got dtype {arr.dtype}")
+    if arr.min() < 0:
+        row = int(np.flatnonzero((arr < 0).any(axis=1))[0])
+        raise ValueError(f"{name} contains negative index {int(arr.min())} (row {row}); "
+                         "indices count rows of X from 0")
+    return _readonly(np.array(arr, dtype=np.int64, copy=True))
+
+
+def _check_range(indices, n_items, name):
+    # check_indices is the project-wide check, so the message matches other modules
+    check_indices(indices, n_items, name=name, width=indices.shape[1])
+
+
+def _sample_unlinked(rng, anchors, forbidden_keys, key_base, candidates, max_rounds=64):
+    """For each anchor ``a`` draw an item of ``candidates`` (all ``range(key_base)`` when None)
+    that is neither ``a`` nor ``b`` with ``a * key_base + b`` in ``forbidden_keys`` (sorted).
+
+    Rejection sampling on all anchors at once; the few left after ``max_rounds`` (anchors linked
+    to nearly every item) are drawn exactly from their complement. Callers make sure every anchor
+    has at least one allowed item.
+    """
+    n_cand = key_base if candidates is None else candidates.size
+    out = np.empty(anchors.size, dtype=np.int64)
+    todo = np.arange(anchors.size)
+    for _ in range(max_rounds):
+        if todo.size == 0:
+            return out
+        draw = rng.integers(0, n_cand, size=todo.size)
+        if candidates is not None:
+            draw = candidates[draw]
+        keys = anchors[todo] * key_base + draw
+        pos = np.searchsorted(forbidden_keys, keys)
+        pos = np.minimum(pos, max(forbidden_keys.size - 1, 0))
+        linked = forbidden_keys[pos] == keys if forbidden_keys.size else np.zeros(todo.size, bool)
+        ok = ~linked & (draw != anchors[todo])
+        out[todo[ok]] = draw[ok]
+        todo = todo[~ok]
+    pool = np.arange(key_base) if candidates is None else candidates
+    for t in todo:  # rare: only anchors whose allowed items are a tiny share of the pool
+        a = anchors[t]
+        lo, hi = np.searchsorted(forbidden_keys, [a * key_base, (a + 1) * key_base])
+        banned = np.append(forbidden_keys[lo:hi] - a * key_base, a)
+        allowed = np.setdiff1d(pool, banned, assume_unique=False)
+        out[t] = allowed[rng.integers(0, allowed.size)]
+    return out
+
+
+# --------------------------------------------------------------------------- Clusters
+def _is_missing(value):
+    if value is None:
+        return True
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    return isinstance(value, numbers.Real) and value == NO_CLUSTER
+
+
+def _parse_labels(labels):
+    """Return (cluster id per item, sorted cluster ids, original label per cluster id, encoded?)."""
+    if labels is None:
+        raise ValueError("labels is None; expected one cluster label per item")
+    if sp.issparse(labels):
+        raise TypeError("labels must be a 1-D sequence with one label per item, not a sparse matrix")
+    if isinstance(labels, (str, bytes)):
+        raise TypeError("labels must be a sequence with one label per item, not a single string")
+    if isinstance(labels, (list, tuple)) and any(isinstance(v, tuple) for v in labels):
+        # tuples are hashable labels, but numpy would read them as rows of a 2-D array
+        arr = np.empty(len(labels), dtype=object)
+        for i, v in enumerate(labels):
+            arr[i] = v
+    else:
+        try:
+            arr = np.asarray(labels)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"labels could not be read as a 1-D sequence: {exc}") from None
+    if arr.ndim != 1:
+        raise ValueError(f"labels must be 1-D, one label per item; got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError("labels is empty; need one label per item")
+
+    if arr.dtype.kind == "b":
+        arr = arr.astype(np.int64)
+    if arr.dtype.kind == "f":
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"labels contains {'NaN' if np.isnan(arr[i]) else arr[i]} (item {i}); use -1 or None for items in no cluster")
+        if np.all(np.mod(arr, 1) == 0):
+            arr = arr.astype(np.int64)
+    if arr.dtype.kind in "iu":
+        ids = arr.astype(np.int64)
+        cluster_ids = np.unique(ids[ids != NO_CLUSTER])
+        return ids, cluster_ids, cluster_ids.copy(), False
+    if arr.dtype.kind in "US":
+        cluster_ids_labels, ids = np.unique(arr, return_inverse=True)
+        cluster_ids = np.arange(cluster_ids_labels.size, dtype=np.int64)
+        return ids.astype(np.int64).ravel(), cluster_ids, cluster_ids_labels, True
+
+    # object (or other) arrays: anything hashable, None / integer -1 meaning no cluster
+    values = arr.tolist() if arr.dtype.kind != "O" else list(arr)
+    missing = np.fromiter((_is_missing(v) for v in values), dtype=bool, count=len(values))
+    present = [v for v, m in zip(values, missing) if not m]
+    for i, v in enumerate(values):
+        if isinstance(v, float) and np.isnan(v):
+            raise ValueError(f"labels contains NaN (item {i}); use -1 or None for items in no cluster")
+    if all(isinstance(v, numbers.Integral) for v in present):
+        ids = np.full(len(values), NO_CLUSTER, dtype=np.int64)
+        ids[~missing] = np.asarray(present, dtype=np.int64)
+        cluster_ids = np.unique(ids[ids != NO_CLUSTER])
+        return ids, cluster_ids, cluster_ids.copy(), False
+    try:
+        distinct = list(dict.fromkeys(present))
+    except TypeError:
+        i = next(i for i, v in enumerate(values) if not isinstance(v, type(None)) and _unhashable(v))
+        raise TypeError(f"labels must be hashable; item {i} is a {type(values[i]).__name__}") from None
+    try:
+        distinct = sorted(distinct, key=lambda v: (type(v).__name__, v))
+    except TypeError:
+        pass  # labels that do not sort keep their order of first appearance
+    code = {v: c for c, v in enumerate(distinct)}
+    ids = np.full(len(values), NO_CLUSTER, dtype=np.int64)
+    ids[~missing] = np.fromiter((code[v] for v in present), dtype=np.int64, count=len(present))
+    classes = np.empty(len(distinct), dtype=object)
+    for c, v in enumerate(distinct):
+        classes[c] = v
+    return ids, np.arange(len(distinct), dtype=np.int64), classes, True
+
+
+def _unhashable(value):
+    try:
+        hash(value)
+    except TypeError:
+        return True
+    return False
+
+
+class Clusters:
+    """A cluster label for each item; items labelled ``-1`` (or ``None``) are in no cluster.
+
+    Parameters
+    ----------
+    labels : sequence of length n_items
+        One label per item. Integer labels are used as cluster ids as they are; any other
+        hashable labels (strings, tuples, ...) are encoded to ids ``0..K-1`` in sorted order,
+        and ``classes_`` keeps the original labels. The integer ``-1`` and ``None`` mean
+        "in no cluster".
+    weights : mapping or array-like, optional
+        A positive weight per cluster (its confidence, ``xi_i`` in Kobayashi's cluster-weighted
+        metric), either as ``{label: weight}`` covering every cluster or as an array aligned
+        with ``cluster_ids``. None means all clusters weigh the same.
+
+    Attributes
+    ----------
+    labels : ndarray of int64, shape (n_items,)
+        Cluster id per item (read-only), ``-1`` for items in no cluster.
+    cluster_ids : ndarray of int64
+        The sorted distinct cluster ids.
+    classes_ : ndarray
+        The original label of each cluster, aligned with ``cluster_ids``.
+
+    Methods that take a cluster (``members``, ``select_clusters``, weight mappings) accept
+    either its original label or its cluster id.
+    """
+
+    __slots__ = ("_labels", "_cluster_ids", "_classes", "_encoded", "_weights", "_sizes",
+                 "_order", "_starts", "_lookup")
+
+    def __init__(self, labels, weights=None):
+        if isinstance(labels, Clusters):
+            if weights is None:
+                weights = labels.weights
+            ids, cluster_ids, classes, encoded = (labels._labels, labels._cluster_ids,
+                                                  labels._classes, labels._encoded)
+        else:
+            ids, cluster_ids, classes, encoded = _parse_labels(labels)
+        self._setup(ids, cluster_ids, classes, encoded, None)
+        self._weights = self._parse_weights(weights)
+
+    @classmethod
+    def _from_parent(cls, ids, parent):
+        """Clusters over new items labelled with ``parent``'s cluster ids, keeping the original
+        labels and weights of the clusters still present."""
+        obj = cls.__new__(cls)
+        ids = np.asarray(ids, dtype=np.int64)
+        cluster_ids = np.unique(ids[ids != NO_CLUSTER])
+        pos = np.searchsorted(parent._cluster_ids, cluster_ids)
+        obj._setup(ids, cluster_ids, parent._classes[pos], parent._encoded, None)
+        if parent._weights is not None:
+            obj._weights = _readonly(parent._weights[pos])
+        return obj
+
+    def _setup(self, ids, cluster_ids, classes, encoded, weights):
+        self._labels = _readonly(np.array(ids, dtype=np.int64, copy=True))
+        self._cluster_ids = _readonly(np.array(cluster_ids, dtype=np.int64, copy=True))
+        self._classes = _readonly(np.array(classes, copy=True))
+        self._encoded = bool(encoded)
+        self._weights = weights
+        order = np.argsort(self._labels, kind="stable")
+        sorted_ids = self._labels[order]
+        self._order = order
+        self._starts = np.searchsorted(sorted_ids, self._cluster_ids, side="left")
+        self._sizes = _readonly(np.searchsorted(sorted_ids, self._cluster_ids, side="right") - self._starts)
+        self._lookup = {}
+        for cid, original in zip(self._cluster_ids.tolist(), self._classes.tolist()):
+            try:
+                self._lookup[original] = cid
+            except TypeError:  # pragma: no cover - classes come from hashable labels
+                pass
+
+    def _parse_weights(self, weights):
+        if weights is None:
+            return None
+        k = self.n_clusters
+        if isinstance(weights, Mapping):
+            values = np.full(k, np.nan)
+            unknown = []
+            for key, w in weights.items():
+                try:
+                    pos = self._position(key)
+                except ValueError:
+                    unknown.append(key)
+                    continue
+                if not isinstance(w, numbers.Real) or isinstance(w, (bool, np.bool_)):
+                    raise ValueError(f"weight of cluster {_name(key)} must be a positive number; got {w!r}")
+                values[pos] = w
+            if unknown:
+                raise ValueError(f"weights given for unknown cluster(s) {_preview(unknown)}; "
+                                 f"known clusters: {_preview(self._classes)}")
+            missing = np.flatnonzero(np.isnan(values))
+            if missing.size:
+                raise ValueError(f"weights has no entry for cluster(s) {_preview(self._classes[missing])}; "
+                                 "give a weight for every cluster or none at all")
+        else:
+            try:
+                values = np.asarray(weights, dtype=float)
+            except (ValueError, TypeError):
+                raise ValueError("weights must be a mapping {cluster: weight} or an array of numbers "
+                                 "aligned with cluster_ids") from None
+            if values.ndim != 1 or values.size != k:
+                raise ValueError(f"weights must have one entry per cluster ({k}, aligned with cluster_ids); "
+                                 f"got shape {values.shape}")
+        bad = ~np.isfinite(values) | (values <= 0)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"weights must be positive and finite; cluster {_name(self._classes[i])} "
+                             f"has weight {values[i]}")
+        return _readonly(np.array(values, dtype=float))
+
+    # ---- lookups
+    def _position(self, label):
+        """Position in ``cluster_ids`` of a cluster given by original label or by id."""
+        cid = None
+        try:
+            cid = self._lookup.get(label)
+        except TypeError:
+            cid = None
+        if cid is None and isinstance(label, numbers.Integral) and not isinstance(label, (bool, np.bool_)):
+            cid = int(label)
+        if cid is not None:
+            pos = int(np.searchsorted(self._cluster_ids, cid))
+            if pos < self._cluster_ids.size and self._cluster_ids[pos] == cid:
+                return pos
+        raise ValueError(f"unknown cluster {_name(label)}; known clusters: {_preview(self._classes)}")
+
+    # ---- properties
+    @property
+    def labels(self):
+        return self._labels
+
+    @property
+    def n_items(self):
+        return int(self._labels.size)
+
+    @property
+    def cluster_ids(self):
+        return self._cluster_ids
+
+    @property
+    def classes_(self):
+        return self._classes
+
+    @property
+    def n_clusters(self):
+        return int(self._cluster_ids.size)
+
+    @property
+    def sizes(self):
+        """Number of items in each cluster, aligned with ``cluster_ids``."""
+        return self._sizes
+
+    @property
+    def weights(self):
+        """The per-cluster weights as given (aligned with ``cluster_ids``), or None."""
+        return self._weights
+
+    @property
+    def clustered_items(self):
+        """Indices of the items that belong to some cluster."""
+        return np.flatnonzero(self._labels != NO_CLUSTER)
+
+    @property
+    def n_unclustered(self):
+        return int(np.count_nonzero(self._labels == NO_CLUSTER))
+
+    # ---- methods
+    def members(self, label):
+        """Indices (ascending) of the items of one cluster, given by label or cluster id."""
+        pos = self._position(label)
+        start = self._starts[pos]
+        return np.sort(self._order[start:start + self._sizes[pos]])
+
+    def iter_clusters(self):
+        """Yield ``(cluster_id, indices)`` for every cluster, in ``cluster_ids`` order."""
+        for pos, cid in enumerate(self._cluster_ids.tolist()):
+            start = self._starts[pos]
+            yield cid, np.sort(self._order[start:start + self._sizes[pos]])
+
+    def normalized_weights(self):
+        """Cluster weights scaled to sum to one (``xi_i / sum_j xi_j``); uniform when none were given."""
+        if self.n_clusters == 0:
+            return np.zeros(0)
+        if self._weights is None:
+            return np.full(self.n_clusters, 1.0 / self.n_clusters)
+        return self._weights / self._weights.sum()
+
+    def subset(self, indices):
+        """The clustering restricted to some items, renumbered ``0..len(indices)-1``.
+
+        Use it with ``X[indices]`` for train/validation splits. Cluster ids, original labels
+        and weights are kept, so a cluster has the same id on both sides of a split; clusters
+        with no item left disappear. ``indices`` may also be a boolean mask over the items.
+        """
+        idx = np.asarray(indices)
+        if idx.dtype.kind == "b":
+            if idx.shape != (self.n_items,):
+                raise ValueError(f"boolean mask has shape {idx.shape}; expected ({self.n_items},)")
+            idx = np.flatnonzero(idx)
+            if idx.size == 0:
+                raise ValueError("boolean mask selects no item")
+        else:
+            if idx.ndim != 1:
+                raise ValueError(f"indices must be 1-D; got shape {idx.shape}")
+            idx = check_indices(idx, self.n_items, name="indices")
+        return Clusters._from_parent(self._labels[idx], self)
+
+    def select_clusters(self, cluster_ids):
+        """Keep only some clusters: the items of the others become unclustered (-1).
+
+        The items stay as they are (aligned with the same ``X``); take
+        ``c.clustered_items`` and :meth:`subset` to drop the unclustered rows as well.
+        """
+        if isinstance(cluster_ids, (str, bytes)) or not np.iterable(cluster_ids):
+            cluster_ids = [cluster_ids]
+        wanted = list(cluster_ids)
+        if not wanted:
+            raise ValueError("select_clusters needs at least one cluster")
+        unknown = []
+        positions = []
+        for label in wanted:
+            try:
+                positions.append(self._position(label.item() if isinstance(label, np.generic) else label))
+            except ValueError:
+                unknown.append(label)
+        if unknown:
+            raise ValueError(f"unknown cluster(s) {_preview(unknown)}; known clusters: {_preview(self._classes)}")
+        keep = self._cluster_ids[np.unique(positions)]
+        ids = np.where(np.isin(self._labels, keep), self._labels, NO_CLUSTER)
+        return Clusters._from_parent(ids, self)
+
+    @classmethod
+    def from_groups(cls, groups, n_items, weights=None):
+        """Build from a list of groups of item indices; group ``g`` becomes cluster id ``g``.
+
+        Items in no group are unclustered. Groups must be non-empty and disjoint.
+        """
+        n_items = _check_n_items(n_items)
+        groups = list(groups)
+        if not groups:
+            raise ValueError("groups is empty; need at least one group of item indices")
+        ids = np.full(n_items, NO_CLUSTER, dtype=np.int64)
+        for g, members in enumerate(groups):
+            members = np.asarray(members)
+            if members.size == 0:
+                raise ValueError(f"group {g} is empty")
+            if members.ndim != 1:
+                raise ValueError(f"group {g} must be a 1-D list of item indices; got shape {members.shape}")
+            members = check_indices(members, n_items, name=f"group {g}")
+            taken = ids[members] != NO_CLUSTER
+            if taken.any():
+                item = int(members[taken][0])
+                raise ValueError(f"item {item} is in group {int(ids[item])} and group {g}; "
+                                 "groups must be disjoint (an item belongs to one cluster)")
+            ids[members] = g
+        return cls(ids, weights=weights)
+
+    def __repr__(self):
+        return (f"Clusters(n_items={self.n_items}, n_clusters={self.n_clusters}, "
+                f"n_unclustered={self.n_unclustered}" + (", weighted" if self._weights is not None else "") + ")")
+
+
+def check_clusters(clusters_or_labels, n_items, min_cluster_size=1, min_clusters=1):
+    """Validate clustering supervision for an ``X`` with ``n_items`` rows; return :class:`Clusters`.
+
+    Raises a ``ValueError`` naming the problem when the number of labels differs from the
+    number of rows, when fewer than ``min_clusters`` clusters are present or when a cluster has
+    fewer than ``min_cluster_size`` items.
+    """
+    n_items = _check_n_items(n_items)
+    min_cluster_size = _check_count(min_cluster_size, "min_cluster_size")
+    min_clusters = _check_count(min_clusters, "min_clusters")
+    clusters = clusters_or_labels if isinstance(clusters_or_labels, Clusters) else Clusters(clusters_or_labels)
+    if clusters.n_items != n_items:
+        raise ValueError(f"labels has {clusters.n_items} entries but X has {n_items} rows")
+    if clusters.n_clusters == 0:
+        raise ValueError("no item belongs to a cluster (every label is -1 or None)")
+    if clusters.n_clusters < min_clusters:
+        raise ValueError(f"found {clusters.n_clusters} cluster(s); at least {min_clusters} required")
+    small = np.flatnonzero(clusters.sizes < min_cluster_size)
+    if small.size:
+        named = ", ".join(f"{_name(clusters.classes_[p])} ({clusters.sizes[p]} item{'s' if clusters.sizes[p] != 1 else ''})"
+                          for p in small[:5])
+        more = f" and {small.size - 5} more" if small.size > 5 else ""
+        raise ValueError(f"cluster {named}{more} has fewer than min_cluster_size={min_cluster_size} items; "
+                         "drop small clusters with Clusters.select_clusters or label their items -1")
+    return clusters
+
+
+# --------------------------------------------------------------------------- Pairs
+def _parse_pair_labels(labels, m):
+    arr = np.asarray(labels)
+    if arr.ndim != 1:
+        raise ValueError(f"labels must be 1-D, one per pair; got shape {arr.shape}")
+    if arr.size != m:
+        raise ValueError(f"labels has {arr.size} entries but indices has {m} pairs")
+    if arr.dtype.kind == "b":
+        return arr.astype(bool)
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(f"labels must be bool, 0/1 or -1/1 (similar = True/1); got dtype {arr.dtype}")
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        raise ValueError("labels contains NaN or infinite values")
+    values = set(np.unique(arr).tolist())
+    if values <= {0, 1} or values <= {-1, 1}:
+        return arr == 1
+    raise ValueError(f"labels must be bool, 0/1 or -1/1 (similar = True/1); found values {sorted(values)}. "
+                     "For graded similarity use Pairs(indices, scores=...)")
+
+
+class Pairs:
+    """Pairs of items ``(i, j)``, either labelled similar/dissimilar or graded with a score.
+
+    Parameters
+    ----------
+    indices : array-like of int, shape (n_pairs, 2)
+        Row indices into ``X``; a pair of an item with itself is refused.
+    labels : array-like, shape (n_pairs,), optional
+        Similar (True / 1) or dissimilar (False / 0 / -1); bool, {0, 1} or {-1, 1}.
+    scores : array-like of float, shape (n_pairs,), optional
+        Graded similarity (higher = more similar), e.g. STS scores.
+
+    Exactly one of ``labels`` and ``scores`` must be given.
+    """
+
+    __slots__ = ("_indices", "_labels", "_scores")
+
+    def __init__(self, indices, labels=None, scores=None):
+        if (labels is None) == (scores is None):
+            raise ValueError("give exactly one of labels (similar/dissimilar) and scores (graded); got "
+                             + ("neither" if labels is None else "both"))
+        ind = _index_array(indices, 2, "pairs", "pair")
+        same = ind[:, 0] == ind[:, 1]
+        if same.any():
+            row = int(np.flatnonzero(same)[0])
+            raise ValueError(f"pairs contains {int(same.sum())} pair(s) of an item with itself "
+                             f"(e.g. row {row}: ({ind[row, 0]}, {ind[row, 1]})); a pair needs two distinct items")
+        self._indices = ind
+        self._labels = self._scores = None
+        if labels is not None:
+            self._labels = _readonly(np.array(_parse_pair_labels(labels, len(ind)), dtype=bool))
+        else:
+            try:
+                s = np.array(scores, dtype=float)
+            except (ValueError, TypeError):
+                raise ValueError("scores must be numbers (graded similarity, higher = more similar)") from None
+            if s.ndim != 1:
+                raise ValueError(f"scores must be 1-D, one per pair; got shape {s.shape}")
+            if s.size != len(ind):
+                raise ValueError(f"scores has {s.size} entries but indices has {len(ind)} pairs")
+            if not np.isfinite(s).all():
+                raise ValueError(f"scores contains NaN or infinite values (pair {int(np.flatnonzero(~np.isfinite(s))[0])})")
+            self._scores = _readonly(s)
+
+    @property
+    def indices(self):
+        return self._indices
+
+    @property
+    def labels(self):
+        """Bool array (True = similar), or None for graded pairs."""
+        return self._labels
+
+    @property
+    def scores(self):
+        """Float array of graded scores, or None for labelled pairs."""
+        return self._scores
+
+    @property
+    def is_graded(self):
+        return self._scores is not None
+
+    @property
+    def n_pairs(self):
+        return int(self._indices.shape[0])
+
+    def __len__(self):
+        return self.n_pairs
+
+    def __repr__(self):
+        if self.is_graded:
+            return f"Pairs(n_pairs={self.n_pairs}, graded)"
+        return f"Pairs(n_pairs={self.n_pairs}, n_similar={int(self._labels.sum())})"
+
+
+def check_pairs(pairs, n_items, require=None):
+    """Validate :class:`Pairs` against an ``X`` with ``n_items`` rows and return them.
+
+    ``require`` may be ``"labels"`` or ``"scores"`` for methods that need one kind.
+    """
+    n_items = _check_n_items(n_items)
+    if not isinstance(pairs, Pairs):
+        raise TypeError(f"expected Pairs(indices, labels=...) or Pairs(indices, scores=...); "
+                        f"got {type(pairs).__name__}")
+    if require not in (None, "labels", "scores"):
+        raise ValueError(f"require must be None, 'labels' or 'scores'; got {require!r}")
+    if require == "labels" and pairs.is_graded:
+        raise ValueError("these pairs are graded (scores) but similar/dissimilar labels are needed; "
+                         "threshold them, e.g. Pairs(p.indices, labels=p.scores >= t)")
+    if require == "scores" and not pairs.is_graded:
+        raise ValueError("these pairs have similar/dissimilar labels but graded scores are needed")
+    _check_range(pairs.indices, n_items, "pairs")
+    return pairs
+
+
+# --------------------------------------------------------------------------- Triplets
+class Triplets:
+    """Relative comparisons ``(i, j, k)``: item ``i`` is closer to ``j`` than to ``k``.
+
+    Only row indices into ``X`` are stored, never rows. A triplet with a repeated index is
+    refused.
+
+    Parameters
+    ----------
+    indices : array-like of int, shape (n_triplets, 3)
+    """
+
+    __slots__ = ("_indices",)
+
+    def __init__(self, indices):
+        if isinstance(indices, Triplets):
+            self._indices = indices._indices
+            return
+        ind = _index_array(indices, 3, "triplets", "triplet")
+        i, j, k = ind.T
+        repeated = (i == j) | (i == k) | (j == k)
+        if repeated.any():
+            row = int(np.flatnonzero(repeated)[0])
+            raise ValueError(f"triplets has {int(repeated.sum())} row(s) with a repeated index "
+                             f"(e.g. row {row}: {tuple(int(v) for v in ind[row])}); each triplet (i, j, k) "
+                             "needs three distinct items: i closer to j than to k")
+        self._indices = ind
+
+    @property
+    def indices(self):
+        return self._indices
+
+    @property
+    def anchors(self):
+        return self._indices[:, 0]
+
+    @property
+    def positives(self):
+        return self._indices[:, 1]
+
+    @property
+    def negatives(self):
+        return self._indices[:, 2]
+
+    @property
+    def n_triplets(self):
+        return int(self._indices.shape[0])
+
+    def __len__(self):
+        return self.n_triplets
+
+    def __array__(self, dtype=None, copy=None):
+        if copy:
+            return np.array(self._indices, dtype=dtype, copy=True)
+        return self._indices if dtype is None else self._indices.astype(dtype)
+
+    def __repr__(self):
+        return f"Triplets(n_triplets={self.n_triplets})"
+
+
+def check_triplets(triplets, n_items):
+    """Validate triplets (a :class:`Triplets` or an ``(m, 3)`` int array) for ``n_items`` rows."""
+    n_items = _check_n_items(n_items)
+    triplets = triplets if isinstance(triplets, Triplets) else Triplets(triplets)
+    _check_range(triplets.indices, n_items, "triplets")
+    return triplets
+
+
+# --------------------------------------------------------------------------- Links
+def _lock_csr(A):
+    for arr in (A.data, A.indices, A.indptr):
+        arr.setflags(write=False)
+    return A
+
+
+class Links:
+    """A directed graph over the items, e.g. hyperlinks between documents.
+
+    Parameters
+    ----------
+    adjacency : scipy.sparse matrix or 2-D array, shape (n_items, n_items)
+        Entry ``(i, j)`` nonzero means item ``i`` links to item ``j``; values are ignored.
+        Self-links are dropped with a warning.
+    """
+
+    __slots__ = ("_adj", "_adj_in")
+
+    def __init__(self, adjacency):
+        if isinstance(adjacency, Links):
+            self._adj, self._adj_in = adjacency._adj, adjacency._adj_in
+            return
+        if adjacency is None:
+            raise ValueError("adjacency is None; expected a square sparse matrix")
+        if not sp.issparse(adjacency):
+            arr = np.asarray(adjacency)
+            if arr.dtype.kind not in "biuf":
+                raise ValueError(f"adjacency must be numeric; got dtype {arr.dtype}")
+            if arr.ndim != 2:
+                raise ValueError(f"adjacency must be a square (n_items, n_items) matrix; got shape {arr.shape}")
+            adjacency = sp.csr_matrix(arr)
+        shape = adjacency.shape
+        if len(shape) != 2 or shape[0] != shape[1]:
+            raise ValueError(f"adjacency must be square (n_items, n_items); got shape {shape}")
+        if shape[0] == 0:
+            raise ValueError("adjacency is empty (0 items)")
+        A = sp.csr_matrix(adjacency, copy=True)
+        if A.dtype.kind not in "biuf":
+            raise ValueError(f"adjacency must be numeric; got dtype {A.dtype}")
+        if A.dtype.kind == "f" and not np.isfinite(A.data).all():
+            raise ValueError("adjacency contains NaN or infinite values")
+        A.sum_duplicates()
+        A.eliminate_zeros()
+        A.data = np.ones(A.nnz, dtype=np.int8)
+        self._adj, self._adj_in = self._finish(A)
+
+    @staticmethod
+    def _finish(A):
+        diag = A.diagonal()
+        n_self = int(np.count_nonzero(diag))
+        if n_self:
+            warnings.warn(f"dropped {n_self} self-link(s): an item linking to itself says nothing "
+                          "about similarity", UserWarning, stacklevel=3)
+            A = A.tolil()
+            A.setdiag(0)
+            A = A.tocsr()
+            A.eliminate_zeros()
+        if A.nnz == 0:
+            raise ValueError("adjacency has no links between distinct items")
+        A.sort_indices()
+        A_in = A.tocsc()
+        A_in.sort_indices()
+        return _lock_csr(A), _lock_csr(A_in)
+
+    @classmethod
+    def from_edges(cls, edges, n_items):
+        """Build from an ``(m, 2)`` array of ``(source, target)`` edges; duplicates count once."""
+        n_items = _check_n_items(n_items)
+        ind = _index_array(edges, 2, "edges", "edge")
+        _check_range(ind, n_items, "edges")
+        A = sp.csr_matrix((np.ones(len(ind), dtype=np.int8), (ind[:, 0], ind[:, 1])), shape=(n_items, n_items))
+        A.sum_duplicates()
+        A.data[:] = 1
+        obj = cls.__new__(cls)
+        obj._adj, obj._adj_in = cls._finish(A)
+        return obj
+
+    @property
+    def adjacency(self):
+        """Read-only CSR matrix of 0/1 (int8): row ``i`` holds the out-links of ``i``."""
+        return self._adj
+
+    @property
+    def n_items(self):
+        return int(self._adj.shape[0])
+
+    @property
+    def n_links(self):
+        return int(self._adj.nnz)
+
+    @property
+    def out_degrees(self):
+        return np.diff(self._adj.indptr)
+
+    @property
+    def in_degrees(self):
+        return np.diff(self._adj_in.indptr)
+
+    @property
+    def edges(self):
+        """``(n_links, 2)`` array of ``(source, target)``, sorted by source then target."""
+        rows = np.repeat(np.arange(self.n_items), self.out_degrees)
+        return np.column_stack([rows, self._adj.indices]).astype(np.int64)
+
+    def _check_item(self, i):
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, numbers.Integral):
+            raise TypeError(f"item must be an int index; got {type(i).__name__}")
+        if not 0 <= i < self.n_items:
+            raise IndexError(f"item {i} out of range for {self.n_items} items")
+        return int(i)
+
+    def out_links(self, i):
+        """Items that ``i`` links to (ascending)."""
+        i = self._check_item(i)
+        return np.array(self._adj.indices[self._adj.indptr[i]:self._adj.indptr[i + 1]], dtype=np.int64)
+
+    def in_links(self, i):
+        """Items that link to ``i`` (ascending)."""
+        i = self._check_item(i)
+        return np.array(self._adj_in.indices[self._adj_in.indptr[i]:self._adj_in.indptr[i + 1]], dtype=np.int64)
+
+    def symmetric(self):
+        """The undirected version: ``i`` and ``j`` are linked when either links to the other."""
+        A = self._adj.maximum(self._adj.T).tocsr()
+        obj = Links.__new__(Links)
+        obj._adj, obj._adj_in = Links._finish(A)
+        return obj
+
+    def __repr__(self):
+        return f"Links(n_items={self.n_items}, n_links={self.n_links})"
+
+
+def check_links(links, n_items):
+    """Validate links (a :class:`Links` or a square adjacency matrix) for ``n_items`` rows."""
+    n_items = _check_n_items(n_items)
+    links = links if isinstance(links, Links) else Links(links)
+    if links.n_items != n_items:
+        raise ValueError(f"links covers {links.n_items} items but X has {n_items} rows")
+    return links
+
+
+# --------------------------------------------------------------------------- converters
+def clusters_to_triplets(clusters, n_triplets, random_state=None, negatives="other_clusters"):
+    """Sample triplets ``(i, j, k)`` from clusters: ``i`` and ``j`` share a cluster, ``k`` does not.
+
+    Every cluster with at least two members provides at least one anchor (when
+    ``n_triplets`` allows; otherwise ``n_triplets`` distinct clusters are drawn), and the
+    remaining anchors are spread over clusters in proportion to their sizes, i.e. uniformly
+    over the anchor items. The positive ``j != i`` is uniform in the anchor's cluster; the
+    negative ``k`` is uniform over the items of the other clusters (``negatives="other_clusters"``)
+    or over every item outside the anchor's cluster, unclustered ones included
+    (``negatives="any"``). The triplets come out in random order.
+
+    Parameters
+    ----------
+    clusters : Clusters or sequence of labels
+    n_triplets : int
+    random_state : None, int or numpy Generator
+    negatives : {"other_clusters", "any"}
+
+    Returns
+    -------
+    Triplets
+    """
+    if negatives not in ("other_clusters", "any"):
+        raise ValueError(f"negatives must be 'other_clusters' or 'any'; got {negatives!r}")
+    n_triplets = _check_count(n_triplets, "n_triplets")
+    clusters = clusters if isinstance(clusters, Clusters) else Clusters(clusters)
+    rng = check_random_state(random_state)
+    labels = clusters.labels
+    eligible = np.flatnonzero(clusters.sizes >= 2)  # positions in cluster_ids
+    if eligible.size == 0:
+        raise ValueError("no cluster has two or more members, so no (anchor, positive) pair exists")
+
+    pool = np.argsort(labels, kind="stable")
+    if negatives == "other_clusters":
+        pool = pool[labels[pool] != NO_CLUSTER]
+    pool_labels = labels[pool]
+    cids = clusters.cluster_ids[eligible]
+    sizes = clusters.sizes[eligible]
+    seg_start = np.searchsorted(pool_labels, cids, side="left")
+    n_negative = pool.size - sizes
+    if (n_negative == 0).any():
+        c = clusters.classes_[eligible[np.flatnonzero(n_negative == 0)[0]]]
+        raise ValueError(f"no possible negative for cluster {_name(c)}: every "
+                         + ("clustered item" if negatives == "other_clusters" else "item")
+                         + " is in it. Need a second cluster"
+                         + (" (or negatives='any' with unclustered items)" if negatives == "other_clusters" else ""))
+
+    if n_triplets >= eligible.size:
+        counts = np.ones(eligible.size, dtype=np.int64)
+        counts += rng.multinomial(n_triplets - eligible.size, sizes / sizes.sum())
+    else:
+        counts = np.zeros(eligible.size, dtype=np.int64)
+        counts[rng.choice(eligible.size, size=n_triplets, replace=False)] = 1
+    which = np.repeat(np.arange(eligible.size), counts)  # cluster (as position in `eligible`) per triplet
+
+    member_start = clusters._starts[eligible][which]
+    size = sizes[which]
+    a = rng.integers(0, size)
+    p = rng.integers(0, size - 1)
+    p += p >= a  # skip the anchor itself
+    anchors = clusters._order[member_start + a]
+    positives = clusters._order[member_start + p]
+    r = rng.integers(0, n_negative[which])
+    r += np.where(r >= seg_start[which], size, 0)  # skip the anchor's own cluster segment
+    neg = pool[r]
+    out = np.column_stack([anchors, positives, neg])[rng.permutation(n_triplets)]
+    return Triplets(out)
+
+
+def pairs_to_clusters(pairs, n_items):
+    """Clusters from similar pairs: the connected components of the "similar" graph.
+
+    Items in no similar pair are unclustered (-1), not singleton clusters. Dissimilar pairs
+    are not used; a warning says how many of them fall inside one component (a contradiction
+    the transitive closure creates).
+    """
+    n_items = _check_n_items(n_items)
+    pairs = check_pairs(pairs, n_items, require="labels")
+    similar = pairs.indices[pairs.labels]
+    if similar.size == 0:
+        raise ValueError("pairs has no similar pair, so no cluster can be formed")
+    graph = sp.coo_matrix((np.ones(len(similar), dtype=np.int8), (similar[:, 0], similar[:, 1])),
+                          shape=(n_items, n_items)).tocsr()
+    _, component = connected_components(graph, directed=False)
+    in_pair = np.zeros(n_items, dtype=bool)
+    in_pair[similar.ravel()] = True
+    labels = np.full(n_items, NO_CLUSTER, dtype=np.int64)
+    _, labels[in_pair] = np.unique(component[in_pair], return_inverse=True)
+    dissimilar = pairs.indices[~pairs.labels]
+    if dissimilar.size:
+        conflict = int(np.count_nonzero(component[dissimilar[:, 0]] == component[dissimilar[:, 1]]))
+        if conflict:
+            warnings.warn(f"{conflict} dissimilar pair(s) join items that chains of similar pairs put in "
+                          "the same cluster", UserWarning, stacklevel=2)
+    return Clusters(labels)
+
+
+def graded_pairs_to_triplets(pairs, random_state=None, margin=0.0, n_random_negatives=0, high_score=None,
+                             n_items=None):
+    """Triplets from graded pairs: compare pairs that share an item.
+
+    Pairs are unordered. Where two pairs share an item ``a``, ``(a, b)`` scoring more than
+    ``margin`` above ``(a, c)`` gives the triplet ``(a, b, c)``. Labelled pairs count as
+    scores 1 (similar) and 0 (dissimilar).
+
+    Data such as STS, where each sentence appears in a single pair, yield no such
+    comparison; for them, set ``high_score`` and ``n_random_negatives``: every pair ``(a, b)``
+    scoring at least ``high_score`` then also gives ``n_random_negatives`` triplets
+    ``(a, b, r)`` and as many ``(b, a, r)``, where ``r`` is a random item that is not the anchor
+    and is not paired with the anchor in any pair (whatever that pair's score). Random items are drawn from ``range(n_items)`` when ``n_items`` is given,
+    otherwise from the items that appear in the pairs. Anchors paired with every candidate
+    get no random negative (with a warning).
+
+    Parameters
+    ----------
+    pairs : Pairs
+    random_state : None, int or numpy Generator
+        Seeds the random negatives.
+    margin : float, default 0
+        Minimum score difference for a comparison to count.
+    n_random_negatives : int, default 0
+    high_score : float, optional
+        Required when ``n_random_negatives > 0``.
+    n_items : int, optional
+        Number of rows of X (range of random negatives, and checked against the pairs).
+
+    Returns
+    -------
+    Triplets
+        Comparison triplets first (grouped by anchor), then random-negative triplets.
+    """
+    if not isinstance(pairs, Pairs):
+        raise TypeError(f"expected Pairs; got {type(pairs).__name__}")
+    if isinstance(margin, (bool, np.bool_)) or not isinstance(margin, numbers.Real) \
+            or not np.isfinite(margin) or margin < 0:
+        raise ValueError(f"margin must be a finite number >= 0; got {margin!r}")
+    n_random_negatives = _check_count(n_random_negatives, "n_random_negatives", minimum=0)
+    if n_random_negatives and high_score is None:
+        raise ValueError("n_random_negatives > 0 needs high_score: random negatives are only added "
+                         "for pairs scoring at least high_score")
+    if high_score is not None and (not isinstance(high_score, numbers.Real) or not np.isfinite(high_score)):
+        raise ValueError(f"high_score must be a finite number; got {high_score!r}")
+    if n_items is not None:
+        n_items = _check_n_items(n_items)
+        check_pairs(pairs, n_items)
+    rng = check_random_state(random_state)
+    scores = pairs.scores if pairs.is_graded else pairs.labels.astype(float)
+    u, v = pairs.indices[:, 0], pairs.indices[:, 1]
+
+    # every pair seen from both ends: (anchor, other, score), sorted by anchor
+    anchor = np.concatenate([u, v])
+    other = np.concatenate([v, u])
+    score = np.concatenate([scores, scores])
+    order = np.argsort(anchor, kind="stable")
+    anchor, other, score = anchor[order], other[order], score[order]
+    _, group_start, group_size = np.unique(anchor, return_index=True, return_counts=True)
+    entry_group = np.repeat(np.arange(group_size.size), group_size)
+    entry_start = group_start[entry_group]
+    entry_size = group_size[entry_group]
+    shared = np.flatnonzero(entry_size >= 2)  # only anchors in two or more pairs can compare
+
+    parts = []
+    cum = np.cumsum(entry_size[shared])
+    lo = 0
+    while lo < shared.size:
+        base = cum[lo - 1] if lo else 0
+        hi = max(int(np.searchsorted(cum, base + _MAX_COMPARISONS_PER_BATCH, side="right")), lo + 1)
+        entries = shared[lo:hi]
+        reps = entry_size[entries]
+        e = np.repeat(entries, reps)
+        local = np.arange(e.size) - np.repeat(np.cumsum(reps) - reps, reps)
+        f = entry_start[e] + local
+        keep = (score[e] > score[f] + margin) & (other[e] != other[f])
+        parts.append(np.column_stack([anchor[e[keep]], other[e[keep]], other[f[keep]]]))
+        lo = hi
+
+    if n_random_negatives:
+        parts.append(_random_negative_triplets(rng, u, v, scores, high_score, n_random_negatives, n_items))
+    out = np.concatenate(parts) if parts else np.zeros((0, 3), dtype=np.int64)
+    if out.shape[0] == 0:
+        raise ValueError(
+            "no triplet could be formed: no item is in two pairs whose scores differ by more than "
+            f"margin={margin}" + ("" if n_random_negatives else
+                                  "; when each item appears in a single pair (e.g. STS), set high_score "
+                                  "and n_random_negatives to add random negatives")
+            + (f", and no pair scores at least high_score={high_score}" if n_random_negatives else ""))
+    return Triplets(out)
+
+
+def _random_negative_triplets(rng, u, v, scores, high_score, n_random_negatives, n_items):
+    high = scores >= high_score
+    if not high.any():
+        return np.zeros((0, 3), dtype=np.int64)
+    if n_items is None:
+        candidates = np.unique(np.concatenate([u, v]))
+        key_base = int(candidates[-1]) + 1
+    else:
+        candidates, key_base = None, n_items
+    n_candidates = key_base if candidates is None else candidates.size
+    # anything paired with the anchor, whatever the score, is not a safe negative
+    forbidden = np.unique(np.concatenate([u * key_base + v, v * key_base + u]))
+    partners = np.bincount(forbidden // key_base, minlength=key_base)
+    anchors = np.concatenate([u[high], v[high]])
+    positives = np.concatenate([v[high], u[high]])
+    possible = n_candidates - 1 - partners[anchors] > 0
+    if not possible.all():
+        warnings.warn(f"{int((~possible).sum())} high-scoring pair end(s) are paired with every candidate "
+                      "item and get no random negative", UserWarning, stacklevel=3)
+        anchors, positives = anchors[possible], positives[possible]
+    anchors = np.repeat(anchors, n_random_negatives)
+    positives = np.repeat(positives, n_random_negatives)
+    negs = _sample_unlinked(rng, anchors, forbidden, key_base, candidates)
+    return np.column_stack([anchors, positives, negs])
+
+
+def links_to_triplets(links, n_triplets, random_state=None, symmetric=True):
+    """Sample triplets ``(i, j, k)`` from a link graph: ``j`` is linked to ``i``, ``k`` is not.
+
+    The anchor ``i`` is uniform over the items that have a link (an out-link, or any link when
+    ``symmetric``) and at least one unlinked item; the positive ``j`` is uniform over the
+    out-links of ``i`` (in- and out-links when ``symmetric``); the negative ``k != i`` is
+    uniform over the items linked to ``i`` in neither direction.
+
+    Parameters
+    ----------
+    links : Links or square adjacency matrix
+    n_triplets : int
+    random_state : None, int or numpy Generator
+    symmetric : bool, default True
+
+    Returns
+    -------
+    Triplets
+    """
+    n_triplets = _check_count(n_triplets, "n_triplets")
+    links = links if isinstance(links, Links) else Links(links)
+    rng = check_random_state(random_state)
+    n = links.n_items
+    undirected = links.symmetric().adjacency
+    positive_graph = undirected if symmetric else links.adjacency
+    pos_degree = np.diff(positive_graph.indptr)
+    any_degree = np.diff(undirected.indptr)
+    eligible = np.flatnonzero((pos_degree > 0) & (any_degree < n - 1))
+    if eligible.size == 0:
+        raise ValueError("no item has both a link (the positive) and an item it is not linked to "
+                         "(the negative); the graph is complete or has no usable links")
+    anchors = eligible[rng.integers(0, eligible.size, size=n_triplets)]
+    positives = positive_graph.indices[positive_graph.indptr[anchors] + rng.integers(0, pos_degree[anchors])]
+    rows = np.repeat(np.arange(n, dtype=np.int64), any_degree)
+    forbidden = rows * n + undirected.indices  # sorted: CSR rows in order, indices sorted
+    negs = _sample_unlinked(rng, anchors.astype(np.int64), forbidden, n, None)
+    return Triplets(np.column_stack([anchors, positives, negs]))

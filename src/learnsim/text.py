@@ -1,0 +1,794 @@
+"""Text features: tokenisation, term weighting (binary, tf, tf.idf, BM25), LSI and length resampling.
+
+Everything downstream (metric learning, retrieval, the paper reproductions) consumes the
+vectors built here, so the weighting formulas are spelled out once, in this docstring:
+
+``binary``
+    1 if the term occurs in the document, else 0.
+``tf``
+    the raw count ``tf``, or ``1 + log(tf)`` with ``sublinear_tf=True``.
+``tfidf``
+    ``tf * idf`` with ``idf = log(N / df) + 1`` (N training documents, df the number of them
+    containing the term). This is scikit-learn's ``TfidfVectorizer(smooth_idf=False)``: the
+    ``+ 1`` keeps terms that occur in every document instead of zeroing them.
+``bm25``
+    document side ``idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))`` with Lucene's
+    ``idf = log(1 + (N - df + 0.5) / (df + 0.5))``, which is never negative. ``dl`` is the
+    number of the document's terms (tokens, plus n-grams when ``ngram_range`` asks for them)
+    that are in the fitted vocabulary, and ``avgdl`` its mean over the training documents.
+    Query vectors (``transform(..., role="query")``) are the raw term counts, so that
+    ``q_vec @ d_vec.T`` is exactly the Okapi BM25 score of document d for query q.
+
+For the other weightings queries and documents are weighted alike.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import re
+import warnings
+from collections import Counter
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.preprocessing import normalize
+from sklearn.utils.extmath import randomized_svd, svd_flip
+from sklearn.utils.validation import check_is_fitted
+
+from learnsim._validation import check_random_state
+
+__all__ = ["Tokenizer", "TextVectorizer", "resample_counts", "find_empty_rows"]
+
+DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+WEIGHTINGS = ("binary", "tf", "tfidf", "bm25")
+ROLES = ("document", "query")
+
+# An exact dense SVD is cheap and deterministic for small matrices; above this many entries
+# the randomized solver is used, unless the requested rank is a large share of the full rank
+# (where the randomized solver does the same work as a dense one, less accurately) and the
+# dense matrix still fits comfortably in memory.
+_DENSE_SVD_MAX_ELEMENTS = 1_000_000
+_DENSE_SVD_LARGE_RANK_MAX_ELEMENTS = 60_000_000
+
+_STATE_VERSION = 1
+
+
+def _english_stop_words():
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+    return ENGLISH_STOP_WORDS
+
+
+def _load_porter_stemmer():
+    try:
+        import Stemmer
+    except ImportError:
+        raise ImportError("stem='porter' needs the PyStemmer package: pip install learnsim[stem] "
+                          "(or pip install PyStemmer)") from None
+    return Stemmer.Stemmer("porter")
+
+
+def _check_ngram_range(ngram_range):
+    try:
+        min_n, max_n = ngram_range
+    except (TypeError, ValueError):
+        raise ValueError(f"ngram_range must be a pair (min_n, max_n); got {ngram_range!r}") from None
+    for n in (min_n, max_n):
+        if not isinstance(n, numbers.Integral) or isinstance(n, bool):
+            raise ValueError(f"ngram_range must hold two integers; got {ngram_range!r}")
+    if not 1 <= min_n <= max_n:
+        raise ValueError(f"ngram_range must satisfy 1 <= min_n <= max_n; got {ngram_range!r}")
+    return int(min_n), int(max_n)
+
+
+class Tokenizer:
+    """Turn one document into a list of terms: ``Tokenizer(...)(doc) -> list[str]``.
+
+    The steps, in order: lowercase, extract tokens with ``token_pattern``, drop stop words,
+    stem, form n-grams (joined with a single space) over the remaining tokens.
+
+    Parameters
+    ----------
+    lowercase : bool, default=True
+        Lowercase the document before tokenising.
+    token_pattern : str, default=r"(?u)\\b\\w\\w+\\b"
+        Regular expression for a token (scikit-learn's default: words of two or more word
+        characters). With one capturing group, the group is the token.
+    stop_words : None, "english" or iterable of str, default=None
+        Words to drop. ``"english"`` is scikit-learn's ``ENGLISH_STOP_WORDS``. Matching ignores
+        case, so ``"The"`` is dropped even with ``lowercase=False``. Stop words are removed
+        before stemming, so list surface forms.
+    stem : None or "porter", default=None
+        Porter stemming via the optional PyStemmer package (``pip install learnsim[stem]``).
+        Stems of words already seen are cached.
+    ngram_range : (int, int), default=(1, 1)
+        Smallest and largest n-gram length; ``(1, 2)`` gives words and word bigrams.
+    """
+
+    def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
+                 stem=None, ngram_range=(1, 1)):
+        self.lowercase = bool(lowercase)
+        self.token_pattern = token_pattern
+        self.stop_words = stop_words
+        self.stem = stem
+        self.ngram_range = _check_ngram_range(ngram_range)
+
+        if not isinstance(token_pattern, str):
+            raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
+        try:
+            self._regex = re.compile(token_pattern)
+        except re.error as exc:
+            raise ValueError(f"token_pattern {token_pattern!r} is not a valid regular expression: {exc}") from None
+        if self._regex.groups > 1:
+            raise ValueError(f"token_pattern {token_pattern!r} has {self._regex.groups} capturing groups; "
+                             "at most one is allowed (use (?:...) for the others)")
+        self._stop_set = self._resolve_stop_words(stop_words)
+
+        if stem is None:
+            self._stemmer = None
+        elif stem == "porter":
+            self._stemmer = _load_porter_stemmer()
+        else:
+            raise ValueError(f"stem must be None or 'porter'; got {stem!r}")
+        self._stem_cache = {}
+
+    @staticmethod
+    def _resolve_stop_words(stop_words):
+        if stop_words is None:
+            return None
+        if isinstance(stop_words, str):
+            if stop_words == "english":
+                return frozenset(_english_stop_words())
+            raise ValueError(f"stop_words must be None, 'english' or an iterable of words; got {stop_words!r} "
+                             "(only the English list is built in)")
+        try:
+            words = list(stop_words)
+        except TypeError:
+            raise TypeError(f"stop_words must be None, 'english' or an iterable of str; "
+                            f"got {type(stop_words).__name__}") from None
+        for w in words:
+            if not isinstance(w, str):
+                raise TypeError(f"stop_words must contain str only; found {type(w).__name__} {w!r}")
+        return frozenset(w.lower() for w in words)
+
+    def __repr__(self):
+        return (f"Tokenizer(lowercase={self.lowercase}, token_pattern={self.token_pattern!r}, "
+                f"stop_words={self.stop_words!r}, stem={self.stem!r}, ngram_range={self.ngram_range})")
+
+    def _stem_tokens(self, tokens):
+        cache = self._stem_cache
+        unseen = [t for t in set(tokens) if t not in cache]
+        if unseen:
+            cache.update(zip(unseen, self._stemmer.stemWords(unseen)))
+        return [cache[t] for t in tokens]
+
+    def __call__(self, doc):
+        if not isinstance(doc, str):
+            raise TypeError(f"Tokenizer expects a str document; got {type(doc).__name__}")
+        if self.lowercase:
+            doc = doc.lower()
+        tokens = self._regex.findall(doc)
+        if self._stop_set is not None:
+            stop = self._stop_set
+            if self.lowercase:
+                tokens = [t for t in tokens if t not in stop]
+            else:
+                tokens = [t for t in tokens if t.lower() not in stop]
+        if self._stemmer is not None and tokens:
+            tokens = self._stem_tokens(tokens)
+        min_n, max_n = self.ngram_range
+        if max_n == 1:
+            return tokens
+        terms = list(tokens) if min_n == 1 else []
+        for n in range(max(min_n, 2), max_n + 1):
+            terms.extend(" ".join(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+        return terms
+
+
+def _check_documents(docs, name="docs"):
+    """Return ``docs`` as a non-empty list of str, or raise a TypeError/ValueError naming the problem."""
+    if docs is None:
+        raise TypeError(f"{name} is None; expected a list of strings")
+    if isinstance(docs, (str, bytes)):
+        raise TypeError(f"{name} must be a list of strings, not a single {type(docs).__name__}; "
+                        f"wrap one document in a list: [doc]")
+    if sp.issparse(docs):
+        raise TypeError(f"{name} is a sparse matrix; TextVectorizer takes raw text (a list of strings)")
+    try:
+        docs = list(docs)
+    except TypeError:
+        raise TypeError(f"{name} must be an iterable of strings; got {type(docs).__name__}") from None
+    if not docs:
+        raise ValueError(f"{name} is empty: at least one document is required")
+    for i, doc in enumerate(docs):
+        if not isinstance(doc, str):
+            hint = "; decode bytes first (e.g. doc.decode('utf-8'))" if isinstance(doc, bytes) else ""
+            raise TypeError(f"{name}[{i}] is {type(doc).__name__}, not str; every document must be a string{hint}")
+    return docs
+
+
+def _count_terms(docs, analyze, vocabulary=None):
+    """Count the terms of each document into a CSR matrix.
+
+    With ``vocabulary=None`` the vocabulary grows as terms are met (ids in order of first
+    appearance) and is returned; otherwise terms outside the given vocabulary are ignored.
+    """
+    grow = vocabulary is None
+    vocab = {} if grow else vocabulary
+    indices, values, indptr = [], [], [0]
+    for doc in docs:
+        counts = Counter(analyze(doc))
+        if grow:
+            indices.extend(vocab.setdefault(term, len(vocab)) for term in counts)
+            values.extend(counts.values())
+        else:
+            for term, n in counts.items():
+                j = vocab.get(term)
+                if j is not None:
+                    indices.append(j)
+                    values.append(n)
+        indptr.append(len(indices))
+    X = sp.csr_matrix((np.asarray(values, dtype=np.int64), np.asarray(indices, dtype=np.int64),
+                       np.asarray(indptr, dtype=np.int64)), shape=(len(indptr) - 1, len(vocab)))
+    X.sort_indices()
+    return X, vocab
+
+
+def _check_counts(counts, name="counts"):
+    if sp.issparse(counts):
+        X = sp.csr_matrix(counts, copy=True)
+    else:
+        arr = np.asarray(counts)
+        if arr.ndim != 2 or arr.dtype.kind not in "biuf":
+            raise ValueError(f"{name} must be a 2-D numeric matrix (documents x terms) of counts; "
+                             f"got an array of shape {arr.shape} and dtype {arr.dtype}")
+        X = sp.csr_matrix(arr)
+    if X.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must hold numeric counts; got dtype {X.dtype}")
+    data = X.data
+    if data.size:
+        if X.dtype.kind == "f" and not np.isfinite(data).all():
+            raise ValueError(f"{name} contains NaN or infinite values; expected term counts")
+        if (data < 0).any():
+            raise ValueError(f"{name} contains negative values; expected term counts")
+        if X.dtype.kind == "f" and (np.mod(data, 1) != 0).any():
+            raise ValueError(f"{name} contains non-integer values; resampling needs raw term counts, "
+                             "not weighted (tf.idf, normalised) vectors")
+    return X
+
+
+def resample_counts(counts, target_length, random_state=None):
+    """Resample each document's tokens to ``target_length`` tokens (paper 000, sec. 5.2.1).
+
+    A document longer than the target is subsampled without replacement (a multivariate
+    hypergeometric draw over its term counts), so its new counts are a sub-multiset of the
+    old ones. A shorter document is kept whole and topped up with tokens drawn with
+    replacement from its own term distribution. Empty documents stay empty.
+
+    Parameters
+    ----------
+    counts : sparse matrix or 2-D array of shape (n_docs, n_terms)
+        Non-negative integer term counts; a document's length is its row sum.
+    target_length : int >= 1
+        Length every non-empty document has afterwards.
+    random_state : None, int or numpy Generator
+        Seed for the draws.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of the same shape and dtype as ``counts``.
+    """
+    if not isinstance(target_length, numbers.Integral) or isinstance(target_length, bool) or target_length < 1:
+        raise ValueError(f"target_length must be a positive integer; got {target_length!r}")
+    target_length = int(target_length)
+    X = _check_counts(counts)
+    rng = check_random_state(random_state)
+    out_dtype = X.dtype
+    indptr, indices = X.indptr, X.indices
+    data = X.data.astype(np.int64)
+    new_data = np.empty_like(data)
+    for i in range(X.shape[0]):
+        start, end = indptr[i], indptr[i + 1]
+        row = data[start:end]
+        length = int(row.sum())
+        if length == 0 or length == target_length:
+            new_data[start:end] = row
+        elif length > target_length:
+            new_data[start:end] = rng.multivariate_hypergeometric(row, target_length)
+        else:
+            new_data[start:end] = row + rng.multinomial(target_length - length, row / length)
+    out = sp.csr_matrix((new_data.astype(out_dtype), indices.copy(), indptr.copy()), shape=X.shape)
+    out.eliminate_zeros()
+    return out
+
+
+def find_empty_rows(X):
+    """Indices of the all-zero rows of a vectorised matrix (sparse or dense).
+
+    ``TextVectorizer.transform`` gives a zero row for a document none of whose terms is in the
+    fitted vocabulary; this finds them, e.g. to skip such queries.
+    """
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        X.eliminate_zeros()
+        return np.flatnonzero(np.diff(X.indptr) == 0)
+    arr = np.asarray(X)
+    if arr.ndim != 2:
+        raise ValueError(f"X must be 2-D; got shape {arr.shape}")
+    return np.flatnonzero(~arr.any(axis=1))
+
+
+def _truncated_svd(X, k, seed):
+    """Top-``k`` singular values and right singular vectors of ``X``, with a fixed sign convention."""
+    n, m = X.shape
+    size = n * m
+    rank = min(n, m)
+    if size <= _DENSE_SVD_MAX_ELEMENTS or (2 * k >= rank and size <= _DENSE_SVD_LARGE_RANK_MAX_ELEMENTS):
+        dense = X.toarray().astype(np.float64, copy=False)
+        try:
+            U, s, Vt = scipy.linalg.svd(dense, full_matrices=False, lapack_driver="gesdd")
+        except np.linalg.LinAlgError:  # gesdd occasionally fails to converge; gesvd is slower but robust
+            U, s, Vt = scipy.linalg.svd(dense, full_matrices=False, lapack_driver="gesvd")
+        U, s, Vt = U[:, :k], s[:k], Vt[:k]
+    else:
+        U, s, Vt = randomized_svd(X.astype(np.float64), k, random_state=seed, flip_sign=False)
+    # Fix each component's sign (largest |loading| positive) so that results are reproducible.
+    _, Vt = svd_flip(U, Vt, u_based_decision=False)
+    return s, Vt
+
+
+class TextVectorizer(BaseEstimator):
+    """Turn a list of strings into weighted term vectors, optionally reduced by LSI.
+
+    See the module docstring for the weighting formulas.
+
+    Parameters
+    ----------
+    weighting : {"binary", "tf", "tfidf", "bm25"}, default="tfidf"
+    lowercase, token_pattern, stop_words, stem, ngram_range
+        Passed to :class:`Tokenizer`.
+    min_df, max_df : int or float, default=1 and 1.0
+        Keep terms found in at least ``min_df`` and at most ``max_df`` training documents; a
+        float in [0, 1] is a fraction of the documents.
+    max_features : int or None, default=None
+        Keep only the terms with the largest total counts (ties go to the earlier term in
+        alphabetical order).
+    sublinear_tf : bool, default=False
+        Use ``1 + log(tf)`` instead of ``tf`` ("tf" and "tfidf" only).
+    norm : None or "l2", default=None
+        L2-normalise each weighted vector (before any LSI projection). Not applied to BM25
+        query vectors, whose scale does not change rankings.
+    k1, b : float, default=1.2 and 0.75
+        BM25 parameters (k1 >= 0, 0 <= b <= 1).
+    n_components : None, int or float, default=None
+        LSI: project on the top right singular vectors of the weighted (and normalised)
+        training matrix. An int is the number of dimensions, a float in (0, 1) a fraction of
+        the vocabulary size. It is capped at ``min(n_docs, n_terms)`` with a ``UserWarning``;
+        the dimension used is ``n_components_``. Output is then dense: ``X_weighted @
+        components_.T`` (a plain projection, not scaled by the singular values).
+    resample_length : None, "median" or int, default=None
+        Resample each training document's in-vocabulary tokens to this common length (paper
+        000, sec. 5.2.1; ``"median"`` is the median length of the non-empty training
+        documents), see :func:`resample_counts`. The rule: fitting resamples, ``transform``
+        never does. ``fit`` and ``fit_transform`` learn the same state (the LSI basis comes
+        from the resampled training vectors), and ``fit_transform`` returns the resampled
+        training vectors, so ``fit(docs).transform(docs)`` differs from ``fit_transform(docs)``.
+        The vocabulary, document frequencies and ``avgdl`` come from the original counts.
+    random_state : None, int or numpy Generator
+        Seeds the resampling and the randomized SVD.
+    dtype : float dtype, default=np.float32
+        dtype of the output.
+
+    Attributes
+    ----------
+    vocabulary_ : dict of str -> int
+        Term to column index; columns are in alphabetical order of the terms.
+    terms_ : ndarray of str
+        The terms in column order.
+    document_frequency_ : ndarray of int
+        Number of training documents containing each term.
+    idf_ : ndarray or None
+        The idf of the weighting ("tfidf": ``log(N/df) + 1``, "bm25": Lucene's), None for
+        "binary" and "tf".
+    avgdl_ : float
+        Mean training document length (in-vocabulary terms), used by BM25.
+    n_documents_ : int
+        Number of training documents.
+    empty_rows_ : ndarray of int
+        Training documents without any vocabulary term (zero rows); fitting warns about them.
+    resample_length_ : int or None
+        The resampling length actually used.
+    n_components_ : int or None
+        The LSI dimension actually used.
+    components_ : ndarray of shape (n_components_, n_terms) or None
+    singular_values_ : ndarray of shape (n_components_,) or None
+    n_features_out_ : int
+        Number of output columns.
+    """
+
+    def __init__(self, weighting="tfidf", *, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN,
+                 stop_words=None, stem=None, ngram_range=(1, 1), min_df=1, max_df=1.0,
+                 max_features=None, sublinear_tf=False, norm=None, k1=1.2, b=0.75,
+                 n_components=None, resample_length=None, random_state=None, dtype=np.float32):
+        self.weighting = weighting
+        self.lowercase = lowercase
+        self.token_pattern = token_pattern
+        self.stop_words = stop_words
+        self.stem = stem
+        self.ngram_range = ngram_range
+        self.min_df = min_df
+        self.max_df = max_df
+        self.max_features = max_features
+        self.sublinear_tf = sublinear_tf
+        self.norm = norm
+        self.k1 = k1
+        self.b = b
+        self.n_components = n_components
+        self.resample_length = resample_length
+        self.random_state = random_state
+        self.dtype = dtype
+
+    # ------------------------------------------------------------------ parameter checks
+    def _check_params(self):
+        if self.weighting not in WEIGHTINGS:
+            raise ValueError(f"weighting must be one of {WEIGHTINGS}; got {self.weighting!r}")
+        if self.sublinear_tf and self.weighting not in ("tf", "tfidf"):
+            raise ValueError(f"sublinear_tf applies to 'tf' and 'tfidf' weighting only; got weighting={self.weighting!r}")
+        if self.norm not in (None, "l2"):
+            raise ValueError(f"norm must be None or 'l2'; got {self.norm!r}")
+        for name, value in (("min_df", self.min_df), ("max_df", self.max_df)):
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise ValueError(f"{name} must be an int (document count) or a float in [0, 1]; got {value!r}")
+            if isinstance(value, numbers.Integral):
+                if value < 0:
+                    raise ValueError(f"{name} must be >= 0; got {value}")
+            elif not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} as a float is a fraction of the documents and must lie in [0, 1]; got {value}")
+        if self.max_features is not None and (isinstance(self.max_features, bool)
+                                              or not isinstance(self.max_features, numbers.Integral)
+                                              or self.max_features < 1):
+            raise ValueError(f"max_features must be None or a positive int; got {self.max_features!r}")
+        for name, value in (("k1", self.k1), ("b", self.b)):
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+                raise ValueError(f"{name} must be a finite number; got {value!r}")
+        if self.k1 < 0:
+            raise ValueError(f"k1 must be >= 0; got {self.k1}")
+        if not 0 <= self.b <= 1:
+            raise ValueError(f"b must lie in [0, 1]; got {self.b}")
+        nc = self.n_components
+        if nc is not None:
+            if isinstance(nc, bool) or not isinstance(nc, numbers.Real):
+                raise ValueError(f"n_components must be None, a positive int or a float in (0, 1); got {nc!r}")
+            if isinstance(nc, numbers.Integral):
+                if nc < 1:
+                    raise ValueError(f"n_components must be >= 1; got {nc}")
+            elif not 0.0 < nc < 1.0:
+                raise ValueError(f"n_components as a float is a fraction of the vocabulary size and must lie "
+                                 f"in (0, 1); got {nc}")
+        rl = self.resample_length
+        if rl is not None and rl != "median":
+            if isinstance(rl, bool) or not isinstance(rl, numbers.Integral) or rl < 1:
+                raise ValueError(f"resample_length must be None, 'median' or a positive int; got {rl!r}")
+        try:
+            dtype = np.dtype(self.dtype)
+        except TypeError:
+            raise ValueError(f"dtype must be a numpy float dtype; got {self.dtype!r}") from None
+        if dtype.kind != "f":
+            raise ValueError(f"dtype must be a float dtype (float32 or float64); got {dtype}")
+        return dtype
+
+    def _make_tokenizer(self):
+        return Tokenizer(lowercase=self.lowercase, token_pattern=self.token_pattern,
+                         stop_words=self.stop_words, stem=self.stem, ngram_range=self.ngram_range)
+
+    # ------------------------------------------------------------------ fitting
+    def _build_vocabulary(self, docs):
+        counts, vocab = _count_terms(docs, self._tokenizer)
+        if not vocab:
+            raise ValueError("empty vocabulary: every document is empty after tokenisation (no token matches "
+                             "token_pattern, or every token is a stop word)")
+        terms = sorted(vocab)
+        new_index = np.empty(len(terms), dtype=np.int64)
+        new_index[[vocab[t] for t in terms]] = np.arange(len(terms))
+        counts.indices = new_index[counts.indices]
+        counts.has_sorted_indices = False
+        counts.sort_indices()
+
+        n_docs = counts.shape[0]
+        df = np.bincount(counts.indices, minlength=len(terms))
+        min_count = self.min_df if isinstance(self.min_df, numbers.Integral) else self.min_df * n_docs
+        max_count = self.max_df if isinstance(self.max_df, numbers.Integral) else self.max_df * n_docs
+        if max_count < min_count:
+            raise ValueError(f"max_df={self.max_df!r} allows fewer documents ({max_count:g}) than "
+                             f"min_df={self.min_df!r} requires ({min_count:g}) for {n_docs} documents")
+        keep = np.flatnonzero((df >= min_count) & (df <= max_count))
+        if self.max_features is not None and keep.size > self.max_features:
+            totals = np.asarray(counts.sum(axis=0)).ravel()[keep]
+            keep = np.sort(keep[np.argsort(-totals, kind="stable")[:self.max_features]])
+        if keep.size == 0:
+            raise ValueError(f"empty vocabulary: no term remains after filtering with min_df={self.min_df!r}, "
+                             f"max_df={self.max_df!r} on {n_docs} documents")
+        if keep.size < len(terms):
+            counts = counts[:, keep]
+            terms = [terms[j] for j in keep]
+        return counts, terms
+
+    def _fit(self, docs):
+        dtype = self._check_params()
+        docs = _check_documents(docs)
+        self._tokenizer = self._make_tokenizer()
+        counts, terms = self._build_vocabulary(docs)
+        n_docs, n_terms = counts.shape
+
+        self.terms_ = np.asarray(terms, dtype=object)
+        self.vocabulary_ = {t: j for j, t in enumerate(terms)}
+        self.n_documents_ = n_docs
+        self.document_frequency_ = np.bincount(counts.indices, minlength=n_terms).astype(np.int64)
+        self.idf_ = self._compute_idf(self.document_frequency_, n_docs)
+        lengths = np.asarray(counts.sum(axis=1)).ravel()
+        self.avgdl_ = float(lengths.mean())
+        self.empty_rows_ = np.flatnonzero(lengths == 0)
+        if self.empty_rows_.size:
+            warnings.warn(f"{self.empty_rows_.size} of {n_docs} training documents are empty after tokenisation "
+                          "and vocabulary filtering; they get zero rows (indices in empty_rows_)",
+                          UserWarning, stacklevel=3)
+
+        rng = check_random_state(self.random_state)
+        if self.resample_length is None:
+            self.resample_length_ = None
+            train_counts = counts
+        else:
+            if self.resample_length == "median":
+                nonempty = lengths[lengths > 0]
+                self.resample_length_ = max(1, int(round(float(np.median(nonempty)))))
+            else:
+                self.resample_length_ = int(self.resample_length)
+            train_counts = resample_counts(counts, self.resample_length_, rng)
+
+        X = self._weight(train_counts, "document")
+        if self.n_components is None:
+            self.n_components_ = None
+            self.components_ = None
+            self.singular_values_ = None
+            self.n_features_out_ = n_terms
+            return X.astype(dtype)
+
+        k = self._resolve_n_components(n_docs, n_terms)
+        seed = int(rng.integers(2**31 - 1))
+        s, Vt = _truncated_svd(X, k, seed)
+        self.n_components_ = k
+        self.singular_values_ = s.astype(dtype)
+        self.components_ = np.ascontiguousarray(Vt, dtype=dtype)
+        self.n_features_out_ = k
+        return self._project(X)
+
+    def _resolve_n_components(self, n_docs, n_terms):
+        nc = self.n_components
+        if isinstance(nc, numbers.Integral):
+            k = int(nc)
+            asked = f"n_components={k}"
+        else:
+            k = max(1, int(round(nc * n_terms)))
+            asked = f"n_components={nc} ({k} of {n_terms} terms)"
+        cap = min(n_docs, n_terms)
+        if k > cap:
+            warnings.warn(f"{asked} exceeds the largest possible SVD rank min(n_docs={n_docs}, n_terms={n_terms}) "
+                          f"= {cap}; using {cap} dimensions (see n_components_)", UserWarning, stacklevel=4)
+            k = cap
+        return k
+
+    def _compute_idf(self, df, n_docs):
+        df = df.astype(np.float64)
+        if self.weighting == "tfidf":
+            return np.log(n_docs / df) + 1.0
+        if self.weighting == "bm25":
+            return np.log1p((n_docs - df + 0.5) / (df + 0.5))
+        return None
+
+    # ------------------------------------------------------------------ weighting
+    def _weight(self, counts, role):
+        """Weighted (and normalised) float64 CSR matrix from a count matrix."""
+        X = counts.astype(np.float64)
+        X.eliminate_zeros()
+        w = self.weighting
+        if w == "bm25" and role == "query":
+            return X
+        if w == "binary":
+            X.data[:] = 1.0
+        elif w in ("tf", "tfidf"):
+            if self.sublinear_tf:
+                X.data = 1.0 + np.log(X.data)
+            if w == "tfidf":
+                X.data *= self.idf_[X.indices]
+        else:  # bm25, document side
+            lengths = np.asarray(X.sum(axis=1)).ravel()
+            row_norm = self.k1 * (1.0 - self.b + self.b * lengths / self.avgdl_)
+            tf = X.data
+            X.data = self.idf_[X.indices] * tf * (self.k1 + 1.0) / (tf + np.repeat(row_norm, np.diff(X.indptr)))
+        if self.norm == "l2":
+            X = normalize(X, norm="l2", copy=False)
+        return X
+
+    def _project(self, X):
+        dtype = self.components_.dtype
+        return np.asarray(X.astype(dtype) @ self.components_.T, dtype=dtype)
+
+    # ------------------------------------------------------------------ public API
+    def fit(self, docs, y=None):
+        """Learn the vocabulary, idf, avgdl and (optionally) the LSI basis from ``docs``.
+
+        Parameters
+        ----------
+        docs : list of str
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        self._fit(docs)
+        return self
+
+    def fit_transform(self, docs, y=None):
+        """Fit on ``docs`` and return their vectors (resampled when ``resample_length`` is set).
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_docs, n_terms), or ndarray (n_docs, n_components_) with LSI.
+        """
+        return self._fit(docs)
+
+    def transform(self, docs, role="document"):
+        """Vectorise ``docs`` with the fitted vocabulary and weighting (never resampled).
+
+        Parameters
+        ----------
+        docs : list of str
+        role : {"document", "query"}, default="document"
+            Only matters for BM25: query vectors are raw term counts, so that
+            ``q_vec @ d_vec.T`` is the BM25 score.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_docs, n_terms), or ndarray (n_docs, n_components_) with LSI.
+        Documents without a vocabulary term give zero rows (see :func:`find_empty_rows`).
+        """
+        check_is_fitted(self, "vocabulary_")
+        if role not in ROLES:
+            raise ValueError(f"role must be one of {ROLES}; got {role!r}")
+        docs = _check_documents(docs)
+        counts, _ = _count_terms(docs, self._tokenizer, self.vocabulary_)
+        X = self._weight(counts, role)
+        if self.components_ is not None:
+            return self._project(X)
+        return X.astype(np.dtype(self.dtype))
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the output columns: the terms, or ``lsi0, lsi1, ...`` with LSI."""
+        check_is_fitted(self, "vocabulary_")
+        if self.components_ is not None:
+            return np.asarray([f"lsi{i}" for i in range(self.n_components_)], dtype=object)
+        return self.terms_.copy()
+
+    # ------------------------------------------------------------------ persistence
+    def _get_state(self):
+        """Return (JSON-serialisable metadata, named arrays) describing the fitted vectorizer."""
+        check_is_fitted(self, "vocabulary_")
+        params = self.get_params()
+        if params["stop_words"] is not None and not isinstance(params["stop_words"], str):
+            params["stop_words"] = sorted(set(params["stop_words"]))
+        params["ngram_range"] = [int(n) for n in params["ngram_range"]]
+        params["dtype"] = np.dtype(params["dtype"]).name
+        rs = params["random_state"]
+        # A Generator cannot be written to JSON; the state is already fitted, so only a refit would miss it.
+        params["random_state"] = int(rs) if isinstance(rs, numbers.Integral) else None
+        for key in ("min_df", "max_df", "k1", "b", "n_components"):
+            value = params[key]
+            if isinstance(value, numbers.Integral):
+                params[key] = int(value)
+            elif isinstance(value, numbers.Real):
+                params[key] = float(value)
+        meta = {
+            "state_version": _STATE_VERSION,
+            "params": params,
+            "terms": [str(t) for t in self.terms_],
+            "n_documents": int(self.n_documents_),
+            "avgdl": float(self.avgdl_),
+            "resample_length": self.resample_length_,
+            "n_components": self.n_components_,
+        }
+        arrays = {
+            "document_frequency": self.document_frequency_,
+            "empty_rows": self.empty_rows_,
+        }
+        if self.idf_ is not None:
+            arrays["idf"] = self.idf_
+        if self.components_ is not None:
+            arrays["components"] = self.components_
+            arrays["singular_values"] = self.singular_values_
+        return meta, arrays
+
+    @classmethod
+    def _from_state(cls, meta, arrays):
+        """Rebuild a fitted vectorizer from :meth:`_get_state` output, checking its consistency."""
+        if not isinstance(meta, dict) or not isinstance(arrays, dict):
+            raise ValueError("TextVectorizer state must be a (dict, dict) pair of metadata and arrays")
+        required = ("params", "terms", "n_documents", "avgdl", "resample_length", "n_components")
+        missing = [k for k in required if k not in meta]
+        if missing:
+            raise ValueError(f"TextVectorizer state is missing metadata keys {missing}")
+        if meta.get("state_version", _STATE_VERSION) != _STATE_VERSION:
+            raise ValueError(f"TextVectorizer state has version {meta.get('state_version')!r}; "
+                             f"this learnsim reads version {_STATE_VERSION}")
+        params = dict(meta["params"])
+        valid = set(cls().get_params())
+        unknown = sorted(set(params) - valid)
+        if unknown:
+            raise ValueError(f"TextVectorizer state has unknown parameters {unknown}")
+        if isinstance(params.get("ngram_range"), list):
+            params["ngram_range"] = tuple(params["ngram_range"])
+        obj = cls(**params)
+        dtype = obj._check_params()
+
+        terms = meta["terms"]
+        if not isinstance(terms, list) or not terms or not all(isinstance(t, str) for t in terms):
+            raise ValueError("TextVectorizer state: 'terms' must be a non-empty list of str")
+        if len(set(terms)) != len(terms):
+            raise ValueError("TextVectorizer state: 'terms' contains duplicates")
+        n_terms = len(terms)
+
+        def get_array(key, shape, kind):
+            if key not in arrays:
+                raise ValueError(f"TextVectorizer state is missing the array {key!r}")
+            arr = np.asarray(arrays[key])
+            if arr.shape != shape:
+                raise ValueError(f"TextVectorizer state: array {key!r} has shape {arr.shape}, expected {shape}")
+            if arr.size and arr.dtype.kind not in kind:
+                raise ValueError(f"TextVectorizer state: array {key!r} has dtype {arr.dtype}")
+            return arr
+
+        n_docs = meta["n_documents"]
+        if not isinstance(n_docs, int) or n_docs < 1:
+            raise ValueError(f"TextVectorizer state: n_documents must be a positive int; got {n_docs!r}")
+        df = get_array("document_frequency", (n_terms,), "iu").astype(np.int64)
+        empty_rows = np.asarray(arrays.get("empty_rows", np.zeros(0, dtype=np.int64)))
+        if empty_rows.ndim != 1 or (empty_rows.size and (empty_rows.dtype.kind not in "iu"
+                                                         or empty_rows.min() < 0 or empty_rows.max() >= n_docs)):
+            raise ValueError("TextVectorizer state: 'empty_rows' must be indices of training documents")
+        if obj.weighting in ("tfidf", "bm25"):
+            idf = get_array("idf", (n_terms,), "f").astype(np.float64)
+        else:
+            idf = None
+        k = meta["n_components"]
+        if (k is None) != (obj.n_components is None):
+            raise ValueError("TextVectorizer state: n_components and the n_components parameter disagree")
+        if k is not None:
+            if not isinstance(k, int) or not 1 <= k <= min(n_docs, n_terms):
+                raise ValueError(f"TextVectorizer state: n_components={k!r} is not in [1, min(n_documents, n_terms)]")
+            components = np.ascontiguousarray(get_array("components", (k, n_terms), "f"), dtype=dtype)
+            singular_values = get_array("singular_values", (k,), "f").astype(dtype)
+        else:
+            components = singular_values = None
+        resample_length = meta["resample_length"]
+        if resample_length is not None and (not isinstance(resample_length, int) or resample_length < 1):
+            raise ValueError(f"TextVectorizer state: resample_length must be None or a positive int; "
+                             f"got {resample_length!r}")
+        avgdl = meta["avgdl"]
+        if not isinstance(avgdl, (int, float)) or not avgdl > 0:
+            raise ValueError(f"TextVectorizer state: avgdl must be a positive number; got {avgdl!r}")
+
+        obj._tokenizer = obj._make_tokenizer()
+        obj.terms_ = np.asarray(terms, dtype=object)
+        obj.vocabulary_ = {t: j for j, t in enumerate(terms)}
+        obj.n_documents_ = n_docs
+        obj.document_frequency_ = df
+        obj.idf_ = idf
+        obj.avgdl_ = float(avgdl)
+        obj.empty_rows_ = empty_rows.astype(np.int64)
+        obj.resample_length_ = resample_length
+        obj.n_components_ = k
+        obj.components_ = components
+        obj.singular_values_ = singular_values
+        obj.n_features_out_ = k if k is not None else n_terms
+        return obj
