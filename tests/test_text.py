@@ -218,10 +218,13 @@ def test_lsi_cap_at_rank_warns():
         assert TextVectorizer(n_components=0.5).fit(CORPUS).n_components_ == len(CORPUS)  # 17 of 33 terms
 
 
-def test_lsi_randomized_solver_is_deterministic(monkeypatch):
+@pytest.mark.parametrize("gram_rows", [0, 10_000], ids=["randomized", "gram"])
+def test_lsi_randomized_solver_is_deterministic(monkeypatch, gram_rows):
+    import learnsim._linalg as linalg
     exact = TextVectorizer(n_components=3, dtype=np.float64).fit(CORPUS)
-    monkeypatch.setattr(text_module, "_DENSE_SVD_MAX_ELEMENTS", 0)
-    monkeypatch.setattr(text_module, "_DENSE_SVD_LARGE_RANK_MAX_ELEMENTS", 0)
+    monkeypatch.setattr(linalg, "_DENSE_SVD_MAX_ELEMENTS", 0)
+    monkeypatch.setattr(linalg, "_DENSE_SVD_LARGE_RANK_MAX_ELEMENTS", 0)
+    monkeypatch.setattr(linalg, "_GRAM_MAX_ROWS", gram_rows)
     a = TextVectorizer(n_components=3, random_state=7, dtype=np.float64).fit(CORPUS)
     b = TextVectorizer(n_components=3, random_state=7, dtype=np.float64).fit(CORPUS)
     np.testing.assert_array_equal(a.components_, b.components_)

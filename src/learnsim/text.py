@@ -34,9 +34,9 @@ import scipy.linalg
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.preprocessing import normalize
-from sklearn.utils.extmath import randomized_svd, svd_flip
 from sklearn.utils.validation import check_is_fitted
 
+from learnsim._linalg import truncated_svd
 from learnsim._validation import check_random_state
 
 __all__ = ["Tokenizer", "TextVectorizer", "resample_counts", "find_empty_rows"]
@@ -44,13 +44,6 @@ __all__ = ["Tokenizer", "TextVectorizer", "resample_counts", "find_empty_rows"]
 DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 WEIGHTINGS = ("binary", "tf", "tfidf", "bm25")
 ROLES = ("document", "query")
-
-# An exact dense SVD is cheap and deterministic for small matrices; above this many entries
-# the randomized solver is used, unless the requested rank is a large share of the full rank
-# (where the randomized solver does the same work as a dense one, less accurately) and the
-# dense matrix still fits comfortably in memory.
-_DENSE_SVD_MAX_ELEMENTS = 1_000_000
-_DENSE_SVD_LARGE_RANK_MAX_ELEMENTS = 60_000_000
 
 _STATE_VERSION = 1
 
@@ -320,22 +313,8 @@ def find_empty_rows(X):
 
 
 def _truncated_svd(X, k, seed):
-    """Top-``k`` singular values and right singular vectors of ``X``, with a fixed sign convention."""
-    n, m = X.shape
-    size = n * m
-    rank = min(n, m)
-    if size <= _DENSE_SVD_MAX_ELEMENTS or (2 * k >= rank and size <= _DENSE_SVD_LARGE_RANK_MAX_ELEMENTS):
-        dense = X.toarray().astype(np.float64, copy=False)
-        try:
-            U, s, Vt = scipy.linalg.svd(dense, full_matrices=False, lapack_driver="gesdd")
-        except np.linalg.LinAlgError:  # gesdd occasionally fails to converge; gesvd is slower but robust
-            U, s, Vt = scipy.linalg.svd(dense, full_matrices=False, lapack_driver="gesvd")
-        U, s, Vt = U[:, :k], s[:k], Vt[:k]
-    else:
-        U, s, Vt = randomized_svd(X.astype(np.float64), k, random_state=seed, flip_sign=False)
-    # Fix each component's sign (largest |loading| positive) so that results are reproducible.
-    _, Vt = svd_flip(U, Vt, u_based_decision=False)
-    return s, Vt
+    """Top-``k`` singular values and right singular vectors of ``X`` (see learnsim._linalg)."""
+    return truncated_svd(X, k, seed)
 
 
 class TextVectorizer(BaseEstimator):
