@@ -51,11 +51,18 @@ def _mcd(**kw):
     return MinimumClusterDistortion(random_state=0, **kw)
 
 
+def _mcd_paper():
+    from learnsim.mcd import PAPER_PARAMS
+    return _mcd(**PAPER_PARAMS)
+
+
 CASES = [
-    Case("mcd-paper-dense", lambda: _mcd(shrinkage=0.0), _blobs_dense, "clusters"),
-    Case("mcd-auto-dense", lambda: _mcd(), _blobs_dense, "clusters"),
-    Case("mcd-shrunk-sparse-text", lambda: _mcd(shrinkage=0.1), _text_sparse, "clusters"),
-    Case("mcd-paper-wide", lambda: _mcd(shrinkage=0.0), _wide_dense, "clusters"),
+    Case("mcd-paper-dense", _mcd_paper, _blobs_dense, "clusters"),
+    Case("mcd-auto-dense", _mcd, _blobs_dense, "clusters"),
+    Case("mcd-auto-sparse-text", lambda: _mcd(basis_grid=(8, 32)), _text_sparse, "clusters"),
+    Case("mcd-ridge-sparse-text", lambda: _mcd(n_basis=None, shrinkage=0.1, complement_weight=10.0),
+         _text_sparse, "clusters"),
+    Case("mcd-paper-wide", _mcd_paper, _wide_dense, "clusters"),
 ]
 
 

@@ -7,25 +7,35 @@ matrix, eq. (7); with cluster weights (sec. 4.3) each cluster's scatter is scale
 normalised weight. When A is singular - the normal case for text - the paper uses the
 Moore-Penrose pseudo-inverse and the product of the non-zero eigenvalues (Appendix B).
 
-What this module adds beyond the paper, and why:
+Every metric here has the factored form
 
-* **Never a D x D matrix.** A = Z^T Z, where the rows of Z are the (weighted) differences
-  between items and their centroids, so A's range is spanned by at most ``n_items - n_clusters``
-  directions. We compute the eigenpairs of A through whichever of Z^T Z (D x D, for small D)
-  or Z Z^T (n x n, the Gram route) is smaller, or a randomised SVD of Z when both are large.
-  The learned metric is stored as those r eigenvectors (only over features that occur in the
-  training items) plus one weight for the orthogonal complement. This is exact, not an
-  approximation: the metric lives in the span of the within-cluster scatter, and the identity
-  part of the shrunk metric covers everything outside it.
-* **Shrinkage toward the identity.** On text, the plain pseudo-inverse throws away every
-  direction outside the training scatter and amplifies its smallest eigenvalues, and loses to
-  cosine once the dimension approaches the rank of A. We use
-  A_alpha = (1 - alpha) * A / mean_eig(A) + alpha * I, so alpha = 0 is the paper's metric and
-  alpha = 1 is plain Euclid, and select alpha on held-out *clusters* (never held-out items of
-  training clusters, which would reward memorising them).
+    M = s * ( V diag(1 / mu) V^T + gamma * (I - V V^T) ),
+
+with V orthonormal eigenvectors of a within-cluster scatter, mu their shrunk eigenvalues and
+gamma the weight of every direction outside span(V); s fixes |M| = 1 (eq. 5). Nothing of size
+D x D is ever formed. Where V comes from:
+
+* ``n_basis=None`` - **the paper's space.** V spans the range of A itself (at most
+  ``n_items - n_clusters`` directions), found through whichever of Z^T Z (D x D, small D),
+  Z Z^T (n x n, "Gram") or a randomised SVD of Z is cheapest, where the rows of Z are the
+  weighted differences of items from their centroids. With ``shrinkage=0`` and
+  ``complement_weight=0`` this *is* the paper's pseudo-inverse metric (Appendix B).
+* ``n_basis=k`` - **a principal (LSI) basis.** The scatter is whitened inside the span of the
+  top-k right singular vectors of *all* rows of X - rows labelled -1 (no cluster) included, so
+  an unlabelled collection that will be searched shapes the basis without adding supervision.
+  This is the paper's own suggestion (sec. 5.2.2) to "consider metric induction and
+  dimensionality reduction simultaneously": the full-space inverse amplifies the smallest,
+  noisiest eigenvalues once the dimension approaches the rank of A, while a small basis keeps
+  the discriminative low-variance directions that are well estimated.
+
+Beyond the paper, mu_k = (1 - alpha) * lambda_k / mean(lambda) + alpha shrinks toward the
+identity (alpha = 1 with gamma = 1 is plain Euclid), and k, alpha and gamma can be chosen
+("auto") by leave-clusters-out retrieval on the training clusters - never on held-out items of
+training clusters, which would reward memorising them.
 """
 from __future__ import annotations
 
+import itertools
 import numbers
 import warnings
 
@@ -35,12 +45,19 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ._linalg import truncated_svd
 from ._progress import progress
 from ._validation import check_matrix, check_random_state
 from .base import MetricMixin, _dense_dot, _row_sq_norms
 from .supervision import check_clusters
 
-DEFAULT_SHRINKAGE_GRID = (0.0, 1e-4, 1e-3, 1e-2, 0.03, 0.1, 0.3, 1.0)
+DEFAULT_BASIS_GRID = (16, 32, 64, 128, 256, 512)
+DEFAULT_SHRINKAGE_GRID = (0.0, 1e-3, 1e-2, 0.1, 0.3, 1.0)
+DEFAULT_COMPLEMENT_GRID = (0.0, 0.1, 0.3, 1.0)
+#: The paper's metric exactly: full space, pseudo-inverse, nothing outside the range of A.
+PAPER_PARAMS = {"n_basis": None, "shrinkage": 0.0, "complement_weight": 0.0}
+# Used when there are too few clusters to select on held-out ones.
+_FALLBACK = {"shrinkage": 0.1, "complement_weight": 1.0}
 
 # Above this many features the covariance route (a D x D eigenproblem) is not used.
 _MAX_COVARIANCE_DIM = 4000
@@ -55,69 +72,76 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
+    n_basis : int, None or "auto", default="auto"
+        None: learn M in the full feature space, as the paper. An int k: whiten inside the top-k
+        principal (LSI) directions of all rows of X (see the module docstring). "auto": pick k
+        from ``basis_grid`` on held-out clusters. k is capped at the rank of X.
     shrinkage : float in [0, 1] or "auto", default="auto"
-        alpha in A_alpha = (1 - alpha) A / mean_eig(A) + alpha I. 0 reproduces the paper
-        (pseudo-inverse, Appendix B); 1 gives the Euclidean distance. "auto" picks the value of
-        ``shrinkage_grid`` that maximises ``selection_measure`` on held-out clusters.
-    shrinkage_grid : sequence of float, default=(0, 1e-4, 1e-3, 1e-2, 0.03, 0.1, 0.3, 1)
-        Candidates for ``shrinkage="auto"``.
+        alpha in mu_k = (1 - alpha) lambda_k / mean(lambda) + alpha. 0 is the paper's inverse.
+    complement_weight : float >= 0 or "auto", default="auto"
+        gamma: weight (relative to a direction of average within-cluster variance) of the
+        directions outside span(V). 0 ignores them, as the pseudo-inverse does (Appendix B);
+        1 treats them as having average variance; 1/alpha with ``n_basis=None`` gives the
+        ridge-regularised inverse of A in the whole space.
+    basis_grid, shrinkage_grid, complement_grid : sequences
+        Candidates for the "auto" settings.
     cv : int, default=4
-        Number of folds over *clusters* used to select the shrinkage.
+        Number of folds over *clusters* used for the selection.
     selection_measure : {"ap11", "r_precision", "ap"}, default="ap11"
-        Leave-one-out cluster-retrieval measure used for the selection.
-    max_validation_items : int, default=2000
-        Held-out items scored per fold (whole clusters are sampled), bounding the cost of
-        selection on large training sets.
+        Leave-one-out cluster-retrieval measure maximised by the selection.
+    max_validation_items : int, default=1000
+        Held-out items scored per fold (whole clusters are sampled), bounding the cost.
     n_components : int or None, default=None
-        Keep at most this many eigen-directions of A (the largest). None keeps every direction
-        with a non-zero eigenvalue. A cap is required only when both the number of features and
-        the number of clustered items are large (then a randomised SVD is used).
+        With ``n_basis=None`` only: keep at most this many (largest) eigen-directions of A.
+        Required when both the number of features and of clustered items are large.
     min_cluster_size : int, default=2
-        A cluster with fewer items has no scatter; it is an error (label such items -1).
+        A cluster with fewer items has no scatter and is an error (label such items -1).
     tol : float, default=1e-9
         Eigenvalues below ``tol * largest`` count as zero (the rank of A, Appendix B).
     random_state : int, Generator or None
-        Seeds the cluster folds and the randomised SVD.
+        Seeds the cluster folds and randomised SVDs.
     verbose : bool, default=False
         Show a progress bar over the selection folds.
 
     Attributes
     ----------
     n_features_in_ : int
+    n_basis_, shrinkage_, complement_weight_ : the settings used (selected or given).
     eigenvalues_ : ndarray (r,)
-        Non-zero eigenvalues of the within-cluster scatter A (eq. 7), descending.
+        Non-zero eigenvalues of the within-cluster scatter (eq. 7) in the space used, descending.
     eigenvectors_ : ndarray (n_active, r)
-        The corresponding orthonormal eigenvectors, over the features in ``active_features_``.
+        V: orthonormal eigenvectors over the features in ``active_features_``.
     active_features_ : ndarray of int
-        Features that occur in the clustered training items; A is zero elsewhere.
-    shrinkage_ : float
-        The alpha used (selected or given).
+        Features that are non-zero somewhere in the data that defines V.
     weights_ : ndarray (r,)
-        M restricted to the eigen-directions: M = complement_weight_ * I
-        + V diag(weights_ - complement_weight_) V^T.
-    complement_weight_ : float
-        Weight of every direction orthogonal to A's range (0 for the pure pseudo-inverse).
+        s / mu_k: the metric on the eigen-directions.
+    residual_weight_ : float
+        s * gamma: the metric on every direction orthogonal to V.
     scale_ : float
-        The |A_alpha|^(1/n) factor of eq. (6) (geometric mean of the eigenvalues used).
-    cv_scores_ : dict or None
-        Mean held-out score of each candidate shrinkage when ``shrinkage="auto"``.
+        s = the |.|^(1/n) factor of eq. (6) that makes |M| = 1.
+    cv_results_ : dict of lists or None
+        Every candidate setting with its mean held-out score, when something was "auto".
     solver_ : str
-        "covariance", "gram" or "randomized": how the eigenproblem was solved.
+        "basis", "covariance", "gram" or "randomized": how the eigenproblem was solved.
 
     Notes
     -----
-    Sparse input is accepted throughout. The metric is computed in the span of the
-    within-cluster scatter of the training data (not of an LSI basis): see the module docstring.
-    :meth:`transform` returns ``M^(1/2) x``: r-dimensional when ``complement_weight_ == 0``,
-    else n_features-dimensional and dense; :meth:`pairwise_distances` and
-    :func:`learnsim.search.top_k` on the learned distances never need it.
+    Sparse input is accepted throughout. :meth:`transform` returns ``M^(1/2) x``:
+    r-dimensional when ``residual_weight_ == 0``, else dense with n_features columns;
+    :meth:`pairwise_distances` and :func:`learnsim.search.top_k` need neither.
     """
 
-    def __init__(self, shrinkage="auto", *, shrinkage_grid=DEFAULT_SHRINKAGE_GRID, cv=4,
-                 selection_measure="ap11", max_validation_items=2000, n_components=None,
-                 min_cluster_size=2, tol=1e-9, random_state=None, verbose=False):
+    def __init__(self, n_basis="auto", shrinkage="auto", complement_weight="auto", *,
+                 basis_grid=DEFAULT_BASIS_GRID, shrinkage_grid=DEFAULT_SHRINKAGE_GRID,
+                 complement_grid=DEFAULT_COMPLEMENT_GRID, cv=4, selection_measure="ap11",
+                 max_validation_items=1000, n_components=None, min_cluster_size=2, tol=1e-9,
+                 random_state=None, verbose=False):
+        self.n_basis = n_basis
         self.shrinkage = shrinkage
+        self.complement_weight = complement_weight
+        self.basis_grid = basis_grid
         self.shrinkage_grid = shrinkage_grid
+        self.complement_grid = complement_grid
         self.cv = cv
         self.selection_measure = selection_measure
         self.max_validation_items = max_validation_items
@@ -134,6 +158,7 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or sparse matrix (n_items, n_features)
+            Rows labelled -1 take no part in the scatter but do shape the principal basis.
         y : array-like of labels (one per row, -1 = no cluster) or :class:`learnsim.supervision.Clusters`
             The clusters (``clusters=`` is an alias, for readability).
         """
@@ -146,41 +171,74 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
                              "it needs clusters, fit(X, labels) with one cluster label per row "
                              "(-1 for items in no cluster)")
         X = check_matrix(X, name="X", min_samples=2)
-        self._check_params()
+        grids = self._check_params()
         clus = check_clusters(y, X.shape[0], min_cluster_size=self.min_cluster_size, min_clusters=1)
         labels = np.asarray(clus.labels)
+        ids = np.asarray(clus.cluster_ids)
         cluster_weights = np.asarray(clus.normalized_weights(), dtype=float)
         rng = check_random_state(self.random_state)
-
         self.n_features_in_ = X.shape[1]
-        self.cv_scores_ = None
-        if self.shrinkage == "auto":
-            alpha, self.cv_scores_ = self._select_shrinkage(X, labels, clus.cluster_ids,
-                                                            cluster_weights, rng)
+
+        basis = None
+        if self.n_basis is not None:
+            k_max = max(grids["n_basis"])
+            basis = _PrincipalBasis(X, k_max, int(rng.integers(2**31 - 1)))
+            grids["n_basis"] = sorted(set(min(k, basis.rank) for k in grids["n_basis"]))
+        self.cv_results_ = None
+        if any(len(g) > 1 for g in grids.values()):
+            setting, self.cv_results_ = self._select(X, basis, labels, ids, cluster_weights, grids, rng)
         else:
-            alpha = float(self.shrinkage)
-        eig = _scatter_eigen(X, labels, clus.cluster_ids, cluster_weights, self.n_components,
-                             self.tol, rng)
-        self.eigenvalues_, self.eigenvectors_, self.active_features_, self.solver_ = eig
-        self.shrinkage_ = alpha
-        self.weights_, self.complement_weight_, self.scale_ = _metric_weights(
-            self.eigenvalues_, alpha, self.n_features_in_)
+            setting = {key: g[0] for key, g in grids.items()}
+        self.n_basis_ = setting["n_basis"]
+        self.shrinkage_ = float(setting["shrinkage"])
+        self.complement_weight_ = float(setting["complement_weight"])
+
+        if basis is None:
+            lam, V, active, self.solver_ = _scatter_eigen(X, labels, ids, cluster_weights,
+                                                          self.n_components, self.tol, rng)
+        else:
+            C = basis.scatter(labels, ids, cluster_weights)
+            lam, W = _eigh_desc(C[:self.n_basis_, :self.n_basis_], self.tol)
+            V = basis.components[:, :self.n_basis_] @ W
+            active, self.solver_ = basis.active, "basis"
+        self.eigenvalues_, self.eigenvectors_, self.active_features_ = lam, V, active
+        self.weights_, self.residual_weight_, self.scale_ = _metric_weights(
+            lam, self.shrinkage_, self.complement_weight_, self.n_features_in_)
         return self
 
     def _check_params(self):
-        if isinstance(self.shrinkage, str):
-            if self.shrinkage != "auto":
-                raise ValueError(f"shrinkage must be a number in [0, 1] or 'auto'; got {self.shrinkage!r}")
-            grid = np.asarray(self.shrinkage_grid, dtype=float)
-            if grid.ndim != 1 or grid.size == 0 or np.any((grid < 0) | (grid > 1)) or not np.all(np.isfinite(grid)):
-                raise ValueError(f"shrinkage_grid must be a non-empty list of numbers in [0, 1]; got {self.shrinkage_grid!r}")
+        """Validate the parameters; return the candidate lists of the three settings."""
+        def grid(value, candidates, name, grid_name, check, what):
+            if isinstance(value, str) and value == "auto":
+                vals = list(candidates) if not isinstance(candidates, (str, bytes)) else None
+                if not vals or not all(check(v) for v in vals):
+                    raise ValueError(f"{grid_name} must be a non-empty list of {what}; got {candidates!r}")
+                return sorted(set(vals), key=float)
+            if not check(value):
+                raise ValueError(f"{name} must be {what} or 'auto'; got {value!r}")
+            return [value]
+
+        is_real = lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isfinite(v)
+        grids = {
+            "shrinkage": grid(self.shrinkage, self.shrinkage_grid, "shrinkage", "shrinkage_grid",
+                              lambda v: is_real(v) and 0.0 <= v <= 1.0, "a number in [0, 1]"),
+            "complement_weight": grid(self.complement_weight, self.complement_grid, "complement_weight", "complement_grid",
+                                      lambda v: is_real(v) and v >= 0.0, "a number >= 0"),
+        }
+        if self.n_basis is None:
+            grids["n_basis"] = [None]
+        else:
+            grids["n_basis"] = grid(self.n_basis, self.basis_grid, "n_basis", "basis_grid",
+                                    lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 1,
+                                    "a positive integer")
+        if any(len(g) > 1 for g in grids.values()):
             if not isinstance(self.cv, numbers.Integral) or self.cv < 2:
                 raise ValueError(f"cv must be an integer >= 2; got {self.cv!r}")
             if self.selection_measure not in ("ap11", "r_precision", "ap"):
                 raise ValueError("selection_measure must be 'ap11', 'r_precision' or 'ap'; "
                                  f"got {self.selection_measure!r}")
-        elif not isinstance(self.shrinkage, numbers.Real) or not 0.0 <= float(self.shrinkage) <= 1.0:
-            raise ValueError(f"shrinkage must be a number in [0, 1] or 'auto'; got {self.shrinkage!r}")
+            if not isinstance(self.max_validation_items, numbers.Integral) or self.max_validation_items < 4:
+                raise ValueError(f"max_validation_items must be an integer >= 4; got {self.max_validation_items!r}")
         if self.n_components is not None and (not isinstance(self.n_components, numbers.Integral)
                                               or self.n_components < 1):
             raise ValueError(f"n_components must be a positive integer or None; got {self.n_components!r}")
@@ -188,81 +246,92 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"min_cluster_size must be an integer >= 2; got {self.min_cluster_size!r}")
         if not (isinstance(self.tol, numbers.Real) and 0 <= self.tol < 1):
             raise ValueError(f"tol must be in [0, 1); got {self.tol!r}")
+        return grids
 
-    def _select_shrinkage(self, X, labels, cluster_ids, cluster_weights, rng):
-        """Pick alpha by leave-clusters-out retrieval: fit A on some clusters, rank the items of
-        the others, for every candidate alpha at once (one eigenproblem per fold)."""
+    def _select(self, X, basis, labels, ids, cluster_weights, grids, rng):
+        """Choose (n_basis, shrinkage, complement_weight) by leave-clusters-out retrieval: fit the
+        scatter on some clusters, rank the items of the others. One eigenproblem per fold and
+        basis size serves every shrinkage and complement weight."""
         from .evaluation import cluster_retrieval_report
 
-        grid = sorted(set(float(a) for a in self.shrinkage_grid))
-        n_clusters = len(cluster_ids)
-        if n_clusters < 2 * min(self.cv, n_clusters):
-            n_folds = max(2, n_clusters // 2)
-        else:
-            n_folds = self.cv
+        n_clusters = len(ids)
         if n_clusters < 4:
-            warnings.warn(f"only {n_clusters} clusters: too few to select the shrinkage on held-out "
-                          "clusters; using shrinkage=0.1", UserWarning, stacklevel=3)
-            return 0.1, None
-        order = rng.permutation(n_clusters)
-        folds = np.array_split(order, n_folds)
-        weight_of = dict(zip(cluster_ids, cluster_weights))
-        totals = np.zeros(len(grid))
-        for fold in progress(folds, desc="mcd: selecting shrinkage", enabled=self.verbose or None):
-            held = np.asarray(cluster_ids)[fold]
-            # bound the cost: sample whole held-out clusters up to max_validation_items
+            warnings.warn(f"only {n_clusters} clusters: too few to select settings on held-out clusters; "
+                          f"using shrinkage={_FALLBACK['shrinkage']}, complement_weight="
+                          f"{_FALLBACK['complement_weight']} and the largest basis", UserWarning, stacklevel=3)
+            setting = {"n_basis": max(grids["n_basis"], key=lambda k: -1 if k is None else k)}
+            for key in ("shrinkage", "complement_weight"):
+                setting[key] = grids[key][0] if len(grids[key]) == 1 else _FALLBACK[key]
+            return setting, None
+        n_folds = min(self.cv, n_clusters // 2)
+        folds = np.array_split(rng.permutation(n_clusters), n_folds)
+        weight_of = dict(zip(ids.tolist(), cluster_weights))
+        keys = list(itertools.product(grids["n_basis"], grids["shrinkage"], grids["complement_weight"]))
+        totals = dict.fromkeys(keys, 0.0)
+        for fold in progress(folds, desc="mcd: selecting settings", enabled=self.verbose or None):
+            held = ids[fold]
             sizes = np.array([(labels == c).sum() for c in held])
-            keep = rng.permutation(len(held))
-            take = keep[np.cumsum(sizes[keep]) <= max(self.max_validation_items, sizes.max())]
-            held = held[take] if take.size >= 2 else held[keep[:2]]
+            order = rng.permutation(len(held))
+            take = order[np.cumsum(sizes[order]) <= max(self.max_validation_items, sizes.max())]
+            held = held[take] if take.size >= 2 else held[order[:2]]
             is_held = np.isin(labels, held)
             train_labels = np.where(is_held, -1, labels)
-            train_ids = np.array([c for c in cluster_ids if c not in set(held.tolist())])
-            w = np.array([weight_of[c] for c in train_ids])
-            evals, evecs, active, _ = _scatter_eigen(X, train_labels, train_ids, w / w.sum(),
-                                                     self.n_components, self.tol, rng)
-            Xv = X[np.flatnonzero(is_held)]
-            yv = labels[is_held]
-            P = _project(Xv, evecs, active)
+            train_ids = ids[~np.isin(ids, held)]
+            w = np.array([weight_of[c] for c in train_ids.tolist()])
+            rows = np.flatnonzero(is_held)
+            Xv, yv = X[rows], labels[rows]
             G = _dense_dot(Xv, Xv)
             sq = np.diag(G).copy()
-            for gi, alpha in enumerate(grid):
-                wts, beta, _ = _metric_weights(evals, alpha, X.shape[1])
-                D2 = _bilinear_sq_dist(sq, sq, G, P, P, wts, beta)
-                rep = cluster_retrieval_report(-D2, yv, measures=(self.selection_measure,))
-                totals[gi] += rep[self.selection_measure]
-        means = totals / len(folds)
-        # ties go to the larger alpha: the simpler metric, closer to Euclid
-        best = max(range(len(grid)), key=lambda i: (round(means[i], 12), grid[i]))
-        return grid[best], dict(zip(grid, means.tolist()))
+            if basis is None:
+                lam, V, act, _ = _scatter_eigen(X, train_labels, train_ids, w / w.sum(),
+                                                self.n_components, self.tol, rng)
+                spaces = [(None, lam, _project(Xv, V, act))]
+            else:
+                C = basis.scatter(train_labels, train_ids, w / w.sum())
+                spaces = []
+                for k in grids["n_basis"]:
+                    lam, W = _eigh_desc(C[:k, :k], self.tol)
+                    spaces.append((k, lam, basis.coords[rows, :k] @ W))
+            for k, lam, P in spaces:
+                for alpha in grids["shrinkage"]:
+                    for gamma in grids["complement_weight"]:
+                        wts, beta, _ = _metric_weights(lam, alpha, gamma, X.shape[1])
+                        D2 = _bilinear_sq_dist(sq, sq, G, P, P, wts, beta)
+                        rep = cluster_retrieval_report(-D2, yv, measures=(self.selection_measure,))
+                        totals[(k, alpha, gamma)] += rep[self.selection_measure]
+        means = {key: total / n_folds for key, total in totals.items()}
+        # ties go to the simpler metric: closer to Euclid (larger alpha, gamma), smaller basis
+        best = max(keys, key=lambda kk: (round(means[kk], 12), kk[1], kk[2], -(kk[0] or 0)))
+        results = {"n_basis": [k[0] for k in keys], "shrinkage": [k[1] for k in keys],
+                   "complement_weight": [k[2] for k in keys], "score": [means[k] for k in keys]}
+        return dict(zip(("n_basis", "shrinkage", "complement_weight"), best)), results
 
     # ---------------------------------------------------------------- using it
     def _pairwise_sq_distances(self, A, B):
         PA = _project(A, self.eigenvectors_, self.active_features_)
         PB = _project(B, self.eigenvectors_, self.active_features_)
         return _bilinear_sq_dist(_row_sq_norms(A), _row_sq_norms(B), _dense_dot(A, B), PA, PB,
-                                 self.weights_, self.complement_weight_)
+                                 self.weights_, self.residual_weight_)
 
     def _paired_sq_distances(self, A, B):
         diff = A - B
         P = _project(diff, self.eigenvectors_, self.active_features_)
-        sq = _row_sq_norms(diff)
-        beta = self.complement_weight_
-        return np.maximum(beta * sq + (P * P) @ (self.weights_ - beta), 0.0)
+        beta = self.residual_weight_
+        return np.maximum(beta * _row_sq_norms(diff) + (P * P) @ (self.weights_ - beta), 0.0)
 
     def transform(self, X):
         """Map X to the space where the learned distance is Euclidean: x -> M^(1/2) x."""
         X = self._check_input(X)
         P = _project(X, self.eigenvectors_, self.active_features_)
-        beta = self.complement_weight_
+        beta = self.residual_weight_
         if beta == 0.0:
             return P * np.sqrt(self.weights_)
         n, d = X.shape
         if n * d > _MAX_DENSE_ENTRIES:
             raise MemoryError(
-                f"transform would build a dense {n} x {d} array (shrinkage > 0 keeps every feature); "
-                "use pairwise_distances / learnsim.search on blocks, reduce the features (LSI), "
-                "or use shrinkage=0")
+                f"transform would build a dense {n} x {d} array (complement_weight > 0 keeps every "
+                "feature); use pairwise_distances / learnsim.search on blocks, reduce the features "
+                "(LSI), or use complement_weight=0")
         out = np.sqrt(beta) * (X.toarray() if sp.issparse(X) else np.array(X, dtype=float))
         out[:, self.active_features_] += P @ ((np.sqrt(self.weights_) - np.sqrt(beta))[:, None]
                                               * self.eigenvectors_.T)
@@ -274,18 +343,17 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         d = self.n_features_in_
         if d * d > _MAX_DENSE_ENTRIES:
             raise MemoryError(f"M would be a dense {d} x {d} matrix; use the factored form "
-                              "(eigenvectors_, weights_, complement_weight_) instead")
-        M = np.eye(d) * self.complement_weight_
+                              "(eigenvectors_, weights_, residual_weight_) instead")
+        M = np.eye(d) * self.residual_weight_
         V = self.eigenvectors_
-        sub = (V * (self.weights_ - self.complement_weight_)) @ V.T
-        M[np.ix_(self.active_features_, self.active_features_)] += sub
+        M[np.ix_(self.active_features_, self.active_features_)] += (V * (self.weights_ - self.residual_weight_)) @ V.T
         return M
 
     @property
     def components_(self):
         """L with M = L^T L (metric-learn's convention), shape (n_out, n_features)."""
         check_is_fitted(self)
-        if self.complement_weight_ == 0.0:
+        if self.residual_weight_ == 0.0:
             L = np.zeros((len(self.weights_), self.n_features_in_))
             L[:, self.active_features_] = np.sqrt(self.weights_)[:, None] * self.eigenvectors_.T
             return L
@@ -298,67 +366,112 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         return tags
 
     # ---------------------------------------------------------------- persistence
+    _ARRAYS = ("eigenvalues", "eigenvectors", "active_features", "weights")
+
     def _get_state(self):
         check_is_fitted(self)
-        meta = {"params": self.get_params(), "n_features_in": int(self.n_features_in_),
-                "shrinkage": float(self.shrinkage_), "complement_weight": float(self.complement_weight_),
-                "scale": float(self.scale_), "solver": self.solver_,
-                "cv_scores": None if self.cv_scores_ is None else {repr(k): v for k, v in self.cv_scores_.items()}}
-        meta["params"]["shrinkage_grid"] = [float(a) for a in self.shrinkage_grid]
-        meta["params"]["random_state"] = (self.random_state if isinstance(self.random_state, (int, type(None)))
-                                          else None)
-        arrays = {"eigenvalues": self.eigenvalues_, "eigenvectors": self.eigenvectors_,
-                  "active_features": self.active_features_, "weights": self.weights_}
-        return meta, arrays
+        params = self.get_params()
+        for key in ("basis_grid", "shrinkage_grid", "complement_grid"):
+            params[key] = list(params[key])
+        if not isinstance(params["random_state"], (int, type(None))):
+            params["random_state"] = None
+        meta = {"params": params, "n_features_in": int(self.n_features_in_), "n_basis": self.n_basis_,
+                "shrinkage": self.shrinkage_, "complement_weight": self.complement_weight_,
+                "residual_weight": float(self.residual_weight_), "scale": float(self.scale_),
+                "solver": self.solver_, "cv_results": self.cv_results_}
+        return meta, {key: getattr(self, key + "_") for key in self._ARRAYS}
 
     @classmethod
     def _from_state(cls, meta, arrays):
-        for key in ("eigenvalues", "eigenvectors", "active_features", "weights"):
-            if key not in arrays:
-                raise ValueError(f"saved MinimumClusterDistortion lacks the array {key!r}")
-        ev, V, act, w = (np.asarray(arrays[k]) for k in ("eigenvalues", "eigenvectors", "active_features", "weights"))
+        missing = [k for k in cls._ARRAYS if k not in arrays]
+        if missing:
+            raise ValueError(f"saved MinimumClusterDistortion lacks the arrays {missing}")
+        ev, V, act, w = (np.asarray(arrays[k]) for k in cls._ARRAYS)
         d = int(meta["n_features_in"])
         r = ev.shape[0]
-        if V.shape != (act.shape[0], r) or w.shape != (r,):
+        if ev.ndim != 1 or V.shape != (act.shape[0], r) or w.shape != (r,):
             raise ValueError(f"inconsistent saved metric: eigenvectors {V.shape}, eigenvalues {ev.shape}, "
                              f"weights {w.shape}, active_features {act.shape}")
         if act.size and (act.min() < 0 or act.max() >= d):
             raise ValueError("saved active_features index outside the number of features")
+        if not (np.all(np.isfinite(w)) and np.all(w >= 0) and meta["residual_weight"] >= 0):
+            raise ValueError("saved metric weights must be finite and non-negative")
         params = dict(meta["params"])
-        params["shrinkage_grid"] = tuple(params["shrinkage_grid"])
+        for key in ("basis_grid", "shrinkage_grid", "complement_grid"):
+            params[key] = tuple(params[key])
         obj = cls(**params)
         obj.n_features_in_ = d
-        obj.eigenvalues_, obj.eigenvectors_, obj.active_features_, obj.weights_ = ev, V, act.astype(np.int64), w
+        obj.eigenvalues_, obj.eigenvectors_, obj.weights_ = ev, V, w
+        obj.active_features_ = act.astype(np.int64)
+        obj.n_basis_ = meta["n_basis"]
         obj.shrinkage_ = float(meta["shrinkage"])
         obj.complement_weight_ = float(meta["complement_weight"])
+        obj.residual_weight_ = float(meta["residual_weight"])
         obj.scale_ = float(meta["scale"])
         obj.solver_ = meta["solver"]
-        obj.cv_scores_ = (None if meta["cv_scores"] is None
-                          else {float(k): v for k, v in meta["cv_scores"].items()})
+        obj.cv_results_ = meta["cv_results"]
         return obj
 
 
-# ---------------------------------------------------------------------- linear algebra
-def _metric_weights(eigenvalues, alpha, n_features):
-    """Weights of M = s * A_alpha^-1 on A's eigen-directions and on their complement.
+class _PrincipalBasis:
+    """The top right singular vectors of all rows of X (an LSI basis) and every row's
+    coordinates in it; computed once per fit and shared by every fold of the selection."""
 
-    mu_k = (1 - alpha) * lambda_k / mean(lambda) + alpha on the r eigen-directions and alpha
-    elsewhere. s = |A_alpha|^(1/n) (eq. 6); for alpha = 0 the determinant is the product of
-    the non-zero eigenvalues and n their number (Appendix B).
+    def __init__(self, X, k, seed):
+        if sp.issparse(X):
+            self.active = np.unique(X.indices)
+            Xa = X[:, self.active]
+        else:
+            self.active = np.arange(X.shape[1])
+            Xa = X
+        k = max(1, min(k, *Xa.shape))
+        s, Vt = truncated_svd(Xa, k, seed)
+        keep = s > 1e-10 * max(s[0], 1e-300)
+        self.components = np.ascontiguousarray(Vt[keep].T)     # (n_active, rank)
+        self.rank = int(keep.sum())
+        self.coords = np.asarray(Xa @ self.components)          # (n_items, rank)
+
+    def scatter(self, labels, ids, cluster_weights):
+        """Weighted within-cluster scatter (eq. 7, sec. 4.3) in basis coordinates."""
+        rows = np.flatnonzero(labels >= 0)
+        Y = self.coords[rows]
+        pos = np.searchsorted(ids, labels[rows])
+        sizes = np.bincount(pos, minlength=len(ids))
+        centroids = np.zeros((len(ids), Y.shape[1]))
+        np.add.at(centroids, pos, Y)
+        centroids /= np.maximum(sizes, 1)[:, None]
+        Z = (Y - centroids[pos]) * np.sqrt(np.asarray(cluster_weights)[pos])[:, None]
+        return Z.T @ Z
+
+
+def _eigh_desc(C, tol):
+    """Eigenpairs of a symmetric PSD matrix, descending, dropping the (numerically) zero ones."""
+    lam, W = scipy.linalg.eigh(C)
+    lam, W = lam[::-1], W[:, ::-1]
+    keep = lam > max(tol, 1e-12) * max(lam[0] if lam.size else 0.0, 1e-300)
+    return lam[keep], np.ascontiguousarray(W[:, keep])
+
+
+# ---------------------------------------------------------------------- linear algebra
+def _metric_weights(eigenvalues, alpha, gamma, n_features):
+    """Weights of M on the eigen-directions and on their complement, normalised so |M| = 1.
+
+    mu_k = (1 - alpha) * lambda_k / mean(lambda) + alpha; the raw metric is 1/mu_k on the
+    eigen-directions and gamma on the n_features - r others. s makes the geometric mean of the
+    non-zero weights 1, i.e. |M|^(1/n) = 1 over the space where M is non-zero: for alpha = 0
+    and gamma = 0 that is the paper's (prod sigma)^(1/R) A^+ (eq. 6, Appendix B).
+    Returns (weights, residual_weight, s).
     """
     lam = np.asarray(eigenvalues, dtype=float)
     r = lam.size
     if r == 0:
-        # no scatter at all: every cluster is a single point repeated; Euclid is all we can say
+        # no within-cluster scatter at all: nothing was learned, fall back to Euclid
         return np.zeros(0), 1.0, 1.0
-    mu = (1.0 - alpha) * lam / lam.mean() + alpha
-    if alpha == 0.0:
-        log_s = np.mean(np.log(mu))
-        return np.exp(log_s) / mu, 0.0, float(np.exp(log_s))
-    n_rest = max(n_features - r, 0)
-    log_s = (np.sum(np.log(mu)) + n_rest * np.log(alpha)) / (r + n_rest)
-    s = float(np.exp(log_s))
-    return s / mu, s / alpha, s
+    raw = 1.0 / ((1.0 - alpha) * lam / lam.mean() + alpha)
+    n_rest = max(n_features - r, 0) if gamma > 0 else 0
+    log_gm = (np.sum(np.log(raw)) + (n_rest * np.log(gamma) if n_rest else 0.0)) / (r + n_rest)
+    s = float(np.exp(-log_gm))
+    return s * raw, s * gamma, s
 
 
 def _project(X, eigenvectors, active):
