@@ -19,6 +19,9 @@ class Case:
     make_estimator: Callable
     make_data: Callable          # () -> (X, supervision)
     supervision: str             # "clusters" | "pairs" | "triplets" | "links"
+    # Text-based cases only: () -> (unfitted vectorizer, documents, supervision), the raw form
+    # make_data vectorises; lets tests save and reload the vectorizer together with the metric.
+    make_text: Callable | None = None
 
 
 def _blobs_dense(seed=0, n_clusters=6, per=15, d=8):
@@ -31,12 +34,19 @@ def _blobs_dense(seed=0, n_clusters=6, per=15, d=8):
     return X, y
 
 
-def _text_sparse(seed=0):
+def _text_corpus(seed=0):
     from learnsim.datasets import make_clustered_corpus
     from learnsim.text import TextVectorizer
-    corpus = make_clustered_corpus(n_clusters=8, docs_per_cluster=12, vocab_size=400, random_state=seed)
-    X = TextVectorizer(weighting="tfidf", norm="l2").fit_transform(corpus.data)
-    return sp.csr_matrix(X), np.asarray(corpus.target)
+    # topic_words=20 keeps the vocabulary (and so the fit) small; vocab_size must leave room for
+    # 8 x 20 topic words + 5 x 10 style words + a background vocabulary
+    corpus = make_clustered_corpus(n_clusters=8, docs_per_cluster=12, vocab_size=400, topic_words=20,
+                                   random_state=seed)
+    return TextVectorizer(weighting="tfidf", norm="l2"), list(corpus.data), np.asarray(corpus.target)
+
+
+def _text_sparse(seed=0):
+    vectorizer, docs, y = _text_corpus(seed)
+    return sp.csr_matrix(vectorizer.fit_transform(docs)), y
 
 
 def _wide_dense(seed=0):
@@ -59,9 +69,10 @@ def _mcd_paper():
 CASES = [
     Case("mcd-paper-dense", _mcd_paper, _blobs_dense, "clusters"),
     Case("mcd-auto-dense", _mcd, _blobs_dense, "clusters"),
-    Case("mcd-auto-sparse-text", lambda: _mcd(basis_grid=(8, 32)), _text_sparse, "clusters"),
+    Case("mcd-auto-sparse-text", lambda: _mcd(basis_grid=(8, 32)), _text_sparse, "clusters",
+         make_text=_text_corpus),
     Case("mcd-ridge-sparse-text", lambda: _mcd(n_basis=None, shrinkage=0.1, complement_weight=10.0),
-         _text_sparse, "clusters"),
+         _text_sparse, "clusters", make_text=_text_corpus),
     Case("mcd-paper-wide", _mcd_paper, _wide_dense, "clusters"),
 ]
 

@@ -252,3 +252,32 @@ def test_unfitted_and_feature_mismatch():
 def test_missing_clusters_message():
     with pytest.raises(ValueError, match="requires y"):
         MinimumClusterDistortion().fit(np.ones((4, 2)))
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_zero_scatter_has_rank_zero_and_falls_back_to_euclid(wide):
+    rng = np.random.default_rng(0)
+    X = np.repeat(rng.normal(size=(4, 30 if wide else 5)), 3, axis=0)   # every cluster is one point
+    y = np.repeat(np.arange(4), 3)
+    m = MinimumClusterDistortion(**PAPER_PARAMS).fit(X, y)
+    assert m.eigenvalues_.size == 0
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    np.testing.assert_allclose(m.pairwise_distances(X), D, rtol=1e-10, atol=1e-7)
+
+
+def test_float32_input_is_as_precise_as_float64():
+    X, y = _wide_dense(seed=3)
+    m = MinimumClusterDistortion(n_basis=None, shrinkage=0.1, complement_weight=1.0).fit(X, y)
+    X32 = X.astype(np.float32)
+    D64 = m.pairwise_distances(X32.astype(np.float64))
+    D32 = m.pairwise_distances(X32)
+    np.testing.assert_allclose(D32, D64, rtol=1e-9, atol=1e-9)
+    assert D32.dtype == np.float64
+
+
+def test_get_metric_refuses_several_points():
+    X, y = _blobs_dense()
+    metric = MinimumClusterDistortion(**PAPER_PARAMS).fit(X, y).get_metric()
+    with pytest.raises(ValueError, match="single points"):
+        metric(X[:3], X[3:6])
+    assert metric(X[0], X[3:4]) == pytest.approx(metric(X[0], X[3]))

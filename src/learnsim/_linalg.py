@@ -14,6 +14,17 @@ _DENSE_SVD_LARGE_RANK_MAX_ELEMENTS = 60_000_000
 _GRAM_MAX_ROWS = 6000
 
 
+def _gram_is_cheaper(X, k, n_iter=7, n_oversamples=10):
+    """Rough flop counts: the Gram route costs the product X X^T and an n x n eigenproblem;
+    the randomised SVD costs 2 * n_iter + 2 passes over X with k + p vectors plus QRs."""
+    n = X.shape[0]
+    nnz = X.nnz if sp.issparse(X) else X.size
+    gram = nnz * min(n, nnz / max(X.shape[1], 1)) + 4.0 * n ** 3
+    width = k + n_oversamples
+    randomized = (2 * n_iter + 2) * nnz * width + (n_iter + 1) * 2.0 * (n + X.shape[1]) * width ** 2
+    return gram <= randomized
+
+
 def truncated_svd(X, k, seed=0):
     """Top-``k`` singular values and right singular vectors (rows of Vt) of dense or sparse X.
 
@@ -32,7 +43,7 @@ def truncated_svd(X, k, seed=0):
         except np.linalg.LinAlgError:  # gesdd occasionally fails to converge; gesvd is slower but robust
             U, s, Vt = scipy.linalg.svd(dense, full_matrices=False, lapack_driver="gesvd")
         U, s, Vt = U[:, :k], s[:k], Vt[:k]
-    elif n <= _GRAM_MAX_ROWS:
+    elif n <= _GRAM_MAX_ROWS and _gram_is_cheaper(X, k):
         K = X @ X.T
         K = K.toarray() if sp.issparse(K) else np.asarray(K)
         lam, U = scipy.linalg.eigh(K.astype(np.float64, copy=False), subset_by_index=(n - k, n - 1))

@@ -17,6 +17,7 @@ def check_matrix(X, *, name="X", accept_sparse=True, dtype=(np.float64, np.float
     """
     if X is None:
         raise ValueError(f"{name} is None; expected a 2-D array or sparse matrix")
+    dtype = tuple(np.dtype(t) for t in (dtype if isinstance(dtype, (tuple, list)) else (dtype,)))
     if isinstance(X, str) or (isinstance(X, (list, tuple)) and X and isinstance(X[0], str)):
         raise TypeError(f"{name} contains text; vectorise it first (e.g. learnsim.text.TextVectorizer)")
     if sp.issparse(X):
@@ -25,7 +26,7 @@ def check_matrix(X, *, name="X", accept_sparse=True, dtype=(np.float64, np.float
                             "pass a dense array (X.toarray()) or reduce it first")
         X = sp.csr_matrix(X, copy=copy)
         if X.dtype not in dtype:
-            X = X.astype(dtype[0] if isinstance(dtype, tuple) else dtype)
+            X = X.astype(dtype[0])
         data = X.data
     else:
         try:
@@ -43,7 +44,7 @@ def check_matrix(X, *, name="X", accept_sparse=True, dtype=(np.float64, np.float
             raise ValueError(f"{name} must be 2-D (n_samples, n_features); got an array of shape {X.shape}"
                              + (". Reshape your data with X.reshape(-1, 1) for one feature or "
                                 "X.reshape(1, -1) for one sample" if X.ndim == 1 else ""))
-        want = dtype if not isinstance(dtype, tuple) else (X.dtype if X.dtype in dtype else dtype[0])
+        want = X.dtype if X.dtype in dtype else dtype[0]
         X = np.ascontiguousarray(X, dtype=want)
         data = X
     n, d = X.shape

@@ -21,7 +21,8 @@ class MetricMixin:
 
     def _check_input(self, X, name="X"):
         check_is_fitted(self)
-        X = check_matrix(X, name=name, accept_sparse=True)
+        # float64 throughout: |a|^2 + |b|^2 - 2 a.b cancels badly in float32 for near neighbours
+        X = check_matrix(X, name=name, accept_sparse=True, dtype=np.float64)
         check_n_features(X, self.n_features_in_, name=name, owner=type(self).__name__)
         return X
 
@@ -79,8 +80,12 @@ class MetricMixin:
         check_is_fitted(self)
 
         def metric(u, v):
-            u = np.atleast_2d(np.asarray(u, dtype=float))
-            v = np.atleast_2d(np.asarray(v, dtype=float))
+            u, v = np.asarray(u, dtype=float), np.asarray(v, dtype=float)
+            for name, p in (("u", u), ("v", v)):
+                if p.ndim > 2 or (p.ndim == 2 and p.shape[0] != 1):
+                    raise ValueError(f"metric(u, v) takes two single points; {name} has shape {p.shape} "
+                                     "(use pairwise_distances or pair_distance for many)")
+            u, v = np.atleast_2d(u), np.atleast_2d(v)
             return float(np.sqrt(max(self._paired_sq_distances(self._check_input(u, "u"),
                                                                self._check_input(v, "v"))[0], 0.0)))
         return metric

@@ -191,6 +191,10 @@ def _as_score_source(obj, name="scores"):
     return arr.shape[0], arr.shape[1], lambda rows: arr[rows]
 
 
+# Up to this many documents per ranking, a vectorised argsort of the block is fastest.
+_ARGSORT_MAX_DOCS = 4096
+
+
 def _relevant_ranks(scores, relevant, exclude):
     """1-based ranks of the relevant, non-excluded documents of each query of a block.
 
@@ -207,6 +211,17 @@ def _relevant_ranks(scores, relevant, exclude):
         scores = np.where(exclude, -np.inf, scores)
         relevant = relevant & ~exclude
     n = scores.shape[1]
+    if n <= _ARGSORT_MAX_DOCS:
+        # Moderate width: one stable argsort of the whole block (ties by ascending index) beats
+        # a Python loop over the rows; nonzero() returns the hits ordered by row, then rank.
+        keys = -scores
+        order = np.argsort(keys, axis=1)          # introsort: ~4x faster than a stable sort
+        ordered = np.take_along_axis(keys, order, axis=1)
+        tied = ((ordered[:, 1:] == ordered[:, :-1]) & np.isfinite(ordered[:, 1:])).any(axis=1)
+        if tied.any():                            # ties must go by ascending index: redo stably
+            order[tied] = np.argsort(keys[tied], axis=1, kind="stable")
+        rows, positions = np.nonzero(np.take_along_axis(relevant, order, axis=1))
+        return rows, positions.astype(np.int64) + 1, np.bincount(rows, minlength=scores.shape[0])
     ascending = np.sort(scores, axis=1)
     rows, cols = np.nonzero(relevant)
     n_rel = np.bincount(rows, minlength=scores.shape[0])

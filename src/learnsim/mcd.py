@@ -44,6 +44,7 @@ import scipy.linalg
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
+from threadpoolctl import threadpool_limits
 
 from ._linalg import truncated_svd
 from ._progress import progress
@@ -51,8 +52,8 @@ from ._validation import check_matrix, check_random_state
 from .base import MetricMixin, _dense_dot, _row_sq_norms
 from .supervision import check_clusters
 
-DEFAULT_BASIS_GRID = (16, 32, 64, 128, 256, 512)
-DEFAULT_SHRINKAGE_GRID = (0.0, 1e-3, 1e-2, 0.1, 0.3, 1.0)
+DEFAULT_BASIS_GRID = (16, 32, 64, 128, 256)
+DEFAULT_SHRINKAGE_GRID = (0.0, 1e-2, 0.1, 0.3, 1.0)
 DEFAULT_COMPLEMENT_GRID = (0.0, 0.1, 0.3, 1.0)
 #: The paper's metric exactly: full space, pseudo-inverse, nothing outside the range of A.
 PAPER_PARAMS = {"n_basis": None, "shrinkage": 0.0, "complement_weight": 0.0}
@@ -198,7 +199,7 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
                                                           self.n_components, self.tol, rng)
         else:
             C = basis.scatter(labels, ids, cluster_weights)
-            lam, W = _eigh_desc(C[:self.n_basis_, :self.n_basis_], self.tol)
+            lam, W = _eigh_desc(C[:self.n_basis_, :self.n_basis_], self.tol, basis.scale(labels))
             V = basis.components[:, :self.n_basis_] @ W
             active, self.solver_ = basis.active, "basis"
         self.eigenvalues_, self.eigenvectors_, self.active_features_ = lam, V, active
@@ -252,8 +253,6 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         """Choose (n_basis, shrinkage, complement_weight) by leave-clusters-out retrieval: fit the
         scatter on some clusters, rank the items of the others. One eigenproblem per fold and
         basis size serves every shrinkage and complement weight."""
-        from .evaluation import cluster_retrieval_report
-
         n_clusters = len(ids)
         if n_clusters < 4:
             warnings.warn(f"only {n_clusters} clusters: too few to select settings on held-out clusters; "
@@ -268,43 +267,55 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         weight_of = dict(zip(ids.tolist(), cluster_weights))
         keys = list(itertools.product(grids["n_basis"], grids["shrinkage"], grids["complement_weight"]))
         totals = dict.fromkeys(keys, 0.0)
-        for fold in progress(folds, desc="mcd: selecting settings", enabled=self.verbose or None):
-            held = ids[fold]
-            sizes = np.array([(labels == c).sum() for c in held])
-            order = rng.permutation(len(held))
-            take = order[np.cumsum(sizes[order]) <= max(self.max_validation_items, sizes.max())]
-            held = held[take] if take.size >= 2 else held[order[:2]]
-            is_held = np.isin(labels, held)
-            train_labels = np.where(is_held, -1, labels)
-            train_ids = ids[~np.isin(ids, held)]
-            w = np.array([weight_of[c] for c in train_ids.tolist()])
-            rows = np.flatnonzero(is_held)
-            Xv, yv = X[rows], labels[rows]
-            G = _dense_dot(Xv, Xv)
-            sq = np.diag(G).copy()
-            if basis is None:
-                lam, V, act, _ = _scatter_eigen(X, train_labels, train_ids, w / w.sum(),
-                                                self.n_components, self.tol, rng)
-                spaces = [(None, lam, _project(Xv, V, act))]
-            else:
-                C = basis.scatter(train_labels, train_ids, w / w.sum())
-                spaces = []
-                for k in grids["n_basis"]:
-                    lam, W = _eigh_desc(C[:k, :k], self.tol)
-                    spaces.append((k, lam, basis.coords[rows, :k] @ W))
-            for k, lam, P in spaces:
-                for alpha in grids["shrinkage"]:
-                    for gamma in grids["complement_weight"]:
-                        wts, beta, _ = _metric_weights(lam, alpha, gamma, X.shape[1])
-                        D2 = _bilinear_sq_dist(sq, sq, G, P, P, wts, beta)
-                        rep = cluster_retrieval_report(-D2, yv, measures=(self.selection_measure,))
-                        totals[(k, alpha, gamma)] += rep[self.selection_measure]
+        # the selection works on many small matrices, where BLAS threads cost more than they give
+        with threadpool_limits(1, user_api="blas"):
+            for fold in progress(folds, desc="mcd: selecting settings", enabled=self.verbose or None):
+                self._score_fold(X, basis, labels, ids, weight_of, fold, grids, rng, totals)
         means = {key: total / n_folds for key, total in totals.items()}
         # ties go to the simpler metric: closer to Euclid (larger alpha, gamma), smaller basis
         best = max(keys, key=lambda kk: (round(means[kk], 12), kk[1], kk[2], -(kk[0] or 0)))
         results = {"n_basis": [k[0] for k in keys], "shrinkage": [k[1] for k in keys],
                    "complement_weight": [k[2] for k in keys], "score": [means[k] for k in keys]}
         return dict(zip(("n_basis", "shrinkage", "complement_weight"), best)), results
+
+    def _score_fold(self, X, basis, labels, ids, weight_of, fold, grids, rng, totals):
+        """Fit the scatter without the clusters of ``fold``; add every candidate's score on them."""
+        from .evaluation import cluster_retrieval_report
+
+        held = ids[fold]
+        sizes = np.array([(labels == c).sum() for c in held])
+        order = rng.permutation(len(held))
+        take = order[np.cumsum(sizes[order]) <= max(self.max_validation_items, sizes.max())]
+        held = held[take] if take.size >= 2 else held[order[:2]]
+        is_held = np.isin(labels, held)
+        train_labels = np.where(is_held, -1, labels)
+        train_ids = ids[~np.isin(ids, held)]
+        w = np.array([weight_of[c] for c in train_ids.tolist()])
+        rows = np.flatnonzero(is_held)
+        Xv, yv = X[rows], labels[rows]
+        G = _dense_dot(Xv, Xv)
+        sq = np.diag(G).copy()
+        D_full = sq[:, None] + sq[None, :] - 2.0 * G
+        if basis is None:
+            lam, V, act, _ = _scatter_eigen(X, train_labels, train_ids, w / w.sum(),
+                                            self.n_components, self.tol, rng)
+            spaces = [(None, lam, _project(Xv, V, act))]
+        else:
+            C = basis.scatter(train_labels, train_ids, w / w.sum())
+            spaces = []
+            for k in grids["n_basis"]:
+                lam, W = _eigh_desc(C[:k, :k], self.tol, basis.scale(train_labels))
+                spaces.append((k, lam, basis.coords[rows, :k] @ W))
+        for k, lam, P in spaces:
+            # Rankings ignore the |M| = 1 scale, so per candidate:
+            # d^2 = sum_k (p_k . diff)^2 / mu_k + gamma * (|diff|^2 - sum_k (p_k . diff)^2)
+            D_out = D_full - _sq_dists(P)
+            for alpha in grids["shrinkage"]:
+                D_in = _sq_dists(P * np.sqrt(_raw_weights(lam, alpha))) if lam.size else 0.0
+                for gamma in grids["complement_weight"]:
+                    D2 = D_in + gamma * D_out
+                    rep = cluster_retrieval_report(-D2, yv, measures=(self.selection_measure,))
+                    totals[(k, alpha, gamma)] += rep[self.selection_measure]
 
     # ---------------------------------------------------------------- using it
     def _pairwise_sq_distances(self, A, B):
@@ -431,6 +442,11 @@ class _PrincipalBasis:
         self.rank = int(keep.sum())
         self.coords = np.asarray(Xa @ self.components)          # (n_items, rank)
 
+    def scale(self, labels):
+        """Mean squared norm of the clustered rows in basis coordinates."""
+        Y = self.coords[labels >= 0]
+        return float(np.einsum("ij,ij->", Y, Y) / max(len(Y), 1))
+
     def scatter(self, labels, ids, cluster_weights):
         """Weighted within-cluster scatter (eq. 7, sec. 4.3) in basis coordinates."""
         rows = np.flatnonzero(labels >= 0)
@@ -444,15 +460,33 @@ class _PrincipalBasis:
         return Z.T @ Z
 
 
-def _eigh_desc(C, tol):
+def _eigh_desc(C, tol, data_scale=0.0):
     """Eigenpairs of a symmetric PSD matrix, descending, dropping the (numerically) zero ones."""
     lam, W = scipy.linalg.eigh(C)
     lam, W = lam[::-1], W[:, ::-1]
-    keep = lam > max(tol, 1e-12) * max(lam[0] if lam.size else 0.0, 1e-300)
+    keep = lam > _zero_threshold(lam, tol, data_scale)
     return lam[keep], np.ascontiguousarray(W[:, keep])
 
 
+def _zero_threshold(lam, tol, data_scale):
+    """Eigenvalues at or below this are zero: relative to the largest (the rank, Appendix B) and
+    to the data's own scale - so that a scatter made only of rounding noise has rank 0."""
+    top = float(lam[0]) if len(lam) else 0.0
+    return max(max(tol, 1e-12) * top, 1e-10 * data_scale, 1e-300)
+
+
 # ---------------------------------------------------------------------- linear algebra
+def _raw_weights(eigenvalues, alpha):
+    """1 / mu_k with mu_k = (1 - alpha) * lambda_k / mean(lambda) + alpha (before the |M| = 1 scale)."""
+    lam = np.asarray(eigenvalues, dtype=float)
+    return 1.0 / ((1.0 - alpha) * lam / lam.mean() + alpha)
+
+
+def _sq_dists(P):
+    sq = np.einsum("ij,ij->i", P, P)
+    return sq[:, None] + sq[None, :] - 2.0 * P @ P.T
+
+
 def _metric_weights(eigenvalues, alpha, gamma, n_features):
     """Weights of M on the eigen-directions and on their complement, normalised so |M| = 1.
 
@@ -467,7 +501,7 @@ def _metric_weights(eigenvalues, alpha, gamma, n_features):
     if r == 0:
         # no within-cluster scatter at all: nothing was learned, fall back to Euclid
         return np.zeros(0), 1.0, 1.0
-    raw = 1.0 / ((1.0 - alpha) * lam / lam.mean() + alpha)
+    raw = _raw_weights(lam, alpha)
     n_rest = max(n_features - r, 0) if gamma > 0 else 0
     log_gm = (np.sum(np.log(raw)) + (n_rest * np.log(gamma) if n_rest else 0.0)) / (r + n_rest)
     s = float(np.exp(-log_gm))
@@ -521,6 +555,7 @@ def _scatter_eigen(X, labels, cluster_ids, cluster_weights, n_components, tol, r
     E = sp.csr_matrix((np.ones(n), (np.arange(n), pos)), shape=(n, k))
     Cent = np.asarray((sp.diags(1.0 / sizes) @ (E.T @ Xa)).todense()) if sp.issparse(Xa) \
         else (E.T @ Xa) / sizes[:, None]
+    data_scale = float(_row_sq_norms(Xa).mean()) if n else 0.0
     max_rank = n - k
     if max_rank <= 0 or d == 0:
         return np.zeros(0), np.zeros((d, 0)), active, "none"
@@ -543,7 +578,7 @@ def _scatter_eigen(X, labels, cluster_ids, cluster_weights, n_components, tol, r
         G *= sqrt_w[:, None] * sqrt_w[None, :]
         lam, U = scipy.linalg.eigh(G)
         lam, U = lam[::-1], U[:, ::-1]
-        keep = lam > max(tol, 1e-12) * max(lam[0], 1e-300)
+        keep = lam > _zero_threshold(lam, tol, data_scale)
         keep[cap:] = False
         lam, U = lam[keep], U[:, keep]
         # V = Z^T U / sqrt(lam), with Z^T U = X^T (I - P) W^1/2 U
@@ -559,7 +594,7 @@ def _scatter_eigen(X, labels, cluster_ids, cluster_weights, n_components, tol, r
         lam, V = _randomized_scatter_eigen(Xa, Cent, pos, sqrt_w, cap, rng)
         return lam, V, active, solver
     lam, V = lam[::-1], V[:, ::-1]
-    keep = lam > max(tol, 1e-12) * max(lam[0], 1e-300)
+    keep = lam > _zero_threshold(lam, tol, data_scale)
     keep[cap:] = False
     return lam[keep], np.ascontiguousarray(V[:, keep]), active, solver
 

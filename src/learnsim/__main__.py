@@ -1,0 +1,4 @@
+"""``python -m learnsim``: the same as the ``learnsim`` command."""
+from learnsim.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,389 @@
+"""The ``learnsim`` command line: demo, fit -> search -> evaluate, reproduce dispatch, the
+document readers, and the one-line exit-status-2 message of every user error."""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import learnsim
+import learnsim.reproduce
+from learnsim import cli, demo
+from learnsim.datasets import make_clustered_corpus
+from learnsim.evaluation import cluster_retrieval_report
+from learnsim.io import DocumentFormatError, read_documents, read_labelled_documents
+from learnsim.persistence import load
+from learnsim.reproduce.records import Results
+
+# explicit metric settings keep the fits of the round trip fast (no selection)
+FIXED = ["--n-basis", "16", "--shrinkage", "0.01", "--complement-weight", "0.3"]
+
+
+def run_cli(args):
+    """main(args) in-process: (exit status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main([str(a) for a in args])
+    return code, out.getvalue(), err.getvalue()
+
+
+def assert_user_error(args, *fragments):
+    code, out, err = run_cli(args)
+    assert code == 2, (code, out, err)
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, f"expected a one-line message, got: {err!r}"
+    assert "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+    return lines[0]
+
+
+# --------------------------------------------------------------------------- data
+
+@pytest.fixture(scope="module")
+def corpus_files(tmp_path_factory):
+    """Clusters 0-5 labelled for training, clusters 6-9 held out: in train.tsv as -1 (they shape
+    the vocabulary and basis only) and labelled in test.tsv."""
+    folder = tmp_path_factory.mktemp("cli_corpus")
+    corpus = make_clustered_corpus(n_clusters=10, docs_per_cluster=12, random_state=2)
+    held_out = corpus.target >= 6
+    with open(folder / "train.tsv", "w", encoding="utf-8") as f:
+        f.write("label\ttext\n")
+        for text, label, out in zip(corpus.data, corpus.target, held_out):
+            f.write(f"{-1 if out else corpus.target_names[label]}\t{text}\n")
+    test_rows = np.flatnonzero(held_out)
+    with open(folder / "test.tsv", "w", encoding="utf-8") as f:
+        for i in test_rows:
+            f.write(f"{corpus.target_names[corpus.target[i]]}\t{corpus.data[i]}\n")
+    return {"folder": folder, "train": folder / "train.tsv", "test": folder / "test.tsv",
+            "texts": [corpus.data[i] for i in test_rows], "labels": corpus.target[test_rows]}
+
+
+@pytest.fixture(scope="module")
+def model_path(corpus_files):
+    path = corpus_files["folder"] / "models" / "model.npz"   # the folder does not exist yet
+    code, out, err = run_cli(["fit", "--input", corpus_files["train"], "--model", path, "--json"] + FIXED)
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["documents"] == 120 and summary["clustered_documents"] == 72
+    assert summary["clusters"] == 6
+    assert (summary["n_basis"], summary["shrinkage"], summary["complement_weight"]) == (16, 0.01, 0.3)
+    assert summary["features"] > 100 and summary["fit_seconds"] >= 0
+    return path
+
+
+# --------------------------------------------------------------------------- demo
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory):
+    out_dir = tmp_path_factory.mktemp("demo")
+    code, out, err = run_cli(["demo", "--out", out_dir, "--json"])
+    assert code == 0, err
+    return out_dir, json.loads(out)
+
+
+def test_demo_writes_results_and_plot(demo_run):
+    out_dir, result = demo_run
+    records = Results.read_json(out_dir / "results.json")
+    assert {r["method"] for r in records.records} == set(demo.METHODS)
+    assert {r["measure"] for r in records.records} == {"ap11", "r_precision", "map", "p@10", "fit_seconds"}
+    assert {(r["experiment"], r["setting"]) for r in records.records} == {("demo", "synthetic")}
+    assert records.value(method="mcd", measure="ap11") == pytest.approx(result["methods"]["mcd"]["ap11"])
+    png = out_dir / "demo_pr.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert result["plot"] == str(png)
+
+
+def test_demo_json_compares_all_methods_and_learned_metric_wins(demo_run):
+    _, result = demo_run
+    assert set(result["methods"]) == set(demo.METHODS)
+    for row in result["methods"].values():
+        for measure in ("ap11", "r_precision", "map", "p@10"):
+            assert 0.0 <= row[measure] <= 1.0
+        assert row["fit_seconds"] >= 0
+    mcd, cosine = result["methods"]["mcd"]["ap11"], result["methods"]["cosine"]["ap11"]
+    # the learned metric must beat tf-idf cosine on held-out clusters by a clear margin
+    assert mcd > cosine + 0.2, (mcd, cosine)
+    assert result["methods"]["mcd"]["ap11_ratio_to_cosine"] == pytest.approx(mcd / cosine)
+    assert result["methods"]["cosine"]["ap11_ratio_to_cosine"] == pytest.approx(1.0)
+    assert set(result["selected"]) == {"n_basis", "shrinkage", "complement_weight"}
+    assert result["corpus"]["n_test_clusters"] == 8 and result["corpus"]["n_train_clusters"] == 12
+    assert len(result["pr_curves"]["mcd"]) == 11
+
+
+def test_demo_human_output_prints_table_and_selection(demo_run, monkeypatch):
+    _, result = demo_run
+    monkeypatch.setattr(demo, "run_demo", lambda out, seed=0: result)
+    code, out, err = run_cli(["demo", "--out", "ignored"])
+    assert code == 0
+    for method in demo.METHODS:
+        assert f"\n{method} " in out
+    assert "11-pt AP" in out and "AP/cosine" in out
+    assert f"n_basis={result['selected']['n_basis']}" in out
+
+
+def test_demo_plot_is_skipped_without_matplotlib(monkeypatch, tmp_path):
+    for name in ("matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg"):
+        monkeypatch.setitem(sys.modules, name, None)
+    path, note = demo._plot_pr_curves(np.linspace(0, 1, 11), {"a": np.ones(11)}, {"a": 1.0},
+                                      tmp_path / "x.png")
+    assert path is None and "pip install learnsim[plot]" in note
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_run_demo_rejects_bad_seed(tmp_path):
+    with pytest.raises(ValueError, match="seed"):
+        demo.run_demo(tmp_path, seed=-1)
+
+
+# --------------------------------------------------------------------------- fit / search / evaluate
+
+def test_fit_saves_vectorizer_and_metric(model_path):
+    model = load(model_path)
+    assert set(model) == {"vectorizer", "metric"}
+    assert model["metric"].n_features_in_ == len(model["vectorizer"].vocabulary_)
+
+
+def test_fit_auto_selection_and_human_summary(corpus_files, tmp_path):
+    code, out, err = run_cli(["fit", "--input", corpus_files["test"], "--model", tmp_path / "m.npz",
+                              "--weighting", "bm25", "--lsi", "30"])
+    assert code == 0, err
+    assert "Fitted on 48 documents" in out and "n_basis=" in out and "saved" in out
+    metric = load(tmp_path / "m.npz")["metric"]
+    assert metric.cv_results_ is not None          # settings were selected, not given
+    assert metric.n_features_in_ == 30
+
+
+def test_fit_paper_settings(corpus_files, tmp_path):
+    code, out, _ = run_cli(["fit", "--input", corpus_files["train"], "--model", tmp_path / "p.npz",
+                            "--paper", "--json"])
+    assert code == 0
+    summary = json.loads(out)
+    assert (summary["n_basis"], summary["shrinkage"], summary["complement_weight"]) == (None, 0.0, 0.0)
+
+
+def test_search_ranks_by_learned_distance(corpus_files, model_path):
+    texts = corpus_files["texts"]
+    code, out, err = run_cli(["search", "--model", model_path, "--corpus", corpus_files["test"],
+                              "--query", texts[5], "--query", texts[20], "-k", "4", "--json"])
+    assert code == 0, err
+    results = json.loads(out)
+    assert [r["query"] for r in results] == [texts[5], texts[20]]
+    model = load(model_path)
+    vec, metric = model["vectorizer"], model["metric"]
+    C = vec.transform(texts).astype(float)
+    D = metric.pairwise_distances(vec.transform([texts[5], texts[20]]).astype(float), C)
+    for qi, res in enumerate(results):
+        hits = res["hits"]
+        assert [h["rank"] for h in hits] == [1, 2, 3, 4]
+        assert [h["index"] for h in hits] == list(np.argsort(D[qi], kind="stable")[:4])
+        np.testing.assert_allclose([h["distance"] for h in hits], np.sort(D[qi])[:4], atol=1e-6)
+        assert hits[0]["distance"] == pytest.approx(0.0, abs=1e-5)   # the document itself
+        assert hits[0]["id"] == f"topic{corpus_files['labels'][hits[0]['index']]}"
+        assert all(len(h["text"]) <= 80 for h in hits)
+
+
+def test_search_blocked_path_matches_embedding(corpus_files, model_path, monkeypatch, tmp_path):
+    queries = tmp_path / "queries.txt"
+    queries.write_text("\n".join(corpus_files["texts"][:7]) + "\n", encoding="utf-8")
+    args = ["search", "--model", model_path, "--corpus", corpus_files["test"], "--queries", queries,
+            "-k", "5", "--json"]
+    _, embedded_out, _ = run_cli(args)
+    monkeypatch.setattr(cli, "_MAX_EMBEDDING_ENTRIES", 0)   # force pairwise distances by blocks
+    monkeypatch.setattr(cli, "_BLOCK_ENTRIES", 100)        # two queries per block
+    _, blocked_out, _ = run_cli(args)
+    embedded, blocked = json.loads(embedded_out), json.loads(blocked_out)
+    assert len(embedded) == 7
+    for a, b in zip(embedded, blocked):
+        assert [h["index"] for h in a["hits"]] == [h["index"] for h in b["hits"]]
+        np.testing.assert_allclose([h["distance"] for h in a["hits"]],
+                                   [h["distance"] for h in b["hits"]], atol=1e-6)
+
+
+def test_search_human_output_and_k_capped(corpus_files, model_path):
+    code, out, err = run_cli(["search", "--model", model_path, "--corpus", corpus_files["test"],
+                              "--query", "zzz-not-a-term", "-k", "500"])
+    assert code == 0
+    assert "query 1: zzz-not-a-term" in out and "distance" in out
+    assert len(out.strip().splitlines()) == 3 + 48       # title, header, rule, 48 hits
+    assert "more than the 48 corpus documents" in err
+    assert "no term of the model's vocabulary" in err
+
+
+def test_evaluate_learned_beats_cosine_on_held_out_clusters(corpus_files, model_path):
+    code, out, err = run_cli(["evaluate", "--model", model_path, "--input", corpus_files["test"], "--json"])
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["documents"] == 48 and report["clusters"] == 4 and report["queries"] == 48
+    learned, cosine = report["methods"]["learned"], report["methods"]["cosine"]
+    for m in ("ap11", "r_precision", "map", "p@10"):
+        assert report["ratio_learned_to_cosine"][m] == pytest.approx(learned[m] / cosine[m])
+    assert learned["ap11"] > cosine["ap11"]
+    # the blocked evaluation agrees with the full distance matrix
+    model = load(model_path)
+    X = model["vectorizer"].transform(corpus_files["texts"]).astype(float)
+    direct = cluster_retrieval_report(-model["metric"].pairwise_distances(X), corpus_files["labels"],
+                                      measures=("ap11", "map"))
+    assert learned["ap11"] == pytest.approx(direct["ap11"])
+    assert learned["map"] == pytest.approx(direct["map"])
+
+
+def test_evaluate_human_output(corpus_files, model_path):
+    code, out, _ = run_cli(["evaluate", "--model", model_path, "--input", corpus_files["test"]])
+    assert code == 0
+    assert "learned/cosine" in out and "11-pt AP" in out and "P@10" in out
+
+
+# --------------------------------------------------------------------------- reproduce
+
+def test_reproduce_dispatches_arguments(monkeypatch, tmp_path):
+    calls = []
+    monkeypatch.setattr(learnsim.reproduce, "run", lambda name, **kw: calls.append((name, kw)) or Results(),
+                        raising=False)
+    code, _, err = run_cli(["reproduce", "mochihashi", "--quick", "--out", tmp_path / "o",
+                            "--json", tmp_path / "r.json", "--data-dir", tmp_path])
+    assert code == 0, err
+    assert calls == [("mochihashi", {"quick": True, "out_dir": str(tmp_path / "o"),
+                                     "json_path": str(tmp_path / "r.json"), "data_dir": str(tmp_path)})]
+    calls.clear()
+    assert run_cli(["reproduce", "mochihashi"])[0] == 0
+    # no --data-dir: None, so that learnsim.datasets.find_data_dir falls back to $LEARNSIM_DATA
+    assert calls == [("mochihashi", {"quick": False, "out_dir": None, "json_path": None, "data_dir": None})]
+
+
+def test_reproduce_bad_data_dir_fails_before_running(monkeypatch, tmp_path):
+    calls = []
+    monkeypatch.setattr(learnsim.reproduce, "run", lambda *a, **kw: calls.append(a), raising=False)
+    assert_user_error(["reproduce", "mochihashi", "--data-dir", tmp_path / "missing"], "not an existing folder")
+    assert calls == []
+
+
+# --------------------------------------------------------------------------- user errors
+
+def test_user_errors_exit_2_with_one_line(corpus_files, model_path, tmp_path):
+    train = corpus_files["train"]
+    malformed = tmp_path / "bad.tsv"
+    malformed.write_text("label\ttext\na\tgood text\nno tab on this line\n", encoding="utf-8")
+    assert_user_error(["fit", "--input", tmp_path / "missing.tsv", "--model", tmp_path / "m.npz"],
+                      "missing.tsv", "no such file")
+    assert_user_error(["fit", "--input", malformed, "--model", tmp_path / "m.npz"], "line 3", "no TAB")
+    assert_user_error(["evaluate", "--model", model_path, "--input", malformed], "line 3")
+    assert_user_error(["reproduce", "nosuchpaper"], "invalid choice", "mochihashi")
+    for bad in ("0", "1.5", "-3", "many"):
+        assert_user_error(["fit", "--input", train, "--model", tmp_path / "m.npz", "--lsi", bad], "--lsi")
+    assert not (tmp_path / "m.npz").exists()
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["fit", "--input", "{train}", "--model", "{tmp}/m.npz", "--paper", "--shrinkage", "0.1"], "--paper"),
+    (["fit", "--input", "{train}", "--model", "{tmp}/m.npz", "--n-basis", "zero"], "--n-basis"),
+    (["fit", "--input", "{train}", "--model", "{tmp}/m.npz", "--shrinkage", "2"], "--shrinkage"),
+    (["fit", "--input", "{train}", "--model", "{tmp}/m.npz", "--complement-weight", "-1"], "--complement-weight"),
+    (["fit", "--input", "{train}", "--model", "{tmp}/m.npz", "--weighting", "okapi"], "--weighting"),
+    (["fit", "--input", "{train}", "--model", "{tmp}"], "is a folder"),
+    (["fit", "--input", "{tmp}/docs.csv", "--model", "{tmp}/m.npz"], "unknown file type"),
+    (["fit", "--input", "{tmp}/singletons.tsv", "--model", "{tmp}/m.npz"], "two or more documents"),
+    (["fit", "--input", "{tmp}/nolabel.jsonl", "--model", "{tmp}/m.npz"], 'line 2: no "label"'),
+    (["fit", "--model", "{tmp}/m.npz"], "--input"),
+    (["search", "--model", "{tmp}/notamodel.npz", "--corpus", "{train}", "--query", "x"], "not a learnsim model"),
+    (["search", "--model", "{model}", "--corpus", "{train}"], "--query"),
+    (["search", "--model", "{model}", "--corpus", "{train}", "--query", "x", "-k", "0"], "positive integer"),
+    (["search", "--model", "{model}", "--corpus", "{tmp}/missing.txt", "--query", "x"], "no such file"),
+    (["search", "--model", "{model}", "--corpus", "{train}", "--query", " "], "must not be empty"),
+    (["evaluate", "--model", "{tmp}/missing.npz", "--input", "{train}"], "does not exist"),
+    (["demo", "--seed", "-1"], "--seed"),
+    (["frobnicate"], "invalid choice"),
+    ([], "required"),
+])
+def test_bad_usage_exits_2(args, fragment, corpus_files, model_path, tmp_path):
+    (tmp_path / "docs.csv").write_text("a,b\n", encoding="utf-8")
+    (tmp_path / "singletons.tsv").write_text("a\tone text\nb\tanother text\n", encoding="utf-8")
+    (tmp_path / "nolabel.jsonl").write_text('{"text": "x", "label": "a"}\n{"text": "y"}\n', encoding="utf-8")
+    (tmp_path / "notamodel.npz").write_bytes(b"not a zip file")
+    fill = {"train": corpus_files["train"], "tmp": tmp_path, "model": model_path}
+    assert_user_error([a.format(**fill) for a in args], fragment)
+
+
+def test_debug_flag_shows_the_traceback(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        run_cli(["--debug", "fit", "--input", tmp_path / "missing.tsv", "--model", tmp_path / "m.npz"])
+
+
+def test_version_and_help():
+    code, out, _ = run_cli(["--version"])
+    assert code == 0 and out.strip() == f"learnsim {learnsim.__version__}"
+    for command in ("demo", "fit", "search", "evaluate", "reproduce"):
+        code, out, _ = run_cli([command, "--help"])
+        assert code == 0 and "examples:" in out and f"learnsim {command}" in out
+
+
+def test_python_m_learnsim_help():
+    proc = subprocess.run([sys.executable, "-m", "learnsim", "--help"], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "usage: learnsim" in proc.stdout
+    for command in ("demo", "fit", "search", "evaluate", "reproduce"):
+        assert command in proc.stdout
+
+
+# --------------------------------------------------------------------------- readers
+
+def test_read_labelled_tsv_and_jsonl(tmp_path):
+    tsv = tmp_path / "d.txt"
+    tsv.write_bytes("\ufefflabel\ttext\n\nsport\tgoal scored\r\n-1\tno cluster here\nsport\ta\ttab inside\n"
+                    .encode("utf-8"))
+    docs = read_labelled_documents(tsv)
+    assert docs.texts == ["goal scored", "no cluster here", "a\ttab inside"]
+    assert docs.labels == ["sport", None, "sport"] and docs.line_numbers == [3, 4, 5]
+    codes, names, dropped = docs.cluster_codes(min_size=2)
+    assert codes.tolist() == [0, -1, 0] and names == ["sport"] and dropped == 0
+
+    jsonl = tmp_path / "d.jsonl"
+    jsonl.write_text('{"text": "a b", "label": 3, "id": 7}\n{"text": "c", "label": null}\n'
+                     '{"text": "d", "label": "3"}\n{"text": "e", "label": "x"}\n', encoding="utf-8")
+    docs = read_labelled_documents(jsonl)
+    assert docs.ids == ["7", None, None, None] and docs.labels == ["3", None, "3", "x"]
+    codes, names, dropped = docs.cluster_codes(min_size=2)
+    assert codes.tolist() == [0, -1, 0, -1] and names == ["3"] and dropped == 1
+
+
+def test_read_corpus_formats(tmp_path):
+    lines = tmp_path / "c.txt"
+    lines.write_text("first document\nsecond\twith a tab\n", encoding="utf-8")
+    docs = read_documents(lines)
+    assert docs.texts == ["first document", "second\twith a tab"] and docs.ids == [None, None]
+    tsv = tmp_path / "c.tsv"
+    tsv.write_text("id\ttext\nd1\tfirst\nd2\tsecond\n", encoding="utf-8")
+    docs = read_documents(tsv)
+    assert docs.texts == ["first", "second"] and docs.ids == ["d1", "d2"] and docs.labels is None
+    jsonl = tmp_path / "c.jsonl"
+    jsonl.write_text('{"text": "x", "id": "a"}\n{"text": "y"}\n', encoding="utf-8")
+    docs = read_documents(jsonl)
+    assert docs.ids == ["a", None] and docs.labels is None     # not every document is labelled
+    jsonl.write_text('{"text": "x", "label": "a"}\n{"text": "y", "label": -1}\n', encoding="utf-8")
+    assert read_documents(jsonl).labels == ["a", None]
+
+
+@pytest.mark.parametrize("name, content, reader, message", [
+    ("e.tsv", b"", read_labelled_documents, "contains no documents"),
+    ("e.tsv", b"a\tok\n\tno label\n", read_labelled_documents, "line 2: empty label"),
+    ("e.tsv", b"a\tok\nb\t  \n", read_labelled_documents, "line 2: empty text"),
+    ("e.tsv", b"a\tok\nb\t\xff\xfe\n", read_labelled_documents, "line 2: not UTF-8"),
+    ("e.jsonl", b'{"text": "a", "label": 1}\n[1, 2]\n', read_labelled_documents, "line 2: expected a JSON object"),
+    ("e.jsonl", b'{"text": "a", "label": 1}\n{bad json\n', read_labelled_documents, "line 2: invalid JSON"),
+    ("e.jsonl", b'{"text": "a", "label": 1.5}\n', read_labelled_documents, '"label" must be'),
+    ("e.jsonl", b'{"txt": "a"}\n', read_documents, 'line 1: no "text" field'),
+    ("e.tsv", b"d1\tfine\nno tab\n", read_documents, "line 2: no TAB"),
+    ("e.md", b"x\n", read_documents, "unknown file type"),
+])
+def test_reader_errors_name_the_line(tmp_path, name, content, reader, message):
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(DocumentFormatError, match=message.replace("[", r"\[")):
+        reader(path)
