@@ -203,7 +203,7 @@ def run(args):
         ratio = t_rca / t_mcd
         rows.append((dim, ratio))
         print(f"{dim:>5}  {t_mcd:>8.3f}  {t_rca:>8.3f}  {ratio:>8.2f}  {cpu_rca / cpu_mcd:>6.2f}  {rel_diff:>12.2e}  "
-              f"{mcd.solver_:>10}  {mcd.eigenvalues_.size:>5}", flush=True)
+              f"{mcd.solver_:>10}  {mcd.rank_:>5}", flush=True)
         for message in sorted(set(rca_warnings)):
             print(f"       RCA warned: {message}")
         setting = f"20ng-lsi-{dim}"

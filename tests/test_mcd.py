@@ -28,7 +28,24 @@ def test_full_rank_matches_eq6():
     m = MinimumClusterDistortion(**PAPER_PARAMS).fit(X, y)
     np.testing.assert_allclose(m.get_mahalanobis_matrix(), M_paper, rtol=1e-8, atol=1e-10)
     assert np.linalg.det(m.get_mahalanobis_matrix()) == pytest.approx(1.0, rel=1e-8)  # eq. (5)
-    assert m.solver_ == "covariance"
+    assert m.solver_ == "cholesky" and m.eigenvalues_ is None and m.rank_ == n
+
+
+def test_cholesky_and_eigen_routes_agree_and_ill_conditioned_falls_back(monkeypatch):
+    import learnsim.mcd as mcd
+    X, y = _blobs_dense(seed=4)
+    chol = MinimumClusterDistortion(**PAPER_PARAMS).fit(X, y)
+    monkeypatch.setattr(mcd, "_cholesky_inverse_factor", lambda A, tol: None)
+    eig = MinimumClusterDistortion(**PAPER_PARAMS).fit(X, y)
+    monkeypatch.undo()
+    assert (chol.solver_, eig.solver_) == ("cholesky", "covariance")
+    np.testing.assert_allclose(chol.get_mahalanobis_matrix(), eig.get_mahalanobis_matrix(), rtol=1e-8)
+    np.testing.assert_allclose(chol.transform(X) @ chol.transform(X).T, eig.transform(X) @ eig.transform(X).T,
+                               rtol=1e-7, atol=1e-8)
+    # a feature that is an exact copy of another makes A singular: the pseudo-inverse takes over
+    Xs = np.hstack([X, X[:, :1]])
+    m = MinimumClusterDistortion(**PAPER_PARAMS).fit(Xs, y)
+    assert m.solver_ == "covariance" and m.rank_ == X.shape[1]
 
 
 def test_minimises_distortion_among_unit_determinant_metrics():
@@ -52,7 +69,7 @@ def test_singular_uses_pseudo_inverse_of_appendix_b():
     M_paper = np.prod(sig ** (1.0 / len(sig))) * np.linalg.pinv(A, hermitian=True, rtol=1e-9)
     m = MinimumClusterDistortion(**PAPER_PARAMS).fit(X, y)
     assert m.solver_ == "gram"
-    assert len(m.eigenvalues_) == len(sig) == X.shape[0] - len(np.unique(y))
+    assert m.rank_ == len(m.eigenvalues_) == len(sig) == X.shape[0] - len(np.unique(y))
     np.testing.assert_allclose(m.get_mahalanobis_matrix(), M_paper, rtol=1e-6, atol=1e-8)
 
 
@@ -102,7 +119,7 @@ def test_sparse_equals_dense_and_routes_agree(alpha, gamma):
         gram = MinimumClusterDistortion(n_basis=None, shrinkage=alpha, complement_weight=gamma).fit(sp.csr_matrix(Xs), y)
     finally:
         mcd._MAX_COVARIANCE_DIM = saved
-    assert cov.solver_ == "covariance" and gram.solver_ == "gram"
+    assert cov.solver_ in ("covariance", "cholesky") and gram.solver_ == "gram"
     np.testing.assert_allclose(cov.pairwise_distances(Xs), gram.pairwise_distances(Xs), rtol=1e-6, atol=1e-6)
 
 
@@ -115,7 +132,7 @@ def test_randomized_solver_recovers_top_eigenpairs(monkeypatch):
     approx = MinimumClusterDistortion(**PAPER_PARAMS, n_components=5, random_state=0).fit(X, y)
     assert approx.solver_ == "randomized"
     np.testing.assert_allclose(approx.eigenvalues_, exact.eigenvalues_[:5], rtol=1e-6)
-    overlap = np.abs(approx.eigenvectors_.T @ exact.eigenvectors_[:, :5])
+    overlap = np.abs(approx.factor_.T @ exact.factor_[:, :5])
     np.testing.assert_allclose(np.diag(overlap), 1.0, atol=1e-6)
     with pytest.raises(ValueError, match="n_components"):
         MinimumClusterDistortion(**PAPER_PARAMS).fit(X, y)
@@ -260,7 +277,7 @@ def test_zero_scatter_has_rank_zero_and_falls_back_to_euclid(wide):
     X = np.repeat(rng.normal(size=(4, 30 if wide else 5)), 3, axis=0)   # every cluster is one point
     y = np.repeat(np.arange(4), 3)
     m = MinimumClusterDistortion(**PAPER_PARAMS).fit(X, y)
-    assert m.eigenvalues_.size == 0
+    assert m.rank_ == 0 and m.eigenvalues_.size == 0
     D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
     np.testing.assert_allclose(m.pairwise_distances(X), D, rtol=1e-10, atol=1e-7)
 

@@ -397,3 +397,16 @@ def test_bad_arrays_and_meta_refused(tmp_path):
     with pytest.raises(ValueError, match="empty"):
         save({}, path)
     assert not path.exists()
+
+
+@pytest.mark.parametrize("field_offset, name", [(14, "crc"), (18, "compressed size"), (30, "file name")])
+def test_damaged_local_zip_header_is_refused(tmp_path, field_offset, name):
+    # zipfile itself only reads the central directory; a damaged local header must still be caught
+    path = save(example(), tmp_path / "m.npz")
+    with zipfile.ZipFile(path) as zf:
+        offset = zf.infolist()[1].header_offset
+    raw = bytearray(path.read_bytes())
+    raw[offset + field_offset] ^= 0x5A
+    path.write_bytes(bytes(raw))
+    with pytest.raises(ModelFormatError, match="corrupted|not a readable"):
+        load(path)

@@ -57,8 +57,8 @@ DEFAULT_SHRINKAGE_GRID = (0.0, 1e-2, 0.1, 0.3, 1.0)
 DEFAULT_COMPLEMENT_GRID = (0.0, 0.1, 0.3, 1.0)
 #: The paper's metric exactly: full space, pseudo-inverse, nothing outside the range of A.
 PAPER_PARAMS = {"n_basis": None, "shrinkage": 0.0, "complement_weight": 0.0}
-# Used when there are too few clusters to select on held-out ones.
-_FALLBACK = {"shrinkage": 0.1, "complement_weight": 1.0}
+# Used when there are too few clusters to select on held-out ones: the paper's own metric.
+_FALLBACK = {"shrinkage": 0.0, "complement_weight": 0.0}
 
 # Above this many features the covariance route (a D x D eigenproblem) is not used.
 _MAX_COVARIANCE_DIM = 4000
@@ -108,10 +108,14 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
     ----------
     n_features_in_ : int
     n_basis_, shrinkage_, complement_weight_ : the settings used (selected or given).
-    eigenvalues_ : ndarray (r,)
-        Non-zero eigenvalues of the within-cluster scatter (eq. 7) in the space used, descending.
-    eigenvectors_ : ndarray (n_active, r)
-        V: orthonormal eigenvectors over the features in ``active_features_``.
+    eigenvalues_ : ndarray (r,) or None
+        Non-zero eigenvalues of the within-cluster scatter (eq. 7) in the space used, descending;
+        None with the "cholesky" solver, which never needs them.
+    factor_ : ndarray (n_active, r)
+        V, over the features in ``active_features_``: orthonormal eigenvectors of the scatter, or,
+        with the "cholesky" solver, L^-T where A = L L^T (then M = s L^-T L^-1 = s A^-1, eq. 6).
+    rank_ : int
+        Rank of the within-cluster scatter in the space used (Appendix B's R).
     active_features_ : ndarray of int
         Features that are non-zero somewhere in the data that defines V.
     weights_ : ndarray (r,)
@@ -123,7 +127,9 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
     cv_results_ : dict of lists or None
         Every candidate setting with its mean held-out score, when something was "auto".
     solver_ : str
-        "basis", "covariance", "gram" or "randomized": how the eigenproblem was solved.
+        How A was factored: "cholesky" (the paper's settings with a full-rank A of moderate size:
+        eq. 6 by a Cholesky factor, no eigendecomposition), "covariance" (eigh of A), "gram" (eigh
+        of Z Z^T), "randomized" (randomised SVD of Z) or "basis" (eigh in the principal basis).
 
     Notes
     -----
@@ -194,17 +200,25 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         self.shrinkage_ = float(setting["shrinkage"])
         self.complement_weight_ = float(setting["complement_weight"])
 
+        exact_inverse = self.shrinkage_ == 0.0 and self.complement_weight_ == 0.0
         if basis is None:
-            lam, V, active, self.solver_ = _scatter_eigen(X, labels, ids, cluster_weights,
-                                                          self.n_components, self.tol, rng)
+            lam, V, active, self.solver_ = _scatter_eigen(X, labels, ids, cluster_weights, self.n_components,
+                                                          self.tol, rng, exact_inverse=exact_inverse)
         else:
             C = basis.scatter(labels, ids, cluster_weights)
             lam, W = _eigh_desc(C[:self.n_basis_, :self.n_basis_], self.tol, basis.scale(labels))
             V = basis.components[:, :self.n_basis_] @ W
             active, self.solver_ = basis.active, "basis"
-        self.eigenvalues_, self.eigenvectors_, self.active_features_ = lam, V, active
-        self.weights_, self.residual_weight_, self.scale_ = _metric_weights(
-            lam, self.shrinkage_, self.complement_weight_, self.n_features_in_)
+        self.factor_, self.active_features_ = V, active
+        if self.solver_ == "cholesky":
+            # lam holds log|A|: M = |A|^(1/n) A^-1 (eq. 6) = s L^-T L^-1
+            s = float(np.exp(lam / V.shape[1]))
+            self.eigenvalues_, self.rank_ = None, V.shape[1]
+            self.weights_, self.residual_weight_, self.scale_ = np.full(V.shape[1], s), 0.0, s
+        else:
+            self.eigenvalues_, self.rank_ = lam, int(lam.size)
+            self.weights_, self.residual_weight_, self.scale_ = _metric_weights(
+                lam, self.shrinkage_, self.complement_weight_, self.n_features_in_)
         return self
 
     def _check_params(self):
@@ -319,21 +333,21 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
 
     # ---------------------------------------------------------------- using it
     def _pairwise_sq_distances(self, A, B):
-        PA = _project(A, self.eigenvectors_, self.active_features_)
-        PB = _project(B, self.eigenvectors_, self.active_features_)
+        PA = _project(A, self.factor_, self.active_features_)
+        PB = _project(B, self.factor_, self.active_features_)
         return _bilinear_sq_dist(_row_sq_norms(A), _row_sq_norms(B), _dense_dot(A, B), PA, PB,
                                  self.weights_, self.residual_weight_)
 
     def _paired_sq_distances(self, A, B):
         diff = A - B
-        P = _project(diff, self.eigenvectors_, self.active_features_)
+        P = _project(diff, self.factor_, self.active_features_)
         beta = self.residual_weight_
         return np.maximum(beta * _row_sq_norms(diff) + (P * P) @ (self.weights_ - beta), 0.0)
 
     def transform(self, X):
         """Map X to the space where the learned distance is Euclidean: x -> M^(1/2) x."""
         X = self._check_input(X)
-        P = _project(X, self.eigenvectors_, self.active_features_)
+        P = _project(X, self.factor_, self.active_features_)
         beta = self.residual_weight_
         if beta == 0.0:
             return P * np.sqrt(self.weights_)
@@ -345,7 +359,7 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
                 "(LSI), or use complement_weight=0")
         out = np.sqrt(beta) * (X.toarray() if sp.issparse(X) else np.array(X, dtype=float))
         out[:, self.active_features_] += P @ ((np.sqrt(self.weights_) - np.sqrt(beta))[:, None]
-                                              * self.eigenvectors_.T)
+                                              * self.factor_.T)
         return out
 
     def get_mahalanobis_matrix(self):
@@ -354,9 +368,9 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         d = self.n_features_in_
         if d * d > _MAX_DENSE_ENTRIES:
             raise MemoryError(f"M would be a dense {d} x {d} matrix; use the factored form "
-                              "(eigenvectors_, weights_, residual_weight_) instead")
+                              "(factor_, weights_, residual_weight_) instead")
         M = np.eye(d) * self.residual_weight_
-        V = self.eigenvectors_
+        V = self.factor_
         M[np.ix_(self.active_features_, self.active_features_)] += (V * (self.weights_ - self.residual_weight_)) @ V.T
         return M
 
@@ -366,7 +380,7 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         if self.residual_weight_ == 0.0:
             L = np.zeros((len(self.weights_), self.n_features_in_))
-            L[:, self.active_features_] = np.sqrt(self.weights_)[:, None] * self.eigenvectors_.T
+            L[:, self.active_features_] = np.sqrt(self.weights_)[:, None] * self.factor_.T
             return L
         return self.transform(np.eye(self.n_features_in_)).T
 
@@ -377,7 +391,7 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         return tags
 
     # ---------------------------------------------------------------- persistence
-    _ARRAYS = ("eigenvalues", "eigenvectors", "active_features", "weights")
+    _ARRAYS = ("factor", "active_features", "weights")
 
     def _get_state(self):
         check_is_fitted(self)
@@ -389,20 +403,26 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         meta = {"params": params, "n_features_in": int(self.n_features_in_), "n_basis": self.n_basis_,
                 "shrinkage": self.shrinkage_, "complement_weight": self.complement_weight_,
                 "residual_weight": float(self.residual_weight_), "scale": float(self.scale_),
-                "solver": self.solver_, "cv_results": self.cv_results_}
-        return meta, {key: getattr(self, key + "_") for key in self._ARRAYS}
+                "solver": self.solver_, "rank": int(self.rank_), "cv_results": self.cv_results_}
+        arrays = {key: getattr(self, key + "_") for key in self._ARRAYS}
+        if self.eigenvalues_ is not None:
+            arrays["eigenvalues"] = self.eigenvalues_
+        return meta, arrays
 
     @classmethod
     def _from_state(cls, meta, arrays):
         missing = [k for k in cls._ARRAYS if k not in arrays]
         if missing:
             raise ValueError(f"saved MinimumClusterDistortion lacks the arrays {missing}")
-        ev, V, act, w = (np.asarray(arrays[k]) for k in cls._ARRAYS)
+        V, act, w = (np.asarray(arrays[k]) for k in cls._ARRAYS)
+        ev = np.asarray(arrays["eigenvalues"]) if "eigenvalues" in arrays else None
         d = int(meta["n_features_in"])
-        r = ev.shape[0]
-        if ev.ndim != 1 or V.shape != (act.shape[0], r) or w.shape != (r,):
-            raise ValueError(f"inconsistent saved metric: eigenvectors {V.shape}, eigenvalues {ev.shape}, "
-                             f"weights {w.shape}, active_features {act.shape}")
+        r = w.shape[0]
+        if (w.ndim != 1 or V.shape != (act.shape[0], r) or (ev is None) != (meta["solver"] == "cholesky")
+                or (ev is not None and ev.shape != (r,)) or int(meta["rank"]) != r):
+            raise ValueError(f"inconsistent saved metric: factor {V.shape}, weights {w.shape}, active_features "
+                             f"{act.shape}, eigenvalues {None if ev is None else ev.shape}, rank {meta['rank']}, "
+                             f"solver {meta['solver']!r}")
         if act.size and (act.min() < 0 or act.max() >= d):
             raise ValueError("saved active_features index outside the number of features")
         if not (np.all(np.isfinite(w)) and np.all(w >= 0) and meta["residual_weight"] >= 0):
@@ -412,7 +432,7 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
             params[key] = tuple(params[key])
         obj = cls(**params)
         obj.n_features_in_ = d
-        obj.eigenvalues_, obj.eigenvectors_, obj.weights_ = ev, V, w
+        obj.eigenvalues_, obj.factor_, obj.weights_, obj.rank_ = ev, V, w, int(meta["rank"])
         obj.active_features_ = act.astype(np.int64)
         obj.n_basis_ = meta["n_basis"]
         obj.shrinkage_ = float(meta["shrinkage"])
@@ -458,6 +478,23 @@ class _PrincipalBasis:
         centroids /= np.maximum(sizes, 1)[:, None]
         Z = (Y - centroids[pos]) * np.sqrt(np.asarray(cluster_weights)[pos])[:, None]
         return Z.T @ Z
+
+
+def _cholesky_inverse_factor(A, tol):
+    """(log|A|, L^-T) for A = L L^T, or None when A is singular or too ill-conditioned for the
+    inverse to be trusted (then the eigendecomposition and its pseudo-inverse take over)."""
+    try:
+        L = scipy.linalg.cholesky(A, lower=True, check_finite=False)
+    except np.linalg.LinAlgError:
+        return None
+    d = np.diag(L)
+    # diag(L)^2 brackets the eigenvalues loosely; a tiny ratio means (near) singular
+    if d.min() <= 0 or (d.min() / d.max()) ** 2 <= max(tol, 1e-12) * 10:
+        return None
+    L_inv, info = scipy.linalg.lapack.dtrtri(L, lower=1)
+    if info != 0:
+        return None
+    return 2.0 * float(np.sum(np.log(d))), np.ascontiguousarray(L_inv.T)
 
 
 def _eigh_desc(C, tol, data_scale=0.0):
@@ -508,12 +545,12 @@ def _metric_weights(eigenvalues, alpha, gamma, n_features):
     return s * raw, s * gamma, s
 
 
-def _project(X, eigenvectors, active):
+def _project(X, factor, active):
     """V^T x for every row of X, with V given over the active features only."""
-    if eigenvectors.shape[1] == 0:
+    if factor.shape[1] == 0:
         return np.zeros((X.shape[0], 0))
     Xa = X[:, active] if active.size != X.shape[1] else X
-    out = Xa @ eigenvectors
+    out = Xa @ factor
     return np.asarray(out)
 
 
@@ -528,11 +565,14 @@ def _bilinear_sq_dist(sq_a, sq_b, G, PA, PB, weights, beta):
     return np.maximum(D2, 0.0)
 
 
-def _scatter_eigen(X, labels, cluster_ids, cluster_weights, n_components, tol, rng):
+def _scatter_eigen(X, labels, cluster_ids, cluster_weights, n_components, tol, rng, exact_inverse=False):
     """Non-zero eigenpairs of the weighted within-cluster scatter A (eq. 7, sec. 4.3).
 
     Returns (eigenvalues desc, eigenvectors over active features, active feature indices, solver).
-    Never forms a D x D matrix unless D is small.
+    Never forms a D x D matrix unless D is small. With ``exact_inverse`` (the paper's settings)
+    and a well-conditioned full-rank A it returns (log|A|, L^-T, active, "cholesky") instead:
+    eq. (6) needs only A^-1 and |A|, which a Cholesky factor gives several times faster than an
+    eigendecomposition.
     """
     rows = np.flatnonzero(labels >= 0)
     Xc = X[rows]
@@ -566,7 +606,11 @@ def _scatter_eigen(X, labels, cluster_ids, cluster_weights, n_components, tol, r
         Z = (Xa.toarray() if sp.issparse(Xa) else Xa) - Cent[pos]
         Z *= sqrt_w[:, None]
         A = Z.T @ Z                                  # eq. (7), weighted as in sec. 4.3
-        lam, V = scipy.linalg.eigh(A)
+        if exact_inverse and n_components is None:
+            factor = _cholesky_inverse_factor(A, tol)
+            if factor is not None:
+                return factor[0], factor[1], active, "cholesky"
+        lam, V = scipy.linalg.eigh(A, overwrite_a=True, check_finite=False, driver="evd")
     elif n <= _MAX_GRAM_ITEMS:
         solver = "gram"
         # Z Z^T = W^1/2 (I - P) K (I - P) W^1/2, with P the within-cluster averaging operator

@@ -37,6 +37,7 @@ import json
 import os
 import re
 import secrets
+import struct
 import zipfile
 from datetime import datetime, timezone
 from pathlib import Path
@@ -227,6 +228,38 @@ def save(obj, path, *, compress=False):
 # loading
 # --------------------------------------------------------------------------------------------
 
+_LOCAL_HEADER = struct.Struct("<4sHHHHHIIIHH")
+
+
+def _check_local_headers(path):
+    """Compare every entry's local zip header with the central directory.
+
+    ``zipfile`` reads sizes and CRCs from the central directory only, so damage to a local
+    header (CRC, sizes, name) would go unnoticed while the payload still loads; a model file
+    must be intact, so such a file is refused too.
+    """
+    try:
+        with zipfile.ZipFile(path) as zf, open(path, "rb") as fh:
+            for info in zf.infolist():
+                fh.seek(info.header_offset)
+                raw = fh.read(_LOCAL_HEADER.size)
+                if len(raw) != _LOCAL_HEADER.size:
+                    raise ModelFormatError(f"{path}: truncated local header of entry {info.filename!r}")
+                sig, _, flags, method, _, _, crc, csize, usize, name_len, _ = _LOCAL_HEADER.unpack(raw)
+                name = fh.read(name_len)
+                deferred = flags & 0x08          # sizes and CRC given after the data instead
+                ok = (sig == b"PK\x03\x04" and method == info.compress_type
+                      and name == info.orig_filename.encode("utf-8", "surrogateescape")
+                      and (deferred or crc == info.CRC)
+                      and (deferred or csize in (info.compress_size, 0xFFFFFFFF))
+                      and (deferred or usize in (info.file_size, 0xFFFFFFFF)))
+                if not ok:
+                    raise ModelFormatError(f"{path}: entry {info.filename!r} is corrupted (its local zip "
+                                           "header disagrees with the archive's directory)")
+    except (zipfile.BadZipFile, OSError, EOFError, struct.error) as exc:
+        raise ModelFormatError(f"{path} is not a readable .npz archive: {exc}") from None
+
+
 def _open_npz(path):
     path = Path(path)
     if not path.exists():
@@ -236,6 +269,7 @@ def _open_npz(path):
     if not zipfile.is_zipfile(path):
         raise ModelFormatError(f"{path} is not a learnsim model file: not a zip/.npz archive "
                                "(truncated, or a different kind of file)")
+    _check_local_headers(path)
     try:
         archive = np.load(path, allow_pickle=False)
     except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
