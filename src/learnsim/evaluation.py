@@ -138,18 +138,22 @@ def _check_binary_values(values, name):
                          "(graded relevance? threshold it first, e.g. relevant = grades > 0)")
 
 
+def _call_block(func, rows, name):
+    """``func(rows)`` as a dense 2-D array with one row per requested row, or a clear error."""
+    block = func(rows)
+    block = np.asarray(block.toarray() if sp.issparse(block) else block)
+    if block.ndim != 2 or block.shape[0] != len(rows):
+        raise ValueError(f"{name}(rows) must return an array of shape (len(rows), n_docs); "
+                         f"got shape {block.shape} for {len(rows)} rows")
+    return block
+
+
 def _as_mask_source(obj, name):
     """Return (n_rows, n_cols, get_rows) for a boolean matrix given as array, sparse matrix
     or callable ``f(rows) -> (len(rows), n_cols)``; shapes of a callable are unknown (None)."""
     if callable(obj) and not sp.issparse(obj) and not isinstance(obj, np.ndarray):
         def get(rows):
-            block = obj(rows)
-            if sp.issparse(block):
-                block = block.toarray()
-            block = np.asarray(block)
-            if block.ndim != 2 or block.shape[0] != len(rows):
-                raise ValueError(f"{name}(rows) must return an array of shape (len(rows), n_docs); "
-                                 f"got shape {block.shape} for {len(rows)} rows")
+            block = _call_block(obj, rows, name)
             _check_binary_values(block, f"{name}(rows)")
             return block.astype(bool, copy=False)
         return None, None, get
@@ -175,14 +179,7 @@ def _as_score_source(obj, name="scores"):
     """Return (n_rows, n_cols, get_rows) for a score matrix or a ``score_block(rows)`` callable."""
     if callable(obj) and not isinstance(obj, np.ndarray):
         def get(rows):
-            block = obj(rows)
-            if sp.issparse(block):
-                block = block.toarray()
-            block = np.asarray(block)
-            if block.ndim != 2 or block.shape[0] != len(rows):
-                raise ValueError(f"{name}(rows) must return an array of shape (len(rows), n_docs); "
-                                 f"got shape {block.shape} for {len(rows)} rows")
-            return check_matrix(block, name=f"{name}(rows)", accept_sparse=False)
+            return check_matrix(_call_block(obj, rows, name), name=f"{name}(rows)", accept_sparse=False)
         return None, None, get
     if sp.issparse(obj):
         raise TypeError(f"{name} is a sparse matrix; rankings need every score, pass a dense array "
