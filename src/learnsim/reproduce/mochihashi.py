@@ -285,30 +285,30 @@ def experiment_uci(results, *, quick, notes):
 
 
 # ----------------------------------------------------------------------------- report
-def _plot_levels(path, acc, experiment_title, methods, paper_series=None):
+def _plot_levels(path, results, experiment, title, methods, paper_series=None):
+    """11-pt AP by reduction level, drawn from the records (so it can be redrawn from the JSON)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    settings = [s for s in dict.fromkeys(k[0] for k in acc.values) if s != "full"]
+    rows = results.select(experiment=experiment, measure="ap11")
+    value = {(r["setting"], r["method"]): r["value"] for r in rows}
+    settings = [s for s in dict.fromkeys(r["setting"] for r in rows) if s != "full"]
     x = np.arange(len(settings))
-    fig, ax = plt.subplots(figsize=(7, 4.2))
+    fig, ax = plt.subplots(figsize=(7, 5))
     for method in methods:
-        ys = [acc.mean(s, method, "ap11") for s in settings]
+        ys = [value.get((s, method)) for s in settings]
         if any(v is not None for v in ys):
             ax.plot(x, [np.nan if v is None else v for v in ys], marker="o", label=method)
-    for method in ("cosine", "bm25", "mcd"):
-        v = acc.mean("full", method, "ap11")
-        if v is not None:
-            ax.axhline(v, ls=":", lw=1.2, color={"cosine": "gray", "bm25": "black", "mcd": "tab:red"}[method],
-                       label=f"{method}, full vocabulary")
-    if paper_series:
-        for label, values in paper_series.items():
-            ax.plot(x, [values.get(s, np.nan) for s in settings], ls="--", marker="x", alpha=0.7, label=label)
+    for method, color in (("cosine", "gray"), ("bm25", "black"), ("mcd", "tab:red")):
+        if ("full", method) in value:
+            ax.axhline(value["full", method], ls=":", lw=1.2, color=color, label=f"{method}, full vocabulary")
+    for label, values in (paper_series or {}).items():
+        ax.plot(x, [values.get(s, np.nan) for s in settings], ls="--", marker="x", alpha=0.7, label=label)
     ax.set_xticks(x, settings)
     ax.set_xlabel("LSI dimension (fraction of the vocabulary)")
     ax.set_ylabel("11-point average precision")
-    ax.set_title(experiment_title)
-    ax.legend(fontsize=7, ncol=2)
+    ax.set_title(title)
+    ax.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.14))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -332,16 +332,18 @@ def _plot_pr(path, curves, settings_methods, title):
     plt.close(fig)
 
 
-def _plot_uci(path, acc):
+def _plot_uci(path, results):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    settings = list(dict.fromkeys(k[0] for k in acc.values))
+    rows = results.select(experiment="uci-kmeans", measure="clustering_precision")
+    value = {(r["setting"], r["method"]): r["value"] for r in rows}
+    settings = list(dict.fromkeys(r["setting"] for r in rows))
     methods = ("euclid", "mcd-paper", "mcd")
     fig, ax = plt.subplots(figsize=(9, 4))
     x = np.arange(len(settings))
     for i, m in enumerate(methods):
-        ax.bar(x + (i - 1) * 0.27, [acc.mean(s, m, "clustering_precision") for s in settings], 0.27, label=m)
+        ax.bar(x + (i - 1) * 0.27, [value.get((s, m), np.nan) for s in settings], 0.27, label=m)
     ax.set_xticks(x, [s.replace(" (", "\n(") for s in settings], fontsize=7)
     ax.set_ylabel("pairwise clustering precision")
     ax.set_ylim(0.4, 1.0)
@@ -350,6 +352,26 @@ def _plot_uci(path, acc):
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def render_level_plots(results, out_dir):
+    """Draw the record-based figures of the report into ``out_dir``; returns their file names."""
+    drawn = []
+    experiments = {r["experiment"] for r in results.records}
+    if "20ng" in experiments:
+        paper_series = {"paper: metric": {_level_name(lv): v[2] for lv, v in PAPER_TABLE1.items()},
+                        "paper: Euclid": {_level_name(lv): v[3] for lv, v in PAPER_TABLE1.items()}}
+        _plot_levels(out_dir / "mochihashi_20ng_ap11.png", results, "20ng", "20 Newsgroups: 11-pt AP by LSI level",
+                     ["euclid", "mcd-paper", "euclid-l2", "mcd"], paper_series)
+        drawn.append("mochihashi_20ng_ap11.png")
+    if "flickr8k" in experiments:
+        _plot_levels(out_dir / "mochihashi_flickr_ap11.png", results, "flickr8k",
+                     "Flickr8k captions: 11-pt AP (Figure 3 analogue)", ["euclid", "mcd-paper", "euclid-l2", "mcd"])
+        drawn.append("mochihashi_flickr_ap11.png")
+    if "uci-kmeans" in experiments:
+        _plot_uci(out_dir / "mochihashi_uci.png", results)
+        drawn.append("mochihashi_uci.png")
+    return drawn
 
 
 def _best(acc, methods, measure="ap11", settings=None):
@@ -421,10 +443,6 @@ def run_experiments(quick=False, data_dir=None, out_dir=None, only=None):
             f"11-pt AP {best[0]:.3f} vs BM25 on the full vocabulary {bm25:.3f} "
             f"(ratio {best[0] / bm25:.3f}).")
         if plots:
-            paper_series = {"paper: metric": {_level_name(lv): v[2] for lv, v in PAPER_TABLE1.items()},
-                            "paper: Euclid": {_level_name(lv): v[3] for lv, v in PAPER_TABLE1.items()}}
-            _plot_levels(out_dir / "mochihashi_20ng_ap11.png", acc, "20 Newsgroups: 11-pt AP by LSI level",
-                         ["euclid", "mcd-paper", "euclid-l2", "mcd"], paper_series)
             md.append("\n![20ng 11-pt AP](mochihashi_20ng_ap11.png)\n")
 
     if "flickr8k" in only:
@@ -449,8 +467,6 @@ def run_experiments(quick=False, data_dir=None, out_dir=None, only=None):
             f"configuration: `{best[2]}` at {best[1]}, 11-pt AP {best[0]:.3f} vs cosine on the full tf.idf "
             f"{cos:.3f} (ratio {best[0] / cos:.3f}).")
         if plots:
-            _plot_levels(out_dir / "mochihashi_flickr_ap11.png", acc, "Flickr8k captions: 11-pt AP (Figure 3 analogue)",
-                         ["euclid", "mcd-paper", "euclid-l2", "mcd"])
             pick = [(bp[0], "euclid"), (bp[0], "mcd-paper"), (bo[0], "euclid-l2"), (bo[0], "mcd"),
                     ("full", "cosine"), ("full", "mcd")]
             _plot_pr(out_dir / "mochihashi_flickr_pr.png", curves, pick,
@@ -470,9 +486,10 @@ def run_experiments(quick=False, data_dir=None, out_dir=None, only=None):
         summary.append(f"**uci-kmeans.** Under the fair split `mcd` is at least as good as Euclid on "
                        f"{len(wins)} of {len(fair)} sets, `mcd-paper` on {len(wins_p)} of {len(fair)}.")
         if plots:
-            _plot_uci(out_dir / "mochihashi_uci.png", acc)
             md.append("\n![UCI K-means](mochihashi_uci.png)\n")
 
+    if plots:
+        render_level_plots(results, out_dir)
     md.insert(2, "## Summary\n\n" + "\n\n".join(summary) + "\n")
     md.append("\n## Protocol notes\n")
     md.append("\n".join(f"- {n}" for n in notes + [
