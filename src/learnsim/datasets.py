@@ -6,14 +6,18 @@ the files under a *data directory* laid out like the project's ``../shared/data`
 
     <data_dir>/20newsgroups/20news-bydate.tar.gz
     <data_dir>/flickr8k-captions/Flickr8k.token.txt.gz  (+ Flickr_8k.{train,dev,test}Images.txt)
+    <data_dir>/quora-sample/{dev,test}.tsv
+    <data_dir>/stsbenchmark/sts-{train,dev,test}.csv
 
 See :func:`find_data_dir` for how that directory is chosen. :func:`make_clustered_corpus`
 needs no files at all; it is the default corpus for the demo and the fast tests.
 """
 from __future__ import annotations
 
+import csv
 import functools
 import gzip
+import math
 import numbers
 import os
 import re
@@ -25,11 +29,14 @@ import numpy as np
 from sklearn.utils import Bunch
 
 from learnsim._validation import check_random_state
+from learnsim.supervision import Pairs
 
 __all__ = [
     "find_data_dir",
     "load_20newsgroups",
     "load_flickr8k_captions",
+    "load_quora_pairs",
+    "load_sts_benchmark",
     "load_uci",
     "make_clustered_corpus",
 ]
@@ -364,6 +371,330 @@ def load_flickr8k_captions(data_dir=None, split=None):
         captions = [c for c, keep in zip(captions, mask) if keep]
         targets, image_ids = new_targets[mask], kept_ids
     return Bunch(data=captions, target=targets, image_ids=image_ids, split=split)
+
+
+# ------------------------------------------------------------------ sentence-pair corpora
+
+def _index_pair_texts(first, second):
+    """Unique texts in order of first appearance (reading each pair left to right) and the
+    ``(n, 2)`` index of every pair into them; identical strings share one index."""
+    index = {}
+    for a, b in zip(first, second):
+        index.setdefault(a, len(index))
+        index.setdefault(b, len(index))
+    indices = np.array([(index[a], index[b]) for a, b in zip(first, second)], dtype=np.int64)
+    return list(index), indices.reshape(-1, 2)
+
+
+def _object_array(values):
+    # Object arrays, not numpy's fixed-width strings: one long question would otherwise set
+    # the width (and the memory) of every entry.
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = values
+    return arr
+
+
+def _drop_identical_pairs(columns, first_key, second_key):
+    """Drop the rows whose two texts are the same string: :class:`Pairs` cannot hold a pair
+    of an item with itself. Returns the filtered columns and how many rows went."""
+    keep = [a != b for a, b in zip(columns[first_key], columns[second_key])]
+    n_dropped = len(keep) - sum(keep)
+    if n_dropped:
+        columns = {key: [v for v, k in zip(values, keep) if k] for key, values in columns.items()}
+    return columns, n_dropped
+
+
+# --------------------------------------------------------------- Quora question pairs
+
+_QUORA_DIR = "quora-sample"
+_QUORA_SPLITS = ("dev", "test")
+_QUORA_SAMPLE_HEADER = ("label", "question1", "question2", "pair_id")
+_QUORA_KAGGLE_REQUIRED = ("question1", "question2", "is_duplicate")
+_QUORA_SOURCE = ("The full set is Quora's 'First Quora Dataset Release: Question Pairs' "
+                 "(quora_duplicate_questions.tsv) or the train.csv of Kaggle's Quora Question Pairs; "
+                 "pass its path as split.")
+
+
+def _decoded_lines(path, stats):
+    """Lines of ``path`` (line ends kept, for the csv reader) decoded as UTF-8.
+
+    The Quora texts contain multi-byte characters cut in the middle, so undecodable bytes
+    become U+FFFD instead of failing; ``stats["undecodable"]`` counts the lines affected.
+    Only ``\\n`` ends a line (binary iteration), so a stray ``\\r`` is not a line break.
+    """
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            try:
+                yield raw.decode("utf-8")
+            except UnicodeDecodeError:
+                stats["undecodable"] += 1
+                yield raw.decode("utf-8", errors="replace")
+
+
+def _quora_records(path, delimiter, stats):
+    """Yield ``(line_number, fields)`` per record; quoted fields follow CSV rules (the sample
+    quotes questions that contain ``"`` and doubles the inner quotes)."""
+    reader = csv.reader(_decoded_lines(path, stats), delimiter=delimiter, quotechar='"',
+                        doublequote=True, strict=True)
+    last_line = 0
+    while True:
+        try:
+            fields = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise ValueError(f"{path}, line {last_line + 1}: malformed quoting ({exc})") from None
+        start, last_line = last_line + 1, reader.line_num
+        if not fields or (len(fields) == 1 and not fields[0].strip()):
+            continue  # blank line
+        yield start, fields
+
+
+def _quora_layout(first_fields):
+    """Column positions ``(label, question1, question2, pair_id or None)`` and whether the
+    first record is a header, from that first record."""
+    names = [f.strip().lower() for f in first_fields]
+    if all(col in names for col in _QUORA_KAGGLE_REQUIRED):
+        pair_id = names.index("id") if "id" in names else None
+        return ("kaggle", names.index("is_duplicate"), names.index("question1"),
+                names.index("question2"), pair_id, True)
+    if tuple(names) == _QUORA_SAMPLE_HEADER:
+        return "sample", 0, 1, 2, 3, True
+    return "sample", 0, 1, 2, 3, False
+
+
+def _read_quora_file(path):
+    stats = {"undecodable": 0}
+    with open(path, "rb") as handle:
+        first_line = handle.readline()
+    # The original Kaggle train.csv is comma-separated; every other layout uses tabs.
+    delimiter = "\t" if b"\t" in first_line else ","
+    records = _quora_records(path, delimiter, stats)
+    try:
+        first_number, first_fields = next(records)
+    except StopIteration:
+        raise ValueError(f"{path} contains no question pairs (the file is empty)") from None
+    layout, col_label, col_q1, col_q2, col_id, has_header = _quora_layout(first_fields)
+    if delimiter == "," and layout != "kaggle":
+        raise ValueError(
+            f"{path}, line {first_number}: not a recognised Quora layout: expected tab-separated "
+            "'label<TAB>question1<TAB>question2<TAB>pair_id' lines, or a header naming the columns "
+            f"{', '.join(_QUORA_KAGGLE_REQUIRED)} (Kaggle/Quora release); got {first_line[:80]!r}")
+    n_fields = len(first_fields) if has_header else len(_QUORA_SAMPLE_HEADER)
+    expected = ("the header's " + str(n_fields) + " columns" if layout == "kaggle" else
+                "4 tab-separated fields: label, question1, question2, pair_id")
+
+    columns = {"label": [], "question1": [], "question2": [], "pair_id": []}
+
+    def add(number, fields):
+        if len(fields) != n_fields:
+            raise ValueError(f"{path}, line {number}: {len(fields)} field(s), expected {expected}")
+        label = fields[col_label].strip()
+        if label not in ("0", "1"):
+            raise ValueError(f"{path}, line {number}: duplicate label must be 0 or 1; got {label[:40]!r}")
+        columns["label"].append(label == "1")
+        columns["question1"].append(fields[col_q1])
+        columns["question2"].append(fields[col_q2])
+        columns["pair_id"].append(fields[col_id].strip() if col_id is not None else None)
+
+    if not has_header:
+        add(first_number, first_fields)
+    for number, fields in records:
+        add(number, fields)
+    if not columns["label"]:
+        raise ValueError(f"{path} has a header but no question pairs")
+    return layout, columns, stats["undecodable"]
+
+
+def _parse_pair_ids(raw_ids):
+    if all(v is None for v in raw_ids):
+        return np.arange(len(raw_ids), dtype=np.int64)
+    try:
+        return np.array([int(v) for v in raw_ids], dtype=np.int64)
+    except (TypeError, ValueError):
+        return _object_array(raw_ids)
+
+
+def load_quora_pairs(split="dev", data_dir=None):
+    """Load Quora question pairs labelled duplicate / not duplicate.
+
+    Parameters
+    ----------
+    split : {"dev", "test"} or path-like, default="dev"
+        ``"dev"`` and ``"test"`` read ``<data_dir>/quora-sample/{split}.tsv``, the project's
+        10,000-pair samples. Any other value is the path of a Quora file in one of two layouts,
+        told apart by the first line:
+
+        * the sample layout, ``label<TAB>question1<TAB>question2<TAB>pair_id``, with or without
+          that header line;
+        * the original release layout, with a header naming at least ``question1``,
+          ``question2`` and ``is_duplicate`` (normally ``id, qid1, qid2, question1, question2,
+          is_duplicate``), tab-separated (``quora_duplicate_questions.tsv``) or comma-separated
+          (Kaggle's ``train.csv``).
+
+        Fields may be quoted CSV-style, with inner double quotes doubled; the sample files
+        quote the questions that contain a double quote that way.
+    data_dir : path-like, optional
+        Data directory (see :func:`find_data_dir`); only used for ``"dev"`` and ``"test"``.
+
+    Returns
+    -------
+    Bunch
+        ``texts`` (list of the distinct question strings, in order of first appearance; exact
+        duplicates share one entry), ``pairs`` (:class:`learnsim.supervision.Pairs` indexing
+        ``texts``, labels = duplicate flags), ``pair_ids`` (int64 when every id is an integer,
+        else an object array of strings; ``0..n-1`` when the file has no id column),
+        ``question1``, ``question2`` (object arrays of the texts of each pair), ``labels``
+        (int64, 1 = duplicate), ``n_empty_questions`` (question fields that are empty or only
+        whitespace; they are kept, as the Quora data has some), ``n_undecodable_lines`` (lines
+        with bytes that are not UTF-8, replaced by U+FFFD: the Quora texts contain cut
+        characters), ``n_identical_pairs`` (pairs whose two questions are the same string; they
+        are dropped, as a pair of an item with itself says nothing), ``layout`` (``"sample"`` or
+        ``"kaggle"``), ``filename``, ``split``.
+
+    Raises
+    ------
+    ValueError
+        On a malformed line (wrong number of fields, a label other than 0/1, broken quoting);
+        the message names the file and line number.
+    FileNotFoundError
+        When the file does not exist.
+    """
+    if isinstance(split, str) and split in _QUORA_SPLITS:
+        path = _corpus_file(data_dir, [f"{_QUORA_DIR}/{split}.tsv"], f"Quora sample split {split!r}",
+                            _QUORA_SOURCE)
+    elif isinstance(split, (str, os.PathLike)):
+        if isinstance(split, str) and not split.strip():
+            raise ValueError(f"split must be 'dev', 'test' or the path of a Quora file; got {split!r}")
+        path = Path(split).expanduser()
+        if not path.is_file():
+            raise FileNotFoundError(f"split must be 'dev', 'test' or the path of a Quora file; "
+                                    f"{str(path)!r} is not an existing file")
+    else:
+        raise TypeError(f"split must be 'dev', 'test' or a path; got {type(split).__name__}")
+
+    layout, columns, n_undecodable = _read_quora_file(path)
+    columns, n_identical = _drop_identical_pairs(columns, "question1", "question2")
+    if not columns["label"]:
+        raise ValueError(f"{path}: every pair has two identical questions; no usable pair")
+    texts, indices = _index_pair_texts(columns["question1"], columns["question2"])
+    labels = np.array(columns["label"], dtype=bool)
+    n_empty = sum(1 for q in columns["question1"] + columns["question2"] if not q.strip())
+    return Bunch(
+        texts=texts,
+        pairs=Pairs(indices, labels=labels),
+        pair_ids=_parse_pair_ids(columns["pair_id"]),
+        question1=_object_array(columns["question1"]),
+        question2=_object_array(columns["question2"]),
+        labels=labels.astype(np.int64),
+        n_empty_questions=n_empty,
+        n_undecodable_lines=n_undecodable,
+        n_identical_pairs=n_identical,
+        layout=layout,
+        filename=str(path),
+        split=split if isinstance(split, str) and split in _QUORA_SPLITS else str(path),
+    )
+
+
+# ------------------------------------------------------------------------ STS Benchmark
+
+_STS_DIR = "stsbenchmark"
+_STS_SPLITS = ("train", "dev", "test")
+_STS_FIELDS = ("genre", "file", "year", "id", "score", "sentence1", "sentence2")
+_STS_SCORE_RANGE = (0.0, 5.0)
+_STS_SOURCE = "Get Stsbenchmark.tar.gz from http://ixa2.si.ehu.eus/stswiki (Cer et al. 2017)."
+
+
+def _read_sts_file(path):
+    columns = {name: [] for name in _STS_FIELDS}
+    n_extra = 0
+    lo, hi = _STS_SCORE_RANGE
+    # Split on tabs only: the sentences contain literal, unbalanced double quotes that a CSV
+    # reader would take as quoting and use to swallow tabs and whole lines.
+    for number, line in _open_text_lines(path):
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if len(fields) < len(_STS_FIELDS):
+            raise ValueError(f"{path}, line {number}: {len(fields)} tab-separated field(s), expected at "
+                             f"least {len(_STS_FIELDS)}: {', '.join(_STS_FIELDS)}")
+        if len(fields) > len(_STS_FIELDS):
+            n_extra += 1  # licence / source notes after sentence2
+        try:
+            score = float(fields[4])
+        except ValueError:
+            raise ValueError(f"{path}, line {number}: score {fields[4][:40]!r} is not a number") from None
+        if not (math.isfinite(score) and lo <= score <= hi):
+            raise ValueError(f"{path}, line {number}: score {fields[4]!r} is outside [{lo:g}, {hi:g}]")
+        for name, value in zip(_STS_FIELDS, fields):
+            columns[name].append(score if name == "score" else value)
+    if not columns["score"]:
+        raise ValueError(f"{path} contains no sentence pairs")
+    return columns, n_extra
+
+
+def load_sts_benchmark(split="train", data_dir=None):
+    """Load one split of the STS Benchmark: sentence pairs with a similarity score in [0, 5].
+
+    Parameters
+    ----------
+    split : {"train", "dev", "test"}, default="train"
+    data_dir : path-like, optional
+        Data directory (see :func:`find_data_dir`); the file is
+        ``<data_dir>/stsbenchmark/sts-{split}.csv`` (or ``<data_dir>/sts-{split}.csv``).
+
+    Returns
+    -------
+    Bunch
+        ``texts`` (list of the distinct sentences, in order of first appearance), ``pairs``
+        (graded :class:`learnsim.supervision.Pairs` indexing ``texts``, scores = the gold
+        scores), ``scores`` (float ndarray), ``sentence1``, ``sentence2``, ``genres``,
+        ``files``, ``years``, ``ids`` (object arrays of the file's columns, one entry per
+        pair), ``n_extra_field_lines`` (lines with licence fields after sentence2; they are
+        ignored), ``n_identical_pairs`` (pairs whose two sentences are the same string, dropped
+        because a pair of an item with itself cannot be represented: 1 in the train split),
+        ``filename``, ``split``.
+
+    Notes
+    -----
+    The file is split on tabs, never parsed as CSV: its sentences contain unbalanced double
+    quotes. Sentences are kept exactly as written (a few end with a space). Genre names are
+    as in the files, which spell the forum genre ``main-forum`` in train and ``main-forums``
+    in dev and test.
+
+    Raises
+    ------
+    ValueError
+        On a line with fewer than 7 fields, a score that is not a number in [0, 5], or text
+        that is not UTF-8; the message names the file and line number.
+    """
+    if not isinstance(split, str) or split not in _STS_SPLITS:
+        raise ValueError(f"split must be one of {_STS_SPLITS}; got {split!r}")
+    path = _corpus_file(data_dir, [f"{_STS_DIR}/sts-{split}.csv"], f"STS Benchmark split {split!r}",
+                        _STS_SOURCE)
+    columns, n_extra = _read_sts_file(path)
+    columns, n_identical = _drop_identical_pairs(columns, "sentence1", "sentence2")
+    if not columns["score"]:
+        raise ValueError(f"{path}: every pair has two identical sentences; no usable pair")
+    texts, indices = _index_pair_texts(columns["sentence1"], columns["sentence2"])
+    scores = np.array(columns["score"], dtype=np.float64)
+    return Bunch(
+        texts=texts,
+        pairs=Pairs(indices, scores=scores),
+        scores=scores,
+        sentence1=_object_array(columns["sentence1"]),
+        sentence2=_object_array(columns["sentence2"]),
+        genres=_object_array(columns["genre"]),
+        files=_object_array(columns["file"]),
+        years=_object_array(columns["year"]),
+        ids=_object_array(columns["id"]),
+        n_extra_field_lines=n_extra,
+        n_identical_pairs=n_identical,
+        filename=str(path),
+        split=split,
+    )
 
 
 # ------------------------------------------------------------------------------ UCI

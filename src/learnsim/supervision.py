@@ -12,7 +12,7 @@ so one matrix can serve clusters, pairs, triplets and links at once.
 
 The ``check_*`` functions are what estimators call on what they receive, and the converters
 (:func:`clusters_to_triplets`, :func:`pairs_to_clusters`, :func:`graded_pairs_to_triplets`,
-:func:`links_to_triplets`) turn one form into another for methods that need a given form.
+:func:`duplicate_pairs_to_triplets`, :func:`links_to_triplets`) turn one form into another for methods that need a given form.
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ __all__ = [
     "Clusters", "Pairs", "Triplets", "Links",
     "check_clusters", "check_pairs", "check_triplets", "check_links",
     "clusters_to_triplets", "pairs_to_clusters", "graded_pairs_to_triplets", "links_to_triplets",
+    "duplicate_pairs_to_triplets",
 ]
 
 NO_CLUSTER = -1
@@ -1093,3 +1094,130 @@ def links_to_triplets(links, n_triplets, random_state=None, symmetric=True):
     forbidden = rows * n + undirected.indices  # sorted: CSR rows in order, indices sorted
     negs = _sample_unlinked(rng, anchors.astype(np.int64), forbidden, n, None)
     return Triplets(np.column_stack([anchors, positives, negs]))
+
+
+def duplicate_pairs_to_triplets(pairs, n_items=None, n_random_negatives=1, use_labelled_negatives=True,
+                                random_state=None):
+    """Triplets from duplicate / non-duplicate pairs (e.g. Quora question pairs).
+
+    Every duplicate pair ``(a, b)`` (label True) is used in both directions: it gives
+    triplets ``(a, b, c)`` and ``(b, a, c)`` where the negative ``c`` is
+
+    1. one labelled non-duplicate partner of the anchor, drawn at random among them, when
+       the anchor has one and ``use_labelled_negatives``;
+    2. ``n_random_negatives`` random items (drawn with replacement) that are not known to be
+       duplicates of the anchor, i.e. not in its connected component of the duplicate graph
+       (:func:`pairs_to_clusters`), since duplicates of duplicates are duplicates too.
+
+    A non-duplicate pair whose items a chain of duplicate pairs connects contradicts that
+    transitivity; it is not used as a negative (with a warning). So every triplet
+    ``(i, j, k)`` has ``(i, j)`` labelled duplicate and ``k`` outside the duplicate component
+    of ``i``.
+
+    Parameters
+    ----------
+    pairs : Pairs
+        Labelled pairs (True = duplicate).
+    n_items : int, optional
+        Number of rows of X. Random negatives are drawn from ``range(n_items)`` when given,
+        otherwise from the items that appear in ``pairs``.
+    n_random_negatives : int, default 1
+        Random negatives per anchor and positive (0 for labelled negatives only).
+    use_labelled_negatives : bool, default True
+    random_state : None, int or numpy Generator
+
+    Returns
+    -------
+    Triplets
+        The labelled-negative triplets first, then the random-negative ones; within each part
+        the ``(a, b, .)`` triplets of all duplicate pairs come before the ``(b, a, .)`` ones.
+
+    Raises
+    ------
+    ValueError
+        When the pairs are graded or contain no duplicate pair, when ``n_items`` is smaller
+        than the pairs need, or when no triplet can be formed (every candidate item is a
+        duplicate of the anchors and there is no usable labelled negative).
+    """
+    if not isinstance(pairs, Pairs):
+        raise TypeError(f"expected Pairs(indices, labels=...); got {type(pairs).__name__}")
+    if pairs.is_graded:
+        raise ValueError("these pairs are graded (scores) but duplicate/non-duplicate labels are needed; "
+                         "threshold them, e.g. Pairs(p.indices, labels=p.scores >= t), or use "
+                         "graded_pairs_to_triplets")
+    n_random_negatives = _check_count(n_random_negatives, "n_random_negatives", minimum=0)
+    if not isinstance(use_labelled_negatives, (bool, np.bool_)):
+        raise TypeError(f"use_labelled_negatives must be True or False; got {use_labelled_negatives!r}")
+    if n_random_negatives == 0 and not use_labelled_negatives:
+        raise ValueError("n_random_negatives=0 with use_labelled_negatives=False leaves no source of "
+                         "negatives; allow one of them")
+    n_needed = int(pairs.indices.max()) + 1
+    if n_items is not None:
+        n_items = _check_n_items(n_items)
+        if n_items < n_needed:
+            raise ValueError(f"n_items={n_items} is too small: the pairs refer to item {n_needed - 1}, "
+                             f"so X needs at least {n_needed} rows")
+    if not pairs.labels.any():
+        raise ValueError(f"pairs has no duplicate pair (all {pairs.n_pairs} are labelled non-duplicate); "
+                         "triplets need a duplicate pair for the anchor and positive")
+    rng = check_random_state(random_state)
+    n_total = n_needed if n_items is None else n_items
+    with warnings.catch_warnings():
+        # the conflicting pairs are reported below, in terms of what this function does with them
+        warnings.simplefilter("ignore", UserWarning)
+        component = pairs_to_clusters(pairs, n_total).labels
+
+    duplicates = pairs.indices[pairs.labels]
+    anchors = np.concatenate([duplicates[:, 0], duplicates[:, 1]])
+    positives = np.concatenate([duplicates[:, 1], duplicates[:, 0]])
+    parts = []
+
+    if use_labelled_negatives:
+        others = pairs.indices[~pairs.labels]
+        u, v = others[:, 0], others[:, 1]
+        conflict = (component[u] == component[v]) & (component[u] != NO_CLUSTER)
+        if conflict.any():
+            warnings.warn(f"{int(conflict.sum())} non-duplicate pair(s) join items that chains of duplicate "
+                          "pairs connect; they are not used as negatives", UserWarning, stacklevel=2)
+            u, v = u[~conflict], v[~conflict]
+        # every usable non-duplicate pair seen from both ends, sorted by its first item
+        source = np.concatenate([u, v])
+        target = np.concatenate([v, u])
+        order = np.lexsort((target, source))
+        source, target = source[order], target[order]
+        start = np.searchsorted(source, anchors, side="left")
+        count = np.searchsorted(source, anchors, side="right") - start
+        has = count > 0
+        pick = start[has] + rng.integers(0, count[has]) if has.any() else np.zeros(0, dtype=np.int64)
+        parts.append(np.column_stack([anchors[has], positives[has], target[pick]]))
+
+    if n_random_negatives:
+        pool = np.arange(n_total, dtype=np.int64) if n_items is not None else np.unique(pairs.indices)
+        # Sorted by component, the anchor's own component is one contiguous segment of the pool:
+        # drawing from the pool minus that segment is exact, with no rejection loop.
+        pool = pool[np.argsort(component[pool], kind="stable")]
+        pool_component = component[pool]
+        seg_start = np.searchsorted(pool_component, component[anchors], side="left")
+        seg_size = np.searchsorted(pool_component, component[anchors], side="right") - seg_start
+        n_allowed = pool.size - seg_size
+        # Either every anchor has an allowed item or none has: a component that covers the whole
+        # pool leaves no room for a second one, so it holds every duplicate pair (and then no
+        # labelled negative is usable either).
+        if n_allowed.min() == 0:
+            raise ValueError(
+                f"no triplet can be formed: every candidate item ({pool.size}, "
+                + ("range(n_items)" if n_items is not None else "the items in the pairs")
+                + ") is a duplicate of the anchors (one duplicate component covers them all); pass "
+                "n_items covering more rows of X or pairs from more than one group of duplicates")
+        anchor_, positive_, start_, size_, allowed_ = (
+            np.repeat(values, n_random_negatives)
+            for values in (anchors, positives, seg_start, seg_size, n_allowed))
+        draw = rng.integers(0, allowed_)
+        draw += np.where(draw >= start_, size_, 0)  # skip the anchor's own segment
+        parts.append(np.column_stack([anchor_, positive_, pool[draw]]))
+
+    out = np.concatenate(parts)
+    if out.shape[0] == 0:
+        raise ValueError("no triplet can be formed: no anchor of a duplicate pair has a usable labelled "
+                         "non-duplicate partner; set n_random_negatives >= 1 to add random negatives")
+    return Triplets(out)

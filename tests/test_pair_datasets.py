@@ -1,0 +1,464 @@
+"""Loaders for the sentence-pair corpora (Quora question pairs, STS Benchmark) and the
+adapter that turns duplicate pairs into triplets."""
+from __future__ import annotations
+
+import warnings
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from conftest import require_corpus
+from learnsim.datasets import load_quora_pairs, load_sts_benchmark
+from learnsim.supervision import Pairs, Triplets, duplicate_pairs_to_triplets
+
+
+def _write(path, text, encoding="utf-8"):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode(encoding) if isinstance(text, str) else text)
+    return path
+
+
+def _check_pair_bunch(bunch, first, second):
+    texts = bunch.texts
+    assert len(set(texts)) == len(texts), "texts must be deduplicated"
+    idx = bunch.pairs.indices
+    assert idx.min() >= 0 and idx.max() < len(texts)
+    assert [texts[i] for i in idx[:, 0]] == list(bunch[first])
+    assert [texts[j] for j in idx[:, 1]] == list(bunch[second])
+
+
+# ---------------------------------------------------------------- Quora, real files
+
+@pytest.mark.parametrize("split", ["dev", "test"])
+def test_quora_sample_splits(split):
+    path = require_corpus(f"quora-sample/{split}.tsv")
+    bunch = load_quora_pairs(split, data_dir=path.parent.parent)
+    assert bunch.layout == "sample"
+    assert len(bunch.pairs) + bunch.n_identical_pairs == 10_000
+    assert len(bunch.labels) == len(bunch.pair_ids) == len(bunch.question1) == len(bunch.pairs)
+    # the README says "half duplicates"; the files hold exactly 5,000 of each
+    assert 0.45 <= bunch.labels.mean() <= 0.55
+    np.testing.assert_array_equal(bunch.pairs.labels, bunch.labels == 1)
+    _check_pair_bunch(bunch, "question1", "question2")
+    # some questions recur across pairs, and they must share one index
+    assert len(bunch.texts) < 2 * len(bunch.pairs)
+    assert bunch.pair_ids.dtype == np.int64 and len(np.unique(bunch.pair_ids)) == len(bunch.pair_ids)
+    # quoted fields are unquoted: no question keeps CSV's doubled quotes
+    assert not any(q.startswith('"') and '""' in q for q in bunch.texts)
+    # the sample has cut multi-byte characters; they are replaced, not fatal
+    assert bunch.n_undecodable_lines > 0
+    assert isinstance(bunch.n_empty_questions, int)
+
+
+def test_quora_dev_quoted_question_is_unquoted():
+    path = require_corpus("quora-sample/dev.tsv")
+    bunch = load_quora_pairs(path)  # a path works as well as a split name
+    assert "What is that 80's song that has a chorus of \"woah oh oh oh\"?" in bunch.texts
+    assert bunch.split == str(path)
+
+
+def test_quora_real_pairs_give_valid_triplets():
+    path = require_corpus("quora-sample/dev.tsv")
+    bunch = load_quora_pairs(path)
+    triplets = duplicate_pairs_to_triplets(bunch.pairs, n_items=len(bunch.texts), random_state=0)
+    n_dup = int(bunch.labels.sum())
+    assert len(triplets) >= 2 * n_dup
+    _assert_triplets_valid(triplets, bunch.pairs)
+
+
+# ---------------------------------------------------------------- Quora, synthetic files
+
+SAMPLE_LINES = [
+    "1\tHow do I learn Python?\tWhat is the best way to learn Python?\t7",
+    '0\t"Why say ""hello"" first?"\tHow do I learn Python?\t8',     # quoted, repeated question
+    "1\t\tWhat is an empty question?\t9",                            # empty question1
+    "0\tSame text\tSame text\t10",                                   # identical: dropped
+]
+
+
+def test_quora_sample_layout_without_header(tmp_path):
+    path = _write(tmp_path / "pairs.tsv", "\n".join(SAMPLE_LINES) + "\n")
+    bunch = load_quora_pairs(path)
+    assert bunch.layout == "sample"
+    assert bunch.texts == ["How do I learn Python?", "What is the best way to learn Python?",
+                           'Why say "hello" first?', "", "What is an empty question?"]
+    np.testing.assert_array_equal(bunch.pairs.indices, [[0, 1], [2, 0], [3, 4]])
+    np.testing.assert_array_equal(bunch.labels, [1, 0, 1])
+    np.testing.assert_array_equal(bunch.pairs.labels, [True, False, True])
+    np.testing.assert_array_equal(bunch.pair_ids, [7, 8, 9])
+    assert bunch.n_empty_questions == 1
+    assert bunch.n_identical_pairs == 1
+    assert bunch.n_undecodable_lines == 0
+    _check_pair_bunch(bunch, "question1", "question2")
+
+
+def test_quora_sample_layout_with_header_and_crlf(tmp_path):
+    text = "label\tquestion1\tquestion2\tpair_id\r\n" + "\r\n".join(SAMPLE_LINES[:2]) + "\r\n"
+    bunch = load_quora_pairs(_write(tmp_path / "pairs.tsv", text))
+    assert len(bunch.pairs) == 2
+    np.testing.assert_array_equal(bunch.pair_ids, [7, 8])
+    assert not any("\r" in t for t in bunch.texts)
+
+
+def test_quora_split_name_reads_from_data_dir(tmp_path):
+    _write(tmp_path / "quora-sample" / "test.tsv", "\n".join(SAMPLE_LINES[:2]) + "\n")
+    bunch = load_quora_pairs("test", data_dir=tmp_path)
+    assert bunch.split == "test" and len(bunch.pairs) == 2
+    with pytest.raises(FileNotFoundError, match="dev.tsv"):
+        load_quora_pairs("dev", data_dir=tmp_path)
+
+
+def test_quora_kaggle_csv_layout(tmp_path):
+    text = ('"id","qid1","qid2","question1","question2","is_duplicate"\n'
+            '"0","1","2","What is a, b?","What is a or b?","0"\n'
+            '"1","3","4","Multi-line\nquestion?","What is a, b?","1"\n'
+            '"2","5","6","Why is question2 missing?","","0"\n')
+    bunch = load_quora_pairs(_write(tmp_path / "train.csv", text))
+    assert bunch.layout == "kaggle"
+    assert bunch.texts == ["What is a, b?", "What is a or b?", "Multi-line\nquestion?",
+                           "Why is question2 missing?", ""]
+    np.testing.assert_array_equal(bunch.pairs.indices, [[0, 1], [2, 0], [3, 4]])
+    np.testing.assert_array_equal(bunch.labels, [0, 1, 0])
+    np.testing.assert_array_equal(bunch.pair_ids, [0, 1, 2])
+    assert bunch.n_empty_questions == 1
+
+
+def test_quora_kaggle_tsv_layout_columns_found_by_name(tmp_path):
+    text = ("is_duplicate\tquestion2\tquestion1\tqid\n"
+            "1\tB?\tA?\tx\n"
+            "0\tC?\tA?\ty\n")
+    bunch = load_quora_pairs(_write(tmp_path / "quora.tsv", text))
+    assert bunch.layout == "kaggle"
+    assert bunch.texts == ["A?", "B?", "C?"]
+    np.testing.assert_array_equal(bunch.pairs.indices, [[0, 1], [0, 2]])
+    np.testing.assert_array_equal(bunch.labels, [1, 0])
+    # no "id" column: ids count the pairs
+    np.testing.assert_array_equal(bunch.pair_ids, [0, 1])
+
+
+def test_quora_non_integer_pair_ids_kept_as_strings(tmp_path):
+    bunch = load_quora_pairs(_write(tmp_path / "p.tsv", "1\tA?\tB?\tq-1\n0\tA?\tC?\tq-2\n"))
+    assert list(bunch.pair_ids) == ["q-1", "q-2"]
+
+
+def test_quora_undecodable_bytes_are_replaced_and_counted(tmp_path):
+    raw = b"1\tCut \xe2\x80 character?\tB?\t1\n0\tC?\tD?\t2\n"
+    bunch = load_quora_pairs(_write(tmp_path / "p.tsv", raw))
+    assert bunch.n_undecodable_lines == 1
+    assert bunch.texts[0] == "Cut \ufffd character?"
+
+
+@pytest.mark.parametrize("lines, message", [
+    (["1\tA?\tB?\t1", "0\tA?\tC?\t2", "1\tA?\tD?"], r"line 3: 3 field\(s\), expected 4"),
+    (["1\tA?\tB?\t1", "2\tA?\tC?\t2"], r"line 2: duplicate label must be 0 or 1; got '2'"),
+    (["1\tA?\tB?\t1", "\tA?\tC?\t2"], r"line 2: duplicate label must be 0 or 1; got ''"),
+    (["1\tA?\tB?\t1\textra"], r"line 1: 5 field\(s\)"),
+    (['1\t"A?" x\tB?\t1'], r"line 1: malformed quoting"),
+])
+def test_quora_malformed_line_names_file_and_line(tmp_path, lines, message):
+    path = _write(tmp_path / "bad.tsv", "\n".join(lines) + "\n")
+    with pytest.raises(ValueError, match=message) as info:
+        load_quora_pairs(path)
+    assert str(path) in str(info.value)
+
+
+def test_quora_kaggle_line_numbers_count_physical_lines(tmp_path):
+    text = ("id,question1,question2,is_duplicate\n"
+            '0,"two\nlines",B?,1\n'
+            "1,C?,D?,yes\n")
+    with pytest.raises(ValueError, match=r"line 4: duplicate label must be 0 or 1; got 'yes'"):
+        load_quora_pairs(_write(tmp_path / "k.csv", text))
+    text = "id,question1,question2,is_duplicate\n0,A?,B?,1\n1,A?,0\n"
+    with pytest.raises(ValueError, match=r"line 3: 3 field\(s\), expected the header's 4 columns"):
+        load_quora_pairs(_write(tmp_path / "k2.csv", text))
+
+
+@pytest.mark.parametrize("text, error, message", [
+    ("", ValueError, "no question pairs"),
+    ("\n\n", ValueError, "no question pairs"),
+    ("label\tquestion1\tquestion2\tpair_id\n", ValueError, "header but no question pairs"),
+    ("a,b,c\n1,2,3\n", ValueError, "not a recognised Quora layout"),
+    ("1\tSame\tSame\t1\n", ValueError, "identical questions"),
+])
+def test_quora_unusable_files(tmp_path, text, error, message):
+    with pytest.raises(error, match=message):
+        load_quora_pairs(_write(tmp_path / "x.tsv", text))
+
+
+def test_quora_bad_split_arguments(tmp_path):
+    with pytest.raises(FileNotFoundError, match="not an existing file"):
+        load_quora_pairs("train")
+    with pytest.raises(FileNotFoundError, match="not an existing file"):
+        load_quora_pairs(tmp_path / "missing.tsv")
+    with pytest.raises(ValueError, match="split must be"):
+        load_quora_pairs("  ")
+    with pytest.raises(TypeError, match="split must be"):
+        load_quora_pairs(3)
+
+
+# ---------------------------------------------------------------- STS Benchmark, real files
+
+# Genre counts from the STS Benchmark readme.txt. Its genre table gives 525 test captions, a
+# typo: its per-file table (250 + 250 + 125) and its test total (1379) both say 625.
+STS_COUNTS = {
+    "train": {"news": 3299, "caption": 2000, "forum": 450},
+    "dev": {"news": 500, "caption": 625, "forum": 375},
+    "test": {"news": 500, "caption": 625, "forum": 254},
+}
+STS_TOTALS = {"train": 5749, "dev": 1500, "test": 1379}
+
+
+@pytest.mark.parametrize("split", ["train", "dev", "test"])
+def test_sts_benchmark_splits(split):
+    path = require_corpus(f"stsbenchmark/sts-{split}.csv")
+    bunch = load_sts_benchmark(split, data_dir=path.parent.parent)
+    n = len(bunch.pairs)
+    assert n + bunch.n_identical_pairs == STS_TOTALS[split]
+    assert bunch.n_identical_pairs <= 1
+    assert bunch.pairs.is_graded
+    np.testing.assert_array_equal(bunch.pairs.scores, bunch.scores)
+    assert bunch.scores.min() >= 0.0 and bunch.scores.max() <= 5.0
+    assert bunch.scores.min() < 1.0 and bunch.scores.max() > 4.0  # the whole scale is used
+    assert len(bunch.genres) == len(bunch.sentence1) == len(bunch.ids) == n
+    _check_pair_bunch(bunch, "sentence1", "sentence2")
+    # every split has lines with licence fields after sentence2
+    assert bunch.n_extra_field_lines > 0
+    # the train file has CRLF line ends; no sentence may keep the "\r"
+    assert not any(s.endswith("\r") for s in bunch.texts)
+    # the sentences hold unbalanced quotes (which a CSV quote parser would take as quoting)
+    assert any(s.count('"') % 2 for s in bunch.texts)
+
+
+@pytest.mark.parametrize("split", ["train", "dev", "test"])
+def test_sts_genre_counts_match_readme(split):
+    path = require_corpus(f"stsbenchmark/sts-{split}.csv")
+    bunch = load_sts_benchmark(split, data_dir=path.parent)  # the corpus folder itself works too
+    # the forum genre is "main-forum" in train, "main-forums" elsewhere
+    short = {"main-news": "news", "main-captions": "caption", "main-forum": "forum", "main-forums": "forum"}
+    genres = Counter(short[g] for g in bunch.genres)
+    expected = STS_COUNTS[split]
+    assert set(genres) == set(expected)
+    missing = {g: expected[g] - genres[g] for g in expected}
+    # a dropped pair of identical sentences is the only allowed difference
+    assert all(m >= 0 for m in missing.values())
+    assert sum(missing.values()) == bunch.n_identical_pairs
+
+
+# ---------------------------------------------------------------- STS Benchmark, synthetic
+
+def _sts_line(*fields):
+    return "\t".join(fields)
+
+
+def test_sts_extra_fields_quotes_and_crlf(tmp_path):
+    lines = [
+        _sts_line("main-captions", "MSRvid", "2012test", "0001", "5.000", "A plane is taking off.",
+                  "An air plane is taking off."),
+        _sts_line("main-news", "headlines", "2016", "0012", "4", 'He said "stop', "He said stop",
+                  "Europe Media Monitor", "Europe Media Monitor"),
+        _sts_line("main-news", "headlines", "2016", "0013", "0.4", 'a "quoted\ttab', 'A plane is taking off.',
+                  "licence"),
+        _sts_line("main-news", "headlines", "2014", "0725", "5", "Same sentence", "Same sentence"),
+    ]
+    _write(tmp_path / "stsbenchmark" / "sts-dev.csv", "\r\n".join(lines) + "\r\n")
+    bunch = load_sts_benchmark("dev", data_dir=tmp_path)
+    assert bunch.n_extra_field_lines == 2
+    assert bunch.n_identical_pairs == 1
+    assert list(bunch.sentence1) == ["A plane is taking off.", 'He said "stop', 'a "quoted']
+    # the tab inside the "quote" separates fields: the line has 8 of them, sentence2 is "tab"
+    assert list(bunch.sentence2) == ["An air plane is taking off.", "He said stop", "tab"]
+    np.testing.assert_allclose(bunch.scores, [5.0, 4.0, 0.4])
+    assert list(bunch.genres) == ["main-captions", "main-news", "main-news"]
+    assert list(bunch.ids) == ["0001", "0012", "0013"]
+    assert bunch.texts[:2] == ["A plane is taking off.", "An air plane is taking off."]
+    _check_pair_bunch(bunch, "sentence1", "sentence2")
+
+
+@pytest.mark.parametrize("line, message", [
+    (_sts_line("g", "f", "y", "1", "3.0", "only one sentence"), r"line 2: 6 tab-separated field\(s\)"),
+    (_sts_line("g", "f", "y", "1", "high", "a", "b"), r"line 2: score 'high' is not a number"),
+    (_sts_line("g", "f", "y", "1", "5.5", "a", "b"), r"line 2: score '5.5' is outside \[0, 5\]"),
+    (_sts_line("g", "f", "y", "1", "-1", "a", "b"), r"line 2: score '-1' is outside"),
+    (_sts_line("g", "f", "y", "1", "nan", "a", "b"), r"line 2: score 'nan' is outside"),
+])
+def test_sts_malformed_line_names_file_and_line(tmp_path, line, message):
+    good = _sts_line("g", "f", "y", "0", "1.0", "a", "b")
+    path = _write(tmp_path / "sts-train.csv", good + "\n" + line + "\n")
+    with pytest.raises(ValueError, match=message) as info:
+        load_sts_benchmark("train", data_dir=tmp_path)
+    assert str(path) in str(info.value)
+
+
+def test_sts_not_utf8_names_line(tmp_path):
+    _write(tmp_path / "sts-test.csv", b"g\tf\ty\t0\t1\ta\tb\ng\tf\ty\t1\t1\t\xff\tb\n")
+    with pytest.raises(ValueError, match="line 2: not UTF-8"):
+        load_sts_benchmark("test", data_dir=tmp_path)
+
+
+def test_sts_bad_arguments_and_missing_files(tmp_path):
+    with pytest.raises(ValueError, match="split must be one of"):
+        load_sts_benchmark("validation", data_dir=tmp_path)
+    with pytest.raises(FileNotFoundError, match="sts-dev.csv"):
+        load_sts_benchmark("dev", data_dir=tmp_path)
+    _write(tmp_path / "sts-dev.csv", "\n")
+    with pytest.raises(ValueError, match="no sentence pairs"):
+        load_sts_benchmark("dev", data_dir=tmp_path)
+
+
+# ---------------------------------------------------------------- duplicate_pairs_to_triplets
+
+def _components(n, duplicates):
+    """Duplicate components by union-find, independent of pairs_to_clusters."""
+    parent = list(range(n))
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in duplicates:
+        parent[find(a)] = find(b)
+    return np.array([find(x) for x in range(n)])
+
+
+def _assert_triplets_valid(triplets, pairs, labelled_only=False):
+    idx = pairs.indices
+    n = int(max(idx.max(), triplets.indices.max())) + 1
+    dup = {frozenset(p) for p in idx[pairs.labels].tolist()}
+    nondup = {frozenset(p) for p in idx[~pairs.labels].tolist()}
+    comp = _components(n, idx[pairs.labels].tolist())
+    for a, b, c in triplets.indices.tolist():
+        assert frozenset((a, b)) in dup
+        assert comp[c] != comp[a], f"negative {c} is a known duplicate of anchor {a}"
+        if labelled_only:
+            assert frozenset((a, c)) in nondup
+
+
+def _random_pairs(rng, n_items, n_pairs, p_dup=0.3):
+    idx = rng.integers(0, n_items, size=(n_pairs, 2))
+    idx = idx[idx[:, 0] != idx[:, 1]]
+    return Pairs(idx, labels=rng.random(len(idx)) < p_dup)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_adapter_constraints_hold_on_random_pairs(seed):
+    rng = np.random.default_rng(seed)
+    pairs = _random_pairs(rng, n_items=60, n_pairs=80)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # random labels contradict transitivity
+        triplets = duplicate_pairs_to_triplets(pairs, n_items=70, n_random_negatives=3, random_state=seed)
+        labelled = duplicate_pairs_to_triplets(pairs, n_random_negatives=0, random_state=seed)
+    assert isinstance(triplets, Triplets)
+    _assert_triplets_valid(triplets, pairs)
+    _assert_triplets_valid(labelled, pairs, labelled_only=True)
+    # every duplicate pair is used in both directions, n_random_negatives times each
+    n_dup = int(pairs.labels.sum())
+    random_part = triplets.indices[len(labelled):]
+    assert len(random_part) == 2 * n_dup * 3
+    directed = Counter(map(tuple, random_part[:, :2].tolist()))
+    for a, b in pairs.indices[pairs.labels].tolist():
+        assert directed[(a, b)] >= 3 and directed[(b, a)] >= 3
+
+
+def test_adapter_labelled_negatives_exact():
+    pairs = Pairs([[0, 1], [0, 2], [3, 1], [4, 5]], labels=[1, 0, 0, 1])
+    triplets = duplicate_pairs_to_triplets(pairs, n_random_negatives=0)
+    # (4, 5) has no labelled non-duplicate partner, so it gives no triplet here
+    assert sorted(map(tuple, triplets.indices.tolist())) == [(0, 1, 2), (1, 0, 3)]
+
+
+def test_adapter_one_labelled_negative_chosen_among_several():
+    pairs = Pairs([[0, 1], [0, 2], [0, 3], [0, 4]], labels=[1, 0, 0, 0])
+    seen = set()
+    for seed in range(30):
+        t = duplicate_pairs_to_triplets(pairs, n_random_negatives=0, random_state=seed).indices
+        assert t.tolist()[0][:2] == [0, 1] and len(t) == 1  # anchor 1 has no labelled negative
+        seen.add(int(t[0, 2]))
+    assert seen == {2, 3, 4}
+
+
+def test_adapter_random_negatives_avoid_the_component_and_are_uniform():
+    # component {0, 1, 2}; 3 and 4 form another one; 5..9 are in no pair (n_items covers them)
+    pairs = Pairs([[0, 1], [1, 2], [3, 4]], labels=[1, 1, 1])
+    t = duplicate_pairs_to_triplets(pairs, n_items=10, n_random_negatives=4000,
+                                    use_labelled_negatives=False, random_state=0).indices
+    from_first = t[np.isin(t[:, 0], [0, 1, 2]), 2]
+    assert not np.isin(from_first, [0, 1, 2]).any()
+    counts = np.bincount(from_first, minlength=10)[3:]
+    expected = from_first.size / 7
+    assert np.all(np.abs(counts - expected) < 0.06 * expected), counts
+    from_second = t[np.isin(t[:, 0], [3, 4]), 2]
+    assert set(from_second.tolist()) == {0, 1, 2, 5, 6, 7, 8, 9}
+
+
+def test_adapter_pool_is_the_paired_items_without_n_items():
+    pairs = Pairs([[0, 1], [5, 8], [8, 9]], labels=[1, 0, 1])
+    t = duplicate_pairs_to_triplets(pairs, n_random_negatives=200, use_labelled_negatives=False,
+                                    random_state=1).indices
+    assert set(t[:, 2].tolist()) <= {0, 1, 5, 8, 9}
+    assert set(t[t[:, 0] == 0, 2].tolist()) == {5, 8, 9}
+
+
+def test_adapter_conflicting_non_duplicate_pair_is_not_a_negative():
+    pairs = Pairs([[0, 1], [1, 2], [0, 2], [0, 3]], labels=[1, 1, 0, 0])
+    with pytest.warns(UserWarning, match="1 non-duplicate pair"):
+        t = duplicate_pairs_to_triplets(pairs, n_random_negatives=0, random_state=0)
+    assert t.indices[:, 2].tolist() == [3]  # only (0, 3) is usable; (0, 2) are duplicates by transitivity
+
+
+def test_adapter_is_seeded():
+    pairs = _random_pairs(np.random.default_rng(3), n_items=200, n_pairs=300, p_dup=0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        a = duplicate_pairs_to_triplets(pairs, n_items=300, n_random_negatives=2, random_state=7)
+        b = duplicate_pairs_to_triplets(pairs, n_items=300, n_random_negatives=2, random_state=7)
+        c = duplicate_pairs_to_triplets(pairs, n_items=300, n_random_negatives=2, random_state=8)
+        d = duplicate_pairs_to_triplets(pairs, n_items=300, n_random_negatives=2,
+                                        random_state=np.random.default_rng(7))
+    np.testing.assert_array_equal(a.indices, b.indices)
+    np.testing.assert_array_equal(a.indices, d.indices)
+    assert a.indices.shape == c.indices.shape and not np.array_equal(a.indices, c.indices)
+
+
+def test_adapter_errors():
+    dup = Pairs([[0, 1], [2, 3]], labels=[1, 0])
+    with pytest.raises(ValueError, match="no duplicate pair"):
+        duplicate_pairs_to_triplets(Pairs([[0, 1], [1, 2]], labels=[0, 0]))
+    with pytest.raises(ValueError, match=r"n_items=3 is too small: the pairs refer to item 3"):
+        duplicate_pairs_to_triplets(dup, n_items=3)
+    with pytest.raises(ValueError, match="graded"):
+        duplicate_pairs_to_triplets(Pairs([[0, 1]], scores=[4.5]))
+    with pytest.raises(TypeError, match="expected Pairs"):
+        duplicate_pairs_to_triplets([[0, 1]])
+    with pytest.raises(ValueError, match="n_random_negatives must be at least 0"):
+        duplicate_pairs_to_triplets(dup, n_random_negatives=-1)
+    with pytest.raises(TypeError, match="n_random_negatives must be an int"):
+        duplicate_pairs_to_triplets(dup, n_random_negatives=1.5)
+    with pytest.raises(TypeError, match="use_labelled_negatives"):
+        duplicate_pairs_to_triplets(dup, use_labelled_negatives="yes")
+    with pytest.raises(ValueError, match="no source of negatives"):
+        duplicate_pairs_to_triplets(dup, n_random_negatives=0, use_labelled_negatives=False)
+    with pytest.raises(TypeError, match="random_state"):
+        duplicate_pairs_to_triplets(dup, random_state="seed")
+
+
+def test_adapter_no_possible_negative():
+    # one component covers every candidate item and there is no labelled non-duplicate
+    chain = Pairs([[0, 1], [1, 2]], labels=[1, 1])
+    with pytest.raises(ValueError, match="no triplet can be formed: every candidate item"):
+        duplicate_pairs_to_triplets(chain, random_state=0)
+    with pytest.raises(ValueError, match="no triplet can be formed: no anchor"):
+        duplicate_pairs_to_triplets(chain, n_random_negatives=0)
+    # with more rows of X there are negatives
+    t = duplicate_pairs_to_triplets(chain, n_items=4, random_state=0)
+    assert set(t.indices[:, 2].tolist()) == {3}
+
+
+def test_adapter_negatives_outside_a_large_component():
+    # pool = {0, 1, 2, 3}; component {0, 1, 2}: the only possible negative is 3
+    pairs = Pairs([[0, 1], [1, 2], [0, 3]], labels=[1, 1, 0])
+    t = duplicate_pairs_to_triplets(pairs, n_random_negatives=2, random_state=0)
+    assert set(t.indices[:, 2].tolist()) == {3}
+    _assert_triplets_valid(t, pairs)
