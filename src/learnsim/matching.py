@@ -1,0 +1,844 @@
+"""Duplicate / paraphrase detection on top of any embedding: decide whether two items match.
+
+Two decision rules, written once for every representation learnsim produces (a FILM or
+:class:`~learnsim.mcd.MinimumClusterDistortion` metric, an LSI or tf-idf vectoriser, a
+pipeline of them, a plain function, or embeddings computed elsewhere):
+
+* :class:`PairwiseKNNMatcher`, the *Pairwise kNN rule* of Tang & Aw (FILM, sec. 3.3, steps
+  5-6): a pair ``(a, b)`` is a match when ``b`` is among the ``k`` nearest neighbours of ``a``
+  and ``a`` among those of ``b``, with ``k`` chosen on validation pairs by cross-entropy.
+* :class:`ThresholdMatcher`: a pair is a match when its similarity in the embedding reaches a
+  threshold chosen for validation accuracy, with probabilities from Platt scaling.
+
+Both take the items as a matrix ``X`` (one row per item; raw input when a ``transformer`` is
+given, e.g. a list of questions with a fitted :class:`~learnsim.text.TextVectorizer`) and the
+pairs as row indices into it: a :class:`~learnsim.supervision.Pairs` with labels, or an
+``(n_pairs, 2)`` array with ``y``. Predictions are 0/1 (1 = duplicate) and ``predict_proba``
+follows scikit-learn (columns: P(not duplicate), P(duplicate)).
+
+The reference collection of the kNN rule
+----------------------------------------
+Whether ``b`` is among ``a``'s ``k`` nearest neighbours depends on *which* items compete:
+the rule searches the neighbours among **all rows of the X given** (to ``fit`` for the
+validation pairs, to ``predict`` for new pairs, defaulting to the fitted X), which is the
+paper's setting when X holds every sentence of the pair set. Rows that are in no pair still
+compete, so a collection can be enlarged with unlabelled items; ``k`` tuned on one collection
+is only meaningful on collections of similar size and density.
+"""
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+
+from ._validation import check_indices, check_matrix
+from .evaluation import best_threshold, log_loss, pair_classification_report
+from .search import METRICS, DISTANCE_METRICS, top_k
+from .supervision import Pairs, _parse_pair_labels
+
+__all__ = ["PairwiseKNNMatcher", "ThresholdMatcher", "pair_similarity"]
+
+# Scores closer than this many units in the last place of the computation count as tied: the
+# search's blocked matrix products and a direct row-by-row product round differently.
+_TIE_ULPS = 64
+# Pairs handled at once when ranks are read off the neighbour lists (bounds the memory).
+_RANK_CHUNK = 65536
+
+
+# ----------------------------------------------------------------------------- input helpers
+
+def _n_rows(X):
+    if sp.issparse(X) or hasattr(X, "shape"):
+        shape = getattr(X, "shape", ())
+        return int(shape[0]) if len(shape) else None
+    try:
+        return len(X)
+    except TypeError:
+        return None
+
+
+def _embed(transformer, X, name):
+    """The embedding of ``X`` under ``transformer`` as a checked float matrix."""
+    if X is None:
+        raise ValueError(f"{name} is None; expected the items (one row per item)")
+    if transformer is None:
+        return check_matrix(X, name=name)
+    if callable(getattr(transformer, "transform", None)):
+        E = transformer.transform(X)
+    elif callable(transformer):
+        E = transformer(X)
+    else:
+        raise TypeError("transformer must be None (X is already embedded), a fitted object with a "
+                        "transform(X) method, or a function X -> embedding; got "
+                        f"{type(transformer).__name__}")
+    E = check_matrix(E, name=f"the embedding of {name} (output of the transformer)")
+    n_in = _n_rows(X)
+    if n_in is not None and n_in != E.shape[0]:
+        raise ValueError(f"the transformer returned {E.shape[0]} rows for the {n_in} items of {name}; "
+                         "it must return one row per item")
+    return E
+
+
+def _check_pair_indices(pairs, n_items, name="pairs"):
+    """(n_pairs, 2) int64 indices from a Pairs object or an index array, checked against X."""
+    if isinstance(pairs, Pairs):
+        idx = pairs.indices
+    else:
+        if pairs is None:
+            raise ValueError(f"{name} is None; expected a Pairs object or an (n_pairs, 2) index array")
+        arr = np.asarray(pairs)
+        if arr.size == 0:
+            raise ValueError(f"{name} is empty; give at least one pair")
+        if arr.dtype.kind == "b":
+            raise ValueError(f"{name} must be integer row indices into X; got booleans")
+        idx = arr
+    idx = check_indices(idx, n_items, name=name, width=2)
+    same = idx[:, 0] == idx[:, 1]
+    if same.any():
+        row = int(np.flatnonzero(same)[0])
+        raise ValueError(f"{name} contains {int(same.sum())} pair(s) of an item with itself (e.g. row "
+                         f"{row}: ({idx[row, 0]}, {idx[row, 1]})); a pair needs two distinct items")
+    return idx
+
+
+def _check_pair_labels(pairs, y, n_pairs, name="y"):
+    """Bool duplicate flags, from the Pairs object or from ``y``, but not both."""
+    if isinstance(pairs, Pairs):
+        if pairs.is_graded:
+            raise ValueError("pairs are graded (scores); the matchers need duplicate / not "
+                             "duplicate labels: threshold the scores first, e.g. "
+                             "Pairs(pairs.indices, labels=pairs.scores >= 4)")
+        if y is not None:
+            raise ValueError("pairs is a labelled Pairs object and y was given too; give the labels once")
+        return np.asarray(pairs.labels, dtype=bool)
+    if y is None:
+        raise ValueError("y is required when pairs is an index array (or pass "
+                         "Pairs(indices, labels=...))")
+    # the parser of Pairs: bool, 0/1 and -1/1 labels, with clear messages
+    try:
+        return np.asarray(_parse_pair_labels(y, n_pairs), dtype=bool)
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("labels", name, 1).replace("indices has", "pairs has")) from None
+
+
+def _require_both_classes(labels, what="the validation pairs"):
+    n_pos = int(labels.sum())
+    if n_pos == 0:
+        raise ValueError(f"{what} contain no duplicate (positive) pair; both kinds are needed to "
+                         "choose the rule and calibrate its probabilities")
+    if n_pos == labels.size:
+        raise ValueError(f"{what} contain no non-duplicate (negative) pair; both kinds are needed to "
+                         "choose the rule and calibrate its probabilities")
+
+
+def _check_metric(metric):
+    if not isinstance(metric, str) or metric not in METRICS:
+        raise ValueError(f"metric must be one of {', '.join(map(repr, METRICS))}; got {metric!r}")
+    return metric
+
+
+def _confusion_rates(y_true, y_pred):
+    """TPR, TNR, FPR, FNR as fractions of the positive / negative pairs."""
+    y_true, y_pred = np.asarray(y_true, dtype=bool), np.asarray(y_pred, dtype=bool)
+    n_pos, n_neg = int(y_true.sum()), int((~y_true).sum())
+    tp = int(np.sum(y_true & y_pred))
+    tn = int(np.sum(~y_true & ~y_pred))
+    tpr = tp / n_pos if n_pos else float("nan")
+    tnr = tn / n_neg if n_neg else float("nan")
+    return {"tpr": tpr, "tnr": tnr, "fpr": 1.0 - tnr, "fnr": 1.0 - tpr}
+
+
+def _row_norms(E):
+    if sp.issparse(E):
+        return np.sqrt(np.asarray(E.multiply(E).sum(axis=1), dtype=np.float64).ravel())
+    return np.sqrt(np.einsum("ij,ij->i", E, E, dtype=np.float64))
+
+
+def _rowwise_dot(A, B):
+    if sp.issparse(A) or sp.issparse(B):
+        A = A if sp.issparse(A) else sp.csr_matrix(A)
+        return np.asarray(A.multiply(B).sum(axis=1), dtype=np.float64).ravel()
+    return np.einsum("ij,ij->i", A, B, dtype=np.float64)
+
+
+def pair_similarity(E, pairs, metric="cosine"):
+    """Similarity of each pair of rows of an embedding ``E`` (higher = more alike).
+
+    ``"cosine"`` and ``"inner_product"`` as they are (an all-zero row has cosine 0 with
+    everything, as in :func:`learnsim.search.top_k`); ``"euclidean"`` and ``"sqeuclidean"``
+    negated, so that a larger value always means more similar. Computed in float64, in
+    chunks of pairs, without any ``n x n`` matrix.
+    """
+    metric = _check_metric(metric)
+    E = check_matrix(E, name="E")
+    idx = _check_pair_indices(pairs, E.shape[0])
+    norms = _row_norms(E) if metric in ("cosine",) + DISTANCE_METRICS else None
+    out = np.empty(idx.shape[0])
+    for start in range(0, idx.shape[0], _RANK_CHUNK):
+        a, b = idx[start:start + _RANK_CHUNK, 0], idx[start:start + _RANK_CHUNK, 1]
+        dot = _rowwise_dot(E[a], E[b])
+        if metric == "inner_product":
+            s = dot
+        elif metric == "cosine":
+            denom = norms[a] * norms[b]
+            s = np.divide(dot, denom, out=np.zeros_like(dot), where=denom > 0)
+        else:
+            s = -np.maximum(norms[a] ** 2 + norms[b] ** 2 - 2.0 * dot, 0.0)
+            if metric == "euclidean":
+                s = -np.sqrt(-s)
+        out[start:start + len(a)] = s
+    return out
+
+
+# ----------------------------------------------------------------------------- persistence
+
+_STATE_VERSION = 1
+_TRANSFORMER_PREFIX = "transformer."
+
+
+def _transformer_state(transformer):
+    """(meta, arrays) of the transformer nested in a matcher's state (arrays prefixed)."""
+    if transformer is None:
+        return None, {}
+    cls = type(transformer)
+    module = getattr(cls, "__module__", "") or ""
+    if not ((module == "learnsim" or module.startswith("learnsim."))
+            and callable(getattr(transformer, "_get_state", None))
+            and callable(getattr(cls, "_from_state", None))):
+        raise TypeError(f"cannot save a matcher whose transformer is a {cls.__module__}.{cls.__qualname__}: "
+                        "only learnsim objects that implement _get_state() can be saved with it. "
+                        "Save the transformer separately and fit the matcher on its embeddings "
+                        "(transformer=None), or save the embeddings")
+    meta, arrays = transformer._get_state()
+    return ({"class": f"{cls.__module__}.{cls.__qualname__}", "meta": meta},
+            {_TRANSFORMER_PREFIX + key: value for key, value in arrays.items()})
+
+
+def _transformer_from_state(meta, arrays):
+    if meta is None:
+        if any(key.startswith(_TRANSFORMER_PREFIX) for key in arrays):
+            raise ValueError("matcher state has transformer arrays but no transformer metadata")
+        return None
+    if not (isinstance(meta, dict) and isinstance(meta.get("class"), str) and "meta" in meta):
+        raise ValueError("matcher state: 'transformer' must be a dict with 'class' and 'meta'")
+    from .persistence import _resolve_class  # late: persistence is optional for this module
+
+    cls = _resolve_class(meta["class"], "matcher state")
+    nested = {key[len(_TRANSFORMER_PREFIX):]: value for key, value in arrays.items()
+              if key.startswith(_TRANSFORMER_PREFIX)}
+    return cls._from_state(meta["meta"], nested)
+
+
+def _common_state(matcher, params):
+    check_is_fitted(matcher)
+    t_meta, t_arrays = _transformer_state(matcher.transformer)
+    meta = {"state_version": _STATE_VERSION, "params": params, "transformer": t_meta}
+    arrays = dict(t_arrays)
+    arrays["embedding"] = matcher.embedding_
+    return meta, arrays
+
+
+def _check_common_state(cls, meta, arrays, required_meta, required_arrays):
+    name = cls.__name__
+    if not isinstance(meta, dict) or not isinstance(arrays, dict):
+        raise ValueError(f"{name} state must be a (dict, dict) pair of metadata and arrays")
+    if meta.get("state_version") != _STATE_VERSION:
+        raise ValueError(f"{name} state has version {meta.get('state_version')!r}; this learnsim "
+                         f"reads version {_STATE_VERSION}")
+    missing = [key for key in ("params", "transformer") + tuple(required_meta) if key not in meta]
+    if missing:
+        raise ValueError(f"{name} state is missing metadata keys {missing}")
+    own = {key for key in arrays if not key.startswith(_TRANSFORMER_PREFIX)}
+    expected = {"embedding"} | set(required_arrays)
+    if own != expected:
+        raise ValueError(f"{name} state must hold the arrays {sorted(expected)} (plus the "
+                         f"transformer's); got {sorted(own)}")
+    params = meta["params"]
+    valid = set(cls().get_params()) - {"transformer"}
+    if not isinstance(params, dict) or set(params) != valid:
+        raise ValueError(f"{name} state: 'params' must give exactly {sorted(valid)}")
+    E = check_matrix(arrays["embedding"], name=f"{name} state array 'embedding'")
+    obj = cls(transformer=_transformer_from_state(meta["transformer"], arrays), **params)
+    _check_metric(obj.metric)
+    obj._set_collection(E)
+    return obj
+
+
+def _finite_float(value, name, owner):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise ValueError(f"{owner} state: {name} must be a finite number; got {value!r}")
+    return float(value)
+
+
+# ----------------------------------------------------------------------------- shared base
+
+class _PairMatcher(BaseEstimator):
+    """Input handling, scoring and reporting shared by the matchers."""
+
+    def _collection(self, X):
+        """The embedded collection to use: the fitted one, or the embedding of a new X."""
+        check_is_fitted(self)
+        if X is None:
+            return self.embedding_
+        E = _embed(self.transformer, X, "X")
+        if E.shape[1] != self.n_embedding_features_:
+            raise ValueError(f"the embedding of X has {E.shape[1]} features, but this "
+                             f"{type(self).__name__} was fitted on embeddings with "
+                             f"{self.n_embedding_features_}; use the same transformer")
+        return E
+
+    def _fit_inputs(self, X, pairs, y):
+        _check_metric(self.metric)
+        E = _embed(self.transformer, X, "X")
+        idx = _check_pair_indices(pairs, E.shape[0])
+        labels = _check_pair_labels(pairs, y, idx.shape[0])
+        _require_both_classes(labels)
+        return E, idx, labels
+
+    def _set_collection(self, E):
+        self.embedding_ = E
+        self.n_items_, self.n_embedding_features_ = E.shape
+
+    def predict(self, pairs, X=None):
+        """1 (duplicate) or 0 for each pair of rows of ``X`` (default: the fitted collection)."""
+        raise NotImplementedError
+
+    def predict_proba(self, pairs, X=None):
+        raise NotImplementedError
+
+    def score(self, pairs, y=None, X=None):
+        """Accuracy of :meth:`predict` on labelled pairs (labels in ``pairs`` or ``y``)."""
+        check_is_fitted(self)
+        E = self._collection(X)
+        idx = _check_pair_indices(pairs, E.shape[0])
+        labels = _check_pair_labels(pairs, y, idx.shape[0])
+        return float(np.mean(self._predict_indices(idx, E) == labels))
+
+    def report(self, pairs, y=None, X=None):
+        """Accuracy, error rate, log loss, TPR, TNR, FPR, FNR on labelled pairs.
+
+        Rates are fractions: TPR = duplicates predicted duplicate / duplicates, TNR =
+        non-duplicates predicted non-duplicate / non-duplicates, FPR = 1 - TNR, FNR = 1 - TPR.
+        Also ``n_pairs``, ``n_duplicates`` and the rule's setting (``k`` or ``threshold``).
+        """
+        check_is_fitted(self)
+        E = self._collection(X)
+        idx = _check_pair_indices(pairs, E.shape[0])
+        labels = _check_pair_labels(pairs, y, idx.shape[0])
+        decision, threshold = self._decision_scores(idx, E)
+        proba = self._proba_from_decision(decision)
+        result = pair_classification_report(decision, labels, threshold, probabilities=proba)
+        del result["threshold"]  # only meaningful for the threshold rule, which adds it back
+        result.update(_confusion_rates(labels, decision >= threshold))
+        result["n_pairs"] = int(idx.shape[0])
+        result["n_duplicates"] = int(labels.sum())
+        result.update(self._setting())
+        return result
+
+    def _predict_indices(self, idx, E):
+        decision, threshold = self._decision_scores(idx, E)
+        return decision >= threshold
+
+
+# ----------------------------------------------------------------------------- kNN rule
+
+def _tie_eps(dtype):
+    return _TIE_ULPS * float(np.finfo(dtype).eps)
+
+
+def _neighbour_ranks(E, idx, max_rank, metric, block_size=None):
+    """Censored neighbour ranks of each pair: ``(rank of b among a's neighbours, rank of a
+    among b's)`` in the collection ``E``, or ``max_rank + 1`` when above ``max_rank``.
+
+    Rank = 1 + the number of *other* items (neither a nor b) strictly more similar to the
+    query than its partner; items whose similarity equals the partner's (within rounding)
+    do not push it down, so ties cannot make the rule depend on the order of the rows.
+    The neighbour lists come from :func:`learnsim.search.top_k` (blocked, exact), asking
+    for ``max_rank + 1`` items so that the query itself may be among them.
+    """
+    n_items = E.shape[0]
+    queries = np.unique(idx)
+    k_search = min(max_rank + 1, n_items)
+    nbr_idx, nbr_scores = top_k(E[queries], E, k_search, metric=metric, block_size=block_size)
+    is_distance = metric in DISTANCE_METRICS
+    # Compare in the space the search scores in: squared distances for the Euclidean metrics
+    # (computed in float64 there), similarities otherwise.
+    if is_distance:
+        goodness = -(nbr_scores.astype(np.float64) ** 2 if metric == "euclidean" else
+                     nbr_scores.astype(np.float64))
+        eps = _tie_eps(np.float64)
+        sq_norms = _row_norms(E) ** 2
+    else:
+        goodness = nbr_scores.astype(np.float64)
+        eps = _tie_eps(nbr_scores.dtype)
+        norms = np.ones(n_items) if metric == "cosine" else _row_norms(E)
+    partner_metric = "sqeuclidean" if is_distance else metric
+
+    ranks = np.empty(idx.shape, dtype=np.int64)
+    # a few (chunk, k_search) float64 work arrays per chunk: keep each near 32 MB
+    chunk_size = max(1, min(_RANK_CHUNK, _RANK_CHUNK * 64 // k_search))
+    for start in range(0, idx.shape[0], chunk_size):
+        chunk = idx[start:start + chunk_size]
+        g_pair = pair_similarity(E, chunk, partner_metric)
+        for side in (0, 1):
+            q, partner = chunk[:, side], chunk[:, 1 - side]
+            rows = np.searchsorted(queries, q)
+            cand, cand_good = nbr_idx[rows], goodness[rows]
+            # rounding noise of the two computations of a score, in the units they are made of
+            if is_distance:
+                tol = eps * (2 * sq_norms[q][:, None] + sq_norms[partner][:, None] + sq_norms[cand])
+            else:
+                tol = eps * norms[q][:, None] * (norms[partner][:, None] + norms[cand])
+            better = ((cand_good > g_pair[:, None] + tol)
+                      & (cand != q[:, None]) & (cand != partner[:, None]))
+            n_better = better.sum(axis=1)
+            ranks[start:start + len(chunk), side] = np.where(n_better < max_rank, n_better + 1,
+                                                             max_rank + 1)
+    return ranks
+
+
+def _check_k_value(k, name):
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or k < 1:
+        raise ValueError(f"{name} must be a positive integer; got {k!r}")
+    return int(k)
+
+
+def _bucket_probabilities(mutual, labels, smoothing=1.0):
+    """P(duplicate | the rule says match) and P(duplicate | it does not), add-one smoothed."""
+    n_mutual = int(mutual.sum())
+    pos_mutual = int(np.sum(mutual & labels))
+    n_rest = mutual.size - n_mutual
+    pos_rest = int(labels.sum()) - pos_mutual
+    p_match = (pos_mutual + smoothing) / (n_mutual + 2 * smoothing)
+    p_no_match = (pos_rest + smoothing) / (n_rest + 2 * smoothing)
+    return p_match, p_no_match
+
+
+class PairwiseKNNMatcher(_PairMatcher):
+    """The Pairwise kNN rule (Tang & Aw, FILM, sec. 3.3): a pair ``(a, b)`` is a duplicate when
+    ``b`` is among ``a``'s ``k`` nearest neighbours and ``a`` among ``b``'s.
+
+    Neighbours are searched, by ``metric`` in the embedding, among **all rows of the
+    collection X** (see the module docstring): the X given to :meth:`fit` for the validation
+    pairs, the X given to :meth:`predict` (default: the fitted one) for new pairs. The search
+    is exact and blocked (:func:`learnsim.search.top_k`), so no ``n x n`` matrix is built.
+
+    Parameters
+    ----------
+    transformer : None, fitted object with ``transform(X)``, or callable, default=None
+        Maps the rows of X to the embedding (a fitted FILM / MCD metric, a
+        :class:`~learnsim.text.TextVectorizer`, a pipeline, a function). It is used as it is,
+        never fitted here. None: X is the embedding.
+    k : int or "auto", default="auto"
+        Neighbourhood size. "auto" picks, among ``k_grid``, the k whose calibrated rule has the
+        lowest cross-entropy on the fitted (validation) pairs (paper, steps 5-6); ties go to
+        the smaller k.
+    k_grid : sequence of int, default=(1, 2, 3, 5, 10, 20, 50)
+        Candidates for "auto", and the points of ``validation_curve_`` (the paper's Figure 4).
+        Values above ``n_items - 1`` cannot be neighbourhoods and are dropped (with a warning
+        when ``k="auto"``).
+    metric : {"cosine", "inner_product", "euclidean", "sqeuclidean"}, default="cosine"
+    block_size : int or (int, int), optional
+        Passed to :func:`~learnsim.search.top_k`; results do not depend on it.
+
+    Attributes
+    ----------
+    k_ : int
+        The neighbourhood size used by :meth:`predict`.
+    ranks_ : ndarray of shape (n_pairs, 2)
+        Censored neighbour ranks of the fitted pairs (see :meth:`pair_ranks`).
+    validation_curve_ : dict of ndarray
+        Per candidate ``"k"`` on the fitted pairs: ``"accuracy"``, ``"tpr"``, ``"tnr"``,
+        ``"fpr"``, ``"fnr"`` of the hard rule, ``"log_loss"`` of its calibrated probabilities,
+        ``"n_match"`` (pairs the rule calls duplicates), ``"p_duplicate_match"`` and
+        ``"p_duplicate_no_match"`` (the two calibrated probabilities).
+    p_duplicate_match_, p_duplicate_no_match_ : float
+        The probabilities :meth:`predict_proba` gives, at ``k_``.
+    embedding_ : ndarray or CSR matrix
+        The embedded fitted collection (the default reference collection).
+    n_items_, n_embedding_features_ : int
+
+    Notes
+    -----
+    *Ranks and ties.* The rank of ``b`` for query ``a`` is 1 + the number of other items
+    strictly more similar to ``a`` than ``b`` is (so the query itself and the partner never
+    count, and items tied with ``b`` do not push it out). ``b`` is among ``a``'s ``k``
+    nearest neighbours iff that rank is at most ``k``. The rule is symmetric in ``a`` and
+    ``b`` and does not depend on the order of the rows.
+
+    *Probabilities.* The rule itself is a hard 0/1 decision, whose log loss would only be a
+    rescaled error rate (each error costs ``-log(eps)``). So, as the probability, each k gets
+    the frequency of duplicates among the validation pairs that the rule calls duplicates,
+    and among those it does not, with add-one (Laplace) smoothing:
+    ``P(dup | match) = (duplicates among matches + 1) / (matches + 2)``. The cross-entropy used
+    to choose k is the log loss of these probabilities on the validation pairs, i.e. how
+    much the rule at that k tells about the label (the conditional entropy of the label
+    given the rule's decision); it does not favour a rule just because it is confident.
+    ``predict`` stays the paper's rule (mutual neighbours), which agrees with
+    ``predict_proba >= 0.5`` whenever a match makes a duplicate more likely than not and a
+    non-match less likely.
+
+    *When the rule is weak.* It sees only ranks, never how similar the two items are. If the
+    non-duplicate pairs are themselves related items (as Quora's are) and the collection is
+    sparse (each question in about one pair), a question's partner is often its nearest
+    neighbour whatever the label, so non-duplicates pass the rule too; a paraphrase in other
+    words is also pushed out by any item with more words in common. There a threshold on
+    the similarity (:class:`ThresholdMatcher`) is usually more accurate; compare the two
+    with :meth:`report` on held-out pairs.
+    """
+
+    def __init__(self, transformer=None, k="auto", k_grid=(1, 2, 3, 5, 10, 20, 50), metric="cosine",
+                 block_size=None):
+        self.transformer = transformer
+        self.k = k
+        self.k_grid = k_grid
+        self.metric = metric
+        self.block_size = block_size
+
+    def _candidate_ks(self, n_items):
+        max_k = n_items - 1
+        if max_k < 1:
+            raise ValueError(f"X has {n_items} item(s); the kNN rule needs at least 2")
+        if isinstance(self.k, str):
+            if self.k != "auto":
+                raise ValueError(f"k must be a positive integer or 'auto'; got {self.k!r}")
+            fixed = None
+        else:
+            fixed = _check_k_value(self.k, "k")
+            if fixed > max_k:
+                raise ValueError(f"k={fixed} is larger than the {max_k} other items of the collection "
+                                 "(X has " + str(n_items) + " rows); pass a smaller k")
+        try:
+            grid = [_check_k_value(v, "every value of k_grid") for v in self.k_grid]
+        except TypeError:
+            raise ValueError(f"k_grid must be a sequence of positive integers; got {self.k_grid!r}") from None
+        grid = sorted(set(grid))
+        if not grid and fixed is None:
+            raise ValueError("k_grid is empty; give candidate neighbourhood sizes for k='auto'")
+        too_big = [v for v in grid if v > max_k]
+        if too_big:
+            grid = [v for v in grid if v <= max_k]
+            if fixed is None and not grid:
+                raise ValueError(f"every value of k_grid exceeds the {max_k} other items of the "
+                                 f"collection (X has {n_items} rows); give smaller values")
+            if fixed is None:  # with a fixed k the grid only feeds validation_curve_
+                warnings.warn(f"k_grid values {too_big} exceed the {max_k} other items of the "
+                              "collection and were dropped", UserWarning, stacklevel=3)
+        if fixed is not None and fixed not in grid:
+            grid = sorted(grid + [fixed])
+        return np.asarray(grid, dtype=np.int64), fixed
+
+    def fit(self, X, pairs, y=None):
+        """Compute the neighbour ranks of the validation pairs and choose ``k``.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix, or whatever ``transformer`` takes, n_items rows
+            The collection: every item of the pairs, plus any other item that should compete
+            as a neighbour.
+        pairs : Pairs with labels, or array-like of shape (n_pairs, 2)
+            Validation pairs as row indices into X. Both duplicates and non-duplicates needed.
+        y : array-like of shape (n_pairs,), optional
+            Duplicate flags (bool, 0/1 or -1/1) when ``pairs`` is an index array.
+
+        Returns
+        -------
+        self
+        """
+        E, idx, labels = self._fit_inputs(X, pairs, y)
+        grid, fixed = self._candidate_ks(E.shape[0])
+        ranks = _neighbour_ranks(E, idx, int(grid.max()), self.metric, self.block_size)
+        worst = ranks.max(axis=1)
+        curve = {key: [] for key in ("k", "accuracy", "tpr", "tnr", "fpr", "fnr", "log_loss",
+                                     "n_match", "p_duplicate_match", "p_duplicate_no_match")}
+        for k in grid:
+            match = worst <= k
+            p_match, p_no = _bucket_probabilities(match, labels)
+            rates = _confusion_rates(labels, match)
+            curve["k"].append(int(k))
+            curve["accuracy"].append(float(np.mean(match == labels)))
+            for key in ("tpr", "tnr", "fpr", "fnr"):
+                curve[key].append(rates[key])
+            curve["log_loss"].append(log_loss(labels, np.where(match, p_match, p_no)))
+            curve["n_match"].append(int(match.sum()))
+            curve["p_duplicate_match"].append(p_match)
+            curve["p_duplicate_no_match"].append(p_no)
+        self.validation_curve_ = {key: np.asarray(values) for key, values in curve.items()}
+        if fixed is None:
+            # argmin returns the first minimum: the smallest k among equally good ones
+            self.k_ = int(grid[int(np.argmin(self.validation_curve_["log_loss"]))])
+        else:
+            self.k_ = fixed
+        at = int(np.flatnonzero(grid == self.k_)[0])
+        self.p_duplicate_match_ = float(self.validation_curve_["p_duplicate_match"][at])
+        self.p_duplicate_no_match_ = float(self.validation_curve_["p_duplicate_no_match"][at])
+        self.ranks_ = ranks
+        self._set_collection(E)
+        return self
+
+    def pair_ranks(self, pairs, X=None, max_rank=None):
+        """Neighbour ranks ``(rank of b for a, rank of a for b)`` of each pair, shape (n_pairs, 2).
+
+        Ranks above ``max_rank`` (default ``k_``) are reported as ``max_rank + 1``. See the
+        class notes for the definition; the rule is ``pair_ranks(...).max(axis=1) <= k_``.
+        """
+        E = self._collection(X)
+        idx = _check_pair_indices(pairs, E.shape[0])
+        if max_rank is None:
+            max_rank = self.k_
+        max_rank = _check_k_value(max_rank, "max_rank")
+        max_rank = min(max_rank, E.shape[0] - 1)
+        if max_rank < 1:
+            raise ValueError(f"X has {E.shape[0]} item(s); the kNN rule needs at least 2")
+        return _neighbour_ranks(E, idx, max_rank, self.metric, self.block_size)
+
+    def _decision_scores(self, idx, E):
+        if self.k_ > E.shape[0] - 1:
+            raise ValueError(f"k_={self.k_} is larger than the {E.shape[0] - 1} other items of the "
+                             "collection X; use a larger collection or refit with a smaller k")
+        ranks = _neighbour_ranks(E, idx, self.k_, self.metric, self.block_size)
+        return (ranks.max(axis=1) <= self.k_).astype(np.float64), 1.0
+
+    def _proba_from_decision(self, decision):
+        return np.where(decision >= 1.0, self.p_duplicate_match_, self.p_duplicate_no_match_)
+
+    def _setting(self):
+        return {"k": self.k_}
+
+    def predict(self, pairs, X=None):
+        """1 where the two items are mutual ``k_``-nearest neighbours in X, else 0.
+
+        Parameters
+        ----------
+        pairs : Pairs or array-like of shape (n_pairs, 2)
+            Row indices into X (labels, if any, are ignored).
+        X : optional
+            The collection the neighbours are searched in (raw input when a transformer is
+            set); default: the fitted collection.
+        """
+        E = self._collection(X)
+        idx = _check_pair_indices(pairs, E.shape[0])
+        return self._predict_indices(idx, E).astype(np.int64)
+
+    def predict_proba(self, pairs, X=None):
+        """Columns P(not duplicate), P(duplicate): the calibrated probabilities of the rule's
+        two outcomes (see the class notes)."""
+        E = self._collection(X)
+        idx = _check_pair_indices(pairs, E.shape[0])
+        decision, _ = self._decision_scores(idx, E)
+        p = self._proba_from_decision(decision)
+        return np.column_stack([1.0 - p, p])
+
+    # persistence protocol (learnsim.persistence)
+    def _get_state(self):
+        grid = self.k_grid
+        params = {"k": self.k if isinstance(self.k, str) else int(self.k),
+                  "k_grid": [int(v) for v in grid], "metric": self.metric,
+                  "block_size": list(self.block_size) if isinstance(self.block_size, tuple)
+                  else self.block_size}
+        meta, arrays = _common_state(self, params)
+        meta.update({"k": int(self.k_), "p_duplicate_match": self.p_duplicate_match_,
+                     "p_duplicate_no_match": self.p_duplicate_no_match_,
+                     "validation_curve": {key: value.tolist()
+                                          for key, value in self.validation_curve_.items()}})
+        arrays["ranks"] = self.ranks_
+        return meta, arrays
+
+    @classmethod
+    def _from_state(cls, meta, arrays):
+        name = cls.__name__
+        obj = _check_common_state(cls, meta, arrays, ("k", "p_duplicate_match", "p_duplicate_no_match",
+                                                      "validation_curve"), ("ranks",))
+        if isinstance(obj.block_size, list):
+            obj.block_size = tuple(obj.block_size)
+        obj.k_grid = tuple(obj.k_grid)
+        obj.k_ = _check_k_value(meta["k"], f"{name} state: k")
+        if obj.k_ > obj.n_items_ - 1:
+            raise ValueError(f"{name} state: k={obj.k_} exceeds the {obj.n_items_ - 1} other items "
+                             "of the saved collection")
+        for key in ("p_duplicate_match", "p_duplicate_no_match"):
+            value = _finite_float(meta[key], key, name)
+            if not 0.0 < value < 1.0:
+                raise ValueError(f"{name} state: {key} must lie in (0, 1); got {value}")
+            setattr(obj, key + "_", value)
+        curve = meta["validation_curve"]
+        if not isinstance(curve, dict) or "k" not in curve:
+            raise ValueError(f"{name} state: 'validation_curve' must be a dict with a 'k' entry")
+        obj.validation_curve_ = {key: np.asarray(value) for key, value in curve.items()}
+        lengths = {value.shape for value in obj.validation_curve_.values()}
+        if len(lengths) != 1 or len(next(iter(lengths))) != 1:
+            raise ValueError(f"{name} state: every validation_curve entry must be 1-D of one length")
+        ranks = np.asarray(arrays["ranks"])
+        if ranks.ndim != 2 or ranks.shape[1] != 2 or ranks.dtype.kind not in "iu" or (ranks < 1).any():
+            raise ValueError(f"{name} state: 'ranks' must be an (n_pairs, 2) array of positive "
+                             f"integers; got shape {ranks.shape}, dtype {ranks.dtype}")
+        obj.ranks_ = ranks.astype(np.int64)
+        return obj
+
+
+# ----------------------------------------------------------------------------- threshold rule
+
+def _fit_platt(scores, labels, max_iter=100, tol=1e-10):
+    """Platt scaling: (slope, intercept) of P(dup) = 1 / (1 + exp(-(slope * s + intercept))).
+
+    Fitted by Newton's method with backtracking on Platt's smoothed targets
+    (``(n_pos + 1) / (n_pos + 2)`` for duplicates, ``1 / (n_neg + 2)`` for the others), which
+    keep the slope finite even when the scores separate the classes perfectly (Platt 1999;
+    Lin, Lin & Weng 2007). The scores are standardised first for a well-conditioned problem.
+    """
+    n_pos = int(labels.sum())
+    n_neg = labels.size - n_pos
+    target = np.where(labels, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+    centre = float(np.mean(scores))
+    spread = float(np.std(scores))
+    if spread == 0.0:
+        # constant scores carry no information: predict the (smoothed) base rate
+        prior = float(np.mean(target))
+        return 0.0, float(np.log(prior / (1.0 - prior)))
+    z = (scores - centre) / spread
+    design = np.column_stack([z, np.ones_like(z)])
+
+    def objective(w):
+        t = design @ w
+        # log(1 + exp(t)) - target * t, written to avoid overflow
+        return float(np.sum(np.logaddexp(0.0, t) - target * t))
+
+    w = np.array([0.0, np.log(np.mean(target) / (1.0 - np.mean(target)))])
+    value = objective(w)
+    for _ in range(max_iter):
+        p = 1.0 / (1.0 + np.exp(-(design @ w)))
+        grad = design.T @ (p - target)
+        hess = (design * (p * (1.0 - p))[:, None]).T @ design + 1e-12 * np.eye(2)
+        step = np.linalg.solve(hess, grad)
+        t = 1.0
+        while True:
+            candidate = w - t * step
+            new_value = objective(candidate)
+            if new_value <= value - 1e-4 * t * float(grad @ step) or t < 1e-10:
+                break
+            t /= 2.0
+        converged = abs(value - new_value) <= tol * max(1.0, abs(value))
+        w, value = candidate, new_value
+        if converged:
+            break
+    slope = w[0] / spread
+    return float(slope), float(w[1] - slope * centre)
+
+
+def _sigmoid(t):
+    out = np.empty_like(t)
+    pos = t >= 0
+    out[pos] = 1.0 / (1.0 + np.exp(-t[pos]))
+    e = np.exp(t[~pos])
+    out[~pos] = e / (1.0 + e)
+    return out
+
+
+class ThresholdMatcher(_PairMatcher):
+    """A pair is a duplicate when its similarity in the embedding reaches a threshold.
+
+    The score of a pair is its cosine (or inner product, or minus its (squared) Euclidean
+    distance) in the embedding; the threshold is the one that maximises accuracy on the
+    fitted (validation) pairs (:func:`learnsim.evaluation.best_threshold`), and
+    probabilities come from Platt scaling, a logistic regression on the score alone, fitted
+    on the same pairs, so that ``predict_proba`` and its log loss are meaningful.
+
+    Parameters
+    ----------
+    transformer : None, fitted object with ``transform(X)``, or callable, default=None
+        As in :class:`PairwiseKNNMatcher`. None: X is the embedding.
+    metric : {"cosine", "inner_product", "euclidean", "sqeuclidean"}, default="cosine"
+
+    Attributes
+    ----------
+    threshold_ : float
+        Pairs with ``pair_score >= threshold_`` are predicted duplicates.
+    validation_accuracy_ : float
+        Accuracy of that threshold on the fitted pairs (optimistic: chosen on them).
+    slope_, intercept_ : float
+        Platt scaling: P(duplicate) = 1 / (1 + exp(-(slope_ * score + intercept_))).
+    embedding_ : ndarray or CSR matrix
+        The embedded fitted collection (the default X of :meth:`predict`).
+    n_items_, n_embedding_features_ : int
+
+    Notes
+    -----
+    ``predict`` uses the accuracy-optimal threshold and ``predict_proba`` the logistic fit;
+    the two agree except for scores between the threshold and the point where the
+    probability crosses 0.5, which are close when the model fits well.
+    """
+
+    def __init__(self, transformer=None, metric="cosine"):
+        self.transformer = transformer
+        self.metric = metric
+
+    def fit(self, X, pairs, y=None):
+        """Choose the threshold and fit the calibration on labelled (validation) pairs.
+
+        Parameters are as in :meth:`PairwiseKNNMatcher.fit` (no other item than those of the
+        pairs matters here, as the score of a pair depends on its two items only).
+
+        Returns
+        -------
+        self
+        """
+        E, idx, labels = self._fit_inputs(X, pairs, y)
+        scores = pair_similarity(E, idx, self.metric)
+        self.threshold_, self.validation_accuracy_ = best_threshold(scores, labels)
+        self.slope_, self.intercept_ = _fit_platt(scores, labels)
+        self._set_collection(E)
+        return self
+
+    def pair_score(self, pairs, X=None):
+        """The similarity of each pair in the embedding (higher = more alike)."""
+        E = self._collection(X)
+        idx = _check_pair_indices(pairs, E.shape[0])
+        return pair_similarity(E, idx, self.metric)
+
+    def _decision_scores(self, idx, E):
+        return pair_similarity(E, idx, self.metric), self.threshold_
+
+    def _proba_from_decision(self, scores):
+        return _sigmoid(self.slope_ * scores + self.intercept_)
+
+    def _setting(self):
+        return {"threshold": self.threshold_}
+
+    def predict(self, pairs, X=None):
+        """1 where the pair's score reaches ``threshold_``, else 0 (X defaults to the fitted
+        collection)."""
+        E = self._collection(X)
+        idx = _check_pair_indices(pairs, E.shape[0])
+        return self._predict_indices(idx, E).astype(np.int64)
+
+    def predict_proba(self, pairs, X=None):
+        """Columns P(not duplicate), P(duplicate) from Platt scaling of the pair score."""
+        p = self._proba_from_decision(self.pair_score(pairs, X))
+        return np.column_stack([1.0 - p, p])
+
+    # persistence protocol (learnsim.persistence)
+    def _get_state(self):
+        meta, arrays = _common_state(self, {"metric": self.metric})
+        meta.update({"threshold": self.threshold_, "validation_accuracy": self.validation_accuracy_,
+                     "slope": self.slope_, "intercept": self.intercept_})
+        return meta, arrays
+
+    @classmethod
+    def _from_state(cls, meta, arrays):
+        name = cls.__name__
+        obj = _check_common_state(cls, meta, arrays,
+                                  ("threshold", "validation_accuracy", "slope", "intercept"), ())
+        threshold = meta["threshold"]
+        # best_threshold returns inf when predicting no duplicate at all is best
+        if not (isinstance(threshold, numbers.Real) and not isinstance(threshold, bool)
+                and not np.isnan(threshold)):
+            raise ValueError(f"{name} state: threshold must be a number; got {threshold!r}")
+        obj.threshold_ = float(threshold)
+        obj.validation_accuracy_ = _finite_float(meta["validation_accuracy"], "validation_accuracy", name)
+        obj.slope_ = _finite_float(meta["slope"], "slope", name)
+        obj.intercept_ = _finite_float(meta["intercept"], "intercept", name)
+        return obj
