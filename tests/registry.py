@@ -66,6 +66,21 @@ def _mcd_paper():
     return _mcd(**PAPER_PARAMS)
 
 
+def _film(n_components=2, **kw):
+    from learnsim.film import FILM
+    return FILM(n_components=n_components, random_state=0, **kw)
+
+
+def _with_triplets(make_data, per_item=5, as_object=True):
+    """make_data's cluster labels turned into triplets (i, j, k): what FILM learns from."""
+    def make():
+        from learnsim.supervision import clusters_to_triplets
+        X, y = make_data()
+        triplets = clusters_to_triplets(y, per_item * len(y), random_state=0)
+        return X, (triplets if as_object else np.array(triplets.indices))
+    return make
+
+
 CASES = [
     Case("mcd-paper-dense", _mcd_paper, _blobs_dense, "clusters"),
     Case("mcd-auto-dense", _mcd, _blobs_dense, "clusters"),
@@ -74,6 +89,11 @@ CASES = [
     Case("mcd-ridge-sparse-text", lambda: _mcd(n_basis=None, shrinkage=0.1, complement_weight=10.0),
          _text_sparse, "clusters", make_text=_text_corpus),
     Case("mcd-paper-wide", _mcd_paper, _wide_dense, "clusters"),
+    Case("film-triplets-dense", _film, _with_triplets(_blobs_dense, as_object=False), "triplets"),
+    Case("film-triplets-sparse-text", lambda: _film(svd_rank=12), _with_triplets(_text_sparse), "triplets",
+         make_text=_text_corpus),
+    Case("mfilm-triplets-wide", lambda: _film(batch_size=40), _with_triplets(_wide_dense), "triplets"),
+    Case("film-labels-dense", lambda: _film(svd_rank=6), _blobs_dense, "clusters"),
 ]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import struct
 import zipfile
 
 import numpy as np
@@ -409,4 +410,19 @@ def test_damaged_local_zip_header_is_refused(tmp_path, field_offset, name):
     raw[offset + field_offset] ^= 0x5A
     path.write_bytes(bytes(raw))
     with pytest.raises(ModelFormatError, match="corrupted|not a readable"):
+        load(path)
+
+
+def test_damaged_zip64_size_in_local_header_is_refused(tmp_path):
+    # numpy writes zip64 entries: the real sizes live in the local header's extra field
+    path = save(example(), tmp_path / "m.npz")
+    with zipfile.ZipFile(path) as zf:
+        info = zf.infolist()[1]
+    raw = bytearray(path.read_bytes())
+    start = info.header_offset
+    name_len, extra_len = struct.unpack_from("<HH", raw, start + 26)
+    assert extra_len >= 20, "expected a zip64 extra field"
+    raw[start + 30 + name_len + 4] ^= 0x01          # first byte of the 8-byte uncompressed size
+    path.write_bytes(bytes(raw))
+    with pytest.raises(ModelFormatError, match="corrupted"):
         load(path)

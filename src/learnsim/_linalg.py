@@ -32,6 +32,17 @@ def truncated_svd(X, k, seed=0):
     randomised (Halko et al.). Signs are fixed (largest |loading| positive) so that results
     are reproducible. ``k`` must not exceed ``min(X.shape)``.
     """
+    _, s, Vt = truncated_svd_with_u(X, k, seed)
+    return s, Vt
+
+
+def truncated_svd_with_u(X, k, seed=0):
+    """Like :func:`truncated_svd`, but also returns the left singular vectors:
+    ``(U, s, Vt)`` with U of shape (n, k), so that ``X ~ U diag(s) Vt``.
+
+    The signs of U and Vt are flipped together, so the product is unchanged. In the Gram route a
+    zero singular value has a zero row of Vt (its U column is still a unit eigenvector).
+    """
     n, m = X.shape
     size = n * m
     rank = min(n, m)
@@ -54,5 +65,5 @@ def truncated_svd(X, k, seed=0):
         Vt[s == 0] = 0.0
     else:
         U, s, Vt = randomized_svd(X.astype(np.float64), k, random_state=seed, flip_sign=False)
-    _, Vt = svd_flip(U, Vt, u_based_decision=False)
-    return s, Vt
+    U, Vt = svd_flip(U, Vt, u_based_decision=False)
+    return U, s, Vt

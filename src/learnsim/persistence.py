@@ -231,6 +231,24 @@ def save(obj, path, *, compress=False):
 _LOCAL_HEADER = struct.Struct("<4sHHHHHIIIHH")
 
 
+def _zip64_sizes(extra, usize, csize):
+    """The real (uncompressed, compressed) sizes from a local header's zip64 extra field
+    (id 0x0001), which holds 8-byte values for the fields set to 0xFFFFFFFF, in that order."""
+    pos = 0
+    while pos + 4 <= len(extra):
+        tag, size = struct.unpack_from("<HH", extra, pos)
+        body = extra[pos + 4:pos + 4 + size]
+        if tag == 0x0001:
+            values = [struct.unpack_from("<Q", body, 8 * i)[0] for i in range(len(body) // 8)]
+            if usize == 0xFFFFFFFF and values:
+                usize = values.pop(0)
+            if csize == 0xFFFFFFFF and values:
+                csize = values.pop(0)
+            break
+        pos += 4 + size
+    return usize, csize
+
+
 def _check_local_headers(path):
     """Compare every entry's local zip header with the central directory.
 
@@ -245,14 +263,17 @@ def _check_local_headers(path):
                 raw = fh.read(_LOCAL_HEADER.size)
                 if len(raw) != _LOCAL_HEADER.size:
                     raise ModelFormatError(f"{path}: truncated local header of entry {info.filename!r}")
-                sig, _, flags, method, _, _, crc, csize, usize, name_len, _ = _LOCAL_HEADER.unpack(raw)
+                sig, _, flags, method, _, _, crc, csize, usize, name_len, extra_len = _LOCAL_HEADER.unpack(raw)
                 name = fh.read(name_len)
+                extra = fh.read(extra_len)
                 deferred = flags & 0x08          # sizes and CRC given after the data instead
-                ok = (sig == b"PK\x03\x04" and method == info.compress_type
+                if not deferred and 0xFFFFFFFF in (csize, usize):
+                    usize, csize = _zip64_sizes(extra, usize, csize)
+                ok = (sig == b"PK\x03\x04" and method == info.compress_type and len(extra) == extra_len
                       and name == info.orig_filename.encode("utf-8", "surrogateescape")
                       and (deferred or crc == info.CRC)
-                      and (deferred or csize in (info.compress_size, 0xFFFFFFFF))
-                      and (deferred or usize in (info.file_size, 0xFFFFFFFF)))
+                      and (deferred or csize == info.compress_size)
+                      and (deferred or usize == info.file_size))
                 if not ok:
                     raise ModelFormatError(f"{path}: entry {info.filename!r} is corrupted (its local zip "
                                            "header disagrees with the archive's directory)")
