@@ -51,18 +51,22 @@ class MetricMixin:
         ``pairs`` is either an array (n_pairs, 2, n_features) of points, as in metric-learn,
         or, when ``X`` is given, an (n_pairs, 2) array of row indices into ``X``.
         """
+        A, B = self._pair_rows(pairs, X)
+        return np.sqrt(np.maximum(self._paired_sq_distances(A, B), 0.0))
+
+    def _pair_rows(self, pairs, X=None):
+        """The two sides (A, B) of each pair, checked: rows of X for index pairs, or the points
+        of an (n_pairs, 2, n_features) array."""
         check_is_fitted(self)
         if X is not None:
             X = self._check_input(X)
             idx = check_indices(pairs, X.shape[0], name="pairs", width=2)
-            A, B = X[idx[:, 0]], X[idx[:, 1]]
-        else:
-            P = np.asarray(pairs, dtype=float)
-            if P.ndim != 3 or P.shape[1] != 2:
-                raise ValueError("pairs must have shape (n_pairs, 2, n_features), or be index pairs "
-                                 f"(n_pairs, 2) with X given; got shape {P.shape}")
-            A, B = self._check_input(P[:, 0], "pairs[:, 0]"), self._check_input(P[:, 1], "pairs[:, 1]")
-        return np.sqrt(np.maximum(self._paired_sq_distances(A, B), 0.0))
+            return X[idx[:, 0]], X[idx[:, 1]]
+        P = np.asarray(pairs, dtype=float)
+        if P.ndim != 3 or P.shape[1] != 2:
+            raise ValueError("pairs must have shape (n_pairs, 2, n_features), or be index pairs "
+                             f"(n_pairs, 2) with X given; got shape {P.shape}")
+        return self._check_input(P[:, 0], "pairs[:, 0]"), self._check_input(P[:, 1], "pairs[:, 1]")
 
     def pair_score(self, pairs, X=None):
         """Similarity of each pair: the opposite of :meth:`pair_distance` (higher = more similar)."""

@@ -61,7 +61,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._linalg import truncated_svd_with_u
-from ._validation import check_indices, check_matrix, check_random_state
+from ._validation import check_matrix, check_random_state
 from .base import MetricMixin
 from .stiefel import minimize_stiefel
 from .supervision import Clusters, Pairs, Triplets, check_clusters, check_triplets, clusters_to_triplets
@@ -580,17 +580,7 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
     def pair_similarity(self, pairs, X=None):
         """Cosine similarity in the learned space of each pair (same input forms as
         :meth:`pair_distance`: index pairs with ``X``, or an (n_pairs, 2, n_features) array)."""
-        check_is_fitted(self)
-        if X is not None:
-            X = self._check_input(X)
-            idx = check_indices(pairs, X.shape[0], name="pairs", width=2)
-            A, B = X[idx[:, 0]], X[idx[:, 1]]
-        else:
-            Pts = np.asarray(pairs, dtype=float)
-            if Pts.ndim != 3 or Pts.shape[1] != 2:
-                raise ValueError("pairs must have shape (n_pairs, 2, n_features), or be index pairs "
-                                 f"(n_pairs, 2) with X given; got shape {Pts.shape}")
-            A, B = self._check_input(Pts[:, 0], "pairs[:, 0]"), self._check_input(Pts[:, 1], "pairs[:, 1]")
+        A, B = self._pair_rows(pairs, X)
         EA, EB = _unit_rows(self.transform(A)), _unit_rows(self.transform(B))
         return np.einsum("ij,ij->i", EA, EB)
 

@@ -54,7 +54,7 @@ from ..film import FILM
 from ..matching import PairwiseKNNMatcher, ThresholdMatcher, pair_similarity
 from ..supervision import Pairs, duplicate_pairs_to_triplets, graded_pairs_to_triplets
 from ..text import TextVectorizer
-from .records import Results
+from .records import Results, plots_enabled
 
 DIMENSIONS = (50, 100, 200)
 QUICK_DIMENSIONS = (50,)
@@ -230,12 +230,7 @@ def _v(results, exp, method, measure):
 def run_experiments(quick=False, data_dir=None, out_dir=None):
     """Run both experiments; return (Results, markdown report). The loss plot goes to ``out_dir``."""
     results, notes, md, summary = Results(), [], [], []
-    plots = out_dir is not None
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        plots = False
-        notes.append("matplotlib is not installed (pip install learnsim[plot]): no figure was drawn.")
+    plots = plots_enabled(out_dir, notes)
     md.append("# Reproduction of Tang & Aw: FILM (fast, interpretable, low-rank metric learning)\n")
     md.append("Paper values are in brackets. Methods: `cosine` tf.idf cosine; `cosine-knn` the Pairwise kNN rule on the raw tf.idf; `lsi-dD` cosine on a "
               "D-dimensional LSI of the same tf.idf; `film-dD` FILM (learnsim defaults: svd_rank = 5 d, "

@@ -46,7 +46,7 @@ from ..evaluation import (cluster_retrieval_report, kmeans_clustering_precision,
                           precision_recall_curve, relevance_from_labels)
 from ..mcd import PAPER_PARAMS, MinimumClusterDistortion
 from ..text import TextVectorizer, resample_counts
-from .records import Results
+from .records import Results, plots_enabled
 
 LEVELS = (0.005, 0.01, 0.02, 0.03, 0.04, 0.05, 0.10, 0.20)
 QUICK_LEVELS = (0.005, 0.02)
@@ -397,12 +397,7 @@ def run_experiments(quick=False, data_dir=None, out_dir=None, only=None):
     """Run the three experiments; return (Results, markdown report). Plots go to ``out_dir``."""
     warnings.filterwarnings("ignore", message=".*too few to select.*")
     results, notes, md = Results(), [], []
-    plots = out_dir is not None
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        plots = False
-        notes.append("matplotlib is not installed (pip install learnsim[plot]): no figures were drawn.")
+    plots = plots_enabled(out_dir, notes)
     md.append("# Reproduction of Mochihashi, Kikui & Kita: minimum cluster distortion metric\n")
     md.append("Paper values are in brackets. Methods: `euclid` Euclid on LSI of tf.idf (the paper's "
               "baseline); `mcd-paper` the paper's metric exactly (Moore-Penrose pseudo-inverse, eq. 6 and "

@@ -106,3 +106,16 @@ class Results:
                     out.append(f"{r['value'] / base['value']:.3f}" if ok else "-")
             lines.append("| " + " | ".join(out) + " |")
         return "\n".join(lines)
+
+
+def plots_enabled(out_dir, notes):
+    """Whether a reproduction can draw its figures: it needs an output folder and matplotlib
+    (the ``plot`` extra); when matplotlib is missing, say so in the report's notes."""
+    if out_dir is None:
+        return False
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        notes.append("matplotlib is not installed (pip install learnsim[plot]): no figures were drawn.")
+        return False
+    return True
