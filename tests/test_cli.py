@@ -257,6 +257,18 @@ def test_reproduce_dispatches_arguments(monkeypatch, tmp_path):
     assert calls == [("mochihashi", {"quick": False, "out_dir": None, "json_path": None, "data_dir": None})]
 
 
+def test_reproduce_film_passes_the_encoder_folder(monkeypatch, tmp_path):
+    calls = []
+    monkeypatch.setattr(learnsim.reproduce, "run", lambda name, **kw: calls.append((name, kw)) or Results(),
+                        raising=False)
+    assert run_cli(["reproduce", "film", "--quick", "--encoder", tmp_path])[0] == 0
+    assert calls[0][0] == "film" and calls[0][1]["encoder"] == str(tmp_path)
+    calls.clear()
+    assert_user_error(["reproduce", "film", "--encoder", tmp_path / "nope"], "not a folder")
+    assert_user_error(["reproduce", "mochihashi", "--encoder", tmp_path], "an option of 'reproduce film'")
+    assert calls == []
+
+
 def test_reproduce_bad_data_dir_fails_before_running(monkeypatch, tmp_path):
     calls = []
     monkeypatch.setattr(learnsim.reproduce, "run", lambda *a, **kw: calls.append(a), raising=False)
@@ -387,3 +399,200 @@ def test_reader_errors_name_the_line(tmp_path, name, content, reader, message):
     path.write_bytes(content)
     with pytest.raises(DocumentFormatError, match=message.replace("[", r"\[")):
         reader(path)
+
+
+# --------------------------------------------------------------------------- fit --method film / explain
+
+# small and quick: the CLI plumbing is tested here, FILM itself in test_film.py
+FILM_FAST = ["--method", "film", "--dimensions", "4", "--max-iter", "15"]
+
+
+@pytest.fixture(scope="module")
+def film_model(corpus_files):
+    path = corpus_files["folder"] / "film.npz"
+    code, out, err = run_cli(["fit", "--input", corpus_files["train"], "--model", path, "--json"] + FILM_FAST)
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["method"] == "film" and summary["n_components"] == 4
+    assert summary["documents"] == 120 and summary["clusters"] == 6
+    assert summary["triplets"] > 0 and summary["n_iter"] <= 15 and summary["svd_rank"] == 20
+    return path
+
+
+@pytest.fixture(scope="module")
+def pairs_file(tmp_path_factory):
+    """Duplicate pairs in the Quora sample layout: documents of one topic are duplicates."""
+    corpus = make_clustered_corpus(n_clusters=6, docs_per_cluster=8, random_state=4)
+    rng = np.random.default_rng(0)
+    path = tmp_path_factory.mktemp("pairs") / "pairs.tsv"
+    rows = []
+    for k in range(60):
+        i, j = rng.choice(len(corpus.data), 2, replace=False)
+        rows.append((int(corpus.target[i] == corpus.target[j]), corpus.data[i], corpus.data[j], k))
+    by_topic = [np.flatnonzero(corpus.target == t) for t in range(6)]
+    for k, members in enumerate(by_topic):      # at least one duplicate pair per topic
+        rows.append((1, corpus.data[members[0]], corpus.data[members[1]], 100 + k))
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("label\tquestion1\tquestion2\tpair_id\n")
+        for label, a, b, k in rows:
+            f.write(f"{label}\t{a}\t{b}\t{k}\n")
+    return path, len(rows), sum(r[0] for r in rows)
+
+
+def test_fit_film_saves_vectorizer_and_film(film_model):
+    from learnsim.film import FILM
+
+    model = load(film_model)
+    assert set(model) == {"vectorizer", "metric"}
+    assert isinstance(model["metric"], FILM)
+    assert model["metric"].components_.shape == (4, len(model["vectorizer"].vocabulary_))
+
+
+def test_fit_film_from_pairs(pairs_file, tmp_path):
+    path, n_pairs, n_duplicates = pairs_file
+    code, out, err = run_cli(["fit", "--pairs", path, "--model", tmp_path / "f.npz"] + FILM_FAST)
+    assert code == 0, err
+    assert f"Fitted on {n_pairs} pairs ({n_duplicates} duplicates)" in out
+    assert "FILM, 4 dimensions" in out and "triplets" in out
+    # the same file through --json: one triplet per duplicate direction and negative kind
+    code, out, _ = run_cli(["fit", "--pairs", path, "--model", tmp_path / "f.npz", "--json"] + FILM_FAST)
+    summary = json.loads(out)
+    assert summary["pairs"] == n_pairs and summary["duplicate_pairs"] == n_duplicates
+    assert n_duplicates * 2 <= summary["triplets"] <= n_duplicates * 4
+
+
+def test_fit_mcd_from_pairs_uses_groups_of_duplicates(pairs_file, tmp_path):
+    path, n_pairs, _ = pairs_file
+    code, out, err = run_cli(["fit", "--pairs", path, "--model", tmp_path / "m.npz", "--json"] + FIXED)
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["method"] == "mcd" and summary["pairs"] == n_pairs
+    from learnsim.datasets import load_quora_pairs
+    from learnsim.supervision import pairs_to_clusters
+
+    data = load_quora_pairs(path)
+    groups = pairs_to_clusters(data.pairs, len(data.texts))
+    assert summary["clusters"] == groups.n_clusters and summary["documents"] == len(data.texts)
+    assert summary["clustered_documents"] == int((np.asarray(groups.labels) >= 0).sum())
+
+
+def test_explain_prints_top_words_of_every_dimension(film_model):
+    from learnsim.explain import top_features
+
+    code, out, err = run_cli(["explain", "--model", film_model, "--top", "3"])
+    assert code == 0, err
+    model = load(film_model)
+    names = model["vectorizer"].get_feature_names_out()
+    assert out.startswith(f"FILM: 4 learned dimensions over {len(names)} words.")
+    for info in top_features(model["metric"], names, 3):
+        block = out.split(f"dimension {info.dimension} (scale ")[1]
+        plus, minus = block.splitlines()[1:3]
+        assert plus.startswith("  + ") and minus.startswith("  - ")
+        assert plus[4:].split(", ")[0] == f"{info.positive[0].feature} {info.positive[0].weight:+.4f}"
+        assert minus.count(",") == len(info.negative) - 1
+
+
+def test_explain_json_dimensions(film_model):
+    code, out, err = run_cli(["explain", "--model", film_model, "--dimension", "3", "--dimension", "1",
+                              "--top", "2", "--json"])
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["metric"] == "FILM" and result["n_dimensions"] == 4 and "pair" not in result
+    assert [d["dimension"] for d in result["dimensions"]] == [3, 1]
+    metric = load(film_model)["metric"]
+    for d in result["dimensions"]:
+        L = metric.components_[d["dimension"]]
+        assert [w["index"] for w in d["positive"]] == list(np.argsort(-L)[:2])
+        assert d["scale"] == pytest.approx(metric.scales_[d["dimension"]])
+
+
+def test_explain_pair(film_model, corpus_files):
+    texts = corpus_files["texts"]
+    a, b = texts[0], texts[1]
+    code, out, err = run_cli(["explain", "--model", film_model, "--pair", a, b, "--top", "4", "--json"])
+    assert code == 0, err
+    result = json.loads(out)
+    assert "dimensions" not in result                      # --pair alone: only the pair
+    pair = result["pair"]
+    model = load(film_model)
+    X = model["vectorizer"].transform([a, b]).astype(float)
+    assert pair["cosine"] == pytest.approx(model["metric"].similarity(X[0], X[1])[0, 0], rel=1e-9)
+    listed = sum(p["contribution"] for p in pair["word_pairs"])
+    assert listed + pair["omitted_word_pairs"] == pytest.approx(pair["inner_product"], rel=1e-9)
+    assert len(pair["word_pairs"]) <= 8 and pair["text_a"] == a
+
+    code, out, err = run_cli(["explain", "--model", film_model, "--pair", a, b, "--top", "4",
+                              "--dimension", "0"])
+    assert code == 0, err
+    assert "dimension 0 (scale" in out and "dimension 1 (scale" not in out
+    assert f"Cosine in the learned space {pair['cosine']:.4f}" in out
+    assert "word of A" in out and "words of A:" in out and "dimensions:" in out
+    top = pair["word_pairs"][0]
+    assert any(line.split()[:2] == [top["feature_a"], top["feature_b"]] for line in out.splitlines())
+
+
+def test_explain_mcd_model_pair(model_path, corpus_files):
+    a, b = corpus_files["texts"][2], corpus_files["texts"][30]
+    code, out, err = run_cli(["explain", "--model", model_path, "--pair", a, b, "--json"])
+    assert code == 0, err
+    pair = json.loads(out)["pair"]
+    model = load(model_path)
+    X = model["vectorizer"].transform([a, b]).astype(float)
+    assert pair["distance"] == pytest.approx(model["metric"].pair_distance([[X[0].toarray()[0],
+                                                                             X[1].toarray()[0]]])[0], rel=1e-8)
+    # complement_weight 0.3: part of the similarity lies outside the learned dimensions
+    assert pair["residual_contribution"] != 0.0
+
+
+def test_explain_lsi_model_over_words(corpus_files, tmp_path):
+    path = tmp_path / "lsi.npz"
+    code, _, err = run_cli(["fit", "--input", corpus_files["train"], "--model", path, "--lsi", "20"] + FILM_FAST)
+    assert code == 0, err
+    a, b = corpus_files["texts"][3], corpus_files["texts"][4]
+    code, out, err = run_cli(["explain", "--model", path, "--pair", a, b, "--dimension", "0", "--json"])
+    assert code == 0, err
+    result = json.loads(out)
+    model = load(path)
+    vectorizer, metric = model["vectorizer"], model["metric"]
+    assert result["n_words"] == len(vectorizer.terms_) and result["lsi_components"] == 20
+    assert all(w["feature"] in vectorizer.vocabulary_ for w in result["dimensions"][0]["positive"])
+    Z = vectorizer.transform([a, b]).astype(float)                  # the LSI inputs the model sees
+    assert result["pair"]["cosine"] == pytest.approx(metric.similarity(Z[:1], Z[1:])[0, 0], rel=1e-5)
+    code, out, _ = run_cli(["explain", "--model", path])
+    assert "through 20 LSI dimensions" in out
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["explain", "--model", "{film}", "--dimension", "4"], "dimension 4 is out of range"),
+    (["explain", "--model", "{film}", "--dimension", "-1"], "--dimension"),
+    (["explain", "--model", "{film}", "--top", "0"], "--top"),
+    (["explain", "--model", "{film}", "--pair", "only one"], "--pair"),
+    (["explain", "--model", "{film}", "--pair", " ", "x"], "must not be empty"),
+    (["explain", "--model", "{tmp}/missing.npz"], "does not exist"),
+    (["explain"], "--model"),
+    (["fit", "--input", "{train}", "--model", "{tmp}/m.npz", "--method", "film", "--n-basis", "16"],
+     "--n-basis apply to --method mcd only"),
+    (["fit", "--input", "{train}", "--model", "{tmp}/m.npz", "--dimensions", "5"], "--method film only"),
+    (["fit", "--input", "{train}", "--model", "{tmp}/m.npz", "--method", "svm"], "--method"),
+    (["fit", "--input", "{train}", "--model", "{tmp}/m.npz", "--method", "film", "--max-iter", "-1"],
+     "--max-iter"),
+    (["fit", "--input", "{train}", "--model", "{tmp}/m.npz", "--method", "film", "--dimensions", "1000"],
+     "n_components=1000 is larger"),
+    (["fit", "--input", "{train}", "--pairs", "{train}", "--model", "{tmp}/m.npz"], "not allowed with"),
+    (["fit", "--pairs", "{tmp}/missing.tsv", "--model", "{tmp}/m.npz", "--method", "film"], "no such file"),
+    (["fit", "--pairs", "{tmp}/badpairs.tsv", "--model", "{tmp}/m.npz", "--method", "film"], "line 2"),
+    (["fit", "--pairs", "{tmp}/nodup.tsv", "--model", "{tmp}/m.npz", "--method", "film"], "no duplicate pair"),
+])
+def test_explain_and_film_bad_usage_exits_2(args, fragment, corpus_files, film_model, tmp_path):
+    (tmp_path / "badpairs.tsv").write_text("1\ta b\tc d\t1\n2\ta\tb\t2\n", encoding="utf-8")
+    (tmp_path / "nodup.tsv").write_text("0\tapple pie\tcar wash\t1\n0\tred fox\tgreen tea\t2\n", encoding="utf-8")
+    fill = {"train": corpus_files["train"], "tmp": tmp_path, "film": film_model}
+    assert_user_error([a.format(**fill) for a in args], fragment)
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_explain_help():
+    code, out, _ = run_cli(["explain", "--help"])
+    assert code == 0 and "examples:" in out and "learnsim explain" in out and "--pair" in out
+    code, out, _ = run_cli(["fit", "--help"])
+    assert "--method" in out and "--pairs" in out and "--dimensions" in out

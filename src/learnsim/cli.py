@@ -1,4 +1,4 @@
-"""The ``learnsim`` command line: ``demo``, ``fit``, ``search``, ``evaluate``, ``reproduce``.
+"""The ``learnsim`` command line: ``demo``, ``fit``, ``search``, ``evaluate``, ``explain``, ``reproduce``.
 
 Every command prints a human summary on stdout, or with ``--json`` one JSON document on stdout
 and nothing else there (notes, warnings and progress bars go to stderr). A user error (a
@@ -8,6 +8,7 @@ missing or malformed file, a bad option) exits with status 2 and a one-line mess
 from __future__ import annotations
 
 import argparse
+import copy
 import importlib
 import json
 import math
@@ -139,6 +140,7 @@ def build_parser():
                          "learnsim fit --input train.tsv --model model.npz",
                          "learnsim search --model model.npz --corpus docs.tsv --query 'space shuttle'",
                          "learnsim evaluate --model model.npz --input test.tsv",
+                         "learnsim explain --model model.npz --pair 'first text' 'second text'",
                          "learnsim reproduce mochihashi --quick",
                          "",
                          "Run 'learnsim COMMAND --help' for the options of a command."))
@@ -166,38 +168,58 @@ def build_parser():
 
     # fit ----------------------------------------------------------------------------------
     fit = commands.add_parser(
-        "fit", formatter_class=_formatter, help="learn a metric from labelled documents",
+        "fit", formatter_class=_formatter, help="learn a metric from labelled documents or pairs",
         description=textwrap.dedent("""\
-            Fit a text vectoriser and a minimum-cluster-distortion metric on labelled documents
-            and save both into one model file.
+            Fit a text vectoriser and a metric - minimum cluster distortion (--method mcd, the
+            default) or FILM (--method film) - and save both into one model file.
 
-            Input: label<TAB>text per line (.tsv or .txt; a header line label<TAB>text is
+            --input: label<TAB>text per line (.tsv or .txt; a header line label<TAB>text is
             skipped) or JSON Lines (.jsonl) with {"text": ..., "label": ...}. Documents of
             label -1 belong to no cluster: they shape the features and the basis but are not
-            supervision. A label with a single document is treated as -1."""),
+            supervision. A label with a single document is treated as -1. FILM draws its
+            triplets (i, j, k: i is closer to j than to k) from these clusters.
+
+            --pairs: duplicate / non-duplicate pairs in the Quora sample layout,
+            label<TAB>text1<TAB>text2<TAB>pair_id per line (label 1 = duplicate; an optional
+            header). FILM learns from triplets made of them (a duplicate pair with a labelled
+            and a random negative); mcd learns from the groups of duplicates they form."""),
         epilog=_examples("learnsim fit --input train.tsv --model model.npz",
                          "learnsim fit --input train.jsonl --model model.npz --stop-words english --stem",
                          "learnsim fit --input train.tsv --model paper.npz --paper --lsi 300",
                          "learnsim fit --input train.tsv --model m.npz --n-basis 64 --shrinkage 0.1 "
-                         "--complement-weight 1 --json"))
-    fit.add_argument("--input", required=True, metavar="FILE", help="labelled documents (.tsv, .txt or .jsonl)")
+                         "--complement-weight 1 --json",
+                         "learnsim fit --method film --pairs quora.tsv --model film.npz --dimensions 100"))
+    fit_source = fit.add_mutually_exclusive_group(required=True)
+    fit_source.add_argument("--input", metavar="FILE", help="labelled documents (.tsv, .txt or .jsonl)")
+    fit_source.add_argument("--pairs", metavar="FILE",
+                            help="duplicate pairs: label<TAB>text1<TAB>text2<TAB>pair_id per line")
     fit.add_argument("--model", required=True, metavar="OUT.npz", help="model file to write")
+    fit.add_argument("--method", choices=("mcd", "film"), default="mcd",
+                     help="minimum cluster distortion (mcd, default) or FILM (film)")
     fit.add_argument("--weighting", choices=("tfidf", "bm25", "tf", "binary"), default="tfidf",
                      help="term weighting (default: tfidf)")
     fit.add_argument("--lsi", type=_lsi, default=None, metavar="N_OR_FRACTION",
                      help="reduce the term vectors to N LSI dimensions (or a fraction of the vocabulary)")
     fit.add_argument("--no-norm", action="store_true", help="do not L2-normalise the term vectors")
     fit.add_argument("--paper", action="store_true",
-                     help="the paper's metric exactly: full space, pseudo-inverse, nothing outside "
+                     help="mcd: the paper's metric exactly: full space, pseudo-inverse, nothing outside "
                           "the scatter's range (n_basis=none, shrinkage=0, complement_weight=0)")
     fit.add_argument("--n-basis", type=_n_basis, default=None, metavar="K|auto|none",
-                     help="size of the principal basis the metric is learned in; 'none' is the "
+                     help="mcd: size of the principal basis the metric is learned in; 'none' is the "
                           "whole feature space (default: auto)")
     fit.add_argument("--shrinkage", type=_auto_or_float(0.0, 1.0, "a number in [0, 1]"), default=None,
-                     metavar="A|auto", help="shrinkage toward Euclid, in [0, 1] (default: auto)")
+                     metavar="A|auto", help="mcd: shrinkage toward Euclid, in [0, 1] (default: auto)")
     fit.add_argument("--complement-weight", type=_auto_or_float(0.0, None, "a number >= 0"), default=None,
                      metavar="G|auto",
-                     help="weight of the directions outside the learned basis (default: auto)")
+                     help="mcd: weight of the directions outside the learned basis (default: auto)")
+    fit.add_argument("--dimensions", "--n-components", type=_positive_int, default=None, metavar="D",
+                     dest="n_components",
+                     help="FILM: dimension of the learned representation (default: 100, capped by "
+                          "the number of documents and features)")
+    fit.add_argument("--svd-rank", type=_positive_int, default=None, metavar="R",
+                     help="FILM: rank of the SVD the metric is learned in (default: 5 x D)")
+    fit.add_argument("--max-iter", type=_int_at_least(0, "a non-negative integer"), default=None,
+                     metavar="N", help="FILM: iterations of the optimiser (default: 200)")
     fit.add_argument("--stop-words", choices=("english",), default=None, help="drop English stop words")
     fit.add_argument("--stem", action="store_true",
                      help="Porter stemming (needs PyStemmer: pip install learnsim[stem])")
@@ -244,6 +266,32 @@ def build_parser():
     evaluate.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
     evaluate.set_defaults(handler=_cmd_evaluate)
 
+    # explain ------------------------------------------------------------------------------
+    explain = commands.add_parser(
+        "explain", formatter_class=_formatter, help="the words behind a learned metric and a pair's similarity",
+        description=textwrap.dedent("""\
+            Print, for each learned dimension (row l of the map L, y = L x; all of them or the
+            --dimension ones), the words with the largest positive and negative weights: the
+            FILM paper's Figure 5. With --pair, explain the similarity of two texts instead:
+            their cosine in the learned space splits exactly into what each pair of words
+            (one of each text), each word and each learned dimension adds. Works for the FILM
+            and minimum-cluster-distortion models 'learnsim fit' writes; with LSI the weights
+            are mapped back to the words."""),
+        epilog=_examples("learnsim explain --model film.npz --dimension 0 --dimension 1",
+                         "learnsim explain --model film.npz --top 20 --json > dimensions.json",
+                         "learnsim explain --model film.npz --pair 'how do I learn python' "
+                         "'what is the best way to learn python'"))
+    explain.add_argument("--model", required=True, metavar="M.npz", help="model file written by 'learnsim fit'")
+    explain.add_argument("--dimension", action="append", type=_seed, metavar="N", dest="dimensions",
+                         help="a learned dimension to describe, from 0 (repeat for several; default: all, "
+                              "or none with --pair)")
+    explain.add_argument("--top", type=_positive_int, default=10, metavar="K",
+                         help="words listed per sign and dimension, and per list of --pair (default: 10)")
+    explain.add_argument("--pair", nargs=2, metavar=("TEXT_A", "TEXT_B"), default=None,
+                         help="two texts whose similarity to explain")
+    explain.add_argument("--json", action="store_true", help="print the explanation as JSON on stdout")
+    explain.set_defaults(handler=_cmd_explain)
+
     # reproduce ----------------------------------------------------------------------------
     names = _experiments()
     reproduce = commands.add_parser(
@@ -263,6 +311,9 @@ def build_parser():
                            help="also write the result records to this JSON file")
     reproduce.add_argument("--data-dir", metavar="DIR", default=None,
                            help="folder holding the corpora (default: $LEARNSIM_DATA)")
+    reproduce.add_argument("--encoder", metavar="MODEL_DIR", default=None,
+                           help="film only: a local sentence-transformers model folder; adds the dense-encoder "
+                                "rows (the paper's FILM-BERT). Needs pip install learnsim[dense]")
     reproduce.set_defaults(handler=_cmd_reproduce)
     return parser
 
@@ -409,10 +460,24 @@ def _read_clusters(path):
     return docs, labels, names, n_singletons
 
 
-def _cmd_fit(args):
-    from .mcd import PAPER_PARAMS, MinimumClusterDistortion
-    from .persistence import save
-    from .text import TextVectorizer
+# The options of one method, as dest -> flag: giving one with the other method is a mistake.
+_MCD_OPTIONS = {"paper": "--paper", "n_basis": "--n-basis", "shrinkage": "--shrinkage",
+                "complement_weight": "--complement-weight"}
+_FILM_OPTIONS = {"n_components": "--dimensions", "svd_rank": "--svd-rank", "max_iter": "--max-iter"}
+# FILM's n_components when --dimensions is not given (the paper's d), capped by the data.
+_DEFAULT_FILM_DIMENSIONS = 100
+
+
+def _check_method_options(args):
+    foreign = _FILM_OPTIONS if args.method == "mcd" else _MCD_OPTIONS
+    given = [flag for dest, flag in foreign.items() if getattr(args, dest) not in (None, False)]
+    if given:
+        other = "film" if args.method == "mcd" else "mcd"
+        raise UsageError(f"{' and '.join(given)} apply to --method {other} only, not to --method {args.method}")
+
+
+def _mcd_settings(args):
+    from .mcd import PAPER_PARAMS
 
     explicit = {"n_basis": args.n_basis, "shrinkage": args.shrinkage,
                 "complement_weight": args.complement_weight}
@@ -421,59 +486,152 @@ def _cmd_fit(args):
         if clash:
             raise UsageError(f"--paper fixes n_basis=none, shrinkage=0 and complement_weight=0; "
                              f"drop {' and '.join(clash)} or --paper")
-        settings = dict(PAPER_PARAMS)
-    else:
-        settings = {k: ("auto" if v is None else v) for k, v in explicit.items()}
+        return dict(PAPER_PARAMS)
+    return {k: ("auto" if v is None else v) for k, v in explicit.items()}
+
+
+def _read_pairs(path):
+    """Duplicate pairs (Quora sample layout) via learnsim.datasets.load_quora_pairs."""
+    from .datasets import load_quora_pairs
+
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such file")
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a folder, not a pairs file")
+    data = load_quora_pairs(path)     # a Path, never the name of a bundled split
+    if data.n_identical_pairs:
+        _note(f"{data.n_identical_pairs} pair(s) of two identical texts are left out")
+    if data.n_undecodable_lines:
+        _note(f"{data.n_undecodable_lines} line(s) are not valid UTF-8; their bad bytes became U+FFFD")
+    return data
+
+
+def _film_triplets(pairs, X, seed):
+    """Triplets from duplicate pairs, without the texts that have no vocabulary term (FILM
+    L2-normalises every row it learns from)."""
+    from .supervision import duplicate_pairs_to_triplets
+    from .text import find_empty_rows
+
+    T = duplicate_pairs_to_triplets(pairs, n_items=X.shape[0], random_state=seed).indices
+    empty = find_empty_rows(X)
+    if empty.size:
+        unusable = np.isin(T, empty).any(axis=1)
+        if unusable.any():
+            _note(f"{int(unusable.sum())} of {len(T)} triplets use one of the {empty.size} text(s) without "
+                  "a vocabulary term; they are left out")
+            T = T[~unusable]
+    if len(T) == 0:
+        raise UsageError("no usable triplet: every triplet uses a text without a vocabulary term")
+    return T
+
+
+def _cmd_fit(args):
+    from .persistence import save
+    from .text import TextVectorizer
+
+    _check_method_options(args)
+    settings = _mcd_settings(args) if args.method == "mcd" else None
     model_path = Path(args.model)
     if model_path.is_dir():
         raise UsageError(f"--model {model_path} is a folder; give a file name such as model.npz")
 
-    docs, labels, names, n_singletons = _read_clusters(args.input)
-    if n_singletons:
-        _note(f"{n_singletons} label(s) with a single document are treated as unlabelled (-1)")
+    summary = {"model": str(model_path), "method": args.method}
+    pairs = labels = None
+    if args.pairs is not None:
+        data = _read_pairs(args.pairs)
+        texts, pairs = data.texts, data.pairs
+        summary.update(documents=len(texts), pairs=pairs.n_pairs, duplicate_pairs=int(pairs.labels.sum()))
+    else:
+        docs, labels, names, n_singletons = _read_clusters(args.input)
+        if n_singletons:
+            _note(f"{n_singletons} label(s) with a single document are treated as unlabelled (-1)")
+        texts = docs.texts
+        summary.update(documents=len(docs), clustered_documents=int((labels >= 0).sum()),
+                       clusters=len(names), single_document_labels=n_singletons)
     vectorizer = TextVectorizer(weighting=args.weighting, norm=None if args.no_norm else "l2",
                                 stop_words=args.stop_words, stem="porter" if args.stem else None,
                                 n_components=args.lsi, random_state=args.seed)
     start = time.perf_counter()
-    X = vectorizer.fit_transform(docs.texts)
+    X = vectorizer.fit_transform(texts)
     X = X.astype(np.float64) if X.dtype != np.float64 else X
     vec_seconds = time.perf_counter() - start
-    # progress bars of the selection show on a terminal (see learnsim._progress)
-    metric = MinimumClusterDistortion(**settings, random_state=args.seed)
+    summary.update(features=int(X.shape[1]), weighting=args.weighting, lsi_components=vectorizer.n_components_)
+
+    if args.method == "mcd":
+        metric, y = _mcd_with_supervision(args, settings, X, labels, pairs, summary)
+    else:
+        metric, y = _film_with_supervision(args, X, labels, pairs)
     start = time.perf_counter()
-    metric.fit(X, labels)
+    metric.fit(X, y)
     metric_seconds = time.perf_counter() - start
+    if args.method == "mcd":
+        summary.update(n_basis=metric.n_basis_, shrinkage=metric.shrinkage_,
+                       complement_weight=metric.complement_weight_, solver=metric.solver_)
+    else:
+        summary.update(n_components=int(metric.n_components), svd_rank=metric.svd_rank_,
+                       triplets=metric.n_triplets_, n_iter=metric.n_iter_, converged=metric.converged_)
 
     model_path.parent.mkdir(parents=True, exist_ok=True)
     save({"vectorizer": vectorizer, "metric": metric}, model_path)
-    summary = {
-        "model": str(model_path),
-        "documents": len(docs),
-        "clustered_documents": int((labels >= 0).sum()),
-        "clusters": len(names),
-        "single_document_labels": n_singletons,
-        "features": int(X.shape[1]),
-        "weighting": args.weighting,
-        "lsi_components": vectorizer.n_components_,
-        "n_basis": metric.n_basis_,
-        "shrinkage": metric.shrinkage_,
-        "complement_weight": metric.complement_weight_,
-        "solver": metric.solver_,
-        "vectorizer_seconds": vec_seconds,
-        "metric_seconds": metric_seconds,
-        "fit_seconds": vec_seconds + metric_seconds,
-    }
+    summary.update(vectorizer_seconds=vec_seconds, metric_seconds=metric_seconds,
+                   fit_seconds=vec_seconds + metric_seconds)
     if args.json:
         _print_json(summary)
         return 0
-    print(f"Fitted on {summary['documents']} documents ({summary['clustered_documents']} in "
-          f"{summary['clusters']} clusters), {summary['features']} features "
-          f"({args.weighting}{', LSI' if vectorizer.n_components_ else ''}).")
-    print(f"Metric: n_basis={summary['n_basis']}, shrinkage={summary['shrinkage']:g}, "
-          f"complement_weight={summary['complement_weight']:g} (solver {summary['solver']}).")
+    features = (f"{summary['features']} features ({args.weighting}"
+                f"{', LSI' if vectorizer.n_components_ else ''})")
+    if pairs is not None:
+        print(f"Fitted on {summary['pairs']} pairs ({summary['duplicate_pairs']} duplicates) of "
+              f"{summary['documents']} distinct texts, {features}.")
+    else:
+        print(f"Fitted on {summary['documents']} documents ({summary['clustered_documents']} in "
+              f"{summary['clusters']} clusters), {features}.")
+    if args.method == "mcd":
+        print(f"Metric: n_basis={summary['n_basis']}, shrinkage={summary['shrinkage']:g}, "
+              f"complement_weight={summary['complement_weight']:g} (solver {summary['solver']}).")
+    else:
+        print(f"Metric: FILM, {summary['n_components']} dimensions, svd_rank={summary['svd_rank']}, "
+              f"{summary['triplets']} triplets, {summary['n_iter']} iterations "
+              f"({'converged' if summary['converged'] else 'not converged'}).")
     print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, metric "
           f"{metric_seconds:.2f} s); saved {model_path}.")
     return 0
+
+
+def _mcd_with_supervision(args, settings, X, labels, pairs, summary):
+    """The MinimumClusterDistortion to fit and the clusters to fit it on."""
+    from .mcd import MinimumClusterDistortion
+    from .supervision import pairs_to_clusters
+
+    if pairs is not None:
+        # the groups of texts that chains of duplicate pairs join are the clusters
+        labels = np.asarray(pairs_to_clusters(pairs, X.shape[0]).labels)
+        summary.update(clustered_documents=int((labels >= 0).sum()),
+                       clusters=int(np.unique(labels[labels >= 0]).size))
+    # progress bars of the selection show on a terminal (see learnsim._progress)
+    metric = MinimumClusterDistortion(**settings, random_state=args.seed)
+    return metric, labels
+
+
+def _film_with_supervision(args, X, labels, pairs):
+    """The FILM to fit and what to fit it on: the cluster labels (FILM draws its triplets from
+    them) or triplets made of the duplicate pairs."""
+    from ._progress import _default_enabled
+    from .film import FILM
+
+    y = labels if pairs is None else _film_triplets(pairs, X, args.seed)
+    most = min(X.shape)
+    d = args.n_components
+    if d is None:
+        d = min(_DEFAULT_FILM_DIMENSIONS, most)
+        if d < _DEFAULT_FILM_DIMENSIONS:
+            _note(f"using {d} dimensions: FILM learns at most min(documents, features) = {most}")
+    settings = {"n_components": d, "svd_rank": args.svd_rank}
+    if args.max_iter is not None:
+        settings["max_iter"] = args.max_iter
+    metric = FILM(**settings, random_state=args.seed, verbose=_default_enabled())
+    return metric, y
 
 
 def _warn_empty_rows(X, what, texts):
@@ -583,6 +741,111 @@ def _cmd_evaluate(args):
     return 0
 
 
+def _word_space(vectorizer):
+    """The names of the words and the map from word vectors to the model's inputs: the LSI
+    basis of a vectoriser with LSI (so that weights are explained over words), else None."""
+    if getattr(vectorizer, "components_", None) is None:
+        return [str(t) for t in vectorizer.get_feature_names_out()], None
+    return [str(t) for t in vectorizer.terms_], np.asarray(vectorizer.components_, dtype=np.float64)
+
+
+def _word_vectors(vectorizer, texts):
+    """The term vectors the model's inputs are made of (before any LSI projection)."""
+    if getattr(vectorizer, "components_", None) is None:
+        return _vectorize(vectorizer, texts)
+    words_only = copy.copy(vectorizer)
+    words_only.components_ = None       # the weighted, normalised vectors that LSI projects
+    return _vectorize(words_only, texts)
+
+
+def _word_list(entries, value):
+    return [f"{e.feature} {value(e):+.4f}" for e in entries]
+
+
+def _print_wrapped(label, items, width=100):
+    """``label`` then the items, comma-separated, wrapped between items (never inside one)."""
+    items = items or ["-"]
+    lines, line = [], label
+    for k, item in enumerate(items):
+        piece = item + ("," if k < len(items) - 1 else "")
+        if line != label and len(line) + 1 + len(piece) > width:
+            lines.append(line)
+            line = " " * len(label)
+        line += ("" if line.endswith(" ") else " ") + piece
+    lines.append(line)
+    print("\n".join(lines))
+
+
+def _print_dimensions(dimensions):
+    for info in dimensions:
+        scale = f" (scale {info.scale:.4g})" if info.scale is not None else ""
+        print(f"\ndimension {info.dimension}{scale}")
+        _print_wrapped("  + ", _word_list(info.positive, lambda e: e.weight))
+        _print_wrapped("  - ", _word_list(info.negative, lambda e: e.weight))
+
+
+def _print_pair(text_a, text_b, exp):
+    print(f"A: {_snippet(text_a)}\nB: {_snippet(text_b)}")
+    print(f"Cosine in the learned space {exp.cosine:.4f} = inner product {exp.inner_product:.4g} / "
+          f"(|L a| {exp.norm_a:.4g} x |L b| {exp.norm_b:.4g}); learned distance {exp.distance:.4f}.")
+    print("\nWhat adds to the cosine (each list sums to it exactly):")
+    denom = exp.norm_a * exp.norm_b
+
+    def to_cosine(value):
+        return value / denom if denom > 0 else 0.0
+
+    rows = [[p.feature_a, p.feature_b, f"{p.cosine_contribution:+.4f}"] for p in exp.word_pairs]
+    print(_table(["word of A", "word of B", "contribution"], rows, align="<<>"))
+    n_other = exp.n_words_a * exp.n_words_b - len(exp.word_pairs)
+    if n_other:
+        print(f"(the other {n_other} word pair{'s' if n_other > 1 else ''} add{'' if n_other > 1 else 's'} "
+              f"{to_cosine(exp.omitted_word_pairs):+.4f})")
+    print()
+    _print_wrapped("words of A:  ", _word_list(exp.words_a, lambda e: e.cosine_contribution))
+    _print_wrapped("words of B:  ", _word_list(exp.words_b, lambda e: e.cosine_contribution))
+    dims = [f"{d.dimension} {d.cosine_contribution:+.4f}" for d in exp.dimensions]
+    if exp.residual_contribution:
+        dims.append(f"outside them {to_cosine(exp.residual_contribution):+.4f}")
+    _print_wrapped("dimensions:  ", dims)
+
+
+def _cmd_explain(args):
+    from .explain import explain_pair, n_learned_dimensions, top_features
+
+    vectorizer, metric = _load_model(args.model)
+    try:
+        n_dims = n_learned_dimensions(metric)
+    except TypeError as exc:
+        raise UsageError(f"{args.model}: cannot explain this model: {exc}") from None
+    names, projection = _word_space(vectorizer)
+    result = {"model": str(args.model), "metric": type(metric).__name__, "n_dimensions": n_dims,
+              "n_words": len(names), "lsi_components": vectorizer.n_components_}
+    dimensions = []
+    if args.dimensions is not None or args.pair is None:
+        dimensions = top_features(metric, names, args.top, args.dimensions, projection=projection)
+        result["dimensions"] = [d.to_dict() for d in dimensions]
+    explanation = None
+    if args.pair is not None:
+        text_a, text_b = args.pair
+        if not text_a.strip() or not text_b.strip():
+            raise UsageError("--pair texts must not be empty")
+        X = _word_vectors(vectorizer, [text_a, text_b])
+        _warn_empty_rows(X, "--pair text", [text_a, text_b])
+        explanation = explain_pair(metric, X[0], X[1], names, args.top, projection=projection)
+        result["pair"] = {"text_a": text_a, "text_b": text_b, **explanation.to_dict()}
+    if args.json:
+        _print_json(result)
+        return 0
+    lsi = f", explained over the words through {vectorizer.n_components_} LSI dimensions" \
+        if projection is not None else ""
+    print(f"{result['metric']}: {n_dims} learned dimensions over {len(names)} words{lsi}.")
+    _print_dimensions(dimensions)
+    if explanation is not None:
+        print()
+        _print_pair(text_a, text_b, explanation)
+    return 0
+
+
 def _cmd_reproduce(args):
     from .datasets import find_data_dir
 
@@ -592,8 +855,16 @@ def _cmd_reproduce(args):
     run = getattr(reproduce, "run", None)
     if run is None:
         raise UsageError("this installation of learnsim has no reproduction runner (learnsim.reproduce.run)")
+    options = {}
+    if args.encoder is not None:
+        if args.name != "film":
+            raise UsageError(f"--encoder is an option of 'reproduce film', not of {args.name!r}")
+        if not Path(args.encoder).is_dir():
+            raise UsageError(f"--encoder {args.encoder}: not a folder; give the local folder of a "
+                             "sentence-transformers model (nothing is downloaded)")
+        options["encoder"] = args.encoder
     results = run(args.name, quick=args.quick, out_dir=args.out, json_path=args.json_path,
-                  data_dir=args.data_dir)
+                  data_dir=args.data_dir, **options)
     n = len(results) if hasattr(results, "__len__") else None
     print(f"learnsim reproduce {args.name}: done" + (f", {n} result records" if n is not None else "")
           + (f" in {args.out}" if args.out else "") + ".")

@@ -37,6 +37,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_indices, check_matrix
 from .evaluation import best_threshold, log_loss, pair_classification_report
+from .hybrid import DEFAULT_WEIGHT_GRID, check_input_weight, hybrid_rows, select_input_weight
 from .search import METRICS, DISTANCE_METRICS, top_k
 from .supervision import Pairs, _parse_pair_labels
 
@@ -752,9 +753,23 @@ class ThresholdMatcher(_PairMatcher):
     transformer : None, fitted object with ``transform(X)``, or callable, default=None
         As in :class:`PairwiseKNNMatcher`. None: X is the embedding.
     metric : {"cosine", "inner_product", "euclidean", "sqeuclidean"}, default="cosine"
+    input_weight : None, float in [0, 1] or "auto", default=None
+        None: the score is the similarity in the embedding. A weight w (needs a transformer,
+        a numeric X and the cosine): the score is ``w cos(x_a, x_b) + (1 - w) cos(T(x_a),
+        T(x_b))``, the transformer's cosine mixed with the cosine of its own input
+        (:mod:`learnsim.hybrid`: a low-rank learned metric loses the input's exact overlap).
+        "auto": w is the value of ``weight_grid`` with the best accuracy on the fitted pairs.
+        Fit on pairs the transformer was not trained on: on its training pairs the learned
+        cosine looks better than it is and "auto" would under-weight the input.
+    weight_grid : sequence of floats in [0, 1], default=0, 0.05, ..., 1
+        The weights "auto" tries.
 
     Attributes
     ----------
+    input_weight_ : float or None
+        The w used (None without mixing).
+    weight_scores_ : ndarray or None
+        With "auto": the fitted pairs' accuracy for every weight of ``weight_grid``.
     threshold_ : float
         Pairs with ``pair_score >= threshold_`` are predicted duplicates.
     validation_accuracy_ : float
@@ -772,12 +787,54 @@ class ThresholdMatcher(_PairMatcher):
     probability crosses 0.5, which are close when the model fits well.
     """
 
-    def __init__(self, transformer=None, metric="cosine"):
+    def __init__(self, transformer=None, metric="cosine", input_weight=None, weight_grid=DEFAULT_WEIGHT_GRID):
         self.transformer = transformer
         self.metric = metric
+        self.input_weight = input_weight
+        self.weight_grid = weight_grid
+
+    def _check_mixing(self):
+        """The checked input_weight (None, a float or "auto")."""
+        if self.input_weight is None:
+            return None
+        w = check_input_weight(self.input_weight, allow_auto=True)
+        if self.transformer is None:
+            raise ValueError("input_weight mixes the transformer's cosine with the cosine of its input; "
+                             "it needs a transformer (with transformer=None X is already the embedding)")
+        if self.metric != "cosine":
+            raise ValueError(f"input_weight mixes cosines; it needs metric='cosine', got {self.metric!r}")
+        return w
+
+    def _mixed_embedding(self, X, weight):
+        """The hybrid rows of X (its unit rows beside its embedding's) and the embedding."""
+        Xm = check_matrix(X, name="X (input_weight needs numeric rows: the transformer's input)")
+        E = _embed(self.transformer, Xm, "X")
+        return hybrid_rows(Xm, E, weight), E
+
+    def _collection(self, X):
+        check_is_fitted(self)
+        if X is None or self.input_weight_ is None:
+            return super()._collection(X)
+        H, E = self._mixed_embedding(X, self.input_weight_)
+        if E.shape[1] != self._n_learned_features:
+            raise ValueError(f"the embedding of X has {E.shape[1]} features, but this ThresholdMatcher was "
+                             f"fitted on embeddings with {self._n_learned_features}; use the same transformer")
+        return H
+
+    @property
+    def _n_learned_features(self):
+        """Features of the transformer's embedding (the hybrid rows also hold the input's)."""
+        return self.n_embedding_features_ - self.n_input_features_
+
+    @property
+    def _score_metric(self):
+        # the hybrid rows hold two unit-length halves: their inner product is the mix exactly (a
+        # cosine would renormalise the rows where one half is zero)
+        return self.metric if self.input_weight_ is None else "inner_product"
 
     def fit(self, X, pairs, y=None):
-        """Choose the threshold and fit the calibration on labelled (validation) pairs.
+        """Choose the threshold (and the input weight) and fit the calibration on labelled
+        (validation) pairs.
 
         Parameters are as in :meth:`PairwiseKNNMatcher.fit` (no other item than those of the
         pairs matters here, as the score of a pair depends on its two items only).
@@ -786,27 +843,48 @@ class ThresholdMatcher(_PairMatcher):
         -------
         self
         """
-        E, idx, labels = self._fit_inputs(X, pairs, y)
-        scores = pair_similarity(E, idx, self.metric)
+        weight = self._check_mixing()
+        self.weight_scores_ = None
+        if weight is None:
+            E, idx, labels = self._fit_inputs(X, pairs, y)
+            self.input_weight_ = None
+            self.n_input_features_ = 0
+        else:
+            _, idx, labels = self._fit_inputs(X, pairs, y)
+            Xm = check_matrix(X, name="X (input_weight needs numeric rows: the transformer's input)")
+            learned = _embed(self.transformer, Xm, "X")
+            if weight == "auto":
+                cos_input = pair_similarity(Xm, idx, "cosine")
+                cos_learned = pair_similarity(learned, idx, "cosine")
+                weight, self.weight_scores_ = select_input_weight(
+                    cos_input, cos_learned, lambda s: best_threshold(s, labels)[1], self.weight_grid)
+            self.input_weight_ = float(weight)
+            self.n_input_features_ = int(Xm.shape[1])
+            E = hybrid_rows(Xm, learned, self.input_weight_)
+        scores = pair_similarity(E, idx, self._score_metric)
         self.threshold_, self.validation_accuracy_ = best_threshold(scores, labels)
         self.slope_, self.intercept_ = _fit_platt(scores, labels)
         self._set_collection(E)
         return self
 
     def pair_score(self, pairs, X=None):
-        """The similarity of each pair in the embedding (higher = more alike)."""
+        """The similarity of each pair in the embedding (higher = more alike); the mixed
+        cosine with ``input_weight``."""
         E = self._collection(X)
         idx = _check_pair_indices(pairs, E.shape[0])
-        return pair_similarity(E, idx, self.metric)
+        return pair_similarity(E, idx, self._score_metric)
 
     def _decision_scores(self, idx, E):
-        return pair_similarity(E, idx, self.metric), self.threshold_
+        return pair_similarity(E, idx, self._score_metric), self.threshold_
 
     def _proba_from_decision(self, scores):
         return _sigmoid(self.slope_ * scores + self.intercept_)
 
     def _setting(self):
-        return {"threshold": self.threshold_}
+        setting = {"threshold": self.threshold_}
+        if self.input_weight_ is not None:
+            setting["input_weight"] = self.input_weight_
+        return setting
 
     def predict(self, pairs, X=None):
         """1 where the pair's score reaches ``threshold_``, else 0 (X defaults to the fitted
@@ -822,16 +900,38 @@ class ThresholdMatcher(_PairMatcher):
 
     # persistence protocol (learnsim.persistence)
     def _get_state(self):
-        meta, arrays = _common_state(self, {"metric": self.metric})
+        grid = [float(w) for w in self.weight_grid]
+        meta, arrays = _common_state(self, {"metric": self.metric, "input_weight": self.input_weight,
+                                            "weight_grid": grid})
         meta.update({"threshold": self.threshold_, "validation_accuracy": self.validation_accuracy_,
-                     "slope": self.slope_, "intercept": self.intercept_})
+                     "slope": self.slope_, "intercept": self.intercept_, "input_weight_fitted": self.input_weight_,
+                     "n_input_features": self.n_input_features_})
+        if self.weight_scores_ is not None:
+            arrays["weight_scores"] = self.weight_scores_
         return meta, arrays
 
     @classmethod
     def _from_state(cls, meta, arrays):
         name = cls.__name__
+        scores = None
+        if isinstance(arrays, dict):
+            arrays = dict(arrays)
+            scores = arrays.pop("weight_scores", None)
         obj = _check_common_state(cls, meta, arrays,
-                                  ("threshold", "validation_accuracy", "slope", "intercept"), ())
+                                  ("threshold", "validation_accuracy", "slope", "intercept",
+                                   "input_weight_fitted", "n_input_features"), ())
+        w = meta["input_weight_fitted"]
+        obj.input_weight_ = None if w is None else check_input_weight(w, f"{name} state: input_weight_fitted")
+        n_input = meta["n_input_features"]
+        if isinstance(n_input, bool) or not isinstance(n_input, numbers.Integral) or n_input < 0 \
+                or (w is not None and not 0 < n_input < obj.n_embedding_features_):
+            raise ValueError(f"{name} state: n_input_features must fit the embedding; got {n_input!r}")
+        obj.n_input_features_ = int(n_input)
+        if scores is not None:
+            scores = np.asarray(scores, dtype=np.float64)
+            if scores.shape != (len(obj.weight_grid),):
+                raise ValueError(f"{name} state: weight_scores must have one value per weight of the grid")
+        obj.weight_scores_ = scores
         threshold = meta["threshold"]
         # best_threshold returns inf when predicting no duplicate at all is best
         if not (isinstance(threshold, numbers.Real) and not isinstance(threshold, bool)

@@ -15,7 +15,8 @@ from pathlib import Path
 FIELDS = ("experiment", "setting", "method", "measure", "value", "paper_value")
 
 MEASURES = ("ap11", "r_precision", "ap", "map", "p@10", "bep", "error_rate", "accuracy", "log_loss",
-            "pearson", "spearman", "clustering_precision", "fit_seconds")
+            "pearson", "spearman", "clustering_precision", "fit_seconds", "fit_cpu_seconds", "svd_seconds",
+            "peak_memory_gb", "triplet_accuracy", "input_weight", "tpr", "tnr", "fpr", "fnr", "k")
 
 
 def _finite_or_none(x):
@@ -104,6 +105,31 @@ class Results:
                     r = cell.get((s, m))
                     ok = base and r and base["value"] and r["value"] is not None
                     out.append(f"{r['value'] / base['value']:.3f}" if ok else "-")
+            lines.append("| " + " | ".join(out) + " |")
+        return "\n".join(lines)
+
+    def method_table(self, experiment, setting, measures, methods=None, *, with_paper=True, fmt="{:.3f}",
+                     formats=None):
+        """Markdown table for one setting: one row per method, one column per measure (paper
+        values in brackets). ``formats`` maps a measure to its own format string."""
+        rows = self.select(experiment=experiment, setting=setting)
+        all_methods = list(OrderedDict.fromkeys(r["method"] for r in rows))
+        methods = [m for m in (methods or all_methods) if m in all_methods]
+        cell = {(r["method"], r["measure"]): r for r in rows}
+        formats = formats or {}
+        lines = ["| method | " + " | ".join(measures) + " |", "|" + "---|" * (len(measures) + 1)]
+        for m in methods:
+            out = [f"`{m}`"]
+            for measure in measures:
+                r = cell.get((m, measure))
+                f = formats.get(measure, fmt)
+                if r is None or r["value"] is None:
+                    out.append("-")
+                    continue
+                txt = f.format(r["value"])
+                if with_paper and r["paper_value"] is not None:
+                    txt += f" ({f.format(r['paper_value'])})"
+                out.append(txt)
             lines.append("| " + " | ".join(out) + " |")
         return "\n".join(lines)
 

