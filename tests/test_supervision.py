@@ -607,3 +607,25 @@ def test_links_to_triplets_errors():
     assert set(map(tuple, t.indices.tolist())) == {(0, 1, 2), (1, 0, 2)}
     t = links_to_triplets(one_link, 5, random_state=0, symmetric=False)
     assert t.indices.tolist() == [[0, 1, 2]] * 5
+
+
+def test_split_pairs_is_a_seeded_partition():
+    from learnsim.supervision import split_pairs
+    pairs = Pairs(np.arange(40).reshape(20, 2), labels=np.arange(20) % 2 == 0)
+    train, val = split_pairs(pairs, 0.25, np.random.default_rng(0))
+    assert val.indices.shape == (5, 2) and train.indices.shape == (15, 2)
+    rows = {tuple(r) for r in train.indices} | {tuple(r) for r in val.indices}
+    assert rows == {tuple(r) for r in pairs.indices}
+    label_of = {tuple(r): lab for r, lab in zip(pairs.indices, pairs.labels)}
+    assert all(label_of[tuple(r)] == lab for r, lab in zip(val.indices, val.labels))
+    again, _ = split_pairs(pairs, 0.25, 0)
+    np.testing.assert_array_equal(again.indices, split_pairs(pairs, 0.25, 0)[0].indices)
+    graded = Pairs(np.arange(8).reshape(4, 2), scores=[1.0, 2.0, 3.0, 4.0])
+    a, b = split_pairs(graded, 0.5, 0)
+    assert a.is_graded and sorted(np.r_[a.scores, b.scores]) == [1.0, 2.0, 3.0, 4.0]
+    with pytest.raises(ValueError, match="held_out must be a fraction strictly between 0 and 1"):
+        split_pairs(pairs, 1.0)
+    with pytest.raises(ValueError, match="cannot split 1 pair"):
+        split_pairs(Pairs(np.array([[0, 1]]), labels=[True]), 0.5)
+    with pytest.raises(TypeError, match="pairs must be a Pairs object"):
+        split_pairs(np.zeros((4, 2), int))

@@ -1,10 +1,20 @@
 """Linear algebra shared by the vectoriser (LSI) and the metric learners."""
 from __future__ import annotations
 
+import contextlib
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import scipy.linalg
+import scipy.linalg.blas
 import scipy.sparse as sp
 from sklearn.utils.extmath import randomized_svd, svd_flip
+
+try:  # scipy's kernels for sparse x dense products (private; see _add_product)
+    from scipy.sparse._sparsetools import csc_matvecs as _csc_matvecs, csr_matvecs as _csr_matvecs
+except ImportError:  # pragma: no cover - then the public operator is used
+    _csc_matvecs = _csr_matvecs = None
 
 # Below this many entries a dense SVD is cheap and exact.
 _DENSE_SVD_MAX_ELEMENTS = 1_000_000
@@ -12,6 +22,22 @@ _DENSE_SVD_MAX_ELEMENTS = 1_000_000
 _DENSE_SVD_LARGE_RANK_MAX_ELEMENTS = 60_000_000
 # With few rows, the Gram matrix X X^T gives the right singular vectors exactly and cheaply.
 _GRAM_MAX_ROWS = 6000
+# Randomised SVD of a sparse X (see _sparse_randomized_svd): extra columns of the random start
+# (scikit-learn's default) and applications of X^T X. Its Rayleigh-Ritz step uses the subspace
+# (X^T X)^q Omega, a polynomial of degree 2 q + 1 in the singular values for the left factor,
+# like the 2 n_iter + 1 of scikit-learn's randomized_svd; q = 8 is one degree above its
+# n_iter=7 (its default at this rank), because its final projection is onto the left subspace.
+_OVERSAMPLES = 10
+_SPARSE_POWER_ITERATIONS = 8
+# Eigenvalues of the Gram matrix below this fraction of the largest are rounding noise (its
+# entries carry errors of about eps * sigma_1^2): their singular values are set to zero.
+_GRAM_EIGENVALUE_TOL = 1e3 * np.finfo(np.float64).eps
+# The sparse products M @ Q run in row blocks with results of at most this many bytes each.
+# M^T M Q runs in this many row groups of M (threads), each summing into its own n x w float64
+# array, fewer where those would take more than the budget.
+_BLOCK_BYTES = 8 * 2**20
+_SCATTER_GROUPS = 4
+_SCATTER_BUDGET_BYTES = 2 * 2**30
 
 
 def _gram_is_cheaper(X, k, n_iter=7, n_oversamples=10):
@@ -63,7 +89,155 @@ def truncated_svd_with_u(X, k, seed=0):
         safe = np.where(s > 0, s, 1.0)
         Vt = np.asarray((X.T @ U).T) / safe[:, None]
         Vt[s == 0] = 0.0
+    elif sp.issparse(X):
+        U, s, Vt = _sparse_randomized_svd(X, k, seed)
     else:
         U, s, Vt = randomized_svd(X.astype(np.float64), k, random_state=seed, flip_sign=False)
     U, Vt = svd_flip(U, Vt, u_based_decision=False)
     return U, s, Vt
+
+
+def _thread_count():
+    """Threads for the sparse products: the CPUs this process may use, at most as many as BLAS
+    may use (so that a threadpoolctl or OPENBLAS_NUM_THREADS limit applies to them too)."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        n = os.cpu_count() or 1
+    try:
+        from threadpoolctl import threadpool_info
+        blas = [info["num_threads"] for info in threadpool_info() if info.get("user_api") == "blas"]
+    except Exception:  # threadpoolctl comes with scikit-learn; without it, the CPU count
+        blas = []
+    return max(1, min([n] + blas))
+
+
+def _row_bounds(indptr, n_parts):
+    """Row boundaries that cut a CSR matrix into ``n_parts`` parts of about equal non-zeros
+    (always ``n_parts + 1`` boundaries; a part may be empty)."""
+    cuts = np.searchsorted(indptr, np.linspace(0, indptr[-1], n_parts + 1)[1:-1])
+    return np.concatenate([[0], cuts, [indptr.size - 1]])
+
+
+def _map(pool, func, items):
+    return list(map(func, items) if pool is None else pool.map(func, items))
+
+
+def _add_product(M, start, stop, Q, out, transposed=False):
+    """``out += M[start:stop] @ Q`` (or ``M[start:stop].T @ Q`` when ``transposed``) for a CSR M,
+    with Q and out C-contiguous and of M's dtype.
+
+    scipy's sparse times dense product returns a freshly allocated result; touching gigabytes of
+    fresh memory at every product of the power iteration costs more than the product itself on
+    some machines (measured: 0.2 to 4 s per GB). Its kernels accumulate into a given array, so
+    they are called directly where scipy has them.
+    """
+    if _csr_matvecs is None:
+        block = M[start:stop]
+        out += block.T @ Q if transposed else block @ Q
+        return
+    lo, hi = M.indptr[start], M.indptr[stop]
+    indptr, indices, data = M.indptr[start:stop + 1] - lo, M.indices[lo:hi], M.data[lo:hi]
+    if transposed:   # the CSR arrays of the row block are the CSC arrays of its transpose
+        _csc_matvecs(M.shape[1], stop - start, Q.shape[1], indptr, indices, data, Q.ravel(), out.ravel())
+    else:
+        _csr_matvecs(stop - start, M.shape[1], Q.shape[1], indptr, indices, data, Q.ravel(), out.ravel())
+
+
+def _sparse_times_dense(M, Q, out, pool):
+    """``out[:] = M @ Q`` for a CSR M, in row blocks (threaded); returns out."""
+    Q = np.ascontiguousarray(Q, dtype=M.dtype)
+    rows = max(1, _BLOCK_BYTES // (Q.shape[1] * out.itemsize))
+
+    def one(start):
+        stop = min(start + rows, M.shape[0])
+        out[start:stop] = 0.0
+        _add_product(M, start, stop, Q, out[start:stop])
+
+    _map(pool, one, range(0, M.shape[0], rows))
+    return out
+
+
+def _gram_times_dense(M, Q, partial, pool):
+    """``M^T M Q`` for a CSR M (N x n) and a dense Q (n x w), without an N x w intermediate.
+
+    Each of the fixed row groups of M (one per slice of ``partial``, shape (groups, n, w)) runs
+    in a thread, block by block: the block's rows of M Q go to a small buffer that is still in
+    cache when the block scatters M_b^T (M_b Q) into the group's slice. The slices are summed in
+    group order, so the result does not depend on the number of threads.
+    """
+    Q = np.ascontiguousarray(Q, dtype=M.dtype)
+    rows = max(1, _BLOCK_BYTES // (Q.shape[1] * Q.itemsize))
+    bounds = _row_bounds(M.indptr, partial.shape[0])
+
+    def one(g):
+        out = partial[g]
+        out[...] = 0.0
+        buffer = np.empty((rows, Q.shape[1]), dtype=Q.dtype)
+        for start in range(bounds[g], bounds[g + 1], rows):
+            stop = min(start + rows, bounds[g + 1])
+            block = buffer[:stop - start]
+            block[...] = 0.0
+            _add_product(M, start, stop, Q, block)
+            _add_product(M, start, stop, block, out, transposed=True)
+
+    groups = range(partial.shape[0])
+    _map(pool, one, groups)
+    total = partial[0].copy()
+    for g in groups[1:]:
+        total += partial[g]
+    return total
+
+
+def _sparse_randomized_svd(X, k, seed, n_iter=_SPARSE_POWER_ITERATIONS, n_oversamples=_OVERSAMPLES):
+    """Top-``k`` SVD ``(U, s, Vt)`` of a sparse X by subspace iteration (Halko et al. 2011) on
+    its short side only.
+
+    With M = X (or X^T, whichever has more rows) of shape N x n (N >= n): q applications of
+    M^T M to a random n x (k + p) start, LU-normalised after each as scikit-learn does, then a
+    Rayleigh-Ritz step on the resulting basis Q (not orthonormal, so a generalised eigenproblem
+    Q^T M^T M Q w = lam Q^T Q w replaces a QR): the right singular vectors are Q W, orthonormal,
+    s = sqrt(lam), and the left ones M Q W / s. Unlike scikit-learn's randomized_svd, nothing
+    of size N x (k + p) is formed or factorised: on the long side there are only sparse products
+    (threaded), so a 500,000 x 80,000 tf-idf matrix at rank 500 costs a minute of CPU instead of
+    many. The iterations only shape the subspace and run in float32 (half the memory traffic);
+    the Rayleigh-Ritz step and the factors are float64. A singular value that is rounding noise
+    (s^2 below _GRAM_EIGENVALUE_TOL s_1^2) is set to zero, with a zero left vector. The sparse
+    products give the same result with any number of threads.
+    """
+    transpose = X.shape[1] > X.shape[0]
+    M = sp.csr_matrix(X.T if transpose else X, dtype=np.float64)
+    N, n = M.shape
+    width = min(k + n_oversamples, n)
+    threads = _thread_count()
+    rng = np.random.default_rng(seed)
+    # the number of row groups depends on the shape only, so that results do not depend on threads
+    groups = int(max(1, min(_SCATTER_GROUPS, _SCATTER_BUDGET_BYTES // (n * width * 8))))
+    # One buffer for the per-group sums of both precisions (touching fresh memory is slow).
+    buffer = np.empty(groups * n * width, dtype=np.float64)
+    partial64 = buffer.reshape(groups, n, width)
+    partial32 = buffer.view(np.float32)[:buffer.size].reshape(groups, n, width)
+    with ThreadPoolExecutor(threads) if threads > 1 else contextlib.nullcontext() as pool:
+        M32 = M.astype(np.float32)
+        Q = rng.standard_normal((n, width), dtype=np.float32)
+        for _ in range(n_iter):
+            Q, _ = scipy.linalg.lu(_gram_times_dense(M32, Q, partial32, pool), permute_l=True,
+                                   overwrite_a=True, check_finite=False)
+        del M32
+        # Rayleigh-Ritz on span(Q), Q not orthonormal: Q^T M^T M Q w = lam Q^T Q w
+        Q = np.ascontiguousarray(Q, dtype=np.float64)
+        A = Q.T @ _gram_times_dense(M, Q, partial64, pool)
+        B = scipy.linalg.blas.dsyrk(1.0, Q.T)                               # Q^T Q, upper triangle
+        B = np.triu(B) + np.triu(B, 1).T
+        del buffer, partial32, partial64
+        lam, W = scipy.linalg.eigh((A + A.T) / 2.0, B, subset_by_index=(width - k, width - 1))
+        lam, W = lam[::-1], W[:, ::-1]
+        noise = lam <= _GRAM_EIGENVALUE_TOL * max(float(lam[0]), 0.0)
+        s = np.where(noise, 0.0, np.sqrt(np.maximum(lam, 0.0)))
+        right = Q @ W                                                      # n x k, orthonormal
+        left = _sparse_times_dense(M, right, np.empty((N, k)), pool)       # M Q W = left * s
+        left /= np.where(noise, 1.0, s)[None, :]
+        left[:, noise] = 0.0
+    if transpose:
+        return right, s, np.ascontiguousarray(left.T)
+    return left, s, np.ascontiguousarray(right.T)

@@ -30,7 +30,7 @@ __all__ = [
     "Clusters", "Pairs", "Triplets", "Links",
     "check_clusters", "check_pairs", "check_triplets", "check_links",
     "clusters_to_triplets", "pairs_to_clusters", "graded_pairs_to_triplets", "links_to_triplets",
-    "duplicate_pairs_to_triplets",
+    "duplicate_pairs_to_triplets", "split_pairs",
 ]
 
 NO_CLUSTER = -1
@@ -1221,3 +1221,40 @@ def duplicate_pairs_to_triplets(pairs, n_items=None, n_random_negatives=1, use_l
         raise ValueError("no triplet can be formed: no anchor of a duplicate pair has a usable labelled "
                          "non-duplicate partner; set n_random_negatives >= 1 to add random negatives")
     return Triplets(out)
+
+
+def split_pairs(pairs, held_out=0.2, random_state=None):
+    """Split labelled or graded pairs at random into (training pairs, held-out pairs).
+
+    The held-out part is for choosing what a learned model cannot choose on its own training
+    pairs (a threshold, a mixing weight, k): its similarities there are optimistic.
+
+    Parameters
+    ----------
+    pairs : Pairs
+    held_out : float in (0, 1), default 0.2
+        Fraction of the pairs held out (rounded; at least one pair on each side).
+    random_state : None, int or numpy Generator
+
+    Returns
+    -------
+    (Pairs, Pairs)
+        Each keeps the original order of its pairs, with their labels or scores.
+    """
+    if not isinstance(pairs, Pairs):
+        raise TypeError(f"pairs must be a Pairs object; got {type(pairs).__name__}")
+    if isinstance(held_out, bool) or not isinstance(held_out, numbers.Real) or not 0.0 < held_out < 1.0:
+        raise ValueError(f"held_out must be a fraction strictly between 0 and 1; got {held_out!r}")
+    n = pairs.indices.shape[0]
+    if n < 2:
+        raise ValueError(f"cannot split {n} pair(s): each side needs at least one")
+    n_held = min(max(int(round(held_out * n)), 1), n - 1)
+    order = check_random_state(random_state).permutation(n)
+    parts = np.sort(order[n_held:]), np.sort(order[:n_held])
+
+    def take(rows):
+        if pairs.is_graded:
+            return Pairs(pairs.indices[rows], scores=pairs.scores[rows])
+        return Pairs(pairs.indices[rows], labels=pairs.labels[rows])
+
+    return take(parts[0]), take(parts[1])
