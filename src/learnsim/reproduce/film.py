@@ -189,6 +189,9 @@ def experiment_quora(results, data_dir, *, quick, notes, encoder=None):
             record(f"{name}+cos", mixed.report(test_pairs, X=X_test))
             results.add("quora", "test", f"{name}+cos", "validation_accuracy", mixed.validation_accuracy_)
 
+    once = np.bincount(dev_pairs.indices.ravel(), minlength=len(dev_texts))
+    notes.append(f"Quora: {np.mean(once[once > 0] == 1):.1%} of the dev questions occur in a single pair (why "
+                 "the kNN rule struggles: a question's partner is among its nearest neighbours either way).")
     threshold_rules("cosine", None, Xd, Xt, mix=False)
     # the paper's rule on the raw tf.idf: what FILM's embedding adds to the kNN rule
     record("cosine-knn", PairwiseKNNMatcher(k_grid=KNN_GRID).fit(Xd, val_pairs).report(test_pairs, X=Xt))
