@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from peers import import_metric_learn  # noqa: E402
+from peers import require_metric_learn, run_with_threads  # noqa: E402
 
 from learnsim._linalg import truncated_svd  # noqa: E402
 from learnsim.datasets import find_data_dir, load_20newsgroups  # noqa: E402
@@ -153,19 +153,11 @@ def parse_args(argv=None):
 
 
 def main(argv=None):
-    args = parse_args(argv)
-    if args.threads is None:
-        return run(args)
-    from threadpoolctl import threadpool_limits
-    with threadpool_limits(limits=args.threads):
-        return run(args)
+    return run_with_threads(run, parse_args(argv))
 
 
 def run(args):
-    try:
-        metric_learn = import_metric_learn()
-    except ImportError:
-        raise SystemExit("metric-learn is not installed: pip install learnsim[bench]") from None
+    metric_learn = require_metric_learn()
 
     data_dir = find_data_dir(args.data_dir)
     bunch = load_20newsgroups(subset="train", data_dir=data_dir)

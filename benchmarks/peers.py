@@ -72,3 +72,20 @@ def import_metric_learn():
                     setattr(mod, name, _translate_kwarg(f))
     _patch_scml_array_basis()
     return ml
+
+
+def require_metric_learn():
+    """:func:`import_metric_learn`, or exit with the install hint (for the benchmark scripts)."""
+    try:
+        return import_metric_learn()
+    except ImportError:
+        raise SystemExit("metric-learn is not installed: pip install learnsim[bench]") from None
+
+
+def run_with_threads(run, args):
+    """``run(args)`` under a BLAS thread limit of ``args.threads`` (None: no limit)."""
+    if args.threads is None:
+        return run(args)
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(limits=args.threads):
+        return run(args)

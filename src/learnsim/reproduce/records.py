@@ -26,6 +26,16 @@ def _finite_or_none(x):
     return x if math.isfinite(x) else None
 
 
+def _cell(record, fmt, with_paper):
+    """A table cell: the value, with the paper's in brackets; "-" when there is none."""
+    if record is None or record["value"] is None:
+        return "-"
+    text = fmt.format(record["value"])
+    if with_paper and record["paper_value"] is not None:
+        text += f" ({fmt.format(record['paper_value'])})"
+    return text
+
+
 class Results:
     """An ordered collection of result records with JSON and markdown output."""
 
@@ -89,14 +99,7 @@ class Results:
         for s in settings:
             out = [s]
             for m in methods:
-                r = cell.get((s, m))
-                if r is None or r["value"] is None:
-                    out.append("-")
-                    continue
-                txt = fmt.format(r["value"])
-                if with_paper and r["paper_value"] is not None:
-                    txt += f" ({fmt.format(r['paper_value'])})"
-                out.append(txt)
+                out.append(_cell(cell.get((s, m)), fmt, with_paper))
             if ratio_to and ratio_to in methods:
                 base = cell.get((s, ratio_to))
                 for m in methods:
@@ -121,15 +124,7 @@ class Results:
         for m in methods:
             out = [f"`{m}`"]
             for measure in measures:
-                r = cell.get((m, measure))
-                f = formats.get(measure, fmt)
-                if r is None or r["value"] is None:
-                    out.append("-")
-                    continue
-                txt = f.format(r["value"])
-                if with_paper and r["paper_value"] is not None:
-                    txt += f" ({f.format(r['paper_value'])})"
-                out.append(txt)
+                out.append(_cell(cell.get((m, measure)), formats.get(measure, fmt), with_paper))
             lines.append("| " + " | ".join(out) + " |")
         return "\n".join(lines)
 
