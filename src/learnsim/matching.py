@@ -850,9 +850,8 @@ class ThresholdMatcher(_PairMatcher):
             self.input_weight_ = None
             self.n_input_features_ = 0
         else:
-            _, idx, labels = self._fit_inputs(X, pairs, y)
             Xm = check_matrix(X, name="X (input_weight needs numeric rows: the transformer's input)")
-            learned = _embed(self.transformer, Xm, "X")
+            learned, idx, labels = self._fit_inputs(Xm, pairs, y)
             if weight == "auto":
                 cos_input = pair_similarity(Xm, idx, "cosine")
                 cos_learned = pair_similarity(learned, idx, "cosine")

@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -141,11 +142,21 @@ class _Projection:
         return np.asarray(X @ self.basis)
 
 
-def _encode(encoder_path, texts):
+def _load_encoder(encoder_path):
+    """The fitted SentenceEncoder (loaded once, used for every split)."""
     from ..encoders import SentenceEncoder  # the dense extra: only with an encoder
 
+    return SentenceEncoder(encoder_path).fit()
+
+
+def _encoder_name(encoder):
+    """The model folder as the report shows it: its last two path parts, never a machine path."""
+    return "/".join(Path(encoder.model_path_).parts[-2:])
+
+
+def _encode(encoder, texts):
     start = time.perf_counter()
-    E = SentenceEncoder(encoder_path).fit(texts).transform(texts)
+    E = encoder.transform(texts)
     return np.asarray(E, dtype=np.float64), time.perf_counter() - start
 
 
@@ -246,7 +257,7 @@ def _svd_seconds(model):
 def _quora_dense(encoder, dev_texts, test_texts, train_pairs, T, quick, threshold_rules, notes):
     Ed, enc_dev = _encode(encoder, dev_texts)
     Et, enc_test = _encode(encoder, test_texts)
-    notes.append(f"Dense encoder `{encoder}`: {Ed.shape[1]} dimensions; encoding took {enc_dev:.0f} s (dev) "
+    notes.append(f"Dense encoder `{_encoder_name(encoder)}`: {Ed.shape[1]} dimensions; encoding took {enc_dev:.0f} s (dev) "
                  f"and {enc_test:.0f} s (test).")
     threshold_rules("dense-cosine", None, Ed, Et, mix=False)
     dims = DENSE_DIMENSIONS[:1] if quick else DENSE_DIMENSIONS
@@ -413,6 +424,8 @@ def run_experiments(quick=False, data_dir=None, out_dir=None, encoder=None):
               "supervision). `dense-*`: the same on a sentence encoder's embeddings. Thresholds, "
               "calibration, k and w are chosen on validation pairs, never on test.\n")
 
+    if encoder is not None:
+        encoder = _load_encoder(encoder)
     q = experiment_quora(results, data_dir, quick=quick, notes=notes, encoder=encoder)
     dims = q["dims"]
     base = ["cosine", "cosine-knn"] + [m for d in dims for m in (f"lsi-d{d}", f"lsi-d{d}+cos")]
