@@ -145,9 +145,29 @@ def test_training_loss_decreases_and_the_iteration_converges(fitted):
     assert np.all(np.isfinite(loss)) and np.all(hinge >= 0)
     # measured: f2 1.51 -> 0.87 and the hinge loss of eq. (7) 1.96 -> 0.88
     assert loss[-1] < 0.7 * loss[0]
-    assert np.ptp(loss[-20:]) < 1e-4 * loss[-1]   # settled: no longer jumping with Lambda
+    assert np.ptp(loss[-10:]) < 1e-4 * loss[-1]   # settled: no longer jumping with Lambda
     assert hinge[-1] < 0.6 * hinge[0]
     assert fitted.converged_ and 0 < fitted.n_iter_ < 200
+
+
+def test_the_hinge_plateau_rule_stops_before_the_gradient_test_at_the_same_quality(problem, fitted):
+    X_train, X_test, _, T_train, T_test = problem
+    full = FILM(n_components=3, random_state=0, n_iter_no_change=None).fit(X_train, T_train)
+    assert full.converged_ and fitted.n_iter_ < full.n_iter_
+    # the last n_iter_no_change hinge values did not fall below (1 - loss_tol) of the best before them
+    h = fitted.hinge_loss_curve_
+    assert h[-11:-1].min() >= (1 - fitted.loss_tol) * h[:-11].min()
+    accuracy = [evaluate_triplets(T_test.indices, m.transform(X_test))["accuracy"] for m in (fitted, full)]
+    assert abs(accuracy[0] - accuracy[1]) < 0.01, accuracy
+
+
+@pytest.mark.parametrize("params,match", [({"n_iter_no_change": 0}, "n_iter_no_change"),
+                                          ({"n_iter_no_change": 2.5}, "n_iter_no_change"),
+                                          ({"loss_tol": 1.0}, "loss_tol"), ({"loss_tol": -0.1}, "loss_tol")])
+def test_stopping_parameters_are_checked(problem, params, match):
+    X_train, _, _, T_train, _ = problem
+    with pytest.raises(ValueError, match=match):
+        FILM(n_components=3, **params).fit(X_train, T_train)
 
 
 def test_smoothed_active_set_reaches_the_same_metric_from_any_start(problem, fitted):

@@ -3,6 +3,7 @@ ThresholdMatcher(input_weight=...)."""
 from __future__ import annotations
 
 import numpy as np
+from sklearn.metrics import roc_auc_score
 import pytest
 import scipy.sparse as sp
 from sklearn.decomposition import TruncatedSVD
@@ -108,16 +109,18 @@ def _pairs_data(seed=0, n_groups=150, D=30):
     return X, Pairs(idx, labels=labels)
 
 
-@pytest.mark.parametrize("sparse", [False, True])
-def test_threshold_matcher_mixes_the_input_cosine(sparse):
+@pytest.mark.parametrize("sparse,criterion", [(False, "auc"), (True, "auc"), (False, "accuracy")])
+def test_threshold_matcher_mixes_the_input_cosine(sparse, criterion):
     X, pairs = _pairs_data()
     Xs = sp.csr_matrix(X) if sparse else X
     svd = TruncatedSVD(3, random_state=0).fit(X)
     grid = (0.0, 0.1, 0.5, 0.9, 1.0)
-    m = ThresholdMatcher(svd, input_weight="auto", weight_grid=grid).fit(Xs, pairs)
+    m = ThresholdMatcher(svd, input_weight="auto", weight_grid=grid, weight_criterion=criterion).fit(Xs, pairs)
     cos_in = pair_similarity(X, pairs.indices)
     cos_e = pair_similarity(svd.transform(X), pairs.indices)
-    expected = [best_threshold(w * cos_in + (1 - w) * cos_e, pairs.labels)[1] for w in grid]
+    measure = ((lambda s: roc_auc_score(pairs.labels, s)) if criterion == "auc"
+               else (lambda s: best_threshold(s, pairs.labels)[1]))
+    expected = [measure(w * cos_in + (1 - w) * cos_e) for w in grid]
     np.testing.assert_allclose(m.weight_scores_, expected)
     assert m.input_weight_ == grid[int(np.argmax(expected))]
     w = m.input_weight_
@@ -159,3 +162,18 @@ def test_threshold_matcher_mixing_errors():
         ThresholdMatcher(svd, input_weight="best").fit(X, pairs)
     with pytest.raises(TypeError, match="input_weight needs numeric rows.*contains text"):
         ThresholdMatcher(lambda texts: X[:len(texts)], input_weight=0.5).fit(["a b"] * X.shape[0], pairs)
+
+
+def test_threshold_matcher_refuses_an_unknown_weight_criterion():
+    X, pairs = _pairs_data()
+    svd = TruncatedSVD(3, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="weight_criterion"):
+        ThresholdMatcher(svd, input_weight="auto", weight_criterion="f1").fit(X, pairs)
+
+
+def test_auc_criterion_needs_both_classes():
+    X, pairs = _pairs_data()
+    svd = TruncatedSVD(3, random_state=0).fit(X)
+    only_dup = Pairs(pairs.indices[pairs.labels], labels=pairs.labels[pairs.labels])
+    with pytest.raises(ValueError, match="both kinds are needed"):
+        ThresholdMatcher(svd, input_weight="auto").fit(X, only_dup)

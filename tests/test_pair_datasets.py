@@ -462,3 +462,33 @@ def test_adapter_negatives_outside_a_large_component():
     t = duplicate_pairs_to_triplets(pairs, n_random_negatives=2, random_state=0)
     assert set(t.indices[:, 2].tolist()) == {3}
     _assert_triplets_valid(t, pairs)
+
+
+def test_adapter_hard_negatives_come_from_the_neighbours_outside_the_component():
+    # duplicates 0-1 and 1-2 (one component {0, 1, 2}); 3-4 another; items 5..9 unpaired
+    pairs = Pairs([[0, 1], [1, 2], [3, 4]], labels=[True, True, True])
+    neighbors = np.array([[2, 1, 5, -1], [0, 6, 2, 7], [1, 0, 8, 9], [4, 0, 9, 9], [3, 3, 3, 5],
+                          [0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3]])
+    t = duplicate_pairs_to_triplets(pairs, n_items=10, n_random_negatives=0, use_labelled_negatives=False,
+                                    neighbors=neighbors, n_hard_negatives=50, random_state=0).indices
+    allowed = {0: {5}, 1: {6, 7}, 2: {8, 9}, 3: {0, 9}, 4: {5}}
+    for a, p, k in t:
+        assert k in allowed[a], (a, p, k)
+    seen = {a: {k for aa, _, k in t if aa == a} for a in allowed}
+    assert seen == allowed                                  # every allowed neighbour gets drawn
+    assert Counter(int(k) for a, _, k in t if a == 3)[9] > 30   # drawn as often as it is listed (2 of 3)
+
+
+def test_adapter_hard_negative_errors():
+    pairs = Pairs([[0, 1], [2, 3]], labels=[True, True])
+    good = np.tile(np.arange(4), (4, 1))
+    with pytest.raises(ValueError, match="needs n_items"):
+        duplicate_pairs_to_triplets(pairs, neighbors=good)
+    with pytest.raises(ValueError, match="shape"):
+        duplicate_pairs_to_triplets(pairs, n_items=4, neighbors=good[:3])
+    with pytest.raises(ValueError, match="only 4 items"):
+        duplicate_pairs_to_triplets(pairs, n_items=4, neighbors=good + 1)
+    with pytest.raises(ValueError, match="integer"):
+        duplicate_pairs_to_triplets(pairs, n_items=4, neighbors=good.astype(float))
+    with pytest.raises(ValueError, match="n_hard_negatives"):
+        duplicate_pairs_to_triplets(pairs, n_items=4, neighbors=good, n_hard_negatives=0)

@@ -8,36 +8,52 @@ the files under a *data directory* laid out like the project's ``../shared/data`
     <data_dir>/flickr8k-captions/Flickr8k.token.txt.gz  (+ Flickr_8k.{train,dev,test}Images.txt)
     <data_dir>/quora-sample/{dev,test}.tsv
     <data_dir>/stsbenchmark/sts-{train,dev,test}.csv
+    <data_dir>/wikispeedia/wikispeedia-articles-links.tar.gz
+    <data_dir>/ir/cisi/{CISI.ALL,CISI.QRY,CISI.REL}
+    <data_dir>/ir/cran/{cran.all.1400,cran.qry,cranqrel}
 
-See :func:`find_data_dir` for how that directory is chosen. :func:`make_clustered_corpus`
-needs no files at all; it is the default corpus for the demo and the fast tests.
+See :func:`find_data_dir` for how that directory is chosen. The retrieval loaders
+(:func:`load_smart_collection`, :func:`load_trec_collection`) both return a
+:class:`RetrievalCollection`; :func:`load_wikispeedia` returns a :class:`LinkedCorpus`.
+:func:`make_clustered_corpus` needs no files at all; it is the default corpus for the demo
+and the fast tests.
 """
 from __future__ import annotations
 
 import csv
 import functools
 import gzip
+import html
 import math
 import numbers
 import os
 import re
 import tarfile
+import urllib.parse
 import zlib
+from dataclasses import dataclass, field as dataclass_field
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils import Bunch
 
 from learnsim._validation import check_random_state
-from learnsim.supervision import Pairs
+from learnsim.supervision import Links, Pairs
 
 __all__ = [
+    "LinkedCorpus",
+    "RetrievalCollection",
     "find_data_dir",
     "load_20newsgroups",
     "load_flickr8k_captions",
     "load_quora_pairs",
+    "load_smart_collection",
     "load_sts_benchmark",
+    "load_trec_collection",
     "load_uci",
+    "load_webkb",
+    "load_wikispeedia",
     "make_clustered_corpus",
 ]
 
@@ -697,6 +713,811 @@ def load_sts_benchmark(split="train", data_dir=None):
     )
 
 
+# ------------------------------------------------------------- linked and retrieval corpora
+
+def _readonly_copy(values, dtype=None):
+    arr = np.array(values, dtype=dtype)
+    arr.setflags(write=False)
+    return arr
+
+
+def _normalise_id(raw):
+    # "001" in cran.qry and "1" in a qrels file name the same record
+    raw = raw.strip()
+    return str(int(raw)) if raw.isdigit() else raw
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class LinkedCorpus:
+    """Documents with hyperlinks between them (what LinkLearn learns from).
+
+    Attributes
+    ----------
+    name : str
+    names : ndarray of str, shape (n_documents,)
+        Document names, sorted; ``names[i]`` is the name of ``texts[i]`` and of item ``i`` of
+        ``links``.
+    texts : list of str
+    links : learnsim.supervision.Links
+        The directed link graph over the documents, without self-links or repeated links.
+    categories : list of tuple of str
+        Per document, its category paths (e.g. ``'subject.Science.Physics'``); an empty
+        tuple for a document with no category.
+    n_dropped_links : int
+        Link lines with an endpoint that is not a document of the corpus (dropped).
+    n_self_links : int
+        Link lines from a document to itself (dropped: they say nothing about similarity).
+    n_duplicate_links : int
+        Link lines that repeat an earlier link (counted once).
+    n_dropped_categories : int
+        Category lines naming a document that is not in the corpus (ignored).
+    filename : str
+    """
+
+    name: str
+    names: np.ndarray
+    texts: list
+    links: Links
+    categories: list
+    n_dropped_links: int = 0
+    n_self_links: int = 0
+    n_duplicate_links: int = 0
+    n_dropped_categories: int = 0
+    filename: str = ""
+
+    def __post_init__(self):
+        n = len(self.names)
+        if not (len(self.texts) == len(self.categories) == self.links.n_items == n):
+            raise ValueError(f"inconsistent corpus: {n} names, {len(self.texts)} texts, "
+                             f"{len(self.categories)} category entries, links over {self.links.n_items} items")
+
+    @property
+    def n_documents(self):
+        return len(self.names)
+
+    def __repr__(self):
+        return (f"LinkedCorpus({self.name!r}: {self.n_documents} documents, {self.links.n_links} links; "
+                f"dropped {self.n_dropped_links} to unknown documents, {self.n_self_links} self-links, "
+                f"{self.n_duplicate_links} repeated)")
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class RetrievalCollection:
+    """An ad-hoc retrieval test collection: documents, queries and relevance judgments.
+
+    Every retrieval loader (:func:`load_smart_collection`, :func:`load_trec_collection`)
+    returns one, so evaluation code can treat the collections alike.
+
+    Attributes
+    ----------
+    name : str
+    doc_ids : ndarray of str, shape (n_documents,)
+    documents : list of str
+    query_ids : ndarray of str, shape (n_queries,)
+    queries : list of str
+    relevance : scipy.sparse.csr_matrix of int8, shape (n_queries, n_documents)
+        1 where the document is relevant to the query (the binary relevance that
+        :mod:`learnsim.evaluation` takes), 0 elsewhere.
+    qrels : dict of {query_id: {doc_id: grade}}
+        The judgments as the collection gives them (the pytrec_eval / ir_measures layout),
+        including judged non-relevant pairs. In every collection a pair is relevant exactly
+        when its grade is >= 1; what the grades mean beyond that is the collection's (see
+        the loader).
+    queries_without_judgments : ndarray of str
+        Ids of the queries with no relevant document. They are kept in ``queries``; the usual
+        practice is to leave them out of evaluation (see :meth:`judged_only`).
+    info : dict
+        Loader-specific facts: source files and counts of what was repaired or dropped.
+    """
+
+    name: str
+    doc_ids: np.ndarray
+    documents: list
+    query_ids: np.ndarray
+    queries: list
+    relevance: sp.csr_matrix
+    qrels: dict
+    queries_without_judgments: np.ndarray
+    info: dict = dataclass_field(default_factory=dict)
+
+    def __post_init__(self):
+        n_docs, n_queries = len(self.doc_ids), len(self.query_ids)
+        if len(self.documents) != n_docs or len(self.queries) != n_queries:
+            raise ValueError(f"inconsistent collection: {n_docs} doc ids for {len(self.documents)} documents, "
+                             f"{n_queries} query ids for {len(self.queries)} queries")
+        if self.relevance.shape != (n_queries, n_docs):
+            raise ValueError(f"relevance has shape {self.relevance.shape}; expected (n_queries, n_documents) "
+                             f"= ({n_queries}, {n_docs})")
+
+    @property
+    def n_documents(self):
+        return len(self.doc_ids)
+
+    @property
+    def n_queries(self):
+        return len(self.query_ids)
+
+    @property
+    def judged_query_mask(self):
+        """Boolean mask of the queries that have at least one relevant document."""
+        return np.diff(self.relevance.indptr) > 0
+
+    def judged_only(self):
+        """The same collection restricted to the queries that have a relevant document."""
+        keep = self.judged_query_mask
+        kept_ids = set(self.query_ids[keep].tolist())
+        return RetrievalCollection(
+            name=self.name, doc_ids=self.doc_ids, documents=self.documents,
+            query_ids=_readonly_copy(self.query_ids[keep]),
+            queries=[q for q, k in zip(self.queries, keep) if k],
+            relevance=self.relevance[keep],
+            qrels={q: dict(j) for q, j in self.qrels.items() if q in kept_ids},
+            queries_without_judgments=_readonly_copy(self.query_ids[:0]),
+            info=dict(self.info),
+        )
+
+    def __repr__(self):
+        n_judged = int(self.judged_query_mask.sum())
+        return (f"RetrievalCollection({self.name!r}: {self.n_documents} documents, {self.n_queries} queries "
+                f"({n_judged} with a relevant document), {self.relevance.nnz} relevant pairs)")
+
+
+def _build_collection(name, doc_ids, documents, query_ids, queries, judgments, strict, info):
+    """Assemble a :class:`RetrievalCollection` from judgments ``(query_id, doc_id, grade,
+    relevant, where)``; ``where`` names the qrels line for error messages."""
+    for kind, ids in (("document", doc_ids), ("query", query_ids)):
+        seen = set()
+        for i in ids:
+            if i in seen:
+                raise ValueError(f"{name}: {kind} id {i!r} occurs more than once")
+            seen.add(i)
+    doc_pos = {d: i for i, d in enumerate(doc_ids)}
+    query_pos = {q: i for i, q in enumerate(query_ids)}
+    qrels = {}
+    rows, cols = [], []
+    n_dropped = 0
+    for qid, did, grade, relevant, where in judgments:
+        unknown = ([f"query {qid!r}"] if qid not in query_pos else []) + \
+                  ([f"document {did!r}"] if did not in doc_pos else [])
+        if unknown:
+            if strict:
+                raise ValueError(f"{where}: judgment names unknown {' and '.join(unknown)}; "
+                                 "pass strict=False to drop such judgments")
+            n_dropped += 1
+            continue
+        judged = qrels.setdefault(qid, {})
+        if did in judged and judged[did] != grade:
+            raise ValueError(f"{where}: query {qid!r}, document {did!r} judged again with grade {grade} "
+                             f"(earlier {judged[did]})")
+        judged[did] = grade
+        if relevant:
+            rows.append(query_pos[qid])
+            cols.append(doc_pos[did])
+    relevance = sp.csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)),
+                              shape=(len(query_ids), len(doc_ids)))
+    relevance.sum_duplicates()
+    relevance.data[:] = 1
+    relevance.sort_indices()
+    without = [q for q, n in zip(query_ids, np.diff(relevance.indptr)) if n == 0]
+    info = dict(info, n_dropped_judgments=n_dropped)
+    return RetrievalCollection(
+        name=name, doc_ids=_readonly_copy(doc_ids, dtype=str), documents=list(documents),
+        query_ids=_readonly_copy(query_ids, dtype=str), queries=list(queries), relevance=relevance,
+        qrels=qrels, queries_without_judgments=_readonly_copy(without, dtype=str), info=info)
+
+
+# --------------------------------------------------------------------------- Wikispeedia
+
+_WIKISPEEDIA_FILE = "wikispeedia/wikispeedia-articles-links.tar.gz"
+_WIKISPEEDIA_SOURCE = ("Wikispeedia is at https://snap.stanford.edu/data/wikispeedia.html "
+                       "(wikispeedia_articles_plaintext.tar.gz and wikispeedia_paths-and-graph.tar.gz).")
+_WIKI_ARTICLE = re.compile(r"^(?:\./)?(?:.*/)?plaintext_articles/([^/]+)\.txt$")
+_WIKI_TABLES = {"links": re.compile(r"^(?:\./)?(?:.*/)?links\.tsv$"),
+                "categories": re.compile(r"^(?:\./)?(?:.*/)?categories\.tsv$")}
+
+
+def _decode_member(raw, where):
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise ValueError(f"{where}: not UTF-8 text (byte {exc.start}, line {line}: {exc.reason}); "
+                         "the Wikispeedia files are UTF-8, so the file is damaged or not from it") from None
+
+
+def _unquote_name(quoted, where):
+    try:
+        return urllib.parse.unquote(quoted, encoding="utf-8", errors="strict")
+    except UnicodeDecodeError:
+        raise ValueError(f"{where}: the name {quoted!r} is not valid URL-encoded UTF-8") from None
+
+
+def _tsv_rows(text, where, n_fields):
+    """``(line_number, fields)`` of a Wikispeedia tsv, skipping ``#`` comments and blank lines."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != n_fields:
+            raise ValueError(f"{where}, line {number}: {len(fields)} tab-separated field(s), expected {n_fields}")
+        yield number, fields
+
+
+@functools.lru_cache(maxsize=2)
+def _read_wikispeedia_archive(path, mtime_ns, size):
+    """Parse the archive once per process (keyed by mtime and size so that a replaced file is
+    re-read). Returns ``(articles, links, categories, table_names)`` with decoded names:
+    ``articles`` = ((name, text), ...) sorted by name, ``links`` = ((line, source, target), ...),
+    ``categories`` = ((line, article, category), ...)."""
+    articles = {}
+    tables = {}
+    try:
+        with tarfile.open(path, mode="r:*") as archive:
+            for member in archive:
+                if not member.isfile():
+                    continue
+                where = f"{path}: {member.name}"
+                match = _WIKI_ARTICLE.match(member.name)
+                if match is not None:
+                    name = _unquote_name(match.group(1), where)
+                    if name in articles:
+                        raise ValueError(f"{where}: a second file for article {name!r} "
+                                         f"(first {articles[name][0]})")
+                    articles[name] = (member.name, _decode_member(archive.extractfile(member).read(), where))
+                    continue
+                for table, pattern in _WIKI_TABLES.items():
+                    if pattern.match(member.name):
+                        if table in tables:
+                            raise ValueError(f"{path} holds two {table}.tsv files ({tables[table][0]} and "
+                                             f"{member.name}); pass an archive with one")
+                        tables[table] = (member.name, _decode_member(archive.extractfile(member).read(), where))
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+        raise ValueError(f"{path} is not a readable tar archive ({exc}). {_WIKISPEEDIA_SOURCE}") from None
+    if not articles:
+        raise ValueError(f"{path} holds no plaintext_articles/<name>.txt files; is it the Wikispeedia archive?")
+    missing = [f"{t}.tsv" for t in _WIKI_TABLES if t not in tables]
+    if missing:
+        raise ValueError(f"{path} has no {' or '.join(missing)}; the links and categories come from "
+                         f"wikispeedia_paths-and-graph. {_WIKISPEEDIA_SOURCE}")
+    rows = {}
+    for table, (member_name, text) in tables.items():
+        where = f"{path}: {member_name}"
+        rows[table] = tuple((number, _unquote_name(a, f"{where}, line {number}"),
+                             _unquote_name(b, f"{where}, line {number}") if table == "links" else b.strip())
+                            for number, (a, b) in _tsv_rows(text, where, 2))
+    ordered = tuple((name, articles[name][1]) for name in sorted(articles))
+    return ordered, rows["links"], rows["categories"], {t: tables[t][0] for t in tables}
+
+
+def load_wikispeedia(data_dir=None, *, path=None, strict=False):
+    """Load the Wikispeedia articles and the hyperlinks between them, straight from the tarball.
+
+    Wikispeedia (West & Leskovec 2012) is 4,604 articles of the 2007 Wikipedia for Schools
+    with their 119,882 links; the project uses it as a small stand-in for the Wikipedia
+    corpus of LinkLearn (Grangier & Bengio, paper 002).
+
+    Parameters
+    ----------
+    data_dir : path-like, optional
+        Data directory (see :func:`find_data_dir`); the archive is
+        ``<data_dir>/wikispeedia/wikispeedia-articles-links.tar.gz``.
+    path : path-like, optional
+        The archive itself, instead of ``data_dir``. Any tar archive (gzipped or not) with
+        ``plaintext_articles/<name>.txt`` files, one ``links.tsv`` and one ``categories.tsv``
+        (in any folder) is read.
+    strict : bool, default=False
+        When False, a link or category line naming an article with no text file is counted
+        (``n_dropped_links``, ``n_dropped_categories``) and dropped; when True it is an error.
+
+    Returns
+    -------
+    LinkedCorpus
+        ``names`` (article names URL-decoded, e.g. ``'Ubuntu_(Linux_distribution)'``,
+        sorted), ``texts`` (the plain text of each article, as in the archive: it starts with
+        a ``#copyright`` line, the title and a "2007 Schools Wikipedia Selection. Related
+        subjects: ..." line), ``links`` (:class:`learnsim.supervision.Links`, directed),
+        ``categories`` (tuple of category paths per article), and the counts of dropped
+        lines. Every link line is accounted for: ``links.n_links + n_dropped_links +
+        n_self_links + n_duplicate_links`` is the number of lines in ``links.tsv``.
+
+    Raises
+    ------
+    ValueError
+        If an article or table is not UTF-8 (the message names the file), the archive holds
+        no articles or lacks a table, a line is malformed, a link names an unknown article
+        with ``strict=True``, or no link joins two distinct articles.
+
+    Notes
+    -----
+    The archive is parsed once per process (about 2 s) and cached in memory. The text is not
+    stemmed or stopped; that is the vectoriser's job (paper 002, sec. 4.1, uses Porter
+    stemming and drops terms in very many documents or in only one).
+    """
+    if path is not None and data_dir is not None:
+        raise ValueError("pass either path (the archive) or data_dir (the data directory), not both")
+    if not isinstance(strict, (bool, np.bool_)):
+        raise TypeError(f"strict must be True or False; got {strict!r}")
+    if path is not None:
+        archive_path = Path(path).expanduser()
+        if not archive_path.is_file():
+            raise FileNotFoundError(f"path {str(archive_path)!r} is not an existing file; pass the "
+                                    "Wikispeedia tar archive")
+    else:
+        archive_path = _corpus_file(data_dir, [_WIKISPEEDIA_FILE], "Wikispeedia archive", _WIKISPEEDIA_SOURCE)
+    stat = archive_path.stat()
+    articles, link_rows, category_rows, table_names = _read_wikispeedia_archive(
+        str(archive_path.resolve()), stat.st_mtime_ns, stat.st_size)
+
+    names = [name for name, _text in articles]
+    index = {name: i for i, name in enumerate(names)}
+    links_where = f"{archive_path}: {table_names['links']}"
+    if not link_rows:
+        raise ValueError(f"{links_where} holds no links; LinkLearn needs linked documents")
+    edges, seen = [], set()
+    n_dropped = n_self = n_repeated = 0
+    for number, source, target in link_rows:
+        unknown = [n for n in (source, target) if n not in index]
+        if unknown:
+            if strict:
+                raise ValueError(f"{links_where}, line {number}: link {source!r} -> {target!r} names "
+                                 f"{', '.join(map(repr, unknown))}, which has no article file; "
+                                 "pass strict=False to drop such links")
+            n_dropped += 1
+            continue
+        edge = (index[source], index[target])
+        if edge[0] == edge[1]:
+            n_self += 1
+        elif edge in seen:
+            n_repeated += 1
+        else:
+            seen.add(edge)
+            edges.append(edge)
+    if not edges:
+        raise ValueError(f"{links_where}: none of its {len(link_rows)} links joins two distinct articles of "
+                         f"the archive (to a missing article: {n_dropped}, self-links: {n_self})")
+
+    categories = [[] for _ in names]
+    n_dropped_categories = 0
+    for number, article, category in category_rows:
+        if article not in index:
+            if strict:
+                raise ValueError(f"{archive_path}: {table_names['categories']}, line {number}: article "
+                                 f"{article!r} has no article file; pass strict=False to ignore it")
+            n_dropped_categories += 1
+            continue
+        categories[index[article]].append(category)
+    return LinkedCorpus(
+        name="wikispeedia",
+        names=_readonly_copy(names, dtype=str),
+        texts=[text for _name, text in articles],
+        links=Links.from_edges(np.array(edges, dtype=np.int64), len(names)),
+        categories=[tuple(c) for c in categories],
+        n_dropped_links=n_dropped,
+        n_self_links=n_self,
+        n_duplicate_links=n_repeated,
+        n_dropped_categories=n_dropped_categories,
+        filename=str(archive_path),
+    )
+
+
+# ------------------------------------------------------------- SMART test collections
+
+_SMART_SOURCE = ("CISI and Cranfield are at http://ir.dcs.gla.ac.uk/resources/test_collections/ "
+                 "(cisi.tar.gz, cran.tar.gz).")
+# The fields joined into the text of a document or query, in this order.
+_SMART_TEXT_FIELDS = ("T", "W")
+_SMART_BODY = "W"
+_SMART_MARKER = re.compile(r"^\.([A-Z])(?:[ \t]+(.*?))?[ \t]*$")
+_SMART_COLLECTIONS = {
+    "cisi": dict(folder="ir/cisi", documents="CISI.ALL", queries="CISI.QRY", qrels="CISI.REL",
+                 queries_by_position=False, grade_column=None, title_opens_body=False),
+    "cran": dict(folder="ir/cran", documents="cran.all.1400", queries="cran.qry", qrels="cranqrel",
+                 queries_by_position=True, grade_column=2, title_opens_body=True),
+}
+_SMART_ALIASES = {"cisi": "cisi", "ir/cisi": "cisi", "cran": "cran", "cranfield": "cran", "ir/cran": "cran"}
+_CRANFIELD_RELEVANT_GRADES = (1, 2, 3, 4)
+
+
+def _read_smart_records(path):
+    """Parse a SMART file into ``[(id, {field: text}), ...]`` in file order.
+
+    A record starts at ``.I <id>``; each ``.X`` line starts field X (text on the marker line
+    itself belongs to the field). A field that repeats within a record is appended to (CISI
+    gives each author an ``.A`` of its own); once the body (``.W``) has started, a repeated
+    marker is taken as a stray line of the body, as in three Cranfield records (240, 576,
+    578) whose abstracts contain such lines. Returns the records and the number of those
+    stray markers.
+    """
+    records = []
+    current = None
+    field_name = None
+    n_stray = 0
+    for number, line in _open_text_lines(path):
+        match = _SMART_MARKER.match(line)
+        if match is not None and match.group(1) == "I":
+            raw_id = (match.group(2) or "").strip()
+            if not raw_id or len(raw_id.split()) != 1:
+                raise ValueError(f"{path}, line {number}: '.I' must be followed by one record id; got {line!r}")
+            current = (_normalise_id(raw_id), number, {})
+            records.append(current)
+            field_name = None
+            continue
+        if current is None:
+            if match is not None:
+                raise ValueError(f"{path}, line {number}: field '.{match.group(1)}' before the first '.I' "
+                                 "record marker; is this a SMART-format file?")
+            if line.strip():
+                raise ValueError(f"{path}, line {number}: text before the first '.I' record marker; "
+                                 "is this a SMART-format file?")
+            continue
+        fields = current[2]
+        if match is not None:
+            field_name = match.group(1)
+            if field_name in fields and _SMART_BODY in fields:
+                n_stray += 1
+                field_name = _SMART_BODY
+            fields.setdefault(field_name, [])
+            if match.group(2):
+                fields[field_name].append(match.group(2))
+            continue
+        if field_name is None:
+            if line.strip():
+                raise ValueError(f"{path}, line {number}: text after '.I {current[0]}' (line {current[1]}) "
+                                 "that belongs to no field; expected a field marker such as '.T' or '.W'")
+            continue
+        fields[field_name].append(line)
+    if not records:
+        raise ValueError(f"{path} holds no '.I' records; is it a SMART-format file?")
+    return [(rid, {k: "\n".join(v).strip() for k, v in fields.items()}) for rid, _n, fields in records], n_stray
+
+
+def _smart_text(fields, title_opens_body):
+    """Title and body. Where the collection's bodies open with the title (Cranfield), a body
+    that does so is used alone; elsewhere (CISI) a body may merely begin with the words of
+    its title ("The Managerial Grid method of ..."), so the title is always added."""
+    title, body = fields.get("T", ""), fields.get(_SMART_BODY, "")
+    if title_opens_body and title and " ".join(body.split()).startswith(" ".join(title.split())):
+        return body, True
+    return "\n".join(part for part in (title, body) if part), False
+
+
+def _read_smart_qrels(path, query_ids, queries_by_position, grade_column):
+    """Judgments ``(query_id, doc_id, grade, relevant, where)`` of a SMART relevance file."""
+    n_columns = 2 if grade_column is None else grade_column + 1
+    judgments = []
+    for number, line in _open_text_lines(path):
+        fields = line.split()
+        if not fields:
+            continue
+        where = f"{path}, line {number}"
+        if len(fields) < n_columns:
+            raise ValueError(f"{where}: {len(fields)} field(s), expected at least {n_columns} "
+                             "(query, document" + (", grade)" if grade_column is not None else ")"))
+        query, doc = fields[0], _normalise_id(fields[1])
+        if queries_by_position:
+            if not query.isdigit() or not 1 <= int(query) <= len(query_ids):
+                raise ValueError(f"{where}: query number {query!r} is not a position 1..{len(query_ids)} "
+                                 "in the query file (this relevance file numbers queries by position)")
+            query = query_ids[int(query) - 1]
+        else:
+            query = _normalise_id(query)
+        if grade_column is None:
+            grade, relevant = 1, True  # the file lists relevant pairs only
+        else:
+            try:
+                grade = int(fields[grade_column])
+            except ValueError:
+                raise ValueError(f"{where}: relevance grade {fields[grade_column]!r} is not an integer") from None
+            relevant = grade in _CRANFIELD_RELEVANT_GRADES
+        judgments.append((query, doc, grade, relevant, where))
+    if not judgments:
+        raise ValueError(f"{path} holds no relevance judgments")
+    return judgments
+
+
+def load_smart_collection(name, data_dir=None, *, strict=True):
+    """Load a SMART-format test collection: CISI or Cranfield.
+
+    Parameters
+    ----------
+    name : {"cisi", "cran"}
+        Also accepted: ``"ir/cisi"``, ``"ir/cran"``, ``"cranfield"``.
+    data_dir : path-like, optional
+        Data directory (see :func:`find_data_dir`); the files are read from
+        ``<data_dir>/ir/cisi/`` (``CISI.ALL``, ``CISI.QRY``, ``CISI.REL``) or
+        ``<data_dir>/ir/cran/`` (``cran.all.1400``, ``cran.qry``, ``cranqrel``), or from
+        ``data_dir`` itself when it holds them.
+    strict : bool, default=True
+        A judgment naming a query or document that is not in the collection is an error;
+        with False it is dropped and counted in ``info["n_dropped_judgments"]``.
+
+    Returns
+    -------
+    RetrievalCollection
+        Texts are the title followed by the body (``.T`` + ``.W``; Cranfield abstracts
+        already start with their title, which is then not repeated); the author (``.A``),
+        source (``.B``) and cross-reference (``.X``) fields are not used. Ids are the
+        ``.I`` numbers without leading zeros.
+
+        * **CISI** (1,460 documents, 112 queries): ``CISI.REL`` lists the relevant pairs
+          (3,114), so every listed pair has grade 1. Only 76 queries have a judgment; the
+          other 36 are in ``queries_without_judgments``. ``CISI.BLN`` (Boolean queries) is
+          not read.
+        * **Cranfield** (1,400 documents, 225 queries): the query numbers of ``cranqrel`` are
+          positions 1..225 in ``cran.qry``, whose ``.I`` numbers run from 1 to 365 with gaps;
+          the loader maps them, so ``qrels`` and ``query_ids`` use the ``.I`` numbers. The
+          grades are Cleverdon's codes (``cranqrel.readme``): 1 complete answer, 2 high
+          relevance, 3 useful, 4 minimum interest, 5 no interest; the file also gives every
+          query one pair with grade -1. Grades 1-4 count as relevant (1,612 pairs), -1 and 5
+          do not. All 225 queries have a relevant document. Note that a smaller grade means
+          *more* relevant: convert before using ``qrels`` for graded measures such as nDCG.
+
+    Notes
+    -----
+    Three Cranfield abstracts (240, 576, 578) contain stray ``.A``/``.B``/``.W`` lines; these
+    are kept as part of the abstract (``info["n_stray_markers_in_body"]``: 4). Two Cranfield
+    documents (471, 995) are empty in the distributed file; they are kept, so that the
+    document count and ids match the qrels (``info["n_empty_documents"]``).
+
+    Raises
+    ------
+    ValueError
+        On a malformed file (a field or text before the first ``.I``, an ``.I`` without id,
+        a repeated id, a qrels line with too few fields, a non-integer grade, a Cranfield
+        query position out of range) or, with ``strict``, a judgment naming an unknown query
+        or document. Messages name the file and line.
+    """
+    if not isinstance(name, str) or name.strip().lower() not in _SMART_ALIASES:
+        raise ValueError(f"unknown SMART collection {name!r}; choose 'cisi' or 'cran'")
+    if not isinstance(strict, (bool, np.bool_)):
+        raise TypeError(f"strict must be True or False; got {strict!r}")
+    key = _SMART_ALIASES[name.strip().lower()]
+    spec = _SMART_COLLECTIONS[key]
+    paths = {part: _corpus_file(data_dir, [f"{spec['folder']}/{spec[part]}"], f"{key} {part} file", _SMART_SOURCE)
+             for part in ("documents", "queries", "qrels")}
+    docs, n_stray_docs = _read_smart_records(paths["documents"])
+    queries, n_stray_queries = _read_smart_records(paths["queries"])
+    doc_texts = [_smart_text(fields, spec["title_opens_body"]) for _id, fields in docs]
+    query_texts = [_smart_text(fields, spec["title_opens_body"]) for _id, fields in queries]
+    query_ids = [qid for qid, _fields in queries]
+    judgments = _read_smart_qrels(paths["qrels"], query_ids, spec["queries_by_position"], spec["grade_column"])
+    info = {
+        "files": {part: str(p) for part, p in paths.items()},
+        "n_stray_markers_in_body": n_stray_docs + n_stray_queries,
+        "n_titles_in_body": sum(t[1] for t in doc_texts) + sum(t[1] for t in query_texts),
+        "n_empty_documents": sum(1 for t in doc_texts if not t[0].strip()),
+        "n_judgments": len(judgments),
+    }
+    return _build_collection(key, [d for d, _f in docs], [t[0] for t in doc_texts], query_ids,
+                             [t[0] for t in query_texts], judgments, strict, info)
+
+
+# -------------------------------------------------------------- TREC-style collections
+
+_TREC_DOC = re.compile(r"<DOC(?:\s[^>]*)?>(.*?)</DOC>", re.DOTALL | re.IGNORECASE)
+_TREC_DOC_OPEN = re.compile(r"<DOC(?:\s[^>]*)?>", re.IGNORECASE)
+_TREC_DOCNO = re.compile(r"<DOCNO>(.*?)</DOCNO>", re.DOTALL | re.IGNORECASE)
+# Bookkeeping elements whose content is not part of the text.
+_TREC_METADATA = re.compile(r"<(DOCNO|DOCOLDNO|DOCID|DOCHDR|DOCTYPE|TXTTYPE)\b[^>]*>.*?</\1>",
+                            re.DOTALL | re.IGNORECASE)
+_SGML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_SGML_TAG = re.compile(r"</?[A-Za-z][^>]*>")
+_TREC_TOP = re.compile(r"<top>(.*?)</top>", re.DOTALL | re.IGNORECASE)
+_TREC_TOPIC_TAG = re.compile(r"<([a-z]+)>", re.IGNORECASE)
+_TREC_TOPIC_PREFIX = re.compile(r"^\s*(?:Number|Topic|Title|Description|Narrative)\s*:", re.IGNORECASE)
+_TREC_TOPIC_FIELDS = ("title", "desc", "narr")
+
+
+def _as_paths(value, name):
+    if isinstance(value, (str, os.PathLike)):
+        value = [value]
+    try:
+        paths = [Path(v).expanduser() for v in value]
+    except TypeError:
+        raise TypeError(f"{name} must be a path or a list of paths; got {type(value).__name__}") from None
+    if not paths:
+        raise ValueError(f"{name} is an empty list; pass at least one path")
+    for p in paths:
+        if not p.exists():
+            raise FileNotFoundError(f"{name}: {str(p)!r} does not exist")
+    return paths
+
+
+def _read_text_file(path, encoding):
+    """Whole text of a plain or gzipped file, with errors that name it."""
+    if path.suffix == ".Z":
+        raise ValueError(f"{path}: Unix compress (.Z) files are not supported; uncompress them "
+                         "(or recompress with gzip) first")
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rb") as handle:
+            raw = handle.read()
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ValueError(f"{path} could not be read ({exc})") from None
+    try:
+        return raw.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise ValueError(f"{path}, line {line}: not {encoding} text ({exc.reason}); older TREC "
+                         "collections are Latin-1: pass encoding='latin-1'") from None
+    except LookupError:
+        raise ValueError(f"unknown encoding {encoding!r}") from None
+
+
+def _clean_sgml(text):
+    text = html.unescape(_SGML_TAG.sub(" ", _SGML_COMMENT.sub(" ", text)))
+    # tags and comments leave runs of blanks behind; one space between words is what counts
+    return "\n".join(" ".join(line.split()) for line in text.splitlines() if line.strip())
+
+
+def _trec_document_text(body, text_tags):
+    body = _TREC_METADATA.sub(" ", body)
+    if text_tags is not None:
+        pattern = re.compile(r"<(" + "|".join(map(re.escape, text_tags)) + r")\b[^>]*>(.*?)</\1>",
+                             re.DOTALL | re.IGNORECASE)
+        body = "\n".join(m.group(2) for m in pattern.finditer(body))
+    return _clean_sgml(body)
+
+
+def _read_trec_documents(paths, text_tags, encoding):
+    files = []
+    for p in paths:
+        if p.is_dir():
+            files.extend(sorted(f for f in p.rglob("*") if f.is_file() and not f.name.startswith(".")))
+        else:
+            files.append(p)
+    doc_ids, texts, skipped = [], [], []
+    for path in files:
+        text = _read_text_file(path, encoding)
+        n_open = len(_TREC_DOC_OPEN.findall(text))
+        if n_open == 0:
+            skipped.append(str(path))  # read-me files and the like beside the documents
+            continue
+        found = _TREC_DOC.findall(text)
+        if len(found) != n_open:
+            raise ValueError(f"{path}: {n_open} <DOC> tag(s) but {len(found)} complete <DOC>...</DOC> "
+                             "element(s); is the file cut off?")
+        for position, body in enumerate(found, start=1):
+            docno = _TREC_DOCNO.search(body)
+            if docno is None or not docno.group(1).strip():
+                raise ValueError(f"{path}: document {position} has no <DOCNO>...</DOCNO>")
+            doc_ids.append(_normalise_id(docno.group(1)))
+            texts.append(_trec_document_text(body, text_tags))
+    if not doc_ids:
+        raise ValueError(f"no <DOC> element in {', '.join(str(p) for p in paths)}; "
+                         "expected TREC SGML (<DOC><DOCNO>...</DOCNO>...</DOC>)")
+    return doc_ids, texts, {"n_files": len(files) - len(skipped), "files_without_documents": skipped}
+
+
+def _read_trec_topics(paths, fields, encoding):
+    query_ids, queries = [], []
+    for path in paths:
+        text = _read_text_file(path, encoding)
+        blocks = _TREC_TOP.findall(text)
+        n_open = len(re.findall(r"<top>", text, re.IGNORECASE))
+        if n_open != len(blocks):
+            raise ValueError(f"{path}: {n_open} <top> tag(s) but {len(blocks)} complete <top>...</top> topic(s)")
+        if not blocks:
+            raise ValueError(f"{path} holds no <top>...</top> topic")
+        for position, block in enumerate(blocks, start=1):
+            # Classic topic tags are never closed: a field runs until the next tag.
+            parts = {}
+            tags = list(_TREC_TOPIC_TAG.finditer(block))
+            for tag, nxt in zip(tags, tags[1:] + [None]):
+                content = block[tag.end(): nxt.start() if nxt is not None else len(block)]
+                content = _TREC_TOPIC_PREFIX.sub("", _SGML_TAG.sub(" ", content), count=1)
+                parts[tag.group(1).lower()] = " ".join(content.split())
+            qid = parts.get("num", "")
+            if not qid:
+                raise ValueError(f"{path}: topic {position} has no <num> (topic number)")
+            qid = _normalise_id(qid)
+            missing = [f for f in fields if not parts.get(f)]
+            if missing:
+                raise ValueError(f"{path}: topic {qid} has no (or an empty) <{missing[0]}> field; "
+                                 f"fields={fields!r} asks for it")
+            query_ids.append(qid)
+            queries.append("\n".join(parts[f] for f in fields))
+    return query_ids, queries
+
+
+def _read_trec_qrels(paths, encoding):
+    judgments = []
+    for path in paths:
+        for number, line in enumerate(_read_text_file(path, encoding).splitlines(), start=1):
+            parts = line.split()
+            if not parts:
+                continue
+            where = f"{path}, line {number}"
+            if len(parts) != 4:
+                raise ValueError(f"{where}: {len(parts)} field(s), expected 4: query, iteration, docno, relevance")
+            try:
+                grade = int(parts[3])
+            except ValueError:
+                raise ValueError(f"{where}: relevance {parts[3]!r} is not an integer") from None
+            judgments.append((_normalise_id(parts[0]), _normalise_id(parts[2]), grade, grade >= 1, where))
+    if not judgments:
+        raise ValueError(f"no relevance judgment in {', '.join(str(p) for p in paths)}")
+    return judgments
+
+
+def load_trec_collection(documents, topics, qrels, *, fields=("title",), text_tags=None,
+                         encoding="utf-8", strict=True, name="trec"):
+    """Load a TREC-style test collection from its document, topic and qrels files.
+
+    Parameters
+    ----------
+    documents : path-like or list of path-likes
+        Files (plain or ``.gz``) or folders of files (read recursively, in sorted order) in
+        TREC SGML: ``<DOC><DOCNO>id</DOCNO> ... text ... </DOC>``, any number per file. Files
+        with no ``<DOC>`` (read-me files) are skipped and listed in
+        ``info["files_without_documents"]``.
+    topics : path-like or list of path-likes
+        Topic files: ``<top><num> Number: 301 <title> ... <desc> Description: ...
+        <narr> Narrative: ... </top>``.
+    qrels : path-like or list of path-likes
+        Lines ``query iteration docno relevance``; relevance >= 1 is relevant.
+    fields : tuple of str, default=("title",)
+        Topic fields joined (one per line) into the query text, e.g. ``("title", "desc")``.
+    text_tags : tuple of str, optional
+        Elements whose content is the document text, e.g. ``("HEADLINE", "TEXT")``. By default
+        everything inside ``<DOC>`` except the bookkeeping elements (``DOCNO``, ``DOCOLDNO``,
+        ``DOCID``, ``DOCHDR``, ``DOCTYPE``, ``TXTTYPE``). Tags are removed and entities such
+        as ``&amp;`` decoded.
+    encoding : str, default="utf-8"
+        Encoding of every file; the older TREC disks need ``"latin-1"``.
+    strict : bool, default=True
+        A qrels line naming a query or document that was not loaded is an error; with False it
+        is dropped and counted in ``info["n_dropped_judgments"]`` (useful with a qrels file
+        that covers more topics than the ones loaded).
+    name : str, default="trec"
+        Name of the collection, shown in its repr.
+
+    Returns
+    -------
+    RetrievalCollection
+        Documents in file order, queries in topic-file order; all-digit ids lose their
+        leading zeros (``"0301"`` and ``"301"`` are the same query).
+
+    Raises
+    ------
+    ValueError
+        On a malformed file (an unclosed ``<DOC>`` or ``<top>``, a document without DOCNO, a
+        topic without number or without a requested field, a qrels line without 4 fields),
+        text that is not in ``encoding``, duplicate ids, or (with ``strict``) a judgment
+        naming an unknown query or document.
+    """
+    if isinstance(fields, str):
+        fields = (fields,)
+    try:
+        fields = tuple(str(f).strip().lower() for f in fields)
+    except TypeError:
+        raise TypeError(f"fields must be a tuple of topic field names; got {fields!r}") from None
+    if not fields:
+        raise ValueError(f"fields is empty; choose from {_TREC_TOPIC_FIELDS}")
+    if text_tags is not None:
+        if isinstance(text_tags, str):
+            text_tags = (text_tags,)
+        text_tags = tuple(text_tags)
+        if not text_tags or not all(isinstance(t, str) and re.fullmatch(r"[A-Za-z][\w.-]*", t) for t in text_tags):
+            raise ValueError(f"text_tags must be a non-empty tuple of element names such as 'TEXT'; got {text_tags!r}")
+    if not isinstance(strict, (bool, np.bool_)):
+        raise TypeError(f"strict must be True or False; got {strict!r}")
+    doc_paths = _as_paths(documents, "documents")
+    topic_paths = _as_paths(topics, "topics")
+    qrels_paths = _as_paths(qrels, "qrels")
+    for p in topic_paths + qrels_paths:
+        if p.is_dir():
+            raise ValueError(f"{p} is a folder; topics and qrels must be files")
+    doc_ids, texts, doc_info = _read_trec_documents(doc_paths, text_tags, encoding)
+    query_ids, queries = _read_trec_topics(topic_paths, fields, encoding)
+    judgments = _read_trec_qrels(qrels_paths, encoding)
+    info = dict(doc_info, files={"documents": [str(p) for p in doc_paths],
+                                 "topics": [str(p) for p in topic_paths],
+                                 "qrels": [str(p) for p in qrels_paths]},
+                fields=fields, n_judgments=len(judgments))
+    return _build_collection(name, doc_ids, texts, query_ids, queries, judgments, strict, info)
+
+
 # ------------------------------------------------------------------------------ UCI
 
 _UCI_LOADERS = {
@@ -908,3 +1729,8 @@ def make_clustered_corpus(n_clusters=20, docs_per_cluster=30, vocab_size=2000, d
         style_words_=[list(words[row]) for row in style_ids],
         background_words_=list(words[background_ids]),
     )
+
+
+# The WebKB loader lives in its own module (HTML, URL and link handling); it is re-exported here so
+# that every corpus loads from learnsim.datasets.
+from .webkb import load_webkb  # noqa: E402

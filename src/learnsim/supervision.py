@@ -30,7 +30,7 @@ __all__ = [
     "Clusters", "Pairs", "Triplets", "Links",
     "check_clusters", "check_pairs", "check_triplets", "check_links",
     "clusters_to_triplets", "pairs_to_clusters", "graded_pairs_to_triplets", "links_to_triplets",
-    "duplicate_pairs_to_triplets", "split_pairs",
+    "duplicate_pairs_to_triplets", "split_pairs", "split_links",
 ]
 
 NO_CLUSTER = -1
@@ -1097,7 +1097,7 @@ def links_to_triplets(links, n_triplets, random_state=None, symmetric=True):
 
 
 def duplicate_pairs_to_triplets(pairs, n_items=None, n_random_negatives=1, use_labelled_negatives=True,
-                                random_state=None):
+                                random_state=None, neighbors=None, n_hard_negatives=1):
     """Triplets from duplicate / non-duplicate pairs (e.g. Quora question pairs).
 
     Every duplicate pair ``(a, b)`` (label True) is used in both directions: it gives
@@ -1107,7 +1107,13 @@ def duplicate_pairs_to_triplets(pairs, n_items=None, n_random_negatives=1, use_l
        the anchor has one and ``use_labelled_negatives``;
     2. ``n_random_negatives`` random items (drawn with replacement) that are not known to be
        duplicates of the anchor, i.e. not in its connected component of the duplicate graph
-       (:func:`pairs_to_clusters`), since duplicates of duplicates are duplicates too.
+       (:func:`pairs_to_clusters`), since duplicates of duplicates are duplicates too;
+    3. with ``neighbors``, ``n_hard_negatives`` "hard" negatives: items drawn among the anchor's
+       nearest neighbours in some input space (e.g. ``learnsim.search.top_k`` on tf.idf) that
+       are outside its duplicate component. A random item rarely shares a word with the
+       anchor, so random triplets are satisfied by the input cosine already; a neighbour that
+       is not a duplicate teaches what word overlap does not (on the Quora sample they raised
+       FILM's test accuracy, see ``benchmarks/film_quora_seeds.py``).
 
     A non-duplicate pair whose items a chain of duplicate pairs connects contradicts that
     transitivity; it is not used as a negative (with a warning). So every triplet
@@ -1125,11 +1131,18 @@ def duplicate_pairs_to_triplets(pairs, n_items=None, n_random_negatives=1, use_l
         Random negatives per anchor and positive (0 for labelled negatives only).
     use_labelled_negatives : bool, default True
     random_state : None, int or numpy Generator
+    neighbors : int array (n_items, k), optional
+        Row i holds the indices of item i's nearest neighbours (entries < 0 are ignored, as are
+        i itself and its duplicates). Needs ``n_items``.
+    n_hard_negatives : int, default 1
+        Hard negatives per anchor and positive when ``neighbors`` is given (drawn with
+        replacement among the allowed neighbours; an anchor without one gets none).
 
     Returns
     -------
     Triplets
-        The labelled-negative triplets first, then the random-negative ones; within each part
+        The labelled-negative triplets first, then the random-negative ones, then the hard
+        ones; within each part
         the ``(a, b, .)`` triplets of all duplicate pairs come before the ``(b, a, .)`` ones.
 
     Raises
@@ -1148,9 +1161,9 @@ def duplicate_pairs_to_triplets(pairs, n_items=None, n_random_negatives=1, use_l
     n_random_negatives = _check_count(n_random_negatives, "n_random_negatives", minimum=0)
     if not isinstance(use_labelled_negatives, (bool, np.bool_)):
         raise TypeError(f"use_labelled_negatives must be True or False; got {use_labelled_negatives!r}")
-    if n_random_negatives == 0 and not use_labelled_negatives:
-        raise ValueError("n_random_negatives=0 with use_labelled_negatives=False leaves no source of "
-                         "negatives; allow one of them")
+    if n_random_negatives == 0 and not use_labelled_negatives and neighbors is None:
+        raise ValueError("n_random_negatives=0 with use_labelled_negatives=False and no neighbors leaves no "
+                         "source of negatives; allow one of them")
     n_needed = int(pairs.indices.max()) + 1
     if n_items is not None:
         n_items = _check_n_items(n_items)
@@ -1216,11 +1229,45 @@ def duplicate_pairs_to_triplets(pairs, n_items=None, n_random_negatives=1, use_l
         draw += np.where(draw >= start_, size_, 0)  # skip the anchor's own segment
         parts.append(np.column_stack([anchor_, positive_, pool[draw]]))
 
+    if neighbors is not None:
+        parts.append(_hard_negative_triplets(rng, neighbors, n_items, n_hard_negatives, anchors, positives,
+                                             component))
+
     out = np.concatenate(parts)
     if out.shape[0] == 0:
         raise ValueError("no triplet can be formed: no anchor of a duplicate pair has a usable labelled "
                          "non-duplicate partner; set n_random_negatives >= 1 to add random negatives")
     return Triplets(out)
+
+
+def _hard_negative_triplets(rng, neighbors, n_items, n_hard, anchors, positives, component):
+    """(anchor, positive, k) with k drawn among the anchor's neighbours outside its component."""
+    if n_items is None:
+        raise ValueError("neighbors needs n_items (the number of rows of X the neighbours index)")
+    n_hard = _check_count(n_hard, "n_hard_negatives", minimum=1)
+    nb = np.asarray(neighbors)
+    if nb.ndim != 2 or nb.shape[0] != n_items or nb.shape[1] < 1:
+        raise ValueError(f"neighbors must be an int array of shape (n_items={n_items}, k >= 1); got shape {nb.shape}")
+    if nb.dtype.kind not in "iu":
+        raise ValueError(f"neighbors must hold integer indices; got dtype {nb.dtype}")
+    if nb.size and nb.max() >= n_items:
+        raise ValueError(f"neighbors refers to item {int(nb.max())}, but there are only {n_items} items")
+    cand = nb[anchors].astype(np.int64)
+    valid = cand >= 0
+    safe = np.where(valid, cand, 0)
+    own = component[anchors][:, None]
+    allowed = valid & (safe != anchors[:, None]) & ((component[safe] != own) | (own == NO_CLUSTER))
+    n_allowed = allowed.sum(axis=1)
+    has = n_allowed > 0
+    if not has.any():
+        return np.zeros((0, 3), dtype=np.int64)
+    # the r-th allowed neighbour of each anchor, r uniform in [0, n_allowed)
+    a, p, al, cd, na = (x[has] for x in (anchors, positives, allowed, cand, n_allowed))
+    a, p, na = (np.repeat(x, n_hard) for x in (a, p, na))
+    al, cd = np.repeat(al, n_hard, axis=0), np.repeat(cd, n_hard, axis=0)
+    r = rng.integers(0, na)
+    col = np.argmax(np.cumsum(al, axis=1) > r[:, None], axis=1)
+    return np.column_stack([a, p, cd[np.arange(cd.shape[0]), col]])
 
 
 def split_pairs(pairs, held_out=0.2, random_state=None):
@@ -1258,3 +1305,52 @@ def split_pairs(pairs, held_out=0.2, random_state=None):
         return Pairs(pairs.indices[rows], labels=pairs.labels[rows])
 
     return take(parts[0]), take(parts[1])
+
+
+def split_links(links, fractions=(1 / 3, 1 / 3, 1 / 3), random_state=None):
+    """Split a linked corpus at random into parts and drop the links that cross parts
+    (Grangier & Bengio, paper 002, sec. 4.1: train / valid / test thirds, each usable alone).
+
+    Parameters
+    ----------
+    links : Links
+    fractions : sequence of floats summing to 1, default three thirds
+        The share of the items in each part (rounded; every part gets at least one item).
+    random_state : None, int or numpy Generator
+
+    Returns
+    -------
+    list of (ndarray, Links)
+        For each part, the sorted indices of its items in the original corpus and the links
+        among them, renumbered 0..len(part)-1.
+
+    Raises
+    ------
+    ValueError
+        When a part ends up with no link inside it (too few links or too small a part).
+    """
+    if not isinstance(links, Links):
+        raise TypeError(f"links must be a Links object; got {type(links).__name__}")
+    fr = np.asarray(fractions, dtype=np.float64)
+    if fr.ndim != 1 or fr.size < 2 or not np.all(np.isfinite(fr)) or np.any(fr <= 0) \
+            or not np.isclose(fr.sum(), 1.0):
+        raise ValueError(f"fractions must be two or more positive numbers summing to 1; got {fractions!r}")
+    n = links.n_items
+    if n < fr.size:
+        raise ValueError(f"cannot split {n} item(s) into {fr.size} parts")
+    bounds = np.round(np.cumsum(fr) * n).astype(np.int64)
+    bounds[-1] = n
+    bounds = np.maximum(bounds, np.arange(1, fr.size + 1))
+    order = check_random_state(random_state).permutation(n)
+    A = links.adjacency
+    out = []
+    start = 0
+    for number, end in enumerate(bounds):
+        members = np.sort(order[start:end])
+        start = end
+        sub = A[members][:, members]
+        if sub.nnz == 0:
+            raise ValueError(f"part {number} ({members.size} items) has no link inside it once the links "
+                             "that cross parts are dropped; use larger parts or a denser link graph")
+        out.append((members, Links(sub)))
+    return out

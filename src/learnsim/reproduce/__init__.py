@@ -12,7 +12,8 @@ from pathlib import Path
 from .records import Results
 
 #: name -> module implementing ``run_experiments(quick, data_dir, out_dir) -> (Results, markdown)``
-EXPERIMENTS = {"mochihashi": "learnsim.reproduce.mochihashi", "film": "learnsim.reproduce.film"}
+EXPERIMENTS = {"mochihashi": "learnsim.reproduce.mochihashi", "film": "learnsim.reproduce.film",
+               "linklearn": "learnsim.reproduce.linklearn"}
 
 
 def run(name, *, quick=False, out_dir=None, json_path=None, data_dir=None, **options):

@@ -1,0 +1,624 @@
+"""LinkLearn: a term weighting learned from hyperlinks (Grangier & Bengio, "Inferring Document
+Similarity from Hyper-links", IDIAP-RR 05-21, paper 002).
+
+The weight of term i in document d is (eq. 5)
+
+    d_i = f_tf(tf_{d,i}) * f_idf(idf_i) * f_l(l_d),
+
+where tf is the count of i in d, idf_i = log(N / df_i) (sec. 2.1) and l_d the number of term
+occurrences in d; each f is a one-input MLP with k tanh hidden units and a softplus output
+(sec. 3.2), so every weight is positive. Two documents are compared by the inner product of
+their weight vectors. Training minimises the ranking hinge cost of eq. (4),
+
+    C_d = 1 / (|L(d)| |not L(d)|) * sum_{l+ in L(d), l- not in L(d)} max(0, 1 - sim(d, l+) + sim(d, l-)),
+
+by stochastic gradient descent, one randomly drawn training document d at a time with every
+other training document used as l+ or l- (Algorithm 1), and stops early on the validation
+average precision (sec. 3.3).
+
+Implementation notes
+--------------------
+* The three MLPs are evaluated on the distinct values of tf, idf and l only (the paper's reason
+  for three one-input MLPs): a step costs a few passes over the non-zeros of the training
+  count matrix, never an MLP call per non-zero.
+* All pairs (l+, l-) of a document are handled exactly, without enumerating them: with the
+  negatives' scores sorted, the number of negatives that violate the margin against each
+  positive (and the reverse) comes from one ``searchsorted`` (``_hinge_coefficients``).
+* Each MLP's input is shifted and scaled by the mean and standard deviation of its training
+  values (an affine change the first layer could absorb: the function class is the paper's),
+  so that the tanh units start in their linear range whatever the scale of tf or l.
+* Queries use binary weights (sec. 2.1): after training, :meth:`LinkLearn.index` turns a corpus
+  into one sparse weight matrix kept as posting lists, and scoring a query adds up the postings
+  of its terms (:class:`learnsim.bm25.TermWeightIndex`, the scorer of :class:`learnsim.bm25.BM25`).
+* The weighting depends only on (tf, idf, l), so it applies to any other corpus without
+  retraining: ``transform(X)`` computes idf and lengths from the corpus it is given.
+"""
+from __future__ import annotations
+
+import numbers
+import time
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import expit
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+
+from ._progress import progress
+from ._validation import check_matrix, check_n_features, check_random_state
+from .supervision import Links
+
+__all__ = ["LinkLearn", "idf_from_counts", "document_lengths", "check_counts", "link_hinge_loss"]
+
+_FACTORS = ("tf", "idf", "length")
+
+
+# --------------------------------------------------------------------------- corpus statistics
+def check_counts(X, name="X", allow_empty_rows=True):
+    """A non-negative term-count matrix as float64 CSR (sorted indices), or a clear error."""
+    X = check_matrix(X, name=name, accept_sparse=True, dtype=np.float64)
+    X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+    X.sum_duplicates()
+    X.eliminate_zeros()
+    X.sort_indices()
+    if X.nnz and X.data.min() < 0:
+        raise ValueError(f"{name} holds negative values (min {X.data.min():g}); term counts must be >= 0")
+    if not allow_empty_rows:
+        empty = np.flatnonzero(np.diff(X.indptr) == 0)
+        if empty.size:
+            shown = ", ".join(str(int(i)) for i in empty[:5]) + (f" and {empty.size - 5} more" if empty.size > 5 else "")
+            raise ValueError(f"{name}: document(s) {shown} have no terms (after the vocabulary's filtering); "
+                             "a document without terms has similarity 0 to everything: drop it or keep more terms")
+    return X
+
+
+def idf_from_counts(X):
+    """idf_i = log(N / df_i) of the paper (sec. 2.1) for every column; 0 for absent terms."""
+    X = X if sp.isspmatrix_csr(X) or isinstance(X, sp.csr_array) else sp.csr_matrix(X)
+    n = X.shape[0]
+    df = np.bincount(X.indices[X.data != 0], minlength=X.shape[1]).astype(np.float64)
+    idf = np.zeros(X.shape[1])
+    present = df > 0
+    idf[present] = np.log(n / df[present])
+    return idf
+
+
+def document_lengths(X):
+    """l_d: the number of term occurrences in each document (its row sum)."""
+    return np.asarray(X.sum(axis=1)).ravel().astype(np.float64)
+
+
+def _softplus(x):
+    return np.logaddexp(0.0, x)
+
+
+# --------------------------------------------------------------------------- the three MLPs
+class _ScalarMLP:
+    """y = softplus(v0 + sum_h v_h tanh(c_h + a_h * (x - shift) / scale)) (sec. 3.2, Figure 1).
+
+    The parameters live in a slice of the model's flat vector: [a (k), c (k), v (k), v0].
+    """
+
+    def __init__(self, k, shift, scale):
+        self.k = int(k)
+        self.shift = float(shift)
+        self.scale = float(scale)
+
+    @property
+    def size(self):
+        return 3 * self.k + 1
+
+    def split(self, theta):
+        k = self.k
+        return theta[:k], theta[k:2 * k], theta[2 * k:3 * k], theta[3 * k]
+
+    def forward(self, theta, x):
+        a, c, v, v0 = self.split(theta)
+        u = (np.asarray(x, dtype=np.float64) - self.shift) / self.scale
+        h = np.tanh(c[None, :] + u[:, None] * a[None, :])
+        o = v0 + h @ v
+        return _softplus(o), (u, h, o)
+
+    def backward(self, theta, cache, dy):
+        """Gradient of sum(dy * y) with respect to this MLP's parameters."""
+        a, c, v, v0 = self.split(theta)
+        u, h, o = cache
+        do = dy * expit(o)
+        dz = (do[:, None] * v[None, :]) * (1.0 - h * h)
+        return np.concatenate([dz.T @ u, dz.sum(axis=0), h.T @ do, [do.sum()]])
+
+    def init(self, rng):
+        k = self.k
+        # hidden units spread over the standardised input range; a small output layer, so that
+        # the weighting starts close to a constant (binary weights) and learns its shape
+        a = rng.normal(0.0, 1.0, k)
+        c = rng.normal(0.0, 0.5, k)
+        v = rng.normal(0.0, 0.1, k)
+        return np.concatenate([a, c, v, [0.0]])
+
+
+class _Codes:
+    """A count matrix seen as codes into the distinct values of tf, idf and l (per non-zero)."""
+
+    def __init__(self, X, idf=None):
+        self.X = X
+        self.n_docs, self.n_terms = X.shape
+        self.idf = idf_from_counts(X) if idf is None else idf
+        self.lengths = document_lengths(X)
+        self.rows = np.repeat(np.arange(self.n_docs), np.diff(X.indptr))
+        self.tf_values, self.tf_code = np.unique(X.data, return_inverse=True)
+        self.idf_values, idf_code_term = np.unique(self.idf, return_inverse=True)
+        self.idf_code = idf_code_term[X.indices]
+        self.length_values, self.length_code_doc = np.unique(self.lengths, return_inverse=True)
+        self.length_code = self.length_code_doc[self.rows]
+        self.idf_code_term = idf_code_term
+        self._postings = None
+
+    @property
+    def postings(self):
+        """The column view (which documents hold each term, with their tf codes), built once."""
+        if self._postings is None:
+            Xc = sp.csr_matrix((self.tf_code.astype(np.float64) + 1.0, self.X.indices, self.X.indptr),
+                               shape=self.X.shape).tocsc()
+            Xc.sort_indices()
+            self._postings = (Xc.indptr, Xc.indices, Xc.data.astype(np.int64) - 1)
+        return self._postings
+
+    def values(self, name):
+        return {"tf": self.tf_values, "idf": self.idf_values, "length": self.length_values}[name]
+
+    def codes(self, name):
+        return {"tf": self.tf_code, "idf": self.idf_code, "length": self.length_code}[name]
+
+
+# --------------------------------------------------------------------------- the cost of eq. (4)
+def _hinge_coefficients(scores, positive, negative):
+    """C_d of eq. (4) and dC_d/ds for one document, over all (l+, l-) pairs at once.
+
+    ``scores`` are sim(d, .) for every document; ``positive`` / ``negative`` index L(d) and its
+    complement (d itself excluded). max(0, 1 - s_p + s_n) > 0 exactly when s_n > s_p - 1.
+    """
+    sp_, sn = scores[positive], scores[negative]
+    n_pairs = float(sp_.size) * float(sn.size)
+    sn_sorted = np.sort(sn)
+    suffix = np.concatenate([np.cumsum(sn_sorted[::-1])[::-1], [0.0]])
+    first = np.searchsorted(sn_sorted, sp_ - 1.0, side="right")
+    n_violating = sn.size - first                           # negatives above s_p - 1
+    loss = float(np.sum(n_violating * (1.0 - sp_) + suffix[first])) / n_pairs
+    sp_sorted = np.sort(sp_)
+    n_beaten = np.searchsorted(sp_sorted, sn + 1.0, side="left")   # positives below s_n + 1
+    coef = np.zeros(scores.size)
+    coef[positive] = -n_violating / n_pairs
+    coef[negative] = n_beaten / n_pairs
+    return loss, coef
+
+
+def link_hinge_loss(scores, positive, negative):
+    """C_d of eq. (4) for one document from its scores sim(d, .) (a reference for tests)."""
+    return _hinge_coefficients(np.asarray(scores, dtype=np.float64), positive, negative)[0]
+
+
+def _curve_array_name(key):
+    return "validation_" + key.replace("@", "_at_")
+
+
+def _check_int(name, value, minimum):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
+    return int(value)
+
+
+def _check_positive_real(name, value, allow_zero=False):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not np.isfinite(value) \
+            or value < 0 or (value == 0 and not allow_zero):
+        raise ValueError(f"{name} must be a finite number {'>=' if allow_zero else '>'} 0; got {value!r}")
+    return float(value)
+
+
+def _as_links(links, n_items, name):
+    if not isinstance(links, Links):
+        if sp.issparse(links) or isinstance(links, np.ndarray):
+            links = Links(links)
+        else:
+            raise TypeError(f"{name} must be a learnsim.supervision.Links (or a square adjacency matrix); "
+                            f"got {type(links).__name__}")
+    if links.n_items != n_items:
+        raise ValueError(f"{name} is over {links.n_items} documents but the count matrix has {n_items} rows: "
+                         "a link refers to a document that is not in the corpus, or a document is missing")
+    return links
+
+
+class LinkLearn(BaseEstimator):
+    """A term weighting d_i = f_tf(tf) f_idf(idf) f_l(l) learned so that linked documents score
+    above unlinked ones (Grangier & Bengio, paper 002, eq. 4-5, Algorithm 1).
+
+    Parameters
+    ----------
+    hidden_tf, hidden_idf, hidden_length : int, default=5, 10, 10
+        k_tf, k_idf and k_l, the hidden units of the three MLPs (the paper's Table 3).
+    learning_rate : float, default=0.001
+        lambda of the update theta <- theta - lambda dC_d/dtheta (Table 3).
+    batch_size : int, default=1
+        Documents per step. 1 is the paper's Algorithm 1; a larger batch averages the gradients
+        of several documents (one sparse product for all of them).
+    max_iter : int, default=100000
+        Most documents drawn (with replacement), counted in documents, not steps.
+    validation_interval : int, default=1000
+        Documents drawn between two evaluations of the validation average precision.
+    n_iter_no_change : int, default=10
+        Early stopping: stop after this many evaluations without a better validation AvgP, and
+        keep the parameters of the best one (sec. 3.3). Without validation data the last
+        parameters are kept and training runs ``max_iter`` documents.
+    tol : float, default=1e-4
+        An evaluation counts as better when it beats the best AvgP by more than ``tol``.
+    random_state : None, int or numpy Generator
+        Seeds the initial parameters and the order of the drawn documents.
+    verbose : bool, default=False
+        Progress bar over the drawn documents.
+
+    Attributes
+    ----------
+    coef_ : ndarray
+        The flat parameter vector of the three MLPs, [tf, idf, length], each [a, c, v, v0].
+    input_scaling_ : ndarray (3, 2)
+        (shift, scale) of each MLP's input (module notes).
+    n_features_in_ : int
+    n_iter_ : int
+        Documents drawn until the stop.
+    best_iter_ : int
+        Documents drawn when the kept parameters were reached.
+    validation_curve_ : dict of ndarray or None
+        ``"iteration"``, ``"ap"``, ``"p@10"``, ``"error_rate"`` (C^{0/1}, eq. 3) and ``"loss"`` (C,
+        eq. 4) on the validation corpus at every evaluation (the paper's Figure 2).
+    train_loss_curve_ : ndarray
+        The mean C_d of the drawn documents over each validation interval.
+    timings_ : dict
+        Wall-clock seconds: ``"train"`` and ``"validation"``. Not saved with the model.
+    """
+
+    def __init__(self, hidden_tf=5, hidden_idf=10, hidden_length=10, *, learning_rate=1e-3, batch_size=1,
+                 max_iter=100_000, validation_interval=1000, n_iter_no_change=10, tol=1e-4,
+                 random_state=None, verbose=False):
+        self.hidden_tf = hidden_tf
+        self.hidden_idf = hidden_idf
+        self.hidden_length = hidden_length
+        self.learning_rate = learning_rate
+        self.batch_size = batch_size
+        self.max_iter = max_iter
+        self.validation_interval = validation_interval
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------ parameters
+    def _check_params(self):
+        hidden = tuple(_check_int(name, getattr(self, name), 1)
+                       for name in ("hidden_tf", "hidden_idf", "hidden_length"))
+        _check_positive_real("learning_rate", self.learning_rate)
+        _check_int("batch_size", self.batch_size, 1)
+        _check_int("max_iter", self.max_iter, 0)
+        _check_int("validation_interval", self.validation_interval, 1)
+        _check_int("n_iter_no_change", self.n_iter_no_change, 1)
+        _check_positive_real("tol", self.tol, allow_zero=True)
+        return hidden
+
+    def _mlps(self, hidden, scaling):
+        return [_ScalarMLP(k, shift, scale) for k, (shift, scale) in zip(hidden, scaling)]
+
+    def _slices(self, mlps):
+        ends = np.cumsum([0] + [m.size for m in mlps])
+        return [slice(int(a), int(b)) for a, b in zip(ends[:-1], ends[1:])]
+
+    # ------------------------------------------------------------------ forward / backward
+    def _factor_values(self, theta, mlps, codes):
+        out = []
+        for mlp, sl, name in zip(mlps, self._slices(mlps), _FACTORS):
+            y, cache = mlp.forward(theta[sl], codes.values(name))
+            out.append((y, cache))
+        return out
+
+    def _weights_data(self, factors, codes):
+        f_tf, f_idf, f_len = (y for y, _ in factors)
+        return f_tf[codes.tf_code] * f_idf[codes.idf_code] * f_len[codes.length_code]
+
+    def _batch_gradient(self, theta, mlps, codes, adjacency, docs):
+        """Mean C_d over ``docs`` and its gradient with respect to theta (eq. 4, 5).
+
+        s_j = sum_t W_jt W_dt involves only the terms of d, so a step touches only the postings
+        of d's terms (the documents sharing a term with d), not the whole count matrix: the
+        other documents score 0 and get no gradient through W_j.
+        """
+        factors = self._factor_values(theta, mlps, codes)
+        f_tf, f_idf, f_len = (y for y, _ in factors)
+        dy = [np.zeros(codes.values(name).size) for name in _FACTORS]
+        X = codes.X
+        col_ptr, col_rows, col_tf = codes.postings
+        total = 0.0
+        for d in docs:
+            lo, hi = X.indptr[d], X.indptr[d + 1]
+            terms = X.indices[lo:hi]
+            tf_d, idf_d = codes.tf_code[lo:hi], codes.idf_code_term[terms]
+            len_d = codes.length_code_doc[d]
+            a_d, b_d, l_d = f_tf[tf_d], f_idf[idf_d], f_len[len_d]
+            w_d = a_d * b_d * l_d
+            # the postings of d's terms: positions into the column arrays, and which term of d
+            starts, counts = col_ptr[terms], np.diff(col_ptr)[terms]
+            local = np.repeat(np.arange(terms.size), counts)
+            pos = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(local.size)
+            rows, tf_p = col_rows[pos], col_tf[pos]
+            len_p = codes.length_code_doc[rows]
+            a_p, l_p = f_tf[tf_p], f_len[len_p]
+            w_p = a_p * b_d[local] * l_p
+            scores = np.bincount(rows, weights=w_p * w_d[local], minlength=codes.n_docs)
+            linked = adjacency.indices[adjacency.indptr[d]:adjacency.indptr[d + 1]]
+            is_neg = np.ones(codes.n_docs, dtype=bool)
+            is_neg[linked] = False
+            is_neg[d] = False
+            loss, coef = _hinge_coefficients(scores, linked, np.flatnonzero(is_neg))
+            total += loss
+            # dC/dW_jt = c_j W_dt on the postings; dC/dW_dt = sum_j c_j W_jt (c_d = 0)
+            c_p = coef[rows]
+            g_p = c_p * w_d[local]
+            g_d = np.bincount(local, weights=c_p * w_p, minlength=terms.size)
+            # chain rule to the factor values, through both the postings and d's own entries
+            dy[0] += np.bincount(tf_p, weights=g_p * b_d[local] * l_p, minlength=dy[0].size)
+            dy[0] += np.bincount(tf_d, weights=g_d * b_d * l_d, minlength=dy[0].size)
+            per_term_idf = np.bincount(local, weights=g_p * a_p * l_p, minlength=terms.size) + g_d * a_d * l_d
+            dy[1] += np.bincount(idf_d, weights=per_term_idf, minlength=dy[1].size)
+            dy[2] += np.bincount(len_p, weights=g_p * a_p * b_d[local], minlength=dy[2].size)
+            dy[2][len_d] += float(np.dot(g_d, a_d * b_d))
+        n = len(docs)
+        grad = np.empty_like(theta)
+        for (mlp, sl), (_, cache), g in zip(zip(mlps, self._slices(mlps)), factors, dy):
+            grad[sl] = mlp.backward(theta[sl], cache, g / n)
+        return total / n, grad
+
+    # ------------------------------------------------------------------ validation
+    def _validation_scores(self, theta, mlps, codes, adjacency):
+        from .evaluation import constraint_error_rate, per_query_measures
+        W = self._weighted(theta, mlps, codes)
+        S = (W @ W.T).toarray()
+        m = per_query_measures(S, adjacency, exclude_self=True, measures=("ap", "p@10"))
+        keep = ~np.isnan(m["ap"])
+        err = constraint_error_rate(S, adjacency, exclude_self=True)
+        return {"ap": float(np.mean(m["ap"][keep])), "p@10": float(np.mean(m["p@10"][keep])),
+                "error_rate": float(np.nanmean(err)), "loss": self._mean_loss(S, adjacency)}
+
+    @staticmethod
+    def _mean_loss(S, adjacency):
+        n = S.shape[0]
+        losses = []
+        for d in range(n):
+            linked = adjacency.indices[adjacency.indptr[d]:adjacency.indptr[d + 1]]
+            if linked.size == 0 or linked.size >= n - 1:
+                continue
+            is_neg = np.ones(n, dtype=bool)
+            is_neg[linked] = False
+            is_neg[d] = False
+            losses.append(_hinge_coefficients(S[d], linked, np.flatnonzero(is_neg))[0])
+        return float(np.mean(losses)) if losses else float("nan")
+
+    def _weighted(self, theta, mlps, codes):
+        data = self._weights_data(self._factor_values(theta, mlps, codes), codes)
+        return sp.csr_matrix((data, codes.X.indices, codes.X.indptr), shape=codes.X.shape)
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X, links, *, validation=None):
+        """Learn the weighting from a linked training corpus.
+
+        Parameters
+        ----------
+        X : sparse matrix (n_docs, n_terms)
+            Term counts of the training documents (e.g. ``TextVectorizer("tf")``). Every
+            document needs at least one term.
+        links : Links or square adjacency matrix (n_docs, n_docs)
+            Hyperlinks between the training documents; direction is ignored: L(d) holds the
+            documents d links to and those linking to d (sec. 3.1).
+        validation : tuple (X_valid, links_valid), optional
+            A separate linked corpus (the paper's D_valid) for early stopping on average
+            precision. Its idf and lengths are its own.
+
+        Returns
+        -------
+        self
+        """
+        hidden = self._check_params()
+        X = check_counts(X, "X", allow_empty_rows=False)
+        links = _as_links(links, X.shape[0], "links")
+        adjacency = links.symmetric().adjacency
+        degrees = np.diff(adjacency.indptr)
+        anchors = np.flatnonzero((degrees > 0) & (degrees < X.shape[0] - 1))
+        if anchors.size == 0:
+            raise ValueError("no training document has both linked and unlinked documents: LinkLearn needs "
+                             "links that separate some documents from others")
+        val = None
+        if validation is not None:
+            if not isinstance(validation, (tuple, list)) or len(validation) != 2:
+                raise TypeError("validation must be a pair (X_valid, links_valid)")
+            Xv = check_counts(validation[0], "validation X", allow_empty_rows=True)
+            if Xv.shape[1] != X.shape[1]:
+                raise ValueError(f"validation X has {Xv.shape[1]} terms but X has {X.shape[1]}: use one vocabulary")
+            links_v = _as_links(validation[1], Xv.shape[0], "validation links")
+            val = (_Codes(Xv), links_v.symmetric().adjacency)
+
+        rng = check_random_state(self.random_state)
+        codes = _Codes(X)
+        scaling = []
+        for name, per_entry in (("tf", X.data), ("idf", codes.idf[X.indices]), ("length", codes.lengths)):
+            scale = float(np.std(per_entry))
+            scaling.append((float(np.mean(per_entry)), scale if scale > 0 else 1.0))
+        mlps = self._mlps(hidden, scaling)
+        theta = np.concatenate([m.init(rng) for m in mlps])
+
+        lr = float(self.learning_rate)
+        batch = int(self.batch_size)
+        best_theta, best_ap, best_iter, stale = theta.copy(), -np.inf, 0, 0
+        curve = {"iteration": [], "ap": [], "p@10": [], "error_rate": [], "loss": []}
+        train_losses, interval_losses = [], []
+        t_val = 0.0
+        start = time.perf_counter()
+
+        def evaluate(iteration):
+            nonlocal best_theta, best_ap, best_iter, stale, t_val
+            t0 = time.perf_counter()
+            res = self._validation_scores(theta, mlps, *val)
+            t_val += time.perf_counter() - t0
+            curve["iteration"].append(iteration)
+            for key in ("ap", "p@10", "error_rate", "loss"):
+                curve[key].append(res[key])
+            if res["ap"] > best_ap + self.tol:
+                best_theta, best_ap, best_iter, stale = theta.copy(), res["ap"], iteration, 0
+            else:
+                stale += 1
+            return stale >= self.n_iter_no_change
+
+        if val is not None:
+            evaluate(0)
+        drawn = 0
+        next_eval = self.validation_interval
+        bar = progress(total=self.max_iter, desc="LinkLearn", enabled=None if self.verbose else False)
+        stopped = False
+        while drawn < self.max_iter and not stopped:
+            docs = anchors[rng.integers(0, anchors.size, size=min(batch, self.max_iter - drawn))]
+            loss, grad = self._batch_gradient(theta, mlps, codes, adjacency, docs)
+            if not np.all(np.isfinite(grad)):
+                raise FloatingPointError(f"the gradient became non-finite after {drawn} documents; lower "
+                                         f"learning_rate (now {lr:g})")
+            theta -= lr * grad
+            drawn += docs.size
+            interval_losses.append(loss)
+            bar.update(docs.size)
+            if drawn >= next_eval:
+                next_eval += self.validation_interval
+                train_losses.append(float(np.mean(interval_losses)))
+                interval_losses = []
+                if val is not None:
+                    stopped = evaluate(drawn)
+        bar.close()
+        if interval_losses:
+            train_losses.append(float(np.mean(interval_losses)))
+        if val is not None and (not curve["iteration"] or curve["iteration"][-1] != drawn):
+            evaluate(drawn)
+        if val is None:
+            best_theta, best_iter = theta, drawn
+
+        self.coef_ = np.asarray(best_theta, dtype=np.float64)
+        self.input_scaling_ = np.asarray(scaling, dtype=np.float64)
+        self.hidden_sizes_ = hidden
+        self.n_features_in_ = X.shape[1]
+        self.n_iter_ = int(drawn)
+        self.best_iter_ = int(best_iter)
+        self.validation_curve_ = ({k: np.asarray(v, dtype=np.float64) for k, v in curve.items()}
+                                  if val is not None else None)
+        self.train_loss_curve_ = np.asarray(train_losses, dtype=np.float64)
+        total = time.perf_counter() - start
+        self.timings_ = {"train": total - t_val, "validation": t_val}
+        return self
+
+    # ------------------------------------------------------------------ using it
+    def _fitted_mlps(self):
+        check_is_fitted(self, "coef_")
+        return self._mlps(self.hidden_sizes_, self.input_scaling_)
+
+    def weight_functions(self, tf=None, idf=None, length=None):
+        """The learned f_tf, f_idf and f_l at the given values (the paper's Figure 3).
+
+        Returns a dict with an array for each argument given.
+        """
+        mlps = self._fitted_mlps()
+        out = {}
+        for mlp, sl, name, x in zip(mlps, self._slices(mlps), _FACTORS, (tf, idf, length)):
+            if x is not None:
+                x = np.atleast_1d(np.asarray(x, dtype=np.float64))
+                if x.ndim != 1 or not np.all(np.isfinite(x)):
+                    raise ValueError(f"{name} values must be a finite 1-D array")
+                out[name] = mlp.forward(self.coef_[sl], x)[0]
+        return out
+
+    def transform(self, X, idf=None):
+        """The learned document weights d_i of eq. (5) as a sparse matrix (float32).
+
+        Parameters
+        ----------
+        X : sparse matrix (n_docs, n_terms)
+            Term counts of any corpus (the weighting transfers without retraining).
+        idf : array (n_terms,), optional
+            idf_i = log(N / df_i); by default computed from X itself (the corpus being indexed).
+        """
+        mlps = self._fitted_mlps()
+        X = check_counts(X, "X")
+        if idf is None:
+            if X.shape[0] < 2:
+                raise ValueError("idf is computed from X, which needs at least 2 documents; pass idf= for a "
+                                 "single document (e.g. the idf_from_counts of its corpus)")
+        else:
+            idf = np.asarray(idf, dtype=np.float64)
+            if idf.shape != (X.shape[1],) or not np.all(np.isfinite(idf)):
+                raise ValueError(f"idf must be a finite array of shape ({X.shape[1]},); got shape {idf.shape}")
+        codes = _Codes(X, idf)
+        W = self._weighted(self.coef_, mlps, codes)
+        return W.astype(np.float32)
+
+    def similarity(self, A, B=None):
+        """sim(a, b) = inner product of the learned weights of two corpora's documents (dense)."""
+        WA = self.transform(A)
+        WB = WA if B is None else self.transform(B)
+        return (WA @ WB.T).toarray()
+
+    def index(self, X, idf=None):
+        """A :class:`~learnsim.bm25.TermWeightIndex` of the corpus X in the learned weighting:
+        binary queries (sec. 2.1) are then scored by adding up posting lists, like BM25's.
+
+        The weights are computed once (``transform``), with X's own idf and lengths by default.
+        """
+        from .bm25 import TermWeightIndex
+        return TermWeightIndex(query_weights="binary").fit(self.transform(X, idf=idf))
+
+    @staticmethod
+    def score_queries(queries, document_weights):
+        """Scores of binary-weighted queries (sec. 2.1) against precomputed document weights.
+
+        ``queries``: term counts (n_queries, n_terms); ``document_weights``: ``transform(corpus)``.
+        Returns a dense (n_queries, n_docs) float32 array.
+        """
+        from .bm25 import TermWeightIndex
+        return TermWeightIndex(query_weights="binary").fit(document_weights).score(queries)
+
+    # ------------------------------------------------------------------ persistence
+    def _get_state(self):
+        check_is_fitted(self, "coef_")
+        meta = {"params": {k: v for k, v in self.get_params().items() if k != "random_state"},
+                "hidden_sizes": list(self.hidden_sizes_), "n_features_in": int(self.n_features_in_),
+                "n_iter": self.n_iter_, "best_iter": self.best_iter_}
+        arrays = {"coef": self.coef_, "input_scaling": self.input_scaling_, "train_loss_curve": self.train_loss_curve_}
+        if self.validation_curve_ is not None:
+            for key, value in self.validation_curve_.items():
+                arrays[_curve_array_name(key)] = value
+        return meta, arrays
+
+    @classmethod
+    def _from_state(cls, meta, arrays):
+        for key in ("params", "hidden_sizes", "n_features_in", "n_iter", "best_iter"):
+            if key not in meta:
+                raise ValueError(f"LinkLearn state lacks {key!r}")
+        obj = cls(**meta["params"])
+        hidden = tuple(int(h) for h in meta["hidden_sizes"])
+        if len(hidden) != 3 or min(hidden) < 1:
+            raise ValueError(f"LinkLearn state: hidden_sizes must be 3 positive ints; got {meta['hidden_sizes']}")
+        coef = np.asarray(arrays["coef"], dtype=np.float64)
+        if coef.shape != (sum(3 * k + 1 for k in hidden),) or not np.all(np.isfinite(coef)):
+            raise ValueError(f"LinkLearn state: coef has shape {coef.shape}, which does not fit hidden sizes {hidden}")
+        scaling = np.asarray(arrays["input_scaling"], dtype=np.float64)
+        if scaling.shape != (3, 2) or not np.all(np.isfinite(scaling)) or np.any(scaling[:, 1] <= 0):
+            raise ValueError("LinkLearn state: input_scaling must be a finite (3, 2) array with positive scales")
+        obj.coef_, obj.input_scaling_, obj.hidden_sizes_ = coef, scaling, hidden
+        obj.n_features_in_ = int(meta["n_features_in"])
+        obj.n_iter_, obj.best_iter_ = int(meta["n_iter"]), int(meta["best_iter"])
+        obj.train_loss_curve_ = np.asarray(arrays.get("train_loss_curve", np.zeros(0)), dtype=np.float64)
+        keys = ("iteration", "ap", "p@10", "error_rate", "loss")
+        obj.validation_curve_ = ({k: np.asarray(arrays[_curve_array_name(k)]) for k in keys}
+                                 if all(_curve_array_name(k) in arrays for k in keys) else None)
+        obj.timings_ = {}
+        return obj
