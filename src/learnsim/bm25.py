@@ -362,6 +362,8 @@ class TermWeightIndex(_PostingListScorer, BaseEstimator):
     ----------
     document_weights_ : scipy.sparse.csc_matrix (n_documents_, n_features_in_)
     n_documents_, n_features_in_ : int
+    nonnegative_ : bool
+        Whether every weight is >= 0 (lets the top-k search skip unmatched documents).
     """
 
     def __init__(self, query_weights="binary", dtype=np.float32):
@@ -377,6 +379,8 @@ class TermWeightIndex(_PostingListScorer, BaseEstimator):
         W.eliminate_zeros()
         self.n_documents_, self.n_features_in_ = W.shape
         self.document_weights_ = _to_csc(W)
+        # once here, not per query: a pass over every weight costs more than scoring a query
+        self.nonnegative_ = bool(W.data.min(initial=0.0) >= 0)
         return self
 
     def _check_fitted_counts(self, X, name):
@@ -386,7 +390,7 @@ class TermWeightIndex(_PostingListScorer, BaseEstimator):
         return X
 
     def _nonnegative_weights(self):
-        return bool(self.document_weights_.data.min(initial=0.0) >= 0)
+        return self.nonnegative_
 
 
 class BM25(_PostingListScorer, BaseEstimator):
