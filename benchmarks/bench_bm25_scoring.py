@@ -133,26 +133,34 @@ def _index_peak(build):
     return result, seconds, peak / 2**30
 
 
-def run_learnsim(tokens, offsets, n_terms, queries, args):
-    from learnsim.bm25 import BM25
-
-    (X, count_seconds) = _timed(lambda: counts_matrix(tokens, offsets, n_terms))
-    model, index_seconds, peak = _index_peak(lambda: BM25(k1=K1, b=B, idf="lucene").fit(X))
-    W = model.document_weights_
-    index_gb = (W.data.nbytes + W.indices.nbytes + W.indptr.nbytes) / 2**30
+def _time_posting_search(method, index, queries, n_terms, args):
+    """Latency of ``index.search`` (learnsim's posting-list scorer) one query at a time and in one
+    batch; returns the row, the single-query vectors and the timing order."""
+    W = index.document_weights_
     rows = np.repeat(np.arange(len(queries)), [q.size for q in queries])
     Q = sp.csr_matrix((np.ones(rows.size, dtype=np.float32), (rows, np.concatenate(queries))),
                       shape=(len(queries), n_terms))
     single = [Q[i] for i in range(Q.shape[0])]      # sliced before timing, as bm25s gets lists
     order = np.random.default_rng(args.seed + 1).permutation(len(queries))
-    model.search(single[0], TOP_K)                  # warm caches once
-    lat = _latencies(lambda i: model.search(single[i], TOP_K), len(queries), order)
-    (top, top_scores), batch_seconds = _timed(lambda: model.search(Q, TOP_K))
-    row = {"method": "learnsim", "index_seconds": index_seconds, "count_matrix_seconds": count_seconds,
-           "index_peak_gb": peak, "index_size_gb": index_gb, "batch_ms_per_query": 1e3 * batch_seconds / len(queries),
-           **_summary(lat), "top": top.tolist(), "top_scores": top_scores.tolist()}
+    index.search(single[0], TOP_K)                  # warm caches once
+    lat = _latencies(lambda i: index.search(single[i], TOP_K), len(queries), order)
+    (top, top_scores), batch_seconds = _timed(lambda: index.search(Q, TOP_K))
+    row = {"method": method, "index_size_gb": (W.data.nbytes + W.indices.nbytes + W.indptr.nbytes) / 2**30,
+           "batch_ms_per_query": 1e3 * batch_seconds / len(queries), **_summary(lat),
+           "top": top.tolist(), "top_scores": top_scores.tolist()}
+    return row, single, order
+
+
+def run_learnsim(tokens, offsets, n_terms, queries, args):
+    from learnsim.bm25 import BM25
+
+    (X, count_seconds) = _timed(lambda: counts_matrix(tokens, offsets, n_terms))
+    model, index_seconds, peak = _index_peak(lambda: BM25(k1=K1, b=B, idf="lucene").fit(X))
+    row, single, order = _time_posting_search("learnsim", model, queries, n_terms, args)
+    row.update({"index_seconds": index_seconds, "count_matrix_seconds": count_seconds, "index_peak_gb": peak})
 
     # the kernels considered for W @ q, scores only (top-k left out), same queries
+    W = model.document_weights_
     W_csr = W.tocsr()
     W_t = W.T.tocsr()                                # (terms x documents): rows are postings
     S = np.zeros((1, model.n_documents_), dtype=np.float32)
@@ -201,19 +209,9 @@ def run_linklearn(tokens, offsets, n_terms, queries, args):
     model = _trained_linklearn(args.seed)
     (X, count_seconds) = _timed(lambda: counts_matrix(tokens, offsets, n_terms))
     index, index_seconds, peak = _index_peak(lambda: model.index(X))
-    W = index.document_weights_
-    index_gb = (W.data.nbytes + W.indices.nbytes + W.indptr.nbytes) / 2**30
-    rows = np.repeat(np.arange(len(queries)), [q.size for q in queries])
-    Q = sp.csr_matrix((np.ones(rows.size, dtype=np.float32), (rows, np.concatenate(queries))),
-                      shape=(len(queries), n_terms))
-    single = [Q[i] for i in range(Q.shape[0])]
-    order = np.random.default_rng(args.seed + 1).permutation(len(queries))
-    index.search(single[0], TOP_K)
-    lat = _latencies(lambda i: index.search(single[i], TOP_K), len(queries), order)
-    (top, top_scores), batch_seconds = _timed(lambda: index.search(Q, TOP_K))
-    return {"method": "linklearn", "index_seconds": index_seconds, "count_matrix_seconds": count_seconds,
-            "index_peak_gb": peak, "index_size_gb": index_gb, "batch_ms_per_query": 1e3 * batch_seconds / len(queries),
-            **_summary(lat), "top": top.tolist(), "top_scores": top_scores.tolist()}
+    row, _, _ = _time_posting_search("linklearn", index, queries, n_terms, args)
+    row.update({"index_seconds": index_seconds, "count_matrix_seconds": count_seconds, "index_peak_gb": peak})
+    return row
 
 
 def run_bm25s(tokens, offsets, n_terms, queries, args, backend):

@@ -177,6 +177,8 @@ def test_bad_input_gives_clear_errors(corpus):
         LinkLearn().transform(X)
     with pytest.raises(ValueError, match="negative"):
         LinkLearn().fit(-X, links)
+    with pytest.raises(ValueError, match="non-integer"):
+        LinkLearn().fit(X * 0.5, links)                     # weighted vectors, not term counts
     empty = X.tolil()
     empty[4, :] = 0
     with pytest.raises(ValueError, match="document\\(s\\) 4 have no terms"):

@@ -60,6 +60,37 @@ def check_matrix(X, *, name="X", accept_sparse=True, dtype=(np.float64, np.float
     return X
 
 
+def check_term_counts(X, name="X"):
+    """``X`` as a canonical CSR matrix of non-negative integer counts, or a clear error.
+
+    The result may share its arrays with ``X`` (it is copied only when it must be canonicalised),
+    so callers never modify it in place.
+    """
+    if isinstance(X, (sp.csr_matrix, sp.csr_array)) and X.dtype in (np.float32, np.float64) and min(X.shape) >= 1:
+        # the common case, e.g. one query at a time: check_matrix would rebuild the CSR object,
+        # which costs as much as scoring a small query; only its finiteness check applies here
+        if X.data.size and not np.isfinite(X.data).all():
+            bad = "NaN" if np.isnan(X.data).any() else "infinite"
+            raise ValueError(f"{name} contains {bad} values; clean or impute them first")
+    else:
+        X = check_matrix(X, name=name)
+        if not sp.issparse(X):
+            X = sp.csr_matrix(X)
+    data = X.data
+    if data.size:
+        if (data < 0).any():
+            raise ValueError(f"{name} contains negative values; term counts (e.g. "
+                             "TextVectorizer(weighting='tf') output) are never negative")
+        if (np.mod(data, 1.0) != 0).any():
+            raise ValueError(f"{name} contains non-integer values; expected raw term counts (e.g. "
+                             "TextVectorizer(weighting='tf') output), not weighted or normalised vectors")
+        if not X.has_canonical_format or not data.all():
+            X = X.copy()
+            X.sum_duplicates()
+            X.eliminate_zeros()
+    return X
+
+
 def check_n_features(X, expected, *, name="X", owner="the model"):
     if X.shape[1] != expected:
         raise ValueError(f"{name} has {X.shape[1]} features, but {owner} is expecting {expected} "

@@ -57,7 +57,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from learnsim._progress import progress
-from learnsim._validation import check_matrix, check_n_features
+from learnsim._validation import check_matrix, check_n_features, check_term_counts
 from learnsim.evaluation import _parse_measures, per_query_measures
 from learnsim.search import DEFAULT_BLOCK_BYTES, _check_block_param, _check_k
 
@@ -134,37 +134,6 @@ def _check_dtype(dtype):
     if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise ValueError(f"dtype must be np.float32 or np.float64; got {dtype}")
     return dtype
-
-
-def _check_counts(X, name):
-    """``X`` as a canonical CSR matrix of non-negative integer counts, or a clear error.
-
-    The result may share its arrays with ``X`` (it is copied only when it must be canonicalised),
-    so callers never modify it in place.
-    """
-    if isinstance(X, (sp.csr_matrix, sp.csr_array)) and X.dtype in (np.float32, np.float64) and min(X.shape) >= 1:
-        # the common case, e.g. one query at a time: check_matrix would rebuild the CSR object,
-        # which costs as much as scoring a small query; only its finiteness check applies here
-        if X.data.size and not np.isfinite(X.data).all():
-            bad = "NaN" if np.isnan(X.data).any() else "infinite"
-            raise ValueError(f"{name} contains {bad} values; clean or impute them first")
-    else:
-        X = check_matrix(X, name=name)
-        if not sp.issparse(X):
-            X = sp.csr_matrix(X)
-    data = X.data
-    if data.size:
-        if (data < 0).any():
-            raise ValueError(f"{name} contains negative values; BM25 takes term counts (e.g. "
-                             "TextVectorizer(weighting='tf') output), which are never negative")
-        if (np.mod(data, 1.0) != 0).any():
-            raise ValueError(f"{name} contains non-integer values; BM25 takes raw term counts (e.g. "
-                             "TextVectorizer(weighting='tf') output), not weighted or normalised vectors")
-        if not X.has_canonical_format or not data.all():
-            X = X.copy()
-            X.sum_duplicates()
-            X.eliminate_zeros()
-    return X
 
 
 def _check_grid(values, name, check_one):
@@ -253,9 +222,17 @@ class _PostingListScorer:
     """Scoring and top-k search over a document weight matrix kept as posting lists (CSC).
 
     Subclasses set ``document_weights_`` (CSC, see :func:`_to_csc`), ``n_documents_``,
-    ``n_features_in_`` and ``query_weights``, and define ``_check_fitted_counts(Q, name)`` and
-    ``_nonnegative_weights()``.
+    ``n_features_in_`` and ``query_weights``, name themselves in ``_owner`` for error messages,
+    and define ``_nonnegative_weights()``.
     """
+
+    _owner = "this index"
+
+    def _check_fitted_counts(self, X, name):
+        check_is_fitted(self, "document_weights_")
+        X = check_term_counts(X, name)
+        check_n_features(X, self.n_features_in_, name=name, owner=self._owner)
+        return X
 
     # -------------------------------------------------------------- scoring
     def _score_rows(self, Q, start, stop, out):
@@ -383,12 +360,6 @@ class TermWeightIndex(_PostingListScorer, BaseEstimator):
         self.nonnegative_ = bool(W.data.min(initial=0.0) >= 0)
         return self
 
-    def _check_fitted_counts(self, X, name):
-        check_is_fitted(self, "document_weights_")
-        X = _check_counts(X, name)
-        check_n_features(X, self.n_features_in_, name=name, owner="this index")
-        return X
-
     def _nonnegative_weights(self):
         return self.nonnegative_
 
@@ -427,6 +398,8 @@ class BM25(_PostingListScorer, BaseEstimator):
         Number of terms (columns).
     """
 
+    _owner = "this BM25 index"
+
     def __init__(self, k1=1.5, b=0.6, idf="okapi", epsilon=0.25, query_weights="binary", dtype=np.float32):
         self.k1 = k1
         self.b = b
@@ -455,7 +428,7 @@ class BM25(_PostingListScorer, BaseEstimator):
         self
         """
         k1, b, idf_variant, epsilon, _, dtype = self._check_params()
-        X = _check_counts(X, "X")
+        X = check_term_counts(X, "X")
         n_docs, n_terms = X.shape
         lengths = np.asarray(X.sum(axis=1)).ravel()
         total = float(lengths.sum())
@@ -478,12 +451,6 @@ class BM25(_PostingListScorer, BaseEstimator):
     def fit_transform(self, X, y=None):
         """Fit on ``X`` and return its document weights W as a CSR matrix."""
         return self.fit(X).document_weights_.tocsr()
-
-    def _check_fitted_counts(self, X, name):
-        check_is_fitted(self, "document_weights_")
-        X = _check_counts(X, name)
-        check_n_features(X, self.n_features_in_, name=name, owner="this BM25 index")
-        return X
 
     def transform(self, X):
         """BM25 document weights of (new) documents under the fitted idf and avgdl.
@@ -758,8 +725,8 @@ def tune_bm25(X, queries, relevance, *, k1_grid=None, b_grid=None, measure="aver
     k1_grid = _check_grid(DEFAULT_K1_GRID if k1_grid is None else k1_grid, "k1_grid", _check_k1)
     b_grid = _check_grid(DEFAULT_B_GRID if b_grid is None else b_grid, "b_grid", _check_b)
 
-    X = _check_counts(X, "X")
-    Q = _check_counts(queries, "queries")
+    X = check_term_counts(X, "X")
+    Q = check_term_counts(queries, "queries")
     n_docs, n_terms = X.shape
     check_n_features(Q, n_terms, name="queries", owner="the documents X")
     n_queries = Q.shape[0]

@@ -732,9 +732,9 @@ def constraint_error_rate(scores, relevant, *, exclude=None, exclude_self=False,
             keep &= ~(E.toarray() if sp.issparse(E) else np.asarray(E)).astype(bool)
         if exclude_self:
             keep[np.arange(rows.size), rows] = False
+        R = R.astype(bool)
         for b in range(rows.size):
-            rel = R[b].astype(bool) & keep[b]
-            non = ~R[b].astype(bool) & keep[b]
+            rel, non = R[b] & keep[b], ~R[b] & keep[b]
             if not rel.any() or not non.any():
                 continue
             neg_sorted = np.sort(S[b, non])

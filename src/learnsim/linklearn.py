@@ -46,7 +46,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from ._progress import progress
-from ._validation import check_matrix, check_n_features, check_random_state
+from ._validation import check_random_state, check_term_counts
 from .supervision import Links
 
 __all__ = ["LinkLearn", "idf_from_counts", "document_lengths", "check_counts", "link_hinge_loss"]
@@ -55,15 +55,11 @@ _FACTORS = ("tf", "idf", "length")
 
 
 # --------------------------------------------------------------------------- corpus statistics
-def check_counts(X, name="X", allow_empty_rows=True):
-    """A non-negative term-count matrix as float64 CSR (sorted indices), or a clear error."""
-    X = check_matrix(X, name=name, accept_sparse=True, dtype=np.float64)
-    X = sp.csr_matrix(X, dtype=np.float64, copy=True)
-    X.sum_duplicates()
-    X.eliminate_zeros()
-    X.sort_indices()
-    if X.nnz and X.data.min() < 0:
-        raise ValueError(f"{name} holds negative values (min {X.data.min():g}); term counts must be >= 0")
+def _float_counts(X, name, allow_empty_rows=True):
+    """Term counts (:func:`learnsim._validation.check_term_counts`) as float64 CSR; with
+    ``allow_empty_rows=False`` a document without terms is an error."""
+    X = check_term_counts(X, name)
+    X = X if X.dtype == np.float64 else X.astype(np.float64)
     if not allow_empty_rows:
         empty = np.flatnonzero(np.diff(X.indptr) == 0)
         if empty.size:
@@ -162,14 +158,14 @@ class _Codes:
             Xc = sp.csr_matrix((self.tf_code.astype(np.float64) + 1.0, self.X.indices, self.X.indptr),
                                shape=self.X.shape).tocsc()
             Xc.sort_indices()
-            self._postings = (Xc.indptr, Xc.indices, Xc.data.astype(np.int64) - 1)
+            self._postings = (Xc.indptr, np.diff(Xc.indptr), Xc.indices, Xc.data.astype(np.int64) - 1)
         return self._postings
 
     def values(self, name):
-        return {"tf": self.tf_values, "idf": self.idf_values, "length": self.length_values}[name]
+        return getattr(self, f"{name}_values")
 
     def codes(self, name):
-        return {"tf": self.tf_code, "idf": self.idf_code, "length": self.length_code}[name]
+        return getattr(self, f"{name}_code")
 
 
 # --------------------------------------------------------------------------- the cost of eq. (4)
@@ -269,8 +265,8 @@ class LinkLearn(BaseEstimator):
     best_iter_ : int
         Documents drawn when the kept parameters were reached.
     validation_curve_ : dict of ndarray or None
-        ``"iteration"``, ``"ap"``, ``"p@10"``, ``"error_rate"`` (C^{0/1}, eq. 3) and ``"loss"`` (C,
-        eq. 4) on the validation corpus at every evaluation (the paper's Figure 2).
+        ``"iteration"``, ``"ap"``, ``"p@10"`` and ``"error_rate"`` (C^{0/1}, eq. 3) on the
+        validation corpus at every evaluation (the paper's Figure 2).
     train_loss_curve_ : ndarray
         The mean C_d of the drawn documents over each validation interval.
     timings_ : dict
@@ -319,10 +315,6 @@ class LinkLearn(BaseEstimator):
             out.append((y, cache))
         return out
 
-    def _weights_data(self, factors, codes):
-        f_tf, f_idf, f_len = (y for y, _ in factors)
-        return f_tf[codes.tf_code] * f_idf[codes.idf_code] * f_len[codes.length_code]
-
     def _batch_gradient(self, theta, mlps, codes, adjacency, docs):
         """Mean C_d over ``docs`` and its gradient with respect to theta (eq. 4, 5).
 
@@ -334,7 +326,7 @@ class LinkLearn(BaseEstimator):
         f_tf, f_idf, f_len = (y for y, _ in factors)
         dy = [np.zeros(codes.values(name).size) for name in _FACTORS]
         X = codes.X
-        col_ptr, col_rows, col_tf = codes.postings
+        col_ptr, col_len, col_rows, col_tf = codes.postings
         total = 0.0
         for d in docs:
             lo, hi = X.indptr[d], X.indptr[d + 1]
@@ -344,7 +336,7 @@ class LinkLearn(BaseEstimator):
             a_d, b_d, l_d = f_tf[tf_d], f_idf[idf_d], f_len[len_d]
             w_d = a_d * b_d * l_d
             # the postings of d's terms: positions into the column arrays, and which term of d
-            starts, counts = col_ptr[terms], np.diff(col_ptr)[terms]
+            starts, counts = col_ptr[terms], col_len[terms]
             local = np.repeat(np.arange(terms.size), counts)
             pos = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(local.size)
             rows, tf_p = col_rows[pos], col_tf[pos]
@@ -384,24 +376,12 @@ class LinkLearn(BaseEstimator):
         keep = ~np.isnan(m["ap"])
         err = constraint_error_rate(S, adjacency, exclude_self=True)
         return {"ap": float(np.mean(m["ap"][keep])), "p@10": float(np.mean(m["p@10"][keep])),
-                "error_rate": float(np.nanmean(err)), "loss": self._mean_loss(S, adjacency)}
-
-    @staticmethod
-    def _mean_loss(S, adjacency):
-        n = S.shape[0]
-        losses = []
-        for d in range(n):
-            linked = adjacency.indices[adjacency.indptr[d]:adjacency.indptr[d + 1]]
-            if linked.size == 0 or linked.size >= n - 1:
-                continue
-            is_neg = np.ones(n, dtype=bool)
-            is_neg[linked] = False
-            is_neg[d] = False
-            losses.append(_hinge_coefficients(S[d], linked, np.flatnonzero(is_neg))[0])
-        return float(np.mean(losses)) if losses else float("nan")
+                "error_rate": float(np.nanmean(err))}
 
     def _weighted(self, theta, mlps, codes):
-        data = self._weights_data(self._factor_values(theta, mlps, codes), codes)
+        """W of eq. (5) on the pattern of the counts."""
+        f_tf, f_idf, f_len = (y for y, _ in self._factor_values(theta, mlps, codes))
+        data = f_tf[codes.tf_code] * f_idf[codes.idf_code] * f_len[codes.length_code]
         return sp.csr_matrix((data, codes.X.indices, codes.X.indptr), shape=codes.X.shape)
 
     # ------------------------------------------------------------------ fit
@@ -425,7 +405,7 @@ class LinkLearn(BaseEstimator):
         self
         """
         hidden = self._check_params()
-        X = check_counts(X, "X", allow_empty_rows=False)
+        X = _float_counts(X, "X", allow_empty_rows=False)
         links = _as_links(links, X.shape[0], "links")
         adjacency = links.symmetric().adjacency
         degrees = np.diff(adjacency.indptr)
@@ -437,7 +417,7 @@ class LinkLearn(BaseEstimator):
         if validation is not None:
             if not isinstance(validation, (tuple, list)) or len(validation) != 2:
                 raise TypeError("validation must be a pair (X_valid, links_valid)")
-            Xv = check_counts(validation[0], "validation X", allow_empty_rows=True)
+            Xv = _float_counts(validation[0], "validation X", allow_empty_rows=True)
             if Xv.shape[1] != X.shape[1]:
                 raise ValueError(f"validation X has {Xv.shape[1]} terms but X has {X.shape[1]}: use one vocabulary")
             links_v = _as_links(validation[1], Xv.shape[0], "validation links")
@@ -455,7 +435,7 @@ class LinkLearn(BaseEstimator):
         lr = float(self.learning_rate)
         batch = int(self.batch_size)
         best_theta, best_ap, best_iter, stale = theta.copy(), -np.inf, 0, 0
-        curve = {"iteration": [], "ap": [], "p@10": [], "error_rate": [], "loss": []}
+        curve = {"iteration": [], "ap": [], "p@10": [], "error_rate": []}
         train_losses, interval_losses = [], []
         t_val = 0.0
         start = time.perf_counter()
@@ -466,7 +446,7 @@ class LinkLearn(BaseEstimator):
             res = self._validation_scores(theta, mlps, *val)
             t_val += time.perf_counter() - t0
             curve["iteration"].append(iteration)
-            for key in ("ap", "p@10", "error_rate", "loss"):
+            for key in ("ap", "p@10", "error_rate"):
                 curve[key].append(res[key])
             if res["ap"] > best_ap + self.tol:
                 best_theta, best_ap, best_iter, stale = theta.copy(), res["ap"], iteration, 0
@@ -548,7 +528,7 @@ class LinkLearn(BaseEstimator):
             idf_i = log(N / df_i); by default computed from X itself (the corpus being indexed).
         """
         mlps = self._fitted_mlps()
-        X = check_counts(X, "X")
+        X = _float_counts(X, "X")
         if idf is None:
             if X.shape[0] < 2:
                 raise ValueError("idf is computed from X, which needs at least 2 documents; pass idf= for a "
@@ -617,7 +597,7 @@ class LinkLearn(BaseEstimator):
         obj.n_features_in_ = int(meta["n_features_in"])
         obj.n_iter_, obj.best_iter_ = int(meta["n_iter"]), int(meta["best_iter"])
         obj.train_loss_curve_ = np.asarray(arrays.get("train_loss_curve", np.zeros(0)), dtype=np.float64)
-        keys = ("iteration", "ap", "p@10", "error_rate", "loss")
+        keys = ("iteration", "ap", "p@10", "error_rate")
         obj.validation_curve_ = ({k: np.asarray(arrays[_curve_array_name(k)]) for k in keys}
                                  if all(_curve_array_name(k) in arrays for k in keys) else None)
         obj.timings_ = {}

@@ -817,12 +817,11 @@ class ThresholdMatcher(_PairMatcher):
         return w
 
     def _weight_criterion(self, labels):
-        # (_fit_inputs has already made sure both kinds of pairs are present)
+        # weight_criterion was checked by _check_mixing; _fit_inputs made sure both kinds of
+        # pairs are present, so the AUC is defined
         if self.weight_criterion == "auc":
             return lambda s: roc_auc_score(labels, s)
-        if self.weight_criterion == "accuracy":
-            return lambda s: best_threshold(s, labels)[1]
-        raise ValueError(f"weight_criterion must be 'auc' or 'accuracy'; got {self.weight_criterion!r}")
+        return lambda s: best_threshold(s, labels)[1]
 
     def _mixed_embedding(self, X, weight):
         """The hybrid rows of X (its unit rows beside its embedding's) and the embedding."""

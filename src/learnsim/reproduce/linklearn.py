@@ -34,11 +34,11 @@ import scipy.sparse as sp
 from scipy.stats import wilcoxon
 
 from .._progress import progress
-from ..bm25 import BM25, tune_bm25
+from ..bm25 import BM25, bm25_idf, tune_bm25
 from ..datasets import load_smart_collection, load_wikispeedia
 from ..evaluation import constraint_error_rate, per_query_measures
 from ..linklearn import LinkLearn, document_lengths, idf_from_counts
-from ..supervision import split_links
+from ..supervision import Links, split_links
 from ..text import TextVectorizer
 from .records import Results, plots_enabled
 
@@ -75,14 +75,11 @@ def _retrieval_vectorizer():
     return TextVectorizer("tf", stem="porter", stop_words="english", dtype=np.float64)
 
 
-def _counts(texts, vectorizer=None):
-    """Term counts; terms that occur once in the corpus are dropped (sec. 4.1)."""
+def _counts(texts):
+    """Term counts of the articles with one vocabulary (sec. 4.1's stemming and stopping)."""
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")     # empty documents are reported by the callers
-        if vectorizer is None:
-            vectorizer = _vectorizer().fit(texts)
-        C = sp.csr_matrix(vectorizer.transform(texts))
-    return C, vectorizer
+        warnings.simplefilter("ignore")     # empty documents are reported by the caller
+        return sp.csr_matrix(_vectorizer().fit_transform(texts))
 
 
 def _drop_rare_terms(C):
@@ -138,10 +135,9 @@ def experiment_similar_pages(results, data_dir, quick, notes):
         degree = np.asarray(links.symmetric().adjacency.sum(axis=1)).ravel()
         keep = np.sort(np.argsort(-degree, kind="stable")[:QUICK_ARTICLES])
         texts = [texts[i] for i in keep]
-        from ..supervision import Links
         links = Links(links.adjacency[keep][:, keep])
     start = time.perf_counter()
-    C, vectorizer = _counts(texts)
+    C = _counts(texts)
     C, _ = _drop_rare_terms(C)
     prep_s = time.perf_counter() - start
     parts = split_links(links, random_state=SEED)
@@ -157,7 +153,6 @@ def experiment_similar_pages(results, data_dir, quick, notes):
     # a training article without any term cannot be weighted: leave it (and its links) out
     tr_keep = np.flatnonzero(np.diff(X_tr.indptr) > 0)
     if tr_keep.size < X_tr.shape[0]:
-        from ..supervision import Links
         X_tr = X_tr[tr_keep]
         L_tr = Links(L_tr.adjacency[tr_keep][:, tr_keep])
 
@@ -211,7 +206,7 @@ def experiment_similar_pages(results, data_dir, quick, notes):
     for other in ("bm25-tuned", "bm25-paper", "tfidf-cosine"):
         tests[other] = {measure: _wilcoxon(per_query["linklearn-doc"][measure], per_query[other][measure])
                         for measure in MEASURES}
-    return {"model": model, "tuned": tuned, "vectorizer": vectorizer, "per_query": per_query, "tests": tests,
+    return {"model": model, "tuned": tuned, "per_query": per_query, "tests": tests,
             "n_queries": int(np.isfinite(per_query["linklearn-doc"]["ap"]).sum()), "chosen": chosen,
             "idf_train": idf_from_counts(X_tr), "lengths_train": document_lengths(X_tr), "X_train": X_tr}
 
@@ -262,10 +257,6 @@ def experiment_transfer(results, data_dir, quick, notes, model, tuned):
 
 
 # --------------------------------------------------------------------------- figures
-def _okapi_weight(tf, idf, ndl, k1, b):
-    return (k1 + 1.0) * tf * idf / (k1 * ((1.0 - b) + b * ndl) + tf)
-
-
 def _plot_figures(out_dir, sim, notes):
     import matplotlib
     matplotlib.use("Agg")
@@ -291,7 +282,7 @@ def _plot_figures(out_dir, sim, notes):
     idf_all, lengths = sim["idf_train"], sim["lengths_train"]
     df_all = np.bincount(X.indices, minlength=X.shape[1])
     tf_med = float(np.median(X.data))
-    df_med = float(np.median(df_all[X.indices]))
+    df_med = float(np.rint(np.median(df_all[X.indices])))   # a document frequency is a count
     l_med = float(np.median(lengths))
     avgdl = float(lengths.mean())
     k1, b = tuned.k1, tuned.b
@@ -303,8 +294,11 @@ def _plot_figures(out_dir, sim, notes):
         return f["tf"] * f["idf"] * f["length"]
 
     def okapi(tf, df, length, k1_, b_):
-        idf = np.log((n - np.asarray(df, float) + 0.5) / (np.asarray(df, float) + 0.5))
-        return _okapi_weight(np.asarray(tf, float), idf, np.asarray(length, float) / avgdl, k1_, b_)
+        # the paper's Okapi weight (sec. 2.1); "robertson" equals BM25's "okapi" idf for df < n / 2,
+        # which holds over the plotted range, without its mean-based floor for a grid of df values
+        idf = bm25_idf(np.atleast_1d(np.asarray(df, float)), n, "robertson")
+        tf, ndl = np.asarray(tf, float), np.asarray(length, float) / avgdl
+        return (k1_ + 1.0) * tf * idf / (k1_ * ((1.0 - b_) + b_ * ndl) + tf)
 
     ref_l = learned(np.array([tf_med]), df_med, l_med)[0]
     ref_o = {p: okapi(tf_med, df_med, l_med, *p) for p in ((k1, b), PAPER_OKAPI)}
