@@ -596,3 +596,118 @@ def test_explain_help():
     assert code == 0 and "examples:" in out and "learnsim explain" in out and "--pair" in out
     code, out, _ = run_cli(["fit", "--help"])
     assert "--method" in out and "--pairs" in out and "--dimensions" in out
+
+
+# --------------------------------------------------------------------------- linklearn
+
+@pytest.fixture(scope="module")
+def linked_files(tmp_path_factory):
+    """Pages of 8 topics, each linking to 3 random pages of its own topic: the links say which
+    words matter, as Wikipedia's do."""
+    folder = tmp_path_factory.mktemp("cli_links")
+    corpus = make_clustered_corpus(n_clusters=8, docs_per_cluster=20, random_state=5)
+    rng = np.random.default_rng(0)
+    ids = [f"page{i}" for i in range(len(corpus.data))]
+    with open(folder / "pages.tsv", "w", encoding="utf-8") as f:
+        for doc_id, text in zip(ids, corpus.data):
+            f.write(f"{doc_id}\t{text}\n")
+    with open(folder / "links.tsv", "w", encoding="utf-8") as f:
+        f.write("source\ttarget\n")
+        for i, label in enumerate(corpus.target):
+            same = np.flatnonzero((corpus.target == label) & (np.arange(len(ids)) != i))
+            for j in rng.choice(same, size=3, replace=False):
+                f.write(f"{ids[i]}\t{ids[j]}\n")
+    with open(folder / "test.tsv", "w", encoding="utf-8") as f:
+        for text, label in zip(corpus.data, corpus.target):
+            f.write(f"{corpus.target_names[label]}\t{text}\n")
+    return {"folder": folder, "pages": folder / "pages.tsv", "links": folder / "links.tsv",
+            "test": folder / "test.tsv", "texts": list(corpus.data), "labels": corpus.target}
+
+
+@pytest.fixture(scope="module")
+def linklearn_model(linked_files):
+    path = linked_files["folder"] / "ll.npz"
+    code, out, err = run_cli(["fit", "--method", "linklearn", "--input", linked_files["pages"], "--links",
+                              linked_files["links"], "--model", path, "--max-iter", "3000", "--json"])
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["documents"] == 160 and summary["links"] == 480
+    assert summary["train_documents"] + summary["validation_documents"] == 160
+    assert summary["validation_documents"] == 40
+    assert 0 < summary["train_links"] + summary["validation_links"] < 480   # crossing links dropped
+    assert summary["n_iter"] <= 3000 and 0 < summary["validation_ap"] <= 1
+    return path
+
+
+def test_fit_linklearn_saves_vectorizer_and_weighting(linklearn_model):
+    from learnsim.linklearn import LinkLearn
+    from learnsim.persistence import load
+
+    model = load(linklearn_model)
+    assert isinstance(model["metric"], LinkLearn)
+    assert model["vectorizer"].weighting == "tf"
+
+
+def test_search_with_linklearn_ranks_by_learned_score(linked_files, linklearn_model):
+    from learnsim.persistence import load
+
+    query = linked_files["texts"][3]
+    code, out, err = run_cli(["search", "--model", linklearn_model, "--corpus", linked_files["pages"],
+                              "--query", query, "-k", "5", "--json"])
+    assert code == 0, err
+    hits = json.loads(out)[0]["hits"]
+    scores = [h["score"] for h in hits]
+    assert scores == sorted(scores, reverse=True)
+    # the scores are the index's: binary query against the learned weights of the corpus
+    model = load(linklearn_model)
+    C = model["vectorizer"].transform(linked_files["texts"])
+    expected = model["metric"].index(C).score(model["vectorizer"].transform([query]))[0]
+    assert hits[0]["index"] == int(np.argmax(expected))
+    assert scores == pytest.approx(np.sort(expected)[::-1][:5], rel=1e-5)
+    code, out, _ = run_cli(["search", "--model", linklearn_model, "--corpus", linked_files["pages"],
+                            "--query", query, "-k", "2"])
+    assert code == 0 and "score" in out.splitlines()[1]
+
+
+def test_evaluate_with_linklearn_beats_chance(linked_files, linklearn_model):
+    code, out, err = run_cli(["evaluate", "--model", linklearn_model, "--input", linked_files["test"], "--json"])
+    assert code == 0, err
+    report = json.loads(out)
+    # 8 topics of 20 pages: a random ranking has AP near 19/159 = 0.12
+    assert report["methods"]["learned"]["map"] > 0.3, report["methods"]
+
+
+@pytest.mark.parametrize("links, fragment", [
+    ("page0\tnowhere\n", "link to unknown document 'nowhere'"),
+    ("page0\tpage0\n", "no link between two different documents"),
+    ("page0 page1\n", "expected source_id<TAB>target_id"),
+    (b"page0\tpage\xff1\n", "not UTF-8"),
+])
+def test_fit_linklearn_bad_links_exit_2(links, fragment, linked_files, tmp_path):
+    path = tmp_path / "links.tsv"
+    path.write_bytes(links if isinstance(links, bytes) else links.encode("utf-8"))
+    assert_user_error(["fit", "--method", "linklearn", "--input", linked_files["pages"], "--links", path,
+                       "--model", tmp_path / "m.npz"], fragment)
+    assert not (tmp_path / "m.npz").exists()
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--links", "{links}", "--weighting", "bm25"], "--weighting apply to --method film / mcd only"),
+    (["--links", "{links}", "--dimensions", "4"], "--dimensions apply to --method film only"),
+    ([], "--method linklearn needs --links"),
+    (["--links", "{links}", "--learning-rate", "0"], "--learning-rate"),
+    (["--links", "{links}", "--validation-fraction", "1"], "--validation-fraction"),
+])
+def test_fit_linklearn_bad_options_exit_2(args, fragment, linked_files, tmp_path):
+    fill = {"links": linked_files["links"]}
+    assert_user_error(["fit", "--method", "linklearn", "--input", linked_files["pages"],
+                       "--model", tmp_path / "m.npz"] + [a.format(**fill) for a in args], fragment)
+
+
+def test_fit_linklearn_needs_ids(linked_files, tmp_path):
+    plain = tmp_path / "plain.txt"
+    plain.write_text("a page about cats\nanother about dogs\n", encoding="utf-8")
+    assert_user_error(["fit", "--method", "linklearn", "--input", plain, "--links", linked_files["links"],
+                       "--model", tmp_path / "m.npz"], "needs an id for every document")
+    assert_user_error(["fit", "--method", "mcd", "--input", linked_files["pages"], "--links",
+                       linked_files["links"], "--model", tmp_path / "m.npz"], "--links apply to --method linklearn")

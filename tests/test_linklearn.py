@@ -195,3 +195,31 @@ def test_bad_input_gives_clear_errors(corpus):
         LinkLearn(hidden_tf=0).fit(X, links)
     with pytest.raises(ValueError, match="one vocabulary"):
         LinkLearn().fit(X, links, validation=(X[:, :-1], links))
+
+
+def test_scikit_learn_contract(corpus):
+    """LinkLearn is a term weighting scored by inner products, not a distance metric, so it is
+    not in tests/registry.py (whose suite checks distances); the estimator contract is checked
+    here instead. sklearn's check_estimator does not apply: fit needs a link graph, not y."""
+    from sklearn.base import clone
+
+    X, links, _ = corpus
+    params = dict(hidden_tf=2, hidden_idf=3, hidden_length=4, learning_rate=0.02, batch_size=2, max_iter=300,
+                  validation_interval=100, n_iter_no_change=2, tol=0.0, random_state=3, verbose=False)
+    est = LinkLearn(**params)
+    assert est.get_params() == params
+    assert not [k for k in vars(est) if k.endswith("_")]
+    copy = clone(est)
+    assert copy.get_params() == params
+    for method, args in (("transform", (X,)), ("index", (X,)), ("weight_functions", (np.ones(2),))):
+        with pytest.raises(NotFittedError):
+            getattr(est, method)(*args)
+    before = {k: v for k, v in vars(est).items()}
+    assert est.fit(X, links) is est
+    added = set(vars(est)) - set(before)
+    assert added and all(k.endswith("_") for k in added), added
+    assert est.get_params() == params          # fit leaves the parameters alone
+    # the same seed gives the same weighting
+    again = clone(est).fit(X, links)
+    np.testing.assert_array_equal(again.coef_, est.coef_)
+    np.testing.assert_array_equal(again.transform(X).toarray(), est.transform(X).toarray())

@@ -114,6 +114,19 @@ def _auto_or_float(low, high, what):
     return parse
 
 
+def _open_float(low, high, what):
+    """A number strictly between low and high (high None: no upper bound)."""
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and value > low and (high is None or value < high)):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+    return parse
+
+
 # --------------------------------------------------------------------------- the parser
 
 def _experiments():
@@ -171,7 +184,8 @@ def build_parser():
         "fit", formatter_class=_formatter, help="learn a metric from labelled documents or pairs",
         description=textwrap.dedent("""\
             Fit a text vectoriser and a metric - minimum cluster distortion (--method mcd, the
-            default) or FILM (--method film) - and save both into one model file.
+            default), FILM (--method film) or the LinkLearn term weighting (--method linklearn)
+            - and save both into one model file.
 
             --input: label<TAB>text per line (.tsv or .txt; a header line label<TAB>text is
             skipped) or JSON Lines (.jsonl) with {"text": ..., "label": ...}. Documents of
@@ -182,22 +196,32 @@ def build_parser():
             --pairs: duplicate / non-duplicate pairs in the Quora sample layout,
             label<TAB>text1<TAB>text2<TAB>pair_id per line (label 1 = duplicate; an optional
             header). FILM learns from triplets made of them (a duplicate pair with a labelled
-            and a random negative); mcd learns from the groups of duplicates they form."""),
+            and a random negative); mcd learns from the groups of duplicates they form.
+
+            --method linklearn learns from hyperlinks: --input is then a collection with ids
+            (id<TAB>text per line, or .jsonl with "id"), --links a file of source_id<TAB>target_id
+            lines (direction is ignored). A seeded --validation-fraction of the documents (and
+            the links among them) is held out for early stopping on average precision; links
+            between the two parts are dropped. Term counts, Porter stemming and an English stop
+            list by default, terms found in a single document dropped (paper 002, sec. 4.1)."""),
         epilog=_examples("learnsim fit --input train.tsv --model model.npz",
                          "learnsim fit --input train.jsonl --model model.npz --stop-words english --stem",
                          "learnsim fit --input train.tsv --model paper.npz --paper --lsi 300",
                          "learnsim fit --input train.tsv --model m.npz --n-basis 64 --shrinkage 0.1 "
                          "--complement-weight 1 --json",
-                         "learnsim fit --method film --pairs quora.tsv --model film.npz --dimensions 100"))
+                         "learnsim fit --method film --pairs quora.tsv --model film.npz --dimensions 100",
+                         "learnsim fit --method linklearn --input pages.tsv --links links.tsv --model ll.npz"))
     fit_source = fit.add_mutually_exclusive_group(required=True)
     fit_source.add_argument("--input", metavar="FILE", help="labelled documents (.tsv, .txt or .jsonl)")
     fit_source.add_argument("--pairs", metavar="FILE",
                             help="duplicate pairs: label<TAB>text1<TAB>text2<TAB>pair_id per line")
     fit.add_argument("--model", required=True, metavar="OUT.npz", help="model file to write")
-    fit.add_argument("--method", choices=("mcd", "film"), default="mcd",
-                     help="minimum cluster distortion (mcd, default) or FILM (film)")
-    fit.add_argument("--weighting", choices=("tfidf", "bm25", "tf", "binary"), default="tfidf",
-                     help="term weighting (default: tfidf)")
+    fit.add_argument("--links", metavar="FILE", default=None,
+                     help="linklearn: hyperlinks, source_id<TAB>target_id per line")
+    fit.add_argument("--method", choices=("mcd", "film", "linklearn"), default="mcd",
+                     help="minimum cluster distortion (mcd, default), FILM (film) or LinkLearn (linklearn)")
+    fit.add_argument("--weighting", choices=("tfidf", "bm25", "tf", "binary"), default=None,
+                     help="mcd / film: term weighting (default: tfidf)")
     fit.add_argument("--lsi", type=_lsi, default=None, metavar="N_OR_FRACTION",
                      help="reduce the term vectors to N LSI dimensions (or a fraction of the vocabulary)")
     fit.add_argument("--no-norm", action="store_true", help="do not L2-normalise the term vectors")
@@ -219,7 +243,13 @@ def build_parser():
     fit.add_argument("--svd-rank", type=_positive_int, default=None, metavar="R",
                      help="FILM: rank of the SVD the metric is learned in (default: 5 x D)")
     fit.add_argument("--max-iter", type=_int_at_least(0, "a non-negative integer"), default=None,
-                     metavar="N", help="FILM: iterations of the optimiser (default: 200)")
+                     metavar="N", help="FILM: iterations of the optimiser (default: 200); linklearn: "
+                                       "most documents drawn (default: 100000)")
+    fit.add_argument("--learning-rate", type=_open_float(0.0, None, "a number > 0"), default=None,
+                     metavar="R", help="linklearn: SGD step size (default: 0.03)")
+    fit.add_argument("--validation-fraction", type=_open_float(0.0, 1.0, "a number in (0, 1)"),
+                     default=None, metavar="F",
+                     help="linklearn: share of the documents held out for early stopping (default: 0.25)")
     fit.add_argument("--stop-words", choices=("english",), default=None, help="drop English stop words")
     fit.add_argument("--stem", action="store_true",
                      help="Porter stemming (needs PyStemmer: pip install learnsim[stem])")
@@ -460,20 +490,35 @@ def _read_clusters(path):
     return docs, labels, names, n_singletons
 
 
-# The options of one method, as dest -> flag: giving one with the other method is a mistake.
-_MCD_OPTIONS = {"paper": "--paper", "n_basis": "--n-basis", "shrinkage": "--shrinkage",
-                "complement_weight": "--complement-weight"}
-_FILM_OPTIONS = {"n_components": "--dimensions", "svd_rank": "--svd-rank", "max_iter": "--max-iter"}
+# The options that belong to some methods only, as dest -> (flag, methods): giving one with
+# another method is a mistake.
+_METHOD_OPTIONS = {
+    "paper": ("--paper", {"mcd"}), "n_basis": ("--n-basis", {"mcd"}), "shrinkage": ("--shrinkage", {"mcd"}),
+    "complement_weight": ("--complement-weight", {"mcd"}),
+    "n_components": ("--dimensions", {"film"}), "svd_rank": ("--svd-rank", {"film"}),
+    "max_iter": ("--max-iter", {"film", "linklearn"}),
+    "pairs": ("--pairs", {"mcd", "film"}), "weighting": ("--weighting", {"mcd", "film"}),
+    "lsi": ("--lsi", {"mcd", "film"}), "no_norm": ("--no-norm", {"mcd", "film"}),
+    "links": ("--links", {"linklearn"}), "learning_rate": ("--learning-rate", {"linklearn"}),
+    "validation_fraction": ("--validation-fraction", {"linklearn"}),
+}
 # FILM's n_components when --dimensions is not given (the paper's d), capped by the data.
 _DEFAULT_FILM_DIMENSIONS = 100
+# LinkLearn's settings when not given: the learning rate chosen on Wikispeedia's validation
+# third (docs/reproductions/linklearn.md) and the share of documents held out for early stopping.
+_DEFAULT_LINKLEARN_RATE = 0.03
+_DEFAULT_VALIDATION_FRACTION = 0.25
 
 
 def _check_method_options(args):
-    foreign = _FILM_OPTIONS if args.method == "mcd" else _MCD_OPTIONS
-    given = [flag for dest, flag in foreign.items() if getattr(args, dest) not in (None, False)]
+    given = [(flag, methods) for dest, (flag, methods) in _METHOD_OPTIONS.items()
+             if getattr(args, dest) not in (None, False) and args.method not in methods]
     if given:
-        other = "film" if args.method == "mcd" else "mcd"
-        raise UsageError(f"{' and '.join(given)} apply to --method {other} only, not to --method {args.method}")
+        flags = " and ".join(flag for flag, _ in given)
+        owners = sorted(set().union(*(methods for _, methods in given)))
+        raise UsageError(f"{flags} apply to --method {' / '.join(owners)} only, not to --method {args.method}")
+    if args.method == "linklearn" and args.links is None:
+        raise UsageError("--method linklearn needs --links FILE (source_id<TAB>target_id per line)")
 
 
 def _mcd_settings(args):
@@ -537,6 +582,9 @@ def _cmd_fit(args):
         raise UsageError(f"--model {model_path} is a folder; give a file name such as model.npz")
 
     summary = {"model": str(model_path), "method": args.method}
+    if args.method == "linklearn":
+        return _fit_linklearn(args, model_path, summary)
+    args.weighting = args.weighting or "tfidf"
     pairs = labels = None
     if args.pairs is not None:
         data = _read_pairs(args.pairs)
@@ -599,6 +647,105 @@ def _cmd_fit(args):
     return 0
 
 
+def _read_links(path, ids):
+    """Hyperlinks source_id<TAB>target_id between the documents ``ids``, as Links."""
+    from .io import _lines
+    from .supervision import Links
+
+    position = {doc_id: i for i, doc_id in enumerate(ids)}
+    edges = []
+    for number, line in _lines(path):
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if len(fields) != 2:
+            raise DocumentFormatError(f"{path}, line {number}: expected source_id<TAB>target_id, got {line[:60]!r}")
+        source, target = (f.strip() for f in fields)
+        if number == 1 and (source, target) == ("source", "target") and "source" not in position:
+            continue
+        for doc_id in (source, target):
+            if doc_id not in position:
+                raise UsageError(f"{path}, line {number}: link to unknown document {doc_id!r} (not an id of "
+                                 "--input)")
+        if source != target:        # a page linking to itself says nothing about similarity
+            edges.append((position[source], position[target]))
+    if not edges:
+        raise UsageError(f"{path}: no link between two different documents; LinkLearn learns from links")
+    return Links.from_edges(np.asarray(edges, dtype=np.int64), len(ids))
+
+
+def _fit_linklearn(args, model_path, summary):
+    """--method linklearn: term counts of the --input documents, the --links among them, a
+    held-out share for early stopping, and the learned weighting saved with its vectoriser."""
+    import scipy.sparse as sp
+
+    from ._progress import _default_enabled
+    from .linklearn import LinkLearn
+    from .persistence import save
+    from .supervision import Links, split_links
+    from .text import TextVectorizer, find_empty_rows
+
+    docs = read_documents(args.input)
+    missing = [i for i, doc_id in enumerate(docs.ids) if doc_id is None]
+    if missing:
+        raise UsageError(f"{args.input}: --method linklearn needs an id for every document (id<TAB>text, or "
+                         f'"id" in .jsonl); document {missing[0] + 1} has none')
+    seen = {}
+    for i, doc_id in enumerate(docs.ids):
+        if doc_id in seen:
+            raise UsageError(f"{args.input}: id {doc_id!r} is used by documents {seen[doc_id] + 1} and {i + 1}")
+        seen[doc_id] = i
+    links = _read_links(Path(args.links), docs.ids)
+    vectorizer = TextVectorizer("tf", stop_words=args.stop_words or "english",
+                                stem="porter" if args.stem else None, min_df=2, dtype=np.float64)
+    start = time.perf_counter()
+    X = sp.csr_matrix(vectorizer.fit_transform(docs.texts), dtype=np.float64)
+    vec_seconds = time.perf_counter() - start
+    fraction = args.validation_fraction or _DEFAULT_VALIDATION_FRACTION
+    try:
+        (train, L_train), (valid, L_valid) = split_links(links, fractions=(1.0 - fraction, fraction),
+                                                         random_state=args.seed)
+    except ValueError as exc:
+        raise UsageError(f"cannot hold out {fraction:g} of the documents for early stopping: {exc}") from None
+    X_train = X[train]
+    empty = find_empty_rows(X_train)
+    if empty.size:
+        _note(f"{empty.size} training document(s) have no vocabulary term; they and their links are left out")
+        keep = np.setdiff1d(np.arange(X_train.shape[0]), empty)
+        X_train, L_train = X_train[keep], Links(L_train.adjacency[keep][:, keep])
+    settings = {"learning_rate": args.learning_rate or _DEFAULT_LINKLEARN_RATE}
+    if args.max_iter is not None:
+        settings["max_iter"] = args.max_iter
+    metric = LinkLearn(**settings, random_state=args.seed, verbose=_default_enabled())
+    start = time.perf_counter()
+    try:
+        metric.fit(X_train, L_train, validation=(X[valid], L_valid))
+    except ValueError as exc:
+        raise UsageError(f"LinkLearn cannot learn from these links: {exc}") from None
+    metric_seconds = time.perf_counter() - start
+    model_path.parent.mkdir(parents=True, exist_ok=True)
+    save({"vectorizer": vectorizer, "metric": metric}, model_path)
+    curve = metric.validation_curve_
+    summary.update(documents=len(docs), links=links.n_links, features=int(X.shape[1]),
+                   train_documents=int(X_train.shape[0]), train_links=L_train.n_links,
+                   validation_documents=int(valid.size), validation_links=L_valid.n_links,
+                   learning_rate=settings["learning_rate"], n_iter=metric.n_iter_, best_iter=metric.best_iter_,
+                   validation_ap=float(np.max(curve["ap"])) if curve is not None else None,
+                   vectorizer_seconds=vec_seconds, metric_seconds=metric_seconds,
+                   fit_seconds=vec_seconds + metric_seconds)
+    if args.json:
+        _print_json(summary)
+        return 0
+    print(f"Fitted on {summary['documents']} documents with {summary['links']} links, {summary['features']} "
+          f"terms: {summary['train_documents']} documents ({summary['train_links']} links) to learn from, "
+          f"{summary['validation_documents']} ({summary['validation_links']} links) for early stopping.")
+    print(f"LinkLearn: learning rate {settings['learning_rate']:g}, best validation AvgP "
+          f"{summary['validation_ap']:.3f} after {metric.best_iter_} of {metric.n_iter_} drawn documents.")
+    print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, weighting "
+          f"{metric_seconds:.2f} s); saved {model_path}.")
+    return 0
+
+
 def _mcd_with_supervision(args, settings, X, labels, pairs, summary):
     """The MinimumClusterDistortion to fit and the clusters to fit it on."""
     from .mcd import MinimumClusterDistortion
@@ -644,6 +791,39 @@ def _warn_empty_rows(X, what, texts):
               f"(e.g. {shown}); their distances are not informative")
 
 
+def _is_term_weighting(metric):
+    """A LinkLearn model: it scores documents by the inner product of learned term weights (a
+    similarity, higher is closer), not by a distance."""
+    from .linklearn import LinkLearn
+
+    return isinstance(metric, LinkLearn)
+
+
+def _search_term_weighting(args, metric, corpus, queries, C, Q, k):
+    """Binary queries against the corpus weighted once by the learned weighting (an index of
+    posting lists, paper 002 sec. 2.1); the k highest scores, ties to the lower index."""
+    scores = metric.index(C).score(Q)
+    order = np.argsort(-scores, axis=1, kind="stable")[:, :k]
+    best = np.take_along_axis(scores, order, axis=1)
+    results = []
+    for qi, query in enumerate(queries):
+        hits = [{"rank": r + 1, "index": int(i), "id": corpus.ids[i], "score": float(v),
+                 "text": _snippet(corpus.texts[i])}
+                for r, (i, v) in enumerate(zip(order[qi], best[qi]))]
+        results.append({"query": query, "hits": hits})
+    if args.json:
+        _print_json(results)
+        return 0
+    for qi, res in enumerate(results):
+        if qi:
+            print()
+        print(f"query {qi + 1}: {_snippet(res['query'])}")
+        rows = [[h["rank"], f"{h['score']:.4f}", h["id"] if h["id"] is not None else f"#{h['index']}",
+                 h["text"]] for h in res["hits"]]
+        print(_table(["rank", "score", "doc", "text"], rows, align=">><<"))
+    return 0
+
+
 def _cmd_search(args):
     from .search import top_k
 
@@ -664,6 +844,8 @@ def _cmd_search(args):
     _warn_empty_rows(C, "corpus document", corpus.texts)
     _warn_empty_rows(Q, "query", queries)
 
+    if _is_term_weighting(metric):
+        return _search_term_weighting(args, metric, corpus, queries, C, Q, k)
     distances = _LearnedDistances(metric, C)
     if distances.embedded is not None:
         idx, dist = top_k(np.asarray(metric.transform(Q), dtype=np.float64), distances.embedded, k,
@@ -711,16 +893,26 @@ def _cmd_evaluate(args):
     X = _vectorize(vectorizer, docs.texts)
     _warn_empty_rows(X, "document", docs.texts)
 
-    distances = _LearnedDistances(metric, X)
     Xn = normalize(X, norm="l2")
+    if _is_term_weighting(metric):
+        W = sp.csr_matrix(metric.transform(X), dtype=np.float64)
+
+        def learned_block(rows):
+            return (W[rows] @ W.T).toarray()
+        block = max(1, _BLOCK_ENTRIES // max(X.shape[0], 1))
+    else:
+        distances = _LearnedDistances(metric, X)
+        block = distances.block_rows()
+
+        def learned_block(rows):
+            return -distances(X[rows])
 
     def cosine_block(rows):
         block = Xn[rows] @ Xn.T
         return block.toarray() if sp.issparse(block) else np.asarray(block)
 
-    block = distances.block_rows()
     reports = {
-        "learned": cluster_retrieval_report(lambda rows: -distances(X[rows]), labels,
+        "learned": cluster_retrieval_report(learned_block, labels,
                                             measures=RETRIEVAL_MEASURES, block_size=block),
         "cosine": cluster_retrieval_report(cosine_block, labels, measures=RETRIEVAL_MEASURES,
                                            block_size=block),
