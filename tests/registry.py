@@ -71,6 +71,11 @@ def _film(n_components=2, **kw):
     return FILM(n_components=n_components, random_state=0, **kw)
 
 
+def _relative(**kw):
+    from learnsim.relative import RelativeComparisonMetric
+    return RelativeComparisonMetric(random_state=0, **kw)
+
+
 def _with_triplets(make_data, per_item=5, as_object=True):
     """make_data's cluster labels turned into triplets (i, j, k): what FILM learns from."""
     def make():
@@ -94,7 +99,14 @@ CASES = [
          make_text=_text_corpus),
     Case("mfilm-triplets-wide", lambda: _film(batch_size=40), _with_triplets(_wide_dense), "triplets"),
     Case("film-labels-dense", lambda: _film(svd_rank=6), _blobs_dense, "clusters"),
+    Case("relative-triplets-dense", _relative, _with_triplets(_blobs_dense, as_object=False), "triplets"),
+    Case("relative-triplets-sparse-text", _relative, _with_triplets(_text_sparse), "triplets",
+         make_text=_text_corpus),
 ]
+
+#: Cases whose estimator learns from triplets only (no labels y), which scikit-learn's
+#: estimator checks cannot give it.
+TRIPLETS_ONLY = {"relative-triplets-dense", "relative-triplets-sparse-text"}
 
 
 def ids(cases=CASES):

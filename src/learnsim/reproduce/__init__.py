@@ -13,7 +13,7 @@ from .records import Results
 
 #: name -> module implementing ``run_experiments(quick, data_dir, out_dir) -> (Results, markdown)``
 EXPERIMENTS = {"mochihashi": "learnsim.reproduce.mochihashi", "film": "learnsim.reproduce.film",
-               "linklearn": "learnsim.reproduce.linklearn"}
+               "linklearn": "learnsim.reproduce.linklearn", "relative": "learnsim.reproduce.relative"}
 
 
 def run(name, *, quick=False, out_dir=None, json_path=None, data_dir=None, **options):

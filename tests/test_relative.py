@@ -1,0 +1,174 @@
+"""The Schultz-Joachims relative-comparison metric (paper 004): the exact solvers against a
+general QP solver, the KKT conditions, the metric's properties, errors and persistence."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
+
+import learnsim.relative as relative
+from learnsim.persistence import load, save
+from learnsim.relative import RelativeComparisonMetric
+from learnsim.supervision import sample_label_triplets
+
+
+def _problem(seed, n=40, d=25, m=200, sparse=True):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.3, random_state=seed, format="csr")
+    X.data[:] = rng.uniform(0.5, 2.0, X.nnz)
+    T = np.array([rng.choice(n, 3, replace=False) for _ in range(m)])
+    return (X if sparse else X.toarray()), T
+
+
+def _deltas(Z, T):
+    Z = Z.toarray() if sp.issparse(Z) else np.asarray(Z)
+    return (Z[T[:, 0]] - Z[T[:, 2]]) ** 2 - (Z[T[:, 0]] - Z[T[:, 1]]) ** 2
+
+
+def _osqp(D, L, C):
+    """Problem (8) written out for OSQP: variables (w, xi)."""
+    osqp = pytest.importorskip("osqp")
+    m, b = D.shape
+    P = sp.block_diag([sp.csc_matrix(L), sp.csc_matrix((m, m))]).tocsc()
+    q = np.concatenate([np.zeros(b), C * np.ones(m)])
+    A = sp.vstack([sp.hstack([sp.csc_matrix(D), sp.eye(m)]), sp.hstack([sp.eye(b), sp.csc_matrix((b, m))]),
+                   sp.hstack([sp.csc_matrix((m, b)), sp.eye(m)])]).tocsc()
+    lower = np.concatenate([np.ones(m), np.zeros(b + m)])
+    solver = osqp.OSQP()
+    solver.setup(P, q, A, lower, np.full(m + b + m, np.inf), eps_abs=1e-10, eps_rel=1e-10, max_iter=200_000,
+                 polish=True, verbose=False)
+    w = np.maximum(solver.solve().x[:b], 0.0)
+    return 0.5 * w @ L @ w + C * np.maximum(0.0, 1.0 - D @ w).sum(), w
+
+
+def _check_kkt(D, L, C, w, alpha, tol):
+    """Stationarity with w >= 0 (complementary slackness), the box, and alpha's sign rules."""
+    assert (w >= 0).all() and (alpha >= -1e-12).all() and (alpha <= C + 1e-12).all()
+    grad = L @ w - D.T @ alpha                     # = mu >= 0, and mu_f w_f = 0
+    scale = max(1.0, np.abs(D.T @ alpha).max())
+    assert grad.min() >= -tol * scale
+    assert np.abs(grad * w).max() <= tol * scale * max(1.0, w.max())
+    margins = D @ w
+    assert np.all(alpha[margins > 1 + 1e-6] <= tol * C)          # satisfied with room: alpha = 0
+    assert np.all(alpha[margins < 1 - 1e-6] >= C * (1 - tol))    # violated: alpha = C
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+@pytest.mark.parametrize("sparse", [True, False])
+def test_identity_solver_matches_osqp_and_kkt(C, sparse):
+    X, T = _problem(int(C * 10) + sparse, sparse=sparse)
+    model = RelativeComparisonMetric(C=C, tol=1e-10, random_state=0).fit(X, T)
+    D = _deltas(X, T)
+    reference, w_ref = _osqp(D, np.eye(D.shape[1]), C)
+    assert model.objective_ == pytest.approx(reference, rel=1e-6)
+    assert model.duality_gap_ <= 1e-9
+    np.testing.assert_allclose(model.weights_, w_ref, atol=1e-5 * max(1.0, w_ref.max()))
+    _check_kkt(D, np.eye(D.shape[1]), C, model.weights_, model.dual_coef_, 1e-5)
+    # some constraints are violated at the optimum: the slacks are active
+    assert model.n_bounded_ > 0
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+def test_kernel_solver_matches_osqp_and_kkt(C):
+    X, T = _problem(3, sparse=False)
+    model = RelativeComparisonMetric(C=C, kernel="rbf", n_basis=15, tol=1e-10, random_state=0).fit(X, T)
+    Z = model._features(X)
+    K_bb = model._kernel_matrix(model.basis_, model.basis_)
+    L = K_bb * K_bb + model.ridge_ * np.eye(15)          # eq. (3)-(4): L = (A^T A) * (A^T A)
+    D = _deltas(Z, T)
+    reference, _ = _osqp(D, L, C)
+    assert model.objective_ == pytest.approx(reference, rel=1e-6)
+    _check_kkt(D, L, C, model.weights_, model.dual_coef_, 1e-4)
+
+
+def _topic_data(seed=0, n_per=30, informative=4, noise=60):
+    """Clusters told apart by a few features, buried in many noisy ones."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(3), n_per)
+    X = (rng.random((y.size, informative * 3 + noise)) < 0.15).astype(float)
+    for c in range(3):
+        X[y == c, c * informative:(c + 1) * informative] = rng.random(((y == c).sum(), informative)) < 0.9
+    return sp.csr_matrix(X), y
+
+
+def test_learns_the_informative_features():
+    X, y = _topic_data()
+    Xt, yt = _topic_data(seed=1)
+    train = sample_label_triplets(y, 3000, random_state=0)
+    test = sample_label_triplets(yt, 3000, random_state=1)
+    model = RelativeComparisonMetric(random_state=0).fit(X, train)
+    from learnsim.evaluation import evaluate_triplets
+    euclid = evaluate_triplets(test.indices, Xt)["accuracy"]
+    learned = model.score(Xt, test)
+    assert learned > euclid + 0.1 and learned > 0.9, (learned, euclid)
+    # the informative features carry most of the weight
+    assert model.weights_[:12].mean() > 5 * model.weights_[12:].mean()
+
+
+def test_weights_non_negative_and_distance_is_a_metric():
+    X, y = _topic_data()
+    model = RelativeComparisonMetric(random_state=0).fit(X, sample_label_triplets(y, 2000, random_state=0))
+    assert (model.weights_ >= 0).all() and (model.weights_ > 0).any()
+    Dm = model.pairwise_distances(X)
+    np.testing.assert_allclose(Dm, Dm.T, atol=1e-12)
+    np.testing.assert_array_equal(np.diag(Dm), 0.0)
+    slack = Dm[:, :, None] + Dm[None, :, :] - Dm[:, None, :]
+    assert slack.min() >= -1e-9
+    np.testing.assert_allclose(model.get_mahalanobis_matrix(), np.diag(model.weights_))
+
+
+def test_pure_python_path_gives_the_numba_result(monkeypatch):
+    X, T = _problem(7, n=20, d=10, m=60)
+    fast = RelativeComparisonMetric(tol=1e-9, random_state=0).fit(X, T)
+    for name in ("_delta", "_line_search", "_epoch", "_full_pass"):
+        monkeypatch.setattr(relative, name, getattr(relative, name).py_func)
+    slow = RelativeComparisonMetric(tol=1e-9, random_state=0).fit(X, T)
+    np.testing.assert_allclose(slow.weights_, fast.weights_, rtol=1e-9, atol=1e-12)
+    assert slow.objective_ == pytest.approx(fast.objective_, rel=1e-12)
+
+
+@pytest.mark.parametrize("kernel", [None, "rbf"])
+def test_save_and_load_round_trip(kernel, tmp_path):
+    X, T = _problem(2, sparse=kernel is None)
+    model = RelativeComparisonMetric(kernel=kernel, n_basis=10, random_state=0).fit(X, T)
+    save(model, tmp_path / "m.npz")
+    again = load(tmp_path / "m.npz")
+    np.testing.assert_array_equal(again.weights_, model.weights_)
+    np.testing.assert_allclose(again.pairwise_distances(X), model.pairwise_distances(X), rtol=1e-12)
+    assert again.get_params() == model.get_params()
+
+
+@pytest.mark.parametrize("triplets, error, match", [
+    ([[0, 1, 99]], IndexError, "out of range|range"),
+    ([[0, 1, 1]], ValueError, "repeated index"),
+    (np.zeros((0, 3), dtype=int), ValueError, "empty|at least one"),
+])
+def test_bad_triplets(triplets, error, match):
+    X, _ = _problem(0)
+    with pytest.raises(error, match=match):
+        RelativeComparisonMetric().fit(X, triplets)
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"C": 0}, "C must be a positive"), ({"C": -1.0}, "C must be a positive"), ({"C": "1"}, "C must be"),
+    ({"kernel": "poly"}, "kernel must be"), ({"n_basis": 0}, "n_basis"), ({"tol": 0}, "tol"),
+    ({"max_iter": 0}, "max_iter"), ({"gamma": -1.0}, "gamma"),
+])
+def test_bad_parameters(params, match):
+    X, T = _problem(0)
+    with pytest.raises((ValueError, TypeError), match=match):
+        RelativeComparisonMetric(**params).fit(X, T)
+
+
+def test_bad_matrices_and_unfitted_use():
+    X, T = _problem(0)
+    with pytest.raises(ValueError, match="empty|0 feature|no feature"):
+        RelativeComparisonMetric().fit(np.zeros((5, 0)), [[0, 1, 2]])
+    bad = X.toarray()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN|finite"):
+        RelativeComparisonMetric().fit(bad, T)
+    with pytest.raises(NotFittedError):
+        RelativeComparisonMetric().transform(X)
+    model = RelativeComparisonMetric().fit(X, T)
+    with pytest.raises(ValueError, match="features"):
+        model.transform(X[:, :5])
