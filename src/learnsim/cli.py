@@ -805,11 +805,17 @@ def _search_term_weighting(args, metric, corpus, queries, C, Q, k):
     scores = metric.index(C).score(Q)
     order = np.argsort(-scores, axis=1, kind="stable")[:, :k]
     best = np.take_along_axis(scores, order, axis=1)
+    return _print_hits(args, corpus, queries, order, best, "score")
+
+
+def _print_hits(args, corpus, queries, idx, values, column):
+    """The k hits of every query, as JSON or one table per query; ``column`` names the value
+    ("distance" for a metric, "score" for a term weighting)."""
     results = []
     for qi, query in enumerate(queries):
-        hits = [{"rank": r + 1, "index": int(i), "id": corpus.ids[i], "score": float(v),
+        hits = [{"rank": r + 1, "index": int(i), "id": corpus.ids[i], column: float(v),
                  "text": _snippet(corpus.texts[i])}
-                for r, (i, v) in enumerate(zip(order[qi], best[qi]))]
+                for r, (i, v) in enumerate(zip(idx[qi], values[qi]))]
         results.append({"query": query, "hits": hits})
     if args.json:
         _print_json(results)
@@ -818,9 +824,9 @@ def _search_term_weighting(args, metric, corpus, queries, C, Q, k):
         if qi:
             print()
         print(f"query {qi + 1}: {_snippet(res['query'])}")
-        rows = [[h["rank"], f"{h['score']:.4f}", h["id"] if h["id"] is not None else f"#{h['index']}",
+        rows = [[h["rank"], f"{h[column]:.4f}", h["id"] if h["id"] is not None else f"#{h['index']}",
                  h["text"]] for h in res["hits"]]
-        print(_table(["rank", "score", "doc", "text"], rows, align=">><<"))
+        print(_table(["rank", column, "doc", "text"], rows, align=">><<"))
     return 0
 
 
@@ -860,23 +866,7 @@ def _cmd_search(args):
             idx[start:start + step] = order
             dist[start:start + step] = np.take_along_axis(D, order, axis=1)
 
-    results = []
-    for qi, query in enumerate(queries):
-        hits = [{"rank": r + 1, "index": int(i), "id": corpus.ids[i], "distance": float(d),
-                 "text": _snippet(corpus.texts[i])}
-                for r, (i, d) in enumerate(zip(idx[qi], dist[qi]))]
-        results.append({"query": query, "hits": hits})
-    if args.json:
-        _print_json(results)
-        return 0
-    for qi, res in enumerate(results):
-        if qi:
-            print()
-        print(f"query {qi + 1}: {_snippet(res['query'])}")
-        rows = [[h["rank"], f"{h['distance']:.4f}", h["id"] if h["id"] is not None else f"#{h['index']}",
-                 h["text"]] for h in res["hits"]]
-        print(_table(["rank", "distance", "doc", "text"], rows, align=">><<"))
-    return 0
+    return _print_hits(args, corpus, queries, idx, dist, "distance")
 
 
 def _cmd_evaluate(args):
