@@ -539,7 +539,10 @@ class RelativeComparisonMetric(MetricMixin, BaseEstimator):
     def transform(self, X):
         """The map x -> sqrt(w) * A^T x, in which the learned distance is Euclidean (sparse in,
         sparse out for A = I)."""
-        X = self._check_input(X)
+        return self._embed(self._check_input(X))
+
+    def _embed(self, X):
+        """transform without the input check, for callers that have checked X already."""
         Z = self._features(X)
         scale = np.sqrt(self.weights_)
         if sp.issparse(Z):
@@ -567,7 +570,7 @@ class RelativeComparisonMetric(MetricMixin, BaseEstimator):
 
         X = self._check_input(X)
         T = check_triplets(triplets, X.shape[0]).indices
-        return evaluate_triplets(T, self.transform(X))["accuracy"]
+        return evaluate_triplets(T, self._embed(X))["accuracy"]
 
     # ------------------------------------------------------------------ persistence
     def _get_state(self):

@@ -88,7 +88,7 @@ def _fit(X, triplets, **params):
 def experiment_table1(results, corpus, X, baselines, train, test, sizes, notes):
     n = X.shape[0]
     X_train, X_test = X[train], X[test]
-    models, triplet_sets = {}, {}
+    models = {}
     for distance in progress(DISTANCES, desc="Table 1"):
         tr = webkb_triplets(corpus, distance, sizes["n_train"], indices=train, random_state=SEED)
         te = webkb_triplets(corpus, distance, sizes["n_test"], indices=test, random_state=SEED + 1)
@@ -109,8 +109,7 @@ def experiment_table1(results, corpus, X, baselines, train, test, sizes, notes):
                      f"relative duality gap {model.duality_gap_:.1e}, {np.count_nonzero(model.weights_)} of "
                      f"{X.shape[1]} weights non-zero.")
         models[distance] = model
-        triplet_sets[distance] = (te_local, tr_local)
-    return models, triplet_sets
+    return models
 
 
 # --------------------------------------------------------------------------- Figure 2
@@ -151,7 +150,7 @@ def _mds(D, seed):
     return mds.fit_transform(D)
 
 
-def experiment_mds(results, corpus, X, test, models, quick, notes):
+def experiment_mds(results, corpus, X, test, models, notes):
     from sklearn.metrics import silhouette_score
     from sklearn.metrics.pairwise import euclidean_distances
 
@@ -306,7 +305,7 @@ def run_experiments(quick=False, data_dir=None, out_dir=None):
               "(8), A = I, C = 1, on binary features without stemming or stop words, solved to the exact optimum. "
               "Static baselines on stemmed, stopped features: `binary` / `tfidf` with raw rows (the paper's "
               "columns), `-l2` with L2-normalised rows.\n")
-    models, _ = experiment_table1(results, corpus, X, baselines, train, test, sizes, notes)
+    models = experiment_table1(results, corpus, X, baselines, train, test, sizes, notes)
     md.append(f"## Table 1: accuracy on unseen test triplets ({sizes['n_train']} training, "
               f"{sizes['n_test']} test triplets)\n")
     md.append(results.table("table1", "accuracy", ["learned"] + list(BASELINES), fmt="{:.4f}"))
@@ -319,7 +318,7 @@ def run_experiments(quick=False, data_dir=None, out_dir=None):
     md.extend(f"| {m} | {a:.4f} | {w:.1f} | {c:.1f} | {e} |" for m, a, w, c, e in curve)
     md.append("")
 
-    maps, topics = experiment_mds(results, corpus, X, test, models, quick, notes)
+    maps, topics = experiment_mds(results, corpus, X, test, models, notes)
     md.append("## Table 2: MDS maps of the test pages, silhouette of the four topics\n")
     md.append("| distance | silhouette in the 2-D map | silhouette of the distances |")
     md.append("|---|---|---|")
