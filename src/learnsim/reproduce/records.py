@@ -18,7 +18,7 @@ MEASURES = ("ap11", "r_precision", "ap", "map", "p@10", "bep", "error_rate", "ac
             "pearson", "spearman", "clustering_precision", "fit_seconds", "fit_cpu_seconds", "svd_seconds",
             "peak_memory_gb", "triplet_accuracy", "validation_accuracy", "input_weight", "tpr", "tnr", "fpr", "fnr", "k",
             "train_accuracy", "nonzero_weights", "silhouette", "silhouette_2d", "objective", "duality_gap",
-            "epochs", "speedup", "relative_objective_difference")
+            "epochs", "speedup", "relative_objective_difference", "C")
 
 
 def _finite_or_none(x):
