@@ -81,13 +81,12 @@ from learnsim.datasets import find_data_dir  # noqa: E402
 from learnsim.evaluation import evaluate_triplets  # noqa: E402
 from learnsim.reproduce.records import Results  # noqa: E402
 from learnsim.relative import RelativeComparisonMetric  # noqa: E402
-from learnsim.reproduce.relative import TOL  # noqa: E402  (the reproduction's relative duality gap)
+from learnsim.reproduce.relative import TOL, split_pages  # noqa: E402  (the reproduction's gap and split)
 from learnsim.supervision import Triplets  # noqa: E402
 from learnsim.webkb import load_webkb, webkb_features, webkb_triplets  # noqa: E402
 
 EXPERIMENT = "relative-peer"
 C = 1.0
-TRAIN_FRACTION = 0.7
 N_POOL = 150_000          # the paper's training size (sec. 5); ours is also fitted on all of it
 N_SHARED = 20_000         # the triplets every method is fitted on
 N_TEST = 85_907           # the paper's |P_test|
@@ -113,13 +112,6 @@ class Problem:
     train: np.ndarray
     pool: np.ndarray
     test: np.ndarray
-
-
-def split_pages(n_pages, seed):
-    """A seeded 70/30 split of the pages: (train, test), sorted."""
-    order = np.random.default_rng(seed).permutation(n_pages)
-    cut = int(round(TRAIN_FRACTION * n_pages))
-    return np.sort(order[:cut]), np.sort(order[cut:])
 
 
 def most_frequent_features(X, train_pages, dims):

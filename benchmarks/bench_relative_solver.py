@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from learnsim.relative import RelativeComparisonMetric
+from learnsim.reproduce.relative import split_pages
 from learnsim.webkb import load_webkb, webkb_features, webkb_triplets
 
 
@@ -62,8 +63,7 @@ def main(argv=None):
 
     corpus = load_webkb(args.data_dir, subset="paper")
     X, _ = webkb_features(corpus, "binary", with_urls=args.with_urls, dtype=np.float64)
-    rng = np.random.default_rng(args.seed)
-    train = np.sort(rng.permutation(X.shape[0])[: int(round(0.7 * X.shape[0]))])
+    train, _ = split_pages(X.shape[0], args.seed)
     largest = max(args.sizes + list(args.osqp_sizes))
     pool = webkb_triplets(corpus, "topic+facultystudent", largest, indices=train, random_state=args.seed).indices
     print(f"WebKB: {X.shape[0]} pages, {X.shape[1]} binary features{' (text and URLs)' if args.with_urls else ''}; "

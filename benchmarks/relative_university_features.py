@@ -17,6 +17,7 @@ import numpy as np
 
 from learnsim.evaluation import evaluate_triplets
 from learnsim.relative import RelativeComparisonMetric
+from learnsim.reproduce.relative import split_pages
 from learnsim.webkb import load_webkb, webkb_features, webkb_triplets
 
 
@@ -31,10 +32,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     corpus = load_webkb(args.data_dir, subset="paper")
-    # the reproduction's split and triplets (seed 0: 70 % of the pages train)
-    order = np.random.default_rng(0).permutation(len(corpus.topics))
-    cut = int(round(0.7 * order.size))
-    train, test = np.sort(order[:cut]), np.sort(order[cut:])
+    train, test = split_pages(len(corpus.topics))       # the reproduction's pages and triplet seeds
     tr = webkb_triplets(corpus, args.distance, args.n_train, indices=train, random_state=0).indices
     te = webkb_triplets(corpus, args.distance, args.n_test, indices=test, random_state=1).indices
     print(f"{args.distance}: {len(tr)} training / {len(te)} test triplets, C = {args.C:g}")

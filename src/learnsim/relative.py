@@ -281,7 +281,8 @@ def _solve_identity(X, T, C, tol, max_iter, rng, verbose):
         if pg_max - pg_min <= eps or n_active == 0:
             v, margins = ws.full_pass(alpha)
             primal, dual, gap = _objectives(alpha, v, margins, C)
-            best = (gap, alpha.copy(), v.copy(), margins) if best is None or gap < best[0] else best
+            if best is None or gap < best[0]:
+                best = (gap, alpha.copy(), v.copy(), margins, primal, dual)
             if verbose:
                 print(f"[relative] epoch {epoch + 1}: relative gap {gap:.2e}, primal {primal:.8g}, "
                       f"{int(((alpha > 0) & (alpha < C)).sum())} free, {int((alpha == C).sum())} at C, "
@@ -296,11 +297,10 @@ def _solve_identity(X, T, C, tol, max_iter, rng, verbose):
         pg_min_old = pg_min if pg_min < 0 else -np.inf
     else:
         v, margins = ws.full_pass(alpha)
-        gap = _objectives(alpha, v, margins, C)[2]
+        primal, dual, gap = _objectives(alpha, v, margins, C)
         if best is None or gap < best[0]:
-            best = (gap, alpha.copy(), v.copy(), margins)
-    gap, alpha, v, margins = best
-    primal, dual, gap = _objectives(alpha, v, margins, C)
+            best = (gap, alpha, v, margins, primal, dual)
+    gap, alpha, v, margins, primal, dual = best
     info.update(gap=gap, primal=primal, dual=dual, margins=margins)
     return alpha, np.maximum(v, 0.0), info
 
@@ -648,7 +648,7 @@ def select_C(X, triplets, validation_triplets, Cs=(1e-4, 3e-4, 1e-3, 3e-3, 1e-2,
     scores : dict
         C -> validation accuracy.
     """
-    Cs = [_check_C(c) for c in np.atleast_1d(np.asarray(Cs, dtype=object)).tolist()]
+    Cs = [_check_C(c) for c in Cs]
     if not Cs:
         raise ValueError("Cs is empty; give at least one positive C")
     if "C" in params:

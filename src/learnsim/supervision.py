@@ -147,6 +147,22 @@ def _is_missing(value):
     return isinstance(value, numbers.Real) and value == NO_CLUSTER
 
 
+def _item_selection(selection, n_items, name):
+    """Item indices from a boolean mask over the items or a 1-D array of indices (checked)."""
+    sel = np.asarray(selection)
+    if sel.dtype.kind == "b":
+        if sel.shape != (n_items,):
+            raise ValueError(f"{name} as a boolean mask must have one entry per item ({n_items}); "
+                             f"got shape {sel.shape}")
+        idx = np.flatnonzero(sel)
+        if idx.size == 0:
+            raise ValueError(f"{name} is an all-False mask; it selects no item")
+        return idx
+    if sel.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array of item indices or a boolean mask; got shape {sel.shape}")
+    return check_indices(sel, n_items, name=name)
+
+
 def _parse_labels(labels):
     """Return (cluster id per item, sorted cluster ids, original label per cluster id, encoded?)."""
     if labels is None:
@@ -422,17 +438,7 @@ class Clusters:
         and weights are kept, so a cluster has the same id on both sides of a split; clusters
         with no item left disappear. ``indices`` may also be a boolean mask over the items.
         """
-        idx = np.asarray(indices)
-        if idx.dtype.kind == "b":
-            if idx.shape != (self.n_items,):
-                raise ValueError(f"boolean mask has shape {idx.shape}; expected ({self.n_items},)")
-            idx = np.flatnonzero(idx)
-            if idx.size == 0:
-                raise ValueError("boolean mask selects no item")
-        else:
-            if idx.ndim != 1:
-                raise ValueError(f"indices must be 1-D; got shape {idx.shape}")
-            idx = check_indices(idx, self.n_items, name="indices")
+        idx = _item_selection(indices, self.n_items, "indices")
         return Clusters._from_parent(self._labels[idx], self)
 
     def select_clusters(self, cluster_ids):
@@ -1038,22 +1044,11 @@ def sample_label_triplets(labels, n_triplets, *, rule=None, candidates=None, ran
     if candidates is None:
         pool = np.arange(n_items, dtype=np.int64)
     else:
-        cand = np.asarray(candidates)
-        if cand.dtype.kind == "b":
-            if cand.shape != (n_items,):
-                raise ValueError(f"candidates as a boolean mask must have one entry per item "
-                                 f"({n_items}); got shape {cand.shape}")
-            pool = np.flatnonzero(cand)
-            if pool.size == 0:
-                raise ValueError("candidates is an all-False mask; no item to draw from")
-        else:
-            if cand.ndim != 1:
-                raise ValueError(f"candidates must be a 1-D array of item indices; got shape {cand.shape}")
-            pool = check_indices(cand, n_items, name="candidates")
-            uniq, counts = np.unique(pool, return_counts=True)
-            if (counts > 1).any():
-                raise ValueError(f"candidates repeats item {int(uniq[counts > 1][0])}; each item may be "
-                                 "listed once (repeats would make it more likely to be drawn)")
+        pool = _item_selection(candidates, n_items, "candidates")
+        uniq, counts = np.unique(pool, return_counts=True)
+        if (counts > 1).any():
+            raise ValueError(f"candidates repeats item {int(uniq[counts > 1][0])}; each item may be "
+                             "listed once (repeats would make it more likely to be drawn)")
     pool = pool[ids[pool] != NO_CLUSTER]
     n_pool = pool.size
     pool_ids = ids[pool]

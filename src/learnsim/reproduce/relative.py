@@ -36,6 +36,7 @@ import time
 import numpy as np
 
 from .._progress import progress
+from .._validation import check_random_state
 from ..evaluation import evaluate_triplets
 from ..relative import RelativeComparisonMetric, select_C
 from ..supervision import Triplets, sample_label_triplets
@@ -68,9 +69,11 @@ BASELINES = {"binary": ("binary-stemmed", None), "binary-l2": ("binary-stemmed",
              "tfidf": ("tfidf-stemmed", None), "tfidf-l2": ("tfidf-stemmed", "l2")}
 
 
-def _split(n, rng):
-    order = rng.permutation(n)
-    cut = int(round(TRAIN_FRACTION * n))
+def split_pages(n_pages, random_state=SEED):
+    """The reproduction's split of the pages: a seeded TRAIN_FRACTION train, the rest test, both
+    sorted. The benchmarks call it too, so that they fit and score on the same pages."""
+    order = check_random_state(random_state).permutation(n_pages)
+    cut = int(round(TRAIN_FRACTION * n_pages))
     return np.sort(order[:cut]), np.sort(order[cut:])
 
 
@@ -85,6 +88,8 @@ def _local(triplets, part, n):
 
 
 def _fit(X, triplets, C=C, **params):
+    # seeded coordinate order: a fit stopped at gap TOL is then the same on every run
+    params.setdefault("random_state", SEED)
     model = RelativeComparisonMetric(C=C, tol=TOL, **params)
     t0, c0 = time.perf_counter(), time.process_time()
     model.fit(X, triplets)
@@ -101,12 +106,13 @@ def _validation_split(train, seed):
 
 def _choose_C(corpus, X_train, train, distance, n_fit, n_valid, seed):
     """C from C_GRID by the accuracy on validation triplets over held-out training pages, with as
-    many candidate-fit triplets as the final fit has (the best C falls as triplets grow)."""
+    many candidate-fit triplets as the final fit has (the best C falls as triplets grow).
+    Returns (best C, {C: validation accuracy}, number of pages the candidate fits drew from)."""
     n = len(corpus.topics)
     fit_pages, valid_pages = _validation_split(train, seed)
     fit = _local(webkb_triplets(corpus, distance, n_fit, indices=fit_pages, random_state=seed + 10), train, n)
     valid = _local(webkb_triplets(corpus, distance, n_valid, indices=valid_pages, random_state=seed + 11), train, n)
-    return select_C(X_train, fit, valid, Cs=C_GRID, tol=TOL)
+    return (*select_C(X_train, fit, valid, Cs=C_GRID, tol=TOL, random_state=SEED), fit_pages.size)
 
 
 # --------------------------------------------------------------------------- Table 1
@@ -121,7 +127,8 @@ def experiment_table1(results, corpus, X, baselines, train, test, sizes, notes):
         model, wall, cpu = _fit(X_train, tr_local)
         paper = PAPER_TABLE1[distance]
         t0 = time.perf_counter()
-        best_C, scores = _choose_C(corpus, X_train, train, distance, sizes["n_train"], sizes["n_valid"], SEED)
+        best_C, scores, n_fit_pages = _choose_C(corpus, X_train, train, distance, sizes["n_train"],
+                                                sizes["n_valid"], SEED)
         tuned, tuned_wall, tuned_cpu = _fit(X_train, tr_local, C=best_C)
         results.add("table1", distance, "learned-validC", "accuracy", tuned.score(X_test, te_local), paper[0])
         results.add("table1", distance, "learned-validC", "C", best_C)
@@ -129,7 +136,7 @@ def experiment_table1(results, corpus, X, baselines, train, test, sizes, notes):
         results.add("table1", distance, "learned-validC", "fit_cpu_seconds", tuned_cpu)
         for c, acc in scores.items():
             results.add("validation", distance, f"C={c:g}", "accuracy", acc)
-        notes.append(f"{distance}, C on validation: {sizes['n_train']} triplets over {fit_pages_note(train)} and "
+        notes.append(f"{distance}, C on validation: {sizes['n_train']} triplets over {n_fit_pages} of the {train.size} training pages and "
                      f"{sizes['n_valid']} validation triplets over the other training pages; validation accuracy "
                      + ", ".join(f"C={c:g}: {a:.4f}" for c, a in scores.items())
                      + f"; chose C={best_C:g}; refit on all training triplets in {tuned_wall:.1f} s wall, "
@@ -152,11 +159,6 @@ def experiment_table1(results, corpus, X, baselines, train, test, sizes, notes):
     return models
 
 
-def fit_pages_note(train):
-    fit_pages, _ = _validation_split(train, SEED)
-    return f"{fit_pages.size} of the {train.size} training pages"
-
-
 # --------------------------------------------------------------------------- Figure 2
 def experiment_curve(results, corpus, X, train, test, sizes, notes):
     n = X.shape[0]
@@ -175,7 +177,7 @@ def experiment_curve(results, corpus, X, train, test, sizes, notes):
         results.add("figure2", str(m), "learned", "accuracy", acc)
         results.add("figure2", str(m), "learned", "fit_seconds", wall)
         results.add("figure2", str(m), "learned", "fit_cpu_seconds", cpu)
-        best_C, _ = _choose_C(corpus, X_train, train, distance, m, sizes["n_valid"], SEED + 3)
+        best_C, _, _ = _choose_C(corpus, X_train, train, distance, m, sizes["n_valid"], SEED + 3)
         tuned, tuned_wall, tuned_cpu = _fit(X_train, Triplets(pool.indices[:m]), C=best_C)
         tuned_acc = tuned.score(X_test, te)
         results.add("figure2", str(m), "learned-validC", "accuracy", tuned_acc)
@@ -352,7 +354,7 @@ def run_experiments(quick=False, data_dir=None, out_dir=None):
     X, vec = webkb_features(corpus, "binary", dtype=np.float64)
     baselines = {name: webkb_features(corpus, kind, norm=norm, dtype=np.float64)[0]
                  for name, (kind, norm) in BASELINES.items()}
-    train, test = _split(n_pages, rng)
+    train, test = split_pages(n_pages, rng)
     universities = webkb_university_labels(corpus)
     n_univ = sum(u is not None for u in universities)
     notes.append(f"WebKB paper subset: {n_pages} pages (paper: 4,183), {X.shape[1]} binary features without "
