@@ -17,17 +17,26 @@ shapes the features and the basis of a learned metric, but is not supervision. L
 compared as strings, so ``3`` and ``"3"`` are the same cluster.
 
 Every problem is reported as a :class:`DocumentFormatError` naming the file and line.
+
+Bytes that are not UTF-8 follow one policy in every reader of learnsim (``encoding_errors``,
+``--encoding-errors`` on the command line): by default (``"replace"``) they become U+FFFD and
+one :class:`UndecodableBytesWarning` names the file and counts the lines affected;
+``"strict"`` refuses the file at the first such line.
 """
 from __future__ import annotations
 
+import codecs
+import gzip
 import json
+import warnings
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["DocumentFormatError", "Documents", "read_labelled_documents", "read_documents",
-           "NO_CLUSTER"]
+__all__ = ["DocumentFormatError", "Documents", "ENCODING_ERRORS", "UndecodableBytesWarning",
+           "read_labelled_documents", "read_documents", "NO_CLUSTER"]
 
 _TSV_SUFFIXES = (".tsv", ".txt")
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -37,6 +46,135 @@ NO_CLUSTER = "-1"
 
 class DocumentFormatError(ValueError):
     """A document file that cannot be read; the message names the file and the line."""
+
+
+#: The accepted values of every reader's ``encoding_errors`` argument (and ``--encoding-errors``).
+ENCODING_ERRORS = ("replace", "strict")
+
+
+class UndecodableBytesWarning(UserWarning):
+    """A file had bytes that are not valid in its encoding and were replaced by U+FFFD.
+
+    Issued once per file by every reader called with ``encoding_errors="replace"`` (the
+    default); the message names the file, counts the lines affected and gives the first.
+    """
+
+
+def check_encoding_errors(value):
+    """Return ``value`` if it is one of :data:`ENCODING_ERRORS`, else raise ``ValueError``."""
+    if not isinstance(value, str) or value not in ENCODING_ERRORS:
+        raise ValueError(f"encoding_errors must be 'replace' (bad bytes become U+FFFD, with a warning) "
+                         f"or 'strict' (bad bytes are an error); got {value!r}")
+    return value
+
+
+class _Decoder:
+    """Decodes the lines of one file under one bad-bytes policy and remembers what it replaced.
+
+    Every reader goes through this class, so that a file with bytes that are not valid in its
+    encoding is treated the same way everywhere: ``"strict"`` raises a
+    :class:`DocumentFormatError` naming the file and the first bad line; ``"replace"`` puts
+    U+FFFD in place of the bad bytes and, once the file is read, :meth:`warn` issues one
+    :class:`UndecodableBytesWarning` counting the lines affected.
+    """
+
+    def __init__(self, where, encoding_errors="replace", encoding="utf-8", hint=None):
+        self.where = where
+        self.errors = check_encoding_errors(encoding_errors)
+        try:
+            canonical = codecs.lookup(encoding).name
+        except (LookupError, TypeError):
+            raise ValueError(f"unknown encoding {encoding!r}") from None
+        self.encoding = encoding
+        # the name users know, so that messages say "not UTF-8 text" whatever the spelling
+        self.encoding_name = "UTF-8" if canonical == "utf-8" else encoding
+        self.hint = hint
+        self.n_lines = 0
+        self.first_line = None
+
+    def decode(self, raw, number):
+        """Text of the line ``raw`` (bytes), which is line ``number`` of the file."""
+        try:
+            return raw.decode(self.encoding)
+        except UnicodeDecodeError as exc:
+            if self.errors == "strict":
+                hint = f"; {self.hint}" if self.hint else ""
+                raise DocumentFormatError(
+                    f"{self.where}, line {number}: not {self.encoding_name} text ({exc.reason} at byte "
+                    f"{exc.start}){hint}; pass encoding_errors='replace' (--encoding-errors replace) "
+                    "to read it with U+FFFD in place of the bad bytes") from None
+            self.n_lines += 1
+            if self.first_line is None:
+                self.first_line = number
+            return raw.decode(self.encoding, errors="replace")
+
+    def decode_text(self, raw):
+        """Whole text of ``raw`` (bytes); lines are split on ``\\n`` bytes to name and count them,
+        which is exact for UTF-8 and the single-byte encodings."""
+        try:
+            return raw.decode(self.encoding)
+        except UnicodeDecodeError:
+            pass
+        return "\n".join(self.decode(line, number)
+                         for number, line in enumerate(raw.split(b"\n"), start=1))
+
+    def warn(self, stacklevel=3):
+        """Issue the one warning of the file, if a line had bad bytes."""
+        if self.n_lines:
+            hint = f" ({self.hint})" if self.hint else ""
+            warnings.warn(UndecodableBytesWarning(
+                f"{self.where}: {self.n_lines} line(s) are not {self.encoding_name} text (first: line "
+                f"{self.first_line}); their bad bytes became U+FFFD{hint}. Pass "
+                "encoding_errors='strict' (--encoding-errors strict) to refuse such a file."),
+                stacklevel=stacklevel)
+
+
+def decoded_lines(path, *, encoding_errors="replace", encoding="utf-8", keepends=False, hint=None,
+                  counts=None):
+    """Yield ``(line_number, line)`` of a plain or gzipped text file under the bad-bytes policy.
+
+    This is the one place where the readers decode files (see :class:`_Decoder`).
+
+    Parameters
+    ----------
+    path : path-like
+    encoding_errors : {"replace", "strict"}, default="replace"
+        ``"replace"``: bytes that are not valid ``encoding`` become U+FFFD and, after the last
+        line, one :class:`UndecodableBytesWarning` names the file and counts the lines
+        affected. ``"strict"``: the first such line raises :class:`DocumentFormatError`.
+    encoding : str, default="utf-8"
+    keepends : bool, default=False
+        Keep the line end (for a ``csv`` reader); else ``\\r\\n`` / ``\\n`` are removed.
+    hint : str, optional
+        Added to the error and the warning (e.g. which encoding the file is likely to be in).
+    counts : dict, optional
+        Receives ``"undecodable_lines"``: the number of lines whose bytes were replaced.
+
+    Notes
+    -----
+    Only ``\\n`` ends a line, so a stray ``\\r`` inside a field is not a line break. A UTF-8
+    byte-order mark at the start of the file is dropped. A file ending in ``.gz`` is
+    decompressed.
+    """
+    path = Path(path)
+    decoder = _Decoder(path, encoding_errors, encoding, hint)
+    gzipped = path.name.endswith(".gz")
+    opener = gzip.open if gzipped else open
+    try:
+        with opener(path, "rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                line = decoder.decode(raw, number)
+                if number == 1:
+                    line = line.lstrip("\ufeff")  # a byte-order mark some editors write
+                yield number, (line if keepends else line.rstrip("\r\n"))
+    except (FileNotFoundError, IsADirectoryError):
+        raise
+    except (OSError, EOFError, zlib.error) as exc:
+        raise DocumentFormatError(f"{path} could not be read ({exc}); is the file complete and "
+                                  f"{'gzip-compressed' if gzipped else 'plain text'}?") from None
+    if counts is not None:
+        counts["undecodable_lines"] = decoder.n_lines
+    decoder.warn()
 
 
 @dataclass
@@ -91,23 +229,14 @@ def _suffix_kind(path, allowed):
         f"{path}: unknown file type {suffix or '(no extension)'!r}; use {allowed}")
 
 
-def _lines(path):
+def _lines(path, encoding_errors="replace"):
     """Yield ``(line_number, line)`` without the line end, checking the file and its encoding."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such file")
     if path.is_dir():
         raise IsADirectoryError(f"{path} is a folder, not a document file")
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise DocumentFormatError(f"{path}, line {number}: not UTF-8 text ({exc.reason} "
-                                          f"at byte {exc.start})") from None
-            if number == 1:
-                line = line.lstrip("\ufeff")  # a byte-order mark some editors write
-            yield number, line.rstrip("\r\n")
+    yield from decoded_lines(path, encoding_errors=encoding_errors)
 
 
 def _is_header(line, first_columns):
@@ -166,8 +295,16 @@ def _check_text(text, number, path):
     return text
 
 
-def read_labelled_documents(path):
+def read_labelled_documents(path, *, encoding_errors="replace"):
     """Read labelled documents from a ``.tsv``/``.txt`` (``label<TAB>text``) or ``.jsonl`` file.
+
+    Parameters
+    ----------
+    path : path-like
+    encoding_errors : {"replace", "strict"}, default="replace"
+        What to do with bytes that are not UTF-8: replace them with U+FFFD and issue one
+        :class:`UndecodableBytesWarning` counting the lines affected, or raise
+        :class:`DocumentFormatError` at the first such line.
 
     Returns
     -------
@@ -178,7 +315,7 @@ def read_labelled_documents(path):
     ------
     FileNotFoundError, IsADirectoryError
     DocumentFormatError
-        Unknown extension, undecodable text, a line without a TAB, an empty label or text,
+        Unknown extension, undecodable text (with ``encoding_errors="strict"``), a line without a TAB, an empty label or text,
         invalid JSON or a missing field, or no documents at all; the message gives the line.
     """
     path = Path(path)
@@ -186,7 +323,7 @@ def read_labelled_documents(path):
                               '({"text": ..., "label": ...} per line)')
     docs = Documents(texts=[], ids=[], labels=[], path=path)
     first = True
-    for number, line in _lines(path):
+    for number, line in _lines(path, encoding_errors):
         if not line.strip():
             continue
         if kind == "jsonl":
@@ -214,12 +351,18 @@ def read_labelled_documents(path):
     return _check_not_empty(docs, path)
 
 
-def read_documents(path):
+def read_documents(path, *, encoding_errors="replace"):
     """Read a collection to search (or queries): labels are optional.
 
     ``.jsonl``: objects with ``"text"`` (``"id"`` and ``"label"`` are kept when present).
     ``.tsv``: ``id<TAB>text`` per line. ``.txt``: the same when every line has a TAB, else one
     document per line. A first line ``id<TAB>text`` or ``label<TAB>text`` is a header.
+
+    Parameters
+    ----------
+    path : path-like
+    encoding_errors : {"replace", "strict"}, default="replace"
+        As in :func:`read_labelled_documents`.
 
     Returns
     -------
@@ -229,7 +372,7 @@ def read_documents(path):
     path = Path(path)
     kind = _suffix_kind(path, "'.tsv' (id<TAB>text per line), '.txt' (one document per line, "
                               "or id<TAB>text) or '.jsonl' ({\"text\": ...} per line)")
-    rows = [(number, line) for number, line in _lines(path) if line.strip()]
+    rows = [(number, line) for number, line in _lines(path, encoding_errors) if line.strip()]
     docs = Documents(texts=[], ids=[], labels=[], path=path)
     if kind == "jsonl":
         all_labelled = True
