@@ -1,0 +1,293 @@
+"""What every ``learnsim`` command shares: the user error, option types, output and model helpers.
+
+Only numpy is imported here; scikit-learn, scipy and the estimators are imported by the
+commands that need them, so that ``learnsim --help`` and argument errors stay fast.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from .._progress import progress  # noqa: F401  (re-exported for the commands)
+from ..io import DocumentFormatError, read_documents, read_labelled_documents  # noqa: F401
+
+RETRIEVAL_MEASURES = ("ap11", "r_precision", "map", "p@10")
+MEASURE_TITLES = {"ap11": "11-pt AP", "r_precision": "R-prec", "map": "MAP", "p@10": "P@10"}
+_FALLBACK_EXPERIMENTS = ("mochihashi",)
+# Above this many entries a dense embedding of a corpus (transform with complement_weight > 0
+# keeps every feature) is not built; distances are then computed block by block instead.
+_MAX_EMBEDDING_ENTRIES = 10_000_000
+# Entries of one (queries x corpus) block of distances.
+_BLOCK_ENTRIES = 2 ** 22
+_SNIPPET_CHARS = 80
+
+
+class UsageError(Exception):
+    """A mistake in how the command was called: reported in one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage mistake in one line (and exit status 2), not usage + error."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def _formatter(prog):
+    return argparse.RawDescriptionHelpFormatter(prog, max_help_position=32)
+
+
+# --------------------------------------------------------------------------- option types
+
+def _int_at_least(minimum, what):
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < minimum:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+    return parse
+
+
+_positive_int = _int_at_least(1, "a positive integer")
+_seed = _int_at_least(0, "a non-negative integer")
+
+
+def _lsi(text):
+    """An LSI dimension (integer >= 1) or a fraction of the vocabulary in (0, 1)."""
+    msg = f"expected a number of dimensions (integer >= 1) or a fraction of the vocabulary in (0, 1), got {text!r}"
+    try:
+        value = int(text)
+    except ValueError:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(msg) from None
+        if not 0.0 < value < 1.0:
+            raise argparse.ArgumentTypeError(msg)
+        return value
+    if value < 1:
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def _n_basis(text):
+    low = text.strip().lower()
+    if low == "auto":
+        return "auto"
+    if low == "none":
+        return None
+    try:
+        return _positive_int(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, 'auto' or 'none', got {text!r}") from None
+
+
+def _auto_or_float(low, high, what):
+    def parse(text):
+        if text.strip().lower() == "auto":
+            return "auto"
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and value >= low and (high is None or value <= high)):
+            raise argparse.ArgumentTypeError(f"expected {what} or 'auto', got {text!r}")
+        return value
+    return parse
+
+
+def _open_float(low, high, what):
+    """A number strictly between low and high (high None: no upper bound)."""
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and value > low and (high is None or value < high)):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+    return parse
+
+
+def _examples(*lines):
+    return "examples:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+
+# --------------------------------------------------------------------------- output helpers
+
+def _clean_json(obj):
+    """Make ``obj`` JSON-serialisable: numpy scalars and arrays, paths, and NaN/inf as null."""
+    if isinstance(obj, dict):
+        return {str(k): _clean_json(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_clean_json(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _clean_json(obj.tolist())
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return float(obj) if math.isfinite(obj) else None
+    if isinstance(obj, Path):
+        return str(obj)
+    return obj
+
+
+def _print_json(obj):
+    print(json.dumps(_clean_json(obj), indent=1, ensure_ascii=False))
+
+
+def _note(message):
+    print(f"learnsim: {message}", file=sys.stderr)
+
+
+def _table(header, rows, align=None):
+    """Plain-text table; ``align`` has one "<" or ">" per column (default: the first column
+    left-aligned, the others right-aligned)."""
+    align = align or "<" + ">" * (len(header) - 1)
+    cells = [list(map(str, header))] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(row[j]) for row in cells) for j in range(len(header))]
+    lines = []
+    for i, row in enumerate(cells):
+        parts = [c.ljust(w) if a == "<" else c.rjust(w) for c, w, a in zip(row, widths, align)]
+        lines.append("  ".join(parts).rstrip())
+        if i == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _fmt(value, spec=".3f"):
+    return "-" if value is None or (isinstance(value, float) and not math.isfinite(value)) else format(value, spec)
+
+
+def _snippet(text, n=_SNIPPET_CHARS):
+    flat = " ".join(text.split())
+    return flat if len(flat) <= n else flat[: n - 3].rstrip() + "..."
+
+
+# --------------------------------------------------------------------------- model helpers
+
+def _load_model(path):
+    from ..persistence import load
+
+    path = Path(path)
+    model = load(path)
+    if not isinstance(model, dict) or not {"vectorizer", "metric"} <= set(model):
+        held = sorted(model) if isinstance(model, dict) else [type(model).__name__]
+        raise UsageError(f"{path} is not a model written by 'learnsim fit' (it holds {held}, "
+                         "expected 'vectorizer' and 'metric')")
+    return model["vectorizer"], model["metric"]
+
+
+def _vectorize(vectorizer, texts):
+    """Document vectors as float64 (the metrics compute distances in float64)."""
+    X = vectorizer.transform(texts)
+    return X.astype(np.float64) if X.dtype != np.float64 else X
+
+
+class _LearnedDistances:
+    """Distances under a fitted metric from query rows to a fixed corpus, block by block.
+
+    When the metric's embedding (``transform``) is small - always when it keeps no component
+    outside its basis - the corpus is embedded once and each block is a Euclidean distance
+    there; otherwise each block calls ``metric.pairwise_distances``.
+    """
+
+    def __init__(self, metric, corpus):
+        self.metric = metric
+        self.corpus = corpus
+        n, d = corpus.shape
+        cheap = getattr(metric, "residual_weight_", None) == 0.0 or n * d <= _MAX_EMBEDDING_ENTRIES
+        self.embedded = None
+        if cheap:
+            self.embedded = np.asarray(metric.transform(corpus), dtype=np.float64)
+            self.sq_norms = np.einsum("ij,ij->i", self.embedded, self.embedded)
+
+    def block_rows(self):
+        """Queries per block so that one block of distances holds about _BLOCK_ENTRIES values."""
+        return max(1, _BLOCK_ENTRIES // max(self.corpus.shape[0], 1))
+
+    def __call__(self, queries):
+        if self.embedded is None:
+            return self.metric.pairwise_distances(queries, self.corpus)
+        E = np.asarray(self.metric.transform(queries), dtype=np.float64)
+        D2 = np.einsum("ij,ij->i", E, E)[:, None] + self.sq_norms[None, :] - 2.0 * (E @ self.embedded.T)
+        return np.sqrt(np.maximum(D2, 0.0))
+
+
+
+def _block_rows(n_columns):
+    """Rows per block so that one block of n_columns values holds about _BLOCK_ENTRIES values."""
+    return max(1, _BLOCK_ENTRIES // max(n_columns, 1))
+
+
+def _read_clusters(path):
+    docs = read_labelled_documents(path)
+    labels, names, n_singletons = docs.cluster_codes(min_size=2)
+    if not names:
+        raise UsageError(f"{path}: no label has two or more documents; a metric is learned from "
+                         "clusters of at least two documents")
+    return docs, labels, names, n_singletons
+
+
+
+
+def _read_pairs(path):
+    """Duplicate pairs (Quora sample layout) via learnsim.datasets.load_quora_pairs."""
+    from ..datasets import load_quora_pairs
+
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such file")
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a folder, not a pairs file")
+    data = load_quora_pairs(path)     # a Path, never the name of a bundled split
+    if data.n_identical_pairs:
+        _note(f"{data.n_identical_pairs} pair(s) of two identical texts are left out")
+    if data.n_undecodable_lines:
+        _note(f"{data.n_undecodable_lines} line(s) are not valid UTF-8; their bad bytes became U+FFFD")
+    return data
+
+
+def _warn_empty_rows(X, what, texts):
+    from ..text import find_empty_rows
+
+    empty = find_empty_rows(X)
+    if empty.size:
+        shown = ", ".join(repr(_snippet(texts[i], 30)) for i in empty[:3])
+        _note(f"warning: {empty.size} {what}(s) have no term of the model's vocabulary "
+              f"(e.g. {shown}); their distances are not informative")
+
+
+def _is_term_weighting(metric):
+    """A LinkLearn model: it scores documents by the inner product of learned term weights (a
+    similarity, higher is closer), not by a distance."""
+    from ..linklearn import LinkLearn
+
+    return isinstance(metric, LinkLearn)
+
+
+
+def _user_error_message(exc):
+    """The one-line message for an exception that is the user's to fix, or None for a bug."""
+    from ..persistence import ModelFormatError
+
+    if isinstance(exc, (UsageError, DocumentFormatError, ModelFormatError, FileNotFoundError,
+                        IsADirectoryError, NotADirectoryError, PermissionError, FileExistsError)):
+        return str(exc)
+    if isinstance(exc, ImportError) and "pip install" in str(exc):
+        return str(exc)  # an optional extra (PyStemmer, matplotlib) is missing
+    if isinstance(exc, (ValueError, MemoryError)):
+        return str(exc) or type(exc).__name__
+    return None
+

@@ -1,0 +1,143 @@
+"""``learnsim explain``: the words behind a learned metric and a pair's similarity."""
+from __future__ import annotations
+
+import copy
+import textwrap
+
+import numpy as np
+
+from ._common import (UsageError, _formatter, _examples, _positive_int, _seed, _print_json, _table, _snippet, _load_model,
+                      _vectorize, _warn_empty_rows)
+
+def register(commands):
+    """Add the command's parser to ``commands``."""
+    explain = commands.add_parser(
+        "explain", formatter_class=_formatter, help="the words behind a learned metric and a pair's similarity",
+        description=textwrap.dedent("""\
+            Print, for each learned dimension (row l of the map L, y = L x; all of them or the
+            --dimension ones), the words with the largest positive and negative weights: the
+            FILM paper's Figure 5. With --pair, explain the similarity of two texts instead:
+            their cosine in the learned space splits exactly into what each pair of words
+            (one of each text), each word and each learned dimension adds. Works for the FILM
+            and minimum-cluster-distortion models 'learnsim fit' writes; with LSI the weights
+            are mapped back to the words."""),
+        epilog=_examples("learnsim explain --model film.npz --dimension 0 --dimension 1",
+                         "learnsim explain --model film.npz --top 20 --json > dimensions.json",
+                         "learnsim explain --model film.npz --pair 'how do I learn python' "
+                         "'what is the best way to learn python'"))
+    explain.add_argument("--model", required=True, metavar="M.npz", help="model file written by 'learnsim fit'")
+    explain.add_argument("--dimension", action="append", type=_seed, metavar="N", dest="dimensions",
+                         help="a learned dimension to describe, from 0 (repeat for several; default: all, "
+                              "or none with --pair)")
+    explain.add_argument("--top", type=_positive_int, default=10, metavar="K",
+                         help="words listed per sign and dimension, and per list of --pair (default: 10)")
+    explain.add_argument("--pair", nargs=2, metavar=("TEXT_A", "TEXT_B"), default=None,
+                         help="two texts whose similarity to explain")
+    explain.add_argument("--json", action="store_true", help="print the explanation as JSON on stdout")
+    explain.set_defaults(handler=run)
+    return explain
+
+
+def _word_space(vectorizer):
+    """The names of the words and the map from word vectors to the model's inputs: the LSI
+    basis of a vectoriser with LSI (so that weights are explained over words), else None."""
+    if getattr(vectorizer, "components_", None) is None:
+        return [str(t) for t in vectorizer.get_feature_names_out()], None
+    return [str(t) for t in vectorizer.terms_], np.asarray(vectorizer.components_, dtype=np.float64)
+
+
+def _word_vectors(vectorizer, texts):
+    """The term vectors the model's inputs are made of (before any LSI projection)."""
+    if getattr(vectorizer, "components_", None) is None:
+        return _vectorize(vectorizer, texts)
+    words_only = copy.copy(vectorizer)
+    words_only.components_ = None       # the weighted, normalised vectors that LSI projects
+    return _vectorize(words_only, texts)
+
+
+def _word_list(entries, value):
+    return [f"{e.feature} {value(e):+.4f}" for e in entries]
+
+
+def _print_wrapped(label, items, width=100):
+    """``label`` then the items, comma-separated, wrapped between items (never inside one)."""
+    items = items or ["-"]
+    lines, line = [], label
+    for k, item in enumerate(items):
+        piece = item + ("," if k < len(items) - 1 else "")
+        if line != label and len(line) + 1 + len(piece) > width:
+            lines.append(line)
+            line = " " * len(label)
+        line += ("" if line.endswith(" ") else " ") + piece
+    lines.append(line)
+    print("\n".join(lines))
+
+
+def _print_dimensions(dimensions):
+    for info in dimensions:
+        scale = f" (scale {info.scale:.4g})" if info.scale is not None else ""
+        print(f"\ndimension {info.dimension}{scale}")
+        _print_wrapped("  + ", _word_list(info.positive, lambda e: e.weight))
+        _print_wrapped("  - ", _word_list(info.negative, lambda e: e.weight))
+
+
+def _print_pair(text_a, text_b, exp):
+    print(f"A: {_snippet(text_a)}\nB: {_snippet(text_b)}")
+    print(f"Cosine in the learned space {exp.cosine:.4f} = inner product {exp.inner_product:.4g} / "
+          f"(|L a| {exp.norm_a:.4g} x |L b| {exp.norm_b:.4g}); learned distance {exp.distance:.4f}.")
+    print("\nWhat adds to the cosine (each list sums to it exactly):")
+    denom = exp.norm_a * exp.norm_b
+
+    def to_cosine(value):
+        return value / denom if denom > 0 else 0.0
+
+    rows = [[p.feature_a, p.feature_b, f"{p.cosine_contribution:+.4f}"] for p in exp.word_pairs]
+    print(_table(["word of A", "word of B", "contribution"], rows, align="<<>"))
+    n_other = exp.n_words_a * exp.n_words_b - len(exp.word_pairs)
+    if n_other:
+        print(f"(the other {n_other} word pair{'s' if n_other > 1 else ''} add{'' if n_other > 1 else 's'} "
+              f"{to_cosine(exp.omitted_word_pairs):+.4f})")
+    print()
+    _print_wrapped("words of A:  ", _word_list(exp.words_a, lambda e: e.cosine_contribution))
+    _print_wrapped("words of B:  ", _word_list(exp.words_b, lambda e: e.cosine_contribution))
+    dims = [f"{d.dimension} {d.cosine_contribution:+.4f}" for d in exp.dimensions]
+    if exp.residual_contribution:
+        dims.append(f"outside them {to_cosine(exp.residual_contribution):+.4f}")
+    _print_wrapped("dimensions:  ", dims)
+
+
+def run(args):
+    from ..explain import explain_pair, n_learned_dimensions, top_features
+
+    vectorizer, metric = _load_model(args.model)
+    try:
+        n_dims = n_learned_dimensions(metric)
+    except TypeError as exc:
+        raise UsageError(f"{args.model}: cannot explain this model: {exc}") from None
+    names, projection = _word_space(vectorizer)
+    result = {"model": str(args.model), "metric": type(metric).__name__, "n_dimensions": n_dims,
+              "n_words": len(names), "lsi_components": vectorizer.n_components_}
+    dimensions = []
+    if args.dimensions is not None or args.pair is None:
+        dimensions = top_features(metric, names, args.top, args.dimensions, projection=projection)
+        result["dimensions"] = [d.to_dict() for d in dimensions]
+    explanation = None
+    if args.pair is not None:
+        text_a, text_b = args.pair
+        if not text_a.strip() or not text_b.strip():
+            raise UsageError("--pair texts must not be empty")
+        X = _word_vectors(vectorizer, [text_a, text_b])
+        _warn_empty_rows(X, "--pair text", [text_a, text_b])
+        explanation = explain_pair(metric, X[0], X[1], names, args.top, projection=projection)
+        result["pair"] = {"text_a": text_a, "text_b": text_b, **explanation.to_dict()}
+    if args.json:
+        _print_json(result)
+        return 0
+    lsi = f", explained over the words through {vectorizer.n_components_} LSI dimensions" \
+        if projection is not None else ""
+    print(f"{result['metric']}: {n_dims} learned dimensions over {len(names)} words{lsi}.")
+    _print_dimensions(dimensions)
+    if explanation is not None:
+        print()
+        _print_pair(text_a, text_b, explanation)
+    return 0
