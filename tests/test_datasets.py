@@ -156,7 +156,7 @@ def isolated(tmp_path, monkeypatch):
     work = tmp_path / "project"
     work.mkdir()
     monkeypatch.chdir(work)
-    monkeypatch.setattr(datasets, "_package_data_dir", lambda: tmp_path / "nowhere" / "data")
+    monkeypatch.setattr(datasets._base, "_package_data_dir", lambda: tmp_path / "nowhere" / "data")
     return tmp_path
 
 
@@ -175,7 +175,7 @@ def test_find_data_dir_precedence(isolated, monkeypatch):
 def test_find_data_dir_falls_back_to_the_package_location(isolated, monkeypatch):
     beside_repo = isolated / "repo-parent" / "shared" / "data"
     beside_repo.mkdir(parents=True)
-    monkeypatch.setattr(datasets, "_package_data_dir", lambda: beside_repo)
+    monkeypatch.setattr(datasets._base, "_package_data_dir", lambda: beside_repo)
     assert find_data_dir() == beside_repo
 
 
@@ -349,8 +349,10 @@ def test_flickr_corrupt_files(tmp_path):
     with pytest.raises(ValueError, match="could not be read"):
         load_flickr8k_captions(data_dir=tmp_path)
     (folder / "Flickr8k.token.txt.gz").write_bytes(gzip.compress(b"a.jpg#0\tok\nb.jpg#0\t\xff\xfe\n"))
-    with pytest.raises(ValueError, match="line 2: not UTF-8"):
-        load_flickr8k_captions(data_dir=tmp_path)
+    with pytest.raises(ValueError, match="line 2: not UTF-8.*encoding_errors='replace'"):
+        load_flickr8k_captions(data_dir=tmp_path, encoding_errors="strict")
+    with pytest.warns(datasets.UndecodableBytesWarning, match=r"1 line\(s\) are not UTF-8 text \(first: line 2\)"):
+        assert load_flickr8k_captions(data_dir=tmp_path).data == ["ok", "\ufffd\ufffd"]
 
 
 def test_flickr_split_errors(tmp_path):

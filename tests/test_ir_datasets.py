@@ -11,7 +11,7 @@ import pytest
 import scipy.sparse as sp
 
 from conftest import require_corpus
-from learnsim.datasets import (LinkedCorpus, RetrievalCollection, load_smart_collection,
+from learnsim.datasets import (LinkedCorpus, RetrievalCollection, UndecodableBytesWarning, load_smart_collection,
                                load_trec_collection, load_wikispeedia)
 from learnsim.supervision import Links
 
@@ -475,8 +475,11 @@ def test_trec_missing_topic_field(tmp_path):
 def test_trec_encoding(tmp_path):
     latin = _TREC_DOCS_A.replace("Tea harvest", "Café harvest")
     docs, topics, qrels = _trec(tmp_path, docs_a=latin, encoding="latin-1")
-    with pytest.raises(ValueError, match=r"ft911, line 11: not utf-8 text .*encoding='latin-1'"):
-        load_trec_collection(docs, topics, qrels)
+    with pytest.raises(ValueError, match=r"ft911, line 11: not UTF-8 text .*encoding='latin-1'"):
+        load_trec_collection(docs, topics, qrels, encoding_errors="strict")
+    with pytest.warns(UndecodableBytesWarning, match=r"ft911: 1 line\(s\) are not UTF-8 text \(first: line 11\)"):
+        replaced = load_trec_collection(docs, topics, qrels)
+    assert replaced.documents[2].startswith("Caf\ufffd harvest")
     c = load_trec_collection(docs, topics, qrels, encoding="latin-1")
     assert c.documents[2].startswith("Café harvest")
 

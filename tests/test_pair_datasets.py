@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import require_corpus
-from learnsim.datasets import load_quora_pairs, load_sts_benchmark
+from learnsim.datasets import DocumentFormatError, UndecodableBytesWarning, load_quora_pairs, load_sts_benchmark
 from learnsim.supervision import Pairs, Triplets, duplicate_pairs_to_triplets
 
 
@@ -144,9 +144,12 @@ def test_quora_non_integer_pair_ids_kept_as_strings(tmp_path):
 
 def test_quora_undecodable_bytes_are_replaced_and_counted(tmp_path):
     raw = b"1\tCut \xe2\x80 character?\tB?\t1\n0\tC?\tD?\t2\n"
-    bunch = load_quora_pairs(_write(tmp_path / "p.tsv", raw))
+    with pytest.warns(UndecodableBytesWarning, match=r"p\.tsv: 1 line\(s\) are not UTF-8 text \(first: line 1\)"):
+        bunch = load_quora_pairs(_write(tmp_path / "p.tsv", raw))
     assert bunch.n_undecodable_lines == 1
     assert bunch.texts[0] == "Cut \ufffd character?"
+    with pytest.raises(DocumentFormatError, match=r"p\.tsv, line 1: not UTF-8 text"):
+        load_quora_pairs(tmp_path / "p.tsv", encoding_errors="strict")
 
 
 @pytest.mark.parametrize("lines, message", [
@@ -293,7 +296,9 @@ def test_sts_malformed_line_names_file_and_line(tmp_path, line, message):
 def test_sts_not_utf8_names_line(tmp_path):
     _write(tmp_path / "sts-test.csv", b"g\tf\ty\t0\t1\ta\tb\ng\tf\ty\t1\t1\t\xff\tb\n")
     with pytest.raises(ValueError, match="line 2: not UTF-8"):
-        load_sts_benchmark("test", data_dir=tmp_path)
+        load_sts_benchmark("test", data_dir=tmp_path, encoding_errors="strict")
+    with pytest.warns(UndecodableBytesWarning, match=r"sts-test\.csv: 1 line\(s\) .*first: line 2"):
+        assert load_sts_benchmark("test", data_dir=tmp_path).texts == ["a", "b", "\ufffd"]
 
 
 def test_sts_bad_arguments_and_missing_files(tmp_path):

@@ -1,0 +1,270 @@
+"""Readers for the document files the ``learnsim`` command line takes.
+
+Two kinds of file, told apart by their extension:
+
+TAB-separated (``.tsv``, ``.txt``)
+    Labelled documents: one ``label<TAB>text`` per line. The text is everything after the
+    first TAB. A first line ``label<TAB>text`` is a header and skipped; blank lines are skipped.
+    An unlabelled collection (a corpus to search): ``id<TAB>text`` per line (a header
+    ``id<TAB>text`` or ``label<TAB>text`` is skipped), or, for a ``.txt`` file in which some
+    line has no TAB, simply one document per line.
+JSON Lines (``.jsonl``, ``.ndjson``)
+    One object per line: ``{"text": ..., "label": ..., "id": ...}``. ``label`` is required for
+    labelled documents, ``id`` is always optional.
+
+The label ``-1`` (or ``null`` in JSON) marks a document that belongs to no cluster: it still
+shapes the features and the basis of a learned metric, but is not supervision. Labels are
+compared as strings, so ``3`` and ``"3"`` are the same cluster.
+
+Every problem is reported as a :class:`DocumentFormatError` naming the file and line.
+
+Bytes that are not UTF-8 follow one policy in every reader of learnsim (``encoding_errors``,
+``--encoding-errors`` on the command line): by default (``"replace"``) they become U+FFFD and
+one :class:`UndecodableBytesWarning` names the file and counts the lines affected;
+``"strict"`` refuses the file at the first such line.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ._decode import DocumentFormatError, decoded_lines
+
+__all__ = ["DocumentFormatError", "Documents", "read_labelled_documents", "read_documents", "NO_CLUSTER"]
+
+_TSV_SUFFIXES = (".tsv", ".txt")
+_JSONL_SUFFIXES = (".jsonl", ".ndjson")
+#: The label of a document that belongs to no cluster.
+NO_CLUSTER = "-1"
+
+
+@dataclass
+class Documents:
+    """Documents read from a file.
+
+    Attributes
+    ----------
+    texts : list of str
+    ids : list of (str or None)
+        The id given in the file, or None.
+    labels : list of (str or None) or None
+        The cluster label of each document (None: in no cluster); None for an unlabelled file.
+    path : Path
+    """
+
+    texts: list
+    ids: list
+    labels: list | None = None
+    path: Path | None = None
+    line_numbers: list = field(default_factory=list)
+
+    def __len__(self):
+        return len(self.texts)
+
+    def cluster_codes(self, min_size=1):
+        """Integer cluster of each document for the metric learners.
+
+        Returns ``(codes, names, n_dropped)``: ``codes[i]`` indexes ``names`` (sorted), -1 for
+        documents in no cluster and for clusters with fewer than ``min_size`` documents (a
+        single document has no within-cluster scatter); ``n_dropped`` counts such clusters.
+        """
+        if self.labels is None:
+            raise ValueError(f"{self.path}: the documents have no labels")
+        names, counts = np.unique(np.array([lab for lab in self.labels if lab is not None], dtype=str),
+                                  return_counts=True)
+        keep = counts >= min_size
+        kept = names[keep].tolist()
+        index = {name: i for i, name in enumerate(kept)}
+        codes = np.array([index.get(lab, -1) if lab is not None else -1 for lab in self.labels],
+                         dtype=np.int64)
+        return codes, kept, int((~keep).sum())
+
+
+def _suffix_kind(path, allowed):
+    suffix = path.suffix.lower()
+    if suffix in _TSV_SUFFIXES:
+        return "tsv"
+    if suffix in _JSONL_SUFFIXES:
+        return "jsonl"
+    raise DocumentFormatError(
+        f"{path}: unknown file type {suffix or '(no extension)'!r}; use {allowed}")
+
+
+def _lines(path, encoding_errors="replace"):
+    """Yield ``(line_number, line)`` without the line end, checking the file and its encoding."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such file")
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a folder, not a document file")
+    yield from decoded_lines(path, encoding_errors=encoding_errors)
+
+
+def _is_header(line, first_columns):
+    head, tab, rest = line.partition("\t")
+    return bool(tab) and head.strip().lower() in first_columns and rest.strip().lower() == "text"
+
+
+def _check_not_empty(docs, path):
+    if not docs.texts:
+        raise DocumentFormatError(f"{path}: contains no documents")
+    return docs
+
+
+def _json_object(line, number, path):
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise DocumentFormatError(f"{path}, line {number}: invalid JSON ({exc.msg} at column "
+                                  f"{exc.colno})") from None
+    if not isinstance(obj, dict):
+        raise DocumentFormatError(f"{path}, line {number}: expected a JSON object "
+                                  f'{{"text": ..., ...}}; got {type(obj).__name__}')
+    text = obj.get("text")
+    if not isinstance(text, str):
+        what = "no \"text\" field" if "text" not in obj else f'"text" is {type(text).__name__}, not a string'
+        raise DocumentFormatError(f"{path}, line {number}: {what}")
+    doc_id = obj.get("id")
+    if doc_id is not None:
+        if isinstance(doc_id, bool) or not isinstance(doc_id, (str, int)):
+            raise DocumentFormatError(f'{path}, line {number}: "id" must be a string or an integer; '
+                                      f"got {doc_id!r}")
+        doc_id = str(doc_id)
+    return obj, text, doc_id
+
+
+def _json_label(obj, number, path):
+    if "label" not in obj:
+        raise DocumentFormatError(f'{path}, line {number}: no "label" field (use -1 or null for a '
+                                  "document in no cluster)")
+    label = obj["label"]
+    if label is None:
+        return None
+    if isinstance(label, bool) or not isinstance(label, (str, int)):
+        raise DocumentFormatError(f'{path}, line {number}: "label" must be a string or an integer; '
+                                  f"got {label!r}")
+    label = str(label).strip()
+    if not label:
+        raise DocumentFormatError(f'{path}, line {number}: empty "label" (use -1 or null for a '
+                                  "document in no cluster)")
+    return None if label == NO_CLUSTER else label
+
+
+def _check_text(text, number, path):
+    if not text.strip():
+        raise DocumentFormatError(f"{path}, line {number}: empty text")
+    return text
+
+
+def read_labelled_documents(path, *, encoding_errors="replace"):
+    """Read labelled documents from a ``.tsv``/``.txt`` (``label<TAB>text``) or ``.jsonl`` file.
+
+    Parameters
+    ----------
+    path : path-like
+    encoding_errors : {"replace", "strict"}, default="replace"
+        What to do with bytes that are not UTF-8: replace them with U+FFFD and issue one
+        :class:`UndecodableBytesWarning` counting the lines affected, or raise
+        :class:`DocumentFormatError` at the first such line.
+
+    Returns
+    -------
+    Documents
+        With ``labels`` set (None for a document in no cluster, label ``-1``).
+
+    Raises
+    ------
+    FileNotFoundError, IsADirectoryError
+    DocumentFormatError
+        Unknown extension, undecodable text (with ``encoding_errors="strict"``), a line without a TAB, an empty label or text,
+        invalid JSON or a missing field, or no documents at all; the message gives the line.
+    """
+    path = Path(path)
+    kind = _suffix_kind(path, "'.tsv' or '.txt' (label<TAB>text per line) or '.jsonl' "
+                              '({"text": ..., "label": ...} per line)')
+    docs = Documents(texts=[], ids=[], labels=[], path=path)
+    first = True
+    for number, line in _lines(path, encoding_errors):
+        if not line.strip():
+            continue
+        if kind == "jsonl":
+            obj, text, doc_id = _json_object(line, number, path)
+            label = _json_label(obj, number, path)
+        else:
+            if first and _is_header(line, ("label",)):
+                first = False
+                continue
+            label, tab, text = line.partition("\t")
+            if not tab:
+                raise DocumentFormatError(f"{path}, line {number}: no TAB separator; expected "
+                                          f"'label<TAB>text', got {line[:60]!r}")
+            label = label.strip()
+            if not label:
+                raise DocumentFormatError(f"{path}, line {number}: empty label (use -1 for a "
+                                          "document in no cluster)")
+            label = None if label == NO_CLUSTER else label
+            doc_id = None
+        first = False
+        docs.texts.append(_check_text(text, number, path))
+        docs.ids.append(doc_id)
+        docs.labels.append(label)
+        docs.line_numbers.append(number)
+    return _check_not_empty(docs, path)
+
+
+def read_documents(path, *, encoding_errors="replace"):
+    """Read a collection to search (or queries): labels are optional.
+
+    ``.jsonl``: objects with ``"text"`` (``"id"`` and ``"label"`` are kept when present).
+    ``.tsv``: ``id<TAB>text`` per line. ``.txt``: the same when every line has a TAB, else one
+    document per line. A first line ``id<TAB>text`` or ``label<TAB>text`` is a header.
+
+    Parameters
+    ----------
+    path : path-like
+    encoding_errors : {"replace", "strict"}, default="replace"
+        As in :func:`read_labelled_documents`.
+
+    Returns
+    -------
+    Documents
+        ``labels`` is None unless a JSON Lines file gives every document a label.
+    """
+    path = Path(path)
+    kind = _suffix_kind(path, "'.tsv' (id<TAB>text per line), '.txt' (one document per line, "
+                              "or id<TAB>text) or '.jsonl' ({\"text\": ...} per line)")
+    rows = [(number, line) for number, line in _lines(path, encoding_errors) if line.strip()]
+    docs = Documents(texts=[], ids=[], labels=[], path=path)
+    if kind == "jsonl":
+        all_labelled = True
+        for number, line in rows:
+            obj, text, doc_id = _json_object(line, number, path)
+            docs.texts.append(_check_text(text, number, path))
+            docs.ids.append(doc_id)
+            all_labelled = all_labelled and "label" in obj
+            docs.labels.append(_json_label(obj, number, path) if "label" in obj else None)
+            docs.line_numbers.append(number)
+        if not all_labelled:
+            docs.labels = None
+        return _check_not_empty(docs, path)
+
+    if rows and _is_header(rows[0][1], ("id", "label")):
+        rows = rows[1:]
+    with_ids = path.suffix.lower() == ".tsv" or all("\t" in line for _, line in rows)
+    for number, line in rows:
+        if with_ids:
+            doc_id, tab, text = line.partition("\t")
+            if not tab:
+                raise DocumentFormatError(f"{path}, line {number}: no TAB separator; expected "
+                                          f"'id<TAB>text', got {line[:60]!r}")
+            doc_id = doc_id.strip() or None
+        else:
+            doc_id, text = None, line
+        docs.texts.append(_check_text(text, number, path))
+        docs.ids.append(doc_id)
+        docs.line_numbers.append(number)
+    docs.labels = None
+    return _check_not_empty(docs, path)
