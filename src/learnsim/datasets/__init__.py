@@ -41,6 +41,7 @@ from .documents import NO_CLUSTER, Documents, read_documents, read_labelled_docu
 from .flickr import load_flickr8k_captions
 from .ir import RetrievalCollection
 from .newsgroups import load_20newsgroups
+from .pairs import PAIR_ROLES, parse_columns, read_pairs
 from .quora import load_quora_pairs
 from .smart import load_smart_collection
 from .sts import load_sts_benchmark
@@ -61,6 +62,7 @@ __all__ = [
     "ENCODING_ERRORS",
     "LinkedCorpus",
     "NO_CLUSTER",
+    "PAIR_ROLES",
     "RetrievalCollection",
     "UndecodableBytesWarning",
     "check_encoding_errors",
@@ -76,8 +78,10 @@ __all__ = [
     "load_webkb",
     "load_wikispeedia",
     "make_clustered_corpus",
+    "parse_columns",
     "read_documents",
     "read_labelled_documents",
+    "read_pairs",
     "read_text",
 ]
 

@@ -1,8 +1,65 @@
-"""Sentence pairs: helpers shared by the pair loaders, and the general pair reader."""
+"""Text pairs: the general pair reader, for the user's own files and in-memory data.
+
+:func:`read_pairs` reads pairs of texts labelled duplicate / not duplicate (a binary label) or
+graded with a similarity score, from a TSV, CSV or JSON Lines file, a list of tuples or dicts,
+or a pandas DataFrame. The columns are chosen by name or 0-based position with ``columns``
+(:func:`parse_columns` reads the command line's ``label=0,text_a=3,text_b=4``); without it the
+common layouts are recognised (the Quora release and sample, STS Benchmark, a header naming
+``text_a``/``text_b``/``label`` or ``sentence1``/``sentence2``/``score``).
+"""
 from __future__ import annotations
 
-import numpy as np
+import csv
+import json
+import math
+import numbers
+import os
+from pathlib import Path
 
+import numpy as np
+from sklearn.utils import Bunch
+
+from learnsim.supervision import Pairs
+
+from ._base import _object_array
+from ._decode import DocumentFormatError, check_encoding_errors, decoded_lines
+
+__all__ = ["PAIR_ROLES", "parse_columns", "read_pairs"]
+
+#: The roles ``columns`` can give a column: one of ``label`` (binary) and ``score`` (graded),
+#: the two texts, and optionally the id of each text and of the pair.
+PAIR_ROLES = ("label", "score", "text_a", "text_b", "id_a", "id_b", "pair_id")
+_VALUE_ROLES = ("label", "score")
+
+# Header names recognised without ``columns`` (lower case): the Quora release (id, qid1, qid2,
+# question1, question2, is_duplicate), STS-style sentence1/sentence2/score, and the role names.
+_HEADER_NAMES = {
+    "text_a": ("text_a", "sentence1", "question1", "text1"),
+    "text_b": ("text_b", "sentence2", "question2", "text2"),
+    "label": ("label", "is_duplicate"),
+    "score": ("score", "similarity"),
+    "id_a": ("id_a", "qid1"),
+    "id_b": ("id_b", "qid2"),
+    "pair_id": ("pair_id", "id"),
+}
+# Headerless layouts recognised from the first row.
+_QUORA_SAMPLE_COLUMNS = {"label": 0, "text_a": 1, "text_b": 2, "pair_id": 3}
+_STS_COLUMNS = {"pair_id": 3, "score": 4, "text_a": 5, "text_b": 6}
+_FORMATS = ("tsv", "csv", "jsonl")
+_SUFFIX_FORMATS = {".tsv": "tsv", ".tab": "tsv", ".txt": "tsv", ".csv": "csv", ".jsonl": "jsonl",
+                   ".ndjson": "jsonl"}
+_TRUE = ("1", "true", "yes")
+_FALSE = ("0", "false", "no")
+_COLUMNS_HINT = ("pass columns=, e.g. columns='label=0,text_a=3,text_b=4' (--columns on the command line); "
+                 "roles: " + ", ".join(PAIR_ROLES))
+
+
+class _UnknownLayout(DocumentFormatError):
+    """No ``columns`` and a layout :func:`read_pairs` does not recognise (the named loaders
+    replace the message with their own)."""
+
+
+# ------------------------------------------------------------------ helpers of the loaders
 
 def _index_pair_texts(first, second):
     """Unique texts in order of first appearance (reading each pair left to right) and the
@@ -23,3 +80,622 @@ def _drop_identical_pairs(columns, first_key, second_key):
     if n_dropped:
         columns = {key: [v for v, k in zip(values, keep) if k] for key, values in columns.items()}
     return columns, n_dropped
+
+
+def _parse_pair_ids(raw_ids):
+    """int64 ids when every id is an integer, else an object array; ``0..n-1`` without ids."""
+    if all(v is None for v in raw_ids):
+        return np.arange(len(raw_ids), dtype=np.int64)
+    try:
+        return np.array([int(v) for v in raw_ids], dtype=np.int64)
+    except (TypeError, ValueError):
+        return _object_array(raw_ids)
+
+
+def _delimited_records(path, delimiter, quoting, encoding_errors, counts):
+    """Yield ``(line_number, fields)`` per record of a delimited file, skipping blank lines.
+
+    With ``quoting`` a field may be quoted CSV-style (inner quotes doubled) and then hold the
+    delimiter or a line break; ``line_number`` is the record's first physical line. Without it
+    the lines are split on the delimiter only: the STS files hold unbalanced quotes that a CSV
+    reader would take as quoting and use to swallow delimiters and whole lines.
+    """
+    lines = decoded_lines(path, encoding_errors=encoding_errors, keepends=quoting, counts=counts)
+    if not quoting:
+        for number, line in lines:
+            if line.strip():
+                yield number, line.split(delimiter)
+        return
+    reader = csv.reader((line for _number, line in lines), delimiter=delimiter, quotechar='"',
+                        doublequote=True, strict=True)
+    last_line = 0
+    while True:
+        try:
+            fields = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise DocumentFormatError(f"{path}, line {last_line + 1}: malformed quoting ({exc}); a field "
+                                      "that starts with a double quote must end with one") from None
+        start, last_line = last_line + 1, reader.line_num
+        if not fields or (len(fields) == 1 and not fields[0].strip()):
+            continue  # blank line
+        yield start, fields
+
+
+# -------------------------------------------------------------------------- the columns
+
+def parse_columns(spec):
+    """Read a column choice: which column holds which role of a pair.
+
+    Parameters
+    ----------
+    spec : str or dict
+        ``"role=column,role=column,..."`` as on the command line (``--columns
+        label=0,text_a=3,text_b=4``), or a dict ``{role: column}``. A column is a 0-based
+        position (an ``int``, or in the string form a number) or a column name (a header name,
+        a JSON key, a DataFrame column). Roles: ``text_a`` and ``text_b`` (required), one of
+        ``label`` (binary: 0/1, true/false, yes/no) and ``score`` (graded: a number), and
+        optionally ``id_a``, ``id_b``, ``pair_id``.
+
+    Returns
+    -------
+    dict
+        ``{role: position or name}``.
+
+    Raises
+    ------
+    ValueError
+        On an unknown or repeated role, an item without ``=``, an empty or negative column, a
+        column given two roles, a missing text role, or both ``label`` and ``score``.
+    TypeError
+        If ``spec`` is neither a string nor a dict, or a column is neither a name nor a position.
+    """
+    if isinstance(spec, str):
+        items = []
+        for item in spec.split(","):
+            if not item.strip():
+                raise ValueError(f"columns {spec!r}: an empty item; write role=column items separated "
+                                 "by commas, e.g. 'label=0,text_a=3,text_b=4'")
+            role, eq, column = item.partition("=")
+            if not eq:
+                raise ValueError(f"columns {spec!r}: {item.strip()!r} is not role=column, e.g. 'text_a=3'")
+            column = column.strip()
+            items.append((role.strip(), int(column) if column.isdigit() else column))
+    elif isinstance(spec, dict):
+        items = list(spec.items())
+    else:
+        raise TypeError(f"columns must be a string such as 'label=0,text_a=3,text_b=4' or a dict "
+                        f"{{role: column}}; got {type(spec).__name__}")
+    columns = {}
+    for role, column in items:
+        if role not in PAIR_ROLES:
+            raise ValueError(f"columns: unknown role {role!r}; the roles are {', '.join(PAIR_ROLES)}")
+        if role in columns:
+            raise ValueError(f"columns: role {role!r} is given twice")
+        if isinstance(column, bool) or not isinstance(column, (str, numbers.Integral)):
+            raise TypeError(f"columns: {role} must be a column name or a 0-based position; got {column!r}")
+        if isinstance(column, str) and not column.strip():
+            raise ValueError(f"columns: {role} has an empty column")
+        if isinstance(column, numbers.Integral):
+            if column < 0:
+                raise ValueError(f"columns: {role}={column}: positions count from 0")
+            column = int(column)
+        clash = [r for r, c in columns.items() if c == column]
+        if clash:
+            raise ValueError(f"columns: column {column!r} is given two roles, {clash[0]} and {role}")
+        columns[role] = column
+    missing = [r for r in ("text_a", "text_b") if r not in columns]
+    if missing:
+        raise ValueError(f"columns: no {' and no '.join(missing)}; a pair needs both texts")
+    if "label" in columns and "score" in columns:
+        raise ValueError("columns: give one of label (binary) and score (graded), not both")
+    return columns
+
+
+def _layout_from_names(names):
+    """``{role: position}`` from a header's names when it names both texts and exactly one of
+    label and score, else None."""
+    lowered = [str(n).strip().lower() for n in names]
+    found = {}
+    for role, synonyms in _HEADER_NAMES.items():
+        hits = [i for i, n in enumerate(lowered) if n in synonyms]
+        if len(hits) == 1:
+            found[role] = hits[0]
+        elif len(hits) > 1:
+            return None  # two candidate columns for one role: ambiguous
+    if "text_a" in found and "text_b" in found and (("label" in found) != ("score" in found)):
+        return found
+    return None
+
+
+def _is_number(value):
+    try:
+        return math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def _layout_from_first_row(fields, delimiter):
+    """``(name, {role: position}, quoting)`` of a recognised headerless layout, else None."""
+    cells = [f.strip() for f in fields]
+    if delimiter == "\t" and len(cells) >= 7 and _is_number(cells[4]):
+        return "sts", dict(_STS_COLUMNS), False
+    if len(cells) == 4 and cells[0] in ("0", "1"):
+        return "quora-sample", dict(_QUORA_SAMPLE_COLUMNS), True
+    return None
+
+
+def _resolve(columns, names, where):
+    """Positions of ``columns`` (names looked up in the header ``names``)."""
+    resolved = {}
+    for role, column in columns.items():
+        if isinstance(column, int):
+            if names is not None and column >= len(names):
+                raise DocumentFormatError(f"{where}: {role}={column} is out of range: the header has "
+                                          f"{len(names)} column(s), positions 0..{len(names) - 1}")
+            resolved[role] = column
+            continue
+        if names is None:
+            raise DocumentFormatError(f"{where}: {role}={column!r} names a column, but the data has no "
+                                      "header; give positions (0-based) or header=True")
+        lowered = [str(n).strip().lower() for n in names]
+        hits = [i for i, n in enumerate(lowered) if n == column.strip().lower()]
+        if not hits:
+            raise DocumentFormatError(f"{where}: no column named {column!r} (for {role}); the columns are "
+                                      f"{', '.join(repr(str(n)) for n in names)}")
+        if len(hits) > 1:
+            raise DocumentFormatError(f"{where}: {len(hits)} columns are named {column!r}; give {role} "
+                                      "by position")
+        resolved[role] = hits[0]
+    return resolved
+
+
+# ------------------------------------------------------------------------ row parsing
+
+class _Columns:
+    """The parsed columns of a pair source, one entry per pair."""
+
+    def __init__(self, kind):
+        self.kind = kind
+        self.text_a, self.text_b, self.values = [], [], []
+        self.ids = {"id_a": [], "id_b": [], "pair_id": []}
+        self.line_numbers = []
+        self.n_empty = 0
+
+    def add(self, get, roles, where, number):
+        texts = []
+        for role in ("text_a", "text_b"):
+            text = get(roles[role], role)
+            if text is None or (isinstance(text, float) and math.isnan(text)):
+                text = ""  # a missing cell (None, or NaN in a DataFrame) is an empty text
+            if not isinstance(text, str):
+                raise DocumentFormatError(f"{where}: {role} must be text; got {type(text).__name__} {text!r}")
+            if not text.strip():
+                self.n_empty += 1
+            texts.append(text)
+        role = "label" if "label" in roles else "score"
+        self.values.append(_parse_value(get(roles[role], role), self.kind, role, where))
+        for key in self.ids:
+            raw = get(roles[key], key) if key in roles else None
+            if isinstance(raw, float) and math.isnan(raw):
+                raw = None
+            self.ids[key].append(None if raw is None else str(raw).strip())
+        self.text_a.append(texts[0])
+        self.text_b.append(texts[1])
+        self.line_numbers.append(number)
+
+
+def _parse_value(raw, kind, role, where):
+    if kind == "binary":
+        if isinstance(raw, (bool, np.bool_)):
+            return bool(raw)
+        if isinstance(raw, numbers.Real) and raw in (0, 1):
+            return bool(raw)
+        text = str(raw).strip().lower() if raw is not None else ""
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+        raise DocumentFormatError(f"{where}: {role} must be 0 or 1 (or true/false, yes/no) for a binary "
+                                  f"label; got {str(raw)[:40]!r}")
+    try:
+        value = float(raw.strip() if isinstance(raw, str) else raw)
+    except (TypeError, ValueError):
+        value = math.nan
+    if isinstance(raw, bool) or not math.isfinite(value):
+        raise DocumentFormatError(f"{where}: {role} must be a finite number for a graded score; "
+                                  f"got {str(raw)[:40]!r}")
+    return value
+
+
+def _value_kind(roles, label_kind):
+    if label_kind is None:
+        return "binary" if "label" in roles else "graded"
+    if label_kind not in ("binary", "graded"):
+        raise ValueError(f"label_kind must be None, 'binary' or 'graded'; got {label_kind!r}")
+    return label_kind
+
+
+def _rows_source(rows, names, roles, kind, where_of):
+    """Parse ``rows`` = iterable of ``(number, cells)`` where ``cells`` is a sequence."""
+    columns = _Columns(kind)
+    n_needed = max(roles.values()) + 1
+    n_extra = 0
+    width = None
+    for number, cells in rows:
+        where = where_of(number)
+        if len(cells) < n_needed or (names is not None and len(cells) != len(names)):
+            expected = (f"the header's {len(names)}" if names is not None else f"at least {n_needed}")
+            raise DocumentFormatError(f"{where}: {len(cells)} field(s), expected {expected}")
+        if width is None:
+            width = len(cells)
+        elif len(cells) > width:
+            n_extra += 1  # e.g. STS licence notes after the second sentence
+        columns.add(lambda col, _role: cells[col], roles, where, number)
+    return columns, n_extra
+
+
+# ------------------------------------------------------------------------------ sources
+
+def _file_format(path, fmt):
+    if fmt is not None:
+        if fmt not in _FORMATS:
+            raise ValueError(f"format must be one of {_FORMATS} or None (from the extension); got {fmt!r}")
+        return fmt
+    suffix = path.suffix.lower()
+    if suffix == ".gz":
+        suffix = Path(path.stem).suffix.lower()
+    if suffix not in _SUFFIX_FORMATS:
+        raise DocumentFormatError(f"{path}: unknown file type {suffix or '(no extension)'!r}; use .tsv, .csv, "
+                                  ".txt or .jsonl, or pass format='tsv' / 'csv' / 'jsonl'")
+    return _SUFFIX_FORMATS[suffix]
+
+
+def _read_delimited(path, fmt, columns, delimiter, header, quoting, kind_arg, encoding_errors):
+    counts = {"undecodable_lines": 0}
+    if delimiter is None:
+        # Tab for TSV; for CSV too when the first line has a tab and no comma outside it: the
+        # STS Benchmark's sts-*.csv files are tab-separated.
+        first = next((line for _n, line in decoded_lines(path, encoding_errors="replace") if line.strip()), "")
+        delimiter = "\t" if fmt == "tsv" or "\t" in first else ","
+    elif not isinstance(delimiter, str) or len(delimiter) != 1:
+        raise ValueError(f"delimiter must be one character; got {delimiter!r}")
+    if quoting not in ("auto", "csv", "none"):
+        raise ValueError(f"quoting must be 'auto', 'csv' or 'none'; got {quoting!r}")
+
+    def records(quote):
+        return _delimited_records(path, delimiter, quote, encoding_errors, counts)
+
+    probe = records(quoting != "none")
+    try:
+        first_number, first_fields = next(probe)
+    except StopIteration:
+        raise DocumentFormatError(f"{path} contains no pairs (the file is empty)") from None
+    finally:
+        probe.close()
+    layout = "columns"
+    quote = quoting != "none"
+    names = None
+    if columns is None:
+        by_name = _layout_from_names(first_fields) if header is not False else None
+        by_row = _layout_from_first_row(first_fields, delimiter) if header is not True else None
+        if by_name is not None:
+            roles, names, layout = by_name, first_fields, "header"
+        elif by_row is not None:
+            layout, roles, row_quote = by_row
+            quote = row_quote if quoting == "auto" else quote
+        else:
+            raise _UnknownLayout(
+                f"{path}, line {first_number}: not a recognised pair layout ({len(first_fields)} "
+                f"{'tab' if delimiter == chr(9) else repr(delimiter)}-separated field(s): "
+                f"{', '.join(repr(f[:20]) for f in first_fields[:8])}); {_COLUMNS_HINT}")
+    else:
+        columns = parse_columns(columns)
+        by_name = any(isinstance(c, str) for c in columns.values())
+        if header is True or (header is None and by_name):
+            names = first_fields
+        elif header is None:
+            # positions only: the first row is a header when its label/score cell is not a value
+            role = "label" if "label" in columns else "score"
+            cell = first_fields[columns[role]] if columns[role] < len(first_fields) else None
+            kind = _value_kind(columns, kind_arg)
+            if cell is not None and not _is_value(cell, kind):
+                names = first_fields
+        roles = _resolve(columns, names, f"{path}, line {first_number}")
+    kind = _value_kind(roles, kind_arg)
+    rows = records(quote)
+    if names is not None:
+        next(rows)
+    parsed, n_extra = _rows_source(rows, names if layout != "sts" else None, roles, kind,
+                                   lambda number: f"{path}, line {number}")
+    return parsed, dict(layout=layout, roles=roles, n_extra_field_lines=n_extra,
+                        n_undecodable_lines=counts["undecodable_lines"], names=names)
+
+
+def _is_value(cell, kind):
+    try:
+        _parse_value(cell, kind, "", "")
+        return True
+    except DocumentFormatError:
+        return False
+
+
+def _read_objects(objects, columns, kind_arg, where_of):
+    """Pairs from ``(number, dict)`` items (JSON Lines, a list of dicts)."""
+    objects = list(objects)
+    if not objects:
+        return None, None
+    first_number, first = objects[0]
+    if columns is None:
+        roles = _layout_from_names(list(first))
+        if roles is None:
+            raise _UnknownLayout(f"{where_of(first_number)}: the keys {', '.join(map(repr, first))} are not a "
+                                      f"recognised pair layout; {_COLUMNS_HINT}")
+        keys = list(first)
+        roles = {role: keys[i] for role, i in roles.items()}
+    else:
+        roles = parse_columns(columns)
+        positional = [r for r, c in roles.items() if isinstance(c, int)]
+        if positional:
+            raise DocumentFormatError(f"{where_of(first_number)}: {positional[0]}={roles[positional[0]]} is a "
+                                      "position, but JSON objects have keys; name the key instead")
+    kind = _value_kind(roles, kind_arg)
+    parsed = _Columns(kind)
+    for number, obj in objects:
+        where = where_of(number)
+        if not isinstance(obj, dict):
+            raise DocumentFormatError(f"{where}: expected an object with keys; got {type(obj).__name__}")
+
+        def get(key, role, obj=obj, where=where):
+            if key not in obj:
+                raise DocumentFormatError(f"{where}: no {key!r} key (for {role}); the keys are "
+                                          f"{', '.join(map(repr, obj))}")
+            return obj[key]
+
+        parsed.add(get, roles, where, number)
+    return parsed, dict(layout="header" if columns is None else "columns", roles=roles, n_extra_field_lines=0,
+                        n_undecodable_lines=0, names=None)
+
+
+def _read_jsonl(path, columns, kind_arg, encoding_errors):
+    counts = {"undecodable_lines": 0}
+    objects = []
+    for number, line in decoded_lines(path, encoding_errors=encoding_errors, counts=counts):
+        if not line.strip():
+            continue
+        try:
+            objects.append((number, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise DocumentFormatError(f"{path}, line {number}: invalid JSON ({exc.msg} at column {exc.colno})") from None
+    parsed, info = _read_objects(objects, columns, kind_arg, lambda number: f"{path}, line {number}")
+    if parsed is None:
+        raise DocumentFormatError(f"{path} contains no pairs (the file is empty)")
+    info["n_undecodable_lines"] = counts["undecodable_lines"]
+    return parsed, info
+
+
+def _is_dataframe(source):
+    # Duck-typed, so that pandas stays optional and is never imported here.
+    return hasattr(source, "columns") and hasattr(source, "itertuples") and hasattr(source, "iloc")
+
+
+def _read_dataframe(frame, columns, kind_arg):
+    names = [str(c) for c in frame.columns]
+    where_of = lambda number: f"DataFrame row {number}"  # noqa: E731
+    if columns is None:
+        roles = _layout_from_names(names)
+        if roles is None:
+            raise DocumentFormatError(f"DataFrame columns {', '.join(map(repr, names))} are not a recognised "
+                                      f"pair layout; {_COLUMNS_HINT}")
+    else:
+        roles = _resolve(parse_columns(columns), names, "DataFrame")
+    rows = ((number, row) for number, row in enumerate(frame.itertuples(index=False, name=None)))
+    parsed, _ = _rows_source(rows, None, roles, _value_kind(roles, kind_arg), where_of)
+    return parsed, dict(layout="header" if columns is None else "columns", roles=roles,
+                        n_extra_field_lines=0, n_undecodable_lines=0, names=names)
+
+
+def _binary_like(value):
+    """Whether a tuple's value reads as a binary label (a bool, 0/1, or such a string)."""
+    if isinstance(value, (bool, np.bool_)):
+        return True
+    if isinstance(value, numbers.Real):
+        return value in (0, 1)
+    return isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE
+
+
+def _read_list(items, columns, kind_arg):
+    items = list(items)
+    if not items:
+        raise ValueError("the list of pairs is empty")
+    where_of = lambda number: f"pair {number}"  # noqa: E731
+    if all(isinstance(item, dict) for item in items):
+        return _read_objects(enumerate(items), columns, kind_arg, where_of)
+    for number, item in enumerate(items):
+        if not isinstance(item, (tuple, list)):
+            raise TypeError(f"pair {number}: expected a tuple such as (text_a, text_b, label) (or a dict in a "
+                            f"list of dicts); got {type(item).__name__}")
+    if columns is None:
+        if any(len(item) != 3 for item in items):
+            bad = next(i for i, item in enumerate(items) if len(item) != 3)
+            raise DocumentFormatError(f"pair {bad} has {len(items[bad])} element(s); without columns= a tuple "
+                                      f"is (text_a, text_b, label or score); {_COLUMNS_HINT}")
+        # binary only when every value reads as one, so that a score column whose first values
+        # happen to be 0 or 1 is not taken for labels
+        binary = kind_arg == "binary" or (kind_arg is None and all(_binary_like(item[2]) for item in items))
+        roles = {"text_a": 0, "text_b": 1, "label" if binary else "score": 2}
+    else:
+        roles = _resolve(parse_columns(columns), None, "pairs")
+    parsed, _ = _rows_source(enumerate(items), None, roles, _value_kind(roles, kind_arg), where_of)
+    return parsed, dict(layout="tuples" if columns is None else "columns", roles=roles,
+                        n_extra_field_lines=0, n_undecodable_lines=0, names=None)
+
+
+# ---------------------------------------------------------------------------- the reader
+
+def _pair_indices(text_a, text_b):
+    """Texts (distinct, in order of first appearance) and the ``(n, 2)`` index of every pair.
+
+    A pair of two identical texts is valid data (a text is a duplicate of itself), but
+    :class:`Pairs` needs two distinct items: its second text gets an entry of its own, a copy,
+    shared by every such pair of that text. Returns the texts, the indices and the number of
+    such pairs.
+    """
+    index, copies = {}, {}
+    texts = []
+    rows = []
+    n_identical = 0
+    for a, b in zip(text_a, text_b):
+        for t in (a, b):
+            if t not in index:
+                index[t] = len(texts)
+                texts.append(t)
+        if a == b:
+            n_identical += 1
+            if a not in copies:
+                copies[a] = len(texts)
+                texts.append(a)
+            rows.append((index[a], copies[a]))
+        else:
+            rows.append((index[a], index[b]))
+    return texts, np.array(rows, dtype=np.int64).reshape(-1, 2), n_identical
+
+
+def read_pairs(source, *, columns=None, format=None, delimiter=None, header=None, quoting="auto",
+               encoding_errors="replace", label_kind=None):
+    """Read text pairs, labelled duplicate / not duplicate or graded with a score.
+
+    Parameters
+    ----------
+    source : path-like, list, or pandas DataFrame
+        * a file: TSV (``.tsv``, ``.tab``, ``.txt``), CSV (``.csv``) or JSON Lines (``.jsonl``,
+          ``.ndjson``), told apart by the extension (``.gz`` is decompressed) or ``format``;
+        * a list of tuples (read like a headerless file: positions) or of dicts (like JSON
+          Lines: keys). Without ``columns`` a tuple is ``(text_a, text_b, label_or_score)``,
+          binary when the first tuple's third element is a bool or 0/1, else graded;
+        * a pandas DataFrame (columns by name or position; pandas is not needed otherwise).
+    columns : str or dict, optional
+        Which column holds which role, by name or 0-based position, e.g.
+        ``"label=0,text_a=3,text_b=4"`` or ``{"score": "sim", "text_a": "s1", "text_b": "s2"}``;
+        see :func:`parse_columns`. ``label`` is a binary label (0/1, true/false, yes/no),
+        ``score`` a graded score (any finite number). Without it the common layouts are
+        recognised:
+
+        * a header naming both texts and one of label / score: ``text_a``/``text_b``,
+          ``sentence1``/``sentence2``, ``question1``/``question2``, ``text1``/``text2``, with
+          ``label``/``is_duplicate`` or ``score``/``similarity``, and optionally ``id_a``/``qid1``,
+          ``id_b``/``qid2``, ``pair_id``/``id`` (the Quora release's ``id qid1 qid2 question1
+          question2 is_duplicate`` is one);
+        * the Quora sample, ``label<TAB>question1<TAB>question2<TAB>pair_id`` without header;
+        * the STS Benchmark, ``genre file year id score sentence1 sentence2 [notes...]``
+          tab-separated without header, read without quote processing.
+
+        Anything else is an error that asks for ``columns``.
+    format : {"tsv", "csv", "jsonl"}, optional
+        Overrides the extension.
+    delimiter : str, optional
+        Field separator of a TSV/CSV file; by default a tab for TSV, and for CSV a tab when
+        the first line has one (the STS files are ``.csv`` but tab-separated), else a comma.
+    header : bool, optional
+        Whether the first row of a TSV/CSV file is a header. By default it is when ``columns``
+        names a column, or when its label/score cell (columns by position) is not a value.
+    quoting : {"auto", "csv", "none"}, default="auto"
+        ``"csv"``: a field may be quoted with ``"`` (inner quotes doubled) and then hold the
+        delimiter or a line break. ``"none"``: split on the delimiter only, for files whose
+        texts hold unbalanced quotes. ``"auto"``: ``"none"`` for the STS layout, else ``"csv"``.
+    encoding_errors : {"replace", "strict"}, default="replace"
+        Bytes that are not UTF-8 become U+FFFD, with one
+        :class:`~learnsim.datasets.UndecodableBytesWarning` counting the lines affected;
+        ``"strict"`` raises :class:`~learnsim.datasets.DocumentFormatError` instead.
+    label_kind : {None, "binary", "graded"}, optional
+        Overrides how the label / score column is read (by default from its role).
+
+    Returns
+    -------
+    Bunch
+        ``texts`` (distinct texts in order of first appearance; see below), ``pairs``
+        (:class:`learnsim.supervision.Pairs` indexing ``texts``: ``labels`` for a binary label,
+        ``scores`` for a graded one, so ``pairs.is_graded`` tells them apart), ``kind``
+        (``"binary"`` or ``"graded"``), ``labels`` (int64, 1 = duplicate; None when graded),
+        ``scores`` (float64; None when binary), ``text_a``, ``text_b`` (object arrays, one
+        entry per pair), ``pair_ids`` (int64 when every id is an integer, else an object array;
+        ``0..n-1`` without a ``pair_id`` column), ``id_a``, ``id_b`` (object arrays, None
+        without such a column), ``line_numbers`` (line of each pair in the file; the row or
+        list position for in-memory data), ``n_identical_pairs`` (pairs whose two texts are
+        the same string: kept, as a text is a duplicate of itself; the second text of such a
+        pair is a second entry in ``texts``, since a pair needs two distinct items),
+        ``n_empty_texts`` (empty or blank texts, kept), ``n_undecodable_lines``,
+        ``n_extra_field_lines`` (headerless rows with more fields than the first; the extra
+        fields are ignored), ``layout`` (``"header"``, ``"quora-sample"``, ``"sts"``,
+        ``"tuples"`` or ``"columns"``), ``columns`` (the role of each column: position, or key
+        for JSON and dicts), ``filename`` (None for in-memory data).
+
+    Raises
+    ------
+    DocumentFormatError
+        (a ``ValueError``) On a bad column choice for the data (an unknown name, a position
+        out of range, a name without header), a row with too few fields, a label that is not
+        0/1, a score that is not a number, a text that is not a string, invalid JSON, broken
+        quoting, an unrecognised layout without ``columns``, no pairs at all, or (with
+        ``encoding_errors="strict"``) bytes that are not UTF-8. The message names the file and
+        line (or the row).
+    ValueError, TypeError
+        On a malformed ``columns`` (see :func:`parse_columns`) or another bad argument.
+    FileNotFoundError, IsADirectoryError
+    """
+    check_encoding_errors(encoding_errors)
+    if header not in (None, True, False):
+        raise ValueError(f"header must be None (detect), True or False; got {header!r}")
+    if label_kind is not None:
+        _value_kind({}, label_kind)
+    filename = None
+    if isinstance(source, (str, os.PathLike)):
+        if isinstance(source, str) and not source.strip():
+            raise ValueError("source is an empty string; pass a file, a list of pairs or a DataFrame")
+        path = Path(source).expanduser()
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: no such file")
+        if path.is_dir():
+            raise IsADirectoryError(f"{path} is a folder, not a pairs file")
+        fmt = _file_format(path, format)
+        if fmt == "jsonl":
+            parsed, info = _read_jsonl(path, columns, label_kind, encoding_errors)
+        else:
+            parsed, info = _read_delimited(path, fmt, columns, delimiter, header, quoting, label_kind,
+                                           encoding_errors)
+        filename = str(path)
+    elif _is_dataframe(source):
+        parsed, info = _read_dataframe(source, columns, label_kind)
+    elif isinstance(source, (list, tuple)):
+        parsed, info = _read_list(source, columns, label_kind)
+    else:
+        raise TypeError(f"source must be a path, a list of pairs or a pandas DataFrame; got {type(source).__name__}")
+    if not parsed.values:
+        raise DocumentFormatError(f"{filename or 'the data'} has a header but no pairs")
+
+    texts, indices, n_identical = _pair_indices(parsed.text_a, parsed.text_b)
+    binary = parsed.kind == "binary"
+    values = np.array(parsed.values, dtype=bool if binary else np.float64)
+    optional = {key: (_object_array(ids) if any(v is not None for v in ids) else None)
+                for key, ids in parsed.ids.items() if key != "pair_id"}
+    return Bunch(
+        texts=texts,
+        pairs=Pairs(indices, labels=values) if binary else Pairs(indices, scores=values),
+        kind=parsed.kind,
+        labels=values.astype(np.int64) if binary else None,
+        scores=None if binary else values,
+        text_a=_object_array(parsed.text_a),
+        text_b=_object_array(parsed.text_b),
+        pair_ids=_parse_pair_ids(parsed.ids["pair_id"]),
+        id_a=optional["id_a"],
+        id_b=optional["id_b"],
+        line_numbers=np.array(parsed.line_numbers, dtype=np.int64),
+        n_identical_pairs=n_identical,
+        n_empty_texts=parsed.n_empty,
+        n_undecodable_lines=info["n_undecodable_lines"],
+        n_extra_field_lines=info["n_extra_field_lines"],
+        layout=info["layout"],
+        columns=dict(info["roles"]),
+        filename=filename,
+    )

@@ -1,7 +1,6 @@
 """Quora question pairs labelled duplicate / not duplicate."""
 from __future__ import annotations
 
-import csv
 import os
 from pathlib import Path
 
@@ -11,8 +10,9 @@ from sklearn.utils import Bunch
 from learnsim.supervision import Pairs
 
 from ._base import _corpus_file, _object_array
-from ._decode import check_encoding_errors, decoded_lines
-from .pairs import _drop_identical_pairs, _index_pair_texts
+from ._decode import check_encoding_errors
+from .pairs import (_delimited_records, _drop_identical_pairs, _index_pair_texts, _layout_from_names,
+                    _parse_pair_ids, _UnknownLayout, read_pairs)
 
 _QUORA_DIR = "quora-sample"
 _QUORA_SPLITS = ("dev", "test")
@@ -21,27 +21,6 @@ _QUORA_KAGGLE_REQUIRED = ("question1", "question2", "is_duplicate")
 _QUORA_SOURCE = ("The full set is Quora's 'First Quora Dataset Release: Question Pairs' "
                  "(quora_duplicate_questions.tsv) or the train.csv of Kaggle's Quora Question Pairs; "
                  "pass its path as split.")
-
-
-def _quora_records(path, delimiter, encoding_errors, counts):
-    """Yield ``(line_number, fields)`` per record; quoted fields follow CSV rules (the sample
-    quotes questions that contain ``"`` and doubles the inner quotes)."""
-    lines = (line for _number, line in decoded_lines(path, encoding_errors=encoding_errors, keepends=True,
-                                                     counts=counts))
-    reader = csv.reader(lines, delimiter=delimiter, quotechar='"',
-                        doublequote=True, strict=True)
-    last_line = 0
-    while True:
-        try:
-            fields = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            raise ValueError(f"{path}, line {last_line + 1}: malformed quoting ({exc})") from None
-        start, last_line = last_line + 1, reader.line_num
-        if not fields or (len(fields) == 1 and not fields[0].strip()):
-            continue  # blank line
-        yield start, fields
 
 
 def _quora_layout(first_fields):
@@ -63,17 +42,17 @@ def _read_quora_file(path, encoding_errors="replace"):
         first_line = handle.readline()
     # The original Kaggle train.csv is comma-separated; every other layout uses tabs.
     delimiter = "\t" if b"\t" in first_line else ","
-    records = _quora_records(path, delimiter, encoding_errors, counts)
+    records = _delimited_records(path, delimiter, True, encoding_errors, counts)
     try:
         first_number, first_fields = next(records)
     except StopIteration:
         raise ValueError(f"{path} contains no question pairs (the file is empty)") from None
     layout, col_label, col_q1, col_q2, col_id, has_header = _quora_layout(first_fields)
-    if delimiter == "," and layout != "kaggle":
-        raise ValueError(
-            f"{path}, line {first_number}: not a recognised Quora layout: expected tab-separated "
-            "'label<TAB>question1<TAB>question2<TAB>pair_id' lines, or a header naming the columns "
-            f"{', '.join(_QUORA_KAGGLE_REQUIRED)} (Kaggle/Quora release); got {first_line[:80]!r}")
+    if layout != "kaggle" and (delimiter == "," or (not has_header and _layout_from_names(first_fields))):
+        # not a Quora layout, but maybe one the general reader knows (a header such as
+        # sentence1/sentence2/label): read it through read_pairs
+        records.close()
+        return None
     n_fields = len(first_fields) if has_header else len(_QUORA_SAMPLE_HEADER)
     expected = ("the header's " + str(n_fields) + " columns" if layout == "kaggle" else
                 "4 tab-separated fields: label, question1, question2, pair_id")
@@ -100,16 +79,30 @@ def _read_quora_file(path, encoding_errors="replace"):
     return layout, columns, counts["undecodable_lines"]
 
 
-def _parse_pair_ids(raw_ids):
-    if all(v is None for v in raw_ids):
-        return np.arange(len(raw_ids), dtype=np.int64)
+def _quora_layout_error(path):
+    return ValueError(
+        f"{path}: not a recognised Quora layout: expected tab-separated 'label<TAB>question1<TAB>question2"
+        "<TAB>pair_id' lines, or a header naming the columns "
+        f"{', '.join(_QUORA_KAGGLE_REQUIRED)} (Kaggle/Quora release), or a layout read_pairs recognises; "
+        "else pass columns=, e.g. columns='label=0,text_a=3,text_b=4'")
+
+
+def _read_with_read_pairs(path, columns, encoding_errors):
+    """The Quora loader's columns from :func:`read_pairs` (any layout it reads, or ``columns``)."""
     try:
-        return np.array([int(v) for v in raw_ids], dtype=np.int64)
-    except (TypeError, ValueError):
-        return _object_array(raw_ids)
+        data = read_pairs(path, columns=columns, encoding_errors=encoding_errors)
+    except _UnknownLayout:
+        raise _quora_layout_error(path) from None
+    if data.kind != "binary":
+        raise ValueError(f"{path}: the pairs have a graded score, not a duplicate label; read them with "
+                         "read_pairs (or load_sts_benchmark), or give a label column in columns=")
+    ids = data.pair_ids.tolist() if "pair_id" in data.columns else [None] * len(data.labels)
+    columns = {"label": [bool(v) for v in data.labels], "question1": list(data.text_a),
+               "question2": list(data.text_b), "pair_id": ids}
+    return data.layout, columns, data.n_undecodable_lines
 
 
-def load_quora_pairs(split="dev", data_dir=None, *, encoding_errors="replace"):
+def load_quora_pairs(split="dev", data_dir=None, *, columns=None, encoding_errors="replace"):
     """Load Quora question pairs labelled duplicate / not duplicate.
 
     Parameters
@@ -127,7 +120,12 @@ def load_quora_pairs(split="dev", data_dir=None, *, encoding_errors="replace"):
           (Kaggle's ``train.csv``).
 
         Fields may be quoted CSV-style, with inner double quotes doubled; the sample files
-        quote the questions that contain a double quote that way.
+        quote the questions that contain a double quote that way. Any other file of binary
+        pairs that :func:`~learnsim.datasets.read_pairs` reads (e.g. with a header
+        ``sentence1, sentence2, label``) is read through it.
+    columns : str or dict, optional
+        The columns of a file in another layout, as in :func:`~learnsim.datasets.read_pairs`
+        (e.g. ``"label=0,text_a=3,text_b=4"``); the file is then read by it.
     data_dir : path-like, optional
         Data directory (see :func:`find_data_dir`); only used for ``"dev"`` and ``"test"``.
     encoding_errors : {"replace", "strict"}, default="replace"
@@ -147,8 +145,9 @@ def load_quora_pairs(split="dev", data_dir=None, *, encoding_errors="replace"):
         whitespace; they are kept, as the Quora data has some), ``n_undecodable_lines`` (lines
         with bytes that are not UTF-8, replaced by U+FFFD: the Quora texts contain cut
         characters), ``n_identical_pairs`` (pairs whose two questions are the same string; they
-        are dropped, as a pair of an item with itself says nothing), ``layout`` (``"sample"`` or
-        ``"kaggle"``), ``filename``, ``split``.
+        are dropped, as a pair of an item with itself says nothing; :func:`read_pairs` keeps
+        them), ``layout`` (``"sample"`` or ``"kaggle"``; for a file read through
+        :func:`read_pairs`, its layout), ``filename``, ``split``.
 
     Raises
     ------
@@ -172,7 +171,10 @@ def load_quora_pairs(split="dev", data_dir=None, *, encoding_errors="replace"):
     else:
         raise TypeError(f"split must be 'dev', 'test' or a path; got {type(split).__name__}")
 
-    layout, columns, n_undecodable = _read_quora_file(path, encoding_errors)
+    read = _read_quora_file(path, encoding_errors) if columns is None else None
+    if read is None:
+        read = _read_with_read_pairs(path, columns, encoding_errors)
+    layout, columns, n_undecodable = read
     columns, n_identical = _drop_identical_pairs(columns, "question1", "question2")
     if not columns["label"]:
         raise ValueError(f"{path}: every pair has two identical questions; no usable pair")

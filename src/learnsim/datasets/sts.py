@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import math
+import os
+from pathlib import Path
 
 import numpy as np
 from sklearn.utils import Bunch
@@ -10,7 +12,7 @@ from learnsim.supervision import Pairs
 
 from ._base import _corpus_file, _object_array
 from ._decode import check_encoding_errors, decoded_lines
-from .pairs import _drop_identical_pairs, _index_pair_texts
+from .pairs import _drop_identical_pairs, _index_pair_texts, _is_number, read_pairs
 
 _STS_DIR = "stsbenchmark"
 _STS_SPLITS = ("train", "dev", "test")
@@ -47,15 +49,47 @@ def _read_sts_file(path, encoding_errors="replace"):
     return columns, n_extra
 
 
-def load_sts_benchmark(split="train", data_dir=None, *, encoding_errors="replace"):
+def _is_sts_layout(path, encoding_errors):
+    """Whether the first non-blank line has the STS Benchmark's 7+ tab-separated fields with a
+    number in the score column."""
+    lines = decoded_lines(path, encoding_errors=encoding_errors)
+    try:
+        first = next((line for _number, line in lines if line.strip()), "")
+    finally:
+        lines.close()
+    fields = first.split("\t")
+    return len(fields) >= len(_STS_FIELDS) and _is_number(fields[4])
+
+
+def _read_with_read_pairs(path, columns, encoding_errors):
+    """The STS loader's columns from :func:`read_pairs` (a file in another layout)."""
+    data = read_pairs(path, columns=columns, encoding_errors=encoding_errors)
+    if data.kind != "graded":
+        raise ValueError(f"{path}: the pairs have a binary label, not a similarity score; read them with "
+                         "read_pairs (or load_quora_pairs), or give a score column in columns=")
+    n = len(data.scores)
+    ids = [None if v is None else str(v) for v in data.pair_ids] if "pair_id" in data.columns else [None] * n
+    columns = {"genre": [None] * n, "file": [None] * n, "year": [None] * n, "id": ids,
+               "score": data.scores.tolist(), "sentence1": list(data.text_a), "sentence2": list(data.text_b)}
+    return columns, data.n_extra_field_lines
+
+
+def load_sts_benchmark(split="train", data_dir=None, *, columns=None, encoding_errors="replace"):
     """Load one split of the STS Benchmark: sentence pairs with a similarity score in [0, 5].
 
     Parameters
     ----------
-    split : {"train", "dev", "test"}, default="train"
+    split : {"train", "dev", "test"} or path-like, default="train"
+        A split name reads ``<data_dir>/stsbenchmark/sts-{split}.csv`` (or
+        ``<data_dir>/sts-{split}.csv``). Any other value is the path of a file: in the STS
+        Benchmark's layout (``genre file year id score sentence1 sentence2``, tab-separated),
+        or any graded layout :func:`~learnsim.datasets.read_pairs` reads (e.g. a header
+        ``sentence1, sentence2, score``), or the one ``columns`` describes.
     data_dir : path-like, optional
-        Data directory (see :func:`find_data_dir`); the file is
-        ``<data_dir>/stsbenchmark/sts-{split}.csv`` (or ``<data_dir>/sts-{split}.csv``).
+        Data directory (see :func:`find_data_dir`); only used for a split name.
+    columns : str or dict, optional
+        The columns of a file in another layout, as in :func:`~learnsim.datasets.read_pairs`
+        (e.g. ``"score=0,text_a=1,text_b=2"``); the file is then read by it.
     encoding_errors : {"replace", "strict"}, default="replace"
         Bytes that are not UTF-8 become U+FFFD, with one
         :class:`~learnsim.datasets.UndecodableBytesWarning` counting the lines affected;
@@ -70,8 +104,10 @@ def load_sts_benchmark(split="train", data_dir=None, *, encoding_errors="replace
         ``files``, ``years``, ``ids`` (object arrays of the file's columns, one entry per
         pair), ``n_extra_field_lines`` (lines with licence fields after sentence2; they are
         ignored), ``n_identical_pairs`` (pairs whose two sentences are the same string, dropped
-        because a pair of an item with itself cannot be represented: 1 in the train split),
-        ``filename``, ``split``.
+        because a pair of an item with itself cannot be represented: 1 in the train split;
+        :func:`read_pairs` keeps them), ``filename``, ``split``. For a file read through
+        :func:`read_pairs`, ``genres``, ``files`` and ``years`` hold None, ``ids`` the pair
+        ids when the file has them, and scores are not limited to [0, 5].
 
     Notes
     -----
@@ -86,12 +122,18 @@ def load_sts_benchmark(split="train", data_dir=None, *, encoding_errors="replace
         On a line with fewer than 7 fields, a score that is not a number in [0, 5], or text
         that is not UTF-8 (with ``encoding_errors="strict"``); the message names the file and line.
     """
-    if not isinstance(split, str) or split not in _STS_SPLITS:
-        raise ValueError(f"split must be one of {_STS_SPLITS}; got {split!r}")
     check_encoding_errors(encoding_errors)
-    path = _corpus_file(data_dir, [f"{_STS_DIR}/sts-{split}.csv"], f"STS Benchmark split {split!r}",
-                        _STS_SOURCE)
-    columns, n_extra = _read_sts_file(path, encoding_errors)
+    if isinstance(split, str) and split in _STS_SPLITS:
+        path = _corpus_file(data_dir, [f"{_STS_DIR}/sts-{split}.csv"], f"STS Benchmark split {split!r}",
+                            _STS_SOURCE)
+    elif isinstance(split, (str, os.PathLike)) and str(split).strip() and Path(split).expanduser().is_file():
+        path = Path(split).expanduser()
+    else:
+        raise ValueError(f"split must be one of {_STS_SPLITS} or the path of an existing file; got {split!r}")
+    if columns is None and (split in _STS_SPLITS or _is_sts_layout(path, encoding_errors)):
+        columns, n_extra = _read_sts_file(path, encoding_errors)
+    else:
+        columns, n_extra = _read_with_read_pairs(path, columns, encoding_errors)
     columns, n_identical = _drop_identical_pairs(columns, "sentence1", "sentence2")
     if not columns["score"]:
         raise ValueError(f"{path}: every pair has two identical sentences; no usable pair")
@@ -110,5 +152,5 @@ def load_sts_benchmark(split="train", data_dir=None, *, encoding_errors="replace
         n_extra_field_lines=n_extra,
         n_identical_pairs=n_identical,
         filename=str(path),
-        split=split,
+        split=split if isinstance(split, str) and split in _STS_SPLITS else str(path),
     )
