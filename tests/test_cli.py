@@ -211,7 +211,8 @@ def test_search_human_output_and_k_capped(corpus_files, model_path):
                               "--query", "zzz-not-a-term", "-k", "500"])
     assert code == 0
     assert "query 1: zzz-not-a-term" in out and "distance" in out
-    assert len(out.strip().splitlines()) == 3 + 48       # title, header, rule, 48 hits
+    assert out.startswith("Scored by MinimumClusterDistortion's learned distance (lower is closer).\n\n")
+    assert len(out.strip().splitlines()) == 2 + 3 + 48   # scoring, blank, title, header, rule, 48 hits
     assert "more than the 48 corpus documents" in err
     assert "no term of the model's vocabulary" in err
 
@@ -458,7 +459,11 @@ def test_fit_film_from_pairs(pairs_file, tmp_path):
     code, out, _ = run_cli(["fit", "--pairs", path, "--model", tmp_path / "f.npz", "--json"] + FILM_FAST)
     summary = json.loads(out)
     assert summary["pairs"] == n_pairs and summary["duplicate_pairs"] == n_duplicates
-    assert n_duplicates * 2 <= summary["triplets"] <= n_duplicates * 4
+    # 20% of the pairs are held out to choose the matching rule; every training duplicate gives a
+    # triplet per direction and negative kind (labelled partner, random, hard)
+    assert summary["validation_pairs"] == round(0.2 * n_pairs)
+    assert summary["triplets"] <= n_duplicates * 6
+    assert 0.0 <= summary["input_weight"] <= 1.0 and summary["validation_accuracy"] > 0.5
 
 
 def test_fit_mcd_from_pairs_uses_groups_of_duplicates(pairs_file, tmp_path):
@@ -666,7 +671,7 @@ def test_search_with_linklearn_ranks_by_learned_score(linked_files, linklearn_mo
     assert scores == pytest.approx(np.sort(expected)[::-1][:5], rel=1e-5)
     code, out, _ = run_cli(["search", "--model", linklearn_model, "--corpus", linked_files["pages"],
                             "--query", query, "-k", "2"])
-    assert code == 0 and "score" in out.splitlines()[1]
+    assert code == 0 and "Scored by LinkLearn" in out and "score" in out.splitlines()[3]
 
 
 def test_evaluate_with_linklearn_beats_chance(linked_files, linklearn_model):

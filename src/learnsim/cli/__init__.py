@@ -14,12 +14,12 @@ import sys
 import warnings
 
 from .. import __version__
-from . import demo, evaluate, explain, fit, reproduce, search
+from . import demo, evaluate, explain, fit, match, reproduce, search
 from ._common import UsageError, _examples, _formatter, _note, _Parser, _user_error_message
 
 __all__ = ["main", "build_parser", "UsageError"]
 
-_COMMANDS = (demo, fit, search, evaluate, explain, reproduce)
+_COMMANDS = (demo, fit, search, match, evaluate, explain, reproduce)
 
 
 def build_parser():
@@ -31,6 +31,8 @@ def build_parser():
         epilog=_examples("learnsim demo                          # the whole job on a synthetic corpus",
                          "learnsim fit --input train.tsv --model model.npz",
                          "learnsim search --model model.npz --corpus docs.tsv --query 'space shuttle'",
+                         "learnsim fit --method film --pairs pairs.tsv --model film.npz",
+                         "learnsim match --model film.npz --pairs new_pairs.tsv",
                          "learnsim evaluate --model model.npz --input test.tsv",
                          "learnsim explain --model model.npz --pair 'first text' 'second text'",
                          "learnsim reproduce mochihashi --quick",

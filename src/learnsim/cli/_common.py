@@ -177,7 +177,9 @@ def _snippet(text, n=_SNIPPET_CHARS):
 
 # --------------------------------------------------------------------------- model helpers
 
-def _load_model(path):
+def _load_parts(path):
+    """The dict of parts of a model file written by 'learnsim fit': "vectorizer", "metric" and,
+    for a FILM fitted on pairs, the "matcher" it validated."""
     from ..persistence import load
 
     path = Path(path)
@@ -186,7 +188,12 @@ def _load_model(path):
         held = sorted(model) if isinstance(model, dict) else [type(model).__name__]
         raise UsageError(f"{path} is not a model written by 'learnsim fit' (it holds {held}, "
                          "expected 'vectorizer' and 'metric')")
-    return model["vectorizer"], model["metric"]
+    return model
+
+
+def _load_model(path):
+    parts = _load_parts(path)
+    return parts["vectorizer"], parts["metric"]
 
 
 def _vectorize(vectorizer, texts):
@@ -195,40 +202,16 @@ def _vectorize(vectorizer, texts):
     return X.astype(np.float64) if X.dtype != np.float64 else X
 
 
-class _LearnedDistances:
-    """Distances under a fitted metric from query rows to a fixed corpus, block by block.
-
-    When the metric's embedding (``transform``) is small - always when it keeps no component
-    outside its basis - the corpus is embedded once and each block is a Euclidean distance
-    there; otherwise each block calls ``metric.pairwise_distances``.
-    """
-
-    def __init__(self, metric, corpus):
-        self.metric = metric
-        self.corpus = corpus
-        n, d = corpus.shape
-        cheap = getattr(metric, "residual_weight_", None) == 0.0 or n * d <= _MAX_EMBEDDING_ENTRIES
-        self.embedded = None
-        if cheap:
-            self.embedded = np.asarray(metric.transform(corpus), dtype=np.float64)
-            self.sq_norms = np.einsum("ij,ij->i", self.embedded, self.embedded)
-
-    def block_rows(self):
-        """Queries per block so that one block of distances holds about _BLOCK_ENTRIES values."""
-        return max(1, _BLOCK_ENTRIES // max(self.corpus.shape[0], 1))
-
-    def __call__(self, queries):
-        if self.embedded is None:
-            return self.metric.pairwise_distances(queries, self.corpus)
-        E = np.asarray(self.metric.transform(queries), dtype=np.float64)
-        D2 = np.einsum("ij,ij->i", E, E)[:, None] + self.sq_norms[None, :] - 2.0 * (E @ self.embedded.T)
-        return np.sqrt(np.maximum(D2, 0.0))
-
-
-
 def _block_rows(n_columns):
     """Rows per block so that one block of n_columns values holds about _BLOCK_ENTRIES values."""
     return max(1, _BLOCK_ENTRIES // max(n_columns, 1))
+
+
+def _add_encoding_errors(parser):
+    """--encoding-errors, for every command that reads text files."""
+    parser.add_argument("--encoding-errors", choices=("replace", "strict"), default="replace",
+                        help="bytes that are not UTF-8: 'replace' them by U+FFFD with one note counting the "
+                             "lines (default), or 'strict': refuse the file, naming the first bad line")
 
 
 def _read_clusters(path):
@@ -267,15 +250,6 @@ def _warn_empty_rows(X, what, texts):
         shown = ", ".join(repr(_snippet(texts[i], 30)) for i in empty[:3])
         _note(f"warning: {empty.size} {what}(s) have no term of the model's vocabulary "
               f"(e.g. {shown}); their distances are not informative")
-
-
-def _is_term_weighting(metric):
-    """A LinkLearn model: it scores documents by the inner product of learned term weights (a
-    similarity, higher is closer), not by a distance."""
-    from ..linklearn import LinkLearn
-
-    return isinstance(metric, LinkLearn)
-
 
 
 def _user_error_message(exc):

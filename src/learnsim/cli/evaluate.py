@@ -5,9 +5,9 @@ import textwrap
 
 import numpy as np
 
-from ._common import (_formatter, _examples, _print_json, _note, _table, _fmt, _load_model, _vectorize, _LearnedDistances,
-                      _read_clusters, _warn_empty_rows, _is_term_weighting, RETRIEVAL_MEASURES,
-                      MEASURE_TITLES, _block_rows)
+from ._common import (MEASURE_TITLES, RETRIEVAL_MEASURES, _examples, _fmt, _formatter, _load_parts, _note,
+                      _print_json, _read_clusters, _table, _vectorize, _warn_empty_rows)
+
 
 def register(commands):
     """Add the command's parser to ``commands``."""
@@ -33,7 +33,10 @@ def run(args):
 
     from ..evaluation import cluster_retrieval_report
 
-    vectorizer, metric = _load_model(args.model)
+    from ._scoring import scorer_for
+
+    parts = _load_parts(args.model)
+    vectorizer = parts["vectorizer"]
     docs, labels, names, n_singletons = _read_clusters(args.input)
     if n_singletons:
         _note(f"{n_singletons} label(s) with a single document have nothing to retrieve; "
@@ -42,18 +45,11 @@ def run(args):
     _warn_empty_rows(X, "document", docs.texts)
 
     Xn = normalize(X, norm="l2")
-    if _is_term_weighting(metric):
-        W = sp.csr_matrix(metric.transform(X), dtype=np.float64)
+    scorer = scorer_for(parts).prepare(X)
+    block = scorer.block_rows()
 
-        def learned_block(rows):
-            return (W[rows] @ W.T).toarray()
-        block = _block_rows(X.shape[0])
-    else:
-        distances = _LearnedDistances(metric, X)
-        block = distances.block_rows()
-
-        def learned_block(rows):
-            return -distances(X[rows])
+    def learned_block(rows):
+        return scorer.closeness(X[rows])
 
     def cosine_block(rows):
         block = Xn[rows] @ Xn.T

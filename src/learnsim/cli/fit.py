@@ -82,7 +82,9 @@ def register(commands):
                      metavar="R", help="linklearn: SGD step size (default: 0.03)")
     fit.add_argument("--validation-fraction", type=_open_float(0.0, 1.0, "a number in (0, 1)"),
                      default=None, metavar="F",
-                     help="linklearn: share of the documents held out for early stopping (default: 0.25)")
+                     help="linklearn: share of the documents held out for early stopping (default: 0.25); "
+                          "film with --pairs: share of the pairs held out to choose the matching rule "
+                          "(input-cosine weight, duplicate threshold, calibration; default: 0.2)")
     fit.add_argument("--stop-words", choices=("english",), default=None, help="drop English stop words")
     fit.add_argument("--stem", action="store_true",
                      help="Porter stemming (needs PyStemmer: pip install learnsim[stem])")
@@ -103,7 +105,7 @@ _METHOD_OPTIONS = {
     "pairs": ("--pairs", {"mcd", "film"}), "weighting": ("--weighting", {"mcd", "film"}),
     "lsi": ("--lsi", {"mcd", "film"}), "no_norm": ("--no-norm", {"mcd", "film"}),
     "links": ("--links", {"linklearn"}), "learning_rate": ("--learning-rate", {"linklearn"}),
-    "validation_fraction": ("--validation-fraction", {"linklearn"}),
+    "validation_fraction": ("--validation-fraction", {"linklearn", "film"}),
 }
 # FILM's n_components when --dimensions is not given (the paper's d), capped by the data.
 _DEFAULT_FILM_DIMENSIONS = 100
@@ -111,6 +113,10 @@ _DEFAULT_FILM_DIMENSIONS = 100
 # third (docs/reproductions/linklearn.md) and the share of documents held out for early stopping.
 _DEFAULT_LINKLEARN_RATE = 0.03
 _DEFAULT_VALIDATION_FRACTION = 0.25
+# FILM on pairs: the share of the pairs held out to choose the matching rule (as the FILM
+# reproduction) and the neighbours among which each anchor's hard negative is drawn.
+_DEFAULT_PAIRS_VALIDATION_FRACTION = 0.2
+_FILM_NEIGHBOURS = 10
 
 
 def _check_method_options(args):
@@ -142,11 +148,18 @@ def _mcd_settings(args):
 
 def _film_triplets(pairs, X, seed):
     """Triplets from duplicate pairs, without the texts that have no vocabulary term (FILM
-    L2-normalises every row it learns from)."""
+    L2-normalises every row it learns from). Each duplicate direction gets the anchor's labelled
+    non-duplicate partner, a random negative and a hard one: a non-duplicate among the anchor's
+    10 nearest texts by the input cosine (as in the FILM reproduction)."""
+    from ..search import top_k
     from ..supervision import duplicate_pairs_to_triplets
     from ..text import find_empty_rows
 
-    T = duplicate_pairs_to_triplets(pairs, n_items=X.shape[0], random_state=seed).indices
+    n_neighbours = min(_FILM_NEIGHBOURS, X.shape[0] - 1)
+    neighbours = top_k(X, X, n_neighbours, metric="cosine", exclude_self=True, return_scores=False) \
+        if n_neighbours >= 1 else None
+    T = duplicate_pairs_to_triplets(pairs, n_items=X.shape[0], random_state=seed, neighbors=neighbours,
+                                    n_hard_negatives=1 if neighbours is not None else 0).indices
     empty = find_empty_rows(X)
     if empty.size:
         unusable = np.isin(T, empty).any(axis=1)
@@ -157,6 +170,51 @@ def _film_triplets(pairs, X, seed):
     if len(T) == 0:
         raise UsageError("no usable triplet: every triplet uses a text without a vocabulary term")
     return T
+
+
+def _split_validation_pairs(pairs, args):
+    """(training pairs, held-out pairs): the held-out ones choose FILM's matching rule."""
+    from ..supervision import split_pairs
+
+    fraction = args.validation_fraction or _DEFAULT_PAIRS_VALIDATION_FRACTION
+    if not pairs.labels.any():
+        raise UsageError("no duplicate pair (label 1): FILM learns from duplicates")
+    if pairs.n_pairs < 4:
+        raise UsageError(f"{pairs.n_pairs} pair(s) are too few: FILM learns from some and holds out "
+                         f"{fraction:g} of them to choose its duplicate threshold")
+    train, held = split_pairs(pairs, held_out=fraction, random_state=args.seed)
+    if held.labels.all() or not held.labels.any():
+        raise UsageError(f"the {held.n_pairs} held-out pair(s) (--validation-fraction {fraction:g}) are all "
+                         f"{'duplicates' if held.labels.all() else 'non-duplicates'}; the duplicate threshold "
+                         "needs both kinds: give more pairs or a larger --validation-fraction")
+    if not train.labels.any():
+        raise UsageError("no duplicate pair is left to learn from after holding out the validation pairs")
+    return train, held
+
+
+def _validated_matcher(metric, X, held):
+    """ThresholdMatcher(input_weight="auto") fitted on the held-out pairs: the mixing weight of
+    the input cosine, the duplicate threshold and the Platt calibration. It keeps only the rows
+    of those pairs as its collection (the model file stays small)."""
+    from ..matching import ThresholdMatcher
+    from ..supervision import Pairs
+
+    rows, inverse = np.unique(held.indices, return_inverse=True)
+    local = Pairs(inverse.reshape(held.indices.shape), labels=held.labels)
+    return ThresholdMatcher(metric, input_weight="auto").fit(X[rows], local)
+
+
+def _validated_search(metric, X, held, all_pairs):
+    """The search weight of FILM's input-cosine mix, chosen on the held-out duplicates: each of
+    their texts searches the whole collection; its duplicates are the texts that chains of
+    duplicate pairs (all of them) join to it."""
+    from ..supervision import pairs_to_clusters
+    from ._scoring import SearchRule
+
+    components = np.asarray(pairs_to_clusters(all_pairs, X.shape[0]).labels)
+    queries = np.unique(held.indices[held.labels].ravel())
+    queries = queries[components[queries] >= 0]
+    return SearchRule.select(metric, X, queries, components)
 
 
 def run(args):
@@ -194,12 +252,24 @@ def run(args):
     vec_seconds = time.perf_counter() - start
     summary.update(features=int(X.shape[1]), weighting=args.weighting, lsi_components=vectorizer.n_components_)
 
+    held = None
     if args.method == "mcd":
         metric, y = _mcd_with_supervision(args, settings, X, labels, pairs, summary)
     else:
+        if pairs is not None:
+            all_pairs = pairs
+            pairs, held = _split_validation_pairs(pairs, args)
         metric, y = _film_with_supervision(args, X, labels, pairs)
     start = time.perf_counter()
     metric.fit(X, y)
+    parts = {"vectorizer": vectorizer, "metric": metric}
+    if held is not None:
+        parts["matcher"] = matcher = _validated_matcher(metric, X, held)
+        summary.update(validation_pairs=held.n_pairs, input_weight=matcher.input_weight_,
+                       threshold=matcher.threshold_, validation_accuracy=matcher.validation_accuracy_)
+        parts["search"] = search = _validated_search(metric, X, held, all_pairs)
+        summary.update(search_input_weight=search.input_weight,
+                       search_validation_recall_at_1=float(search.weight_scores.max()))
     metric_seconds = time.perf_counter() - start
     if args.method == "mcd":
         summary.update(n_basis=metric.n_basis_, shrinkage=metric.shrinkage_,
@@ -209,7 +279,7 @@ def run(args):
                        triplets=metric.n_triplets_, n_iter=metric.n_iter_, converged=metric.converged_)
 
     model_path.parent.mkdir(parents=True, exist_ok=True)
-    save({"vectorizer": vectorizer, "metric": metric}, model_path)
+    save(parts, model_path)
     summary.update(vectorizer_seconds=vec_seconds, metric_seconds=metric_seconds,
                    fit_seconds=vec_seconds + metric_seconds)
     if args.json:
@@ -230,6 +300,14 @@ def run(args):
         print(f"Metric: FILM, {summary['n_components']} dimensions, svd_rank={summary['svd_rank']}, "
               f"{summary['triplets']} triplets, {summary['n_iter']} iterations "
               f"({'converged' if summary['converged'] else 'not converged'}).")
+    if held is not None:
+        w = summary["input_weight"]
+        print(f"Matching rule chosen on {held.n_pairs} held-out pairs: similarity = {w:g} x input cosine + "
+              f"{1 - w:g} x learned cosine, duplicate from {summary['threshold']:.4f} (validation accuracy "
+              f"{summary['validation_accuracy']:.3f}); 'learnsim match' uses it.")
+        print(f"Search rule chosen on the held-out duplicates: {summary['search_input_weight']:g} x input cosine + "
+              f"{1 - summary['search_input_weight']:g} x learned cosine (validation recall@1 "
+              f"{summary['search_validation_recall_at_1']:.3f}); 'learnsim search' uses it.")
     print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, metric "
           f"{metric_seconds:.2f} s); saved {model_path}.")
     return 0

@@ -5,18 +5,29 @@ import textwrap
 
 import numpy as np
 
-from ._common import (read_documents, UsageError, _formatter, _examples, _positive_int, _print_json, _note, _table, _snippet, _load_model,
-                      _vectorize, _LearnedDistances, _warn_empty_rows, _is_term_weighting, progress)
+from ._common import (read_documents, UsageError, _formatter, _examples, _positive_int, _print_json, _note, _table, _snippet, _load_parts,
+                      _vectorize, _warn_empty_rows)
 
 def register(commands):
     """Add the command's parser to ``commands``."""
     search = commands.add_parser(
-        "search", formatter_class=_formatter, help="rank a corpus by the learned distance",
+        "search", formatter_class=_formatter, help="rank a corpus for queries with a learned similarity",
         description=textwrap.dedent("""\
-            Rank the documents of a corpus by their learned distance to each query and print the
-            k nearest. The corpus may be unlabelled: id<TAB>text per line (.tsv), one document
-            per line (.txt without TABs), or JSON Lines (.jsonl) with {"text": ..., "id": ...}.
-            A --queries file has the same formats."""),
+            Rank the documents of a corpus for each query with the similarity the model was
+            trained and validated for, and print the k closest:
+              FILM: the cosine in the learned space, mixed with the input cosine by the weight
+                    validated on held-out pairs when 'learnsim fit' chose one;
+              mcd, relative: the learned distance (lower is closer);
+              LinkLearn: the inner product of the learned term weights.
+            The output names the scoring ("scoring" in --json).
+
+            input layouts (the corpus may be unlabelled; a --queries file has the same ones):
+              id<TAB>text per line (.tsv; an optional header id<TAB>text)
+                  q17<TAB>How do I learn Python quickly?
+              one document per line (.txt without TABs)
+                  How do I learn Python quickly?
+              JSON Lines (.jsonl) with "text" and an optional "id"
+                  {"id": "q17", "text": "How do I learn Python quickly?"}"""),
         epilog=_examples("learnsim search --model model.npz --corpus docs.tsv --query 'space shuttle launch'",
                          "learnsim search --model model.npz --corpus docs.jsonl --query 'gpu driver' "
                          "--query 'hockey playoffs' -k 5",
@@ -29,32 +40,25 @@ def register(commands):
     search.add_argument("-k", "--k", type=_positive_int, default=10, metavar="K",
                         help="number of hits per query (default: 10)")
     search.add_argument("--json", action="store_true",
-                        help="print [{query, hits: [{rank, index, id, distance, text}]}] as JSON")
+                        help="print [{query, scoring, hits: [{rank, index, id, similarity | distance | score, text}]}] "
+                             "as JSON")
     search.set_defaults(handler=run)
     return search
 
 
-def _search_term_weighting(args, metric, corpus, queries, C, Q, k):
-    """Binary queries against the corpus weighted once by the learned weighting (an index of
-    posting lists, paper 002 sec. 2.1); the k highest scores, ties to the lower index."""
-    scores = metric.index(C).score(Q)
-    order = np.argsort(-scores, axis=1, kind="stable")[:, :k]
-    best = np.take_along_axis(scores, order, axis=1)
-    return _print_hits(args, corpus, queries, order, best, "score")
-
-
-def _print_hits(args, corpus, queries, idx, values, column):
-    """The k hits of every query, as JSON or one table per query; ``column`` names the value
-    ("distance" for a metric, "score" for a term weighting)."""
+def _print_hits(args, corpus, queries, idx, values, scorer):
+    """The k hits of every query, as JSON or one table per query, with the scoring named."""
+    column = scorer.column
     results = []
     for qi, query in enumerate(queries):
         hits = [{"rank": r + 1, "index": int(i), "id": corpus.ids[i], column: float(v),
                  "text": _snippet(corpus.texts[i])}
                 for r, (i, v) in enumerate(zip(idx[qi], values[qi]))]
-        results.append({"query": query, "hits": hits})
+        results.append({"query": query, "scoring": scorer.name, "hits": hits})
     if args.json:
         _print_json(results)
         return 0
+    print(f"Scored by {scorer.description}.\n")
     for qi, res in enumerate(results):
         if qi:
             print()
@@ -66,9 +70,11 @@ def _print_hits(args, corpus, queries, idx, values, column):
 
 
 def run(args):
-    from ..search import top_k
+    from ._scoring import scorer_for
 
-    vectorizer, metric = _load_model(args.model)
+    parts = _load_parts(args.model)
+    vectorizer = parts["vectorizer"]
+    scorer = scorer_for(parts)
     corpus = read_documents(args.corpus)
     if args.queries is not None:
         queries = read_documents(args.queries).texts
@@ -84,21 +90,5 @@ def run(args):
     Q = _vectorize(vectorizer, queries)
     _warn_empty_rows(C, "corpus document", corpus.texts)
     _warn_empty_rows(Q, "query", queries)
-
-    if _is_term_weighting(metric):
-        return _search_term_weighting(args, metric, corpus, queries, C, Q, k)
-    distances = _LearnedDistances(metric, C)
-    if distances.embedded is not None:
-        idx, dist = top_k(np.asarray(metric.transform(Q), dtype=np.float64), distances.embedded, k,
-                          metric="euclidean")
-    else:
-        step = distances.block_rows()
-        idx = np.empty((Q.shape[0], k), dtype=np.int64)
-        dist = np.empty((Q.shape[0], k))
-        for start in progress(range(0, Q.shape[0], step), desc="search"):
-            D = distances(Q[start:start + step])
-            order = np.argsort(D, axis=1, kind="stable")[:, :k]  # ties: lower index first
-            idx[start:start + step] = order
-            dist[start:start + step] = np.take_along_axis(D, order, axis=1)
-
-    return _print_hits(args, corpus, queries, idx, dist, "distance")
+    idx, values = scorer.prepare(C).top_k(Q, k)
+    return _print_hits(args, corpus, queries, idx, values, scorer)

@@ -1,0 +1,213 @@
+"""How ``search``, ``match`` and ``evaluate`` score documents with a fitted model.
+
+Each kind of model is used with the similarity it was trained and validated for:
+
+- FILM: the cosine in the learned space (the paper's matching rule, sec. 3.3), mixed with the
+  cosine of the input, w cos(x, x') + (1 - w) cos(Lx, Lx'), when ``learnsim fit`` validated a
+  mixing weight w on held-out pairs (the ThresholdMatcher stored in the model file;
+  :mod:`learnsim.hybrid`). A Euclidean distance in FILM's space is not what FILM learns: it
+  ranks the documents whose embedding is short (few or rare words) first.
+- minimum cluster distortion and relative comparisons: the learned (Mahalanobis) distance.
+- LinkLearn: the inner product of the learned term weights (paper 002, sec. 2.1).
+
+Every scorer turns texts' vectors into rows and scores them either by an inner product (higher
+is closer) or by the Euclidean distance (lower is closer), block by block, so that no
+corpus x corpus matrix is ever held.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _common
+
+__all__ = ["Scorer", "SearchRule", "scorer_for"]
+
+
+class Scorer:
+    """Rows for a fitted model and how to compare them.
+
+    Attributes
+    ----------
+    column : {"similarity", "distance", "score"}
+        What the value printed for a hit is.
+    higher_is_closer : bool
+    name : str
+        A short name of the scoring (``--json``'s ``"scoring"``).
+    description : str
+        The scoring in words, for the human output.
+    """
+
+    def __init__(self, metric, matcher=None, search=None):
+        from ..film import FILM
+        from ..linklearn import LinkLearn
+
+        self.metric = metric
+        self.input_weight = None
+        if isinstance(metric, LinkLearn):
+            self.kind = "term_weights"
+            self.column, self.higher_is_closer = "score", True
+            self.name = "learned term weights (inner product)"
+            self.description = "LinkLearn's learned term weights (inner product; higher is closer)"
+        elif isinstance(metric, FILM):
+            self.kind = "cosine"
+            self.column, self.higher_is_closer = "similarity", True
+            w, chosen = getattr(search, "input_weight", None), "for search on held-out duplicates"
+            if w is None:
+                w, chosen = getattr(matcher, "input_weight_", None), "on held-out pairs"
+            if w is not None and w > 0.0:
+                self.input_weight = float(w)
+                self.name = f"mixed cosine (w={self.input_weight:g})"
+                self.description = (f"{self.input_weight:g} x input cosine + {1 - self.input_weight:g} x cosine "
+                                    f"in FILM's learned space (w chosen {chosen})")
+            else:
+                self.name = "cosine in the learned space"
+                self.description = "cosine in FILM's learned space (higher is closer)"
+        else:
+            self.kind = "distance"
+            self.column, self.higher_is_closer = "distance", False
+            self.name = "learned distance"
+            self.description = f"{type(metric).__name__}'s learned distance (lower is closer)"
+
+    # ------------------------------------------------------------------------ rows
+    def rows(self, X):
+        """The rows to compare (see the class notes); None for the distance when its embedding
+        is too large (then distances are computed by ``metric.pairwise_distances``)."""
+        if self.kind == "term_weights":
+            import scipy.sparse as sp
+
+            return sp.csr_matrix(self.metric.transform(X), dtype=np.float64)
+        if self.kind == "cosine":
+            from ..hybrid import hybrid_rows
+
+            E = np.asarray(self.metric.transform(X), dtype=np.float64)
+            if self.input_weight is None:
+                norms = np.sqrt(np.einsum("ij,ij->i", E, E))
+                return E / np.where(norms > 0, norms, 1.0)[:, None]
+            return hybrid_rows(X, E, self.input_weight)
+        return np.asarray(self.metric.transform(X), dtype=np.float64)
+
+    def prepare(self, corpus):
+        """Fix the corpus (its vectors); returns self."""
+        self.corpus = corpus
+        self.corpus_rows = None
+        if self.kind == "distance":
+            n, d = corpus.shape
+            if getattr(self.metric, "residual_weight_", None) == 0.0 or n * d <= _common._MAX_EMBEDDING_ENTRIES:
+                self.corpus_rows = self.rows(corpus)
+        elif self.kind == "term_weights":
+            self.index = self.metric.index(corpus)
+        else:
+            self.corpus_rows = self.rows(corpus)
+        return self
+
+    def block_rows(self):
+        return _common._block_rows(self.corpus.shape[0])
+
+    def scores(self, queries):
+        """(n_queries, n_corpus) values: higher-is-closer similarities, or distances."""
+        if self.kind == "term_weights":
+            return self.index.score(queries)
+        if self.kind == "distance":
+            if self.corpus_rows is None:
+                return self.metric.pairwise_distances(queries, self.corpus)
+            E = self.rows(queries)
+            sq = np.einsum("ij,ij->i", self.corpus_rows, self.corpus_rows)
+            D2 = np.einsum("ij,ij->i", E, E)[:, None] + sq[None, :] - 2.0 * (E @ self.corpus_rows.T)
+            return np.sqrt(np.maximum(D2, 0.0))
+        S = self.rows(queries) @ self.corpus_rows.T
+        return S.toarray() if hasattr(S, "toarray") else np.asarray(S)
+
+    def closeness(self, queries):
+        """Values where higher is closer (minus the distances)."""
+        S = self.scores(queries)
+        return S if self.higher_is_closer else -S
+
+    def top_k(self, queries, k, exclude_self=False):
+        """Indices and values of the k closest corpus documents of every query, block by block;
+        ties go to the lower index."""
+        from .._progress import progress
+
+        n = queries.shape[0]
+        idx = np.empty((n, k), dtype=np.int64)
+        values = np.empty((n, k))
+        step = self.block_rows()
+        for start in progress(range(0, n, step), desc="search: scoring the corpus"):
+            S = self.closeness(queries[start:start + step])
+            if exclude_self:
+                rows = np.arange(S.shape[0])
+                S[rows, start + rows] = -np.inf
+            order = np.argsort(-S, axis=1, kind="stable")[:, :k]
+            idx[start:start + step] = order
+            best = np.take_along_axis(S, order, axis=1)
+            values[start:start + step] = best if self.higher_is_closer else -best
+        return idx, values
+
+
+def scorer_for(parts):
+    """The Scorer of a loaded model (its dict of parts)."""
+    return Scorer(parts["metric"], parts.get("matcher"), parts.get("search"))
+
+
+class SearchRule:
+    """The input-cosine weight w that FILM's search uses, chosen for search on held-out
+    duplicate pairs: each held-out duplicate's text searches the whole fitted collection, and w
+    (a grid from 0, FILM's cosine alone, to 1, the input cosine alone) maximises the share whose
+    best hit is a duplicate (recall@1; ties to the smaller w). Saved in the model file as "search".
+
+    The duplicate rule (ThresholdMatcher) chooses its own w by the ROC AUC of pairs; the two
+    differ: deciding a pair and ranking a whole collection are different tasks.
+    """
+
+    def __init__(self, input_weight=None, weight_grid=(), weight_scores=(), n_queries=0):
+        self.input_weight = input_weight
+        self.weight_grid = tuple(float(w) for w in weight_grid)
+        self.weight_scores = np.asarray(weight_scores, dtype=np.float64)
+        self.n_queries = int(n_queries)
+
+    @classmethod
+    def select(cls, metric, X, queries, components, grid=tuple(np.round(np.linspace(0.0, 1.0, 21), 2))):
+        """Choose w on ``queries`` (rows of X) whose duplicates are the rows sharing their
+        ``components`` label (>= 0)."""
+        import scipy.sparse as sp
+
+        Xu = _unit_rows(X)
+        E = _unit_rows(np.asarray(metric.transform(X), dtype=np.float64))
+        hits = np.zeros(len(grid))
+        step = _common._block_rows(X.shape[0])
+        for start in range(0, len(queries), step):
+            q = queries[start:start + step]
+            Ci = Xu[q] @ Xu.T
+            Ci = Ci.toarray() if sp.issparse(Ci) else np.asarray(Ci)
+            Cl = E[q] @ E.T
+            rows = np.arange(len(q))
+            for g, w in enumerate(grid):
+                S = w * Ci + (1.0 - w) * Cl
+                S[rows, q] = -np.inf
+                best = S.argmax(axis=1)
+                hits[g] += np.sum(components[best] == components[q])
+        scores = hits / max(len(queries), 1)
+        return cls(float(grid[int(np.argmax(scores))]), grid, scores, len(queries))
+
+    def _get_state(self):
+        return ({"input_weight": self.input_weight, "weight_grid": list(self.weight_grid),
+                 "n_queries": self.n_queries}, {"weight_scores": self.weight_scores})
+
+    @classmethod
+    def _from_state(cls, meta, arrays):
+        from ..hybrid import check_input_weight
+
+        if not isinstance(meta, dict) or not isinstance(arrays, dict) or "weight_scores" not in arrays:
+            raise ValueError("SearchRule state must be (meta, {'weight_scores': ...})")
+        w = check_input_weight(meta.get("input_weight"), "SearchRule state: input_weight")
+        return cls(w, meta.get("weight_grid", ()), arrays["weight_scores"], meta.get("n_queries", 0))
+
+
+def _unit_rows(M):
+    import scipy.sparse as sp
+
+    if sp.issparse(M):
+        from sklearn.preprocessing import normalize
+
+        return normalize(sp.csr_matrix(M, dtype=np.float64), norm="l2")
+    norms = np.sqrt(np.einsum("ij,ij->i", M, M))
+    return M / np.where(norms > 0, norms, 1.0)[:, None]

@@ -1,0 +1,169 @@
+"""``learnsim match``: duplicate detection with the matching rule a FILM model validated."""
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+
+from ._common import (UsageError, _examples, _formatter, _load_parts, _note, _positive_int, _print_json,
+                      _snippet, _table, _vectorize, _warn_empty_rows, read_documents)
+
+PAIRS_LAYOUTS = """\
+pairs layouts (one pair per line, TAB-separated; an optional header line):
+  text_a<TAB>text_b
+      How do I learn Python?<TAB>What is the best way to learn Python?
+  label<TAB>text_a<TAB>text_b                 (label 1 = duplicate, 0 = not)
+      1<TAB>How do I learn Python?<TAB>What is the best way to learn Python?
+  label<TAB>text_a<TAB>text_b<TAB>pair_id     (the Quora sample layout)
+      1<TAB>How do I learn Python?<TAB>What is the best way to learn Python?<TAB>17
+  any other, with --columns label=0,text_a=3,text_b=4 (0-based fields; id=N too)"""
+
+
+def register(commands):
+    """Add the command's parser to ``commands``."""
+    match = commands.add_parser(
+        "match", formatter_class=_formatter, help="decide which pairs of texts are duplicates",
+        description=textwrap.dedent("""\
+            Decide duplicates with the matching rule 'learnsim fit --method film --pairs'
+            validated on held-out pairs: the pair's similarity (the input cosine mixed with the
+            cosine in FILM's learned space), a duplicate from the validated threshold, and a
+            calibrated probability (Platt scaling on the held-out pairs).
+
+            --pairs FILE: one line per pair, a probability and a decision for each.
+            --corpus FILE: every pair of near-duplicates within a collection. Each document's
+            --neighbours nearest documents are scored block by block (never a documents x
+            documents matrix) and the pairs at or above the threshold are listed, most
+            probable first.
+
+            """) + PAIRS_LAYOUTS + textwrap.dedent("""
+
+            corpus layouts (as 'learnsim search'):
+              id<TAB>text per line (.tsv)      q17<TAB>How do I learn Python?
+              one document per line (.txt)     How do I learn Python?
+              JSON Lines (.jsonl)              {"id": "q17", "text": "How do I learn Python?"}"""),
+        epilog=_examples("learnsim match --model film.npz --pairs pairs.tsv",
+                         "learnsim match --model film.npz --pairs quora.tsv --json > decisions.json",
+                         "learnsim match --model film.npz --pairs sts.tsv --columns text_a=5,text_b=6",
+                         "learnsim match --model film.npz --corpus questions.tsv --neighbours 20"))
+    match.add_argument("--model", required=True, metavar="M.npz",
+                       help="a FILM model fitted on pairs by 'learnsim fit --method film --pairs'")
+    source = match.add_mutually_exclusive_group(required=True)
+    source.add_argument("--pairs", metavar="FILE", help="pairs of texts to decide (layouts above)")
+    source.add_argument("--corpus", metavar="FILE", help="a collection to list the near-duplicate pairs of")
+    match.add_argument("--columns", metavar="SPEC", default=None,
+                       help="--pairs: which 0-based fields hold what, e.g. label=0,text_a=3,text_b=4")
+    match.add_argument("--neighbours", "--neighbors", type=_positive_int, default=10, metavar="K",
+                       dest="neighbours", help="--corpus: nearest documents scored per document (default: 10)")
+    match.add_argument("--json", action="store_true", help="print the decisions as JSON on stdout")
+    match.set_defaults(handler=run)
+    return match
+
+
+def load_matcher(path):
+    """The vectoriser, metric and validated ThresholdMatcher of a model file, or a UsageError."""
+    parts = _load_parts(path)
+    matcher = parts.get("matcher")
+    if matcher is None:
+        raise UsageError(f"{path} holds no validated duplicate rule ({type(parts['metric']).__name__} "
+                         "model); fit one with 'learnsim fit --method film --pairs FILE --model M.npz'")
+    return parts["vectorizer"], parts["metric"], matcher
+
+
+def _decide_pairs(args, vectorizer, matcher):
+    from ._pairs import parse_columns, read_text_pairs
+
+    columns = parse_columns(args.columns) if args.columns is not None else None
+    pairs = read_text_pairs(args.pairs, columns=columns, encoding_errors=args.encoding_errors)
+    texts, idx = pairs.collection()
+    X = _vectorize(vectorizer, texts)
+    _warn_empty_rows(X, "text", texts)
+    score = matcher.pair_score(idx, X=X)
+    proba = matcher.predict_proba(idx, X=X)[:, 1]
+    decision = matcher.predict(idx, X=X).astype(bool)
+    rows = []
+    for i in range(len(pairs)):
+        row = {"line": pairs.lines[i], "id": pairs.ids[i], "text_a": pairs.texts_a[i], "text_b": pairs.texts_b[i],
+               "similarity": float(score[i]), "probability": float(proba[i]), "duplicate": bool(decision[i])}
+        if pairs.labels is not None:
+            row["label"] = bool(pairs.labels[i])
+        rows.append(row)
+    result = {"model": str(args.model), "threshold": matcher.threshold_, "input_weight": matcher.input_weight_,
+              "n_pairs": len(rows), "n_duplicates": int(decision.sum()), "pairs": rows}
+    if args.json:
+        _print_json(result)
+        return 0
+    print(f"{result['n_duplicates']} of {len(rows)} pairs are duplicates (similarity >= "
+          f"{matcher.threshold_:.4f}; probability calibrated on the held-out pairs).\n")
+    table = [[r["line"], f"{r['probability']:.3f}", "duplicate" if r["duplicate"] else "different",
+              _snippet(r["text_a"], 40), _snippet(r["text_b"], 40)] for r in rows]
+    print(_table(["line", "P(dup)", "decision", "text a", "text b"], table, align=">><<<"))
+    return 0
+
+
+def near_duplicate_pairs(matcher, X, k):
+    """(i, j, similarity) with i < j for the pairs among each row's k nearest rows whose matcher
+    score reaches its threshold, by blocks of rows."""
+    from .._progress import progress
+    from ._common import _block_rows
+
+    H = matcher._collection(X)        # the rows whose inner product is the matcher's pair score
+    n = H.shape[0]
+    k = min(k, n - 1)
+    found = {}
+    step = _block_rows(n)
+    for start in progress(range(0, n, step), desc="match: scoring the nearest documents"):
+        S = H[start:start + step] @ H.T
+        S = S.toarray() if hasattr(S, "toarray") else np.asarray(S)
+        rows = np.arange(S.shape[0])
+        S[rows, start + rows] = -np.inf
+        top = np.argpartition(-S, k - 1, axis=1)[:, :k] if k < n - 1 else np.argsort(-S, axis=1)[:, :k]
+        for r, neighbours in enumerate(top):
+            i = start + r
+            for j in neighbours:
+                s = S[r, j]
+                if s >= matcher.threshold_:
+                    found[(min(i, int(j)), max(i, int(j)))] = float(s)
+    return sorted(((i, j, s) for (i, j), s in found.items()), key=lambda t: (-t[2], t[0], t[1]))
+
+
+def _list_corpus_duplicates(args, vectorizer, matcher):
+    from ..matching import _sigmoid
+
+    docs = read_documents(args.corpus, encoding_errors=args.encoding_errors)
+    if len(docs) < 2:
+        raise UsageError(f"{args.corpus}: one document; near-duplicates need two or more")
+    X = _vectorize(vectorizer, docs.texts)
+    _warn_empty_rows(X, "corpus document", docs.texts)
+    found = near_duplicate_pairs(matcher, X, args.neighbours)
+    scores = np.array([s for _, _, s in found])
+    proba = _sigmoid(matcher.slope_ * scores + matcher.intercept_) if found else scores
+
+    def doc_id(i):
+        return docs.ids[i] if docs.ids[i] is not None else f"#{i}"
+
+    rows = [{"index_a": i, "index_b": j, "id_a": docs.ids[i], "id_b": docs.ids[j], "similarity": s,
+             "probability": float(p), "text_a": _snippet(docs.texts[i]), "text_b": _snippet(docs.texts[j])}
+            for (i, j, s), p in zip(found, proba)]
+    result = {"model": str(args.model), "documents": len(docs), "neighbours": args.neighbours,
+              "threshold": matcher.threshold_, "input_weight": matcher.input_weight_,
+              "n_pairs": len(rows), "pairs": rows}
+    if args.json:
+        _print_json(result)
+        return 0
+    print(f"{len(rows)} near-duplicate pair(s) among {len(docs)} documents (each document's "
+          f"{args.neighbours} nearest scored; similarity >= {matcher.threshold_:.4f}).")
+    if rows:
+        print()
+        table = [[doc_id(r["index_a"]), doc_id(r["index_b"]), f"{r['probability']:.3f}",
+                  _snippet(docs.texts[r["index_a"]], 40), _snippet(docs.texts[r["index_b"]], 40)] for r in rows]
+        print(_table(["doc a", "doc b", "P(dup)", "text a", "text b"], table, align="<<><<"))
+    return 0
+
+
+def run(args):
+    vectorizer, _, matcher = load_matcher(args.model)
+    if args.pairs is not None:
+        return _decide_pairs(args, vectorizer, matcher)
+    if args.columns is not None:
+        _note("--columns applies to --pairs only; ignored with --corpus")
+    return _list_corpus_duplicates(args, vectorizer, matcher)
