@@ -43,7 +43,7 @@ from .ir import RetrievalCollection
 from .newsgroups import load_20newsgroups
 from .pairs import PAIR_ROLES, parse_columns, read_pairs
 from .quora import load_quora_pairs
-from .smart import load_smart_collection
+from .smart import load_smart_collection, read_smart_collection
 from .sts import load_sts_benchmark
 from .synthetic import make_clustered_corpus
 from .trec import load_trec_collection
@@ -82,6 +82,7 @@ __all__ = [
     "read_documents",
     "read_labelled_documents",
     "read_pairs",
+    "read_smart_collection",
     "read_text",
 ]
 

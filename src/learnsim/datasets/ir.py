@@ -1,12 +1,15 @@
 """Ad-hoc retrieval test collections: the :class:`RetrievalCollection` every retrieval loader returns."""
 from __future__ import annotations
 
+import math
+import numbers
+import os
 from dataclasses import dataclass, field as dataclass_field
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import _readonly_copy
+from ._base import _normalise_id, _readonly_copy
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -84,6 +87,48 @@ class RetrievalCollection:
             info=dict(self.info),
         )
 
+    @classmethod
+    def from_lists(cls, documents, queries, qrels, *, name="collection", strict=True):
+        """Build a collection from data in memory: lists, dicts or pandas DataFrames.
+
+        Parameters
+        ----------
+        documents, queries : list of str, dict, list of (id, text), or DataFrame
+            A list of texts (their ids are their positions, ``"0"``, ``"1"``, ...), a dict
+            ``{id: text}``, a list of ``(id, text)`` tuples, or a DataFrame with an id column
+            (``id``, ``doc_id``, ``docno``, ``query_id``, ``qid``) and a ``text`` column, or two
+            columns ``(id, text)`` by position, or a single text column.
+        qrels : dict, list of tuples, or DataFrame
+            ``{query_id: {doc_id: grade}}`` (the pytrec_eval layout), ``{query_id: [doc_id, ...]}``
+            (relevant documents), a list of ``(query_id, doc_id)`` (relevant) or ``(query_id,
+            doc_id, grade)`` tuples, or a DataFrame with ``query``/``doc`` columns (and
+            optionally ``relevance``/``grade``; else its first two or three columns). A grade
+            >= 1 is relevant.
+        name : str, default="collection"
+        strict : bool, default=True
+            A judgment naming an unknown query or document is an error; with False it is
+            dropped and counted in ``info["n_dropped_judgments"]``.
+
+        Returns
+        -------
+        RetrievalCollection
+            Ids are strings; all-digit ids lose their leading zeros (``"007"`` is ``"7"``), as
+            in the file readers.
+
+        Raises
+        ------
+        ValueError, TypeError
+            On data of another shape, a text that is not a string, a grade that is not an
+            integer, a repeated id, or (with ``strict``) a judgment naming an unknown id.
+        """
+        if not isinstance(strict, (bool, np.bool_)):
+            raise TypeError(f"strict must be True or False; got {strict!r}")
+        doc_ids, texts = _texts_from_memory(documents, "documents", allow_plain=True)
+        query_ids, query_texts = _texts_from_memory(queries, "queries", allow_plain=True)
+        judgments = _judgments_from_memory(qrels)
+        info = {"files": {}, "n_judgments": len(judgments)}
+        return _build_collection(name, doc_ids, texts, query_ids, query_texts, judgments, strict, info)
+
     def __repr__(self):
         n_judged = int(self.judged_query_mask.sum())
         return (f"RetrievalCollection({self.name!r}: {self.n_documents} documents, {self.n_queries} queries "
@@ -132,3 +177,133 @@ def _build_collection(name, doc_ids, documents, query_ids, queries, judgments, s
         name=name, doc_ids=_readonly_copy(doc_ids, dtype=str), documents=list(documents),
         query_ids=_readonly_copy(query_ids, dtype=str), queries=list(queries), relevance=relevance,
         qrels=qrels, queries_without_judgments=_readonly_copy(without, dtype=str), info=info)
+
+
+# ------------------------------------------------------------------------ data in memory
+
+_ID_COLUMNS = ("id", "doc_id", "docid", "docno", "query_id", "qid", "topic", "num")
+_QREL_COLUMNS = {"query": ("query", "query_id", "qid", "topic"),
+                 "doc": ("doc", "doc_id", "docid", "docno", "document"),
+                 "grade": ("relevance", "grade", "rel", "label", "score")}
+
+
+def _is_path(value):
+    """Whether ``value`` names a file (a ``str`` or path-like), rather than data in memory."""
+    return isinstance(value, (str, os.PathLike))
+
+
+def _is_dataframe(value):
+    # Duck-typed, so that pandas stays optional and is never imported here.
+    return hasattr(value, "columns") and hasattr(value, "itertuples") and hasattr(value, "iloc")
+
+
+def _memory_id(value, where):
+    if isinstance(value, bool) or not isinstance(value, (str, numbers.Integral)):
+        raise TypeError(f"{where}: an id must be a string or an integer; got {value!r}")
+    text = str(value).strip()
+    if not text:
+        raise ValueError(f"{where}: empty id")
+    return _normalise_id(text)
+
+
+def _memory_text(value, where):
+    if not isinstance(value, str):
+        raise TypeError(f"{where}: the text must be a string; got {type(value).__name__}")
+    return value
+
+
+def _texts_from_memory(value, what, allow_plain=False):
+    """``(ids, texts)`` of documents or queries given in memory (see
+    :meth:`RetrievalCollection.from_lists`). ``allow_plain``: a list of plain strings is a
+    list of texts (else it is refused, as the file readers take a list of strings as paths)."""
+    if _is_dataframe(value):
+        names = [str(c).strip().lower() for c in value.columns]
+        rows = list(value.itertuples(index=False, name=None))
+        id_col = next((names.index(n) for n in _ID_COLUMNS if n in names), None)
+        text_col = names.index("text") if "text" in names else None
+        if text_col is None:
+            if len(names) == 2 and id_col in (None, 0):
+                id_col, text_col = 0, 1
+            elif len(names) == 1:
+                text_col = 0
+            else:
+                raise ValueError(f"{what}: the DataFrame needs a 'text' column (and an id column such as 'id'), "
+                                 f"or exactly two columns (id, text); its columns are {list(value.columns)}")
+        if id_col is None:
+            pairs = [(str(i), row[text_col]) for i, row in enumerate(rows)]
+        else:
+            pairs = [(row[id_col], row[text_col]) for row in rows]
+    elif isinstance(value, dict):
+        pairs = list(value.items())
+    elif isinstance(value, (list, tuple)):
+        if all(isinstance(v, str) for v in value):
+            if not allow_plain:
+                raise TypeError(f"{what}: a list of strings is read as a list of file paths here; give texts "
+                                "with their ids as a dict {id: text} or a list of (id, text) tuples, or use "
+                                "RetrievalCollection.from_lists")
+            pairs = [(str(i), text) for i, text in enumerate(value)]
+        elif all(isinstance(v, (tuple, list)) and len(v) == 2 for v in value):
+            pairs = [tuple(v) for v in value]
+        else:
+            raise TypeError(f"{what}: expected a list of texts or of (id, text) tuples")
+    else:
+        raise TypeError(f"{what} must be a path, a dict {{id: text}}, a list of (id, text) tuples or a "
+                        f"DataFrame; got {type(value).__name__}")
+    if not pairs:
+        raise ValueError(f"{what} is empty")
+    ids = [_memory_id(i, f"{what} {n}") for n, (i, _t) in enumerate(pairs)]
+    texts = [_memory_text(t, f"{what} {ids[n]!r}") for n, (_i, t) in enumerate(pairs)]
+    return ids, texts
+
+
+def _grade(value, where):
+    if isinstance(value, (bool, np.bool_)):
+        return int(value)
+    if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral):
+        if not (math.isfinite(value) and float(value).is_integer()):
+            raise ValueError(f"{where}: relevance grade {value!r} is not an integer")
+        return int(value)
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        raise ValueError(f"{where}: relevance grade {value!r} is not an integer") from None
+
+
+def _judgments_from_memory(value):
+    """Judgments ``(query_id, doc_id, grade, relevant, where)`` of qrels given in memory."""
+    rows = []
+    if _is_dataframe(value):
+        names = [str(c).strip().lower() for c in value.columns]
+        cols = {role: next((names.index(n) for n in synonyms if n in names), None)
+                for role, synonyms in _QREL_COLUMNS.items()}
+        if cols["query"] is None or cols["doc"] is None:
+            if len(names) not in (2, 3):
+                raise ValueError("qrels: the DataFrame needs 'query' and 'doc' columns (and optionally "
+                                 f"'relevance'), or two or three columns by position; its columns are "
+                                 f"{list(value.columns)}")
+            cols = {"query": 0, "doc": 1, "grade": 2 if len(names) == 3 else None}
+        for n, row in enumerate(value.itertuples(index=False, name=None)):
+            rows.append((row[cols["query"]], row[cols["doc"]],
+                         row[cols["grade"]] if cols["grade"] is not None else 1, f"qrels row {n}"))
+    elif isinstance(value, dict):
+        for qid, judged in value.items():
+            if isinstance(judged, dict):
+                rows.extend((qid, did, grade, f"qrels[{qid!r}][{did!r}]") for did, grade in judged.items())
+            elif isinstance(judged, (list, tuple, set)):
+                rows.extend((qid, did, 1, f"qrels[{qid!r}]") for did in judged)
+            else:
+                raise TypeError(f"qrels[{qid!r}] must be a dict {{doc_id: grade}} or a list of relevant doc ids; "
+                                f"got {type(judged).__name__}")
+    elif isinstance(value, (list, tuple)):
+        for n, item in enumerate(value):
+            if not isinstance(item, (tuple, list)) or len(item) not in (2, 3):
+                raise TypeError(f"qrels {n}: expected (query_id, doc_id) or (query_id, doc_id, grade); got {item!r}")
+            rows.append((item[0], item[1], item[2] if len(item) == 3 else 1, f"qrels {n}"))
+    else:
+        raise TypeError(f"qrels must be a path, a dict {{query_id: {{doc_id: grade}}}}, a list of "
+                        f"(query_id, doc_id[, grade]) tuples or a DataFrame; got {type(value).__name__}")
+    judgments = []
+    for qid, did, grade, where in rows:
+        grade = _grade(grade, where)
+        judgments.append((_memory_id(qid, where), _memory_id(did, where), grade, grade >= 1, where))
+    return judgments

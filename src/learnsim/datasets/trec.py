@@ -1,4 +1,9 @@
-"""TREC-style test collections: SGML documents and topics, and qrels lines."""
+"""TREC-style test collections: SGML documents and topics, and qrels lines.
+
+Also read: the newer XML-style topics (``<topic number="1"><query>...</query><question>...``),
+tab-separated ``id<TAB>text`` files of documents or queries (as MS MARCO distributes them), and
+any part given in memory (see :meth:`RetrievalCollection.from_lists`).
+"""
 from __future__ import annotations
 
 import html
@@ -10,7 +15,7 @@ import numpy as np
 
 from ._base import _normalise_id
 from ._decode import check_encoding_errors, read_text
-from .ir import _build_collection
+from .ir import _build_collection, _judgments_from_memory, _texts_from_memory
 
 _TREC_DOC = re.compile(r"<DOC(?:\s[^>]*)?>(.*?)</DOC>", re.DOTALL | re.IGNORECASE)
 _TREC_DOC_OPEN = re.compile(r"<DOC(?:\s[^>]*)?>", re.IGNORECASE)
@@ -24,6 +29,20 @@ _TREC_TOP = re.compile(r"<top>(.*?)</top>", re.DOTALL | re.IGNORECASE)
 _TREC_TOPIC_TAG = re.compile(r"<([a-z]+)>", re.IGNORECASE)
 _TREC_TOPIC_PREFIX = re.compile(r"^\s*(?:Number|Topic|Title|Description|Narrative)\s*:", re.IGNORECASE)
 _TREC_TOPIC_FIELDS = ("title", "desc", "narr")
+# XML-style topics (TREC-COVID, the Robust04 re-release): closed elements in <topic number="...">;
+# their element names stand for the classic fields.
+_XML_TOPIC = re.compile(r"<topic\b([^>]*)>(.*?)</topic>", re.DOTALL | re.IGNORECASE)
+_XML_TOPIC_NUMBER = re.compile(r"""number\s*=\s*["']?([^"'\s>]+)""", re.IGNORECASE)
+_XML_TOPIC_ELEMENT = re.compile(r"<([a-z]+)\b[^>]*>(.*?)</\1>", re.DOTALL | re.IGNORECASE)
+_XML_FIELD_NAMES = {"query": "title", "question": "desc", "description": "desc", "narrative": "narr"}
+
+
+def _in_memory(value):
+    """Whether a documents/topics/qrels argument is data rather than paths: a dict, a DataFrame,
+    or a list of tuples (a list of strings is a list of paths)."""
+    if isinstance(value, dict) or (hasattr(value, "columns") and hasattr(value, "itertuples")):
+        return True
+    return isinstance(value, (list, tuple)) and bool(value) and all(isinstance(v, (tuple, list)) for v in value)
 
 
 def _as_paths(value, name):
@@ -32,7 +51,8 @@ def _as_paths(value, name):
     try:
         paths = [Path(v).expanduser() for v in value]
     except TypeError:
-        raise TypeError(f"{name} must be a path or a list of paths; got {type(value).__name__}") from None
+        raise TypeError(f"{name} must be a path, a list of paths, or data in memory (a dict, a list of tuples, "
+                        f"a DataFrame); got {type(value).__name__}") from None
     if not paths:
         raise ValueError(f"{name} is an empty list; pass at least one path")
     for p in paths:
@@ -64,6 +84,23 @@ def _trec_document_text(body, text_tags):
     return _clean_sgml(body)
 
 
+def _tsv_records(path, text):
+    """``(ids, texts)`` of an ``id<TAB>text`` file (a header ``id<TAB>text`` is skipped)."""
+    ids, texts = [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        rid, tab, body = line.partition("\t")
+        if not tab or not rid.strip():
+            raise ValueError(f"{path}, line {number}: expected 'id<TAB>text'; got {line[:60]!r}")
+        if not ids and rid.strip().lower() in ("id", "docno", "doc_id", "qid", "query_id") and \
+                body.strip().lower() in ("text", "query", "body"):
+            continue
+        ids.append(_normalise_id(rid))
+        texts.append(body.strip())
+    return ids, texts
+
+
 def _read_trec_documents(paths, text_tags, encoding, encoding_errors):
     files = []
     for p in paths:
@@ -74,6 +111,11 @@ def _read_trec_documents(paths, text_tags, encoding, encoding_errors):
     doc_ids, texts, skipped = [], [], []
     for path in files:
         text = _read_text_file(path, encoding, encoding_errors)
+        if path.name.lower().endswith((".tsv", ".tsv.gz")):
+            ids, tsv_texts = _tsv_records(path, text)
+            doc_ids.extend(ids)
+            texts.extend(tsv_texts)
+            continue
         n_open = len(_TREC_DOC_OPEN.findall(text))
         if n_open == 0:
             skipped.append(str(path))  # read-me files and the like beside the documents
@@ -90,7 +132,7 @@ def _read_trec_documents(paths, text_tags, encoding, encoding_errors):
             texts.append(_trec_document_text(body, text_tags))
     if not doc_ids:
         raise ValueError(f"no <DOC> element in {', '.join(str(p) for p in paths)}; "
-                         "expected TREC SGML (<DOC><DOCNO>...</DOCNO>...</DOC>)")
+                         "expected TREC SGML (<DOC><DOCNO>...</DOCNO>...</DOC>) or .tsv files of id<TAB>text")
     return doc_ids, texts, {"n_files": len(files) - len(skipped), "files_without_documents": skipped}
 
 
@@ -99,6 +141,16 @@ def _read_trec_topics(paths, fields, encoding, encoding_errors):
     for path in paths:
         text = _read_text_file(path, encoding, encoding_errors)
         blocks = _TREC_TOP.findall(text)
+        if not blocks and re.search(r"<topic\b", text, re.IGNORECASE):
+            ids, texts = _read_xml_topics(path, text, fields)
+        elif not blocks and "<" not in text and "\t" in text:
+            ids, texts = _tsv_records(path, text)   # id<TAB>query lines
+        else:
+            ids = None
+        if ids is not None:
+            query_ids.extend(ids)
+            queries.extend(texts)
+            continue
         n_open = len(re.findall(r"<top>", text, re.IGNORECASE))
         if n_open != len(blocks):
             raise ValueError(f"{path}: {n_open} <top> tag(s) but {len(blocks)} complete <top>...</top> topic(s)")
@@ -123,6 +175,32 @@ def _read_trec_topics(paths, fields, encoding, encoding_errors):
             query_ids.append(qid)
             queries.append("\n".join(parts[f] for f in fields))
     return query_ids, queries
+
+
+def _read_xml_topics(path, text, fields):
+    """Topics ``<topic number="N"><query>...</query><question>...</question>...</topic>``."""
+    ids, texts = [], []
+    blocks = _XML_TOPIC.findall(text)
+    n_open = len(re.findall(r"<topic\b", text, re.IGNORECASE))
+    if n_open != len(blocks):
+        raise ValueError(f"{path}: {n_open} <topic> tag(s) but {len(blocks)} complete <topic>...</topic> topic(s)")
+    for position, (attributes, block) in enumerate(blocks, start=1):
+        number = _XML_TOPIC_NUMBER.search(attributes)
+        if number is None:
+            raise ValueError(f"{path}: topic {position} has no number=\"...\" attribute")
+        qid = _normalise_id(number.group(1))
+        parts = {}
+        for element in _XML_TOPIC_ELEMENT.finditer(block):
+            tag = element.group(1).lower()
+            parts[_XML_FIELD_NAMES.get(tag, tag)] = " ".join(html.unescape(_SGML_TAG.sub(" ", element.group(2))).split())
+        missing = [f for f in fields if not parts.get(f)]
+        if missing:
+            raise ValueError(f"{path}: topic {qid} has no (or an empty) <{missing[0]}> field; fields={fields!r} "
+                             "asks for it (in XML topics <query> is the title, <question> the description, "
+                             "<narrative> the narrative)")
+        ids.append(qid)
+        texts.append("\n".join(parts[f] for f in fields))
+    return ids, texts
 
 
 def _read_trec_qrels(paths, encoding, encoding_errors):
@@ -151,16 +229,23 @@ def load_trec_collection(documents, topics, qrels, *, fields=("title",), text_ta
 
     Parameters
     ----------
-    documents : path-like or list of path-likes
+    documents : path-like, list of path-likes, or data in memory
         Files (plain or ``.gz``) or folders of files (read recursively, in sorted order) in
-        TREC SGML: ``<DOC><DOCNO>id</DOCNO> ... text ... </DOC>``, any number per file. Files
-        with no ``<DOC>`` (read-me files) are skipped and listed in
-        ``info["files_without_documents"]``.
-    topics : path-like or list of path-likes
-        Topic files: ``<top><num> Number: 301 <title> ... <desc> Description: ...
-        <narr> Narrative: ... </top>``.
-    qrels : path-like or list of path-likes
-        Lines ``query iteration docno relevance``; relevance >= 1 is relevant.
+        TREC SGML: ``<DOC><DOCNO>id</DOCNO> ... text ... </DOC>``, any number per file; a
+        ``.tsv`` file holds ``id<TAB>text`` lines instead. Files with no ``<DOC>`` (read-me
+        files) are skipped and listed in ``info["files_without_documents"]``. Data in memory:
+        a dict ``{id: text}``, a list of ``(id, text)`` tuples or a DataFrame, as in
+        :meth:`~learnsim.datasets.RetrievalCollection.from_lists` (a list of strings is a
+        list of paths).
+    topics : path-like, list of path-likes, or data in memory
+        Topic files: classic ``<top><num> Number: 301 <title> ... <desc> Description: ...
+        <narr> Narrative: ... </top>``; XML-style ``<topic number="1"><query>...</query>
+        <question>...</question><narrative>...</narrative></topic>`` (``query`` is the title,
+        ``question`` the description); or ``id<TAB>text`` lines (``fields`` is then not used).
+        In memory as ``documents``.
+    qrels : path-like, list of path-likes, or data in memory
+        Lines ``query iteration docno relevance`` (blanks or tabs between); relevance >= 1 is
+        relevant. In memory: as in :meth:`~learnsim.datasets.RetrievalCollection.from_lists`.
     fields : tuple of str, default=("title",)
         Topic fields joined (one per line) into the query text, e.g. ``("title", "desc")``.
     text_tags : tuple of str, optional
@@ -213,17 +298,24 @@ def load_trec_collection(documents, topics, qrels, *, fields=("title",), text_ta
     if not isinstance(strict, (bool, np.bool_)):
         raise TypeError(f"strict must be True or False; got {strict!r}")
     check_encoding_errors(encoding_errors)
-    doc_paths = _as_paths(documents, "documents")
-    topic_paths = _as_paths(topics, "topics")
-    qrels_paths = _as_paths(qrels, "qrels")
-    for p in topic_paths + qrels_paths:
+    paths = {part: [] if _in_memory(value) else _as_paths(value, part)
+             for part, value in (("documents", documents), ("topics", topics), ("qrels", qrels))}
+    for p in paths["topics"] + paths["qrels"]:
         if p.is_dir():
             raise ValueError(f"{p} is a folder; topics and qrels must be files")
-    doc_ids, texts, doc_info = _read_trec_documents(doc_paths, text_tags, encoding, encoding_errors)
-    query_ids, queries = _read_trec_topics(topic_paths, fields, encoding, encoding_errors)
-    judgments = _read_trec_qrels(qrels_paths, encoding, encoding_errors)
-    info = dict(doc_info, files={"documents": [str(p) for p in doc_paths],
-                                 "topics": [str(p) for p in topic_paths],
-                                 "qrels": [str(p) for p in qrels_paths]},
+    if paths["documents"]:
+        doc_ids, texts, doc_info = _read_trec_documents(paths["documents"], text_tags, encoding, encoding_errors)
+    else:
+        doc_ids, texts = _texts_from_memory(documents, "documents")
+        doc_info = {"n_files": 0, "files_without_documents": []}
+    if paths["topics"]:
+        query_ids, queries = _read_trec_topics(paths["topics"], fields, encoding, encoding_errors)
+    else:
+        query_ids, queries = _texts_from_memory(topics, "topics")
+    if paths["qrels"]:
+        judgments = _read_trec_qrels(paths["qrels"], encoding, encoding_errors)
+    else:
+        judgments = _judgments_from_memory(qrels)
+    info = dict(doc_info, files={part: [str(p) for p in found] for part, found in paths.items()},
                 fields=fields, n_judgments=len(judgments))
     return _build_collection(name, doc_ids, texts, query_ids, queries, judgments, strict, info)
