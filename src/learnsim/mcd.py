@@ -480,6 +480,16 @@ class _PrincipalBasis:
         return Z.T @ Z
 
 
+def _eigh_lower(A):
+    """Eigen-decomposition of the symmetric A from its lower triangle (LAPACK syevd).
+
+    A 1 x 1 A is its own decomposition: scipy < 1.13 asks syevd for too small a workspace there.
+    """
+    if A.shape[0] == 1:
+        return A[0].copy(), np.ones((1, 1))
+    return scipy.linalg.eigh(A, lower=True, overwrite_a=True, check_finite=False, driver="evd")
+
+
 def _cholesky_inverse_factor(A, tol):
     """(log|A|, L^-T) for A = L L^T, or None when A is singular or too ill-conditioned for the
     inverse to be trusted (then the eigendecomposition and its pseudo-inverse take over)."""
@@ -612,7 +622,7 @@ def _scatter_eigen(X, labels, cluster_ids, cluster_weights, n_components, tol, r
             factor = _cholesky_inverse_factor(A, tol)
             if factor is not None:
                 return factor[0], factor[1], active, "cholesky"
-        lam, V = scipy.linalg.eigh(A, lower=True, overwrite_a=True, check_finite=False, driver="evd")
+        lam, V = _eigh_lower(A)
     elif n <= _MAX_GRAM_ITEMS:
         solver = "gram"
         # Z Z^T = W^1/2 (I - P) K (I - P) W^1/2, with P the within-cluster averaging operator

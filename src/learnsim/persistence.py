@@ -232,21 +232,31 @@ _LOCAL_HEADER = struct.Struct("<4sHHHHHIIIHH")
 
 
 def _zip64_sizes(extra, usize, csize):
-    """The real (uncompressed, compressed) sizes from a local header's zip64 extra field
-    (id 0x0001), which holds 8-byte values for the fields set to 0xFFFFFFFF, in that order."""
+    """The (uncompressed, compressed) sizes a local header declares, and whether they agree.
+
+    The zip64 extra field (id 0x0001) of a local header holds both sizes as 8-byte values
+    (APPNOTE 4.5.3). Python >= 3.11 sets the 4-byte fields to 0xFFFFFFFF and readers take the
+    sizes from the extra field; Python 3.10 writes the real sizes in both places. Either way,
+    a size given twice must be the same twice.
+    """
     pos = 0
     while pos + 4 <= len(extra):
         tag, size = struct.unpack_from("<HH", extra, pos)
         body = extra[pos + 4:pos + 4 + size]
         if tag == 0x0001:
             values = [struct.unpack_from("<Q", body, 8 * i)[0] for i in range(len(body) // 8)]
+            consistent = True
+            for field, value in zip(("usize", "csize"), values):
+                declared = usize if field == "usize" else csize
+                if declared != 0xFFFFFFFF and declared != value:
+                    consistent = False
             if usize == 0xFFFFFFFF and values:
                 usize = values.pop(0)
             if csize == 0xFFFFFFFF and values:
                 csize = values.pop(0)
-            break
+            return usize, csize, consistent
         pos += 4 + size
-    return usize, csize
+    return usize, csize, True
 
 
 def _check_local_headers(path):
@@ -267,9 +277,10 @@ def _check_local_headers(path):
                 name = fh.read(name_len)
                 extra = fh.read(extra_len)
                 deferred = flags & 0x08          # sizes and CRC given after the data instead
-                if not deferred and 0xFFFFFFFF in (csize, usize):
-                    usize, csize = _zip64_sizes(extra, usize, csize)
-                ok = (sig == b"PK\x03\x04" and method == info.compress_type and len(extra) == extra_len
+                consistent = True
+                if not deferred:
+                    usize, csize, consistent = _zip64_sizes(extra, usize, csize)
+                ok = (consistent and sig == b"PK\x03\x04" and method == info.compress_type and len(extra) == extra_len
                       and name == info.orig_filename.encode("utf-8", "surrogateescape")
                       and (deferred or crc == info.CRC)
                       and (deferred or csize == info.compress_size)

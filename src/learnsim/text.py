@@ -470,7 +470,8 @@ class TextVectorizer(BaseEstimator):
         terms = sorted(vocab)
         new_index = np.empty(len(terms), dtype=np.int64)
         new_index[[vocab[t] for t in terms]] = np.arange(len(terms))
-        counts.indices = new_index[counts.indices]
+        # keep the index dtype of indptr: scipy < 1.13 refuses to slice a matrix whose two differ
+        counts.indices = new_index[counts.indices].astype(counts.indptr.dtype, copy=False)
         counts.has_sorted_indices = False
         counts.sort_indices()
 
