@@ -15,7 +15,8 @@ import warnings
 
 from .. import __version__
 from . import demo, evaluate, explain, fit, match, reproduce, search
-from ._common import UsageError, _examples, _formatter, _note, _Parser, _user_error_message
+from ..io import UndecodableBytesWarning
+from ._common import UsageError, _examples, _formatter, _Parser, _show_warning, _user_error_message
 
 __all__ = ["main", "build_parser", "UsageError"]
 
@@ -60,7 +61,8 @@ def main(argv=None):
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     with warnings.catch_warnings():
         # library warnings (too few clusters, empty documents) as one-line notes on stderr
-        warnings.showwarning = lambda message, category, *rest, **kw: _note(f"warning: {message}")
+        warnings.showwarning = _show_warning
+        warnings.filterwarnings("always", category=UndecodableBytesWarning)   # one note per file read
         try:
             return args.handler(args)
         except KeyboardInterrupt:

@@ -214,18 +214,18 @@ def _add_encoding_errors(parser):
                              "lines (default), or 'strict': refuse the file, naming the first bad line")
 
 
-def _read_clusters(path):
-    docs = read_labelled_documents(path)
+def _read_clusters(path, encoding_errors="replace", purpose="a metric is learned from"):
+    docs = read_labelled_documents(path, encoding_errors=encoding_errors)
     labels, names, n_singletons = docs.cluster_codes(min_size=2)
     if not names:
-        raise UsageError(f"{path}: no label has two or more documents; a metric is learned from "
-                         "clusters of at least two documents")
+        raise UsageError(f"{path}: no label has two or more documents; {purpose} clusters of at least two "
+                         "documents")
     return docs, labels, names, n_singletons
 
 
 
 
-def _read_pairs(path):
+def _read_pairs(path, encoding_errors="replace"):
     """Duplicate pairs (Quora sample layout) via learnsim.datasets.load_quora_pairs."""
     from ..datasets import load_quora_pairs
 
@@ -234,11 +234,9 @@ def _read_pairs(path):
         raise FileNotFoundError(f"{path}: no such file")
     if path.is_dir():
         raise IsADirectoryError(f"{path} is a folder, not a pairs file")
-    data = load_quora_pairs(path)     # a Path, never the name of a bundled split
+    data = load_quora_pairs(path, encoding_errors=encoding_errors)     # a Path, never a bundled split's name
     if data.n_identical_pairs:
         _note(f"{data.n_identical_pairs} pair(s) of two identical texts are left out")
-    if data.n_undecodable_lines:
-        _note(f"{data.n_undecodable_lines} line(s) are not valid UTF-8; their bad bytes became U+FFFD")
     return data
 
 
@@ -250,6 +248,17 @@ def _warn_empty_rows(X, what, texts):
         shown = ", ".join(repr(_snippet(texts[i], 30)) for i in empty[:3])
         _note(f"warning: {empty.size} {what}(s) have no term of the model's vocabulary "
               f"(e.g. {shown}); their distances are not informative")
+
+
+def _show_warning(message, category, *rest, **kw):
+    """Library warnings as one-line notes on stderr; replaced bytes as one note per file."""
+    text = " ".join(str(message).split())
+    if category.__name__ == "UndecodableBytesWarning":
+        text = text.replace("Pass encoding_errors='strict' (--encoding-errors strict) to refuse such a file.",
+                            "--encoding-errors strict refuses such a file.")
+        _note(f"note: {text}")
+        return
+    _note(f"warning: {text}")
 
 
 def _user_error_message(exc):

@@ -5,26 +5,148 @@ import textwrap
 
 import numpy as np
 
-from ._common import (MEASURE_TITLES, RETRIEVAL_MEASURES, _examples, _fmt, _formatter, _load_parts, _note,
+from pathlib import Path
+
+from ._common import (UsageError, read_documents, _add_encoding_errors, MEASURE_TITLES, RETRIEVAL_MEASURES, _examples, _fmt, _formatter, _load_parts, _note,
                       _print_json, _read_clusters, _table, _vectorize, _warn_empty_rows)
 
 
 def register(commands):
     """Add the command's parser to ``commands``."""
+    from .match import PAIRS_LAYOUTS
+
     evaluate = commands.add_parser(
-        "evaluate", formatter_class=_formatter, help="leave-one-out cluster retrieval with a model",
+        "evaluate", formatter_class=_formatter,
+        help="measure a model: cluster retrieval, duplicate pairs or links",
         description=textwrap.dedent("""\
-            Every labelled document queries all the others; the relevant ones share its label.
-            Compares the learned metric with cosine similarity of the same vectoriser's output
-            (11-pt average precision, R-precision, MAP, P@10, and their ratio). Documents of
-            label -1 stay in the rankings as distractors. Input formats as for 'learnsim fit'."""),
+            Measure a fitted model on data it was not fitted on, beside the cosine of the same
+            vectoriser's output:
+
+            --input FILE (labelled documents): leave-one-out retrieval. Every labelled
+              document queries all the others; the relevant ones share its label (11-pt average
+              precision, R-precision, MAP, P@10, and the ratio to cosine). Documents of label
+              -1 stay in the rankings as distractors.
+                  label<TAB>text per line (.tsv/.txt)   sports<TAB>The match ended in a draw.
+                  JSON Lines (.jsonl)                   {"label": "sports", "text": "The match..."}
+            --pairs FILE (labelled pairs; a FILM model fitted on pairs): accuracy and F1 of the
+              validated duplicate rule, ROC AUC of its similarity and of the cosine.
+            --input FILE --links FILE (a LinkLearn model): every document with a link queries
+              all the others; the relevant ones are those it links with (average precision,
+              P@10).
+                  id<TAB>text per line (.tsv)           Volcano<TAB>A volcano is a rupture...
+                  source_id<TAB>target_id (--links)     Volcano<TAB>Lava
+
+            """) + PAIRS_LAYOUTS,
         epilog=_examples("learnsim evaluate --model model.npz --input test.tsv",
-                         "learnsim evaluate --model model.npz --input test.jsonl --json"))
+                         "learnsim evaluate --model model.npz --input test.jsonl --json",
+                         "learnsim evaluate --model film.npz --pairs test_pairs.tsv",
+                         "learnsim evaluate --model ll.npz --input pages.tsv --links links.tsv"))
     evaluate.add_argument("--model", required=True, metavar="M.npz", help="model file written by 'learnsim fit'")
-    evaluate.add_argument("--input", required=True, metavar="FILE", help="labelled documents (.tsv, .txt or .jsonl)")
+    source = evaluate.add_mutually_exclusive_group(required=True)
+    source.add_argument("--input", metavar="FILE",
+                        help="labelled documents (.tsv, .txt or .jsonl), or with --links documents with ids")
+    source.add_argument("--pairs", metavar="FILE", help="labelled pairs (layouts above)")
+    evaluate.add_argument("--links", metavar="FILE", default=None,
+                          help="hyperlinks source_id<TAB>target_id between the --input documents")
+    evaluate.add_argument("--columns", metavar="SPEC", default=None,
+                          help="--pairs: which 0-based fields hold what, e.g. label=0,text_a=3,text_b=4")
     evaluate.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
+    _add_encoding_errors(evaluate)
     evaluate.set_defaults(handler=run)
     return evaluate
+
+
+def _evaluate_pairs(args, parts):
+    from sklearn.metrics import f1_score, roc_auc_score
+
+    from ._pairs import parse_columns, read_text_pairs
+    from .match import load_matcher
+
+    vectorizer, _, matcher = load_matcher(args.model)
+    columns = parse_columns(args.columns) if args.columns is not None else None
+    pairs = read_text_pairs(args.pairs, columns=columns, encoding_errors=args.encoding_errors, need_labels=True)
+    if pairs.labels.all() or not pairs.labels.any():
+        raise UsageError(f"{args.pairs}: the pairs are all {'duplicates' if pairs.labels.all() else 'non-duplicates'}; "
+                         "evaluation needs both kinds")
+    texts, idx = pairs.collection()
+    X = _vectorize(vectorizer, texts)
+    _warn_empty_rows(X, "text", texts)
+    y = pairs.labels
+    score = matcher.pair_score(idx, X=X)
+    decision = matcher.predict(idx, X=X).astype(bool)
+    Xn = _unit_rows(X)
+    cosine = np.asarray(Xn[idx[:, 0]].multiply(Xn[idx[:, 1]]).sum(axis=1)).ravel() \
+        if hasattr(Xn, "multiply") else np.einsum("ij,ij->i", Xn[idx[:, 0]], Xn[idx[:, 1]])
+    summary = {"model": str(args.model), "pairs": len(pairs), "duplicates": int(y.sum()),
+               "accuracy": float(np.mean(decision == y)), "f1": float(f1_score(y, decision)),
+               "roc_auc": float(roc_auc_score(y, score)), "cosine_roc_auc": float(roc_auc_score(y, cosine)),
+               "threshold": matcher.threshold_, "input_weight": matcher.input_weight_}
+    if args.json:
+        _print_json(summary)
+        return 0
+    print(f"Duplicate detection on {summary['pairs']} labelled pairs ({summary['duplicates']} duplicates), "
+          f"with the rule validated at fit time (similarity >= {matcher.threshold_:.4f}).\n")
+    rows = [["accuracy", _fmt(summary["accuracy"]), "-"], ["F1", _fmt(summary["f1"]), "-"],
+            ["ROC AUC", _fmt(summary["roc_auc"]), _fmt(summary["cosine_roc_auc"])]]
+    print(_table(["measure", "learned", "cosine"], rows))
+    return 0
+
+
+def _unit_rows(X):
+    from sklearn.preprocessing import normalize
+
+    return normalize(X, norm="l2")
+
+
+def _evaluate_links(args, parts):
+    from ..evaluation import retrieval_report
+    from ._scoring import scorer_for
+    from .fit import _read_links, _unique_ids
+
+    if args.input is None:
+        raise UsageError("--links needs --input: the documents with ids the links are between")
+    docs = read_documents(args.input, encoding_errors=args.encoding_errors)
+    _unique_ids(args.input, docs, "--links needs")
+    links = _read_links(Path(args.links), docs.ids, args.encoding_errors)
+    X = _vectorize(parts["vectorizer"], docs.texts)
+    _warn_empty_rows(X, "document", docs.texts)
+    linked = links.symmetric().adjacency.tocsr()
+    has_links = np.flatnonzero(np.diff(linked.indptr) > 0)
+    scorer = scorer_for(parts).prepare(X)
+    Xn = _unit_rows(X)
+    measures = ("map", "p@10")
+    block = scorer.block_rows()
+
+    def learned(rows):
+        return scorer.closeness(X[has_links[rows]])
+
+    def cosine(rows):
+        S = Xn[has_links[rows]] @ Xn.T
+        return S.toarray() if hasattr(S, "toarray") else np.asarray(S)
+
+    relevant = linked[has_links]
+    exclude = _self_mask(has_links, X.shape[0])
+    reports = {name: retrieval_report(fn, relevant, exclude=exclude, measures=measures, block_size=block,
+                                      n_queries=has_links.size)
+               for name, fn in (("learned", learned), ("cosine", cosine))}
+    summary = {"model": str(args.model), "documents": len(docs), "links": links.n_links,
+               "queries": reports["learned"]["n_queries"], "scoring": scorer.name,
+               "methods": {name: {"avgp": rep["map"], "p@10": rep["p@10"]} for name, rep in reports.items()}}
+    if args.json:
+        _print_json(summary)
+        return 0
+    print(f"Link retrieval: {summary['queries']} documents with links query all {summary['documents']}; the "
+          f"relevant ones are those they link with ({summary['links']} links). Scored by {scorer.description}.\n")
+    rows = [[title, _fmt(summary["methods"]["learned"][key]), _fmt(summary["methods"]["cosine"][key])]
+            for key, title in (("avgp", "AvgP"), ("p@10", "P@10"))]
+    print(_table(["measure", "learned", "cosine"], rows))
+    return 0
+
+
+def _self_mask(rows, n):
+    import scipy.sparse as sp
+
+    return sp.csr_matrix((np.ones(rows.size, dtype=bool), (np.arange(rows.size), rows)), shape=(rows.size, n))
 
 
 def run(args):
@@ -36,8 +158,16 @@ def run(args):
     from ._scoring import scorer_for
 
     parts = _load_parts(args.model)
+    if args.pairs is not None:
+        if args.links is not None:
+            raise UsageError("--links goes with --input (documents with ids), not with --pairs")
+        return _evaluate_pairs(args, parts)
+    if args.columns is not None:
+        raise UsageError("--columns applies to --pairs only")
+    if args.links is not None:
+        return _evaluate_links(args, parts)
     vectorizer = parts["vectorizer"]
-    docs, labels, names, n_singletons = _read_clusters(args.input)
+    docs, labels, names, n_singletons = _read_clusters(args.input, args.encoding_errors, "leave-one-out evaluation needs")
     if n_singletons:
         _note(f"{n_singletons} label(s) with a single document have nothing to retrieve; "
               "those documents stay in the rankings as distractors")

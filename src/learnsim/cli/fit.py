@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._common import (DocumentFormatError, read_documents, UsageError, _formatter, _examples, _int_at_least, _positive_int, _seed, _lsi, _n_basis,
+from ._common import (_add_encoding_errors, DocumentFormatError, read_documents, UsageError, _formatter, _examples, _int_at_least, _positive_int, _seed, _lsi, _n_basis,
                       _auto_or_float, _open_float, _print_json, _note, _read_clusters, _read_pairs,
                       progress)
 
@@ -91,6 +91,7 @@ def register(commands):
     fit.add_argument("--seed", type=_seed, default=0, metavar="N",
                      help="seed of the selection folds and randomised SVDs (default: 0)")
     fit.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
+    _add_encoding_errors(fit)
     fit.set_defaults(handler=run)
     return fit
 
@@ -233,11 +234,11 @@ def run(args):
     args.weighting = args.weighting or "tfidf"
     pairs = labels = None
     if args.pairs is not None:
-        data = _read_pairs(args.pairs)
+        data = _read_pairs(args.pairs, args.encoding_errors)
         texts, pairs = data.texts, data.pairs
         summary.update(documents=len(texts), pairs=pairs.n_pairs, duplicate_pairs=int(pairs.labels.sum()))
     else:
-        docs, labels, names, n_singletons = _read_clusters(args.input)
+        docs, labels, names, n_singletons = _read_clusters(args.input, args.encoding_errors)
         if n_singletons:
             _note(f"{n_singletons} label(s) with a single document are treated as unlabelled (-1)")
         texts = docs.texts
@@ -313,14 +314,14 @@ def run(args):
     return 0
 
 
-def _read_links(path, ids):
+def _read_links(path, ids, encoding_errors="replace"):
     """Hyperlinks source_id<TAB>target_id between the documents ``ids``, as Links."""
     from ..io import _lines
     from ..supervision import Links
 
     position = {doc_id: i for i, doc_id in enumerate(ids)}
     edges = []
-    for number, line in _lines(path):
+    for number, line in _lines(path, encoding_errors):
         if not line.strip():
             continue
         fields = line.split("\t")
@@ -340,6 +341,19 @@ def _read_links(path, ids):
     return Links.from_edges(np.asarray(edges, dtype=np.int64), len(ids))
 
 
+def _unique_ids(path, docs, what="--method linklearn needs"):
+    """Every document has an id, and no two the same (the links name them)."""
+    missing = [i for i, doc_id in enumerate(docs.ids) if doc_id is None]
+    if missing:
+        raise UsageError(f"{path}: {what} an id for every document (id<TAB>text, or "
+                         f'"id" in .jsonl); document {missing[0] + 1} has none')
+    seen = {}
+    for i, doc_id in enumerate(docs.ids):
+        if doc_id in seen:
+            raise UsageError(f"{path}: id {doc_id!r} is used by documents {seen[doc_id] + 1} and {i + 1}")
+        seen[doc_id] = i
+
+
 def _fit_linklearn(args, model_path, summary):
     """--method linklearn: term counts of the --input documents, the --links among them, a
     held-out share for early stopping, and the learned weighting saved with its vectoriser."""
@@ -351,17 +365,9 @@ def _fit_linklearn(args, model_path, summary):
     from ..supervision import Links, split_links
     from ..text import TextVectorizer, find_empty_rows
 
-    docs = read_documents(args.input)
-    missing = [i for i, doc_id in enumerate(docs.ids) if doc_id is None]
-    if missing:
-        raise UsageError(f"{args.input}: --method linklearn needs an id for every document (id<TAB>text, or "
-                         f'"id" in .jsonl); document {missing[0] + 1} has none')
-    seen = {}
-    for i, doc_id in enumerate(docs.ids):
-        if doc_id in seen:
-            raise UsageError(f"{args.input}: id {doc_id!r} is used by documents {seen[doc_id] + 1} and {i + 1}")
-        seen[doc_id] = i
-    links = _read_links(Path(args.links), docs.ids)
+    docs = read_documents(args.input, encoding_errors=args.encoding_errors)
+    _unique_ids(args.input, docs)
+    links = _read_links(Path(args.links), docs.ids, args.encoding_errors)
     vectorizer = TextVectorizer("tf", stop_words=args.stop_words or "english",
                                 stem="porter" if args.stem else None, min_df=2, dtype=np.float64)
     start = time.perf_counter()

@@ -5,7 +5,7 @@ import textwrap
 
 import numpy as np
 
-from ._common import (UsageError, _examples, _formatter, _load_parts, _note, _positive_int, _print_json,
+from ._common import (_add_encoding_errors, UsageError, _examples, _formatter, _load_parts, _note, _positive_int, _print_json,
                       _snippet, _table, _vectorize, _warn_empty_rows, read_documents)
 
 PAIRS_LAYOUTS = """\
@@ -55,6 +55,7 @@ def register(commands):
     match.add_argument("--neighbours", "--neighbors", type=_positive_int, default=10, metavar="K",
                        dest="neighbours", help="--corpus: nearest documents scored per document (default: 10)")
     match.add_argument("--json", action="store_true", help="print the decisions as JSON on stdout")
+    _add_encoding_errors(match)
     match.set_defaults(handler=run)
     return match
 

@@ -5,7 +5,7 @@ import textwrap
 
 import numpy as np
 
-from ._common import (read_documents, UsageError, _formatter, _examples, _positive_int, _print_json, _note, _table, _snippet, _load_parts,
+from ._common import (_add_encoding_errors, read_documents, UsageError, _formatter, _examples, _positive_int, _print_json, _note, _table, _snippet, _load_parts,
                       _vectorize, _warn_empty_rows)
 
 def register(commands):
@@ -42,6 +42,7 @@ def register(commands):
     search.add_argument("--json", action="store_true",
                         help="print [{query, scoring, hits: [{rank, index, id, similarity | distance | score, text}]}] "
                              "as JSON")
+    _add_encoding_errors(search)
     search.set_defaults(handler=run)
     return search
 
@@ -75,9 +76,9 @@ def run(args):
     parts = _load_parts(args.model)
     vectorizer = parts["vectorizer"]
     scorer = scorer_for(parts)
-    corpus = read_documents(args.corpus)
+    corpus = read_documents(args.corpus, encoding_errors=args.encoding_errors)
     if args.queries is not None:
-        queries = read_documents(args.queries).texts
+        queries = read_documents(args.queries, encoding_errors=args.encoding_errors).texts
     else:
         queries = list(args.query)
         if any(not q.strip() for q in queries):

@@ -1,0 +1,179 @@
+"""``learnsim match`` (duplicate decisions and near-duplicates of a collection), ``evaluate`` on
+pairs and links, and ``--encoding-errors``."""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+
+import numpy as np
+import pytest
+
+from learnsim import cli
+from learnsim.datasets import make_clustered_corpus
+from learnsim.persistence import load
+
+FILM_FAST = ["--method", "film", "--dimensions", "4", "--max-iter", "20"]
+
+
+def run_cli(args):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main([str(a) for a in args])
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("match")
+    corpus = make_clustered_corpus(n_clusters=6, docs_per_cluster=10, random_state=5)
+    rng = np.random.default_rng(1)
+    rows = []
+    for k in range(160):
+        i, j = rng.choice(len(corpus.data), 2, replace=False)
+        if k % 2:     # half duplicates: two documents of one topic
+            j = rng.choice(np.flatnonzero(corpus.target == corpus.target[i]))
+            if j == i:
+                continue
+        rows.append((int(corpus.target[i] == corpus.target[j]), corpus.data[i], corpus.data[j], k))
+    pairs = folder / "pairs.tsv"
+    pairs.write_text("".join(f"{a}\t{b}\t{c}\t{d}\n" for a, b, c, d in rows), encoding="utf-8")
+    unlabelled = folder / "decide.tsv"
+    unlabelled.write_text("".join(f"{b}\t{c}\n" for _, b, c, _ in rows[:10]), encoding="utf-8")
+    docs = folder / "docs.tsv"
+    docs.write_text("".join(f"d{i}\t{t}\n" for i, t in enumerate(corpus.data)), encoding="utf-8")
+    model = folder / "film.npz"
+    code, out, err = run_cli(["fit", "--pairs", pairs, "--model", model] + FILM_FAST)
+    assert code == 0, err
+    return {"folder": folder, "pairs": pairs, "rows": rows, "decide": unlabelled, "docs": docs, "model": model,
+            "labels": corpus.target}
+
+
+def test_fit_film_on_pairs_stores_the_validated_matcher(data):
+    from learnsim.matching import ThresholdMatcher
+
+    parts = load(data["model"])
+    assert set(parts) == {"vectorizer", "metric", "matcher", "search"}
+    assert isinstance(parts["matcher"], ThresholdMatcher) and parts["matcher"].input_weight_ is not None
+    assert parts["matcher"].transformer.n_components == 4
+
+
+def test_match_pairs_prints_a_probability_and_a_decision_per_pair(data):
+    code, out, err = run_cli(["match", "--model", data["model"], "--pairs", data["decide"], "--json"])
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["n_pairs"] == 10 and len(result["pairs"]) == 10
+    matcher = load(data["model"])["matcher"]
+    for row in result["pairs"]:
+        assert 0.0 <= row["probability"] <= 1.0
+        assert row["duplicate"] == (row["similarity"] >= matcher.threshold_)
+    code, out, _ = run_cli(["match", "--model", data["model"], "--pairs", data["decide"]])
+    assert code == 0 and "P(dup)" in out and ("duplicate" in out or "different" in out)
+    assert len(out.strip().splitlines()) == 2 + 2 + 10
+
+
+def test_match_pairs_with_labels_and_columns(data):
+    code, out, err = run_cli(["match", "--model", data["model"], "--pairs", data["pairs"],
+                              "--columns", "label=0,text_a=1,text_b=2", "--json"])
+    assert code == 0, err
+    result = json.loads(out)
+    labels = np.array([r["label"] for r in result["pairs"]])
+    decided = np.array([r["duplicate"] for r in result["pairs"]])
+    assert np.mean(labels == decided) > 0.7
+
+
+def test_match_corpus_lists_near_duplicates_above_the_threshold(data):
+    code, out, err = run_cli(["match", "--model", data["model"], "--corpus", data["docs"], "--neighbours", "5",
+                              "--json"])
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["n_pairs"] > 0
+    pairs = [(r["index_a"], r["index_b"]) for r in result["pairs"]]
+    assert all(a < b for a, b in pairs) and len(set(pairs)) == len(pairs)
+    assert all(r["similarity"] >= result["threshold"] for r in result["pairs"])
+    same_topic = np.mean([data["labels"][a] == data["labels"][b] for a, b in pairs])
+    assert same_topic > 0.7
+    code, out, _ = run_cli(["match", "--model", data["model"], "--corpus", data["docs"]])
+    assert code == 0 and "near-duplicate pair(s) among 60 documents" in out
+
+
+def test_match_needs_a_model_with_a_validated_rule(data, tmp_path):
+    docs = tmp_path / "train.tsv"
+    corpus = make_clustered_corpus(n_clusters=4, docs_per_cluster=6, random_state=0)
+    docs.write_text("".join(f"{corpus.target[i]}\t{t}\n" for i, t in enumerate(corpus.data)), encoding="utf-8")
+    model = tmp_path / "mcd.npz"
+    assert run_cli(["fit", "--input", docs, "--model", model, "--n-basis", "4", "--shrinkage", "0.1",
+                    "--complement-weight", "0"])[0] == 0
+    code, out, err = run_cli(["match", "--model", model, "--pairs", data["decide"]])
+    assert code == 2 and "holds no validated duplicate rule" in err and "Traceback" not in err
+
+
+def test_evaluate_pairs_reports_accuracy_f1_and_auc(data):
+    code, out, err = run_cli(["evaluate", "--model", data["model"], "--pairs", data["pairs"], "--json"])
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["pairs"] == len(data["rows"])
+    assert report["accuracy"] > 0.7 and report["f1"] > 0.7 and report["roc_auc"] > 0.8
+    assert 0.0 <= report["cosine_roc_auc"] <= 1.0
+    code, out, _ = run_cli(["evaluate", "--model", data["model"], "--pairs", data["pairs"]])
+    assert code == 0 and "ROC AUC" in out and "Duplicate detection on" in out
+
+
+def test_evaluate_pairs_needs_labels(data):
+    code, _, err = run_cli(["evaluate", "--model", data["model"], "--pairs", data["decide"]])
+    assert code == 2 and "no label column" in err
+
+
+def test_evaluate_message_is_about_evaluation(tmp_path, data):
+    single = tmp_path / "single.tsv"
+    single.write_text("a\tone text\nb\tanother text\n", encoding="utf-8")
+    code, _, err = run_cli(["evaluate", "--model", data["model"], "--input", single])
+    assert code == 2 and "leave-one-out evaluation needs clusters" in err
+    assert "is learned from" not in err
+
+
+def test_evaluate_linklearn_on_links(tmp_path):
+    corpus = make_clustered_corpus(n_clusters=6, docs_per_cluster=12, random_state=3)
+    pages, links = tmp_path / "pages.tsv", tmp_path / "links.tsv"
+    pages.write_text("".join(f"p{i}\t{t}\n" for i, t in enumerate(corpus.data)), encoding="utf-8")
+    rng = np.random.default_rng(0)
+    edges = set()
+    for i in range(len(corpus.data)):
+        for j in rng.choice(np.flatnonzero(corpus.target == corpus.target[i]), 3):
+            if i != j:
+                edges.add((i, int(j)))
+    links.write_text("".join(f"p{a}\tp{b}\n" for a, b in sorted(edges)), encoding="utf-8")
+    model = tmp_path / "ll.npz"
+    code, _, err = run_cli(["fit", "--method", "linklearn", "--input", pages, "--links", links, "--model", model,
+                            "--max-iter", "3000"])
+    assert code == 0, err
+    code, out, err = run_cli(["evaluate", "--model", model, "--input", pages, "--links", links, "--json"])
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["queries"] == len(corpus.data)
+    learned = report["methods"]["learned"]
+    assert 0.0 < learned["avgp"] <= 1.0 and 0.0 <= learned["p@10"] <= 1.0
+    code, out, _ = run_cli(["evaluate", "--model", model, "--input", pages, "--links", links])
+    assert code == 0 and "AvgP" in out and "P@10" in out and "Link retrieval" in out
+
+
+# --------------------------------------------------------------------------- bad bytes
+
+def test_encoding_errors_strict_refuses_and_replace_notes_once(data, tmp_path):
+    bad = tmp_path / "bad.tsv"
+    bad.write_bytes(b"d1\tHow do I learn python\xff?\nd2\tWhat is \xfe\xff python\nd3\tplain text\n")
+    code, out, err = run_cli(["search", "--model", data["model"], "--corpus", bad, "--query", "python",
+                              "--encoding-errors", "strict"])
+    assert code == 2 and "line 1: not UTF-8" in err and len(err.strip().splitlines()) == 1
+    code, out, err = run_cli(["search", "--model", data["model"], "--corpus", bad, "--query", "python"])
+    assert code == 0
+    notes = [line for line in err.splitlines() if "not UTF-8" in line]
+    assert len(notes) == 1 and "2 line(s)" in notes[0] and "--encoding-errors strict" in notes[0]
+    code, _, err = run_cli(["match", "--model", data["model"], "--corpus", bad, "--encoding-errors", "strict"])
+    assert code == 2 and "not UTF-8" in err
+
+
+@pytest.mark.parametrize("command", ["fit", "search", "match", "evaluate"])
+def test_every_reading_command_takes_encoding_errors(command):
+    code, out, _ = run_cli([command, "--help"])
+    assert code == 0 and "--encoding-errors" in out
