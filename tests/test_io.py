@@ -1,0 +1,106 @@
+"""The bad-bytes policy shared by every reader (learnsim.datasets._decode) and the command
+line's document readers (learnsim.io, which re-exports them from learnsim.datasets)."""
+from __future__ import annotations
+
+import gzip
+import warnings
+
+import pytest
+
+import learnsim.io
+from learnsim import datasets
+from learnsim.datasets import (ENCODING_ERRORS, DocumentFormatError, UndecodableBytesWarning, check_encoding_errors,
+                               decoded_lines, read_text)
+from learnsim.io import read_documents, read_labelled_documents
+
+BAD = b"a\tfirst text\nb\tcut \xe2\x80 here\nc\tfine\nd\t\xff\xfe both bad\n"
+
+
+def _write(path, data):
+    path.write_bytes(data)
+    return path
+
+
+def test_io_keeps_its_names():
+    for name in ("DocumentFormatError", "Documents", "NO_CLUSTER", "read_documents", "read_labelled_documents",
+                 "UndecodableBytesWarning", "ENCODING_ERRORS", "_lines"):
+        assert hasattr(learnsim.io, name), name
+    assert learnsim.io.read_documents is datasets.read_documents
+    assert learnsim.io.DocumentFormatError is datasets.DocumentFormatError
+    assert issubclass(DocumentFormatError, ValueError) and issubclass(UndecodableBytesWarning, UserWarning)
+    assert ENCODING_ERRORS == ("replace", "strict")
+
+
+@pytest.mark.parametrize("reader", [read_labelled_documents, read_documents])
+def test_readers_replace_by_default_with_one_warning(tmp_path, reader):
+    path = _write(tmp_path / "docs.tsv", BAD)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        docs = reader(path)
+    ours = [w for w in caught if issubclass(w.category, UndecodableBytesWarning)]
+    assert len(ours) == 1
+    message = str(ours[0].message)
+    assert str(path) in message and "2 line(s)" in message and "first: line 2" in message
+    assert docs.texts[1] == "cut \ufffd here" and len(docs) == 4
+
+
+@pytest.mark.parametrize("reader", [read_labelled_documents, read_documents])
+def test_readers_strict_names_the_first_bad_line(tmp_path, reader):
+    path = _write(tmp_path / "docs.tsv", BAD)
+    with pytest.raises(DocumentFormatError) as info:
+        reader(path, encoding_errors="strict")
+    message = str(info.value)
+    assert f"{path}, line 2: not UTF-8 text" in message
+    assert "encoding_errors='replace'" in message and "--encoding-errors replace" in message
+
+
+def test_jsonl_reader_and_bad_value(tmp_path):
+    path = _write(tmp_path / "docs.jsonl", b'{"text": "ok", "label": "a"}\n{"text": "caf\xe9", "label": "b"}\n')
+    with pytest.warns(UndecodableBytesWarning, match=r"1 line\(s\)"):
+        assert read_labelled_documents(path).texts == ["ok", "caf\ufffd"]
+    with pytest.raises(DocumentFormatError, match="line 2: not UTF-8"):
+        read_documents(path, encoding_errors="strict")
+    with pytest.raises(ValueError, match="encoding_errors must be 'replace'.*or 'strict'"):
+        read_documents(path, encoding_errors="ignore")
+    with pytest.raises(ValueError, match="encoding_errors must be"):
+        check_encoding_errors(None)
+
+
+def test_clean_file_no_warning_and_bom_dropped(tmp_path):
+    path = _write(tmp_path / "docs.tsv", "\ufefflabel\ttext\na\tone\n".encode("utf-8"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        docs = read_labelled_documents(path, encoding_errors="strict")
+    assert docs.texts == ["one"]
+
+
+def test_decoded_lines_options(tmp_path):
+    path = _write(tmp_path / "x.txt.gz", gzip.compress(b"one\r\ntw\xffo\nthree"))
+    counts = {}
+    with pytest.warns(UndecodableBytesWarning, match=r"x\.txt\.gz: 1 line\(s\).*\(see here\)"):
+        lines = list(decoded_lines(path, counts=counts, hint="see here"))
+    assert lines == [(1, "one"), (2, "tw\ufffdo"), (3, "three")] and counts == {"undecodable_lines": 1}
+    with pytest.warns(UndecodableBytesWarning):
+        kept = [line for _n, line in decoded_lines(path, keepends=True)]
+    assert kept[0] == "one\r\n"
+    latin = _write(tmp_path / "l.txt", b"caf\xe9\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert list(decoded_lines(latin, encoding="latin-1")) == [(1, "café")]
+    with pytest.raises(ValueError, match="unknown encoding 'klingon'"):
+        list(decoded_lines(latin, encoding="klingon"))
+    broken = _write(tmp_path / "b.txt.gz", b"not gzip")
+    with pytest.raises(DocumentFormatError, match="could not be read"):
+        list(decoded_lines(broken))
+
+
+def test_read_text(tmp_path):
+    path = _write(tmp_path / "t.txt", b"\xef\xbb\xbfline one\nbad \xff\n")
+    counts = {}
+    with pytest.warns(UndecodableBytesWarning, match=r"first: line 2"):
+        assert read_text(path, counts=counts) == "line one\nbad \ufffd\n"
+    assert counts == {"undecodable_lines": 1}
+    with pytest.raises(DocumentFormatError, match=r"t\.txt, line 2: not UTF-8 text \(invalid start byte"):
+        read_text(path, encoding_errors="strict")
+    with pytest.raises(DocumentFormatError, match=r"\.Z\) files are not supported"):
+        read_text(_write(tmp_path / "t.Z", b"x"))
