@@ -183,8 +183,12 @@ def test_wikispeedia_only_unusable_links(tmp_path):
 def test_wikispeedia_non_utf8_article(tmp_path):
     articles = {"Tea": "Tea\n", "Water": "Water\n", "Bad": "caf\xe9\n".encode("latin-1")}
     path = _wiki(tmp_path, "Tea\tWater\n", articles=articles)
-    with pytest.raises(ValueError, match=r"plaintext_articles/Bad\.txt: not UTF-8"):
-        load_wikispeedia(path=path)
+    with pytest.raises(ValueError, match=r"plaintext_articles/Bad\.txt, line 1: not UTF-8"):
+        load_wikispeedia(path=path, encoding_errors="strict")
+    for _ in range(2):  # the parse is cached; the warning comes on every call
+        with pytest.warns(UndecodableBytesWarning, match=r"1 file\(s\) with 1 line\(s\) .*Bad\.txt, line 1"):
+            corpus = load_wikispeedia(path=path)
+    assert corpus.texts[list(corpus.names).index("Bad")] == "caf\ufffd\n"
 
 
 def test_wikispeedia_malformed_tables(tmp_path):

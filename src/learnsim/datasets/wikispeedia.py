@@ -5,6 +5,7 @@ import functools
 import re
 import tarfile
 import urllib.parse
+import warnings
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +15,7 @@ import numpy as np
 from learnsim.supervision import Links
 
 from ._base import _corpus_file, _readonly_copy
+from ._decode import UndecodableBytesWarning, _Decoder, check_encoding_errors
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -78,13 +80,15 @@ _WIKI_TABLES = {"links": re.compile(r"^(?:\./)?(?:.*/)?links\.tsv$"),
                 "categories": re.compile(r"^(?:\./)?(?:.*/)?categories\.tsv$")}
 
 
-def _decode_member(raw, where):
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
-        raise ValueError(f"{where}: not UTF-8 text (byte {exc.start}, line {line}: {exc.reason}); "
-                         "the Wikispeedia files are UTF-8, so the file is damaged or not from it") from None
+def _decode_member(raw, where, encoding_errors, replaced):
+    """Text of an archive member under the bad-bytes policy; a member whose bad bytes were
+    replaced is recorded in ``replaced`` as ``(where, n_lines, first_line)``."""
+    decoder = _Decoder(where, encoding_errors,
+                       hint="the Wikispeedia files are UTF-8, so the file is damaged or not from it")
+    text = decoder.decode_text(raw)
+    if decoder.n_lines:
+        replaced.append((where, decoder.n_lines, decoder.first_line))
+    return text
 
 
 def _unquote_name(quoted, where):
@@ -106,13 +110,14 @@ def _tsv_rows(text, where, n_fields):
 
 
 @functools.lru_cache(maxsize=2)
-def _read_wikispeedia_archive(path, mtime_ns, size):
+def _read_wikispeedia_archive(path, mtime_ns, size, encoding_errors="replace"):
     """Parse the archive once per process (keyed by mtime and size so that a replaced file is
-    re-read). Returns ``(articles, links, categories, table_names)`` with decoded names:
+    re-read). Returns ``(articles, links, categories, table_names, replaced)`` with decoded names:
     ``articles`` = ((name, text), ...) sorted by name, ``links`` = ((line, source, target), ...),
     ``categories`` = ((line, article, category), ...)."""
     articles = {}
     tables = {}
+    replaced = []
     try:
         with tarfile.open(path, mode="r:*") as archive:
             for member in archive:
@@ -125,14 +130,16 @@ def _read_wikispeedia_archive(path, mtime_ns, size):
                     if name in articles:
                         raise ValueError(f"{where}: a second file for article {name!r} "
                                          f"(first {articles[name][0]})")
-                    articles[name] = (member.name, _decode_member(archive.extractfile(member).read(), where))
+                    articles[name] = (member.name, _decode_member(archive.extractfile(member).read(), where, encoding_errors,
+                                                              replaced))
                     continue
                 for table, pattern in _WIKI_TABLES.items():
                     if pattern.match(member.name):
                         if table in tables:
                             raise ValueError(f"{path} holds two {table}.tsv files ({tables[table][0]} and "
                                              f"{member.name}); pass an archive with one")
-                        tables[table] = (member.name, _decode_member(archive.extractfile(member).read(), where))
+                        tables[table] = (member.name, _decode_member(archive.extractfile(member).read(), where, encoding_errors,
+                                                              replaced))
     except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         raise ValueError(f"{path} is not a readable tar archive ({exc}). {_WIKISPEEDIA_SOURCE}") from None
     if not articles:
@@ -148,10 +155,10 @@ def _read_wikispeedia_archive(path, mtime_ns, size):
                              _unquote_name(b, f"{where}, line {number}") if table == "links" else b.strip())
                             for number, (a, b) in _tsv_rows(text, where, 2))
     ordered = tuple((name, articles[name][1]) for name in sorted(articles))
-    return ordered, rows["links"], rows["categories"], {t: tables[t][0] for t in tables}
+    return ordered, rows["links"], rows["categories"], {t: tables[t][0] for t in tables}, tuple(replaced)
 
 
-def load_wikispeedia(data_dir=None, *, path=None, strict=False):
+def load_wikispeedia(data_dir=None, *, path=None, strict=False, encoding_errors="replace"):
     """Load the Wikispeedia articles and the hyperlinks between them, straight from the tarball.
 
     Wikispeedia (West & Leskovec 2012) is 4,604 articles of the 2007 Wikipedia for Schools
@@ -170,6 +177,10 @@ def load_wikispeedia(data_dir=None, *, path=None, strict=False):
     strict : bool, default=False
         When False, a link or category line naming an article with no text file is counted
         (``n_dropped_links``, ``n_dropped_categories``) and dropped; when True it is an error.
+    encoding_errors : {"replace", "strict"}, default="replace"
+        Bytes that are not UTF-8 become U+FFFD, with one
+        :class:`~learnsim.datasets.UndecodableBytesWarning` for the archive counting the files
+        and lines affected; ``"strict"`` raises :class:`~learnsim.datasets.DocumentFormatError`.
 
     Returns
     -------
@@ -185,7 +196,8 @@ def load_wikispeedia(data_dir=None, *, path=None, strict=False):
     Raises
     ------
     ValueError
-        If an article or table is not UTF-8 (the message names the file), the archive holds
+        If an article or table is not UTF-8 with ``encoding_errors="strict"`` (the message
+        names the file and line), the archive holds
         no articles or lacks a table, a line is malformed, a link names an unknown article
         with ``strict=True``, or no link joins two distinct articles.
 
@@ -199,6 +211,7 @@ def load_wikispeedia(data_dir=None, *, path=None, strict=False):
         raise ValueError("pass either path (the archive) or data_dir (the data directory), not both")
     if not isinstance(strict, (bool, np.bool_)):
         raise TypeError(f"strict must be True or False; got {strict!r}")
+    check_encoding_errors(encoding_errors)
     if path is not None:
         archive_path = Path(path).expanduser()
         if not archive_path.is_file():
@@ -207,8 +220,15 @@ def load_wikispeedia(data_dir=None, *, path=None, strict=False):
     else:
         archive_path = _corpus_file(data_dir, [_WIKISPEEDIA_FILE], "Wikispeedia archive", _WIKISPEEDIA_SOURCE)
     stat = archive_path.stat()
-    articles, link_rows, category_rows, table_names = _read_wikispeedia_archive(
-        str(archive_path.resolve()), stat.st_mtime_ns, stat.st_size)
+    articles, link_rows, category_rows, table_names, replaced = _read_wikispeedia_archive(
+        str(archive_path.resolve()), stat.st_mtime_ns, stat.st_size, encoding_errors)
+    if replaced:
+        # warned here, not while parsing, so that every call says it (the parse is cached)
+        where, _n, first = replaced[0]
+        warnings.warn(UndecodableBytesWarning(
+            f"{archive_path}: {len(replaced)} file(s) with {sum(r[1] for r in replaced)} line(s) that are not "
+            f"UTF-8 text (first: {where}, line {first}); their bad bytes became U+FFFD. Pass "
+            "encoding_errors='strict' (--encoding-errors strict) to refuse such an archive."), stacklevel=2)
 
     names = [name for name, _text in articles]
     index = {name: i for i, name in enumerate(names)}
