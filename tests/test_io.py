@@ -104,3 +104,39 @@ def test_read_text(tmp_path):
         read_text(path, encoding_errors="strict")
     with pytest.raises(DocumentFormatError, match=r"\.Z\) files are not supported"):
         read_text(_write(tmp_path / "t.Z", b"x"))
+
+
+# -------------------------------------------------------------------- documents in memory
+
+def test_documents_from_lists():
+    docs = read_labelled_documents([("a", "first"), ("-1", "loose"), {"text": "third", "label": 3, "id": 9}])
+    assert docs.texts == ["first", "loose", "third"] and docs.labels == ["a", None, "3"]
+    assert docs.ids == [None, None, "9"] and docs.path is None
+    plain = read_documents(["one", "two"])
+    assert plain.texts == ["one", "two"] and plain.labels is None and plain.ids == [None, None]
+    with_ids = read_documents([("d1", "one"), {"text": "two", "id": "d2", "label": "x"}])
+    assert with_ids.ids == ["d1", "d2"] and with_ids.labels is None      # not every document is labelled
+    assert read_documents([{"text": "x", "label": "a"}]).labels == ["a"]
+
+
+@pytest.mark.parametrize("source, reader, error, message", [
+    ([], read_documents, DocumentFormatError, "no documents"),
+    (["text without label"], read_labelled_documents, TypeError, r"document 0: expected a \(label, text\)"),
+    ([("a", "  ")], read_labelled_documents, DocumentFormatError, "document 0: empty text"),
+    ([{"text": "x"}], read_labelled_documents, DocumentFormatError, 'document 0: no "label" field'),
+    ([{"txt": "x"}], read_documents, DocumentFormatError, 'document 0: no "text" field'),
+    ([("a", 3)], read_labelled_documents, DocumentFormatError, '"text" is int, not a string'),
+    ([("", "x")], read_labelled_documents, DocumentFormatError, 'document 0: empty "label"'),
+    (42, read_documents, TypeError, "documents must be a path, a list or a pandas DataFrame"),
+])
+def test_documents_from_lists_errors(source, reader, error, message):
+    with pytest.raises(error, match=message):
+        reader(source)
+
+
+def test_documents_from_dataframe():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"text": ["a b", "c d", "e f"], "label": [1, None, 2], "id": ["x", "y", "z"]})
+    docs = read_labelled_documents(frame)
+    assert docs.labels == ["1", None, "2"] and docs.ids == ["x", "y", "z"]
+    assert read_documents(pd.DataFrame({"text": ["a", "b"]})).texts == ["a", "b"]

@@ -27,7 +27,7 @@ __all__ = ["DocumentFormatError", "ENCODING_ERRORS", "UndecodableBytesWarning", 
 
 
 class DocumentFormatError(ValueError):
-    """A document file that cannot be read; the message names the file and the line."""
+    """A file (or data) that cannot be read as asked; the message names the file and the line."""
 
 
 #: The accepted values of every reader's ``encoding_errors`` argument (and ``--encoding-errors``).
@@ -43,7 +43,22 @@ class UndecodableBytesWarning(UserWarning):
 
 
 def check_encoding_errors(value):
-    """Return ``value`` if it is one of :data:`ENCODING_ERRORS`, else raise ``ValueError``."""
+    """Check an ``encoding_errors`` argument.
+
+    Parameters
+    ----------
+    value : {"replace", "strict"}
+
+    Returns
+    -------
+    str
+        ``value``.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not one of :data:`ENCODING_ERRORS`.
+    """
     if not isinstance(value, str) or value not in ENCODING_ERRORS:
         raise ValueError(f"encoding_errors must be 'replace' (bad bytes become U+FFFD, with a warning) "
                          f"or 'strict' (bad bytes are an error); got {value!r}")
@@ -160,7 +175,14 @@ def decoded_lines(path, *, encoding_errors="replace", encoding="utf-8", keepends
 
 
 def read_text(path, *, encoding_errors="replace", encoding="utf-8", hint=None, counts=None):
-    """Whole text of a plain or gzipped file under the bad-bytes policy (see :func:`decoded_lines`).
+    """Whole text of a plain or gzipped file under the bad-bytes policy.
+
+    Parameters
+    ----------
+    path : path-like
+        A file; one ending in ``.gz`` is decompressed.
+    encoding_errors, encoding, hint, counts
+        As in :func:`decoded_lines`.
 
     Returns
     -------

@@ -26,12 +26,15 @@ one :class:`UndecodableBytesWarning` names the file and counts the lines affecte
 from __future__ import annotations
 
 import json
+import math
+import numbers
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from ._decode import DocumentFormatError, decoded_lines
+from ._decode import DocumentFormatError, check_encoding_errors, decoded_lines
 
 __all__ = ["DocumentFormatError", "Documents", "read_labelled_documents", "read_documents", "NO_CLUSTER"]
 
@@ -120,37 +123,99 @@ def _json_object(line, number, path):
     except json.JSONDecodeError as exc:
         raise DocumentFormatError(f"{path}, line {number}: invalid JSON ({exc.msg} at column "
                                   f"{exc.colno})") from None
+    return (obj,) + _object_fields(obj, f"{path}, line {number}", "a JSON object")
+
+
+def _object_fields(obj, where, kind="an object"):
+    """``(text, id)`` of a document given as an object (a JSON line, a dict, a DataFrame row)."""
     if not isinstance(obj, dict):
-        raise DocumentFormatError(f"{path}, line {number}: expected a JSON object "
-                                  f'{{"text": ..., ...}}; got {type(obj).__name__}')
+        raise DocumentFormatError(f'{where}: expected {kind} {{"text": ..., ...}}; got {type(obj).__name__}')
     text = obj.get("text")
     if not isinstance(text, str):
         what = "no \"text\" field" if "text" not in obj else f'"text" is {type(text).__name__}, not a string'
-        raise DocumentFormatError(f"{path}, line {number}: {what}")
+        raise DocumentFormatError(f"{where}: {what}")
     doc_id = obj.get("id")
     if doc_id is not None:
-        if isinstance(doc_id, bool) or not isinstance(doc_id, (str, int)):
-            raise DocumentFormatError(f'{path}, line {number}: "id" must be a string or an integer; '
-                                      f"got {doc_id!r}")
+        if isinstance(doc_id, bool) or not isinstance(doc_id, (str, numbers.Integral)):
+            raise DocumentFormatError(f'{where}: "id" must be a string or an integer; got {doc_id!r}')
         doc_id = str(doc_id)
-    return obj, text, doc_id
+    return text, doc_id
 
 
 def _json_label(obj, number, path):
+    return _object_label(obj, f"{path}, line {number}")
+
+
+def _object_label(obj, where):
     if "label" not in obj:
-        raise DocumentFormatError(f'{path}, line {number}: no "label" field (use -1 or null for a '
-                                  "document in no cluster)")
+        raise DocumentFormatError(f'{where}: no "label" field (use -1 or null for a document in no cluster)')
     label = obj["label"]
     if label is None:
         return None
-    if isinstance(label, bool) or not isinstance(label, (str, int)):
-        raise DocumentFormatError(f'{path}, line {number}: "label" must be a string or an integer; '
-                                  f"got {label!r}")
+    if isinstance(label, bool) or not isinstance(label, (str, numbers.Integral)):
+        raise DocumentFormatError(f'{where}: "label" must be a string or an integer; got {label!r}')
     label = str(label).strip()
     if not label:
-        raise DocumentFormatError(f'{path}, line {number}: empty "label" (use -1 or null for a '
-                                  "document in no cluster)")
+        raise DocumentFormatError(f'{where}: empty "label" (use -1 or null for a document in no cluster)')
     return None if label == NO_CLUSTER else label
+
+
+def _memory_objects(source, labelled):
+    """The documents of in-memory data as objects ``{"text", "id", "label"}``: a DataFrame
+    (its rows, by column name), a list of dicts, a list of tuples (``(label, text)`` when
+    labelled, else ``(id, text)``) or, unlabelled, a list of texts."""
+    if hasattr(source, "columns") and hasattr(source, "itertuples"):
+        names = [str(c) for c in source.columns]
+        objects = []
+        for row in source.itertuples(index=False, name=None):
+            obj = dict(zip(names, row))
+            # a missing label or id in a DataFrame is NaN (or None): no cluster, no id
+            for key in ("label", "id"):
+                value = obj.get(key)
+                if isinstance(value, float) and math.isnan(value):
+                    obj[key] = None
+                elif isinstance(value, float) and value.is_integer():
+                    obj[key] = int(value)  # an integer column with a missing value is float
+                elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
+                    obj[key] = int(value)
+            objects.append(obj)
+        return objects
+    if not isinstance(source, (list, tuple)):
+        raise TypeError(f"documents must be a path, a list or a pandas DataFrame; got {type(source).__name__}")
+    objects = []
+    for n, item in enumerate(source):
+        if isinstance(item, dict):
+            objects.append(item)
+        elif isinstance(item, str) and not labelled:
+            objects.append({"text": item})
+        elif isinstance(item, (tuple, list)) and len(item) == 2:
+            key = "label" if labelled else "id"
+            objects.append({key: item[0], "text": item[1]})
+        else:
+            shape = "(label, text) tuple or a dict" if labelled else "text, an (id, text) tuple or a dict"
+            raise TypeError(f"document {n}: expected a {shape}; got {item!r:.60}")
+    return objects
+
+
+def _read_memory(source, labelled):
+    docs = Documents(texts=[], ids=[], labels=[], path=None)
+    all_labelled = True
+    for n, obj in enumerate(_memory_objects(source, labelled)):
+        where = f"document {n}"
+        text, doc_id = _object_fields(obj, where)
+        if not text.strip():
+            raise DocumentFormatError(f"{where}: empty text")
+        if labelled or "label" in obj:
+            docs.labels.append(_object_label(obj, where))
+        all_labelled = all_labelled and "label" in obj
+        docs.texts.append(text)
+        docs.ids.append(doc_id)
+        docs.line_numbers.append(n)
+    if not labelled and not all_labelled:
+        docs.labels = None
+    if not docs.texts:
+        raise DocumentFormatError("no documents (the list is empty)")
+    return docs
 
 
 def _check_text(text, number, path):
@@ -164,7 +229,10 @@ def read_labelled_documents(path, *, encoding_errors="replace"):
 
     Parameters
     ----------
-    path : path-like
+    path : path-like, list or pandas DataFrame
+        A file, or the same documents in memory: a list of ``(label, text)`` tuples or of
+        dicts ``{"text": ..., "label": ..., "id": ...}``, or a DataFrame with ``text`` and
+        ``label`` columns (and optionally ``id``); ``path`` of the result is then None.
     encoding_errors : {"replace", "strict"}, default="replace"
         What to do with bytes that are not UTF-8: replace them with U+FFFD and issue one
         :class:`UndecodableBytesWarning` counting the lines affected, or raise
@@ -182,6 +250,9 @@ def read_labelled_documents(path, *, encoding_errors="replace"):
         Unknown extension, undecodable text (with ``encoding_errors="strict"``), a line without a TAB, an empty label or text,
         invalid JSON or a missing field, or no documents at all; the message gives the line.
     """
+    check_encoding_errors(encoding_errors)
+    if not isinstance(path, (str, os.PathLike)):
+        return _read_memory(path, labelled=True)
     path = Path(path)
     kind = _suffix_kind(path, "'.tsv' or '.txt' (label<TAB>text per line) or '.jsonl' "
                               '({"text": ..., "label": ...} per line)')
@@ -224,7 +295,10 @@ def read_documents(path, *, encoding_errors="replace"):
 
     Parameters
     ----------
-    path : path-like
+    path : path-like, list or pandas DataFrame
+        A file, or the same documents in memory: a list of texts, of ``(id, text)`` tuples or
+        of dicts ``{"text": ..., "id": ..., "label": ...}``, or a DataFrame with a ``text``
+        column (and optionally ``id`` and ``label``).
     encoding_errors : {"replace", "strict"}, default="replace"
         As in :func:`read_labelled_documents`.
 
@@ -233,6 +307,9 @@ def read_documents(path, *, encoding_errors="replace"):
     Documents
         ``labels`` is None unless a JSON Lines file gives every document a label.
     """
+    check_encoding_errors(encoding_errors)
+    if not isinstance(path, (str, os.PathLike)):
+        return _read_memory(path, labelled=False)
     path = Path(path)
     kind = _suffix_kind(path, "'.tsv' (id<TAB>text per line), '.txt' (one document per line, "
                               "or id<TAB>text) or '.jsonl' ({\"text\": ...} per line)")
