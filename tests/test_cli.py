@@ -696,7 +696,7 @@ def test_fit_linklearn_bad_links_exit_2(links, fragment, linked_files, tmp_path)
 
 
 @pytest.mark.parametrize("args, fragment", [
-    (["--links", "{links}", "--weighting", "bm25"], "--weighting apply to --method film / mcd only"),
+    (["--links", "{links}", "--weighting", "bm25"], "--weighting apply to --method film / mcd / relative only"),
     (["--links", "{links}", "--dimensions", "4"], "--dimensions apply to --method film only"),
     ([], "--method linklearn needs --links"),
     (["--links", "{links}", "--learning-rate", "0"], "--learning-rate"),

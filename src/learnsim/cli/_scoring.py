@@ -84,12 +84,13 @@ class Scorer:
                 norms = np.sqrt(np.einsum("ij,ij->i", E, E))
                 return E / np.where(norms > 0, norms, 1.0)[:, None]
             return hybrid_rows(X, E, self.input_weight)
-        return np.asarray(self.metric.transform(X), dtype=np.float64)
+        E = self.metric.transform(X)
+        return E.astype(np.float64).tocsr() if hasattr(E, "tocsr") else np.asarray(E, dtype=np.float64)
 
     def prepare(self, corpus):
         """Fix the corpus (its vectors); returns self."""
         self.corpus = corpus
-        self.corpus_rows = None
+        self.corpus_rows = self.corpus_sq = None
         if self.kind == "distance":
             n, d = corpus.shape
             if getattr(self.metric, "residual_weight_", None) == 0.0 or n * d <= _common._MAX_EMBEDDING_ENTRIES:
@@ -111,8 +112,11 @@ class Scorer:
             if self.corpus_rows is None:
                 return self.metric.pairwise_distances(queries, self.corpus)
             E = self.rows(queries)
-            sq = np.einsum("ij,ij->i", self.corpus_rows, self.corpus_rows)
-            D2 = np.einsum("ij,ij->i", E, E)[:, None] + sq[None, :] - 2.0 * (E @ self.corpus_rows.T)
+            if self.corpus_sq is None:
+                self.corpus_sq = _sq_norms(self.corpus_rows)
+            G = E @ self.corpus_rows.T
+            G = G.toarray() if hasattr(G, "toarray") else np.asarray(G)
+            D2 = _sq_norms(E)[:, None] + self.corpus_sq[None, :] - 2.0 * G
             return np.sqrt(np.maximum(D2, 0.0))
         S = self.rows(queries) @ self.corpus_rows.T
         return S.toarray() if hasattr(S, "toarray") else np.asarray(S)
@@ -211,3 +215,9 @@ def _unit_rows(M):
         return normalize(sp.csr_matrix(M, dtype=np.float64), norm="l2")
     norms = np.sqrt(np.einsum("ij,ij->i", M, M))
     return M / np.where(norms > 0, norms, 1.0)[:, None]
+
+
+def _sq_norms(M):
+    if hasattr(M, "multiply"):
+        return np.asarray(M.multiply(M).sum(axis=1), dtype=np.float64).ravel()
+    return np.einsum("ij,ij->i", M, M)

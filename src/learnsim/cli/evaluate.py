@@ -101,13 +101,13 @@ def _unit_rows(X):
 def _evaluate_links(args, parts):
     from ..evaluation import retrieval_report
     from ._scoring import scorer_for
-    from .fit import _read_links, _unique_ids
+    from ._fit_links import read_links, unique_ids
 
     if args.input is None:
         raise UsageError("--links needs --input: the documents with ids the links are between")
     docs = read_documents(args.input, encoding_errors=args.encoding_errors)
-    _unique_ids(args.input, docs, "--links needs")
-    links = _read_links(Path(args.links), docs.ids, args.encoding_errors)
+    unique_ids(args.input, docs, "--links needs")
+    links = read_links(Path(args.links), docs.ids, args.encoding_errors)
     X = _vectorize(parts["vectorizer"], docs.texts)
     _warn_empty_rows(X, "document", docs.texts)
     linked = links.symmetric().adjacency.tocsr()

@@ -1,60 +1,84 @@
 """``learnsim fit``: learn a metric or a term weighting and save it with its vectoriser."""
 from __future__ import annotations
 
+import argparse
 import textwrap
 import time
 from pathlib import Path
 
 import numpy as np
 
-from ._common import (_add_encoding_errors, DocumentFormatError, read_documents, UsageError, _formatter, _examples, _int_at_least, _positive_int, _seed, _lsi, _n_basis,
+from ._common import (_add_encoding_errors, UsageError, _formatter, _examples, _int_at_least, _positive_int, _seed, _lsi, _n_basis,
                       _auto_or_float, _open_float, _print_json, _note, _read_clusters, _read_pairs,
                       progress)
 
 def register(commands):
     """Add the command's parser to ``commands``."""
     fit = commands.add_parser(
-        "fit", formatter_class=_formatter, help="learn a metric from labelled documents or pairs",
+        "fit", formatter_class=_formatter,
+        help="learn a metric from labelled documents, pairs, links, triplets or clicks",
         description=textwrap.dedent("""\
-            Fit a text vectoriser and a metric - minimum cluster distortion (--method mcd, the
-            default), FILM (--method film) or the LinkLearn term weighting (--method linklearn)
-            - and save both into one model file.
+            Fit a text vectoriser and a metric and save both into one model file:
+              --method mcd        minimum cluster distortion (default), from clusters or pairs
+              --method film       FILM, a low-rank map, from clusters or duplicate pairs
+              --method linklearn  a term weighting learned from hyperlinks
+              --method relative   a weighted metric from relative comparisons or clicks
 
-            --input: label<TAB>text per line (.tsv or .txt; a header line label<TAB>text is
-            skipped) or JSON Lines (.jsonl) with {"text": ..., "label": ...}. Documents of
-            label -1 belong to no cluster: they shape the features and the basis but are not
-            supervision. A label with a single document is treated as -1. FILM draws its
-            triplets (i, j, k: i is closer to j than to k) from these clusters.
+            input layouts, one example line each (.tsv: TAB-separated; a header line is skipped):
+              labelled documents (--input; mcd, film): label<TAB>text, or .jsonl
+                  sports<TAB>The match ended in a draw after extra time.
+                  {"label": "sports", "text": "The match ended in a draw after extra time."}
+                Label -1: in no cluster (shapes the features and the basis, not supervision);
+                a label with a single document counts as -1.
+              pairs (--pairs; film, mcd): label<TAB>text_a<TAB>text_b<TAB>pair_id (Quora layout,
+                label 1 = duplicate)
+                  1<TAB>How do I learn Python?<TAB>What is the best way to learn Python?<TAB>17
+                film holds out --validation-fraction (0.2) of the pairs to choose its duplicate
+                rule and its search weight; mcd learns from the groups of duplicates.
+              documents with ids (--input; linklearn, relative): id<TAB>text, or .jsonl with "id"
+                  Volcano<TAB>A volcano is a rupture in the crust of a planet...
+              links (--links; linklearn): source_id<TAB>target_id (direction ignored)
+                  Volcano<TAB>Lava
+              triplets (--triplets; relative): anchor_id<TAB>closer_id<TAB>farther_id
+                  Volcano<TAB>Lava<TAB>Football
+              clicks (--clicks; relative): query_text<TAB>clicked_id<TAB>skipped_id: the clicked
+                document is closer to the query than the skipped one. The query is a text
+                (never an id); each distinct query joins the collection as the triplet's anchor.
+                  volcano eruption<TAB>Volcano<TAB>Football
 
-            --pairs: duplicate / non-duplicate pairs in the Quora sample layout,
-            label<TAB>text1<TAB>text2<TAB>pair_id per line (label 1 = duplicate; an optional
-            header). FILM learns from triplets made of them (a duplicate pair with a labelled
-            and a random negative); mcd learns from the groups of duplicates they form.
-
-            --method linklearn learns from hyperlinks: --input is then a collection with ids
-            (id<TAB>text per line, or .jsonl with "id"), --links a file of source_id<TAB>target_id
-            lines (direction is ignored). A seeded --validation-fraction of the documents (and
-            the links among them) is held out for early stopping on average precision; links
-            between the two parts are dropped. Term counts, Porter stemming and an English stop
-            list by default, terms found in a single document dropped (paper 002, sec. 4.1)."""),
+            linklearn: a seeded --validation-fraction (0.25) of the documents and their links
+            is held out for early stopping on average precision. Term counts, an English stop
+            list and Porter stemming by default (paper 002, sec. 4.1; stemming needs PyStemmer:
+            without it a note says the fit is unstemmed), terms of a single document dropped.
+            relative: the slack weight C is chosen on the triplets of a held-out
+            --validation-fraction (0.25) of the anchors, then refitted on all triplets; binary
+            term features (paper 004)."""),
         epilog=_examples("learnsim fit --input train.tsv --model model.npz",
                          "learnsim fit --input train.jsonl --model model.npz --stop-words english --stem",
                          "learnsim fit --input train.tsv --model paper.npz --paper --lsi 300",
                          "learnsim fit --input train.tsv --model m.npz --n-basis 64 --shrinkage 0.1 "
                          "--complement-weight 1 --json",
                          "learnsim fit --method film --pairs quora.tsv --model film.npz --dimensions 100",
-                         "learnsim fit --method linklearn --input pages.tsv --links links.tsv --model ll.npz"))
+                         "learnsim fit --method linklearn --input pages.tsv --links links.tsv --model ll.npz",
+                         "learnsim fit --method relative --input pages.tsv --triplets triplets.tsv --model rel.npz",
+                         "learnsim fit --method relative --input pages.tsv --clicks clicks.tsv --model rel.npz"))
     fit_source = fit.add_mutually_exclusive_group(required=True)
-    fit_source.add_argument("--input", metavar="FILE", help="labelled documents (.tsv, .txt or .jsonl)")
+    fit_source.add_argument("--input", metavar="FILE",
+                            help="labelled documents (mcd, film) or documents with ids (linklearn, relative)")
     fit_source.add_argument("--pairs", metavar="FILE",
                             help="duplicate pairs: label<TAB>text1<TAB>text2<TAB>pair_id per line")
     fit.add_argument("--model", required=True, metavar="OUT.npz", help="model file to write")
     fit.add_argument("--links", metavar="FILE", default=None,
                      help="linklearn: hyperlinks, source_id<TAB>target_id per line")
-    fit.add_argument("--method", choices=("mcd", "film", "linklearn"), default="mcd",
-                     help="minimum cluster distortion (mcd, default), FILM (film) or LinkLearn (linklearn)")
+    fit.add_argument("--triplets", metavar="FILE", default=None,
+                     help="relative: anchor_id<TAB>closer_id<TAB>farther_id per line")
+    fit.add_argument("--clicks", metavar="FILE", default=None,
+                     help="relative: query_text<TAB>clicked_id<TAB>skipped_id per line")
+    fit.add_argument("--method", choices=("mcd", "film", "linklearn", "relative"), default="mcd",
+                     help="minimum cluster distortion (mcd, default), FILM (film), LinkLearn (linklearn) or "
+                          "relative comparisons (relative)")
     fit.add_argument("--weighting", choices=("tfidf", "bm25", "tf", "binary"), default=None,
-                     help="mcd / film: term weighting (default: tfidf)")
+                     help="mcd / film: term weighting (default: tfidf); relative: (default: binary)")
     fit.add_argument("--lsi", type=_lsi, default=None, metavar="N_OR_FRACTION",
                      help="reduce the term vectors to N LSI dimensions (or a fraction of the vocabulary)")
     fit.add_argument("--no-norm", action="store_true", help="do not L2-normalise the term vectors")
@@ -83,11 +107,13 @@ def register(commands):
     fit.add_argument("--validation-fraction", type=_open_float(0.0, 1.0, "a number in (0, 1)"),
                      default=None, metavar="F",
                      help="linklearn: share of the documents held out for early stopping (default: 0.25); "
+                          "relative: share of the anchors whose triplets choose C (default: 0.25); "
                           "film with --pairs: share of the pairs held out to choose the matching rule "
                           "(input-cosine weight, duplicate threshold, calibration; default: 0.2)")
     fit.add_argument("--stop-words", choices=("english",), default=None, help="drop English stop words")
-    fit.add_argument("--stem", action="store_true",
-                     help="Porter stemming (needs PyStemmer: pip install learnsim[stem])")
+    fit.add_argument("--stem", action=argparse.BooleanOptionalAction, default=None,
+                     help="Porter stemming (needs PyStemmer: pip install learnsim[stem]); default: on for "
+                          "linklearn when PyStemmer is installed (a note says when it is not), off otherwise")
     fit.add_argument("--seed", type=_seed, default=0, metavar="N",
                      help="seed of the selection folds and randomised SVDs (default: 0)")
     fit.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
@@ -103,17 +129,14 @@ _METHOD_OPTIONS = {
     "complement_weight": ("--complement-weight", {"mcd"}),
     "n_components": ("--dimensions", {"film"}), "svd_rank": ("--svd-rank", {"film"}),
     "max_iter": ("--max-iter", {"film", "linklearn"}),
-    "pairs": ("--pairs", {"mcd", "film"}), "weighting": ("--weighting", {"mcd", "film"}),
+    "pairs": ("--pairs", {"mcd", "film"}), "weighting": ("--weighting", {"mcd", "film", "relative"}),
+    "triplets": ("--triplets", {"relative"}), "clicks": ("--clicks", {"relative"}),
     "lsi": ("--lsi", {"mcd", "film"}), "no_norm": ("--no-norm", {"mcd", "film"}),
     "links": ("--links", {"linklearn"}), "learning_rate": ("--learning-rate", {"linklearn"}),
-    "validation_fraction": ("--validation-fraction", {"linklearn", "film"}),
+    "validation_fraction": ("--validation-fraction", {"linklearn", "film", "relative"}),
 }
 # FILM's n_components when --dimensions is not given (the paper's d), capped by the data.
 _DEFAULT_FILM_DIMENSIONS = 100
-# LinkLearn's settings when not given: the learning rate chosen on Wikispeedia's validation
-# third (docs/reproductions/linklearn.md) and the share of documents held out for early stopping.
-_DEFAULT_LINKLEARN_RATE = 0.03
-_DEFAULT_VALIDATION_FRACTION = 0.25
 # FILM on pairs: the share of the pairs held out to choose the matching rule (as the FILM
 # reproduction) and the neighbours among which each anchor's hard negative is drawn.
 _DEFAULT_PAIRS_VALIDATION_FRACTION = 0.2
@@ -127,6 +150,11 @@ def _check_method_options(args):
         flags = " and ".join(flag for flag, _ in given)
         owners = sorted(set().union(*(methods for _, methods in given)))
         raise UsageError(f"{flags} apply to --method {' / '.join(owners)} only, not to --method {args.method}")
+    if args.method == "relative" and args.triplets is not None and args.clicks is not None:
+        raise UsageError("give --triplets or --clicks, not both")
+    if args.method == "relative" and args.input is None:
+        raise UsageError("--method relative needs --input FILE (id<TAB>text per line): the documents the "
+                         "triplets name")
     if args.method == "linklearn" and args.links is None:
         raise UsageError("--method linklearn needs --links FILE (source_id<TAB>target_id per line)")
 
@@ -230,7 +258,13 @@ def run(args):
 
     summary = {"model": str(model_path), "method": args.method}
     if args.method == "linklearn":
-        return _fit_linklearn(args, model_path, summary)
+        from ._fit_links import fit_linklearn
+
+        return fit_linklearn(args, model_path, summary)
+    if args.method == "relative":
+        from ._fit_relative import fit_relative
+
+        return fit_relative(args, model_path, summary)
     args.weighting = args.weighting or "tfidf"
     pairs = labels = None
     if args.pairs is not None:
@@ -310,110 +344,6 @@ def run(args):
               f"{1 - summary['search_input_weight']:g} x learned cosine (validation recall@1 "
               f"{summary['search_validation_recall_at_1']:.3f}); 'learnsim search' uses it.")
     print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, metric "
-          f"{metric_seconds:.2f} s); saved {model_path}.")
-    return 0
-
-
-def _read_links(path, ids, encoding_errors="replace"):
-    """Hyperlinks source_id<TAB>target_id between the documents ``ids``, as Links."""
-    from ..io import _lines
-    from ..supervision import Links
-
-    position = {doc_id: i for i, doc_id in enumerate(ids)}
-    edges = []
-    for number, line in _lines(path, encoding_errors):
-        if not line.strip():
-            continue
-        fields = line.split("\t")
-        if len(fields) != 2:
-            raise DocumentFormatError(f"{path}, line {number}: expected source_id<TAB>target_id, got {line[:60]!r}")
-        source, target = (f.strip() for f in fields)
-        if number == 1 and (source, target) == ("source", "target") and "source" not in position:
-            continue
-        for doc_id in (source, target):
-            if doc_id not in position:
-                raise UsageError(f"{path}, line {number}: link to unknown document {doc_id!r} (not an id of "
-                                 "--input)")
-        if source != target:        # a page linking to itself says nothing about similarity
-            edges.append((position[source], position[target]))
-    if not edges:
-        raise UsageError(f"{path}: no link between two different documents; LinkLearn learns from links")
-    return Links.from_edges(np.asarray(edges, dtype=np.int64), len(ids))
-
-
-def _unique_ids(path, docs, what="--method linklearn needs"):
-    """Every document has an id, and no two the same (the links name them)."""
-    missing = [i for i, doc_id in enumerate(docs.ids) if doc_id is None]
-    if missing:
-        raise UsageError(f"{path}: {what} an id for every document (id<TAB>text, or "
-                         f'"id" in .jsonl); document {missing[0] + 1} has none')
-    seen = {}
-    for i, doc_id in enumerate(docs.ids):
-        if doc_id in seen:
-            raise UsageError(f"{path}: id {doc_id!r} is used by documents {seen[doc_id] + 1} and {i + 1}")
-        seen[doc_id] = i
-
-
-def _fit_linklearn(args, model_path, summary):
-    """--method linklearn: term counts of the --input documents, the --links among them, a
-    held-out share for early stopping, and the learned weighting saved with its vectoriser."""
-    import scipy.sparse as sp
-
-    from .._progress import _default_enabled
-    from ..linklearn import LinkLearn
-    from ..persistence import save
-    from ..supervision import Links, split_links
-    from ..text import TextVectorizer, find_empty_rows
-
-    docs = read_documents(args.input, encoding_errors=args.encoding_errors)
-    _unique_ids(args.input, docs)
-    links = _read_links(Path(args.links), docs.ids, args.encoding_errors)
-    vectorizer = TextVectorizer("tf", stop_words=args.stop_words or "english",
-                                stem="porter" if args.stem else None, min_df=2, dtype=np.float64)
-    start = time.perf_counter()
-    X = sp.csr_matrix(vectorizer.fit_transform(docs.texts), dtype=np.float64)
-    vec_seconds = time.perf_counter() - start
-    fraction = args.validation_fraction or _DEFAULT_VALIDATION_FRACTION
-    try:
-        (train, L_train), (valid, L_valid) = split_links(links, fractions=(1.0 - fraction, fraction),
-                                                         random_state=args.seed)
-    except ValueError as exc:
-        raise UsageError(f"cannot hold out {fraction:g} of the documents for early stopping: {exc}") from None
-    X_train = X[train]
-    empty = find_empty_rows(X_train)
-    if empty.size:
-        _note(f"{empty.size} training document(s) have no vocabulary term; they and their links are left out")
-        keep = np.setdiff1d(np.arange(X_train.shape[0]), empty)
-        X_train, L_train = X_train[keep], Links(L_train.adjacency[keep][:, keep])
-    settings = {"learning_rate": args.learning_rate or _DEFAULT_LINKLEARN_RATE}
-    if args.max_iter is not None:
-        settings["max_iter"] = args.max_iter
-    metric = LinkLearn(**settings, random_state=args.seed, verbose=_default_enabled())
-    start = time.perf_counter()
-    try:
-        metric.fit(X_train, L_train, validation=(X[valid], L_valid))
-    except ValueError as exc:
-        raise UsageError(f"LinkLearn cannot learn from these links: {exc}") from None
-    metric_seconds = time.perf_counter() - start
-    model_path.parent.mkdir(parents=True, exist_ok=True)
-    save({"vectorizer": vectorizer, "metric": metric}, model_path)
-    curve = metric.validation_curve_
-    summary.update(documents=len(docs), links=links.n_links, features=int(X.shape[1]),
-                   train_documents=int(X_train.shape[0]), train_links=L_train.n_links,
-                   validation_documents=int(valid.size), validation_links=L_valid.n_links,
-                   learning_rate=settings["learning_rate"], n_iter=metric.n_iter_, best_iter=metric.best_iter_,
-                   validation_ap=float(np.max(curve["ap"])) if curve is not None else None,
-                   vectorizer_seconds=vec_seconds, metric_seconds=metric_seconds,
-                   fit_seconds=vec_seconds + metric_seconds)
-    if args.json:
-        _print_json(summary)
-        return 0
-    print(f"Fitted on {summary['documents']} documents with {summary['links']} links, {summary['features']} "
-          f"terms: {summary['train_documents']} documents ({summary['train_links']} links) to learn from, "
-          f"{summary['validation_documents']} ({summary['validation_links']} links) for early stopping.")
-    print(f"LinkLearn: learning rate {settings['learning_rate']:g}, best validation AvgP "
-          f"{summary['validation_ap']:.3f} after {metric.best_iter_} of {metric.n_iter_} drawn documents.")
-    print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, weighting "
           f"{metric_seconds:.2f} s); saved {model_path}.")
     return 0
 

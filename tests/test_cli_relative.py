@@ -1,0 +1,163 @@
+"""``learnsim fit --method relative`` from triplets or clicks (paper 004), and LinkLearn's stemming."""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sys
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from learnsim import cli
+from learnsim.datasets import make_clustered_corpus
+from learnsim.persistence import load
+
+
+def run_cli(args):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main([str(a) for a in args])
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("relative")
+    corpus = make_clustered_corpus(n_clusters=5, docs_per_cluster=12, random_state=7)
+    labels = np.asarray(corpus.target)
+    docs = folder / "docs.tsv"
+    docs.write_text("id\ttext\n" + "".join(f"d{i}\t{t}\n" for i, t in enumerate(corpus.data)), encoding="utf-8")
+    rng = np.random.default_rng(0)
+    rows, clicks = [], []
+    for _ in range(600):
+        a = int(rng.integers(len(labels)))
+        same = rng.choice(np.flatnonzero((labels == labels[a]) & (np.arange(len(labels)) != a)))
+        other = rng.choice(np.flatnonzero(labels != labels[a]))
+        rows.append(f"d{a}\td{same}\td{other}\n")
+        query = " ".join(w for w, _ in Counter(corpus.data[a].split()).most_common(8))   # its main words
+        clicks.append(f"{query}\td{same}\td{other}\n")
+    triplets = folder / "triplets.tsv"
+    triplets.write_text("anchor\tcloser\tfarther\n" + "".join(rows[:400]), encoding="utf-8")
+    click_file = folder / "clicks.tsv"
+    click_file.write_text("".join(clicks), encoding="utf-8")
+    return {"folder": folder, "docs": docs, "triplets": triplets, "clicks": click_file, "labels": labels,
+            "texts": corpus.data}
+
+
+def test_fit_relative_from_triplets_chooses_C_on_held_out_anchors(files, tmp_path):
+    from learnsim.relative import RelativeComparisonMetric
+
+    model = tmp_path / "rel.npz"
+    code, out, err = run_cli(["fit", "--method", "relative", "--input", files["docs"], "--triplets",
+                              files["triplets"], "--model", model, "--json"])
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["supervision"] == "triplets" and summary["triplets"] == 400
+    assert 0 < summary["validation_triplets"] < 400
+    assert summary["C"] in (1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 1.0)
+    assert summary["validation_accuracy"] > 0.8
+    parts = load(model)
+    assert isinstance(parts["metric"], RelativeComparisonMetric) and parts["metric"].C == summary["C"]
+    # the model searches by its learned distance and evaluates on clusters
+    code, out, err = run_cli(["search", "--model", model, "--corpus", files["docs"], "--query", files["texts"][0],
+                              "-k", "3", "--json"])
+    assert code == 0, err
+    hits = json.loads(out)[0]
+    assert hits["scoring"] == "learned distance" and hits["hits"][0]["index"] == 0
+    code, out, _ = run_cli(["fit", "--method", "relative", "--input", files["docs"], "--triplets", files["triplets"],
+                            "--model", model])
+    assert code == 0 and "Relative comparisons: C =" in out
+
+
+def test_fit_relative_from_clicks(files, tmp_path):
+    model = tmp_path / "clicks.npz"
+    code, out, err = run_cli(["fit", "--method", "relative", "--input", files["docs"], "--clicks", files["clicks"],
+                              "--model", model, "--json"])
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["supervision"] == "clicks" and summary["triplets"] == 600
+    assert summary["queries"] == 60          # one distinct query text per document: one anchor each
+    assert 0.0 <= summary["validation_accuracy"] <= 1.0 and summary["training_accuracy"] > 0.8
+    model_parts = load(model)
+    assert model_parts["metric"].n_features_in_ == summary["features"]
+
+
+@pytest.mark.parametrize("content, extra, fragment", [
+    ("d0\td1\tnowhere\n", [], "unknown document 'nowhere'"),
+    ("d0\td1\n", [], "expected anchor<TAB>closer<TAB>farther"),
+    ("d0\td0\td1\n", [], "the three items must differ"),
+    ("d0\td1\td2\n", ["--clicks", "{t}"], "not both"),
+    ("d0\td1\td2\n", ["--n-basis", "3"], "--n-basis apply to --method mcd only"),
+])
+def test_fit_relative_bad_input_exits_2(files, tmp_path, content, extra, fragment):
+    path = tmp_path / "t.tsv"
+    path.write_text(content, encoding="utf-8")
+    args = ["fit", "--method", "relative", "--input", files["docs"], "--triplets", path,
+            "--model", tmp_path / "m.npz"] + [a.format(t=path) for a in extra]
+    code, out, err = run_cli(args)
+    assert code == 2 and fragment in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_fit_relative_needs_supervision(files, tmp_path):
+    code, _, err = run_cli(["fit", "--method", "relative", "--input", files["docs"], "--model", tmp_path / "m.npz"])
+    assert code == 2 and "--triplets FILE" in err and "--clicks FILE" in err
+
+
+# --------------------------------------------------------------------------- LinkLearn stemming
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    """Pages of 6 topics linked within their topic; topic 0 speaks of eruptions in several forms."""
+    folder = tmp_path_factory.mktemp("stem")
+    corpus = make_clustered_corpus(n_clusters=6, docs_per_cluster=12, random_state=3)
+    forms = ["erupted", "erupting", "eruption", "eruptions", "erupt"]
+    texts = [t + (f" {forms[i % 5]} {forms[(i + 2) % 5]}" if corpus.target[i] == 0 else "")
+             for i, t in enumerate(corpus.data)]
+    rng = np.random.default_rng(0)
+    edges = set()
+    for i in range(len(texts)):
+        for j in rng.choice(np.flatnonzero(corpus.target == corpus.target[i]), 3):
+            if i != j:
+                edges.add((i, int(j)))
+    docs = folder / "pages.tsv"
+    docs.write_text("".join(f"p{i}\t{t}\n" for i, t in enumerate(texts)), encoding="utf-8")
+    links = folder / "links.tsv"
+    links.write_text("".join(f"p{a}\tp{b}\n" for a, b in sorted(edges)), encoding="utf-8")
+    return docs, links
+
+
+def test_linklearn_stems_by_default_as_the_help_says(pages, tmp_path):
+    docs, links = pages
+    model = tmp_path / "ll.npz"
+    code, _, err = run_cli(["fit", "--method", "linklearn", "--input", docs, "--links", links, "--model", model,
+                            "--max-iter", "200"])
+    assert code == 0, err
+    vectorizer = load(model)["vectorizer"]
+    assert vectorizer.stem == "porter"
+    terms = set(map(str, vectorizer.get_feature_names_out()))
+    assert "erupt" in terms and not {"erupted", "erupting", "eruption", "eruptions"} & terms
+    code, out, _ = run_cli(["fit", "--help"])
+    assert "Porter stemming by default" in " ".join(out.split())
+
+
+def test_linklearn_without_pystemmer_says_so_and_fits_unstemmed(pages, tmp_path, monkeypatch):
+    docs, links = pages
+    monkeypatch.setitem(sys.modules, "Stemmer", None)      # import Stemmer fails
+    model = tmp_path / "ll.npz"
+    code, _, err = run_cli(["fit", "--method", "linklearn", "--input", docs, "--links", links, "--model", model,
+                            "--max-iter", "200"])
+    assert code == 0, err
+    assert "PyStemmer is not installed: fitting without Porter stemming" in err
+    assert load(model)["vectorizer"].stem is None
+
+
+def test_linklearn_no_stem(pages, tmp_path):
+    docs, links = pages
+    model = tmp_path / "ll.npz"
+    code, _, err = run_cli(["fit", "--method", "linklearn", "--input", docs, "--links", links, "--model", model,
+                            "--max-iter", "200", "--no-stem"])
+    assert code == 0, err
+    assert load(model)["vectorizer"].stem is None
