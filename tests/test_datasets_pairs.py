@@ -33,6 +33,7 @@ def test_parse_columns_string_and_dict():
     assert parse_columns(" score = sim , text_a=s1,text_b = s2,pair_id=7") == \
         {"score": "sim", "text_a": "s1", "text_b": "s2", "pair_id": 7}
     assert parse_columns({"label": "y", "text_a": 0, "text_b": 1}) == {"label": "y", "text_a": 0, "text_b": 1}
+    assert parse_columns("text_a=1,text_b=2,id=0") == {"text_a": 1, "text_b": 2, "pair_id": 0}   # unlabelled
     assert set(PAIR_ROLES) >= {"label", "score", "text_a", "text_b", "id_a", "id_b"}
 
 
@@ -172,6 +173,22 @@ def test_explicit_delimiter_and_no_quoting(tmp_path):
     assert _texts_of(bunch) == [('"quoted', "x")]
 
 
+def test_headerless_short_layouts_and_unlabelled_pairs(tmp_path):
+    labelled = read_pairs(_write(tmp_path / "l.tsv", "1\ta\tb\n0\ta\tc\n"))
+    assert labelled.layout == "label-text-text" and labelled.labels.tolist() == [1, 0]
+    unlabelled = read_pairs(_write(tmp_path / "u.tsv", "a\tb\nc\td\n"))
+    assert unlabelled.layout == "text-text" and unlabelled.kind == "unlabelled"
+    assert unlabelled.pairs is None and unlabelled.labels is None and unlabelled.scores is None
+    assert unlabelled.indices.tolist() == [[0, 1], [2, 3]]
+    with_header = read_pairs(_write(tmp_path / "h.tsv", "text_a\ttext_b\tid\nx\ty\tp1\n"))
+    assert with_header.kind == "unlabelled" and list(with_header.pair_ids) == ["p1"]
+    by_columns = read_pairs(_write(tmp_path / "c.tsv", "sentence1\tn\tsentence2\nx\t3\ty\n"), columns="text_a=0,text_b=2,id=1")
+    assert by_columns.line_numbers.tolist() == [2] and by_columns.pair_ids.tolist() == [3]
+    assert read_pairs([("a", "b"), ("c", "c")]).n_identical_pairs == 1
+    with pytest.raises(ValueError, match="have no label, not a duplicate label"):
+        load_quora_pairs(tmp_path / "h.tsv")
+
+
 # ---------------------------------------------------------------------- in-memory data
 
 def test_list_of_tuples():
@@ -278,8 +295,8 @@ def test_argument_errors(tmp_path):
         read_pairs([])
     with pytest.raises(TypeError, match="pair 1: expected a tuple"):
         read_pairs([("a", "b", 1), "ab1"])
-    with pytest.raises(DocumentFormatError, match="pair 0 has 2 element"):
-        read_pairs([("a", "b")])
+    with pytest.raises(DocumentFormatError, match="pair 1 has 4 element"):
+        read_pairs([("a", "b", 1), ("a", "b", "c", "d")])
     with pytest.raises(DocumentFormatError, match="pair 1: label must be 0 or 1"):
         read_pairs([("a", "b", 1), ("c", "d", 7)], label_kind="binary")
     with pytest.raises(DocumentFormatError, match="pair 0: text_a must be text"):

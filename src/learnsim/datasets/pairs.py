@@ -30,6 +30,7 @@ __all__ = ["PAIR_ROLES", "parse_columns", "read_pairs"]
 #: the two texts, and optionally the id of each text and of the pair.
 PAIR_ROLES = ("label", "score", "text_a", "text_b", "id_a", "id_b", "pair_id")
 _VALUE_ROLES = ("label", "score")
+_ROLE_ALIASES = {"id": "pair_id"}
 
 # Header names recognised without ``columns`` (lower case): the Quora release (id, qid1, qid2,
 # question1, question2, is_duplicate), STS-style sentence1/sentence2/score, and the role names.
@@ -134,9 +135,10 @@ def parse_columns(spec):
         ``"role=column,role=column,..."`` as on the command line (``--columns
         label=0,text_a=3,text_b=4``), or a dict ``{role: column}``. A column is a 0-based
         position (an ``int``, or in the string form a number) or a column name (a header name,
-        a JSON key, a DataFrame column). Roles: ``text_a`` and ``text_b`` (required), one of
-        ``label`` (binary: 0/1, true/false, yes/no) and ``score`` (graded: a number), and
-        optionally ``id_a``, ``id_b``, ``pair_id``.
+        a JSON key, a DataFrame column). Roles: ``text_a`` and ``text_b`` (required), at most one
+        of ``label`` (binary: 0/1, true/false, yes/no) and ``score`` (graded: a number), and
+        optionally ``id_a``, ``id_b``, ``pair_id`` (also spelled ``id``). Without ``label``
+        and ``score`` the pairs are unlabelled (pairs to decide, not supervision).
 
     Returns
     -------
@@ -169,6 +171,7 @@ def parse_columns(spec):
                         f"{{role: column}}; got {type(spec).__name__}")
     columns = {}
     for role, column in items:
+        role = _ROLE_ALIASES.get(role, role)
         if role not in PAIR_ROLES:
             raise ValueError(f"columns: unknown role {role!r}; the roles are {', '.join(PAIR_ROLES)}")
         if role in columns:
@@ -194,7 +197,7 @@ def parse_columns(spec):
 
 
 def _layout_from_names(names):
-    """``{role: position}`` from a header's names when it names both texts and exactly one of
+    """``{role: position}`` from a header's names when it names both texts and at most one of
     label and score, else None."""
     lowered = [str(n).strip().lower() for n in names]
     found = {}
@@ -204,7 +207,7 @@ def _layout_from_names(names):
             found[role] = hits[0]
         elif len(hits) > 1:
             return None  # two candidate columns for one role: ambiguous
-    if "text_a" in found and "text_b" in found and (("label" in found) != ("score" in found)):
+    if "text_a" in found and "text_b" in found and not ("label" in found and "score" in found):
         return found
     return None
 
@@ -223,6 +226,10 @@ def _layout_from_first_row(fields, delimiter):
         return "sts", dict(_STS_COLUMNS), False
     if len(cells) == 4 and cells[0] in ("0", "1"):
         return "quora-sample", dict(_QUORA_SAMPLE_COLUMNS), True
+    if len(cells) == 3 and cells[0] in ("0", "1"):
+        return "label-text-text", {"label": 0, "text_a": 1, "text_b": 2}, True
+    if len(cells) == 2:
+        return "text-text", {"text_a": 0, "text_b": 1}, True
     return None
 
 
@@ -274,8 +281,8 @@ class _Columns:
             if not text.strip():
                 self.n_empty += 1
             texts.append(text)
-        role = "label" if "label" in roles else "score"
-        self.values.append(_parse_value(get(roles[role], role), self.kind, role, where))
+        role = "label" if "label" in roles else "score" if "score" in roles else None
+        self.values.append(None if role is None else _parse_value(get(roles[role], role), self.kind, role, where))
         for key in self.ids:
             raw = get(roles[key], key) if key in roles else None
             if isinstance(raw, float) and math.isnan(raw):
@@ -310,10 +317,13 @@ def _parse_value(raw, kind, role, where):
 
 
 def _value_kind(roles, label_kind):
+    """``"binary"``, ``"graded"``, or ``"unlabelled"`` when no column holds a label or score."""
+    if label_kind is not None and label_kind not in ("binary", "graded"):
+        raise ValueError(f"label_kind must be None, 'binary' or 'graded'; got {label_kind!r}")
+    if roles and not any(role in roles for role in _VALUE_ROLES):
+        return "unlabelled"
     if label_kind is None:
         return "binary" if "label" in roles else "graded"
-    if label_kind not in ("binary", "graded"):
-        raise ValueError(f"label_kind must be None, 'binary' or 'graded'; got {label_kind!r}")
     return label_kind
 
 
@@ -396,12 +406,16 @@ def _read_delimited(path, fmt, columns, delimiter, header, quoting, kind_arg, en
         if header is True or (header is None and by_name):
             names = first_fields
         elif header is None:
-            # positions only: the first row is a header when its label/score cell is not a value
-            role = "label" if "label" in columns else "score"
-            cell = first_fields[columns[role]] if columns[role] < len(first_fields) else None
-            kind = _value_kind(columns, kind_arg)
-            if cell is not None and not _is_value(cell, kind):
-                names = first_fields
+            # positions only: the first row is a header when its label/score cell is not a
+            # value, or (unlabelled pairs) when it names the columns
+            role = "label" if "label" in columns else "score" if "score" in columns else None
+            if role is None:
+                if _layout_from_names(first_fields) is not None:
+                    names = first_fields
+            else:
+                cell = first_fields[columns[role]] if columns[role] < len(first_fields) else None
+                if cell is not None and not _is_value(cell, _value_kind(columns, kind_arg)):
+                    names = first_fields
         roles = _resolve(columns, names, f"{path}, line {first_number}")
     kind = _value_kind(roles, kind_arg)
     rows = records(quote)
@@ -516,11 +530,13 @@ def _read_list(items, columns, kind_arg):
         if not isinstance(item, (tuple, list)):
             raise TypeError(f"pair {number}: expected a tuple such as (text_a, text_b, label) (or a dict in a "
                             f"list of dicts); got {type(item).__name__}")
-    if columns is None:
+    if columns is None and all(len(item) == 2 for item in items):
+        roles = {"text_a": 0, "text_b": 1}
+    elif columns is None:
         if any(len(item) != 3 for item in items):
             bad = next(i for i, item in enumerate(items) if len(item) != 3)
             raise DocumentFormatError(f"pair {bad} has {len(items[bad])} element(s); without columns= a tuple "
-                                      f"is (text_a, text_b, label or score); {_COLUMNS_HINT}")
+                                      f"is (text_a, text_b) or (text_a, text_b, label or score); {_COLUMNS_HINT}")
         # binary only when every value reads as one, so that a score column whose first values
         # happen to be 0 or 1 is not taken for labels
         binary = kind_arg == "binary" or (kind_arg is None and all(_binary_like(item[2]) for item in items))
@@ -582,16 +598,18 @@ def read_pairs(source, *, columns=None, format=None, delimiter=None, header=None
         ``score`` a graded score (any finite number). Without it the common layouts are
         recognised:
 
-        * a header naming both texts and one of label / score: ``text_a``/``text_b``,
+        * a header naming both texts and at most one of label / score: ``text_a``/``text_b``,
           ``sentence1``/``sentence2``, ``question1``/``question2``, ``text1``/``text2``, with
           ``label``/``is_duplicate`` or ``score``/``similarity``, and optionally ``id_a``/``qid1``,
           ``id_b``/``qid2``, ``pair_id``/``id`` (the Quora release's ``id qid1 qid2 question1
           question2 is_duplicate`` is one);
-        * the Quora sample, ``label<TAB>question1<TAB>question2<TAB>pair_id`` without header;
+        * without header: the Quora sample, ``label question1 question2 pair_id`` (label 0 or
+          1); ``label text_a text_b`` (label 0 or 1); ``text_a text_b`` (unlabelled pairs);
         * the STS Benchmark, ``genre file year id score sentence1 sentence2 [notes...]``
           tab-separated without header, read without quote processing.
 
-        Anything else is an error that asks for ``columns``.
+        Anything else is an error that asks for ``columns``. Pairs without a label or score
+        column are unlabelled: pairs to decide, not supervision (``pairs`` is then None).
     format : {"tsv", "csv", "jsonl"}, optional
         Overrides the extension.
     delimiter : str, optional
@@ -616,9 +634,11 @@ def read_pairs(source, *, columns=None, format=None, delimiter=None, header=None
     Bunch
         ``texts`` (distinct texts in order of first appearance; see below), ``pairs``
         (:class:`learnsim.supervision.Pairs` indexing ``texts``: ``labels`` for a binary label,
-        ``scores`` for a graded one, so ``pairs.is_graded`` tells them apart), ``kind``
-        (``"binary"`` or ``"graded"``), ``labels`` (int64, 1 = duplicate; None when graded),
-        ``scores`` (float64; None when binary), ``text_a``, ``text_b`` (object arrays, one
+        ``scores`` for a graded one, so ``pairs.is_graded`` tells them apart; None for
+        unlabelled pairs), ``indices`` (the ``(n_pairs, 2)`` index of each pair into ``texts``,
+        whatever the kind), ``kind`` (``"binary"``, ``"graded"`` or ``"unlabelled"``),
+        ``labels`` (int64, 1 = duplicate; None unless binary), ``scores`` (float64; None
+        unless graded), ``text_a``, ``text_b`` (object arrays, one
         entry per pair), ``pair_ids`` (int64 when every id is an integer, else an object array;
         ``0..n-1`` without a ``pair_id`` column), ``id_a``, ``id_b`` (object arrays, None
         without such a column), ``line_numbers`` (line of each pair in the file; the row or
@@ -676,15 +696,20 @@ def read_pairs(source, *, columns=None, format=None, delimiter=None, header=None
 
     texts, indices, n_identical = _pair_indices(parsed.text_a, parsed.text_b)
     binary = parsed.kind == "binary"
-    values = np.array(parsed.values, dtype=bool if binary else np.float64)
+    if parsed.kind == "unlabelled":
+        values, pairs = None, None
+    else:
+        values = np.array(parsed.values, dtype=bool if binary else np.float64)
+        pairs = Pairs(indices, labels=values) if binary else Pairs(indices, scores=values)
     optional = {key: (_object_array(ids) if any(v is not None for v in ids) else None)
                 for key, ids in parsed.ids.items() if key != "pair_id"}
     return Bunch(
         texts=texts,
-        pairs=Pairs(indices, labels=values) if binary else Pairs(indices, scores=values),
+        pairs=pairs,
+        indices=indices,
         kind=parsed.kind,
         labels=values.astype(np.int64) if binary else None,
-        scores=None if binary else values,
+        scores=values if parsed.kind == "graded" else None,
         text_a=_object_array(parsed.text_a),
         text_b=_object_array(parsed.text_b),
         pair_ids=_parse_pair_ids(parsed.ids["pair_id"]),

@@ -94,8 +94,10 @@ def _read_with_read_pairs(path, columns, encoding_errors):
     except _UnknownLayout:
         raise _quora_layout_error(path) from None
     if data.kind != "binary":
-        raise ValueError(f"{path}: the pairs have a graded score, not a duplicate label; read them with "
-                         "read_pairs (or load_sts_benchmark), or give a label column in columns=")
+        what = "a graded score" if data.kind == "graded" else "no label"
+        raise ValueError(f"{path}: the pairs have {what}, not a duplicate label; read them with read_pairs"
+                         f"{' (or load_sts_benchmark)' if data.kind == 'graded' else ''}, or give a label column "
+                         "in columns=")
     ids = data.pair_ids.tolist() if "pair_id" in data.columns else [None] * len(data.labels)
     columns = {"label": [bool(v) for v in data.labels], "question1": list(data.text_a),
                "question2": list(data.text_b), "pair_id": ids}

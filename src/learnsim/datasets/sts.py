@@ -65,8 +65,10 @@ def _read_with_read_pairs(path, columns, encoding_errors):
     """The STS loader's columns from :func:`read_pairs` (a file in another layout)."""
     data = read_pairs(path, columns=columns, encoding_errors=encoding_errors)
     if data.kind != "graded":
-        raise ValueError(f"{path}: the pairs have a binary label, not a similarity score; read them with "
-                         "read_pairs (or load_quora_pairs), or give a score column in columns=")
+        what = "a binary label" if data.kind == "binary" else "no label"
+        raise ValueError(f"{path}: the pairs have {what}, not a similarity score; read them with read_pairs"
+                         f"{' (or load_quora_pairs)' if data.kind == 'binary' else ''}, or give a score column "
+                         "in columns=")
     n = len(data.scores)
     ids = [None if v is None else str(v) for v in data.pair_ids] if "pair_id" in data.columns else [None] * n
     columns = {"genre": [None] * n, "file": [None] * n, "year": [None] * n, "id": ids,
