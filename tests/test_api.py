@@ -567,7 +567,7 @@ _BAD_METHOD_INPUT = {
     "transform-text": (lambda est, X: est.transform(["some text"]), TypeError, r"text"),
     "pair-points-bad-shape": (lambda est, X: est.pair_distance(np.zeros((3, 3, X.shape[1]))), ValueError,
                               r"shape"),
-    "pair-index-out-of-range": (lambda est, X: est.pair_distance(np.array([[0, X.shape[0]]]), X=X), IndexError,
+    "pair-index-out-of-range": (lambda est, X: est.pair_distance(np.array([[0, X.shape[0]]]), X=X), ValueError,
                                 lambda X: rf"\b{X.shape[0]}\b.*out of range"),
     "pair-index-not-integer": (lambda est, X: est.pair_distance(np.array([[0.5, 1.0]]), X=X), ValueError,
                                r"integer"),

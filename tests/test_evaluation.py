@@ -430,11 +430,11 @@ def test_triplet_errors():
         ev.triplet_error_rate([np.nan], [1.0])
     with pytest.raises(ValueError, match="empty"):
         ev.triplet_accuracy([], [])
-    with pytest.raises(IndexError, match="out of range"):
+    with pytest.raises(ValueError, match="out of range"):
         ev.evaluate_triplets([[0, 1, 3]], X)
     with pytest.raises(ValueError, match=r"shape \(n, 3\)"):
         ev.evaluate_triplets([[0, 1]], X)
-    with pytest.raises(IndexError, match="negative"):
+    with pytest.raises(ValueError, match="negative"):
         ev.evaluate_triplets([[0, -1, 2]], distance=lambda a, b: np.zeros(len(a)))
     with pytest.raises(ValueError, match="give X"):
         ev.evaluate_triplets([[0, 1, 2]])

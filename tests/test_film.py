@@ -307,7 +307,7 @@ def _data(n=20, n_features=6, seed=0):
 @pytest.mark.parametrize("make_args, error, pattern", [
     (lambda X, T: (X, None), ValueError, r"requires y to be passed"),
     (lambda X, T: (X, np.zeros((0, 3), dtype=int)), ValueError, r"no triplets"),
-    (lambda X, T: (X, np.vstack([T, [[0, 1, X.shape[0]]]])), IndexError, r"\b20\b.*out of range"),
+    (lambda X, T: (X, np.vstack([T, [[0, 1, X.shape[0]]]])), ValueError, r"\b20\b.*out of range"),
     (lambda X, T: (X, np.vstack([T, [[0, 0, 1]]])), ValueError, r"repeated index"),
     (lambda X, T: (X, T[:, :2]), ValueError, r"shape"),
     (lambda X, T: (X, Pairs(T[:, :2], labels=np.ones(len(T), bool))), TypeError, r"triplets"),

@@ -329,7 +329,7 @@ def test_not_fitted(Matcher):
 def test_bad_pairs_and_labels(Matcher):
     X, pairs = _duplicate_data(seed=20, n_groups=10)
     idx, y = pairs.indices, pairs.labels
-    with pytest.raises(IndexError, match="out of range"):
+    with pytest.raises(ValueError, match="out of range"):
         Matcher().fit(X, np.vstack([idx, [0, 99]]), np.r_[y, True])
     with pytest.raises(ValueError, match="itself"):
         Matcher().fit(X, np.vstack([idx, [3, 3]]), np.r_[y, True])
@@ -352,7 +352,7 @@ def test_bad_pairs_and_labels(Matcher):
     with pytest.raises(ValueError, match="metric"):
         Matcher(metric="manhattan").fit(X, pairs)
     model = _make(Matcher).fit(X, pairs)
-    with pytest.raises(IndexError, match="out of range"):
+    with pytest.raises(ValueError, match="out of range"):
         model.predict([[0, X.shape[0]]])
     with pytest.raises(ValueError, match="features"):
         model.predict(idx, X=X[:, :3])

@@ -263,7 +263,7 @@ def test_unfitted_and_feature_mismatch():
     m.fit(X, y)
     with pytest.raises(ValueError, match="features"):
         m.transform(X[:, :3])
-    with pytest.raises(IndexError, match="out of range"):
+    with pytest.raises(ValueError, match="out of range"):
         m.pair_distance([[0, 1000]], X=X)
 
 

@@ -150,7 +150,7 @@ def test_errors_on_labels():
 
 
 def test_errors_on_candidates(topics):
-    with pytest.raises(IndexError, match="candidates contains index 300"):
+    with pytest.raises(ValueError, match="candidates contains index 300"):
         sample_label_triplets(topics, 10, candidates=[0, 1, 300])
     with pytest.raises(ValueError, match="candidates repeats item 1"):
         sample_label_triplets(topics, 10, candidates=[0, 1, 1, 2, 3])
@@ -265,7 +265,7 @@ def test_features_kinds_norm_urls_and_fit_indices():
         webkb_features(corpus, "binary", norm="l1")
     with pytest.raises(ValueError, match="fit_indices must be a 1-D"):
         webkb_features(corpus, "binary", fit_indices=[[0, 1]])
-    with pytest.raises(IndexError, match="fit_indices contains index 9"):
+    with pytest.raises(ValueError, match="fit_indices contains index 9"):
         webkb_features(corpus, "binary", fit_indices=[0, 9])
 
 

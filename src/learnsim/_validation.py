@@ -107,20 +107,66 @@ def check_random_state(seed):
     raise TypeError(f"random_state must be None, an int or a numpy Generator; got {type(seed).__name__}")
 
 
+def check_integral_indices(arr, name):
+    """``arr`` (an ndarray) as int64 indices, or a ``ValueError`` naming the bad value.
+
+    Integral floats are accepted. A value beyond int64 is reported as given: the int64 copy
+    would wrap ``2**64 - 1`` round to ``-1`` and blame a negative index the user never wrote.
+    """
+    if arr.dtype.kind not in "iu" and not (arr.dtype.kind == "f" and np.isfinite(arr).all()
+                                           and np.all(np.mod(arr, 1) == 0)):
+        raise ValueError(f"{name} must hold integer indices into the rows of X; got dtype {arr.dtype}")
+    if arr.size and arr.max() >= 2**63:
+        raise ValueError(f"{name} contains index {int(arr.max())}, larger than any number of items")
+    return arr.astype(np.int64, copy=False)
+
+
 def check_indices(idx, n, *, name="indices", width=None):
-    """Check an integer index array against a collection of ``n`` items."""
+    """Check an integer index array against a collection of ``n`` items.
+
+    Returns
+    -------
+    ndarray of int64
+
+    Raises
+    ------
+    ValueError
+        If ``idx`` is empty, not integral, of the wrong width, or holds an index outside
+        ``[0, n)`` (reported as given, e.g. ``2**64 - 1`` for a uint64 array).
+    """
     arr = np.asarray(idx)
     if arr.size == 0:
         raise ValueError(f"{name} is empty")
-    if arr.dtype.kind not in "iu":
-        if arr.dtype.kind == "f" and np.all(np.mod(arr, 1) == 0):
-            arr = arr.astype(np.int64)
-        else:
-            raise ValueError(f"{name} must be integers indexing into X; got dtype {arr.dtype}")
+    if arr.dtype.kind not in "iu" and not (arr.dtype.kind == "f" and np.all(np.mod(arr, 1) == 0)):
+        raise ValueError(f"{name} must be integers indexing into X; got dtype {arr.dtype}")
     if width is not None and (arr.ndim != 2 or arr.shape[1] != width):
         raise ValueError(f"{name} must have shape (n, {width}); got {arr.shape}")
     lo, hi = arr.min(), arr.max()
     if lo < 0 or hi >= n:
+        # an index is input like any other, so a bad one is a ValueError, as in scikit-learn;
+        # int() of the numpy scalar keeps a uint64 such as 2**64 - 1 as itself
         bad = lo if lo < 0 else hi
-        raise IndexError(f"{name} contains index {int(bad)}, out of range for {n} items")
+        raise ValueError(f"{name} contains index {int(bad)}, out of range for {n} items")
     return arr.astype(np.int64, copy=False)
+
+
+def check_no_overflow(values, what, source="X"):
+    """Raise a ``ValueError`` naming ``what`` when ``values``, computed from finite input, hold
+    inf or NaN.
+
+    Called where a quantity is formed (a scatter, a Gram matrix), so that the error names the
+    step that overflowed instead of letting a later solver blame the user's finite input for
+    containing infs.
+
+    Parameters
+    ----------
+    values : array-like or float
+    what : str
+        The quantity, e.g. ``"the within-cluster scatter"``.
+    source : str
+        The input it was computed from.
+    """
+    if not np.isfinite(values).all():
+        raise ValueError(f"{what} overflowed to inf/NaN: {source} holds values too large in magnitude "
+                         f"for float64 arithmetic; rescale {source} (e.g. normalise its rows)")
+    return values

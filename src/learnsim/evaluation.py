@@ -779,8 +779,10 @@ def triplet_distances(triplets, X=None, *, distance=None, block_size=65536):
         # no X to bound the indices, so only negative ones can be out of range
         try:
             triplets = check_indices(triplets, np.iinfo(np.int64).max, name="triplets", width=3)
-        except IndexError:
-            raise IndexError("triplets contains negative indices") from None
+        except ValueError as exc:
+            if "out of range" not in str(exc):
+                raise
+            raise ValueError("triplets contains negative indices") from None
     n = triplets.shape[0]
     d_ij = np.empty(n)
     d_ik = np.empty(n)

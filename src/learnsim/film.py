@@ -458,6 +458,10 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
             if arr.ndim != 1:
                 raise ValueError(f"y must be triplets (n_triplets, 3) or one class label per row; "
                                  f"got an array of shape {arr.shape}")
+            if arr.size == 0:
+                # [] reads as 1-D, but an empty y is no supervision of either kind
+                raise ValueError("no triplets: y is empty; FILM needs at least one triplet (i, j, k) "
+                                 "or one class label per row")
             labels = arr
         clusters = check_clusters(labels, n_items)
         if zero_rows.size:

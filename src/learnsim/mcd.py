@@ -48,7 +48,7 @@ from threadpoolctl import threadpool_limits
 
 from ._linalg import truncated_svd
 from ._progress import progress
-from ._validation import check_matrix, check_random_state
+from ._validation import check_matrix, check_no_overflow, check_random_state
 from .base import MetricMixin, _dense_dot, _row_sq_norms
 from .supervision import check_clusters
 
@@ -59,6 +59,7 @@ DEFAULT_COMPLEMENT_GRID = (0.0, 0.1, 0.3, 1.0)
 PAPER_PARAMS = {"n_basis": None, "shrinkage": 0.0, "complement_weight": 0.0}
 # Used when there are too few clusters to select on held-out ones: the paper's own metric.
 _FALLBACK = {"shrinkage": 0.0, "complement_weight": 0.0}
+_SCATTER = "the within-cluster scatter (eq. 7)"
 
 # Above this many features the covariance route (a D x D eigenproblem) is not used.
 _MAX_COVARIANCE_DIM = 4000
@@ -465,7 +466,8 @@ class _PrincipalBasis:
     def scale(self, labels):
         """Mean squared norm of the clustered rows in basis coordinates."""
         Y = self.coords[labels >= 0]
-        return float(np.einsum("ij,ij->", Y, Y) / max(len(Y), 1))
+        with np.errstate(over="ignore", invalid="ignore"):
+            return float(np.einsum("ij,ij->", Y, Y) / max(len(Y), 1))
 
     def scatter(self, labels, ids, cluster_weights):
         """Weighted within-cluster scatter (eq. 7, sec. 4.3) in basis coordinates."""
@@ -476,8 +478,10 @@ class _PrincipalBasis:
         centroids = np.zeros((len(ids), Y.shape[1]))
         np.add.at(centroids, pos, Y)
         centroids /= np.maximum(sizes, 1)[:, None]
-        Z = (Y - centroids[pos]) * np.sqrt(np.asarray(cluster_weights)[pos])[:, None]
-        return Z.T @ Z
+        with np.errstate(over="ignore", invalid="ignore"):
+            Z = (Y - centroids[pos]) * np.sqrt(np.asarray(cluster_weights)[pos])[:, None]
+            A = Z.T @ Z
+        return check_no_overflow(A, _SCATTER)
 
 
 def _eigh_lower(A):
@@ -518,6 +522,8 @@ def _eigh_desc(C, tol, data_scale=0.0):
 def _zero_threshold(lam, tol, data_scale):
     """Eigenvalues at or below this are zero: relative to the largest (the rank, Appendix B) and
     to the data's own scale - so that a scatter made only of rounding noise has rank 0."""
+    # an infinite scale would silently make every eigenvalue zero, i.e. learn nothing
+    check_no_overflow(data_scale, "the mean squared norm of the clustered rows")
     top = float(lam[0]) if len(lam) else 0.0
     return max(max(tol, 1e-12) * top, 1e-10 * data_scale, 1e-300)
 
@@ -605,7 +611,8 @@ def _scatter_eigen(X, labels, cluster_ids, cluster_weights, n_components, tol, r
     E = sp.csr_matrix((np.ones(n), (np.arange(n), pos)), shape=(n, k))
     Cent = np.asarray((sp.diags(1.0 / sizes) @ (E.T @ Xa)).todense()) if sp.issparse(Xa) \
         else (E.T @ Xa) / sizes[:, None]
-    data_scale = float(_row_sq_norms(Xa).mean()) if n else 0.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        data_scale = float(_row_sq_norms(Xa).mean()) if n else 0.0
     max_rank = n - k
     if max_rank <= 0 or d == 0:
         return np.zeros(0), np.zeros((d, 0)), active, "none"
@@ -618,6 +625,8 @@ def _scatter_eigen(X, labels, cluster_ids, cluster_weights, n_components, tol, r
         # eq. (7), weighted as in sec. 4.3: A = Z^T Z. syrk computes one triangle (half the
         # flops of a product); Z.T is a free Fortran-ordered view. cholesky/eigh read only it.
         A = scipy.linalg.blas.dsyrk(1.0, np.asarray(Z.T, dtype=np.float64), lower=1)
+        # eigh and cholesky run with check_finite=False, so an overflow must be caught here
+        check_no_overflow(np.tril(A), _SCATTER)
         if exact_inverse and n_components is None:
             factor = _cholesky_inverse_factor(A, tol)
             if factor is not None:
@@ -626,12 +635,14 @@ def _scatter_eigen(X, labels, cluster_ids, cluster_weights, n_components, tol, r
     elif n <= _MAX_GRAM_ITEMS:
         solver = "gram"
         # Z Z^T = W^1/2 (I - P) K (I - P) W^1/2, with P the within-cluster averaging operator
-        K = _dense_dot(Xa, Xa)
         avg = (E @ sp.diags(1.0 / sizes)) @ E.T      # P, block diagonal
-        PK = avg @ K
-        G = K - PK - PK.T + avg @ PK.T
-        G = (G + G.T) * 0.5
-        G *= sqrt_w[:, None] * sqrt_w[None, :]
+        with np.errstate(over="ignore", invalid="ignore"):
+            K = _dense_dot(Xa, Xa)
+            PK = avg @ K
+            G = K - PK - PK.T + avg @ PK.T
+            G = (G + G.T) * 0.5
+            G *= sqrt_w[:, None] * sqrt_w[None, :]
+        check_no_overflow(G, _SCATTER + " (as the Gram matrix of the centred rows)")
         lam, U = scipy.linalg.eigh(G)
         lam, U = lam[::-1], U[:, ::-1]
         keep = lam > _zero_threshold(lam, tol, data_scale)
@@ -647,7 +658,9 @@ def _scatter_eigen(X, labels, cluster_ids, cluster_weights, n_components, tol, r
         if n_components is None:
             raise ValueError(f"{n} clustered items with {d} active features: too large for an exact "
                              "eigendecomposition; set n_components (e.g. 1000) to use a randomised SVD")
-        lam, V = _randomized_scatter_eigen(Xa, Cent, pos, sqrt_w, cap, rng)
+        with np.errstate(over="ignore", invalid="ignore"):
+            lam, V = _randomized_scatter_eigen(Xa, Cent, pos, sqrt_w, cap, rng)
+        check_no_overflow(lam, _SCATTER + " (its randomised eigenvalues)")
         return lam, V, active, solver
     lam, V = lam[::-1], V[:, ::-1]
     keep = lam > _zero_threshold(lam, tol, data_scale)

@@ -31,12 +31,15 @@ dict ``name -> object`` when a dict was saved.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import json
+import math
 import os
 import re
 import secrets
+import stat
 import struct
 import zipfile
 from datetime import datetime, timezone
@@ -58,6 +61,9 @@ _IDENTIFIER_PATH_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9
 # bool, integers, floats, complex, bytes and unicode strings: all readable without pickle
 _ALLOWED_DTYPE_KINDS = "biufcSU"
 _CSR_PARTS = ("data", "indices", "indptr")
+#: Largest manifest entry that :func:`load` reads (bytes, uncompressed). Array entries are
+#: bounded by the sizes the manifest declares; the manifest itself has nothing to bound it.
+MAX_MANIFEST_BYTES = 1 << 30
 
 
 class ModelFormatError(ValueError):
@@ -198,9 +204,15 @@ def save(obj, path, *, compress=False):
     }
     try:
         text = json.dumps(manifest, default=_json_default, ensure_ascii=False)
+        try:
+            raw = text.encode("utf-8")
+        except UnicodeEncodeError:
+            # a lone surrogate (text decoded with errors="surrogateescape") has no UTF-8 form;
+            # JSON's \uXXXX escapes carry it, so the string reads back exactly as it was
+            raw = json.dumps(manifest, default=_json_default, ensure_ascii=True).encode("ascii")
     except (TypeError, ValueError) as exc:
         raise TypeError(f"meta returned by _get_state() is not JSON-serialisable: {exc}") from None
-    entries[MANIFEST_KEY] = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    entries[MANIFEST_KEY] = np.frombuffer(raw, dtype=np.uint8)
 
     path = Path(path)
     directory = path.parent
@@ -259,15 +271,17 @@ def _zip64_sizes(extra, usize, csize):
     return usize, csize, True
 
 
-def _check_local_headers(path):
+def _check_local_headers(fh, path):
     """Compare every entry's local zip header with the central directory.
 
     ``zipfile`` reads sizes and CRCs from the central directory only, so damage to a local
     header (CRC, sizes, name) would go unnoticed while the payload still loads; a model file
-    must be intact, so such a file is refused too.
+    must be intact, so such a file is refused too. ``fh`` is the open file, ``path`` its name
+    for messages.
     """
     try:
-        with zipfile.ZipFile(path) as zf, open(path, "rb") as fh:
+        fh.seek(0)
+        with zipfile.ZipFile(fh) as zf:
             for info in zf.infolist():
                 fh.seek(info.header_offset)
                 raw = fh.read(_LOCAL_HEADER.size)
@@ -292,23 +306,90 @@ def _check_local_headers(path):
         raise ModelFormatError(f"{path} is not a readable .npz archive: {exc}") from None
 
 
-def _open_npz(path):
-    path = Path(path)
+def _open_regular_file(path):
+    """``path`` opened for binary reading, refused unless it is a regular file.
+
+    A device such as ``/dev/zero`` never ends (zipfile would read it until memory runs out)
+    and a named pipe blocks until a writer comes. ``O_NONBLOCK`` keeps the open itself from
+    waiting on a pipe; the type is checked on the opened descriptor, so the file cannot be
+    swapped between the check and the reads.
+    """
     if not path.exists():
         raise FileNotFoundError(f"model file {path} does not exist")
     if path.is_dir():
         raise IsADirectoryError(f"{path} is a directory, not a model file")
-    if not zipfile.is_zipfile(path):
-        raise ModelFormatError(f"{path} is not a learnsim model file: not a zip/.npz archive "
-                               "(truncated, or a different kind of file)")
-    _check_local_headers(path)
+    if not stat.S_ISREG(path.stat().st_mode):
+        raise ModelFormatError(f"{path} is not a regular file (a device, pipe or socket), so it "
+                               "cannot be a learnsim model file")
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     try:
-        archive = np.load(path, allow_pickle=False)
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
-        raise ModelFormatError(f"{path} is not a readable .npz archive: {exc}") from None
-    if not isinstance(archive, np.lib.npyio.NpzFile):
-        raise ModelFormatError(f"{path} is not a .npz archive")
-    return archive
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ModelFormatError(f"{path} is not a regular file (a device, pipe or socket), so it "
+                                   "cannot be a learnsim model file")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+@contextlib.contextmanager
+def _open_npz(path):
+    """The ``NpzFile`` of the model file at ``path``, checked as a zip archive."""
+    path = Path(path)
+    with _open_regular_file(path) as fh:
+        if not zipfile.is_zipfile(fh):
+            raise ModelFormatError(f"{path} is not a learnsim model file: not a zip/.npz archive "
+                                   "(truncated, or a different kind of file)")
+        _check_local_headers(fh, path)
+        fh.seek(0)
+        try:
+            archive = np.load(fh, allow_pickle=False)
+        except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
+            raise ModelFormatError(f"{path} is not a readable .npz archive: {exc}") from None
+        if not isinstance(archive, np.lib.npyio.NpzFile):
+            raise ModelFormatError(f"{path} is not a .npz archive")
+        with archive:
+            yield archive
+
+
+def _zip_info(archive, key):
+    # np.savez stores array "key" as member "key.npy"; NpzFile also reads a bare "key"
+    for member in (key + ".npy", key):
+        try:
+            return archive.zip.getinfo(member)
+        except KeyError:
+            continue
+    raise KeyError(key)
+
+
+def _check_entry_size(archive, key, desc, where, path):
+    """Refuse entry ``key`` before its data is read unless its .npy header gives the shape
+    and dtype of ``desc`` (its manifest description) and the entry holds exactly that many
+    bytes: a tampered directory or header could otherwise make ``load`` inflate gigabytes
+    (a zip bomb) or allocate an array of any size."""
+    try:
+        info = _zip_info(archive, key)
+        with archive.zip.open(info) as member:
+            version = np.lib.format.read_magic(member)
+            if version == (1, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_1_0(member)
+            elif version == (2, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_2_0(member)
+            else:
+                raise ValueError(f"unsupported .npy format version {version}")
+            header_bytes = member.tell()
+    except (ValueError, OSError, EOFError, KeyError, zipfile.BadZipFile) as exc:
+        raise ModelFormatError(f"{path}: entry {key!r} is corrupted: {exc}") from None
+    if dtype.hasobject:
+        raise ModelFormatError(f"{path}: entry {key!r} is an object array, which is refused "
+                               "(it could only be read by unpickling)")
+    if list(shape) != desc["shape"] or dtype.str != desc["dtype"]:
+        raise ModelFormatError(f"{path}: {where} has shape {list(shape)} and dtype {dtype.str}, but the "
+                               f"manifest says {desc['shape']} and {desc['dtype']}")
+    declared = header_bytes + math.prod(desc["shape"]) * dtype.itemsize
+    if info.file_size != declared:
+        raise ModelFormatError(f"{path}: entry {key!r} is {info.file_size} bytes uncompressed, but the "
+                               f"array the manifest declares takes {declared}; it is refused unread")
 
 
 def _read_entry(archive, key, path):
@@ -327,6 +408,11 @@ def _parse_manifest(archive, path):
     if MANIFEST_KEY not in archive.files:
         raise ModelFormatError(f"{path} has no {MANIFEST_KEY!r} entry: it is an .npz file but "
                                "not a learnsim model")
+    size = _zip_info(archive, MANIFEST_KEY).file_size
+    if size > MAX_MANIFEST_BYTES:
+        raise ModelFormatError(f"{path}: the manifest entry is {size} bytes uncompressed, larger than "
+                               f"the limit of {MAX_MANIFEST_BYTES} (persistence.MAX_MANIFEST_BYTES); "
+                               "it is refused unread")
     raw = _read_entry(archive, MANIFEST_KEY, path)
     if raw.dtype != np.uint8 or raw.ndim != 1:
         raise ModelFormatError(f"{path}: the manifest must be a 1-D uint8 array of UTF-8 JSON; "
@@ -404,6 +490,7 @@ def _load_dense(archive, key, desc, where, path):
     _check_description(desc, where, path)
     if key not in archive.files:
         raise ModelFormatError(f"{path}: {where} is listed in the manifest but missing from the file")
+    _check_entry_size(archive, key, desc, where, path)
     arr = _read_entry(archive, key, path)
     if list(arr.shape) != desc["shape"] or arr.dtype.str != desc["dtype"]:
         raise ModelFormatError(f"{path}: {where} has shape {list(arr.shape)} and dtype "

@@ -24,7 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from ._validation import check_indices, check_random_state
+from ._validation import check_indices, check_integral_indices, check_random_state
 
 __all__ = [
     "Clusters", "Pairs", "Triplets", "Links",
@@ -88,10 +88,7 @@ def _index_array(idx, width, name, row_name):
     if arr.ndim != 2 or arr.shape[1] != width:
         raise ValueError(f"{name} must have shape (n_{row_name}s, {width}), one row per {row_name}; "
                          f"got shape {arr.shape}")
-    if arr.dtype.kind == "f" and np.isfinite(arr).all() and np.all(np.mod(arr, 1) == 0):
-        arr = arr.astype(np.int64)
-    if arr.dtype.kind not in "iu":
-        raise ValueError(f"{name} must hold integer indices into the rows of X; got dtype {arr.dtype}")
+    arr = check_integral_indices(arr, name)
     if arr.min() < 0:
         row = int(np.flatnonzero((arr < 0).any(axis=1))[0])
         raise ValueError(f"{name} contains negative index {int(arr.min())} (row {row}); "
@@ -1019,9 +1016,8 @@ def sample_label_triplets(labels, n_triplets, *, rule=None, candidates=None, ran
         If ``n_triplets < 1``; if fewer than three labelled candidates or fewer than two
         distinct labels among them; for the default rule, if no label has two candidates; if
         ``candidates`` repeats an item; if no drawn triple satisfies ``rule`` in ``max_draws``
-        draws, or only some did and the pool is too large to list every accepted triple.
-    IndexError
-        If ``candidates`` holds an index outside ``range(n_items)``.
+        draws, or only some did and the pool is too large to list every accepted triple; if
+        ``candidates`` holds an index outside ``range(n_items)``.
     TypeError
         If ``rule`` is not callable or does not return a boolean array of the right shape.
 
