@@ -67,7 +67,8 @@ def corpus_files(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def model_path(corpus_files):
-    path = corpus_files["folder"] / "models" / "model.npz"   # the folder does not exist yet
+    (corpus_files["folder"] / "models").mkdir()
+    path = corpus_files["folder"] / "models" / "model.npz"
     code, out, err = run_cli(["fit", "--input", corpus_files["train"], "--model", path, "--json"] + FIXED)
     assert code == 0, err
     summary = json.loads(out)

@@ -10,13 +10,15 @@ parser) and ``run(args)``; what they share is in ``_common``.
 """
 from __future__ import annotations
 
+import argparse
+import json
 import sys
 import warnings
 
 from .. import __version__
 from . import demo, evaluate, explain, fit, match, reproduce, search
-from ..io import UndecodableBytesWarning
-from ._common import UsageError, _examples, _formatter, _Parser, _show_warning, _user_error_message
+from .._progress import relabel, set_enabled
+from ._common import UsageError, _examples, _formatter, _Parser, _show_warning, _UsageExit, _user_error_message
 
 __all__ = ["main", "build_parser", "UsageError"]
 
@@ -38,43 +40,90 @@ def build_parser():
                          "learnsim explain --model model.npz --pair 'first text' 'second text'",
                          "learnsim reproduce mochihashi --quick",
                          "",
-                         "Run 'learnsim COMMAND --help' for the options of a command."))
+                         "Run 'learnsim COMMAND --help' for the options and input layouts of a command.",
+                         "",
+                         "environment:",
+                         "  LEARNSIM_PROGRESS=1|0  show / hide progress bars by default (default: shown when",
+                         "                         stderr is a terminal); --progress / --no-progress beat it",
+                         "  LEARNSIM_DATA=DIR      where the reproductions and corpus tests find the corpora"))
     parser.add_argument("--version", action="version", version=f"learnsim {__version__}")
     parser.add_argument("--debug", action="store_true",
                         help="show the full traceback of an error instead of a one-line message")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="progress bars on stderr (default: only when stderr is a terminal; the "
+                             "environment variable LEARNSIM_PROGRESS=1 or 0 sets the default)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in _COMMANDS:
-        module.register(commands)
+        sub = module.register(commands)
+        sub.add_argument("--progress", action=argparse.BooleanOptionalAction, default=argparse.SUPPRESS,
+                         help="progress bars on stderr (default: only on a terminal; LEARNSIM_PROGRESS=1|0)")
     return parser
+
+
+# Bars the library draws, in words a user knows (learnsim._progress.relabel).
+_PROGRESS_LABELS = {
+    "Stiefel": "FILM: learning the metric (optimiser steps)",
+    "LinkLearn": "LinkLearn: learning the term weights (documents drawn)",
+    "mcd: selecting settings": "mcd: choosing the settings on held-out clusters (folds)",
+    "cluster retrieval": "evaluate: ranking the documents",
+    "retrieval evaluation": "evaluate: ranking the documents",
+    "search": "scoring the documents",
+}
+
+
+def _wants_json(argv, args=None):
+    """Whether the command asked for JSON on stdout (``reproduce --json PATH`` writes a file)."""
+    if args is not None:
+        return getattr(args, "json", None) is True
+    return "--json" in argv and "reproduce" not in argv
+
+
+def _report_error(prog, message, code, as_json):
+    """The one-line message on stderr and, with --json, {"error", "exit_code"} on stdout."""
+    message = " ".join(str(message).split())
+    print(f"{prog}: error: {message}", file=sys.stderr)
+    if as_json:
+        print(json.dumps({"error": message, "exit_code": code}, ensure_ascii=False))
+    return code
 
 
 def main(argv=None):
     """Run the ``learnsim`` command with ``argv`` (default: ``sys.argv[1:]``); return the exit status.
 
-    0 on success, 2 on a user error (message on stderr, one line), and what ``--help`` and
-    ``--version`` exit with.
+    0 on success, 2 on a user error (message on stderr, one line; with ``--json`` also
+    ``{"error": message, "exit_code": 2}`` on stdout), 130 when interrupted, and what ``--help``
+    and ``--version`` exit with.
     """
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-    except SystemExit as exc:  # --help, --version, or a usage error already reported
+    except _UsageExit as exc:
+        return _report_error(exc.prog, exc.message, 2, _wants_json(argv))
+    except SystemExit as exc:  # --help, --version
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
-    with warnings.catch_warnings():
+    from ..io import UndecodableBytesWarning   # (the readers load on a command's first use)
+
+    as_json = _wants_json(argv, args)
+    prog = f"learnsim {args.command}"
+    old_progress = set_enabled(args.progress)
+    with warnings.catch_warnings(), relabel(_PROGRESS_LABELS):
         # library warnings (too few clusters, empty documents) as one-line notes on stderr
         warnings.showwarning = _show_warning
         warnings.filterwarnings("always", category=UndecodableBytesWarning)   # one note per file read
         try:
             return args.handler(args)
         except KeyboardInterrupt:
-            print("learnsim: interrupted", file=sys.stderr)
-            return 130
+            return _report_error("learnsim", "interrupted", 130, as_json)
         except Exception as exc:
             message = None if args.debug else _user_error_message(exc)
             if message is None:
+                if as_json:   # a bug: the traceback follows on stderr
+                    print(json.dumps({"error": f"internal error: {type(exc).__name__}: {exc}", "exit_code": 1}))
                 raise
-            prog = f"learnsim {args.command}"
-            print(f"{prog}: error: {' '.join(message.split())}", file=sys.stderr)
-            return 2
+            return _report_error(prog, message, 2, as_json)
+        finally:
+            set_enabled(old_progress)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,7 +14,6 @@ from pathlib import Path
 import numpy as np
 
 from .._progress import progress  # noqa: F401  (re-exported for the commands)
-from ..io import DocumentFormatError, read_documents, read_labelled_documents  # noqa: F401
 
 RETRIEVAL_MEASURES = ("ap11", "r_precision", "map", "p@10")
 MEASURE_TITLES = {"ap11": "11-pt AP", "r_precision": "R-prec", "map": "MAP", "p@10": "P@10"}
@@ -31,11 +30,20 @@ class UsageError(Exception):
     """A mistake in how the command was called: reported in one line, exit status 2."""
 
 
+class _UsageExit(Exception):
+    """A usage mistake found by argparse: ``prog`` and ``message`` for the one-line report."""
+
+    def __init__(self, prog, message):
+        super().__init__(message)
+        self.prog, self.message = prog, message
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports a usage mistake in one line (and exit status 2), not usage + error."""
+    """argparse that reports a usage mistake in one line (and exit status 2), not usage + error:
+    main() prints it (and, with --json, a JSON error object on stdout)."""
 
     def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        raise _UsageExit(self.prog, f"{message} (see '{self.prog} --help')")
 
 
 def _formatter(prog):
@@ -207,11 +215,74 @@ def _block_rows(n_columns):
     return max(1, _BLOCK_ENTRIES // max(n_columns, 1))
 
 
+def read_documents(path, **kw):
+    """learnsim.io.read_documents, imported when a command reads (it loads the dataset readers)."""
+    from ..io import read_documents as read
+
+    return read(path, **kw)
+
+
+def read_labelled_documents(path, **kw):
+    from ..io import read_labelled_documents as read
+
+    return read(path, **kw)
+
+
 def _add_encoding_errors(parser):
     """--encoding-errors, for every command that reads text files."""
     parser.add_argument("--encoding-errors", choices=("replace", "strict"), default="replace",
                         help="bytes that are not UTF-8: 'replace' them by U+FFFD with one note counting the "
                              "lines (default), or 'strict': refuse the file, naming the first bad line")
+
+
+def _check_output_file(path, option):
+    """Refuse, before any work, an output file that cannot be written: a folder, a missing or
+    unwritable parent folder (never created silently), a read-only file. Returns the Path."""
+    import os
+
+    path = Path(path)
+    if path.is_dir():
+        raise UsageError(f"{option} {path} is a folder; give a file name such as model.npz")
+    parent = path.parent
+    if not parent.exists():
+        raise UsageError(f"{option} {path}: the folder {parent} does not exist (create it first)")
+    if not parent.is_dir():
+        raise UsageError(f"{option} {path}: {parent} is not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"{option} {path}: cannot write into the folder {parent} (permission denied)")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise UsageError(f"{option} {path}: the file exists and cannot be overwritten (permission denied)")
+    return path
+
+
+def _check_output_dir(path, option):
+    """An output folder: an existing writable folder, or a new one whose parent exists and is
+    writable (the folder itself is the output and is created; its parents are not)."""
+    import os
+
+    path = Path(path)
+    if path.exists():
+        if not path.is_dir():
+            raise UsageError(f"{option} {path} is a file, not a folder")
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise UsageError(f"{option} {path}: cannot write into this folder (permission denied)")
+        return path
+    parent = path.parent
+    if not parent.is_dir():
+        raise UsageError(f"{option} {path}: the folder {parent} does not exist (create it first)")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"{option} {path}: cannot create it in {parent} (permission denied)")
+    return path
+
+
+def _save_model(parts, path):
+    """persistence.save, with a failure reported against the user's path (not a temporary file)."""
+    from ..persistence import save
+
+    try:
+        save(parts, path)
+    except OSError as exc:
+        raise UsageError(f"cannot write --model {path}: {exc.strerror or exc}") from None
 
 
 def _read_clusters(path, encoding_errors="replace", purpose="a metric is learned from"):
@@ -225,18 +296,14 @@ def _read_clusters(path, encoding_errors="replace", purpose="a metric is learned
 
 
 
-def _read_pairs(path, encoding_errors="replace"):
-    """Duplicate pairs (Quora sample layout) via learnsim.datasets.load_quora_pairs."""
-    from ..datasets import load_quora_pairs
+def _read_pairs(path, encoding_errors="replace", columns=None):
+    """Labelled duplicate pairs (learnsim.datasets.read_pairs): .texts and .pairs (Pairs)."""
+    from ._pairs import parse_columns, read_text_pairs
 
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no such file")
-    if path.is_dir():
-        raise IsADirectoryError(f"{path} is a folder, not a pairs file")
-    data = load_quora_pairs(path, encoding_errors=encoding_errors)     # a Path, never a bundled split's name
+    spec = parse_columns(columns) if columns is not None else None
+    data = read_text_pairs(path, columns=spec, encoding_errors=encoding_errors, need_labels=True).data
     if data.n_identical_pairs:
-        _note(f"{data.n_identical_pairs} pair(s) of two identical texts are left out")
+        _note(f"{data.n_identical_pairs} pair(s) of two identical texts")
     return data
 
 
@@ -263,6 +330,7 @@ def _show_warning(message, category, *rest, **kw):
 
 def _user_error_message(exc):
     """The one-line message for an exception that is the user's to fix, or None for a bug."""
+    from ..io import DocumentFormatError
     from ..persistence import ModelFormatError
 
     if isinstance(exc, (UsageError, DocumentFormatError, ModelFormatError, FileNotFoundError,

@@ -6,7 +6,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ._common import DocumentFormatError, UsageError, _note, _print_json, read_documents
+from .._progress import stage
+
+from ..io import DocumentFormatError
+from ._common import _save_model, UsageError, _note, _print_json, read_documents
 
 # LinkLearn's settings when not given: the learning rate chosen on Wikispeedia's validation
 # third (docs/reproductions/linklearn.md) and the share of documents held out for early stopping.
@@ -77,7 +80,6 @@ def fit_linklearn(args, model_path, summary):
 
     from .._progress import _default_enabled
     from ..linklearn import LinkLearn
-    from ..persistence import save
     from ..supervision import Links, split_links
     from ..text import TextVectorizer, find_empty_rows
 
@@ -107,12 +109,12 @@ def fit_linklearn(args, model_path, summary):
     metric = LinkLearn(**settings, random_state=args.seed, verbose=_default_enabled())
     start = time.perf_counter()
     try:
-        metric.fit(X_train, L_train, validation=(X[valid], L_valid))
+        with stage("LinkLearn: learning the term weights"):
+            metric.fit(X_train, L_train, validation=(X[valid], L_valid))
     except ValueError as exc:
         raise UsageError(f"LinkLearn cannot learn from these links: {exc}") from None
     metric_seconds = time.perf_counter() - start
-    model_path.parent.mkdir(parents=True, exist_ok=True)
-    save({"vectorizer": vectorizer, "metric": metric}, model_path)
+    _save_model({"vectorizer": vectorizer, "metric": metric}, model_path)
     curve = metric.validation_curve_
     summary.update(documents=len(docs), links=links.n_links, features=int(X.shape[1]),
                    train_documents=int(X_train.shape[0]), train_links=L_train.n_links,

@@ -21,7 +21,10 @@ import time
 
 import numpy as np
 
-from ._common import DocumentFormatError, UsageError, _print_json, read_documents
+from .._progress import stage
+
+from ..io import DocumentFormatError
+from ._common import _save_model, UsageError, _print_json, read_documents
 from ._fit_links import unique_ids
 
 #: The C candidates (those of the relative reproduction, and the paper's 1) and the solver's gap.
@@ -92,7 +95,6 @@ def _split_by_anchor(T, fraction, seed):
 def fit_relative(args, model_path, summary):
     import scipy.sparse as sp
 
-    from ..persistence import save
     from ..relative import RelativeComparisonMetric, select_C
     from ..text import TextVectorizer
 
@@ -112,10 +114,12 @@ def fit_relative(args, model_path, summary):
     fraction = args.validation_fraction or DEFAULT_VALIDATION_FRACTION
     fit_T, valid_T = _split_by_anchor(T, fraction, args.seed)
     start = time.perf_counter()
-    best_C, scores = select_C(X, fit_T, valid_T, Cs=C_GRID, tol=TOL, random_state=args.seed)
-    metric = RelativeComparisonMetric(C=best_C, tol=TOL, random_state=args.seed).fit(X, T)
+    with stage("relative: choosing C on held-out triplets"):
+        best_C, scores = select_C(X, fit_T, valid_T, Cs=C_GRID, tol=TOL, random_state=args.seed)
+    with stage("relative: learning the metric"):
+        metric = RelativeComparisonMetric(C=best_C, tol=TOL, random_state=args.seed).fit(X, T)
     metric_seconds = time.perf_counter() - start
-    save({"vectorizer": vectorizer, "metric": metric}, model_path)
+    _save_model({"vectorizer": vectorizer, "metric": metric}, model_path)
     summary.update(documents=len(docs), queries=len(query_texts) if kind == "clicks" else None,
                    supervision=kind, triplets=int(T.shape[0]), validation_triplets=int(valid_T.shape[0]),
                    features=int(X.shape[1]), weighting=weighting, C=best_C,

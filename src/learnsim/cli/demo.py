@@ -4,7 +4,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from ._common import (_formatter, _examples, _seed, _print_json, _note, _table, _fmt, RETRIEVAL_MEASURES, MEASURE_TITLES)
+from ._common import (_check_output_dir, _formatter, _examples, _seed, _print_json, _note, _table, _fmt, RETRIEVAL_MEASURES, MEASURE_TITLES)
 
 def register(commands):
     """Add the command's parser to ``commands``."""
@@ -29,7 +29,7 @@ def register(commands):
 def run(args):
     from ..demo import DEFAULT_OUT_DIR, METHODS, run_demo
 
-    out = Path(args.out) if args.out is not None else Path(DEFAULT_OUT_DIR)
+    out = _check_output_dir(args.out if args.out is not None else DEFAULT_OUT_DIR, "--out")
     result = run_demo(out, seed=args.seed)
     for note in result["notes"]:
         _note(note)

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ._common import (_add_encoding_errors, UsageError, _formatter, _examples, _int_at_least, _positive_int, _seed, _lsi, _n_basis,
+from .._progress import stage
+
+from ._common import (_save_model, _check_output_file, _add_encoding_errors, UsageError, _formatter, _examples, _int_at_least, _positive_int, _seed, _lsi, _n_basis,
                       _auto_or_float, _open_float, _print_json, _note, _read_clusters, _read_pairs,
                       progress)
 
@@ -31,7 +33,8 @@ def register(commands):
                 Label -1: in no cluster (shapes the features and the basis, not supervision);
                 a label with a single document counts as -1.
               pairs (--pairs; film, mcd): label<TAB>text_a<TAB>text_b<TAB>pair_id (Quora layout,
-                label 1 = duplicate)
+                label 1 = duplicate), label<TAB>text_a<TAB>text_b, a header naming the columns,
+                or any layout with --columns label=0,text_a=3,text_b=4 (.tsv, .csv, .jsonl)
                   1<TAB>How do I learn Python?<TAB>What is the best way to learn Python?<TAB>17
                 film holds out --validation-fraction (0.2) of the pairs to choose its duplicate
                 rule and its search weight; mcd learns from the groups of duplicates.
@@ -67,6 +70,9 @@ def register(commands):
                             help="labelled documents (mcd, film) or documents with ids (linklearn, relative)")
     fit_source.add_argument("--pairs", metavar="FILE",
                             help="duplicate pairs: label<TAB>text1<TAB>text2<TAB>pair_id per line")
+    fit.add_argument("--columns", metavar="SPEC", default=None,
+                     help="--pairs: which 0-based fields (or header names) hold what, e.g. "
+                          "label=0,text_a=3,text_b=4")
     fit.add_argument("--model", required=True, metavar="OUT.npz", help="model file to write")
     fit.add_argument("--links", metavar="FILE", default=None,
                      help="linklearn: hyperlinks, source_id<TAB>target_id per line")
@@ -129,7 +135,7 @@ _METHOD_OPTIONS = {
     "complement_weight": ("--complement-weight", {"mcd"}),
     "n_components": ("--dimensions", {"film"}), "svd_rank": ("--svd-rank", {"film"}),
     "max_iter": ("--max-iter", {"film", "linklearn"}),
-    "pairs": ("--pairs", {"mcd", "film"}), "weighting": ("--weighting", {"mcd", "film", "relative"}),
+    "pairs": ("--pairs", {"mcd", "film"}), "columns": ("--columns", {"mcd", "film"}), "weighting": ("--weighting", {"mcd", "film", "relative"}),
     "triplets": ("--triplets", {"relative"}), "clicks": ("--clicks", {"relative"}),
     "lsi": ("--lsi", {"mcd", "film"}), "no_norm": ("--no-norm", {"mcd", "film"}),
     "links": ("--links", {"linklearn"}), "learning_rate": ("--learning-rate", {"linklearn"}),
@@ -185,8 +191,9 @@ def _film_triplets(pairs, X, seed):
     from ..text import find_empty_rows
 
     n_neighbours = min(_FILM_NEIGHBOURS, X.shape[0] - 1)
-    neighbours = top_k(X, X, n_neighbours, metric="cosine", exclude_self=True, return_scores=False) \
-        if n_neighbours >= 1 else None
+    with stage("FILM: finding each text's nearest texts (hard negatives)"):
+        neighbours = top_k(X, X, n_neighbours, metric="cosine", exclude_self=True, return_scores=False) \
+            if n_neighbours >= 1 else None
     T = duplicate_pairs_to_triplets(pairs, n_items=X.shape[0], random_state=seed, neighbors=neighbours,
                                     n_hard_negatives=1 if neighbours is not None else 0).indices
     empty = find_empty_rows(X)
@@ -247,14 +254,11 @@ def _validated_search(metric, X, held, all_pairs):
 
 
 def run(args):
-    from ..persistence import save
     from ..text import TextVectorizer
 
     _check_method_options(args)
     settings = _mcd_settings(args) if args.method == "mcd" else None
-    model_path = Path(args.model)
-    if model_path.is_dir():
-        raise UsageError(f"--model {model_path} is a folder; give a file name such as model.npz")
+    model_path = _check_output_file(args.model, "--model")
 
     summary = {"model": str(model_path), "method": args.method}
     if args.method == "linklearn":
@@ -268,7 +272,7 @@ def run(args):
     args.weighting = args.weighting or "tfidf"
     pairs = labels = None
     if args.pairs is not None:
-        data = _read_pairs(args.pairs, args.encoding_errors)
+        data = _read_pairs(args.pairs, args.encoding_errors, args.columns)
         texts, pairs = data.texts, data.pairs
         summary.update(documents=len(texts), pairs=pairs.n_pairs, duplicate_pairs=int(pairs.labels.sum()))
     else:
@@ -296,13 +300,15 @@ def run(args):
             pairs, held = _split_validation_pairs(pairs, args)
         metric, y = _film_with_supervision(args, X, labels, pairs)
     start = time.perf_counter()
-    metric.fit(X, y)
+    with stage(f"{'FILM' if args.method == 'film' else 'mcd'}: learning the metric"):
+        metric.fit(X, y)
     parts = {"vectorizer": vectorizer, "metric": metric}
     if held is not None:
-        parts["matcher"] = matcher = _validated_matcher(metric, X, held)
+        with stage("FILM: choosing the duplicate and search rules on held-out pairs"):
+            parts["matcher"] = matcher = _validated_matcher(metric, X, held)
+            parts["search"] = search = _validated_search(metric, X, held, all_pairs)
         summary.update(validation_pairs=held.n_pairs, input_weight=matcher.input_weight_,
                        threshold=matcher.threshold_, validation_accuracy=matcher.validation_accuracy_)
-        parts["search"] = search = _validated_search(metric, X, held, all_pairs)
         summary.update(search_input_weight=search.input_weight,
                        search_validation_recall_at_1=float(search.weight_scores.max()))
     metric_seconds = time.perf_counter() - start
@@ -313,8 +319,7 @@ def run(args):
         summary.update(n_components=int(metric.n_components), svd_rank=metric.svd_rank_,
                        triplets=metric.n_triplets_, n_iter=metric.n_iter_, converged=metric.converged_)
 
-    model_path.parent.mkdir(parents=True, exist_ok=True)
-    save(parts, model_path)
+    _save_model(parts, model_path)
     summary.update(vectorizer_seconds=vec_seconds, metric_seconds=metric_seconds,
                    fit_seconds=vec_seconds + metric_seconds)
     if args.json:

@@ -5,7 +5,7 @@ import importlib
 import textwrap
 from pathlib import Path
 
-from ._common import UsageError, _formatter, _examples
+from ._common import _check_output_dir, _check_output_file, UsageError, _formatter, _examples
 _FALLBACK_EXPERIMENTS = ("mochihashi",)
 
 
@@ -55,6 +55,10 @@ def run(args):
     run = getattr(reproduce, "run", None)
     if run is None:
         raise UsageError("this installation of learnsim has no reproduction runner (learnsim.reproduce.run)")
+    if args.out is not None:
+        _check_output_dir(args.out, "--out")
+    if args.json_path is not None:
+        _check_output_file(args.json_path, "--json")
     options = {}
     if args.encoder is not None:
         if args.name != "film":
