@@ -91,3 +91,67 @@ def test_film_search_beats_tfidf_cosine_on_held_out_quora_duplicates(tmp_path):
           f"Euclid in FILM's space {euclid:.3f}")
     assert film > cosine, (film, cosine)
     assert film > euclid + 0.1, (film, euclid)
+
+
+def _texts_file(path, texts):
+    path.write_text("".join(f"d{i}\t{t}\n" for i, t in enumerate(texts)), encoding="utf-8")
+    return path
+
+
+def test_film_search_ranks_by_cosine_in_the_learned_space(tmp_path):
+    """A FILM fitted on clusters (no validated mix): hits are ordered by FILM.similarity, and
+    the output says so."""
+    from learnsim.datasets import make_clustered_corpus
+
+    corpus = make_clustered_corpus(n_clusters=4, docs_per_cluster=10, random_state=2)
+    train = tmp_path / "train.tsv"
+    train.write_text("".join(f"{corpus.target[i]}\t{t}\n" for i, t in enumerate(corpus.data)), encoding="utf-8")
+    model = tmp_path / "film.npz"
+    assert run_cli(["fit", "--method", "film", "--input", train, "--model", model, "--dimensions", "4",
+                    "--max-iter", "20"])[0] == 0
+    docs = _texts_file(tmp_path / "docs.tsv", corpus.data)
+    code, out, err = run_cli(["search", "--model", model, "--corpus", docs, "--query", corpus.data[3], "-k", "5",
+                              "--json"])
+    assert code == 0, err
+    result = json.loads(out)[0]
+    assert result["scoring"] == "cosine in the learned space"
+    parts = load(model)
+    X = parts["vectorizer"].transform(corpus.data)
+    expected = parts["metric"].similarity(parts["vectorizer"].transform([corpus.data[3]]), X)[0]
+    assert [h["index"] for h in result["hits"]] == list(np.argsort(-expected, kind="stable")[:5])
+    np.testing.assert_allclose([h["similarity"] for h in result["hits"]], np.sort(expected)[::-1][:5], atol=1e-9)
+    code, out, _ = run_cli(["search", "--model", model, "--corpus", docs, "--query", corpus.data[3]])
+    assert out.startswith("Scored by cosine in FILM's learned space") and "similarity" in out
+
+
+def test_film_search_on_pairs_uses_the_validated_mix(tmp_path):
+    from learnsim.datasets import make_clustered_corpus
+    from learnsim.hybrid import hybrid_rows
+
+    corpus = make_clustered_corpus(n_clusters=5, docs_per_cluster=10, random_state=6)
+    rng = np.random.default_rng(0)
+    rows = []
+    for k in range(150):
+        i = int(rng.integers(len(corpus.data)))
+        j = int(rng.choice(np.flatnonzero(corpus.target == corpus.target[i]))) if k % 2 else \
+            int(rng.integers(len(corpus.data)))
+        if i != j:
+            rows.append(f"{int(corpus.target[i] == corpus.target[j])}\t{corpus.data[i]}\t{corpus.data[j]}\t{k}\n")
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("".join(rows), encoding="utf-8")
+    model = tmp_path / "film.npz"
+    code, out, err = run_cli(["fit", "--method", "film", "--pairs", pairs, "--model", model, "--dimensions", "4",
+                              "--max-iter", "20", "--json"])
+    assert code == 0, err
+    w = json.loads(out)["search_input_weight"]
+    docs = _texts_file(tmp_path / "docs.tsv", corpus.data)
+    code, out, err = run_cli(["search", "--model", model, "--corpus", docs, "--query", corpus.data[0], "-k", "4",
+                              "--json"])
+    result = json.loads(out)[0]
+    parts = load(model)
+    assert parts["search"].input_weight == w
+    vec, film = parts["vectorizer"], parts["metric"]
+    X, q = vec.transform(corpus.data), vec.transform([corpus.data[0]])
+    expected = (hybrid_rows(q, film.transform(q), w) @ hybrid_rows(X, film.transform(X), w).T).toarray()[0] \
+        if w > 0 else film.similarity(q, X)[0]
+    np.testing.assert_allclose([h["similarity"] for h in result["hits"]], np.sort(expected)[::-1][:4], atol=1e-9)

@@ -18,7 +18,8 @@ import warnings
 from .. import __version__
 from . import demo, evaluate, explain, fit, match, reproduce, search
 from .._progress import relabel, set_enabled
-from ._common import UsageError, _examples, _formatter, _Parser, _show_warning, _UsageExit, _user_error_message
+from ._common import (_examples, _formatter, _Parser, _show_warning, UsageError, _UsageExit,
+                      _user_error_message)
 
 __all__ = ["main", "build_parser", "UsageError"]
 

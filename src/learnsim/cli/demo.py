@@ -4,7 +4,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from ._common import (_check_output_dir, _formatter, _examples, _seed, _print_json, _note, _table, _fmt, RETRIEVAL_MEASURES, MEASURE_TITLES)
+from ._common import (_check_output_dir, _examples, _fmt, _formatter, MEASURE_TITLES, _note, _print_json,
+                      RETRIEVAL_MEASURES, _seed, _table)
 
 def register(commands):
     """Add the command's parser to ``commands``."""

@@ -7,8 +7,9 @@ import numpy as np
 
 from pathlib import Path
 
-from ._common import (UsageError, read_documents, _add_encoding_errors, MEASURE_TITLES, RETRIEVAL_MEASURES, _examples, _fmt, _formatter, _load_parts, _note,
-                      _print_json, _read_clusters, _table, _vectorize, _warn_empty_rows)
+from ._common import (_add_encoding_errors, _examples, _fmt, _formatter, _load_parts, MEASURE_TITLES, _note,
+                      _print_json, _read_clusters, read_documents, RETRIEVAL_MEASURES, _table, UsageError,
+                      _vectorize, _warn_empty_rows)
 
 
 def register(commands):

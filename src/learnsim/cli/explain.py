@@ -6,8 +6,8 @@ import textwrap
 
 import numpy as np
 
-from ._common import (UsageError, _formatter, _examples, _positive_int, _seed, _print_json, _table, _snippet, _load_model,
-                      _vectorize, _warn_empty_rows)
+from ._common import (_examples, _formatter, _load_model, _positive_int, _print_json, _seed, _snippet,
+                      _table, UsageError, _vectorize, _warn_empty_rows)
 
 def register(commands):
     """Add the command's parser to ``commands``."""

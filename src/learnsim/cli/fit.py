@@ -10,9 +10,9 @@ import numpy as np
 
 from .._progress import stage
 
-from ._common import (_save_model, _check_output_file, _add_encoding_errors, UsageError, _formatter, _examples, _int_at_least, _positive_int, _seed, _lsi, _n_basis,
-                      _auto_or_float, _open_float, _print_json, _note, _read_clusters, _read_pairs,
-                      progress)
+from ._common import (_add_encoding_errors, _auto_or_float, _check_output_file, _examples, _formatter,
+                      _int_at_least, _lsi, _n_basis, _note, _open_float, _positive_int, _print_json,
+                      progress, _read_clusters, _read_pairs, _save_model, _seed, UsageError)
 
 def register(commands):
     """Add the command's parser to ``commands``."""

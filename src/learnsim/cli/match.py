@@ -5,8 +5,9 @@ import textwrap
 
 import numpy as np
 
-from ._common import (_add_encoding_errors, UsageError, _examples, _formatter, _load_parts, _note, _positive_int, _print_json,
-                      _snippet, _table, _vectorize, _warn_empty_rows, read_documents)
+from ._common import (_add_encoding_errors, _examples, _formatter, _load_parts, _note, _positive_int,
+                      _print_json, read_documents, _snippet, _table, UsageError, _vectorize,
+                      _warn_empty_rows)
 
 PAIRS_LAYOUTS = """\
 pairs layouts (one pair per line, TAB-separated; an optional header line):

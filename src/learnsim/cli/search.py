@@ -5,8 +5,9 @@ import textwrap
 
 import numpy as np
 
-from ._common import (_add_encoding_errors, read_documents, UsageError, _formatter, _examples, _positive_int, _print_json, _note, _table, _snippet, _load_parts,
-                      _vectorize, _warn_empty_rows)
+from ._common import (_add_encoding_errors, _examples, _formatter, _load_parts, _note, _positive_int,
+                      _print_json, read_documents, _snippet, _table, UsageError, _vectorize,
+                      _warn_empty_rows)
 
 def register(commands):
     """Add the command's parser to ``commands``."""
