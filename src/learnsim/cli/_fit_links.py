@@ -19,12 +19,12 @@ DEFAULT_VALIDATION_FRACTION = 0.25
 
 def read_links(path, ids, encoding_errors="replace"):
     """Hyperlinks source_id<TAB>target_id between the documents ``ids``, as Links."""
-    from ..io import _lines
+    from ..io import decoded_lines
     from ..supervision import Links
 
     position = {doc_id: i for i, doc_id in enumerate(ids)}
     edges = []
-    for number, line in _lines(path, encoding_errors):
+    for number, line in decoded_lines(path, encoding_errors=encoding_errors):
         if not line.strip():
             continue
         fields = line.split("\t")

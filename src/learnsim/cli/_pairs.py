@@ -43,7 +43,8 @@ def parse_columns(text):
     try:
         return parse(text)
     except (ValueError, TypeError) as exc:
-        raise UsageError(f"--columns: {exc}") from None
+        message = str(exc)
+        raise UsageError("--" + message if message.startswith("columns") else f"--columns: {message}") from None
 
 
 def read_text_pairs(path, *, columns=None, encoding_errors="replace", need_labels=False):
