@@ -370,8 +370,12 @@ def test_save_load_round_trip(problem, fitted, tmp_path):
 def test_from_state_refuses_inconsistent_arrays(fitted):
     meta, arrays = fitted._get_state()
     bad = dict(arrays, components=arrays["components"][:, :-1])
-    with pytest.raises(ValueError, match=r"inconsistent saved FILM model"):
+    with pytest.raises(ValueError, match=r"array 'components' has shape \(\d+, \d+\); expected"):
         FILM._from_state(meta, bad)
+    with pytest.raises(ValueError, match=r"array 'scales' contains -1.0; its values must be >= 0"):
+        FILM._from_state(meta, dict(arrays, scales=-np.ones_like(arrays["scales"])))
+    with pytest.raises(ValueError, match=r"margin is NaN"):
+        FILM._from_state(dict(meta, margin=float("nan")), arrays)
     with pytest.raises(ValueError, match=r"lacks the arrays \['scales'\]"):
         FILM._from_state(meta, {k: v for k, v in arrays.items() if k != "scales"})
     with pytest.raises(ValueError, match=r"lacks the metadata entry 'margin'"):

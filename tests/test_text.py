@@ -425,7 +425,7 @@ def test_state_with_stemming_round_trip():
 def test_state_inconsistencies_are_refused():
     vec = TextVectorizer("bm25", n_components=2).fit(CORPUS)
     meta, arrays = vec._get_state()
-    with pytest.raises(ValueError, match="missing the array 'idf'"):
+    with pytest.raises(ValueError, match="lacks the array 'idf'"):
         TextVectorizer._from_state(meta, {k: v for k, v in arrays.items() if k != "idf"})
     with pytest.raises(ValueError, match="'components' has shape"):
         TextVectorizer._from_state(meta, {**arrays, "components": arrays["components"][:, :-1]})

@@ -2,6 +2,7 @@
 that names the problem instead of crashing deep inside numpy or scipy."""
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -170,3 +171,170 @@ def check_no_overflow(values, what, source="X"):
         raise ValueError(f"{what} overflowed to inf/NaN: {source} holds values too large in magnitude "
                          f"for float64 arithmetic; rescale {source} (e.g. normalise its rows)")
     return values
+
+
+# ------------------------------------------------------------------------ saved states
+# A model file can be edited and its checksums recomputed, so a state read back from one is
+# input like any other: what ``_from_state`` accepts must satisfy what ``fit`` guarantees.
+
+def _nonfinite_word(value):
+    return "NaN" if np.isnan(value) else ("inf" if value > 0 else "-inf")
+
+
+def _walk_numbers(value, path):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _walk_numbers(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            yield from _walk_numbers(item, f"{path}[{i}]")
+    elif isinstance(value, float):
+        yield path, value
+
+
+def check_state_values(owner, meta, arrays, *, allow_nonfinite=(), nested=()):
+    """Refuse NaN and infinite values anywhere in a saved state.
+
+    Every number of ``meta`` (nested dicts and lists included) and every float array of
+    ``arrays`` (the data of sparse ones too) must be finite, except the fields named in
+    ``allow_nonfinite``, which ``fit`` itself may leave non-finite (e.g. a threshold of inf).
+    The parts of a nested object's state (meta entry ``name`` and arrays ``name.*`` for
+    ``name`` in ``nested``) are left to that object's own check.
+
+    Parameters
+    ----------
+    owner : str
+        The class, for messages.
+    meta : dict
+    arrays : dict of ndarray or sparse matrix
+    allow_nonfinite, nested : iterables of str
+
+    Raises
+    ------
+    ValueError
+        Naming the field and what it holds.
+    """
+    skip = set(allow_nonfinite) | set(nested)
+    for key, item in meta.items():
+        if key in skip:
+            continue
+        for path, value in _walk_numbers(item, str(key)):
+            if not np.isfinite(value):
+                raise ValueError(f"{owner} state: meta entry {path!r} is {_nonfinite_word(value)}; "
+                                 "a fitted model holds finite numbers there")
+    prefixes = tuple(f"{name}." for name in nested)
+    for key, value in arrays.items():
+        if key in skip or key.startswith(prefixes):
+            continue
+        data = value.data if sp.issparse(value) else np.asarray(value)
+        if data.dtype.kind in "fc" and data.size and not np.isfinite(data).all():
+            bad = data[~np.isfinite(data)].ravel()[0]
+            word = _nonfinite_word(bad) if data.dtype.kind == "f" else "a non-finite value"
+            raise ValueError(f"{owner} state: array {key!r} contains {word}; a fitted model holds "
+                             "finite values there")
+
+
+def state_array(arrays, key, owner, *, shape=None, ndim=None, kind="f", low=None, high=None,
+                low_open=False, optional=False):
+    """The array ``key`` of a saved state, checked as ``fit`` would have left it.
+
+    Parameters
+    ----------
+    arrays : dict
+    key : str
+    owner : str
+        The class, for messages.
+    shape : tuple, optional
+        The exact shape required.
+    ndim : int, optional
+        The number of dimensions required (when the shape is not known in advance).
+    kind : str
+        Allowed numpy dtype kinds, ``"f"`` (float) or ``"iu"`` (integers).
+    low, high : float, optional
+        Bounds every value must respect (``low`` excluded when ``low_open``).
+    optional : bool
+        Return None when ``key`` is absent instead of raising.
+
+    Returns
+    -------
+    ndarray or None
+
+    Raises
+    ------
+    ValueError
+        Naming ``key`` and what is wrong with it.
+    """
+    if key not in arrays:
+        if optional:
+            return None
+        raise ValueError(f"{owner} state lacks the array {key!r}")
+    arr = arrays[key]
+    if sp.issparse(arr) or not isinstance(arr, np.ndarray):
+        raise ValueError(f"{owner} state: array {key!r} must be a dense ndarray; got {type(arr).__name__}")
+    if arr.dtype.kind not in kind:
+        raise ValueError(f"{owner} state: array {key!r} has dtype {arr.dtype}; expected "
+                         + ("floats" if kind == "f" else "integers"))
+    if shape is not None and arr.shape != tuple(shape):
+        raise ValueError(f"{owner} state: array {key!r} has shape {arr.shape}; expected {tuple(shape)}")
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{owner} state: array {key!r} must be {ndim}-D; got shape {arr.shape}")
+    if arr.size:
+        if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+            bad = arr[~np.isfinite(arr)].ravel()[0]
+            raise ValueError(f"{owner} state: array {key!r} contains {_nonfinite_word(bad)}; "
+                             "a fitted model holds finite values there")
+        lo, hi = arr.min(), arr.max()
+        if low is not None and (lo <= low if low_open else lo < low):
+            raise ValueError(f"{owner} state: array {key!r} contains {lo}; its values must be "
+                             f"{'>' if low_open else '>='} {low}")
+        if high is not None and hi > high:
+            raise ValueError(f"{owner} state: array {key!r} contains {hi}; its values must be <= {high}")
+    return arr
+
+
+def state_number(meta, key, owner, *, integer=False, low=None, high=None, low_open=False,
+                 allow_none=False):
+    """The number ``meta[key]`` of a saved state: finite, of the right type, within bounds.
+
+    Parameters
+    ----------
+    meta : dict
+    key : str
+    owner : str
+        The class, for messages.
+    integer : bool
+        Require an int (a bool is never accepted as a number).
+    low, high : float, optional
+        Bounds (``low`` excluded when ``low_open``).
+    allow_none : bool
+        Accept None (returned as is).
+
+    Returns
+    -------
+    int, float or None
+
+    Raises
+    ------
+    ValueError
+        Naming ``key`` and the value found.
+    """
+    if key not in meta:
+        raise ValueError(f"{owner} state lacks the metadata entry {key!r}")
+    value = meta[key]
+    if value is None and allow_none:
+        return None
+    wanted = numbers.Integral if integer else numbers.Real
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, wanted):
+        raise ValueError(f"{owner} state: {key} must be {'an integer' if integer else 'a number'}; "
+                         f"got {value!r}")
+    try:
+        value = int(value) if integer else float(value)
+    except OverflowError:
+        raise ValueError(f"{owner} state: {key} = {value!r} is out of range") from None
+    if not integer and not math.isfinite(value):
+        raise ValueError(f"{owner} state: {key} is {_nonfinite_word(value)}; a fitted model holds a "
+                         "finite number there")
+    if (low is not None and (value <= low if low_open else value < low)) or (high is not None and value > high):
+        interval = f"{'(' if low_open else '['}{'-inf' if low is None else low}, {'inf' if high is None else high}]"
+        raise ValueError(f"{owner} state: {key} = {value!r} is outside {interval}")
+    return value

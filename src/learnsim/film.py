@@ -62,7 +62,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._linalg import truncated_svd_with_u
-from ._validation import check_matrix, check_random_state
+from ._validation import check_matrix, check_random_state, state_array, state_number
 from .base import MetricMixin
 from .stiefel import minimize_stiefel
 from .supervision import Clusters, Pairs, Triplets, check_clusters, check_triplets, clusters_to_triplets
@@ -680,20 +680,25 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
                     "converged"):
             if key not in meta:
                 raise ValueError(f"saved FILM model lacks the metadata entry {key!r}")
-        L, s, sigma, loss, hinge = (np.asarray(arrays[k], dtype=np.float64) for k in cls._ARRAYS)
-        D, r, n_iter = int(meta["n_features_in"]), int(meta["svd_rank"]), int(meta["n_iter"])
-        d = s.shape[0] if s.ndim == 1 else -1
-        if L.shape != (d, D) or sigma.shape != (r,) or loss.ndim != 1 or hinge.ndim != 1:
-            raise ValueError(f"inconsistent saved FILM model: components {L.shape}, scales {s.shape}, "
-                             f"singular_values {sigma.shape}, n_features_in {D}, svd_rank {r}")
-        if not (np.isfinite(L).all() and np.isfinite(s).all() and (s >= 0).all()):
-            raise ValueError("saved FILM components and scales must be finite (scales non-negative)")
+        name = "FILM"
         obj = cls(**meta["params"])
+        obj._check_params()
+        D = state_number(meta, "n_features_in", name, integer=True, low=1)
+        r = state_number(meta, "svd_rank", name, integer=True, low=1)
+        s = state_array(arrays, "scales", name, ndim=1, low=0.0).astype(np.float64)
+        L = state_array(arrays, "components", name, shape=(s.shape[0], D)).astype(np.float64)
+        sigma = state_array(arrays, "singular_values", name, shape=(r,), low=0.0).astype(np.float64)
+        loss, hinge = (state_array(arrays, key, name, ndim=1).astype(np.float64)
+                       for key in ("loss_curve", "hinge_loss_curve"))
         obj._components = L
         obj.n_features_in_ = D
         obj.scales_, obj.singular_values_ = s, sigma
-        obj.svd_rank_, obj.margin_, obj.temperature_ = r, float(meta["margin"]), float(meta["temperature"])
-        obj.n_triplets_, obj.n_iter_, obj.converged_ = int(meta["n_triplets"]), n_iter, bool(meta["converged"])
+        obj.svd_rank_ = r
+        obj.margin_ = state_number(meta, "margin", name, low=0.0)
+        obj.temperature_ = state_number(meta, "temperature", name, low=0.0)
+        obj.n_triplets_ = state_number(meta, "n_triplets", name, integer=True, low=1)
+        obj.n_iter_ = state_number(meta, "n_iter", name, integer=True, low=0)
+        obj.converged_ = bool(meta["converged"])
         obj.loss_curve_, obj.hinge_loss_curve_ = loss, hinge
         obj.timings_ = {}
         return obj

@@ -24,7 +24,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_matrix
+from ._validation import check_matrix, state_number
 
 __all__ = ["HybridEmbedding", "hybrid_rows", "select_input_weight", "DEFAULT_WEIGHT_GRID"]
 
@@ -139,7 +139,10 @@ class HybridEmbedding(TransformerMixin, BaseEstimator):
         E = check_matrix(self.transformer.transform(X), name="the transformer's embedding of X")
         return hybrid_rows(X, E, self.input_weight)
 
-    # persistence protocol (learnsim.persistence): the transformer is nested, as in the matchers
+    # persistence protocol (learnsim.persistence): the transformer is nested, as in the matchers,
+    # and its state is checked by its own class (persistence._restore)
+    _STATE_NESTED = ("transformer",)
+
     def _get_state(self):
         check_is_fitted(self)
         from .matching import _transformer_state
@@ -159,6 +162,11 @@ class HybridEmbedding(TransformerMixin, BaseEstimator):
             raise ValueError("HybridEmbedding state has no transformer")
         obj = cls(_transformer_from_state(meta["transformer"], arrays),
                   check_input_weight(meta["input_weight"], "HybridEmbedding state: input_weight"))
-        obj.n_features_in_ = meta["n_features_in"]
+        obj.n_features_in_ = state_number(meta, "n_features_in", "HybridEmbedding", integer=True, low=1,
+                                          allow_none=True)
+        inner = getattr(obj.transformer, "n_features_in_", None)
+        if obj.n_features_in_ is not None and inner is not None and inner != obj.n_features_in_:
+            raise ValueError(f"HybridEmbedding state: n_features_in is {obj.n_features_in_}, but its "
+                             f"transformer expects {inner} features")
         obj.fitted_ = True
         return obj

@@ -46,7 +46,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from ._progress import progress
-from ._validation import check_random_state, check_term_counts
+from ._validation import check_random_state, check_term_counts, state_array, state_number
 from .supervision import Links
 
 __all__ = ["LinkLearn", "idf_from_counts", "document_lengths", "check_counts", "link_hinge_loss"]
@@ -578,27 +578,35 @@ class LinkLearn(BaseEstimator):
                 arrays[_curve_array_name(key)] = value
         return meta, arrays
 
+    # a validation set without a scorable query leaves NaN in its curve
+    _STATE_NONFINITE = tuple(_curve_array_name(key) for key in ("ap", "p@10", "error_rate"))
+
     @classmethod
     def _from_state(cls, meta, arrays):
+        name = cls.__name__
         for key in ("params", "hidden_sizes", "n_features_in", "n_iter", "best_iter"):
             if key not in meta:
                 raise ValueError(f"LinkLearn state lacks {key!r}")
         obj = cls(**meta["params"])
+        obj._check_params()
         hidden = tuple(int(h) for h in meta["hidden_sizes"])
         if len(hidden) != 3 or min(hidden) < 1:
             raise ValueError(f"LinkLearn state: hidden_sizes must be 3 positive ints; got {meta['hidden_sizes']}")
-        coef = np.asarray(arrays["coef"], dtype=np.float64)
-        if coef.shape != (sum(3 * k + 1 for k in hidden),) or not np.all(np.isfinite(coef)):
-            raise ValueError(f"LinkLearn state: coef has shape {coef.shape}, which does not fit hidden sizes {hidden}")
-        scaling = np.asarray(arrays["input_scaling"], dtype=np.float64)
-        if scaling.shape != (3, 2) or not np.all(np.isfinite(scaling)) or np.any(scaling[:, 1] <= 0):
-            raise ValueError("LinkLearn state: input_scaling must be a finite (3, 2) array with positive scales")
-        obj.coef_, obj.input_scaling_, obj.hidden_sizes_ = coef, scaling, hidden
-        obj.n_features_in_ = int(meta["n_features_in"])
-        obj.n_iter_, obj.best_iter_ = int(meta["n_iter"]), int(meta["best_iter"])
-        obj.train_loss_curve_ = np.asarray(arrays.get("train_loss_curve", np.zeros(0)), dtype=np.float64)
+        # the shape first, so that a message about values is never about a mis-shaped array
+        coef = state_array(arrays, "coef", name, shape=(sum(3 * k + 1 for k in hidden),))
+        scaling = state_array(arrays, "input_scaling", name, shape=(3, 2))
+        if np.any(scaling[:, 1] <= 0):
+            raise ValueError("LinkLearn state: input_scaling must have positive scales (its second column)")
+        obj.coef_, obj.input_scaling_, obj.hidden_sizes_ = coef.astype(np.float64), scaling.astype(np.float64), hidden
+        obj.n_features_in_ = state_number(meta, "n_features_in", name, integer=True, low=1)
+        obj.n_iter_ = state_number(meta, "n_iter", name, integer=True, low=0)
+        obj.best_iter_ = state_number(meta, "best_iter", name, integer=True, low=0)
+        curve = state_array(arrays, "train_loss_curve", name, ndim=1, optional=True)
+        obj.train_loss_curve_ = np.zeros(0) if curve is None else curve.astype(np.float64)
         keys = ("iteration", "ap", "p@10", "error_rate")
         obj.validation_curve_ = ({k: np.asarray(arrays[_curve_array_name(k)]) for k in keys}
                                  if all(_curve_array_name(k) in arrays for k in keys) else None)
+        if obj.validation_curve_ is not None and len({v.shape for v in obj.validation_curve_.values()}) != 1:
+            raise ValueError("LinkLearn state: the validation curves must be 1-D arrays of one length")
         obj.timings_ = {}
         return obj

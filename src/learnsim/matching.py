@@ -36,7 +36,7 @@ from sklearn.base import BaseEstimator
 from sklearn.metrics import roc_auc_score
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_indices, check_matrix
+from ._validation import check_indices, check_matrix, state_array, state_number
 from .evaluation import best_threshold, log_loss, pair_classification_report
 from .hybrid import DEFAULT_WEIGHT_GRID, check_input_weight, hybrid_rows, select_input_weight
 from .search import METRICS, DISTANCE_METRICS, top_k
@@ -227,12 +227,14 @@ def _transformer_from_state(meta, arrays):
         return None
     if not (isinstance(meta, dict) and isinstance(meta.get("class"), str) and "meta" in meta):
         raise ValueError("matcher state: 'transformer' must be a dict with 'class' and 'meta'")
-    from .persistence import _resolve_class  # late: persistence is optional for this module
+    from .persistence import _resolve_class, _restore  # late: persistence is optional for this module
 
     cls = _resolve_class(meta["class"], "matcher state")
     nested = {key[len(_TRANSFORMER_PREFIX):]: value for key, value in arrays.items()
               if key.startswith(_TRANSFORMER_PREFIX)}
-    return cls._from_state(meta["meta"], nested)
+    if not isinstance(meta["meta"], dict):
+        raise ValueError("matcher state: the transformer's 'meta' must be a dict")
+    return _restore(cls, meta["meta"], nested)
 
 
 def _common_state(matcher, params):
@@ -280,6 +282,9 @@ def _finite_float(value, name, owner):
 
 class _PairMatcher(BaseEstimator):
     """Input handling, scoring and reporting shared by the matchers."""
+
+    # the transformer's state is checked by its own class (persistence._restore)
+    _STATE_NESTED = ("transformer",)
 
     def _collection(self, X):
         """The embedded collection to use: the fitted one, or the embedding of a new X."""
@@ -916,6 +921,9 @@ class ThresholdMatcher(_PairMatcher):
         return np.column_stack([1.0 - p, p])
 
     # persistence protocol (learnsim.persistence)
+    # best_threshold returns inf when predicting no duplicate at all is best
+    _STATE_NONFINITE = ("threshold",)
+
     def _get_state(self):
         grid = [float(w) for w in self.weight_grid]
         meta, arrays = _common_state(self, {"metric": self.metric, "input_weight": self.input_weight,
@@ -945,9 +953,8 @@ class ThresholdMatcher(_PairMatcher):
             raise ValueError(f"{name} state: n_input_features must fit the embedding; got {n_input!r}")
         obj.n_input_features_ = int(n_input)
         if scores is not None:
-            scores = np.asarray(scores, dtype=np.float64)
-            if scores.shape != (len(obj.weight_grid),):
-                raise ValueError(f"{name} state: weight_scores must have one value per weight of the grid")
+            scores = state_array({"weight_scores": scores}, "weight_scores", name,
+                                 shape=(len(obj.weight_grid),)).astype(np.float64)
         obj.weight_scores_ = scores
         threshold = meta["threshold"]
         # best_threshold returns inf when predicting no duplicate at all is best
@@ -955,7 +962,7 @@ class ThresholdMatcher(_PairMatcher):
                 and not np.isnan(threshold)):
             raise ValueError(f"{name} state: threshold must be a number; got {threshold!r}")
         obj.threshold_ = float(threshold)
-        obj.validation_accuracy_ = _finite_float(meta["validation_accuracy"], "validation_accuracy", name)
+        obj.validation_accuracy_ = state_number(meta, "validation_accuracy", name, low=0.0, high=1.0)
         obj.slope_ = _finite_float(meta["slope"], "slope", name)
         obj.intercept_ = _finite_float(meta["intercept"], "intercept", name)
         return obj

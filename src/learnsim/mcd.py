@@ -48,7 +48,7 @@ from threadpoolctl import threadpool_limits
 
 from ._linalg import truncated_svd
 from ._progress import progress
-from ._validation import check_matrix, check_no_overflow, check_random_state
+from ._validation import check_matrix, check_no_overflow, check_random_state, state_array, state_number
 from .base import MetricMixin, _dense_dot, _row_sq_norms
 from .supervision import check_clusters
 
@@ -60,6 +60,7 @@ PAPER_PARAMS = {"n_basis": None, "shrinkage": 0.0, "complement_weight": 0.0}
 # Used when there are too few clusters to select on held-out ones: the paper's own metric.
 _FALLBACK = {"shrinkage": 0.0, "complement_weight": 0.0}
 _SCATTER = "the within-cluster scatter (eq. 7)"
+_SOLVERS = {"cholesky", "covariance", "gram", "randomized", "basis", "none"}
 
 # Above this many features the covariance route (a D x D eigenproblem) is not used.
 _MAX_COVARIANCE_DIM = 4000
@@ -393,6 +394,8 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
 
     # ---------------------------------------------------------------- persistence
     _ARRAYS = ("factor", "active_features", "weights")
+    # the selection's diagnostics: a fold without a score leaves NaN there
+    _STATE_NONFINITE = ("cv_results",)
 
     def _get_state(self):
         check_is_fitted(self)
@@ -412,35 +415,38 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
 
     @classmethod
     def _from_state(cls, meta, arrays):
-        missing = [k for k in cls._ARRAYS if k not in arrays]
-        if missing:
-            raise ValueError(f"saved MinimumClusterDistortion lacks the arrays {missing}")
-        V, act, w = (np.asarray(arrays[k]) for k in cls._ARRAYS)
-        ev = np.asarray(arrays["eigenvalues"]) if "eigenvalues" in arrays else None
-        d = int(meta["n_features_in"])
-        r = w.shape[0]
-        if (w.ndim != 1 or V.shape != (act.shape[0], r) or (ev is None) != (meta["solver"] == "cholesky")
-                or (ev is not None and ev.shape != (r,)) or int(meta["rank"]) != r):
-            raise ValueError(f"inconsistent saved metric: factor {V.shape}, weights {w.shape}, active_features "
-                             f"{act.shape}, eigenvalues {None if ev is None else ev.shape}, rank {meta['rank']}, "
-                             f"solver {meta['solver']!r}")
-        if act.size and (act.min() < 0 or act.max() >= d):
-            raise ValueError("saved active_features index outside the number of features")
-        if not (np.all(np.isfinite(w)) and np.all(w >= 0) and meta["residual_weight"] >= 0):
-            raise ValueError("saved metric weights must be finite and non-negative")
+        """Rebuild a fitted metric from :meth:`_get_state` output, checked as ``fit`` leaves it."""
+        name = cls.__name__
         params = dict(meta["params"])
         for key in ("basis_grid", "shrinkage_grid", "complement_grid"):
             params[key] = tuple(params[key])
         obj = cls(**params)
+        obj._check_params()
+        d = state_number(meta, "n_features_in", name, integer=True, low=1)
+        act = state_array(arrays, "active_features", name, ndim=1, kind="iu", low=0, high=d - 1)
+        if act.size > 1 and np.any(np.diff(act) <= 0):
+            raise ValueError(f"{name} state: active_features must be distinct feature indices in ascending order")
+        w = state_array(arrays, "weights", name, ndim=1, low=0.0)
+        r = w.shape[0]
+        V = state_array(arrays, "factor", name, shape=(act.shape[0], r))
+        solver = meta["solver"]
+        if solver not in _SOLVERS:
+            raise ValueError(f"{name} state: solver must be one of {sorted(_SOLVERS)}; got {solver!r}")
+        # the Cholesky route keeps no eigenvalues; every other route keeps the r non-zero ones
+        ev = None if solver == "cholesky" else state_array(arrays, "eigenvalues", name, shape=(r,), low=0.0,
+                                                            low_open=True)
+        if state_number(meta, "rank", name, integer=True, low=0) != r:
+            raise ValueError(f"{name} state: rank {meta['rank']} differs from the {r} saved weights")
+        n_basis = state_number(meta, "n_basis", name, integer=True, low=1, allow_none=True)
         obj.n_features_in_ = d
-        obj.eigenvalues_, obj.factor_, obj.weights_, obj.rank_ = ev, V, w, int(meta["rank"])
+        obj.eigenvalues_, obj.factor_, obj.weights_, obj.rank_ = ev, V, w, r
         obj.active_features_ = act.astype(np.int64)
-        obj.n_basis_ = meta["n_basis"]
-        obj.shrinkage_ = float(meta["shrinkage"])
-        obj.complement_weight_ = float(meta["complement_weight"])
-        obj.residual_weight_ = float(meta["residual_weight"])
-        obj.scale_ = float(meta["scale"])
-        obj.solver_ = meta["solver"]
+        obj.n_basis_ = n_basis
+        obj.shrinkage_ = state_number(meta, "shrinkage", name, low=0.0, high=1.0)
+        obj.complement_weight_ = state_number(meta, "complement_weight", name, low=0.0)
+        obj.residual_weight_ = state_number(meta, "residual_weight", name, low=0.0)
+        obj.scale_ = state_number(meta, "scale", name, low=0.0)
+        obj.solver_ = solver
         obj.cv_results_ = meta["cv_results"]
         return obj
 

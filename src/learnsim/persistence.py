@@ -49,6 +49,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
+from ._validation import check_state_values
+
 __all__ = ["ModelFormatError", "save", "load", "read_manifest", "FORMAT_NAME", "FORMAT_VERSION"]
 
 FORMAT_NAME = "learnsim-model"
@@ -471,6 +473,20 @@ def _resolve_class(class_path, path):
     return cls
 
 
+def _restore(cls, meta, arrays):
+    """``cls._from_state(meta, arrays)``, after the check every saved state must pass.
+
+    Whatever a file holds was checked against its own checksums only, which anyone editing it
+    can recompute; so no NaN or infinity may reach a model (except in the fields a class lists
+    in ``_STATE_NONFINITE``, which its ``fit`` may leave non-finite), and each ``_from_state``
+    then checks shapes and ranges against what its ``fit`` produces. Objects nested in a state
+    (listed in ``_STATE_NESTED``, e.g. a matcher's transformer) are restored through here too.
+    """
+    check_state_values(cls.__name__, meta, arrays, allow_nonfinite=getattr(cls, "_STATE_NONFINITE", ()),
+                       nested=getattr(cls, "_STATE_NESTED", ()))
+    return cls._from_state(meta, arrays)
+
+
 def _check_description(desc, where, path):
     if not (isinstance(desc, dict) and isinstance(desc.get("shape"), list)
             and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in desc["shape"])
@@ -589,8 +605,8 @@ def load(path, *, name=None):
                     arrays[key] = _load_dense(archive, f"{obj_name}/{key}", desc, where, path)
             cls = classes[obj_name]
             try:
-                loaded[obj_name] = cls._from_state(entry["meta"], arrays)
-            except (ValueError, TypeError, KeyError) as exc:
+                loaded[obj_name] = _restore(cls, entry["meta"], arrays)
+            except (ValueError, TypeError, KeyError, IndexError, OverflowError) as exc:
                 raise ModelFormatError(f"{path}: object {obj_name!r} ({entry['class']}) rejected "
                                        f"its saved state: {exc}") from None
     if name is not None:

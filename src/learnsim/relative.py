@@ -51,7 +51,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_matrix, check_n_features, check_random_state
+from ._validation import check_matrix, check_n_features, check_random_state, state_array, state_number
 from .base import MetricMixin
 from .supervision import check_triplets
 
@@ -592,34 +592,31 @@ class RelativeComparisonMetric(MetricMixin, BaseEstimator):
 
     @classmethod
     def _from_state(cls, meta, arrays):
+        name = cls.__name__
         params = dict(meta["params"])
         est = cls(**params)
-        if "weights_" not in arrays:
-            raise ValueError("a saved RelativeComparisonMetric needs 'weights_'")
-        w = np.asarray(arrays["weights_"], dtype=np.float64)
-        if w.ndim != 1 or not np.all(np.isfinite(w)) or np.any(w < 0):
-            raise ValueError("weights_ must be a finite non-negative 1-D array")
-        est.n_features_in_ = int(meta["n_features_in_"])
+        C = est._check_params()
+        w = state_array(arrays, "weights_", name, ndim=1, low=0.0).astype(np.float64)
+        est.n_features_in_ = state_number(meta, "n_features_in_", name, integer=True, low=1)
         if est.kernel is None and w.shape[0] != est.n_features_in_:
             raise ValueError(f"weights_ has {w.shape[0]} entries for {est.n_features_in_} features")
         if est.kernel is not None:
             if "basis_" not in arrays:
                 raise ValueError("a saved kernel RelativeComparisonMetric needs 'basis_'")
-            basis = arrays["basis_"]
+            basis = check_matrix(arrays["basis_"], name=f"{name} state array 'basis_'")
             if basis.shape != (w.shape[0], est.n_features_in_):
                 raise ValueError(f"basis_ has shape {basis.shape}; expected ({w.shape[0]}, {est.n_features_in_})")
             est.basis_ = basis
             if est.kernel == "rbf":
-                est.gamma_ = float(meta["gamma_"])
+                est.gamma_ = state_number(meta, "gamma_", name, low=0.0, low_open=True)
         est.weights_ = w
-        alpha = np.asarray(arrays.get("dual_coef_", np.zeros(0)), dtype=np.float64)
-        if alpha.ndim != 1 or np.any(alpha < 0) or np.any(alpha > est.C):
-            raise ValueError("dual_coef_ must be a 1-D array in [0, C]")
-        est.dual_coef_ = alpha
-        for key in ("objective_", "dual_objective_", "duality_gap_", "fit_time_", "ridge_"):
-            setattr(est, key, float(meta[key]))
+        alpha = state_array(arrays, "dual_coef_", name, ndim=1, low=0.0, high=C, optional=True)
+        est.dual_coef_ = np.zeros(0) if alpha is None else alpha.astype(np.float64)
+        for key in ("objective_", "dual_objective_", "duality_gap_", "ridge_"):
+            setattr(est, key, state_number(meta, key, name))
+        est.fit_time_ = state_number(meta, "fit_time_", name, low=0.0)
         for key in ("n_iter_", "n_support_", "n_bounded_"):
-            setattr(est, key, int(meta[key]))
+            setattr(est, key, state_number(meta, key, name, integer=True, low=0))
         return est
 
 

@@ -412,9 +412,21 @@ class ExactIndex(NeighborIndex):
         block_size = meta["block_size"]
         if isinstance(block_size, list):
             block_size = tuple(block_size)
+        for value in (block_size if isinstance(block_size, tuple) else (block_size,)):
+            if value is not None:
+                _check_block_param(value, "ExactIndex state: block_size")
+        if meta["max_block_bytes"] is not None:
+            _check_block_param(meta["max_block_bytes"], "ExactIndex state: max_block_bytes")
         index = cls(metric=_check_metric(meta["metric"]), block_size=block_size,
                     max_block_bytes=meta["max_block_bytes"])
-        corpus = check_matrix(arrays["corpus"], name="ExactIndex corpus")
+        corpus = check_matrix(arrays["corpus"], name="ExactIndex state array 'corpus'")
+        if index.metric == "cosine":
+            # fit stores the rows L2-normalised (or zero), and search relies on it
+            norms = np.sqrt(_sq_row_norms(corpus))
+            tol = 1e-3 if corpus.dtype == np.float32 else 1e-8
+            if np.any((norms > 0) & (np.abs(norms - 1.0) > tol)):
+                raise ValueError("ExactIndex state: array 'corpus' of a cosine index must have rows of "
+                                 "length 1 (or 0)")
         # the stored corpus is already prepared; re-normalising for cosine would be a no-op
         # up to rounding, so build the prepared form directly
         prepared = _PreparedCorpus.__new__(_PreparedCorpus)

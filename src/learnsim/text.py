@@ -37,7 +37,7 @@ from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted
 
 from learnsim._linalg import truncated_svd
-from learnsim._validation import check_random_state
+from learnsim._validation import check_random_state, state_array, state_number
 
 __all__ = ["Tokenizer", "TextVectorizer", "resample_counts", "find_empty_rows"]
 
@@ -718,26 +718,16 @@ class TextVectorizer(BaseEstimator):
             raise ValueError("TextVectorizer state: 'terms' contains duplicates")
         n_terms = len(terms)
 
-        def get_array(key, shape, kind):
-            if key not in arrays:
-                raise ValueError(f"TextVectorizer state is missing the array {key!r}")
-            arr = np.asarray(arrays[key])
-            if arr.shape != shape:
-                raise ValueError(f"TextVectorizer state: array {key!r} has shape {arr.shape}, expected {shape}")
-            if arr.size and arr.dtype.kind not in kind:
-                raise ValueError(f"TextVectorizer state: array {key!r} has dtype {arr.dtype}")
-            return arr
-
-        n_docs = meta["n_documents"]
-        if not isinstance(n_docs, int) or n_docs < 1:
-            raise ValueError(f"TextVectorizer state: n_documents must be a positive int; got {n_docs!r}")
-        df = get_array("document_frequency", (n_terms,), "iu").astype(np.int64)
+        name = cls.__name__
+        n_docs = state_number(meta, "n_documents", name, integer=True, low=1)
+        df = state_array(arrays, "document_frequency", name, shape=(n_terms,), kind="iu", low=0,
+                         high=n_docs).astype(np.int64)
         empty_rows = np.asarray(arrays.get("empty_rows", np.zeros(0, dtype=np.int64)))
         if empty_rows.ndim != 1 or (empty_rows.size and (empty_rows.dtype.kind not in "iu"
                                                          or empty_rows.min() < 0 or empty_rows.max() >= n_docs)):
             raise ValueError("TextVectorizer state: 'empty_rows' must be indices of training documents")
         if obj.weighting in ("tfidf", "bm25"):
-            idf = get_array("idf", (n_terms,), "f").astype(np.float64)
+            idf = state_array(arrays, "idf", name, shape=(n_terms,)).astype(np.float64)
         else:
             idf = None
         k = meta["n_components"]
@@ -746,17 +736,16 @@ class TextVectorizer(BaseEstimator):
         if k is not None:
             if not isinstance(k, int) or not 1 <= k <= min(n_docs, n_terms):
                 raise ValueError(f"TextVectorizer state: n_components={k!r} is not in [1, min(n_documents, n_terms)]")
-            components = np.ascontiguousarray(get_array("components", (k, n_terms), "f"), dtype=dtype)
-            singular_values = get_array("singular_values", (k,), "f").astype(dtype)
+            components = np.ascontiguousarray(state_array(arrays, "components", name, shape=(k, n_terms)),
+                                              dtype=dtype)
+            singular_values = state_array(arrays, "singular_values", name, shape=(k,), low=0.0).astype(dtype)
         else:
             components = singular_values = None
         resample_length = meta["resample_length"]
         if resample_length is not None and (not isinstance(resample_length, int) or resample_length < 1):
             raise ValueError(f"TextVectorizer state: resample_length must be None or a positive int; "
                              f"got {resample_length!r}")
-        avgdl = meta["avgdl"]
-        if not isinstance(avgdl, (int, float)) or not avgdl > 0:
-            raise ValueError(f"TextVectorizer state: avgdl must be a positive number; got {avgdl!r}")
+        avgdl = state_number(meta, "avgdl", name, low=0.0, low_open=True)
 
         obj._tokenizer = obj._make_tokenizer()
         obj.terms_ = np.asarray(terms, dtype=object)
