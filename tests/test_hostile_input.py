@@ -457,3 +457,13 @@ def test_linklearn_with_an_infinite_coefficient_names_the_real_problem(fitted_sa
     coef[3] = np.inf
     with pytest.raises(ValueError, match=r"'coef' contains inf"):
         LinkLearn._from_state(meta, dict(arrays, coef=coef))
+
+
+def test_manifest_nested_too_deeply_is_refused(tmp_path):
+    path = _small_saved_model(tmp_path)
+    entries, manifest = _entries_and_manifest(path)
+    text = json.dumps(manifest).replace('"meta": {}', '"meta": {"x": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    entries["__manifest__"] = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    np.savez(path, **entries)
+    with pytest.raises(ModelFormatError, match="nests too deeply"):
+        load(path)

@@ -272,12 +272,6 @@ def _check_common_state(cls, meta, arrays, required_meta, required_arrays):
     return obj
 
 
-def _finite_float(value, name, owner):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-        raise ValueError(f"{owner} state: {name} must be a finite number; got {value!r}")
-    return float(value)
-
-
 # ----------------------------------------------------------------------------- shared base
 
 class _PairMatcher(BaseEstimator):
@@ -668,7 +662,7 @@ class PairwiseKNNMatcher(_PairMatcher):
             raise ValueError(f"{name} state: k={obj.k_} exceeds the {obj.n_items_ - 1} other items "
                              "of the saved collection")
         for key in ("p_duplicate_match", "p_duplicate_no_match"):
-            value = _finite_float(meta[key], key, name)
+            value = state_number(meta, key, name)
             if not 0.0 < value < 1.0:
                 raise ValueError(f"{name} state: {key} must lie in (0, 1); got {value}")
             setattr(obj, key + "_", value)
@@ -679,10 +673,9 @@ class PairwiseKNNMatcher(_PairMatcher):
         lengths = {value.shape for value in obj.validation_curve_.values()}
         if len(lengths) != 1 or len(next(iter(lengths))) != 1:
             raise ValueError(f"{name} state: every validation_curve entry must be 1-D of one length")
-        ranks = np.asarray(arrays["ranks"])
-        if ranks.ndim != 2 or ranks.shape[1] != 2 or ranks.dtype.kind not in "iu" or (ranks < 1).any():
-            raise ValueError(f"{name} state: 'ranks' must be an (n_pairs, 2) array of positive "
-                             f"integers; got shape {ranks.shape}, dtype {ranks.dtype}")
+        ranks = state_array(arrays, "ranks", name, ndim=2, kind="iu", low=1)
+        if ranks.shape[1] != 2:
+            raise ValueError(f"{name} state: array 'ranks' must have shape (n_pairs, 2); got {ranks.shape}")
         obj.ranks_ = ranks.astype(np.int64)
         return obj
 
@@ -963,6 +956,6 @@ class ThresholdMatcher(_PairMatcher):
             raise ValueError(f"{name} state: threshold must be a number; got {threshold!r}")
         obj.threshold_ = float(threshold)
         obj.validation_accuracy_ = state_number(meta, "validation_accuracy", name, low=0.0, high=1.0)
-        obj.slope_ = _finite_float(meta["slope"], "slope", name)
-        obj.intercept_ = _finite_float(meta["intercept"], "intercept", name)
+        obj.slope_ = state_number(meta, "slope", name)
+        obj.intercept_ = state_number(meta, "intercept", name)
         return obj

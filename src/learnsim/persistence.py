@@ -24,6 +24,12 @@ of a sparse array as ``"name/key/data"``, ``"name/key/indices"`` and ``"name/key
 Objects take part by implementing ``_get_state() -> (meta, arrays)`` (``meta`` JSON-serialisable,
 ``arrays`` a dict of numpy arrays or scipy.sparse matrices) and the classmethod
 ``_from_state(meta, arrays)``. JSON turns tuples into lists; ``_from_state`` gets lists.
+A file can be edited and its checksums recomputed, so ``_from_state`` checks what it gets as
+``fit`` output (shapes, ranges); :func:`load` has already refused NaN and infinity anywhere in
+the state except in the fields the class lists in ``_STATE_NONFINITE``. A class nesting another
+object's state (``_STATE_NESTED``) leaves that part to the nested class's own checks.
+Strings that have no UTF-8 form (lone surrogates, from ``errors="surrogateescape"``) are
+written as JSON escapes and read back unchanged.
 Sparse matrices of any format come back as CSR (``csr_matrix`` or ``csr_array``, as saved).
 
 :func:`load` returns what :func:`save` was given: the object when one object was saved, the
@@ -423,6 +429,9 @@ def _parse_manifest(archive, path):
         manifest = json.loads(raw.tobytes().decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ModelFormatError(f"{path}: the manifest is not valid UTF-8 JSON: {exc}") from None
+    except RecursionError:
+        raise ModelFormatError(f"{path}: the manifest nests too deeply to be read (no learnsim "
+                               "model writes such a manifest)") from None
     if not isinstance(manifest, dict):
         raise ModelFormatError(f"{path}: the manifest must be a JSON object")
     if manifest.get("format") != FORMAT_NAME:
@@ -539,7 +548,10 @@ def _load_sparse(archive, stem, desc, where, path):
 
 
 def read_manifest(path):
-    """The validated manifest of a model file (a dict), without building any object."""
+    """The validated manifest of a model file (a dict), without building any object.
+
+    Raises the errors of :func:`load` that concern the file and its manifest.
+    """
     with _open_npz(path) as archive:
         return _parse_manifest(archive, Path(path))
 
@@ -565,10 +577,20 @@ def load(path, *, name=None):
         If ``path`` does not exist.
     ModelFormatError
         If the file is not a valid learnsim model file; the message names the problem
-        (not an npz, missing or invalid manifest, newer format version, disallowed class,
-        missing, mismatched or corrupted array, object array).
+        (not a regular file, not an npz, missing, invalid or oversized manifest, newer format
+        version, disallowed class, missing, mismatched, oversized or corrupted array, object
+        array, or a state that no ``fit`` produces: NaN or infinite values, values out of
+        range, inconsistent shapes).
     KeyError
         If ``name`` is not in the file.
+
+    Notes
+    -----
+    The checksums only detect accidental damage: anyone editing a file can recompute them.
+    So everything a file holds is checked as input: only regular files are read, no entry
+    is read beyond the size the manifest declares for it (the manifest itself is limited to
+    :data:`MAX_MANIFEST_BYTES`), and each class checks the state it is restored from
+    against what its ``fit`` produces.
     """
     path = Path(path)
     with _open_npz(path) as archive:
@@ -606,7 +628,7 @@ def load(path, *, name=None):
             cls = classes[obj_name]
             try:
                 loaded[obj_name] = _restore(cls, entry["meta"], arrays)
-            except (ValueError, TypeError, KeyError, IndexError, OverflowError) as exc:
+            except (ValueError, TypeError, KeyError, IndexError, OverflowError, RecursionError) as exc:
                 raise ModelFormatError(f"{path}: object {obj_name!r} ({entry['class']}) rejected "
                                        f"its saved state: {exc}") from None
     if name is not None:
