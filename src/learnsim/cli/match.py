@@ -17,7 +17,9 @@ pairs layouts (one pair per line, TAB-separated; an optional header line):
       1<TAB>How do I learn Python?<TAB>What is the best way to learn Python?
   label<TAB>text_a<TAB>text_b<TAB>pair_id     (the Quora sample layout)
       1<TAB>How do I learn Python?<TAB>What is the best way to learn Python?<TAB>17
-  any other, with --columns label=0,text_a=3,text_b=4 (0-based fields; id=N too)"""
+  a header naming the columns (text_a/text_b/label, question1/question2/is_duplicate, ...)
+  any other, with --columns label=0,text_a=3,text_b=4 (0-based fields or header names)
+  (.csv and .jsonl too: learnsim.datasets.read_pairs)"""
 
 
 def register(commands):
