@@ -109,10 +109,20 @@ def check_random_state(seed):
 
 
 def check_integral_indices(arr, name):
-    """``arr`` (an ndarray) as int64 indices, or a ``ValueError`` naming the bad value.
+    """``arr`` as int64 indices, or a ``ValueError`` naming the bad value.
 
     Integral floats are accepted. A value beyond int64 is reported as given: the int64 copy
     would wrap ``2**64 - 1`` round to ``-1`` and blame a negative index the user never wrote.
+
+    Parameters
+    ----------
+    arr : ndarray
+    name : str
+        What the indices are, for messages.
+
+    Returns
+    -------
+    ndarray of int64
     """
     if arr.dtype.kind not in "iu" and not (arr.dtype.kind == "f" and np.isfinite(arr).all()
                                            and np.all(np.mod(arr, 1) == 0)):
@@ -166,6 +176,15 @@ def check_no_overflow(values, what, source="X"):
         The quantity, e.g. ``"the within-cluster scatter"``.
     source : str
         The input it was computed from.
+
+    Returns
+    -------
+    values, unchanged
+
+    Raises
+    ------
+    ValueError
+        If ``values`` holds inf or NaN.
     """
     if not np.isfinite(values).all():
         raise ValueError(f"{what} overflowed to inf/NaN: {source} holds values too large in magnitude "
