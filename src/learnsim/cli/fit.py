@@ -245,7 +245,7 @@ def _validated_search(metric, X, held, all_pairs):
     their texts searches the whole collection; its duplicates are the texts that chains of
     duplicate pairs (all of them) join to it."""
     from ..supervision import pairs_to_clusters
-    from ._scoring import SearchRule
+    from ..scoring import SearchRule
 
     components = np.asarray(pairs_to_clusters(all_pairs, X.shape[0]).labels)
     queries = np.unique(held.indices[held.labels].ravel())
