@@ -2,6 +2,8 @@
 one skip with a clear reason when it is absent. CI has the corpora, so those tests run there."""
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 from pathlib import Path
 
@@ -30,3 +32,13 @@ def data_dir() -> Path:
     if not d.exists():
         pytest.skip(f"data dir {d} not found (set LEARNSIM_DATA)")
     return d
+
+
+def run_cli(args):
+    """``learnsim.cli.main(args)`` in-process: (exit status, stdout, stderr)."""
+    from learnsim import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main([str(a) for a in args])
+    return code, out.getvalue(), err.getvalue()

@@ -2,8 +2,6 @@
 document readers, and the one-line exit-status-2 message of every user error."""
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import subprocess
 import sys
@@ -19,17 +17,10 @@ from learnsim.evaluation import cluster_retrieval_report
 from learnsim.io import DocumentFormatError, read_documents, read_labelled_documents
 from learnsim.persistence import load
 from learnsim.reproduce.records import Results
+from conftest import run_cli
 
 # explicit metric settings keep the fits of the round trip fast (no selection)
 FIXED = ["--n-basis", "16", "--shrinkage", "0.01", "--complement-weight", "0.3"]
-
-
-def run_cli(args):
-    """main(args) in-process: (exit status, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main([str(a) for a in args])
-    return code, out.getvalue(), err.getvalue()
 
 
 def assert_user_error(args, *fragments):

@@ -2,25 +2,16 @@
 pairs and links, and ``--encoding-errors``."""
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 
 import numpy as np
 import pytest
 
-from learnsim import cli
 from learnsim.datasets import make_clustered_corpus
 from learnsim.persistence import load
+from conftest import run_cli
 
 FILM_FAST = ["--method", "film", "--dimensions", "4", "--max-iter", "20"]
-
-
-def run_cli(args):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main([str(a) for a in args])
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,6 @@
 """``learnsim fit --method relative`` from triplets or clicks (paper 004), and LinkLearn's stemming."""
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import sys
 from collections import Counter
@@ -10,16 +8,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from learnsim import cli
 from learnsim.datasets import make_clustered_corpus
 from learnsim.persistence import load
-
-
-def run_cli(args):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main([str(a) for a in args])
-    return code, out.getvalue(), err.getvalue()
+from conftest import run_cli
 
 
 @pytest.fixture(scope="module")

@@ -7,24 +7,15 @@ learning Python).
 """
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 
 import numpy as np
 import pytest
 
 from conftest import require_corpus
-from learnsim import cli
 from learnsim.persistence import load
 from learnsim.search import top_k
-
-
-def run_cli(args):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main([str(a) for a in args])
-    return code, out.getvalue(), err.getvalue()
+from conftest import run_cli
 
 
 def _duplicate_components(pairs, n):

@@ -2,7 +2,6 @@
 and the input layouts each command's --help lists."""
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import os
@@ -13,18 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from learnsim import _progress, cli
+from learnsim import _progress
 from learnsim.datasets import make_clustered_corpus
+from conftest import run_cli
 
 REPO = Path(__file__).resolve().parents[1]
 FIXED = ["--n-basis", "8", "--shrinkage", "0.01", "--complement-weight", "0.3"]
-
-
-def run_cli(args):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main([str(a) for a in args])
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,5 @@
 """The sparse randomised SVD route of learnsim._linalg (used by FILM and MCD on large sparse X)."""
 import numpy as np
-import pytest
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 

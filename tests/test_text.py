@@ -14,7 +14,6 @@ import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-import learnsim.text as text_module
 from conftest import require_corpus
 from learnsim.text import TextVectorizer, Tokenizer, find_empty_rows, resample_counts
 

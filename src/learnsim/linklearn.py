@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import numbers
 import time
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -49,7 +48,7 @@ from ._progress import progress
 from ._validation import check_random_state, check_term_counts, state_array, state_number
 from .supervision import Links
 
-__all__ = ["LinkLearn", "idf_from_counts", "document_lengths", "check_counts", "link_hinge_loss"]
+__all__ = ["LinkLearn", "idf_from_counts", "document_lengths", "link_hinge_loss"]
 
 _FACTORS = ("tf", "idf", "length")
 

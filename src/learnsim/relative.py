@@ -51,7 +51,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_matrix, check_n_features, check_random_state, state_array, state_number
+from ._validation import check_matrix, check_random_state, state_array, state_number
 from .base import MetricMixin
 from .supervision import check_triplets
 

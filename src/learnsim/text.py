@@ -30,7 +30,6 @@ import warnings
 from collections import Counter
 
 import numpy as np
-import scipy.linalg
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.preprocessing import normalize

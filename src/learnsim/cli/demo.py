@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 
 from ._common import (_check_output_dir, _examples, _fmt, _formatter, MEASURE_TITLES, _note, _print_json,
                       RETRIEVAL_MEASURES, _seed, _table)

@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import textwrap
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -12,7 +11,7 @@ from .._progress import stage
 
 from ._common import (_add_encoding_errors, _auto_or_float, _check_output_file, _examples, _formatter,
                       _int_at_least, _lsi, _n_basis, _note, _open_float, _positive_int, _print_json,
-                      progress, _read_clusters, _read_pairs, _save_model, _seed, UsageError)
+                      _read_clusters, _read_pairs, _save_model, _seed, UsageError)
 
 def register(commands):
     """Add the command's parser to ``commands``."""

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import textwrap
 
-import numpy as np
 
 from ._common import (_add_encoding_errors, _examples, _formatter, _load_parts, _note, _positive_int,
                       _print_json, read_documents, _snippet, _table, UsageError, _vectorize,

@@ -72,7 +72,7 @@ from ..datasets import load_quora_pairs, load_sts_benchmark
 from ..evaluation import pearson, spearman
 from ..explain import plot_dimension_weights, top_features
 from ..film import FILM
-from ..hybrid import HybridEmbedding, select_input_weight
+from ..hybrid import select_input_weight
 from ..matching import PairwiseKNNMatcher, ThresholdMatcher, pair_similarity
 from ..search import top_k
 from ..supervision import Pairs, duplicate_pairs_to_triplets, graded_pairs_to_triplets, split_pairs
@@ -457,7 +457,7 @@ def run_experiments(quick=False, data_dir=None, out_dir=None, encoder=None):
     summary.append(
         f"**quora.** tf.idf cosine accuracy {cos:.3f}. Minus cosine, in accuracy points: "
         + ", ".join(f"`{m}` {g * 100:+.1f}" for m, g in gaps)
-        + f"; the unsupervised control " + ", ".join(f"`{m}` {g * 100:+.1f}" for m, g in control)
+        + "; the unsupervised control " + ", ".join(f"`{m}` {g * 100:+.1f}" for m, g in control)
         + f". The issue's target (+{TARGET_POINTS * 100:.0f} points) is "
         + ("met" if best[1] >= TARGET_POINTS else "not met") + f" (largest gap {best[1] * 100:+.1f} by `{best[0]}`; "
         + ("every mixed FILM reaches it" if all(g >= TARGET_POINTS for _, g in mixed_gaps) else

@@ -406,7 +406,7 @@ def run_experiments(quick=False, data_dir=None, out_dir=None):
         for other in ("bm25-default", "bm25-tuned-wiki"):
             v = results.value(experiment=name, setting="test", method=other, measure="ap")
             gaps.append(f"{(la - v) / v * 100:+.1f} % against `{other}` (p {_fmt_p(info['p'][other])})")
-        md.append(f"LinkLearn MAP " + ", ".join(gaps) + ".\n")
+        md.append("LinkLearn MAP " + ", ".join(gaps) + ".\n")
     md.append(_transfer_diagnosis(results, transfer, sim["model"]))
     if plots:
         _plot_figures(out_dir, sim, notes)
