@@ -1,0 +1,556 @@
+"""A learned term weighting that contains Okapi BM25 exactly and transfers across collections
+(issue 13, section 2).
+
+The score of document d for query q is
+
+    sim(q, d) = sum_t qtf_t^c * idf_t^a * tf (k + 1) / (tf + k (1 - b + b l_d / avgdl)),
+    k = k1 * (avgdl / L0)^g,
+
+with tf the count of t in d, l_d the length of d (sum of its counts), avgdl the mean length of
+the indexed collection, idf the BM25 idf of :func:`learnsim.bm25.bm25_idf` (``"okapi"`` by
+default) and L0 a fixed reference length (``reference_length``, 100 terms). Five numbers are
+learned: k1 (tf saturation), g (how the saturation constant follows the collection's mean
+length), b (length normalisation), a (an exponent on idf) and c (an exponent on query term
+counts: c = 0 binary queries, c = 1 raw counts).
+
+Why this family, and not paper 002's eq. (5)
+--------------------------------------------
+Eq. (5) (``learnsim.linklearn.LinkLearn``, kept as the paper's variant) multiplies f_tf(tf) by
+f_l(l): its saturation cannot depend on the length, so on short abstracts the transferred
+weighting is close to a sum of matched idf (docs/reproductions/linklearn.md). Here the saturation
+constant scales with l_d / avgdl and with the collection's avgdl, and Okapi BM25 is exactly the
+member g = 0, a = 1, c = 0 (``LearnedBM25.from_params(k1, b)`` scores as ``BM25(k1, b)`` to
+rounding). Every parameter is a number one can read and compare with BM25's; the curves are
+drawn by :func:`plot_weighting_curves`.
+
+How it is trained
+-----------------
+From hyperlinks as LinkLearn is (paper 002, sec. 3.1): each linked training article is a query
+whose relevant documents are the articles it links with (direction ignored, itself excluded).
+Two changes make the length dependence learnable and the queries query-like:
+
+* the documents are *thinned copies* of the articles (each occurrence kept with probability r,
+  one copy per r in ``document_fractions``): every copy is a collection with its own mean length,
+  so g is identified (with one collection, k1 and g cannot be told apart);
+* each query is a random sample of ``query_length`` occurrences of its article (without
+  replacement), so that frequent terms repeat in it as they do in real queries.
+
+The objective is the mean average precision over the copies, optimised *directly* by a
+coordinate search on the five parameters (a hinge surrogate did not land on the best AvgP in a
+prototype). The AvgP of the held-out validation links is recorded in ``validation_ap_`` (and,
+when ``validation`` is given, the search's best point on the training links is kept only if it
+does not lose to the BM25 starting point there).
+"""
+from __future__ import annotations
+
+import numbers
+import time
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+
+from ._validation import check_n_features, check_random_state, check_term_counts, state_number
+from .bm25 import IDF_VARIANTS, PAPER_PARAMS, TermWeightIndex, bm25_idf
+from .supervision import Links
+
+__all__ = ["LearnedBM25", "PowerQueryIndex", "PARAMETER_NAMES", "PARAMETER_BOUNDS", "plot_weighting_curves"]
+
+#: The five learned numbers, in the order of ``LearnedBM25.params_``.
+PARAMETER_NAMES = ("k1", "k1_length_exponent", "b", "idf_exponent", "query_exponent")
+#: Bounds of the search (inclusive).
+PARAMETER_BOUNDS = {"k1": (0.01, 1000.0), "k1_length_exponent": (-2.0, 2.0), "b": (0.0, 1.0),
+                    "idf_exponent": (0.0, 3.0), "query_exponent": (0.0, 2.0)}
+#: The search starts at BM25 with the project's defaults and binary queries.
+START = {"k1": PAPER_PARAMS["k1"], "k1_length_exponent": 0.0, "b": PAPER_PARAMS["b"], "idf_exponent": 1.0,
+         "query_exponent": 0.0}
+# initial steps of the coordinate search (k1 moves on a log scale)
+_STEPS = {"k1": np.log(4.0), "k1_length_exponent": 0.5, "b": 0.25, "idf_exponent": 0.5, "query_exponent": 0.5}
+
+
+# --------------------------------------------------------------------------- checks
+def _real(name, value):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite number; got {value!r}")
+    return float(value)
+
+
+def _check_parameters(params):
+    """The five parameters as a dict of floats within ``PARAMETER_BOUNDS``, or a ValueError."""
+    unknown = set(params) - set(PARAMETER_NAMES)
+    if unknown:
+        raise ValueError(f"unknown weighting parameter(s) {sorted(unknown)}; expected {list(PARAMETER_NAMES)}")
+    out = {}
+    for name in PARAMETER_NAMES:
+        value = _real(name, params.get(name, START[name]))
+        lo, hi = PARAMETER_BOUNDS[name]
+        if not lo <= value <= hi and not (name == "k1" and value == 0):
+            raise ValueError(f"{name} must lie in [{lo:g}, {hi:g}]; got {value!r}")
+        out[name] = value
+    return out
+
+
+def _signed_power(x, p):
+    if p == 1.0:
+        return x
+    return np.sign(x) * np.abs(x) ** p
+
+
+def _query_power(data, c):
+    if c == 0.0:
+        return np.ones_like(data)
+    return data if c == 1.0 else data ** c
+
+
+def _tf_part(tf, normalised_length, avgdl, params, reference_length):
+    """tf (k + 1) / (tf + k (1 - b + b l / avgdl)), k = k1 (avgdl / L0)^g."""
+    k = params["k1"] * (avgdl / reference_length) ** params["k1_length_exponent"]
+    b = params["b"]
+    return tf * (k + 1.0) / (tf + k * ((1.0 - b) + b * normalised_length))
+
+
+# --------------------------------------------------------------------------- scorer
+class PowerQueryIndex(TermWeightIndex):
+    """:class:`learnsim.bm25.TermWeightIndex` whose query weights are ``count ** query_exponent``
+    (0: binary, 1: raw counts), the query side of :class:`LearnedBM25`."""
+
+    def __init__(self, query_exponent=1.0, dtype=np.float32):
+        self.query_exponent = query_exponent
+        self.dtype = dtype
+
+    def fit(self, W, y=None):
+        c = _real("query_exponent", self.query_exponent)
+        if c < 0:
+            raise ValueError(f"query_exponent must be >= 0; got {c}")
+        self.query_weights = "binary" if c == 0 else "counts"
+        return super().fit(W)
+
+    def _check_fitted_counts(self, X, name):
+        X = super()._check_fitted_counts(X, name)
+        c = float(self.query_exponent)
+        if name == "Q" and c not in (0.0, 1.0):
+            X = X.copy()
+            X.data = _query_power(X.data, c)
+        return X
+
+
+# --------------------------------------------------------------------------- training data
+class _Copy:
+    """One training collection: queries sampled from articles against thinned articles, with the
+    posting entries the queries touch gathered once (the parameters only change the arithmetic)."""
+
+    def __init__(self, D, Qc, relevant, exclude, idf_variant, epsilon):
+        n_docs, n_terms = D.shape
+        lengths = np.asarray(D.sum(axis=1)).ravel()
+        self.avgdl = max(float(lengths.sum()) / n_docs, 1e-12)
+        df = np.bincount(D.indices, minlength=n_terms)
+        idf = bm25_idf(df, n_docs, idf_variant, epsilon)
+        Dc = D.tocsc()
+        Dc.sort_indices()
+        rows = np.repeat(np.arange(Qc.shape[0]), np.diff(Qc.indptr))
+        terms = Qc.indices
+        first = Dc.indptr[terms].astype(np.int64)
+        count = (Dc.indptr[terms + 1] - Dc.indptr[terms]).astype(np.int64)
+        offsets = np.cumsum(count) - count
+        positions = np.arange(int(count.sum()), dtype=np.int64) + np.repeat(first - offsets, count)
+        docs = Dc.indices[positions].astype(np.int64)
+        self.shape = (Qc.shape[0], n_docs)
+        self.target = docs + np.repeat(rows.astype(np.int64) * n_docs, count)
+        self.qtf = np.repeat(Qc.data, count)
+        self.idf = np.repeat(idf[terms], count)
+        self.tf = Dc.data[positions]
+        self.ndl = lengths[docs] / self.avgdl
+        self.relevant = relevant
+        self.exclude = exclude
+
+    def mean_ap(self, params, reference_length):
+        from .evaluation import per_query_measures
+        contribution = (_query_power(self.qtf, params["query_exponent"]) * _signed_power(self.idf, params["idf_exponent"])
+                        * _tf_part(self.tf, self.ndl, self.avgdl, params, reference_length))
+        S = np.bincount(self.target, weights=contribution, minlength=self.shape[0] * self.shape[1]).reshape(self.shape)
+        ap = per_query_measures(S, self.relevant, exclude=self.exclude, measures=("ap",))["ap"]
+        return float(np.nanmean(ap)) if np.isfinite(ap).any() else float("nan")
+
+
+def _thin(X, fraction, rng):
+    if fraction >= 1.0:
+        return X.copy()
+    T = X.copy()
+    T.data = rng.binomial(np.rint(T.data).astype(np.int64), fraction).astype(np.float64)
+    T.eliminate_zeros()
+    return T
+
+
+def _sample_queries(X, rows, query_length, rng):
+    """Each chosen article as a query: all its counts, or ``n`` occurrences drawn without
+    replacement with n uniform in ``query_length`` (lo, hi)."""
+    Q = X[rows].tocsr().astype(np.float64)
+    if query_length is None:
+        return Q
+    lo, hi = query_length
+    data = Q.data.copy()
+    for i in range(Q.shape[0]):
+        a, z = Q.indptr[i], Q.indptr[i + 1]
+        counts = np.rint(data[a:z]).astype(np.int64)
+        n = min(int(rng.integers(lo, hi + 1)), int(counts.sum()))
+        data[a:z] = rng.multivariate_hypergeometric(counts, n) if n > 0 else 0
+    Q.data = data
+    Q.eliminate_zeros()
+    return Q
+
+
+def _as_adjacency(links, n, name):
+    if not isinstance(links, Links):
+        if sp.issparse(links) or isinstance(links, np.ndarray):
+            links = Links(links)
+        else:
+            raise TypeError(f"{name} must be a learnsim.supervision.Links (or a square adjacency matrix); "
+                            f"got {type(links).__name__}")
+    if links.n_items != n:
+        raise ValueError(f"{name} is over {links.n_items} documents but the count matrix has {n} rows")
+    return links.symmetric().adjacency.tocsr()
+
+
+class LearnedBM25(BaseEstimator):
+    """A five-parameter term weighting containing Okapi BM25, learned from hyperlinks by direct
+    optimisation of average precision (module docstring: the family, its training, and why).
+
+    One estimator, not a ``LinkLearn`` variant: the parameters are few and interpretable, the
+    training is a search on AvgP (no gradient), and the fitted object is a BM25-like scorer of any
+    collection (``index``, ``score``). ``from_params`` gives any member without training, so
+    ``LearnedBM25.from_params(k1=1.5, b=0.6)`` is :class:`learnsim.bm25.BM25` ``(1.5, 0.6)``.
+
+    Parameters
+    ----------
+    document_fractions : sequence of float in (0, 1], default=(1.0, 0.2, 0.05, 0.02)
+        One thinned copy of the training articles per fraction (the collections trained on).
+    query_length : (int, int) or None, default=(8, 60)
+        Range of the number of occurrences sampled from an article to form its query; None uses
+        the whole article.
+    max_queries : int, default=600
+        Linked articles used as queries (a random subset when there are more).
+    reference_length : float, default=100.0
+        L0 of k = k1 (avgdl / L0)^g.
+    idf : {"okapi", "lucene", "robertson"}, default="okapi"
+    epsilon : float, default=0.25
+        As in :class:`learnsim.bm25.BM25`.
+    max_evaluations : int, default=200
+        Budget of objective evaluations (each one scores every query of every copy).
+    random_state : int, Generator or None, default=0
+
+    Attributes
+    ----------
+    params_ : dict
+        The learned ``k1, k1_length_exponent, b, idf_exponent, query_exponent``.
+    train_ap_ : float
+        Mean AvgP over the training copies at ``params_``.
+    start_train_ap_ : float
+        The same at the starting point (BM25 with the project's defaults, binary queries).
+    validation_ap_ : float or None
+        Mean AvgP of the validation copies at ``params_`` (when ``validation`` was given).
+    n_evaluations_ : int
+    search_path_ : ndarray (n_accepted, 6)
+        The accepted points of the search: the five parameters and the training AvgP.
+    training_lengths_ : ndarray
+        The mean lengths of the training copies (the range g was fitted on).
+    """
+
+    def __init__(self, document_fractions=(1.0, 0.2, 0.05, 0.02), query_length=(8, 60), max_queries=600,
+                 reference_length=100.0, idf="okapi", epsilon=0.25, max_evaluations=200, random_state=0):
+        self.document_fractions = document_fractions
+        self.query_length = query_length
+        self.max_queries = max_queries
+        self.reference_length = reference_length
+        self.idf = idf
+        self.epsilon = epsilon
+        self.max_evaluations = max_evaluations
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ checks
+    def _check_params(self):
+        fractions = np.atleast_1d(np.asarray(self.document_fractions, dtype=np.float64)) \
+            if not isinstance(self.document_fractions, str) else np.array([np.nan])
+        if fractions.ndim != 1 or fractions.size == 0 or not np.all((fractions > 0) & (fractions <= 1)):
+            raise ValueError(f"document_fractions must be a non-empty sequence of numbers in (0, 1]; "
+                             f"got {self.document_fractions!r}")
+        ql = self.query_length
+        if ql is not None:
+            if (not isinstance(ql, (tuple, list)) or len(ql) != 2
+                    or not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in ql)
+                    or not 1 <= ql[0] <= ql[1]):
+                raise ValueError(f"query_length must be None or a pair of integers 1 <= lo <= hi; got {ql!r}")
+            ql = (int(ql[0]), int(ql[1]))
+        for name in ("max_queries", "max_evaluations"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
+        L0 = _real("reference_length", self.reference_length)
+        if L0 <= 0:
+            raise ValueError(f"reference_length must be > 0; got {L0}")
+        if not isinstance(self.idf, str) or self.idf not in IDF_VARIANTS:
+            raise ValueError(f"idf must be one of {', '.join(map(repr, IDF_VARIANTS))}; got {self.idf!r}")
+        if _real("epsilon", self.epsilon) < 0:
+            raise ValueError(f"epsilon must be >= 0; got {self.epsilon!r}")
+        return fractions, ql, L0
+
+    # ------------------------------------------------------------------ members
+    @classmethod
+    def from_params(cls, k1=START["k1"], b=START["b"], k1_length_exponent=0.0, idf_exponent=1.0,
+                    query_exponent=0.0, **estimator_params):
+        """A member of the family with the given parameters, ready to score (no training).
+
+        With the defaults it is Okapi BM25 (k1 = 1.5, b = 0.6, binary queries) exactly;
+        ``query_exponent=1`` is BM25 with query term counts.
+        """
+        obj = cls(**estimator_params)
+        obj._check_params()
+        obj.params_ = _check_parameters({"k1": k1, "b": b, "k1_length_exponent": k1_length_exponent,
+                                         "idf_exponent": idf_exponent, "query_exponent": query_exponent})
+        obj.train_ap_ = obj.start_train_ap_ = obj.validation_ap_ = None
+        obj.n_evaluations_ = 0
+        obj.search_path_ = np.zeros((0, 6))
+        obj.training_lengths_ = np.zeros(0)
+        return obj
+
+    # ------------------------------------------------------------------ training
+    def _copies(self, X, adjacency, fractions, query_length, rng):
+        degrees = np.diff(adjacency.indptr)
+        anchors = np.flatnonzero(degrees > 0)
+        if anchors.size == 0:
+            raise ValueError("no document has a link: LearnedBM25 needs links to learn from")
+        if anchors.size > self.max_queries:
+            anchors = np.sort(rng.choice(anchors, self.max_queries, replace=False))
+        relevant = adjacency[anchors].toarray().astype(bool)
+        exclude = np.zeros_like(relevant)
+        exclude[np.arange(anchors.size), anchors] = True
+        copies = []
+        for r in fractions:
+            Q = _sample_queries(X, anchors, query_length, rng)
+            copies.append(_Copy(_thin(X, float(r), rng), Q, relevant, exclude, self.idf, float(self.epsilon)))
+        return copies
+
+    @staticmethod
+    def _objective(copies, params, L0):
+        return float(np.mean([c.mean_ap(params, L0) for c in copies]))
+
+    def fit(self, X, links, *, validation=None):
+        """Learn the five parameters from a linked corpus.
+
+        Parameters
+        ----------
+        X : sparse matrix (n_docs, n_terms)
+            Term counts of the training articles (integers).
+        links : Links or square adjacency matrix
+            Hyperlinks between them; direction is ignored.
+        validation : tuple (X_valid, links_valid), optional
+            Held-out linked articles: their AvgP (same copies and queries) is ``validation_ap_``.
+
+        Returns
+        -------
+        self
+        """
+        fractions, query_length, L0 = self._check_params()
+        X = check_term_counts(X, "X")
+        if X.nnz and np.any(X.data != np.rint(X.data)):
+            raise ValueError("X must hold integer term counts (the articles are thinned occurrence by occurrence)")
+        adjacency = _as_adjacency(links, X.shape[0], "links")
+        rng = check_random_state(self.random_state)
+        start_time = time.perf_counter()
+        copies = self._copies(X, adjacency, fractions, query_length, rng)
+        val_copies = None
+        if validation is not None:
+            if not isinstance(validation, (tuple, list)) or len(validation) != 2:
+                raise TypeError("validation must be a pair (X_valid, links_valid)")
+            Xv = check_term_counts(validation[0], "validation X")
+            val_copies = self._copies(Xv, _as_adjacency(validation[1], Xv.shape[0], "validation links"),
+                                      fractions, query_length, rng)
+
+        names = PARAMETER_NAMES
+        cache = {}
+
+        def evaluate(point):
+            key = tuple(round(point[n], 10) for n in names)
+            if key not in cache:
+                cache[key] = self._objective(copies, point, L0)
+            return cache[key]
+
+        point = dict(START)
+        best = evaluate(point)
+        start_ap = best
+        path = [[point[n] for n in names] + [best]]
+        steps = dict(_STEPS)
+        shrinks = 0
+        while len(cache) < self.max_evaluations and shrinks < 4:
+            improved = False
+            for name in names:
+                for sign in (1.0, -1.0):
+                    trial = dict(point)
+                    lo, hi = PARAMETER_BOUNDS[name]
+                    if name == "k1":
+                        trial[name] = float(np.clip(np.exp(np.log(point[name]) + sign * steps[name]), lo, hi))
+                    else:
+                        trial[name] = float(np.clip(point[name] + sign * steps[name], lo, hi))
+                    if trial[name] == point[name]:
+                        continue
+                    if len(cache) >= self.max_evaluations:
+                        break
+                    value = evaluate(trial)
+                    if value > best + 1e-6:
+                        point, best, improved = trial, value, True
+                        path.append([point[n] for n in names] + [best])
+                        break
+                if len(cache) >= self.max_evaluations:
+                    break
+            if not improved:
+                steps = {n: s / 2.0 for n, s in steps.items()}
+                shrinks += 1
+
+        self.params_ = _check_parameters(point)
+        self.train_ap_ = float(best)
+        self.start_train_ap_ = float(start_ap)
+        self.validation_ap_ = None if val_copies is None else self._objective(val_copies, self.params_, L0)
+        self.n_evaluations_ = len(cache)
+        self.search_path_ = np.asarray(path, dtype=np.float64)
+        self.training_lengths_ = np.asarray([c.avgdl for c in copies], dtype=np.float64)
+        self.n_features_in_ = X.shape[1]
+        self.fit_seconds_ = time.perf_counter() - start_time
+        return self
+
+    # ------------------------------------------------------------------ using it
+    def _fitted(self):
+        check_is_fitted(self, "params_")
+        return self.params_
+
+    def transform(self, X):
+        """The document weights idf^a tf (k + 1) / (tf + k (1 - b + b l / avgdl)) of a collection
+        (float64 CSR), with its own idf, lengths and avgdl."""
+        params = self._fitted()
+        _, _, L0 = self._check_params()
+        X = check_term_counts(X, "X")
+        n_docs, n_terms = X.shape
+        lengths = np.asarray(X.sum(axis=1)).ravel()
+        total = float(lengths.sum())
+        if total == 0:
+            raise ValueError(f"every one of the {n_docs} documents in X is empty (all counts are 0)")
+        avgdl = total / n_docs
+        df = np.bincount(X.indices, minlength=n_terms)
+        idf = _signed_power(bm25_idf(df, n_docs, self.idf, float(self.epsilon)), params["idf_exponent"])
+        ndl = np.repeat(lengths / avgdl, np.diff(X.indptr))
+        W = sp.csr_matrix((idf[X.indices] * _tf_part(X.data, ndl, avgdl, params, L0), X.indices.copy(),
+                           X.indptr.copy()), shape=X.shape)
+        W.eliminate_zeros()
+        return W
+
+    def transform_queries(self, Q):
+        """Query weights qtf^c (float64 CSR)."""
+        params = self._fitted()
+        Q = check_term_counts(Q, "Q").astype(np.float64)
+        Q.data = _query_power(Q.data, params["query_exponent"])
+        return Q
+
+    def score(self, Q, X):
+        """Scores (n_queries, n_docs), float64, of the queries' counts against the collection X."""
+        W = self.transform(X)
+        Qw = self.transform_queries(Q)
+        check_n_features(Qw, W.shape[1], name="Q", owner="the documents X")
+        return np.asarray((Qw @ W.T).toarray(), dtype=np.float64)
+
+    def index(self, X, dtype=np.float32):
+        """A :class:`PowerQueryIndex` of the collection X: posting lists of its learned weights,
+        scoring query counts with the learned query exponent (``score``, ``search``)."""
+        params = self._fitted()
+        return PowerQueryIndex(query_exponent=params["query_exponent"], dtype=dtype).fit(self.transform(X))
+
+    def weight_curves(self, tf, normalised_length=1.0, avgdl=100.0, idf=None):
+        """The learned tf part at the given tf (and l / avgdl, collection avgdl), and idf^a at
+        the given idf values: ``{"tf": ..., "idf": ...}``."""
+        params = self._fitted()
+        _, _, L0 = self._check_params()
+        tf = np.asarray(tf, dtype=np.float64)
+        out = {"tf": _tf_part(tf, float(normalised_length), float(avgdl), params, L0)}
+        if idf is not None:
+            out["idf"] = _signed_power(np.asarray(idf, dtype=np.float64), params["idf_exponent"])
+        return out
+
+    def describe(self):
+        """One line: the learned parameters."""
+        p = self._fitted()
+        return (f"k1 = {p['k1']:.3g} (avgdl / {self.reference_length:g})^{p['k1_length_exponent']:.3g}, "
+                f"b = {p['b']:.3g}, idf^{p['idf_exponent']:.3g}, qtf^{p['query_exponent']:.3g}")
+
+    # ------------------------------------------------------------------ persistence
+    def _get_state(self):
+        params = self._fitted()
+        est = {k: v for k, v in self.get_params().items() if k != "random_state"}
+        est["document_fractions"] = [float(v) for v in np.atleast_1d(est["document_fractions"])]
+        est["query_length"] = None if est["query_length"] is None else [int(v) for v in est["query_length"]]
+        meta = {"params": est, "weighting": dict(params), "n_evaluations": int(self.n_evaluations_),
+                "train_ap": self.train_ap_, "start_train_ap": self.start_train_ap_,
+                "validation_ap": self.validation_ap_}
+        arrays = {"search_path": np.asarray(self.search_path_, dtype=np.float64),
+                  "training_lengths": np.asarray(self.training_lengths_, dtype=np.float64)}
+        return meta, arrays
+
+    @classmethod
+    def _from_state(cls, meta, arrays):
+        name = cls.__name__
+        for key in ("params", "weighting", "n_evaluations"):
+            if key not in meta:
+                raise ValueError(f"{name} state lacks {key!r}")
+        est = meta["params"]
+        if not isinstance(est, dict) or set(est) - set(cls().get_params()):
+            raise ValueError(f"{name} state: params must be a dict of the estimator's parameters")
+        est = dict(est)
+        if isinstance(est.get("query_length"), list):
+            est["query_length"] = tuple(est["query_length"])
+        if isinstance(est.get("document_fractions"), list):
+            est["document_fractions"] = tuple(est["document_fractions"])
+        weighting = meta["weighting"]
+        if not isinstance(weighting, dict) or set(weighting) != set(PARAMETER_NAMES):
+            raise ValueError(f"{name} state: weighting must give exactly {list(PARAMETER_NAMES)}")
+        obj = cls.from_params(**weighting, **est)
+        obj.n_evaluations_ = state_number(meta, "n_evaluations", name, integer=True, low=0)
+        for key in ("train_ap", "start_train_ap", "validation_ap"):
+            value = state_number(meta, key, name, low=0.0, high=1.0, allow_none=True) if key in meta else None
+            setattr(obj, key + "_", value)
+        from ._validation import state_array
+        path = state_array(arrays, "search_path", name, ndim=2, optional=True)
+        if path is not None and path.shape[1] != 6:
+            raise ValueError(f"{name} state: search_path must have 6 columns; got shape {path.shape}")
+        obj.search_path_ = np.zeros((0, 6)) if path is None else path.astype(np.float64)
+        lengths = state_array(arrays, "training_lengths", name, ndim=1, low=0.0, optional=True)
+        obj.training_lengths_ = np.zeros(0) if lengths is None else lengths.astype(np.float64)
+        return obj
+
+
+# --------------------------------------------------------------------------- curves
+def plot_weighting_curves(model, path, *, lengths=(0.5, 1.0, 2.0), avgdls=(60.0, 1500.0), bm25=(1.5, 0.6),
+                          max_tf=10):
+    """Draw the learned tf saturation (at a few l / avgdl and collection avgdl) and the idf curve
+    beside BM25's (k1, b) and save a PNG at ``path``. Needs matplotlib (imported here only)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    reference = LearnedBM25.from_params(k1=bm25[0], b=bm25[1])
+    tf = np.arange(1, max_tf + 1, dtype=np.float64)
+    fig, axes = plt.subplots(1, len(avgdls) + 1, figsize=(4.2 * (len(avgdls) + 1), 3.6))
+    for ax, avgdl in zip(axes, avgdls):
+        for i, rel in enumerate(lengths):
+            colour = f"C{i}"
+            ax.plot(tf, model.weight_curves(tf, rel, avgdl)["tf"], color=colour, label=f"learned, l/avgdl={rel:g}")
+            ax.plot(tf, reference.weight_curves(tf, rel, avgdl)["tf"], color=colour, linestyle="--",
+                    label=f"BM25 k1={bm25[0]:g} b={bm25[1]:g}" if i == 0 else None)
+        ax.set_title(f"tf part, collection avgdl = {avgdl:g}")
+        ax.set_xlabel("tf")
+        ax.legend(fontsize=7)
+    idf = np.linspace(0.05, 8.0, 100)
+    axes[-1].plot(idf, model.weight_curves([1.0], idf=idf)["idf"], label="learned idf^a")
+    axes[-1].plot(idf, idf, linestyle="--", label="BM25 idf")
+    axes[-1].set_xlabel("BM25 idf")
+    axes[-1].set_title("idf curve")
+    axes[-1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    return path
