@@ -182,3 +182,20 @@ def test_bad_input_gives_clear_errors(generated):
         member.score(X[:2, :-1], X)
     with pytest.raises(TypeError, match="validation"):
         LearnedBM25().fit(X, A, validation=X)
+
+
+def test_views_and_length_spread(generated):
+    X, A, _ = generated
+    lead = X.copy()
+    lead.data = np.minimum(lead.data, 1.0)                 # another view of the same documents
+    model = LearnedBM25(document_fractions=(1.0, 0.5), length_spread=4.0, query_length=(5, 20),
+                        max_evaluations=8).fit([X, lead], A)
+    assert model.training_lengths_.size == 4 and model.n_evaluations_ <= 8
+    # per-document thinning: lengths vary within a copy, the mean falls
+    assert model.training_lengths_[1] < model.training_lengths_[0]
+    with pytest.raises(ValueError, match="same documents"):
+        LearnedBM25().fit([X, X[:-1]], A)
+    with pytest.raises(ValueError, match="empty list"):
+        LearnedBM25().fit([], A)
+    with pytest.raises(ValueError, match="length_spread"):
+        LearnedBM25(length_spread=0.5).fit(X, A)

@@ -173,11 +173,20 @@ class _Copy:
         return float(np.nanmean(ap)) if np.isfinite(ap).any() else float("nan")
 
 
-def _thin(X, fraction, rng):
-    if fraction >= 1.0:
+def _thin(X, fraction, rng, spread=1.0):
+    """Each occurrence kept with probability ``fraction`` times a per-document factor drawn
+    log-uniformly from [1 / spread, spread] (at most 1): lengths that vary independently of the
+    links, as verbosity does."""
+    if spread > 1.0:
+        factor = np.exp(rng.uniform(-np.log(spread), np.log(spread), X.shape[0]))
+        rate = np.minimum(1.0, fraction * factor)
+    else:
+        rate = np.full(X.shape[0], min(1.0, fraction))
+    if np.all(rate >= 1.0):
         return X.copy()
     T = X.copy()
-    T.data = rng.binomial(np.rint(T.data).astype(np.int64), fraction).astype(np.float64)
+    per_entry = np.repeat(rate, np.diff(T.indptr))
+    T.data = rng.binomial(np.rint(T.data).astype(np.int64), per_entry).astype(np.float64)
     T.eliminate_zeros()
     return T
 
@@ -225,6 +234,10 @@ class LearnedBM25(BaseEstimator):
     ----------
     document_fractions : sequence of float in (0, 1], default=(1.0, 0.2, 0.05, 0.02)
         One thinned copy of the training articles per fraction (the collections trained on).
+    length_spread : float >= 1, default=1.0
+        Within a copy, each document's fraction is multiplied by a factor drawn log-uniformly
+        from [1 / length_spread, length_spread] (capped at 1), so that a document's length varies
+        independently of its links (verbosity); 1 thins every document alike.
     query_length : (int, int) or None, default=(8, 60)
         Range of the number of occurrences sampled from an article to form its query; None uses
         the whole article.
@@ -257,8 +270,10 @@ class LearnedBM25(BaseEstimator):
     """
 
     def __init__(self, document_fractions=(1.0, 0.2, 0.05, 0.02), query_length=(8, 60), max_queries=600,
-                 reference_length=100.0, idf="okapi", epsilon=0.25, max_evaluations=200, random_state=0):
+                 length_spread=1.0, reference_length=100.0, idf="okapi", epsilon=0.25, max_evaluations=200,
+                 random_state=0):
         self.document_fractions = document_fractions
+        self.length_spread = length_spread
         self.query_length = query_length
         self.max_queries = max_queries
         self.reference_length = reference_length
@@ -285,6 +300,9 @@ class LearnedBM25(BaseEstimator):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
+        if _real("length_spread", self.length_spread) < 1.0:
+            raise ValueError(f"length_spread must be >= 1 (1: every document of a copy thinned alike); "
+                             f"got {self.length_spread!r}")
         L0 = _real("reference_length", self.reference_length)
         if L0 <= 0:
             raise ValueError(f"reference_length must be > 0; got {L0}")
@@ -314,7 +332,8 @@ class LearnedBM25(BaseEstimator):
         return obj
 
     # ------------------------------------------------------------------ training
-    def _copies(self, X, adjacency, fractions, query_length, rng):
+    def _copies(self, views, adjacency, fractions, query_length, rng):
+        X = views[0]
         degrees = np.diff(adjacency.indptr)
         anchors = np.flatnonzero(degrees > 0)
         if anchors.size == 0:
@@ -325,10 +344,32 @@ class LearnedBM25(BaseEstimator):
         exclude = np.zeros_like(relevant)
         exclude[np.arange(anchors.size), anchors] = True
         copies = []
-        for r in fractions:
-            Q = _sample_queries(X, anchors, query_length, rng)
-            copies.append(_Copy(_thin(X, float(r), rng), Q, relevant, exclude, self.idf, float(self.epsilon)))
+        for view in views:
+            for r in fractions:
+                Q = _sample_queries(X, anchors, query_length, rng)
+                copies.append(_Copy(_thin(view, float(r), rng, float(self.length_spread)), Q, relevant, exclude,
+                                    self.idf, float(self.epsilon)))
         return copies
+
+    @staticmethod
+    def _views(X, name):
+        """One count matrix, or a list of count matrices of the same documents (e.g. whole articles
+        and their leads), as a list of integer count CSRs of one shape."""
+        views = list(X) if isinstance(X, (list, tuple)) else [X]
+        if not views:
+            raise ValueError(f"{name} is an empty list; give a count matrix or a list of them")
+        out = []
+        for i, V in enumerate(views):
+            where = name if len(views) == 1 else f"{name}[{i}]"
+            V = check_term_counts(V, where)
+            if V.nnz and np.any(V.data != np.rint(V.data)):
+                raise ValueError(f"{where} must hold integer term counts (the articles are thinned occurrence "
+                                 "by occurrence)")
+            if out and V.shape != out[0].shape:
+                raise ValueError(f"{where} has shape {V.shape} but {name}[0] has {out[0].shape}: the views must "
+                                 "be of the same documents over one vocabulary")
+            out.append(V.astype(np.float64))
+        return out
 
     @staticmethod
     def _objective(copies, params, L0):
@@ -339,8 +380,10 @@ class LearnedBM25(BaseEstimator):
 
         Parameters
         ----------
-        X : sparse matrix (n_docs, n_terms)
-            Term counts of the training articles (integers).
+        X : sparse matrix (n_docs, n_terms), or a list of them
+            Term counts of the training articles (integers). A list gives several views of the
+            same articles (e.g. whole texts and their first 100 words): the queries are sampled
+            from the first, and every view is thinned into ``document_fractions`` copies.
         links : Links or square adjacency matrix
             Hyperlinks between them; direction is ignored.
         validation : tuple (X_valid, links_valid), optional
@@ -351,19 +394,18 @@ class LearnedBM25(BaseEstimator):
         self
         """
         fractions, query_length, L0 = self._check_params()
-        X = check_term_counts(X, "X")
-        if X.nnz and np.any(X.data != np.rint(X.data)):
-            raise ValueError("X must hold integer term counts (the articles are thinned occurrence by occurrence)")
+        views = self._views(X, "X")
+        X = views[0]
         adjacency = _as_adjacency(links, X.shape[0], "links")
         rng = check_random_state(self.random_state)
         start_time = time.perf_counter()
-        copies = self._copies(X, adjacency, fractions, query_length, rng)
+        copies = self._copies(views, adjacency, fractions, query_length, rng)
         val_copies = None
         if validation is not None:
             if not isinstance(validation, (tuple, list)) or len(validation) != 2:
                 raise TypeError("validation must be a pair (X_valid, links_valid)")
-            Xv = check_term_counts(validation[0], "validation X")
-            val_copies = self._copies(Xv, _as_adjacency(validation[1], Xv.shape[0], "validation links"),
+            Xv = self._views(validation[0], "validation X")
+            val_copies = self._copies(Xv, _as_adjacency(validation[1], Xv[0].shape[0], "validation links"),
                                       fractions, query_length, rng)
 
         names = PARAMETER_NAMES
