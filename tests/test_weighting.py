@@ -31,7 +31,7 @@ def generated():
     np.fill_diagonal(S, -np.inf)
     top = np.argsort(-S, axis=1, kind="stable")[:, :5]
     A = sp.csr_matrix((np.ones(top.size), (np.repeat(np.arange(X.shape[0]), 5), top.ravel())), shape=S.shape)
-    model = LearnedBM25(document_fractions=(1.0,), query_length=None, max_evaluations=120).fit(X, A)
+    model = LearnedBM25(document_fractions=(1.0,), length_spread=1.0, query_length=None, max_evaluations=120).fit(X, A)
     return X, A, model
 
 
@@ -199,3 +199,15 @@ def test_views_and_length_spread(generated):
         LearnedBM25().fit([], A)
     with pytest.raises(ValueError, match="length_spread"):
         LearnedBM25(length_spread=0.5).fit(X, A)
+
+
+def test_fixed_parameters_do_not_move(generated):
+    X, A, _ = generated
+    model = LearnedBM25(document_fractions=(1.0,), length_spread=1.0, query_length=None, max_evaluations=30,
+                        fixed={"idf_exponent": 1.0, "query_exponent": 0.0}).fit(X, A)
+    assert model.params_["idf_exponent"] == 1.0 and model.params_["query_exponent"] == 0.0
+    assert np.all(model.search_path_[:, 3] == 1.0)
+    with pytest.raises(ValueError, match="unknown weighting parameter"):
+        LearnedBM25(fixed={"k2": 1.0}).fit(X, A)
+    with pytest.raises(ValueError, match="fixed must be"):
+        LearnedBM25(fixed=[1.0]).fit(X, A)

@@ -234,7 +234,7 @@ class LearnedBM25(BaseEstimator):
     ----------
     document_fractions : sequence of float in (0, 1], default=(1.0, 0.2, 0.05, 0.02)
         One thinned copy of the training articles per fraction (the collections trained on).
-    length_spread : float >= 1, default=1.0
+    length_spread : float >= 1, default=4.0
         Within a copy, each document's fraction is multiplied by a factor drawn log-uniformly
         from [1 / length_spread, length_spread] (capped at 1), so that a document's length varies
         independently of its links (verbosity); 1 thins every document alike.
@@ -250,6 +250,9 @@ class LearnedBM25(BaseEstimator):
         As in :class:`learnsim.bm25.BM25`.
     max_evaluations : int, default=200
         Budget of objective evaluations (each one scores every query of every copy).
+    fixed : dict, optional
+        Parameters held at the given values instead of learned, e.g. ``{"idf_exponent": 1.0}``
+        to keep BM25's idf (the search starts there and never moves them).
     random_state : int, Generator or None, default=0
 
     Attributes
@@ -270,8 +273,8 @@ class LearnedBM25(BaseEstimator):
     """
 
     def __init__(self, document_fractions=(1.0, 0.2, 0.05, 0.02), query_length=(8, 60), max_queries=600,
-                 length_spread=1.0, reference_length=100.0, idf="okapi", epsilon=0.25, max_evaluations=200,
-                 random_state=0):
+                 length_spread=4.0, reference_length=100.0, idf="okapi", epsilon=0.25, max_evaluations=200,
+                 fixed=None, random_state=0):
         self.document_fractions = document_fractions
         self.length_spread = length_spread
         self.query_length = query_length
@@ -280,6 +283,7 @@ class LearnedBM25(BaseEstimator):
         self.idf = idf
         self.epsilon = epsilon
         self.max_evaluations = max_evaluations
+        self.fixed = fixed
         self.random_state = random_state
 
     # ------------------------------------------------------------------ checks
@@ -310,6 +314,10 @@ class LearnedBM25(BaseEstimator):
             raise ValueError(f"idf must be one of {', '.join(map(repr, IDF_VARIANTS))}; got {self.idf!r}")
         if _real("epsilon", self.epsilon) < 0:
             raise ValueError(f"epsilon must be >= 0; got {self.epsilon!r}")
+        fixed = {} if self.fixed is None else self.fixed
+        if not isinstance(fixed, dict):
+            raise ValueError(f"fixed must be None or a dict of parameter values; got {fixed!r}")
+        _check_parameters(fixed)
         return fractions, ql, L0
 
     # ------------------------------------------------------------------ members
@@ -417,7 +425,8 @@ class LearnedBM25(BaseEstimator):
                 cache[key] = self._objective(copies, point, L0)
             return cache[key]
 
-        point = dict(START)
+        fixed = {} if self.fixed is None else {k: float(v) for k, v in self.fixed.items()}
+        point = {**START, **fixed}
         best = evaluate(point)
         start_ap = best
         path = [[point[n] for n in names] + [best]]
@@ -426,6 +435,8 @@ class LearnedBM25(BaseEstimator):
         while len(cache) < self.max_evaluations and shrinks < 4:
             improved = False
             for name in names:
+                if name in fixed:
+                    continue
                 for sign in (1.0, -1.0):
                     trial = dict(point)
                     lo, hi = PARAMETER_BOUNDS[name]
@@ -527,6 +538,7 @@ class LearnedBM25(BaseEstimator):
         est = {k: v for k, v in self.get_params().items() if k != "random_state"}
         est["document_fractions"] = [float(v) for v in np.atleast_1d(est["document_fractions"])]
         est["query_length"] = None if est["query_length"] is None else [int(v) for v in est["query_length"]]
+        est["fixed"] = None if est["fixed"] is None else {k: float(v) for k, v in est["fixed"].items()}
         meta = {"params": est, "weighting": dict(params), "n_evaluations": int(self.n_evaluations_),
                 "train_ap": self.train_ap_, "start_train_ap": self.start_train_ap_,
                 "validation_ap": self.validation_ap_}
