@@ -1,0 +1,143 @@
+"""The learned BM25 family (learnsim.weighting.LearnedBM25, issue 13 section 2) trained on
+Wikispeedia links and transferred without retraining to CISI, Cranfield and any SMART/TREC
+collection named by its files, against BM25 and the tf.idf cosine.
+
+    python benchmarks/bench_weighting_transfer.py [--data-dir DIR] [--out DIR] [--no-linklearn]
+        [--smart NAME DOCS QUERIES QRELS] [--trec NAME DOCS TOPICS QRELS]
+
+One process, one set of term counts per collection. Trains once on the Wikispeedia training
+third (validation third for ``validation_ap_``, the reproduction's split and seed), then prints
+for each collection the MAP of: the learned family (transferred; ``learned`` all five parameters,
+``learned-idf1`` with the idf exponent held at BM25's 1), paper 002's LinkLearn eq. (5)
+(lr 0.03, early stopping, as the reproduction; ``--no-linklearn`` skips it), BM25 with the
+project's defaults (k1 = 1.5, b = 0.6, binary queries), BM25 tuned on Wikispeedia (tune_bm25 on
+the validation third), BM25 with query term counts, and the tf.idf cosine; and the learned
+family's ratio to each. ``--out`` saves the learned curves beside BM25's (PNG).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+from learnsim.bm25 import BM25, tune_bm25
+from learnsim.datasets import load_smart_collection, load_trec_collection, load_wikispeedia, read_smart_collection
+from learnsim.evaluation import per_query_measures
+from learnsim.linklearn import LinkLearn, idf_from_counts
+from learnsim.reproduce.linklearn import MAX_DF, PAPER_OKAPI, SEED
+from learnsim.supervision import Links, split_links
+from learnsim.text import TextVectorizer
+from learnsim.weighting import LearnedBM25, plot_weighting_curves
+
+
+def _counts(texts, **options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        C = sp.csr_matrix(TextVectorizer("tf", stem="porter", dtype=np.float64, **options).fit_transform(texts))
+    return C[:, np.asarray(C.sum(axis=0)).ravel() > 1].tocsr()
+
+
+def _mean_ap(S, relevant):
+    return float(np.nanmean(per_query_measures(S, relevant, measures=("ap",))["ap"]))
+
+
+def _tfidf_scores(Q, D):
+    idf = idf_from_counts(D)
+
+    def unit(M):
+        M = sp.csr_matrix(M @ sp.diags(idf))
+        norms = np.sqrt(np.asarray(M.multiply(M).sum(axis=1)).ravel())
+        norms[norms == 0] = 1.0
+        return sp.diags(1.0 / norms) @ M
+
+    return (unit(Q) @ unit(D).T).toarray()
+
+
+def _collection_counts(coll):
+    """The reproduction's retrieval vocabulary: Porter, English stop list, corpus count >= 2."""
+    coll = coll.judged_only()
+    vec = TextVectorizer("tf", stem="porter", stop_words="english", dtype=np.float64).fit(list(coll.documents))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        D = sp.csr_matrix(vec.transform(list(coll.documents)))
+        Q = sp.csr_matrix(vec.transform(list(coll.queries)))
+    keep = np.asarray(D.sum(axis=0)).ravel() > 1
+    return D[:, keep].tocsr(), Q[:, keep].tocsr(), coll.relevance
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data-dir", default=None)
+    parser.add_argument("--out", default=None, help="folder for the learned-curves PNG")
+    parser.add_argument("--no-linklearn", action="store_true", help="skip paper 002's eq. (5) (saves ~1.5 min)")
+    parser.add_argument("--smart", nargs=4, action="append", default=[], metavar=("NAME", "DOCS", "QUERIES", "QRELS"))
+    parser.add_argument("--trec", nargs=4, action="append", default=[], metavar=("NAME", "DOCS", "TOPICS", "QRELS"))
+    parser.add_argument("--collections", nargs="*", default=["cisi", "cran"])
+    args = parser.parse_args(argv)
+
+    wiki = load_wikispeedia(args.data_dir)
+    (tr, L_tr), (va, L_va), _ = split_links(wiki.links, random_state=SEED)
+    # the target collections' vocabulary (stop list) for the learned family
+    C = _counts(list(wiki.texts), stop_words="english")
+    models = {}
+    for label, fixed in (("learned", None), ("learned-idf1", {"idf_exponent": 1.0})):
+        t0 = time.perf_counter()
+        model = LearnedBM25(fixed=fixed, random_state=SEED).fit(C[tr], L_tr, validation=(C[va], L_va))
+        models[label] = model
+        print(f"{label}: LearnedBM25(fixed={fixed}) fitted in {time.perf_counter() - t0:.0f} s "
+              f"({model.n_evaluations_} evaluations): {model.describe()}; Wikispeedia AvgP train "
+              f"{model.train_ap_:.3f} (BM25 start {model.start_train_ap_:.3f}), validation {model.validation_ap_:.3f}; "
+              f"training avgdl {np.round(model.training_lengths_, 1).tolist()}", flush=True)
+    model = models["learned"]
+
+    # BM25 tuned on Wikispeedia and LinkLearn: the reproduction's df-cut vocabulary
+    Cp = _counts(list(wiki.texts), max_df=MAX_DF)
+    X_va = Cp[va]
+    tuned = tune_bm25(X_va, X_va, L_va.symmetric().adjacency, exclude=sp.identity(X_va.shape[0], format="csr",
+                                                                                    dtype=bool), measure="ap")
+    print(f"BM25 tuned on the Wikispeedia validation third: k1 = {tuned.k1:.3g}, b = {tuned.b:g}", flush=True)
+    linklearn = None
+    if not args.no_linklearn:
+        X_tr = Cp[tr]
+        rows = np.flatnonzero(np.diff(X_tr.indptr) > 0)
+        linklearn = LinkLearn(learning_rate=0.03, max_iter=60_000, n_iter_no_change=8, random_state=SEED)
+        linklearn.fit(X_tr[rows], Links(L_tr.adjacency[rows][:, rows]), validation=(Cp[va], L_va))
+
+    collections = {name: load_smart_collection(name, args.data_dir) for name in args.collections}
+    for name, docs, queries, qrels in args.smart:
+        collections[name] = read_smart_collection(docs, queries, qrels, name=name)
+    for name, docs, topics, qrels in args.trec:
+        collections[name] = load_trec_collection(docs, topics, qrels, name=name)
+
+    methods = ["learned", "learned-idf1", "linklearn-eq5", "bm25-default", "bm25-tuned-wiki", "bm25-counts", "tfidf-cosine"]
+    print(f"\n{'collection':<10} " + " ".join(f"{m:>15}" for m in methods)
+          + "   learned; learned-idf1 / bm25-default, bm25-tuned-wiki, bm25-counts, cosine")
+    for name, coll in collections.items():
+        D, Q, relevant = _collection_counts(coll)
+        ap = {"learned": _mean_ap(model.score(Q, D), relevant),
+              "learned-idf1": _mean_ap(models["learned-idf1"].score(Q, D), relevant),
+              "linklearn-eq5": (_mean_ap(LinkLearn.score_queries(Q, linklearn.transform(D)), relevant)
+                                if linklearn is not None else float("nan")),
+              "bm25-default": _mean_ap(BM25(*PAPER_OKAPI).fit(D).score(Q), relevant),
+              "bm25-tuned-wiki": _mean_ap(BM25(tuned.k1, tuned.b).fit(D).score(Q), relevant),
+              "bm25-counts": _mean_ap(BM25(*PAPER_OKAPI, query_weights="counts").fit(D).score(Q), relevant),
+              "tfidf-cosine": _mean_ap(_tfidf_scores(Q, D), relevant)}
+        ratios = "; ".join(", ".join(f"{ap[lab] / ap[m]:.3f}x" for m in ("bm25-default", "bm25-tuned-wiki",
+                                                                          "bm25-counts", "tfidf-cosine"))
+                           for lab in ("learned", "learned-idf1"))
+        avgdl = D.sum() / D.shape[0]
+        print(f"{name:<10} " + " ".join(f"{ap[m]:>15.3f}" for m in methods) + f"   {ratios}"
+              f"   ({D.shape[0]} docs, avgdl {avgdl:.0f}, {Q.shape[0]} queries)", flush=True)
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        for label, m in models.items():
+            path = plot_weighting_curves(m, os.path.join(args.out, f"{label}_bm25_curves.png"))
+            print(f"curves: {path}")
+
+
+if __name__ == "__main__":
+    main()
