@@ -235,6 +235,19 @@ def _matcher(name, transformer=None, **params):
     return getattr(matching, name)(transformer, **params).fit(X, pairs)
 
 
+def _pair_model(name, **params):
+    from learnsim import pair_classifier
+    from learnsim.supervision import Pairs
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(30)]
+    texts = [" ".join(rng.choice(words, 5)) for _ in range(60)]
+    idx = np.column_stack([np.arange(0, 60, 2), np.arange(1, 60, 2)])
+    target = (Pairs(idx, scores=rng.uniform(0, 5, 30)) if name == "PairScoreRegressor"
+              else Pairs(idx, labels=np.arange(30) % 2 == 0))
+    return getattr(pair_classifier, name)(char_features=8, n_components=3, n_splits=2, random_state=0,
+                                          **params).fit(texts, target)
+
+
 def _hybrid():
     from learnsim.hybrid import HybridEmbedding
     return HybridEmbedding(_film(), input_weight=0.25).fit(_blobs()[0])
@@ -263,6 +276,9 @@ SAVEABLE = {
     "threshold-matcher": lambda: _matcher("ThresholdMatcher"),
     "threshold-matcher-film": lambda: _matcher("ThresholdMatcher", lambda X: _film(X, np.arange(len(X)) % 8),
                                                input_weight="auto"),
+    "pair-classifier": lambda: _pair_model("PairClassifierMatcher", features=(
+        "input_cosine", "char_cosine", "overlap", "length", "lowrank", "word_pairs")),
+    "pair-regressor": lambda: _pair_model("PairScoreRegressor"),
     "hybrid": _hybrid,
     "exact-index-cosine": lambda: _exact_index("cosine"),
     "exact-index-euclidean": lambda: _exact_index("sqeuclidean"),
@@ -430,6 +446,11 @@ def test_the_tampered_models_of_the_issue_never_load(fitted_saveable, tmp_path):
     ("knn-matcher", _set("p_duplicate_match", 1.5), None, r"p_duplicate_match must lie in \(0, 1\)"),
     ("threshold-matcher", _set("threshold", float("nan")), None, r"threshold is NaN|threshold must be a number"),
     ("threshold-matcher", _set("validation_accuracy", 2.0), None, r"validation_accuracy = 2.0 is outside"),
+    ("pair-classifier", _set("validation_accuracy", 2.0), None, r"validation_accuracy = 2.0 is outside"),
+    ("pair-classifier", _set("features_fitted", ["input_cosine"]), None, r"features_fitted must equal"),
+    ("pair-classifier", None, _scale("feature_scale", -1.0), r"array 'feature_scale' contains -"),
+    ("pair-classifier", None, lambda a: a.__setitem__("coef", a["coef"][:-1]), r"'coef'.* has shape"),
+    ("pair-regressor", _set("alpha_fitted", 0.0), None, r"alpha_fitted = 0.0 is outside"),
     ("hybrid", _set("n_features_in", 7), None, r"n_features_in is 7, but its transformer expects 6"),
     ("exact-index-cosine", None, _scale("corpus", 2.0), r"'corpus' of a cosine index must have rows of length 1"),
     ("exact-index-euclidean", _set("max_block_bytes", -5), None, r"max_block_bytes must be a positive integer"),
