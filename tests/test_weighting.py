@@ -151,6 +151,19 @@ def test_tampered_file_on_disk(generated, tmp_path):
         load(bad)
 
 
+def test_extrapolated_length_dependence_warns(generated):
+    X, _, _ = generated
+    model = LearnedBM25.from_params(k1_length_exponent=0.5)
+    model.training_lengths_ = np.array([1000.0, 2000.0])
+    with pytest.warns(UserWarning, match="far outside the mean lengths"):
+        model.transform(X)                                  # avgdl about 160: below 1000 / 4
+    model.training_lengths_ = np.array([100.0, 200.0])
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.transform(X)
+
+
 def test_bad_input_gives_clear_errors(generated):
     X, A, _ = generated
     with pytest.raises(NotFittedError):

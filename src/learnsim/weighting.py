@@ -273,7 +273,8 @@ class LearnedBM25(BaseEstimator):
     search_path_ : ndarray (n_accepted, 6)
         The accepted points of the search: the five parameters and the training AvgP.
     training_lengths_ : ndarray
-        The mean lengths of the training copies (the range g was fitted on).
+        The mean lengths of the training copies (the range g was fitted on); ``transform`` warns
+        when a collection's mean length lies more than a factor 4 outside it.
     """
 
     def __init__(self, document_fractions=(1.0, 0.2, 0.05, 0.02), query_length=(8, 60), max_queries=600,
@@ -491,6 +492,14 @@ class LearnedBM25(BaseEstimator):
         if total == 0:
             raise ValueError(f"every one of the {n_docs} documents in X is empty (all counts are 0)")
         avgdl = total / n_docs
+        fitted_on = self.training_lengths_
+        if fitted_on.size and params["k1_length_exponent"] != 0 and not (
+                fitted_on.min() / 4.0 <= avgdl <= fitted_on.max() * 4.0):
+            import warnings
+            warnings.warn(f"this collection's mean length {avgdl:.3g} lies far outside the mean lengths "
+                          f"{fitted_on.min():.3g}-{fitted_on.max():.3g} that k1's length dependence was fitted on; "
+                          "k1 = k1 (avgdl / L0)^g is extrapolated (refit with document_fractions that reach "
+                          "this length)", UserWarning, stacklevel=2)
         df = np.bincount(X.indices, minlength=n_terms)
         idf = _signed_power(bm25_idf(df, n_docs, self.idf, float(self.epsilon)), params["idf_exponent"])
         ndl = np.repeat(lengths / avgdl, np.diff(X.indptr))
