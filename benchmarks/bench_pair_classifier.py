@@ -12,8 +12,9 @@ In one process on the same data, every setting chosen on dev / validation pairs 
   and scored on ``load_quora_pairs("test")``.
 * STS-B: FILM (d = 100, the reproduction's triplets) trains on ``train``; the tf.idf cosine,
   FILM alone, FILM + cosine (weight by dev Pearson) and the regression variant
-  (:class:`~learnsim.pair_classifier.PairScoreRegressor`, fitted on ``train``, with or
-  without FILM's block, chosen by dev Pearson) are scored by test Pearson.
+  (:class:`~learnsim.pair_classifier.PairScoreRegressor`, fitted on ``train``: the default
+  blocks with character 2-5 (default), 2-4 or 1-4 grams, or with FILM's block, the one with the
+  best dev Pearson) are scored by test Pearson.
 
 The vectoriser (tf.idf, sublinear tf, L2 rows) and the character idf / LSI are fitted on the
 texts of all splits without labels, as in ``learnsim reproduce film``.
@@ -143,8 +144,11 @@ def sts(data_dir):
     rows.append((f"FILM + cosine (w = {w:.2f})", pearson(mix, gold), None))
     print(f"  FILM d = 100 fitted in {film_s:.0f} s", flush=True)
     results = {}
-    for name, params in {"default": dict(features=DEFAULT_FEATURES),
-                         "default + FILM": dict(features=DEFAULT_FEATURES + ("embedding",), embedding=film)}.items():
+    candidates = {"default": dict(features=DEFAULT_FEATURES),
+                  "char 2-4": dict(features=DEFAULT_FEATURES, char_ngram_range=(2, 4)),
+                  "char 1-4": dict(features=DEFAULT_FEATURES, char_ngram_range=(1, 4)),
+                  "default + FILM": dict(features=DEFAULT_FEATURES + ("embedding",), embedding=film)}
+    for name, params in candidates.items():
         start = time.perf_counter()
         model = PairScoreRegressor(vectorizer=vec, random_state=SEED, **params).fit(texts, pairs["train"])
         results[name] = (model.score(pairs["dev"]), model.score(pairs["test"]), model.alpha_)

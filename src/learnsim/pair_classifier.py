@@ -79,7 +79,7 @@ FEATURE_BLOCKS = ("input_cosine", "char_cosine", "overlap", "length", "lowrank",
 DEFAULT_FEATURES = ("input_cosine", "char_cosine", "overlap", "length", "word_pairs")
 #: The C (logistic regression) and alpha (ridge) tried by "auto".
 DEFAULT_C_GRID = (0.03, 0.1, 0.3, 1.0, 3.0)
-DEFAULT_ALPHA_GRID = (0.1, 1.0, 10.0, 100.0, 1000.0)
+DEFAULT_ALPHA_GRID = (0.1, 0.3, 1.0, 3.0, 10.0, 20.0, 30.0, 100.0, 300.0, 1000.0)
 
 _STATE_VERSION = 1
 _NESTED = ("vectorizer", "embedding")
