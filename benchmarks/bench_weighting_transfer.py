@@ -26,23 +26,13 @@ import scipy.sparse as sp
 
 from learnsim.bm25 import BM25, tune_bm25
 from learnsim.datasets import load_smart_collection, load_trec_collection, load_wikispeedia, read_smart_collection
-from learnsim.evaluation import per_query_measures
 from learnsim.linklearn import LinkLearn, idf_from_counts
 from learnsim.reproduce.linklearn import MAX_DF, PAPER_OKAPI, SEED
 from learnsim.supervision import Links, split_links
 from learnsim.text import TextVectorizer
 from learnsim.weighting import LearnedBM25, plot_weighting_curves
-
-
-def _counts(texts, **options):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        C = sp.csr_matrix(TextVectorizer("tf", stem="porter", dtype=np.float64, **options).fit_transform(texts))
-    return C[:, np.asarray(C.sum(axis=0)).ravel() > 1].tocsr()
-
-
-def _mean_ap(S, relevant):
-    return float(np.nanmean(per_query_measures(S, relevant, measures=("ap",))["ap"]))
+# the term counts and the AvgP of the LinkLearn transfer benchmark, shared (the script's folder is on sys.path)
+from linklearn_transfer_variants import _counts, _mean_ap
 
 
 def _tfidf_scores(Q, D):

@@ -222,7 +222,7 @@ class _PairModel(BaseEstimator):
     def _pair_features(self, rep, idx):
         """(dense block, sparse block or None) of the pairs ``idx`` of a representation."""
         a, b = idx[:, 0], idx[:, 1]
-        dense, names = [], []
+        dense = []
         f = self._features
         if "input_cosine" in f:
             dense.append(pair_similarity(rep.words, idx)[:, None])

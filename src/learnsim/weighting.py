@@ -57,7 +57,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_n_features, check_random_state, check_term_counts, state_number
 from .bm25 import IDF_VARIANTS, PAPER_PARAMS, TermWeightIndex, bm25_idf
-from .supervision import Links
+from .linklearn import _as_links
 
 __all__ = ["LearnedBM25", "PowerQueryIndex", "PARAMETER_NAMES", "PARAMETER_BOUNDS", "plot_weighting_curves"]
 
@@ -214,15 +214,8 @@ def _sample_queries(X, rows, query_length, rng):
 
 
 def _as_adjacency(links, n, name):
-    if not isinstance(links, Links):
-        if sp.issparse(links) or isinstance(links, np.ndarray):
-            links = Links(links)
-        else:
-            raise TypeError(f"{name} must be a learnsim.supervision.Links (or a square adjacency matrix); "
-                            f"got {type(links).__name__}")
-    if links.n_items != n:
-        raise ValueError(f"{name} is over {links.n_items} documents but the count matrix has {n} rows")
-    return links.symmetric().adjacency.tocsr()
+    """The symmetric adjacency of ``links`` over ``n`` documents (LinkLearn's checks)."""
+    return _as_links(links, n, name).symmetric().adjacency.tocsr()
 
 
 class LearnedBM25(BaseEstimator):
