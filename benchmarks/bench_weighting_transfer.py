@@ -19,44 +19,18 @@ from __future__ import annotations
 import argparse
 import os
 import time
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
 from learnsim.bm25 import BM25, tune_bm25
 from learnsim.datasets import load_smart_collection, load_trec_collection, load_wikispeedia, read_smart_collection
-from learnsim.linklearn import LinkLearn, idf_from_counts
-from learnsim.reproduce.linklearn import MAX_DF, PAPER_OKAPI, SEED
+from learnsim.linklearn import LinkLearn
+from learnsim.reproduce.linklearn import MAX_DF, PAPER_OKAPI, SEED, _tfidf_scores, collection_counts
 from learnsim.supervision import Links, split_links
-from learnsim.text import TextVectorizer
 from learnsim.weighting import LearnedBM25, plot_weighting_curves
 # the term counts and the AvgP of the LinkLearn transfer benchmark, shared (the script's folder is on sys.path)
 from linklearn_transfer_variants import _counts, _mean_ap
-
-
-def _tfidf_scores(Q, D):
-    idf = idf_from_counts(D)
-
-    def unit(M):
-        M = sp.csr_matrix(M @ sp.diags(idf))
-        norms = np.sqrt(np.asarray(M.multiply(M).sum(axis=1)).ravel())
-        norms[norms == 0] = 1.0
-        return sp.diags(1.0 / norms) @ M
-
-    return (unit(Q) @ unit(D).T).toarray()
-
-
-def _collection_counts(coll):
-    """The reproduction's retrieval vocabulary: Porter, English stop list, corpus count >= 2."""
-    coll = coll.judged_only()
-    vec = TextVectorizer("tf", stem="porter", stop_words="english", dtype=np.float64).fit(list(coll.documents))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        D = sp.csr_matrix(vec.transform(list(coll.documents)))
-        Q = sp.csr_matrix(vec.transform(list(coll.queries)))
-    keep = np.asarray(D.sum(axis=0)).ravel() > 1
-    return D[:, keep].tocsr(), Q[:, keep].tocsr(), coll.relevance
 
 
 def main(argv=None):
@@ -107,7 +81,7 @@ def main(argv=None):
     print(f"\n{'collection':<10} " + " ".join(f"{m:>15}" for m in methods)
           + "   learned; learned-idf1 / bm25-default, bm25-tuned-wiki, bm25-counts, cosine")
     for name, coll in collections.items():
-        D, Q, relevant = _collection_counts(coll)
+        D, Q, relevant = collection_counts(coll)
         ap = {"learned": _mean_ap(model.score(Q, D), relevant),
               "learned-idf1": _mean_ap(models["learned-idf1"].score(Q, D), relevant),
               "linklearn-eq5": (_mean_ap(LinkLearn.score_queries(Q, linklearn.transform(D)), relevant)

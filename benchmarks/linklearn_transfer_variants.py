@@ -28,7 +28,7 @@ from learnsim.bm25 import BM25
 from learnsim.datasets import load_smart_collection, load_wikispeedia
 from learnsim.evaluation import per_query_measures
 from learnsim.linklearn import LinkLearn
-from learnsim.reproduce.linklearn import MAX_DF, PAPER_OKAPI, SEED
+from learnsim.reproduce.linklearn import MAX_DF, PAPER_OKAPI, SEED, collection_counts
 from learnsim.supervision import split_links
 from learnsim.text import TextVectorizer
 
@@ -56,15 +56,8 @@ def main(argv=None):
     (tr, L_tr), (va, L_va), _ = split_links(wiki.links, random_state=SEED)
     targets = {}
     for name in ("cisi", "cran"):
-        coll = load_smart_collection(name, args.data_dir).judged_only()
-        vec = TextVectorizer("tf", stem="porter", stop_words="english", dtype=np.float64).fit(list(coll.documents))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            D = sp.csr_matrix(vec.transform(list(coll.documents)))
-            Q = sp.csr_matrix(vec.transform(list(coll.queries)))
-        keep = np.asarray(D.sum(axis=0)).ravel() > 1
-        D, Q = D[:, keep].tocsr(), Q[:, keep].tocsr()
-        targets[name] = (D, Q, coll.relevance, _mean_ap(BM25(*PAPER_OKAPI).fit(D).score(Q), coll.relevance))
+        D, Q, relevant = collection_counts(load_smart_collection(name, args.data_dir))
+        targets[name] = (D, Q, relevant, _mean_ap(BM25(*PAPER_OKAPI).fit(D).score(Q), relevant))
     print(f"{'variant':<10} {'terms':>7} {'fit s':>6} {'valid AP':>8}   "
           + "   ".join(f"{n} LinkLearn / BM25" for n in targets))
     for variant in args.variants:

@@ -239,11 +239,11 @@ def test_transferred_weighting_beats_bm25_on_cisi():
     from conftest import REPO_ROOT, shared_data_dir
     sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
     try:
-        from bench_weighting_transfer import _collection_counts, _counts, _mean_ap, _tfidf_scores
+        from bench_weighting_transfer import _counts, _mean_ap
     finally:
         sys.path.pop(0)
     from learnsim.datasets import load_smart_collection, load_wikispeedia
-    from learnsim.reproduce.linklearn import SEED
+    from learnsim.reproduce.linklearn import SEED, _tfidf_scores, collection_counts
     from learnsim.supervision import split_links
     wiki = load_wikispeedia(shared_data_dir())
     (tr, L_tr), _, _ = split_links(wiki.links, random_state=SEED)
@@ -251,7 +251,7 @@ def test_transferred_weighting_beats_bm25_on_cisi():
     model = LearnedBM25(max_queries=200, document_fractions=(1.0, 0.1), max_evaluations=40,
                         random_state=SEED).fit(C[tr], L_tr)
     for name in ("cisi", "cran"):
-        D, Q, relevant = _collection_counts(load_smart_collection(name, shared_data_dir()))
+        D, Q, relevant = collection_counts(load_smart_collection(name, shared_data_dir()))
         learned = _mean_ap(model.score(Q, D), relevant)
         if name == "cisi":
             assert learned > _mean_ap(BM25().fit(D).score(Q), relevant) + 0.03

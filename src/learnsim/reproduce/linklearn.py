@@ -82,6 +82,20 @@ def _counts(texts):
         return sp.csr_matrix(_vectorizer().fit_transform(texts))
 
 
+def collection_counts(coll):
+    """(document counts, query counts, relevance) of a retrieval collection's judged queries,
+    with the retrieval vocabulary (Porter, English stop list) and the terms of one occurrence
+    dropped: what the transfer experiment and its benchmarks score."""
+    coll = coll.judged_only()
+    vec = _retrieval_vectorizer().fit(list(coll.documents))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        D = sp.csr_matrix(vec.transform(list(coll.documents)))
+        Q = sp.csr_matrix(vec.transform(list(coll.queries)))
+    D, keep = _drop_rare_terms(D)
+    return D, Q[:, keep].tocsr(), coll.relevance
+
+
 def _drop_rare_terms(C):
     keep = np.asarray(C.sum(axis=0)).ravel() > 1
     return C[:, keep].tocsr(), keep
@@ -222,15 +236,7 @@ def _paper_point(tuned):
 def experiment_transfer(results, data_dir, quick, notes, model, tuned):
     out = {}
     for name in ("cisi", "cran"):
-        coll = load_smart_collection(name, data_dir).judged_only()
-        vec = _retrieval_vectorizer().fit(list(coll.documents))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            D = sp.csr_matrix(vec.transform(list(coll.documents)))
-            Q = sp.csr_matrix(vec.transform(list(coll.queries)))
-        D, keep = _drop_rare_terms(D)
-        Q = Q[:, keep].tocsr()
-        relevant = coll.relevance
+        D, Q, relevant = collection_counts(load_smart_collection(name, data_dir))
         scores = {
             "bm25-default": BM25(*PAPER_OKAPI).fit(D).score(Q),
             "bm25-tuned-wiki": BM25(tuned.k1, tuned.b).fit(D).score(Q),
@@ -305,7 +311,7 @@ def _plot_figures(out_dir, sim, notes):
     # weightings scaled to 1 at the median point so that the shapes compare
     X = sim["X_train"]
     n = X.shape[0]
-    idf_all, lengths = sim["idf_train"], sim["lengths_train"]
+    lengths = sim["lengths_train"]
     df_all = np.bincount(X.indices, minlength=X.shape[1])
     tf_med = float(np.median(X.data))
     df_med = float(np.rint(np.median(df_all[X.indices])))   # a document frequency is a count
