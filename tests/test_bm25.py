@@ -342,7 +342,7 @@ def test_from_state_refuses_inconsistent_state():
         BM25._from_state({**meta, "avgdl": 0.0}, arrays)
     with pytest.raises(ValueError, match="k1 must be >= 0"):
         BM25._from_state({**meta, "params": {**meta["params"], "k1": -1.0}}, arrays)
-    with pytest.raises(ValueError, match="lacks the metadata"):
+    with pytest.raises(ValueError, match="missing metadata keys"):
         BM25._from_state({k: v for k, v in meta.items() if k != "avgdl"}, arrays)
 
 

@@ -357,3 +357,18 @@ def state_number(meta, key, owner, *, integer=False, low=None, high=None, low_op
         interval = f"{'(' if low_open else '['}{'-inf' if low is None else low}, {'inf' if high is None else high}]"
         raise ValueError(f"{owner} state: {key} = {value!r} is outside {interval}")
     return value
+
+
+def check_state_header(name, meta, arrays, version, required=(), *, version_optional=False):
+    """The checks every ``_from_state`` starts with: a (dict, dict) state, the state version
+    this learnsim reads (a state without one is taken as current where ``version_optional``,
+    for files written before versions were recorded) and the metadata keys ``required``."""
+    if not isinstance(meta, dict) or not isinstance(arrays, dict):
+        raise ValueError(f"{name} state must be a (dict, dict) pair of metadata and arrays")
+    found = meta.get("state_version", version) if version_optional else meta.get("state_version")
+    if found != version:
+        raise ValueError(f"{name} state has version {meta.get('state_version')!r}; this learnsim reads "
+                         f"version {version}")
+    missing = [key for key in required if key not in meta]
+    if missing:
+        raise ValueError(f"{name} state is missing metadata keys {missing}")

@@ -57,7 +57,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from learnsim._progress import progress
-from learnsim._validation import check_matrix, check_n_features, check_term_counts
+from learnsim._validation import check_matrix, check_n_features, check_state_header, check_term_counts
 from learnsim.evaluation import _parse_measures, per_query_measures
 from learnsim.search import DEFAULT_BLOCK_BYTES, _check_block_param, _check_k
 
@@ -504,14 +504,8 @@ class BM25(_PostingListScorer, BaseEstimator):
 
     @classmethod
     def _from_state(cls, meta, arrays):
-        if not isinstance(meta, dict) or not isinstance(arrays, dict):
-            raise ValueError("BM25 state must be a (dict, dict) pair of metadata and arrays")
-        missing = [key for key in ("params", "avgdl", "n_documents", "n_features_in") if key not in meta]
-        if missing:
-            raise ValueError(f"BM25 state lacks the metadata entries {missing}")
-        if meta.get("state_version", _STATE_VERSION) != _STATE_VERSION:
-            raise ValueError(f"BM25 state has version {meta.get('state_version')!r}; this learnsim reads "
-                             f"version {_STATE_VERSION}")
+        check_state_header("BM25", meta, arrays, _STATE_VERSION, ("params", "avgdl", "n_documents", "n_features_in"),
+                           version_optional=True)
         if set(arrays) != {"document_weights", "idf", "document_frequency"}:
             raise ValueError("BM25 state must hold exactly the arrays 'document_weights', 'idf' and "
                              f"'document_frequency'; got {sorted(arrays)}")

@@ -34,6 +34,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted
 
 from ._progress import _default_enabled
+from ._validation import check_state_header
 
 __all__ = ["SentenceEncoder", "default_benchmark_model_path"]
 
@@ -334,14 +335,7 @@ class SentenceEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     @classmethod
     def _from_state(cls, meta, arrays):
         name = cls.__name__
-        if not isinstance(meta, dict) or not isinstance(arrays, dict):
-            raise ValueError(f"{name} state must be a (dict, dict) pair of metadata and arrays")
-        if meta.get("state_version") != _STATE_VERSION:
-            raise ValueError(f"{name} state has version {meta.get('state_version')!r}; this learnsim "
-                             f"reads version {_STATE_VERSION}")
-        missing = [key for key in ("params", "embedding_dim", "probe_texts") if key not in meta]
-        if missing:
-            raise ValueError(f"{name} state is missing metadata keys {missing}")
+        check_state_header(name, meta, arrays, _STATE_VERSION, ("params", "embedding_dim", "probe_texts"))
         if set(arrays) != {"probe_embedding"}:
             raise ValueError(f"{name} state must hold exactly the array 'probe_embedding'; got {sorted(arrays)}")
         params = meta["params"]

@@ -36,7 +36,7 @@ from sklearn.base import BaseEstimator
 from sklearn.metrics import roc_auc_score
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_indices, check_matrix, state_array, state_number
+from ._validation import check_indices, check_matrix, check_state_header, state_array, state_number
 from .evaluation import best_threshold, log_loss, pair_classification_report
 from .hybrid import DEFAULT_WEIGHT_GRID, check_input_weight, hybrid_rows, select_input_weight
 from .search import METRICS, DISTANCE_METRICS, top_k
@@ -248,14 +248,7 @@ def _common_state(matcher, params):
 
 def _check_common_state(cls, meta, arrays, required_meta, required_arrays):
     name = cls.__name__
-    if not isinstance(meta, dict) or not isinstance(arrays, dict):
-        raise ValueError(f"{name} state must be a (dict, dict) pair of metadata and arrays")
-    if meta.get("state_version") != _STATE_VERSION:
-        raise ValueError(f"{name} state has version {meta.get('state_version')!r}; this learnsim "
-                         f"reads version {_STATE_VERSION}")
-    missing = [key for key in ("params", "transformer") + tuple(required_meta) if key not in meta]
-    if missing:
-        raise ValueError(f"{name} state is missing metadata keys {missing}")
+    check_state_header(name, meta, arrays, _STATE_VERSION, ("params", "transformer") + tuple(required_meta))
     own = {key for key in arrays if not key.startswith(_TRANSFORMER_PREFIX)}
     expected = {"embedding"} | set(required_arrays)
     if own != expected:

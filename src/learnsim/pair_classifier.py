@@ -62,7 +62,7 @@ from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted
 
 from ._linalg import truncated_svd
-from ._validation import check_matrix, state_array, state_number
+from ._validation import check_matrix, check_state_header, state_array, state_number
 from .evaluation import best_threshold, pearson
 from .matching import (_check_pair_indices, _check_pair_labels, _fit_platt, _require_both_classes, _sigmoid,
                        _transformer_from_state, _transformer_state, pair_similarity)
@@ -328,14 +328,7 @@ class _PairModel(BaseEstimator):
     @classmethod
     def _from_state(cls, meta, arrays):
         name = cls.__name__
-        if not isinstance(meta, dict) or not isinstance(arrays, dict):
-            raise ValueError(f"{name} state must be a (dict, dict) pair of metadata and arrays")
-        if meta.get("state_version") != _STATE_VERSION:
-            raise ValueError(f"{name} state has version {meta.get('state_version')!r}; this learnsim reads "
-                             f"version {_STATE_VERSION}")
-        for key in ("params", "features_fitted", "intercept") + _NESTED:
-            if key not in meta:
-                raise ValueError(f"{name} state lacks the metadata entry {key!r}")
+        check_state_header(name, meta, arrays, _STATE_VERSION, ("params", "features_fitted", "intercept") + _NESTED)
         params = meta["params"]
         valid = set(cls().get_params()) - {"vectorizer", "embedding"}
         if not isinstance(params, dict) or set(params) != valid:

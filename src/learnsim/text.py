@@ -36,7 +36,7 @@ from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted
 
 from learnsim._linalg import truncated_svd
-from learnsim._validation import check_random_state, state_array, state_number
+from learnsim._validation import check_random_state, check_state_header, state_array, state_number
 
 __all__ = ["Tokenizer", "TextVectorizer", "resample_counts", "find_empty_rows"]
 
@@ -691,15 +691,9 @@ class TextVectorizer(BaseEstimator):
     @classmethod
     def _from_state(cls, meta, arrays):
         """Rebuild a fitted vectorizer from :meth:`_get_state` output, checking its consistency."""
-        if not isinstance(meta, dict) or not isinstance(arrays, dict):
-            raise ValueError("TextVectorizer state must be a (dict, dict) pair of metadata and arrays")
-        required = ("params", "terms", "n_documents", "avgdl", "resample_length", "n_components")
-        missing = [k for k in required if k not in meta]
-        if missing:
-            raise ValueError(f"TextVectorizer state is missing metadata keys {missing}")
-        if meta.get("state_version", _STATE_VERSION) != _STATE_VERSION:
-            raise ValueError(f"TextVectorizer state has version {meta.get('state_version')!r}; "
-                             f"this learnsim reads version {_STATE_VERSION}")
+        check_state_header("TextVectorizer", meta, arrays, _STATE_VERSION,
+                           ("params", "terms", "n_documents", "avgdl", "resample_length", "n_components"),
+                           version_optional=True)
         params = dict(meta["params"])
         valid = set(cls().get_params())
         unknown = sorted(set(params) - valid)
