@@ -10,8 +10,9 @@ import numpy as np
 from .._progress import stage
 
 from ._common import (_add_encoding_errors, _auto_or_float, _check_output_file, _examples, _formatter,
-                      _int_at_least, _lsi, _n_basis, _note, _open_float, _positive_int, _print_json,
-                      _read_clusters, _read_pairs, _save_model, _seed, UsageError)
+                      _int_at_least, _lsi, _n_basis, _open_float, _positive_int, _print_json, _save_model,
+                      _seed, UsageError)
+from ._fit_text import print_fitted_on, read_and_vectorize
 
 def register(commands):
     """Add the command's parser to ``commands``."""
@@ -140,12 +141,6 @@ _METHOD_OPTIONS = {
     "links": ("--links", {"linklearn"}), "learning_rate": ("--learning-rate", {"linklearn"}),
     "validation_fraction": ("--validation-fraction", {"linklearn", "film", "relative"}),
 }
-# FILM's n_components when --dimensions is not given (the paper's d), capped by the data.
-_DEFAULT_FILM_DIMENSIONS = 100
-# FILM on pairs: the share of the pairs held out to choose the matching rule (as the FILM
-# reproduction) and the neighbours among which each anchor's hard negative is drawn.
-_DEFAULT_PAIRS_VALIDATION_FRACTION = 0.2
-_FILM_NEIGHBOURS = 10
 
 
 def _check_method_options(args):
@@ -180,81 +175,7 @@ def _mcd_settings(args):
 
 
 
-def _film_triplets(pairs, X, seed):
-    """Triplets from duplicate pairs, without the texts that have no vocabulary term (FILM
-    L2-normalises every row it learns from). Each duplicate direction gets the anchor's labelled
-    non-duplicate partner, a random negative and a hard one: a non-duplicate among the anchor's
-    10 nearest texts by the input cosine (as in the FILM reproduction)."""
-    from ..search import top_k
-    from ..supervision import duplicate_pairs_to_triplets
-    from ..text import find_empty_rows
-
-    n_neighbours = min(_FILM_NEIGHBOURS, X.shape[0] - 1)
-    with stage("FILM: finding each text's nearest texts (hard negatives)"):
-        neighbours = top_k(X, X, n_neighbours, metric="cosine", exclude_self=True, return_scores=False) \
-            if n_neighbours >= 1 else None
-    T = duplicate_pairs_to_triplets(pairs, n_items=X.shape[0], random_state=seed, neighbors=neighbours,
-                                    n_hard_negatives=1 if neighbours is not None else 0).indices
-    empty = find_empty_rows(X)
-    if empty.size:
-        unusable = np.isin(T, empty).any(axis=1)
-        if unusable.any():
-            _note(f"{int(unusable.sum())} of {len(T)} triplets use one of the {empty.size} text(s) without "
-                  "a vocabulary term; they are left out")
-            T = T[~unusable]
-    if len(T) == 0:
-        raise UsageError("no usable triplet: every triplet uses a text without a vocabulary term")
-    return T
-
-
-def _split_validation_pairs(pairs, args):
-    """(training pairs, held-out pairs): the held-out ones choose FILM's matching rule."""
-    from ..supervision import split_pairs
-
-    fraction = args.validation_fraction or _DEFAULT_PAIRS_VALIDATION_FRACTION
-    if not pairs.labels.any():
-        raise UsageError("no duplicate pair (label 1): FILM learns from duplicates")
-    if pairs.n_pairs < 4:
-        raise UsageError(f"{pairs.n_pairs} pair(s) are too few: FILM learns from some and holds out "
-                         f"{fraction:g} of them to choose its duplicate threshold")
-    train, held = split_pairs(pairs, held_out=fraction, random_state=args.seed)
-    if held.labels.all() or not held.labels.any():
-        raise UsageError(f"the {held.n_pairs} held-out pair(s) (--validation-fraction {fraction:g}) are all "
-                         f"{'duplicates' if held.labels.all() else 'non-duplicates'}; the duplicate threshold "
-                         "needs both kinds: give more pairs or a larger --validation-fraction")
-    if not train.labels.any():
-        raise UsageError("no duplicate pair is left to learn from after holding out the validation pairs")
-    return train, held
-
-
-def _validated_matcher(metric, X, held):
-    """ThresholdMatcher(input_weight="auto") fitted on the held-out pairs: the mixing weight of
-    the input cosine, the duplicate threshold and the Platt calibration. It keeps only the rows
-    of those pairs as its collection (the model file stays small)."""
-    from ..matching import ThresholdMatcher
-    from ..supervision import Pairs
-
-    rows, inverse = np.unique(held.indices, return_inverse=True)
-    local = Pairs(inverse.reshape(held.indices.shape), labels=held.labels)
-    return ThresholdMatcher(metric, input_weight="auto").fit(X[rows], local)
-
-
-def _validated_search(metric, X, held, all_pairs):
-    """The search weight of FILM's input-cosine mix, chosen on the held-out duplicates: each of
-    their texts searches the whole collection; its duplicates are the texts that chains of
-    duplicate pairs (all of them) join to it."""
-    from ..supervision import pairs_to_clusters
-    from ..scoring import SearchRule
-
-    components = np.asarray(pairs_to_clusters(all_pairs, X.shape[0]).labels)
-    queries = np.unique(held.indices[held.labels].ravel())
-    queries = queries[components[queries] >= 0]
-    return SearchRule.select(metric, X, queries, components)
-
-
 def run(args):
-    from ..text import TextVectorizer
-
     _check_method_options(args)
     settings = _mcd_settings(args) if args.method == "mcd" else None
     model_path = _check_output_file(args.model, "--model")
@@ -268,85 +189,31 @@ def run(args):
         from ._fit_relative import fit_relative
 
         return fit_relative(args, model_path, summary)
-    args.weighting = args.weighting or "tfidf"
-    pairs = labels = None
-    if args.pairs is not None:
-        data = _read_pairs(args.pairs, args.encoding_errors, args.columns)
-        texts, pairs = data.texts, data.pairs
-        summary.update(documents=len(texts), pairs=pairs.n_pairs, duplicate_pairs=int(pairs.labels.sum()))
-    else:
-        docs, labels, names, n_singletons = _read_clusters(args.input, args.encoding_errors)
-        if n_singletons:
-            _note(f"{n_singletons} label(s) with a single document are treated as unlabelled (-1)")
-        texts = docs.texts
-        summary.update(documents=len(docs), clustered_documents=int((labels >= 0).sum()),
-                       clusters=len(names), single_document_labels=n_singletons)
-    vectorizer = TextVectorizer(weighting=args.weighting, norm=None if args.no_norm else "l2",
-                                stop_words=args.stop_words, stem="porter" if args.stem else None,
-                                n_components=args.lsi, random_state=args.seed)
-    start = time.perf_counter()
-    X = vectorizer.fit_transform(texts)
-    X = X.astype(np.float64) if X.dtype != np.float64 else X
-    vec_seconds = time.perf_counter() - start
-    summary.update(features=int(X.shape[1]), weighting=args.weighting, lsi_components=vectorizer.n_components_)
+    if args.method == "film":
+        from ._fit_film import fit_film
 
-    held = None
-    if args.method == "mcd":
-        metric, y = _mcd_with_supervision(args, settings, X, labels, pairs, summary)
-    else:
-        if pairs is not None:
-            all_pairs = pairs
-            pairs, held = _split_validation_pairs(pairs, args)
-        metric, y = _film_with_supervision(args, X, labels, pairs)
+        return fit_film(args, model_path, summary)
+    return _fit_mcd(args, settings, model_path, summary)
+
+
+def _fit_mcd(args, settings, model_path, summary):
+    vectorizer, X, labels, pairs, vec_seconds = read_and_vectorize(args, summary)
+    metric, y = _mcd_with_supervision(args, settings, X, labels, pairs, summary)
     start = time.perf_counter()
-    with stage(f"{'FILM' if args.method == 'film' else 'mcd'}: learning the metric"):
+    with stage("mcd: learning the metric"):
         metric.fit(X, y)
-    parts = {"vectorizer": vectorizer, "metric": metric}
-    if held is not None:
-        with stage("FILM: choosing the duplicate and search rules on held-out pairs"):
-            parts["matcher"] = matcher = _validated_matcher(metric, X, held)
-            parts["search"] = search = _validated_search(metric, X, held, all_pairs)
-        summary.update(validation_pairs=held.n_pairs, input_weight=matcher.input_weight_,
-                       threshold=matcher.threshold_, validation_accuracy=matcher.validation_accuracy_)
-        summary.update(search_input_weight=search.input_weight,
-                       search_validation_recall_at_1=float(search.weight_scores.max()))
     metric_seconds = time.perf_counter() - start
-    if args.method == "mcd":
-        summary.update(n_basis=metric.n_basis_, shrinkage=metric.shrinkage_,
-                       complement_weight=metric.complement_weight_, solver=metric.solver_)
-    else:
-        summary.update(n_components=int(metric.n_components), svd_rank=metric.svd_rank_,
-                       triplets=metric.n_triplets_, n_iter=metric.n_iter_, converged=metric.converged_)
-
-    _save_model(parts, model_path)
+    summary.update(n_basis=metric.n_basis_, shrinkage=metric.shrinkage_,
+                   complement_weight=metric.complement_weight_, solver=metric.solver_)
+    _save_model({"vectorizer": vectorizer, "metric": metric}, model_path)
     summary.update(vectorizer_seconds=vec_seconds, metric_seconds=metric_seconds,
                    fit_seconds=vec_seconds + metric_seconds)
     if args.json:
         _print_json(summary)
         return 0
-    features = (f"{summary['features']} features ({args.weighting}"
-                f"{', LSI' if vectorizer.n_components_ else ''})")
-    if pairs is not None:
-        print(f"Fitted on {summary['pairs']} pairs ({summary['duplicate_pairs']} duplicates) of "
-              f"{summary['documents']} distinct texts, {features}.")
-    else:
-        print(f"Fitted on {summary['documents']} documents ({summary['clustered_documents']} in "
-              f"{summary['clusters']} clusters), {features}.")
-    if args.method == "mcd":
-        print(f"Metric: n_basis={summary['n_basis']}, shrinkage={summary['shrinkage']:g}, "
-              f"complement_weight={summary['complement_weight']:g} (solver {summary['solver']}).")
-    else:
-        print(f"Metric: FILM, {summary['n_components']} dimensions, svd_rank={summary['svd_rank']}, "
-              f"{summary['triplets']} triplets, {summary['n_iter']} iterations "
-              f"({'converged' if summary['converged'] else 'not converged'}).")
-    if held is not None:
-        w = summary["input_weight"]
-        print(f"Matching rule chosen on {held.n_pairs} held-out pairs: similarity = {w:g} x input cosine + "
-              f"{1 - w:g} x learned cosine, duplicate from {summary['threshold']:.4f} (validation accuracy "
-              f"{summary['validation_accuracy']:.3f}); 'learnsim match' uses it.")
-        print(f"Search rule chosen on the held-out duplicates: {summary['search_input_weight']:g} x input cosine + "
-              f"{1 - summary['search_input_weight']:g} x learned cosine (validation recall@1 "
-              f"{summary['search_validation_recall_at_1']:.3f}); 'learnsim search' uses it.")
+    print_fitted_on(summary, args, vectorizer, pairs)
+    print(f"Metric: n_basis={summary['n_basis']}, shrinkage={summary['shrinkage']:g}, "
+          f"complement_weight={summary['complement_weight']:g} (solver {summary['solver']}).")
     print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, metric "
           f"{metric_seconds:.2f} s); saved {model_path}.")
     return 0
@@ -365,23 +232,3 @@ def _mcd_with_supervision(args, settings, X, labels, pairs, summary):
     # progress bars of the selection show on a terminal (see learnsim._progress)
     metric = MinimumClusterDistortion(**settings, random_state=args.seed)
     return metric, labels
-
-
-def _film_with_supervision(args, X, labels, pairs):
-    """The FILM to fit and what to fit it on: the cluster labels (FILM draws its triplets from
-    them) or triplets made of the duplicate pairs."""
-    from .._progress import _default_enabled
-    from ..film import FILM
-
-    y = labels if pairs is None else _film_triplets(pairs, X, args.seed)
-    most = min(X.shape)
-    d = args.n_components
-    if d is None:
-        d = min(_DEFAULT_FILM_DIMENSIONS, most)
-        if d < _DEFAULT_FILM_DIMENSIONS:
-            _note(f"using {d} dimensions: FILM learns at most min(documents, features) = {most}")
-    settings = {"n_components": d, "svd_rank": args.svd_rank}
-    if args.max_iter is not None:
-        settings["max_iter"] = args.max_iter
-    metric = FILM(**settings, random_state=args.seed, verbose=_default_enabled())
-    return metric, y

@@ -1,0 +1,313 @@
+"""Never below the baseline: each learner measured against its baseline on held-out supervision.
+
+The rule, the same for every method
+-----------------------------------
+Every learner's family contains its baseline: minimum cluster distortion with full shrinkage
+is the Euclidean distance (the cosine on L2-normalised rows), FILM mixed with the input cosine
+at w = 1 is the input cosine, relative-comparison weights W = 1 are the Euclidean distance,
+and a learned term weighting falls back to the input weighting (tf.idf / BM25). So ``fit``
+
+1. keeps back part of the supervision: whole clusters, whole anchors' triplets, pairs, or a
+   share of the linked documents, never items of a training cluster;
+2. fits on the rest and scores the learned similarity and the baseline on the held-out part,
+   unit by unit (a held-out query's average precision, a triplet's or a pair's correctness);
+3. keeps the learned part only when its mean held-out gain over the baseline is positive;
+   otherwise the fitted model *is* the baseline, and a :class:`BaselineWarning` says so;
+4. reports the gain with a paired bootstrap confidence interval over the held-out units as the
+   fitted attribute ``baseline_gain_`` (a :class:`BaselineGain`), in ``learnsim fit``'s output
+   and in the saved model.
+
+When there is too little supervision to hold any out (e.g. fewer than four clusters), the fit
+uses everything, ``baseline_gain_.status`` is ``"unchecked"`` and a warning says the model was
+not checked. Where a method also *chooses* among several mixes of learned and baseline on the
+held-out part (FILM's input-cosine weight), the gain is cross-fitted (:func:`cross_fitted`):
+each held-out unit is scored by the choice made on the other units, so the reported gain is not
+the optimistic in-sample one.
+
+References
+----------
+.. [1] Efron, B. and Tibshirani, R. J. (1993). An Introduction to the Bootstrap, ch. 13
+   (percentile intervals). Chapman & Hall.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["BaselineGain", "BaselineWarning", "compare", "cross_fitted", "paired_bootstrap",
+           "split_groups", "unchecked", "DEFAULT_HOLDOUT"]
+
+#: Share of the supervision that ``fit`` keeps back to measure learned against baseline.
+DEFAULT_HOLDOUT = 0.2
+#: Bootstrap resamples behind the confidence interval.
+N_RESAMPLES = 2000
+_STATUSES = ("learned", "baseline", "unchecked")
+
+
+class BaselineWarning(UserWarning):
+    """The learned part did not beat the baseline on held-out supervision (the fit fell back to
+    the baseline), or there was too little supervision to check it."""
+
+
+@dataclass(frozen=True)
+class BaselineGain:
+    """Learned against baseline on held-out supervision (see the module docstring).
+
+    Attributes
+    ----------
+    status : {"learned", "baseline", "unchecked"}
+        What the fitted model uses: the learned part, the baseline (fallback), or the learned
+        part without a check (too little supervision to hold any out).
+    measure : str
+        The per-unit measure, e.g. ``"average precision"``.
+    unit : str
+        What the held-out units are, in the plural, e.g. ``"held-out queries"``.
+    baseline : str
+        The baseline in words.
+    learned_score, baseline_score : float or None
+        Mean of the measure over the held-out units.
+    gain : float or None
+        Mean of (learned - baseline) over the units; cross-fitted where a choice was made.
+    ci_low, ci_high : float or None
+        Paired percentile bootstrap interval of ``gain`` at ``confidence``.
+    confidence : float
+    n_units : int
+    detail : dict
+        Method-specific facts (e.g. the chosen input weight), JSON scalars only.
+    reason : str or None
+        Why the model was not checked (``status == "unchecked"``).
+    """
+
+    status: str
+    measure: str = ""
+    unit: str = ""
+    baseline: str = ""
+    learned_score: float | None = None
+    baseline_score: float | None = None
+    gain: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    confidence: float = 0.95
+    n_units: int = 0
+    detail: dict = field(default_factory=dict)
+    reason: str | None = None
+
+    @property
+    def fell_back(self):
+        """True when the fitted model is the baseline."""
+        return self.status == "baseline"
+
+    @property
+    def significant(self):
+        """True when the whole interval lies above zero."""
+        return self.ci_low is not None and self.ci_low > 0
+
+    def summary(self):
+        """One sentence for people (``learnsim fit`` prints it)."""
+        if self.status == "unchecked":
+            return f"not checked against the baseline ({self.baseline or 'baseline'}): {self.reason}"
+        pct = round(100 * self.confidence)
+        head = (f"{self.measure} on {self.n_units} {self.unit}: learned {self.learned_score:.4f}, "
+                f"baseline ({self.baseline}) {self.baseline_score:.4f}, gain {self.gain:+.4f} "
+                f"({pct}% CI {self.ci_low:+.4f} to {self.ci_high:+.4f})")
+        if self.status == "baseline":
+            return head + "; the learned part does not help, so the model falls back to the baseline"
+        if not self.significant:
+            return head + "; kept the learned part (the interval includes 0: the gain is not certain)"
+        return head + "; kept the learned part"
+
+    def to_dict(self):
+        """JSON-ready dict (saved in the model file and printed by ``learnsim fit --json``)."""
+        return {"status": self.status, "measure": self.measure, "unit": self.unit, "baseline": self.baseline,
+                "learned_score": self.learned_score, "baseline_score": self.baseline_score, "gain": self.gain,
+                "ci_low": self.ci_low, "ci_high": self.ci_high, "confidence": self.confidence,
+                "n_units": self.n_units, "detail": dict(self.detail), "reason": self.reason}
+
+    @classmethod
+    def from_dict(cls, d, owner="model"):
+        """Rebuild from :meth:`to_dict`, checked: a damaged saved model is refused, not used."""
+        where = f"{owner} state: baseline_gain"
+        if not isinstance(d, dict):
+            raise ValueError(f"{where} must be a dict; got {type(d).__name__}")
+        unknown = set(d) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise ValueError(f"{where} has unknown keys {sorted(unknown)}")
+        status = d.get("status")
+        if status not in _STATUSES:
+            raise ValueError(f"{where}: status must be one of {list(_STATUSES)}; got {status!r}")
+        for key in ("measure", "unit", "baseline"):
+            if not isinstance(d.get(key, ""), str):
+                raise ValueError(f"{where}: {key} must be a string")
+        numbers_ = {}
+        for key in ("learned_score", "baseline_score", "gain", "ci_low", "ci_high"):
+            v = d.get(key)
+            if v is None and status == "unchecked":
+                numbers_[key] = None
+                continue
+            if not isinstance(v, numbers.Real) or isinstance(v, bool) or not math.isfinite(v):
+                raise ValueError(f"{where}: {key} must be a finite number; got {v!r}")
+            numbers_[key] = float(v)
+        if status != "unchecked" and not numbers_["ci_low"] <= numbers_["gain"] <= numbers_["ci_high"]:
+            raise ValueError(f"{where}: the gain {numbers_['gain']} lies outside its interval "
+                             f"[{numbers_['ci_low']}, {numbers_['ci_high']}]")
+        confidence = d.get("confidence", 0.95)
+        if not isinstance(confidence, numbers.Real) or isinstance(confidence, bool) or not 0 < confidence < 1:
+            raise ValueError(f"{where}: confidence must be in (0, 1); got {confidence!r}")
+        n_units = d.get("n_units", 0)
+        if not isinstance(n_units, numbers.Integral) or isinstance(n_units, bool) or n_units < 0 or (
+                status != "unchecked" and n_units < 1):
+            raise ValueError(f"{where}: n_units must be a positive integer; got {n_units!r}")
+        detail = d.get("detail", {})
+        if not isinstance(detail, dict) or not all(
+                isinstance(k, str) and (v is None or isinstance(v, (str, bool, numbers.Real))) for k, v in detail.items()):
+            raise ValueError(f"{where}: detail must map names to JSON scalars")
+        reason = d.get("reason")
+        if reason is not None and not isinstance(reason, str):
+            raise ValueError(f"{where}: reason must be a string or null")
+        return cls(status=status, measure=d.get("measure", ""), unit=d.get("unit", ""),
+                   baseline=d.get("baseline", ""), confidence=float(confidence), n_units=int(n_units),
+                   detail=dict(detail), reason=reason, **numbers_)
+
+
+def _rng(random_state):
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(2**31 - 1))
+    return np.random.default_rng(random_state)
+
+
+def paired_bootstrap(diff, *, confidence=0.95, n_resamples=N_RESAMPLES, random_state=0):
+    """Percentile bootstrap interval of the mean of ``diff`` (one paired difference per unit).
+
+    Returns
+    -------
+    (low, high) : floats. With a single unit both are that unit's difference.
+    """
+    d = np.asarray(diff, dtype=np.float64).ravel()
+    if d.size == 0:
+        raise ValueError("paired_bootstrap needs at least one difference")
+    if not np.all(np.isfinite(d)):
+        raise ValueError("paired_bootstrap: the differences must be finite")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1); got {confidence!r}")
+    if d.size == 1 or np.all(d == d[0]):
+        return float(d[0]), float(d[0])
+    rng = _rng(random_state)
+    n = d.size
+    means = np.empty(n_resamples)
+    # resample in blocks so that n_resamples x n indices are never held at once
+    step = max(1, 2**22 // n)
+    for start in range(0, n_resamples, step):
+        stop = min(n_resamples, start + step)
+        means[start:stop] = d[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(means, [tail, 1 - tail])
+    mean = float(d.mean())
+    # the percentile interval always holds the sample mean up to rounding; make it exact
+    return float(min(low, mean)), float(max(high, mean))
+
+
+def _warn(message, stacklevel):
+    warnings.warn(message, BaselineWarning, stacklevel=stacklevel + 1)
+
+
+def compare(learned, baseline, *, measure, unit, baseline_name, owner, confidence=0.95, random_state=0,
+            detail=None, stacklevel=2):
+    """Learned against baseline, one score per held-out unit (higher is better).
+
+    Keeps the learned part when the mean gain is positive; otherwise returns a report whose
+    ``status`` is ``"baseline"`` and warns (:class:`BaselineWarning`) that ``owner`` falls back.
+    Units where either score is NaN (e.g. a query without a relevant held-out item) are dropped.
+    """
+    a = np.asarray(learned, dtype=np.float64).ravel()
+    b = np.asarray(baseline, dtype=np.float64).ravel()
+    if a.shape != b.shape:
+        raise ValueError(f"learned and baseline scores differ in length: {a.size} and {b.size}")
+    keep = np.isfinite(a) & np.isfinite(b)
+    a, b = a[keep], b[keep]
+    if a.size == 0:
+        return unchecked(f"none of the {unit} could be scored", baseline_name=baseline_name, owner=owner,
+                         stacklevel=stacklevel + 1)
+    diff = a - b
+    low, high = paired_bootstrap(diff, confidence=confidence, random_state=random_state)
+    gain = float(diff.mean())
+    status = "learned" if gain > 0 else "baseline"
+    report = BaselineGain(status=status, measure=measure, unit=unit, baseline=baseline_name,
+                          learned_score=float(a.mean()), baseline_score=float(b.mean()), gain=gain,
+                          ci_low=low, ci_high=high, confidence=confidence, n_units=int(a.size),
+                          detail=dict(detail or {}))
+    if status == "baseline":
+        _warn(f"{owner}: {report.summary()}", stacklevel)
+    return report
+
+
+def unchecked(reason, *, baseline_name, owner, stacklevel=2):
+    """The report of a model fitted on all its supervision without a held-out check; warns."""
+    _warn(f"{owner}: the learned model is not checked against the baseline ({baseline_name}): {reason}",
+          stacklevel)
+    return BaselineGain(status="unchecked", baseline=baseline_name, reason=reason)
+
+
+def cross_fitted(candidates, baseline_index, *, n_folds=2, random_state=0):
+    """Choose among candidate rules by their held-out scores, and score that choice honestly.
+
+    Parameters
+    ----------
+    candidates : array (n_candidates, n_units)
+        Each candidate rule's score on each held-out unit (higher is better).
+    baseline_index : int
+        The row that is the baseline; ties go to it.
+
+    Returns
+    -------
+    chosen : int
+        The candidate with the best mean over all units (what the fitted model uses).
+    learned : ndarray (n_units,)
+        Each unit's score under the candidate chosen on the *other* folds, so that the mean gain
+        over ``candidates[baseline_index]`` is not inflated by the choice. With fewer than
+        ``2 * n_folds`` units there are no folds and the in-sample choice is scored.
+    """
+    C = np.asarray(candidates, dtype=np.float64)
+    if C.ndim != 2 or C.shape[0] < 1 or C.shape[1] < 1:
+        raise ValueError(f"candidates must be a (n_candidates, n_units) array; got shape {C.shape}")
+
+    def best(cols):
+        means = np.nanmean(C[:, cols], axis=1) if len(cols) else np.zeros(C.shape[0])
+        means = np.where(np.isfinite(means), means, -np.inf)
+        top = means.max()
+        # ties to the baseline: learning must earn its place
+        return baseline_index if means[baseline_index] >= top else int(np.argmax(means))
+
+    n = C.shape[1]
+    chosen = best(np.arange(n))
+    if n < 2 * n_folds:
+        return chosen, C[chosen].copy()
+    folds = np.array_split(_rng(random_state).permutation(n), n_folds)
+    learned = np.empty(n)
+    for f, fold in enumerate(folds):
+        rest = np.concatenate([g for h, g in enumerate(folds) if h != f])
+        learned[fold] = C[best(rest), fold]
+    return chosen, learned
+
+
+def split_groups(groups, fraction=DEFAULT_HOLDOUT, *, random_state=0, min_held=2, min_train=2):
+    """Hold out whole groups (clusters, anchors).
+
+    Returns
+    -------
+    (ids, held) : ``np.unique(groups)`` and a boolean mask over it of the held-out groups, or
+    None when the groups are too few to keep ``min_held`` out and ``min_train`` in.
+    """
+    ids = np.unique(np.asarray(groups))
+    n = ids.size
+    n_held = max(min_held, int(round(fraction * n)))
+    if n - n_held < min_train:
+        return None
+    mask = np.zeros(n, dtype=bool)
+    mask[_rng(random_state).permutation(n)[:n_held]] = True
+    return ids, mask
