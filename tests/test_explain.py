@@ -55,13 +55,13 @@ def film(data):
 def mcd(data):
     X, labels, _ = data
     # complement_weight > 0: the metric has a part outside its learned dimensions
-    return MinimumClusterDistortion(n_basis=6, shrinkage=0.1, complement_weight=0.5).fit(X, labels)
+    return MinimumClusterDistortion(baseline_holdout=None, n_basis=6, shrinkage=0.1, complement_weight=0.5).fit(X, labels)
 
 
 @pytest.fixture(scope="module")
 def mcd_paper(data):
     X, labels, _ = data
-    return MinimumClusterDistortion(n_basis=None, shrinkage=0.0, complement_weight=0.0).fit(X, labels)
+    return MinimumClusterDistortion(baseline_holdout=None, n_basis=None, shrinkage=0.0, complement_weight=0.0).fit(X, labels)
 
 
 # --------------------------------------------------------------------------- top features

@@ -89,7 +89,7 @@ def test_cluster_weights_sec_4_3():
 
 def test_shrinkage_one_is_euclid_and_shrinkage_interpolates():
     X, y = _wide_dense(seed=2)
-    m1 = MinimumClusterDistortion(n_basis=None, shrinkage=1.0, complement_weight=1.0).fit(X, y)
+    m1 = MinimumClusterDistortion(baseline_holdout=None, n_basis=None, shrinkage=1.0, complement_weight=1.0).fit(X, y)
     np.testing.assert_allclose(m1.get_mahalanobis_matrix(), np.eye(X.shape[1]), atol=1e-10)
     A = scatter(X, y)
     alpha = 0.05
@@ -98,7 +98,7 @@ def test_shrinkage_one_is_euclid_and_shrinkage_interpolates():
     Aa = (1 - alpha) * A / mean_nonzero + alpha * np.eye(len(A))
     expected = np.linalg.det(Aa) ** (1 / len(A)) * np.linalg.inv(Aa)
     # the ridge reading: outside A's range the inverse of alpha * I
-    m = MinimumClusterDistortion(n_basis=None, shrinkage=alpha, complement_weight=1 / alpha).fit(X, y)
+    m = MinimumClusterDistortion(baseline_holdout=None, n_basis=None, shrinkage=alpha, complement_weight=1 / alpha).fit(X, y)
     np.testing.assert_allclose(m.get_mahalanobis_matrix(), expected, rtol=1e-6)
 
 
@@ -106,18 +106,18 @@ def test_shrinkage_one_is_euclid_and_shrinkage_interpolates():
 def test_sparse_equals_dense_and_routes_agree(alpha, gamma):
     X, y = _wide_dense(seed=4)
     X[np.abs(X) < 0.8] = 0.0
-    dense = MinimumClusterDistortion(n_basis=None, shrinkage=alpha, complement_weight=gamma).fit(X, y)
-    sparse = MinimumClusterDistortion(n_basis=None, shrinkage=alpha, complement_weight=gamma).fit(sp.csr_matrix(X), y)
+    dense = MinimumClusterDistortion(baseline_holdout=None, n_basis=None, shrinkage=alpha, complement_weight=gamma).fit(X, y)
+    sparse = MinimumClusterDistortion(baseline_holdout=None, n_basis=None, shrinkage=alpha, complement_weight=gamma).fit(sp.csr_matrix(X), y)
     Q = X[:7]
     np.testing.assert_allclose(dense.pairwise_distances(Q, X), sparse.pairwise_distances(sp.csr_matrix(Q), X),
                                rtol=1e-7, atol=1e-6)
     # the covariance route (D <= n) against the Gram route on the same data
     Xs = X[:, :20]
-    cov = MinimumClusterDistortion(n_basis=None, shrinkage=alpha, complement_weight=gamma).fit(Xs, y)
+    cov = MinimumClusterDistortion(baseline_holdout=None, n_basis=None, shrinkage=alpha, complement_weight=gamma).fit(Xs, y)
     import learnsim.mcd as mcd
     saved, mcd._MAX_COVARIANCE_DIM = mcd._MAX_COVARIANCE_DIM, 1
     try:
-        gram = MinimumClusterDistortion(n_basis=None, shrinkage=alpha, complement_weight=gamma).fit(sp.csr_matrix(Xs), y)
+        gram = MinimumClusterDistortion(baseline_holdout=None, n_basis=None, shrinkage=alpha, complement_weight=gamma).fit(sp.csr_matrix(Xs), y)
     finally:
         mcd._MAX_COVARIANCE_DIM = saved
     assert cov.solver_ in ("covariance", "cholesky") and gram.solver_ == "gram"
@@ -182,7 +182,7 @@ def test_basis_mode_is_whitening_in_top_singular_coordinates():
     Y = X @ B
     C = scatter(Y, y)                             # eq. (7) in the basis coordinates
     expected_sub = np.linalg.det(C) ** (1 / k) * np.linalg.inv(C)
-    m = MinimumClusterDistortion(n_basis=k, shrinkage=0.0, complement_weight=0.0).fit(X, y)
+    m = MinimumClusterDistortion(baseline_holdout=None, n_basis=k, shrinkage=0.0, complement_weight=0.0).fit(X, y)
     assert m.solver_ == "basis" and m.n_basis_ == k
     D = m.pairwise_distances(X, squared=True)
     diff = Y[:, None, :] - Y[None, :, :]
@@ -190,7 +190,7 @@ def test_basis_mode_is_whitening_in_top_singular_coordinates():
     # moving the unlabelled rows moves the basis, hence the metric
     X2 = X.copy()
     X2[-6:] = np.random.default_rng(1).normal(size=(6, X.shape[1])) * 10
-    m2 = MinimumClusterDistortion(n_basis=k, shrinkage=0.0, complement_weight=0.0).fit(X2, y)
+    m2 = MinimumClusterDistortion(baseline_holdout=None, n_basis=k, shrinkage=0.0, complement_weight=0.0).fit(X2, y)
     assert not np.allclose(m2.pairwise_distances(X[:10]), m.pairwise_distances(X[:10]))
 
 
@@ -285,7 +285,7 @@ def test_zero_scatter_has_rank_zero_and_falls_back_to_euclid(wide):
 
 def test_float32_input_is_as_precise_as_float64():
     X, y = _wide_dense(seed=3)
-    m = MinimumClusterDistortion(n_basis=None, shrinkage=0.1, complement_weight=1.0).fit(X, y)
+    m = MinimumClusterDistortion(baseline_holdout=None, n_basis=None, shrinkage=0.1, complement_weight=1.0).fit(X, y)
     X32 = X.astype(np.float32)
     D64 = m.pairwise_distances(X32.astype(np.float64))
     D32 = m.pairwise_distances(X32)

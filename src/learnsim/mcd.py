@@ -50,16 +50,21 @@ from ._linalg import truncated_svd
 from ._progress import progress
 from ._validation import check_matrix, check_no_overflow, check_random_state, state_array, state_number
 from .base import MetricMixin, _dense_dot, _row_sq_norms
+from .baseline import DEFAULT_HOLDOUT, BaselineGain, compare, split_groups, unchecked
 from .supervision import check_clusters
 
 DEFAULT_BASIS_GRID = (16, 32, 64, 128, 256)
 DEFAULT_SHRINKAGE_GRID = (0.0, 1e-2, 0.1, 0.3, 1.0)
 DEFAULT_COMPLEMENT_GRID = (0.0, 0.1, 0.3, 1.0)
-#: The paper's metric exactly: full space, pseudo-inverse, nothing outside the range of A.
-PAPER_PARAMS = {"n_basis": None, "shrinkage": 0.0, "complement_weight": 0.0}
+#: The paper's metric exactly: full space, pseudo-inverse, nothing outside the range of A, fitted
+#: on every cluster (no held-out check against Euclid, which the paper does not have).
+PAPER_PARAMS = {"n_basis": None, "shrinkage": 0.0, "complement_weight": 0.0, "baseline_holdout": None}
 # Used when there are too few clusters to select on held-out ones: the paper's own metric.
 _FALLBACK = {"shrinkage": 0.0, "complement_weight": 0.0}
 _SCATTER = "the within-cluster scatter (eq. 7)"
+# What the metric is measured against (see learnsim.baseline) and how its measures are called.
+_BASELINE = "Euclidean distance on the input vectors"
+_MEASURE_NAMES = {"ap11": "11-point average precision", "ap": "average precision"}
 _SOLVERS = {"cholesky", "covariance", "gram", "randomized", "basis", "none"}
 
 # Above this many features the covariance route (a D x D eigenproblem) is not used.
@@ -105,6 +110,15 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         Seeds the cluster folds and randomised SVDs.
     verbose : bool, default=False
         Show a progress bar over the selection folds.
+    baseline_holdout : float in (0, 1) or None, default=0.2
+        Share of the clusters (whole clusters, at most ``max_validation_items`` items) kept back
+        to measure the learned metric against the Euclidean distance on X (the cosine on
+        L2-normalised rows), which the family contains (shrinkage = complement weight = 1). The
+        metric is learned on the other clusters, scored on the held-out ones, then refitted on
+        every cluster with the settings it chose; when it does not beat Euclid there, the fitted
+        metric *is* Euclid and a :class:`learnsim.baseline.BaselineWarning` says so. None fits on
+        every cluster without the check (``baseline_gain_`` is None); the reproductions use it.
+        See :mod:`learnsim.baseline`.
 
     Attributes
     ----------
@@ -128,6 +142,9 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         s = the |.|^(1/n) factor of eq. (6) that makes |M| = 1.
     cv_results_ : dict of lists or None
         Every candidate setting with its mean held-out score, when something was "auto".
+    baseline_gain_ : learnsim.baseline.BaselineGain or None
+        Learned against Euclid on the held-out clusters: each held-out item queries the others
+        (11-point average precision of its cluster), with a bootstrap interval of the gain.
     solver_ : str
         How A was factored: "cholesky" (the paper's settings with a full-rank A of moderate size:
         eq. 6 by a Cholesky factor, no eigendecomposition), "covariance" (eigh of A), "gram" (eigh
@@ -144,7 +161,7 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
                  basis_grid=DEFAULT_BASIS_GRID, shrinkage_grid=DEFAULT_SHRINKAGE_GRID,
                  complement_grid=DEFAULT_COMPLEMENT_GRID, cv=4, selection_measure="ap11",
                  max_validation_items=1000, n_components=None, min_cluster_size=2, tol=1e-9,
-                 random_state=None, verbose=False):
+                 random_state=None, verbose=False, baseline_holdout=DEFAULT_HOLDOUT):
         self.n_basis = n_basis
         self.shrinkage = shrinkage
         self.complement_weight = complement_weight
@@ -159,6 +176,7 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         self.tol = tol
         self.random_state = random_state
         self.verbose = verbose
+        self.baseline_holdout = baseline_holdout
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y=None, *, clusters=None):
@@ -182,11 +200,75 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         X = check_matrix(X, name="X", min_samples=2)
         grids = self._check_params()
         clus = check_clusters(y, X.shape[0], min_cluster_size=self.min_cluster_size, min_clusters=1)
+        rng = check_random_state(self.random_state)
+        self.n_features_in_ = X.shape[1]
+        if self.baseline_holdout is None:
+            self.baseline_gain_ = None
+            return self._fit_clusters(X, clus, grids, rng)
+        labels = np.asarray(clus.labels)
+        split = split_groups(labels[labels >= 0], self.baseline_holdout, random_state=rng,
+                             min_held=2, min_train=2)
+        if split is None:
+            self._fit_clusters(X, clus, grids, rng)
+            self.baseline_gain_ = unchecked(
+                f"{len(clus.cluster_ids)} cluster(s): at least 4 are needed to hold 2 out",
+                baseline_name=_BASELINE, owner="MinimumClusterDistortion", stacklevel=2)
+            return self
+        return self._fit_checked(X, clus, split, rng)
+
+    def _fit_checked(self, X, clus, split, rng):
+        """Learn on some clusters, score learned against Euclid on the others (whole clusters,
+        at most max_validation_items items), then refit on every cluster with the settings chosen
+        (or keep Euclid). See :mod:`learnsim.baseline`."""
+        from .evaluation import per_query_measures, relevance_from_labels
+
+        from .supervision import Clusters
+
+        labels = np.asarray(clus.labels)
+        ids, held = split
+        held_ids = ids[held]
+        is_held = np.isin(labels, held_ids)
+        probe = MinimumClusterDistortion(**{**self.get_params(), "baseline_holdout": None})
+        probe.set_params(random_state=int(rng.integers(2**31 - 1)))
+        # the training clusters keep their weights (sec. 4.3)
+        probe.fit(X, Clusters._from_parent(np.where(is_held, -1, labels), clus))
+        # bound the n x n scoring: whole held-out clusters up to max_validation_items items
+        sizes = np.array([(labels == c).sum() for c in held_ids])
+        order = rng.permutation(len(held_ids))
+        budget = max(int(self.max_validation_items), int(sizes.max()))
+        take = held_ids[order[np.cumsum(sizes[order]) <= budget]]
+        take = take if take.size >= 2 else held_ids[order[:2]]
+        rows = np.flatnonzero(np.isin(labels, take))
+        Xv, yv = X[rows], labels[rows]
+        rel = relevance_from_labels(yv, yv)
+        measure = self.selection_measure if self.selection_measure != "r_precision" else "ap"
+        learned = per_query_measures(-probe.pairwise_distances(Xv, squared=True), rel, exclude_self=True,
+                                     measures=(measure,))[measure]
+        G = _dense_dot(Xv, Xv)
+        sq = np.diag(G).copy()
+        euclid = per_query_measures(-(sq[:, None] + sq[None, :] - 2.0 * G), rel, exclude_self=True,
+                                    measures=(measure,))[measure]
+        self.baseline_gain_ = compare(
+            learned, euclid, measure=_MEASURE_NAMES[measure], unit="held-out queries (items of "
+            f"{take.size} held-out clusters)", baseline_name=_BASELINE, owner="MinimumClusterDistortion",
+            random_state=rng, stacklevel=3,
+            detail={"n_basis": probe.n_basis_, "shrinkage": probe.shrinkage_,
+                    "complement_weight": probe.complement_weight_, "held_out_clusters": int(take.size)})
+        chosen = {"n_basis": [probe.n_basis_], "shrinkage": [probe.shrinkage_],
+                  "complement_weight": [probe.complement_weight_]}
+        if self.baseline_gain_.fell_back:
+            chosen.update(shrinkage=[1.0], complement_weight=[1.0])
+        self._fit_clusters(X, clus, chosen, rng)
+        # the selection that chose the refit's settings, not the refit's one-point grid
+        self.cv_results_ = probe.cv_results_
+        return self
+
+    def _fit_clusters(self, X, clus, grids, rng):
+        """The metric of all clusters in ``clus``, its settings chosen from ``grids``."""
         labels = np.asarray(clus.labels)
         ids = np.asarray(clus.cluster_ids)
         cluster_weights = np.asarray(clus.normalized_weights(), dtype=float)
-        rng = check_random_state(self.random_state)
-        self.n_features_in_ = X.shape[1]
+        grids = dict(grids)
 
         basis = None
         if self.n_basis is not None:
@@ -259,6 +341,10 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         if self.n_components is not None and (not isinstance(self.n_components, numbers.Integral)
                                               or self.n_components < 1):
             raise ValueError(f"n_components must be a positive integer or None; got {self.n_components!r}")
+        if self.baseline_holdout is not None and not (
+                isinstance(self.baseline_holdout, numbers.Real) and not isinstance(self.baseline_holdout, bool)
+                and 0.0 < self.baseline_holdout < 1.0):
+            raise ValueError(f"baseline_holdout must be a number in (0, 1) or None; got {self.baseline_holdout!r}")
         if not isinstance(self.min_cluster_size, numbers.Integral) or self.min_cluster_size < 2:
             raise ValueError(f"min_cluster_size must be an integer >= 2; got {self.min_cluster_size!r}")
         if not (isinstance(self.tol, numbers.Real) and 0 <= self.tol < 1):
@@ -407,7 +493,8 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         meta = {"params": params, "n_features_in": int(self.n_features_in_), "n_basis": self.n_basis_,
                 "shrinkage": self.shrinkage_, "complement_weight": self.complement_weight_,
                 "residual_weight": float(self.residual_weight_), "scale": float(self.scale_),
-                "solver": self.solver_, "rank": int(self.rank_), "cv_results": self.cv_results_}
+                "solver": self.solver_, "rank": int(self.rank_), "cv_results": self.cv_results_,
+                "baseline_gain": None if self.baseline_gain_ is None else self.baseline_gain_.to_dict()}
         arrays = {key: getattr(self, key + "_") for key in self._ARRAYS}
         if self.eigenvalues_ is not None:
             arrays["eigenvalues"] = self.eigenvalues_
@@ -448,6 +535,12 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         obj.scale_ = state_number(meta, "scale", name, low=0.0)
         obj.solver_ = solver
         obj.cv_results_ = meta["cv_results"]
+        gain = meta.get("baseline_gain")
+        obj.baseline_gain_ = None if gain is None else BaselineGain.from_dict(gain, owner=name)
+        if obj.baseline_gain_ is not None and obj.baseline_gain_.fell_back and not (
+                obj.shrinkage_ == 1.0 and obj.complement_weight_ == 1.0):
+            raise ValueError(f"{name} state: the model fell back to Euclid (baseline_gain) but its "
+                             "shrinkage and complement weight are not 1")
         return obj
 
 
