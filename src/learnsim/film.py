@@ -54,6 +54,7 @@ from __future__ import annotations
 import numbers
 import time
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -64,6 +65,9 @@ from sklearn.utils.validation import check_is_fitted
 from ._linalg import truncated_svd_with_u
 from ._validation import check_matrix, check_random_state, state_array, state_number
 from .base import MetricMixin
+from .baseline import DEFAULT_HOLDOUT, BaselineGain, BaselineWarning, compare, cross_fitted, split_groups, unchecked
+from .hybrid import DEFAULT_WEIGHT_GRID, check_input_weight, hybrid_rows
+from .scoring import cluster_weight_scores, triplet_weight_scores
 from .stiefel import minimize_stiefel
 from .supervision import Clusters, Pairs, Triplets, check_clusters, check_triplets, clusters_to_triplets
 
@@ -86,6 +90,10 @@ _RANK_TOL = 1e-10
 DEFAULT_RANK_PER_COMPONENT = 5
 # The largest dense matrix (entries) FILM builds: K (r x r) at fit, M (D x D) on request.
 _MAX_DENSE_ENTRIES = 400_000_000
+# The held-out check (fit's baseline_holdout): the input weights w tried, from 0 (FILM's cosine
+# alone) to 1 (the input cosine, the baseline, last).
+_WEIGHT_GRID = tuple(float(w) for w in DEFAULT_WEIGHT_GRID)
+_BASELINE = "input cosine"
 
 
 def _softplus(x):
@@ -340,8 +348,33 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
     triplets_per_item : int, default=5
         Only when ``y`` holds class labels: ``triplets_per_item * n_items`` triplets are drawn by
         :func:`learnsim.supervision.clusters_to_triplets` (the "from clusters" adapter).
+    baseline_holdout : float in (0, 1) or None, default=0.2
+        The share of the supervision held out to check the learned similarity against its
+        baseline, the input cosine (:mod:`learnsim.baseline`): whole clusters (class labels) or
+        all the triplets of whole anchors (triplets). FILM is fitted on the rest, and on the
+        held-out part each input weight w of 0, 0.05, ..., 1 of the mix
+        ``w cos(x, x') + (1 - w) cos(Lx, Lx')`` is scored: per held-out query, the average
+        precision of its cluster among the held-out rows (labels; at most 5,000 rows and 1,000
+        queries, sampled), or per held-out triplet, its correctness (ties count 0.5). The best
+        w becomes ``input_weight_``, the weight :meth:`similarity` uses; its gain over w = 1 is
+        cross-fitted (each unit judged by the w chosen on the other half) and reported with a
+        bootstrap interval in ``baseline_gain_``. When w = 1 wins (ties included) or the gain is
+        not positive, the model's similarity is the input cosine (status "baseline", with a
+        :class:`~learnsim.baseline.BaselineWarning`). With too few clusters or anchors (fewer than
+        four) nothing is held out and the status is "unchecked" (warning), with w = 0. None: no
+        check, fit on everything, ``input_weight_ = 0`` (the paper's learned cosine) and
+        ``baseline_gain_ = None``.
+
+        *Refit.* When the learned part is kept, FILM is fitted again on all the supervision (the
+        held-out clusters or anchors too) and the w chosen on the held-out part is used with it:
+        the check then costs one more fit on 80 % of the supervision (measured with
+        ``benchmarks/film_baseline.py``: see ``benchmarks/README.md``). When the model falls
+        back to the input cosine the map of the held-out fit is kept (``transform`` still
+        works; :meth:`similarity` does not use it).
     random_state : None, int or numpy Generator
-        Seeds the SVD, the start point P, the M-FILM batches and label-to-triplet sampling.
+        Seeds the SVD, the start point P, the M-FILM batches and label-to-triplet sampling. The
+        held-out check draws from its own stream derived from it, so that the final fit is the
+        one ``baseline_holdout=None`` gives.
     verbose : bool, default=False
         Progress bar over the iterations.
 
@@ -371,23 +404,37 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         ``batch_size``.
     n_iter_ : int
     timings_ : dict
-        Wall-clock seconds of the fit's stages: ``"svd"`` (step 1) and ``"optimise"`` (the Stiefel
-        iterations). Not saved with the model (a loaded model has an empty dict).
+        Wall-clock seconds of the fit's stages: ``"svd"`` (step 1), ``"optimise"`` (the Stiefel
+        iterations) of the final fit, and ``"baseline_check"`` (the held-out fit and scoring).
+        Not saved with the model (a loaded model has an empty dict).
     converged_ : bool
+    input_weight_ : float
+        w of the similarity ``w cos(x, x') + (1 - w) cos(Lx, Lx')`` that :meth:`similarity` and
+        :meth:`pair_similarity` use: chosen on held-out supervision (``baseline_holdout``), 1
+        when the model fell back to the input cosine, 0 without a check.
+    baseline_gain_ : BaselineGain or None
+        Learned (at ``input_weight_``) against the input cosine on the held-out supervision,
+        with its paired bootstrap interval (``baseline_holdout``); None when not checked.
 
     Notes
     -----
     Rows of X are L2-normalised before the SVD (the paper's sim is the cosine for unit-norm
-    inputs); ``transform`` is the linear map x -> L x, so give it L2-normalised rows as well
-    (e.g. ``TextVectorizer(norm="l2")``) for distances on the training scale. :meth:`similarity`
-    (cosine in the learned space, which the paper's kNN matching uses) does not depend on the
-    norm of the input rows.
+    inputs); ``transform`` is the learned linear map x -> L x alone (not the mix with the input
+    cosine), so give it L2-normalised rows as well (e.g. ``TextVectorizer(norm="l2")``) for
+    distances on the training scale; ``pairwise_distances`` and ``components_`` are those of L.
+    :meth:`similarity` is the validated mix of the input cosine and the cosine in the learned
+    space (the paper's kNN matching uses the latter, ``input_weight_ = 0``); it does not depend
+    on the norm of the input rows.
+
+    References
+    ----------
+    .. [1] Tang, Y. and Aw, A. FILM: fast, interpretable, low-rank metric learning (paper 001
+       in ../shared/papers), sec. 3.
     """
 
     def __init__(self, n_components=100, *, svd_rank=None, margin="auto", hinge_smoothing=1.0,
                  batch_size=None, max_iter=200, tol=1e-5, n_iter_no_change=10, loss_tol=1e-4,
-                 triplets_per_item=5, random_state=None,
-                 verbose=False):
+                 triplets_per_item=5, baseline_holdout=DEFAULT_HOLDOUT, random_state=None, verbose=False):
         self.n_components = n_components
         self.svd_rank = svd_rank
         self.margin = margin
@@ -398,6 +445,7 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         self.n_iter_no_change = n_iter_no_change
         self.loss_tol = loss_tol
         self.triplets_per_item = triplets_per_item
+        self.baseline_holdout = baseline_holdout
         self.random_state = random_state
         self.verbose = verbose
 
@@ -429,17 +477,18 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         per_item = _check_positive_int("triplets_per_item", self.triplets_per_item)
         return d, r, batch, per_item
 
-    def _triplets_from(self, y, n_items, per_item, rng, zero_rows):
-        """Triplets as an (m, 3) int array from a Triplets, an (m, 3) array or class labels.
+    def _supervision(self, y, n_items, zero_rows):
+        """("triplets", an (m, 3) int array) from a Triplets or an (m, 3) array, or
+        ("clusters", Clusters) from class labels (the triplets are drawn from them later).
 
         Labelled rows in ``zero_rows`` (all-zero, so without a direction) are left out of the
-        triplets drawn from labels, with a warning; given triplets that use them are an error.
+        clusters, with a warning; given triplets that use them are an error (``fit``).
         """
         if isinstance(y, Pairs):
             raise TypeError("FILM learns from triplets; convert pairs first, e.g. with "
                             "learnsim.supervision.duplicate_pairs_to_triplets or graded_pairs_to_triplets")
         if isinstance(y, Triplets):
-            return check_triplets(y, n_items).indices
+            return "triplets", check_triplets(y, n_items).indices
         if isinstance(y, Clusters):
             labels = y
         else:
@@ -454,7 +503,7 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
                 if arr.shape[0] == 0:
                     raise ValueError("no triplets: y has shape (0, 3); FILM needs at least one triplet "
                                      "(i, j, k)")
-                return check_triplets(arr, n_items).indices
+                return "triplets", check_triplets(arr, n_items).indices
             if arr.ndim != 1:
                 raise ValueError(f"y must be triplets (n_triplets, 3) or one class label per row; "
                                  f"got an array of shape {arr.shape}")
@@ -473,7 +522,7 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
                 ids = np.array(clusters.labels, copy=True)
                 ids[labelled] = -1
                 clusters = Clusters(ids)
-        return clusters_to_triplets(clusters, per_item * n_items, random_state=rng).indices
+        return "clusters", clusters
 
     @staticmethod
     def _row_norms(X):
@@ -501,7 +550,8 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------------------------ fitting
     def fit(self, X, y=None, *, triplets=None):
-        """Learn L from triplets over the rows of X.
+        """Learn L from triplets over the rows of X, and the weight of the input cosine that
+        :meth:`similarity` mixes in, checked against the input cosine on held-out supervision.
 
         Parameters
         ----------
@@ -526,20 +576,17 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
                              "(i, j, k) of row indices, fit(X, triplets), or one class label per row")
         X = check_matrix(X, name="X", min_samples=3, dtype=np.float64)
         d, r_param, batch, per_item = self._check_params()
+        holdout = self._check_holdout()
         rng = check_random_state(self.random_state)
+        # the held-out check draws from its own stream, so that the final fit on all supervision
+        # is the fit that baseline_holdout=None gives
+        check_rng = _child_rng(self.random_state, rng)
         n, n_features = X.shape
         norms = self._row_norms(X)
         zero_rows = np.flatnonzero(norms == 0)
-        T = self._triplets_from(y, n, per_item, rng, zero_rows)
-        if zero_rows.size:
-            used = np.isin(T, zero_rows)
-            if used.any():
-                t = int(np.flatnonzero(used.any(axis=1))[0])
-                bad = np.unique(T[used])
-                raise ValueError(f"X row(s) {_preview(bad)} are all zero and cannot be L2-normalised (FILM "
-                                 f"works on unit-length rows), but triplets use them (e.g. triplet {t}: "
-                                 f"{tuple(int(v) for v in T[t])}); drop those triplets or give the rows a "
-                                 "feature")
+        kind, sup = self._supervision(y, n, zero_rows)
+        if kind == "triplets":
+            self._check_zero_rows(sup, zero_rows)
         max_rank = min(n, n_features)
         if d > max_rank:
             raise ValueError(f"n_components={d} is larger than the largest possible rank of X, "
@@ -556,6 +603,97 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         # that no triplet uses stays zero: it adds nothing to the SVD or to the loss.
         Xn = self._normalize_rows(X, norms)
 
+        start = time.perf_counter()
+        report, weight, refit = None, 0.0, True
+        if holdout is not None:
+            report, weight, refit = self._baseline_check(Xn, kind, sup, holdout, d, r, batch, per_item,
+                                                         check_rng)
+        check_seconds = time.perf_counter() - start
+        if refit:
+            T = sup if kind == "triplets" else clusters_to_triplets(sup, per_item * n, random_state=rng).indices
+            self._learn(Xn, T, d, r, batch, rng)
+        self.input_weight_ = float(weight)
+        self.baseline_gain_ = report
+        self.n_features_in_ = n_features
+        self.timings_["baseline_check"] = check_seconds
+        return self
+
+    def _check_holdout(self):
+        h = self.baseline_holdout
+        if h is None:
+            return None
+        if isinstance(h, (bool, np.bool_)) or not isinstance(h, numbers.Real) or not 0.0 < h < 1.0:
+            raise ValueError(f"baseline_holdout must be a number in (0, 1) or None; got {h!r}")
+        return float(h)
+
+    @staticmethod
+    def _check_zero_rows(T, zero_rows):
+        if zero_rows.size:
+            used = np.isin(T, zero_rows)
+            if used.any():
+                t = int(np.flatnonzero(used.any(axis=1))[0])
+                bad = np.unique(T[used])
+                raise ValueError(f"X row(s) {_preview(bad)} are all zero and cannot be L2-normalised (FILM "
+                                 f"works on unit-length rows), but triplets use them (e.g. triplet {t}: "
+                                 f"{tuple(int(v) for v in T[t])}); drop those triplets or give the rows a "
+                                 "feature")
+
+    def _baseline_check(self, Xn, kind, sup, holdout, d, r, batch, per_item, rng):
+        """Hold out whole clusters or anchors, fit on the rest, and choose the input weight w on
+        the held-out part (``learnsim.baseline``). Returns (report, w, refit): ``refit`` is False
+        when the model falls back to the input cosine (the held-out fit's L is kept)."""
+        n = Xn.shape[0]
+        if kind == "triplets":
+            split = split_groups(sup[:, 0], holdout, random_state=rng)
+            what = "anchors"
+        else:
+            labels = np.asarray(sup.labels)
+            sizes = np.bincount(labels[labels >= 0])
+            split = split_groups(np.flatnonzero(sizes >= 2), holdout, random_state=rng)
+            what = "clusters of two or more items"
+        if split is None:
+            return unchecked(f"too few {what} to hold any out (needs at least 4)", baseline_name=_BASELINE,
+                             owner="FILM", stacklevel=4), 0.0, True
+        ids, held = split
+        if kind == "triplets":
+            out = np.isin(sup[:, 0], ids[held])
+            T_train, held_out = sup[~out], sup[out]
+            measure, unit = "triplet accuracy", "held-out triplets (whole anchors)"
+        else:
+            held_rows = np.isin(labels, ids[held])
+            train_labels = np.where(held_rows, -1, labels)
+            T_train = clusters_to_triplets(Clusters(train_labels), per_item * n, random_state=rng).indices
+            measure, unit = "average precision", "held-out queries (whole clusters)"
+        self._learn(Xn, T_train, d, r, batch, rng)
+        E = _unit_rows(np.asarray(Xn @ self._components.T))
+        if kind == "triplets":
+            candidates = triplet_weight_scores(Xn, E, held_out, _WEIGHT_GRID)
+        else:
+            candidates = cluster_weight_scores(Xn, E, labels, np.flatnonzero(held_rows), _WEIGHT_GRID, rng)
+        base = len(_WEIGHT_GRID) - 1                                  # w = 1: the input cosine
+        chosen, learned = cross_fitted(candidates, base, random_state=rng)
+        weight = float(_WEIGHT_GRID[chosen])
+        finite = np.isfinite(candidates).all(axis=0)
+        detail = {"input_weight": weight, "held_out_fraction": holdout,
+                  "learned_alone_score": float(np.mean(candidates[0][finite])) if finite.any() else None,
+                  "refit_on_all": chosen != base}
+        report = compare(learned, candidates[base], measure=measure, unit=unit, baseline_name=_BASELINE,
+                         owner="FILM", random_state=rng, detail=detail, stacklevel=4)
+        if report.status == "unchecked":
+            return report, 0.0, True
+        if chosen == base or report.status == "baseline":
+            # the input cosine is as good on held-out supervision: the model is the input cosine
+            if report.status == "learned":
+                report = replace(report, status="baseline")
+                _warn_baseline(f"FILM: {report.summary()}")
+            report = replace(report, detail=dict(detail, input_weight=1.0, refit_on_all=False))
+            return report, 1.0, False
+        return report, weight, True
+
+    def _learn(self, Xn, T, d, r, batch, rng):
+        """FILM (Algorithm 1) on the unit rows ``Xn`` and the triplets ``T``; sets the fitted
+        attributes of the map."""
+        n = Xn.shape[0]
         # Step 1 / Algorithm 1, line 2: X_paper = U Sigma V^T, computed as Xn = V Sigma U^T.
         svd_start = time.perf_counter()
         V, sigma, Ut = truncated_svd_with_u(Xn, r, int(rng.integers(2**31 - 1)))
@@ -594,7 +732,6 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
 
         # Algorithm 1, line 11: L = sqrt(S) P^T Sigma^-1 U^T   (d x r)(r x r)(r x D) = d x D
         self._components = (np.sqrt(s)[:, None] * (P.T / sigma[None, :])) @ Ut
-        self.n_features_in_ = n_features
         self.scales_ = s
         self.singular_values_ = sigma
         self.svd_rank_ = r
@@ -607,7 +744,6 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         self.converged_ = bool(result.converged or plateau.stopped)
         # wall-clock seconds of this fit's two stages (not saved with the model)
         self.timings_ = {"svd": svd_seconds, "optimise": time.perf_counter() - optimise_start}
-        return self
 
     # ---------------------------------------------------------------------------- using it
     @property
@@ -629,22 +765,32 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
             raise MemoryError(f"M would be a dense {D} x {D} matrix; use components_ (L, with M = L^T L)")
         return self._components.T @ self._components
 
-    def similarity(self, A, B=None):
-        """Cosine similarity in the learned space between the rows of A and B (B defaults to A).
+    def _similarity_rows(self, X):
+        """Rows whose inner products are the model's similarity: [sqrt(w) x/|x|, sqrt(1 - w)
+        Lx/|Lx|] (:func:`learnsim.hybrid.hybrid_rows`); the unit rows of Lx when w = 0."""
+        E = self.transform(X)
+        w = self.input_weight_
+        return _unit_rows(E) if w == 0.0 else hybrid_rows(X, E, w)
 
-        The paper's matching rule ranks neighbours by this (sec. 3.3). An item whose embedding is
-        zero has similarity 0 to everything.
+    def similarity(self, A, B=None):
+        """The model's similarity between the rows of A and B (B defaults to A):
+        ``w cos(a, b) + (1 - w) cos(La, Lb)`` with w = ``input_weight_``, chosen on held-out
+        supervision (``baseline_holdout``); the cosine in the learned space alone (the paper's
+        matching rule, sec. 3.3) when w = 0, the input cosine when the model fell back (w = 1).
+        An all-zero row (or half of it) contributes 0.
         """
-        EA = _unit_rows(self.transform(self._check_input(A, "A")))
-        EB = EA if B is None else _unit_rows(self.transform(self._check_input(B, "B")))
-        return EA @ EB.T
+        HA = self._similarity_rows(self._check_input(A, "A"))
+        HB = HA if B is None else self._similarity_rows(self._check_input(B, "B"))
+        S = HA @ HB.T
+        return S.toarray() if sp.issparse(S) else np.asarray(S)
 
     def pair_similarity(self, pairs, X=None):
-        """Cosine similarity in the learned space of each pair (same input forms as
+        """The model's similarity (:meth:`similarity`) of each pair (same input forms as
         :meth:`pair_distance`: index pairs with ``X``, or an (n_pairs, 2, n_features) array)."""
         A, B = self._pair_rows(pairs, X)
-        EA, EB = _unit_rows(self.transform(A)), _unit_rows(self.transform(B))
-        return np.einsum("ij,ij->i", EA, EB)
+        HA, HB = self._similarity_rows(A), self._similarity_rows(B)
+        P = HA.multiply(HB) if sp.issparse(HA) else HA * HB
+        return np.asarray(P.sum(axis=1), dtype=np.float64).ravel()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -665,7 +811,9 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         meta = {"params": params, "n_features_in": int(self.n_features_in_), "svd_rank": int(self.svd_rank_),
                 "margin": float(self.margin_), "temperature": float(self.temperature_),
                 "n_triplets": int(self.n_triplets_),
-                "n_iter": int(self.n_iter_), "converged": bool(self.converged_)}
+                "n_iter": int(self.n_iter_), "converged": bool(self.converged_),
+                "input_weight": float(self.input_weight_),
+                "baseline_gain": None if self.baseline_gain_ is None else self.baseline_gain_.to_dict()}
         arrays = {"components": self._components, "scales": self.scales_,
                   "singular_values": self.singular_values_, "loss_curve": self.loss_curve_,
                   "hinge_loss_curve": self.hinge_loss_curve_}
@@ -700,6 +848,13 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         obj.n_iter_ = state_number(meta, "n_iter", name, integer=True, low=0)
         obj.converged_ = bool(meta["converged"])
         obj.loss_curve_, obj.hinge_loss_curve_ = loss, hinge
+        # files written before the held-out check have neither: the paper's learned cosine
+        obj.input_weight_ = check_input_weight(meta.get("input_weight", 0.0), "FILM state: input_weight")
+        gain = meta.get("baseline_gain")
+        obj.baseline_gain_ = None if gain is None else BaselineGain.from_dict(gain, owner="FILM")
+        if obj.baseline_gain_ is not None and obj.baseline_gain_.status == "baseline" and obj.input_weight_ != 1.0:
+            raise ValueError("FILM state: the model fell back to the input cosine (baseline_gain status "
+                             f"'baseline') but its input_weight is {obj.input_weight_}, not 1")
         obj.timings_ = {}
         return obj
 
@@ -707,3 +862,18 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
 def _unit_rows(E):
     norms = np.sqrt(np.einsum("ij,ij->i", E, E))
     return E / np.where(norms > 0, norms, 1.0)[:, None]
+
+
+def _child_rng(random_state, rng):
+    """A generator for the held-out check that leaves ``rng`` (the final fit's) untouched when
+    the seed is an int or None."""
+    if random_state is None:
+        return np.random.default_rng()
+    if isinstance(random_state, numbers.Integral):
+        return np.random.default_rng([int(random_state), 1])
+    return np.random.default_rng(rng.integers(2**63 - 1))
+
+
+def _warn_baseline(message):
+    warnings.warn(message, BaselineWarning, stacklevel=4)
+

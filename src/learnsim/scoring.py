@@ -6,15 +6,24 @@
 ``learnsim search`` ranks with it. It differs from the weight of
 :class:`learnsim.matching.ThresholdMatcher`, chosen by the ROC AUC of pairs: on the Quora sample
 the pair rule picks w = 0.5-0.65, while ranking 19,000 questions is best at w = 0.8-0.9.
+
+:func:`triplet_weight_scores` and :func:`cluster_weight_scores` score each held-out unit
+(a triplet, a query of a held-out cluster) under every weight of a grid: what
+:class:`learnsim.film.FILM` chooses its own weight by (``baseline_holdout``, the rule of
+:mod:`learnsim.baseline`).
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SearchRule"]
+__all__ = ["SearchRule", "cluster_weight_scores", "triplet_weight_scores"]
 
 #: Entries of one (queries x collection) block of similarities.
 _BLOCK_ENTRIES = 2 ** 22
+# cluster_weight_scores ranks at most this many held-out rows, and at most this many of them
+# are the queries (a random sample of each), so that FILM's held-out check costs seconds.
+_MAX_CHECK_ROWS = 5000
+_MAX_CHECK_QUERIES = 1000
 
 
 class SearchRule:
@@ -80,3 +89,57 @@ def _unit_rows(M):
         return normalize(sp.csr_matrix(M, dtype=np.float64), norm="l2")
     norms = np.sqrt(np.einsum("ij,ij->i", M, M))
     return M / np.where(norms > 0, norms, 1.0)[:, None]
+
+def triplet_weight_scores(Xn, E, T, grid):
+    """Per held-out triplet (i, j, k) and weight w: 1 when w cos(x_i, x_j) + (1 - w) cos(Lx_i, Lx_j)
+    beats the same for (i, k), 0.5 on a tie, else 0. ``Xn`` and ``E`` have unit rows."""
+    import scipy.sparse as sp
+
+    def dots(M, a, b):
+        P = M[a].multiply(M[b]) if sp.issparse(M) else M[a] * M[b]
+        return np.asarray(P.sum(axis=1)).ravel()
+
+    i, j, k = T[:, 0], T[:, 1], T[:, 2]
+    gap_in, gap_learned = dots(Xn, i, j) - dots(Xn, i, k), dots(E, i, j) - dots(E, i, k)
+    out = np.empty((len(grid), T.shape[0]))
+    for g, w in enumerate(grid):
+        gap = w * gap_in + (1.0 - w) * gap_learned
+        # a relative tolerance: the two sides of a tie are sums in a different order
+        tie = np.abs(gap) <= 1e-12
+        out[g] = np.where(tie, 0.5, (gap > 0).astype(np.float64))
+    return out
+
+
+def cluster_weight_scores(Xn, E, labels, rows, grid, rng):
+    """Per held-out query and weight w: the average precision, among the held-out rows, of the
+    query's cluster under w cos(x, x') + (1 - w) cos(Lx, Lx') (NaN for a query without another
+    member of its cluster among the ranked rows)."""
+    import scipy.sparse as sp
+
+    if rows.size > _MAX_CHECK_ROWS:
+        rows = np.sort(rng.choice(rows, _MAX_CHECK_ROWS, replace=False))
+    queries = np.arange(rows.size)
+    if queries.size > _MAX_CHECK_QUERIES:
+        queries = np.sort(rng.choice(queries, _MAX_CHECK_QUERIES, replace=False))
+    Xh, Eh, lab = Xn[rows], E[rows], labels[rows]
+    out = np.full((len(grid), queries.size), np.nan)
+    m = rows.size
+    step = max(1, 2**21 // max(m, 1))
+    ranks = np.arange(1, m + 1, dtype=np.float64)
+    for start in range(0, queries.size, step):
+        q = queries[start:start + step]
+        Ci = Xh[q] @ Xh.T
+        Ci = Ci.toarray() if sp.issparse(Ci) else np.asarray(Ci)
+        Cl = Eh[q] @ Eh.T
+        rel = lab[q][:, None] == lab[None, :]
+        rel[np.arange(q.size), q] = False
+        n_rel = rel.sum(axis=1)
+        for g, w in enumerate(grid):
+            S = w * Ci + (1.0 - w) * Cl
+            S[np.arange(q.size), q] = -np.inf                    # the query itself ranks last
+            order = np.argsort(-S, axis=1, kind="stable")
+            hits = np.take_along_axis(rel, order, axis=1)
+            prec = np.cumsum(hits, axis=1) / ranks
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[g, start:start + q.size] = np.where(n_rel > 0, (prec * hits).sum(axis=1) / n_rel, np.nan)
+    return out
