@@ -49,8 +49,9 @@ def fitted(corpus):
     X, links, _ = corpus
     parts = split_links(links, (0.5, 0.25, 0.25), random_state=0)
     (tr, Ltr), (va, Lva), (te, Lte) = parts
+    # the paper's training alone (no held-out baseline check): the tests of eq. (5) itself
     model = LinkLearn(3, 3, 3, learning_rate=0.05, batch_size=4, max_iter=3000, validation_interval=200,
-                      n_iter_no_change=5, random_state=0).fit(X[tr], Ltr, validation=(X[va], Lva))
+                      n_iter_no_change=5, baseline_holdout=None, random_state=0).fit(X[tr], Ltr, validation=(X[va], Lva))
     return model, X, parts
 
 
@@ -124,7 +125,7 @@ def test_early_stopping_keeps_the_best_parameters(corpus):
     X, links, _ = corpus
     (tr, Ltr), (va, Lva), _ = split_links(links, (0.5, 0.25, 0.25), random_state=0)
     model = LinkLearn(2, 2, 2, learning_rate=0.05, batch_size=4, max_iter=100_000, validation_interval=100,
-                      n_iter_no_change=3, random_state=0).fit(X[tr], Ltr, validation=(X[va], Lva))
+                      n_iter_no_change=3, baseline_holdout=None, random_state=0).fit(X[tr], Ltr, validation=(X[va], Lva))
     assert model.n_iter_ < 100_000                    # stopped early
     Wv = model.transform(X[va])
     ap = np.nanmean(average_precision((Wv @ Wv.T).toarray(), Lva.symmetric().adjacency, exclude_self=True))
@@ -205,7 +206,8 @@ def test_scikit_learn_contract(corpus):
 
     X, links, _ = corpus
     params = dict(hidden_tf=2, hidden_idf=3, hidden_length=4, learning_rate=0.02, batch_size=2, max_iter=300,
-                  validation_interval=100, n_iter_no_change=2, tol=0.0, random_state=3, verbose=False)
+                  validation_interval=100, n_iter_no_change=2, tol=0.0, baseline_holdout=0.3, random_state=3,
+                  verbose=False)
     est = LinkLearn(**params)
     assert est.get_params() == params
     assert not [k for k in vars(est) if k.endswith("_")]

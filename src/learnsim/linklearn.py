@@ -31,12 +31,32 @@ Implementation notes
   into one sparse weight matrix kept as posting lists, and scoring a query adds up the postings
   of its terms (:class:`learnsim.bm25.TermWeightIndex`, the scorer of :class:`learnsim.bm25.BM25`).
 * The weighting depends only on (tf, idf, l), so it applies to any other corpus without
-  retraining: ``transform(X)`` computes idf and lengths from the corpus it is given.
+  retraining: ``transform(X)`` computes idf and lengths from the corpus it is given. It is an
+  *in-domain* weighting all the same (``variant_ == "paper"``): f_l and f_idf are learned on the
+  lengths and idfs of the training collection, and eq. (5) cannot express BM25's
+  length-dependent saturation, so on collections of much shorter documents it falls to 0.73-0.91
+  of BM25 (issue 13). ``transform`` warns (:class:`CollectionShiftWarning`) when a collection's
+  mean length or vocabulary is far from the training collection's, and names the transferable
+  family, :class:`learnsim.weighting.LearnedBM25` (``variant_ == "bm25"``).
+
+Never below the baseline (:mod:`learnsim.baseline`)
+---------------------------------------------------
+``fit`` keeps back ``baseline_holdout`` of the training documents *with their links* (links that
+cross the split are dropped, so no held-out document is seen in training), learns on the rest,
+and scores every held-out document that has a held-out link: its average precision of its
+linked documents among the held-out documents, under the learned weighting and under the tf.idf
+cosine on the same counts (idf log(N / df) of the held-out documents). This part is separate
+from ``validation`` (early stopping), so the gain is not measured where the stopping looked.
+When the learned weighting does not win on average, the fitted model *is* the tf.idf cosine:
+``transform`` gives L2-normalised tf.idf rows, ``similarity`` their cosine, and ``index`` scores
+queries by the cosine (:class:`CosineIndex`); a :class:`learnsim.baseline.BaselineWarning` says
+so. The report is ``baseline_gain_``.
 """
 from __future__ import annotations
 
 import numbers
 import time
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -46,11 +66,29 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._progress import progress
 from ._validation import check_random_state, check_term_counts, state_array, state_number
-from .supervision import Links
+from .baseline import DEFAULT_HOLDOUT, BaselineGain, compare, unchecked
+from .bm25 import TermWeightIndex
+from .supervision import Links, split_links
 
-__all__ = ["LinkLearn", "idf_from_counts", "document_lengths", "link_hinge_loss"]
+__all__ = ["LinkLearn", "CosineIndex", "CollectionShiftWarning", "idf_from_counts", "document_lengths",
+           "link_hinge_loss", "tfidf_cosine_weights", "SHIFT_LENGTH_FACTOR", "SHIFT_MIN_OVERLAP"]
 
 _FACTORS = ("tf", "idf", "length")
+#: The baseline of LinkLearn and what it falls back to.
+BASELINE_NAME = "tf.idf cosine"
+#: ``transform`` warns when a collection's mean length differs from the training collection's by
+#: more than this factor (either way) ...
+SHIFT_LENGTH_FACTOR = 2.0
+#: ... or when less than this share of its term occurrences are of terms seen in training.
+SHIFT_MIN_OVERLAP = 0.5
+#: The shift check needs a collection, not a few queries.
+SHIFT_MIN_DOCUMENTS = 10
+
+
+class CollectionShiftWarning(UserWarning):
+    """An in-domain weighting (paper 002's eq. 5) is applied to a collection whose statistics
+    differ widely from those it was trained on; :class:`learnsim.weighting.LearnedBM25` is the
+    weighting meant to transfer."""
 
 
 # --------------------------------------------------------------------------- corpus statistics
@@ -82,6 +120,45 @@ def idf_from_counts(X):
 def document_lengths(X):
     """l_d: the number of term occurrences in each document (its row sum)."""
     return np.asarray(X.sum(axis=1)).ravel().astype(np.float64)
+
+
+def tfidf_cosine_weights(X, idf=None):
+    """L2-normalised tf.idf rows, tf x log(N / df) (:func:`idf_from_counts` of X unless ``idf`` is
+    given): the baseline LinkLearn is measured against and falls back to (float64 CSR)."""
+    X = X if sp.isspmatrix_csr(X) or isinstance(X, sp.csr_array) else sp.csr_matrix(X)
+    idf = idf_from_counts(X) if idf is None else idf
+    data = X.data.astype(np.float64) * idf[X.indices]
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    norms = np.sqrt(np.bincount(rows, weights=data * data, minlength=X.shape[0]))
+    norms[norms == 0] = 1.0
+    W = sp.csr_matrix((data / norms[rows], X.indices.copy(), X.indptr.copy()), shape=X.shape)
+    W.eliminate_zeros()
+    return W
+
+
+class CosineIndex(TermWeightIndex):
+    """A :class:`learnsim.bm25.TermWeightIndex` of L2-normalised tf.idf document rows that scores
+    query counts by their tf.idf cosine (the query weighted by the corpus idf ``idf`` and
+    normalised): what a LinkLearn that fell back to its baseline searches with."""
+
+    def __init__(self, idf=None, dtype=np.float32):
+        self.idf = idf
+        self.dtype = dtype
+
+    def fit(self, W, y=None):
+        """Index ``W`` = :func:`tfidf_cosine_weights` of the corpus, whose idf is ``idf``."""
+        idf = np.asarray(self.idf, dtype=np.float64) if self.idf is not None else None
+        if idf is None or idf.ndim != 1 or idf.shape[0] != W.shape[1] or not np.all(np.isfinite(idf)):
+            raise ValueError(f"CosineIndex: idf must be a finite array of one value per term ({W.shape[1]}); "
+                             f"got {None if idf is None else idf.shape}")
+        self.query_weights = "counts"     # the query's tf.idf, applied in _check_fitted_counts
+        return super().fit(W)
+
+    def _check_fitted_counts(self, X, name):
+        X = super()._check_fitted_counts(X, name)
+        if name == "Q":
+            X = tfidf_cosine_weights(X, np.asarray(self.idf, dtype=np.float64))
+        return X
 
 
 def _softplus(x):
@@ -211,6 +288,33 @@ def _check_positive_real(name, value, allow_zero=False):
     return float(value)
 
 
+def _check_holdout(value):
+    """``baseline_holdout``: None or a number in (0, 1)."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not 0 < value < 1:
+        raise ValueError(f"baseline_holdout must be None or a number in (0, 1); got {value!r}")
+    return float(value)
+
+
+def holdout_documents(links, fraction, random_state):
+    """Split the documents of ``links`` into a training part and a held-out part of about
+    ``fraction`` of them, with the links inside each part (those across are dropped).
+
+    Returns ``(train, held)`` index arrays and the two Links, or the reason (a string) why no
+    useful held-out part exists (too few documents or links).
+    """
+    try:
+        (train, L_train), (held, L_held) = split_links(links, fractions=(1.0 - fraction, fraction),
+                                                       random_state=random_state)
+    except ValueError as exc:
+        return f"cannot hold out {fraction:g} of the documents with their links: {exc}"
+    degrees = np.diff(L_held.symmetric().adjacency.indptr)
+    if np.count_nonzero(degrees) < 2:
+        return f"the {held.size} held-out documents have fewer than 2 with a link among them"
+    return train, L_train, held, L_held
+
+
 def _as_links(links, n_items, name):
     if not isinstance(links, Links):
         if sp.issparse(links) or isinstance(links, np.ndarray):
@@ -247,13 +351,28 @@ class LinkLearn(BaseEstimator):
         parameters are kept and training runs ``max_iter`` documents.
     tol : float, default=1e-4
         An evaluation counts as better when it beats the best AvgP by more than ``tol``.
+    baseline_holdout : float in (0, 1) or None, default=0.2
+        Share of the training documents kept back, with their links, to measure the learned
+        weighting against the tf.idf cosine (module notes); the weighting is learned on the
+        rest. None skips the check (``baseline_gain_`` is None) and learns on every document.
     random_state : None, int or numpy Generator
-        Seeds the initial parameters and the order of the drawn documents.
+        Seeds the initial parameters, the order of the drawn documents and the held-out split.
     verbose : bool, default=False
         Progress bar over the drawn documents.
 
     Attributes
     ----------
+    baseline_gain_ : learnsim.baseline.BaselineGain or None
+        Held-out average precision of the learned weighting against the tf.idf cosine, with a
+        paired bootstrap interval over the held-out documents. ``status == "baseline"``: the
+        learned weighting lost, and this model scores as the tf.idf cosine.
+    variant_ : str
+        ``"paper"``: eq. (5), an in-domain weighting (the transferable family is
+        :class:`learnsim.weighting.LearnedBM25`, ``variant_ == "bm25"``).
+    training_mean_length_ : float
+        Mean length (term occurrences) of the training documents; with
+        ``training_vocabulary_`` (bool per term: seen in a training document) what ``transform``
+        compares a collection with before warning of a shift.
     coef_ : ndarray
         The flat parameter vector of the three MLPs, [tf, idf, length], each [a, c, v, v0].
     input_scaling_ : ndarray (3, 2)
@@ -274,7 +393,7 @@ class LinkLearn(BaseEstimator):
 
     def __init__(self, hidden_tf=5, hidden_idf=10, hidden_length=10, *, learning_rate=1e-3, batch_size=1,
                  max_iter=100_000, validation_interval=1000, n_iter_no_change=10, tol=1e-4,
-                 random_state=None, verbose=False):
+                 baseline_holdout=DEFAULT_HOLDOUT, random_state=None, verbose=False):
         self.hidden_tf = hidden_tf
         self.hidden_idf = hidden_idf
         self.hidden_length = hidden_length
@@ -284,6 +403,7 @@ class LinkLearn(BaseEstimator):
         self.validation_interval = validation_interval
         self.n_iter_no_change = n_iter_no_change
         self.tol = tol
+        self.baseline_holdout = baseline_holdout
         self.random_state = random_state
         self.verbose = verbose
 
@@ -297,6 +417,7 @@ class LinkLearn(BaseEstimator):
         _check_int("validation_interval", self.validation_interval, 1)
         _check_int("n_iter_no_change", self.n_iter_no_change, 1)
         _check_positive_real("tol", self.tol, allow_zero=True)
+        _check_holdout(self.baseline_holdout)
         return hidden
 
     def _mlps(self, hidden, scaling):
@@ -397,15 +518,38 @@ class LinkLearn(BaseEstimator):
             documents d links to and those linking to d (sec. 3.1).
         validation : tuple (X_valid, links_valid), optional
             A separate linked corpus (the paper's D_valid) for early stopping on average
-            precision. Its idf and lengths are its own.
+            precision. Its idf and lengths are its own. The ``baseline_holdout`` part that judges
+            learned against baseline is kept back from ``X``, never from ``validation``.
 
         Returns
         -------
         self
+
+        Warns
+        -----
+        learnsim.baseline.BaselineWarning
+            When the learned weighting loses to the tf.idf cosine on the held-out documents
+            (the model falls back to the cosine), or when too few documents or links are left to
+            hold any out (the model is not checked).
         """
         hidden = self._check_params()
+        holdout = _check_holdout(self.baseline_holdout)
         X = _float_counts(X, "X", allow_empty_rows=False)
         links = _as_links(links, X.shape[0], "links")
+        rng = check_random_state(self.random_state)
+        # what transform compares a collection with (CollectionShiftWarning): all of X
+        training_mean_length = float(document_lengths(X).mean())
+        training_vocabulary = np.flatnonzero(np.bincount(X.indices, minlength=X.shape[1]) > 0)
+        held, report = None, None
+        if holdout is not None:
+            split = holdout_documents(links, holdout, int(rng.integers(2**31 - 1)))
+            if isinstance(split, str):
+                report = unchecked(split + "; learned on every document", baseline_name=BASELINE_NAME,
+                                   owner="LinkLearn", stacklevel=2)
+            else:
+                train, L_train, held_rows, L_held = split
+                held = (X[held_rows], L_held)
+                X, links = X[train], L_train
         adjacency = links.symmetric().adjacency
         degrees = np.diff(adjacency.indptr)
         anchors = np.flatnonzero((degrees > 0) & (degrees < X.shape[0] - 1))
@@ -422,7 +566,6 @@ class LinkLearn(BaseEstimator):
             links_v = _as_links(validation[1], Xv.shape[0], "validation links")
             val = (_Codes(Xv), links_v.symmetric().adjacency)
 
-        rng = check_random_state(self.random_state)
         codes = _Codes(X)
         scaling = []
         for name, per_entry in (("tf", X.data), ("idf", codes.idf[X.indices]), ("length", codes.lengths)):
@@ -494,7 +637,32 @@ class LinkLearn(BaseEstimator):
         self.train_loss_curve_ = np.asarray(train_losses, dtype=np.float64)
         total = time.perf_counter() - start
         self.timings_ = {"train": total - t_val, "validation": t_val}
+        self.variant_ = "paper"
+        self.training_mean_length_ = training_mean_length
+        self.training_vocabulary_ = training_vocabulary
+        if held is not None:
+            learned, base = self._held_out_ap(self.coef_, mlps, *held)
+            report = compare(learned, base, measure="average precision", unit="held-out documents",
+                             baseline_name=BASELINE_NAME, owner="LinkLearn", random_state=0,
+                             detail={"held_out_documents": int(held[0].shape[0]),
+                                     "held_out_links": int(held[1].n_links)}, stacklevel=3)
+        self.baseline_gain_ = report
         return self
+
+    def _held_out_ap(self, theta, mlps, X, links):
+        """Each held-out document's AvgP of its linked documents among the held-out documents,
+        under the learned weighting (theta) and under the tf.idf cosine (NaN without a link)."""
+        from .evaluation import per_query_measures
+        adjacency = links.symmetric().adjacency.tocsr()
+        out = []
+        for W in (self._weighted(theta, mlps, _Codes(X)), tfidf_cosine_weights(X)):
+            W = W.tocsr()
+            WT = W.T.tocsc()
+            # block by block: a held-out part of a large corpus never needs its whole score matrix
+            m = per_query_measures(lambda rows, W=W, WT=WT: (W[rows] @ WT).toarray(), adjacency,
+                                   exclude_self=True, measures=("ap",))
+            out.append(m["ap"])
+        return out
 
     # ------------------------------------------------------------------ using it
     def _fitted_mlps(self):
@@ -536,12 +704,44 @@ class LinkLearn(BaseEstimator):
             idf = np.asarray(idf, dtype=np.float64)
             if idf.shape != (X.shape[1],) or not np.all(np.isfinite(idf)):
                 raise ValueError(f"idf must be a finite array of shape ({X.shape[1]},); got shape {idf.shape}")
+        if self._fell_back():
+            return tfidf_cosine_weights(X, idf).astype(np.float32)
+        self._check_shift(X)
         codes = _Codes(X, idf)
         W = self._weighted(self.coef_, mlps, codes)
         return W.astype(np.float32)
 
+    def _fell_back(self):
+        gain = getattr(self, "baseline_gain_", None)
+        return gain is not None and gain.fell_back
+
+    def _check_shift(self, X):
+        """Warn (CollectionShiftWarning) when X is a collection far from the training one: the
+        weighting of eq. (5) is in-domain (module notes)."""
+        mean_train = getattr(self, "training_mean_length_", None)
+        if mean_train is None or X.shape[0] < SHIFT_MIN_DOCUMENTS or X.nnz == 0:
+            return
+        mean = float(document_lengths(X).mean())
+        reasons = []
+        if not mean_train / SHIFT_LENGTH_FACTOR <= mean <= mean_train * SHIFT_LENGTH_FACTOR:
+            reasons.append(f"its mean document length is {mean:.3g} term occurrences against {mean_train:.3g} "
+                           "in training")
+        vocabulary = getattr(self, "training_vocabulary_", None)
+        if vocabulary is not None and X.shape[1] == self.n_features_in_:
+            seen = np.zeros(X.shape[1], dtype=bool)
+            seen[vocabulary] = True
+            overlap = float(X.data[seen[X.indices]].sum() / X.data.sum())
+            if overlap < SHIFT_MIN_OVERLAP:
+                reasons.append(f"only {overlap:.0%} of its term occurrences are of terms seen in training")
+        if reasons:
+            warnings.warn("LinkLearn's paper variant (eq. 5) is an in-domain weighting, and this collection differs "
+                          "widely from the one it was trained on: " + "; ".join(reasons) + ". The transferable "
+                          "weighting is learnsim.weighting.LearnedBM25 (variant 'bm25', which contains Okapi "
+                          "BM25): fit it on the same links", CollectionShiftWarning, stacklevel=3)
+
     def similarity(self, A, B=None):
-        """sim(a, b) = inner product of the learned weights of two corpora's documents (dense)."""
+        """sim(a, b) = inner product of the learned weights of two corpora's documents (dense);
+        the tf.idf cosine (each corpus with its own idf) when the model fell back to it."""
         WA = self.transform(A)
         WB = WA if B is None else self.transform(B)
         return (WA @ WB.T).toarray()
@@ -551,8 +751,13 @@ class LinkLearn(BaseEstimator):
         binary queries (sec. 2.1) are then scored by adding up posting lists, like BM25's.
 
         The weights are computed once (``transform``), with X's own idf and lengths by default.
+        When the model fell back to its baseline, a :class:`CosineIndex`: queries are scored by
+        their tf.idf cosine (idf of X, or ``idf``) with the documents.
         """
-        from .bm25 import TermWeightIndex
+        if self._fell_back():
+            Xc = _float_counts(X, "X")
+            idf = idf_from_counts(Xc) if idf is None else np.asarray(idf, dtype=np.float64)
+            return CosineIndex(idf=idf).fit(self.transform(Xc, idf=idf))
         return TermWeightIndex(query_weights="binary").fit(self.transform(X, idf=idf))
 
     @staticmethod
@@ -560,9 +765,9 @@ class LinkLearn(BaseEstimator):
         """Scores of binary-weighted queries (sec. 2.1) against precomputed document weights.
 
         ``queries``: term counts (n_queries, n_terms); ``document_weights``: ``transform(corpus)``.
-        Returns a dense (n_queries, n_docs) float32 array.
+        Returns a dense (n_queries, n_docs) float32 array. This is eq. (5)'s scoring of given
+        weights, whatever a model's ``baseline_gain_``; ``index`` follows a fitted model's fallback.
         """
-        from .bm25 import TermWeightIndex
         return TermWeightIndex(query_weights="binary").fit(document_weights).score(queries)
 
     # ------------------------------------------------------------------ persistence
@@ -570,8 +775,12 @@ class LinkLearn(BaseEstimator):
         check_is_fitted(self, "coef_")
         meta = {"params": {k: v for k, v in self.get_params().items() if k != "random_state"},
                 "hidden_sizes": list(self.hidden_sizes_), "n_features_in": int(self.n_features_in_),
-                "n_iter": self.n_iter_, "best_iter": self.best_iter_}
+                "n_iter": self.n_iter_, "best_iter": self.best_iter_, "variant": self.variant_,
+                "training_mean_length": self.training_mean_length_,
+                "baseline_gain": None if self.baseline_gain_ is None else self.baseline_gain_.to_dict()}
         arrays = {"coef": self.coef_, "input_scaling": self.input_scaling_, "train_loss_curve": self.train_loss_curve_}
+        if self.training_vocabulary_ is not None:
+            arrays["training_vocabulary"] = np.asarray(self.training_vocabulary_, dtype=np.int64)
         if self.validation_curve_ is not None:
             for key, value in self.validation_curve_.items():
                 arrays[_curve_array_name(key)] = value
@@ -608,4 +817,17 @@ class LinkLearn(BaseEstimator):
         if obj.validation_curve_ is not None and len({v.shape for v in obj.validation_curve_.values()}) != 1:
             raise ValueError("LinkLearn state: the validation curves must be 1-D arrays of one length")
         obj.timings_ = {}
+        # files written before issue 13 lack these: no held-out check, no shift check
+        gain = meta.get("baseline_gain")
+        obj.baseline_gain_ = None if gain is None else BaselineGain.from_dict(gain, owner=name)
+        if meta.get("variant", "paper") != "paper":
+            raise ValueError(f"LinkLearn state: variant must be 'paper'; got {meta.get('variant')!r}")
+        obj.variant_ = "paper"
+        obj.training_mean_length_ = (state_number(meta, "training_mean_length", name, low=0.0, low_open=True,
+                                                  allow_none=True) if "training_mean_length" in meta else None)
+        vocabulary = state_array(arrays, "training_vocabulary", name, ndim=1, kind="iu", low=0,
+                                 high=obj.n_features_in_ - 1, optional=True)
+        if vocabulary is not None and np.any(np.diff(vocabulary) <= 0):
+            raise ValueError("LinkLearn state: training_vocabulary must hold increasing term indices")
+        obj.training_vocabulary_ = None if vocabulary is None else vocabulary.astype(np.int64)
         return obj
