@@ -231,7 +231,7 @@ def test_mini_batches_are_whole_anchors_and_cover_every_anchor_once_per_epoch():
 
 def test_class_labels_are_turned_into_triplets(problem):
     X_train, X_test, labels, _, T_test = problem
-    est = FILM(n_components=3, random_state=0, baseline_holdout=None).fit(X_train, labels)
+    est = FILM(n_components=3, random_state=0).fit(X_train, labels)
     assert est.n_triplets_ == 5 * X_train.shape[0]
     acc = evaluate_triplets(T_test.indices, est.transform(X_test))["accuracy"]
     assert acc > evaluate_triplets(T_test.indices, _unit(X_test))["accuracy"] + 0.05

@@ -365,12 +365,13 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         check, fit on everything, ``input_weight_ = 0`` (the paper's learned cosine) and
         ``baseline_gain_ = None``.
 
-        *Refit.* When the learned part is kept, FILM is fitted again on all the supervision (the
-        held-out clusters or anchors too) and the w chosen on the held-out part is used with it:
-        the check then costs one more fit on 80 % of the supervision (measured with
-        ``benchmarks/film_baseline.py``: see ``benchmarks/README.md``). When the model falls
-        back to the input cosine the map of the held-out fit is kept (``transform`` still
-        works; :meth:`similarity` does not use it).
+        *Refit.* After the check FILM is fitted again on all the supervision (the held-out
+        clusters or anchors too), with the same random stream as ``baseline_holdout=None``, and
+        the w chosen on the held-out part is used with that map. So ``transform`` (the map
+        alone) is the same with or without the check, and the kept learned part uses every
+        cluster or anchor; the check costs one more fit on 80 % of the supervision
+        (``benchmarks/film_baseline.py`` measures the time and what the refit gains over the
+        held-out fit).
     random_state : None, int or numpy Generator
         Seeds the SVD, the start point P, the M-FILM batches and label-to-triplet sampling. The
         held-out check draws from its own stream derived from it, so that the final fit is the
@@ -604,14 +605,13 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         Xn = self._normalize_rows(X, norms)
 
         start = time.perf_counter()
-        report, weight, refit = None, 0.0, True
+        report, weight = None, 0.0
         if holdout is not None:
-            report, weight, refit = self._baseline_check(Xn, kind, sup, holdout, d, r, batch, per_item,
-                                                         check_rng)
+            report, weight = self._baseline_check(Xn, kind, sup, holdout, d, r, batch, per_item, check_rng)
         check_seconds = time.perf_counter() - start
-        if refit:
-            T = sup if kind == "triplets" else clusters_to_triplets(sup, per_item * n, random_state=rng).indices
-            self._learn(Xn, T, d, r, batch, rng)
+        # always on all the supervision: transform (the map alone) does not depend on the check
+        T = sup if kind == "triplets" else clusters_to_triplets(sup, per_item * n, random_state=rng).indices
+        self._learn(Xn, T, d, r, batch, rng)
         self.input_weight_ = float(weight)
         self.baseline_gain_ = report
         self.n_features_in_ = n_features
@@ -640,8 +640,7 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
 
     def _baseline_check(self, Xn, kind, sup, holdout, d, r, batch, per_item, rng):
         """Hold out whole clusters or anchors, fit on the rest, and choose the input weight w on
-        the held-out part (``learnsim.baseline``). Returns (report, w, refit): ``refit`` is False
-        when the model falls back to the input cosine (the held-out fit's L is kept)."""
+        the held-out part (``learnsim.baseline``). Returns (report, w)."""
         n = Xn.shape[0]
         if kind == "triplets":
             split = split_groups(sup[:, 0], holdout, random_state=rng)
@@ -653,7 +652,7 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
             what = "clusters of two or more items"
         if split is None:
             return unchecked(f"too few {what} to hold any out (needs at least 4)", baseline_name=_BASELINE,
-                             owner="FILM", stacklevel=4), 0.0, True
+                             owner="FILM", stacklevel=4), 0.0
         ids, held = split
         if kind == "triplets":
             out = np.isin(sup[:, 0], ids[held])
@@ -675,20 +674,18 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         weight = float(_WEIGHT_GRID[chosen])
         finite = np.isfinite(candidates).all(axis=0)
         detail = {"input_weight": weight, "held_out_fraction": holdout,
-                  "learned_alone_score": float(np.mean(candidates[0][finite])) if finite.any() else None,
-                  "refit_on_all": chosen != base}
+                  "learned_alone_score": float(np.mean(candidates[0][finite])) if finite.any() else None}
         report = compare(learned, candidates[base], measure=measure, unit=unit, baseline_name=_BASELINE,
                          owner="FILM", random_state=rng, detail=detail, stacklevel=4)
         if report.status == "unchecked":
-            return report, 0.0, True
+            return report, 0.0
         if chosen == base or report.status == "baseline":
             # the input cosine is as good on held-out supervision: the model is the input cosine
             if report.status == "learned":
                 report = replace(report, status="baseline")
                 _warn_baseline(f"FILM: {report.summary()}")
-            report = replace(report, detail=dict(detail, input_weight=1.0, refit_on_all=False))
-            return report, 1.0, False
-        return report, weight, True
+            return replace(report, detail=dict(detail, input_weight=1.0)), 1.0
+        return report, weight
 
     def _learn(self, Xn, T, d, r, batch, rng):
         """FILM (Algorithm 1) on the unit rows ``Xn`` and the triplets ``T``; sets the fitted
