@@ -152,12 +152,65 @@ def test_fit_auto_selection_and_human_summary(corpus_files, tmp_path):
     assert metric.n_features_in_ == 30
 
 
+def test_fit_mcd_chooses_the_weighting_on_held_out_clusters(corpus_files, tmp_path):
+    """Without --weighting, tf.idf and BM25 each get a guarded fit on the same held-out clusters;
+    the saved model is the one whose model (learned or fallen back) scores best there."""
+    code, out, err = run_cli(["fit", "--input", corpus_files["test"], "--model", tmp_path / "w.npz",
+                              "--json"] + FIXED)
+    assert code == 0, err
+    summary = json.loads(out)
+    scores = summary["weighting_selection"]
+    assert set(scores) == {"tfidf", "bm25"}
+    assert summary["weighting"] == max(scores, key=scores.get)
+    gain = summary["baseline_gain"]
+    used = gain["learned_score"] if gain["status"] == "learned" else gain["baseline_score"]
+    assert used == pytest.approx(scores[summary["weighting"]])
+    model = load(tmp_path / "w.npz")
+    assert model["vectorizer"].weighting == summary["weighting"]
+    code, out, err = run_cli(["fit", "--input", corpus_files["test"], "--model", tmp_path / "w.npz"] + FIXED)
+    assert code == 0, err
+    assert "Weighting chosen on the held-out clusters" in out and "Against the baseline: " in out
+
+
+def test_fit_given_weighting_is_not_searched(corpus_files, tmp_path):
+    code, out, err = run_cli(["fit", "--input", corpus_files["test"], "--model", tmp_path / "w.npz",
+                              "--weighting", "tfidf", "--json"] + FIXED)
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["weighting"] == "tfidf" and "weighting_selection" not in summary
+
+
+@pytest.mark.parametrize("bad", ["0", "1", "x", "-0.2"])
+def test_fit_bad_baseline_holdout_exits_2(corpus_files, tmp_path, bad):
+    code, _, err = run_cli(["fit", "--input", corpus_files["test"], "--model", tmp_path / "w.npz",
+                            "--baseline-holdout", bad])
+    assert code == 2 and "--baseline-holdout" in err and "Traceback" not in err
+
+
 def test_fit_paper_settings(corpus_files, tmp_path):
     code, out, _ = run_cli(["fit", "--input", corpus_files["train"], "--model", tmp_path / "p.npz",
-                            "--paper", "--json"])
+                            "--paper", "--baseline-holdout", "none", "--json"])
     assert code == 0
     summary = json.loads(out)
     assert (summary["n_basis"], summary["shrinkage"], summary["complement_weight"]) == (None, 0.0, 0.0)
+    assert summary["baseline_gain"] is None
+
+
+def test_fit_paper_settings_checked_against_euclid(corpus_files, tmp_path):
+    """--paper is still measured against Euclid on held-out clusters: the model is the paper's
+    metric when it wins there, Euclid (shrinkage = complement weight = 1) with a warning when not."""
+    code, out, err = run_cli(["fit", "--input", corpus_files["train"], "--model", tmp_path / "p.npz",
+                              "--paper", "--json"])
+    assert code == 0, err
+    summary = json.loads(out)
+    gain = summary["baseline_gain"]
+    assert gain["status"] in ("learned", "baseline") and gain["ci_low"] <= gain["gain"] <= gain["ci_high"]
+    if gain["status"] == "learned":
+        assert (summary["shrinkage"], summary["complement_weight"]) == (0.0, 0.0) and gain["gain"] > 0
+    else:
+        assert (summary["shrinkage"], summary["complement_weight"]) == (1.0, 1.0) and gain["gain"] <= 0
+        assert "falls back to the baseline" in err
+    assert load(tmp_path / "p.npz")["metric"].baseline_gain_.to_dict() == gain
 
 
 def test_search_ranks_by_learned_distance(corpus_files, model_path):

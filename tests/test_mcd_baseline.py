@@ -52,7 +52,7 @@ def test_too_few_clusters_is_unchecked_and_says_so():
     X, y = _clusters(n_clusters=3, signal_dim=1)
     with pytest.warns(BaselineWarning, match="not checked"):
         m = MinimumClusterDistortion(n_basis=None, shrinkage=0.0, complement_weight=0.0).fit(X, y)
-    assert m.baseline_gain_.status == "unchecked" and "3 cluster" in m.baseline_gain_.reason
+    assert m.baseline_gain_.status == "unchecked" and "3 clusters" in m.baseline_gain_.reason
 
 
 def test_none_skips_the_check():

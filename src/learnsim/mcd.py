@@ -206,12 +206,15 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
             self.baseline_gain_ = None
             return self._fit_clusters(X, clus, grids, rng)
         labels = np.asarray(clus.labels)
+        # the selection of "auto" settings needs 4 training clusters of its own (see _select)
+        min_train = 4 if any(len(g) > 1 for g in grids.values()) else 2
         split = split_groups(labels[labels >= 0], self.baseline_holdout, random_state=rng,
-                             min_held=2, min_train=2)
+                             min_held=2, min_train=min_train)
         if split is None:
             self._fit_clusters(X, clus, grids, rng)
             self.baseline_gain_ = unchecked(
-                f"{len(clus.cluster_ids)} cluster(s): at least 4 are needed to hold 2 out",
+                f"{len(clus.cluster_ids)} clusters; holding 2 out needs {min_train + 2}"
+                + (" (4 stay to select the 'auto' settings)" if min_train == 4 else ""),
                 baseline_name=_BASELINE, owner="MinimumClusterDistortion", stacklevel=2)
             return self
         return self._fit_checked(X, clus, split, rng)

@@ -11,9 +11,14 @@ from ._common import _note, _read_clusters, _read_pairs
 
 def read_and_vectorize(args, summary):
     """(vectorizer, X, labels, pairs, seconds) from --input (labelled documents) or --pairs."""
-    from ..text import TextVectorizer
-
     args.weighting = args.weighting or "tfidf"
+    texts, labels, pairs = read_supervision(args, summary)
+    vectorizer, X, seconds = vectorize(args, texts, args.weighting, summary)
+    return vectorizer, X, labels, pairs, seconds
+
+
+def read_supervision(args, summary):
+    """(texts, labels, pairs): labelled documents (labels) or pairs (pairs); the other is None."""
     pairs = labels = None
     if args.pairs is not None:
         data = _read_pairs(args.pairs, args.encoding_errors, args.columns)
@@ -26,20 +31,44 @@ def read_and_vectorize(args, summary):
         texts = docs.texts
         summary.update(documents=len(docs), clustered_documents=int((labels >= 0).sum()),
                        clusters=len(names), single_document_labels=n_singletons)
-    vectorizer = TextVectorizer(weighting=args.weighting, norm=None if args.no_norm else "l2",
+    return texts, labels, pairs
+
+
+def vectorize(args, texts, weighting, summary):
+    """(fitted TextVectorizer, float64 X, seconds) with ``weighting`` and the options of ``args``."""
+    from ..text import TextVectorizer
+
+    vectorizer = TextVectorizer(weighting=weighting, norm=None if args.no_norm else "l2",
                                 stop_words=args.stop_words, stem="porter" if args.stem else None,
                                 n_components=args.lsi, random_state=args.seed)
     start = time.perf_counter()
     X = vectorizer.fit_transform(texts)
     X = X.astype(np.float64) if X.dtype != np.float64 else X
     seconds = time.perf_counter() - start
-    summary.update(features=int(X.shape[1]), weighting=args.weighting, lsi_components=vectorizer.n_components_)
-    return vectorizer, X, labels, pairs, seconds
+    summary.update(features=int(X.shape[1]), weighting=weighting, lsi_components=vectorizer.n_components_)
+    return vectorizer, X, seconds
+
+
+def baseline_holdout(args):
+    """The share of the supervision ``fit`` keeps back to check learned against baseline
+    (--baseline-holdout; None when the user turned the check off)."""
+    from ..baseline import DEFAULT_HOLDOUT
+
+    value = getattr(args, "baseline_holdout", None)
+    if value == "none":
+        return None
+    return DEFAULT_HOLDOUT if value is None else value
+
+
+def print_baseline(report):
+    """The human line of the learned-against-baseline report (learnsim.baseline)."""
+    if report is not None:
+        print(f"Against the baseline: {report.summary()}.")
 
 
 def print_fitted_on(summary, args, vectorizer, pairs):
     """The first line of the human output: the supervision and the features."""
-    features = (f"{summary['features']} features ({args.weighting}"
+    features = (f"{summary['features']} features ({summary['weighting']}"
                 f"{', LSI' if vectorizer.n_components_ else ''})")
     if pairs is not None:
         print(f"Fitted on {summary['pairs']} pairs ({summary['duplicate_pairs']} duplicates) of "
