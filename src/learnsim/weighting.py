@@ -41,9 +41,26 @@ Two changes make the length dependence learnable and the queries query-like:
 
 The objective is the mean average precision over the copies, optimised *directly* by a
 coordinate search on the five parameters (a hinge surrogate did not land on the best AvgP in a
-prototype). The AvgP of the held-out validation links is recorded in ``validation_ap_`` (and,
-when ``validation`` is given, the search's best point on the training links is kept only if it
-does not lose to the BM25 starting point there).
+prototype). The AvgP of the held-out validation links is recorded in ``validation_ap_``.
+
+Never below BM25 (:mod:`learnsim.baseline`)
+-------------------------------------------
+``fit`` keeps back ``baseline_holdout`` of the articles with their links (links across the split
+dropped), searches on the rest, and builds the same thinned copies and sampled queries from the
+held-out articles: each held-out article with a held-out link is a unit, scored by its AvgP
+(mean over the copies) under the learned parameters and under Okapi BM25 with the defaults
+(k1 = 1.5, b = 0.6, binary queries: the search's starting point, a member of the family). When
+the learned parameters do not win on average, ``params_`` *is* BM25 with the defaults, so
+``transform``, ``score`` and ``index`` score exactly as :class:`learnsim.bm25.BM25` ``(1.5, 0.6)``,
+and a :class:`learnsim.baseline.BaselineWarning` says so. The report is ``baseline_gain_``.
+
+In-domain and transferable
+--------------------------
+Paper 002's eq. (5) (:class:`learnsim.linklearn.LinkLearn`, ``variant_ == "paper"``) is the
+in-domain model: it warns when applied to a collection far from its training one. This family
+(``variant_ == "bm25"``) is the transferable one: transferred from Wikispeedia without retraining
+it reaches 1.02x the tf.idf cosine on CISI and 1.01x BM25 tuned on Wikispeedia on Cranfield,
+where eq. (5) reaches 0.59x and 0.91x (``benchmarks/bench_weighting_transfer.py``).
 """
 from __future__ import annotations
 
@@ -56,8 +73,9 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_n_features, check_random_state, check_term_counts, state_number
+from .baseline import DEFAULT_HOLDOUT, BaselineGain, compare, unchecked
 from .bm25 import IDF_VARIANTS, PAPER_PARAMS, TermWeightIndex, bm25_idf
-from .linklearn import _as_links
+from .linklearn import _as_links, _check_holdout, holdout_documents
 
 __all__ = ["LearnedBM25", "PowerQueryIndex", "PARAMETER_NAMES", "PARAMETER_BOUNDS", "plot_weighting_curves"]
 
@@ -69,6 +87,8 @@ PARAMETER_BOUNDS = {"k1": (0.01, 1000.0), "k1_length_exponent": (-2.0, 2.0), "b"
 #: The search starts at BM25 with the project's defaults and binary queries.
 START = {"k1": PAPER_PARAMS["k1"], "k1_length_exponent": 0.0, "b": PAPER_PARAMS["b"], "idf_exponent": 1.0,
          "query_exponent": 0.0}
+#: The baseline of the family (its member START) and what it falls back to.
+BASELINE_NAME = "Okapi BM25, k1 = 1.5, b = 0.6"
 # initial steps of the coordinate search (k1 moves on a log scale)
 _STEPS = {"k1": np.log(4.0), "k1_length_exponent": 0.5, "b": 0.25, "idf_exponent": 0.5, "query_exponent": 0.5}
 
@@ -169,12 +189,16 @@ class _Copy:
         self.exclude = exclude
 
     def mean_ap(self, params, reference_length):
+        ap = self.per_query_ap(params, reference_length)
+        return float(np.nanmean(ap)) if np.isfinite(ap).any() else float("nan")
+
+    def per_query_ap(self, params, reference_length):
+        """Each query's AvgP (NaN for a query without a relevant document in this copy)."""
         from .evaluation import per_query_measures
         contribution = (_query_power(self.qtf, params["query_exponent"]) * _signed_power(self.idf, params["idf_exponent"])
                         * _tf_part(self.tf, self.ndl, self.avgdl, params, reference_length))
         S = np.bincount(self.target, weights=contribution, minlength=self.shape[0] * self.shape[1]).reshape(self.shape)
-        ap = per_query_measures(S, self.relevant, exclude=self.exclude, measures=("ap",))["ap"]
-        return float(np.nanmean(ap)) if np.isfinite(ap).any() else float("nan")
+        return per_query_measures(S, self.relevant, exclude=self.exclude, measures=("ap",))["ap"]
 
 
 def _thin(X, fraction, rng, spread=1.0):
@@ -211,6 +235,14 @@ def _sample_queries(X, rows, query_length, rng):
     Q.data = data
     Q.eliminate_zeros()
     return Q
+
+
+def _per_article_ap(copies, params, reference_length):
+    """Each query article's AvgP averaged over the copies (NaN where no copy scores it)."""
+    ap = np.vstack([c.per_query_ap(params, reference_length) for c in copies])
+    counted = np.isfinite(ap).sum(axis=0)
+    total = np.where(np.isfinite(ap), ap, 0.0).sum(axis=0)
+    return np.where(counted > 0, total / np.maximum(counted, 1), np.nan)
 
 
 def _as_adjacency(links, n, name):
@@ -250,10 +282,20 @@ class LearnedBM25(BaseEstimator):
     fixed : dict, optional
         Parameters held at the given values instead of learned, e.g. ``{"idf_exponent": 1.0}``
         to keep BM25's idf (the search starts there and never moves them).
+    baseline_holdout : float in (0, 1) or None, default=0.2
+        Share of the articles kept back, with their links, to measure the learned parameters
+        against BM25 with the defaults (module notes); the search runs on the rest. None skips
+        the check (``baseline_gain_`` is None) and searches on every article.
     random_state : int, Generator or None, default=0
 
     Attributes
     ----------
+    baseline_gain_ : learnsim.baseline.BaselineGain or None
+        Held-out AvgP of the learned parameters against BM25 (k1 = 1.5, b = 0.6), with a paired
+        bootstrap interval over the held-out articles; ``status == "baseline"``: ``params_`` are
+        BM25's. None for ``from_params`` members and ``baseline_holdout=None``.
+    variant_ : str
+        ``"bm25"``: the transferable family (paper 002's eq. 5 is LinkLearn, ``"paper"``).
     params_ : dict
         The learned ``k1, k1_length_exponent, b, idf_exponent, query_exponent``.
     train_ap_ : float
@@ -272,7 +314,7 @@ class LearnedBM25(BaseEstimator):
 
     def __init__(self, document_fractions=(1.0, 0.2, 0.05, 0.02), query_length=(8, 60), max_queries=600,
                  length_spread=4.0, reference_length=100.0, idf="okapi", epsilon=0.25, max_evaluations=200,
-                 fixed=None, random_state=0):
+                 fixed=None, baseline_holdout=DEFAULT_HOLDOUT, random_state=0):
         self.document_fractions = document_fractions
         self.length_spread = length_spread
         self.query_length = query_length
@@ -282,6 +324,7 @@ class LearnedBM25(BaseEstimator):
         self.epsilon = epsilon
         self.max_evaluations = max_evaluations
         self.fixed = fixed
+        self.baseline_holdout = baseline_holdout
         self.random_state = random_state
 
     # ------------------------------------------------------------------ checks
@@ -316,6 +359,7 @@ class LearnedBM25(BaseEstimator):
         if not isinstance(fixed, dict):
             raise ValueError(f"fixed must be None or a dict of parameter values; got {fixed!r}")
         _check_parameters(fixed)
+        _check_holdout(self.baseline_holdout)
         return fractions, ql, L0
 
     # ------------------------------------------------------------------ members
@@ -335,6 +379,8 @@ class LearnedBM25(BaseEstimator):
         obj.n_evaluations_ = 0
         obj.search_path_ = np.zeros((0, 6))
         obj.training_lengths_ = np.zeros(0)
+        obj.baseline_gain_ = None
+        obj.variant_ = "bm25"
         return obj
 
     # ------------------------------------------------------------------ training
@@ -394,17 +440,38 @@ class LearnedBM25(BaseEstimator):
             Hyperlinks between them; direction is ignored.
         validation : tuple (X_valid, links_valid), optional
             Held-out linked articles: their AvgP (same copies and queries) is ``validation_ap_``.
+            The ``baseline_holdout`` part is kept back from ``X``, never from ``validation``.
 
         Returns
         -------
         self
+
+        Warns
+        -----
+        learnsim.baseline.BaselineWarning
+            When the learned parameters lose to BM25 on the held-out articles (``params_`` are
+            then BM25's), or when too few articles or links are left to hold any out.
         """
         fractions, query_length, L0 = self._check_params()
+        holdout = _check_holdout(self.baseline_holdout)
         views = self._views(X, "X")
         X = views[0]
-        adjacency = _as_adjacency(links, X.shape[0], "links")
+        link_set = _as_links(links, X.shape[0], "links")
+        adjacency = link_set.symmetric().adjacency.tocsr()
         rng = check_random_state(self.random_state)
         start_time = time.perf_counter()
+        held_copies, report = None, None
+        if holdout is not None:
+            split = holdout_documents(link_set, holdout, int(rng.integers(2**31 - 1)))
+            if isinstance(split, str):
+                report = unchecked(split + "; searched on every article", baseline_name=BASELINE_NAME,
+                                   owner="LearnedBM25", stacklevel=3)
+            else:
+                train, L_train, held, L_held = split
+                held_copies = self._copies([V[held] for V in views], L_held.symmetric().adjacency.tocsr(), fractions,
+                                           query_length, rng)
+                views = [V[train] for V in views]
+                adjacency = L_train.symmetric().adjacency.tocsr()
         copies = self._copies(views, adjacency, fractions, query_length, rng)
         val_copies = None
         if validation is not None:
@@ -457,6 +524,17 @@ class LearnedBM25(BaseEstimator):
                 steps = {n: s / 2.0 for n, s in steps.items()}
                 shrinks += 1
 
+        if held_copies is not None:
+            learned, base = (_per_article_ap(held_copies, p, L0) for p in (point, START))
+            report = compare(learned, base, measure="average precision", unit="held-out articles",
+                             baseline_name=BASELINE_NAME, owner="LearnedBM25", random_state=0,
+                             detail={"held_out_articles": int(held.size), "held_out_links": int(L_held.n_links),
+                                     "copies": len(held_copies)}, stacklevel=3)
+            if report.fell_back:
+                point = dict(START)
+                best = evaluate(point)
+        self.baseline_gain_ = report
+        self.variant_ = "bm25"
         self.params_ = _check_parameters(point)
         self.train_ap_ = float(best)
         self.start_train_ap_ = float(start_ap)
@@ -547,7 +625,8 @@ class LearnedBM25(BaseEstimator):
         est["fixed"] = None if est["fixed"] is None else {k: float(v) for k, v in est["fixed"].items()}
         meta = {"params": est, "weighting": dict(params), "n_evaluations": int(self.n_evaluations_),
                 "train_ap": self.train_ap_, "start_train_ap": self.start_train_ap_,
-                "validation_ap": self.validation_ap_}
+                "validation_ap": self.validation_ap_, "variant": self.variant_,
+                "baseline_gain": None if self.baseline_gain_ is None else self.baseline_gain_.to_dict()}
         arrays = {"search_path": np.asarray(self.search_path_, dtype=np.float64),
                   "training_lengths": np.asarray(self.training_lengths_, dtype=np.float64)}
         return meta, arrays
@@ -581,6 +660,14 @@ class LearnedBM25(BaseEstimator):
         obj.search_path_ = np.zeros((0, 6)) if path is None else path.astype(np.float64)
         lengths = state_array(arrays, "training_lengths", name, ndim=1, low=0.0, optional=True)
         obj.training_lengths_ = np.zeros(0) if lengths is None else lengths.astype(np.float64)
+        # files written before issue 13 lack the report: unchecked
+        if meta.get("variant", "bm25") != "bm25":
+            raise ValueError(f"{name} state: variant must be 'bm25'; got {meta.get('variant')!r}")
+        gain = meta.get("baseline_gain")
+        obj.baseline_gain_ = None if gain is None else BaselineGain.from_dict(gain, owner=name)
+        if obj.baseline_gain_ is not None and obj.baseline_gain_.fell_back and obj.params_ != START:
+            raise ValueError(f"{name} state: the model fell back to BM25 but its weighting is not BM25's "
+                             f"{START}")
         return obj
 
 
