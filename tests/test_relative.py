@@ -56,7 +56,8 @@ def _check_kkt(D, L, C, w, alpha, tol):
 @pytest.mark.parametrize("sparse", [True, False])
 def test_identity_solver_matches_osqp_and_kkt(C, sparse):
     X, T = _problem(int(C * 10) + sparse, sparse=sparse)
-    model = RelativeComparisonMetric(C=C, tol=1e-10, random_state=0).fit(X, T)
+    # baseline_holdout=None: the solver on all the triplets, without the held-out check
+    model = RelativeComparisonMetric(C=C, tol=1e-10, random_state=0, baseline_holdout=None).fit(X, T)
     D = _deltas(X, T)
     reference, w_ref = _osqp(D, np.eye(D.shape[1]), C)
     assert model.objective_ == pytest.approx(reference, rel=1e-6)
@@ -70,7 +71,8 @@ def test_identity_solver_matches_osqp_and_kkt(C, sparse):
 @pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
 def test_kernel_solver_matches_osqp_and_kkt(C):
     X, T = _problem(3, sparse=False)
-    model = RelativeComparisonMetric(C=C, kernel="rbf", n_basis=15, tol=1e-10, random_state=0).fit(X, T)
+    model = RelativeComparisonMetric(C=C, kernel="rbf", n_basis=15, tol=1e-10, random_state=0,
+                                     baseline_holdout=None).fit(X, T)
     Z = model._features(X)
     K_bb = model._kernel_matrix(model.basis_, model.basis_)
     L = K_bb * K_bb + model.ridge_ * np.eye(15)          # eq. (3)-(4): L = (A^T A) * (A^T A)
@@ -118,10 +120,10 @@ def test_weights_non_negative_and_distance_is_a_metric():
 
 def test_pure_python_path_gives_the_numba_result(monkeypatch):
     X, T = _problem(7, n=20, d=10, m=60)
-    fast = RelativeComparisonMetric(tol=1e-9, random_state=0).fit(X, T)
+    fast = RelativeComparisonMetric(tol=1e-9, random_state=0, baseline_holdout=None).fit(X, T)
     for name in ("_delta", "_line_search", "_epoch", "_full_pass"):
         monkeypatch.setattr(relative, name, getattr(relative, name).py_func)
-    slow = RelativeComparisonMetric(tol=1e-9, random_state=0).fit(X, T)
+    slow = RelativeComparisonMetric(tol=1e-9, random_state=0, baseline_holdout=None).fit(X, T)
     np.testing.assert_allclose(slow.weights_, fast.weights_, rtol=1e-9, atol=1e-12)
     assert slow.objective_ == pytest.approx(fast.objective_, rel=1e-12)
 

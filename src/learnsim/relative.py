@@ -43,6 +43,8 @@ variant is meant for a basis of a few hundred to a few thousand points.
 """
 from __future__ import annotations
 
+import dataclasses
+import numbers
 import time
 import warnings
 
@@ -53,6 +55,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_matrix, check_random_state, state_array, state_number
 from .base import MetricMixin
+from .baseline import DEFAULT_HOLDOUT, BaselineGain, BaselineWarning, compare, split_groups, unchecked
 from .supervision import check_triplets
 
 try:
@@ -67,9 +70,12 @@ except ImportError:             # the same code as plain python
         func.py_func = func
         return func
 
-__all__ = ["RelativeComparisonMetric", "select_C", "HAVE_NUMBA"]
+__all__ = ["RelativeComparisonMetric", "select_C", "triplet_outcomes", "HAVE_NUMBA"]
 
 _KERNELS = ("rbf", "linear")
+#: The baseline in words (W = 1 in eq. 2: the unweighted distance the family contains).
+BASELINE_NAME = "W = 1, the unweighted Euclidean distance on the features"
+BASELINE_MEASURE = "triplet accuracy (a tie counts 1/2)"
 _warned_no_numba = False
 
 
@@ -413,8 +419,22 @@ class RelativeComparisonMetric(MetricMixin, BaseEstimator):
     max_iter : int, default=200000
         Most passes over the triplets.
     random_state : None, int or numpy Generator
-        Order of the coordinate passes and the basis points.
+        Order of the coordinate passes, the basis points and the held-out anchors.
     verbose : bool, default=False
+    baseline_holdout : float in (0, 1) or None, default=0.2
+        Share of the anchors whose triplets (all of them: whole anchors, never single triplets
+        of a training anchor) are kept back to measure the learned metric against W = 1, the
+        unweighted distance that the family of eq. (2) contains (the Euclidean distance on the
+        features; with a kernel, the Euclidean distance between the kernel features
+        K(x, b_1), ..., K(x, b_n) of eq. 3). The weights are learned on the other anchors'
+        triplets and each held-out triplet scores 1 when the distance puts the anchor closer to
+        the closer item, 1/2 on a tie, 0 otherwise. When the learned weights win on average,
+        the metric is refitted on all the triplets (the paper's method uses all its supervision)
+        and the report of the held-out fit is kept; otherwise the fitted metric *is* W = 1 and a
+        :class:`learnsim.baseline.BaselineWarning` says so. With fewer than four anchors
+        nothing can be held out: the metric is fitted on all triplets and the report says it is
+        unchecked. None fits on all triplets without the check (``baseline_gain_`` is None),
+        as the reproduction of the paper does. See :mod:`learnsim.baseline`.
 
     Attributes
     ----------
@@ -433,10 +453,29 @@ class RelativeComparisonMetric(MetricMixin, BaseEstimator):
     ridge_ : float
         Kernel only: the ridge added to a singular L (0 when none was needed).
     fit_time_ : float
+    baseline_gain_ : learnsim.baseline.BaselineGain or None
+        The learned weights against W = 1 on the triplets of the held-out anchors: triplet
+        accuracy (a tie counts 1/2), the gain with a paired bootstrap interval over those
+        triplets, and ``status``: "learned" (refitted on all triplets), "baseline" (the model is
+        W = 1: ``weights_`` are all 1, the solver's attributes describe the rejected learned
+        fit) or "unchecked". None when ``baseline_holdout`` is None.
+
+    Notes
+    -----
+    Learned weights that are all 0 put every item at distance 0 from every other, which orders
+    nothing; such a fit is never kept: the model becomes W = 1 and a
+    :class:`learnsim.baseline.BaselineWarning` says so, checked or not.
+
+    References
+    ----------
+    .. [1] Schultz, M. and Joachims, T. (2003). Learning a Distance Metric from Relative
+       Comparisons. NIPS 16.
+    .. [2] Hsieh, C.-J. et al. (2008). A Dual Coordinate Descent Method for Large-scale Linear
+       SVM. ICML.
     """
 
     def __init__(self, C=1.0, kernel=None, gamma=None, n_basis=None, tol=1e-6, max_iter=200_000, random_state=None,
-                 verbose=False):
+                 verbose=False, baseline_holdout=DEFAULT_HOLDOUT):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -445,6 +484,7 @@ class RelativeComparisonMetric(MetricMixin, BaseEstimator):
         self.max_iter = max_iter
         self.random_state = random_state
         self.verbose = verbose
+        self.baseline_holdout = baseline_holdout
 
     def _check_params(self):
         C = _check_C(self.C)
@@ -460,6 +500,12 @@ class RelativeComparisonMetric(MetricMixin, BaseEstimator):
             raise ValueError(f"tol must be a positive number; got {self.tol!r}")
         if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 1:
             raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}")
+        h = self.baseline_holdout
+        if h is not None:
+            if isinstance(h, (bool, np.bool_)) or not isinstance(h, numbers.Real):
+                raise TypeError(f"baseline_holdout must be a share in (0, 1) or None; got {h!r}")
+            if not 0 < h < 1:
+                raise ValueError(f"baseline_holdout must be a share in (0, 1) of the anchors, or None; got {h!r}")
         return C
 
     def _kernel_matrix(self, A, B):
@@ -472,11 +518,19 @@ class RelativeComparisonMetric(MetricMixin, BaseEstimator):
     def fit(self, X, triplets):
         """Learn the weights from triplets (i, j, k): row i is closer to row j than to row k.
 
+        With ``baseline_holdout`` set (the default), the triplets of a share of the anchors are
+        held out first to measure the learned weights against W = 1 (see the parameter and
+        ``baseline_gain_``).
+
         Parameters
         ----------
         X : array or sparse matrix (n_items, n_features)
         triplets : Triplets or int array (n_triplets, 3)
             Row indices into X.
+
+        Returns
+        -------
+        self
         """
         global _warned_no_numba
         C = self._check_params()
@@ -495,6 +549,93 @@ class RelativeComparisonMetric(MetricMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         start = time.perf_counter()
         self.n_features_in_ = X.shape[1]
+        if self.baseline_holdout is None:
+            self._solve(X, T, C, rng)
+            self.baseline_gain_ = None
+        else:
+            self._fit_checked(X, T, C, rng)
+        self._refuse_zero_weights()
+        self.fit_time_ = time.perf_counter() - start
+        return self
+
+    def _baseline_name(self):
+        if self.kernel is None:
+            return BASELINE_NAME
+        return f"W = 1, the unweighted Euclidean distance on the {self.kernel} kernel features K(x, b) (eq. 3)"
+
+    def _fit_checked(self, X, T, C, rng):
+        """Learned weights against W = 1 on the triplets of held-out anchors, then the refit on
+        all triplets or the fall-back to W = 1 (the rule of :mod:`learnsim.baseline`)."""
+        owner = type(self).__name__
+        anchors = T[:, 0]
+        split = split_groups(anchors, self.baseline_holdout, random_state=rng)
+        if split is None:
+            self._solve(X, T, C, rng, stacklevel=4)
+            n = np.unique(anchors).size
+            self.baseline_gain_ = unchecked(
+                f"the triplets have {n} anchor(s): at least 4 are needed to hold the triplets of 2 out "
+                "and learn from 2", baseline_name=self._baseline_name(), owner=owner, stacklevel=4)
+            return
+        ids, held = split
+        is_held = np.isin(anchors, ids[held])
+        # one seed for the held-out fit and the refit: a kernel fit then draws the same basis in
+        # both, so the W = 1 measured on held-out triplets is the W = 1 a fall-back would keep
+        seed = int(rng.integers(2**31 - 1))
+        self._solve(X, T[~is_held], C, np.random.default_rng(seed), stacklevel=4)
+        Z = self._features(X)
+        learned = triplet_outcomes(T[is_held], self._scaled(Z))
+        baseline = triplet_outcomes(T[is_held], Z)
+        report = compare(
+            learned, baseline, measure=BASELINE_MEASURE, unit=f"triplets of {int(held.sum())} held-out anchors",
+            baseline_name=self._baseline_name(), owner=owner, random_state=rng, stacklevel=4,
+            detail={"C": C, "held_out_anchors": int(held.sum()), "training_triplets": int((~is_held).sum()),
+                    "weighted_features_held_out_fit": int(np.count_nonzero(self.weights_))})
+        if report.status == "learned":
+            # the paper's method learns from all its supervision: refit on every triplet
+            self._solve(X, T, C, np.random.default_rng(seed), stacklevel=4)
+        else:
+            self.weights_ = np.ones_like(self.weights_)
+        self.baseline_gain_ = report
+
+    def _refuse_zero_weights(self):
+        """All-zero weights put every item at distance 0: such a model orders nothing, so it is
+        replaced by W = 1 and said so (a 4-triplet fit was once saved that way without a word)."""
+        self._all_zero = not np.any(self.weights_ > 0)
+        if not self._all_zero:
+            return
+        self.weights_ = np.ones_like(self.weights_)
+        self.baseline_gain_ = self._zero_note(self.baseline_gain_)
+        warnings.warn(f"{type(self).__name__}: {self._zero_reason()}", BaselineWarning, stacklevel=3)
+
+    def _zero_reason(self):
+        return ("the learned weights are all 0 (every distance would be 0, ordering nothing), so the model is "
+                + self._baseline_name())
+
+    def _zero_note(self, report):
+        """``report`` told that the learned weights were all 0 and replaced by W = 1."""
+        if report is not None and report.status == "unchecked":
+            return dataclasses.replace(report, reason=f"{report.reason}; {self._zero_reason()}")
+        if report is not None and report.status == "learned":
+            return dataclasses.replace(report, status="baseline", detail={**report.detail, "all_weights_zero": True})
+        return report
+
+    def _with_report(self, report):
+        """Attach the report of a check made outside ``fit`` (``learnsim fit`` measures W = 1 beside
+        its candidates for C on the same held-out anchors and fits this model with
+        ``baseline_holdout=None``); a report that falls back makes the model W = 1."""
+        check_is_fitted(self, "weights_")
+        if not isinstance(report, BaselineGain):
+            raise TypeError(f"report must be a BaselineGain; got {type(report).__name__}")
+        if report.fell_back:
+            self.weights_ = np.ones_like(self.weights_)
+        elif getattr(self, "_all_zero", False):
+            report = self._zero_note(report)          # fit has warned already
+        self.baseline_gain_ = report
+        return self
+
+    def _solve(self, X, T, C, rng, stacklevel=3):
+        """Problem (8) on the triplets T: sets weights_, the solver's attributes and, for a
+        kernel, basis_ and gamma_."""
         self.ridge_ = 0.0
         if self.kernel is None:
             Xs = X.tocsr() if sp.issparse(X) else sp.csr_matrix(X)
@@ -526,12 +667,10 @@ class RelativeComparisonMetric(MetricMixin, BaseEstimator):
         self.n_support_ = int(np.count_nonzero(alpha > 0))
         self.n_bounded_ = int(np.count_nonzero(alpha >= C))
         self.dual_coef_ = alpha
-        self.fit_time_ = time.perf_counter() - start
         if self.duality_gap_ > self.tol:
             warnings.warn(f"the solver stopped after {self.n_iter_} passes at relative duality gap "
                           f"{self.duality_gap_:.2e} > tol = {self.tol:g}; raise max_iter", RuntimeWarning,
-                          stacklevel=2)
-        return self
+                          stacklevel=stacklevel)
 
     # ------------------------------------------------------------------ using it
     def _features(self, X):
@@ -547,7 +686,10 @@ class RelativeComparisonMetric(MetricMixin, BaseEstimator):
 
     def _embed(self, X):
         """transform without the input check, for callers that have checked X already."""
-        Z = self._features(X)
+        return self._scaled(self._features(X))
+
+    def _scaled(self, Z):
+        """sqrt(w) * Z for features Z = A^T x (eq. 2: d^2 = (x - y)^T A W A^T (x - y))."""
         scale = np.sqrt(self.weights_)
         if sp.issparse(Z):
             return sp.csr_matrix(Z @ sp.diags(scale))
@@ -583,6 +725,8 @@ class RelativeComparisonMetric(MetricMixin, BaseEstimator):
                 "objective_": self.objective_, "dual_objective_": self.dual_objective_,
                 "duality_gap_": self.duality_gap_, "n_iter_": self.n_iter_, "n_support_": self.n_support_,
                 "n_bounded_": self.n_bounded_, "fit_time_": self.fit_time_, "ridge_": self.ridge_}
+        report = getattr(self, "baseline_gain_", None)
+        meta["baseline_gain"] = None if report is None else report.to_dict()
         arrays = {"weights_": self.weights_, "dual_coef_": self.dual_coef_}
         if self.kernel is not None:
             arrays["basis_"] = self.basis_
@@ -594,9 +738,19 @@ class RelativeComparisonMetric(MetricMixin, BaseEstimator):
     def _from_state(cls, meta, arrays):
         name = cls.__name__
         params = dict(meta["params"])
+        # files from before the held-out check were fitted on all triplets without it
+        params.setdefault("baseline_holdout", None)
         est = cls(**params)
         C = est._check_params()
         w = state_array(arrays, "weights_", name, ndim=1, low=0.0).astype(np.float64)
+        if not np.any(w > 0):
+            raise ValueError(f"{name} state: weights_ are all 0, a metric that puts every item at distance 0 "
+                             "(fit never keeps one); refit the model")
+        report = meta.get("baseline_gain")
+        est.baseline_gain_ = None if report is None else BaselineGain.from_dict(report, owner=name)
+        if est.baseline_gain_ is not None and est.baseline_gain_.fell_back and not np.all(w == 1.0):
+            raise ValueError(f"{name} state: baseline_gain says the model fell back to W = 1, "
+                             "but weights_ are not all 1")
         est.n_features_in_ = state_number(meta, "n_features_in_", name, integer=True, low=1)
         if est.kernel is None and w.shape[0] != est.n_features_in_:
             raise ValueError(f"weights_ has {w.shape[0]} entries for {est.n_features_in_} features")
@@ -620,6 +774,33 @@ class RelativeComparisonMetric(MetricMixin, BaseEstimator):
         return est
 
 
+# --------------------------------------------------------------------------- held-out triplets
+def triplet_outcomes(triplets, Z):
+    """Each triplet (i, j, k) under the Euclidean distance between rows of Z: 1 when row i is
+    closer to row j than to row k, 1/2 on a tie, 0 otherwise.
+
+    The per-unit score of the held-out check (:mod:`learnsim.baseline`): pass the learned map
+    (``transform``) for the learned metric, the features themselves for W = 1. Ties matter
+    there: under W = 1 on binary features many distances are equal integers, and a metric with
+    no weight on the features that tell two items apart ties them. Distances within a relative
+    1e-12 of each other are a tie (rounding of the same sum in another order).
+
+    Parameters
+    ----------
+    triplets : int array (n, 3) of row indices into Z
+    Z : array or sparse matrix (n_items, n_features)
+
+    Returns
+    -------
+    ndarray (n,) of 0, 0.5 and 1.
+    """
+    from .evaluation import triplet_distances
+
+    d_ij, d_ik = triplet_distances(np.asarray(triplets), Z)
+    tie = np.abs(d_ij - d_ik) <= 1e-12 * np.maximum(d_ij, d_ik)
+    return np.where(tie, 0.5, (d_ij < d_ik).astype(np.float64))
+
+
 # --------------------------------------------------------------------------- choosing C
 def select_C(X, triplets, validation_triplets, Cs=(1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 1.0), **params):
     """Choose the slack weight C of problem (8) on held-out triplets.
@@ -637,6 +818,8 @@ def select_C(X, triplets, validation_triplets, Cs=(1e-4, 3e-4, 1e-3, 3e-3, 1e-2,
     triplets, validation_triplets : Triplets or int arrays (n, 3) of row indices into X
     Cs : sequence of positive floats
     **params : other parameters of RelativeComparisonMetric (tol, random_state, ...)
+        ``baseline_holdout`` defaults to None here: each candidate is judged on the validation
+        triplets already, and a held-out check inside every candidate fit would only cost time.
 
     Returns
     -------
@@ -650,6 +833,7 @@ def select_C(X, triplets, validation_triplets, Cs=(1e-4, 3e-4, 1e-3, 3e-3, 1e-2,
         raise ValueError("Cs is empty; give at least one positive C")
     if "C" in params:
         raise TypeError("select_C chooses C itself; pass the candidates as Cs, not C")
+    params.setdefault("baseline_holdout", None)
     scores = {}
     for c in sorted(set(Cs)):
         model = RelativeComparisonMetric(C=c, **params).fit(X, triplets)
