@@ -70,9 +70,18 @@ def test_fit_relative_from_clicks(files, tmp_path):
     summary = json.loads(out)
     assert summary["supervision"] == "clicks" and summary["triplets"] == 600
     assert summary["queries"] == 60          # one distinct query text per document: one anchor each
-    assert 0.0 <= summary["validation_accuracy"] <= 1.0 and summary["training_accuracy"] > 0.8
+    assert 0.0 <= summary["validation_accuracy"] <= 1.0 and 0.0 <= summary["training_accuracy"] <= 1.0
     model_parts = load(model)
-    assert model_parts["metric"].n_features_in_ == summary["features"]
+    metric = model_parts["metric"]
+    assert metric.n_features_in_ == summary["features"]
+    # the saved model is what the report says: learned weights, or W = 1 when they lost on the
+    # clicks of held-out queries (as here: 60 queries are too few to learn weights that transfer
+    # to new queries, cross-fitted gain about -0.02)
+    report = summary["baseline_gain"]
+    assert (summary["model"] == "W = 1") == (report["status"] == "baseline") == metric.baseline_gain_.fell_back
+    if report["status"] == "baseline":
+        np.testing.assert_array_equal(metric.weights_, 1.0)
+        assert report["gain"] <= 0 or report["detail"]["chosen"] == "W = 1"
 
 
 @pytest.mark.parametrize("content, extra, fragment", [
@@ -152,3 +161,89 @@ def test_linklearn_no_stem(pages, tmp_path):
                             "--max-iter", "200", "--no-stem"])
     assert code == 0, err
     assert load(model)["vectorizer"].stem is None
+
+
+# --------------------------------------------------------------------------- against W = 1 (issue 13)
+
+def test_fit_relative_reports_the_gain_over_W1(files, tmp_path):
+    model = tmp_path / "rel.npz"
+    code, out, err = run_cli(["fit", "--method", "relative", "--input", files["docs"], "--triplets",
+                              files["triplets"], "--model", model, "--json"])
+    assert code == 0, err
+    summary = json.loads(out)
+    report = summary["baseline_gain"]
+    # topic words among many shared background words: the learned weights beat W = 1
+    assert report["status"] == "learned" and summary["model"] == "learned", report
+    assert report["gain"] > 0 and report["ci_low"] <= report["gain"] <= report["ci_high"]
+    assert report["n_units"] == summary["validation_triplets"] and report["detail"]["cross_fitted"]
+    assert report["detail"]["C"] == summary["C"]
+    assert summary["validation_accuracy_baseline"] == pytest.approx(report["baseline_score"])
+    # the cross-fitted gain is not above the in-sample best C's gain
+    assert report["gain"] <= summary["validation_accuracy"] - summary["validation_accuracy_baseline"] + 1e-12
+    saved = load(model)["metric"].baseline_gain_
+    assert saved.to_dict() == report
+    code, out, _ = run_cli(["fit", "--method", "relative", "--input", files["docs"], "--triplets", files["triplets"],
+                            "--model", model])
+    assert code == 0 and "Against the baseline: triplet accuracy" in out and "kept the learned part" in out
+
+
+def _euclid_triplets(files, path, m=300):
+    """Triplets labelled by the binary Euclidean distance the CLI's default features give: W = 1
+    is right on every one of them."""
+    from learnsim.text import TextVectorizer
+
+    texts = [line.split("\t", 1)[1] for line in files["docs"].read_text(encoding="utf-8").splitlines()[1:]]
+    X = TextVectorizer("binary", dtype=np.float64).fit_transform(texts)
+    X = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
+    rng = np.random.default_rng(4)
+    rows = []
+    while len(rows) < m:
+        a, b, c = rng.choice(len(texts), 3, replace=False)
+        d_b, d_c = ((X[a] - X[b]) ** 2).sum(), ((X[a] - X[c]) ** 2).sum()
+        if d_b != d_c:
+            b, c = (b, c) if d_b < d_c else (c, b)
+            rows.append(f"d{a}\td{b}\td{c}\n")
+    path.write_text("".join(rows), encoding="utf-8")
+    return path
+
+
+def test_fit_relative_falls_back_to_W1_and_says_so(files, tmp_path):
+    triplets = _euclid_triplets(files, tmp_path / "euclid.tsv")
+    model = tmp_path / "w1.npz"
+    code, out, err = run_cli(["fit", "--method", "relative", "--input", files["docs"], "--triplets", triplets,
+                              "--model", model])
+    assert code == 0, err
+    assert "warning:" in err and "falls back to the baseline" in err
+    assert "the model is W = 1" in out and "Against the baseline:" in out
+    metric = load(model)["metric"]
+    assert metric.baseline_gain_.status == "baseline" and metric.baseline_gain_.baseline_score == 1.0
+    np.testing.assert_array_equal(metric.weights_, np.ones(metric.n_features_in_))
+
+
+@pytest.mark.parametrize("n_anchors, statuses", [(3, {"unchecked"}), (4, {"learned", "baseline"})])
+def test_fit_relative_on_four_triplets_is_not_silent(files, tmp_path, n_anchors, statuses):
+    rows = [line for line in files["triplets"].read_text(encoding="utf-8").splitlines()[1:]]
+    picked, anchors = [], set()
+    for line in rows:
+        a = line.split("\t")[0]
+        if a not in anchors and len(anchors) == n_anchors:
+            continue
+        anchors.add(a)
+        picked.append(line)
+        if len(picked) == 4:
+            break
+    path = tmp_path / "four.tsv"
+    path.write_text("\n".join(picked) + "\n", encoding="utf-8")
+    model = tmp_path / "four.npz"
+    code, out, err = run_cli(["fit", "--method", "relative", "--input", files["docs"], "--triplets", path,
+                              "--model", model, "--json"])
+    assert code == 0, err
+    report = json.loads(out)["baseline_gain"]
+    assert report["status"] in statuses
+    if report["status"] != "learned":
+        # a model that is unchecked or fell back says so on stderr
+        assert "warning:" in err and ("not checked" in err or "falls back" in err), err
+    if report["status"] == "unchecked":
+        assert f"{n_anchors} anchors" in report["reason"]
+    metric = load(model)["metric"]
+    assert np.count_nonzero(metric.weights_) > 0

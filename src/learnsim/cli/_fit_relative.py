@@ -9,25 +9,39 @@ Supervision, with --input documents that have ids (id<TAB>text, or .jsonl with "
   log, as in the paper's motivation). Each distinct query text joins the collection the
   vectoriser and the metric see; it becomes the anchor of the triplet (query, clicked, skipped).
 
-A seeded --validation-fraction of the anchors (default 0.25) and their triplets are held out: the
-slack weight C is the one of a grid whose fit on the other triplets satisfies the most held-out
-triplets (:func:`learnsim.relative.select_C`, as ``learnsim reproduce relative``), then the
-metric is refitted with that C on all the triplets. Features: binary term presence, not
-normalised, as the paper's learned metric (--weighting changes them).
+The triplets of a seeded --validation-fraction of the anchors (default 0.25; whole anchors, at
+least 2 held out and 2 kept) are held out. Every C of a grid is fitted on the other triplets, and
+each held-out triplet is scored under each fit and under W = 1, the unweighted Euclidean distance
+on the features that the family contains (1 when the anchor is closer to the closer document, 1/2
+on a tie, 0 otherwise). The rule of :mod:`learnsim.baseline`, with W = 1 as one more candidate:
+the candidate with the best mean is chosen (ties go to W = 1), and its gain over W = 1 is
+cross-fitted (:func:`learnsim.baseline.cross_fitted`: each held-out triplet is scored by the
+candidate chosen on the other half), so that choosing C on the same triplets does not inflate it.
+When a learned C is chosen and its cross-fitted gain is positive, the metric is refitted with that
+C on all the triplets; otherwise the saved metric is W = 1 and a warning says so. The report
+(``baseline_gain`` in --json, the line "Against the baseline:", and the saved model's
+``baseline_gain_``) gives the gain with a bootstrap interval. With fewer than four anchors
+nothing is measured: C is chosen on one held-out anchor, the model is fitted on all triplets and
+the report says it is unchecked. Features: binary term presence, not normalised, as the paper's
+learned metric (--weighting changes them).
 """
 from __future__ import annotations
 
+import dataclasses
 import time
+import warnings
 
 import numpy as np
 
 from .._progress import stage
+from ..baseline import BaselineWarning
 
 from ..io import DocumentFormatError
 from ._common import _save_model, UsageError, _print_json, read_documents
 from ._fit_links import unique_ids
 
 #: The C candidates (those of the relative reproduction, and the paper's 1) and the solver's gap.
+#: The held-out scores count a tie as 1/2 (see learnsim.relative.triplet_outcomes).
 C_GRID = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 1.0)
 TOL = 1e-3
 DEFAULT_VALIDATION_FRACTION = 0.25
@@ -81,6 +95,7 @@ def _triplet_indices(args, ids):
 
 
 def _split_by_anchor(T, fraction, seed):
+    """Too few anchors for the check (fewer than four): one or more held out to choose C."""
     anchors = np.unique(T[:, 0])
     if anchors.size < 2:
         raise UsageError("the triplets have a single anchor: C is chosen on triplets of held-out anchors, "
@@ -92,10 +107,67 @@ def _split_by_anchor(T, fraction, seed):
     return T[~mask], T[mask]
 
 
+def _held_out_scores(X, fit_T, valid_T, seed):
+    """Rows: W = 1, then each C of C_GRID fitted on fit_T; columns: the held-out triplets
+    (1 when right, 1/2 on a tie, 0 when wrong)."""
+    from ..relative import RelativeComparisonMetric, triplet_outcomes
+
+    rows = [triplet_outcomes(valid_T, X)]
+    for c in C_GRID:
+        model = RelativeComparisonMetric(C=c, tol=TOL, random_state=seed, baseline_holdout=None).fit(X, fit_T)
+        rows.append(triplet_outcomes(valid_T, model.transform(X)))
+    return np.vstack(rows)
+
+
+def _choose(X, T, fraction, seed):
+    """C and the check against W = 1 on the triplets of held-out anchors (module docstring).
+
+    Returns
+    -------
+    (C of the refit, report, held-out triplets, {C: mean held-out score}, W = 1's mean score)
+    """
+    from ..baseline import compare, cross_fitted, split_groups, unchecked
+    from ..relative import BASELINE_MEASURE, BASELINE_NAME
+
+    owner = "learnsim fit --method relative"
+    split = split_groups(T[:, 0], fraction, random_state=seed)
+    if split is None:
+        fit_T, valid_T = _split_by_anchor(T, fraction, seed)
+        rows = _held_out_scores(X, fit_T, valid_T, seed)
+        means = rows.mean(axis=1)
+        report = unchecked(f"the triplets have {np.unique(T[:, 0]).size} anchors: at least 4 are needed to hold "
+                           "the triplets of 2 out and learn from 2", baseline_name=BASELINE_NAME, owner=owner,
+                           stacklevel=3)
+        return (C_GRID[int(np.argmax(means[1:]))], report, valid_T, dict(zip(C_GRID, means[1:].tolist())),
+                float(means[0]))
+    ids, held = split
+    is_held = np.isin(T[:, 0], ids[held])
+    fit_T, valid_T = T[~is_held], T[is_held]
+    rows = _held_out_scores(X, fit_T, valid_T, seed)
+    means = rows.mean(axis=1)
+    chosen, learned = cross_fitted(rows, 0, random_state=seed)
+    # the C of a learned model: the chosen one or, when W = 1 is chosen, the best learned
+    # candidate (kept in the saved model's parameters and reported beside the fall-back)
+    best_C = C_GRID[chosen - 1] if chosen else C_GRID[int(np.argmax(means[1:]))]
+    n_held = int(held.sum())
+    report = compare(learned, rows[0], measure=BASELINE_MEASURE, unit=f"triplets of {n_held} held-out anchors",
+                     baseline_name=BASELINE_NAME, owner=owner, random_state=seed, stacklevel=3,
+                     detail={"C": best_C, "chosen": f"C = {best_C:g}" if chosen else "W = 1",
+                             "held_out_anchors": n_held, "training_triplets": int(fit_T.shape[0]),
+                             "cross_fitted": True})
+    if chosen == 0 and not report.fell_back:
+        # W = 1 has the best mean on the held-out triplets, so the model is W = 1, though the
+        # choice made on each half (the cross-fitted gain) would have gained a little
+        report = dataclasses.replace(report, status="baseline")
+        warnings.warn(f"{owner}: W = 1 scores best on the held-out triplets, so the model is W = 1; "
+                      f"{report.summary()}", BaselineWarning, stacklevel=3)
+    return best_C, report, valid_T, dict(zip(C_GRID, means[1:].tolist())), float(means[0])
+
+
 def fit_relative(args, model_path, summary):
     import scipy.sparse as sp
 
-    from ..relative import RelativeComparisonMetric, select_C
+    from ..relative import RelativeComparisonMetric
     from ..text import TextVectorizer
 
     if args.triplets is None and args.clicks is None:
@@ -112,20 +184,24 @@ def fit_relative(args, model_path, summary):
     X = sp.csr_matrix(vectorizer.fit_transform(texts), dtype=np.float64)
     vec_seconds = time.perf_counter() - start
     fraction = args.validation_fraction or DEFAULT_VALIDATION_FRACTION
-    fit_T, valid_T = _split_by_anchor(T, fraction, args.seed)
+    if np.unique(T[:, 0]).size < 2:
+        _split_by_anchor(T, fraction, args.seed)               # the usage error, before any fitting
     start = time.perf_counter()
-    with stage("relative: choosing C on held-out triplets"):
-        best_C, scores = select_C(X, fit_T, valid_T, Cs=C_GRID, tol=TOL, random_state=args.seed)
+    with stage("relative: choosing C and checking against W = 1 on held-out anchors"):
+        best_C, report, valid_T, scores, baseline_score = _choose(X, T, fraction, args.seed)
     with stage("relative: learning the metric"):
-        metric = RelativeComparisonMetric(C=best_C, tol=TOL, random_state=args.seed).fit(X, T)
+        metric = RelativeComparisonMetric(C=best_C, tol=TOL, random_state=args.seed, baseline_holdout=None)
+        metric.fit(X, T)._with_report(report)
     metric_seconds = time.perf_counter() - start
+    report = metric.baseline_gain_
     _save_model({"vectorizer": vectorizer, "metric": metric}, model_path)
     summary.update(documents=len(docs), queries=len(query_texts) if kind == "clicks" else None,
                    supervision=kind, triplets=int(T.shape[0]), validation_triplets=int(valid_T.shape[0]),
                    features=int(X.shape[1]), weighting=weighting, C=best_C,
                    validation_accuracy=scores[best_C], validation_accuracy_by_C=scores,
+                   validation_accuracy_baseline=baseline_score, model="W = 1" if report.fell_back else "learned",
                    training_accuracy=float(metric.score(X, T)), nonzero_weights=int(np.count_nonzero(metric.weights_)),
-                   vectorizer_seconds=vec_seconds, metric_seconds=metric_seconds,
+                   baseline_gain=report.to_dict(), vectorizer_seconds=vec_seconds, metric_seconds=metric_seconds,
                    fit_seconds=vec_seconds + metric_seconds)
     if args.json:
         _print_json(summary)
@@ -133,9 +209,15 @@ def fit_relative(args, model_path, summary):
     source = (f"{summary['triplets']} click triplets of {summary['queries']} queries" if kind == "clicks"
               else f"{summary['triplets']} triplets")
     print(f"Fitted on {source} over {summary['documents']} documents, {summary['features']} features ({weighting}).")
-    print(f"Relative comparisons: C = {best_C:g}, chosen on {summary['validation_triplets']} triplets of held-out "
-          f"anchors (validation accuracy {scores[best_C]:.3f}); refitted on all triplets, "
-          f"{summary['nonzero_weights']} features with a weight.")
+    if report.fell_back:
+        print(f"Relative comparisons: the model is W = 1 (every feature weighs 1: the Euclidean distance on the "
+              f"features); the learned weights (best C = {best_C:g}) did not beat it on "
+              f"{summary['validation_triplets']} triplets of held-out anchors.")
+    else:
+        print(f"Relative comparisons: C = {best_C:g}, chosen on {summary['validation_triplets']} triplets of held-out "
+              f"anchors (validation accuracy {scores[best_C]:.3f}); refitted on all triplets, "
+              f"{summary['nonzero_weights']} features with a weight.")
+    print(f"Against the baseline: {report.summary()}")
     print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, metric "
           f"{metric_seconds:.2f} s); saved {model_path}.")
     return 0
