@@ -114,7 +114,8 @@ def run_demo(out_dir=DEFAULT_OUT_DIR, seed=0):
     dict
         ``methods``: method -> {"ap11", "r_precision", "map", "p@10", "fit_seconds",
         "ap11_ratio_to_cosine"}; ``selected``: the settings the automatic selection chose
-        (n_basis, shrinkage, complement_weight); ``corpus``: sizes of the corpus and split;
+        (n_basis, shrinkage, complement_weight); ``baseline_gain``: the fit's learned-against-Euclid
+        check on training clusters it held out (:meth:`learnsim.baseline.BaselineGain.to_dict`); ``corpus``: sizes of the corpus and split;
         ``pr_curves``: method -> 11 interpolated precisions at ``recall_levels``;
         ``results_json`` and ``plot``: paths written (``plot`` None when skipped); ``notes``;
         ``seed``; ``seconds``.
@@ -205,6 +206,8 @@ def _run_demo(out_dir, seed):
         },
         "selected": {"n_basis": mcd.n_basis_, "shrinkage": mcd.shrinkage_,
                      "complement_weight": mcd.complement_weight_},
+        # learned against Euclid on training clusters the fit held out (learnsim.baseline)
+        "baseline_gain": None if mcd.baseline_gain_ is None else mcd.baseline_gain_.to_dict(),
         "methods": methods,
         "recall_levels": [float(r) for r in recall],
         "pr_curves": {m: [float(p) for p in c] for m, c in curves.items()},

@@ -42,7 +42,13 @@ def run(args):
           f"{corpus['n_train_clusters']} clusters, evaluated on the {corpus['n_test_documents']} documents "
           f"of {corpus['n_test_clusters']} held-out clusters (leave-one-out retrieval).")
     print(f"Automatic selection chose n_basis={sel['n_basis']}, shrinkage={sel['shrinkage']:g}, "
-          f"complement_weight={sel['complement_weight']:g}.\n")
+          f"complement_weight={sel['complement_weight']:g}.")
+    if result.get("baseline_gain") is not None:
+        from ..baseline import BaselineGain
+
+        print(f"Checked against Euclid on training clusters held out of the fit: "
+              f"{BaselineGain.from_dict(result['baseline_gain']).summary()}.")
+    print()
     rows = []
     for name in METHODS:
         m = result["methods"][name]
