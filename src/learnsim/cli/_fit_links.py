@@ -173,8 +173,11 @@ def fit_linklearn(args, model_path, summary):
         _print_json(summary)
         return 0
     use = "early stopping" if variant == "paper" else "the validation AvgP"
+    detail = report.detail if report is not None else {}
+    held = detail.get("held_out_documents", detail.get("held_out_articles"))
+    judged = "" if held is None else f" ({held} of them held out to judge learned against baseline)"
     print(f"Fitted on {summary['documents']} documents with {summary['links']} links, {summary['features']} "
-          f"terms: {summary['train_documents']} documents ({summary['train_links']} links) to learn from, "
+          f"terms: {summary['train_documents']} documents ({summary['train_links']} links) to learn from{judged}, "
           f"{summary['validation_documents']} ({summary['validation_links']} links) for {use}.")
     if variant == "paper":
         print(f"LinkLearn (paper 002's eq. 5, in-domain): learning rate {settings['learning_rate']:g}, best "
