@@ -13,7 +13,7 @@ import learnsim.relative as relative
 from learnsim.baseline import BaselineWarning
 from learnsim.evaluation import evaluate_triplets
 from learnsim.persistence import load, save
-from learnsim.relative import RelativeComparisonMetric, triplet_outcomes
+from learnsim.relative import RelativeComparisonMetric, anchor_means, triplet_outcomes
 from learnsim.supervision import sample_label_triplets
 
 
@@ -66,10 +66,12 @@ def test_learned_wins_on_held_out_anchors_and_is_refitted_on_all(monkeypatch):
     (groups, (ids, held)), = splits
     np.testing.assert_array_equal(groups, T[:, 0])
     held_anchors = ids[held]
-    assert held.sum() == report.detail["held_out_anchors"] == round(0.2 * ids.size)
-    assert report.n_units == np.isin(T[:, 0], held_anchors).sum()
+    # one unit per held-out anchor, scored over all its triplets
+    assert report.n_units == held.sum() == round(0.2 * ids.size)
+    n_held = np.isin(T[:, 0], held_anchors).sum()
+    assert report.detail["held_out_triplets"] == n_held > report.n_units
     first, second = seen
-    assert not np.isin(first[:, 0], held_anchors).any() and len(first) == len(T) - report.n_units
+    assert not np.isin(first[:, 0], held_anchors).any() and len(first) == len(T) - n_held
     # ... and the kept model is the fit on every triplet, as without the check
     np.testing.assert_array_equal(second, T)
     monkeypatch.undo()
@@ -160,11 +162,12 @@ def test_all_zero_weights_are_never_kept(holdout):
     np.testing.assert_array_equal(small.weights_, np.ones(20))
 
 
-def test_triplet_outcomes_counts_ties_as_half():
+def test_triplet_outcomes_counts_ties_as_half_and_anchor_means_average_them():
     Z = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [3.0, 0.0]])
-    T = np.array([[0, 1, 3], [0, 3, 1], [0, 1, 2]])
-    np.testing.assert_array_equal(triplet_outcomes(T, Z), [1.0, 0.0, 0.5])
-    np.testing.assert_array_equal(triplet_outcomes(T, sp.csr_matrix(Z)), [1.0, 0.0, 0.5])
+    T = np.array([[0, 1, 3], [0, 3, 1], [0, 1, 2], [3, 1, 0]])
+    np.testing.assert_array_equal(triplet_outcomes(T, Z), [1.0, 0.0, 0.5, 1.0])
+    np.testing.assert_array_equal(triplet_outcomes(T, sp.csr_matrix(Z)), [1.0, 0.0, 0.5, 1.0])
+    np.testing.assert_allclose(anchor_means(T, triplet_outcomes(T, Z)), [0.5, 1.0])
 
 
 def test_saved_model_keeps_the_report(tmp_path):

@@ -13,10 +13,12 @@ The triplets of a seeded --validation-fraction of the anchors (default 0.25; who
 least 2 held out and 2 kept) are held out. Every C of a grid is fitted on the other triplets, and
 each held-out triplet is scored under each fit and under W = 1, the unweighted Euclidean distance
 on the features that the family contains (1 when the anchor is closer to the closer document, 1/2
-on a tie, 0 otherwise). The rule of :mod:`learnsim.baseline`, with W = 1 as one more candidate:
-the candidate with the best mean is chosen (ties go to W = 1), and its gain over W = 1 is
-cross-fitted (:func:`learnsim.baseline.cross_fitted`: each held-out triplet is scored by the
-candidate chosen on the other half), so that choosing C on the same triplets does not inflate it.
+on a tie, 0 otherwise); a held-out anchor scores the mean over its triplets (the anchors, not the
+triplets that share one, are the independent units). The rule of :mod:`learnsim.baseline`, with
+W = 1 as one more candidate: the candidate with the best mean over the anchors is chosen (ties go
+to W = 1), and its gain over W = 1 is cross-fitted (:func:`learnsim.baseline.cross_fitted`: each
+held-out anchor is scored by the candidate chosen on the other half of the anchors), so that
+choosing C on the same anchors does not inflate it.
 When a learned C is chosen and its cross-fitted gain is positive, the metric is refitted with that
 C on all the triplets; otherwise the saved metric is W = 1 and a warning says so. The report
 (``baseline_gain`` in --json, the line "Against the baseline:", and the saved model's
@@ -41,7 +43,8 @@ from ._common import _save_model, UsageError, _print_json, read_documents
 from ._fit_links import unique_ids
 
 #: The C candidates (those of the relative reproduction, and the paper's 1) and the solver's gap.
-#: The held-out scores count a tie as 1/2 (see learnsim.relative.triplet_outcomes).
+#: The held-out scores count a tie as 1/2 and are averaged per anchor (learnsim.relative.triplet_outcomes,
+#: anchor_means).
 C_GRID = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 1.0)
 TOL = 1e-3
 DEFAULT_VALIDATION_FRACTION = 0.25
@@ -108,14 +111,14 @@ def _split_by_anchor(T, fraction, seed):
 
 
 def _held_out_scores(X, fit_T, valid_T, seed):
-    """Rows: W = 1, then each C of C_GRID fitted on fit_T; columns: the held-out triplets
-    (1 when right, 1/2 on a tie, 0 when wrong)."""
-    from ..relative import RelativeComparisonMetric, triplet_outcomes
+    """Rows: W = 1, then each C of C_GRID fitted on fit_T; columns: the anchors of valid_T, each
+    the mean over its triplets of 1 (right), 1/2 (tie), 0 (wrong)."""
+    from ..relative import RelativeComparisonMetric, anchor_means, triplet_outcomes
 
-    rows = [triplet_outcomes(valid_T, X)]
+    rows = [anchor_means(valid_T, triplet_outcomes(valid_T, X))]
     for c in C_GRID:
         model = RelativeComparisonMetric(C=c, tol=TOL, random_state=seed, baseline_holdout=None).fit(X, fit_T)
-        rows.append(triplet_outcomes(valid_T, model.transform(X)))
+        rows.append(anchor_means(valid_T, triplet_outcomes(valid_T, model.transform(X))))
     return np.vstack(rows)
 
 
@@ -149,11 +152,10 @@ def _choose(X, T, fraction, seed):
     # the C of a learned model: the chosen one or, when W = 1 is chosen, the best learned
     # candidate (kept in the saved model's parameters and reported beside the fall-back)
     best_C = C_GRID[chosen - 1] if chosen else C_GRID[int(np.argmax(means[1:]))]
-    n_held = int(held.sum())
-    report = compare(learned, rows[0], measure=BASELINE_MEASURE, unit=f"triplets of {n_held} held-out anchors",
+    report = compare(learned, rows[0], measure=BASELINE_MEASURE, unit=f"held-out anchors ({len(valid_T)} triplets)",
                      baseline_name=BASELINE_NAME, owner=owner, random_state=seed, stacklevel=3,
                      detail={"C": best_C, "chosen": f"C = {best_C:g}" if chosen else "W = 1",
-                             "held_out_anchors": n_held, "training_triplets": int(fit_T.shape[0]),
+                             "held_out_triplets": len(valid_T), "training_triplets": int(fit_T.shape[0]),
                              "cross_fitted": True})
     if chosen == 0 and not report.fell_back:
         # W = 1 has the best mean on the held-out triplets, so the model is W = 1, though the
@@ -197,6 +199,7 @@ def fit_relative(args, model_path, summary):
     _save_model({"vectorizer": vectorizer, "metric": metric}, model_path)
     summary.update(documents=len(docs), queries=len(query_texts) if kind == "clicks" else None,
                    supervision=kind, triplets=int(T.shape[0]), validation_triplets=int(valid_T.shape[0]),
+                   validation_anchors=int(np.unique(valid_T[:, 0]).size),
                    features=int(X.shape[1]), weighting=weighting, C=best_C,
                    validation_accuracy=scores[best_C], validation_accuracy_by_C=scores,
                    validation_accuracy_baseline=baseline_score, model="W = 1" if report.fell_back else "learned",
@@ -212,10 +215,11 @@ def fit_relative(args, model_path, summary):
     if report.fell_back:
         print(f"Relative comparisons: the model is W = 1 (every feature weighs 1: the Euclidean distance on the "
               f"features); the learned weights (best C = {best_C:g}) did not beat it on "
-              f"{summary['validation_triplets']} triplets of held-out anchors.")
+              f"the {summary['validation_triplets']} triplets of {summary['validation_anchors']} held-out anchors.")
     else:
-        print(f"Relative comparisons: C = {best_C:g}, chosen on {summary['validation_triplets']} triplets of held-out "
-              f"anchors (validation accuracy {scores[best_C]:.3f}); refitted on all triplets, "
+        print(f"Relative comparisons: C = {best_C:g}, chosen on the {summary['validation_triplets']} triplets of "
+              f"{summary['validation_anchors']} held-out anchors (validation accuracy {scores[best_C]:.3f}, mean per "
+              f"anchor); refitted on all triplets, "
               f"{summary['nonzero_weights']} features with a weight.")
     print(f"Against the baseline: {report.summary()}")
     print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, metric "
