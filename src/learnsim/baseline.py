@@ -181,12 +181,18 @@ def _rng(random_state):
     return np.random.default_rng(random_state)
 
 
-def paired_bootstrap(diff, *, confidence=0.95, n_resamples=N_RESAMPLES, random_state=0):
+def paired_bootstrap(diff, *, groups=None, confidence=0.95, n_resamples=N_RESAMPLES, random_state=0):
     """Percentile bootstrap interval of the mean of ``diff`` (one paired difference per unit).
+
+    Parameters
+    ----------
+    groups : array-like (n_units,), optional
+        Units that share a group are not independent (queries of one held-out cluster): whole
+        groups are resampled (a cluster bootstrap), and the interval widens accordingly.
 
     Returns
     -------
-    (low, high) : floats. With a single unit both are that unit's difference.
+    (low, high) : floats. With a single unit (or group) both are the mean difference.
     """
     d = np.asarray(diff, dtype=np.float64).ravel()
     if d.size == 0:
@@ -195,19 +201,28 @@ def paired_bootstrap(diff, *, confidence=0.95, n_resamples=N_RESAMPLES, random_s
         raise ValueError("paired_bootstrap: the differences must be finite")
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1); got {confidence!r}")
-    if d.size == 1 or np.all(d == d[0]):
-        return float(d[0]), float(d[0])
+    if groups is None:
+        sums, counts = d, np.ones_like(d)
+    else:
+        g = np.asarray(groups).ravel()
+        if g.shape != d.shape:
+            raise ValueError(f"groups must have one entry per difference ({d.size}); got {g.size}")
+        _, inverse = np.unique(g, return_inverse=True)
+        sums, counts = np.bincount(inverse, weights=d), np.bincount(inverse).astype(np.float64)
+    mean = float(d.mean())
+    if sums.size == 1 or np.all(d == d[0]):
+        return mean, mean
     rng = _rng(random_state)
-    n = d.size
+    n = sums.size
     means = np.empty(n_resamples)
     # resample in blocks so that n_resamples x n indices are never held at once
     step = max(1, 2**22 // n)
     for start in range(0, n_resamples, step):
         stop = min(n_resamples, start + step)
-        means[start:stop] = d[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
+        idx = rng.integers(0, n, size=(stop - start, n))
+        means[start:stop] = sums[idx].sum(axis=1) / counts[idx].sum(axis=1)
     tail = (1 - confidence) / 2
     low, high = np.quantile(means, [tail, 1 - tail])
-    mean = float(d.mean())
     # the percentile interval always holds the sample mean up to rounding; make it exact
     return float(min(low, mean)), float(max(high, mean))
 
@@ -216,13 +231,14 @@ def _warn(message, stacklevel):
     warnings.warn(message, BaselineWarning, stacklevel=stacklevel + 1)
 
 
-def compare(learned, baseline, *, measure, unit, baseline_name, owner, confidence=0.95, random_state=0,
-            detail=None, stacklevel=2):
+def compare(learned, baseline, *, measure, unit, baseline_name, owner, groups=None, confidence=0.95,
+            random_state=0, detail=None, stacklevel=2):
     """Learned against baseline, one score per held-out unit (higher is better).
 
     Keeps the learned part when the mean gain is positive; otherwise returns a report whose
     ``status`` is ``"baseline"`` and warns (:class:`BaselineWarning`) that ``owner`` falls back.
     Units where either score is NaN (e.g. a query without a relevant held-out item) are dropped.
+    ``groups`` (one per unit) makes the interval a cluster bootstrap (see :func:`paired_bootstrap`).
     """
     a = np.asarray(learned, dtype=np.float64).ravel()
     b = np.asarray(baseline, dtype=np.float64).ravel()
@@ -230,11 +246,16 @@ def compare(learned, baseline, *, measure, unit, baseline_name, owner, confidenc
         raise ValueError(f"learned and baseline scores differ in length: {a.size} and {b.size}")
     keep = np.isfinite(a) & np.isfinite(b)
     a, b = a[keep], b[keep]
+    if groups is not None:
+        groups = np.asarray(groups).ravel()
+        if groups.shape != keep.shape:
+            raise ValueError(f"groups must have one entry per unit ({keep.size}); got {groups.size}")
+        groups = groups[keep]
     if a.size == 0:
         return unchecked(f"none of the {unit} could be scored", baseline_name=baseline_name, owner=owner,
                          stacklevel=stacklevel + 1)
     diff = a - b
-    low, high = paired_bootstrap(diff, confidence=confidence, random_state=random_state)
+    low, high = paired_bootstrap(diff, groups=groups, confidence=confidence, random_state=random_state)
     gain = float(diff.mean())
     status = "learned" if gain > 0 else "baseline"
     report = BaselineGain(status=status, measure=measure, unit=unit, baseline=baseline_name,

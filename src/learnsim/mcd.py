@@ -253,8 +253,8 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
                                     measures=(measure,))[measure]
         self.baseline_gain_ = compare(
             learned, euclid, measure=_MEASURE_NAMES[measure], unit="held-out queries (items of "
-            f"{take.size} held-out clusters)", baseline_name=_BASELINE, owner="MinimumClusterDistortion",
-            random_state=rng, stacklevel=3,
+            f"{take.size} held-out clusters; the interval resamples whole clusters)", baseline_name=_BASELINE,
+            owner="MinimumClusterDistortion", groups=yv, random_state=rng, stacklevel=3,
             detail={"n_basis": probe.n_basis_, "shrinkage": probe.shrinkage_,
                     "complement_weight": probe.complement_weight_, "held_out_clusters": int(take.size)})
         chosen = {"n_basis": [probe.n_basis_], "shrinkage": [probe.shrinkage_],
