@@ -41,12 +41,16 @@ def data(tmp_path_factory):
 
 
 def test_fit_film_on_pairs_stores_the_validated_matcher(data):
-    from learnsim.matching import ThresholdMatcher
+    from learnsim.matching import PairwiseKNNMatcher, ThresholdMatcher
+    from learnsim.pair_classifier import PairClassifierMatcher
+    from learnsim.scoring import MatchRule
 
     parts = load(data["model"])
-    assert set(parts) == {"vectorizer", "metric", "matcher", "search"}
-    assert isinstance(parts["matcher"], ThresholdMatcher) and parts["matcher"].input_weight_ is not None
-    assert parts["matcher"].transformer.n_components == 4
+    assert set(parts) == {"vectorizer", "metric", "matcher", "match_rule", "search"}
+    assert isinstance(parts["matcher"], (ThresholdMatcher, PairwiseKNNMatcher, PairClassifierMatcher))
+    assert isinstance(parts["match_rule"], MatchRule) and parts["match_rule"].baseline_gain is not None
+    # auto compared every rule (and the input-cosine threshold) on the held-out pairs
+    assert set(parts["match_rule"].accuracies) >= {"cosine", "threshold", "knn", "classifier"}
 
 
 def test_match_pairs_prints_a_probability_and_a_decision_per_pair(data):
@@ -54,10 +58,9 @@ def test_match_pairs_prints_a_probability_and_a_decision_per_pair(data):
     assert code == 0, err
     result = json.loads(out)
     assert result["n_pairs"] == 10 and len(result["pairs"]) == 10
-    matcher = load(data["model"])["matcher"]
     for row in result["pairs"]:
         assert 0.0 <= row["probability"] <= 1.0
-        assert row["duplicate"] == (row["similarity"] >= matcher.threshold_)
+        assert row["duplicate"] == (row["score"] >= result["threshold"])
     code, out, _ = run_cli(["match", "--model", data["model"], "--pairs", data["decide"]])
     assert code == 0 and "P(dup)" in out and ("duplicate" in out or "different" in out)
     assert len(out.strip().splitlines()) == 2 + 2 + 10
@@ -81,7 +84,7 @@ def test_match_corpus_lists_near_duplicates_above_the_threshold(data):
     assert result["n_pairs"] > 0
     pairs = [(r["index_a"], r["index_b"]) for r in result["pairs"]]
     assert all(a < b for a, b in pairs) and len(set(pairs)) == len(pairs)
-    assert all(r["similarity"] >= result["threshold"] for r in result["pairs"])
+    assert all(r["score"] >= result["threshold"] for r in result["pairs"])
     same_topic = np.mean([data["labels"][a] == data["labels"][b] for a, b in pairs])
     assert same_topic > 0.7
     code, out, _ = run_cli(["match", "--model", data["model"], "--corpus", data["docs"]])

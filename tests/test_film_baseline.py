@@ -77,6 +77,8 @@ def test_similarity_is_the_validated_mix_and_transform_the_map_alone(learned):
     np.testing.assert_allclose(S, want, atol=1e-12)
     idx = np.array([[0, 1], [2, 9], [4, 4]])
     np.testing.assert_allclose(est.pair_similarity(idx, X=X), S[idx[:, 0], idx[:, 1]], atol=1e-12)
+    np.testing.assert_allclose(est.learned_similarity(X[:20], X), _unit(E) @ _unit(X @ est.components_.T).T,
+                               atol=1e-12)
     # sparse input gives the same similarity
     np.testing.assert_allclose(est.similarity(sp.csr_matrix(X[:20]), sp.csr_matrix(X)), S, atol=1e-12)
 

@@ -781,6 +781,13 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         S = HA @ HB.T
         return S.toarray() if sp.issparse(S) else np.asarray(S)
 
+    def learned_similarity(self, A, B=None):
+        """The cosine in the learned space alone, cos(La, Lb), whatever ``input_weight_`` is (the
+        paper's matching similarity, sec. 3.3; what ``learnsim explain`` decomposes)."""
+        EA = _unit_rows(self.transform(self._check_input(A, "A")))
+        EB = EA if B is None else _unit_rows(self.transform(self._check_input(B, "B")))
+        return EA @ EB.T
+
     def pair_similarity(self, pairs, X=None):
         """The model's similarity (:meth:`similarity`) of each pair (same input forms as
         :meth:`pair_distance`: index pairs with ``X``, or an (n_pairs, 2, n_features) array)."""

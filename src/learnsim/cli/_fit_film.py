@@ -1,5 +1,18 @@
-"""``learnsim fit --method film``: FILM from labelled documents or duplicate pairs; with pairs,
-the matching and search rules are chosen on held-out pairs."""
+"""``learnsim fit --method film``: FILM from labelled documents or duplicate pairs.
+
+Against the baseline (issue 13, :mod:`learnsim.baseline`), the input cosine:
+
+- from labelled documents, FILM holds out whole clusters itself (``baseline_holdout``, from
+  --baseline-holdout) and chooses the weight of the input cosine in its similarity there;
+- from pairs, --validation-fraction of the pairs are held out: the duplicate rule
+  (:func:`learnsim.scoring.choose_matcher`: the mixed-cosine threshold, the pair classifier
+  or the pairwise kNN rule, per --matcher) is chosen on them and measured per pair against a
+  threshold on the input cosine, and the search weight (:class:`learnsim.scoring.SearchRule`)
+  per held-out duplicate query against the input cosine (recall@1). Both reports are printed,
+  in --json (``match_baseline_gain``, ``baseline_gain``) and saved (parts "match_rule" and
+  "search"). --baseline-holdout none keeps the rules chosen on the held-out pairs without the
+  comparison.
+"""
 from __future__ import annotations
 
 import time
@@ -8,7 +21,7 @@ import numpy as np
 
 from .._progress import stage
 from ._common import _note, _print_json, _save_model, UsageError
-from ._fit_text import print_fitted_on, read_and_vectorize
+from ._fit_text import baseline_holdout, print_baseline, print_fitted_on, read_supervision, vectorize
 
 # FILM's n_components when --dimensions is not given (the paper's d), capped by the data.
 _DEFAULT_FILM_DIMENSIONS = 100
@@ -18,26 +31,59 @@ _DEFAULT_PAIRS_VALIDATION_FRACTION = 0.2
 _FILM_NEIGHBOURS = 10
 
 
+#: --matcher: the duplicate rules ``learnsim fit --method film --pairs`` may choose among
+#: (learnsim.scoring.choose_matcher); "auto" tries them all.
+MATCHER_CHOICES = ("auto", "threshold", "classifier", "knn")
+MATCHER_HELP = ("film with --pairs: the duplicate rule 'learnsim match' uses: a threshold on FILM's cosine mixed "
+                "with the input cosine (threshold), the learned pair classifier (classifier), the paper's "
+                "pairwise kNN rule (knn), or whichever is most accurate on the held-out pairs (auto, default); "
+                "each is measured against a threshold on the input cosine, which it falls back to when it "
+                "does not beat it")
+
+
 def fit_film(args, model_path, summary):
     """Fit, save and report FILM (``learnsim fit --method film``)."""
-    vectorizer, X, labels, pairs, vec_seconds = read_and_vectorize(args, summary)
+    texts, labels, pairs = read_supervision(args, summary)
+    args.weighting = args.weighting or "tfidf"
+    vectorizer, X, vec_seconds = vectorize(args, texts, args.weighting, summary)
+    holdout = baseline_holdout(args)
+    choice = getattr(args, "matcher", None)
+    if pairs is None and choice not in (None, "auto"):
+        raise UsageError("--matcher chooses the duplicate rule of a FILM fitted on --pairs; it does not apply "
+                         "to --input")
     held = None
     if pairs is not None:
         all_pairs = pairs
         pairs, held = _split_validation_pairs(pairs, args)
-    metric, y = _film_with_supervision(args, X, labels, pairs)
+    # with pairs, the held-out pairs judge the duplicate and search rules against the input
+    # cosine (below); FILM itself is fitted on all the training pairs
+    metric, y = _film_with_supervision(args, X, labels, pairs, None if held is not None else holdout)
     start = time.perf_counter()
     with stage("FILM: learning the metric"):
         metric.fit(X, y)
     parts = {"vectorizer": vectorizer, "metric": metric}
     if held is not None:
-        with stage("FILM: choosing the duplicate and search rules on held-out pairs"):
-            parts["matcher"] = matcher = _validated_matcher(metric, X, held)
-            parts["search"] = search = _validated_search(metric, X, held, all_pairs)
-        summary.update(validation_pairs=held.n_pairs, input_weight=matcher.input_weight_,
-                       threshold=matcher.threshold_, validation_accuracy=matcher.validation_accuracy_)
+        from ..scoring import MATCHERS, choose_matcher
+
+        candidates = MATCHERS if choice in (None, "auto") else (choice,)
+        with stage("FILM: choosing the duplicate rule on held-out pairs"):
+            matcher, rule = choose_matcher(metric, X, pairs, held, texts=texts, vectorizer=vectorizer,
+                                           candidates=candidates, check_baseline=holdout is not None,
+                                           random_state=args.seed)
+        with stage("FILM: choosing the search rule on held-out duplicates"):
+            search = _validated_search(metric, X, held, all_pairs, args.seed, holdout is not None)
+        parts.update(matcher=matcher, match_rule=rule, search=search)
+        # input_weight: the mixed-cosine threshold rule's weight (chosen on all the held-out pairs),
+        # whichever rule decides; threshold: the deciding rule's, when it is a threshold
+        summary.update(validation_pairs=held.n_pairs, matcher=rule.matcher, matcher_accuracies=rule.accuracies,
+                       validation_accuracy=rule.accuracies.get(rule.matcher), input_weight=rule.mixed_input_weight)
+        if hasattr(matcher, "input_weight_"):
+            summary.update(threshold=matcher.threshold_)
         summary.update(search_input_weight=search.input_weight,
-                       search_validation_recall_at_1=float(search.weight_scores.max()))
+                       search_validation_recall_at_1=float(np.max(search.weight_scores)),
+                       baseline_gain=_report(search.baseline_gain), match_baseline_gain=_report(rule.baseline_gain))
+    else:
+        summary.update(input_weight=metric.input_weight_, baseline_gain=_report(metric.baseline_gain_))
     metric_seconds = time.perf_counter() - start
     summary.update(n_components=int(metric.n_components), svd_rank=metric.svd_rank_,
                    triplets=metric.n_triplets_, n_iter=metric.n_iter_, converged=metric.converged_)
@@ -52,17 +98,41 @@ def fit_film(args, model_path, summary):
     print(f"Metric: FILM, {summary['n_components']} dimensions, svd_rank={summary['svd_rank']}, "
           f"{summary['triplets']} triplets, {summary['n_iter']} iterations "
           f"({'converged' if summary['converged'] else 'not converged'}).")
-    if held is not None:
-        w = summary["input_weight"]
-        print(f"Matching rule chosen on {held.n_pairs} held-out pairs: similarity = {w:g} x input cosine + "
-              f"{1 - w:g} x learned cosine, duplicate from {summary['threshold']:.4f} (validation accuracy "
-              f"{summary['validation_accuracy']:.3f}); 'learnsim match' uses it.")
-        print(f"Search rule chosen on the held-out duplicates: {summary['search_input_weight']:g} x input cosine + "
-              f"{1 - summary['search_input_weight']:g} x learned cosine (validation recall@1 "
-              f"{summary['search_validation_recall_at_1']:.3f}); 'learnsim search' uses it.")
+    if held is None:
+        w = metric.input_weight_
+        print(f"Similarity: {w:g} x input cosine + {1 - w:g} x cosine in FILM's learned space"
+              f"{' (weight chosen on held-out clusters)' if metric.baseline_gain_ is not None else ''}.")
+        print_baseline(metric.baseline_gain_)
+    else:
+        _print_pair_rules(summary, held, matcher, rule, search)
     print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, metric "
           f"{metric_seconds:.2f} s); saved {model_path}.")
     return 0
+
+
+def _report(report):
+    return None if report is None else report.to_dict()
+
+
+_RULE_WORDS = {"cosine": "a threshold on the input cosine", "threshold": "a threshold on the mixed cosine",
+               "knn": "the pairwise kNN rule in FILM's space", "classifier": "the pair classifier",
+               "classifier+film": "the pair classifier with FILM's features"}
+
+
+def _print_pair_rules(summary, held, matcher, rule, search):
+    accuracies = ", ".join(f"{name} {acc:.3f}" for name, acc in rule.accuracies.items())
+    print(f"Duplicate rule chosen on {held.n_pairs} held-out pairs: {_RULE_WORDS[rule.matcher]}"
+          + (f" (held-out accuracy: {accuracies})" if accuracies else "") + "; 'learnsim match' uses it.")
+    if hasattr(matcher, "input_weight_") and matcher.input_weight_ is not None:
+        w = matcher.input_weight_
+        print(f"  similarity = {w:g} x input cosine + {1 - w:g} x learned cosine, duplicate from "
+              f"{matcher.threshold_:.4f}.")
+    if rule.baseline_gain is not None:
+        print(f"Against the baseline (duplicate rule): {rule.baseline_gain.summary()}.")
+    print(f"Search rule chosen on the held-out duplicates: {search.input_weight:g} x input cosine + "
+          f"{1 - search.input_weight:g} x learned cosine (validation recall@1 "
+          f"{summary['search_validation_recall_at_1']:.3f}); 'learnsim search' uses it.")
+    print_baseline(search.baseline_gain)
 
 
 def _film_triplets(pairs, X, seed):
@@ -112,19 +182,7 @@ def _split_validation_pairs(pairs, args):
     return train, held
 
 
-def _validated_matcher(metric, X, held):
-    """ThresholdMatcher(input_weight="auto") fitted on the held-out pairs: the mixing weight of
-    the input cosine, the duplicate threshold and the Platt calibration. It keeps only the rows
-    of those pairs as its collection (the model file stays small)."""
-    from ..matching import ThresholdMatcher
-    from ..supervision import Pairs
-
-    rows, inverse = np.unique(held.indices, return_inverse=True)
-    local = Pairs(inverse.reshape(held.indices.shape), labels=held.labels)
-    return ThresholdMatcher(metric, input_weight="auto").fit(X[rows], local)
-
-
-def _validated_search(metric, X, held, all_pairs):
+def _validated_search(metric, X, held, all_pairs, seed, check_baseline):
     """The search weight of FILM's input-cosine mix, chosen on the held-out duplicates: each of
     their texts searches the whole collection; its duplicates are the texts that chains of
     duplicate pairs (all of them) join to it."""
@@ -134,12 +192,12 @@ def _validated_search(metric, X, held, all_pairs):
     components = np.asarray(pairs_to_clusters(all_pairs, X.shape[0]).labels)
     queries = np.unique(held.indices[held.labels].ravel())
     queries = queries[components[queries] >= 0]
-    return SearchRule.select(metric, X, queries, components)
+    return SearchRule.select(metric, X, queries, components, random_state=seed, check_baseline=check_baseline)
 
 
-def _film_with_supervision(args, X, labels, pairs):
+def _film_with_supervision(args, X, labels, pairs, holdout):
     """The FILM to fit and what to fit it on: the cluster labels (FILM draws its triplets from
-    them) or triplets made of the duplicate pairs."""
+    them) or triplets made of the duplicate pairs. ``holdout``: FILM's own ``baseline_holdout``."""
     from .._progress import _default_enabled
     from ..film import FILM
 
@@ -153,5 +211,5 @@ def _film_with_supervision(args, X, labels, pairs):
     settings = {"n_components": d, "svd_rank": args.svd_rank}
     if args.max_iter is not None:
         settings["max_iter"] = args.max_iter
-    metric = FILM(**settings, random_state=args.seed, verbose=_default_enabled())
+    metric = FILM(**settings, baseline_holdout=holdout, random_state=args.seed, verbose=_default_enabled())
     return metric, y

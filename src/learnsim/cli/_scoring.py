@@ -3,9 +3,11 @@
 Each kind of model is used with the similarity it was trained and validated for:
 
 - FILM: the cosine in the learned space (the paper's matching rule, sec. 3.3), mixed with the
-  cosine of the input, w cos(x, x') + (1 - w) cos(Lx, Lx'), when ``learnsim fit`` validated a
-  mixing weight w on held-out pairs (the ThresholdMatcher stored in the model file;
-  :mod:`learnsim.hybrid`). A Euclidean distance in FILM's space is not what FILM learns: it
+  cosine of the input, w cos(x, x') + (1 - w) cos(Lx, Lx'), with the w validated at fit time:
+  for search on held-out duplicates (the SearchRule of a model fitted on pairs), else on
+  held-out pairs (the ThresholdMatcher of older pairs models), else FILM's own ``input_weight_``
+  chosen on held-out clusters (:mod:`learnsim.hybrid`, :mod:`learnsim.baseline`); w = 1 is the
+  input cosine, the model's fallback. A Euclidean distance in FILM's space is not what FILM learns: it
   ranks the documents whose embedding is short (few or rare words) first.
 - minimum cluster distortion and relative comparisons: the learned (Mahalanobis) distance.
 - LinkLearn: the inner product of the learned term weights (paper 002, sec. 2.1).
@@ -51,10 +53,19 @@ class Scorer:
         elif isinstance(metric, FILM):
             self.kind = "cosine"
             self.column, self.higher_is_closer = "similarity", True
+            # the weight chosen for search (pairs), else the duplicate rule's (older pairs models),
+            # else FILM's own (chosen on held-out clusters; 0 in models from before the check)
             w, chosen = getattr(search, "input_weight", None), "for search on held-out duplicates"
             if w is None:
                 w, chosen = getattr(matcher, "input_weight_", None), "on held-out pairs"
-            if w is not None and w > 0.0:
+            if w is None:
+                w, chosen = getattr(metric, "input_weight_", None), "on held-out clusters"
+            if w == 1.0:
+                self.input_weight = 1.0
+                self.name = "input cosine"
+                self.description = (f"the input cosine: FILM's learned part did not beat it {chosen}, so the "
+                                    "model falls back to it")
+            elif w is not None and w > 0.0:
                 self.input_weight = float(w)
                 self.name = f"mixed cosine (w={self.input_weight:g})"
                 self.description = (f"{self.input_weight:g} x input cosine + {1 - self.input_weight:g} x cosine "

@@ -27,16 +27,19 @@ def register(commands):
     match = commands.add_parser(
         "match", formatter_class=_formatter, help="decide which pairs of texts are duplicates",
         description=textwrap.dedent("""\
-            Decide duplicates with the matching rule 'learnsim fit --method film --pairs'
-            validated on held-out pairs: the pair's similarity (the input cosine mixed with the
-            cosine in FILM's learned space), a duplicate from the validated threshold, and a
-            calibrated probability (Platt scaling on the held-out pairs).
+            Decide duplicates with the duplicate rule 'learnsim fit --method film --pairs'
+            chose on held-out pairs (--matcher): a threshold on the pair's similarity (the
+            input cosine mixed with the cosine in FILM's learned space, or the input cosine
+            alone when learning did not beat it), the learned pair classifier, or the paper's
+            pairwise kNN rule (mutual nearest neighbours among the texts given), each with a
+            calibrated probability.
 
             --pairs FILE: one line per pair, a probability and a decision for each.
             --corpus FILE: every pair of near-duplicates within a collection. Each document's
             --neighbours nearest documents are scored block by block (never a documents x
-            documents matrix) and the pairs at or above the threshold are listed, most
-            probable first.
+            documents matrix) and the pairs the rule calls duplicates are listed, most
+            probable first (the classifier decides among the nearest by the model's search
+            similarity; the kNN rule looks at least at its own k neighbours).
 
             """) + PAIRS_LAYOUTS + textwrap.dedent("""
 
@@ -63,14 +66,109 @@ def register(commands):
     return match
 
 
+class DuplicateRule:
+    """The duplicate rule of a model file behind one interface, whichever matcher it holds: a
+    ThresholdMatcher (a threshold on a cosine), a PairwiseKNNMatcher (mutual nearest neighbours
+    among the collection) or a PairClassifierMatcher (a classifier on pair features, which needs
+    the texts). Methods take index pairs into a collection given by its vectors ``X`` and, for
+    the classifier, its ``texts`` (default: the texts the vectoriser returned by
+    :func:`load_matcher` transformed last, which is how ``learnsim evaluate`` passes them).
+
+    Attributes
+    ----------
+    matcher : the fitted matcher
+    name : str
+        The rule's name in the model's "match_rule" part ("cosine", "threshold", "knn",
+        "classifier", "classifier+film"); "threshold" for older models without it.
+    kind : {"threshold", "knn", "classifier"}
+    threshold_ : float
+        A pair is a duplicate when its ``pair_score`` reaches it (1.0 for the kNN rule, whose
+        score is 1 for mutual neighbours and 0 otherwise).
+    input_weight_ : float or None
+        The input-cosine weight of a threshold rule's similarity (None for the others).
+    """
+
+    def __init__(self, matcher, rule=None):
+        from ..matching import PairwiseKNNMatcher, ThresholdMatcher
+        from ..pair_classifier import PairClassifierMatcher
+
+        self.matcher = matcher
+        self.rule = rule
+        if isinstance(matcher, PairClassifierMatcher):
+            self.kind = "classifier"
+        elif isinstance(matcher, PairwiseKNNMatcher):
+            self.kind = "knn"
+        elif isinstance(matcher, ThresholdMatcher):
+            self.kind = "threshold"
+        else:
+            raise UsageError(f"the model's matcher is a {type(matcher).__name__}, not a duplicate rule that "
+                             "'learnsim match' knows")
+        self.name = getattr(rule, "matcher", None) or ("cosine" if getattr(matcher, "input_weight_", None) == 1.0
+                                                      else self.kind)
+        self.threshold_ = 1.0 if self.kind == "knn" else float(matcher.threshold_)
+        self.input_weight_ = getattr(matcher, "input_weight_", None)
+        self._texts = None
+
+    def _input(self, X, texts):
+        if self.kind != "classifier":
+            return X
+        texts = self._texts if texts is None else texts
+        if texts is None or len(texts) != X.shape[0]:
+            raise UsageError("the model's duplicate rule is a pair classifier: it needs the texts of the pairs")
+        return list(texts)
+
+    def pair_score(self, pairs, X, texts=None):
+        """The rule's score of each pair: the (mixed) cosine, the classifier's decision value, or
+        1/0 for mutual neighbours."""
+        if self.kind == "knn":
+            return self.matcher.predict(pairs, X=X).astype(np.float64)
+        return self.matcher.pair_score(pairs, X=self._input(X, texts))
+
+    def predict(self, pairs, X, texts=None):
+        return self.matcher.predict(pairs, X=self._input(X, texts))
+
+    def predict_proba(self, pairs, X, texts=None):
+        return self.matcher.predict_proba(pairs, X=self._input(X, texts))
+
+    def describe(self):
+        """The rule in words, for the human output."""
+        if self.kind == "classifier":
+            return "the pair classifier's decision; probability calibrated out of fold"
+        if self.kind == "knn":
+            return f"mutual {self.matcher.k_}-nearest neighbours in FILM's space among the texts given"
+        return (f"similarity >= {self.threshold_:.4f}; probability calibrated on the held-out pairs")
+
+
+class _RememberTexts:
+    """The model's vectoriser, which tells the duplicate rule the texts it transformed last (the
+    pair classifier scores texts, not vectors)."""
+
+    def __init__(self, vectorizer, rule):
+        self._vectorizer, self._rule = vectorizer, rule
+
+    def transform(self, texts):
+        self._rule._texts = list(texts)
+        return self._vectorizer.transform(texts)
+
+    def __getattr__(self, name):
+        return getattr(self._vectorizer, name)
+
+
 def load_matcher(path):
-    """The vectoriser, metric and validated ThresholdMatcher of a model file, or a UsageError."""
+    """The vectoriser, metric and duplicate rule (:class:`DuplicateRule`) of a model file, or a
+    UsageError."""
+    return _load_rule(path)[1:]
+
+
+def _load_rule(path):
+    """(parts, vectoriser, metric, DuplicateRule) of a model file."""
     parts = _load_parts(path)
     matcher = parts.get("matcher")
     if matcher is None:
         raise UsageError(f"{path} holds no validated duplicate rule ({type(parts['metric']).__name__} "
                          "model); fit one with 'learnsim fit --method film --pairs FILE --model M.npz'")
-    return parts["vectorizer"], parts["metric"], matcher
+    rule = DuplicateRule(matcher, parts.get("match_rule"))
+    return parts, _RememberTexts(parts["vectorizer"], rule), parts["metric"], rule
 
 
 def _decide_pairs(args, vectorizer, matcher):
@@ -81,23 +179,25 @@ def _decide_pairs(args, vectorizer, matcher):
     texts, idx = pairs.collection()
     X = _vectorize(vectorizer, texts)
     _warn_empty_rows(X, "text", texts)
-    score = matcher.pair_score(idx, X=X)
-    proba = matcher.predict_proba(idx, X=X)[:, 1]
-    decision = matcher.predict(idx, X=X).astype(bool)
+    score = matcher.pair_score(idx, X, texts)
+    proba = matcher.predict_proba(idx, X, texts)[:, 1]
+    decision = matcher.predict(idx, X, texts).astype(bool)
     rows = []
     for i in range(len(pairs)):
         row = {"line": pairs.lines[i], "id": pairs.ids[i], "text_a": pairs.texts_a[i], "text_b": pairs.texts_b[i],
-               "similarity": float(score[i]), "probability": float(proba[i]), "duplicate": bool(decision[i])}
+               "score": float(score[i]), "probability": float(proba[i]), "duplicate": bool(decision[i])}
+        if matcher.kind == "threshold":
+            row["similarity"] = float(score[i])
         if pairs.labels is not None:
             row["label"] = bool(pairs.labels[i])
         rows.append(row)
-    result = {"model": str(args.model), "threshold": matcher.threshold_, "input_weight": matcher.input_weight_,
-              "n_pairs": len(rows), "n_duplicates": int(decision.sum()), "pairs": rows}
+    result = {"model": str(args.model), "matcher": matcher.name, "threshold": matcher.threshold_,
+              "input_weight": matcher.input_weight_, "n_pairs": len(rows), "n_duplicates": int(decision.sum()),
+              "pairs": rows}
     if args.json:
         _print_json(result)
         return 0
-    print(f"{result['n_duplicates']} of {len(rows)} pairs are duplicates (similarity >= "
-          f"{matcher.threshold_:.4f}; probability calibrated on the held-out pairs).\n")
+    print(f"{result['n_duplicates']} of {len(rows)} pairs are duplicates ({matcher.describe()}).\n")
     table = [[r["line"], f"{r['probability']:.3f}", "duplicate" if r["duplicate"] else "different",
               _snippet(r["text_a"], 40), _snippet(r["text_b"], 40)] for r in rows]
     print(_table(["line", "P(dup)", "decision", "text a", "text b"], table, align=">><<<"))
@@ -130,7 +230,50 @@ def near_duplicate_pairs(matcher, X, k):
     return sorted(((i, j, s) for (i, j), s in found.items()), key=lambda t: (-t[2], t[0], t[1]))
 
 
-def _list_corpus_duplicates(args, vectorizer, matcher):
+def candidate_pairs(H, k):
+    """(n, 2) array of the pairs i < j where j is among i's k nearest rows of H by inner product
+    (or i among j's), by blocks of rows."""
+    from .._progress import progress
+    from ._common import _block_rows
+
+    n = H.shape[0]
+    k = min(k, n - 1)
+    found = set()
+    step = _block_rows(n)
+    for start in progress(range(0, n, step), desc="match: finding the nearest documents"):
+        S = H[start:start + step] @ H.T
+        S = S.toarray() if hasattr(S, "toarray") else np.asarray(S)
+        rows = np.arange(S.shape[0])
+        S[rows, start + rows] = -np.inf
+        top = np.argpartition(-S, k - 1, axis=1)[:, :k] if k < n - 1 else np.argsort(-S, axis=1)[:, :k]
+        for r, neighbours in enumerate(top):
+            i = start + r
+            found.update((min(i, int(j)), max(i, int(j))) for j in neighbours)
+    return np.array(sorted(found), dtype=np.int64).reshape(-1, 2)
+
+
+def _rule_duplicates(matcher, parts, X, texts, k):
+    """(i, j, score) of the near-duplicates by a kNN or classifier rule: the pairs among each
+    document's k nearest (in FILM's space for the kNN rule, at least its k; by the model's search
+    similarity for the classifier) that the rule calls duplicates."""
+    from ._scoring import scorer_for
+
+    if matcher.kind == "knn":
+        from sklearn.preprocessing import normalize
+
+        # the rule's own neighbours: the cosine in its embedding, at least its k of them
+        idx = candidate_pairs(normalize(matcher.matcher._collection(X)), max(k, matcher.matcher.k_))
+    else:
+        idx = candidate_pairs(scorer_for(parts).rows(X), k)
+    if idx.shape[0] == 0:
+        return []
+    keep = matcher.predict(idx, X, texts).astype(bool)
+    score = matcher.pair_score(idx[keep], X, texts)
+    return sorted(((int(i), int(j), float(s)) for (i, j), s in zip(idx[keep], score)),
+                  key=lambda t: (-t[2], t[0], t[1]))
+
+
+def _list_corpus_duplicates(args, vectorizer, matcher, parts):
     from ..matching import _sigmoid
 
     docs = read_documents(args.corpus, encoding_errors=args.encoding_errors)
@@ -138,24 +281,33 @@ def _list_corpus_duplicates(args, vectorizer, matcher):
         raise UsageError(f"{args.corpus}: one document; near-duplicates need two or more")
     X = _vectorize(vectorizer, docs.texts)
     _warn_empty_rows(X, "corpus document", docs.texts)
-    found = near_duplicate_pairs(matcher, X, args.neighbours)
-    scores = np.array([s for _, _, s in found])
-    proba = _sigmoid(matcher.slope_ * scores + matcher.intercept_) if found else scores
+    if matcher.kind == "threshold":
+        found = near_duplicate_pairs(matcher.matcher, X, args.neighbours)
+        scores = np.array([s for _, _, s in found])
+        proba = _sigmoid(matcher.matcher.slope_ * scores + matcher.matcher.intercept_) if found else scores
+    else:
+        found = _rule_duplicates(matcher, parts, X, docs.texts, args.neighbours)
+        idx = np.array([(i, j) for i, j, _ in found], dtype=np.int64).reshape(-1, 2)
+        proba = matcher.predict_proba(idx, X, docs.texts)[:, 1] if found else np.zeros(0)
 
     def doc_id(i):
         return docs.ids[i] if docs.ids[i] is not None else f"#{i}"
 
-    rows = [{"index_a": i, "index_b": j, "id_a": docs.ids[i], "id_b": docs.ids[j], "similarity": s,
-             "probability": float(p), "text_a": _snippet(docs.texts[i]), "text_b": _snippet(docs.texts[j])}
-            for (i, j, s), p in zip(found, proba)]
-    result = {"model": str(args.model), "documents": len(docs), "neighbours": args.neighbours,
-              "threshold": matcher.threshold_, "input_weight": matcher.input_weight_,
+    rows = []
+    for (i, j, s), p in zip(found, proba):
+        row = {"index_a": i, "index_b": j, "id_a": docs.ids[i], "id_b": docs.ids[j], "score": s,
+               "probability": float(p), "text_a": _snippet(docs.texts[i]), "text_b": _snippet(docs.texts[j])}
+        if matcher.kind == "threshold":
+            row["similarity"] = s
+        rows.append(row)
+    result = {"model": str(args.model), "matcher": matcher.name, "documents": len(docs),
+              "neighbours": args.neighbours, "threshold": matcher.threshold_, "input_weight": matcher.input_weight_,
               "n_pairs": len(rows), "pairs": rows}
     if args.json:
         _print_json(result)
         return 0
     print(f"{len(rows)} near-duplicate pair(s) among {len(docs)} documents (each document's "
-          f"{args.neighbours} nearest scored; similarity >= {matcher.threshold_:.4f}).")
+          f"{args.neighbours} nearest scored; {matcher.describe()}).")
     if rows:
         print()
         table = [[doc_id(r["index_a"]), doc_id(r["index_b"]), f"{r['probability']:.3f}",
@@ -165,9 +317,9 @@ def _list_corpus_duplicates(args, vectorizer, matcher):
 
 
 def run(args):
-    vectorizer, _, matcher = load_matcher(args.model)
+    parts, vectorizer, _, matcher = _load_rule(args.model)
     if args.pairs is not None:
         return _decide_pairs(args, vectorizer, matcher)
     if args.columns is not None:
         _note("--columns applies to --pairs only; ignored with --corpus")
-    return _list_corpus_duplicates(args, vectorizer, matcher)
+    return _list_corpus_duplicates(args, vectorizer, matcher, parts)
