@@ -665,10 +665,14 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
             measure, unit = "average precision", "held-out queries (whole clusters)"
         self._learn(Xn, T_train, d, r, batch, rng)
         E = _unit_rows(np.asarray(Xn @ self._components.T))
+        # the interval resamples whole anchors or clusters: their units are not independent
         if kind == "triplets":
             candidates = triplet_weight_scores(Xn, E, held_out, _WEIGHT_GRID)
+            groups = held_out[:, 0]
         else:
-            candidates = cluster_weight_scores(Xn, E, labels, np.flatnonzero(held_rows), _WEIGHT_GRID, rng)
+            candidates, queries = cluster_weight_scores(Xn, E, labels, np.flatnonzero(held_rows), _WEIGHT_GRID,
+                                                        rng, return_queries=True)
+            groups = labels[queries]
         base = len(_WEIGHT_GRID) - 1                                  # w = 1: the input cosine
         chosen, learned = cross_fitted(candidates, base, random_state=rng)
         weight = float(_WEIGHT_GRID[chosen])
@@ -676,7 +680,7 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         detail = {"input_weight": weight, "held_out_fraction": holdout,
                   "learned_alone_score": float(np.mean(candidates[0][finite])) if finite.any() else None}
         report = compare(learned, candidates[base], measure=measure, unit=unit, baseline_name=_BASELINE,
-                         owner="FILM", random_state=rng, detail=detail, stacklevel=4)
+                         owner="FILM", groups=groups, random_state=rng, detail=detail, stacklevel=4)
         if report.status == "unchecked":
             return report, 0.0
         if chosen == base or report.status == "baseline":

@@ -95,8 +95,10 @@ class SearchRule:
             return cls(1.0, grid, np.zeros(len(grid)), 0, report)
         hits = cls.query_hits(metric, X, queries, components, grid)
         chosen, learned = cross_fitted(hits, base, random_state=random_state)
+        # the interval resamples whole groups of duplicates (their queries are not independent)
         report = compare(learned, hits[base], measure="recall@1", unit="held-out duplicate queries",
-                         baseline_name=_SEARCH_BASELINE, owner="FILM search", random_state=random_state,
+                         baseline_name=_SEARCH_BASELINE, owner="FILM search", groups=components[queries],
+                         random_state=random_state,
                          detail={"input_weight": grid[chosen]}, stacklevel=3)
         weight = grid[chosen]
         if report.status == "baseline" or chosen == base:
@@ -165,10 +167,10 @@ def triplet_weight_scores(Xn, E, T, grid):
     return out
 
 
-def cluster_weight_scores(Xn, E, labels, rows, grid, rng):
+def cluster_weight_scores(Xn, E, labels, rows, grid, rng, return_queries=False):
     """Per held-out query and weight w: the average precision, among the held-out rows, of the
     query's cluster under w cos(x, x') + (1 - w) cos(Lx, Lx') (NaN for a query without another
-    member of its cluster among the ranked rows)."""
+    member of its cluster among the ranked rows). ``return_queries``: also the queries' rows."""
     import scipy.sparse as sp
 
     if rows.size > _MAX_CHECK_ROWS:
@@ -197,7 +199,7 @@ def cluster_weight_scores(Xn, E, labels, rows, grid, rng):
             prec = np.cumsum(hits, axis=1) / ranks
             with np.errstate(invalid="ignore", divide="ignore"):
                 out[g, start:start + q.size] = np.where(n_rel > 0, (prec * hits).sum(axis=1) / n_rel, np.nan)
-    return out
+    return (out, rows[queries]) if return_queries else out
 
 
 # ----------------------------------------------------------------------------- the duplicate rule
