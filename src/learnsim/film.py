@@ -369,9 +369,20 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         clusters or anchors too), with the same random stream as ``baseline_holdout=None``, and
         the w chosen on the held-out part is used with that map. So ``transform`` (the map
         alone) is the same with or without the check, and the kept learned part uses every
-        cluster or anchor; the check costs one more fit on 80 % of the supervision
-        (``benchmarks/film_baseline.py`` measures the time and what the refit gains over the
-        held-out fit).
+        cluster or anchor; the check costs one more fit on 80 % of the supervision. Measured
+        (``benchmarks/film_baseline.py --n-train 1500 --n-test 800 --supervision triplets``,
+        20 Newsgroups, d = 20): the check kept the learned part (held-out triplet accuracy
+        0.883 against 0.631, w = 0.45) and the checked fit took 2.4 times the plain one; on
+        the test messages the refitted model reached MAP 0.460, the held-out fit with the same
+        w 0.451, the input cosine 0.187.
+
+        *What held-out clusters measure.* Whole held-out clusters ask whether the learned
+        similarity helps on groups it has never seen. From labels on the same data (the command
+        above with ``--supervision labels``) it did not (average precision 0.461 against 0.464
+        on the held-out groups), so the model fell back to the input cosine, although on test
+        messages *of the training groups* FILM alone reached MAP 0.461 against the cosine's
+        0.187. When the documents to compare belong to the training groups, give triplets
+        (held-out anchors), or ``baseline_holdout=None`` and a test of your own.
     random_state : None, int or numpy Generator
         Seeds the SVD, the start point P, the M-FILM batches and label-to-triplet sampling. The
         held-out check draws from its own stream derived from it, so that the final fit is the
