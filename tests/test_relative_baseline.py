@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from sklearn.metrics.pairwise import euclidean_distances
 
 import learnsim.relative as relative
-from learnsim.baseline import BaselineWarning
+from learnsim.baseline import BaselineGain, BaselineWarning
 from learnsim.evaluation import evaluate_triplets
 from learnsim.persistence import load, save
 from learnsim.relative import RelativeComparisonMetric, anchor_means, triplet_outcomes
@@ -142,24 +142,37 @@ def _hopeless():
     return sp.csr_matrix(X), T
 
 
-@pytest.mark.parametrize("holdout", [None, 0.2])
-def test_all_zero_weights_are_never_kept(holdout):
+def test_all_zero_weights_are_never_kept_by_a_checked_fit():
     X, T = _hopeless()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model = RelativeComparisonMetric(random_state=0, baseline_holdout=holdout).fit(X, T)
+        model = RelativeComparisonMetric(random_state=0).fit(X, T)
     messages = [str(w.message) for w in caught if issubclass(w.category, BaselineWarning)]
     assert any("weights are all 0" in m for m in messages), messages
     np.testing.assert_array_equal(model.weights_, np.ones(20))
-    if holdout is None:
-        assert model.baseline_gain_ is None
-    else:
-        assert model.baseline_gain_.status == "baseline"
+    assert model.baseline_gain_.status == "baseline" and model.baseline_gain_.detail["all_weights_zero"]
     # the few-triplet case: unchecked, and the reason says what happened
     with pytest.warns(BaselineWarning):
         small = RelativeComparisonMetric(random_state=0).fit(X, T[:3])
     assert small.baseline_gain_.status == "unchecked" and "weights are all 0" in small.baseline_gain_.reason
     np.testing.assert_array_equal(small.weights_, np.ones(20))
+    # a report attached after a fit without the check (learnsim fit's path) does the same
+    with pytest.warns(RuntimeWarning, match="weights are all 0"):
+        raw = RelativeComparisonMetric(random_state=0, baseline_holdout=None).fit(X, T)
+    with pytest.warns(BaselineWarning, match="weights are all 0"):
+        raw._with_report(BaselineGain(status="unchecked", reason="few anchors"))
+    np.testing.assert_array_equal(raw.weights_, np.ones(20))
+    assert "weights are all 0" in raw.baseline_gain_.reason
+
+
+def test_without_the_check_the_paper_method_keeps_zero_weights_and_says_so():
+    # baseline_holdout=None is eq. (8) as it stands (the reproduction's Figure 1, example 2)
+    X, T = _hopeless()
+    with pytest.warns(RuntimeWarning, match="weights are all 0"):
+        model = RelativeComparisonMetric(random_state=0, baseline_holdout=None).fit(X, T)
+    assert model.baseline_gain_ is None and not model.weights_.any()
+    again = RelativeComparisonMetric._from_state(*model._get_state())
+    assert not again.weights_.any()
 
 
 def test_triplet_outcomes_counts_ties_as_half_and_anchor_means_average_them():

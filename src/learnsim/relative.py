@@ -466,8 +466,11 @@ class RelativeComparisonMetric(MetricMixin, BaseEstimator):
     Notes
     -----
     Learned weights that are all 0 put every item at distance 0 from every other, which orders
-    nothing; such a fit is never kept: the model becomes W = 1 and a
-    :class:`learnsim.baseline.BaselineWarning` says so, checked or not.
+    nothing (the optimum of eq. 8 when no weighting satisfies any triplet, e.g. the paper's
+    Figure 1, example 2 with A = I). A checked fit (``baseline_holdout`` set) never keeps them:
+    the model becomes W = 1 and a :class:`learnsim.baseline.BaselineWarning` says so. With
+    ``baseline_holdout=None`` the fit is the paper's method as it stands: the weights stay 0 and a
+    RuntimeWarning says so.
 
     References
     ----------
@@ -555,9 +558,14 @@ class RelativeComparisonMetric(MetricMixin, BaseEstimator):
         if self.baseline_holdout is None:
             self._solve(X, T, C, rng)
             self.baseline_gain_ = None
+            self._all_zero = not np.any(self.weights_ > 0)
+            if self._all_zero:
+                warnings.warn(f"{type(self).__name__}: the learned weights are all 0: every distance is 0 (no "
+                              "non-negative weighting of the features satisfies any triplet); with "
+                              "baseline_holdout set the model would be W = 1", RuntimeWarning, stacklevel=2)
         else:
             self._fit_checked(X, T, C, rng)
-        self._refuse_zero_weights()
+            self._refuse_zero_weights()
         self.fit_time_ = time.perf_counter() - start
         return self
 
@@ -604,15 +612,16 @@ class RelativeComparisonMetric(MetricMixin, BaseEstimator):
             self.weights_ = np.ones_like(self.weights_)
         self.baseline_gain_ = report
 
-    def _refuse_zero_weights(self):
-        """All-zero weights put every item at distance 0: such a model orders nothing, so it is
-        replaced by W = 1 and said so (a 4-triplet fit was once saved that way without a word)."""
+    def _refuse_zero_weights(self, stacklevel=3):
+        """All-zero weights put every item at distance 0: such a model orders nothing, so a checked
+        model replaces them by W = 1 and says so (a 4-triplet fit was once saved that way without
+        a word)."""
         self._all_zero = not np.any(self.weights_ > 0)
         if not self._all_zero:
             return
         self.weights_ = np.ones_like(self.weights_)
         self.baseline_gain_ = self._zero_note(self.baseline_gain_)
-        warnings.warn(f"{type(self).__name__}: {self._zero_reason()}", BaselineWarning, stacklevel=3)
+        warnings.warn(f"{type(self).__name__}: {self._zero_reason()}", BaselineWarning, stacklevel=stacklevel)
 
     def _zero_reason(self):
         return ("the learned weights are all 0 (every distance would be 0, ordering nothing), so the model is "
@@ -633,11 +642,11 @@ class RelativeComparisonMetric(MetricMixin, BaseEstimator):
         check_is_fitted(self, "weights_")
         if not isinstance(report, BaselineGain):
             raise TypeError(f"report must be a BaselineGain; got {type(report).__name__}")
+        self.baseline_gain_ = report
         if report.fell_back:
             self.weights_ = np.ones_like(self.weights_)
-        elif getattr(self, "_all_zero", False):
-            report = self._zero_note(report)          # fit has warned already
-        self.baseline_gain_ = report
+        else:
+            self._refuse_zero_weights(stacklevel=4)
         return self
 
     def _solve(self, X, T, C, rng, stacklevel=3):
@@ -750,11 +759,11 @@ class RelativeComparisonMetric(MetricMixin, BaseEstimator):
         est = cls(**params)
         C = est._check_params()
         w = state_array(arrays, "weights_", name, ndim=1, low=0.0).astype(np.float64)
-        if not np.any(w > 0):
-            raise ValueError(f"{name} state: weights_ are all 0, a metric that puts every item at distance 0 "
-                             "(fit never keeps one); refit the model")
         report = meta.get("baseline_gain")
         est.baseline_gain_ = None if report is None else BaselineGain.from_dict(report, owner=name)
+        if est.baseline_gain_ is not None and not np.any(w > 0):
+            raise ValueError(f"{name} state: weights_ are all 0, a metric that puts every item at distance 0, "
+                             "which a checked fit never keeps; refit the model")
         if est.baseline_gain_ is not None and est.baseline_gain_.fell_back and not np.all(w == 1.0):
             raise ValueError(f"{name} state: baseline_gain says the model fell back to W = 1, "
                              "but weights_ are not all 1")
