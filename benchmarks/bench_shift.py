@@ -14,8 +14,9 @@ its own table (learned against the baseline on the same test data, with the rati
   (:mod:`shift_relative`), triplet accuracy against W = 1.
 
 LinkLearn's shift (Wikispeedia links -> CISI and Cranfield queries) is measured by
-``benchmarks/bench_weighting_transfer.py`` and is not repeated here. Each part is a few
-minutes on one core; ``--quick`` runs a small version of each.
+``benchmarks/bench_weighting_transfer.py`` and is not repeated here. On the shared 2-core
+development machine the parts took 9, 9, 1 and 3 minutes; ``--quick`` runs a small version of
+each (about 3 minutes in all). Figures and protocols: ``docs/reproductions/shift.md``.
 
     python benchmarks/bench_shift.py [--only sts quora 20ng webkb] [--quick] [--data-dir DIR]
 """
