@@ -301,8 +301,9 @@ def holdout_documents(links, fraction, random_state):
     """Split the documents of ``links`` into a training part and a held-out part of about
     ``fraction`` of them, with the links inside each part (those across are dropped).
 
-    Returns ``(train, held)`` index arrays and the two Links, or the reason (a string) why no
-    useful held-out part exists (too few documents or links).
+    Returns ``(train, links_train, held, links_held)`` (sorted document indices and the Links
+    inside each part), or the reason (a string) why no useful held-out part exists (too few
+    documents or links, or fewer than 2 held-out documents with a held-out link).
     """
     try:
         (train, L_train), (held, L_held) = split_links(links, fractions=(1.0 - fraction, fraction),
@@ -545,7 +546,7 @@ class LinkLearn(BaseEstimator):
             split = holdout_documents(links, holdout, int(rng.integers(2**31 - 1)))
             if isinstance(split, str):
                 report = unchecked(split + "; learned on every document", baseline_name=BASELINE_NAME,
-                                   owner="LinkLearn", stacklevel=2)
+                                   owner="LinkLearn", stacklevel=3)
             else:
                 train, L_train, held_rows, L_held = split
                 held = (X[held_rows], L_held)
