@@ -161,7 +161,7 @@ def fit_method(method, X, triplets, *, metric_learn, seed, n_basis=None):
         warnings.simplefilter("always")
         wall, cpu = time.perf_counter(), time.process_time()
         if method == "relative":
-            model = RelativeComparisonMetric(C=C, tol=TOL).fit(X, Triplets(triplets))
+            model = RelativeComparisonMetric(C=C, tol=TOL, baseline_holdout=None).fit(X, Triplets(triplets))
         elif method == "lsml":
             model = metric_learn.LSML(preprocessor=X, random_state=seed).fit(triplets_to_quadruplets(triplets))
         elif method == "scml":
@@ -208,7 +208,7 @@ def warm_up(X, triplets, metric_learn, seed):
     small = triplets[:300]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        RelativeComparisonMetric(C=C, tol=TOL).fit(X, Triplets(small))
+        RelativeComparisonMetric(C=C, tol=TOL, baseline_holdout=None).fit(X, Triplets(small))
         metric_learn.LSML(preprocessor=X, max_iter=2, random_state=seed).fit(triplets_to_quadruplets(small))
         metric_learn.SCML(preprocessor=X, n_basis=2 * X.shape[1], max_iter=100, output_iter=100,
                           random_state=seed).fit(small)
