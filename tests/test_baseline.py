@@ -49,6 +49,13 @@ def test_compare_keeps_learned_on_a_gain_and_falls_back_with_a_warning_otherwise
     assert lost.status == "baseline" and lost.fell_back and lost.gain == 0.0
 
 
+def test_a_gain_the_interval_cannot_tell_from_zero_is_not_kept():
+    with pytest.warns(BaselineWarning, match="does not help for certain"):
+        r = compare([0.9, 0.1, 0.6, 0.55], [0.5, 0.5, 0.5, 0.5], measure="AP", unit="queries",
+                    baseline_name="cosine", owner="X")
+    assert r.gain > 0 and r.ci_low <= 0 and r.status == "baseline"
+
+
 def test_compare_drops_unscorable_units_and_reports_none_scored():
     r = compare([np.nan, 0.9], [0.5, 0.5], measure="AP", unit="queries", baseline_name="cosine", owner="X")
     assert r.n_units == 1 and r.gain == pytest.approx(0.4)
