@@ -97,10 +97,12 @@ def test_auto_compares_every_rule_with_the_input_cosine_on_held_out_pairs(topic_
     assert summary["matcher"] == rule.matcher
     assert set(summary["matcher_accuracies"]) == {"cosine", "threshold", "knn", "classifier", "classifier+film"}
     chosen = rule.matcher
-    # the chosen rule is the most accurate on the held-out pairs (ties to the baseline)
-    best = max(summary["matcher_accuracies"].values())
-    assert summary["matcher_accuracies"][chosen] == best
     match = summary["match_baseline_gain"]
+    if match["status"] == "learned":
+        # the chosen rule is the most accurate on the held-out pairs (ties to the baseline)
+        assert summary["matcher_accuracies"][chosen] == max(summary["matcher_accuracies"].values())
+    else:
+        assert chosen == "cosine"
     assert match["measure"] == "pair accuracy" and match["n_units"] == summary["validation_pairs"]
     assert match == rule.baseline_gain.to_dict() and match["detail"]["matcher"] == chosen
     search = summary["baseline_gain"]

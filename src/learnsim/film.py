@@ -359,7 +359,8 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         w becomes ``input_weight_``, the weight :meth:`similarity` uses; its gain over w = 1 is
         cross-fitted (each unit judged by the w chosen on the other half) and reported with a
         bootstrap interval in ``baseline_gain_``. When w = 1 wins (ties included) or the gain is
-        not positive, the model's similarity is the input cosine (status "baseline", with a
+        not certain (its interval reaches 0: the rule of :mod:`learnsim.baseline`), the model's
+        similarity is the input cosine (status "baseline", with a
         :class:`~learnsim.baseline.BaselineWarning`). With too few clusters or anchors (fewer than
         four) nothing is held out and the status is "unchecked" (warning), with w = 0. None: no
         check, fit on everything, ``input_weight_ = 0`` (the paper's learned cosine) and

@@ -36,8 +36,9 @@ class SearchRule:
     The choice is checked against the input cosine (w = 1) by the rule of
     :mod:`learnsim.baseline`: per held-out query, recall@1 under the w chosen on the other half
     of the queries (cross-fitted) against recall@1 of the input cosine, with a paired bootstrap
-    interval (``baseline_gain``). When the gain is not positive, w = 1: search is the input
-    cosine, and a :class:`~learnsim.baseline.BaselineWarning` says so.
+    interval (``baseline_gain``). When the learned part does not pass that rule (e.g. the
+    interval reaches 0), w = 1: search is the input cosine, and a
+    :class:`~learnsim.baseline.BaselineWarning` says so.
 
     The duplicate rule (ThresholdMatcher) chooses its own w by the ROC AUC of pairs; the two
     differ: deciding a pair and ranking a whole collection are different tasks.
