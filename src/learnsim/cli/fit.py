@@ -55,8 +55,14 @@ def register(commands):
             list and Porter stemming by default (paper 002, sec. 4.1; stemming needs PyStemmer:
             without it a note says the fit is unstemmed), terms of a single document dropped.
             relative: the slack weight C is chosen on the triplets of a held-out
-            --validation-fraction (0.25) of the anchors, then refitted on all triplets; binary
-            term features (paper 004)."""),
+            --validation-fraction (0.25) of the anchors, where W = 1 (the unweighted distance)
+            is measured too, then refitted on all triplets; binary term features (paper 004).
+
+            Never below the baseline: every method measures what it learned against its
+            baseline (mcd: Euclid/cosine; film: the input cosine; relative: W = 1; linklearn:
+            tf.idf cosine / BM25) on held-out supervision, keeps the learned part only when the
+            95% interval of the gain lies above 0, falls back to the baseline with a warning
+            otherwise, and prints, saves and --json-reports the gain with its interval."""),
         epilog=_examples("learnsim fit --input train.tsv --model model.npz",
                          "learnsim fit --input train.jsonl --model model.npz --stop-words english --stem",
                          "learnsim fit --input train.tsv --model paper.npz --paper --lsi 300",
@@ -90,9 +96,13 @@ def register(commands):
     fit.add_argument("--baseline-holdout", type=_baseline_holdout, default=None, metavar="F|none",
                      help="share of the supervision (whole clusters, anchors, pairs or linked documents) "
                           "held out to measure the learned similarity against its baseline (Euclid / the "
-                          "input cosine / the input weighting); when learning does not help there, the "
-                          "model falls back to the baseline and a warning says so (default: 0.2; 'none': "
-                          "fit on everything, unchecked)")
+                          "input cosine); when learning does not help there for certain (the 95%% interval "
+                          "of the gain reaches 0), the model falls back to the baseline and a warning says so "
+                          "(mcd, film; default: 0.2; 'none': fit on everything, unchecked). relative and "
+                          "linklearn check on their --validation-fraction share")
+    fit.add_argument("--variant", choices=("paper", "bm25"), default=None,
+                     help="linklearn: 'paper' (eq. 5, LinkLearn's MLPs; in-domain) or 'bm25' (LearnedBM25, a "
+                          "family that contains Okapi BM25; transfers to other collections) (default: paper)")
     fit.add_argument("--lsi", type=_lsi, default=None, metavar="N_OR_FRACTION",
                      help="reduce the term vectors to N LSI dimensions (or a fraction of the vocabulary)")
     fit.add_argument("--no-norm", action="store_true", help="do not L2-normalise the term vectors")
@@ -148,6 +158,9 @@ _METHOD_OPTIONS = {
     "lsi": ("--lsi", {"mcd", "film"}), "no_norm": ("--no-norm", {"mcd", "film"}),
     "links": ("--links", {"linklearn"}), "learning_rate": ("--learning-rate", {"linklearn"}),
     "validation_fraction": ("--validation-fraction", {"linklearn", "film", "relative"}),
+    # relative and linklearn check against their baseline on their --validation-fraction share
+    "baseline_holdout": ("--baseline-holdout", {"mcd", "film"}),
+    "variant": ("--variant", {"linklearn"}),
 }
 
 
