@@ -77,6 +77,15 @@ def test_bm25_variant_saves_a_learned_bm25_with_its_report(files, monkeypatch):
     assert code == 2 and "--learning-rate applies to --variant paper" in err
 
 
+def test_variant_flag_picks_the_transferable_family(files):
+    path, (code, out, err) = _fit(files, "flag.npz", "--variant", "bm25", "--json")
+    assert code == 0, err
+    assert json.loads(out)["variant"] == "bm25" and isinstance(load(path)["metric"], LearnedBM25)
+    path, (code, out, err) = _fit(files, "flag2.npz", "--variant", "paper", "--json")
+    assert code == 0, err
+    assert json.loads(out)["variant"] == "paper" and isinstance(load(path)["metric"], LinkLearn)
+
+
 def test_unknown_variant_is_a_usage_error(files, monkeypatch):
     monkeypatch.setattr(_fit_links, "DEFAULT_VARIANT", "eq7")
     _, (code, _, err) = _fit(files, "x.npz")
