@@ -47,7 +47,8 @@ and scores every held-out document that has a held-out link: its average precisi
 linked documents among the held-out documents, under the learned weighting and under the tf.idf
 cosine on the same counts (idf log(N / df) of the held-out documents). This part is separate
 from ``validation`` (early stopping), so the gain is not measured where the stopping looked.
-When the learned weighting does not win on average, the fitted model *is* the tf.idf cosine:
+Unless the learned weighting wins clearly (the interval of its held-out gain lies above zero,
+:func:`learnsim.baseline.compare`), the fitted model *is* the tf.idf cosine:
 ``transform`` gives L2-normalised tf.idf rows, ``similarity`` their cosine, and ``index`` scores
 queries by the cosine (:class:`CosineIndex`); a :class:`learnsim.baseline.BaselineWarning` says
 so. The report is ``baseline_gain_``.
@@ -529,7 +530,7 @@ class LinkLearn(BaseEstimator):
         Warns
         -----
         learnsim.baseline.BaselineWarning
-            When the learned weighting loses to the tf.idf cosine on the held-out documents
+            When the learned weighting does not clearly beat the tf.idf cosine on the held-out documents
             (the model falls back to the cosine), or when too few documents or links are left to
             hold any out (the model is not checked).
         """

@@ -49,10 +49,11 @@ Never below BM25 (:mod:`learnsim.baseline`)
 dropped), searches on the rest, and builds the same thinned copies and sampled queries from the
 held-out articles: each held-out article with a held-out link is a unit, scored by its AvgP
 (mean over the copies) under the learned parameters and under Okapi BM25 with the defaults
-(k1 = 1.5, b = 0.6, binary queries: the search's starting point, a member of the family). When
-the learned parameters do not win on average, ``params_`` *is* BM25 with the defaults, so
-``transform``, ``score`` and ``index`` score exactly as :class:`learnsim.bm25.BM25` ``(1.5, 0.6)``,
-and a :class:`learnsim.baseline.BaselineWarning` says so. The report is ``baseline_gain_``.
+(k1 = 1.5, b = 0.6, binary queries: the search's starting point, a member of the family). Unless
+the learned parameters win clearly (the interval of the held-out gain lies above zero,
+:func:`learnsim.baseline.compare`), ``params_`` *is* BM25 with the defaults, so ``transform``,
+``score`` and ``index`` score exactly as :class:`learnsim.bm25.BM25` ``(1.5, 0.6)``, and a
+:class:`learnsim.baseline.BaselineWarning` says so. The report is ``baseline_gain_``.
 
 In-domain and transferable
 --------------------------
@@ -450,7 +451,7 @@ class LearnedBM25(BaseEstimator):
         Warns
         -----
         learnsim.baseline.BaselineWarning
-            When the learned parameters lose to BM25 on the held-out articles (``params_`` are
+            When the learned parameters do not clearly beat BM25 on the held-out articles (``params_`` are
             then BM25's), or when too few articles or links are left to hold any out.
         """
         fractions, query_length, L0 = self._check_params()

@@ -17,7 +17,7 @@ The default is ``paper``: ``learnsim fit`` learns from the user's own linked col
 measured best; the warning names the ``bm25`` variant when the model meets a collection far from
 its training one. Either way ``fit`` keeps back a
 share of the training documents with their links and keeps the learned weighting only where it
-beats its baseline there (the tf.idf cosine for ``paper``, BM25 for ``bm25``; learnsim.baseline).
+clearly beats its baseline there (the tf.idf cosine for ``paper``, BM25 for ``bm25``; learnsim.baseline).
 """
 from __future__ import annotations
 
