@@ -201,7 +201,7 @@ def _trained_linklearn(seed):
     X.sum_duplicates()
     edges = [(d, int(rng.choice(np.flatnonzero(topic == topic[d])))) for d in range(n_docs) for _ in range(3)]
     edges = [(a, b) for a, b in edges if a != b]
-    return LinkLearn(learning_rate=1e-2, max_iter=2000, random_state=seed).fit(X, Links.from_edges(np.array(edges), n_docs))
+    return LinkLearn(learning_rate=1e-2, max_iter=2000, random_state=seed, baseline_holdout=None).fit(X, Links.from_edges(np.array(edges), n_docs))
 
 
 def run_linklearn(tokens, offsets, n_terms, queries, args):
