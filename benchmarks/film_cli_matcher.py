@@ -42,7 +42,7 @@ def _cli(args):
     if code != 0:
         raise SystemExit(f"learnsim {' '.join(map(str, args))} failed ({code}):\n{err.getvalue()}")
     for line in err.getvalue().splitlines():
-        if line.startswith("warning:") or "note" in line:
+        if "warning:" in line or "note:" in line:
             print("  " + line)
     return json.loads(out.getvalue())
 
