@@ -570,7 +570,8 @@ def test_explain_pair(film_model, corpus_files):
     pair = result["pair"]
     model = load(film_model)
     X = model["vectorizer"].transform([a, b]).astype(float)
-    assert pair["cosine"] == pytest.approx(model["metric"].similarity(X[0], X[1])[0, 0], rel=1e-9)
+    # explain decomposes FILM's learned cosine (the validated mix adds the input cosine to it)
+    assert pair["cosine"] == pytest.approx(model["metric"].learned_similarity(X[0], X[1])[0, 0], rel=1e-9)
     listed = sum(p["contribution"] for p in pair["word_pairs"])
     assert listed + pair["omitted_word_pairs"] == pytest.approx(pair["inner_product"], rel=1e-9)
     assert len(pair["word_pairs"]) <= 8 and pair["text_a"] == a
@@ -611,7 +612,7 @@ def test_explain_lsi_model_over_words(corpus_files, tmp_path):
     assert result["n_words"] == len(vectorizer.terms_) and result["lsi_components"] == 20
     assert all(w["feature"] in vectorizer.vocabulary_ for w in result["dimensions"][0]["positive"])
     Z = vectorizer.transform([a, b]).astype(float)                  # the LSI inputs the model sees
-    assert result["pair"]["cosine"] == pytest.approx(metric.similarity(Z[:1], Z[1:])[0, 0], rel=1e-5)
+    assert result["pair"]["cosine"] == pytest.approx(metric.learned_similarity(Z[:1], Z[1:])[0, 0], rel=1e-5)
     code, out, _ = run_cli(["explain", "--model", path])
     assert "through 20 LSI dimensions" in out
 

@@ -90,3 +90,24 @@ def test_unknown_variant_is_a_usage_error(files, monkeypatch):
     monkeypatch.setattr(_fit_links, "DEFAULT_VARIANT", "eq7")
     _, (code, _, err) = _fit(files, "x.npz")
     assert code == 2 and "--variant must be one of paper, bm25" in err
+
+
+def test_search_with_the_bm25_variant_scores_like_the_model(files, tmp_path):
+    """learnsim search with a LearnedBM25 model ranks by its own score (learned document weights
+    against the queries' counts raised to the learned query exponent)."""
+    path = tmp_path / "bm25.npz"
+    code, _, err = run_cli(["fit", "--method", "linklearn", "--variant", "bm25", "--input", files / "pages.tsv",
+                            "--links", files / "links.tsv", "--model", path])
+    assert code == 0, err
+    texts = [line.split("\t", 1)[1].rstrip("\n") for line in (files / "pages.tsv").read_text().splitlines()]
+    query = texts[7]
+    code, out, err = run_cli(["search", "--model", path, "--corpus", files / "pages.tsv", "--query", query,
+                              "-k", "5", "--json"])
+    assert code == 0, err
+    hits = json.loads(out)[0]["hits"]
+    parts = load(path)
+    assert isinstance(parts["metric"], LearnedBM25)
+    vec = parts["vectorizer"]
+    expected = parts["metric"].score(vec.transform([query]), vec.transform(texts))[0]
+    assert [h["index"] for h in hits] == list(np.argsort(-expected, kind="stable")[:5])
+    np.testing.assert_allclose([h["score"] for h in hits], np.sort(expected)[::-1][:5], rtol=1e-5)

@@ -42,14 +42,17 @@ class Scorer:
     def __init__(self, metric, matcher=None, search=None):
         from ..film import FILM
         from ..linklearn import LinkLearn
+        from ..weighting import LearnedBM25
 
         self.metric = metric
         self.input_weight = None
-        if isinstance(metric, LinkLearn):
+        if isinstance(metric, (LinkLearn, LearnedBM25)):
+            # both index the collection's learned weights in posting lists and score the queries'
+            # counts there (LearnedBM25 raises them to its learned query exponent)
             self.kind = "term_weights"
             self.column, self.higher_is_closer = "score", True
             self.name = "learned term weights (inner product)"
-            self.description = "LinkLearn's learned term weights (inner product; higher is closer)"
+            self.description = f"{type(metric).__name__}'s learned term weights (inner product; higher is closer)"
         elif isinstance(metric, FILM):
             self.kind = "cosine"
             self.column, self.higher_is_closer = "similarity", True

@@ -13,6 +13,7 @@ from .._progress import stage
 from ._common import (_add_encoding_errors, _auto_or_float, _check_output_file, _examples, _formatter,
                       _int_at_least, _lsi, _n_basis, _open_float, _positive_int, _print_json, _save_model,
                       _seed, UsageError)
+from ._fit_film import MATCHER_CHOICES, MATCHER_HELP
 from ._fit_text import baseline_holdout, print_baseline, print_fitted_on, read_supervision, vectorize
 
 def register(commands):
@@ -100,6 +101,7 @@ def register(commands):
                           "of the gain reaches 0), the model falls back to the baseline and a warning says so "
                           "(mcd, film; default: 0.2; 'none': fit on everything, unchecked). relative and "
                           "linklearn check on their --validation-fraction share")
+    fit.add_argument("--matcher", choices=MATCHER_CHOICES, default=None, help=MATCHER_HELP)
     fit.add_argument("--variant", choices=("paper", "bm25"), default=None,
                      help="linklearn: 'paper' (eq. 5, LinkLearn's MLPs; in-domain) or 'bm25' (LearnedBM25, a "
                           "family that contains Okapi BM25; transfers to other collections) (default: paper)")
@@ -160,7 +162,7 @@ _METHOD_OPTIONS = {
     "validation_fraction": ("--validation-fraction", {"linklearn", "film", "relative"}),
     # relative and linklearn check against their baseline on their --validation-fraction share
     "baseline_holdout": ("--baseline-holdout", {"mcd", "film"}),
-    "variant": ("--variant", {"linklearn"}),
+    "variant": ("--variant", {"linklearn"}), "matcher": ("--matcher", {"film"}),
 }
 
 
