@@ -58,7 +58,7 @@ def main(argv=None):
         T = T[~np.isin(T, empty).any(axis=1)]
         for film_seed in args.film_seeds:
             start = time.perf_counter()
-            film = FILM(n_components=args.d, random_state=film_seed).fit(Xd, T)
+            film = FILM(n_components=args.d, random_state=film_seed, baseline_holdout=None).fit(Xd, T)
             fit_s = time.perf_counter() - start
             alone = ThresholdMatcher(film).fit(Xd, val).score(test.pairs, X=Xt)
             mixed = ThresholdMatcher(film, input_weight="auto", weight_criterion=args.criterion).fit(Xd, val)
