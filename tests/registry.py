@@ -100,9 +100,10 @@ CASES = [
     Case("mfilm-triplets-wide", lambda: _film(batch_size=40), _with_triplets(_wide_dense), "triplets"),
     Case("film-labels-dense", lambda: _film(svd_rank=6), _blobs_dense, "clusters"),
     Case("relative-triplets-dense", _relative, _with_triplets(_blobs_dense, as_object=False), "triplets"),
-    # C = 10: at C = 1 the learned weights lose to W = 1 on this corpus's held-out anchors and
-    # the fit falls back to Euclid (tests/test_relative_baseline.py covers that case)
-    Case("relative-triplets-sparse-text", lambda: _relative(C=10.0), _with_triplets(_text_sparse), "triplets",
+    # without the held-out check: on this small corpus the learned weights cannot be told from
+    # W = 1 on held-out anchors and the fit falls back to Euclid (tests/test_relative_baseline.py
+    # covers that case), while these cases test the learned metric's contract
+    Case("relative-triplets-sparse-text", lambda: _relative(C=10.0, baseline_holdout=None), _with_triplets(_text_sparse), "triplets",
          make_text=_text_corpus),
 ]
 

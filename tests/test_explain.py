@@ -166,8 +166,8 @@ def test_pair_decomposition_is_exact(which, request, data):
         _check_exact(exp, M, X[i], X[j])
         assert exp.distance == pytest.approx(model.pair_distance([[X[i], X[j]]])[0], rel=1e-8)
     if which == "film":
-        # the cosine is FILM's own similarity
-        assert exp.cosine == pytest.approx(model.pair_similarity([[X[7], X[33]]])[0], rel=1e-10)
+        # the cosine is FILM's learned similarity (its validated mix adds the input cosine)
+        assert exp.cosine == pytest.approx(model.learned_similarity(X[7:8], X[33:34])[0, 0], rel=1e-10)
         assert exp.residual_contribution == 0.0
         L = model.components_
         assert [d.contribution for d in sorted(exp.dimensions, key=lambda d: d.dimension)] == \
@@ -210,7 +210,7 @@ def test_pair_through_a_projection_equals_the_model_on_projected_inputs(film, da
     L = film.components_
     ya, yb = L @ (P @ a), L @ (P @ b)
     assert exp.inner_product == pytest.approx(ya @ yb, rel=1e-10)
-    assert exp.cosine == pytest.approx(film.pair_similarity([[P @ a, P @ b]])[0], rel=1e-10)
+    assert exp.cosine == pytest.approx(film.learned_similarity((P @ a)[None, :], (P @ b)[None, :])[0, 0], rel=1e-10)
     assert sum(p.contribution for p in exp.word_pairs) == pytest.approx(ya @ yb, rel=1e-9)
 
 
