@@ -20,8 +20,9 @@ import time
 import numpy as np
 
 from .._progress import stage
-from ._common import _note, _print_json, _save_model, UsageError
-from ._fit_text import baseline_holdout, print_baseline, print_fitted_on, read_supervision, vectorize
+from ._common import _note, UsageError
+from ._fit_text import (baseline_holdout, print_baseline, print_fitted_on, read_supervision, save_and_summarise,
+                        vectorize)
 
 # FILM's n_components when --dimensions is not given (the paper's d), capped by the data.
 _DEFAULT_FILM_DIMENSIONS = 100
@@ -88,11 +89,7 @@ def fit_film(args, model_path, summary):
     summary.update(n_components=int(metric.n_components), svd_rank=metric.svd_rank_,
                    triplets=metric.n_triplets_, n_iter=metric.n_iter_, converged=metric.converged_)
 
-    _save_model(parts, model_path)
-    summary.update(vectorizer_seconds=vec_seconds, metric_seconds=metric_seconds,
-                   fit_seconds=vec_seconds + metric_seconds)
-    if args.json:
-        _print_json(summary)
+    if save_and_summarise(parts, model_path, summary, args, vec_seconds, metric_seconds):
         return 0
     print_fitted_on(summary, args, vectorizer, pairs)
     print(f"Metric: FILM, {summary['n_components']} dimensions, svd_rank={summary['svd_rank']}, "

@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from ._common import _note, _read_clusters, _read_pairs
+from ._common import _note, _print_json, _read_clusters, _read_pairs, _save_model
 
 
 def read_and_vectorize(args, summary):
@@ -76,3 +76,15 @@ def print_fitted_on(summary, args, vectorizer, pairs):
     else:
         print(f"Fitted on {summary['documents']} documents ({summary['clustered_documents']} in "
               f"{summary['clusters']} clusters), {features}.")
+
+
+def save_and_summarise(parts, model_path, summary, args, vec_seconds, metric_seconds):
+    """Save the model's parts and add the timings to the summary; with --json print it and
+    return True (the command is done), else False (the caller prints its human lines)."""
+    _save_model(parts, model_path)
+    summary.update(vectorizer_seconds=vec_seconds, metric_seconds=metric_seconds,
+                   fit_seconds=vec_seconds + metric_seconds)
+    if args.json:
+        _print_json(summary)
+        return True
+    return False

@@ -11,10 +11,10 @@ import numpy as np
 from .._progress import stage
 
 from ._common import (_add_encoding_errors, _auto_or_float, _check_output_file, _examples, _formatter,
-                      _int_at_least, _lsi, _n_basis, _open_float, _positive_int, _print_json, _save_model,
-                      _seed, UsageError)
+                      _int_at_least, _lsi, _n_basis, _open_float, _positive_int, _seed, UsageError)
 from ._fit_film import MATCHER_CHOICES, MATCHER_HELP
-from ._fit_text import baseline_holdout, print_baseline, print_fitted_on, read_supervision, vectorize
+from ._fit_text import (baseline_holdout, print_baseline, print_fitted_on, read_supervision, save_and_summarise,
+                        vectorize)
 
 def register(commands):
     """Add the command's parser to ``commands``."""
@@ -262,11 +262,8 @@ def _fit_mcd(args, settings, model_path, summary):
     summary.update(n_basis=metric.n_basis_, shrinkage=metric.shrinkage_,
                    complement_weight=metric.complement_weight_, solver=metric.solver_,
                    baseline_gain=None if metric.baseline_gain_ is None else metric.baseline_gain_.to_dict())
-    _save_model({"vectorizer": vectorizer, "metric": metric}, model_path)
-    summary.update(vectorizer_seconds=vec_seconds, metric_seconds=metric_seconds,
-                   fit_seconds=vec_seconds + metric_seconds)
-    if args.json:
-        _print_json(summary)
+    if save_and_summarise({"vectorizer": vectorizer, "metric": metric}, model_path, summary, args, vec_seconds,
+                          metric_seconds):
         return 0
     print_fitted_on(summary, args, vectorizer, pairs)
     if len(fits) > 1:

@@ -207,49 +207,39 @@ def _decide_pairs(args, vectorizer, matcher):
 def near_duplicate_pairs(matcher, X, k):
     """(i, j, similarity) with i < j for the pairs among each row's k nearest rows whose matcher
     score reaches its threshold, by blocks of rows."""
-    from .._progress import progress
-    from ._common import _block_rows
-
     H = matcher._collection(X)        # the rows whose inner product is the matcher's pair score
-    n = H.shape[0]
-    k = min(k, n - 1)
     found = {}
-    step = _block_rows(n)
-    for start in progress(range(0, n, step), desc="match: scoring the nearest documents"):
-        S = H[start:start + step] @ H.T
-        S = S.toarray() if hasattr(S, "toarray") else np.asarray(S)
-        rows = np.arange(S.shape[0])
-        S[rows, start + rows] = -np.inf
-        top = np.argpartition(-S, k - 1, axis=1)[:, :k] if k < n - 1 else np.argsort(-S, axis=1)[:, :k]
-        for r, neighbours in enumerate(top):
-            i = start + r
-            for j in neighbours:
-                s = S[r, j]
-                if s >= matcher.threshold_:
-                    found[(min(i, int(j)), max(i, int(j)))] = float(s)
+    for i, j, s in _nearest_rows(H, k, "match: scoring the nearest documents"):
+        if s >= matcher.threshold_:
+            found[(min(i, j), max(i, j))] = float(s)
     return sorted(((i, j, s) for (i, j), s in found.items()), key=lambda t: (-t[2], t[0], t[1]))
 
 
 def candidate_pairs(H, k):
     """(n, 2) array of the pairs i < j where j is among i's k nearest rows of H by inner product
     (or i among j's), by blocks of rows."""
+    found = {(min(i, j), max(i, j)) for i, j, _ in _nearest_rows(H, k, "match: finding the nearest documents")}
+    return np.array(sorted(found), dtype=np.int64).reshape(-1, 2)
+
+
+def _nearest_rows(H, k, desc):
+    """(i, j, inner product) for each j among row i's k nearest other rows of H, block by block,
+    so that no n x n matrix is held."""
     from .._progress import progress
     from ._common import _block_rows
 
     n = H.shape[0]
     k = min(k, n - 1)
-    found = set()
     step = _block_rows(n)
-    for start in progress(range(0, n, step), desc="match: finding the nearest documents"):
+    for start in progress(range(0, n, step), desc=desc):
         S = H[start:start + step] @ H.T
         S = S.toarray() if hasattr(S, "toarray") else np.asarray(S)
         rows = np.arange(S.shape[0])
         S[rows, start + rows] = -np.inf
         top = np.argpartition(-S, k - 1, axis=1)[:, :k] if k < n - 1 else np.argsort(-S, axis=1)[:, :k]
         for r, neighbours in enumerate(top):
-            i = start + r
-            found.update((min(i, int(j)), max(i, int(j))) for j in neighbours)
-    return np.array(sorted(found), dtype=np.int64).reshape(-1, 2)
+            for j in neighbours:
+                yield start + r, int(j), S[r, j]
 
 
 def _rule_duplicates(matcher, parts, X, texts, k):
