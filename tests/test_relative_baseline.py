@@ -225,7 +225,7 @@ def test_a_file_from_before_the_check_loads_as_unchecked():
 
 
 @pytest.mark.parametrize("value, error", [(0, ValueError), (1.0, ValueError), (-0.1, ValueError),
-                                          (True, TypeError), ("0.2", TypeError)])
+                                          (True, ValueError), ("0.2", ValueError)])
 def test_bad_baseline_holdout(value, error):
     X, y = _topic_data()
     with pytest.raises(error, match="baseline_holdout"):

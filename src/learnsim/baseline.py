@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["BaselineGain", "BaselineWarning", "compare", "cross_fitted", "paired_bootstrap",
+__all__ = ["BaselineGain", "BaselineWarning", "check_holdout", "compare", "cross_fitted", "paired_bootstrap",
            "split_groups", "unchecked", "DEFAULT_HOLDOUT"]
 
 #: Share of the supervision that ``fit`` keeps back to measure learned against baseline.
@@ -176,6 +176,15 @@ class BaselineGain:
         return cls(status=status, measure=d.get("measure", ""), unit=d.get("unit", ""),
                    baseline=d.get("baseline", ""), confidence=float(confidence), n_units=int(n_units),
                    detail=dict(detail), reason=reason, **numbers_)
+
+
+def check_holdout(value):
+    """``baseline_holdout`` as every learner takes it: None (no check) or a share in (0, 1)."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not 0.0 < value < 1.0:
+        raise ValueError(f"baseline_holdout must be a number in (0, 1) or None; got {value!r}")
+    return float(value)
 
 
 def _rng(random_state):

@@ -65,7 +65,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._linalg import truncated_svd_with_u
 from ._validation import check_matrix, check_random_state, state_array, state_number
 from .base import MetricMixin
-from .baseline import DEFAULT_HOLDOUT, BaselineGain, BaselineWarning, compare, cross_fitted, split_groups, unchecked
+from .baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, BaselineWarning, compare, cross_fitted, split_groups, unchecked
 from .hybrid import DEFAULT_WEIGHT_GRID, check_input_weight, hybrid_rows
 from .scoring import cluster_weight_scores, triplet_weight_scores
 from .stiefel import minimize_stiefel
@@ -589,7 +589,7 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
                              "(i, j, k) of row indices, fit(X, triplets), or one class label per row")
         X = check_matrix(X, name="X", min_samples=3, dtype=np.float64)
         d, r_param, batch, per_item = self._check_params()
-        holdout = self._check_holdout()
+        holdout = check_holdout(self.baseline_holdout)
         rng = check_random_state(self.random_state)
         # the held-out check draws from its own stream, so that the final fit on all supervision
         # is the fit that baseline_holdout=None gives
@@ -629,14 +629,6 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         self.n_features_in_ = n_features
         self.timings_["baseline_check"] = check_seconds
         return self
-
-    def _check_holdout(self):
-        h = self.baseline_holdout
-        if h is None:
-            return None
-        if isinstance(h, (bool, np.bool_)) or not isinstance(h, numbers.Real) or not 0.0 < h < 1.0:
-            raise ValueError(f"baseline_holdout must be a number in (0, 1) or None; got {h!r}")
-        return float(h)
 
     @staticmethod
     def _check_zero_rows(T, zero_rows):

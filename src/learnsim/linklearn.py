@@ -67,7 +67,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._progress import progress
 from ._validation import check_random_state, check_term_counts, state_array, state_number
-from .baseline import DEFAULT_HOLDOUT, BaselineGain, compare, unchecked
+from .baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, compare, unchecked
 from .bm25 import TermWeightIndex
 from .supervision import Links, split_links
 
@@ -289,15 +289,6 @@ def _check_positive_real(name, value, allow_zero=False):
     return float(value)
 
 
-def _check_holdout(value):
-    """``baseline_holdout``: None or a number in (0, 1)."""
-    if value is None:
-        return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not 0 < value < 1:
-        raise ValueError(f"baseline_holdout must be None or a number in (0, 1); got {value!r}")
-    return float(value)
-
-
 def holdout_documents(links, fraction, random_state):
     """Split the documents of ``links`` into a training part and a held-out part of about
     ``fraction`` of them, with the links inside each part (those across are dropped).
@@ -419,7 +410,7 @@ class LinkLearn(BaseEstimator):
         _check_int("validation_interval", self.validation_interval, 1)
         _check_int("n_iter_no_change", self.n_iter_no_change, 1)
         _check_positive_real("tol", self.tol, allow_zero=True)
-        _check_holdout(self.baseline_holdout)
+        check_holdout(self.baseline_holdout)
         return hidden
 
     def _mlps(self, hidden, scaling):
@@ -535,7 +526,7 @@ class LinkLearn(BaseEstimator):
             hold any out (the model is not checked).
         """
         hidden = self._check_params()
-        holdout = _check_holdout(self.baseline_holdout)
+        holdout = check_holdout(self.baseline_holdout)
         X = _float_counts(X, "X", allow_empty_rows=False)
         links = _as_links(links, X.shape[0], "links")
         rng = check_random_state(self.random_state)

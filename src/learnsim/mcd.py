@@ -50,7 +50,7 @@ from ._linalg import truncated_svd
 from ._progress import progress
 from ._validation import check_matrix, check_no_overflow, check_random_state, state_array, state_number
 from .base import MetricMixin, _dense_dot, _row_sq_norms
-from .baseline import DEFAULT_HOLDOUT, BaselineGain, compare, split_groups, unchecked
+from .baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, compare, split_groups, unchecked
 from .supervision import check_clusters
 
 DEFAULT_BASIS_GRID = (16, 32, 64, 128, 256)
@@ -344,10 +344,7 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         if self.n_components is not None and (not isinstance(self.n_components, numbers.Integral)
                                               or self.n_components < 1):
             raise ValueError(f"n_components must be a positive integer or None; got {self.n_components!r}")
-        if self.baseline_holdout is not None and not (
-                isinstance(self.baseline_holdout, numbers.Real) and not isinstance(self.baseline_holdout, bool)
-                and 0.0 < self.baseline_holdout < 1.0):
-            raise ValueError(f"baseline_holdout must be a number in (0, 1) or None; got {self.baseline_holdout!r}")
+        check_holdout(self.baseline_holdout)
         if not isinstance(self.min_cluster_size, numbers.Integral) or self.min_cluster_size < 2:
             raise ValueError(f"min_cluster_size must be an integer >= 2; got {self.min_cluster_size!r}")
         if not (isinstance(self.tol, numbers.Real) and 0 <= self.tol < 1):

@@ -44,7 +44,6 @@ variant is meant for a basis of a few hundred to a few thousand points.
 from __future__ import annotations
 
 import dataclasses
-import numbers
 import time
 import warnings
 
@@ -55,7 +54,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_matrix, check_random_state, state_array, state_number
 from .base import MetricMixin
-from .baseline import DEFAULT_HOLDOUT, BaselineGain, BaselineWarning, compare, split_groups, unchecked
+from .baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, BaselineWarning, compare, split_groups, unchecked
 from .supervision import check_triplets
 
 try:
@@ -506,12 +505,7 @@ class RelativeComparisonMetric(MetricMixin, BaseEstimator):
             raise ValueError(f"tol must be a positive number; got {self.tol!r}")
         if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 1:
             raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}")
-        h = self.baseline_holdout
-        if h is not None:
-            if isinstance(h, (bool, np.bool_)) or not isinstance(h, numbers.Real):
-                raise TypeError(f"baseline_holdout must be a share in (0, 1) or None; got {h!r}")
-            if not 0 < h < 1:
-                raise ValueError(f"baseline_holdout must be a share in (0, 1) of the anchors, or None; got {h!r}")
+        check_holdout(self.baseline_holdout)
         return C
 
     def _kernel_matrix(self, A, B):

@@ -75,9 +75,9 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_n_features, check_random_state, check_term_counts, state_number
-from .baseline import DEFAULT_HOLDOUT, BaselineGain, compare, unchecked
+from .baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, compare, unchecked
 from .bm25 import IDF_VARIANTS, PAPER_PARAMS, TermWeightIndex, bm25_idf
-from .linklearn import _as_links, _check_holdout, holdout_documents
+from .linklearn import _as_links, holdout_documents
 
 __all__ = ["LearnedBM25", "PowerQueryIndex", "PARAMETER_NAMES", "PARAMETER_BOUNDS", "plot_weighting_curves"]
 
@@ -361,7 +361,7 @@ class LearnedBM25(BaseEstimator):
         if not isinstance(fixed, dict):
             raise ValueError(f"fixed must be None or a dict of parameter values; got {fixed!r}")
         _check_parameters(fixed)
-        _check_holdout(self.baseline_holdout)
+        check_holdout(self.baseline_holdout)
         return fractions, ql, L0
 
     # ------------------------------------------------------------------ members
@@ -455,7 +455,7 @@ class LearnedBM25(BaseEstimator):
             then BM25's), or when too few articles or links are left to hold any out.
         """
         fractions, query_length, L0 = self._check_params()
-        holdout = _check_holdout(self.baseline_holdout)
+        holdout = check_holdout(self.baseline_holdout)
         views = self._views(X, "X")
         X = views[0]
         link_set = _as_links(links, X.shape[0], "links")
