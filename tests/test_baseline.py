@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 import pytest
 
-from learnsim.baseline import (BaselineGain, BaselineWarning, compare, cross_fitted, paired_bootstrap,
+from learnsim.baseline import (BaselineGain, BaselineWarning, choose, compare, cross_fitted, paired_bootstrap,
                                split_groups, unchecked)
 
 
@@ -105,3 +105,29 @@ def test_report_round_trip_and_refusals():
     with pytest.warns(BaselineWarning):
         u = unchecked("3 clusters", baseline_name="Euclid", owner="X")
     assert BaselineGain.from_dict(u.to_dict()) == u and "not checked" in u.summary()
+
+
+def test_choose_keeps_a_clear_winner_and_falls_back_on_a_loser():
+    C = np.vstack([np.full(40, 0.5), np.full(40, 0.9)])
+    chosen, report = choose(C, 0, measure="AP", unit="queries", baseline_name="cosine", owner="X",
+                            detail=lambda c: {"chosen": int(c)})
+    assert chosen == 1 and report.status == "learned" and report.detail == {"chosen": 1}
+    with pytest.warns(BaselineWarning, match="the learned part does not help"):
+        chosen, report = choose(np.vstack([np.full(40, 0.2), np.full(40, 0.5)]), 1, measure="AP", unit="queries",
+                                baseline_name="cosine", owner="X", detail=lambda c: {"chosen": int(c)})
+    assert chosen == 1 and report.fell_back and report.gain <= 0 and report.detail == {"chosen": 1}
+
+
+def test_choose_uses_the_baseline_when_it_scores_best_on_all_units_and_says_why(monkeypatch):
+    """The cross-fitted gain passes, but the candidate chosen on all units is the baseline: the
+    model is the baseline and the report gives that reason, not the interval's."""
+    import learnsim.baseline as baseline
+
+    monkeypatch.setattr(baseline, "cross_fitted", lambda C, base, **kw: (base, np.full(C.shape[1], 1.0)))
+    C = np.vstack([np.zeros(10), np.ones(10)])
+    with pytest.warns(BaselineWarning, match="the baseline itself scores best"):
+        chosen, report = baseline.choose(C, 0, measure="AP", unit="queries", baseline_name="cosine", owner="X",
+                                         detail=lambda c: {"chosen": int(c)})
+    assert chosen == 0 and report.status == "baseline" and report.gain == 1.0 and report.ci_low > 0
+    assert report.detail == {"chosen": 0}
+    assert BaselineGain.from_dict(report.to_dict()) == report

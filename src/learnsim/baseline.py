@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["BaselineGain", "BaselineWarning", "check_holdout", "compare", "cross_fitted", "paired_bootstrap",
+__all__ = ["BaselineGain", "BaselineWarning", "check_holdout", "choose", "compare", "cross_fitted", "paired_bootstrap",
            "split_groups", "unchecked", "DEFAULT_HOLDOUT"]
 
 #: Share of the supervision that ``fit`` keeps back to measure learned against baseline.
@@ -82,7 +82,8 @@ class BaselineGain:
     detail : dict
         Method-specific facts (e.g. the chosen input weight), JSON scalars only.
     reason : str or None
-        Why the model was not checked (``status == "unchecked"``).
+        Why the model was not checked (``status == "unchecked"``), or why it falls back when
+        the gain alone does not say (e.g. the baseline scores best on all the held-out units).
     """
 
     status: str
@@ -118,8 +119,13 @@ class BaselineGain:
                 f"baseline ({self.baseline}) {self.baseline_score:.4f}, gain {self.gain:+.4f} "
                 f"({pct}% CI {self.ci_low:+.4f} to {self.ci_high:+.4f})")
         if self.status == "baseline":
-            why = "does not help" if self.gain <= 0 else "does not help for certain (the interval reaches 0)"
-            return head + f"; the learned part {why}, so the model falls back to the baseline"
+            if self.reason:
+                why = self.reason
+            elif self.gain <= 0:
+                why = "the learned part does not help"
+            else:
+                why = "the learned part does not help for certain (the interval reaches 0)"
+            return head + f"; {why}, so the model falls back to the baseline"
         if not self.significant:
             # only a model saved before the interval rule, or a report built by hand
             return head + "; kept the learned part (the interval includes 0: the gain is not certain)"
@@ -330,6 +336,41 @@ def cross_fitted(candidates, baseline_index, *, n_folds=2, random_state=0):
         rest = np.concatenate([g for h, g in enumerate(folds) if h != f])
         learned[fold] = C[best(rest), fold]
     return chosen, learned
+
+
+def choose(candidates, baseline_index, *, measure, unit, baseline_name, owner, groups=None, detail=None,
+           random_state=0, stacklevel=2):
+    """Choose among candidate rules on held-out units and check the choice against the baseline.
+
+    :func:`cross_fitted` picks the candidate and scores it honestly, :func:`compare` judges the
+    gain over ``candidates[baseline_index]``. The model uses the baseline (the returned index is
+    ``baseline_index``) when the report falls back, and also when the baseline itself has the
+    best mean over all the units, though the cross-fitted gain passed (then the report's status
+    is made ``"baseline"`` and a :class:`BaselineWarning` says why).
+
+    Parameters
+    ----------
+    detail : dict, or callable(chosen index) -> dict, optional
+        The report's ``detail``, given the index the model finally uses.
+
+    Returns
+    -------
+    (chosen index, BaselineGain)
+    """
+    from dataclasses import replace
+
+    C = np.asarray(candidates, dtype=np.float64)
+    chosen, learned = cross_fitted(C, baseline_index, random_state=random_state)
+    report = compare(learned, C[baseline_index], measure=measure, unit=unit, baseline_name=baseline_name,
+                     owner=owner, groups=groups, random_state=random_state, stacklevel=stacklevel + 1)
+    if report.status == "learned" and chosen == baseline_index:
+        report = replace(report, status="baseline", reason="the baseline itself scores best on all the held-out units")
+        _warn(f"{owner}: {report.summary()}", stacklevel)
+    if report.fell_back:
+        chosen = baseline_index
+    if detail is not None:
+        report = replace(report, detail=dict(detail(chosen) if callable(detail) else detail))
+    return chosen, report
 
 
 def split_groups(groups, fraction=DEFAULT_HOLDOUT, *, random_state=0, min_held=2, min_train=2):

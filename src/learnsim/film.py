@@ -54,7 +54,6 @@ from __future__ import annotations
 import numbers
 import time
 import warnings
-from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -65,7 +64,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._linalg import truncated_svd_with_u
 from ._validation import check_matrix, check_random_state, state_array, state_number
 from .base import MetricMixin
-from .baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, BaselineWarning, compare, cross_fitted, split_groups, unchecked
+from .baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, choose, split_groups, unchecked
 from .hybrid import DEFAULT_WEIGHT_GRID, check_input_weight, hybrid_rows
 from .scoring import cluster_weight_scores, triplet_weight_scores
 from .stiefel import minimize_stiefel
@@ -678,22 +677,15 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
                                                         rng, return_queries=True)
             groups = labels[queries]
         base = len(_WEIGHT_GRID) - 1                                  # w = 1: the input cosine
-        chosen, learned = cross_fitted(candidates, base, random_state=rng)
-        weight = float(_WEIGHT_GRID[chosen])
         finite = np.isfinite(candidates).all(axis=0)
-        detail = {"input_weight": weight, "held_out_fraction": holdout,
-                  "learned_alone_score": float(np.mean(candidates[0][finite])) if finite.any() else None}
-        report = compare(learned, candidates[base], measure=measure, unit=unit, baseline_name=_BASELINE,
-                         owner="FILM", groups=groups, random_state=rng, detail=detail, stacklevel=4)
+        alone = float(np.mean(candidates[0][finite])) if finite.any() else None
+        chosen, report = choose(candidates, base, measure=measure, unit=unit, baseline_name=_BASELINE, owner="FILM",
+                                groups=groups, random_state=rng, stacklevel=4,
+                                detail=lambda c: {"input_weight": float(_WEIGHT_GRID[c]), "held_out_fraction": holdout,
+                                                  "learned_alone_score": alone})
         if report.status == "unchecked":
             return report, 0.0
-        if chosen == base or report.status == "baseline":
-            # the input cosine is as good on held-out supervision: the model is the input cosine
-            if report.status == "learned":
-                report = replace(report, status="baseline")
-                _warn_baseline(f"FILM: {report.summary()}")
-            return replace(report, detail=dict(detail, input_weight=1.0)), 1.0
-        return report, weight
+        return report, float(_WEIGHT_GRID[chosen])
 
     def _learn(self, Xn, T, d, r, batch, rng):
         """FILM (Algorithm 1) on the unit rows ``Xn`` and the triplets ``T``; sets the fitted
@@ -884,8 +876,4 @@ def _child_rng(random_state, rng):
     if isinstance(random_state, numbers.Integral):
         return np.random.default_rng([int(random_state), 1])
     return np.random.default_rng(rng.integers(2**63 - 1))
-
-
-def _warn_baseline(message):
-    warnings.warn(message, BaselineWarning, stacklevel=4)
 

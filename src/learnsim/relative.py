@@ -626,7 +626,8 @@ class RelativeComparisonMetric(MetricMixin, BaseEstimator):
         if report is not None and report.status == "unchecked":
             return dataclasses.replace(report, reason=f"{report.reason}; {self._zero_reason()}")
         if report is not None and report.status == "learned":
-            return dataclasses.replace(report, status="baseline", detail={**report.detail, "all_weights_zero": True})
+            return dataclasses.replace(report, status="baseline", reason="the learned weights are all 0",
+                                       detail={**report.detail, "all_weights_zero": True})
         return report
 
     def _with_report(self, report):

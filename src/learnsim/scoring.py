@@ -80,7 +80,7 @@ class SearchRule:
         ``components`` label (>= 0), and check it against w = 1 (the last value of ``grid``
         must be 1). ``check_baseline=False``: the best w on all queries (ties to the smaller),
         unchecked (``baseline_gain`` None)."""
-        from .baseline import compare, cross_fitted, unchecked
+        from .baseline import choose, unchecked
 
         grid = tuple(float(w) for w in grid)
         if not grid or grid[-1] != 1.0:
@@ -95,23 +95,12 @@ class SearchRule:
                                owner="FILM search", stacklevel=3)
             return cls(1.0, grid, np.zeros(len(grid)), 0, report)
         hits = cls.query_hits(metric, X, queries, components, grid)
-        chosen, learned = cross_fitted(hits, base, random_state=random_state)
         # the interval resamples whole groups of duplicates (their queries are not independent)
-        report = compare(learned, hits[base], measure="recall@1", unit="held-out duplicate queries",
-                         baseline_name=_SEARCH_BASELINE, owner="FILM search", groups=components[queries],
-                         random_state=random_state,
-                         detail={"input_weight": grid[chosen]}, stacklevel=3)
+        chosen, report = choose(hits, base, measure="recall@1", unit="held-out duplicate queries",
+                                baseline_name=_SEARCH_BASELINE, owner="FILM search", groups=components[queries],
+                                random_state=random_state, stacklevel=3,
+                                detail=lambda c: {"input_weight": grid[c]})
         weight = grid[chosen]
-        if report.status == "baseline" or chosen == base:
-            from dataclasses import replace
-
-            from .baseline import _warn
-
-            if report.status == "learned":          # chosen on all queries: the input cosine
-                report = replace(report, status="baseline")
-                _warn(f"FILM search: {report.summary()}", 2)
-            report = replace(report, detail={"input_weight": 1.0})
-            weight = 1.0
         return cls(weight, grid, hits.mean(axis=1), len(queries), report)
 
     def _get_state(self):
@@ -329,7 +318,7 @@ def choose_matcher(metric, X, train, held, *, texts=None, vectorizer=None, candi
     """
     import warnings
 
-    from .baseline import _warn, compare, cross_fitted, unchecked
+    from .baseline import choose, unchecked
     from .matching import PairwiseKNNMatcher, ThresholdMatcher
     from .supervision import Pairs
 
@@ -374,18 +363,9 @@ def choose_matcher(metric, X, train, held, *, texts=None, vectorizer=None, candi
     accuracies = {n: float(scores[n].mean()) for n in order}
     report = None
     if check_baseline and "cosine" in scores:
-        chosen, learned = cross_fitted(C, 0, random_state=random_state)
-        report = compare(learned, C[0], measure="pair accuracy", unit="held-out pairs",
-                         baseline_name=_MATCH_BASELINE, owner="FILM duplicate rule", random_state=random_state,
-                         detail={"matcher": order[chosen]}, stacklevel=2)
-        if report.status == "baseline" or chosen == 0:
-            from dataclasses import replace
-
-            if report.status == "learned":
-                report = replace(report, status="baseline")
-                _warn(f"FILM duplicate rule: {report.summary()}", 1)
-            report = replace(report, detail={"matcher": "cosine"})
-            chosen = 0
+        chosen, report = choose(C, 0, measure="pair accuracy", unit="held-out pairs", baseline_name=_MATCH_BASELINE,
+                                owner="FILM duplicate rule", random_state=random_state, stacklevel=2,
+                                detail=lambda c: {"matcher": order[c]})
     else:
         chosen = int(np.argmax(C.mean(axis=1)))
     name = order[chosen]

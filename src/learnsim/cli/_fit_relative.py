@@ -29,14 +29,11 @@ learned metric (--weighting changes them).
 """
 from __future__ import annotations
 
-import dataclasses
 import time
-import warnings
 
 import numpy as np
 
 from .._progress import stage
-from ..baseline import BaselineWarning
 
 from ..io import DocumentFormatError
 from ._common import _save_model, UsageError, _print_json, read_documents
@@ -129,7 +126,7 @@ def _choose(X, T, fraction, seed):
     -------
     (C of the refit, report, held-out triplets, {C: mean held-out score}, W = 1's mean score)
     """
-    from ..baseline import compare, cross_fitted, split_groups, unchecked
+    from ..baseline import choose, split_groups, unchecked
     from ..relative import BASELINE_MEASURE, BASELINE_NAME
 
     owner = "learnsim fit --method relative"
@@ -148,21 +145,16 @@ def _choose(X, T, fraction, seed):
     fit_T, valid_T = T[~is_held], T[is_held]
     rows = _held_out_scores(X, fit_T, valid_T, seed)
     means = rows.mean(axis=1)
-    chosen, learned = cross_fitted(rows, 0, random_state=seed)
-    # the C of a learned model: the chosen one or, when W = 1 is chosen, the best learned
+    # the C of a learned model: the chosen one or, when W = 1 is used, the best learned
     # candidate (kept in the saved model's parameters and reported beside the fall-back)
-    best_C = C_GRID[chosen - 1] if chosen else C_GRID[int(np.argmax(means[1:]))]
-    report = compare(learned, rows[0], measure=BASELINE_MEASURE, unit=f"held-out anchors ({len(valid_T)} triplets)",
-                     baseline_name=BASELINE_NAME, owner=owner, random_state=seed, stacklevel=3,
-                     detail={"C": best_C, "chosen": f"C = {best_C:g}" if chosen else "W = 1",
-                             "held_out_triplets": len(valid_T), "training_triplets": int(fit_T.shape[0]),
-                             "cross_fitted": True})
-    if chosen == 0 and not report.fell_back:
-        # W = 1 has the best mean on the held-out triplets, so the model is W = 1, though the
-        # choice made on each half (the cross-fitted gain) would have gained a little
-        report = dataclasses.replace(report, status="baseline")
-        warnings.warn(f"{owner}: W = 1 scores best on the held-out triplets, so the model is W = 1; "
-                      f"{report.summary()}", BaselineWarning, stacklevel=3)
+    best_learned = C_GRID[int(np.argmax(means[1:]))]
+    chosen, report = choose(rows, 0, measure=BASELINE_MEASURE, unit=f"held-out anchors ({len(valid_T)} triplets)",
+                            baseline_name=BASELINE_NAME, owner=owner, random_state=seed, stacklevel=3,
+                            detail=lambda c: {"C": C_GRID[c - 1] if c else best_learned,
+                                              "chosen": f"C = {C_GRID[c - 1]:g}" if c else "W = 1",
+                                              "held_out_triplets": len(valid_T),
+                                              "training_triplets": int(fit_T.shape[0]), "cross_fitted": True})
+    best_C = C_GRID[chosen - 1] if chosen else best_learned
     return best_C, report, valid_T, dict(zip(C_GRID, means[1:].tolist())), float(means[0])
 
 
