@@ -168,27 +168,23 @@ def cluster_weight_scores(Xn, E, labels, rows, grid, rng, return_queries=False):
     queries = np.arange(rows.size)
     if queries.size > _MAX_CHECK_QUERIES:
         queries = np.sort(rng.choice(queries, _MAX_CHECK_QUERIES, replace=False))
+    from .evaluation import per_query_measures
+
     Xh, Eh, lab = Xn[rows], E[rows], labels[rows]
     out = np.full((len(grid), queries.size), np.nan)
     m = rows.size
     step = max(1, 2**21 // max(m, 1))
-    ranks = np.arange(1, m + 1, dtype=np.float64)
     for start in range(0, queries.size, step):
         q = queries[start:start + step]
         Ci = Xh[q] @ Xh.T
         Ci = Ci.toarray() if sp.issparse(Ci) else np.asarray(Ci)
         Cl = Eh[q] @ Eh.T
         rel = lab[q][:, None] == lab[None, :]
-        rel[np.arange(q.size), q] = False
-        n_rel = rel.sum(axis=1)
+        itself = np.zeros_like(rel)
+        itself[np.arange(q.size), q] = True                      # a query does not retrieve itself
         for g, w in enumerate(grid):
-            S = w * Ci + (1.0 - w) * Cl
-            S[np.arange(q.size), q] = -np.inf                    # the query itself ranks last
-            order = np.argsort(-S, axis=1, kind="stable")
-            hits = np.take_along_axis(rel, order, axis=1)
-            prec = np.cumsum(hits, axis=1) / ranks
-            with np.errstate(invalid="ignore", divide="ignore"):
-                out[g, start:start + q.size] = np.where(n_rel > 0, (prec * hits).sum(axis=1) / n_rel, np.nan)
+            out[g, start:start + q.size] = per_query_measures(w * Ci + (1.0 - w) * Cl, rel, exclude=itself,
+                                                              measures=("ap",))["ap"]
     return (out, rows[queries]) if return_queries else out
 
 
