@@ -182,3 +182,27 @@ def test_a_rule_that_does_not_beat_the_input_cosine_falls_back_to_it(tmp_path):
     cos = np.asarray(X[:n].multiply(X[n:]).sum(axis=1)).ravel()
     # the vectoriser gives float32 rows; the rule scores in float64
     np.testing.assert_allclose([r["score"] for r in result["pairs"]], cos, atol=1e-6)
+
+
+def test_default_dimensions_stay_within_the_rank_of_a_small_pair_file(tmp_path):
+    """A few templated questions: min(documents, features) exceeds the rank of their vectors;
+    without --dimensions the fit uses at most that rank instead of failing."""
+    subjects = ["the printer", "my laptop", "the router", "this phone", "the kettle", "our car"]
+    problems = [("won't turn on", "does not power up"), ("keeps beeping", "makes a beeping noise"),
+                ("is very slow", "runs slowly"), ("overheats", "gets too hot")]
+    lines = ["label\ttext_a\ttext_b"]
+    for i, s in enumerate(subjects):
+        for j, (a, b) in enumerate(problems):
+            lines.append(f"1\tWhy {s} {a}?\tHow to fix: {s} {b}")
+            other, (a2, _) = subjects[(i + 1) % len(subjects)], problems[(j + 1) % len(problems)]
+            lines.append(f"0\tWhy {s} {a}?\tWhy {other} {a2}?")
+    path = tmp_path / "pairs.tsv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, err = run_cli(["fit", "--method", "film", "--pairs", path, "--model", tmp_path / "f.npz",
+                              "--max-iter", "20", "--json"])
+    assert code == 0, err
+    summary = json.loads(out)
+    X = load(tmp_path / "f.npz")["vectorizer"].transform([t for line in lines[1:] for t in line.split("\t")[1:]])
+    rank = np.linalg.matrix_rank(X.toarray(), tol=1e-10 * np.linalg.norm(X.toarray(), 2))
+    assert summary["n_components"] <= rank < min(summary["documents"], summary["features"])
+    assert "rank" in err

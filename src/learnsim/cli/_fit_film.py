@@ -204,7 +204,16 @@ def _film_with_supervision(args, X, labels, pairs, holdout):
     if d is None:
         d = min(_DEFAULT_FILM_DIMENSIONS, most)
         if d < _DEFAULT_FILM_DIMENSIONS:
-            _note(f"using {d} dimensions: FILM learns at most min(documents, features) = {most}")
+            # a small collection: FILM learns at most the numerical rank of X (repeated or
+            # one-word texts make it smaller than min(documents, features)); one dimension is small,
+            # so its singular values are cheap
+            from ..film import _RANK_TOL
+
+            dense = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
+            sigma = np.linalg.svd(dense, compute_uv=False)
+            d = max(1, min(d, int(np.sum(sigma > _RANK_TOL * max(float(sigma[0]), np.finfo(float).tiny)))))
+            _note(f"using {d} dimensions: FILM learns at most the rank of the texts' vectors (min(documents, "
+                  f"features) = {most})")
     settings = {"n_components": d, "svd_rank": args.svd_rank}
     if args.max_iter is not None:
         settings["max_iter"] = args.max_iter
