@@ -208,7 +208,10 @@ def paired_bootstrap(diff, *, groups=None, confidence=0.95, n_resamples=N_RESAMP
     ----------
     groups : array-like (n_units,), optional
         Units that share a group are not independent (queries of one held-out cluster): whole
-        groups are resampled (a cluster bootstrap), and the interval widens accordingly.
+        groups are resampled (a cluster bootstrap), and the interval widens accordingly. With
+        very few groups (two or three held-out clusters) the resamples take only a handful of
+        values and the interval is little more than the range of the groups' means: a rough
+        guide, not a 95 % guarantee.
 
     Returns
     -------
