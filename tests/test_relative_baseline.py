@@ -15,16 +15,7 @@ from learnsim.evaluation import evaluate_triplets
 from learnsim.persistence import load, save
 from learnsim.relative import RelativeComparisonMetric, anchor_means, triplet_outcomes
 from learnsim.supervision import sample_label_triplets
-
-
-def _topic_data(seed=0, n_per=30, informative=4, noise=60):
-    """Clusters told apart by a few features, buried in many noisy ones: weights help."""
-    rng = np.random.default_rng(seed)
-    y = np.repeat(np.arange(3), n_per)
-    X = (rng.random((y.size, informative * 3 + noise)) < 0.15).astype(float)
-    for c in range(3):
-        X[y == c, c * informative:(c + 1) * informative] = rng.random(((y == c).sum(), informative)) < 0.9
-    return sp.csr_matrix(X), y
+from test_relative import _topic_data   # clusters told apart by a few features: weights help
 
 
 def _euclid_truth(Z, m=600, seed=0):
