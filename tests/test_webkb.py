@@ -314,7 +314,7 @@ def paper(real_archive):
 
 @pytest.mark.corpus
 def test_real_archive_counts(real_archive):
-    from learnsim.webkb import _archive_listing
+    from learnsim.datasets.webkb import _archive_listing
 
     stat = real_archive.stat()
     listing = _archive_listing((str(real_archive.resolve()), stat.st_mtime_ns, stat.st_size))

@@ -29,7 +29,8 @@ Every reader treats bytes that are not UTF-8 the same way (``encoding_errors``, 
 
 The package is split by family: ``_base`` (data directory), ``_decode`` (bad bytes),
 ``documents``, ``newsgroups``, ``flickr``, ``pairs`` (the general reader), ``quora``, ``sts``,
-``ir`` (:class:`RetrievalCollection`), ``smart``, ``trec``, ``wikispeedia``, ``uci``,
+``ir`` (:class:`RetrievalCollection`), ``smart``, ``trec``, ``wikispeedia``, ``webkb``
+(the loader; paper 004's triplets and features on it are in :mod:`learnsim.webkb`), ``uci``,
 ``synthetic``. Import from :mod:`learnsim.datasets` itself; the modules are not an API.
 """
 from __future__ import annotations
@@ -48,10 +49,11 @@ from .sts import load_sts_benchmark
 from .synthetic import make_clustered_corpus
 from .trec import load_trec_collection
 from .uci import load_uci
+from .webkb import load_webkb
 from .wikispeedia import LinkedCorpus, load_wikispeedia
 
-# Private names other modules import from here: learnsim.webkb finds its archive with _corpus_file,
-# and the tests read the parse cache of the 20 Newsgroups archive.
+# Private names other modules import from here: the tests read the parse cache of the 20 Newsgroups
+# archive; _corpus_file (finding a corpus file under the data directory) stays importable from here.
 from ._base import _corpus_file  # noqa: E402,F401
 from .newsgroups import _read_newsgroups_archive  # noqa: E402,F401
 
@@ -85,8 +87,3 @@ __all__ = [
     "read_smart_collection",
     "read_text",
 ]
-
-# The WebKB loader lives in its own module (HTML, URL and link handling); it is re-exported here so
-# that every corpus loads from learnsim.datasets. Imported last: learnsim.webkb imports
-# learnsim.datasets (lazily) for _corpus_file.
-from ..webkb import load_webkb  # noqa: E402
