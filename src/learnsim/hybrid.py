@@ -24,6 +24,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ._state import _transformer_from_state, _transformer_state
 from ._validation import check_matrix, state_number
 
 __all__ = ["HybridEmbedding", "hybrid_rows", "select_input_weight", "DEFAULT_WEIGHT_GRID"]
@@ -145,16 +146,12 @@ class HybridEmbedding(TransformerMixin, BaseEstimator):
 
     def _get_state(self):
         check_is_fitted(self)
-        from .matching import _transformer_state
-
         t_meta, arrays = _transformer_state(self.transformer)
         return ({"input_weight": float(self.input_weight), "transformer": t_meta,
                  "n_features_in": None if self.n_features_in_ is None else int(self.n_features_in_)}, arrays)
 
     @classmethod
     def _from_state(cls, meta, arrays):
-        from .matching import _transformer_from_state
-
         for key in ("input_weight", "transformer", "n_features_in"):
             if key not in meta:
                 raise ValueError(f"HybridEmbedding state lacks the metadata entry {key!r}")

@@ -31,16 +31,17 @@ import numbers
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.metrics import roc_auc_score
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_indices, check_matrix, check_state_header, state_array, state_number
+from ._pair_inputs import (_check_metric, _check_pair_indices, _check_pair_labels, _confusion_rates, _embed,
+                           _require_both_classes, _row_norms, _rowwise_dot)
+from ._state import _TRANSFORMER_PREFIX, _transformer_from_state, _transformer_state
+from ._validation import check_matrix, check_state_header, state_array, state_number
 from .evaluation import best_threshold, log_loss, pair_classification_report
 from .hybrid import DEFAULT_WEIGHT_GRID, check_input_weight, hybrid_rows, select_input_weight
-from .search import METRICS, DISTANCE_METRICS, top_k
-from .supervision import Pairs, _parse_pair_labels
+from .search import DISTANCE_METRICS, top_k
 
 __all__ = ["PairwiseKNNMatcher", "ThresholdMatcher", "pair_similarity"]
 
@@ -51,121 +52,7 @@ _TIE_ULPS = 64
 _RANK_CHUNK = 65536
 
 
-# ----------------------------------------------------------------------------- input helpers
-
-def _n_rows(X):
-    if sp.issparse(X) or hasattr(X, "shape"):
-        shape = getattr(X, "shape", ())
-        return int(shape[0]) if len(shape) else None
-    try:
-        return len(X)
-    except TypeError:
-        return None
-
-
-def _embed(transformer, X, name):
-    """The embedding of ``X`` under ``transformer`` as a checked float matrix."""
-    if X is None:
-        raise ValueError(f"{name} is None; expected the items (one row per item)")
-    if transformer is None:
-        return check_matrix(X, name=name)
-    if callable(getattr(transformer, "transform", None)):
-        E = transformer.transform(X)
-    elif callable(transformer):
-        E = transformer(X)
-    else:
-        raise TypeError("transformer must be None (X is already embedded), a fitted object with a "
-                        "transform(X) method, or a function X -> embedding; got "
-                        f"{type(transformer).__name__}")
-    E = check_matrix(E, name=f"the embedding of {name} (output of the transformer)")
-    n_in = _n_rows(X)
-    if n_in is not None and n_in != E.shape[0]:
-        raise ValueError(f"the transformer returned {E.shape[0]} rows for the {n_in} items of {name}; "
-                         "it must return one row per item")
-    return E
-
-
-def _check_pair_indices(pairs, n_items, name="pairs"):
-    """(n_pairs, 2) int64 indices from a Pairs object or an index array, checked against X."""
-    if isinstance(pairs, Pairs):
-        idx = pairs.indices
-    else:
-        if pairs is None:
-            raise ValueError(f"{name} is None; expected a Pairs object or an (n_pairs, 2) index array")
-        arr = np.asarray(pairs)
-        if arr.size == 0:
-            raise ValueError(f"{name} is empty; give at least one pair")
-        if arr.dtype.kind == "b":
-            raise ValueError(f"{name} must be integer row indices into X; got booleans")
-        idx = arr
-    idx = check_indices(idx, n_items, name=name, width=2)
-    same = idx[:, 0] == idx[:, 1]
-    if same.any():
-        row = int(np.flatnonzero(same)[0])
-        raise ValueError(f"{name} contains {int(same.sum())} pair(s) of an item with itself (e.g. row "
-                         f"{row}: ({idx[row, 0]}, {idx[row, 1]})); a pair needs two distinct items")
-    return idx
-
-
-def _check_pair_labels(pairs, y, n_pairs, name="y"):
-    """Bool duplicate flags, from the Pairs object or from ``y``, but not both."""
-    if isinstance(pairs, Pairs):
-        if pairs.is_graded:
-            raise ValueError("pairs are graded (scores); the matchers need duplicate / not "
-                             "duplicate labels: threshold the scores first, e.g. "
-                             "Pairs(pairs.indices, labels=pairs.scores >= 4)")
-        if y is not None:
-            raise ValueError("pairs is a labelled Pairs object and y was given too; give the labels once")
-        return np.asarray(pairs.labels, dtype=bool)
-    if y is None:
-        raise ValueError("y is required when pairs is an index array (or pass "
-                         "Pairs(indices, labels=...))")
-    # the parser of Pairs: bool, 0/1 and -1/1 labels, with clear messages
-    try:
-        return np.asarray(_parse_pair_labels(y, n_pairs), dtype=bool)
-    except ValueError as exc:
-        raise ValueError(str(exc).replace("labels", name, 1).replace("indices has", "pairs has")) from None
-
-
-def _require_both_classes(labels, what="the validation pairs"):
-    n_pos = int(labels.sum())
-    if n_pos == 0:
-        raise ValueError(f"{what} contain no duplicate (positive) pair; both kinds are needed to "
-                         "choose the rule and calibrate its probabilities")
-    if n_pos == labels.size:
-        raise ValueError(f"{what} contain no non-duplicate (negative) pair; both kinds are needed to "
-                         "choose the rule and calibrate its probabilities")
-
-
-def _check_metric(metric):
-    if not isinstance(metric, str) or metric not in METRICS:
-        raise ValueError(f"metric must be one of {', '.join(map(repr, METRICS))}; got {metric!r}")
-    return metric
-
-
-def _confusion_rates(y_true, y_pred):
-    """TPR, TNR, FPR, FNR as fractions of the positive / negative pairs."""
-    y_true, y_pred = np.asarray(y_true, dtype=bool), np.asarray(y_pred, dtype=bool)
-    n_pos, n_neg = int(y_true.sum()), int((~y_true).sum())
-    tp = int(np.sum(y_true & y_pred))
-    tn = int(np.sum(~y_true & ~y_pred))
-    tpr = tp / n_pos if n_pos else float("nan")
-    tnr = tn / n_neg if n_neg else float("nan")
-    return {"tpr": tpr, "tnr": tnr, "fpr": 1.0 - tnr, "fnr": 1.0 - tpr}
-
-
-def _row_norms(E):
-    if sp.issparse(E):
-        return np.sqrt(np.asarray(E.multiply(E).sum(axis=1), dtype=np.float64).ravel())
-    return np.sqrt(np.einsum("ij,ij->i", E, E, dtype=np.float64))
-
-
-def _rowwise_dot(A, B):
-    if sp.issparse(A) or sp.issparse(B):
-        A = A if sp.issparse(A) else sp.csr_matrix(A)
-        return np.asarray(A.multiply(B).sum(axis=1), dtype=np.float64).ravel()
-    return np.einsum("ij,ij->i", A, B, dtype=np.float64)
-
+# ----------------------------------------------------------------------------- pair similarity
 
 def pair_similarity(E, pairs, metric="cosine"):
     """Similarity of each pair of rows of an embedding ``E`` (higher = more alike).
@@ -199,44 +86,6 @@ def pair_similarity(E, pairs, metric="cosine"):
 # ----------------------------------------------------------------------------- persistence
 
 _STATE_VERSION = 1
-_TRANSFORMER_PREFIX = "transformer."
-
-
-def _transformer_state(transformer):
-    """(meta, arrays) of the transformer nested in a matcher's state (arrays prefixed)."""
-    if transformer is None:
-        return None, {}
-    cls = type(transformer)
-    module = getattr(cls, "__module__", "") or ""
-    if not ((module == "learnsim" or module.startswith("learnsim."))
-            and callable(getattr(transformer, "_get_state", None))
-            and callable(getattr(cls, "_from_state", None))):
-        raise TypeError(f"cannot save a matcher whose transformer is a {cls.__module__}.{cls.__qualname__}: "
-                        "only learnsim objects that implement _get_state() can be saved with it. "
-                        "Save the transformer separately and fit the matcher on its embeddings "
-                        "(transformer=None), or save the embeddings")
-    meta, arrays = transformer._get_state()
-    return ({"class": f"{cls.__module__}.{cls.__qualname__}", "meta": meta},
-            {_TRANSFORMER_PREFIX + key: value for key, value in arrays.items()})
-
-
-def _transformer_from_state(meta, arrays):
-    if meta is None:
-        if any(key.startswith(_TRANSFORMER_PREFIX) for key in arrays):
-            raise ValueError("matcher state has transformer arrays but no transformer metadata")
-        return None
-    if not (isinstance(meta, dict) and isinstance(meta.get("class"), str) and "meta" in meta):
-        raise ValueError("matcher state: 'transformer' must be a dict with 'class' and 'meta'")
-    from .persistence import _resolve_class, _restore  # late: persistence is optional for this module
-
-    cls = _resolve_class(meta["class"], "matcher state")
-    nested = {key[len(_TRANSFORMER_PREFIX):]: value for key, value in arrays.items()
-              if key.startswith(_TRANSFORMER_PREFIX)}
-    if not isinstance(meta["meta"], dict):
-        raise ValueError("matcher state: the transformer's 'meta' must be a dict")
-    return _restore(cls, meta["meta"], nested)
-
-
 def _common_state(matcher, params):
     check_is_fitted(matcher)
     t_meta, t_arrays = _transformer_state(matcher.transformer)
