@@ -1,0 +1,395 @@
+"""Evaluation measures on vectors of distances, labels and scores: triplet constraints,
+clustering, pair classification and correlation, with the input checks every measure shares.
+
+Split out of :mod:`learnsim.evaluation` (which keeps the ranked-retrieval measures on score
+matrices) to keep both modules short. Import these from :mod:`learnsim.evaluation`, which
+re-exports them; this module is not an API.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+from learnsim._progress import progress
+from learnsim._validation import check_indices, check_matrix, check_random_state
+
+
+# --------------------------------------------------------------------------- vectors
+
+def _check_vector(x, name, *, min_length=1, allow_nan=False):
+    if x is None:
+        raise ValueError(f"{name} is None; expected a 1-D array")
+    if sp.issparse(x):
+        raise TypeError(f"{name} is a sparse matrix; expected a 1-D array")
+    try:
+        arr = np.asarray(x)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{name} could not be read as a 1-D numeric array: {exc}") from None
+    if arr.ndim == 2 and 1 in arr.shape and arr.size:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got an array of shape {arr.shape}")
+    if arr.size < min_length:
+        raise ValueError(f"{name} has {arr.size} element(s); at least {min_length} required"
+                         + (" (empty input)" if arr.size == 0 else ""))
+    if arr.dtype.kind not in "biuf":
+        try:
+            arr = arr.astype(np.float64)
+        except (ValueError, TypeError):
+            raise ValueError(f"{name} has non-numeric entries (dtype {arr.dtype})") from None
+    arr = arr.astype(np.float64, copy=False)
+    if not allow_nan and not np.isfinite(arr).all():
+        bad = "NaN" if np.isnan(arr).any() else "infinite"
+        raise ValueError(f"{name} contains {bad} values")
+    return arr
+
+
+def _check_same_length(a, b, name_a, name_b):
+    if a.shape[0] != b.shape[0]:
+        raise ValueError(f"{name_a} has {a.shape[0]} elements but {name_b} has {b.shape[0]}; "
+                         "they must have the same length")
+
+
+def _check_labels(labels, name):
+    if labels is None:
+        raise ValueError(f"{name} is None; expected a 1-D array of labels")
+    arr = np.asarray(labels)
+    if arr.ndim == 2 and 1 in arr.shape and arr.size:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got an array of shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty")
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        raise ValueError(f"{name} contains NaN")
+    return arr
+
+
+def _check_binary_values(values, name):
+    """Refuse anything but {0, 1} / bool, so that graded relevance or a float score matrix
+    passed by mistake is not silently read as 'nonzero = relevant'."""
+    if values.dtype == bool:
+        return
+    if values.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be boolean (or 0/1); got dtype {values.dtype}")
+    if values.size and values.dtype.kind == "f" and np.isnan(values).any():
+        raise ValueError(f"{name} contains NaN; expected boolean (or 0/1) values")
+    if values.size and not np.isin(values, (0, 1)).all():
+        raise ValueError(f"{name} must be boolean (or 0/1); found other values "
+                         "(graded relevance? threshold it first, e.g. relevant = grades > 0)")
+
+
+def _check_binary_labels(y, name):
+    arr = np.asarray(y)
+    if arr.ndim == 2 and 1 in arr.shape and arr.size:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got an array of shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty")
+    _check_binary_values(arr, name)
+    return arr.astype(np.int64)
+
+
+def _check_block_size(block_size):
+    if block_size is None:
+        return None
+    if (not isinstance(block_size, numbers.Integral) or isinstance(block_size, bool)
+            or block_size < 1):
+        raise ValueError(f"block_size must be a positive integer (queries per block); got {block_size!r}")
+    return int(block_size)
+
+
+# --------------------------------------------------------------------------- triplets
+
+def _triplet_inputs(d_ij, d_ik):
+    d_ij = _check_vector(d_ij, "d_ij")
+    d_ik = _check_vector(d_ik, "d_ik")
+    _check_same_length(d_ij, d_ik, "d_ij", "d_ik")
+    return d_ij, d_ik
+
+
+def triplet_accuracy(d_ij, d_ik):
+    """Fraction of triplets (i, j, k) satisfied, i.e. with d(i, j) < d(i, k) strictly.
+
+    ``d_ij[t]`` and ``d_ik[t]`` are the distances of triplet t (for a similarity, pass
+    its negative). Ties count as errors: a metric that maps everything to one point
+    must not score 50%.
+    """
+    d_ij, d_ik = _triplet_inputs(d_ij, d_ik)
+    return float(np.mean(d_ij < d_ik))
+
+
+def triplet_error_rate(d_ij, d_ik):
+    """Fraction of triplets violated, d(i, j) >= d(i, k) (ties are errors); the constraint
+    error rate C^{0/1} of Grangier & Bengio. Equals ``1 - triplet_accuracy``."""
+    d_ij, d_ik = _triplet_inputs(d_ij, d_ik)
+    return float(np.mean(d_ij >= d_ik))
+
+
+def _rowwise_sq_euclidean(A, B):
+    diff = A - B
+    if sp.issparse(diff):
+        return np.asarray(diff.multiply(diff).sum(axis=1)).ravel()
+    return np.einsum("ij,ij->i", diff, diff)
+
+
+def triplet_distances(triplets, X=None, *, distance=None, block_size=65536):
+    """Distances (d_ij, d_ik) of index triplets (n, 3) of rows (i, j, k).
+
+    Parameters
+    ----------
+    triplets : int array (n_triplets, 3)
+    X : array or sparse matrix (n_items, n_features), optional
+        The items, e.g. an embedding from a learned metric's ``transform``.
+    distance : callable, optional
+        With ``X``: ``distance(A, B) -> (m,)`` returns the distance between each row of
+        ``A`` and the same row of ``B`` (A, B are row blocks of X). Without ``X``:
+        ``distance(a, b)`` receives two integer index arrays. If omitted, the squared
+        Euclidean distance between rows of X is used (same ordering as Euclidean).
+    block_size : int
+        Triplets per call, to bound memory.
+    """
+    if X is None and distance is None:
+        raise ValueError("give X (an embedding), distance (a function), or both")
+    if distance is not None and not callable(distance):
+        raise TypeError(f"distance must be callable; got {type(distance).__name__}")
+    block_size = _check_block_size(block_size)
+    if X is not None:
+        X = check_matrix(X, name="X", accept_sparse=True)
+        triplets = check_indices(triplets, X.shape[0], name="triplets", width=3)
+    else:
+        # no X to bound the indices, so only negative ones can be out of range
+        try:
+            triplets = check_indices(triplets, np.iinfo(np.int64).max, name="triplets", width=3)
+        except ValueError as exc:
+            if "out of range" not in str(exc):
+                raise
+            raise ValueError("triplets contains negative indices") from None
+    n = triplets.shape[0]
+    d_ij = np.empty(n)
+    d_ik = np.empty(n)
+    for start in range(0, n, block_size):
+        t = triplets[start:start + block_size]
+        for col, out in ((1, d_ij), (2, d_ik)):
+            if X is None:
+                values = distance(t[:, 0], t[:, col])
+            elif distance is None:
+                values = _rowwise_sq_euclidean(X[t[:, 0]], X[t[:, col]])
+            else:
+                values = distance(X[t[:, 0]], X[t[:, col]])
+            values = np.asarray(values, dtype=np.float64).ravel()
+            if values.shape != (len(t),):
+                raise ValueError(f"distance returned {values.shape[0]} values for {len(t)} pairs; "
+                                 "it must return one distance per row pair")
+            if np.isnan(values).any():
+                raise ValueError("distance returned NaN values")
+            out[start:start + len(t)] = values
+    return d_ij, d_ik
+
+
+def evaluate_triplets(triplets, X=None, *, distance=None, block_size=65536):
+    """``{"accuracy", "error_rate"}`` of index triplets (i, j, k) that say "i is closer to
+    j than to k", under an embedding ``X`` and/or a ``distance`` function (see
+    :func:`triplet_distances`). Ties count as errors."""
+    d_ij, d_ik = triplet_distances(triplets, X, distance=distance, block_size=block_size)
+    accuracy = float(np.mean(d_ij < d_ik))
+    return {"accuracy": accuracy, "error_rate": 1.0 - accuracy}
+
+
+# --------------------------------------------------------------------------- clustering
+
+def _pairs(counts):
+    counts = counts.astype(np.int64)
+    return int(np.sum(counts * (counts - 1) // 2))
+
+
+def pairwise_clustering_precision(labels_true, labels_pred, balanced=False):
+    """Xing et al. (2002) clustering "accuracy": agreement of a clustering with the truth
+    over pairs of items.
+
+    With ``balanced=False``, the probability that a uniformly drawn pair (i < j) is treated
+    alike by both labelings (same cluster in both, or different in both); this is the Rand
+    index. With ``balanced=True``, the mean of the agreement over pairs that share a true
+    cluster and over pairs that do not, i.e. pairs are drawn from the same true cluster
+    with probability 0.5, as Xing et al. also report; it is undefined (ValueError) when
+    either kind of pair does not exist.
+
+    Runs in O(n + k_true * k_pred) from the contingency table.
+    """
+    y_true = _check_labels(labels_true, "labels_true")
+    y_pred = _check_labels(labels_pred, "labels_pred")
+    _check_same_length(y_true, y_pred, "labels_true", "labels_pred")
+    n = y_true.shape[0]
+    if n < 2:
+        raise ValueError(f"labels_true has {n} item; pairwise precision needs at least 2")
+    _, t_codes = np.unique(y_true, return_inverse=True)
+    _, p_codes = np.unique(y_pred, return_inverse=True)
+    t_codes, p_codes = t_codes.ravel(), p_codes.ravel()
+    n_t, n_p = t_codes.max() + 1, p_codes.max() + 1
+    table = np.bincount(t_codes * n_p + p_codes, minlength=n_t * n_p)
+    same_both = _pairs(table)
+    same_true = _pairs(np.bincount(t_codes))
+    same_pred = _pairs(np.bincount(p_codes))
+    total = n * (n - 1) // 2
+    diff_both = total - same_true - same_pred + same_both
+    if not balanced:
+        return (same_both + diff_both) / total
+    diff_true = total - same_true
+    if same_true == 0:
+        raise ValueError("balanced clustering precision is undefined: no two items share a true "
+                         "cluster (every true cluster is a singleton)")
+    if diff_true == 0:
+        raise ValueError("balanced clustering precision is undefined: all items are in one "
+                         "true cluster, so there are no different-cluster pairs")
+    return 0.5 * (same_both / same_true + diff_both / diff_true)
+
+
+def kmeans_clustering_precision(X, labels, n_runs=100, random_state=None, balanced=False):
+    """Clustering precision of K-means on ``X`` averaged over random starts.
+
+    Follows Mochihashi et al. (2004, sec. 5.3): K = the number of true classes, K-means
+    run ``n_runs`` times from a random start, precision by
+    :func:`pairwise_clustering_precision`. Each run is sklearn's ``KMeans`` with
+    ``init="random"`` (K distinct items drawn at random as the initial centres, the classic
+    random start) and ``n_init=1``, so runs are not best-of-several restarts.
+
+    Returns ``(mean, std)`` over runs (population std, ddof=0). ``X`` is the (already
+    transformed) data, dense or sparse.
+    """
+    from sklearn.cluster import KMeans
+
+    X = check_matrix(X, name="X", accept_sparse=True)
+    labels = _check_labels(labels, "labels")
+    if labels.shape[0] != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but labels has {labels.shape[0]} elements")
+    if not isinstance(n_runs, numbers.Integral) or isinstance(n_runs, bool) or n_runs < 1:
+        raise ValueError(f"n_runs must be a positive integer; got {n_runs!r}")
+    n_classes = np.unique(labels).size
+    if n_classes < 2:
+        raise ValueError("labels has a single class; K-means clustering precision needs K >= 2")
+    if n_classes > X.shape[0]:
+        raise ValueError(f"{n_classes} classes but only {X.shape[0]} items")
+    rng = check_random_state(random_state)
+    seeds = rng.integers(0, 2 ** 31 - 1, size=int(n_runs))
+    scores = np.empty(int(n_runs))
+    for run, seed in enumerate(progress(seeds, desc="k-means runs")):
+        model = KMeans(n_clusters=n_classes, init="random", n_init=1, random_state=int(seed))
+        predicted = model.fit_predict(X)
+        scores[run] = pairwise_clustering_precision(labels, predicted, balanced=balanced)
+    return float(scores.mean()), float(scores.std())
+
+
+# --------------------------------------------------------------------------- pairs
+
+def _pair_inputs(scores, y_true):
+    scores = _check_vector(scores, "scores")
+    y = _check_binary_labels(y_true, "y_true")
+    _check_same_length(scores, y, "scores", "y_true")
+    return scores, y
+
+
+def best_threshold(scores, y_true):
+    """Threshold that maximises the accuracy of "positive iff score >= threshold".
+
+    O(n log n): one sort, then cumulative counts over the distinct score values.
+    Returns ``(threshold, accuracy)``. The threshold is the midpoint between the lowest
+    score predicted positive and the next lower score (so new scores in between are split
+    evenly); the minimum score when every item is predicted positive; ``inf`` when the
+    best is to predict none positive. Among equally accurate thresholds the largest wins.
+    """
+    scores, y = _pair_inputs(scores, y_true)
+    n = scores.size
+    order = np.argsort(-scores, kind="stable")
+    s = scores[order]
+    pos = np.cumsum(y[order])
+    neg = np.arange(1, n + 1) - pos
+    n_neg = n - pos[-1]
+    # Last position of each run of equal scores: a threshold cannot split ties.
+    ends = np.append(np.nonzero(s[1:] != s[:-1])[0], n - 1)
+    correct = np.concatenate(([n_neg], pos[ends] + (n_neg - neg[ends])))
+    best = int(np.argmax(correct))
+    if best == 0:
+        threshold = np.inf
+    else:
+        end = ends[best - 1]
+        if end == n - 1:
+            threshold = s[end]
+        else:
+            mid = s[end] / 2 + s[end + 1] / 2
+            threshold = mid if s[end + 1] < mid <= s[end] else s[end]
+    return float(threshold), float(correct[best] / n)
+
+
+def log_loss(y_true, probabilities, eps=1e-15):
+    """Mean binary cross-entropy (natural log) of probabilities of the positive class.
+
+    The probability given to the true class is clipped below at ``eps`` so that hard 0/1
+    predictions (e.g. from a k-NN rule) give a large but finite loss, -log(eps) per error.
+    Values outside [0, 1] are refused.
+    """
+    p = _check_vector(probabilities, "probabilities")
+    y = _check_binary_labels(y_true, "y_true")
+    _check_same_length(y, p, "y_true", "probabilities")
+    if (p < 0).any() or (p > 1).any():
+        raise ValueError("probabilities must lie in [0, 1]; got values "
+                         f"from {p.min():.6g} to {p.max():.6g} (scores? apply a sigmoid first)")
+    if not (isinstance(eps, numbers.Real) and 0 < eps < 0.5):
+        raise ValueError(f"eps must be a number in (0, 0.5); got {eps!r}")
+    # Clip each side separately: 1 - (1 - eps) is not eps in floating point.
+    prob_of_truth = np.where(y == 1, p, 1.0 - p)
+    return float(-np.mean(np.log(np.clip(prob_of_truth, eps, 1.0))))
+
+
+def pair_classification_report(scores, y_true, threshold=None, *, probabilities=None, eps=1e-15):
+    """Accuracy of "similar iff score >= threshold" on labelled pairs.
+
+    With ``threshold=None`` the accuracy-maximising threshold is chosen by
+    :func:`best_threshold` on these very pairs, which is optimistic: choose it on
+    validation pairs and pass it here for a test score.
+
+    Returns a dict with ``"accuracy"``, ``"error_rate"``, ``"threshold"`` and, when
+    ``probabilities`` (of the positive class) are given, ``"log_loss"``.
+    """
+    scores, y = _pair_inputs(scores, y_true)
+    if threshold is None:
+        threshold, accuracy = best_threshold(scores, y)
+    else:
+        if not isinstance(threshold, numbers.Real) or np.isnan(threshold):
+            raise ValueError(f"threshold must be a number; got {threshold!r}")
+        threshold = float(threshold)
+        accuracy = float(np.mean((scores >= threshold) == (y == 1)))
+    report = {"accuracy": accuracy, "error_rate": 1.0 - accuracy, "threshold": threshold}
+    if probabilities is not None:
+        report["log_loss"] = log_loss(y, probabilities, eps=eps)
+    return report
+
+
+# --------------------------------------------------------------------------- correlation
+
+def _correlation_inputs(x, y):
+    x = _check_vector(x, "x", min_length=2)
+    y = _check_vector(y, "y", min_length=2)
+    _check_same_length(x, y, "x", "y")
+    for name, v in (("x", x), ("y", y)):
+        if np.ptp(v) == 0:
+            raise ValueError(f"{name} is constant; the correlation is undefined")
+    return x, y
+
+
+def pearson(x, y):
+    """Pearson correlation coefficient of two equal-length 1-D arrays (scipy.stats.pearsonr)."""
+    from scipy import stats
+
+    x, y = _correlation_inputs(x, y)
+    return float(stats.pearsonr(x, y)[0])
+
+
+def spearman(x, y):
+    """Spearman rank correlation (ties get average ranks; scipy.stats.spearmanr)."""
+    from scipy import stats
+
+    x, y = _correlation_inputs(x, y)
+    return float(stats.spearmanr(x, y)[0])
