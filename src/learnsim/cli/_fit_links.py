@@ -21,22 +21,17 @@ clearly beats its baseline there (the tf.idf cosine for ``paper``, BM25 for ``bm
 """
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
 
-from .._progress import stage
-
+from ..fitting import LINKLEARN_VARIANTS as VARIANTS
 from ..io import DocumentFormatError
 from ._common import _save_model, UsageError, _note, _print_json, read_documents
 
-# LinkLearn's settings when not given: the learning rate chosen on Wikispeedia's validation
-# third (docs/reproductions/linklearn.md) and the share of documents held out for early stopping.
-DEFAULT_LINKLEARN_RATE = 0.03
-DEFAULT_VALIDATION_FRACTION = 0.25
-#: ``--variant``: "paper" (eq. 5, in-domain) or "bm25" (LearnedBM25, transferable); see above.
-VARIANTS = ("paper", "bm25")
+# The fit itself (learning rate 0.03 and a held-out quarter of the documents when not given) is
+# learnsim.fitting.fit_linklearn's. ``--variant``: "paper" (eq. 5, in-domain) or "bm25"
+# (LearnedBM25, transferable); see above.
 DEFAULT_VARIANT = "paper"
 
 
@@ -67,22 +62,6 @@ def read_links(path, ids, encoding_errors="replace"):
     return Links.from_edges(np.asarray(edges, dtype=np.int64), len(ids))
 
 
-def linklearn_stemming(args):
-    """"porter" (the paper's stemming) unless --no-stem, or when PyStemmer is missing (then a note
-    says the fit is unstemmed); --stem insists on it (an error without PyStemmer)."""
-    if args.stem is False:
-        return None
-    if args.stem is True:
-        return "porter"
-    try:
-        import Stemmer  # noqa: F401  (PyStemmer)
-    except ImportError:
-        _note("PyStemmer is not installed: fitting without Porter stemming (pip install learnsim[stem] "
-              "for the paper's stemming)")
-        return None
-    return "porter"
-
-
 def unique_ids(path, docs, what="--method linklearn needs"):
     """Every document has an id, and no two the same (the links name them)."""
     missing = [i for i, doc_id in enumerate(docs.ids) if doc_id is None]
@@ -107,70 +86,21 @@ def _variant(args):
 
 
 def fit_linklearn(args, model_path, summary):
-    """--method linklearn: term counts of the --input documents, the --links among them, a
-    held-out share for early stopping (paper) or for the validation AvgP (bm25), and the learned
-    weighting saved with its vectoriser."""
-    import scipy.sparse as sp
-
-    from .._progress import _default_enabled
-    from ..linklearn import LinkLearn
-    from ..supervision import Links, split_links
-    from ..text import TextVectorizer, find_empty_rows
-    from ..weighting import LearnedBM25
+    """--method linklearn: the --input documents and the --links among them, fitted by
+    learnsim.fitting.fit_linklearn (term counts, a held-out share for early stopping (paper) or
+    for the validation AvgP (bm25)); the learned weighting is saved with its vectoriser."""
+    from ..fitting import fit_linklearn as _fit
 
     variant = _variant(args)
 
     docs = read_documents(args.input, encoding_errors=args.encoding_errors)
     unique_ids(args.input, docs)
     links = read_links(Path(args.links), docs.ids, args.encoding_errors)
-    vectorizer = TextVectorizer("tf", stop_words=args.stop_words or "english", stem=linklearn_stemming(args),
-                                min_df=2, dtype=np.float64)
-    start = time.perf_counter()
-    X = sp.csr_matrix(vectorizer.fit_transform(docs.texts), dtype=np.float64)
-    vec_seconds = time.perf_counter() - start
-    fraction = args.validation_fraction or DEFAULT_VALIDATION_FRACTION
-    try:
-        (train, L_train), (valid, L_valid) = split_links(links, fractions=(1.0 - fraction, fraction),
-                                                         random_state=args.seed)
-    except ValueError as exc:
-        raise UsageError(f"cannot hold out {fraction:g} of the documents for early stopping: {exc}") from None
-    X_train = X[train]
-    empty = find_empty_rows(X_train)
-    if empty.size:
-        _note(f"{empty.size} training document(s) have no vocabulary term; they and their links are left out")
-        keep = np.setdiff1d(np.arange(X_train.shape[0]), empty)
-        X_train, L_train = X_train[keep], Links(L_train.adjacency[keep][:, keep])
-    if variant == "paper":
-        settings = {"learning_rate": args.learning_rate or DEFAULT_LINKLEARN_RATE}
-        if args.max_iter is not None:
-            settings["max_iter"] = args.max_iter
-        metric = LinkLearn(**settings, random_state=args.seed, verbose=_default_enabled())
-        title = "LinkLearn: learning the term weights"
-    else:
-        settings = {} if args.max_iter is None else {"max_evaluations": max(1, args.max_iter)}
-        metric = LearnedBM25(**settings, random_state=args.seed)
-        title = "LearnedBM25: searching the five weighting parameters"
-    start = time.perf_counter()
-    try:
-        with stage(title):
-            metric.fit(X_train, L_train, validation=(X[valid], L_valid))
-    except ValueError as exc:
-        raise UsageError(f"{type(metric).__name__} cannot learn from these links: {exc}") from None
-    metric_seconds = time.perf_counter() - start
-    _save_model({"vectorizer": vectorizer, "metric": metric}, model_path)
+    fit = _fit(args, docs.texts, links, variant, summary, note=lambda message, info=False: _note(message))
+    metric, settings = fit.metric, fit.settings
+    vec_seconds, metric_seconds = fit.vec_seconds, fit.metric_seconds
+    _save_model(fit.parts, model_path)
     report = metric.baseline_gain_
-    summary.update(documents=len(docs), links=links.n_links, features=int(X.shape[1]),
-                   train_documents=int(X_train.shape[0]), train_links=L_train.n_links,
-                   validation_documents=int(valid.size), validation_links=L_valid.n_links, variant=variant)
-    if variant == "paper":
-        curve = metric.validation_curve_
-        summary.update(learning_rate=settings["learning_rate"], n_iter=metric.n_iter_, best_iter=metric.best_iter_,
-                       validation_ap=float(np.max(curve["ap"])) if curve is not None else None)
-    else:
-        summary.update(weighting=dict(metric.params_), n_evaluations=metric.n_evaluations_,
-                       validation_ap=metric.validation_ap_)
-    summary.update(baseline_gain=None if report is None else report.to_dict(), vectorizer_seconds=vec_seconds,
-                   metric_seconds=metric_seconds, fit_seconds=vec_seconds + metric_seconds)
     if args.json:
         _print_json(summary)
         return 0

@@ -1,20 +1,8 @@
-"""The part of ``learnsim fit`` that mcd and FILM share: read labelled documents or pairs,
-vectorise them, and print what was fitted on."""
+"""The part of ``learnsim fit`` that mcd and FILM share: read labelled documents or pairs and
+print what was fitted on (the fitting itself is learnsim.fitting's)."""
 from __future__ import annotations
 
-import time
-
-import numpy as np
-
 from ._common import _note, _print_json, _read_clusters, _read_pairs, _save_model
-
-
-def read_and_vectorize(args, summary):
-    """(vectorizer, X, labels, pairs, seconds) from --input (labelled documents) or --pairs."""
-    args.weighting = args.weighting or "tfidf"
-    texts, labels, pairs = read_supervision(args, summary)
-    vectorizer, X, seconds = vectorize(args, texts, args.weighting, summary)
-    return vectorizer, X, labels, pairs, seconds
 
 
 def read_supervision(args, summary):
@@ -32,21 +20,6 @@ def read_supervision(args, summary):
         summary.update(documents=len(docs), clustered_documents=int((labels >= 0).sum()),
                        clusters=len(names), single_document_labels=n_singletons)
     return texts, labels, pairs
-
-
-def vectorize(args, texts, weighting, summary):
-    """(fitted TextVectorizer, float64 X, seconds) with ``weighting`` and the options of ``args``."""
-    from ..text import TextVectorizer
-
-    vectorizer = TextVectorizer(weighting=weighting, norm=None if args.no_norm else "l2",
-                                stop_words=args.stop_words, stem="porter" if args.stem else None,
-                                n_components=args.lsi, random_state=args.seed)
-    start = time.perf_counter()
-    X = vectorizer.fit_transform(texts)
-    X = X.astype(np.float64) if X.dtype != np.float64 else X
-    seconds = time.perf_counter() - start
-    summary.update(features=int(X.shape[1]), weighting=weighting, lsi_components=vectorizer.n_components_)
-    return vectorizer, X, seconds
 
 
 def baseline_holdout(args):

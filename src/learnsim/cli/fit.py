@@ -3,18 +3,12 @@ from __future__ import annotations
 
 import argparse
 import textwrap
-import time
-import warnings
-
-import numpy as np
-
-from .._progress import stage
 
 from ._common import (_add_encoding_errors, _auto_or_float, _check_output_file, _examples, _formatter,
                       _int_at_least, _lsi, _n_basis, _open_float, _positive_int, _seed, UsageError)
 from ._fit_film import MATCHER_CHOICES, MATCHER_HELP
-from ._fit_text import (baseline_holdout, print_baseline, print_fitted_on, read_supervision, save_and_summarise,
-                        vectorize)
+from ._fit_text import (baseline_holdout, print_baseline, print_fitted_on, read_supervision, save_and_summarise)
+
 
 def register(commands):
     """Add the command's parser to ``commands``."""
@@ -166,11 +160,6 @@ _METHOD_OPTIONS = {
 }
 
 
-# mcd without --weighting: the input weightings tried on the held-out clusters (BM25 document
-# weights won every fold of benchmarks/mcd_inductive.py, tf.idf is the usual default)
-_MCD_WEIGHTINGS = ("tfidf", "bm25")
-
-
 def _baseline_holdout(text):
     """--baseline-holdout: a share in (0, 1) or 'none'."""
     if text.strip().lower() == "none":
@@ -232,69 +221,24 @@ def run(args):
 
 
 def _fit_mcd(args, settings, model_path, summary):
-    """mcd: with --weighting not given, each weighting of _MCD_WEIGHTINGS gets its own guarded
-    fit on the same held-out clusters, and the one whose model scores best there is kept."""
+    """mcd: the fit is learnsim.fitting.fit_mcd (with --weighting not given, the weighting that
+    scores best on the held-out clusters); this reads, saves and prints."""
+    from ..fitting import fit_mcd
+
     texts, labels, pairs = read_supervision(args, summary)
-    holdout = baseline_holdout(args)
-    candidates = [args.weighting] if args.weighting else list(_MCD_WEIGHTINGS)
-    fits, vec_seconds, metric_seconds = {}, 0.0, 0.0
-    for weighting in candidates:
-        vectorizer, X, seconds = vectorize(args, texts, weighting, summary)
-        vec_seconds += seconds
-        metric, y = _mcd_with_supervision(args, settings, X, labels, pairs, summary, holdout)
-        start = time.perf_counter()
-        # a losing candidate's warnings are not the user's concern: only the kept one's are shown
-        with warnings.catch_warnings(record=True) as caught, stage(f"mcd: learning the metric ({weighting} weights)"):
-            warnings.simplefilter("always")
-            metric.fit(X, y)
-        metric_seconds += time.perf_counter() - start
-        fits[weighting] = (vectorizer, metric, caught)
-        if metric.baseline_gain_ is None or metric.baseline_gain_.status == "unchecked":
-            break   # no held-out clusters to choose a weighting by
-    scores = {w: _held_out_score(m.baseline_gain_) for w, (_, m, _) in fits.items()}
-    chosen = max(fits, key=lambda w: (scores[w] if scores[w] is not None else -1.0, -candidates.index(w)))
-    vectorizer, metric, caught = fits[chosen]
-    for w in caught:
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    summary.update(weighting=chosen, features=int(metric.n_features_in_), lsi_components=vectorizer.n_components_)
-    if len(fits) > 1:
-        summary["weighting_selection"] = scores
-    summary.update(n_basis=metric.n_basis_, shrinkage=metric.shrinkage_,
-                   complement_weight=metric.complement_weight_, solver=metric.solver_,
-                   baseline_gain=None if metric.baseline_gain_ is None else metric.baseline_gain_.to_dict())
-    if save_and_summarise({"vectorizer": vectorizer, "metric": metric}, model_path, summary, args, vec_seconds,
-                          metric_seconds):
+    fit = fit_mcd(args, texts, labels, pairs, settings, baseline_holdout(args), summary)
+    vectorizer, metric = fit.parts["vectorizer"], fit.parts["metric"]
+    vec_seconds, metric_seconds = fit.vec_seconds, fit.metric_seconds
+    if save_and_summarise(fit.parts, model_path, summary, args, vec_seconds, metric_seconds):
         return 0
     print_fitted_on(summary, args, vectorizer, pairs)
-    if len(fits) > 1:
+    if fit.scores is not None:
         measure = metric.baseline_gain_.measure
-        print(f"Weighting chosen on the held-out clusters by {measure}: {chosen} ("
-              + ", ".join(f"{w} {v:.4f}" for w, v in scores.items()) + ").")
+        print(f"Weighting chosen on the held-out clusters by {measure}: {fit.chosen} ("
+              + ", ".join(f"{w} {v:.4f}" for w, v in fit.scores.items()) + ").")
     print(f"Metric: n_basis={summary['n_basis']}, shrinkage={summary['shrinkage']:g}, "
           f"complement_weight={summary['complement_weight']:g} (solver {summary['solver']}).")
     print_baseline(metric.baseline_gain_)
     print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, metric "
           f"{metric_seconds:.2f} s); saved {model_path}.")
     return 0
-
-
-def _held_out_score(report):
-    """The held-out score of what a guarded model uses (learned or baseline), or None."""
-    if report is None or report.status == "unchecked":
-        return None
-    return report.learned_score if report.status == "learned" else report.baseline_score
-
-
-def _mcd_with_supervision(args, settings, X, labels, pairs, summary, holdout):
-    """The MinimumClusterDistortion to fit and the clusters to fit it on."""
-    from ..mcd import MinimumClusterDistortion
-    from ..supervision import pairs_to_clusters
-
-    if pairs is not None:
-        # the groups of texts that chains of duplicate pairs join are the clusters
-        labels = np.asarray(pairs_to_clusters(pairs, X.shape[0]).labels)
-        summary.update(clustered_documents=int((labels >= 0).sum()),
-                       clusters=int(np.unique(labels[labels >= 0]).size))
-    # progress bars of the selection show on a terminal (see learnsim._progress)
-    metric = MinimumClusterDistortion(**{**settings, "baseline_holdout": holdout}, random_state=args.seed)
-    return metric, labels

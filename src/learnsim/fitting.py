@@ -1,0 +1,861 @@
+"""Fit a vectoriser and a metric the way ``learnsim fit`` does, from plain Python supervision.
+
+:func:`fit_parts` is the library side of ``learnsim fit``: given texts and one kind of
+supervision (clusters, duplicate pairs, triplets or links) it returns the dict of parts that
+``learnsim fit`` saves into its model file for the same data and options
+(:func:`learnsim.persistence.save` writes it, :func:`learnsim.persistence.load` reads it back).
+The command line reads its files, calls the ``fit_*`` functions of this module for the fitting
+itself and prints; there is one code path for both.
+
+Every method measures what it learned against its baseline on held-out supervision and falls
+back to the baseline, with a warning, when the gain is not clearly above 0
+(:mod:`learnsim.baseline`).
+"""
+from __future__ import annotations
+
+import numbers
+import time
+import warnings
+from types import SimpleNamespace
+
+import numpy as np
+
+from ._progress import stage
+
+__all__ = ["fit_parts", "METHODS"]
+
+#: The methods :func:`fit_parts` (and ``learnsim fit --method``) fit.
+METHODS = ("mcd", "film", "linklearn", "relative")
+
+# The method each kind of supervision gets when none is named, and the methods that may learn from it
+# (as ``learnsim fit``: mcd and film from labelled documents or pairs, relative from triplets,
+# linklearn from links).
+_DEFAULT_METHOD = {"clusters": "mcd", "pairs": "film", "triplets": "relative", "links": "linklearn"}
+_METHODS_OF = {"clusters": ("mcd", "film"), "pairs": ("mcd", "film"), "triplets": ("relative",),
+               "links": ("linklearn",)}
+
+# The options of fit_parts and the methods each applies to (learnsim fit's method-specific flags).
+_ALL = frozenset(METHODS)
+_OPTION_METHODS = {
+    "weighting": {"mcd", "film", "relative"}, "norm": {"mcd", "film"}, "lsi": {"mcd", "film"},
+    "stop_words": _ALL, "stem": _ALL,
+    "paper": {"mcd"}, "n_basis": {"mcd"}, "shrinkage": {"mcd"}, "complement_weight": {"mcd"},
+    "n_components": {"film"}, "svd_rank": {"film"}, "max_iter": {"film", "linklearn"},
+    "learning_rate": {"linklearn"}, "validation_fraction": {"linklearn", "film", "relative"},
+    "baseline_holdout": {"mcd", "film"}, "variant": {"linklearn"}, "matcher": {"film"},
+}
+_ALIASES = {"dimensions": "n_components"}
+WEIGHTINGS = ("tfidf", "bm25", "tf", "binary")
+
+# mcd without a weighting: the input weightings tried on the held-out clusters (BM25 document
+# weights won every fold of benchmarks/mcd_inductive.py, tf.idf is the usual default)
+MCD_WEIGHTINGS = ("tfidf", "bm25")
+
+# FILM's n_components when none is given (the paper's d), capped by the data; on pairs, the share
+# of the pairs held out to choose the matching rule (as the FILM reproduction) and the neighbours
+# among which each anchor's hard negative is drawn.
+DEFAULT_FILM_DIMENSIONS = 100
+DEFAULT_PAIRS_VALIDATION_FRACTION = 0.2
+_FILM_NEIGHBOURS = 10
+#: The duplicate rules a FILM fitted on pairs may choose among (learnsim.scoring.choose_matcher);
+#: "auto" tries them all.
+MATCHER_CHOICES = ("auto", "threshold", "classifier", "knn")
+
+# LinkLearn's settings when not given: the learning rate chosen on Wikispeedia's validation third
+# (docs/reproductions/linklearn.md) and the share of documents held out for early stopping.
+DEFAULT_LINKLEARN_RATE = 0.03
+DEFAULT_LINKLEARN_VALIDATION_FRACTION = 0.25
+LINKLEARN_VARIANTS = ("paper", "bm25")
+
+#: relative: the C candidates (those of the relative reproduction, and the paper's 1) and the
+#: solver's gap; the held-out scores count a tie as 1/2 and are averaged per anchor.
+C_GRID = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 1.0)
+TOL = 1e-3
+DEFAULT_RELATIVE_VALIDATION_FRACTION = 0.25
+
+
+def _quiet(message, info=False):
+    """The library's notes: what changes the result is a warning; what only informs is silent."""
+    if not info:
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def _flag(flags, name):
+    """How a message names option ``name``: the library's keyword, or the CLI's flag."""
+    return (flags or {}).get(name, name)
+
+
+# ============================================================================ shared
+def vectorize(o, texts, weighting, summary):
+    """(fitted TextVectorizer, float64 X, seconds) for mcd and FILM with ``weighting`` and the
+    vectoriser options of ``o`` (no_norm, stop_words, stem, lsi, seed)."""
+    from .text import TextVectorizer
+
+    vectorizer = TextVectorizer(weighting=weighting, norm=None if o.no_norm else "l2",
+                                stop_words=o.stop_words, stem="porter" if o.stem else None,
+                                n_components=o.lsi, random_state=o.seed)
+    start = time.perf_counter()
+    X = vectorizer.fit_transform(texts)
+    X = X.astype(np.float64) if X.dtype != np.float64 else X
+    seconds = time.perf_counter() - start
+    summary.update(features=int(X.shape[1]), weighting=weighting, lsi_components=vectorizer.n_components_)
+    return vectorizer, X, seconds
+
+
+def _report(report):
+    return None if report is None else report.to_dict()
+
+
+# ============================================================================ mcd
+def mcd_settings(paper=False, given=None, flags=None):
+    """MinimumClusterDistortion's settings: the paper's (``paper``) or those ``given`` (a dict of
+    n_basis, shrinkage, complement_weight; n_basis None is the whole feature space), "auto" for
+    those not given."""
+    from .mcd import PAPER_PARAMS
+
+    given = dict(given or {})
+    if paper:
+        if given:
+            clash = [_flag(flags, k) for k in given]
+            raise ValueError(f"paper fixes n_basis=none, shrinkage=0 and complement_weight=0; "
+                             f"drop {' and '.join(clash)} or paper")
+        return dict(PAPER_PARAMS)
+    return {k: given.get(k, "auto") for k in ("n_basis", "shrinkage", "complement_weight")}
+
+
+def fit_mcd(o, texts, labels, pairs, settings, holdout, summary):
+    """mcd: with no weighting given, each weighting of MCD_WEIGHTINGS gets its own guarded fit on
+    the same held-out clusters, and the one whose model scores best there is kept.
+
+    Returns a namespace: parts, vec_seconds, metric_seconds, chosen (the weighting), scores
+    ({weighting: held-out score}, None when a single weighting was fitted).
+    """
+    candidates = [o.weighting] if o.weighting else list(MCD_WEIGHTINGS)
+    fits, vec_seconds, metric_seconds = {}, 0.0, 0.0
+    for weighting in candidates:
+        vectorizer, X, seconds = vectorize(o, texts, weighting, summary)
+        vec_seconds += seconds
+        metric, y = _mcd_with_supervision(o, settings, X, labels, pairs, summary, holdout)
+        start = time.perf_counter()
+        # a losing candidate's warnings are not the user's concern: only the kept one's are shown
+        with warnings.catch_warnings(record=True) as caught, stage(f"mcd: learning the metric ({weighting} weights)"):
+            warnings.simplefilter("always")
+            metric.fit(X, y)
+        metric_seconds += time.perf_counter() - start
+        fits[weighting] = (vectorizer, metric, caught)
+        if metric.baseline_gain_ is None or metric.baseline_gain_.status == "unchecked":
+            break   # no held-out clusters to choose a weighting by
+    scores = {w: _held_out_score(m.baseline_gain_) for w, (_, m, _) in fits.items()}
+    chosen = max(fits, key=lambda w: (scores[w] if scores[w] is not None else -1.0, -candidates.index(w)))
+    vectorizer, metric, caught = fits[chosen]
+    for w in caught:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    summary.update(weighting=chosen, features=int(metric.n_features_in_), lsi_components=vectorizer.n_components_)
+    if len(fits) > 1:
+        summary["weighting_selection"] = scores
+    summary.update(n_basis=metric.n_basis_, shrinkage=metric.shrinkage_,
+                   complement_weight=metric.complement_weight_, solver=metric.solver_,
+                   baseline_gain=_report(metric.baseline_gain_))
+    return SimpleNamespace(parts={"vectorizer": vectorizer, "metric": metric}, vec_seconds=vec_seconds,
+                           metric_seconds=metric_seconds, chosen=chosen, scores=scores if len(fits) > 1 else None)
+
+
+def _held_out_score(report):
+    """The held-out score of what a guarded model uses (learned or baseline), or None."""
+    if report is None or report.status == "unchecked":
+        return None
+    return report.learned_score if report.status == "learned" else report.baseline_score
+
+
+def _mcd_with_supervision(o, settings, X, labels, pairs, summary, holdout):
+    """The MinimumClusterDistortion to fit and the clusters to fit it on."""
+    from .mcd import MinimumClusterDistortion
+    from .supervision import pairs_to_clusters
+
+    if pairs is not None:
+        # the groups of texts that chains of duplicate pairs join are the clusters
+        labels = np.asarray(pairs_to_clusters(pairs, X.shape[0]).labels)
+        summary.update(clustered_documents=int((labels >= 0).sum()),
+                       clusters=int(np.unique(labels[labels >= 0]).size))
+    # progress bars of the selection show on a terminal (see learnsim._progress)
+    metric = MinimumClusterDistortion(**{**settings, "baseline_holdout": holdout}, random_state=o.seed)
+    return metric, labels
+
+
+# ============================================================================ FILM
+def fit_film(o, texts, labels, pairs, holdout, summary, note=_quiet, flags=None):
+    """FILM from cluster labels or duplicate pairs.
+
+    From labels, FILM holds out whole clusters itself (``holdout``) and chooses the weight of the
+    input cosine there. From pairs, ``o.validation_fraction`` of them are held out: the duplicate
+    rule (:func:`learnsim.scoring.choose_matcher`, among ``o.matcher``) is chosen on them and
+    measured per pair against a threshold on the input cosine, and the search weight
+    (:class:`learnsim.scoring.SearchRule`) per held-out duplicate query against the input cosine
+    (recall@1); ``holdout`` None keeps the rules chosen without the comparison.
+
+    Returns a namespace: parts, vec_seconds, metric_seconds, metric, vectorizer, pairs (those FILM
+    learned from), held (the held-out pairs or None), matcher, rule, search.
+    """
+    weighting = o.weighting or "tfidf"
+    vectorizer, X, vec_seconds = vectorize(o, texts, weighting, summary)
+    choice = getattr(o, "matcher", None)
+    if pairs is None and choice not in (None, "auto"):
+        raise ValueError(f"{_flag(flags, 'matcher')} chooses the duplicate rule of a FILM fitted on pairs; it "
+                         "does not apply to clusters")
+    held = matcher = rule = search = None
+    if pairs is not None:
+        all_pairs = pairs
+        pairs, held = _split_validation_pairs(pairs, o, flags)
+    # with pairs, the held-out pairs judge the duplicate and search rules against the input
+    # cosine (below); FILM itself is fitted on all the training pairs
+    metric, y = _film_with_supervision(o, X, labels, pairs, None if held is not None else holdout, note)
+    start = time.perf_counter()
+    with stage("FILM: learning the metric"):
+        metric.fit(X, y)
+    parts = {"vectorizer": vectorizer, "metric": metric}
+    if held is not None:
+        from .scoring import MATCHERS, choose_matcher
+
+        candidates = MATCHERS if choice in (None, "auto") else (choice,)
+        with stage("FILM: choosing the duplicate rule on held-out pairs"):
+            matcher, rule = choose_matcher(metric, X, pairs, held, texts=texts, vectorizer=vectorizer,
+                                           candidates=candidates, check_baseline=holdout is not None,
+                                           random_state=o.seed)
+        with stage("FILM: choosing the search rule on held-out duplicates"):
+            search = _validated_search(metric, X, held, all_pairs, o.seed, holdout is not None)
+        parts.update(matcher=matcher, match_rule=rule, search=search)
+        # input_weight: the mixed-cosine threshold rule's weight (chosen on all the held-out pairs),
+        # whichever rule decides; threshold: the deciding rule's, when it is a threshold
+        summary.update(validation_pairs=held.n_pairs, matcher=rule.matcher, matcher_accuracies=rule.accuracies,
+                       validation_accuracy=rule.accuracies.get(rule.matcher), input_weight=rule.mixed_input_weight)
+        if hasattr(matcher, "input_weight_"):
+            summary.update(threshold=matcher.threshold_)
+        summary.update(search_input_weight=search.input_weight,
+                       search_validation_recall_at_1=float(np.max(search.weight_scores)),
+                       baseline_gain=_report(search.baseline_gain), match_baseline_gain=_report(rule.baseline_gain))
+    else:
+        summary.update(input_weight=metric.input_weight_, baseline_gain=_report(metric.baseline_gain_))
+    metric_seconds = time.perf_counter() - start
+    summary.update(n_components=int(metric.n_components), svd_rank=metric.svd_rank_,
+                   triplets=metric.n_triplets_, n_iter=metric.n_iter_, converged=metric.converged_)
+    return SimpleNamespace(parts=parts, vec_seconds=vec_seconds, metric_seconds=metric_seconds, metric=metric,
+                           vectorizer=vectorizer, pairs=pairs, held=held, matcher=matcher, rule=rule, search=search)
+
+
+def _film_triplets(pairs, X, seed, note):
+    """Triplets from duplicate pairs, without the texts that have no vocabulary term (FILM
+    L2-normalises every row it learns from). Each duplicate direction gets the anchor's labelled
+    non-duplicate partner, a random negative and a hard one: a non-duplicate among the anchor's
+    10 nearest texts by the input cosine (as in the FILM reproduction)."""
+    from .search import top_k
+    from .supervision import duplicate_pairs_to_triplets
+    from .text import find_empty_rows
+
+    n_neighbours = min(_FILM_NEIGHBOURS, X.shape[0] - 1)
+    with stage("FILM: finding each text's nearest texts (hard negatives)"):
+        neighbours = top_k(X, X, n_neighbours, metric="cosine", exclude_self=True, return_scores=False) \
+            if n_neighbours >= 1 else None
+    T = duplicate_pairs_to_triplets(pairs, n_items=X.shape[0], random_state=seed, neighbors=neighbours,
+                                    n_hard_negatives=1 if neighbours is not None else 0).indices
+    empty = find_empty_rows(X)
+    if empty.size:
+        unusable = np.isin(T, empty).any(axis=1)
+        if unusable.any():
+            note(f"{int(unusable.sum())} of {len(T)} triplets use one of the {empty.size} text(s) without "
+                 "a vocabulary term; they are left out")
+            T = T[~unusable]
+    if len(T) == 0:
+        raise ValueError("no usable triplet: every triplet uses a text without a vocabulary term")
+    return T
+
+
+def _split_validation_pairs(pairs, o, flags):
+    """(training pairs, held-out pairs): the held-out ones choose FILM's matching rule."""
+    from .supervision import split_pairs
+
+    fraction = o.validation_fraction or DEFAULT_PAIRS_VALIDATION_FRACTION
+    if not pairs.labels.any():
+        raise ValueError("no duplicate pair (label 1): FILM learns from duplicates")
+    if pairs.n_pairs < 4:
+        raise ValueError(f"{pairs.n_pairs} pair(s) are too few: FILM learns from some and holds out "
+                         f"{fraction:g} of them to choose its duplicate threshold")
+    train, held = split_pairs(pairs, held_out=fraction, random_state=o.seed)
+    if held.labels.all() or not held.labels.any():
+        name = _flag(flags, "validation_fraction")
+        raise ValueError(f"the {held.n_pairs} held-out pair(s) ({name} {fraction:g}) are all "
+                         f"{'duplicates' if held.labels.all() else 'non-duplicates'}; the duplicate threshold "
+                         f"needs both kinds: give more pairs or a larger {name}")
+    if not train.labels.any():
+        raise ValueError("no duplicate pair is left to learn from after holding out the validation pairs")
+    return train, held
+
+
+def _validated_search(metric, X, held, all_pairs, seed, check_baseline):
+    """The search weight of FILM's input-cosine mix, chosen on the held-out duplicates: each of
+    their texts searches the whole collection; its duplicates are the texts that chains of
+    duplicate pairs (all of them) join to it."""
+    from .scoring import SearchRule
+    from .supervision import pairs_to_clusters
+
+    components = np.asarray(pairs_to_clusters(all_pairs, X.shape[0]).labels)
+    queries = np.unique(held.indices[held.labels].ravel())
+    queries = queries[components[queries] >= 0]
+    return SearchRule.select(metric, X, queries, components, random_state=seed, check_baseline=check_baseline)
+
+
+def _film_with_supervision(o, X, labels, pairs, holdout, note):
+    """The FILM to fit and what to fit it on: the cluster labels (FILM draws its triplets from
+    them) or triplets made of the duplicate pairs. ``holdout``: FILM's own ``baseline_holdout``."""
+    from ._progress import _default_enabled
+    from .film import FILM
+
+    y = labels if pairs is None else _film_triplets(pairs, X, o.seed, note)
+    most = min(X.shape)
+    d = o.n_components
+    if d is None:
+        d = min(DEFAULT_FILM_DIMENSIONS, most)
+        if d < DEFAULT_FILM_DIMENSIONS:
+            # a small collection: FILM learns at most the numerical rank of X (repeated or
+            # one-word texts make it smaller than min(documents, features)); one dimension is small,
+            # so its singular values are cheap
+            from .film import _RANK_TOL
+
+            dense = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
+            sigma = np.linalg.svd(dense, compute_uv=False)
+            d = max(1, min(d, int(np.sum(sigma > _RANK_TOL * max(float(sigma[0]), np.finfo(float).tiny)))))
+            note(f"using {d} dimensions: FILM learns at most the rank of the texts' vectors (min(documents, "
+                 f"features) = {most})", info=True)
+    settings = {"n_components": d, "svd_rank": o.svd_rank}
+    if o.max_iter is not None:
+        settings["max_iter"] = o.max_iter
+    metric = FILM(**settings, baseline_holdout=holdout, random_state=o.seed, verbose=_default_enabled())
+    return metric, y
+
+
+# ============================================================================ linklearn
+def linklearn_stemming(stem, note=_quiet):
+    """"porter" (paper 002's stemming) unless ``stem`` is False or PyStemmer is missing (then a
+    note says the fit is unstemmed); ``stem=True`` insists on it (an error without PyStemmer)."""
+    if stem is False:
+        return None
+    if stem is True:
+        return "porter"
+    try:
+        import Stemmer  # noqa: F401  (PyStemmer)
+    except ImportError:
+        note("PyStemmer is not installed: fitting without Porter stemming (pip install learnsim[stem] "
+             "for the paper's stemming)")
+        return None
+    return "porter"
+
+
+def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
+    """LinkLearn (``variant`` "paper", paper 002's eq. 5) or LearnedBM25 ("bm25") from the
+    ``links`` (:class:`learnsim.supervision.Links`) among ``texts``: term counts, a held-out
+    ``o.validation_fraction`` of the documents with their links for early stopping (paper) or the
+    validation AvgP (bm25) and the check against the baseline.
+
+    Returns a namespace: parts, vec_seconds, metric_seconds, metric, settings.
+    """
+    import scipy.sparse as sp
+
+    from ._progress import _default_enabled
+    from .linklearn import LinkLearn
+    from .supervision import Links, split_links
+    from .text import TextVectorizer, find_empty_rows
+    from .weighting import LearnedBM25
+
+    vectorizer = TextVectorizer("tf", stop_words=o.stop_words or "english", stem=linklearn_stemming(o.stem, note),
+                                min_df=2, dtype=np.float64)
+    start = time.perf_counter()
+    X = sp.csr_matrix(vectorizer.fit_transform(texts), dtype=np.float64)
+    vec_seconds = time.perf_counter() - start
+    fraction = o.validation_fraction or DEFAULT_LINKLEARN_VALIDATION_FRACTION
+    try:
+        (train, L_train), (valid, L_valid) = split_links(links, fractions=(1.0 - fraction, fraction),
+                                                         random_state=o.seed)
+    except ValueError as exc:
+        raise ValueError(f"cannot hold out {fraction:g} of the documents for early stopping: {exc}") from None
+    X_train = X[train]
+    empty = find_empty_rows(X_train)
+    if empty.size:
+        note(f"{empty.size} training document(s) have no vocabulary term; they and their links are left out")
+        keep = np.setdiff1d(np.arange(X_train.shape[0]), empty)
+        X_train, L_train = X_train[keep], Links(L_train.adjacency[keep][:, keep])
+    if variant == "paper":
+        settings = {"learning_rate": o.learning_rate or DEFAULT_LINKLEARN_RATE}
+        if o.max_iter is not None:
+            settings["max_iter"] = o.max_iter
+        metric = LinkLearn(**settings, random_state=o.seed, verbose=_default_enabled())
+        title = "LinkLearn: learning the term weights"
+    else:
+        settings = {} if o.max_iter is None else {"max_evaluations": max(1, o.max_iter)}
+        metric = LearnedBM25(**settings, random_state=o.seed)
+        title = "LearnedBM25: searching the five weighting parameters"
+    start = time.perf_counter()
+    try:
+        with stage(title):
+            metric.fit(X_train, L_train, validation=(X[valid], L_valid))
+    except ValueError as exc:
+        raise ValueError(f"{type(metric).__name__} cannot learn from these links: {exc}") from None
+    metric_seconds = time.perf_counter() - start
+    report = metric.baseline_gain_
+    summary.update(documents=len(texts), links=links.n_links, features=int(X.shape[1]),
+                   train_documents=int(X_train.shape[0]), train_links=L_train.n_links,
+                   validation_documents=int(valid.size), validation_links=L_valid.n_links, variant=variant)
+    if variant == "paper":
+        curve = metric.validation_curve_
+        summary.update(learning_rate=settings["learning_rate"], n_iter=metric.n_iter_, best_iter=metric.best_iter_,
+                       validation_ap=float(np.max(curve["ap"])) if curve is not None else None)
+    else:
+        summary.update(weighting=dict(metric.params_), n_evaluations=metric.n_evaluations_,
+                       validation_ap=metric.validation_ap_)
+    summary.update(baseline_gain=_report(report), vectorizer_seconds=vec_seconds,
+                   metric_seconds=metric_seconds, fit_seconds=vec_seconds + metric_seconds)
+    return SimpleNamespace(parts={"vectorizer": vectorizer, "metric": metric}, vec_seconds=vec_seconds,
+                           metric_seconds=metric_seconds, metric=metric, settings=settings)
+
+
+# ============================================================================ relative
+def check_anchors(T, fraction, seed):
+    """A ValueError when the triplets have a single anchor (C is chosen on held-out anchors)."""
+    if np.unique(T[:, 0]).size < 2:
+        _split_by_anchor(T, fraction, seed)
+
+
+def _split_by_anchor(T, fraction, seed):
+    """Too few anchors for the check (fewer than four): one or more held out to choose C."""
+    anchors = np.unique(T[:, 0])
+    if anchors.size < 2:
+        raise ValueError("the triplets have a single anchor: C is chosen on triplets of held-out anchors, "
+                         "give triplets of two or more anchors")
+    rng = np.random.default_rng(seed)
+    n_held = min(max(int(round(fraction * anchors.size)), 1), anchors.size - 1)
+    held = rng.permutation(anchors)[:n_held]
+    mask = np.isin(T[:, 0], held)
+    return T[~mask], T[mask]
+
+
+def _held_out_scores(X, fit_T, valid_T, seed):
+    """Rows: W = 1, then each C of C_GRID fitted on fit_T; columns: the anchors of valid_T, each
+    the mean over its triplets of 1 (right), 1/2 (tie), 0 (wrong)."""
+    from .relative import RelativeComparisonMetric, anchor_means, triplet_outcomes
+
+    rows = [anchor_means(valid_T, triplet_outcomes(valid_T, X))]
+    for c in C_GRID:
+        model = RelativeComparisonMetric(C=c, tol=TOL, random_state=seed, baseline_holdout=None).fit(X, fit_T)
+        rows.append(anchor_means(valid_T, triplet_outcomes(valid_T, model.transform(X))))
+    return np.vstack(rows)
+
+
+def _choose(X, T, fraction, seed):
+    """C and the check against W = 1 on the triplets of held-out anchors (see fit_relative).
+
+    Returns
+    -------
+    (C of the refit, report, held-out triplets, {C: mean held-out score}, W = 1's mean score)
+    """
+    from .baseline import choose, split_groups, unchecked
+    from .relative import BASELINE_MEASURE, BASELINE_NAME
+
+    owner = "learnsim fit --method relative"
+    split = split_groups(T[:, 0], fraction, random_state=seed)
+    if split is None:
+        fit_T, valid_T = _split_by_anchor(T, fraction, seed)
+        rows = _held_out_scores(X, fit_T, valid_T, seed)
+        means = rows.mean(axis=1)
+        report = unchecked(f"the triplets have {np.unique(T[:, 0]).size} anchors: at least 4 are needed to hold "
+                           "the triplets of 2 out and learn from 2", baseline_name=BASELINE_NAME, owner=owner,
+                           stacklevel=3)
+        return (C_GRID[int(np.argmax(means[1:]))], report, valid_T, dict(zip(C_GRID, means[1:].tolist())),
+                float(means[0]))
+    ids, held = split
+    is_held = np.isin(T[:, 0], ids[held])
+    fit_T, valid_T = T[~is_held], T[is_held]
+    rows = _held_out_scores(X, fit_T, valid_T, seed)
+    means = rows.mean(axis=1)
+    # the C of a learned model: the chosen one or, when W = 1 is used, the best learned
+    # candidate (kept in the saved model's parameters and reported beside the fall-back)
+    best_learned = C_GRID[int(np.argmax(means[1:]))]
+    chosen, report = choose(rows, 0, measure=BASELINE_MEASURE, unit=f"held-out anchors ({len(valid_T)} triplets)",
+                            baseline_name=BASELINE_NAME, owner=owner, random_state=seed, stacklevel=3,
+                            detail=lambda c: {"C": C_GRID[c - 1] if c else best_learned,
+                                              "chosen": f"C = {C_GRID[c - 1]:g}" if c else "W = 1",
+                                              "held_out_triplets": len(valid_T),
+                                              "training_triplets": int(fit_T.shape[0]), "cross_fitted": True})
+    best_C = C_GRID[chosen - 1] if chosen else best_learned
+    return best_C, report, valid_T, dict(zip(C_GRID, means[1:].tolist())), float(means[0])
+
+
+def fit_relative(o, texts, T, summary):
+    """A weighted metric from relative comparisons (paper 004): the triplets ``T`` ((n, 3) indices
+    into ``texts``: the anchor is closer to the second than to the third).
+
+    The triplets of a seeded ``o.validation_fraction`` of the anchors (default 0.25; whole
+    anchors, at least 2 held out and 2 kept) are held out. Every C of C_GRID is fitted on the
+    others and each held-out anchor is scored (mean over its triplets of 1 right, 1/2 tie, 0
+    wrong) under each fit and under W = 1, the unweighted Euclidean distance; the best candidate
+    is chosen (ties to W = 1) and its gain over W = 1 cross-fitted
+    (:func:`learnsim.baseline.cross_fitted`). A learned C with a clearly positive gain is refitted
+    on all the triplets; otherwise the metric is W = 1 and a warning says so. With fewer than four
+    anchors C is chosen on one held-out anchor and the report says the check is unchecked.
+    Features: binary term presence, not normalised (``o.weighting`` changes them).
+
+    Returns a namespace: parts, vec_seconds, metric_seconds, metric, report, C, scores, valid_T.
+    """
+    import scipy.sparse as sp
+
+    from .relative import RelativeComparisonMetric
+    from .text import TextVectorizer
+
+    weighting = o.weighting or "binary"
+    vectorizer = TextVectorizer(weighting, norm="l2" if weighting in ("tfidf", "bm25") and not o.no_norm else None,
+                                stop_words=o.stop_words, stem="porter" if o.stem else None, dtype=np.float64)
+    start = time.perf_counter()
+    X = sp.csr_matrix(vectorizer.fit_transform(texts), dtype=np.float64)
+    vec_seconds = time.perf_counter() - start
+    fraction = o.validation_fraction or DEFAULT_RELATIVE_VALIDATION_FRACTION
+    check_anchors(T, fraction, o.seed)                  # the error before any fitting
+    start = time.perf_counter()
+    with stage("relative: choosing C and checking against W = 1 on held-out anchors"):
+        best_C, report, valid_T, scores, baseline_score = _choose(X, T, fraction, o.seed)
+    with stage("relative: learning the metric"):
+        metric = RelativeComparisonMetric(C=best_C, tol=TOL, random_state=o.seed, baseline_holdout=None)
+        metric.fit(X, T)._with_report(report)
+    metric_seconds = time.perf_counter() - start
+    report = metric.baseline_gain_
+    summary.update(triplets=int(T.shape[0]), validation_triplets=int(valid_T.shape[0]),
+                   validation_anchors=int(np.unique(valid_T[:, 0]).size),
+                   features=int(X.shape[1]), weighting=weighting, C=best_C,
+                   validation_accuracy=scores[best_C], validation_accuracy_by_C=scores,
+                   validation_accuracy_baseline=baseline_score, model="W = 1" if report.fell_back else "learned",
+                   training_accuracy=float(metric.score(X, T)), nonzero_weights=int(np.count_nonzero(metric.weights_)),
+                   baseline_gain=report.to_dict(), vectorizer_seconds=vec_seconds, metric_seconds=metric_seconds,
+                   fit_seconds=vec_seconds + metric_seconds)
+    return SimpleNamespace(parts={"vectorizer": vectorizer, "metric": metric}, vec_seconds=vec_seconds,
+                           metric_seconds=metric_seconds, metric=metric, report=report, C=best_C, scores=scores,
+                           valid_T=valid_T)
+
+
+# ============================================================================ the public entry
+def fit_parts(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, method=None,
+              random_state=0, **options):
+    """Fit a text vectoriser and a metric as ``learnsim fit`` does and return the model's parts.
+
+    Parameters
+    ----------
+    texts : list of str, optional
+        The documents. Needed for every kind of supervision except pairs of texts.
+    clusters : sequence of int, str or None, optional
+        One label per text; ``-1``, ``"-1"`` or None: in no cluster (the text still shapes the
+        features and the basis). Labels are compared as strings, as when read from a file; a
+        label with a single text counts as -1, and at least one label needs two texts.
+    pairs : sequence of tuples, optional
+        Labelled pairs, label 1 (or True) = duplicate, 0 (or False) = not: ``(i, j, label)`` with
+        ``i``, ``j`` indices into ``texts`` (metric-learn style) or, when ``texts`` is None,
+        ``(text_a, text_b, label)`` with two strings (the texts are then the distinct texts of the
+        pairs, in order of first appearance).
+    triplets : sequence of (int, int, int), optional
+        ``(anchor, closer, farther)`` indices into ``texts``: the anchor is closer to the second
+        text than to the third. Three distinct texts each.
+    links : sequence of (int, int), optional
+        Hyperlinks ``(source, target)``, indices into ``texts``; a text linking to itself says
+        nothing about similarity and is dropped.
+    method : {"mcd", "film", "linklearn", "relative"}, optional
+        Default: from the supervision: clusters -> "mcd", pairs -> "film", triplets ->
+        "relative", links -> "linklearn". mcd and film learn from clusters or pairs; relative
+        only from triplets, linklearn only from links.
+    random_state : int, default 0
+        Seed of the held-out splits, the selection folds and the randomised SVDs (``--seed``).
+    **options
+        The main ``learnsim fit`` options under their library names (an option of another
+        method than the one fitted is a ValueError, an unknown one a TypeError):
+
+        - ``weighting`` ({"tfidf", "bm25", "tf", "binary"}; mcd, film, relative): the term
+          weighting. mcd default: tfidf or bm25, whichever scores better on the held-out
+          clusters; film: tfidf; relative: binary.
+        - ``norm`` ("l2" or None, default "l2"; mcd, film): normalisation of the term vectors.
+        - ``lsi`` (int >= 1 or float in (0, 1); mcd, film): reduce the term vectors to that many
+          LSI dimensions (or a fraction of the vocabulary).
+        - ``stop_words`` (None or "english"): drop English stop words (linklearn: always).
+        - ``stem`` (bool or None): Porter stemming (needs PyStemmer); None: on for linklearn
+          when PyStemmer is installed, off otherwise.
+        - ``paper`` (bool; mcd): the paper's metric (n_basis=None, shrinkage=0,
+          complement_weight=0), still checked against Euclid unless ``baseline_holdout=None``.
+        - ``n_basis`` (int, "auto" or None = the whole feature space; mcd; default "auto"),
+          ``shrinkage`` (float in [0, 1] or "auto"; mcd), ``complement_weight`` (float >= 0 or
+          "auto"; mcd): the settings of :class:`learnsim.mcd.MinimumClusterDistortion`.
+        - ``n_components`` or its alias ``dimensions`` (int >= 1; film): the dimension of the
+          learned representation (default 100, capped by the rank of the texts' vectors).
+        - ``svd_rank`` (int >= 1; film): rank of the SVD the metric is learned in (default 5 x D).
+        - ``max_iter`` (int >= 0; film, linklearn): iterations of FILM's optimiser (default
+          200); linklearn: most documents drawn (default 100000).
+        - ``learning_rate`` (float > 0; linklearn variant "paper"): SGD step (default 0.03).
+        - ``validation_fraction`` (float in (0, 1); film on pairs, linklearn, relative): the
+          share held out to choose the duplicate and search rules (film, default 0.2), for
+          early stopping (linklearn, default 0.25), or to choose C (relative, default 0.25).
+        - ``baseline_holdout`` (float in (0, 1) or None; mcd, film; default 0.2): the share of
+          the supervision held out to check the learned similarity against its baseline; None
+          fits on everything, unchecked.
+        - ``variant`` ({"paper", "bm25"}; linklearn; default "paper"): paper 002's eq. (5) or
+          :class:`learnsim.weighting.LearnedBM25`.
+        - ``matcher`` ({"auto", "threshold", "classifier", "knn"}; film on pairs; default
+          "auto"): the duplicate rule, or whichever is most accurate on the held-out pairs.
+
+    Returns
+    -------
+    parts : dict
+        What ``learnsim fit`` saves with :func:`learnsim.persistence.save`: ``"vectorizer"``
+        (the fitted :class:`learnsim.text.TextVectorizer`) and ``"metric"`` (the fitted
+        estimator); FILM fitted on pairs adds ``"matcher"`` (the duplicate rule),
+        ``"match_rule"`` (how it was chosen) and ``"search"`` (the
+        :class:`learnsim.scoring.SearchRule`).
+
+    Raises
+    ------
+    ValueError
+        When not exactly one kind of supervision is given, the method cannot learn from it,
+        the supervision does not fit the texts, or an option has a bad value or belongs to
+        another method.
+    TypeError
+        For an unknown option or supervision of the wrong type.
+
+    References
+    ----------
+    .. [1] Lebanon, G. (2006) and the papers of the methods: see :mod:`learnsim.mcd`,
+       :mod:`learnsim.film`, :mod:`learnsim.linklearn` and :mod:`learnsim.relative`.
+
+    Examples
+    --------
+    >>> from learnsim.datasets import make_clustered_corpus
+    >>> corpus = make_clustered_corpus(n_clusters=6, docs_per_cluster=10, random_state=0)
+    >>> parts = fit_parts(list(corpus.data), clusters=list(corpus.target))  # doctest: +SKIP
+    >>> sorted(parts)                                                        # doctest: +SKIP
+    ['metric', 'vectorizer']
+    """
+    given = {name: value for name, value in (("clusters", clusters), ("pairs", pairs), ("triplets", triplets),
+                                             ("links", links)) if value is not None}
+    if len(given) != 1:
+        raise ValueError("give exactly one kind of supervision (clusters, pairs, triplets or links); got "
+                         + (" and ".join(given) if given else "none"))
+    (kind, supervision), = given.items()
+    if method is None:
+        method = _DEFAULT_METHOD[kind]
+    elif method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
+    if method not in _METHODS_OF[kind]:
+        raise ValueError(f"method {method!r} does not learn from {kind}; {kind} teach "
+                         + " or ".join(repr(m) for m in _METHODS_OF[kind]))
+    seed = _check_int(random_state, "random_state", 0)
+    o = _options(method, options, seed)
+    if texts is None and not (kind == "pairs"):
+        raise ValueError(f"{kind} index into texts: give texts (a list of str)")
+    if texts is not None:
+        texts = _check_texts(texts)
+    summary = {}
+    if kind == "triplets":
+        T = _check_index_tuples(supervision, 3, len(texts), "triplets", "(anchor, closer, farther)")
+        from .supervision import Triplets
+
+        Triplets(T)     # three distinct texts each
+        return fit_relative(o, texts, T, summary).parts
+    if kind == "links":
+        from .supervision import Links
+
+        edges = _check_index_tuples(supervision, 2, len(texts), "links", "(source, target)")
+        edges = edges[edges[:, 0] != edges[:, 1]]      # a text linking to itself says nothing
+        if not len(edges):
+            raise ValueError("links: no link between two different texts; LinkLearn learns from links")
+        if o.variant == "bm25" and o.learning_rate is not None:
+            raise ValueError("learning_rate applies to variant 'paper' (LinkLearn's SGD) only; the bm25 variant "
+                             "searches its five parameters directly")
+        return fit_linklearn(o, texts, Links.from_edges(edges, len(texts)), o.variant or "paper", summary).parts
+    labels = pair_set = None
+    if kind == "clusters":
+        labels = _cluster_codes(supervision, len(texts))
+    else:
+        texts, pair_set = _check_pairs(supervision, texts)
+    if method == "mcd":
+        settings = mcd_settings(o.paper, o.mcd_given)
+        return fit_mcd(o, texts, labels, pair_set, settings, o.holdout, summary).parts
+    return fit_film(o, texts, labels, pair_set, o.holdout, summary).parts
+
+
+# ---------------------------------------------------------------------------- validation
+def _check_int(value, name, minimum):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer; got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}; got {value}")
+    return int(value)
+
+
+def _check_float(value, name, low, high, closed=False):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number; got {type(value).__name__}")
+    value = float(value)
+    inside = (low <= value if closed else low < value) and (high is None or (value <= high if closed else value < high))
+    if not (np.isfinite(value) and inside):
+        bounds = f"[{low:g}, {high:g}]" if closed and high is not None else (
+            f"({low:g}, {high:g})" if high is not None else f"{'>=' if closed else '>'} {low:g}")
+        raise ValueError(f"{name} must be {'in ' if high is not None else ''}{bounds}; got {value!r}")
+    return value
+
+
+def _check_choice(value, name, choices):
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(repr(c) for c in choices)}; got {value!r}")
+    return value
+
+
+def _options(method, options, seed):
+    """The options of fit_parts, checked, as the namespace the fit_* functions read (the
+    attribute names of ``learnsim fit``'s parsed arguments)."""
+    from .baseline import DEFAULT_HOLDOUT
+
+    options = dict(options)
+    for alias, name in _ALIASES.items():
+        if alias in options:
+            if name in options:
+                raise ValueError(f"give {name} or its alias {alias}, not both")
+            options[name] = options.pop(alias)
+    unknown = sorted(set(options) - set(_OPTION_METHODS))
+    if unknown:
+        raise TypeError(f"fit_parts() got unknown option(s) {', '.join(map(repr, unknown))}; the options are "
+                        + ", ".join(sorted(set(_OPTION_METHODS) | set(_ALIASES))))
+    foreign = sorted(name for name in options if method not in _OPTION_METHODS[name])
+    if foreign:
+        owners = sorted(set().union(*(_OPTION_METHODS[name] for name in foreign)))
+        raise ValueError(f"{' and '.join(foreign)} apply to method {' / '.join(owners)} only, not to method "
+                         f"{method!r}")
+    get = options.get
+    o = SimpleNamespace(seed=seed, weighting=None, no_norm=False, stop_words=None, stem=None, lsi=None, paper=False,
+                        n_components=None, svd_rank=None,
+                        max_iter=None, learning_rate=None, validation_fraction=None, variant=None, matcher=None,
+                        holdout=DEFAULT_HOLDOUT)
+    if get("weighting") is not None:
+        o.weighting = _check_choice(get("weighting"), "weighting", WEIGHTINGS)
+    o.no_norm = _check_choice(get("norm", "l2"), "norm", ("l2", None)) is None
+    o.stop_words = _check_choice(get("stop_words"), "stop_words", (None, "english"))
+    o.stem = _check_choice(get("stem"), "stem", (None, True, False))
+    if get("lsi") is not None:
+        lsi = get("lsi")
+        o.lsi = (_check_int(lsi, "lsi", 1) if isinstance(lsi, numbers.Integral) and not isinstance(lsi, bool)
+                 else _check_float(lsi, "lsi (a fraction of the vocabulary)", 0.0, 1.0))
+    o.paper = _check_choice(get("paper", False), "paper", (True, False))
+    # the mcd settings given (n_basis None: the whole feature space); the others are "auto"
+    o.mcd_given = {}
+    if "n_basis" in options:
+        n_basis = get("n_basis")
+        o.mcd_given["n_basis"] = n_basis if n_basis in (None, "auto") else _check_int(n_basis, "n_basis", 1)
+    for name, high in (("shrinkage", 1.0), ("complement_weight", None)):
+        if name in options:
+            value = get(name)
+            o.mcd_given[name] = value if value == "auto" else _check_float(value, name, 0.0, high, closed=True)
+    for name, minimum in (("n_components", 1), ("svd_rank", 1), ("max_iter", 0)):
+        if get(name) is not None:
+            setattr(o, name, _check_int(get(name), name, minimum))
+    if get("learning_rate") is not None:
+        o.learning_rate = _check_float(get("learning_rate"), "learning_rate", 0.0, None)
+    if get("validation_fraction") is not None:
+        o.validation_fraction = _check_float(get("validation_fraction"), "validation_fraction", 0.0, 1.0)
+    if "baseline_holdout" in options:
+        value = get("baseline_holdout")
+        o.holdout = None if value is None else _check_float(value, "baseline_holdout", 0.0, 1.0)
+    if get("variant") is not None:
+        o.variant = _check_choice(get("variant"), "variant", LINKLEARN_VARIANTS)
+    if get("matcher") is not None:
+        o.matcher = _check_choice(get("matcher"), "matcher", MATCHER_CHOICES)
+    return o
+
+
+def _check_sequence(value, name, form):
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__") or not hasattr(value, "__iter__"):
+        raise TypeError(f"{name} must be a list of {form}; got {type(value).__name__}")
+    if len(value) == 0:
+        raise ValueError(f"{name} is empty")
+    return list(value)
+
+
+def _check_texts(texts):
+    texts = _check_sequence(texts, "texts", "str")
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(f"texts[{i}] must be a str; got {type(text).__name__}")
+    return texts
+
+
+def _is_index(value):
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def _check_index_tuples(rows, width, n_texts, name, form):
+    """An (m, width) int64 array of the index tuples ``rows`` into ``n_texts`` texts."""
+    rows = _check_sequence(rows, name, f"{form} tuples")
+    out = np.empty((len(rows), width), dtype=np.int64)
+    for r, row in enumerate(rows):
+        if isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) != width:
+            raise ValueError(f"{name}[{r}] must be a tuple {form} of {width} indices into texts; got {row!r}")
+        for c, value in enumerate(row):
+            if not _is_index(value):
+                raise TypeError(f"{name}[{r}] must hold integer indices into texts; got "
+                                f"{type(value).__name__} {value!r}")
+            if not 0 <= value < n_texts:
+                raise ValueError(f"{name}[{r}] names text {value}, outside texts (0 to {n_texts - 1})")
+            out[r, c] = value
+    return out
+
+
+def _cluster_codes(clusters, n_texts):
+    """Cluster codes as ``learnsim fit`` makes them of a file's labels (documents.cluster_codes):
+    the labels compared as strings and sorted, -1 for no cluster and for a label of one text."""
+    labels = _check_sequence(clusters, "clusters", "labels (int, str or None)")
+    if len(labels) != n_texts:
+        raise ValueError(f"clusters has {len(labels)} labels but texts has {n_texts} texts; give one label per text")
+    names = []
+    for i, label in enumerate(labels):
+        if label is None:
+            names.append(None)
+        elif _is_index(label) or isinstance(label, str):
+            # as read from a file: label -1 is in no cluster
+            names.append(None if str(label) == "-1" else str(label))
+        else:
+            raise TypeError(f"clusters[{i}] must be an int, a str or None (-1 or None: in no cluster); got "
+                            f"{type(label).__name__} {label!r}")
+    kept_names, counts = np.unique(np.array([n for n in names if n is not None], dtype=str), return_counts=True)
+    index = {name: k for k, name in enumerate(kept_names[counts >= 2].tolist())}
+    if not index:
+        raise ValueError("clusters: no label has two or more texts; a metric is learned from clusters of at least "
+                         "two texts")
+    return np.array([index.get(name, -1) for name in names], dtype=np.int64)
+
+
+def _pair_label(value, r):
+    if isinstance(value, (bool, np.bool_)) or (_is_index(value) and value in (0, 1)):
+        return int(value)
+    raise ValueError(f"pairs[{r}]: the label must be 1 (duplicate) or 0 (not), True or False; got {value!r}")
+
+
+def _check_pairs(pairs, texts):
+    """(texts, Pairs) of index pairs into ``texts`` or, with texts None, of pairs of texts."""
+    from .supervision import Pairs
+
+    form = "(i, j, label)" if texts is not None else "(text_a, text_b, label)"
+    rows = _check_sequence(pairs, "pairs", f"{form} tuples")
+    for r, row in enumerate(rows):
+        if isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) != 3:
+            raise ValueError(f"pairs[{r}] must be a tuple {form}; got {row!r}")
+    labels = [_pair_label(row[2], r) for r, row in enumerate(rows)]
+    if texts is not None:
+        indices = _check_index_tuples([row[:2] for row in rows], 2, len(texts), "pairs", "(i, j)")
+        return texts, Pairs(indices, labels=np.array(labels, dtype=bool))
+    from .datasets import read_pairs
+
+    for r, row in enumerate(rows):
+        if not (isinstance(row[0], str) and isinstance(row[1], str)):
+            raise TypeError(f"pairs[{r}]: without texts, a pair is (text_a, text_b, label) of two str; got "
+                            f"{type(row[0]).__name__} and {type(row[1]).__name__} (give texts to pair indices)")
+    # the reader of learnsim fit --pairs: distinct texts in order of first appearance, a pair of
+    # two identical texts gets a copy of its text
+    data = read_pairs([(a, b, label) for (a, b, _), label in zip(rows, labels)])
+    return [str(t) for t in data.texts], data.pairs
