@@ -622,8 +622,14 @@ def fit_parts(texts=None, *, clusters=None, pairs=None, triplets=None, links=Non
 
     References
     ----------
-    .. [1] Lebanon, G. (2006) and the papers of the methods: see :mod:`learnsim.mcd`,
-       :mod:`learnsim.film`, :mod:`learnsim.linklearn` and :mod:`learnsim.relative`.
+    .. [1] Mochihashi, D., Kikui, G. and Kita, K. The minimum-cluster-distortion metric (paper
+       000; ``method="mcd"``, :mod:`learnsim.mcd`).
+    .. [2] Tang, Y. and Aw, A. FILM: fast, interpretable, low-rank metric learning (paper 001;
+       ``method="film"``, :mod:`learnsim.film`).
+    .. [3] Grangier, D. and Bengio, S. Inferring Document Similarity from Hyper-links,
+       IDIAP-RR 05-21 (paper 002; ``method="linklearn"``, :mod:`learnsim.linklearn`).
+    .. [4] Schultz, M. and Joachims, T. (2003). Learning a Distance Metric from Relative
+       Comparisons. NIPS 16 (``method="relative"``, :mod:`learnsim.relative`).
 
     Examples
     --------

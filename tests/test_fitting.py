@@ -1,0 +1,260 @@
+"""learnsim.fitting.fit_parts: the parts ``learnsim fit`` saves, from plain Python supervision
+(clusters, pairs, triplets, links); the same model as the command line on the same data; they
+survive save/load; bad supervision and options get the documented errors."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from learnsim.datasets import make_clustered_corpus
+from learnsim.fitting import fit_parts
+from learnsim.persistence import load, save
+from conftest import run_cli
+
+# explicit mcd settings keep the fits fast (no selection of the settings); the weighting is
+# still chosen between tfidf and bm25 on the held-out clusters, as learnsim fit does by default
+MCD_FIXED = {"n_basis": 16, "shrinkage": 0.01, "complement_weight": 0.3}
+MCD_FLAGS = ["--n-basis", "16", "--shrinkage", "0.01", "--complement-weight", "0.3"]
+FILM_FAST = {"dimensions": 4, "max_iter": 20}
+FILM_FLAGS = ["--dimensions", "4", "--max-iter", "20"]
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+
+# --------------------------------------------------------------------------- data
+
+@pytest.fixture(scope="module")
+def corpus():
+    c = make_clustered_corpus(n_clusters=8, docs_per_cluster=10, random_state=2)
+    texts = [str(t) for t in c.data]
+    # cluster 7 in no cluster (-1), and one label of a single text (counts as -1, as in a file)
+    labels = [-1 if y == 7 else str(c.target_names[y]) for y in c.target]
+    labels[0] = "solo"
+    return {"texts": texts, "labels": labels, "target": np.asarray(c.target)}
+
+
+@pytest.fixture(scope="module")
+def text_pairs(corpus):
+    texts, target = corpus["texts"], corpus["target"]
+    rng = np.random.default_rng(1)
+    rows = []
+    for k in range(120):
+        i, j = rng.choice(len(texts), 2, replace=False)
+        if k % 2:     # half duplicates: two texts of one topic
+            j = rng.choice(np.flatnonzero(target == target[i]))
+            if j == i:
+                continue
+        rows.append((texts[i], texts[j], int(target[i] == target[j])))
+    return rows
+
+
+@pytest.fixture(scope="module")
+def triplets(corpus):
+    target = corpus["target"]
+    rng = np.random.default_rng(3)
+    rows = []
+    for a in range(0, len(target), 2):
+        same = np.flatnonzero((target == target[a]) & (np.arange(len(target)) != a))
+        other = np.flatnonzero(target != target[a])
+        rows.append((a, int(rng.choice(same)), int(rng.choice(other))))
+    return rows
+
+
+@pytest.fixture(scope="module")
+def links(corpus):
+    target = corpus["target"]
+    n = len(target)
+    return [(a, b) for a in range(n) for b in range(n) if a != b and target[a] == target[b] and (a + 2 * b) % 5 == 0]
+
+
+def _write(path, lines):
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def _cli_model(tmp_path, args):
+    model = tmp_path / "cli.npz"
+    code, _, err = run_cli(["fit"] + [str(a) for a in args] + ["--model", model, "--json"])
+    assert code == 0, err
+    return load(model)
+
+
+# --------------------------------------------------------------------------- comparing parts
+
+def _assert_close(a, b, where):
+    """Meta of two states: equal, floats to 1e-10 (timings left out)."""
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and set(a) == set(b), where
+        for key in a:
+            if not ("seconds" in str(key) or "time" in str(key)):
+                _assert_close(a[key], b[key], f"{where}.{key}")
+    elif isinstance(a, (list, tuple)):
+        assert isinstance(b, (list, tuple)) and len(a) == len(b), where
+        for k, (x, y) in enumerate(zip(a, b)):
+            _assert_close(x, y, f"{where}[{k}]")
+    elif isinstance(a, float) and not isinstance(b, bool) and isinstance(b, (int, float)):
+        assert (math.isnan(a) and math.isnan(b)) or abs(a - b) <= 1e-10, (where, a, b)
+    else:
+        assert a == b, (where, a, b)
+
+
+def assert_same_parts(got, expected):
+    """The same parts: classes, meta and every array of their saved state (to 1e-10)."""
+    assert sorted(got) == sorted(expected)
+    for name in expected:
+        assert type(got[name]) is type(expected[name]), name
+        (meta_g, arrays_g), (meta_e, arrays_e) = got[name]._get_state(), expected[name]._get_state()
+        _assert_close(meta_g, meta_e, name)
+        assert sorted(arrays_g) == sorted(arrays_e), name
+        for key in arrays_e:
+            g, e = arrays_g[key], arrays_e[key]
+            g, e = (g.toarray() if sp.issparse(g) else np.asarray(g)), (e.toarray() if sp.issparse(e) else np.asarray(e))
+            assert g.shape == e.shape, (name, key)
+            if e.dtype.kind in "fc":
+                np.testing.assert_allclose(g, e, rtol=0, atol=1e-10, err_msg=f"{name}/{key}")
+            else:
+                np.testing.assert_array_equal(g, e, err_msg=f"{name}/{key}")
+
+
+def assert_round_trip(parts, tmp_path):
+    save(parts, tmp_path / "lib.npz")
+    assert_same_parts(load(tmp_path / "lib.npz"), parts)
+
+
+# --------------------------------------------------------------------------- each supervision
+
+def test_clusters_fit_mcd_as_the_command_line(corpus, tmp_path):
+    parts = fit_parts(corpus["texts"], clusters=corpus["labels"], **MCD_FIXED)
+    assert sorted(parts) == ["metric", "vectorizer"]
+    metric = parts["metric"]
+    assert type(metric).__name__ == "MinimumClusterDistortion"
+    # the weighting was chosen between tfidf and bm25 on held-out clusters, as learnsim fit does
+    assert parts["vectorizer"].weighting in ("tfidf", "bm25")
+    assert metric.baseline_gain_ is not None and metric.baseline_gain_.status in ("learned", "baseline")
+    X = parts["vectorizer"].transform(corpus["texts"][:5])
+    assert np.all(np.isfinite(metric.transform(X.astype(np.float64))))
+    assert_round_trip(parts, tmp_path)
+    train = _write(tmp_path / "train.tsv", [f"{lab}\t{t}" for lab, t in zip(corpus["labels"], corpus["texts"])])
+    assert_same_parts(parts, _cli_model(tmp_path, ["--input", train] + MCD_FLAGS))
+
+
+def test_pairs_of_texts_fit_film_with_validated_rules_as_the_command_line(text_pairs, tmp_path):
+    parts = fit_parts(pairs=text_pairs, **FILM_FAST)
+    assert sorted(parts) == ["match_rule", "matcher", "metric", "search", "vectorizer"]
+    assert type(parts["metric"]).__name__ == "FILM" and parts["metric"].n_components == 4
+    assert 0.0 <= parts["search"].input_weight <= 1.0
+    assert parts["match_rule"].matcher in ("cosine", "threshold", "knn", "classifier", "classifier+film")
+    assert_round_trip(parts, tmp_path)
+    pairs = _write(tmp_path / "pairs.tsv", [f"{lab}\t{a}\t{b}" for a, b, lab in text_pairs])
+    assert_same_parts(parts, _cli_model(tmp_path, ["--method", "film", "--pairs", pairs] + FILM_FLAGS))
+
+
+def test_index_pairs_are_the_pairs_of_their_texts(text_pairs):
+    """(i, j, label) into texts fit the same model as the pairs of those texts."""
+    texts = list(dict.fromkeys(t for a, b, _ in text_pairs for t in (a, b)))
+    where = {t: i for i, t in enumerate(texts)}
+    index_pairs = [(where[a], where[b], lab) for a, b, lab in text_pairs]
+    by_index = fit_parts(texts, pairs=index_pairs, method="mcd", weighting="tfidf", **MCD_FIXED)
+    by_text = fit_parts(pairs=text_pairs, method="mcd", weighting="tfidf", **MCD_FIXED)
+    assert_same_parts(by_index, by_text)
+
+
+def test_triplets_fit_relative_as_the_command_line(corpus, triplets, tmp_path):
+    parts = fit_parts(corpus["texts"], triplets=triplets)
+    assert sorted(parts) == ["metric", "vectorizer"]
+    metric = parts["metric"]
+    assert type(metric).__name__ == "RelativeComparisonMetric" and metric.baseline_gain_ is not None
+    assert parts["vectorizer"].weighting == "binary"
+    assert_round_trip(parts, tmp_path)
+    docs = _write(tmp_path / "docs.tsv", [f"d{i}\t{t}" for i, t in enumerate(corpus["texts"])])
+    rows = _write(tmp_path / "triplets.tsv", [f"d{a}\td{b}\td{c}" for a, b, c in triplets])
+    assert_same_parts(parts, _cli_model(tmp_path, ["--method", "relative", "--input", docs, "--triplets", rows]))
+
+
+def test_links_fit_linklearn_as_the_command_line(corpus, links, tmp_path):
+    parts = fit_parts(corpus["texts"], links=links + [(3, 3)], max_iter=3000)   # a self-link is dropped
+    assert sorted(parts) == ["metric", "vectorizer"]
+    assert type(parts["metric"]).__name__ == "LinkLearn"
+    assert_round_trip(parts, tmp_path)
+    docs = _write(tmp_path / "docs.tsv", [f"d{i}\t{t}" for i, t in enumerate(corpus["texts"])])
+    edges = _write(tmp_path / "links.tsv", [f"d{a}\td{b}" for a, b in links])
+    assert_same_parts(parts, _cli_model(tmp_path, ["--method", "linklearn", "--input", docs, "--links", edges,
+                                                   "--max-iter", "3000"]))
+
+
+def test_film_from_clusters_and_options_reach_the_model(corpus):
+    parts = fit_parts(corpus["texts"], clusters=corpus["labels"], method="film", n_components=3, max_iter=10,
+                      baseline_holdout=None, weighting="tf", random_state=4)
+    metric = parts["metric"]
+    assert metric.n_components == 3 and metric.random_state == 4
+    assert metric.baseline_gain_ is None and metric.input_weight_ == 0.0     # unchecked: the learned cosine
+    assert parts["vectorizer"].weighting == "tf"
+
+
+# --------------------------------------------------------------------------- errors
+
+TEXTS = ["red apple pie", "green apple tart", "blue sky day", "grey sky rain"]
+
+
+@pytest.mark.parametrize("kwargs, error, fragment", [
+    ({}, ValueError, "exactly one kind of supervision"),
+    ({"clusters": [0, 0, 1, 1], "links": [(0, 1)]}, ValueError, "clusters and links"),
+    ({"clusters": [0, 0, 1, 1], "method": "relative"}, ValueError, "'relative' does not learn from clusters"),
+    ({"triplets": [(0, 1, 2)], "method": "mcd"}, ValueError, "'mcd' does not learn from triplets"),
+    ({"clusters": [0, 0, 1, 1], "method": "lda"}, ValueError, "method must be one of"),
+    ({"clusters": [0, 0, 1, 1], "n_basis_size": 3}, TypeError, "'n_basis_size'"),
+    ({"clusters": [0, 0, 1, 1], "variant": "bm25"}, ValueError, "variant apply to method linklearn"),
+    ({"clusters": [0, 0, 1, 1], "dimensions": 2, "n_components": 2, "method": "film"}, ValueError, "alias"),
+    ({"clusters": [0, 0, 1, 1], "weighting": "okapi"}, ValueError, "weighting must be one of"),
+    ({"clusters": [0, 0, 1, 1], "baseline_holdout": 1.5}, ValueError, "baseline_holdout must be in (0, 1)"),
+    ({"clusters": [0, 0, 1, 1], "shrinkage": "much"}, TypeError, "shrinkage must be a number"),
+    ({"clusters": [0, 0, 1, 1], "random_state": -1}, ValueError, "random_state must be >= 0"),
+    ({"clusters": [0, 0, 1, 1], "random_state": 1.5}, TypeError, "random_state must be an integer"),
+    ({"clusters": [0, 0, 1, 1], "paper": True, "n_basis": 2}, ValueError, "paper fixes"),
+    ({"clusters": [0, 0, 1]}, ValueError, "clusters has 3 labels but texts has 4"),
+    ({"clusters": [0, 0, 1, 1.5]}, TypeError, "clusters[3] must be an int, a str or None"),
+    ({"clusters": [0, 1, 2, -1]}, ValueError, "no label has two or more texts"),
+    ({"clusters": "0011"}, TypeError, "clusters must be a list"),
+    ({"pairs": [(0, 4, 1)]}, ValueError, "pairs[0] names text 4"),
+    ({"pairs": [(0, 1, 2)]}, ValueError, "pairs[0]: the label must be 1"),
+    ({"pairs": [(0, 1)]}, ValueError, "pairs[0] must be a tuple (i, j, label)"),
+    ({"pairs": [("red apple pie", "green apple tart", 1)]}, TypeError, "integer indices"),
+    ({"pairs": [(0, 0, 1)]}, ValueError, "an item with itself"),
+    ({"triplets": [(0, 1, 1)]}, ValueError, "repeated index"),
+    ({"triplets": [(0, 1)]}, ValueError, "triplets[0] must be a tuple (anchor, closer, farther)"),
+    ({"triplets": [(0, 1, -2)]}, ValueError, "triplets[0] names text -2"),
+    ({"links": [(0, 1.0)]}, TypeError, "links[0] must hold integer indices"),
+    ({"links": [(2, 2)]}, ValueError, "no link between two different texts"),
+    ({"links": []}, ValueError, "links is empty"),
+])
+def test_bad_supervision_and_options_are_named(kwargs, error, fragment):
+    with pytest.raises(error) as info:
+        fit_parts(TEXTS, **kwargs)
+    assert fragment in str(info.value)
+
+
+@pytest.mark.parametrize("texts, kwargs, error, fragment", [
+    (None, {"clusters": [0, 0, 1, 1]}, ValueError, "give texts"),
+    ("red apple", {"clusters": [0, 0]}, TypeError, "texts must be a list of str"),
+    (["a b", 3], {"clusters": [0, 0]}, TypeError, "texts[1] must be a str"),
+    (None, {"pairs": [("a b", 7, 1)]}, TypeError, "two str"),
+    (None, {"pairs": [("a b", "c d", 0.5)]}, ValueError, "the label must be 1"),
+])
+def test_bad_texts_are_named(texts, kwargs, error, fragment):
+    with pytest.raises(error) as info:
+        fit_parts(texts, **kwargs)
+    assert fragment in str(info.value)
+
+
+def test_errors_of_the_fit_itself_are_value_errors(corpus, text_pairs):
+    no_duplicates = [(a, b, 0) for a, b, _ in text_pairs]
+    with pytest.raises(ValueError, match="no duplicate pair"):
+        fit_parts(pairs=no_duplicates, **FILM_FAST)
+    with pytest.raises(ValueError, match="matcher chooses the duplicate rule of a FILM fitted on pairs"):
+        fit_parts(corpus["texts"], clusters=corpus["labels"], method="film", matcher="knn", **FILM_FAST)
+    with pytest.raises(ValueError, match="single anchor"):
+        fit_parts(corpus["texts"], triplets=[(0, 1, 20), (0, 2, 30)])
+    with pytest.raises(ValueError, match="learning_rate applies to variant 'paper'"):
+        fit_parts(corpus["texts"], links=[(0, 1), (2, 3)], variant="bm25", learning_rate=0.1)
