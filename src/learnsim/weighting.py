@@ -137,6 +137,22 @@ def _tf_part(tf, normalised_length, avgdl, params, reference_length):
 
 
 # --------------------------------------------------------------------------- scorer
+def _check_statistics(statistics, n_terms):
+    """(document frequencies, number of documents, avgdl) of a collection_statistics dict."""
+    try:
+        df = np.asarray(statistics["document_frequency"])
+        n = int(np.asarray(statistics["n_documents"]))
+        avgdl = float(np.asarray(statistics["avgdl"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"statistics must be a dict of document_frequency, n_documents and avgdl "
+                         f"(LearnedBM25.collection_statistics); {exc}") from None
+    if df.shape != (n_terms,) or df.dtype.kind not in "iu" or (df < 0).any() or n < 1 or (df > n).any():
+        raise ValueError(f"statistics['document_frequency'] must hold {n_terms} counts in [0, n_documents]")
+    if not (np.isfinite(avgdl) and avgdl > 0):
+        raise ValueError(f"statistics['avgdl'] must be a positive number; got {avgdl}")
+    return df, n, avgdl
+
+
 class PowerQueryIndex(TermWeightIndex):
     """:class:`learnsim.bm25.TermWeightIndex` whose query weights are ``count ** query_exponent``
     (0: binary, 1: raw counts), the query side of :class:`LearnedBM25`."""
@@ -553,14 +569,36 @@ class LearnedBM25(BaseEstimator):
         check_is_fitted(self, "params_")
         return self.params_
 
-    def transform(self, X):
+    def collection_statistics(self, X):
+        """What :meth:`transform` takes from a collection as a whole: its document frequencies,
+        number of documents and mean length (a dict of arrays). An index computes them once at
+        build time and weights the documents it adds later with them (``statistics=``)."""
+        self._fitted()
+        X = check_term_counts(X, "X")
+        n_docs, n_terms = X.shape
+        total = float(X.sum())
+        if total == 0:
+            raise ValueError(f"every one of the {n_docs} documents in X is empty (all counts are 0)")
+        return {"document_frequency": np.bincount(X.indices, minlength=n_terms).astype(np.int64),
+                "n_documents": np.asarray(n_docs, dtype=np.int64), "avgdl": np.asarray(total / n_docs)}
+
+    def transform(self, X, statistics=None):
         """The document weights idf^a tf (k + 1) / (tf + k (1 - b + b l / avgdl)) of a collection
-        (float64 CSR), with its own idf, lengths and avgdl."""
+        (float64 CSR), with its own idf, lengths and avgdl, or with the idf and avgdl of
+        ``statistics`` (:meth:`collection_statistics` of a larger collection X belongs to)."""
         params = self._fitted()
         _, _, L0 = self._check_params()
         X = check_term_counts(X, "X")
         n_docs, n_terms = X.shape
         lengths = np.asarray(X.sum(axis=1)).ravel()
+        if statistics is not None:
+            df, n_collection, avgdl = _check_statistics(statistics, n_terms)
+            W = sp.csr_matrix((_signed_power(bm25_idf(df, n_collection, self.idf, float(self.epsilon)),
+                                             params["idf_exponent"])[X.indices]
+                               * _tf_part(X.data, np.repeat(lengths / avgdl, np.diff(X.indptr)), avgdl, params, L0),
+                               X.indices.copy(), X.indptr.copy()), shape=X.shape)
+            W.eliminate_zeros()
+            return W
         total = float(lengths.sum())
         if total == 0:
             raise ValueError(f"every one of the {n_docs} documents in X is empty (all counts are 0)")

@@ -1,0 +1,316 @@
+"""How each family of fitted model scores documents: one :class:`Scorer` for in-memory search,
+the command line, the pipeline and the index.
+
+Each kind of model is used with the similarity it was trained and validated for:
+
+- FILM: the cosine in the learned space (the paper's matching rule, sec. 3.3), mixed with the
+  cosine of the input, w cos(x, x') + (1 - w) cos(Lx, Lx'), with the w validated at fit time:
+  for search on held-out duplicates (the SearchRule of a model fitted on pairs), else on
+  held-out pairs (the ThresholdMatcher of older pairs models), else FILM's own ``input_weight_``
+  chosen on held-out clusters (:mod:`learnsim.hybrid`, :mod:`learnsim.baseline`); w = 1 is the
+  input cosine, the model's fallback. A Euclidean distance in FILM's space is not what FILM learns: it
+  ranks the documents whose embedding is short (few or rare words) first.
+- minimum cluster distortion and relative comparisons: the learned (Mahalanobis) distance.
+- LinkLearn and LearnedBM25: the inner product of the learned term weights (paper 002, sec. 2.1),
+  or the baseline they fell back to (tf.idf cosine, Okapi BM25).
+
+Every scorer turns texts' vectors into rows and scores them either by an inner product (higher
+is closer) or by the Euclidean distance (lower is closer), block by block, so that no
+corpus x corpus matrix is ever held.
+
+For an index (:mod:`learnsim.index`) a scorer also splits the work in two: what depends on the
+collection as a whole (:meth:`Scorer.collection_statistics`: the idf and mean length of a term
+weighting; nothing for the linear maps, whose vectoriser fixed its idf at fit time), computed
+once when the index is built, and the rows of documents and of queries
+(:meth:`Scorer.document_rows`, :meth:`Scorer.query_rows`), a sparse and a dense part whose inner
+products add up to the score's inner product, plus squared norms for the distances. Query and
+document rows may differ (MCD's ``beta I + V diag(w - beta) V^T`` has a signed part).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["Rows", "Scorer", "scorer_for", "MAX_EMBEDDING_ENTRIES", "BLOCK_ENTRIES"]
+
+# Above this many entries a dense embedding of a corpus (transform with complement_weight > 0
+# keeps every feature) is not built; distances are then computed block by block instead.
+MAX_EMBEDDING_ENTRIES = 10_000_000
+# Entries of one (queries x corpus) block of scores.
+BLOCK_ENTRIES = 2 ** 22
+
+
+class Rows(NamedTuple):
+    """The rows of some texts for scoring: inner products of a query's and a document's rows are
+    ``sparse_q . sparse_d + dense_q . dense_d``; ``sq`` holds the squared norms in the model's
+    metric (distances only)."""
+
+    sparse: object = None       # scipy.sparse CSR (n, n_features) or None
+    dense: object = None        # ndarray (n, d) or None
+    sq: object = None           # ndarray (n,) or None
+
+    @property
+    def n_rows(self):
+        for part in (self.sparse, self.dense, self.sq):
+            if part is not None:
+                return part.shape[0]
+        return 0
+
+
+def block_rows(n_columns):
+    """Rows per block so that one block of n_columns values holds about BLOCK_ENTRIES values."""
+    return max(1, BLOCK_ENTRIES // max(n_columns, 1))
+
+
+class Scorer:
+    """Rows for a fitted model and how to compare them.
+
+    Parameters
+    ----------
+    metric : fitted learnsim model
+    matcher, search : optional
+        The duplicate rule and the SearchRule a FILM fitted on pairs saved with it.
+
+    Attributes
+    ----------
+    kind : {"term_weights", "cosine", "distance"}
+    column : {"similarity", "distance", "score"}
+        What the value printed for a hit is.
+    higher_is_closer : bool
+    name : str
+        A short name of the scoring (``--json``'s ``"scoring"``).
+    description : str
+        The scoring in words, for the human output.
+    input_weight : float or None
+        FILM's validated weight w of the input cosine (None: the learned cosine alone).
+    """
+
+    def __init__(self, metric, matcher=None, search=None):
+        from .film import FILM
+        from .linklearn import LinkLearn
+        from .weighting import LearnedBM25
+
+        self.metric = metric
+        self.input_weight = None
+        if isinstance(metric, (LinkLearn, LearnedBM25)):
+            # both index the collection's learned weights in posting lists and score the queries'
+            # counts there (LearnedBM25 raises them to its learned query exponent)
+            self.kind = "term_weights"
+            self.column, self.higher_is_closer = "score", True
+            self.name = "learned term weights (inner product)"
+            self.description = f"{type(metric).__name__}'s learned term weights (inner product; higher is closer)"
+        elif isinstance(metric, FILM):
+            self.kind = "cosine"
+            self.column, self.higher_is_closer = "similarity", True
+            # the weight chosen for search (pairs), else the duplicate rule's (older pairs models),
+            # else FILM's own (chosen on held-out clusters; 0 in models from before the check)
+            w, chosen = getattr(search, "input_weight", None), "for search on held-out duplicates"
+            if w is None:
+                w, chosen = getattr(matcher, "input_weight_", None), "on held-out pairs"
+            if w is None:
+                w, chosen = getattr(metric, "input_weight_", None), "on held-out clusters"
+            if w == 1.0:
+                self.input_weight = 1.0
+                self.name = "input cosine"
+                self.description = (f"the input cosine: FILM's learned part did not beat it {chosen}, so the "
+                                    "model falls back to it")
+            elif w is not None and w > 0.0:
+                self.input_weight = float(w)
+                self.name = f"mixed cosine (w={self.input_weight:g})"
+                self.description = (f"{self.input_weight:g} x input cosine + {1 - self.input_weight:g} x cosine "
+                                    f"in FILM's learned space (w chosen {chosen})")
+            else:
+                self.name = "cosine in the learned space"
+                self.description = "cosine in FILM's learned space (higher is closer)"
+        else:
+            self.kind = "distance"
+            self.column, self.higher_is_closer = "distance", False
+            self.name = "learned distance"
+            self.description = f"{type(metric).__name__}'s learned distance (lower is closer)"
+
+    # ------------------------------------------------------------------------ rows
+    def rows(self, X):
+        """The rows to compare (see the class notes); None for the distance when its embedding
+        is too large (then distances are computed by ``metric.pairwise_distances``)."""
+        if self.kind == "term_weights":
+            import scipy.sparse as sp
+
+            return sp.csr_matrix(self.metric.transform(X), dtype=np.float64)
+        if self.kind == "cosine":
+            from .hybrid import hybrid_rows
+
+            E = np.asarray(self.metric.transform(X), dtype=np.float64)
+            if self.input_weight is None:
+                norms = np.sqrt(np.einsum("ij,ij->i", E, E))
+                return E / np.where(norms > 0, norms, 1.0)[:, None]
+            return hybrid_rows(X, E, self.input_weight)
+        E = self.metric.transform(X)
+        return E.astype(np.float64).tocsr() if hasattr(E, "tocsr") else np.asarray(E, dtype=np.float64)
+
+    def prepare(self, corpus):
+        """Fix the corpus (its vectors); returns self."""
+        self.corpus = corpus
+        self.corpus_rows = self.corpus_sq = None
+        if self.kind == "distance":
+            n, d = corpus.shape
+            if getattr(self.metric, "residual_weight_", None) == 0.0 or n * d <= MAX_EMBEDDING_ENTRIES:
+                self.corpus_rows = self.rows(corpus)
+        elif self.kind == "term_weights":
+            self.index = self.metric.index(corpus)
+        else:
+            self.corpus_rows = self.rows(corpus)
+        return self
+
+    def block_rows(self):
+        return block_rows(self.corpus.shape[0])
+
+    def scores(self, queries):
+        """(n_queries, n_corpus) values: higher-is-closer similarities, or distances."""
+        if self.kind == "term_weights":
+            return self.index.score(queries)
+        if self.kind == "distance":
+            if self.corpus_rows is None:
+                return self.metric.pairwise_distances(queries, self.corpus)
+            E = self.rows(queries)
+            if self.corpus_sq is None:
+                self.corpus_sq = _sq_norms(self.corpus_rows)
+            G = E @ self.corpus_rows.T
+            G = G.toarray() if hasattr(G, "toarray") else np.asarray(G)
+            D2 = _sq_norms(E)[:, None] + self.corpus_sq[None, :] - 2.0 * G
+            return np.sqrt(np.maximum(D2, 0.0))
+        S = self.rows(queries) @ self.corpus_rows.T
+        return S.toarray() if hasattr(S, "toarray") else np.asarray(S)
+
+    def closeness(self, queries):
+        """Values where higher is closer (minus the distances)."""
+        S = self.scores(queries)
+        return S if self.higher_is_closer else -S
+
+    def top_k(self, queries, k, exclude_self=False):
+        """Indices and values of the k closest corpus documents of every query, block by block;
+        ties go to the lower index."""
+        from ._progress import progress
+
+        n = queries.shape[0]
+        idx = np.empty((n, k), dtype=np.int64)
+        values = np.empty((n, k))
+        step = self.block_rows()
+        for start in progress(range(0, n, step), desc="search: scoring the corpus"):
+            S = self.closeness(queries[start:start + step])
+            if exclude_self:
+                rows = np.arange(S.shape[0])
+                S[rows, start + rows] = -np.inf
+            order = np.argsort(-S, axis=1, kind="stable")[:, :k]
+            idx[start:start + step] = order
+            best = np.take_along_axis(S, order, axis=1)
+            values[start:start + step] = best if self.higher_is_closer else -best
+        return idx, values
+
+    # ------------------------------------------------------------------ rows for an index
+    def collection_statistics(self, X):
+        """What the document rows take from the collection as a whole (a dict of arrays; empty
+        for the models whose vectoriser fixed its statistics at fit time)."""
+        if self.kind != "term_weights":
+            return {}
+        from .weighting import LearnedBM25
+
+        if isinstance(self.metric, LearnedBM25):
+            return self.metric.collection_statistics(X)
+        from .linklearn import idf_from_counts
+
+        return {"idf": idf_from_counts(_csr(X))}
+
+    def document_rows(self, X, statistics=None):
+        """:class:`Rows` of the documents X (the vectoriser's output) under the collection
+        ``statistics`` (:meth:`collection_statistics`; X's own when None)."""
+        import scipy.sparse as sp
+
+        if statistics is None:
+            statistics = self.collection_statistics(X)
+        if self.kind == "term_weights":
+            from .weighting import LearnedBM25
+
+            if isinstance(self.metric, LearnedBM25):
+                W = self.metric.transform(X, statistics=statistics)
+            else:
+                W = self.metric.transform(_csr(X), idf=np.asarray(statistics["idf"], dtype=np.float64))
+            # the in-memory index (TermWeightIndex) keeps float32 weights: so does this
+            W = sp.csr_matrix(W, dtype=np.float32).astype(np.float64)
+            W.eliminate_zeros()
+            return Rows(sparse=W)
+        return self._linear_rows(X, query=False)
+
+    def query_rows(self, X, statistics=None):
+        """:class:`Rows` of queries X (the vectoriser's output); ``statistics`` as for the
+        documents they are scored against (the tf.idf cosine fallback weights queries by them)."""
+        import scipy.sparse as sp
+
+        if self.kind == "term_weights":
+            from .linklearn import tfidf_cosine_weights
+            from .weighting import LearnedBM25
+
+            Q = _csr(X)
+            if isinstance(self.metric, LearnedBM25):
+                return Rows(sparse=sp.csr_matrix(self.metric.transform_queries(Q), dtype=np.float64))
+            if self.metric._fell_back():
+                idf = np.asarray(statistics["idf"], dtype=np.float64) if statistics else None
+                return Rows(sparse=tfidf_cosine_weights(Q, idf))
+            B = Q.astype(np.float64, copy=True)
+            B.data[:] = 1.0     # paper 002, sec. 2.1: binary query weights
+            B.eliminate_zeros()
+            return Rows(sparse=B)
+        return self._linear_rows(X, query=True)
+
+    def _linear_rows(self, X, query):
+        import scipy.sparse as sp
+
+        if self.kind == "cosine":
+            from .hybrid import _unit
+
+            w = self.input_weight
+            if w == 1.0:
+                return Rows(sparse=_unit(_csr(X)))
+            E = _unit(np.asarray(self.metric.transform(X), dtype=np.float64))
+            if w is None:
+                return Rows(dense=E)
+            return Rows(sparse=np.sqrt(w) * _unit(_csr(X)), dense=np.sqrt(1.0 - w) * E)
+        beta = getattr(self.metric, "residual_weight_", None)
+        if beta is not None and hasattr(self.metric, "factor_"):
+            # MCD: M = beta I + V diag(w - beta) V^T (eq. 12 with the complement weight), so
+            # x^T M y = beta x.y + sum_k (w_k - beta) (V^T x)_k (V^T y)_k: a sparse part and a
+            # k-dimensional part whose query side carries the signed weights
+            from .mcd import _project
+
+            Xc = self.metric._check_input(X)
+            P = np.asarray(_project(Xc, self.metric.factor_, self.metric.active_features_), dtype=np.float64)
+            weights = np.asarray(self.metric.weights_, dtype=np.float64)
+            if beta == 0.0:
+                D = P * np.sqrt(weights)
+                return Rows(dense=D, sq=np.einsum("ij,ij->i", D, D))
+            S = np.sqrt(beta) * _csr(Xc)
+            sq = _sq_norms(S) + np.einsum("ij,ij,j->i", P, P, weights - beta)
+            return Rows(sparse=S, dense=P * (weights - beta) if query else P, sq=sq)
+        E = self.metric.transform(X)
+        if sp.issparse(E):
+            E = sp.csr_matrix(E, dtype=np.float64)
+            return Rows(sparse=E, sq=_sq_norms(E))
+        E = np.asarray(E, dtype=np.float64)
+        return Rows(dense=E, sq=_sq_norms(E))
+
+
+def scorer_for(parts):
+    """The Scorer of a loaded model (its dict of parts)."""
+    return Scorer(parts["metric"], parts.get("matcher"), parts.get("search"))
+
+
+def _csr(X):
+    import scipy.sparse as sp
+
+    return sp.csr_matrix(X, dtype=np.float64)
+
+
+def _sq_norms(M):
+    if hasattr(M, "multiply"):
+        return np.asarray(M.multiply(M).sum(axis=1), dtype=np.float64).ravel()
+    return np.einsum("ij,ij->i", M, M)
