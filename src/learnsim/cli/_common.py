@@ -296,17 +296,6 @@ def _read_clusters(path, encoding_errors="replace", purpose="a metric is learned
 
 
 
-def _read_pairs(path, encoding_errors="replace", columns=None):
-    """Labelled duplicate pairs (learnsim.datasets.read_pairs): .texts and .pairs (Pairs)."""
-    from ._pairs import parse_columns, read_text_pairs
-
-    spec = parse_columns(columns) if columns is not None else None
-    data = read_text_pairs(path, columns=spec, encoding_errors=encoding_errors, need_labels=True).data
-    if data.n_identical_pairs:
-        _note(f"{data.n_identical_pairs} pair(s) of two identical texts")
-    return data
-
-
 def _warn_empty_rows(X, what, texts):
     from ..text import find_empty_rows
 

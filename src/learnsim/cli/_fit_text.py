@@ -2,7 +2,8 @@
 print what was fitted on (the fitting itself is learnsim.fitting's)."""
 from __future__ import annotations
 
-from ._common import _note, _print_json, _read_clusters, _read_pairs, _save_model
+from ._common import _note, _print_json, _read_clusters, _save_model
+from ._pairs import _read_pairs
 
 
 def read_supervision(args, summary):

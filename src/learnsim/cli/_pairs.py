@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import UsageError
+from ._common import UsageError, _note
 
 __all__ = ["TextPairs", "read_text_pairs", "parse_columns"]
 
@@ -64,3 +64,12 @@ def read_text_pairs(path, *, columns=None, encoding_errors="replace", need_label
                       ids or [None] * len(data.text_a), [int(n) for n in data.line_numbers])
     pairs.data = data
     return pairs
+
+
+def _read_pairs(path, encoding_errors="replace", columns=None):
+    """Labelled duplicate pairs (learnsim.datasets.read_pairs): .texts and .pairs (Pairs)."""
+    spec = parse_columns(columns) if columns is not None else None
+    data = read_text_pairs(path, columns=spec, encoding_errors=encoding_errors, need_labels=True).data
+    if data.n_identical_pairs:
+        _note(f"{data.n_identical_pairs} pair(s) of two identical texts")
+    return data
