@@ -1,0 +1,184 @@
+"""Turn query texts into an index's query rows with numpy alone: the fast path of search.
+
+Loading the fitted pipeline imports scikit-learn (about a second), more than a whole search may
+take. So an index also stores the query side of its pipeline as a *plan*: the tokenizer, the
+vocabulary, the vectoriser's weighting and the model's map to query rows, as JSON and ``.npy``
+arrays (``query/``). :func:`learnsim.index._plan.build_plan` writes it and checks, on texts of
+the collection, that it gives the pipeline's query rows (to 1e-6 of their scale); a pipeline it
+cannot express (an LSI vectoriser with a non-linear model, a kernel relative metric, ...) gets
+no plan and the index uses the pipeline itself.
+
+The steps mirror :class:`learnsim.text.TextVectorizer` (``transform``, role "document", as
+``learnsim search`` vectorises queries) and :class:`learnsim.scorer.Scorer` (``query_rows``).
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["QueryPlan", "QueryRows"]
+
+
+class QueryRows:
+    """Rows of a batch of queries: ``sparse[i]`` = (term ids, weights) or None, ``dense`` (m, d)
+    or None, ``sq`` (m,) or None."""
+
+    def __init__(self, sparse, dense, sq):
+        self.sparse, self.dense, self.sq = sparse, dense, sq
+
+    def __len__(self):
+        return len(self.sparse)
+
+    def row(self, i):
+        return (self.sparse[i], None if self.dense is None else self.dense[i],
+                None if self.sq is None else float(self.sq[i]))
+
+    @classmethod
+    def from_rows(cls, rows):
+        """From a :class:`learnsim.scorer.Rows` (CSR sparse part)."""
+        m = rows.n_rows
+        sparse = [None] * m
+        if rows.sparse is not None:
+            S = rows.sparse.tocsr()
+            for i in range(m):
+                lo, hi = S.indptr[i], S.indptr[i + 1]
+                sparse[i] = (np.asarray(S.indices[lo:hi], dtype=np.int64), np.asarray(S.data[lo:hi], dtype=np.float64))
+        dense = None if rows.dense is None else np.asarray(rows.dense, dtype=np.float64)
+        sq = None if rows.sq is None else np.asarray(rows.sq, dtype=np.float64)
+        return cls(sparse, dense, sq)
+
+
+def _unit(vals):
+    n = float(np.sqrt(np.dot(vals, vals)))
+    return vals / n if n > 0 else vals
+
+
+class QueryPlan:
+    """The query side of a pipeline, applied with numpy (see the module notes)."""
+
+    def __init__(self, meta, arrays, terms):
+        self.meta, self.arrays = meta, arrays
+        tok = meta["tokenizer"]
+        self.lowercase = bool(tok["lowercase"])
+        self.regex = re.compile(tok["token_pattern"])
+        self.stop = frozenset(tok["stop_words"]) if tok["stop_words"] is not None else None
+        self.ngram_range = tuple(tok["ngram_range"])
+        self.stemmer = None
+        if tok["stem"] == "porter":
+            import Stemmer
+
+            self.stemmer = Stemmer.Stemmer("porter")
+        self.vocabulary = {t: i for i, t in enumerate(terms)}
+        self.n_terms = len(terms)
+
+    @classmethod
+    def load(cls, directory):
+        directory = Path(directory)
+        with open(directory / "plan.json", encoding="utf-8") as fh:
+            meta = json.load(fh)
+        with open(directory / "terms.json", encoding="utf-8") as fh:
+            terms = json.load(fh)
+        arrays = {name: np.load(directory / f"{name}.npy", allow_pickle=False) for name in meta["arrays"]}
+        return cls(meta, arrays, terms)
+
+    # ------------------------------------------------------------------ vectoriser
+    def _tokens(self, doc):
+        if self.lowercase:
+            doc = doc.lower()
+        tokens = self.regex.findall(doc)
+        if self.stop is not None:
+            tokens = [t for t in tokens if (t if self.lowercase else t.lower()) not in self.stop]
+        if self.stemmer is not None and tokens:
+            tokens = self.stemmer.stemWords(tokens)
+        min_n, max_n = self.ngram_range
+        if max_n == 1:
+            return tokens
+        terms = list(tokens) if min_n == 1 else []
+        for n in range(max(min_n, 2), max_n + 1):
+            terms.extend(" ".join(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+        return terms
+
+    def _vector(self, doc):
+        """(ids, values) of the vectoriser's output for one text (float64 of its dtype), or a
+        dense vector with LSI."""
+        w = self.meta["weighting"]
+        counts = Counter(self._tokens(doc))
+        pairs = sorted((self.vocabulary[t], n) for t, n in counts.items() if t in self.vocabulary)
+        ids = np.fromiter((p[0] for p in pairs), dtype=np.int64, count=len(pairs))
+        vals = np.fromiter((p[1] for p in pairs), dtype=np.float64, count=len(pairs))
+        kind = w["kind"]
+        if kind == "binary":
+            vals = np.ones_like(vals)
+        elif kind in ("tf", "tfidf"):
+            if w["sublinear_tf"]:
+                vals = 1.0 + np.log(vals)
+            if kind == "tfidf":
+                vals = vals * self.arrays["idf"][ids]
+        else:   # bm25, document side
+            length = vals.sum()
+            row_norm = w["k1"] * (1.0 - w["b"] + w["b"] * length / w["avgdl"])
+            vals = self.arrays["idf"][ids] * vals * (w["k1"] + 1.0) / (vals + row_norm)
+        if w["norm"] == "l2":
+            vals = _unit(vals)
+        if "components" in self.arrays:
+            C = self.arrays["components"]
+            x = np.asarray(vals.astype(C.dtype) @ C[:, ids].T, dtype=C.dtype).astype(np.float64)
+            return np.arange(x.shape[0], dtype=np.int64), x
+        return ids, vals.astype(w["dtype"]).astype(np.float64)
+
+    # ------------------------------------------------------------------ the model's query rows
+    def rows(self, texts):
+        """:class:`QueryRows` of the texts."""
+        m = self.meta["model"]
+        op = m["op"]
+        sparse, dense, sq = [], [], []
+        for text in texts:
+            ids, x = self._vector(text)
+            s = d = q = None
+            if op == "binary":
+                keep = x != 0
+                s = (ids[keep], np.ones(int(keep.sum())))
+            elif op == "power":
+                c = m["power"]
+                keep = x != 0
+                s = (ids[keep], np.ones(int(keep.sum())) if c == 0.0 else (x[keep] if c == 1.0 else x[keep] ** c))
+            elif op == "tfidf_cosine":
+                keep = x != 0
+                s = (ids[keep], _unit(x[keep] * self.arrays["idf"][ids[keep]]))
+            elif op == "cosine":
+                w = m["input_weight"]
+                if w != 1.0:
+                    L = self.arrays["map"]          # (k, n_inputs)
+                    e = _unit(L[:, ids] @ x)
+                    d = e if w is None else np.sqrt(1.0 - w) * e
+                if w is not None:
+                    s = (ids, np.sqrt(w) * _unit(x))
+            elif op == "mcd":
+                pos = self.arrays["active_position"][ids]          # -1: not an active feature
+                act = pos >= 0
+                F, weights, beta = self.arrays["factor"], self.arrays["weights"], m["beta"]
+                p = F[pos[act]].T @ x[act] if F.shape[1] else np.zeros(0)
+                if beta == 0.0:
+                    d = p * np.sqrt(weights)
+                    q = float(np.dot(d, d))
+                else:
+                    sv = np.sqrt(beta) * x
+                    s = (ids, sv)
+                    d = p * (weights - beta)
+                    q = float(np.dot(sv, sv)) + float(np.dot(p * p, weights - beta))
+            elif op == "diagonal":
+                sv = np.sqrt(self.arrays["weights"][ids]) * x
+                s = (ids, sv)
+                q = float(np.dot(sv, sv))
+            else:
+                raise ValueError(f"unknown query plan operation {op!r}")
+            sparse.append(s)
+            dense.append(d)
+            sq.append(q)
+        D = None if not dense or dense[0] is None else np.vstack(dense)
+        Q = None if not sq or sq[0] is None else np.asarray(sq, dtype=np.float64)
+        return QueryRows(sparse, D, Q)

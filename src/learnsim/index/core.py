@@ -1,0 +1,732 @@
+"""A persistent, incremental index of a collection under a fitted pipeline.
+
+Layout of an index directory::
+
+    manifest.json        format, version, the pipeline's checksum, the scoring, the segments,
+                         the last sequence number they cover, the statistics and plan in use
+    model.npz            the fitted pipeline (a model file, as ``learnsim fit`` writes)
+    docs.sqlite          ids, texts and metadata (learnsim.index._store)
+    segments/<name>/     rows of documents as .npy arrays opened with mmap (learnsim.index._segments)
+    statistics-<g>/      the collection statistics the rows were computed with (idf, avgdl)
+    query-<g>/           the query plan (learnsim.index._query), when the pipeline has one
+    lock                 held by a writer (add, delete, update, compact, reindex)
+
+Durability: ``add`` vectorises the texts (bad input fails here, before anything is written),
+commits them to SQLite (WAL, synchronous=FULL: once ``add`` returns the documents survive any
+crash), then writes their rows as a new segment and the manifest, each atomically. Opening
+scores the documents the manifest does not cover (added before a crash) from their texts, and
+the next writer writes them as a segment. Deletes are tombstones in SQLite, read at open.
+
+Collection statistics (the idf and mean length of a term weighting) are those of the build
+until :meth:`Index.reindex`; :meth:`Index.info` reports how many documents were added since.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ._scan import MemorySegment, closeness, top_k
+from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexFormatError, Segment, write_json_atomic
+from ._store import DocumentStore, check_filter, check_metadata
+
+__all__ = ["Index", "IndexFormatError"]
+
+_MANIFEST = "manifest.json"
+_MODEL = "model.npz"
+_DOCS = "docs.sqlite"
+# documents vectorised (and written as one segment) at a time when building or reindexing
+SEGMENT_ROWS = 100_000
+# documents the plan is checked on at build
+_PLAN_CHECK = 64
+
+
+def _sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _check_texts(texts, what="texts"):
+    if isinstance(texts, str):
+        raise TypeError(f"{what} must be a list of str, not a single str (wrap it in a list)")
+    try:
+        texts = list(texts)
+    except TypeError:
+        raise TypeError(f"{what} must be a list of str; got {type(texts).__name__}") from None
+    for i, t in enumerate(texts):
+        if not isinstance(t, str):
+            raise TypeError(f"{what}[{i}] must be a str; got {type(t).__name__}")
+    return texts
+
+
+def _check_ids(ids, n):
+    if ids is None:
+        return [None] * n
+    if isinstance(ids, str):
+        raise TypeError("ids must be a list of str, not a single str")
+    ids = list(ids)
+    if len(ids) != n:
+        raise ValueError(f"got {len(ids)} ids for {n} texts")
+    for i, x in enumerate(ids):
+        if not isinstance(x, str) or not x:
+            raise TypeError(f"ids[{i}] must be a non-empty str; got {x!r}")
+    if len(set(ids)) != len(ids):
+        seen, dup = set(), None
+        for x in ids:
+            if x in seen:
+                dup = x
+                break
+            seen.add(x)
+        raise ValueError(f"id {dup!r} is given twice")
+    return ids
+
+
+def _check_metadatas(metadata, n):
+    if metadata is None:
+        return [None] * n
+    if isinstance(metadata, dict):
+        raise TypeError("metadata must be a list with one dict (or None) per text")
+    metadata = list(metadata)
+    if len(metadata) != n:
+        raise ValueError(f"got {len(metadata)} metadata entries for {n} texts")
+    return [check_metadata(m, f"metadata[{i}]") for i, m in enumerate(metadata)]
+
+
+def _check_k(k):
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k must be a positive integer; got {k!r}")
+    return int(k)
+
+
+class _Lock:
+    """An exclusive lock on the index for one writer (fcntl where available)."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __enter__(self):
+        self.fh = open(self.path, "a+")
+        try:
+            import fcntl
+
+            fcntl.flock(self.fh.fileno(), fcntl.LOCK_EX)
+        except ImportError:       # not POSIX: one writer is the caller's responsibility
+            pass
+        return self
+
+    def __exit__(self, *exc):
+        self.fh.close()
+
+
+class Index:
+    """A collection searched under a fitted pipeline, kept on disk and grown in place.
+
+    Build one with :meth:`build`, open it with :meth:`open` (well under a second: the rows are
+    mmapped and a search needs neither scikit-learn nor the pipeline when the index has a query
+    plan). See the module notes for the layout and the durability rules.
+
+    Attributes
+    ----------
+    path : Path
+    scoring : str
+        The name of the scoring (``learnsim.scorer.Scorer.name``).
+    column : {"similarity", "score", "distance"}
+        What a hit's ``score`` is.
+    higher_is_closer : bool
+    """
+
+    # ------------------------------------------------------------------ building and opening
+    @classmethod
+    def build(cls, path, pipeline, texts, ids=None, metadata=None, *, dtype=None, overwrite=False):
+        """Index ``texts`` under ``pipeline`` in a new directory ``path``.
+
+        Parameters
+        ----------
+        path : str or Path
+            A directory that does not exist or is empty (or any index with ``overwrite=True``).
+        pipeline : learnsim.pipeline.Pipeline or str or Path
+            The fitted pipeline, or a model file written by ``learnsim fit``.
+        texts : list of str
+        ids : list of str, optional
+            Unique ids; by default the sequence number of each document as a string ("1", "2", ...).
+        metadata : list of dict or None, optional
+            JSON metadata of each document, for filters.
+        dtype : {"float32", "float64"}, optional
+            Of the stored rows. Default: float32 for the cosine and term-weight models (their
+            scores are within 1e-6 of float64), float64 for the distance models (a distance
+            subtracts squared norms, which float32 would round away for near documents).
+        overwrite : bool, default=False
+            Replace an existing index at ``path``.
+
+        Returns
+        -------
+        Index
+        """
+        from ..pipeline import Pipeline
+
+        path = Path(path)
+        if not isinstance(pipeline, Pipeline):
+            pipeline = Pipeline.load(pipeline)
+        texts = _check_texts(texts)
+        if not texts:
+            raise ValueError("an index needs at least one text to build from (its collection statistics)")
+        ids = _check_ids(ids, len(texts))
+        metas = _check_metadatas(metadata, len(texts))
+        if path.exists():
+            if not path.is_dir():
+                raise FileExistsError(f"{path} exists and is not a directory")
+            if any(path.iterdir()):
+                if not overwrite:
+                    raise FileExistsError(f"{path} is not empty; pass overwrite=True to replace an index there")
+                if not (path / _MANIFEST).exists():
+                    raise FileExistsError(f"{path} is not empty and holds no index; refusing to overwrite it")
+                shutil.rmtree(path)
+        scorer = pipeline.scorer
+        if dtype is None:
+            dtype = "float64" if scorer.kind == "distance" else "float32"
+        dtype = np.dtype(dtype)
+        if dtype not in (np.float32, np.float64):
+            raise ValueError(f"dtype must be float32 or float64; got {dtype}")
+        # vectorise first: a text the pipeline refuses leaves nothing behind
+        X = pipeline.vectorize(texts)
+        statistics = scorer.collection_statistics(X)
+        path.mkdir(parents=True, exist_ok=True)
+        (path / "segments").mkdir()
+        pipeline.save(path / _MODEL)
+        manifest = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION,
+                    "model_sha256": _sha256(path / _MODEL), "kind": scorer.kind, "scoring": scorer.name,
+                    "column": scorer.column, "higher_is_closer": bool(scorer.higher_is_closer),
+                    "method": type(pipeline.metric).__name__, "dtype": dtype.name, "segments": [],
+                    "covered_seq": 0, "statistics_seq": 0, "generation": 0, "created": time.time()}
+        store = DocumentStore(path / _DOCS)
+        try:
+            seqs = store.add(ids, texts, metas)
+        finally:
+            store.close()
+        cls._finish_build(path, pipeline, manifest, statistics, texts, X, seqs, dtype)
+        return cls.open(path, _pipeline=pipeline)
+
+    @classmethod
+    def _finish_build(cls, path, pipeline, manifest, statistics, texts, X, seqs, dtype):
+        """Write statistics, plan and segments of a (re)built index, then its manifest."""
+        from ._plan import build_plan
+        from ._segments import write_segment
+
+        generation = int(manifest.get("generation", 0)) + 1
+        stats_dir = f"statistics-{generation}"
+        (path / stats_dir).mkdir()
+        for name, arr in statistics.items():
+            np.save(path / stats_dir / f"{name}.npy", np.asarray(arr), allow_pickle=False)
+        plan_dir = f"query-{generation}"
+        check = texts[:_PLAN_CHECK] + [" ".join(texts[:3])[:200]]
+        usable = build_plan(pipeline, statistics, path / plan_dir, check)
+        scorer = pipeline.scorer
+        entries = []
+        for start in range(0, len(seqs), SEGMENT_ROWS):
+            block = X[start:start + SEGMENT_ROWS] if X is not None else pipeline.vectorize(texts[start:start + SEGMENT_ROWS])
+            rows = scorer.document_rows(block, statistics)
+            entries.append(write_segment(path / "segments", f"g{generation}-{start // SEGMENT_ROWS:06d}",
+                                         seqs[start:start + SEGMENT_ROWS], rows, dtype))
+        old = (manifest.get("statistics_dir"), manifest.get("plan_dir"), [e["name"] for e in manifest["segments"]])
+        manifest.update(segments=entries, covered_seq=int(seqs[-1]) if seqs else manifest["covered_seq"],
+                        statistics_seq=int(seqs[-1]) if seqs else 0, statistics_dir=stats_dir,
+                        statistics=sorted(statistics), plan_dir=plan_dir if usable else None,
+                        generation=generation, updated=time.time(),
+                        dense_dim=_first(entries, path, "dense_dim"), n_features=_first(entries, path, "n_features"))
+        write_json_atomic(path / _MANIFEST, manifest)
+        _remove_old(path, old)
+
+    @classmethod
+    def open(cls, path, *, _pipeline=None):
+        """Open the index at ``path`` (its manifest and segments are checked; see the notes)."""
+        self = cls.__new__(cls)
+        self.path = Path(path)
+        if not (self.path / _MANIFEST).is_file():
+            raise FileNotFoundError(f"{self.path} holds no learnsim index (no {_MANIFEST})")
+        self._pipeline = _pipeline
+        self._plan = None
+        self._load()
+        return self
+
+    def _load(self):
+        try:
+            with open(self.path / _MANIFEST, encoding="utf-8") as fh:
+                m = json.load(fh)
+        except (OSError, ValueError) as exc:
+            raise IndexFormatError(f"{self.path}: cannot read {_MANIFEST} ({exc})") from None
+        if not isinstance(m, dict) or m.get("format") != FORMAT_NAME:
+            raise IndexFormatError(f"{self.path}: {_MANIFEST} is not a learnsim index manifest")
+        if not isinstance(m.get("format_version"), int) or m["format_version"] > FORMAT_VERSION:
+            raise IndexFormatError(f"{self.path}: index format version {m.get('format_version')!r} is newer than "
+                                   f"this learnsim reads ({FORMAT_VERSION}); upgrade learnsim")
+        for key, kind in (("segments", list), ("covered_seq", int), ("kind", str), ("dtype", str),
+                          ("model_sha256", str), ("statistics_seq", int)):
+            if not isinstance(m.get(key), kind):
+                raise IndexFormatError(f"{self.path}: {_MANIFEST} has no valid {key!r}")
+        if m["kind"] not in ("term_weights", "cosine", "distance"):
+            raise IndexFormatError(f"{self.path}: unknown scoring kind {m['kind']!r}")
+        self.manifest = m
+        self.kind = m["kind"]
+        self.scoring, self.column = m.get("scoring", ""), m.get("column", "score")
+        self.higher_is_closer = bool(m.get("higher_is_closer", True))
+        self.segments = [Segment(self.path / "segments", e, kind=self.kind, n_features=m.get("n_features"),
+                                 dense_dim=m.get("dense_dim")) for e in m["segments"]]
+        self.store = DocumentStore(self.path / _DOCS)
+        tail = self.store.rows_after(m["covered_seq"])
+        if tail:
+            # added before a crash, after the last segment: scored from their texts
+            seqs = [r[0] for r in tail]
+            pipeline = self.pipeline
+            rows = pipeline.scorer.document_rows(pipeline.vectorize([r[1] for r in tail]), self.statistics)
+            self.segments.append(MemorySegment(seqs, rows, m["dtype"]))
+        self._refresh_positions()
+
+    def _refresh_positions(self):
+        seqs = [np.asarray(s.seqs) for s in self.segments]
+        self._seqs = np.concatenate(seqs) if seqs else np.zeros(0, dtype=np.int64)
+        if self._seqs.size > 1 and not np.all(np.diff(self._seqs) > 0):
+            raise IndexFormatError(f"{self.path}: segments overlap or are out of order")
+        self._refresh_deleted()
+
+    def _refresh_deleted(self):
+        live = np.ones(self._seqs.shape[0], dtype=bool)
+        dead = np.asarray(self.store.deleted_seqs(), dtype=np.int64)
+        if dead.size:
+            pos = np.searchsorted(self._seqs, dead)
+            ok = (pos < self._seqs.size)
+            ok[ok] = self._seqs[pos[ok]] == dead[ok]
+            live[pos[ok]] = False
+        self._live = live
+
+    def close(self):
+        self.store.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __len__(self):
+        return int(self._live.sum())
+
+    def __repr__(self):
+        return f"Index({str(self.path)!r}, {len(self)} documents, {self.manifest.get('method')}: {self.scoring})"
+
+    # ------------------------------------------------------------------ the pipeline, statistics, plan
+    @property
+    def pipeline(self):
+        """The fitted pipeline (loaded on first use; its checksum is checked against the manifest)."""
+        if self._pipeline is None:
+            from ..pipeline import Pipeline
+
+            model = self.path / _MODEL
+            if _sha256(model) != self.manifest["model_sha256"]:
+                raise IndexFormatError(f"{model} does not match the checksum in the manifest (edited or damaged)")
+            self._pipeline = Pipeline.load(model)
+        return self._pipeline
+
+    @property
+    def statistics(self):
+        names = self.manifest.get("statistics", [])
+        directory = self.path / str(self.manifest.get("statistics_dir"))
+        out = {}
+        for name in names:
+            try:
+                out[name] = np.load(directory / f"{name}.npy", allow_pickle=False)
+            except (OSError, ValueError) as exc:
+                raise IndexFormatError(f"{self.path}: cannot read statistics {name!r} ({exc})") from None
+        return out
+
+    def _query_rows(self, texts):
+        from ._query import QueryPlan, QueryRows
+
+        plan_dir = self.manifest.get("plan_dir")
+        if plan_dir is not None:
+            if self._plan is None:
+                try:
+                    self._plan = QueryPlan.load(self.path / plan_dir)
+                except (OSError, ValueError, KeyError) as exc:
+                    raise IndexFormatError(f"{self.path}: cannot read the query plan ({exc})") from None
+            return self._plan.rows(texts)
+        p = self.pipeline
+        return QueryRows.from_rows(p.scorer.query_rows(p.vectorize(texts), self.statistics))
+
+    # ------------------------------------------------------------------ search
+    def _allowed(self, filter):
+        conditions = check_filter(filter)
+        if not conditions:
+            return self._live
+        seqs = np.asarray(self.store.seqs_matching(conditions), dtype=np.int64)
+        allowed = np.zeros(self._seqs.shape[0], dtype=bool)
+        if seqs.size:
+            pos = np.searchsorted(self._seqs, seqs)
+            ok = pos < self._seqs.size
+            ok[ok] = self._seqs[pos[ok]] == seqs[ok]
+            allowed[pos[ok]] = True
+        return allowed & self._live
+
+    def _hits(self, values, order, explain_query=None, n_top=10):
+        docs = self.store.documents(self._seqs[order])
+        hits = []
+        for rank, pos in enumerate(order):
+            doc_id, text, meta = docs[int(self._seqs[pos])]
+            v = float(values[pos])
+            hit = {"rank": rank + 1, "id": doc_id, "score": v if self.higher_is_closer else -v,
+                   "text": text, "metadata": meta}
+            if explain_query is not None:
+                hit["explanation"] = self.pipeline.explain(explain_query, text, n_top=n_top,
+                                                           statistics=self.statistics or None)
+            hits.append(hit)
+        return hits
+
+    def _search_rows(self, rows, k, allowed, exclude=None):
+        out = []
+        for i in range(len(rows)):
+            s, d, q = rows.row(i)
+            values = closeness(self.segments, s, d, q, self.kind == "distance")
+            ok = allowed
+            if exclude is not None:
+                ok = ok.copy()
+                ok[exclude[i]] = False
+            out.append((values, top_k(values, k, ok)))
+        return out
+
+    def search(self, query, k=10, *, filter=None, explain=False, n_top=10):
+        """The k documents closest to ``query`` under the pipeline's validated scoring.
+
+        Parameters
+        ----------
+        query : str or list of str
+        k : int, default=10
+        filter : dict, optional
+            ``{field: value}`` or ``{field: [values]}`` on the documents' metadata: only the
+            documents that match every field are searched (never one that does not, and fewer than
+            k hits when fewer match).
+        explain : bool, default=False
+            Add each hit's ``explanation``: the words (and word pairs) that add most to its score,
+            summing exactly to it (:meth:`learnsim.pipeline.Pipeline.explain`).
+        n_top : int, default=10
+            Words listed per explanation.
+
+        Returns
+        -------
+        list of dict, or a list of them for a list of queries
+            Each hit: ``rank``, ``id``, ``score`` (the similarity, or the distance for distance
+            models: see :attr:`column`), ``text``, ``metadata`` (and ``explanation``).
+        """
+        single = isinstance(query, str)
+        queries = _check_texts([query] if single else query, "query")
+        k = _check_k(k)
+        allowed = self._allowed(filter)
+        results = []
+        for qi, (values, order) in enumerate(self._search_rows(self._query_rows(queries), k, allowed)):
+            results.append(self._hits(values, order, queries[qi] if explain else None, n_top))
+        return results[0] if single else results
+
+    def document(self, doc_id):
+        """(text, metadata) of a live document."""
+        seq = self.store.live_seq_of(doc_id)
+        _, text, meta = self.store.documents([seq])[seq]
+        return text, meta
+
+    def more_like(self, doc_id, k=10, *, filter=None):
+        """The k documents closest to the document ``doc_id`` (itself excluded)."""
+        k = _check_k(k)
+        seq = self.store.live_seq_of(doc_id)
+        text, _ = self.document(doc_id)
+        pos = int(np.searchsorted(self._seqs, seq))
+        allowed = self._allowed(filter)
+        (values, order), = self._search_rows(self._query_rows([text]), k, allowed, exclude=[pos])
+        return self._hits(values, order)
+
+    def match(self, text, k=10, *, filter=None):
+        """Near-duplicates of a new ``text`` in the collection: its k closest documents that the
+        pipeline's calibrated duplicate rule accepts, most probable first, each with its
+        ``probability`` (the model must have a duplicate rule: fitted on pairs)."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str; got {type(text).__name__}")
+        hits = self.search(text, k, filter=filter)
+        return self._matched(text, hits)
+
+    def _matched(self, text, hits):
+        if not hits:
+            return []
+        decisions = self.pipeline.match([(text, h["text"]) for h in hits])
+        out = []
+        for hit, dec in zip(hits, decisions):
+            if dec["duplicate"]:
+                out.append(dict(hit, probability=float(dec["probability"]), match_score=float(dec["score"])))
+        out.sort(key=lambda h: -h["probability"])
+        for rank, h in enumerate(out):
+            h["rank"] = rank + 1
+        return out
+
+    def dedupe(self, k=10):
+        """Groups of near-duplicates across the collection: each document's k closest documents
+        are checked with the duplicate rule, and the accepted pairs are joined transitively.
+
+        Returns a list of groups, each a list of ``{"id", "text", "probability"}`` (the largest
+        probability that joined the document to its group), the largest group first.
+        """
+        k = _check_k(k)
+        positions = np.flatnonzero(self._live)
+        parent = {}
+
+        def find(a):
+            while parent.get(a, a) != a:
+                parent[a] = parent.get(parent[a], parent[a])
+                a = parent[a]
+            return a
+
+        best = {}
+        batch = 256
+        for start in range(0, positions.size, batch):
+            block = positions[start:start + batch]
+            docs = self.store.documents(self._seqs[block])
+            texts = [docs[int(self._seqs[p])][1] for p in block]
+            found = self._search_rows(self._query_rows(texts), k, self._live, exclude=list(block))
+            pairs, owners = [], []
+            for p, text, (values, order) in zip(block, texts, found):
+                for o in order:
+                    if o != p:
+                        pairs.append((p, int(o)))
+                        owners.append(text)
+            if not pairs:
+                continue
+            other = self.store.documents(self._seqs[[b for _, b in pairs]])
+            decisions = self.pipeline.match([(t, other[int(self._seqs[b])][1]) for t, (_, b) in zip(owners, pairs)])
+            for (a, b), dec in zip(pairs, decisions):
+                if dec["duplicate"]:
+                    pr = float(dec["probability"])
+                    best[a] = max(best.get(a, 0.0), pr)
+                    best[b] = max(best.get(b, 0.0), pr)
+                    ra, rb = find(a), find(b)
+                    if ra != rb:
+                        parent[max(ra, rb)] = min(ra, rb)
+        groups = {}
+        for p in best:
+            groups.setdefault(find(p), []).append(p)
+        out = []
+        for members in groups.values():
+            members.sort()
+            docs = self.store.documents(self._seqs[members])
+            out.append([{"id": docs[int(self._seqs[p])][0], "text": docs[int(self._seqs[p])][1],
+                         "probability": best[p]} for p in members])
+        out.sort(key=lambda g: (-len(g), g[0]["id"]))
+        return out
+
+    def cluster(self, k=None, *, distance_threshold=None, random_state=0):
+        """Group the collection under the learned metric: K-means into ``k`` clusters (paper 000,
+        Figure 4) in the space where the learned similarity is a Euclidean one, or, with
+        ``distance_threshold``, average-link agglomerative clustering of the learned distances
+        (at most 20,000 documents). Returns ``{id: cluster label}``."""
+        from ._cluster import cluster_documents
+
+        return cluster_documents(self, k, distance_threshold, random_state)
+
+    # ------------------------------------------------------------------ writes
+    def _lock(self):
+        return _Lock(self.path / "lock")
+
+    def _flush_tail(self):
+        """Write the documents scored in memory (added before a crash) as a segment."""
+        from ._segments import write_segment
+
+        tail = [s for s in self.segments if isinstance(s, MemorySegment)]
+        if not tail:
+            return
+        seg = tail[0]
+        rows = _rows_of(seg)
+        entry = write_segment(self.path / "segments", f"a{int(seg.seqs[0]):012d}", seg.seqs, rows, self.manifest["dtype"])
+        self.manifest["segments"].append(entry)
+        self.manifest["covered_seq"] = int(seg.seqs[-1])
+        write_json_atomic(self.path / _MANIFEST, self.manifest)
+        self._load_after_write()
+
+    def _load_after_write(self):
+        self.store.close()
+        self._load()
+
+    def add(self, texts, ids=None, metadata=None):
+        """Add documents; returns their ids. Once it returns, they survive any crash (see the
+        notes). Their rows use the statistics of the last build or reindex."""
+        texts = _check_texts(texts)
+        ids = _check_ids(ids, len(texts))
+        metas = _check_metadatas(metadata, len(texts))
+        if not texts:
+            return []
+        with self._lock():
+            self._reload_if_changed()
+            self._flush_tail()
+            p = self.pipeline
+            rows = p.scorer.document_rows(p.vectorize(texts), self.statistics)
+            seqs = self.store.add(ids, texts, metas)
+            self._write_rows(seqs, rows)
+        return [str(s) if i is None else i for s, i in zip(seqs, ids)]
+
+    def _write_rows(self, seqs, rows):
+        from ._segments import write_segment
+
+        entry = write_segment(self.path / "segments", f"a{int(seqs[0]):012d}", seqs, rows, self.manifest["dtype"])
+        self.manifest["segments"].append(entry)
+        self.manifest["covered_seq"] = int(seqs[-1])
+        self.manifest["updated"] = time.time()
+        write_json_atomic(self.path / _MANIFEST, self.manifest)
+        self._load_after_write()
+
+    def _reload_if_changed(self):
+        with open(self.path / _MANIFEST, encoding="utf-8") as fh:
+            current = json.load(fh)
+        if current != self.manifest:
+            self._load_after_write()
+
+    def delete(self, ids, *, missing_ok=False):
+        """Delete documents by id (tombstones until :meth:`compact`); returns how many."""
+        ids = [ids] if isinstance(ids, str) else list(ids)
+        for i, x in enumerate(ids):
+            if not isinstance(x, str):
+                raise TypeError(f"ids[{i}] must be a str; got {type(x).__name__}")
+        with self._lock():
+            n = self.store.delete(ids, missing_ok=missing_ok)
+            self._refresh_deleted()
+        return n
+
+    def update(self, ids, texts, metadata=None):
+        """Replace the texts (and metadata) of live documents, keeping their ids."""
+        texts = _check_texts(texts)
+        ids = _check_ids(ids, len(texts))
+        if None in ids:
+            raise ValueError("update needs the ids of the documents to replace")
+        metas = _check_metadatas(metadata, len(texts))
+        if not texts:
+            return
+        with self._lock():
+            self._reload_if_changed()
+            self._flush_tail()
+            p = self.pipeline
+            rows = p.scorer.document_rows(p.vectorize(texts), self.statistics)
+            seqs = self.store.update(ids, texts, metas)
+            self._write_rows(seqs, rows)
+
+    def compact(self):
+        """Merge the segments into one, dropping deleted documents (their tombstones too)."""
+        from ._segments import write_segment
+
+        with self._lock():
+            self._reload_if_changed()
+            self._flush_tail()
+            keep = self._live
+            rows = _merged_rows(self.segments, keep)
+            seqs = self._seqs[keep]
+            generation = int(self.manifest.get("generation", 0))
+            name = f"c{generation}-{int(seqs[-1]) if seqs.size else 0:012d}-{int(time.time() * 1e3) % 10**9:09d}"
+            old = [e["name"] for e in self.manifest["segments"]]
+            entry = write_segment(self.path / "segments", name, seqs, rows, self.manifest["dtype"]) if seqs.size else None
+            self.manifest["segments"] = [entry] if entry else []
+            self.manifest["updated"] = time.time()
+            write_json_atomic(self.path / _MANIFEST, self.manifest)
+            _remove_old(self.path, (None, None, old))
+            # the rows are gone from every segment: now the tombstones can go
+            with self.store.conn:
+                self.store.conn.execute("DELETE FROM docs WHERE deleted_seq IS NOT NULL AND seq <= ?",
+                                        (self.manifest["covered_seq"],))
+            self._load_after_write()
+
+    def reindex(self):
+        """Recompute the collection statistics over the live documents and every row with them:
+        the index then equals one built in one go from its live documents, in order."""
+        with self._lock():
+            self._reload_if_changed()
+            texts, seqs = [], []
+            for batch in self.store.live_rows():
+                seqs.extend(r[0] for r in batch)
+                texts.extend(r[2] for r in batch)
+            if not texts:
+                raise ValueError("the index has no live document to compute statistics from")
+            p = self.pipeline
+            X = p.vectorize(texts)
+            statistics = p.scorer.collection_statistics(X)
+            self.store.close()
+            manifest = dict(self.manifest)
+            manifest["covered_seq"] = max(manifest["covered_seq"], int(seqs[-1]))
+            type(self)._finish_build(self.path, p, manifest, statistics, texts, X, seqs, np.dtype(manifest["dtype"]))
+            self._plan = None
+            self._load()
+
+    # ------------------------------------------------------------------ information
+    def info(self):
+        """A dict describing the index: documents, segments, scoring, staleness of the statistics."""
+        m = self.manifest
+        size = sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file())
+        return {"path": str(self.path), "format_version": m["format_version"], "method": m.get("method"),
+                "scoring": self.scoring, "score": self.column, "kind": self.kind, "dtype": m["dtype"],
+                "documents": len(self), "deleted": int((~self._live).sum()),
+                "segments": len(m["segments"]), "unsegmented": sum(isinstance(s, MemorySegment) for s in self.segments),
+                "added_since_statistics": self.store.count(live=True, after=m["statistics_seq"]),
+                "query_plan": m.get("plan_dir") is not None, "bytes": size}
+
+
+def _first(entries, path, key):
+    for e in entries:
+        with open(Path(path) / "segments" / e["name"] / "segment.json", encoding="utf-8") as fh:
+            v = json.load(fh).get(key)
+        return v
+    return None
+
+
+def _remove_old(path, old):
+    stats_dir, plan_dir, segments = old
+    for d in (stats_dir, plan_dir):
+        if d:
+            shutil.rmtree(Path(path) / d, ignore_errors=True)
+    for name in segments:
+        shutil.rmtree(Path(path) / "segments" / name, ignore_errors=True)
+    for tmp in (Path(path) / "segments").glob(".tmp-*"):
+        # left by a writer that was stopped; never listed by a manifest
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _rows_of(seg, keep=None):
+    """The Rows (CSR sparse part) of a segment, optionally only the rows in ``keep``."""
+    import scipy.sparse as sp
+
+    from ..scorer import Rows
+
+    sparse = dense = sq = None
+    if seg.indptr is not None:
+        n_features = seg.indptr.shape[0] - 1
+        sparse = sp.csc_matrix((np.asarray(seg.data), np.asarray(seg.indices), np.asarray(seg.indptr)),
+                               shape=(seg.n, n_features)).tocsr()
+        sparse = sparse[keep] if keep is not None else sparse
+    if seg.dense is not None:
+        dense = np.asarray(seg.dense)
+        dense = dense[keep] if keep is not None else dense
+    if seg.sq is not None:
+        sq = np.asarray(seg.sq)
+        sq = sq[keep] if keep is not None else sq
+    return Rows(sparse=sparse, dense=dense, sq=sq)
+
+
+def _merged_rows(segments, keep):
+    import scipy.sparse as sp
+
+    from ..scorer import Rows
+
+    parts, offset = [], 0
+    for seg in segments:
+        parts.append(_rows_of(seg, np.asarray(keep[offset:offset + seg.n])))
+        offset += seg.n
+    if not parts:
+        return Rows()
+    sparse = sp.vstack([r.sparse for r in parts], format="csr") if parts[0].sparse is not None else None
+    dense = np.vstack([r.dense for r in parts]) if parts[0].dense is not None else None
+    sq = np.concatenate([r.sq for r in parts]) if parts[0].sq is not None else None
+    return Rows(sparse=sparse, dense=dense, sq=sq)
