@@ -103,7 +103,7 @@ def main(argv=None):
         return _report_error(exc.prog, exc.message, 2, _wants_json(argv))
     except SystemExit as exc:  # --help, --version
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
-    from ..io import UndecodableBytesWarning   # (the readers load on a command's first use)
+    from .._warnings import UndecodableBytesWarning   # (imports nothing: the readers load on first use)
 
     as_json = _wants_json(argv, args)
     prog = f"learnsim {args.command}"

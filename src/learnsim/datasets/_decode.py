@@ -22,6 +22,8 @@ import warnings
 import zlib
 from pathlib import Path
 
+from .._warnings import UndecodableBytesWarning  # noqa: F401  (defined where the CLI can import it fast)
+
 __all__ = ["DocumentFormatError", "ENCODING_ERRORS", "UndecodableBytesWarning", "check_encoding_errors",
            "decoded_lines", "read_text"]
 
@@ -32,14 +34,6 @@ class DocumentFormatError(ValueError):
 
 #: The accepted values of every reader's ``encoding_errors`` argument (and ``--encoding-errors``).
 ENCODING_ERRORS = ("replace", "strict")
-
-
-class UndecodableBytesWarning(UserWarning):
-    """A file had bytes that are not valid in its encoding and were replaced by U+FFFD.
-
-    Issued once per file by every reader called with ``encoding_errors="replace"`` (the
-    default); the message names the file, counts the lines affected and gives the first.
-    """
 
 
 def check_encoding_errors(value):
