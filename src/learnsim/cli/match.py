@@ -8,6 +8,7 @@ import numpy as np
 from ._common import (_add_encoding_errors, _examples, _formatter, _load_parts, _note, _positive_int,
                       _print_json, read_documents, _snippet, _table, UsageError, _vectorize,
                       _warn_empty_rows)
+from .._duplicates import DuplicateRule   # the rule lives in the library (learnsim.pipeline uses it)
 
 PAIRS_LAYOUTS = """\
 pairs layouts (one pair per line, TAB-separated; an optional header line):
@@ -64,79 +65,6 @@ def register(commands):
     _add_encoding_errors(match)
     match.set_defaults(handler=run)
     return match
-
-
-class DuplicateRule:
-    """The duplicate rule of a model file behind one interface, whichever matcher it holds: a
-    ThresholdMatcher (a threshold on a cosine), a PairwiseKNNMatcher (mutual nearest neighbours
-    among the collection) or a PairClassifierMatcher (a classifier on pair features, which needs
-    the texts). Methods take index pairs into a collection given by its vectors ``X`` and, for
-    the classifier, its ``texts`` (default: the texts the vectoriser returned by
-    :func:`load_matcher` transformed last, which is how ``learnsim evaluate`` passes them).
-
-    Attributes
-    ----------
-    matcher : the fitted matcher
-    name : str
-        The rule's name in the model's "match_rule" part ("cosine", "threshold", "knn",
-        "classifier", "classifier+film"); "threshold" for older models without it.
-    kind : {"threshold", "knn", "classifier"}
-    threshold_ : float
-        A pair is a duplicate when its ``pair_score`` reaches it (1.0 for the kNN rule, whose
-        score is 1 for mutual neighbours and 0 otherwise).
-    input_weight_ : float or None
-        The input-cosine weight of a threshold rule's similarity (None for the others).
-    """
-
-    def __init__(self, matcher, rule=None):
-        from ..matching import PairwiseKNNMatcher, ThresholdMatcher
-        from ..pair_classifier import PairClassifierMatcher
-
-        self.matcher = matcher
-        self.rule = rule
-        if isinstance(matcher, PairClassifierMatcher):
-            self.kind = "classifier"
-        elif isinstance(matcher, PairwiseKNNMatcher):
-            self.kind = "knn"
-        elif isinstance(matcher, ThresholdMatcher):
-            self.kind = "threshold"
-        else:
-            raise UsageError(f"the model's matcher is a {type(matcher).__name__}, not a duplicate rule that "
-                             "'learnsim match' knows")
-        self.name = getattr(rule, "matcher", None) or ("cosine" if getattr(matcher, "input_weight_", None) == 1.0
-                                                      else self.kind)
-        self.threshold_ = 1.0 if self.kind == "knn" else float(matcher.threshold_)
-        self.input_weight_ = getattr(matcher, "input_weight_", None)
-        self._texts = None
-
-    def _input(self, X, texts):
-        if self.kind != "classifier":
-            return X
-        texts = self._texts if texts is None else texts
-        if texts is None or len(texts) != X.shape[0]:
-            raise UsageError("the model's duplicate rule is a pair classifier: it needs the texts of the pairs")
-        return list(texts)
-
-    def pair_score(self, pairs, X, texts=None):
-        """The rule's score of each pair: the (mixed) cosine, the classifier's decision value, or
-        1/0 for mutual neighbours."""
-        if self.kind == "knn":
-            return self.matcher.predict(pairs, X=X).astype(np.float64)
-        return self.matcher.pair_score(pairs, X=self._input(X, texts))
-
-    def predict(self, pairs, X, texts=None):
-        return self.matcher.predict(pairs, X=self._input(X, texts))
-
-    def predict_proba(self, pairs, X, texts=None):
-        return self.matcher.predict_proba(pairs, X=self._input(X, texts))
-
-    def describe(self):
-        """The rule in words, for the human output."""
-        if self.kind == "classifier":
-            return "the pair classifier's decision; probability calibrated out of fold"
-        if self.kind == "knn":
-            return f"mutual {self.matcher.k_}-nearest neighbours in FILM's space among the texts given"
-        return (f"similarity >= {self.threshold_:.4f}; probability calibrated on the held-out pairs")
 
 
 class _RememberTexts:

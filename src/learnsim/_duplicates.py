@@ -1,0 +1,99 @@
+"""The duplicate rule a FILM fitted on pairs saved with it, behind one interface.
+
+``learnsim fit --method film --pairs`` (and :func:`learnsim.fitting.fit_parts` on pairs) chooses
+the rule on held-out pairs and saves it as the model's ``"matcher"`` part, with how it was chosen
+as ``"match_rule"``. :class:`DuplicateRule` wraps whichever matcher that is, for
+:meth:`learnsim.pipeline.Pipeline.match` and ``learnsim match`` / ``learnsim evaluate``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["DuplicateRule"]
+
+
+class DuplicateRule:
+    """The duplicate rule of a model file behind one interface, whichever matcher it holds: a
+    ThresholdMatcher (a threshold on a cosine), a PairwiseKNNMatcher (mutual nearest neighbours
+    among the collection) or a PairClassifierMatcher (a classifier on pair features, which needs
+    the texts). Methods take index pairs into a collection given by its vectors ``X`` and, for
+    the classifier, its ``texts`` (default: the texts last set in ``_texts``, which is how
+    ``learnsim evaluate`` passes them).
+
+    Parameters
+    ----------
+    matcher : fitted matcher
+        The model's ``"matcher"`` part.
+    rule : optional
+        The model's ``"match_rule"`` part (how the rule was chosen); None for older models.
+
+    Attributes
+    ----------
+    matcher : the fitted matcher
+    name : str
+        The rule's name in the model's "match_rule" part ("cosine", "threshold", "knn",
+        "classifier", "classifier+film"); "threshold" for older models without it.
+    kind : {"threshold", "knn", "classifier"}
+    threshold_ : float
+        A pair is a duplicate when its ``pair_score`` reaches it (1.0 for the kNN rule, whose
+        score is 1 for mutual neighbours and 0 otherwise).
+    input_weight_ : float or None
+        The input-cosine weight of a threshold rule's similarity (None for the others).
+
+    Raises
+    ------
+    ValueError
+        When ``matcher`` is not one of the three duplicate rules.
+    """
+
+    def __init__(self, matcher, rule=None):
+        from .matching import PairwiseKNNMatcher, ThresholdMatcher
+        from .pair_classifier import PairClassifierMatcher
+
+        self.matcher = matcher
+        self.rule = rule
+        if isinstance(matcher, PairClassifierMatcher):
+            self.kind = "classifier"
+        elif isinstance(matcher, PairwiseKNNMatcher):
+            self.kind = "knn"
+        elif isinstance(matcher, ThresholdMatcher):
+            self.kind = "threshold"
+        else:
+            raise ValueError(f"the model's matcher is a {type(matcher).__name__}, not a duplicate rule that "
+                             "'learnsim match' knows")
+        self.name = getattr(rule, "matcher", None) or ("cosine" if getattr(matcher, "input_weight_", None) == 1.0
+                                                      else self.kind)
+        self.threshold_ = 1.0 if self.kind == "knn" else float(matcher.threshold_)
+        self.input_weight_ = getattr(matcher, "input_weight_", None)
+        self._texts = None
+
+    def _input(self, X, texts):
+        if self.kind != "classifier":
+            return X
+        texts = self._texts if texts is None else texts
+        if texts is None or len(texts) != X.shape[0]:
+            raise ValueError("the model's duplicate rule is a pair classifier: it needs the texts of the pairs")
+        return list(texts)
+
+    def pair_score(self, pairs, X, texts=None):
+        """The rule's score of each pair: the (mixed) cosine, the classifier's decision value, or
+        1/0 for mutual neighbours."""
+        if self.kind == "knn":
+            return self.matcher.predict(pairs, X=X).astype(np.float64)
+        return self.matcher.pair_score(pairs, X=self._input(X, texts))
+
+    def predict(self, pairs, X, texts=None):
+        """1 for the pairs the rule calls duplicates, else 0."""
+        return self.matcher.predict(pairs, X=self._input(X, texts))
+
+    def predict_proba(self, pairs, X, texts=None):
+        """(n_pairs, 2) probabilities of [different, duplicate]."""
+        return self.matcher.predict_proba(pairs, X=self._input(X, texts))
+
+    def describe(self):
+        """The rule in words, for the human output."""
+        if self.kind == "classifier":
+            return "the pair classifier's decision; probability calibrated out of fold"
+        if self.kind == "knn":
+            return f"mutual {self.matcher.k_}-nearest neighbours in FILM's space among the texts given"
+        return (f"similarity >= {self.threshold_:.4f}; probability calibrated on the held-out pairs")

@@ -1,0 +1,566 @@
+"""One fitted object from text to similarity: :class:`Pipeline`.
+
+A :class:`Pipeline` holds what ``learnsim fit`` saves - the fitted vectoriser, the learned metric
+and, for a FILM fitted on duplicate pairs, its validated duplicate rule and search rule - and
+uses them the way the command line does: plain lists of strings in, plain Python and numpy out.
+:func:`learnsim.fit` returns one and :func:`learnsim.load` reads one back, like a
+sentence-transformers model or a bm25s retriever, but over a similarity learned from your own
+supervision.
+
+Every score is the model's validated scoring (:class:`learnsim.scorer.Scorer`): the same numbers
+``learnsim search`` ranks by, on the same model and corpus.
+"""
+from __future__ import annotations
+
+import copy
+import numbers
+
+import numpy as np
+
+__all__ = ["Pipeline"]
+
+# The parts a model file may hold (what fitting.fit_parts returns).
+_PARTS = ("vectorizer", "metric", "matcher", "match_rule", "search")
+
+
+class Pipeline:
+    """A fitted vectoriser and learned similarity, used from text to scores.
+
+    Parameters
+    ----------
+    vectorizer : fitted learnsim.text.TextVectorizer
+        Turns texts into the vectors the metric was fitted on.
+    metric : fitted learnsim model
+        FILM, MinimumClusterDistortion, RelativeComparisonMetric, LinkLearn or LearnedBM25.
+    matcher, match_rule, search : optional
+        The duplicate rule, how it was chosen, and the :class:`learnsim.scoring.SearchRule` of
+        a FILM fitted on pairs (None otherwise).
+
+    Attributes
+    ----------
+    scorer : learnsim.scorer.Scorer
+        How the model scores (one per model family).
+    scoring : str
+        The scoring's name, e.g. ``"mixed cosine (w=0.5)"`` or ``"learned distance"``.
+    higher_is_closer : bool
+        False for the distance models (MinimumClusterDistortion, RelativeComparisonMetric).
+
+    See Also
+    --------
+    learnsim.fit : fit a Pipeline from texts and supervision.
+    learnsim.load : read a Pipeline from a model file.
+
+    Examples
+    --------
+    >>> import learnsim                                                     # doctest: +SKIP
+    >>> model = learnsim.fit(texts, clusters=labels)                        # doctest: +SKIP
+    >>> model.search("how do I learn python", texts, k=3)                   # doctest: +SKIP
+    [{'corpus_id': 17, 'score': 0.83}, ...]
+    """
+
+    def __init__(self, vectorizer, metric, matcher=None, match_rule=None, search=None):
+        if not hasattr(vectorizer, "transform"):
+            raise TypeError(f"vectorizer must be a fitted vectoriser with transform(); got {type(vectorizer).__name__}")
+        if not hasattr(metric, "transform"):
+            raise TypeError(f"metric must be a fitted learnsim metric with transform(); got {type(metric).__name__}")
+        self.vectorizer = vectorizer
+        self.metric = metric
+        self.matcher = matcher
+        self.match_rule = match_rule
+        self.search_rule = search
+        self._scorer = None
+
+    # ------------------------------------------------------------------ parts and files
+    @classmethod
+    def from_parts(cls, parts):
+        """The Pipeline of a dict of parts (what :func:`learnsim.fitting.fit_parts` returns and
+        ``learnsim fit`` saves).
+
+        Raises
+        ------
+        TypeError
+            When ``parts`` is not a dict.
+        ValueError
+            When it lacks "vectorizer" or "metric", or holds a part no Pipeline knows.
+        """
+        if not isinstance(parts, dict):
+            raise TypeError(f"parts must be a dict of fitted parts; got {type(parts).__name__}")
+        missing = [name for name in ("vectorizer", "metric") if parts.get(name) is None]
+        if missing:
+            raise ValueError(f"parts lacks {' and '.join(map(repr, missing))}: a model holds a fitted 'vectorizer' "
+                             f"and 'metric' (it holds {sorted(parts)})")
+        unknown = sorted(set(parts) - set(_PARTS))
+        if unknown:
+            raise ValueError(f"unknown part(s) {', '.join(map(repr, unknown))}; a model's parts are "
+                             + ", ".join(_PARTS))
+        return cls(**parts)
+
+    @property
+    def parts(self):
+        """The dict of parts, as ``learnsim fit`` saves it (parts that are None left out)."""
+        parts = {"vectorizer": self.vectorizer, "metric": self.metric, "matcher": self.matcher,
+                 "match_rule": self.match_rule, "search": self.search_rule}
+        return {name: part for name, part in parts.items() if part is not None}
+
+    def save(self, path):
+        """Write the model file ``learnsim search --model`` (and every command) reads.
+
+        Parameters
+        ----------
+        path : str or Path
+            Destination (``.npz`` by convention), written atomically.
+        """
+        from .persistence import save
+
+        save(self.parts, path)
+
+    @classmethod
+    def load(cls, path):
+        """Read a model file written by :meth:`save` or ``learnsim fit``.
+
+        Raises
+        ------
+        ValueError
+            When the file does not hold a fitted vectoriser and metric (a single estimator saved
+            with :func:`learnsim.persistence.save`, say). A corrupt file raises
+            :class:`learnsim.persistence.ModelFormatError` (a ValueError).
+        """
+        from .persistence import load
+
+        model = load(path)
+        if not isinstance(model, dict) or not {"vectorizer", "metric"} <= set(model):
+            held = sorted(model) if isinstance(model, dict) else [type(model).__name__]
+            raise ValueError(f"{path} is not a model written by 'learnsim fit' or Pipeline.save (it holds {held}, "
+                             "expected 'vectorizer' and 'metric')")
+        return cls.from_parts(model)
+
+    # ------------------------------------------------------------------ the scoring
+    @property
+    def scorer(self):
+        """The :class:`learnsim.scorer.Scorer` of the model (how its family scores)."""
+        if self._scorer is None:
+            self._scorer = self._new_scorer()
+        return self._scorer
+
+    def _new_scorer(self):
+        # a fresh one per search: Scorer.prepare keeps the corpus, which must not leak between calls
+        from .scorer import Scorer
+
+        return Scorer(self.metric, self.matcher, self.search_rule)
+
+    @property
+    def scoring(self):
+        """The name of the scoring (``learnsim search --json``'s ``"scoring"``)."""
+        return self.scorer.name
+
+    @property
+    def higher_is_closer(self):
+        """True for similarities, False for the distance models."""
+        return self.scorer.higher_is_closer
+
+    def __repr__(self):
+        rule = f", duplicate_rule={_rule_name(self)!r}" if self.matcher is not None else ""
+        return f"Pipeline(method={type(self.metric).__name__}, scoring={self.scoring!r}{rule})"
+
+    # ------------------------------------------------------------------ vectors
+    def vectorize(self, texts):
+        """The vectoriser's vectors of ``texts`` as float64 (what the metric takes).
+
+        Parameters
+        ----------
+        texts : list of str
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix (n_texts, n_terms), or ndarray (n_texts, n_components) with LSI
+        """
+        texts = _check_texts(texts, "texts")
+        X = self.vectorizer.transform(texts)
+        return X.astype(np.float64) if X.dtype != np.float64 else X
+
+    def encode(self, texts, statistics=None):
+        """The learned representation of ``texts``: ``metric.transform`` of their vectors.
+
+        Parameters
+        ----------
+        texts : list of str
+        statistics : dict, optional
+            Term-weight models only: the collection statistics to weight the texts with
+            (``scorer.collection_statistics`` of their collection's vectors); by default the
+            texts are their own collection.
+
+        Returns
+        -------
+        ndarray or scipy.sparse.csr_matrix
+            FILM and MinimumClusterDistortion: a dense ndarray (n_texts, n_dimensions), where
+            FILM ranks by the cosine and MCD by the Euclidean distance. RelativeComparisonMetric:
+            a sparse matrix over the terms, Euclidean distances learned. LinkLearn and
+            LearnedBM25: the sparse (n_texts, n_terms) learned document weights an index holds
+            (float64 copies of the float32 weights the search scores with).
+        """
+        X = self.vectorize(texts)
+        if self.scorer.kind == "term_weights":
+            self._check_collection(X.shape[0], statistics)
+            return self.scorer.document_rows(X, statistics).sparse
+        return self.metric.transform(X)
+
+    def transform(self, texts, statistics=None):
+        """Same as :meth:`encode` (scikit-learn's name)."""
+        return self.encode(texts, statistics=statistics)
+
+    def _check_collection(self, n_documents, statistics):
+        from .linklearn import LinkLearn
+
+        if statistics is None and n_documents < 2 and isinstance(self.metric, LinkLearn):
+            raise ValueError("LinkLearn weights documents by the idf of their collection: give at least 2 "
+                             "documents, or the statistics of their collection (scorer.collection_statistics)")
+
+    # ------------------------------------------------------------------ similarity and search
+    def similarity(self, texts_a, texts_b):
+        """The model's validated scoring between every text of ``texts_a`` and of ``texts_b``.
+
+        Higher is closer: FILM's (mixed) cosine, the inner product of learned term weights, or
+        minus the learned distance for the distance models. ``texts_b`` play the documents:
+        term-weight models weight them with their own collection statistics, as
+        ``learnsim search`` weights its corpus. These are the values ``learnsim search`` ranks by.
+
+        Returns
+        -------
+        ndarray of float64, shape (len(texts_a), len(texts_b))
+        """
+        A = self.vectorize(texts_a)
+        B = self.vectorize(texts_b)
+        self._check_collection(B.shape[0], None)
+        return np.asarray(self._new_scorer().prepare(B).closeness(A), dtype=np.float64)
+
+    def search(self, queries, corpus, k=10):
+        """The ``k`` closest corpus texts of each query, as ``learnsim search`` finds them.
+
+        Parameters
+        ----------
+        queries : str or list of str
+        corpus : list of str
+            Term-weight models weight it with its own collection statistics.
+        k : int, default=10
+            Hits per query (at most the corpus' size: a larger k lists every text).
+
+        Returns
+        -------
+        list of list of dict, or list of dict for a single str query
+            Per query, ``{"corpus_id": int, "score": float}`` best first, ties to the lower
+            corpus_id (sentence-transformers' ``util.semantic_search`` shape). ``score`` is the
+            similarity, or for the distance models the learned distance (then the smallest
+            first).
+        """
+        single = isinstance(queries, str)
+        queries = [queries] if single else queries
+        k = _check_k(k)
+        Q = self.vectorize(queries)
+        C = self.vectorize(corpus)
+        self._check_collection(C.shape[0], None)
+        idx, values = self._new_scorer().prepare(C).top_k(Q, min(k, C.shape[0]))
+        hits = [[{"corpus_id": int(i), "score": float(v)} for i, v in zip(row_i, row_v)]
+                for row_i, row_v in zip(idx, values)]
+        return hits[0] if single else hits
+
+    # ------------------------------------------------------------------ duplicates
+    def match(self, pairs):
+        """Decide which pairs of texts are duplicates with the model's validated duplicate rule,
+        as ``learnsim match --pairs`` does.
+
+        Parameters
+        ----------
+        pairs : list of (str, str)
+            The kNN rule decides among the distinct texts of all the pairs given together.
+
+        Returns
+        -------
+        list of dict
+            Per pair ``{"probability": float, "duplicate": bool, "score": float}``: the
+            calibrated probability of a duplicate, the rule's decision and its score (the
+            pair's (mixed) cosine for a threshold rule, the classifier's decision value, or
+            1/0 for mutual nearest neighbours).
+
+        Raises
+        ------
+        ValueError
+            When the model has no duplicate rule (only a FILM fitted on pairs has one).
+        """
+        if self.matcher is None:
+            raise ValueError(f"this {type(self.metric).__name__} model has no validated duplicate rule; fit one on "
+                             "labelled pairs: learnsim.fit(pairs=[(text_a, text_b, label), ...]) (method 'film')")
+        from ._duplicates import DuplicateRule
+        from .datasets import read_pairs
+
+        rows = _check_text_pairs(pairs)
+        rule = DuplicateRule(self.matcher, self.match_rule)
+        # the collection of distinct texts as learnsim match builds it from a pairs file
+        data = read_pairs(rows)
+        texts = [str(t) for t in data.texts]
+        idx = np.asarray(data.indices, dtype=np.int64)
+        X = self.vectorize(texts)
+        score = rule.pair_score(idx, X, texts)
+        proba = rule.predict_proba(idx, X, texts)[:, 1]
+        decision = rule.predict(idx, X, texts).astype(bool)
+        return [{"probability": float(p), "duplicate": bool(d), "score": float(s)}
+                for p, d, s in zip(proba, decision, score)]
+
+    # ------------------------------------------------------------------ explanations
+    def explain(self, query, document, n_top=10, statistics=None, corpus=None):
+        """Which words make ``document`` close to (or far from) ``query``, split exactly.
+
+        The contributions of all the words add up to the score (to rounding, 1e-9), and
+        ``"rest"`` is what the words left out of the list add. How the score splits:
+
+        - term-weight models (LinkLearn, LearnedBM25): each word of both texts adds
+          query weight x document weight. The document is weighted with the statistics of the
+          collection it is searched in: give ``statistics``
+          (``scorer.collection_statistics(pipeline.vectorize(corpus))``) or ``corpus`` (the
+          texts); one of them is required. The search accumulates these products in float32,
+          so its score equals this one to float32 precision (about 1e-6 relative).
+        - FILM (cosine): score = w cos(x_q, x_d) + (1 - w) cos(L x_q, L x_d) with the
+          validated input weight w (0: the learned cosine alone, 1: the input cosine alone).
+          The input cosine splits into x_q,i x_d,i / (|x_q| |x_d|) per shared word; the learned
+          cosine as :func:`learnsim.explain.explain_pair` splits it, each word getting the mean
+          of its shares as a word of the query and as a word of the document (the two splits
+          each sum to the cosine). ``"word_pairs"`` lists the word pairs (query word, document
+          word) of the learned part, (1 - w) x their share of the learned cosine.
+        - distance models (MinimumClusterDistortion, RelativeComparisonMetric): ``"score"`` is
+          the learned distance d and ``"squared_distance"`` d^2 = diff^T M diff (diff = x_q -
+          x_d); word i adds diff_i (M diff)_i, so the contributions (and ``"rest"``) are of
+          d^2, not of d. MCD also lists the word pairs (i, j) of diff, diff_i diff_j M_ij;
+          relative comparisons learn a diagonal M, so word i adds w_i diff_i^2.
+
+        With an LSI vectoriser the similarity is explained over the words through the LSI
+        basis, which the vectoriser applies in float32: the score then equals the search's to
+        about 1e-6 relative.
+
+        Parameters
+        ----------
+        query, document : str
+        n_top : int, default=10
+            Words (and word pairs) listed, largest absolute contribution first.
+        statistics : dict, optional
+            Term-weight models: the collection statistics of the document's collection.
+            Ignored by the others (their vectoriser fixed its statistics at fit time).
+        corpus : list of str, optional
+            Term-weight models: the document's collection, to compute ``statistics`` from.
+
+        Returns
+        -------
+        dict
+            ``"score"``, ``"scoring"``, ``"words"`` (list of ``{"word", "contribution"}``),
+            ``"rest"`` (float), and ``"word_pairs"`` (list of ``{"word_a", "word_b",
+            "contribution"}``) for FILM's learned part and MCD, ``"squared_distance"`` and
+            ``"input_weight"`` where they apply.
+        """
+        for name, text in (("query", query), ("document", document)):
+            if not isinstance(text, str):
+                raise TypeError(f"{name} must be a str; got {type(text).__name__}")
+        n_top = _check_k(n_top, "n_top")
+        return _explain(self, query, document, n_top, statistics, corpus)
+
+
+def _rule_name(pipeline):
+    return getattr(pipeline.match_rule, "matcher", None) or type(pipeline.matcher).__name__
+
+
+# ---------------------------------------------------------------------------- argument checks
+def _check_texts(texts, name):
+    if isinstance(texts, str):
+        raise TypeError(f"{name} must be a list of str; got a single str (wrap it in a list: [text])")
+    if isinstance(texts, (bytes, dict)) or not hasattr(texts, "__len__") or not hasattr(texts, "__iter__"):
+        raise TypeError(f"{name} must be a list of str; got {type(texts).__name__}")
+    texts = list(texts)
+    if not texts:
+        raise ValueError(f"{name} is empty: give at least one text")
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(f"{name}[{i}] must be a str; got {type(text).__name__}")
+    return texts
+
+
+def _check_k(k, name="k"):
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        raise TypeError(f"{name} must be an integer >= 1; got {type(k).__name__} {k!r}")
+    if k < 1:
+        raise ValueError(f"{name} must be >= 1; got {k}")
+    return int(k)
+
+
+def _check_text_pairs(pairs):
+    if isinstance(pairs, (str, bytes, dict)) or not hasattr(pairs, "__len__") or not hasattr(pairs, "__iter__"):
+        raise TypeError(f"pairs must be a list of (text_a, text_b) tuples; got {type(pairs).__name__}")
+    rows = list(pairs)
+    if not rows:
+        raise ValueError("pairs is empty: give at least one (text_a, text_b) pair")
+    for r, row in enumerate(rows):
+        if isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) != 2:
+            raise ValueError(f"pairs[{r}] must be a tuple (text_a, text_b); got {row!r}")
+        if not (isinstance(row[0], str) and isinstance(row[1], str)):
+            raise TypeError(f"pairs[{r}] must hold two str; got {type(row[0]).__name__} and {type(row[1]).__name__}")
+    return [(a, b) for a, b in rows]
+
+
+def _word_space(vectorizer):
+    """(word names, projection): the LSI basis (n_components x n_words) of a vectoriser with
+    LSI, so that similarities are explained over words; else the features and None."""
+    if getattr(vectorizer, "components_", None) is None:
+        return [str(t) for t in vectorizer.get_feature_names_out()], None
+    return [str(t) for t in vectorizer.terms_], np.asarray(vectorizer.components_, dtype=np.float64)
+
+
+def _word_vectors(vectorizer, texts):
+    """The float64 term vectors the model's inputs are made of (before any LSI projection)."""
+    if getattr(vectorizer, "components_", None) is not None:
+        vectorizer = copy.copy(vectorizer)
+        vectorizer.components_ = None       # the weighted, normalised vectors that LSI projects
+    X = vectorizer.transform(texts)
+    return X.astype(np.float64) if X.dtype != np.float64 else X
+
+
+# ---------------------------------------------------------------------------- explanations
+def _explain(pipeline, query, document, n_top, statistics, corpus):
+    scorer = pipeline.scorer
+    if scorer.kind == "term_weights":
+        return _explain_term_weights(pipeline, query, document, n_top, statistics, corpus)
+    names, projection = _word_space(pipeline.vectorizer)
+    W = _csr(_word_vectors(pipeline.vectorizer, [query, document]))
+    if scorer.kind == "cosine":
+        return _explain_cosine(pipeline, W[0], W[1], names, projection, n_top)
+    return _explain_distance(pipeline, W[0] - W[1], names, projection, n_top)
+
+
+def _explain_term_weights(pipeline, query, document, n_top, statistics, corpus):
+    scorer = pipeline.scorer
+    if statistics is None:
+        if corpus is None:
+            raise ValueError("a term-weight model weights the document with the statistics of the collection it "
+                             "is searched in: give corpus= (its texts) or statistics= "
+                             "(pipeline.scorer.collection_statistics(pipeline.vectorize(corpus)))")
+        C = pipeline.vectorize(corpus)
+        pipeline._check_collection(C.shape[0], None)
+        statistics = scorer.collection_statistics(C)
+    X = pipeline.vectorize([query, document])
+    q = _csr(scorer.query_rows(X[:1], statistics).sparse)
+    d = _csr(scorer.document_rows(X[1:], statistics).sparse)
+    shared, at_q, at_d = np.intersect1d(q.indices, d.indices, assume_unique=True, return_indices=True)
+    contributions = q.data[at_q] * d.data[at_d]
+    names = [str(t) for t in pipeline.vectorizer.get_feature_names_out()]
+    score = float(contributions.sum())
+    words, rest = _listed(shared, contributions, names, n_top, score)
+    return {"score": score, "scoring": scorer.name, "words": words, "rest": rest}
+
+
+def _explain_cosine(pipeline, x_q, x_d, names, projection, n_top):
+    """w x the input cosine's split + (1 - w) x the learned cosine's (see Pipeline.explain)."""
+    from .explain import explain_pair
+
+    w = pipeline.scorer.input_weight
+    w = 0.0 if w is None else float(w)
+    per_word = {}
+    if w > 0.0:
+        for i, c in zip(*_input_cosine_split(x_q, x_d, projection)):
+            per_word[i] = per_word.get(i, 0.0) + w * c
+    pairs = []
+    if w < 1.0:
+        width = max(x_q.nnz, x_d.nnz, n_top, 1)
+        # n_top as wide as the texts: every word of each text is listed (zero shares aside)
+        exp = explain_pair(pipeline.metric, x_q, x_d, names, width, projection=projection)
+        for listed in (exp.words_a, exp.words_b):
+            for entry in listed:
+                per_word[entry.index] = per_word.get(entry.index, 0.0) + (1.0 - w) * 0.5 * entry.cosine_contribution
+        pairs = [((p.index_a, p.index_b), (1.0 - w) * p.cosine_contribution) for p in exp.word_pairs]
+    index = np.fromiter(per_word, dtype=np.int64, count=len(per_word))
+    contributions = np.fromiter(per_word.values(), dtype=np.float64, count=len(per_word))
+    score = float(contributions.sum())
+    words, rest = _listed(index, contributions, names, n_top, score)
+    out = {"score": score, "scoring": pipeline.scorer.name, "input_weight": w, "words": words, "rest": rest}
+    if w < 1.0:
+        out["word_pairs"] = _listed_pairs(pairs, names, n_top)
+    return out
+
+
+def _input_cosine_split(x_q, x_d, projection):
+    """(words, shares) of the input cosine: x_q,i x_d,i / (|x_q| |x_d|) per shared word, or,
+    through an LSI basis P, the mean of x_q,i (P^T P x_d)_i and x_d,i (P^T P x_q)_i over
+    |P x_q| |P x_d|."""
+    if projection is None:
+        denom = np.sqrt(x_q.multiply(x_q).sum()) * np.sqrt(x_d.multiply(x_d).sum())
+        shared, at_q, at_d = np.intersect1d(x_q.indices, x_d.indices, assume_unique=True, return_indices=True)
+        shares = x_q.data[at_q] * x_d.data[at_d]
+        return shared, (shares / denom if denom > 0 else np.zeros_like(shares))
+    z_q, z_d = projection[:, x_q.indices] @ x_q.data, projection[:, x_d.indices] @ x_d.data
+    denom = float(np.linalg.norm(z_q) * np.linalg.norm(z_d))
+    union = np.union1d(x_q.indices, x_d.indices)
+    dense_q, dense_d = np.zeros(union.size), np.zeros(union.size)
+    dense_q[np.searchsorted(union, x_q.indices)] = x_q.data
+    dense_d[np.searchsorted(union, x_d.indices)] = x_d.data
+    back_q, back_d = projection[:, union].T @ z_q, projection[:, union].T @ z_d
+    shares = 0.5 * (dense_q * back_d + dense_d * back_q)
+    return union, (shares / denom if denom > 0 else np.zeros_like(shares))
+
+
+def _explain_distance(pipeline, diff, names, projection, n_top):
+    """The split of d^2 = diff^T M diff over the words of diff (see Pipeline.explain)."""
+    from .explain import explain_pair
+    from .relative import RelativeComparisonMetric
+
+    diff = _csr(diff)
+    diff.eliminate_zeros()
+    metric = pipeline.metric
+    pairs = None
+    if isinstance(metric, RelativeComparisonMetric) and projection is None:
+        if metric.kernel is not None:
+            raise ValueError(f"a RelativeComparisonMetric with kernel {metric.kernel!r} has no per-word split: its "
+                             "metric is over kernel values, not words")
+        # M = diag(w): word i adds w_i diff_i^2 (no cross terms)
+        index = diff.indices.astype(np.int64)
+        contributions = np.asarray(metric.weights_, dtype=np.float64)[index] * diff.data ** 2
+    else:
+        width = max(diff.nnz, n_top, 1)
+        exp = explain_pair(metric, diff, diff, names, width, projection=projection)
+        index = np.array([e.index for e in exp.words_a], dtype=np.int64)
+        contributions = np.array([e.contribution for e in exp.words_a], dtype=np.float64)
+        pairs = [((p.index_a, p.index_b), p.contribution) for p in exp.word_pairs]
+    squared = float(contributions.sum())
+    words, rest = _listed(index, contributions, names, n_top, squared)
+    out = {"score": float(np.sqrt(max(squared, 0.0))), "squared_distance": squared, "scoring": pipeline.scorer.name,
+           "words": words, "rest": rest}
+    if pairs is not None:
+        out["word_pairs"] = _listed_pairs(pairs, names, n_top)
+    return out
+
+
+def _order(index, contributions):
+    """Positions by absolute contribution, largest first; ties to the lower word index."""
+    return np.lexsort((index, -np.abs(contributions)))
+
+
+def _listed(index, contributions, names, n_top, total):
+    """(the n_top words with the largest absolute contributions, total - their sum)."""
+    index = np.asarray(index, dtype=np.int64)
+    contributions = np.asarray(contributions, dtype=np.float64)
+    keep = contributions != 0.0
+    index, contributions = index[keep], contributions[keep]
+    chosen = _order(index, contributions)[:n_top]
+    words = [{"word": names[index[p]], "contribution": float(contributions[p])} for p in chosen]
+    return words, float(total - contributions[chosen].sum())
+
+
+def _listed_pairs(pairs, names, n_top):
+    if not pairs:
+        return []
+    keys = np.array([a * len(names) + b for (a, b), _ in pairs], dtype=np.int64)
+    values = np.array([v for _, v in pairs], dtype=np.float64)
+    chosen = _order(keys, values)[:n_top]
+    return [{"word_a": names[pairs[p][0][0]], "word_b": names[pairs[p][0][1]], "contribution": float(values[p])}
+            for p in chosen if values[p] != 0.0]
+
+
+def _csr(X):
+    import scipy.sparse as sp
+
+    X = sp.csr_matrix(X, dtype=np.float64)
+    X.sort_indices()        # the splits intersect sorted index lists
+    return X

@@ -1,0 +1,363 @@
+"""learnsim.pipeline.Pipeline (learnsim.fit / learnsim.load): one fitted object from text to
+similarity. For every supervision kind: save/load keeps the similarities; search is the
+Scorer's (and learnsim search's) ranking; similarity agrees with search; explain's word
+contributions add up to the score; match uses the validated duplicate rule; bad input is named."""
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import learnsim
+from learnsim.datasets import make_clustered_corpus
+from learnsim.pipeline import Pipeline
+from learnsim.scorer import Scorer
+from conftest import run_cli
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+FILM_FAST = {"dimensions": 4, "max_iter": 20}
+MCD_FIXED = {"n_basis": 16, "shrinkage": 0.01}
+
+
+# --------------------------------------------------------------------------- data and models
+
+@pytest.fixture(scope="module")
+def data():
+    c = make_clustered_corpus(n_clusters=6, docs_per_cluster=10, random_state=2)
+    texts = [str(t) for t in c.data]
+    target = np.asarray(c.target)
+    rng = np.random.default_rng(1)
+    pairs = []
+    for k in range(120):
+        i, j = rng.choice(len(texts), 2, replace=False)
+        if k % 2:       # half duplicates: two texts of one topic
+            j = rng.choice(np.flatnonzero(target == target[i]))
+            if j == i:
+                continue
+        pairs.append((texts[i], texts[j], int(target[i] == target[j])))
+    triplets = []
+    for a in range(0, len(target), 2):
+        same = np.flatnonzero((target == target[a]) & (np.arange(len(target)) != a))
+        other = np.flatnonzero(target != target[a])
+        triplets.append((a, int(rng.choice(same)), int(rng.choice(other))))
+    n = len(target)
+    links = [(a, b) for a in range(n) for b in range(n) if a != b and target[a] == target[b] and (a + 2 * b) % 5 == 0]
+    return {"texts": texts, "labels": [int(y) for y in target], "pairs": pairs, "triplets": triplets,
+            "links": links}
+
+
+def _fit(kind, d):
+    t, y = d["texts"], d["labels"]
+    if kind == "mcd":                   # beta > 0: sparse + signed dense parts
+        return learnsim.fit(t, clusters=y, complement_weight=0.3, baseline_holdout=None, **MCD_FIXED)
+    if kind == "mcd_subspace":          # beta = 0: the learned subspace alone
+        return learnsim.fit(t, clusters=y, complement_weight=0.0, baseline_holdout=None, **MCD_FIXED)
+    if kind == "film":                  # unchecked: the learned cosine alone
+        return learnsim.fit(t, clusters=y, method="film", baseline_holdout=None, **FILM_FAST)
+    if kind == "film_pairs":            # validated on held-out pairs: a mixed cosine and a duplicate rule
+        return learnsim.fit(pairs=d["pairs"], **FILM_FAST)
+    if kind == "relative":
+        model = learnsim.fit(t, triplets=d["triplets"])
+        # uneven diagonal weights, so that the explanation is not that of the unweighted baseline
+        metric = copy.deepcopy(model.metric)
+        metric.weights_ = np.random.default_rng(0).uniform(0.2, 3.0, metric.weights_.shape)
+        metric.baseline_gain_ = None        # as fitted without the baseline check
+        return Pipeline(model.vectorizer, metric)
+    if kind == "linklearn":
+        return learnsim.fit(t, links=d["links"], max_iter=2000)
+    if kind == "bm25":
+        return learnsim.fit(t, links=d["links"], variant="bm25")
+    raise AssertionError(kind)
+
+
+KINDS = ("mcd", "mcd_subspace", "film", "film_pairs", "relative", "linklearn", "bm25")
+TERM_WEIGHTS = ("linklearn", "bm25")
+_CACHE = {}
+
+
+@pytest.fixture(params=KINDS)
+def fitted(request, data):
+    if request.param not in _CACHE:
+        _CACHE[request.param] = _fit(request.param, data)
+    return request.param, _CACHE[request.param]
+
+
+def _queries(d):
+    # queries that are not corpus texts (a query equal to a document has distance 0, where the
+    # search's |a|^2 + |b|^2 - 2ab leaves rounding noise)
+    return [" ".join(d["texts"][i].split()[:12]) for i in (0, 17, 33)]
+
+
+# --------------------------------------------------------------------------- the object
+
+def test_fit_returns_a_pipeline_of_the_expected_family(fitted):
+    kind, model = fitted
+    assert isinstance(model, Pipeline)
+    expected = {"mcd": "distance", "mcd_subspace": "distance", "relative": "distance", "film": "cosine",
+                "film_pairs": "cosine", "linklearn": "term_weights", "bm25": "term_weights"}[kind]
+    assert model.scorer.kind == expected
+    assert model.higher_is_closer == (expected != "distance")
+    assert type(model.metric).__name__ in repr(model) and model.scoring in repr(model)
+    assert {"vectorizer", "metric"} <= set(model.parts)
+    assert ("matcher" in model.parts) == (kind == "film_pairs")
+
+
+def test_save_load_round_trip_gives_identical_similarities(fitted, data, tmp_path):
+    _, model = fitted
+    path = tmp_path / "model.npz"
+    model.save(path)
+    again = learnsim.load(path)
+    assert isinstance(again, Pipeline) and sorted(again.parts) == sorted(model.parts)
+    assert again.scoring == model.scoring
+    queries = _queries(data)
+    np.testing.assert_array_equal(again.similarity(queries, data["texts"]), model.similarity(queries, data["texts"]))
+
+
+def test_search_equals_the_scorer_on_the_same_vectors(fitted, data):
+    _, model = fitted
+    queries, corpus = _queries(data), data["texts"]
+    hits = model.search(queries, corpus, k=7)
+    Q, C = model.vectorize(queries), model.vectorize(corpus)
+    idx, values = Scorer(model.metric, model.matcher, model.search_rule).prepare(C).top_k(Q, 7)
+    assert len(hits) == len(queries)
+    for qi, row in enumerate(hits):
+        assert [h["corpus_id"] for h in row] == idx[qi].tolist()
+        np.testing.assert_allclose([h["score"] for h in row], values[qi], rtol=0, atol=1e-9)
+        assert all(isinstance(h["corpus_id"], int) and isinstance(h["score"], float) for h in row)
+
+
+def test_similarity_agrees_with_search(fitted, data):
+    _, model = fitted
+    queries, corpus = _queries(data), data["texts"]
+    S = model.similarity(queries, corpus)
+    assert S.shape == (len(queries), len(corpus)) and S.dtype == np.float64
+    sign = 1.0 if model.higher_is_closer else -1.0
+    for qi, row in enumerate(model.search(queries, corpus, k=5)):
+        ids = [h["corpus_id"] for h in row]
+        assert ids == np.argsort(-S[qi], kind="stable")[:5].tolist()
+        np.testing.assert_allclose(sign * S[qi, ids], [h["score"] for h in row], rtol=0, atol=1e-12)
+        scores = [h["score"] for h in row]
+        assert scores == sorted(scores, reverse=model.higher_is_closer)
+
+
+@pytest.mark.parametrize("kind", ["film_pairs", "mcd", "linklearn"])
+def test_search_equals_learnsim_search(kind, data, tmp_path):
+    model = _CACHE.get(kind) or _CACHE.setdefault(kind, _fit(kind, data))
+    model.save(tmp_path / "m.npz")
+    (tmp_path / "corpus.txt").write_text("".join(t + "\n" for t in data["texts"]), encoding="utf-8")
+    queries = _queries(data)
+    args = ["search", "--model", tmp_path / "m.npz", "--corpus", tmp_path / "corpus.txt", "-k", "5", "--json"]
+    for q in queries:
+        args += ["--query", q]
+    code, out, err = run_cli(args)
+    assert code == 0, err
+    cli = json.loads(out)
+    column = model.scorer.column
+    for row, result in zip(model.search(queries, data["texts"], k=5), cli):
+        assert [h["corpus_id"] for h in row] == [h["index"] for h in result["hits"]]
+        np.testing.assert_allclose([h["score"] for h in row], [h[column] for h in result["hits"]], rtol=0, atol=1e-12)
+        assert result["scoring"] == model.scoring
+
+
+def test_search_takes_one_str_query_and_clips_k(data):
+    model = _CACHE.get("film") or _CACHE.setdefault("film", _fit("film", data))
+    corpus = data["texts"][:6]
+    one = model.search(_queries(data)[0], corpus, k=3)
+    assert isinstance(one, list) and len(one) == 3 and isinstance(one[0], dict)
+    assert one == model.search(_queries(data)[:1], corpus, k=3)[0]
+    everything = model.search(_queries(data)[:1], corpus, k=50)[0]
+    assert sorted(h["corpus_id"] for h in everything) == list(range(6))
+
+
+def test_encode_is_the_learned_representation(fitted, data):
+    kind, model = fitted
+    E = model.encode(data["texts"][:5])
+    if kind in TERM_WEIGHTS:
+        assert sp.issparse(E) and E.shape == (5, model.vectorize(data["texts"][:1]).shape[1])
+    elif kind == "relative":
+        assert E.shape[0] == 5
+    else:
+        assert isinstance(E, np.ndarray) and E.ndim == 2 and E.shape[0] == 5
+    F = model.transform(data["texts"][:5])
+    np.testing.assert_array_equal(E.toarray() if sp.issparse(E) else E, F.toarray() if sp.issparse(F) else F)
+
+
+# --------------------------------------------------------------------------- explain
+
+def _explained_total(e):
+    return e["rest"] + sum(w["contribution"] for w in e["words"])
+
+
+def test_explain_contributions_add_up_to_the_searched_score(fitted, data):
+    kind, model = fitted
+    queries, corpus = _queries(data), data["texts"]
+    for qi, row in enumerate(model.search(queries, corpus, k=4)):
+        for hit in row:
+            e = model.explain(queries[qi], corpus[hit["corpus_id"]], n_top=3, corpus=corpus)
+            assert e["scoring"] == model.scoring and len(e["words"]) <= 3
+            # every word, listed or not: they sum to the score (to d^2 for a distance)
+            full = model.explain(queries[qi], corpus[hit["corpus_id"]], n_top=10_000, corpus=corpus)
+            total = full.get("squared_distance", full["score"])
+            assert abs(sum(w["contribution"] for w in full["words"]) - total) <= 1e-9
+            assert abs(full["rest"]) <= 1e-9
+            assert abs(_explained_total(e) - e.get("squared_distance", e["score"])) <= 1e-9
+            if "squared_distance" in e:
+                assert e["score"] == pytest.approx(np.sqrt(e["squared_distance"]), abs=1e-12)
+            if kind in TERM_WEIGHTS:
+                # the search sums the float32 weights in float32
+                assert e["score"] == pytest.approx(hit["score"], rel=1e-6)
+            else:
+                assert abs(e["score"] - hit["score"]) <= 1e-9
+            contributions = [abs(w["contribution"]) for w in e["words"]]
+            assert contributions == sorted(contributions, reverse=True)
+            assert any(c > 0 for c in contributions)
+
+
+def test_explain_splits_film_into_input_and_learned_parts(data):
+    pure = _CACHE.get("film") or _CACHE.setdefault("film", _fit("film", data))
+    mixed = _CACHE.get("film_pairs") or _CACHE.setdefault("film_pairs", _fit("film_pairs", data))
+    q, doc = _queries(data)[0], data["texts"][3]
+    e_pure, e_mixed = pure.explain(q, doc), mixed.explain(q, doc)
+    assert pure.scorer.input_weight is None and e_pure["input_weight"] == 0.0
+    w = mixed.scorer.input_weight
+    assert w is not None and 0.0 < w < 1.0 and e_mixed["input_weight"] == w
+    for e in (e_pure, e_mixed):
+        assert e["word_pairs"] and all({"word_a", "word_b", "contribution"} == set(p) for p in e["word_pairs"])
+    # the learned part of the mixed score is (1 - w) x the learned cosine, whose word pairs
+    # (all of them) sum to it: the rest of the score is w x the input cosine
+    full = mixed.explain(q, doc, n_top=10_000)
+    learned = sum(p["contribution"] for p in full["word_pairs"])
+    X = mixed.vectorize([q, doc])
+    input_cosine = (X[0] @ X[1].T).toarray()[0, 0] / (sp.linalg.norm(X[0]) * sp.linalg.norm(X[1]))
+    assert full["score"] == pytest.approx(w * input_cosine + learned, abs=1e-9)
+
+
+def test_explain_input_cosine_fallback(data):
+    # FILM checked on held-out clusters falls back to the input cosine on this small corpus
+    model = learnsim.fit(data["texts"], clusters=data["labels"], method="film", **FILM_FAST)
+    if model.scorer.input_weight != 1.0:
+        pytest.skip("FILM beat the input cosine here: no fallback to explain")
+    q, doc = _queries(data)[0], data["texts"][4]
+    e = model.explain(q, doc, n_top=10_000)
+    assert "word_pairs" not in e
+    assert e["score"] == pytest.approx(model.similarity([q], [doc])[0, 0], abs=1e-9)
+    shared = set(q.split()) & set(doc.split())
+    assert {w["word"] for w in e["words"]} <= shared
+
+
+def test_explain_with_lsi_is_over_words(data):
+    model = learnsim.fit(data["texts"], clusters=data["labels"], method="film", lsi=20, baseline_holdout=None,
+                         **FILM_FAST)
+    q, doc = _queries(data)[1], data["texts"][20]
+    e = model.explain(q, doc, n_top=10_000)
+    words = set(model.vectorizer.terms_)
+    assert e["words"] and all(w["word"] in words for w in e["words"])
+    # the LSI vectors are float32: the exact split over words meets the search to float32 precision
+    assert e["score"] == pytest.approx(model.similarity([q], [doc])[0, 0], abs=1e-6)
+
+
+def test_explain_term_weights_needs_the_collection(data):
+    model = _CACHE.get("linklearn") or _CACHE.setdefault("linklearn", _fit("linklearn", data))
+    q, doc = _queries(data)[0], data["texts"][5]
+    with pytest.raises(ValueError, match="corpus="):
+        model.explain(q, doc)
+    statistics = model.scorer.collection_statistics(model.vectorize(data["texts"]))
+    by_statistics = model.explain(q, doc, statistics=statistics)
+    by_corpus = model.explain(q, doc, corpus=data["texts"])
+    assert by_statistics == by_corpus
+
+
+# --------------------------------------------------------------------------- match
+
+@pytest.mark.parametrize("matcher", ["auto", "classifier", "knn"])
+def test_match_decides_pairs_with_the_validated_rule(data, tmp_path, matcher):
+    if matcher == "auto":
+        model = _CACHE.get("film_pairs") or _CACHE.setdefault("film_pairs", _fit("film_pairs", data))
+    else:
+        # unchecked against the input cosine, so that the rule asked for is kept
+        model = learnsim.fit(pairs=data["pairs"], matcher=matcher, baseline_holdout=None, **FILM_FAST)
+        assert model.match_rule.matcher.startswith(matcher)
+    pairs = [(a, b) for a, b, _ in data["pairs"][:20]]
+    decisions = model.match(pairs)
+    assert len(decisions) == 20
+    for d in decisions:
+        assert set(d) == {"probability", "duplicate", "score"}
+        assert 0.0 <= d["probability"] <= 1.0 and isinstance(d["duplicate"], bool)
+    assert len({d["duplicate"] for d in decisions}) == 2, "a rule that decides everything alike"
+    # the same decisions as learnsim match on the same model and pairs
+    model.save(tmp_path / "m.npz")
+    (tmp_path / "pairs.tsv").write_text("".join(f"{a}\t{b}\n" for a, b in pairs), encoding="utf-8")
+    code, out, err = run_cli(["match", "--model", tmp_path / "m.npz", "--pairs", tmp_path / "pairs.tsv", "--json"])
+    assert code == 0, err
+    cli = json.loads(out)["pairs"]
+    np.testing.assert_allclose([d["probability"] for d in decisions], [r["probability"] for r in cli], atol=1e-12)
+    assert [d["duplicate"] for d in decisions] == [r["duplicate"] for r in cli]
+    np.testing.assert_allclose([d["score"] for d in decisions], [r["score"] for r in cli], atol=1e-12)
+
+
+def test_match_without_a_duplicate_rule_says_how_to_fit_one(data):
+    model = _CACHE.get("film") or _CACHE.setdefault("film", _fit("film", data))
+    with pytest.raises(ValueError, match=r"no validated duplicate rule.*pairs="):
+        model.match([("a b", "c d")])
+
+
+# --------------------------------------------------------------------------- bad input
+
+def test_bad_input_is_named(data):
+    model = _CACHE.get("film") or _CACHE.setdefault("film", _fit("film", data))
+    texts = data["texts"][:4]
+    with pytest.raises(TypeError, match=r"texts\[1\] must be a str"):
+        model.vectorize(["a", 3])
+    with pytest.raises(TypeError, match="single str"):
+        model.similarity("a query", texts)
+    with pytest.raises(ValueError, match="empty"):
+        model.search(["a query"], [])
+    with pytest.raises(ValueError, match="empty"):
+        model.encode([])
+    with pytest.raises(ValueError, match="k must be >= 1"):
+        model.search("a query", texts, k=0)
+    with pytest.raises(TypeError, match="k must be an integer"):
+        model.search("a query", texts, k=2.5)
+    with pytest.raises(TypeError, match="k must be an integer"):
+        model.search("a query", texts, k=True)
+    with pytest.raises(TypeError, match="document must be a str"):
+        model.explain("a query", None)
+    with pytest.raises(ValueError, match="n_top must be >= 1"):
+        model.explain("a query", "a document", n_top=0)
+    rule = _CACHE.get("film_pairs") or _CACHE.setdefault("film_pairs", _fit("film_pairs", data))
+    with pytest.raises(ValueError, match="pairs is empty"):
+        rule.match([])
+    with pytest.raises(ValueError, match=r"pairs\[0\] must be a tuple"):
+        rule.match([("only one",)])
+    with pytest.raises(TypeError, match=r"pairs\[0\] must hold two str"):
+        rule.match([("a", 1)])
+
+
+def test_load_and_from_parts_refuse_what_is_not_a_model(data, tmp_path):
+    from learnsim.persistence import save
+
+    model = _CACHE.get("film") or _CACHE.setdefault("film", _fit("film", data))
+    save(model.metric, tmp_path / "metric.npz")
+    with pytest.raises(ValueError, match="expected 'vectorizer' and 'metric'"):
+        Pipeline.load(tmp_path / "metric.npz")
+    with pytest.raises(ValueError, match="'metric'"):
+        Pipeline.from_parts({"vectorizer": model.vectorizer})
+    with pytest.raises(ValueError, match="unknown part"):
+        Pipeline.from_parts({**model.parts, "extra": 1})
+    with pytest.raises(TypeError, match="dict"):
+        Pipeline.from_parts([model.vectorizer, model.metric])
+
+
+def test_import_learnsim_stays_light():
+    code = "import learnsim, sys; assert 'sklearn' not in sys.modules, 'sklearn imported'; print(learnsim.__version__)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert callable(learnsim.fit) and callable(learnsim.load) and learnsim.Pipeline is Pipeline
+    with pytest.raises(AttributeError, match="no attribute"):
+        learnsim.no_such_name
