@@ -271,6 +271,13 @@ def test_explain_term_weights_needs_the_collection(data):
     by_statistics = model.explain(q, doc, statistics=statistics)
     by_corpus = model.explain(q, doc, corpus=data["texts"])
     assert by_statistics == by_corpus
+    # LinkLearn's idf is that of the documents' collection: one document has none
+    with pytest.raises(ValueError, match="at least 2 documents"):
+        model.similarity([q], [doc])
+    with pytest.raises(ValueError, match="statistics="):
+        model.encode([doc])
+    single = model.encode([doc], statistics=statistics).toarray()
+    np.testing.assert_allclose(single, model.encode(data["texts"])[5].toarray(), rtol=0, atol=1e-12)
 
 
 # --------------------------------------------------------------------------- match

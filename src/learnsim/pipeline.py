@@ -200,7 +200,7 @@ class Pipeline:
         """
         X = self.vectorize(texts)
         if self.scorer.kind == "term_weights":
-            self._check_collection(X.shape[0], statistics)
+            self._check_collection(X.shape[0], statistics, given=True)
             return self.scorer.document_rows(X, statistics).sparse
         return self.metric.transform(X)
 
@@ -208,12 +208,13 @@ class Pipeline:
         """Same as :meth:`encode` (scikit-learn's name)."""
         return self.encode(texts, statistics=statistics)
 
-    def _check_collection(self, n_documents, statistics):
+    def _check_collection(self, n_documents, statistics, given=False):
         from .linklearn import LinkLearn
 
         if statistics is None and n_documents < 2 and isinstance(self.metric, LinkLearn):
-            raise ValueError("LinkLearn weights documents by the idf of their collection: give at least 2 "
-                             "documents, or the statistics of their collection (scorer.collection_statistics)")
+            hint = "" if not given else ", or statistics= (scorer.collection_statistics of their collection)"
+            raise ValueError(f"LinkLearn weights documents by the idf of their collection, which takes at least 2 "
+                             f"documents: give 2 or more{hint}")
 
     # ------------------------------------------------------------------ similarity and search
     def similarity(self, texts_a, texts_b):
