@@ -1,4 +1,5 @@
-"""The ``learnsim`` command line: ``demo``, ``fit``, ``search``, ``match``, ``evaluate``, ``explain``, ``reproduce``.
+"""The ``learnsim`` command line: ``demo``, ``fit``, ``index``, ``search``, ``match``, ``dedupe``, ``cluster``,
+``evaluate``, ``explain``, ``reproduce``.
 
 Every command prints a human summary on stdout, or with ``--json`` one JSON document on stdout
 and nothing else there (notes, warnings and progress bars go to stderr). A user error (a
@@ -16,14 +17,14 @@ import sys
 import warnings
 
 from .. import __version__
-from . import demo, evaluate, explain, fit, match, reproduce, search
+from . import cluster, dedupe, demo, evaluate, explain, fit, index, match, reproduce, search
 from .._progress import relabel, set_enabled
 from ._common import (_examples, _formatter, _Parser, _show_warning, UsageError, _UsageExit,
                       _user_error_message)
 
 __all__ = ["main", "build_parser", "UsageError"]
 
-_COMMANDS = (demo, fit, search, match, evaluate, explain, reproduce)
+_COMMANDS = (demo, fit, index, search, match, dedupe, cluster, evaluate, explain, reproduce)
 
 
 def build_parser():
@@ -35,6 +36,8 @@ def build_parser():
         epilog=_examples("learnsim demo                          # the whole job on a synthetic corpus",
                          "learnsim fit --input train.tsv --model model.npz",
                          "learnsim search --model model.npz --corpus docs.tsv --query 'space shuttle'",
+                         "learnsim index build --model model.npz --corpus docs.jsonl --out idx/",
+                         "learnsim search --index idx/ --query 'space shuttle' --explain",
                          "learnsim fit --method film --pairs pairs.tsv --model film.npz",
                          "learnsim match --model film.npz --pairs new_pairs.tsv",
                          "learnsim evaluate --model model.npz --input test.tsv",

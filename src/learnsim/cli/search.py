@@ -32,9 +32,17 @@ def register(commands):
         epilog=_examples("learnsim search --model model.npz --corpus docs.tsv --query 'space shuttle launch'",
                          "learnsim search --model model.npz --corpus docs.jsonl --query 'gpu driver' "
                          "--query 'hockey playoffs' -k 5",
-                         "learnsim search --model model.npz --corpus docs.txt --queries queries.txt --json"))
-    search.add_argument("--model", required=True, metavar="M.npz", help="model file written by 'learnsim fit'")
-    search.add_argument("--corpus", required=True, metavar="FILE", help="documents to search")
+                         "learnsim search --model model.npz --corpus docs.txt --queries queries.txt --json",
+                         "learnsim search --index idx/ --query 'gpu driver' --filter topic=hardware --explain"))
+    search.add_argument("--model", metavar="M.npz", help="model file written by 'learnsim fit' (with --corpus)")
+    search.add_argument("--corpus", metavar="FILE", help="documents to search (with --model)")
+    search.add_argument("--index", metavar="DIR", help="an index built by 'learnsim index build' (instead of "
+                                                       "--model and --corpus)")
+    search.add_argument("--filter", action="append", metavar="FIELD=VALUE", default=None,
+                        help="--index: only documents whose metadata FIELD equals VALUE (a JSON value or a "
+                             "string; repeat a field for any of several values, several fields for all of them)")
+    search.add_argument("--explain", action="store_true",
+                        help="--index: show the words (and word pairs) that add most to each hit's score")
     source = search.add_mutually_exclusive_group(required=True)
     source.add_argument("--query", action="append", metavar="TEXT", help="a query (repeat for several)")
     source.add_argument("--queries", metavar="FILE", help="a file of queries (formats as --corpus)")
@@ -71,19 +79,97 @@ def _print_hits(args, corpus, queries, idx, values, scorer):
     return 0
 
 
+def parse_filter(items):
+    """--filter FIELD=VALUE options -> {field: [values]} (a VALUE that parses as JSON is that value)."""
+    if not items:
+        return None
+    import json
+
+    out = {}
+    for item in items:
+        field, eq, value = item.partition("=")
+        if not eq or not field.strip():
+            raise UsageError(f"--filter expects FIELD=VALUE; got {item!r}")
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            parsed = value
+        if isinstance(parsed, (list, dict)):
+            parsed = value
+        out.setdefault(field.strip(), []).append(parsed)
+    return out
+
+
+def _queries(args):
+    if args.queries is not None:
+        return read_documents(args.queries, encoding_errors=args.encoding_errors).texts
+    queries = list(args.query)
+    if any(not q.strip() for q in queries):
+        raise UsageError("--query must not be empty")
+    return queries
+
+
+def _run_index(args):
+    from .index import open_index
+
+    if args.model is not None or args.corpus is not None:
+        raise UsageError("--index replaces --model and --corpus; give either --index or both of them")
+    index = open_index(args.index)
+    queries = _queries(args)
+    k = args.k
+    if k > len(index):
+        _note(f"-k {k} is more than the {len(index)} indexed documents; showing all of them")
+        k = max(len(index), 1)
+    results = index.search(queries, k, filter=parse_filter(args.filter), explain=args.explain)
+    column = index.column
+    out = [{"query": q, "scoring": index.scoring,
+            "hits": [dict({"rank": h["rank"], "id": h["id"], column: h["score"], "text": _snippet(h["text"]),
+                           "metadata": h["metadata"]}, **({"explanation": h["explanation"]} if args.explain else {}))
+                     for h in hits]}
+           for q, hits in zip(queries, results)]
+    if args.json:
+        _print_json(out)
+        return 0
+    print(f"Scored by {index.scoring} ({len(index)} documents in {args.index}).\n")
+    for qi, res in enumerate(out):
+        if qi:
+            print()
+        print(f"query {qi + 1}: {_snippet(res['query'])}")
+        rows = [[h["rank"], f"{h[column]:.4f}", h["id"], h["text"]] for h in res["hits"]]
+        print(_table(["rank", column, "doc", "text"], rows, align=">><<") if rows else "(no document matches)")
+        if args.explain:
+            for h in res["hits"]:
+                print(f"  why {h['id']}: {explanation_line(h['explanation'])}")
+    return 0
+
+
+def explanation_line(e):
+    """One line: the words that add most, with their contributions."""
+    words = ", ".join(f"{w['word']} {w['contribution']:+.3f}" for w in e.get("words", [])[:6])
+    pairs = ", ".join(f"{p['word_a']}~{p['word_b']} {p['contribution']:+.3f}"
+                      for p in e.get("word_pairs", [])[:3] if "word_a" in p)
+    total = e.get("squared_distance", e.get("score"))
+    what = "squared distance" if "squared_distance" in e else "score"
+    rest = e.get("rest", 0.0)
+    return (f"{what} {total:.4f} = {words}" + (f"; pairs {pairs}" if pairs else "")
+            + (f"; rest {rest:+.3f}" if abs(rest) > 5e-4 else ""))
+
+
 def run(args):
     from ._scoring import scorer_for
+
+    if args.index is not None:
+        return _run_index(args)
+    if args.model is None or args.corpus is None:
+        raise UsageError("give --model M.npz and --corpus FILE, or --index DIR")
+    if args.filter or args.explain:
+        raise UsageError("--filter and --explain need --index (build one with 'learnsim index build')")
 
     parts = _load_parts(args.model)
     vectorizer = parts["vectorizer"]
     scorer = scorer_for(parts)
     corpus = read_documents(args.corpus, encoding_errors=args.encoding_errors)
-    if args.queries is not None:
-        queries = read_documents(args.queries, encoding_errors=args.encoding_errors).texts
-    else:
-        queries = list(args.query)
-        if any(not q.strip() for q in queries):
-            raise UsageError("--query must not be empty")
+    queries = _queries(args)
     k = args.k
     if k > len(corpus):
         _note(f"-k {k} is more than the {len(corpus)} corpus documents; showing all of them")

@@ -1,0 +1,61 @@
+"""``learnsim dedupe``: the groups of near-duplicates of an indexed collection."""
+from __future__ import annotations
+
+import textwrap
+
+from ._common import _check_output_file, _examples, _formatter, _positive_int, _print_json, _snippet, _table
+
+
+def register(commands):
+    """Add the command's parser to ``commands``."""
+    dedupe = commands.add_parser(
+        "dedupe", formatter_class=_formatter, help="group the near-duplicates of an indexed collection",
+        description=textwrap.dedent("""\
+            Check each document's --neighbours nearest documents of the index with the
+            duplicate rule its model validated on held-out pairs ('learnsim fit --method film
+            --pairs'), and join the accepted pairs into groups (a duplicate of a duplicate is
+            in the same group). --out writes one line per grouped document:
+              group<TAB>id<TAB>probability<TAB>text
+            (probability: the largest with which the document was matched in its group)."""),
+        epilog=_examples("learnsim dedupe --index idx/ --out groups.tsv",
+                         "learnsim dedupe --index idx/ --neighbours 20 --json > groups.json"))
+    dedupe.add_argument("--index", required=True, metavar="DIR", help="an index built by 'learnsim index build'")
+    dedupe.add_argument("--out", metavar="FILE", help="write the groups as a TSV table")
+    dedupe.add_argument("--neighbours", "--neighbors", type=_positive_int, default=10, metavar="K", dest="neighbours",
+                        help="nearest documents checked per document (default: 10)")
+    dedupe.add_argument("--json", action="store_true", help="print the groups as JSON on stdout")
+    dedupe.set_defaults(handler=run)
+    return dedupe
+
+
+def write_table(path, header, rows):
+    """A TSV file (tabs and newlines inside a cell become spaces)."""
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write("\t".join(header) + "\n")
+        for row in rows:
+            fh.write("\t".join(" ".join(str(c).split()) for c in row) + "\n")
+
+
+def run(args):
+    from .index import open_index
+
+    out = _check_output_file(args.out, "--out") if args.out else None
+    index = open_index(args.index)
+    groups = index.dedupe(k=args.neighbours)
+    if out is not None:
+        write_table(out, ["group", "id", "probability", "text"],
+                    [[g + 1, d["id"], f"{d['probability']:.4f}", d["text"]] for g, group in enumerate(groups)
+                     for d in group])
+    if args.json:
+        _print_json([{"group": g + 1, "documents": group} for g, group in enumerate(groups)])
+        return 0
+    n_docs = sum(len(g) for g in groups)
+    print(f"{len(groups)} group(s) of near-duplicates, {n_docs} of the {len(index)} documents"
+          + (f"; written to {out}" if out else "") + ".")
+    for g, group in enumerate(groups[:10]):
+        print(f"\ngroup {g + 1}:")
+        print(_table(["id", "probability", "text"], [[d["id"], f"{d['probability']:.3f}", _snippet(d["text"], 70)]
+                                                    for d in group], align="<><"))
+    if len(groups) > 10:
+        print(f"\n... and {len(groups) - 10} more group(s)" + ("" if out else " (--out writes them all)"))
+    return 0

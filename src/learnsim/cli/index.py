@@ -1,0 +1,219 @@
+"""``learnsim index``: build an index of a collection under a fitted model, and change it in place."""
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from ._common import (_add_encoding_errors, _examples, _formatter, _note, _print_json, _table, UsageError)
+
+CORPUS_LAYOUTS = """\
+corpus layouts:
+  JSON Lines (.jsonl): {"id": ..., "text": ..., "metadata": {...}} per line; without a
+      "metadata" object, every field other than id and text is metadata (for --filter)
+      {"id": "q17", "text": "How do I learn Python?", "topic": "programming"}
+  id<TAB>text per line (.tsv), or one document per line (.txt): no metadata
+  A document without an id gets its line number ("line 12")."""
+
+
+def register(commands):
+    """Add the command's parser to ``commands``."""
+    index = commands.add_parser(
+        "index", formatter_class=_formatter, help="build, grow and inspect an index of a collection",
+        description=textwrap.dedent("""\
+            An index is a directory holding a fitted model and a collection: the documents
+            (ids, texts, metadata) in SQLite and their rows under the model in .npy files
+            opened with mmap, so that 'learnsim search --index' answers without reading or
+            vectorising the collection again. Documents can be added, updated and deleted;
+            once 'index add' returns they survive any crash.
+
+            Collection statistics (the idf and mean length of a term weighting) stay those
+            of the build until 'index reindex'; 'index info' says how many documents were
+            added since.
+
+            """) + CORPUS_LAYOUTS,
+        epilog=_examples("learnsim index build --model model.npz --corpus docs.jsonl --out idx/",
+                         "learnsim index add idx/ --corpus new.jsonl",
+                         "learnsim index delete idx/ --id q17 --id q18",
+                         "learnsim index info idx/ --json",
+                         "learnsim index compact idx/",
+                         "learnsim index reindex idx/"))
+    actions = index.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    build = actions.add_parser("build", formatter_class=_formatter, help="index a collection under a model",
+                               description="Index the documents of --corpus under the model of --model in a new "
+                                           "directory --out.\n\n" + CORPUS_LAYOUTS)
+    build.add_argument("--model", required=True, metavar="M.npz", help="model file written by 'learnsim fit'")
+    build.add_argument("--corpus", required=True, metavar="FILE", help="the documents to index")
+    build.add_argument("--out", required=True, metavar="DIR", help="the index directory (new or empty)")
+    build.add_argument("--overwrite", action="store_true", help="replace an existing index at --out")
+    build.add_argument("--json", action="store_true", help="print the index's info as JSON")
+    _add_encoding_errors(build)
+
+    add = actions.add_parser("add", formatter_class=_formatter, help="add documents",
+                             description="Add the documents of --corpus (new ids).\n\n" + CORPUS_LAYOUTS)
+    add.add_argument("index", metavar="DIR")
+    add.add_argument("--corpus", required=True, metavar="FILE")
+    add.add_argument("--update", action="store_true", help="replace documents whose id is already indexed")
+    add.add_argument("--json", action="store_true")
+    _add_encoding_errors(add)
+
+    delete = actions.add_parser("delete", formatter_class=_formatter, help="delete documents by id")
+    delete.add_argument("index", metavar="DIR")
+    delete.add_argument("--id", action="append", dest="ids", metavar="ID", help="an id (repeat for several)")
+    delete.add_argument("--ids", dest="ids_file", metavar="FILE", help="a file of ids, one per line")
+    delete.add_argument("--missing-ok", action="store_true", help="ignore ids that are not indexed")
+    delete.add_argument("--json", action="store_true")
+
+    for name, text in (("info", "describe an index"), ("compact", "merge segments and drop deleted documents"),
+                       ("reindex", "recompute the collection statistics and every row")):
+        sub = actions.add_parser(name, formatter_class=_formatter, help=text, description=text[0].upper() + text[1:] + ".")
+        sub.add_argument("index", metavar="DIR")
+        sub.add_argument("--json", action="store_true")
+    index.set_defaults(handler=run)
+    return index
+
+
+# --------------------------------------------------------------------------- reading a corpus
+
+def read_corpus(path, encoding_errors="replace"):
+    """(ids, texts, metadata) of a corpus file (layouts above)."""
+    from ..datasets.documents import _lines
+    from ._common import read_documents
+
+    docs = read_documents(path, encoding_errors=encoding_errors)
+    ids = [i if i is not None else f"line {n}" for i, n in zip(docs.ids, docs.line_numbers)]
+    metas = [None] * len(ids)
+    if Path(path).suffix.lower() == ".jsonl":
+        wanted = {n: k for k, n in enumerate(docs.line_numbers)}
+        for number, line in _lines(Path(path), encoding_errors):
+            k = wanted.get(number)
+            if k is None:
+                continue
+            obj = json.loads(line)
+            meta = obj.get("metadata")
+            if meta is None:
+                meta = {key: v for key, v in obj.items() if key not in ("id", "text")} or None
+            elif not isinstance(meta, dict):
+                raise UsageError(f"{path}, line {number}: \"metadata\" must be a JSON object")
+            metas[k] = meta
+    seen = set()
+    for i in ids:
+        if i in seen:
+            raise UsageError(f"{path}: the id {i!r} appears twice")
+        seen.add(i)
+    return ids, docs.texts, metas
+
+
+def open_index(path):
+    """An Index, or a UsageError naming what is wrong with the directory."""
+    from ..index import Index
+
+    path = Path(path)
+    if not path.is_dir():
+        raise UsageError(f"{path} is not a directory (build an index with 'learnsim index build')")
+    try:
+        return Index.open(path)
+    except FileNotFoundError as exc:
+        raise UsageError(str(exc)) from None
+
+
+# --------------------------------------------------------------------------- the actions
+
+def _print_info(info, as_json):
+    if as_json:
+        _print_json(info)
+        return 0
+    rows = [[k, v] for k, v in info.items()]
+    print(_table(["", "value"], rows, align="<<"))
+    if info.get("added_since_statistics"):
+        print(f"\n{info['added_since_statistics']} document(s) were added after the collection statistics were "
+              "computed; 'learnsim index reindex' recomputes them.")
+    return 0
+
+
+def run(args):
+    action = args.action
+    if action == "build":
+        from ..index import Index
+
+        out = Path(args.out)
+        if out.exists() and not out.is_dir():
+            raise UsageError(f"--out {out} exists and is not a directory")
+        ids, texts, metas = read_corpus(args.corpus, args.encoding_errors)
+        if out.exists() and any(out.iterdir()) and not args.overwrite:
+            raise UsageError(f"--out {out} is not empty (add --overwrite to replace an index there)")
+        index = Index.build(out, Path(args.model), texts, ids, metas, overwrite=args.overwrite)
+        info = index.info()
+        if not args.json:
+            print(f"Indexed {len(index)} documents into {out} ({info['scoring']}).")
+            if not info["query_plan"]:
+                _note("the model's query side has no numpy-only plan: each search loads the model (about a "
+                      "second more)")
+        return _print_info(info, args.json)
+    index = open_index(args.index)
+    try:
+        return _change(args, index)
+    except KeyError as exc:      # an id that is not in the index
+        raise UsageError(str(exc.args[0]) if exc.args else "unknown id") from None
+
+
+def _change(args, index):
+    action = args.action
+    if action == "info":
+        return _print_info(index.info(), args.json)
+    if action == "add":
+        ids, texts, metas = read_corpus(args.corpus, args.encoding_errors)
+        if args.update:
+            known = [i for i in ids if _live(index, i)]
+            new = [k for k, i in enumerate(ids) if i not in set(known)]
+            if known:
+                pos = {i: k for k, i in enumerate(ids)}
+                index.update(known, [texts[pos[i]] for i in known], [metas[pos[i]] for i in known])
+            index.add([texts[k] for k in new], [ids[k] for k in new], [metas[k] for k in new])
+            result = {"added": len(new), "updated": len(known)}
+        else:
+            index.add(texts, ids, metas)
+            result = {"added": len(ids), "updated": 0}
+        result["documents"] = len(index)
+        if args.json:
+            _print_json(result)
+        else:
+            print(f"Added {result['added']} and updated {result['updated']} document(s); the index holds "
+                  f"{result['documents']}.")
+        return 0
+    if action == "delete":
+        ids = list(args.ids or [])
+        if args.ids_file:
+            with open(args.ids_file, encoding="utf-8") as fh:
+                ids.extend(line.strip() for line in fh if line.strip())
+        if not ids:
+            raise UsageError("give the documents to delete with --id ID or --ids FILE")
+        n = index.delete(ids, missing_ok=args.missing_ok)
+        if args.json:
+            _print_json({"deleted": n, "documents": len(index)})
+        else:
+            print(f"Deleted {n} document(s); the index holds {len(index)}.")
+        return 0
+    if action == "compact":
+        before = index.info()
+        index.compact()
+        after = index.info()
+        if not args.json:
+            print(f"Compacted: {before['segments']} segment(s) -> {after['segments']}, "
+                  f"{before['deleted']} deleted document(s) dropped.")
+        return _print_info(after, args.json) if args.json else 0
+    if action == "reindex":
+        index.reindex()
+        if not args.json:
+            print(f"Recomputed the statistics and rows of {len(index)} documents.")
+        return _print_info(index.info(), args.json) if args.json else 0
+    raise UsageError(f"unknown action {action!r}")
+
+
+def _live(index, doc_id):
+    try:
+        index.store.live_seq_of(doc_id)
+        return True
+    except KeyError:
+        return False
