@@ -55,6 +55,36 @@ def run(args):
         rows.append([name] + [_fmt(m[k]) for k in RETRIEVAL_MEASURES]
                     + [_fmt(m["fit_seconds"], ".2f"), _fmt(m["ap11_ratio_to_cosine"], ".2f")])
     print(_table(["method"] + [MEASURE_TITLES[k] for k in RETRIEVAL_MEASURES] + ["fit s", "AP/cosine"], rows))
+    _print_walkthrough(result["walkthrough"])
     print(f"\nWrote {result['results_json']}" + (f" and {result['plot']}" if result["plot"] else "")
           + f" in {result['seconds']:.1f} s.")
     return 0
+
+
+def _print_walkthrough(w):
+    """Fit on pairs, index, search with an explanation, match: what a user does with their data."""
+    from ..baseline import BaselineGain
+    from .search import explanation_line
+
+    print(f"\nYour own data, the same path: fit on {w['pairs']} duplicate pairs of the training topics "
+          f"(learnsim.fit(pairs=...), {w['fit_seconds']:.1f} s): {w['pipeline']}.")
+    for what, key in (("duplicate rule", "duplicate_rule_gain"), ("search", "search_gain")):
+        if w.get(key):
+            print(f"  {what}: {BaselineGain.from_dict(w[key]).summary()}")
+    print(f"Indexed the {w['documents']} documents of the held-out topics into {w['index']} "
+          f"({w['build_seconds']:.1f} s); 'learnsim search --index {w['index']}' searches it.")
+    print(f"\nsearch (a reworded {w['query_of']}, {w['search_seconds'] * 1000:.0f} ms with the explanation): "
+          f"{_snip(w['query'])}")
+    print(_table(["rank", "similarity", "doc", "why (words adding most)"],
+                 [[h["rank"], f"{h['score']:.4f}", h["id"], explanation_line(h["explanation"])[:70]]
+                  for h in w["hits"]], align=">><<"))
+    print(f"\nmatch (a new near-duplicate of {w['match_of']}): {_snip(w['match_text'])}")
+    if w["matches"]:
+        print(_table(["rank", "probability", "doc"], [[m["rank"], f"{m['probability']:.3f}", m["id"]]
+                                                     for m in w["matches"]], align=">><"))
+    else:
+        print("  no near-duplicate found")
+
+
+def _snip(text, n=70):
+    return text if len(text) <= n else text[: n - 3] + "..."

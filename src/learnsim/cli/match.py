@@ -51,12 +51,16 @@ def register(commands):
         epilog=_examples("learnsim match --model film.npz --pairs pairs.tsv",
                          "learnsim match --model film.npz --pairs quora.tsv --json > decisions.json",
                          "learnsim match --model film.npz --pairs sts.tsv --columns text_a=5,text_b=6",
-                         "learnsim match --model film.npz --corpus questions.tsv --neighbours 20"))
-    match.add_argument("--model", required=True, metavar="M.npz",
+                         "learnsim match --model film.npz --corpus questions.tsv --neighbours 20",
+                         "learnsim match --index idx/ --text 'How can I learn Python fast?'"))
+    match.add_argument("--model", metavar="M.npz",
                        help="a FILM model fitted on pairs by 'learnsim fit --method film --pairs'")
+    match.add_argument("--index", metavar="DIR", help="an index of such a model ('learnsim index build'), with --text")
     source = match.add_mutually_exclusive_group(required=True)
     source.add_argument("--pairs", metavar="FILE", help="pairs of texts to decide (layouts above)")
     source.add_argument("--corpus", metavar="FILE", help="a collection to list the near-duplicate pairs of")
+    source.add_argument("--text", action="append", metavar="TEXT",
+                        help="--index: a new text to find the near-duplicates of in the index (repeat for several)")
     match.add_argument("--columns", metavar="SPEC", default=None,
                        help="--pairs: which 0-based fields hold what, e.g. label=0,text_a=3,text_b=4")
     match.add_argument("--neighbours", "--neighbors", type=_positive_int, default=10, metavar="K",
@@ -234,7 +238,45 @@ def _list_corpus_duplicates(args, vectorizer, matcher, parts):
     return 0
 
 
+def _match_index(args):
+    from .index import open_index
+
+    if args.model is not None or args.pairs is not None or args.corpus is not None:
+        raise UsageError("--index takes --text only (the model is the index's)")
+    index = open_index(args.index)
+    texts = list(args.text)
+    if any(not t.strip() for t in texts):
+        raise UsageError("--text must not be empty")
+    try:
+        found = [index.match(t, k=args.neighbours) for t in texts]
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    out = [{"text": t, "duplicates": [{"rank": h["rank"], "id": h["id"], "probability": h["probability"],
+                                       "similarity": h["score"], "text": _snippet(h["text"])} for h in hits]}
+           for t, hits in zip(texts, found)]
+    if args.json:
+        _print_json(out)
+        return 0
+    for i, res in enumerate(out):
+        if i:
+            print()
+        print(f"text {i + 1}: {_snippet(res['text'])}")
+        if not res["duplicates"]:
+            print(f"  no near-duplicate among its {args.neighbours} nearest documents")
+            continue
+        print(_table(["rank", "probability", "doc", "text"],
+                     [[h["rank"], f"{h['probability']:.3f}", h["id"], h["text"]] for h in res["duplicates"]],
+                     align=">><<"))
+    return 0
+
+
 def run(args):
+    if args.index is not None or args.text is not None:
+        if args.index is None:
+            raise UsageError("--text needs --index DIR (for pairs of texts use --pairs FILE)")
+        return _match_index(args)
+    if args.model is None:
+        raise UsageError("give --model M.npz (or --index DIR with --text)")
     parts, vectorizer, _, matcher = _load_rule(args.model)
     if args.pairs is not None:
         return _decide_pairs(args, vectorizer, matcher)
