@@ -110,7 +110,14 @@ class DocumentStore:
             seqs = []
             for doc_id, text, meta in zip(ids, texts, metas):
                 try:
-                    cur = conn.execute("INSERT INTO docs(id, text, meta) VALUES (?, ?, ?)", (doc_id, text, meta))
+                    if doc_id is None:
+                        # no id given: the sequence number (known once the row is in) as a str
+                        cur = conn.execute("INSERT INTO docs(id, text, meta) VALUES (?, ?, ?)",
+                                           (f"\0pending-{len(seqs)}", text, meta))
+                        doc_id = str(cur.lastrowid)
+                        conn.execute("UPDATE docs SET id = ? WHERE seq = ?", (doc_id, cur.lastrowid))
+                    else:
+                        cur = conn.execute("INSERT INTO docs(id, text, meta) VALUES (?, ?, ?)", (doc_id, text, meta))
                 except sqlite3.IntegrityError:
                     raise ValueError(f"id {doc_id!r} is already in the index (use update to replace it, "
                                      "or delete it first)") from None
