@@ -121,7 +121,12 @@ class Segment:
     what the index computed."""
 
     def __init__(self, directory, entry, *, kind, n_features=None, dense_dim=None):
-        self.name = entry["name"]
+        name = entry.get("name") if isinstance(entry, dict) else None
+        if (not isinstance(name, str) or not name or name.startswith(".") or "/" in name or "\\" in name
+                or isinstance(entry.get("n"), bool) or not isinstance(entry.get("n"), int) or entry["n"] < 0):
+            raise IndexFormatError(f"a segment entry of the manifest is not {{name, n, ...}} with a plain "
+                                   f"directory name: {entry!r}")
+        self.name = name
         path = Path(directory) / self.name
         where = f"segment {self.name!r}"
         try:

@@ -564,7 +564,7 @@ class Index:
         if not texts:
             return []
         with self._lock():
-            self._reload_if_changed()
+            self._begin_write()
             self._flush_tail()
             p = self.pipeline
             rows = p.scorer.document_rows(p.vectorize(texts), self.statistics)
@@ -581,6 +581,12 @@ class Index:
         self.manifest["updated"] = time.time()
         write_json_atomic(self.path / _MANIFEST, self.manifest)
         self._load_after_write()
+
+    def _begin_write(self):
+        """With the lock held: see the other writers' changes, and remove what a writer that was
+        stopped left behind (no manifest lists it, so no reader reads it)."""
+        self._reload_if_changed()
+        _remove_unreferenced(self.path, self.manifest)
 
     def _reload_if_changed(self):
         with open(self.path / _MANIFEST, encoding="utf-8") as fh:
@@ -609,7 +615,7 @@ class Index:
         if not texts:
             return
         with self._lock():
-            self._reload_if_changed()
+            self._begin_write()
             self._flush_tail()
             p = self.pipeline
             rows = p.scorer.document_rows(p.vectorize(texts), self.statistics)
@@ -621,7 +627,7 @@ class Index:
         from ._segments import write_segment
 
         with self._lock():
-            self._reload_if_changed()
+            self._begin_write()
             self._flush_tail()
             keep = self._live
             rows = _merged_rows(self.segments, keep)
@@ -644,7 +650,7 @@ class Index:
         """Recompute the collection statistics over the live documents and every row with them:
         the index then equals one built in one go from its live documents, in order."""
         with self._lock():
-            self._reload_if_changed()
+            self._begin_write()
             texts, seqs = [], []
             for batch in self.store.live_rows():
                 seqs.extend(r[0] for r in batch)
@@ -692,6 +698,24 @@ def _remove_old(path, old):
     for tmp in (Path(path) / "segments").glob(".tmp-*"):
         # left by a writer that was stopped; never listed by a manifest
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _remove_unreferenced(path, manifest):
+    """Remove the segments, statistics and plans the manifest does not list and the temporary
+    files of the manifest: left by a writer stopped before (or after) its manifest was written.
+    Only with the lock held (no other writer is between writing them and listing them)."""
+    path = Path(path)
+    listed = {e["name"] for e in manifest["segments"]}
+    if (path / "segments").is_dir():
+        for d in (path / "segments").iterdir():
+            if d.name not in listed:
+                shutil.rmtree(d, ignore_errors=True)
+    keep = {manifest.get("statistics_dir"), manifest.get("plan_dir")}
+    for f in path.iterdir():
+        if f.is_dir() and f.name.startswith(("statistics-", "query-")) and f.name not in keep:
+            shutil.rmtree(f, ignore_errors=True)
+        elif f.is_file() and f.name.startswith(f".{_MANIFEST}.") and f.name.endswith(".tmp"):
+            f.unlink(missing_ok=True)
 
 
 def _rows_of(seg, keep=None):
