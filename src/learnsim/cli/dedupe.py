@@ -37,10 +37,11 @@ def write_table(path, header, rows):
 
 
 def run(args):
-    from .index import open_index
+    from .index import open_index, require_duplicate_rule
 
     out = _check_output_file(args.out, "--out") if args.out else None
     index = open_index(args.index)
+    require_duplicate_rule(index)
     groups = index.dedupe(k=args.neighbours)
     if out is not None:
         write_table(out, ["group", "id", "probability", "text"],

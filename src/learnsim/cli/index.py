@@ -110,12 +110,24 @@ def open_index(path):
     from ..index import Index
 
     path = Path(path)
+    if not path.exists():
+        raise UsageError(f"{path} does not exist (build an index with 'learnsim index build')")
     if not path.is_dir():
         raise UsageError(f"{path} is not a directory (build an index with 'learnsim index build')")
     try:
         return Index.open(path)
     except FileNotFoundError as exc:
         raise UsageError(str(exc)) from None
+
+
+def require_duplicate_rule(index):
+    """A UsageError, naming the remedy on the command line, when the index's model has no
+    validated duplicate rule (match --index, dedupe)."""
+    pipeline = index.pipeline
+    if pipeline.matcher is None:
+        raise UsageError(f"the model of the index {index.path} ({type(pipeline.metric).__name__}) has no validated "
+                         "duplicate rule; build the index from a model fitted with 'learnsim fit --method film "
+                         "--pairs FILE --model M.npz'")
 
 
 # --------------------------------------------------------------------------- the actions
@@ -166,13 +178,18 @@ def _change(args, index):
         ids, texts, metas = read_corpus(args.corpus, args.encoding_errors)
         if args.update:
             known = [i for i in ids if _live(index, i)]
-            new = [k for k, i in enumerate(ids) if i not in set(known)]
+            known_set = set(known)
+            new = [k for k, i in enumerate(ids) if i not in known_set]
             if known:
                 pos = {i: k for k, i in enumerate(ids)}
                 index.update(known, [texts[pos[i]] for i in known], [metas[pos[i]] for i in known])
             index.add([texts[k] for k in new], [ids[k] for k in new], [metas[k] for k in new])
             result = {"added": len(new), "updated": len(known)}
         else:
+            indexed = next((i for i in ids if _live(index, i)), None)
+            if indexed is not None:
+                raise UsageError(f"{args.corpus}: the id {indexed!r} is already in the index (add --update to "
+                                 "replace the documents whose id is indexed)")
             index.add(texts, ids, metas)
             result = {"added": len(ids), "updated": 0}
         result["documents"] = len(index)

@@ -239,7 +239,7 @@ def _list_corpus_duplicates(args, vectorizer, matcher, parts):
 
 
 def _match_index(args):
-    from .index import open_index
+    from .index import open_index, require_duplicate_rule
 
     if args.model is not None or args.pairs is not None or args.corpus is not None:
         raise UsageError("--index takes --text only (the model is the index's)")
@@ -247,6 +247,7 @@ def _match_index(args):
     texts = list(args.text)
     if any(not t.strip() for t in texts):
         raise UsageError("--text must not be empty")
+    require_duplicate_rule(index)
     try:
         found = [index.match(t, k=args.neighbours) for t in texts]
     except ValueError as exc:

@@ -80,7 +80,9 @@ def _print_hits(args, corpus, queries, idx, values, scorer):
 
 
 def parse_filter(items):
-    """--filter FIELD=VALUE options -> {field: [values]} (a VALUE that parses as JSON is that value)."""
+    """--filter FIELD=VALUE options -> {field: [values]}. A VALUE that parses as a JSON number, bool
+    or null matches that value or the same text as a string (the command line cannot tell
+    topic=3 from topic="3"; quote it as JSON, topic='"3"', for the string alone)."""
     if not items:
         return None
     import json
@@ -96,7 +98,10 @@ def parse_filter(items):
             parsed = value
         if isinstance(parsed, (list, dict)):
             parsed = value
-        out.setdefault(field.strip(), []).append(parsed)
+        values = out.setdefault(field.strip(), [])
+        values.append(parsed)
+        if not isinstance(parsed, str):
+            values.append(value)
     return out
 
 
@@ -144,15 +149,19 @@ def _run_index(args):
 
 
 def explanation_line(e):
-    """One line: the words that add most, with their contributions."""
-    words = ", ".join(f"{w['word']} {w['contribution']:+.3f}" for w in e.get("words", [])[:6])
-    pairs = ", ".join(f"{p['word_a']}~{p['word_b']} {p['contribution']:+.3f}"
-                      for p in e.get("word_pairs", [])[:3] if "word_a" in p)
+    """One line: the words that add most, with their contributions, and what the other words add
+    (the numbers shown sum to the score, or to the squared distance); then the largest word pairs,
+    another split of the same total."""
     total = e.get("squared_distance", e.get("score"))
     what = "squared distance" if "squared_distance" in e else "score"
-    rest = e.get("rest", 0.0)
-    return (f"{what} {total:.4f} = {words}" + (f"; pairs {pairs}" if pairs else "")
-            + (f"; rest {rest:+.3f}" if abs(rest) > 5e-4 else ""))
+    shown = e.get("words", [])[:6]
+    words = ", ".join(f"{w['word']} {w['contribution']:+.3f}" for w in shown)
+    rest = total - sum(w["contribution"] for w in shown)     # the words not shown
+    pairs = ", ".join(f"{p['word_a']}~{p['word_b']} {p['contribution']:+.3f}"
+                      for p in e.get("word_pairs", [])[:3] if "word_a" in p)
+    return (f"{what} {total:.4f} = " + (words or "(no word)")
+            + (f", other words {rest:+.3f}" if abs(rest) > 5e-4 else "")
+            + (f" (largest word pairs: {pairs})" if pairs else ""))
 
 
 def run(args):

@@ -1,0 +1,429 @@
+"""``learnsim index`` (build, info, add, delete, compact, reindex) and the commands that read an
+index: ``search --index`` (--filter, --explain), ``match --index --text``, ``dedupe --index`` and
+``cluster --index``; their one-line user errors; and a search that starts without scikit-learn.
+
+Three small models are fitted once for the module (a few seconds): minimum cluster distortion
+(a distance), LinkLearn (term weights, whose rows use the collection statistics) and FILM fitted
+on planted near-duplicate pairs (a cosine with a validated duplicate rule).
+"""
+from __future__ import annotations
+
+import json
+import random
+import re
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from learnsim.datasets import make_clustered_corpus
+from conftest import run_cli
+
+N_CLUSTERS, PER_CLUSTER = 6, 12
+
+
+def near_duplicate(text, seed, drop=0.12):
+    """``text`` with about ``drop`` of its words left out."""
+    rng = random.Random(seed)
+    words = text.split()
+    gone = set(rng.sample(range(len(words)), max(1, int(drop * len(words)))))
+    return " ".join(w for i, w in enumerate(words) if i not in gone)
+
+
+def write_jsonl(path, docs):
+    path.write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
+    return path
+
+
+def ok(args):
+    code, out, err = run_cli(args)
+    assert code == 0, (args, code, err)
+    return out, err
+
+
+def ok_json(args):
+    out, _ = ok(list(args) + ["--json"])
+    return json.loads(out)
+
+
+def assert_user_error(args, *fragments):
+    """Exit status 2, one line on stderr naming ``fragments``, no traceback; with --json also
+    {"error", "exit_code"} on stdout."""
+    code, out, err = run_cli(args)
+    assert code == 2, (args, code, out, err)
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, f"expected a one-line message, got: {err!r}"
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+    if "--json" in args:
+        assert json.loads(out) == {"error": lines[0].split(": error: ", 1)[1], "exit_code": 2}
+    else:
+        assert out == ""
+    return lines[0]
+
+
+# --------------------------------------------------------------------------- data and models
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("cli_index")
+    c = make_clustered_corpus(n_clusters=N_CLUSTERS, docs_per_cluster=PER_CLUSTER, vocab_size=400,
+                              topic_words=15, random_state=0)
+    texts, topics = [str(t) for t in c.data], [int(v) for v in np.asarray(c.target)]
+    ids = [f"d{i}" for i in range(len(texts))]
+    docs = [{"id": i, "text": t, "topic": y, "half": "even" if n % 2 == 0 else "odd", "code": str(n % 4)}
+            for n, (i, t, y) in enumerate(zip(ids, texts, topics))]
+    write_jsonl(folder / "docs.jsonl", docs)
+    (folder / "train.tsv").write_text("".join(f"{y}\t{t}\n" for t, y in zip(texts, topics)), encoding="utf-8")
+    (folder / "ids.tsv").write_text("".join(f"{i}\t{t}\n" for i, t in zip(ids, texts)), encoding="utf-8")
+    links = [(ids[i], ids[(i + j) % len(ids)]) for i in range(len(ids)) for j in (1, 2, 3)
+             if topics[i] == topics[(i + j) % len(ids)]]
+    (folder / "links.tsv").write_text("".join(f"{a}\t{b}\n" for a, b in links), encoding="utf-8")
+    # FILM's supervision: each document with a near-duplicate of it (1) and another of its topic (0)
+    rng = np.random.default_rng(0)
+    rows = []
+    for i, t in enumerate(texts):
+        rows.append((1, t, near_duplicate(t, 1000 + i)))
+        j = int(rng.choice([k for k in range(len(texts)) if topics[k] == topics[i] and k != i]))
+        rows.append((0, t, texts[j]))
+    (folder / "pairs.tsv").write_text("".join(f"{a}\t{b}\t{c}\n" for a, b, c in rows), encoding="utf-8")
+    return {"folder": folder, "docs": docs, "texts": texts, "topics": topics, "ids": ids}
+
+
+@pytest.fixture(scope="module")
+def models(data):
+    f = data["folder"]
+    fits = {"mcd": ["--input", f / "train.tsv", "--n-basis", "16", "--shrinkage", "0.01",
+                    "--complement-weight", "0.3"],
+            "linklearn": ["--method", "linklearn", "--input", f / "ids.tsv", "--links", f / "links.tsv",
+                          "--max-iter", "2000"],
+            "film": ["--method", "film", "--pairs", f / "pairs.tsv", "--dimensions", "8", "--max-iter", "30",
+                     "--matcher", "threshold"]}
+    out = {}
+    for name, args in fits.items():
+        out[name] = f / f"{name}.npz"
+        ok(["fit", "--model", out[name]] + args)
+    return out
+
+
+@pytest.fixture(scope="module")
+def indexes(data, models):
+    """A read-only index of docs.jsonl per model (tests that change an index build their own)."""
+    out = {}
+    for name, model in models.items():
+        out[name] = data["folder"] / f"idx-{name}"
+        ok(["index", "build", "--model", model, "--corpus", data["folder"] / "docs.jsonl", "--out", out[name]])
+    return out
+
+
+def queries(data):
+    """Queries with one clear nearest document each: the first words of three documents."""
+    return [" ".join(data["texts"][i].split()[:25]) for i in (3, 30, 61)]
+
+
+def search_index(index, query, *extra, k=None):
+    k = k if k is not None else N_CLUSTERS * PER_CLUSTER + 20
+    return ok_json(["search", "--index", index, "--query", query, "-k", k] + list(extra))[0]["hits"]
+
+
+# --------------------------------------------------------------------------- build, info
+
+def test_build_and_info_describe_the_index(data, models, tmp_path):
+    out = tmp_path / "idx"
+    built = ok_json(["index", "build", "--model", models["mcd"], "--corpus", data["folder"] / "docs.jsonl",
+                     "--out", out])
+    info = ok_json(["index", "info", out])
+    for d in (built, info):
+        assert d["documents"] == len(data["ids"]) and d["deleted"] == 0
+        assert d["segments"] >= 1 and d["added_since_statistics"] == 0
+        assert d["query_plan"] is True and d["score"] == "distance"
+    human, _ = ok(["index", "info", out])
+    assert re.search(r"documents\s+72\b", human) and "query_plan" in human
+    # --overwrite replaces the index there
+    rebuilt = ok_json(["index", "build", "--model", models["linklearn"], "--corpus", data["folder"] / "ids.tsv",
+                       "--out", out, "--overwrite"])
+    assert rebuilt["documents"] == len(data["ids"]) and rebuilt["score"] == "score"
+
+
+# --------------------------------------------------------------------------- search --index
+
+@pytest.mark.parametrize("name", ["mcd", "linklearn", "film"])
+def test_search_index_ranks_as_search_model_corpus(data, models, indexes, name):
+    qs = queries(data)
+    args = [a for q in qs for a in ("--query", q)] + ["-k", "5"]
+    by_index = ok_json(["search", "--index", indexes[name]] + args)
+    by_model = ok_json(["search", "--model", models[name], "--corpus", data["folder"] / "docs.jsonl"] + args)
+    assert len(by_index) == len(by_model) == len(qs)
+    for a, b in zip(by_index, by_model):
+        column = {"mcd": "distance", "linklearn": "score", "film": "similarity"}[name]
+        assert [h["id"] for h in a["hits"]] == [h["id"] for h in b["hits"]]
+        np.testing.assert_allclose([h[column] for h in a["hits"]], [h[column] for h in b["hits"]],
+                                   rtol=1e-5, atol=1e-6)
+        assert all(h["metadata"]["topic"] == data["topics"][int(h["id"][1:])] for h in a["hits"])
+    # the query's own document first
+    assert [r["hits"][0]["id"] for r in by_index] == ["d3", "d30", "d61"]
+    human, _ = ok(["search", "--index", indexes[name]] + args)
+    assert human.startswith("Scored by") and human.count("query ") == 3
+    first_rows = re.findall(r"^\s+1\s+\S+\s+(d\d+)\s", human, flags=re.M)
+    assert first_rows == ["d3", "d30", "d61"]
+
+
+def test_filter_returns_only_matching_metadata(data, indexes):
+    index, q = indexes["linklearn"], queries(data)[0]
+    everything = search_index(index, q)
+    assert len(everything) == len(data["ids"])
+    # a repeated field is any of its values; several fields are all of them
+    hits = search_index(index, q, "--filter", "topic=1", "--filter", "topic=2", "--filter", "half=odd")
+    expected = {d["id"] for d in data["docs"] if d["topic"] in (1, 2) and d["half"] == "odd"}
+    assert {h["id"] for h in hits} == expected
+    assert all(h["metadata"]["topic"] in (1, 2) and h["metadata"]["half"] == "odd" for h in hits)
+    # the order among them is the unfiltered order
+    assert [h["id"] for h in hits] == [h["id"] for h in everything if h["id"] in expected]
+    # a number on the command line matches numbers and the same text as a string (code is "0".."3")
+    hits = search_index(index, q, "--filter", "code=3")
+    assert {h["id"] for h in hits} == {d["id"] for d in data["docs"] if d["code"] == "3"}
+    hits = search_index(index, q, "--filter", 'code="3"', "--filter", "topic=4")
+    assert {h["id"] for h in hits} == {d["id"] for d in data["docs"] if d["code"] == "3" and d["topic"] == 4}
+    # k is the number of hits among the matching documents
+    assert len(search_index(index, q, "--filter", "topic=0", k=3)) == 3
+    # nothing matches: no hit, never another value
+    assert search_index(index, q, "--filter", "topic=99") == []
+    assert search_index(index, q, "--filter", "nosuchfield=1") == []
+    human, _ = ok(["search", "--index", index, "--query", q, "--filter", "topic=99"])
+    assert "(no document matches)" in human
+
+
+@pytest.mark.parametrize("name", ["mcd", "linklearn", "film"])
+def test_explain_splits_the_score(data, indexes, name):
+    hits = search_index(indexes[name], queries(data)[1], "--explain", k=3)
+    assert len(hits) == 3
+    for h in hits:
+        e = h["explanation"]
+        total = sum(w["contribution"] for w in e["words"]) + e["rest"]
+        if name == "mcd":
+            assert total == pytest.approx(e["squared_distance"], rel=1e-6, abs=1e-9)
+            assert e["squared_distance"] == pytest.approx(h["distance"] ** 2, rel=1e-5, abs=1e-8)
+        else:
+            column = "score" if name == "linklearn" else "similarity"
+            assert total == pytest.approx(e["score"], rel=1e-6, abs=1e-9)
+            assert e["score"] == pytest.approx(h[column], rel=1e-4, abs=1e-6)
+        assert len(e["words"]) >= 1
+    # the human line: the numbers shown before the word pairs sum to the total it names
+    human, _ = ok(["search", "--index", indexes[name], "--query", queries(data)[1], "-k", "3", "--explain"])
+    whys = re.findall(r"^  why (\S+): (.*)$", human, flags=re.M)
+    assert [w[0] for w in whys] == [h["id"] for h in hits]
+    for _, line in whys:
+        total = float(re.match(r"(?:score|squared distance) (-?[\d.]+) = ", line).group(1))
+        summed = line.split(" = ", 1)[1].split(" (largest word pairs")[0]
+        parts = [float(x) for x in re.findall(r" ([+-][\d.]+)", summed)]
+        assert sum(parts) == pytest.approx(total, abs=0.0005 * (len(parts) + 1) + 1e-4), line
+
+
+# --------------------------------------------------------------------------- add, delete, compact, reindex
+
+def test_add_update_delete_compact_reindex(data, models, tmp_path):
+    folder = data["folder"]
+    idx = tmp_path / "idx"
+    ok(["index", "build", "--model", models["linklearn"], "--corpus", folder / "docs.jsonl", "--out", idx])
+    n = len(data["ids"])
+    t = data["texts"]
+    new_a, new_b = near_duplicate(t[5] + " " + t[40], 1), near_duplicate(t[50] + " " + t[10], 2)
+    new = write_jsonl(tmp_path / "new.jsonl", [{"id": "n0", "text": new_a, "topic": 0},
+                                               {"id": "n1", "text": new_b, "topic": 4}])
+    assert ok_json(["index", "add", idx, "--corpus", new]) == {"added": 2, "updated": 0, "documents": n + 2}
+    info = ok_json(["index", "info", idx])
+    assert info["documents"] == n + 2 and info["added_since_statistics"] == 2
+    assert search_index(idx, new_a, k=1)[0]["id"] == "n0"
+    assert search_index(idx, new_b, "--filter", "topic=4", k=1)[0]["id"] == "n1"
+    # the same ids again: refused without --update, nothing added
+    assert_user_error(["index", "add", idx, "--corpus", new], "'n0'", "--update")
+    assert ok_json(["index", "info", idx])["documents"] == n + 2
+    # --update replaces n0 (new text and metadata) and adds n2
+    changed = write_jsonl(tmp_path / "changed.jsonl", [{"id": "n0", "text": t[20], "topic": 9},
+                                                       {"id": "n2", "text": new_a, "topic": 0}])
+    assert ok_json(["index", "add", idx, "--corpus", changed, "--update"]) == {"added": 1, "updated": 1,
+                                                                               "documents": n + 3}
+    hits = search_index(idx, new_a, k=n + 3)
+    assert hits[0]["id"] == "n2" and [h["id"] for h in hits].count("n0") == 1
+    assert [h["metadata"] for h in hits if h["id"] == "n0"] == [{"topic": 9}]
+    assert [h["id"] for h in search_index(idx, t[20], "--filter", "topic=9")] == ["n0"]
+    # delete: never returned again
+    assert ok_json(["index", "delete", idx, "--id", "n1"]) == {"deleted": 1, "documents": n + 2}
+    ids_file = tmp_path / "ids.txt"
+    ids_file.write_text("d7\n\nd8\n", encoding="utf-8")
+    assert ok_json(["index", "delete", idx, "--ids", ids_file]) == {"deleted": 2, "documents": n}
+    gone = {"n1", "d7", "d8"}
+
+    def live_ids():
+        return [h["id"] for h in search_index(idx, t[7])]
+
+    assert not gone & set(live_ids()) and len(live_ids()) == n
+    assert "n1" not in [h["id"] for h in search_index(idx, new_b, "--filter", "topic=4")]
+    # unknown ids: exit 2 in one line, nothing deleted; --missing-ok skips them
+    assert_user_error(["index", "delete", idx, "--id", "d9", "--id", "nosuch"], "'nosuch'")
+    assert_user_error(["index", "delete", idx, "--id", "n1", "--json"], "'n1'")
+    assert "d9" in live_ids()
+    assert ok_json(["index", "delete", idx, "--id", "nosuch", "--id", "d9", "--missing-ok"]) == {
+        "deleted": 1, "documents": n - 1}
+    gone.add("d9")
+    assert_user_error(["index", "delete", idx], "--id")
+    before = search_index(idx, t[12])
+    # compact: one segment, the tombstones gone, the same answers
+    compacted = ok_json(["index", "compact", idx])
+    assert compacted["segments"] == 1 and compacted["deleted"] == 0 and compacted["documents"] == n - 1
+    assert search_index(idx, t[12]) == before
+    assert not gone & set(live_ids())
+    human, _ = ok(["index", "compact", idx])
+    assert human.startswith("Compacted: 1 segment(s) -> 1")
+    # reindex: statistics of the live documents, as if built from them in one go
+    assert ok_json(["index", "info", idx])["added_since_statistics"] == 2    # n0 (updated) and n2
+    reindexed = ok_json(["index", "reindex", idx])
+    assert reindexed["added_since_statistics"] == 0 and reindexed["documents"] == n - 1
+    assert ok_json(["index", "info", idx])["added_since_statistics"] == 0
+    live = [d for d in data["docs"] if d["id"] not in gone] + [{"id": "n0", "text": t[20]}, {"id": "n2", "text": new_a}]
+    fresh = tmp_path / "fresh"
+    ok(["index", "build", "--model", models["linklearn"], "--corpus", write_jsonl(tmp_path / "live.jsonl", live),
+        "--out", fresh])
+    for q in (t[12], new_a):
+        a, b = search_index(idx, q, k=10), search_index(fresh, q, k=10)
+        assert [h["id"] for h in a] == [h["id"] for h in b]
+        np.testing.assert_allclose([h["score"] for h in a], [h["score"] for h in b], rtol=1e-5)
+
+
+# --------------------------------------------------------------------------- match, dedupe, cluster
+
+@pytest.fixture(scope="module")
+def dup_index(data, models, tmp_path_factory):
+    """The FILM index with a near-duplicate planted for every third of the first 30 documents."""
+    folder = tmp_path_factory.mktemp("dups")
+    idx = folder / "idx"
+    ok(["index", "build", "--model", models["film"], "--corpus", data["folder"] / "docs.jsonl", "--out", idx])
+    planted = {f"dup{i}": f"d{i}" for i in range(0, 30, 3)}
+    write_jsonl(folder / "dups.jsonl", [{"id": k, "text": near_duplicate(data["texts"][int(v[1:])], 7 + int(v[1:])),
+                                         "topic": data["topics"][int(v[1:])]} for k, v in planted.items()])
+    ok(["index", "add", idx, "--corpus", folder / "dups.jsonl"])
+    return {"index": idx, "planted": planted, "folder": folder}
+
+
+def test_match_index_finds_the_planted_near_duplicate(data, indexes):
+    texts = [near_duplicate(data["texts"][i], 500 + i) for i in (11, 44)]
+    found = ok_json(["match", "--index", indexes["film"], "--text", texts[0], "--text", texts[1]])
+    assert [r["text"] for r in found] == texts
+    for r, expected in zip(found, ("d11", "d44")):
+        assert r["duplicates"] and r["duplicates"][0]["id"] == expected
+        probs = [d["probability"] for d in r["duplicates"]]
+        assert all(0.0 <= p <= 1.0 for p in probs) and probs == sorted(probs, reverse=True)
+        assert probs[0] > 0.5
+    human, _ = ok(["match", "--index", indexes["film"], "--text", texts[0]])
+    assert re.search(r"^\s+1\s+[\d.]+\s+d11\s", human, flags=re.M)
+
+
+def test_match_and_dedupe_need_a_duplicate_rule(indexes):
+    for args in (["match", "--index", indexes["mcd"], "--text", "w001 w002"],
+                 ["match", "--index", indexes["linklearn"], "--text", "w001 w002", "--json"],
+                 ["dedupe", "--index", indexes["mcd"]]):
+        assert_user_error(args, "no validated duplicate rule", "learnsim fit --method film --pairs")
+    assert_user_error(["match", "--text", "w001"], "--index")
+    assert_user_error(["match", "--index", indexes["film"], "--text", "  "], "--text")
+
+
+def test_dedupe_groups_the_planted_duplicates(dup_index):
+    out = dup_index["folder"] / "groups.tsv"
+    summary, _ = ok(["dedupe", "--index", dup_index["index"], "--out", out])
+    assert "group(s) of near-duplicates" in summary and str(out) in summary
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[0].split("\t") == ["group", "id", "probability", "text"]
+    rows = [line.split("\t") for line in lines[1:]]
+    assert all(len(r) == 4 and r[3] for r in rows)
+    group = {r[1]: int(r[0]) for r in rows}
+    assert len(group) == len(rows)              # a document is in one group
+    assert all(0.0 <= float(r[2]) <= 1.0 for r in rows)
+    for dup, original in dup_index["planted"].items():
+        assert dup in group and group[dup] == group.get(original), (dup, original)
+    groups = ok_json(["dedupe", "--index", dup_index["index"]])
+    assert {d["id"]: g["group"] for g in groups for d in g["documents"]} == group
+
+
+def test_cluster_labels_every_live_document(data, dup_index, tmp_path):
+    idx = tmp_path / "idx"
+    ok(["index", "build", "--model", dup_index["index"] / "model.npz", "--corpus", data["folder"] / "docs.jsonl",
+        "--out", idx])
+    ok(["index", "delete", idx, "--id", "d0", "--id", "d1"])
+    out = tmp_path / "clusters.tsv"
+    summary, _ = ok(["cluster", "--index", idx, "--k", "6", "--out", out])
+    assert summary.startswith("6 cluster(s) of the 70 documents")
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "cluster\tid"
+    rows = [line.split("\t") for line in lines[1:]]
+    assert sorted(r[1] for r in rows) == sorted(set(data["ids"]) - {"d0", "d1"})
+    assert {int(r[0]) for r in rows} == set(range(6))
+    labels = ok_json(["cluster", "--index", idx, "--k", "6"])
+    assert labels == {r[1]: int(r[0]) for r in rows}
+    assert_user_error(["cluster", "--index", idx, "--k", "71"], "--k 71", "70 documents")
+    assert_user_error(["cluster", "--index", idx, "--k", "1000", "--json"], "--k 1000")
+
+
+# --------------------------------------------------------------------------- user errors
+
+def test_index_user_errors(data, models, indexes, tmp_path):
+    folder = data["folder"]
+    not_index = tmp_path / "plain"
+    not_index.mkdir()
+    (not_index / "notes.txt").write_text("x", encoding="utf-8")
+    missing = tmp_path / "missing"
+    a_file = folder / "docs.jsonl"
+    for where, fragment in ((missing, "does not exist"), (not_index, "no learnsim index"),
+                            (a_file, "not a directory")):
+        assert_user_error(["search", "--index", where, "--query", "x"], fragment)
+        assert_user_error(["search", "--index", where, "--query", "x", "--json"], fragment)
+        assert_user_error(["index", "info", where], fragment)
+        assert_user_error(["match", "--index", where, "--text", "x"], fragment)
+        assert_user_error(["dedupe", "--index", where], fragment)
+        assert_user_error(["cluster", "--index", where, "--k", "2"], fragment)
+    build = ["index", "build", "--model", models["mcd"], "--corpus", a_file, "--out"]
+    assert_user_error(build + [indexes["mcd"]], "not empty", "--overwrite")
+    assert_user_error(build + [not_index, "--overwrite"], "holds no index")
+    assert (not_index / "notes.txt").exists()
+    assert_user_error(build + [a_file], "not a directory")
+    repeated = tmp_path / "repeated.jsonl"
+    repeated.write_text(a_file.read_text(encoding="utf-8") + a_file.read_text(encoding="utf-8").splitlines()[4] + "\n",
+                        encoding="utf-8")
+    assert_user_error(["index", "build", "--model", models["mcd"], "--corpus", repeated, "--out", tmp_path / "new"],
+                      "'d4'", "twice")
+    assert not (tmp_path / "new").exists()
+    assert_user_error(["index", "add", indexes["mcd"], "--corpus", repeated, "--update"], "'d4'", "twice")
+    q = ["--query", "w001"]
+    assert_user_error(["search", "--index", indexes["mcd"], "--filter", "topic"] + q, "FIELD=VALUE", "'topic'")
+    assert_user_error(["search", "--index", indexes["mcd"], "--filter", "=3", "--json"] + q, "FIELD=VALUE")
+    for option in (["--filter", "topic=1"], ["--explain"]):
+        assert_user_error(["search", "--model", models["mcd"], "--corpus", a_file] + option + q, "need --index")
+    assert_user_error(["search", "--index", indexes["mcd"], "--model", models["mcd"]] + q, "--index", "--model")
+    assert_user_error(["search", "--index", indexes["mcd"], "--corpus", a_file, "--json"] + q, "--index")
+
+
+def test_search_index_starts_without_scikit_learn(data, indexes, tmp_path):
+    """With a query plan a search reads numpy arrays and SQLite only."""
+    script = tmp_path / "run.py"
+    script.write_text(textwrap.dedent("""\
+        import sys
+        from learnsim.cli import main
+        code = main(sys.argv[1:])
+        heavy = sorted(m for m in ("sklearn", "scipy.sparse.linalg") if m in sys.modules)
+        print("HEAVY", ",".join(heavy), file=sys.stderr)
+        sys.exit(code)
+        """), encoding="utf-8")
+    for name in ("mcd", "film", "linklearn"):
+        assert ok_json(["index", "info", indexes[name]])["query_plan"] is True
+        proc = subprocess.run([sys.executable, str(script), "search", "--index", str(indexes[name]), "--query",
+                               queries(data)[0], "--json"], capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout)[0]["hits"][0]["id"] == "d3"
+        assert "HEAVY \n" in proc.stderr, (name, proc.stderr)
+    # and through `python -m learnsim`, timed imports: no sklearn module imported
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "learnsim", "search", "--index",
+                           str(indexes["mcd"]), "--query", "x", "--json"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "learnsim" in proc.stderr and not re.search(r"\|\s*sklearn\b", proc.stderr)
