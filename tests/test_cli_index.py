@@ -165,6 +165,10 @@ def test_search_index_ranks_as_search_model_corpus(data, models, indexes, name):
         assert all(h["metadata"]["topic"] == data["topics"][int(h["id"][1:])] for h in a["hits"])
     # the query's own document first
     assert [r["hits"][0]["id"] for r in by_index] == ["d3", "d30", "d61"]
+    qfile = data["folder"] / "queries.txt"
+    qfile.write_text("".join(q + "\n" for q in qs), encoding="utf-8")
+    from_file = ok_json(["search", "--index", indexes[name], "--queries", qfile, "-k", "5"])
+    assert [[h["id"] for h in r["hits"]] for r in from_file] == [[h["id"] for h in r["hits"]] for r in by_index]
     human, _ = ok(["search", "--index", indexes[name]] + args)
     assert human.startswith("Scored by") and human.count("query ") == 3
     first_rows = re.findall(r"^\s+1\s+\S+\s+(d\d+)\s", human, flags=re.M)
@@ -362,6 +366,11 @@ def test_cluster_labels_every_live_document(data, dup_index, tmp_path):
     assert {int(r[0]) for r in rows} == set(range(6))
     labels = ok_json(["cluster", "--index", idx, "--k", "6"])
     assert labels == {r[1]: int(r[0]) for r in rows}
+    # average link with a threshold above every distance: one group
+    assert set(ok_json(["cluster", "--index", idx, "--distance-threshold", "1e9"]).values()) == {0}
+    assert len(ok_json(["cluster", "--index", idx, "--distance-threshold", "1e9"])) == 70
+    for bad in ("0", "-1", "nan"):
+        assert_user_error(["cluster", "--index", idx, "--distance-threshold", bad], "--distance-threshold")
     assert_user_error(["cluster", "--index", idx, "--k", "71"], "--k 71", "70 documents")
     assert_user_error(["cluster", "--index", idx, "--k", "1000", "--json"], "--k 1000")
 
@@ -388,6 +397,9 @@ def test_index_user_errors(data, models, indexes, tmp_path):
     assert_user_error(build + [not_index, "--overwrite"], "holds no index")
     assert (not_index / "notes.txt").exists()
     assert_user_error(build + [a_file], "not a directory")
+    assert_user_error(build + [tmp_path / "no" / "such" / "idx"], "does not exist")
+    assert not (tmp_path / "no").exists()
+    assert_user_error(["index", "delete", indexes["mcd"], "--ids", tmp_path / "nosuch.txt"], "--ids", "cannot read")
     repeated = tmp_path / "repeated.jsonl"
     repeated.write_text(a_file.read_text(encoding="utf-8") + a_file.read_text(encoding="utf-8").splitlines()[4] + "\n",
                         encoding="utf-8")

@@ -38,6 +38,8 @@ def run(args):
 
     out = _check_output_file(args.out, "--out") if args.out else None
     index = open_index(args.index)
+    if args.distance_threshold is not None and not args.distance_threshold > 0:   # NaN too
+        raise UsageError(f"--distance-threshold must be a positive number; got {args.distance_threshold}")
     if args.k is not None and args.k > len(index):
         raise UsageError(f"--k {args.k} is more than the {len(index)} documents of the index")
     labels = index.cluster(args.k, distance_threshold=args.distance_threshold, random_state=args.seed)

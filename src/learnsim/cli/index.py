@@ -5,7 +5,7 @@ import json
 import textwrap
 from pathlib import Path
 
-from ._common import (_add_encoding_errors, _examples, _formatter, _note, _print_json, _table, UsageError)
+from ._common import (_add_encoding_errors, _check_output_dir, _examples, _formatter, _note, _print_json, _table, UsageError)
 
 CORPUS_LAYOUTS = """\
 corpus layouts:
@@ -152,6 +152,7 @@ def run(args):
         out = Path(args.out)
         if out.exists() and not out.is_dir():
             raise UsageError(f"--out {out} exists and is not a directory")
+        _check_output_dir(out, "--out")      # its parent folders are never created silently
         ids, texts, metas = read_corpus(args.corpus, args.encoding_errors)
         if out.exists() and any(out.iterdir()) and not args.overwrite:
             raise UsageError(f"--out {out} is not empty (add --overwrite to replace an index there)")
@@ -202,8 +203,12 @@ def _change(args, index):
     if action == "delete":
         ids = list(args.ids or [])
         if args.ids_file:
-            with open(args.ids_file, encoding="utf-8") as fh:
-                ids.extend(line.strip() for line in fh if line.strip())
+            try:
+                with open(args.ids_file, encoding="utf-8") as fh:
+                    ids.extend(line.strip() for line in fh if line.strip())
+            except (OSError, UnicodeDecodeError) as exc:
+                why = getattr(exc, "strerror", None) or exc
+                raise UsageError(f"--ids {args.ids_file}: cannot read it ({why})") from None
         if not ids:
             raise UsageError("give the documents to delete with --id ID or --ids FILE")
         n = index.delete(ids, missing_ok=args.missing_ok)
