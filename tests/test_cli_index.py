@@ -349,6 +349,10 @@ def test_dedupe_groups_the_planted_duplicates(dup_index):
         assert dup in group and group[dup] == group.get(original), (dup, original)
     groups = ok_json(["dedupe", "--index", dup_index["index"]])
     assert {d["id"]: g["group"] for g in groups for d in g["documents"]} == group
+    # a deleted document is in no group (and its planted twin has no one left to be grouped with)
+    ok(["index", "delete", dup_index["index"], "--id", "d3"])
+    after = {d["id"] for g in ok_json(["dedupe", "--index", dup_index["index"]]) for d in g["documents"]}
+    assert "d3" not in after and "dup3" not in after and "dup6" in after
 
 
 def test_cluster_labels_every_live_document(data, dup_index, tmp_path):
