@@ -119,6 +119,13 @@ def main(argv=None):
             return args.handler(args)
         except KeyboardInterrupt:
             return _report_error("learnsim", "interrupted", 130, as_json)
+        except BrokenPipeError:
+            # the reader of stdout went away (learnsim search ... | head): not an error of ours;
+            # point stdout at devnull so that Python's flush at exit does not raise again
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
         except Exception as exc:
             message = None if args.debug else _user_error_message(exc)
             if message is None:
