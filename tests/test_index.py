@@ -203,6 +203,10 @@ def test_delete_update_compact_reopen_stay_consistent(family, tmp_path):
     assert [h["id"] for h in idx.search(texts[50], k=10, filter={"topic": 99})] == ["d10"]
     with pytest.raises(KeyError, match="use add"):
         idx.update(["d0"], ["w001"])
+    # an update naming one missing id changes nothing
+    with pytest.raises(KeyError, match="nope"):
+        idx.update(["d20", "nope"], ["w001", "w002"])
+    assert idx.document("d20") == (texts[20], meta[20])
     # the live collection in the order of its sequence numbers (an update goes to the end)
     live = [i for i in range(n) if ids[i] not in gone and i != 10]
     live_texts, live_ids = [texts[i] for i in live] + [texts[50]], [ids[i] for i in live] + ["d10"]
@@ -334,6 +338,19 @@ def test_cluster_groups_the_topics_and_info_describes_the_index(built):
     info = idx.info()
     assert info["documents"] == len(ids) and info["kind"] == "distance" and info["dtype"] == "float64"
     assert info["method"] == "MinimumClusterDistortion" and info["bytes"] > 0
+
+
+def test_the_module_functions_build_and_open_the_same_index(tmp_path):
+    import learnsim.index as li
+
+    texts, _, ids, meta = corpus()
+    model_file = tmp_path / "model.npz"
+    model("relative").save(model_file)
+    built_ = li.build(tmp_path / "idx", model_file, texts[:40], ids[:40], meta[:40])
+    opened = li.open_index(tmp_path / "idx")
+    _assert_same_hits(opened.search(texts[3], k=5), built_.search(texts[3], k=5))
+    assert issubclass(li.IndexFormatError, ValueError)
+    assert "Index(" in repr(opened) and len(opened) == 40
 
 
 def test_default_ids_are_the_sequence_numbers(tmp_path):

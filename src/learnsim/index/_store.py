@@ -62,7 +62,7 @@ def check_metadata(meta, where="metadata"):
 def check_filter(filter):
     """A metadata filter: {field: value} (equality) or {field: [v1, v2, ...]} (any of them).
 
-    Returns a list of (field, values); fields are plain names (letters, digits, ``_``, ``.``, ``-``).
+    Returns a list of (field, values); fields are plain names (letters, digits, ``_``, ``-``).
     """
     if filter is None:
         return []
