@@ -76,7 +76,7 @@ def _print_walkthrough(w):
     print(f"\nsearch (a reworded {w['query_of']}, {w['search_seconds'] * 1000:.0f} ms with the explanation): "
           f"{_snip(w['query'])}")
     print(_table(["rank", "similarity", "doc", "why (words adding most)"],
-                 [[h["rank"], f"{h['score']:.4f}", h["id"], explanation_line(h["explanation"])[:70]]
+                 [[h["rank"], f"{h['score']:.4f}", h["id"], explanation_line(h["explanation"], n_words=3)]
                   for h in w["hits"]], align=">><<"))
     print(f"\nmatch (a new near-duplicate of {w['match_of']}): {_snip(w['match_text'])}")
     if w["matches"]:

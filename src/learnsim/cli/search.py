@@ -148,13 +148,13 @@ def _run_index(args):
     return 0
 
 
-def explanation_line(e):
+def explanation_line(e, n_words=6):
     """One line: the words that add most, with their contributions, and what the other words add
     (the numbers shown sum to the score, or to the squared distance); then the largest word pairs,
     another split of the same total."""
     total = e.get("squared_distance", e.get("score"))
     what = "squared distance" if "squared_distance" in e else "score"
-    shown = e.get("words", [])[:6]
+    shown = e.get("words", [])[:n_words]
     words = ", ".join(f"{w['word']} {w['contribution']:+.3f}" for w in shown)
     rest = total - sum(w["contribution"] for w in shown)     # the words not shown
     pairs = ", ".join(f"{p['word_a']}~{p['word_b']} {p['contribution']:+.3f}"
