@@ -64,6 +64,9 @@ def _expected(pristine, family):
     (lambda m: m.pop("covered_seq"), "covered_seq"),
     (lambda m: m.pop("model_sha256"), "model_sha256"),
     (lambda m: m.update(dtype=7), "dtype"),
+    (lambda m: m.update(dtype="int8"), "not float32 or float64"),
+    (lambda m: m.update(n_features="400"), "n_features"),
+    (lambda m: m.update(dense_dim=-1), "dense_dim"),
     (lambda m: m["segments"][0].update(n=3), "does not match the manifest"),
     (lambda m: m["segments"].append(dict(m["segments"][0])), "overlap"),
     (lambda m: m["segments"][0].update(name="no-such-segment"), "segment.json"),
@@ -123,7 +126,8 @@ def _set(arr, index, value):
     ("mcd", "dense", lambda a: _set(a, (5, 1), np.inf), "NaN or infinite"),
     ("mcd", "sq", lambda a: _set(a, 2, np.nan), "sq.npy"),
     ("mcd", "sq", lambda a: _set(a, 2, -5.0), "negative"),
-    ("mcd", "seqs", lambda a: a[::-1].copy(), "not increasing|out of order"),
+    ("mcd", "seqs", lambda a: a[::-1].copy(), "does not hold the documents"),
+    ("linklearn", "seqs", lambda a: a + 1000, "does not hold the documents"),
     ("mcd", "dense", lambda a: a.astype(np.float32), "dense.npy"),
     ("mcd", "dense", lambda a: a[:, :-1].copy(), "dense.npy"),
     ("linklearn", "indices", lambda a: _set(a, 7, 10_000), "outside the segment"),
@@ -138,6 +142,31 @@ def test_damaged_segment_values_are_an_index_format_error(copy, family, array, c
     _rewrite(_segment(path) / f"{array}.npy", change)
     with pytest.raises(IndexFormatError, match=message):
         Index.open(path).search(QUERY, k=5)
+
+
+def test_a_missing_or_damaged_document_database_is_an_index_format_error(copy):
+    path = copy("mcd")
+    (path / "docs.sqlite").unlink()
+    with pytest.raises(IndexFormatError, match="docs.sqlite is missing"):
+        Index.open(path)
+    path = copy("linklearn")
+    for f in path.glob("docs.sqlite*"):
+        f.unlink()
+    (path / "docs.sqlite").write_bytes(b"this is not a database" * 100)
+    with pytest.raises(IndexFormatError, match="cannot read docs.sqlite"):
+        Index.open(path)
+
+
+def test_a_document_the_database_lost_is_an_index_format_error(copy):
+    import sqlite3
+
+    path = copy("linklearn")
+    with sqlite3.connect(path / "docs.sqlite") as conn:
+        conn.execute("DELETE FROM docs WHERE id = 'd5'")
+    conn.close()
+    idx = Index.open(path)
+    with pytest.raises(IndexFormatError, match="does not hold"):
+        idx.search(QUERY, k=1000)
 
 
 def test_a_missing_segment_array_is_an_index_format_error(copy):

@@ -156,6 +156,8 @@ class Segment:
         self.seqs = load("seqs")
         if self.seqs.shape != (self.n,) or self.seqs.dtype != np.int64:
             raise IndexFormatError(f"{where}: seqs.npy must be int64 of shape ({self.n},)")
+        if self.n and [int(self.seqs[0]), int(self.seqs[-1])] != [entry.get("first_seq"), entry.get("last_seq")]:
+            raise IndexFormatError(f"{where}: seqs.npy does not hold the documents the manifest lists")
         self.dense = load("dense", required=dense_dim is not None)
         if self.dense is not None and (self.dense.ndim != 2 or self.dense.shape != (self.n, dense_dim)
                                        or self.dense.dtype != self.dtype):

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import sqlite3
 import time
 from pathlib import Path
 
@@ -272,14 +273,25 @@ class Index:
                 raise IndexFormatError(f"{self.path}: {_MANIFEST} has no valid {key!r}")
         if m["kind"] not in ("term_weights", "cosine", "distance"):
             raise IndexFormatError(f"{self.path}: unknown scoring kind {m['kind']!r}")
+        if m["dtype"] not in ("float32", "float64"):
+            raise IndexFormatError(f"{self.path}: {_MANIFEST} has dtype {m['dtype']!r}, not float32 or float64")
+        for key in ("n_features", "dense_dim"):
+            v = m.get(key)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
+                raise IndexFormatError(f"{self.path}: {_MANIFEST} has no valid {key!r}")
+        if not (self.path / _DOCS).is_file():
+            raise IndexFormatError(f"{self.path}: {_DOCS} is missing")
         self.manifest = m
         self.kind = m["kind"]
         self.scoring, self.column = m.get("scoring", ""), m.get("column", "score")
         self.higher_is_closer = bool(m.get("higher_is_closer", True))
         self.segments = [Segment(self.path / "segments", e, kind=self.kind, n_features=m.get("n_features"),
                                  dense_dim=m.get("dense_dim")) for e in m["segments"]]
-        self.store = DocumentStore(self.path / _DOCS)
-        tail = self.store.rows_after(m["covered_seq"])
+        try:
+            self.store = DocumentStore(self.path / _DOCS)
+            tail = self.store.rows_after(m["covered_seq"])
+        except sqlite3.DatabaseError as exc:
+            raise IndexFormatError(f"{self.path}: cannot read {_DOCS} ({exc})") from None
         if tail:
             # added before a crash, after the last segment: scored from their texts
             seqs = [r[0] for r in tail]
@@ -377,6 +389,9 @@ class Index:
         docs = self.store.documents(self._seqs[order])
         hits = []
         for rank, pos in enumerate(order):
+            if int(self._seqs[pos]) not in docs:
+                raise IndexFormatError(f"{self.path}: a segment lists document {int(self._seqs[pos])}, which "
+                                       f"{_DOCS} does not hold (edited or damaged)")
             doc_id, text, meta = docs[int(self._seqs[pos])]
             v = float(values[pos])
             hit = {"rank": rank + 1, "id": doc_id, "score": v if self.higher_is_closer else -v,
