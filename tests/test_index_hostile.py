@@ -183,6 +183,28 @@ def test_a_damaged_query_plan_is_an_index_format_error(copy):
         Index.open(path).search(QUERY, k=5)
 
 
+@pytest.mark.parametrize("family, array, change", [
+    ("mcd", "factor", lambda a: a[:-3].copy()), ("mcd", "factor", lambda a: _set(a, (0, 0), np.nan)),
+    ("mcd", "active_position", lambda a: a[:5].copy()), ("linklearn", "idf", lambda a: a[:3].copy()),
+    ("mcd", "idf", lambda a: _set(a, 0, np.inf)),
+])
+def test_damaged_query_plan_arrays_are_an_index_format_error(copy, family, array, change):
+    path = copy(family)
+    _rewrite(path / _manifest(path)["plan_dir"] / f"{array}.npy", change)
+    with pytest.raises(IndexFormatError, match="query plan"):
+        Index.open(path).search(QUERY + " w399 w398 w397 w396 w395", k=5)
+
+
+def test_damaged_collection_statistics_are_an_index_format_error(copy):
+    path = copy("linklearn")
+    _rewrite(path / _manifest(path)["statistics_dir"] / "idf.npy", lambda a: _set(a, 2, np.nan))
+    idx = Index.open(path)
+    with pytest.raises(IndexFormatError, match="statistics 'idf'"):
+        idx.add(["w001 w002"], ["new"])
+    with pytest.raises(KeyError):
+        idx.document("new")
+
+
 # ---------------------------------------------------------------------- the model file
 def test_a_model_file_that_does_not_match_its_checksum_is_refused(copy, pristine):
     path = copy("linklearn")

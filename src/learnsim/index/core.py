@@ -355,6 +355,8 @@ class Index:
                 out[name] = np.load(directory / f"{name}.npy", allow_pickle=False)
             except (OSError, ValueError) as exc:
                 raise IndexFormatError(f"{self.path}: cannot read statistics {name!r} ({exc})") from None
+            if out[name].dtype.kind not in "fiu" or not np.isfinite(out[name]).all():
+                raise IndexFormatError(f"{self.path}: statistics {name!r} are not finite numbers")
         return out
 
     def _query_rows(self, texts):
@@ -364,10 +366,17 @@ class Index:
         if plan_dir is not None:
             if self._plan is None:
                 try:
-                    self._plan = QueryPlan.load(self.path / plan_dir)
-                except (OSError, ValueError, KeyError) as exc:
+                    plan = QueryPlan.load(self.path / plan_dir)
+                except (OSError, ValueError, KeyError, TypeError) as exc:
                     raise IndexFormatError(f"{self.path}: cannot read the query plan ({exc})") from None
-            return self._plan.rows(texts)
+                if not all(np.isfinite(a).all() for a in plan.arrays.values() if a.dtype.kind == "f"):
+                    raise IndexFormatError(f"{self.path}: the query plan holds NaN or infinite values")
+                self._plan = plan
+            try:
+                return self._plan.rows(texts)
+            except (IndexError, ValueError, KeyError, TypeError) as exc:
+                # arrays of the wrong shape: the plan was edited or damaged after the build checked it
+                raise IndexFormatError(f"{self.path}: the query plan is damaged ({exc})") from None
         p = self.pipeline
         return QueryRows.from_rows(p.scorer.query_rows(p.vectorize(texts), self.statistics))
 
