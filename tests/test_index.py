@@ -364,3 +364,23 @@ def test_default_ids_are_the_sequence_numbers(tmp_path):
     with pytest.raises(ValueError, match="'9'"):
         idx.add(texts[8:10])
     assert len(idx) == 8 and len(Index.open(tmp_path / "idx")) == 8
+
+
+def test_two_handles_see_each_others_deletes_and_adds(tmp_path):
+    """A handle opened before another one (or another process) deleted documents never returns
+    them, and its compact does not bring them back."""
+    texts, _, ids, meta = corpus()
+    a = _fresh("mcd", tmp_path / "idx")
+    b = Index.open(tmp_path / "idx")
+    b.delete(["d1", "d2"])
+    assert not {"d1", "d2"} & {h["id"] for h in a.search(texts[1], k=1000)}
+    assert len(a.search(texts[1], k=1000)) == len(texts) - 2
+    assert a.info()["deleted"] == 2
+    b.add([texts[1]], ["d1-again"])
+    assert a.search(texts[1], k=1)[0]["id"] == "d1-again"
+    b.delete("d3")
+    a.compact()                                   # a's view of the deletes was stale before it
+    for handle in (a, b, Index.open(tmp_path / "idx")):
+        hits = handle.search(texts[3], k=1000)
+        assert len(hits) == len(texts) - 2 and not {"d1", "d2", "d3"} & {h["id"] for h in hits}
+    assert "d3" not in {h["id"] for h in b.more_like("d4", k=1000)}

@@ -307,7 +307,15 @@ class Index:
             raise IndexFormatError(f"{self.path}: segments overlap or are out of order")
         self._refresh_deleted()
 
+    def _see_changes(self):
+        """Before a read: see what other handles (or processes) wrote since, when SQLite says
+        something was (its data_version): their deletes, and their segments when the manifest changed."""
+        if self.store.conn.execute("PRAGMA data_version").fetchone()[0] != self._data_version:
+            self._reload_if_changed()
+            self._refresh_deleted()
+
     def _refresh_deleted(self):
+        self._data_version = self.store.conn.execute("PRAGMA data_version").fetchone()[0]
         live = np.ones(self._seqs.shape[0], dtype=bool)
         dead = np.asarray(self.store.deleted_seqs(), dtype=np.int64)
         if dead.size:
@@ -449,6 +457,7 @@ class Index:
         single = isinstance(query, str)
         queries = _check_texts([query] if single else query, "query")
         k = _check_k(k)
+        self._see_changes()
         allowed = self._allowed(filter)
         results = []
         for qi, (values, order) in enumerate(self._search_rows(self._query_rows(queries), k, allowed)):
@@ -464,6 +473,7 @@ class Index:
     def more_like(self, doc_id, k=10, *, filter=None):
         """The k documents closest to the document ``doc_id`` (itself excluded)."""
         k = _check_k(k)
+        self._see_changes()
         seq = self.store.live_seq_of(doc_id)
         text, _ = self.document(doc_id)
         pos = int(np.searchsorted(self._seqs, seq))
@@ -501,6 +511,7 @@ class Index:
         probability that joined the document to its group), the largest group first.
         """
         k = _check_k(k)
+        self._see_changes()
         positions = np.flatnonzero(self._live)
         parent = {}
 
@@ -610,6 +621,7 @@ class Index:
         """With the lock held: see the other writers' changes, and remove what a writer that was
         stopped left behind (no manifest lists it, so no reader reads it)."""
         self._reload_if_changed()
+        self._refresh_deleted()         # another handle's deletes: compact must not keep their rows
         _remove_unreferenced(self.path, self.manifest)
 
     def _reload_if_changed(self):
@@ -694,6 +706,7 @@ class Index:
     # ------------------------------------------------------------------ information
     def info(self):
         """A dict describing the index: documents, segments, scoring, staleness of the statistics."""
+        self._see_changes()
         m = self.manifest
         size = sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file())
         return {"path": str(self.path), "format_version": m["format_version"], "method": m.get("method"),
