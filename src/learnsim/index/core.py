@@ -389,6 +389,13 @@ class Index:
         return QueryRows.from_rows(p.scorer.query_rows(p.vectorize(texts), self.statistics))
 
     # ------------------------------------------------------------------ search
+    def _all_live(self, ok):
+        if ok is not self._live:
+            return False
+        if getattr(self, "_n_live_cache", None) is None or self._n_live_cache[0] is not self._live:
+            self._n_live_cache = (self._live, bool(self._live.all()))
+        return self._n_live_cache[1]
+
     def _allowed(self, filter):
         conditions = check_filter(filter)
         if not conditions:
@@ -428,7 +435,8 @@ class Index:
             if exclude is not None:
                 ok = ok.copy()
                 ok[exclude[i]] = False
-            out.append((values, top_k(values, k, ok)))
+            # every document allowed (no filter, no delete): skip a pass over the mask
+            out.append((values, top_k(values, k, None if self._all_live(ok) else ok)))
         return out
 
     def search(self, query, k=10, *, filter=None, explain=False, n_top=10):
