@@ -73,3 +73,55 @@ def top_k(values, k, allowed=None):
     if allowed is not None:
         order = order[np.isfinite(values[order])]
     return order
+
+
+def _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, allowed):
+    """(local positions, higher-is-closer values) of the k best rows of one segment, best first,
+    ties to the lower position; ``allowed``: a boolean mask of the segment's rows or None."""
+    from ._kernels import first_zero_rows, largest_k, sparse_candidates
+
+    seg.check()
+    n = seg.n
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    sparse_only = (q_dense is None or seg.dense is None) and not distance
+    if sparse_only and seg.indptr is not None:
+        if q_sparse is None or not q_sparse[0].size:
+            rows, vals = np.zeros(0, dtype=np.int64), np.zeros(0)
+        else:
+            rows, vals = sparse_candidates(seg, q_sparse[0], q_sparse[1])
+        if allowed is not None:
+            keep = allowed[rows]
+            rows, vals = rows[keep], vals[keep]
+        # every other row scores exactly 0: only the first k of them can be among the best
+        zeros = first_zero_rows(n, rows, k, allowed)
+        cand = np.concatenate([rows, zeros])
+        cvals = np.concatenate([vals, np.zeros(zeros.shape[0])])
+        order = np.lexsort((cand, -cvals))[:k]
+        return cand[order], cvals[order]
+    if distance:
+        values = closeness([seg], q_sparse, q_dense, q_sq, True)
+    elif seg.indptr is None and q_dense is not None and seg.dense is not None:
+        # dense only: rank the float32 inner products as they come (exact in float64 too)
+        values = seg.dense @ np.asarray(q_dense, dtype=seg.dtype)
+    else:
+        values = seg.inner(q_sparse, q_dense)
+    pos = largest_k(values, k, allowed)
+    return pos, np.asarray(values[pos], dtype=np.float64)
+
+
+def best_k(segments, q_sparse, q_dense, q_sq, distance, k, allowed=None):
+    """(global positions, higher-is-closer values) of the k best rows over all ``segments`` (in
+    order), best first, ties to the lower position; ``allowed``: a mask over all rows or None."""
+    positions, values, offset = [], [], 0
+    for seg in segments:
+        mask = None if allowed is None else np.asarray(allowed[offset:offset + seg.n])
+        pos, vals = _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, mask)
+        positions.append(pos + offset)
+        values.append(vals)
+        offset += seg.n
+    if not positions:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    pos, vals = np.concatenate(positions), np.concatenate(values)
+    order = np.lexsort((pos, -vals))[:k]
+    return pos[order], vals[order]

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._scan import MemorySegment, closeness, top_k
+from ._scan import MemorySegment, best_k
 from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexFormatError, Segment, write_json_atomic
 from ._store import DocumentStore, check_filter, check_metadata
 
@@ -410,6 +410,7 @@ class Index:
         return allowed & self._live
 
     def _hits(self, values, order, explain_query=None, n_top=10):
+        """The hits at global positions ``order`` with higher-is-closer ``values`` (aligned)."""
         docs = self.store.documents(self._seqs[order])
         hits = []
         for rank, pos in enumerate(order):
@@ -417,7 +418,7 @@ class Index:
                 raise IndexFormatError(f"{self.path}: a segment lists document {int(self._seqs[pos])}, which "
                                        f"{_DOCS} does not hold (edited or damaged)")
             doc_id, text, meta = docs[int(self._seqs[pos])]
-            v = float(values[pos])
+            v = float(values[rank])
             hit = {"rank": rank + 1, "id": doc_id, "score": v if self.higher_is_closer else -v,
                    "text": text, "metadata": meta}
             if explain_query is not None:
@@ -430,13 +431,14 @@ class Index:
         out = []
         for i in range(len(rows)):
             s, d, q = rows.row(i)
-            values = closeness(self.segments, s, d, q, self.kind == "distance")
             ok = allowed
             if exclude is not None:
                 ok = ok.copy()
                 ok[exclude[i]] = False
-            # every document allowed (no filter, no delete): skip a pass over the mask
-            out.append((values, top_k(values, k, None if self._all_live(ok) else ok)))
+            # every document allowed (no filter, no delete): no mask to apply
+            order, values = best_k(self.segments, s, d, q, self.kind == "distance", k,
+                                   None if self._all_live(ok) else ok)
+            out.append((values, order))
         return out
 
     def search(self, query, k=10, *, filter=None, explain=False, n_top=10):

@@ -1,0 +1,188 @@
+"""The inner loops of an index search: numba kernels when numba is installed (the ``fast``
+extra), numpy otherwise; both give the same hits.
+
+- :func:`sparse_candidates`: add up the posting lists of a query's terms into a per-segment
+  buffer, and return the rows they touched with their scores. A sparse-only score is 0 for every
+  row the query does not touch, so the k best are among the touched rows and the first k
+  untouched ones: a search costs the length of the posting lists, not the size of the segment
+  (bm25s's habit).
+- :func:`largest_k`: positions of the k largest values of a score vector in one pass, ties to
+  the lower position (a stable sort's order), restricted to allowed positions.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["sparse_candidates", "largest_k", "first_zero_rows", "have_numba", "NUMBA_MIN_ROWS"]
+
+# numba costs about 0.4 s to import: a command-line search of a small index is faster without
+# it, so the kernels are compiled only for large segments (or when LEARNSIM_NUMBA=1; never with
+# LEARNSIM_NUMBA=0)
+NUMBA_MIN_ROWS = 200_000
+_compiled = {}
+
+
+def _kernels(n_rows):
+    """The numba-compiled kernels, or None (numpy path)."""
+    import os
+
+    flag = os.environ.get("LEARNSIM_NUMBA", "")
+    if flag == "0" or (flag != "1" and n_rows < NUMBA_MIN_ROWS):
+        return None
+    if "ok" not in _compiled:
+        try:
+            import numba
+        except ImportError:  # pragma: no cover - depends on the environment
+            _compiled["ok"] = False
+            return None
+        jit = numba.njit(cache=True, nogil=True)
+        _compiled.update(ok=True, accumulate=jit(_accumulate), collect=jit(_collect),
+                         largest_k=jit(_largest_k_kernel))
+    return _compiled if _compiled["ok"] else None
+
+
+def have_numba():
+    """Whether numba is importable (the kernels' fast path)."""
+    try:
+        import numba  # noqa: F401
+    except ImportError:  # pragma: no cover
+        return False
+    return True
+
+
+# largest_k keeps its k best in an insertion-sorted buffer: above this k a sort is cheaper
+_MAX_KERNEL_K = 256
+
+
+def _accumulate(indptr, indices, data, terms, weights, buf, touched):
+    """buf[rows] += weight x posting weights for every query term; the touched rows (each once)
+    go to ``touched``; returns how many."""
+    m = 0
+    for t in range(terms.shape[0]):
+        term = terms[t]
+        w = weights[t]
+        for p in range(indptr[term], indptr[term + 1]):
+            r = indices[p]
+            if buf[r] == 0.0:
+                # a row whose running sum is exactly 0 may be listed twice: dropped below
+                touched[m] = r
+                m += 1
+            buf[r] += w * data[p]
+    return m
+
+
+def _collect(buf, touched, m, out_rows, out_vals):
+    """Move the touched rows' sums out of ``buf`` (and zero it again); returns how many rows."""
+    n = 0
+    for i in range(m):
+        r = touched[i]
+        v = buf[r]
+        if v != 0.0:
+            out_rows[n] = r
+            out_vals[n] = v
+            n += 1
+            buf[r] = 0.0
+    return n
+
+
+def sparse_candidates(seg, terms, weights):
+    """(rows, scores) of the rows of ``seg`` whose sparse score is not 0, rows ascending."""
+    terms = np.asarray(terms, dtype=np.int64)
+    weights = np.asarray(weights, dtype=np.float64)
+    indptr, indices, data = seg.indptr, seg.indices, seg.data
+    kernels = _kernels(seg.n)
+    if kernels is not None:
+        buf = getattr(seg, "_buffer", None)
+        if buf is None or buf.shape[0] != seg.n:
+            buf = seg._buffer = np.zeros(seg.n)
+        total = int((np.asarray(indptr[terms + 1]) - np.asarray(indptr[terms])).sum()) if terms.size else 0
+        touched = np.empty(total, dtype=np.int64)
+        try:
+            m = kernels["accumulate"](indptr, indices, data, terms, weights, buf, touched)
+            rows = np.empty(m, dtype=np.int64)
+            vals = np.empty(m)
+            n = kernels["collect"](buf, touched, m, rows, vals)
+        except BaseException:
+            buf[:] = 0.0
+            raise
+        order = np.argsort(rows[:n], kind="stable")
+        return rows[:n][order], vals[:n][order]
+    starts, ends = indptr[terms], indptr[terms + 1]
+    hit = ends > starts
+    if not hit.any():
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    rows = np.concatenate([indices[s:e] for s, e in zip(starts[hit], ends[hit])])
+    vals = np.concatenate([data[s:e].astype(np.float64) * w for s, e, w in zip(starts[hit], ends[hit], weights[hit])])
+    sums = np.bincount(rows, weights=vals, minlength=seg.n)
+    nz = np.flatnonzero(sums)
+    return nz.astype(np.int64), sums[nz]
+
+
+def first_zero_rows(n, exclude_sorted, k, allowed=None):
+    """The k lowest rows in [0, n) that are not in ``exclude_sorted`` (and are allowed)."""
+    out = []
+    limit = min(n, k + exclude_sorted.shape[0] + 1)
+    while True:
+        cand = np.arange(limit)
+        cand = cand[~np.isin(cand, exclude_sorted, assume_unique=True)]
+        if allowed is not None:
+            cand = cand[np.asarray(allowed[:limit], dtype=bool)[cand]]
+        if cand.shape[0] >= k or limit >= n:
+            out = cand[:k]
+            break
+        limit = min(n, limit * 2)
+    return np.asarray(out, dtype=np.int64)
+
+
+def _largest_k_kernel(values, k, allowed, use_allowed, out):
+    """Insertion-sorted buffer of the k largest (ties to the lower position); returns the count."""
+    count = 0
+    for i in range(values.shape[0]):
+        if use_allowed and not allowed[i]:
+            continue
+        v = values[i]
+        if count == k and not v > values[out[k - 1]]:
+            continue
+        j = count if count < k else k - 1
+        # shift down the ones it beats (strictly: an equal earlier position stays ahead)
+        while j > 0 and v > values[out[j - 1]]:
+            out[j] = out[j - 1]
+            j -= 1
+        out[j] = i
+        if count < k:
+            count += 1
+    return count
+
+
+def largest_k(values, k, allowed=None):
+    """Positions of the k largest ``values`` (best first, ties to the lower position) among the
+    allowed positions (all when None)."""
+    values = np.asarray(values)
+    n = values.shape[0]
+    k = int(min(k, n))
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    kernels = _kernels(n)
+    if kernels is not None and k <= _MAX_KERNEL_K:
+        out = np.empty(k, dtype=np.int64)
+        mask = allowed if allowed is not None else np.zeros(1, dtype=bool)
+        count = kernels["largest_k"](values, k, np.asarray(mask, dtype=np.bool_), allowed is not None, out)
+        return out[:count]
+    if allowed is not None:
+        pos = np.flatnonzero(allowed)
+        sub = values[pos]
+        return pos[_largest_k_numpy(sub, min(k, sub.shape[0]))]
+    return _largest_k_numpy(values, k)
+
+
+def _largest_k_numpy(values, k):
+    n = values.shape[0]
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    if k >= n:
+        return np.argsort(-values, kind="stable")
+    kth = np.partition(values, n - k)[n - k]
+    above = np.flatnonzero(values > kth)
+    above = above[np.argsort(-values[above], kind="stable")]
+    at = np.flatnonzero(values == kth)[:k - above.shape[0]]
+    return np.concatenate([above, at]).astype(np.int64)

@@ -1,0 +1,66 @@
+"""The index's search kernels: numba and numpy give the same k best, ties to the lower position."""
+import numpy as np
+import pytest
+
+from learnsim.index import _kernels as K
+
+
+def _reference(values, k, allowed=None):
+    pos = np.arange(values.shape[0]) if allowed is None else np.flatnonzero(allowed)
+    order = np.argsort(-values[pos], kind="stable")
+    return pos[order][:k]
+
+
+@pytest.mark.parametrize("numba", ["0", "1"])
+@pytest.mark.parametrize("k", [1, 3, 10, 300])
+def test_largest_k_matches_a_stable_sort_with_ties_and_masks(monkeypatch, numba, k):
+    monkeypatch.setenv("LEARNSIM_NUMBA", numba)
+    rng = np.random.default_rng(k)
+    for dtype in (np.float32, np.float64):
+        values = rng.integers(0, 5, size=500).astype(dtype)      # many ties
+        allowed = rng.random(500) < 0.3
+        assert np.array_equal(K.largest_k(values, k), _reference(values, k))
+        assert np.array_equal(K.largest_k(values, k, allowed), _reference(values, k, allowed))
+    assert K.largest_k(np.zeros(0), 5).shape == (0,)
+
+
+class _Seg:
+    def __init__(self, W):
+        import scipy.sparse as sp
+
+        csc = sp.csc_matrix(W)
+        csc.sort_indices()
+        self.n = W.shape[0]
+        self.indptr = csc.indptr.astype(np.int64)
+        self.indices = csc.indices.astype(np.int32)
+        self.data = csc.data.astype(np.float32)
+
+
+@pytest.mark.parametrize("numba", ["0", "1"])
+def test_sparse_candidates_are_the_nonzero_scores(monkeypatch, numba):
+    import scipy.sparse as sp
+
+    monkeypatch.setenv("LEARNSIM_NUMBA", numba)
+    rng = np.random.default_rng(0)
+    W = sp.random(300, 40, density=0.1, random_state=1, format="csr")
+    W.data = np.round(W.data * 4) - 2          # signed weights, some sums exactly 0
+    seg = _Seg(W)
+    for _ in range(20):
+        terms = np.unique(rng.integers(0, 40, size=4))
+        weights = rng.integers(1, 3, size=terms.size).astype(float)
+        rows, vals = K.sparse_candidates(seg, terms, weights)
+        q = np.zeros(40)
+        q[terms] = weights
+        full = np.asarray(W.astype(np.float32) @ q).ravel()
+        nz = np.flatnonzero(full)
+        assert np.array_equal(rows, nz)
+        assert np.allclose(vals, full[nz], atol=1e-6)
+    # the buffer is left clean for the next query
+    assert not np.any(getattr(seg, "_buffer", np.zeros(1)))
+
+
+def test_first_zero_rows_skips_touched_and_disallowed():
+    touched = np.array([0, 2, 3], dtype=np.int64)
+    assert K.first_zero_rows(10, touched, 3).tolist() == [1, 4, 5]
+    allowed = np.array([True] * 5 + [False] * 4 + [True])
+    assert K.first_zero_rows(10, touched, 4, allowed).tolist() == [1, 4, 9]
