@@ -42,6 +42,9 @@ _MODEL = "model.npz"
 _DOCS = "docs.sqlite"
 # documents vectorised (and written as one segment) at a time when building or reindexing
 SEGMENT_ROWS = 100_000
+# adds of fewer documents than this make "small" segments; MERGE_AT small ones in a row are merged
+SMALL_SEGMENT_ROWS = 10_000
+MERGE_AT = 8
 # documents the plan is checked on at build
 _PLAN_CHECK = 64
 
@@ -285,8 +288,18 @@ class Index:
         self.kind = m["kind"]
         self.scoring, self.column = m.get("scoring", ""), m.get("column", "score")
         self.higher_is_closer = bool(m.get("higher_is_closer", True))
-        self.segments = [Segment(self.path / "segments", e, kind=self.kind, n_features=m.get("n_features"),
-                                 dense_dim=m.get("dense_dim")) for e in m["segments"]]
+        # a segment never changes once written: one already opened (and checked) is kept, so a
+        # write does not make the next search re-read and re-check the whole index
+        cache = getattr(self, "_segment_cache", {})
+        segments = []
+        for e in m["segments"]:
+            seg = cache.get(e.get("name")) if isinstance(e, dict) else None
+            if seg is None or seg.n != e.get("n"):
+                seg = Segment(self.path / "segments", e, kind=self.kind, n_features=m.get("n_features"),
+                              dense_dim=m.get("dense_dim"))
+            segments.append(seg)
+        self.segments = segments
+        self._segment_cache = {seg.name: seg for seg in segments}
         try:
             self.store = DocumentStore(self.path / _DOCS)
             tail = self.store.rows_after(m["covered_seq"])
@@ -624,8 +637,39 @@ class Index:
         self.manifest["segments"].append(entry)
         self.manifest["covered_seq"] = int(seqs[-1])
         self.manifest["updated"] = time.time()
+        merged = self._merge_small_tail()
         write_json_atomic(self.path / _MANIFEST, self.manifest)
+        if merged:
+            _remove_old(self.path, (None, None, merged))
         self._load_after_write()
+
+    def _merge_small_tail(self):
+        """When the newest MERGE_AT segments are all small (adds of a few documents each), merge
+        them into one, so that searching does not go through ever more segments; deleted rows
+        stay (compact drops them). Returns the names merged (to remove once the manifest no
+        longer lists them)."""
+        from ._segments import write_segment
+
+        entries = self.manifest["segments"]
+        run = 0
+        while run < len(entries) and entries[-1 - run]["n"] < SMALL_SEGMENT_ROWS:
+            run += 1
+        if run < MERGE_AT:
+            return []
+        tail = entries[-run:]
+        by_name = {s.name: s for s in self.segments if not isinstance(s, MemorySegment)}
+        segs = [by_name.get(e["name"]) for e in tail]
+        if any(seg is None for seg in segs):       # the newest one: open it
+            segs = [by_name.get(e["name"]) or Segment(self.path / "segments", e, kind=self.kind,
+                                                      n_features=self.manifest.get("n_features"),
+                                                      dense_dim=self.manifest.get("dense_dim")) for e in tail]
+        n = sum(seg.n for seg in segs)
+        rows = _merged_rows(segs, np.ones(n, dtype=bool))
+        seqs = np.concatenate([np.asarray(seg.seqs) for seg in segs])
+        entry = write_segment(self.path / "segments", f"m{int(seqs[0]):012d}-{int(seqs[-1]):012d}", seqs, rows,
+                              self.manifest["dtype"])
+        self.manifest["segments"] = entries[:-run] + [entry]
+        return [e["name"] for e in tail]
 
     def _begin_write(self):
         """With the lock held: see the other writers' changes, and remove what a writer that was
