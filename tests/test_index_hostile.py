@@ -24,7 +24,8 @@ def pristine(tmp_path_factory):
     root = tmp_path_factory.mktemp("pristine")
     out = {}
     for f in ("mcd", "linklearn"):
-        Index.build(root / f, model(f), texts, ids, meta)
+        # closed at once: an open connection's WAL file comes and goes while a test copies it
+        Index.build(root / f, model(f), texts, ids, meta).close()
         out[f] = root / f
     return out
 
@@ -51,7 +52,8 @@ def _segment(path, i=0):
 
 
 def _expected(pristine, family):
-    return [(h["id"], h["score"]) for h in Index.open(pristine[family]).search(QUERY, k=10)]
+    with Index.open(pristine[family]) as idx:
+        return [(h["id"], h["score"]) for h in idx.search(QUERY, k=10)]
 
 
 # ---------------------------------------------------------------------- the manifest

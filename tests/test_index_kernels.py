@@ -49,6 +49,8 @@ def test_sparse_candidates_are_the_nonzero_scores(monkeypatch, numba):
         terms = np.unique(rng.integers(0, 40, size=4))
         weights = rng.integers(1, 3, size=terms.size).astype(float)
         rows, vals = K.sparse_candidates(seg, terms, weights)
+        order = np.argsort(rows)
+        rows, vals = rows[order], vals[order]
         q = np.zeros(40)
         q[terms] = weights
         full = np.asarray(W.astype(np.float32) @ q).ravel()
@@ -57,6 +59,25 @@ def test_sparse_candidates_are_the_nonzero_scores(monkeypatch, numba):
         assert np.allclose(vals, full[nz], atol=1e-6)
     # the buffer is left clean for the next query
     assert not np.any(getattr(seg, "_buffer", np.zeros(1)))
+
+
+def test_best_of_candidates_orders_by_value_then_row():
+    rows = np.array([9, 3, 7, 1, 5, 2], dtype=np.int64)
+    vals = np.array([1.0, 2.0, 2.0, 0.5, 2.0, 1.0])
+    assert rows[K.best_of_candidates(rows, vals, 4)].tolist() == [3, 5, 7, 2]
+    assert rows[K.best_of_candidates(rows, vals, 10)].tolist() == [3, 5, 7, 2, 9, 1]
+
+
+@pytest.mark.parametrize("numba", ["0", "1"])
+def test_dense_scores_match_blas_to_float32_rounding(monkeypatch, numba):
+    monkeypatch.setenv("LEARNSIM_NUMBA", numba)
+    rng = np.random.default_rng(3)
+    D = rng.standard_normal((400, 33)).astype(np.float32)
+    D /= np.linalg.norm(D, axis=1, keepdims=True)
+    q = D[5].astype(np.float64)
+    got = K.dense_scores(D, q)
+    assert got.dtype == np.float32
+    assert np.allclose(got, D.astype(np.float64) @ q, atol=1e-6)
 
 
 def test_first_zero_rows_skips_touched_and_disallowed():

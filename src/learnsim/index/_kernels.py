@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["sparse_candidates", "largest_k", "first_zero_rows", "have_numba", "NUMBA_MIN_ROWS"]
+__all__ = ["sparse_candidates", "dense_scores", "best_of_candidates", "largest_k", "first_zero_rows", "have_numba",
+           "NUMBA_MIN_ROWS"]
 
 # numba costs about 0.4 s to import: a command-line search of a small index is faster without
 # it, so the kernels are compiled only for large segments (or when LEARNSIM_NUMBA=1; never with
@@ -36,8 +37,11 @@ def _kernels(n_rows):
             _compiled["ok"] = False
             return None
         jit = numba.njit(cache=True, nogil=True)
+        # fastmath lets the row dot products use SIMD lanes (a different summation order than
+        # BLAS: float32 rounding, about 1e-7 of a unit vector's score)
         _compiled.update(ok=True, accumulate=jit(_accumulate), collect=jit(_collect),
-                         largest_k=jit(_largest_k_kernel))
+                         largest_k=jit(_largest_k_kernel),
+                         dots=numba.njit(cache=True, nogil=True, fastmath=True)(_dots))
     return _compiled if _compiled["ok"] else None
 
 
@@ -85,12 +89,34 @@ def _collect(buf, touched, m, out_rows, out_vals):
     return n
 
 
-def sparse_candidates(seg, terms, weights):
-    """(rows, scores) of the rows of ``seg`` whose sparse score is not 0, rows ascending."""
+def _dots(D, q, out):
+    """out[i] = D[i] . q (float32 rows)."""
+    n, d = D.shape
+    for i in range(n):
+        s = out.dtype.type(0.0)
+        for j in range(d):
+            s += D[i, j] * q[j]
+        out[i] = s
+
+
+def dense_scores(D, q, n_total=None):
+    """D @ q for the dense rows of a segment (``n_total``: rows of the whole index, which
+    decides whether the numba kernel is worth its import)."""
+    q = np.asarray(q, dtype=D.dtype)
+    kernels = _kernels(D.shape[0] if n_total is None else n_total)
+    if kernels is None or D.ndim != 2 or not D.flags.c_contiguous:
+        return D @ q
+    out = np.empty(D.shape[0], dtype=D.dtype)
+    kernels["dots"](D, q, out)
+    return out
+
+
+def sparse_candidates(seg, terms, weights, n_total=None):
+    """(rows, scores) of the rows of ``seg`` whose sparse score is not 0 (in no particular order)."""
     terms = np.asarray(terms, dtype=np.int64)
     weights = np.asarray(weights, dtype=np.float64)
     indptr, indices, data = seg.indptr, seg.indices, seg.data
-    kernels = _kernels(seg.n)
+    kernels = _kernels(seg.n if n_total is None else n_total)
     if kernels is not None:
         buf = getattr(seg, "_buffer", None)
         if buf is None or buf.shape[0] != seg.n:
@@ -105,8 +131,7 @@ def sparse_candidates(seg, terms, weights):
         except BaseException:
             buf[:] = 0.0
             raise
-        order = np.argsort(rows[:n], kind="stable")
-        return rows[:n][order], vals[:n][order]
+        return rows[:n], vals[:n]
     starts, ends = indptr[terms], indptr[terms + 1]
     hit = ends > starts
     if not hit.any():
@@ -154,7 +179,22 @@ def _largest_k_kernel(values, k, allowed, use_allowed, out):
     return count
 
 
-def largest_k(values, k, allowed=None):
+def best_of_candidates(rows, vals, k):
+    """Indices into (rows, vals) of the k largest values, best first, ties to the lower row;
+    linear in their number (no sort of them all)."""
+    m = rows.shape[0]
+    if m > k:
+        kth = np.partition(vals, m - k)[m - k]
+        above = np.flatnonzero(vals > kth)
+        at = np.flatnonzero(vals == kth)
+        at = at[np.argsort(rows[at], kind="stable")][:k - above.shape[0]]
+        keep = np.concatenate([above, at])
+    else:
+        keep = np.arange(m)
+    return keep[np.lexsort((rows[keep], -vals[keep]))]
+
+
+def largest_k(values, k, allowed=None, n_total=None):
     """Positions of the k largest ``values`` (best first, ties to the lower position) among the
     allowed positions (all when None)."""
     values = np.asarray(values)
@@ -162,7 +202,7 @@ def largest_k(values, k, allowed=None):
     k = int(min(k, n))
     if k <= 0:
         return np.zeros(0, dtype=np.int64)
-    kernels = _kernels(n)
+    kernels = _kernels(n if n_total is None else n_total)
     if kernels is not None and k <= _MAX_KERNEL_K:
         out = np.empty(k, dtype=np.int64)
         mask = allowed if allowed is not None else np.zeros(1, dtype=bool)

@@ -75,10 +75,10 @@ def top_k(values, k, allowed=None):
     return order
 
 
-def _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, allowed):
+def _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, allowed, n_total):
     """(local positions, higher-is-closer values) of the k best rows of one segment, best first,
     ties to the lower position; ``allowed``: a boolean mask of the segment's rows or None."""
-    from ._kernels import first_zero_rows, largest_k, sparse_candidates
+    from ._kernels import best_of_candidates, dense_scores, first_zero_rows, largest_k, sparse_candidates
 
     seg.check()
     n = seg.n
@@ -89,12 +89,16 @@ def _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, allowed):
         if q_sparse is None or not q_sparse[0].size:
             rows, vals = np.zeros(0, dtype=np.int64), np.zeros(0)
         else:
-            rows, vals = sparse_candidates(seg, q_sparse[0], q_sparse[1])
+            rows, vals = sparse_candidates(seg, q_sparse[0], q_sparse[1], n_total)
         if allowed is not None:
             keep = allowed[rows]
             rows, vals = rows[keep], vals[keep]
-        # every other row scores exactly 0: only the first k of them can be among the best
-        zeros = first_zero_rows(n, rows, k, allowed)
+        best = best_of_candidates(rows, vals, k)
+        rows, vals = rows[best], vals[best]
+        if rows.shape[0] == k and vals[-1] > 0:
+            return rows, vals
+        # every other row scores exactly 0: the first k of them may be among the best
+        zeros = first_zero_rows(n, np.sort(rows), k, allowed)
         cand = np.concatenate([rows, zeros])
         cvals = np.concatenate([vals, np.zeros(zeros.shape[0])])
         order = np.lexsort((cand, -cvals))[:k]
@@ -102,11 +106,11 @@ def _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, allowed):
     if distance:
         values = closeness([seg], q_sparse, q_dense, q_sq, True)
     elif seg.indptr is None and q_dense is not None and seg.dense is not None:
-        # dense only: rank the float32 inner products as they come (exact in float64 too)
-        values = seg.dense @ np.asarray(q_dense, dtype=seg.dtype)
+        # dense only: rank the float32 inner products as they come
+        values = dense_scores(seg.dense, q_dense, n_total)
     else:
         values = seg.inner(q_sparse, q_dense)
-    pos = largest_k(values, k, allowed)
+    pos = largest_k(values, k, allowed, n_total)
     return pos, np.asarray(values[pos], dtype=np.float64)
 
 
@@ -114,9 +118,10 @@ def best_k(segments, q_sparse, q_dense, q_sq, distance, k, allowed=None):
     """(global positions, higher-is-closer values) of the k best rows over all ``segments`` (in
     order), best first, ties to the lower position; ``allowed``: a mask over all rows or None."""
     positions, values, offset = [], [], 0
+    n_total = sum(seg.n for seg in segments)
     for seg in segments:
         mask = None if allowed is None else np.asarray(allowed[offset:offset + seg.n])
-        pos, vals = _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, mask)
+        pos, vals = _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, mask, n_total)
         positions.append(pos + offset)
         values.append(vals)
         offset += seg.n
