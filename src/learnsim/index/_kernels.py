@@ -13,22 +13,37 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["sparse_candidates", "dense_scores", "best_of_candidates", "largest_k", "first_zero_rows", "have_numba",
+__all__ = ["note_search", "sparse_candidates", "dense_scores", "best_of_candidates", "largest_k", "first_zero_rows", "have_numba",
            "NUMBA_MIN_ROWS"]
 
-# numba costs about 0.4 s to import: a command-line search of a small index is faster without
-# it, so the kernels are compiled only for large segments (or when LEARNSIM_NUMBA=1; never with
-# LEARNSIM_NUMBA=0)
+# numba costs about 0.5 s to import and load the cached kernels: a command-line search of a small
+# index (one query, 0.2 s in all) is faster without it. So the kernels are used for indexes of
+# NUMBA_MIN_ROWS rows or more, and for indexes of WARM_MIN_ROWS or more in a process that has
+# searched WARM_SEARCHES times already (a server, a batch) or imports numba anyway;
+# LEARNSIM_NUMBA=1 always, =0 never. Below WARM_MIN_ROWS numpy is as fast.
 NUMBA_MIN_ROWS = 200_000
+WARM_MIN_ROWS = 50_000
+WARM_SEARCHES = 32
 _compiled = {}
+_searches = [0]
+
+
+def note_search():
+    """Count one search of this process (see WARM_SEARCHES)."""
+    _searches[0] += 1
 
 
 def _kernels(n_rows):
     """The numba-compiled kernels, or None (numpy path)."""
     import os
 
+    import sys
+
     flag = os.environ.get("LEARNSIM_NUMBA", "")
-    if flag == "0" or (flag != "1" and n_rows < NUMBA_MIN_ROWS):
+    if flag == "0":
+        return None
+    warm = _searches[0] >= WARM_SEARCHES or "numba" in sys.modules
+    if flag != "1" and n_rows < NUMBA_MIN_ROWS and not (warm and n_rows >= WARM_MIN_ROWS):
         return None
     if "ok" not in _compiled:
         try:

@@ -117,6 +117,9 @@ def _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, allowed, n_total):
 def best_k(segments, q_sparse, q_dense, q_sq, distance, k, allowed=None):
     """(global positions, higher-is-closer values) of the k best rows over all ``segments`` (in
     order), best first, ties to the lower position; ``allowed``: a mask over all rows or None."""
+    from ._kernels import note_search
+
+    note_search()
     positions, values, offset = [], [], 0
     n_total = sum(seg.n for seg in segments)
     for seg in segments:
