@@ -151,7 +151,9 @@ class Segment:
                 arr = np.load(file, mmap_mode="r", allow_pickle=False)
             except (OSError, ValueError) as exc:
                 raise IndexFormatError(f"{where}: cannot read {key}.npy ({exc})") from None
-            return arr
+            # a plain ndarray over the same mapping: np.memmap makes every slice a memmap object,
+            # which costs more than the slice in a search over short posting lists
+            return arr.view(np.ndarray) if isinstance(arr, np.memmap) else arr
 
         self.seqs = load("seqs")
         if self.seqs.shape != (self.n,) or self.seqs.dtype != np.int64:
