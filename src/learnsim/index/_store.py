@@ -90,9 +90,11 @@ class DocumentStore:
         if readonly:
             # mode=ro still reads the WAL of a writer that crashed (it needs the -shm file)
             uri = "file:" + self.path.replace("?", "%3f").replace("#", "%23") + "?mode=ro"
-            self.conn = sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None)
+            self.conn = sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None, check_same_thread=False)
         else:
-            self.conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            # an Index may be used from several threads (a server's worker pool); the caller
+            # serialises the calls (one lock per Index), which sqlite3's own check would refuse
+            self.conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.executescript(_SCHEMA)
         self.conn.execute("PRAGMA synchronous=FULL")
