@@ -17,14 +17,14 @@ import sys
 import warnings
 
 from .. import __version__
-from . import cluster, dedupe, demo, evaluate, explain, fit, index, match, reproduce, search
+from . import cluster, dedupe, demo, evaluate, explain, fit, index, match, reproduce, search, serve
 from .._progress import relabel, set_enabled
 from ._common import (_examples, _formatter, _Parser, _show_warning, UsageError, _UsageExit,
                       _user_error_message)
 
 __all__ = ["main", "build_parser", "UsageError"]
 
-_COMMANDS = (demo, fit, index, search, match, dedupe, cluster, evaluate, explain, reproduce)
+_COMMANDS = (demo, fit, index, search, match, dedupe, cluster, evaluate, explain, reproduce, serve)
 
 
 def build_parser():

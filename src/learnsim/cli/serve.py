@@ -1,0 +1,70 @@
+"""``learnsim serve``: an HTTP JSON service over an index (learnsim.service)."""
+from __future__ import annotations
+
+import argparse
+import os
+import textwrap
+
+from ._common import _examples, _formatter, _note, UsageError
+
+_EXTRA = "learnsim serve needs fastapi and uvicorn: pip install learnsim[serve]"
+
+
+def _port(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number 0..65535, got {text!r}")
+    return value
+
+
+def register(commands):
+    """Add the command's parser to ``commands``."""
+    serve = commands.add_parser(
+        "serve", formatter_class=_formatter, help="serve an index over HTTP (JSON)",
+        description=textwrap.dedent("""\
+            Serve the index at DIR over HTTP: search (GET/POST /v1/search), documents
+            (GET /v1/docs/ID, GET /v1/docs/ID/similar), near-duplicates (POST /v1/match),
+            explanations (POST /v1/explain), writes (POST /v1/docs, DELETE /v1/docs/ID,
+            POST /v1/reindex), GET /v1/info and GET /healthz; the OpenAPI schema is at
+            /openapi.json. Answers and errors are JSON ({"error": ..., "code": ...}).
+
+            It listens on 127.0.0.1 (this machine only) unless --host says otherwise; with
+            --api-key-env, writes need 'Authorization: Bearer KEY' (reads stay open).
+            Needs the serve extra: pip install learnsim[serve]."""),
+        epilog=_examples("learnsim serve idx/",
+                         "learnsim serve idx/ --port 8080 --read-only",
+                         "LEARNSIM_KEY=s3cret learnsim serve idx/ --api-key-env LEARNSIM_KEY",
+                         "curl 'http://127.0.0.1:8000/v1/search?q=space+shuttle&k=5'"))
+    serve.add_argument("index", metavar="DIR", help="an index directory ('learnsim index build')")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default: 127.0.0.1; 0.0.0.0 exposes it to the network)")
+    serve.add_argument("--port", type=_port, default=8000, help="port to listen on (default: 8000)")
+    serve.add_argument("--read-only", action="store_true", help="refuse every write (403)")
+    serve.add_argument("--api-key-env", metavar="NAME",
+                       help="the environment variable holding the API key that writes need")
+    serve.set_defaults(handler=run)
+    return serve
+
+
+def run(args):
+    """Serve ``args.index`` until interrupted; returns the exit status."""
+    api_key = None
+    if args.api_key_env is not None:
+        api_key = os.environ.get(args.api_key_env)
+        if not api_key:
+            raise UsageError(f"--api-key-env {args.api_key_env}: that environment variable is not set (or empty)")
+    try:   # imported here: 'import learnsim' and 'learnsim --help' must not need them
+        import fastapi  # noqa: F401
+        import uvicorn
+    except ImportError:
+        raise UsageError(_EXTRA) from None
+    from ..service import create_app
+
+    app = create_app(args.index, read_only=args.read_only, api_key=api_key)
+    _note(f"serving {args.index} ({len(app.state.index)} documents) on http://{args.host}:{args.port}"
+          + (" (read-only)" if args.read_only else "") + "; Ctrl-C stops")
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0

@@ -1,0 +1,348 @@
+"""learnsim.service and ``learnsim serve`` (issue 15): every route's answer, every error code as
+JSON, hostile requests answered 4xx (never 5xx), writes visible to the next search, the bounds
+(body, query, pending requests), and a real server in a subprocess."""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+from test_index_models import corpus, model, near_duplicate  # noqa: E402
+
+from learnsim.index import Index  # noqa: E402
+from learnsim.service import create_app  # noqa: E402
+
+with warnings.catch_warnings():
+    # starlette's TestClient warns about httpx versions; that is none of ours to fix
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+KEY = "s3cret-key"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """An MCD index and a FILM-pairs index (with a near-duplicate of d100) of the collection."""
+    texts, _, ids, meta = corpus()
+    root = tmp_path_factory.mktemp("service")
+    Index.build(root / "mcd", model("mcd"), texts, ids, meta).close()
+    dup = near_duplicate(texts[100], seed=100)
+    Index.build(root / "film", model("film_pairs"), texts + [dup], ids + ["dup100"],
+                meta + [{"topic": meta[100]["topic"]}]).close()
+    return root
+
+
+@pytest.fixture(scope="module")
+def client(built):
+    """A client of the read routes (nothing it does changes the index)."""
+    return TestClient(create_app(built / "mcd"), raise_server_exceptions=False)
+
+
+@pytest.fixture
+def fresh(built, tmp_path):
+    """A copy of the MCD index that a test may write to."""
+    path = tmp_path / "idx"
+    shutil.copytree(built / "mcd", path)
+    return path
+
+
+def _client(path, **options):
+    return TestClient(create_app(path, **options), raise_server_exceptions=False)
+
+
+def _is_error(r, code):
+    """The answer is the JSON error ``code``: {"error": message, "code": code}, no traceback."""
+    assert r.status_code == code, r.text[:300]
+    assert r.headers["content-type"].startswith("application/json")
+    body = r.json()
+    assert body["code"] == code and isinstance(body["error"], str) and body["error"]
+    assert "Traceback" not in r.text
+    return body["error"]
+
+
+# --------------------------------------------------------------------------- reads
+def test_health_info_and_openapi(client):
+    assert client.get("/healthz").json() == {"status": "ok"}
+    info = client.get("/v1/info").json()
+    texts = corpus()[0]
+    assert info["documents"] == len(texts) and info["added_since_statistics"] == 0
+    assert info["method"] == "MinimumClusterDistortion" and "version" in info and info["pipeline"]
+    assert not Path(info["path"]).is_absolute()   # the server's directories are not told
+    schema = client.get("/openapi.json").json()
+    assert {"/v1/search", "/v1/match", "/v1/explain", "/v1/docs"} <= set(schema["paths"])
+
+
+def test_get_search_ranks_filters_and_explains(client):
+    texts, topics, ids, _ = corpus()
+    r = client.get("/v1/search", params={"q": texts[7], "k": 5})
+    hits = r.json()["hits"]
+    assert [h["rank"] for h in hits] == [1, 2, 3, 4, 5]
+    assert hits[0]["id"] == ids[7]   # a document is closest to itself
+    scores = [h["score"] for h in hits]
+    assert scores == sorted(scores)   # a distance: closest first
+    other = (topics[7] + 1) % 6
+    filtered = client.get("/v1/search", params={"q": texts[7], "k": 10, "filter": f'{{"topic": {other}}}'}).json()["hits"]
+    assert filtered and all(h["metadata"]["topic"] == other for h in filtered)
+    explained = client.get("/v1/search", params={"q": texts[7], "k": 2, "explain": "true", "n_top": 3}).json()["hits"]
+    assert all("explanation" in h and len(h["explanation"]["words"]) <= 3 for h in explained)
+
+
+def test_post_search_is_a_batch_of_get_searches(client):
+    texts = corpus()[0]
+    queries = [texts[0], texts[50], "w001 w002"]
+    batch = client.post("/v1/search", json={"queries": queries, "k": 4}).json()["results"]
+    assert len(batch) == 3
+    for q, hits in zip(queries, batch):
+        single = client.get("/v1/search", params={"q": q, "k": 4}).json()["hits"]
+        assert [h["id"] for h in hits] == [h["id"] for h in single]
+
+
+def test_document_and_similar(client):
+    texts, _, ids, meta = corpus()
+    doc = client.get(f"/v1/docs/{ids[3]}").json()
+    assert doc == {"id": ids[3], "text": texts[3], "metadata": meta[3]}
+    hits = client.get(f"/v1/docs/{ids[3]}/similar", params={"k": 6}).json()["hits"]
+    assert len(hits) == 6 and ids[3] not in [h["id"] for h in hits]
+    _is_error(client.get("/v1/docs/no-such-id"), 404)
+    _is_error(client.get("/v1/docs/no-such-id/similar"), 404)
+
+
+def test_match_text_and_pairs_on_a_model_with_a_duplicate_rule(built):
+    texts = corpus()[0]
+    c = _client(built / "film")
+    found = c.post("/v1/match", json={"text": near_duplicate(texts[110], seed=7), "k": 10}).json()["matches"]
+    assert found and found[0]["id"] == "d110" and 0.0 <= found[0]["probability"] <= 1.0
+    decisions = c.post("/v1/match", json={"pairs": [[texts[0], texts[0]], [texts[0], texts[60]]]}).json()["decisions"]
+    assert len(decisions) == 2 and all(set(d) == {"probability", "duplicate", "score"} for d in decisions)
+    assert decisions[0]["probability"] >= decisions[1]["probability"]
+    _is_error(c.post("/v1/match", json={"text": "a", "pairs": [["a", "b"]]}), 422)   # one or the other
+    _is_error(c.post("/v1/match", json={}), 422)
+
+
+def test_match_without_a_duplicate_rule_is_422(client):
+    assert "duplicate rule" in _is_error(client.post("/v1/match", json={"text": "w001 w002"}), 422)
+    _is_error(client.post("/v1/match", json={"pairs": [["a", "b"]]}), 422)
+
+
+def test_explain_is_the_pipelines_explanation(client, built):
+    texts = corpus()[0]
+    body = client.post("/v1/explain", json={"query": texts[1], "document": texts[2], "n_top": 4}).json()
+    expected = model("mcd").explain(texts[1], texts[2], n_top=4)
+    assert body["score"] == pytest.approx(expected["score"])
+    assert [w["word"] for w in body["words"]] == [w["word"] for w in expected["words"]]
+
+
+# --------------------------------------------------------------------------- writes
+def test_added_document_is_found_and_comes_back_unchanged(fresh):
+    c = _client(fresh)
+    script = "<script>alert('x')</script> w003 w004 w005 w006 w007 w008"
+    r = c.post("/v1/docs", json={"documents": [{"id": "new/1", "text": script, "metadata": {"topic": 99}}]})
+    assert r.status_code == 201 and r.json()["ids"] == ["new/1"]
+    hits = c.get("/v1/search", params={"q": script, "k": 3}).json()["hits"]
+    assert hits[0]["id"] == "new/1" and hits[0]["text"] == script
+    assert c.get("/v1/search", params={"q": script, "filter": '{"topic": 99}'}).json()["hits"][0]["id"] == "new/1"
+    # an id with a '/' is reachable percent-encoded, and the text is data, unchanged
+    assert c.get("/v1/docs/new%2F1").json()["text"] == script
+    # durable: another opening of the directory sees it
+    with Index.open(fresh) as again:
+        assert again.document("new/1")[0] == script
+    _is_error(c.post("/v1/docs", json={"documents": [{"id": "new/1", "text": "again"}]}), 400)   # id taken
+
+
+def test_delete_and_reindex(fresh):
+    c = _client(fresh)
+    n = c.get("/v1/info").json()["documents"]
+    assert c.delete("/v1/docs/d5").json() == {"deleted": 1, "documents": n - 1}
+    _is_error(c.get("/v1/docs/d5"), 404)
+    _is_error(c.delete("/v1/docs/d5"), 404)
+    c.post("/v1/docs", json={"documents": [{"text": "w001 w002 w003"}, {"text": "w004 w005"}]})
+    assert c.get("/v1/info").json()["added_since_statistics"] == 2
+    info = c.post("/v1/reindex").json()
+    assert info["added_since_statistics"] == 0 and info["documents"] == n + 1
+
+
+def test_api_key_guards_writes_only(fresh):
+    c = _client(fresh, api_key=KEY)
+    doc = {"documents": [{"id": "k1", "text": "w010 w011"}]}
+    _is_error(c.post("/v1/docs", json=doc), 401)
+    _is_error(c.post("/v1/docs", json=doc, headers={"Authorization": "Bearer wrong"}), 401)
+    _is_error(c.post("/v1/reindex", headers={"X-API-Key": KEY + "x"}), 401)
+    assert c.post("/v1/docs", json=doc, headers={"Authorization": f"Bearer {KEY}"}).status_code == 201
+    assert c.delete("/v1/docs/k1", headers={"X-API-Key": KEY}).status_code == 200
+    assert c.get("/v1/search", params={"q": "w010"}).status_code == 200   # reads need no key
+
+
+def test_read_only_refuses_writes(fresh):
+    c = _client(fresh, read_only=True)
+    _is_error(c.post("/v1/docs", json={"documents": [{"text": "w001"}]}), 403)
+    _is_error(c.delete("/v1/docs/d1"), 403)
+    _is_error(c.post("/v1/reindex"), 403)
+    assert c.get("/v1/docs/d1").status_code == 200   # still there
+    assert c.get("/v1/info").json()["documents"] == len(corpus()[0])
+
+
+# --------------------------------------------------------------------------- hostile requests
+@pytest.mark.parametrize("path", ["/v1/docs/..%2F..%2Fetc%2Fpasswd", "/v1/docs/../../etc/passwd",
+                                  "/v1/docs/%00", "/v1/docs/'%20OR%201=1--", "/v1/docs/..%2F..%2Fetc%2Fpasswd/similar"])
+def test_path_traversal_and_injection_in_ids_are_404(client, path):
+    r = client.get(path)
+    _is_error(r, 404)
+    assert "root:" not in r.text
+
+
+def test_bad_requests_are_4xx_json(client):
+    _is_error(client.post("/v1/search", content=b'{"queries": [', headers={"content-type": "application/json"}), 400)
+    _is_error(client.post("/v1/search", content=b"\xff\xfe\x00{", headers={"content-type": "application/json"}), 400)
+    _is_error(client.post("/v1/search", content=b"queries=a"), 400)   # not JSON at all
+    _is_error(client.post("/v1/search", json=["a"]), 400)
+    _is_error(client.post("/v1/search", json={"queries": ["a"], "unknown": 1}), 422)
+    _is_error(client.post("/v1/explain", json={"query": "a", "document": "b", "n_top": 3, "x": 1}), 422)
+    _is_error(client.post("/v1/search", json={"queries": [1, 2]}), 422)
+    _is_error(client.post("/v1/search", json={"queries": []}), 422)
+    _is_error(client.get("/v1/search", params={"q": "a", "k": 1001}), 422)
+    _is_error(client.get("/v1/search", params={"q": "a", "k": 0}), 422)
+    _is_error(client.get("/v1/search", params={"q": "a", "k": "many"}), 422)
+    _is_error(client.get("/v1/search"), 422)   # no q
+    _is_error(client.get("/v1/search", params={"q": "a", "filter": "{not json"}), 400)
+    _is_error(client.get("/v1/search", params={"q": "a", "filter": "[1, 2]"}), 400)
+    _is_error(client.get("/v1/search", params={"q": "a", "filter": '{"bad field!": 1}'}), 400)
+    _is_error(client.post("/v1/docs", json={"documents": [{"text": "a", "metadata": {"x": [1, {"y": None}]}, "z": 0}]}), 422)
+    _is_error(client.put("/v1/search"), 405)
+    _is_error(client.get("/v1/nothing"), 404)
+
+
+def test_bodies_and_queries_over_the_bounds_are_413(fresh):
+    c = _client(fresh, max_body_bytes=10_000, max_query_chars=100)
+    _is_error(c.post("/v1/search", json={"queries": ["w001 " * 5000]}), 413)   # Content-Length
+    chunks = (b'{"queries": ["' + b"w001 " * 1000, b"w002 " * 2000 + b'"]}')
+    _is_error(c.post("/v1/search", content=iter(chunks), headers={"content-type": "application/json"}), 413)  # chunked
+    _is_error(c.post("/v1/search", content=b"x", headers={"content-length": "99999999999"}), 413)
+    _is_error(c.get("/v1/search", params={"q": "w001 " * 30}), 413)
+    _is_error(c.post("/v1/search", json={"queries": ["w001", "w002 " * 30]}), 413)
+    _is_error(c.post("/v1/match", json={"text": "w001 " * 30}), 413)
+    _is_error(c.post("/v1/explain", json={"query": "w001 " * 30, "document": "w001"}), 413)
+    _is_error(c.post("/v1/docs", json={"documents": [{"text": "w001 " * 3000}]}), 413)
+    assert c.get("/v1/info").json()["documents"] == len(corpus()[0])   # nothing was added
+
+
+def test_ten_megabyte_queries_are_refused(client):
+    big = "w001 " * 2_000_000
+    _is_error(client.post("/v1/search", json={"queries": [big]}), 413)
+    _is_error(client.post("/v1/match", json={"text": big}), 413)
+    # httpx sends no URL over 64 KiB (nor does a real server take one): the longest it sends
+    _is_error(client.get("/v1/search", params={"q": big[:60_000]}), 413)
+
+
+def test_too_many_waiting_requests_get_429_and_a_slow_index_503(built):
+    app = create_app(built / "mcd", max_pending=1, timeout_s=10)
+    c = TestClient(app, raise_server_exceptions=False)
+    guard = app.state.guard
+    answers = []
+    with guard.lock:   # the index is busy
+        waiter = threading.Thread(target=lambda: answers.append(c.get("/v1/search", params={"q": "w001"})))
+        waiter.start()
+        deadline = time.monotonic() + 5
+        while guard.waiting < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert guard.waiting == 1
+        r = c.get("/v1/search", params={"q": "w002"})
+        _is_error(r, 429)
+        assert int(r.headers["Retry-After"]) >= 1
+    waiter.join(10)
+    assert answers and answers[0].status_code == 200   # the one that waited got its answer
+    impatient = create_app(built / "mcd", timeout_s=0.1)
+    with impatient.state.guard.lock:
+        _is_error(TestClient(impatient, raise_server_exceptions=False).get("/v1/info"), 503)
+
+
+def test_a_bug_is_a_500_json_without_traceback(built, monkeypatch):
+    app = create_app(built / "mcd")
+
+    def broken():
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr(app.state.index, "info", broken)
+    r = TestClient(app, raise_server_exceptions=False).get("/v1/info")
+    assert "secret internals" not in _is_error(r, 500)
+
+
+def test_create_app_refuses_bad_options_and_paths(built, tmp_path):
+    with pytest.raises(ValueError, match="max_pending"):
+        create_app(built / "mcd", max_pending=-1)
+    with pytest.raises(ValueError, match="api_key"):
+        create_app(built / "mcd", api_key="")
+    with pytest.raises(FileNotFoundError):
+        create_app(tmp_path / "none")
+
+
+# --------------------------------------------------------------------------- the command
+def test_serve_usage_errors(built, monkeypatch, capsys):
+    from learnsim.cli import main
+
+    monkeypatch.delenv("LEARNSIM_TEST_NO_SUCH_KEY", raising=False)
+    assert main(["serve", str(built / "mcd"), "--api-key-env", "LEARNSIM_TEST_NO_SUCH_KEY"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "LEARNSIM_TEST_NO_SUCH_KEY" in err and "\n" not in err
+    monkeypatch.setitem(sys.modules, "uvicorn", None)   # as if uvicorn were not installed
+    assert main(["serve", str(built / "mcd")]) == 2
+    assert "pip install learnsim[serve]" in capsys.readouterr().err
+    assert main(["serve", str(built / "mcd"), "--port", "70000"]) == 2
+
+
+def test_import_learnsim_and_help_do_not_import_fastapi():
+    code = ("import sys, learnsim, learnsim.cli; learnsim.cli.build_parser(); "
+            "assert 'fastapi' not in sys.modules and 'uvicorn' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=30)
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_learnsim_serve_runs_a_real_server(built):
+    import httpx
+
+    port = _free_port()
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, "-m", "learnsim", "serve", str(built / "mcd"), "--port", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 15
+        while True:
+            assert proc.poll() is None, proc.stderr.read().decode(errors="replace")
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "the server did not answer within 15 s"
+            time.sleep(0.1)
+        texts, _, ids, _ = corpus()
+        hits = httpx.get(f"{base}/v1/search", params={"q": texts[9], "k": 3}, timeout=10).json()["hits"]
+        assert hits[0]["id"] == ids[9]
+        r = httpx.get(f"{base}/v1/docs/nope", timeout=10)
+        assert r.status_code == 404 and r.json()["code"] == 404
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+        proc.stderr.close()
