@@ -3,7 +3,8 @@ JSON, hostile requests answered 4xx (never 5xx), writes visible to the next sear
 (body, query, pending requests), and a real server in a subprocess."""
 from __future__ import annotations
 
-import os
+import queue
+import re
 import shutil
 import socket
 import subprocess
@@ -300,6 +301,14 @@ def test_serve_usage_errors(built, monkeypatch, capsys):
     assert main(["serve", str(built / "mcd")]) == 2
     assert "pip install learnsim[serve]" in capsys.readouterr().err
     assert main(["serve", str(built / "mcd"), "--port", "70000"]) == 2
+    monkeypatch.delitem(sys.modules, "uvicorn")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        capsys.readouterr()
+        assert main(["serve", str(built / "mcd"), "--port", str(port)]) == 2
+        assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
 
 
 def test_import_learnsim_and_help_do_not_import_fastapi():
@@ -308,24 +317,29 @@ def test_import_learnsim_and_help_do_not_import_fastapi():
     subprocess.run([sys.executable, "-c", code], check=True, timeout=30)
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_learnsim_serve_runs_a_real_server(built):
     import httpx
 
-    port = _free_port()
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([sys.executable, "-m", "learnsim", "serve", str(built / "mcd"), "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    base = f"http://127.0.0.1:{port}"
+    # --port 0: the system picks a free port and the command tells it on stderr (no race)
+    proc = subprocess.Popen([sys.executable, "-m", "learnsim", "serve", str(built / "mcd"), "--port", "0"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    lines = queue.Queue()
+    reader = threading.Thread(target=lambda: [lines.put(line) for line in proc.stderr], daemon=True)
+    reader.start()
     try:
         deadline = time.monotonic() + 15
+        base = None
+        while base is None:
+            assert proc.poll() is None, "the server stopped"
+            try:
+                line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            except queue.Empty:
+                line = ""
+            found = re.search(r"on (http://127\.0\.0\.1:\d+)", line)
+            base = found.group(1) if found else None
+            assert base or time.monotonic() < deadline, "the server did not say where it listens within 15 s"
         while True:
-            assert proc.poll() is None, proc.stderr.read().decode(errors="replace")
+            assert proc.poll() is None, "the server stopped"
             try:
                 if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
                     break
@@ -345,4 +359,5 @@ def test_learnsim_serve_runs_a_real_server(built):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(5)
+        reader.join(5)   # it ends at the end of stderr, which the server's exit closed
         proc.stderr.close()

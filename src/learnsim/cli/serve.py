@@ -64,7 +64,37 @@ def run(args):
     from ..service import create_app
 
     app = create_app(args.index, read_only=args.read_only, api_key=api_key)
-    _note(f"serving {args.index} ({len(app.state.index)} documents) on http://{args.host}:{args.port}"
+    sock = _listen(args.host, args.port)
+    port = sock.getsockname()[1]   # the one the system chose for --port 0
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    _note(f"serving {args.index} ({len(app.state.index)} documents) on http://{host}:{port}"
           + (" (read-only)" if args.read_only else "") + "; Ctrl-C stops")
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        _note(f"--host {args.host}: other machines can reach this service"
+              + ("" if api_key else "; writes are open to them (see --api-key-env, --read-only)"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
     return 0
+
+
+def _listen(host, port):
+    """A socket bound to (host, port): bound here, not by uvicorn, so that an address in use is a
+    one-line error (uvicorn logs it and exits with 3)."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise UsageError(f"--host {host}: {exc.strerror or exc}") from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock

@@ -157,7 +157,8 @@ class _Guard:
         self.waiting = 0
 
     @contextmanager
-    def hold(self):
+    def hold(self, by_id=False):
+        """The index, for one call; ``by_id``: a KeyError is an unknown id (404), not a bug."""
         if not self.lock.acquire(blocking=False):
             with self._count:
                 if self.waiting >= self.max_pending:
@@ -173,21 +174,23 @@ class _Guard:
                 raise _fail(503, f"the index was not free within {self.timeout_s} s; retry later",
                             {"Retry-After": str(_RETRY_AFTER_S)})
         try:
-            with _index_errors():
+            with _index_errors(by_id):
                 yield self.index
         finally:
             self.lock.release()
 
 
 @contextmanager
-def _index_errors():
-    """The index's exceptions as answers: an unknown id is 404, bad input 400, a damaged index
-    500 (its message names files of the server: logged, not sent)."""
+def _index_errors(by_id):
+    """The index's exceptions as answers: an unknown id (``by_id``) is 404, bad input 400, a
+    damaged index 500 (its message names files of the server: logged, not sent)."""
     try:
         yield
     except HTTPException:
         raise
     except KeyError as exc:
+        if not by_id:
+            raise   # a bug: 500
         raise _fail(404, exc.args[0] if exc.args else "not found") from None
     except IndexFormatError:
         log.exception("the index is damaged")
@@ -404,13 +407,13 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     @app.get("/v1/docs/{doc_id:path}/similar")
     def similar(doc_id: str, k: int = Query(10, ge=1, le=MAX_K), filter: Optional[str] = None):
         conditions = _parse_filter(filter)
-        with guard.hold() as idx:
+        with guard.hold(by_id=True) as idx:
             hits = idx.more_like(doc_id, k, filter=conditions)
         return {"id": doc_id, "hits": _plain(hits)}
 
     @app.get("/v1/docs/{doc_id:path}")
     def document(doc_id: str):
-        with guard.hold() as idx:
+        with guard.hold(by_id=True) as idx:
             text, metadata = idx.document(doc_id)
         return {"id": doc_id, "text": text, "metadata": _plain(metadata)}
 
@@ -449,7 +452,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     @app.delete("/v1/docs/{doc_id:path}")
     def delete(doc_id: str, request: Request):
         check_writer(request)
-        with guard.hold() as idx:
+        with guard.hold(by_id=True) as idx:
             n = idx.delete([doc_id])
             left = len(idx)
         return {"deleted": n, "documents": left}
