@@ -269,6 +269,16 @@ def test_too_many_waiting_requests_get_429_and_a_slow_index_503(built):
         _is_error(TestClient(impatient, raise_server_exceptions=False).get("/v1/info"), 503)
 
 
+def test_the_thread_pool_holds_every_pending_request(built):
+    import anyio.to_thread
+
+    app = create_app(built / "mcd", max_pending=100)
+    with TestClient(app) as c:   # the startup runs in a client used as a context manager
+        tokens = c.portal.call(lambda: anyio.to_thread.current_default_thread_limiter().total_tokens)
+        assert tokens >= 101
+        assert c.get("/healthz").status_code == 200
+
+
 def test_a_bug_is_a_500_json_without_traceback(built, monkeypatch):
     app = create_app(built / "mcd")
 
@@ -352,6 +362,9 @@ def test_learnsim_serve_runs_a_real_server(built):
         assert hits[0]["id"] == ids[9]
         r = httpx.get(f"{base}/v1/docs/nope", timeout=10)
         assert r.status_code == 404 and r.json()["code"] == 404
+        # a query over the bound reaches the application (not h11's bare 400) and gets 413 JSON
+        r = httpx.get(f"{base}/v1/search", params={"q": "w001 " * 8000}, timeout=10)
+        assert r.status_code == 413 and r.json()["code"] == 413
     finally:
         proc.terminate()
         try:

@@ -72,7 +72,9 @@ def run(args):
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         _note(f"--host {args.host}: other machines can reach this service"
               + ("" if api_key else "; writes are open to them (see --api-key-env, --read-only)"))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    # h11 refuses request heads over 16 KiB with a bare 400: let a long query through to the
+    # application, which answers 413 JSON over its own bound
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", h11_max_incomplete_event_size=256 * 1024))
     try:
         server.run(sockets=[sock])
     finally:

@@ -299,7 +299,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         Longer queries (search, match, explain) get 413.
     max_pending : int, default=64
         Requests allowed to wait for the index at once; more get 429 with ``Retry-After``.
-        (The thread pool, 40 threads by default, bounds them too.)
+        (The application's startup makes the thread pool large enough for them.)
     timeout_s : float, default=30
         How long a request waits for the index before it gets 503.
 
@@ -326,6 +326,12 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
 
     @asynccontextmanager
     async def lifespan(app):
+        # the plain def endpoints run in anyio's thread pool (40 threads by default): with fewer
+        # threads than max_pending, requests would queue for a thread, unseen by the bound
+        import anyio.to_thread
+
+        limiter = anyio.to_thread.current_default_thread_limiter()
+        limiter.total_tokens = max(limiter.total_tokens, guard.max_pending + 8)
         yield
         with guard.lock:
             index.close()
