@@ -221,6 +221,11 @@ def test_bad_requests_are_4xx_json(client):
     _is_error(client.get("/v1/search", params={"q": "a", "filter": "[1, 2]"}), 400)
     _is_error(client.get("/v1/search", params={"q": "a", "filter": '{"bad field!": 1}'}), 400)
     _is_error(client.post("/v1/docs", json={"documents": [{"text": "a", "metadata": {"x": [1, {"y": None}]}, "z": 0}]}), 422)
+    json_type = {"content-type": "application/json"}
+    _is_error(client.post("/v1/search", content=b"[" * 100_000, headers=json_type), 400)   # nested past recursion
+    nan = b'{"documents": [{"id": "z", "text": "a", "metadata": {"x": NaN}}]}'
+    _is_error(client.post("/v1/docs", content=nan, headers=json_type), 400)
+    _is_error(client.get("/v1/search", params={"q": "a", "filter": '{"topic": {"a": 1}}'}), 400)
     _is_error(client.put("/v1/search"), 405)
     _is_error(client.get("/v1/nothing"), 404)
 
