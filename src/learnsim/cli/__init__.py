@@ -1,5 +1,5 @@
 """The ``learnsim`` command line: ``demo``, ``fit``, ``index``, ``search``, ``match``, ``dedupe``, ``cluster``,
-``evaluate``, ``explain``, ``reproduce``.
+``serve``, ``evaluate``, ``explain``, ``reproduce``.
 
 Every command prints a human summary on stdout, or with ``--json`` one JSON document on stdout
 and nothing else there (notes, warnings and progress bars go to stderr). A user error (a
