@@ -17,7 +17,7 @@ PLAN_TOLERANCE = 1e-6
 
 
 def _vectorizer_meta(vec):
-    from ..text import Tokenizer
+    from .._tokenize import Tokenizer
 
     tok = vec._make_tokenizer() if hasattr(vec, "_make_tokenizer") else None
     stop = None

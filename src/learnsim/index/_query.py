@@ -14,11 +14,12 @@ The steps mirror :class:`learnsim.text.TextVectorizer` (``transform``, role "doc
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
+
+from .._tokenize import Tokenizer
 
 __all__ = ["QueryPlan", "QueryRows"]
 
@@ -63,15 +64,11 @@ class QueryPlan:
     def __init__(self, meta, arrays, terms):
         self.meta, self.arrays = meta, arrays
         tok = meta["tokenizer"]
-        self.lowercase = bool(tok["lowercase"])
-        self.regex = re.compile(tok["token_pattern"])
-        self.stop = frozenset(tok["stop_words"]) if tok["stop_words"] is not None else None
-        self.ngram_range = tuple(tok["ngram_range"])
-        self.stemmer = None
-        if tok["stem"] == "porter":
-            import Stemmer
-
-            self.stemmer = Stemmer.Stemmer("porter")
+        # the vectoriser's own tokenizer (learnsim._tokenize imports no scikit-learn); the stop
+        # words were saved as a list, so "english" needs no scikit-learn either
+        self.tokenizer = Tokenizer(lowercase=bool(tok["lowercase"]), token_pattern=tok["token_pattern"],
+                                   stop_words=tok["stop_words"], stem=tok["stem"],
+                                   ngram_range=tuple(tok["ngram_range"]))
         self.vocabulary = {t: i for i, t in enumerate(terms)}
         self.n_terms = len(terms)
 
@@ -86,27 +83,11 @@ class QueryPlan:
         return cls(meta, arrays, terms)
 
     # ------------------------------------------------------------------ vectoriser
-    def _tokens(self, doc):
-        if self.lowercase:
-            doc = doc.lower()
-        tokens = self.regex.findall(doc)
-        if self.stop is not None:
-            tokens = [t for t in tokens if (t if self.lowercase else t.lower()) not in self.stop]
-        if self.stemmer is not None and tokens:
-            tokens = self.stemmer.stemWords(tokens)
-        min_n, max_n = self.ngram_range
-        if max_n == 1:
-            return tokens
-        terms = list(tokens) if min_n == 1 else []
-        for n in range(max(min_n, 2), max_n + 1):
-            terms.extend(" ".join(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
-        return terms
-
     def _vector(self, doc):
         """(ids, values) of the vectoriser's output for one text (float64 of its dtype), or a
         dense vector with LSI."""
         w = self.meta["weighting"]
-        counts = Counter(self._tokens(doc))
+        counts = Counter(self.tokenizer(doc))
         pairs = sorted((self.vocabulary[t], n) for t, n in counts.items() if t in self.vocabulary)
         ids = np.fromiter((p[0] for p in pairs), dtype=np.int64, count=len(pairs))
         vals = np.fromiter((p[1] for p in pairs), dtype=np.float64, count=len(pairs))
