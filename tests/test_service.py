@@ -3,8 +3,6 @@ JSON, hostile requests answered 4xx (never 5xx), writes visible to the next sear
 (body, query, pending requests), and a real server in a subprocess."""
 from __future__ import annotations
 
-import queue
-import re
 import shutil
 import socket
 import subprocess
@@ -19,6 +17,7 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("httpx")
 
+from serve_process import running_server  # noqa: E402
 from test_index_models import corpus, model, near_duplicate  # noqa: E402
 
 from learnsim.index import Index  # noqa: E402
@@ -252,36 +251,92 @@ def test_ten_megabyte_queries_are_refused(client):
     _is_error(client.get("/v1/search", params={"q": big[:20_000]}), 413)
 
 
+def _wait_for(condition, seconds=5):
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert condition()
+
+
 def test_too_many_waiting_requests_get_429_and_a_slow_index_503(built):
     app = create_app(built / "mcd", max_pending=1, timeout_s=10)
     c = TestClient(app, raise_server_exceptions=False)
-    guard = app.state.guard
+    worker = app.state.worker
     answers = []
-    with guard.lock:   # the index is busy
+    with worker.lock:   # the index is busy
         waiter = threading.Thread(target=lambda: answers.append(c.get("/v1/search", params={"q": "w001"})))
         waiter.start()
-        deadline = time.monotonic() + 5
-        while guard.waiting < 1 and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert guard.waiting == 1
+        _wait_for(lambda: worker.waiting == 1)
         r = c.get("/v1/search", params={"q": "w002"})
         _is_error(r, 429)
         assert int(r.headers["Retry-After"]) >= 1
     waiter.join(10)
     assert answers and answers[0].status_code == 200   # the one that waited got its answer
     impatient = create_app(built / "mcd", timeout_s=0.1)
-    with impatient.state.guard.lock:
+    with impatient.state.worker.lock:
         _is_error(TestClient(impatient, raise_server_exceptions=False).get("/v1/info"), 503)
 
 
-def test_the_thread_pool_holds_every_pending_request(built):
-    import anyio.to_thread
+def test_a_write_that_timed_out_waiting_never_happens(fresh):
+    app = create_app(fresh, timeout_s=0.2)
+    c = TestClient(app, raise_server_exceptions=False)
+    with app.state.worker.lock:
+        _is_error(c.post("/v1/docs", json={"documents": [{"id": "late", "text": "w001 w002"}]}), 503)
+    _is_error(c.get("/v1/docs/late"), 404)   # withdrawn, not run behind the client's back
+    assert c.get("/v1/info").json()["documents"] == len(corpus()[0])
 
-    app = create_app(built / "mcd", max_pending=100)
-    with TestClient(app) as c:   # the startup runs in a client used as a context manager
-        tokens = c.portal.call(lambda: anyio.to_thread.current_default_thread_limiter().total_tokens)
-        assert tokens >= 101
-        assert c.get("/healthz").status_code == 200
+
+def test_searches_waiting_together_run_as_one_batch_with_their_own_answers(built):
+    app = create_app(built / "mcd")
+    c = TestClient(app, raise_server_exceptions=False)
+    worker = app.state.worker
+    texts = corpus()[0]
+    queries = [texts[i] for i in (3, 20, 40, 60, 80)]
+    expected = [c.get("/v1/search", params={"q": q, "k": 4}).json()["hits"] for q in queries]
+    before = (worker.batches, worker.batched_queries)
+    answers = {}
+    with worker.lock:
+        threads = [threading.Thread(target=lambda i=i, q=q: answers.__setitem__(
+            i, c.get("/v1/search", params={"q": q, "k": 4}))) for i, q in enumerate(queries)]
+        for t in threads:
+            t.start()
+        # the first is taken by the worker thread (blocked on the lock), the rest queue behind it
+        _wait_for(lambda: worker.waiting == len(queries))
+    for t in threads:
+        t.join(10)
+    assert [answers[i].json()["hits"] for i in range(len(queries))] == expected
+    batches, batched = worker.batches - before[0], worker.batched_queries - before[1]
+    assert batched == len(queries) and batches < len(queries)
+    # a different k is not batched with them
+    assert c.get("/v1/search", params={"q": queries[0], "k": 2}).json()["hits"] == expected[0][:2]
+
+
+def test_a_failing_search_in_a_batch_fails_alone(built):
+    app = create_app(built / "mcd")
+    c = TestClient(app, raise_server_exceptions=False)
+    worker = app.state.worker
+    answers = {}
+    texts = corpus()[0]
+    with worker.lock:
+        good = threading.Thread(target=lambda: answers.__setitem__("good", c.get("/v1/search", params={"q": texts[5]})))
+        good.start()
+        _wait_for(lambda: worker.waiting == 1)
+        bad = threading.Thread(target=lambda: answers.__setitem__("bad", c.post("/v1/search", json={"queries": [texts[6]]})))
+        bad.start()
+        _wait_for(lambda: worker.waiting == 2)
+        index = app.state.index
+        real = index.search
+
+        def search(queries, *args, **kwargs):   # the second query of a batch breaks the search
+            if isinstance(queries, list) and texts[6] in queries:
+                raise ValueError("this query is refused")
+            return real(queries, *args, **kwargs)
+
+        index.search = search
+    good.join(10)
+    bad.join(10)
+    assert answers["good"].status_code == 200 and answers["good"].json()["hits"][0]["id"] == corpus()[2][5]
+    _is_error(answers["bad"], 400)
 
 
 def test_a_bug_is_a_500_json_without_traceback(built, monkeypatch):
@@ -335,33 +390,7 @@ def test_import_learnsim_and_help_do_not_import_fastapi():
 def test_learnsim_serve_runs_a_real_server(built):
     import httpx
 
-    # --port 0: the system picks a free port and the command tells it on stderr (no race)
-    proc = subprocess.Popen([sys.executable, "-m", "learnsim", "serve", str(built / "mcd"), "--port", "0"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    lines = queue.Queue()
-    reader = threading.Thread(target=lambda: [lines.put(line) for line in proc.stderr], daemon=True)
-    reader.start()
-    try:
-        deadline = time.monotonic() + 15
-        base = None
-        while base is None:
-            assert proc.poll() is None, "the server stopped"
-            try:
-                line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
-            except queue.Empty:
-                line = ""
-            found = re.search(r"on (http://127\.0\.0\.1:\d+)", line)
-            base = found.group(1) if found else None
-            assert base or time.monotonic() < deadline, "the server did not say where it listens within 15 s"
-        while True:
-            assert proc.poll() is None, "the server stopped"
-            try:
-                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "the server did not answer within 15 s"
-            time.sleep(0.1)
+    with running_server(built / "mcd") as base:
         texts, _, ids, _ = corpus()
         hits = httpx.get(f"{base}/v1/search", params={"q": texts[9], "k": 3}, timeout=10).json()["hits"]
         assert hits[0]["id"] == ids[9]
@@ -370,12 +399,24 @@ def test_learnsim_serve_runs_a_real_server(built):
         # a query over the bound reaches the application (not h11's bare 400) and gets 413 JSON
         r = httpx.get(f"{base}/v1/search", params={"q": "w001 " * 8000}, timeout=10)
         assert r.status_code == 413 and r.json()["code"] == 413
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-        reader.join(5)   # it ends at the end of stderr, which the server's exit closed
-        proc.stderr.close()
+        # bytes that are not UTF-8, percent-encoded, in the path or the query: 400 JSON
+        for target in (b"/v1/search?q=%FF%FE", b"/v1/docs/%C3%28", b"/?q=%FF", b"/v1/docs/d1/similar?k=%FF"):
+            status, body = _raw_get(base, target)
+            assert status == 400 and b'"code":400' in body and b"UTF-8" in body, (target, body)
+        # sent raw, they are not HTTP (a request line is ASCII): the HTTP parser refuses them
+        # before the application sees them, with its own 400 (text: no JSON can be made there)
+        assert _raw_get(base, b"/v1/search?q=\xff\xfe")[0] == 400
+        assert httpx.get(f"{base}/healthz", timeout=10).status_code == 200   # and it goes on serving
+
+
+def _raw_get(base, target):
+    """(status, body) of a GET of the raw bytes ``target``, sent as they are (clients would
+    percent-encode or refuse them)."""
+    host, port = base.rsplit("/", 1)[1].split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(b"GET " + target + b" HTTP/1.1\r\nHost: " + host.encode() + b"\r\nConnection: close\r\n\r\n")
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body

@@ -119,6 +119,31 @@ class Tokenizer:
             cache.update(zip(unseen, self._stemmer.stemWords(unseen)))
         return [cache[t] for t in tokens]
 
+    def spans(self, doc):
+        """Where each word of ``doc`` stands: a list of ``(start, end, term)``, ``doc[start:end]``
+        being the text that became the unigram ``term`` (lower-cased and stemmed as in
+        :meth:`__call__`; stop words left out). Used to highlight the words an explanation names.
+
+        Lowercasing that changes a text's length (a few non-ASCII letters, e.g. U+0130) would move
+        every later position: such a text gets no spans rather than wrong ones.
+        """
+        if not isinstance(doc, str):
+            raise TypeError(f"Tokenizer expects a str document; got {type(doc).__name__}")
+        lowered = doc.lower() if self.lowercase else doc
+        if len(lowered) != len(doc):
+            return []
+        group = 1 if self._regex.groups == 1 else 0
+        out = []
+        for m in self._regex.finditer(lowered):
+            token = m.group(group)
+            if self._stop_set is not None and token.lower() in self._stop_set:
+                continue
+            out.append((m.start(group), m.end(group), token))
+        if self._stemmer is not None and out:
+            stems = self._stem_tokens([t for _, _, t in out])
+            out = [(a, b, stem) for (a, b, _), stem in zip(out, stems)]
+        return out
+
     def __call__(self, doc):
         if not isinstance(doc, str):
             raise TypeError(f"Tokenizer expects a str document; got {type(doc).__name__}")

@@ -307,6 +307,18 @@ class Pipeline:
                 for p, d, s in zip(proba, decision, score)]
 
     # ------------------------------------------------------------------ explanations
+    def term_spans(self, text):
+        """Where the vectoriser's words stand in ``text``: a list of ``(start, end, term)``
+        (:meth:`learnsim.text.Tokenizer.spans`), to mark the words an explanation names; empty
+        for a vectoriser that has no tokenizer (a dense sentence encoder)."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str; got {type(text).__name__}")
+        # the fitted vectoriser's own tokenizer (built once at fit or load), else a new one like it
+        tokenizer = getattr(self.vectorizer, "_tokenizer", None)
+        if tokenizer is None and hasattr(self.vectorizer, "_make_tokenizer"):
+            tokenizer = self.vectorizer._make_tokenizer()
+        return tokenizer.spans(text) if hasattr(tokenizer, "spans") else []
+
     def explain(self, query, document, n_top=10, statistics=None, corpus=None):
         """Which words make ``document`` close to (or far from) ``query``, split exactly.
 

@@ -15,6 +15,8 @@ Routes (``{id}`` may hold any character, ``/`` included, percent-encoded)::
     DELETE /v1/docs/{id}
     POST   /v1/reindex
     GET    /openapi.json                 the OpenAPI schema
+    GET    /                             the search page (HTML; learnsim.service.page)
+    GET    /static/page.css, page.js     its style and script (served here: nothing from outside)
 
 ``filter`` is a metadata filter ``{field: value or [values]}`` (in a query string, as a JSON
 object: ``filter={"topic": 3}``).
@@ -27,8 +29,10 @@ match on a model without a duplicate rule, 429 more than ``max_pending`` request
 index (with ``Retry-After``), 503 the index not free within ``timeout_s``, 500 a bug (logged on
 the server, never a traceback in the answer).
 
-An Index is not thread-safe: FastAPI runs the plain ``def`` endpoints in a thread pool, and one
-lock serialises every call on the index. A write returns only after the index made it durable.
+An Index is not thread-safe: one thread runs every call on it, in order, and searches with the
+same options that wait together run as one batch (:mod:`learnsim.service._worker`). The endpoints
+are coroutines that wait for that thread, so the event loop never blocks on the index. A write
+returns only after the index made it durable.
 """
 from __future__ import annotations
 
@@ -36,8 +40,8 @@ import hmac
 import json
 import logging
 import math
-import threading
 from contextlib import asynccontextmanager, contextmanager
+from importlib import resources
 from pathlib import Path
 from typing import Any, Optional
 
@@ -46,7 +50,7 @@ import numpy as np
 try:
     from fastapi import FastAPI, Query, Request
     from fastapi.exceptions import RequestValidationError
-    from fastapi.responses import JSONResponse
+    from fastapi.responses import HTMLResponse, JSONResponse, Response
     from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, model_validator
     from starlette.exceptions import HTTPException
 except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -54,6 +58,8 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from .. import __version__
 from ..index import Index, IndexFormatError
+from . import page
+from ._worker import Busy, IndexWorker, TimedOut
 
 __all__ = ["create_app"]
 
@@ -67,6 +73,12 @@ _MAX_MESSAGE = 500
 _RETRY_AFTER_S = 1
 # pydantic's error types for a body that is missing or not a JSON object
 _NOT_AN_OBJECT = ("missing", "model_attributes_type", "model_type", "dict_type")
+# the page and its files load nothing from anywhere but this service, and run no inline script
+_PAGE_HEADERS = {"Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
+                                            "connect-src 'self'; img-src 'self'; form-action 'self'; "
+                                            "base-uri 'none'; frame-ancestors 'none'",
+                 "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+_STATIC = {"page.css": "text/css; charset=utf-8", "page.js": "text/javascript; charset=utf-8"}
 
 
 # --------------------------------------------------------------------------- errors
@@ -99,9 +111,23 @@ def _validation_message(errors):
 
 
 # --------------------------------------------------------------------------- the body bound
+def _bad_utf8(scope):
+    """What is not UTF-8 in the request's path or query string (percent-decoded), or None."""
+    from urllib.parse import unquote_to_bytes
+
+    for what, raw in (("path", scope.get("raw_path") or scope.get("path", "").encode("utf-8", "surrogateescape")),
+                      ("query string", scope.get("query_string", b""))):
+        try:
+            unquote_to_bytes(raw.replace(b"+", b" ")).decode("utf-8")
+        except UnicodeDecodeError:
+            return f"the {what} is not valid UTF-8 (percent-encode UTF-8 bytes)"
+    return None
+
+
 class _BodyLimit:
-    """ASGI middleware: a body over ``max_bytes`` gets 413, whether Content-Length says so or the
-    bytes that arrive (chunked, or a lying header) do. The body is read here and replayed to the
+    """ASGI middleware: a path or query string that is not UTF-8 gets 400; a body over
+    ``max_bytes`` gets 413, whether Content-Length says so or the bytes that arrive (chunked, or a
+    lying header) do. The body is read here and replayed to the
     application, so that nothing downstream ever holds more than ``max_bytes``."""
 
     def __init__(self, app, max_bytes):
@@ -110,6 +136,12 @@ class _BodyLimit:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        problem = _bad_utf8(scope)
+        if problem:
+            # the framework would decode it with U+FFFD in place of the bad bytes: a search for
+            # something the client never sent, or an id no document has
+            await _error(400, problem)(scope, receive, send)
             return
         too_big = f"the request body is larger than {self.max_bytes} bytes"
         for name, value in scope.get("headers", ()):
@@ -146,40 +178,7 @@ class _BodyLimit:
         await self.app(scope, replay, send)
 
 
-# --------------------------------------------------------------------------- the index lock
-class _Guard:
-    """One lock around every call on the index, and a bound on the requests waiting for it."""
-
-    def __init__(self, index, max_pending, timeout_s):
-        self.index, self.max_pending, self.timeout_s = index, max_pending, timeout_s
-        self.lock = threading.Lock()
-        self._count = threading.Lock()
-        self.waiting = 0
-
-    @contextmanager
-    def hold(self, by_id=False):
-        """The index, for one call; ``by_id``: a KeyError is an unknown id (404), not a bug."""
-        if not self.lock.acquire(blocking=False):
-            with self._count:
-                if self.waiting >= self.max_pending:
-                    raise _fail(429, f"the index is busy ({self.waiting} requests waiting); retry later",
-                                {"Retry-After": str(_RETRY_AFTER_S)})
-                self.waiting += 1
-            try:
-                got = self.lock.acquire(timeout=self.timeout_s)
-            finally:
-                with self._count:
-                    self.waiting -= 1
-            if not got:
-                raise _fail(503, f"the index was not free within {self.timeout_s} s; retry later",
-                            {"Retry-After": str(_RETRY_AFTER_S)})
-        try:
-            with _index_errors(by_id):
-                yield self.index
-        finally:
-            self.lock.release()
-
-
+# --------------------------------------------------------------------------- the index's errors
 @contextmanager
 def _index_errors(by_id):
     """The index's exceptions as answers: an unknown id (``by_id``) is 404, bad input 400, a
@@ -200,6 +199,13 @@ def _index_errors(by_id):
 
 
 # --------------------------------------------------------------------------- JSON
+def _json(obj, status=200):
+    """A JSON answer encoded here: FastAPI's own encoder walks every value in Python first, which
+    cost more than a search of a small index."""
+    body = json.dumps(_plain(obj), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return Response(body.encode("utf-8"), status_code=status, media_type="application/json")
+
+
 def _plain(obj):
     """``obj`` with numpy scalars and arrays as plain Python (JSON) values."""
     if isinstance(obj, dict):
@@ -299,14 +305,14 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         Longer queries (search, match, explain) get 413.
     max_pending : int, default=64
         Requests allowed to wait for the index at once; more get 429 with ``Retry-After``.
-        (The application's startup makes the thread pool large enough for them.)
     timeout_s : float, default=30
         How long a request waits for the index before it gets 503.
 
     Returns
     -------
     fastapi.FastAPI
-        With ``app.state.index`` (the opened Index) and ``app.state.guard`` (its lock).
+        With ``app.state.index`` (the opened Index) and ``app.state.worker`` (the
+        :class:`~learnsim.service._worker.IndexWorker` that runs every call on it).
 
     Raises
     ------
@@ -321,24 +327,20 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     if api_key is not None and (not isinstance(api_key, str) or not api_key):
         raise ValueError("api_key must be a non-empty str (or None for no key)")
     index = Index.open(index_path)
-    guard = _Guard(index, int(max_pending), float(timeout_s))
+    worker = IndexWorker(index, int(max_pending), float(timeout_s))
     key = api_key.encode() if api_key is not None else None
+    static = {name: resources.files(__package__).joinpath("static", name).read_bytes() for name in _STATIC}
 
     @asynccontextmanager
     async def lifespan(app):
-        # the plain def endpoints run in anyio's thread pool (40 threads by default): with fewer
-        # threads than max_pending, requests would queue for a thread, unseen by the bound
-        import anyio.to_thread
-
-        limiter = anyio.to_thread.current_default_thread_limiter()
-        limiter.total_tokens = max(limiter.total_tokens, guard.max_pending + 8)
         yield
-        with guard.lock:
-            index.close()
+        worker.close()   # what is queued runs first: nothing acknowledged is dropped
+        index.close()
 
-    app = FastAPI(title="learnsim", version=__version__, lifespan=lifespan,
+    # no /docs or /redoc: FastAPI's pages load their scripts from a CDN
+    app = FastAPI(title="learnsim", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Search, match and explain over a learnsim index.")
-    app.state.index, app.state.guard = index, guard
+    app.state.index, app.state.worker = index, worker
 
     @app.exception_handler(HTTPException)
     async def _http_error(request, exc):
@@ -358,6 +360,24 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     async def _bug(request, exc):
         log.error("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
         return _error(500, f"internal error ({type(exc).__name__}); see the server log")
+
+    async def run(fn, by_id=False, **search):
+        """``fn(index)`` in the index's thread (or a batchable search: ``key``, ``queries``)."""
+        try:
+            with _index_errors(by_id):
+                return await worker.call(fn, **search)
+        except Busy:
+            raise _fail(429, f"the index is busy ({worker.waiting} requests waiting); retry later",
+                        {"Retry-After": str(_RETRY_AFTER_S)}) from None
+        except TimedOut:
+            raise _fail(503, f"the index was not free within {worker.timeout_s:g} s; retry later",
+                        {"Retry-After": str(_RETRY_AFTER_S)}) from None
+
+    async def searched(queries, k, conditions, explain, n_top):
+        """One list of hits per query; searches with the same options run together."""
+        options = (k, json.dumps(conditions, sort_keys=True), bool(explain), n_top)
+        return await run(lambda idx, qs: idx.search(qs, k, filter=conditions, explain=explain, n_top=n_top),
+                         key=options, queries=list(queries))
 
     def check_query(*texts):
         for text in texts:
@@ -379,98 +399,128 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
 
     # ---------------------------------------------------------------- reads
     @app.get("/healthz")
-    def healthz():
+    async def healthz():
         return {"status": "ok"}
 
     @app.get("/v1/info")
-    def info():
-        with guard.hold() as idx:
-            out = idx.info()
-            pipeline = repr(idx.pipeline)
+    async def info():
+        def read(idx):
+            return idx.info(), repr(idx.pipeline)
+
+        out, pipeline = await run(read)
         # the server's directory layout is none of a client's business: the name is enough
         out["path"] = Path(out["path"]).name
         out.update(version=__version__, pipeline=pipeline)
         out.setdefault("method", index.manifest.get("method"))
-        return _plain(out)
+        return _json(out)
 
     @app.get("/v1/search")
-    def search(q: str, k: int = Query(10, ge=1, le=MAX_K), filter: Optional[str] = None,
-               explain: bool = False, n_top: int = Query(10, ge=1, le=MAX_N_TOP)):
+    async def search(q: str, k: int = Query(10, ge=1, le=MAX_K), filter: Optional[str] = None,
+                     explain: bool = False, n_top: int = Query(10, ge=1, le=MAX_N_TOP)):
         check_query(q)
-        conditions = _parse_filter(filter)
-        with guard.hold() as idx:
-            hits = idx.search(q, k, filter=conditions, explain=explain, n_top=n_top)
-        return {"hits": _plain(hits)}
+        hits, = await searched([q], k, _parse_filter(filter), explain, n_top)
+        return _json({"hits": hits})
 
     @app.post("/v1/search")
-    def search_batch(body: SearchBatch):
+    async def search_batch(body: SearchBatch):
         check_query(*body.queries)
-        with guard.hold() as idx:
-            results = idx.search(body.queries, body.k, filter=body.filter, explain=body.explain, n_top=body.n_top)
-        return {"results": _plain(results)}
+        return _json({"results": await searched(body.queries, body.k, body.filter, body.explain, body.n_top)})
 
     # declared before /v1/docs/{id}: that route's id takes '/' too, so it would take this path
     @app.get("/v1/docs/{doc_id:path}/similar")
-    def similar(doc_id: str, k: int = Query(10, ge=1, le=MAX_K), filter: Optional[str] = None):
+    async def similar(doc_id: str, k: int = Query(10, ge=1, le=MAX_K), filter: Optional[str] = None):
         conditions = _parse_filter(filter)
-        with guard.hold(by_id=True) as idx:
-            hits = idx.more_like(doc_id, k, filter=conditions)
-        return {"id": doc_id, "hits": _plain(hits)}
+        hits = await run(lambda idx: idx.more_like(doc_id, k, filter=conditions), by_id=True)
+        return _json({"id": doc_id, "hits": hits})
 
     @app.get("/v1/docs/{doc_id:path}")
-    def document(doc_id: str):
-        with guard.hold(by_id=True) as idx:
-            text, metadata = idx.document(doc_id)
-        return {"id": doc_id, "text": text, "metadata": _plain(metadata)}
+    async def document(doc_id: str):
+        text, metadata = await run(lambda idx: idx.document(doc_id), by_id=True)
+        return _json({"id": doc_id, "text": text, "metadata": metadata})
 
     @app.post("/v1/match")
-    def match(body: MatchRequest):
+    async def match(body: MatchRequest):
         check_query(*([body.text] if body.text is not None else [t for pair in body.pairs for t in pair]))
-        with guard.hold() as idx:
+
+        def decide(idx):
             if idx.pipeline.matcher is None:
                 raise _fail(422, f"this {type(idx.pipeline.metric).__name__} model has no duplicate rule "
                                  "(only a FILM fitted on labelled pairs has one)")
             if body.text is not None:
-                return {"matches": _plain(idx.match(body.text, body.k, filter=body.filter))}
-            return {"decisions": _plain(idx.pipeline.match([tuple(p) for p in body.pairs]))}
+                return {"matches": idx.match(body.text, body.k, filter=body.filter)}
+            return {"decisions": idx.pipeline.match([tuple(p) for p in body.pairs])}
+
+        return _json(await run(decide))
 
     @app.post("/v1/explain")
-    def explain(body: ExplainRequest):
+    async def explain(body: ExplainRequest):
         check_query(body.query)
-        with guard.hold() as idx:
-            out = idx.pipeline.explain(body.query, body.document, body.n_top, statistics=idx.statistics or None)
-        return _plain(out)
+        return _json(await run(lambda idx: idx.pipeline.explain(body.query, body.document, body.n_top,
+                                                                 statistics=idx.statistics or None)))
 
     # ---------------------------------------------------------------- writes
     @app.post("/v1/docs", status_code=201)
-    def add(body: AddRequest, request: Request):
+    async def add(body: AddRequest, request: Request):
         check_writer(request)
         docs = body.documents
         ids = [d.id for d in docs]
         if any(i is None for i in ids) and any(i is not None for i in ids):
             raise _fail(400, "give every document an id, or none (then the index numbers them)")
-        with guard.hold() as idx:
+
+        def write(idx):
             # Index.add returns once the documents are durable: only then is 201 sent
             added = idx.add([d.text for d in docs], None if ids[0] is None else ids, [d.metadata for d in docs])
-            n = len(idx)
-        return {"ids": added, "added": len(added), "documents": n}
+            return added, len(idx)
+
+        added, n = await run(write)
+        return _json({"ids": added, "added": len(added), "documents": n}, status=201)
 
     @app.delete("/v1/docs/{doc_id:path}")
-    def delete(doc_id: str, request: Request):
+    async def delete(doc_id: str, request: Request):
         check_writer(request)
-        with guard.hold(by_id=True) as idx:
-            n = idx.delete([doc_id])
-            left = len(idx)
-        return {"deleted": n, "documents": left}
+        n, left = await run(lambda idx: (idx.delete([doc_id]), len(idx)), by_id=True)
+        return _json({"deleted": n, "documents": left})
 
     @app.post("/v1/reindex")
-    def reindex(request: Request):
+    async def reindex(request: Request):
         check_writer(request)
-        with guard.hold() as idx:
+
+        def redo(idx):
             idx.reindex()
-            out = idx.info()
+            return idx.info()
+
+        out = await run(redo)
         out["path"] = Path(out["path"]).name
-        return _plain(out)
+        return _json(out)
+
+    # ---------------------------------------------------------------- the page
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def search_page(request: Request):
+        params = request.query_params
+        q = (params.get("q") or "").strip() or None
+        k_text = params.get("k") or str(page.PAGE_K)
+
+        def html(text, status=200):
+            return HTMLResponse(text, status_code=status, headers=_PAGE_HEADERS)
+
+        if not k_text.isdigit() or not 1 <= int(k_text) <= page.MAX_PAGE_K:
+            return html(page.render_error(f"k must be a whole number from 1 to {page.MAX_PAGE_K}", q), 400)
+        k = int(k_text)
+        if q is not None and len(q) > max_query_chars:
+            return html(page.render_error(f"the query is longer than {max_query_chars} characters", q[:200], k), 413)
+        fragment = params.get("fragment") == "1"
+        view = dict(q=q, k=k, similar=params.get("similar"), duplicates=params.get("duplicates"))
+        try:
+            data = await run(lambda idx: page.gather(idx, info=not fragment, **view), by_id=True)
+        except HTTPException as exc:
+            return html(page.render_error(exc.detail, q, k), exc.status_code)
+        return html(page.render_results(data) if fragment else page.render_page(data))
+
+    @app.get("/static/{name}", include_in_schema=False)
+    async def static_file(name: str):
+        if name not in static:
+            raise _fail(404, f"no file {name!r}")
+        return Response(static[name], media_type=_STATIC[name], headers=_PAGE_HEADERS)
 
     app.add_middleware(_BodyLimit, max_bytes=int(max_body_bytes))
     return app

@@ -1,0 +1,183 @@
+"""The one thread that runs every call on the service's index, and the bounded queue in front of it.
+
+An :class:`~learnsim.index.Index` is not thread-safe, and a search of a dense index is bound by
+memory bandwidth (every row is read once per query): so one thread runs the index's calls in the
+order they were queued, and searches with the same options that wait together run as one
+``Index.search(list)`` call, which reads the rows once for the whole batch. Under load this is what
+keeps latency down; on an idle service a batch is a single request and nothing waits.
+
+The queue is bounded: a request that would make more than ``max_pending`` calls wait is refused at
+once (429, the client retries), and one that has not started within ``timeout_s`` is withdrawn and
+answered 503, never run afterwards. A call that has started is always waited for: a write the
+client was not told about must not happen behind its back.
+"""
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import deque
+from concurrent.futures import Future
+
+__all__ = ["IndexWorker", "Busy", "TimedOut"]
+
+
+class Busy(Exception):
+    """More than ``max_pending`` calls would wait (the service answers 429)."""
+
+
+class TimedOut(Exception):
+    """A call did not start within ``timeout_s`` and was withdrawn (the service answers 503)."""
+
+
+class _Call:
+    __slots__ = ("fn", "key", "queries", "future")
+
+    def __init__(self, fn, key, queries):
+        self.fn, self.key, self.queries, self.future = fn, key, queries, Future()
+
+
+class IndexWorker:
+    """Runs calls on ``index`` in one thread; searches with the same options run batched.
+
+    Parameters
+    ----------
+    index : learnsim.index.Index
+    max_pending : int
+        Calls allowed to wait (not counting the one running); one more raises :class:`Busy`.
+    timeout_s : float
+        How long :meth:`call` waits for its call to start before withdrawing it.
+    max_batch : int, default=64
+        Most queries searched in one batch.
+
+    Attributes
+    ----------
+    lock : threading.Lock
+        Held while a call runs: whoever holds it keeps the index busy (the tests do).
+    waiting : int
+        Calls queued and not started.
+    """
+
+    def __init__(self, index, max_pending, timeout_s, max_batch=64):
+        self.index, self.max_pending, self.timeout_s, self.max_batch = index, max_pending, timeout_s, max_batch
+        self.lock = threading.Lock()
+        self._cv = threading.Condition()
+        self._queue = deque()
+        self._taken = 0      # taken off the queue by the thread, not yet started (waiting for lock)
+        self._running = False
+        self._closed = False
+        self.batches = 0     # searches run, and the queries they held: how much batching happened
+        self.batched_queries = 0
+        self._thread = threading.Thread(target=self._run, name="learnsim-index", daemon=True)
+        self._thread.start()
+
+    @property
+    def waiting(self):
+        return len(self._queue) + self._taken
+
+    # ------------------------------------------------------------------ submitting
+    def submit(self, fn, *, key=None, queries=None):
+        """Queue ``fn(index)``; or, with ``key``, a search of ``queries`` (a list of str) whose
+        options ``key = (k, filter, explain, n_top)`` it shares with the calls it may be batched
+        with. Returns a :class:`concurrent.futures.Future` (a search's result: one list of hits
+        per query). Raises :class:`Busy` when the queue is full."""
+        call = _Call(fn, key, queries)
+        with self._cv:
+            if self._closed:
+                raise RuntimeError("the service is shutting down")
+            # an idle worker takes a call even with max_pending=0: nothing would wait
+            if self.waiting >= self.max_pending and (self.waiting or self._running):
+                raise Busy(self.waiting)
+            self._queue.append(call)
+            self._cv.notify()
+        return call.future
+
+    async def call(self, fn, *, key=None, queries=None):
+        """Run ``fn(index)`` (or a search: see :meth:`submit`) and return its result, from a
+        coroutine; raises what it raised, :class:`Busy`, or :class:`TimedOut`."""
+        future = self.submit(fn, key=key, queries=queries)
+        wrapped = asyncio.wrap_future(future)
+        try:
+            return await asyncio.wait_for(asyncio.shield(wrapped), self.timeout_s)
+        except asyncio.TimeoutError:
+            if future.cancel():   # it had not started: withdrawn, it will never run
+                raise TimedOut(self.timeout_s) from None
+            return await wrapped   # it is running: its effect must be reported, however late
+
+    # ------------------------------------------------------------------ the thread
+    def _next(self):
+        """The next call, and the searches to run with it (same options), off the queue."""
+        with self._cv:
+            while not self._queue and not self._closed:
+                self._cv.wait()
+            if not self._queue:
+                return None
+            first = self._queue.popleft()
+            calls = [first]
+            if first.key is not None:
+                n = len(first.queries)
+                kept = deque()
+                while self._queue:
+                    c = self._queue.popleft()
+                    if c.key == first.key and n + len(c.queries) <= self.max_batch:
+                        calls.append(c)
+                        n += len(c.queries)
+                    else:
+                        kept.append(c)
+                self._queue = kept
+            self._taken = len(calls)
+            return calls
+
+    def _run(self):
+        while True:
+            calls = self._next()
+            if calls is None:
+                return
+            with self.lock:
+                with self._cv:
+                    self._taken = 0
+                    calls = [c for c in calls if c.future.set_running_or_notify_cancel()]
+                    self._running = bool(calls)
+                try:
+                    if calls:
+                        self._execute(calls)
+                finally:
+                    with self._cv:
+                        self._running = False
+
+    def _execute(self, calls):
+        first = calls[0]
+        if first.key is None:
+            _settle(first.future, lambda: first.fn(self.index))
+            return
+        k, filter_, explain, n_top = first.key
+        queries = [q for c in calls for q in c.queries]
+        try:
+            results = first.fn(self.index, queries)
+        except BaseException:
+            if len(calls) == 1:
+                _settle(first.future, lambda: first.fn(self.index, first.queries))
+                return
+            # one of them is to blame (or all): each gets its own answer
+            for c in calls:
+                _settle(c.future, lambda c=c: c.fn(self.index, c.queries))
+            return
+        self.batches += 1
+        self.batched_queries += len(queries)
+        start = 0
+        for c in calls:
+            c.future.set_result(results[start:start + len(c.queries)])
+            start += len(c.queries)
+
+    def close(self):
+        """Run what is queued, then stop the thread."""
+        with self._cv:
+            self._closed = True
+            self._cv.notify_all()
+        self._thread.join()
+
+
+def _settle(future, thunk):
+    try:
+        future.set_result(thunk())
+    except BaseException as exc:   # the caller gets the exception, the thread goes on
+        future.set_exception(exc)

@@ -1,0 +1,222 @@
+"""The search page of ``learnsim serve`` (``GET /``): HTML rendered on the server from what the
+index returns, so that searching works without JavaScript (a form GET) and every piece of
+document text passes through one escaping function (:func:`marked`).
+
+Three views, each a GET with parameters a person can bookmark:
+
+* ``/?q=TEXT&k=10``: the k best documents, each with its score, its text with the words that made
+  the score marked (``<mark>``), the words and their contributions, and links to similar documents
+  and, when the model has a duplicate rule, to near-duplicates;
+* ``/?similar=ID``: the documents closest to document ID (itself excluded);
+* ``/?duplicates=ID``: the documents the model's calibrated duplicate rule takes for near-
+  duplicates of ID, with their probabilities.
+
+Which words are marked: for a similarity, the words whose contribution to the score is positive
+(for FILM's learned part, the document words of positive word pairs too); for a distance model the
+explanation splits the squared distance, whose words push documents apart, so there the document's
+words shared with the query are marked, which are what bring it close. ``fragment=1`` returns the
+results alone: the page's script fetches them to search as one types.
+
+:func:`gather` runs in the index's thread (it calls the index); the ``render_*`` functions run
+anywhere (they see only plain data).
+"""
+from __future__ import annotations
+
+import html
+import json
+from urllib.parse import quote, urlencode
+
+__all__ = ["gather", "render_page", "render_results", "render_error", "marked"]
+
+PAGE_K = 10
+MAX_PAGE_K = 100
+# text shown of a hit: long documents are cut, after marking, at this many characters
+SHOWN_CHARS = 1200
+WHY_WORDS = 6
+# words (and word pairs) asked of an explanation: the marks cover more than the few listed
+MARK_WORDS = 25
+
+
+# --------------------------------------------------------------------------- the data
+def _marks(pipeline, text, terms):
+    """(start, end) of the words of ``text`` whose term is in ``terms``."""
+    return [(a, b) for a, b, term in pipeline.term_spans(text) if term in terms]
+
+
+def _terms_of(explanation, kind, query_terms):
+    if kind == "distance":
+        return set(query_terms)
+    terms = {w["word"] for w in explanation.get("words", ()) if w["contribution"] > 0}
+    terms |= {p["word_b"] for p in explanation.get("word_pairs", ()) if p["contribution"] > 0}
+    # a bigram's words are marked one by one
+    return {part for t in terms for part in str(t).split(" ")}
+
+
+def gather(index, *, q=None, k=PAGE_K, similar=None, duplicates=None, info=True):
+    """Everything a view shows, from ``index`` (in the index's thread): ``hits`` (each with
+    ``marks`` and, for a query, ``explanation``), the ``source`` document of a similar or
+    duplicates view, the index's ``info`` and what the model can do."""
+    p = index.pipeline
+    out = {"q": q, "k": k, "similar": similar, "duplicates": duplicates, "kind": index.kind,
+           "scoring": index.scoring, "column": index.column, "can_match": p.matcher is not None,
+           "method": type(p.metric).__name__, "hits": None, "source": None}
+    if info:
+        out["info"] = index.info()
+    if q:
+        query_terms = {t for _, _, t in p.term_spans(q)}
+        hits = index.search(q, k, explain=True, n_top=MARK_WORDS)
+        for h in hits:
+            h["marks"] = _marks(p, h["text"], _terms_of(h["explanation"], index.kind, query_terms))
+        out["hits"] = hits
+    elif similar is not None or duplicates is not None:
+        doc_id = similar if similar is not None else duplicates
+        text, meta = index.document(doc_id)    # KeyError: an unknown id (404)
+        out["source"] = {"id": doc_id, "text": text, "metadata": meta, "marks": []}
+        if similar is not None:
+            hits = index.more_like(doc_id, k)
+        elif p.matcher is None:
+            hits = []
+        else:
+            # the document itself is its own best match: ask for one more and leave it out
+            hits = [h for h in index.match(text, k + 1) if h["id"] != doc_id][:k]
+            for rank, h in enumerate(hits):
+                h["rank"] = rank + 1
+        source_terms = {t for _, _, t in p.term_spans(text)}
+        for h in hits:
+            h["explanation"] = p.explain(text, h["text"], n_top=MARK_WORDS, statistics=index.statistics or None)
+            h["marks"] = _marks(p, h["text"], _terms_of(h["explanation"], index.kind, source_terms))
+        out["hits"] = hits
+    return out
+
+
+# --------------------------------------------------------------------------- HTML
+def _e(value):
+    return html.escape(str(value), quote=True)
+
+
+def marked(text, marks, limit=SHOWN_CHARS):
+    """``text`` as HTML: escaped, the spans ``marks`` in ``<mark>``, cut at ``limit`` characters."""
+    out, pos = [], 0
+    cut = len(text) > limit
+    text = text[:limit]
+    for a, b in sorted(marks):
+        if a < pos or a >= len(text):
+            continue
+        b = min(b, len(text))
+        out.append(_e(text[pos:a]))
+        out.append(f"<mark>{_e(text[a:b])}</mark>")
+        pos = b
+    out.append(_e(text[pos:]))
+    if cut:
+        out.append("&hellip;")
+    return "".join(out)
+
+
+def _link(**params):
+    return "/?" + urlencode({k: v for k, v in params.items() if v is not None})
+
+
+def _why(explanation, kind):
+    if not explanation:
+        return ""
+    words = explanation.get("words", ())[:WHY_WORDS]
+    if kind == "distance":
+        total = f"squared distance {explanation.get('squared_distance', 0.0):.4g}"
+    else:
+        total = f"score {explanation.get('score', 0.0):.4f}"
+    parts = ", ".join(f"<span class=\"w\">{_e(w['word'])}</span> {w['contribution']:+.3f}" for w in words)
+    return f'<p class="why">{total} = {parts or "no shared words"}</p>'
+
+
+def _metadata(meta):
+    if not meta:
+        return ""
+    items = "".join(f"<dt>{_e(k)}</dt><dd>{_e(json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v)}</dd>"
+                    for k, v in meta.items())
+    return f'<dl class="meta">{items}</dl>'
+
+
+def _hit(h, data):
+    doc_id = h["id"]
+    links = [f'<a class="similar" href="{_e(_link(similar=doc_id))}">similar documents</a>']
+    if data["can_match"]:
+        links.append(f'<a class="duplicates" href="{_e(_link(duplicates=doc_id))}">near-duplicates</a>')
+    links.append(f'<a class="json" href="/v1/docs/{_e(quote(doc_id, safe=""))}">JSON</a>')
+    if "probability" in h:
+        value = f'<span class="score" title="probability of a duplicate">p = {h["probability"]:.3f}</span>'
+    else:
+        value = f'<span class="score" title="{_e(data["column"])}">{h["score"]:.4f}</span>'
+    return (f'<li class="hit" data-id="{_e(doc_id)}">'
+            f'<div class="head"><span class="rank">{int(h["rank"])}</span>{value}'
+            f'<span class="doc-id">{_e(doc_id)}</span></div>'
+            f'<p class="text">{marked(h["text"], h.get("marks", ()))}</p>'
+            f'{_why(h.get("explanation"), data["kind"])}{_metadata(h.get("metadata"))}'
+            f'<p class="links">{" &middot; ".join(links)}</p></li>')
+
+
+def render_results(data):
+    """The results part of the page (what ``fragment=1`` returns)."""
+    hits = data["hits"]
+    if hits is None:
+        return ('<p class="summary">Type words above: the collection is searched with the learned similarity '
+                f'({_e(data["scoring"])}).</p>')
+    parts = []
+    src = data["source"]
+    if data["q"]:
+        what = "document" if len(hits) == 1 else "documents"
+        parts.append(f'<p class="summary">{len(hits)} {what} for &ldquo;{_e(data["q"])}&rdquo;, '
+                     f'by {_e(data["scoring"])}.</p>')
+    elif data["similar"] is not None:
+        parts.append(f'<p class="summary">Documents closest to <span class="doc-id">{_e(src["id"])}</span>, '
+                     f'by {_e(data["scoring"])}:</p><blockquote class="source">{marked(src["text"], ())}</blockquote>')
+    else:
+        if not data["can_match"]:
+            parts.append(f'<p class="summary">This {_e(data["method"])} model has no duplicate rule (only a FILM '
+                         'fitted on labelled pairs has one): see similar documents instead.</p>')
+        else:
+            parts.append(f'<p class="summary">Near-duplicates of <span class="doc-id">{_e(src["id"])}</span> '
+                         f'by the model\'s calibrated duplicate rule:</p>'
+                         f'<blockquote class="source">{marked(src["text"], ())}</blockquote>')
+    if not hits:
+        parts.append('<p class="none">No documents.</p>')
+    else:
+        parts.append('<ol class="hits">' + "".join(_hit(h, data) for h in hits) + "</ol>")
+    return "".join(parts)
+
+
+def _header(data):
+    info = data.get("info") or {}
+    n, stale, deleted = info.get("documents", 0), info.get("added_since_statistics", 0), info.get("deleted", 0)
+    freshness = ("statistics up to date" if not stale else
+                 f"{stale} documents added since the statistics were computed (reindex refreshes them)")
+    return (f'<p class="model">Model: <b>{_e(data["method"])}</b>, {_e(data["scoring"])} &middot; '
+            f'<span class="size">{n:,} documents</span> &middot; <span class="staleness">{_e(freshness)}</span>'
+            + (f" &middot; {deleted} deleted, not yet compacted" if deleted else "") + "</p>")
+
+
+def _shell(title, body, q="", k=PAGE_K):
+    return ("<!doctype html>\n"
+            '<html lang="en"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{_e(title)}</title>"
+            '<link rel="stylesheet" href="/static/page.css"></head><body>'
+            '<header><h1><a href="/">learnsim</a></h1>'
+            '<form id="search" action="/" method="get" role="search">'
+            f'<input id="q" name="q" type="search" value="{_e(q)}" placeholder="Search the collection" '
+            'aria-label="query" autocomplete="off" autofocus>'
+            f'<input type="hidden" name="k" value="{int(k)}"><button type="submit">Search</button></form>'
+            f"</header>{body}"
+            '<footer>JSON API: <a href="/openapi.json">/openapi.json</a> (GET /v1/search?q=...)</footer>'
+            '<script src="/static/page.js" defer></script></body></html>')
+
+
+def render_page(data):
+    """The whole page of a view."""
+    title = f"{data['q']} - learnsim" if data["q"] else "learnsim"
+    body = f'{_header(data)}<main id="results" aria-live="polite">{render_results(data)}</main>'
+    return _shell(title, body, data["q"] or "", data["k"])
+
+
+def render_error(message, q="", k=PAGE_K):
+    """A page that says what was wrong with the request."""
+    return _shell("learnsim: error", f'<main id="results"><p class="error">{_e(message)}</p></main>', q or "", k)
