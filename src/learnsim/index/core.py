@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._batch import best_k_dense_batch, dense_batch_applies
 from ._scan import MemorySegment, best_k
 from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexFormatError, Segment, write_json_atomic
 from ._store import DocumentStore, check_filter, check_metadata
@@ -441,6 +442,10 @@ class Index:
         return hits
 
     def _search_rows(self, rows, k, allowed, exclude=None):
+        if dense_batch_applies(self.segments, rows, self.kind == "distance"):
+            # several dense queries: one matrix product per block of rows for them all
+            found = best_k_dense_batch(self.segments, rows.dense, k, None if self._all_live(allowed) else allowed, exclude)
+            return [(values, order) for order, values in found]
         out = []
         for i in range(len(rows)):
             s, d, q = rows.row(i)
