@@ -384,3 +384,54 @@ def test_two_handles_see_each_others_deletes_and_adds(tmp_path):
         hits = handle.search(texts[3], k=1000)
         assert len(hits) == len(texts) - 2 and not {"d1", "d2", "d3"} & {h["id"] for h in hits}
     assert "d3" not in {h["id"] for h in b.more_like("d4", k=1000)}
+
+
+def test_a_handle_sees_another_handles_reindex_and_merges(tmp_path):
+    """A long-lived reader (a server's) searches as a freshly opened handle after another handle
+    reindexed (new statistics, so a new query plan) or merged small segments away."""
+    from learnsim.index import core
+
+    texts, _, ids, meta = corpus()
+    reader = Index.build(tmp_path / "idx", model("bm25"), texts[:60], ids[:60])
+    writer = Index.open(tmp_path / "idx")
+    query = texts[70]
+    reader.search(query, k=5)                     # the reader has loaded its query plan
+    for i in range(60, 60 + core.MERGE_AT + 2):   # small adds: merged once MERGE_AT accumulate
+        writer.add([texts[i]], [ids[i]])
+    assert len(reader.search(query, k=1000)) == 60 + core.MERGE_AT + 2
+    writer.reindex()                              # the statistics (and the plan) change
+    fresh = Index.open(tmp_path / "idx")
+    got, want = reader.search(query, k=10), fresh.search(query, k=10)
+    assert [h["id"] for h in got] == [h["id"] for h in want]
+    assert np.allclose([h["score"] for h in got], [h["score"] for h in want], rtol=1e-6)
+
+
+def test_a_reader_retries_when_segments_vanish_under_it(tmp_path, monkeypatch):
+    """Between a reader's reading the manifest and its opening the segments listed there, a
+    writer may merge them away: the reader reads the newer manifest instead of failing."""
+    from learnsim.index import core
+
+    texts, _, ids, _ = corpus()
+    reader = Index.build(tmp_path / "idx", model("mcd"), texts[:50], ids[:50])
+    Index.open(tmp_path / "idx").add(texts[50:55], ids[50:55])
+    real, failures = core.Segment, []
+
+    def vanishing(*args, **kwargs):
+        if not failures:
+            failures.append(1)
+            raise core.IndexFormatError("segment files vanished")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(core, "Segment", vanishing)
+    hits = reader.search(texts[52], k=1)
+    assert failures and hits[0]["id"] == ids[52]
+    # a damage that stays is still an error, not a silent stale view
+    monkeypatch.setattr(core, "Segment", real)
+    Index.open(tmp_path / "idx").add(texts[55:56], ids[55:56])
+
+    def damaged(*args, **kwargs):
+        raise core.IndexFormatError("damaged")
+
+    monkeypatch.setattr(core, "Segment", damaged)
+    with pytest.raises(core.IndexFormatError, match="damaged"):
+        reader.search(texts[52], k=1)

@@ -280,8 +280,10 @@ def test_too_many_waiting_requests_get_429_and_a_slow_index_503(built):
 def test_a_write_that_timed_out_waiting_never_happens(fresh):
     app = create_app(fresh, timeout_s=0.2)
     c = TestClient(app, raise_server_exceptions=False)
-    with app.state.worker.lock:
+    with app.state.writer.lock:
         _is_error(c.post("/v1/docs", json={"documents": [{"id": "late", "text": "w001 w002"}]}), 503)
+        # reads go on while the writes wait
+        assert c.get("/v1/search", params={"q": "w001"}).status_code == 200
     _is_error(c.get("/v1/docs/late"), 404)   # withdrawn, not run behind the client's back
     assert c.get("/v1/info").json()["documents"] == len(corpus()[0])
 

@@ -30,6 +30,8 @@ def register(commands):
             explanations (POST /v1/explain), writes (POST /v1/docs, DELETE /v1/docs/ID,
             POST /v1/reindex), GET /v1/info and GET /healthz; the OpenAPI schema is at
             /openapi.json. Answers and errors are JSON ({"error": ..., "code": ...}).
+            A search page for people is at / (it works without JavaScript, and loads
+            nothing from outside this service).
 
             It listens on 127.0.0.1 (this machine only) unless --host says otherwise; with
             --api-key-env, writes need 'Authorization: Bearer KEY' (reads stay open).
@@ -68,7 +70,7 @@ def run(args):
     port = sock.getsockname()[1]   # the one the system chose for --port 0
     host = f"[{args.host}]" if ":" in args.host else args.host
     _note(f"serving {args.index} ({len(app.state.index)} documents) on http://{host}:{port}"
-          + (" (read-only)" if args.read_only else "") + "; Ctrl-C stops")
+          + (" (read-only)" if args.read_only else "") + f"; search page: http://{host}:{port}/; Ctrl-C stops")
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         _note(f"--host {args.host}: other machines can reach this service"
               + ("" if api_key else "; writes are open to them (see --api-key-env, --read-only)"))

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import sqlite3
 import time
@@ -108,6 +109,10 @@ def _check_k(k):
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer; got {k!r}")
     return int(k)
+
+
+# how often a reader re-reads the manifest when the segments it lists vanish under it
+_RELOAD_TRIES = 4
 
 
 class _Lock:
@@ -285,6 +290,8 @@ class Index:
                 raise IndexFormatError(f"{self.path}: {_MANIFEST} has no valid {key!r}")
         if not (self.path / _DOCS).is_file():
             raise IndexFormatError(f"{self.path}: {_DOCS} is missing")
+        if m.get("plan_dir") != getattr(self, "manifest", {}).get("plan_dir"):
+            self._plan = None      # another handle reindexed: the old plan has the old statistics
         self.manifest = m
         self.kind = m["kind"]
         self.scoring, self.column = m.get("scoring", ""), m.get("column", "score")
@@ -324,12 +331,36 @@ class Index:
     def _see_changes(self):
         """Before a read: see what other handles (or processes) wrote since, when SQLite says
         something was (its data_version): their deletes, and their segments when the manifest changed."""
-        if self.store.conn.execute("PRAGMA data_version").fetchone()[0] != self._data_version:
-            self._reload_if_changed()
+        if (self.store.conn.execute("PRAGMA data_version").fetchone()[0] != self._data_version
+                or self._manifest_id() != self._seen_manifest):
+            for attempt in range(_RELOAD_TRIES):
+                try:
+                    if attempt == 0:
+                        self._reload_if_changed()
+                    else:   # the failed load left this handle half-loaded: load it all again
+                        self._load_after_write()
+                    break
+                except (IndexFormatError, OSError):
+                    # a writer merged or compacted between this handle's reading the manifest and
+                    # opening the segments it listed, and removed them: the newer manifest lists
+                    # what replaced them
+                    if attempt == _RELOAD_TRIES - 1:
+                        raise
+                    time.sleep(0.005 * (attempt + 1))
             self._refresh_deleted()
+
+    def _manifest_id(self):
+        """Which manifest file is there now: a reindex or a compact changes no row of SQLite
+        (its data_version stays), but every manifest is written anew and renamed into place."""
+        try:
+            st = os.stat(self.path / _MANIFEST)
+        except OSError:
+            return None
+        return (st.st_ino, st.st_mtime_ns, st.st_size)
 
     def _refresh_deleted(self):
         self._data_version = self.store.conn.execute("PRAGMA data_version").fetchone()[0]
+        self._seen_manifest = self._manifest_id()
         live = np.ones(self._seqs.shape[0], dtype=bool)
         dead = np.asarray(self.store.deleted_seqs(), dtype=np.int64)
         if dead.size:

@@ -29,9 +29,12 @@ match on a model without a duplicate rule, 429 more than ``max_pending`` request
 index (with ``Retry-After``), 503 the index not free within ``timeout_s``, 500 a bug (logged on
 the server, never a traceback in the answer).
 
-An Index is not thread-safe: one thread runs every call on it, in order, and searches with the
-same options that wait together run as one batch (:mod:`learnsim.service._worker`). The endpoints
-are coroutines that wait for that thread, so the event loop never blocks on the index. A write
+An Index is not thread-safe: the service opens the index twice, a handle for reads and one for
+writes, and one thread runs every call on each, in order (:mod:`learnsim.service._worker`).
+Searches never wait for a write (a write's fsyncs and segment merges take tens of milliseconds);
+the read handle sees each write as soon as it returned (SQLite's data_version), so a client reads
+its own writes. Searches with the same options that wait together run as one batch. The endpoints
+are coroutines that wait for those threads, so the event loop never blocks on the index. A write
 returns only after the index made it durable.
 """
 from __future__ import annotations
@@ -311,8 +314,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     Returns
     -------
     fastapi.FastAPI
-        With ``app.state.index`` (the opened Index) and ``app.state.worker`` (the
-        :class:`~learnsim.service._worker.IndexWorker` that runs every call on it).
+        With ``app.state.index`` (the read handle), ``app.state.worker`` and ``app.state.writer``
+        (the :class:`~learnsim.service._worker.IndexWorker` of the reads and of the writes).
 
     Raises
     ------
@@ -327,20 +330,29 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     if api_key is not None and (not isinstance(api_key, str) or not api_key):
         raise ValueError("api_key must be a non-empty str (or None for no key)")
     index = Index.open(index_path)
+    # a search needs only the index's query plan, but a write, a match, an explanation and the
+    # page need the model: loaded now, or the first of them would hold every request behind it
+    # for as long as the load takes (seconds: scikit-learn's import, the model's checks)
+    index.pipeline
+    # the write handle shares the loaded model (read-only once fitted)
+    write_index = Index.open(index_path, _pipeline=index.pipeline)
     worker = IndexWorker(index, int(max_pending), float(timeout_s))
+    writer = IndexWorker(write_index, int(max_pending), float(timeout_s))
     key = api_key.encode() if api_key is not None else None
     static = {name: resources.files(__package__).joinpath("static", name).read_bytes() for name in _STATIC}
 
     @asynccontextmanager
     async def lifespan(app):
         yield
-        worker.close()   # what is queued runs first: nothing acknowledged is dropped
+        writer.close()   # what is queued runs first: nothing acknowledged is dropped
+        worker.close()
+        write_index.close()
         index.close()
 
     # no /docs or /redoc: FastAPI's pages load their scripts from a CDN
     app = FastAPI(title="learnsim", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Search, match and explain over a learnsim index.")
-    app.state.index, app.state.worker = index, worker
+    app.state.index, app.state.worker, app.state.writer = index, worker, writer
 
     @app.exception_handler(HTTPException)
     async def _http_error(request, exc):
@@ -361,16 +373,17 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         log.error("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
         return _error(500, f"internal error ({type(exc).__name__}); see the server log")
 
-    async def run(fn, by_id=False, **search):
-        """``fn(index)`` in the index's thread (or a batchable search: ``key``, ``queries``)."""
+    async def run(fn, by_id=False, on=worker, **search):
+        """``fn(index)`` in the thread of ``on`` (the reads' worker or the writes'), or a
+        batchable search (``key``, ``queries``)."""
         try:
             with _index_errors(by_id):
-                return await worker.call(fn, **search)
+                return await on.call(fn, **search)
         except Busy:
-            raise _fail(429, f"the index is busy ({worker.waiting} requests waiting); retry later",
+            raise _fail(429, f"the index is busy ({on.waiting} requests waiting); retry later",
                         {"Retry-After": str(_RETRY_AFTER_S)}) from None
         except TimedOut:
-            raise _fail(503, f"the index was not free within {worker.timeout_s:g} s; retry later",
+            raise _fail(503, f"the index was not free within {on.timeout_s:g} s; retry later",
                         {"Retry-After": str(_RETRY_AFTER_S)}) from None
 
     async def searched(queries, k, conditions, explain, n_top):
@@ -472,13 +485,13 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             added = idx.add([d.text for d in docs], None if ids[0] is None else ids, [d.metadata for d in docs])
             return added, len(idx)
 
-        added, n = await run(write)
+        added, n = await run(write, on=writer)
         return _json({"ids": added, "added": len(added), "documents": n}, status=201)
 
     @app.delete("/v1/docs/{doc_id:path}")
     async def delete(doc_id: str, request: Request):
         check_writer(request)
-        n, left = await run(lambda idx: (idx.delete([doc_id]), len(idx)), by_id=True)
+        n, left = await run(lambda idx: (idx.delete([doc_id]), len(idx)), by_id=True, on=writer)
         return _json({"deleted": n, "documents": left})
 
     @app.post("/v1/reindex")
@@ -489,7 +502,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             idx.reindex()
             return idx.info()
 
-        out = await run(redo)
+        out = await run(redo, on=writer)
         out["path"] = Path(out["path"]).name
         return _json(out)
 

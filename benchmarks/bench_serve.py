@@ -1,0 +1,357 @@
+"""``learnsim serve`` under load (issue 15): 10,000 search requests from 50 concurrent clients
+against a 100,000-document index, with writes going on, on this machine.
+
+What it does, in order:
+
+1. fits a pipeline on the synthetic linked corpus of ``bench_index.py`` (``--model film``: FILM
+   from topic labels, dense rows; ``bm25``: LearnedBM25 from links, posting lists) and builds an
+   index of ``--docs`` documents of that corpus;
+2. starts ``learnsim serve IDX --port 0`` as a subprocess (one process, as a user runs it; BLAS
+   and numba limited to ``--threads`` threads) and waits for ``/healthz``;
+3. *sequential*: ``--sequential`` queries from one client, one at a time (``GET /v1/search?q=&k=10``):
+   the latency of a request on an idle server;
+4. *load*: ``--requests`` searches from ``--clients`` concurrent clients (keep-alive connections,
+   aiohttp), while a writer posts ``--write-batch`` new documents every ``--write-every`` seconds
+   (``POST /v1/docs``): errors (any status but 200/201, any transport error), p50/p99 latency and
+   requests per second of the searches, and of the writes;
+5. *in-process*: the same queries through ``Index.search`` in this process, one at a time, on
+   the same index (with the documents the writer added): p50 and queries per second. The service's
+   overhead is reported as ratios: sequential HTTP p50 / in-process p50, and in-process queries per
+   second / served requests per second under load;
+6. checks that every document whose POST was answered 201 is in the index and found by
+   ``GET /v1/docs/{id}``.
+
+The load generator runs in this process, on the same two cores as the server: its CPU is part of
+what the server competes with, as it would be for clients on the same host.
+
+Usage::
+
+    python benchmarks/bench_serve.py                          # 100k FILM documents, 10k requests, 50 clients
+    python benchmarks/bench_serve.py --model bm25 --json results/serve-bm25.json
+    python benchmarks/bench_serve.py --docs 10000 --requests 2000 --quick-check
+
+Needs the serve extra and aiohttp (``pip install -e .[serve,bench]``).
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import queue
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_index as corpus_gen  # noqa: E402  (the synthetic corpus and queries)
+
+K = 10
+
+
+def _env(threads):
+    env = dict(os.environ)
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+        env[var] = str(threads)
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def _ms(seconds):
+    if not len(seconds):
+        return {"n": 0}
+    ms = 1e3 * np.asarray(seconds)
+    return {"n": int(ms.size), "p50_ms": float(np.median(ms)), "p90_ms": float(np.percentile(ms, 90)),
+            "p99_ms": float(np.percentile(ms, 99)), "max_ms": float(ms.max()), "mean_ms": float(ms.mean())}
+
+
+# ---------------------------------------------------------------------- the server
+class Server:
+    """``learnsim serve`` in a subprocess on a port the system picks; ``base`` is its address."""
+
+    def __init__(self, index, threads=1, extra=()):
+        self.proc = subprocess.Popen([sys.executable, "-m", "learnsim", "serve", str(index), "--port", "0", *extra],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                     env=_env(threads))
+        self.lines = queue.Queue()
+        self.log = []
+        threading.Thread(target=self._read, daemon=True).start()
+        try:
+            self._wait()
+        except BaseException:
+            self.stop()   # never leave a server behind
+            raise
+
+    def _wait(self):
+        self.base = None
+        deadline = time.monotonic() + 60
+        while self.base is None:
+            if self.proc.poll() is not None:
+                raise SystemExit("the server stopped: " + "".join(self.log)[-2000:])
+            try:
+                line = self.lines.get(timeout=0.2)
+            except queue.Empty:
+                line = ""
+            found = re.search(r"on (http://127\.0\.0\.1:\d+)", line)
+            self.base = found.group(1) if found else None
+            if time.monotonic() > deadline:
+                raise SystemExit("the server did not start within 60 s")
+        import urllib.request
+
+        while True:
+            try:
+                with urllib.request.urlopen(self.base + "/healthz", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise SystemExit("the server does not answer /healthz")
+            time.sleep(0.05)
+
+    def _read(self):
+        for line in self.proc.stderr:
+            self.log.append(line)
+            self.lines.put(line)
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+
+
+# ---------------------------------------------------------------------- the clients
+async def _sequential(base, queries):
+    import aiohttp
+
+    times = []
+    errors = 0
+    async with aiohttp.ClientSession() as s:
+        for q in queries:
+            start = time.perf_counter()
+            async with s.get(f"{base}/v1/search", params={"q": q, "k": K}) as r:
+                await r.read()
+                errors += r.status != 200
+            times.append(time.perf_counter() - start)
+    return times, errors
+
+
+async def _load(base, queries, n_requests, n_clients, write_docs, write_batch, write_every):
+    """``n_requests`` searches from ``n_clients`` tasks (one keep-alive connection each) and a
+    writer posting ``write_batch`` documents every ``write_every`` s until the searches end."""
+    import aiohttp
+
+    search_times, write_times, errors, acknowledged = [], [], [], []
+    counter = iter(range(n_requests))
+    done = asyncio.Event()
+    timeout = aiohttp.ClientTimeout(total=60)
+
+    async def client(c):
+        conn = aiohttp.TCPConnector(limit=1)
+        async with aiohttp.ClientSession(connector=conn, timeout=timeout) as s:
+            for i in counter:
+                q = queries[i % len(queries)]
+                start = time.perf_counter()
+                try:
+                    async with s.get(f"{base}/v1/search", params={"q": q, "k": K}) as r:
+                        body = await r.read()
+                        if r.status != 200:
+                            errors.append(f"search {r.status}: {body[:200]!r}")
+                        else:
+                            search_times.append(time.perf_counter() - start)
+                except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+                    errors.append(f"search {type(exc).__name__}: {exc}")
+
+    async def writer():
+        async with aiohttp.ClientSession(timeout=timeout) as s:
+            pos = 0
+            while not done.is_set() and pos < len(write_docs):
+                batch = write_docs[pos:pos + write_batch]
+                pos += len(batch)
+                start = time.perf_counter()
+                try:
+                    async with s.post(f"{base}/v1/docs", json={"documents": batch}) as r:
+                        body = await r.read()
+                        if r.status != 201:
+                            errors.append(f"write {r.status}: {body[:200]!r}")
+                        else:
+                            write_times.append(time.perf_counter() - start)
+                            acknowledged.extend(d["id"] for d in batch)
+                except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+                    errors.append(f"write {type(exc).__name__}: {exc}")
+                try:
+                    await asyncio.wait_for(done.wait(), write_every)
+                except asyncio.TimeoutError:
+                    pass
+
+    start = time.perf_counter()
+    w = asyncio.ensure_future(writer()) if write_batch > 0 else None
+    await asyncio.gather(*(client(c) for c in range(n_clients)))
+    wall = time.perf_counter() - start
+    done.set()
+    if w is not None:
+        await w
+    return {"wall_s": wall, "search_times": search_times, "write_times": write_times, "errors": errors,
+            "acknowledged": acknowledged}
+
+
+async def _check_present(base, ids):
+    import aiohttp
+
+    missing = []
+    async with aiohttp.ClientSession() as s:
+        for doc_id in ids:
+            async with s.get(f"{base}/v1/docs/{doc_id}") as r:
+                await r.read()
+                if r.status != 200:
+                    missing.append(doc_id)
+    return missing
+
+
+# ---------------------------------------------------------------------- the run
+def parse(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", default="film", choices=["film", "bm25"])
+    ap.add_argument("--docs", type=int, default=100_000)
+    ap.add_argument("--requests", type=int, default=10_000)
+    ap.add_argument("--clients", type=int, default=50)
+    ap.add_argument("--queries", type=int, default=2_000, help="distinct queries, cycled")
+    ap.add_argument("--sequential", type=int, default=500, help="queries of the one-client pass")
+    ap.add_argument("--write-batch", type=int, default=10, help="documents a write posts (0: no writes)")
+    ap.add_argument("--write-every", type=float, default=0.1, help="seconds between two writes")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workdir", default=None)
+    ap.add_argument("--json", default=None)
+    return ap.parse_args(argv)
+
+
+def build(args, work):
+    import learnsim
+    from learnsim.index import Index
+
+    vocab = corpus_gen.vocabulary()
+    fit_texts, topic, links, df = corpus_gen.fitting_corpus(args.seed, vocab)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if args.model == "film":
+            pipeline = learnsim.fit(fit_texts, clusters=[int(t) for t in topic], method="film", baseline_holdout=None)
+        else:
+            pipeline = learnsim.fit(fit_texts, links=links, variant="bm25")
+    texts, _ = corpus_gen.corpus(args.docs, args.seed, vocab)
+    start = time.perf_counter()
+    Index.build(work / "idx", pipeline, texts, [f"d{i}" for i in range(len(texts))]).close()
+    build_s = time.perf_counter() - start
+    queries = corpus_gen.make_queries(args.queries, args.seed, vocab, df)
+    # the writer's documents: another stream of the same corpus, never in the index before
+    new, _ = corpus_gen.corpus(min(100_000, args.requests * 2), args.seed, vocab, stream=1)
+    writes = [{"id": f"w{i}", "text": t, "metadata": {"source": "writer"}} for i, t in enumerate(new)]
+    return queries, writes, build_s, repr(pipeline)
+
+
+def in_process(path, queries, threads):
+    """The same queries through Index.search, one at a time, in this process."""
+    from learnsim.index import Index
+
+    with Index.open(path) as idx:
+        for q in queries[:50]:
+            idx.search(q, K)   # warm: the query plan, the page cache
+        times = []
+        start = time.perf_counter()
+        for q in queries:
+            t = time.perf_counter()
+            idx.search(q, K)
+            times.append(time.perf_counter() - t)
+        wall = time.perf_counter() - start
+        return times, wall, len(idx)
+
+
+def main(argv=None):
+    args = parse(argv)
+    try:
+        import aiohttp  # noqa: F401
+    except ImportError:
+        raise SystemExit("bench_serve.py needs aiohttp: pip install -e .[bench]") from None
+    os.environ.update({k: v for k, v in _env(args.threads).items() if k.endswith("_NUM_THREADS")})
+    work = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="bench-serve-"))
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        print(f"fitting {args.model} and indexing {args.docs} documents ...", flush=True)
+        queries, writes, build_s, pipeline = build(args, work)
+        print(f"built in {build_s:.1f} s: {pipeline}", flush=True)
+        server = Server(work / "idx", args.threads)
+        try:
+            asyncio.run(_sequential(server.base, queries[:100]))   # warm the server
+            seq_times, seq_errors = asyncio.run(_sequential(server.base, queries[:args.sequential]))
+            print(f"sequential: {_ms(seq_times)}", flush=True)
+            load = asyncio.run(_load(server.base, queries, args.requests, args.clients, writes,
+                                     args.write_batch, args.write_every))
+            missing = asyncio.run(_check_present(server.base, load["acknowledged"]))
+        finally:
+            server.stop()
+        inproc_times, inproc_wall, n_final = in_process(work / "idx", queries[:max(args.sequential, 1000)], args.threads)
+        search = _ms(load["search_times"])
+        rps = len(load["search_times"]) / load["wall_s"]
+        inproc = _ms(inproc_times)
+        inproc_qps = len(inproc_times) / inproc_wall
+        result = {
+            "model": args.model, "docs": args.docs, "pipeline": pipeline, "build_s": build_s,
+            "requests": args.requests, "clients": args.clients, "threads": args.threads,
+            "write_batch": args.write_batch, "write_every_s": args.write_every,
+            "sequential": dict(_ms(seq_times), errors=seq_errors),
+            "load": {"search": search, "requests_per_s": rps, "wall_s": load["wall_s"],
+                     "errors": len(load["errors"]), "first_errors": load["errors"][:5],
+                     "writes": _ms(load["write_times"]), "documents_written": len(load["acknowledged"]),
+                     "acknowledged_missing": len(missing)},
+            "in_process": dict(inproc, queries_per_s=inproc_qps, documents=n_final),
+            "overhead": {"sequential_p50_ratio": _ms(seq_times)["p50_ms"] / inproc["p50_ms"],
+                         "throughput_ratio": inproc_qps / rps},
+            "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+        }
+        _report(result)
+        if args.json:
+            Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.json).write_text(json.dumps(result, indent=2))
+        bad = result["load"]["errors"] + result["load"]["acknowledged_missing"] + seq_errors
+        return 1 if bad else 0
+    finally:
+        if not args.workdir:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _report(r):
+    s, L = r["sequential"], r["load"]
+    print(f"\n{r['model']} index of {r['docs']} documents; {r['clients']} clients, {r['requests']} searches, "
+          f"writes of {r['write_batch']} documents every {r['write_every_s']} s")
+    print(f"  sequential (1 client):   p50 {s['p50_ms']:.2f} ms   p99 {s['p99_ms']:.2f} ms")
+    ls = L["search"]
+    print(f"  under load: searches     p50 {ls.get('p50_ms', float('nan')):.2f} ms   p99 {ls.get('p99_ms', float('nan')):.2f} ms"
+          f"   max {ls.get('max_ms', float('nan')):.1f} ms   {L['requests_per_s']:.0f} requests/s   errors {L['errors']}")
+    lw = L["writes"]
+    if lw["n"]:
+        print(f"  under load: writes       p50 {lw['p50_ms']:.2f} ms   p99 {lw['p99_ms']:.2f} ms   "
+              f"{L['documents_written']} documents acknowledged, {L['acknowledged_missing']} missing afterwards")
+    i = r["in_process"]
+    print(f"  in-process Index.search: p50 {i['p50_ms']:.2f} ms   {i['queries_per_s']:.0f} queries/s")
+    o = r["overhead"]
+    print(f"  overhead: sequential p50 {o['sequential_p50_ratio']:.2f}x in-process; "
+          f"in-process throughput {o['throughput_ratio']:.2f}x served")
+    for e in L["first_errors"]:
+        print("  error:", e)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
