@@ -7,28 +7,35 @@ What it does, in order:
    from topic labels, dense rows; ``bm25``: LearnedBM25 from links, posting lists) and builds an
    index of ``--docs`` documents of that corpus;
 2. starts ``learnsim serve IDX --port 0`` as a subprocess (one process, as a user runs it; BLAS
-   and numba limited to ``--threads`` threads) and waits for ``/healthz``;
+   and numba limited to ``--threads`` threads, by default the machine's cores) and waits for
+   ``/healthz``;
 3. *sequential*: ``--sequential`` queries from one client, one at a time (``GET /v1/search?q=&k=10``):
    the latency of a request on an idle server;
 4. *load*: ``--requests`` searches from ``--clients`` concurrent clients (keep-alive connections,
-   aiohttp), while a writer posts ``--write-batch`` new documents every ``--write-every`` seconds
-   (``POST /v1/docs``): errors (any status but 200/201, any transport error), p50/p99 latency and
-   requests per second of the searches, and of the writes;
-5. *in-process*: the same queries through ``Index.search`` in this process, one at a time, on
-   the same index (with the documents the writer added): p50 and queries per second. The service's
-   overhead is reported as ratios: sequential HTTP p50 / in-process p50, and in-process queries per
-   second / served requests per second under load;
+   written and parsed by hand, ``--client aiohttp`` for aiohttp's), while a writer posts
+   ``--write-batch`` new documents every ``--write-every`` seconds (``POST /v1/docs``, aiohttp):
+   errors (any status but 200/201, any transport error), p50/p99 latency and requests per second
+   of the searches, and of the writes; and the CPU seconds of the server and of this load
+   generator over that time;
+5. *in-process*: the same queries through ``Index.search`` in this process on the same index
+   (with the documents the writer added), with as many BLAS threads: one at a time (p50, queries
+   per second) and in lists of ``--clients`` queries (queries per second: what the service's
+   batching of waiting searches gets at best). The service's overhead is reported as ratios:
+   sequential HTTP p50 / in-process p50 (and the milliseconds HTTP adds), and in-process queries
+   per second, one at a time and in lists, / served requests per second under load;
 6. checks that every document whose POST was answered 201 is in the index and found by
    ``GET /v1/docs/{id}``.
 
 The load generator runs in this process, on the same two cores as the server: its CPU is part of
-what the server competes with, as it would be for clients on the same host.
+what the server competes with, as it would be for clients on the same host (the hand-written
+client costs about 0.1 ms of CPU a request, aiohttp's about ten times more). The exit status is 1
+when any request failed or an acknowledged document is missing.
 
 Usage::
 
     python benchmarks/bench_serve.py                          # 100k FILM documents, 10k requests, 50 clients
     python benchmarks/bench_serve.py --model bm25 --json results/serve-bm25.json
-    python benchmarks/bench_serve.py --docs 10000 --requests 2000 --quick-check
+    python benchmarks/bench_serve.py --docs 10000 --requests 2000 --write-batch 0   # small, no writes
 
 Needs the serve extra and aiohttp (``pip install -e .[serve,bench]``).
 """
@@ -49,6 +56,7 @@ import threading
 import time
 import warnings
 from pathlib import Path
+from urllib.parse import urlencode
 
 import numpy as np
 
@@ -73,6 +81,18 @@ def _ms(seconds):
     ms = 1e3 * np.asarray(seconds)
     return {"n": int(ms.size), "p50_ms": float(np.median(ms)), "p90_ms": float(np.percentile(ms, 90)),
             "p99_ms": float(np.percentile(ms, 99)), "max_ms": float(ms.max()), "mean_ms": float(ms.mean())}
+
+
+def _cpu_s(pid=None):
+    """CPU seconds (user + system) of process ``pid``, or of this process."""
+    if pid is None:
+        import resource
+
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        return ru.ru_utime + ru.ru_stime
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 # ---------------------------------------------------------------------- the server
@@ -149,7 +169,7 @@ async def _sequential(base, queries):
     return times, errors
 
 
-async def _load(base, queries, n_requests, n_clients, write_docs, write_batch, write_every):
+async def _load(base, queries, n_requests, n_clients, write_docs, write_batch, write_every, raw=True):
     """``n_requests`` searches from ``n_clients`` tasks (one keep-alive connection each) and a
     writer posting ``write_batch`` documents every ``write_every`` s until the searches end."""
     import aiohttp
@@ -158,6 +178,40 @@ async def _load(base, queries, n_requests, n_clients, write_docs, write_batch, w
     counter = iter(range(n_requests))
     done = asyncio.Event()
     timeout = aiohttp.ClientTimeout(total=60)
+
+    async def raw_client(c):
+        # one keep-alive connection, requests written and answers parsed by hand: a tenth of
+        # aiohttp's CPU a request, which on two shared cores is CPU the server gets back
+        host, port = base.split("//", 1)[1].rsplit(":", 1)
+        reader, writer = await asyncio.open_connection(host, int(port))
+        try:
+            for i in counter:
+                target = "/v1/search?" + urlencode({"q": queries[i % len(queries)], "k": K})
+                request = f"GET {target} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode()
+                start = time.perf_counter()
+                try:
+                    writer.write(request)
+                    status = int((await asyncio.wait_for(reader.readline(), 60)).split()[1])
+                    length = None
+                    while True:
+                        line = await reader.readline()
+                        if line in (b"\r\n", b"\n", b""):
+                            break
+                        name, _, value = line.partition(b":")
+                        if name.strip().lower() == b"content-length":
+                            length = int(value)
+                    if length is None:
+                        raise ValueError("an answer without Content-Length")
+                    body = await reader.readexactly(length)
+                except (OSError, ValueError, IndexError, asyncio.IncompleteReadError, asyncio.TimeoutError) as exc:
+                    errors.append(f"search {type(exc).__name__}: {exc}")
+                    return
+                if status != 200:
+                    errors.append(f"search {status}: {body[:200]!r}")
+                else:
+                    search_times.append(time.perf_counter() - start)
+        finally:
+            writer.close()
 
     async def client(c):
         conn = aiohttp.TCPConnector(limit=1)
@@ -199,7 +253,7 @@ async def _load(base, queries, n_requests, n_clients, write_docs, write_batch, w
 
     start = time.perf_counter()
     w = asyncio.ensure_future(writer()) if write_batch > 0 else None
-    await asyncio.gather(*(client(c) for c in range(n_clients)))
+    await asyncio.gather(*((raw_client if raw else client)(c) for c in range(n_clients)))
     wall = time.perf_counter() - start
     done.set()
     if w is not None:
@@ -221,6 +275,15 @@ async def _check_present(base, ids):
     return missing
 
 
+def _run(coro):
+    """Run ``coro`` on uvloop where it is installed (the server's loop too), else asyncio's."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(coro)
+    return uvloop.run(coro)
+
+
 # ---------------------------------------------------------------------- the run
 def parse(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -232,7 +295,11 @@ def parse(argv=None):
     ap.add_argument("--sequential", type=int, default=500, help="queries of the one-client pass")
     ap.add_argument("--write-batch", type=int, default=10, help="documents a write posts (0: no writes)")
     ap.add_argument("--write-every", type=float, default=0.1, help="seconds between two writes")
-    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--client", choices=["raw", "aiohttp"], default="raw",
+                    help="the searching clients: keep-alive connections parsed by hand (default), or aiohttp")
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                    help="BLAS and numba threads of the server and of the in-process searches "
+                         "(default: the machine's cores, what an unset OpenBLAS takes)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workdir", default=None)
     ap.add_argument("--json", default=None)
@@ -253,7 +320,8 @@ def build(args, work):
             pipeline = learnsim.fit(fit_texts, links=links, variant="bm25")
     texts, _ = corpus_gen.corpus(args.docs, args.seed, vocab)
     start = time.perf_counter()
-    Index.build(work / "idx", pipeline, texts, [f"d{i}" for i in range(len(texts))]).close()
+    # built anew every run: a run writes to it
+    Index.build(work / "idx", pipeline, texts, [f"d{i}" for i in range(len(texts))], overwrite=True).close()
     build_s = time.perf_counter() - start
     queries = corpus_gen.make_queries(args.queries, args.seed, vocab, df)
     # the writer's documents: another stream of the same corpus, never in the index before
@@ -262,13 +330,15 @@ def build(args, work):
     return queries, writes, build_s, repr(pipeline)
 
 
-def in_process(path, queries, threads):
-    """The same queries through Index.search, one at a time, in this process."""
+def in_process(path, queries, batch):
+    """The same queries through Index.search in this process: one at a time (times, wall), and
+    in lists of ``batch`` as the service batches waiting searches (wall)."""
     from learnsim.index import Index
 
     with Index.open(path) as idx:
+        idx.warm()
         for q in queries[:50]:
-            idx.search(q, K)   # warm: the query plan, the page cache
+            idx.search(q, K)   # warm: the page cache
         times = []
         start = time.perf_counter()
         for q in queries:
@@ -276,7 +346,11 @@ def in_process(path, queries, threads):
             idx.search(q, K)
             times.append(time.perf_counter() - t)
         wall = time.perf_counter() - start
-        return times, wall, len(idx)
+        start = time.perf_counter()
+        for i in range(0, len(queries), batch):
+            idx.search(queries[i:i + batch], K)
+        batched_wall = time.perf_counter() - start
+        return times, wall, batched_wall, len(idx)
 
 
 def main(argv=None):
@@ -297,16 +371,23 @@ def main(argv=None):
             asyncio.run(_sequential(server.base, queries[:100]))   # warm the server
             seq_times, seq_errors = asyncio.run(_sequential(server.base, queries[:args.sequential]))
             print(f"sequential: {_ms(seq_times)}", flush=True)
-            load = asyncio.run(_load(server.base, queries, args.requests, args.clients, writes,
-                                     args.write_batch, args.write_every))
+            cpu0 = (_cpu_s(server.proc.pid), _cpu_s())
+            load = _run(_load(server.base, queries, args.requests, args.clients, writes,
+                              args.write_batch, args.write_every, raw=args.client == "raw"))
+            cpu = (_cpu_s(server.proc.pid) - cpu0[0], _cpu_s() - cpu0[1])
             missing = asyncio.run(_check_present(server.base, load["acknowledged"]))
         finally:
             server.stop()
-        inproc_times, inproc_wall, n_final = in_process(work / "idx", queries[:max(args.sequential, 1000)], args.threads)
+        from threadpoolctl import threadpool_limits   # numpy is loaded: its BLAS is limited here
+
+        with threadpool_limits(args.threads):
+            inproc_times, inproc_wall, batched_wall, n_final = in_process(
+                work / "idx", queries[:max(args.sequential, 1000)], args.clients)
         search = _ms(load["search_times"])
         rps = len(load["search_times"]) / load["wall_s"]
         inproc = _ms(inproc_times)
         inproc_qps = len(inproc_times) / inproc_wall
+        batched_qps = len(inproc_times) / batched_wall
         result = {
             "model": args.model, "docs": args.docs, "pipeline": pipeline, "build_s": build_s,
             "requests": args.requests, "clients": args.clients, "threads": args.threads,
@@ -315,10 +396,20 @@ def main(argv=None):
             "load": {"search": search, "requests_per_s": rps, "wall_s": load["wall_s"],
                      "errors": len(load["errors"]), "first_errors": load["errors"][:5],
                      "writes": _ms(load["write_times"]), "documents_written": len(load["acknowledged"]),
-                     "acknowledged_missing": len(missing)},
-            "in_process": dict(inproc, queries_per_s=inproc_qps, documents=n_final),
+                     "acknowledged_missing": len(missing),
+                     # where the two cores went: the server's and this load generator's CPU
+                     "server_cpu_s": cpu[0], "client_cpu_s": cpu[1],
+                     "server_cpu_ms_per_request": 1e3 * cpu[0] / max(1, len(load["search_times"]) + len(load["write_times"])),
+                     "client_cpu_ms_per_request": 1e3 * cpu[1] / max(1, len(load["search_times"]) + len(load["write_times"]))},
+            "in_process": dict(inproc, queries_per_s=inproc_qps, batched_queries_per_s=batched_qps,
+                               batch=args.clients, documents=n_final),
+            # the service's cost: what HTTP adds to one request on an idle server, and the
+            # throughput of Index.search in lists of as many queries as there are clients (what
+            # the service's batching gets at best) over the served requests per second
             "overhead": {"sequential_p50_ratio": _ms(seq_times)["p50_ms"] / inproc["p50_ms"],
-                         "throughput_ratio": inproc_qps / rps},
+                         "sequential_p50_added_ms": _ms(seq_times)["p50_ms"] - inproc["p50_ms"],
+                         "throughput_ratio": inproc_qps / rps,
+                         "batched_throughput_ratio": batched_qps / rps},
             "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
         }
         _report(result)
@@ -340,15 +431,19 @@ def _report(r):
     ls = L["search"]
     print(f"  under load: searches     p50 {ls.get('p50_ms', float('nan')):.2f} ms   p99 {ls.get('p99_ms', float('nan')):.2f} ms"
           f"   max {ls.get('max_ms', float('nan')):.1f} ms   {L['requests_per_s']:.0f} requests/s   errors {L['errors']}")
+    print(f"  CPU under load: server {L['server_cpu_s']:.1f} s ({L['server_cpu_ms_per_request']:.2f} ms a request), "
+          f"load generator {L['client_cpu_s']:.1f} s ({L['client_cpu_ms_per_request']:.2f} ms), in {L['wall_s']:.1f} s")
     lw = L["writes"]
     if lw["n"]:
         print(f"  under load: writes       p50 {lw['p50_ms']:.2f} ms   p99 {lw['p99_ms']:.2f} ms   "
               f"{L['documents_written']} documents acknowledged, {L['acknowledged_missing']} missing afterwards")
     i = r["in_process"]
-    print(f"  in-process Index.search: p50 {i['p50_ms']:.2f} ms   {i['queries_per_s']:.0f} queries/s")
+    print(f"  in-process Index.search: p50 {i['p50_ms']:.2f} ms   {i['queries_per_s']:.0f} queries/s one at a time, "
+          f"{i['batched_queries_per_s']:.0f} queries/s in lists of {i['batch']}")
     o = r["overhead"]
-    print(f"  overhead: sequential p50 {o['sequential_p50_ratio']:.2f}x in-process; "
-          f"in-process throughput {o['throughput_ratio']:.2f}x served")
+    print(f"  overhead: one request {o['sequential_p50_ratio']:.2f}x in-process (+{o['sequential_p50_added_ms']:.2f} ms); "
+          f"in-process throughput {o['throughput_ratio']:.2f}x served one at a time, "
+          f"{o['batched_throughput_ratio']:.2f}x in lists")
     for e in L["first_errors"]:
         print("  error:", e)
 

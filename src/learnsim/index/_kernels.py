@@ -33,6 +33,12 @@ def note_search():
     _searches[0] += 1
 
 
+def note_long_running():
+    """This process will search many times (a server): as if it had searched WARM_SEARCHES
+    times already."""
+    _searches[0] = max(_searches[0], WARM_SEARCHES)
+
+
 def _kernels(n_rows):
     """The numba-compiled kernels, or None (numpy path)."""
     import os

@@ -454,9 +454,11 @@ class Index:
             allowed[pos[ok]] = True
         return allowed & self._live
 
-    def _hits(self, values, order, explain_query=None, n_top=10):
-        """The hits at global positions ``order`` with higher-is-closer ``values`` (aligned)."""
-        docs = self.store.documents(self._seqs[order])
+    def _hits(self, values, order, explain_query=None, n_top=10, docs=None):
+        """The hits at global positions ``order`` with higher-is-closer ``values`` (aligned);
+        ``docs``: the documents already read for them (several queries' hits in one read)."""
+        if docs is None:
+            docs = self.store.documents(self._seqs[order])
         hits = []
         for rank, pos in enumerate(order):
             if int(self._seqs[pos]) not in docs:
@@ -490,6 +492,17 @@ class Index:
             out.append((values, order))
         return out
 
+    def warm(self):
+        """Load now what the first searches of a long-running process would: the query plan,
+        each segment's check, and the numba kernels where the index is large enough for them to
+        pay (see :mod:`learnsim.index._kernels`). A server calls it before its first request,
+        which would otherwise wait for them (half a second for numba)."""
+        from ._kernels import note_long_running
+
+        note_long_running()
+        self.search("warm", k=1)
+        return self
+
     def search(self, query, k=10, *, filter=None, explain=False, n_top=10):
         """The k documents closest to ``query`` under the pipeline's validated scoring.
 
@@ -518,9 +531,11 @@ class Index:
         k = _check_k(k)
         self._see_changes()
         allowed = self._allowed(filter)
-        results = []
-        for qi, (values, order) in enumerate(self._search_rows(self._query_rows(queries), k, allowed)):
-            results.append(self._hits(values, order, queries[qi] if explain else None, n_top))
+        found = self._search_rows(self._query_rows(queries), k, allowed)
+        # one read of SQLite for the hits of every query (a server batches queries)
+        docs = self.store.documents(self._seqs[np.concatenate([o for _, o in found])]) if len(found) > 1 else None
+        results = [self._hits(values, order, queries[qi] if explain else None, n_top, docs)
+                   for qi, (values, order) in enumerate(found)]
         return results[0] if single else results
 
     def document(self, doc_id):

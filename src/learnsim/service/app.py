@@ -39,6 +39,7 @@ returns only after the index made it durable.
 """
 from __future__ import annotations
 
+import gc
 import hmac
 import json
 import logging
@@ -62,6 +63,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from .. import __version__
 from ..index import Index, IndexFormatError
 from . import page
+from ._fast import FastSearch
 from ._worker import Busy, IndexWorker, TimedOut
 
 __all__ = ["create_app"]
@@ -334,6 +336,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     # page need the model: loaded now, or the first of them would hold every request behind it
     # for as long as the load takes (seconds: scikit-learn's import, the model's checks)
     index.pipeline
+    index.warm()
     # the write handle shares the loaded model (read-only once fitted)
     write_index = Index.open(index_path, _pipeline=index.pipeline)
     worker = IndexWorker(index, int(max_pending), float(timeout_s))
@@ -343,6 +346,11 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
 
     @asynccontextmanager
     async def lifespan(app):
+        # what was loaded to start (the model, scikit-learn, the framework) lives as long as the
+        # service: out of the collector's sight, a full collection no longer walks it all, which
+        # stalled every request in flight for 50-100 ms now and then (benchmarks/bench_serve.py)
+        gc.collect()
+        gc.freeze()
         yield
         writer.close()   # what is queued runs first: nothing acknowledged is dropped
         worker.close()
@@ -427,12 +435,17 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         out.setdefault("method", index.manifest.get("method"))
         return _json(out)
 
-    @app.get("/v1/search")
-    async def search(q: str, k: int = Query(10, ge=1, le=MAX_K), filter: Optional[str] = None,
-                     explain: bool = False, n_top: int = Query(10, ge=1, le=MAX_N_TOP)):
+    async def search_answer(q, k, filter, explain, n_top):
         check_query(q)
         hits, = await searched([q], k, _parse_filter(filter), explain, n_top)
         return _json({"hits": hits})
+
+    # plainly valid requests are answered by search_answer before they reach this route (see
+    # learnsim.service._fast): the route answers the rest, with the framework's validation
+    @app.get("/v1/search")
+    async def search(q: str, k: int = Query(10, ge=1, le=MAX_K), filter: Optional[str] = None,
+                     explain: bool = False, n_top: int = Query(10, ge=1, le=MAX_N_TOP)):
+        return await search_answer(q, k, filter, explain, n_top)
 
     @app.post("/v1/search")
     async def search_batch(body: SearchBatch):
@@ -535,5 +548,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             raise _fail(404, f"no file {name!r}")
         return Response(static[name], media_type=_STATIC[name], headers=_PAGE_HEADERS)
 
+    app.add_middleware(FastSearch, answer=search_answer, error=_error, max_k=MAX_K, max_n_top=MAX_N_TOP)
+    # added last, so outermost: the UTF-8 and body checks come before everything else
     app.add_middleware(_BodyLimit, max_bytes=int(max_body_bytes))
     return app
