@@ -84,15 +84,33 @@ def _ms(seconds):
 
 
 def _cpu_s(pid=None):
-    """CPU seconds (user + system) of process ``pid``, or of this process."""
+    """CPU seconds (user + system) of process ``pid`` and of its descendants (the worker
+    processes), or of this process."""
     if pid is None:
         import resource
 
         ru = resource.getrusage(resource.RUSAGE_SELF)
         return ru.ru_utime + ru.ru_stime
-    with open(f"/proc/{pid}/stat") as fh:
-        fields = fh.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    stats = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            stats[int(entry)] = (int(fields[1]), int(fields[11]) + int(fields[12]))   # ppid, ticks
+    tree, total = {pid}, 0
+    changed = True
+    while changed:
+        changed = False
+        for p, (ppid, _) in stats.items():
+            if ppid in tree and p not in tree:
+                tree.add(p)
+                changed = True
+    for p in tree:
+        total += stats.get(p, (0, 0))[1]
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 # ---------------------------------------------------------------------- the server
@@ -295,6 +313,7 @@ def parse(argv=None):
     ap.add_argument("--sequential", type=int, default=500, help="queries of the one-client pass")
     ap.add_argument("--write-batch", type=int, default=10, help="documents a write posts (0: no writes)")
     ap.add_argument("--write-every", type=float, default=0.1, help="seconds between two writes")
+    ap.add_argument("--workers", type=int, default=1, help="learnsim serve --workers (worker processes)")
     ap.add_argument("--client", choices=["raw", "aiohttp"], default="raw",
                     help="the searching clients: keep-alive connections parsed by hand (default), or aiohttp")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
@@ -366,7 +385,7 @@ def main(argv=None):
         print(f"fitting {args.model} and indexing {args.docs} documents ...", flush=True)
         queries, writes, build_s, pipeline = build(args, work)
         print(f"built in {build_s:.1f} s: {pipeline}", flush=True)
-        server = Server(work / "idx", args.threads)
+        server = Server(work / "idx", args.threads, ("--workers", str(args.workers)) if args.workers > 1 else ())
         try:
             asyncio.run(_sequential(server.base, queries[:100]))   # warm the server
             seq_times, seq_errors = asyncio.run(_sequential(server.base, queries[:args.sequential]))
@@ -390,7 +409,7 @@ def main(argv=None):
         batched_qps = len(inproc_times) / batched_wall
         result = {
             "model": args.model, "docs": args.docs, "pipeline": pipeline, "build_s": build_s,
-            "requests": args.requests, "clients": args.clients, "threads": args.threads,
+            "requests": args.requests, "clients": args.clients, "threads": args.threads, "workers": args.workers,
             "write_batch": args.write_batch, "write_every_s": args.write_every,
             "sequential": dict(_ms(seq_times), errors=seq_errors),
             "load": {"search": search, "requests_per_s": rps, "wall_s": load["wall_s"],
@@ -425,7 +444,8 @@ def main(argv=None):
 
 def _report(r):
     s, L = r["sequential"], r["load"]
-    print(f"\n{r['model']} index of {r['docs']} documents; {r['clients']} clients, {r['requests']} searches, "
+    print(f"\n{r['model']} index of {r['docs']} documents, {r['workers']} server process(es) with {r['threads']} "
+          f"BLAS threads; {r['clients']} clients, {r['requests']} searches, "
           f"writes of {r['write_batch']} documents every {r['write_every_s']} s")
     print(f"  sequential (1 client):   p50 {s['p50_ms']:.2f} ms   p99 {s['p99_ms']:.2f} ms")
     ls = L["search"]

@@ -446,3 +446,31 @@ def test_the_fast_search_path_answers_as_the_route(client, built):
         assert plain_search_params(qs, 1000, 100) is None, qs
     _is_error(client.get("/v1/search", params={"q": "a", "k": "0"}), 422)
     assert client.get("/v1/search", params={"q": texts[4], "explain": "yes"}).status_code == 200
+
+
+def test_learnsim_serve_with_worker_processes_shares_writes(built, tmp_path):
+    """--workers 2: two processes with their own handles on the index answer on one port; a
+    document one of them acknowledged is found by every later request, whichever answers it."""
+    import httpx
+
+    path = tmp_path / "idx"
+    shutil.copytree(built / "mcd", path)
+    texts, _, ids, _ = corpus()
+    with running_server(path, "--workers", "2", seconds=60) as base:
+        # a new connection each time: the kernel spreads them over the two workers
+        r = httpx.post(f"{base}/v1/docs", json={"documents": [{"id": "new-1", "text": texts[17] + " w999"}]}, timeout=20)
+        assert r.status_code == 201
+        for _ in range(12):
+            hits = httpx.get(f"{base}/v1/search", params={"q": texts[17] + " w999", "k": 2}, timeout=20).json()["hits"]
+            assert "new-1" in {h["id"] for h in hits}
+            assert httpx.get(f"{base}/v1/docs/new-1", timeout=20).status_code == 200
+        assert httpx.delete(f"{base}/v1/docs/new-1", timeout=20).status_code == 200
+        for _ in range(6):
+            assert httpx.get(f"{base}/v1/docs/new-1", timeout=20).status_code == 404
+
+
+def test_serve_refuses_a_bad_number_of_workers(built, capsys):
+    from learnsim.cli import main
+
+    assert main(["serve", str(built / "mcd"), "--workers", "0"]) == 2
+    assert "worker processes" in capsys.readouterr().err

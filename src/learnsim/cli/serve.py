@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import textwrap
 
@@ -17,6 +18,16 @@ def _port(text):
         value = None
     if value is None or not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"expected a port number 0..65535, got {text!r}")
+    return value
+
+
+def _workers(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or not 1 <= value <= 64:
+        raise argparse.ArgumentTypeError(f"expected a number of worker processes 1..64, got {text!r}")
     return value
 
 
@@ -47,6 +58,12 @@ def register(commands):
     serve.add_argument("--read-only", action="store_true", help="refuse every write (403)")
     serve.add_argument("--api-key-env", metavar="NAME",
                        help="the environment variable holding the API key that writes need")
+    serve.add_argument("--workers", type=_workers, default=1, metavar="N",
+                       help="worker processes sharing the port, each with its own handles on the index "
+                            "(default: 1). More use more cores: Python runs one thread at a time in a "
+                            "process. A worker's writes are durable and seen by the others at their next "
+                            "read. Stop them with Ctrl-C or SIGTERM to this process (a SIGKILL to it "
+                            "leaves the workers running)")
     serve.set_defaults(handler=run)
     return serve
 
@@ -64,24 +81,55 @@ def run(args):
     except ImportError:
         raise UsageError(_EXTRA) from None
     from ..service import create_app
+    from ..service.app import OPTIONS_VARIABLE
 
-    app = create_app(args.index, read_only=args.read_only, api_key=api_key)
+    options = {"read_only": args.read_only, "api_key_env": args.api_key_env}
+    if args.workers == 1:
+        app = create_app(args.index, read_only=args.read_only, api_key=api_key)
+        n_docs = len(app.state.index)
+    else:
+        # each worker process opens the index itself: check here that it opens, before forking
+        from ..index import Index
+
+        with Index.open(args.index) as idx:
+            n_docs = len(idx)
+        app = "learnsim.service.app:app_from_environment"
+        os.environ[OPTIONS_VARIABLE] = json.dumps(dict(options, index=os.path.abspath(args.index)))
     sock = _listen(args.host, args.port)
     port = sock.getsockname()[1]   # the one the system chose for --port 0
     host = f"[{args.host}]" if ":" in args.host else args.host
-    _note(f"serving {args.index} ({len(app.state.index)} documents) on http://{host}:{port}"
-          + (" (read-only)" if args.read_only else "") + f"; search page: http://{host}:{port}/; Ctrl-C stops")
+    _note(f"serving {args.index} ({n_docs} documents) on http://{host}:{port}"
+          + (" (read-only)" if args.read_only else "")
+          + (f" with {args.workers} worker processes" if args.workers > 1 else "")
+          + f"; search page: http://{host}:{port}/; Ctrl-C stops")
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         _note(f"--host {args.host}: other machines can reach this service"
               + ("" if api_key else "; writes are open to them (see --api-key-env, --read-only)"))
     # h11 refuses request heads over 16 KiB with a bare 400: let a long query through to the
     # application, which answers 413 JSON over its own bound
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", h11_max_incomplete_event_size=256 * 1024))
+    config = uvicorn.Config(app, log_level="warning", h11_max_incomplete_event_size=256 * 1024,
+                            workers=args.workers, factory=args.workers > 1)
     try:
-        server.run(sockets=[sock])
+        if args.workers == 1:
+            uvicorn.Server(config).run(sockets=[sock])
+        else:
+            _run_workers(config, sock)
     finally:
         sock.close()
     return 0
+
+
+def _run_workers(config, sock):
+    """uvicorn's supervisor of worker processes sharing ``sock`` (its signature changed in 0.30)."""
+    import inspect
+
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    if "target" in inspect.signature(Multiprocess.__init__).parameters:
+        Multiprocess(config, target=uvicorn.Server(config).run, sockets=[sock]).run()
+    else:
+        Multiprocess(config, sockets=[sock]).run()
 
 
 def _listen(host, port):

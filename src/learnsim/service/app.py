@@ -66,7 +66,10 @@ from . import page
 from ._fast import FastSearch
 from ._worker import Busy, IndexWorker, TimedOut
 
-__all__ = ["create_app"]
+__all__ = ["create_app", "app_from_environment"]
+
+# learnsim serve --workers N: the options each worker process builds its application from
+OPTIONS_VARIABLE = "LEARNSIM_SERVE_OPTIONS"
 
 log = logging.getLogger("learnsim.service")
 
@@ -552,3 +555,20 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     # added last, so outermost: the UTF-8 and body checks come before everything else
     app.add_middleware(_BodyLimit, max_bytes=int(max_body_bytes))
     return app
+
+
+def app_from_environment():
+    """The application of one worker process of ``learnsim serve --workers N``: the options
+    (index path, read_only, the name of the API key's variable) come as JSON in the environment
+    variable ``LEARNSIM_SERVE_OPTIONS``, which the command sets before starting the workers."""
+    import os
+
+    try:
+        options = json.loads(os.environ[OPTIONS_VARIABLE])
+    except (KeyError, ValueError):
+        raise RuntimeError(f"{OPTIONS_VARIABLE} is not set to the options of learnsim serve") from None
+    key_env = options.get("api_key_env")
+    api_key = os.environ.get(key_env) if key_env else None
+    if key_env and not api_key:
+        raise RuntimeError(f"the API key's variable {key_env} is not set")
+    return create_app(options["index"], read_only=bool(options.get("read_only")), api_key=api_key)
