@@ -66,13 +66,8 @@ import bench_index as corpus_gen  # noqa: E402  (the synthetic corpus and querie
 K = 10
 
 
-def _env(threads):
-    env = dict(os.environ)
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-        env[var] = str(threads)
-    src = str(Path(__file__).resolve().parents[1] / "src")
-    env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return env
+# the server's environment: BLAS and numba threads limited, this checkout's src first
+_env = corpus_gen._env
 
 
 def _ms(seconds):

@@ -129,12 +129,8 @@ class StartFailed(Exception):
 
 
 def server_env(threads):
-    env = dict(os.environ)
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-        env[var] = str(threads)
-    src = str(Path(__file__).resolve().parents[1] / "src")
-    env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return env
+    """The server's environment: BLAS and numba threads limited, this checkout's src first."""
+    return corpus_gen._env(threads)
 
 
 class ServerProcess:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import shutil
 import warnings
-from pathlib import Path
 
 import pytest
 

@@ -500,7 +500,13 @@ class Index:
         from ._kernels import note_long_running
 
         note_long_running()
-        self.search("warm", k=1)
+        # a text of the collection, so that its words touch posting lists and every kernel of a
+        # search runs once (a made-up word would leave the sparse ones unloaded)
+        text = "warm"
+        if self._seqs.size:
+            found = self.store.documents(self._seqs[:1])
+            text = next(iter(found.values()))[1][:500] if found else text
+        self.search(text, k=1)
         return self
 
     def search(self, query, k=10, *, filter=None, explain=False, n_top=10):
