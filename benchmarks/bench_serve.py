@@ -294,7 +294,10 @@ def _run(coro):
         import uvloop
     except ImportError:
         return asyncio.run(coro)
-    return uvloop.run(coro)
+    if hasattr(uvloop, "run"):   # uvloop >= 0.18
+        return uvloop.run(coro)
+    uvloop.install()
+    return asyncio.run(coro)
 
 
 # ---------------------------------------------------------------------- the run

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["IndexFormatError", "write_json_atomic", "write_segment", "Segment", "fsync_dir"]
+__all__ = ["IndexFormatError", "write_json_atomic", "write_segment", "Segment", "fsync_dir", "rows_of", "merged_rows"]
 
 FORMAT_NAME = "learnsim-index"
 FORMAT_VERSION = 1
@@ -217,3 +217,43 @@ class Segment:
         if q_dense is not None and self.dense is not None and self.n:
             out += (self.dense @ np.asarray(q_dense, dtype=self.dtype)).astype(np.float64)
         return out
+
+
+def rows_of(seg, keep=None):
+    """The Rows (CSR sparse part) of a segment, optionally only the rows in ``keep``."""
+    import scipy.sparse as sp
+
+    from ..scorer import Rows
+
+    sparse = dense = sq = None
+    if seg.indptr is not None:
+        n_features = seg.indptr.shape[0] - 1
+        sparse = sp.csc_matrix((np.asarray(seg.data), np.asarray(seg.indices), np.asarray(seg.indptr)),
+                               shape=(seg.n, n_features)).tocsr()
+        sparse = sparse[keep] if keep is not None else sparse
+    if seg.dense is not None:
+        dense = np.asarray(seg.dense)
+        dense = dense[keep] if keep is not None else dense
+    if seg.sq is not None:
+        sq = np.asarray(seg.sq)
+        sq = sq[keep] if keep is not None else sq
+    return Rows(sparse=sparse, dense=dense, sq=sq)
+
+
+def merged_rows(segments, keep):
+    """The Rows of ``segments`` one after another, only the rows where ``keep`` (a mask over all
+    of them) is True: what a merge or a compaction writes as one segment."""
+    import scipy.sparse as sp
+
+    from ..scorer import Rows
+
+    parts, offset = [], 0
+    for seg in segments:
+        parts.append(rows_of(seg, np.asarray(keep[offset:offset + seg.n])))
+        offset += seg.n
+    if not parts:
+        return Rows()
+    sparse = sp.vstack([r.sparse for r in parts], format="csr") if parts[0].sparse is not None else None
+    dense = np.vstack([r.dense for r in parts]) if parts[0].dense is not None else None
+    sq = np.concatenate([r.sq for r in parts]) if parts[0].sq is not None else None
+    return Rows(sparse=sparse, dense=dense, sq=sq)

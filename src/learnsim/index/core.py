@@ -34,7 +34,7 @@ import numpy as np
 
 from ._batch import best_k_dense_batch, dense_batch_applies
 from ._scan import MemorySegment, best_k
-from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexFormatError, Segment, write_json_atomic
+from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexFormatError, Segment, merged_rows, rows_of, write_json_atomic
 from ._store import DocumentStore, check_filter, check_metadata
 
 __all__ = ["Index", "IndexFormatError"]
@@ -659,7 +659,7 @@ class Index:
         if not tail:
             return
         seg = tail[0]
-        rows = _rows_of(seg)
+        rows = rows_of(seg)
         entry = write_segment(self.path / "segments", f"a{int(seg.seqs[0]):012d}", seg.seqs, rows, self.manifest["dtype"])
         self.manifest["segments"].append(entry)
         self.manifest["covered_seq"] = int(seg.seqs[-1])
@@ -721,7 +721,7 @@ class Index:
                                                       n_features=self.manifest.get("n_features"),
                                                       dense_dim=self.manifest.get("dense_dim")) for e in tail]
         n = sum(seg.n for seg in segs)
-        rows = _merged_rows(segs, np.ones(n, dtype=bool))
+        rows = merged_rows(segs, np.ones(n, dtype=bool))
         seqs = np.concatenate([np.asarray(seg.seqs) for seg in segs])
         entry = write_segment(self.path / "segments", f"m{int(seqs[0]):012d}-{int(seqs[-1]):012d}", seqs, rows,
                               self.manifest["dtype"])
@@ -777,7 +777,7 @@ class Index:
             self._begin_write()
             self._flush_tail()
             keep = self._live
-            rows = _merged_rows(self.segments, keep)
+            rows = merged_rows(self.segments, keep)
             seqs = self._seqs[keep]
             generation = int(self.manifest.get("generation", 0))
             name = f"c{generation}-{int(seqs[-1]) if seqs.size else 0:012d}-{int(time.time() * 1e3) % 10**9:09d}"
@@ -864,41 +864,3 @@ def _remove_unreferenced(path, manifest):
             shutil.rmtree(f, ignore_errors=True)
         elif f.is_file() and f.name.startswith(f".{_MANIFEST}.") and f.name.endswith(".tmp"):
             f.unlink(missing_ok=True)
-
-
-def _rows_of(seg, keep=None):
-    """The Rows (CSR sparse part) of a segment, optionally only the rows in ``keep``."""
-    import scipy.sparse as sp
-
-    from ..scorer import Rows
-
-    sparse = dense = sq = None
-    if seg.indptr is not None:
-        n_features = seg.indptr.shape[0] - 1
-        sparse = sp.csc_matrix((np.asarray(seg.data), np.asarray(seg.indices), np.asarray(seg.indptr)),
-                               shape=(seg.n, n_features)).tocsr()
-        sparse = sparse[keep] if keep is not None else sparse
-    if seg.dense is not None:
-        dense = np.asarray(seg.dense)
-        dense = dense[keep] if keep is not None else dense
-    if seg.sq is not None:
-        sq = np.asarray(seg.sq)
-        sq = sq[keep] if keep is not None else sq
-    return Rows(sparse=sparse, dense=dense, sq=sq)
-
-
-def _merged_rows(segments, keep):
-    import scipy.sparse as sp
-
-    from ..scorer import Rows
-
-    parts, offset = [], 0
-    for seg in segments:
-        parts.append(_rows_of(seg, np.asarray(keep[offset:offset + seg.n])))
-        offset += seg.n
-    if not parts:
-        return Rows()
-    sparse = sp.vstack([r.sparse for r in parts], format="csr") if parts[0].sparse is not None else None
-    dense = np.vstack([r.dense for r in parts]) if parts[0].dense is not None else None
-    sq = np.concatenate([r.sq for r in parts]) if parts[0].sq is not None else None
-    return Rows(sparse=sparse, dense=dense, sq=sq)
