@@ -11,24 +11,21 @@ from ._common import _examples, _formatter, _note, UsageError
 _EXTRA = "learnsim serve needs fastapi and uvicorn: pip install learnsim[serve]"
 
 
-def _port(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = None
-    if value is None or not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"expected a port number 0..65535, got {text!r}")
-    return value
+def _whole_number(low, high, what):
+    """An argparse type: a whole number in [low, high], else an error naming ``what``."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected {what} {low}..{high}, got {text!r}")
+        return value
+    return parse
 
 
-def _workers(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = None
-    if value is None or not 1 <= value <= 64:
-        raise argparse.ArgumentTypeError(f"expected a number of worker processes 1..64, got {text!r}")
-    return value
+_port = _whole_number(0, 65535, "a port number")
+_workers = _whole_number(1, 64, "a number of worker processes")
 
 
 def register(commands):
