@@ -435,3 +435,13 @@ def test_a_reader_retries_when_segments_vanish_under_it(tmp_path, monkeypatch):
     monkeypatch.setattr(core, "Segment", damaged)
     with pytest.raises(core.IndexFormatError, match="damaged"):
         reader.search(texts[52], k=1)
+
+
+def test_warm_loads_what_the_first_search_would(built):
+    """Index.warm: the query plan is loaded and every segment checked before any search."""
+    idx = Index.open(built["bm25"].path)
+    assert idx._plan is None and not any(getattr(s, "_checked", True) for s in idx.segments)
+    assert idx.warm() is idx
+    assert idx._plan is not None and all(getattr(s, "_checked", True) for s in idx.segments)
+    texts = corpus()[0]
+    assert idx.search(texts[3], k=1)[0]["id"] == built["bm25"].search(texts[3], k=1)[0]["id"]

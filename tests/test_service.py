@@ -474,3 +474,20 @@ def test_serve_refuses_a_bad_number_of_workers(built, capsys):
 
     assert main(["serve", str(built / "mcd"), "--workers", "0"]) == 2
     assert "worker processes" in capsys.readouterr().err
+
+
+def test_a_worker_process_builds_its_app_from_the_environment(built, monkeypatch):
+    from learnsim.service.app import OPTIONS_VARIABLE, app_from_environment
+
+    monkeypatch.delenv(OPTIONS_VARIABLE, raising=False)
+    with pytest.raises(RuntimeError, match=OPTIONS_VARIABLE):
+        app_from_environment()
+    monkeypatch.setenv(OPTIONS_VARIABLE, '{"index": "%s", "read_only": true}' % (built / "mcd").as_posix())
+    c = TestClient(app_from_environment(), raise_server_exceptions=False)
+    assert c.get("/v1/info").json()["documents"] == len(corpus()[0])
+    _is_error(c.post("/v1/docs", json={"documents": [{"text": "w001"}]}), 403)
+    monkeypatch.setenv(OPTIONS_VARIABLE, '{"index": "%s", "api_key_env": "LEARNSIM_TEST_UNSET_KEY"}'
+                       % (built / "mcd").as_posix())
+    monkeypatch.delenv("LEARNSIM_TEST_UNSET_KEY", raising=False)
+    with pytest.raises(RuntimeError, match="LEARNSIM_TEST_UNSET_KEY"):
+        app_from_environment()
