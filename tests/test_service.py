@@ -80,6 +80,7 @@ def test_health_info_and_openapi(client):
     texts = corpus()[0]
     assert info["documents"] == len(texts) and info["added_since_statistics"] == 0
     assert info["method"] == "MinimumClusterDistortion" and "version" in info and info["pipeline"]
+    assert info["versions"]["learnsim"] == info["version"] and info["versions"]["numpy"]
     assert not Path(info["path"]).is_absolute()   # the server's directories are not told
     schema = client.get("/openapi.json").json()
     assert {"/v1/search", "/v1/match", "/v1/explain", "/v1/docs"} <= set(schema["paths"])

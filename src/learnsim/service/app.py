@@ -289,6 +289,20 @@ class AddRequest(_Body):
 
 
 # --------------------------------------------------------------------------- the application
+def _versions():
+    """The versions a bug report needs: Python's and the installed packages' that score and serve."""
+    import platform
+    from importlib import metadata
+
+    out = {"learnsim": __version__, "python": platform.python_version()}
+    for name in ("numpy", "scipy", "scikit-learn", "numba", "fastapi", "uvicorn"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
 def _check_option(name, value, low):
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= low:
         raise ValueError(f"{name} must be a number >= {low}; got {value!r}")
@@ -346,6 +360,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     writer = IndexWorker(write_index, int(max_pending), float(timeout_s))
     key = api_key.encode() if api_key is not None else None
     static = {name: resources.files(__package__).joinpath("static", name).read_bytes() for name in _STATIC}
+    versions = _versions()
 
     @asynccontextmanager
     async def lifespan(app):
@@ -434,7 +449,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         out, pipeline = await run(read)
         # the server's directory layout is none of a client's business: the name is enough
         out["path"] = Path(out["path"]).name
-        out.update(version=__version__, pipeline=pipeline)
+        out.update(version=__version__, versions=versions, pipeline=pipeline)
         out.setdefault("method", index.manifest.get("method"))
         return _json(out)
 
