@@ -1,0 +1,148 @@
+"""Cost of MinimumClusterDistortion's automatic selection against a fit with fixed settings (issue 16, part 3).
+
+For each data set the script fits ``MinimumClusterDistortion(random_state=0)`` (the defaults:
+n_basis, shrinkage and complement_weight "auto", chosen by leave-clusters-out retrieval, then the
+held-out check against Euclid), reads the settings it chose, and fits the same estimator again
+with those settings given (no selection; the held-out check still runs). It reports the fit
+seconds of both, their ratio (goal: at most 3), the settings chosen and the 11-point average
+precision of each fitted metric on clusters that took no part in the fit (every test item
+queries the other test items; relevant = same cluster).
+
+Data sets:
+
+* ``20ng``: 5,000 training messages of 16 newsgroups (seeded sample), tf-idf with L2-normalised
+  rows (the vectoriser ``learnsim fit --method mcd --weighting tfidf`` uses), fitted on the
+  training messages; tested on 1,000 test-split messages of the 4 other groups.
+* ``synthetic``: seeded clustered documents (a 20,000-word Zipf vocabulary; 100 clusters whose
+  sizes vary 1:3, so that clusters grow with n; each cluster draws 40 % of its tokens from its
+  own 60 topical words, 20-80 tokens a document), tf-idf with L2-normalised rows; 80 clusters fit
+  and at most 2,000 items of the 20 others are tested.
+
+    python benchmarks/bench_mcd_selection.py                       # 20ng + 10k, 30k, 100k
+    python benchmarks/bench_mcd_selection.py --sizes 10000 --no-20ng
+    python benchmarks/bench_mcd_selection.py --json results/mcd-selection.json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.preprocessing import normalize
+
+from learnsim.evaluation import cluster_retrieval_report
+from learnsim.mcd import MinimumClusterDistortion
+
+GOAL_RATIO = 3.0
+
+
+def newsgroups(n_train=5000, n_test=1000, seed=0):
+    from learnsim.datasets import load_20newsgroups
+    from learnsim.text import TextVectorizer
+
+    rng = np.random.default_rng(seed)
+    train, test = load_20newsgroups("train"), load_20newsgroups("test")
+    groups = rng.permutation(20)
+    fit_groups, test_groups = groups[:16], groups[16:]
+    tr = np.flatnonzero(np.isin(train.target, fit_groups))
+    tr = np.sort(rng.choice(tr, n_train, replace=False))
+    te = np.flatnonzero(np.isin(test.target, test_groups))
+    te = np.sort(rng.choice(te, min(n_test, te.size), replace=False))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        vec = TextVectorizer(weighting="tfidf", norm="l2", dtype=np.float64).fit([train.data[i] for i in tr])
+        X = sp.csr_matrix(vec.transform([train.data[i] for i in tr]), dtype=np.float64)
+        Xt = sp.csr_matrix(vec.transform([test.data[i] for i in te]), dtype=np.float64)
+    return X, train.target[tr], Xt, test.target[te]
+
+
+def synthetic(n, seed=0, n_clusters=100, vocab=20000, n_test_clusters=20, max_test=2000):
+    """Seeded clustered documents: (X_fit, y_fit, X_test, y_test), tf-idf rows L2-normalised."""
+    rng = np.random.default_rng(seed)
+    weights = rng.uniform(1.0, 3.0, n_clusters)
+    sizes = np.maximum(2, np.floor(n * weights / weights.sum())).astype(int)
+    labels = np.repeat(np.arange(n_clusters), sizes)
+    zipf = 1.0 / np.arange(1, vocab + 1) ** 1.05
+    zipf /= zipf.sum()
+    lengths = rng.integers(20, 81, labels.size)
+    topical = rng.random(lengths.sum()) < 0.4
+    doc_of = np.repeat(np.arange(labels.size), lengths)
+    words = rng.choice(vocab, size=lengths.sum(), p=zipf)
+    topic_words = rng.integers(0, vocab, size=(n_clusters, 60))
+    pick = rng.integers(0, 60, topical.sum())
+    words[topical] = topic_words[labels[doc_of[topical]], pick]
+    counts = sp.csr_matrix((np.ones(words.size), (doc_of, words)), shape=(labels.size, vocab))
+    counts.sum_duplicates()
+    df = np.bincount(counts.indices, minlength=vocab)
+    idf = np.log((1 + labels.size) / (1 + df)) + 1.0
+    X = normalize(counts @ sp.diags(idf)).tocsr()
+    test_clusters = rng.permutation(n_clusters)[:n_test_clusters]
+    is_test = np.isin(labels, test_clusters)
+    test_rows = np.flatnonzero(is_test)
+    if test_rows.size > max_test:
+        test_rows = np.sort(rng.choice(test_rows, max_test, replace=False))
+    fit_rows = np.flatnonzero(~is_test)
+    return X[fit_rows], labels[fit_rows], X[test_rows], labels[test_rows]
+
+
+def quality(model, Xt, yt):
+    D2 = model.pairwise_distances(Xt, squared=True)
+    return float(cluster_retrieval_report(-D2, yt, measures=("ap11",))["ap11"])
+
+
+def run(name, X, y, Xt, yt):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = time.perf_counter()
+        auto = MinimumClusterDistortion(random_state=0).fit(X, y)
+        t_auto = time.perf_counter() - t
+        chosen = {"n_basis": auto.n_basis_, "shrinkage": auto.shrinkage_,
+                  "complement_weight": auto.complement_weight_}
+        t = time.perf_counter()
+        fixed = MinimumClusterDistortion(random_state=0, **chosen).fit(X, y)
+        t_fixed = time.perf_counter() - t
+    row = {"data": name, "n_items": int(X.shape[0]), "n_features": int(X.shape[1]),
+           "n_clusters": int(np.unique(y).size), "default_s": round(t_auto, 2), "fixed_s": round(t_fixed, 2),
+           "ratio": round(t_auto / t_fixed, 2), "chosen": chosen,
+           "fell_back": bool(auto.baseline_gain_ is not None and auto.baseline_gain_.fell_back),
+           "ap11_default": round(quality(auto, Xt, yt), 4), "ap11_fixed": round(quality(fixed, Xt, yt), 4),
+           "ap11_euclid": round(float(cluster_retrieval_report(
+               np.asarray((Xt @ Xt.T).todense()) if sp.issparse(Xt) else Xt @ Xt.T, yt,
+               measures=("ap11",))["ap11"]), 4)}
+    if auto.cv_results_ is not None:
+        scores = np.asarray(auto.cv_results_["score"])
+        row["cv_best"] = round(float(scores.max()), 4)
+    return row
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="10000,30000,100000",
+                    help="synthetic sizes, comma-separated (empty: none)")
+    ap.add_argument("--no-20ng", action="store_true", help="skip 20 Newsgroups")
+    ap.add_argument("--json", help="append the rows to this JSON-lines file")
+    args = ap.parse_args(argv)
+    jobs = [] if args.no_20ng else [("20ng-5000", newsgroups)]
+    for s in [int(s) for s in args.sizes.split(",") if s.strip()]:
+        jobs.append((f"synthetic-{s}", lambda s=s: synthetic(s)))
+    rows = []
+    for name, make in jobs:
+        t = time.perf_counter()
+        data = make()
+        print(f"# {name}: data in {time.perf_counter() - t:.1f} s", file=sys.stderr, flush=True)
+        row = run(name, *data)
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+        if args.json:
+            with open(args.json, "a") as fh:
+                fh.write(json.dumps(row) + "\n")
+    worst = max(r["ratio"] for r in rows) if rows else float("nan")
+    print(f"# worst default/fixed ratio {worst:.2f} (goal <= {GOAL_RATIO})", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,186 @@
+"""The cost of MinimumClusterDistortion's automatic selection (issue 16, part 3).
+
+Small folds are scored exactly as before (every held-out item ranks all the others); large ones
+from sampled queries against a bounded sample, so the work per fold does not grow with the
+clusters. These tests check the exact path against the former implementation, the sampled
+estimator against the exact measure, the bound on the work, and determinism.
+"""
+import numpy as np
+import pytest
+
+import learnsim.mcd as mcd
+from learnsim.evaluation import cluster_retrieval_report
+from learnsim.mcd import MinimumClusterDistortion
+
+
+def _anisotropic(seed, n_clusters, per, dim=12):
+    """Clusters whose centres differ along a few directions and whose noise is large along
+    others: the learned metric is clearly better than Euclid."""
+    rng = np.random.default_rng(seed)
+    scale = np.ones(dim)
+    scale[: dim // 2] = 6.0                       # loud, uninformative directions
+    centres = rng.normal(size=(n_clusters, dim)) * 1.5
+    centres[:, : dim // 2] = 0.0
+    sizes = per if np.ndim(per) else np.full(n_clusters, per)
+    y = np.repeat(np.arange(n_clusters), sizes)
+    X = centres[y] + rng.normal(size=(y.size, dim)) * scale
+    return X, y
+
+
+def _former_score_fold(self, X, basis, labels, ids, weight_of, fold, grids, rng, totals):
+    """The selection's fold scoring before issue 16 (every held-out item ranks all the others)."""
+    held = ids[fold]
+    sizes = np.array([(labels == c).sum() for c in held])
+    order = rng.permutation(len(held))
+    take = order[np.cumsum(sizes[order]) <= max(self.max_validation_items, sizes.max())]
+    held = held[take] if take.size >= 2 else held[order[:2]]
+    is_held = np.isin(labels, held)
+    train_labels = np.where(is_held, -1, labels)
+    train_ids = ids[~np.isin(ids, held)]
+    w = np.array([weight_of[c] for c in train_ids.tolist()])
+    rows = np.flatnonzero(is_held)
+    Xv, yv = X[rows], labels[rows]
+    G = mcd._dense_dot(Xv, Xv)
+    sq = np.diag(G).copy()
+    D_full = sq[:, None] + sq[None, :] - 2.0 * G
+    if basis is None:
+        lam, V, act, _ = mcd._scatter_eigen(X, train_labels, train_ids, w / w.sum(), self.n_components, self.tol, rng)
+        spaces = [(None, lam, mcd._project(Xv, V, act))]
+    else:
+        C = basis.scatter(train_labels, train_ids, w / w.sum())
+        spaces = []
+        for k in grids["n_basis"]:
+            lam, W = mcd._eigh_desc(C[:k, :k], self.tol, basis.scale(train_labels))
+            spaces.append((k, lam, basis.coords[rows, :k] @ W))
+    for k, lam, P in spaces:
+        D_out = D_full - mcd._sq_dists(P)
+        for alpha in grids["shrinkage"]:
+            D_in = mcd._sq_dists(P * np.sqrt(mcd._raw_weights(lam, alpha))) if lam.size else 0.0
+            for gamma in grids["complement_weight"]:
+                rep = cluster_retrieval_report(-(D_in + gamma * D_out), yv, measures=(self.selection_measure,))
+                totals[(k, alpha, gamma)] += rep[self.selection_measure]
+
+
+@pytest.mark.parametrize("measure", ["ap11", "ap", "r_precision"])
+@pytest.mark.parametrize("n_basis", ["auto", None])
+def test_small_folds_score_exactly_as_before(monkeypatch, measure, n_basis):
+    X, y = _anisotropic(0, n_clusters=12, per=15)
+    params = dict(n_basis=n_basis, basis_grid=(2, 4, 8), selection_measure=measure, random_state=3,
+                  baseline_holdout=None)
+    new = MinimumClusterDistortion(**params).fit(X, y)
+    monkeypatch.setattr(MinimumClusterDistortion, "_score_fold", _former_score_fold)
+    old = MinimumClusterDistortion(**params).fit(X, y)
+    assert new.cv_results_ == old.cv_results_        # same candidates, same scores, bit for bit
+    assert (new.n_basis_, new.shrinkage_, new.complement_weight_) == (old.n_basis_, old.shrinkage_,
+                                                                      old.complement_weight_)
+    np.testing.assert_array_equal(new.weights_, old.weights_)
+
+
+def test_small_folds_never_sample(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("a fold below the caps was sampled")
+
+    monkeypatch.setattr(mcd, "_sample_fold", refuse)
+    X, y = _anisotropic(1, n_clusters=10, per=20)
+    MinimumClusterDistortion(random_state=0, basis_grid=(2, 4), baseline_holdout=None).fit(X, y)
+
+
+@pytest.mark.parametrize("measure", ["ap11", "ap", "r_precision"])
+def test_sampled_estimate_is_exact_when_nothing_is_left_out(measure):
+    rng = np.random.default_rng(4)
+    labels = np.concatenate([np.repeat(np.arange(6), [5, 8, 12, 3, 7, 9]), [-1, -1]])
+    X = rng.normal(size=(labels.size, 5)) + labels[:, None] * 0.3
+    design = mcd._sample_fold(labels, np.arange(6), 10_000, 10_000, np.random.default_rng(0))
+    Xv = X[design.rows]
+    D2 = ((Xv[design.queries][:, None, :] - Xv[None, :, :]) ** 2).sum(-1)
+    exact = cluster_retrieval_report(-D2, labels[design.rows], measures=(measure,))[measure]
+    assert design.score(D2, measure) == pytest.approx(exact, abs=1e-12)
+
+
+def test_sampled_estimate_tracks_the_exact_measure():
+    rng = np.random.default_rng(5)
+    labels = np.repeat(np.arange(30), rng.integers(40, 120, 30))
+    X = rng.normal(size=(labels.size, 10)) + rng.normal(size=(30, 10))[labels] * 0.6
+    D_all = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    exact = cluster_retrieval_report(-D_all, labels, measures=("ap11",))["ap11"]
+    estimates = []
+    for seed in range(4):
+        design = mcd._sample_fold(labels, np.arange(30), 600, 200, np.random.default_rng(seed))
+        assert design.rows.size <= 600 + 2 * 30 and design.queries.size == 200  # n_queries given here
+        estimates.append(design.score(D_all[design.rows[design.queries]][:, design.rows], "ap11"))
+    assert np.mean(estimates) == pytest.approx(exact, abs=0.03)
+
+
+def _record_work(monkeypatch):
+    """Largest dense distance block the selection builds and ranks (entries), by instrumenting
+    the Gram products and the sampled scorer."""
+    seen = {"dot": 0, "ranked": 0, "folds": 0}
+    dense_dot = mcd._dense_dot
+
+    def dot(A, B):
+        out = dense_dot(A, B)
+        seen["dot"] = max(seen["dot"], out.size)
+        return out
+
+    score = mcd._SampledFold.score
+
+    def counted(self, D2, measure):
+        seen["ranked"] = max(seen["ranked"], np.size(D2))
+        return score(self, D2, measure)
+
+    sample = mcd._sample_fold
+
+    def sampled(*args, **kwargs):
+        seen["folds"] += 1
+        return sample(*args, **kwargs)
+
+    monkeypatch.setattr(mcd, "_dense_dot", dot)
+    monkeypatch.setattr(mcd._SampledFold, "score", counted)
+    monkeypatch.setattr(mcd, "_sample_fold", sampled)
+    return seen
+
+
+GRID = dict(n_basis=None, shrinkage_grid=(0.0, 1.0), complement_grid=(0.0, 1.0), baseline_holdout=None)
+
+
+def test_large_clusters_bound_the_work_and_keep_the_choice(monkeypatch):
+    X, y = _anisotropic(2, n_clusters=8, per=[350, 450, 330, 400, 380, 420, 350, 450])
+    seen = _record_work(monkeypatch)
+    sampled = MinimumClusterDistortion(random_state=0, max_validation_items=300, **GRID).fit(X, y)
+    assert seen["folds"] == 4
+    # per fold: 200 queries against ~300 sampled items (at least 2 from each held-out cluster)
+    bound = mcd._SELECTION_QUERIES * (300 + 2 * 8)
+    assert 0 < seen["ranked"] <= bound
+    assert seen["dot"] <= bound
+    # the exact selection on the whole held-out clusters (the caps lifted) chooses the same
+    monkeypatch.setattr(mcd, "_EXACT_SELECTION_ITEMS", 10**9)
+    exact = MinimumClusterDistortion(random_state=0, max_validation_items=10**9, **GRID).fit(X, y)
+    assert (sampled.shrinkage_, sampled.complement_weight_) == (exact.shrinkage_, exact.complement_weight_)
+    s = dict(zip(zip(sampled.cv_results_["shrinkage"], sampled.cv_results_["complement_weight"]),
+                 sampled.cv_results_["score"]))
+    e = dict(zip(zip(exact.cv_results_["shrinkage"], exact.cv_results_["complement_weight"]),
+                 exact.cv_results_["score"]))
+    best = (exact.shrinkage_, exact.complement_weight_)
+    assert e[best] > e[(1.0, 1.0)] + 0.05          # clearly better than Euclid
+    assert s[best] == pytest.approx(e[best], abs=0.05)
+    assert s[best] > s[(1.0, 1.0)] + 0.05
+
+
+def test_work_per_fold_does_not_grow_with_cluster_size(monkeypatch):
+    sizes = []
+    for per in (400, 1600):
+        X, y = _anisotropic(3, n_clusters=8, per=per)
+        seen = _record_work(monkeypatch)
+        MinimumClusterDistortion(random_state=0, max_validation_items=300, **GRID).fit(X, y)
+        sizes.append(seen["ranked"])
+    assert sizes[0] == sizes[1]
+
+
+def test_sampled_selection_is_deterministic():
+    X, y = _anisotropic(6, n_clusters=8, per=400)   # folds of 800 items: sampled
+    params = dict(random_state=7, max_validation_items=100, basis_grid=(2, 4, 8), baseline_holdout=None)
+    a = MinimumClusterDistortion(**params).fit(X, y)
+    b = MinimumClusterDistortion(**params).fit(X, y)
+    assert a.cv_results_ == b.cv_results_
+    np.testing.assert_array_equal(a.weights_, b.weights_)
+    assert (a.n_basis_, a.shrinkage_, a.complement_weight_) == (b.n_basis_, b.shrinkage_, b.complement_weight_)
