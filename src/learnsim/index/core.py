@@ -460,6 +460,8 @@ class Index:
         if docs is None:
             docs = self.store.documents(self._seqs[order])
         hits = []
+        # read from disk: once for all the hits, not per explanation
+        statistics = (self.statistics or None) if explain_query is not None else None
         for rank, pos in enumerate(order):
             if int(self._seqs[pos]) not in docs:
                 raise IndexFormatError(f"{self.path}: a segment lists document {int(self._seqs[pos])}, which "
@@ -470,7 +472,7 @@ class Index:
                    "text": text, "metadata": meta}
             if explain_query is not None:
                 hit["explanation"] = self.pipeline.explain(explain_query, text, n_top=n_top,
-                                                           statistics=self.statistics or None)
+                                                           statistics=statistics)
             hits.append(hit)
         return hits
 

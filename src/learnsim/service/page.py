@@ -82,8 +82,9 @@ def gather(index, *, q=None, k=PAGE_K, similar=None, duplicates=None, info=True)
             for rank, h in enumerate(hits):
                 h["rank"] = rank + 1
         source_terms = {t for _, _, t in p.term_spans(text)}
+        statistics = index.statistics or None   # read from disk once, not per hit
         for h in hits:
-            h["explanation"] = p.explain(text, h["text"], n_top=MARK_WORDS, statistics=index.statistics or None)
+            h["explanation"] = p.explain(text, h["text"], n_top=MARK_WORDS, statistics=statistics)
             h["marks"] = _marks(p, h["text"], _terms_of(h["explanation"], index.kind, source_terms))
         out["hits"] = hits
     return out
