@@ -122,11 +122,11 @@ def _record_work(monkeypatch):
         seen["dot"] = max(seen["dot"], out.size)
         return out
 
-    score = mcd._SampledFold.score
+    scores = mcd._SampledFold.scores
 
-    def counted(self, D2, measure):
-        seen["ranked"] = max(seen["ranked"], np.size(D2))
-        return score(self, D2, measure)
+    def counted(self, D2, measure):          # a stack of candidates' (n_queries, n_sampled) distances
+        seen["ranked"] = max(seen["ranked"], np.size(D2[0]))
+        return scores(self, D2, measure)
 
     sample = mcd._sample_fold
 
@@ -135,7 +135,7 @@ def _record_work(monkeypatch):
         return sample(*args, **kwargs)
 
     monkeypatch.setattr(mcd, "_dense_dot", dot)
-    monkeypatch.setattr(mcd._SampledFold, "score", counted)
+    monkeypatch.setattr(mcd._SampledFold, "scores", counted)
     monkeypatch.setattr(mcd, "_sample_fold", sampled)
     return seen
 

@@ -75,6 +75,9 @@ __all__ = ["LinkLearn", "CosineIndex", "CollectionShiftWarning", "idf_from_count
            "link_hinge_loss", "tfidf_cosine_weights", "SHIFT_LENGTH_FACTOR", "SHIFT_MIN_OVERLAP"]
 
 _FACTORS = ("tf", "idf", "length")
+# The validation's similarities are computed by blocks of queries of about this many entries
+# (float64: 32 MB), so that its memory does not grow as n_val^2 (issue 16, part 3).
+_VALIDATION_BLOCK_ELEMENTS = 1 << 22
 #: The baseline of LinkLearn and what it falls back to.
 BASELINE_NAME = "tf.idf cosine"
 #: ``transform`` warns when a collection's mean length differs from the training collection's by
@@ -484,11 +487,24 @@ class LinkLearn(BaseEstimator):
     def _validation_scores(self, theta, mlps, codes, adjacency):
         from .evaluation import constraint_error_rate, per_query_measures
         W = self._weighted(theta, mlps, codes)
-        S = (W @ W.T).toarray()
-        m = per_query_measures(S, adjacency, exclude_self=True, measures=("ap", "p@10"))
-        keep = ~np.isnan(m["ap"])
-        err = constraint_error_rate(S, adjacency, exclude_self=True)
-        return {"ap": float(np.mean(m["ap"][keep])), "p@10": float(np.mean(m["p@10"][keep])),
+        Wt = W.T.tocsc()
+        n = W.shape[0]
+        adjacency = sp.csr_matrix(adjacency)
+        # the n_val x n_val similarities by blocks of queries, never the whole matrix at once
+        step = max(1, _VALIDATION_BLOCK_ELEMENTS // max(n, 1))
+        ap, p10, err = [], [], []
+        for start in range(0, n, step):
+            rows = np.arange(start, min(n, start + step))
+            S = (W[rows] @ Wt).toarray()
+            # each query leaves its own ranking (exclude_self, with the block's own indices)
+            own = sp.csr_matrix((np.ones(rows.size, dtype=bool), (np.arange(rows.size), rows)), shape=S.shape)
+            m = per_query_measures(S, adjacency[rows], exclude=own, measures=("ap", "p@10"))
+            ap.append(m["ap"])
+            p10.append(m["p@10"])
+            err.append(constraint_error_rate(S, adjacency[rows], exclude=own))
+        ap, p10, err = np.concatenate(ap), np.concatenate(p10), np.concatenate(err)
+        keep = ~np.isnan(ap)
+        return {"ap": float(np.mean(ap[keep])), "p@10": float(np.mean(p10[keep])),
                 "error_rate": float(np.nanmean(err))}
 
     def _weighted(self, theta, mlps, codes):
