@@ -16,6 +16,9 @@ corpus layouts:
   A document without an id gets its line number ("line 12")."""
 
 
+ANN_CHOICES = ("auto", "exact", "faiss-hnsw", "faiss-ivf", "faiss-flat", "usearch")
+
+
 def register(commands):
     """Add the command's parser to ``commands``."""
     index = commands.add_parser(
@@ -48,6 +51,13 @@ def register(commands):
     build.add_argument("--out", required=True, metavar="DIR", help="the index directory (new or empty)")
     build.add_argument("--overwrite", action="store_true", help="replace an existing index at --out")
     build.add_argument("--json", action="store_true", help="print the index's info as JSON")
+    # the names of learnsim.ann.ANN_BACKENDS, spelled out: importing it here would slow every command
+    build.add_argument("--ann", default="auto", choices=ANN_CHOICES,
+                       help="approximate search of the large segments of dense rows (FILM, dense distance "
+                            "models): 'auto' takes faiss HNSW, else usearch, when installed (pip install "
+                            "learnsim[ann]); 'exact' never (default: %(default)s)")
+    build.add_argument("--ann-min-rows", type=int, metavar="N",
+                       help="segments of fewer rows are searched exactly (default: the index's ANN_MIN_ROWS)")
     _add_encoding_errors(build)
 
     add = actions.add_parser("add", formatter_class=_formatter, help="add documents",
@@ -136,12 +146,21 @@ def _print_info(info, as_json):
     if as_json:
         _print_json(info)
         return 0
-    rows = [[k, v] for k, v in info.items()]
+    rows = [[k, _summary(v) if k == "search" else v] for k, v in info.items()]
     print(_table(["", "value"], rows, align="<<"))
     if info.get("added_since_statistics"):
         print(f"\n{info['added_since_statistics']} document(s) were added after the collection statistics were "
               "computed; 'learnsim index reindex' recomputes them.")
     return 0
+
+
+def _summary(search):
+    """One line of info()["search"]: which search the rows get."""
+    line = f"{search['mode']}" + (f" ({search['backend']})" if search.get("backend") else "")
+    line += f": {search['ann_rows']} rows approximate, {search['exact_rows']} exact (min_rows {search['min_rows']})"
+    if search.get("fallback"):
+        line += f"; {len(search['fallback'])} segment(s) fell back to exact: {search['fallback'][0]['reason']}"
+    return line
 
 
 def run(args):
@@ -156,7 +175,15 @@ def run(args):
         ids, texts, metas = read_corpus(args.corpus, args.encoding_errors)
         if out.exists() and any(out.iterdir()) and not args.overwrite:
             raise UsageError(f"--out {out} is not empty (add --overwrite to replace an index there)")
-        index = Index.build(out, Path(args.model), texts, ids, metas, overwrite=args.overwrite)
+        ann = args.ann
+        if args.ann_min_rows is not None:
+            if ann == "exact":
+                raise UsageError("--ann-min-rows needs an approximate --ann (auto or a backend), not exact")
+            ann = {"backend": ann, "min_rows": args.ann_min_rows}
+        try:
+            index = Index.build(out, Path(args.model), texts, ids, metas, overwrite=args.overwrite, ann=ann)
+        except ImportError as exc:      # a named backend whose package is not installed
+            raise UsageError(f"--ann {args.ann}: {exc}") from None
         info = index.info()
         if not args.json:
             print(f"Indexed {len(index)} documents into {out} ({info['scoring']}).")

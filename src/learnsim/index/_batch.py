@@ -15,6 +15,9 @@ allowed mask honoured), and merged across blocks and segments as
 The scores differ only by the summation order of the matrix product (float32 rounding, about
 1e-7 of a unit vector's score), so two documents whose scores are that close may swap.
 
+A segment with an approximate structure (:mod:`learnsim.index._ann`) is searched through it,
+the whole batch in one call, its candidates scored exactly as one search at a time scores them.
+
 Everything else (sparse or mixed rows, distance models, fewer than ``MIN_BATCH`` queries) takes
 the one-at-a-time path of :func:`learnsim.index._scan.best_k`.
 """
@@ -75,7 +78,7 @@ def _excluded(exclude, i):
     return e if e.size else None
 
 
-def best_k_dense_batch(segments, Q, k, allowed=None, exclude=None):
+def best_k_dense_batch(segments, Q, k, allowed=None, exclude=None, ann=None):
     """The k best rows over ``segments`` for each dense query of ``Q``, as
     :func:`learnsim.index._scan.best_k` gives them one query at a time.
 
@@ -92,6 +95,9 @@ def best_k_dense_batch(segments, Q, k, allowed=None, exclude=None):
     exclude : sequence of length B, optional
         For each query, a global position (or an array of them) it must not return (the
         document itself, for :meth:`learnsim.index.Index.more_like`).
+    ann : learnsim.index._ann.AnnSearch, optional
+        Search the segments that have an approximate structure through it, the whole batch in
+        one call of the structure (None: every segment is scanned).
 
     Returns
     -------
@@ -118,16 +124,33 @@ def best_k_dense_batch(segments, Q, k, allowed=None, exclude=None):
         n = seg.n
         if n == 0:
             continue
+        todo = range(B)
+        if ann is not None and getattr(seg, "ann_meta", None) is not None:
+            from ._ann import ann_batch_best
+
+            local = [None if e is None else e[(e >= offset) & (e < offset + n)] - offset for e in excluded]
+            found = ann_batch_best(seg, Q, k, None if allowed is None else allowed[offset:offset + n], local, ann)
+            if found is not None:
+                for i, hit in enumerate(found):
+                    if hit is not None:
+                        cand_pos[i].append(hit[0] + offset)
+                        cand_val[i].append(hit[1])
+                # the queries the structure could not answer scan the segment
+                todo = [i for i, hit in enumerate(found) if hit is None]
+                if not todo:
+                    offset += n
+                    continue
         D = seg.dense
         Qs = cast.get(D.dtype)
         if Qs is None:
             Qs = cast[D.dtype] = np.ascontiguousarray(Q, dtype=D.dtype)
+        Qt = Qs if len(todo) == B else Qs[list(todo)]
         for lo in range(offset, offset + n, step):
             hi = min(offset + n, lo + step)
             # (B, hi - lo) in the rows' dtype: one BLAS gemm reads the block's rows once for all
-            S = Qs @ D[lo - offset:hi - offset].T
+            S = Qt @ D[lo - offset:hi - offset].T
             mask = None if allowed is None else allowed[lo:hi]
-            for i in range(B):
+            for row, i in enumerate(todo):
                 e = excluded[i]
                 extra = None
                 if e is not None:
@@ -136,11 +159,11 @@ def best_k_dense_batch(segments, Q, k, allowed=None, exclude=None):
                 # an excluded row can take at most one of the k places: ask for that many more
                 # and drop it, rather than copy the mask for each query
                 want = k if extra is None else k + extra.shape[0]
-                pos = largest_k(S[i], want, mask, n_total)
+                pos = largest_k(S[row], want, mask, n_total)
                 if extra is not None:
                     pos = pos[~np.isin(pos, extra)][:k]
                 cand_pos[i].append(pos + lo)
-                cand_val[i].append(np.asarray(S[i, pos], dtype=np.float64))
+                cand_val[i].append(np.asarray(S[row, pos], dtype=np.float64))
         offset += n
     out = []
     for i in range(B):

@@ -114,17 +114,35 @@ def _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, allowed, n_total):
     return pos, np.asarray(values[pos], dtype=np.float64)
 
 
-def best_k(segments, q_sparse, q_dense, q_sq, distance, k, allowed=None):
+def best_k(segments, q_sparse, q_dense, q_sq, distance, k, allowed=None, *, exclude=None, ann=None):
     """(global positions, higher-is-closer values) of the k best rows over all ``segments`` (in
-    order), best first, ties to the lower position; ``allowed``: a mask over all rows or None."""
+    order), best first, ties to the lower position; ``allowed``: a mask over all rows or None;
+    ``exclude``: global positions never returned (or None); ``ann``: the handle's
+    :class:`learnsim.index._ann.AnnSearch`, to search the segments that have an approximate
+    structure through it (None: every segment is scanned exactly)."""
     from ._kernels import note_search
 
     note_search()
     positions, values, offset = [], [], 0
     n_total = sum(seg.n for seg in segments)
+    exclude = None if exclude is None else np.unique(np.asarray(exclude, dtype=np.int64).ravel())
     for seg in segments:
         mask = None if allowed is None else np.asarray(allowed[offset:offset + seg.n])
-        pos, vals = _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, mask, n_total)
+        local = None
+        if exclude is not None:
+            local = exclude[(exclude >= offset) & (exclude < offset + seg.n)] - offset
+        found = None
+        if ann is not None and getattr(seg, "ann_meta", None) is not None:
+            from ._ann import ann_segment_best
+
+            seg.check()
+            found = ann_segment_best(seg, q_dense, q_sq, distance, k, mask, local, ann)
+        if found is None:
+            if local is not None and local.size:
+                mask = np.ones(seg.n, dtype=bool) if mask is None else mask.copy()
+                mask[local] = False
+            found = _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, mask, n_total)
+        pos, vals = found
         positions.append(pos + offset)
         values.append(vals)
         offset += seg.n

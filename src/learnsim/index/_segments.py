@@ -68,9 +68,12 @@ def write_json_atomic(path, obj):
     fsync_dir(path.parent)
 
 
-def write_segment(directory, name, seqs, rows, dtype):
+def write_segment(directory, name, seqs, rows, dtype, extra=None):
     """Write a segment (see the module notes) of documents ``seqs`` with ``rows`` (a Rows of CSR
-    and dense parts) and return its manifest entry."""
+    and dense parts) and return its manifest entry. ``extra(tmp_dir, rows, meta)``, if given,
+    writes more files into the segment's temporary directory (fsynced) and records them in
+    ``meta`` (segment.json) before the rename: the approximate structure of
+    :mod:`learnsim.index._ann`."""
     import scipy.sparse as sp
 
     directory = Path(directory)
@@ -101,6 +104,8 @@ def write_segment(directory, name, seqs, rows, dtype):
             np.save(tmp / f"{key}.npy", arr, allow_pickle=False)
             _fsync_file(tmp / f"{key}.npy")
         meta["files"] = sorted(files)
+        if extra is not None:
+            extra(tmp, rows, meta)
         with open(tmp / "segment.json", "w", encoding="utf-8") as fh:
             json.dump(meta, fh)
             fh.flush()
@@ -127,7 +132,8 @@ class Segment:
             raise IndexFormatError(f"a segment entry of the manifest is not {{name, n, ...}} with a plain "
                                    f"directory name: {entry!r}")
         self.name = name
-        path = Path(directory) / self.name
+        self.path = path = Path(directory) / self.name
+        self.kind = kind
         where = f"segment {self.name!r}"
         try:
             with open(path / "segment.json", encoding="utf-8") as fh:
@@ -137,6 +143,8 @@ class Segment:
         if not isinstance(meta, dict) or meta.get("n") != entry.get("n"):
             raise IndexFormatError(f"{where}: segment.json does not match the manifest")
         self.n = int(entry["n"])
+        # the approximate structure, opened on first use (learnsim.index._ann.segment_ann)
+        self.ann_meta = meta.get("ann")
         self.dtype = np.dtype(meta.get("dtype", "float32"))
         if self.dtype not in (np.float32, np.float64):
             raise IndexFormatError(f"{where}: dtype {self.dtype} is not float32 or float64")

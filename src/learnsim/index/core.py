@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._ann import AnnSearch, ann_config, check_ann_config, search_info, write_segment_of
 from ._batch import best_k_dense_batch, dense_batch_applies
 from ._scan import MemorySegment, best_k
 from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexFormatError, Segment, merged_rows, rows_of, write_json_atomic
@@ -154,7 +155,7 @@ class Index:
 
     # ------------------------------------------------------------------ building and opening
     @classmethod
-    def build(cls, path, pipeline, texts, ids=None, metadata=None, *, dtype=None, overwrite=False):
+    def build(cls, path, pipeline, texts, ids=None, metadata=None, *, dtype=None, overwrite=False, ann="auto"):
         """Index ``texts`` under ``pipeline`` in a new directory ``path``.
 
         Parameters
@@ -174,6 +175,13 @@ class Index:
             subtracts squared norms, which float32 would round away for near documents).
         overwrite : bool, default=False
             Replace an existing index at ``path``.
+        ann : None, "exact", "auto", str or dict, default="auto"
+            Approximate search of the segments of dense rows (FILM, dense distance models) of at
+            least ``min_rows`` rows (:data:`learnsim.index._ann.ANN_MIN_ROWS`): "auto" takes the
+            first installed backend of ``AUTO_BACKENDS`` (exact when none is), a name of
+            :data:`learnsim.ann.ANN_BACKENDS` that one, ``{"backend": name, "min_rows": N,
+            **params}`` sets the size and the backend's parameters; None or "exact" never.
+            Kept in the manifest for later writes; :meth:`info` reports the search in use.
 
         Returns
         -------
@@ -189,6 +197,7 @@ class Index:
             raise ValueError("an index needs at least one text to build from (its collection statistics)")
         ids = _check_ids(ids, len(texts))
         metas = _check_metadatas(metadata, len(texts))
+        ann = ann_config(ann)       # before an index there is replaced
         if path.exists():
             if not path.is_dir():
                 raise FileExistsError(f"{path} exists and is not a directory")
@@ -214,7 +223,7 @@ class Index:
                     "model_sha256": _sha256(path / _MODEL), "kind": scorer.kind, "scoring": scorer.name,
                     "column": scorer.column, "higher_is_closer": bool(scorer.higher_is_closer),
                     "method": type(pipeline.metric).__name__, "dtype": dtype.name, "segments": [],
-                    "covered_seq": 0, "statistics_seq": 0, "generation": 0, "created": time.time()}
+                    "covered_seq": 0, "statistics_seq": 0, "generation": 0, "created": time.time(), "ann": ann}
         store = DocumentStore(path / _DOCS)
         try:
             seqs = store.add(ids, texts, metas)
@@ -227,7 +236,6 @@ class Index:
     def _finish_build(cls, path, pipeline, manifest, statistics, texts, X, seqs, dtype):
         """Write statistics, plan and segments of a (re)built index, then its manifest."""
         from ._plan import build_plan
-        from ._segments import write_segment
 
         generation = int(manifest.get("generation", 0)) + 1
         stats_dir = f"statistics-{generation}"
@@ -242,8 +250,8 @@ class Index:
         for start in range(0, len(seqs), SEGMENT_ROWS):
             block = X[start:start + SEGMENT_ROWS] if X is not None else pipeline.vectorize(texts[start:start + SEGMENT_ROWS])
             rows = scorer.document_rows(block, statistics)
-            entries.append(write_segment(path / "segments", f"g{generation}-{start // SEGMENT_ROWS:06d}",
-                                         seqs[start:start + SEGMENT_ROWS], rows, dtype))
+            entries.append(write_segment_of(path / "segments", f"g{generation}-{start // SEGMENT_ROWS:06d}",
+                                            seqs[start:start + SEGMENT_ROWS], rows, manifest))
         old = (manifest.get("statistics_dir"), manifest.get("plan_dir"), [e["name"] for e in manifest["segments"]])
         manifest.update(segments=entries, covered_seq=int(seqs[-1]) if seqs else manifest["covered_seq"],
                         statistics_seq=int(seqs[-1]) if seqs else 0, statistics_dir=stats_dir,
@@ -262,6 +270,7 @@ class Index:
             raise FileNotFoundError(f"{self.path} holds no learnsim index (no {_MANIFEST})")
         self._pipeline = _pipeline
         self._plan = None
+        self._ann_search = AnnSearch()
         self._load()
         return self
 
@@ -288,6 +297,7 @@ class Index:
             v = m.get(key)
             if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
                 raise IndexFormatError(f"{self.path}: {_MANIFEST} has no valid {key!r}")
+        check_ann_config(m, self.path)
         if not (self.path / _DOCS).is_file():
             raise IndexFormatError(f"{self.path}: {_DOCS} is missing")
         if m.get("plan_dir") != getattr(self, "manifest", {}).get("plan_dir"):
@@ -479,18 +489,16 @@ class Index:
     def _search_rows(self, rows, k, allowed, exclude=None):
         if dense_batch_applies(self.segments, rows, self.kind == "distance"):
             # several dense queries: one matrix product per block of rows for them all
-            found = best_k_dense_batch(self.segments, rows.dense, k, None if self._all_live(allowed) else allowed, exclude)
+            found = best_k_dense_batch(self.segments, rows.dense, k, None if self._all_live(allowed) else allowed, exclude,
+                                       ann=self._ann_search)
             return [(values, order) for order, values in found]
         out = []
         for i in range(len(rows)):
             s, d, q = rows.row(i)
-            ok = allowed
-            if exclude is not None:
-                ok = ok.copy()
-                ok[exclude[i]] = False
             # every document allowed (no filter, no delete): no mask to apply
             order, values = best_k(self.segments, s, d, q, self.kind == "distance", k,
-                                   None if self._all_live(ok) else ok)
+                                   None if self._all_live(allowed) else allowed,
+                                   exclude=None if exclude is None else exclude[i], ann=self._ann_search)
             out.append((values, order))
         return out
 
@@ -655,14 +663,12 @@ class Index:
 
     def _flush_tail(self):
         """Write the documents scored in memory (added before a crash) as a segment."""
-        from ._segments import write_segment
-
         tail = [s for s in self.segments if isinstance(s, MemorySegment)]
         if not tail:
             return
         seg = tail[0]
         rows = rows_of(seg)
-        entry = write_segment(self.path / "segments", f"a{int(seg.seqs[0]):012d}", seg.seqs, rows, self.manifest["dtype"])
+        entry = write_segment_of(self.path / "segments", f"a{int(seg.seqs[0]):012d}", seg.seqs, rows, self.manifest)
         self.manifest["segments"].append(entry)
         self.manifest["covered_seq"] = int(seg.seqs[-1])
         write_json_atomic(self.path / _MANIFEST, self.manifest)
@@ -690,9 +696,7 @@ class Index:
         return [str(s) if i is None else i for s, i in zip(seqs, ids)]
 
     def _write_rows(self, seqs, rows):
-        from ._segments import write_segment
-
-        entry = write_segment(self.path / "segments", f"a{int(seqs[0]):012d}", seqs, rows, self.manifest["dtype"])
+        entry = write_segment_of(self.path / "segments", f"a{int(seqs[0]):012d}", seqs, rows, self.manifest)
         self.manifest["segments"].append(entry)
         self.manifest["covered_seq"] = int(seqs[-1])
         self.manifest["updated"] = time.time()
@@ -707,8 +711,6 @@ class Index:
         them into one, so that searching does not go through ever more segments; deleted rows
         stay (compact drops them). Returns the names merged (to remove once the manifest no
         longer lists them)."""
-        from ._segments import write_segment
-
         entries = self.manifest["segments"]
         run = 0
         while run < len(entries) and entries[-1 - run]["n"] < SMALL_SEGMENT_ROWS:
@@ -725,8 +727,8 @@ class Index:
         n = sum(seg.n for seg in segs)
         rows = merged_rows(segs, np.ones(n, dtype=bool))
         seqs = np.concatenate([np.asarray(seg.seqs) for seg in segs])
-        entry = write_segment(self.path / "segments", f"m{int(seqs[0]):012d}-{int(seqs[-1]):012d}", seqs, rows,
-                              self.manifest["dtype"])
+        entry = write_segment_of(self.path / "segments", f"m{int(seqs[0]):012d}-{int(seqs[-1]):012d}", seqs, rows,
+                                 self.manifest)
         self.manifest["segments"] = entries[:-run] + [entry]
         return [e["name"] for e in tail]
 
@@ -773,8 +775,6 @@ class Index:
 
     def compact(self):
         """Merge the segments into one, dropping deleted documents (their tombstones too)."""
-        from ._segments import write_segment
-
         with self._lock():
             self._begin_write()
             self._flush_tail()
@@ -784,7 +784,7 @@ class Index:
             generation = int(self.manifest.get("generation", 0))
             name = f"c{generation}-{int(seqs[-1]) if seqs.size else 0:012d}-{int(time.time() * 1e3) % 10**9:09d}"
             old = [e["name"] for e in self.manifest["segments"]]
-            entry = write_segment(self.path / "segments", name, seqs, rows, self.manifest["dtype"]) if seqs.size else None
+            entry = write_segment_of(self.path / "segments", name, seqs, rows, self.manifest) if seqs.size else None
             self.manifest["segments"] = [entry] if entry else []
             self.manifest["updated"] = time.time()
             write_json_atomic(self.path / _MANIFEST, self.manifest)
@@ -827,7 +827,15 @@ class Index:
                 "documents": len(self), "deleted": int((~self._live).sum()),
                 "segments": len(m["segments"]), "unsegmented": sum(isinstance(s, MemorySegment) for s in self.segments),
                 "added_since_statistics": self.store.count(live=True, after=m["statistics_seq"]),
-                "query_plan": m.get("plan_dir") is not None, "bytes": size}
+                "query_plan": m.get("plan_dir") is not None, "bytes": size, "search": search_info(self)}
+
+    def set_search_params(self, **params):
+        """Trade the approximate search's recall for its speed: ``overfetch`` (candidates asked
+        per hit; default :data:`learnsim.index._ann.OVERFETCH`) and the backends' own
+        (``ef_search`` of faiss HNSW, ``nprobe`` of IVF, ``expansion_search`` of usearch).
+        For this handle; returns it."""
+        self._ann_search.set(params, self.segments)
+        return self
 
 
 def _first(entries, path, key):
