@@ -317,6 +317,9 @@ def parse(argv=None):
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                     help="BLAS and numba threads of the server and of the in-process searches "
                          "(default: the machine's cores, what an unset OpenBLAS takes)")
+    ap.add_argument("--ann", default="exact",
+                    help="Index.build's ann: 'exact' (default: the figures in benchmarks/README.md), 'auto' or a "
+                         "backend of learnsim.ann (dense rows only)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workdir", default=None)
     ap.add_argument("--json", default=None)
@@ -338,7 +341,8 @@ def build(args, work):
     texts, _ = corpus_gen.corpus(args.docs, args.seed, vocab)
     start = time.perf_counter()
     # built anew every run: a run writes to it
-    Index.build(work / "idx", pipeline, texts, [f"d{i}" for i in range(len(texts))], overwrite=True).close()
+    Index.build(work / "idx", pipeline, texts, [f"d{i}" for i in range(len(texts))], overwrite=True,
+                ann=args.ann).close()
     build_s = time.perf_counter() - start
     queries = corpus_gen.make_queries(args.queries, args.seed, vocab, df)
     # the writer's documents: another stream of the same corpus, never in the index before
