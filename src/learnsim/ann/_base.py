@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_matrix, check_n_features
 from ..persistence import ModelFormatError
-from ..search import METRICS, SIMILARITY_METRICS, NeighborIndex
+from ..search import METRICS, SIMILARITY_METRICS, NeighborIndex, dense_queries_fast
 
 FORMAT_NAME = "learnsim-ann"
 FORMAT_VERSION = 1
@@ -279,6 +279,11 @@ class ApproximateIndex(NeighborIndex):
         return "inner_product" if self.metric in SIMILARITY_METRICS else "sqeuclidean"
 
     def _vectors(self, X, name, *, check_features=True):
+        if check_features:
+            fast = dense_queries_fast(X, self.n_features_in_)
+            if fast is not None:
+                # already a finite float ndarray of the right width: skip check_matrix's conversions
+                return _prepare_vectors(fast, normalise=self.metric == "cosine")
         if sp.issparse(X):
             raise TypeError(f"{name} is a scipy.sparse matrix, but ANN backends need dense vectors: "
                             "reduce it first (e.g. a learnsim metric's or TruncatedSVD's transform) "
@@ -409,7 +414,8 @@ class ApproximateIndex(NeighborIndex):
         scores : ndarray of shape (n_queries, k), float32
             Similarities (descending, -inf padding) or distances (ascending, +inf padding).
         """
-        check_is_fitted(self, "n_items_")
+        if "n_items_" not in self.__dict__:
+            check_is_fitted(self, "n_items_")
         if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
             raise TypeError(f"k must be a positive integer; got {k!r}")
         if k <= 0:
@@ -425,18 +431,33 @@ class ApproximateIndex(NeighborIndex):
         ids, scores = self._search_native(Q, k_native)
         ids = np.asarray(ids, dtype=np.int64)
         scores = np.asarray(scores, dtype=np.float32)
-        missing = ids < 0
-        if exclude is not None:
-            missing |= ids == exclude[:, None]
-        ids[missing] = -1
-        scores[missing] = pad
+        # one reduction answers the common case (nothing missing, nothing to exclude)
+        any_missing = exclude is not None or ids.min() < 0
+        if any_missing:
+            missing = ids < 0
+            if exclude is not None:
+                missing |= ids == exclude[:, None]
+            ids[missing] = -1
+            scores[missing] = pad
         if self.metric == "euclidean":
             np.sqrt(scores, out=scores)
-        # best first, equal scores by ascending id, padding last
-        key = -scores if self.larger_is_better else scores
-        order = np.lexsort((np.where(missing, _INT64_MAX, ids), key), axis=-1)[:, :k]
-        ids = np.take_along_axis(ids, order, axis=1)
-        scores = np.take_along_axis(scores, order, axis=1)
+        # best first, equal scores by ascending id, padding last. Backends mostly return rows
+        # sorted already: where every row is full and strictly ordered, that order is the only
+        # one the rule allows, and the sort (most of the cost of a small search) is skipped.
+        if any_missing:
+            in_order = False
+        elif self.larger_is_better:
+            in_order = (scores[:, 1:] < scores[:, :-1]).all()
+        else:
+            in_order = (scores[:, 1:] > scores[:, :-1]).all()
+        if not in_order:
+            key = -scores if self.larger_is_better else scores
+            tie_key = np.where(missing, _INT64_MAX, ids) if any_missing else ids
+            order = np.lexsort((tie_key, key), axis=-1)[:, :k]
+            ids = np.take_along_axis(ids, order, axis=1)
+            scores = np.take_along_axis(scores, order, axis=1)
+        elif ids.shape[1] > k:
+            ids, scores = ids[:, :k], scores[:, :k]
         if ids.shape[1] < k:
             short = k - ids.shape[1]
             ids = np.hstack([ids, np.full((ids.shape[0], short), -1, dtype=np.int64)])

@@ -14,8 +14,8 @@ References
 """
 from __future__ import annotations
 
-import contextlib
 import math
+import sys
 
 import numpy as np
 
@@ -40,25 +40,41 @@ _RETRY_FACTOR = 4
 
 
 def _import_faiss(backend):
-    return import_backend_package("faiss", backend, "faiss-cpu")
+    # once imported, take it from sys.modules: the import machinery costs microseconds per
+    # search, which one query at a time is a visible share of faiss's own time
+    faiss = sys.modules.get("faiss")
+    return faiss if faiss is not None else import_backend_package("faiss", backend, "faiss-cpu")
 
 
-@contextlib.contextmanager
-def _omp_threads(faiss, threads):
+class _omp_threads:
     """Run faiss with ``threads`` OpenMP threads, then restore the process-wide setting.
 
     faiss has one thread count for the whole process, so this is not safe against another Python
-    thread running faiss with a different count at the same time.
+    thread running faiss with a different count at the same time. A class rather than a
+    generator context manager, and nothing set where the count is None or already right: one
+    query at a time, the generator machinery and the two calls into faiss were a large share
+    of the per-query overhead.
     """
-    if threads is None:
-        yield
-        return
-    before = faiss.omp_get_max_threads()
-    faiss.omp_set_num_threads(threads)
-    try:
-        yield
-    finally:
-        faiss.omp_set_num_threads(before)
+
+    __slots__ = ("faiss", "threads", "before")
+
+    def __init__(self, faiss, threads):
+        self.faiss = faiss
+        self.threads = threads
+        self.before = None
+
+    def __enter__(self):
+        if self.threads is not None:
+            before = self.faiss.omp_get_max_threads()
+            if before != self.threads:
+                self.faiss.omp_set_num_threads(self.threads)
+                self.before = before
+        return self
+
+    def __exit__(self, *exc):
+        if self.before is not None:
+            self.faiss.omp_set_num_threads(self.before)
+        return False
 
 
 class FaissIndex(ApproximateIndex):
@@ -280,6 +296,9 @@ class FaissIndex(ApproximateIndex):
             selector = faiss.IDSelectorBitmap(self._labels.size, faiss.swig_ptr(self._bitmap))
 
         def run(queries, ef):
+            if selector is None and self._index.hnsw.efSearch == ef:
+                # what the parameters would say: building them costs more than a small search
+                return self._index.search(queries, k)
             params = faiss.SearchParametersHNSW(efSearch=ef)
             if selector is not None:
                 params.sel = selector
@@ -288,7 +307,8 @@ class FaissIndex(ApproximateIndex):
         ntotal = self._index.ntotal
         ef = max(self.ef_search, k)
         scores, labels = run(Q, ef)
-        short = np.flatnonzero((labels < 0).any(axis=1))
+        found_all = labels.min() >= 0
+        short = np.flatnonzero((labels < 0).any(axis=1)) if not found_all else labels[:0, 0]
         while short.size and ef < ntotal:
             ef = min(ef * _RETRY_FACTOR, ntotal)
             scores[short], labels[short] = run(Q[short], ef)
@@ -300,13 +320,21 @@ class FaissIndex(ApproximateIndex):
                                      metric=self._native_metric)
             labels[short] = live[rows]
             scores[short] = row_scores
+        if found_all:
+            return self._labels[labels], scores
         ids = np.where(labels >= 0, self._labels[np.maximum(labels, 0)], -1)
         return ids, scores
 
     def _search_ivf(self, faiss, Q, k):
-        nlist = self._index.nlist
+        nlist = self.nlist_  # the native index's, checked at load; a Python int is cheaper to read
         nprobe = min(self.nprobe, nlist)
-        scores, ids = self._index.search(Q, k, params=faiss.SearchParametersIVF(nprobe=nprobe))
+        if self._index.nprobe == nprobe:
+            # what the parameters would say: building them costs more than a small search
+            scores, ids = self._index.search(Q, k)
+        else:
+            scores, ids = self._index.search(Q, k, params=faiss.SearchParametersIVF(nprobe=nprobe))
+        if ids.min() >= 0:
+            return ids, scores
         short = np.flatnonzero((ids < 0).any(axis=1))
         # with every list probed the search is exhaustive, so the loop ends with full rows
         while short.size and nprobe < nlist:

@@ -122,6 +122,14 @@ class USearchIndex(ApproximateIndex):
     def _search_native(self, Q, k):
         def run(queries, exact):
             found = self._index.search(queries, k, threads=self._threads, exact=exact)
+            n = queries.shape[0]
+            counts = getattr(found, "counts", None)
+            keys = np.asarray(found.keys)
+            if keys.size == n * k and (counts is None or np.asarray(counts).min() == k):
+                # every row full (the common case): no padding to build
+                distances = np.asarray(found.distances, dtype=np.float32).reshape(n, k)
+                return (keys.reshape(n, k).astype(np.int64),
+                        1.0 - distances if self._native_metric == "inner_product" else distances.copy())
             # one query comes back as a 1-D Matches holding only what was found (no counts),
             # several as a 2-D BatchMatches with a count per row
             keys = np.asarray(found.keys).reshape(queries.shape[0], -1)[:, :k]
@@ -138,8 +146,8 @@ class USearchIndex(ApproximateIndex):
             return ids, scores
 
         ids, scores = run(Q, exact=False)
-        short = np.flatnonzero((ids < 0).any(axis=1))
-        if short.size:
+        if ids.min() < 0:
+            short = np.flatnonzero((ids < 0).any(axis=1))
             ids[short], scores[short] = run(Q[short], exact=True)
         if self._native_metric == "sqeuclidean":
             np.maximum(scores, 0.0, out=scores)
