@@ -20,7 +20,9 @@ Notation of the paper (sec. 3.1) and how it maps onto the (n_items, n_features) 
   (Cayley transform with Barzilai-Borwein steps and a non-monotone line search, sec. 3.2).
 
 No n x n or D x D matrix is formed: the SVD factors are n x r and r x D, K is r x r and the
-triplets enter through the n_anchors x r matrix D.
+triplets enter through the n_anchors x r matrix D, computed from the sparse C block by block at
+every refresh when it would be large (``learnsim._film_blocks``), so that V is the only n x r
+array a fit holds.
 
 Where this implementation decides what the paper leaves open (see the notes on paper 001):
 
@@ -61,6 +63,7 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ._film_blocks import _AnchorBlock
 from ._linalg import truncated_svd_with_u
 from ._validation import check_matrix, check_random_state, state_array, state_number
 from .base import MetricMixin
@@ -98,32 +101,6 @@ _BASELINE = "input cosine"
 def _softplus(x):
     """mu(x) = -log(sigma(-x)) = log(1 + e^x), eq. (18), without overflow."""
     return np.logaddexp(0.0, x)
-
-
-class _AnchorBlock:
-    """The part of the constraint matrix C that a set of anchors contributes.
-
-    Attributes: ``anchors`` (item ids), ``t`` = 1 / (|T_i| + 1) (the diagonal of T),
-    ``D`` (n_anchors x r) with D_i = sum_{t in T_i} (V_j - V_k) = (V^T C)[:, i] (eq. 8),
-    ``VA`` = V[anchors] and ``scale`` (the M-FILM factor, 1 for the full set).
-    """
-
-    __slots__ = ("anchors", "t", "D", "VA", "scale")
-
-    def __init__(self, V, anchors, counts, positives, negatives, scale):
-        n_block = anchors.size
-        rows = np.repeat(np.arange(n_block), counts)
-        # C^T restricted to the block's anchors: +1 at (i, j), -1 at (i, k) for each triplet
-        # (duplicates add up, as in C = sum_t C^(t)).
-        Ct = sp.csr_matrix((np.concatenate([np.ones(rows.size), -np.ones(rows.size)]),
-                            (np.concatenate([rows, rows]), np.concatenate([positives, negatives]))),
-                           shape=(n_block, V.shape[0]))
-        self.anchors = anchors
-        self.t = 1.0 / (counts + 1.0)          # T = diag(1 / (|T_i| + 1)), eq. (10)
-        self.D = np.asarray(Ct @ V)            # rows of V^T C at the anchors (Algorithm 1, line 3)
-        # anchors are sorted and distinct: when every item is one, V[anchors] is V (no n x r copy)
-        self.VA = V if n_block == V.shape[0] else V[anchors]
-        self.scale = float(scale)
 
 
 class _FilmObjective:
@@ -194,12 +171,11 @@ class _FilmObjective:
         return self._make_block(positions)
 
     # ----------------------------------------------------------------- the pieces of f2
-    def _set_K(self):
+    def _set_K(self, K=None):
         b = self.block
         # K = -V^T C T Lambda V (step 4) = -sum_i D_i t_i lambda_i V_i^T over the anchors,
-        # scaled by n_anchors / n_batch_anchors in M-FILM.
-        weights = b.t * self.lam * b.scale
-        self.K = -(b.D * weights[:, None]).T @ b.VA
+        # scaled by n_anchors / n_batch_anchors in M-FILM (K: already computed at this Lambda).
+        self.K = b.k_matrix(self.lam) if K is None else K
         self.K_sym = self.K + self.K.T
         self.n_active = float(self.lam.sum()) * b.scale    # tr(Lambda), estimated in M-FILM
 
@@ -219,8 +195,7 @@ class _FilmObjective:
 
         With Y^T = V P sqrt(S): z_i = -t_i sum_l s_l (V_i p_l)(D_i p_l).
         """
-        b = self.block
-        return -b.t * np.einsum("il,il,l->i", b.VA @ P, b.D @ P, s)
+        return self.block.z_values(P, s)
 
     def __call__(self, P):
         k, KsP = self.k_values(P)
@@ -238,17 +213,22 @@ class _FilmObjective:
         if self.batch_size is not None and not self._block_unused:
             self.block = self._next_block()
         self._block_unused = False
-        z = self.z_values(P, s)
-        self.hinge_history.append(self.block.scale * float(np.maximum(z + self.margin, 0.0).sum()))
-        if self.temperature > 0.0:          # smoothed active set (see the module notes)
-            lam = expit((z + self.margin) / self.temperature)
-        else:                               # Lambda = diag(lambda(z_i + m)), step 2
-            lam = (z + self.margin > 0.0).astype(np.float64)
+        b = self.block
+        # D stored: z, then K only if Lambda moved (as before). Otherwise D's rows are computed
+        # block by block, once for z, Lambda and K together (K dropped if Lambda did not move).
+        z, lam, K = (b.z_values(P, s), None, None) if b.stored else b.refresh_terms(P, s, self._lambda)
+        self.hinge_history.append(b.scale * float(np.maximum(z + self.margin, 0.0).sum()))
+        lam = self._lambda(z) if lam is None else lam
         if self.batch_size is None and np.array_equal(lam, self.lam):
             return False
         self.lam = lam
-        self._set_K()
+        self._set_K(K)
         return True
+
+    def _lambda(self, z):
+        if self.temperature > 0.0:          # smoothed active set (see the module notes)
+            return expit((z + self.margin) / self.temperature)
+        return (z + self.margin > 0.0).astype(np.float64)   # Lambda = diag(lambda(z_i + m)), step 2
 
 
 class _HingePlateau:
