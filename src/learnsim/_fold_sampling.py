@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SampledFold", "sample_fold"]
+__all__ = ["SampledFold", "sample_check_fold", "sample_fold", "sampled_query_values"]
 
 
 class SampledFold:
@@ -21,11 +21,14 @@ class SampledFold:
     the estimated rank of the query's j-th sampled relevant item is
     j (n_c - 1) / (m_c - 1) + (weighted count of the other items above it): the measure at the
     estimated ranks estimates the exact one, and is the exact one when nothing is left out.
-    The queries' mean is weighted by n_c / m_c, each query standing for that many items.
+    The queries' mean is weighted by n_c / m_c, each query standing for that many items, unless
+    ``query_weight`` gives the weights (ones where the queries were drawn in proportion to the
+    items they stand for, :func:`sample_check_fold`).
     """
 
-    def __init__(self, rows, cluster, n_c, m_c, factor, queries):
+    def __init__(self, rows, cluster, n_c, m_c, factor, queries, query_weight=None):
         self.rows, self.queries = rows, queries
+        self.cluster_sizes = np.asarray(n_c)                                # n_c of the drawn clusters
         qc = cluster[queries]
         n_c, m_c = np.asarray(n_c, dtype=float), np.asarray(m_c, dtype=float)
         # the ranked items' cluster and weight, looked up by position after each sort: (n_sampled,)
@@ -35,9 +38,21 @@ class SampledFold:
         self.rel_scale = (n_c[qc] - 1) / (m_c[qc] - 1)                    # m_c >= 2
         self.n_rel = (m_c[qc] - 1).astype(np.int64)                       # sampled relevant
         self.true_rel = (n_c[qc] - 1).astype(float)                       # R of the exact measure
-        self.query_weight = (n_c / m_c)[qc]
+        self.query_weight = (n_c / m_c)[qc] if query_weight is None else np.asarray(query_weight, dtype=float)
         # the low bits of a sort key hold the item's position (see _sort_keys)
         self._index_bits = max(1, int(rows.size).bit_length())
+
+    _PER_QUERY = ("queries", "qc", "rel_scale", "n_rel", "true_rel", "query_weight")
+
+    def query_block(self, start, stop):
+        """The same fold with only the queries ``start:stop`` (the sampled items and their
+        weights shared): scoring the queries block by block bounds the distances held at once
+        to (stop - start) x n_sampled."""
+        part = object.__new__(type(self))
+        part.__dict__.update(self.__dict__)
+        for name in self._PER_QUERY:
+            setattr(part, name, getattr(self, name)[start:stop])
+        return part
 
     def score(self, D2, measure):
         """Weighted mean over the sampled queries of ``measure`` ("ap11", "ap" or
@@ -115,11 +130,9 @@ def _sort_keys(D, index_bits):
     return keys
 
 
-def sample_fold(labels, held, n_items, n_queries, rng):
-    """Draw the items and queries of a sampled selection fold over the clusters ``held``:
-    about ``n_items`` items (at least 2 of every drawn cluster, at most n_items // 4 clusters,
-    the rest in proportion to the clusters' sizes) and at most ``n_queries`` queries among them,
-    uniformly. Returns a :class:`SampledFold`."""
+def _draw_items(labels, held, n_items, rng):
+    """The sampled items of a fold over the clusters ``held`` (see :func:`sample_fold`):
+    (rows, cluster of each row among the drawn clusters, n_c, m_c, factor)."""
     n_clusters = len(held)
     max_clusters = max(2, n_items // 4)
     if n_clusters > max_clusters:
@@ -134,6 +147,53 @@ def sample_fold(labels, held, n_items, n_queries, rng):
     picked = [m if len(m) == k else np.sort(rng.choice(m, k, replace=False)) for m, k in zip(members, m_c)]
     rows = np.concatenate(picked)
     cluster = np.repeat(np.arange(len(drawn)), m_c)
+    return rows, cluster, n_c, m_c, factor
+
+
+def sample_fold(labels, held, n_items, n_queries, rng):
+    """Draw the items and queries of a sampled selection fold over the clusters ``held``:
+    about ``n_items`` items (at least 2 of every drawn cluster, at most n_items // 4 clusters,
+    the rest in proportion to the clusters' sizes) and at most ``n_queries`` queries among them,
+    uniformly. Returns a :class:`SampledFold`."""
+    rows, cluster, n_c, m_c, factor = _draw_items(labels, held, n_items, rng)
     queries = np.arange(rows.size) if rows.size <= n_queries \
         else np.sort(rng.choice(rows.size, n_queries, replace=False))
     return SampledFold(rows, cluster, n_c, m_c, factor, queries)
+
+
+def sample_check_fold(labels, held, n_items, n_queries, rng):
+    """Draw a sampled fold for a held-out check that compares per-query values (e.g.
+    :func:`learnsim.baseline.compare`, which weighs every unit alike): the items as in
+    :func:`sample_fold`, and ``n_queries`` queries drawn with replacement, each sampled item with
+    probability proportional to the items it stands for (n_c / m_c). The plain mean of the
+    queries' values then estimates the mean over every item of the clusters, as the exact
+    leave-one-out measure weighs them (:func:`sample_fold`'s uniform queries would give the
+    small clusters, whose m_c is raised to 2, more than their share). Returns a
+    :class:`SampledFold` whose queries all weigh 1 (a query drawn twice counts twice).
+    """
+    rows, cluster, n_c, m_c, factor = _draw_items(labels, held, n_items, rng)
+    stands_for = (n_c / m_c)[cluster]
+    queries = np.sort(rng.choice(rows.size, n_queries, replace=True, p=stands_for / stands_for.sum()))
+    return SampledFold(rows, cluster, n_c, m_c, factor, queries, query_weight=np.ones(queries.size))
+
+
+# The sampled check scores its queries in blocks of at most this many distances per candidate.
+_BLOCK_ENTRIES = 2**20
+
+
+def sampled_query_values(design, distances, measure, max_entries=None):
+    """The estimated measure of every query of ``design`` under each of ``distances``:
+    (n_candidates, n_queries).
+
+    ``distances`` are functions of an array of query positions (indices into ``design.rows``)
+    that return those queries' squared distances to every sampled item, (n_block, n_sampled).
+    The queries go in blocks of at most ``max_entries`` distances each, so the memory does not
+    grow with the number of queries (default ``_BLOCK_ENTRIES``).
+    """
+    max_entries = _BLOCK_ENTRIES if max_entries is None else max_entries
+    step = max(1, int(max_entries) // max(int(design.rows.size), 1))
+    values = []
+    for start in range(0, design.queries.size, step):
+        part = design.query_block(start, start + step)
+        values.append(part.query_values(np.stack([f(part.queries) for f in distances]), measure))
+    return np.concatenate(values, axis=1)

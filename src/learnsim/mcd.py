@@ -47,6 +47,7 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from ._fold_sampling import SampledFold as _SampledFold, sample_fold as _sample_fold  # noqa: F401  (the type it returns)
+from ._fold_sampling import sample_check_fold as _sample_check_fold, sampled_query_values as _sampled_query_values
 from ._linalg import truncated_svd_components
 from ._progress import progress
 from ._validation import check_matrix, check_no_overflow, check_random_state, state_array, state_number
@@ -88,6 +89,7 @@ _EXACT_SELECTION_ITEMS = 600
 # (measured on 20 Newsgroups 5k: 1,000 items chose the same settings at 2.5x the cost).
 _SELECTION_QUERIES = 100
 _SELECTION_ITEMS = 400
+_EXACT_CHECK_ITEMS = 2000   # the held-out check's exact bound: n x n matrices of 32 MB at most
 
 
 class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
@@ -120,7 +122,9 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         at least 2, at most ``max_validation_items // 4`` clusters are drawn), which holds every sampled
         item of the query's cluster; the items ranked above each relevant one are counted with
         their inverse sampling rates, so the measure estimates the exact one on the whole fold.
-        The held-out check (``baseline_holdout``) takes whole clusters up to this many items.
+        The held-out check (``baseline_holdout``) ranks whole clusters up to this many items (at
+        least 600, at most 2,000); beyond, as many queries (drawn in proportion to the items they
+        stand for) rank a sample of about as many items of every held-out cluster, in blocks.
     n_components : int or None, default=None
         With ``n_basis=None`` only: keep at most this many (largest) eigen-directions of A.
         Required when both the number of features and of clustered items are large.
@@ -242,11 +246,10 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         return self._fit_checked(X, clus, split, rng)
 
     def _fit_checked(self, X, clus, split, rng):
-        """Learn on some clusters, score learned against Euclid on the others (whole clusters,
-        at most max_validation_items items), then refit on every cluster with the settings chosen
-        (or keep Euclid). See :mod:`learnsim.baseline`."""
+        """Learn on some clusters, score learned against Euclid on the others (whole clusters of
+        at most max_validation_items items, or sampled: see that parameter), then refit on every
+        cluster with the settings chosen (or keep Euclid). See :mod:`learnsim.baseline`."""
         from .evaluation import per_query_measures, relevance_from_labels
-
         from .supervision import Clusters
 
         labels = np.asarray(clus.labels)
@@ -257,28 +260,40 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         probe.set_params(random_state=int(rng.integers(2**31 - 1)))
         # the training clusters keep their weights (sec. 4.3)
         probe.fit(X, Clusters._from_parent(np.where(is_held, -1, labels), clus))
-        # bound the n x n scoring: whole held-out clusters up to max_validation_items items
+        # bound the n x n scoring: whole held-out clusters up to max_validation_items (<= limit) items
         sizes = np.array([(labels == c).sum() for c in held_ids])
         order = rng.permutation(len(held_ids))
         budget = max(int(self.max_validation_items), int(sizes.max()))
         take = held_ids[order[np.cumsum(sizes[order]) <= budget]]
         take = take if take.size >= 2 else held_ids[order[:2]]
         rows = np.flatnonzero(np.isin(labels, take))
-        Xv, yv = X[rows], labels[rows]
-        rel = relevance_from_labels(yv, yv)
         measure = self.selection_measure if self.selection_measure != "r_precision" else "ap"
-        learned = per_query_measures(-probe.pairwise_distances(Xv, squared=True), rel, exclude_self=True,
-                                     measures=(measure,))[measure]
-        G = _dense_dot(Xv, Xv)
-        sq = np.diag(G).copy()
-        euclid = per_query_measures(-(sq[:, None] + sq[None, :] - 2.0 * G), rel, exclude_self=True,
-                                    measures=(measure,))[measure]
+        limit = max(_EXACT_SELECTION_ITEMS, min(int(self.max_validation_items), _EXACT_CHECK_ITEMS))
+        if rows.size <= limit:
+            Xv, yv = X[rows], labels[rows]
+            rel = relevance_from_labels(yv, yv)
+            learned = per_query_measures(-probe.pairwise_distances(Xv, squared=True), rel, exclude_self=True,
+                                         measures=(measure,))[measure]
+            G = _dense_dot(Xv, Xv)
+            sq = np.diag(G).copy()
+            euclid = per_query_measures(-(sq[:, None] + sq[None, :] - 2.0 * G), rel, exclude_self=True,
+                                        measures=(measure,))[measure]
+            n_clusters, unit = int(take.size), f"held-out queries (items of {take.size} held-out clusters"
+        else:
+            # a sample of every held-out cluster, ranked block by block of queries (no n x n matrix)
+            design = _sample_check_fold(labels, held_ids, limit, limit, rng)
+            Xv, yv, sq = X[design.rows], labels[design.rows[design.queries]], _row_sq_norms(X[design.rows])
+            learned, euclid = _sampled_query_values(design, [
+                lambda q: probe.pairwise_distances(Xv[q], Xv, squared=True),
+                lambda q: sq[q][:, None] + sq[None, :] - 2.0 * _dense_dot(Xv[q], Xv)], measure)
+            n_clusters, unit = design.cluster_sizes.size, (
+                f"held-out queries ({design.queries.size} drawn from {design.cluster_sizes.sum()} items of "
+                f"{design.cluster_sizes.size} held-out clusters, each ranking {design.rows.size} sampled items")
         self.baseline_gain_ = compare(
-            learned, euclid, measure=_MEASURE_NAMES[measure], unit="held-out queries (items of "
-            f"{take.size} held-out clusters; the interval resamples whole clusters)", baseline_name=_BASELINE,
-            owner="MinimumClusterDistortion", groups=yv, random_state=rng, stacklevel=3,
-            detail={"n_basis": probe.n_basis_, "shrinkage": probe.shrinkage_,
-                    "complement_weight": probe.complement_weight_, "held_out_clusters": int(take.size)})
+            learned, euclid, measure=_MEASURE_NAMES[measure], unit=unit + "; the interval resamples whole "
+            "clusters)", baseline_name=_BASELINE, owner="MinimumClusterDistortion", groups=yv, random_state=rng,
+            stacklevel=3, detail={"n_basis": probe.n_basis_, "shrinkage": probe.shrinkage_,
+                                  "complement_weight": probe.complement_weight_, "held_out_clusters": int(n_clusters)})
         chosen = {"n_basis": [probe.n_basis_], "shrinkage": [probe.shrinkage_],
                   "complement_weight": [probe.complement_weight_]}
         if self.baseline_gain_.fell_back:
