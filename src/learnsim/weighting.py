@@ -178,33 +178,80 @@ class PowerQueryIndex(TermWeightIndex):
 
 
 # --------------------------------------------------------------------------- training data
-class _Copy:
-    """One training collection: queries sampled from articles against thinned articles, with the
-    posting entries the queries touch gathered once (the parameters only change the arithmetic)."""
+#: Scores held at once while a copy is evaluated: its queries times a block of documents.
+_SCORE_BLOCK_ELEMENTS = 2**21
 
-    def __init__(self, D, Qc, relevant, exclude, idf_variant, epsilon):
+
+class _Copy:
+    """One training collection: queries sampled from articles against thinned articles.
+
+    Why blocks of documents: the scores of every query against every document (and, before,
+    the posting entries summed into them, several times more), kept for every copy, made the
+    fit's memory grow with the collection, gigabytes at tens of thousands of documents. AvgP
+    needs only the rank of each relevant document, i.e. how many documents beat it. So a copy keeps its documents' counts in blocks, scores one
+    block at a time (``n_queries x block_docs``) and adds to each (query, relevant document)
+    pair the number of the block's documents ranked above it. Ranks, ties (by ascending index),
+    exclusions and the AvgP formula are those of :func:`learnsim.evaluation.per_query_measures`
+    on the whole matrix, and every score is summed in the same order (each query's terms in
+    turn, whichever block), so the AvgP values are the same.
+    """
+
+    def __init__(self, D, Qc, relevant, exclude, idf_variant, epsilon, block_docs=None):
+        D = sp.csr_matrix(D)
         n_docs, n_terms = D.shape
         lengths = np.asarray(D.sum(axis=1)).ravel()
         self.avgdl = max(float(lengths.sum()) / n_docs, 1e-12)
         df = np.bincount(D.indices, minlength=n_terms)
-        idf = bm25_idf(df, n_docs, idf_variant, epsilon)
-        Dc = D.tocsc()
-        Dc.sort_indices()
-        rows = np.repeat(np.arange(Qc.shape[0]), np.diff(Qc.indptr))
-        terms = Qc.indices
-        first = Dc.indptr[terms].astype(np.int64)
-        count = (Dc.indptr[terms + 1] - Dc.indptr[terms]).astype(np.int64)
-        offsets = np.cumsum(count) - count
-        positions = np.arange(int(count.sum()), dtype=np.int64) + np.repeat(first - offsets, count)
-        docs = Dc.indices[positions].astype(np.int64)
-        self.shape = (Qc.shape[0], n_docs)
-        self.target = docs + np.repeat(rows.astype(np.int64) * n_docs, count)
-        self.qtf = np.repeat(Qc.data, count)
-        self.idf = np.repeat(idf[terms], count)
-        self.tf = Dc.data[positions]
-        self.ndl = lengths[docs] / self.avgdl
-        self.relevant = relevant
-        self.exclude = exclude
+        self.Q = sp.csr_matrix(Qc, dtype=np.float64, copy=True)
+        self.idf = bm25_idf(df, n_docs, idf_variant, epsilon)[self.Q.indices]
+        self.shape = (self.Q.shape[0], n_docs)
+        self.ndl = lengths / self.avgdl
+        if block_docs is None:
+            block_docs = max(1, _SCORE_BLOCK_ELEMENTS // max(self.shape[0], 1))
+        self.block_docs = int(block_docs)
+        # (query, document) pairs: the relevant ones less the excluded, and the excluded
+        relevant = sp.csr_matrix(relevant, dtype=bool).astype(np.int8)
+        exclude = sp.csr_matrix(exclude, dtype=bool).astype(np.int8)
+        kept = (relevant - relevant.multiply(exclude)).tocoo()
+        kept.eliminate_zeros()
+        order = np.lexsort((kept.col, kept.row))
+        self.rel_query = kept.row[order].astype(np.int64)
+        self.rel_doc = kept.col[order].astype(np.int64)
+        self.n_relevant = np.bincount(self.rel_query, minlength=self.shape[0])
+        ex = exclude.tocoo()
+        self.ex_query, self.ex_doc = ex.row.astype(np.int64), ex.col.astype(np.int64)
+        # terms x documents per block: the CSR a query-by-query product walks term by term
+        self.blocks = [self._block(D, np.arange(start, min(start + self.block_docs, n_docs)))
+                       for start in range(0, n_docs, self.block_docs)]
+        # the relevant documents alone, whose scores every block is compared with
+        targets = np.unique(self.rel_doc)
+        self.target_docs = targets
+        self.target_blocks = [self._block(D, targets[i:i + self.block_docs])
+                              for i in range(0, targets.size, self.block_docs)]
+
+    def _block(self, D, docs):
+        B = D[docs].T.tocsr()
+        B.sort_indices()
+        return docs, B
+
+    def _weighted(self, blocks, Qw, params, reference_length):
+        for docs, B in blocks:
+            W = sp.csr_matrix((_tf_part(B.data, self.ndl[docs[B.indices]], self.avgdl, params, reference_length),
+                               B.indices, B.indptr), shape=B.shape)
+            # scipy's CSR product sums each (query, document) over the query's terms in order,
+            # the order the former whole-matrix bincount summed them in
+            yield docs, (Qw @ W).toarray()
+
+    def _query_weights(self, params):
+        Qw = self.Q.copy()
+        # qtf^c idf^a first, then times the tf part: the former product's association
+        Qw.data = _query_power(self.Q.data, params["query_exponent"]) * _signed_power(self.idf, params["idf_exponent"])
+        return Qw
+
+    def scores(self, params, reference_length):
+        """The whole (n_queries, n_docs) score matrix (small collections and tests only)."""
+        Qw = self._query_weights(params)
+        return np.hstack([S for _, S in self._weighted(self.blocks, Qw, params, reference_length)])
 
     def mean_ap(self, params, reference_length):
         ap = self.per_query_ap(params, reference_length)
@@ -212,11 +259,63 @@ class _Copy:
 
     def per_query_ap(self, params, reference_length):
         """Each query's AvgP (NaN for a query without a relevant document in this copy)."""
-        from .evaluation import per_query_measures
-        contribution = (_query_power(self.qtf, params["query_exponent"]) * _signed_power(self.idf, params["idf_exponent"])
-                        * _tf_part(self.tf, self.ndl, self.avgdl, params, reference_length))
-        S = np.bincount(self.target, weights=contribution, minlength=self.shape[0] * self.shape[1]).reshape(self.shape)
-        return per_query_measures(S, self.relevant, exclude=self.exclude, measures=("ap",))["ap"]
+        rq, rd = self.rel_query, self.rel_doc
+        Qw = self._query_weights(params)
+        value = np.empty(rq.size)
+        for docs, S in self._weighted(self.target_blocks, Qw, params, reference_length):
+            inside = (rd >= docs[0]) & (rd <= docs[-1])
+            value[inside] = S[rq[inside], np.searchsorted(docs, rd[inside])]
+        above = np.zeros(rq.size, dtype=np.int64)
+        for docs, S in self._weighted(self.blocks, Qw, params, reference_length):
+            start, width = int(docs[0]), S.shape[1]
+            inside = (self.ex_doc >= start) & (self.ex_doc < start + width)
+            S[self.ex_query[inside], self.ex_doc[inside] - start] = -np.inf      # out of the ranking
+            here = np.flatnonzero((rd >= start) & (rd < start + width))
+            # ties with a document of this block go by index: those rows, before they are sorted
+            local = S[rq[here]]
+            S.sort(axis=1)
+            greater, tied = _count_above(S, rq, value)
+            above += greater
+            # a tied document of this block ranks above a relevant one of a later block
+            later = rd >= start + width
+            above[later] += tied[later]
+            if here.size:
+                lower = np.arange(width) < (rd[here] - start)[:, None]
+                above[here] += ((local == value[here, None]) & lower).sum(axis=1)
+        return _average_precision(rq, above + 1, self.n_relevant)
+
+
+def _count_above(S, rows, values):
+    """For each pair (row, value): how many entries of the ascending row ``S[row]`` are greater
+    than the value and how many equal it (binary searches on every pair at once)."""
+    width = S.shape[1]
+
+    def search(strict):
+        lo = np.zeros(rows.size, dtype=np.int64)
+        hi = np.full(rows.size, width, dtype=np.int64)
+        active = lo < hi
+        while active.any():
+            mid = (lo + hi) // 2
+            v = S[rows, np.minimum(mid, width - 1)]
+            right = active & ((v <= values) if strict else (v < values))
+            lo = np.where(right, mid + 1, lo)
+            hi = np.where(active & ~right, mid, hi)
+            active = lo < hi
+        return lo
+
+    after = search(strict=True)            # the first entry greater than the value
+    return width - after, after - search(strict=False)
+
+
+def _average_precision(rows, ranks, n_relevant):
+    """AvgP of each query from the ranks of its relevant documents (NaN without one), the
+    formula of :func:`learnsim.evaluation.per_query_measures`."""
+    order = np.lexsort((ranks, rows))
+    rows, ranks = rows[order], ranks[order]
+    first = np.concatenate(([0], np.cumsum(n_relevant)[:-1]))
+    m = np.arange(rows.size) - first[rows] + 1
+    ap = np.bincount(rows, weights=m / ranks, minlength=n_relevant.size) / np.where(n_relevant > 0, n_relevant, 1)
+    return np.where(n_relevant > 0, ap, np.nan)
 
 
 def _thin(X, fraction, rng, spread=1.0):
@@ -410,9 +509,10 @@ class LearnedBM25(BaseEstimator):
             raise ValueError("no document has a link: LearnedBM25 needs links to learn from")
         if anchors.size > self.max_queries:
             anchors = np.sort(rng.choice(anchors, self.max_queries, replace=False))
-        relevant = adjacency[anchors].toarray().astype(bool)
-        exclude = np.zeros_like(relevant)
-        exclude[np.arange(anchors.size), anchors] = True
+        # sparse: a dense n_queries x n_docs mask per copy grew with the collection
+        relevant = adjacency[anchors].tocsr()
+        exclude = sp.csr_matrix((np.ones(anchors.size, dtype=bool), (np.arange(anchors.size), anchors)),
+                                shape=relevant.shape)
         copies = []
         for view in views:
             for r in fractions:
