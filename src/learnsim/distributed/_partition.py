@@ -1,0 +1,159 @@
+"""What a worker does with one partition of a distributed index: write its rows and texts,
+and score queries against them. numpy, scipy and learnsim.index only (no Dask).
+
+A partition directory ``partitions/<name>/`` holds a :mod:`learnsim.index._segments` segment (the
+rows, ``seqs.npy`` being the local positions 0..n-1) and the partition's texts (and ids, when
+given) as UTF-8 bytes with offsets, read with mmap, one text at a time:
+
+- ``texts.npy`` uint8, ``text_offsets.npy`` int64 (n + 1): text i is bytes [off[i], off[i+1]);
+- ``ids.npy``, ``id_offsets.npy``: the same for the ids (absent: ids are global positions + 1).
+
+Everything read is checked like what a build writes (shapes, dtypes, offsets, UTF-8).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..index._segments import IndexFormatError, Segment, write_segment
+
+__all__ = ["write_partition", "open_segment", "PartitionTexts", "search_partition", "merge_best"]
+
+
+def _utf8_blob(strings):
+    encoded = [s.encode("utf-8", "surrogatepass") for s in strings]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    if encoded:
+        np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
+
+
+def _save(path, arr):
+    np.save(path, arr, allow_pickle=False)
+    with open(path, "rb+") as fh:
+        os.fsync(fh.fileno())
+
+
+def _id_hashes(ids):
+    return np.asarray([int.from_bytes(hashlib.blake2b(i.encode("utf-8", "surrogatepass"), digest_size=8).digest(),
+                                      "little", signed=True) for i in ids], dtype=np.int64)
+
+
+def _checked_ids(ids, n, partition):
+    ids = list(ids)
+    if len(ids) != n:
+        raise ValueError(f"partition {partition} of ids holds {len(ids)} ids for {n} texts: ids must be "
+                         "partitioned like the texts")
+    for i, x in enumerate(ids):
+        if not isinstance(x, str) or not x:
+            raise TypeError(f"partition {partition} of ids, item {i}: an id must be a non-empty str; got {x!r}")
+    return ids
+
+
+def write_partition(texts, ids, pipeline, statistics, directory, name, dtype, partition):
+    """Vectorise one partition, write its rows and texts under ``directory/name``; returns
+    ``(manifest entry, int64 hashes of its ids or None)``. An empty partition writes nothing."""
+    from ._dask import ready
+    from .text import _checked_texts, vectorize_partition
+
+    texts = _checked_texts(texts, partition)
+    n = len(texts)
+    ids = None if ids is None else _checked_ids(ids, n, partition)
+    if n == 0:
+        return {"name": name, "n": 0, "first_seq": 0, "last_seq": 0}, None
+    X = vectorize_partition(texts, ready(pipeline).vectorizer, partition)
+    rows = pipeline.scorer.document_rows(X, statistics)
+    del X
+    entry = write_segment(directory, name, np.arange(n, dtype=np.int64), rows, dtype)
+    del rows
+    final = Path(directory) / name
+    blob, offsets = _utf8_blob(texts)
+    _save(final / "texts.npy", blob)
+    _save(final / "text_offsets.npy", offsets)
+    hashes = None
+    if ids is not None:
+        blob, offsets = _utf8_blob(ids)
+        _save(final / "ids.npy", blob)
+        _save(final / "id_offsets.npy", offsets)
+        hashes = _id_hashes(ids)
+    return entry, hashes
+
+
+def open_segment(path, entry, manifest):
+    """The segment of one partition, checked against the manifest (IndexFormatError if not)."""
+    return Segment(Path(path) / "partitions", entry, kind=manifest["kind"], n_features=manifest.get("n_features"),
+                   dense_dim=manifest.get("dense_dim"))
+
+
+class PartitionTexts:
+    """The texts (and ids) of one partition, mmapped and checked at open."""
+
+    def __init__(self, directory, n):
+        self.where = f"partition {Path(directory).name!r}"
+        self.texts = self._strings(directory, "texts", "text_offsets", n, required=True)
+        self.ids = self._strings(directory, "ids", "id_offsets", n, required=False)
+
+    def _strings(self, directory, blob_name, offsets_name, n, required):
+        directory = Path(directory)
+        if not (directory / f"{blob_name}.npy").exists() and not required:
+            return None
+        try:
+            blob = np.load(directory / f"{blob_name}.npy", mmap_mode="r", allow_pickle=False)
+            offsets = np.load(directory / f"{offsets_name}.npy", allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise IndexFormatError(f"{self.where}: cannot read {blob_name} ({exc})") from None
+        if (blob.dtype != np.uint8 or blob.ndim != 1 or offsets.dtype != np.int64 or offsets.shape != (n + 1,)
+                or int(offsets[0]) != 0 or int(offsets[-1]) != blob.shape[0] or np.any(np.diff(offsets) < 0)):
+            raise IndexFormatError(f"{self.where}: {blob_name}.npy and {offsets_name}.npy are inconsistent "
+                                   f"(damaged or edited)")
+        return blob, offsets
+
+    @staticmethod
+    def _get(pair, i, where, what):
+        blob, offsets = pair
+        try:
+            return bytes(blob[offsets[i]:offsets[i + 1]]).decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:
+            raise IndexFormatError(f"{where}: {what} {i} is not UTF-8 (damaged or edited)") from None
+
+    def text(self, i):
+        return self._get(self.texts, i, self.where, "text")
+
+    def id(self, i):
+        return None if self.ids is None else self._get(self.ids, i, self.where, "id")
+
+
+def search_partition(path, entry, manifest, rows, k):
+    """The k best rows of one partition for every query (ties to the lower position): a list of
+    (global positions int64, higher-is-closer values float64), best first."""
+    from ..index._batch import best_k_dense_batch, dense_batch_applies
+    from ..index._scan import best_k
+
+    seg = open_segment(path, entry, manifest)
+    offset = int(entry["offset"])
+    distance = manifest["kind"] == "distance"
+    if dense_batch_applies([seg], rows, distance):
+        # several dense queries: one matrix product for them all, as Index.search takes them
+        seg.check()
+        return [(order + offset, values) for order, values in best_k_dense_batch([seg], rows.dense, k)]
+    out = []
+    for i in range(len(rows)):
+        s, d, q = rows.row(i)
+        order, values = best_k([seg], s, d, q, distance, k)
+        out.append((order + offset, values))
+    return out
+
+
+def merge_best(parts, k):
+    """Merge partial top-k lists (one list of (positions, values) per query each): the k best
+    per query, ties to the lower global position, as learnsim.index merges its segments."""
+    out = []
+    for per_query in zip(*parts):
+        pos = np.concatenate([p for p, _ in per_query])
+        vals = np.concatenate([v for _, v in per_query])
+        order = np.lexsort((pos, -vals))[:k]
+        out.append((pos[order], vals[order]))
+    return out
