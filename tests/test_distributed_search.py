@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import uuid
 import warnings
 
 import numpy as np
@@ -62,7 +63,9 @@ def _bag(items, sizes=(0, 30, 0, 41, 1)):
         parts.append(items[start:start + n])
         start += n
     parts.append(items[start:])
-    return db.from_delayed([dask.delayed(list)(p) for p in parts])
+    # a key of its own for every partition of every bag: two bags of equal lists would otherwise
+    # share keys with different tasks, which the scheduler may mix up (dask/dask#9888)
+    return db.from_delayed([dask.delayed(list)(p, dask_key_name=f"part-{uuid.uuid4().hex}") for p in parts])
 
 
 def _queries():

@@ -6,6 +6,7 @@ and bad input gets a clear error.
 """
 from __future__ import annotations
 
+import uuid
 import warnings
 
 import numpy as np
@@ -56,7 +57,9 @@ def _bag(texts, sizes=(0, 37, 0, 50, 1)):
         parts.append(texts[start:start + n])
         start += n
     parts.append(texts[start:])
-    return db.from_delayed([dask.delayed(list)(p) for p in parts])
+    # a key of its own for every partition of every bag: two bags of equal lists would otherwise
+    # share keys with different tasks, which the scheduler may mix up (dask/dask#9888)
+    return db.from_delayed([dask.delayed(list)(p, dask_key_name=f"part-{uuid.uuid4().hex}") for p in parts])
 
 
 PARAMS = [{}, {"weighting": "bm25", "min_df": 2, "max_df": 0.5, "max_features": 150},

@@ -23,12 +23,13 @@ from __future__ import annotations
 import importlib
 
 __all__ = ["fit_vectorizer", "vectorize", "partition_lengths", "document_frequencies", "collection_statistics",
-           "HashingTextVectorizer", "DistributedIndex", "fit_mcd", "fit_film"]
+           "HashingTextVectorizer", "DistributedIndex", "fit_mcd", "fit_film", "from_local"]
 
 # public name -> the submodule that defines it
 _EXPORTS = {"fit_vectorizer": "text", "vectorize": "text", "partition_lengths": "text",
             "document_frequencies": "text", "collection_statistics": "text", "HashingTextVectorizer": "text",
-            "DistributedIndex": "search", "fit_mcd": "methods", "fit_film": "methods"}
+            "DistributedIndex": "search", "fit_mcd": "methods", "fit_film": "methods",
+            "from_local": "methods"}
 
 
 def __getattr__(name):

@@ -66,12 +66,16 @@ def tree_reduce(parts, combine, split_every=SPLIT_EVERY):
 def compute(value, client=None):
     """Compute one Dask collection or delayed value: on ``client`` when given (a
     ``distributed.Client``), else on Dask's current scheduler (the default client, if any)."""
+    # Unoptimised: optimising fuses chains of tasks and renames them after their parts, so two
+    # computations over one bag (its lengths, then its vectors) could send the scheduler one key
+    # for two different tasks, and the release of the first then failed the second with a
+    # KeyError now and then (dask/dask#9888). Without fusion every key is the collection's own.
     if client is not None:
         if not hasattr(client, "compute") or not hasattr(client, "gather"):
             raise TypeError(f"client must be a distributed.Client; got {type(client).__name__}")
-        return client.compute(value, sync=True)
+        return client.compute(value, sync=True, optimize_graph=False)
     dask = require("dask")
-    return dask.compute(value)[0]
+    return dask.compute(value, optimize_graph=False)[0]
 
 
 def portable(obj):

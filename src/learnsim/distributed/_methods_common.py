@@ -90,7 +90,7 @@ class _Collection:
         self.shape = tuple(int(v) for v in X.shape)
         self.sizes = np.asarray(X.chunks[0], dtype=np.int64)
         self.offsets = np.concatenate([[0], np.cumsum(self.sizes)])
-        self.blocks = list(X.to_delayed().ravel())
+        self.blocks = list(X.to_delayed(optimize_graph=False).ravel())
         self.name = name
         self.array = X
 
@@ -158,7 +158,7 @@ def _on(client):
 
 def _compute(*tasks):
     dask, _ = _dask()
-    return dask.compute(*tasks)
+    return dask.compute(*tasks, optimize_graph=False)   # see learnsim.distributed._dask.compute
 
 
 def _check_power_iter(value):

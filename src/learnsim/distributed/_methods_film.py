@@ -139,7 +139,7 @@ def _anchor_states(coll, V, T):
                         (np.concatenate([rows, rows]), np.concatenate([Ts[:, 1], Ts[:, 2]]))),
                        shape=(anchors.size, n))
     t = 1.0 / (counts + 1.0)
-    V_parts = V.to_delayed().ravel()
+    V_parts = V.to_delayed(optimize_graph=False).ravel()
     spans = coll.spans()
     states = []
     for (_, s, e), V_q in zip(spans, V_parts):

@@ -97,7 +97,7 @@ def _statistics_pass(bag, pipeline, split_every, client):
         return {}
     counts = isinstance(scorer.metric, LearnedBM25)
     vec_d = dask.delayed(portable(pipeline.vectorizer))
-    parts = [dask.delayed(_partition_statistics)(p, vec_d, i, counts) for i, p in enumerate(bag.to_delayed())]
+    parts = [dask.delayed(_partition_statistics)(p, vec_d, i, counts) for i, p in enumerate(bag.to_delayed(optimize_graph=False))]
     df, n, total = compute(tree_reduce(parts, _combine_statistics, split_every), client)
     return statistics_from_sums(scorer, df, n, total)
 
@@ -178,7 +178,7 @@ class DistributedIndex:
             if id_bag.npartitions != bag.npartitions:
                 raise ValueError(f"ids has {id_bag.npartitions} partitions and texts {bag.npartitions}: ids must "
                                  "be partitioned like the texts")
-            id_parts = id_bag.to_delayed()
+            id_parts = id_bag.to_delayed(optimize_graph=False)
         scorer = pipeline.scorer
         dtype = np.dtype(dtype if dtype is not None else ("float64" if scorer.kind == "distance" else "float32"))
         if dtype not in (np.float32, np.float64):
@@ -195,7 +195,7 @@ class DistributedIndex:
             tasks = [dask.delayed(write_partition)(p, None if id_parts is None else id_parts[i], pipe_d,
                                                               stats_d, str(path / "partitions"), f"p{i:06d}",
                                                               dtype.name, i)
-                     for i, p in enumerate(bag.to_delayed())]
+                     for i, p in enumerate(bag.to_delayed(optimize_graph=False))]
             written = compute(tasks, client)
             entries, offset = [], 0
             for entry, _ in written:

@@ -187,7 +187,7 @@ def fit_vectorizer(texts, *, hashing=None, split_every=SPLIT_EVERY, client=None,
         return _fit_hashing(vec, bag, split_every, client)
     dask = require("dask")
     tok = _tokenizer_params(vec)
-    parts = [dask.delayed(_partition_counts)(p, tok, i) for i, p in enumerate(bag.to_delayed())]
+    parts = [dask.delayed(_partition_counts)(p, tok, i) for i, p in enumerate(bag.to_delayed(optimize_graph=False))]
     n_docs, df_counter, tf_counter, empty = compute(tree_reduce(parts, _combine_counts, split_every), client)
     if n_docs == 0:
         raise ValueError("texts is empty: at least one document is required")
@@ -196,8 +196,8 @@ def fit_vectorizer(texts, *, hashing=None, split_every=SPLIT_EVERY, client=None,
     if filtered:
         # a document whose every term was filtered out is empty too: one more pass finds them
         vocab_d = dask.delayed(frozenset(terms))
-        found = [dask.delayed(_partition_empty)(p, vocab_d, tok) for p in bag.to_delayed()]
-        lengths = [dask.delayed(len)(p) for p in bag.to_delayed()]
+        found = [dask.delayed(_partition_empty)(p, vocab_d, tok) for p in bag.to_delayed(optimize_graph=False)]
+        lengths = [dask.delayed(len)(p) for p in bag.to_delayed(optimize_graph=False)]
         found, lengths = compute((found, lengths), client)
         offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
         empty = np.concatenate([f + o for f, o in zip(found, offsets)]) if found else empty
@@ -245,7 +245,7 @@ def _fit_hashing(vec, bag, split_every, client):
     if vec.weighting not in NEEDS_STATISTICS:
         return vec._set_statistics(None, 0, 0, None)
     vec_d = dask.delayed(portable(vec))
-    parts = [dask.delayed(_partition_hash_statistics)(p, vec_d, i) for i, p in enumerate(bag.to_delayed())]
+    parts = [dask.delayed(_partition_hash_statistics)(p, vec_d, i) for i, p in enumerate(bag.to_delayed(optimize_graph=False))]
     df, n, total, empty = compute(tree_reduce(parts, _combine_hash_statistics, split_every), client)
     if n == 0:
         raise ValueError("texts is empty: at least one document is required")
@@ -283,7 +283,7 @@ def partition_lengths(texts, client=None):
     """The number of texts in each partition (one pass that reads, but does not tokenise, them)."""
     dask = require("dask")
     bag = as_bag(texts)
-    return [int(n) for n in compute([dask.delayed(len)(p) for p in bag.to_delayed()], client)]
+    return [int(n) for n in compute([dask.delayed(len)(p) for p in bag.to_delayed(optimize_graph=False)], client)]
 
 
 def vectorize(texts, vectorizer, *, lengths=None, client=None):
@@ -310,7 +310,10 @@ def vectorize(texts, vectorizer, *, lengths=None, client=None):
     da = require("dask.array")
     bag = as_bag(texts)
     vec = _vectorizer_of(vectorizer)
-    parts = bag.to_delayed()
+    # unoptimised: the bag's own keys. Optimising fuses and renames them, so two computations of
+    # one bag could send the scheduler equal keys with different tasks (dask/dask#9888), which
+    # failed now and then with a KeyError
+    parts = bag.to_delayed(optimize_graph=False)
     if lengths is None:
         lengths = partition_lengths(bag, client)
     lengths = list(lengths)
@@ -323,17 +326,19 @@ def vectorize(texts, vectorizer, *, lengths=None, client=None):
     lsi = getattr(vec, "components_", None) is not None
     meta = np.zeros((0, width)) if lsi else sp.csr_matrix((0, width), dtype=np.float64)
     vec_d = dask.delayed(portable(vec))
-    tasks = [dask.delayed(vectorize_partition)(p, vec_d, i, int(n)) for i, (p, n) in enumerate(zip(parts, lengths))]
-    if not tasks:
+    if not parts:
         raise ValueError("texts has no partitions")
     # one block per partition, empty ones included (da.concatenate of from_delayed blocks would
-    # drop those): block (i, 0) of the array is task i
+    # drop those): block (i, 0) of the array is the task vectorising partition i, written into
+    # the array's own layer (not an alias of a delayed task: dask's fusion of aliases lost keys
+    # of other partitions when one block was computed, now and then)
     from dask.base import tokenize
     from dask.highlevelgraph import HighLevelGraph
 
-    name = "learnsim-vectorize-" + tokenize(*[t.key for t in tasks])
-    graph = HighLevelGraph.from_collections(name, {(name, i, 0): t.key for i, t in enumerate(tasks)},
-                                            dependencies=tasks)
+    name = "learnsim-vectorize-" + tokenize(*[p.key for p in parts], vec_d.key, lengths)
+    layer = {(name, i, 0): (vectorize_partition, p.key, vec_d.key, i, int(n))
+             for i, (p, n) in enumerate(zip(parts, lengths))}
+    graph = HighLevelGraph.from_collections(name, layer, dependencies=[*parts, vec_d])
     return da.Array(graph, name, chunks=(tuple(int(n) for n in lengths), (width,)), dtype=np.float64, meta=meta)
 
 
@@ -348,7 +353,7 @@ def _blocks_of(X):
     if X.numblocks[1] != 1:
         raise ValueError(f"X must have one column chunk (full-width row blocks); it has {X.numblocks[1]}: "
                          "rechunk it with X.rechunk({1: -1})")
-    return list(X.to_delayed().ravel())
+    return list(X.to_delayed(optimize_graph=False).ravel())
 
 
 def block_statistics(block, counts=False):
