@@ -9,6 +9,7 @@ pytest.importorskip("distributed", reason="the dask extra is not installed (pip 
 import dask  # noqa: E402
 import dask.array as da  # noqa: E402
 
+from dask_cluster import local_client  # noqa: E402
 from learnsim.datasets import make_clustered_corpus  # noqa: E402
 from learnsim.distributed.methods import fit_film, fit_mcd, from_local  # noqa: E402
 from learnsim.film import FILM  # noqa: E402
@@ -19,16 +20,7 @@ from learnsim.text import TextVectorizer  # noqa: E402
 TOL = 1e-6
 
 
-@pytest.fixture(scope="module")
-def client():
-    from distributed import Client, LocalCluster
-
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                           host="127.0.0.1")
-    c = Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
+client = pytest.fixture(scope="module")(local_client)
 
 
 def _corpus(n_clusters, docs_per_cluster, vocab_size, seed=0):

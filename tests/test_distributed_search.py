@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import uuid
-import warnings
 
 import numpy as np
 import pytest
@@ -20,6 +18,7 @@ pytest.importorskip("distributed", reason="the tests run on a distributed.LocalC
 import dask  # noqa: E402
 import dask.bag as db  # noqa: E402
 
+from dask_cluster import bag_of, local_client  # noqa: E402
 from learnsim.distributed.search import DistributedIndex, IndexFormatError  # noqa: E402
 from learnsim.index import Index  # noqa: E402
 
@@ -29,19 +28,7 @@ TOL = 1e-6
 FAMILIES = ("bm25", "linklearn", "film", "mcd")
 
 
-@pytest.fixture(scope="module")
-def client():
-    from distributed import Client, LocalCluster
-
-    with warnings.catch_warnings():
-        # the scheduler's HTTP routes (not the dashboard) move to a free port when 8787 is taken
-        warnings.filterwarnings("ignore", message="Port .* is already in use")
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                               host="127.0.0.1")
-    c = Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
+client = pytest.fixture(scope="module")(local_client)
 
 
 def _corpus():
@@ -58,14 +45,7 @@ def _model(family):
 
 def _bag(items, sizes=(0, 30, 0, 41, 1)):
     """A bag of ``items`` with empty partitions among its partitions (the rest in the last one)."""
-    parts, start = [], 0
-    for n in sizes:
-        parts.append(items[start:start + n])
-        start += n
-    parts.append(items[start:])
-    # a key of its own for every partition of every bag: two bags of equal lists would otherwise
-    # share keys with different tasks, which the scheduler may mix up (dask/dask#9888)
-    return db.from_delayed([dask.delayed(list)(p, dask_key_name=f"part-{uuid.uuid4().hex}") for p in parts])
+    return bag_of(items, sizes)
 
 
 def _queries():

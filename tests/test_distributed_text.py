@@ -6,7 +6,6 @@ and bad input gets a clear error.
 """
 from __future__ import annotations
 
-import uuid
 import warnings
 
 import numpy as np
@@ -19,6 +18,7 @@ import dask  # noqa: E402
 import dask.bag as db  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 
+from dask_cluster import bag_of, local_client  # noqa: E402
 from learnsim.distributed.text import (HashingTextVectorizer, collection_statistics, document_frequencies,  # noqa: E402
                                        fit_vectorizer, partition_lengths, vectorize)
 from learnsim.text import TextVectorizer  # noqa: E402
@@ -28,19 +28,7 @@ TOL = 1e-12
 pytestmark = pytest.mark.filterwarnings("ignore:.*training documents are empty:UserWarning")
 
 
-@pytest.fixture(scope="module")
-def client():
-    from distributed import Client, LocalCluster
-
-    with warnings.catch_warnings():
-        # the scheduler's HTTP routes (not the dashboard) move to a free port when 8787 is taken
-        warnings.filterwarnings("ignore", message="Port .* is already in use")
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                               host="127.0.0.1")
-    c = Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
+client = pytest.fixture(scope="module")(local_client)
 
 
 def _texts():
@@ -52,14 +40,7 @@ def _texts():
 
 def _bag(texts, sizes=(0, 37, 0, 50, 1)):
     """A bag of ``texts`` with empty partitions among its partitions (the rest in the last one)."""
-    parts, start = [], 0
-    for n in sizes:
-        parts.append(texts[start:start + n])
-        start += n
-    parts.append(texts[start:])
-    # a key of its own for every partition of every bag: two bags of equal lists would otherwise
-    # share keys with different tasks, which the scheduler may mix up (dask/dask#9888)
-    return db.from_delayed([dask.delayed(list)(p, dask_key_name=f"part-{uuid.uuid4().hex}") for p in parts])
+    return bag_of(texts, sizes)
 
 
 PARAMS = [{}, {"weighting": "bm25", "min_df": 2, "max_df": 0.5, "max_features": 150},
