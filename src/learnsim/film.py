@@ -225,6 +225,10 @@ class _FilmObjective:
         self._set_K(K)
         return True
 
+    def hinge(self, P, s):
+        """The hinge loss of eq. (7) at P (scales s) over the current block of anchors."""
+        return self.block.scale * float(np.maximum(self.z_values(P, s) + self.margin, 0.0).sum())
+
     def _lambda(self, z):
         if self.temperature > 0.0:          # smoothed active set (see the module notes)
             return expit((z + self.margin) / self.temperature)
@@ -685,6 +689,11 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         V = np.ascontiguousarray(V)
 
         objective = _FilmObjective(V, T, batch_size=batch, rng=rng)
+        self._optimise(objective, sigma, Ut, r, d, int(T.shape[0]), n, rng, svd_seconds)
+
+    def _optimise(self, objective, sigma, Ut, r, d, n_triplets, n, rng, svd_seconds):
+        """Algorithm 1, lines 4-11, on ``objective`` (its anchors' terms ready), and the fitted
+        attributes; shared with the fit on a Dask collection (learnsim.distributed)."""
         P0 = _random_stiefel(rng, r, d)                  # Algorithm 1, line 4
         # mean_i |y_i|^2 = tr(V P S P^T V^T) / n = tr(S) / n, since V and P are orthonormal:
         # the unit of the margin and of the hinge smoothing
@@ -702,10 +711,9 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
                                   verbose=self.verbose)
         P = result.x
         s = objective.scales(P)                          # line 9: S = diag(s*) at the final P
-        z = objective.z_values(P, s)
         # one entry per iterate: a run that stops on tol has also refreshed at its last point
         hinge = objective.hinge_history[:result.n_iter]
-        hinge.append(objective.block.scale * float(np.maximum(z + margin, 0.0).sum()))
+        hinge.append(objective.hinge(P, s))
 
         # Algorithm 1, line 11: L = sqrt(S) P^T Sigma^-1 U^T   (d x r)(r x r)(r x D) = d x D
         self._components = (np.sqrt(s)[:, None] * (P.T / sigma[None, :])) @ Ut
@@ -714,7 +722,7 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         self.svd_rank_ = r
         self.margin_ = margin
         self.temperature_ = objective.temperature
-        self.n_triplets_ = int(T.shape[0])
+        self.n_triplets_ = n_triplets
         self.loss_curve_ = np.asarray(result.history["fun"], dtype=np.float64)
         self.hinge_loss_curve_ = np.asarray(hinge, dtype=np.float64)
         self.n_iter_ = int(result.n_iter)

@@ -11,9 +11,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_random_state
-from ..film import AUTO_MARGIN_SCALE, DEFAULT_RANK_PER_COMPONENT, FILM, _FilmObjective, _HingePlateau, \
-    _MAX_DENSE_ENTRIES as _FILM_MAX_DENSE_ENTRIES, _RANK_TOL, _child_rng, _random_stiefel
-from ..stiefel import minimize_stiefel
+from ..film import DEFAULT_RANK_PER_COMPONENT, FILM, _FilmObjective, _MAX_DENSE_ENTRIES as _FILM_MAX_DENSE_ENTRIES, \
+    _RANK_TOL, _child_rng
 from ..supervision import clusters_to_triplets
 from ._methods_common import _compute, _dask, _local_labels, _read_block, _svd
 
@@ -172,31 +171,4 @@ def _learn(est, coll, T, d, r, rng, n_power_iter):
     objective = _DistributedFilmObjective(states)
     svd_seconds = time.perf_counter() - svd_start
 
-    P0 = _random_stiefel(rng, r, d)
-    unit = float(objective.scales(P0).sum()) / n
-    margin = AUTO_MARGIN_SCALE * unit if isinstance(est.margin, str) else float(est.margin)
-    objective.margin = margin
-    objective.temperature = float(est.hinge_smoothing) * unit
-
-    optimise_start = time.perf_counter()
-    plateau = _HingePlateau(objective.hinge_history, est.n_iter_no_change, float(est.loss_tol))
-    result = minimize_stiefel(objective, P0, max_iter=est.max_iter, gtol=float(est.tol),
-                              callback=plateau if est.n_iter_no_change is not None else None,
-                              verbose=est.verbose)
-    P = result.x
-    s = objective.scales(P)
-    hinge = objective.hinge_history[:result.n_iter]
-    hinge.append(objective.hinge(P, s))
-
-    est._components = (np.sqrt(s)[:, None] * (P.T / sigma[None, :])) @ Ut
-    est.scales_ = s
-    est.singular_values_ = sigma
-    est.svd_rank_ = r
-    est.margin_ = margin
-    est.temperature_ = objective.temperature
-    est.n_triplets_ = int(T.shape[0])
-    est.loss_curve_ = np.asarray(result.history["fun"], dtype=np.float64)
-    est.hinge_loss_curve_ = np.asarray(hinge, dtype=np.float64)
-    est.n_iter_ = int(result.n_iter)
-    est.converged_ = bool(result.converged or plateau.stopped)
-    est.timings_ = {"svd": svd_seconds, "optimise": time.perf_counter() - optimise_start}
+    est._optimise(objective, sigma, Ut, r, d, int(T.shape[0]), n, rng, svd_seconds)
