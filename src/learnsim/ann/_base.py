@@ -7,7 +7,6 @@ directory; a backend (:mod:`._faiss`, :mod:`._usearch`) only talks to its native
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib
 import json
 import numbers
@@ -22,6 +21,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_matrix, check_n_features
+from .._files import sha256_file
 from ..persistence import ModelFormatError
 from ..search import METRICS, SIMILARITY_METRICS, NeighborIndex, dense_queries_fast
 
@@ -74,15 +74,6 @@ def check_int_param(value, name, *, minimum=1, allow_none=False):
         raise ValueError(f"{name} must be an integer >= {minimum}"
                          + (" or None" if allow_none else "") + f"; got {value!r}")
     return int(value)
-
-
-def sha256_file(path):
-    """The hex sha256 of a file, read in 1 MiB pieces (a native index may be gigabytes)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for piece in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(piece)
-    return digest.hexdigest()
 
 
 def _fsync(path):

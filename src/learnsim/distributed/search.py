@@ -24,7 +24,6 @@ its row in the collection (partitions in order); its id is the id given, else ``
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import shutil
 import time
@@ -32,7 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..index._segments import IndexFormatError, write_json_atomic
+from .._files import sha256_file
+from ..index._segments import IndexFormatError, read_manifest, write_json_atomic
 from ._dask import SPLIT_EVERY, as_bag, check_split_every, compute, portable, require, tree_reduce
 from ._partition import PartitionTexts, merge_best, search_partition, write_partition
 
@@ -42,14 +42,6 @@ FORMAT_NAME = "learnsim-distributed-index"
 FORMAT_VERSION = 1
 _MANIFEST = "manifest.json"
 _MODEL = "model.npz"
-
-
-def _sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _check_k(k):
@@ -208,7 +200,7 @@ class DistributedIndex:
                 _check_unique_ids(path, entries, written)
             first = entries[0]["name"]
             manifest = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION,
-                        "model_sha256": _sha256(path / _MODEL), "kind": scorer.kind, "scoring": scorer.name,
+                        "model_sha256": sha256_file(path / _MODEL), "kind": scorer.kind, "scoring": scorer.name,
                         "column": scorer.column, "higher_is_closer": bool(scorer.higher_is_closer),
                         "method": type(pipeline.metric).__name__, "dtype": dtype.name, "partitions": entries,
                         "n_documents": offset, "ids": ids is not None, "statistics": sorted(statistics),
@@ -237,16 +229,7 @@ class DistributedIndex:
     def _load(self):
         from ._partition import open_segment
 
-        try:
-            with open(self.path / _MANIFEST, encoding="utf-8") as fh:
-                m = json.load(fh)
-        except (OSError, ValueError) as exc:
-            raise IndexFormatError(f"{self.path}: cannot read {_MANIFEST} ({exc})") from None
-        if not isinstance(m, dict) or m.get("format") != FORMAT_NAME:
-            raise IndexFormatError(f"{self.path}: {_MANIFEST} is not a learnsim distributed index manifest")
-        if not isinstance(m.get("format_version"), int) or m["format_version"] > FORMAT_VERSION:
-            raise IndexFormatError(f"{self.path}: format version {m.get('format_version')!r} is newer than this "
-                                   f"learnsim reads ({FORMAT_VERSION}); upgrade learnsim")
+        m = read_manifest(self.path, _MANIFEST, FORMAT_NAME, FORMAT_VERSION, what="distributed index")
         for key, kind in (("partitions", list), ("n_documents", int), ("kind", str), ("dtype", str),
                           ("model_sha256", str), ("ids", bool), ("statistics", list)):
             if not isinstance(m.get(key), kind) or isinstance(m.get(key), bool) != (kind is bool):
@@ -292,7 +275,7 @@ class DistributedIndex:
             from ..pipeline import Pipeline
 
             model = self.path / _MODEL
-            if not model.is_file() or _sha256(model) != self.manifest["model_sha256"]:
+            if not model.is_file() or sha256_file(model) != self.manifest["model_sha256"]:
                 raise IndexFormatError(f"{model} is missing or does not match the checksum in the manifest "
                                        "(edited or damaged)")
             self._pipeline = Pipeline.load(model)

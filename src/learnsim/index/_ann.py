@@ -41,13 +41,13 @@ Transactions on Big Data 7(3), 535-547 (faiss).
 """
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import warnings
 
 import numpy as np
 
+from .._files import sha256_file
 from ._segments import IndexFormatError
 
 __all__ = ["AUTO_BACKENDS", "ANN_MIN_ROWS", "OVERFETCH", "MIN_ALLOWED_FRACTION", "AnnFallbackWarning", "AnnSearch",
@@ -198,14 +198,6 @@ def _fsync(path):
         os.fsync(fh.fileno())
 
 
-def _sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def segment_writer(config, kind):
     """The ``extra`` hook of :func:`learnsim.index._segments.write_segment` that builds a new
     segment's structure under the manifest's ``config`` for a model of ``kind``, or None."""
@@ -240,7 +232,7 @@ def segment_writer(config, kind):
         # the backend's meta.json holds the sha256 of its other files (load_ann checks them):
         # its own sha256 here closes the chain, and the files are read once at load, not twice
         meta["ann"] = {"backend": backend, "metric": metric, "n": int(n), "dim": int(dense.shape[1]),
-                       "files": files, "meta_sha256": _sha256(target / _META)}
+                       "files": files, "meta_sha256": sha256_file(target / _META)}
 
     return write
 
@@ -316,7 +308,7 @@ def _open(seg, kind):
             return _problem(seg, f"its approximate structure's file {name!r} is missing")
         if f.stat().st_size != size:
             return _problem(seg, f"its approximate structure's file {name!r} is damaged (its size changed)")
-    if _sha256(target / _META) != meta["meta_sha256"]:
+    if sha256_file(target / _META) != meta["meta_sha256"]:
         return _problem(seg, f"its approximate structure's {_META} is damaged (checksum)")
     from ..ann import load_ann
 

@@ -56,6 +56,23 @@ def _fsync_file(path):
         os.fsync(fh.fileno())
 
 
+def read_manifest(path, name, format_name, format_version, what="index"):
+    """The manifest ``path / name`` of a learnsim ``what`` whose format is ``format_name``, read
+    and checked as far as every manifest goes (a dict, the format, a version this learnsim reads);
+    IndexFormatError otherwise. The fields of each kind of manifest are checked by its reader."""
+    try:
+        with open(path / name, encoding="utf-8") as fh:
+            m = json.load(fh)
+    except (OSError, ValueError) as exc:
+        raise IndexFormatError(f"{path}: cannot read {name} ({exc})") from None
+    if not isinstance(m, dict) or m.get("format") != format_name:
+        raise IndexFormatError(f"{path}: {name} is not a learnsim {what} manifest")
+    if not isinstance(m.get("format_version"), int) or m["format_version"] > format_version:
+        raise IndexFormatError(f"{path}: {what} format version {m.get('format_version')!r} is newer than "
+                               f"this learnsim reads ({format_version}); upgrade learnsim")
+    return m
+
+
 def write_json_atomic(path, obj):
     """Write JSON to ``path`` through a fsynced temporary file and a rename."""
     path = Path(path)

@@ -22,7 +22,6 @@ until :meth:`Index.reindex`; :meth:`Index.info` reports how many documents were 
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -32,10 +31,12 @@ from pathlib import Path
 
 import numpy as np
 
+from .._files import sha256_file
 from ._ann import AnnSearch, ann_config, check_ann_config, search_info, write_segment_of
 from ._batch import best_k_dense_batch, dense_batch_applies
 from ._scan import MemorySegment, best_k
-from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexFormatError, Segment, merged_rows, rows_of, write_json_atomic
+from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexFormatError, Segment, merged_rows, read_manifest, rows_of, \
+    write_json_atomic
 from ._store import DocumentStore, check_filter, check_metadata
 
 __all__ = ["Index", "IndexFormatError"]
@@ -50,14 +51,6 @@ SMALL_SEGMENT_ROWS = 10_000
 MERGE_AT = 8
 # documents the plan is checked on at build
 _PLAN_CHECK = 64
-
-
-def _sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _check_texts(texts, what="texts"):
@@ -220,7 +213,7 @@ class Index:
         (path / "segments").mkdir()
         pipeline.save(path / _MODEL)
         manifest = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION,
-                    "model_sha256": _sha256(path / _MODEL), "kind": scorer.kind, "scoring": scorer.name,
+                    "model_sha256": sha256_file(path / _MODEL), "kind": scorer.kind, "scoring": scorer.name,
                     "column": scorer.column, "higher_is_closer": bool(scorer.higher_is_closer),
                     "method": type(pipeline.metric).__name__, "dtype": dtype.name, "segments": [],
                     "covered_seq": 0, "statistics_seq": 0, "generation": 0, "created": time.time(), "ann": ann}
@@ -275,16 +268,7 @@ class Index:
         return self
 
     def _load(self):
-        try:
-            with open(self.path / _MANIFEST, encoding="utf-8") as fh:
-                m = json.load(fh)
-        except (OSError, ValueError) as exc:
-            raise IndexFormatError(f"{self.path}: cannot read {_MANIFEST} ({exc})") from None
-        if not isinstance(m, dict) or m.get("format") != FORMAT_NAME:
-            raise IndexFormatError(f"{self.path}: {_MANIFEST} is not a learnsim index manifest")
-        if not isinstance(m.get("format_version"), int) or m["format_version"] > FORMAT_VERSION:
-            raise IndexFormatError(f"{self.path}: index format version {m.get('format_version')!r} is newer than "
-                                   f"this learnsim reads ({FORMAT_VERSION}); upgrade learnsim")
+        m = read_manifest(self.path, _MANIFEST, FORMAT_NAME, FORMAT_VERSION)
         for key, kind in (("segments", list), ("covered_seq", int), ("kind", str), ("dtype", str),
                           ("model_sha256", str), ("statistics_seq", int)):
             if not isinstance(m.get(key), kind):
@@ -403,7 +387,7 @@ class Index:
             from ..pipeline import Pipeline
 
             model = self.path / _MODEL
-            if _sha256(model) != self.manifest["model_sha256"]:
+            if sha256_file(model) != self.manifest["model_sha256"]:
                 raise IndexFormatError(f"{model} does not match the checksum in the manifest (edited or damaged)")
             self._pipeline = Pipeline.load(model)
         return self._pipeline
