@@ -121,6 +121,49 @@ def test_fit_film_equals_single_process(client, wide):
     assert _rel(local.components_, dist.components_) < TOL
 
 
+def test_mcd_wide_basis_by_subspace_iteration(client, wide, monkeypatch):
+    """Over 4,000 active features the principal basis comes from the subspace iteration (here the
+    limit is lowered to 100 so that the test corpus takes that route): the same fit as the
+    single-process exact basis, with 31 partitions (one empty). The corpus' spectrum has a gap
+    after 5 (sigma_6 / sigma_5 = 0.45; sigma_16 / sigma_5 = 0.3 with 10 oversamples): a basis
+    of 16 would end inside a flat stretch, where no subspace iteration settles on one basis."""
+    import learnsim.distributed.methods as methods
+
+    X, y = wide
+    params = dict(n_basis=5, shrinkage=0.1, complement_weight=0.3, baseline_holdout=None)
+    local = MinimumClusterDistortion(**params).fit(X, y)
+    monkeypatch.setattr(methods, "_MAX_COVARIANCE_DIM", 100)
+    calls = []
+    real = methods._svd
+    monkeypatch.setattr(methods, "_svd", lambda *a, **k: calls.append(a) or real(*a, **k))
+    dist = fit_mcd(_with_empty_partition(X, 10), y, client=client, **params)
+    assert len(calls) == 1
+    _assert_same_mcd(local, dist)
+
+
+@pytest.mark.parametrize("dense", [False, True])
+def test_truncated_svd_equals_exact(client, dense):
+    """_svd's singular values and vectors (left and right) equal numpy's, sparse or dense rows,
+    with an empty partition; every product is a sum of per-partition products."""
+    from learnsim.distributed._methods_common import _Collection, _svd
+
+    rng = np.random.default_rng(4)
+    # a clear gap after the rank 6: the subspace converges in a few iterations
+    A = (rng.standard_normal((300, 6)) * [50, 40, 30, 20, 15, 10]) @ rng.standard_normal((6, 120))
+    A += 0.01 * rng.standard_normal(A.shape)
+    X = A if dense else sp.csr_matrix(A)
+    coll = _Collection(_with_empty_partition(X, 70), "X", "test")
+    U, s, Vt = _svd(coll, np.arange(120), 6, 6, seed=1)
+    U = U.compute()
+    Ue, se, Vte = np.linalg.svd(A, full_matrices=False)
+    np.testing.assert_allclose(s, se[:6], rtol=1e-9)
+    signs = np.sign(Vte[np.arange(6), np.argmax(np.abs(Vte[:6]), axis=1)])
+    np.testing.assert_allclose(Vt, Vte[:6] * signs[:, None], atol=1e-8)
+    np.testing.assert_allclose(U, Ue[:, :6] * signs[None, :], atol=1e-8)
+    _, s_only, _ = _svd(coll, np.arange(120), 6, 6, seed=1, left=False)
+    np.testing.assert_allclose(s_only, s, rtol=1e-12)
+
+
 def test_fit_film_few_power_iterations_differ(client, wide):
     """With too few subspace iterations the subspace has not converged: the test above is not vacuous."""
     X, y = wide

@@ -10,8 +10,8 @@ partitions and a tree reduction of small partial results, run by Dask (``dask.ba
 - :mod:`learnsim.distributed.text`: :func:`fit_vectorizer` (the vocabulary by map-reduce, or
   hashed columns), :func:`vectorize`, :func:`document_frequencies`, :func:`collection_statistics`;
 - :mod:`learnsim.distributed.methods`: :func:`fit_mcd` (MinimumClusterDistortion's scatter as a
-  sum of per-partition scatters), :func:`fit_film` (FILM with ``dask.array.linalg.svd_compressed``
-  and gradient terms summed over partitions);
+  sum of per-partition scatters), :func:`fit_film` (FILM with its truncated SVD and gradient
+  terms as sums over partitions);
 - :mod:`learnsim.distributed.search`: :class:`DistributedIndex`, an index written partition by
   partition and searched by merging per-partition top-k lists.
 

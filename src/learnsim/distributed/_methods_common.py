@@ -1,6 +1,6 @@
 """What :mod:`learnsim.distributed.methods` shares between its fits: the collection (a dask array
 of full-width row blocks) checked, its blocks read and checked on the workers, sums reduced as a
-tree, and the truncated SVD by ``dask.array.linalg.svd_compressed``. Dask is imported inside
+tree, and the truncated SVD by a randomised subspace iteration whose products are such sums. Dask is imported inside
 functions only.
 """
 from __future__ import annotations
@@ -13,12 +13,14 @@ import scipy.sparse as sp
 
 from ..film import FILM
 
-# svd_compressed's subspace iterations (each a QR-normalised pass of X^T then X). The error of
+# Subspace iterations of the truncated SVD (each a pass of X^T X, QR-normalised). The error of
 # the subspace falls like (sigma_{r+p+1} / sigma_r)^(2q): measured on the tests' corpus (gap
-# ratio about 0.3 at the rank), 4 iterations left 3e-4 in FILM's map, 6 1.5e-6, 8 1e-8, 10 4e-10.
+# ratio about 0.3 at the rank), 4 iterations left 3e-4 in FILM's map, 6 1.5e-6, 8 5e-9, 10 5e-10.
 DEFAULT_POWER_ITERATIONS = 10
 # Rows of a partition centred and multiplied at a time (bounds a worker's dense buffer).
 _ROW_STEP = 4096
+# Columns beyond the rank that the subspace iteration carries (svd_compressed's default).
+_OVERSAMPLES = 10
 
 
 
@@ -200,25 +202,61 @@ def _svd_part(block, shape, index, active, normalize):
     return _columns(X, active, shape[1])
 
 
-def _svd(coll, active, k, n_power_iter, seed, normalize=False):
-    """Top-k SVD (U as a dask array with X's row chunks, s, Vt) of X[:, active] (rows L2-normalised
-    when ``normalize``) by ``dask.array.linalg.svd_compressed``, with the signs of
-    :func:`learnsim._linalg.truncated_svd_with_u` (largest |loading| of each row of Vt positive)."""
+def _normal_product(block, shape, index, active, normalize, Z):
+    """A_p^T (A_p Z) of one partition: a width x l array, whatever the partition's rows."""
+    A = _svd_part(block, shape, index, active, normalize)
+    return np.asarray(A.T @ np.asarray(A @ Z))
+
+
+def _left_part(block, shape, index, active, normalize, M):
+    """A_p M: the partition's rows of the left singular vectors (M = V / s)."""
+    return np.asarray(_svd_part(block, shape, index, active, normalize) @ M)
+
+
+def _svd(coll, active, k, n_power_iter, seed, normalize=False, left=True):
+    """Top-k SVD (U as a dask array with X's row chunks, or None when not ``left``; s; Vt) of
+    X[:, active] (rows L2-normalised when ``normalize``), with the signs of
+    :func:`learnsim._linalg.truncated_svd_with_u` (largest |loading| of each row of Vt positive).
+
+    Randomised subspace iteration [3]_ on A^T A, every product a sum of per-partition products
+    A_p^T (A_p Z) added as a tree: only width x (k + 10) arrays travel, whatever the number of
+    partitions. (``dask.array.linalg.svd_compressed`` gathers every partition's rows into the
+    task of its A^T Q product: at 5M documents in 100 partitions, a 2.5 GiB task over a 2 GiB
+    worker.) Z starts as the orthonormalised A^T A Omega; each of the ``n_power_iter``
+    iterations multiplies by A^T A and orthonormalises again (QR on the driver), so that
+    Z spans (A^T A)^(q+1) Omega, the row space of ``svd_compressed``'s B = Q^T A. The last pass
+    gives Z^T A^T A Z, whose eigenvectors W and eigenvalues s^2 are the Rayleigh-Ritz values:
+    V = Z W. Singular values below sqrt(eps) of the largest are lost to the square (the callers
+    drop them: FILM below 1e-10, the basis below its Gram tolerance).
+    """
     dask, da = _dask()
     n, n_features = coll.shape
     width = active.size
-    meta = sp.csr_matrix((0, width)) if coll.sparse else np.empty((0, width))
+    ell = int(min(k + _OVERSAMPLES, width, max(n, 1)))
     spans = coll.spans()
+    args = [(b, (e - s, n_features), i, active, normalize) for b, (i, s, e) in zip(coll.blocks, spans)]
 
-    blocks = [da.from_delayed(dask.delayed(_svd_part)(b, (e - s, n_features), i, active, normalize),
-                              shape=(e - s, width), dtype=np.float64, meta=meta)
-              for b, (i, s, e) in zip(coll.blocks, spans)]
-    A = da.concatenate(blocks, axis=0) if len(blocks) > 1 else blocks[0]
-    U, s, Vt = da.linalg.svd_compressed(A, k, n_power_iter=int(n_power_iter), iterator="QR", seed=seed,
-                                        coerce_signs=False)
-    # one graph for the three, so that the iterations run once; U stays on the workers
-    U, s, Vt = dask.persist(U, s, Vt)
-    s, Vt = _compute(s, Vt)
-    signs = np.sign(Vt[np.arange(Vt.shape[0]), np.argmax(np.abs(Vt), axis=1)])
+    def times_normal(Z):
+        shared = dask.delayed(Z, pure=True)      # one key, not a copy in every task
+        return _tree_sum([dask.delayed(_normal_product)(*a, shared) for a in args])
+
+    Z = np.random.default_rng(seed).standard_normal((width, ell))
+    for _ in range(int(n_power_iter) + 1):
+        Z, _ = np.linalg.qr(times_normal(Z))
+    G = times_normal(Z)
+    M = Z.T @ G
+    lam, W = np.linalg.eigh((M + M.T) / 2.0)
+    lam, W = lam[::-1][:k], W[:, ::-1][:, :k]
+    s = np.sqrt(np.maximum(lam, 0.0))
+    V = Z @ W
+    signs = np.sign(V[np.argmax(np.abs(V), axis=0), np.arange(V.shape[1])])
     signs[signs == 0] = 1.0
-    return U * signs[None, :], s, Vt * signs[:, None]
+    V *= signs[None, :]
+    if not left:
+        return None, s, V.T
+    with np.errstate(divide="ignore"):
+        M_left = dask.delayed(V / np.where(s > 0, s, np.inf)[None, :], pure=True)
+    blocks = [da.from_delayed(dask.delayed(_left_part)(*a, M_left), shape=(e - s0, V.shape[1]), dtype=np.float64)
+              for a, (_, s0, e) in zip(args, spans)]
+    U = da.concatenate(blocks, axis=0) if len(blocks) > 1 else blocks[0]
+    return U.persist(), s, V.T

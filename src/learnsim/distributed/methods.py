@@ -12,8 +12,9 @@ document - and are gathered to the driver; the rows never are (except where note
   eq. (7) is a sum of per-partition scatters about those centroids. The small eigenproblem or
   Cholesky factorisation of eq. (6) runs on the driver.
 * :func:`fit_film` returns the :class:`learnsim.film.FILM` of the single-process fit: the
-  truncated SVD of step 1 by ``dask.array.linalg.svd_compressed`` (subspace iteration with a QR
-  at every step, so that many iterations lose no precision), the triplets drawn on the driver
+  truncated SVD of step 1 by a randomised subspace iteration (A^T A applied as a tree sum of
+  per-partition products, QR-normalised at every step so that many iterations lose no
+  precision), the triplets drawn on the driver
   from the labels with the single-process random stream, and every term of the objective that
   sums over anchors (K, tr(Lambda), the hinge loss, Algorithm 1 lines 3 and 6) summed over
   partitions. The r x r Stiefel optimisation runs on the driver.
@@ -33,7 +34,7 @@ What is not distributed, and why:
 
 Equality with the single-process fit holds to rounding where the single-process linear algebra
 is exact (dense SVD, Gram or covariance eigenproblems: small or moderately wide data). Where the
-single-process FILM uses its randomised SVD, or ``svd_compressed`` has not converged, the two
+single-process FILM uses its randomised SVD, or the subspace iteration has not converged, the two
 subspaces agree only as far as both have converged: data with a clear spectral gap after the
 rank r converge in a few iterations (``n_power_iter``).
 
@@ -42,7 +43,7 @@ References
 .. [1] Mochihashi, Kikui and Kita, minimum cluster distortion (paper 000 in ../shared/papers).
 .. [2] Tang and Aw, FILM (paper 001 in ../shared/papers).
 .. [3] Halko, Martinsson and Tropp (2011), Finding structure with randomness, SIAM Review 53(2):
-   ``dask.array.linalg.svd_compressed``.
+   the subspace iteration of the truncated SVD.
 """
 from __future__ import annotations
 
@@ -162,7 +163,7 @@ def fit_mcd(X, labels, *, client=None, n_power_iter=None, **params):
     client : distributed.Client or None
         Where to compute; None: Dask's current scheduler (the default client, if any).
     n_power_iter : int or None
-        Subspace iterations of ``svd_compressed`` for a principal basis of more than 4,000
+        Subspace iterations of the truncated SVD for a principal basis of more than 4,000
         active features (None: ``DEFAULT_POWER_ITERATIONS``); smaller bases are exact.
 
     Returns
@@ -320,7 +321,7 @@ def _distributed_basis(coll, args, spans, pos, ids, sqrt_w, est, rng, n_power_it
         keep = (s > 1e-10 * max(s[0], 1e-300)) & (lam > _GRAM_TOL * max(lam[0], 0.0))
         components = np.ascontiguousarray(W[:, keep])
     else:
-        _, s, Vt = _svd(coll, active, kk, n_power_iter, seed)
+        _, s, Vt = _svd(coll, active, kk, n_power_iter, seed, left=False)
         keep = s > 1e-10 * max(s[0], 1e-300)
         components = np.ascontiguousarray(Vt[keep].T)
     rank = int(keep.sum())
@@ -363,7 +364,7 @@ def fit_film(X, y, *, client=None, n_power_iter=DEFAULT_POWER_ITERATIONS, **para
     client : distributed.Client or None
         Where to compute; None: Dask's current scheduler (the default client, if any).
     n_power_iter : int, default=DEFAULT_POWER_ITERATIONS
-        Subspace iterations of ``svd_compressed`` (each QR-normalised).
+        Subspace iterations of the truncated SVD (each a pass of A^T A, QR-normalised).
     **params
         Parameters of :class:`~learnsim.film.FILM`; ``baseline_holdout`` must be None and
         ``batch_size`` None.
