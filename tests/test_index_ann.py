@@ -114,6 +114,29 @@ def test_info_says_exact_below_min_rows_and_the_backend_above(pair, tmp_path):
     assert not (small.path / "segments" / small.segments[0].name / "ann").exists()
 
 
+def test_info_says_why_rows_are_searched_exactly(pair, tmp_path):
+    """``exact_because``: every exact row has its reason (asked for, under min_rows, sparse rows,
+    a model kind with no approximate search), and the CLI's line shows it."""
+    from learnsim.cli.index import _summary
+
+    idx, exact = pair
+    assert "exact_because" not in idx.info()["search"]
+    s = exact.info()["search"]
+    assert s["exact_because"] == {"exact search was asked for (ann='exact')": len(exact)}
+    small = _build(tmp_path / "small", {"backend": BACKEND, "min_rows": 5000}).info()["search"]
+    (why, rows), = small["exact_because"].items()
+    assert "min_rows (5000" in why and rows == small["exact_rows"]
+    texts, ids, _ = collection()
+    for family, words in (("relative", "rows are sparse"), ("bm25", "no approximate search")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            built = Index.build(tmp_path / family, model(family), texts, ids, ann={"backend": BACKEND, "min_rows": 100})
+        s = built.info()["search"]
+        (why, rows), = s["exact_because"].items()
+        assert words in why and rows == len(built) == s["exact_rows"]
+        assert f"exact for {rows} row(s): {why}" in _summary(s)
+
+
 def test_recall_and_exact_scores(pair):
     idx, exact = pair
     _check_against_exact(idx, exact, queries())

@@ -158,6 +158,8 @@ def _summary(search):
     """One line of info()["search"]: which search the rows get."""
     line = f"{search['mode']}" + (f" ({search['backend']})" if search.get("backend") else "")
     line += f": {search['ann_rows']} rows approximate, {search['exact_rows']} exact (min_rows {search['min_rows']})"
+    for why, rows in (search.get("exact_because") or {}).items():
+        line += f"; exact for {rows} row(s): {why}"
     if search.get("fallback"):
         line += f"; {len(search['fallback'])} segment(s) fell back to exact: {search['fallback'][0]['reason']}"
     return line

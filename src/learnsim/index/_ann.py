@@ -428,7 +428,7 @@ def search_info(index):
     """``Index.info()["search"]``: which search the index's live rows get."""
     config = index.manifest.get("ann") or {"requested": "exact", "min_rows": ANN_MIN_ROWS, "params": {}}
     ann_rows = exact_rows = offset = 0
-    backends, fallback = {}, []
+    backends, fallback, exact_because = {}, [], {}
     for seg in index.segments:
         live = int(index._live[offset:offset + seg.n].sum())
         offset += seg.n
@@ -441,6 +441,9 @@ def search_info(index):
         reason = getattr(seg, "_ann_state", (None, None))[1]
         if reason:
             fallback.append({"segment": seg.name, "reason": reason})
+        elif live:
+            why = _why_exact(seg, config, index.manifest["kind"])
+            exact_because[why] = exact_because.get(why, 0) + live
     mode = "exact" if not ann_rows else ("approximate" if not exact_rows else "mixed")
     settings = index._ann_search
     out = {"mode": mode, "backend": max(backends, key=backends.get) if backends else None,
@@ -452,7 +455,26 @@ def search_info(index):
         out["search_params"] = dict(settings.params)
     if fallback:
         out["fallback"] = fallback
+    if exact_because:
+        out["exact_because"] = exact_because
     return out
+
+
+def _why_exact(seg, config, kind):
+    """Why a segment with no structure (and no damaged one) is searched exactly: the reason in
+    words, so that ``index info`` answers "I asked for faiss-hnsw: why is it exact?"."""
+    if config["requested"] == "exact":
+        return "exact search was asked for (ann='exact')"
+    if kind not in _METRIC:
+        return f"a {kind} model's scores have no approximate search (only dense cosine and distance rows)"
+    if seg.indptr is not None or seg.dense is None:
+        return ("its rows are sparse (posting lists: term weights, or a FILM that fell back to the input "
+                "cosine): approximate search needs dense rows only")
+    if seg.n < config["min_rows"]:
+        return f"segments under min_rows ({int(config['min_rows'])} rows) are scanned exactly"
+    if _resolve(config, warn=False) is None:
+        return f"the {config['requested']!r} backend is not installed (pip install learnsim[ann])"
+    return "written before the index asked for approximate search (compact or reindex builds it)"
 
 
 def write_segment_of(directory, name, seqs, rows, manifest):
