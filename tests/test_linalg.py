@@ -1,5 +1,6 @@
 """The sparse randomised SVD route of learnsim._linalg (used by FILM and MCD on large sparse X)."""
 import numpy as np
+import pytest
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
@@ -57,3 +58,17 @@ def test_truncated_svd_with_u_takes_the_sparse_route_for_large_sparse_input(monk
     assert called
     np.testing.assert_allclose(s, np.linalg.svd(X.toarray(), compute_uv=False)[:5], rtol=1e-6)
     assert U.shape == (1500, 5) and Vt.shape == (5, 1200)
+
+
+@pytest.mark.parametrize("step", [1, 3, 8192])
+def test_first_largest_abs_rows_is_numpys_argmax(step):
+    """The blocked search gives np.argmax(np.abs(V), axis=0): ties (equal |entries|, of either
+    sign, in several blocks) to the first row, and zero columns to row 0."""
+    from learnsim._linalg import first_largest_abs_rows
+
+    rng = np.random.default_rng(0)
+    V = np.round(rng.standard_normal((50, 7)), 1)
+    V[:, 3] = 0.0
+    V[[4, 20, 41], 5] = [-9.0, 9.0, -9.0]
+    V[[30, 2], 6] = [8.5, -8.5]
+    np.testing.assert_array_equal(first_largest_abs_rows(V, step=step), np.argmax(np.abs(V), axis=0))

@@ -27,6 +27,28 @@ def _anisotropic(seed, n_clusters, per, dim=12):
     return X, y
 
 
+def _former_select(self, X, basis_of, labels, ids, cluster_weights, grids, rng):
+    """The selection before issue 16: one basis of the largest rank for every size, one stage."""
+    import itertools
+
+    grids = dict(grids)
+    basis = None
+    if basis_of is not None:
+        basis = basis_of(max(grids["n_basis"]))
+        grids["n_basis"] = sorted(set(min(k, basis.rank) for k in grids["n_basis"]))
+    folds = np.array_split(rng.permutation(len(ids)), min(self.cv, len(ids) // 2))
+    weight_of = dict(zip(ids.tolist(), cluster_weights))
+    keys = list(itertools.product(grids["n_basis"], grids["shrinkage"], grids["complement_weight"]))
+    totals = dict.fromkeys(keys, 0.0)
+    for fold in folds:
+        _former_score_fold(self, X, basis, labels, ids, weight_of, fold, grids, rng, totals)
+    means = {key: total / len(folds) for key, total in totals.items()}
+    best = max(keys, key=lambda kk: (round(means[kk], 12), kk[1], kk[2], -(kk[0] or 0)))
+    results = {"n_basis": [k[0] for k in keys], "shrinkage": [k[1] for k in keys],
+               "complement_weight": [k[2] for k in keys], "score": [means[k] for k in keys]}
+    return dict(zip(("n_basis", "shrinkage", "complement_weight"), best)), results
+
+
 def _former_score_fold(self, X, basis, labels, ids, weight_of, fold, grids, rng, totals):
     """The selection's fold scoring before issue 16 (every held-out item ranks all the others)."""
     held = ids[fold]
@@ -68,7 +90,7 @@ def test_small_folds_score_exactly_as_before(monkeypatch, measure, n_basis):
     params = dict(n_basis=n_basis, basis_grid=(2, 4, 8), selection_measure=measure, random_state=3,
                   baseline_holdout=None)
     new = MinimumClusterDistortion(**params).fit(X, y)
-    monkeypatch.setattr(MinimumClusterDistortion, "_score_fold", _former_score_fold)
+    monkeypatch.setattr(MinimumClusterDistortion, "_select", _former_select)
     old = MinimumClusterDistortion(**params).fit(X, y)
     assert new.cv_results_ == old.cv_results_        # same candidates, same scores, bit for bit
     assert (new.n_basis_, new.shrinkage_, new.complement_weight_) == (old.n_basis_, old.shrinkage_,
@@ -184,3 +206,55 @@ def test_sampled_selection_is_deterministic():
     assert a.cv_results_ == b.cv_results_
     np.testing.assert_array_equal(a.weights_, b.weights_)
     assert (a.n_basis_, a.shrinkage_, a.complement_weight_) == (b.n_basis_, b.shrinkage_, b.complement_weight_)
+
+
+def _ranks_requested(monkeypatch):
+    requested = []
+    real = mcd._PrincipalBasis
+
+    class Recording(real):
+        def __init__(self, X, k, seed):
+            requested.append(k)
+            super().__init__(X, k, seed)
+
+    monkeypatch.setattr(mcd, "_PrincipalBasis", Recording)
+    return requested
+
+
+def _scores(model):
+    r = model.cv_results_
+    return {(k, a, g): s for k, a, g, s in zip(r["n_basis"], r["shrinkage"], r["complement_weight"], r["score"])}
+
+
+def test_larger_bases_tried_when_the_first_stage_picks_its_largest(monkeypatch):
+    """Two stages (here the first up to 4): the larger basis sizes are scored on the same folds
+    when the first stage's best is its largest size, with the same scores and choice as the
+    one-stage selection (a dense SVD: a basis of rank 4 is the leading part of one of rank 8)."""
+    monkeypatch.setattr(mcd, "_FIRST_STAGE_BASIS", 4)
+    X, y = _anisotropic(0, n_clusters=12, per=15)
+    params = dict(basis_grid=(2, 4, 8), random_state=3, baseline_holdout=None)
+    requested = _ranks_requested(monkeypatch)
+    new = MinimumClusterDistortion(**params).fit(X, y)
+    assert requested == [4, 8] and new.n_basis_ == 8      # the informative directions need 6
+    monkeypatch.setattr(MinimumClusterDistortion, "_select", _former_select)
+    old = MinimumClusterDistortion(**params).fit(X, y)
+    a, b = _scores(new), _scores(old)
+    assert a.keys() == b.keys()
+    assert all(abs(a[key] - b[key]) < 1e-9 for key in a)
+    assert (new.n_basis_, new.shrinkage_, new.complement_weight_) == (old.n_basis_, old.shrinkage_,
+                                                                      old.complement_weight_)
+
+
+def test_larger_bases_skipped_when_a_smaller_one_wins(monkeypatch):
+    """When the first stage's best basis is not its largest, no basis of a larger rank is
+    computed, and cv_results_ holds the first stage's candidates only."""
+    monkeypatch.setattr(mcd, "_FIRST_STAGE_BASIS", 4)
+    real_best = MinimumClusterDistortion._best
+    # the first stage's best among the 2-dimensional bases: a smaller basis wins
+    monkeypatch.setattr(MinimumClusterDistortion, "_best", staticmethod(
+        lambda totals, n: real_best({k: v for k, v in totals.items() if k[0] == 2}, n)))
+    X, y = _anisotropic(0, n_clusters=12, per=15)
+    requested = _ranks_requested(monkeypatch)
+    m = MinimumClusterDistortion(basis_grid=(2, 4, 8), random_state=3, baseline_holdout=None).fit(X, y)
+    assert requested == [4]
+    assert set(m.cv_results_["n_basis"]) == {2, 4} and m.n_basis_ == 2

@@ -11,6 +11,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
+from .._linalg import first_largest_abs_rows
 from ..film import FILM
 
 # Subspace iterations of the truncated SVD (each a pass of X^T X, QR-normalised). The error of
@@ -249,7 +250,7 @@ def _svd(coll, active, k, n_power_iter, seed, normalize=False, left=True):
     lam, W = lam[::-1][:k], W[:, ::-1][:, :k]
     s = np.sqrt(np.maximum(lam, 0.0))
     V = Z @ W
-    signs = np.sign(V[np.argmax(np.abs(V), axis=0), np.arange(V.shape[1])])
+    signs = np.sign(V[first_largest_abs_rows(V), np.arange(V.shape[1])])
     signs[signs == 0] = 1.0
     V *= signs[None, :]
     if not left:

@@ -1,0 +1,125 @@
+"""The linear algebra of :mod:`learnsim.mcd` that needs none of its estimator: the principal
+(LSI) basis shared by every fold of the selection, the small symmetric eigenproblems and the
+Cholesky factor of eq. (6), and the squared distances the selection ranks by.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+
+from ._linalg import truncated_svd_components
+from ._validation import check_no_overflow
+from .base import _dense_dot
+
+_SCATTER = "the within-cluster scatter (eq. 7)"
+
+
+class _PrincipalBasis:
+    """The top right singular vectors of all rows of X (an LSI basis) and every row's
+    coordinates in it; computed once per fit and shared by every fold of the selection."""
+
+    def __init__(self, X, k, seed):
+        if sp.issparse(X):
+            self.active = np.unique(X.indices)
+            Xa = X[:, self.active]
+        else:
+            self.active = np.arange(X.shape[1])
+            Xa = X
+        self.requested = k
+        k = max(1, min(k, *Xa.shape))
+        # V (n_active, k) as columns: no transposed copy of an n_active x k array (see there)
+        s, V = truncated_svd_components(Xa, k, seed)
+        keep = s > 1e-10 * max(s[0], 1e-300)
+        self.components = V if keep.all() else np.ascontiguousarray(V[:, keep])   # (n_active, rank)
+        self.rank = int(keep.sum())
+        self.coords = np.asarray(Xa @ self.components)          # (n_items, rank)
+
+    def scale(self, labels):
+        """Mean squared norm of the clustered rows in basis coordinates."""
+        Y = self.coords[labels >= 0]
+        with np.errstate(over="ignore", invalid="ignore"):
+            return float(np.einsum("ij,ij->", Y, Y) / max(len(Y), 1))
+
+    def scatter(self, labels, ids, cluster_weights):
+        """Weighted within-cluster scatter (eq. 7, sec. 4.3) in basis coordinates."""
+        rows = np.flatnonzero(labels >= 0)
+        Y = self.coords[rows]
+        pos = np.searchsorted(ids, labels[rows])
+        sizes = np.bincount(pos, minlength=len(ids))
+        centroids = np.zeros((len(ids), Y.shape[1]))
+        np.add.at(centroids, pos, Y)
+        centroids /= np.maximum(sizes, 1)[:, None]
+        with np.errstate(over="ignore", invalid="ignore"):
+            Z = (Y - centroids[pos]) * np.sqrt(np.asarray(cluster_weights)[pos])[:, None]
+            A = Z.T @ Z
+        return check_no_overflow(A, _SCATTER)
+
+
+def _eigh_lower(A):
+    """Eigen-decomposition of the symmetric A from its lower triangle (LAPACK syevd).
+
+    A 1 x 1 A is its own decomposition: scipy < 1.13 asks syevd for too small a workspace there.
+    """
+    if A.shape[0] == 1:
+        return A[0].copy(), np.ones((1, 1))
+    return scipy.linalg.eigh(A, lower=True, overwrite_a=True, check_finite=False, driver="evd")
+
+
+def _cholesky_inverse_factor(A, tol):
+    """(log|A|, L^-T) for A = L L^T, or None when A is singular or too ill-conditioned for the
+    inverse to be trusted (then the eigendecomposition and its pseudo-inverse take over)."""
+    try:
+        L = scipy.linalg.cholesky(A, lower=True, check_finite=False)
+    except np.linalg.LinAlgError:
+        return None
+    d = np.diag(L)
+    # diag(L)^2 brackets the eigenvalues loosely; a tiny ratio means (near) singular
+    if d.min() <= 0 or (d.min() / d.max()) ** 2 <= max(tol, 1e-12) * 10:
+        return None
+    L_inv, info = scipy.linalg.lapack.dtrtri(L, lower=1)
+    if info != 0:
+        return None
+    return 2.0 * float(np.sum(np.log(d))), np.ascontiguousarray(L_inv.T)
+
+
+def _eigh_desc(C, tol, data_scale=0.0):
+    """Eigenpairs of a symmetric PSD matrix, descending, dropping the (numerically) zero ones."""
+    lam, W = scipy.linalg.eigh(C)
+    lam, W = lam[::-1], W[:, ::-1]
+    keep = lam > _zero_threshold(lam, tol, data_scale)
+    return lam[keep], np.ascontiguousarray(W[:, keep])
+
+
+def _zero_threshold(lam, tol, data_scale):
+    """Eigenvalues at or below this are zero: relative to the largest (the rank, Appendix B) and
+    to the data's own scale - so that a scatter made only of rounding noise has rank 0."""
+    # an infinite scale would silently make every eigenvalue zero, i.e. learn nothing
+    check_no_overflow(data_scale, "the mean squared norm of the clustered rows")
+    top = float(lam[0]) if len(lam) else 0.0
+    return max(max(tol, 1e-12) * top, 1e-10 * data_scale, 1e-300)
+
+
+def _raw_weights(eigenvalues, alpha):
+    """1 / mu_k with mu_k = (1 - alpha) * lambda_k / mean(lambda) + alpha (before the |M| = 1 scale)."""
+    lam = np.asarray(eigenvalues, dtype=float)
+    return 1.0 / ((1.0 - alpha) * lam / lam.mean() + alpha)
+
+
+def _sq_dists(P):
+    sq = np.einsum("ij,ij->i", P, P)
+    return sq[:, None] + sq[None, :] - 2.0 * P @ P.T
+
+
+def _cross_sq_dists(A, B):
+    """|a - b|^2 for every row a of A and b of B (dense); A is B for the exact selection."""
+    if A is B:
+        return _sq_dists(A)
+    return np.einsum("ij,ij->i", A, A)[:, None] + np.einsum("ij,ij->i", B, B)[None, :] - 2.0 * A @ B.T
+
+
+def _sq_dists_dot(X):
+    """|a - b|^2 between all rows of X (dense or sparse) through their Gram matrix."""
+    G = _dense_dot(X, X)
+    sq = np.diag(G).copy()
+    return sq[:, None] + sq[None, :] - 2.0 * G
