@@ -10,8 +10,10 @@ document is a cluster's document: about half of its 30 words are drawn from its 
 topic words, the rest from a Zipf-like background of the whole vocabulary. Stages:
 
 1. vocabulary: ``learnsim.distributed.fit_vectorizer`` (map-reduce of the term counts; tf.idf);
-2. fit: ``learnsim.distributed.fit_mcd`` (MinimumClusterDistortion with fixed settings, its
-   scatter a sum of per-partition scatters) on ``vectorize``'s Dask array and the labels;
+2. fit: ``vectorize``'s Dask array persisted (the rows stay on the workers, spilled to disk past
+   Dask's memory thresholds; ``--no-persist``: every pass of the fit generates and tokenises the
+   texts again), then ``learnsim.distributed.fit_mcd`` (MinimumClusterDistortion with fixed
+   settings, its scatter a sum of per-partition scatters) on it and the labels;
 3. index: ``DistributedIndex.build`` (every partition's rows and texts to its own directory);
 4. search: 1,000 queries (documents of the generator with a seed of their own) in one batch.
 
@@ -134,7 +136,7 @@ class _Sampler:
         self._sample()
 
 
-def run(n, partitions, workers, memory_limit, workdir, seed, n_queries, k, sample):
+def run(n, partitions, workers, memory_limit, workdir, seed, n_queries, k, sample, persist=True):
     import dask
     import dask.array as da
     import dask.bag as db
@@ -166,6 +168,14 @@ def run(n, partitions, workers, memory_limit, workdir, seed, n_queries, k, sampl
 
             t = time.perf_counter()
             X = vectorize(texts, vec, lengths=sizes)
+            if persist:
+                # the fit reads X once per pass (about 15: the basis' subspace iterations, the
+                # sums, the scatter): persisted, the texts are generated and tokenised once and
+                # the rows stay on the workers, spilled to their disks past Dask's thresholds
+                from distributed import wait
+
+                X = X.persist()
+                wait(X)
             metric = fit_mcd(X, labels, n_basis=20, shrinkage=0.5, complement_weight=0.1, baseline_holdout=None,
                              client=client)
             stages["fit_s"] = time.perf_counter() - t
@@ -204,6 +214,8 @@ def main(argv=None):
     ap.add_argument("-k", type=int, default=10)
     ap.add_argument("--sample", type=float, default=0.5, help="seconds between memory samples")
     ap.add_argument("--compare-workers", action="store_true", help="run with 1 and with 2 workers, report the ratio")
+    ap.add_argument("--no-persist", action="store_true",
+                    help="do not persist the vectorised rows (every pass of the fit generates and tokenises the texts again)")
     ap.add_argument("--json", default=None, help="write the results to this file")
     args = ap.parse_args(argv)
     partitions = args.partitions or max(2, -(-args.n // 50_000))
@@ -213,7 +225,7 @@ def main(argv=None):
     try:
         for workers in ((1, 2) if args.compare_workers else (args.workers,)):
             result = run(args.n, partitions, workers, args.memory_limit, workdir, args.seed, args.queries, args.k,
-                         args.sample)
+                         args.sample, persist=not args.no_persist)
             runs.append(result)
             print(json.dumps(result), flush=True)
     finally:
