@@ -15,7 +15,7 @@ from learnsim.evaluation import cluster_retrieval_report, constraint_error_rate,
 
 
 # ----------------------------------------------------------------------------- LinkLearn
-def _former_validation_scores(self, theta, mlps, codes, adjacency):
+def _former_validation_scores(self, theta, mlps, codes, adjacency, queries=None):
     """LinkLearn's validation before issue 16: the whole n_val x n_val similarity matrix."""
     W = self._weighted(theta, mlps, codes)
     S = (W @ W.T).toarray()
@@ -71,6 +71,38 @@ def test_linklearn_validation_never_builds_the_whole_matrix(monkeypatch):
     linklearn.LinkLearn(2, 2, 2, max_iter=200, validation_interval=100, baseline_holdout=None,
                         random_state=0).fit(X, links, validation=(Xv, links_v))
     assert seen and max(rows for rows, _ in seen) <= 10 and all(cols == 45 for _, cols in seen)
+
+
+def test_linklearn_samples_the_queries_of_large_parts(monkeypatch):
+    """Above _MAX_VALIDATION_QUERIES linked documents, the validation and the held-out check rank
+    every document for a seeded sample of the linked ones only (cost ~ n, not n^2): each sampled
+    query's AvgP is the one the whole matrix gives it, and both weightings get the same queries."""
+    X, links = _linked()
+    Xv, links_v = _linked(seed=1, n=45)
+    monkeypatch.setattr(linklearn, "_MAX_VALIDATION_QUERIES", 10)
+    rows_seen = []
+    real = per_query_measures
+
+    def spy(scores, relevant, *args, **kwargs):
+        rows_seen.append(np.shape(scores)[0])
+        return real(scores, relevant, *args, **kwargs)
+
+    import learnsim.evaluation as evaluation
+    monkeypatch.setattr(evaluation, "per_query_measures", spy)
+    model = linklearn.LinkLearn(2, 2, 2, max_iter=200, validation_interval=100, baseline_holdout=0.3,
+                                random_state=0).fit(X, links, validation=(Xv, links_v))
+    assert rows_seen and max(rows_seen) <= 10
+    adjacency = links_v.symmetric().adjacency.tocsr()
+    queries = linklearn._query_rows(adjacency, 0)
+    assert queries.size == 10 and np.all(np.diff(adjacency.indptr)[queries] > 0)
+    np.testing.assert_array_equal(queries, linklearn._query_rows(adjacency, 0))      # seeded
+    # the sampled queries' measures equal the whole matrix's rows for them
+    W = model._weighted(model.coef_, model._fitted_mlps(), linklearn._Codes(sp.csr_matrix(Xv)))
+    S = (W @ W.T).toarray()
+    whole = real(S, adjacency, exclude_self=True, measures=("ap",))["ap"]
+    sampled = linklearn._block_ap(lambda r: S[r], adjacency, queries, ("ap",))["ap"]
+    np.testing.assert_allclose(sampled, whole[queries], rtol=0, atol=1e-12)
+    assert model.baseline_gain_ is not None
 
 
 # ----------------------------------------------------------------------------- MCD's basis

@@ -179,3 +179,27 @@ def test_damaged_or_edited_partition_files_give_a_clear_error(built, tmp_path):
     (path / "manifest.json").write_text("{not json")
     with pytest.raises(IndexFormatError, match="cannot read manifest.json"):
         DistributedIndex.open(path)
+
+
+def test_distance_queries_in_a_batch_equal_one_at_a_time(built, monkeypatch):
+    """A distance model's (MCD) batch of queries is scored by two matrix products per block of
+    queries in each partition (_distance_batch), with the hits of one query at a time."""
+    from learnsim.distributed import _partition
+
+    dist, _ = built["mcd"]
+    m = {key: dist.manifest.get(key) for key in ("kind", "n_features", "dense_dim")}
+    assert m["kind"] == "distance"
+    queries = _queries() * 2
+    rows = dist.query_rows(queries)
+    for entry in dist.manifest["partitions"]:
+        batch = _partition.search_partition(str(dist.path), entry, m, rows, 7)
+        for i, q in enumerate(queries):
+            pos, vals = _partition.search_partition(str(dist.path), entry, m, dist.query_rows([q]), 7)[0]
+            np.testing.assert_array_equal(batch[i][0], pos)
+            np.testing.assert_allclose(batch[i][1], vals, rtol=0, atol=1e-6 * max(1.0, np.abs(vals).max()))
+    # blocks of one query give the same
+    last = _partition.search_partition(str(dist.path), dist.manifest["partitions"][-1], m, rows, 7)
+    monkeypatch.setattr(_partition, "_DISTANCE_BLOCK_SCORES", 1)
+    again = _partition.search_partition(str(dist.path), dist.manifest["partitions"][-1], m, rows, 7)
+    for a, b in zip(again, last):
+        np.testing.assert_array_equal(a[0], b[0])

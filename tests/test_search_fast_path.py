@@ -32,6 +32,25 @@ def test_select_smallest_equals_smallest_k(dtype):
         np.testing.assert_array_equal(vals, ref_vals)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_select_smallest_one_row_equals_smallest_k(dtype):
+    """The one-query path (_select_smallest_row: more blocks than k, the k-th smallest minimum as
+    the bound) keeps the (value, column) order and the ties at the cut of _smallest_k."""
+    rng = np.random.default_rng(2)
+    for trial in range(200):
+        n = int(rng.integers(1, 40_000 if trial % 10 == 0 else 3000))
+        k = int(rng.integers(1, min(n, 40) + 1))
+        kind = trial % 3
+        S = (rng.integers(-2, 3, size=(1, n)) if kind == 0 else rng.standard_normal((1, n)) if kind == 1
+             else np.sort(rng.integers(0, 5, size=(1, n)))).astype(dtype)       # sorted: ties in runs
+        cols, vals = _select_smallest(S, k)
+        ref_cols, ref_vals = _smallest_k(S, k)
+        np.testing.assert_array_equal(cols, ref_cols)
+        np.testing.assert_array_equal(vals, ref_vals)
+    cols, vals = _select_smallest(np.zeros((1, 500), dtype=dtype), 9)
+    np.testing.assert_array_equal(cols, [np.arange(9)])
+
+
 def test_select_smallest_all_equal_row():
     S = np.zeros((2, 100), dtype=np.float32)
     cols, vals = _select_smallest(S, 7)

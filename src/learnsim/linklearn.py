@@ -78,6 +78,41 @@ _FACTORS = ("tf", "idf", "length")
 # The validation's similarities are computed by blocks of queries of about this many entries
 # (float64: 32 MB), so that its memory does not grow as n_val^2 (issue 16, part 3).
 _VALIDATION_BLOCK_ELEMENTS = 1 << 22
+# The validation and the held-out check rank every document for at most this many query
+# documents (a seeded sample of those with links; all of them below it), so that their cost
+# grows like n, not n^2: at 1M documents the held-out fifth would otherwise score 4e10 pairs.
+# The mean AvgP of 2,000 queries estimates the whole part's to about +-0.005 (its spread over
+# queries is about 0.25 on Wikispeedia), well inside the held-out check's own interval.
+_MAX_VALIDATION_QUERIES = 2000
+
+
+def _query_rows(adjacency, seed):
+    """The query documents of a validation or held-out part: every row, or a seeded sample of
+    ``_MAX_VALIDATION_QUERIES`` of the rows with a link (sorted) when there are more."""
+    n = adjacency.shape[0]
+    linked = np.flatnonzero(np.diff(sp.csr_matrix(adjacency).indptr) > 0)
+    if linked.size <= _MAX_VALIDATION_QUERIES:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(seed).choice(linked, _MAX_VALIDATION_QUERIES, replace=False))
+
+
+def _block_ap(score_rows, adjacency, queries, measures):
+    """Per-query measures (each query ranking every document but itself) of the rows
+    ``queries``, scored by blocks of about ``_VALIDATION_BLOCK_ELEMENTS`` similarities."""
+    from .evaluation import per_query_measures
+
+    n = adjacency.shape[0]
+    step = max(1, _VALIDATION_BLOCK_ELEMENTS // max(n, 1))
+    out = {m: [] for m in measures}
+    for start in range(0, queries.size, step):
+        rows = queries[start:start + step]
+        S = score_rows(rows)
+        # each query leaves its own ranking (exclude_self, with the block's own indices)
+        own = sp.csr_matrix((np.ones(rows.size, dtype=bool), (np.arange(rows.size), rows)), shape=S.shape)
+        found = per_query_measures(S, adjacency[rows], exclude=own, measures=measures)
+        for m in measures:
+            out[m].append(found[m])
+    return {m: np.concatenate(v) if v else np.zeros(0) for m, v in out.items()}
 #: The baseline of LinkLearn and what it falls back to.
 BASELINE_NAME = "tf.idf cosine"
 #: ``transform`` warns when a collection's mean length differs from the training collection's by
@@ -484,27 +519,24 @@ class LinkLearn(BaseEstimator):
         return total / n, grad
 
     # ------------------------------------------------------------------ validation
-    def _validation_scores(self, theta, mlps, codes, adjacency):
-        from .evaluation import constraint_error_rate, per_query_measures
+    def _validation_scores(self, theta, mlps, codes, adjacency, queries):
+        from .evaluation import constraint_error_rate
+
         W = self._weighted(theta, mlps, codes)
         Wt = W.T.tocsc()
-        n = W.shape[0]
         adjacency = sp.csr_matrix(adjacency)
-        # the n_val x n_val similarities by blocks of queries, never the whole matrix at once
-        step = max(1, _VALIDATION_BLOCK_ELEMENTS // max(n, 1))
-        ap, p10, err = [], [], []
-        for start in range(0, n, step):
-            rows = np.arange(start, min(n, start + step))
+        errors = []
+
+        def score_rows(rows):
             S = (W[rows] @ Wt).toarray()
-            # each query leaves its own ranking (exclude_self, with the block's own indices)
             own = sp.csr_matrix((np.ones(rows.size, dtype=bool), (np.arange(rows.size), rows)), shape=S.shape)
-            m = per_query_measures(S, adjacency[rows], exclude=own, measures=("ap", "p@10"))
-            ap.append(m["ap"])
-            p10.append(m["p@10"])
-            err.append(constraint_error_rate(S, adjacency[rows], exclude=own))
-        ap, p10, err = np.concatenate(ap), np.concatenate(p10), np.concatenate(err)
+            errors.append(constraint_error_rate(S, adjacency[rows], exclude=own))
+            return S
+
+        m = _block_ap(score_rows, adjacency, queries, ("ap", "p@10"))
+        ap, err = m["ap"], np.concatenate(errors)
         keep = ~np.isnan(ap)
-        return {"ap": float(np.mean(ap[keep])), "p@10": float(np.mean(p10[keep])),
+        return {"ap": float(np.mean(ap[keep])), "p@10": float(np.mean(m["p@10"][keep])),
                 "error_rate": float(np.nanmean(err))}
 
     def _weighted(self, theta, mlps, codes):
@@ -573,7 +605,8 @@ class LinkLearn(BaseEstimator):
             if Xv.shape[1] != X.shape[1]:
                 raise ValueError(f"validation X has {Xv.shape[1]} terms but X has {X.shape[1]}: use one vocabulary")
             links_v = _as_links(validation[1], Xv.shape[0], "validation links")
-            val = (_Codes(Xv), links_v.symmetric().adjacency)
+            adjacency_v = links_v.symmetric().adjacency
+            val = (_Codes(Xv), adjacency_v, _query_rows(adjacency_v, 0))
 
         codes = _Codes(X)
         scaling = []
@@ -659,18 +692,18 @@ class LinkLearn(BaseEstimator):
         return self
 
     def _held_out_ap(self, theta, mlps, X, links):
-        """Each held-out document's AvgP of its linked documents among the held-out documents,
-        under the learned weighting (theta) and under the tf.idf cosine (NaN without a link)."""
-        from .evaluation import per_query_measures
+        """Each held-out query document's AvgP of its linked documents among the held-out
+        documents, under the learned weighting (theta) and under the tf.idf cosine (NaN without
+        a link); the same queries (all, or a seeded sample: ``_MAX_VALIDATION_QUERIES``) for both."""
         adjacency = links.symmetric().adjacency.tocsr()
+        queries = _query_rows(adjacency, 0)
         out = []
         for W in (self._weighted(theta, mlps, _Codes(X)), tfidf_cosine_weights(X)):
             W = W.tocsr()
             WT = W.T.tocsc()
             # block by block: a held-out part of a large corpus never needs its whole score matrix
-            m = per_query_measures(lambda rows, W=W, WT=WT: (W[rows] @ WT).toarray(), adjacency,
-                                   exclude_self=True, measures=("ap",))
-            out.append(m["ap"])
+            out.append(_block_ap(lambda rows, W=W, WT=WT: (W[rows] @ WT).toarray(), adjacency, queries,
+                                 ("ap",))["ap"])
         return out
 
     # ------------------------------------------------------------------ using it

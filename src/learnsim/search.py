@@ -46,6 +46,8 @@ _MIN_QUERY_BLOCK = 64
 # Below this many corpus items per result, the block-minimum filter of _select_smallest keeps
 # most of a row anyway, so selection goes through _smallest_k.
 _FILTER_MIN_ITEMS_PER_K = 4
+# Blocks per result in the one-row filter of _select_smallest_row.
+_ROW_BLOCKS_PER_K = 8
 # The arrays check_matrix returns unchanged: the dtypes it keeps (native byte order).
 _FAST_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -195,6 +197,8 @@ def _select_smallest(S, k):
     m, n = S.shape
     if n < _FILTER_MIN_ITEMS_PER_K * k:
         return _smallest_k(S, k)
+    if m == 1:
+        return _select_smallest_row(S[0], k)
     width = n // k
     # the last block runs to the end of the row; reduceat needs no copy of S
     threshold = np.minimum.reduceat(S, np.arange(0, width * k, width), axis=1).max(axis=1)
@@ -207,6 +211,25 @@ def _select_smallest(S, k):
     np.cumsum(np.bincount(rows, minlength=m)[:-1], out=starts[1:])
     take = order[starts[:, None] + np.arange(k)]
     return cols[take].astype(np.int64, copy=False), vals[take]
+
+
+def _select_smallest_row(s, k):
+    """:func:`_select_smallest` of one row (a single query), in a few numpy calls: its fixed cost
+    is most of a small search's (measured: 60 us of 190 at 2,000 rows).
+
+    The row is cut into up to ``_ROW_BLOCKS_PER_K * k`` blocks; the k-th smallest block minimum
+    is at or above k distinct values, so the k smallest (ties at the cut included) are at or
+    below it. More blocks than k make that bound tighter: about k to 2k candidates to sort.
+    """
+    n = s.shape[0]
+    blocks = min(_ROW_BLOCKS_PER_K * k, n // _FILTER_MIN_ITEMS_PER_K)
+    width = n // blocks
+    minima = np.minimum.reduceat(s, np.arange(0, width * blocks, width))
+    threshold = np.partition(minima, k - 1)[k - 1]
+    cols = np.flatnonzero(s <= threshold)
+    vals = s[cols]
+    order = np.lexsort((cols, vals))[:k]
+    return cols[order][None, :], vals[order][None, :]
 
 
 def _score_block(Q_block, C_chunk, q_sq_norms, c_sq_norms, metric):

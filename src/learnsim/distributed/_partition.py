@@ -22,6 +22,11 @@ from ..index._segments import IndexFormatError, Segment, write_segment
 
 __all__ = ["write_partition", "open_segment", "PartitionTexts", "search_partition", "merge_best"]
 
+# A distance model's queries are scored in blocks from this many (fewer: one at a time, as
+# Index.search does), with at most this many float64 distances held at once (32 MB).
+_MIN_DISTANCE_BATCH = 4
+_DISTANCE_BLOCK_SCORES = 1 << 22
+
 
 def _utf8_blob(strings):
     encoded = [s.encode("utf-8", "surrogatepass") for s in strings]
@@ -139,11 +144,57 @@ def search_partition(path, entry, manifest, rows, k):
         # several dense queries: one matrix product for them all, as Index.search takes them
         seg.check()
         return [(order + offset, values) for order, values in best_k_dense_batch([seg], rows.dense, k)]
+    if distance and len(rows) >= _MIN_DISTANCE_BATCH:
+        seg.check()
+        return [(order + offset, values) for order, values in _distance_batch(seg, rows, k)]
     out = []
     for i in range(len(rows)):
         s, d, q = rows.row(i)
         order, values = best_k([seg], s, d, q, distance, k)
         out.append((order + offset, values))
+    return out
+
+
+def _distance_batch(seg, rows, k):
+    """The k closest rows of a distance model's segment for every query of ``rows``, as
+    :func:`learnsim.index._scan.best_k` finds them one at a time (minus the distance, ties to the
+    lower position), with the inner products of a block of queries in two matrix products (the
+    posting lists read once for the block, not once a query): 93-165 ms a query at 500k rows in
+    10 partitions before. The inner products differ from one at a time only by the order of the
+    sums (float32 rows), so two rows that close may swap."""
+    import scipy.sparse as sp
+
+    from ..index._kernels import largest_k
+
+    n = seg.n
+    out = []
+    if n == 0:
+        return [(np.zeros(0, dtype=np.int64), np.zeros(0)) for _ in range(len(rows))]
+    X = None
+    if seg.indptr is not None:
+        X = sp.csc_matrix((np.asarray(seg.data), np.asarray(seg.indices), np.asarray(seg.indptr)),
+                          shape=(n, seg.indptr.shape[0] - 1))
+    sq_rows = np.asarray(seg.sq, dtype=np.float64)
+    step = max(1, _DISTANCE_BLOCK_SCORES // n)
+    for lo in range(0, len(rows), step):
+        block = range(lo, min(lo + step, len(rows)))
+        inner = np.zeros((len(block), n))
+        if X is not None:
+            terms = [rows.sparse[i] for i in block]
+            if any(t is not None and t[0].size for t in terms):
+                lengths = [0 if t is None else t[0].size for t in terms]
+                Q = sp.csr_matrix((np.concatenate([t[1] for t in terms if t is not None] or [np.zeros(0)]),
+                                   np.concatenate([t[0] for t in terms if t is not None] or [np.zeros(0, dtype=np.int64)]),
+                                   np.concatenate([[0], np.cumsum(lengths)])), shape=(len(block), X.shape[1]))
+                inner += (X @ Q.T.astype(np.float64)).T.toarray()
+        if rows.dense is not None and seg.dense is not None:
+            Qd = np.ascontiguousarray(rows.dense[lo:lo + len(block)], dtype=seg.dense.dtype)
+            inner += (Qd @ np.asarray(seg.dense).T).astype(np.float64)
+        q_sq = np.array([rows.row(i)[2] for i in block], dtype=np.float64)
+        values = -np.sqrt(np.maximum(q_sq[:, None] + sq_rows[None, :] - 2.0 * inner, 0.0))
+        for row in range(len(block)):
+            pos = largest_k(values[row], k, None, n)
+            out.append((pos, values[row, pos]))
     return out
 
 
