@@ -267,7 +267,9 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         # the training clusters keep their weights (sec. 4.3)
         probe.fit(X, Clusters._from_parent(np.where(is_held, -1, labels), clus))
         # bound the n x n scoring: whole held-out clusters up to max_validation_items (<= limit) items
-        sizes = np.array([(labels == c).sum() for c in held_ids])
+        # one count of every cluster (a pass over the labels per held-out cluster was n x clusters:
+        # about 30 s of a 97 s fit at 1M documents in clusters of 1-5)
+        sizes = np.bincount(np.searchsorted(ids, labels[labels >= 0]), minlength=ids.size)[held]
         order = rng.permutation(len(held_ids))
         budget = max(int(self.max_validation_items), int(sizes.max()))
         take = held_ids[order[np.cumsum(sizes[order]) <= budget]]
