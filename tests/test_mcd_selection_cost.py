@@ -258,3 +258,34 @@ def test_larger_bases_skipped_when_a_smaller_one_wins(monkeypatch):
     m = MinimumClusterDistortion(basis_grid=(2, 4, 8), random_state=3, baseline_holdout=None).fit(X, y)
     assert requested == [4]
     assert set(m.cv_results_["n_basis"]) == {2, 4} and m.n_basis_ == 2
+
+
+def test_selection_on_a_sample_of_whole_clusters_above_the_row_bound(monkeypatch):
+    """Above _SELECTION_MAX_ROWS clustered rows the settings are chosen on a seeded sample of
+    whole clusters (its own basis and folds): the selection sees only the sampled rows, the
+    metric is then fitted on every row, and below the bound nothing changes (no draw)."""
+    X, y = _anisotropic(0, n_clusters=24, per=15)
+    params = dict(basis_grid=(2, 4, 8), random_state=3, baseline_holdout=None)
+    whole = MinimumClusterDistortion(**params).fit(X, y)
+    monkeypatch.setattr(mcd, "_SELECTION_MAX_ROWS", 10**9)
+    np.testing.assert_array_equal(MinimumClusterDistortion(**params).fit(X, y).weights_, whole.weights_)
+
+    monkeypatch.setattr(mcd, "_SELECTION_MAX_ROWS", 120)
+    seen = []
+    real = MinimumClusterDistortion._select
+
+    def spy(self, Xs, basis_of, labels, ids, weights, grids, rng):
+        seen.append((Xs.shape[0], np.unique(labels[labels >= 0]).size, ids.size, weights.size))
+        return real(self, Xs, basis_of, labels, ids, weights, grids, rng)
+
+    monkeypatch.setattr(MinimumClusterDistortion, "_select", spy)
+    sampled = MinimumClusterDistortion(**params).fit(X, y)
+    (rows, labelled, n_ids, n_weights), = seen
+    assert rows == 120 and labelled == n_ids == n_weights == 8          # 8 whole clusters of 15
+    # the metric itself comes from every cluster: its scatter is not the sample's
+    fixed = MinimumClusterDistortion(n_basis=sampled.n_basis_, shrinkage=sampled.shrinkage_,
+                                     complement_weight=sampled.complement_weight_, baseline_holdout=None,
+                                     random_state=3).fit(X, y)
+    np.testing.assert_allclose(sampled.get_mahalanobis_matrix(), fixed.get_mahalanobis_matrix(), rtol=1e-8, atol=1e-10)
+    again = MinimumClusterDistortion(**params).fit(X, y)
+    assert again.cv_results_ == sampled.cv_results_                     # seeded

@@ -47,8 +47,10 @@ class _PrincipalBasis:
         Y = self.coords[rows]
         pos = np.searchsorted(ids, labels[rows])
         sizes = np.bincount(pos, minlength=len(ids))
-        centroids = np.zeros((len(ids), Y.shape[1]))
-        np.add.at(centroids, pos, Y)
+        # the per-cluster sums as one sparse product: np.add.at took 2.7 of 8 s of the selection's
+        # scatters at 100k rows
+        member = sp.csr_matrix((np.ones(pos.size), (pos, np.arange(pos.size))), shape=(len(ids), pos.size))
+        centroids = np.asarray(member @ Y)
         centroids /= np.maximum(sizes, 1)[:, None]
         with np.errstate(over="ignore", invalid="ignore"):
             Z = (Y - centroids[pos]) * np.sqrt(np.asarray(cluster_weights)[pos])[:, None]
