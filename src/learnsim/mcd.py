@@ -69,8 +69,9 @@ _FIRST_STAGE_BASIS = 64
 # of at most this many rows (their basis, folds and scoring), and the metric is then fitted on
 # every row with the settings chosen: the selection's cost (a rank-256 basis, a 256 x 256
 # scatter per fold) stays that of this many rows, and the default fit a bounded multiple of the
-# fixed-settings fit at any size (issue 16: 6.8x at 100k sentences in clusters of 1-5 before).
-_SELECTION_MAX_ROWS = 50_000
+# fixed-settings fit at any size (issue 16: 6.8x at 100k sentences in clusters of 1-5 before;
+# with 50,000 rows, 3.85x on the synthetic 100k of bench_mcd_selection.py).
+_SELECTION_MAX_ROWS = 20_000
 # Used when there are too few clusters to select on held-out ones: the paper's own metric.
 _FALLBACK = {"shrinkage": 0.0, "complement_weight": 0.0}
 # What the metric is measured against (see learnsim.baseline) and how its measures are called.
@@ -698,7 +699,7 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
 
 
 def _selection_sample(labels, ids, cluster_weights, rng):
-    """(rows, cluster ids, their weights) of whole clusters drawn in a seeded random order until
+    """(rows, cluster ids, their weights) of whole clusters drawn in a seeded random order up to
     ``_SELECTION_MAX_ROWS`` clustered rows (at least 4 clusters), or None when every clustered
     row fits (then nothing is drawn from ``rng``)."""
     clustered = labels >= 0
