@@ -22,8 +22,9 @@ Implementation notes
   for three one-input MLPs): a step costs a few passes over the non-zeros of the training
   count matrix, never an MLP call per non-zero.
 * All pairs (l+, l-) of a document are handled exactly, without enumerating them: with the
-  negatives' scores sorted, the number of negatives that violate the margin against each
-  positive (and the reverse) comes from one ``searchsorted`` (``_hinge_coefficients``).
+  positives' margins sorted, the number of negatives that violate the margin against each
+  positive (and the reverse) comes from one ``searchsorted`` of the negatives among them and
+  two bin counts (``_hinge_coefficients``); the negatives are not sorted.
 * Each MLP's input is shifted and scaled by the mean and standard deviation of its training
   values (an affine change the first layer could absorb: the function class is the paper's),
   so that the tanh units start in their linear range whatever the scale of tf or l.
@@ -288,17 +289,26 @@ def _hinge_coefficients(scores, positive, negative):
     """C_d of eq. (4) and dC_d/ds for one document, over all (l+, l-) pairs at once.
 
     ``scores`` are sim(d, .) for every document; ``positive`` / ``negative`` index L(d) and its
-    complement (d itself excluded). max(0, 1 - s_p + s_n) > 0 exactly when s_n > s_p - 1.
+    complement (d itself excluded). max(0, 1 - s_p + s_n) > 0 exactly when s_n > s_p - 1, so
+    each negative falls in one bin among the positives' sorted margins s_p - 1: the number of
+    margins below s_n is how many positives it violates, and the bins' counts and sums, summed
+    from the top, are how many negatives violate each positive and their total. The negatives
+    (nearly every document) are never sorted: O(n log |L(d)|), not O(n log n).
     """
     sp_, sn = scores[positive], scores[negative]
     n_pairs = float(sp_.size) * float(sn.size)
-    sn_sorted = np.sort(sn)
-    suffix = np.concatenate([np.cumsum(sn_sorted[::-1])[::-1], [0.0]])
-    first = np.searchsorted(sn_sorted, sp_ - 1.0, side="right")
-    n_violating = sn.size - first                           # negatives above s_p - 1
-    loss = float(np.sum(n_violating * (1.0 - sp_) + suffix[first])) / n_pairs
-    sp_sorted = np.sort(sp_)
-    n_beaten = np.searchsorted(sp_sorted, sn + 1.0, side="left")   # positives below s_n + 1
+    order = np.argsort(sp_, kind="stable")
+    margins = sp_[order] - 1.0
+    n_beaten = np.searchsorted(margins, sn, side="left")     # the margins below s_n
+    k = sp_.size
+    # negatives in bins above j violate the j-th smallest margin
+    above_count = np.cumsum(np.bincount(n_beaten, minlength=k + 1)[::-1])[::-1]
+    above_sum = np.cumsum(np.bincount(n_beaten, weights=sn, minlength=k + 1)[::-1])[::-1]
+    n_violating = np.empty(k)
+    violating_sum = np.empty(k)
+    n_violating[order] = above_count[1:]
+    violating_sum[order] = above_sum[1:]
+    loss = float(np.sum(n_violating * (1.0 - sp_) + violating_sum)) / n_pairs
     coef = np.zeros(scores.size)
     coef[positive] = -n_violating / n_pairs
     coef[negative] = n_beaten / n_pairs
@@ -472,45 +482,55 @@ class LinkLearn(BaseEstimator):
         s_j = sum_t W_jt W_dt involves only the terms of d, so a step touches only the postings
         of d's terms (the documents sharing a term with d), not the whole count matrix: the
         other documents score 0 and get no gradient through W_j.
+
+        The postings are the bulk of the work (a few times n for a corpus with common words), so
+        eq. (5)'s factors are taken out of the sums over them wherever they can be: with
+        v_t = f_idf(idf_t) W_dt, s_j = f_l(l_j) u_j where u_j = sum_t f_tf(tf_jt) v_t, so f_l is
+        applied per document, not per posting, and the gradients need one gather and three
+        passes over the postings.
         """
         factors = self._factor_values(theta, mlps, codes)
         f_tf, f_idf, f_len = (y for y, _ in factors)
         dy = [np.zeros(codes.values(name).size) for name in _FACTORS]
         X = codes.X
         col_ptr, col_len, col_rows, col_tf = codes.postings
+        l_doc = f_len[codes.length_code_doc]                # f_l(l_j) of every document
         total = 0.0
         for d in docs:
             lo, hi = X.indptr[d], X.indptr[d + 1]
             terms = X.indices[lo:hi]
             tf_d, idf_d = codes.tf_code[lo:hi], codes.idf_code_term[terms]
             len_d = codes.length_code_doc[d]
-            a_d, b_d, l_d = f_tf[tf_d], f_idf[idf_d], f_len[len_d]
-            w_d = a_d * b_d * l_d
-            # the postings of d's terms: positions into the column arrays, and which term of d
-            starts, counts = col_ptr[terms], col_len[terms]
-            local = np.repeat(np.arange(terms.size), counts)
-            pos = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(local.size)
-            rows, tf_p = col_rows[pos], col_tf[pos]
-            len_p = codes.length_code_doc[rows]
-            a_p, l_p = f_tf[tf_p], f_len[len_p]
-            w_p = a_p * b_d[local] * l_p
-            scores = np.bincount(rows, weights=w_p * w_d[local], minlength=codes.n_docs)
+            a_d, b_d = f_tf[tf_d], f_idf[idf_d]
+            w_d = a_d * b_d * f_len[len_d]
+            v = b_d * w_d
+            # the postings of d's terms, term after term (contiguous slices of the column
+            # arrays); every segment holds d itself, so none is empty (reduceat below)
+            counts = col_len[terms]
+            rows = np.concatenate([col_rows[col_ptr[t]:col_ptr[t + 1]] for t in terms])
+            tf_p = np.concatenate([col_tf[col_ptr[t]:col_ptr[t + 1]] for t in terms])
+            a_p = f_tf[tf_p]
+            v_p = np.repeat(v, counts)
+            u = np.bincount(rows, weights=a_p * v_p, minlength=codes.n_docs)
+            scores = l_doc * u
             linked = adjacency.indices[adjacency.indptr[d]:adjacency.indptr[d + 1]]
             is_neg = np.ones(codes.n_docs, dtype=bool)
             is_neg[linked] = False
             is_neg[d] = False
             loss, coef = _hinge_coefficients(scores, linked, np.flatnonzero(is_neg))
             total += loss
-            # dC/dW_jt = c_j W_dt on the postings; dC/dW_dt = sum_j c_j W_jt (c_d = 0)
-            c_p = coef[rows]
-            g_p = c_p * w_d[local]
-            g_d = np.bincount(local, weights=c_p * w_p, minlength=terms.size)
-            # chain rule to the factor values, through both the postings and d's own entries
-            dy[0] += np.bincount(tf_p, weights=g_p * b_d[local] * l_p, minlength=dy[0].size)
-            dy[0] += np.bincount(tf_d, weights=g_d * b_d * l_d, minlength=dy[0].size)
-            per_term_idf = np.bincount(local, weights=g_p * a_p * l_p, minlength=terms.size) + g_d * a_d * l_d
+            # dC/ds_j = c_j. Through the postings: dC/df_tf(tf_jt) = c_j f_l(l_j) v_t,
+            # dC/df_l(l_j) = c_j u_j, and sum_j c_j W_jt = f_idf(idf_t) R_t with
+            # R_t = sum_j c_j f_l(l_j) f_tf(tf_jt), which is dC/dW_dt (c_d = 0)
+            cl_p = (coef * l_doc)[rows]
+            dy[0] += np.bincount(tf_p, weights=cl_p * v_p, minlength=dy[0].size)
+            dy[2] += np.bincount(codes.length_code_doc, weights=coef * u, minlength=dy[2].size)
+            R = np.add.reduceat(cl_p * a_p, np.cumsum(counts) - counts)
+            g_d = b_d * R
+            # d's own entries W_dt = f_tf(tf_dt) f_idf(idf_t) f_l(l_d)
+            dy[0] += np.bincount(tf_d, weights=g_d * b_d * f_len[len_d], minlength=dy[0].size)
+            per_term_idf = w_d * R + g_d * a_d * f_len[len_d]
             dy[1] += np.bincount(idf_d, weights=per_term_idf, minlength=dy[1].size)
-            dy[2] += np.bincount(len_p, weights=g_p * a_p * b_d[local], minlength=dy[2].size)
             dy[2][len_d] += float(np.dot(g_d, a_d * b_d))
         n = len(docs)
         grad = np.empty_like(theta)
