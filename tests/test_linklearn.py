@@ -68,6 +68,20 @@ def test_hinge_coefficients_match_the_pairwise_sum():
     assert coef[5] == 0.0                         # d itself: neither positive nor negative
 
 
+def test_hinge_coefficients_at_the_margin_and_with_tied_positives():
+    # integer scores put negatives exactly on a positive's margin s_p - 1 (not a violation:
+    # max(0, 1 - s_p + s_n) = 0 there) and give positives equal scores
+    s = np.array([9.0, 3.0, 3.0, 1.0, 2.0, 2.0, 3.0, 0.0, 5.0, 1.5])
+    pos, neg = np.array([1, 2, 3]), np.array([4, 5, 6, 7, 8, 9])
+    loss, coef = _hinge_coefficients(s, pos, neg)
+    brute = np.maximum(0.0, 1.0 - s[pos][:, None] + s[neg][None, :])
+    assert loss == pytest.approx(brute.mean(), rel=1e-12)
+    active = brute > 0
+    np.testing.assert_array_equal(coef[pos], -active.sum(axis=1) / active.size)
+    np.testing.assert_array_equal(coef[neg], active.sum(axis=0) / active.size)
+    assert coef[0] == 0.0
+
+
 def test_gradient_matches_finite_differences(corpus):
     X, links, _ = corpus
     model = LinkLearn(3, 4, 2, random_state=0)
@@ -92,6 +106,24 @@ def test_gradient_matches_finite_differences(corpus):
     assert loss > 0
     # the hinge has kinks; away from them (no pair exactly at the margin) the match is tight
     np.testing.assert_allclose(grad, numeric, rtol=1e-4, atol=1e-7)
+
+
+def test_postings_sliced_or_gathered_give_the_same_step(corpus, monkeypatch):
+    import learnsim.linklearn as ll
+
+    X, links, _ = corpus
+    model = LinkLearn(3, 4, 2, random_state=0)
+    codes = _Codes(sp.csr_matrix(X))
+    adjacency = links.symmetric().adjacency
+    mlps = model._mlps(model._check_params(), [(0.0, 1.0)] * 3)
+    theta = np.concatenate([m.init(np.random.default_rng(5)) for m in mlps])
+    docs = np.flatnonzero(np.diff(adjacency.indptr))[:8]
+    steps = []
+    for bound in (0, 10**9):                       # every list sliced; every list gathered
+        monkeypatch.setattr(ll, "_SLICE_MIN_MEAN_POSTINGS", bound)
+        steps.append(model._batch_gradient(theta, mlps, codes, adjacency, docs))
+    assert steps[0][0] == pytest.approx(steps[1][0], rel=1e-12)
+    np.testing.assert_allclose(steps[0][1], steps[1][1], rtol=1e-10, atol=1e-14)
 
 
 def test_weights_are_the_product_of_three_positive_functions(fitted):

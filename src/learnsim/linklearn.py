@@ -85,6 +85,8 @@ _VALIDATION_BLOCK_ELEMENTS = 1 << 22
 # The mean AvgP of 2,000 queries estimates the whole part's to about +-0.005 (its spread over
 # queries is about 0.25 on Wikispeedia), well inside the held-out check's own interval.
 _MAX_VALIDATION_QUERIES = 2000
+# a term's postings are copied as a slice when d's terms have this many on average (else gathered)
+_SLICE_MIN_MEAN_POSTINGS = 200
 
 
 def _query_rows(adjacency, seed):
@@ -282,6 +284,21 @@ class _Codes:
 
     def codes(self, name):
         return getattr(self, f"{name}_code")
+
+
+def _postings_of(terms, counts, col_ptr, col_rows, col_tf):
+    """The rows and tf codes of the postings of ``terms`` (their column slices, in order).
+
+    Long lists (a large collection's common words) are copied slice by slice; many short ones
+    (long documents in a small collection) by one gather, where a Python call per term would
+    cost more than the copy."""
+    total = int(counts.sum())
+    if total >= _SLICE_MIN_MEAN_POSTINGS * terms.size:
+        rows = np.concatenate([col_rows[col_ptr[t]:col_ptr[t + 1]] for t in terms])
+        tf = np.concatenate([col_tf[col_ptr[t]:col_ptr[t + 1]] for t in terms])
+        return rows, tf
+    pos = np.repeat(col_ptr[terms] - (np.cumsum(counts) - counts), counts) + np.arange(total)
+    return col_rows[pos], col_tf[pos]
 
 
 # --------------------------------------------------------------------------- the cost of eq. (4)
@@ -504,11 +521,10 @@ class LinkLearn(BaseEstimator):
             a_d, b_d = f_tf[tf_d], f_idf[idf_d]
             w_d = a_d * b_d * f_len[len_d]
             v = b_d * w_d
-            # the postings of d's terms, term after term (contiguous slices of the column
-            # arrays); every segment holds d itself, so none is empty (reduceat below)
+            # the postings of d's terms, term after term; every segment holds d itself, so none
+            # is empty (reduceat below)
             counts = col_len[terms]
-            rows = np.concatenate([col_rows[col_ptr[t]:col_ptr[t + 1]] for t in terms])
-            tf_p = np.concatenate([col_tf[col_ptr[t]:col_ptr[t + 1]] for t in terms])
+            rows, tf_p = _postings_of(terms, counts, col_ptr, col_rows, col_tf)
             a_p = f_tf[tf_p]
             v_p = np.repeat(v, counts)
             u = np.bincount(rows, weights=a_p * v_p, minlength=codes.n_docs)
