@@ -17,10 +17,13 @@ Data sets:
   sizes vary 1:3, so that clusters grow with n; each cluster draws 40 % of its tokens from its
   own 60 topical words, 20-80 tokens a document), tf-idf with L2-normalised rows; 80 clusters fit
   and at most 2,000 items of the 20 others are tested.
+* ``sentences`` (``--sentences``): the sentence corpus of ``bench_growth.py``'s MCD rows, many
+  small clusters and singletons; 5 % of the clusters (at most 2,000 sentences) tested.
 
     python benchmarks/bench_mcd_selection.py                       # 20ng + 10k, 30k, 100k
     python benchmarks/bench_mcd_selection.py --sizes 10000 --no-20ng
     python benchmarks/bench_mcd_selection.py --json results/mcd-selection.json
+    python benchmarks/bench_mcd_selection.py --no-20ng --sizes "" --sentences 300000,1000000
 """
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ import json
 import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -89,6 +93,26 @@ def synthetic(n, seed=0, n_clusters=100, vocab=20000, n_test_clusters=20, max_te
     return X[fit_rows], labels[fit_rows], X[test_rows], labels[test_rows]
 
 
+def sentences(n, seed=0, test_fraction=0.05, max_test=2000):
+    """``bench_growth``'s sentence corpus (clusters of 1-5 sentences, singletons labelled -1): the
+    corpus of its MCD growth rows, where clusters stay small as n grows. A seeded 5 % of the
+    clusters of >= 2 sentences (at most 2,000 of their sentences) is tested."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import bench_growth
+
+    data = bench_growth.sentence_data(n, seed)
+    X, labels = sp.csr_matrix(data["X"]), np.asarray(data["labels"])
+    rng = np.random.default_rng([seed, 7])
+    clusters = np.unique(labels[labels >= 0])
+    test_clusters = rng.choice(clusters, max(2, int(test_fraction * clusters.size)), replace=False)
+    is_test = np.isin(labels, test_clusters)
+    test_rows = np.flatnonzero(is_test)
+    if test_rows.size > max_test:
+        test_rows = np.sort(rng.choice(test_rows, max_test, replace=False))
+    fit_rows = np.flatnonzero(~is_test)
+    return X[fit_rows], labels[fit_rows], X[test_rows], labels[test_rows]
+
+
 def quality(model, Xt, yt):
     D2 = model.pairwise_distances(Xt, squared=True)
     return float(cluster_retrieval_report(-D2, yt, measures=("ap11",))["ap11"])
@@ -123,12 +147,16 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10000,30000,100000",
                     help="synthetic sizes, comma-separated (empty: none)")
+    ap.add_argument("--sentences", default="",
+                    help="sizes of bench_growth's sentence corpus, comma-separated (default: none)")
     ap.add_argument("--no-20ng", action="store_true", help="skip 20 Newsgroups")
     ap.add_argument("--json", help="append the rows to this JSON-lines file")
     args = ap.parse_args(argv)
     jobs = [] if args.no_20ng else [("20ng-5000", newsgroups)]
     for s in [int(s) for s in args.sizes.split(",") if s.strip()]:
         jobs.append((f"synthetic-{s}", lambda s=s: synthetic(s)))
+    for s in [int(s) for s in args.sentences.split(",") if s.strip()]:
+        jobs.append((f"sentences-{s}", lambda s=s: sentences(s)))
     rows = []
     for name, make in jobs:
         t = time.perf_counter()

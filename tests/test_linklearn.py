@@ -109,7 +109,7 @@ def test_gradient_matches_finite_differences(corpus):
 
 
 def test_postings_sliced_or_gathered_give_the_same_step(corpus, monkeypatch):
-    import learnsim.linklearn as ll
+    import learnsim._linklearn_step as step
 
     X, links, _ = corpus
     model = LinkLearn(3, 4, 2, random_state=0)
@@ -120,7 +120,7 @@ def test_postings_sliced_or_gathered_give_the_same_step(corpus, monkeypatch):
     docs = np.flatnonzero(np.diff(adjacency.indptr))[:8]
     steps = []
     for bound in (0, 10**9):                       # every list sliced; every list gathered
-        monkeypatch.setattr(ll, "_SLICE_MIN_MEAN_POSTINGS", bound)
+        monkeypatch.setattr(step, "SLICE_MIN_MEAN_POSTINGS", bound)
         steps.append(model._batch_gradient(theta, mlps, codes, adjacency, docs))
     assert steps[0][0] == pytest.approx(steps[1][0], rel=1e-12)
     np.testing.assert_allclose(steps[0][1], steps[1][1], rtol=1e-10, atol=1e-14)

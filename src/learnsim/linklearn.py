@@ -66,6 +66,8 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from ._linklearn_step import hinge_coefficients as _hinge_coefficients
+from ._linklearn_step import postings_of as _postings_of
 from ._progress import progress
 from ._validation import check_random_state, check_term_counts, state_array, state_number
 from .baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, compare, unchecked
@@ -85,8 +87,6 @@ _VALIDATION_BLOCK_ELEMENTS = 1 << 22
 # The mean AvgP of 2,000 queries estimates the whole part's to about +-0.005 (its spread over
 # queries is about 0.25 on Wikispeedia), well inside the held-out check's own interval.
 _MAX_VALIDATION_QUERIES = 2000
-# a term's postings are copied as a slice when d's terms have this many on average (else gathered)
-_SLICE_MIN_MEAN_POSTINGS = 200
 
 
 def _query_rows(adjacency, seed):
@@ -286,52 +286,7 @@ class _Codes:
         return getattr(self, f"{name}_code")
 
 
-def _postings_of(terms, counts, col_ptr, col_rows, col_tf):
-    """The rows and tf codes of the postings of ``terms`` (their column slices, in order).
-
-    Long lists (a large collection's common words) are copied slice by slice; many short ones
-    (long documents in a small collection) by one gather, where a Python call per term would
-    cost more than the copy."""
-    total = int(counts.sum())
-    if total >= _SLICE_MIN_MEAN_POSTINGS * terms.size:
-        rows = np.concatenate([col_rows[col_ptr[t]:col_ptr[t + 1]] for t in terms])
-        tf = np.concatenate([col_tf[col_ptr[t]:col_ptr[t + 1]] for t in terms])
-        return rows, tf
-    pos = np.repeat(col_ptr[terms] - (np.cumsum(counts) - counts), counts) + np.arange(total)
-    return col_rows[pos], col_tf[pos]
-
-
 # --------------------------------------------------------------------------- the cost of eq. (4)
-def _hinge_coefficients(scores, positive, negative):
-    """C_d of eq. (4) and dC_d/ds for one document, over all (l+, l-) pairs at once.
-
-    ``scores`` are sim(d, .) for every document; ``positive`` / ``negative`` index L(d) and its
-    complement (d itself excluded). max(0, 1 - s_p + s_n) > 0 exactly when s_n > s_p - 1, so
-    each negative falls in one bin among the positives' sorted margins s_p - 1: the number of
-    margins below s_n is how many positives it violates, and the bins' counts and sums, summed
-    from the top, are how many negatives violate each positive and their total. The negatives
-    (nearly every document) are never sorted: O(n log |L(d)|), not O(n log n).
-    """
-    sp_, sn = scores[positive], scores[negative]
-    n_pairs = float(sp_.size) * float(sn.size)
-    order = np.argsort(sp_, kind="stable")
-    margins = sp_[order] - 1.0
-    n_beaten = np.searchsorted(margins, sn, side="left")     # the margins below s_n
-    k = sp_.size
-    # negatives in bins above j violate the j-th smallest margin
-    above_count = np.cumsum(np.bincount(n_beaten, minlength=k + 1)[::-1])[::-1]
-    above_sum = np.cumsum(np.bincount(n_beaten, weights=sn, minlength=k + 1)[::-1])[::-1]
-    n_violating = np.empty(k)
-    violating_sum = np.empty(k)
-    n_violating[order] = above_count[1:]
-    violating_sum[order] = above_sum[1:]
-    loss = float(np.sum(n_violating * (1.0 - sp_) + violating_sum)) / n_pairs
-    coef = np.zeros(scores.size)
-    coef[positive] = -n_violating / n_pairs
-    coef[negative] = n_beaten / n_pairs
-    return loss, coef
-
-
 def link_hinge_loss(scores, positive, negative):
     """C_d of eq. (4) for one document from its scores sim(d, .) (a reference for tests)."""
     return _hinge_coefficients(np.asarray(scores, dtype=np.float64), positive, negative)[0]
