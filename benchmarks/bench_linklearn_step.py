@@ -7,7 +7,8 @@ the fit and its cost sets how the fit grows with n. This script loads ``linklear
 revision (``--before``, default the parent of the commit that changed the step) as a second module
 beside the current one (``git show``: the work tree is not touched; the rest of the package is
 shared), builds ``bench_growth``'s linked corpus of n documents (``linked_data``: its term counts
-and topic links), and times the two steps on the same drawn documents and parameters, alternately,
+and topic links), and times the two steps on the same drawn documents and parameters (one document a step, as
+a fit with ``batch_size=1`` takes them), alternately,
 ``--repeats`` times (median of CPU seconds). It checks that both give the same loss and gradient
 (largest relative difference) and reports ms per drawn document and the ratio before / now.
 
@@ -16,6 +17,7 @@ Usage::
     python benchmarks/bench_linklearn_step.py                         # 30k, 100k, 300k documents
     python benchmarks/bench_linklearn_step.py --sizes 1000000 --docs 100
     python benchmarks/bench_linklearn_step.py --wikispeedia --sizes 30000   # long documents too
+    python benchmarks/bench_linklearn_step.py --wikispeedia --sizes --hidden 160 320 320
 """
 from __future__ import annotations
 
@@ -52,9 +54,9 @@ def load_before(rev):
     return module
 
 
-def step_setup(module, counts, adjacency, n_docs, seed):
+def step_setup(module, counts, adjacency, n_docs, seed, hidden=None):
     """A model, its codes, MLPs and parameters, and ``n_docs`` drawn anchors (seeded)."""
-    model = module.LinkLearn(learning_rate=0.03, random_state=0)
+    model = module.LinkLearn(*(hidden or ()), learning_rate=0.03, random_state=0)
     hidden = model._check_params()
     codes = module._Codes(counts)
     scaling = [(float(np.mean(v)), float(np.std(v))) for v in
@@ -92,15 +94,18 @@ def measure(n, before, now, args):
         data = bench_growth.linked_data(n, args.seed)
         counts, links = data["counts"], data["links"]
     adjacency = links.symmetric().adjacency
-    setups = {label: step_setup(module, counts, adjacency, args.docs, args.seed)
+    setups = {label: step_setup(module, counts, adjacency, args.docs, args.seed, args.hidden)
               for label, module in (("before", before), ("now", now))}
     seconds = {label: [] for label in setups}
     results = {}
     for _ in range(args.repeats):
         for label, (model, codes, mlps, theta, docs) in setups.items():
             t0 = time.process_time()
-            results[label] = model._batch_gradient(theta, mlps, codes, adjacency, docs)
+            # one document a step, as a fit with LinkLearn's default batch_size=1 takes them
+            # (the MLPs are evaluated at every step)
+            steps = [model._batch_gradient(theta, mlps, codes, adjacency, docs[i:i + 1]) for i in range(docs.size)]
             seconds[label].append(time.process_time() - t0)
+            results[label] = (sum(loss for loss, _ in steps), sum(grad for _, grad in steps))
     (loss_b, grad_b), (loss_n, grad_n) = results["before"], results["now"]
     diff = max(abs(loss_n - loss_b) / abs(loss_b),
                float(np.max(np.abs(grad_n - grad_b)) / np.max(np.abs(grad_b))))
@@ -118,10 +123,12 @@ def codes_postings_per_doc(codes, counts, docs):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", type=int, nargs="+", default=list(DEFAULT_SIZES),
+    parser.add_argument("--sizes", type=int, nargs="*", default=list(DEFAULT_SIZES),
                         help=f"numbers of documents (default {' '.join(map(str, DEFAULT_SIZES))})")
     parser.add_argument("--before", default=DEFAULT_BEFORE, metavar="REV",
                         help=f"the earlier revision of linklearn.py (default {DEFAULT_BEFORE})")
+    parser.add_argument("--hidden", type=int, nargs=3, metavar=("TF", "IDF", "LENGTH"),
+                        help="hidden units of the three MLPs (default LinkLearn's 5 10 10)")
     parser.add_argument("--docs", type=int, default=200, help="drawn documents a timing (default 200)")
     parser.add_argument("--repeats", type=int, default=3, help="timings of each version (default 3; median)")
     parser.add_argument("--seed", type=int, default=0)
@@ -129,7 +136,7 @@ def main(argv=None):
                         help="also the training third of learnsim reproduce linklearn (needs the corpus)")
     parser.add_argument("--json", metavar="PATH", help="write the rows here as JSON")
     args = parser.parse_args(argv)
-    if min(args.sizes) < 200 or args.docs < 1 or args.repeats < 1:
+    if (args.sizes and min(args.sizes) < 200) or args.docs < 1 or args.repeats < 1:
         parser.error("sizes must be >= 200, --docs and --repeats >= 1")
 
     from threadpoolctl import threadpool_limits
@@ -137,7 +144,8 @@ def main(argv=None):
     import learnsim.linklearn as now
 
     before = load_before(args.before)
-    print(f"LinkLearn training step, {args.before} against the work tree; {args.docs} drawn documents, "
+    print(f"LinkLearn training step, {args.before} against the work tree; hidden units "
+          f"{' / '.join(map(str, args.hidden or (5, 10, 10)))}; {args.docs} drawn documents, "
           f"median of {args.repeats} CPU timings\n")
     print(f"{'n':>9} {'postings/doc':>12} {'ms before':>10} {'ms now':>8} {'before/now':>10} {'rel. diff':>9}")
     rows = []
@@ -156,7 +164,7 @@ def main(argv=None):
             print(f"log-log slope of {key[3:]}: {slope:.2f}")
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps({"before": args.before, "docs": args.docs, "repeats": args.repeats,
+        Path(args.json).write_text(json.dumps({"before": args.before, "hidden": args.hidden, "docs": args.docs, "repeats": args.repeats,
                                                "seed": args.seed, "rows": rows}, indent=1))
         print(f"wrote {args.json}")
 
