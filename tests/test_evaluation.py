@@ -619,3 +619,25 @@ def test_correlation_errors(func):
         func([1, 2, 3], [1, np.nan, 3])
     with pytest.raises(ValueError, match="1-D"):
         func(np.ones((2, 3)), np.ones((2, 3)))
+
+
+def test_counted_ranks_equal_the_sorted_ones(monkeypatch):
+    # few relevant documents a query: ranks are counted, not sorted; ties (integer scores),
+    # excluded documents and NaN among the others must give the stable sort's ranks
+    import learnsim.evaluation as ev
+
+    rng = np.random.default_rng(4)
+    scores = rng.integers(0, 6, size=(40, 300)).astype(float)
+    scores[3, 7] = np.nan
+    relevant = np.zeros(scores.shape, dtype=bool)
+    for row in range(40):
+        relevant[row, rng.choice(300, size=row % 5, replace=False)] = True
+    relevant[3, 7] = False
+    exclude = rng.random(scores.shape) < 0.05
+    counted = ev._relevant_ranks(scores, relevant, exclude)
+    monkeypatch.setattr(ev, "_COUNT_MAX_RELEVANT", 0)       # the sorting path
+    sorted_ = ev._relevant_ranks(scores, relevant, exclude)
+    for a, b in zip(counted, sorted_):
+        np.testing.assert_array_equal(a, b)
+    monkeypatch.setattr(ev, "_COUNT_MAX_RELEVANT", 4)
+    assert ev._counted_ranks(np.where(exclude, -np.inf, scores), relevant & ~exclude) is not None

@@ -177,6 +177,37 @@ def _as_score_source(obj, name="scores"):
 _ARGSORT_MAX_DOCS = 4096
 
 
+# Up to this many relevant documents per query, their ranks are counted instead of sorted.
+_COUNT_MAX_RELEVANT = 4
+# Entries of the (relevant document, row) comparisons made at once when counting.
+_COUNT_BLOCK_ENTRIES = 1 << 22
+
+
+def _counted_ranks(scores, relevant):
+    """``_relevant_ranks`` for queries with at most ``_COUNT_MAX_RELEVANT`` relevant documents
+    each (small clusters, duplicate pairs), or None. A relevant document's rank is the number of
+    documents scored higher, plus those tied with it at a lower index, plus one: the order of a
+    stable sort, by len(row) comparisons a relevant document instead of a sort of the row."""
+    rows, cols = np.nonzero(relevant)
+    n_rel = np.bincount(rows, minlength=scores.shape[0])
+    if rows.size == 0 or n_rel.max() > _COUNT_MAX_RELEVANT:
+        return None
+    values = scores[rows, cols]
+    if not np.isfinite(values).all():        # NaN and infinities: the sorting paths decide
+        return None
+    n = scores.shape[1]
+    index = np.arange(n)
+    ranks = np.empty(rows.size, dtype=np.int64)
+    step = max(1, _COUNT_BLOCK_ENTRIES // max(n, 1))
+    for lo in range(0, rows.size, step):
+        r, c, v = rows[lo:lo + step], cols[lo:lo + step], values[lo:lo + step, None]
+        row_scores = scores[r]
+        ahead = (row_scores > v) | ((row_scores == v) & (index[None, :] < c[:, None]))
+        ranks[lo:lo + step] = np.count_nonzero(ahead, axis=1) + 1
+    order = np.lexsort((ranks, rows))
+    return rows[order], ranks[order], n_rel
+
+
 def _relevant_ranks(scores, relevant, exclude):
     """1-based ranks of the relevant, non-excluded documents of each query of a block.
 
@@ -193,6 +224,9 @@ def _relevant_ranks(scores, relevant, exclude):
         scores = np.where(exclude, -np.inf, scores)
         relevant = relevant & ~exclude
     n = scores.shape[1]
+    counted = _counted_ranks(scores, relevant)
+    if counted is not None:
+        return counted
     if n <= _ARGSORT_MAX_DOCS:
         # Moderate width: one stable argsort of the whole block (ties by ascending index) beats
         # a Python loop over the rows; nonzero() returns the hits ordered by row, then rank.
