@@ -44,6 +44,7 @@ from learnsim.evaluation import cluster_retrieval_report
 from learnsim.mcd import MinimumClusterDistortion
 
 GOAL_RATIO = 3.0
+sys.path.insert(0, str(Path(__file__).resolve().parent))      # bench_growth, for --sentences
 
 
 def newsgroups(n_train=5000, n_test=1000, seed=0):
@@ -105,7 +106,6 @@ def sentences(n, seed=0, test_fraction=0.05, max_test=2000):
     """``bench_growth``'s sentence corpus (clusters of 1-5 sentences, singletons labelled -1): the
     corpus of its MCD growth rows, where clusters stay small as n grows. A seeded 5 % of the
     clusters of >= 2 sentences (at most 2,000 of their sentences) is tested."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     import bench_growth
 
     data = bench_growth.sentence_data(n, seed)

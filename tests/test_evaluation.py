@@ -640,4 +640,5 @@ def test_counted_ranks_equal_the_sorted_ones(monkeypatch):
     for a, b in zip(counted, sorted_):
         np.testing.assert_array_equal(a, b)
     monkeypatch.setattr(ev, "_COUNT_MAX_RELEVANT", 4)
-    assert ev._counted_ranks(np.where(exclude, -np.inf, scores), relevant & ~exclude) is not None
+    kept = relevant & ~exclude
+    assert ev._counted_ranks(np.where(exclude, -np.inf, scores), kept, np.count_nonzero(kept, axis=1)) is not None

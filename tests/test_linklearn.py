@@ -55,31 +55,24 @@ def fitted(corpus):
     return model, X, parts
 
 
-def test_hinge_coefficients_match_the_pairwise_sum():
-    rng = np.random.default_rng(1)
-    s = rng.normal(size=40) * 2
-    pos, neg = np.arange(5), np.arange(6, 40)
-    loss, coef = _hinge_coefficients(s, pos, neg)
-    brute = np.maximum(0.0, 1.0 - s[pos][:, None] + s[neg][None, :])
-    assert loss == pytest.approx(brute.mean(), rel=1e-12)
-    active = brute > 0
-    np.testing.assert_allclose(coef[pos], -active.sum(axis=1) / active.size)
-    np.testing.assert_allclose(coef[neg], active.sum(axis=0) / active.size)
-    assert coef[5] == 0.0                         # d itself: neither positive nor negative
+_RANDOM_SCORES = np.random.default_rng(1).normal(size=40) * 2
 
 
-def test_hinge_coefficients_at_the_margin_and_with_tied_positives():
+@pytest.mark.parametrize("s, pos, neg, own", [
+    (_RANDOM_SCORES, np.arange(5), np.arange(6, 40), 5),
     # integer scores put negatives exactly on a positive's margin s_p - 1 (not a violation:
     # max(0, 1 - s_p + s_n) = 0 there) and give positives equal scores
-    s = np.array([9.0, 3.0, 3.0, 1.0, 2.0, 2.0, 3.0, 0.0, 5.0, 1.5])
-    pos, neg = np.array([1, 2, 3]), np.array([4, 5, 6, 7, 8, 9])
+    (np.array([9.0, 3.0, 3.0, 1.0, 2.0, 2.0, 3.0, 0.0, 5.0, 1.5]), np.array([1, 2, 3]),
+     np.array([4, 5, 6, 7, 8, 9]), 0),
+], ids=["random", "margin-and-ties"])
+def test_hinge_coefficients_match_the_pairwise_sum(s, pos, neg, own):
     loss, coef = _hinge_coefficients(s, pos, neg)
     brute = np.maximum(0.0, 1.0 - s[pos][:, None] + s[neg][None, :])
     assert loss == pytest.approx(brute.mean(), rel=1e-12)
     active = brute > 0
     np.testing.assert_array_equal(coef[pos], -active.sum(axis=1) / active.size)
     np.testing.assert_array_equal(coef[neg], active.sum(axis=0) / active.size)
-    assert coef[0] == 0.0
+    assert coef[own] == 0.0                       # d itself: neither positive nor negative
 
 
 def test_gradient_matches_finite_differences(corpus):

@@ -183,15 +183,15 @@ _COUNT_MAX_RELEVANT = 4
 _COUNT_BLOCK_ENTRIES = 1 << 22
 
 
-def _counted_ranks(scores, relevant):
+def _counted_ranks(scores, relevant, n_rel):
     """``_relevant_ranks`` for queries with at most ``_COUNT_MAX_RELEVANT`` relevant documents
-    each (small clusters, duplicate pairs), or None. A relevant document's rank is the number of
-    documents scored higher, plus those tied with it at a lower index, plus one: the order of a
-    stable sort, by len(row) comparisons a relevant document instead of a sort of the row."""
-    rows, cols = np.nonzero(relevant)
-    n_rel = np.bincount(rows, minlength=scores.shape[0])
-    if rows.size == 0 or n_rel.max() > _COUNT_MAX_RELEVANT:
+    each (small clusters, duplicate pairs; ``n_rel`` per query), or None. A relevant document's
+    rank is the number of documents scored higher, plus those tied with it at a lower index, plus
+    one: the order of a stable sort, by len(row) comparisons a relevant document instead of a
+    sort of the row."""
+    if n_rel.max(initial=0) > _COUNT_MAX_RELEVANT:
         return None
+    rows, cols = np.nonzero(relevant)
     values = scores[rows, cols]
     if not np.isfinite(values).all():        # NaN and infinities: the sorting paths decide
         return None
@@ -224,7 +224,8 @@ def _relevant_ranks(scores, relevant, exclude):
         scores = np.where(exclude, -np.inf, scores)
         relevant = relevant & ~exclude
     n = scores.shape[1]
-    counted = _counted_ranks(scores, relevant)
+    n_rel = np.count_nonzero(relevant, axis=1)
+    counted = _counted_ranks(scores, relevant, n_rel)
     if counted is not None:
         return counted
     if n <= _ARGSORT_MAX_DOCS:
@@ -237,10 +238,9 @@ def _relevant_ranks(scores, relevant, exclude):
         if tied.any():                            # ties must go by ascending index: redo stably
             order[tied] = np.argsort(keys[tied], axis=1, kind="stable")
         rows, positions = np.nonzero(np.take_along_axis(relevant, order, axis=1))
-        return rows, positions.astype(np.int64) + 1, np.bincount(rows, minlength=scores.shape[0])
+        return rows, positions.astype(np.int64) + 1, n_rel
     ascending = np.sort(scores, axis=1)
     rows, cols = np.nonzero(relevant)
-    n_rel = np.bincount(rows, minlength=scores.shape[0])
     bounds = np.concatenate(([0], np.cumsum(n_rel)))
     values = scores[rows, cols]
     ranks = np.empty(rows.size, dtype=np.int64)
