@@ -1,12 +1,13 @@
 """The sampled estimate of leave-one-out cluster retrieval that
 :class:`learnsim.mcd.MinimumClusterDistortion`'s selection uses on large held-out folds: a fixed
 number of sampled queries rank a weighted sample of the fold's items, so the cost of scoring a
-candidate setting does not grow with the size of the clusters (issue 16, part 3)."""
+candidate setting does not grow with the size of the clusters (issue 16, part 3); and the rule
+that decides whether the selection's second stage (the larger bases) runs."""
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SampledFold", "sample_check_fold", "sample_fold", "sampled_query_values"]
+__all__ = ["SampledFold", "exact_fold", "sample_check_fold", "sample_fold", "sampled_query_values", "still_rising"]
 
 
 class SampledFold:
@@ -150,6 +151,17 @@ def _draw_items(labels, held, n_items, rng):
     return rows, cluster, n_c, m_c, factor
 
 
+def exact_fold(labels, held):
+    """The fold over the clusters ``held`` with nothing left out: every item of a held cluster of
+    at least 2 items queries, and ranks every other item of the held clusters, in row order.
+    Its :meth:`SampledFold.scores` is the exact leave-one-out measure (the plain mean over the
+    queries), with the sampled folds' batched ranking; draws nothing."""
+    rows = np.flatnonzero(np.isin(labels, held))
+    _, cluster = np.unique(labels[rows], return_inverse=True)
+    n_c = np.bincount(cluster)
+    return SampledFold(rows, cluster, n_c, n_c, 1.0, np.flatnonzero(n_c[cluster] >= 2))
+
+
 def sample_fold(labels, held, n_items, n_queries, rng):
     """Draw the items and queries of a sampled selection fold over the clusters ``held``:
     about ``n_items`` items (at least 2 of every drawn cluster, at most n_items // 4 clusters,
@@ -197,3 +209,24 @@ def sampled_query_values(design, distances, measure, max_entries=None):
         part = design.query_block(start, start + step)
         values.append(part.query_values(np.stack([f(part.queries) for f in distances]), measure))
     return np.concatenate(values, axis=1)
+
+
+def still_rising(fold_scores, totals, sizes, t):
+    """Whether the largest basis size tried (``sizes[-1]``) beats the next smaller one by more
+    than the folds' noise, for :class:`learnsim.mcd.MinimumClusterDistortion`'s two-stage
+    selection: the per-fold differences of their best settings (best over all folds) average
+    more than ``t`` standard errors, and more than zero. ``fold_scores`` holds each fold's score
+    of every (n_basis, shrinkage, complement_weight) key, ``totals`` their sums.
+
+    A plateau, or a difference that changes sign from fold to fold, says that a basis 2-4x
+    wider (at 3-5x the cost) has little to find: on 30k sentences in small clusters the
+    differences were +0.016, +0.010, -0.016, +0.001 (0.4 standard errors); on 10k-30k synthetic
+    documents whose best basis is 128 they were 5-9 standard errors.
+    """
+    if len(sizes) < 2:
+        return True
+    top = max((key for key in totals if key[0] == sizes[-1]), key=totals.get)
+    below = max((key for key in totals if key[0] == sizes[-2]), key=totals.get)
+    d = np.array([f[top] - f[below] for f in fold_scores])
+    se = float(np.std(d, ddof=1)) / np.sqrt(d.size) if d.size > 1 else 0.0
+    return bool(d.mean() > t * se and d.mean() > 0)

@@ -51,18 +51,19 @@ def _gram_is_cheaper(X, k, n_iter=7, n_oversamples=10):
     return gram <= randomized
 
 
-def truncated_svd(X, k, seed=0):
+def truncated_svd(X, k, seed=0, n_iter=_SPARSE_POWER_ITERATIONS):
     """Top-``k`` singular values and right singular vectors (rows of Vt) of dense or sparse X.
 
     Exact (dense SVD, or the eigenvectors of X X^T for few rows) where that is cheap, else
     randomised (Halko et al.). Signs are fixed (largest |loading| positive) so that results
-    are reproducible. ``k`` must not exceed ``min(X.shape)``.
+    are reproducible. ``k`` must not exceed ``min(X.shape)``. ``n_iter``: the power iterations
+    of the sparse randomised route.
     """
-    _, s, Vt = truncated_svd_with_u(X, k, seed)
+    _, s, Vt = truncated_svd_with_u(X, k, seed, n_iter)
     return s, Vt
 
 
-def truncated_svd_with_u(X, k, seed=0):
+def truncated_svd_with_u(X, k, seed=0, n_iter=_SPARSE_POWER_ITERATIONS):
     """Like :func:`truncated_svd`, but also returns the left singular vectors:
     ``(U, s, Vt)`` with U of shape (n, k), so that ``X ~ U diag(s) Vt``.
 
@@ -90,29 +91,30 @@ def truncated_svd_with_u(X, k, seed=0):
         Vt = np.asarray((X.T @ U).T) / safe[:, None]
         Vt[s == 0] = 0.0
     elif sp.issparse(X):
-        U, s, Vt = _sparse_randomized_svd(X, k, seed)
+        U, s, Vt = _sparse_randomized_svd(X, k, seed, n_iter)
     else:
         U, s, Vt = randomized_svd(X.astype(np.float64), k, random_state=seed, flip_sign=False)
     U, Vt = svd_flip(U, Vt, u_based_decision=False)
     return U, s, Vt
 
 
-def truncated_svd_components(X, k, seed=0):
+def truncated_svd_components(X, k, seed=0, n_iter=_SPARSE_POWER_ITERATIONS):
     """Like :func:`truncated_svd`, but returns ``(s, V)`` with the right singular vectors as the
     C-contiguous columns of V (n_features x k): bit for bit ``truncated_svd(X, k, seed)[1].T``.
 
     For a sparse X wider than tall (text: more terms than documents) the randomised route
     computes V itself, column-major to Vt, so this skips the two transposed copies of an
     n_features x k array that ``ascontiguousarray(Vt.T)`` and the route's own ``left.T`` cost
-    (a quarter of a rank-256 basis on 20 Newsgroups).
+    (a quarter of a rank-256 basis on 20 Newsgroups). ``n_iter``: the power iterations of that
+    route (the others are exact, or scikit-learn's randomized SVD).
     """
     n, m = X.shape
     size = n * m
     dense_route = size <= _DENSE_SVD_MAX_ELEMENTS or (2 * k >= min(n, m) and size <= _DENSE_SVD_LARGE_RANK_MAX_ELEMENTS)
     if dense_route or not sp.issparse(X) or m <= n or (n <= _GRAM_MAX_ROWS and _gram_is_cheaper(X, k)):
-        s, Vt = truncated_svd(X, k, seed)
+        s, Vt = truncated_svd(X, k, seed, n_iter)
         return s, np.ascontiguousarray(Vt.T)
-    U, s, V = _sparse_randomized_factors(X, k, seed)
+    U, s, V = _sparse_randomized_factors(X, k, seed, n_iter)
     # svd_flip(U, V.T, u_based_decision=False), on the columns of V: the sign of each column's
     # largest |entry| (the first such, as argmax along the rows of Vt) becomes positive
     top = first_largest_abs_rows(V)

@@ -13,6 +13,13 @@ from ._validation import check_no_overflow
 from .base import _dense_dot
 
 _SCATTER = "the within-cluster scatter (eq. 7)"
+# A basis wider than this many columns takes _WIDE_POWER_ITERATIONS applications of X^T X
+# instead of the sparse SVD's usual 8 (it is the selection's second stage, 256 columns: 2.1 s
+# of a 4.1 s fit on 23k synthetic documents). Its leading directions, which the smaller
+# candidates use, converge with the gap to its last (266th) singular value, far faster than
+# those of a narrower basis do; its trailing ones are the least accurate either way.
+_WIDE_BASIS = 128
+_WIDE_POWER_ITERATIONS = 4
 
 
 class _PrincipalBasis:
@@ -29,7 +36,7 @@ class _PrincipalBasis:
         self.requested = k
         k = max(1, min(k, *Xa.shape))
         # V (n_active, k) as columns: no transposed copy of an n_active x k array (see there)
-        s, V = truncated_svd_components(Xa, k, seed)
+        s, V = truncated_svd_components(Xa, k, seed, **({"n_iter": _WIDE_POWER_ITERATIONS} if k > _WIDE_BASIS else {}))
         keep = s > 1e-10 * max(s[0], 1e-300)
         self.components = V if keep.all() else np.ascontiguousarray(V[:, keep])   # (n_active, rank)
         self.rank = int(keep.sum())
@@ -119,9 +126,3 @@ def _cross_sq_dists(A, B):
         return _sq_dists(A)
     return np.einsum("ij,ij->i", A, A)[:, None] + np.einsum("ij,ij->i", B, B)[None, :] - 2.0 * A @ B.T
 
-
-def _sq_dists_dot(X):
-    """|a - b|^2 between all rows of X (dense or sparse) through their Gram matrix."""
-    G = _dense_dot(X, X)
-    sq = np.diag(G).copy()
-    return sq[:, None] + sq[None, :] - 2.0 * G

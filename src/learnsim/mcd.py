@@ -48,8 +48,9 @@ from threadpoolctl import threadpool_limits
 
 from ._fold_sampling import SampledFold as _SampledFold, sample_fold as _sample_fold  # noqa: F401  (the type it returns)
 from ._fold_sampling import sample_check_fold as _sample_check_fold, sampled_query_values as _sampled_query_values
+from ._fold_sampling import exact_fold as _exact_fold, still_rising as _still_rising
 from ._mcd_linalg import _SCATTER, _PrincipalBasis, _cholesky_inverse_factor, _cross_sq_dists, _eigh_desc, \
-    _eigh_lower, _raw_weights, _sq_dists, _sq_dists_dot, _zero_threshold
+    _eigh_lower, _raw_weights, _zero_threshold
 from ._progress import progress
 from ._validation import check_matrix, check_no_overflow, check_random_state, state_array, state_number
 from .base import MetricMixin, _dense_dot, _row_sq_norms
@@ -63,8 +64,12 @@ DEFAULT_COMPLEMENT_GRID = (0.0, 0.1, 0.3, 1.0)
 #: on every cluster (no held-out check against Euclid, which the paper does not have).
 PAPER_PARAMS = {"n_basis": None, "shrinkage": 0.0, "complement_weight": 0.0, "baseline_holdout": None}
 # The selection's first stage tries the basis sizes up to this with a basis of this rank; the
-# larger ones only when the largest of these wins it (see MinimumClusterDistortion._select).
+# larger ones only when the largest of these wins it, by more than noise (see
+# MinimumClusterDistortion._select).
 _FIRST_STAGE_BASIS = 64
+# the larger sizes are tried when the largest first-stage size beats the one below by this many
+# standard errors of the per-fold differences (see _still_rising)
+_RISING_T = 2.0
 # Above this many clustered rows the settings are selected on a seeded sample of whole clusters
 # of at most this many rows (their basis, folds and scoring), and the metric is then fitted on
 # every row with the settings chosen: the selection's cost (a rank-256 basis, a 256 x 256
@@ -86,11 +91,12 @@ _MAX_GRAM_ITEMS = 8000
 # The largest dense output (entries) transform() or get_mahalanobis_matrix() will build.
 _MAX_DENSE_ENTRIES = 400_000_000
 # The selection scores a fold exactly - every held-out item ranks all the others - while its
-# held-out items (whole clusters, at most max_validation_items) number at most this many: each of
-# the ~100 candidate settings then sorts at most 600 x 600 distances, and the reproductions
-# (400 items a fold on 20 Newsgroups, <= 550 on digits) keep their figures. Larger folds are
-# estimated from sampled queries instead (_sample_fold), at a cost that does not grow with n.
-_EXACT_SELECTION_ITEMS = 600
+# held-out items (whole clusters, at most max_validation_items) number at most this many: a
+# candidate setting then sorts at most 200 x 200 distances, as many as the sampled estimate's
+# 100 x 400. Larger folds are estimated from sampled queries instead (_sample_fold), at a cost
+# that does not grow with n. (600 before: 600 x 600 sorts made the default fit 14.6x the fixed
+# one on 3,000 synthetic documents in clusters of 30, with the same choice.)
+_EXACT_SELECTION_ITEMS = 200
 # Sampled queries per fold, and at most this many sampled items they rank (fewer when
 # max_validation_items is smaller). One candidate setting then sorts 100 x 400 distances (~1 ms):
 # 400 of them (100 settings, 4 folds) cost less than a fit with fixed settings on 20 Newsgroups.
@@ -443,8 +449,9 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
 
         The basis sizes are tried in two stages on the same folds: those up to
         ``_FIRST_STAGE_BASIS`` with a basis of that rank, and the larger ones (a basis of the
-        largest rank) only when the best so far is the largest of the first stage. A rank-256
-        basis costs 5x a rank-64 one on 20 Newsgroups, and the selection rarely goes there.
+        largest rank) only when the best so far is the largest of the first stage and beats the
+        size below it by more than the folds' noise (:func:`_still_rising`). A rank-256 basis
+        costs 3-5x a rank-64 one, and the selection rarely goes there.
         """
         n_clusters = len(ids)
         if n_clusters < 4:
@@ -460,35 +467,50 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         n_folds = min(self.cv, n_clusters // 2)
         folds = np.array_split(rng.permutation(n_clusters), n_folds)
         weight_of = dict(zip(ids.tolist(), cluster_weights))
-        sizes = grids["n_basis"]
+        sizes, later = grids["n_basis"], []
         if basis_of is not None:
             first = [k for k in sizes if k <= _FIRST_STAGE_BASIS] or sizes[:1]
             rank = basis_of(max(first)).rank
             sizes = sorted(set(min(k, rank) for k in first))
             later = [k for k in grids["n_basis"] if k > max(first)] if rank == max(first) else []
-        keys = list(itertools.product(sizes, grids["shrinkage"], grids["complement_weight"]))
-        totals = dict.fromkeys(keys, 0.0)
-        designs = []
         # the selection works on many small matrices, where BLAS threads cost more than they give
         with threadpool_limits(1, user_api="blas"):
-            for fold in progress(folds, desc="mcd: selecting settings", enabled=self.verbose or None):
-                design = self._fold_design(labels, ids, weight_of, fold, rng)
-                designs.append(design)
-                self._score_fold(X, basis_of and basis_of(max(sizes)), design, dict(grids, n_basis=sizes), rng,
-                                 totals)
+            if basis_of is None:
+                designs, fold_scores = [], []
+                for fold in progress(folds, desc="mcd: selecting settings", enabled=self.verbose or None):
+                    designs.append(self._fold_design(labels, ids, weight_of, fold, rng))
+                    fold_scores += self._score_folds(X, None, designs[-1:], grids, sizes, rng)
+            else:
+                designs = [self._fold_design(labels, ids, weight_of, fold, rng) for fold in folds]
+                fold_scores = self._score_folds(X, basis_of(max(sizes)), designs, grids, sizes, rng,
+                                                desc="mcd: selecting settings")
+            totals = {key: sum(f[key] for f in fold_scores) for key in fold_scores[0]}
             best = self._best(totals, n_folds)
-            if basis_of is not None and later and best[0] == max(sizes):
+            if later and best[0] == max(sizes) and _still_rising(fold_scores, totals, sizes, _RISING_T):
                 basis = basis_of(max(later))
                 more = sorted(set(min(k, basis.rank) for k in later) - set(sizes))
-                extra = dict.fromkeys(itertools.product(more, grids["shrinkage"], grids["complement_weight"]), 0.0)
-                for design in designs:
-                    self._score_fold(X, basis, design, dict(grids, n_basis=more), rng, extra)
-                totals.update(extra)
-                best = self._best(totals, n_folds)
+                if more:
+                    extra = self._score_folds(X, basis, designs, grids, more, rng)
+                    totals.update({key: sum(f[key] for f in extra) for key in extra[0]})
+                    best = self._best(totals, n_folds)
         keys = list(totals)
         results = {"n_basis": [k[0] for k in keys], "shrinkage": [k[1] for k in keys],
                    "complement_weight": [k[2] for k in keys], "score": [totals[k] / n_folds for k in keys]}
         return dict(zip(("n_basis", "shrinkage", "complement_weight"), best)), results
+
+    def _score_folds(self, X, basis, designs, grids, sizes, rng, desc=None):
+        """Each fold's score of every candidate with a basis size in ``sizes``: a list of dicts
+        (setting -> score), in the order of ``designs``. (Threads over the folds gained 0-10 %:
+        many small numpy calls, most holding the GIL.)"""
+        keys = list(itertools.product(sizes, grids["shrinkage"], grids["complement_weight"]))
+
+        def one(design):
+            scores = dict.fromkeys(keys, 0.0)
+            self._score_fold(X, basis, design, dict(grids, n_basis=sizes), rng, scores)
+            return scores
+
+        return [one(design) for design in progress(designs, desc=desc or "",
+                                                   enabled=(self.verbose or None) if desc else False)]
 
     @staticmethod
     def _best(totals, n_folds):
@@ -516,30 +538,22 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         train_ids = ids[~np.isin(ids, held)]
         w = np.array([weight_of[c] for c in train_ids.tolist()])
         if exact:
-            rows, sample = np.flatnonzero(is_held), None
+            sample = _exact_fold(labels, held)
         else:
             sample = _sample_fold(labels, held, min(int(self.max_validation_items), _SELECTION_ITEMS),
                                   _SELECTION_QUERIES, rng)
-            rows = sample.rows
         return {"train_labels": np.where(is_held, -1, labels), "train_ids": train_ids, "weights": w / w.sum(),
-                "rows": rows, "yv": labels[rows], "sample": sample}
+                "rows": sample.rows, "sample": sample}
 
     def _score_fold(self, X, basis, design, grids, rng, totals):
         """Fit the scatter without the clusters of ``design``'s fold; add every candidate's score
         (those of ``grids``) on them to ``totals``."""
-        from .evaluation import cluster_retrieval_report
-
         rows, sample = design["rows"], design["sample"]
         train_labels, train_ids = design["train_labels"], design["train_ids"]
-        exact = sample is None
-        yv = design["yv"]
         Xv = X[rows]
-        if exact:
-            D_full = _sq_dists_dot(Xv)              # n_held <= _EXACT_SELECTION_ITEMS
-        else:
-            # |q - v|^2 of the sampled queries against the sampled items only: (n_queries, n_sampled)
-            sq_v = _row_sq_norms(Xv)
-            D_full = sq_v[sample.queries][:, None] + sq_v[None, :] - 2.0 * _dense_dot(Xv[sample.queries], Xv)
+        # |q - v|^2 of the (sampled) queries against the (sampled) items only: (n_queries, n_items)
+        sq_v = _row_sq_norms(Xv)
+        D_full = sq_v[sample.queries][:, None] + sq_v[None, :] - 2.0 * _dense_dot(Xv[sample.queries], Xv)
         if basis is None:
             lam, V, act, _ = _scatter_eigen(X, train_labels, train_ids, design["weights"],
                                             self.n_components, self.tol, rng)
@@ -550,28 +564,31 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
             for k in grids["n_basis"]:
                 lam, W = _eigh_desc(C[:k, :k], self.tol, basis.scale(train_labels))
                 spaces.append((k, lam, basis.coords[rows, :k] @ W))
+        # shrinkage 1 with complement weight 1 is Euclid (every weight 1) whatever the basis: one
+        # score of the input distances for all sizes, so that they tie exactly and the smallest
+        # basis wins (sums of basis and complement parts differ in the last bits from size to size,
+        # and those ties were broken by rounding: 64 and a second stage chosen for nothing)
+        if 1.0 in grids["shrinkage"] and 1.0 in grids["complement_weight"]:
+            euclid = float(sample.scores(D_full[None], self.selection_measure)[0])
         for k, lam, P in spaces:
-            Pq = P if exact else P[sample.queries]
+            Pq = P[sample.queries]
             # Rankings ignore the |M| = 1 scale, so per candidate:
             # d^2 = sum_k (p_k . diff)^2 / mu_k + gamma * (|diff|^2 - sum_k (p_k . diff)^2)
             D_out = D_full - _cross_sq_dists(Pq, P)
             for alpha in grids["shrinkage"]:
                 if not lam.size:
                     D_in = 0.0
-                elif exact:
-                    D_in = _sq_dists(P * np.sqrt(_raw_weights(lam, alpha)))
                 else:
                     s = np.sqrt(_raw_weights(lam, alpha))
                     D_in = _cross_sq_dists(Pq * s, P * s)
-                if not exact:
+                gammas = [g for g in grids["complement_weight"] if not (alpha == 1.0 and g == 1.0)]
+                if gammas:
                     # the complement weights' rankings in one batch (one sort, few numpy calls)
-                    stack = np.stack([D_in + gamma * D_out for gamma in grids["complement_weight"]])
-                    for gamma, value in zip(grids["complement_weight"], sample.scores(stack, self.selection_measure)):
-                        totals[(k, alpha, gamma)] += value
-                    continue
-                for gamma in grids["complement_weight"]:
-                    rep = cluster_retrieval_report(-(D_in + gamma * D_out), yv, measures=(self.selection_measure,))
-                    totals[(k, alpha, gamma)] += rep[self.selection_measure]
+                    stack = np.stack([D_in + gamma * D_out for gamma in gammas])
+                    for gamma, value in zip(gammas, sample.scores(stack, self.selection_measure)):
+                        totals[(k, alpha, gamma)] += float(value)
+                if len(gammas) < len(grids["complement_weight"]):
+                    totals[(k, alpha, 1.0)] += euclid
 
     # ---------------------------------------------------------------- using it
     def _pairwise_sq_distances(self, A, B):
