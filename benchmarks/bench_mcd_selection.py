@@ -18,14 +18,14 @@ Data sets:
 * ``synthetic``: seeded clustered documents (a 20,000-word Zipf vocabulary; 100 clusters whose
   sizes vary 1:3, so that clusters grow with n; each cluster draws 40 % of its tokens from its
   own 60 topical words, 20-80 tokens a document), tf-idf with L2-normalised rows; 80 clusters fit
-  and at most 2,000 items of the 20 others are tested.
+  and at most 2,000 items of the 20 others are tested. 1k to 100k documents by default.
 * ``sentences`` (``--sentences``): the sentence corpus of ``bench_growth.py``'s MCD rows, many
   small clusters and singletons; 5 % of the clusters (at most 2,000 sentences) tested.
 
-    python benchmarks/bench_mcd_selection.py                       # 20ng + 10k, 30k, 100k
+    python benchmarks/bench_mcd_selection.py                       # 20ng + 1k, 3k, 10k, 30k, 100k
     python benchmarks/bench_mcd_selection.py --sizes 10000 --no-20ng
     python benchmarks/bench_mcd_selection.py --json results/mcd-selection.json
-    python benchmarks/bench_mcd_selection.py --no-20ng --sizes "" --sentences 300000,1000000
+    python benchmarks/bench_mcd_selection.py --no-20ng --sizes "" --sentences 1000,3000,10000,30000,100000
 """
 from __future__ import annotations
 
@@ -153,7 +153,7 @@ def run(name, X, y, Xt, yt, repeats=1):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", default="10000,30000,100000",
+    ap.add_argument("--sizes", default="1000,3000,10000,30000,100000",
                     help="synthetic sizes, comma-separated (empty: none)")
     ap.add_argument("--sentences", default="",
                     help="sizes of bench_growth's sentence corpus, comma-separated (default: none)")

@@ -241,6 +241,7 @@ def test_larger_bases_tried_when_the_first_stage_picks_its_largest(monkeypatch, 
     # 3 loud directions: a basis of 2 holds only noise, one of 4 some of the informative
     # directions, one of 8 all of them
     X, y = _anisotropic(seed, n_clusters=12, per=15, loud=3)
+    monkeypatch.setattr(mcd, "_ALWAYS_SECOND_STAGE_ROWS", 0)     # the rule decides, not the size
     params = dict(basis_grid=(2, 4, 8), random_state=3, baseline_holdout=None)
     requested = _ranks_requested(monkeypatch)
     new = MinimumClusterDistortion(**params).fit(X, y)
@@ -273,15 +274,24 @@ def test_larger_bases_skipped_on_a_plateau(monkeypatch):
     """When the first stage's largest size wins by less than the folds' noise, no larger basis
     is computed - even where, as here, one would have found what the smaller ones miss (6 loud
     directions: bases of 2 and 4 hold only noise and score alike, one of 8 would win). That is
-    the price of the rule (see _still_rising); the settings chosen are the first stage's best."""
+    the price of the rule (see _still_rising), paid only above _ALWAYS_SECOND_STAGE_ROWS rows;
+    the settings chosen are the first stage's best. At or below that many rows the larger basis
+    is tried and wins."""
     monkeypatch.setattr(mcd, "_FIRST_STAGE_BASIS", 4)
     X, y = _anisotropic(0, n_clusters=12, per=15)
     requested = _ranks_requested(monkeypatch)
-    m = MinimumClusterDistortion(basis_grid=(2, 4, 8), random_state=3, baseline_holdout=None).fit(X, y)
+    params = dict(basis_grid=(2, 4, 8), random_state=3, baseline_holdout=None)
+    monkeypatch.setattr(mcd, "_ALWAYS_SECOND_STAGE_ROWS", X.shape[0] - 1)
+    m = MinimumClusterDistortion(**params).fit(X, y)
     scores = _scores(m)
     best = {k: max(v for key, v in scores.items() if key[0] == k) for k in (2, 4)}
     assert requested == [4] and m.n_basis_ == 4 and set(m.cv_results_["n_basis"]) == {2, 4}
     assert abs(best[4] - best[2]) < 0.01          # a plateau: no sign of more to find
+
+    requested.clear()
+    monkeypatch.setattr(mcd, "_ALWAYS_SECOND_STAGE_ROWS", X.shape[0])
+    small = MinimumClusterDistortion(**params).fit(X, y)
+    assert requested == [4, 8] and small.n_basis_ == 8
 
 
 def test_still_rising_reads_the_per_fold_differences():
