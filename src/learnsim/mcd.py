@@ -110,6 +110,7 @@ _EXACT_SELECTION_ITEMS = 200
 _SELECTION_QUERIES = 100
 _SELECTION_ITEMS = 400
 _EXACT_CHECK_ITEMS = 2000   # the held-out check's exact bound: n x n matrices of 32 MB at most
+_EXACT_CHECK_MIN_ITEMS = 600  # ... and the least it ranks exactly, whatever max_validation_items
 
 
 class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
@@ -138,7 +139,7 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         Leave-one-out cluster-retrieval measure maximised by the selection.
     max_validation_items : int, default=1000
         Bounds the held-out items scored per fold, hence the selection's cost. Whole held-out
-        clusters up to this many items are taken; when they number at most 600 every one ranks
+        clusters up to this many items are taken; when they number at most 200 every one ranks
         all the others (the exact leave-one-out measure). Otherwise 100 sampled queries rank a
         sample of about this many items (at most 400) of the fold's held-out clusters (each gives
         at least 2, at most ``max_validation_items // 4`` clusters are drawn), which holds every sampled
@@ -293,7 +294,7 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         take = take if take.size >= 2 else held_ids[order[:2]]
         rows = np.flatnonzero(np.isin(labels, take))
         measure = self.selection_measure if self.selection_measure != "r_precision" else "ap"
-        limit = max(_EXACT_SELECTION_ITEMS, min(int(self.max_validation_items), _EXACT_CHECK_ITEMS))
+        limit = max(_EXACT_CHECK_MIN_ITEMS, min(int(self.max_validation_items), _EXACT_CHECK_ITEMS))
         if rows.size <= limit:
             Xv, yv = X[rows], labels[rows]
             rel = relevance_from_labels(yv, yv)
