@@ -10,7 +10,6 @@ import pytest
 
 import learnsim.mcd as mcd
 from learnsim.evaluation import cluster_retrieval_report
-from learnsim._mcd_linalg import _sq_dists
 from learnsim.mcd import MinimumClusterDistortion
 
 
@@ -27,6 +26,12 @@ def _anisotropic(seed, n_clusters, per, dim=12, loud=None):
     y = np.repeat(np.arange(n_clusters), sizes)
     X = centres[y] + rng.normal(size=(y.size, dim)) * scale
     return X, y
+
+
+def _sq_dists(P):
+    """|a - b|^2 between all rows of P (the former exact scoring's distances)."""
+    sq = np.einsum("ij,ij->i", P, P)
+    return sq[:, None] + sq[None, :] - 2.0 * P @ P.T
 
 
 def _former_select(self, X, basis_of, labels, ids, cluster_weights, grids, rng):

@@ -151,13 +151,12 @@ def _draw_items(labels, held, n_items, rng):
     return rows, cluster, n_c, m_c, factor
 
 
-def exact_fold(labels, held):
-    """The fold over the clusters ``held`` with nothing left out: every item of a held cluster of
-    at least 2 items queries, and ranks every other item of the held clusters, in row order.
-    Its :meth:`SampledFold.scores` is the exact leave-one-out measure (the plain mean over the
-    queries), with the sampled folds' batched ranking; draws nothing."""
-    rows = np.flatnonzero(np.isin(labels, held))
-    _, cluster = np.unique(labels[rows], return_inverse=True)
+def exact_fold(rows, row_labels):
+    """The fold over the held-out ``rows`` (their cluster labels ``row_labels``) with nothing
+    left out: every item of a cluster of at least 2 items queries, and ranks every other row, in
+    row order. Its :meth:`SampledFold.scores` is the exact leave-one-out measure (the plain mean
+    over the queries), with the sampled folds' batched ranking; draws nothing."""
+    _, cluster = np.unique(row_labels, return_inverse=True)
     n_c = np.bincount(cluster)
     return SampledFold(rows, cluster, n_c, n_c, 1.0, np.flatnonzero(n_c[cluster] >= 2))
 

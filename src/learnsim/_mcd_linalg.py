@@ -8,9 +8,8 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from ._linalg import truncated_svd_components
+from ._linalg import _SPARSE_POWER_ITERATIONS, truncated_svd_components
 from ._validation import check_no_overflow
-from .base import _dense_dot
 
 _SCATTER = "the within-cluster scatter (eq. 7)"
 # A basis wider than this many columns takes _WIDE_POWER_ITERATIONS applications of X^T X
@@ -36,7 +35,8 @@ class _PrincipalBasis:
         self.requested = k
         k = max(1, min(k, *Xa.shape))
         # V (n_active, k) as columns: no transposed copy of an n_active x k array (see there)
-        s, V = truncated_svd_components(Xa, k, seed, **({"n_iter": _WIDE_POWER_ITERATIONS} if k > _WIDE_BASIS else {}))
+        n_iter = _WIDE_POWER_ITERATIONS if k > _WIDE_BASIS else _SPARSE_POWER_ITERATIONS
+        s, V = truncated_svd_components(Xa, k, seed, n_iter)
         keep = s > 1e-10 * max(s[0], 1e-300)
         self.components = V if keep.all() else np.ascontiguousarray(V[:, keep])   # (n_active, rank)
         self.rank = int(keep.sum())
@@ -115,14 +115,7 @@ def _raw_weights(eigenvalues, alpha):
     return 1.0 / ((1.0 - alpha) * lam / lam.mean() + alpha)
 
 
-def _sq_dists(P):
-    sq = np.einsum("ij,ij->i", P, P)
-    return sq[:, None] + sq[None, :] - 2.0 * P @ P.T
-
-
 def _cross_sq_dists(A, B):
-    """|a - b|^2 for every row a of A and b of B (dense); A is B for the exact selection."""
-    if A is B:
-        return _sq_dists(A)
+    """|a - b|^2 for every row a of A and b of B (dense)."""
     return np.einsum("ij,ij->i", A, A)[:, None] + np.einsum("ij,ij->i", B, B)[None, :] - 2.0 * A @ B.T
 

@@ -480,15 +480,11 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
             later = [k for k in grids["n_basis"] if k > max(first)] if rank == max(first) else []
         # the selection works on many small matrices, where BLAS threads cost more than they give
         with threadpool_limits(1, user_api="blas"):
-            if basis_of is None:
-                designs, fold_scores = [], []
-                for fold in progress(folds, desc="mcd: selecting settings", enabled=self.verbose or None):
-                    designs.append(self._fold_design(labels, ids, weight_of, fold, rng))
-                    fold_scores += self._score_folds(X, None, designs[-1:], grids, sizes, rng)
-            else:
-                designs = [self._fold_design(labels, ids, weight_of, fold, rng) for fold in folds]
-                fold_scores = self._score_folds(X, basis_of(max(sizes)), designs, grids, sizes, rng,
-                                                desc="mcd: selecting settings")
+            basis = basis_of and basis_of(max(sizes))
+            designs, fold_scores = [], []
+            for fold in progress(folds, desc="mcd: selecting settings", enabled=self.verbose or None):
+                designs.append(self._fold_design(labels, ids, weight_of, fold, rng))
+                fold_scores.append(self._score_fold(X, basis, designs[-1], grids, sizes, rng))
             totals = {key: sum(f[key] for f in fold_scores) for key in fold_scores[0]}
             best = self._best(totals, n_folds)
             if later and best[0] == max(sizes) and (X.shape[0] <= _ALWAYS_SECOND_STAGE_ROWS
@@ -496,27 +492,13 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
                 basis = basis_of(max(later))
                 more = sorted(set(min(k, basis.rank) for k in later) - set(sizes))
                 if more:
-                    extra = self._score_folds(X, basis, designs, grids, more, rng)
+                    extra = [self._score_fold(X, basis, design, grids, more, rng) for design in designs]
                     totals.update({key: sum(f[key] for f in extra) for key in extra[0]})
                     best = self._best(totals, n_folds)
         keys = list(totals)
         results = {"n_basis": [k[0] for k in keys], "shrinkage": [k[1] for k in keys],
                    "complement_weight": [k[2] for k in keys], "score": [totals[k] / n_folds for k in keys]}
         return dict(zip(("n_basis", "shrinkage", "complement_weight"), best)), results
-
-    def _score_folds(self, X, basis, designs, grids, sizes, rng, desc=None):
-        """Each fold's score of every candidate with a basis size in ``sizes``: a list of dicts
-        (setting -> score), in the order of ``designs``. (Threads over the folds gained 0-10 %:
-        many small numpy calls, most holding the GIL.)"""
-        keys = list(itertools.product(sizes, grids["shrinkage"], grids["complement_weight"]))
-
-        def one(design):
-            scores = dict.fromkeys(keys, 0.0)
-            self._score_fold(X, basis, design, dict(grids, n_basis=sizes), rng, scores)
-            return scores
-
-        return [one(design) for design in progress(designs, desc=desc or "",
-                                                   enabled=(self.verbose or None) if desc else False)]
 
     @staticmethod
     def _best(totals, n_folds):
@@ -544,16 +526,18 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         train_ids = ids[~np.isin(ids, held)]
         w = np.array([weight_of[c] for c in train_ids.tolist()])
         if exact:
-            sample = _exact_fold(labels, held)
+            rows = np.flatnonzero(is_held)
+            sample = _exact_fold(rows, labels[rows])
         else:
             sample = _sample_fold(labels, held, min(int(self.max_validation_items), _SELECTION_ITEMS),
                                   _SELECTION_QUERIES, rng)
         return {"train_labels": np.where(is_held, -1, labels), "train_ids": train_ids, "weights": w / w.sum(),
                 "rows": sample.rows, "sample": sample}
 
-    def _score_fold(self, X, basis, design, grids, rng, totals):
-        """Fit the scatter without the clusters of ``design``'s fold; add every candidate's score
-        (those of ``grids``) on them to ``totals``."""
+    def _score_fold(self, X, basis, design, grids, sizes, rng):
+        """Fit the scatter without the clusters of ``design``'s fold; return the score on them of
+        every candidate of ``grids`` with a basis size in ``sizes``: {setting: score}."""
+        scores = dict.fromkeys(itertools.product(sizes, grids["shrinkage"], grids["complement_weight"]), 0.0)
         rows, sample = design["rows"], design["sample"]
         train_labels, train_ids = design["train_labels"], design["train_ids"]
         Xv = X[rows]
@@ -567,7 +551,7 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         else:
             C = basis.scatter(train_labels, train_ids, design["weights"])
             spaces = []
-            for k in grids["n_basis"]:
+            for k in sizes:
                 lam, W = _eigh_desc(C[:k, :k], self.tol, basis.scale(train_labels))
                 spaces.append((k, lam, basis.coords[rows, :k] @ W))
         # shrinkage 1 with complement weight 1 is Euclid (every weight 1) whatever the basis: one
@@ -592,9 +576,10 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
                     # the complement weights' rankings in one batch (one sort, few numpy calls)
                     stack = np.stack([D_in + gamma * D_out for gamma in gammas])
                     for gamma, value in zip(gammas, sample.scores(stack, self.selection_measure)):
-                        totals[(k, alpha, gamma)] += float(value)
+                        scores[(k, alpha, gamma)] = float(value)
                 if len(gammas) < len(grids["complement_weight"]):
-                    totals[(k, alpha, 1.0)] += euclid
+                    scores[(k, alpha, 1.0)] = euclid
+        return scores
 
     # ---------------------------------------------------------------- using it
     def _pairwise_sq_distances(self, A, B):
