@@ -96,11 +96,13 @@ def test_small_folds_score_exactly_as_before(monkeypatch, measure, n_basis):
     X, y = _anisotropic(0, n_clusters=12, per=15)
     params = dict(n_basis=n_basis, basis_grid=(2, 4, 8), selection_measure=measure, random_state=3,
                   baseline_holdout=None)
+    monkeypatch.setattr(mcd, "_HALVING_MIN_GROUPS", 10**9)       # every setting on every fold
     new = MinimumClusterDistortion(**params).fit(X, y)
     monkeypatch.setattr(MinimumClusterDistortion, "_select", _former_select)
     old = MinimumClusterDistortion(**params).fit(X, y)
     a, b = new.cv_results_, old.cv_results_
-    assert {key: a[key] for key in a if key != "score"} == {key: b[key] for key in b if key != "score"}
+    assert a["n_folds"] == [4] * len(a["score"])
+    assert {key: a[key] for key in a if key not in ("score", "n_folds")} == {key: b[key] for key in b if key != "score"}
     # the same scores up to rounding (the ranking is batched and sorted on integer keys now)
     np.testing.assert_allclose(a["score"], b["score"], rtol=0, atol=1e-12)
     assert (new.n_basis_, new.shrinkage_, new.complement_weight_) == (old.n_basis_, old.shrinkage_,
@@ -231,6 +233,12 @@ def _ranks_requested(monkeypatch):
     return requested
 
 
+def _first_stage(monkeypatch, k):
+    """The first stage's largest basis size, on few rows and on many."""
+    monkeypatch.setattr(mcd, "_FIRST_STAGE_BASIS", k)
+    monkeypatch.setattr(mcd, "_SMALL_FIRST_STAGE_BASIS", k)
+
+
 def _scores(model):
     r = model.cv_results_
     return {(k, a, g): s for k, a, g, s in zip(r["n_basis"], r["shrinkage"], r["complement_weight"], r["score"])}
@@ -242,11 +250,12 @@ def test_larger_bases_tried_when_the_first_stage_picks_its_largest(monkeypatch, 
     when the first stage's best is its largest size and beats the size below it by more than noise,
     with the same scores and choice as the one-stage selection (a dense SVD: a basis of rank 4
     is the leading part of one of rank 8)."""
-    monkeypatch.setattr(mcd, "_FIRST_STAGE_BASIS", 4)
+    _first_stage(monkeypatch, 4)
     # 3 loud directions: a basis of 2 holds only noise, one of 4 some of the informative
     # directions, one of 8 all of them
     X, y = _anisotropic(seed, n_clusters=12, per=15, loud=3)
     monkeypatch.setattr(mcd, "_ALWAYS_SECOND_STAGE_ROWS", 0)     # the rule decides, not the size
+    monkeypatch.setattr(mcd, "_HALVING_MIN_GROUPS", 10**9)       # every setting on every fold
     params = dict(basis_grid=(2, 4, 8), random_state=3, baseline_holdout=None)
     requested = _ranks_requested(monkeypatch)
     new = MinimumClusterDistortion(**params).fit(X, y)
@@ -263,7 +272,7 @@ def test_larger_bases_tried_when_the_first_stage_picks_its_largest(monkeypatch, 
 def test_larger_bases_skipped_when_a_smaller_one_wins(monkeypatch):
     """When the first stage's best basis is not its largest, no basis of a larger rank is
     computed, and cv_results_ holds the first stage's candidates only."""
-    monkeypatch.setattr(mcd, "_FIRST_STAGE_BASIS", 4)
+    _first_stage(monkeypatch, 4)
     real_best = MinimumClusterDistortion._best
     # the first stage's best among the 2-dimensional bases: a smaller basis wins
     monkeypatch.setattr(MinimumClusterDistortion, "_best", staticmethod(
@@ -282,7 +291,7 @@ def test_larger_bases_skipped_on_a_plateau(monkeypatch):
     the price of the rule (see _still_rising), paid only above _ALWAYS_SECOND_STAGE_ROWS rows;
     the settings chosen are the first stage's best. At or below that many rows the larger basis
     is tried and wins."""
-    monkeypatch.setattr(mcd, "_FIRST_STAGE_BASIS", 4)
+    _first_stage(monkeypatch, 4)
     X, y = _anisotropic(0, n_clusters=12, per=15)
     requested = _ranks_requested(monkeypatch)
     params = dict(basis_grid=(2, 4, 8), random_state=3, baseline_holdout=None)
@@ -345,3 +354,70 @@ def test_selection_on_a_sample_of_whole_clusters_above_the_row_bound(monkeypatch
     np.testing.assert_allclose(sampled.get_mahalanobis_matrix(), fixed.get_mahalanobis_matrix(), rtol=1e-8, atol=1e-10)
     again = MinimumClusterDistortion(**params).fit(X, y)
     assert again.cv_results_ == sampled.cv_results_                     # seeded
+
+
+def test_first_stage_basis_is_smaller_on_few_rows(monkeypatch):
+    """At or below _ALWAYS_SECOND_STAGE_ROWS rows the first stage's basis has rank
+    _SMALL_FIRST_STAGE_BASIS (a cheap probe: the larger sizes follow whenever its largest wins),
+    above it _FIRST_STAGE_BASIS."""
+    monkeypatch.setattr(mcd, "_SMALL_FIRST_STAGE_BASIS", 2)
+    monkeypatch.setattr(mcd, "_FIRST_STAGE_BASIS", 4)
+    X, y = _anisotropic(0, n_clusters=12, per=15, loud=3)
+    params = dict(basis_grid=(2, 4, 8), random_state=3, baseline_holdout=None)
+    requested = _ranks_requested(monkeypatch)
+    MinimumClusterDistortion(**params).fit(X, y)
+    assert requested[0] == 2
+    requested.clear()
+    monkeypatch.setattr(mcd, "_ALWAYS_SECOND_STAGE_ROWS", X.shape[0] - 1)
+    MinimumClusterDistortion(**params).fit(X, y)
+    assert requested[0] == 4
+
+
+def test_successive_halving_keeps_the_best_groups_on_every_fold(monkeypatch):
+    """A stage of many (basis size, shrinkage) groups scores them all on half of the folds and
+    only the best third (and each size's best) on the rest; the settings that compete have a
+    score on every fold, equal to the full selection's, and the choice is the full selection's."""
+    _first_stage(monkeypatch, 8)
+    X, y = _anisotropic(1, n_clusters=16, per=12, loud=3)
+    params = dict(basis_grid=(2, 4, 8), random_state=5, baseline_holdout=None)
+    halved = MinimumClusterDistortion(**params).fit(X, y)
+    monkeypatch.setattr(mcd, "_HALVING_MIN_GROUPS", 10**9)
+    full = MinimumClusterDistortion(**params).fit(X, y)
+    r = halved.cv_results_
+    assert set(r["n_folds"]) == {2, 4} and set(full.cv_results_["n_folds"]) == {4}
+    complete = {(k, a) for k, a, g, n in zip(r["n_basis"], r["shrinkage"], r["complement_weight"], r["n_folds"])
+                if n == 4 and not (a == 1.0 and g == 1.0)}
+    groups = 3 * len(mcd.DEFAULT_SHRINKAGE_GRID)
+    assert -(-groups // 3) <= len(complete) <= -(-groups // 3) + 3          # a third, and each size's best
+    assert {k for k, _ in complete} == {2, 4, 8}
+    every = _scores(full)
+    for key, score, n in zip(zip(r["n_basis"], r["shrinkage"], r["complement_weight"]), r["score"], r["n_folds"]):
+        if n == 4:
+            assert score == pytest.approx(every[key], abs=1e-12)
+    chosen = (halved.n_basis_, halved.shrinkage_, halved.complement_weight_)
+    assert chosen == (full.n_basis_, full.shrinkage_, full.complement_weight_)
+    assert chosen[:2] in complete
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_counted_ranks_equal_the_sorted_ones(seed):
+    """Folds of small clusters drawn whole (at most _COUNT_MAX_RELEVANT relevant items a query,
+    one weight for every item) count the items ahead of each relevant one instead of sorting:
+    the same values as the sort, ties (equal distances) included."""
+    from learnsim import _fold_sampling as fs
+
+    rng = np.random.default_rng(seed)
+    labels = np.repeat(np.arange(300), rng.integers(2, fs._COUNT_MAX_RELEVANT + 2, 300))
+    for design in (fs.sample_fold(labels, np.arange(300), 400, 100, rng),
+                   fs.exact_fold(np.flatnonzero(labels < 40), labels[labels < 40])):
+        assert design._countable()
+        X = rng.standard_normal((design.rows.size, 3))
+        D = ((X[design.queries][:, None] - X[None]) ** 2).sum(-1)
+        stack = np.stack([D, np.round(D, 1), np.zeros_like(D)])      # ties, and all tied
+        for measure in ("ap11", "ap"):
+            sorted_path = fs.SampledFold.__new__(fs.SampledFold)
+            sorted_path.__dict__.update({**design.__dict__, "_relevant": None})
+            np.testing.assert_allclose(design.query_values(stack, measure),
+                                       sorted_path.query_values(stack, measure), rtol=0, atol=1e-12)
+    big = fs.sample_fold(np.repeat(np.arange(20), 30), np.arange(20), 400, 100, rng)
+    assert not big._countable()                                        # large clusters: sorted

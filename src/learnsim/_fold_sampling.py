@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SampledFold", "exact_fold", "sample_check_fold", "sample_fold", "sampled_query_values", "still_rising"]
+__all__ = ["SampledFold", "exact_fold", "halving_survivors", "sample_check_fold", "sample_fold", "sampled_query_values", "still_rising"]
 
 
 class SampledFold:
@@ -51,6 +51,7 @@ class SampledFold:
         to (stop - start) x n_sampled."""
         part = object.__new__(type(self))
         part.__dict__.update(self.__dict__)
+        part.__dict__.pop("_relevant", None)      # per query: computed again for the block
         for name in self._PER_QUERY:
             setattr(part, name, getattr(self, name)[start:stop])
         return part
@@ -69,52 +70,98 @@ class SampledFold:
         """The estimated measure of every sampled query under each of a stack of candidates'
         (n_candidates, n_queries, n_sampled) squared distances: (n_candidates, n_queries).
 
-        The items are ordered by one sort of integer keys (the distance's bits, the lowest
-        replaced by the item's position) instead of an argsort: about twice as fast. Equal
-        distances (duplicate documents) rank by position in the sample, as
-        :mod:`learnsim.evaluation` ranks ties by index; so do distances within ~1e-12 relative of
-        each other, below the rounding of the distances themselves.
+        The items are ordered by integer keys (the distance's bits, the lowest replaced by the
+        item's position) instead of an argsort: about twice as fast. Equal distances (duplicate
+        documents) rank by position in the sample, as :mod:`learnsim.evaluation` ranks ties by
+        index; so do distances within ~1e-12 relative of each other, below the rounding of the
+        distances themselves. Where every query has at most ``_COUNT_MAX_RELEVANT`` sampled
+        relevant items and every item stands for as many (``col_weight`` constant: small
+        clusters drawn whole), the items ahead of each relevant one are counted instead of sorted
+        (:meth:`_counted_precisions`): the same keys, the same ranks.
         """
         D2 = np.asarray(D2, dtype=np.float64)
         c, q, n = D2.shape
         keys = _sort_keys(D2, self._index_bits)
         keys[:, np.arange(q), self.queries] = np.iinfo(np.uint64).max   # the query leaves its ranking: last
-        keys.sort(axis=2)
-        pos = (keys[:, :, :-1] & np.uint64((1 << self._index_bits) - 1)).astype(np.intp)
-        del keys
-        rel = self.cluster[pos] == self.qc[None, :, None]
-        cum_other = np.cumsum(np.where(rel, 0.0, self.col_weight[pos]), axis=2)
         rows = c * q
-        rel, cum_other = rel.reshape(rows, n - 1), cum_other.reshape(rows, n - 1)
         rel_scale, true_rel, n_rel = (np.tile(a, c) for a in (self.rel_scale, self.true_rel, self.n_rel))
-        if measure == "r_precision":
-            # estimated relevant among the top R: at the last position whose estimated rank <= R
-            cum_rel = np.cumsum(rel, axis=1)
-            est_rank = cum_rel * rel_scale[:, None] + cum_other
-            last = (est_rank <= true_rel[:, None] * (1 + 1e-12)).sum(axis=1)
-            got = np.where(last > 0, cum_rel[np.arange(rows), np.maximum(last - 1, 0)], 0)
-            values = np.minimum(got * rel_scale / true_rel, 1.0)
+        if measure != "r_precision" and self._countable():
+            precision = self._counted_precisions(keys)
+            r = np.repeat(np.arange(rows), n_rel)
+            m = np.arange(r.size) - np.concatenate(([0], np.cumsum(n_rel)[:-1]))[r] + 1
+            precision = precision.reshape(rows, -1)[r, m - 1]
         else:
+            keys.sort(axis=2)
+            pos = (keys[:, :, :-1] & np.uint64((1 << self._index_bits) - 1)).astype(np.intp)
+            del keys
+            rel = self.cluster[pos] == self.qc[None, :, None]
+            cum_other = np.cumsum(np.where(rel, 0.0, self.col_weight[pos]), axis=2)
+            rel, cum_other = rel.reshape(rows, n - 1), cum_other.reshape(rows, n - 1)
+            if measure == "r_precision":
+                # estimated relevant among the top R: at the last position whose estimated rank <= R
+                cum_rel = np.cumsum(rel, axis=1)
+                est_rank = cum_rel * rel_scale[:, None] + cum_other
+                last = (est_rank <= true_rel[:, None] * (1 + 1e-12)).sum(axis=1)
+                got = np.where(last > 0, cum_rel[np.arange(rows), np.maximum(last - 1, 0)], 0)
+                return np.minimum(got * rel_scale / true_rel, 1.0).reshape(c, q)
             # every row holds exactly n_rel relevant items: the mask reads them by row, then rank
             r = np.repeat(np.arange(rows), n_rel)
-            first = np.concatenate(([0], np.cumsum(n_rel)[:-1]))
-            m = np.arange(r.size) - first[r] + 1      # m-th sampled relevant item of its query
-            est_rel = m * rel_scale[r]
+            m = np.arange(r.size) - np.concatenate(([0], np.cumsum(n_rel)[:-1]))[r] + 1
+            est_rel = m * rel_scale[r]       # m-th sampled relevant item of its query
             precision = est_rel / (est_rel + cum_other[rel])
-            if measure == "ap":
-                values = np.bincount(r, weights=precision, minlength=rows) / n_rel
-            else:
-                # 11-point interpolated precision, with trec_eval's m = floor(level * R + 0.9) on
-                # the sampled R (see learnsim.evaluation._ranking_block)
-                padded = np.zeros((rows, int(n_rel.max())))
-                padded[r, m - 1] = precision
-                tail_max = np.maximum.accumulate(padded[:, ::-1], axis=1)[:, ::-1]
-                values = np.zeros(rows)
-                for level in np.arange(11) / 10.0:
-                    m_min = np.maximum(1, np.floor(level * n_rel + 0.9).astype(np.int64))
-                    values += tail_max[np.arange(rows), m_min - 1]
-                values /= 11.0
+        if measure == "ap":
+            values = np.bincount(r, weights=precision, minlength=rows) / n_rel
+        else:
+            # 11-point interpolated precision, with trec_eval's m = floor(level * R + 0.9) on
+            # the sampled R (see learnsim.evaluation._ranking_block)
+            padded = np.zeros((rows, int(n_rel.max())))
+            padded[r, m - 1] = precision
+            tail_max = np.maximum.accumulate(padded[:, ::-1], axis=1)[:, ::-1]
+            values = np.zeros(rows)
+            for level in np.arange(11) / 10.0:
+                m_min = np.maximum(1, np.floor(level * n_rel + 0.9).astype(np.int64))
+                values += tail_max[np.arange(rows), m_min - 1]
+            values /= 11.0
         return values.reshape(c, q)
+
+    def _countable(self):
+        """Whether :meth:`_counted_precisions` applies: few relevant items a query, and one
+        weight for every item. Computes (once) each query's relevant positions."""
+        if not hasattr(self, "_relevant"):
+            self._relevant = None
+            R = int(self.n_rel.max()) if self.n_rel.size else 0
+            if 0 < R <= _COUNT_MAX_RELEVANT and np.all(self.col_weight == self.col_weight[0]):
+                q = np.arange(self.queries.size)
+                rel = self.cluster[None, :] == self.qc[:, None]
+                rel[q, self.queries] = False
+                r, col = np.nonzero(rel)        # row by row, positions ascending
+                m = np.arange(r.size) - np.concatenate(([0], np.cumsum(self.n_rel)[:-1]))[r]
+                # a query short of R relevant items is padded with itself: its key is the largest
+                relevant = np.repeat(self.queries[:, None], R, axis=1)
+                relevant[r, m] = col
+                self._relevant = relevant
+        return self._relevant is not None
+
+    def _counted_precisions(self, keys):
+        """Precision at each relevant item, (n_candidates, n_queries, R), from the sort keys
+        (the queries' own keys already largest) without sorting the rows: the m-th relevant item
+        (by key) has m - 1 relevant items and (items with a smaller key) - (m - 1) others ahead
+        of it, each other standing for ``col_weight`` items. Entries past a query's n_rel are
+        padding. The ranks are those of the sort, so the values equal the sort path's up to the
+        order of summation."""
+        c, q, _ = keys.shape
+        relevant_keys = keys[:, np.arange(q)[:, None], self._relevant]      # (c, q, R)
+        relevant_keys.sort(axis=2)
+        ahead = keys[:, :, None, :] < relevant_keys[..., None]               # (c, q, R, n)
+        m = np.arange(1, relevant_keys.shape[2] + 1)
+        others = np.einsum("cqrn->cqr", ahead.view(np.uint8), dtype=np.int64) - (m - 1)
+        est_rel = m * self.rel_scale[:, None]
+        return est_rel / (est_rel + others * self.col_weight[0])
+
+# Queries with at most this many sampled relevant items (clusters of at most 5 drawn whole: the
+# sentence corpora) get their relevant items' ranks counted, R comparisons per item, instead of a
+# sort of the row (about 9 comparisons per item and the gathers after it).
+_COUNT_MAX_RELEVANT = 4
 
 
 def _sort_keys(D, index_bits):
@@ -229,3 +276,15 @@ def still_rising(fold_scores, totals, sizes, t):
     d = np.array([f[top] - f[below] for f in fold_scores])
     se = float(np.std(d, ddof=1)) / np.sqrt(d.size) if d.size > 1 else 0.0
     return bool(d.mean() > t * se and d.mean() > 0)
+
+
+def halving_survivors(fold_scores, groups):
+    """The (basis size, shrinkage) ``groups`` that successive halving scores on the remaining
+    folds, from the first folds' ``fold_scores`` ({(size, shrinkage, complement): score} each):
+    the best third by their best complement weight's total, and the best group of each size (so
+    that :func:`still_rising` compares sizes on every fold)."""
+    partial = {key: sum(f[key] for f in fold_scores) for key in fold_scores[0]}
+    group_best = {g: max(v for key, v in partial.items() if key[:2] == g) for g in groups}
+    keep = set(sorted(groups, key=lambda g: -group_best[g])[:-(-len(groups) // 3)])
+    keep.update(max((g for g in groups if g[0] == k), key=group_best.get) for k in {g[0] for g in groups})
+    return keep

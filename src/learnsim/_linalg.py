@@ -38,6 +38,8 @@ _GRAM_EIGENVALUE_TOL = 1e3 * np.finfo(np.float64).eps
 _BLOCK_BYTES = 8 * 2**20
 _SCATTER_GROUPS = 4
 _SCATTER_BUDGET_BYTES = 2 * 2**30
+# Below this many flops (n x width^2) the randomised SVD runs all its BLAS on one thread.
+_SMALL_RAYLEIGH_RITZ_FLOPS = 2**28
 
 
 def _gram_is_cheaper(X, k, n_iter=7, n_oversamples=10):
@@ -142,6 +144,21 @@ def first_largest_abs_rows(V, step=8192):
             top[cols] = start + (A[:, cols] == m[cols]).argmax(axis=0)
             best[cols] = m[cols]
     return top
+
+
+_BLAS_CONTROLLER = []
+
+
+def _single_blas_thread():
+    """A context in which BLAS runs on one thread. threadpoolctl's controller (the loaded
+    libraries, found once: a fresh ``threadpool_limits`` looks them up again, ~4 ms) is kept."""
+    try:
+        if not _BLAS_CONTROLLER:
+            from threadpoolctl import ThreadpoolController
+            _BLAS_CONTROLLER.append(ThreadpoolController())
+        return _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas")
+    except Exception:  # threadpoolctl comes with scikit-learn; without it, as BLAS is set
+        return contextlib.nullcontext()
 
 
 def _thread_count():
@@ -272,12 +289,20 @@ def _sparse_randomized_factors(X, k, seed, n_iter=_SPARSE_POWER_ITERATIONS, n_ov
     buffer = np.empty(groups * n * width, dtype=np.float64)
     partial64 = buffer.reshape(groups, n, width)
     partial32 = buffer.view(np.float32)[:buffer.size].reshape(groups, n, width)
-    with ThreadPoolExecutor(threads) if threads > 1 else contextlib.nullcontext() as pool:
+    # The LU of a tall, narrow Q gains nothing from BLAS threads (measured: 20,000 x 266, 1 or
+    # 2 threads alike), and OpenBLAS threads left spinning between the sparse products slow the
+    # product threads and the LU itself: at 2,300 x 42 an LU took 10 ms instead of 1. So the
+    # iterations run with one BLAS thread, and so does all of a small problem (its Rayleigh-Ritz
+    # products are a few milliseconds); a large one's Rayleigh-Ritz products use BLAS threads.
+    small = n * width * width <= _SMALL_RAYLEIGH_RITZ_FLOPS
+    with ThreadPoolExecutor(threads) if threads > 1 else contextlib.nullcontext() as pool, \
+            _single_blas_thread() if small else contextlib.nullcontext():
         M32 = M.astype(np.float32)
         Q = rng.standard_normal((n, width), dtype=np.float32)
-        for _ in range(n_iter):
-            Q, _ = scipy.linalg.lu(_gram_times_dense(M32, Q, partial32, pool), permute_l=True,
-                                   overwrite_a=True, check_finite=False)
+        with contextlib.nullcontext() if small else _single_blas_thread():
+            for _ in range(n_iter):
+                Q, _ = scipy.linalg.lu(_gram_times_dense(M32, Q, partial32, pool), permute_l=True,
+                                       overwrite_a=True, check_finite=False)
         del M32
         # Rayleigh-Ritz on span(Q), Q not orthonormal: Q^T M^T M Q w = lam Q^T Q w
         Q = np.ascontiguousarray(Q, dtype=np.float64)

@@ -49,6 +49,7 @@ from threadpoolctl import threadpool_limits
 from ._fold_sampling import SampledFold as _SampledFold, sample_fold as _sample_fold  # noqa: F401  (the type it returns)
 from ._fold_sampling import sample_check_fold as _sample_check_fold, sampled_query_values as _sampled_query_values
 from ._fold_sampling import exact_fold as _exact_fold, still_rising as _still_rising
+from ._fold_sampling import halving_survivors as _halving_survivors
 from ._mcd_linalg import _SCATTER, _PrincipalBasis, _cholesky_inverse_factor, _cross_sq_dists, _eigh_desc, \
     _eigh_lower, _raw_weights, _zero_threshold
 from ._progress import progress
@@ -67,19 +68,21 @@ PAPER_PARAMS = {"n_basis": None, "shrinkage": 0.0, "complement_weight": 0.0, "ba
 # larger ones only when the largest of these wins it, by more than noise (see
 # MinimumClusterDistortion._select).
 _FIRST_STAGE_BASIS = 64
+# ... up to this on at most _ALWAYS_SECOND_STAGE_ROWS rows (a cheap probe there: on 3,000
+# sentences, where 16 wins, a rank-64 basis cost 3x the whole fit with fixed settings)
+_SMALL_FIRST_STAGE_BASIS = 32
 # the larger sizes are tried when the largest first-stage size beats the one below by this many
-# standard errors of the per-fold differences (see _still_rising), or whenever the selection's
-# rows number at most _ALWAYS_SECOND_STAGE_ROWS: there the larger basis costs a fraction of a
-# second, and 4 folds give the test little power (on Flickr8k, 1,000 captions, it skipped bases
-# that raised the reproduction's 11-pt AP at 3 % LSI from 0.557 to 0.577; t ranged 0-19)
+# standard errors of the per-fold differences (_still_rising), or always on at most
+# _ALWAYS_SECOND_STAGE_ROWS rows: 4 folds give the test little power there (on Flickr8k it
+# skipped bases that raised the reproduction's 11-pt AP at 3 % LSI from 0.557 to 0.577)
 _RISING_T = 2.0
 _ALWAYS_SECOND_STAGE_ROWS = 5000
+# From this many (basis size, shrinkage) groups a stage is scored by successive halving
+_HALVING_MIN_GROUPS = 6
 # Above this many clustered rows the settings are selected on a seeded sample of whole clusters
-# of at most this many rows (their basis, folds and scoring), and the metric is then fitted on
-# every row with the settings chosen: the selection's cost (a rank-256 basis, a 256 x 256
-# scatter per fold) stays that of this many rows, and the default fit a bounded multiple of the
-# fixed-settings fit at any size (issue 16: 6.8x at 100k sentences in clusters of 1-5 before;
-# with 50,000 rows, 3.85x on the synthetic 100k of bench_mcd_selection.py).
+# of at most this many rows, then the metric is fitted on every row with them: the selection
+# costs what it costs on this many rows (issue 16: 6.8x the fixed fit at 100k sentences before;
+# 3.85x on 100k synthetic documents with 50,000 rows).
 _SELECTION_MAX_ROWS = 20_000
 # Used when there are too few clusters to select on held-out ones: the paper's own metric.
 _FALLBACK = {"shrinkage": 0.0, "complement_weight": 0.0}
@@ -95,18 +98,14 @@ _MAX_GRAM_ITEMS = 8000
 # The largest dense output (entries) transform() or get_mahalanobis_matrix() will build.
 _MAX_DENSE_ENTRIES = 400_000_000
 # The selection scores a fold exactly - every held-out item ranks all the others - while its
-# held-out items (whole clusters, at most max_validation_items) number at most this many: a
-# candidate setting then sorts at most 200 x 200 distances, as many as the sampled estimate's
-# 100 x 400. Larger folds are estimated from sampled queries instead (_sample_fold), at a cost
-# that does not grow with n. (600 before: 600 x 600 sorts made the default fit 14.6x the fixed
-# one on 3,000 synthetic documents in clusters of 30, with the same choice.)
+# held-out items (whole clusters) number at most this many: 200 x 200 distances, as many as the
+# sampled estimate's 100 x 400 (_sample_fold) that larger folds get. (600 before: the default
+# fit took 14.6x the fixed one on 3,000 synthetic documents in clusters of 30, same choice.)
 _EXACT_SELECTION_ITEMS = 200
 # Sampled queries per fold, and at most this many sampled items they rank (fewer when
-# max_validation_items is smaller). One candidate setting then sorts 100 x 400 distances (~1 ms):
-# 400 of them (100 settings, 4 folds) cost less than a fit with fixed settings on 20 Newsgroups.
-# The candidates share the queries and items, so their differences are paired; with ~100
-# relevant sampled items a query, the estimate's spread comes from the queries, not the items
-# (measured on 20 Newsgroups 5k: 1,000 items chose the same settings at 2.5x the cost).
+# max_validation_items is smaller): 100 x 400 distances a candidate. The candidates share them,
+# so their differences are paired; the estimate's spread comes from the queries, not the items
+# (20 Newsgroups 5k: 1,000 items chose the same settings at 2.5x the cost).
 _SELECTION_QUERIES = 100
 _SELECTION_ITEMS = 400
 _EXACT_CHECK_ITEMS = 2000   # the held-out check's exact bound: n x n matrices of 32 MB at most
@@ -190,7 +189,8 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
     scale_ : float
         s = the |.|^(1/n) factor of eq. (6) that makes |M| = 1.
     cv_results_ : dict of lists or None
-        Every candidate setting with its mean held-out score, when something was "auto".
+        Every candidate setting with its mean held-out score and the number of folds it was
+        scored on (``n_folds``: successive halving drops some), when something was "auto".
     baseline_gain_ : learnsim.baseline.BaselineGain or None
         Learned against Euclid on the held-out clusters: each held-out item queries the others
         (11-point average precision of its cluster), with a bootstrap interval of the gain.
@@ -453,10 +453,11 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         basis size serves every shrinkage and complement weight.
 
         The basis sizes are tried in two stages on the same folds: those up to
-        ``_FIRST_STAGE_BASIS`` with a basis of that rank, and the larger ones (a basis of the
-        largest rank) only when the best so far is the largest of the first stage and, above
+        ``_FIRST_STAGE_BASIS`` (``_SMALL_FIRST_STAGE_BASIS`` on at most
+        ``_ALWAYS_SECOND_STAGE_ROWS`` rows) with a basis of that rank, and the larger ones (a basis
+        of the largest rank) only when the best so far is the largest of the first stage and, above
         ``_ALWAYS_SECOND_STAGE_ROWS`` rows, beats the size below it by more than the folds' noise
-        (:func:`_still_rising`). A rank-256 basis costs 3-5x a rank-64 one.
+        (:func:`_still_rising`). Each stage is scored by successive halving (:meth:`_score_stage`).
         """
         n_clusters = len(ids)
         if n_clusters < 4:
@@ -474,31 +475,48 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         weight_of = dict(zip(ids.tolist(), cluster_weights))
         sizes, later = grids["n_basis"], []
         if basis_of is not None:
-            first = [k for k in sizes if k <= _FIRST_STAGE_BASIS] or sizes[:1]
+            cap = _FIRST_STAGE_BASIS if X.shape[0] > _ALWAYS_SECOND_STAGE_ROWS else _SMALL_FIRST_STAGE_BASIS
+            first = [k for k in sizes if k <= cap] or sizes[:1]
             rank = basis_of(max(first)).rank
             sizes = sorted(set(min(k, rank) for k in first))
             later = [k for k in grids["n_basis"] if k > max(first)] if rank == max(first) else []
         # the selection works on many small matrices, where BLAS threads cost more than they give
         with threadpool_limits(1, user_api="blas"):
             basis = basis_of and basis_of(max(sizes))
-            designs, fold_scores = [], []
-            for fold in progress(folds, desc="mcd: selecting settings", enabled=self.verbose or None):
-                designs.append(self._fold_design(labels, ids, weight_of, fold, rng))
-                fold_scores.append(self._score_fold(X, basis, designs[-1], grids, sizes, rng))
-            totals = {key: sum(f[key] for f in fold_scores) for key in fold_scores[0]}
+            designs = [self._fold_design(labels, ids, weight_of, fold, rng) for fold in folds]
+            fold_scores = self._score_stage(X, basis, designs, grids, sizes, rng)
+            # a setting competes only with a score on every fold (successive halving drops some)
+            totals = {key: sum(f[key] for f in fold_scores) for key in fold_scores[-1]}
             best = self._best(totals, n_folds)
             if later and best[0] == max(sizes) and (X.shape[0] <= _ALWAYS_SECOND_STAGE_ROWS
                                                     or _still_rising(fold_scores, totals, sizes, _RISING_T)):
                 basis = basis_of(max(later))
                 more = sorted(set(min(k, basis.rank) for k in later) - set(sizes))
                 if more:
-                    extra = [self._score_fold(X, basis, design, grids, more, rng) for design in designs]
-                    totals.update({key: sum(f[key] for f in extra) for key in extra[0]})
+                    extra = self._score_stage(X, basis, designs, grids, more, rng)
+                    totals.update({key: sum(f[key] for f in extra) for key in extra[-1]})
+                    fold_scores = [{**f, **e} for f, e in zip(fold_scores, extra)]
                     best = self._best(totals, n_folds)
-        keys = list(totals)
+        keys = list(dict.fromkeys(key for f in fold_scores for key in f))     # every setting scored
+        counts = [sum(key in f for f in fold_scores) for key in keys]
         results = {"n_basis": [k[0] for k in keys], "shrinkage": [k[1] for k in keys],
-                   "complement_weight": [k[2] for k in keys], "score": [totals[k] / n_folds for k in keys]}
+                   "complement_weight": [k[2] for k in keys], "n_folds": counts,
+                   "score": [sum(f.get(k, 0.0) for f in fold_scores) / c for k, c in zip(keys, counts)]}
         return dict(zip(("n_basis", "shrinkage", "complement_weight"), best)), results
+
+    def _score_stage(self, X, basis, designs, grids, sizes, rng):
+        """Each fold's scores ({setting: score}) of the candidates with a basis size in ``sizes``,
+        by successive halving (Jamieson & Talwalkar 2016): every (size, shrinkage) group on half
+        of the folds, then the survivors (:func:`_halving_survivors`) and Euclid on the others.
+        10 groups cost 28 group scorings instead of 40, 15 cost 40 instead of 60."""
+        groups = [(k, alpha) for k in sizes for alpha in grids["shrinkage"]]
+        n_first = len(designs) // 2 if len(groups) >= _HALVING_MIN_GROUPS and len(designs) >= 2 else len(designs)
+        fold_scores = [self._score_fold(X, basis, d, grids, sizes, rng) for d in progress(
+            designs[:n_first], desc="mcd: selecting settings", enabled=self.verbose or None)]
+        if n_first < len(designs):
+            keep = _halving_survivors(fold_scores, groups)
+            fold_scores += [self._score_fold(X, basis, d, grids, sizes, rng, keep=keep) for d in designs[n_first:]]
+        return fold_scores
 
     @staticmethod
     def _best(totals, n_folds):
@@ -534,10 +552,12 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         return {"train_labels": np.where(is_held, -1, labels), "train_ids": train_ids, "weights": w / w.sum(),
                 "rows": sample.rows, "sample": sample}
 
-    def _score_fold(self, X, basis, design, grids, sizes, rng):
+    def _score_fold(self, X, basis, design, grids, sizes, rng, keep=None):
         """Fit the scatter without the clusters of ``design``'s fold; return the score on them of
-        every candidate of ``grids`` with a basis size in ``sizes``: {setting: score}."""
-        scores = dict.fromkeys(itertools.product(sizes, grids["shrinkage"], grids["complement_weight"]), 0.0)
+        every candidate of ``grids`` with a basis size in ``sizes`` (only those whose
+        (size, shrinkage) is in ``keep``, and Euclid, when it is given): {setting: score}."""
+        kept = (lambda k, alpha: True) if keep is None else (lambda k, alpha: (k, alpha) in keep)
+        scores = {}
         rows, sample = design["rows"], design["sample"]
         train_labels, train_ids = design["train_labels"], design["train_ids"]
         Xv = X[rows]
@@ -565,7 +585,9 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
             # Rankings ignore the |M| = 1 scale, so per candidate:
             # d^2 = sum_k (p_k . diff)^2 / mu_k + gamma * (|diff|^2 - sum_k (p_k . diff)^2)
             D_out = D_full - _cross_sq_dists(Pq, P)
-            for alpha in grids["shrinkage"]:
+            if 1.0 in grids["shrinkage"] and 1.0 in grids["complement_weight"]:
+                scores[(k, 1.0, 1.0)] = euclid
+            for alpha in (a for a in grids["shrinkage"] if kept(k, a)):
                 if not lam.size:
                     D_in = 0.0
                 else:
@@ -577,9 +599,9 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
                     stack = np.stack([D_in + gamma * D_out for gamma in gammas])
                     for gamma, value in zip(gammas, sample.scores(stack, self.selection_measure)):
                         scores[(k, alpha, gamma)] = float(value)
-                if len(gammas) < len(grids["complement_weight"]):
-                    scores[(k, alpha, 1.0)] = euclid
-        return scores
+        # in the grid's order
+        return {key: scores[key] for key in itertools.product(sizes, grids["shrinkage"], grids["complement_weight"])
+                if key in scores}
 
     # ---------------------------------------------------------------- using it
     def _pairwise_sq_distances(self, A, B):
