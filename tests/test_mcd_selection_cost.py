@@ -374,9 +374,10 @@ def test_first_stage_basis_is_smaller_on_few_rows(monkeypatch):
 
 
 def test_successive_halving_keeps_the_best_groups_on_every_fold(monkeypatch):
-    """A stage of many (basis size, shrinkage) groups scores them all on half of the folds and
-    only the best third (and each size's best) on the rest; the settings that compete have a
-    score on every fold, equal to the full selection's, and the choice is the full selection's."""
+    """A stage of many (basis size, shrinkage) groups scores them all on the first fold, the best
+    third (and, in the first stage, each size's best) on the second, the best third of those on
+    the rest; the settings that compete have a score on every fold, equal to the full
+    selection's, and the choice is the full selection's."""
     _first_stage(monkeypatch, 8)
     X, y = _anisotropic(1, n_clusters=16, per=12, loud=3)
     params = dict(basis_grid=(2, 4, 8), random_state=5, baseline_holdout=None)
@@ -384,12 +385,16 @@ def test_successive_halving_keeps_the_best_groups_on_every_fold(monkeypatch):
     monkeypatch.setattr(mcd, "_HALVING_MIN_GROUPS", 10**9)
     full = MinimumClusterDistortion(**params).fit(X, y)
     r = halved.cv_results_
-    assert set(r["n_folds"]) == {2, 4} and set(full.cv_results_["n_folds"]) == {4}
-    complete = {(k, a) for k, a, g, n in zip(r["n_basis"], r["shrinkage"], r["complement_weight"], r["n_folds"])
-                if n == 4 and not (a == 1.0 and g == 1.0)}
+    assert set(r["n_folds"]) == {1, 2, 4} and set(full.cv_results_["n_folds"]) == {4}
+    folds_of = {}
+    for k, a, g, n in zip(r["n_basis"], r["shrinkage"], r["complement_weight"], r["n_folds"]):
+        if not (a == 1.0 and g == 1.0):                  # Euclid is scored on every fold
+            folds_of[(k, a)] = n
     groups = 3 * len(mcd.DEFAULT_SHRINKAGE_GRID)
-    assert -(-groups // 3) <= len(complete) <= -(-groups // 3) + 3          # a third, and each size's best
-    assert {k for k, _ in complete} == {2, 4, 8}
+    second = [g for g, n in folds_of.items() if n >= 2]
+    complete = [g for g, n in folds_of.items() if n == 4]
+    assert len(folds_of) == groups and len(second) <= groups // 3 + 3
+    assert len(complete) <= -(-len(second) // 3) + 3 and {k for k, _ in complete} == {2, 4, 8}
     every = _scores(full)
     for key, score, n in zip(zip(r["n_basis"], r["shrinkage"], r["complement_weight"]), r["score"], r["n_folds"]):
         if n == 4:
@@ -397,6 +402,18 @@ def test_successive_halving_keeps_the_best_groups_on_every_fold(monkeypatch):
     chosen = (halved.n_basis_, halved.shrinkage_, halved.complement_weight_)
     assert chosen == (full.n_basis_, full.shrinkage_, full.complement_weight_)
     assert chosen[:2] in complete
+
+
+def test_halving_drops_whole_sizes_in_the_second_stage():
+    """Without ``per_size`` (the second stage, which _still_rising does not read) only the best
+    third survives: a size none of whose groups does is not scored (no eigenproblem) on the
+    later folds."""
+    from learnsim import _fold_sampling as fs
+
+    folds = [{(k, a, 0.0): k + a for k in (2, 4, 8) for a in (0.0, 0.1, 0.3)}]
+    groups = [(k, a) for k in (2, 4, 8) for a in (0.0, 0.1, 0.3)]
+    assert fs.halving_survivors(folds, groups, per_size=False) == {(8, 0.0), (8, 0.1), (8, 0.3)}
+    assert fs.halving_survivors(folds, groups) == {(8, 0.0), (8, 0.1), (8, 0.3), (4, 0.3), (2, 0.3)}
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -86,10 +86,10 @@ class SampledFold:
         rows = c * q
         rel_scale, true_rel, n_rel = (np.tile(a, c) for a in (self.rel_scale, self.true_rel, self.n_rel))
         if measure != "r_precision" and self._countable():
-            precision = self._counted_precisions(keys)
-            r = np.repeat(np.arange(rows), n_rel)
-            m = np.arange(r.size) - np.concatenate(([0], np.cumsum(n_rel)[:-1]))[r] + 1
-            precision = precision.reshape(rows, -1)[r, m - 1]
+            # (rows, R): the m-th relevant item's precision, 0 past a query's n_rel
+            padded = np.where(np.tile(self._relevant_valid, (c, 1)),
+                              self._counted_precisions(keys).reshape(rows, -1), 0.0)
+            return (padded.sum(axis=1) / n_rel if measure == "ap" else _ap11(padded, n_rel)).reshape(c, q)
         else:
             keys.sort(axis=2)
             pos = (keys[:, :, :-1] & np.uint64((1 << self._index_bits) - 1)).astype(np.intp)
@@ -110,19 +110,10 @@ class SampledFold:
             est_rel = m * rel_scale[r]       # m-th sampled relevant item of its query
             precision = est_rel / (est_rel + cum_other[rel])
         if measure == "ap":
-            values = np.bincount(r, weights=precision, minlength=rows) / n_rel
-        else:
-            # 11-point interpolated precision, with trec_eval's m = floor(level * R + 0.9) on
-            # the sampled R (see learnsim.evaluation._ranking_block)
-            padded = np.zeros((rows, int(n_rel.max())))
-            padded[r, m - 1] = precision
-            tail_max = np.maximum.accumulate(padded[:, ::-1], axis=1)[:, ::-1]
-            values = np.zeros(rows)
-            for level in np.arange(11) / 10.0:
-                m_min = np.maximum(1, np.floor(level * n_rel + 0.9).astype(np.int64))
-                values += tail_max[np.arange(rows), m_min - 1]
-            values /= 11.0
-        return values.reshape(c, q)
+            return (np.bincount(r, weights=precision, minlength=rows) / n_rel).reshape(c, q)
+        padded = np.zeros((rows, int(n_rel.max())))
+        padded[r, m - 1] = precision
+        return _ap11(padded, n_rel).reshape(c, q)
 
     def _countable(self):
         """Whether :meth:`_counted_precisions` applies: few relevant items a query, and one
@@ -140,6 +131,7 @@ class SampledFold:
                 relevant = np.repeat(self.queries[:, None], R, axis=1)
                 relevant[r, m] = col
                 self._relevant = relevant
+                self._relevant_valid = np.arange(R)[None, :] < self.n_rel[:, None]
         return self._relevant is not None
 
     def _counted_precisions(self, keys):
@@ -157,6 +149,19 @@ class SampledFold:
         others = np.einsum("cqrn->cqr", ahead.view(np.uint8), dtype=np.int64) - (m - 1)
         est_rel = m * self.rel_scale[:, None]
         return est_rel / (est_rel + others * self.col_weight[0])
+
+def _ap11(padded, n_rel):
+    """11-point interpolated precision of each row of ``padded`` (the m-th relevant item's
+    precision in column m - 1, zeros after the row's ``n_rel``), with trec_eval's
+    m = floor(level * R + 0.9) on the sampled R (see learnsim.evaluation._ranking_block)."""
+    rows = np.arange(padded.shape[0])
+    tail_max = np.maximum.accumulate(padded[:, ::-1], axis=1)[:, ::-1]
+    values = np.zeros(padded.shape[0])
+    for level in np.arange(11) / 10.0:
+        m_min = np.maximum(1, np.floor(level * n_rel + 0.9).astype(np.int64))
+        values += tail_max[rows, m_min - 1]
+    return values / 11.0
+
 
 # Queries with at most this many sampled relevant items (clusters of at most 5 drawn whole: the
 # sentence corpora) get their relevant items' ranks counted, R comparisons per item, instead of a
@@ -278,13 +283,14 @@ def still_rising(fold_scores, totals, sizes, t):
     return bool(d.mean() > t * se and d.mean() > 0)
 
 
-def halving_survivors(fold_scores, groups):
-    """The (basis size, shrinkage) ``groups`` that successive halving scores on the remaining
-    folds, from the first folds' ``fold_scores`` ({(size, shrinkage, complement): score} each):
-    the best third by their best complement weight's total, and the best group of each size (so
-    that :func:`still_rising` compares sizes on every fold)."""
-    partial = {key: sum(f[key] for f in fold_scores) for key in fold_scores[0]}
+def halving_survivors(fold_scores, groups, per_size=True):
+    """The (basis size, shrinkage) ``groups`` that successive halving scores on the next folds,
+    from the folds' ``fold_scores`` so far ({(size, shrinkage, complement): score} each): the
+    best third by their best complement weight's total, and with ``per_size`` the best group of
+    each size too (so that :func:`still_rising` compares sizes on every fold)."""
+    partial = {key: sum(f[key] for f in fold_scores) for key in fold_scores[-1] if key[:2] in set(groups)}
     group_best = {g: max(v for key, v in partial.items() if key[:2] == g) for g in groups}
     keep = set(sorted(groups, key=lambda g: -group_best[g])[:-(-len(groups) // 3)])
-    keep.update(max((g for g in groups if g[0] == k), key=group_best.get) for k in {g[0] for g in groups})
+    if per_size:
+        keep.update(max((g for g in groups if g[0] == k), key=group_best.get) for k in {g[0] for g in groups})
     return keep

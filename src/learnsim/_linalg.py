@@ -38,8 +38,9 @@ _GRAM_EIGENVALUE_TOL = 1e3 * np.finfo(np.float64).eps
 _BLOCK_BYTES = 8 * 2**20
 _SCATTER_GROUPS = 4
 _SCATTER_BUDGET_BYTES = 2 * 2**30
-# Below this many flops (n x width^2) the randomised SVD runs all its BLAS on one thread.
-_SMALL_RAYLEIGH_RITZ_FLOPS = 2**28
+# Dense products and eigenproblems of at most this many flops (about 0.1 s on one core) run on
+# one BLAS thread (see small_blas); so does all of a randomised SVD whose n x width^2 is below it.
+_SMALL_BLAS_FLOPS = 2**28
 
 
 def _gram_is_cheaper(X, k, n_iter=7, n_oversamples=10):
@@ -149,16 +150,29 @@ def first_largest_abs_rows(V, step=8192):
 _BLAS_CONTROLLER = []
 
 
-def _single_blas_thread():
-    """A context in which BLAS runs on one thread. threadpoolctl's controller (the loaded
-    libraries, found once: a fresh ``threadpool_limits`` looks them up again, ~4 ms) is kept."""
-    try:
-        if not _BLAS_CONTROLLER:
+def _blas_controller():
+    """threadpoolctl's controller, its libraries found once (a fresh ``threadpool_limits`` or
+    ``threadpool_info`` looks them up again: 7 ms, a quarter of a small fit); None without it."""
+    if not _BLAS_CONTROLLER:
+        try:
             from threadpoolctl import ThreadpoolController
             _BLAS_CONTROLLER.append(ThreadpoolController())
-        return _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas")
-    except Exception:  # threadpoolctl comes with scikit-learn; without it, as BLAS is set
-        return contextlib.nullcontext()
+        except Exception:  # threadpoolctl comes with scikit-learn
+            _BLAS_CONTROLLER.append(None)
+    return _BLAS_CONTROLLER[0]
+
+
+def _single_blas_thread():
+    """A context in which BLAS runs on one thread."""
+    controller = _blas_controller()
+    return contextlib.nullcontext() if controller is None else controller.limit(limits=1, user_api="blas")
+
+
+def small_blas(flops):
+    """One BLAS thread for a dense product or eigenproblem of at most ``_SMALL_BLAS_FLOPS``
+    (BLAS's own threads where it is larger). On this project's 2-core machine OpenBLAS's
+    threads made small problems 10x slower: a 770 x 32 scatter Z^T Z took 3.9 ms, 0.4 on one."""
+    return _single_blas_thread() if flops <= _SMALL_BLAS_FLOPS else contextlib.nullcontext()
 
 
 def _thread_count():
@@ -168,11 +182,9 @@ def _thread_count():
         n = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         n = os.cpu_count() or 1
-    try:
-        from threadpoolctl import threadpool_info
-        blas = [info["num_threads"] for info in threadpool_info() if info.get("user_api") == "blas"]
-    except Exception:  # threadpoolctl comes with scikit-learn; without it, the CPU count
-        blas = []
+    controller = _blas_controller()
+    blas = [] if controller is None else [
+        info["num_threads"] for info in controller.info() if info.get("user_api") == "blas"]
     return max(1, min([n] + blas))
 
 
@@ -294,7 +306,7 @@ def _sparse_randomized_factors(X, k, seed, n_iter=_SPARSE_POWER_ITERATIONS, n_ov
     # product threads and the LU itself: at 2,300 x 42 an LU took 10 ms instead of 1. So the
     # iterations run with one BLAS thread, and so does all of a small problem (its Rayleigh-Ritz
     # products are a few milliseconds); a large one's Rayleigh-Ritz products use BLAS threads.
-    small = n * width * width <= _SMALL_RAYLEIGH_RITZ_FLOPS
+    small = n * width * width <= _SMALL_BLAS_FLOPS
     with ThreadPoolExecutor(threads) if threads > 1 else contextlib.nullcontext() as pool, \
             _single_blas_thread() if small else contextlib.nullcontext():
         M32 = M.astype(np.float32)

@@ -8,7 +8,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from ._linalg import _SPARSE_POWER_ITERATIONS, truncated_svd_components
+from ._linalg import _SPARSE_POWER_ITERATIONS, small_blas, truncated_svd_components
 from ._validation import check_no_overflow
 
 _SCATTER = "the within-cluster scatter (eq. 7)"
@@ -59,10 +59,15 @@ class _PrincipalBasis:
         member = sp.csr_matrix((np.ones(pos.size), (pos, np.arange(pos.size))), shape=(len(ids), pos.size))
         centroids = np.asarray(member @ Y)
         centroids /= np.maximum(sizes, 1)[:, None]
-        with np.errstate(over="ignore", invalid="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"), small_blas(_gram_flops(Y)):
             Z = (Y - centroids[pos]) * np.sqrt(np.asarray(cluster_weights)[pos])[:, None]
             A = Z.T @ Z
         return check_no_overflow(A, _SCATTER)
+
+
+def _gram_flops(Y):
+    """Flops of the Gram product Y^T Y."""
+    return float(Y.shape[0]) * Y.shape[1] ** 2
 
 
 def _eigh_lower(A):
@@ -94,7 +99,8 @@ def _cholesky_inverse_factor(A, tol):
 
 def _eigh_desc(C, tol, data_scale=0.0):
     """Eigenpairs of a symmetric PSD matrix, descending, dropping the (numerically) zero ones."""
-    lam, W = scipy.linalg.eigh(C)
+    with small_blas(10.0 * C.shape[0] ** 3):
+        lam, W = scipy.linalg.eigh(C)
     lam, W = lam[::-1], W[:, ::-1]
     keep = lam > _zero_threshold(lam, tol, data_scale)
     return lam[keep], np.ascontiguousarray(W[:, keep])

@@ -44,12 +44,12 @@ import scipy.linalg
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
-from threadpoolctl import threadpool_limits
 
 from ._fold_sampling import SampledFold as _SampledFold, sample_fold as _sample_fold  # noqa: F401  (the type it returns)
 from ._fold_sampling import sample_check_fold as _sample_check_fold, sampled_query_values as _sampled_query_values
 from ._fold_sampling import exact_fold as _exact_fold, still_rising as _still_rising
 from ._fold_sampling import halving_survivors as _halving_survivors
+from ._linalg import _single_blas_thread
 from ._mcd_linalg import _SCATTER, _PrincipalBasis, _cholesky_inverse_factor, _cross_sq_dists, _eigh_desc, \
     _eigh_lower, _raw_weights, _zero_threshold
 from ._progress import progress
@@ -77,8 +77,7 @@ _SMALL_FIRST_STAGE_BASIS = 32
 # skipped bases that raised the reproduction's 11-pt AP at 3 % LSI from 0.557 to 0.577)
 _RISING_T = 2.0
 _ALWAYS_SECOND_STAGE_ROWS = 5000
-# From this many (basis size, shrinkage) groups a stage is scored by successive halving
-_HALVING_MIN_GROUPS = 6
+_HALVING_MIN_GROUPS = 6      # from this many (basis size, shrinkage) groups, successive halving
 # Above this many clustered rows the settings are selected on a seeded sample of whole clusters
 # of at most this many rows, then the metric is fitted on every row with them: the selection
 # costs what it costs on this many rows (issue 16: 6.8x the fixed fit at 100k sentences before;
@@ -481,12 +480,11 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
             sizes = sorted(set(min(k, rank) for k in first))
             later = [k for k in grids["n_basis"] if k > max(first)] if rank == max(first) else []
         # the selection works on many small matrices, where BLAS threads cost more than they give
-        with threadpool_limits(1, user_api="blas"):
+        with _single_blas_thread():
             basis = basis_of and basis_of(max(sizes))
             designs = [self._fold_design(labels, ids, weight_of, fold, rng) for fold in folds]
-            fold_scores = self._score_stage(X, basis, designs, grids, sizes, rng)
-            # a setting competes only with a score on every fold (successive halving drops some)
-            totals = {key: sum(f[key] for f in fold_scores) for key in fold_scores[-1]}
+            fold_scores = self._score_stage(X, basis, designs, grids, sizes, rng, per_size=True)
+            totals = {key: sum(f[key] for f in fold_scores) for key in fold_scores[-1]}   # on every fold
             best = self._best(totals, n_folds)
             if later and best[0] == max(sizes) and (X.shape[0] <= _ALWAYS_SECOND_STAGE_ROWS
                                                     or _still_rising(fold_scores, totals, sizes, _RISING_T)):
@@ -504,18 +502,19 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
                    "score": [sum(f.get(k, 0.0) for f in fold_scores) / c for k, c in zip(keys, counts)]}
         return dict(zip(("n_basis", "shrinkage", "complement_weight"), best)), results
 
-    def _score_stage(self, X, basis, designs, grids, sizes, rng):
+    def _score_stage(self, X, basis, designs, grids, sizes, rng, per_size=False):
         """Each fold's scores ({setting: score}) of the candidates with a basis size in ``sizes``,
-        by successive halving (Jamieson & Talwalkar 2016): every (size, shrinkage) group on half
-        of the folds, then the survivors (:func:`_halving_survivors`) and Euclid on the others.
-        10 groups cost 28 group scorings instead of 40, 15 cost 40 instead of 60."""
+        by successive halving (Jamieson & Talwalkar 2016): every (size, shrinkage) group on the
+        first fold, the best third on the next, the best third of those on the rest (and with
+        ``per_size`` each size's best: :func:`_halving_survivors`; the first stage's, so Euclid is
+        scored on every fold). 15 groups cost 24 group scorings instead of 60."""
         groups = [(k, alpha) for k in sizes for alpha in grids["shrinkage"]]
-        n_first = len(designs) // 2 if len(groups) >= _HALVING_MIN_GROUPS and len(designs) >= 2 else len(designs)
-        fold_scores = [self._score_fold(X, basis, d, grids, sizes, rng) for d in progress(
-            designs[:n_first], desc="mcd: selecting settings", enabled=self.verbose or None)]
-        if n_first < len(designs):
-            keep = _halving_survivors(fold_scores, groups)
-            fold_scores += [self._score_fold(X, basis, d, grids, sizes, rng, keep=keep) for d in designs[n_first:]]
+        prune_after = ({1, -(-len(designs) // 2)} - {len(designs)}) if len(groups) >= _HALVING_MIN_GROUPS else set()
+        keep, fold_scores = None, []
+        for i, d in enumerate(progress(designs, desc="mcd: selecting settings", enabled=self.verbose or None)):
+            fold_scores.append(self._score_fold(X, basis, d, grids, sizes, rng, keep=keep))
+            if i + 1 in prune_after:
+                keep = _halving_survivors(fold_scores, groups if keep is None else sorted(keep), per_size)
         return fold_scores
 
     @staticmethod
@@ -557,6 +556,7 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         every candidate of ``grids`` with a basis size in ``sizes`` (only those whose
         (size, shrinkage) is in ``keep``, and Euclid, when it is given): {setting: score}."""
         kept = (lambda k, alpha: True) if keep is None else (lambda k, alpha: (k, alpha) in keep)
+        sizes = [k for k in sizes if any(kept(k, alpha) for alpha in grids["shrinkage"])]
         scores = {}
         rows, sample = design["rows"], design["sample"]
         train_labels, train_ids = design["train_labels"], design["train_ids"]
