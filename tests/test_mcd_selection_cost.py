@@ -375,7 +375,7 @@ def test_first_stage_basis_is_smaller_on_few_rows(monkeypatch):
 
 def test_successive_halving_keeps_the_best_groups_on_every_fold(monkeypatch):
     """A stage of many (basis size, shrinkage) groups scores them all on the first fold, the best
-    third (and, in the first stage, each size's best) on the second, the best third of those on
+    third and each size's best on the second, the best third of those and each size's best on
     the rest; the settings that compete have a score on every fold, equal to the full
     selection's, and the choice is the full selection's."""
     _first_stage(monkeypatch, 8)
@@ -404,16 +404,15 @@ def test_successive_halving_keeps_the_best_groups_on_every_fold(monkeypatch):
     assert chosen[:2] in complete
 
 
-def test_halving_drops_whole_sizes_in_the_second_stage():
-    """Without ``per_size`` (the second stage, which _still_rising does not read) only the best
-    third survives: a size none of whose groups does is not scored (no eigenproblem) on the
-    later folds."""
+def test_halving_survivors_are_the_best_third_and_each_sizes_best():
     from learnsim import _fold_sampling as fs
 
-    folds = [{(k, a, 0.0): k + a for k in (2, 4, 8) for a in (0.0, 0.1, 0.3)}]
+    folds = [{(k, a, g): k + a + g for k in (2, 4, 8) for a in (0.0, 0.1, 0.3) for g in (0.0, 1.0)}]
     groups = [(k, a) for k in (2, 4, 8) for a in (0.0, 0.1, 0.3)]
-    assert fs.halving_survivors(folds, groups, per_size=False) == {(8, 0.0), (8, 0.1), (8, 0.3)}
     assert fs.halving_survivors(folds, groups) == {(8, 0.0), (8, 0.1), (8, 0.3), (4, 0.3), (2, 0.3)}
+    # the next rung ranks the survivors on the folds so far (the last fold holds only theirs)
+    folds.append({key: 0.0 for key in folds[0] if key[:2] in {(8, 0.0), (4, 0.3), (2, 0.3)}})
+    assert fs.halving_survivors(folds, [(8, 0.0), (4, 0.3), (2, 0.3)]) == {(8, 0.0), (4, 0.3), (2, 0.3)}
 
 
 @pytest.mark.parametrize("seed", range(6))
