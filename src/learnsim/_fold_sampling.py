@@ -288,8 +288,8 @@ def halving_survivors(fold_scores, groups):
     from the folds' ``fold_scores`` so far ({(size, shrinkage, complement): score} each): the
     best third by their best complement weight's total, and the best group of each size. Keeping
     each size's best matters: without it Flickr8k's reproduction lost 0.008 of 11-pt AP at 4 %
-    LSI (a size that lost on the first fold won on all four); and :func:`still_rising` compares
-    sizes on every fold."""
+    LSI (sizes dropped after the first fold would have won over the four); and
+    :func:`still_rising` compares sizes on every fold."""
     partial = {key: sum(f[key] for f in fold_scores) for key in fold_scores[-1] if key[:2] in set(groups)}
     group_best = {g: max(v for key, v in partial.items() if key[:2] == g) for g in groups}
     keep = set(sorted(groups, key=lambda g: -group_best[g])[:-(-len(groups) // 3)])
