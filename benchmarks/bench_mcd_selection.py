@@ -19,6 +19,8 @@ Data sets:
   sizes vary 1:3, so that clusters grow with n; each cluster draws 40 % of its tokens from its
   own 60 topical words, 20-80 tokens a document), tf-idf with L2-normalised rows; 80 clusters fit
   and at most 2,000 items of the 20 others are tested. 1k to 100k documents by default.
+* ``demo`` (``--demo``): ``learnsim demo``'s seeded corpus, its 12 training topics fitted (the
+  test documents as unlabelled rows, as the demo fits them) and its 8 test topics tested.
 * ``sentences`` (``--sentences``): the sentence corpus of ``bench_growth.py``'s MCD rows, many
   small clusters and singletons; 5 % of the clusters (at most 2,000 sentences) tested.
 
@@ -116,6 +118,19 @@ def sentences(n, seed=0, test_fraction=0.05, max_test=2000):
     return split_clusters(X, labels, test_clusters, rng, max_test)
 
 
+def demo_corpus(seed=0):
+    """``learnsim demo``'s corpus and split: 600 documents in 20 topics, 12 fitted (the 240
+    documents of the other 8 are unlabelled rows of the fit, as in the demo) and 8 tested."""
+    from learnsim.demo import TEST_CLUSTER_FRACTION, _split_clusters, make_clustered_corpus
+    from learnsim.text import TextVectorizer
+
+    corpus = make_clustered_corpus(random_state=seed)
+    labels = np.asarray(corpus.target)
+    test = _split_clusters(labels, TEST_CLUSTER_FRACTION, np.random.default_rng(seed))
+    X = sp.csr_matrix(TextVectorizer(weighting="tfidf", norm="l2").fit(corpus.data).transform(corpus.data))
+    return X, np.where(test, -1, labels), X[test], labels[test]
+
+
 def quality(model, Xt, yt):
     D2 = model.pairwise_distances(Xt, squared=True)
     return float(cluster_retrieval_report(-D2, yt, measures=("ap11",))["ap11"])
@@ -158,11 +173,12 @@ def main(argv=None):
     ap.add_argument("--sentences", default="",
                     help="sizes of bench_growth's sentence corpus, comma-separated (default: none)")
     ap.add_argument("--no-20ng", action="store_true", help="skip 20 Newsgroups")
+    ap.add_argument("--demo", action="store_true", help="also learnsim demo's corpus (600 documents)")
     ap.add_argument("--repeats", type=int, default=3,
                     help="fits of each kind, alternately; the median seconds are compared (default 3)")
     ap.add_argument("--json", help="append the rows to this JSON-lines file")
     args = ap.parse_args(argv)
-    jobs = [] if args.no_20ng else [("20ng-5000", newsgroups)]
+    jobs = ([] if args.no_20ng else [("20ng-5000", newsgroups)]) + ([("demo-600", demo_corpus)] if args.demo else [])
     for s in [int(s) for s in args.sizes.split(",") if s.strip()]:
         jobs.append((f"synthetic-{s}", lambda s=s: synthetic(s)))
     for s in [int(s) for s in args.sentences.split(",") if s.strip()]:

@@ -437,3 +437,23 @@ def test_counted_ranks_equal_the_sorted_ones(seed):
                                        sorted_path.query_values(stack, measure), rtol=0, atol=1e-12)
     big = fs.sample_fold(np.repeat(np.arange(20), 30), np.arange(20), 400, 100, rng)
     assert not big._countable()                                        # large clusters: sorted
+
+
+@pytest.mark.parametrize("largest_wins", [False, True])
+def test_stages_on_few_rows(monkeypatch, largest_wins):
+    """On at most _ALWAYS_SECOND_STAGE_ROWS rows the sizes go in three stages, each with a basis of
+    its largest rank: up to _SMALL_FIRST_STAGE_BASIS, then up to _FIRST_STAGE_BASIS, then the
+    rest; a stage runs only when the largest size tried so far is the best."""
+    monkeypatch.setattr(mcd, "_SMALL_FIRST_STAGE_BASIS", 2)
+    monkeypatch.setattr(mcd, "_FIRST_STAGE_BASIS", 4)
+    real_best = MinimumClusterDistortion._best
+    keep = (lambda k: True) if largest_wins else (lambda k: k == 2)
+    monkeypatch.setattr(MinimumClusterDistortion, "_best", staticmethod(
+        lambda totals, n: real_best({key: v for key, v in totals.items() if keep(key[0])} or totals, n)))
+    X, y = _anisotropic(0, n_clusters=12, per=15, loud=3)
+    requested = _ranks_requested(monkeypatch)
+    m = MinimumClusterDistortion(basis_grid=(2, 4, 8), random_state=3, baseline_holdout=None).fit(X, y)
+    if largest_wins:
+        assert requested == [2, 4, 8] and set(m.cv_results_["n_basis"]) == {2, 4, 8}
+    else:           # 2 wins the first stage (the largest so far): 4 is tried, loses, and 8 is not
+        assert requested == [2, 4] and set(m.cv_results_["n_basis"]) == {2, 4} and m.n_basis_ == 2

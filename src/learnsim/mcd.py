@@ -35,6 +35,7 @@ training clusters, which would reward memorising them.
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import numbers
 import warnings
@@ -68,8 +69,8 @@ PAPER_PARAMS = {"n_basis": None, "shrinkage": 0.0, "complement_weight": 0.0, "ba
 # larger ones only when the largest of these wins it, by more than noise (see
 # MinimumClusterDistortion._select).
 _FIRST_STAGE_BASIS = 64
-# ... up to this on at most _ALWAYS_SECOND_STAGE_ROWS rows (a cheap probe there: on 3,000
-# sentences, where 16 wins, a rank-64 basis cost 3x the whole fit with fixed settings)
+# ... up to this on at most _ALWAYS_SECOND_STAGE_ROWS rows, then 64 alone (on 3,000 sentences,
+# where 16 wins, a rank-64 basis cost 3x the whole fit with fixed settings)
 _SMALL_FIRST_STAGE_BASIS = 32
 # the larger sizes are tried when the largest first-stage size beats the one below by this many
 # standard errors of the per-fold differences (_still_rising), or always on at most
@@ -451,12 +452,12 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         scatter on some clusters, rank the items of the others. One eigenproblem per fold and
         basis size serves every shrinkage and complement weight.
 
-        The basis sizes are tried in two stages on the same folds: those up to
-        ``_FIRST_STAGE_BASIS`` (``_SMALL_FIRST_STAGE_BASIS`` on at most
-        ``_ALWAYS_SECOND_STAGE_ROWS`` rows) with a basis of that rank, and the larger ones (a basis
-        of the largest rank) only when the best so far is the largest of the first stage and, above
-        ``_ALWAYS_SECOND_STAGE_ROWS`` rows, beats the size below it by more than the folds' noise
-        (:func:`_still_rising`). Each stage is scored by successive halving (:meth:`_score_stage`).
+        The basis sizes are tried in stages on the same folds, each with a basis of its largest
+        rank: those up to ``_FIRST_STAGE_BASIS``, then the larger ones, only when the best so far
+        is the largest size tried and, above ``_ALWAYS_SECOND_STAGE_ROWS`` rows, beats the size
+        below it by more than the folds' noise (:func:`_still_rising`). At or below that many rows
+        the first stage stops at ``_SMALL_FIRST_STAGE_BASIS`` and ``_FIRST_STAGE_BASIS`` is a stage
+        of its own. Each stage is scored by successive halving (:meth:`_score_stage`).
         """
         n_clusters = len(ids)
         if n_clusters < 4:
@@ -472,29 +473,28 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         n_folds = min(self.cv, n_clusters // 2)
         folds = np.array_split(rng.permutation(n_clusters), n_folds)
         weight_of = dict(zip(ids.tolist(), cluster_weights))
-        sizes, later = grids["n_basis"], []
-        if basis_of is not None:
-            cap = _FIRST_STAGE_BASIS if X.shape[0] > _ALWAYS_SECOND_STAGE_ROWS else _SMALL_FIRST_STAGE_BASIS
-            first = [k for k in sizes if k <= cap] or sizes[:1]
-            rank = basis_of(max(first)).rank
-            sizes = sorted(set(min(k, rank) for k in first))
-            later = [k for k in grids["n_basis"] if k > max(first)] if rank == max(first) else []
-        # the selection works on many small matrices, where BLAS threads cost more than they give
-        with _single_blas_thread():
-            basis = basis_of and basis_of(max(sizes))
-            designs = [self._fold_design(labels, ids, weight_of, fold, rng) for fold in folds]
-            fold_scores = self._score_stage(X, basis, designs, grids, sizes, rng)
-            totals = {key: sum(f[key] for f in fold_scores) for key in fold_scores[-1]}   # on every fold
-            best = self._best(totals, n_folds)
-            if later and best[0] == max(sizes) and (X.shape[0] <= _ALWAYS_SECOND_STAGE_ROWS
-                                                    or _still_rising(fold_scores, totals, sizes, _RISING_T)):
-                basis = basis_of(max(later))
-                more = sorted(set(min(k, basis.rank) for k in later) - set(sizes))
-                if more:
-                    extra = self._score_stage(X, basis, designs, grids, more, rng)
-                    totals.update({key: sum(f[key] for f in extra) for key in extra[-1]})
-                    fold_scores = [{**f, **e} for f, e in zip(fold_scores, extra)]
-                    best = self._best(totals, n_folds)
+        grid = grids["n_basis"]
+        caps = [_FIRST_STAGE_BASIS] if X.shape[0] > _ALWAYS_SECOND_STAGE_ROWS else [_SMALL_FIRST_STAGE_BASIS,
+                                                                                  _FIRST_STAGE_BASIS]
+        stages = [[k for k in grid if k is None or k <= caps[0]] or grid[:1]]
+        stages += [[k for k in grid if k is not None and lo < k <= hi] for lo, hi in zip(caps, caps[1:] + [np.inf])]
+        designs = [self._fold_design(labels, ids, weight_of, fold, rng) for fold in folds]
+        fold_scores, totals, tried = [{} for _ in designs], {}, []
+        for stage in filter(None, stages):
+            if tried and not (basis_of is not None and best[0] == tried[-1] == requested and (
+                    X.shape[0] <= _ALWAYS_SECOND_STAGE_ROWS or _still_rising(fold_scores, totals, tried, _RISING_T))):
+                break           # the last stage's largest basis lost, or stopped rising, or was X's rank
+            requested = max(stage)
+            # the selection works on many small matrices, where BLAS threads cost more than they give
+            # (the first basis, which the refit may reuse, is computed with BLAS's threads)
+            with _single_blas_thread() if tried else contextlib.nullcontext():
+                basis = basis_of and basis_of(requested)
+            sizes = sorted(set(stage if basis is None else [min(k, basis.rank) for k in stage]) - set(tried))
+            with _single_blas_thread():
+                scores = self._score_stage(X, basis, designs, grids, sizes, rng)
+            totals.update({key: sum(f[key] for f in scores) for key in scores[-1]})    # on every fold
+            fold_scores = [{**f, **e} for f, e in zip(fold_scores, scores)]
+            best, tried = self._best(totals, n_folds), sorted(tried + sizes)
         keys = list(dict.fromkeys(key for f in fold_scores for key in f))     # every setting scored
         counts = [sum(key in f for f in fold_scores) for key in keys]
         results = {"n_basis": [k[0] for k in keys], "shrinkage": [k[1] for k in keys],
