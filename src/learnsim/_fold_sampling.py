@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SampledFold", "exact_fold", "halving_survivors", "sample_check_fold", "sample_fold", "sampled_query_values", "still_rising"]
+from .evaluation import _COUNT_MAX_RELEVANT
+
+__all__ = ["SampledFold", "exact_fold", "halving_survivors", "sample_check_fold", "sample_fold",
+           "sampled_query_values", "still_rising"]
 
 
 class SampledFold:
@@ -51,7 +54,8 @@ class SampledFold:
         to (stop - start) x n_sampled."""
         part = object.__new__(type(self))
         part.__dict__.update(self.__dict__)
-        part.__dict__.pop("_relevant", None)      # per query: computed again for the block
+        for name in ("_relevant", "_relevant_valid"):     # per query: computed again for the block
+            part.__dict__.pop(name, None)
         for name in self._PER_QUERY:
             setattr(part, name, getattr(self, name)[start:stop])
         return part
@@ -106,7 +110,7 @@ class SampledFold:
                 return np.minimum(got * rel_scale / true_rel, 1.0).reshape(c, q)
             # every row holds exactly n_rel relevant items: the mask reads them by row, then rank
             r = np.repeat(np.arange(rows), n_rel)
-            m = np.arange(r.size) - np.concatenate(([0], np.cumsum(n_rel)[:-1]))[r] + 1
+            m = _rank_in_row(r, n_rel)
             est_rel = m * rel_scale[r]       # m-th sampled relevant item of its query
             precision = est_rel / (est_rel + cum_other[rel])
         if measure == "ap":
@@ -126,7 +130,7 @@ class SampledFold:
                 rel = self.cluster[None, :] == self.qc[:, None]
                 rel[q, self.queries] = False
                 r, col = np.nonzero(rel)        # row by row, positions ascending
-                m = np.arange(r.size) - np.concatenate(([0], np.cumsum(self.n_rel)[:-1]))[r]
+                m = _rank_in_row(r, self.n_rel) - 1
                 # a query short of R relevant items is padded with itself: its key is the largest
                 relevant = np.repeat(self.queries[:, None], R, axis=1)
                 relevant[r, m] = col
@@ -135,7 +139,11 @@ class SampledFold:
         return self._relevant is not None
 
     def _counted_precisions(self, keys):
-        """Precision at each relevant item, (n_candidates, n_queries, R), from the sort keys
+        """(Not :func:`learnsim.evaluation._counted_ranks`, which finds each query's relevant
+        items in a boolean matrix and copies a row per item at every call: 2.5x the time here,
+        where a fold's relevant positions serve all of its ~10 candidate stacks.)
+
+        Precision at each relevant item, (n_candidates, n_queries, R), from the sort keys
         (the queries' own keys already largest) without sorting the rows: the m-th relevant item
         (by key) has m - 1 relevant items and (items with a smaller key) - (m - 1) others ahead
         of it, each other standing for ``col_weight`` items. Entries past a query's n_rel are
@@ -150,6 +158,13 @@ class SampledFold:
         est_rel = m * self.rel_scale[:, None]
         return est_rel / (est_rel + others * self.col_weight[0])
 
+
+def _rank_in_row(r, n_rel):
+    """For flat entries grouped by row ``r`` (row i holding n_rel[i] of them, in order), the
+    1-based position of each entry within its row."""
+    return np.arange(r.size) - np.concatenate(([0], np.cumsum(n_rel)[:-1]))[r] + 1
+
+
 def _ap11(padded, n_rel):
     """11-point interpolated precision of each row of ``padded`` (the m-th relevant item's
     precision in column m - 1, zeros after the row's ``n_rel``), with trec_eval's
@@ -161,12 +176,6 @@ def _ap11(padded, n_rel):
         m_min = np.maximum(1, np.floor(level * n_rel + 0.9).astype(np.int64))
         values += tail_max[rows, m_min - 1]
     return values / 11.0
-
-
-# Queries with at most this many sampled relevant items (clusters of at most 5 drawn whole: the
-# sentence corpora) get their relevant items' ranks counted, R comparisons per item, instead of a
-# sort of the row (about 9 comparisons per item and the gathers after it).
-_COUNT_MAX_RELEVANT = 4
 
 
 def _sort_keys(D, index_bits):
@@ -290,7 +299,8 @@ def halving_survivors(fold_scores, groups):
     each size's best matters: without it Flickr8k's reproduction lost 0.008 of 11-pt AP at 4 %
     LSI (sizes dropped after the first fold would have won over the four); and
     :func:`still_rising` compares sizes on every fold."""
-    partial = {key: sum(f[key] for f in fold_scores) for key in fold_scores[-1] if key[:2] in set(groups)}
+    wanted = set(groups)
+    partial = {key: sum(f[key] for f in fold_scores) for key in fold_scores[-1] if key[:2] in wanted}
     group_best = {g: max(v for key, v in partial.items() if key[:2] == g) for g in groups}
     keep = set(sorted(groups, key=lambda g: -group_best[g])[:-(-len(groups) // 3)])
     keep.update(max((g for g in groups if g[0] == k), key=group_best.get) for k in {g[0] for g in groups})

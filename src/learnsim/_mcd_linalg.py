@@ -59,15 +59,10 @@ class _PrincipalBasis:
         member = sp.csr_matrix((np.ones(pos.size), (pos, np.arange(pos.size))), shape=(len(ids), pos.size))
         centroids = np.asarray(member @ Y)
         centroids /= np.maximum(sizes, 1)[:, None]
-        with np.errstate(over="ignore", invalid="ignore"), small_blas(_gram_flops(Y)):
+        with np.errstate(over="ignore", invalid="ignore"), small_blas(float(Y.shape[0]) * Y.shape[1] ** 2):
             Z = (Y - centroids[pos]) * np.sqrt(np.asarray(cluster_weights)[pos])[:, None]
             A = Z.T @ Z
         return check_no_overflow(A, _SCATTER)
-
-
-def _gram_flops(Y):
-    """Flops of the Gram product Y^T Y."""
-    return float(Y.shape[0]) * Y.shape[1] ** 2
 
 
 def _eigh_lower(A):
