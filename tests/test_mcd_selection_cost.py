@@ -443,9 +443,11 @@ def test_counted_ranks_equal_the_sorted_ones(seed):
 def test_stages_on_few_rows(monkeypatch, largest_wins):
     """On at most _ALWAYS_SECOND_STAGE_ROWS rows the sizes go in three stages, each with a basis of
     its largest rank: up to _SMALL_FIRST_STAGE_BASIS, then up to _FIRST_STAGE_BASIS, then the
-    rest; a stage runs only when the largest size tried so far is the best."""
+    rest; a stage runs only when the largest size tried so far is the best (here the first
+    stage's curve is never steep: see test_steep_first_stage_goes_to_the_widest_basis)."""
     monkeypatch.setattr(mcd, "_SMALL_FIRST_STAGE_BASIS", 2)
     monkeypatch.setattr(mcd, "_FIRST_STAGE_BASIS", 4)
+    monkeypatch.setattr(mcd, "_STEEP_T", np.inf)
     real_best = MinimumClusterDistortion._best
     keep = (lambda k: True) if largest_wins else (lambda k: k == 2)
     monkeypatch.setattr(MinimumClusterDistortion, "_best", staticmethod(
@@ -457,3 +459,70 @@ def test_stages_on_few_rows(monkeypatch, largest_wins):
         assert requested == [2, 4, 8] and set(m.cv_results_["n_basis"]) == {2, 4, 8}
     else:           # 2 wins the first stage (the largest so far): 4 is tried, loses, and 8 is not
         assert requested == [2, 4] and set(m.cv_results_["n_basis"]) == {2, 4} and m.n_basis_ == 2
+
+
+@pytest.mark.parametrize("steep", [False, True])
+def test_steep_first_stage_goes_to_the_widest_basis(monkeypatch, steep):
+    """On few rows, a first stage whose largest size wins by _STEEP_T standard errors or more
+    goes straight to every larger size with one basis of the largest rank (no basis of the
+    middle rank); otherwise the middle stage comes first. Either way every size is scored on
+    every fold (the largest sizes win here), and the choice is made among all of them."""
+    monkeypatch.setattr(mcd, "_SMALL_FIRST_STAGE_BASIS", 4)
+    monkeypatch.setattr(mcd, "_FIRST_STAGE_BASIS", 6)
+    X, y = _anisotropic(0, n_clusters=12, per=15, loud=3)
+    asked = []
+    real_rising = mcd._still_rising
+
+    def rising(fold_scores, totals, tried, t):
+        if t == mcd._STEEP_T:
+            asked.append(list(tried))
+            t = -np.inf if steep else np.inf
+        return real_rising(fold_scores, totals, tried, t)
+
+    monkeypatch.setattr(mcd, "_still_rising", rising)
+    real_best = MinimumClusterDistortion._best
+    monkeypatch.setattr(MinimumClusterDistortion, "_best", staticmethod(lambda totals, n: real_best(
+        {key: v for key, v in totals.items() if key[0] == max(k[0] for k in totals)}, n)))
+    requested = _ranks_requested(monkeypatch)
+    m = MinimumClusterDistortion(basis_grid=(2, 4, 6, 8), random_state=3, baseline_holdout=None).fit(X, y)
+    assert asked[0] == [2, 4]                                # asked once the first stage is scored
+    assert requested == ([4, 8] if steep else [4, 6, 8])
+    r = m.cv_results_
+    assert {k for k, n in zip(r["n_basis"], r["n_folds"]) if n == 4} == {2, 4, 6, 8} and m.n_basis_ == 8
+
+
+def test_prefix_ranking_equals_the_whole_sort():
+    """Where the nearest items of a query's ranking hold all of its relevant ones, the sort path
+    ranks only those (np.partition), and sorts the other rows whole: the same values, bit for
+    bit, as sorting every row, for every measure; a fold whose rankings miss in most rows goes
+    back to sorting them whole."""
+    from learnsim import _fold_sampling as fs
+
+    rng = np.random.default_rng(3)
+    labels = np.repeat(np.arange(25), rng.integers(20, 40, 25))
+    for separation in (3.0, 0.2):
+        design = fs.sample_fold(labels, np.arange(25), 400, 100, np.random.default_rng(1))
+        assert not design._countable() and 2 * fs._PREFIX_PER_RELEVANT * design.n_rel.max() <= design.rows.size
+        centres = rng.standard_normal((25, 8)) * separation
+        X = centres[labels[design.rows]] + rng.standard_normal((design.rows.size, 8))
+        D = ((X[design.queries][:, None] - X[None]) ** 2).sum(-1)
+        stack = np.stack([D, np.round(D, 1), D - 1.0, D * 0.5])          # ties; negative distances
+        for measure in ("ap11", "ap"):
+            whole = fs.SampledFold.__new__(fs.SampledFold)
+            whole.__dict__.update({**design.__dict__, "_prefix_missed": 1.0})  # always the whole sort
+            expected = whole.query_values(stack.copy(), measure)
+            design.__dict__.pop("_prefix_missed", None)
+            np.testing.assert_array_equal(design.query_values(stack.copy(), measure), expected)
+        if separation == 3.0:
+            assert design._prefix_missed < 0.25                         # the prefix served most rows
+    # poorly separated: most rows miss, and the next call sorts every row whole
+    assert design._prefix_missed > 0.5
+    calls = []
+    real = fs.SampledFold._sorted_values
+    fs_sorted = lambda self, *a: calls.append(1) or real(self, *a)
+    try:
+        fs.SampledFold._sorted_values = fs_sorted
+        design.query_values(stack.copy(), "ap11")
+    finally:
+        fs.SampledFold._sorted_values = real
+    assert calls

@@ -1,6 +1,7 @@
 """The linear algebra of :mod:`learnsim.mcd` that needs none of its estimator: the principal
 (LSI) basis shared by every fold of the selection, the small symmetric eigenproblems and the
-Cholesky factor of eq. (6), and the squared distances the selection ranks by.
+Cholesky factor of eq. (6), the randomised eigenpairs of a large scatter, and the squared
+distances the selection ranks by.
 """
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ class _PrincipalBasis:
         k = max(1, min(k, *Xa.shape))
         # V (n_active, k) as columns: no transposed copy of an n_active x k array (see there)
         n_iter = _WIDE_POWER_ITERATIONS if k > _WIDE_BASIS else _SPARSE_POWER_ITERATIONS
-        s, V = truncated_svd_components(Xa, k, seed, n_iter)
+        s, V = truncated_svd_components(Xa, k, seed, n_iter, all_ritz_pairs=True)
         keep = s > 1e-10 * max(s[0], 1e-300)
         self.components = V if keep.all() else np.ascontiguousarray(V[:, keep])   # (n_active, rank)
         self.rank = int(keep.sum())
@@ -48,10 +49,11 @@ class _PrincipalBasis:
         with np.errstate(over="ignore", invalid="ignore"):
             return float(np.einsum("ij,ij->", Y, Y) / max(len(Y), 1))
 
-    def scatter(self, labels, ids, cluster_weights):
-        """Weighted within-cluster scatter (eq. 7, sec. 4.3) in basis coordinates."""
+    def scatter(self, labels, ids, cluster_weights, k=None):
+        """Weighted within-cluster scatter (eq. 7, sec. 4.3) in the first ``k`` (default: all)
+        basis coordinates."""
         rows = np.flatnonzero(labels >= 0)
-        Y = self.coords[rows]
+        Y = self.coords[rows, :k]
         pos = np.searchsorted(ids, labels[rows])
         sizes = np.bincount(pos, minlength=len(ids))
         # the per-cluster sums as one sparse product: np.add.at took 2.7 of 8 s of the selection's
@@ -94,8 +96,9 @@ def _cholesky_inverse_factor(A, tol):
 
 def _eigh_desc(C, tol, data_scale=0.0):
     """Eigenpairs of a symmetric PSD matrix, descending, dropping the (numerically) zero ones."""
+    # divide and conquer (syevd): 6.7 ms on 256 x 256 against syevr's 8.1, four times a selection
     with small_blas(10.0 * C.shape[0] ** 3):
-        lam, W = scipy.linalg.eigh(C)
+        lam, W = scipy.linalg.eigh(C, driver="evd" if C.shape[0] > 1 else None, check_finite=False)
     lam, W = lam[::-1], W[:, ::-1]
     keep = lam > _zero_threshold(lam, tol, data_scale)
     return lam[keep], np.ascontiguousarray(W[:, keep])
@@ -120,3 +123,31 @@ def _cross_sq_dists(A, B):
     """|a - b|^2 for every row a of A and b of B (dense)."""
     return np.einsum("ij,ij->i", A, A)[:, None] + np.einsum("ij,ij->i", B, B)[None, :] - 2.0 * A @ B.T
 
+
+def _randomized_scatter_eigen(Xa, Cent, pos, sqrt_w, rank, rng, n_oversamples=20, n_iter=4):
+    """Top eigenpairs of A = Z^T Z by a randomised range finder on Z, applied as an operator
+    (Z = W^1/2 (X - C[pos])) so that Z is never formed (Halko et al. 2011, alg. 4.4)."""
+    n, d = Xa.shape
+    k = min(rank + n_oversamples, min(n, d))
+
+    def Z_mul(B):  # Z @ B, B: (d, j)
+        return sqrt_w[:, None] * (np.asarray(Xa @ B) - (Cent @ B)[pos])
+
+    def Zt_mul(B):  # Z^T @ B, B: (n, j)
+        WB = sqrt_w[:, None] * B
+        sums = np.zeros((Cent.shape[0], B.shape[1]))
+        np.add.at(sums, pos, WB)
+        return np.asarray(Xa.T @ WB) - Cent.T @ sums
+
+    Q = Z_mul(rng.standard_normal((d, k)))
+    Q, _ = np.linalg.qr(Q)
+    for _ in range(n_iter):
+        Q, _ = np.linalg.qr(Zt_mul(Q))
+        Q, _ = np.linalg.qr(Z_mul(Q))
+    Bt = Zt_mul(Q)                      # (d, k) = (Q^T Z)^T
+    Uh, s, _ = np.linalg.svd(Bt.T @ Bt)  # small k x k eigenproblem of B B^T
+    V = Bt @ (Uh / np.sqrt(np.maximum(s, 1e-300)))
+    lam = s
+    keep = lam > 1e-12 * lam[0]
+    keep[rank:] = False
+    return lam[keep], V[:, keep]

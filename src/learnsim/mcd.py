@@ -52,7 +52,7 @@ from ._fold_sampling import exact_fold as _exact_fold, still_rising as _still_ri
 from ._fold_sampling import halving_survivors as _halving_survivors
 from ._linalg import _single_blas_thread
 from ._mcd_linalg import _SCATTER, _PrincipalBasis, _cholesky_inverse_factor, _cross_sq_dists, _eigh_desc, \
-    _eigh_lower, _raw_weights, _zero_threshold
+    _eigh_lower, _randomized_scatter_eigen, _raw_weights, _zero_threshold
 from ._progress import progress
 from ._validation import check_matrix, check_no_overflow, check_random_state, state_array, state_number
 from .base import MetricMixin, _dense_dot, _row_sq_norms
@@ -77,8 +77,13 @@ _SMALL_FIRST_STAGE_BASIS = 32
 # _ALWAYS_SECOND_STAGE_ROWS rows: 4 folds give the test little power there (on Flickr8k it
 # skipped bases that raised the reproduction's 11-pt AP at 3 % LSI from 0.557 to 0.577)
 _RISING_T = 2.0
+# On at most _ALWAYS_SECOND_STAGE_ROWS rows, a first stage whose largest size wins by this many
+# standard errors goes straight to every larger size, with the widest basis: the rank-64 stage
+# of its own (and its basis) costs more than it saves where the curve is steep (synthetic 3k:
+# 32 beat 16 by 11.7 standard errors, 64 and 128 won next; the demo: 2.3, and 64 lost)
+_STEEP_T = 4.0
 _ALWAYS_SECOND_STAGE_ROWS = 5000
-_HALVING_MIN_GROUPS = 6      # from this many (basis size, shrinkage) groups, successive halving
+_HALVING_MIN_GROUPS = 5      # from this many (basis size, shrinkage) groups, successive halving
 # Above this many clustered rows the settings are selected on a seeded sample of whole clusters
 # of at most this many rows, then the metric is fitted on every row with them: the selection
 # costs what it costs on this many rows (issue 16: 6.8x the fixed fit at 100k sentences before;
@@ -388,8 +393,8 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
             lam, V, active, self.solver_ = _scatter_eigen(X, labels, ids, cluster_weights, self.n_components,
                                                           self.tol, rng, exact_inverse=exact_inverse)
         else:
-            C = basis.scatter(labels, ids, cluster_weights)
-            lam, W = _eigh_desc(C[:self.n_basis_, :self.n_basis_], self.tol, basis.scale(labels))
+            C = basis.scatter(labels, ids, cluster_weights, self.n_basis_)
+            lam, W = _eigh_desc(C, self.tol, basis.scale(labels))
             V = basis.components[:, :self.n_basis_] @ W
             active, self.solver_ = basis.active, "basis"
         self.factor_, self.active_features_ = V, active
@@ -457,7 +462,9 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         is the largest size tried and, above ``_ALWAYS_SECOND_STAGE_ROWS`` rows, beats the size
         below it by more than the folds' noise (:func:`_still_rising`). At or below that many rows
         the first stage stops at ``_SMALL_FIRST_STAGE_BASIS`` and ``_FIRST_STAGE_BASIS`` is a stage
-        of its own. Each stage is scored by successive halving (:meth:`_score_stage`).
+        of its own, unless the first stage's largest size wins by ``_STEEP_T`` standard errors:
+        then every larger size follows at once, with the widest basis. Each stage is scored by
+        successive halving (:meth:`_score_stage`).
         """
         n_clusters = len(ids)
         if n_clusters < 4:
@@ -480,10 +487,14 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         stages += [[k for k in grid if k is not None and lo < k <= hi] for lo, hi in zip(caps, caps[1:] + [np.inf])]
         designs = [self._fold_design(labels, ids, weight_of, fold, rng) for fold in folds]
         fold_scores, totals, tried = [{} for _ in designs], {}, []
-        for stage in filter(None, stages):
+        small, stages = X.shape[0] <= _ALWAYS_SECOND_STAGE_ROWS, list(filter(None, stages))
+        while stages:
+            stage = stages.pop(0)
             if tried and not (basis_of is not None and best[0] == tried[-1] == requested and (
-                    X.shape[0] <= _ALWAYS_SECOND_STAGE_ROWS or _still_rising(fold_scores, totals, tried, _RISING_T))):
+                    small or _still_rising(fold_scores, totals, tried, _RISING_T))):
                 break           # the last stage's largest basis lost, or stopped rising, or was X's rank
+            if len(tried) > 1 and small and stages and _still_rising(fold_scores, totals, tried, _STEEP_T):
+                stage, stages = stage + [k for s in stages for k in s], []     # steep: the widest basis now
             requested = max(stage)
             # the selection works on many small matrices, where BLAS threads cost more than they give
             # (the first basis, which the refit may reuse, is computed with BLAS's threads)
@@ -570,9 +581,9 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
             spaces = [(None, lam, _project(X[rows], V, act))]
         else:
             C = basis.scatter(train_labels, train_ids, design["weights"])
-            spaces = []
+            spaces, scale = [], basis.scale(train_labels)
             for k in sizes:
-                lam, W = _eigh_desc(C[:k, :k], self.tol, basis.scale(train_labels))
+                lam, W = _eigh_desc(C[:k, :k], self.tol, scale)
                 spaces.append((k, lam, basis.coords[rows, :k] @ W))
         # shrinkage 1 with complement weight 1 is Euclid (every weight 1) whatever the basis: one
         # score of the input distances for all sizes, so that they tie exactly and the smallest
@@ -596,7 +607,9 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
                 gammas = [g for g in grids["complement_weight"] if not (alpha == 1.0 and g == 1.0)]
                 if gammas:
                     # the complement weights' rankings in one batch (one sort, few numpy calls)
-                    stack = np.stack([D_in + gamma * D_out for gamma in gammas])
+                    stack = sample.work_array("stack", (len(gammas),) + D_out.shape, np.float64)
+                    for layer, gamma in zip(stack, gammas):
+                        np.add(D_in, np.multiply(D_out, gamma, out=layer), out=layer)
                     for gamma, value in zip(gammas, sample.scores(stack, self.selection_measure)):
                         scores[(k, alpha, gamma)] = float(value)
         # in the grid's order
@@ -869,32 +882,3 @@ def _scatter_eigen(X, labels, cluster_ids, cluster_weights, n_components, tol, r
     keep = lam > _zero_threshold(lam, tol, data_scale)
     keep[cap:] = False
     return lam[keep], np.ascontiguousarray(V[:, keep]), active, solver
-
-
-def _randomized_scatter_eigen(Xa, Cent, pos, sqrt_w, rank, rng, n_oversamples=20, n_iter=4):
-    """Top eigenpairs of A = Z^T Z by a randomised range finder on Z, applied as an operator
-    (Z = W^1/2 (X - C[pos])) so that Z is never formed (Halko et al. 2011, alg. 4.4)."""
-    n, d = Xa.shape
-    k = min(rank + n_oversamples, min(n, d))
-
-    def Z_mul(B):  # Z @ B, B: (d, j)
-        return sqrt_w[:, None] * (np.asarray(Xa @ B) - (Cent @ B)[pos])
-
-    def Zt_mul(B):  # Z^T @ B, B: (n, j)
-        WB = sqrt_w[:, None] * B
-        sums = np.zeros((Cent.shape[0], B.shape[1]))
-        np.add.at(sums, pos, WB)
-        return np.asarray(Xa.T @ WB) - Cent.T @ sums
-
-    Q = Z_mul(rng.standard_normal((d, k)))
-    Q, _ = np.linalg.qr(Q)
-    for _ in range(n_iter):
-        Q, _ = np.linalg.qr(Zt_mul(Q))
-        Q, _ = np.linalg.qr(Z_mul(Q))
-    Bt = Zt_mul(Q)                      # (d, k) = (Q^T Z)^T
-    Uh, s, _ = np.linalg.svd(Bt.T @ Bt)  # small k x k eigenproblem of B B^T
-    V = Bt @ (Uh / np.sqrt(np.maximum(s, 1e-300)))
-    lam = s
-    keep = lam > 1e-12 * lam[0]
-    keep[rank:] = False
-    return lam[keep], V[:, keep]
