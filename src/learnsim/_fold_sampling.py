@@ -229,10 +229,10 @@ def _ap11(padded, n_rel):
     m = floor(level * R + 0.9) on the sampled R (see learnsim.evaluation._ranking_block)."""
     rows = np.arange(padded.shape[0])
     tail_max = np.maximum.accumulate(padded[:, ::-1], axis=1)[:, ::-1]
+    m_min = np.maximum(1, np.floor((np.arange(11) / 10.0)[:, None] * n_rel[None, :] + 0.9).astype(np.int64))
     values = np.zeros(padded.shape[0])
-    for level in np.arange(11) / 10.0:
-        m_min = np.maximum(1, np.floor(level * n_rel + 0.9).astype(np.int64))
-        values += tail_max[rows, m_min - 1]
+    for at_level in tail_max[rows[None, :], m_min - 1]:      # level by level: the same sums as before
+        values += at_level
     return values / 11.0
 
 
@@ -273,14 +273,19 @@ def _draw_items(labels, held, n_items, rng):
     return rows, cluster, n_c, m_c, factor
 
 
-def exact_fold(rows, row_labels):
+def exact_fold(rows, row_labels, max_queries=None, rng=None):
     """The fold over the held-out ``rows`` (their cluster labels ``row_labels``) with nothing
     left out: every item of a cluster of at least 2 items queries, and ranks every other row, in
     row order. Its :meth:`SampledFold.scores` is the exact leave-one-out measure (the plain mean
-    over the queries), with the sampled folds' batched ranking; draws nothing."""
+    over the queries), with the sampled folds' batched ranking; draws nothing. With
+    ``max_queries``, at most that many of those queries, drawn uniformly with ``rng`` where there
+    are more (their plain mean estimates the same measure), each still ranking every row."""
     _, cluster = np.unique(row_labels, return_inverse=True)
     n_c = np.bincount(cluster)
-    return SampledFold(rows, cluster, n_c, n_c, 1.0, np.flatnonzero(n_c[cluster] >= 2))
+    queries = np.flatnonzero(n_c[cluster] >= 2)
+    if max_queries is not None and queries.size > max_queries:
+        queries = np.sort(rng.choice(queries, max_queries, replace=False))
+    return SampledFold(rows, cluster, n_c, n_c, 1.0, queries)
 
 
 def sample_fold(labels, held, n_items, n_queries, rng):
