@@ -526,33 +526,3 @@ def test_prefix_ranking_equals_the_whole_sort():
     finally:
         fs.SampledFold._sorted_values = real
     assert calls
-
-
-def test_exact_folds_rank_at_most_the_selection_queries(monkeypatch):
-    """An exact fold with more queries than _SELECTION_QUERIES scores a uniform sample of them,
-    each still ranking every held-out item: its score is the plain mean of those queries' exact
-    leave-one-out values; with fewer queries nothing is drawn."""
-    from learnsim import _fold_sampling as fs
-
-    rng = np.random.default_rng(5)
-    labels = np.repeat(np.arange(40), rng.integers(2, 7, 40))
-    rows = np.arange(labels.size)
-    full = fs.exact_fold(rows, labels)
-    part = fs.exact_fold(rows, labels, 50, np.random.default_rng(0))
-    assert full.queries.size > 50 and part.queries.size == 50 and np.all(np.isin(part.queries, full.queries))
-    assert np.array_equal(part.queries, fs.exact_fold(rows, labels, 50, np.random.default_rng(0)).queries)
-    X = rng.standard_normal((labels.size, 4)) + rng.standard_normal((40, 4))[labels]
-    D = ((X[:, None] - X[None]) ** 2).sum(-1)
-    every = full.query_values(D[None], "ap11")[0]
-    picked = np.searchsorted(full.queries, part.queries)
-    assert part.scores(D[part.queries][None], "ap11")[0] == pytest.approx(every[picked].mean(), abs=1e-12)
-    few = fs.exact_fold(rows[:30], labels[:30], 50, np.random.default_rng(0))
-    assert np.array_equal(few.queries, fs.exact_fold(rows[:30], labels[:30]).queries)
-    # the selection asks for at most _SELECTION_QUERIES queries a fold
-    seen = []
-    real = mcd._exact_fold
-    monkeypatch.setattr(mcd, "_exact_fold", lambda *a: seen.append(real(*a)) or seen[-1])
-    monkeypatch.setattr(mcd, "_SELECTION_QUERIES", 20)
-    Xs, ys = _anisotropic(2, n_clusters=12, per=15)
-    MinimumClusterDistortion(random_state=0, basis_grid=(2, 4), baseline_holdout=None).fit(Xs, ys)
-    assert seen and all(f.queries.size <= 20 for f in seen)

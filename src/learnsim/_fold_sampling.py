@@ -273,19 +273,14 @@ def _draw_items(labels, held, n_items, rng):
     return rows, cluster, n_c, m_c, factor
 
 
-def exact_fold(rows, row_labels, max_queries=None, rng=None):
+def exact_fold(rows, row_labels):
     """The fold over the held-out ``rows`` (their cluster labels ``row_labels``) with nothing
     left out: every item of a cluster of at least 2 items queries, and ranks every other row, in
     row order. Its :meth:`SampledFold.scores` is the exact leave-one-out measure (the plain mean
-    over the queries), with the sampled folds' batched ranking; draws nothing. With
-    ``max_queries``, at most that many of those queries, drawn uniformly with ``rng`` where there
-    are more (their plain mean estimates the same measure), each still ranking every row."""
+    over the queries), with the sampled folds' batched ranking; draws nothing."""
     _, cluster = np.unique(row_labels, return_inverse=True)
     n_c = np.bincount(cluster)
-    queries = np.flatnonzero(n_c[cluster] >= 2)
-    if max_queries is not None and queries.size > max_queries:
-        queries = np.sort(rng.choice(queries, max_queries, replace=False))
-    return SampledFold(rows, cluster, n_c, n_c, 1.0, queries)
+    return SampledFold(rows, cluster, n_c, n_c, 1.0, np.flatnonzero(n_c[cluster] >= 2))
 
 
 def sample_fold(labels, held, n_items, n_queries, rng):

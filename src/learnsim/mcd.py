@@ -107,10 +107,8 @@ _MAX_DENSE_ENTRIES = 400_000_000
 # sampled estimate's 100 x 400 (_sample_fold) that larger folds get. (600 before: the default
 # fit took 14.6x the fixed one on 3,000 synthetic documents in clusters of 30, same choice.)
 _EXACT_SELECTION_ITEMS = 200
-# Sampled queries per fold (an exact fold's too: a uniform sample of its items where it has more;
-# 1,000 sentences' folds of ~185 items made the default fit 3.0-3.3x the fixed one, now 2.3-2.7x),
-# and at most this many sampled items they rank (fewer when max_validation_items is smaller):
-# 100 x 400 distances a candidate. The candidates share them,
+# Sampled queries per fold, and at most this many sampled items they rank (fewer when
+# max_validation_items is smaller): 100 x 400 distances a candidate. The candidates share them,
 # so their differences are paired; the estimate's spread comes from the queries, not the items
 # (20 Newsgroups 5k: 1,000 items chose the same settings at 2.5x the cost).
 _SELECTION_QUERIES = 100
@@ -127,9 +125,10 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
     n_basis : int, None or "auto", default="auto"
         None: learn M in the full feature space, as the paper. An int k: whiten inside the top-k
         principal (LSI) directions of all rows of X (see the module docstring). "auto": pick k
-        from ``basis_grid`` on held-out clusters, in two stages: the sizes up to 64 first, the
+        from ``basis_grid`` on held-out clusters, in stages: the sizes up to 64 first, the
         larger ones only when 64 (the largest so far) wins, so that the large basis is computed
-        only when it may be chosen. k is capped at the rank of X.
+        only when it may be chosen (on at most 5,000 rows: up to 32, then 64, then the rest, or
+        all the rest at once where 32 beats 16 clearly). k is capped at the rank of X.
     shrinkage : float in [0, 1] or "auto", default="auto"
         alpha in mu_k = (1 - alpha) lambda_k / mean(lambda) + alpha. 0 is the paper's inverse.
     complement_weight : float >= 0 or "auto", default="auto"
@@ -538,8 +537,7 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
 
     def _fold_design(self, labels, ids, weight_of, fold, rng):
         """What one fold holds out and how it is scored: whole clusters of at most
-        _EXACT_SELECTION_ITEMS items, every held-out item (or _SELECTION_QUERIES of them, drawn
-        uniformly) ranking all the others; otherwise
+        _EXACT_SELECTION_ITEMS items, every held-out item ranking all the others; otherwise
         sampled queries and items (:func:`_sample_fold`), so that no n_held x n_held matrix is
         built or sorted."""
         fold_ids = ids[fold]
@@ -558,7 +556,7 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         w = np.array([weight_of[c] for c in train_ids.tolist()])
         if exact:
             rows = np.flatnonzero(is_held)
-            sample = _exact_fold(rows, labels[rows], _SELECTION_QUERIES, rng)
+            sample = _exact_fold(rows, labels[rows])
         else:
             sample = _sample_fold(labels, held, min(int(self.max_validation_items), _SELECTION_ITEMS),
                                   _SELECTION_QUERIES, rng)
