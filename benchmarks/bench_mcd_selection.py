@@ -152,7 +152,7 @@ def run(name, X, y, Xt, yt, repeats=1):
             times_fixed.append(time.perf_counter() - t)
         t_auto, t_fixed = float(np.median(times_auto)), float(np.median(times_fixed))
     row = {"data": name, "n_items": int(X.shape[0]), "n_features": int(X.shape[1]),
-           "n_clusters": int(np.unique(y).size), "default_s": round(t_auto, 2), "fixed_s": round(t_fixed, 2),
+           "n_clusters": int(np.unique(y[y >= 0]).size), "default_s": round(t_auto, 2), "fixed_s": round(t_fixed, 2),
            "ratio": round(t_auto / t_fixed, 2), "repeats": repeats,
            "ratios": [round(a / f, 2) for a, f in zip(times_auto, times_fixed)], "chosen": chosen,
            "fell_back": bool(auto.baseline_gain_ is not None and auto.baseline_gain_.fell_back),
