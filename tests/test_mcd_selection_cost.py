@@ -491,7 +491,7 @@ def test_steep_first_stage_goes_to_the_widest_basis(monkeypatch, steep):
     assert {k for k, n in zip(r["n_basis"], r["n_folds"]) if n == 4} == {2, 4, 6, 8} and m.n_basis_ == 8
 
 
-def test_prefix_ranking_equals_the_whole_sort():
+def test_prefix_ranking_equals_the_whole_sort(monkeypatch):
     """Where the nearest items of a query's ranking hold all of its relevant ones, the sort path
     ranks only those (np.partition), and sorts the other rows whole: the same values, bit for
     bit, as sorting every row, for every measure; a fold whose rankings miss in most rows goes
@@ -519,10 +519,6 @@ def test_prefix_ranking_equals_the_whole_sort():
     assert design._prefix_missed > 0.5
     calls = []
     real = fs.SampledFold._sorted_values
-    fs_sorted = lambda self, *a: calls.append(1) or real(self, *a)
-    try:
-        fs.SampledFold._sorted_values = fs_sorted
-        design.query_values(stack.copy(), "ap11")
-    finally:
-        fs.SampledFold._sorted_values = real
+    monkeypatch.setattr(fs.SampledFold, "_sorted_values", lambda self, *a: calls.append(1) or real(self, *a))
+    design.query_values(stack.copy(), "ap11")
     assert calls

@@ -111,17 +111,13 @@ class SampledFold:
         head.sort(axis=1)
         rel, cum_other = self._relevance(head, qc)
         padded = np.zeros((rows, int(n_rel.max())))
-        whole = np.flatnonzero(rel.sum(axis=1) < n_rel)
+        complete = rel.sum(axis=1) == n_rel
+        done, whole = np.flatnonzero(complete), np.flatnonzero(~complete)
         self._prefix_missed = whole.size / rows
-        done = np.setdiff1d(np.arange(rows), whole, assume_unique=True)
-        parts = [(done, rel[done], cum_other[done])]
+        _fill_precisions(padded, done, rel[done], cum_other[done], n_rel, rel_scale)
         if whole.size:
-            parts.append((whole,) + self._relevance(np.sort(keys[whole], axis=1)[:, :-1], qc[whole], work=False))
-        for part, rel_part, cum_part in parts:
-            r = np.repeat(np.arange(part.size), n_rel[part])
-            m = _rank_in_row(r, n_rel[part])
-            est_rel = m * rel_scale[part][r]       # m-th sampled relevant item of its query
-            padded[part[r], m - 1] = est_rel / (est_rel + cum_part[rel_part])
+            _fill_precisions(padded, whole, *self._relevance(np.sort(keys[whole], axis=1)[:, :-1], qc[whole],
+                                                             work=False), n_rel, rel_scale)
         return _ap_from_padded(padded, n_rel, measure).reshape(c, q)
 
     def _relevance(self, sorted_keys, qc, work=True):
@@ -149,12 +145,8 @@ class SampledFold:
             last = (est_rank <= true_rel[:, None] * (1 + 1e-12)).sum(axis=1)
             got = np.where(last > 0, cum_rel[np.arange(rows), np.maximum(last - 1, 0)], 0)
             return np.minimum(got * rel_scale / true_rel, 1.0)
-        # every row holds exactly n_rel relevant items: the mask reads them by row, then rank
-        r = np.repeat(np.arange(rows), n_rel)
-        m = _rank_in_row(r, n_rel)
-        est_rel = m * rel_scale[r]       # m-th sampled relevant item of its query
         padded = np.zeros((rows, int(n_rel.max())))
-        padded[r, m - 1] = est_rel / (est_rel + cum_other[rel])
+        _fill_precisions(padded, np.arange(rows), rel, cum_other, n_rel, rel_scale)
         return _ap_from_padded(padded, n_rel, measure)
 
     def work_array(self, name, shape, dtype):
@@ -213,6 +205,16 @@ def _rank_in_row(r, n_rel):
     return np.arange(r.size) - np.concatenate(([0], np.cumsum(n_rel)[:-1]))[r] + 1
 
 
+def _fill_precisions(padded, rows, rel, cum_other, n_rel, rel_scale):
+    """Write into ``padded[rows]`` the estimated precision at each relevant item, in rank order,
+    from ``rel`` and ``cum_other`` of those rows (see SampledFold._relevance), each of which
+    holds all of its row's n_rel relevant items: the mask reads them row by row."""
+    r = np.repeat(np.arange(rows.size), n_rel[rows])
+    m = _rank_in_row(r, n_rel[rows])
+    est_rel = m * rel_scale[rows][r]       # m-th sampled relevant item of its query
+    padded[rows[r], m - 1] = est_rel / (est_rel + cum_other[rel])
+
+
 def _ap_from_padded(padded, n_rel, measure):
     """"ap" or "ap11" of each row of ``padded`` (see :func:`_ap11`); the average precision sums
     each row's precisions in rank order."""
@@ -240,9 +242,8 @@ def _sort_keys(D, index_bits, out=None):
     """uint64 keys that sort like the float64 ``D`` along its last axis, with the lowest
     ``index_bits`` bits replaced by each entry's position on that axis (a tie-break that also
     recovers the position after a plain sort); written to ``out`` (uint64, D's shape) if given."""
-    keys = np.array(D, dtype=np.float64).view(np.uint64) if out is None else out
-    if out is not None:
-        np.copyto(keys.view(np.float64), D)
+    keys = np.empty(D.shape, np.uint64) if out is None else out
+    np.copyto(keys.view(np.float64), D)
     # IEEE 754: flip every bit of a negative number (-0.0 included), only the sign bit of the others
     negative = np.signbit(keys.view(np.float64))
     keys ^= np.uint64(1 << 63)

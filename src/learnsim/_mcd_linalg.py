@@ -96,9 +96,10 @@ def _cholesky_inverse_factor(A, tol):
 
 def _eigh_desc(C, tol, data_scale=0.0):
     """Eigenpairs of a symmetric PSD matrix, descending, dropping the (numerically) zero ones."""
-    # divide and conquer (syevd): 6.7 ms on 256 x 256 against syevr's 8.1, four times a selection
+    # divide and conquer (syevd): 6.7 ms on 256 x 256 against syevr's 8.1, four times a selection;
+    # C is a copy to overwrite (the selection passes views of one scatter)
     with small_blas(10.0 * C.shape[0] ** 3):
-        lam, W = scipy.linalg.eigh(C, driver="evd" if C.shape[0] > 1 else None, check_finite=False)
+        lam, W = _eigh_lower(np.array(C))
     lam, W = lam[::-1], W[:, ::-1]
     keep = lam > _zero_threshold(lam, tol, data_scale)
     return lam[keep], np.ascontiguousarray(W[:, keep])

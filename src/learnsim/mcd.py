@@ -568,7 +568,7 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         every candidate of ``grids`` with a basis size in ``sizes`` (only those whose
         (size, shrinkage) is in ``keep``, and Euclid, when it is given): {setting: score}."""
         kept = (lambda k, alpha: True) if keep is None else (lambda k, alpha: (k, alpha) in keep)
-        scores = {}
+        scores, has_euclid = {}, 1.0 in grids["shrinkage"] and 1.0 in grids["complement_weight"]
         rows, sample = design["rows"], design["sample"]
         train_labels, train_ids = design["train_labels"], design["train_ids"]
         if "D_full" not in design:      # |q - v|^2, queries x items: once per fold, for every stage
@@ -590,14 +590,14 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         # score of the input distances for all sizes, so that they tie exactly and the smallest
         # basis wins (sums of basis and complement parts differ in the last bits from size to size,
         # and those ties were broken by rounding: 64 and a second stage chosen for nothing)
-        if 1.0 in grids["shrinkage"] and 1.0 in grids["complement_weight"] and "euclid" not in design:
+        if has_euclid and "euclid" not in design:
             design["euclid"] = float(sample.scores(D_full[None], self.selection_measure)[0])
         for k, lam, P in spaces:
             Pq = P[sample.queries]
             # Rankings ignore the |M| = 1 scale, so per candidate:
             # d^2 = sum_k (p_k . diff)^2 / mu_k + gamma * (|diff|^2 - sum_k (p_k . diff)^2)
             D_out = D_full - _cross_sq_dists(Pq, P)
-            if 1.0 in grids["shrinkage"] and 1.0 in grids["complement_weight"]:
+            if has_euclid:
                 scores[(k, 1.0, 1.0)] = design["euclid"]
             for alpha in (a for a in grids["shrinkage"] if kept(k, a)):
                 if not lam.size:
