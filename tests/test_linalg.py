@@ -72,3 +72,23 @@ def test_first_largest_abs_rows_is_numpys_argmax(step):
     V[[4, 20, 41], 5] = [-9.0, 9.0, -9.0]
     V[[30, 2], 6] = [8.5, -8.5]
     np.testing.assert_array_equal(first_largest_abs_rows(V, step=step), np.argmax(np.abs(V), axis=0))
+
+
+def test_single_blas_thread_nests():
+    """Inside a one-thread context another one changes nothing and costs nothing; leaving the
+    outer one restores BLAS's threads."""
+    controller = _linalg._blas_controller()
+    if controller is None:
+        pytest.skip("threadpoolctl is not installed")
+
+    def blas_threads():
+        return [i["num_threads"] for i in controller.info() if i["user_api"] == "blas"]
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = blas_threads()
+        with _linalg._single_blas_thread():
+            assert set(blas_threads()) <= {1}
+            with _linalg._single_blas_thread():
+                assert set(blas_threads()) <= {1}
+            assert set(blas_threads()) <= {1}
+        assert blas_threads() == before

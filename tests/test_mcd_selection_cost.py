@@ -522,3 +522,39 @@ def test_prefix_ranking_equals_the_whole_sort(monkeypatch):
     monkeypatch.setattr(fs.SampledFold, "_sorted_values", lambda self, *a: calls.append(1) or real(self, *a))
     design.query_values(stack.copy(), "ap11")
     assert calls
+
+
+@pytest.mark.parametrize("sizes", [(28, 31, 31), (6, 9, 7, 10, 8, 6, 9, 10, 7, 8, 9, 6, 10, 8, 7, 9, 6, 8, 10, 7)])
+def test_unweighted_fold_precisions_equal_the_weighted_path(sizes):
+    """An exact fold (every item stands for itself) reads each relevant item's precision off its
+    position, m / (j + 1), instead of a running sum of the other items' weights: the same values,
+    bit for bit, for every measure, on the whole sort (few large clusters) and on the prefix path
+    (many small ones), with ties and negative distances."""
+    from learnsim import _fold_sampling as fs
+
+    rng = np.random.default_rng(5)
+    labels = np.repeat(np.arange(len(sizes)) * 2 + 1, sizes)
+    design = fs.exact_fold(np.arange(labels.size), labels)
+    assert design._unweighted and not design._countable()
+    cluster = np.unique(labels, return_inverse=True)[1]
+    X = rng.standard_normal((len(sizes), 6))[cluster] * 2.0 + rng.standard_normal((labels.size, 6))
+    D = ((X[design.queries][:, None] - X[None]) ** 2).sum(-1)
+    stack = np.stack([D, np.round(D, 0), D - 1.0, D * 0.5])
+    for measure in ("ap11", "ap", "r_precision"):
+        weighted = fs.SampledFold.__new__(fs.SampledFold)
+        weighted.__dict__.update({**design.__dict__, "_unweighted": False, "_work_arrays": {}})
+        expected = weighted.query_values(stack.copy(), measure)
+        np.testing.assert_array_equal(design.query_values(stack.copy(), measure), expected)
+        assert 0.0 <= expected.min() < 1.0 and expected.max() <= 1.0       # not a perfect ranking
+
+
+def test_sort_keys_order_like_a_stable_sort_of_the_distances():
+    """The integer keys sort like the float distances (negative ones, -0.0 and infinities
+    included), equal distances by position."""
+    from learnsim._fold_sampling import _sort_keys
+
+    rng = np.random.default_rng(0)
+    D = np.concatenate([[-np.inf, np.inf, -0.0, 0.0, -3.5, 3.5, -1.0, 1.0, 2.0, 2.0, -2.0, -2.0],
+                        np.round(rng.standard_normal(40) * 3, 1)])[None, :]
+    keys = _sort_keys(D, int(D.shape[1]).bit_length())
+    np.testing.assert_array_equal(np.argsort(keys[0]), np.argsort(D[0] + 0.0, kind="stable"))

@@ -45,6 +45,10 @@ class SampledFold:
         self.query_weight = (n_c / m_c)[qc] if query_weight is None else np.asarray(query_weight, dtype=float)
         # the low bits of a sort key hold the item's position (see _sort_keys)
         self._index_bits = max(1, int(rows.size).bit_length())
+        # every item and relevant item stands for itself (an exact fold, or a sample that drew
+        # every item): the precision at the m-th relevant item, ranked j-th (from 0), is then
+        # m / (j + 1), with no running weight of the other items (see _fill_precisions)
+        self._unweighted = bool(np.all(self.col_weight == 1.0) and np.all(self.rel_scale == 1.0))
 
     _PER_QUERY = ("queries", "qc", "rel_scale", "n_rel", "true_rel", "query_weight")
 
@@ -54,7 +58,7 @@ class SampledFold:
         to (stop - start) x n_sampled."""
         part = object.__new__(type(self))
         part.__dict__.update(self.__dict__)
-        for name in ("_relevant", "_relevant_valid"):     # per query: computed again for the block
+        for name in ("_relevant", "_relevant_valid", "_tiles"):     # per query: computed again for the block
             part.__dict__.pop(name, None)
         for name in self._PER_QUERY:
             setattr(part, name, getattr(self, name)[start:stop])
@@ -90,18 +94,18 @@ class SampledFold:
         keys = _sort_keys(D2, self._index_bits, out=self.work_array("keys", D2.shape, np.uint64))
         keys[:, np.arange(q), self.queries] = np.iinfo(np.uint64).max   # the query leaves its ranking: last
         rows = c * q
-        rel_scale, true_rel, n_rel = (np.tile(a, c) for a in (self.rel_scale, self.true_rel, self.n_rel))
+        rel_scale, true_rel, n_rel, qc, m_min = self._tiled(c)
         if measure != "r_precision" and self._countable():
             # (rows, R): the m-th relevant item's precision, 0 past a query's n_rel
             padded = np.where(np.tile(self._relevant_valid, (c, 1)),
                               self._counted_precisions(keys).reshape(rows, -1), 0.0)
-            return (padded.sum(axis=1) / n_rel if measure == "ap" else _ap11(padded, n_rel)).reshape(c, q)
-        keys, qc = keys.reshape(rows, n), np.tile(self.qc, c)
+            return (padded.sum(axis=1) / n_rel if measure == "ap" else _ap11(padded, n_rel, m_min)).reshape(c, q)
+        keys = keys.reshape(rows, n)
         prefix = _PREFIX_PER_RELEVANT * int(n_rel.max()) if n_rel.size else n
         missed = self.__dict__.get("_prefix_missed", 0.0)
         if measure == "r_precision" or 2 * prefix > n or missed > 0.5:
             self._prefix_missed = missed / 2      # try the prefix again in a call or two
-            return self._sorted_values(keys, qc, rel_scale, true_rel, n_rel, measure).reshape(c, q)
+            return self._sorted_values(keys, qc, rel_scale, true_rel, n_rel, measure, m_min).reshape(c, q)
         # the `prefix` nearest items of each row, sorted, rank all of its relevant items in most
         # rows (well separated clusters); the other rows are sorted whole. That costs more than
         # sorting every row where over about half of them miss some: then the next call does
@@ -114,29 +118,44 @@ class SampledFold:
         complete = rel.sum(axis=1) == n_rel
         done, whole = np.flatnonzero(complete), np.flatnonzero(~complete)
         self._prefix_missed = whole.size / rows
-        _fill_precisions(padded, done, rel[done], cum_other[done], n_rel, rel_scale)
+        _fill_precisions(padded, done, rel[done], None if cum_other is None else cum_other[done], n_rel, rel_scale)
         if whole.size:
             _fill_precisions(padded, whole, *self._relevance(np.sort(keys[whole], axis=1)[:, :-1], qc[whole],
                                                              work=False), n_rel, rel_scale)
-        return _ap_from_padded(padded, n_rel, measure).reshape(c, q)
+        return _ap_from_padded(padded, n_rel, measure, m_min).reshape(c, q)
 
-    def _relevance(self, sorted_keys, qc, work=True):
+    def _tiled(self, c):
+        """The per-query arrays repeated for a stack of ``c`` candidates, and the 11-point
+        levels' positions (see _ap11): computed once per stack height (a fold ranks 10-20 stacks
+        of one height, and the copies were a twentieth of a ranking)."""
+        tiles = self.__dict__.setdefault("_tiles", {})
+        if c not in tiles:
+            n_rel = np.tile(self.n_rel, c)
+            tiles[c] = (np.tile(self.rel_scale, c), np.tile(self.true_rel, c), n_rel, np.tile(self.qc, c),
+                        _level_positions(n_rel))
+        return tiles[c]
+
+    def _relevance(self, sorted_keys, qc, work=True, weights=None):
         """For rows of sorted keys (the query's own key left out): whether each ranked item is
         relevant to its row's query, and the weight of the other items up to it (inclusive);
-        in the fold's work arrays (overwritten at the next call) unless ``work`` is False."""
+        in the fold's work arrays (overwritten at the next call) unless ``work`` is False. The
+        weights are None where the fold is unweighted and ``weights`` is not True (its
+        precisions need only the positions: see _fill_precisions)."""
         pos = np.bitwise_and(sorted_keys, np.uint64((1 << self._index_bits) - 1), out=sorted_keys).view(np.intp)
         buffer = (lambda name, dtype: self.work_array(name, pos.shape, dtype)) if work else \
             (lambda name, dtype: np.empty(pos.shape, dtype))
         rel = np.equal(np.take(self.cluster, pos, out=buffer("cluster", np.intp), mode="clip"),
                        qc[:, None], out=buffer("rel", bool))
+        if self._unweighted and not weights:
+            return rel, None
         other = np.take(self.col_weight, pos, out=buffer("other", np.float64), mode="clip")
         np.copyto(other, 0.0, where=rel)
         return rel, np.cumsum(other, axis=1, out=other)
 
-    def _sorted_values(self, keys, qc, rel_scale, true_rel, n_rel, measure):
+    def _sorted_values(self, keys, qc, rel_scale, true_rel, n_rel, measure, m_min=None):
         """query_values from whole sorted rows of keys (rows, n_sampled)."""
         keys.sort(axis=1)
-        rel, cum_other = self._relevance(keys[:, :-1], qc)          # the query's own key is last
+        rel, cum_other = self._relevance(keys[:, :-1], qc, weights=measure == "r_precision")   # own key last
         rows = keys.shape[0]
         if measure == "r_precision":
             # estimated relevant among the top R: at the last position whose estimated rank <= R
@@ -147,7 +166,7 @@ class SampledFold:
             return np.minimum(got * rel_scale / true_rel, 1.0)
         padded = np.zeros((rows, int(n_rel.max())))
         _fill_precisions(padded, np.arange(rows), rel, cum_other, n_rel, rel_scale)
-        return _ap_from_padded(padded, n_rel, measure)
+        return _ap_from_padded(padded, n_rel, measure, m_min)
 
     def work_array(self, name, shape, dtype):
         """A work array of this fold, kept from call to call (its contents are not reset): a
@@ -208,32 +227,49 @@ def _rank_in_row(r, n_rel):
 def _fill_precisions(padded, rows, rel, cum_other, n_rel, rel_scale):
     """Write into ``padded[rows]`` the estimated precision at each relevant item, in rank order,
     from ``rel`` and ``cum_other`` of those rows (see SampledFold._relevance), each of which
-    holds all of its row's n_rel relevant items: the mask reads them row by row."""
+    holds all of its row's n_rel relevant items: the mask reads them row by row.
+
+    ``cum_other`` None: an unweighted fold (every weight and relevance scale 1), where the m-th
+    relevant item at position j (from 0) has j + 1 - m others up to it, a sum of ones that is
+    exact in floating point, so m / (m + (j + 1 - m)) = m / (j + 1) is the same value."""
+    if cum_other is None:
+        width = rel.shape[1]
+        flat = np.flatnonzero(rel)          # (a flat index and a division: half the time of nonzero)
+        r = flat // width
+        m = _rank_in_row(r, n_rel[rows])
+        padded[rows[r], m - 1] = m / (flat - r * width + 1.0)
+        return
     r = np.repeat(np.arange(rows.size), n_rel[rows])
     m = _rank_in_row(r, n_rel[rows])
     est_rel = m * rel_scale[rows][r]       # m-th sampled relevant item of its query
     padded[rows[r], m - 1] = est_rel / (est_rel + cum_other[rel])
 
 
-def _ap_from_padded(padded, n_rel, measure):
+def _ap_from_padded(padded, n_rel, measure, m_min=None):
     """"ap" or "ap11" of each row of ``padded`` (see :func:`_ap11`); the average precision sums
     each row's precisions in rank order."""
     if measure == "ap":
         valid = np.arange(padded.shape[1])[None, :] < n_rel[:, None]
         r = np.repeat(np.arange(padded.shape[0]), n_rel)
         return np.bincount(r, weights=padded[valid], minlength=padded.shape[0]) / n_rel
-    return _ap11(padded, n_rel)
+    return _ap11(padded, n_rel, m_min)
 
 
-def _ap11(padded, n_rel):
+def _level_positions(n_rel):
+    """(11, rows): the column of each row's precision at each of the 11 recall levels, with
+    trec_eval's m = floor(level * R + 0.9) on the sampled R (see learnsim.evaluation._ranking_block)."""
+    return np.maximum(1, np.floor((np.arange(11) / 10.0)[:, None] * n_rel[None, :] + 0.9).astype(np.int64)) - 1
+
+
+def _ap11(padded, n_rel, positions=None):
     """11-point interpolated precision of each row of ``padded`` (the m-th relevant item's
-    precision in column m - 1, zeros after the row's ``n_rel``), with trec_eval's
-    m = floor(level * R + 0.9) on the sampled R (see learnsim.evaluation._ranking_block)."""
+    precision in column m - 1, zeros after the row's ``n_rel``) at the recall levels'
+    ``positions`` (default: :func:`_level_positions` of ``n_rel``)."""
     rows = np.arange(padded.shape[0])
     tail_max = np.maximum.accumulate(padded[:, ::-1], axis=1)[:, ::-1]
-    m_min = np.maximum(1, np.floor((np.arange(11) / 10.0)[:, None] * n_rel[None, :] + 0.9).astype(np.int64))
+    positions = _level_positions(n_rel) if positions is None else positions
     values = np.zeros(padded.shape[0])
-    for at_level in tail_max[rows[None, :], m_min - 1]:      # level by level: the same sums as before
+    for at_level in tail_max[rows[None, :], positions]:      # level by level: the same sums as before
         values += at_level
     return values / 11.0
 
@@ -244,11 +280,11 @@ def _sort_keys(D, index_bits, out=None):
     recovers the position after a plain sort); written to ``out`` (uint64, D's shape) if given."""
     keys = np.empty(D.shape, np.uint64) if out is None else out
     np.copyto(keys.view(np.float64), D)
-    # IEEE 754: flip every bit of a negative number (-0.0 included), only the sign bit of the others
-    negative = np.signbit(keys.view(np.float64))
-    keys ^= np.uint64(1 << 63)
-    if negative.any():
-        np.bitwise_xor(keys, np.uint64((1 << 63) - 1), out=keys, where=negative)
+    # IEEE 754: flip every bit of a negative number (-0.0 included), only the sign bit of the
+    # others: the arithmetic shift of the sign gives all ones or none
+    flip = np.right_shift(keys.view(np.int64), 63).view(np.uint64)
+    flip |= np.uint64(1 << 63)
+    keys ^= flip
     keys &= ~np.uint64((1 << index_bits) - 1)
     keys |= np.arange(D.shape[-1], dtype=np.uint64)
     return keys
