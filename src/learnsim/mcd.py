@@ -487,9 +487,10 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         stages = [[k for k in grid if k is None or k <= caps[0]] or grid[:1]]
         stages += [[k for k in grid if k is not None and lo < k <= hi] for lo, hi in zip(caps, caps[1:] + [np.inf])]
         designs = [self._fold_design(labels, ids, weight_of, fold, rng) for fold in folds]
-        sq = _row_sq_norms(X)       # once, not per fold: a fifth of a small fold's first scoring
-        for d in designs:
-            d["sq"] = sq[d["rows"]]
+        if sp.issparse(X):      # once, not per fold (a fifth of a small fold's first scoring); the
+            sq = _row_sq_norms(X)   # same sums: a sparse row's in its stored order, sliced or not
+            for d in designs:
+                d["sq"] = sq[d["rows"]]
         fold_scores, totals, tried = [{} for _ in designs], {}, []
         small, stages = X.shape[0] <= _ALWAYS_SECOND_STAGE_ROWS, list(filter(None, stages))
         while stages:
@@ -575,7 +576,8 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         rows, sample = design["rows"], design["sample"]
         train_labels, train_ids = design["train_labels"], design["train_ids"]
         if "D_full" not in design:      # |q - v|^2, queries x items: once per fold, for every stage
-            Xv, sq_v = X[rows], design["sq"]
+            Xv = X[rows]
+            sq_v = design["sq"] if "sq" in design else _row_sq_norms(Xv)
             Xq = Xv if sample.queries.size == rows.size else Xv[sample.queries]     # (every item queries)
             design["D_full"] = sq_v[sample.queries][:, None] + sq_v[None, :] - 2.0 * _dense_dot(Xq, Xv)
         D_full = design["D_full"]
