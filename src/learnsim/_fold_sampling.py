@@ -94,18 +94,18 @@ class SampledFold:
         keys = _sort_keys(D2, self._index_bits, out=self.work_array("keys", D2.shape, np.uint64))
         keys[:, np.arange(q), self.queries] = np.iinfo(np.uint64).max   # the query leaves its ranking: last
         rows = c * q
-        rel_scale, true_rel, n_rel, qc, m_min = self._tiled(c)
+        rel_scale, true_rel, n_rel, qc, levels = self._tiled(c)
         if measure != "r_precision" and self._countable():
             # (rows, R): the m-th relevant item's precision, 0 past a query's n_rel
             padded = np.where(np.tile(self._relevant_valid, (c, 1)),
                               self._counted_precisions(keys).reshape(rows, -1), 0.0)
-            return (padded.sum(axis=1) / n_rel if measure == "ap" else _ap11(padded, n_rel, m_min)).reshape(c, q)
+            return (padded.sum(axis=1) / n_rel if measure == "ap" else _ap11(padded, n_rel, levels)).reshape(c, q)
         keys = keys.reshape(rows, n)
         prefix = _PREFIX_PER_RELEVANT * int(n_rel.max()) if n_rel.size else n
         missed = self.__dict__.get("_prefix_missed", 0.0)
         if measure == "r_precision" or 2 * prefix > n or missed > 0.5:
             self._prefix_missed = missed / 2      # try the prefix again in a call or two
-            return self._sorted_values(keys, qc, rel_scale, true_rel, n_rel, measure, m_min).reshape(c, q)
+            return self._sorted_values(keys, qc, rel_scale, true_rel, n_rel, measure, levels).reshape(c, q)
         # the `prefix` nearest items of each row, sorted, rank all of its relevant items in most
         # rows (well separated clusters); the other rows are sorted whole. That costs more than
         # sorting every row where over about half of them miss some: then the next call does
@@ -122,7 +122,7 @@ class SampledFold:
         if whole.size:
             _fill_precisions(padded, whole, *self._relevance(np.sort(keys[whole], axis=1)[:, :-1], qc[whole],
                                                              work=False), n_rel, rel_scale)
-        return _ap_from_padded(padded, n_rel, measure, m_min).reshape(c, q)
+        return _ap_from_padded(padded, n_rel, measure, levels).reshape(c, q)
 
     def _tiled(self, c):
         """The per-query arrays repeated for a stack of ``c`` candidates, and the 11-point
@@ -135,27 +135,27 @@ class SampledFold:
                         _level_positions(n_rel))
         return tiles[c]
 
-    def _relevance(self, sorted_keys, qc, work=True, weights=None):
+    def _relevance(self, sorted_keys, qc, work=True, need_weights=False):
         """For rows of sorted keys (the query's own key left out): whether each ranked item is
         relevant to its row's query, and the weight of the other items up to it (inclusive);
-        in the fold's work arrays (overwritten at the next call) unless ``work`` is False. The
-        weights are None where the fold is unweighted and ``weights`` is not True (its
-        precisions need only the positions: see _fill_precisions)."""
+        in the fold's work arrays (overwritten at the next call) unless ``work`` is False. On an
+        unweighted fold the weights are None unless ``need_weights`` (its precisions need only
+        the positions: see _fill_precisions; r_precision needs the weights)."""
         pos = np.bitwise_and(sorted_keys, np.uint64((1 << self._index_bits) - 1), out=sorted_keys).view(np.intp)
         buffer = (lambda name, dtype: self.work_array(name, pos.shape, dtype)) if work else \
             (lambda name, dtype: np.empty(pos.shape, dtype))
         rel = np.equal(np.take(self.cluster, pos, out=buffer("cluster", np.intp), mode="clip"),
                        qc[:, None], out=buffer("rel", bool))
-        if self._unweighted and not weights:
+        if self._unweighted and not need_weights:
             return rel, None
         other = np.take(self.col_weight, pos, out=buffer("other", np.float64), mode="clip")
         np.copyto(other, 0.0, where=rel)
         return rel, np.cumsum(other, axis=1, out=other)
 
-    def _sorted_values(self, keys, qc, rel_scale, true_rel, n_rel, measure, m_min=None):
+    def _sorted_values(self, keys, qc, rel_scale, true_rel, n_rel, measure, levels=None):
         """query_values from whole sorted rows of keys (rows, n_sampled)."""
         keys.sort(axis=1)
-        rel, cum_other = self._relevance(keys[:, :-1], qc, weights=measure == "r_precision")   # own key last
+        rel, cum_other = self._relevance(keys[:, :-1], qc, need_weights=measure == "r_precision")   # own key last
         rows = keys.shape[0]
         if measure == "r_precision":
             # estimated relevant among the top R: at the last position whose estimated rank <= R
@@ -166,7 +166,7 @@ class SampledFold:
             return np.minimum(got * rel_scale / true_rel, 1.0)
         padded = np.zeros((rows, int(n_rel.max())))
         _fill_precisions(padded, np.arange(rows), rel, cum_other, n_rel, rel_scale)
-        return _ap_from_padded(padded, n_rel, measure, m_min)
+        return _ap_from_padded(padded, n_rel, measure, levels)
 
     def work_array(self, name, shape, dtype):
         """A work array of this fold, kept from call to call (its contents are not reset): a
@@ -245,14 +245,14 @@ def _fill_precisions(padded, rows, rel, cum_other, n_rel, rel_scale):
     padded[rows[r], m - 1] = est_rel / (est_rel + cum_other[rel])
 
 
-def _ap_from_padded(padded, n_rel, measure, m_min=None):
-    """"ap" or "ap11" of each row of ``padded`` (see :func:`_ap11`); the average precision sums
-    each row's precisions in rank order."""
+def _ap_from_padded(padded, n_rel, measure, levels=None):
+    """"ap" or "ap11" of each row of ``padded`` (see :func:`_ap11`, which ``levels`` is passed
+    to); the average precision sums each row's precisions in rank order."""
     if measure == "ap":
         valid = np.arange(padded.shape[1])[None, :] < n_rel[:, None]
         r = np.repeat(np.arange(padded.shape[0]), n_rel)
         return np.bincount(r, weights=padded[valid], minlength=padded.shape[0]) / n_rel
-    return _ap11(padded, n_rel, m_min)
+    return _ap11(padded, n_rel, levels)
 
 
 def _level_positions(n_rel):

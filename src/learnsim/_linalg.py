@@ -174,7 +174,9 @@ _SINGLE_BLAS_DEPTH = [0]     # how many _single_blas_thread contexts are open
 def _single_blas_thread():
     """A context in which BLAS runs on one thread. Inside another such context it does nothing:
     setting a limit and restoring it costs about 0.1 ms, and MCD's selection opens one around
-    hundreds of small scatters and eigenproblems that each asked for one (small_blas)."""
+    hundreds of small scatters and eigenproblems that each asked for one (small_blas). BLAS's
+    thread count is the process's, so the depth is too: a thread that enters while another holds
+    the limit runs under it (and under BLAS's threads once the other leaves: speed, not results)."""
     controller = _blas_controller()
     if controller is None or _SINGLE_BLAS_DEPTH[0]:
         yield

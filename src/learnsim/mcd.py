@@ -578,7 +578,8 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         if "D_full" not in design:      # |q - v|^2, queries x items: once per fold, for every stage
             Xv = X[rows]
             sq_v = design["sq"] if "sq" in design else _row_sq_norms(Xv)
-            Xq = Xv if sample.queries.size == rows.size else Xv[sample.queries]     # (every item queries)
+            every = np.array_equal(sample.queries, np.arange(rows.size))      # no copy where every item queries
+            Xq = Xv if every else Xv[sample.queries]
             design["D_full"] = sq_v[sample.queries][:, None] + sq_v[None, :] - 2.0 * _dense_dot(Xq, Xv)
         D_full = design["D_full"]
         if basis is None:
