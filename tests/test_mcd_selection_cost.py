@@ -220,14 +220,18 @@ def test_sampled_selection_is_deterministic():
     assert (a.n_basis_, a.shrinkage_, a.complement_weight_) == (b.n_basis_, b.shrinkage_, b.complement_weight_)
 
 
-def _ranks_requested(monkeypatch):
+def _ranks_requested(monkeypatch, iterations=None):
+    """The ranks of the principal bases computed, in order (and their power iterations, None:
+    the default, appended to ``iterations`` when it is a list)."""
     requested = []
     real = mcd._PrincipalBasis
 
     class Recording(real):
-        def __init__(self, X, k, seed):
+        def __init__(self, X, k, seed, n_iter=None):
             requested.append(k)
-            super().__init__(X, k, seed)
+            if iterations is not None:
+                iterations.append(n_iter)
+            super().__init__(X, k, seed, n_iter)
 
     monkeypatch.setattr(mcd, "_PrincipalBasis", Recording)
     return requested
@@ -356,21 +360,27 @@ def test_selection_on_a_sample_of_whole_clusters_above_the_row_bound(monkeypatch
     assert again.cv_results_ == sampled.cv_results_                     # seeded
 
 
-def test_first_stage_basis_is_smaller_on_few_rows(monkeypatch):
-    """At or below _ALWAYS_SECOND_STAGE_ROWS rows the first stage's basis has rank
-    _SMALL_FIRST_STAGE_BASIS (a cheap probe: the larger sizes follow whenever its largest wins),
-    above it _FIRST_STAGE_BASIS."""
+def test_first_stage_on_few_rows_scores_its_small_sizes_with_a_wide_basis(monkeypatch):
+    """At or below _ALWAYS_SECOND_STAGE_ROWS rows the first stage scores the sizes up to
+    _SMALL_FIRST_STAGE_BASIS (a cheap probe: the larger sizes follow whenever its largest wins)
+    with a basis of rank _FIRST_STAGE_BASIS and _SMALL_FIRST_BASIS_ITERATIONS power iterations,
+    which the second stage then uses too; above that many rows the first stage scores every
+    size up to _FIRST_STAGE_BASIS with a basis of that rank and the default iterations."""
     monkeypatch.setattr(mcd, "_SMALL_FIRST_STAGE_BASIS", 2)
     monkeypatch.setattr(mcd, "_FIRST_STAGE_BASIS", 4)
+    monkeypatch.setattr(MinimumClusterDistortion, "_best", staticmethod(lambda totals, n: min(totals)))
     X, y = _anisotropic(0, n_clusters=12, per=15, loud=3)
     params = dict(basis_grid=(2, 4, 8), random_state=3, baseline_holdout=None)
-    requested = _ranks_requested(monkeypatch)
-    MinimumClusterDistortion(**params).fit(X, y)
-    assert requested[0] == 2
-    requested.clear()
+    iterations = []
+    requested = _ranks_requested(monkeypatch, iterations)
+    m = MinimumClusterDistortion(**params).fit(X, y)
+    assert requested == [4] and iterations == [mcd._SMALL_FIRST_BASIS_ITERATIONS]
+    # the first stage (2) won, so the middle one (4) was scored, with the first basis; 2 won again
+    assert set(m.cv_results_["n_basis"]) == {2, 4} and m.n_basis_ == 2
+    requested.clear(), iterations.clear()
     monkeypatch.setattr(mcd, "_ALWAYS_SECOND_STAGE_ROWS", X.shape[0] - 1)
-    MinimumClusterDistortion(**params).fit(X, y)
-    assert requested[0] == 4
+    m = MinimumClusterDistortion(**params).fit(X, y)
+    assert requested == [4] and iterations == [None] and set(m.cv_results_["n_basis"]) == {2, 4}
 
 
 def test_successive_halving_keeps_the_best_groups_on_every_fold(monkeypatch):
@@ -441,10 +451,11 @@ def test_counted_ranks_equal_the_sorted_ones(seed):
 
 @pytest.mark.parametrize("largest_wins", [False, True])
 def test_stages_on_few_rows(monkeypatch, largest_wins):
-    """On at most _ALWAYS_SECOND_STAGE_ROWS rows the sizes go in three stages, each with a basis of
-    its largest rank: up to _SMALL_FIRST_STAGE_BASIS, then up to _FIRST_STAGE_BASIS, then the
-    rest; a stage runs only when the largest size tried so far is the best (here the first
-    stage's curve is never steep: see test_steep_first_stage_goes_to_the_widest_basis)."""
+    """On at most _ALWAYS_SECOND_STAGE_ROWS rows the sizes go in three stages: up to
+    _SMALL_FIRST_STAGE_BASIS and then up to _FIRST_STAGE_BASIS, both with one basis of that
+    rank, then the rest with a basis of their largest; a stage runs only when the largest size
+    tried so far is the best (here the first stage's curve is never steep: see
+    test_steep_first_stage_goes_to_the_widest_basis)."""
     monkeypatch.setattr(mcd, "_SMALL_FIRST_STAGE_BASIS", 2)
     monkeypatch.setattr(mcd, "_FIRST_STAGE_BASIS", 4)
     monkeypatch.setattr(mcd, "_STEEP_T", np.inf)
@@ -456,17 +467,17 @@ def test_stages_on_few_rows(monkeypatch, largest_wins):
     requested = _ranks_requested(monkeypatch)
     m = MinimumClusterDistortion(basis_grid=(2, 4, 8), random_state=3, baseline_holdout=None).fit(X, y)
     if largest_wins:
-        assert requested == [2, 4, 8] and set(m.cv_results_["n_basis"]) == {2, 4, 8}
+        assert requested == [4, 8] and set(m.cv_results_["n_basis"]) == {2, 4, 8}
     else:           # 2 wins the first stage (the largest so far): 4 is tried, loses, and 8 is not
-        assert requested == [2, 4] and set(m.cv_results_["n_basis"]) == {2, 4} and m.n_basis_ == 2
+        assert requested == [4] and set(m.cv_results_["n_basis"]) == {2, 4} and m.n_basis_ == 2
 
 
 @pytest.mark.parametrize("steep", [False, True])
 def test_steep_first_stage_goes_to_the_widest_basis(monkeypatch, steep):
     """On few rows, a first stage whose largest size wins by _STEEP_T standard errors or more
-    goes straight to every larger size with one basis of the largest rank (no basis of the
-    middle rank); otherwise the middle stage comes first. Either way every size is scored on
-    every fold (the largest sizes win here), and the choice is made among all of them."""
+    goes straight to every larger size with one basis of the largest rank; otherwise the middle
+    stage comes first (with the first stage's basis). Either way every size is scored on every
+    fold (the largest sizes win here), and the choice is made among all of them."""
     monkeypatch.setattr(mcd, "_SMALL_FIRST_STAGE_BASIS", 4)
     monkeypatch.setattr(mcd, "_FIRST_STAGE_BASIS", 6)
     X, y = _anisotropic(0, n_clusters=12, per=15, loud=3)
@@ -484,9 +495,18 @@ def test_steep_first_stage_goes_to_the_widest_basis(monkeypatch, steep):
     monkeypatch.setattr(MinimumClusterDistortion, "_best", staticmethod(lambda totals, n: real_best(
         {key: v for key, v in totals.items() if key[0] == max(k[0] for k in totals)}, n)))
     requested = _ranks_requested(monkeypatch)
+    staged = []
+    real_stage = MinimumClusterDistortion._score_stage
+
+    def score_stage(self, X, basis, designs, grids, sizes, rng):
+        staged.append(list(sizes))
+        return real_stage(self, X, basis, designs, grids, sizes, rng)
+
+    monkeypatch.setattr(MinimumClusterDistortion, "_score_stage", score_stage)
     m = MinimumClusterDistortion(basis_grid=(2, 4, 6, 8), random_state=3, baseline_holdout=None).fit(X, y)
     assert asked[0] == [2, 4]                                # asked once the first stage is scored
-    assert requested == ([4, 8] if steep else [4, 6, 8])
+    assert requested == [6, 8]                               # the first basis serves 6 too
+    assert staged == ([[2, 4], [6, 8]] if steep else [[2, 4], [6], [8]])
     r = m.cv_results_
     assert {k for k, n in zip(r["n_basis"], r["n_folds"]) if n == 4} == {2, 4, 6, 8} and m.n_basis_ == 8
 
@@ -558,3 +578,33 @@ def test_sort_keys_order_like_a_stable_sort_of_the_distances():
                         np.round(rng.standard_normal(40) * 3, 1)])[None, :]
     keys = _sort_keys(D, int(D.shape[1]).bit_length())
     np.testing.assert_array_equal(np.argsort(keys[0]), np.argsort(D[0] + 0.0, kind="stable"))
+
+
+def test_wide_first_basis_leads_as_well_as_a_narrow_one():
+    """The small-data first basis (rank _FIRST_STAGE_BASIS, _SMALL_FIRST_BASIS_ITERATIONS power
+    iterations) serves the first stage's sizes through its leading directions: on a sparse
+    term-document matrix of the demo's shape their captured energy is within a small fraction
+    of the exact top directions', like that of a basis of the first stage's rank with the
+    default iterations."""
+    import scipy.sparse as sp
+
+    from learnsim._mcd_linalg import _PrincipalBasis
+
+    rng = np.random.default_rng(0)
+    n, d = 600, 2000
+    # Zipf-like term frequencies and a few topics, so that the spectrum decays slowly, as text's
+    topic = rng.integers(0, 20, n)
+    X = sp.random(n, d, density=0.015, random_state=rng, format="csr")
+    X = X + sp.csr_matrix((np.ones(n), (np.arange(n), topic * 50 + rng.integers(0, 50, n))), shape=(n, d))
+    X = sp.csr_matrix(X.multiply(1.0 / np.sqrt(np.arange(1, d + 1))[None, :]))
+    s = np.linalg.svd(X.toarray(), compute_uv=False)
+    k = mcd._SMALL_FIRST_STAGE_BASIS
+
+    def missed(basis):
+        energy = np.sum(basis.coords[:, :k] ** 2)
+        return 1.0 - energy / np.sum(s[:k] ** 2)
+
+    wide = missed(_PrincipalBasis(X, mcd._FIRST_STAGE_BASIS, 7, mcd._SMALL_FIRST_BASIS_ITERATIONS))
+    narrow = missed(_PrincipalBasis(X, k, 7))
+    assert -1e-9 <= wide < 0.01 and -1e-9 <= narrow < 0.01
+    assert wide <= 2.0 * narrow + 1e-4

@@ -24,9 +24,11 @@ _WIDE_POWER_ITERATIONS = 4
 
 class _PrincipalBasis:
     """The top right singular vectors of all rows of X (an LSI basis) and every row's
-    coordinates in it; computed once per fit and shared by every fold of the selection."""
+    coordinates in it; computed once per fit and shared by every fold of the selection.
+    ``n_iter``: the randomised SVD's power iterations (default: 8, or _WIDE_POWER_ITERATIONS
+    above rank _WIDE_BASIS)."""
 
-    def __init__(self, X, k, seed):
+    def __init__(self, X, k, seed, n_iter=None):
         if sp.issparse(X):
             # the columns with a stored entry, sorted (np.unique's sort of every index: 10x slower)
             self.active = np.flatnonzero(np.bincount(X.indices, minlength=X.shape[1]))
@@ -37,7 +39,8 @@ class _PrincipalBasis:
         self.requested = k
         k = max(1, min(k, *Xa.shape))
         # V (n_active, k) as columns: no transposed copy of an n_active x k array (see there)
-        n_iter = _WIDE_POWER_ITERATIONS if k > _WIDE_BASIS else _SPARSE_POWER_ITERATIONS
+        if n_iter is None:
+            n_iter = _WIDE_POWER_ITERATIONS if k > _WIDE_BASIS else _SPARSE_POWER_ITERATIONS
         s, V = truncated_svd_components(Xa, k, seed, n_iter, all_ritz_pairs=True)
         keep = s > 1e-10 * max(s[0], 1e-300)
         self.components = V if keep.all() else np.ascontiguousarray(V[:, keep])   # (n_active, rank)

@@ -79,10 +79,18 @@ _SMALL_FIRST_STAGE_BASIS = 32
 _RISING_T = 2.0
 # On at most _ALWAYS_SECOND_STAGE_ROWS rows, a first stage whose largest size wins by this many
 # standard errors goes straight to every larger size, with the widest basis: the rank-64 stage
-# of its own (and its basis) costs more than it saves where the curve is steep (synthetic 3k:
+# of its own costs more than it saves where the curve is steep (synthetic 3k:
 # 32 beat 16 by 11.7 standard errors, 64 and 128 won next; the demo: 2.3, and 64 lost)
 _STEEP_T = 4.0
 _ALWAYS_SECOND_STAGE_ROWS = 5000
+# On at most _ALWAYS_SECOND_STAGE_ROWS rows the first stage's basis is as wide as the second
+# stage's largest size (64) with this many power iterations, not 8: it costs what the rank-32
+# basis of the first stage's sizes did (the demo: 17 ms either way), and the second stage then
+# needs no basis of its own (a quarter of the demo's default fit, which was 3.0-3.7x the fixed
+# one). Its first 32 directions converge with the gap to its 75th singular value: the energy
+# they miss against a converged basis was within 1.5x of what a rank-32 basis's 8 iterations
+# miss, and at most 0.4 % (the demo, sentences 1k/3k, synthetic 1k/3k: benchmarks/README.md).
+_SMALL_FIRST_BASIS_ITERATIONS = 4
 _HALVING_MIN_GROUPS = 5      # from this many (basis size, shrinkage) groups, successive halving
 # Above this many clustered rows the settings are selected on a seeded sample of whole clusters
 # of at most this many rows, then the metric is fitted on every row with them: the selection
@@ -347,11 +355,11 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
 
         seed = None if self.n_basis is None else int(rng.integers(2**31 - 1))
 
-        def basis_of(k):
+        def basis_of(k, n_iter=None):
             """A principal basis of rank k (or X's rank), the last one reused when it has it."""
             nonlocal basis
             if basis is None or basis.requested < k:
-                basis = _PrincipalBasis(X, k, seed)
+                basis = _PrincipalBasis(X, k, seed, n_iter)
             return basis
 
         basis_of = None if self.n_basis is None else basis_of
@@ -366,10 +374,10 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
                 rows, sample_ids, sample_weights = sample
                 Xs, sample_basis = X[rows], None
 
-                def sample_basis_of(k):
+                def sample_basis_of(k, n_iter=None):
                     nonlocal sample_basis
                     if sample_basis is None or sample_basis.requested < k:
-                        sample_basis = _PrincipalBasis(Xs, k, seed)
+                        sample_basis = _PrincipalBasis(Xs, k, seed, n_iter)
                     return sample_basis
 
                 setting, self.cv_results_ = self._select(Xs, basis_of and sample_basis_of, labels[rows], sample_ids,
@@ -463,8 +471,10 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         is the largest size tried and, above ``_ALWAYS_SECOND_STAGE_ROWS`` rows, beats the size
         below it by more than the folds' noise (:func:`_still_rising`). At or below that many rows
         the first stage stops at ``_SMALL_FIRST_STAGE_BASIS`` and ``_FIRST_STAGE_BASIS`` is a stage
-        of its own, unless the first stage's largest size wins by ``_STEEP_T`` standard errors:
-        then every larger size follows at once, with the widest basis. Each stage is scored by
+        of its own, scored with the first stage's basis (computed that wide, with fewer power
+        iterations: ``_SMALL_FIRST_BASIS_ITERATIONS``), unless the first stage's largest size
+        wins by ``_STEEP_T`` standard errors: then every larger size follows at once, with the
+        widest basis. Each stage is scored by
         successive halving (:meth:`_score_stage`).
         """
         n_clusters = len(ids)
@@ -492,7 +502,10 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
             for d in designs:
                 d["sq"] = sq[d["rows"]]
         fold_scores, totals, tried = [{} for _ in designs], {}, []
-        small, stages = X.shape[0] <= _ALWAYS_SECOND_STAGE_ROWS, list(filter(None, stages))
+        small = X.shape[0] <= _ALWAYS_SECOND_STAGE_ROWS
+        # small data: the first basis serves the middle stage too (_SMALL_FIRST_BASIS_ITERATIONS)
+        wide_first = max(stages[1]) if small and stages[1] else None
+        stages = list(filter(None, stages))
         while stages:
             stage = stages.pop(0)
             if tried and not (basis_of is not None and best[0] == tried[-1] == requested and (
@@ -504,7 +517,12 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
             # the selection works on many small matrices, where BLAS threads cost more than they give
             # (the first basis, which the refit may reuse, is computed with BLAS's threads)
             with _single_blas_thread() if tried else contextlib.nullcontext():
-                basis = basis_of and basis_of(requested)
+                if basis_of is None:
+                    basis = None
+                elif not tried and wide_first:
+                    basis = basis_of(wide_first, _SMALL_FIRST_BASIS_ITERATIONS)
+                else:
+                    basis = basis_of(requested)
             sizes = sorted(set(stage if basis is None else [min(k, basis.rank) for k in stage]) - set(tried))
             with _single_blas_thread():
                 scores = self._score_stage(X, basis, designs, grids, sizes, rng)
