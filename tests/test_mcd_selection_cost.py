@@ -582,29 +582,24 @@ def test_sort_keys_order_like_a_stable_sort_of_the_distances():
 
 def test_wide_first_basis_leads_as_well_as_a_narrow_one():
     """The small-data first basis (rank _FIRST_STAGE_BASIS, _SMALL_FIRST_BASIS_ITERATIONS power
-    iterations) serves the first stage's sizes through its leading directions: on a sparse
-    term-document matrix of the demo's shape their captured energy is within a small fraction
-    of the exact top directions', like that of a basis of the first stage's rank with the
-    default iterations."""
-    import scipy.sparse as sp
-
+    iterations) serves the first stage's sizes through its leading directions: on the demo's
+    term-document matrix (a slowly decaying spectrum, like text's) its first 32 capture at least
+    the energy that a rank-32 basis with the default iterations does (the selection compares 16
+    with 32 on them: with 4 iterations they missed 1.7x as much here, and on 20 Newsgroups 32
+    lost folds it had won), and its first 16 nearly all of the exact top 16's."""
     from learnsim._mcd_linalg import _PrincipalBasis
+    from learnsim.demo import make_clustered_corpus
+    from learnsim.text import TextVectorizer
 
-    rng = np.random.default_rng(0)
-    n, d = 600, 2000
-    # Zipf-like term frequencies and a few topics, so that the spectrum decays slowly, as text's
-    topic = rng.integers(0, 20, n)
-    X = sp.random(n, d, density=0.015, random_state=rng, format="csr")
-    X = X + sp.csr_matrix((np.ones(n), (np.arange(n), topic * 50 + rng.integers(0, 50, n))), shape=(n, d))
-    X = sp.csr_matrix(X.multiply(1.0 / np.sqrt(np.arange(1, d + 1))[None, :]))
+    corpus = make_clustered_corpus(random_state=0)
+    X = TextVectorizer(weighting="tfidf", norm="l2").fit_transform(corpus.data)
     s = np.linalg.svd(X.toarray(), compute_uv=False)
+
+    def missed(basis, k):
+        return 1.0 - np.sum(basis.coords[:, :k] ** 2) / np.sum(s[:k] ** 2)
+
     k = mcd._SMALL_FIRST_STAGE_BASIS
-
-    def missed(basis):
-        energy = np.sum(basis.coords[:, :k] ** 2)
-        return 1.0 - energy / np.sum(s[:k] ** 2)
-
-    wide = missed(_PrincipalBasis(X, mcd._FIRST_STAGE_BASIS, 7, mcd._SMALL_FIRST_BASIS_ITERATIONS))
-    narrow = missed(_PrincipalBasis(X, k, 7))
-    assert -1e-9 <= wide < 0.01 and -1e-9 <= narrow < 0.01
-    assert wide <= 2.0 * narrow + 1e-4
+    wide = _PrincipalBasis(X, mcd._FIRST_STAGE_BASIS, 7, mcd._SMALL_FIRST_BASIS_ITERATIONS)
+    narrow = _PrincipalBasis(X, k, 7)
+    assert -1e-9 <= missed(wide, k) <= missed(narrow, k)
+    assert missed(wide, k // 2) < 1e-4

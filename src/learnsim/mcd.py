@@ -83,14 +83,15 @@ _RISING_T = 2.0
 # 32 beat 16 by 11.7 standard errors, 64 and 128 won next; the demo: 2.3, and 64 lost)
 _STEEP_T = 4.0
 _ALWAYS_SECOND_STAGE_ROWS = 5000
-# On at most _ALWAYS_SECOND_STAGE_ROWS rows the first stage's basis is as wide as the second
-# stage's largest size (64) with this many power iterations, not 8: it costs what the rank-32
-# basis of the first stage's sizes did (the demo: 17 ms either way), and the second stage then
-# needs no basis of its own (a quarter of the demo's default fit, which was 3.0-3.7x the fixed
-# one). Its first 32 directions converge with the gap to its 75th singular value: the energy
-# they miss against a converged basis was within 1.5x of what a rank-32 basis's 8 iterations
-# miss, and at most 0.4 % (the demo, sentences 1k/3k, synthetic 1k/3k: benchmarks/README.md).
-_SMALL_FIRST_BASIS_ITERATIONS = 4
+# On at most _ALWAYS_SECOND_STAGE_ROWS rows the first stage's basis is as wide as the middle
+# stage's largest size (64) with this many power iterations, not 8: it costs little more than the
+# rank-32 basis of the first stage's sizes did, and the middle stage then needs no basis of its
+# own (a quarter of the demo's default fit, which was 3.0-3.7x the fixed one). Its first 32
+# directions converge with the gap to its 75th singular value: with 5 iterations they captured
+# at least the energy of a rank-32 basis's with 8 on 6 matrices (the demo, sentences 1k/3k,
+# synthetic 1k/3k, a 20 Newsgroups fold); with 4, up to 1.7x less on 4 of them, and the
+# selection then chose 16 where it had chosen 32 on 2 of 15 20 Newsgroups folds (test AP -0.035).
+_SMALL_FIRST_BASIS_ITERATIONS = 5
 _HALVING_MIN_GROUPS = 5      # from this many (basis size, shrinkage) groups, successive halving
 # Above this many clustered rows the settings are selected on a seeded sample of whole clusters
 # of at most this many rows, then the metric is fitted on every row with them: the selection
