@@ -1,7 +1,7 @@
 """The linear algebra of :mod:`learnsim.mcd` that needs none of its estimator: the principal
 (LSI) basis shared by every fold of the selection, the small symmetric eigenproblems and the
-Cholesky factor of eq. (6), the randomised eigenpairs of a large scatter, and the squared
-distances the selection ranks by.
+Cholesky factor of eq. (6), the randomised eigenpairs of a large scatter, the squared
+distances the selection ranks by, and the fitted metric's projection and pairwise distances.
 """
 from __future__ import annotations
 
@@ -163,3 +163,23 @@ def _randomized_scatter_eigen(Xa, Cent, pos, sqrt_w, rank, rng, n_oversamples=20
     keep = lam > 1e-12 * lam[0]
     keep[rank:] = False
     return lam[keep], V[:, keep]
+
+
+def _project(X, factor, active):
+    """V^T x for every row of X, with V given over the active features only."""
+    if factor.shape[1] == 0:
+        return np.zeros((X.shape[0], 0))
+    Xa = X[:, active] if active.size != X.shape[1] else X
+    out = Xa @ factor
+    return np.asarray(out)
+
+
+def _bilinear_sq_dist(sq_a, sq_b, G, PA, PB, weights, beta):
+    """d^2(a, b) = beta * |a - b|^2 + sum_k (w_k - beta) * (v_k . (a - b))^2, all pairs."""
+    c = weights - beta
+    D2 = beta * (sq_a[:, None] + sq_b[None, :] - 2.0 * G) if beta else np.zeros(G.shape)
+    if c.size:
+        qa = (PA * PA) @ c
+        qb = (PB * PB) @ c
+        D2 += qa[:, None] + qb[None, :] - 2.0 * (PA * c) @ PB.T
+    return np.maximum(D2, 0.0)

@@ -51,8 +51,9 @@ from ._fold_sampling import sample_check_fold as _sample_check_fold, sampled_que
 from ._fold_sampling import exact_fold as _exact_fold, still_rising as _still_rising
 from ._fold_sampling import halving_survivors as _halving_survivors
 from ._linalg import _single_blas_thread
-from ._mcd_linalg import _SCATTER, _PrincipalBasis, _cholesky_inverse_factor, _cross_sq_dists, _eigh_desc, \
-    _eigh_lower, cluster_membership as _cluster_membership, _randomized_scatter_eigen, _raw_weights, _zero_threshold
+from ._mcd_linalg import _SCATTER, _PrincipalBasis, _bilinear_sq_dist, _cholesky_inverse_factor, _cross_sq_dists, \
+    _eigh_desc, _eigh_lower, _project, cluster_membership as _cluster_membership, _randomized_scatter_eigen, \
+    _raw_weights, _zero_threshold
 from ._progress import progress
 from ._validation import check_matrix, check_no_overflow, check_random_state, state_array, state_number
 from .base import MetricMixin, _dense_dot, _row_sq_norms
@@ -803,26 +804,6 @@ def _metric_weights(eigenvalues, alpha, gamma, n_features):
     log_gm = (np.sum(np.log(raw)) + (n_rest * np.log(gamma) if n_rest else 0.0)) / (r + n_rest)
     s = float(np.exp(-log_gm))
     return s * raw, s * gamma, s
-
-
-def _project(X, factor, active):
-    """V^T x for every row of X, with V given over the active features only."""
-    if factor.shape[1] == 0:
-        return np.zeros((X.shape[0], 0))
-    Xa = X[:, active] if active.size != X.shape[1] else X
-    out = Xa @ factor
-    return np.asarray(out)
-
-
-def _bilinear_sq_dist(sq_a, sq_b, G, PA, PB, weights, beta):
-    """d^2(a, b) = beta * |a - b|^2 + sum_k (w_k - beta) * (v_k . (a - b))^2, all pairs."""
-    c = weights - beta
-    D2 = beta * (sq_a[:, None] + sq_b[None, :] - 2.0 * G) if beta else np.zeros(G.shape)
-    if c.size:
-        qa = (PA * PA) @ c
-        qb = (PB * PB) @ c
-        D2 += qa[:, None] + qb[None, :] - 2.0 * (PA * c) @ PB.T
-    return np.maximum(D2, 0.0)
 
 
 def _scatter_eigen(X, labels, cluster_ids, cluster_weights, n_components, tol, rng, exact_inverse=False):
