@@ -583,10 +583,10 @@ def test_sort_keys_order_like_a_stable_sort_of_the_distances():
 def test_wide_first_basis_leads_as_well_as_a_narrow_one():
     """The small-data first basis (rank _FIRST_STAGE_BASIS, _SMALL_FIRST_BASIS_ITERATIONS power
     iterations) serves the first stage's sizes through its leading directions: on the demo's
-    term-document matrix (a slowly decaying spectrum, like text's) its first 32 capture at least
-    the energy that a rank-32 basis with the default iterations does (the selection compares 16
-    with 32 on them: with 4 iterations they missed 1.7x as much here, and on 20 Newsgroups 32
-    lost folds it had won), and its first 16 nearly all of the exact top 16's."""
+    term-document matrix (a slowly decaying spectrum, like text's) its first 16 and first 32
+    capture at least the energy that a rank-32 basis with the default iterations does (the
+    selection compares 16 with 32 on them; with 4 iterations the first 32 missed 1.7x as much
+    here, with 5 the first 16 missed 4x as much)."""
     from learnsim._mcd_linalg import _PrincipalBasis
     from learnsim.demo import make_clustered_corpus
     from learnsim.text import TextVectorizer
@@ -601,5 +601,5 @@ def test_wide_first_basis_leads_as_well_as_a_narrow_one():
     k = mcd._SMALL_FIRST_STAGE_BASIS
     wide = _PrincipalBasis(X, mcd._FIRST_STAGE_BASIS, 7, mcd._SMALL_FIRST_BASIS_ITERATIONS)
     narrow = _PrincipalBasis(X, k, 7)
-    assert -1e-9 <= missed(wide, k) <= missed(narrow, k)
-    assert missed(wide, k // 2) < 1e-4
+    for size in (k // 2, k):
+        assert -1e-9 <= missed(wide, size) <= missed(narrow, size)

@@ -87,12 +87,12 @@ _ALWAYS_SECOND_STAGE_ROWS = 5000
 # On at most _ALWAYS_SECOND_STAGE_ROWS rows the first stage's basis is as wide as the middle
 # stage's largest size (64) with this many power iterations, not 8: it costs little more than the
 # rank-32 basis of the first stage's sizes did, and the middle stage then needs no basis of its
-# own (a quarter of the demo's default fit, which was 3.0-3.7x the fixed one). Its first 32
-# directions converge with the gap to its 75th singular value: with 5 iterations they captured
-# at least the energy of a rank-32 basis's with 8 on 6 matrices (the demo, sentences 1k/3k,
-# synthetic 1k/3k, a 20 Newsgroups fold); with 4, up to 1.7x less on 4 of them, and the
-# selection then chose 16 where it had chosen 32 on 2 of 15 20 Newsgroups folds (test AP -0.035).
-_SMALL_FIRST_BASIS_ITERATIONS = 5
+# own (a quarter of the demo's default fit, which was 3.0-3.7x the fixed one). Its leading
+# directions converge with the gap to its 75th singular value: with 6 iterations its first 16
+# and first 32 missed no more of the energy than the rank-32 basis's with 8 did, on 9 matrices
+# (the demo, sentences 1k/3k, synthetic 1k/3k, a 20 Newsgroups and 3 Flickr8k reproduction
+# sets); with 5 the first 16 missed up to 5x more on 4 of them, with 4 the first 32 up to 1.7x.
+_SMALL_FIRST_BASIS_ITERATIONS = 6
 _HALVING_MIN_GROUPS = 5      # from this many (basis size, shrinkage) groups, successive halving
 # Above this many clustered rows the settings are selected on a seeded sample of whole clusters
 # of at most this many rows, then the metric is fitted on every row with them: the selection
