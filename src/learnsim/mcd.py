@@ -609,8 +609,12 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         else:
             if "membership" not in design:
                 design["membership"] = _cluster_membership(train_labels, train_ids)
-            C = basis.scatter(train_labels, train_ids, design["weights"], membership=design["membership"])
-            spaces, scale = [], basis.scale(train_labels)
+            if design.get("basis") is not basis:      # the fold's scatter, once per basis: on small
+                design["basis"] = basis                 # data two stages share one
+                design["C"] = basis.scatter(train_labels, train_ids, design["weights"],
+                                            membership=design["membership"])
+                design["scale"] = basis.scale(train_labels)
+            C, scale, spaces = design["C"], design["scale"], []
             for k in sizes:
                 lam, W = _eigh_desc(C[:k, :k], self.tol, scale)
                 spaces.append((k, lam, basis.coords[rows, :k] @ W))
