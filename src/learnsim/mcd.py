@@ -516,15 +516,14 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
             if len(tried) > 1 and small and stages and _still_rising(fold_scores, totals, tried, _STEEP_T):
                 stage, stages = stage + [k for s in stages for k in s], []     # steep: the widest basis now
             requested = max(stage)
-            # the selection works on many small matrices, where BLAS threads cost more than they give
-            # (the first basis, which the refit may reuse, is computed with BLAS's threads)
-            with _single_blas_thread() if tried else contextlib.nullcontext():
-                if basis_of is None:
-                    basis = None
-                elif not tried and wide_first:
-                    basis = basis_of(wide_first, _SMALL_FIRST_BASIS_ITERATIONS)
-                else:
-                    basis = basis_of(requested)
+            # every stage's basis with the process's threads: the refit reuses the last one (the
+            # selection's small matrices are scored on one BLAS thread, below)
+            if basis_of is None:
+                basis = None
+            elif not tried and wide_first:
+                basis = basis_of(wide_first, _SMALL_FIRST_BASIS_ITERATIONS)
+            else:
+                basis = basis_of(requested)
             sizes = sorted(set(stage if basis is None else [min(k, basis.rank) for k in stage]) - set(tried))
             with _single_blas_thread():
                 scores = self._score_stage(X, basis, designs, grids, sizes, rng)
