@@ -35,7 +35,6 @@ training clusters, which would reward memorising them.
 """
 from __future__ import annotations
 
-import contextlib
 import itertools
 import numbers
 import warnings
