@@ -475,8 +475,7 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         of its own, scored with the first stage's basis (computed that wide, with fewer power
         iterations: ``_SMALL_FIRST_BASIS_ITERATIONS``), unless the first stage's largest size
         wins by ``_STEEP_T`` standard errors: then every larger size follows at once, with the
-        widest basis. Each stage is scored by
-        successive halving (:meth:`_score_stage`).
+        widest basis. Each stage is scored by successive halving (:meth:`_score_stage`).
         """
         n_clusters = len(ids)
         if n_clusters < 4:
