@@ -29,13 +29,8 @@ class _PrincipalBasis:
     above rank _WIDE_BASIS)."""
 
     def __init__(self, X, k, seed, n_iter=None):
-        if sp.issparse(X):
-            # the columns with a stored entry, sorted (np.unique's sort of every index: 10x slower)
-            self.active = np.flatnonzero(np.bincount(X.indices, minlength=X.shape[1]))
-            Xa = X[:, self.active]
-        else:
-            self.active = np.arange(X.shape[1])
-            Xa = X
+        self.active = active_columns(X)
+        Xa = X[:, self.active] if sp.issparse(X) else X
         self.requested = k
         k = max(1, min(k, *Xa.shape))
         # V (n_active, k) as columns: no transposed copy of an n_active x k array (see there)
@@ -65,6 +60,14 @@ class _PrincipalBasis:
             Z = (Y - centroids[pos]) * np.sqrt(np.asarray(cluster_weights)[pos])[:, None]
             A = Z.T @ Z
         return check_no_overflow(A, _SCATTER)
+
+
+def active_columns(X):
+    """The columns of X the metric can see, sorted: those with a stored entry of a sparse X
+    (counted: np.unique's sort of every index is 10x slower), every column of a dense one."""
+    if sp.issparse(X):
+        return np.flatnonzero(np.bincount(X.indices, minlength=X.shape[1]))
+    return np.arange(X.shape[1])
 
 
 def cluster_membership(labels, ids):

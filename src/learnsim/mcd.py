@@ -51,8 +51,8 @@ from ._fold_sampling import exact_fold as _exact_fold, still_rising as _still_ri
 from ._fold_sampling import halving_survivors as _halving_survivors
 from ._linalg import _single_blas_thread
 from ._mcd_linalg import _SCATTER, _PrincipalBasis, _bilinear_sq_dist, _cholesky_inverse_factor, _cross_sq_dists, \
-    _eigh_desc, _eigh_lower, _project, cluster_membership as _cluster_membership, _randomized_scatter_eigen, \
-    _raw_weights, _zero_threshold
+    _eigh_desc, _eigh_lower, _project, active_columns as _active_columns, cluster_membership as _cluster_membership, \
+    _randomized_scatter_eigen, _raw_weights, _zero_threshold
 from ._progress import progress
 from ._validation import check_matrix, check_no_overflow, check_random_state, state_array, state_number
 from .base import MetricMixin, _dense_dot, _row_sq_norms
@@ -606,12 +606,12 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         else:
             if "membership" not in design:
                 design["membership"] = _cluster_membership(train_labels, train_ids)
-            if design.get("basis") is not basis:      # the fold's scatter, once per basis: on small
-                design["basis"] = basis                 # data two stages share one
-                design["C"] = basis.scatter(train_labels, train_ids, design["weights"],
-                                            membership=design["membership"])
-                design["scale"] = basis.scale(train_labels)
-            C, scale, spaces = design["C"], design["scale"], []
+            # the fold's scatter and scale, once per basis (on small data two stages share one)
+            if design.get("scatter", (None,))[0] is not basis:
+                design["scatter"] = (basis, basis.scatter(train_labels, train_ids, design["weights"],
+                                                          membership=design["membership"]), basis.scale(train_labels))
+            _, C, scale = design["scatter"]
+            spaces = []
             for k in sizes:
                 lam, W = _eigh_desc(C[:k, :k], self.tol, scale)
                 spaces.append((k, lam, basis.coords[rows, :k] @ W))
@@ -826,12 +826,8 @@ def _scatter_eigen(X, labels, cluster_ids, cluster_weights, n_components, tol, r
     sizes = np.bincount(pos, minlength=k).astype(float)
     sqrt_w = np.sqrt(np.asarray(cluster_weights, dtype=float))[pos]
 
-    if sp.issparse(Xc):
-        active = np.unique(Xc.indices)
-        Xa = Xc[:, active]
-    else:
-        active = np.arange(Xc.shape[1])
-        Xa = Xc
+    active = _active_columns(Xc)
+    Xa = Xc[:, active] if sp.issparse(Xc) else Xc
     d = Xa.shape[1]
     # E: item -> cluster indicator; centroids C = diag(1/size) E^T X (eq. 4's c_i)
     E = sp.csr_matrix((np.ones(n), (np.arange(n), pos)), shape=(n, k))
