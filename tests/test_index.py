@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from conftest import run_cli
+from index_edit import write_manifest
 from test_index_models import FAMILIES, corpus, model
 
 from learnsim.index import Index
@@ -294,7 +295,7 @@ def test_the_query_plan_equals_the_pipeline_path(built, family, tmp_path):
     shutil.copytree(idx.path, copy)
     manifest = json.loads((copy / "manifest.json").read_text())
     manifest["plan_dir"] = None
-    (copy / "manifest.json").write_text(json.dumps(manifest))
+    write_manifest(copy, manifest)
     slow = Index.open(copy)
     assert not slow.info()["query_plan"]
     queries = _queries() + ["", "unknownword", "W001 w001, w002!"]
@@ -359,11 +360,12 @@ def test_default_ids_are_the_sequence_numbers(tmp_path):
     assert sorted(h["id"] for h in idx.search(texts[0], k=10)) == ["1", "2", "3", "4", "5"]
     assert idx.add(texts[5:7]) == ["6", "7"]
     assert idx.document("7")[0] == texts[6]
-    # a given id that a later default id would take: that add is refused, nothing written
+    # a given id that a later default id would take: the default id skips it (it used to wedge
+    # every later add without ids)
     idx.add([texts[7]], ["9"])
-    with pytest.raises(ValueError, match="'9'"):
-        idx.add(texts[8:10])
-    assert len(idx) == 8 and len(Index.open(tmp_path / "idx")) == 8
+    assert idx.add(texts[8:10]) == ["10", "11"]
+    assert idx.document("9")[0] == texts[7] and idx.document("11")[0] == texts[9]
+    assert len(idx) == 10 and len(Index.open(tmp_path / "idx")) == 10
 
 
 def test_two_handles_see_each_others_deletes_and_adds(tmp_path):

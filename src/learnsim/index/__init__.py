@@ -8,10 +8,11 @@ with. See :mod:`learnsim.index.core` for the layout and the durability rules.
 
 Importing this package imports numpy and the standard library only.
 """
-from ._segments import IndexFormatError
+from ._segments import IndexDamagedError, IndexFormatError
+from ._store import MAX_FILTER_VALUES, FilterError
 from .core import Index
 
-__all__ = ["Index", "IndexFormatError", "build", "open_index"]
+__all__ = ["Index", "IndexFormatError", "IndexDamagedError", "FilterError", "MAX_FILTER_VALUES", "build", "open_index"]
 
 
 def build(path, pipeline, texts, ids=None, metadata=None, **kwargs):

@@ -15,7 +15,7 @@ import json
 import math
 import sqlite3
 
-__all__ = ["DocumentStore", "check_metadata", "check_filter"]
+__all__ = ["DocumentStore", "FilterError", "MAX_FILTER_VALUES", "check_metadata", "check_filter"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs (
@@ -59,27 +59,61 @@ def check_metadata(meta, where="metadata"):
     return json.dumps(meta, ensure_ascii=False, sort_keys=True, allow_nan=False)
 
 
+# the values one filter may list, over all its fields: a filter is matched with one SQLite
+# parameter per field and kind of value (a JSON array read by json_each), so the bound is the
+# cost of a search, not SQLite's expression-tree depth (1,000 ORs failed there)
+MAX_FILTER_VALUES = 10_000
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+class FilterError(ValueError, TypeError):
+    """A metadata filter that is not ``{field: value or [values]}`` of plain JSON scalars.
+
+    A ValueError (the command line's one-line errors, the service's 400) and, for the callers of
+    0.1 that caught a value of the wrong type, a TypeError."""
+
+
+def _filter_value_ok(v):
+    if v is None or isinstance(v, (str, bool)):
+        return True
+    if isinstance(v, int):
+        # SQLite's integers are 64-bit: a larger one overflows in the driver
+        return _INT64[0] <= v <= _INT64[1]
+    return isinstance(v, float) and math.isfinite(v)
+
+
 def check_filter(filter):
     """A metadata filter: {field: value} (equality) or {field: [v1, v2, ...]} (any of them).
 
-    Returns a list of (field, values); fields are plain names (letters, digits, ``_``, ``-``).
+    Returns a list of (field, values); fields are plain names (letters, digits, ``_``, ``-``),
+    values str, bool, None, finite floats or integers within 64 bits, at most
+    :data:`MAX_FILTER_VALUES` in all. Anything else raises :class:`FilterError` naming it.
     """
     if filter is None:
         return []
     if not isinstance(filter, dict) or not filter:
-        raise TypeError(f"filter must be a non-empty dict {{field: value or [values]}}; got {filter!r}")
-    out = []
+        raise FilterError(f"filter must be a non-empty dict {{field: value or [values]}}; got {_short(filter)}")
+    out, total = [], 0
     for field, value in filter.items():
         if not isinstance(field, str) or not field or not all(c.isalnum() or c in "_-" for c in field):
-            raise ValueError(f"filter field {field!r} must be a non-empty name of letters, digits, '_' or '-'")
+            raise FilterError(f"filter field {_short(field)} must be a non-empty name of letters, digits, '_' or '-'")
         values = list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
         if not values:
-            raise ValueError(f"filter field {field!r} lists no value")
+            raise FilterError(f"filter field {field!r} lists no value")
+        total += len(values)
+        if total > MAX_FILTER_VALUES:
+            raise FilterError(f"the filter lists more than {MAX_FILTER_VALUES} values")
         for v in values:
-            if not (v is None or isinstance(v, (str, bool, int)) or (isinstance(v, float) and math.isfinite(v))):
-                raise TypeError(f"filter value of {field!r} must be a str, number, bool or None; got {v!r}")
+            if not _filter_value_ok(v):
+                raise FilterError(f"filter value of {field!r} must be a str, a finite number (an integer within "
+                                  f"64 bits), a bool or None; got {_short(v)}")
         out.append((field, values))
     return out
+
+
+def _short(value, limit=80):
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 class DocumentStore:
@@ -113,11 +147,7 @@ class DocumentStore:
             for doc_id, text, meta in zip(ids, texts, metas):
                 try:
                     if doc_id is None:
-                        # no id given: the sequence number (known once the row is in) as a str
-                        cur = conn.execute("INSERT INTO docs(id, text, meta) VALUES (?, ?, ?)",
-                                           (f"\0pending-{len(seqs)}", text, meta))
-                        doc_id = str(cur.lastrowid)
-                        conn.execute("UPDATE docs SET id = ? WHERE seq = ?", (doc_id, cur.lastrowid))
+                        cur, doc_id = self._insert_numbered(text, meta)
                     else:
                         cur = conn.execute("INSERT INTO docs(id, text, meta) VALUES (?, ?, ?)", (doc_id, text, meta))
                 except sqlite3.IntegrityError:
@@ -130,6 +160,21 @@ class DocumentStore:
             conn.execute("ROLLBACK")
             raise
         return seqs
+
+    def _insert_numbered(self, text, meta):
+        """Insert a document given no id: its id is its sequence number as a str. Where a live
+        document was given that very id explicitly, the row takes the next sequence number
+        instead (AUTOINCREMENT never hands one out twice), until its number is free: an automatic
+        id never collides with an explicit one, so no explicit id can wedge later adds. Inside
+        the caller's transaction; returns (cursor, id)."""
+        conn = self.conn
+        while True:
+            cur = conn.execute("INSERT INTO docs(id, text, meta) VALUES (?, ?, ?)", ("\0pending", text, meta))
+            doc_id = str(cur.lastrowid)
+            if conn.execute("SELECT 1 FROM docs WHERE id = ? AND deleted_seq IS NULL", (doc_id,)).fetchone() is None:
+                conn.execute("UPDATE docs SET id = ? WHERE seq = ?", (doc_id, cur.lastrowid))
+                return cur, doc_id
+            conn.execute("DELETE FROM docs WHERE seq = ?", (cur.lastrowid,))
 
     def delete(self, ids, *, missing_ok=False):
         """Tombstone the live documents of ``ids`` in one transaction; returns how many."""
@@ -222,24 +267,32 @@ class DocumentStore:
         return int(row[0])
 
     def seqs_matching(self, conditions):
-        """Sequence numbers of the live documents whose metadata satisfies every (field, values)."""
+        """Sequence numbers of the live documents whose metadata satisfies every (field, values).
+
+        Each field is one condition whatever the number of its values: the values of a kind (text,
+        number) go in as one JSON array parameter read by ``json_each``, so that 10,000 values
+        neither build an expression tree SQLite refuses nor exceed its parameter limit."""
         sql = "SELECT seq FROM docs WHERE deleted_seq IS NULL"
         args = []
         for field, values in conditions:
+            path = f'$."{field}"'
             ors = []
-            for v in values:
-                path = f'$."{field}"'
-                if v is None:
-                    ors.append("(json_type(meta, ?) = 'null')")
-                    args.append(path)
-                elif isinstance(v, bool):
-                    ors.append("(json_type(meta, ?) = ?)")
-                    args.extend([path, "true" if v else "false"])
-                elif isinstance(v, str):
-                    ors.append("(json_type(meta, ?) = 'text' AND json_extract(meta, ?) = ?)")
-                    args.extend([path, path, v])
-                else:
-                    ors.append("(json_type(meta, ?) IN ('integer', 'real') AND json_extract(meta, ?) = ?)")
-                    args.extend([path, path, v])
+            texts = [v for v in values if isinstance(v, str)]
+            numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+            if texts:
+                ors.append("(json_type(meta, ?) = 'text' AND json_extract(meta, ?) IN "
+                           "(SELECT value FROM json_each(?)))")
+                args.extend([path, path, json.dumps(texts, ensure_ascii=False)])
+            if numbers:
+                # json_each gives integers as integers and floats as reals: 3 matches 3.0 as before
+                ors.append("(json_type(meta, ?) IN ('integer', 'real') AND json_extract(meta, ?) IN "
+                           "(SELECT value FROM json_each(?)))")
+                args.extend([path, path, json.dumps(numbers)])
+            for flag in sorted({v for v in values if isinstance(v, bool)}):
+                ors.append("(json_type(meta, ?) = ?)")
+                args.extend([path, "true" if flag else "false"])
+            if any(v is None for v in values):
+                ors.append("(json_type(meta, ?) = 'null')")
+                args.append(path)
             sql += " AND (" + " OR ".join(ors) + ")"
         return [r[0] for r in self.conn.execute(sql, args)]

@@ -6,7 +6,7 @@ Layout of an index directory::
                          the last sequence number they cover, the statistics and plan in use
     model.npz            the fitted pipeline (a model file, as ``learnsim fit`` writes)
     docs.sqlite          ids, texts and metadata (learnsim.index._store)
-    segments/<name>/     rows of documents as .npy arrays opened with mmap (learnsim.index._segments)
+    segments/<name>/     rows of documents as .npy arrays (learnsim.index._segments)
     statistics-<g>/      the collection statistics the rows were computed with (idf, avgdl)
     query-<g>/           the query plan (learnsim.index._query), when the pipeline has one
     lock                 held by a writer (add, delete, update, compact, reindex)
@@ -19,9 +19,26 @@ the next writer writes them as a segment. Deletes are tombstones in SQLite, read
 
 Collection statistics (the idf and mean length of a term weighting) are those of the build
 until :meth:`Index.reindex`; :meth:`Index.info` reports how many documents were added since.
+
+Integrity (format version 2): every file is covered by a sha256 recorded when it is written: the
+manifest's own (``manifest_sha256``, over its canonical JSON without that field), each segment's
+``segment.json`` in the manifest's entry and its arrays in ``segment.json``, the statistics
+(``statistics_sha256``), the plan (``plan_sha256``) and the model (``model_sha256``) in the
+manifest. Each file is checked before its first use (the manifest, ``segment.json`` and
+``seqs.npy`` at open; the other arrays, the plan and the statistics at first use), and read into
+memory, so that a file changed under a running process cannot crash it. ``docs.sqlite`` changes
+in place and carries no checksum: an error SQLite reports is damage, :meth:`Index.verify` runs its
+``quick_check``, and at open the live documents SQLite holds up to ``covered_seq`` must be those
+the segments hold (counted). Damage is an :class:`IndexDamagedError` naming the file;
+:meth:`Index.verify` lists every damaged file. A version 1 index (no checksums) is still read.
+
+Readers and writers: a writer publishes a new manifest before it removes the files the old one
+listed, so a reader that finds a file gone or changed while the manifest moved on reads the new
+manifest and tries again (bounded) instead of reporting damage.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -35,11 +52,11 @@ from .._files import sha256_file
 from ._ann import AnnSearch, ann_config, check_ann_config, search_info, write_segment_of
 from ._batch import best_k_dense_batch, dense_batch_applies
 from ._scan import MemorySegment, best_k
-from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexFormatError, Segment, merged_rows, read_manifest, rows_of, \
-    write_json_atomic
+from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexDamagedError, IndexFormatError, Segment, check_seal, \
+    load_json, load_npy, merged_rows, read_manifest, rows_of, seal, write_json_atomic
 from ._store import DocumentStore, check_filter, check_metadata
 
-__all__ = ["Index", "IndexFormatError"]
+__all__ = ["Index", "IndexFormatError", "IndexDamagedError"]
 
 _MANIFEST = "manifest.json"
 _MODEL = "model.npz"
@@ -75,11 +92,13 @@ def _check_ids(ids, n):
     if len(ids) != n:
         raise ValueError(f"got {len(ids)} ids for {n} texts")
     for i, x in enumerate(ids):
-        if not isinstance(x, str) or not x:
-            raise TypeError(f"ids[{i}] must be a non-empty str; got {x!r}")
-    if len(set(ids)) != len(ids):
+        # None: numbered by the index (its sequence number), as when no ids are given at all
+        if x is not None and (not isinstance(x, str) or not x):
+            raise TypeError(f"ids[{i}] must be a non-empty str or None; got {x!r}")
+    given = [x for x in ids if x is not None]
+    if len(set(given)) != len(given):
         seen, dup = set(), None
-        for x in ids:
+        for x in given:
             if x in seen:
                 dup = x
                 break
@@ -105,8 +124,46 @@ def _check_k(k):
     return int(k)
 
 
-# how often a reader re-reads the manifest when the segments it lists vanish under it
-_RELOAD_TRIES = 4
+# how often a reader reads a newer manifest again when the files the one it read listed vanished
+# under it (a writer published the newer one and removed them): each try sees a manifest at most
+# one writer's operation old, so this bounds how many writes may land during one open
+_RELOAD_TRIES = 20
+# SQLite's primary result codes that are no damage of the file: busy or locked (a writer held it
+# past the timeout), out of memory or disk, interrupted, read-only
+_SQLITE_NOT_DAMAGE = {5, 6, 7, 8, 9, 13}
+
+
+def _sqlite_damage(path, exc):
+    """The IndexDamagedError of an sqlite3.DatabaseError on ``path``, or None when it is not
+    damage (busy, locked, disk full, ...: see _SQLITE_NOT_DAMAGE)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None and (code & 0xFF) in _SQLITE_NOT_DAMAGE:
+        return None
+    return IndexDamagedError(path, f"SQLite cannot use it ({' '.join(str(exc).split())})")
+
+
+def _sqlite_guarded(method):
+    """An Index method whose sqlite3.DatabaseError (damage of docs.sqlite) is an IndexDamagedError."""
+    @functools.wraps(method)
+    def guarded(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            damage = _sqlite_damage(self.path / _DOCS, exc)
+            if damage is None:
+                raise
+            raise damage from None
+    return guarded
+
+
+def _write_manifest(path, manifest):
+    """Seal the manifest (its own checksum) and write it atomically."""
+    write_json_atomic(Path(path) / _MANIFEST, seal(manifest))
+
+
+def _plan_checksums(directory):
+    """{file name: sha256} of the files of a plan directory."""
+    return {f.name: sha256_file(f) for f in sorted(Path(directory).iterdir()) if f.is_file()}
 
 
 class _Lock:
@@ -158,8 +215,9 @@ class Index:
         pipeline : learnsim.pipeline.Pipeline or str or Path
             The fitted pipeline, or a model file written by ``learnsim fit``.
         texts : list of str
-        ids : list of str, optional
-            Unique ids; by default the sequence number of each document as a string ("1", "2", ...).
+        ids : list of str or None, optional
+            Unique ids; by default (and for a None entry) the sequence number of each document as
+            a string ("1", "2", ...), skipping any number a document was given as its id.
         metadata : list of dict or None, optional
             JSON metadata of each document, for filters.
         dtype : {"float32", "float64"}, optional
@@ -233,8 +291,10 @@ class Index:
         generation = int(manifest.get("generation", 0)) + 1
         stats_dir = f"statistics-{generation}"
         (path / stats_dir).mkdir()
+        statistics_sha256 = {}
         for name, arr in statistics.items():
             np.save(path / stats_dir / f"{name}.npy", np.asarray(arr), allow_pickle=False)
+            statistics_sha256[name] = sha256_file(path / stats_dir / f"{name}.npy")
         plan_dir = f"query-{generation}"
         check = texts[:_PLAN_CHECK] + [" ".join(texts[:3])[:200]]
         usable = build_plan(pipeline, statistics, path / plan_dir, check)
@@ -250,13 +310,20 @@ class Index:
                         statistics_seq=int(seqs[-1]) if seqs else 0, statistics_dir=stats_dir,
                         statistics=sorted(statistics), plan_dir=plan_dir if usable else None,
                         generation=generation, updated=time.time(),
-                        dense_dim=_first(entries, path, "dense_dim"), n_features=_first(entries, path, "n_features"))
-        write_json_atomic(path / _MANIFEST, manifest)
+                        dense_dim=_first(entries, path, "dense_dim"), n_features=_first(entries, path, "n_features"),
+                        statistics_sha256=statistics_sha256,
+                        plan_sha256=_plan_checksums(path / plan_dir) if usable else None,
+                        # every file is written anew with its checksum: a version 1 index is now a 2
+                        format_version=FORMAT_VERSION)
+        _write_manifest(path, manifest)
         _remove_old(path, old)
 
     @classmethod
     def open(cls, path, *, _pipeline=None):
-        """Open the index at ``path`` (its manifest and segments are checked; see the notes)."""
+        """Open the index at ``path`` (its manifest and segments are checked; see the notes).
+
+        A writer that publishes a newer manifest meanwhile (and removes what the one read
+        listed) makes the open read the newer one, not report damage."""
         self = cls.__new__(cls)
         self.path = Path(path)
         if not (self.path / _MANIFEST).is_file():
@@ -264,11 +331,40 @@ class Index:
         self._pipeline = _pipeline
         self._plan = None
         self._ann_search = AnnSearch()
-        self._load()
+        self._retry_if_moved(self._load)
         return self
 
-    def _load(self):
+    def _retry_if_moved(self, load):
+        """Run ``load`` (which reads the manifest and what it lists); when it fails while the
+        manifest file was replaced since it read it, a writer removed what the old one listed:
+        run it again on the newer manifest (at most _RELOAD_TRIES times)."""
+        for attempt in range(_RELOAD_TRIES):
+            try:
+                return load()
+            except (IndexFormatError, OSError):
+                store = getattr(self, "store", None)
+                if attempt == _RELOAD_TRIES - 1 or self._manifest_id() == getattr(self, "_loading_manifest", None):
+                    raise
+                if store is not None:
+                    store.close()
+                    self.store = None
+                time.sleep(0.002 * (attempt + 1))
+
+    def _read_manifest(self):
+        """The manifest, its own checksum checked; records which file it was read from."""
+        self._loading_manifest = self._manifest_id()
         m = read_manifest(self.path, _MANIFEST, FORMAT_NAME, FORMAT_VERSION)
+        if not isinstance(m.get("format_version"), int):
+            raise IndexFormatError(f"{self.path}: {_MANIFEST} has no valid 'format_version'")
+        check_seal(m, self.path / _MANIFEST, required=m["format_version"] >= 2)
+        return m
+
+    def _open_segment(self, entry, m):
+        return Segment(self.path / "segments", entry, kind=m["kind"], n_features=m.get("n_features"),
+                       dense_dim=m.get("dense_dim"), checksums_required=m["format_version"] >= 2)
+
+    def _load(self):
+        m = self._read_manifest()
         for key, kind in (("segments", list), ("covered_seq", int), ("kind", str), ("dtype", str),
                           ("model_sha256", str), ("statistics_seq", int)):
             if not isinstance(m.get(key), kind):
@@ -281,67 +377,112 @@ class Index:
             v = m.get(key)
             if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
                 raise IndexFormatError(f"{self.path}: {_MANIFEST} has no valid {key!r}")
+        for key in ("statistics_sha256", "plan_sha256"):
+            v = m.get(key)
+            if v is not None and not (isinstance(v, dict) and all(isinstance(x, str) for x in v.values())):
+                raise IndexFormatError(f"{self.path}: {_MANIFEST} has no valid {key!r}")
         check_ann_config(m, self.path)
         if not (self.path / _DOCS).is_file():
             raise IndexFormatError(f"{self.path}: {_DOCS} is missing")
         if m.get("plan_dir") != getattr(self, "manifest", {}).get("plan_dir"):
             self._plan = None      # another handle reindexed: the old plan has the old statistics
+        # a segment never changes once written: one already opened (and checked) is kept, so a
+        # write does not make the next search re-read and re-check the whole index (its checksum
+        # too: a segment written again under the same name is another one)
+        cache = getattr(self, "_segment_cache", {})
+        segments = []
+        for e in m["segments"]:
+            key = (e.get("name"), e.get("sha256"), e.get("n")) if isinstance(e, dict) else None
+            seg = cache.get(key)
+            if seg is None:
+                seg = self._open_segment(e, m)
+            segments.append(seg)
+        old_store = getattr(self, "store", None)
+        if old_store is not None:
+            old_store.close()
+        self.store = None
+        try:
+            self.store = DocumentStore(self.path / _DOCS)
+            conn = self.store.conn
+            # one snapshot for what is compared: a delete between two reads would look like damage
+            conn.execute("BEGIN")
+            try:
+                tail = self.store.rows_after(m["covered_seq"])
+                dead = self.store.deleted_seqs()
+                stored = conn.execute("SELECT COUNT(*) FROM docs WHERE seq <= ?", (m["covered_seq"],)).fetchone()[0]
+                data_version = conn.execute("PRAGMA data_version").fetchone()[0]
+            finally:
+                conn.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            damage = _sqlite_damage(self.path / _DOCS, exc)
+            if damage is None:
+                raise
+            raise IndexDamagedError(self.path / _DOCS, f"cannot read {_DOCS} ({' '.join(str(exc).split())})") from None
         self.manifest = m
         self.kind = m["kind"]
         self.scoring, self.column = m.get("scoring", ""), m.get("column", "score")
         self.higher_is_closer = bool(m.get("higher_is_closer", True))
-        # a segment never changes once written: one already opened (and checked) is kept, so a
-        # write does not make the next search re-read and re-check the whole index
-        cache = getattr(self, "_segment_cache", {})
-        segments = []
-        for e in m["segments"]:
-            seg = cache.get(e.get("name")) if isinstance(e, dict) else None
-            if seg is None or seg.n != e.get("n"):
-                seg = Segment(self.path / "segments", e, kind=self.kind, n_features=m.get("n_features"),
-                              dense_dim=m.get("dense_dim"))
-            segments.append(seg)
         self.segments = segments
-        self._segment_cache = {seg.name: seg for seg in segments}
-        try:
-            self.store = DocumentStore(self.path / _DOCS)
-            tail = self.store.rows_after(m["covered_seq"])
-        except sqlite3.DatabaseError as exc:
-            raise IndexFormatError(f"{self.path}: cannot read {_DOCS} ({exc})") from None
+        self._segment_cache = {(seg.name, e.get("sha256"), seg.n): seg for seg, e in zip(segments, m["segments"])}
+        self._seqs = np.concatenate([s.seqs for s in segments]) if segments else np.zeros(0, dtype=np.int64)
+        self._check_against_store(m, dead, stored)
         if tail:
             # added before a crash, after the last segment: scored from their texts
             seqs = [r[0] for r in tail]
             pipeline = self.pipeline
             rows = pipeline.scorer.document_rows(pipeline.vectorize([r[1] for r in tail]), self.statistics)
             self.segments.append(MemorySegment(seqs, rows, m["dtype"]))
-        self._refresh_positions()
+        self._seen_manifest = self._loading_manifest
+        self._refresh_positions(dead, data_version)
 
-    def _refresh_positions(self):
+    def _check_against_store(self, m, dead, stored):
+        """The manifest must cover what SQLite holds: the live documents up to covered_seq are
+        those the segments hold, and the segments hold no more documents than SQLite has up to
+        it (compared by counts: O(documents) in numpy, one COUNT in SQLite)."""
+        seqs = self._seqs
+        if seqs.size > 1 and not np.all(np.diff(seqs) > 0):
+            raise IndexFormatError(f"{self.path}: segments overlap or are out of order")
+        if seqs.size and int(seqs[-1]) > m["covered_seq"]:
+            raise IndexDamagedError(self.path / _MANIFEST, f"its segments hold document {int(seqs[-1])}, past its "
+                                                           f"covered_seq {m['covered_seq']}")
+        dead = np.asarray(dead, dtype=np.int64)
+        dead = dead[dead <= m["covered_seq"]]
+        dead_in_segments = int(np.count_nonzero(np.isin(dead, seqs, assume_unique=True))) if dead.size else 0
+        live_segments = int(seqs.size) - dead_in_segments
+        live_stored = int(stored) - int(dead.size)
+        if live_segments != live_stored or seqs.size > stored:
+            raise IndexDamagedError(self.path / _MANIFEST,
+                                    f"it disagrees with {_DOCS}: its segments hold {live_segments} live documents "
+                                    f"({int(seqs.size)} in all) up to sequence number {m['covered_seq']}, where "
+                                    f"{_DOCS} holds {live_stored} ({int(stored)} in all)")
+
+    def _refresh_positions(self, dead=None, data_version=None):
         seqs = [np.asarray(s.seqs) for s in self.segments]
         self._seqs = np.concatenate(seqs) if seqs else np.zeros(0, dtype=np.int64)
         if self._seqs.size > 1 and not np.all(np.diff(self._seqs) > 0):
             raise IndexFormatError(f"{self.path}: segments overlap or are out of order")
-        self._refresh_deleted()
+        self._refresh_deleted(dead, data_version)
 
     def _see_changes(self):
         """Before a read: see what other handles (or processes) wrote since, when SQLite says
         something was (its data_version): their deletes, and their segments when the manifest changed."""
         if (self.store.conn.execute("PRAGMA data_version").fetchone()[0] != self._data_version
                 or self._manifest_id() != self._seen_manifest):
-            for attempt in range(_RELOAD_TRIES):
-                try:
-                    if attempt == 0:
-                        self._reload_if_changed()
-                    else:   # the failed load left this handle half-loaded: load it all again
-                        self._load_after_write()
-                    break
-                except (IndexFormatError, OSError):
-                    # a writer merged or compacted between this handle's reading the manifest and
-                    # opening the segments it listed, and removed them: the newer manifest lists
-                    # what replaced them
-                    if attempt == _RELOAD_TRIES - 1:
-                        raise
-                    time.sleep(0.005 * (attempt + 1))
+            self._retry_if_moved(self._reload_if_changed)
             self._refresh_deleted()
+
+    def _read_retrying(self, read):
+        """Run a read (a search, ...): when it fails because a file it needed first now (the
+        plan, a segment's arrays, the statistics) was removed by a writer that published a newer
+        manifest since this handle loaded its own, load the newer one and run it again."""
+        for attempt in range(_RELOAD_TRIES):
+            self._see_changes()
+            try:
+                return read()
+            except (IndexFormatError, OSError):
+                if attempt == _RELOAD_TRIES - 1 or self._manifest_id() == self._seen_manifest:
+                    raise
+                time.sleep(0.002 * (attempt + 1))
 
     def _manifest_id(self):
         """Which manifest file is there now: a reindex or a compact changes no row of SQLite
@@ -352,11 +493,14 @@ class Index:
             return None
         return (st.st_ino, st.st_mtime_ns, st.st_size)
 
-    def _refresh_deleted(self):
-        self._data_version = self.store.conn.execute("PRAGMA data_version").fetchone()[0]
-        self._seen_manifest = self._manifest_id()
+    def _refresh_deleted(self, dead=None, data_version=None):
+        if dead is None:
+            # the version first: a delete committed between the two reads is seen again next time
+            data_version = self.store.conn.execute("PRAGMA data_version").fetchone()[0]
+            dead = self.store.deleted_seqs()
+        self._data_version = data_version
         live = np.ones(self._seqs.shape[0], dtype=bool)
-        dead = np.asarray(self.store.deleted_seqs(), dtype=np.int64)
+        dead = np.asarray(dead, dtype=np.int64)
         if dead.size:
             pos = np.searchsorted(self._seqs, dead)
             ok = (pos < self._seqs.size)
@@ -365,7 +509,8 @@ class Index:
         self._live = live
 
     def close(self):
-        self.store.close()
+        if getattr(self, "store", None) is not None:
+            self.store.close()
 
     def __enter__(self):
         return self
@@ -384,41 +529,72 @@ class Index:
     def pipeline(self):
         """The fitted pipeline (loaded on first use; its checksum is checked against the manifest)."""
         if self._pipeline is None:
+            from ..persistence import ModelFormatError
             from ..pipeline import Pipeline
 
             model = self.path / _MODEL
-            if sha256_file(model) != self.manifest["model_sha256"]:
-                raise IndexFormatError(f"{model} does not match the checksum in the manifest (edited or damaged)")
-            self._pipeline = Pipeline.load(model)
+            try:
+                digest = sha256_file(model)
+            except OSError as exc:
+                raise IndexDamagedError(model, f"it cannot be read ({exc.strerror or exc})") from None
+            if digest != self.manifest["model_sha256"]:
+                raise IndexDamagedError(model, "it does not match the checksum in the manifest (edited or damaged)")
+            try:
+                self._pipeline = Pipeline.load(model)
+            except ModelFormatError as exc:
+                raise IndexDamagedError(model, str(exc)) from None
         return self._pipeline
+
+    def _statistics_files(self):
+        """{name: (path, recorded sha256 or None)} of the statistics in use."""
+        m = self.manifest
+        directory = self.path / str(m.get("statistics_dir"))
+        sums = m.get("statistics_sha256") or {}
+        out = {}
+        for name in m.get("statistics", []):
+            if m["format_version"] >= 2 and name not in sums:
+                raise IndexDamagedError(directory / f"{name}.npy", "the manifest records no sha256 of it")
+            out[name] = (directory / f"{name}.npy", sums.get(name))
+        return out
 
     @property
     def statistics(self):
-        names = self.manifest.get("statistics", [])
-        directory = self.path / str(self.manifest.get("statistics_dir"))
+        key = (self.manifest.get("statistics_dir"), json.dumps(self.manifest.get("statistics_sha256"), sort_keys=True))
+        cached = getattr(self, "_statistics_cache", None)
+        if cached is not None and cached[0] == key:
+            return dict(cached[1])
         out = {}
-        for name in names:
-            try:
-                out[name] = np.load(directory / f"{name}.npy", allow_pickle=False)
-            except (OSError, ValueError) as exc:
-                raise IndexFormatError(f"{self.path}: cannot read statistics {name!r} ({exc})") from None
+        for name, (file, digest) in self._statistics_files().items():
+            out[name] = load_npy(file, digest)
             if out[name].dtype.kind not in "fiu" or not np.isfinite(out[name]).all():
-                raise IndexFormatError(f"{self.path}: statistics {name!r} are not finite numbers")
-        return out
+                raise IndexFormatError(f"{self.path}: statistics {name!r} are not finite numbers ({file})")
+        self._statistics_cache = (key, out)
+        return dict(out)
+
+    def _load_plan(self):
+        """The query plan of the manifest, every file checked (IndexFormatError if not)."""
+        from ._query import QueryPlan
+
+        m = self.manifest
+        directory = self.path / m["plan_dir"]
+        required = m["format_version"] >= 2
+        try:
+            plan = QueryPlan.load(directory, m.get("plan_sha256"), required=required)
+        except IndexFormatError:
+            raise
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise IndexFormatError(f"{self.path}: cannot read the query plan ({exc})") from None
+        if not all(np.isfinite(a).all() for a in plan.arrays.values() if a.dtype.kind == "f"):
+            raise IndexFormatError(f"{self.path}: the query plan holds NaN or infinite values")
+        return plan
 
     def _query_rows(self, texts):
-        from ._query import QueryPlan, QueryRows
+        from ._query import QueryRows
 
         plan_dir = self.manifest.get("plan_dir")
         if plan_dir is not None:
             if self._plan is None:
-                try:
-                    plan = QueryPlan.load(self.path / plan_dir)
-                except (OSError, ValueError, KeyError, TypeError) as exc:
-                    raise IndexFormatError(f"{self.path}: cannot read the query plan ({exc})") from None
-                if not all(np.isfinite(a).all() for a in plan.arrays.values() if a.dtype.kind == "f"):
-                    raise IndexFormatError(f"{self.path}: the query plan holds NaN or infinite values")
-                self._plan = plan
+                self._plan = self._load_plan()
             try:
                 return self._plan.rows(texts)
             except (IndexError, ValueError, KeyError, TypeError) as exc:
@@ -486,6 +662,7 @@ class Index:
             out.append((values, order))
         return out
 
+    @_sqlite_guarded
     def warm(self):
         """Load now what the first searches of a long-running process would: the query plan,
         each segment's check, and the numba kernels where the index is large enough for them to
@@ -503,6 +680,7 @@ class Index:
         self.search(text, k=1)
         return self
 
+    @_sqlite_guarded
     def search(self, query, k=10, *, filter=None, explain=False, n_top=10):
         """The k documents closest to ``query`` under the pipeline's validated scoring.
 
@@ -529,32 +707,42 @@ class Index:
         single = isinstance(query, str)
         queries = _check_texts([query] if single else query, "query")
         k = _check_k(k)
-        self._see_changes()
-        allowed = self._allowed(filter)
-        found = self._search_rows(self._query_rows(queries), k, allowed)
-        # one read of SQLite for the hits of every query (a server batches queries)
-        docs = self.store.documents(self._seqs[np.concatenate([o for _, o in found])]) if len(found) > 1 else None
-        results = [self._hits(values, order, queries[qi] if explain else None, n_top, docs)
-                   for qi, (values, order) in enumerate(found)]
+        check_filter(filter)        # a bad filter is the caller's error, before any read
+
+        def read():
+            allowed = self._allowed(filter)
+            found = self._search_rows(self._query_rows(queries), k, allowed)
+            # one read of SQLite for the hits of every query (a server batches queries)
+            docs = self.store.documents(self._seqs[np.concatenate([o for _, o in found])]) if len(found) > 1 else None
+            return [self._hits(values, order, queries[qi] if explain else None, n_top, docs)
+                    for qi, (values, order) in enumerate(found)]
+
+        results = self._read_retrying(read)
         return results[0] if single else results
 
+    @_sqlite_guarded
     def document(self, doc_id):
         """(text, metadata) of a live document."""
         seq = self.store.live_seq_of(doc_id)
         _, text, meta = self.store.documents([seq])[seq]
         return text, meta
 
+    @_sqlite_guarded
     def more_like(self, doc_id, k=10, *, filter=None):
         """The k documents closest to the document ``doc_id`` (itself excluded)."""
         k = _check_k(k)
-        self._see_changes()
-        seq = self.store.live_seq_of(doc_id)
-        text, _ = self.document(doc_id)
-        pos = int(np.searchsorted(self._seqs, seq))
-        allowed = self._allowed(filter)
-        (values, order), = self._search_rows(self._query_rows([text]), k, allowed, exclude=[pos])
-        return self._hits(values, order)
 
+        def read():
+            seq = self.store.live_seq_of(doc_id)
+            text, _ = self.document(doc_id)
+            pos = int(np.searchsorted(self._seqs, seq))
+            allowed = self._allowed(filter)
+            (values, order), = self._search_rows(self._query_rows([text]), k, allowed, exclude=[pos])
+            return self._hits(values, order)
+
+        return self._read_retrying(read)
+
+    @_sqlite_guarded
     def match(self, text, k=10, *, filter=None):
         """Near-duplicates of a new ``text`` in the collection: its k closest documents that the
         pipeline's calibrated duplicate rule accepts, most probable first, each with its
@@ -577,6 +765,7 @@ class Index:
             h["rank"] = rank + 1
         return out
 
+    @_sqlite_guarded
     def dedupe(self, k=10):
         """Groups of near-duplicates across the collection: each document's k closest documents
         are checked with the duplicate rule, and the accepted pairs are joined transitively.
@@ -632,6 +821,7 @@ class Index:
         out.sort(key=lambda g: (-len(g), g[0]["id"]))
         return out
 
+    @_sqlite_guarded
     def cluster(self, k=None, *, distance_threshold=None, random_state=0):
         """Group the collection under the learned metric: K-means into ``k`` clusters (paper 000,
         Figure 4) in the space where the learned similarity is a Euclidean one, or, with
@@ -655,16 +845,17 @@ class Index:
         entry = write_segment_of(self.path / "segments", f"a{int(seg.seqs[0]):012d}", seg.seqs, rows, self.manifest)
         self.manifest["segments"].append(entry)
         self.manifest["covered_seq"] = int(seg.seqs[-1])
-        write_json_atomic(self.path / _MANIFEST, self.manifest)
+        _write_manifest(self.path, self.manifest)
         self._load_after_write()
 
     def _load_after_write(self):
-        self.store.close()
         self._load()
 
+    @_sqlite_guarded
     def add(self, texts, ids=None, metadata=None):
-        """Add documents; returns their ids. Once it returns, they survive any crash (see the
-        notes). Their rows use the statistics of the last build or reindex."""
+        """Add documents; returns their ids (``ids`` as in :meth:`build`: a None entry, or no
+        ids, is numbered by the index). Once it returns, they survive any crash (see the notes).
+        Their rows use the statistics of the last build or reindex."""
         texts = _check_texts(texts)
         ids = _check_ids(ids, len(texts))
         metas = _check_metadatas(metadata, len(texts))
@@ -685,7 +876,7 @@ class Index:
         self.manifest["covered_seq"] = int(seqs[-1])
         self.manifest["updated"] = time.time()
         merged = self._merge_small_tail()
-        write_json_atomic(self.path / _MANIFEST, self.manifest)
+        _write_manifest(self.path, self.manifest)
         if merged:
             _remove_old(self.path, (None, None, merged))
         self._load_after_write()
@@ -705,9 +896,7 @@ class Index:
         by_name = {s.name: s for s in self.segments if not isinstance(s, MemorySegment)}
         segs = [by_name.get(e["name"]) for e in tail]
         if any(seg is None for seg in segs):       # the newest one: open it
-            segs = [by_name.get(e["name"]) or Segment(self.path / "segments", e, kind=self.kind,
-                                                      n_features=self.manifest.get("n_features"),
-                                                      dense_dim=self.manifest.get("dense_dim")) for e in tail]
+            segs = [by_name.get(e["name"]) or self._open_segment(e, self.manifest) for e in tail]
         n = sum(seg.n for seg in segs)
         rows = merged_rows(segs, np.ones(n, dtype=bool))
         seqs = np.concatenate([np.asarray(seg.seqs) for seg in segs])
@@ -724,11 +913,14 @@ class Index:
         _remove_unreferenced(self.path, self.manifest)
 
     def _reload_if_changed(self):
-        with open(self.path / _MANIFEST, encoding="utf-8") as fh:
-            current = json.load(fh)
+        seen = self._manifest_id()
+        current = read_manifest(self.path, _MANIFEST, FORMAT_NAME, FORMAT_VERSION)
         if current != self.manifest:
             self._load_after_write()
+        else:
+            self._seen_manifest = seen
 
+    @_sqlite_guarded
     def delete(self, ids, *, missing_ok=False):
         """Delete documents by id (tombstones until :meth:`compact`); returns how many."""
         ids = [ids] if isinstance(ids, str) else list(ids)
@@ -740,6 +932,7 @@ class Index:
             self._refresh_deleted()
         return n
 
+    @_sqlite_guarded
     def update(self, ids, texts, metadata=None):
         """Replace the texts (and metadata) of live documents, keeping their ids."""
         texts = _check_texts(texts)
@@ -757,6 +950,7 @@ class Index:
             seqs = self.store.update(ids, texts, metas)
             self._write_rows(seqs, rows)
 
+    @_sqlite_guarded
     def compact(self):
         """Merge the segments into one, dropping deleted documents (their tombstones too)."""
         with self._lock():
@@ -771,7 +965,7 @@ class Index:
             entry = write_segment_of(self.path / "segments", name, seqs, rows, self.manifest) if seqs.size else None
             self.manifest["segments"] = [entry] if entry else []
             self.manifest["updated"] = time.time()
-            write_json_atomic(self.path / _MANIFEST, self.manifest)
+            _write_manifest(self.path, self.manifest)
             _remove_old(self.path, (None, None, old))
             # the rows are gone from every segment: now the tombstones can go
             with self.store.conn:
@@ -779,6 +973,7 @@ class Index:
                                         (self.manifest["covered_seq"],))
             self._load_after_write()
 
+    @_sqlite_guarded
     def reindex(self):
         """Recompute the collection statistics over the live documents and every row with them:
         the index then equals one built in one go from its live documents, in order."""
@@ -801,11 +996,17 @@ class Index:
             self._load()
 
     # ------------------------------------------------------------------ information
+    @_sqlite_guarded
     def info(self):
         """A dict describing the index: documents, segments, scoring, staleness of the statistics."""
         self._see_changes()
         m = self.manifest
-        size = sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file())
+        size = 0
+        for f in self.path.rglob("*"):
+            try:
+                size += f.stat().st_size if f.is_file() else 0
+            except OSError:         # removed by a writer meanwhile
+                pass
         return {"path": str(self.path), "format_version": m["format_version"], "method": m.get("method"),
                 "scoring": self.scoring, "score": self.column, "kind": self.kind, "dtype": m["dtype"],
                 "documents": len(self), "deleted": int((~self._live).sum()),
@@ -824,9 +1025,7 @@ class Index:
 
 def _first(entries, path, key):
     for e in entries:
-        with open(Path(path) / "segments" / e["name"] / "segment.json", encoding="utf-8") as fh:
-            v = json.load(fh).get(key)
-        return v
+        return load_json(Path(path) / "segments" / e["name"] / "segment.json", e.get("sha256")).get(key)
     return None
 
 
