@@ -23,6 +23,7 @@ import warnings
 import numpy as np
 import pytest
 
+from index_edit import reseal, write_manifest
 from test_index_batch import dense_film
 from test_index_models import model
 
@@ -276,7 +277,7 @@ def test_a_forged_manifest_entry_is_refused(pair, tmp_path, forged):
     path = _copy(pair[0], tmp_path / "f").path
     m = json.loads((path / "manifest.json").read_text())
     m["ann"] = forged
-    (path / "manifest.json").write_text(json.dumps(m))
+    write_manifest(path, m)
     with pytest.raises(IndexFormatError, match="'ann'"):
         Index.open(path)
 
@@ -287,6 +288,7 @@ def test_a_forged_segment_description_is_refused(pair, tmp_path):
     meta = json.loads(seg_json.read_text())
     meta["ann"]["n"] = 3
     seg_json.write_text(json.dumps(meta))
+    reseal(path)
     with pytest.raises(IndexFormatError, match="approximate structure"):
         Index.open(path).search(queries()[0], K)
 

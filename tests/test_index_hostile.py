@@ -10,9 +10,10 @@ import shutil
 import numpy as np
 import pytest
 
+from index_edit import reseal, write_manifest
 from test_index_models import corpus, model
 
-from learnsim.index import Index, IndexFormatError
+from learnsim.index import Index, IndexDamagedError, IndexFormatError
 
 QUERY = "w001 w002 w003 w120 w240"
 
@@ -44,7 +45,8 @@ def _manifest(path):
 
 
 def _write_manifest(path, m):
-    (path / "manifest.json").write_text(json.dumps(m), encoding="utf-8")
+    # sealed: these tests are about the checks of the fields, after the manifest's checksum
+    write_manifest(path, m)
 
 
 def _segment(path, i=0):
@@ -112,10 +114,15 @@ def test_a_truncated_segment_array_is_an_index_format_error(copy, family, array)
         Index.open(path).search(QUERY, k=5)
 
 
-def _rewrite(file, change):
+def _rewrite(file, change, sealed=True):
+    """Change an array of the index; ``sealed``: record its new checksum (the test is about the
+    checks of the values, after the checksums)."""
     arr = np.load(file, allow_pickle=False).copy()
     arr = change(arr)
     np.save(file, arr, allow_pickle=False)
+    if sealed:
+        index = next(p for p in file.parents if (p / "manifest.json").is_file())
+        reseal(index)
 
 
 def _set(arr, index, value):
@@ -166,9 +173,9 @@ def test_a_document_the_database_lost_is_an_index_format_error(copy):
     with sqlite3.connect(path / "docs.sqlite") as conn:
         conn.execute("DELETE FROM docs WHERE id = 'd5'")
     conn.close()
-    idx = Index.open(path)
-    with pytest.raises(IndexFormatError, match="does not hold"):
-        idx.search(QUERY, k=1000)
+    # found at open now (the counts of the manifest and of SQLite), before any search
+    with pytest.raises(IndexDamagedError, match="disagrees with docs.sqlite"):
+        Index.open(path).search(QUERY, k=1000)
 
 
 def test_a_missing_segment_array_is_an_index_format_error(copy):
@@ -181,7 +188,10 @@ def test_a_missing_segment_array_is_an_index_format_error(copy):
 def test_a_damaged_query_plan_is_an_index_format_error(copy):
     path = copy("linklearn")
     (path / _manifest(path)["plan_dir"] / "plan.json").write_text("{", encoding="utf-8")
-    with pytest.raises(IndexFormatError, match="query plan"):
+    with pytest.raises(IndexDamagedError, match="plan.json is damaged: its sha256"):
+        Index.open(path).search(QUERY, k=5)
+    reseal(path)        # its checksum recorded: the JSON itself is refused
+    with pytest.raises(IndexDamagedError, match="plan.json is damaged: it is not valid UTF-8 JSON"):
         Index.open(path).search(QUERY, k=5)
 
 

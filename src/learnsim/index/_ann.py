@@ -291,8 +291,8 @@ def _open(seg, kind):
     meta = seg.ann_meta
     where = f"segment {seg.name!r}"
     if (not isinstance(meta, dict) or not isinstance(meta.get("files"), dict) or _META not in meta["files"]
-            or meta.get("metric") not in _METRIC.values() or meta.get("n") != seg.n or seg.indptr is not None
-            or seg.dense is None or meta.get("dim") != seg.dense.shape[1] or not isinstance(meta.get("backend"), str)
+            or meta.get("metric") not in _METRIC.values() or meta.get("n") != seg.n or seg.has("indptr")
+            or not seg.has("dense") or meta.get("dim") != seg.dense.shape[1] or not isinstance(meta.get("backend"), str)
             or not isinstance(meta.get("meta_sha256"), str)
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in meta["files"].values())):
         raise IndexFormatError(f"{where}: segment.json describes its approximate structure wrongly: {meta!r}")
@@ -313,8 +313,9 @@ def _open(seg, kind):
     from ..ann import load_ann
 
     try:
-        # read-only and mapped where the backend allows: a segment never changes
-        ann = load_ann(target, mmap=True)
+        # read into memory, not mapped: load_ann checks the files' sha256, and a file truncated
+        # under a mapping would crash the process (SIGBUS) at the next search
+        ann = load_ann(target, mmap=False)
     except (ValueError, OSError, RuntimeError, ImportError) as exc:
         # load_ann checks the sha256 of every file its meta.json lists
         return _problem(seg, f"its approximate structure is damaged or cannot be read ({exc})")
@@ -467,7 +468,7 @@ def _why_exact(seg, config, kind):
         return "exact search was asked for (ann='exact')"
     if kind not in _METRIC:
         return f"a {kind} model's scores have no approximate search (only dense cosine and distance rows)"
-    if seg.indptr is not None or seg.dense is None:
+    if seg.has("indptr") or not seg.has("dense"):
         return ("its rows are sparse (posting lists: term weights, or a FILM that fell back to the input "
                 "cosine): approximate search needs dense rows only")
     if seg.n < config["min_rows"]:

@@ -67,7 +67,7 @@ def dense_batch_applies(segments, rows, distance):
         return False
     # an empty segment is skipped whatever it holds; any other needs dense rows only (a mixed
     # segment adds its posting lists' scores, which only the one-at-a-time path computes)
-    return all(seg.n == 0 or (seg.dense is not None and seg.indptr is None) for seg in segments)
+    return all(seg.n == 0 or (seg.has("dense") and not seg.has("indptr")) for seg in segments)
 
 
 def _excluded(exclude, i):

@@ -13,7 +13,6 @@ The steps mirror :class:`learnsim.text.TextVectorizer` (``transform``, role "doc
 """
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 
@@ -73,13 +72,33 @@ class QueryPlan:
         self.n_terms = len(terms)
 
     @classmethod
-    def load(cls, directory):
+    def load(cls, directory, checksums=None, required=False):
+        """The plan written in ``directory``, each file checked against ``checksums`` ({file
+        name: sha256}, as the manifest records them; None: not recorded) before it is used.
+
+        Raises IndexDamagedError naming a file that does not match, is missing from ``checksums``
+        where ``required``, or is not the JSON or ``.npy`` it must be."""
+        from ._segments import IndexDamagedError, load_json, load_npy
+
         directory = Path(directory)
-        with open(directory / "plan.json", encoding="utf-8") as fh:
-            meta = json.load(fh)
-        with open(directory / "terms.json", encoding="utf-8") as fh:
-            terms = json.load(fh)
-        arrays = {name: np.load(directory / f"{name}.npy", allow_pickle=False) for name in meta["arrays"]}
+        checksums = checksums or {}
+
+        def digest(name):
+            if required and name not in checksums:
+                raise IndexDamagedError(directory / name, "the manifest records no sha256 of it")
+            return checksums.get(name)
+
+        meta = load_json(directory / "plan.json", digest("plan.json"))
+        terms = load_json(directory / "terms.json", digest("terms.json"))
+        if not isinstance(meta, dict) or not isinstance(meta.get("arrays"), list):
+            raise IndexDamagedError(directory / "plan.json", "it is not a query plan's description")
+        if not isinstance(terms, list):
+            raise IndexDamagedError(directory / "terms.json", "it is not a list of terms")
+        arrays = {}
+        for name in meta["arrays"]:
+            if not isinstance(name, str) or "/" in name or "\\" in name or name.startswith("."):
+                raise IndexDamagedError(directory / "plan.json", f"it names an array {name!r} that is not a plain name")
+            arrays[name] = load_npy(directory / f"{name}.npy", digest(f"{name}.npy"))
         return cls(meta, arrays, terms)
 
     # ------------------------------------------------------------------ vectoriser

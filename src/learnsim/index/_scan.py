@@ -30,6 +30,10 @@ class MemorySegment:
     def check(self):
         return None
 
+    def has(self, key):
+        """Whether the rows have the array ``key`` (the interface of Segment.has)."""
+        return getattr(self, key, None) is not None
+
     def inner(self, q_sparse, q_dense):
         from ._segments import Segment
 

@@ -1,4 +1,4 @@
-"""Segments and the manifest of an index: ``.npy`` arrays opened with mmap, written atomically.
+"""Segments and the manifest of an index: ``.npy`` arrays written atomically, each with its sha256.
 
 A segment holds the rows of a run of documents, in the order of their sequence numbers:
 
@@ -8,17 +8,27 @@ A segment holds the rows of a run of documents, in the order of their sequence n
   of term t is ``indices[indptr[t]:indptr[t + 1]]``, rows within the segment, with its weights
   in ``data``), if any;
 - ``sq.npy``        float64 (n,): squared norms in the model's metric (distance models only);
-- ``segment.json``  what the arrays must be (n, shapes, dtype), written last.
+- ``segment.json``  what the arrays must be (n, shapes, dtype) and the sha256 of each, written last;
+  its own sha256 is in the manifest's entry of the segment.
 
 A segment is written into a temporary directory, every file and the directory are fsynced,
 and it is renamed into place; only then does the manifest (written the same way: a temporary
 file, fsync, rename, fsync of the directory) list it. Opening reads only the segments the
 manifest lists, so a half-written segment is never read, whatever stopped the writer.
 
+Integrity (format version 2): every file carries a sha256 recorded when it is written, and is
+checked before its first use: ``segment.json`` and ``seqs.npy`` when the segment is opened, the
+other arrays when a search (or a merge) first needs them (:meth:`Segment.check`). A checked file
+is read once into memory and the array built from those bytes, never mmapped: a file truncated or
+rewritten under a running process cannot then crash it (SIGBUS) or change its answers. Damage is
+an :class:`IndexDamagedError` naming the file. A version 1 index (no checksums) is still read:
+its checksums are "not recorded", and only the shapes and values are checked.
+
 Only numpy and the standard library are imported here.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets
@@ -27,14 +37,147 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["IndexFormatError", "write_json_atomic", "write_segment", "Segment", "fsync_dir", "rows_of", "merged_rows"]
+from .._files import sha256_file
+
+__all__ = ["IndexFormatError", "IndexDamagedError", "write_json_atomic", "write_segment", "Segment", "fsync_dir",
+           "rows_of", "merged_rows", "read_verified", "load_npy", "npy_header", "seal", "check_seal",
+           "SEAL_KEY"]
 
 FORMAT_NAME = "learnsim-index"
-FORMAT_VERSION = 1
+# 2: every file's sha256 is recorded (the manifest's own under SEAL_KEY); 1 is still read
+FORMAT_VERSION = 2
+# the manifest's field holding the sha256 of its canonical JSON without that field
+SEAL_KEY = "manifest_sha256"
+# largest .npy header read (numpy's own default bound)
+_MAX_HEADER = 10_000
 
 
 class IndexFormatError(ValueError):
     """The directory is not a valid learnsim index (damaged, edited, or from a newer version)."""
+
+
+class IndexDamagedError(IndexFormatError):
+    """A file of the index is damaged: its checksum does not match, it is truncated or empty, it
+    is not the JSON or ``.npy`` it must be, or SQLite reports its database damaged.
+
+    Attributes
+    ----------
+    path : str
+        The damaged file.
+    """
+
+    def __init__(self, path, problem):
+        self.path = str(path)
+        self.problem = problem
+        super().__init__(f"{self.path} is damaged: {problem}")
+
+
+def _sha256(raw):
+    return hashlib.sha256(raw).hexdigest()
+
+
+def read_verified(path, sha256=None):
+    """The bytes of the file ``path``, checked against its recorded ``sha256`` (None: not
+    recorded). IndexDamagedError when it cannot be read or does not match."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except FileNotFoundError:
+        raise IndexDamagedError(path, "the file is missing") from None
+    except OSError as exc:
+        raise IndexDamagedError(path, f"it cannot be read ({exc.strerror or exc})") from None
+    if sha256 is not None and _sha256(raw) != sha256:
+        raise IndexDamagedError(path, "its sha256 does not match the one recorded when it was written")
+    return raw
+
+
+def _parse_npy_header(head, path):
+    """(shape, fortran_order, dtype, offset of the data) of the .npy bytes ``head``."""
+    import io
+
+    fh = io.BytesIO(head)
+    try:
+        version = np.lib.format.read_magic(fh)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh, max_header_size=_MAX_HEADER)
+        else:
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh, max_header_size=_MAX_HEADER)
+    except (ValueError, EOFError, OSError, SyntaxError, TypeError) as exc:
+        raise IndexDamagedError(path, f"it is not a whole .npy file ({exc or 'empty'})") from None
+    if dtype.hasobject or fortran:
+        raise IndexDamagedError(path, f"it holds {'objects' if dtype.hasobject else 'a Fortran-ordered array'}, "
+                                      f"which no index writes")
+    return tuple(shape), dtype, fh.tell()
+
+
+def npy_header(path):
+    """(shape, dtype) of a ``.npy`` file from its header, checking that the file holds exactly the
+    bytes the header announces (a truncated file is found without reading it)."""
+    try:
+        size = os.stat(path).st_size
+        with open(path, "rb") as fh:
+            head = fh.read(min(size, _MAX_HEADER + 16))
+    except FileNotFoundError:
+        raise IndexDamagedError(path, "the file is missing") from None
+    except OSError as exc:
+        raise IndexDamagedError(path, f"it cannot be read ({exc.strerror or exc})") from None
+    shape, dtype, offset = _parse_npy_header(head, path)
+    expected = offset + int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if size != expected:
+        raise IndexDamagedError(path, f"it holds {size} bytes where its header announces {expected} (truncated "
+                                      f"or extended)")
+    return shape, dtype
+
+
+def load_npy(path, sha256=None):
+    """The array of a ``.npy`` file, read once into memory and checked against its recorded
+    ``sha256`` (None: not recorded); read-only. Never a memory map: a file truncated later
+    cannot crash the process (SIGBUS), and the bytes hashed are the bytes used."""
+    raw = read_verified(path, sha256)
+    shape, dtype, offset = _parse_npy_header(raw[:_MAX_HEADER + 16], path)
+    count = int(np.prod(shape, dtype=np.int64))
+    if len(raw) != offset + count * dtype.itemsize:
+        raise IndexDamagedError(path, f"it holds {len(raw)} bytes where its header announces "
+                                      f"{offset + count * dtype.itemsize} (truncated or extended)")
+    # over the immutable bytes: read-only without a copy
+    return np.frombuffer(raw, dtype=dtype, count=count, offset=offset).reshape(shape)
+
+
+def load_json(path, sha256=None):
+    """The JSON of a file, checked against its recorded ``sha256``; IndexDamagedError if not JSON."""
+    raw = read_verified(path, sha256)
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:
+        raise IndexDamagedError(path, f"it is not valid UTF-8 JSON ({exc})") from None
+
+
+def _canonical(obj):
+    return json.dumps({k: v for k, v in obj.items() if k != SEAL_KEY}, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=True, allow_nan=False).encode("ascii")
+
+
+def seal(manifest):
+    """Set the manifest's own checksum (:data:`SEAL_KEY`: the sha256 of its canonical JSON without
+    that field) and return it."""
+    manifest[SEAL_KEY] = _sha256(_canonical(manifest))
+    return manifest
+
+
+def check_seal(manifest, path, required):
+    """IndexDamagedError naming ``path`` when the manifest's own checksum does not match, or is
+    absent where ``required`` (format version 2 on)."""
+    recorded = manifest.get(SEAL_KEY)
+    if recorded is None:
+        if required:
+            raise IndexDamagedError(path, f"its checksum ({SEAL_KEY!r}) is missing")
+        return
+    try:
+        ok = isinstance(recorded, str) and _sha256(_canonical(manifest)) == recorded
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise IndexDamagedError(path, "its checksum does not match its content (edited or damaged)")
 
 
 def fsync_dir(path):
@@ -61,10 +204,12 @@ def read_manifest(path, name, format_name, format_version, what="index"):
     and checked as far as every manifest goes (a dict, the format, a version this learnsim reads);
     IndexFormatError otherwise. The fields of each kind of manifest are checked by its reader."""
     try:
-        with open(path / name, encoding="utf-8") as fh:
-            m = json.load(fh)
-    except (OSError, ValueError) as exc:
+        with open(path / name, "rb") as fh:
+            m = json.loads(fh.read().decode("utf-8"))
+    except FileNotFoundError as exc:
         raise IndexFormatError(f"{path}: cannot read {name} ({exc})") from None
+    except (OSError, ValueError, RecursionError) as exc:
+        raise IndexDamagedError(path / name, f"cannot read {name} ({exc})") from None
     if not isinstance(m, dict) or m.get("format") != format_name:
         raise IndexFormatError(f"{path}: {name} is not a learnsim {what} manifest")
     if not isinstance(m.get("format_version"), int) or m["format_version"] > format_version:
@@ -74,7 +219,8 @@ def read_manifest(path, name, format_name, format_version, what="index"):
 
 
 def write_json_atomic(path, obj):
-    """Write JSON to ``path`` through a fsynced temporary file and a rename."""
+    """Write JSON to ``path`` through a fsynced temporary file and a rename (an index's manifest
+    is sealed by the caller first: :func:`seal`)."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     with open(tmp, "w", encoding="utf-8") as fh:
@@ -117,14 +263,19 @@ def write_segment(directory, name, seqs, rows, dtype, extra=None):
             meta["nnz"] = int(csc.nnz)
         if rows.sq is not None:
             files["sq"] = np.asarray(rows.sq, dtype=np.float64)
+        checksums = {}
         for key, arr in files.items():
             np.save(tmp / f"{key}.npy", arr, allow_pickle=False)
             _fsync_file(tmp / f"{key}.npy")
+            # of the bytes on disk, read back: what a reader will hash
+            checksums[key] = sha256_file(tmp / f"{key}.npy")
         meta["files"] = sorted(files)
+        meta["sha256"] = checksums
         if extra is not None:
             extra(tmp, rows, meta)
-        with open(tmp / "segment.json", "w", encoding="utf-8") as fh:
-            json.dump(meta, fh)
+        raw = json.dumps(meta).encode("utf-8")
+        with open(tmp / "segment.json", "wb") as fh:
+            fh.write(raw)
             fh.flush()
             os.fsync(fh.fileno())
         fsync_dir(tmp)
@@ -133,16 +284,39 @@ def write_segment(directory, name, seqs, rows, dtype, extra=None):
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return {"name": name, "n": int(n), "first_seq": meta["first_seq"], "last_seq": meta["last_seq"]}
+    return {"name": name, "n": int(n), "first_seq": meta["first_seq"], "last_seq": meta["last_seq"],
+            "sha256": _sha256(raw)}
 
 
 class Segment:
-    """A segment opened with mmap; its arrays are checked against ``segment.json`` and the
-    manifest entry at open (shapes, dtypes) and once, at first use, entry by entry (finite
-    values, rows in range, increasing sequence numbers): what is read from disk is checked like
-    what the index computed."""
+    """A segment of an index; its files are checked before their first use (see the module notes).
 
-    def __init__(self, directory, entry, *, kind, n_features=None, dense_dim=None):
+    At open: ``segment.json`` against the sha256 of the manifest's entry, ``seqs.npy`` (read and
+    checked), and the header and size of every other array (their shapes and dtypes against
+    ``segment.json`` and the manifest: a truncated file is found here, unread). The other arrays
+    (``dense``, ``indptr``, ``indices``, ``data``, ``sq``) are read, checked against their
+    sha256 and then entry by entry (finite values, rows in range, increasing sequence numbers)
+    at their first use, :meth:`check`: what is read from disk is checked like what the index
+    computed.
+
+    Parameters
+    ----------
+    directory : Path
+        The directory of the segments.
+    entry : dict
+        The manifest's entry of the segment: ``name``, ``n``, ``first_seq``, ``last_seq`` and
+        (format version 2) ``sha256``, of ``segment.json``.
+    kind : str
+        The scoring kind (a "distance" model's segments have ``sq.npy``).
+    n_features, dense_dim : int or None
+        What the manifest says the posting lists and the dense rows must be.
+    checksums_required : bool, default=False
+        Format version 2 on: a missing checksum is damage, not "not recorded".
+    """
+
+    _ARRAYS = ("dense", "indptr", "indices", "data", "sq")
+
+    def __init__(self, directory, entry, *, kind, n_features=None, dense_dim=None, checksums_required=False):
         name = entry.get("name") if isinstance(entry, dict) else None
         if (not isinstance(name, str) or not name or name.startswith(".") or "/" in name or "\\" in name
                 or isinstance(entry.get("n"), bool) or not isinstance(entry.get("n"), int) or entry["n"] < 0):
@@ -152,62 +326,109 @@ class Segment:
         self.path = path = Path(directory) / self.name
         self.kind = kind
         where = f"segment {self.name!r}"
-        try:
-            with open(path / "segment.json", encoding="utf-8") as fh:
-                meta = json.load(fh)
-        except (OSError, ValueError) as exc:
-            raise IndexFormatError(f"{where}: cannot read segment.json ({exc})") from None
+        recorded = entry.get("sha256")
+        if recorded is None and checksums_required:
+            raise IndexDamagedError(path / "segment.json", "the manifest records no sha256 of it")
+        if not (path / "segment.json").is_file():
+            raise IndexFormatError(f"{where}: cannot read segment.json (it is missing: {path / 'segment.json'})")
+        meta = load_json(path / "segment.json", recorded)
         if not isinstance(meta, dict) or meta.get("n") != entry.get("n"):
             raise IndexFormatError(f"{where}: segment.json does not match the manifest")
         self.n = int(entry["n"])
         # the approximate structure, opened on first use (learnsim.index._ann.segment_ann)
         self.ann_meta = meta.get("ann")
-        self.dtype = np.dtype(meta.get("dtype", "float32"))
+        try:
+            self.dtype = np.dtype(meta.get("dtype", "float32"))
+        except TypeError:
+            raise IndexFormatError(f"{where}: segment.json names no dtype numpy knows") from None
         if self.dtype not in (np.float32, np.float64):
             raise IndexFormatError(f"{where}: dtype {self.dtype} is not float32 or float64")
+        sums = meta.get("sha256")
+        if sums is None and checksums_required:
+            raise IndexDamagedError(path / "segment.json", "it records no sha256 of the segment's arrays")
+        if sums is not None and not (isinstance(sums, dict) and all(isinstance(v, str) for v in sums.values())):
+            raise IndexDamagedError(path / "segment.json", "its 'sha256' entry is not {array: hex digest}")
+        self.checksums = sums or {}
+        self._checksums_required = sums is not None
 
-        def load(key, required=True):
+        def header(key, required=True):
             file = path / f"{key}.npy"
             if not file.exists():
                 if required:
-                    raise IndexFormatError(f"{where}: {key}.npy is missing")
+                    raise IndexFormatError(f"{where}: {key}.npy is missing ({file})")
                 return None
-            try:
-                arr = np.load(file, mmap_mode="r", allow_pickle=False)
-            except (OSError, ValueError) as exc:
-                raise IndexFormatError(f"{where}: cannot read {key}.npy ({exc})") from None
-            # a plain ndarray over the same mapping: np.memmap makes every slice a memmap object,
-            # which costs more than the slice in a search over short posting lists
-            return arr.view(np.ndarray) if isinstance(arr, np.memmap) else arr
+            if self._checksums_required and key not in self.checksums:
+                raise IndexDamagedError(file, "segment.json records no sha256 of it")
+            return npy_header(file)
 
-        self.seqs = load("seqs")
+        self._files = {}
+        self.seqs = load_npy(path / "seqs.npy", self._sum("seqs")) if (path / "seqs.npy").exists() else None
+        if self.seqs is None:
+            raise IndexFormatError(f"{where}: seqs.npy is missing ({path / 'seqs.npy'})")
         if self.seqs.shape != (self.n,) or self.seqs.dtype != np.int64:
             raise IndexFormatError(f"{where}: seqs.npy must be int64 of shape ({self.n},)")
         if self.n and [int(self.seqs[0]), int(self.seqs[-1])] != [entry.get("first_seq"), entry.get("last_seq")]:
             raise IndexFormatError(f"{where}: seqs.npy does not hold the documents the manifest lists")
-        self.dense = load("dense", required=dense_dim is not None)
-        if self.dense is not None and (self.dense.ndim != 2 or self.dense.shape != (self.n, dense_dim)
-                                       or self.dense.dtype != self.dtype):
+        dense = header("dense", required=dense_dim is not None)
+        if dense is not None and (len(dense[0]) != 2 or dense[0] != (self.n, dense_dim) or dense[1] != self.dtype):
             raise IndexFormatError(f"{where}: dense.npy must be {self.dtype} of shape ({self.n}, {dense_dim}); "
-                                   f"got {self.dense.dtype} {self.dense.shape}")
-        self.indptr = load("indptr", required=n_features is not None)
-        if self.indptr is not None:
-            self.indices, self.data = load("indices"), load("data")
-            if (self.indptr.shape != (n_features + 1,) or self.indptr.dtype != np.int64
-                    or self.indices.dtype != np.int32 or self.data.dtype != self.dtype
-                    or self.indices.shape != self.data.shape or self.indices.ndim != 1
-                    or int(self.indptr[0]) != 0 or int(self.indptr[-1]) != self.indices.shape[0]):
+                                   f"got {dense[1]} {dense[0]}")
+        indptr = header("indptr", required=n_features is not None)
+        indices = data = None
+        if indptr is not None:
+            indices, data = header("indices"), header("data")
+            if (indptr[0] != (n_features + 1,) or indptr[1] != np.int64 or indices[1] != np.int32
+                    or data[1] != self.dtype or indices[0] != data[0] or len(indices[0]) != 1):
                 raise IndexFormatError(f"{where}: the posting lists (indptr, indices, data) are inconsistent")
-        self.sq = load("sq", required=kind == "distance")
-        if self.sq is not None and (self.sq.shape != (self.n,) or self.sq.dtype != np.float64):
+        sq = header("sq", required=kind == "distance")
+        if sq is not None and (sq[0] != (self.n,) or sq[1] != np.float64):
             raise IndexFormatError(f"{where}: sq.npy must be float64 of shape ({self.n},)")
+        self._present = {key: h is not None for key, h in
+                         (("dense", dense), ("indptr", indptr), ("indices", indices), ("data", data), ("sq", sq))}
+        self._loaded = None
         self._checked = False
 
+    def _sum(self, key):
+        if self._checksums_required and key not in self.checksums:
+            raise IndexDamagedError(self.path / f"{key}.npy", "segment.json records no sha256 of it")
+        return self.checksums.get(key)
+
+    def has(self, key):
+        """Whether the segment has the array ``key`` (without reading it)."""
+        return self._present.get(key, key == "seqs")
+
+    def _arrays(self):
+        """The arrays other than seqs, read once and checked against their sha256 (all of them at
+        the first use of any: a search uses them together)."""
+        if self._loaded is None:
+            loaded = {}
+            for key in self._ARRAYS:
+                loaded[key] = load_npy(self.path / f"{key}.npy", self._sum(key)) if self._present[key] else None
+            if loaded["indptr"] is not None:
+                n_terms = loaded["indptr"].shape[0]
+                if int(loaded["indptr"][0]) != 0 or int(loaded["indptr"][n_terms - 1]) != loaded["indices"].shape[0]:
+                    raise IndexFormatError(f"segment {self.name!r}: the posting lists (indptr, indices, data) "
+                                           f"are inconsistent")
+            self._loaded = loaded
+        return self._loaded
+
+    dense = property(lambda self: self._arrays()["dense"] if self._present["dense"] else None)
+    indptr = property(lambda self: self._arrays()["indptr"] if self._present["indptr"] else None)
+    indices = property(lambda self: self._arrays()["indices"] if self._present["indices"] else None)
+    data = property(lambda self: self._arrays()["data"] if self._present["data"] else None)
+    sq = property(lambda self: self._arrays()["sq"] if self._present["sq"] else None)
+
+    def files(self):
+        """{path: recorded sha256 or None} of every file of the segment (segment.json excluded)."""
+        return {self.path / f"{key}.npy": self.checksums.get(key) for key in ("seqs",) + self._ARRAYS
+                if self.has(key)}
+
     def check(self):
-        """The entry-by-entry checks (once): O(size of the segment)."""
+        """Read the arrays (checksums) and check them entry by entry, once: O(size of the segment)."""
         if self._checked:
             return
         where = f"segment {self.name!r}"
+        self._arrays()
         if self.n and not np.all(np.diff(self.seqs) > 0):
             raise IndexFormatError(f"{where}: sequence numbers are not increasing")
         if self.dense is not None and not np.isfinite(self.dense).all():
@@ -274,6 +495,9 @@ def merged_rows(segments, keep):
 
     parts, offset = [], 0
     for seg in segments:
+        # its checksums and values first: damage must not be written into a new segment, under a
+        # new checksum
+        seg.check()
         parts.append(rows_of(seg, np.asarray(keep[offset:offset + seg.n])))
         offset += seg.n
     if not parts:

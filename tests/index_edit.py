@@ -1,0 +1,44 @@
+"""Test helpers that edit an index on disk *and* record the edit's checksums, as a writer would:
+for the tests of the checks that come after the checksums (fields, shapes, values). Without
+them an edit is damage (tests/test_index_integrity.py)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from learnsim._files import sha256_file
+from learnsim.index._segments import seal
+
+
+def read_manifest(path):
+    return json.loads((Path(path) / "manifest.json").read_text(encoding="utf-8"))
+
+
+def write_manifest(path, m):
+    """Write the manifest ``m`` sealed (its own checksum recomputed)."""
+    (Path(path) / "manifest.json").write_text(json.dumps(seal(dict(m))), encoding="utf-8")
+
+
+def reseal(path):
+    """Record the checksums of every file of the index as they are now (segment arrays in their
+    segment.json, segment.json, statistics and plan in the manifest), and seal the manifest."""
+    path = Path(path)
+    m = read_manifest(path)
+    for entry in m.get("segments", []):
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            continue
+        seg = path / "segments" / entry["name"]
+        if not (seg / "segment.json").is_file():
+            continue
+        meta = json.loads((seg / "segment.json").read_text(encoding="utf-8"))
+        if isinstance(meta, dict) and isinstance(meta.get("sha256"), dict):
+            meta["sha256"] = {k: sha256_file(seg / f"{k}.npy") for k in meta["sha256"] if (seg / f"{k}.npy").exists()}
+            (seg / "segment.json").write_text(json.dumps(meta), encoding="utf-8")
+        entry["sha256"] = sha256_file(seg / "segment.json")
+    if m.get("statistics_sha256"):
+        d = path / m["statistics_dir"]
+        m["statistics_sha256"] = {k: sha256_file(d / f"{k}.npy") for k in m["statistics_sha256"]}
+    if m.get("plan_sha256") and m.get("plan_dir"):
+        d = path / m["plan_dir"]
+        m["plan_sha256"] = {k: sha256_file(d / k) for k in m["plan_sha256"] if (d / k).exists()}
+    write_manifest(path, m)
