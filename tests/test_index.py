@@ -7,6 +7,7 @@ The families and their small synthetic collection: tests/test_index_models.py.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -421,6 +422,11 @@ def test_a_reader_retries_when_segments_vanish_under_it(tmp_path, monkeypatch):
     def vanishing(*args, **kwargs):
         if not failures:
             failures.append(1)
+            # as a writer does: it publishes a newer manifest (a new file, renamed into place)
+            # before it removes the segments the old one listed
+            manifest = tmp_path / "idx" / "manifest.json"
+            shutil.copyfile(manifest, manifest.with_name("manifest.json.new"))
+            os.replace(manifest.with_name("manifest.json.new"), manifest)
             raise core.IndexFormatError("segment files vanished")
         return real(*args, **kwargs)
 

@@ -40,7 +40,8 @@ def register(commands):
                          "learnsim index delete idx/ --id q17 --id q18",
                          "learnsim index info idx/ --json",
                          "learnsim index compact idx/",
-                         "learnsim index reindex idx/"))
+                         "learnsim index reindex idx/",
+                         "learnsim index verify idx/"))
     actions = index.add_subparsers(dest="action", metavar="ACTION", required=True)
 
     build = actions.add_parser("build", formatter_class=_formatter, help="index a collection under a model",
@@ -80,6 +81,15 @@ def register(commands):
         sub = actions.add_parser(name, formatter_class=_formatter, help=text, description=text[0].upper() + text[1:] + ".")
         sub.add_argument("index", metavar="DIR")
         sub.add_argument("--json", action="store_true")
+    verify = actions.add_parser(
+        "verify", formatter_class=_formatter, help="check every file of an index (checksums, arrays, SQLite)",
+        description="Check every file of an index: the checksums recorded when each was written, the "
+                    "arrays' shapes and values, the query plan, the statistics, the model, the "
+                    "approximate structures, and docs.sqlite (SQLite's quick_check, and its documents "
+                    "against the segments'). Exit status 0 when intact; 2 when damaged, with one line "
+                    "per damaged file on stderr, each naming the file.")
+    verify.add_argument("index", metavar="DIR")
+    verify.add_argument("--json", action="store_true", help="print the report as JSON")
     index.set_defaults(handler=run)
     return index
 
@@ -193,6 +203,8 @@ def run(args):
                 _note("the model's query side has no numpy-only plan: each search loads the model (about a "
                       "second more)")
         return _print_info(info, args.json)
+    if action == "verify":
+        return _verify(args)
     index = open_index(args.index)
     try:
         return _change(args, index)
@@ -260,6 +272,32 @@ def _change(args, index):
             print(f"Recomputed the statistics and rows of {len(index)} documents.")
         return _print_info(index.info(), args.json) if args.json else 0
     raise UsageError(f"unknown action {action!r}")
+
+
+def _verify(args):
+    """``index verify``: the report on stdout, one line per damaged file on stderr, exit 2 then."""
+    import sys
+
+    from ..index import Index
+
+    path = Path(args.index)
+    if not path.is_dir():
+        raise UsageError(f"{path} is not a directory holding an index (build one with 'learnsim index build')")
+    try:
+        report = Index.verify_at(path)
+    except FileNotFoundError as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        _print_json(report)
+    elif report["ok"]:
+        print(f"{path}: intact ({report['files']} files, {report['bytes'] / 1e6:.1f} MB checked in "
+              f"{report['seconds']:.2f} s)")
+    else:
+        print(f"{path}: {len(report['damaged'])} damaged file(s) ({report['files']} files checked in "
+              f"{report['seconds']:.2f} s)")
+    for d in report["damaged"]:
+        print(f"{d['file']}: {d['problem']}", file=sys.stderr)
+    return 0 if report["ok"] else 2
 
 
 def _live(index, doc_id):

@@ -67,7 +67,14 @@ def dense_batch_applies(segments, rows, distance):
         return False
     # an empty segment is skipped whatever it holds; any other needs dense rows only (a mixed
     # segment adds its posting lists' scores, which only the one-at-a-time path computes)
-    return all(seg.n == 0 or (seg.has("dense") and not seg.has("indptr")) for seg in segments)
+    return all(seg.n == 0 or (_has(seg, "dense") and not _has(seg, "indptr")) for seg in segments)
+
+
+def _has(seg, key):
+    """Whether a segment has the array ``key``, without reading it (Segment.has; any object
+    with the arrays as attributes otherwise)."""
+    has = getattr(seg, "has", None)
+    return has(key) if has is not None else getattr(seg, key, None) is not None
 
 
 def _excluded(exclude, i):

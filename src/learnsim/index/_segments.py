@@ -31,8 +31,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -91,23 +93,53 @@ def read_verified(path, sha256=None):
     return raw
 
 
-def _parse_npy_header(head, path):
-    """(shape, fortran_order, dtype, offset of the data) of the .npy bytes ``head``."""
-    import io
+# the header numpy's np.save writes: {'descr': ..., 'fortran_order': ..., 'shape': (...), }
+_NPY_HEADER = re.compile(r"\{'descr': '([<>|=]?[A-Za-z]\d*)', 'fortran_order': (False|True), "
+                         r"'shape': \(((?:\d+, ?)*\d*)\), \}\s*")
+# numpy parses other headers with the ast module, which CPython 3.11 does not make safe for
+# threads (a server's workers open segments concurrently): one at a time
+_AST_LOCK = threading.Lock()
 
-    fh = io.BytesIO(head)
-    try:
-        version = np.lib.format.read_magic(fh)
-        if version == (1, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh, max_header_size=_MAX_HEADER)
-        else:
-            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh, max_header_size=_MAX_HEADER)
-    except (ValueError, EOFError, OSError, SyntaxError, TypeError) as exc:
-        raise IndexDamagedError(path, f"it is not a whole .npy file ({exc or 'empty'})") from None
+
+def _parse_npy_header(head, path):
+    """(shape, dtype, offset of the data) of the .npy bytes ``head``."""
+    if len(head) < 10 or head[:6] != b"\x93NUMPY":
+        raise IndexDamagedError(path, "it is not a whole .npy file (no .npy header)")
+    major = head[6]
+    if major == 1:
+        size, start = int.from_bytes(head[8:10], "little"), 10
+    elif major in (2, 3):
+        size, start = int.from_bytes(head[8:12], "little"), 12
+    else:
+        raise IndexDamagedError(path, f"it is not a .npy file numpy writes (version {major})")
+    if size > _MAX_HEADER or len(head) < start + size:
+        raise IndexDamagedError(path, "it is not a whole .npy file (its header is cut or oversized)")
+    text = head[start:start + size].decode("latin1" if major < 3 else "utf-8", errors="replace")
+    found = _NPY_HEADER.fullmatch(text)
+    if found is not None:
+        try:
+            dtype = np.dtype(found.group(1))
+        except TypeError:
+            raise IndexDamagedError(path, f"its header names no dtype numpy knows ({found.group(1)!r})") from None
+        fortran = found.group(2) == "True"
+        shape = tuple(int(x) for x in found.group(3).replace(" ", "").split(",") if x)
+    else:
+        import io
+
+        fh = io.BytesIO(head)
+        try:
+            with _AST_LOCK:
+                version = np.lib.format.read_magic(fh)
+                if version == (1, 0):
+                    shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh, max_header_size=_MAX_HEADER)
+                else:
+                    shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh, max_header_size=_MAX_HEADER)
+        except (ValueError, EOFError, OSError, SyntaxError, TypeError) as exc:
+            raise IndexDamagedError(path, f"it is not a whole .npy file ({exc or 'empty'})") from None
     if dtype.hasobject or fortran:
         raise IndexDamagedError(path, f"it holds {'objects' if dtype.hasobject else 'a Fortran-ordered array'}, "
                                       f"which no index writes")
-    return tuple(shape), dtype, fh.tell()
+    return tuple(shape), dtype, start + size
 
 
 def npy_header(path):

@@ -996,6 +996,41 @@ class Index:
             self._load()
 
     # ------------------------------------------------------------------ information
+    def verify(self):
+        """Check every file of the index and SQLite; list every damaged file (not only the first).
+
+        Reads everything: the manifest, model, statistics, plan, every segment's files (their
+        checksums, shapes and values) and approximate structures, and ``docs.sqlite`` (SQLite's
+        ``quick_check`` and its documents against the segments'), holding the writers' lock so
+        that a concurrent write is not taken for damage. See :mod:`learnsim.index._verify`.
+
+        Returns
+        -------
+        dict
+            ``ok``, ``damaged`` (a list of ``{"file", "problem"}``), ``files``, ``bytes``,
+            ``format_version``, ``seconds``, ``path``.
+        """
+        return type(self).verify_at(self.path)
+
+    @classmethod
+    def verify_at(cls, path):
+        """:meth:`verify` of the index at ``path`` without opening it (a damaged manifest or
+        segment is reported, not raised). FileNotFoundError when ``path`` holds no index."""
+        from ._verify import verify_index
+
+        path = Path(path)
+        if not (path / _MANIFEST).is_file():
+            raise FileNotFoundError(f"{path} holds no learnsim index (no {_MANIFEST})")
+        try:
+            lock = _Lock(path / "lock").__enter__()
+        except OSError:         # a read-only directory: no writer can be running there either
+            lock = None
+        try:
+            return verify_index(path)
+        finally:
+            if lock is not None:
+                lock.__exit__(None, None, None)
+
     @_sqlite_guarded
     def info(self):
         """A dict describing the index: documents, segments, scoring, staleness of the statistics."""

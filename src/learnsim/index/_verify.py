@@ -1,0 +1,287 @@
+"""Check every file of an index (:meth:`learnsim.index.Index.verify`, ``learnsim index verify``).
+
+Unlike opening and searching, which check each file before its first use and stop at the first
+damage, this reads everything and lists every damaged file: the manifest (its own checksum and
+fields), the model, the statistics, the query plan, each segment (``segment.json``, each array's
+checksum, shape and values: what :meth:`Segment.check` checks), the approximate structures'
+files, and ``docs.sqlite`` (SQLite's ``PRAGMA quick_check``, and its documents against the
+segments' sequence numbers, exactly).
+
+Only numpy and the standard library are imported here.
+"""
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .._files import sha256_file
+from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexDamagedError, IndexFormatError, Segment, check_seal, \
+    load_json, load_npy, read_manifest
+
+__all__ = ["verify_index"]
+
+_MANIFEST = "manifest.json"
+_MODEL = "model.npz"
+_DOCS = "docs.sqlite"
+# problems SQLite's quick_check reports, at most (it stops there too)
+_QUICK_CHECK_ROWS = 100
+
+
+class _Report:
+    def __init__(self, path):
+        self.path = Path(path)
+        self.damaged = []
+        self.files = 0
+        self.bytes = 0
+
+    def bad(self, file, problem):
+        self.damaged.append({"file": str(file), "problem": " ".join(str(problem).split())})
+
+    def exc(self, exc, fallback):
+        """Record an IndexFormatError: the file it names, else ``fallback``."""
+        if isinstance(exc, IndexDamagedError):
+            self.bad(exc.path, exc.problem)
+        else:
+            self.bad(fallback, str(exc))
+
+    def counted(self, file):
+        try:
+            self.bytes += Path(file).stat().st_size
+            self.files += 1
+        except OSError:
+            pass
+
+
+def _check_file(report, file, digest, required):
+    """Whether ``file`` matches its recorded sha256 (recording the damage if not)."""
+    report.counted(file)
+    if digest is None:
+        if required:
+            report.bad(file, "no sha256 of it is recorded")
+            return False
+        return Path(file).is_file() or report.bad(file, "the file is missing") or False
+    try:
+        actual = sha256_file(file)
+    except FileNotFoundError:
+        report.bad(file, "the file is missing")
+        return False
+    except OSError as exc:
+        report.bad(file, f"it cannot be read ({exc.strerror or exc})")
+        return False
+    if actual != digest:
+        report.bad(file, "its sha256 does not match the one recorded when it was written")
+        return False
+    return True
+
+
+def _check_segment(report, directory, entry, m, required):
+    """Every file of one segment; returns its sequence numbers (None when unreadable)."""
+    name = entry.get("name") if isinstance(entry, dict) else None
+    where = Path(directory) / str(name)
+    report.counted(where / "segment.json")
+    try:
+        seg = Segment(directory, entry, kind=m["kind"], n_features=m.get("n_features"),
+                      dense_dim=m.get("dense_dim"), checksums_required=required)
+    except IndexFormatError as exc:
+        report.exc(exc, where)
+        # the arrays whose checksums segment.json records can still be checked one by one
+        if isinstance(entry, dict) and (where / "segment.json").is_file():
+            try:
+                meta = load_json(where / "segment.json")
+                sums = meta.get("sha256") if isinstance(meta, dict) else None
+            except IndexFormatError:
+                sums = None
+            if isinstance(sums, dict):
+                for key, digest in sums.items():
+                    if isinstance(key, str) and isinstance(digest, str) and "/" not in key:
+                        _check_file(report, where / f"{key}.npy", digest, False)
+        return None
+    report.counted(seg.path / "seqs.npy")
+    ok = True
+    for key in Segment._ARRAYS:
+        if seg.has(key):
+            file = seg.path / f"{key}.npy"
+            report.counted(file)
+            try:
+                load_npy(file, seg.checksums.get(key) if seg.checksums else None)
+            except IndexFormatError as exc:
+                report.exc(exc, file)
+                ok = False
+            if required and key not in seg.checksums:
+                report.bad(file, "segment.json records no sha256 of it")
+                ok = False
+    if ok:
+        try:
+            seg.check()
+        except IndexFormatError as exc:
+            report.exc(exc, seg.path)
+    if seg.ann_meta is not None:
+        _check_ann(report, seg)
+    return np.asarray(seg.seqs)
+
+
+def _check_ann(report, seg):
+    """The files of a segment's approximate structure: meta.json against segment.json, the
+    others against meta.json (a damaged structure is searched exactly, but it is damage)."""
+    meta = seg.ann_meta
+    target = seg.path / "ann"
+    if not isinstance(meta, dict) or not isinstance(meta.get("meta_sha256"), str):
+        report.bad(seg.path / "segment.json", "its 'ann' entry records no sha256 of the structure's meta.json")
+        return
+    if not _check_file(report, target / "meta.json", meta["meta_sha256"], True):
+        return
+    try:
+        ann_meta = load_json(target / "meta.json")
+    except IndexFormatError as exc:
+        report.exc(exc, target / "meta.json")
+        return
+    files = ann_meta.get("files") if isinstance(ann_meta, dict) else None
+    if not isinstance(files, dict):
+        report.bad(target / "meta.json", "it lists no files")
+        return
+    for name, digest in files.items():
+        if not isinstance(name, str) or ".." in name.split("/") or not isinstance(digest, str):
+            report.bad(target / "meta.json", f"it lists a file {name!r} wrongly")
+            continue
+        _check_file(report, target / name, digest, True)
+
+
+def _check_sqlite(report, path, m, segment_seqs):
+    """SQLite's quick_check, then its documents against the segments' (exactly)."""
+    file = Path(path) / _DOCS
+    report.counted(file)
+    if not file.is_file():
+        report.bad(file, "the file is missing")
+        return
+    uri = "file:" + str(file).replace("?", "%3f").replace("#", "%23") + "?mode=ro"
+    try:
+        conn = sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None)
+    except sqlite3.DatabaseError as exc:
+        report.bad(file, f"SQLite cannot open it ({exc})")
+        return
+    try:
+        rows = [r[0] for r in conn.execute(f"PRAGMA quick_check({_QUICK_CHECK_ROWS})")]
+        if rows != ["ok"]:
+            report.bad(file, "SQLite's quick_check: " + "; ".join(map(str, rows[:5]))
+                       + (f" (and {len(rows) - 5} more)" if len(rows) > 5 else ""))
+            return
+        if m is None or segment_seqs is None:
+            return
+        covered = int(m["covered_seq"])
+        conn.execute("BEGIN")
+        stored = np.fromiter((r[0] for r in conn.execute("SELECT seq FROM docs WHERE seq <= ? ORDER BY seq",
+                                                         (covered,))), dtype=np.int64)
+        dead = np.fromiter((r[0] for r in conn.execute(
+            "SELECT seq FROM docs WHERE deleted_seq IS NOT NULL AND seq <= ?", (covered,))), dtype=np.int64)
+        conn.execute("COMMIT")
+        missing = np.setdiff1d(segment_seqs, stored, assume_unique=True)
+        live = np.setdiff1d(stored, dead, assume_unique=True)
+        unsegmented = np.setdiff1d(live, segment_seqs, assume_unique=True)
+        if missing.size:
+            report.bad(Path(path) / _MANIFEST, f"its segments hold {missing.size} document(s) {_DOCS} lacks "
+                                               f"(sequence numbers {missing[:5].tolist()}...)")
+        if unsegmented.size:
+            report.bad(Path(path) / _MANIFEST, f"its segments lack {unsegmented.size} live document(s) of {_DOCS} "
+                                               f"up to covered_seq {covered} (sequence numbers "
+                                               f"{unsegmented[:5].tolist()}...)")
+    except sqlite3.DatabaseError as exc:
+        report.bad(file, f"SQLite cannot read it ({exc})")
+    finally:
+        conn.close()
+
+
+def verify_index(path):
+    """Check every file of the index at ``path``; see the module notes.
+
+    Parameters
+    ----------
+    path : str or Path
+
+    Returns
+    -------
+    dict
+        ``path``, ``ok`` (no damage found), ``damaged`` (a list of ``{"file", "problem"}``, every
+        damaged file, the manifest first), ``files`` and ``bytes`` checked, ``format_version``
+        and ``seconds``.
+    """
+    started = time.perf_counter()
+    path = Path(path)
+    if not (path / _MANIFEST).is_file():
+        raise FileNotFoundError(f"{path} holds no learnsim index (no {_MANIFEST})")
+    report = _Report(path)
+    m = None
+    report.counted(path / _MANIFEST)
+    try:
+        m = read_manifest(path, _MANIFEST, FORMAT_NAME, FORMAT_VERSION)
+        if not isinstance(m.get("format_version"), int):
+            raise IndexDamagedError(path / _MANIFEST, "it has no valid 'format_version'")
+        check_seal(m, path / _MANIFEST, required=m["format_version"] >= 2)
+        for key, kind in (("segments", list), ("covered_seq", int), ("kind", str), ("model_sha256", str)):
+            if not isinstance(m.get(key), kind):
+                raise IndexDamagedError(path / _MANIFEST, f"it has no valid {key!r}")
+    except IndexFormatError as exc:
+        report.exc(exc, path / _MANIFEST)
+        m = None
+    segment_seqs = None
+    if m is not None:
+        required = m["format_version"] >= 2
+        _check_file(report, path / _MODEL, m["model_sha256"], True)
+        stats_dir = path / str(m.get("statistics_dir"))
+        sums = m.get("statistics_sha256") or {}
+        for name in m.get("statistics") or []:
+            file = stats_dir / f"{name}.npy"
+            if _check_file(report, file, sums.get(name), required):
+                try:
+                    arr = load_npy(file)
+                    if arr.dtype.kind not in "fiu" or not np.isfinite(arr).all():
+                        report.bad(file, "the statistics are not finite numbers")
+                except IndexFormatError as exc:
+                    report.exc(exc, file)
+        if m.get("plan_dir") is not None:
+            _check_plan(report, path / str(m["plan_dir"]), m.get("plan_sha256"), required)
+        parts, whole = [], True
+        for entry in m["segments"]:
+            seqs = _check_segment(report, path / "segments", entry, m, required)
+            if seqs is None:
+                whole = False
+            else:
+                parts.append(seqs)
+        if whole:
+            segment_seqs = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    _check_sqlite(report, path, m, segment_seqs)
+    return {"path": str(path), "ok": not report.damaged, "damaged": report.damaged, "files": report.files,
+            "bytes": report.bytes, "format_version": None if m is None else m["format_version"],
+            "seconds": round(time.perf_counter() - started, 3)}
+
+
+def _check_plan(report, directory, sums, required):
+    from ._query import QueryPlan
+
+    sums = sums or {}
+    if not isinstance(sums, dict):
+        report.bad(directory, "the manifest's plan_sha256 is not {file: sha256}")
+        return
+    names = set(sums)
+    if not names:
+        names = {f.name for f in directory.iterdir() if f.is_file()} if directory.is_dir() else {"plan.json"}
+    if required:
+        names |= {"plan.json", "terms.json"}
+    whole = True
+    for name in sorted(names):
+        if "/" in name or name.startswith("."):
+            report.bad(directory, f"the manifest lists a plan file {name!r} that is not a plain name")
+            whole = False
+            continue
+        whole &= _check_file(report, directory / name, sums.get(name), required)
+    if whole:
+        try:
+            plan = QueryPlan.load(directory, sums or None, required=required)
+            if not all(np.isfinite(a).all() for a in plan.arrays.values() if a.dtype.kind == "f"):
+                report.bad(directory, "the query plan holds NaN or infinite values")
+        except IndexFormatError as exc:
+            report.exc(exc, directory)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            report.bad(directory / "plan.json", f"the query plan cannot be read ({exc})")
