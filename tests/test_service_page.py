@@ -26,6 +26,9 @@ with warnings.catch_warnings():
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
+# the Host the test client sends: a name the service answers for (it refuses "testserver")
+BASE = "http://127.0.0.1"
+
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
@@ -40,7 +43,7 @@ def built(tmp_path_factory):
 
 
 def _client(path):
-    return TestClient(create_app(path), raise_server_exceptions=False)
+    return TestClient(create_app(path), raise_server_exceptions=False, base_url=BASE)
 
 
 @pytest.fixture(scope="module")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import textwrap
 
 from ._common import _examples, _formatter, _note, UsageError
@@ -25,6 +26,16 @@ def _whole_number(low, high, what):
 
 
 _port = _whole_number(0, 65535, "a port number")
+
+
+def _seconds(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 < value <= 86400:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value
 _workers = _whole_number(1, 64, "a number of worker processes")
 
 
@@ -41,12 +52,21 @@ def register(commands):
             A search page for people is at / (it works without JavaScript, and loads
             nothing from outside this service).
 
-            It listens on 127.0.0.1 (this machine only) unless --host says otherwise; with
-            --api-key-env, writes need 'Authorization: Bearer KEY' (reads stay open).
+            It listens on 127.0.0.1 (this machine only) unless --host says otherwise, and
+            answers only requests whose Host header names that address (127.0.0.1,
+            localhost, [::1]; --allowed-host adds names): a web page cannot reach it by DNS
+            rebinding. Writes must be JSON (Content-Type: application/json) and are refused
+            from another site's pages (a foreign Origin); no CORS headers are sent unless
+            --cors-origin names an origin. With --api-key-env, writes need
+            'Authorization: Bearer KEY' or 'X-API-Key: KEY' (reads stay open unless
+            --protect-reads). Every request's work is bounded (k, queries, explanations:
+            see learnsim.service.app) and stopped after --deadline seconds.
             Needs the serve extra: pip install learnsim[serve]."""),
         epilog=_examples("learnsim serve idx/",
                          "learnsim serve idx/ --port 8080 --read-only",
                          "LEARNSIM_KEY=s3cret learnsim serve idx/ --api-key-env LEARNSIM_KEY",
+                         "learnsim serve idx/ --host 0.0.0.0 --allowed-host search.example.org "
+                         "--api-key-env LEARNSIM_KEY --protect-reads",
                          "curl 'http://127.0.0.1:8000/v1/search?q=space+shuttle&k=5'"))
     serve.add_argument("index", metavar="DIR", help="an index directory ('learnsim index build')")
     serve.add_argument("--host", default="127.0.0.1",
@@ -55,6 +75,18 @@ def register(commands):
     serve.add_argument("--read-only", action="store_true", help="refuse every write (403)")
     serve.add_argument("--api-key-env", metavar="NAME",
                        help="the environment variable holding the API key that writes need")
+    serve.add_argument("--protect-reads", action="store_true",
+                       help="reads need the API key too (every route but /healthz and /openapi.json, the "
+                            "search page included); needs --api-key-env")
+    serve.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                       help="another name clients reach the service by (the Host header: a domain, an "
+                            "address), besides those of --host; repeatable; '*' turns the check off")
+    serve.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
+                       help="an origin (https://app.example.org) whose pages may call the API (CORS "
+                            "headers) and write to it; repeatable; none by default")
+    serve.add_argument("--deadline", type=_seconds, default=10.0, metavar="SECONDS",
+                       help="a request still running after this long is stopped and answered 503 "
+                            "(default: 10)")
     serve.add_argument("--workers", type=_workers, default=1, metavar="N",
                        help="worker processes sharing the port, each with its own handles on the index "
                             "(default: 1). More use more cores: Python runs one thread at a time in a "
@@ -72,6 +104,8 @@ def run(args):
         api_key = os.environ.get(args.api_key_env)
         if not api_key:
             raise UsageError(f"--api-key-env {args.api_key_env}: that environment variable is not set (or empty)")
+    if args.protect_reads and api_key is None:
+        raise UsageError("--protect-reads needs --api-key-env (the key that reads would need)")
     try:   # imported here: 'import learnsim' and 'learnsim --help' must not need them
         import fastapi  # noqa: F401
         import uvicorn
@@ -80,9 +114,16 @@ def run(args):
     from ..service import create_app
     from ..service.app import OPTIONS_VARIABLE
 
-    options = {"read_only": args.read_only, "api_key_env": args.api_key_env}
+    options = {"read_only": args.read_only, "api_key_env": args.api_key_env, "deadline_s": args.deadline,
+               "host": args.host, "allowed_hosts": args.allowed_host, "cors_origins": args.cors_origin,
+               "protect_reads": args.protect_reads}
     if args.workers == 1:
-        app = create_app(args.index, read_only=args.read_only, api_key=api_key)
+        try:
+            app = create_app(args.index, api_key=api_key, **{k: v for k, v in options.items() if k != "api_key_env"})
+        except ValueError as exc:
+            if "CORS origin" not in str(exc):
+                raise
+            raise UsageError(f"--cors-origin: {exc}") from None
         n_docs = len(app.state.index)
     else:
         # each worker process opens the index itself: check here that it opens, before forking
@@ -90,6 +131,9 @@ def run(args):
 
         with Index.open(args.index) as idx:
             n_docs = len(idx)
+        for origin in args.cors_origin:
+            if not re.fullmatch(r"https?://[^/\s]+", origin.rstrip("/")):
+                raise UsageError(f"--cors-origin: a CORS origin is scheme://host[:port] (no path); got {origin!r}")
         app = "learnsim.service.app:app_from_environment"
         os.environ[OPTIONS_VARIABLE] = json.dumps(dict(options, index=os.path.abspath(args.index)))
     sock = _listen(args.host, args.port)
@@ -101,7 +145,9 @@ def run(args):
           + f"; search page: http://{host}:{port}/; Ctrl-C stops")
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         _note(f"--host {args.host}: other machines can reach this service"
-              + ("" if api_key else "; writes are open to them (see --api-key-env, --read-only)"))
+              + ("" if api_key else "; writes are open to them (see --api-key-env, --read-only)")
+              + ("" if args.allowed_host else "; it answers only requests naming it by this address in their Host "
+                                              "header (--allowed-host NAME adds the names clients use)"))
     # h11 refuses request heads over 16 KiB with a bare 400: let a long query through to the
     # application, which answers 413 JSON over its own bound
     config = uvicorn.Config(app, log_level="warning", h11_max_incomplete_event_size=256 * 1024,

@@ -45,8 +45,8 @@ def plain_search_params(query_string, max_k, max_n_top):
 class FastSearch:
     """ASGI middleware: plainly valid ``GET /v1/search`` requests are answered by
     ``answer(q=, k=, filter=, explain=, n_top=)`` (a coroutine returning a Response, raising the
-    service's HTTPException for an error, which ``error(code, message, headers)`` turns into an
-    answer); every other request goes on to ``app``."""
+    service's HTTPException for an error, which ``error(exc)`` turns into an answer); every other
+    request goes on to ``app``."""
 
     def __init__(self, app, answer, error, max_k, max_n_top):
         self.app, self.answer, self.error = app, answer, error
@@ -61,10 +61,11 @@ class FastSearch:
                 try:
                     response = await self.answer(**params)
                 except HTTPException as exc:
-                    response = self.error(exc.status_code, exc.detail, getattr(exc, "headers", None))
+                    response = self.error(exc)
                 except Exception as exc:   # a bug: logged here, never a traceback to the client
                     log.error("unexpected error on GET /v1/search", exc_info=exc)
-                    response = self.error(500, f"internal error ({type(exc).__name__}); see the server log")
+                    response = self.error(HTTPException(500, f"internal error ({type(exc).__name__}); "
+                                                             "see the server log"))
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)

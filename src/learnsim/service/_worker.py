@@ -7,9 +7,14 @@ order they were queued, and searches with the same options that wait together ru
 keeps latency down; on an idle service a batch is a single request and nothing waits.
 
 The queue is bounded: a request that would make more than ``max_pending`` calls wait is refused at
-once (429, the client retries), and one that has not started within ``timeout_s`` is withdrawn and
-answered 503, never run afterwards. A call that has started is always waited for: a write the
-client was not told about must not happen behind its back.
+once (429, the client retries), and one that has not started within ``timeout_s`` (or the
+``timeout`` given to :meth:`IndexWorker.call`) is withdrawn and answered 503, never run
+afterwards. A call that has started is always waited for: a write the client was not told about
+must not happen behind its back.
+
+The queue is first in, first out: the service splits a heavy request into pieces it submits one
+after another (each once the one before is done), so a call queued meanwhile runs before the
+heavy request's next piece, and waits for at most one piece.
 """
 from __future__ import annotations
 
@@ -77,8 +82,8 @@ class IndexWorker:
     # ------------------------------------------------------------------ submitting
     def submit(self, fn, *, key=None, queries=None):
         """Queue ``fn(index)``; or, with ``key``, a search of ``queries`` (a list of str) whose
-        options ``key = (k, filter, explain, n_top)`` it shares with the calls it may be batched
-        with. Returns a :class:`concurrent.futures.Future` (a search's result: one list of hits
+        options ``key`` (the service's: k and the filter) it shares with the calls it may be
+        batched with. Returns a :class:`concurrent.futures.Future` (a search's result: one list of hits
         per query). Raises :class:`Busy` when the queue is full."""
         call = _Call(fn, key, queries)
         with self._cv:
@@ -91,16 +96,18 @@ class IndexWorker:
             self._cv.notify()
         return call.future
 
-    async def call(self, fn, *, key=None, queries=None):
+    async def call(self, fn, *, key=None, queries=None, timeout=None):
         """Run ``fn(index)`` (or a search: see :meth:`submit`) and return its result, from a
-        coroutine; raises what it raised, :class:`Busy`, or :class:`TimedOut`."""
+        coroutine; raises what it raised, :class:`Busy`, or :class:`TimedOut` when it did not
+        start within ``timeout`` seconds (default: ``timeout_s``)."""
+        timeout = self.timeout_s if timeout is None else timeout
         future = self.submit(fn, key=key, queries=queries)
         wrapped = asyncio.wrap_future(future)
         try:
-            return await asyncio.wait_for(asyncio.shield(wrapped), self.timeout_s)
+            return await asyncio.wait_for(asyncio.shield(wrapped), timeout)
         except asyncio.TimeoutError:
             if future.cancel():   # it had not started: withdrawn, it will never run
-                raise TimedOut(self.timeout_s) from None
+                raise TimedOut(timeout) from None
             return await wrapped   # it is running: its effect must be reported, however late
 
     # ------------------------------------------------------------------ the thread
@@ -149,7 +156,6 @@ class IndexWorker:
         if first.key is None:
             _settle(first.future, lambda: first.fn(self.index))
             return
-        k, filter_, explain, n_top = first.key
         queries = [q for c in calls for q in c.queries]
         try:
             results = first.fn(self.index, queries)

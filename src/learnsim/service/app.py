@@ -3,7 +3,7 @@ behind JSON routes.
 
 Routes (``{id}`` may hold any character, ``/`` included, percent-encoded)::
 
-    GET    /healthz                      {"status": "ok"} (never waits for the index)
+    GET    /healthz                      {"status": "ok"}, or "degraded" once the index was found damaged
     GET    /v1/info                      Index.info() with the version, pipeline and method
     GET    /v1/search?q=&k=&filter=&explain=&n_top=
     POST   /v1/search                    {"queries": [...], "k", "filter", "explain", "n_top"}
@@ -13,21 +13,68 @@ Routes (``{id}`` may hold any character, ``/`` included, percent-encoded)::
     POST   /v1/explain                   {"query", "document", "n_top"}
     POST   /v1/docs                      {"documents": [{"id", "text", "metadata"}, ...]} -> 201
     DELETE /v1/docs/{id}
-    POST   /v1/reindex
+    POST   /v1/reindex                   (no body, or {})
     GET    /openapi.json                 the OpenAPI schema
     GET    /                             the search page (HTML; learnsim.service.page)
     GET    /static/page.css, page.js     its style and script (served here: nothing from outside)
 
 ``filter`` is a metadata filter ``{field: value or [values]}`` (in a query string, as a JSON
-object: ``filter={"topic": 3}``).
+object: ``filter={"topic": 3}``; ``filter=`` and ``{}`` are no filter). At most 10 fields, each
+a name of 1 to 64 letters, digits, ``_`` and ``-``; values str, int (64 bits), float, bool or
+null, at most 1,000 a field (in a query string 50, strings of at most 200 characters: the request
+head must stay under the HTTP parser's bound of about 80 KB; POST /v1/search takes more).
+
+Ids are routed by the raw path: ``GET /v1/docs/ID/similar`` with a literal ``/similar`` is the
+similar route; a percent-encoded ``%2Fsimilar`` is part of the id. A client that encodes an id
+wholly (``quote(id, safe="")``) reaches any id, ``a/b/similar`` included.
+
+**Bounds** (each checked before any work starts; over them is a JSON 413 or 422 naming the limit):
+
+=================================  ==========================================================
+query, text, document              at most ``max_query_chars`` characters (10,000): 413
+body                               at most ``max_body_bytes`` bytes (1 MB): 413
+k (search, similar)                1 .. ``MAX_K`` (1,000)
+queries of one POST /v1/search     1 .. ``MAX_BATCH`` (1,000)
+hits of one search request         queries x k <= ``MAX_HITS`` (10,000)
+explain                            only with k <= ``MAX_EXPLAIN_K`` (20); explained hits
+                                   (queries x k) <= ``MAX_EXPLAINED`` (100) and explained hits
+                                   x n_top <= ``MAX_EXPLAIN_WORDS`` (2,000); n_top 1 .. 100
+POST /v1/match                     k <= ``MAX_MATCH_K`` (100), pairs <= ``MAX_PAIRS`` (1,000)
+POST /v1/docs                      1 .. 100,000 documents (and the body bound)
+=================================  ==========================================================
+
+An explanation costs 5-10 ms (MCD), a search of a batch of 64 queries about as much as one: the
+budget keeps one request's work on the index under about a second. Work is split into pieces (at
+most 64 queries or 2,000 hits of a search, 4 explanations, 100 pairs) queued one after another:
+a search that comes in meanwhile runs between two pieces of a heavy request, never after all of
+them, and a request still running after ``deadline_s`` (10 s) is stopped between two pieces and
+answered 503 (a write that started is always finished and answered: its effect must be reported).
+
+**Web safety** (a service on localhost can be reached by any web page the user opens):
+
+- the ``Host`` header must name the bound address (127.0.0.1, localhost and [::1] for a loopback
+  address; that host otherwise; any port) or one of ``allowed_hosts``, else 421 (DNS rebinding);
+- a write (POST /v1/docs, DELETE /v1/docs/{id}, POST /v1/reindex) is checked before its body is
+  read: the API key (401), ``read_only`` (403), then a POST needs ``Content-Type:
+  application/json`` (415: no HTML form can send it), and any POST or DELETE that carries an
+  ``Origin`` other than the service's own (or one of ``cors_origins``) gets 403;
+- no CORS headers unless ``cors_origins`` lists origins (then for exactly those);
+- ``protect_reads``: every route but ``/healthz`` and ``/openapi.json`` needs the key (the search
+  page too: for clients, or a proxy, that send it); without it, reads are open, and with a key
+  configured ``/v1/info`` gives the library versions only to callers that send it.
 
 Errors are ``{"error": message, "code": status}``: 400 bad input (malformed JSON, a bad filter,
-an id given twice), 401 a write without the API key, 403 a write to a read-only service, 404 an
-unknown id or route, 405 a wrong method, 413 a body over ``max_body_bytes`` or a query over
-``max_query_chars``, 422 a request of the wrong shape (unknown fields, k outside [1, 1000]) or a
-match on a model without a duplicate rule, 429 more than ``max_pending`` requests waiting for the
-index (with ``Retry-After``), 503 the index not free within ``timeout_s``, 500 a bug (logged on
-the server, never a traceback in the answer).
+a path that is not UTF-8), 401 no or a wrong API key, 403 a write to a
+read-only service or a foreign ``Origin``, 404 an unknown id or route, 405 a wrong method (with
+``Allow``), 409 an id already in the index or given twice in one request, 413 over a size bound, 415 a write that is not JSON, 421 a ``Host`` not served, 422 a
+request of the wrong shape or over the budget, or a match on a model without a duplicate rule,
+429 more than ``max_pending`` requests waiting for the index (with ``Retry-After``), 503 the
+index not free within ``timeout_s`` or the request past its deadline, 500 a bug (logged on the
+server, never a traceback in the answer). A damaged index file (``IndexFormatError``) is a 503
+``{"error": ..., "code": "index_damaged"}`` naming the file relative to the index directory; what
+is intact is still served and ``/healthz`` answers 200 ``{"status": "degraded", "damage": ...}``
+from then on (200: the service still answers what it can; a probe that restarts it would not
+repair the file).
 
 An Index is not thread-safe: the service opens the index twice, a handle for reads and one for
 writes, and one thread runs every call on each, in order (:mod:`learnsim.service._worker`).
@@ -44,19 +91,26 @@ import hmac
 import json
 import logging
 import math
+import os
+import re
+import socket
+import time
 from contextlib import asynccontextmanager, contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Union
+from urllib.parse import unquote_to_bytes
 
 import numpy as np
 
 try:
-    from fastapi import FastAPI, Query, Request
+    from fastapi import Depends, FastAPI, Query, Request
     from fastapi.exceptions import RequestValidationError
+    from fastapi.openapi.utils import get_openapi
     from fastapi.responses import HTMLResponse, JSONResponse, Response
-    from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, model_validator
+    from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
     from starlette.exceptions import HTTPException
+    from starlette.routing import Match
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("learnsim serve needs fastapi and uvicorn: pip install learnsim[serve]") from exc
 
@@ -66,16 +120,30 @@ from . import page
 from ._fast import FastSearch
 from ._worker import Busy, IndexWorker, TimedOut
 
-__all__ = ["create_app", "app_from_environment"]
+__all__ = ["create_app", "app_from_environment", "search_budget"]
 
 # learnsim serve --workers N: the options each worker process builds its application from
 OPTIONS_VARIABLE = "LEARNSIM_SERVE_OPTIONS"
 
 log = logging.getLogger("learnsim.service")
 
+# the bounds of one request (see the module notes)
 MAX_K = 1000
 MAX_N_TOP = 100
 MAX_BATCH = 1000
+MAX_HITS = 10_000
+MAX_EXPLAIN_K = 20
+MAX_EXPLAINED = 100
+MAX_EXPLAIN_WORDS = 2_000
+MAX_MATCH_K = 100
+MAX_PAIRS = 1_000
+MAX_DOCUMENTS = 100_000
+# the pieces a request's work is split into, each one call in the index's thread
+CHUNK_QUERIES = 64
+CHUNK_HITS = 2_000
+CHUNK_CHARS = 100_000
+CHUNK_EXPLAIN = 4
+CHUNK_PAIRS = 100
 # error messages echo user input at times (a bad metadata value): keep answers short
 _MAX_MESSAGE = 500
 _RETRY_AFTER_S = 1
@@ -87,18 +155,32 @@ _PAGE_HEADERS = {"Content-Security-Policy": "default-src 'none'; script-src 'sel
                                             "base-uri 'none'; frame-ancestors 'none'",
                  "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
 _STATIC = {"page.css": "text/css; charset=utf-8", "page.js": "text/javascript; charset=utf-8"}
+_LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+# what needs no key even with protect_reads: a liveness probe and the schema
+_OPEN_PATHS = ("/healthz", "/openapi.json")
+_DOCS_PREFIX = b"/v1/docs/"
+_SIMILAR = b"/similar"
 
 
 # --------------------------------------------------------------------------- errors
-def _error(code, message, headers=None):
+def _error(code, message, headers=None, name=None):
+    """The JSON error answer ``{"error": message, "code": code}`` (``code`` is ``name`` where
+    given: "index_damaged")."""
     message = str(message)
     if len(message) > _MAX_MESSAGE:
         message = message[:_MAX_MESSAGE] + "..."
-    return JSONResponse({"error": message, "code": int(code)}, status_code=int(code), headers=headers)
+    return JSONResponse({"error": message, "code": name or int(code)}, status_code=int(code), headers=headers)
 
 
-def _fail(code, message, headers=None):
-    return HTTPException(code, _short(message), headers=headers)
+def _error_of(exc):
+    """The answer of the service's HTTPException ``exc``."""
+    return _error(exc.status_code, exc.detail, getattr(exc, "headers", None), getattr(exc, "name", None))
+
+
+def _fail(code, message, headers=None, name=None):
+    exc = HTTPException(code, _short(message), headers=headers)
+    exc.name = name
+    return exc
 
 
 def _short(message):
@@ -118,13 +200,37 @@ def _validation_message(errors):
     return "; ".join(parts) or "invalid request"
 
 
-# --------------------------------------------------------------------------- the body bound
+def _without_paths(message, root):
+    """``message`` with the index directory's absolute path, and any other absolute path, cut
+    to what is relative to the index (or to a file's name): a client learns which file is
+    damaged, never the server's layout."""
+    for prefix in sorted({str(root), str(Path(root).resolve())}, key=len, reverse=True):
+        message = message.replace(prefix + os.sep, "").replace(prefix, ".")
+    return re.sub(r"(?<![\w.~])(?:/[^\s'\"/:]+)+/([^\s'\"/:]+)", r"\1", message)
+
+
+def search_budget(n_queries, k, explain=False, n_top=10):
+    """None when a search of ``n_queries`` queries for ``k`` hits each (``explain``: with
+    ``n_top`` words) is within the budget, else the message naming the limit it is over."""
+    hits = n_queries * k
+    if hits > MAX_HITS:
+        return f"queries x k = {n_queries} x {k} is over the budget of {MAX_HITS} hits of one request (MAX_HITS)"
+    if explain:
+        if k > MAX_EXPLAIN_K:
+            return f"explain needs k <= {MAX_EXPLAIN_K} (MAX_EXPLAIN_K); got k={k}"
+        if hits > MAX_EXPLAINED:
+            return (f"explained hits (queries x k = {n_queries} x {k}) are over the budget of {MAX_EXPLAINED} "
+                    "of one request (MAX_EXPLAINED)")
+        if hits * n_top > MAX_EXPLAIN_WORDS:
+            return (f"explained hits x n_top = {hits} x {n_top} is over the budget of {MAX_EXPLAIN_WORDS} "
+                    "(MAX_EXPLAIN_WORDS)")
+    return None
+
+
+# --------------------------------------------------------------------------- the guard
 def _bad_utf8(scope):
     """What is not UTF-8 in the request's path or query string (percent-decoded), or None."""
-    from urllib.parse import unquote_to_bytes
-
-    for what, raw in (("path", scope.get("raw_path") or scope.get("path", "").encode("utf-8", "surrogateescape")),
-                      ("query string", scope.get("query_string", b""))):
+    for what, raw in (("path", _raw_path(scope)), ("query string", scope.get("query_string", b""))):
         try:
             unquote_to_bytes(raw.replace(b"+", b" ")).decode("utf-8")
         except UnicodeDecodeError:
@@ -132,25 +238,110 @@ def _bad_utf8(scope):
     return None
 
 
-class _BodyLimit:
-    """ASGI middleware: a path or query string that is not UTF-8 gets 400; a body over
-    ``max_bytes`` gets 413, whether Content-Length says so or the bytes that arrive (chunked, or a
-    lying header) do. The body is read here and replayed to the
-    application, so that nothing downstream ever holds more than ``max_bytes``."""
+def _raw_path(scope):
+    raw = scope.get("raw_path")
+    if not raw:
+        from urllib.parse import quote
 
-    def __init__(self, app, max_bytes):
-        self.app, self.max_bytes = app, max_bytes
+        raw = quote(scope.get("path", ""), safe="/").encode("ascii")
+    return raw.split(b"?", 1)[0]
+
+
+def _host_name(value):
+    """The name part of a Host header (lowercase, brackets kept for IPv6), or None."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        end = value.find("]")
+        if end < 0 or (value[end + 1:] and not (value[end + 1] == ":" and value[end + 2:].isdigit())):
+            return None
+        return value[:end + 1]
+    name, colon, port = value.partition(":")
+    if colon and not port.isdigit():
+        return None
+    return name or None
+
+
+def allowed_host_names(host="127.0.0.1", extra=()):
+    """The Host names a service bound to ``host`` answers: the loopback names for a loopback
+    address, the machine's for a wildcard one (0.0.0.0, ::) as well, ``host`` itself otherwise;
+    and ``extra`` (``"*"``: any)."""
+    names = set()
+    bare = host.strip("[]").lower()
+    if bare in ("127.0.0.1", "localhost", "::1") or bare.startswith("127."):
+        names.update(_LOOPBACK)
+        names.add(bare if ":" not in bare else f"[{bare}]")
+    elif bare in ("0.0.0.0", "::", ""):
+        names.update(_LOOPBACK)
+        names.add(socket.gethostname().lower())
+    else:
+        names.add(f"[{bare}]" if ":" in bare else bare)
+    for name in extra:
+        name = str(name).strip().lower()
+        if name == "*":
+            return None
+        names.add(f"[{name}]" if ":" in name and not name.startswith("[") else name)
+    return frozenset(names)
+
+
+def _authorized(headers, key):
+    """Whether the headers (a Starlette Headers or the ASGI list) carry the API key ``key``."""
+    if isinstance(headers, list):
+        given = auth = None
+        for name, value in headers:
+            if name == b"x-api-key":
+                given = value.decode("latin-1")
+            elif name == b"authorization":
+                auth = value.decode("latin-1")
+    else:
+        given, auth = headers.get("x-api-key"), headers.get("authorization")
+    if given is None and auth and auth[:7].lower() == "bearer ":
+        given = auth[7:].strip()
+    # constant time: the comparison must not tell how much of a guess was right
+    return given is not None and hmac.compare_digest(given.encode("utf-8", "replace"), key)
+
+
+def _is_write(method, path):
+    return ((method == "POST" and path in ("/v1/docs", "/v1/reindex"))
+            or (method == "DELETE" and path.startswith("/v1/docs/")))
+
+
+class _BodyLimit:
+    """ASGI middleware, the first to see a request, which it checks before its body is read:
+
+    1. the ``Host`` header names an allowed host (else 421);
+    2. the path and the query string are UTF-8 (else 400);
+    3. a write (and, with ``protect_reads``, any route but ``/healthz`` and ``/openapi.json``)
+       carries the API key (else 401), a write to a read-only service is 403;
+    4. a POST or DELETE with an ``Origin`` header comes from this service's own origin or one of
+       ``cors_origins`` (else 403); a write POST is ``application/json`` (else 415);
+    5. ``/v1/docs/...`` is routed by the raw path (see the module notes);
+    6. a body over ``max_bytes`` gets 413, whether Content-Length says so or the bytes that arrive
+       (chunked, or a lying header) do. The body is read here and replayed to the application,
+       so that nothing downstream ever holds more than ``max_bytes``."""
+
+    def __init__(self, app, max_bytes, hosts=None, key=None, read_only=False, protect_reads=False,
+                 origins=()):
+        self.app, self.max_bytes, self.hosts, self.key = app, max_bytes, hosts, key
+        self.read_only, self.protect_reads = read_only, protect_reads
+        self.origins = frozenset(o.rstrip("/").lower() for o in origins)
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        problem = _bad_utf8(scope)
-        if problem:
-            # the framework would decode it with U+FFFD in place of the bad bytes: a search for
-            # something the client never sent, or an id no document has
-            await _error(400, problem)(scope, receive, send)
+        problem = self._refusal(scope)
+        if problem is not None:
+            await problem(scope, receive, send)
             return
+        raw = _raw_path(scope)
+        if raw.startswith(_DOCS_PREFIX):
+            # the id is what lies between /v1/docs/ and a literal /similar, decoded once: an
+            # encoded %2Fsimilar is part of it (the decoded path cannot tell them apart)
+            rest = raw[len(_DOCS_PREFIX):]
+            similar = rest.endswith(_SIMILAR)
+            encoded = rest[:-len(_SIMILAR)] if similar else rest
+            scope = dict(scope, path="/v1/docs/-/similar" if similar else "/v1/docs/-")
+            scope["learnsim.doc_id"] = unquote_to_bytes(encoded).decode("utf-8")
         too_big = f"the request body is larger than {self.max_bytes} bytes"
         for name, value in scope.get("headers", ()):
             if name == b"content-length":
@@ -185,25 +376,46 @@ class _BodyLimit:
 
         await self.app(scope, replay, send)
 
-
-# --------------------------------------------------------------------------- the index's errors
-@contextmanager
-def _index_errors(by_id):
-    """The index's exceptions as answers: an unknown id (``by_id``) is 404, bad input 400, a
-    damaged index 500 (its message names files of the server: logged, not sent)."""
-    try:
-        yield
-    except HTTPException:
-        raise
-    except KeyError as exc:
-        if not by_id:
-            raise   # a bug: 500
-        raise _fail(404, exc.args[0] if exc.args else "not found") from None
-    except IndexFormatError:
-        log.exception("the index is damaged")
-        raise _fail(500, "the index is damaged or was edited; see the server log") from None
-    except (ValueError, TypeError) as exc:
-        raise _fail(400, str(exc) or type(exc).__name__) from None
+    def _refusal(self, scope):
+        """The answer refusing the request on its head alone, or None."""
+        headers = scope.get("headers", ())
+        host = origin = content_type = None
+        for name, value in headers:
+            if name == b"host":
+                host = value.decode("latin-1")
+            elif name == b"origin":
+                origin = value.decode("latin-1")
+            elif name == b"content-type":
+                content_type = value.decode("latin-1")
+        if self.hosts is not None and (host is None or _host_name(host) not in self.hosts):
+            # a name this service does not go by: a DNS-rebinding page, or a wrong address
+            return _error(421, f"this service does not answer for the host {_short(host)[:100]!r} "
+                               "(learnsim serve --allowed-host NAME adds one)")
+        problem = _bad_utf8(scope)
+        if problem:
+            # the framework would decode it with U+FFFD in place of the bad bytes: a search for
+            # something the client never sent, or an id no document has
+            return _error(400, problem)
+        method, path = scope["method"], scope["path"]
+        write = _is_write(method, path)
+        if self.key is not None and method != "OPTIONS" and (
+                write or (self.protect_reads and path not in _OPEN_PATHS)) and not _authorized(list(headers), self.key):
+            what = "this write" if write else "this service"
+            return _error(401, f"{what} needs the API key (Authorization: Bearer KEY or X-API-Key: KEY)",
+                          {"WWW-Authenticate": "Bearer"})
+        if write and self.read_only:
+            return _error(403, "the service is read-only")
+        if origin is not None and method in ("POST", "DELETE", "PUT", "PATCH"):
+            own = f"{scope.get('scheme', 'http')}://{host}".lower() if host else None
+            if origin.rstrip("/").lower() not in self.origins and origin.lower() != own:
+                return _error(403, f"a request from the origin {_short(origin)[:100]!r} is refused (cross-site); "
+                                   "learnsim serve --cors-origin ORIGIN allows one")
+        if write and method == "POST":
+            media = (content_type or "").split(";", 1)[0].strip().lower()
+            if media != "application/json":
+                return _error(415, "a write needs Content-Type: application/json"
+                                   + (f"; got {_short(content_type)[:100]!r}" if content_type else ""))
+        return None
 
 
 # --------------------------------------------------------------------------- JSON
@@ -229,16 +441,69 @@ def _plain(obj):
     return obj
 
 
+_FIELD = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+# the bounds of a filter: in a body, and in a query string (whose request head must stay well
+# under the HTTP parser's bound, about 80 KB, past which it answers a plain-text 400 itself)
+MAX_FILTER_FIELDS = 10
+BODY_FILTER = {"values": 1000, "chars": None}
+QUERY_FILTER = {"values": 50, "chars": 200}
+
+
+def _scalar_ok(v, chars):
+    if v is None or isinstance(v, bool):
+        return True
+    if isinstance(v, str):
+        return chars is None or len(v) <= chars
+    if isinstance(v, int):
+        return _INT64[0] <= v <= _INT64[1]
+    return isinstance(v, float) and math.isfinite(v)
+
+
+def _check_filter(value, bounds=BODY_FILTER):
+    """A filter as the schema describes it (:func:`_filter_schema`), None for no filter (absent
+    or ``{}``); anything else raises a 400 naming what is wrong."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise _fail(400, f'filter must be a JSON object, e.g. filter={{"topic": 3}}; got {type(value).__name__}')
+    if len(value) > MAX_FILTER_FIELDS:
+        raise _fail(400, f"a filter has at most {MAX_FILTER_FIELDS} fields; got {len(value)}")
+    chars = bounds["chars"]
+    for field, v in value.items():
+        if not _FIELD.fullmatch(field):
+            raise _fail(400, f"filter field {field[:80]!r} must be a name of 1 to 64 letters, digits, '_' or '-'")
+        values = v if isinstance(v, list) else [v]
+        if not values or len(values) > bounds["values"]:
+            raise _fail(400, f"filter field {field!r} lists {len(values)} values (1 to {bounds['values']})")
+        if not all(_scalar_ok(x, chars) for x in values):
+            raise _fail(400, f"filter values of {field!r} must be str{f' (at most {chars} characters)' if chars else ''}, "
+                             "a finite number (an integer within 64 bits), bool or null")
+    return value or None
+
+
 def _parse_filter(text):
-    if text is None:
+    """The filter of a query string (JSON): None for none (absent, empty, ``{}``)."""
+    if not text:
         return None
     try:
         value = json.loads(text)
     except ValueError:
         raise _fail(400, 'filter must be a JSON object, e.g. filter={"topic": 3}') from None
-    if not isinstance(value, dict):
-        raise _fail(400, f'filter must be a JSON object, e.g. filter={{"topic": 3}}; got {type(value).__name__}')
-    return value
+    return _check_filter(value, QUERY_FILTER)
+
+
+def _filter_schema(bounds, where):
+    string = {"type": "string"} if bounds["chars"] is None else {"type": "string", "maxLength": bounds["chars"]}
+    scalars = [string, {"type": "integer", "minimum": _INT64[0], "maximum": _INT64[1]}, {"type": "number"},
+               {"type": "boolean"}, {"type": "null"}]
+    return {
+        "type": "object", "title": f"Filter ({where})", "maxProperties": MAX_FILTER_FIELDS,
+        "description": "A metadata filter {field: value or [values]}: a document matches when its metadata has, "
+                       "for every field, one of the values. {} is no filter.",
+        "propertyNames": {"pattern": "^[A-Za-z0-9_-]{1,64}$"},
+        "additionalProperties": {"anyOf": scalars + [{"type": "array", "minItems": 1, "maxItems": bounds["values"],
+                                                      "items": {"anyOf": scalars}}]}}
 
 
 # --------------------------------------------------------------------------- request bodies
@@ -257,19 +522,16 @@ class SearchBatch(_Body):
     n_top: int = Field(10, ge=1, le=MAX_N_TOP)
 
 
-class MatchRequest(_Body):
-    text: Optional[StrictStr] = None
-    pairs: Optional[list[tuple[StrictStr, StrictStr]]] = Field(None, min_length=1, max_length=10_000)
-    k: int = Field(10, ge=1, le=MAX_K)
+class MatchText(_Body):
+    """A text matched against the index: its near-duplicates among its k closest documents."""
+    text: StrictStr
+    k: int = Field(10, ge=1, le=MAX_MATCH_K)
     filter: Filter = None
 
-    @model_validator(mode="after")
-    def _one_of(self):
-        if (self.text is None) == (self.pairs is None):
-            raise ValueError('give either "text" (matched against the index) or "pairs" (decided alone)')
-        if self.pairs is not None and self.filter is not None:
-            raise ValueError('"filter" applies to "text" only')
-        return self
+
+class MatchPairs(_Body):
+    """Pairs of texts decided by the duplicate rule alone."""
+    pairs: list[tuple[StrictStr, StrictStr]] = Field(min_length=1, max_length=MAX_PAIRS)
 
 
 class ExplainRequest(_Body):
@@ -285,7 +547,21 @@ class DocumentIn(_Body):
 
 
 class AddRequest(_Body):
-    documents: list[DocumentIn] = Field(min_length=1, max_length=100_000)
+    documents: list[DocumentIn] = Field(min_length=1, max_length=MAX_DOCUMENTS)
+
+
+def _mixed_ids_supported():
+    """Whether Index.add numbers the documents given no id among others given one (ids with None
+    entries): then a batch may mix them, else it gives every document an id or none."""
+    from ..index import core
+
+    try:
+        core._check_ids([None, "x"], 2)
+    except (TypeError, ValueError):
+        return False
+    except Exception:   # pragma: no cover - another signature: do not rely on it
+        return False
+    return True
 
 
 # --------------------------------------------------------------------------- the application
@@ -308,8 +584,38 @@ def _check_option(name, value, low):
         raise ValueError(f"{name} must be a number >= {low}; got {value!r}")
 
 
+def _known_parameters(request: Request):
+    """A dependency of every route: a query parameter the route does not take is a 422 (the schema
+    lists each route's parameters, and no others), as a mistyped name would be silently ignored.
+    The search page (not in the schema) reads its own."""
+    route = request.scope.get("route")
+    if not request.scope.get("query_string") or route is None or not getattr(route, "include_in_schema", False):
+        return
+    known = {p.alias for p in route.dependant.query_params}
+    for name in request.query_params.keys():
+        if name not in known:
+            raise _fail(422, f"unknown query parameter {name[:80]!r} (this route takes: "
+                             f"{', '.join(sorted(known)) or 'none'})")
+
+
+def _groups(queries, k):
+    """``queries`` in pieces of at most CHUNK_QUERIES queries, CHUNK_HITS hits and CHUNK_CHARS
+    characters (a query longer than that alone)."""
+    group, chars = [], 0
+    for q in queries:
+        if group and (len(group) >= CHUNK_QUERIES or (len(group) + 1) * k > CHUNK_HITS
+                      or chars + len(q) > CHUNK_CHARS):
+            yield group
+            group, chars = [], 0
+        group.append(q)
+        chars += len(q)
+    if group:
+        yield group
+
+
 def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_000_000,
-               max_query_chars=10_000, max_pending=64, timeout_s=30):
+               max_query_chars=10_000, max_pending=64, timeout_s=30, deadline_s=10, host="127.0.0.1",
+               allowed_hosts=(), cors_origins=(), protect_reads=False):
     """A FastAPI application serving the index at ``index_path`` (see the module notes).
 
     Parameters
@@ -319,22 +625,35 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     read_only : bool, default=False
         Refuse every write with 403.
     api_key : str, optional
-        When given, writes need ``Authorization: Bearer KEY`` or ``X-API-Key: KEY`` (else 401).
-        Reads stay open.
+        When given, writes need ``Authorization: Bearer KEY`` or ``X-API-Key: KEY`` (else 401),
+        checked before the body is read. Reads stay open unless ``protect_reads``.
     max_body_bytes : int, default=1_000_000
         Larger request bodies get 413.
     max_query_chars : int, default=10_000
-        Longer queries (search, match, explain) get 413.
+        Longer queries, texts and documents (search, match, explain) get 413.
     max_pending : int, default=64
         Requests allowed to wait for the index at once; more get 429 with ``Retry-After``.
     timeout_s : float, default=30
         How long a request waits for the index before it gets 503.
+    deadline_s : float, default=10
+        A request still running after this long is stopped between two pieces of its work and
+        answered 503.
+    host : str, default="127.0.0.1"
+        The address the service is bound to: the ``Host`` names it answers follow from it
+        (:func:`allowed_host_names`).
+    allowed_hosts : iterable of str
+        More ``Host`` names to answer (``"*"``: any; the DNS-rebinding check is then off).
+    cors_origins : iterable of str
+        Origins (``https://app.example``) given CORS headers and allowed to write; none by default.
+    protect_reads : bool, default=False
+        With ``api_key``, every route but ``/healthz`` and ``/openapi.json`` needs the key.
 
     Returns
     -------
     fastapi.FastAPI
         With ``app.state.index`` (the read handle), ``app.state.worker`` and ``app.state.writer``
-        (the :class:`~learnsim.service._worker.IndexWorker` of the reads and of the writes).
+        (the :class:`~learnsim.service._worker.IndexWorker` of the reads and of the writes),
+        ``app.state.damage`` (None, or the message of the first damage seen).
 
     Raises
     ------
@@ -344,10 +663,19 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         For a bad option.
     """
     for name, value, low in (("max_body_bytes", max_body_bytes, 1), ("max_query_chars", max_query_chars, 1),
-                             ("max_pending", max_pending, 0), ("timeout_s", timeout_s, 0)):
+                             ("max_pending", max_pending, 0), ("timeout_s", timeout_s, 0),
+                             ("deadline_s", deadline_s, 0)):
         _check_option(name, value, low)
     if api_key is not None and (not isinstance(api_key, str) or not api_key):
         raise ValueError("api_key must be a non-empty str (or None for no key)")
+    if protect_reads and api_key is None:
+        raise ValueError("protect_reads needs an api_key")
+    allowed_hosts = [allowed_hosts] if isinstance(allowed_hosts, str) else list(allowed_hosts)
+    cors_origins = [cors_origins] if isinstance(cors_origins, str) else list(cors_origins)
+    for origin in cors_origins:
+        if not re.fullmatch(r"https?://[^/\s]+", str(origin).rstrip("/")):
+            raise ValueError(f"a CORS origin is scheme://host[:port] (no path); got {origin!r}")
+    hosts = allowed_host_names(str(host), allowed_hosts)
     index = Index.open(index_path)
     # a search needs only the index's query plan, but a write, a match, an explanation and the
     # page need the model: loaded now, or the first of them would hold every request behind it
@@ -361,6 +689,9 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     key = api_key.encode() if api_key is not None else None
     static = {name: resources.files(__package__).joinpath("static", name).read_bytes() for name in _STATIC}
     versions = _versions()
+    mixed_ids = _mixed_ids_supported()
+    root = Path(index_path)
+    deadline_s = float(deadline_s)
 
     @asynccontextmanager
     async def lifespan(app):
@@ -377,12 +708,21 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
 
     # no /docs or /redoc: FastAPI's pages load their scripts from a CDN
     app = FastAPI(title="learnsim", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
-                  description="Search, match and explain over a learnsim index.")
-    app.state.index, app.state.worker, app.state.writer = index, worker, writer
+                  dependencies=[Depends(_known_parameters)],
+                  description="Search, match and explain over a learnsim index.\n\n" + _BOUNDS_TEXT)
+    app.state.index, app.state.worker, app.state.writer, app.state.damage = index, worker, writer, None
 
     @app.exception_handler(HTTPException)
     async def _http_error(request, exc):
-        return _error(exc.status_code, exc.detail, getattr(exc, "headers", None))
+        if exc.status_code == 405:
+            # every method of the path, not only those of the first route that matched it
+            methods = set()
+            for route in app.router.routes:
+                if getattr(route, "methods", None) and route.matches(request.scope)[0] != Match.NONE:
+                    methods |= route.methods
+            if methods:
+                return _error(405, exc.detail, {"Allow": ", ".join(sorted(methods))})
+        return _error_of(exc)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request, exc):
@@ -399,141 +739,234 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         log.error("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
         return _error(500, f"internal error ({type(exc).__name__}); see the server log")
 
-    async def run(fn, by_id=False, on=worker, **search):
-        """``fn(index)`` in the thread of ``on`` (the reads' worker or the writes'), or a
-        batchable search (``key``, ``queries``)."""
+    @contextmanager
+    def index_errors(by_id):
+        """The index's exceptions as answers: an unknown id (``by_id``) is 404, bad input 400, a
+        damaged index 503 ``index_damaged`` (the file named relative to the index)."""
         try:
-            with _index_errors(by_id):
-                return await on.call(fn, **search)
+            yield
+        except HTTPException:
+            raise
+        except KeyError as exc:
+            if not by_id:
+                raise   # a bug: 500
+            raise _fail(404, exc.args[0] if exc.args else "not found") from None
+        except IndexFormatError as exc:
+            log.error("the index is damaged: %s", exc)
+            message = _short(_without_paths(str(exc), root))
+            if app.state.damage is None:
+                app.state.damage = message
+            raise _fail(503, f"the index is damaged: {message}", name="index_damaged") from None
+        except (ValueError, TypeError) as exc:
+            raise _fail(400, str(exc) or type(exc).__name__) from None
+
+    def deadline():
+        return time.monotonic() + deadline_s
+
+    def past_deadline():
+        return _fail(503, f"the request ran past its deadline of {deadline_s:g} s and was stopped; "
+                          "ask for less (fewer queries, a smaller k, no explain)", {"Retry-After": str(_RETRY_AFTER_S)})
+
+    async def run(fn, by_id=False, on=worker, until=None, **search):
+        """``fn(index)`` in the thread of ``on`` (the reads' worker or the writes'), or a
+        batchable search (``key``, ``queries``); not started after ``until`` (a deadline)."""
+        wait = on.timeout_s
+        if until is not None:
+            left = until - time.monotonic()
+            if left <= 0:
+                raise past_deadline()
+            wait = min(wait, left)
+        try:
+            with index_errors(by_id):
+                return await on.call(fn, timeout=wait, **search)
         except Busy:
             raise _fail(429, f"the index is busy ({on.waiting} requests waiting); retry later",
                         {"Retry-After": str(_RETRY_AFTER_S)}) from None
         except TimedOut:
+            if until is not None and time.monotonic() >= until:
+                raise past_deadline() from None
             raise _fail(503, f"the index was not free within {on.timeout_s:g} s; retry later",
                         {"Retry-After": str(_RETRY_AFTER_S)}) from None
 
-    async def searched(queries, k, conditions, explain, n_top):
-        """One list of hits per query; searches with the same options run together."""
-        options = (k, json.dumps(conditions, sort_keys=True), bool(explain), n_top)
-        return await run(lambda idx, qs: idx.search(qs, k, filter=conditions, explain=explain, n_top=n_top),
-                         key=options, queries=list(queries))
+    async def explained(pairs, n_top, until):
+        """The explanation of each (query, text) of ``pairs``: CHUNK_EXPLAIN a call."""
+        out = []
+        for start in range(0, len(pairs), CHUNK_EXPLAIN):
+            piece = pairs[start:start + CHUNK_EXPLAIN]
+
+            def explain_piece(idx, piece=piece):
+                statistics = idx.statistics or None   # read from disk once a piece
+                return [idx.pipeline.explain(q, t, n_top=n_top, statistics=statistics) for q, t in piece]
+
+            out.extend(await run(explain_piece, until=until))
+        return out
+
+    async def searched(queries, k, conditions, explain, n_top, until):
+        """One list of hits per query, searched in pieces one after another (searches with the
+        same k and filter that wait together run as one batch), then explained in pieces."""
+        key = (k, json.dumps(conditions, sort_keys=True))
+        results = []
+        for group in _groups(queries, k):
+            results.extend(await run(lambda idx, qs: idx.search(qs, k, filter=conditions), key=key,
+                                     queries=group, until=until))
+        if explain:
+            todo = [(q, h) for q, hits in zip(queries, results) for h in hits]
+            for (_, h), e in zip(todo, await explained([(q, h["text"]) for q, h in todo], n_top, until)):
+                h["explanation"] = e
+        return results
 
     def check_query(*texts):
         for text in texts:
             if len(text) > max_query_chars:
                 raise _fail(413, f"a query is longer than {max_query_chars} characters ({len(text)})")
 
-    def check_writer(request):
-        if key is not None:
-            given = request.headers.get("x-api-key")
-            auth = request.headers.get("authorization", "")
-            if given is None and auth[:7].lower() == "bearer ":
-                given = auth[7:].strip()
-            # constant time: the comparison must not tell how much of a guess was right
-            if given is None or not hmac.compare_digest(given.encode("utf-8", "replace"), key):
-                raise _fail(401, "this write needs the API key (Authorization: Bearer KEY or X-API-Key: KEY)",
-                            {"WWW-Authenticate": "Bearer"})
-        if read_only:
-            raise _fail(403, "the service is read-only")
+    def check_budget(n_queries, k, explain, n_top):
+        problem = search_budget(n_queries, k, explain, n_top)
+        if problem:
+            raise _fail(422, problem)
+
+    def doc_id_of(request, doc_id):
+        # routed by the raw path (_BodyLimit): the id as the client encoded it
+        return request.scope.get("learnsim.doc_id", doc_id)
 
     # ---------------------------------------------------------------- reads
     @app.get("/healthz")
     async def healthz():
-        return {"status": "ok"}
+        if app.state.damage is not None:
+            return _json({"status": "degraded", "damage": app.state.damage})
+        return _json({"status": "ok"})
 
     @app.get("/v1/info")
-    async def info():
+    async def info(request: Request):
         def read(idx):
             return idx.info(), repr(idx.pipeline)
 
-        out, pipeline = await run(read)
+        out, pipeline = await run(read, until=deadline())
         # the server's directory layout is none of a client's business: the name is enough
         out["path"] = Path(out["path"]).name
-        out.update(version=__version__, versions=versions, pipeline=pipeline)
+        out.update(version=__version__, pipeline=pipeline)
+        if key is None or _authorized(request.headers, key):
+            out["versions"] = versions   # what a bug report needs, and an attacker would like
         out.setdefault("method", index.manifest.get("method"))
         return _json(out)
 
     async def search_answer(q, k, filter, explain, n_top):
         check_query(q)
-        hits, = await searched([q], k, _parse_filter(filter), explain, n_top)
+        check_budget(1, k, explain, n_top)
+        hits, = await searched([q], k, _parse_filter(filter), explain, n_top, deadline())
         return _json({"hits": hits})
 
     # plainly valid requests are answered by search_answer before they reach this route (see
     # learnsim.service._fast): the route answers the rest, with the framework's validation
     @app.get("/v1/search")
-    async def search(q: str, k: int = Query(10, ge=1, le=MAX_K), filter: Optional[str] = None,
-                     explain: bool = False, n_top: int = Query(10, ge=1, le=MAX_N_TOP)):
+    async def search(q: str, k: int = Query(10, ge=1, le=MAX_K),
+                     filter: Optional[str] = None, explain: bool = False,
+                     n_top: int = Query(10, ge=1, le=MAX_N_TOP)):
         return await search_answer(q, k, filter, explain, n_top)
 
     @app.post("/v1/search")
     async def search_batch(body: SearchBatch):
         check_query(*body.queries)
-        return _json({"results": await searched(body.queries, body.k, body.filter, body.explain, body.n_top)})
+        check_budget(len(body.queries), body.k, body.explain, body.n_top)
+        results = await searched(body.queries, body.k, _check_filter(body.filter, BODY_FILTER), body.explain, body.n_top,
+                                 deadline())
+        return _json({"results": results})
 
-    # declared before /v1/docs/{id}: that route's id takes '/' too, so it would take this path
+    # declared before /v1/docs/{id}; _BodyLimit routes /v1/docs/... by the raw path
     @app.get("/v1/docs/{doc_id:path}/similar")
-    async def similar(doc_id: str, k: int = Query(10, ge=1, le=MAX_K), filter: Optional[str] = None):
+    async def similar(doc_id: str, request: Request, k: int = Query(10, ge=1, le=MAX_K),
+                      filter: Optional[str] = None):
+        doc_id = doc_id_of(request, doc_id)
         conditions = _parse_filter(filter)
-        hits = await run(lambda idx: idx.more_like(doc_id, k, filter=conditions), by_id=True)
+        hits = await run(lambda idx: idx.more_like(doc_id, k, filter=conditions), by_id=True, until=deadline())
         return _json({"id": doc_id, "hits": hits})
 
-    @app.get("/v1/docs/{doc_id:path}")
-    async def document(doc_id: str):
-        text, metadata = await run(lambda idx: idx.document(doc_id), by_id=True)
+    # no :path here: _BodyLimit gives these routes /v1/docs/- (the id is in the scope), so a
+    # literal /similar path matches the similar route alone (405 for a DELETE of it)
+    @app.get("/v1/docs/{doc_id}")
+    async def document(doc_id: str, request: Request):
+        doc_id = doc_id_of(request, doc_id)
+        text, metadata = await run(lambda idx: idx.document(doc_id), by_id=True, until=deadline())
         return _json({"id": doc_id, "text": text, "metadata": metadata})
 
     @app.post("/v1/match")
-    async def match(body: MatchRequest):
-        check_query(*([body.text] if body.text is not None else [t for pair in body.pairs for t in pair]))
+    async def match(body: Union[MatchText, MatchPairs]):
+        until = deadline()
+        texts = [body.text] if isinstance(body, MatchText) else [t for pair in body.pairs for t in pair]
+        check_query(*texts)
+        conditions = _check_filter(body.filter, BODY_FILTER) if isinstance(body, MatchText) else None
 
-        def decide(idx):
+        def rule(idx):
             if idx.pipeline.matcher is None:
                 raise _fail(422, f"this {type(idx.pipeline.metric).__name__} model has no duplicate rule "
                                  "(only a FILM fitted on labelled pairs has one)")
-            if body.text is not None:
-                return {"matches": idx.match(body.text, body.k, filter=body.filter)}
-            return {"decisions": idx.pipeline.match([tuple(p) for p in body.pairs])}
 
-        return _json(await run(decide))
+        if isinstance(body, MatchText):
+            def decide(idx):
+                rule(idx)
+                return idx.match(body.text, body.k, filter=conditions)
+
+            return _json({"matches": await run(decide, until=until)})
+        decisions = []
+        pairs = [tuple(p) for p in body.pairs]
+        for start in range(0, len(pairs), CHUNK_PAIRS):
+            def decide_piece(idx, piece=pairs[start:start + CHUNK_PAIRS]):
+                rule(idx)
+                return idx.pipeline.match(piece)
+
+            decisions.extend(await run(decide_piece, until=until))
+        return _json({"decisions": decisions})
 
     @app.post("/v1/explain")
     async def explain(body: ExplainRequest):
-        check_query(body.query)
-        return _json(await run(lambda idx: idx.pipeline.explain(body.query, body.document, body.n_top,
-                                                                 statistics=idx.statistics or None)))
+        check_query(body.query, body.document)
+        return _json((await explained([(body.query, body.document)], body.n_top, deadline()))[0])
 
     # ---------------------------------------------------------------- writes
+    # the key, read_only, the Origin and the Content-Type were checked by _BodyLimit
     @app.post("/v1/docs", status_code=201)
-    async def add(body: AddRequest, request: Request):
-        check_writer(request)
+    async def add(body: AddRequest):
         docs = body.documents
         ids = [d.id for d in docs]
-        if any(i is None for i in ids) and any(i is not None for i in ids):
-            raise _fail(400, "give every document an id, or none (then the index numbers them)")
+        given = [i is not None for i in ids]
+        if any(given) and not all(given) and not mixed_ids:
+            raise _fail(422, "give every document an id, or none (then the index numbers them)")
 
         def write(idx):
             # Index.add returns once the documents are durable: only then is 201 sent
-            added = idx.add([d.text for d in docs], None if ids[0] is None else ids, [d.metadata for d in docs])
+            try:
+                added = idx.add([d.text for d in docs], ids if any(given) else None, [d.metadata for d in docs])
+            except ValueError as exc:
+                if "already in the index" in str(exc) or "given twice" in str(exc):
+                    raise _fail(409, str(exc)) from None   # a conflict of ids: nothing was added
+                raise
             return added, len(idx)
 
-        added, n = await run(write, on=writer)
+        added, n = await run(write, on=writer, until=deadline())
         return _json({"ids": added, "added": len(added), "documents": n}, status=201)
 
-    @app.delete("/v1/docs/{doc_id:path}")
+    @app.delete("/v1/docs/{doc_id}")
     async def delete(doc_id: str, request: Request):
-        check_writer(request)
-        n, left = await run(lambda idx: (idx.delete([doc_id]), len(idx)), by_id=True, on=writer)
+        doc_id = doc_id_of(request, doc_id)
+        n, left = await run(lambda idx: (idx.delete([doc_id]), len(idx)), by_id=True, on=writer, until=deadline())
         return _json({"deleted": n, "documents": left})
 
     @app.post("/v1/reindex")
     async def reindex(request: Request):
-        check_writer(request)
+        body = await request.body()
+        if body.strip():
+            try:
+                value = json.loads(body)
+            except ValueError:
+                raise _fail(400, "the body is not valid JSON") from None
+            if not isinstance(value, dict) or value:
+                raise _fail(422, "POST /v1/reindex takes no body, or {}")
 
         def redo(idx):
             idx.reindex()
             return idx.info()
 
-        out = await run(redo, on=writer)
+        out = await run(redo, on=writer, until=deadline())
         out["path"] = Path(out["path"]).name
         return _json(out)
 
@@ -554,8 +987,15 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             return html(page.render_error(f"the query is longer than {max_query_chars} characters", q[:200], k), 413)
         fragment = params.get("fragment") == "1"
         view = dict(q=q, k=k, similar=params.get("similar"), duplicates=params.get("duplicates"))
+        until = deadline()
         try:
-            data = await run(lambda idx: page.gather(idx, info=not fragment, **view), by_id=True)
+            data = await run(lambda idx: page.gather(idx, info=not fragment, explain=False, **view), by_id=True,
+                             until=until)
+            hits = data["hits"] or []
+            # the explanations (and the marks from them) in pieces, as a search's
+            for start in range(0, len(hits), CHUNK_EXPLAIN):
+                await run(lambda idx, piece=hits[start:start + CHUNK_EXPLAIN]: page.explain_hits(idx, data, piece),
+                          until=until)
         except HTTPException as exc:
             return html(page.render_error(exc.detail, q, k), exc.status_code)
         return html(page.render_results(data) if fragment else page.render_page(data))
@@ -566,18 +1006,143 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             raise _fail(404, f"no file {name!r}")
         return Response(static[name], media_type=_STATIC[name], headers=_PAGE_HEADERS)
 
-    app.add_middleware(FastSearch, answer=search_answer, error=_error, max_k=MAX_K, max_n_top=MAX_N_TOP)
-    # added last, so outermost: the UTF-8 and body checks come before everything else
-    app.add_middleware(_BodyLimit, max_bytes=int(max_body_bytes))
+    can_match = index.pipeline.matcher is not None
+    app.openapi = lambda: _openapi(app, key is not None, protect_reads, max_query_chars, mixed_ids, can_match)
+    app.add_middleware(FastSearch, answer=search_answer, error=_error_of, max_k=MAX_K, max_n_top=MAX_N_TOP)
+    if cors_origins:
+        from starlette.middleware.cors import CORSMiddleware
+
+        app.add_middleware(CORSMiddleware, allow_origins=[o.rstrip("/") for o in cors_origins],
+                           allow_methods=["GET", "POST", "DELETE"],
+                           allow_headers=["Authorization", "X-API-Key", "Content-Type"], max_age=600)
+    # added last, so outermost: the Host, UTF-8, key, Origin and body checks come before all else
+    app.add_middleware(_BodyLimit, max_bytes=int(max_body_bytes), hosts=hosts, key=key, read_only=read_only,
+                       protect_reads=protect_reads, origins=cors_origins)
     return app
+
+
+_BOUNDS_TEXT = (
+    f"Bounds of one request (over them: 413 or 422 naming the limit): a query, text or document of at most "
+    f"max_query_chars characters (10,000 by default), a body of at most max_body_bytes (1 MB); k 1..{MAX_K}; "
+    f"1..{MAX_BATCH} queries a batch; queries x k <= {MAX_HITS}; explain only with k <= {MAX_EXPLAIN_K}, "
+    f"explained hits (queries x k) <= {MAX_EXPLAINED} and explained hits x n_top <= {MAX_EXPLAIN_WORDS}; "
+    f"n_top 1..{MAX_N_TOP}; match: k <= {MAX_MATCH_K}, pairs <= {MAX_PAIRS}. A request still running after "
+    "its deadline (10 s by default) is stopped and answered 503. Writes need Content-Type: application/json "
+    "(POST) and refuse a foreign Origin; the Host header must name this service (421 otherwise). Errors are "
+    '{"error": message, "code": status} ("code": "index_damaged" for a damaged index file, 503).')
+
+# the statuses each operation can answer, besides its success (see the module notes)
+_COMMON = (400, 413, 421, 500)
+_INDEX = (429, 503)
+_STATUSES = {
+    ("get", "/healthz"): (),
+    ("get", "/v1/info"): _INDEX,
+    ("get", "/v1/search"): (422,) + _INDEX,
+    ("post", "/v1/search"): (403, 422) + _INDEX,
+    ("get", "/v1/docs/{doc_id}/similar"): (404, 422) + _INDEX,
+    ("get", "/v1/docs/{doc_id}"): (404,) + _INDEX,
+    ("post", "/v1/match"): (403, 422) + _INDEX,
+    ("post", "/v1/explain"): (403, 422) + _INDEX,
+    ("post", "/v1/docs"): (403, 409, 415, 422) + _INDEX,
+    ("delete", "/v1/docs/{doc_id}"): (403, 404) + _INDEX,
+    ("post", "/v1/reindex"): (403, 415, 422) + _INDEX,
+}
+_WRITES = {("post", "/v1/docs"), ("delete", "/v1/docs/{doc_id}"), ("post", "/v1/reindex")}
+_DESCRIPTIONS = {400: "Bad input: malformed JSON, a bad filter, a path that is not UTF-8; in plain text, a request head "
+                      "over the HTTP parser's bound (about 80 KB)",
+                 401: "No API key, or a wrong one", 403: "A write to a read-only service, or a foreign Origin",
+                 404: "An unknown id", 409: "An id already in the index, or given twice", 413: "A body, query or text over its size bound",
+                 415: "A write that is not Content-Type: application/json",
+                 421: "A Host header this service does not answer for",
+                 422: "A request of the wrong shape or over the budget", 429: "Too many requests waiting (Retry-After)",
+                 500: "A bug (logged on the server)",
+                 503: "The index not free in time, the request past its deadline, or a damaged index file "
+                      '("code": "index_damaged")'}
+
+
+def _openapi(app, keyed, protect_reads, max_query_chars, mixed_ids, can_match):
+    """The OpenAPI schema, telling every status each route can answer (with the error model),
+    the API key where one applies, the filters and the bounds. POST /v1/match is left out for a
+    model without a duplicate rule: there it answers nothing but 422."""
+    if app.openapi_schema is not None:
+        return app.openapi_schema
+    routes = [r for r in app.routes if can_match or getattr(r, "path", None) != "/v1/match"]
+    schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=routes)
+    components = schema.setdefault("components", {})
+    schemas = components.setdefault("schemas", {})
+    schemas.pop("HTTPValidationError", None)
+    schemas.pop("ValidationError", None)
+    schemas["Error"] = {"type": "object", "title": "Error", "required": ["error", "code"],
+                        "properties": {"error": {"type": "string"},
+                                       "code": {"anyOf": [{"type": "integer"},
+                                                          {"type": "string", "enum": ["index_damaged"]}]}}}
+    schemas["Filter"] = _filter_schema(BODY_FILTER, "in a body")
+    schemas["QueryFilter"] = _filter_schema(QUERY_FILTER, "in a query string")
+    if keyed:
+        components["securitySchemes"] = {"ApiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
+                                         "Bearer": {"type": "http", "scheme": "bearer"}}
+    error_ref = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    for path, item in schema["paths"].items():
+        for method, op in item.items():
+            guarded = keyed and ((method, path) in _WRITES or (protect_reads and path not in _OPEN_PATHS))
+            codes = set(_COMMON) | set(_STATUSES.get((method, path), ()))
+            if guarded:
+                codes.add(401)
+                op["security"] = [{"ApiKey": []}, {"Bearer": []}]
+            responses = op.setdefault("responses", {})
+            responses.pop("422", None)
+            for code in sorted(codes):
+                responses[str(code)] = {"description": _DESCRIPTIONS.get(code, "Error"), "content": error_ref}
+            # a request head over the HTTP parser's bound (about 80 KB: a long query string) is
+            # answered by the parser, before the application, in plain text
+            responses["400"]["content"] = dict(error_ref, **{"text/plain": {"schema": {"type": "string"}}})
+            for param in op.get("parameters", ()):
+                if param["name"] == "filter":
+                    # a JSON object in the query string
+                    param.pop("schema", None)
+                    param["content"] = {"application/json": {"schema": {"$ref": "#/components/schemas/QueryFilter"}}}
+                    param["description"] = 'A metadata filter as JSON, e.g. filter={"topic": 3}; empty: no filter'
+                elif param["name"] == "q":
+                    param["schema"]["maxLength"] = max_query_chars
+            if (method, path) == ("post", "/v1/reindex"):
+                op["requestBody"] = {"required": True, "description": "{} (or no body)", "content": {
+                    "application/json": {"schema": {"type": "object", "maxProperties": 0}}}}
+    for name, fields in (("SearchBatch", ("queries",)), ("MatchText", ("text",)), ("MatchPairs", ("pairs",)),
+                         ("ExplainRequest", ("query", "document"))):
+        props = schemas.get(name, {}).get("properties", {})
+        for field in fields:
+            _cap_strings(props.get(field), max_query_chars)
+        if "filter" in props:
+            props["filter"] = {"anyOf": [{"$ref": "#/components/schemas/Filter"}, {"type": "null"}]}
+    if not mixed_ids and "AddRequest" in schemas:
+        # every document with an id, or none with one
+        docs = schemas["AddRequest"]["properties"]["documents"]
+        with_id = {"allOf": [{"$ref": "#/components/schemas/DocumentIn"},
+                             {"required": ["id"], "properties": {"id": {"type": "string"}}}]}
+        without = {"allOf": [{"$ref": "#/components/schemas/DocumentIn"}, {"not": {"required": ["id"]}}]}
+        docs.pop("items", None)
+        docs["anyOf"] = [{"type": "array", "items": with_id}, {"type": "array", "items": without}]
+    app.openapi_schema = schema
+    return schema
+
+
+def _cap_strings(prop, limit):
+    """maxLength ``limit`` on the strings of a property (a string, or arrays of them)."""
+    if not isinstance(prop, dict):
+        return
+    if prop.get("type") == "string":
+        prop["maxLength"] = limit
+    for sub in ("items", "prefixItems", "anyOf"):
+        value = prop.get(sub)
+        for part in (value if isinstance(value, list) else [value]):
+            _cap_strings(part, limit)
 
 
 def app_from_environment():
     """The application of one worker process of ``learnsim serve --workers N``: the options
-    (index path, read_only, the name of the API key's variable) come as JSON in the environment
-    variable ``LEARNSIM_SERVE_OPTIONS``, which the command sets before starting the workers."""
-    import os
-
+    (index path, read_only, the name of the API key's variable, the web-safety options, the
+    deadline) come as JSON in the environment variable ``LEARNSIM_SERVE_OPTIONS``, which the
+    command sets before starting the workers."""
     try:
         options = json.loads(os.environ[OPTIONS_VARIABLE])
     except (KeyError, ValueError):
@@ -586,4 +1151,6 @@ def app_from_environment():
     api_key = os.environ.get(key_env) if key_env else None
     if key_env and not api_key:
         raise RuntimeError(f"the API key's variable {key_env} is not set")
-    return create_app(options["index"], read_only=bool(options.get("read_only")), api_key=api_key)
+    extra = {name: options[name] for name in ("deadline_s", "host", "allowed_hosts", "cors_origins", "protect_reads")
+             if name in options}
+    return create_app(options["index"], read_only=bool(options.get("read_only")), api_key=api_key, **extra)

@@ -26,7 +26,7 @@ import html
 import json
 from urllib.parse import quote, urlencode
 
-__all__ = ["gather", "render_page", "render_results", "render_error", "marked"]
+__all__ = ["gather", "explain_hits", "render_page", "render_results", "render_error", "marked"]
 
 PAGE_K = 10
 MAX_PAGE_K = 100
@@ -52,10 +52,11 @@ def _terms_of(explanation, kind, query_terms):
     return {part for t in terms for part in str(t).split(" ")}
 
 
-def gather(index, *, q=None, k=PAGE_K, similar=None, duplicates=None, info=True):
+def gather(index, *, q=None, k=PAGE_K, similar=None, duplicates=None, info=True, explain=True):
     """Everything a view shows, from ``index`` (in the index's thread): ``hits`` (each with
-    ``marks`` and, for a query, ``explanation``), the ``source`` document of a similar or
-    duplicates view, the index's ``info`` and what the model can do."""
+    ``marks`` and ``explanation``), the ``source`` document of a similar or duplicates view, the
+    index's ``info`` and what the model can do. ``explain=False``: the hits without their
+    explanations and marks, which :func:`explain_hits` adds (the service, a few hits a call)."""
     p = index.pipeline
     out = {"q": q, "k": k, "similar": similar, "duplicates": duplicates, "kind": index.kind,
            "scoring": index.scoring, "column": index.column, "can_match": p.matcher is not None,
@@ -63,11 +64,7 @@ def gather(index, *, q=None, k=PAGE_K, similar=None, duplicates=None, info=True)
     if info:
         out["info"] = index.info()
     if q:
-        query_terms = {t for _, _, t in p.term_spans(q)}
-        hits = index.search(q, k, explain=True, n_top=MARK_WORDS)
-        for h in hits:
-            h["marks"] = _marks(p, h["text"], _terms_of(h["explanation"], index.kind, query_terms))
-        out["hits"] = hits
+        out["hits"] = index.search(q, k)
     elif similar is not None or duplicates is not None:
         doc_id = similar if similar is not None else duplicates
         text, meta = index.document(doc_id)    # KeyError: an unknown id (404)
@@ -81,13 +78,22 @@ def gather(index, *, q=None, k=PAGE_K, similar=None, duplicates=None, info=True)
             hits = [h for h in index.match(text, k + 1) if h["id"] != doc_id][:k]
             for rank, h in enumerate(hits):
                 h["rank"] = rank + 1
-        source_terms = {t for _, _, t in p.term_spans(text)}
-        statistics = index.statistics or None   # read from disk once, not per hit
-        for h in hits:
-            h["explanation"] = p.explain(text, h["text"], n_top=MARK_WORDS, statistics=statistics)
-            h["marks"] = _marks(p, h["text"], _terms_of(h["explanation"], index.kind, source_terms))
         out["hits"] = hits
+    if explain and out["hits"]:
+        explain_hits(index, out, out["hits"])
     return out
+
+
+def explain_hits(index, data, hits):
+    """Add the ``explanation`` and the ``marks`` to ``hits`` (some of ``data["hits"]``) of the
+    view ``data``: what the query (or the source document) and each hit share."""
+    p = index.pipeline
+    against = data["q"] if data["q"] else data["source"]["text"]
+    terms = {t for _, _, t in p.term_spans(against)}
+    statistics = index.statistics or None   # read from disk once, not per hit
+    for h in hits:
+        h["explanation"] = p.explain(against, h["text"], n_top=MARK_WORDS, statistics=statistics)
+        h["marks"] = _marks(p, h["text"], _terms_of(h["explanation"], index.kind, terms))
 
 
 # --------------------------------------------------------------------------- HTML

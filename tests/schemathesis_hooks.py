@@ -1,0 +1,41 @@
+"""Schemathesis hooks of ``tests/test_service_schema.py`` (``SCHEMATHESIS_HOOKS=schemathesis_hooks``).
+
+The schema of ``learnsim serve`` tells every bound a JSON Schema can state (lengths, ranges,
+shapes). The budget of a search (queries x k, and explain only for small k, explained hits x
+n_top: :func:`learnsim.service.app.search_budget`) ties several fields together, which neither a
+query string's parameters nor JSON Schema can say; the schema's description says it, and the
+server answers 422 naming the limit (``tests/test_service_hostile.py`` checks that). Generated
+cases over it are left out here, so that every schema-valid request the run sends is one the
+server must accept."""
+from __future__ import annotations
+
+import schemathesis
+
+from learnsim.service.app import search_budget
+
+
+def _int(value, default):
+    try:
+        return int(value) if value is not None else default
+    except (TypeError, ValueError):
+        return None
+
+
+def _over_budget(n_queries, k, explain, n_top):
+    k, n_top = _int(k, 10), _int(n_top, 10)
+    if k is None or n_top is None or not isinstance(n_queries, int):
+        return False   # not a whole number: the server refuses it by the schema (422)
+    return search_budget(n_queries, k, explain in (True, "true"), n_top) is not None
+
+
+@schemathesis.hook
+def filter_case(context, case):
+    if case.operation.path != "/v1/search":
+        return True
+    if case.method.upper() == "GET":
+        query = case.query or {}
+        return not _over_budget(1, query.get("k"), query.get("explain"), query.get("n_top"))
+    body = case.body if isinstance(case.body, dict) else {}
+    queries = body.get("queries")
+    return not _over_budget(len(queries) if isinstance(queries, list) else None, body.get("k"), body.get("explain"),
+                            body.get("n_top"))
