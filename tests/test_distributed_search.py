@@ -20,7 +20,8 @@ import dask.bag as db  # noqa: E402
 
 from dask_cluster import bag_of, local_client  # noqa: E402
 from learnsim.distributed.search import DistributedIndex, IndexFormatError  # noqa: E402
-from learnsim.index import Index  # noqa: E402
+from learnsim._files import sha256_file  # noqa: E402
+from learnsim.index import Index, IndexDamagedError  # noqa: E402
 
 TOL = 1e-6
 # the term-weight families (LearnedBM25, LinkLearn weights), FILM's dense cosine and a distance
@@ -148,6 +149,19 @@ def test_damaged_or_edited_partition_files_give_a_clear_error(built, tmp_path):
     arr = np.load(data)
     arr[0] = np.nan
     np.save(data, arr)
+    # the segment's checksum finds the edit first (learnsim.index._segments) ...
+    with pytest.raises(IndexDamagedError, match="data.npy is damaged: its sha256"):
+        DistributedIndex.open(path).search(_queries(), k=3)
+    # ... and with the edit's checksum recorded, the check of the values
+    seg_json = data.parent / "segment.json"
+    meta = json.loads(seg_json.read_text())
+    meta["sha256"]["data"] = sha256_file(data)
+    seg_json.write_text(json.dumps(meta))
+    manifest = json.loads((path / "manifest.json").read_text())
+    for entry in manifest["partitions"]:
+        if entry["name"] == data.parent.name:
+            entry["sha256"] = sha256_file(seg_json)
+    (path / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(IndexFormatError, match="NaN or infinite"):
         DistributedIndex.open(path).search(_queries(), k=3)
     # a dense part of the wrong shape: refused at open

@@ -156,6 +156,16 @@ def _sqlite_guarded(method):
     return guarded
 
 
+def _live_up_to(conn, seq):
+    """How many live documents SQLite holds with a sequence number up to ``seq``: all the live
+    ones, counted on the partial index of their ids (far smaller than the table, whose pages
+    hold the texts: a count of the table's rows reads the whole database), less those after
+    ``seq`` (the few added after the last segment)."""
+    live = conn.execute("SELECT COUNT(*) FROM docs WHERE deleted_seq IS NULL").fetchone()[0]
+    after = conn.execute("SELECT COUNT(*) FROM docs WHERE seq > ? AND deleted_seq IS NULL", (int(seq),)).fetchone()[0]
+    return int(live) - int(after)
+
+
 def _write_manifest(path, manifest):
     """Seal the manifest (its own checksum) and write it atomically."""
     write_json_atomic(Path(path) / _MANIFEST, seal(manifest))
@@ -342,12 +352,8 @@ class Index:
             try:
                 return load()
             except (IndexFormatError, OSError):
-                store = getattr(self, "store", None)
                 if attempt == _RELOAD_TRIES - 1 or self._manifest_id() == getattr(self, "_loading_manifest", None):
                     raise
-                if store is not None:
-                    store.close()
-                    self.store = None
                 time.sleep(0.002 * (attempt + 1))
 
     def _read_manifest(self):
@@ -397,35 +403,43 @@ class Index:
             if seg is None:
                 seg = self._open_segment(e, m)
             segments.append(seg)
-        old_store = getattr(self, "store", None)
-        if old_store is not None:
-            old_store.close()
-        self.store = None
+        # a new connection, kept only when everything loaded: a failed reload leaves the handle
+        # as it was (its own manifest, segments and connection), not half-loaded
+        store = None
         try:
-            self.store = DocumentStore(self.path / _DOCS)
-            conn = self.store.conn
+            store = DocumentStore(self.path / _DOCS)
+            conn = store.conn
             # one snapshot for what is compared: a delete between two reads would look like damage
             conn.execute("BEGIN")
             try:
-                tail = self.store.rows_after(m["covered_seq"])
-                dead = self.store.deleted_seqs()
-                stored = conn.execute("SELECT COUNT(*) FROM docs WHERE seq <= ?", (m["covered_seq"],)).fetchone()[0]
+                tail = store.rows_after(m["covered_seq"])
+                dead = store.deleted_seqs()
+                live_stored = _live_up_to(conn, m["covered_seq"])
                 data_version = conn.execute("PRAGMA data_version").fetchone()[0]
             finally:
                 conn.execute("COMMIT")
-        except sqlite3.DatabaseError as exc:
+            seqs = np.concatenate([s.seqs for s in segments]) if segments else np.zeros(0, dtype=np.int64)
+            self._check_against_store(m, seqs, dead, live_stored)
+        except BaseException as exc:
+            if store is not None:
+                store.close()
+            if not isinstance(exc, sqlite3.DatabaseError):
+                raise
             damage = _sqlite_damage(self.path / _DOCS, exc)
             if damage is None:
                 raise
             raise IndexDamagedError(self.path / _DOCS, f"cannot read {_DOCS} ({' '.join(str(exc).split())})") from None
+        old_store = getattr(self, "store", None)
+        if old_store is not None:
+            old_store.close()
+        self.store = store
         self.manifest = m
         self.kind = m["kind"]
         self.scoring, self.column = m.get("scoring", ""), m.get("column", "score")
         self.higher_is_closer = bool(m.get("higher_is_closer", True))
         self.segments = segments
         self._segment_cache = {(seg.name, e.get("sha256"), seg.n): seg for seg, e in zip(segments, m["segments"])}
-        self._seqs = np.concatenate([s.seqs for s in segments]) if segments else np.zeros(0, dtype=np.int64)
-        self._check_against_store(m, dead, stored)
+        self._seqs = seqs
         if tail:
             # added before a crash, after the last segment: scored from their texts
             seqs = [r[0] for r in tail]
@@ -435,11 +449,11 @@ class Index:
         self._seen_manifest = self._loading_manifest
         self._refresh_positions(dead, data_version)
 
-    def _check_against_store(self, m, dead, stored):
-        """The manifest must cover what SQLite holds: the live documents up to covered_seq are
-        those the segments hold, and the segments hold no more documents than SQLite has up to
-        it (compared by counts: O(documents) in numpy, one COUNT in SQLite)."""
-        seqs = self._seqs
+    def _check_against_store(self, m, seqs, dead, live_stored):
+        """The manifest must cover what SQLite holds: as many live documents up to covered_seq
+        as SQLite holds (a manifest that lost segments, or SQLite that lost documents), and no
+        more documents than SQLite has up to it, deleted ones included (compared by counts:
+        O(documents) in numpy; SQLite counts its live documents on the index of their ids)."""
         if seqs.size > 1 and not np.all(np.diff(seqs) > 0):
             raise IndexFormatError(f"{self.path}: segments overlap or are out of order")
         if seqs.size and int(seqs[-1]) > m["covered_seq"]:
@@ -449,7 +463,8 @@ class Index:
         dead = dead[dead <= m["covered_seq"]]
         dead_in_segments = int(np.count_nonzero(np.isin(dead, seqs, assume_unique=True))) if dead.size else 0
         live_segments = int(seqs.size) - dead_in_segments
-        live_stored = int(stored) - int(dead.size)
+        # every deleted document is a row of SQLite: the rows up to covered_seq, deleted or live
+        stored = int(live_stored) + int(dead.size)
         if live_segments != live_stored or seqs.size > stored:
             raise IndexDamagedError(self.path / _MANIFEST,
                                     f"it disagrees with {_DOCS}: its segments hold {live_segments} live documents "
