@@ -26,7 +26,8 @@ head must stay under the HTTP parser's bound of about 80 KB; POST /v1/search tak
 
 Ids are routed by the raw path: ``GET /v1/docs/ID/similar`` with a literal ``/similar`` is the
 similar route; a percent-encoded ``%2Fsimilar`` is part of the id. A client that encodes an id
-wholly (``quote(id, safe="")``) reaches any id, ``a/b/similar`` included.
+wholly (``quote(id, safe="")``) reaches any id, ``a/b/similar`` included (an id of dots alone,
+``.`` or ``..``, as ``%2E``: clients remove dot segments from a path before sending it).
 
 **Bounds** (each checked before any work starts; over them is a JSON 413 or 422 naming the limit):
 
@@ -207,6 +208,19 @@ def _without_paths(message, root):
     for prefix in sorted({str(root), str(Path(root).resolve())}, key=len, reverse=True):
         message = message.replace(prefix + os.sep, "").replace(prefix, ".")
     return re.sub(r"(?<![\w.~])(?:/[^\s'\"/:]+)+/([^\s'\"/:]+)", r"\1", message)
+
+
+def _damage_message(exc, root):
+    """What a client is told of the damage ``exc``: the file relative to the index directory
+    (IndexDamagedError's ``path``; or any path in the message cut so) and the problem."""
+    path, problem = getattr(exc, "path", None), getattr(exc, "problem", None)
+    if path and problem is not None:
+        try:
+            name = Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
+        except (ValueError, OSError):
+            name = Path(path).name
+        return f"{name} is damaged: {_without_paths(str(problem), root)}"
+    return _without_paths(str(exc), root)
 
 
 def search_budget(n_queries, k, explain=False, n_top=10):
@@ -753,7 +767,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             raise _fail(404, exc.args[0] if exc.args else "not found") from None
         except IndexFormatError as exc:
             log.error("the index is damaged: %s", exc)
-            message = _short(_without_paths(str(exc), root))
+            message = _short(_damage_message(exc, root))
             if app.state.damage is None:
                 app.state.damage = message
             raise _fail(503, f"the index is damaged: {message}", name="index_damaged") from None
