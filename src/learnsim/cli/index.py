@@ -301,8 +301,14 @@ def _verify(args):
 
 
 def _live(index, doc_id):
+    import sqlite3
+
+    from ..index import IndexDamagedError
+
     try:
         index.store.live_seq_of(doc_id)
         return True
     except KeyError:
         return False
+    except sqlite3.DatabaseError as exc:        # a damaged docs.sqlite: one line naming it
+        raise IndexDamagedError(index.path / "docs.sqlite", f"SQLite cannot use it ({exc})") from None

@@ -78,16 +78,30 @@ def _sha256(raw):
     return hashlib.sha256(raw).hexdigest()
 
 
-def read_verified(path, sha256=None):
-    """The bytes of the file ``path``, checked against its recorded ``sha256`` (None: not
-    recorded). IndexDamagedError when it cannot be read or does not match."""
+def _read(path, into_array=False):
+    """The content of the file ``path``: bytes, or (``into_array``) a uint8 array (numpy
+    allocates large ones page-aligned: the arrays built over it are aligned as np.load's)."""
     try:
         with open(path, "rb") as fh:
-            raw = fh.read()
+            if not into_array:
+                return fh.read()
+            size = os.fstat(fh.fileno()).st_size
+            buf = np.empty(size, dtype=np.uint8)
+            got = fh.readinto(memoryview(buf))
+            if got != size:         # shrunk meanwhile: what was read is what is hashed
+                buf = buf[:got]
+            return buf
     except FileNotFoundError:
         raise IndexDamagedError(path, "the file is missing") from None
     except OSError as exc:
         raise IndexDamagedError(path, f"it cannot be read ({exc.strerror or exc})") from None
+
+
+def read_verified(path, sha256=None, into_array=False):
+    """The content of the file ``path`` (bytes, or a uint8 array: :func:`_read`), checked
+    against its recorded ``sha256`` (None: not recorded). IndexDamagedError when it cannot be
+    read or does not match."""
+    raw = _read(path, into_array)
     if sha256 is not None and _sha256(raw) != sha256:
         raise IndexDamagedError(path, "its sha256 does not match the one recorded when it was written")
     return raw
@@ -165,14 +179,16 @@ def load_npy(path, sha256=None):
     """The array of a ``.npy`` file, read once into memory and checked against its recorded
     ``sha256`` (None: not recorded); read-only. Never a memory map: a file truncated later
     cannot crash the process (SIGBUS), and the bytes hashed are the bytes used."""
-    raw = read_verified(path, sha256)
-    shape, dtype, offset = _parse_npy_header(raw[:_MAX_HEADER + 16], path)
+    raw = read_verified(path, sha256, into_array=True)
+    shape, dtype, offset = _parse_npy_header(raw[:_MAX_HEADER + 16].tobytes(), path)
     count = int(np.prod(shape, dtype=np.int64))
-    if len(raw) != offset + count * dtype.itemsize:
-        raise IndexDamagedError(path, f"it holds {len(raw)} bytes where its header announces "
+    if raw.shape[0] != offset + count * dtype.itemsize:
+        raise IndexDamagedError(path, f"it holds {raw.shape[0]} bytes where its header announces "
                                       f"{offset + count * dtype.itemsize} (truncated or extended)")
-    # over the immutable bytes: read-only without a copy
-    return np.frombuffer(raw, dtype=dtype, count=count, offset=offset).reshape(shape)
+    # over the bytes read (no copy), read-only as the mapped arrays were
+    arr = np.frombuffer(raw, dtype=dtype, count=count, offset=offset).reshape(shape)
+    arr.flags.writeable = False
+    return arr
 
 
 def load_json(path, sha256=None):
