@@ -415,3 +415,34 @@ def test_a_damage_that_stays_is_reported_even_while_the_manifest_moves(copy):
     _flip(file)
     idx.delete(["d7"])          # SQLite changed: the next search reloads
     _assert_damaged(lambda: idx.search(QUERY, k=3), file)
+
+
+# ---------------------------------------------------------------------- approximate structures
+def test_a_damaged_ann_file_gives_the_exact_answer_and_verify_names_it(tmp_path):
+    """A damaged structure is searched exactly (the right answer, with a warning and in info),
+    and verify lists the damaged file."""
+    import warnings
+
+    pytest.importorskip("learnsim.ann")
+    from learnsim.ann import available_backends
+
+    if not available_backends():
+        pytest.skip("neither faiss-cpu nor usearch is installed")
+    from test_index_ann import BACKEND, collection, queries
+    from test_index_batch import dense_film
+
+    texts, ids, meta = collection()
+    ann = Index.build(tmp_path / "ann", dense_film(), texts, ids, meta, ann={"backend": BACKEND, "min_rows": 500})
+    exact = Index.build(tmp_path / "exact", dense_film(), texts, ids, meta, ann="exact")
+    seg = ann.segments[0]
+    files = json.loads((seg.path / "ann" / "meta.json").read_text())["files"]
+    damaged = seg.path / "ann" / sorted(files)[0]
+    _flip(damaged, -2)
+    reopened = Index.open(tmp_path / "ann")
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        for q in queries()[:3]:
+            assert [h["id"] for h in reopened.search(q, k=10)] == [h["id"] for h in exact.search(q, k=10)]
+    assert reopened.info()["search"]["fallback"][0]["segment"] == seg.name
+    report = Index.verify_at(tmp_path / "ann")
+    assert [d["file"] for d in report["damaged"]] == [str(damaged)]

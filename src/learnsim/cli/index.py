@@ -25,10 +25,11 @@ def register(commands):
         "index", formatter_class=_formatter, help="build, grow and inspect an index of a collection",
         description=textwrap.dedent("""\
             An index is a directory holding a fitted model and a collection: the documents
-            (ids, texts, metadata) in SQLite and their rows under the model in .npy files
-            opened with mmap, so that 'learnsim search --index' answers without reading or
-            vectorising the collection again. Documents can be added, updated and deleted;
-            once 'index add' returns they survive any crash.
+            (ids, texts, metadata) in SQLite and their rows under the model in .npy files,
+            so that 'learnsim search --index' answers without reading or vectorising the
+            collection again. Documents can be added, updated and deleted; once 'index add'
+            returns they survive any crash. Every file carries a checksum, checked before
+            its first use; 'index verify' checks them all.
 
             Collection statistics (the idf and mean length of a term weighting) stay those
             of the build until 'index reindex'; 'index info' says how many documents were

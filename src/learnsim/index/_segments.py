@@ -70,8 +70,13 @@ class IndexDamagedError(IndexFormatError):
 
     def __init__(self, path, problem):
         self.path = str(path)
-        self.problem = problem
-        super().__init__(f"{self.path} is damaged: {problem}")
+        # one line: the command line prints it as the error, a server logs it
+        self.problem = " ".join(str(problem).split())
+        super().__init__(f"{self.path} is damaged: {self.problem}")
+
+    def __reduce__(self):
+        # picklable (a process pool): its arguments are not the message Exception pickles
+        return type(self), (self.path, self.problem)
 
 
 def _sha256(raw):

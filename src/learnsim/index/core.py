@@ -200,8 +200,9 @@ class Index:
     """A collection searched under a fitted pipeline, kept on disk and grown in place.
 
     Build one with :meth:`build`, open it with :meth:`open` (well under a second: the rows are
-    mmapped and a search needs neither scikit-learn nor the pipeline when the index has a query
-    plan). See the module notes for the layout and the durability rules.
+    read, and their checksums checked, at their first use, and a search needs neither
+    scikit-learn nor the pipeline when the index has a query plan). See the module notes for the
+    layout, the durability and the integrity rules; :meth:`verify` checks every file.
 
     Attributes
     ----------
