@@ -455,3 +455,36 @@ def test_damage_found_by_the_index_names_the_file_relative_to_it(fresh):
     assert c.get("/healthz").json()["status"] == "degraded"
     # other errors keep their numeric code
     assert c.get("/v1/docs/nope").json()["code"] == 404
+
+
+# --------------------------------------------------------------------------- the command
+def test_serve_refuses_bad_web_options(built, monkeypatch, capsys):
+    from learnsim.cli import main
+
+    assert main(["serve", str(built / "mcd"), "--protect-reads"]) == 2
+    assert "--protect-reads needs --api-key-env" in capsys.readouterr().err
+    monkeypatch.setenv("LEARNSIM_HOSTILE_KEY", KEY)
+    assert main(["serve", str(built / "mcd"), "--api-key-env", "LEARNSIM_HOSTILE_KEY",
+                 "--cors-origin", "https://app.example/path"]) == 2
+    assert "--cors-origin" in capsys.readouterr().err
+    assert main(["serve", str(built / "mcd"), "--deadline", "0"]) == 2
+    assert "--deadline" in capsys.readouterr().err
+
+
+def test_a_real_server_checks_the_host_and_the_content_type(built):
+    import httpx
+
+    from serve_process import running_server
+
+    with running_server(built / "mcd", "--allowed-host", "search.example.org", "--deadline", "5") as base:
+        port = base.rsplit(":", 1)[1]
+        assert httpx.get(f"{base}/v1/search", params={"q": "w001"}, timeout=10).status_code == 200
+        for host, status in ((f"localhost:{port}", 200), ("search.example.org", 200),
+                             (f"evil.example:{port}", 421), ("127.0.0.1.nip.io", 421)):
+            r = httpx.get(f"{base}/healthz", headers={"host": host}, timeout=10)
+            assert r.status_code == status, host
+        r = httpx.post(f"{base}/v1/docs", content=b'{"documents": [{"text": "w001"}]}',
+                       headers={"content-type": "text/plain"}, timeout=10)
+        assert r.status_code == 415 and r.json()["code"] == 415
+        r = httpx.post(f"{base}/v1/reindex", headers={"origin": "http://evil.example"}, timeout=10)
+        assert r.status_code == 403

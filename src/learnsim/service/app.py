@@ -3,7 +3,7 @@ behind JSON routes.
 
 Routes (``{id}`` may hold any character, ``/`` included, percent-encoded)::
 
-    GET    /healthz                      {"status": "ok"}, or "degraded" once the index was found damaged
+    GET    /healthz                      {"status": "ok"} ("degraded" once damage was seen)
     GET    /v1/info                      Index.info() with the version, pipeline and method
     GET    /v1/search?q=&k=&filter=&explain=&n_top=
     POST   /v1/search                    {"queries": [...], "k", "filter", "explain", "n_top"}
@@ -65,17 +65,21 @@ answered 503 (a write that started is always finished and answered: its effect m
   configured ``/v1/info`` gives the library versions only to callers that send it.
 
 Errors are ``{"error": message, "code": status}``: 400 bad input (malformed JSON, a bad filter,
-a path that is not UTF-8), 401 no or a wrong API key, 403 a write to a
-read-only service or a foreign ``Origin``, 404 an unknown id or route, 405 a wrong method (with
-``Allow``), 409 an id already in the index or given twice in one request, 413 over a size bound, 415 a write that is not JSON, 421 a ``Host`` not served, 422 a
-request of the wrong shape or over the budget, or a match on a model without a duplicate rule,
-429 more than ``max_pending`` requests waiting for the index (with ``Retry-After``), 503 the
-index not free within ``timeout_s`` or the request past its deadline, 500 a bug (logged on the
-server, never a traceback in the answer). A damaged index file (``IndexFormatError``) is a 503
-``{"error": ..., "code": "index_damaged"}`` naming the file relative to the index directory; what
-is intact is still served and ``/healthz`` answers 200 ``{"status": "degraded", "damage": ...}``
-from then on (200: the service still answers what it can; a probe that restarts it would not
-repair the file).
+a path that is not UTF-8), 401 no or a wrong API key, 403 a write to a read-only service or a
+foreign ``Origin``, 404 an unknown id or route, 405 a wrong method (with ``Allow``), 409 an id
+already in the index or given twice in one request, 413 over a size bound, 415 a write that is
+not JSON, 421 a ``Host`` not served, 422 a request of the wrong shape, with an unknown query
+parameter or over the budget, or a match on a model without a duplicate rule (whose schema then
+leaves ``/v1/match`` out), 429 more than ``max_pending`` requests waiting for the index (with
+``Retry-After``), 503 the index not free within ``timeout_s`` or the request past its deadline,
+500 a bug (logged on the server, never a traceback in the answer). A request head over the HTTP
+parser's bound (about 80 KB: a very long query string) gets the parser's own plain-text 400.
+
+A damaged index file (``IndexFormatError``, ``IndexDamagedError``) is a 503 ``{"error": ...,
+"code": "index_damaged"}`` naming the file relative to the index directory (never the server's
+paths); what is intact is still served, and ``/healthz`` answers 200 ``{"status": "degraded",
+"damage": ...}`` from then on (200: the service still answers what it can, and a probe that
+restarted it would not repair the file).
 
 An Index is not thread-safe: the service opens the index twice, a handle for reads and one for
 writes, and one thread runs every call on each, in order (:mod:`learnsim.service._worker`).
@@ -413,7 +417,8 @@ class _BodyLimit:
         method, path = scope["method"], scope["path"]
         write = _is_write(method, path)
         if self.key is not None and method != "OPTIONS" and (
-                write or (self.protect_reads and path not in _OPEN_PATHS)) and not _authorized(list(headers), self.key):
+                write or (self.protect_reads and path not in _OPEN_PATHS)) and not _authorized(
+                    list(headers), self.key):
             what = "this write" if write else "this service"
             return _error(401, f"{what} needs the API key (Authorization: Bearer KEY or X-API-Key: KEY)",
                           {"WWW-Authenticate": "Bearer"})
@@ -491,8 +496,9 @@ def _check_filter(value, bounds=BODY_FILTER):
         if not values or len(values) > bounds["values"]:
             raise _fail(400, f"filter field {field!r} lists {len(values)} values (1 to {bounds['values']})")
         if not all(_scalar_ok(x, chars) for x in values):
-            raise _fail(400, f"filter values of {field!r} must be str{f' (at most {chars} characters)' if chars else ''}, "
-                             "a finite number (an integer within 64 bits), bool or null")
+            longest = f" (at most {chars} characters)" if chars else ""
+            raise _fail(400, f"filter values of {field!r} must be str{longest}, a finite number (an integer "
+                             "within 64 bits), bool or null")
     return value or None
 
 
@@ -779,7 +785,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
 
     def past_deadline():
         return _fail(503, f"the request ran past its deadline of {deadline_s:g} s and was stopped; "
-                          "ask for less (fewer queries, a smaller k, no explain)", {"Retry-After": str(_RETRY_AFTER_S)})
+                          "ask for less (fewer queries, a smaller k, no explain)",
+                     {"Retry-After": str(_RETRY_AFTER_S)})
 
     async def run(fn, by_id=False, on=worker, until=None, **search):
         """``fn(index)`` in the thread of ``on`` (the reads' worker or the writes'), or a
@@ -882,8 +889,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     async def search_batch(body: SearchBatch):
         check_query(*body.queries)
         check_budget(len(body.queries), body.k, body.explain, body.n_top)
-        results = await searched(body.queries, body.k, _check_filter(body.filter, BODY_FILTER), body.explain, body.n_top,
-                                 deadline())
+        conditions = _check_filter(body.filter, BODY_FILTER)
+        results = await searched(body.queries, body.k, conditions, body.explain, body.n_top, deadline())
         return _json({"results": results})
 
     # declared before /v1/docs/{id}; _BodyLimit routes /v1/docs/... by the raw path
@@ -1046,7 +1053,7 @@ _BOUNDS_TEXT = (
     '{"error": message, "code": status} ("code": "index_damaged" for a damaged index file, 503).')
 
 # the statuses each operation can answer, besides its success (see the module notes)
-_COMMON = (400, 413, 421, 500)
+_COMMON = (400, 413, 421, 422, 500)   # 422: an unknown query parameter
 _INDEX = (429, 503)
 _STATUSES = {
     ("get", "/healthz"): (),
@@ -1062,13 +1069,15 @@ _STATUSES = {
     ("post", "/v1/reindex"): (403, 415, 422) + _INDEX,
 }
 _WRITES = {("post", "/v1/docs"), ("delete", "/v1/docs/{doc_id}"), ("post", "/v1/reindex")}
-_DESCRIPTIONS = {400: "Bad input: malformed JSON, a bad filter, a path that is not UTF-8; in plain text, a request head "
-                      "over the HTTP parser's bound (about 80 KB)",
+_DESCRIPTIONS = {400: "Bad input: malformed JSON, a bad filter, a path that is not UTF-8; in plain text, a "
+                      "request head over the HTTP parser's bound (about 80 KB)",
                  401: "No API key, or a wrong one", 403: "A write to a read-only service, or a foreign Origin",
-                 404: "An unknown id", 409: "An id already in the index, or given twice", 413: "A body, query or text over its size bound",
+                 404: "An unknown id", 409: "An id already in the index, or given twice",
+                 413: "A body, query or text over its size bound",
                  415: "A write that is not Content-Type: application/json",
                  421: "A Host header this service does not answer for",
-                 422: "A request of the wrong shape or over the budget", 429: "Too many requests waiting (Retry-After)",
+                 422: "A request of the wrong shape, with an unknown query parameter, or over the budget",
+                 429: "Too many requests waiting (Retry-After)",
                  500: "A bug (logged on the server)",
                  503: "The index not free in time, the request past its deadline, or a damaged index file "
                       '("code": "index_damaged")'}
