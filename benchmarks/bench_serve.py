@@ -36,6 +36,7 @@ Usage::
     python benchmarks/bench_serve.py                          # 100k FILM documents, 10k requests, 50 clients
     python benchmarks/bench_serve.py --model bm25 --json results/serve-bm25.json
     python benchmarks/bench_serve.py --docs 10000 --requests 2000 --write-batch 0   # small, no writes
+    python benchmarks/bench_serve.py --heavy 2        # and 2 clients posting heavy searches meanwhile
 
 Needs the serve extra and aiohttp (``pip install -e .[serve,bench]``).
 """
@@ -182,12 +183,15 @@ async def _sequential(base, queries):
     return times, errors
 
 
-async def _load(base, queries, n_requests, n_clients, write_docs, write_batch, write_every, raw=True):
-    """``n_requests`` searches from ``n_clients`` tasks (one keep-alive connection each) and a
-    writer posting ``write_batch`` documents every ``write_every`` s until the searches end."""
+async def _load(base, queries, n_requests, n_clients, write_docs, write_batch, write_every, raw=True,
+                heavy_clients=0, heavy_bodies=()):
+    """``n_requests`` searches from ``n_clients`` tasks (one keep-alive connection each), a
+    writer posting ``write_batch`` documents every ``write_every`` s, and ``heavy_clients`` tasks
+    posting the ``heavy_bodies`` (``POST /v1/search``, cycled) back to back, until the searches end."""
     import aiohttp
 
     search_times, write_times, errors, acknowledged = [], [], [], []
+    heavy_times = []
     counter = iter(range(n_requests))
     done = asyncio.Event()
     timeout = aiohttp.ClientTimeout(total=60)
@@ -264,15 +268,36 @@ async def _load(base, queries, n_requests, n_clients, write_docs, write_batch, w
                 except asyncio.TimeoutError:
                     pass
 
+    async def heavy(c):
+        # requests as large as the service's budget allows: what they must not do is hold the
+        # light searches behind them for longer than their own budget
+        async with aiohttp.ClientSession(timeout=timeout) as s:
+            i = c
+            while not done.is_set():
+                body = heavy_bodies[i % len(heavy_bodies)]
+                i += 1
+                start = time.perf_counter()
+                try:
+                    async with s.post(f"{base}/v1/search", json=body) as r:
+                        answer = await r.read()
+                        if r.status != 200:
+                            errors.append(f"heavy {r.status}: {answer[:200]!r}")
+                        else:
+                            heavy_times.append(time.perf_counter() - start)
+                except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+                    errors.append(f"heavy {type(exc).__name__}: {exc}")
+
     start = time.perf_counter()
     w = asyncio.ensure_future(writer()) if write_batch > 0 else None
+    heavies = [asyncio.ensure_future(heavy(c)) for c in range(heavy_clients if heavy_bodies else 0)]
     await asyncio.gather(*((raw_client if raw else client)(c) for c in range(n_clients)))
     wall = time.perf_counter() - start
     done.set()
     if w is not None:
         await w
+    await asyncio.gather(*heavies)
     return {"wall_s": wall, "search_times": search_times, "write_times": write_times, "errors": errors,
-            "acknowledged": acknowledged}
+            "acknowledged": acknowledged, "heavy_times": heavy_times}
 
 
 async def _check_present(base, ids):
@@ -320,6 +345,16 @@ def parse(argv=None):
     ap.add_argument("--ann", default="exact",
                     help="Index.build's ann: 'exact' (default: the figures in benchmarks/README.md), 'auto' or a "
                          "backend of learnsim.ann (dense rows only)")
+    ap.add_argument("--heavy", type=int, default=0,
+                    help="clients posting heavy searches back to back during the load (0: none), "
+                         "alternately --heavy-queries queries with k = --heavy-k, and "
+                         "--heavy-explain-queries queries explained at k = --heavy-explain-k, n_top = "
+                         "--heavy-n-top (the defaults: the largest of each that the service's budget takes)")
+    ap.add_argument("--heavy-queries", type=int, default=25)
+    ap.add_argument("--heavy-k", type=int, default=400)
+    ap.add_argument("--heavy-explain-queries", type=int, default=5)
+    ap.add_argument("--heavy-explain-k", type=int, default=20)
+    ap.add_argument("--heavy-n-top", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workdir", default=None)
     ap.add_argument("--json", default=None)
@@ -393,8 +428,12 @@ def main(argv=None):
             seq_times, seq_errors = asyncio.run(_sequential(server.base, queries[:args.sequential]))
             print(f"sequential: {_ms(seq_times)}", flush=True)
             cpu0 = (_cpu_s(server.proc.pid), _cpu_s())
+            heavy_bodies = [{"queries": queries[:args.heavy_queries], "k": args.heavy_k},
+                            {"queries": queries[-args.heavy_explain_queries:], "k": args.heavy_explain_k, "explain": True,
+                             "n_top": args.heavy_n_top}]
             load = _run(_load(server.base, queries, args.requests, args.clients, writes,
-                              args.write_batch, args.write_every, raw=args.client == "raw"))
+                              args.write_batch, args.write_every, raw=args.client == "raw",
+                              heavy_clients=args.heavy, heavy_bodies=heavy_bodies))
             cpu = (_cpu_s(server.proc.pid) - cpu0[0], _cpu_s() - cpu0[1])
             missing = asyncio.run(_check_present(server.base, load["acknowledged"]))
         finally:
@@ -413,6 +452,9 @@ def main(argv=None):
             "model": args.model, "docs": args.docs, "pipeline": pipeline, "build_s": build_s,
             "requests": args.requests, "clients": args.clients, "threads": args.threads, "workers": args.workers,
             "write_batch": args.write_batch, "write_every_s": args.write_every,
+            "heavy": {"clients": args.heavy, "queries": args.heavy_queries, "k": args.heavy_k,
+                      "explain_queries": args.heavy_explain_queries, "explain_k": args.heavy_explain_k, "n_top": args.heavy_n_top,
+                      "answered": _ms(load["heavy_times"])},
             "sequential": dict(_ms(seq_times), errors=seq_errors),
             "load": {"search": search, "requests_per_s": rps, "wall_s": load["wall_s"],
                      "errors": len(load["errors"]), "first_errors": load["errors"][:5],
@@ -466,6 +508,12 @@ def _report(r):
     print(f"  overhead: one request {o['sequential_p50_ratio']:.2f}x in-process (+{o['sequential_p50_added_ms']:.2f} ms); "
           f"in-process throughput {o['throughput_ratio']:.2f}x served one at a time, "
           f"{o['batched_throughput_ratio']:.2f}x in lists")
+    h = r["heavy"]
+    if h["clients"]:
+        a = h["answered"]
+        print(f"  heavy clients: {h['clients']} posting {h['queries']} queries at k={h['k']} and {h['explain_queries']} "
+              f"explained at k={h['explain_k']}, n_top={h['n_top']} alternately: {a['n']} answered"
+              + (f", p50 {a['p50_ms']:.1f} ms, max {a['max_ms']:.1f} ms" if a["n"] else ""))
     for e in L["first_errors"]:
         print("  error:", e)
 
