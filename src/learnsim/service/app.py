@@ -92,27 +92,20 @@ returns only after the index made it durable.
 from __future__ import annotations
 
 import gc
-import hmac
 import json
 import logging
-import math
 import os
 import re
-import socket
 import time
 from contextlib import asynccontextmanager, contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any, Optional, Union
-from urllib.parse import unquote_to_bytes
-
-import numpy as np
 
 try:
     from fastapi import Depends, FastAPI, Query, Request
     from fastapi.exceptions import RequestValidationError
-    from fastapi.openapi.utils import get_openapi
-    from fastapi.responses import HTMLResponse, JSONResponse, Response
+    from fastapi.responses import HTMLResponse, Response
     from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
     from starlette.exceptions import HTTPException
     from starlette.routing import Match
@@ -123,35 +116,21 @@ from .. import __version__
 from ..index import Index, IndexFormatError
 from . import page
 from ._fast import FastSearch
+from ._guard import _BodyLimit, _authorized, allowed_host_names
+from ._http import _RETRY_AFTER_S, _damage_message, _error, _error_of, _fail, _json, _short, _validation_message
+from ._limits import (BODY_FILTER, CHUNK_EXPLAIN, CHUNK_PAIRS, MAX_BATCH, MAX_DOCUMENTS, MAX_EXPLAIN_K,  # noqa: F401
+                      MAX_EXPLAIN_WORDS, MAX_EXPLAINED, MAX_HITS, MAX_K, MAX_MATCH_K, MAX_N_TOP, MAX_PAIRS,
+                      QUERY_FILTER, _check_filter, _groups, _parse_filter, search_budget)
+from ._schema import _BOUNDS_TEXT, _openapi
 from ._worker import Busy, IndexWorker, TimedOut
 
-__all__ = ["create_app", "app_from_environment", "search_budget"]
+__all__ = ["create_app", "app_from_environment", "search_budget", "allowed_host_names"]
 
 # learnsim serve --workers N: the options each worker process builds its application from
 OPTIONS_VARIABLE = "LEARNSIM_SERVE_OPTIONS"
 
 log = logging.getLogger("learnsim.service")
 
-# the bounds of one request (see the module notes)
-MAX_K = 1000
-MAX_N_TOP = 100
-MAX_BATCH = 1000
-MAX_HITS = 10_000
-MAX_EXPLAIN_K = 20
-MAX_EXPLAINED = 100
-MAX_EXPLAIN_WORDS = 2_000
-MAX_MATCH_K = 100
-MAX_PAIRS = 1_000
-MAX_DOCUMENTS = 100_000
-# the pieces a request's work is split into, each one call in the index's thread
-CHUNK_QUERIES = 64
-CHUNK_HITS = 2_000
-CHUNK_CHARS = 100_000
-CHUNK_EXPLAIN = 4
-CHUNK_PAIRS = 100
-# error messages echo user input at times (a bad metadata value): keep answers short
-_MAX_MESSAGE = 500
-_RETRY_AFTER_S = 1
 # pydantic's error types for a body that is missing or not a JSON object
 _NOT_AN_OBJECT = ("missing", "model_attributes_type", "model_type", "dict_type")
 # the page and its files load nothing from anywhere but this service, and run no inline script
@@ -160,370 +139,6 @@ _PAGE_HEADERS = {"Content-Security-Policy": "default-src 'none'; script-src 'sel
                                             "base-uri 'none'; frame-ancestors 'none'",
                  "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
 _STATIC = {"page.css": "text/css; charset=utf-8", "page.js": "text/javascript; charset=utf-8"}
-_LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
-# what needs no key even with protect_reads: a liveness probe and the schema
-_OPEN_PATHS = ("/healthz", "/openapi.json")
-_DOCS_PREFIX = b"/v1/docs/"
-_SIMILAR = b"/similar"
-
-
-# --------------------------------------------------------------------------- errors
-def _error(code, message, headers=None, name=None):
-    """The JSON error answer ``{"error": message, "code": code}`` (``code`` is ``name`` where
-    given: "index_damaged")."""
-    message = str(message)
-    if len(message) > _MAX_MESSAGE:
-        message = message[:_MAX_MESSAGE] + "..."
-    return JSONResponse({"error": message, "code": name or int(code)}, status_code=int(code), headers=headers)
-
-
-def _error_of(exc):
-    """The answer of the service's HTTPException ``exc``."""
-    return _error(exc.status_code, exc.detail, getattr(exc, "headers", None), getattr(exc, "name", None))
-
-
-def _fail(code, message, headers=None, name=None):
-    exc = HTTPException(code, _short(message), headers=headers)
-    exc.name = name
-    return exc
-
-
-def _short(message):
-    message = " ".join(str(message).split())
-    return message if len(message) <= _MAX_MESSAGE else message[:_MAX_MESSAGE] + "..."
-
-
-def _validation_message(errors):
-    """One line out of pydantic's errors: ``where: what`` of the first few (never the input,
-    which can be megabytes)."""
-    parts = []
-    for err in errors[:3]:
-        loc = ".".join(str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path"))
-        parts.append(f"{loc}: {err.get('msg', 'invalid')}" if loc else str(err.get("msg", "invalid")))
-    if len(errors) > 3:
-        parts.append(f"and {len(errors) - 3} more")
-    return "; ".join(parts) or "invalid request"
-
-
-def _without_paths(message, root):
-    """``message`` with the index directory's absolute path, and any other absolute path, cut
-    to what is relative to the index (or to a file's name): a client learns which file is
-    damaged, never the server's layout."""
-    for prefix in sorted({str(root), str(Path(root).resolve())}, key=len, reverse=True):
-        message = message.replace(prefix + os.sep, "").replace(prefix, ".")
-    return re.sub(r"(?<![\w.~])(?:/[^\s'\"/:]+)+/([^\s'\"/:]+)", r"\1", message)
-
-
-def _damage_message(exc, root):
-    """What a client is told of the damage ``exc``: the file relative to the index directory
-    (IndexDamagedError's ``path``; or any path in the message cut so) and the problem."""
-    path, problem = getattr(exc, "path", None), getattr(exc, "problem", None)
-    if path and problem is not None:
-        try:
-            name = Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
-        except (ValueError, OSError):
-            name = Path(path).name
-        return f"{name} is damaged: {_without_paths(str(problem), root)}"
-    return _without_paths(str(exc), root)
-
-
-def search_budget(n_queries, k, explain=False, n_top=10):
-    """None when a search of ``n_queries`` queries for ``k`` hits each (``explain``: with
-    ``n_top`` words) is within the budget, else the message naming the limit it is over."""
-    hits = n_queries * k
-    if hits > MAX_HITS:
-        return f"queries x k = {n_queries} x {k} is over the budget of {MAX_HITS} hits of one request (MAX_HITS)"
-    if explain:
-        if k > MAX_EXPLAIN_K:
-            return f"explain needs k <= {MAX_EXPLAIN_K} (MAX_EXPLAIN_K); got k={k}"
-        if hits > MAX_EXPLAINED:
-            return (f"explained hits (queries x k = {n_queries} x {k}) are over the budget of {MAX_EXPLAINED} "
-                    "of one request (MAX_EXPLAINED)")
-        if hits * n_top > MAX_EXPLAIN_WORDS:
-            return (f"explained hits x n_top = {hits} x {n_top} is over the budget of {MAX_EXPLAIN_WORDS} "
-                    "(MAX_EXPLAIN_WORDS)")
-    return None
-
-
-# --------------------------------------------------------------------------- the guard
-def _bad_utf8(scope):
-    """What is not UTF-8 in the request's path or query string (percent-decoded), or None."""
-    for what, raw in (("path", _raw_path(scope)), ("query string", scope.get("query_string", b""))):
-        try:
-            unquote_to_bytes(raw.replace(b"+", b" ")).decode("utf-8")
-        except UnicodeDecodeError:
-            return f"the {what} is not valid UTF-8 (percent-encode UTF-8 bytes)"
-    return None
-
-
-def _raw_path(scope):
-    raw = scope.get("raw_path")
-    if not raw:
-        from urllib.parse import quote
-
-        raw = quote(scope.get("path", ""), safe="/").encode("ascii")
-    return raw.split(b"?", 1)[0]
-
-
-def _host_name(value):
-    """The name part of a Host header (lowercase, brackets kept for IPv6), or None."""
-    value = value.strip().lower()
-    if value.startswith("["):
-        end = value.find("]")
-        if end < 0 or (value[end + 1:] and not (value[end + 1] == ":" and value[end + 2:].isdigit())):
-            return None
-        return value[:end + 1]
-    name, colon, port = value.partition(":")
-    if colon and not port.isdigit():
-        return None
-    return name or None
-
-
-def allowed_host_names(host="127.0.0.1", extra=()):
-    """The Host names a service bound to ``host`` answers: the loopback names for a loopback
-    address, the machine's for a wildcard one (0.0.0.0, ::) as well, ``host`` itself otherwise;
-    and ``extra`` (``"*"``: any)."""
-    names = set()
-    bare = host.strip("[]").lower()
-    if bare in ("127.0.0.1", "localhost", "::1") or bare.startswith("127."):
-        names.update(_LOOPBACK)
-        names.add(bare if ":" not in bare else f"[{bare}]")
-    elif bare in ("0.0.0.0", "::", ""):
-        names.update(_LOOPBACK)
-        names.add(socket.gethostname().lower())
-    else:
-        names.add(f"[{bare}]" if ":" in bare else bare)
-    for name in extra:
-        name = str(name).strip().lower()
-        if name == "*":
-            return None
-        names.add(f"[{name}]" if ":" in name and not name.startswith("[") else name)
-    return frozenset(names)
-
-
-def _authorized(headers, key):
-    """Whether the headers (a Starlette Headers or the ASGI list) carry the API key ``key``."""
-    if isinstance(headers, list):
-        given = auth = None
-        for name, value in headers:
-            if name == b"x-api-key":
-                given = value.decode("latin-1")
-            elif name == b"authorization":
-                auth = value.decode("latin-1")
-    else:
-        given, auth = headers.get("x-api-key"), headers.get("authorization")
-    if given is None and auth and auth[:7].lower() == "bearer ":
-        given = auth[7:].strip()
-    # constant time: the comparison must not tell how much of a guess was right
-    return given is not None and hmac.compare_digest(given.encode("utf-8", "replace"), key)
-
-
-def _is_write(method, path):
-    return ((method == "POST" and path in ("/v1/docs", "/v1/reindex"))
-            or (method == "DELETE" and path.startswith("/v1/docs/")))
-
-
-class _BodyLimit:
-    """ASGI middleware, the first to see a request, which it checks before its body is read:
-
-    1. the ``Host`` header names an allowed host (else 421);
-    2. the path and the query string are UTF-8 (else 400);
-    3. a write (and, with ``protect_reads``, any route but ``/healthz`` and ``/openapi.json``)
-       carries the API key (else 401), a write to a read-only service is 403;
-    4. a POST or DELETE with an ``Origin`` header comes from this service's own origin or one of
-       ``cors_origins`` (else 403); a write POST is ``application/json`` (else 415);
-    5. ``/v1/docs/...`` is routed by the raw path (see the module notes);
-    6. a body over ``max_bytes`` gets 413, whether Content-Length says so or the bytes that arrive
-       (chunked, or a lying header) do. The body is read here and replayed to the application,
-       so that nothing downstream ever holds more than ``max_bytes``."""
-
-    def __init__(self, app, max_bytes, hosts=None, key=None, read_only=False, protect_reads=False,
-                 origins=()):
-        self.app, self.max_bytes, self.hosts, self.key = app, max_bytes, hosts, key
-        self.read_only, self.protect_reads = read_only, protect_reads
-        self.origins = frozenset(o.rstrip("/").lower() for o in origins)
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        problem = self._refusal(scope)
-        if problem is not None:
-            await problem(scope, receive, send)
-            return
-        raw = _raw_path(scope)
-        if raw.startswith(_DOCS_PREFIX):
-            # the id is what lies between /v1/docs/ and a literal /similar, decoded once: an
-            # encoded %2Fsimilar is part of it (the decoded path cannot tell them apart)
-            rest = raw[len(_DOCS_PREFIX):]
-            similar = rest.endswith(_SIMILAR)
-            encoded = rest[:-len(_SIMILAR)] if similar else rest
-            scope = dict(scope, path="/v1/docs/-/similar" if similar else "/v1/docs/-")
-            scope["learnsim.doc_id"] = unquote_to_bytes(encoded).decode("utf-8")
-        too_big = f"the request body is larger than {self.max_bytes} bytes"
-        for name, value in scope.get("headers", ()):
-            if name == b"content-length":
-                try:
-                    declared = int(value)
-                except ValueError:
-                    await _error(400, "Content-Length is not a number")(scope, receive, send)
-                    return
-                if declared > self.max_bytes:
-                    await _error(413, too_big)(scope, receive, send)
-                    return
-        chunks, size, more = [], 0, True
-        while more:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return  # the client went away: nobody to answer
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_bytes:
-                await _error(413, too_big)(scope, receive, send)
-                return
-            chunks.append(chunk)
-            more = message.get("more_body", False)
-        body, replayed = b"".join(chunks), False
-
-        async def replay():
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()   # after the body: only the disconnect is left to wait for
-
-        await self.app(scope, replay, send)
-
-    def _refusal(self, scope):
-        """The answer refusing the request on its head alone, or None."""
-        headers = scope.get("headers", ())
-        host = origin = content_type = None
-        for name, value in headers:
-            if name == b"host":
-                host = value.decode("latin-1")
-            elif name == b"origin":
-                origin = value.decode("latin-1")
-            elif name == b"content-type":
-                content_type = value.decode("latin-1")
-        if self.hosts is not None and (host is None or _host_name(host) not in self.hosts):
-            # a name this service does not go by: a DNS-rebinding page, or a wrong address
-            return _error(421, f"this service does not answer for the host {_short(host)[:100]!r} "
-                               "(learnsim serve --allowed-host NAME adds one)")
-        problem = _bad_utf8(scope)
-        if problem:
-            # the framework would decode it with U+FFFD in place of the bad bytes: a search for
-            # something the client never sent, or an id no document has
-            return _error(400, problem)
-        method, path = scope["method"], scope["path"]
-        write = _is_write(method, path)
-        if self.key is not None and method != "OPTIONS" and (
-                write or (self.protect_reads and path not in _OPEN_PATHS)) and not _authorized(
-                    list(headers), self.key):
-            what = "this write" if write else "this service"
-            return _error(401, f"{what} needs the API key (Authorization: Bearer KEY or X-API-Key: KEY)",
-                          {"WWW-Authenticate": "Bearer"})
-        if write and self.read_only:
-            return _error(403, "the service is read-only")
-        if origin is not None and method in ("POST", "DELETE", "PUT", "PATCH"):
-            own = f"{scope.get('scheme', 'http')}://{host}".lower() if host else None
-            if origin.rstrip("/").lower() not in self.origins and origin.lower() != own:
-                return _error(403, f"a request from the origin {_short(origin)[:100]!r} is refused (cross-site); "
-                                   "learnsim serve --cors-origin ORIGIN allows one")
-        if write and method == "POST":
-            media = (content_type or "").split(";", 1)[0].strip().lower()
-            if media != "application/json":
-                return _error(415, "a write needs Content-Type: application/json"
-                                   + (f"; got {_short(content_type)[:100]!r}" if content_type else ""))
-        return None
-
-
-# --------------------------------------------------------------------------- JSON
-def _json(obj, status=200):
-    """A JSON answer encoded here: FastAPI's own encoder walks every value in Python first, which
-    cost more than a search of a small index."""
-    body = json.dumps(_plain(obj), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    return Response(body.encode("utf-8"), status_code=status, media_type="application/json")
-
-
-def _plain(obj):
-    """``obj`` with numpy scalars and arrays as plain Python (JSON) values."""
-    if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return _plain(obj.tolist())
-    if isinstance(obj, np.generic):
-        obj = obj.item()
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None   # JSON has no NaN or infinity
-    return obj
-
-
-_FIELD = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_INT64 = (-(1 << 63), (1 << 63) - 1)
-# the bounds of a filter: in a body, and in a query string (whose request head must stay well
-# under the HTTP parser's bound, about 80 KB, past which it answers a plain-text 400 itself)
-MAX_FILTER_FIELDS = 10
-BODY_FILTER = {"values": 1000, "chars": None}
-QUERY_FILTER = {"values": 50, "chars": 200}
-
-
-def _scalar_ok(v, chars):
-    if v is None or isinstance(v, bool):
-        return True
-    if isinstance(v, str):
-        return chars is None or len(v) <= chars
-    if isinstance(v, int):
-        return _INT64[0] <= v <= _INT64[1]
-    return isinstance(v, float) and math.isfinite(v)
-
-
-def _check_filter(value, bounds=BODY_FILTER):
-    """A filter as the schema describes it (:func:`_filter_schema`), None for no filter (absent
-    or ``{}``); anything else raises a 400 naming what is wrong."""
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise _fail(400, f'filter must be a JSON object, e.g. filter={{"topic": 3}}; got {type(value).__name__}')
-    if len(value) > MAX_FILTER_FIELDS:
-        raise _fail(400, f"a filter has at most {MAX_FILTER_FIELDS} fields; got {len(value)}")
-    chars = bounds["chars"]
-    for field, v in value.items():
-        if not _FIELD.fullmatch(field):
-            raise _fail(400, f"filter field {field[:80]!r} must be a name of 1 to 64 letters, digits, '_' or '-'")
-        values = v if isinstance(v, list) else [v]
-        if not values or len(values) > bounds["values"]:
-            raise _fail(400, f"filter field {field!r} lists {len(values)} values (1 to {bounds['values']})")
-        if not all(_scalar_ok(x, chars) for x in values):
-            longest = f" (at most {chars} characters)" if chars else ""
-            raise _fail(400, f"filter values of {field!r} must be str{longest}, a finite number (an integer "
-                             "within 64 bits), bool or null")
-    return value or None
-
-
-def _parse_filter(text):
-    """The filter of a query string (JSON): None for none (absent, empty, ``{}``)."""
-    if not text:
-        return None
-    try:
-        value = json.loads(text)
-    except ValueError:
-        raise _fail(400, 'filter must be a JSON object, e.g. filter={"topic": 3}') from None
-    return _check_filter(value, QUERY_FILTER)
-
-
-def _filter_schema(bounds, where):
-    string = {"type": "string"} if bounds["chars"] is None else {"type": "string", "maxLength": bounds["chars"]}
-    scalars = [string, {"type": "integer", "minimum": _INT64[0], "maximum": _INT64[1]}, {"type": "number"},
-               {"type": "boolean"}, {"type": "null"}]
-    return {
-        "type": "object", "title": f"Filter ({where})", "maxProperties": MAX_FILTER_FIELDS,
-        "description": "A metadata filter {field: value or [values]}: a document matches when its metadata has, "
-                       "for every field, one of the values. {} is no filter.",
-        "propertyNames": {"pattern": "^[A-Za-z0-9_-]{1,64}$"},
-        "additionalProperties": {"anyOf": scalars + [{"type": "array", "minItems": 1, "maxItems": bounds["values"],
-                                                      "items": {"anyOf": scalars}}]}}
 
 
 # --------------------------------------------------------------------------- request bodies
@@ -616,21 +231,6 @@ def _known_parameters(request: Request):
         if name not in known:
             raise _fail(422, f"unknown query parameter {name[:80]!r} (this route takes: "
                              f"{', '.join(sorted(known)) or 'none'})")
-
-
-def _groups(queries, k):
-    """``queries`` in pieces of at most CHUNK_QUERIES queries, CHUNK_HITS hits and CHUNK_CHARS
-    characters (a query longer than that alone)."""
-    group, chars = [], 0
-    for q in queries:
-        if group and (len(group) >= CHUNK_QUERIES or (len(group) + 1) * k > CHUNK_HITS
-                      or chars + len(q) > CHUNK_CHARS):
-            yield group
-            group, chars = [], 0
-        group.append(q)
-        chars += len(q)
-    if group:
-        yield group
 
 
 def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_000_000,
@@ -1040,125 +640,6 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     app.add_middleware(_BodyLimit, max_bytes=int(max_body_bytes), hosts=hosts, key=key, read_only=read_only,
                        protect_reads=protect_reads, origins=cors_origins)
     return app
-
-
-_BOUNDS_TEXT = (
-    f"Bounds of one request (over them: 413 or 422 naming the limit): a query, text or document of at most "
-    f"max_query_chars characters (10,000 by default), a body of at most max_body_bytes (1 MB); k 1..{MAX_K}; "
-    f"1..{MAX_BATCH} queries a batch; queries x k <= {MAX_HITS}; explain only with k <= {MAX_EXPLAIN_K}, "
-    f"explained hits (queries x k) <= {MAX_EXPLAINED} and explained hits x n_top <= {MAX_EXPLAIN_WORDS}; "
-    f"n_top 1..{MAX_N_TOP}; match: k <= {MAX_MATCH_K}, pairs <= {MAX_PAIRS}. A request still running after "
-    "its deadline (10 s by default) is stopped and answered 503. Writes need Content-Type: application/json "
-    "(POST) and refuse a foreign Origin; the Host header must name this service (421 otherwise). Errors are "
-    '{"error": message, "code": status} ("code": "index_damaged" for a damaged index file, 503).')
-
-# the statuses each operation can answer, besides its success (see the module notes)
-_COMMON = (400, 413, 421, 422, 500)   # 422: an unknown query parameter
-_INDEX = (429, 503)
-_STATUSES = {
-    ("get", "/healthz"): (),
-    ("get", "/v1/info"): _INDEX,
-    ("get", "/v1/search"): (422,) + _INDEX,
-    ("post", "/v1/search"): (403, 422) + _INDEX,
-    ("get", "/v1/docs/{doc_id}/similar"): (404, 422) + _INDEX,
-    ("get", "/v1/docs/{doc_id}"): (404,) + _INDEX,
-    ("post", "/v1/match"): (403, 422) + _INDEX,
-    ("post", "/v1/explain"): (403, 422) + _INDEX,
-    ("post", "/v1/docs"): (403, 409, 415, 422) + _INDEX,
-    ("delete", "/v1/docs/{doc_id}"): (403, 404) + _INDEX,
-    ("post", "/v1/reindex"): (403, 415, 422) + _INDEX,
-}
-_WRITES = {("post", "/v1/docs"), ("delete", "/v1/docs/{doc_id}"), ("post", "/v1/reindex")}
-_DESCRIPTIONS = {400: "Bad input: malformed JSON, a bad filter, a path that is not UTF-8; in plain text, a "
-                      "request head over the HTTP parser's bound (about 80 KB)",
-                 401: "No API key, or a wrong one", 403: "A write to a read-only service, or a foreign Origin",
-                 404: "An unknown id", 409: "An id already in the index, or given twice",
-                 413: "A body, query or text over its size bound",
-                 415: "A write that is not Content-Type: application/json",
-                 421: "A Host header this service does not answer for",
-                 422: "A request of the wrong shape, with an unknown query parameter, or over the budget",
-                 429: "Too many requests waiting (Retry-After)",
-                 500: "A bug (logged on the server)",
-                 503: "The index not free in time, the request past its deadline, or a damaged index file "
-                      '("code": "index_damaged")'}
-
-
-def _openapi(app, keyed, protect_reads, max_query_chars, mixed_ids, can_match):
-    """The OpenAPI schema, telling every status each route can answer (with the error model),
-    the API key where one applies, the filters and the bounds. POST /v1/match is left out for a
-    model without a duplicate rule: there it answers nothing but 422."""
-    if app.openapi_schema is not None:
-        return app.openapi_schema
-    routes = [r for r in app.routes if can_match or getattr(r, "path", None) != "/v1/match"]
-    schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=routes)
-    components = schema.setdefault("components", {})
-    schemas = components.setdefault("schemas", {})
-    schemas.pop("HTTPValidationError", None)
-    schemas.pop("ValidationError", None)
-    schemas["Error"] = {"type": "object", "title": "Error", "required": ["error", "code"],
-                        "properties": {"error": {"type": "string"},
-                                       "code": {"anyOf": [{"type": "integer"},
-                                                          {"type": "string", "enum": ["index_damaged"]}]}}}
-    schemas["Filter"] = _filter_schema(BODY_FILTER, "in a body")
-    schemas["QueryFilter"] = _filter_schema(QUERY_FILTER, "in a query string")
-    if keyed:
-        components["securitySchemes"] = {"ApiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
-                                         "Bearer": {"type": "http", "scheme": "bearer"}}
-    error_ref = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
-    for path, item in schema["paths"].items():
-        for method, op in item.items():
-            guarded = keyed and ((method, path) in _WRITES or (protect_reads and path not in _OPEN_PATHS))
-            codes = set(_COMMON) | set(_STATUSES.get((method, path), ()))
-            if guarded:
-                codes.add(401)
-                op["security"] = [{"ApiKey": []}, {"Bearer": []}]
-            responses = op.setdefault("responses", {})
-            responses.pop("422", None)
-            for code in sorted(codes):
-                responses[str(code)] = {"description": _DESCRIPTIONS.get(code, "Error"), "content": error_ref}
-            # a request head over the HTTP parser's bound (about 80 KB: a long query string) is
-            # answered by the parser, before the application, in plain text
-            responses["400"]["content"] = dict(error_ref, **{"text/plain": {"schema": {"type": "string"}}})
-            for param in op.get("parameters", ()):
-                if param["name"] == "filter":
-                    # a JSON object in the query string
-                    param.pop("schema", None)
-                    param["content"] = {"application/json": {"schema": {"$ref": "#/components/schemas/QueryFilter"}}}
-                    param["description"] = 'A metadata filter as JSON, e.g. filter={"topic": 3}; empty: no filter'
-                elif param["name"] == "q":
-                    param["schema"]["maxLength"] = max_query_chars
-            if (method, path) == ("post", "/v1/reindex"):
-                op["requestBody"] = {"required": True, "description": "{} (or no body)", "content": {
-                    "application/json": {"schema": {"type": "object", "maxProperties": 0}}}}
-    for name, fields in (("SearchBatch", ("queries",)), ("MatchText", ("text",)), ("MatchPairs", ("pairs",)),
-                         ("ExplainRequest", ("query", "document"))):
-        props = schemas.get(name, {}).get("properties", {})
-        for field in fields:
-            _cap_strings(props.get(field), max_query_chars)
-        if "filter" in props:
-            props["filter"] = {"anyOf": [{"$ref": "#/components/schemas/Filter"}, {"type": "null"}]}
-    if not mixed_ids and "AddRequest" in schemas:
-        # every document with an id, or none with one
-        docs = schemas["AddRequest"]["properties"]["documents"]
-        with_id = {"allOf": [{"$ref": "#/components/schemas/DocumentIn"},
-                             {"required": ["id"], "properties": {"id": {"type": "string"}}}]}
-        without = {"allOf": [{"$ref": "#/components/schemas/DocumentIn"}, {"not": {"required": ["id"]}}]}
-        docs.pop("items", None)
-        docs["anyOf"] = [{"type": "array", "items": with_id}, {"type": "array", "items": without}]
-    app.openapi_schema = schema
-    return schema
-
-
-def _cap_strings(prop, limit):
-    """maxLength ``limit`` on the strings of a property (a string, or arrays of them)."""
-    if not isinstance(prop, dict):
-        return
-    if prop.get("type") == "string":
-        prop["maxLength"] = limit
-    for sub in ("items", "prefixItems", "anyOf"):
-        value = prop.get(sub)
-        for part in (value if isinstance(value, list) else [value]):
-            _cap_strings(part, limit)
 
 
 def app_from_environment():

@@ -1,0 +1,208 @@
+"""The first check of every request to ``learnsim serve``, on its head alone, before its body is
+read (:class:`_BodyLimit`): the Host allowlist (DNS rebinding), UTF-8, the API key, read-only,
+the Origin of a POST or DELETE, the Content-Type of a write; then the routing of
+``/v1/docs/...`` by the raw path, and the body bound. See :mod:`learnsim.service.app`."""
+from __future__ import annotations
+
+import hmac
+import socket
+from urllib.parse import unquote_to_bytes
+
+from ._http import _error, _short
+
+_LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+# what needs no key even with protect_reads: a liveness probe and the schema
+_OPEN_PATHS = ("/healthz", "/openapi.json")
+_DOCS_PREFIX = b"/v1/docs/"
+_SIMILAR = b"/similar"
+
+
+def _bad_utf8(scope):
+    """What is not UTF-8 in the request's path or query string (percent-decoded), or None."""
+    for what, raw in (("path", _raw_path(scope)), ("query string", scope.get("query_string", b""))):
+        try:
+            unquote_to_bytes(raw.replace(b"+", b" ")).decode("utf-8")
+        except UnicodeDecodeError:
+            return f"the {what} is not valid UTF-8 (percent-encode UTF-8 bytes)"
+    return None
+
+
+def _raw_path(scope):
+    raw = scope.get("raw_path")
+    if not raw:
+        from urllib.parse import quote
+
+        raw = quote(scope.get("path", ""), safe="/").encode("ascii")
+    return raw.split(b"?", 1)[0]
+
+
+def _host_name(value):
+    """The name part of a Host header (lowercase, brackets kept for IPv6), or None."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        end = value.find("]")
+        if end < 0 or (value[end + 1:] and not (value[end + 1] == ":" and value[end + 2:].isdigit())):
+            return None
+        return value[:end + 1]
+    name, colon, port = value.partition(":")
+    if colon and not port.isdigit():
+        return None
+    return name or None
+
+
+def allowed_host_names(host="127.0.0.1", extra=()):
+    """The Host names a service bound to ``host`` answers: the loopback names for a loopback
+    address, the machine's for a wildcard one (0.0.0.0, ::) as well, ``host`` itself otherwise;
+    and ``extra`` (``"*"``: any)."""
+    names = set()
+    bare = host.strip("[]").lower()
+    if bare in ("127.0.0.1", "localhost", "::1") or bare.startswith("127."):
+        names.update(_LOOPBACK)
+        names.add(bare if ":" not in bare else f"[{bare}]")
+    elif bare in ("0.0.0.0", "::", ""):
+        names.update(_LOOPBACK)
+        names.add(socket.gethostname().lower())
+    else:
+        names.add(f"[{bare}]" if ":" in bare else bare)
+    for name in extra:
+        name = str(name).strip().lower()
+        if name == "*":
+            return None
+        names.add(f"[{name}]" if ":" in name and not name.startswith("[") else name)
+    return frozenset(names)
+
+
+def _authorized(headers, key):
+    """Whether the headers (a Starlette Headers or the ASGI list) carry the API key ``key``."""
+    if isinstance(headers, list):
+        given = auth = None
+        for name, value in headers:
+            if name == b"x-api-key":
+                given = value.decode("latin-1")
+            elif name == b"authorization":
+                auth = value.decode("latin-1")
+    else:
+        given, auth = headers.get("x-api-key"), headers.get("authorization")
+    if given is None and auth and auth[:7].lower() == "bearer ":
+        given = auth[7:].strip()
+    # constant time: the comparison must not tell how much of a guess was right
+    return given is not None and hmac.compare_digest(given.encode("utf-8", "replace"), key)
+
+
+def _is_write(method, path):
+    return ((method == "POST" and path in ("/v1/docs", "/v1/reindex"))
+            or (method == "DELETE" and path.startswith("/v1/docs/")))
+
+
+class _BodyLimit:
+    """ASGI middleware, the first to see a request, which it checks before its body is read:
+
+    1. the ``Host`` header names an allowed host (else 421);
+    2. the path and the query string are UTF-8 (else 400);
+    3. a write (and, with ``protect_reads``, any route but ``/healthz`` and ``/openapi.json``)
+       carries the API key (else 401), a write to a read-only service is 403;
+    4. a POST or DELETE with an ``Origin`` header comes from this service's own origin or one of
+       ``cors_origins`` (else 403); a write POST is ``application/json`` (else 415);
+    5. ``/v1/docs/...`` is routed by the raw path (see the module notes);
+    6. a body over ``max_bytes`` gets 413, whether Content-Length says so or the bytes that arrive
+       (chunked, or a lying header) do. The body is read here and replayed to the application,
+       so that nothing downstream ever holds more than ``max_bytes``."""
+
+    def __init__(self, app, max_bytes, hosts=None, key=None, read_only=False, protect_reads=False,
+                 origins=()):
+        self.app, self.max_bytes, self.hosts, self.key = app, max_bytes, hosts, key
+        self.read_only, self.protect_reads = read_only, protect_reads
+        self.origins = frozenset(o.rstrip("/").lower() for o in origins)
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        problem = self._refusal(scope)
+        if problem is not None:
+            await problem(scope, receive, send)
+            return
+        raw = _raw_path(scope)
+        if raw.startswith(_DOCS_PREFIX):
+            # the id is what lies between /v1/docs/ and a literal /similar, decoded once: an
+            # encoded %2Fsimilar is part of it (the decoded path cannot tell them apart)
+            rest = raw[len(_DOCS_PREFIX):]
+            similar = rest.endswith(_SIMILAR)
+            encoded = rest[:-len(_SIMILAR)] if similar else rest
+            scope = dict(scope, path="/v1/docs/-/similar" if similar else "/v1/docs/-")
+            scope["learnsim.doc_id"] = unquote_to_bytes(encoded).decode("utf-8")
+        too_big = f"the request body is larger than {self.max_bytes} bytes"
+        for name, value in scope.get("headers", ()):
+            if name == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    await _error(400, "Content-Length is not a number")(scope, receive, send)
+                    return
+                if declared > self.max_bytes:
+                    await _error(413, too_big)(scope, receive, send)
+                    return
+        chunks, size, more = [], 0, True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return  # the client went away: nobody to answer
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                await _error(413, too_big)(scope, receive, send)
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body, replayed = b"".join(chunks), False
+
+        async def replay():
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()   # after the body: only the disconnect is left to wait for
+
+        await self.app(scope, replay, send)
+
+    def _refusal(self, scope):
+        """The answer refusing the request on its head alone, or None."""
+        headers = scope.get("headers", ())
+        host = origin = content_type = None
+        for name, value in headers:
+            if name == b"host":
+                host = value.decode("latin-1")
+            elif name == b"origin":
+                origin = value.decode("latin-1")
+            elif name == b"content-type":
+                content_type = value.decode("latin-1")
+        if self.hosts is not None and (host is None or _host_name(host) not in self.hosts):
+            # a name this service does not go by: a DNS-rebinding page, or a wrong address
+            return _error(421, f"this service does not answer for the host {_short(host)[:100]!r} "
+                               "(learnsim serve --allowed-host NAME adds one)")
+        problem = _bad_utf8(scope)
+        if problem:
+            # the framework would decode it with U+FFFD in place of the bad bytes: a search for
+            # something the client never sent, or an id no document has
+            return _error(400, problem)
+        method, path = scope["method"], scope["path"]
+        write = _is_write(method, path)
+        if self.key is not None and method != "OPTIONS" and (
+                write or (self.protect_reads and path not in _OPEN_PATHS)) and not _authorized(
+                    list(headers), self.key):
+            what = "this write" if write else "this service"
+            return _error(401, f"{what} needs the API key (Authorization: Bearer KEY or X-API-Key: KEY)",
+                          {"WWW-Authenticate": "Bearer"})
+        if write and self.read_only:
+            return _error(403, "the service is read-only")
+        if origin is not None and method in ("POST", "DELETE", "PUT", "PATCH"):
+            own = f"{scope.get('scheme', 'http')}://{host}".lower() if host else None
+            if origin.rstrip("/").lower() not in self.origins and origin.lower() != own:
+                return _error(403, f"a request from the origin {_short(origin)[:100]!r} is refused (cross-site); "
+                                   "learnsim serve --cors-origin ORIGIN allows one")
+        if write and method == "POST":
+            media = (content_type or "").split(";", 1)[0].strip().lower()
+            if media != "application/json":
+                return _error(415, "a write needs Content-Type: application/json"
+                                   + (f"; got {_short(content_type)[:100]!r}" if content_type else ""))
+        return None

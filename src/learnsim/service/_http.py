@@ -1,0 +1,98 @@
+"""The answers of ``learnsim serve`` that every part of it gives: JSON errors ``{"error":
+message, "code": status}`` (``"index_damaged"`` for a damaged index file) and JSON bodies."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException
+
+# error messages echo user input at times (a bad metadata value): keep answers short
+_MAX_MESSAGE = 500
+_RETRY_AFTER_S = 1
+
+
+def _error(code, message, headers=None, name=None):
+    """The JSON error answer ``{"error": message, "code": code}`` (``code`` is ``name`` where
+    given: "index_damaged")."""
+    message = str(message)
+    if len(message) > _MAX_MESSAGE:
+        message = message[:_MAX_MESSAGE] + "..."
+    return JSONResponse({"error": message, "code": name or int(code)}, status_code=int(code), headers=headers)
+
+
+def _error_of(exc):
+    """The answer of the service's HTTPException ``exc``."""
+    return _error(exc.status_code, exc.detail, getattr(exc, "headers", None), getattr(exc, "name", None))
+
+
+def _fail(code, message, headers=None, name=None):
+    exc = HTTPException(code, _short(message), headers=headers)
+    exc.name = name
+    return exc
+
+
+def _short(message):
+    message = " ".join(str(message).split())
+    return message if len(message) <= _MAX_MESSAGE else message[:_MAX_MESSAGE] + "..."
+
+
+def _validation_message(errors):
+    """One line out of pydantic's errors: ``where: what`` of the first few (never the input,
+    which can be megabytes)."""
+    parts = []
+    for err in errors[:3]:
+        loc = ".".join(str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path"))
+        parts.append(f"{loc}: {err.get('msg', 'invalid')}" if loc else str(err.get("msg", "invalid")))
+    if len(errors) > 3:
+        parts.append(f"and {len(errors) - 3} more")
+    return "; ".join(parts) or "invalid request"
+
+
+def _without_paths(message, root):
+    """``message`` with the index directory's absolute path, and any other absolute path, cut
+    to what is relative to the index (or to a file's name): a client learns which file is
+    damaged, never the server's layout."""
+    for prefix in sorted({str(root), str(Path(root).resolve())}, key=len, reverse=True):
+        message = message.replace(prefix + os.sep, "").replace(prefix, ".")
+    return re.sub(r"(?<![\w.~])(?:/[^\s'\"/:]+)+/([^\s'\"/:]+)", r"\1", message)
+
+
+def _damage_message(exc, root):
+    """What a client is told of the damage ``exc``: the file relative to the index directory
+    (IndexDamagedError's ``path``; or any path in the message cut so) and the problem."""
+    path, problem = getattr(exc, "path", None), getattr(exc, "problem", None)
+    if path and problem is not None:
+        try:
+            name = Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
+        except (ValueError, OSError):
+            name = Path(path).name
+        return f"{name} is damaged: {_without_paths(str(problem), root)}"
+    return _without_paths(str(exc), root)
+
+
+def _json(obj, status=200):
+    """A JSON answer encoded here: FastAPI's own encoder walks every value in Python first, which
+    cost more than a search of a small index."""
+    body = json.dumps(_plain(obj), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return Response(body.encode("utf-8"), status_code=status, media_type="application/json")
+
+
+def _plain(obj):
+    """``obj`` with numpy scalars and arrays as plain Python (JSON) values."""
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _plain(obj.tolist())
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None   # JSON has no NaN or infinity
+    return obj

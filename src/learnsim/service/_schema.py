@@ -1,0 +1,127 @@
+"""The OpenAPI schema of ``learnsim serve``: FastAPI's, with every status each route can answer
+(the error model), the API key where it applies, the filters and the bounds."""
+from __future__ import annotations
+
+from fastapi.openapi.utils import get_openapi
+
+from ._guard import _OPEN_PATHS
+from ._limits import (BODY_FILTER, MAX_BATCH, MAX_EXPLAIN_K, MAX_EXPLAIN_WORDS, MAX_EXPLAINED, MAX_HITS, MAX_K,
+                      MAX_MATCH_K, MAX_N_TOP, MAX_PAIRS, QUERY_FILTER, _filter_schema)
+
+_BOUNDS_TEXT = (
+    f"Bounds of one request (over them: 413 or 422 naming the limit): a query, text or document of at most "
+    f"max_query_chars characters (10,000 by default), a body of at most max_body_bytes (1 MB); k 1..{MAX_K}; "
+    f"1..{MAX_BATCH} queries a batch; queries x k <= {MAX_HITS}; explain only with k <= {MAX_EXPLAIN_K}, "
+    f"explained hits (queries x k) <= {MAX_EXPLAINED} and explained hits x n_top <= {MAX_EXPLAIN_WORDS}; "
+    f"n_top 1..{MAX_N_TOP}; match: k <= {MAX_MATCH_K}, pairs <= {MAX_PAIRS}. A request still running after "
+    "its deadline (10 s by default) is stopped and answered 503. Writes need Content-Type: application/json "
+    "(POST) and refuse a foreign Origin; the Host header must name this service (421 otherwise). Errors are "
+    '{"error": message, "code": status} ("code": "index_damaged" for a damaged index file, 503).')
+
+# the statuses each operation can answer, besides its success (see the module notes)
+_COMMON = (400, 413, 421, 422, 500)   # 422: an unknown query parameter
+_INDEX = (429, 503)
+_STATUSES = {
+    ("get", "/healthz"): (),
+    ("get", "/v1/info"): _INDEX,
+    ("get", "/v1/search"): (422,) + _INDEX,
+    ("post", "/v1/search"): (403, 422) + _INDEX,
+    ("get", "/v1/docs/{doc_id}/similar"): (404, 422) + _INDEX,
+    ("get", "/v1/docs/{doc_id}"): (404,) + _INDEX,
+    ("post", "/v1/match"): (403, 422) + _INDEX,
+    ("post", "/v1/explain"): (403, 422) + _INDEX,
+    ("post", "/v1/docs"): (403, 409, 415, 422) + _INDEX,
+    ("delete", "/v1/docs/{doc_id}"): (403, 404) + _INDEX,
+    ("post", "/v1/reindex"): (403, 415, 422) + _INDEX,
+}
+_WRITES = {("post", "/v1/docs"), ("delete", "/v1/docs/{doc_id}"), ("post", "/v1/reindex")}
+_DESCRIPTIONS = {400: "Bad input: malformed JSON, a bad filter, a path that is not UTF-8; in plain text, a "
+                      "request head over the HTTP parser's bound (about 80 KB)",
+                 401: "No API key, or a wrong one", 403: "A write to a read-only service, or a foreign Origin",
+                 404: "An unknown id", 409: "An id already in the index, or given twice",
+                 413: "A body, query or text over its size bound",
+                 415: "A write that is not Content-Type: application/json",
+                 421: "A Host header this service does not answer for",
+                 422: "A request of the wrong shape, with an unknown query parameter, or over the budget",
+                 429: "Too many requests waiting (Retry-After)",
+                 500: "A bug (logged on the server)",
+                 503: "The index not free in time, the request past its deadline, or a damaged index file "
+                      '("code": "index_damaged")'}
+
+
+def _openapi(app, keyed, protect_reads, max_query_chars, mixed_ids, can_match):
+    """The OpenAPI schema, telling every status each route can answer (with the error model),
+    the API key where one applies, the filters and the bounds. POST /v1/match is left out for a
+    model without a duplicate rule: there it answers nothing but 422."""
+    if app.openapi_schema is not None:
+        return app.openapi_schema
+    routes = [r for r in app.routes if can_match or getattr(r, "path", None) != "/v1/match"]
+    schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=routes)
+    components = schema.setdefault("components", {})
+    schemas = components.setdefault("schemas", {})
+    schemas.pop("HTTPValidationError", None)
+    schemas.pop("ValidationError", None)
+    schemas["Error"] = {"type": "object", "title": "Error", "required": ["error", "code"],
+                        "properties": {"error": {"type": "string"},
+                                       "code": {"anyOf": [{"type": "integer"},
+                                                          {"type": "string", "enum": ["index_damaged"]}]}}}
+    schemas["Filter"] = _filter_schema(BODY_FILTER, "in a body")
+    schemas["QueryFilter"] = _filter_schema(QUERY_FILTER, "in a query string")
+    if keyed:
+        components["securitySchemes"] = {"ApiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
+                                         "Bearer": {"type": "http", "scheme": "bearer"}}
+    error_ref = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    for path, item in schema["paths"].items():
+        for method, op in item.items():
+            guarded = keyed and ((method, path) in _WRITES or (protect_reads and path not in _OPEN_PATHS))
+            codes = set(_COMMON) | set(_STATUSES.get((method, path), ()))
+            if guarded:
+                codes.add(401)
+                op["security"] = [{"ApiKey": []}, {"Bearer": []}]
+            responses = op.setdefault("responses", {})
+            responses.pop("422", None)
+            for code in sorted(codes):
+                responses[str(code)] = {"description": _DESCRIPTIONS.get(code, "Error"), "content": error_ref}
+            # a request head over the HTTP parser's bound (about 80 KB: a long query string) is
+            # answered by the parser, before the application, in plain text
+            responses["400"]["content"] = dict(error_ref, **{"text/plain": {"schema": {"type": "string"}}})
+            for param in op.get("parameters", ()):
+                if param["name"] == "filter":
+                    # a JSON object in the query string
+                    param.pop("schema", None)
+                    param["content"] = {"application/json": {"schema": {"$ref": "#/components/schemas/QueryFilter"}}}
+                    param["description"] = 'A metadata filter as JSON, e.g. filter={"topic": 3}; empty: no filter'
+                elif param["name"] == "q":
+                    param["schema"]["maxLength"] = max_query_chars
+            if (method, path) == ("post", "/v1/reindex"):
+                op["requestBody"] = {"required": True, "description": "{} (or no body)", "content": {
+                    "application/json": {"schema": {"type": "object", "maxProperties": 0}}}}
+    for name, fields in (("SearchBatch", ("queries",)), ("MatchText", ("text",)), ("MatchPairs", ("pairs",)),
+                         ("ExplainRequest", ("query", "document"))):
+        props = schemas.get(name, {}).get("properties", {})
+        for field in fields:
+            _cap_strings(props.get(field), max_query_chars)
+        if "filter" in props:
+            props["filter"] = {"anyOf": [{"$ref": "#/components/schemas/Filter"}, {"type": "null"}]}
+    if not mixed_ids and "AddRequest" in schemas:
+        # every document with an id, or none with one
+        docs = schemas["AddRequest"]["properties"]["documents"]
+        with_id = {"allOf": [{"$ref": "#/components/schemas/DocumentIn"},
+                             {"required": ["id"], "properties": {"id": {"type": "string"}}}]}
+        without = {"allOf": [{"$ref": "#/components/schemas/DocumentIn"}, {"not": {"required": ["id"]}}]}
+        docs.pop("items", None)
+        docs["anyOf"] = [{"type": "array", "items": with_id}, {"type": "array", "items": without}]
+    app.openapi_schema = schema
+    return schema
+
+
+def _cap_strings(prop, limit):
+    """maxLength ``limit`` on the strings of a property (a string, or arrays of them)."""
+    if not isinstance(prop, dict):
+        return
+    if prop.get("type") == "string":
+        prop["maxLength"] = limit
+    for sub in ("items", "prefixItems", "anyOf"):
+        value = prop.get(sub)
+        for part in (value if isinstance(value, list) else [value]):
+            _cap_strings(part, limit)
