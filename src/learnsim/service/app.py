@@ -81,6 +81,11 @@ paths); what is intact is still served, and ``/healthz`` answers 200 ``{"status"
 "damage": ...}`` from then on (200: the service still answers what it can, and a probe that
 restarted it would not repair the file).
 
+The parts: :mod:`~learnsim.service._guard` (the checks on a request's head, before its body),
+:mod:`~learnsim.service._limits` (the budget, the filters, the pieces),
+:mod:`~learnsim.service._schema` (the OpenAPI schema), :mod:`~learnsim.service._http` (JSON
+errors and bodies), :mod:`~learnsim.service._fast` (the hot path of ``GET /v1/search``).
+
 An Index is not thread-safe: the service opens the index twice, a handle for reads and one for
 writes, and one thread runs every call on each, in order (:mod:`learnsim.service._worker`).
 Searches never wait for a write (a write's fsyncs and segment merges take tens of milliseconds);
