@@ -68,7 +68,7 @@ def child_open_search(a):
     # the SQLite side of the open's check, alone (warm: after the open and the searches)
     start = time.perf_counter()
     if idx.manifest.get("format_version", 1) >= 2:
-        from learnsim.index.core import _live_up_to
+        from learnsim.index._integrity import _live_up_to
 
         _live_up_to(idx.store.conn, idx.manifest["covered_seq"])
     count_s = time.perf_counter() - start

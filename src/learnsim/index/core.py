@@ -20,29 +20,13 @@ the next writer writes them as a segment. Deletes are tombstones in SQLite, read
 Collection statistics (the idf and mean length of a term weighting) are those of the build
 until :meth:`Index.reindex`; :meth:`Index.info` reports how many documents were added since.
 
-Integrity (format version 2): every file is covered by a sha256 recorded when it is written: the
-manifest's own (``manifest_sha256``, over its canonical JSON without that field), each segment's
-``segment.json`` in the manifest's entry and its arrays in ``segment.json``, the statistics
-(``statistics_sha256``), the plan (``plan_sha256``) and the model (``model_sha256``) in the
-manifest. Each file is checked before its first use (the manifest, ``segment.json`` and
-``seqs.npy`` at open; the other arrays, the plan and the statistics at first use), and read into
-memory, so that a file changed under a running process cannot crash it. ``docs.sqlite`` changes
-in place and carries no checksum: an error SQLite reports is damage, :meth:`Index.verify` runs its
-``quick_check``, and at open the live documents SQLite holds up to ``covered_seq`` must be those
-the segments hold (counted). Damage is an :class:`IndexDamagedError` naming the file;
-:meth:`Index.verify` lists every damaged file. A version 1 index (no checksums) is still read.
-
-Readers and writers: a writer publishes a new manifest before it removes the files the old one
-listed, so a reader that finds a file gone or changed while the manifest moved on reads the new
-manifest and tries again (bounded) instead of reporting damage.
+Integrity (every file checksummed, damage an IndexDamagedError naming the file, readers racing
+writers): see :mod:`learnsim.index._integrity`.
 """
 from __future__ import annotations
 
-import functools
-import json
 import os
 import shutil
-import sqlite3
 import time
 from pathlib import Path
 
@@ -51,9 +35,12 @@ import numpy as np
 from .._files import sha256_file
 from ._ann import AnnSearch, ann_config, check_ann_config, search_info, write_segment_of
 from ._batch import best_k_dense_batch, dense_batch_applies
+from ._integrity import Lock as _Lock, load_pipeline, load_plan, load_statistics, plan_checksums as _plan_checksums, read_retrying, \
+    read_store, retry_if_moved, sqlite_guarded as _sqlite_guarded, statistics_key, verify_locked, \
+    write_manifest as _write_manifest
 from ._scan import MemorySegment, best_k
 from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexDamagedError, IndexFormatError, Segment, check_seal, \
-    load_json, load_npy, merged_rows, read_manifest, rows_of, seal, write_json_atomic
+    load_json, merged_rows, read_manifest, rows_of
 from ._store import DocumentStore, check_filter, check_metadata
 
 __all__ = ["Index", "IndexFormatError", "IndexDamagedError"]
@@ -122,78 +109,6 @@ def _check_k(k):
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer; got {k!r}")
     return int(k)
-
-
-# how often a reader reads a newer manifest again when the files the one it read listed vanished
-# under it (a writer published the newer one and removed them): each try sees a manifest at most
-# one writer's operation old, so this bounds how many writes may land during one open
-_RELOAD_TRIES = 20
-# SQLite's primary result codes that are no damage of the file: busy or locked (a writer held it
-# past the timeout), out of memory or disk, interrupted, read-only
-_SQLITE_NOT_DAMAGE = {5, 6, 7, 8, 9, 13}
-
-
-def _sqlite_damage(path, exc):
-    """The IndexDamagedError of an sqlite3.DatabaseError on ``path``, or None when it is not
-    damage (busy, locked, disk full, ...: see _SQLITE_NOT_DAMAGE)."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    if code is not None and (code & 0xFF) in _SQLITE_NOT_DAMAGE:
-        return None
-    return IndexDamagedError(path, f"SQLite cannot use it ({' '.join(str(exc).split())})")
-
-
-def _sqlite_guarded(method):
-    """An Index method whose sqlite3.DatabaseError (damage of docs.sqlite) is an IndexDamagedError."""
-    @functools.wraps(method)
-    def guarded(self, *args, **kwargs):
-        try:
-            return method(self, *args, **kwargs)
-        except sqlite3.DatabaseError as exc:
-            damage = _sqlite_damage(self.path / _DOCS, exc)
-            if damage is None:
-                raise
-            raise damage from None
-    return guarded
-
-
-def _live_up_to(conn, seq):
-    """How many live documents SQLite holds with a sequence number up to ``seq``: all the live
-    ones, counted on the partial index of their ids (far smaller than the table, whose pages
-    hold the texts: a count of the table's rows reads the whole database), less those after
-    ``seq`` (the few added after the last segment)."""
-    live = conn.execute("SELECT COUNT(*) FROM docs WHERE deleted_seq IS NULL").fetchone()[0]
-    after = conn.execute("SELECT COUNT(*) FROM docs WHERE seq > ? AND deleted_seq IS NULL", (int(seq),)).fetchone()[0]
-    return int(live) - int(after)
-
-
-def _write_manifest(path, manifest):
-    """Seal the manifest (its own checksum) and write it atomically."""
-    write_json_atomic(Path(path) / _MANIFEST, seal(manifest))
-
-
-def _plan_checksums(directory):
-    """{file name: sha256} of the files of a plan directory."""
-    return {f.name: sha256_file(f) for f in sorted(Path(directory).iterdir()) if f.is_file()}
-
-
-class _Lock:
-    """An exclusive lock on the index for one writer (fcntl where available)."""
-
-    def __init__(self, path):
-        self.path = path
-
-    def __enter__(self):
-        self.fh = open(self.path, "a+")
-        try:
-            import fcntl
-
-            fcntl.flock(self.fh.fileno(), fcntl.LOCK_EX)
-        except ImportError:       # not POSIX: one writer is the caller's responsibility
-            pass
-        return self
-
-    def __exit__(self, *exc):
-        self.fh.close()
 
 
 class Index:
@@ -342,20 +257,8 @@ class Index:
         self._pipeline = _pipeline
         self._plan = None
         self._ann_search = AnnSearch()
-        self._retry_if_moved(self._load)
+        retry_if_moved(self, self._load)
         return self
-
-    def _retry_if_moved(self, load):
-        """Run ``load`` (which reads the manifest and what it lists); when it fails while the
-        manifest file was replaced since it read it, a writer removed what the old one listed:
-        run it again on the newer manifest (at most _RELOAD_TRIES times)."""
-        for attempt in range(_RELOAD_TRIES):
-            try:
-                return load()
-            except (IndexFormatError, OSError):
-                if attempt == _RELOAD_TRIES - 1 or self._manifest_id() == getattr(self, "_loading_manifest", None):
-                    raise
-                time.sleep(0.002 * (attempt + 1))
 
     def _read_manifest(self):
         """The manifest, its own checksum checked; records which file it was read from."""
@@ -406,30 +309,8 @@ class Index:
             segments.append(seg)
         # a new connection, kept only when everything loaded: a failed reload leaves the handle
         # as it was (its own manifest, segments and connection), not half-loaded
-        store = None
-        try:
-            store = DocumentStore(self.path / _DOCS)
-            conn = store.conn
-            # one snapshot for what is compared: a delete between two reads would look like damage
-            conn.execute("BEGIN")
-            try:
-                tail = store.rows_after(m["covered_seq"])
-                dead = store.deleted_seqs()
-                live_stored = _live_up_to(conn, m["covered_seq"])
-                data_version = conn.execute("PRAGMA data_version").fetchone()[0]
-            finally:
-                conn.execute("COMMIT")
-            seqs = np.concatenate([s.seqs for s in segments]) if segments else np.zeros(0, dtype=np.int64)
-            self._check_against_store(m, seqs, dead, live_stored)
-        except BaseException as exc:
-            if store is not None:
-                store.close()
-            if not isinstance(exc, sqlite3.DatabaseError):
-                raise
-            damage = _sqlite_damage(self.path / _DOCS, exc)
-            if damage is None:
-                raise
-            raise IndexDamagedError(self.path / _DOCS, f"cannot read {_DOCS} ({' '.join(str(exc).split())})") from None
+        seqs = np.concatenate([s.seqs for s in segments]) if segments else np.zeros(0, dtype=np.int64)
+        store, tail, dead, data_version = read_store(self.path, m, seqs)
         old_store = getattr(self, "store", None)
         if old_store is not None:
             old_store.close()
@@ -450,28 +331,6 @@ class Index:
         self._seen_manifest = self._loading_manifest
         self._refresh_positions(dead, data_version)
 
-    def _check_against_store(self, m, seqs, dead, live_stored):
-        """The manifest must cover what SQLite holds: as many live documents up to covered_seq
-        as SQLite holds (a manifest that lost segments, or SQLite that lost documents), and no
-        more documents than SQLite has up to it, deleted ones included (compared by counts:
-        O(documents) in numpy; SQLite counts its live documents on the index of their ids)."""
-        if seqs.size > 1 and not np.all(np.diff(seqs) > 0):
-            raise IndexFormatError(f"{self.path}: segments overlap or are out of order")
-        if seqs.size and int(seqs[-1]) > m["covered_seq"]:
-            raise IndexDamagedError(self.path / _MANIFEST, f"its segments hold document {int(seqs[-1])}, past its "
-                                                           f"covered_seq {m['covered_seq']}")
-        dead = np.asarray(dead, dtype=np.int64)
-        dead = dead[dead <= m["covered_seq"]]
-        dead_in_segments = int(np.count_nonzero(np.isin(dead, seqs, assume_unique=True))) if dead.size else 0
-        live_segments = int(seqs.size) - dead_in_segments
-        # every deleted document is a row of SQLite: the rows up to covered_seq, deleted or live
-        stored = int(live_stored) + int(dead.size)
-        if live_segments != live_stored or seqs.size > stored:
-            raise IndexDamagedError(self.path / _MANIFEST,
-                                    f"it disagrees with {_DOCS}: its segments hold {live_segments} live documents "
-                                    f"({int(seqs.size)} in all) up to sequence number {m['covered_seq']}, where "
-                                    f"{_DOCS} holds {live_stored} ({int(stored)} in all)")
-
     def _refresh_positions(self, dead=None, data_version=None):
         seqs = [np.asarray(s.seqs) for s in self.segments]
         self._seqs = np.concatenate(seqs) if seqs else np.zeros(0, dtype=np.int64)
@@ -484,21 +343,8 @@ class Index:
         something was (its data_version): their deletes, and their segments when the manifest changed."""
         if (self.store.conn.execute("PRAGMA data_version").fetchone()[0] != self._data_version
                 or self._manifest_id() != self._seen_manifest):
-            self._retry_if_moved(self._reload_if_changed)
+            retry_if_moved(self, self._reload_if_changed)
             self._refresh_deleted()
-
-    def _read_retrying(self, read):
-        """Run a read (a search, ...): when it fails because a file it needed first now (the
-        plan, a segment's arrays, the statistics) was removed by a writer that published a newer
-        manifest since this handle loaded its own, load the newer one and run it again."""
-        for attempt in range(_RELOAD_TRIES):
-            self._see_changes()
-            try:
-                return read()
-            except (IndexFormatError, OSError):
-                if attempt == _RELOAD_TRIES - 1 or self._manifest_id() == self._seen_manifest:
-                    raise
-                time.sleep(0.002 * (attempt + 1))
 
     def _manifest_id(self):
         """Which manifest file is there now: a reindex or a compact changes no row of SQLite
@@ -545,64 +391,17 @@ class Index:
     def pipeline(self):
         """The fitted pipeline (loaded on first use; its checksum is checked against the manifest)."""
         if self._pipeline is None:
-            from ..persistence import ModelFormatError
-            from ..pipeline import Pipeline
-
-            model = self.path / _MODEL
-            try:
-                digest = sha256_file(model)
-            except OSError as exc:
-                raise IndexDamagedError(model, f"it cannot be read ({exc.strerror or exc})") from None
-            if digest != self.manifest["model_sha256"]:
-                raise IndexDamagedError(model, "it does not match the checksum in the manifest (edited or damaged)")
-            try:
-                self._pipeline = Pipeline.load(model)
-            except ModelFormatError as exc:
-                raise IndexDamagedError(model, str(exc)) from None
+            self._pipeline = load_pipeline(self.path / _MODEL, self.manifest["model_sha256"])
         return self._pipeline
-
-    def _statistics_files(self):
-        """{name: (path, recorded sha256 or None)} of the statistics in use."""
-        m = self.manifest
-        directory = self.path / str(m.get("statistics_dir"))
-        sums = m.get("statistics_sha256") or {}
-        out = {}
-        for name in m.get("statistics", []):
-            if m["format_version"] >= 2 and name not in sums:
-                raise IndexDamagedError(directory / f"{name}.npy", "the manifest records no sha256 of it")
-            out[name] = (directory / f"{name}.npy", sums.get(name))
-        return out
 
     @property
     def statistics(self):
-        key = (self.manifest.get("statistics_dir"), json.dumps(self.manifest.get("statistics_sha256"), sort_keys=True))
+        """The collection statistics in use ({name: array}), checked at their first use."""
+        key = statistics_key(self.manifest)
         cached = getattr(self, "_statistics_cache", None)
-        if cached is not None and cached[0] == key:
-            return dict(cached[1])
-        out = {}
-        for name, (file, digest) in self._statistics_files().items():
-            out[name] = load_npy(file, digest)
-            if out[name].dtype.kind not in "fiu" or not np.isfinite(out[name]).all():
-                raise IndexFormatError(f"{self.path}: statistics {name!r} are not finite numbers ({file})")
-        self._statistics_cache = (key, out)
-        return dict(out)
-
-    def _load_plan(self):
-        """The query plan of the manifest, every file checked (IndexFormatError if not)."""
-        from ._query import QueryPlan
-
-        m = self.manifest
-        directory = self.path / m["plan_dir"]
-        required = m["format_version"] >= 2
-        try:
-            plan = QueryPlan.load(directory, m.get("plan_sha256"), required=required)
-        except IndexFormatError:
-            raise
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise IndexFormatError(f"{self.path}: cannot read the query plan ({exc})") from None
-        if not all(np.isfinite(a).all() for a in plan.arrays.values() if a.dtype.kind == "f"):
-            raise IndexFormatError(f"{self.path}: the query plan holds NaN or infinite values")
-        return plan
+        if cached is None or cached[0] != key:
+            self._statistics_cache = cached = (key, load_statistics(self.path, self.manifest))
+        return dict(cached[1])
 
     def _query_rows(self, texts):
         from ._query import QueryRows
@@ -610,7 +409,7 @@ class Index:
         plan_dir = self.manifest.get("plan_dir")
         if plan_dir is not None:
             if self._plan is None:
-                self._plan = self._load_plan()
+                self._plan = load_plan(self.path, self.manifest)
             try:
                 return self._plan.rows(texts)
             except (IndexError, ValueError, KeyError, TypeError) as exc:
@@ -733,7 +532,7 @@ class Index:
             return [self._hits(values, order, queries[qi] if explain else None, n_top, docs)
                     for qi, (values, order) in enumerate(found)]
 
-        results = self._read_retrying(read)
+        results = read_retrying(self, read)
         return results[0] if single else results
 
     @_sqlite_guarded
@@ -756,7 +555,7 @@ class Index:
             (values, order), = self._search_rows(self._query_rows([text]), k, allowed, exclude=[pos])
             return self._hits(values, order)
 
-        return self._read_retrying(read)
+        return read_retrying(self, read)
 
     @_sqlite_guarded
     def match(self, text, k=10, *, filter=None):
@@ -1032,20 +831,7 @@ class Index:
     def verify_at(cls, path):
         """:meth:`verify` of the index at ``path`` without opening it (a damaged manifest or
         segment is reported, not raised). FileNotFoundError when ``path`` holds no index."""
-        from ._verify import verify_index
-
-        path = Path(path)
-        if not (path / _MANIFEST).is_file():
-            raise FileNotFoundError(f"{path} holds no learnsim index (no {_MANIFEST})")
-        try:
-            lock = _Lock(path / "lock").__enter__()
-        except OSError:         # a read-only directory: no writer can be running there either
-            lock = None
-        try:
-            return verify_index(path)
-        finally:
-            if lock is not None:
-                lock.__exit__(None, None, None)
+        return verify_locked(path)
 
     @_sqlite_guarded
     def info(self):

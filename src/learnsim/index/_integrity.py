@@ -1,0 +1,260 @@
+"""Integrity of an index (format version 2): checksums, damage, and readers racing writers.
+
+Every file an index writes is covered by a sha256 recorded when it is written: the manifest's
+own (``manifest_sha256``, over its canonical JSON without that field), each segment's
+``segment.json`` in the manifest's entry and its arrays in ``segment.json``, the statistics
+(``statistics_sha256``), the plan (``plan_sha256``) and the model (``model_sha256``) in the
+manifest. Each file is checked before its first use (the manifest, ``segment.json`` and
+``seqs.npy`` at open; the other arrays, the plan and the statistics at first use), and read into
+memory, so that a file changed under a running process cannot crash it. ``docs.sqlite`` changes
+in place and carries no checksum: an error SQLite reports is damage, :meth:`Index.verify` runs
+its ``quick_check``, and at open the live documents SQLite holds up to ``covered_seq`` must be
+those the segments hold (counted). Damage is an :class:`IndexDamagedError` naming the file;
+:meth:`Index.verify` (:mod:`learnsim.index._verify`) lists every damaged file. A version 1
+index (no checksums) is still read: its checksums are "not recorded".
+
+Readers and writers: a writer publishes a new manifest before it removes the files the old one
+listed, so a reader that finds a file gone or changed while the manifest moved on reads the new
+manifest and tries again (at most :data:`RELOAD_TRIES` times) instead of reporting damage.
+
+Only numpy and the standard library are imported here.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import sqlite3
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .._files import sha256_file
+from ._segments import IndexDamagedError, IndexFormatError, load_npy, seal, write_json_atomic
+from ._store import DocumentStore
+
+__all__ = ["RELOAD_TRIES", "Lock", "sqlite_damage", "sqlite_guarded", "write_manifest", "plan_checksums",
+           "read_store", "check_against_store", "load_statistics", "statistics_key", "load_pipeline", "load_plan", "retry_if_moved", "read_retrying",
+           "verify_locked"]
+
+MANIFEST = "manifest.json"
+DOCS = "docs.sqlite"
+# how often a reader reads a newer manifest again when the files the one it read listed vanished
+# under it (a writer published the newer one and removed them): each try sees a manifest at most
+# one writer's operation old, so this bounds how many writes may land during one open
+RELOAD_TRIES = 20
+# SQLite's primary result codes that are no damage of the file: busy or locked (a writer held it
+# past the timeout), out of memory or disk, interrupted, read-only
+_SQLITE_NOT_DAMAGE = {5, 6, 7, 8, 9, 13}
+
+
+class Lock:
+    """An exclusive lock on the index for one writer (fcntl where available)."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __enter__(self):
+        self.fh = open(self.path, "a+")
+        try:
+            import fcntl
+
+            fcntl.flock(self.fh.fileno(), fcntl.LOCK_EX)
+        except ImportError:       # not POSIX: one writer is the caller's responsibility
+            pass
+        return self
+
+    def __exit__(self, *exc):
+        self.fh.close()
+
+
+def sqlite_damage(path, exc):
+    """The IndexDamagedError of an sqlite3.DatabaseError on ``path``, or None when it is not
+    damage (busy, locked, disk full, ...: see _SQLITE_NOT_DAMAGE)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None and (code & 0xFF) in _SQLITE_NOT_DAMAGE:
+        return None
+    return IndexDamagedError(path, f"SQLite cannot use it ({exc})")
+
+
+def sqlite_guarded(method):
+    """An Index method whose sqlite3.DatabaseError (damage of docs.sqlite) is an IndexDamagedError."""
+    @functools.wraps(method)
+    def guarded(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            damage = sqlite_damage(self.path / DOCS, exc)
+            if damage is None:
+                raise
+            raise damage from None
+    return guarded
+
+
+def write_manifest(path, manifest):
+    """Seal the manifest (its own checksum) and write it atomically."""
+    write_json_atomic(Path(path) / MANIFEST, seal(manifest))
+
+
+def plan_checksums(directory):
+    """{file name: sha256} of the files of a plan directory."""
+    return {f.name: sha256_file(f) for f in sorted(Path(directory).iterdir()) if f.is_file()}
+
+
+def _live_up_to(conn, seq):
+    """How many live documents SQLite holds with a sequence number up to ``seq``: all the live
+    ones, counted on the partial index of their ids (far smaller than the table, whose pages
+    hold the texts: a count of the table's rows reads the whole database), less those after
+    ``seq`` (the few added after the last segment)."""
+    live = conn.execute("SELECT COUNT(*) FROM docs WHERE deleted_seq IS NULL").fetchone()[0]
+    after = conn.execute("SELECT COUNT(*) FROM docs WHERE seq > ? AND deleted_seq IS NULL", (int(seq),)).fetchone()[0]
+    return int(live) - int(after)
+
+
+def read_store(path, m, seqs):
+    """Open ``docs.sqlite`` and read, in one snapshot, what an open needs and checks: returns
+    (store, documents after covered_seq as (seq, text), deleted seqs, data_version), once
+    :func:`check_against_store` passed. IndexDamagedError for an error SQLite reports."""
+    path = Path(path)
+    store = None
+    try:
+        store = DocumentStore(path / DOCS)
+        conn = store.conn
+        # one snapshot for what is compared: a delete between two reads would look like damage
+        conn.execute("BEGIN")
+        try:
+            tail = store.rows_after(m["covered_seq"])
+            dead = store.deleted_seqs()
+            live_stored = _live_up_to(conn, m["covered_seq"])
+            data_version = conn.execute("PRAGMA data_version").fetchone()[0]
+        finally:
+            conn.execute("COMMIT")
+        check_against_store(path, m, seqs, dead, live_stored)
+        return store, tail, dead, data_version
+    except BaseException as exc:
+        if store is not None:
+            store.close()
+        if not isinstance(exc, sqlite3.DatabaseError) or sqlite_damage(path / DOCS, exc) is None:
+            raise
+        raise IndexDamagedError(path / DOCS, f"cannot read {DOCS} ({exc})") from None
+
+
+def check_against_store(path, m, seqs, dead, live_stored):
+    """The manifest must cover what SQLite holds: as many live documents up to covered_seq as
+    SQLite holds (a manifest that lost segments, or SQLite that lost documents), and no more
+    documents than SQLite has up to it, deleted ones included (compared by counts: O(documents)
+    in numpy)."""
+    where = Path(path) / MANIFEST
+    if seqs.size > 1 and not np.all(np.diff(seqs) > 0):
+        raise IndexFormatError(f"{path}: segments overlap or are out of order")
+    if seqs.size and int(seqs[-1]) > m["covered_seq"]:
+        raise IndexDamagedError(where, f"its segments hold document {int(seqs[-1])}, past its covered_seq "
+                                       f"{m['covered_seq']}")
+    dead = np.asarray(dead, dtype=np.int64)
+    dead = dead[dead <= m["covered_seq"]]
+    live_segments = int(seqs.size) - (int(np.count_nonzero(np.isin(dead, seqs, assume_unique=True)))
+                                      if dead.size else 0)
+    # every deleted document is a row of SQLite: the rows up to covered_seq, deleted or live
+    stored = int(live_stored) + int(dead.size)
+    if live_segments != live_stored or seqs.size > stored:
+        raise IndexDamagedError(where, f"it disagrees with {DOCS}: its segments hold {live_segments} live documents "
+                                       f"({int(seqs.size)} in all) up to sequence number {m['covered_seq']}, where "
+                                       f"{DOCS} holds {live_stored} ({stored} in all)")
+
+
+def load_statistics(path, m):
+    """{name: array} of the statistics the manifest ``m`` lists, each checked (checksum, finite)."""
+    directory = Path(path) / str(m.get("statistics_dir"))
+    sums = m.get("statistics_sha256") or {}
+    out = {}
+    for name in m.get("statistics", []):
+        file = directory / f"{name}.npy"
+        if m["format_version"] >= 2 and name not in sums:
+            raise IndexDamagedError(file, "the manifest records no sha256 of it")
+        out[name] = load_npy(file, sums.get(name))
+        if out[name].dtype.kind not in "fiu" or not np.isfinite(out[name]).all():
+            raise IndexFormatError(f"{path}: statistics {name!r} are not finite numbers ({file})")
+    return out
+
+
+def statistics_key(m):
+    """What identifies the statistics of a manifest (a handle caches them under it)."""
+    return m.get("statistics_dir"), json.dumps(m.get("statistics_sha256"), sort_keys=True)
+
+
+def load_pipeline(model, sha256):
+    """The pipeline of the model file ``model``, once its checksum matched ``sha256``."""
+    from ..persistence import ModelFormatError
+    from ..pipeline import Pipeline
+
+    try:
+        digest = sha256_file(model)
+    except OSError as exc:
+        raise IndexDamagedError(model, f"it cannot be read ({exc.strerror or exc})") from None
+    if digest != sha256:
+        raise IndexDamagedError(model, "it does not match the checksum in the manifest (edited or damaged)")
+    try:
+        return Pipeline.load(model)
+    except ModelFormatError as exc:
+        raise IndexDamagedError(model, str(exc)) from None
+
+
+def load_plan(path, m):
+    """The query plan of the manifest ``m``, every file checked (IndexFormatError if not)."""
+    from ._query import QueryPlan
+
+    try:
+        plan = QueryPlan.load(Path(path) / m["plan_dir"], m.get("plan_sha256"), required=m["format_version"] >= 2)
+    except IndexFormatError:
+        raise
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise IndexFormatError(f"{path}: cannot read the query plan ({exc})") from None
+    if not all(np.isfinite(a).all() for a in plan.arrays.values() if a.dtype.kind == "f"):
+        raise IndexFormatError(f"{path}: the query plan holds NaN or infinite values")
+    return plan
+
+
+def retry_if_moved(index, load):
+    """Run ``load`` (which reads the manifest and what it lists); when it fails while the manifest
+    file was replaced since it read it (``index._loading_manifest``), a writer removed what the
+    old one listed: run it again on the newer manifest (at most RELOAD_TRIES times)."""
+    for attempt in range(RELOAD_TRIES):
+        try:
+            return load()
+        except (IndexFormatError, OSError):
+            if attempt == RELOAD_TRIES - 1 or index._manifest_id() == getattr(index, "_loading_manifest", None):
+                raise
+            time.sleep(0.002 * (attempt + 1))
+
+
+def read_retrying(index, read):
+    """Run a read (a search, ...): when it fails because a file it needed first now (the plan, a
+    segment's arrays, the statistics) was removed by a writer that published a newer manifest
+    since the handle loaded its own, load the newer one and run it again."""
+    for attempt in range(RELOAD_TRIES):
+        index._see_changes()
+        try:
+            return read()
+        except (IndexFormatError, OSError):
+            if attempt == RELOAD_TRIES - 1 or index._manifest_id() == index._seen_manifest:
+                raise
+            time.sleep(0.002 * (attempt + 1))
+
+
+def verify_locked(path):
+    """:func:`learnsim.index._verify.verify_index` holding the writers' lock, so that a
+    concurrent write is not taken for damage. FileNotFoundError when ``path`` holds no index."""
+    from ._verify import verify_index
+
+    path = Path(path)
+    if not (path / MANIFEST).is_file():
+        raise FileNotFoundError(f"{path} holds no learnsim index (no {MANIFEST})")
+    try:
+        lock = Lock(path / "lock").__enter__()
+    except OSError:         # a read-only directory: no writer can be running there either
+        lock = None
+    try:
+        return verify_index(path)
+    finally:
+        if lock is not None:
+            lock.__exit__(None, None, None)
