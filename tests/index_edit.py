@@ -1,13 +1,43 @@
 """Test helpers that edit an index on disk *and* record the edit's checksums, as a writer would:
 for the tests of the checks that come after the checksums (fields, shapes, values). Without
-them an edit is damage (tests/test_index_integrity.py)."""
+them an edit is damage (tests/test_index_integrity.py); and the pristine indexes those tests
+copy and damage (the fixtures ``pristine`` and ``copy``: import them into a test module)."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
+import pytest
+
 from learnsim._files import sha256_file
+from learnsim.index import Index
 from learnsim.index._segments import seal
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory):
+    """{family: path} of untouched indexes: mcd (dense rows, squared norms), linklearn (postings);
+    closed at once (an open connection's WAL file comes and goes while a test copies it)."""
+    from test_index_models import corpus, model
+
+    texts, _, ids, meta = corpus()
+    root = tmp_path_factory.mktemp("pristine")
+    out = {}
+    for f in ("mcd", "linklearn"):
+        Index.build(root / f, model(f), texts, ids, meta).close()
+        out[f] = root / f
+    return out
+
+
+@pytest.fixture
+def copy(pristine, tmp_path):
+    """make(family="linklearn"): a fresh copy of a pristine index, for a test to damage."""
+    def make(family="linklearn"):
+        dst = tmp_path / f"copy-{family}"
+        shutil.copytree(pristine[family], dst)
+        return dst
+    return make
 
 
 def read_manifest(path):

@@ -10,34 +10,12 @@ import shutil
 import numpy as np
 import pytest
 
-from index_edit import reseal, write_manifest
-from test_index_models import corpus, model
+from index_edit import copy, pristine, reseal, write_manifest  # noqa: F401  (fixtures)
+from test_index_models import corpus
 
 from learnsim.index import Index, IndexDamagedError, IndexFormatError
 
 QUERY = "w001 w002 w003 w120 w240"
-
-
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory):
-    """{family: path} of untouched indexes: mcd (dense rows, squared norms), linklearn (postings)."""
-    texts, _, ids, meta = corpus()
-    root = tmp_path_factory.mktemp("pristine")
-    out = {}
-    for f in ("mcd", "linklearn"):
-        # closed at once: an open connection's WAL file comes and goes while a test copies it
-        Index.build(root / f, model(f), texts, ids, meta).close()
-        out[f] = root / f
-    return out
-
-
-@pytest.fixture
-def copy(pristine, tmp_path):
-    def make(family="linklearn"):
-        dst = tmp_path / f"copy-{family}"
-        shutil.copytree(pristine[family], dst)
-        return dst
-    return make
 
 
 def _manifest(path):

@@ -8,7 +8,6 @@ it. Each test is bounded in time (the race runs for a few seconds).
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 import threading
 import time
@@ -17,7 +16,7 @@ import numpy as np
 import pytest
 
 from conftest import run_cli
-from index_edit import read_manifest, reseal, write_manifest
+from index_edit import copy, pristine, read_manifest, reseal, write_manifest  # noqa: F401  (fixtures)
 from test_index_models import corpus, model
 
 from learnsim.index import Index, IndexDamagedError, IndexFormatError
@@ -25,27 +24,6 @@ from learnsim.index._segments import FORMAT_VERSION, SEAL_KEY
 
 QUERY = "w001 w002 w003 w120 w240"
 SEGMENT_ARRAYS = {"mcd": ("seqs", "dense", "sq"), "linklearn": ("seqs", "indptr", "indices", "data")}
-
-
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory):
-    """{family: path} of untouched indexes: mcd (dense rows, squared norms), linklearn (postings)."""
-    texts, _, ids, meta = corpus()
-    root = tmp_path_factory.mktemp("integrity")
-    out = {}
-    for f in ("mcd", "linklearn"):
-        Index.build(root / f, model(f), texts, ids, meta).close()
-        out[f] = root / f
-    return out
-
-
-@pytest.fixture
-def copy(pristine, tmp_path):
-    def make(family="linklearn"):
-        dst = tmp_path / f"copy-{family}"
-        shutil.copytree(pristine[family], dst)
-        return dst
-    return make
 
 
 def _segment(path, i=0):
