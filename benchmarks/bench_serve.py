@@ -351,7 +351,7 @@ def parse(argv=None):
                          "--heavy-explain-queries queries explained at k = --heavy-explain-k, n_top = "
                          "--heavy-n-top (the defaults: the largest of each that the service's budget takes)")
     ap.add_argument("--heavy-queries", type=int, default=25)
-    ap.add_argument("--heavy-k", type=int, default=400)
+    ap.add_argument("--heavy-k", type=int, default=80)
     ap.add_argument("--heavy-explain-queries", type=int, default=5)
     ap.add_argument("--heavy-explain-k", type=int, default=20)
     ap.add_argument("--heavy-n-top", type=int, default=20)

@@ -12,7 +12,8 @@ from ._http import _fail
 MAX_K = 1000
 MAX_N_TOP = 100
 MAX_BATCH = 1000
-MAX_HITS = 10_000
+# a hit carries its text: 2,000 hits answer about 1 MB of JSON, 15 ms to encode on the event loop
+MAX_HITS = 2_000
 MAX_EXPLAIN_K = 20
 MAX_EXPLAINED = 100
 MAX_EXPLAIN_WORDS = 2_000
@@ -21,9 +22,11 @@ MAX_PAIRS = 1_000
 MAX_DOCUMENTS = 100_000
 # the pieces a request's work is split into, each one call in the index's thread
 CHUNK_QUERIES = 64
-CHUNK_HITS = 2_000
+# about 12 ms of a dense 100k-row index's thread a piece (100 dimensions), 16 ms of explanations:
+# what a light search waits at most behind a heavy request (benchmarks/bench_serve.py --heavy)
+CHUNK_HITS = 500
 CHUNK_CHARS = 100_000
-CHUNK_EXPLAIN = 4
+CHUNK_EXPLAIN = 2
 CHUNK_PAIRS = 100
 
 

@@ -36,7 +36,7 @@ query, text, document              at most ``max_query_chars`` characters (10,00
 body                               at most ``max_body_bytes`` bytes (1 MB): 413
 k (search, similar)                1 .. ``MAX_K`` (1,000)
 queries of one POST /v1/search     1 .. ``MAX_BATCH`` (1,000)
-hits of one search request         queries x k <= ``MAX_HITS`` (10,000)
+hits of one search request         queries x k <= ``MAX_HITS`` (2,000)
 explain                            only with k <= ``MAX_EXPLAIN_K`` (20); explained hits
                                    (queries x k) <= ``MAX_EXPLAINED`` (100) and explained hits
                                    x n_top <= ``MAX_EXPLAIN_WORDS`` (2,000); n_top 1 .. 100
@@ -46,7 +46,7 @@ POST /v1/docs                      1 .. 100,000 documents (and the body bound)
 
 An explanation costs 5-10 ms (MCD), a search of a batch of 64 queries about as much as one: the
 budget keeps one request's work on the index under about a second. Work is split into pieces (at
-most 64 queries or 2,000 hits of a search, 4 explanations, 100 pairs) queued one after another:
+most 64 queries or 500 hits of a search, 2 explanations, 100 pairs) queued one after another:
 a search that comes in meanwhile runs between two pieces of a heavy request, never after all of
 them, and a request still running after ``deadline_s`` (10 s) is stopped between two pieces and
 answered 503 (a write that started is always finished and answered: its effect must be reported).
