@@ -12,16 +12,19 @@ import time
 
 
 @contextlib.contextmanager
-def running_server(index, *extra, seconds=20):
+def running_server(index, *extra, seconds=20, with_process=False):
     """Yield the base address (``http://127.0.0.1:PORT``) of ``learnsim serve index --port 0``
-    once it answers ``/healthz``; the server is terminated (killed if it must be) at the end."""
+    once it answers ``/healthz`` (``with_process``: and the Popen of the command, with the lines
+    of its stderr so far in ``proc.log``); the server is terminated (killed if it must be) at the end."""
     import httpx
 
     # --port 0: the system picks a free port and the command tells it on stderr (no race)
     proc = subprocess.Popen([sys.executable, "-m", "learnsim", "serve", str(index), "--port", "0", *extra],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     lines = queue.Queue()
-    reader = threading.Thread(target=lambda: [lines.put(line) for line in proc.stderr], daemon=True)
+    proc.log = []
+    reader = threading.Thread(target=lambda: [(lines.put(line), proc.log.append(line)) for line in proc.stderr],
+                              daemon=True)
     reader.start()
     try:
         deadline = time.monotonic() + seconds
@@ -44,7 +47,7 @@ def running_server(index, *extra, seconds=20):
                 pass
             assert time.monotonic() < deadline, f"the server did not answer within {seconds} s"
             time.sleep(0.1)
-        yield base
+        yield (base, proc) if with_process else base
     finally:
         proc.terminate()
         try:

@@ -476,6 +476,73 @@ def test_learnsim_serve_with_worker_processes_shares_writes(built, tmp_path):
             assert httpx.get(f"{base}/v1/docs/new-1", timeout=20).status_code == 404
 
 
+def _worker_pids(parent):
+    """The worker processes of ``learnsim serve --workers N`` (pid ``parent``): its children that
+    multiprocessing spawned (not its resource tracker)."""
+    import os
+
+    out = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                cmd = fh.read()
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == parent and b"spawn_main" in cmd:
+            out.append(int(entry))
+    return sorted(out)
+
+
+def _listening_sockets(port):
+    """How many TCP sockets listen on ``port`` on this machine (/proc/net/tcp, tcp6)."""
+    n = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as fh:
+                rows = fh.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                n += 1
+    return n
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_worker_processes_listen_on_sockets_of_their_own_and_a_dead_one_is_replaced(built, tmp_path):
+    """--workers 2: each worker listens on its own SO_REUSEPORT socket (the kernel spreads new
+    connections over them; uvicorn's shared socket gave 35 of 50 to one), and one killed with
+    SIGKILL is replaced, with a line on stderr, while the other goes on answering."""
+    import os
+    import signal
+
+    import httpx
+
+    path = tmp_path / "idx"
+    shutil.copytree(built / "mcd", path)
+    with running_server(path, "--workers", "2", seconds=60, with_process=True) as (base, proc):
+        port = int(base.rsplit(":", 1)[1])
+        deadline = time.monotonic() + 60
+        while len(_worker_pids(proc.pid)) < 2 or _listening_sockets(port) < 2:
+            assert time.monotonic() < deadline, "two workers do not listen"
+            time.sleep(0.1)
+        workers = _worker_pids(proc.pid)
+        assert len(workers) == 2 and _listening_sockets(port) == 2
+        os.kill(workers[0], signal.SIGKILL)
+        while True:
+            now = _worker_pids(proc.pid)
+            if len(now) == 2 and workers[0] not in now and _listening_sockets(port) == 2:
+                break
+            assert time.monotonic() < deadline, f"the worker was not replaced: {now}"
+            time.sleep(0.2)
+        for _ in range(8):   # new connections: the kernel spreads them over both workers
+            assert httpx.get(f"{base}/v1/search", params={"q": "w001", "k": 2}, timeout=30).status_code == 200
+        assert any("starting another" in line for line in proc.log)
+
+
 def test_serve_refuses_a_bad_number_of_workers(built, capsys):
     from learnsim.cli import main
 

@@ -134,9 +134,12 @@ def run(args):
         for origin in args.cors_origin:
             if not re.fullmatch(r"https?://[^/\s]+", origin.rstrip("/")):
                 raise UsageError(f"--cors-origin: a CORS origin is scheme://host[:port] (no path); got {origin!r}")
-        app = "learnsim.service.app:app_from_environment"
+        app = _WORKER_APP
         os.environ[OPTIONS_VARIABLE] = json.dumps(dict(options, index=os.path.abspath(args.index)))
-    sock = _listen(args.host, args.port)
+    # worker processes: each listens on a socket of its own on the port (SO_REUSEPORT), where the
+    # kernel spreads new connections evenly; this one only holds the port (bound, not listening)
+    reuse_port = args.workers > 1 and _reuse_port_supported()
+    sock = _listen(args.host, args.port, reuse_port=reuse_port)
     port = sock.getsockname()[1]   # the one the system chose for --port 0
     host = f"[{args.host}]" if ":" in args.host else args.host
     _note(f"serving {args.index} ({n_docs} documents) on http://{host}:{port}"
@@ -148,18 +151,18 @@ def run(args):
               + ("" if api_key else "; writes are open to them (see --api-key-env, --read-only)")
               + ("" if args.allowed_host else "; it answers only requests naming it by this address in their Host "
                                               "header (--allowed-host NAME adds the names clients use)"))
-    # h11 refuses request heads over 16 KiB with a bare 400: let a long query through to the
-    # application, which answers 413 JSON over its own bound
-    config = uvicorn.Config(app, log_level="warning", h11_max_incomplete_event_size=256 * 1024,
-                            workers=args.workers, factory=args.workers > 1)
+    config = uvicorn.Config(app, workers=args.workers, factory=args.workers > 1, **_CONFIG)
+    status = 0
     try:
         if args.workers == 1:
             uvicorn.Server(config).run(sockets=[sock])
+        elif reuse_port:
+            status = _run_reuse_port_workers(args.workers, args.host, port)
         else:
             _run_workers(config, sock)
     finally:
         sock.close()
-    return 0
+    return status
 
 
 def _run_workers(config, sock):
@@ -175,9 +178,95 @@ def _run_workers(config, sock):
         Multiprocess(config, sockets=[sock]).run()
 
 
-def _listen(host, port):
+# uvicorn.Config's options. h11 refuses request heads over 16 KiB with a bare 400: let a long
+# query through to the application, which answers 413 JSON over its own bound
+_CONFIG = {"log_level": "warning", "h11_max_incomplete_event_size": 256 * 1024}
+# a worker process builds its application from the environment (app_from_environment)
+_WORKER_APP = "learnsim.service.app:app_from_environment"
+
+
+def _reuse_port_supported():
+    import socket
+
+    return hasattr(socket, "SO_REUSEPORT") and os.name == "posix"
+
+
+def _run_reuse_port_workers(n, host, port):
+    """Run ``n`` worker processes, each on its own SO_REUSEPORT socket on (host, port), until a
+    SIGINT or SIGTERM (passed on to them: they finish what is queued, writes included), and
+    restart one that dies, with a line on stderr.
+
+    Why not uvicorn's supervisor: its workers share one listening socket, and the first to wake
+    takes most of a burst of connections (35 of 50 keep-alive clients to one of two workers in
+    ``benchmarks/bench_serve.py``: their requests wait on one core while the other idles); the
+    kernel spreads connections over SO_REUSEPORT sockets by their addresses (23-27 of 50 typically)."""
+    import multiprocessing
+    import signal
+    import time
+
+    ctx = multiprocessing.get_context("spawn")
+    stopping = []
+
+    def start(i):
+        proc = ctx.Process(target=_reuse_port_worker, args=(host, port), name=f"learnsim-serve-{i}", daemon=False)
+        proc.start()
+        return proc
+
+    def stop(signum, frame):
+        stopping.append(signum)
+
+    old = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    procs = [start(i) for i in range(n)]
+    restarts = []
+    status = 0
+    try:
+        while not stopping:
+            for i, proc in enumerate(procs):
+                if not proc.is_alive() and not stopping:
+                    now = time.monotonic()
+                    restarts = [t for t in restarts if now - t < 60] + [now]
+                    if len(restarts) > 2 * n:
+                        # a worker that cannot start (the index removed, the port taken) would
+                        # be restarted forever: stop instead
+                        _note(f"worker processes stopped {len(restarts)} times within a minute; stopping")
+                        stopping.append(None)
+                        status = 1
+                        break
+                    _note(f"worker process {proc.pid} stopped (exit status {proc.exitcode}); starting another")
+                    procs[i] = start(i)
+            time.sleep(0.2)
+    finally:
+        for proc in procs:
+            if proc.is_alive():
+                proc.terminate()   # SIGTERM: uvicorn's graceful shutdown
+        for proc in procs:
+            proc.join(30)
+            if proc.is_alive():
+                proc.kill()
+                proc.join(5)
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+    return status
+
+
+def _reuse_port_worker(host, port):
+    """One worker process: its own listening socket on the port, and uvicorn on it."""
+    import uvicorn
+
+    sock = _listen(host, port, reuse_port=True)
+    # listening at once, before the application loads (seconds): the kernel spreads the first
+    # connections over every worker's socket, where they wait to be accepted
+    sock.listen(2048)
+    try:
+        uvicorn.Server(uvicorn.Config(_WORKER_APP, factory=True, **_CONFIG)).run(sockets=[sock])
+    finally:
+        sock.close()
+
+
+def _listen(host, port, reuse_port=False):
     """A socket bound to (host, port): bound here, not by uvicorn, so that an address in use is a
-    one-line error (uvicorn logs it and exits with 3)."""
+    one-line error (uvicorn logs it and exits with 3). ``reuse_port``: with SO_REUSEPORT, which
+    other sockets of this user may share (the worker processes')."""
     import socket
 
     try:
@@ -188,6 +277,8 @@ def _listen(host, port):
     sock = socket.socket(family, kind, proto)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if reuse_port:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.bind(address)
     except OSError as exc:
         sock.close()
