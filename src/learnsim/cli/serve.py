@@ -91,8 +91,10 @@ def register(commands):
                        help="worker processes sharing the port, each with its own handles on the index "
                             "(default: 1). More use more cores: Python runs one thread at a time in a "
                             "process. A worker's writes are durable and seen by the others at their next "
-                            "read. Stop them with Ctrl-C or SIGTERM to this process (a SIGKILL to it "
-                            "leaves the workers running)")
+                            "read. Each listens on a socket of its own (SO_REUSEPORT, where the system has "
+                            "it: the kernel spreads connections evenly); one that dies is restarted. Stop "
+                            "them with Ctrl-C or SIGTERM to this process (on Linux a SIGKILL to it stops "
+                            "them too)")
     serve.set_defaults(handler=run)
     return serve
 
@@ -208,7 +210,8 @@ def _run_reuse_port_workers(n, host, port):
     stopping = []
 
     def start(i):
-        proc = ctx.Process(target=_reuse_port_worker, args=(host, port), name=f"learnsim-serve-{i}", daemon=False)
+        proc = ctx.Process(target=_reuse_port_worker, args=(host, port, os.getpid()), name=f"learnsim-serve-{i}",
+                           daemon=False)
         proc.start()
         return proc
 
@@ -249,9 +252,22 @@ def _run_reuse_port_workers(n, host, port):
     return status
 
 
-def _reuse_port_worker(host, port):
-    """One worker process: its own listening socket on the port, and uvicorn on it."""
+def _reuse_port_worker(host, port, parent):
+    """One worker process: its own listening socket on the port, and uvicorn on it; it gets a
+    SIGTERM when the supervisor ``parent`` dies, even by SIGKILL (Linux), so that no worker is
+    left holding the port."""
+    import signal
+
     import uvicorn
+
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):   # not Linux: Ctrl-C or SIGTERM to the supervisor stops them
+        pass
+    if os.getppid() != parent:   # it died before the call above
+        return
 
     sock = _listen(host, port, reuse_port=True)
     # listening at once, before the application loads (seconds): the kernel spreads the first
