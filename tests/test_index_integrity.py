@@ -234,8 +234,20 @@ def test_verify_lists_every_damaged_file_at_once(copy):
     report = Index.verify_at(path)
     assert not report["ok"]
     assert {d["file"] for d in report["damaged"]} == {str(f) for f in damaged}
+    assert len(report["damaged"]) == len(damaged)   # one line a file
     with Index.open(path) as idx:           # the same through an open handle
         assert {d["file"] for d in idx.verify()["damaged"]} == {str(f) for f in damaged}
+
+
+def test_verify_names_a_file_once_when_its_segment_cannot_open(copy):
+    path = copy("linklearn")
+    seqs = _segment(path) / "seqs.npy"
+    seqs.write_bytes(b"")   # the segment cannot open; its arrays are then checked one by one
+    data = _segment(path) / "data.npy"
+    with open(data, "r+b") as fh:
+        fh.truncate(100)
+    files = [d["file"] for d in Index.verify_at(path)["damaged"]]
+    assert sorted(files) == sorted({str(seqs), str(data)})
 
 
 def test_verify_reports_a_damaged_manifest_and_still_checks_sqlite(copy):

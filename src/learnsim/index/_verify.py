@@ -38,7 +38,10 @@ class _Report:
         self.bytes = 0
 
     def bad(self, file, problem):
-        self.damaged.append({"file": str(file), "problem": " ".join(str(problem).split())})
+        # one line a damaged file: the first problem found (a segment that cannot be opened has
+        # its arrays checked again one by one, which would name the same file twice)
+        if all(d["file"] != str(file) for d in self.damaged):
+            self.damaged.append({"file": str(file), "problem": " ".join(str(problem).split())})
 
     def exc(self, exc, fallback):
         """Record an IndexFormatError: the file it names, else ``fallback``."""
