@@ -433,17 +433,14 @@ def test_a_damaged_file_is_503_index_damaged_and_health_degraded(built, tmp_path
 
 
 def test_damage_found_by_the_index_names_the_file_relative_to_it(fresh):
-    from learnsim import index as index_package
+    from learnsim.index import IndexDamagedError
 
-    damaged = getattr(index_package, "IndexDamagedError", index_package.IndexFormatError)
     app = create_app(fresh)
     c = TestClient(app, raise_server_exceptions=False, base_url=BASE)
     segment = fresh / "segments" / "g1-000000" / "rows.npy"
 
     def broken(*args, **kwargs):
-        if damaged is index_package.IndexFormatError:   # an index without IndexDamagedError
-            raise damaged(f"{segment} is damaged: its sha256 does not match (also {fresh.resolve()}/manifest.json)")
-        raise damaged(segment, f"its sha256 does not match (also {fresh.resolve()}/manifest.json)")
+        raise IndexDamagedError(segment, f"its sha256 does not match (also {fresh.resolve()}/manifest.json)")
 
     app.state.index.search = broken
     for r in (c.get("/v1/search", params={"q": "w001"}), c.post("/v1/search", json={"queries": ["w001"]})):
@@ -455,6 +452,18 @@ def test_damage_found_by_the_index_names_the_file_relative_to_it(fresh):
     assert c.get("/healthz").json()["status"] == "degraded"
     # other errors keep their numeric code
     assert c.get("/v1/docs/nope").json()["code"] == 404
+
+
+def test_damage_of_an_index_in_a_short_relative_directory_keeps_its_message(built, tmp_path, monkeypatch):
+    """An index served as "s" (relative): only the path is cut from the message, not every "s"
+    of its words ("its sha256" came out as "it. .ha256")."""
+    shutil.copytree(built / "bm25", tmp_path / "s")
+    monkeypatch.chdir(tmp_path)
+    c = _client("s")
+    (tmp_path / "s" / "statistics-1" / "avgdl.npy").write_bytes(b"damaged")
+    r = c.get("/v1/search", params={"q": "w001 w002", "k": 3, "explain": "true"})
+    assert r.status_code == 503 and r.json()["code"] == "index_damaged"
+    assert r.json()["error"].startswith("the index is damaged: statistics-1/avgdl.npy is damaged: its sha256 does ")
 
 
 # --------------------------------------------------------------------------- the command

@@ -59,7 +59,9 @@ def _without_paths(message, root):
     to what is relative to the index (or to a file's name): a client learns which file is
     damaged, never the server's layout."""
     for prefix in sorted({str(root), str(Path(root).resolve())}, key=len, reverse=True):
-        message = message.replace(prefix + os.sep, "").replace(prefix, ".")
+        # the whole path only: an index directory named "s" must not eat the s of "its sha256"
+        pattern = r"(?<![\w.~/-])" + re.escape(prefix) + r"(?:" + re.escape(os.sep) + r"|(?![\w.-]))"
+        message = re.sub(pattern, lambda found: "" if found.group(0).endswith(os.sep) else ".", message)
     return re.sub(r"(?<![\w.~])(?:/[^\s'\"/:]+)+/([^\s'\"/:]+)", r"\1", message)
 
 
