@@ -107,6 +107,31 @@ def test_a_segment_listing_documents_sqlite_lacks_is_damage(copy):
     assert any("2 document(s) docs.sqlite lacks" in p for p in problems)
 
 
+def test_a_reload_after_an_add_checks_the_added_documents_against_sqlite(copy, monkeypatch):
+    """A handle that sees another's add counts only the documents added since it last checked
+    (a range of SQLite's key, not every live document), and still finds them damaged."""
+    from learnsim.index import _integrity
+
+    texts = corpus()[0]
+    path = copy()
+    reader, writer = Index.open(path), Index.open(path)
+    covered = reader.manifest["covered_seq"]
+    writer.add(texts[:3], ids=["n1", "n2", "n3"])
+    counted = []
+    live_up_to = _integrity._live_up_to
+    monkeypatch.setattr(_integrity, "_live_up_to", lambda *a: counted.append(a) or live_up_to(*a))
+    assert "n2" in {h["id"] for h in reader.search(texts[1], k=3)}
+    assert counted == []            # the range count only: the old segments were checked already
+    writer.add(texts[3:5], ids=["n4", "n5"])
+    with sqlite3.connect(path / "docs.sqlite") as conn:    # the new rows lost from SQLite
+        conn.execute("DELETE FROM docs WHERE seq > ?", (covered + 3,))
+    conn.close()
+    _assert_damaged(lambda: reader.search(texts[3], k=3), path / "manifest.json")
+    # a fresh handle counts everything
+    _assert_damaged(lambda: Index.open(path), path / "manifest.json")
+    assert counted
+
+
 def test_an_unreadable_manifest_names_the_manifest(copy):
     path = copy()
     (path / "manifest.json").write_bytes(b"")

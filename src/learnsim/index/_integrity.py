@@ -34,7 +34,7 @@ from ._segments import IndexDamagedError, IndexFormatError, load_npy, seal, writ
 from ._store import DocumentStore
 
 __all__ = ["RELOAD_TRIES", "Lock", "sqlite_damage", "sqlite_guarded", "write_manifest", "plan_checksums",
-           "read_store", "check_against_store", "load_statistics", "statistics_key", "load_pipeline", "load_plan", "retry_if_moved", "read_retrying",
+           "read_store", "checked_up_to", "check_against_store", "load_statistics", "statistics_key", "load_pipeline", "load_plan", "retry_if_moved", "read_retrying",
            "verify_locked"]
 
 MANIFEST = "manifest.json"
@@ -111,10 +111,15 @@ def _live_up_to(conn, seq):
     return int(live) - int(after)
 
 
-def read_store(path, m, seqs):
+def read_store(path, m, seqs, since=None):
     """Open ``docs.sqlite`` and read, in one snapshot, what an open needs and checks: returns
     (store, documents after covered_seq as (seq, text), deleted seqs, data_version), once
-    :func:`check_against_store` passed. IndexDamagedError for an error SQLite reports."""
+    :func:`check_against_store` passed. IndexDamagedError for an error SQLite reports.
+
+    ``since``: a sequence number up to which the segments were checked against SQLite
+    already (a handle reloading a manifest that only added segments after the ones it checked):
+    only the documents after it are counted, on a range of the table's key, not every live
+    document (6 ms at 100k, 50-70 ms at 1M, on every reload after a write)."""
     path = Path(path)
     store = None
     try:
@@ -125,11 +130,19 @@ def read_store(path, m, seqs):
         try:
             tail = store.rows_after(m["covered_seq"])
             dead = store.deleted_seqs()
-            live_stored = _live_up_to(conn, m["covered_seq"])
+            if since is None:
+                live_stored = _live_up_to(conn, m["covered_seq"])
+            else:
+                live_stored = conn.execute("SELECT COUNT(*) FROM docs WHERE seq > ? AND seq <= ? AND deleted_seq IS NULL",
+                                           (int(since), int(m["covered_seq"]))).fetchone()[0]
             data_version = conn.execute("PRAGMA data_version").fetchone()[0]
         finally:
             conn.execute("COMMIT")
-        check_against_store(path, m, seqs, dead, live_stored)
+        if since is None:
+            check_against_store(path, m, seqs, dead, live_stored)
+        else:
+            dead_after = np.asarray(dead, dtype=np.int64)
+            check_against_store(path, m, seqs[seqs > since], dead_after[dead_after > since], live_stored)
         return store, tail, dead, data_version
     except BaseException as exc:
         if store is not None:
@@ -137,6 +150,18 @@ def read_store(path, m, seqs):
         if not isinstance(exc, sqlite3.DatabaseError) or sqlite_damage(path / DOCS, exc) is None:
             raise
         raise IndexDamagedError(path / DOCS, f"cannot read {DOCS} ({exc})") from None
+
+
+def checked_up_to(old, m):
+    """The sequence number up to which a handle whose manifest was ``old`` checked the segments of
+    the manifest ``m`` against SQLite already: ``old``'s covered_seq when ``m`` only added segments
+    after the ones ``old`` lists (an add: the common reload), else None (an open, a merge, a
+    compaction, a reindex: everything is counted)."""
+    if old is None or m["covered_seq"] < old["covered_seq"] or len(m["segments"]) < len(old["segments"]):
+        return None
+    same = all(isinstance(a, dict) and isinstance(b, dict) and (a.get("name"), a.get("sha256"), a.get("n"))
+               == (b.get("name"), b.get("sha256"), b.get("n")) for a, b in zip(old["segments"], m["segments"]))
+    return old["covered_seq"] if same else None
 
 
 def check_against_store(path, m, seqs, dead, live_stored):

@@ -35,7 +35,7 @@ import numpy as np
 from .._files import sha256_file
 from ._ann import AnnSearch, ann_config, check_ann_config, search_info, write_segment_of
 from ._batch import best_k_dense_batch, dense_batch_applies
-from ._integrity import Lock as _Lock, load_pipeline, load_plan, load_statistics, plan_checksums as _plan_checksums, read_retrying, \
+from ._integrity import Lock as _Lock, checked_up_to, load_pipeline, load_plan, load_statistics, plan_checksums as _plan_checksums, read_retrying, \
     read_store, retry_if_moved, sqlite_guarded as _sqlite_guarded, statistics_key, verify_locked, \
     write_manifest as _write_manifest
 from ._scan import MemorySegment, best_k
@@ -310,7 +310,7 @@ class Index:
         # a new connection, kept only when everything loaded: a failed reload leaves the handle
         # as it was (its own manifest, segments and connection), not half-loaded
         seqs = np.concatenate([s.seqs for s in segments]) if segments else np.zeros(0, dtype=np.int64)
-        store, tail, dead, data_version = read_store(self.path, m, seqs)
+        store, tail, dead, data_version = read_store(self.path, m, seqs, checked_up_to(getattr(self, "manifest", None), m))
         old_store = getattr(self, "store", None)
         if old_store is not None:
             old_store.close()
