@@ -126,7 +126,7 @@ def run_relative(data_dir, tmp):
     from learnsim.evaluation import evaluate_triplets
     from learnsim.persistence import load
     from learnsim.reproduce.relative import N_TEST, SEED, split_pages
-    from learnsim.webkb import load_webkb, webkb_triplets
+    from learnsim.reproduce.webkb import load_webkb, webkb_triplets
 
     corpus = load_webkb(data_dir, subset="paper")
     train, test = split_pages(len(corpus.texts), np.random.default_rng(SEED))

@@ -152,7 +152,7 @@ def _time_posting_search(method, index, queries, n_terms, args):
 
 
 def run_learnsim(tokens, offsets, n_terms, queries, args):
-    from learnsim.bm25 import BM25
+    from learnsim.text.bm25 import BM25
 
     (X, count_seconds) = _timed(lambda: counts_matrix(tokens, offsets, n_terms))
     model, index_seconds, peak = _index_peak(lambda: BM25(k1=K1, b=B, idf="lucene").fit(X))

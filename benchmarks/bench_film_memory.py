@@ -59,8 +59,8 @@ DEFAULT_SIZES = (100_000, 300_000)
 def refresh_timing(V, T, d, seed, repeats=3):
     """CPU and wall seconds of one refresh of full FILM's objective with D stored and by blocks
     (the median of ``repeats`` each, alternately)."""
-    import learnsim._film_blocks as film_blocks
-    from learnsim.film import _FilmObjective, _random_stiefel
+    import learnsim.film._blocks as film_blocks
+    from learnsim.film._film import _FilmObjective, _random_stiefel
 
     rng = np.random.default_rng(seed)
     budget = film_blocks._BLOCK_BYTES

@@ -272,7 +272,7 @@ class _Stopwatch:
 
 def measure_one(n, settings, seed):
     """Generate the corpus of ``n`` sentences, fit FILM, return a dict of figures."""
-    import learnsim.film as film_module
+    import learnsim.film._film as film_module
     from learnsim.film import FILM
 
     t0 = time.perf_counter()

@@ -264,7 +264,7 @@ def _fit_quietly(method, n, seed, library_defaults):
         details = {"n_links": int(data["links"].n_links), "n_iter": int(model.n_iter_),
                    "timings": getattr(model, "timings_", {})}
     elif method == "learnedbm25":
-        from learnsim.weighting import LearnedBM25
+        from learnsim.linklearn import LearnedBM25
 
         budget = {} if library_defaults else LEARNEDBM25_BUDGET
 

@@ -141,7 +141,7 @@ def main(argv=None):
 
     from threadpoolctl import threadpool_limits
 
-    import learnsim.linklearn as now
+    import learnsim.linklearn._linklearn as now
 
     before = load_before(args.before)
     print(f"LinkLearn training step, {args.before} against the work tree; hidden units "

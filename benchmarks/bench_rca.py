@@ -36,7 +36,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peers import require_metric_learn, run_with_threads  # noqa: E402
 
-from learnsim._linalg import truncated_svd  # noqa: E402
+from learnsim._utils.linalg import truncated_svd  # noqa: E402
 from learnsim.datasets import find_data_dir, load_20newsgroups  # noqa: E402
 from learnsim.mcd import PAPER_PARAMS, MinimumClusterDistortion  # noqa: E402
 from learnsim.reproduce.records import Results  # noqa: E402

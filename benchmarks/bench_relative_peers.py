@@ -76,14 +76,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_rca import blas_summary  # noqa: E402
 from peers import require_metric_learn, run_with_threads  # noqa: E402
 
-from learnsim._linalg import truncated_svd  # noqa: E402
+from learnsim._utils.linalg import truncated_svd  # noqa: E402
 from learnsim.datasets import find_data_dir  # noqa: E402
 from learnsim.evaluation import evaluate_triplets  # noqa: E402
 from learnsim.reproduce.records import Results  # noqa: E402
 from learnsim.relative import RelativeComparisonMetric  # noqa: E402
 from learnsim.reproduce.relative import TOL, split_pages  # noqa: E402  (the reproduction's gap and split)
 from learnsim.supervision import Triplets  # noqa: E402
-from learnsim.webkb import load_webkb, webkb_features, webkb_triplets  # noqa: E402
+from learnsim.reproduce.webkb import load_webkb, webkb_features, webkb_triplets  # noqa: E402
 
 EXPERIMENT = "relative-peer"
 C = 1.0

@@ -23,7 +23,7 @@ import scipy.sparse as sp
 
 from learnsim.relative import RelativeComparisonMetric
 from learnsim.reproduce.relative import split_pages
-from learnsim.webkb import load_webkb, webkb_features, webkb_triplets
+from learnsim.reproduce.webkb import load_webkb, webkb_features, webkb_triplets
 
 
 def osqp_objective(X, T, C, time_limit):

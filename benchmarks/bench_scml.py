@@ -88,8 +88,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_rca import blas_summary, sample_documents  # noqa: E402
 from peers import require_metric_learn, run_with_threads  # noqa: E402
 
-from learnsim._linalg import truncated_svd  # noqa: E402
-from learnsim._validation import check_random_state  # noqa: E402
+from learnsim._utils.linalg import truncated_svd  # noqa: E402
+from learnsim._utils.validation import check_random_state  # noqa: E402
 from learnsim.datasets import find_data_dir, load_20newsgroups, load_quora_pairs  # noqa: E402
 from learnsim.evaluation import evaluate_triplets  # noqa: E402
 from learnsim.film import FILM  # noqa: E402

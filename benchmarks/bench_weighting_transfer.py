@@ -33,13 +33,13 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from learnsim.bm25 import BM25, tune_bm25
+from learnsim.text.bm25 import BM25, tune_bm25
 from learnsim.datasets import load_smart_collection, load_trec_collection, load_wikispeedia, read_smart_collection
 from learnsim.evaluation import per_query_measures
 from learnsim.linklearn import CollectionShiftWarning, LinkLearn
 from learnsim.reproduce.linklearn import MAX_DF, PAPER_OKAPI, SEED, _tfidf_scores, collection_counts
 from learnsim.supervision import Links, split_links
-from learnsim.weighting import LearnedBM25, plot_weighting_curves
+from learnsim.linklearn import LearnedBM25, plot_weighting_curves
 # the term counts and the AvgP of the LinkLearn transfer benchmark, shared (the script's folder is on sys.path)
 from linklearn_transfer_variants import _counts, _mean_ap
 

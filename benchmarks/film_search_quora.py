@@ -20,7 +20,7 @@ import numpy as np
 
 from learnsim import cli
 from learnsim.datasets import find_data_dir, load_quora_pairs
-from learnsim.hybrid import hybrid_rows
+from learnsim.film.hybrid import hybrid_rows
 from learnsim.persistence import load
 from learnsim.search import top_k
 from learnsim.supervision import pairs_to_clusters

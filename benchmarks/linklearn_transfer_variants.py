@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from learnsim.bm25 import BM25
+from learnsim.text.bm25 import BM25
 from learnsim.datasets import load_smart_collection, load_wikispeedia
 from learnsim.evaluation import per_query_measures
 from learnsim.linklearn import CollectionShiftWarning, LinkLearn

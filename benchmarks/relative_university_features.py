@@ -18,7 +18,7 @@ import numpy as np
 from learnsim.evaluation import evaluate_triplets
 from learnsim.relative import RelativeComparisonMetric
 from learnsim.reproduce.relative import split_pages
-from learnsim.webkb import load_webkb, webkb_features, webkb_triplets
+from learnsim.reproduce.webkb import load_webkb, webkb_features, webkb_triplets
 
 
 def main(argv=None):

@@ -51,9 +51,9 @@ from sklearn.preprocessing import normalize
 from learnsim.datasets import load_quora_pairs, load_sts_benchmark
 from learnsim.evaluation import pearson
 from learnsim.film import FILM
-from learnsim.hybrid import select_input_weight
+from learnsim.film.hybrid import select_input_weight
 from learnsim.matching import ThresholdMatcher, pair_similarity
-from learnsim.pair_classifier import DEFAULT_FEATURES, PairClassifierMatcher, PairScoreRegressor
+from learnsim.matching.pair_classifier import DEFAULT_FEATURES, PairClassifierMatcher, PairScoreRegressor
 from learnsim.search import top_k
 from learnsim.supervision import Pairs, duplicate_pairs_to_triplets, graded_pairs_to_triplets, split_pairs
 from learnsim.text import TextVectorizer

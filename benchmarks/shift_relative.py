@@ -33,7 +33,7 @@ import numpy as np
 
 from learnsim.relative import RelativeComparisonMetric
 from learnsim.reproduce.relative import C_GRID, TOL, _local
-from learnsim.webkb import load_webkb, webkb_features, webkb_triplets
+from learnsim.reproduce.webkb import load_webkb, webkb_features, webkb_triplets
 from shift_common import bootstrap_interval, guard_status, guarded, limit_threads, markdown
 
 SEED = 0

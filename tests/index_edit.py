@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from learnsim._files import sha256_file
+from learnsim._utils.files import sha256_file
 from learnsim.index import Index
 from learnsim.index._segments import seal
 

@@ -12,7 +12,7 @@ from conftest import require_corpus
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
-from learnsim.bm25 import (BM25, DEFAULT_B_GRID, DEFAULT_K1_GRID, PAPER_PARAMS, bm25_idf, tune_bm25)
+from learnsim.text.bm25 import (BM25, DEFAULT_B_GRID, DEFAULT_K1_GRID, PAPER_PARAMS, bm25_idf, tune_bm25)
 from learnsim.evaluation import average_precision, precision_at_k
 from learnsim.persistence import load, save
 
@@ -217,7 +217,7 @@ def test_search_selection_shortcuts_match_a_full_sort(monkeypatch, idf, density)
     """The top k are selected among candidates above a bound from a sample of the row; with a
     tiny sample every branch runs here: bound above 0, bound 0 (matched documents only), fewer
     matches than k, negative weights, and ties (duplicate documents score alike)."""
-    import learnsim.bm25 as bm25_module
+    import learnsim.text.bm25 as bm25_module
     monkeypatch.setattr(bm25_module, "_SELECTION_SAMPLE", 16)
     X = synthetic_counts(n_docs=150, n_terms=40, seed=8, density=density).toarray()
     X[100:140] = X[60:100]  # 40 duplicated documents
@@ -270,7 +270,7 @@ def test_tuning_table_is_exact_and_picks_the_best():
 
 
 def test_tuning_in_small_blocks_with_exclusions_and_another_measure(monkeypatch):
-    import learnsim.bm25 as bm25_module
+    import learnsim.text.bm25 as bm25_module
     X = synthetic_counts(n_docs=50, n_terms=30, seed=2)
     Q = X[:12]  # documents as queries: exclude each one's own document
     rel = _planted_relevance(X, Q, seed=1)

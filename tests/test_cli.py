@@ -531,7 +531,7 @@ def test_fit_mcd_from_pairs_uses_groups_of_duplicates(pairs_file, tmp_path):
 
 
 def test_explain_prints_top_words_of_every_dimension(film_model):
-    from learnsim.explain import top_features
+    from learnsim.evaluation.explain import top_features
 
     code, out, err = run_cli(["explain", "--model", film_model, "--top", "3"])
     assert code == 0, err

@@ -13,7 +13,7 @@ from learnsim.cli import _fit_links
 from learnsim.datasets import make_clustered_corpus
 from learnsim.linklearn import LinkLearn
 from learnsim.persistence import load
-from learnsim.weighting import LearnedBM25
+from learnsim.linklearn import LearnedBM25
 
 
 @pytest.fixture(scope="module")

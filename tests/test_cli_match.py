@@ -42,8 +42,8 @@ def data(tmp_path_factory):
 
 def test_fit_film_on_pairs_stores_the_validated_matcher(data):
     from learnsim.matching import PairwiseKNNMatcher, ThresholdMatcher
-    from learnsim.pair_classifier import PairClassifierMatcher
-    from learnsim.scoring import MatchRule
+    from learnsim.matching import PairClassifierMatcher
+    from learnsim.matching import MatchRule
 
     parts = load(data["model"])
     assert set(parts) == {"vectorizer", "metric", "matcher", "match_rule", "search"}

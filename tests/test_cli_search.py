@@ -123,7 +123,7 @@ def test_film_search_ranks_by_cosine_in_the_learned_space(tmp_path):
 
 def test_film_search_on_pairs_uses_the_validated_mix(tmp_path):
     from learnsim.datasets import make_clustered_corpus
-    from learnsim.hybrid import hybrid_rows
+    from learnsim.film.hybrid import hybrid_rows
 
     corpus = make_clustered_corpus(n_clusters=5, docs_per_cluster=10, random_state=6)
     rng = np.random.default_rng(0)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from learnsim import _progress
+from learnsim._utils import progress as _progress
 from learnsim.datasets import make_clustered_corpus
 from conftest import run_cli
 

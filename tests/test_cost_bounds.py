@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import learnsim._fold_sampling as fs
-import learnsim.linklearn as linklearn
-from learnsim._linalg import truncated_svd, truncated_svd_components
+import learnsim.mcd._fold_sampling as fs
+import learnsim.linklearn._linklearn as linklearn
+from learnsim._utils.linalg import truncated_svd, truncated_svd_components
 from learnsim.evaluation import cluster_retrieval_report, constraint_error_rate, per_query_measures
 
 
@@ -108,7 +108,7 @@ def test_linklearn_samples_the_queries_of_large_parts(monkeypatch):
 # ----------------------------------------------------------------------------- MCD's basis
 @pytest.mark.parametrize("k", [5, 40])
 def test_principal_components_are_the_transposed_right_factor_bit_for_bit(k):
-    from learnsim import _linalg
+    from learnsim._utils import linalg as _linalg
 
     # wide and sparse (more terms than documents) and past the dense-SVD size: the randomised route
     X = sp.random(300, 4000, density=0.01, random_state=2, format="csr")

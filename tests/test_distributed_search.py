@@ -20,7 +20,7 @@ import dask.bag as db  # noqa: E402
 
 from dask_cluster import bag_of, local_client  # noqa: E402
 from learnsim.distributed.search import DistributedIndex, IndexFormatError  # noqa: E402
-from learnsim._files import sha256_file  # noqa: E402
+from learnsim._utils.files import sha256_file  # noqa: E402
 from learnsim.index import Index, IndexDamagedError  # noqa: E402
 
 TOL = 1e-6

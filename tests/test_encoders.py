@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 
-from learnsim import encoders
-from learnsim.encoders import SentenceEncoder, default_benchmark_model_path
+from learnsim.text import encoders as encoders
+from learnsim.text.encoders import SentenceEncoder, default_benchmark_model_path
 
 NEEDS_DENSE = "SentenceEncoder needs the dense extra: pip install learnsim[dense]"
 HIDDEN = 32

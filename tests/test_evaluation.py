@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from learnsim import evaluation as ev
+from learnsim.evaluation import _evaluation as ev
 
 LEVEL_KEYS = [f"iprec_at_recall_{r:.2f}" for r in np.arange(11) / 10]
 
@@ -624,7 +624,7 @@ def test_correlation_errors(func):
 def test_counted_ranks_equal_the_sorted_ones(monkeypatch):
     # few relevant documents a query: ranks are counted, not sorted; ties (integer scores),
     # excluded documents and NaN among the others must give the stable sort's ranks
-    import learnsim.evaluation as ev
+    import learnsim.evaluation._evaluation as ev
 
     rng = np.random.default_rng(4)
     scores = rng.integers(0, 6, size=(40, 300)).astype(float)

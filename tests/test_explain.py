@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
-from learnsim.explain import (DimensionFeatures, PairExplanation, explain_pair, n_learned_dimensions,
+from learnsim.evaluation.explain import (DimensionFeatures, PairExplanation, explain_pair, n_learned_dimensions,
                               plot_dimension_weights, top_features)
 from learnsim.film import FILM
 from learnsim.mcd import MinimumClusterDistortion
@@ -243,7 +243,7 @@ def test_n_top_cuts_the_lists_and_reports_what_was_left_out(mcd, data):
 
 
 def test_blocked_word_pairs_match(mcd, data, monkeypatch):
-    import learnsim.explain as explain
+    import learnsim.evaluation.explain as explain
     X, _, names = data
     whole = explain_pair(mcd, X[0], X[11], names, n_top=3)
     monkeypatch.setattr(explain, "_BLOCK_ENTRIES", 5)       # a few words of a per block
@@ -301,7 +301,7 @@ def test_bad_arguments_name_the_problem(film, data):
 
 
 def test_too_many_pairs_to_list_all(film, data, monkeypatch):
-    import learnsim.explain as explain
+    import learnsim.evaluation.explain as explain
     X, _, names = data
     monkeypatch.setattr(explain, "_MAX_LISTED_PAIRS", 3)
     with pytest.raises(ValueError, match="too many to list them all; give n_top"):

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from scipy.special import expit
 
 from learnsim.evaluation import evaluate_triplets
-from learnsim.film import FILM, _FilmObjective, _random_stiefel, _softplus
+from learnsim.film._film import FILM, _FilmObjective, _random_stiefel, _softplus
 from learnsim.persistence import load, save
 from learnsim.supervision import Pairs, Triplets, clusters_to_triplets
 

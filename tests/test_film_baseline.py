@@ -12,7 +12,7 @@ from sklearn.metrics import average_precision_score
 from learnsim.baseline import BaselineWarning
 from learnsim.film import FILM
 from learnsim.persistence import load, save
-from learnsim.scoring import cluster_weight_scores, triplet_weight_scores
+from learnsim.film._search_weight import cluster_weight_scores, triplet_weight_scores
 from learnsim.supervision import clusters_to_triplets
 
 

@@ -10,8 +10,8 @@ import tracemalloc
 import numpy as np
 import pytest
 
-import learnsim._film_blocks as film_blocks
-from learnsim.film import FILM, _FilmObjective, _random_stiefel
+import learnsim.film._blocks as film_blocks
+from learnsim.film._film import FILM, _FilmObjective, _random_stiefel
 
 
 def _problem(n=400, r=12, per_anchor=3, anchor_share=1.0, seed=0):

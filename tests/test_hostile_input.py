@@ -228,7 +228,7 @@ def _text(**params):
 
 
 def _matcher(name, transformer=None, **params):
-    from learnsim import matching
+    from learnsim.matching import _matchers as matching
     X, pairs = _duplicate_pairs()
     if transformer is not None:
         transformer = transformer(X)
@@ -236,7 +236,7 @@ def _matcher(name, transformer=None, **params):
 
 
 def _pair_model(name, **params):
-    from learnsim import pair_classifier
+    from learnsim.matching import pair_classifier as pair_classifier
     from learnsim.supervision import Pairs
     rng = np.random.default_rng(0)
     words = [f"w{i}" for i in range(30)]
@@ -249,7 +249,7 @@ def _pair_model(name, **params):
 
 
 def _hybrid():
-    from learnsim.hybrid import HybridEmbedding
+    from learnsim.film.hybrid import HybridEmbedding
     return HybridEmbedding(_film(), input_weight=0.25).fit(_blobs()[0])
 
 

@@ -12,7 +12,7 @@ from sklearn.exceptions import NotFittedError
 from learnsim import persistence
 from learnsim.evaluation import best_threshold
 from learnsim.film import FILM
-from learnsim.hybrid import HybridEmbedding, hybrid_rows, select_input_weight
+from learnsim.film.hybrid import HybridEmbedding, hybrid_rows, select_input_weight
 from learnsim.matching import ThresholdMatcher, pair_similarity
 from learnsim.supervision import Pairs
 

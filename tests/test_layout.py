@@ -12,10 +12,13 @@ from pathlib import Path
 import pytest
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1] / "src" / "learnsim"
-MAX_LINES = 900
+# Guidance more than a rule (issue 31): a module splits where a seam is, not to meet a count; this
+# only catches a module that has grown into several.
+MAX_LINES = 1500
 
-# The method modules: they sit below the pipeline, index, service and command line layers.
-METHOD_MODULES = ("mcd", "film", "linklearn", "relative", "weighting", "bm25")
+# The method packages (and BM25): every module in them sits below the pipeline, index, service and
+# command line layers.
+METHOD_MODULES = ("mcd", "film", "linklearn", "relative", "text.bm25")
 UPPER_LAYERS = ("learnsim.cli", "learnsim.index", "learnsim.service", "learnsim.pipeline")
 
 
@@ -159,19 +162,44 @@ def test_no_module_is_oversized():
 def test_import_graph_has_no_cycles():
     graph = import_graph()
     # The reader must actually see the imports, or an empty graph would pass trivially.
-    assert "learnsim.evaluation" in graph["learnsim.matching"]
+    assert "learnsim.evaluation" in graph["learnsim.matching._matchers"]
     cycles = find_cycles(graph)
     assert not cycles, "import circles: " + "; ".join(" -> ".join(cycle) for cycle in cycles)
+
+
+def package_graph(graph):
+    """The graph between learnsim's top-level packages and modules (``learnsim.film._film`` counts
+    as ``learnsim.film``; the root ``learnsim`` is left out: it only loads the others lazily)."""
+    def top(name):
+        return ".".join(name.split(".")[:2])
+
+    out = {}
+    for module, targets in graph.items():
+        if module == "learnsim":
+            continue
+        out.setdefault(top(module), set()).update(
+            top(t) for t in targets if t != "learnsim" and top(t) != top(module))
+    return out
+
+
+def test_packages_import_one_way():
+    # imports flow one way between packages too: a circle of packages through modules that do
+    # not form a circle themselves still means neither package can be read without the other
+    graph = package_graph(import_graph())
+    assert "learnsim.evaluation" in graph["learnsim.matching"]
+    cycles = find_cycles(graph)
+    assert not cycles, "circles between packages: " + "; ".join(" -> ".join(cycle) for cycle in cycles)
 
 
 @pytest.mark.parametrize("method", METHOD_MODULES)
 def test_method_modules_do_not_import_upper_layers(method):
     graph = import_graph()
-    module = f"learnsim.{method}"
-    assert module in graph, f"{module} is gone: update METHOD_MODULES"
-    upward = sorted(target for target in graph[module]
+    package = f"learnsim.{method}"
+    assert package in graph, f"{package} is gone: update METHOD_MODULES"
+    modules = [m for m in graph if m == package or m.startswith(package + ".")]
+    upward = sorted(f"{module} -> {target}" for module in modules for target in graph[module]
                     if any(target == layer or target.startswith(layer + ".") for layer in UPPER_LAYERS))
-    assert not upward, f"{module} imports upper layers: {upward}"
+    assert not upward, f"{package} imports upper layers: {upward}"
 
 
 # The checks above are only worth something if they can fail: run them on small made-up packages.

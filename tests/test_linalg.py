@@ -4,8 +4,8 @@ import pytest
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
-from learnsim import _linalg
-from learnsim._linalg import _sparse_randomized_svd, truncated_svd_with_u
+from learnsim._utils import linalg as _linalg
+from learnsim._utils.linalg import _sparse_randomized_svd, truncated_svd_with_u
 
 
 def _low_rank_sparse(n=900, m=700, rank=30, density=0.02, seed=0):
@@ -64,7 +64,7 @@ def test_truncated_svd_with_u_takes_the_sparse_route_for_large_sparse_input(monk
 def test_first_largest_abs_rows_is_numpys_argmax(step):
     """The blocked search gives np.argmax(np.abs(V), axis=0): ties (equal |entries|, of either
     sign, in several blocks) to the first row, and zero columns to row 0."""
-    from learnsim._linalg import first_largest_abs_rows
+    from learnsim._utils.linalg import first_largest_abs_rows
 
     rng = np.random.default_rng(0)
     V = np.round(rng.standard_normal((50, 7)), 1)

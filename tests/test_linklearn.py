@@ -5,7 +5,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 
 from learnsim.evaluation import average_precision, constraint_error_rate
-from learnsim.linklearn import (LinkLearn, _Codes, _hinge_coefficients, document_lengths, idf_from_counts,
+from learnsim.linklearn._linklearn import (LinkLearn, _Codes, _hinge_coefficients, document_lengths, idf_from_counts,
                                 link_hinge_loss)
 from learnsim.persistence import load, save
 from learnsim.supervision import Links, split_links
@@ -102,7 +102,7 @@ def test_gradient_matches_finite_differences(corpus):
 
 
 def test_postings_sliced_or_gathered_give_the_same_step(corpus, monkeypatch):
-    import learnsim._linklearn_step as step
+    import learnsim.linklearn._step as step
 
     X, links, _ = corpus
     model = LinkLearn(3, 4, 2, random_state=0)

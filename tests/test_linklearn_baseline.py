@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 from learnsim.baseline import BaselineGain, BaselineWarning
 from learnsim.evaluation import average_precision
-from learnsim.linklearn import (CollectionShiftWarning, CosineIndex, LinkLearn, holdout_documents,
+from learnsim.linklearn._linklearn import (CollectionShiftWarning, CosineIndex, LinkLearn, holdout_documents,
                                 tfidf_cosine_weights)
 from learnsim.persistence import load, save
 from learnsim.reproduce.linklearn import _tfidf_scores

@@ -5,7 +5,7 @@ import scipy.linalg
 import pytest
 import scipy.sparse as sp
 
-from learnsim.mcd import PAPER_PARAMS, MinimumClusterDistortion, _metric_weights
+from learnsim.mcd._mcd import PAPER_PARAMS, MinimumClusterDistortion, _metric_weights
 from registry import _blobs_dense, _wide_dense
 
 
@@ -33,7 +33,7 @@ def test_full_rank_matches_eq6():
 
 
 def test_cholesky_and_eigen_routes_agree_and_ill_conditioned_falls_back(monkeypatch):
-    import learnsim.mcd as mcd
+    import learnsim.mcd._mcd as mcd
     X, y = _blobs_dense(seed=4)
     chol = MinimumClusterDistortion(**PAPER_PARAMS).fit(X, y)
     monkeypatch.setattr(mcd, "_cholesky_inverse_factor", lambda A, tol: None)
@@ -114,7 +114,7 @@ def test_sparse_equals_dense_and_routes_agree(alpha, gamma):
     # the covariance route (D <= n) against the Gram route on the same data
     Xs = X[:, :20]
     cov = MinimumClusterDistortion(baseline_holdout=None, n_basis=None, shrinkage=alpha, complement_weight=gamma).fit(Xs, y)
-    import learnsim.mcd as mcd
+    import learnsim.mcd._mcd as mcd
     saved, mcd._MAX_COVARIANCE_DIM = mcd._MAX_COVARIANCE_DIM, 1
     try:
         gram = MinimumClusterDistortion(baseline_holdout=None, n_basis=None, shrinkage=alpha, complement_weight=gamma).fit(sp.csr_matrix(Xs), y)
@@ -125,7 +125,7 @@ def test_sparse_equals_dense_and_routes_agree(alpha, gamma):
 
 
 def test_randomized_solver_recovers_top_eigenpairs(monkeypatch):
-    import learnsim.mcd as mcd
+    import learnsim.mcd._mcd as mcd
     X, y = _wide_dense(seed=5)
     exact = MinimumClusterDistortion(**PAPER_PARAMS).fit(X, y)
     monkeypatch.setattr(mcd, "_MAX_COVARIANCE_DIM", 1)

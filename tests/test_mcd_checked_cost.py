@@ -11,8 +11,8 @@ sampled check against the exact one on the same clusters.
 import numpy as np
 import pytest
 
-import learnsim._fold_sampling as fold_sampling
-import learnsim.mcd as mcd
+import learnsim.mcd._fold_sampling as fold_sampling
+import learnsim.mcd._mcd as mcd
 from learnsim.baseline import compare
 from learnsim.evaluation import per_query_measures, relevance_from_labels
 from learnsim.mcd import MinimumClusterDistortion

@@ -8,7 +8,7 @@ estimator against the exact measure, the bound on the work, and determinism.
 import numpy as np
 import pytest
 
-import learnsim.mcd as mcd
+import learnsim.mcd._mcd as mcd
 from learnsim.evaluation import cluster_retrieval_report
 from learnsim.mcd import MinimumClusterDistortion
 
@@ -415,7 +415,7 @@ def test_successive_halving_keeps_the_best_groups_on_every_fold(monkeypatch):
 
 
 def test_halving_survivors_are_the_best_third_and_each_sizes_best():
-    from learnsim import _fold_sampling as fs
+    from learnsim.mcd import _fold_sampling as fs
 
     folds = [{(k, a, g): k + a + g for k in (2, 4, 8) for a in (0.0, 0.1, 0.3) for g in (0.0, 1.0)}]
     groups = [(k, a) for k in (2, 4, 8) for a in (0.0, 0.1, 0.3)]
@@ -430,7 +430,7 @@ def test_counted_ranks_equal_the_sorted_ones(seed):
     """Folds of small clusters drawn whole (at most _COUNT_MAX_RELEVANT relevant items a query,
     one weight for every item) count the items ahead of each relevant one instead of sorting:
     the same values as the sort, ties (equal distances) included."""
-    from learnsim import _fold_sampling as fs
+    from learnsim.mcd import _fold_sampling as fs
 
     rng = np.random.default_rng(seed)
     labels = np.repeat(np.arange(300), rng.integers(2, fs._COUNT_MAX_RELEVANT + 2, 300))
@@ -516,7 +516,7 @@ def test_prefix_ranking_equals_the_whole_sort(monkeypatch):
     ranks only those (np.partition), and sorts the other rows whole: the same values, bit for
     bit, as sorting every row, for every measure; a fold whose rankings miss in most rows goes
     back to sorting them whole."""
-    from learnsim import _fold_sampling as fs
+    from learnsim.mcd import _fold_sampling as fs
 
     rng = np.random.default_rng(3)
     labels = np.repeat(np.arange(25), rng.integers(20, 40, 25))
@@ -550,7 +550,7 @@ def test_unweighted_fold_precisions_equal_the_weighted_path(sizes):
     position, m / (j + 1), instead of a running sum of the other items' weights: the same values,
     bit for bit, for every measure, on the whole sort (few large clusters) and on the prefix path
     (many small ones), with ties and negative distances."""
-    from learnsim import _fold_sampling as fs
+    from learnsim.mcd import _fold_sampling as fs
 
     rng = np.random.default_rng(5)
     labels = np.repeat(np.arange(len(sizes)) * 2 + 1, sizes)
@@ -571,7 +571,7 @@ def test_unweighted_fold_precisions_equal_the_weighted_path(sizes):
 def test_sort_keys_order_like_a_stable_sort_of_the_distances():
     """The integer keys sort like the float distances (negative ones, -0.0 and infinities
     included), equal distances by position."""
-    from learnsim._fold_sampling import _sort_keys
+    from learnsim.mcd._fold_sampling import _sort_keys
 
     rng = np.random.default_rng(0)
     D = np.concatenate([[-np.inf, np.inf, -0.0, 0.0, -3.5, 3.5, -1.0, 1.0, 2.0, 2.0, -2.0, -2.0],
@@ -587,7 +587,7 @@ def test_wide_first_basis_leads_as_well_as_a_narrow_one():
     capture at least the energy that a rank-32 basis with the default iterations does (the
     selection compares 16 with 32 on them; with 4 iterations the first 32 missed 1.7x as much
     here, with 5 the first 16 missed 4x as much)."""
-    from learnsim._mcd_linalg import _PrincipalBasis
+    from learnsim.mcd._linalg import _PrincipalBasis
     from learnsim.demo import make_clustered_corpus
     from learnsim.text import TextVectorizer
 

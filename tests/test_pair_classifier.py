@@ -9,7 +9,7 @@ import pytest
 from conftest import require_corpus
 from learnsim import persistence
 from learnsim.matching import ThresholdMatcher
-from learnsim.pair_classifier import FEATURE_BLOCKS, PairClassifierMatcher, PairScoreRegressor
+from learnsim.matching.pair_classifier import FEATURE_BLOCKS, PairClassifierMatcher, PairScoreRegressor
 from learnsim.supervision import Pairs
 from learnsim.text import TextVectorizer
 

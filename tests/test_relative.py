@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 
-import learnsim.relative as relative
+import learnsim.relative._relative as relative
 from learnsim.persistence import load, save
 from learnsim.relative import RelativeComparisonMetric
 from learnsim.supervision import sample_label_triplets

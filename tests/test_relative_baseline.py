@@ -9,7 +9,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.metrics.pairwise import euclidean_distances
 
-import learnsim.relative as relative
+import learnsim.relative._relative as relative
 from learnsim.baseline import BaselineGain, BaselineWarning
 from learnsim.evaluation import evaluate_triplets
 from learnsim.persistence import load, save

@@ -15,7 +15,7 @@ from sklearn.utils import Bunch
 
 from conftest import require_corpus
 from learnsim.supervision import Triplets, sample_label_triplets
-from learnsim.webkb import (
+from learnsim.reproduce.webkb import (
     WEBKB_UNIVERSITIES,
     load_webkb,
     url_domain,

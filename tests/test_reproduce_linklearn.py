@@ -6,7 +6,7 @@ import pytest
 import scipy.sparse as sp
 
 from conftest import require_corpus
-from learnsim.bm25 import BM25, TermWeightIndex
+from learnsim.text.bm25 import BM25, TermWeightIndex
 from learnsim.reproduce import EXPERIMENTS
 from learnsim.reproduce.records import FIELDS, MEASURES
 from learnsim.supervision import Links, split_links

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from learnsim.stiefel import StiefelResult, cayley_step, minimize_stiefel
+from learnsim.film.stiefel import StiefelResult, cayley_step, minimize_stiefel
 
 
 def _orthonormal(n, p, seed):

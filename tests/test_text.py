@@ -219,7 +219,7 @@ def test_lsi_cap_at_rank_warns():
 
 @pytest.mark.parametrize("gram_rows", [0, 10_000], ids=["randomized", "gram"])
 def test_lsi_randomized_solver_is_deterministic(monkeypatch, gram_rows):
-    import learnsim._linalg as linalg
+    import learnsim._utils.linalg as linalg
     exact = TextVectorizer(n_components=3, dtype=np.float64).fit(CORPUS)
     monkeypatch.setattr(linalg, "_DENSE_SVD_MAX_ELEMENTS", 0)
     monkeypatch.setattr(linalg, "_DENSE_SVD_LARGE_RANK_MAX_ELEMENTS", 0)

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import require_corpus
 from learnsim.supervision import Links
-from learnsim.webkb import WEBKB_UNIVERSITIES, load_webkb, normalize_url, url_from_filename
+from learnsim.reproduce.webkb import WEBKB_UNIVERSITIES, load_webkb, normalize_url, url_from_filename
 
 # Most synthetic archives have no links between their pages; that warning is tested on its own.
 pytestmark = pytest.mark.filterwarnings("ignore:none of the .* links to another:UserWarning")

@@ -7,9 +7,9 @@ from sklearn.exceptions import NotFittedError
 
 from conftest import require_corpus
 
-from learnsim.bm25 import BM25
+from learnsim.text.bm25 import BM25
 from learnsim.persistence import ModelFormatError, load, read_manifest, save
-from learnsim.weighting import LearnedBM25, PowerQueryIndex
+from learnsim.linklearn import LearnedBM25, PowerQueryIndex
 
 
 def _synthetic(seed=0, n=240, v=400):

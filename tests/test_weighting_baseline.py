@@ -7,10 +7,10 @@ import pytest
 import scipy.sparse as sp
 
 from learnsim.baseline import BaselineGain, BaselineWarning
-from learnsim.bm25 import BM25
+from learnsim.text.bm25 import BM25
 from learnsim.persistence import load, save
 from learnsim.supervision import Links
-from learnsim.weighting import START, LearnedBM25
+from learnsim.linklearn._weighting import START, LearnedBM25
 from test_weighting import TRUE, _synthetic
 
 QUICK = dict(document_fractions=(1.0,), length_spread=1.0, query_length=None)

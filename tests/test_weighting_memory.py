@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from learnsim import weighting
-from learnsim.bm25 import bm25_idf
+from learnsim.linklearn import _weighting as weighting
+from learnsim.text.bm25 import bm25_idf
 from learnsim.evaluation import per_query_measures
-from learnsim.weighting import START, LearnedBM25
+from learnsim.linklearn._weighting import START, LearnedBM25
 
 
 def _corpus(seed=0, n=150, v=300):

@@ -73,6 +73,55 @@ def _pipeline_module():
     return importlib.import_module("learnsim.pipeline")
 
 
+# Modules of learnsim 0.1 that moved into packages (issue 31): ``import learnsim.bm25`` and
+# ``from learnsim.weighting import LearnedBM25`` give the module's new home, the same module object
+# (so a monkeypatch of the old name patches the code that runs). Kept for one release.
+_MOVED = {
+    "learnsim.base": "learnsim._utils.metric",
+    "learnsim.bm25": "learnsim.text.bm25",
+    "learnsim.encoders": "learnsim.text.encoders",
+    "learnsim.explain": "learnsim.evaluation.explain",
+    "learnsim.hybrid": "learnsim.film.hybrid",
+    "learnsim.pair_classifier": "learnsim.matching.pair_classifier",
+    "learnsim.scoring": "learnsim.film._search_weight",
+    "learnsim.stiefel": "learnsim.film.stiefel",
+    "learnsim.webkb": "learnsim.reproduce.webkb",
+    "learnsim.weighting": "learnsim.linklearn._weighting",
+}
+
+
+class _MovedModules:
+    """A meta path finder and loader that answers an old module name with its new module."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name not in _MOVED:
+            return None
+        from importlib.machinery import ModuleSpec
+
+        return ModuleSpec(name, _MovedModules)
+
+    @staticmethod
+    def create_module(spec):
+        import importlib
+
+        return importlib.import_module(_MOVED[spec.name])
+
+    @staticmethod
+    def exec_module(module):
+        pass
+
+
+def _install_moved_modules():
+    import sys
+
+    if not any(finder is _MovedModules for finder in sys.meta_path):
+        sys.meta_path.append(_MovedModules)
+
+
+_install_moved_modules()
+
+
 def __getattr__(name):
     if name == "Pipeline":
         return _pipeline_module().Pipeline

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics.pairwise import cosine_similarity, euclidean_distances
 
-from ._progress import progress
+from ._utils.progress import progress
 from .datasets import make_clustered_corpus
 from .evaluation import cluster_retrieval_report, precision_recall_curve
 from .mcd import PAPER_PARAMS, MinimumClusterDistortion

@@ -20,7 +20,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ._progress import stage
+from ._utils.progress import stage
 
 __all__ = ["fit_parts", "METHODS"]
 
@@ -214,7 +214,7 @@ def fit_film(o, texts, labels, pairs, holdout, summary, note=_quiet, flags=None)
         metric.fit(X, y)
     parts = {"vectorizer": vectorizer, "metric": metric}
     if held is not None:
-        from .scoring import MATCHERS, choose_matcher
+        from .matching import MATCHERS, choose_matcher
 
         candidates = MATCHERS if choice in (None, "auto") else (choice,)
         with stage("FILM: choosing the duplicate rule on held-out pairs"):
@@ -294,7 +294,7 @@ def _validated_search(metric, X, held, all_pairs, seed, check_baseline):
     """The search weight of FILM's input-cosine mix, chosen on the held-out duplicates: each of
     their texts searches the whole collection; its duplicates are the texts that chains of
     duplicate pairs (all of them) join to it."""
-    from .scoring import SearchRule
+    from .film import SearchRule
     from .supervision import pairs_to_clusters
 
     components = np.asarray(pairs_to_clusters(all_pairs, X.shape[0]).labels)
@@ -306,7 +306,7 @@ def _validated_search(metric, X, held, all_pairs, seed, check_baseline):
 def _film_with_supervision(o, X, labels, pairs, holdout, note):
     """The FILM to fit and what to fit it on: the cluster labels (FILM draws its triplets from
     them) or triplets made of the duplicate pairs. ``holdout``: FILM's own ``baseline_holdout``."""
-    from ._progress import _default_enabled
+    from ._utils.progress import _default_enabled
     from .film import FILM
 
     y = labels if pairs is None else _film_triplets(pairs, X, o.seed, note)
@@ -318,7 +318,7 @@ def _film_with_supervision(o, X, labels, pairs, holdout, note):
             # a small collection: FILM learns at most the numerical rank of X (repeated or
             # one-word texts make it smaller than min(documents, features)); one dimension is small,
             # so its singular values are cheap
-            from .film import _RANK_TOL
+            from .film._film import _RANK_TOL
 
             dense = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
             sigma = np.linalg.svd(dense, compute_uv=False)
@@ -359,11 +359,11 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
     """
     import scipy.sparse as sp
 
-    from ._progress import _default_enabled
+    from ._utils.progress import _default_enabled
     from .linklearn import LinkLearn
     from .supervision import Links, split_links
     from .text import TextVectorizer, find_empty_rows
-    from .weighting import LearnedBM25
+    from .linklearn import LearnedBM25
 
     vectorizer = TextVectorizer("tf", stop_words=o.stop_words or "english", stem=linklearn_stemming(o.stem, note),
                                 min_df=2, dtype=np.float64)
@@ -456,7 +456,7 @@ def _choose(X, T, fraction, seed):
     (C of the refit, report, held-out triplets, {C: mean held-out score}, W = 1's mean score)
     """
     from .baseline import choose, split_groups, unchecked
-    from .relative import BASELINE_MEASURE, BASELINE_NAME
+    from .relative._relative import BASELINE_MEASURE, BASELINE_NAME
 
     owner = "learnsim fit --method relative"
     split = split_groups(T[:, 0], fraction, random_state=seed)

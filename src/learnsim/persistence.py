@@ -55,7 +55,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_state_values
+from ._utils.validation import check_state_values
 
 __all__ = ["ModelFormatError", "save", "load", "read_manifest", "FORMAT_NAME", "FORMAT_VERSION"]
 
@@ -90,7 +90,23 @@ def _check_name(name, what):
 
 
 def _class_path(cls):
-    return f"{cls.__module__}.{cls.__qualname__}"
+    """The class's public path: a class of a private module that its package exports is saved
+    under the package (``learnsim.film._film.FILM`` as ``learnsim.film.FILM``), so that model
+    files do not depend on where inside a package a class is written."""
+    import sys
+
+    parts = cls.__module__.split(".")
+    while len(parts) > 2 and parts[-1].startswith("_"):
+        parent = sys.modules.get(".".join(parts[:-1]))
+        if parent is None or getattr(parent, cls.__qualname__, None) is not cls:
+            break
+        parts.pop()
+    return f"{'.'.join(parts)}.{cls.__qualname__}"
+
+
+# Classes whose 0.1 path no longer names them (learnsim.scoring was split between FILM's search
+# weight and the duplicate rule): the path model files of 0.1 hold, and where the class is now.
+_RENAMED_CLASSES = {"learnsim.scoring.MatchRule": "learnsim.matching.MatchRule"}
 
 
 def _is_learnsim_class(cls):
@@ -465,7 +481,7 @@ def _resolve_class(class_path, path):
     if not _IDENTIFIER_PATH_RE.match(class_path) or class_path.split(".")[0] != "learnsim":
         raise ModelFormatError(f"{path}: class {class_path!r} is not allowed; only learnsim classes "
                                "can be loaded")
-    module_name, _, attr = class_path.rpartition(".")
+    module_name, _, attr = _RENAMED_CLASSES.get(class_path, class_path).rpartition(".")
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
@@ -663,3 +679,45 @@ class _ExampleState:
         if meta.get("reject"):
             raise ValueError("meta asks to be rejected")
         return cls(meta, arrays)
+
+
+# ------------------------------------------------------------------ a transformer nested in a state
+# A matcher (learnsim.matching), a HybridEmbedding (learnsim.film.hybrid) and the pair classifier
+# save the transformer they wrap inside their own state: its class path and metadata under
+# "transformer", its arrays under names prefixed with "transformer.". The helpers live here, with
+# the class paths they write and resolve, so that none of those modules imports another for them.
+
+TRANSFORMER_PREFIX = "transformer."
+
+
+def transformer_state(transformer):
+    """(meta, arrays) of the transformer (a learnsim object) nested in a matcher's state (arrays prefixed)."""
+    if transformer is None:
+        return None, {}
+    cls = type(transformer)
+    module = getattr(cls, "__module__", "") or ""
+    if not ((module == "learnsim" or module.startswith("learnsim."))
+            and callable(getattr(transformer, "_get_state", None))
+            and callable(getattr(cls, "_from_state", None))):
+        raise TypeError(f"cannot save a matcher whose transformer is a {cls.__module__}.{cls.__qualname__}: "
+                        "only learnsim objects that implement _get_state() can be saved with it. "
+                        "Save the transformer separately and fit the matcher on its embeddings "
+                        "(transformer=None), or save the embeddings")
+    meta, arrays = transformer._get_state()
+    return ({"class": _class_path(cls), "meta": meta},
+            {TRANSFORMER_PREFIX + key: value for key, value in arrays.items()})
+
+
+def transformer_from_state(meta, arrays):
+    if meta is None:
+        if any(key.startswith(TRANSFORMER_PREFIX) for key in arrays):
+            raise ValueError("matcher state has transformer arrays but no transformer metadata")
+        return None
+    if not (isinstance(meta, dict) and isinstance(meta.get("class"), str) and "meta" in meta):
+        raise ValueError("matcher state: 'transformer' must be a dict with 'class' and 'meta'")
+    cls = _resolve_class(meta["class"], "matcher state")
+    nested = {key[len(TRANSFORMER_PREFIX):]: value for key, value in arrays.items()
+              if key.startswith(TRANSFORMER_PREFIX)}
+    if not isinstance(meta["meta"], dict):
+        raise ValueError("matcher state: the transformer's 'meta' must be a dict")
+    return _restore(cls, meta["meta"], nested)

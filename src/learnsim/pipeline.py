@@ -290,7 +290,7 @@ class Pipeline:
         if self.matcher is None:
             raise ValueError(f"this {type(self.metric).__name__} model has no validated duplicate rule; fit one on "
                              "labelled pairs: learnsim.fit(pairs=[(text_a, text_b, label), ...]) (method 'film')")
-        from ._duplicates import DuplicateRule
+        from .matching._duplicates import DuplicateRule
         from .datasets import read_pairs
 
         rows = _check_text_pairs(pairs)
@@ -467,7 +467,7 @@ def _explain_term_weights(pipeline, query, document, n_top, statistics, corpus):
 
 def _explain_cosine(pipeline, x_q, x_d, names, projection, n_top):
     """w x the input cosine's split + (1 - w) x the learned cosine's (see Pipeline.explain)."""
-    from .explain import explain_pair
+    from .evaluation.explain import explain_pair
 
     w = pipeline.scorer.input_weight
     w = 0.0 if w is None else float(w)
@@ -516,7 +516,7 @@ def _input_cosine_split(x_q, x_d, projection):
 
 def _explain_distance(pipeline, diff, names, projection, n_top):
     """The split of d^2 = diff^T M diff over the words of diff (see Pipeline.explain)."""
-    from .explain import explain_pair
+    from .evaluation.explain import explain_pair
     from .relative import RelativeComparisonMetric
 
     diff = _csr(diff)

@@ -89,7 +89,7 @@ class Scorer:
     def __init__(self, metric, matcher=None, search=None):
         from .film import FILM
         from .linklearn import LinkLearn
-        from .weighting import LearnedBM25
+        from .linklearn import LearnedBM25
 
         self.metric = metric
         self.input_weight = None
@@ -138,7 +138,7 @@ class Scorer:
 
             return sp.csr_matrix(self.metric.transform(X), dtype=np.float64)
         if self.kind == "cosine":
-            from .hybrid import hybrid_rows
+            from .film.hybrid import hybrid_rows
 
             E = np.asarray(self.metric.transform(X), dtype=np.float64)
             if self.input_weight is None:
@@ -190,7 +190,7 @@ class Scorer:
     def top_k(self, queries, k, exclude_self=False):
         """Indices and values of the k closest corpus documents of every query, block by block;
         ties go to the lower index."""
-        from ._progress import progress
+        from ._utils.progress import progress
 
         n = queries.shape[0]
         idx = np.empty((n, k), dtype=np.int64)
@@ -213,7 +213,7 @@ class Scorer:
         for the models whose vectoriser fixed its statistics at fit time)."""
         if self.kind != "term_weights":
             return {}
-        from .weighting import LearnedBM25
+        from .linklearn import LearnedBM25
 
         if isinstance(self.metric, LearnedBM25):
             return self.metric.collection_statistics(X)
@@ -229,7 +229,7 @@ class Scorer:
         if statistics is None:
             statistics = self.collection_statistics(X)
         if self.kind == "term_weights":
-            from .weighting import LearnedBM25
+            from .linklearn import LearnedBM25
 
             if isinstance(self.metric, LearnedBM25):
                 W = self.metric.transform(X, statistics=statistics)
@@ -248,7 +248,7 @@ class Scorer:
 
         if self.kind == "term_weights":
             from .linklearn import tfidf_cosine_weights
-            from .weighting import LearnedBM25
+            from .linklearn import LearnedBM25
 
             Q = _csr(X)
             if isinstance(self.metric, LearnedBM25):
@@ -266,7 +266,7 @@ class Scorer:
         import scipy.sparse as sp
 
         if self.kind == "cosine":
-            from .hybrid import _unit
+            from .film.hybrid import _unit
 
             w = self.input_weight
             if w == 1.0:
@@ -280,7 +280,7 @@ class Scorer:
             # MCD: M = beta I + V diag(w - beta) V^T (eq. 12 with the complement weight), so
             # x^T M y = beta x.y + sum_k (w_k - beta) (V^T x)_k (V^T y)_k: a sparse part and a
             # k-dimensional part whose query side carries the signed weights
-            from .mcd import _project
+            from .mcd._mcd import _project
 
             Xc = self.metric._check_input(X)
             P = np.asarray(_project(Xc, self.metric.factor_, self.metric.active_features_), dtype=np.float64)

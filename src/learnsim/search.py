@@ -30,7 +30,7 @@ from sklearn.preprocessing import normalize
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_matrix, check_n_features
+from ._utils.validation import check_matrix, check_n_features
 
 __all__ = ["METRICS", "top_k", "NeighborIndex", "ExactIndex", "MetricSearch"]
 

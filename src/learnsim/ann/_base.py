@@ -20,8 +20,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_matrix, check_n_features
-from .._files import sha256_file
+from .._utils.validation import check_matrix, check_n_features
+from .._utils.files import sha256_file
 from ..persistence import ModelFormatError
 from ..search import METRICS, SIMILARITY_METRICS, NeighborIndex, dense_queries_fast
 

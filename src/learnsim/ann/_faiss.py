@@ -19,7 +19,7 @@ import sys
 
 import numpy as np
 
-from .._validation import check_random_state
+from .._utils.validation import check_random_state
 from ..search import top_k
 from ._base import ANNFormatError, ApproximateIndex, check_int_param, import_backend_package, native_errors
 

@@ -18,7 +18,7 @@ import warnings
 
 from .. import __version__
 from . import cluster, dedupe, demo, evaluate, explain, fit, index, match, reproduce, search, serve
-from .._progress import relabel, set_enabled
+from .._utils.progress import relabel, set_enabled
 from ._common import (_examples, _formatter, _Parser, _show_warning, UsageError, _UsageExit,
                       _user_error_message)
 
@@ -106,7 +106,7 @@ def main(argv=None):
         return _report_error(exc.prog, exc.message, 2, _wants_json(argv))
     except SystemExit as exc:  # --help, --version
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
-    from .._warnings import UndecodableBytesWarning   # (imports nothing: the readers load on first use)
+    from ..exceptions import UndecodableBytesWarning   # (imports nothing: the readers load on first use)
 
     as_json = _wants_json(argv, args)
     prog = f"learnsim {args.command}"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._progress import progress  # noqa: F401  (re-exported for the commands)
+from .._utils.progress import progress  # noqa: F401  (re-exported for the commands)
 
 RETRIEVAL_MEASURES = ("ap11", "r_precision", "map", "p@10")
 MEASURE_TITLES = {"ap11": "11-pt AP", "r_precision": "R-prec", "map": "MAP", "p@10": "P@10"}

@@ -107,7 +107,7 @@ def _print_pair(text_a, text_b, exp):
 
 
 def run(args):
-    from ..explain import explain_pair, n_learned_dimensions, top_features
+    from ..evaluation.explain import explain_pair, n_learned_dimensions, top_features
 
     vectorizer, metric = _load_model(args.model)
     try:

@@ -8,7 +8,7 @@ import numpy as np
 from ._common import (_add_encoding_errors, _examples, _formatter, _load_parts, _note, _positive_int,
                       _print_json, read_documents, _snippet, _table, UsageError, _vectorize,
                       _warn_empty_rows)
-from .._duplicates import DuplicateRule   # the rule lives in the library (learnsim.pipeline uses it)
+from ..matching._duplicates import DuplicateRule   # the rule lives in the library (learnsim.pipeline uses it)
 
 PAIRS_LAYOUTS = """\
 pairs layouts (one pair per line, TAB-separated; an optional header line):
@@ -157,7 +157,7 @@ def candidate_pairs(H, k):
 def _nearest_rows(H, k, desc):
     """(i, j, inner product) for each j among row i's k nearest other rows of H, block by block,
     so that no n x n matrix is held."""
-    from .._progress import progress
+    from .._utils.progress import progress
     from ._common import _block_rows
 
     n = H.shape[0]
@@ -196,7 +196,7 @@ def _rule_duplicates(matcher, parts, X, texts, k):
 
 
 def _list_corpus_duplicates(args, vectorizer, matcher, parts):
-    from ..matching import _sigmoid
+    from ..matching._matchers import _sigmoid
 
     docs = read_documents(args.corpus, encoding_errors=args.encoding_errors)
     if len(docs) < 2:

@@ -22,7 +22,7 @@ import warnings
 import zlib
 from pathlib import Path
 
-from .._warnings import UndecodableBytesWarning  # noqa: F401  (defined where the CLI can import it fast)
+from ..exceptions import UndecodableBytesWarning  # noqa: F401  (defined where the CLI can import it fast)
 
 __all__ = ["DocumentFormatError", "ENCODING_ERRORS", "UndecodableBytesWarning", "check_encoding_errors",
            "decoded_lines", "read_text"]

@@ -6,7 +6,7 @@ import numbers
 import numpy as np
 from sklearn.utils import Bunch
 
-from learnsim._validation import check_random_state
+from learnsim._utils.validation import check_random_state
 
 
 def _check_count(value, name, minimum=1):

@@ -72,7 +72,7 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 import numpy as np
 from sklearn.utils import Bunch
 
-from learnsim._progress import progress
+from learnsim._utils.progress import progress
 from learnsim.supervision import Links
 
 from ._base import _corpus_file, _object_array

@@ -11,8 +11,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from ..text import DEFAULT_TOKEN_PATTERN, TextVectorizer, _check_documents
-from .._validation import check_state_header, state_array, state_number
+from ..text._vectorizer import DEFAULT_TOKEN_PATTERN, TextVectorizer, _check_documents
+from .._utils.validation import check_state_header, state_array, state_number
 
 __all__ = ["HashingTextVectorizer"]
 
@@ -169,7 +169,7 @@ class HashingTextVectorizer(TextVectorizer):
     def transform(self, docs, role="document"):
         """Vectorise ``docs``: scipy.sparse.csr_matrix of shape (n_docs, n_features), weighted as
         :meth:`learnsim.text.TextVectorizer.transform` weights."""
-        from ..text import ROLES
+        from ..text._vectorizer import ROLES
 
         check_is_fitted(self, "n_features_out_")
         if role not in ROLES:

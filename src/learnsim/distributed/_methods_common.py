@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from .._linalg import first_largest_abs_rows
+from .._utils.linalg import first_largest_abs_rows
 from ..film import FILM
 
 # Subspace iterations of the truncated SVD (each a pass of X^T X, QR-normalised). The error of

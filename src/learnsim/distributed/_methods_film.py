@@ -10,8 +10,8 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_random_state
-from ..film import DEFAULT_RANK_PER_COMPONENT, FILM, _FilmObjective, _MAX_DENSE_ENTRIES as _FILM_MAX_DENSE_ENTRIES, \
+from .._utils.validation import check_random_state
+from ..film._film import DEFAULT_RANK_PER_COMPONENT, FILM, _FilmObjective, _MAX_DENSE_ENTRIES as _FILM_MAX_DENSE_ENTRIES, \
     _RANK_TOL, _child_rng
 from ..supervision import clusters_to_triplets
 from ._methods_common import _compute, _dask, _local_labels, _read_block, _svd

@@ -51,8 +51,8 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from .._validation import check_no_overflow, check_random_state
-from ..mcd import _MAX_COVARIANCE_DIM, _MAX_GRAM_ITEMS, _SCATTER, MinimumClusterDistortion, \
+from .._utils.validation import check_no_overflow, check_random_state
+from ..mcd._mcd import _MAX_COVARIANCE_DIM, _MAX_GRAM_ITEMS, _SCATTER, MinimumClusterDistortion, \
     _cholesky_inverse_factor, _eigh_desc, _eigh_lower, _metric_weights, _scatter_eigen, _zero_threshold
 from ..supervision import check_clusters
 from ._methods_common import DEFAULT_POWER_ITERATIONS, _ROW_STEP, _check_power_iter, _Collection, _columns, \

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._files import sha256_file
+from .._utils.files import sha256_file
 from ..index._segments import IndexFormatError, read_manifest, write_json_atomic
 from ._dask import SPLIT_EVERY, as_bag, check_split_every, compute, portable, require, tree_reduce
 from ._partition import PartitionTexts, merge_best, search_partition, write_partition
@@ -80,7 +80,7 @@ def _prepare_directory(path, overwrite):
 
 def _statistics_pass(bag, pipeline, split_every, client):
     """The pipeline's collection statistics of the whole bag, by map-reduce (term weights only)."""
-    from ..weighting import LearnedBM25
+    from ..linklearn import LearnedBM25
     from .text import _combine_statistics, statistics_from_sums
 
     dask = require("dask")

@@ -77,7 +77,7 @@ def _check_params(params, hashing):
 # ---------------------------------------------------------------------- the vocabulary pass
 def _partition_counts(texts, tokenizer_params, partition):
     """Map: (n documents, document frequencies, total counts, positions of empty documents)."""
-    from .._tokenize import Tokenizer
+    from ..text import Tokenizer
 
     tokenizer = Tokenizer(**tokenizer_params)
     df, tf, empty = Counter(), Counter(), []
@@ -105,7 +105,7 @@ def _combine_counts(parts):
 
 def _partition_empty(texts, vocabulary, tokenizer_params):
     """Map: positions of the documents none of whose terms is in ``vocabulary``."""
-    from .._tokenize import Tokenizer
+    from ..text import Tokenizer
 
     tokenizer = Tokenizer(**tokenizer_params)
     return np.asarray([i for i, doc in enumerate(texts) if not any(t in vocabulary for t in tokenizer(doc))],
@@ -406,7 +406,7 @@ def statistics_from_sums(scorer, df, n_docs, total):
     from the sums over a collection: document frequencies, number of documents and total count."""
     if scorer.kind != "term_weights":
         return {}
-    from ..weighting import LearnedBM25
+    from ..linklearn import LearnedBM25
 
     if n_docs < 1:
         raise ValueError("the collection is empty: its statistics need at least one document")
@@ -453,7 +453,7 @@ def collection_statistics(pipeline_or_scorer, X, *, split_every=SPLIT_EVERY, cli
     blocks = _blocks_of(X)
     if scorer.kind != "term_weights":
         return {}
-    from ..weighting import LearnedBM25
+    from ..linklearn import LearnedBM25
 
     # LearnedBM25 weights raw counts: each block is checked as its collection_statistics checks X
     df, n, total = _reduced_statistics(blocks, check_split_every(split_every), client,

@@ -47,7 +47,7 @@ import warnings
 
 import numpy as np
 
-from .._files import sha256_file
+from .._utils.files import sha256_file
 from ._segments import IndexFormatError
 
 __all__ = ["AUTO_BACKENDS", "ANN_MIN_ROWS", "OVERFETCH", "MIN_ALLOWED_FRACTION", "AnnFallbackWarning", "AnnSearch",

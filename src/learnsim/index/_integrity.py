@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._files import sha256_file
+from .._utils.files import sha256_file
 from ._segments import IndexDamagedError, IndexFormatError, load_npy, seal, write_json_atomic
 from ._store import DocumentStore
 

@@ -17,7 +17,7 @@ PLAN_TOLERANCE = 1e-6
 
 
 def _vectorizer_meta(vec):
-    from .._tokenize import Tokenizer
+    from ..text import Tokenizer
 
     tok = vec._make_tokenizer() if hasattr(vec, "_make_tokenizer") else None
     stop = None
@@ -42,7 +42,7 @@ def _model_meta(scorer, statistics):
     from ..linklearn import LinkLearn
     from ..mcd import MinimumClusterDistortion
     from ..relative import RelativeComparisonMetric
-    from ..weighting import LearnedBM25
+    from ..linklearn import LearnedBM25
 
     metric = scorer.metric
     if isinstance(metric, LearnedBM25):

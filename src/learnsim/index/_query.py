@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._tokenize import Tokenizer
+from ..text import Tokenizer
 
 __all__ = ["QueryPlan", "QueryRows"]
 

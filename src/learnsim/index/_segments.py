@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._files import sha256_file
+from .._utils.files import sha256_file
 
 __all__ = ["IndexFormatError", "IndexDamagedError", "write_json_atomic", "write_segment", "Segment", "fsync_dir",
            "rows_of", "merged_rows", "read_verified", "load_npy", "npy_header", "seal", "check_seal",

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._files import sha256_file
+from .._utils.files import sha256_file
 from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexDamagedError, IndexFormatError, Segment, check_seal, \
     load_json, load_npy, read_manifest
 

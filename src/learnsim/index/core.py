@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._files import sha256_file
+from .._utils.files import sha256_file
 from ._ann import AnnSearch, ann_config, check_ann_config, search_info, write_segment_of
 from ._batch import best_k_dense_batch, dense_batch_applies
 from ._integrity import Lock as _Lock, checked_up_to, load_pipeline, load_plan, load_statistics, plan_checksums as _plan_checksums, read_retrying, \

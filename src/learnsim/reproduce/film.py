@@ -66,13 +66,13 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from .._linalg import truncated_svd
-from .._progress import progress
+from .._utils.linalg import truncated_svd
+from .._utils.progress import progress
 from ..datasets import load_quora_pairs, load_sts_benchmark
 from ..evaluation import pearson, spearman
-from ..explain import plot_dimension_weights, top_features
+from ..evaluation.explain import plot_dimension_weights, top_features
 from ..film import FILM
-from ..hybrid import select_input_weight
+from ..film.hybrid import select_input_weight
 from ..matching import PairwiseKNNMatcher, ThresholdMatcher, pair_similarity
 from ..search import top_k
 from ..supervision import Pairs, duplicate_pairs_to_triplets, graded_pairs_to_triplets, split_pairs
@@ -153,7 +153,7 @@ class _Projection:
 
 def _load_encoder(encoder_path):
     """The fitted SentenceEncoder (loaded once, used for every split)."""
-    from ..encoders import SentenceEncoder  # the dense extra: only with an encoder
+    from ..text.encoders import SentenceEncoder  # the dense extra: only with an encoder
 
     return SentenceEncoder(encoder_path).fit()
 

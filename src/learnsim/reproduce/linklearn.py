@@ -33,8 +33,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.stats import wilcoxon
 
-from .._progress import progress
-from ..bm25 import BM25, bm25_idf, tune_bm25
+from .._utils.progress import progress
+from ..text.bm25 import BM25, bm25_idf, tune_bm25
 from ..datasets import load_smart_collection, load_wikispeedia
 from ..evaluation import constraint_error_rate, per_query_measures
 from ..linklearn import CollectionShiftWarning, LinkLearn, document_lengths, idf_from_counts

@@ -39,8 +39,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.preprocessing import normalize
 
-from .._linalg import truncated_svd
-from .._progress import progress
+from .._utils.linalg import truncated_svd
+from .._utils.progress import progress
 from ..datasets import load_20newsgroups, load_flickr8k_captions, load_uci
 from ..evaluation import (cluster_retrieval_report, kmeans_clustering_precision,
                           precision_recall_curve, relevance_from_labels)

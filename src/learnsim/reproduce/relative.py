@@ -35,12 +35,12 @@ import time
 
 import numpy as np
 
-from .._progress import progress
-from .._validation import check_random_state
+from .._utils.progress import progress
+from .._utils.validation import check_random_state
 from ..evaluation import evaluate_triplets
 from ..relative import RelativeComparisonMetric, select_C
 from ..supervision import Triplets, sample_label_triplets
-from ..webkb import load_webkb, webkb_features, webkb_triplets, webkb_university_labels
+from .webkb import load_webkb, webkb_features, webkb_triplets, webkb_university_labels
 from .records import Results, plots_enabled
 
 SEED = 0

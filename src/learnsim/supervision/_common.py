@@ -6,7 +6,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from learnsim._validation import check_indices, check_integral_indices
+from learnsim._utils.validation import check_indices, check_integral_indices
 
 
 NO_CLUSTER = -1

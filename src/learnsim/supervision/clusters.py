@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 import scipy.sparse as sp
 
-from learnsim._validation import check_indices
+from learnsim._utils.validation import check_indices
 
 from ._common import NO_CLUSTER, _check_count, _check_n_items, _name, _preview, _readonly
 

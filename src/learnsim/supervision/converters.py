@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from learnsim._validation import check_random_state
+from learnsim._utils.validation import check_random_state
 
 from ._common import NO_CLUSTER, _check_count, _check_n_items, _sample_unlinked
 from .clusters import Clusters

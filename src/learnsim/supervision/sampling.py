@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from learnsim._validation import check_random_state
+from learnsim._utils.validation import check_random_state
 
 from ._common import NO_CLUSTER, _check_count, _name
 from .clusters import Clusters, _item_selection, _parse_labels

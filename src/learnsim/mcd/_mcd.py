@@ -49,15 +49,15 @@ from ._fold_sampling import SampledFold as _SampledFold, sample_fold as _sample_
 from ._fold_sampling import sample_check_fold as _sample_check_fold, sampled_query_values as _sampled_query_values
 from ._fold_sampling import exact_fold as _exact_fold, still_rising as _still_rising
 from ._fold_sampling import halving_survivors as _halving_survivors
-from ._linalg import _single_blas_thread
-from ._mcd_linalg import _SCATTER, _PrincipalBasis, _bilinear_sq_dist, _cholesky_inverse_factor, _cross_sq_dists, \
+from .._utils.linalg import _single_blas_thread
+from ._linalg import _SCATTER, _PrincipalBasis, _bilinear_sq_dist, _cholesky_inverse_factor, _cross_sq_dists, \
     _eigh_desc, _eigh_lower, _project, active_columns as _active_columns, cluster_membership as _cluster_membership, \
     _randomized_scatter_eigen, _raw_weights, _zero_threshold
-from ._progress import progress
-from ._validation import check_matrix, check_no_overflow, check_random_state, state_array, state_number
-from .base import MetricMixin, _dense_dot, _row_sq_norms
-from .baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, compare, split_groups, unchecked
-from .supervision import check_clusters
+from .._utils.progress import progress
+from .._utils.validation import check_matrix, check_no_overflow, check_random_state, state_array, state_number
+from .._utils.metric import MetricMixin, _dense_dot, _row_sq_norms
+from ..baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, compare, split_groups, unchecked
+from ..supervision import check_clusters
 
 DEFAULT_BASIS_GRID = (16, 32, 64, 128, 256)
 DEFAULT_SHRINKAGE_GRID = (0.0, 1e-2, 0.1, 0.3, 1.0)
@@ -287,8 +287,8 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         """Learn on some clusters, score learned against Euclid on the others (whole clusters of
         at most max_validation_items items, or sampled: see that parameter), then refit on every
         cluster with the settings chosen (or keep Euclid). See :mod:`learnsim.baseline`."""
-        from .evaluation import per_query_measures, relevance_from_labels
-        from .supervision import Clusters
+        from ..evaluation import per_query_measures, relevance_from_labels
+        from ..supervision import Clusters
 
         labels = np.asarray(clus.labels)
         ids, held = split

@@ -14,7 +14,7 @@ from collections import Counter
 
 import numpy as np
 
-from learnsim._validation import check_indices
+from learnsim._utils.validation import check_indices
 from learnsim.datasets._base import _object_array
 from learnsim.datasets.webkb import (WEBKB_PAPER_TOPICS, WEBKB_TOPICS, WEBKB_UNIVERSITIES, WebKBCorpus,
                                      load_webkb, normalize_url, url_domain, url_from_filename, url_host)

@@ -9,8 +9,8 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from ._linalg import _SPARSE_POWER_ITERATIONS, small_blas, truncated_svd_components
-from ._validation import check_no_overflow
+from .._utils.linalg import _SPARSE_POWER_ITERATIONS, small_blas, truncated_svd_components
+from .._utils.validation import check_no_overflow
 
 _SCATTER = "the within-cluster scatter (eq. 7)"
 # A basis wider than this many columns takes _WIDE_POWER_ITERATIONS applications of X^T X

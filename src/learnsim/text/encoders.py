@@ -33,8 +33,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._progress import _default_enabled
-from ._validation import check_state_header
+from .._utils.progress import _default_enabled
+from .._utils.validation import check_state_header
 
 __all__ = ["SentenceEncoder", "default_benchmark_model_path"]
 

@@ -63,15 +63,15 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._film_blocks import _AnchorBlock
-from ._linalg import truncated_svd_with_u
-from ._validation import check_matrix, check_random_state, state_array, state_number
-from .base import MetricMixin
-from .baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, choose, split_groups, unchecked
+from ._blocks import _AnchorBlock
+from .._utils.linalg import truncated_svd_with_u
+from .._utils.validation import check_matrix, check_random_state, state_array, state_number
+from .._utils.metric import MetricMixin
+from ..baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, choose, split_groups, unchecked
 from .hybrid import DEFAULT_WEIGHT_GRID, check_input_weight, hybrid_rows
-from .scoring import cluster_weight_scores, triplet_weight_scores
+from ._search_weight import cluster_weight_scores, triplet_weight_scores
 from .stiefel import minimize_stiefel
-from .supervision import Clusters, Pairs, Triplets, check_clusters, check_triplets, clusters_to_triplets
+from ..supervision import Clusters, Pairs, Triplets, check_clusters, check_triplets, clusters_to_triplets
 
 __all__ = ["FILM"]
 

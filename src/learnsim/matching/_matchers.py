@@ -37,11 +37,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._pair_inputs import (_check_metric, _check_pair_indices, _check_pair_labels, _confusion_rates, _embed,
                            _require_both_classes, _row_norms, _rowwise_dot)
-from ._state import _TRANSFORMER_PREFIX, _transformer_from_state, _transformer_state
-from ._validation import check_matrix, check_state_header, state_array, state_number
-from .evaluation import best_threshold, log_loss, pair_classification_report
-from .hybrid import DEFAULT_WEIGHT_GRID, check_input_weight, hybrid_rows, select_input_weight
-from .search import DISTANCE_METRICS, top_k
+from ..persistence import TRANSFORMER_PREFIX as _TRANSFORMER_PREFIX
+from ..persistence import transformer_from_state as _transformer_from_state, transformer_state as _transformer_state
+from .._utils.validation import check_matrix, check_state_header, state_array, state_number
+from ..evaluation import best_threshold, log_loss, pair_classification_report
+from ..film.hybrid import DEFAULT_WEIGHT_GRID, check_input_weight, hybrid_rows, select_input_weight
+from ..search import DISTANCE_METRICS, top_k
 
 __all__ = ["PairwiseKNNMatcher", "ThresholdMatcher", "pair_similarity"]
 

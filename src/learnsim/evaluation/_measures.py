@@ -12,8 +12,8 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from learnsim._progress import progress
-from learnsim._validation import check_indices, check_matrix, check_random_state
+from learnsim._utils.progress import progress
+from learnsim._utils.validation import check_indices, check_matrix, check_random_state
 
 
 # --------------------------------------------------------------------------- vectors

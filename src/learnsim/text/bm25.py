@@ -56,9 +56,9 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from learnsim._progress import progress
-from learnsim._validation import check_matrix, check_n_features, check_state_header, check_term_counts
-from learnsim.evaluation import _parse_measures, per_query_measures
+from learnsim._utils.progress import progress
+from learnsim._utils.validation import check_matrix, check_n_features, check_state_header, check_term_counts
+from learnsim.evaluation._evaluation import _parse_measures, per_query_measures
 from learnsim.search import DEFAULT_BLOCK_BYTES, _check_block_param, _check_k
 
 __all__ = ["BM25", "BM25Tuning", "TermWeightIndex", "tune_bm25", "bm25_idf", "IDF_VARIANTS", "QUERY_WEIGHTS",

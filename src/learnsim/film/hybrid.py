@@ -24,8 +24,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._state import _transformer_from_state, _transformer_state
-from ._validation import check_matrix, state_number
+from ..persistence import transformer_from_state as _transformer_from_state, transformer_state as _transformer_state
+from .._utils.validation import check_matrix, state_number
 
 __all__ = ["HybridEmbedding", "hybrid_rows", "select_input_weight", "DEFAULT_WEIGHT_GRID"]
 

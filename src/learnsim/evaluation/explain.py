@@ -36,7 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_matrix
+from .._utils.validation import check_matrix
 
 __all__ = ["FeatureWeight", "DimensionFeatures", "WordContribution", "WordPairContribution",
            "DimensionContribution", "PairExplanation", "n_learned_dimensions", "top_features",

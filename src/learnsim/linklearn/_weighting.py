@@ -74,10 +74,10 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_n_features, check_random_state, check_term_counts, state_number
-from .baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, compare, unchecked
-from .bm25 import IDF_VARIANTS, PAPER_PARAMS, TermWeightIndex, bm25_idf
-from .linklearn import _as_links, holdout_documents
+from .._utils.validation import check_n_features, check_random_state, check_term_counts, state_number
+from ..baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, compare, unchecked
+from ..text.bm25 import IDF_VARIANTS, PAPER_PARAMS, TermWeightIndex, bm25_idf
+from ._linklearn import _as_links, holdout_documents
 
 __all__ = ["LearnedBM25", "PowerQueryIndex", "PARAMETER_NAMES", "PARAMETER_BOUNDS", "plot_weighting_curves"]
 
@@ -793,7 +793,7 @@ class LearnedBM25(BaseEstimator):
         for key in ("train_ap", "start_train_ap", "validation_ap"):
             value = state_number(meta, key, name, low=0.0, high=1.0, allow_none=True) if key in meta else None
             setattr(obj, key + "_", value)
-        from ._validation import state_array
+        from .._utils.validation import state_array
         path = state_array(arrays, "search_path", name, ndim=2, optional=True)
         if path is not None and path.shape[1] != 6:
             raise ValueError(f"{name} state: search_path must have 6 columns; got shape {path.shape}")

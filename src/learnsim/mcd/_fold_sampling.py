@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .evaluation import _COUNT_MAX_RELEVANT
+from ..evaluation._evaluation import _COUNT_MAX_RELEVANT
 
 __all__ = ["SampledFold", "exact_fold", "halving_survivors", "sample_check_fold", "sample_fold",
            "sampled_query_values", "still_rising"]

@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_matrix, check_indices, check_n_features
+from .validation import check_matrix, check_indices, check_n_features
 
 
 class MetricMixin:

@@ -52,10 +52,10 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_matrix, check_random_state, state_array, state_number
-from .base import MetricMixin
-from .baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, BaselineWarning, compare, split_groups, unchecked
-from .supervision import check_triplets
+from .._utils.validation import check_matrix, check_random_state, state_array, state_number
+from .._utils.metric import MetricMixin
+from ..baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, BaselineWarning, compare, split_groups, unchecked
+from ..supervision import check_triplets
 
 try:
     import numba as _numba
@@ -723,7 +723,7 @@ class RelativeComparisonMetric(MetricMixin, BaseEstimator):
 
     def score(self, X, triplets):
         """Fraction of triplets (i, j, k) with d(i, j) < d(i, k) strictly (ties are errors)."""
-        from .evaluation import evaluate_triplets
+        from ..evaluation import evaluate_triplets
 
         X = self._check_input(X)
         T = check_triplets(triplets, X.shape[0]).indices
@@ -805,7 +805,7 @@ def triplet_outcomes(triplets, Z):
     -------
     ndarray (n,) of 0, 0.5 and 1.
     """
-    from .evaluation import triplet_distances
+    from ..evaluation import triplet_distances
 
     d_ij, d_ik = triplet_distances(np.asarray(triplets), Z)
     tie = np.abs(d_ij - d_ik) <= 1e-12 * np.maximum(d_ij, d_ik)

@@ -66,13 +66,13 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ._linklearn_step import hinge_coefficients as _hinge_coefficients
-from ._linklearn_step import postings_of as _postings_of
-from ._progress import progress
-from ._validation import check_random_state, check_term_counts, state_array, state_number
-from .baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, compare, unchecked
-from .bm25 import TermWeightIndex
-from .supervision import Links, split_links
+from ._step import hinge_coefficients as _hinge_coefficients
+from ._step import postings_of as _postings_of
+from .._utils.progress import progress
+from .._utils.validation import check_random_state, check_term_counts, state_array, state_number
+from ..baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, compare, unchecked
+from ..text.bm25 import TermWeightIndex
+from ..supervision import Links, split_links
 
 __all__ = ["LinkLearn", "CosineIndex", "CollectionShiftWarning", "idf_from_counts", "document_lengths",
            "link_hinge_loss", "tfidf_cosine_weights", "SHIFT_LENGTH_FACTOR", "SHIFT_MIN_OVERLAP"]
@@ -102,7 +102,7 @@ def _query_rows(adjacency, seed):
 def _block_ap(score_rows, adjacency, queries, measures):
     """Per-query measures (each query ranking every document but itself) of the rows
     ``queries``, scored by blocks of about ``_VALIDATION_BLOCK_ELEMENTS`` similarities."""
-    from .evaluation import per_query_measures
+    from ..evaluation import per_query_measures
 
     n = adjacency.shape[0]
     step = max(1, _VALIDATION_BLOCK_ELEMENTS // max(n, 1))
@@ -511,7 +511,7 @@ class LinkLearn(BaseEstimator):
 
     # ------------------------------------------------------------------ validation
     def _validation_scores(self, theta, mlps, codes, adjacency, queries):
-        from .evaluation import constraint_error_rate
+        from ..evaluation import constraint_error_rate
 
         W = self._weighted(theta, mlps, codes)
         Wt = W.T.tocsc()

@@ -61,13 +61,13 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted
 
-from ._linalg import truncated_svd
-from ._validation import check_matrix, check_state_header, state_array, state_number
-from .evaluation import best_threshold, pearson
-from .matching import (_check_pair_indices, _check_pair_labels, _fit_platt, _require_both_classes, _sigmoid,
+from .._utils.linalg import truncated_svd
+from .._utils.validation import check_matrix, check_state_header, state_array, state_number
+from ..evaluation import best_threshold, pearson
+from ._matchers import (_check_pair_indices, _check_pair_labels, _fit_platt, _require_both_classes, _sigmoid,
                        _transformer_from_state, _transformer_state, pair_similarity)
-from .supervision import Pairs
-from .text import TextVectorizer, _check_documents
+from ..supervision import Pairs
+from ..text._vectorizer import TextVectorizer, _check_documents
 
 __all__ = ["PairClassifierMatcher", "PairScoreRegressor", "FEATURE_BLOCKS", "DEFAULT_FEATURES"]
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._progress import progress
+from .._utils.progress import progress
 
 __all__ = ["StiefelResult", "minimize_stiefel", "cayley_step"]
 

@@ -47,7 +47,7 @@ class DuplicateRule:
     """
 
     def __init__(self, matcher, rule=None):
-        from .matching import PairwiseKNNMatcher, ThresholdMatcher
+        from ._matchers import PairwiseKNNMatcher, ThresholdMatcher
         from .pair_classifier import PairClassifierMatcher
 
         self.matcher = matcher

@@ -29,12 +29,12 @@ import re
 import numpy as np
 import scipy.sparse as sp
 
-from learnsim._measures import (_check_binary_values, _check_block_size, _check_labels, best_threshold,
+from learnsim.evaluation._measures import (_check_binary_values, _check_block_size, _check_labels, best_threshold,
                                 evaluate_triplets, kmeans_clustering_precision, log_loss,
                                 pair_classification_report, pairwise_clustering_precision, pearson, spearman,
                                 triplet_accuracy, triplet_distances, triplet_error_rate)
-from learnsim._progress import progress
-from learnsim._validation import check_matrix
+from learnsim._utils.progress import progress
+from learnsim._utils.validation import check_matrix
 
 __all__ = [
     "RECALL_LEVELS",

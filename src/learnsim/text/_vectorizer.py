@@ -34,10 +34,9 @@ from sklearn.base import BaseEstimator
 from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted
 
-from learnsim._linalg import truncated_svd
-from learnsim._tokenize import (DEFAULT_TOKEN_PATTERN, Tokenizer, _check_ngram_range,  # noqa: F401  (re-exported)
-                                _english_stop_words, _load_porter_stemmer)
-from learnsim._validation import check_random_state, check_state_header, state_array, state_number
+from learnsim._utils.linalg import truncated_svd
+from learnsim.text._tokenize import DEFAULT_TOKEN_PATTERN, Tokenizer
+from learnsim._utils.validation import check_random_state, check_state_header, state_array, state_number
 
 __all__ = ["Tokenizer", "TextVectorizer", "resample_counts", "find_empty_rows"]
 

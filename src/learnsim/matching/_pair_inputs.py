@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_indices, check_matrix
-from .search import METRICS
-from .supervision import Pairs, _parse_pair_labels
+from .._utils.validation import check_indices, check_matrix
+from ..search import METRICS
+from ..supervision import Pairs, _parse_pair_labels
 
 
 def _n_rows(X):

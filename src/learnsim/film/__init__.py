@@ -1,0 +1,14 @@
+"""FILM (Tang & Aw, paper 001): a low-rank metric learned from triplets on the Stiefel manifold.
+
+- ``_film``: the estimator :class:`FILM`; ``_blocks``: its anchors' constant terms;
+- :mod:`learnsim.film.stiefel`: the optimiser on St(n, p);
+- :mod:`learnsim.film.hybrid`: the learned cosine mixed with the input cosine;
+- ``_search_weight``: that mixture's weight chosen for search (:class:`SearchRule`).
+"""
+# The names load on first use (learnsim._utils.lazy): a light helper of this package imported
+# alone does not load the rest.
+from .._utils.lazy import attach
+
+__all__ = ["FILM", "SearchRule"]
+
+__getattr__, __dir__ = attach(__name__, {"FILM": "._film", "SearchRule": "._search_weight"})

@@ -1,0 +1,188 @@
+"""The weight of a learned cosine mixed with the input cosine, chosen for search.
+
+:class:`SearchRule` holds the weight w of ``w cos(x, x') + (1 - w) cos(Lx, Lx')`` (see
+:mod:`learnsim.hybrid`) that ranks a collection best: chosen on held-out duplicates by recall@1.
+``learnsim fit --method film --pairs`` stores one in the model file (part "search") and
+``learnsim search`` ranks with it. It differs from the weight of
+:class:`learnsim.matching.ThresholdMatcher`, chosen by the ROC AUC of pairs: on the Quora sample
+the pair rule picks w = 0.5-0.65, while ranking 19,000 questions is best at w = 0.8-0.9.
+
+:func:`triplet_weight_scores` and :func:`cluster_weight_scores` score each held-out unit
+(a triplet, a query of a held-out cluster) under every weight of a grid: what
+:class:`learnsim.film.FILM` chooses its own weight by (``baseline_holdout``, the rule of
+:mod:`learnsim.baseline`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["SearchRule", "cluster_weight_scores", "triplet_weight_scores"]
+
+#: Entries of one (queries x collection) block of similarities.
+_BLOCK_ENTRIES = 2 ** 22
+# cluster_weight_scores ranks at most this many held-out rows, and at most this many of them
+# are the queries (a random sample of each), so that FILM's held-out check costs seconds.
+_MAX_CHECK_ROWS = 5000
+_MAX_CHECK_QUERIES = 1000
+
+
+class SearchRule:
+    """The input-cosine weight w that FILM's search uses, chosen for search on held-out
+    duplicate pairs: each held-out duplicate's text searches the whole fitted collection, and w
+    (a grid from 0, FILM's cosine alone, to 1, the input cosine alone) maximises the share whose
+    best hit is a duplicate (recall@1; ties to w = 1, the baseline). Saved in the model file as
+    "search".
+
+    The choice is checked against the input cosine (w = 1) by the rule of
+    :mod:`learnsim.baseline`: per held-out query, recall@1 under the w chosen on the other half
+    of the queries (cross-fitted) against recall@1 of the input cosine, with a paired bootstrap
+    interval (``baseline_gain``). When the learned part does not pass that rule (e.g. the
+    interval reaches 0), w = 1: search is the input cosine, and a
+    :class:`~learnsim.baseline.BaselineWarning` says so.
+
+    The duplicate rule (ThresholdMatcher) chooses its own w by the ROC AUC of pairs; the two
+    differ: deciding a pair and ranking a whole collection are different tasks.
+    """
+
+    def __init__(self, input_weight=None, weight_grid=(), weight_scores=(), n_queries=0, baseline_gain=None):
+        self.input_weight = input_weight
+        self.weight_grid = tuple(float(w) for w in weight_grid)
+        self.weight_scores = np.asarray(weight_scores, dtype=np.float64)
+        self.n_queries = int(n_queries)
+        self.baseline_gain = baseline_gain
+
+    @staticmethod
+    def query_hits(metric, X, queries, components, grid):
+        """(len(grid), len(queries)) array: 1 where the query's best hit in the whole of X
+        (itself excluded) under ``w cos(x, x') + (1 - w) cos(Lx, Lx')`` shares its component."""
+        import scipy.sparse as sp
+
+        Xu = _unit_rows(X)
+        E = _unit_rows(np.asarray(metric.transform(X), dtype=np.float64))
+        hits = np.zeros((len(grid), len(queries)))
+        step = max(1, _BLOCK_ENTRIES // max(X.shape[0], 1))
+        for start in range(0, len(queries), step):
+            q = queries[start:start + step]
+            Ci = Xu[q] @ Xu.T
+            Ci = Ci.toarray() if sp.issparse(Ci) else np.asarray(Ci)
+            Cl = E[q] @ E.T
+            rows = np.arange(len(q))
+            for g, w in enumerate(grid):
+                S = w * Ci + (1.0 - w) * Cl
+                S[rows, q] = -np.inf
+                hits[g, start:start + len(q)] = components[S.argmax(axis=1)] == components[q]
+        return hits
+
+    @classmethod
+    def select(cls, metric, X, queries, components, grid=tuple(np.round(np.linspace(0.0, 1.0, 21), 2)),
+               random_state=0, check_baseline=True):
+        """Choose w on ``queries`` (rows of X) whose duplicates are the rows sharing their
+        ``components`` label (>= 0), and check it against w = 1 (the last value of ``grid``
+        must be 1). ``check_baseline=False``: the best w on all queries (ties to the smaller),
+        unchecked (``baseline_gain`` None)."""
+        from ..baseline import choose, unchecked
+
+        grid = tuple(float(w) for w in grid)
+        if not grid or grid[-1] != 1.0:
+            raise ValueError("the weight grid must end with 1 (the input cosine, the baseline)")
+        base = len(grid) - 1
+        if not check_baseline:
+            hits = cls.query_hits(metric, X, queries, components, grid) if len(queries) else np.zeros((len(grid), 1))
+            means = hits.mean(axis=1)
+            return cls(grid[int(np.argmax(means))], grid, means, len(queries), None)
+        if len(queries) == 0:
+            report = unchecked("no held-out duplicate to search with", baseline_name=_SEARCH_BASELINE,
+                               owner="FILM search", stacklevel=3)
+            return cls(1.0, grid, np.zeros(len(grid)), 0, report)
+        hits = cls.query_hits(metric, X, queries, components, grid)
+        # the interval resamples whole groups of duplicates (their queries are not independent)
+        chosen, report = choose(hits, base, measure="recall@1", unit="held-out duplicate queries",
+                                baseline_name=_SEARCH_BASELINE, owner="FILM search", groups=components[queries],
+                                random_state=random_state, stacklevel=3,
+                                detail=lambda c: {"input_weight": grid[c]})
+        weight = grid[chosen]
+        return cls(weight, grid, hits.mean(axis=1), len(queries), report)
+
+    def _get_state(self):
+        gain = None if self.baseline_gain is None else self.baseline_gain.to_dict()
+        return ({"input_weight": self.input_weight, "weight_grid": list(self.weight_grid),
+                 "n_queries": self.n_queries, "baseline_gain": gain}, {"weight_scores": self.weight_scores})
+
+    @classmethod
+    def _from_state(cls, meta, arrays):
+        from ..baseline import BaselineGain
+        from .hybrid import check_input_weight
+
+        if not isinstance(meta, dict) or not isinstance(arrays, dict) or "weight_scores" not in arrays:
+            raise ValueError("SearchRule state must be (meta, {'weight_scores': ...})")
+        w = check_input_weight(meta.get("input_weight"), "SearchRule state: input_weight")
+        gain = meta.get("baseline_gain")
+        # files written before the check have none
+        gain = None if gain is None else BaselineGain.from_dict(gain, owner="SearchRule")
+        if gain is not None and gain.status == "baseline" and w != 1.0:
+            raise ValueError(f"SearchRule state: the rule fell back to the input cosine but its input_weight is {w}")
+        return cls(w, meta.get("weight_grid", ()), arrays["weight_scores"], meta.get("n_queries", 0), gain)
+
+
+_SEARCH_BASELINE = "input cosine"
+
+
+def _unit_rows(M):
+    import scipy.sparse as sp
+
+    if sp.issparse(M):
+        from sklearn.preprocessing import normalize
+
+        return normalize(sp.csr_matrix(M, dtype=np.float64), norm="l2")
+    norms = np.sqrt(np.einsum("ij,ij->i", M, M))
+    return M / np.where(norms > 0, norms, 1.0)[:, None]
+
+def triplet_weight_scores(Xn, E, T, grid):
+    """Per held-out triplet (i, j, k) and weight w: 1 when w cos(x_i, x_j) + (1 - w) cos(Lx_i, Lx_j)
+    beats the same for (i, k), 0.5 on a tie, else 0. ``Xn`` and ``E`` have unit rows."""
+    import scipy.sparse as sp
+
+    def dots(M, a, b):
+        P = M[a].multiply(M[b]) if sp.issparse(M) else M[a] * M[b]
+        return np.asarray(P.sum(axis=1)).ravel()
+
+    i, j, k = T[:, 0], T[:, 1], T[:, 2]
+    gap_in, gap_learned = dots(Xn, i, j) - dots(Xn, i, k), dots(E, i, j) - dots(E, i, k)
+    out = np.empty((len(grid), T.shape[0]))
+    for g, w in enumerate(grid):
+        gap = w * gap_in + (1.0 - w) * gap_learned
+        # a relative tolerance: the two sides of a tie are sums in a different order
+        tie = np.abs(gap) <= 1e-12
+        out[g] = np.where(tie, 0.5, (gap > 0).astype(np.float64))
+    return out
+
+
+def cluster_weight_scores(Xn, E, labels, rows, grid, rng, return_queries=False):
+    """Per held-out query and weight w: the average precision, among the held-out rows, of the
+    query's cluster under w cos(x, x') + (1 - w) cos(Lx, Lx') (NaN for a query without another
+    member of its cluster among the ranked rows). ``return_queries``: also the queries' rows."""
+    import scipy.sparse as sp
+
+    if rows.size > _MAX_CHECK_ROWS:
+        rows = np.sort(rng.choice(rows, _MAX_CHECK_ROWS, replace=False))
+    queries = np.arange(rows.size)
+    if queries.size > _MAX_CHECK_QUERIES:
+        queries = np.sort(rng.choice(queries, _MAX_CHECK_QUERIES, replace=False))
+    from ..evaluation import per_query_measures
+
+    Xh, Eh, lab = Xn[rows], E[rows], labels[rows]
+    out = np.full((len(grid), queries.size), np.nan)
+    m = rows.size
+    step = max(1, 2**21 // max(m, 1))
+    for start in range(0, queries.size, step):
+        q = queries[start:start + step]
+        Ci = Xh[q] @ Xh.T
+        Ci = Ci.toarray() if sp.issparse(Ci) else np.asarray(Ci)
+        Cl = Eh[q] @ Eh.T
+        rel = lab[q][:, None] == lab[None, :]
+        itself = np.zeros_like(rel)
+        itself[np.arange(q.size), q] = True                      # a query does not retrieve itself
+        for g, w in enumerate(grid):
+            out[g, start:start + q.size] = per_query_measures(w * Ci + (1.0 - w) * Cl, rel, exclude=itself,
+                                                              measures=("ap",))["ap"]
+    return (out, rows[queries]) if return_queries else out

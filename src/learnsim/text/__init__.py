@@ -1,0 +1,12 @@
+"""Text features: tokenisation (:class:`Tokenizer`), term weighting, LSI and length resampling
+(:class:`TextVectorizer`), Okapi BM25 (:mod:`learnsim.text.bm25`) and dense sentence encoders
+(:mod:`learnsim.text.encoders`).
+"""
+# The names load on first use (learnsim._utils.lazy): a light helper of this package imported
+# alone does not load the rest.
+from .._utils.lazy import attach
+
+__all__ = ["TextVectorizer", "find_empty_rows", "resample_counts", "DEFAULT_TOKEN_PATTERN", "Tokenizer"]
+
+__getattr__, __dir__ = attach(__name__, {"TextVectorizer": "._vectorizer", "find_empty_rows": "._vectorizer",
+    "resample_counts": "._vectorizer", "DEFAULT_TOKEN_PATTERN": "._tokenize", "Tokenizer": "._tokenize"})
