@@ -19,7 +19,7 @@ from learnsim.index._segments import seal
 def pristine(tmp_path_factory):
     """{family: path} of untouched indexes: mcd (dense rows, squared norms), linklearn (postings);
     closed at once (an open connection's WAL file comes and goes while a test copies it)."""
-    from test_index_models import corpus, model
+    from index_models import corpus, model
 
     texts, _, ids, meta = corpus()
     root = tmp_path_factory.mktemp("pristine")

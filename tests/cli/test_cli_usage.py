@@ -1,0 +1,178 @@
+"""The command line as a new user meets it: JSON errors, progress, output paths, the demo folder,
+and the input layouts each command's --help lists."""
+from __future__ import annotations
+
+import io
+import re
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from learnsim._utils import progress as _progress
+from learnsim.datasets import make_clustered_corpus
+from conftest import run_cli
+
+REPO = Path(__file__).resolve().parents[2]
+FIXED = ["--n-basis", "8", "--shrinkage", "0.01", "--complement-weight", "0.3"]
+
+
+@pytest.fixture(scope="module")
+def train(tmp_path_factory):
+    path = tmp_path_factory.mktemp("usage") / "train.tsv"
+    corpus = make_clustered_corpus(n_clusters=4, docs_per_cluster=8, random_state=1)
+    path.write_text("".join(f"{corpus.target[i]}\t{t}\n" for i, t in enumerate(corpus.data)), encoding="utf-8")
+    return path
+
+
+# --------------------------------------------------------------------------- 6. JSON errors
+
+@pytest.mark.parametrize("args, fragment", [
+    (["fit", "--input", "{tmp}/missing.tsv", "--model", "{tmp}/m.npz", "--json"], "no such file"),
+    (["fit", "--model", "{tmp}/m.npz", "--json"], "one of the arguments --input --pairs is required"),
+    (["search", "--model", "{tmp}/none.npz", "--corpus", "{tmp}/c.tsv", "--query", "x", "--json", "-k", "0"],
+     "expected a positive integer"),
+    (["search", "--model", "{tmp}/none.npz", "--corpus", "{train}", "--query", "x", "--json"], "none.npz"),
+    (["evaluate", "--json", "--model", "{tmp}/none.npz", "--input", "{train}"], "none.npz"),
+    (["--json", "nonsense"], "invalid choice"),
+])
+def test_json_errors_print_an_error_object_on_stdout(args, fragment, tmp_path, train):
+    code, out, err = run_cli([a.format(tmp=tmp_path, train=train) for a in args])
+    assert code == 2
+    obj = json.loads(out)
+    assert set(obj) == {"error", "exit_code"} and obj["exit_code"] == 2
+    assert fragment in obj["error"]
+    assert len(err.strip().splitlines()) == 1 and obj["error"] in err and "Traceback" not in err
+
+
+def test_without_json_stdout_stays_empty_on_error(tmp_path):
+    code, out, err = run_cli(["fit", "--input", tmp_path / "missing.tsv", "--model", tmp_path / "m.npz"])
+    assert code == 2 and out == "" and "no such file" in err
+
+
+# --------------------------------------------------------------------------- 7. progress
+
+def test_progress_flag_beats_the_terminal_test(train, tmp_path, monkeypatch):
+    monkeypatch.delenv("LEARNSIM_PROGRESS", raising=False)
+    code, _, err = run_cli(["--progress", "fit", "--input", train, "--model", tmp_path / "m.npz"] + FIXED)
+    assert code == 0
+    assert re.search(r"mcd: learning the metric[^\n]*: \d", err)   # the stage covering the whole fit, with its time
+    code, _, err = run_cli(["--no-progress", "fit", "--input", train, "--model", tmp_path / "m.npz"] + FIXED)
+    assert code == 0 and "learning the metric" not in err
+    code, _, err = run_cli(["fit", "--input", train, "--model", tmp_path / "m.npz", "--progress"] + FIXED)
+    assert code == 0 and re.search(r"mcd: learning the metric[^\n]*: \d", err)
+    assert _progress._override is None                  # main() restores the default
+
+
+def test_progress_environment_variable(train, tmp_path, monkeypatch):
+    monkeypatch.setenv("LEARNSIM_PROGRESS", "1")
+    code, _, err = run_cli(["fit", "--input", train, "--model", tmp_path / "m.npz"] + FIXED)
+    assert code == 0 and re.search(r"mcd: learning the metric[^\n]*: \d", err)
+    monkeypatch.setenv("LEARNSIM_PROGRESS", "0")
+    code, _, err = run_cli(["fit", "--input", train, "--model", tmp_path / "m.npz"] + FIXED)
+    assert code == 0 and "learning the metric" not in err
+    code, out, _ = run_cli(["--help"])
+    assert "LEARNSIM_PROGRESS=1|0" in out
+
+
+def test_stage_covers_the_whole_work_and_bars_are_relabelled():
+    stream = io.StringIO()
+    with _progress.relabel({"Stiefel": "FILM: learning the metric (optimiser steps)"}):
+        with _progress.stage("FILM: learning the metric", enabled=True, stream=stream, interval=0.01):
+            import time
+            time.sleep(0.05)
+            bar = _progress.progress(range(3), desc="Stiefel", enabled=True, stream=stream)
+            for _ in bar:
+                pass
+            time.sleep(0.05)
+    text = stream.getvalue()
+    assert "FILM: learning the metric (optimiser steps) [" in text and "Stiefel" not in text
+    assert text.rstrip().endswith("s") and "FILM: learning the metric: " in text.splitlines()[-1]
+
+
+# --------------------------------------------------------------------------- 8. output paths
+
+def test_model_in_a_missing_folder_is_refused_before_fitting(train, tmp_path):
+    target = tmp_path / "nonexistent" / "dir" / "m.npz"
+    code, out, err = run_cli(["fit", "--input", train, "--model", target] + FIXED)
+    assert code == 2 and "does not exist" in err and str(target) in err
+    assert not (tmp_path / "nonexistent").exists()
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root can write anywhere")
+def test_unwritable_model_folder_is_refused_before_fitting(train, tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    try:
+        code, _, err = run_cli(["fit", "--input", train, "--model", locked / "m.npz"] + FIXED)
+    finally:
+        locked.chmod(stat.S_IRWXU)
+    assert code == 2 and "permission denied" in err and str(locked / "m.npz") in err
+
+
+def test_save_failure_names_the_users_path(train, tmp_path, monkeypatch):
+    import learnsim.persistence as persistence
+
+    def fail(obj, path, **kw):
+        raise PermissionError(13, "Permission denied", str(path) + ".tmp12345")
+
+    monkeypatch.setattr(persistence, "save", fail)
+    target = tmp_path / "m.npz"
+    code, _, err = run_cli(["fit", "--input", train, "--model", target] + FIXED)
+    assert code == 2 and f"cannot write --model {target}" in err and ".tmp" not in err
+
+
+def test_every_out_is_checked(tmp_path, monkeypatch):
+    import learnsim.reproduce
+
+    calls = []
+    monkeypatch.setattr(learnsim.reproduce, "run", lambda *a, **kw: calls.append(a), raising=False)
+    missing = tmp_path / "no" / "such"
+    code, _, err = run_cli(["reproduce", "mochihashi", "--quick", "--out", missing])
+    assert code == 2 and "does not exist" in err and not calls
+    code, _, err = run_cli(["reproduce", "mochihashi", "--quick", "--json", missing / "r.json"])
+    assert code == 2 and "does not exist" in err and not calls
+    code, _, err = run_cli(["demo", "--out", missing])
+    assert code == 2 and "does not exist" in err and not missing.parent.exists()
+
+
+# --------------------------------------------------------------------------- 9. demo folder
+
+def test_demo_folder_is_ignored_by_git():
+    lines = (REPO / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert "learnsim-demo/" in lines
+    code, out, _ = run_cli(["demo", "--help"])
+    assert "--out DIR" in out
+
+
+# --------------------------------------------------------------------------- 10. layouts in --help
+
+@pytest.mark.parametrize("command, layouts", [
+    ("fit", ["label<TAB>text", '{"label": "sports"', "label<TAB>text_a<TAB>text_b<TAB>pair_id",
+             "id<TAB>text", "source_id<TAB>target_id", "anchor_id<TAB>closer_id<TAB>farther_id",
+             "query_text<TAB>clicked_id<TAB>skipped_id", "--columns"]),
+    ("search", ["id<TAB>text", "one document per line", '{"id": "q17"']),
+    ("match", ["text_a<TAB>text_b", "label<TAB>text_a<TAB>text_b<TAB>pair_id", "--columns label=0,text_a=3,text_b=4",
+               "id<TAB>text per line"]),
+    ("evaluate", ["label<TAB>text", "text_a<TAB>text_b", "source_id<TAB>target_id", "id<TAB>text"]),
+])
+def test_help_lists_input_layouts_with_an_example(command, layouts):
+    code, out, _ = run_cli([command, "--help"])
+    assert code == 0
+    flat = " ".join(out.split())
+    for layout in layouts:
+        assert layout in flat, (command, layout)
+
+
+def test_help_starts_fast_without_scikit_learn():
+    code = ("import sys, learnsim.cli, contextlib, io\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    learnsim.cli.main(['fit', '--help'])\n"
+            "print('sklearn' in sys.modules, 'scipy.sparse' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]

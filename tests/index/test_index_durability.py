@@ -1,0 +1,176 @@
+"""The kill test: a process adding documents to an index is killed with SIGKILL at random
+moments, 20 times over the same index; every add it acknowledged survives, is found by search,
+and no torn segment is ever read.
+
+The child writes each id only after ``Index.add`` returned (its acknowledgement); the parent kills
+it 0.05-1 s after it is ready, reads what it wrote, and starts the next run on the same index
+(which first finishes what the killed one left). Each child also compacts every few adds, so
+kills land in compactions too. Bounded in time: each run is killed, the whole test takes well
+under a minute.
+"""
+from __future__ import annotations
+
+import os
+import random
+import select
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from index_models import corpus, model
+
+from learnsim.index import Index
+
+RUNS = 20
+# seconds a child may take to open the index and load its pipeline
+READY_TIMEOUT = 30.0
+
+# The children are forked by a launcher that imported learnsim and loaded a model once (the
+# imports take a second or more each; the index itself is opened by each child after the fork).
+# A child writes "ready", then each id once Index.add returned (its acknowledgement), to its own
+# file with single write() calls: what a write put in the file survives the kill of the process.
+LAUNCHER = textwrap.dedent("""
+    import os, random, sys
+    import learnsim
+    from learnsim.index import Index
+
+    path, model = sys.argv[1], sys.argv[2]
+    learnsim.load(model)
+
+    def work(run, acks):
+        fd = os.open(acks, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        rng = random.Random(run)
+        idx = Index.open(path)
+        idx.pipeline
+        os.write(fd, b"ready\\n")
+        batch = 0
+        while True:
+            ids = [f"r{run}-b{batch}-{j}" for j in range(3)]
+            texts = [" ".join(f"w{rng.randrange(400):03d}" for _ in range(rng.randint(8, 30))) + f" w{run:03d}"
+                     for _ in ids]
+            idx.add(texts, ids, [{"uid": i, "run": run} for i in ids])
+            os.write(fd, "".join(f"{i}\\n" for i in ids).encode())     # acknowledged: add returned
+            batch += 1
+            if batch % 7 == 0:
+                idx.compact()
+
+    for line in sys.stdin:
+        run, acks = line.split()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                work(int(run), acks)
+            finally:
+                os._exit(3)
+        print(pid, flush=True)
+        print(os.waitpid(pid, 0)[1], flush=True)
+""")
+
+
+def _read_line(proc, deadline):
+    fd = proc.stdout.fileno()
+    while time.monotonic() < deadline:
+        if select.select([fd], [], [], 0.01)[0]:
+            return proc.stdout.readline()
+    return None
+
+
+def _run_child(launcher, run, acks, rng, err):
+    """Fork a child, kill it with SIGKILL a random moment after it is ready; returns the ids it
+    acknowledged (whole lines only)."""
+    launcher.stdin.write(f"{run} {acks}\n".encode())
+    launcher.stdin.flush()
+    deadline = time.monotonic() + READY_TIMEOUT
+    pid = int(_read_line(launcher, deadline))
+    kill_at = None
+    try:
+        while True:
+            now = time.monotonic()
+            if kill_at is not None and now >= kill_at:
+                os.kill(pid, signal.SIGKILL)
+                break
+            if select.select([launcher.stdout.fileno()], [], [], 0.005)[0]:
+                err.seek(0)
+                pytest.fail(f"run {run}: the child stopped by itself (wait status {launcher.stdout.readline()!r}):\n"
+                            f"{err.read().decode(errors='replace')[-3000:]}")
+            if kill_at is None:
+                if now > deadline:
+                    pytest.fail(f"run {run}: the child was not ready after {READY_TIMEOUT} s")
+                if acks.exists() and acks.read_bytes().startswith(b"ready\n"):
+                    kill_at = time.monotonic() + rng.uniform(0.05, 1.0)
+    except BaseException:
+        os.kill(pid, signal.SIGKILL)
+        raise
+    status = _read_line(launcher, time.monotonic() + 30)
+    assert status is not None and os.WIFSIGNALED(int(status)) and os.WTERMSIG(int(status)) == signal.SIGKILL
+    lines = acks.read_bytes().split(b"\n")[:-1]     # a line cut by the kill has no newline: not acknowledged
+    assert lines[0] == b"ready"
+    return [line.decode() for line in lines[1:]]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.name != "posix" or not hasattr(signal, "SIGKILL"), reason="needs POSIX and SIGKILL")
+def test_every_acknowledged_add_survives_kill_9_at_random_moments(tmp_path):
+    started = time.monotonic()
+    texts, _, ids, meta = corpus()
+    path = tmp_path / "index"
+    Index.build(path, model("mcd"), texts[:20], ids[:20], [dict(m, uid=i) for m, i in zip(meta, ids)][:20])
+    script = tmp_path / "launcher.py"
+    script.write_text(LAUNCHER, encoding="utf-8")
+    model_file = tmp_path / "model.npz"
+    model("mcd").save(model_file)
+    rng = random.Random(12345)
+    acknowledged = []
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    with open(tmp_path / "children.err", "w+b") as err:
+        launcher = subprocess.Popen([sys.executable, str(script), str(path), str(model_file)],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, env=env)
+        try:
+            for run in range(RUNS):
+                acknowledged += _run_child(launcher, run, tmp_path / f"acks-{run}", rng, err)
+        finally:
+            launcher.stdin.close()
+            try:
+                launcher.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                launcher.kill()
+                launcher.wait()
+            launcher.stdout.close()
+    assert launcher.returncode == 0
+    assert len(acknowledged) == len(set(acknowledged))
+    # the children got work done between the kills (most runs acknowledged something)
+    assert len(acknowledged) >= 2 * RUNS, len(acknowledged)
+
+    idx = Index.open(path)
+    for seg in idx.segments:             # no torn segment: every array is whole and valid
+        seg.check()
+    assert len(idx) >= 20 + len(acknowledged)
+    got = {}
+    for doc_id in acknowledged:
+        text, meta_ = idx.document(doc_id)
+        assert meta_["uid"] == doc_id
+        got[doc_id] = text
+        assert [h["id"] for h in idx.search(text, k=3, filter={"uid": doc_id})] == [doc_id]
+    # searching its own text finds each one first (distance 0, to rounding)
+    order = list(got)
+    for doc_id, hits in zip(order, idx.search([got[i] for i in order], k=1)):
+        assert hits[0]["id"] == doc_id or hits[0]["text"] == got[doc_id]
+        assert hits[0]["score"] <= 1e-6
+    # every document SQLite holds is searched (those committed by an add that was killed before it
+    # returned too: scored from their texts at open), and the index still takes writes
+    stored = [r[1] for batch in idx.store.live_rows() for r in batch]
+    assert len(idx) == len(stored) >= 20 + len(acknowledged)
+    assert {h["id"] for h in idx.search("w001", k=10**6)} == set(stored)
+    unacknowledged = sorted(set(stored) - set(acknowledged) - set(ids[:20]))
+    for doc_id in unacknowledged:
+        assert idx.search(idx.document(doc_id)[0], k=1)[0]["score"] <= 1e-6
+    assert idx.add(["w001 w002 w003"], ["after"]) == ["after"]
+    idx.compact()
+    reopened = Index.open(path)
+    assert reopened.info()["segments"] == 1 and len(reopened) == len(idx)
+    assert reopened.search("w001 w002 w003", k=1)[0]["id"] == "after"
+    assert time.monotonic() - started < 120

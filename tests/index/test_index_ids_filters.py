@@ -1,0 +1,141 @@
+"""Hostile ids and filters against learnsim.index (issue 30, part 4): automatic ids never collide
+with explicit ones (the wedge is impossible, across reopening too), ids with any character
+round-trip, filter values are checked before SQLite sees them (no OverflowError, no 500), and
+filters with up to MAX_FILTER_VALUES values work (then a clear error).
+"""
+from __future__ import annotations
+
+import pytest
+
+from conftest import run_cli
+from index_models import corpus, model
+
+from learnsim.index import MAX_FILTER_VALUES, FilterError, Index
+
+QUERY = "w001 w002 w003 w120 w240"
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory):
+    texts, _, ids, meta = corpus()
+    path = tmp_path_factory.mktemp("ids") / "idx"
+    Index.build(path, model("linklearn"), texts[:60], ids[:60], meta[:60]).close()
+    return path
+
+
+@pytest.fixture
+def index(pristine, tmp_path):
+    import shutil
+
+    dst = tmp_path / "idx"
+    shutil.copytree(pristine, dst)
+    with Index.open(dst) as idx:
+        yield idx
+
+
+# ---------------------------------------------------------------------- automatic ids
+def test_an_explicit_id_equal_to_the_next_automatic_id_does_not_wedge_adds(index):
+    texts = corpus()[0]
+    nxt = str(index.store.last_seq() + 1)
+    assert index.add([texts[70]], ids=[nxt]) == [nxt]
+    # before: every add without ids failed with "id ... is already in the index", forever
+    auto = index.add([texts[71]])
+    assert auto != [nxt] and auto[0].isdigit()
+    more = index.add([texts[72], texts[73]])
+    assert len(set(auto + more + [nxt])) == 4
+    for doc_id, text in zip([nxt] + auto + more, texts[70:74]):
+        assert index.document(doc_id)[0] == text
+    # and after reopening (the wedge survived restarts)
+    path = index.path
+    index.close()
+    with Index.open(path) as again:
+        assert again.add([texts[74]])[0] not in {nxt, *auto, *more}
+        assert len(again) == 65
+
+
+def test_a_run_of_explicit_numeric_ids_ahead_is_skipped(index):
+    texts = corpus()[0]
+    start = index.store.last_seq() + 1
+    taken = [str(start + i) for i in range(5)]
+    index.add(texts[80:85], ids=taken)
+    auto = index.add(texts[85:88])
+    assert not set(auto) & set(taken)
+    assert all(int(a) > start + 4 for a in auto)
+    assert {h["id"] for h in index.search(texts[86], k=3)} >= {auto[1]}
+
+
+def test_a_batch_may_mix_documents_with_and_without_ids(index):
+    texts = corpus()[0]
+    got = index.add(texts[90:93], ids=["x1", None, "x3"])
+    assert got[0] == "x1" and got[2] == "x3" and got[1].isdigit()
+    assert index.document(got[1])[0] == texts[91]
+    with pytest.raises(ValueError, match="given twice"):
+        index.add(texts[93:95], ids=["y", "y"])
+    with pytest.raises(TypeError, match=r"ids\[1\]"):
+        index.add(texts[93:95], ids=["y", ""])
+    with pytest.raises(ValueError, match="needs the ids"):
+        index.update([None], [texts[95]])
+
+
+@pytest.mark.parametrize("doc_id", ["a/b/similar", "a%2Fb", "../../etc/passwd", "x?y#z", "  spaced  ",
+                                    "ünïcødé/文", "'; DROP TABLE docs; --", "\0nul"])
+def test_ids_of_any_character_round_trip(index, doc_id):
+    text = corpus()[0][99]
+    assert index.add([text], ids=[doc_id]) == [doc_id]
+    assert index.document(doc_id)[0] == text
+    assert doc_id in [h["id"] for h in index.search(text, k=3)]
+    assert index.more_like(doc_id, k=2)
+    assert index.delete([doc_id]) == 1
+    with pytest.raises(KeyError):
+        index.document(doc_id)
+
+
+# ---------------------------------------------------------------------- filter values
+@pytest.mark.parametrize("bad, message", [
+    ({"n": 2 ** 63}, "64 bits"), ({"n": -(2 ** 63) - 1}, "64 bits"), ({"n": [1, 2 ** 70]}, "64 bits"),
+    ({"n": float("nan")}, "finite"), ({"n": float("inf")}, "finite"), ({"n": [[1, 2]]}, "must be a str"),
+    ({"n": {"$gt": 1}}, "must be a str"), ({"n": b"bytes"}, "must be a str"), ({"n": []}, "lists no value"),
+    ({"": 1}, "field"), ({"a.b": 1}, "field"), ({'a"]': 1}, "field"), ({1: 1}, "field"), ([("n", 1)], "dict"),
+    ({}, "non-empty"),
+])
+def test_bad_filter_values_are_refused_by_name(index, bad, message):
+    with pytest.raises(FilterError, match=message) as info:
+        index.search(QUERY, k=3, filter=bad)
+    # a ValueError (the CLI's one line, the service's 400) and a TypeError (0.1's callers)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, TypeError)
+
+
+def test_int64_bounds_themselves_are_fine(index):
+    assert index.search(QUERY, k=3, filter={"n": [2 ** 63 - 1, -(2 ** 63)]}) == []
+
+
+def test_filters_with_many_values_work_up_to_the_limit(index):
+    texts, topics, ids, meta = corpus()
+    # every n of the collection, among MAX_FILTER_VALUES values of mixed kinds
+    values = list(range(MAX_FILTER_VALUES - 4)) + ["3", True, None, 7.0]
+    assert len(values) == MAX_FILTER_VALUES
+    hits = index.search(QUERY, k=1000, filter={"n": values})
+    assert len(hits) == len(index)
+    # a str "3" is not the number 3, a float 7.0 is the integer 7, True is not 1
+    assert {h["id"] for h in index.search(QUERY, k=1000, filter={"n": ["3", "5"]})} == set()
+    assert [h["id"] for h in index.search(QUERY, k=1000, filter={"n": [7.0]})] == ["d7"]
+    assert index.search(QUERY, k=1000, filter={"n": True}) == []
+    strs = [f"odd{i}" for i in range(MAX_FILTER_VALUES - 1)] + ["even"]
+    evens = index.search(QUERY, k=1000, filter={"half": strs})
+    assert {h["id"] for h in evens} == {i for i, m in zip(ids[:60], meta[:60]) if m["half"] == "even"}
+    # two fields: both must hold
+    both = index.search(QUERY, k=1000, filter={"half": "even", "topic": [topics[0], topics[1]]})
+    assert {h["id"] for h in both} == {i for i, m in zip(ids[:60], meta[:60])
+                                      if m["half"] == "even" and m["topic"] in (topics[0], topics[1])}
+    with pytest.raises(FilterError, match=f"more than {MAX_FILTER_VALUES}"):
+        index.search(QUERY, k=3, filter={"n": list(range(MAX_FILTER_VALUES + 1))})
+    with pytest.raises(FilterError, match=f"more than {MAX_FILTER_VALUES}"):
+        index.search(QUERY, k=3, filter={"n": list(range(MAX_FILTER_VALUES)), "topic": 1})
+
+
+@pytest.mark.parametrize("value", ["9223372036854775808", "-9223372036854775809", "NaN", "Infinity", "-1e999"])
+def test_cli_filter_values_out_of_range_are_one_line_errors(pristine, value):
+    code, out, err = run_cli(["search", "--index", str(pristine), "--query", QUERY, "--filter", f"n={value}"])
+    assert code == 2, err
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1 and "filter" in err

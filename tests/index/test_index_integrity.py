@@ -1,0 +1,463 @@
+"""Integrity of an index on disk (issue 30, part 1): every file an index writes carries a
+checksum; damage to any of them is an IndexDamagedError naming the file (never a numpy or SQLite
+traceback, never a silently wrong answer); ``Index.verify`` and ``learnsim index verify`` list
+every damaged file; a manifest that disagrees with SQLite is damage; a reader racing a writer
+that reindexes never reports damage; a file truncated under a reader that read it does not crash
+it. Each test is bounded in time (the race runs for a few seconds).
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from conftest import run_cli
+from index_edit import copy, pristine, read_manifest, reseal, write_manifest  # noqa: F401  (fixtures)
+from index_models import corpus, model
+
+from learnsim.index import Index, IndexDamagedError, IndexFormatError
+from learnsim.index._segments import FORMAT_VERSION, SEAL_KEY
+
+QUERY = "w001 w002 w003 w120 w240"
+SEGMENT_ARRAYS = {"mcd": ("seqs", "dense", "sq"), "linklearn": ("seqs", "indptr", "indices", "data")}
+
+
+def _segment(path, i=0):
+    return path / "segments" / read_manifest(path)["segments"][i]["name"]
+
+
+def _hits(path, query=QUERY, k=10):
+    with Index.open(path) as idx:
+        return [(h["id"], round(h["score"], 9)) for h in idx.search(query, k=k)]
+
+
+def _use(path):
+    """Open, search (plan, segment arrays), explain (statistics, model): every file a read uses."""
+    with Index.open(path) as idx:
+        idx.search(QUERY, k=5)
+        idx.search(QUERY, k=2, explain=True)
+
+
+def _flip(file, offset=-1):
+    """Flip the bits of one byte of a file (the last by default: the data, past any header)."""
+    raw = bytearray(file.read_bytes())
+    raw[offset] ^= 0xFF
+    file.write_bytes(bytes(raw))
+
+
+def _assert_damaged(call, file):
+    with pytest.raises(IndexDamagedError) as info:
+        call()
+    assert info.value.path == str(file), (info.value.path, str(file))
+    assert str(file) in str(info.value) and "\n" not in str(info.value)
+    assert isinstance(info.value, IndexFormatError) and isinstance(info.value, ValueError)
+    return info.value
+
+
+# ---------------------------------------------------------------------- what a build records
+def test_a_new_index_records_a_checksum_of_every_file(pristine):
+    for family, path in pristine.items():
+        m = read_manifest(path)
+        assert m["format_version"] == FORMAT_VERSION == 2 and isinstance(m[SEAL_KEY], str)
+        assert set(m["statistics_sha256"]) == set(m["statistics"])
+        plan = path / m["plan_dir"]
+        assert set(m["plan_sha256"]) == {f.name for f in plan.iterdir()}
+        for entry in m["segments"]:
+            meta = json.loads((path / "segments" / entry["name"] / "segment.json").read_text())
+            assert isinstance(entry["sha256"], str) and set(meta["sha256"]) == set(meta["files"])
+        report = Index.verify_at(path)
+        assert report["ok"] and report["damaged"] == [] and report["files"] >= 8
+
+
+# ---------------------------------------------------------------------- each file kind
+def test_a_manifest_edited_without_its_checksum_is_damage(copy):
+    path = copy()
+    m = read_manifest(path)
+    m["segments"] = []          # "an empty index": the checksum says otherwise
+    (path / "manifest.json").write_text(json.dumps(m), encoding="utf-8")
+    _assert_damaged(lambda: Index.open(path), path / "manifest.json")
+    m.pop(SEAL_KEY)             # a version 2 manifest without its checksum
+    (path / "manifest.json").write_text(json.dumps(m), encoding="utf-8")
+    err = _assert_damaged(lambda: Index.open(path), path / "manifest.json")
+    assert SEAL_KEY in str(err)
+
+
+def test_a_manifest_listing_no_segments_disagrees_with_sqlite(copy):
+    """Sealed (as a writer would): the empty segment list still disagrees with SQLite's documents."""
+    path = copy()
+    m = read_manifest(path)
+    m["segments"] = []
+    write_manifest(path, m)
+    err = _assert_damaged(lambda: Index.open(path), path / "manifest.json")
+    assert "disagrees with docs.sqlite" in str(err) and "holds 120" in str(err)
+    assert any(d["file"] == str(path / "manifest.json") for d in Index.verify_at(path)["damaged"])
+
+
+def test_a_segment_listing_documents_sqlite_lacks_is_damage(copy):
+    path = copy("mcd")
+    with sqlite3.connect(path / "docs.sqlite") as conn:
+        conn.execute("DELETE FROM docs WHERE seq IN (3, 4)")
+    conn.close()
+    _assert_damaged(lambda: Index.open(path), path / "manifest.json")
+    problems = [d["problem"] for d in Index.verify_at(path)["damaged"]]
+    assert any("2 document(s) docs.sqlite lacks" in p for p in problems)
+
+
+def test_a_reload_after_an_add_checks_the_added_documents_against_sqlite(copy, monkeypatch):
+    """A handle that sees another's add counts only the documents added since it last checked
+    (a range of SQLite's key, not every live document), and still finds them damaged."""
+    from learnsim.index import _integrity
+
+    texts = corpus()[0]
+    path = copy()
+    reader, writer = Index.open(path), Index.open(path)
+    covered = reader.manifest["covered_seq"]
+    writer.add(texts[:3], ids=["n1", "n2", "n3"])
+    counted = []
+    live_up_to = _integrity._live_up_to
+    monkeypatch.setattr(_integrity, "_live_up_to", lambda *a: counted.append(a) or live_up_to(*a))
+    assert "n2" in {h["id"] for h in reader.search(texts[1], k=3)}
+    assert counted == []            # the range count only: the old segments were checked already
+    writer.add(texts[3:5], ids=["n4", "n5"])
+    with sqlite3.connect(path / "docs.sqlite") as conn:    # the new rows lost from SQLite
+        conn.execute("DELETE FROM docs WHERE seq > ?", (covered + 3,))
+    conn.close()
+    _assert_damaged(lambda: reader.search(texts[3], k=3), path / "manifest.json")
+    # a fresh handle counts everything
+    _assert_damaged(lambda: Index.open(path), path / "manifest.json")
+    assert counted
+
+
+def test_an_unreadable_manifest_names_the_manifest(copy):
+    path = copy()
+    (path / "manifest.json").write_bytes(b"")
+    _assert_damaged(lambda: Index.open(path), path / "manifest.json")
+
+
+@pytest.mark.parametrize("content", [None, b"", b"{", b"[]"])
+def test_a_damaged_segment_json_names_it(copy, content):
+    path = copy()
+    file = _segment(path) / "segment.json"
+    if content is None:
+        meta = json.loads(file.read_text())
+        meta["n"] = meta["n"]                  # the same content, written otherwise
+        file.write_text(json.dumps(meta, indent=2))
+    else:
+        file.write_bytes(content)
+    _assert_damaged(lambda: Index.open(path), file)
+
+
+@pytest.mark.parametrize("family, array", [(f, a) for f, arrays in SEGMENT_ARRAYS.items() for a in arrays])
+@pytest.mark.parametrize("how", ["empty", "truncated", "flipped", "zeroed page"])
+def test_damage_of_each_segment_array_names_it(copy, family, array, how):
+    path = copy(family)
+    file = _segment(path) / f"{array}.npy"
+    raw = file.read_bytes()
+    if how == "empty":
+        file.write_bytes(b"")
+    elif how == "truncated":
+        file.write_bytes(raw[:len(raw) - 3])
+    elif how == "flipped":
+        _flip(file)
+    else:       # a 4 KiB page of zeros where the data starts (the whole file when smaller)
+        file.write_bytes(raw[:128] + bytes(min(4096, len(raw) - 128)) + raw[128 + 4096:])
+    _assert_damaged(lambda: _use(path), file)
+
+
+def test_damage_found_at_open_is_found_before_any_array_is_read(copy):
+    """A truncated array is found from its header and size at open (no read of its data)."""
+    path = copy("mcd")
+    file = _segment(path) / "dense.npy"
+    file.write_bytes(file.read_bytes()[:-8])
+    _assert_damaged(lambda: Index.open(path), file)
+
+
+def test_swapped_terms_are_damage_not_another_ranking(copy, pristine):
+    """The attack: two entries of terms.json swapped, a query then scores other documents."""
+    path = copy()
+    file = path / read_manifest(path)["plan_dir"] / "terms.json"
+    terms = json.loads(file.read_text(encoding="utf-8"))
+    i, j = terms.index("w001"), len(terms) - 1
+    terms[i], terms[j] = terms[j], terms[i]
+    file.write_text(json.dumps(terms), encoding="utf-8")
+    _assert_damaged(lambda: _hits(path), file)
+
+
+@pytest.mark.parametrize("name", ["plan.json", "idf.npy"])
+def test_damaged_plan_files_name_the_file(copy, name):
+    path = copy()
+    file = path / read_manifest(path)["plan_dir"] / name
+    if name.endswith(".json"):
+        file.write_text(file.read_text().replace(": ", ":  ", 1) + " ", encoding="utf-8")
+    else:
+        _flip(file)
+    _assert_damaged(lambda: _hits(path), file)
+
+
+def test_damaged_collection_statistics_name_the_file(copy):
+    path = copy()
+    m = read_manifest(path)
+    file = path / m["statistics_dir"] / "idf.npy"
+    _flip(file)
+    idx = Index.open(path)
+    _assert_damaged(lambda: idx.add(["w001 w002"], ["new"]), file)
+    with pytest.raises(KeyError):          # nothing was written
+        Index.open(path).document("new")
+
+
+def test_a_damaged_model_file_names_it(copy):
+    path = copy()
+    _flip(path / "model.npz", 100)
+    idx = Index.open(path)
+    _assert_damaged(lambda: idx.search(QUERY, k=2, explain=True), path / "model.npz")
+
+
+def test_a_damaged_sqlite_page_names_docs_sqlite(copy):
+    path = copy()
+    file = path / "docs.sqlite"
+    for f in path.glob("docs.sqlite-*"):
+        f.unlink()
+    raw = bytearray(file.read_bytes())
+    page = int.from_bytes(raw[16:18], "big") or 65536
+    assert len(raw) >= 3 * page
+    # the second page on (the table's b-tree): garbage where SQLite expects a page header
+    raw[page:3 * page] = bytes([0xA5]) * (2 * page)
+    file.write_bytes(bytes(raw))
+
+    def use():
+        idx = Index.open(path)
+        idx.search(QUERY, k=5)
+        idx.document("d5")
+
+    _assert_damaged(use, file)
+    report = Index.verify_at(path)
+    assert not report["ok"] and any(d["file"] == str(file) for d in report["damaged"])
+
+
+def test_the_cli_prints_one_line_naming_the_damaged_file(copy):
+    path = copy()
+    file = path / read_manifest(path)["plan_dir"] / "terms.json"
+    _flip(file, 2)
+    code, out, err = run_cli(["search", "--index", path, "--query", QUERY])
+    assert code == 2, (out, err)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and str(file) in lines[0] and "Traceback" not in err
+
+
+# ---------------------------------------------------------------------- verify
+def test_verify_lists_every_damaged_file_at_once(copy):
+    path = copy("mcd")
+    m = read_manifest(path)
+    damaged = [_segment(path) / "dense.npy", _segment(path) / "sq.npy", path / m["plan_dir"] / "terms.json",
+               path / m["plan_dir"] / "factor.npy", path / "model.npz"]
+    for f in damaged:
+        _flip(f, -2)
+    report = Index.verify_at(path)
+    assert not report["ok"]
+    assert {d["file"] for d in report["damaged"]} == {str(f) for f in damaged}
+    assert len(report["damaged"]) == len(damaged)   # one line a file
+    with Index.open(path) as idx:           # the same through an open handle
+        assert {d["file"] for d in idx.verify()["damaged"]} == {str(f) for f in damaged}
+
+
+def test_verify_names_a_file_once_when_its_segment_cannot_open(copy):
+    path = copy("linklearn")
+    seqs = _segment(path) / "seqs.npy"
+    seqs.write_bytes(b"")   # the segment cannot open; its arrays are then checked one by one
+    data = _segment(path) / "data.npy"
+    with open(data, "r+b") as fh:
+        fh.truncate(100)
+    files = [d["file"] for d in Index.verify_at(path)["damaged"]]
+    assert sorted(files) == sorted({str(seqs), str(data)})
+
+
+def test_verify_reports_a_damaged_manifest_and_still_checks_sqlite(copy):
+    path = copy()
+    (path / "manifest.json").write_text("{", encoding="utf-8")
+    report = Index.verify_at(path)
+    assert [d["file"] for d in report["damaged"]] == [str(path / "manifest.json")]
+
+
+def test_verify_checks_values_as_segment_check_does(copy):
+    path = copy("mcd")
+    file = _segment(path) / "dense.npy"
+    arr = np.load(file).copy()
+    arr[3, 0] = np.nan
+    np.save(file, arr)
+    reseal(path)            # checksums recorded: only the value check finds it
+    report = Index.verify_at(path)
+    assert len(report["damaged"]) == 1 and "NaN" in report["damaged"][0]["problem"]
+
+
+def test_cli_index_verify_exit_codes(copy):
+    path = copy()
+    code, out, err = run_cli(["index", "verify", path])
+    assert code == 0 and "intact" in out and err == ""
+    code, out, err = run_cli(["index", "verify", path, "--json"])
+    assert code == 0 and json.loads(out)["ok"] is True
+    files = [_segment(path) / "data.npy", path / read_manifest(path)["plan_dir"] / "terms.json"]
+    for f in files:
+        _flip(f, -2)
+    code, out, err = run_cli(["index", "verify", path])
+    lines = err.splitlines()
+    assert code == 2 and len(lines) == 2
+    assert sorted(line.split(": ")[0] for line in lines) == sorted(str(f) for f in files)
+    code, out, err = run_cli(["index", "verify", path, "--json"])
+    assert code == 2 and {d["file"] for d in json.loads(out)["damaged"]} == {str(f) for f in files}
+    code, out, err = run_cli(["index", "verify", path / "nowhere"])
+    assert code == 2 and "nowhere" in err
+
+
+# ---------------------------------------------------------------------- older indexes
+def test_a_version_1_index_without_checksums_still_opens_and_searches(copy, pristine):
+    path = copy()
+    m = read_manifest(path)
+    for key in (SEAL_KEY, "statistics_sha256", "plan_sha256"):
+        m.pop(key)
+    m["format_version"] = 1
+    for entry in m["segments"]:
+        entry.pop("sha256")
+        seg_json = path / "segments" / entry["name"] / "segment.json"
+        meta = json.loads(seg_json.read_text())
+        meta.pop("sha256")
+        seg_json.write_text(json.dumps(meta))
+    (path / "manifest.json").write_text(json.dumps(m), encoding="utf-8")
+    assert _hits(path) == _hits(pristine["linklearn"])
+    assert Index.verify_at(path)["ok"]
+    idx = Index.open(path)
+    idx.add(["w001 w002 w003"], ["new"])            # a write seals the manifest, still version 1
+    assert read_manifest(path)["format_version"] == 1 and SEAL_KEY in read_manifest(path)
+    idx.reindex()                                   # every file written anew: version 2
+    assert read_manifest(path)["format_version"] == 2 and Index.verify_at(path)["ok"]
+    assert Index.open(path).search("w001 w002 w003", k=1)[0]["id"] == "new"
+
+
+# ---------------------------------------------------------------------- writes verify what they read
+def test_a_compaction_does_not_launder_damage_into_a_new_segment(copy):
+    path = copy("mcd")
+    idx = Index.open(path)
+    file = _segment(path) / "dense.npy"
+    _flip(file, -2)
+    idx.delete(["d1"])
+    _assert_damaged(idx.compact, file)
+    assert read_manifest(path)["segments"][0]["name"] == file.parent.name      # nothing replaced it
+
+
+def test_merging_small_segments_verifies_them(copy):
+    from learnsim.index import core
+
+    path = copy("linklearn")
+    idx = Index.open(path)
+    texts = corpus()[0]
+    for i in range(core.MERGE_AT - 2):     # with the build's segment: one short of a merge
+        idx.add([texts[i]], [f"small{i}"])
+    small = path / "segments" / read_manifest(path)["segments"][1]["name"] / "data.npy"
+    _flip(small, -2)
+    _assert_damaged(lambda: Index.open(path).add([texts[9]], ["last"]), small)
+
+
+# ---------------------------------------------------------------------- readers and writers
+def test_a_segment_truncated_after_it_was_read_does_not_crash_the_reader(copy):
+    path = copy("mcd")
+    idx = Index.open(path)
+    before = [(h["id"], h["score"]) for h in idx.search(QUERY, k=10)]
+    for f in _segment(path).glob("*.npy"):
+        with open(f, "r+b") as fh:
+            fh.truncate(64)
+    assert [(h["id"], h["score"]) for h in idx.search(QUERY, k=10)] == before
+    _assert_damaged(lambda: Index.open(path), _segment(path) / "seqs.npy")
+
+
+def test_readers_racing_a_reindexing_writer_never_report_damage(tmp_path):
+    """A writer reindexes (and compacts) in a loop for a few seconds; readers open and search all
+    the while: no damage reported, every search answers."""
+    texts, _, ids, meta = corpus()
+    path = tmp_path / "race"
+    Index.build(path, model("linklearn"), texts, ids, meta).close()
+    stop = threading.Event()
+    errors, counts = [], {"writes": 0, "opens": 0, "searches": 0}
+
+    def write():
+        try:
+            idx = Index.open(path)
+            while not stop.is_set():
+                if counts["writes"] % 3 == 2:
+                    idx.compact()
+                else:
+                    idx.reindex()
+                counts["writes"] += 1
+        except Exception as exc:         # noqa: BLE001 - reported by the test
+            errors.append(("writer", repr(exc)))
+
+    def read():
+        held = None
+        while not stop.is_set():
+            try:
+                idx = Index.open(path)
+                counts["opens"] += 1
+                assert len(idx.search(QUERY, k=5)) == 5
+                counts["searches"] += 1
+                if held is not None:            # a handle kept across writes reloads
+                    assert len(held.search(QUERY, k=5)) == 5
+                    counts["searches"] += 1
+                held = idx
+            except Exception as exc:     # noqa: BLE001 - reported by the test
+                errors.append(("reader", repr(exc)))
+                return
+
+    threads = [threading.Thread(target=write)] + [threading.Thread(target=read) for _ in range(2)]
+    for t in threads:
+        t.start()
+    time.sleep(4.0)
+    stop.set()
+    for t in threads:
+        t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads)
+    assert errors == []
+    assert counts["writes"] >= 3 and counts["opens"] >= 10, counts
+    assert Index.verify_at(path)["ok"]
+
+
+def test_a_damage_that_stays_is_reported_even_while_the_manifest_moves(copy):
+    """The retries are bounded: a damaged file is damage however often the manifest is rewritten."""
+    path = copy()
+    idx = Index.open(path)
+    file = path / read_manifest(path)["plan_dir"] / "idf.npy"
+    _flip(file)
+    idx.delete(["d7"])          # SQLite changed: the next search reloads
+    _assert_damaged(lambda: idx.search(QUERY, k=3), file)
+
+
+# ---------------------------------------------------------------------- approximate structures
+def test_a_damaged_ann_file_gives_the_exact_answer_and_verify_names_it(tmp_path):
+    """A damaged structure is searched exactly (the right answer, with a warning and in info),
+    and verify lists the damaged file."""
+    import warnings
+
+    pytest.importorskip("learnsim.ann")
+    from learnsim.ann import available_backends
+
+    if not available_backends():
+        pytest.skip("neither faiss-cpu nor usearch is installed")
+    from test_index_ann import BACKEND, collection, queries
+    from test_index_batch import dense_film
+
+    texts, ids, meta = collection()
+    ann = Index.build(tmp_path / "ann", dense_film(), texts, ids, meta, ann={"backend": BACKEND, "min_rows": 500})
+    exact = Index.build(tmp_path / "exact", dense_film(), texts, ids, meta, ann="exact")
+    seg = ann.segments[0]
+    files = json.loads((seg.path / "ann" / "meta.json").read_text())["files"]
+    damaged = seg.path / "ann" / sorted(files)[0]
+    _flip(damaged, -2)
+    reopened = Index.open(tmp_path / "ann")
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        for q in queries()[:3]:
+            assert [h["id"] for h in reopened.search(q, k=10)] == [h["id"] for h in exact.search(q, k=10)]
+    assert reopened.info()["search"]["fallback"][0]["segment"] == seg.name
+    report = Index.verify_at(tmp_path / "ann")
+    assert [d["file"] for d in report["damaged"]] == [str(damaged)]

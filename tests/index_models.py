@@ -1,0 +1,81 @@
+"""The small synthetic collection and the fitted models the index tests share (fitted once per
+test session, a few seconds in all); tests/index/test_index_models.py checks that each really
+is the family it stands for.
+
+Families: MCD and FILM from clusters, FILM from duplicate pairs (mixed cosine, duplicate rule),
+relative comparisons from triplets, LinkLearn from links and its LearnedBM25 variant.
+"""
+from __future__ import annotations
+
+import functools
+import random
+import warnings
+
+import numpy as np
+
+FAMILIES = ("mcd", "film", "film_pairs", "relative", "linklearn", "bm25")
+N_CLUSTERS, PER_CLUSTER = 6, 20
+# a small FILM fits in well under a second
+FILM_OPTIONS = {"n_components": 20}
+
+
+@functools.lru_cache(maxsize=None)
+def corpus():
+    """(texts, topics, ids, metadata) of the collection the indexes are built from."""
+    from learnsim.datasets import make_clustered_corpus
+
+    c = make_clustered_corpus(n_clusters=N_CLUSTERS, docs_per_cluster=PER_CLUSTER, vocab_size=400,
+                              topic_words=15, random_state=0)
+    texts, topics = [str(t) for t in c.data], [int(v) for v in np.asarray(c.target)]
+    ids = [f"d{i}" for i in range(len(texts))]
+    metadata = [{"topic": t, "half": "even" if i % 2 == 0 else "odd", "n": i} for i, t in enumerate(topics)]
+    return texts, topics, ids, metadata
+
+
+def near_duplicate(text, seed, drop=0.1):
+    """``text`` with about ``drop`` of its words left out (at least one)."""
+    rng = random.Random(seed)
+    words = text.split()
+    gone = set(rng.sample(range(len(words)), max(1, int(drop * len(words)))))
+    return " ".join(w for i, w in enumerate(words) if i not in gone)
+
+
+@functools.lru_cache(maxsize=None)
+def model(family):
+    """The fitted :class:`learnsim.pipeline.Pipeline` of a family, on :func:`corpus`."""
+    import learnsim
+
+    texts, y, _, _ = corpus()
+    n = len(texts)
+    rng = np.random.default_rng(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if family == "mcd":
+            return learnsim.fit(texts, clusters=y)
+        if family == "film":
+            return learnsim.fit(texts, clusters=y, method="film", **FILM_OPTIONS)
+        if family == "film_pairs":
+            # duplicates: two documents of one topic (so the validated search mixes the cosines)
+            pairs = []
+            while len(pairs) < 300:
+                a, b = (int(v) for v in rng.integers(n, size=2))
+                if a != b and (y[a] == y[b]) == (len(pairs) % 2 == 0):
+                    pairs.append((a, b, int(y[a] == y[b])))
+            return learnsim.fit(texts, pairs=pairs, **FILM_OPTIONS)
+        if family == "relative":
+            triplets = []
+            for _ in range(400):
+                a = int(rng.integers(n))
+                same = [i for i in range(n) if y[i] == y[a] and i != a]
+                diff = [i for i in range(n) if y[i] != y[a]]
+                triplets.append((a, int(rng.choice(same)), int(rng.choice(diff))))
+            return learnsim.fit(texts, triplets=triplets)
+        if family in ("linklearn", "bm25"):
+            links = []
+            for i in range(n):
+                same = [j for j in range(n) if y[j] == y[i] and j != i]
+                links.extend((i, int(j)) for j in rng.choice(same, 3, replace=False))
+            if family == "bm25":
+                return learnsim.fit(texts, links=links, variant="bm25")
+            return learnsim.fit(texts, links=links)
+    raise ValueError(f"unknown family {family!r}")

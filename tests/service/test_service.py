@@ -1,0 +1,567 @@
+"""learnsim.service and ``learnsim serve`` (issue 15): every route's answer, every error code as
+JSON, hostile requests answered 4xx (never 5xx), writes visible to the next search, the bounds
+(body, query, pending requests), and a real server in a subprocess."""
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+from serve_process import running_server  # noqa: E402
+from index_models import corpus, model, near_duplicate  # noqa: E402
+
+from learnsim.index import Index  # noqa: E402
+from learnsim.service import create_app  # noqa: E402
+
+with warnings.catch_warnings():
+    # starlette's TestClient warns about httpx versions; that is none of ours to fix
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+KEY = "s3cret-key"
+# the Host the test client sends: a name the service answers for (it refuses "testserver")
+BASE = "http://127.0.0.1"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """An MCD index and a FILM-pairs index (with a near-duplicate of d100) of the collection."""
+    texts, _, ids, meta = corpus()
+    root = tmp_path_factory.mktemp("service")
+    Index.build(root / "mcd", model("mcd"), texts, ids, meta).close()
+    dup = near_duplicate(texts[100], seed=100)
+    Index.build(root / "film", model("film_pairs"), texts + [dup], ids + ["dup100"],
+                meta + [{"topic": meta[100]["topic"]}]).close()
+    return root
+
+
+@pytest.fixture(scope="module")
+def client(built):
+    """A client of the read routes (nothing it does changes the index)."""
+    return TestClient(create_app(built / "mcd"), raise_server_exceptions=False, base_url=BASE)
+
+
+@pytest.fixture
+def fresh(built, tmp_path):
+    """A copy of the MCD index that a test may write to."""
+    path = tmp_path / "idx"
+    shutil.copytree(built / "mcd", path)
+    return path
+
+
+def _client(path, **options):
+    return TestClient(create_app(path, **options), raise_server_exceptions=False, base_url=BASE)
+
+
+def _is_error(r, code):
+    """The answer is the JSON error ``code``: {"error": message, "code": code}, no traceback."""
+    assert r.status_code == code, r.text[:300]
+    assert r.headers["content-type"].startswith("application/json")
+    body = r.json()
+    assert body["code"] == code and isinstance(body["error"], str) and body["error"]
+    assert "Traceback" not in r.text
+    return body["error"]
+
+
+# --------------------------------------------------------------------------- reads
+def test_health_info_and_openapi(client):
+    assert client.get("/healthz").json() == {"status": "ok"}
+    info = client.get("/v1/info").json()
+    texts = corpus()[0]
+    assert info["documents"] == len(texts) and info["added_since_statistics"] == 0
+    assert info["method"] == "MinimumClusterDistortion" and "version" in info and info["pipeline"]
+    assert info["versions"]["learnsim"] == info["version"] and info["versions"]["numpy"]
+    assert not Path(info["path"]).is_absolute()   # the server's directories are not told
+    schema = client.get("/openapi.json").json()
+    assert {"/v1/search", "/v1/explain", "/v1/docs"} <= set(schema["paths"])
+    # an MCD model has no duplicate rule: POST /v1/match answers only 422 there, and the schema leaves it out
+    assert "/v1/match" not in schema["paths"]
+
+
+def test_get_search_ranks_filters_and_explains(client):
+    texts, topics, ids, _ = corpus()
+    r = client.get("/v1/search", params={"q": texts[7], "k": 5})
+    hits = r.json()["hits"]
+    assert [h["rank"] for h in hits] == [1, 2, 3, 4, 5]
+    assert hits[0]["id"] == ids[7]   # a document is closest to itself
+    scores = [h["score"] for h in hits]
+    assert scores == sorted(scores)   # a distance: closest first
+    other = (topics[7] + 1) % 6
+    filtered = client.get("/v1/search", params={"q": texts[7], "k": 10, "filter": f'{{"topic": {other}}}'}).json()["hits"]
+    assert filtered and all(h["metadata"]["topic"] == other for h in filtered)
+    explained = client.get("/v1/search", params={"q": texts[7], "k": 2, "explain": "true", "n_top": 3}).json()["hits"]
+    assert all("explanation" in h and len(h["explanation"]["words"]) <= 3 for h in explained)
+
+
+def test_post_search_is_a_batch_of_get_searches(client):
+    texts = corpus()[0]
+    queries = [texts[0], texts[50], "w001 w002"]
+    batch = client.post("/v1/search", json={"queries": queries, "k": 4}).json()["results"]
+    assert len(batch) == 3
+    for q, hits in zip(queries, batch):
+        single = client.get("/v1/search", params={"q": q, "k": 4}).json()["hits"]
+        assert [h["id"] for h in hits] == [h["id"] for h in single]
+
+
+def test_document_and_similar(client):
+    texts, _, ids, meta = corpus()
+    doc = client.get(f"/v1/docs/{ids[3]}").json()
+    assert doc == {"id": ids[3], "text": texts[3], "metadata": meta[3]}
+    hits = client.get(f"/v1/docs/{ids[3]}/similar", params={"k": 6}).json()["hits"]
+    assert len(hits) == 6 and ids[3] not in [h["id"] for h in hits]
+    _is_error(client.get("/v1/docs/no-such-id"), 404)
+    _is_error(client.get("/v1/docs/no-such-id/similar"), 404)
+
+
+def test_match_text_and_pairs_on_a_model_with_a_duplicate_rule(built):
+    texts = corpus()[0]
+    c = _client(built / "film")
+    assert "/v1/match" in c.get("/openapi.json").json()["paths"]
+    found = c.post("/v1/match", json={"text": near_duplicate(texts[110], seed=7), "k": 10}).json()["matches"]
+    assert found and found[0]["id"] == "d110" and 0.0 <= found[0]["probability"] <= 1.0
+    decisions = c.post("/v1/match", json={"pairs": [[texts[0], texts[0]], [texts[0], texts[60]]]}).json()["decisions"]
+    assert len(decisions) == 2 and all(set(d) == {"probability", "duplicate", "score"} for d in decisions)
+    assert decisions[0]["probability"] >= decisions[1]["probability"]
+    _is_error(c.post("/v1/match", json={"text": "a", "pairs": [["a", "b"]]}), 422)   # one or the other
+    _is_error(c.post("/v1/match", json={}), 422)
+
+
+def test_match_without_a_duplicate_rule_is_422(client):
+    assert "duplicate rule" in _is_error(client.post("/v1/match", json={"text": "w001 w002"}), 422)
+    _is_error(client.post("/v1/match", json={"pairs": [["a", "b"]]}), 422)
+
+
+def test_explain_is_the_pipelines_explanation(client, built):
+    texts = corpus()[0]
+    body = client.post("/v1/explain", json={"query": texts[1], "document": texts[2], "n_top": 4}).json()
+    expected = model("mcd").explain(texts[1], texts[2], n_top=4)
+    assert body["score"] == pytest.approx(expected["score"])
+    assert [w["word"] for w in body["words"]] == [w["word"] for w in expected["words"]]
+
+
+# --------------------------------------------------------------------------- writes
+def test_added_document_is_found_and_comes_back_unchanged(fresh):
+    c = _client(fresh)
+    script = "<script>alert('x')</script> w003 w004 w005 w006 w007 w008"
+    r = c.post("/v1/docs", json={"documents": [{"id": "new/1", "text": script, "metadata": {"topic": 99}}]})
+    assert r.status_code == 201 and r.json()["ids"] == ["new/1"]
+    hits = c.get("/v1/search", params={"q": script, "k": 3}).json()["hits"]
+    assert hits[0]["id"] == "new/1" and hits[0]["text"] == script
+    assert c.get("/v1/search", params={"q": script, "filter": '{"topic": 99}'}).json()["hits"][0]["id"] == "new/1"
+    # an id with a '/' is reachable percent-encoded, and the text is data, unchanged
+    assert c.get("/v1/docs/new%2F1").json()["text"] == script
+    # durable: another opening of the directory sees it
+    with Index.open(fresh) as again:
+        assert again.document("new/1")[0] == script
+    _is_error(c.post("/v1/docs", json={"documents": [{"id": "new/1", "text": "again"}]}), 409)   # id taken
+
+
+def test_delete_and_reindex(fresh):
+    c = _client(fresh)
+    n = c.get("/v1/info").json()["documents"]
+    assert c.delete("/v1/docs/d5").json() == {"deleted": 1, "documents": n - 1}
+    _is_error(c.get("/v1/docs/d5"), 404)
+    _is_error(c.delete("/v1/docs/d5"), 404)
+    c.post("/v1/docs", json={"documents": [{"text": "w001 w002 w003"}, {"text": "w004 w005"}]})
+    assert c.get("/v1/info").json()["added_since_statistics"] == 2
+    info = c.post("/v1/reindex", json={}).json()   # a write: JSON
+    assert info["added_since_statistics"] == 0 and info["documents"] == n + 1
+
+
+def test_api_key_guards_writes_only(fresh):
+    c = _client(fresh, api_key=KEY)
+    doc = {"documents": [{"id": "k1", "text": "w010 w011"}]}
+    _is_error(c.post("/v1/docs", json=doc), 401)
+    _is_error(c.post("/v1/docs", json=doc, headers={"Authorization": "Bearer wrong"}), 401)
+    _is_error(c.post("/v1/reindex", headers={"X-API-Key": KEY + "x"}), 401)
+    assert c.post("/v1/docs", json=doc, headers={"Authorization": f"Bearer {KEY}"}).status_code == 201
+    assert c.delete("/v1/docs/k1", headers={"X-API-Key": KEY}).status_code == 200
+    assert c.get("/v1/search", params={"q": "w010"}).status_code == 200   # reads need no key
+
+
+def test_read_only_refuses_writes(fresh):
+    c = _client(fresh, read_only=True)
+    _is_error(c.post("/v1/docs", json={"documents": [{"text": "w001"}]}), 403)
+    _is_error(c.delete("/v1/docs/d1"), 403)
+    _is_error(c.post("/v1/reindex"), 403)
+    assert c.get("/v1/docs/d1").status_code == 200   # still there
+    assert c.get("/v1/info").json()["documents"] == len(corpus()[0])
+
+
+# --------------------------------------------------------------------------- hostile requests
+@pytest.mark.parametrize("path", ["/v1/docs/..%2F..%2Fetc%2Fpasswd", "/v1/docs/../../etc/passwd",
+                                  "/v1/docs/%00", "/v1/docs/'%20OR%201=1--", "/v1/docs/..%2F..%2Fetc%2Fpasswd/similar"])
+def test_path_traversal_and_injection_in_ids_are_404(client, path):
+    r = client.get(path)
+    _is_error(r, 404)
+    assert "root:" not in r.text
+
+
+def test_bad_requests_are_4xx_json(client):
+    _is_error(client.post("/v1/search", content=b'{"queries": [', headers={"content-type": "application/json"}), 400)
+    _is_error(client.post("/v1/search", content=b"\xff\xfe\x00{", headers={"content-type": "application/json"}), 400)
+    _is_error(client.post("/v1/search", content=b"queries=a"), 400)   # not JSON at all
+    _is_error(client.post("/v1/search", json=["a"]), 400)
+    _is_error(client.post("/v1/search", json={"queries": ["a"], "unknown": 1}), 422)
+    _is_error(client.post("/v1/explain", json={"query": "a", "document": "b", "n_top": 3, "x": 1}), 422)
+    _is_error(client.post("/v1/search", json={"queries": [1, 2]}), 422)
+    _is_error(client.post("/v1/search", json={"queries": []}), 422)
+    _is_error(client.get("/v1/search", params={"q": "a", "k": 1001}), 422)
+    _is_error(client.get("/v1/search", params={"q": "a", "k": 0}), 422)
+    _is_error(client.get("/v1/search", params={"q": "a", "k": "many"}), 422)
+    _is_error(client.get("/v1/search"), 422)   # no q
+    _is_error(client.get("/v1/search", params={"q": "a", "filter": "{not json"}), 400)
+    _is_error(client.get("/v1/search", params={"q": "a", "filter": "[1, 2]"}), 400)
+    _is_error(client.get("/v1/search", params={"q": "a", "filter": '{"bad field!": 1}'}), 400)
+    _is_error(client.post("/v1/docs", json={"documents": [{"text": "a", "metadata": {"x": [1, {"y": None}]}, "z": 0}]}), 422)
+    json_type = {"content-type": "application/json"}
+    _is_error(client.post("/v1/search", content=b"[" * 100_000, headers=json_type), 400)   # nested past recursion
+    nan = b'{"documents": [{"id": "z", "text": "a", "metadata": {"x": NaN}}]}'
+    _is_error(client.post("/v1/docs", content=nan, headers=json_type), 400)
+    _is_error(client.get("/v1/search", params={"q": "a", "filter": '{"topic": {"a": 1}}'}), 400)
+    _is_error(client.put("/v1/search"), 405)
+    _is_error(client.get("/v1/nothing"), 404)
+
+
+def test_bodies_and_queries_over_the_bounds_are_413(fresh):
+    c = _client(fresh, max_body_bytes=10_000, max_query_chars=100)
+    _is_error(c.post("/v1/search", json={"queries": ["w001 " * 5000]}), 413)   # Content-Length
+    chunks = (b'{"queries": ["' + b"w001 " * 1000, b"w002 " * 2000 + b'"]}')
+    _is_error(c.post("/v1/search", content=iter(chunks), headers={"content-type": "application/json"}), 413)  # chunked
+    _is_error(c.post("/v1/search", content=b"x", headers={"content-length": "99999999999"}), 413)
+    _is_error(c.get("/v1/search", params={"q": "w001 " * 30}), 413)
+    _is_error(c.post("/v1/search", json={"queries": ["w001", "w002 " * 30]}), 413)
+    _is_error(c.post("/v1/match", json={"text": "w001 " * 30}), 413)
+    _is_error(c.post("/v1/explain", json={"query": "w001 " * 30, "document": "w001"}), 413)
+    _is_error(c.post("/v1/docs", json={"documents": [{"text": "w001 " * 3000}]}), 413)
+    assert c.get("/v1/info").json()["documents"] == len(corpus()[0])   # nothing was added
+
+
+def test_ten_megabyte_queries_are_refused(client):
+    big = "w001 " * 2_000_000
+    _is_error(client.post("/v1/search", json={"queries": [big]}), 413)
+    _is_error(client.post("/v1/match", json={"text": big}), 413)
+    # httpx refuses long URLs (older versions well below 64 KiB): twice the query limit, in a URL
+    _is_error(client.get("/v1/search", params={"q": big[:20_000]}), 413)
+
+
+def _wait_for(condition, seconds=5):
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert condition()
+
+
+def test_too_many_waiting_requests_get_429_and_a_slow_index_503(built):
+    app = create_app(built / "mcd", max_pending=1, timeout_s=10)
+    c = TestClient(app, raise_server_exceptions=False, base_url=BASE)
+    worker = app.state.worker
+    answers = []
+    with worker.lock:   # the index is busy
+        waiter = threading.Thread(target=lambda: answers.append(c.get("/v1/search", params={"q": "w001"})))
+        waiter.start()
+        _wait_for(lambda: worker.waiting == 1)
+        r = c.get("/v1/search", params={"q": "w002"})
+        _is_error(r, 429)
+        assert int(r.headers["Retry-After"]) >= 1
+    waiter.join(10)
+    assert answers and answers[0].status_code == 200   # the one that waited got its answer
+    impatient = create_app(built / "mcd", timeout_s=0.1)
+    with impatient.state.worker.lock:
+        _is_error(TestClient(impatient, raise_server_exceptions=False, base_url=BASE).get("/v1/info"), 503)
+
+
+def test_a_write_that_timed_out_waiting_never_happens(fresh):
+    app = create_app(fresh, timeout_s=0.2)
+    c = TestClient(app, raise_server_exceptions=False, base_url=BASE)
+    with app.state.writer.lock:
+        _is_error(c.post("/v1/docs", json={"documents": [{"id": "late", "text": "w001 w002"}]}), 503)
+        # reads go on while the writes wait
+        assert c.get("/v1/search", params={"q": "w001"}).status_code == 200
+    _is_error(c.get("/v1/docs/late"), 404)   # withdrawn, not run behind the client's back
+    assert c.get("/v1/info").json()["documents"] == len(corpus()[0])
+
+
+def test_searches_waiting_together_run_as_one_batch_with_their_own_answers(built):
+    app = create_app(built / "mcd")
+    c = TestClient(app, raise_server_exceptions=False, base_url=BASE)
+    worker = app.state.worker
+    texts = corpus()[0]
+    queries = [texts[i] for i in (3, 20, 40, 60, 80)]
+    expected = [c.get("/v1/search", params={"q": q, "k": 4}).json()["hits"] for q in queries]
+    before = (worker.batches, worker.batched_queries)
+    answers = {}
+    with worker.lock:
+        threads = [threading.Thread(target=lambda i=i, q=q: answers.__setitem__(
+            i, c.get("/v1/search", params={"q": q, "k": 4}))) for i, q in enumerate(queries)]
+        for t in threads:
+            t.start()
+        # the first is taken by the worker thread (blocked on the lock), the rest queue behind it
+        _wait_for(lambda: worker.waiting == len(queries))
+    for t in threads:
+        t.join(10)
+    assert [answers[i].json()["hits"] for i in range(len(queries))] == expected
+    batches, batched = worker.batches - before[0], worker.batched_queries - before[1]
+    assert batched == len(queries) and batches < len(queries)
+    # a different k is not batched with them
+    assert c.get("/v1/search", params={"q": queries[0], "k": 2}).json()["hits"] == expected[0][:2]
+
+
+def test_a_failing_search_in_a_batch_fails_alone(built):
+    app = create_app(built / "mcd")
+    c = TestClient(app, raise_server_exceptions=False, base_url=BASE)
+    worker = app.state.worker
+    answers = {}
+    texts = corpus()[0]
+    with worker.lock:
+        good = threading.Thread(target=lambda: answers.__setitem__("good", c.get("/v1/search", params={"q": texts[5]})))
+        good.start()
+        _wait_for(lambda: worker.waiting == 1)
+        bad = threading.Thread(target=lambda: answers.__setitem__("bad", c.post("/v1/search", json={"queries": [texts[6]]})))
+        bad.start()
+        _wait_for(lambda: worker.waiting == 2)
+        index = app.state.index
+        real = index.search
+
+        def search(queries, *args, **kwargs):   # the second query of a batch breaks the search
+            if isinstance(queries, list) and texts[6] in queries:
+                raise ValueError("this query is refused")
+            return real(queries, *args, **kwargs)
+
+        index.search = search
+    good.join(10)
+    bad.join(10)
+    assert answers["good"].status_code == 200 and answers["good"].json()["hits"][0]["id"] == corpus()[2][5]
+    _is_error(answers["bad"], 400)
+
+
+def test_a_bug_is_a_500_json_without_traceback(built, monkeypatch):
+    app = create_app(built / "mcd")
+
+    def broken():
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr(app.state.index, "info", broken)
+    r = TestClient(app, raise_server_exceptions=False, base_url=BASE).get("/v1/info")
+    assert "secret internals" not in _is_error(r, 500)
+
+
+def test_create_app_refuses_bad_options_and_paths(built, tmp_path):
+    with pytest.raises(ValueError, match="max_pending"):
+        create_app(built / "mcd", max_pending=-1)
+    with pytest.raises(ValueError, match="api_key"):
+        create_app(built / "mcd", api_key="")
+    with pytest.raises(FileNotFoundError):
+        create_app(tmp_path / "none")
+
+
+# --------------------------------------------------------------------------- the command
+def test_serve_usage_errors(built, monkeypatch, capsys):
+    from learnsim.cli import main
+
+    monkeypatch.delenv("LEARNSIM_TEST_NO_SUCH_KEY", raising=False)
+    assert main(["serve", str(built / "mcd"), "--api-key-env", "LEARNSIM_TEST_NO_SUCH_KEY"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "LEARNSIM_TEST_NO_SUCH_KEY" in err and "\n" not in err
+    monkeypatch.setitem(sys.modules, "uvicorn", None)   # as if uvicorn were not installed
+    assert main(["serve", str(built / "mcd")]) == 2
+    assert "pip install learnsim[serve]" in capsys.readouterr().err
+    assert main(["serve", str(built / "mcd"), "--port", "70000"]) == 2
+    monkeypatch.delitem(sys.modules, "uvicorn")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        capsys.readouterr()
+        assert main(["serve", str(built / "mcd"), "--port", str(port)]) == 2
+        assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+def test_import_learnsim_and_help_do_not_import_fastapi():
+    code = ("import sys, learnsim, learnsim.cli; learnsim.cli.build_parser(); "
+            "assert 'fastapi' not in sys.modules and 'uvicorn' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=30)
+
+
+def test_learnsim_serve_runs_a_real_server(built):
+    import httpx
+
+    with running_server(built / "mcd") as base:
+        texts, _, ids, _ = corpus()
+        hits = httpx.get(f"{base}/v1/search", params={"q": texts[9], "k": 3}, timeout=10).json()["hits"]
+        assert hits[0]["id"] == ids[9]
+        r = httpx.get(f"{base}/v1/docs/nope", timeout=10)
+        assert r.status_code == 404 and r.json()["code"] == 404
+        # a query over the bound reaches the application (not h11's bare 400) and gets 413 JSON
+        r = httpx.get(f"{base}/v1/search", params={"q": "w001 " * 8000}, timeout=10)
+        assert r.status_code == 413 and r.json()["code"] == 413
+        # bytes that are not UTF-8, percent-encoded, in the path or the query: 400 JSON
+        for target in (b"/v1/search?q=%FF%FE", b"/v1/docs/%C3%28", b"/?q=%FF", b"/v1/docs/d1/similar?k=%FF"):
+            status, body = _raw_get(base, target)
+            assert status == 400 and b'"code":400' in body and b"UTF-8" in body, (target, body)
+        # sent raw, they are not HTTP (a request line is ASCII): the HTTP parser refuses them
+        # before the application sees them, with its own 400 (text: no JSON can be made there)
+        assert _raw_get(base, b"/v1/search?q=\xff\xfe")[0] == 400
+        assert httpx.get(f"{base}/healthz", timeout=10).status_code == 200   # and it goes on serving
+
+
+def _raw_get(base, target):
+    """(status, body) of a GET of the raw bytes ``target``, sent as they are (clients would
+    percent-encode or refuse them)."""
+    host, port = base.rsplit("/", 1)[1].split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(b"GET " + target + b" HTTP/1.1\r\nHost: " + host.encode() + b"\r\nConnection: close\r\n\r\n")
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body
+
+
+def test_the_fast_search_path_answers_as_the_route(client, built):
+    """GET /v1/search that is plainly valid is answered before the framework; a k written "+10"
+    (which the fast path leaves to the route) sends the same request through the route: the
+    answers must be the same."""
+    from learnsim.service._fast import plain_search_params
+
+    texts = corpus()[0]
+    cases = [{"q": texts[4]}, {"q": texts[4], "k": "3"}, {"q": texts[8], "k": "5", "explain": "true", "n_top": "4"},
+             {"q": "w001 w002", "filter": '{"topic": 1}'}, {"q": "w001", "filter": '{"bad field!": 1}'},
+             {"q": "w001", "filter": "[1]"}, {"q": "w001 " * 3000}]
+    for params in cases:
+        fast = client.get("/v1/search", params=params)
+        routed = client.get("/v1/search", params=dict(params, k="+" + params.get("k", "10")))
+        assert fast.status_code == routed.status_code and fast.json() == routed.json(), params
+    assert plain_search_params(b"q=a+b&k=3", 1000, 100) == {"q": "a b", "k": 3, "filter": None,
+                                                           "explain": False, "n_top": 10}
+    assert plain_search_params("q=%C3%A9t%C3%A9".encode(), 1000, 100)["q"] == "été"
+    # what the route must decide (and answer with the framework's error or its own reading)
+    for qs in (b"k=3", b"q=", b"q=a&k=0", b"q=a&k=1001", b"q=a&k=ten", b"q=a&k=%EF%BC%93", b"q=a&q=b",
+               b"q=a&explain=yes", b"q=a&n_top=101", b"q=a&other=1"):
+        assert plain_search_params(qs, 1000, 100) is None, qs
+    _is_error(client.get("/v1/search", params={"q": "a", "k": "0"}), 422)
+    assert client.get("/v1/search", params={"q": texts[4], "explain": "yes"}).status_code == 200
+
+
+def test_learnsim_serve_with_worker_processes_shares_writes(built, tmp_path):
+    """--workers 2: two processes with their own handles on the index answer on one port; a
+    document one of them acknowledged is found by every later request, whichever answers it."""
+    import httpx
+
+    path = tmp_path / "idx"
+    shutil.copytree(built / "mcd", path)
+    texts, _, ids, _ = corpus()
+    with running_server(path, "--workers", "2", seconds=60) as base:
+        # a new connection each time: the kernel spreads them over the two workers
+        r = httpx.post(f"{base}/v1/docs", json={"documents": [{"id": "new-1", "text": texts[17] + " w999"}]}, timeout=20)
+        assert r.status_code == 201
+        for _ in range(12):
+            hits = httpx.get(f"{base}/v1/search", params={"q": texts[17] + " w999", "k": 2}, timeout=20).json()["hits"]
+            assert "new-1" in {h["id"] for h in hits}
+            assert httpx.get(f"{base}/v1/docs/new-1", timeout=20).status_code == 200
+        assert httpx.delete(f"{base}/v1/docs/new-1", timeout=20).status_code == 200
+        for _ in range(6):
+            assert httpx.get(f"{base}/v1/docs/new-1", timeout=20).status_code == 404
+
+
+def _worker_pids(parent):
+    """The worker processes of ``learnsim serve --workers N`` (pid ``parent``): its children that
+    multiprocessing spawned (not its resource tracker)."""
+    import os
+
+    out = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                cmd = fh.read()
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == parent and b"spawn_main" in cmd:
+            out.append(int(entry))
+    return sorted(out)
+
+
+def _listening_sockets(port):
+    """How many TCP sockets listen on ``port`` on this machine (/proc/net/tcp, tcp6)."""
+    n = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as fh:
+                rows = fh.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                n += 1
+    return n
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_worker_processes_listen_on_sockets_of_their_own_and_a_dead_one_is_replaced(built, tmp_path):
+    """--workers 2: each worker listens on its own SO_REUSEPORT socket (the kernel spreads new
+    connections over them; uvicorn's shared socket gave 35 of 50 to one), and one killed with
+    SIGKILL is replaced, with a line on stderr, while the other goes on answering."""
+    import os
+    import signal
+
+    import httpx
+
+    path = tmp_path / "idx"
+    shutil.copytree(built / "mcd", path)
+    with running_server(path, "--workers", "2", seconds=60, with_process=True) as (base, proc):
+        port = int(base.rsplit(":", 1)[1])
+        deadline = time.monotonic() + 60
+        while len(_worker_pids(proc.pid)) < 2 or _listening_sockets(port) < 2:
+            assert time.monotonic() < deadline, "two workers do not listen"
+            time.sleep(0.1)
+        workers = _worker_pids(proc.pid)
+        assert len(workers) == 2 and _listening_sockets(port) == 2
+        os.kill(workers[0], signal.SIGKILL)
+        while True:
+            now = _worker_pids(proc.pid)
+            if len(now) == 2 and workers[0] not in now and _listening_sockets(port) == 2:
+                break
+            assert time.monotonic() < deadline, f"the worker was not replaced: {now}"
+            time.sleep(0.2)
+        for _ in range(8):   # new connections: the kernel spreads them over both workers
+            assert httpx.get(f"{base}/v1/search", params={"q": "w001", "k": 2}, timeout=30).status_code == 200
+        assert any("starting another" in line for line in proc.log)
+
+
+def test_serve_refuses_a_bad_number_of_workers(built, capsys):
+    from learnsim.cli import main
+
+    assert main(["serve", str(built / "mcd"), "--workers", "0"]) == 2
+    assert "worker processes" in capsys.readouterr().err
+
+
+def test_a_worker_process_builds_its_app_from_the_environment(built, monkeypatch):
+    from learnsim.service.app import OPTIONS_VARIABLE, app_from_environment
+
+    monkeypatch.delenv(OPTIONS_VARIABLE, raising=False)
+    with pytest.raises(RuntimeError, match=OPTIONS_VARIABLE):
+        app_from_environment()
+    monkeypatch.setenv(OPTIONS_VARIABLE, '{"index": "%s", "read_only": true}' % (built / "mcd").as_posix())
+    c = TestClient(app_from_environment(), raise_server_exceptions=False, base_url=BASE)
+    assert c.get("/v1/info").json()["documents"] == len(corpus()[0])
+    _is_error(c.post("/v1/docs", json={"documents": [{"text": "w001"}]}), 403)
+    monkeypatch.setenv(OPTIONS_VARIABLE, '{"index": "%s", "api_key_env": "LEARNSIM_TEST_UNSET_KEY"}'
+                       % (built / "mcd").as_posix())
+    monkeypatch.delenv("LEARNSIM_TEST_UNSET_KEY", raising=False)
+    with pytest.raises(RuntimeError, match="LEARNSIM_TEST_UNSET_KEY"):
+        app_from_environment()

@@ -1,0 +1,178 @@
+"""The search page of learnsim serve (``GET /``, learnsim.service.page): hits in the index's order
+with their scores, the words that made each score marked, links to similar documents and
+near-duplicates, the model and the collection's size and staleness; searching without
+JavaScript; document text escaped; nothing loaded from outside; errors as pages."""
+from __future__ import annotations
+
+import html
+import re
+import shutil
+import warnings
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+from index_models import corpus, model, near_duplicate  # noqa: E402
+
+from learnsim.index import Index  # noqa: E402
+from learnsim.service import create_app  # noqa: E402
+from learnsim.service.page import marked  # noqa: E402
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+# the Host the test client sends: a name the service answers for (it refuses "testserver")
+BASE = "http://127.0.0.1"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    texts, _, ids, meta = corpus()
+    root = tmp_path_factory.mktemp("page")
+    Index.build(root / "mcd", model("mcd"), texts, ids, meta).close()
+    Index.build(root / "bm25", model("bm25"), texts, ids, meta).close()
+    dup = near_duplicate(texts[100], seed=100)
+    Index.build(root / "film", model("film_pairs"), texts + [dup], ids + ["dup100"],
+                meta + [{"topic": meta[100]["topic"]}]).close()
+    return root
+
+
+def _client(path):
+    return TestClient(create_app(path), raise_server_exceptions=False, base_url=BASE)
+
+
+@pytest.fixture(scope="module")
+def film(built):
+    return _client(built / "film")
+
+
+def _hits(page):
+    """(id, score text, text html) of each hit of a page, in order."""
+    return re.findall(r'<li class="hit" data-id="([^"]*)">.*?<span class="score"[^>]*>([^<]*)</span>.*?'
+                      r'<p class="text">(.*?)</p>', page, flags=re.S)
+
+
+def _marked_words(text_html):
+    return [html.unescape(m) for m in re.findall(r"<mark>(.*?)</mark>", text_html)]
+
+
+def test_the_empty_page_is_a_form_get_with_the_model_and_the_collection(film):
+    r = film.get("/")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    page = r.text
+    form = re.search(r'<form id="search" action="/" method="get"[^>]*>(.*?)</form>', page, flags=re.S)
+    assert form and 'name="q"' in form.group(1)   # searching needs no script: a plain form GET
+    assert "FILM" in page and f"{len(corpus()[0]) + 1:,} documents" in page
+    assert "statistics up to date" in page
+
+
+def test_hits_are_the_index_order_with_scores_and_marked_words(built, film):
+    texts, _, ids, _ = corpus()
+    query = texts[7]
+    page = film.get("/", params={"q": query, "k": 5}).text
+    api = film.get("/v1/search", params={"q": query, "k": 5}).json()["hits"]
+    hits = _hits(page)
+    assert [h[0] for h in hits] == [h["id"] for h in api]
+    assert [float(h[1]) for h in hits] == pytest.approx([h["score"] for h in api], abs=1e-4)
+    # the best hit is the query's own text: its marked words are words of the query with a
+    # positive share of the score, and the explanation lists them
+    words = _marked_words(hits[0][2])
+    assert words and set(w.lower() for w in words) <= set(query.lower().split())
+    explanation = film.get("/v1/search", params={"q": query, "k": 1, "explain": "true"}).json()["hits"][0]["explanation"]
+    positive = {w["word"] for w in explanation["words"] if w["contribution"] > 0}
+    assert positive <= {w.lower() for w in words}
+    assert '<p class="why">' in page
+
+
+def test_a_distance_model_marks_the_words_shared_with_the_query(built):
+    texts = corpus()[0]
+    query = " ".join(texts[11].split()[:4])
+    page = _client(built / "mcd").get("/", params={"q": query}).text
+    hits = _hits(page)
+    assert hits
+    marked_any = False
+    for _, _, text_html in hits:
+        words = _marked_words(text_html)
+        assert set(w.lower() for w in words) <= set(query.lower().split())
+        marked_any |= bool(words)
+    assert marked_any
+
+
+def test_links_to_similar_documents_and_near_duplicates(built, film):
+    texts, _, ids, _ = corpus()
+    page = film.get("/", params={"q": texts[100], "k": 3}).text
+    assert f'href="/?similar={ids[100]}"' in page and f'href="/?duplicates={ids[100]}"' in page
+    similar = film.get("/", params={"similar": ids[100], "k": 5}).text
+    got = [h[0] for h in _hits(similar)]
+    api = film.get(f"/v1/docs/{ids[100]}/similar", params={"k": 5}).json()["hits"]
+    assert got == [h["id"] for h in api] and ids[100] not in got
+    dupes = film.get("/", params={"duplicates": ids[100]}).text
+    found = _hits(dupes)
+    assert found and found[0][0] == "dup100" and found[0][1].startswith("p = ")
+    # a model without a duplicate rule: no such link, and the view says why
+    mcd = _client(built / "mcd")
+    assert "?duplicates=" not in mcd.get("/", params={"q": texts[3]}).text
+    assert "no duplicate rule" in mcd.get("/", params={"duplicates": ids[3]}).text
+
+
+def test_document_text_ids_and_metadata_are_escaped(built, tmp_path):
+    path = tmp_path / "idx"
+    shutil.copytree(built / "bm25", path)
+    c = _client(path)
+    evil = '<script>alert("x")</script> <img src=x onerror=alert(1)> w001 w002'
+    doc_id = '"><script>alert(2)</script>'
+    r = c.post("/v1/docs", json={"documents": [{"id": doc_id, "text": evil,
+                                                 "metadata": {"note": "<b onmouseover=alert(3)>hi</b>"}}]})
+    assert r.status_code == 201
+    page = c.get("/", params={"q": "w001 w002 script alert", "k": 3}).text
+    assert "<script>alert" not in page and "<img src=x" not in page and "<b onmouseover" not in page
+    assert "&lt;script&gt;" in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert page.count("<script") == 1   # the page's own script, from /static
+    # the whole page, including the escaped id in the links, parses back to the same id
+    assert html.escape(doc_id, quote=True) in page
+
+
+def test_fragment_is_the_results_alone(film):
+    texts = corpus()[0]
+    r = film.get("/", params={"q": texts[2], "fragment": "1"})
+    assert r.status_code == 200 and "<html" not in r.text and '<ol class="hits">' in r.text
+
+
+def test_page_errors_are_pages_with_a_status(film):
+    r = film.get("/", params={"q": "w001", "k": "many"})
+    assert r.status_code == 400 and "k must be a whole number" in r.text and "<form" in r.text
+    assert film.get("/", params={"q": "w001", "k": 0}).status_code == 400
+    assert film.get("/", params={"similar": "no such id"}).status_code == 404
+    r = film.get("/", params={"q": "w001 " * 4000})
+    assert r.status_code == 413 and "longer than" in r.text
+    assert film.get("/", params={"similar": "%FF"}).status_code == 404
+
+
+def test_nothing_is_loaded_from_outside(film):
+    texts = corpus()[0]
+    page = film.get("/", params={"q": texts[4]}).text
+    policy = film.get("/").headers["content-security-policy"]
+    assert "default-src 'none'" in policy and "script-src 'self'" in policy
+    for ref in re.findall(r'(?:src|href|action)="([^"]*)"', page):
+        assert ref.startswith("/"), ref   # no scheme, no host: this service only
+    for name, kind in (("page.css", "text/css"), ("page.js", "text/javascript")):
+        r = film.get(f"/static/{name}")
+        assert r.status_code == 200 and r.headers["content-type"].startswith(kind)
+        assert not re.search(r"https?://|url\(\s*['\"]?//", r.text)
+    assert film.get("/static/..%2Fapp.py").status_code == 404
+    assert film.get("/static/app.py").status_code == 404
+    # FastAPI's /docs and /redoc load their scripts from a CDN: they are off
+    assert film.get("/docs").status_code == 404 and film.get("/redoc").status_code == 404
+
+
+def test_marked_escapes_and_cuts():
+    text = "a <b> & c"
+    assert marked(text, [(0, 1), (2, 5)]) == "<mark>a</mark> <mark>&lt;b&gt;</mark> &amp; c"
+    assert marked(text, [(2, 5), (3, 4)]) == "a <mark>&lt;b&gt;</mark> &amp; c"   # overlap: the first wins
+    assert marked("abcdef", [(4, 6)], limit=5) == "abcd<mark>e</mark>&hellip;"
+    assert marked("abc", [(7, 9)]) == "abc"
