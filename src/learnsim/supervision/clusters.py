@@ -141,6 +141,23 @@ class Clusters:
 
     Methods that take a cluster (``members``, ``select_clusters``, weight mappings) accept
     either its original label or its cluster id.
+
+    Examples
+    --------
+    >>> from learnsim.supervision import Clusters
+    >>> c = Clusters(["news", "sport", "news", None, "sport"])
+    >>> c
+    Clusters(n_items=5, n_clusters=2, n_unclustered=1)
+    >>> c.labels
+    array([ 0,  1,  0, -1,  1])
+    >>> c.classes_.tolist()
+    ['news', 'sport']
+    >>> c.members("news")
+    array([0, 2])
+    >>> c.subset([0, 1, 2])
+    Clusters(n_items=3, n_clusters=2, n_unclustered=0)
+    >>> Clusters.from_groups([[0, 2], [1, 4]], n_items=5, weights=[2.0, 1.0]).normalized_weights().round(3)
+    array([0.667, 0.333])
     """
 
     __slots__ = ("_labels", "_cluster_ids", "_classes", "_encoded", "_weights", "_sizes",
@@ -375,6 +392,16 @@ def check_clusters(clusters_or_labels, n_items, min_cluster_size=1, min_clusters
     Raises a ``ValueError`` naming the problem when the number of labels differs from the
     number of rows, when fewer than ``min_clusters`` clusters are present or when a cluster has
     fewer than ``min_cluster_size`` items.
+
+    Examples
+    --------
+    >>> from learnsim.supervision import check_clusters
+    >>> check_clusters([0, 0, 1, 1], n_items=4)
+    Clusters(n_items=4, n_clusters=2, n_unclustered=0)
+    >>> check_clusters([0, 0, 1], n_items=4)
+    Traceback (most recent call last):
+        ...
+    ValueError: labels has 3 entries but X has 4 rows
     """
     n_items = _check_n_items(n_items)
     min_cluster_size = _check_count(min_cluster_size, "min_cluster_size")

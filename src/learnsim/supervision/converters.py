@@ -29,6 +29,13 @@ def pairs_to_clusters(pairs, n_items):
     Items in no similar pair are unclustered (-1), not singleton clusters. Dissimilar pairs
     are not used; a warning says how many of them fall inside one component (a contradiction
     the transitive closure creates).
+
+    Examples
+    --------
+    >>> from learnsim.supervision import Pairs, pairs_to_clusters
+    >>> pairs = Pairs([[0, 1], [1, 2], [3, 4], [2, 5]], labels=[1, 1, 1, 0])
+    >>> pairs_to_clusters(pairs, n_items=6).labels
+    array([ 0,  0,  0,  1,  1, -1])
     """
     n_items = _check_n_items(n_items)
     pairs = check_pairs(pairs, n_items, require="labels")
@@ -84,6 +91,19 @@ def graded_pairs_to_triplets(pairs, random_state=None, margin=0.0, n_random_nega
     -------
     Triplets
         Comparison triplets first (grouped by anchor), then random-negative triplets.
+
+    Examples
+    --------
+    Item 0 is paired with 1, 2 and 3; the scores order its partners 1, 3, 2:
+
+    >>> from learnsim.supervision import Pairs, graded_pairs_to_triplets
+    >>> pairs = Pairs([[0, 1], [0, 2], [0, 3]], scores=[4.5, 1.0, 3.0])
+    >>> graded_pairs_to_triplets(pairs).indices
+    array([[0, 1, 2],
+           [0, 1, 3],
+           [0, 3, 2]])
+    >>> graded_pairs_to_triplets(pairs, margin=2.0).indices
+    array([[0, 1, 2]])
     """
     if not isinstance(pairs, Pairs):
         raise TypeError(f"expected Pairs; got {type(pairs).__name__}")
@@ -187,6 +207,18 @@ def links_to_triplets(links, n_triplets, random_state=None, symmetric=True):
     Returns
     -------
     Triplets
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.supervision import Links, links_to_triplets
+    >>> links = Links.from_edges([[0, 1], [1, 2], [2, 0], [3, 4]], n_items=5)
+    >>> t = links_to_triplets(links, n_triplets=5, random_state=0)
+    >>> t
+    Triplets(n_triplets=5)
+    >>> A = links.symmetric().adjacency.toarray()
+    >>> bool(A[t.anchors, t.positives].all()), bool(A[t.anchors, t.negatives].any())
+    (True, False)
     """
     n_triplets = _check_count(n_triplets, "n_triplets")
     links = links if isinstance(links, Links) else Links(links)
@@ -263,6 +295,22 @@ def duplicate_pairs_to_triplets(pairs, n_items=None, n_random_negatives=1, use_l
         When the pairs are graded or contain no duplicate pair, when ``n_items`` is smaller
         than the pairs need, or when no triplet can be formed (every candidate item is a
         duplicate of the anchors and there is no usable labelled negative).
+
+    Examples
+    --------
+    Questions 0 and 1 are duplicates, as are 2 and 3; 0 and 2 are labelled non-duplicates:
+
+    >>> from learnsim.supervision import Pairs, duplicate_pairs_to_triplets
+    >>> pairs = Pairs([[0, 1], [2, 3], [0, 2]], labels=[1, 1, 0])
+    >>> t = duplicate_pairs_to_triplets(pairs, n_items=6, random_state=0)
+    >>> t
+    Triplets(n_triplets=6)
+    >>> t.indices[:2]                  # the labelled non-duplicate is the first negative
+    array([[0, 1, 2],
+           [2, 3, 0]])
+    >>> duplicate_pairs_to_triplets(pairs, n_random_negatives=0).indices
+    array([[0, 1, 2],
+           [2, 3, 0]])
     """
     if not isinstance(pairs, Pairs):
         raise TypeError(f"expected Pairs(indices, labels=...); got {type(pairs).__name__}")
@@ -399,6 +447,15 @@ def split_pairs(pairs, held_out=0.2, random_state=None):
     -------
     (Pairs, Pairs)
         Each keeps the original order of its pairs, with their labels or scores.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.supervision import Pairs, split_pairs
+    >>> pairs = Pairs(np.arange(20).reshape(10, 2), labels=[1, 0] * 5)
+    >>> train, held_out = split_pairs(pairs, held_out=0.2, random_state=0)
+    >>> len(train), len(held_out)
+    (8, 2)
     """
     if not isinstance(pairs, Pairs):
         raise TypeError(f"pairs must be a Pairs object; got {type(pairs).__name__}")
@@ -421,7 +478,7 @@ def split_pairs(pairs, held_out=0.2, random_state=None):
 
 def split_links(links, fractions=(1 / 3, 1 / 3, 1 / 3), random_state=None):
     """Split a linked corpus at random into parts and drop the links that cross parts
-    (Grangier & Bengio, paper 002, sec. 4.1: train / valid / test thirds, each usable alone).
+    (Grangier & Bengio [1]_, sec. 4.1: train / valid / test thirds, each usable alone).
 
     Parameters
     ----------
@@ -440,6 +497,23 @@ def split_links(links, fractions=(1 / 3, 1 / 3, 1 / 3), random_state=None):
     ------
     ValueError
         When a part ends up with no link inside it (too few links or too small a part).
+
+    References
+    ----------
+    .. [1] Grangier, D. and Bengio, S. (2005). Inferring Document Similarity from Hyper-links.
+       IDIAP Research Report IDIAP-RR 05-21, IDIAP, Martigny, Switzerland (paper 002).
+
+    Examples
+    --------
+    A ring of 12 items, each linking to the next and to the third after it, split in thirds:
+
+    >>> from learnsim.supervision import Links, split_links
+    >>> edges = [[i, (i + 1) % 12] for i in range(12)] + [[i, (i + 3) % 12] for i in range(12)]
+    >>> parts = split_links(Links.from_edges(edges, n_items=12), random_state=0)
+    >>> [len(items) for items, links in parts]
+    [4, 4, 4]
+    >>> sorted(int(i) for items, links in parts for i in items) == list(range(12))
+    True
     """
     if not isinstance(links, Links):
         raise TypeError(f"links must be a Links object; got {type(links).__name__}")

@@ -24,6 +24,19 @@ class Links:
     adjacency : scipy.sparse matrix or 2-D array, shape (n_items, n_items)
         Entry ``(i, j)`` nonzero means item ``i`` links to item ``j``; values are ignored.
         Self-links are dropped with a warning.
+
+    Examples
+    --------
+    >>> from learnsim.supervision import Links
+    >>> links = Links.from_edges([[0, 1], [1, 2], [2, 0], [3, 0]], n_items=4)
+    >>> links
+    Links(n_items=4, n_links=4)
+    >>> links.out_links(0), links.in_links(0)
+    (array([1]), array([2, 3]))
+    >>> links.symmetric()
+    Links(n_items=4, n_links=8)
+    >>> Links([[0, 1], [0, 0]]).edges
+    array([[0, 1]])
     """
 
     __slots__ = ("_adj", "_adj_in")
@@ -143,7 +156,14 @@ class Links:
 
 
 def check_links(links, n_items):
-    """Validate links (a :class:`Links` or a square adjacency matrix) for ``n_items`` rows."""
+    """Validate links (a :class:`Links` or a square adjacency matrix) for ``n_items`` rows.
+
+    Examples
+    --------
+    >>> from learnsim.supervision import check_links
+    >>> check_links([[0, 1], [1, 0]], n_items=2)
+    Links(n_items=2, n_links=2)
+    """
     n_items = _check_n_items(n_items)
     links = links if isinstance(links, Links) else Links(links)
     if links.n_items != n_items:

@@ -38,6 +38,17 @@ class Pairs:
         Graded similarity (higher = more similar), e.g. STS scores.
 
     Exactly one of ``labels`` and ``scores`` must be given.
+
+    Examples
+    --------
+    >>> from learnsim.supervision import Pairs
+    >>> p = Pairs([[0, 1], [1, 2], [2, 3]], labels=[1, 0, 1])
+    >>> p
+    Pairs(n_pairs=3, n_similar=2)
+    >>> p.labels
+    array([ True, False,  True])
+    >>> Pairs([[0, 1], [0, 2]], scores=[4.5, 1.0])
+    Pairs(n_pairs=2, graded)
     """
 
     __slots__ = ("_indices", "_labels", "_scores")
@@ -104,6 +115,16 @@ def check_pairs(pairs, n_items, require=None):
     """Validate :class:`Pairs` against an ``X`` with ``n_items`` rows and return them.
 
     ``require`` may be ``"labels"`` or ``"scores"`` for methods that need one kind.
+
+    Examples
+    --------
+    >>> from learnsim.supervision import Pairs, check_pairs
+    >>> check_pairs(Pairs([[0, 1], [2, 3]], labels=[True, False]), n_items=4)
+    Pairs(n_pairs=2, n_similar=1)
+    >>> check_pairs(Pairs([[0, 1]], scores=[4.5]), n_items=4, require="labels")
+    Traceback (most recent call last):
+        ...
+    ValueError: these pairs are graded (scores) but similar/dissimilar labels are needed; ...
     """
     n_items = _check_n_items(n_items)
     if not isinstance(pairs, Pairs):

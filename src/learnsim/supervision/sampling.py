@@ -33,6 +33,19 @@ def clusters_to_triplets(clusters, n_triplets, random_state=None, negatives="oth
     Returns
     -------
     Triplets
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.supervision import clusters_to_triplets
+    >>> labels = np.array([0, 0, 0, 1, 1, 1])
+    >>> t = clusters_to_triplets(labels, n_triplets=4, random_state=0)
+    >>> t
+    Triplets(n_triplets=4)
+    >>> bool(np.all(labels[t.anchors] == labels[t.positives]))
+    True
+    >>> bool(np.any(labels[t.anchors] == labels[t.negatives]))
+    False
     """
     if negatives not in ("other_clusters", "any"):
         raise ValueError(f"negatives must be 'other_clusters' or 'any'; got {negatives!r}")
@@ -136,7 +149,7 @@ def _all_accepted_triples(rule, values, n):
 
 def sample_label_triplets(labels, n_triplets, *, rule=None, candidates=None, random_state=None,
                           max_draws=None):
-    """Triplets ``(i, j, k)`` drawn as in Schultz & Joachims (2003, sec. 5): three distinct items
+    """Triplets ``(i, j, k)`` drawn as in Schultz & Joachims [1]_ (sec. 5): three distinct items
     uniformly at random, kept if ``rule`` holds for their labels.
 
     The default rule keeps ``(i, j, k)`` when ``label[i] == label[j] != label[k]``. Draws are made
@@ -194,6 +207,25 @@ def sample_label_triplets(labels, n_triplets, *, rule=None, candidates=None, ran
         (checked exactly for pools of at most 128 candidates): then every accepted triple is
         returned ``n_triplets // n_accepted`` or one more times, so the count asked for is met
         and no triple is repeated more than another by more than one.
+
+    References
+    ----------
+    .. [1] Schultz, M. and Joachims, T. (2004). Learning a Distance Metric from Relative
+       Comparisons. In Advances in Neural Information Processing Systems 16 (NIPS 2003),
+       MIT Press (paper 004).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.supervision import sample_label_triplets
+    >>> labels = np.array(["a", "a", "b", "b", "c", None], dtype=object)
+    >>> t = sample_label_triplets(labels, n_triplets=3, random_state=0)
+    >>> t
+    Triplets(n_triplets=3)
+    >>> bool(np.all(labels[t.anchors] == labels[t.positives]))
+    True
+    >>> 5 in t.indices        # an item without a label is never drawn
+    False
     """
     n_triplets = _check_count(n_triplets, "n_triplets")
     if rule is not None and not callable(rule):

@@ -15,6 +15,15 @@ class Triplets:
     Parameters
     ----------
     indices : array-like of int, shape (n_triplets, 3)
+
+    Examples
+    --------
+    >>> from learnsim.supervision import Triplets
+    >>> t = Triplets([[0, 1, 2], [3, 4, 0]])
+    >>> t
+    Triplets(n_triplets=2)
+    >>> t.anchors, t.positives, t.negatives
+    (array([0, 3]), array([1, 4]), array([2, 0]))
     """
 
     __slots__ = ("_indices",)
@@ -66,7 +75,18 @@ class Triplets:
 
 
 def check_triplets(triplets, n_items):
-    """Validate triplets (a :class:`Triplets` or an ``(m, 3)`` int array) for ``n_items`` rows."""
+    """Validate triplets (a :class:`Triplets` or an ``(m, 3)`` int array) for ``n_items`` rows.
+
+    Examples
+    --------
+    >>> from learnsim.supervision import check_triplets
+    >>> check_triplets([[0, 1, 2], [2, 1, 0]], n_items=3)
+    Triplets(n_triplets=2)
+    >>> check_triplets([[0, 1, 5]], n_items=3)
+    Traceback (most recent call last):
+        ...
+    ValueError: ...
+    """
     n_items = _check_n_items(n_items)
     triplets = triplets if isinstance(triplets, Triplets) else Triplets(triplets)
     _check_range(triplets.indices, n_items, "triplets")
