@@ -4,6 +4,11 @@
 - :mod:`learnsim.film.stiefel`: the optimiser on St(n, p);
 - :mod:`learnsim.film.hybrid`: the learned cosine mixed with the input cosine;
 - ``_search_weight``: that mixture's weight chosen for search (:class:`SearchRule`).
+
+References
+----------
+.. [1] X. Tang and A. Aw, "FILM: A Fast, Interpretable, and Low-rank Metric Learning Approach
+   for Sentence Matching", arXiv preprint, 2020 (paper 001 in ../shared/papers).
 """
 # The names load on first use (learnsim._utils.lazy): a light helper of this package imported
 # alone does not load the rest.

@@ -50,6 +50,11 @@ Where this implementation decides what the paper leaves open (see the notes on p
   the triplets of randomly ordered anchors, a new order every epoch) so that each anchor's z_i,
   |T_i| and Lambda_ii are exact; K and tr(Lambda) are scaled by n_anchors / n_batch_anchors, an
   unbiased estimate of the full K. Memory per iteration: the batch's anchors x r.
+
+References
+----------
+.. [1] X. Tang and A. Aw, "FILM: A Fast, Interpretable, and Low-rank Metric Learning Approach
+   for Sentence Matching", arXiv preprint, 2020 (paper 001 in ../shared/papers).
 """
 from __future__ import annotations
 
@@ -424,8 +429,35 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
 
     References
     ----------
-    .. [1] Tang, Y. and Aw, A. FILM: fast, interpretable, low-rank metric learning (paper 001
-       in ../shared/papers), sec. 3.
+    .. [1] X. Tang and A. Aw, "FILM: A Fast, Interpretable, and Low-rank Metric Learning
+       Approach for Sentence Matching", arXiv preprint, 2020 (paper 001 in ../shared/papers),
+       sec. 3.
+
+    Examples
+    --------
+    Learn an 8-dimensional map from triplets drawn from the clusters of a small synthetic corpus
+    (``baseline_holdout=None`` skips the held-out check against the input cosine):
+
+    >>> import numpy as np
+    >>> from learnsim.datasets import make_clustered_corpus
+    >>> from learnsim.text import TextVectorizer
+    >>> from learnsim.film import FILM
+    >>> corpus = make_clustered_corpus(n_clusters=6, docs_per_cluster=10, vocab_size=500, random_state=0)
+    >>> X = TextVectorizer(norm="l2").fit_transform(corpus.data)
+    >>> film = FILM(n_components=8, max_iter=50, baseline_holdout=None, random_state=0)
+    >>> film = film.fit(X, corpus.target)
+    >>> film.components_.shape
+    (8, 475)
+    >>> film.transform(X).shape
+    (60, 8)
+    >>> film.similarity(X[:2], X[:3]).shape
+    (2, 3)
+
+    Items 0 and 1 share a cluster, items 0 and 20 do not:
+
+    >>> s = film.pair_similarity(np.array([[0, 1], [0, 20]]), X)
+    >>> bool(s[0] > s[1])
+    True
     """
 
     def __init__(self, n_components=100, *, svd_rank=None, margin="auto", hinge_smoothing=1.0,

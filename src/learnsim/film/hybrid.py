@@ -60,6 +60,18 @@ def hybrid_rows(X, E, input_weight):
     """[sqrt(w) X/|X|, sqrt(1 - w) E/|E|] row by row: inner products are w cos_X + (1 - w) cos_E.
 
     Sparse when ``X`` is sparse (the learned part adds ``E.shape[1]`` stored values per row).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.film.hybrid import hybrid_rows
+    >>> X = np.array([[3.0, 4.0], [1.0, 0.0]])
+    >>> E = np.array([[1.0, 0.0, 0.0], [0.0, 2.0, 0.0]])
+    >>> H = hybrid_rows(X, E, 0.25)
+    >>> H.shape
+    (2, 5)
+    >>> round(float(H[0] @ H[1]), 2)    # 0.25 * cos_X (0.6) + 0.75 * cos_E (0)
+    0.15
     """
     w = check_input_weight(input_weight)
     if X.shape[0] != E.shape[0]:
@@ -76,6 +88,21 @@ def select_input_weight(input_scores, learned_scores, criterion, grid=DEFAULT_WE
     ``criterion`` maps a score vector to a number to maximise (validation accuracy at the best
     threshold, a correlation with gold scores, ...). Ties go to the smallest w (the most learned).
     Returns ``(w, values)`` with the criterion's value for every grid point.
+
+    Examples
+    --------
+    Scores of four validation pairs under the input cosine and a learned cosine; the criterion
+    is the accuracy of "duplicate when the score reaches 0.5":
+
+    >>> import numpy as np
+    >>> from learnsim.film.hybrid import select_input_weight
+    >>> y = np.array([1, 1, 0, 0])
+    >>> input_scores = np.array([0.9, 0.4, 0.6, 0.1])
+    >>> learned_scores = np.array([0.6, 0.8, 0.3, 0.5])
+    >>> accuracy = lambda s: float(np.mean((s >= 0.5) == y))
+    >>> w, values = select_input_weight(input_scores, learned_scores, accuracy, grid=(0.0, 0.5, 1.0))
+    >>> w, values.tolist()
+    (0.5, [0.75, 1.0, 0.5])
     """
     a = np.asarray(input_scores, dtype=np.float64)
     b = np.asarray(learned_scores, dtype=np.float64)
@@ -110,6 +137,21 @@ class HybridEmbedding(TransformerMixin, BaseEstimator):
     Attributes
     ----------
     n_features_in_ : int
+
+    Examples
+    --------
+    Any fitted transformer will do; here a fixed linear map:
+
+    >>> import numpy as np
+    >>> from sklearn.preprocessing import FunctionTransformer
+    >>> from learnsim.film.hybrid import HybridEmbedding
+    >>> X = np.array([[1.0, 0.0, 1.0], [1.0, 1.0, 0.0], [0.0, 1.0, 1.0]])
+    >>> T = FunctionTransformer(lambda Z: Z @ np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])).fit(X)
+    >>> H = HybridEmbedding(T, input_weight=0.5).fit(X).transform(X)
+    >>> H.shape
+    (3, 5)
+    >>> np.round(H @ H.T, 2).diagonal().tolist()    # every row has unit length
+    [1.0, 1.0, 1.0]
     """
 
     def __init__(self, transformer=None, input_weight=0.5):
