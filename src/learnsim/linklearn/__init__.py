@@ -2,6 +2,12 @@
 :class:`LearnedBM25`, the weighting that contains Okapi BM25 and transfers across collections.
 ``_linklearn`` holds the estimator, ``_step`` the inner parts of its training step,
 ``_weighting`` LearnedBM25.
+
+References
+----------
+.. [1] D. Grangier and S. Bengio, "Inferring Document Similarity from Hyper-links", IDIAP
+   Research Report IDIAP-RR 05-21, IDIAP, Martigny, Switzerland, 2005 (paper 002 in
+   ../shared/papers).
 """
 # The names load on first use (learnsim._utils.lazy): a light helper of this package imported
 # alone does not load the rest.

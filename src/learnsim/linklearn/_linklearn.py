@@ -53,6 +53,12 @@ Unless the learned weighting wins clearly (the interval of its held-out gain lie
 ``transform`` gives L2-normalised tf.idf rows, ``similarity`` their cosine, and ``index`` scores
 queries by the cosine (:class:`CosineIndex`); a :class:`learnsim.baseline.BaselineWarning` says
 so. The report is ``baseline_gain_``.
+
+References
+----------
+.. [1] D. Grangier and S. Bengio, "Inferring Document Similarity from Hyper-links", IDIAP
+   Research Report IDIAP-RR 05-21, IDIAP, Martigny, Switzerland, 2005 (paper 002 in
+   ../shared/papers).
 """
 from __future__ import annotations
 
@@ -70,6 +76,7 @@ from ._step import hinge_coefficients as _hinge_coefficients
 from ._step import postings_of as _postings_of
 from .._utils.progress import progress
 from .._utils.validation import check_random_state, check_term_counts, state_array, state_number
+from ..exceptions import CollectionShiftWarning  # noqa: F401  (defined there; importable here as in 0.1)
 from ..baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, compare, unchecked
 from ..text.bm25 import TermWeightIndex
 from ..supervision import Links, split_links
@@ -127,12 +134,6 @@ SHIFT_MIN_OVERLAP = 0.5
 SHIFT_MIN_DOCUMENTS = 10
 
 
-class CollectionShiftWarning(UserWarning):
-    """An in-domain weighting (paper 002's eq. 5) is applied to a collection whose statistics
-    differ widely from those it was trained on; :class:`learnsim.weighting.LearnedBM25` is the
-    weighting meant to transfer."""
-
-
 # --------------------------------------------------------------------------- corpus statistics
 def _float_counts(X, name, allow_empty_rows=True):
     """Term counts (:func:`learnsim._validation.check_term_counts`) as float64 CSR; with
@@ -149,7 +150,17 @@ def _float_counts(X, name, allow_empty_rows=True):
 
 
 def idf_from_counts(X):
-    """idf_i = log(N / df_i) of the paper (sec. 2.1) for every column; 0 for absent terms."""
+    """idf_i = log(N / df_i) of the paper (sec. 2.1) for every column; 0 for absent terms.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from learnsim.linklearn import idf_from_counts
+    >>> X = sp.csr_matrix(np.array([[2, 1, 0, 0], [0, 1, 3, 0]]))
+    >>> np.round(idf_from_counts(X), 3).tolist()    # log(2 / 1), log(2 / 2), log(2 / 1), absent
+    [0.693, 0.0, 0.693, 0.0]
+    """
     X = X if sp.isspmatrix_csr(X) or isinstance(X, sp.csr_array) else sp.csr_matrix(X)
     n = X.shape[0]
     df = np.bincount(X.indices[X.data != 0], minlength=X.shape[1]).astype(np.float64)
@@ -160,13 +171,36 @@ def idf_from_counts(X):
 
 
 def document_lengths(X):
-    """l_d: the number of term occurrences in each document (its row sum)."""
+    """l_d: the number of term occurrences in each document (its row sum).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from learnsim.linklearn import document_lengths
+    >>> X = sp.csr_matrix(np.array([[2, 1, 0], [0, 1, 3]]))
+    >>> document_lengths(X).tolist()
+    [3.0, 4.0]
+    """
     return np.asarray(X.sum(axis=1)).ravel().astype(np.float64)
 
 
 def tfidf_cosine_weights(X, idf=None):
     """L2-normalised tf.idf rows, tf x log(N / df) (:func:`idf_from_counts` of X unless ``idf`` is
-    given): the baseline LinkLearn is measured against and falls back to (float64 CSR)."""
+    given): the baseline LinkLearn is measured against and falls back to (float64 CSR).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from learnsim.linklearn import tfidf_cosine_weights
+    >>> X = sp.csr_matrix(np.array([[2, 1, 0], [0, 1, 3]]))
+    >>> W = tfidf_cosine_weights(X)
+    >>> W.shape, W.dtype
+    ((2, 3), dtype('float64'))
+    >>> np.round(W.toarray(), 2).tolist()    # the shared term has idf 0
+    [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
+    """
     X = X if sp.isspmatrix_csr(X) or isinstance(X, sp.csr_array) else sp.csr_matrix(X)
     idf = idf_from_counts(X) if idf is None else idf
     data = X.data.astype(np.float64) * idf[X.indices]
@@ -181,7 +215,20 @@ def tfidf_cosine_weights(X, idf=None):
 class CosineIndex(TermWeightIndex):
     """A :class:`learnsim.bm25.TermWeightIndex` of L2-normalised tf.idf document rows that scores
     query counts by their tf.idf cosine (the query weighted by the corpus idf ``idf`` and
-    normalised): what a LinkLearn that fell back to its baseline searches with."""
+    normalised): what a LinkLearn that fell back to its baseline searches with.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from learnsim.linklearn import CosineIndex, idf_from_counts, tfidf_cosine_weights
+    >>> X = sp.csr_matrix(np.array([[2, 1, 0], [0, 1, 3], [1, 0, 1]]))
+    >>> idf = idf_from_counts(X)
+    >>> index = CosineIndex(idf=idf).fit(tfidf_cosine_weights(X, idf))
+    >>> ids, scores = index.search(sp.csr_matrix(np.array([[1, 0, 0]])), 1)
+    >>> ids.tolist()
+    [[0]]
+    """
 
     def __init__(self, idf=None, dtype=np.float32):
         self.idf = idf
@@ -288,7 +335,19 @@ class _Codes:
 
 # --------------------------------------------------------------------------- the cost of eq. (4)
 def link_hinge_loss(scores, positive, negative):
-    """C_d of eq. (4) for one document from its scores sim(d, .) (a reference for tests)."""
+    """C_d of eq. (4) for one document from its scores sim(d, .) (a reference for tests).
+
+    Examples
+    --------
+    Document 0 links to document 1 only; the mean of max(0, 1 - s(l+) + s(l-)) over the pairs
+    (1, 2) and (1, 3) is (0 + 0.5) / 2:
+
+    >>> import numpy as np
+    >>> from learnsim.linklearn import link_hinge_loss
+    >>> scores = np.array([0.0, 2.0, 0.5, 1.5])
+    >>> link_hinge_loss(scores, np.array([1]), np.array([2, 3]))
+    0.25
+    """
     return _hinge_coefficients(np.asarray(scores, dtype=np.float64), positive, negative)[0]
 
 
@@ -402,6 +461,41 @@ class LinkLearn(BaseEstimator):
         The mean C_d of the drawn documents over each validation interval.
     timings_ : dict
         Wall-clock seconds: ``"train"`` and ``"validation"``. Not saved with the model.
+
+    References
+    ----------
+    .. [1] D. Grangier and S. Bengio, "Inferring Document Similarity from Hyper-links", IDIAP
+       Research Report IDIAP-RR 05-21, IDIAP, Martigny, Switzerland, 2005 (paper 002 in
+       ../shared/papers).
+
+    Examples
+    --------
+    A small linked corpus: each document links to the next one of its cluster (a short run of
+    training; ``baseline_holdout=None`` skips the held-out check against the tf.idf cosine):
+
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from learnsim.datasets import make_clustered_corpus
+    >>> from learnsim.text import TextVectorizer
+    >>> from learnsim.linklearn import LinkLearn
+    >>> corpus = make_clustered_corpus(n_clusters=4, docs_per_cluster=8, vocab_size=400, random_state=0)
+    >>> X = TextVectorizer("tf").fit_transform(corpus.data)          # term counts
+    >>> i = np.arange(32)
+    >>> links = sp.csr_matrix((np.ones(32), (i, np.where(i % 8 == 7, i - 7, i + 1))), shape=(32, 32))
+    >>> model = LinkLearn(max_iter=500, validation_interval=250, baseline_holdout=None,
+    ...                   random_state=0).fit(X, links)
+    >>> model.transform(X).shape
+    (32, 352)
+    >>> model.similarity(X[:2], X).shape
+    (2, 32)
+
+    Search the corpus with binary queries, as the paper does:
+
+    >>> ids, scores = model.index(X).search(X[:3], 2)
+    >>> ids.shape, scores.shape
+    ((3, 2), (3, 2))
+    >>> sorted(model.weight_functions(tf=[1, 2, 4]))
+    ['tf']
     """
 
     def __init__(self, hidden_tf=5, hidden_idf=10, hidden_length=10, *, learning_rate=1e-3, batch_size=1,

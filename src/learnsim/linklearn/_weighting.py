@@ -63,6 +63,12 @@ in-domain model: it warns when applied to a collection far from its training one
 it reaches 1.02x the tf.idf cosine on CISI and 0.98x on Cranfield, where eq. (5) reaches 0.59x and
 0.91x; on the Wikispeedia test third itself eq. (5) is the stronger, AvgP 0.418 against 0.386
 (``benchmarks/bench_weighting_transfer.py``).
+
+References
+----------
+.. [1] D. Grangier and S. Bengio, "Inferring Document Similarity from Hyper-links", IDIAP
+   Research Report IDIAP-RR 05-21, IDIAP, Martigny, Switzerland, 2005 (paper 002 in
+   ../shared/papers).
 """
 from __future__ import annotations
 
@@ -155,7 +161,21 @@ def _check_statistics(statistics, n_terms):
 
 class PowerQueryIndex(TermWeightIndex):
     """:class:`learnsim.bm25.TermWeightIndex` whose query weights are ``count ** query_exponent``
-    (0: binary, 1: raw counts), the query side of :class:`LearnedBM25`."""
+    (0: binary, 1: raw counts), the query side of :class:`LearnedBM25`.
+
+    Examples
+    --------
+    Document weights from anywhere (here the counts themselves); the queries' counts are raised
+    to ``query_exponent`` (0: each query term counts once):
+
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from learnsim.linklearn import PowerQueryIndex
+    >>> W = sp.csr_matrix(np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 3.0]]))
+    >>> index = PowerQueryIndex(query_exponent=0.0).fit(W)
+    >>> index.score(sp.csr_matrix(np.array([[5, 1, 0]]))).tolist()
+    [[3.0, 1.0]]
+    """
 
     def __init__(self, query_exponent=1.0, dtype=np.float32):
         self.query_exponent = query_exponent
@@ -427,6 +447,39 @@ class LearnedBM25(BaseEstimator):
     training_lengths_ : ndarray
         The mean lengths of the training copies (the range g was fitted on); ``transform`` warns
         when a collection's mean length lies more than a factor 4 outside it.
+
+    References
+    ----------
+    .. [1] D. Grangier and S. Bengio, "Inferring Document Similarity from Hyper-links", IDIAP
+       Research Report IDIAP-RR 05-21, IDIAP, Martigny, Switzerland, 2005 (paper 002 in
+       ../shared/papers).
+
+    Examples
+    --------
+    Any member of the family scores without training; the defaults are Okapi BM25:
+
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from learnsim.datasets import make_clustered_corpus
+    >>> from learnsim.text import TextVectorizer
+    >>> from learnsim.linklearn import LearnedBM25
+    >>> corpus = make_clustered_corpus(n_clusters=4, docs_per_cluster=8, vocab_size=400, random_state=0)
+    >>> X = TextVectorizer("tf").fit_transform(corpus.data)          # term counts
+    >>> bm25 = LearnedBM25.from_params(k1=1.5, b=0.6)
+    >>> bm25.score(X[:3], X).shape
+    (3, 32)
+
+    Learn the parameters from links (each document links to the next one of its cluster; a short
+    search, and ``baseline_holdout=None`` skips the held-out check against BM25):
+
+    >>> i = np.arange(32)
+    >>> links = sp.csr_matrix((np.ones(32), (i, np.where(i % 8 == 7, i - 7, i + 1))), shape=(32, 32))
+    >>> model = LearnedBM25(max_evaluations=20, max_queries=50, baseline_holdout=None).fit(X, links)
+    >>> sorted(model.params_)
+    ['b', 'idf_exponent', 'k1', 'k1_length_exponent', 'query_exponent']
+    >>> ids, scores = model.index(X).search(X[:2], 3)
+    >>> ids.shape
+    (2, 3)
     """
 
     def __init__(self, document_fractions=(1.0, 0.2, 0.05, 0.02), query_length=(8, 60), max_queries=600,
@@ -815,7 +868,16 @@ class LearnedBM25(BaseEstimator):
 def plot_weighting_curves(model, path, *, lengths=(0.5, 1.0, 2.0), avgdls=(60.0, 1500.0), bm25=(1.5, 0.6),
                           max_tf=10):
     """Draw the learned tf saturation (at a few l / avgdl and collection avgdl) and the idf curve
-    beside BM25's (k1, b) and save a PNG at ``path``. Needs matplotlib (imported here only)."""
+    beside BM25's (k1, b) and save a PNG at ``path``. Needs matplotlib (imported here only).
+
+    Examples
+    --------
+    Okapi BM25 with k1 = 1.2 and b = 0.75 beside the default BM25 (k1 = 1.5, b = 0.6); the
+    figure is written to ``curves.png`` (needs matplotlib):
+
+    >>> from learnsim.linklearn import LearnedBM25, plot_weighting_curves
+    >>> plot_weighting_curves(LearnedBM25.from_params(k1=1.2, b=0.75), "curves.png")  # doctest: +SKIP
+    """
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
