@@ -1,5 +1,11 @@
 """A weighted distance learned from relative comparisons (Schultz & Joachims, paper 004); the
 estimator lives in ``_relative``.
+
+References
+----------
+.. [1] M. Schultz and T. Joachims, "Learning a Distance Metric from Relative Comparisons",
+   Advances in Neural Information Processing Systems 16 (NIPS 2003), MIT Press, 2004 (paper
+   004 in ../shared/papers).
 """
 # The names load on first use (learnsim._utils.lazy): a light helper of this package imported
 # alone does not load the rest.
