@@ -16,10 +16,37 @@ __all__ = ["Index", "IndexFormatError", "IndexDamagedError", "FilterError", "MAX
 
 
 def build(path, pipeline, texts, ids=None, metadata=None, **kwargs):
-    """:meth:`Index.build`."""
+    """:meth:`Index.build`.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import learnsim
+    >>> from learnsim.index import build
+    >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+    ...          "refund for a double charge", "app crashes on start", "crash after the update"]
+    >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])   # too few to check: warns
+    >>> index = build(os.path.join(tempfile.mkdtemp(), "index"), model, texts)
+    >>> len(index), index.search("forgot my password", k=1)[0]["id"]
+    (6, '2')
+    """
     return Index.build(path, pipeline, texts, ids, metadata, **kwargs)
 
 
 def open_index(path):
-    """:meth:`Index.open`."""
+    """:meth:`Index.open`.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import learnsim
+    >>> from learnsim.index import build, open_index
+    >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+    ...          "refund for a double charge", "app crashes on start", "crash after the update"]
+    >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])   # too few to check: warns
+    >>> path = os.path.join(tempfile.mkdtemp(), "index")
+    >>> build(path, model, texts).close()
+    >>> open_index(path)
+    Index('.../index', 6 documents, MinimumClusterDistortion: learned distance)
+    """
     return Index.open(path)

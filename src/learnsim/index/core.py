@@ -127,6 +127,39 @@ class Index:
     column : {"similarity", "score", "distance"}
         What a hit's ``score`` is.
     higher_is_closer : bool
+
+    Examples
+    --------
+    A model fitted on nine support tickets (far too few to check it against the baseline,
+    which the fit warns about), an index of them in a temporary directory, and a search:
+
+    >>> import os, tempfile
+    >>> import learnsim
+    >>> from learnsim.index import Index
+    >>> texts = ["how do I reset my password", "password reset link not working",
+    ...          "forgot my password", "invoice shows the wrong amount", "I was charged twice",
+    ...          "refund for a double charge", "app crashes on start",
+    ...          "the app closes when I open it", "crash after the update"]
+    >>> topics = ["account"] * 3 + ["billing"] * 3 + ["app"] * 3
+    >>> model = learnsim.fit(texts, clusters=topics)
+    >>> path = os.path.join(tempfile.mkdtemp(), "tickets")
+    >>> index = Index.build(path, model, texts, metadata=[{"topic": t} for t in topics])
+    >>> len(index), index.column
+    (9, 'distance')
+    >>> hit = index.search("I forgot my password", k=1)[0]
+    >>> hit["rank"], hit["id"], hit["text"], hit["metadata"]
+    (1, '3', 'forgot my password', {'topic': 'account'})
+    >>> [h["metadata"]["topic"] for h in index.search("password", k=2, filter={"topic": "billing"})]
+    ['billing', 'billing']
+    >>> index.add(["the app freezes"], metadata=[{"topic": "app"}])
+    ['10']
+    >>> index.delete(["1", "2"]), len(index)
+    (2, 8)
+    >>> index.verify()["ok"]
+    True
+    >>> index.close()
+    >>> Index.open(path)
+    Index('.../tickets', 8 documents, MinimumClusterDistortion: learned distance)
     """
 
     # ------------------------------------------------------------------ building and opening
@@ -163,6 +196,19 @@ class Index:
         Returns
         -------
         Index
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import learnsim
+        >>> from learnsim.index import Index
+        >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+        ...          "refund for a double charge", "app crashes on start", "crash after the update"]
+        >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])   # too few to check: warns
+        >>> index = Index.build(os.path.join(tempfile.mkdtemp(), "index"), model, texts,
+        ...                     ids=["a", "b", "c", "d", "e", "f"])
+        >>> index
+        Index('.../index', 6 documents, MinimumClusterDistortion: learned distance)
         """
         from ..pipeline import Pipeline
 
@@ -249,7 +295,22 @@ class Index:
         """Open the index at ``path`` (its manifest and segments are checked; see the notes).
 
         A writer that publishes a newer manifest meanwhile (and removes what the one read
-        listed) makes the open read the newer one, not report damage."""
+        listed) makes the open read the newer one, not report damage.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import learnsim
+        >>> from learnsim.index import Index
+        >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+        ...          "refund for a double charge", "app crashes on start", "crash after the update"]
+        >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])   # too few to check: warns
+        >>> path = os.path.join(tempfile.mkdtemp(), "index")
+        >>> Index.build(path, model, texts).close()
+        >>> index = Index.open(path)
+        >>> len(index), index.search("forgot my password", k=1)[0]["text"]
+        (6, 'forgot my password')
+        """
         self = cls.__new__(cls)
         self.path = Path(path)
         if not (self.path / _MANIFEST).is_file():
@@ -518,6 +579,24 @@ class Index:
         list of dict, or a list of them for a list of queries
             Each hit: ``rank``, ``id``, ``score`` (the similarity, or the distance for distance
             models: see :attr:`column`), ``text``, ``metadata`` (and ``explanation``).
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import learnsim
+        >>> from learnsim.index import Index
+        >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+        ...          "refund for a double charge", "app crashes on start", "crash after the update"]
+        >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])   # too few to check: warns
+        >>> index = Index.build(os.path.join(tempfile.mkdtemp(), "index"), model, texts,
+        ...                     metadata=[{"topic": t} for t in "aabbcc"])
+        >>> hit = index.search("I forgot my password", k=1)[0]
+        >>> hit["id"], hit["text"], hit["metadata"]
+        ('2', 'forgot my password', {'topic': 'a'})
+        >>> [[h["id"] for h in hits] for hits in index.search(["password", "charged twice"], k=1)]
+        [['2'], ['3']]
+        >>> [h["id"] for h in index.search("password", k=5, filter={"topic": "c"})]
+        ['5', '6']
         """
         single = isinstance(query, str)
         queries = _check_texts([query] if single else query, "query")
@@ -670,7 +749,22 @@ class Index:
     def add(self, texts, ids=None, metadata=None):
         """Add documents; returns their ids (``ids`` as in :meth:`build`: a None entry, or no
         ids, is numbered by the index). Once it returns, they survive any crash (see the notes).
-        Their rows use the statistics of the last build or reindex."""
+        Their rows use the statistics of the last build or reindex.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import learnsim
+        >>> from learnsim.index import Index
+        >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+        ...          "refund for a double charge", "app crashes on start", "crash after the update"]
+        >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])   # too few to check: warns
+        >>> index = Index.build(os.path.join(tempfile.mkdtemp(), "index"), model, texts)
+        >>> index.add(["the app freezes", "refund please"], ids=["t1", None])
+        ['t1', '8']
+        >>> len(index)
+        8
+        """
         texts = _check_texts(texts)
         ids = _check_ids(ids, len(texts))
         metas = _check_metadatas(metadata, len(texts))
@@ -737,7 +831,22 @@ class Index:
 
     @_sqlite_guarded
     def delete(self, ids, *, missing_ok=False):
-        """Delete documents by id (tombstones until :meth:`compact`); returns how many."""
+        """Delete documents by id (tombstones until :meth:`compact`); returns how many.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import learnsim
+        >>> from learnsim.index import Index
+        >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+        ...          "refund for a double charge", "app crashes on start", "crash after the update"]
+        >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])   # too few to check: warns
+        >>> index = Index.build(os.path.join(tempfile.mkdtemp(), "index"), model, texts)
+        >>> index.delete(["1", "2"]), len(index)
+        (2, 4)
+        >>> index.delete("no such id", missing_ok=True)
+        0
+        """
         ids = [ids] if isinstance(ids, str) else list(ids)
         for i, x in enumerate(ids):
             if not isinstance(x, str):
@@ -824,6 +933,19 @@ class Index:
         dict
             ``ok``, ``damaged`` (a list of ``{"file", "problem"}``), ``files``, ``bytes``,
             ``format_version``, ``seconds``, ``path``.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import learnsim
+        >>> from learnsim.index import Index
+        >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+        ...          "refund for a double charge", "app crashes on start", "crash after the update"]
+        >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])   # too few to check: warns
+        >>> index = Index.build(os.path.join(tempfile.mkdtemp(), "index"), model, texts)
+        >>> report = index.verify()
+        >>> report["ok"], report["damaged"]
+        (True, [])
         """
         return type(self).verify_at(self.path)
 
