@@ -41,6 +41,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .exceptions import BaselineWarning  # noqa: F401  (defined there; importable here as in 0.1)
+
 __all__ = ["BaselineGain", "BaselineWarning", "check_holdout", "choose", "compare", "cross_fitted", "paired_bootstrap",
            "split_groups", "unchecked", "DEFAULT_HOLDOUT"]
 
@@ -49,11 +51,6 @@ DEFAULT_HOLDOUT = 0.2
 #: Bootstrap resamples behind the confidence interval.
 N_RESAMPLES = 2000
 _STATUSES = ("learned", "baseline", "unchecked")
-
-
-class BaselineWarning(UserWarning):
-    """The learned part did not beat the baseline on held-out supervision (the fit fell back to
-    the baseline), or there was too little supervision to check it."""
 
 
 @dataclass(frozen=True)

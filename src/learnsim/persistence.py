@@ -56,6 +56,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from ._utils.validation import check_state_values
+from .exceptions import ModelFormatError  # noqa: F401  (defined there; importable here as in 0.1)
 
 __all__ = ["ModelFormatError", "save", "load", "read_manifest", "FORMAT_NAME", "FORMAT_VERSION"]
 
@@ -72,10 +73,6 @@ _CSR_PARTS = ("data", "indices", "indptr")
 #: Largest manifest entry that :func:`load` reads (bytes, uncompressed). Array entries are
 #: bounded by the sizes the manifest declares; the manifest itself has nothing to bound it.
 MAX_MANIFEST_BYTES = 1 << 30
-
-
-class ModelFormatError(ValueError):
-    """The file is not a valid learnsim model file (corrupted, edited, or from a newer version)."""
 
 
 # --------------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._utils.validation import check_matrix, check_n_features
 from .._utils.files import sha256_file
+from ..exceptions import ANNFormatError, UnknownIdError  # noqa: F401  (defined there; importable here as in 0.1)
 from ..persistence import ModelFormatError
 from ..search import METRICS, SIMILARITY_METRICS, NeighborIndex, dense_queries_fast
 
@@ -36,24 +37,6 @@ _CONVERT_ROWS = 1 << 15
 # A query id of -1 in ``exclude_ids`` excludes nothing (ids are never negative).
 _NO_ID = -1
 _INT64_MAX = np.iinfo(np.int64).max
-
-
-class ANNFormatError(ModelFormatError):
-    """A saved ANN directory is damaged, edited or was written by a newer learnsim.
-
-    A subclass of :class:`learnsim.persistence.ModelFormatError`, hence of ``ValueError``.
-    """
-
-
-class UnknownIdError(KeyError, ValueError):
-    """:meth:`ApproximateIndex.remove` was given ids that are not in the index.
-
-    Both a ``KeyError`` (an id is a key) and a ``ValueError`` (it is bad input).
-    """
-
-    def __str__(self):
-        # KeyError would print the repr of the message, quotes and all
-        return str(self.args[0]) if self.args else ""
 
 
 def import_backend_package(module, backend, pip_name):

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .._utils.progress import progress  # noqa: F401  (re-exported for the commands)
+from ..exceptions import UsageError  # noqa: F401  (defined there; importable here as in 0.1)
 
 RETRIEVAL_MEASURES = ("ap11", "r_precision", "map", "p@10")
 MEASURE_TITLES = {"ap11": "11-pt AP", "r_precision": "R-prec", "map": "MAP", "p@10": "P@10"}
@@ -24,10 +25,6 @@ _MAX_EMBEDDING_ENTRIES = 10_000_000
 # Entries of one (queries x corpus) block of distances.
 _BLOCK_ENTRIES = 2 ** 22
 _SNIPPET_CHARS = 80
-
-
-class UsageError(Exception):
-    """A mistake in how the command was called: reported in one line, exit status 2."""
 
 
 class _UsageExit(Exception):

@@ -22,14 +22,10 @@ import warnings
 import zlib
 from pathlib import Path
 
-from ..exceptions import UndecodableBytesWarning  # noqa: F401  (defined where the CLI can import it fast)
+from ..exceptions import DocumentFormatError, UndecodableBytesWarning  # noqa: F401  (defined there; importable here as in 0.1)
 
 __all__ = ["DocumentFormatError", "ENCODING_ERRORS", "UndecodableBytesWarning", "check_encoding_errors",
            "decoded_lines", "read_text"]
-
-
-class DocumentFormatError(ValueError):
-    """A file (or data) that cannot be read as asked; the message names the file and the line."""
 
 
 #: The accepted values of every reader's ``encoding_errors`` argument (and ``--encoding-errors``).

@@ -48,6 +48,7 @@ import warnings
 import numpy as np
 
 from .._utils.files import sha256_file
+from ..exceptions import AnnFallbackWarning  # noqa: F401  (defined there; importable here as in 0.1)
 from ._segments import IndexFormatError
 
 __all__ = ["AUTO_BACKENDS", "ANN_MIN_ROWS", "OVERFETCH", "MIN_ALLOWED_FRACTION", "AnnFallbackWarning", "AnnSearch",
@@ -77,10 +78,6 @@ _DIR = "ann"
 _META = "meta.json"     # what learnsim.ann's save writes, with the checksums of the other files
 _METRIC = {"cosine": "inner_product", "distance": "sqeuclidean"}
 _REQUESTS = ("exact", "auto")
-
-
-class AnnFallbackWarning(UserWarning):
-    """A segment's approximate structure could not be used: the segment is searched exactly."""
 
 
 def _backends():

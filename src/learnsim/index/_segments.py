@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from .._utils.files import sha256_file
+from ..exceptions import IndexDamagedError, IndexFormatError  # noqa: F401  (defined there; importable here as in 0.1)
 
 __all__ = ["IndexFormatError", "IndexDamagedError", "write_json_atomic", "write_segment", "Segment", "fsync_dir",
            "rows_of", "merged_rows", "read_verified", "load_npy", "npy_header", "seal", "check_seal",
@@ -52,31 +53,6 @@ FORMAT_VERSION = 2
 SEAL_KEY = "manifest_sha256"
 # largest .npy header read (numpy's own default bound)
 _MAX_HEADER = 10_000
-
-
-class IndexFormatError(ValueError):
-    """The directory is not a valid learnsim index (damaged, edited, or from a newer version)."""
-
-
-class IndexDamagedError(IndexFormatError):
-    """A file of the index is damaged: its checksum does not match, it is truncated or empty, it
-    is not the JSON or ``.npy`` it must be, or SQLite reports its database damaged.
-
-    Attributes
-    ----------
-    path : str
-        The damaged file.
-    """
-
-    def __init__(self, path, problem):
-        self.path = str(path)
-        # one line: the command line prints it as the error, a server logs it
-        self.problem = " ".join(str(problem).split())
-        super().__init__(f"{self.path} is damaged: {self.problem}")
-
-    def __reduce__(self):
-        # picklable (a process pool): its arguments are not the message Exception pickles
-        return type(self), (self.path, self.problem)
 
 
 def _sha256(raw):

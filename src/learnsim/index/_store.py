@@ -15,6 +15,8 @@ import json
 import math
 import sqlite3
 
+from ..exceptions import FilterError  # noqa: F401  (defined there; importable here as in 0.1)
+
 __all__ = ["DocumentStore", "FilterError", "MAX_FILTER_VALUES", "check_metadata", "check_filter"]
 
 _SCHEMA = """
@@ -64,13 +66,6 @@ def check_metadata(meta, where="metadata"):
 # cost of a search, not SQLite's expression-tree depth (1,000 ORs failed there)
 MAX_FILTER_VALUES = 10_000
 _INT64 = (-(1 << 63), (1 << 63) - 1)
-
-
-class FilterError(ValueError, TypeError):
-    """A metadata filter that is not ``{field: value or [values]}`` of plain JSON scalars.
-
-    A ValueError (the command line's one-line errors, the service's 400) and, for the callers of
-    0.1 that caught a value of the wrong type, a TypeError."""
 
 
 def _filter_value_ok(v):

@@ -76,6 +76,7 @@ from ._step import hinge_coefficients as _hinge_coefficients
 from ._step import postings_of as _postings_of
 from .._utils.progress import progress
 from .._utils.validation import check_random_state, check_term_counts, state_array, state_number
+from ..exceptions import CollectionShiftWarning  # noqa: F401  (defined there; importable here as in 0.1)
 from ..baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, compare, unchecked
 from ..text.bm25 import TermWeightIndex
 from ..supervision import Links, split_links
@@ -131,12 +132,6 @@ SHIFT_LENGTH_FACTOR = 2.0
 SHIFT_MIN_OVERLAP = 0.5
 #: The shift check needs a collection, not a few queries.
 SHIFT_MIN_DOCUMENTS = 10
-
-
-class CollectionShiftWarning(UserWarning):
-    """An in-domain weighting (paper 002's eq. 5) is applied to a collection whose statistics
-    differ widely from those it was trained on; :class:`learnsim.weighting.LearnedBM25` is the
-    weighting meant to transfer."""
 
 
 # --------------------------------------------------------------------------- corpus statistics
