@@ -128,6 +128,23 @@ class FaissIndex(ApproximateIndex):
     vectors for a row that a full graph search still leaves short. A ``set_search_params``
     change applies to the next search.
 
+    Examples
+    --------
+    Skipped where faiss (the ``ann`` extra) may be missing:
+
+    >>> import numpy as np
+    >>> from learnsim.ann import FaissIndex
+    >>> X = np.array([[1, 0, 0], [0.9, 0.1, 0], [0, 1, 0], [0, 0.9, 0.1], [0, 0, 1]])
+    >>> ann = FaissIndex(kind="flat", metric="cosine").fit(X, ids=[10, 11, 12, 13, 14])  # doctest: +SKIP
+    >>> ann.search(X[:1], 2)[0]                              # doctest: +SKIP
+    array([[10, 11]])
+    >>> ann.remove([10])                                     # doctest: +SKIP
+    1
+    >>> ann.search(X[:1], 2)[0]                              # doctest: +SKIP
+    array([[11, 12]])
+    >>> ann.search(X[:1], 6)[0]       # padded with -1 where fewer items are left  # doctest: +SKIP
+    array([[11, 12, 13, 14, -1, -1]])
+
     References
     ----------
     .. [1] J. Johnson, M. Douze and H. Jégou, "Billion-scale similarity search with GPUs",

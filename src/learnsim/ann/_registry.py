@@ -56,6 +56,23 @@ def make_ann(backend, metric="inner_product", **params):
         For an unknown backend, metric or parameter, or a bad parameter value.
     ImportError
         If the backend's package is not installed (the message names ``learnsim[ann]``).
+
+    Examples
+    --------
+    The lines that use a backend are skipped where the ``ann`` extra may be missing:
+
+    >>> import numpy as np
+    >>> from learnsim.ann import make_ann
+    >>> X = np.array([[1, 0, 0], [0.9, 0.1, 0], [0, 1, 0], [0, 0.9, 0.1], [0, 0, 1]])
+    >>> ann = make_ann("faiss-flat", metric="cosine").fit(X, ids=[10, 11, 12, 13, 14])  # doctest: +SKIP
+    >>> ids, scores = ann.search(X[:2], 2)                                              # doctest: +SKIP
+    >>> ids                                                                             # doctest: +SKIP
+    array([[10, 11],
+           [11, 10]])
+    >>> make_ann("faiss-flat", metric="cosine", ef_search=64)                           # doctest: +SKIP
+    Traceback (most recent call last):
+        ...
+    ValueError: faiss-flat takes no parameter 'ef_search'; ...
     """
     cls, fixed, _ = _check_backend(backend)
     allowed = cls.param_names(fixed.get("kind"))
@@ -76,6 +93,14 @@ def available_backends():
     Returns
     -------
     tuple of str
+
+    Examples
+    --------
+    >>> from learnsim.ann import ANN_BACKENDS, available_backends
+    >>> set(available_backends()) <= set(ANN_BACKENDS)
+    True
+    >>> available_backends()            # with the ann extra installed  # doctest: +SKIP
+    ('faiss-flat', 'faiss-hnsw', 'faiss-ivf', 'usearch')
     """
     found = []
     for name in ANN_BACKENDS:
@@ -182,6 +207,22 @@ def load_ann(directory, *, mmap=False):
     So the meta and the arrays are checked like ``fit`` output, and the native index against
     them; the native file itself is parsed by faiss or usearch, whose readers check its
     structure but are not hardened against deliberately forged files.
+
+    Examples
+    --------
+    The lines that use a backend are skipped where the ``ann`` extra may be missing:
+
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from learnsim.ann import load_ann, make_ann
+    >>> X = np.array([[1, 0, 0], [0.9, 0.1, 0], [0, 1, 0], [0, 0.9, 0.1], [0, 0, 1]])
+    >>> directory = os.path.join(tempfile.mkdtemp(), "vectors.ann")
+    >>> _ = make_ann("usearch", metric="cosine").fit(X).save(directory)   # doctest: +SKIP
+    >>> ann = load_ann(directory)                                     # doctest: +SKIP
+    >>> ann                                                           # doctest: +SKIP
+    USearchIndex(metric='cosine')
+    >>> ann.search(X[2:3], 2)[0]                                      # doctest: +SKIP
+    array([[2, 3]])
     """
     directory = Path(directory)
     if not directory.exists():

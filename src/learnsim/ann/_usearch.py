@@ -56,6 +56,19 @@ class USearchIndex(ApproximateIndex):
     brute force), so ``k`` live results are always returned when they exist. A loaded
     ``mmap=True`` index is a read-only usearch *view* of the file.
 
+    Examples
+    --------
+    Skipped where usearch (the ``ann`` extra) may be missing:
+
+    >>> import numpy as np
+    >>> from learnsim.ann import USearchIndex
+    >>> X = np.array([[1, 0, 0], [0.9, 0.1, 0], [0, 1, 0], [0, 0.9, 0.1], [0, 0, 1]])
+    >>> ann = USearchIndex(metric="cosine").fit(X)           # doctest: +SKIP
+    >>> ann.search(X[2:3], 2)[0]                             # doctest: +SKIP
+    array([[2, 3]])
+    >>> ann.add(np.array([[0.0, 1.0, 0.05]])).ids_           # doctest: +SKIP
+    array([0, 1, 2, 3, 4, 5])
+
     References
     ----------
     .. [1] A. Vardanian, "USearch", https://github.com/unum-cloud/usearch (2023).
