@@ -24,6 +24,11 @@ validation pairs, to ``predict`` for new pairs, defaulting to the fitted X), whi
 paper's setting when X holds every sentence of the pair set. Rows that are in no pair still
 compete, so a collection can be enlarged with unlabelled items; ``k`` tuned on one collection
 is only meaningful on collections of similar size and density.
+
+References
+----------
+.. [1] X. Tang and A. Aw, "FILM: A Fast, Interpretable, and Low-rank Metric Learning Approach
+   for Sentence Matching", arXiv preprint, 2020 (paper 001 in ../shared/papers).
 """
 from __future__ import annotations
 
@@ -62,6 +67,16 @@ def pair_similarity(E, pairs, metric="cosine"):
     everything, as in :func:`learnsim.search.top_k`); ``"euclidean"`` and ``"sqeuclidean"``
     negated, so that a larger value always means more similar. Computed in float64, in
     chunks of pairs, without any ``n x n`` matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.matching import pair_similarity
+    >>> E = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 2.0]])
+    >>> np.round(pair_similarity(E, np.array([[0, 1], [0, 2]])), 3).tolist()
+    [0.707, 0.0]
+    >>> np.round(pair_similarity(E, np.array([[0, 1], [1, 2]]), metric="sqeuclidean"), 6).tolist()
+    [-1.0, -2.0]
     """
     metric = _check_metric(metric)
     E = check_matrix(E, name="E")
@@ -333,6 +348,27 @@ class PairwiseKNNMatcher(_PairMatcher):
     words is also pushed out by any item with more words in common. There a threshold on
     the similarity (:class:`ThresholdMatcher`) is usually more accurate; compare the two
     with :meth:`report` on held-out pairs.
+
+    References
+    ----------
+    .. [1] X. Tang and A. Aw, "FILM: A Fast, Interpretable, and Low-rank Metric Learning Approach
+       for Sentence Matching", arXiv preprint, 2020 (paper 001 in ../shared/papers).
+
+    Examples
+    --------
+    Twenty vectors, rows 2i and 2i + 1 near-duplicates; ten duplicate and ten other pairs:
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.repeat(rng.normal(size=(10, 5)), 2, axis=0) + 0.1 * rng.normal(size=(20, 5))
+    >>> pairs = np.array([[2 * i, 2 * i + 1] for i in range(10)] + [[2 * i, (2 * i + 3) % 20] for i in range(10)])
+    >>> y = np.r_[np.ones(10), np.zeros(10)].astype(int)
+    >>> from learnsim.matching import PairwiseKNNMatcher
+    >>> knn = PairwiseKNNMatcher(k=1).fit(X, pairs, y)
+    >>> knn.predict(pairs).tolist() == y.tolist()
+    True
+    >>> knn.predict(np.array([[0, 1], [0, 2]])).tolist()
+    [1, 0]
     """
 
     def __init__(self, transformer=None, k="auto", k_grid=(1, 2, 3, 5, 10, 20, 50), metric="cosine",
@@ -633,6 +669,22 @@ class ThresholdMatcher(_PairMatcher):
     ``predict`` uses the accuracy-optimal threshold and ``predict_proba`` the logistic fit;
     the two agree except for scores between the threshold and the point where the
     probability crosses 0.5, which are close when the model fits well.
+
+    Examples
+    --------
+    Twenty vectors, rows 2i and 2i + 1 near-duplicates; ten duplicate and ten other pairs:
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.repeat(rng.normal(size=(10, 5)), 2, axis=0) + 0.1 * rng.normal(size=(20, 5))
+    >>> pairs = np.array([[2 * i, 2 * i + 1] for i in range(10)] + [[2 * i, (2 * i + 3) % 20] for i in range(10)])
+    >>> y = np.r_[np.ones(10), np.zeros(10)].astype(int)
+    >>> from learnsim.matching import ThresholdMatcher
+    >>> matcher = ThresholdMatcher().fit(X, pairs, y)
+    >>> matcher.predict(pairs).tolist() == y.tolist()
+    True
+    >>> matcher.predict_proba(pairs).shape
+    (20, 2)
     """
 
     def __init__(self, transformer=None, metric="cosine", input_weight=None, weight_grid=DEFAULT_WEIGHT_GRID,

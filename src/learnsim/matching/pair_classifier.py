@@ -463,6 +463,26 @@ class PairClassifierMatcher(_PairModel):
     ----------
     Ji, Y. & Eisenstein, J. (2013). Discriminative improvements to distributional sentence
     similarity. EMNLP 2013.
+
+    Examples
+    --------
+    Twelve labelled pairs of ten questions (``C`` is fixed, so nothing is cross-validated):
+
+    >>> import numpy as np
+    >>> texts = ["how do i learn python", "how can i learn python", "what is the capital of france",
+    ...          "which city is the capital of france", "best way to lose weight", "how to lose weight fast",
+    ...          "how do i cook rice", "what is a good laptop", "how to learn python quickly",
+    ...          "capital city of france"]
+    >>> pairs = np.array([[0, 1], [2, 3], [4, 5], [0, 8], [2, 9], [0, 2], [1, 6], [3, 7], [4, 6],
+    ...                   [5, 7], [8, 9], [6, 7]])
+    >>> y = np.array([1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0])
+    >>> from learnsim.matching import PairClassifierMatcher
+    >>> clf = PairClassifierMatcher(C=1.0, random_state=0).fit(texts, pairs, y)
+    >>> clf.predict(pairs).tolist() == y.tolist()
+    True
+    >>> proba = clf.predict_proba(pairs)
+    >>> proba.shape, bool(proba[0, 1] > 0.5)
+    ((12, 2), True)
     """
 
     # best_threshold returns inf when predicting no duplicate at all is best
@@ -594,6 +614,26 @@ class PairScoreRegressor(_PairModel):
     ----------
     Ji, Y. & Eisenstein, J. (2013). Discriminative improvements to distributional sentence
     similarity. EMNLP 2013.
+
+    Examples
+    --------
+    The same pairs graded 0-5 (``alpha`` is fixed, so nothing is cross-validated):
+
+    >>> import numpy as np
+    >>> texts = ["how do i learn python", "how can i learn python", "what is the capital of france",
+    ...          "which city is the capital of france", "best way to lose weight", "how to lose weight fast",
+    ...          "how do i cook rice", "what is a good laptop", "how to learn python quickly",
+    ...          "capital city of france"]
+    >>> pairs = np.array([[0, 1], [2, 3], [4, 5], [0, 8], [2, 9], [0, 2], [1, 6], [3, 7], [4, 6],
+    ...                   [5, 7], [8, 9], [6, 7]])
+    >>> y = np.array([1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0])
+    >>> from learnsim.matching import PairScoreRegressor
+    >>> reg = PairScoreRegressor(alpha=1.0, random_state=0).fit(texts, pairs, 5.0 * y)
+    >>> predicted = reg.predict(pairs)
+    >>> predicted.shape
+    (12,)
+    >>> bool(predicted[y == 1].min() > predicted[y == 0].max())
+    True
     """
 
     def __init__(self, vectorizer=None, embedding=None, features=DEFAULT_FEATURES, alpha="auto",
