@@ -60,6 +60,14 @@ class Tokenizer:
         Stems of words already seen are cached.
     ngram_range : (int, int), default=(1, 1)
         Smallest and largest n-gram length; ``(1, 2)`` gives words and word bigrams.
+
+    Examples
+    --------
+    >>> from learnsim.text import Tokenizer
+    >>> Tokenizer()("The cat sat on the mat, a cat!")
+    ['the', 'cat', 'sat', 'on', 'the', 'mat', 'cat']
+    >>> Tokenizer(stop_words=["the", "on"], ngram_range=(1, 2))("The cat sat on the mat")
+    ['cat', 'sat', 'mat', 'cat sat', 'sat mat']
     """
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,

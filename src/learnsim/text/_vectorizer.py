@@ -138,6 +138,16 @@ def resample_counts(counts, target_length, random_state=None):
     Returns
     -------
     scipy.sparse.csr_matrix of the same shape and dtype as ``counts``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from learnsim.text import resample_counts
+    >>> counts = sp.csr_matrix(np.array([[6, 2, 0], [1, 0, 1], [0, 0, 0]]))
+    >>> R = resample_counts(counts, 4, random_state=0)
+    >>> np.asarray(R.sum(axis=1)).ravel().tolist()    # every non-empty document now has 4 tokens
+    [4, 4, 0]
     """
     if not isinstance(target_length, numbers.Integral) or isinstance(target_length, bool) or target_length < 1:
         raise ValueError(f"target_length must be a positive integer; got {target_length!r}")
@@ -168,6 +178,13 @@ def find_empty_rows(X):
 
     ``TextVectorizer.transform`` gives a zero row for a document none of whose terms is in the
     fitted vocabulary; this finds them, e.g. to skip such queries.
+
+    Examples
+    --------
+    >>> from learnsim.text import TextVectorizer, find_empty_rows
+    >>> vec = TextVectorizer().fit(["the cat sat", "the dog ran"])
+    >>> find_empty_rows(vec.transform(["a cat", "zebra"])).tolist()
+    [1]
     """
     if sp.issparse(X):
         X = sp.csr_matrix(X)
@@ -251,6 +268,19 @@ class TextVectorizer(BaseEstimator):
     singular_values_ : ndarray of shape (n_components_,) or None
     n_features_out_ : int
         Number of output columns.
+
+    Examples
+    --------
+    >>> from learnsim.text import TextVectorizer
+    >>> docs = ["the cat sat on the mat", "the dog sat on the log", "cats and dogs"]
+    >>> vec = TextVectorizer("tfidf", norm="l2")
+    >>> X = vec.fit_transform(docs)
+    >>> X.shape
+    (3, 10)
+    >>> vec.get_feature_names_out()[:4].tolist()
+    ['and', 'cat', 'cats', 'dog']
+    >>> TextVectorizer("tf").fit_transform(docs).toarray()[0].tolist()
+    [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 2.0]
     """
 
     def __init__(self, weighting="tfidf", *, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN,

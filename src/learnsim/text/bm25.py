@@ -44,6 +44,12 @@ e.g. ``TextVectorizer(weighting="tf")`` output for the documents and the queries
     indices, scores = bm25.search(vec.transform(queries), k=10)
 
 :func:`tune_bm25` chooses k1 and b on validation queries with relevance judgments.
+
+References
+----------
+.. [1] D. Grangier and S. Bengio, "Inferring Document Similarity from Hyper-links", IDIAP
+   Research Report IDIAP-RR 05-21, IDIAP, Martigny, Switzerland, 2005 (paper 002 in
+   ../shared/papers).
 """
 from __future__ import annotations
 
@@ -162,6 +168,13 @@ def bm25_idf(document_frequency, n_documents, variant="okapi", epsilon=0.25):
     Returns
     -------
     ndarray of float64, shape (n_terms,); 0 for terms with df = 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.text.bm25 import bm25_idf
+    >>> np.round(bm25_idf([1, 5, 9], 10), 3).tolist()   # "okapi": a negative idf is floored
+    [1.846, 0.0, 0.0]
     """
     variant = _check_idf_variant(variant)
     epsilon = _check_epsilon(epsilon)
@@ -341,6 +354,25 @@ class TermWeightIndex(_PostingListScorer, BaseEstimator):
     n_documents_, n_features_in_ : int
     nonnegative_ : bool
         Whether every weight is >= 0 (lets the top-k search skip unmatched documents).
+
+    Examples
+    --------
+    Score binary queries against document weights made elsewhere (here a tf.idf):
+
+    >>> import numpy as np
+    >>> from learnsim.text import TextVectorizer
+    >>> docs = ["the cat sat on the mat", "the dog sat on the log", "cats and dogs",
+    ...         "a cat and a dog", "the log cabin"]
+    >>> vec = TextVectorizer("tf").fit(docs)
+    >>> X = vec.transform(docs)                                  # term counts
+    >>> Q = vec.transform(["cat mat", "dog log"])
+    >>> from learnsim.text.bm25 import TermWeightIndex
+    >>> W = TextVectorizer("tfidf", norm="l2").fit(docs).transform(docs)
+    >>> index = TermWeightIndex().fit(W)
+    >>> index.score(Q).shape
+    (2, 5)
+    >>> index.search(Q, 1)[0].ravel().tolist()
+    [0, 1]
     """
 
     def __init__(self, query_weights="binary", dtype=np.float32):
@@ -396,6 +428,32 @@ class BM25(_PostingListScorer, BaseEstimator):
     n_documents_ : int
     n_features_in_ : int
         Number of terms (columns).
+
+    References
+    ----------
+    .. [1] D. Grangier and S. Bengio, "Inferring Document Similarity from Hyper-links", IDIAP
+       Research Report IDIAP-RR 05-21, IDIAP, Martigny, Switzerland, 2005 (paper 002 in
+       ../shared/papers).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.text import TextVectorizer
+    >>> docs = ["the cat sat on the mat", "the dog sat on the log", "cats and dogs",
+    ...         "a cat and a dog", "the log cabin"]
+    >>> vec = TextVectorizer("tf").fit(docs)
+    >>> X = vec.transform(docs)                                  # term counts
+    >>> Q = vec.transform(["cat mat", "dog log"])
+    >>> from learnsim.text.bm25 import BM25
+    >>> bm25 = BM25(k1=1.2, b=0.75).fit(X)
+    >>> scores = bm25.score(Q)
+    >>> scores.shape
+    (2, 5)
+    >>> scores.argmax(axis=1).tolist()
+    [0, 1]
+    >>> ids, top = bm25.search(Q, 2)
+    >>> ids[:, 0].tolist()
+    [0, 1]
     """
 
     _owner = "this BM25 index"
@@ -633,6 +691,25 @@ class BM25Tuning:
     n_skipped_queries : int
     estimator : BM25
         A BM25 with the best (k1, b), fitted on the tuning documents.
+
+    Examples
+    --------
+    What :func:`tune_bm25` returns:
+
+    >>> import numpy as np
+    >>> from learnsim.text import TextVectorizer
+    >>> docs = ["the cat sat on the mat", "the dog sat on the log", "cats and dogs",
+    ...         "a cat and a dog", "the log cabin"]
+    >>> vec = TextVectorizer("tf").fit(docs)
+    >>> X = vec.transform(docs)                                  # term counts
+    >>> Q = vec.transform(["cat mat", "dog log"])
+    >>> from learnsim.text.bm25 import tune_bm25
+    >>> relevance = np.array([[1, 0, 0, 0, 0], [0, 1, 0, 0, 1]], dtype=bool)
+    >>> tuning = tune_bm25(X, Q, relevance, k1_grid=[0.5, 1.2], b_grid=[0.0, 0.75])
+    >>> tuning.table.shape, tuning.n_queries
+    ((2, 2), 2)
+    >>> type(tuning.estimator).__name__
+    'BM25'
     """
 
     k1: float
@@ -706,6 +783,23 @@ def tune_bm25(X, queries, relevance, *, k1_grid=None, b_grid=None, measure="aver
     Returns
     -------
     BM25Tuning
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.text import TextVectorizer
+    >>> docs = ["the cat sat on the mat", "the dog sat on the log", "cats and dogs",
+    ...         "a cat and a dog", "the log cabin"]
+    >>> vec = TextVectorizer("tf").fit(docs)
+    >>> X = vec.transform(docs)                                  # term counts
+    >>> Q = vec.transform(["cat mat", "dog log"])
+    >>> from learnsim.text.bm25 import tune_bm25
+    >>> relevance = np.array([[1, 0, 0, 0, 0], [0, 1, 0, 0, 1]], dtype=bool)
+    >>> tuning = tune_bm25(X, Q, relevance, k1_grid=[0.5, 1.2], b_grid=[0.0, 0.75])
+    >>> tuning.k1 in (0.5, 1.2), tuning.b in (0.0, 0.75)
+    (True, True)
+    >>> bool(0.0 <= tuning.best_score <= 1.0)
+    True
     """
     idf = _check_idf_variant(idf)
     epsilon = _check_epsilon(epsilon)

