@@ -391,6 +391,13 @@ def relevance_from_labels(query_labels, doc_labels, *, noise_label=-1):
 
     Items whose label is ``noise_label`` (default -1, "no cluster") are never relevant,
     not even to each other. Pass ``noise_label=None`` to disable that rule.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.evaluation import relevance_from_labels
+    >>> relevance_from_labels(np.array([0, 1, -1]), np.array([0, 0, 1, -1])).astype(int).tolist()
+    [[1, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0]]
     """
     q = _check_labels(query_labels, "query_labels")
     d = _check_labels(doc_labels, "doc_labels")
@@ -446,6 +453,21 @@ def per_query_measures(scores, relevant, *, exclude=None, exclude_self=False,
     is where precision equals recall; in one ranking that happens at rank R, where both are
     (relevant in the top R) / R, so the per-query BEP equals the R-precision
     (Manning, Raghavan & Schuetze 2008, sec. 8.4).
+
+    Examples
+    --------
+    Two queries ranking four documents (higher score = better); query 0's relevant documents
+    are 0 and 2, query 1's is 3:
+
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.8, 0.7, 0.1], [0.9, 0.8, 0.7, 0.1]])
+    >>> relevant = np.array([[1, 0, 1, 0], [0, 0, 0, 1]], dtype=bool)
+    >>> from learnsim.evaluation import per_query_measures
+    >>> m = per_query_measures(scores, relevant, measures=("ap", "r_precision"))
+    >>> sorted(m)
+    ['ap', 'r_precision']
+    >>> np.round(m["ap"], 3).tolist()
+    [0.833, 0.25]
     """
     parsed = _parse_measures(measures)
     block_size = _check_block_size(block_size)
@@ -488,6 +510,19 @@ def retrieval_report(scores, relevant, *, exclude=None, exclude_self=False,
     ``"map"`` stays ``"map"``), ``"n_queries"`` (queries averaged over) and
     ``"n_skipped_queries"`` (queries left out because they had no relevant document).
     Raises ``ValueError`` when no query has a relevant document.
+
+    Examples
+    --------
+    Two queries ranking four documents (higher score = better); query 0's relevant documents
+    are 0 and 2, query 1's is 3:
+
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.8, 0.7, 0.1], [0.9, 0.8, 0.7, 0.1]])
+    >>> relevant = np.array([[1, 0, 1, 0], [0, 0, 0, 1]], dtype=bool)
+    >>> from learnsim.evaluation import retrieval_report
+    >>> report = retrieval_report(scores, relevant, measures=("ap", "p@10"))
+    >>> round(report["ap"], 3), report["n_queries"]
+    (0.542, 2)
     """
     parsed = _parse_measures(measures)
     if any(canon == "iprec" for canon, _ in parsed.values()):
@@ -507,19 +542,58 @@ def _single(measure, scores, relevant, exclude, exclude_self, block_size):
 def average_precision(scores, relevant, *, exclude=None, exclude_self=False, block_size=None):
     """Average precision of each query (NaN where it has no relevant document); MAP is
     the mean over the defined values. See :func:`per_query_measures` for the arguments,
-    the ranking order and the definition."""
+    the ranking order and the definition.
+
+    Examples
+    --------
+    Two queries ranking four documents (higher score = better); query 0's relevant documents
+    are 0 and 2, query 1's is 3:
+
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.8, 0.7, 0.1], [0.9, 0.8, 0.7, 0.1]])
+    >>> relevant = np.array([[1, 0, 1, 0], [0, 0, 0, 1]], dtype=bool)
+    >>> from learnsim.evaluation import average_precision
+    >>> np.round(average_precision(scores, relevant), 3).tolist()
+    [0.833, 0.25]
+    """
     return _single("ap", scores, relevant, exclude, exclude_self, block_size)
 
 
 def r_precision(scores, relevant, *, exclude=None, exclude_self=False, block_size=None):
-    """Precision at rank R (R = number of relevant documents) of each query; NaN where R = 0."""
+    """Precision at rank R (R = number of relevant documents) of each query; NaN where R = 0.
+
+    Examples
+    --------
+    Two queries ranking four documents (higher score = better); query 0's relevant documents
+    are 0 and 2, query 1's is 3:
+
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.8, 0.7, 0.1], [0.9, 0.8, 0.7, 0.1]])
+    >>> relevant = np.array([[1, 0, 1, 0], [0, 0, 0, 1]], dtype=bool)
+    >>> from learnsim.evaluation import r_precision
+    >>> np.round(r_precision(scores, relevant), 3).tolist()
+    [0.5, 0.0]
+    """
     return _single("r_precision", scores, relevant, exclude, exclude_self, block_size)
 
 
 def precision_at_k(scores, relevant, k=10, *, exclude=None, exclude_self=False, block_size=None):
     """Precision among the top ``k`` documents of each query, divided by ``k`` even when
     fewer than ``k`` documents are ranked (as trec_eval's ``P_k``); NaN where the query
-    has no relevant document."""
+    has no relevant document.
+
+    Examples
+    --------
+    Two queries ranking four documents (higher score = better); query 0's relevant documents
+    are 0 and 2, query 1's is 3:
+
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.8, 0.7, 0.1], [0.9, 0.8, 0.7, 0.1]])
+    >>> relevant = np.array([[1, 0, 1, 0], [0, 0, 0, 1]], dtype=bool)
+    >>> from learnsim.evaluation import precision_at_k
+    >>> precision_at_k(scores, relevant, k=2).tolist()
+    [0.5, 0.0]
+    """
     if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 1:
         raise ValueError(f"k must be a positive integer; got {k!r}")
     return _single(f"p@{int(k)}", scores, relevant, exclude, exclude_self, block_size)
@@ -530,13 +604,42 @@ def interpolated_precision_at_recall(scores, relevant, *, exclude=None, exclude_
     """Interpolated precision at the 11 recall levels :data:`RECALL_LEVELS`, shape
     (n_queries, 11): at level r, the maximum precision at any rank whose recall is >= r,
     with trec_eval's rounding of r * R (see :func:`per_query_measures`), so the values equal
-    trec_eval's ``iprec_at_recall``. Rows are NaN for queries with no relevant document."""
+    trec_eval's ``iprec_at_recall``. Rows are NaN for queries with no relevant document.
+
+    Examples
+    --------
+    Two queries ranking four documents (higher score = better); query 0's relevant documents
+    are 0 and 2, query 1's is 3:
+
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.8, 0.7, 0.1], [0.9, 0.8, 0.7, 0.1]])
+    >>> relevant = np.array([[1, 0, 1, 0], [0, 0, 0, 1]], dtype=bool)
+    >>> from learnsim.evaluation import interpolated_precision_at_recall
+    >>> P = interpolated_precision_at_recall(scores, relevant)
+    >>> P.shape
+    (2, 11)
+    >>> np.round(P[0], 3).tolist()
+    [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.667, 0.667, 0.667, 0.667, 0.667]
+    """
     return _single("iprec", scores, relevant, exclude, exclude_self, block_size)
 
 
 def ap11(scores, relevant, *, exclude=None, exclude_self=False, block_size=None):
     """11-point average precision of each query: the mean of its 11 interpolated
-    precisions (trec_eval's ``11pt_avg``); NaN where the query has no relevant document."""
+    precisions (trec_eval's ``11pt_avg``); NaN where the query has no relevant document.
+
+    Examples
+    --------
+    Two queries ranking four documents (higher score = better); query 0's relevant documents
+    are 0 and 2, query 1's is 3:
+
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.8, 0.7, 0.1], [0.9, 0.8, 0.7, 0.1]])
+    >>> relevant = np.array([[1, 0, 1, 0], [0, 0, 0, 1]], dtype=bool)
+    >>> from learnsim.evaluation import ap11
+    >>> np.round(ap11(scores, relevant), 3).tolist()
+    [0.848, 0.25]
+    """
     return _single("ap11", scores, relevant, exclude, exclude_self, block_size)
 
 
@@ -546,6 +649,18 @@ def break_even_point(scores, relevant, *, exclude=None, exclude_self=False, bloc
     In a single ranking with R relevant documents precision and recall are both
     (relevant in the top R) / R at rank R, so the break-even point is the R-precision
     (Manning, Raghavan & Schuetze 2008, sec. 8.4). NaN where R = 0.
+
+    Examples
+    --------
+    Two queries ranking four documents (higher score = better); query 0's relevant documents
+    are 0 and 2, query 1's is 3:
+
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.8, 0.7, 0.1], [0.9, 0.8, 0.7, 0.1]])
+    >>> relevant = np.array([[1, 0, 1, 0], [0, 0, 0, 1]], dtype=bool)
+    >>> from learnsim.evaluation import break_even_point
+    >>> np.round(break_even_point(scores, relevant), 3).tolist()
+    [0.5, 0.0]
     """
     return _single("bep", scores, relevant, exclude, exclude_self, block_size)
 
@@ -555,6 +670,19 @@ def precision_recall_curve(scores, relevant, *, exclude=None, exclude_self=False
 
     Returns ``(recall_levels, mean_precision)``, two arrays of length 11. Queries with no
     relevant document are left out of the average; ``ValueError`` if none has one.
+
+    Examples
+    --------
+    Two queries ranking four documents (higher score = better); query 0's relevant documents
+    are 0 and 2, query 1's is 3:
+
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.8, 0.7, 0.1], [0.9, 0.8, 0.7, 0.1]])
+    >>> relevant = np.array([[1, 0, 1, 0], [0, 0, 0, 1]], dtype=bool)
+    >>> from learnsim.evaluation import precision_recall_curve
+    >>> recall, precision = precision_recall_curve(scores, relevant)
+    >>> recall.tolist()[:3], len(precision)
+    ([0.0, 0.1, 0.2], 11)
     """
     iprec = interpolated_precision_at_recall(scores, relevant, exclude=exclude,
                                              exclude_self=exclude_self, block_size=block_size)
@@ -598,6 +726,25 @@ def cluster_retrieval_report(scores, labels, *, measures=DEFAULT_MEASURES, block
         Means over queries plus ``"n_queries"`` and ``"n_skipped_queries"``, as in
         :func:`retrieval_report`.
     per_query : dict, only if ``return_per_query``
+
+    References
+    ----------
+    .. [1] D. Mochihashi, G. Kikui and K. Kita, "Learning Nonstructural Distance Metric by Minimum
+       Cluster Distortions", Proceedings of the 2004 Conference on Empirical Methods in Natural
+       Language Processing (EMNLP), 2004 (paper 000 in ../shared/papers).
+
+    Examples
+    --------
+    Six items in two clusters; every item queries the other five:
+
+    >>> import numpy as np
+    >>> from learnsim.evaluation import cluster_retrieval_report
+    >>> X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.3]])
+    >>> labels = np.array([0, 0, 0, 1, 1, 1])
+    >>> scores = -np.abs(X - X.T)                  # minus the distance: higher is closer
+    >>> report = cluster_retrieval_report(scores, labels, measures=("ap", "r_precision"))
+    >>> report["ap"], report["r_precision"], report["n_queries"]
+    (1.0, 1.0, 6)
     """
     parsed = _parse_measures(measures)
     if any(canon == "iprec" for canon, _ in parsed.values()):
@@ -645,6 +792,24 @@ def constraint_error_rate(scores, relevant, *, exclude=None, exclude_self=False,
     Takes the same ``scores`` / ``relevant`` / ``exclude`` / ``exclude_self`` as
     :func:`per_query_measures`. Returns an array (n_queries,) with NaN for a query that has no
     relevant or no non-relevant document; the paper's C^{0/1} is its mean over the others.
+
+    References
+    ----------
+    .. [1] D. Grangier and S. Bengio, "Inferring Document Similarity from Hyper-links", IDIAP
+       Research Report IDIAP-RR 05-21, IDIAP, Martigny, Switzerland, 2005 (paper 002 in
+       ../shared/papers).
+
+    Examples
+    --------
+    Two queries ranking four documents (higher score = better); query 0's relevant documents
+    are 0 and 2, query 1's is 3:
+
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.8, 0.7, 0.1], [0.9, 0.8, 0.7, 0.1]])
+    >>> relevant = np.array([[1, 0, 1, 0], [0, 0, 0, 1]], dtype=bool)
+    >>> from learnsim.evaluation import constraint_error_rate
+    >>> np.round(constraint_error_rate(scores, relevant), 3).tolist()    # pairs ranked the wrong way
+    [0.25, 1.0]
     """
     block_size = _check_block_size(block_size)
     n_q, n_d, get_scores, get_relevant, get_exclude = _resolve_sources(

@@ -52,7 +52,23 @@ _MAX_LISTED_PAIRS = 1_000_000
 
 @dataclass(frozen=True)
 class FeatureWeight:
-    """One feature (word) of a learned dimension and its weight L[l, index]."""
+    """One feature (word) of a learned dimension and its weight L[l, index].
+
+    Examples
+    --------
+    A fitted linear metric with two learned dimensions over four words (any object with
+    ``components_`` will do: FILM, MinimumClusterDistortion, ...):
+
+    >>> import numpy as np
+    >>> from learnsim.evaluation.explain import explain_pair, top_features
+    >>> class Model:
+    ...     components_ = np.array([[1.0, 0.5, 0.0, 0.0], [0.0, 0.0, 2.0, -1.0]])
+    >>> names = ["cheap", "flights", "paris", "rome"]
+    >>> a = np.array([1.0, 1.0, 1.0, 0.0])      # "cheap flights paris"
+    >>> b = np.array([1.0, 0.0, 1.0, 0.0])      # "cheap paris"
+    >>> top_features(Model(), names, n_top=1)[1].positive
+    [FeatureWeight(feature='paris', index=2, weight=2.0)]
+    """
 
     feature: str
     index: int
@@ -80,6 +96,22 @@ class DimensionFeatures:
 
     The sign of a dimension is arbitrary (l and -l give the same metric): what matters is which
     words share a sign and which oppose them.
+
+    Examples
+    --------
+    A fitted linear metric with two learned dimensions over four words (any object with
+    ``components_`` will do: FILM, MinimumClusterDistortion, ...):
+
+    >>> import numpy as np
+    >>> from learnsim.evaluation.explain import explain_pair, top_features
+    >>> class Model:
+    ...     components_ = np.array([[1.0, 0.5, 0.0, 0.0], [0.0, 0.0, 2.0, -1.0]])
+    >>> names = ["cheap", "flights", "paris", "rome"]
+    >>> a = np.array([1.0, 1.0, 1.0, 0.0])      # "cheap flights paris"
+    >>> b = np.array([1.0, 0.0, 1.0, 0.0])      # "cheap paris"
+    >>> dim = top_features(Model(), names, n_top=1)[1]
+    >>> dim.dimension, [w.feature for w in dim.positive], [w.feature for w in dim.negative]
+    (1, ['paris'], ['rome'])
     """
 
     dimension: int
@@ -99,6 +131,21 @@ class WordContribution:
 
     ``value`` is the word's entry in the text's vector; ``contribution`` is its share of the
     inner product (x[i] (M x_other)[i]); ``cosine_contribution`` its share of the cosine.
+
+    Examples
+    --------
+    A fitted linear metric with two learned dimensions over four words (any object with
+    ``components_`` will do: FILM, MinimumClusterDistortion, ...):
+
+    >>> import numpy as np
+    >>> from learnsim.evaluation.explain import explain_pair, top_features
+    >>> class Model:
+    ...     components_ = np.array([[1.0, 0.5, 0.0, 0.0], [0.0, 0.0, 2.0, -1.0]])
+    >>> names = ["cheap", "flights", "paris", "rome"]
+    >>> a = np.array([1.0, 1.0, 1.0, 0.0])      # "cheap flights paris"
+    >>> b = np.array([1.0, 0.0, 1.0, 0.0])      # "cheap paris"
+    >>> [(w.feature, w.contribution) for w in explain_pair(Model(), a, b, names).words_a]
+    [('paris', 4.0), ('cheap', 1.0), ('flights', 0.5)]
     """
 
     feature: str
@@ -111,7 +158,24 @@ class WordContribution:
 @dataclass(frozen=True)
 class WordPairContribution:
     """What the word pair (word ``index_a`` of a, word ``index_b`` of b) adds:
-    x_a[i] x_b[j] M[i, j], and its share of the cosine."""
+    x_a[i] x_b[j] M[i, j], and its share of the cosine.
+
+    Examples
+    --------
+    A fitted linear metric with two learned dimensions over four words (any object with
+    ``components_`` will do: FILM, MinimumClusterDistortion, ...):
+
+    >>> import numpy as np
+    >>> from learnsim.evaluation.explain import explain_pair, top_features
+    >>> class Model:
+    ...     components_ = np.array([[1.0, 0.5, 0.0, 0.0], [0.0, 0.0, 2.0, -1.0]])
+    >>> names = ["cheap", "flights", "paris", "rome"]
+    >>> a = np.array([1.0, 1.0, 1.0, 0.0])      # "cheap flights paris"
+    >>> b = np.array([1.0, 0.0, 1.0, 0.0])      # "cheap paris"
+    >>> top = explain_pair(Model(), a, b, names).word_pairs[0]
+    >>> top.feature_a, top.feature_b, top.contribution
+    ('paris', 'paris', 4.0)
+    """
 
     feature_a: str
     index_a: int
@@ -123,7 +187,23 @@ class WordPairContribution:
 
 @dataclass(frozen=True)
 class DimensionContribution:
-    """What learned dimension l adds: y_a,l y_b,l, and its share of the cosine."""
+    """What learned dimension l adds: y_a,l y_b,l, and its share of the cosine.
+
+    Examples
+    --------
+    A fitted linear metric with two learned dimensions over four words (any object with
+    ``components_`` will do: FILM, MinimumClusterDistortion, ...):
+
+    >>> import numpy as np
+    >>> from learnsim.evaluation.explain import explain_pair, top_features
+    >>> class Model:
+    ...     components_ = np.array([[1.0, 0.5, 0.0, 0.0], [0.0, 0.0, 2.0, -1.0]])
+    >>> names = ["cheap", "flights", "paris", "rome"]
+    >>> a = np.array([1.0, 1.0, 1.0, 0.0])      # "cheap flights paris"
+    >>> b = np.array([1.0, 0.0, 1.0, 0.0])      # "cheap paris"
+    >>> [(d.dimension, d.contribution) for d in explain_pair(Model(), a, b, names).dimensions]
+    [(1, 4.0), (0, 1.5)]
+    """
 
     dimension: int
     contribution: float
@@ -162,6 +242,24 @@ class PairExplanation:
     omitted_words_a, omitted_words_b, omitted_word_pairs, omitted_dimensions : float
         The summed contribution of the entries left out of each list: listed + omitted =
         inner_product (plus ``residual_contribution`` for the dimensions).
+
+    Examples
+    --------
+    A fitted linear metric with two learned dimensions over four words (any object with
+    ``components_`` will do: FILM, MinimumClusterDistortion, ...):
+
+    >>> import numpy as np
+    >>> from learnsim.evaluation.explain import explain_pair, top_features
+    >>> class Model:
+    ...     components_ = np.array([[1.0, 0.5, 0.0, 0.0], [0.0, 0.0, 2.0, -1.0]])
+    >>> names = ["cheap", "flights", "paris", "rome"]
+    >>> a = np.array([1.0, 1.0, 1.0, 0.0])      # "cheap flights paris"
+    >>> b = np.array([1.0, 0.0, 1.0, 0.0])      # "cheap paris"
+    >>> e = explain_pair(Model(), a, b, names)
+    >>> e.inner_product, e.n_words_a, e.n_words_b
+    (5.5, 3, 2)
+    >>> sorted(e.to_dict())[:4]
+    ['cosine', 'dimensions', 'distance', 'inner_product']
     """
 
     inner_product: float
@@ -359,7 +457,24 @@ def _check_vector(x, name, n_features):
 
 def n_learned_dimensions(model):
     """Number of learned dimensions (rows of L) of a fitted linear metric: FILM's
-    ``n_components``, MinimumClusterDistortion's number of eigen-directions."""
+    ``n_components``, MinimumClusterDistortion's number of eigen-directions.
+
+    Examples
+    --------
+    A fitted linear metric with two learned dimensions over four words (any object with
+    ``components_`` will do: FILM, MinimumClusterDistortion, ...):
+
+    >>> import numpy as np
+    >>> from learnsim.evaluation.explain import explain_pair, top_features
+    >>> class Model:
+    ...     components_ = np.array([[1.0, 0.5, 0.0, 0.0], [0.0, 0.0, 2.0, -1.0]])
+    >>> names = ["cheap", "flights", "paris", "rome"]
+    >>> a = np.array([1.0, 1.0, 1.0, 0.0])      # "cheap flights paris"
+    >>> b = np.array([1.0, 0.0, 1.0, 0.0])      # "cheap paris"
+    >>> from learnsim.evaluation.explain import n_learned_dimensions
+    >>> n_learned_dimensions(Model())
+    2
+    """
     return _linear_form(model).n_dims
 
 
@@ -391,6 +506,22 @@ def top_features(model, feature_names, n_top=10, dimensions=None, *, projection=
     -------
     list of DimensionFeatures
         One per requested dimension, in the order asked.
+
+    Examples
+    --------
+    A fitted linear metric with two learned dimensions over four words (any object with
+    ``components_`` will do: FILM, MinimumClusterDistortion, ...):
+
+    >>> import numpy as np
+    >>> from learnsim.evaluation.explain import explain_pair, top_features
+    >>> class Model:
+    ...     components_ = np.array([[1.0, 0.5, 0.0, 0.0], [0.0, 0.0, 2.0, -1.0]])
+    >>> names = ["cheap", "flights", "paris", "rome"]
+    >>> a = np.array([1.0, 1.0, 1.0, 0.0])      # "cheap flights paris"
+    >>> b = np.array([1.0, 0.0, 1.0, 0.0])      # "cheap paris"
+    >>> dims = top_features(Model(), names, n_top=2)
+    >>> [(d.dimension, [w.feature for w in d.positive]) for d in dims]
+    [(0, ['cheap', 'flights']), (1, ['paris'])]
     """
     form = _linear_form(model, projection)
     names = _check_names(feature_names, form.n_features)
@@ -498,6 +629,28 @@ def explain_pair(model, x_a, x_b, feature_names, n_top=10, *, projection=None):
     Returns
     -------
     PairExplanation
+
+    Examples
+    --------
+    A fitted linear metric with two learned dimensions over four words (any object with
+    ``components_`` will do: FILM, MinimumClusterDistortion, ...):
+
+    >>> import numpy as np
+    >>> from learnsim.evaluation.explain import explain_pair, top_features
+    >>> class Model:
+    ...     components_ = np.array([[1.0, 0.5, 0.0, 0.0], [0.0, 0.0, 2.0, -1.0]])
+    >>> names = ["cheap", "flights", "paris", "rome"]
+    >>> a = np.array([1.0, 1.0, 1.0, 0.0])      # "cheap flights paris"
+    >>> b = np.array([1.0, 0.0, 1.0, 0.0])      # "cheap paris"
+
+    The inner product (L a) . (L b) = 1.5 * 1 + 2 * 2 = 5.5, split over the words, word pairs and
+    dimensions:
+
+    >>> e = explain_pair(Model(), a, b, names)
+    >>> e.inner_product, round(e.cosine, 3)
+    (5.5, 0.984)
+    >>> [(w.feature, w.contribution) for w in e.words_b]
+    [('paris', 4.0), ('cheap', 1.5)]
     """
     form = _linear_form(model, projection)
     names = _check_names(feature_names, form.n_features)
@@ -587,6 +740,21 @@ def plot_dimension_weights(model, feature_names, dimension=0, n_top=10, *, ax=No
     ------
     ImportError
         When matplotlib is not installed (``pip install learnsim[plot]``).
+
+    Examples
+    --------
+    A fitted linear metric with two learned dimensions over four words (any object with
+    ``components_`` will do: FILM, MinimumClusterDistortion, ...):
+
+    >>> import numpy as np
+    >>> from learnsim.evaluation.explain import explain_pair, top_features
+    >>> class Model:
+    ...     components_ = np.array([[1.0, 0.5, 0.0, 0.0], [0.0, 0.0, 2.0, -1.0]])
+    >>> names = ["cheap", "flights", "paris", "rome"]
+    >>> a = np.array([1.0, 1.0, 1.0, 0.0])      # "cheap flights paris"
+    >>> b = np.array([1.0, 0.0, 1.0, 0.0])      # "cheap paris"
+    >>> from learnsim.evaluation.explain import plot_dimension_weights
+    >>> ax = plot_dimension_weights(Model(), names, dimension=1)     # doctest: +SKIP
     """
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
