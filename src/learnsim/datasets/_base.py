@@ -40,6 +40,16 @@ def find_data_dir(data_dir=None) -> Path:
     ------
     FileNotFoundError
         If the chosen folder does not exist, or none of the defaults does.
+
+    Examples
+    --------
+    >>> from learnsim.datasets import find_data_dir
+    >>> find_data_dir()            # ../shared/data or $LEARNSIM_DATA, where present  # doctest: +SKIP
+    PosixPath('/work/shared/data')
+    >>> find_data_dir("no/such/folder")
+    Traceback (most recent call last):
+        ...
+    FileNotFoundError: ...
     """
     hint = (f"pass data_dir (--data-dir on the command line) or set {DATA_ENV_VAR} to a folder "
             "laid out like the project's ../shared/data (20newsgroups/, flickr8k-captions/, ...)")

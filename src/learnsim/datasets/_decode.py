@@ -48,6 +48,16 @@ def check_encoding_errors(value):
     ------
     ValueError
         If ``value`` is not one of :data:`ENCODING_ERRORS`.
+
+    Examples
+    --------
+    >>> from learnsim.datasets import check_encoding_errors
+    >>> check_encoding_errors("strict")
+    'strict'
+    >>> check_encoding_errors("ignore")
+    Traceback (most recent call last):
+        ...
+    ValueError: ...
     """
     if not isinstance(value, str) or value not in ENCODING_ERRORS:
         raise ValueError(f"encoding_errors must be 'replace' (bad bytes become U+FFFD, with a warning) "
@@ -142,6 +152,16 @@ def decoded_lines(path, *, encoding_errors="replace", encoding="utf-8", keepends
     Only ``\\n`` ends a line, so a stray ``\\r`` inside a field is not a line break. A UTF-8
     byte-order mark at the start of the file is dropped. A file ending in ``.gz`` is
     decompressed.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from learnsim.datasets import decoded_lines
+    >>> path = os.path.join(tempfile.mkdtemp(), "notes.txt")
+    >>> with open(path, "w", encoding="utf-8") as f:
+    ...     _ = f.write("first line\\nsecond line\\n")
+    >>> list(decoded_lines(path))
+    [(1, 'first line'), (2, 'second line')]
     """
     path = Path(path)
     decoder = _Decoder(path, encoding_errors, encoding, hint)
@@ -184,6 +204,16 @@ def read_text(path, *, encoding_errors="replace", encoding="utf-8", hint=None, c
     DocumentFormatError
         If the file cannot be read (a broken gzip stream, a Unix ``.Z`` file) or, with
         ``encoding_errors="strict"``, is not ``encoding`` text.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from learnsim.datasets import read_text
+    >>> path = os.path.join(tempfile.mkdtemp(), "notes.txt")
+    >>> with open(path, "w", encoding="utf-8") as f:
+    ...     _ = f.write("first line\\nsecond line\\n")
+    >>> read_text(path)
+    'first line\\nsecond line\\n'
     """
     path = Path(path)
     decoder = _Decoder(path, encoding_errors, encoding, hint)

@@ -56,6 +56,18 @@ class Documents:
     labels : list of (str or None) or None
         The cluster label of each document (None: in no cluster); None for an unlabelled file.
     path : Path
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from learnsim.datasets import read_documents
+    >>> path = os.path.join(tempfile.mkdtemp(), "tickets.jsonl")
+    >>> with open(path, "w", encoding="utf-8") as f:
+    ...     _ = f.write('{"id": "t1", "text": "forgot my password"}\\n'
+    ...                 '{"id": "t2", "text": "I was charged twice"}\\n')
+    >>> docs = read_documents(path)
+    >>> docs.texts, docs.ids, docs.labels, docs.line_numbers
+    (['forgot my password', 'I was charged twice'], ['t1', 't2'], None, [1, 2])
     """
 
     texts: list
@@ -249,6 +261,17 @@ def read_labelled_documents(path, *, encoding_errors="replace"):
     DocumentFormatError
         Unknown extension, undecodable text (with ``encoding_errors="strict"``), a line without a TAB, an empty label or text,
         invalid JSON or a missing field, or no documents at all; the message gives the line.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from learnsim.datasets import read_labelled_documents
+    >>> path = os.path.join(tempfile.mkdtemp(), "tickets.tsv")
+    >>> with open(path, "w", encoding="utf-8") as f:
+    ...     _ = f.write("account\\thow do I reset my password\\nbilling\\tI was charged twice\\n")
+    >>> docs = read_labelled_documents(path)
+    >>> docs.labels, docs.texts
+    (['account', 'billing'], ['how do I reset my password', 'I was charged twice'])
     """
     check_encoding_errors(encoding_errors)
     if not isinstance(path, (str, os.PathLike)):
@@ -306,6 +329,19 @@ def read_documents(path, *, encoding_errors="replace"):
     -------
     Documents
         ``labels`` is None unless a JSON Lines file gives every document a label.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from learnsim.datasets import read_documents
+    >>> path = os.path.join(tempfile.mkdtemp(), "tickets.txt")
+    >>> with open(path, "w", encoding="utf-8") as f:
+    ...     _ = f.write("how do I reset my password\\nI was charged twice\\n")
+    >>> docs = read_documents(path)
+    >>> docs.texts
+    ['how do I reset my password', 'I was charged twice']
+    >>> docs.labels is None
+    True
     """
     check_encoding_errors(encoding_errors)
     if not isinstance(path, (str, os.PathLike)):

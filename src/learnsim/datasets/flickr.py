@@ -87,6 +87,15 @@ def load_flickr8k_captions(data_dir=None, split=None, *, encoding_errors="replac
     ValueError
         On a malformed line (the message names the file and line number) or a split list
         that names images without captions.
+
+    Examples
+    --------
+    Needs ``flickr8k-captions`` in ../shared/data (or ``$LEARNSIM_DATA``):
+
+    >>> from learnsim.datasets import load_flickr8k_captions
+    >>> captions = load_flickr8k_captions()               # doctest: +SKIP
+    >>> len(captions.data), len(set(captions.image_ids))  # doctest: +SKIP
+    (40460, 8092)
     """
     if split is not None and split not in _FLICKR_SPLITS:
         raise ValueError(f"split must be None, 'train', 'dev' or 'test'; got {split!r}")

@@ -39,6 +39,19 @@ class RetrievalCollection:
         practice is to leave them out of evaluation (see :meth:`judged_only`).
     info : dict
         Loader-specific facts: source files and counts of what was repaired or dropped.
+
+    Examples
+    --------
+    >>> from learnsim.datasets import RetrievalCollection
+    >>> docs = {"d1": "how do I reset my password", "d2": "I was charged twice",
+    ...         "d3": "the app crashes on start"}
+    >>> queries = {"q1": "password reset", "q2": "double charge"}
+    >>> c = RetrievalCollection.from_lists(docs, queries, [("q1", "d1"), ("q2", "d2", 1)], name="tickets")
+    >>> c
+    RetrievalCollection('tickets': 3 documents, 2 queries (2 with a relevant document), 2 relevant pairs)
+    >>> c.relevance.toarray()
+    array([[1, 0, 0],
+           [0, 1, 0]]...)
     """
 
     name: str

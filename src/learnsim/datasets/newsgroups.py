@@ -112,6 +112,15 @@ def load_20newsgroups(subset="train", data_dir=None, remove=("headers",), catego
     -----
     The archive is parsed once per process (a few seconds) and cached in memory; later
     calls only re-apply ``remove`` and ``categories``.
+
+    Examples
+    --------
+    Needs ``20newsgroups`` in ../shared/data (or ``$LEARNSIM_DATA``):
+
+    >>> from learnsim.datasets import load_20newsgroups
+    >>> test = load_20newsgroups("test")                  # doctest: +SKIP
+    >>> len(test.data), len(test.target_names)            # doctest: +SKIP
+    (7532, 20)
     """
     if subset not in ("train", "test", "all"):
         raise ValueError(f"subset must be 'train', 'test' or 'all'; got {subset!r}")

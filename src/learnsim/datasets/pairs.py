@@ -152,6 +152,14 @@ def parse_columns(spec):
         column given two roles, a missing text role, or both ``label`` and ``score``.
     TypeError
         If ``spec`` is neither a string nor a dict, or a column is neither a name nor a position.
+
+    Examples
+    --------
+    >>> from learnsim.datasets import parse_columns
+    >>> parse_columns("text_a=question1,text_b=question2,label=is_duplicate")
+    {'text_a': 'question1', 'text_b': 'question2', 'label': 'is_duplicate'}
+    >>> parse_columns({"text_a": 0, "text_b": 1, "score": 2})
+    {'text_a': 0, 'text_b': 1, 'score': 2}
     """
     if isinstance(spec, str):
         items = []
@@ -663,6 +671,24 @@ def read_pairs(source, *, columns=None, format=None, delimiter=None, header=None
     ValueError, TypeError
         On a malformed ``columns`` (see :func:`parse_columns`) or another bad argument.
     FileNotFoundError, IsADirectoryError
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from learnsim.datasets import read_pairs
+    >>> path = os.path.join(tempfile.mkdtemp(), "pairs.tsv")
+    >>> with open(path, "w", encoding="utf-8") as f:
+    ...     _ = f.write("text_a\\ttext_b\\tlabel\\n"
+    ...                 "how do I reset my password\\tforgot my password\\t1\\n"
+    ...                 "I was charged twice\\tthe app crashes\\t0\\n")
+    >>> data = read_pairs(path)
+    >>> data.pairs, data.kind
+    (Pairs(n_pairs=2, n_similar=1), 'binary')
+    >>> data.texts
+    ['how do I reset my password', 'forgot my password', 'I was charged twice', 'the app crashes']
+    >>> data.indices
+    array([[0, 1],
+           [2, 3]])
     """
     check_encoding_errors(encoding_errors)
     if header not in (None, True, False):

@@ -158,6 +158,15 @@ def load_quora_pairs(split="dev", data_dir=None, *, columns=None, encoding_error
         the message names the file and line number.
     FileNotFoundError
         When the file does not exist.
+
+    Examples
+    --------
+    Needs ``quora-sample`` in ../shared/data (or ``$LEARNSIM_DATA``):
+
+    >>> from learnsim.datasets import load_quora_pairs
+    >>> dev = load_quora_pairs("dev")                     # doctest: +SKIP
+    >>> dev.pairs                                         # doctest: +SKIP
+    Pairs(n_pairs=10000, n_similar=5000)
     """
     check_encoding_errors(encoding_errors)
     if isinstance(split, str) and split in _QUORA_SPLITS:

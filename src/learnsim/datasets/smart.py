@@ -244,6 +244,27 @@ def read_smart_collection(documents, queries, qrels, *, numbering="auto", qrels_
         out of range) or, with ``strict``, a judgment naming an unknown query or document.
         Messages name the file and line.
     FileNotFoundError
+
+    Examples
+    --------
+    Three small SMART files written to a temporary directory:
+
+    >>> import os, tempfile
+    >>> from learnsim.datasets import read_smart_collection
+    >>> tmp = tempfile.mkdtemp()
+    >>> with open(os.path.join(tmp, "docs.all"), "w") as f:
+    ...     _ = f.write(".I 1\\n.T\\nPasswords\\n.W\\nhow do I reset my password\\n"
+    ...                 ".I 2\\n.T\\nBilling\\n.W\\nI was charged twice\\n")
+    >>> with open(os.path.join(tmp, "query.text"), "w") as f:
+    ...     _ = f.write(".I 1\\n.W\\npassword reset\\n")
+    >>> with open(os.path.join(tmp, "qrels.text"), "w") as f:
+    ...     _ = f.write("1 1\\n")
+    >>> c = read_smart_collection(os.path.join(tmp, "docs.all"), os.path.join(tmp, "query.text"),
+    ...                           os.path.join(tmp, "qrels.text"), name="tiny")
+    >>> c
+    RetrievalCollection('tiny': 2 documents, 1 queries (1 with a relevant document), 1 relevant pairs)
+    >>> c.documents
+    ['Passwords\\nhow do I reset my password', 'Billing\\nI was charged twice']
     """
     _check_choice(numbering, "numbering", _NUMBERINGS)
     _check_choice(qrels_format, "qrels_format", _QRELS_FORMATS)
@@ -364,6 +385,14 @@ def load_smart_collection(name, data_dir=None, *, strict=True, encoding_errors="
         a repeated id, a qrels line with too few fields, a non-integer grade, a Cranfield
         query position out of range) or, with ``strict``, a judgment naming an unknown query
         or document. Messages name the file and line.
+
+    Examples
+    --------
+    Needs ``ir/cisi`` or ``ir/cran`` in ../shared/data (or ``$LEARNSIM_DATA``):
+
+    >>> from learnsim.datasets import load_smart_collection
+    >>> load_smart_collection("cisi")                     # doctest: +SKIP
+    RetrievalCollection('cisi': 1460 documents, 112 queries (76 with a relevant document), 3114 relevant pairs)
     """
     if not isinstance(name, str) or name.strip().lower() not in _SMART_ALIASES:
         raise ValueError(f"unknown SMART collection {name!r}; choose 'cisi' or 'cran', or read other "

@@ -123,6 +123,15 @@ def load_sts_benchmark(split="train", data_dir=None, *, columns=None, encoding_e
     ValueError
         On a line with fewer than 7 fields, a score that is not a number in [0, 5], or text
         that is not UTF-8 (with ``encoding_errors="strict"``); the message names the file and line.
+
+    Examples
+    --------
+    Needs ``stsbenchmark`` in ../shared/data (or ``$LEARNSIM_DATA``):
+
+    >>> from learnsim.datasets import load_sts_benchmark
+    >>> dev = load_sts_benchmark("dev")                   # doctest: +SKIP
+    >>> dev.pairs                                         # doctest: +SKIP
+    Pairs(n_pairs=1500, graded)
     """
     check_encoding_errors(encoding_errors)
     if isinstance(split, str) and split in _STS_SPLITS:

@@ -90,6 +90,15 @@ def make_clustered_corpus(n_clusters=20, docs_per_cluster=30, vocab_size=2000, d
         ``secondary_topic`` (the other topic each document touches, -1 with one cluster),
         ``topic_words_`` (list of each topic's words), ``style_words_`` (list of each
         style's words), ``background_words_``.
+
+    Examples
+    --------
+    >>> from learnsim.datasets import make_clustered_corpus
+    >>> corpus = make_clustered_corpus(n_clusters=3, docs_per_cluster=4, random_state=0)
+    >>> len(corpus.data), corpus.target
+    (12, array([0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]))
+    >>> corpus.data[0].split()[:3]                      # words are w0000, w0001, ...
+    ['w...', 'w...', 'w...']
     """
     n_clusters = _check_count(n_clusters, "n_clusters")
     docs_per_cluster = _check_count(docs_per_cluster, "docs_per_cluster")

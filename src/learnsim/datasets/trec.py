@@ -280,6 +280,18 @@ def load_trec_collection(documents, topics, qrels, *, fields=("title",), text_ta
         topic without number or without a requested field, a qrels line without 4 fields),
         text that is not in ``encoding`` (with ``encoding_errors="strict"``), duplicate ids, or (with ``strict``) a judgment
         naming an unknown query or document.
+
+    Examples
+    --------
+    A collection in memory (files are read the same way):
+
+    >>> from learnsim.datasets import load_trec_collection
+    >>> docs = {"d1": "how do I reset my password", "d2": "I was charged twice"}
+    >>> c = load_trec_collection(docs, {"q1": "password reset"}, [("q1", "d1", 1)], name="tickets")
+    >>> c
+    RetrievalCollection('tickets': 2 documents, 1 queries (1 with a relevant document), 1 relevant pairs)
+    >>> c.qrels
+    {'q1': {'d1': 1}}
     """
     if isinstance(fields, str):
         fields = (fields,)

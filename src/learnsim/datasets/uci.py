@@ -24,6 +24,13 @@ def load_uci(name):
     Bunch
         ``data`` (float ndarray, n_samples x n_features), ``target`` (int ndarray),
         ``target_names``, ``feature_names`` (where scikit-learn provides them).
+
+    Examples
+    --------
+    >>> from learnsim.datasets import load_uci
+    >>> iris = load_uci("iris")
+    >>> iris.data.shape, iris.target[:3]
+    ((150, 4), array([0, 0, 0]))
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be a string, one of {sorted(_UCI_LOADERS)}; got {type(name).__name__}")

@@ -590,6 +590,15 @@ def load_webkb(data_dir=None, path=None, topics=None, universities=None, subset=
     The listing of the archive is read on the first call (about a second); a page is parsed
     the first time a selection needs it (all 8,282: about 10-15 s) and kept in memory, so
     later calls only select pages and resolve links.
+
+    Examples
+    --------
+    Needs ``webkb`` in ../shared/data (or ``$LEARNSIM_DATA``):
+
+    >>> from learnsim.datasets import load_webkb
+    >>> pages = load_webkb(topics=["course", "faculty"], universities=["cornell"])  # doctest: +SKIP
+    >>> len(pages.texts), list(pages.topic_names)                                   # doctest: +SKIP
+    (78, ['course', 'faculty'])
     """
     if not isinstance(subset, str) or subset not in _SUBSETS:
         raise ValueError(f"subset must be one of {sorted(_SUBSETS)}; got {subset!r}")

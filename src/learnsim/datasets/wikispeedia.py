@@ -43,6 +43,20 @@ class LinkedCorpus:
     n_dropped_categories : int
         Category lines naming a document that is not in the corpus (ignored).
     filename : str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.datasets import LinkedCorpus
+    >>> from learnsim.supervision import Links
+    >>> corpus = LinkedCorpus(name="tiny", names=np.array(["Cat", "Dog", "Fish"]),
+    ...                       texts=["cats purr", "dogs bark", "fish swim"],
+    ...                       links=Links.from_edges([[0, 1], [1, 2]], n_items=3),
+    ...                       categories=[["animals"], ["animals"], ["animals"]])
+    >>> corpus
+    LinkedCorpus('tiny': 3 documents, 2 links; dropped 0 to unknown documents, 0 self-links, 0 repeated)
+    >>> corpus.links.out_links(0)
+    array([1])
     """
 
     name: str
@@ -206,6 +220,15 @@ def load_wikispeedia(data_dir=None, *, path=None, strict=False, encoding_errors=
     The archive is parsed once per process (about 2 s) and cached in memory. The text is not
     stemmed or stopped; that is the vectoriser's job (paper 002, sec. 4.1, uses Porter
     stemming and drops terms in very many documents or in only one).
+
+    Examples
+    --------
+    Needs ``wikispeedia`` in ../shared/data (or ``$LEARNSIM_DATA``):
+
+    >>> from learnsim.datasets import load_wikispeedia
+    >>> corpus = load_wikispeedia()                   # doctest: +SKIP
+    >>> corpus                                        # doctest: +SKIP
+    LinkedCorpus('wikispeedia': 4604 documents, 119772 links; dropped 0 to unknown documents, 110 self-links, 0 repeated)
     """
     if path is not None and data_dir is not None:
         raise ValueError("pass either path (the archive) or data_dir (the data directory), not both")
