@@ -378,6 +378,20 @@ def top_k(queries, corpus, k, *, metric="sqeuclidean", block_size=None, exclude_
         Best first; ties in score are ordered by ascending corpus index.
     scores : ndarray of shape (n_queries, k), float32 if both inputs are float32 else float64
         Distances (ascending) for the Euclidean metrics, similarities (descending) otherwise.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> corpus = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0], [5.0, 5.0]])
+    >>> queries = np.array([[0.9, 0.1], [4.0, 4.0]])
+    >>> from learnsim.search import top_k
+    >>> indices, scores = top_k(queries, corpus, 2)
+    >>> indices.tolist()
+    [[1, 0], [3, 2]]
+    >>> np.round(scores, 2).tolist()                  # squared Euclidean distances, ascending
+    [[0.02, 0.82], [2.0, 20.0]]
+    >>> top_k(corpus, corpus, 1, exclude_self=True, return_scores=False).ravel().tolist()
+    [1, 0, 0, 2]
     """
     metric = _check_metric(metric)
     Q = check_matrix(queries, name="queries")
@@ -403,6 +417,18 @@ class NeighborIndex(BaseEstimator, ABC):
     ``_search(queries, k, exclude_self)``; this base class validates the input, checks the
     index is fitted and the number of features matches, and sets ``n_items_`` and
     ``n_features_in_``. Scores follow :func:`top_k`: distances ascend, similarities descend.
+
+    Examples
+    --------
+    :class:`ExactIndex` is the backend that ships with learnsim (the ``ann`` extra adds others):
+
+    >>> import numpy as np
+    >>> corpus = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0], [5.0, 5.0]])
+    >>> queries = np.array([[0.9, 0.1], [4.0, 4.0]])
+    >>> from learnsim.search import ExactIndex, NeighborIndex
+    >>> index = ExactIndex("cosine").fit(corpus)
+    >>> isinstance(index, NeighborIndex), index.n_items_, index.larger_is_better
+    (True, 4, True)
     """
 
     @property
@@ -466,6 +492,17 @@ class ExactIndex(NeighborIndex):
         The indexed corpus as scored (rows L2-normalised for ``"cosine"``). It may share memory
         with the array given to ``fit``: do not modify that array afterwards.
     n_items_, n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> corpus = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0], [5.0, 5.0]])
+    >>> queries = np.array([[0.9, 0.1], [4.0, 4.0]])
+    >>> from learnsim.search import ExactIndex
+    >>> index = ExactIndex("euclidean").fit(corpus)
+    >>> ids, dist = index.search(queries, 1)
+    >>> ids.ravel().tolist(), np.round(dist, 3).ravel().tolist()
+    ([1, 3], [0.141, 1.414])
     """
 
     def __init__(self, metric="sqeuclidean", block_size=None, max_block_bytes=None):
@@ -550,6 +587,21 @@ class MetricSearch(BaseEstimator):
     index_ : NeighborIndex
         The fitted index over the transformed corpus.
     n_items_ : int
+
+    Examples
+    --------
+    Search under a fitted transformer (a learned metric's ``transform``; here a fixed scaling that
+    makes the second feature count ten times as much):
+
+    >>> import numpy as np
+    >>> corpus = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0], [5.0, 5.0]])
+    >>> queries = np.array([[0.9, 0.1], [4.0, 4.0]])
+    >>> from sklearn.preprocessing import FunctionTransformer
+    >>> from learnsim.search import MetricSearch
+    >>> stretch = FunctionTransformer(lambda X: X * np.array([1.0, 10.0])).fit(corpus)
+    >>> ids, _ = MetricSearch(stretch).fit(corpus).search(np.array([[0.0, 0.3]]), 2)
+    >>> ids.tolist()
+    [[0, 1]]
     """
 
     def __init__(self, transformer, index=None):
