@@ -17,6 +17,12 @@ Methods: ``mcd`` (learned, settings chosen automatically on the training cluster
 ``mcd-paper`` (the paper's pseudo-inverse metric, fitted on the training documents only),
 ``euclid`` (Euclidean distance on un-normalised tf-idf), ``cosine`` (tf-idf cosine) and
 ``bm25`` (Okapi BM25 with each test document as the query).
+
+References
+----------
+.. [1] Mochihashi, D., Kikui, G. and Kita, K. (2004). Learning Nonstructural Distance Metric by
+   Minimum Cluster Distortions. In Proceedings of the 2004 Conference on Empirical Methods in
+   Natural Language Processing (EMNLP 2004) (paper 000 of ../shared/papers).
 """
 from __future__ import annotations
 
@@ -119,6 +125,14 @@ def run_demo(out_dir=DEFAULT_OUT_DIR, seed=0):
         ``pr_curves``: method -> 11 interpolated precisions at ``recall_levels``;
         ``results_json`` and ``plot``: paths written (``plot`` None when skipped); ``notes``;
         ``seed``; ``seconds``.
+
+    Examples
+    --------
+    Takes a while (it fits and compares every method), so it is not run here:
+
+    >>> import tempfile
+    >>> from learnsim.demo import run_demo
+    >>> summary = run_demo(out_dir=tempfile.mkdtemp(), seed=0)      # doctest: +SKIP
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")

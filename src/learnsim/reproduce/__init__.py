@@ -23,6 +23,16 @@ def run(name, *, quick=False, out_dir=None, json_path=None, data_dir=None, **opt
     ``encoder=`` for ``film``: a local sentence-transformers model folder). Corpora are found through
     ``data_dir`` or ``$LEARNSIM_DATA`` (see :func:`learnsim.datasets.find_data_dir`).
     Returns the :class:`Results`.
+
+    Examples
+    --------
+    A quick run needs the corpora of ../shared/data and takes minutes:
+
+    >>> import tempfile
+    >>> from learnsim.reproduce import EXPERIMENTS, run
+    >>> sorted(EXPERIMENTS)
+    ['film', 'linklearn', 'mochihashi', 'relative']
+    >>> results = run("mochihashi", quick=True, out_dir=tempfile.mkdtemp())   # doctest: +SKIP
     """
     if name not in EXPERIMENTS:
         raise ValueError(f"unknown reproduction {name!r}; choose from {', '.join(sorted(EXPERIMENTS))}")

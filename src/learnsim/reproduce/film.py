@@ -56,6 +56,11 @@ validation pairs, FILM 100 iterations; not re-run by the reproduction):
 * STS, FILM d = 100 (dev Pearson of the mix / test Pearson of FILM alone): high score 4 with 2
   random negatives 0.765 / 0.556; high score 3 with 2 random negatives 0.769 / 0.590 (used);
   high score 4 with 5 random negatives 0.764 / 0.555. d = 50 was below d = 100 in every case.
+
+References
+----------
+.. [1] Tang, X. and Aw, A. (2020). FILM: A Fast, Interpretable, and Low-rank Metric Learning
+   Approach for Sentence Matching. arXiv:2001.05839 (paper 001 of ../shared/papers).
 """
 from __future__ import annotations
 

@@ -23,6 +23,12 @@ thirds, see the notes) and without terms that occur once in the corpus (sec. 4.1
 lengths are those of the corpus being scored; queries are binary (sec. 2.1). CISI and Cranfield
 are stemmed and stopped with an English stop list instead (a df cut in 1,400 abstracts removes
 the words the queries ask for).
+
+References
+----------
+.. [1] Grangier, D. and Bengio, S. (2005). Inferring Document Similarity from Hyper-links.
+   IDIAP Research Report IDIAP-RR 05-21, IDIAP, Martigny, Switzerland (paper 002 of
+   ../shared/papers).
 """
 from __future__ import annotations
 

@@ -27,6 +27,12 @@ and LSI basis of a fold are fitted on all of its documents (training and test), 
 an index of the collection would be; documents with no word left after the headers are removed
 are dropped before sampling; a reduction level whose dimension exceeds the rank of the fold's
 document matrix is capped at that rank.
+
+References
+----------
+.. [1] Mochihashi, D., Kikui, G. and Kita, K. (2004). Learning Nonstructural Distance Metric by
+   Minimum Cluster Distortions. In Proceedings of the 2004 Conference on Empirical Methods in
+   Natural Language Processing (EMNLP 2004) (paper 000 of ../shared/papers).
 """
 from __future__ import annotations
 

@@ -39,7 +39,21 @@ def _cell(record, fmt, with_paper):
 
 
 class Results:
-    """An ordered collection of result records with JSON and markdown output."""
+    """An ordered collection of result records with JSON and markdown output.
+
+    Examples
+    --------
+    >>> from learnsim.reproduce import Results
+    >>> results = Results()
+    >>> results.add("20ng", "lsi 5%", "metric", "ap11", 0.61234, paper_value=0.6)
+    >>> results.add("20ng", "lsi 5%", "euclid", "ap11", 0.41)
+    >>> results.value(experiment="20ng", method="metric", measure="ap11")
+    0.61234
+    >>> print(results.table("20ng", "ap11"))
+    | setting | metric | euclid |
+    |---|---|---|
+    | lsi 5% | 0.612 (0.600) | 0.410 |
+    """
 
     def __init__(self):
         self.records: list[dict] = []

@@ -28,6 +28,12 @@ three largest universities of ``misc``; :func:`learnsim.webkb.webkb_university_l
 because ``misc`` is a folder of 115 universities, not one; the static baselines are reported
 both with raw and with L2-normalised rows (the paper does not say; raw binary Euclidean
 distance mostly measures page length).
+
+References
+----------
+.. [1] Schultz, M. and Joachims, T. (2004). Learning a Distance Metric from Relative
+   Comparisons. In Advances in Neural Information Processing Systems 16 (NIPS 2003), MIT Press
+   (paper 004 of ../shared/papers).
 """
 from __future__ import annotations
 

@@ -6,6 +6,12 @@ The corpus loader, :func:`load_webkb`, and its URL helpers live in
 :mod:`learnsim.datasets.webkb` (see there for which pages the paper used and how a page's
 university is found); they are re-exported here, so ``from learnsim.webkb import load_webkb``
 keeps working. This module imports the datasets package, never the other way round.
+
+References
+----------
+.. [1] Schultz, M. and Joachims, T. (2004). Learning a Distance Metric from Relative
+   Comparisons. In Advances in Neural Information Processing Systems 16 (NIPS 2003), MIT Press
+   (paper 004 of ../shared/papers).
 """
 from __future__ import annotations
 
