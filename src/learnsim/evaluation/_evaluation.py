@@ -454,6 +454,11 @@ def per_query_measures(scores, relevant, *, exclude=None, exclude_self=False,
     (relevant in the top R) / R, so the per-query BEP equals the R-precision
     (Manning, Raghavan & Schuetze 2008, sec. 8.4).
 
+    References
+    ----------
+    .. [1] C. D. Manning, P. Raghavan and H. Schuetze, "Introduction to Information Retrieval",
+       Cambridge University Press, 2008.
+
     Examples
     --------
     Two queries ranking four documents (higher score = better); query 0's relevant documents
@@ -649,6 +654,11 @@ def break_even_point(scores, relevant, *, exclude=None, exclude_self=False, bloc
     In a single ranking with R relevant documents precision and recall are both
     (relevant in the top R) / R at rank R, so the break-even point is the R-precision
     (Manning, Raghavan & Schuetze 2008, sec. 8.4). NaN where R = 0.
+
+    References
+    ----------
+    .. [1] C. D. Manning, P. Raghavan and H. Schuetze, "Introduction to Information Retrieval",
+       Cambridge University Press, 2008.
 
     Examples
     --------

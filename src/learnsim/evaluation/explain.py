@@ -26,6 +26,11 @@ The metric is read in a factored form, M = R^T R + beta I + G^T diag(c) G:
 
 A ``projection`` P (k x D) - the LSI basis of a :class:`~learnsim.text.TextVectorizer` - maps
 words to the model's k inputs; the explanation is then over the words: M_words = P^T M P.
+
+References
+----------
+.. [1] X. Tang and A. Aw, "FILM: A Fast, Interpretable, and Low-rank Metric Learning Approach
+   for Sentence Matching", arXiv preprint, 2020 (paper 001 in ../shared/papers).
 """
 from __future__ import annotations
 
@@ -507,6 +512,11 @@ def top_features(model, feature_names, n_top=10, dimensions=None, *, projection=
     list of DimensionFeatures
         One per requested dimension, in the order asked.
 
+    References
+    ----------
+    .. [1] X. Tang and A. Aw, "FILM: A Fast, Interpretable, and Low-rank Metric Learning Approach
+       for Sentence Matching", arXiv preprint, 2020 (paper 001 in ../shared/papers).
+
     Examples
     --------
     A fitted linear metric with two learned dimensions over four words (any object with
@@ -740,6 +750,11 @@ def plot_dimension_weights(model, feature_names, dimension=0, n_top=10, *, ax=No
     ------
     ImportError
         When matplotlib is not installed (``pip install learnsim[plot]``).
+
+    References
+    ----------
+    .. [1] X. Tang and A. Aw, "FILM: A Fast, Interpretable, and Low-rank Metric Learning Approach
+       for Sentence Matching", arXiv preprint, 2020 (paper 001 in ../shared/papers).
 
     Examples
     --------

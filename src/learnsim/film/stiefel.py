@@ -166,6 +166,11 @@ def cayley_step(X, G, tau):
         ``(I + tau/2 A)^{-1} (I - tau/2 A) X`` with ``A = G X^T - X G^T``, computed by the
         low-rank formula (eq. 25 of Tang & Aw) without forming any n x n matrix.
 
+    References
+    ----------
+    .. [1] X. Tang and A. Aw, "FILM: A Fast, Interpretable, and Low-rank Metric Learning Approach
+       for Sentence Matching", arXiv preprint, 2020 (paper 001 in ../shared/papers).
+
     Examples
     --------
     Any step stays on the manifold:
@@ -348,6 +353,13 @@ def minimize_stiefel(objective, X0, *, max_iter=1000, tau0=1e-3, rho=1e-4, gamma
     The Cayley transform is orthogonal, so X^T X is preserved up to rounding; it is measured
     after every step and restored by a sign-fixed QR above 1e-12, so iterates stay within
     1e-10 of the manifold.
+
+    References
+    ----------
+    .. [1] X. Tang and A. Aw, "FILM: A Fast, Interpretable, and Low-rank Metric Learning Approach
+       for Sentence Matching", arXiv preprint, 2020 (paper 001 in ../shared/papers).
+    .. [2] Z. Wen and W. Yin, "A feasible method for optimization with orthogonality constraints",
+       Mathematical Programming 142(1-2), 2013.
 
     Examples
     --------

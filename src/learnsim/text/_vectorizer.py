@@ -139,6 +139,12 @@ def resample_counts(counts, target_length, random_state=None):
     -------
     scipy.sparse.csr_matrix of the same shape and dtype as ``counts``.
 
+    References
+    ----------
+    .. [1] D. Mochihashi, G. Kikui and K. Kita, "Learning Nonstructural Distance Metric by Minimum
+       Cluster Distortions", Proceedings of the 2004 Conference on Empirical Methods in Natural
+       Language Processing (EMNLP), 2004 (paper 000 in ../shared/papers).
+
     Examples
     --------
     >>> import numpy as np
