@@ -24,6 +24,7 @@ TABLE = {
     "IndexDamagedError": ((exc.IndexFormatError,), ["learnsim.index", "learnsim.index.core",
                                                     "learnsim.index._segments"]),
     "FilterError": ((ValueError, TypeError), ["learnsim.index", "learnsim.index._store"]),
+    "ParameterTypeError": ((TypeError, ValueError), []),       # new in 0.2 (learnsim._utils.params raises it)
     "UsageError": ((Exception,), ["learnsim.cli", "learnsim.cli._common"]),
     "UndecodableBytesWarning": ((UserWarning,), ["learnsim.io", "learnsim.datasets", "learnsim.datasets._decode"]),
     "CollectionShiftWarning": ((UserWarning,), ["learnsim.linklearn", "learnsim.linklearn._linklearn"]),

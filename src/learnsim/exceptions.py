@@ -22,6 +22,8 @@ IndexDamagedError
     A file of an index is damaged (an ``IndexFormatError``).
 FilterError
     A metadata filter that is not well formed (``ValueError`` and ``TypeError``).
+ParameterTypeError
+    An estimator's parameter of a type it does not take (``TypeError`` and ``ValueError``).
 UsageError
     A command line called wrongly (``Exception``).
 
@@ -34,7 +36,7 @@ from __future__ import annotations
 
 __all__ = [
     "ModelFormatError", "ANNFormatError", "UnknownIdError", "DocumentFormatError",
-    "IndexFormatError", "IndexDamagedError", "FilterError", "UsageError",
+    "IndexFormatError", "IndexDamagedError", "FilterError", "ParameterTypeError", "UsageError",
     "UndecodableBytesWarning", "CollectionShiftWarning", "BaselineWarning", "AnnFallbackWarning",
 ]
 
@@ -96,6 +98,16 @@ class FilterError(ValueError, TypeError):
 
     A ValueError (the command line's one-line errors, the service's 400) and, for the callers of
     0.1 that caught a value of the wrong type, a TypeError."""
+
+
+class ParameterTypeError(TypeError, ValueError):
+    """An estimator was given a parameter of a type it does not take (``n_components="10"``).
+
+    Raised when the estimator checks its parameters (by ``fit``, mostly); the message names the
+    parameter, what it may be and the value. A TypeError and, as learnsim 0.1 raised a
+    ValueError for most of these, a ValueError too. A value of the right type that is out of
+    range raises a plain ValueError.
+    """
 
 
 class UsageError(Exception):

@@ -52,12 +52,14 @@ from __future__ import annotations
 import dataclasses
 import time
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from .._utils.params import Checked, Interval, Options, validate_params
 from .._utils.validation import check_matrix, check_random_state, state_array, state_number
 from .._utils.metric import MetricMixin
 from ..baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, BaselineWarning, compare, split_groups, unchecked
@@ -508,6 +510,18 @@ class RelativeComparisonMetric(MetricMixin, BaseEstimator):
     (30, 6)
     """
 
+    _parameter_constraints = {
+        "C": [Checked(_check_C)],          # shared with select_C's candidates
+        "kernel": [Options(_KERNELS), None],
+        "gamma": [Interval(Real, 0, None, closed="neither"), None],
+        "n_basis": [Interval(Integral, 1, None), None],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None)],
+        "random_state": ["random_state"],
+        "verbose": ["no_validation"],      # used for its truth value
+        "baseline_holdout": [Checked(check_holdout)],
+    }
+
     def __init__(self, C=1.0, kernel=None, gamma=None, n_basis=None, tol=1e-6, max_iter=200_000, random_state=None,
                  verbose=False, baseline_holdout=DEFAULT_HOLDOUT):
         self.C = C
@@ -521,19 +535,8 @@ class RelativeComparisonMetric(MetricMixin, BaseEstimator):
         self.baseline_holdout = baseline_holdout
 
     def _check_params(self):
-        C = _check_C(self.C)
-        if self.kernel is not None and self.kernel not in _KERNELS:
-            raise ValueError(f"kernel must be None (A = I) or one of {_KERNELS}; got {self.kernel!r}")
-        if self.gamma is not None and not (isinstance(self.gamma, (int, float, np.number))
-                                           and np.isfinite(self.gamma) and self.gamma > 0):
-            raise ValueError(f"gamma must be a positive number or None; got {self.gamma!r}")
-        if self.n_basis is not None and (isinstance(self.n_basis, bool) or not isinstance(
-                self.n_basis, (int, np.integer)) or self.n_basis < 1):
-            raise ValueError(f"n_basis must be a positive integer or None; got {self.n_basis!r}")
-        if not (isinstance(self.tol, (int, float, np.number)) and np.isfinite(self.tol) and self.tol > 0):
-            raise ValueError(f"tol must be a positive number; got {self.tol!r}")
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 1:
-            raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}")
+        validate_params(self)
+        C = float(self.C)
         check_holdout(self.baseline_holdout)
         return C
 

@@ -62,6 +62,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from learnsim._utils.params import Checked, Options, validate_params
 from learnsim._utils.progress import progress
 from learnsim._utils.validation import check_matrix, check_n_features, check_state_header, check_term_counts
 from learnsim.evaluation._evaluation import _parse_measures, per_query_measures
@@ -355,12 +356,6 @@ class TermWeightIndex(_PostingListScorer, BaseEstimator):
     nonnegative_ : bool
         Whether every weight is >= 0 (lets the top-k search skip unmatched documents).
 
-    References
-    ----------
-    .. [1] D. Grangier and S. Bengio, "Inferring Document Similarity from Hyper-links", IDIAP
-       Research Report IDIAP-RR 05-21, IDIAP, Martigny, Switzerland, 2005 (paper 002 in
-       ../shared/papers).
-
     Examples
     --------
     Score binary queries against document weights made elsewhere (here a tf.idf):
@@ -464,6 +459,16 @@ class BM25(_PostingListScorer, BaseEstimator):
 
     _owner = "this BM25 index"
 
+    _parameter_constraints = {
+        # k1, b and epsilon: the checks (and messages) shared with tune_bm25 and bm25_idf
+        "k1": [Checked(_check_k1)],
+        "b": [Checked(_check_b)],
+        "idf": [Options(IDF_VARIANTS)],
+        "epsilon": [Checked(_check_epsilon)],
+        "query_weights": [Options(QUERY_WEIGHTS)],
+        "dtype": [Checked(_check_dtype)],
+    }
+
     def __init__(self, k1=1.5, b=0.6, idf="okapi", epsilon=0.25, query_weights="binary", dtype=np.float32):
         self.k1 = k1
         self.b = b
@@ -473,8 +478,8 @@ class BM25(_PostingListScorer, BaseEstimator):
         self.dtype = dtype
 
     def _check_params(self):
-        return (_check_k1(self.k1), _check_b(self.b), _check_idf_variant(self.idf),
-                _check_epsilon(self.epsilon), _check_query_weights(self.query_weights),
+        validate_params(self)
+        return (float(self.k1), float(self.b), self.idf, float(self.epsilon), self.query_weights,
                 _check_dtype(self.dtype))
 
     # -------------------------------------------------------------- fitting
