@@ -62,9 +62,9 @@ References
 """
 from __future__ import annotations
 
-import numbers
 import time
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -74,6 +74,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._step import hinge_coefficients as _hinge_coefficients
 from ._step import postings_of as _postings_of
+from .._utils.params import Checked, Interval, validate_params
 from .._utils.progress import progress
 from .._utils.validation import check_random_state, check_term_counts, state_array, state_number
 from ..exceptions import CollectionShiftWarning  # noqa: F401  (defined there; importable here as in 0.1)
@@ -355,19 +356,6 @@ def _curve_array_name(key):
     return "validation_" + key.replace("@", "_at_")
 
 
-def _check_int(name, value, minimum):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
-    return int(value)
-
-
-def _check_positive_real(name, value, allow_zero=False):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not np.isfinite(value) \
-            or value < 0 or (value == 0 and not allow_zero):
-        raise ValueError(f"{name} must be a finite number {'>=' if allow_zero else '>'} 0; got {value!r}")
-    return float(value)
-
-
 def holdout_documents(links, fraction, random_state):
     """Split the documents of ``links`` into a training part and a held-out part of about
     ``fraction`` of them, with the links inside each part (those across are dropped).
@@ -498,6 +486,21 @@ class LinkLearn(BaseEstimator):
     ['tf']
     """
 
+    _parameter_constraints = {
+        "hidden_tf": [Interval(Integral, 1, None)],
+        "hidden_idf": [Interval(Integral, 1, None)],
+        "hidden_length": [Interval(Integral, 1, None)],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "batch_size": [Interval(Integral, 1, None)],
+        "max_iter": [Interval(Integral, 0, None)],
+        "validation_interval": [Interval(Integral, 1, None)],
+        "n_iter_no_change": [Interval(Integral, 1, None)],
+        "tol": [Interval(Real, 0, None)],
+        "baseline_holdout": [Checked(check_holdout)],
+        "random_state": ["no_validation"],     # checked by check_random_state in fit, as before
+        "verbose": ["no_validation"],          # used for its truth value
+    }
+
     def __init__(self, hidden_tf=5, hidden_idf=10, hidden_length=10, *, learning_rate=1e-3, batch_size=1,
                  max_iter=100_000, validation_interval=1000, n_iter_no_change=10, tol=1e-4,
                  baseline_holdout=DEFAULT_HOLDOUT, random_state=None, verbose=False):
@@ -516,16 +519,8 @@ class LinkLearn(BaseEstimator):
 
     # ------------------------------------------------------------------ parameters
     def _check_params(self):
-        hidden = tuple(_check_int(name, getattr(self, name), 1)
-                       for name in ("hidden_tf", "hidden_idf", "hidden_length"))
-        _check_positive_real("learning_rate", self.learning_rate)
-        _check_int("batch_size", self.batch_size, 1)
-        _check_int("max_iter", self.max_iter, 0)
-        _check_int("validation_interval", self.validation_interval, 1)
-        _check_int("n_iter_no_change", self.n_iter_no_change, 1)
-        _check_positive_real("tol", self.tol, allow_zero=True)
-        check_holdout(self.baseline_holdout)
-        return hidden
+        validate_params(self)
+        return int(self.hidden_tf), int(self.hidden_idf), int(self.hidden_length)
 
     def _mlps(self, hidden, scaling):
         return [_ScalarMLP(k, shift, scale) for k, (shift, scale) in zip(hidden, scaling)]
