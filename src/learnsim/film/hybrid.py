@@ -25,6 +25,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..persistence import transformer_from_state as _transformer_from_state, transformer_state as _transformer_state
+from .._utils.params import Checked, validate_params
 from .._utils.validation import check_matrix, state_number
 
 __all__ = ["HybridEmbedding", "hybrid_rows", "select_input_weight", "DEFAULT_WEIGHT_GRID"]
@@ -42,6 +43,12 @@ def check_input_weight(value, name="input_weight", allow_auto=False):
         extra = ", 'auto'" if allow_auto else ""
         raise ValueError(f"{name} must be a number in [0, 1]{extra}; got {value!r}")
     return float(value)
+
+
+def _check_transformer(transformer):
+    if not callable(getattr(transformer, "transform", None)):
+        raise TypeError("transformer must be a fitted object with a transform(X) method; got "
+                        f"{type(transformer).__name__}")
 
 
 def _unit(M):
@@ -154,16 +161,18 @@ class HybridEmbedding(TransformerMixin, BaseEstimator):
     [1.0, 1.0, 1.0]
     """
 
+    _parameter_constraints = {
+        "transformer": [Checked(_check_transformer)],
+        "input_weight": [Checked(check_input_weight)],     # shared with the matchers (and 'auto' there)
+    }
+
     def __init__(self, transformer=None, input_weight=0.5):
         self.transformer = transformer
         self.input_weight = input_weight
 
     def fit(self, X=None, y=None):
         """Check the parameters (the transformer must already be fitted); nothing is learned."""
-        check_input_weight(self.input_weight)
-        if not callable(getattr(self.transformer, "transform", None)):
-            raise TypeError("transformer must be a fitted object with a transform(X) method; got "
-                            f"{type(self.transformer).__name__}")
+        validate_params(self)
         check_is_fitted(self.transformer)
         n_in = getattr(self.transformer, "n_features_in_", None)
         if X is not None:
