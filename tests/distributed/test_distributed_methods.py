@@ -132,7 +132,7 @@ def test_mcd_wide_basis_by_subspace_iteration(client, wide, monkeypatch):
     X, y = wide
     params = dict(n_basis=5, shrinkage=0.1, complement_weight=0.3, baseline_holdout=None)
     local = MinimumClusterDistortion(**params).fit(X, y)
-    monkeypatch.setattr(methods, "_MAX_COVARIANCE_DIM", 100)
+    monkeypatch.setattr(methods, "_MAX_EXACT_BASIS_FEATURES", 100)
     calls = []
     real = methods._svd
     monkeypatch.setattr(methods, "_svd", lambda *a, **k: calls.append(a) or real(*a, **k))

@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from ..text._vectorizer import DEFAULT_TOKEN_PATTERN, TextVectorizer, _check_documents
+from ..text import DEFAULT_TOKEN_PATTERN, TextVectorizer, check_documents
 from .._utils.validation import check_state_header, state_array, state_number
 
 __all__ = ["HashingTextVectorizer"]
@@ -161,7 +161,7 @@ class HashingTextVectorizer(TextVectorizer):
         self._tokenizer = self._make_tokenizer()
         if self.weighting not in NEEDS_STATISTICS:
             return self._set_statistics(None, 0, 0, None)
-        return self._set_statistics(*self.partial_statistics(_check_documents(docs)))
+        return self._set_statistics(*self.partial_statistics(check_documents(docs)))
 
     def fit_transform(self, docs, y=None):
         return self.fit(docs).transform(docs)
@@ -174,7 +174,7 @@ class HashingTextVectorizer(TextVectorizer):
         check_is_fitted(self, "n_features_out_")
         if role not in ROLES:
             raise ValueError(f"role must be one of {ROLES}; got {role!r}")
-        X = self._weight(self._hash_counts(_check_documents(docs)), role)
+        X = self._weight(self._hash_counts(check_documents(docs)), role)
         X.eliminate_zeros()     # the unseen columns' terms, weighted 0
         return X.astype(np.dtype(self.dtype))
 

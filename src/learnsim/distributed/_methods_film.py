@@ -10,9 +10,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from .._utils.validation import check_random_state
-from ..film._film import DEFAULT_RANK_PER_COMPONENT, FILM, _FilmObjective, _MAX_DENSE_ENTRIES as _FILM_MAX_DENSE_ENTRIES, \
-    _RANK_TOL, _child_rng
+from ..film import FILM, FilmObjective, choose_svd_rank, trim_svd
 from ..supervision import clusters_to_triplets
 from ._methods_common import _compute, _dask, _local_labels, _read_block, _svd
 
@@ -44,25 +42,18 @@ def _anchor_step(state, P, s, margin, temperature):
     else:
         z = -t * np.einsum("il,il,l->i", VA @ P, D @ P, s)
         hinge = float(np.maximum(z + margin, 0.0).sum())
-        if temperature > 0.0:
-            from scipy.special import expit
-            lam = expit((z + margin) / temperature)
-        else:
-            lam = (z + margin > 0.0).astype(np.float64)
+        lam = FilmObjective.active_set(z, margin, temperature)
     weights = t * lam * 1.0
     return -(D * weights[:, None]).T @ VA, float(lam.sum()), hinge, lam
 
 
-class _DistributedFilmObjective(_FilmObjective):
+class _DistributedFilmObjective(FilmObjective):
     """FILM's f2 (eq. 19) with the anchors' terms held by the partitions: each refresh sums the
     partitions' K, tr(Lambda) and hinge terms; f2 and its gradient are r x r, on the driver."""
 
     def __init__(self, states):
+        super().__init__()
         self.states = states
-        self.margin = None
-        self.temperature = 0.0
-        self.batch_size = None
-        self.hinge_history = []
         parts = self._map(None, None)
         self.lam = [p[3] for p in parts]
         self._reduce(parts)
@@ -76,9 +67,7 @@ class _DistributedFilmObjective(_FilmObjective):
         K = parts[0][0].copy()
         for p in parts[1:]:
             K += p[0]
-        self.K = K
-        self.K_sym = K + K.T
-        self.n_active = float(sum(p[1] for p in parts))
+        self.set_terms(K, float(sum(p[1] for p in parts)))
 
     def hinge(self, P, s):
         return float(sum(p[2] for p in self._map(P, s)))
@@ -98,8 +87,7 @@ class _DistributedFilmObjective(_FilmObjective):
 def fit_film_collection(est, coll, y, d, r_param, per_item, n_power_iter):
     dask, _ = _dask()
     n, n_features = coll.shape
-    rng = check_random_state(est.random_state)
-    _child_rng(est.random_state, rng)   # the single-process fit draws the check's stream here
+    rng, _ = est.random_streams()       # the single-process fit's streams (no check here)
     spans = coll.spans()
     norms = np.concatenate(_compute(*[dask.delayed(_row_norm_part)(b, (e - s, n_features), i, "X")
                                       for b, (i, s, e) in zip(coll.blocks, spans)]))
@@ -107,15 +95,7 @@ def fit_film_collection(est, coll, y, d, r_param, per_item, n_power_iter):
     kind, sup = est._supervision(_local_labels(y, n, "y"), n, zero_rows)
     if kind == "triplets":
         est._check_zero_rows(sup, zero_rows)
-    max_rank = min(n, n_features)
-    if d > max_rank:
-        raise ValueError(f"n_components={d} is larger than the largest possible rank of X, "
-                         f"min(n_items, n_features) = min({n}, {n_features}) = {max_rank}")
-    r = min(max_rank, DEFAULT_RANK_PER_COMPONENT * d if r_param is None else r_param)
-    if d > r:
-        raise ValueError(f"n_components={d} is larger than svd_rank={r}")
-    if r * r > _FILM_MAX_DENSE_ENTRIES:
-        raise MemoryError(f"svd_rank={r} needs an r x r matrix K of {r * r} entries; use a smaller svd_rank")
+    r = choose_svd_rank(d, r_param, n, n_features)
     T = sup if kind == "triplets" else clusters_to_triplets(sup, per_item * n, random_state=rng).indices
     _learn(est, coll, T, d, r, rng, n_power_iter)
     est.input_weight_ = 0.0
@@ -158,17 +138,10 @@ def _learn(est, coll, T, d, r, rng, n_power_iter):
     n, n_features = coll.shape
     svd_start = time.perf_counter()
     seed = int(rng.integers(2**31 - 1))
-    V, sigma, Ut = _svd(coll, np.arange(n_features), r, n_power_iter, seed, normalize=True)
-    keep = sigma > _RANK_TOL * max(float(sigma[0]), np.finfo(float).tiny)
-    if not keep.all():
-        V, sigma, Ut = V[:, keep], sigma[keep], Ut[keep]
-        r = int(keep.sum())
-        if d > r:
-            raise ValueError(f"n_components={d} is larger than the numerical rank of X ({r} singular "
-                             "values above 1e-10 of the largest): reduce n_components")
+    V, sigma, Ut = trim_svd(*_svd(coll, np.arange(n_features), r, n_power_iter, seed, normalize=True), d)
     V = V.rechunk({0: tuple(int(v) for v in coll.sizes), 1: -1})
     states = _anchor_states(coll, V, T)
     objective = _DistributedFilmObjective(states)
     svd_seconds = time.perf_counter() - svd_start
 
-    est._optimise(objective, sigma, Ut, r, d, int(T.shape[0]), n, rng, svd_seconds)
+    est.fit_objective(objective, sigma, Ut, n_triplets=int(T.shape[0]), n_items=n, rng=rng, svd_seconds=svd_seconds)

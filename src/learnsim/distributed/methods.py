@@ -51,9 +51,8 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from .._utils.validation import check_no_overflow, check_random_state
-from ..mcd._mcd import _MAX_COVARIANCE_DIM, _MAX_GRAM_ITEMS, _SCATTER, MinimumClusterDistortion, \
-    _cholesky_inverse_factor, _eigh_desc, _eigh_lower, _metric_weights, _scatter_eigen, _zero_threshold
+from .._utils.validation import check_random_state
+from ..mcd import MinimumClusterDistortion, scatter_solver
 from ..supervision import check_clusters
 from ._methods_common import DEFAULT_POWER_ITERATIONS, _ROW_STEP, _check_power_iter, _Collection, _columns, \
     _compute, _dask, _dense_rows, _fixed_settings, _local_labels, _on, _read_block, _svd, _tree_sum, from_local
@@ -64,6 +63,9 @@ __all__ = ["fit_mcd", "fit_film", "from_local", "DEFAULT_POWER_ITERATIONS"]
 # Eigenvalues of a summed Gram matrix X^T X below this fraction of the largest are rounding
 # noise (its entries carry errors of about eps * sigma_1^2).
 _GRAM_TOL = 1e3 * np.finfo(np.float64).eps
+# A principal basis over at most this many active features is exact: the eigenvectors of the
+# summed X^T X (a D x D eigenproblem, as the single-process covariance route's bound).
+_MAX_EXACT_BASIS_FEATURES = 4000
 
 
 # ------------------------------------------------------------ MinimumClusterDistortion
@@ -174,7 +176,7 @@ def fit_mcd(X, labels, *, client=None, n_power_iter=None, **params):
     n_power_iter = _check_power_iter(DEFAULT_POWER_ITERATIONS if n_power_iter is None else n_power_iter)
     _fixed_settings(params, "fit_mcd", ("n_basis", "shrinkage", "complement_weight"))
     est = MinimumClusterDistortion(**params)
-    grids = est._check_params()
+    est._check_params()
     coll = _Collection(X, "X", "fit_mcd")
     n, D = coll.shape
     if n < 2:
@@ -188,62 +190,43 @@ def fit_mcd(X, labels, *, client=None, n_power_iter=None, **params):
     pos = np.full(n, -1, dtype=np.int64)
     pos[lab >= 0] = np.searchsorted(ids, lab[lab >= 0])
     sqrt_w = np.sqrt(weights)
-    est.n_features_in_ = D
-    est.baseline_gain_ = None
-    est.cv_results_ = None
-    est.n_basis_ = grids["n_basis"][0]
-    est.shrinkage_ = float(grids["shrinkage"][0])
-    est.complement_weight_ = float(grids["complement_weight"][0])
 
     spans = coll.spans()
     args = [(b, (e - s, D), i, "X") for (i, s, e), b in zip(spans, coll.blocks)]
+    # the statistics are summed over partitions; the metric of the scatter is the estimator's own
+    # step (MinimumClusterDistortion.fit_scatter: eq. 6 and its weights), on the driver
     with _on(client):
         if est.n_basis is None:
-            lam, V, active, solver = _distributed_scatter_eigen(coll, args, spans, pos, ids, weights, sqrt_w, est,
-                                                                rng)
-        else:
-            lam, V, active = _distributed_basis(coll, args, spans, pos, ids, sqrt_w, est, rng, n_power_iter)
-            solver = "basis"
-    est.factor_, est.active_features_, est.solver_ = V, active, solver
-    # the rest is _fit_clusters' own ending, on the driver
-    if solver == "cholesky":
-        s = float(np.exp(lam / V.shape[1]))
-        est.eigenvalues_, est.rank_ = None, V.shape[1]
-        est.weights_, est.residual_weight_, est.scale_ = np.full(V.shape[1], s), 0.0, s
-    else:
-        est.eigenvalues_, est.rank_ = lam, int(lam.size)
-        est.weights_, est.residual_weight_, est.scale_ = _metric_weights(
-            lam, est.shrinkage_, est.complement_weight_, D)
-    return est
+            return _distributed_scatter(coll, args, spans, pos, clus, sqrt_w, est)
+        return _distributed_basis(coll, args, spans, pos, ids, sqrt_w, est, rng, n_power_iter)
 
 
-def _distributed_scatter_eigen(coll, args, spans, pos, ids, weights, sqrt_w, est, rng):
-    """``learnsim.mcd._scatter_eigen`` with the centroids and the scatter summed over partitions."""
+def _distributed_scatter(coll, args, spans, pos, clus, sqrt_w, est):
+    """``n_basis=None``: the centroids and the within-cluster scatter A of eq. (7) summed over
+    partitions, then ``est.fit_scatter``; the Gram route fits the gathered clustered rows."""
     dask, _ = _dask()
     n_features = coll.shape[1]
-    k = len(ids)
+    k = len(clus.cluster_ids)
     parts = _compute(*[dask.delayed(_mcd_sums)(*a, pos[s:e], k, coll.sparse) for a, (_, s, e) in zip(args, spans)])
     active = (np.unique(np.concatenate([p["active_clustered"] for p in parts])).astype(np.int64)
               if coll.sparse else np.arange(n_features))
     n = int((pos >= 0).sum())
     d = active.size
     data_scale = sum(p["sq_sum"] for p in parts) / n if n else 0.0
-    max_rank = n - k
-    if max_rank <= 0 or d == 0:
-        return np.zeros(0), np.zeros((d, 0)), active, "none"
-    cap = max_rank if est.n_components is None else min(est.n_components, max_rank)
-    if not (d <= _MAX_COVARIANCE_DIM and d <= n):
-        if n > _MAX_GRAM_ITEMS:
-            raise ValueError(f"{n} clustered items with {d} active features: fit_mcd does not distribute the "
-                             "randomised eigensolver of this size; use a principal basis (n_basis=k), which "
-                             "is distributed, or fewer features")
-        # the Gram route needs every pair of clustered rows: gather them (at most 8,000)
+    stats = dict(n_items=n, n_clusters=k, n_features=n_features, data_scale=data_scale, active_features=active)
+    if n - k <= 0 or d == 0:
+        return est.fit_scatter(np.zeros((d, d)), **stats)      # no within-cluster scatter: "none"
+    solver = scatter_solver(n, d)
+    if solver == "randomized":
+        raise ValueError(f"{n} clustered items with {d} active features: fit_mcd does not distribute the "
+                         "randomised eigensolver of this size; use a principal basis (n_basis=k), which "
+                         "is distributed, or fewer features")
+    if solver == "gram":
+        # the Gram route needs every pair of clustered rows: gather them (at most 8,000) and fit
+        # them with the single-process solver
         rows = _compute(*[dask.delayed(_clustered_rows)(*a, pos[s:e]) for a, (_, s, e) in zip(args, spans)])
         Xc = sp.vstack(rows, format="csr") if coll.sparse else np.concatenate(rows)
-        keep = pos >= 0
-        lam, V, act, solver = _scatter_eigen(Xc, pos[keep], np.arange(k), weights, est.n_components, est.tol, rng,
-                                             exact_inverse=_exact_inverse(est))
-        return lam, V, act, solver
+        return est.fit(Xc, clus.subset(pos >= 0))
     # reduce: the cluster sums of every partition, then the centroids (a cluster may span partitions)
     sums = _sum_cluster_rows(parts, k, n_features)
     sizes = np.bincount(pos[pos >= 0], minlength=k).astype(float)
@@ -256,17 +239,8 @@ def _distributed_scatter_eigen(coll, args, spans, pos, ids, weights, sqrt_w, est
     for a, (_, s, e) in zip(args, spans):
         present, p_local = _local_positions(pos[s:e], k)
         tasks.append(dask.delayed(_mcd_scatter)(*a, p_local, centroids[present], sqrt_w[present], active, n_features))
-    A = _tree_sum(tasks)
-    check_no_overflow(np.tril(A), _SCATTER)
-    if _exact_inverse(est) and est.n_components is None:
-        factor = _cholesky_inverse_factor(A, est.tol)
-        if factor is not None:
-            return factor[0], factor[1], active, "cholesky"
-    lam, V = _eigh_lower(A)
-    lam, V = lam[::-1], V[:, ::-1]
-    keep = lam > _zero_threshold(lam, est.tol, data_scale)
-    keep[cap:] = False
-    return lam[keep], np.ascontiguousarray(V[:, keep]), active, "covariance"
+    # eq. (7), weighted as in sec. 4.3 (lower triangle); eq. (6) and the weights: the estimator's step
+    return est.fit_scatter(_tree_sum(tasks), **stats)
 
 
 def _local_positions(pos, k):
@@ -276,10 +250,6 @@ def _local_positions(pos, k):
     local = np.full(k, -1, dtype=np.int64)
     local[present] = np.arange(present.size)
     return present, np.where(pos >= 0, local[np.maximum(pos, 0)], -1)
-
-
-def _exact_inverse(est):
-    return est.shrinkage_ == 0.0 and est.complement_weight_ == 0.0
 
 
 def _sum_cluster_rows(parts, k, n_features):
@@ -297,9 +267,9 @@ def _sum_cluster_rows(parts, k, n_features):
 
 
 def _distributed_basis(coll, args, spans, pos, ids, sqrt_w, est, rng, n_power_iter):
-    """``learnsim.mcd._PrincipalBasis`` and its scatter (``n_basis=k``): the top right singular
-    vectors of all rows, then the within-cluster scatter of the rows' coordinates, both as sums
-    over partitions."""
+    """``n_basis=k``: the principal basis (the top right singular vectors of all rows), then the
+    within-cluster scatter of the rows' coordinates (sec. 4.3), both as sums over partitions,
+    then ``est.fit_scatter``."""
     dask, _ = _dask()
     n, n_features = coll.shape
     k = len(ids)
@@ -311,7 +281,7 @@ def _distributed_basis(coll, args, spans, pos, ids, sqrt_w, est, rng, n_power_it
     else:
         active = np.arange(n_features)
     kk = max(1, min(int(est.n_basis), n, active.size))
-    if active.size <= _MAX_COVARIANCE_DIM:
+    if active.size <= _MAX_EXACT_BASIS_FEATURES:
         # exact: the eigenvectors of X^T X (summed over partitions) are X's right singular vectors
         G = _tree_sum([dask.delayed(_gram_part)(*a, active, n_features) for a in args])
         # the full divide-and-conquer eigh: measured 20x faster than the subset (evr) one at 2,000
@@ -324,9 +294,6 @@ def _distributed_basis(coll, args, spans, pos, ids, sqrt_w, est, rng, n_power_it
         _, s, Vt = _svd(coll, active, kk, n_power_iter, seed, left=False)
         keep = s > 1e-10 * max(s[0], 1e-300)
         components = np.ascontiguousarray(Vt[keep].T)
-    rank = int(keep.sum())
-    n_basis = min(int(est.n_basis), rank)
-    est.n_basis_ = n_basis
     parts = _compute(*[dask.delayed(_basis_sums)(*a, pos[s:e], k, components, active, n_features)
                        for a, (_, s, e) in zip(args, spans)])
     sums = sum(p[0] for p in parts)
@@ -340,10 +307,8 @@ def _distributed_basis(coll, args, spans, pos, ids, sqrt_w, est, rng, n_power_it
         present, p_local = _local_positions(pos[s:e], k)
         tasks.append(dask.delayed(_basis_scatter)(*a, p_local, centroids[present], sqrt_w[present], components, active,
                                                   n_features))
-    C = _tree_sum(tasks)
-    C = check_no_overflow(C, _SCATTER)
-    lam, W = _eigh_desc(C[:n_basis, :n_basis], est.tol, scale)
-    return lam, components[:, :n_basis] @ W, active
+    return est.fit_scatter(_tree_sum(tasks), n_items=n_clustered, n_clusters=k, n_features=n_features,
+                           data_scale=scale, active_features=active, components=components)
 
 
 # ------------------------------------------------------------------------------ FILM

@@ -14,6 +14,7 @@ References
 # alone does not load the rest.
 from .._utils.lazy import attach
 
-__all__ = ["FILM", "SearchRule"]
+__all__ = ["FILM", "FilmObjective", "SearchRule", "choose_svd_rank", "trim_svd"]
 
-__getattr__, __dir__ = attach(__name__, {"FILM": "._film", "SearchRule": "._search_weight"})
+__getattr__, __dir__ = attach(__name__, {"FILM": "._film", "FilmObjective": "._film", "SearchRule": "._search_weight",
+                                         "choose_svd_rank": "._film", "trim_svd": "._film"})

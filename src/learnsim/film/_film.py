@@ -78,7 +78,7 @@ from ._search_weight import cluster_weight_scores, triplet_weight_scores
 from .stiefel import minimize_stiefel
 from ..supervision import Clusters, Pairs, Triplets, check_clusters, check_triplets, clusters_to_triplets
 
-__all__ = ["FILM"]
+__all__ = ["FILM", "FilmObjective", "choose_svd_rank", "trim_svd"]
 
 # margin="auto" = this multiple of the mean squared norm of the initial embedding (tr(S_0) / n).
 # Measured: 0.1 lets every training anchor clear the margin within a few iterations, Lambda
@@ -108,8 +108,101 @@ def _softplus(x):
     return np.logaddexp(0.0, x)
 
 
-class _FilmObjective:
-    """f2(P) of eq. (19) for :func:`minimize_stiefel`, with K and Lambda fixed between refreshes.
+class FilmObjective:
+    """f2(P) of eq. (19) for :func:`~learnsim.film.stiefel.minimize_stiefel`, with K and Lambda
+    fixed between refreshes: the part of FILM's objective that does not depend on where the
+    anchors' terms are held.
+
+    A subclass holds the anchors (their D_i, V_i and t_i) and implements :meth:`refresh` and
+    :meth:`hinge`; it calls :meth:`set_terms` with K and tr(Lambda) whenever Lambda changes. The
+    single-process fit holds them in memory; :func:`learnsim.distributed.fit_film` sums them over
+    the partitions of a Dask collection. :meth:`FILM.fit_objective` optimises either.
+
+    Parameters
+    ----------
+    margin : float or None, default=None
+        m of eq. (2). None: :meth:`FILM.fit_objective` sets it (``margin="auto"`` needs the
+        initial S).
+    temperature : float, default=0.0
+        tau of Lambda_ii = sigma((z_i + m) / tau); 0 gives the paper's step lambda(z_i + m).
+
+    Attributes
+    ----------
+    K, K_sym : ndarray (r, r)
+        K = -V^T C T Lambda V (step 4) and K + K^T.
+    n_active : float
+        tr(Lambda), the anchors whose hinge is active.
+    hinge_history : list of float
+        The hinge loss of eq. (7) at every refresh.
+
+    Examples
+    --------
+    K fixed (every anchor active for good): f2 and its gradient on St(d, r).
+
+    >>> import numpy as np
+    >>> from learnsim.film import FilmObjective
+    >>> objective = FilmObjective(margin=1.0)
+    >>> objective.set_terms(np.diag([-3.0, -2.0, -1.0]), n_active=4.0)
+    >>> P = np.eye(3)[:, :2]
+    >>> objective.scales(P).round(3)            # S = softplus(k), k_l = -p_l^T K p_l
+    array([3.049, 2.127])
+    >>> f, G = objective(P)
+    >>> round(f, 3), G.shape
+    (-2.7, (3, 2))
+    """
+
+    def __init__(self, margin=None, temperature=0.0):
+        self.margin = margin
+        self.temperature = temperature
+        self.hinge_history = []
+
+    def set_terms(self, K, n_active):
+        """K (step 4) and tr(Lambda) at the current Lambda."""
+        self.K = K
+        self.K_sym = K + K.T
+        self.n_active = n_active
+
+    @staticmethod
+    def active_set(z, margin, temperature):
+        """Lambda_ii for the anchors' z_i (step 2): the step lambda(z_i + m), or its smoothing
+        sigma((z_i + m) / tau) when ``temperature`` tau > 0 (see the module notes)."""
+        if temperature > 0.0:          # smoothed active set (see the module notes)
+            return expit((z + margin) / temperature)
+        return (z + margin > 0.0).astype(np.float64)   # Lambda = diag(lambda(z_i + m)), step 2
+
+    def refresh(self, P):
+        """Re-estimate Lambda and K at P (Algorithm 1, line 6); True when f2 changed."""
+        raise NotImplementedError
+
+    def hinge(self, P, s):
+        """The hinge loss of eq. (7) at P (scales s)."""
+        raise NotImplementedError
+
+    def k_values(self, P):
+        """k_l = -p_l^T K p_l (step 5) for every column p_l of P, and (K + K^T) P."""
+        KsP = self.K_sym @ P
+        # p^T K p = p^T (K + K^T) p / 2 for any square K
+        return -0.5 * np.einsum("rl,rl->l", P, KsP), KsP
+
+    def scales(self, P):
+        """S = diag(softplus(k)): the smoothed s* of eq. (15) (Algorithm 1, line 9)."""
+        k, _ = self.k_values(P)
+        return _softplus(k)
+
+    def __call__(self, P):
+        """f2(P) (eq. 19) and its gradient (eq. 28) with Lambda and K fixed."""
+        k, KsP = self.k_values(P)
+        mu = _softplus(k)
+        # eq. (19): f2(P) = -1/2 sum_l k_l mu(k_l) + m tr(Lambda)
+        f = -0.5 * float(np.dot(k, mu)) + self.margin * self.n_active
+        # eq. (28): grad f2 = -(K + K^T) P diag(q), q_l = -(mu(k_l) + k_l sigma(k_l)) / 2
+        q = -0.5 * (mu + k * expit(k))
+        G = -KsP * q[None, :]
+        return f, G
+
+
+class _FilmObjective(FilmObjective):
+    """:class:`FilmObjective` with the anchors' terms in memory (block by block when large).
 
     Parameters
     ----------
@@ -127,6 +220,7 @@ class _FilmObjective:
     """
 
     def __init__(self, V, triplets, margin=None, temperature=0.0, batch_size=None, rng=None):
+        super().__init__(margin, temperature)
         self.V = V
         anchors_all = triplets[:, 0]
         order = np.argsort(anchors_all, kind="stable")
@@ -134,13 +228,10 @@ class _FilmObjective:
         self.anchors, self._starts, self.counts = np.unique(self._sorted[:, 0], return_index=True,
                                                             return_counts=True)
         self.n_anchors = self.anchors.size
-        self.margin = margin
-        self.temperature = temperature
         self.batch_size = batch_size
         self.rng = rng
         self._perm = None
         self._pos = 0
-        self.hinge_history = []
         if batch_size is None:
             self.block = self._make_block(np.arange(self.n_anchors))
         else:
@@ -180,20 +271,8 @@ class _FilmObjective:
         b = self.block
         # K = -V^T C T Lambda V (step 4) = -sum_i D_i t_i lambda_i V_i^T over the anchors,
         # scaled by n_anchors / n_batch_anchors in M-FILM (K: already computed at this Lambda).
-        self.K = b.k_matrix(self.lam) if K is None else K
-        self.K_sym = self.K + self.K.T
-        self.n_active = float(self.lam.sum()) * b.scale    # tr(Lambda), estimated in M-FILM
-
-    def k_values(self, P):
-        """k_l = -p_l^T K p_l (step 5) for every column p_l of P, and (K + K^T) P."""
-        KsP = self.K_sym @ P
-        # p^T K p = p^T (K + K^T) p / 2 for any square K
-        return -0.5 * np.einsum("rl,rl->l", P, KsP), KsP
-
-    def scales(self, P):
-        """S = diag(softplus(k)): the smoothed s* of eq. (15) (Algorithm 1, line 9)."""
-        k, _ = self.k_values(P)
-        return _softplus(k)
+        # tr(Lambda), estimated in M-FILM
+        self.set_terms(b.k_matrix(self.lam) if K is None else K, float(self.lam.sum()) * b.scale)
 
     def z_values(self, P, s):
         """z_i = i-th diagonal element of -Y^T Y C T (step 2) for the block's anchors.
@@ -201,16 +280,6 @@ class _FilmObjective:
         With Y^T = V P sqrt(S): z_i = -t_i sum_l s_l (V_i p_l)(D_i p_l).
         """
         return self.block.z_values(P, s)
-
-    def __call__(self, P):
-        k, KsP = self.k_values(P)
-        mu = _softplus(k)
-        # eq. (19): f2(P) = -1/2 sum_l k_l mu(k_l) + m tr(Lambda)
-        f = -0.5 * float(np.dot(k, mu)) + self.margin * self.n_active
-        # eq. (28): grad f2 = -(K + K^T) P diag(q), q_l = -(mu(k_l) + k_l sigma(k_l)) / 2
-        q = -0.5 * (mu + k * expit(k))
-        G = -KsP * q[None, :]
-        return f, G
 
     def refresh(self, P):
         """Re-estimate Lambda and K at P (Algorithm 1, line 6); True when f2 changed."""
@@ -235,9 +304,7 @@ class _FilmObjective:
         return self.block.scale * float(np.maximum(self.z_values(P, s) + self.margin, 0.0).sum())
 
     def _lambda(self, z):
-        if self.temperature > 0.0:          # smoothed active set (see the module notes)
-            return expit((z + self.margin) / self.temperature)
-        return (z + self.margin > 0.0).astype(np.float64)   # Lambda = diag(lambda(z_i + m)), step 2
+        return self.active_set(z, self.margin, self.temperature)
 
 
 class _HingePlateau:
@@ -605,28 +672,14 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         X = check_matrix(X, name="X", min_samples=3, dtype=np.float64)
         d, r_param, batch, per_item = self._check_params()
         holdout = check_holdout(self.baseline_holdout)
-        rng = check_random_state(self.random_state)
-        # the held-out check draws from its own stream, so that the final fit on all supervision
-        # is the fit that baseline_holdout=None gives
-        check_rng = _child_rng(self.random_state, rng)
+        rng, check_rng = self.random_streams()
         n, n_features = X.shape
         norms = self._row_norms(X)
         zero_rows = np.flatnonzero(norms == 0)
         kind, sup = self._supervision(y, n, zero_rows)
         if kind == "triplets":
             self._check_zero_rows(sup, zero_rows)
-        max_rank = min(n, n_features)
-        if d > max_rank:
-            raise ValueError(f"n_components={d} is larger than the largest possible rank of X, "
-                             f"min(n_items, n_features) = min({n}, {n_features}) = {max_rank}: X has "
-                             f"{n} sample(s) and {n_features} feature(s)")
-        r = min(max_rank, DEFAULT_RANK_PER_COMPONENT * d if r_param is None else r_param)
-        if d > r:
-            raise ValueError(f"n_components={d} is larger than svd_rank={r}: the learned representation "
-                             "lives in the span of the top svd_rank singular directions")
-        if r * r > _MAX_DENSE_ENTRIES:
-            raise MemoryError(f"svd_rank={r} needs an r x r matrix K of {r * r} entries; use a smaller "
-                              "svd_rank")
+        r = choose_svd_rank(d, r_param, n, n_features)
         # L2-normalised rows (sec. 3.1: sim is the cosine for unit-norm inputs). An all-zero row
         # that no triplet uses stays zero: it adds nothing to the SVD or to the loss.
         Xn = self._normalize_rows(X, norms)
@@ -711,25 +764,90 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         svd_start = time.perf_counter()
         V, sigma, Ut = truncated_svd_with_u(Xn, r, int(rng.integers(2**31 - 1)))
         svd_seconds = time.perf_counter() - svd_start
-        keep = sigma > _RANK_TOL * max(float(sigma[0]), np.finfo(float).tiny)
-        if not keep.all():
-            V, sigma, Ut = V[:, keep], sigma[keep], Ut[keep]
-            r = int(keep.sum())
-            if d > r:
-                raise ValueError(f"n_components={d} is larger than the numerical rank of X ({r} singular "
-                                 "values above 1e-10 of the largest): reduce n_components")
+        V, sigma, Ut = trim_svd(V, sigma, Ut, d)
         V = np.ascontiguousarray(V)
 
         objective = _FilmObjective(V, T, batch_size=batch, rng=rng)
-        self._optimise(objective, sigma, Ut, r, d, int(T.shape[0]), n, rng, svd_seconds)
+        self.fit_objective(objective, sigma, Ut, n_triplets=int(T.shape[0]), n_items=n, rng=rng,
+                           svd_seconds=svd_seconds)
 
-    def _optimise(self, objective, sigma, Ut, r, d, n_triplets, n, rng, svd_seconds):
-        """Algorithm 1, lines 4-11, on ``objective`` (its anchors' terms ready), and the fitted
-        attributes; shared with the fit on a Dask collection (learnsim.distributed)."""
+    def random_streams(self):
+        """The fit's random stream and the held-out check's own, both from ``random_state``.
+
+        The check (``baseline_holdout``) draws from the second, so that the final fit on all
+        the supervision is the fit that ``baseline_holdout=None`` gives; a fit that runs no check
+        (:func:`learnsim.distributed.fit_film`) takes both and uses the first, as :meth:`fit`.
+
+        Returns
+        -------
+        rng, check_rng : numpy.random.Generator
+
+        Examples
+        --------
+        >>> from learnsim.film import FILM
+        >>> rng, check_rng = FILM(random_state=0).random_streams()
+        >>> int(rng.integers(100)) == int(FILM(random_state=0).random_streams()[0].integers(100))
+        True
+        """
+        rng = check_random_state(self.random_state)
+        return rng, _child_rng(self.random_state, rng)
+
+    def fit_objective(self, objective, singular_values, Ut, *, n_triplets, n_items, rng, svd_seconds=0.0):
+        """Algorithm 1, lines 4-11: minimise f2 (eq. 19) over St(d, r) from a random start and set
+        the learned map L = sqrt(S) P^T Sigma^-1 U^T; the step of :meth:`fit` after the SVD.
+
+        :meth:`fit` calls it with its in-memory objective, :func:`learnsim.distributed.fit_film`
+        with the anchors' terms summed over the partitions of a Dask collection. It sets the
+        attributes of the map (``components_``, ``scales_``, ``singular_values_``, ``svd_rank_``,
+        ``margin_``, ``temperature_``, ``n_triplets_``, the loss curves, ``n_iter_``,
+        ``converged_``, ``timings_``); the caller sets ``n_features_in_``, ``input_weight_`` and
+        ``baseline_gain_``.
+
+        Parameters
+        ----------
+        objective : FilmObjective
+            Its anchors' terms ready (K at Lambda = I, every anchor active); its margin and
+            temperature are set here from the parameters.
+        singular_values : ndarray (r,)
+            Sigma of step 1 (the SVD of the L2-normalised rows), without zero values
+            (:func:`trim_svd`).
+        Ut : ndarray (r, n_features)
+            The paper's U^T: the right singular vectors of the rows.
+        n_triplets, n_items : int
+            The training triplets and rows (the unit of the margin is per row).
+        rng : numpy.random.Generator
+            Draws the start point P (Algorithm 1, line 4).
+        svd_seconds : float, default=0.0
+            The SVD's wall-clock seconds, for ``timings_``.
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from learnsim.film import FILM, FilmObjective
+        >>> class Fixed(FilmObjective):         # every anchor active for good: K does not move
+        ...     def refresh(self, P):
+        ...         self.hinge_history.append(0.0)
+        ...         return False
+        ...     def hinge(self, P, s):
+        ...         return 0.0
+        >>> objective = Fixed()
+        >>> objective.set_terms(np.diag([-3.0, -2.0, -1.0]), n_active=4.0)
+        >>> film = FILM(n_components=2, max_iter=50).fit_objective(
+        ...     objective, np.array([2.0, 1.0, 0.5]), np.eye(3, 5), n_triplets=4, n_items=6,
+        ...     rng=np.random.default_rng(0))
+        >>> film.components_.shape, film.svd_rank_
+        ((2, 5), 3)
+        """
+        sigma, r = singular_values, int(np.shape(singular_values)[0])
+        d = self._check_params()[0]
         P0 = _random_stiefel(rng, r, d)                  # Algorithm 1, line 4
         # mean_i |y_i|^2 = tr(V P S P^T V^T) / n = tr(S) / n, since V and P are orthonormal:
         # the unit of the margin and of the hinge smoothing
-        unit = float(objective.scales(P0).sum()) / n
+        unit = float(objective.scales(P0).sum()) / n_items
         margin = AUTO_MARGIN_SCALE * unit if isinstance(self.margin, str) else float(self.margin)
         objective.margin = margin
         objective.temperature = float(self.hinge_smoothing) * unit
@@ -754,13 +872,14 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         self.svd_rank_ = r
         self.margin_ = margin
         self.temperature_ = objective.temperature
-        self.n_triplets_ = n_triplets
+        self.n_triplets_ = int(n_triplets)
         self.loss_curve_ = np.asarray(result.history["fun"], dtype=np.float64)
         self.hinge_loss_curve_ = np.asarray(hinge, dtype=np.float64)
         self.n_iter_ = int(result.n_iter)
         self.converged_ = bool(result.converged or plateau.stopped)
         # wall-clock seconds of this fit's two stages (not saved with the model)
         self.timings_ = {"svd": svd_seconds, "optimise": time.perf_counter() - optimise_start}
+        return self
 
     # ---------------------------------------------------------------------------- using it
     @property
@@ -881,6 +1000,86 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
                              f"'baseline') but its input_weight is {obj.input_weight_}, not 1")
         obj.timings_ = {}
         return obj
+
+
+def choose_svd_rank(n_components, svd_rank, n_items, n_features):
+    """r, the rank of FILM's truncated SVD (step 1), for its parameters and the shape of X.
+
+    Parameters
+    ----------
+    n_components : int
+        d.
+    svd_rank : int or None
+        The parameter: None takes ``DEFAULT_RANK_PER_COMPONENT * d`` (5 d).
+    n_items, n_features : int
+        The shape of X.
+
+    Returns
+    -------
+    int
+        r, capped at min(n_items, n_features). A ValueError when d exceeds it or the shape's
+        largest rank, a MemoryError when the r x r matrix K would be too large.
+
+    Examples
+    --------
+    >>> from learnsim.film import choose_svd_rank
+    >>> choose_svd_rank(10, None, 1000, 5000), choose_svd_rank(10, None, 30, 5000), choose_svd_rank(3, 8, 30, 50)
+    (50, 30, 8)
+    """
+    d, n, max_rank = n_components, n_items, min(n_items, n_features)
+    if d > max_rank:
+        raise ValueError(f"n_components={d} is larger than the largest possible rank of X, "
+                         f"min(n_items, n_features) = min({n}, {n_features}) = {max_rank}: X has "
+                         f"{n} sample(s) and {n_features} feature(s)")
+    r = min(max_rank, DEFAULT_RANK_PER_COMPONENT * d if svd_rank is None else svd_rank)
+    if d > r:
+        raise ValueError(f"n_components={d} is larger than svd_rank={r}: the learned representation "
+                         "lives in the span of the top svd_rank singular directions")
+    if r * r > _MAX_DENSE_ENTRIES:
+        raise MemoryError(f"svd_rank={r} needs an r x r matrix K of {r * r} entries; use a smaller "
+                          "svd_rank")
+    return r
+
+
+def trim_svd(V, singular_values, Ut, n_components):
+    """Step 1's rank-r SVD without its numerically zero singular values (below 1e-10 of the
+    largest): Sigma^-1 in L = sqrt(S) P^T Sigma^-1 U^T would amplify their rounding noise.
+
+    Parameters
+    ----------
+    V : array (n_items, r)
+        The paper's V: the left singular vectors of the rows (a numpy or Dask array).
+    singular_values : ndarray (r,)
+        Sigma, descending.
+    Ut : ndarray (r, n_features)
+        The paper's U^T.
+    n_components : int
+        d: a ValueError when fewer singular values remain.
+
+    Returns
+    -------
+    V, singular_values, Ut
+        The same factors, or their leading columns (rows of ``Ut``) that are not zero.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.film import trim_svd
+    >>> X = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0]])
+    >>> V, s, Ut = np.linalg.svd(X)
+    >>> [a.shape for a in trim_svd(V, s, Ut, n_components=2)]
+    [(3, 2), (2,), (2, 3)]
+    """
+    sigma = singular_values
+    keep = sigma > _RANK_TOL * max(float(sigma[0]), np.finfo(float).tiny)
+    if keep.all():
+        return V, sigma, Ut
+    V, sigma, Ut = V[:, keep], sigma[keep], Ut[keep]
+    r = int(keep.sum())
+    if n_components > r:
+        raise ValueError(f"n_components={n_components} is larger than the numerical rank of X ({r} singular "
+                         "values above 1e-10 of the largest): reduce n_components")
+    return V, sigma, Ut
 
 
 def _unit_rows(E):

@@ -12,8 +12,9 @@ References
 # alone does not load the rest.
 from .._utils.lazy import attach
 
-__all__ = ["DEFAULT_BASIS_GRID", "DEFAULT_COMPLEMENT_GRID", "DEFAULT_HOLDOUT", "DEFAULT_SHRINKAGE_GRID", "MinimumClusterDistortion", "PAPER_PARAMS"]
+__all__ = ["DEFAULT_BASIS_GRID", "DEFAULT_COMPLEMENT_GRID", "DEFAULT_HOLDOUT", "DEFAULT_SHRINKAGE_GRID", "MinimumClusterDistortion", "PAPER_PARAMS",
+           "scatter_solver"]
 
 __getattr__, __dir__ = attach(__name__, {"DEFAULT_BASIS_GRID": "._mcd", "DEFAULT_COMPLEMENT_GRID": "._mcd",
     "DEFAULT_HOLDOUT": "._mcd", "DEFAULT_SHRINKAGE_GRID": "._mcd", "MinimumClusterDistortion": "._mcd",
-    "PAPER_PARAMS": "._mcd"})
+    "PAPER_PARAMS": "._mcd", "scatter_solver": "._mcd"})

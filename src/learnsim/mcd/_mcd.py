@@ -434,17 +434,120 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         self.shrinkage_ = float(setting["shrinkage"])
         self.complement_weight_ = float(setting["complement_weight"])
 
-        exact_inverse = self.shrinkage_ == 0.0 and self.complement_weight_ == 0.0
         if basis is None:
-            lam, V, active, self.solver_ = _scatter_eigen(X, labels, ids, cluster_weights, self.n_components,
-                                                          self.tol, rng, exact_inverse=exact_inverse)
-        else:
-            C = basis.scatter(labels, ids, cluster_weights, self.n_basis_)
-            lam, W = _eigh_desc(C, self.tol, basis.scale(labels))
-            V = basis.components[:, :self.n_basis_] @ W
-            active, self.solver_ = basis.active, "basis"
-        self.factor_, self.active_features_ = V, active
-        if self.solver_ == "cholesky":
+            return self._set_metric(*_scatter_eigen(X, labels, ids, cluster_weights, self.n_components, self.tol, rng,
+                                                    exact_inverse=self._exact_inverse()))
+        # the scatter of the rows' basis coordinates (eq. 7, sec. 4.3), whitened in the basis
+        return self._metric_from_scatter(basis.scatter(labels, ids, cluster_weights, self.n_basis_),
+                                         data_scale=basis.scale(labels), active=basis.active,
+                                         components=basis.components)
+
+    def fit_scatter(self, scatter, *, n_items, n_clusters, n_features, data_scale=0.0, active_features=None,
+                    components=None):
+        """Set the metric from a within-cluster scatter matrix (eq. 7): the step of :meth:`fit`
+        that follows the scatter, for a caller that computed the scatter itself.
+
+        :func:`learnsim.distributed.fit_mcd` sums the scatter over the partitions of a Dask
+        collection and calls this; :meth:`fit` runs the same code on the scatter it computes.
+        The settings must be fixed (``n_basis``, ``shrinkage`` and ``complement_weight`` not
+        "auto": the selection needs held-out clusters); no held-out check is run
+        (``baseline_gain_`` is None, as with ``baseline_holdout=None``).
+
+        Parameters
+        ----------
+        scatter : ndarray (d, d)
+            With ``n_basis=None``: the weighted within-cluster scatter A of eq. (7) (clusters
+            weighted as in sec. 4.3) over the ``active_features``; only its lower triangle is
+            read, and it is overwritten. With ``n_basis=k``: the same scatter of the clustered
+            rows' coordinates in the principal basis ``components`` (at least k x k; its leading
+            k x k block is used).
+        n_items, n_clusters : int
+            The clustered items and the clusters A sums over: A has rank at most
+            ``n_items - n_clusters`` (Appendix B).
+        n_features : int
+            The features of the input rows (``n_features_in_``).
+        data_scale : float, default=0.0
+            The mean squared norm of the clustered rows (over the active features, or of their
+            basis coordinates): eigenvalues below 1e-10 of it are rounding noise (rank 0).
+        active_features : ndarray of int or None, default=None
+            The features the rows of A (or of ``components``) stand for, ascending; None: all.
+        components : ndarray (n_active, rank) or None, default=None
+            With ``n_basis=k`` only: the principal basis, orthonormal columns (the top right
+            singular vectors of all rows of X); ``n_basis_`` is k capped at its rank.
+
+        Returns
+        -------
+        self
+            Fitted, as :meth:`fit` leaves it with the same settings and ``baseline_holdout=None``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from learnsim.mcd import PAPER_PARAMS, MinimumClusterDistortion
+        >>> X = np.array([[0.0, 0.0], [2.0, 1.0], [5.0, 5.0], [5.0, 7.0]])
+        >>> labels = np.array([0, 0, 1, 1])
+        >>> Z = X - np.array([X[labels == c].mean(axis=0) for c in (0, 1)])[labels]
+        >>> A = Z.T @ Z                         # eq. (7), the two clusters weighted equally
+        >>> mcd = MinimumClusterDistortion(**PAPER_PARAMS).fit_scatter(
+        ...     A, n_items=4, n_clusters=2, n_features=2, data_scale=float((X * X).sum(axis=1).mean()))
+        >>> mcd.solver_
+        'cholesky'
+        >>> fitted = MinimumClusterDistortion(**PAPER_PARAMS).fit(X, labels)
+        >>> bool(np.allclose(mcd.get_mahalanobis_matrix(), fitted.get_mahalanobis_matrix()))
+        True
+        """
+        grids = self._check_params()
+        auto = [key for key in ("n_basis", "shrinkage", "complement_weight")
+                if isinstance(getattr(self, key), str) and getattr(self, key) == "auto"]
+        if auto:
+            verb = "is" if len(auto) == 1 else "are"
+            raise ValueError(f"fit_scatter needs fixed settings; {' and '.join(auto)} {verb} 'auto' (the "
+                             "selection fits on held-out clusters: use fit)")
+        scatter = np.asarray(scatter, dtype=np.float64)
+        active = np.arange(n_features) if active_features is None else np.asarray(active_features, dtype=np.int64)
+        if (components is None) != (self.n_basis is None):
+            raise ValueError("components are the principal basis of n_basis=k: give them with an integer n_basis, "
+                             "and only then")
+        d = active.size if components is None else np.shape(components)[1]
+        if scatter.ndim != 2 or scatter.shape[0] != scatter.shape[1] or scatter.shape[0] < (
+                d if components is None else min(int(self.n_basis), d)):
+            raise ValueError(f"scatter must be a square matrix over the {d} active features or basis "
+                             f"directions; got shape {scatter.shape}")
+        self.n_features_in_ = int(n_features)
+        self.baseline_gain_ = None
+        self.cv_results_ = None
+        self.n_basis_ = None if components is None else min(int(self.n_basis), d)
+        self.shrinkage_ = float(grids["shrinkage"][0])
+        self.complement_weight_ = float(grids["complement_weight"][0])
+        return self._metric_from_scatter(scatter, data_scale=data_scale, active=active, components=components,
+                                         max_rank=int(n_items) - int(n_clusters))
+
+    def _exact_inverse(self):
+        """The paper's settings: eq. (6)'s inverse exactly (a Cholesky factor serves)."""
+        return self.shrinkage_ == 0.0 and self.complement_weight_ == 0.0
+
+    def _metric_from_scatter(self, scatter, *, data_scale, active, components=None, max_rank=None):
+        """The metric of the scatter ``scatter`` (eq. 7) with the settings chosen: in the full space
+        (``components`` None; A over ``active``, at most ``max_rank`` non-zero eigenvalues) or in
+        the first ``n_basis_`` directions of the principal basis ``components``."""
+        if components is None:
+            d = active.size
+            if max_rank <= 0 or d == 0:
+                return self._set_metric(np.zeros(0), np.zeros((d, 0)), active, "none")
+            cap = max_rank if self.n_components is None else min(self.n_components, max_rank)
+            lam, V, solver = _scatter_eigenpairs(scatter, self.tol, data_scale, cap,
+                                                 self._exact_inverse() and self.n_components is None)
+            return self._set_metric(lam, V, active, solver)
+        k = self.n_basis_
+        check_no_overflow(scatter, _SCATTER)
+        lam, W = _eigh_desc(scatter[:k, :k], self.tol, data_scale)
+        return self._set_metric(lam, components[:, :k] @ W, active, "basis")
+
+    def _set_metric(self, lam, V, active, solver):
+        """The fitted metric from the eigenpairs (lam, V) of the scatter, or from (log|A|, L^-T)
+        with the "cholesky" solver, over the ``active`` features."""
+        self.factor_, self.active_features_, self.solver_ = V, active, solver
+        if solver == "cholesky":
             # lam holds log|A|: M = |A|^(1/n) A^-1 (eq. 6) = s L^-T L^-1
             s = float(np.exp(lam / V.shape[1]))
             self.eigenvalues_, self.rank_ = None, V.shape[1]
@@ -876,22 +979,16 @@ def _scatter_eigen(X, labels, cluster_ids, cluster_weights, n_components, tol, r
         return np.zeros(0), np.zeros((d, 0)), active, "none"
     cap = max_rank if n_components is None else min(n_components, max_rank)
 
-    if d <= _MAX_COVARIANCE_DIM and d <= n:
-        solver = "covariance"
+    solver = scatter_solver(n, d)
+    if solver == "covariance":
         Z = (Xa.toarray() if sp.issparse(Xa) else Xa) - Cent[pos]
         Z *= sqrt_w[:, None]
         # eq. (7), weighted as in sec. 4.3: A = Z^T Z. syrk computes one triangle (half the
         # flops of a product); Z.T is a free Fortran-ordered view. cholesky/eigh read only it.
         A = scipy.linalg.blas.dsyrk(1.0, np.asarray(Z.T, dtype=np.float64), lower=1)
-        # eigh and cholesky run with check_finite=False, so an overflow must be caught here
-        check_no_overflow(np.tril(A), _SCATTER)
-        if exact_inverse and n_components is None:
-            factor = _cholesky_inverse_factor(A, tol)
-            if factor is not None:
-                return factor[0], factor[1], active, "cholesky"
-        lam, V = _eigh_lower(A)
-    elif n <= _MAX_GRAM_ITEMS:
-        solver = "gram"
+        lam, V, solver = _scatter_eigenpairs(A, tol, data_scale, cap, exact_inverse and n_components is None)
+        return lam, V, active, solver
+    elif solver == "gram":
         # Z Z^T = W^1/2 (I - P) K (I - P) W^1/2, with P the within-cluster averaging operator
         avg = (E @ sp.diags(1.0 / sizes)) @ E.T      # P, block diagonal
         with np.errstate(over="ignore", invalid="ignore"):
@@ -912,7 +1009,6 @@ def _scatter_eigen(X, labels, cluster_ids, cluster_weights, n_components, tol, r
         V = np.asarray(Xa.T @ R) / np.sqrt(lam)[None, :]
         return lam, V, active, solver
     else:
-        solver = "randomized"
         if n_components is None:
             raise ValueError(f"{n} clustered items with {d} active features: too large for an exact "
                              "eigendecomposition; set n_components (e.g. 1000) to use a randomised SVD")
@@ -920,7 +1016,52 @@ def _scatter_eigen(X, labels, cluster_ids, cluster_weights, n_components, tol, r
             lam, V = _randomized_scatter_eigen(Xa, Cent, pos, sqrt_w, cap, rng)
         check_no_overflow(lam, _SCATTER + " (its randomised eigenvalues)")
         return lam, V, active, solver
+
+
+def scatter_solver(n_items, n_features):
+    """How :class:`MinimumClusterDistortion` with ``n_basis=None`` finds the eigenpairs of the
+    within-cluster scatter A (eq. 7) of ``n_items`` clustered rows over ``n_features`` active
+    features: the cheapest exact route, or the randomised one where none is affordable.
+
+    Parameters
+    ----------
+    n_items : int
+        Clustered rows.
+    n_features : int
+        Active features (those with a non-zero entry in a clustered row).
+
+    Returns
+    -------
+    str
+        "covariance": A itself (n_features x n_features), when n_features <= 4,000 and
+        n_features <= n_items (the fit may factor it by Cholesky instead: ``solver_`` is then
+        "cholesky"); "gram": the n_items x n_items Gram matrix of the centred rows, up to 8,000
+        items; else "randomized" (a randomised SVD, which needs ``n_components``).
+
+    Examples
+    --------
+    >>> from learnsim.mcd import scatter_solver
+    >>> scatter_solver(10_000, 300), scatter_solver(3_000, 20_000), scatter_solver(50_000, 20_000)
+    ('covariance', 'gram', 'randomized')
+    """
+    if n_features <= _MAX_COVARIANCE_DIM and n_features <= n_items:
+        return "covariance"
+    return "gram" if n_items <= _MAX_GRAM_ITEMS else "randomized"
+
+
+def _scatter_eigenpairs(A, tol, data_scale, cap, cholesky):
+    """The non-zero eigenpairs of the scatter A (eq. 7) from its lower triangle (A is overwritten),
+    descending, at most ``cap`` of them, with the solver's name "covariance"; or, with
+    ``cholesky`` and a well-conditioned full-rank A, (log|A|, L^-T, "cholesky"): eq. (6) needs only
+    A^-1 and |A|, which a Cholesky factor gives several times faster than an eigendecomposition."""
+    # eigh and cholesky run with check_finite=False, so an overflow must be caught here
+    check_no_overflow(np.tril(A), _SCATTER)
+    if cholesky:
+        factor = _cholesky_inverse_factor(A, tol)
+        if factor is not None:
+            return factor[0], factor[1], "cholesky"
+    lam, V = _eigh_lower(A)
     lam, V = lam[::-1], V[:, ::-1]
     keep = lam > _zero_threshold(lam, tol, data_scale)
     keep[cap:] = False
-    return lam[keep], np.ascontiguousarray(V[:, keep]), active, solver
+    return lam[keep], np.ascontiguousarray(V[:, keep]), "covariance"

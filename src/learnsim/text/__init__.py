@@ -6,7 +6,8 @@
 # alone does not load the rest.
 from .._utils.lazy import attach
 
-__all__ = ["TextVectorizer", "find_empty_rows", "resample_counts", "DEFAULT_TOKEN_PATTERN", "Tokenizer"]
+__all__ = ["TextVectorizer", "check_documents", "find_empty_rows", "resample_counts", "DEFAULT_TOKEN_PATTERN", "Tokenizer"]
 
-__getattr__, __dir__ = attach(__name__, {"TextVectorizer": "._vectorizer", "find_empty_rows": "._vectorizer",
+__getattr__, __dir__ = attach(__name__, {"TextVectorizer": "._vectorizer", "check_documents": "._vectorizer",
+    "find_empty_rows": "._vectorizer",
     "resample_counts": "._vectorizer", "DEFAULT_TOKEN_PATTERN": "._tokenize", "Tokenizer": "._tokenize"})

@@ -38,7 +38,7 @@ from learnsim._utils.linalg import truncated_svd
 from learnsim.text._tokenize import DEFAULT_TOKEN_PATTERN, Tokenizer
 from learnsim._utils.validation import check_random_state, check_state_header, state_array, state_number
 
-__all__ = ["Tokenizer", "TextVectorizer", "resample_counts", "find_empty_rows"]
+__all__ = ["Tokenizer", "TextVectorizer", "check_documents", "resample_counts", "find_empty_rows"]
 
 WEIGHTINGS = ("binary", "tf", "tfidf", "bm25")
 ROLES = ("document", "query")
@@ -46,8 +46,29 @@ ROLES = ("document", "query")
 _STATE_VERSION = 1
 
 
-def _check_documents(docs, name="docs"):
-    """Return ``docs`` as a non-empty list of str, or raise a TypeError/ValueError naming the problem."""
+def check_documents(docs, name="docs"):
+    """``docs`` as a non-empty list of str, or a TypeError/ValueError naming the problem: the
+    check of every text input of :class:`TextVectorizer` (and of the Dask vectoriser).
+
+    Parameters
+    ----------
+    docs : iterable of str
+    name : str, default="docs"
+        The argument's name in the messages.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> from learnsim.text import check_documents
+    >>> check_documents(("a cat", "a dog"))
+    ['a cat', 'a dog']
+    >>> check_documents("a cat")
+    Traceback (most recent call last):
+    TypeError: docs must be a list of strings, not a single str; wrap one document in a list: [doc]
+    """
     if docs is None:
         raise TypeError(f"{name} is None; expected a list of strings")
     if isinstance(docs, (str, bytes)):
@@ -66,6 +87,9 @@ def _check_documents(docs, name="docs"):
             hint = "; decode bytes first (e.g. doc.decode('utf-8'))" if isinstance(doc, bytes) else ""
             raise TypeError(f"{name}[{i}] is {type(doc).__name__}, not str; every document must be a string{hint}")
     return docs
+
+
+_check_documents = check_documents     # the name learnsim.matching.pair_classifier imports
 
 
 def _count_terms(docs, analyze, vocabulary=None):
@@ -399,7 +423,7 @@ class TextVectorizer(BaseEstimator):
 
     def _fit(self, docs):
         dtype = self._check_params()
-        docs = _check_documents(docs)
+        docs = check_documents(docs)
         self._tokenizer = self._make_tokenizer()
         counts, terms = self._build_vocabulary(docs)
         n_docs, n_terms = counts.shape
@@ -540,7 +564,7 @@ class TextVectorizer(BaseEstimator):
         check_is_fitted(self, "vocabulary_")
         if role not in ROLES:
             raise ValueError(f"role must be one of {ROLES}; got {role!r}")
-        docs = _check_documents(docs)
+        docs = check_documents(docs)
         counts, _ = _count_terms(docs, self._tokenizer, self.vocabulary_)
         X = self._weight(counts, role)
         if self.components_ is not None:
