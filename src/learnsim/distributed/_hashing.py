@@ -58,6 +58,38 @@ class HashingTextVectorizer(TextVectorizer):
     ----------
     Weinberger, Dasgupta, Langford, Smola and Attenberg, "Feature hashing for large scale
     multitask learning", ICML 2009; scikit-learn's ``HashingVectorizer``.
+
+    Examples
+    --------
+    Fitted in one process ("tfidf" reads the documents for its statistics):
+
+    >>> from learnsim.distributed import HashingTextVectorizer
+    >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+    ...          "refund for a double charge", "app crashes on start", "crash after the update"]
+    >>> vec = HashingTextVectorizer(n_features=1024).fit(texts)
+    >>> vec.n_documents_, round(vec.avgdl_, 3)
+    (6, 3.833)
+    >>> X = vec.transform(["reset my password"])
+    >>> type(X).__name__, X.shape, X.nnz
+    ('csr_matrix', (1, 1024), 3)
+
+    "tf" needs no documents to fit: counts stay counts.
+
+    >>> counts = HashingTextVectorizer(n_features=1024, weighting="tf").fit()
+    >>> sorted(counts.transform(["password password reset"]).data.tolist())
+    [1.0, 2.0]
+
+    On a Dask collection, :func:`learnsim.distributed.fit_vectorizer` with ``hashing=n_features``
+    fits the same vectoriser partition by partition:
+
+    >>> import dask
+    >>> import dask.bag as db
+    >>> import numpy as np
+    >>> from learnsim.distributed import fit_vectorizer
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     fitted = fit_vectorizer(db.from_sequence(texts, npartitions=2), hashing=1024)
+    >>> bool(np.array_equal(fitted.idf_, vec.idf_))
+    True
     """
 
     # the TextVectorizer's options that do not apply (read by its parameter checks)

@@ -49,6 +49,21 @@ def from_local(X, rows_per_partition):
     -------
     dask.array.Array
         Blocks are ``scipy.sparse.csr_matrix`` (sparse X) or ndarrays, one column chunk.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from learnsim.distributed import from_local
+    >>> X = sp.random(60, 40, density=0.1, format="csr", random_state=0)
+    >>> Xd = from_local(X, 25)
+    >>> Xd.shape, Xd.chunks
+    ((60, 40), ((25, 25, 10), (40,)))
+    >>> block = Xd.blocks[2].compute(scheduler="synchronous")
+    >>> type(block).__name__, block.shape
+    ('csr_matrix', (10, 40))
+    >>> from_local(np.ones((5, 3)), 2).chunks        # a dense matrix: ndarray blocks
+    ((2, 2, 1), (3,))
     """
     dask, da = _dask()
     if isinstance(rows_per_partition, bool) or not isinstance(rows_per_partition, numbers.Integral) \

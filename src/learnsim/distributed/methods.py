@@ -40,8 +40,10 @@ rank r converge in a few iterations (``n_power_iter``).
 
 References
 ----------
-.. [1] Mochihashi, Kikui and Kita, minimum cluster distortion (paper 000 in ../shared/papers).
-.. [2] Tang and Aw, FILM (paper 001 in ../shared/papers).
+.. [1] D. Mochihashi, G. Kikui and K. Kita, "Learning Nonstructural Distance Metric by Minimum
+   Cluster Distortions", Proceedings of EMNLP 2004 (paper 000 in ../shared/papers).
+.. [2] X. Tang and A. Aw, "FILM: A Fast, Interpretable, and Low-rank Metric Learning Approach
+   for Sentence Matching", arXiv:2001.05839, 2020 (paper 001 in ../shared/papers).
 .. [3] Halko, Martinsson and Tropp (2011), Finding structure with randomness, SIAM Review 53(2):
    the subspace iteration of the truncated SVD.
 """
@@ -172,6 +174,36 @@ def fit_mcd(X, labels, *, client=None, n_power_iter=None, **params):
     -------
     MinimumClusterDistortion
         Fitted, with ``solver_`` as the single-process fit names its route.
+
+    References
+    ----------
+    .. [1] D. Mochihashi, G. Kikui and K. Kita, "Learning Nonstructural Distance Metric by
+       Minimum Cluster Distortions", Proceedings of EMNLP 2004.
+
+    Examples
+    --------
+    A small clustered corpus in three row blocks, with fixed settings, computed in this process
+    (the synchronous scheduler):
+
+    >>> import dask
+    >>> import numpy as np
+    >>> from learnsim.datasets import make_clustered_corpus
+    >>> from learnsim.mcd import MinimumClusterDistortion
+    >>> from learnsim.text import TextVectorizer
+    >>> from learnsim.distributed import fit_mcd, from_local
+    >>> corpus = make_clustered_corpus(n_clusters=4, docs_per_cluster=8, vocab_size=300, random_state=0)
+    >>> X = TextVectorizer(norm="l2").fit_transform(corpus.data)
+    >>> params = dict(n_basis=8, shrinkage=0.1, complement_weight=0.1, baseline_holdout=None)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     mcd = fit_mcd(from_local(X, 12), corpus.target, **params)
+    >>> mcd.solver_
+    'basis'
+
+    The metric of the single-process fit:
+
+    >>> local = MinimumClusterDistortion(**params).fit(X, corpus.target)
+    >>> bool(np.allclose(mcd.pairwise_distances(X), local.pairwise_distances(X)))
+    True
     """
     n_power_iter = _check_power_iter(DEFAULT_POWER_ITERATIONS if n_power_iter is None else n_power_iter)
     _fixed_settings(params, "fit_mcd", ("n_basis", "shrinkage", "complement_weight"))
@@ -338,6 +370,36 @@ def fit_film(X, y, *, client=None, n_power_iter=DEFAULT_POWER_ITERATIONS, **para
     -------
     FILM
         Fitted; ``timings_`` holds the seconds of the SVD and of the optimisation.
+
+    References
+    ----------
+    .. [1] X. Tang and A. Aw, "FILM: A Fast, Interpretable, and Low-rank Metric Learning
+       Approach for Sentence Matching", arXiv:2001.05839, 2020.
+
+    Examples
+    --------
+    A small clustered corpus in two row blocks; the triplets are drawn from the labels, computed
+    in this process (the synchronous scheduler):
+
+    >>> import dask
+    >>> import numpy as np
+    >>> from learnsim.datasets import make_clustered_corpus
+    >>> from learnsim.film import FILM
+    >>> from learnsim.text import TextVectorizer
+    >>> from learnsim.distributed import fit_film, from_local
+    >>> corpus = make_clustered_corpus(n_clusters=4, docs_per_cluster=8, vocab_size=300, random_state=0)
+    >>> X = TextVectorizer(norm="l2").fit_transform(corpus.data)
+    >>> params = dict(n_components=4, max_iter=30, baseline_holdout=None, random_state=0)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     film = fit_film(from_local(X, 16), corpus.target, **params)
+    >>> film.components_.shape == (4, X.shape[1]), film.n_triplets_
+    (True, 160)
+
+    The similarity of the single-process fit (to the rounding of the two SVDs):
+
+    >>> local = FILM(**params).fit(X, corpus.target)
+    >>> bool(np.allclose(film.similarity(X), local.similarity(X), atol=1e-3))
+    True
     """
     _fixed_settings(params, "fit_film", ())
     n_power_iter = _check_power_iter(n_power_iter)

@@ -116,6 +116,47 @@ class DistributedIndex:
     column : {"similarity", "score", "distance"}
         What a hit's ``score`` is.
     higher_is_closer : bool
+
+    Examples
+    --------
+    A model fitted on six texts (too few to check it against the baseline, which the fit warns
+    about), a collection of them in two partitions, indexed in a temporary directory and
+    searched, all computed in this process (the synchronous scheduler):
+
+    >>> import os, tempfile
+    >>> import dask
+    >>> import dask.bag as db
+    >>> import learnsim
+    >>> from learnsim.distributed import DistributedIndex
+    >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+    ...          "refund for a double charge", "app crashes on start", "crash after the update"]
+    >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])
+    >>> bag = db.from_sequence(texts, npartitions=2)
+    >>> ids = db.from_sequence(["a", "b", "c", "d", "e", "f"], npartitions=2)
+    >>> path = os.path.join(tempfile.mkdtemp(), "dindex")
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     index = DistributedIndex.build(path, model, bag, ids=ids)
+    ...     hits = index.search("I forgot my password", k=2)
+    >>> index
+    DistributedIndex('.../dindex', 6 documents in 2 partitions, MinimumClusterDistortion: learned distance)
+    >>> len(index), index.column
+    (6, 'distance')
+    >>> [(h["rank"], h["id"], h["text"]) for h in hits][0]
+    (1, 'b', 'forgot my password')
+
+    The hits of a :class:`learnsim.index.Index` of the same texts:
+
+    >>> from learnsim.index import Index
+    >>> local = Index.build(os.path.join(tempfile.mkdtemp(), "index"), model, texts,
+    ...                     ids=["a", "b", "c", "d", "e", "f"])
+    >>> [h["id"] for h in local.search("I forgot my password", k=2)] == [h["id"] for h in hits]
+    True
+    >>> local.close()
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     reopened = DistributedIndex.open(path)
+    ...     batch = reopened.search(["password", "refund"], k=1)
+    >>> [found[0]["id"] for found in batch]
+    ['b', 'd']
     """
 
     @classmethod

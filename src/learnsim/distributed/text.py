@@ -174,6 +174,34 @@ def fit_vectorizer(texts, *, hashing=None, split_every=SPLIT_EVERY, client=None,
     ValueError
         A parameter is invalid or cannot be fitted by map-reduce, the collection is empty, or the
         vocabulary is empty (the messages of ``TextVectorizer.fit``).
+
+    Examples
+    --------
+    Six texts in two partitions, computed in this process (the synchronous scheduler): the
+    vocabulary and the idf are those of one ``TextVectorizer.fit`` on all the texts.
+
+    >>> import dask
+    >>> import dask.bag as db
+    >>> import numpy as np
+    >>> from learnsim.text import TextVectorizer
+    >>> from learnsim.distributed import fit_vectorizer
+    >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+    ...          "refund for a double charge", "app crashes on start", "crash after the update"]
+    >>> bag = db.from_sequence(texts, npartitions=2)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     vec = fit_vectorizer(bag)
+    >>> vec.n_documents_, len(vec.terms_), list(vec.terms_[:4])
+    (6, 21, ['after', 'app', 'charge', 'charged'])
+    >>> local = TextVectorizer().fit(texts)
+    >>> list(vec.terms_) == list(local.terms_), bool(np.allclose(vec.idf_, local.idf_))
+    (True, True)
+
+    Hashed columns instead of a vocabulary:
+
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     hashed = fit_vectorizer(bag, hashing=1024)
+    >>> type(hashed).__name__, hashed.n_features_out_
+    ('HashingTextVectorizer', 1024)
     """
     split_every = check_split_every(split_every)
     if hashing is not None and (isinstance(hashing, bool) or not isinstance(hashing, numbers.Integral)):
@@ -280,7 +308,29 @@ def vectorize_partition(texts, vec, partition=0, expected=None):
 
 
 def partition_lengths(texts, client=None):
-    """The number of texts in each partition (one pass that reads, but does not tokenise, them)."""
+    """The number of texts in each partition (one pass that reads, but does not tokenise, them).
+
+    Parameters
+    ----------
+    texts : dask.bag.Bag of str, or a Dask dataframe column
+    client : distributed.Client, optional
+        Where to compute (default: Dask's current scheduler).
+
+    Returns
+    -------
+    list of int
+        One count per partition, in partition order.
+
+    Examples
+    --------
+    >>> import dask
+    >>> import dask.bag as db
+    >>> from learnsim.distributed import partition_lengths
+    >>> bag = db.from_sequence(["a b", "c", "d e f", "g", "h"], npartitions=2)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     partition_lengths(bag)
+    [3, 2]
+    """
     dask = require("dask")
     bag = as_bag(texts)
     return [int(n) for n in compute([dask.delayed(len)(p) for p in bag.to_delayed(optimize_graph=False)], client)]
@@ -305,6 +355,29 @@ def vectorize(texts, vectorizer, *, lengths=None, client=None):
         One block per partition, full width (one column chunk), whose blocks are
         ``scipy.sparse.csr_matrix`` (dense ndarrays for an LSI vectoriser); the texts are
         vectorised when a block is computed.
+
+    Examples
+    --------
+    >>> import dask
+    >>> import dask.bag as db
+    >>> from learnsim.distributed import fit_vectorizer, vectorize
+    >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+    ...          "refund for a double charge", "app crashes on start", "crash after the update"]
+    >>> bag = db.from_sequence(texts, npartitions=2)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     vec = fit_vectorizer(bag)
+    ...     X = vectorize(bag, vec)
+    ...     first = X.blocks[0].compute()
+    >>> X.shape, X.chunks
+    ((6, 21), ((3, 3), (21,)))
+    >>> type(first).__name__, first.shape
+    ('csr_matrix', (3, 21))
+
+    The rows are those of the vectoriser's own ``transform``:
+
+    >>> import numpy as np
+    >>> bool(np.allclose(first.toarray(), vec.transform(texts[:3]).toarray()))
+    True
     """
     dask = require("dask")
     da = require("dask.array")
@@ -396,6 +469,22 @@ def document_frequencies(X, *, split_every=SPLIT_EVERY, client=None):
     Returns
     -------
     ndarray of int64, shape (n_features,)
+
+    Examples
+    --------
+    >>> import dask
+    >>> import dask.bag as db
+    >>> from learnsim.distributed import document_frequencies, fit_vectorizer, vectorize
+    >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+    ...          "refund for a double charge", "app crashes on start", "crash after the update"]
+    >>> bag = db.from_sequence(texts, npartitions=2)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     vec = fit_vectorizer(bag)
+    ...     df = document_frequencies(vectorize(bag, vec))
+    >>> df.shape, int(df[list(vec.terms_).index("password")])
+    ((21,), 2)
+    >>> bool((df == vec.document_frequency_).all())
+    True
     """
     df, _, _ = _reduced_statistics(_blocks_of(X), check_split_every(split_every), client)
     return df
@@ -448,6 +537,33 @@ def collection_statistics(pipeline_or_scorer, X, *, split_every=SPLIT_EVERY, cli
     dict of ndarrays
         LearnedBM25: ``document_frequency``, ``n_documents``, ``avgdl``; LinkLearn: ``idf``;
         the other families take nothing from the collection (an empty dict, and no pass is made).
+
+    Examples
+    --------
+    A BM25 pipeline (term counts and :class:`learnsim.linklearn.LearnedBM25` with fixed
+    parameters: no training) takes its statistics from the whole collection:
+
+    >>> import dask
+    >>> import dask.bag as db
+    >>> import numpy as np
+    >>> from learnsim.linklearn import LearnedBM25
+    >>> from learnsim.pipeline import Pipeline
+    >>> from learnsim.distributed import collection_statistics, fit_vectorizer, vectorize
+    >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+    ...          "refund for a double charge", "app crashes on start", "crash after the update"]
+    >>> bag = db.from_sequence(texts, npartitions=2)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     vec = fit_vectorizer(bag, weighting="tf")
+    ...     pipeline = Pipeline(vec, LearnedBM25.from_params(k1=1.5, b=0.6))
+    ...     stats = collection_statistics(pipeline, vectorize(bag, vec))
+    >>> sorted(stats), int(stats["n_documents"]), round(float(stats["avgdl"]), 3)
+    (['avgdl', 'document_frequency', 'n_documents'], 6, 3.833)
+
+    The same as the scorer's statistics of all the rows in one process:
+
+    >>> local = pipeline.scorer.collection_statistics(vec.transform(texts))
+    >>> all(np.array_equal(local[key], stats[key]) for key in local)
+    True
     """
     scorer = _scorer_of(pipeline_or_scorer)
     blocks = _blocks_of(X)

@@ -286,6 +286,32 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         When ``index_path`` holds no valid index.
     ValueError
         For a bad option.
+
+    Examples
+    --------
+    A tiny index in a temporary directory (its model fitted on six texts, too few to check it
+    against the baseline, which the fit warns about), served in process by FastAPI's
+    ``TestClient``, whose requests name the host ``testserver`` (allowed here; any other host
+    than the bound address gets 421):
+
+    >>> import os, tempfile
+    >>> import learnsim
+    >>> from learnsim.index import Index
+    >>> from learnsim.service import create_app
+    >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+    ...          "refund for a double charge", "app crashes on start", "crash after the update"]
+    >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])
+    >>> path = os.path.join(tempfile.mkdtemp(), "index")
+    >>> Index.build(path, model, texts, ids=["a", "b", "c", "d", "e", "f"]).close()
+    >>> app = create_app(path, allowed_hosts=["testserver"])
+    >>> from fastapi.testclient import TestClient
+    >>> with TestClient(app) as client:
+    ...     response = client.get("/v1/search", params={"q": "I forgot my password", "k": 2})
+    >>> response.status_code
+    200
+    >>> hit = response.json()["hits"][0]
+    >>> hit["rank"], hit["id"], hit["text"]
+    (1, 'b', 'forgot my password')
     """
     for name, value, low in (("max_body_bytes", max_body_bytes, 1), ("max_query_chars", max_query_chars, 1),
                              ("max_pending", max_pending, 0), ("timeout_s", timeout_s, 0),
