@@ -74,12 +74,14 @@ from __future__ import annotations
 
 import numbers
 import time
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from .._utils.params import Checked, Interval, Options, validate_params
 from .._utils.validation import check_n_features, check_random_state, check_term_counts, state_number
 from ..baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, compare, unchecked
 from ..text.bm25 import IDF_VARIANTS, PAPER_PARAMS, TermWeightIndex, bm25_idf
@@ -157,6 +159,35 @@ def _check_statistics(statistics, n_terms):
     if not (np.isfinite(avgdl) and avgdl > 0):
         raise ValueError(f"statistics['avgdl'] must be a positive number; got {avgdl}")
     return df, n, avgdl
+
+
+def _fractions(value):
+    """``document_fractions`` as a 1-D float array of numbers in (0, 1], or a ValueError."""
+    fractions = np.atleast_1d(np.asarray(value, dtype=np.float64)) if not isinstance(value, str) \
+        else np.array([np.nan])
+    if fractions.ndim != 1 or fractions.size == 0 or not np.all((fractions > 0) & (fractions <= 1)):
+        raise ValueError(f"document_fractions must be a non-empty sequence of numbers in (0, 1]; got {value!r}")
+    return fractions
+
+
+def _query_length(ql):
+    """``query_length`` as None or a pair of ints ``1 <= lo <= hi``, or a ValueError."""
+    if ql is None:
+        return None
+    if (not isinstance(ql, (tuple, list)) or len(ql) != 2
+            or not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in ql)
+            or not 1 <= ql[0] <= ql[1]):
+        raise ValueError(f"query_length must be None or a pair of integers 1 <= lo <= hi; got {ql!r}")
+    return int(ql[0]), int(ql[1])
+
+
+def _check_fixed(fixed):
+    """``fixed``: None or a dict of weighting parameters within their bounds, or a ValueError."""
+    if fixed is None:
+        return
+    if not isinstance(fixed, dict):
+        raise ValueError(f"fixed must be None or a dict of parameter values; got {fixed!r}")
+    _check_parameters(fixed)
 
 
 class PowerQueryIndex(TermWeightIndex):
@@ -482,6 +513,21 @@ class LearnedBM25(BaseEstimator):
     (2, 3)
     """
 
+    _parameter_constraints = {       # in the order of the checks before them (the first failure is reported)
+        "document_fractions": [Checked(_fractions)],
+        "query_length": [Checked(_query_length)],
+        "max_queries": [Interval(Integral, 1, None, description="an integer >= 1")],
+        "max_evaluations": [Interval(Integral, 1, None, description="an integer >= 1")],
+        "length_spread": [Interval(Real, 1, None, description=(
+            "a finite number >= 1 (1: every document of a copy thinned alike)"))],
+        "reference_length": [Interval(Real, 0, None, closed="neither")],
+        "idf": [Options(IDF_VARIANTS)],
+        "epsilon": [Interval(Real, 0, None)],
+        "fixed": [Checked(_check_fixed)],
+        "baseline_holdout": [Checked(check_holdout)],
+        "random_state": ["no_validation"],     # checked by check_random_state in fit, as before
+    }
+
     def __init__(self, document_fractions=(1.0, 0.2, 0.05, 0.02), query_length=(8, 60), max_queries=600,
                  length_spread=4.0, reference_length=100.0, idf="okapi", epsilon=0.25, max_evaluations=200,
                  fixed=None, baseline_holdout=DEFAULT_HOLDOUT, random_state=0):
@@ -499,38 +545,8 @@ class LearnedBM25(BaseEstimator):
 
     # ------------------------------------------------------------------ checks
     def _check_params(self):
-        fractions = np.atleast_1d(np.asarray(self.document_fractions, dtype=np.float64)) \
-            if not isinstance(self.document_fractions, str) else np.array([np.nan])
-        if fractions.ndim != 1 or fractions.size == 0 or not np.all((fractions > 0) & (fractions <= 1)):
-            raise ValueError(f"document_fractions must be a non-empty sequence of numbers in (0, 1]; "
-                             f"got {self.document_fractions!r}")
-        ql = self.query_length
-        if ql is not None:
-            if (not isinstance(ql, (tuple, list)) or len(ql) != 2
-                    or not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in ql)
-                    or not 1 <= ql[0] <= ql[1]):
-                raise ValueError(f"query_length must be None or a pair of integers 1 <= lo <= hi; got {ql!r}")
-            ql = (int(ql[0]), int(ql[1]))
-        for name in ("max_queries", "max_evaluations"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
-        if _real("length_spread", self.length_spread) < 1.0:
-            raise ValueError(f"length_spread must be >= 1 (1: every document of a copy thinned alike); "
-                             f"got {self.length_spread!r}")
-        L0 = _real("reference_length", self.reference_length)
-        if L0 <= 0:
-            raise ValueError(f"reference_length must be > 0; got {L0}")
-        if not isinstance(self.idf, str) or self.idf not in IDF_VARIANTS:
-            raise ValueError(f"idf must be one of {', '.join(map(repr, IDF_VARIANTS))}; got {self.idf!r}")
-        if _real("epsilon", self.epsilon) < 0:
-            raise ValueError(f"epsilon must be >= 0; got {self.epsilon!r}")
-        fixed = {} if self.fixed is None else self.fixed
-        if not isinstance(fixed, dict):
-            raise ValueError(f"fixed must be None or a dict of parameter values; got {fixed!r}")
-        _check_parameters(fixed)
-        check_holdout(self.baseline_holdout)
-        return fractions, ql, L0
+        validate_params(self)
+        return _fractions(self.document_fractions), _query_length(self.query_length), float(self.reference_length)
 
     # ------------------------------------------------------------------ members
     @classmethod
