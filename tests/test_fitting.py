@@ -258,3 +258,47 @@ def test_errors_of_the_fit_itself_are_value_errors(corpus, text_pairs):
         fit_parts(corpus["texts"], triplets=[(0, 1, 20), (0, 2, 30)])
     with pytest.raises(ValueError, match="learning_rate applies to variant 'paper'"):
         fit_parts(corpus["texts"], links=[(0, 1), (2, 3)], variant="bm25", learning_rate=0.1)
+
+
+# --------------------------------------------------------------------------- one model shape (issue 31)
+
+def test_fit_returns_the_pipeline_and_the_report_the_command_line_prints(corpus, tmp_path):
+    import json
+
+    from learnsim.fitting import FitResult, fit
+    from learnsim.pipeline import Pipeline
+
+    result = fit(corpus["texts"], clusters=corpus["labels"], weighting="tfidf", **MCD_FIXED)
+    assert isinstance(result, FitResult) and isinstance(result.pipeline, Pipeline)
+    report = result.to_dict()
+    # the choices, the held-out check and the timings
+    assert report["method"] == "mcd" and report["weighting"] == "tfidf" and report["n_basis"] == 16
+    assert report["baseline_gain"]["status"] in ("learned", "baseline")
+    assert {"interval", "gain"} <= set(report["baseline_gain"]) or "ci_low" in str(report["baseline_gain"])
+    assert report["fit_seconds"] >= report["metric_seconds"] >= 0
+    json.dumps(report)    # JSON-ready
+    # learnsim fit --json prints the same report for the same data and options (its own
+    # entries added: the model path, the unlabelled-document count)
+    train = _write(tmp_path / "train.tsv", [f"{lab}\t{t}" for lab, t in zip(corpus["labels"], corpus["texts"])])
+    model = tmp_path / "cli.npz"
+    code, out, err = run_cli(["fit", "--input", str(train), "--weighting", "tfidf", *MCD_FLAGS, "--model", str(model),
+                              "--json"])
+    assert code == 0, err
+    printed = json.loads(out)
+    timings = {"vectorizer_seconds", "metric_seconds", "fit_seconds"}
+    for key in set(report) - timings:
+        assert key in printed, key
+        if key != "baseline_gain":
+            assert printed[key] == report[key], key
+    assert printed["baseline_gain"]["status"] == report["baseline_gain"]["status"]
+    # and the file it wrote is a Pipeline's
+    assert_same_parts(Pipeline.load(model).parts, result.pipeline.parts)
+
+
+def test_fit_options_are_the_library_s_names():
+    from learnsim.fitting import FitOptions
+
+    o = FitOptions.from_keywords("film", {"dimensions": 7, "norm": None}, 3)
+    assert (o.n_components, o.norm, o.random_state) == (7, None, 3)
+    with pytest.raises(TypeError, match="unknown option"):
+        FitOptions.from_keywords("film", {"no_norm": True}, 0)   # the command line's name is not an option

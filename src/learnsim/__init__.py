@@ -31,8 +31,8 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, met
         Default: mcd for clusters, film for pairs, relative for triplets, linklearn for links.
     random_state : int, default=0
     **options
-        The options of :func:`learnsim.fitting.fit_parts` (``weighting``, ``lsi``,
-        ``n_components``, ...).
+        The options of :func:`learnsim.fitting.fit` (``weighting``, ``lsi``, ``n_components``,
+        ...); ``learnsim.fitting.fit`` also returns the fit's report.
 
     Returns
     -------
@@ -42,13 +42,26 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, met
     Raises
     ------
     ValueError, TypeError
-        As :func:`learnsim.fitting.fit_parts` for bad supervision or options.
+        As :func:`learnsim.fitting.fit` for bad supervision or options.
+
+    Examples
+    --------
+    >>> import learnsim
+    >>> from learnsim.datasets import make_clustered_corpus
+    >>> corpus = make_clustered_corpus(n_clusters=8, docs_per_cluster=10, random_state=0)
+    >>> texts, labels = list(corpus.data), list(corpus.target)
+    >>> model = learnsim.fit(texts, clusters=labels)
+    >>> model
+    Pipeline(method=MinimumClusterDistortion, scoring='learned distance')
+    >>> hits = model.search(texts[0], texts, k=3)
+    >>> len(hits), hits[0]["corpus_id"]          # a text is its own nearest neighbour
+    (3, 0)
     """
     import importlib
 
-    parts = importlib.import_module("learnsim.fitting").fit_parts(texts, clusters=clusters, pairs=pairs, triplets=triplets, links=links, method=method,
-                      random_state=random_state, **options)
-    return _pipeline_module().Pipeline.from_parts(parts)
+    fitting = importlib.import_module("learnsim.fitting")
+    return fitting.fit(texts, clusters=clusters, pairs=pairs, triplets=triplets, links=links, method=method,
+                       random_state=random_state, **options).pipeline
 
 
 def load(path):
@@ -59,6 +72,21 @@ def load(path):
     ------
     ValueError
         When the file holds no fitted vectoriser and metric.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import learnsim
+    >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+    ...          "refund for a double charge", "app crashes on start", "crash after the update"]
+    >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])   # too few to check: warns
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.npz")
+    >>> _ = model.save(path)
+    >>> loaded = learnsim.load(path)
+    >>> loaded
+    Pipeline(method=MinimumClusterDistortion, scoring='learned distance')
+    >>> loaded.search("I was charged twice", texts, k=2) == model.search("I was charged twice", texts, k=2)
+    True
     """
     return _pipeline_module().Pipeline.load(path)
 

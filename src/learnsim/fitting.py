@@ -16,13 +16,14 @@ from __future__ import annotations
 import numbers
 import time
 import warnings
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 import numpy as np
 
 from ._utils.progress import stage
 
-__all__ = ["fit_parts", "METHODS"]
+__all__ = ["fit", "fit_parts", "FitOptions", "FitResult", "METHODS"]
 
 #: The methods :func:`fit_parts` (and ``learnsim fit --method``) fit.
 METHODS = ("mcd", "film", "linklearn", "relative")
@@ -85,15 +86,102 @@ def _flag(flags, name):
     return (flags or {}).get(name, name)
 
 
+# ============================================================================ options and result
+@dataclass
+class FitOptions:
+    """The options of a fit under their library names, checked: what :func:`fit`'s keywords set
+    and what the command line builds from its flags (``learnsim fit``). The defaults are the
+    library's: each method's own where a field is None.
+
+    Examples
+    --------
+    >>> FitOptions(weighting="bm25", random_state=3).norm
+    'l2'
+    """
+
+    random_state: int = 0
+    weighting: str | None = None
+    norm: str | None = "l2"
+    stop_words: str | None = None
+    stem: bool | None = None
+    lsi: int | float | None = None
+    paper: bool = False
+    #: MinimumClusterDistortion's settings given (n_basis, shrinkage, complement_weight); the
+    #: others are "auto"
+    mcd: dict = field(default_factory=dict)
+    n_components: int | None = None
+    svd_rank: int | None = None
+    max_iter: int | None = None
+    learning_rate: float | None = None
+    validation_fraction: float | None = None
+    baseline_holdout: float | None = 0.2
+    variant: str | None = None
+    matcher: str | None = None
+
+    @classmethod
+    def from_keywords(cls, method, options, random_state=0):
+        """The options of :func:`fit`'s ``**options`` for ``method``, checked (an unknown option
+        is a TypeError, a bad value or another method's option a ValueError)."""
+        return _options(method, options, random_state)
+
+
+class FitResult:
+    """What a fit gives: the fitted :class:`learnsim.pipeline.Pipeline` and its report.
+
+    Attributes
+    ----------
+    pipeline : learnsim.pipeline.Pipeline
+        The fitted model (``.save(path)`` writes what ``learnsim fit`` writes).
+    report : dict
+        JSON-ready: the supervision counted, the choices made (weighting, dimensions, rules, C),
+        the held-out gains against the baseline with their intervals (``"baseline_gain"``, see
+        :mod:`learnsim.baseline`) and the timings in seconds (``"vectorizer_seconds"``,
+        ``"metric_seconds"``, ``"fit_seconds"``). ``learnsim fit --json`` prints it.
+    details : types.SimpleNamespace
+        The objects behind the report that a caller may want to print from (the held-out pairs,
+        the chosen rules, the C scores, ...); method-specific.
+
+    Examples
+    --------
+    >>> from learnsim.datasets import make_clustered_corpus
+    >>> corpus = make_clustered_corpus(n_clusters=3, docs_per_cluster=8, random_state=0)
+    >>> result = fit(list(corpus.data), clusters=list(corpus.target), baseline_holdout=None)
+    >>> sorted(k for k in result.to_dict() if k.endswith("seconds"))
+    ['fit_seconds', 'metric_seconds', 'vectorizer_seconds']
+    """
+
+    def __init__(self, pipeline, report, /, **details):
+        self.pipeline = pipeline
+        self.report = report
+        self.details = SimpleNamespace(**details)
+
+    def to_dict(self):
+        """The report (a copy), as ``learnsim fit --json`` prints it."""
+        return dict(self.report)
+
+    def __repr__(self):
+        return f"FitResult({self.pipeline!r}, {len(self.report)} report entries)"
+
+
+def _result(summary, parts, vec_seconds, metric_seconds, **details):
+    """The FitResult of a fit_* function: the pipeline of ``parts``, the report with the timings."""
+    from .pipeline import Pipeline
+
+    summary.update(vectorizer_seconds=vec_seconds, metric_seconds=metric_seconds,
+                   fit_seconds=vec_seconds + metric_seconds)
+    return FitResult(Pipeline.from_parts(parts), summary, vec_seconds=vec_seconds, metric_seconds=metric_seconds,
+                     **details)
+
+
 # ============================================================================ shared
 def vectorize(o, texts, weighting, summary):
     """(fitted TextVectorizer, float64 X, seconds) for mcd and FILM with ``weighting`` and the
-    vectoriser options of ``o`` (no_norm, stop_words, stem, lsi, seed)."""
+    vectoriser options of ``o`` (a :class:`FitOptions`)."""
     from .text import TextVectorizer
 
-    vectorizer = TextVectorizer(weighting=weighting, norm=None if o.no_norm else "l2",
+    vectorizer = TextVectorizer(weighting=weighting, norm=o.norm,
                                 stop_words=o.stop_words, stem="porter" if o.stem else None,
-                                n_components=o.lsi, random_state=o.seed)
+                                n_components=o.lsi, random_state=o.random_state)
     start = time.perf_counter()
     X = vectorizer.fit_transform(texts)
     X = X.astype(np.float64) if X.dtype != np.float64 else X
@@ -123,19 +211,19 @@ def mcd_settings(paper=False, given=None, flags=None):
     return {k: given.get(k, "auto") for k in ("n_basis", "shrinkage", "complement_weight")}
 
 
-def fit_mcd(o, texts, labels, pairs, settings, holdout, summary):
+def fit_mcd(o, texts, labels, pairs, settings, summary):
     """mcd: with no weighting given, each weighting of MCD_WEIGHTINGS gets its own guarded fit on
     the same held-out clusters, and the one whose model scores best there is kept.
 
-    Returns a namespace: parts, vec_seconds, metric_seconds, chosen (the weighting), scores
-    ({weighting: held-out score}, None when a single weighting was fitted).
+    Returns a :class:`FitResult`; its details: chosen (the weighting), scores ({weighting:
+    held-out score}, None when a single weighting was fitted).
     """
     candidates = [o.weighting] if o.weighting else list(MCD_WEIGHTINGS)
     fits, vec_seconds, metric_seconds = {}, 0.0, 0.0
     for weighting in candidates:
         vectorizer, X, seconds = vectorize(o, texts, weighting, summary)
         vec_seconds += seconds
-        metric, y = _mcd_with_supervision(o, settings, X, labels, pairs, summary, holdout)
+        metric, y = _mcd_with_supervision(o, settings, X, labels, pairs, summary)
         start = time.perf_counter()
         # a losing candidate's warnings are not the user's concern: only the kept one's are shown
         with warnings.catch_warnings(record=True) as caught, stage(f"mcd: learning the metric ({weighting} weights)"):
@@ -156,8 +244,8 @@ def fit_mcd(o, texts, labels, pairs, settings, holdout, summary):
     summary.update(n_basis=metric.n_basis_, shrinkage=metric.shrinkage_,
                    complement_weight=metric.complement_weight_, solver=metric.solver_,
                    baseline_gain=_report(metric.baseline_gain_))
-    return SimpleNamespace(parts={"vectorizer": vectorizer, "metric": metric}, vec_seconds=vec_seconds,
-                           metric_seconds=metric_seconds, chosen=chosen, scores=scores if len(fits) > 1 else None)
+    return _result(summary, {"vectorizer": vectorizer, "metric": metric}, vec_seconds, metric_seconds,
+                   chosen=chosen, scores=scores if len(fits) > 1 else None)
 
 
 def _held_out_score(report):
@@ -167,7 +255,7 @@ def _held_out_score(report):
     return report.learned_score if report.status == "learned" else report.baseline_score
 
 
-def _mcd_with_supervision(o, settings, X, labels, pairs, summary, holdout):
+def _mcd_with_supervision(o, settings, X, labels, pairs, summary):
     """The MinimumClusterDistortion to fit and the clusters to fit it on."""
     from .mcd import MinimumClusterDistortion
     from .supervision import pairs_to_clusters
@@ -178,27 +266,28 @@ def _mcd_with_supervision(o, settings, X, labels, pairs, summary, holdout):
         summary.update(clustered_documents=int((labels >= 0).sum()),
                        clusters=int(np.unique(labels[labels >= 0]).size))
     # progress bars of the selection show on a terminal (see learnsim._progress)
-    metric = MinimumClusterDistortion(**{**settings, "baseline_holdout": holdout}, random_state=o.seed)
+    metric = MinimumClusterDistortion(**{**settings, "baseline_holdout": o.baseline_holdout}, random_state=o.random_state)
     return metric, labels
 
 
 # ============================================================================ FILM
-def fit_film(o, texts, labels, pairs, holdout, summary, note=_quiet, flags=None):
+def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None):
     """FILM from cluster labels or duplicate pairs.
 
-    From labels, FILM holds out whole clusters itself (``holdout``) and chooses the weight of the
-    input cosine there. From pairs, ``o.validation_fraction`` of them are held out: the duplicate
+    From labels, FILM holds out whole clusters itself and chooses the weight of the
+    input cosine there (``o.baseline_holdout``). From pairs, ``o.validation_fraction`` of them are held out: the duplicate
     rule (:func:`learnsim.scoring.choose_matcher`, among ``o.matcher``) is chosen on them and
     measured per pair against a threshold on the input cosine, and the search weight
     (:class:`learnsim.scoring.SearchRule`) per held-out duplicate query against the input cosine
-    (recall@1); ``holdout`` None keeps the rules chosen without the comparison.
+    (recall@1); ``o.baseline_holdout`` None keeps the rules chosen without the comparison.
 
-    Returns a namespace: parts, vec_seconds, metric_seconds, metric, vectorizer, pairs (those FILM
-    learned from), held (the held-out pairs or None), matcher, rule, search.
+    Returns a :class:`FitResult`; its details: pairs (those FILM learned from), held (the
+    held-out pairs or None), matcher, rule, search.
     """
+    holdout = o.baseline_holdout
     weighting = o.weighting or "tfidf"
     vectorizer, X, vec_seconds = vectorize(o, texts, weighting, summary)
-    choice = getattr(o, "matcher", None)
+    choice = o.matcher
     if pairs is None and choice not in (None, "auto"):
         raise ValueError(f"{_flag(flags, 'matcher')} chooses the duplicate rule of a FILM fitted on pairs; it "
                          "does not apply to clusters")
@@ -220,9 +309,9 @@ def fit_film(o, texts, labels, pairs, holdout, summary, note=_quiet, flags=None)
         with stage("FILM: choosing the duplicate rule on held-out pairs"):
             matcher, rule = choose_matcher(metric, X, pairs, held, texts=texts, vectorizer=vectorizer,
                                            candidates=candidates, check_baseline=holdout is not None,
-                                           random_state=o.seed)
+                                           random_state=o.random_state)
         with stage("FILM: choosing the search rule on held-out duplicates"):
-            search = _validated_search(metric, X, held, all_pairs, o.seed, holdout is not None)
+            search = _validated_search(metric, X, held, all_pairs, o.random_state, holdout is not None)
         parts.update(matcher=matcher, match_rule=rule, search=search)
         # input_weight: the mixed-cosine threshold rule's weight (chosen on all the held-out pairs),
         # whichever rule decides; threshold: the deciding rule's, when it is a threshold
@@ -238,8 +327,8 @@ def fit_film(o, texts, labels, pairs, holdout, summary, note=_quiet, flags=None)
     metric_seconds = time.perf_counter() - start
     summary.update(n_components=int(metric.n_components), svd_rank=metric.svd_rank_,
                    triplets=metric.n_triplets_, n_iter=metric.n_iter_, converged=metric.converged_)
-    return SimpleNamespace(parts=parts, vec_seconds=vec_seconds, metric_seconds=metric_seconds, metric=metric,
-                           vectorizer=vectorizer, pairs=pairs, held=held, matcher=matcher, rule=rule, search=search)
+    return _result(summary, parts, vec_seconds, metric_seconds, pairs=pairs, held=held, matcher=matcher, rule=rule,
+                   search=search)
 
 
 def _film_triplets(pairs, X, seed, note):
@@ -279,7 +368,7 @@ def _split_validation_pairs(pairs, o, flags):
     if pairs.n_pairs < 4:
         raise ValueError(f"{pairs.n_pairs} pair(s) are too few: FILM learns from some and holds out "
                          f"{fraction:g} of them to choose its duplicate threshold")
-    train, held = split_pairs(pairs, held_out=fraction, random_state=o.seed)
+    train, held = split_pairs(pairs, held_out=fraction, random_state=o.random_state)
     if held.labels.all() or not held.labels.any():
         name = _flag(flags, "validation_fraction")
         raise ValueError(f"the {held.n_pairs} held-out pair(s) ({name} {fraction:g}) are all "
@@ -309,7 +398,7 @@ def _film_with_supervision(o, X, labels, pairs, holdout, note):
     from ._utils.progress import _default_enabled
     from .film import FILM
 
-    y = labels if pairs is None else _film_triplets(pairs, X, o.seed, note)
+    y = labels if pairs is None else _film_triplets(pairs, X, o.random_state, note)
     most = min(X.shape)
     d = o.n_components
     if d is None:
@@ -328,7 +417,7 @@ def _film_with_supervision(o, X, labels, pairs, holdout, note):
     settings = {"n_components": d, "svd_rank": o.svd_rank}
     if o.max_iter is not None:
         settings["max_iter"] = o.max_iter
-    metric = FILM(**settings, baseline_holdout=holdout, random_state=o.seed, verbose=_default_enabled())
+    metric = FILM(**settings, baseline_holdout=holdout, random_state=o.random_state, verbose=_default_enabled())
     return metric, y
 
 
@@ -355,7 +444,7 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
     ``o.validation_fraction`` of the documents with their links for early stopping (paper) or the
     validation AvgP (bm25) and the check against the baseline.
 
-    Returns a namespace: parts, vec_seconds, metric_seconds, metric, settings.
+    Returns a :class:`FitResult`; its details: settings (LinkLearn's or LearnedBM25's).
     """
     import scipy.sparse as sp
 
@@ -373,7 +462,7 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
     fraction = o.validation_fraction or DEFAULT_LINKLEARN_VALIDATION_FRACTION
     try:
         (train, L_train), (valid, L_valid) = split_links(links, fractions=(1.0 - fraction, fraction),
-                                                         random_state=o.seed)
+                                                         random_state=o.random_state)
     except ValueError as exc:
         raise ValueError(f"cannot hold out {fraction:g} of the documents for early stopping: {exc}") from None
     X_train = X[train]
@@ -386,11 +475,11 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
         settings = {"learning_rate": o.learning_rate or DEFAULT_LINKLEARN_RATE}
         if o.max_iter is not None:
             settings["max_iter"] = o.max_iter
-        metric = LinkLearn(**settings, random_state=o.seed, verbose=_default_enabled())
+        metric = LinkLearn(**settings, random_state=o.random_state, verbose=_default_enabled())
         title = "LinkLearn: learning the term weights"
     else:
         settings = {} if o.max_iter is None else {"max_evaluations": max(1, o.max_iter)}
-        metric = LearnedBM25(**settings, random_state=o.seed)
+        metric = LearnedBM25(**settings, random_state=o.random_state)
         title = "LearnedBM25: searching the five weighting parameters"
     start = time.perf_counter()
     try:
@@ -410,10 +499,9 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
     else:
         summary.update(weighting=dict(metric.params_), n_evaluations=metric.n_evaluations_,
                        validation_ap=metric.validation_ap_)
-    summary.update(baseline_gain=_report(report), vectorizer_seconds=vec_seconds,
-                   metric_seconds=metric_seconds, fit_seconds=vec_seconds + metric_seconds)
-    return SimpleNamespace(parts={"vectorizer": vectorizer, "metric": metric}, vec_seconds=vec_seconds,
-                           metric_seconds=metric_seconds, metric=metric, settings=settings)
+    summary.update(baseline_gain=_report(report))
+    return _result(summary, {"vectorizer": vectorizer, "metric": metric}, vec_seconds, metric_seconds,
+                   settings=settings)
 
 
 # ============================================================================ relative
@@ -501,7 +589,7 @@ def fit_relative(o, texts, T, summary):
     anchors C is chosen on one held-out anchor and the report says the check is unchecked.
     Features: binary term presence, not normalised (``o.weighting`` changes them).
 
-    Returns a namespace: parts, vec_seconds, metric_seconds, metric, report, C, scores, valid_T.
+    Returns a :class:`FitResult`; its details: report, C, scores ({C: held-out score}), valid_T.
     """
     import scipy.sparse as sp
 
@@ -509,18 +597,18 @@ def fit_relative(o, texts, T, summary):
     from .text import TextVectorizer
 
     weighting = o.weighting or "binary"
-    vectorizer = TextVectorizer(weighting, norm="l2" if weighting in ("tfidf", "bm25") and not o.no_norm else None,
+    vectorizer = TextVectorizer(weighting, norm="l2" if weighting in ("tfidf", "bm25") and o.norm is not None else None,
                                 stop_words=o.stop_words, stem="porter" if o.stem else None, dtype=np.float64)
     start = time.perf_counter()
     X = sp.csr_matrix(vectorizer.fit_transform(texts), dtype=np.float64)
     vec_seconds = time.perf_counter() - start
     fraction = o.validation_fraction or DEFAULT_RELATIVE_VALIDATION_FRACTION
-    check_anchors(T, fraction, o.seed)                  # the error before any fitting
+    check_anchors(T, fraction, o.random_state)                  # the error before any fitting
     start = time.perf_counter()
     with stage("relative: choosing C and checking against W = 1 on held-out anchors"):
-        best_C, report, valid_T, scores, baseline_score = _choose(X, T, fraction, o.seed)
+        best_C, report, valid_T, scores, baseline_score = _choose(X, T, fraction, o.random_state)
     with stage("relative: learning the metric"):
-        metric = RelativeComparisonMetric(C=best_C, tol=TOL, random_state=o.seed, baseline_holdout=None)
+        metric = RelativeComparisonMetric(C=best_C, tol=TOL, random_state=o.random_state, baseline_holdout=None)
         metric.fit(X, T)._with_report(report)
     metric_seconds = time.perf_counter() - start
     report = metric.baseline_gain_
@@ -530,17 +618,31 @@ def fit_relative(o, texts, T, summary):
                    validation_accuracy=scores[best_C], validation_accuracy_by_C=scores,
                    validation_accuracy_baseline=baseline_score, model="W = 1" if report.fell_back else "learned",
                    training_accuracy=float(metric.score(X, T)), nonzero_weights=int(np.count_nonzero(metric.weights_)),
-                   baseline_gain=report.to_dict(), vectorizer_seconds=vec_seconds, metric_seconds=metric_seconds,
-                   fit_seconds=vec_seconds + metric_seconds)
-    return SimpleNamespace(parts={"vectorizer": vectorizer, "metric": metric}, vec_seconds=vec_seconds,
-                           metric_seconds=metric_seconds, metric=metric, report=report, C=best_C, scores=scores,
-                           valid_T=valid_T)
+                   baseline_gain=report.to_dict())
+    return _result(summary, {"vectorizer": vectorizer, "metric": metric}, vec_seconds, metric_seconds,
+                   report=report, C=best_C, scores=scores, valid_T=valid_T)
 
 
 # ============================================================================ the public entry
 def fit_parts(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, method=None,
               random_state=0, **options):
-    """Fit a text vectoriser and a metric as ``learnsim fit`` does and return the model's parts.
+    """The parts of the pipeline :func:`fit` fits (learnsim 0.1's entry, kept): ``fit(...).pipeline.parts``.
+
+    Examples
+    --------
+    >>> from learnsim.datasets import make_clustered_corpus
+    >>> corpus = make_clustered_corpus(n_clusters=3, docs_per_cluster=8, random_state=0)
+    >>> parts = fit_parts(list(corpus.data), clusters=list(corpus.target), baseline_holdout=None)
+    >>> sorted(parts)
+    ['metric', 'vectorizer']
+    """
+    return fit(texts, clusters=clusters, pairs=pairs, triplets=triplets, links=links, method=method,
+               random_state=random_state, **options).pipeline.parts
+
+
+def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, method=None,
+        random_state=0, **options):
+    """Fit a text vectoriser and a metric as ``learnsim fit`` does: the pipeline and its report.
 
     Parameters
     ----------
@@ -604,12 +706,12 @@ def fit_parts(texts=None, *, clusters=None, pairs=None, triplets=None, links=Non
 
     Returns
     -------
-    parts : dict
-        What ``learnsim fit`` saves with :func:`learnsim.persistence.save`: ``"vectorizer"``
-        (the fitted :class:`learnsim.text.TextVectorizer`) and ``"metric"`` (the fitted
-        estimator); FILM fitted on pairs adds ``"matcher"`` (the duplicate rule),
-        ``"match_rule"`` (how it was chosen) and ``"search"`` (the
-        :class:`learnsim.scoring.SearchRule`).
+    FitResult
+        ``.pipeline``: the fitted :class:`learnsim.pipeline.Pipeline` (what ``learnsim fit``
+        saves: the :class:`learnsim.text.TextVectorizer` and the metric; FILM fitted on pairs
+        adds the duplicate rule, how it was chosen and the search rule), and ``.report``: what
+        ``learnsim fit --json`` prints (the supervision counted, the choices made, the held-out
+        gains against the baseline with their intervals, the timings).
 
     Raises
     ------
@@ -622,22 +724,27 @@ def fit_parts(texts=None, *, clusters=None, pairs=None, triplets=None, links=Non
 
     References
     ----------
-    .. [1] Mochihashi, D., Kikui, G. and Kita, K. The minimum-cluster-distortion metric (paper
-       000; ``method="mcd"``, :mod:`learnsim.mcd`).
-    .. [2] Tang, Y. and Aw, A. FILM: fast, interpretable, low-rank metric learning (paper 001;
-       ``method="film"``, :mod:`learnsim.film`).
-    .. [3] Grangier, D. and Bengio, S. Inferring Document Similarity from Hyper-links,
-       IDIAP-RR 05-21 (paper 002; ``method="linklearn"``, :mod:`learnsim.linklearn`).
-    .. [4] Schultz, M. and Joachims, T. (2003). Learning a Distance Metric from Relative
-       Comparisons. NIPS 16 (``method="relative"``, :mod:`learnsim.relative`).
+    .. [1] D. Mochihashi, G. Kikui and K. Kita, "Learning Nonstructural Distance Metric by Minimum
+       Cluster Distortions", EMNLP 2004 (paper 000; ``method="mcd"``, :mod:`learnsim.mcd`).
+    .. [2] X. Tang and A. Aw, "FILM: A Fast, Interpretable, and Low-rank Metric Learning Approach
+       for Sentence Matching", arXiv:2001.05839, 2020 (paper 001; ``method="film"``,
+       :mod:`learnsim.film`).
+    .. [3] D. Grangier and S. Bengio, "Inferring Document Similarity from Hyper-links", IDIAP
+       Research Report IDIAP-RR 05-21, 2005 (paper 002; ``method="linklearn"``,
+       :mod:`learnsim.linklearn`).
+    .. [4] M. Schultz and T. Joachims, "Learning a Distance Metric from Relative Comparisons",
+       Advances in Neural Information Processing Systems 16 (NIPS 2003), MIT Press, 2004
+       (paper 004; ``method="relative"``, :mod:`learnsim.relative`).
 
     Examples
     --------
     >>> from learnsim.datasets import make_clustered_corpus
-    >>> corpus = make_clustered_corpus(n_clusters=6, docs_per_cluster=10, random_state=0)
-    >>> parts = fit_parts(list(corpus.data), clusters=list(corpus.target))  # doctest: +SKIP
-    >>> sorted(parts)                                                        # doctest: +SKIP
-    ['metric', 'vectorizer']
+    >>> corpus = make_clustered_corpus(n_clusters=3, docs_per_cluster=8, random_state=0)
+    >>> result = fit(list(corpus.data), clusters=list(corpus.target), baseline_holdout=None)
+    >>> type(result.pipeline.metric).__name__
+    'MinimumClusterDistortion'
+    >>> result.report["documents"], result.report["clusters"]
+    (24, 3)
     """
     given = {name: value for name, value in (("clusters", clusters), ("pairs", pairs), ("triplets", triplets),
                                              ("links", links)) if value is not None}
@@ -653,18 +760,18 @@ def fit_parts(texts=None, *, clusters=None, pairs=None, triplets=None, links=Non
         raise ValueError(f"method {method!r} does not learn from {kind}; {kind} teach "
                          + " or ".join(repr(m) for m in _METHODS_OF[kind]))
     seed = _check_int(random_state, "random_state", 0)
-    o = _options(method, options, seed)
+    o = FitOptions.from_keywords(method, options, seed)
     if texts is None and not (kind == "pairs"):
         raise ValueError(f"{kind} index into texts: give texts (a list of str)")
     if texts is not None:
         texts = _check_texts(texts)
-    summary = {}
+    summary = {"method": method}
     if kind == "triplets":
         T = _check_index_tuples(supervision, 3, len(texts), "triplets", "(anchor, closer, farther)")
         from .supervision import Triplets
 
         Triplets(T)     # three distinct texts each
-        return fit_relative(o, texts, T, summary).parts
+        return fit_relative(o, texts, T, summary)
     if kind == "links":
         from .supervision import Links
 
@@ -675,16 +782,19 @@ def fit_parts(texts=None, *, clusters=None, pairs=None, triplets=None, links=Non
         if o.variant == "bm25" and o.learning_rate is not None:
             raise ValueError("learning_rate applies to variant 'paper' (LinkLearn's SGD) only; the bm25 variant "
                              "searches its five parameters directly")
-        return fit_linklearn(o, texts, Links.from_edges(edges, len(texts)), o.variant or "paper", summary).parts
+        return fit_linklearn(o, texts, Links.from_edges(edges, len(texts)), o.variant or "paper", summary)
     labels = pair_set = None
     if kind == "clusters":
         labels = _cluster_codes(supervision, len(texts))
+        summary.update(documents=len(texts), clustered_documents=int((labels >= 0).sum()),
+                       clusters=int(np.unique(labels[labels >= 0]).size))
     else:
         texts, pair_set = _check_pairs(supervision, texts)
+        summary.update(documents=len(texts), pairs=pair_set.n_pairs, duplicate_pairs=int(pair_set.labels.sum()))
     if method == "mcd":
-        settings = mcd_settings(o.paper, o.mcd_given)
-        return fit_mcd(o, texts, labels, pair_set, settings, o.holdout, summary).parts
-    return fit_film(o, texts, labels, pair_set, o.holdout, summary).parts
+        settings = mcd_settings(o.paper, o.mcd)
+        return fit_mcd(o, texts, labels, pair_set, settings, summary)
+    return fit_film(o, texts, labels, pair_set, summary)
 
 
 # ---------------------------------------------------------------------------- validation
@@ -715,8 +825,7 @@ def _check_choice(value, name, choices):
 
 
 def _options(method, options, seed):
-    """The options of fit_parts, checked, as the namespace the fit_* functions read (the
-    attribute names of ``learnsim fit``'s parsed arguments)."""
+    """The keyword options of :func:`fit`, checked, as a :class:`FitOptions`."""
     from .baseline import DEFAULT_HOLDOUT
 
     options = dict(options)
@@ -727,7 +836,7 @@ def _options(method, options, seed):
             options[name] = options.pop(alias)
     unknown = sorted(set(options) - set(_OPTION_METHODS))
     if unknown:
-        raise TypeError(f"fit_parts() got unknown option(s) {', '.join(map(repr, unknown))}; the options are "
+        raise TypeError(f"fit() got unknown option(s) {', '.join(map(repr, unknown))}; the options are "
                         + ", ".join(sorted(set(_OPTION_METHODS) | set(_ALIASES))))
     foreign = sorted(name for name in options if method not in _OPTION_METHODS[name])
     if foreign:
@@ -735,13 +844,10 @@ def _options(method, options, seed):
         raise ValueError(f"{' and '.join(foreign)} apply to method {' / '.join(owners)} only, not to method "
                          f"{method!r}")
     get = options.get
-    o = SimpleNamespace(seed=seed, weighting=None, no_norm=False, stop_words=None, stem=None, lsi=None, paper=False,
-                        n_components=None, svd_rank=None,
-                        max_iter=None, learning_rate=None, validation_fraction=None, variant=None, matcher=None,
-                        holdout=DEFAULT_HOLDOUT)
+    o = FitOptions(random_state=seed, baseline_holdout=DEFAULT_HOLDOUT)
     if get("weighting") is not None:
         o.weighting = _check_choice(get("weighting"), "weighting", WEIGHTINGS)
-    o.no_norm = _check_choice(get("norm", "l2"), "norm", ("l2", None)) is None
+    o.norm = _check_choice(get("norm", "l2"), "norm", ("l2", None))
     o.stop_words = _check_choice(get("stop_words"), "stop_words", (None, "english"))
     o.stem = _check_choice(get("stem"), "stem", (None, True, False))
     if get("lsi") is not None:
@@ -750,14 +856,13 @@ def _options(method, options, seed):
                  else _check_float(lsi, "lsi (a fraction of the vocabulary)", 0.0, 1.0))
     o.paper = _check_choice(get("paper", False), "paper", (True, False))
     # the mcd settings given (n_basis None: the whole feature space); the others are "auto"
-    o.mcd_given = {}
     if "n_basis" in options:
         n_basis = get("n_basis")
-        o.mcd_given["n_basis"] = n_basis if n_basis in (None, "auto") else _check_int(n_basis, "n_basis", 1)
+        o.mcd["n_basis"] = n_basis if n_basis in (None, "auto") else _check_int(n_basis, "n_basis", 1)
     for name, high in (("shrinkage", 1.0), ("complement_weight", None)):
         if name in options:
             value = get(name)
-            o.mcd_given[name] = value if value == "auto" else _check_float(value, name, 0.0, high, closed=True)
+            o.mcd[name] = value if value == "auto" else _check_float(value, name, 0.0, high, closed=True)
     for name, minimum in (("n_components", 1), ("svd_rank", 1), ("max_iter", 0)):
         if get(name) is not None:
             setattr(o, name, _check_int(get(name), name, minimum))
@@ -767,7 +872,7 @@ def _options(method, options, seed):
         o.validation_fraction = _check_float(get("validation_fraction"), "validation_fraction", 0.0, 1.0)
     if "baseline_holdout" in options:
         value = get("baseline_holdout")
-        o.holdout = None if value is None else _check_float(value, "baseline_holdout", 0.0, 1.0)
+        o.baseline_holdout = None if value is None else _check_float(value, "baseline_holdout", 0.0, 1.0)
     if get("variant") is not None:
         o.variant = _check_choice(get("variant"), "variant", LINKLEARN_VARIANTS)
     if get("matcher") is not None:

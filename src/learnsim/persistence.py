@@ -202,6 +202,19 @@ def save(obj, path, *, compress=False):
         meta that is not JSON-serialisable).
     FileNotFoundError
         If the destination directory does not exist.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from learnsim.persistence import save, load
+    >>> from learnsim.text import TextVectorizer
+    >>> vectorizer = TextVectorizer().fit(["the cat sat", "a dog barked", "the dog sat"])
+    >>> tmp = tempfile.mkdtemp()
+    >>> save(vectorizer, os.path.join(tmp, "vectorizer.npz")).name
+    'vectorizer.npz'
+    >>> both = save({"a": vectorizer, "b": vectorizer}, os.path.join(tmp, "both.npz"))
+    >>> sorted(load(both))
+    ['a', 'b']
     """
     if isinstance(obj, dict):
         if not obj:
@@ -564,6 +577,19 @@ def read_manifest(path):
     """The validated manifest of a model file (a dict), without building any object.
 
     Raises the errors of :func:`load` that concern the file and its manifest.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from learnsim.persistence import read_manifest, save
+    >>> from learnsim.text import TextVectorizer
+    >>> path = save(TextVectorizer().fit(["the cat sat", "a dog barked"]),
+    ...             os.path.join(tempfile.mkdtemp(), "vectorizer.npz"))
+    >>> manifest = read_manifest(path)
+    >>> manifest["format"], manifest["format_version"], manifest["saved_as"]
+    ('learnsim-model', 1, 'object')
+    >>> manifest["objects"]["model"]["class"]
+    'learnsim.text.TextVectorizer'
     """
     with _open_npz(path) as archive:
         return _parse_manifest(archive, Path(path))
@@ -604,6 +630,22 @@ def load(path, *, name=None):
     is read beyond the size the manifest declares for it (the manifest itself is limited to
     :data:`MAX_MANIFEST_BYTES`), and each class checks the state it is restored from
     against what its ``fit`` produces.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from learnsim.persistence import load, save
+    >>> from learnsim.text import TextVectorizer
+    >>> texts = ["the cat sat", "a dog barked", "the dog sat"]
+    >>> vectorizer = TextVectorizer().fit(texts)
+    >>> path = save({"vectorizer": vectorizer}, os.path.join(tempfile.mkdtemp(), "model.npz"))
+    >>> restored = load(path, name="vectorizer")
+    >>> (restored.transform(texts) != vectorizer.transform(texts)).nnz
+    0
+    >>> load(os.path.join(os.path.dirname(path), "missing.npz"))
+    Traceback (most recent call last):
+        ...
+    FileNotFoundError: ...
     """
     path = Path(path)
     with _open_npz(path) as archive:

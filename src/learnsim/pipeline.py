@@ -142,11 +142,16 @@ class Pipeline:
             self._scorer = self._new_scorer()
         return self._scorer
 
-    def _new_scorer(self):
-        # a fresh one per search: Scorer.prepare keeps the corpus, which must not leak between calls
+    def make_scorer(self):
+        """A new :class:`learnsim.scorer.Scorer` of the model: one per corpus, since
+        ``Scorer.prepare`` keeps the corpus it is given (:attr:`scorer` is the shared one)."""
         from .scorer import Scorer
 
         return Scorer(self.metric, self.matcher, self.search_rule)
+
+    def _new_scorer(self):
+        # a fresh one per search: Scorer.prepare keeps the corpus, which must not leak between calls
+        return self.make_scorer()
 
     @property
     def scoring(self):

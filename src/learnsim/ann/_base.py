@@ -161,6 +161,24 @@ class ApproximateIndex(NeighborIndex):
     n_items_ : int
         Number of live items.
     n_features_in_ : int
+
+    Examples
+    --------
+    Any backend made by :func:`~learnsim.ann.make_ann` (skipped where the ``ann`` extra may be
+    missing):
+
+    >>> import numpy as np
+    >>> from learnsim.ann import make_ann
+    >>> X = np.array([[1, 0, 0], [0.9, 0.1, 0], [0, 1, 0], [0, 0.9, 0.1], [0, 0, 1]])
+    >>> ann = make_ann("faiss-hnsw", metric="sqeuclidean", M=8).fit(X)   # doctest: +SKIP
+    >>> ann.search(X[2:3], 2)[0]                                         # doctest: +SKIP
+    array([[2, 3]])
+    >>> ann.add(np.array([[0.0, 1.0, 0.0]])).ids_                       # doctest: +SKIP
+    array([0, 1, 2, 3, 4, 5])
+    >>> ann.remove([2]), ann.n_items_                                   # doctest: +SKIP
+    (1, 5)
+    >>> ann.search(X[2:3], 1)[0]                                         # doctest: +SKIP
+    array([[5]])
     """
 
     #: Names of the parameters that :meth:`set_search_params` may change (per backend).

@@ -182,23 +182,17 @@ def _snippet(text, n=_SNIPPET_CHARS):
 
 # --------------------------------------------------------------------------- model helpers
 
-def _load_parts(path):
-    """The dict of parts of a model file written by 'learnsim fit': "vectorizer", "metric" and,
-    for a FILM fitted on pairs, the "matcher" it validated."""
-    from ..persistence import load
+def _load_pipeline(path):
+    """The :class:`learnsim.pipeline.Pipeline` of a model file written by 'learnsim fit' (or
+    Pipeline.save): every command works with this one shape of a fitted model."""
+    from ..pipeline import Pipeline
 
-    path = Path(path)
-    model = load(path)
-    if not isinstance(model, dict) or not {"vectorizer", "metric"} <= set(model):
-        held = sorted(model) if isinstance(model, dict) else [type(model).__name__]
-        raise UsageError(f"{path} is not a model written by 'learnsim fit' (it holds {held}, "
-                         "expected 'vectorizer' and 'metric')")
-    return model
+    return Pipeline.load(Path(path))
 
 
 def _load_model(path):
-    parts = _load_parts(path)
-    return parts["vectorizer"], parts["metric"]
+    pipeline = _load_pipeline(path)
+    return pipeline.vectorizer, pipeline.metric
 
 
 def _vectorize(vectorizer, texts):
@@ -272,12 +266,10 @@ def _check_output_dir(path, option):
     return path
 
 
-def _save_model(parts, path):
-    """persistence.save, with a failure reported against the user's path (not a temporary file)."""
-    from ..persistence import save
-
+def _save_model(pipeline, path):
+    """Pipeline.save, with a failure reported against the user's path (not a temporary file)."""
     try:
-        save(parts, path)
+        pipeline.save(path)
     except OSError as exc:
         raise UsageError(f"cannot write --model {path}: {exc.strerror or exc}") from None
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ..fitting import MATCHER_CHOICES, fit_film as _fit
 from ._common import _note, UsageError
-from ._fit_text import baseline_holdout, print_baseline, print_fitted_on, read_supervision, save_and_summarise
+from ._fit_text import fit_options, print_baseline, print_fitted_on, read_supervision, save_and_summarise
 
 __all__ = ["MATCHER_CHOICES", "MATCHER_HELP", "fit_film"]
 
@@ -42,12 +42,13 @@ def fit_film(args, model_path, summary):
     if pairs is None and getattr(args, "matcher", None) not in (None, "auto"):
         raise UsageError("--matcher chooses the duplicate rule of a FILM fitted on --pairs; it does not apply "
                          "to --input")
-    fit = _fit(args, texts, labels, pairs, baseline_holdout(args), summary, note=_cli_note, flags=_FLAGS)
-    metric, held, vec_seconds, metric_seconds = fit.metric, fit.held, fit.vec_seconds, fit.metric_seconds
+    result = _fit(fit_options(args), texts, labels, pairs, summary, note=_cli_note, flags=_FLAGS)
+    metric, details = result.pipeline.metric, result.details
+    held, vec_seconds, metric_seconds = details.held, details.vec_seconds, details.metric_seconds
 
-    if save_and_summarise(fit.parts, model_path, summary, args, vec_seconds, metric_seconds):
+    if save_and_summarise(result, model_path, args):
         return 0
-    print_fitted_on(summary, args, fit.vectorizer, fit.pairs)
+    print_fitted_on(summary, args, result.pipeline.vectorizer, details.pairs)
     print(f"Metric: FILM, {summary['n_components']} dimensions, svd_rank={summary['svd_rank']}, "
           f"{summary['triplets']} triplets, {summary['n_iter']} iterations "
           f"({'converged' if summary['converged'] else 'not converged'}).")
@@ -57,7 +58,7 @@ def fit_film(args, model_path, summary):
               f"{' (weight chosen on held-out clusters)' if metric.baseline_gain_ is not None else ''}.")
         print_baseline(metric.baseline_gain_)
     else:
-        _print_pair_rules(summary, held, fit.matcher, fit.rule, fit.search)
+        _print_pair_rules(summary, held, details.matcher, details.rule, details.search)
     print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, metric "
           f"{metric_seconds:.2f} s); saved {model_path}.")
     return 0

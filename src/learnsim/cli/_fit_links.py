@@ -28,6 +28,7 @@ import numpy as np
 from ..fitting import LINKLEARN_VARIANTS as VARIANTS
 from ..io import DocumentFormatError
 from ._common import _save_model, UsageError, _note, _print_json, read_documents
+from ._fit_text import fit_options
 
 # The fit itself (learning rate 0.03 and a held-out quarter of the documents when not given) is
 # learnsim.fitting.fit_linklearn's. ``--variant``: "paper" (eq. 5, in-domain) or "bm25"
@@ -96,13 +97,14 @@ def fit_linklearn(args, model_path, summary):
     docs = read_documents(args.input, encoding_errors=args.encoding_errors)
     unique_ids(args.input, docs)
     links = read_links(Path(args.links), docs.ids, args.encoding_errors)
-    fit = _fit(args, docs.texts, links, variant, summary, note=lambda message, info=False: _note(message))
-    metric, settings = fit.metric, fit.settings
-    vec_seconds, metric_seconds = fit.vec_seconds, fit.metric_seconds
-    _save_model(fit.parts, model_path)
+    result = _fit(fit_options(args), docs.texts, links, variant, summary,
+                  note=lambda message, info=False: _note(message))
+    metric, settings = result.pipeline.metric, result.details.settings
+    vec_seconds, metric_seconds = result.details.vec_seconds, result.details.metric_seconds
+    _save_model(result.pipeline, model_path)
     report = metric.baseline_gain_
     if args.json:
-        _print_json(summary)
+        _print_json(result.to_dict())
         return 0
     use = "early stopping" if variant == "paper" else "the validation AvgP"
     detail = report.detail if report is not None else {}

@@ -34,6 +34,7 @@ import numpy as np
 from ..io import DocumentFormatError
 from ._common import _save_model, UsageError, _print_json, read_documents
 from ._fit_links import unique_ids
+from ._fit_text import fit_options
 
 # The C grid, the held-out anchors and the check against W = 1 are learnsim.fitting.fit_relative's.
 _HEADERS = ({"anchor", "closer", "farther"}, {"query", "clicked", "skipped"})
@@ -99,13 +100,13 @@ def fit_relative(args, model_path, summary):
     texts = list(docs.texts) + query_texts
     check_anchors(T, args.validation_fraction or DEFAULT_RELATIVE_VALIDATION_FRACTION, args.seed)
     summary.update(documents=len(docs), queries=len(query_texts) if kind == "clicks" else None, supervision=kind)
-    fit = _fit(args, texts, T, summary)
-    _save_model(fit.parts, model_path)
-    report, best_C, scores = fit.report, fit.C, fit.scores
-    vec_seconds, metric_seconds = fit.vec_seconds, fit.metric_seconds
+    result = _fit(fit_options(args), texts, T, summary)
+    _save_model(result.pipeline, model_path)
+    report, best_C, scores = result.details.report, result.details.C, result.details.scores
+    vec_seconds, metric_seconds = result.details.vec_seconds, result.details.metric_seconds
     weighting = summary["weighting"]
     if args.json:
-        _print_json(summary)
+        _print_json(result.to_dict())
         return 0
     source = (f"{summary['triplets']} click triplets of {summary['queries']} queries" if kind == "clicks"
               else f"{summary['triplets']} triplets")

@@ -34,6 +34,19 @@ def baseline_holdout(args):
     return DEFAULT_HOLDOUT if value is None else value
 
 
+def fit_options(args, mcd=None):
+    """The :class:`learnsim.fitting.FitOptions` of ``learnsim fit``'s flags (the one place where
+    flag names meet the library's option names); ``mcd``: MinimumClusterDistortion's settings."""
+    from ..fitting import FitOptions
+
+    return FitOptions(random_state=args.seed, weighting=args.weighting, norm=None if args.no_norm else "l2",
+                      stop_words=args.stop_words, stem=args.stem, lsi=args.lsi, paper=args.paper,
+                      mcd=dict(mcd or {}), n_components=args.n_components, svd_rank=args.svd_rank,
+                      max_iter=args.max_iter, learning_rate=args.learning_rate,
+                      validation_fraction=args.validation_fraction, baseline_holdout=baseline_holdout(args),
+                      variant=args.variant, matcher=args.matcher)
+
+
 def print_baseline(report):
     """The human line of the learned-against-baseline report (learnsim.baseline)."""
     if report is not None:
@@ -52,13 +65,11 @@ def print_fitted_on(summary, args, vectorizer, pairs):
               f"{summary['clusters']} clusters), {features}.")
 
 
-def save_and_summarise(parts, model_path, summary, args, vec_seconds, metric_seconds):
-    """Save the model's parts and add the timings to the summary; with --json print it and
-    return True (the command is done), else False (the caller prints its human lines)."""
-    _save_model(parts, model_path)
-    summary.update(vectorizer_seconds=vec_seconds, metric_seconds=metric_seconds,
-                   fit_seconds=vec_seconds + metric_seconds)
+def save_and_summarise(result, model_path, args):
+    """Save the fitted pipeline (a :class:`learnsim.fitting.FitResult`'s); with --json print the
+    report and return True (the command is done), else False (the caller prints its lines)."""
+    _save_model(result.pipeline, model_path)
     if args.json:
-        _print_json(summary)
+        _print_json(result.to_dict())
         return True
     return False

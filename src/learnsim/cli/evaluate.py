@@ -7,7 +7,7 @@ import numpy as np
 
 from pathlib import Path
 
-from ._common import (_add_encoding_errors, _examples, _fmt, _formatter, _load_parts, MEASURE_TITLES, _note,
+from ._common import (_add_encoding_errors, _examples, _fmt, _formatter, _load_pipeline, MEASURE_TITLES, _note,
                       _print_json, _read_clusters, read_documents, RETRIEVAL_MEASURES, _table, UsageError,
                       _vectorize, _warn_empty_rows)
 
@@ -57,7 +57,7 @@ def register(commands):
     return evaluate
 
 
-def _evaluate_pairs(args, parts):
+def _evaluate_pairs(args, pipeline):
     from sklearn.metrics import f1_score, roc_auc_score
 
     from ._pairs import parse_columns, read_text_pairs
@@ -99,9 +99,8 @@ def _unit_rows(X):
     return normalize(X, norm="l2")
 
 
-def _evaluate_links(args, parts):
+def _evaluate_links(args, pipeline):
     from ..evaluation import retrieval_report
-    from ._scoring import scorer_for
     from ._fit_links import read_links, unique_ids
 
     if args.input is None:
@@ -109,11 +108,11 @@ def _evaluate_links(args, parts):
     docs = read_documents(args.input, encoding_errors=args.encoding_errors)
     unique_ids(args.input, docs, "--links needs")
     links = read_links(Path(args.links), docs.ids, args.encoding_errors)
-    X = _vectorize(parts["vectorizer"], docs.texts)
+    X = _vectorize(pipeline.vectorizer, docs.texts)
     _warn_empty_rows(X, "document", docs.texts)
     linked = links.symmetric().adjacency.tocsr()
     has_links = np.flatnonzero(np.diff(linked.indptr) > 0)
-    scorer = scorer_for(parts).prepare(X)
+    scorer = pipeline.make_scorer().prepare(X)
     Xn = _unit_rows(X)
     measures = ("map", "p@10")
     block = scorer.block_rows()
@@ -156,18 +155,16 @@ def run(args):
 
     from ..evaluation import cluster_retrieval_report
 
-    from ._scoring import scorer_for
-
-    parts = _load_parts(args.model)
+    pipeline = _load_pipeline(args.model)
     if args.pairs is not None:
         if args.links is not None:
             raise UsageError("--links goes with --input (documents with ids), not with --pairs")
-        return _evaluate_pairs(args, parts)
+        return _evaluate_pairs(args, pipeline)
     if args.columns is not None:
         raise UsageError("--columns applies to --pairs only")
     if args.links is not None:
-        return _evaluate_links(args, parts)
-    vectorizer = parts["vectorizer"]
+        return _evaluate_links(args, pipeline)
+    vectorizer = pipeline.vectorizer
     docs, labels, names, n_singletons = _read_clusters(args.input, args.encoding_errors, "leave-one-out evaluation needs")
     if n_singletons:
         _note(f"{n_singletons} label(s) with a single document have nothing to retrieve; "
@@ -176,7 +173,7 @@ def run(args):
     _warn_empty_rows(X, "document", docs.texts)
 
     Xn = normalize(X, norm="l2")
-    scorer = scorer_for(parts).prepare(X)
+    scorer = pipeline.make_scorer().prepare(X)
     block = scorer.block_rows()
 
     def learned_block(rows):

@@ -7,7 +7,7 @@ import textwrap
 from ._common import (_add_encoding_errors, _auto_or_float, _check_output_file, _examples, _formatter,
                       _int_at_least, _lsi, _n_basis, _open_float, _positive_int, _seed, UsageError)
 from ._fit_film import MATCHER_CHOICES, MATCHER_HELP
-from ._fit_text import (baseline_holdout, print_baseline, print_fitted_on, read_supervision, save_and_summarise)
+from ._fit_text import fit_options, print_baseline, print_fitted_on, read_supervision, save_and_summarise
 
 
 def register(commands):
@@ -226,16 +226,16 @@ def _fit_mcd(args, settings, model_path, summary):
     from ..fitting import fit_mcd
 
     texts, labels, pairs = read_supervision(args, summary)
-    fit = fit_mcd(args, texts, labels, pairs, settings, baseline_holdout(args), summary)
-    vectorizer, metric = fit.parts["vectorizer"], fit.parts["metric"]
-    vec_seconds, metric_seconds = fit.vec_seconds, fit.metric_seconds
-    if save_and_summarise(fit.parts, model_path, summary, args, vec_seconds, metric_seconds):
+    result = fit_mcd(fit_options(args), texts, labels, pairs, settings, summary)
+    vectorizer, metric = result.pipeline.vectorizer, result.pipeline.metric
+    vec_seconds, metric_seconds = result.details.vec_seconds, result.details.metric_seconds
+    if save_and_summarise(result, model_path, args):
         return 0
     print_fitted_on(summary, args, vectorizer, pairs)
-    if fit.scores is not None:
+    if result.details.scores is not None:
         measure = metric.baseline_gain_.measure
-        print(f"Weighting chosen on the held-out clusters by {measure}: {fit.chosen} ("
-              + ", ".join(f"{w} {v:.4f}" for w, v in fit.scores.items()) + ").")
+        print(f"Weighting chosen on the held-out clusters by {measure}: {result.details.chosen} ("
+              + ", ".join(f"{w} {v:.4f}" for w, v in result.details.scores.items()) + ").")
     print(f"Metric: n_basis={summary['n_basis']}, shrinkage={summary['shrinkage']:g}, "
           f"complement_weight={summary['complement_weight']:g} (solver {summary['solver']}).")
     print_baseline(metric.baseline_gain_)

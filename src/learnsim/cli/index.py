@@ -1,7 +1,6 @@
 """``learnsim index``: build an index of a collection under a fitted model, and change it in place."""
 from __future__ import annotations
 
-import json
 import textwrap
 from pathlib import Path
 
@@ -98,26 +97,15 @@ def register(commands):
 # --------------------------------------------------------------------------- reading a corpus
 
 def read_corpus(path, encoding_errors="replace"):
-    """(ids, texts, metadata) of a corpus file (layouts above)."""
-    from ..datasets.documents import _lines
+    """(ids, texts, metadata) of a corpus file (layouts above), read once."""
     from ._common import read_documents
 
     docs = read_documents(path, encoding_errors=encoding_errors)
     ids = [i if i is not None else f"line {n}" for i, n in zip(docs.ids, docs.line_numbers)]
-    metas = [None] * len(ids)
-    if Path(path).suffix.lower() == ".jsonl":
-        wanted = {n: k for k, n in enumerate(docs.line_numbers)}
-        for number, line in _lines(Path(path), encoding_errors):
-            k = wanted.get(number)
-            if k is None:
-                continue
-            obj = json.loads(line)
-            meta = obj.get("metadata")
-            if meta is None:
-                meta = {key: v for key, v in obj.items() if key not in ("id", "text")} or None
-            elif not isinstance(meta, dict):
-                raise UsageError(f"{path}, line {number}: \"metadata\" must be a JSON object")
-            metas[k] = meta
+    metas = [None] * len(ids) if docs.metadata is None else docs.metadata
+    for meta, number in zip(metas, docs.line_numbers):
+        if meta is not None and not isinstance(meta, dict):
+            raise UsageError(f"{path}, line {number}: \"metadata\" must be a JSON object")
     seen = set()
     for i in ids:
         if i in seen:

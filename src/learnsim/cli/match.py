@@ -5,7 +5,7 @@ import textwrap
 
 import numpy as np
 
-from ._common import (_add_encoding_errors, _examples, _formatter, _load_parts, _note, _positive_int,
+from ._common import (_add_encoding_errors, _examples, _formatter, _load_pipeline, _note, _positive_int,
                       _print_json, read_documents, _snippet, _table, UsageError, _vectorize,
                       _warn_empty_rows)
 from ..matching._duplicates import DuplicateRule   # the rule lives in the library (learnsim.pipeline uses it)
@@ -93,14 +93,14 @@ def load_matcher(path):
 
 
 def _load_rule(path):
-    """(parts, vectoriser, metric, DuplicateRule) of a model file."""
-    parts = _load_parts(path)
-    matcher = parts.get("matcher")
+    """(pipeline, vectoriser, metric, DuplicateRule) of a model file."""
+    pipeline = _load_pipeline(path)
+    matcher = pipeline.matcher
     if matcher is None:
-        raise UsageError(f"{path} holds no validated duplicate rule ({type(parts['metric']).__name__} "
+        raise UsageError(f"{path} holds no validated duplicate rule ({type(pipeline.metric).__name__} "
                          "model); fit one with 'learnsim fit --method film --pairs FILE --model M.npz'")
-    rule = DuplicateRule(matcher, parts.get("match_rule"))
-    return parts, _RememberTexts(parts["vectorizer"], rule), parts["metric"], rule
+    rule = DuplicateRule(matcher, pipeline.match_rule)
+    return pipeline, _RememberTexts(pipeline.vectorizer, rule), pipeline.metric, rule
 
 
 def _decide_pairs(args, vectorizer, matcher):
@@ -174,19 +174,17 @@ def _nearest_rows(H, k, desc):
                 yield start + r, int(j), S[r, j]
 
 
-def _rule_duplicates(matcher, parts, X, texts, k):
+def _rule_duplicates(matcher, pipeline, X, texts, k):
     """(i, j, score) of the near-duplicates by a kNN or classifier rule: the pairs among each
     document's k nearest (in FILM's space for the kNN rule, at least its k; by the model's search
     similarity for the classifier) that the rule calls duplicates."""
-    from ._scoring import scorer_for
-
     if matcher.kind == "knn":
         from sklearn.preprocessing import normalize
 
         # the rule's own neighbours: the cosine in its embedding, at least its k of them
         idx = candidate_pairs(normalize(matcher.matcher._collection(X)), max(k, matcher.matcher.k_))
     else:
-        idx = candidate_pairs(scorer_for(parts).rows(X), k)
+        idx = candidate_pairs(pipeline.make_scorer().rows(X), k)
     if idx.shape[0] == 0:
         return []
     keep = matcher.predict(idx, X, texts).astype(bool)
@@ -195,7 +193,7 @@ def _rule_duplicates(matcher, parts, X, texts, k):
                   key=lambda t: (-t[2], t[0], t[1]))
 
 
-def _list_corpus_duplicates(args, vectorizer, matcher, parts):
+def _list_corpus_duplicates(args, vectorizer, matcher, pipeline):
     from ..matching._matchers import _sigmoid
 
     docs = read_documents(args.corpus, encoding_errors=args.encoding_errors)
@@ -208,7 +206,7 @@ def _list_corpus_duplicates(args, vectorizer, matcher, parts):
         scores = np.array([s for _, _, s in found])
         proba = _sigmoid(matcher.matcher.slope_ * scores + matcher.matcher.intercept_) if found else scores
     else:
-        found = _rule_duplicates(matcher, parts, X, docs.texts, args.neighbours)
+        found = _rule_duplicates(matcher, pipeline, X, docs.texts, args.neighbours)
         idx = np.array([(i, j) for i, j, _ in found], dtype=np.int64).reshape(-1, 2)
         proba = matcher.predict_proba(idx, X, docs.texts)[:, 1] if found else np.zeros(0)
 
@@ -278,9 +276,9 @@ def run(args):
         return _match_index(args)
     if args.model is None:
         raise UsageError("give --model M.npz (or --index DIR with --text)")
-    parts, vectorizer, _, matcher = _load_rule(args.model)
+    pipeline, vectorizer, _, matcher = _load_rule(args.model)
     if args.pairs is not None:
         return _decide_pairs(args, vectorizer, matcher)
     if args.columns is not None:
         _note("--columns applies to --pairs only; ignored with --corpus")
-    return _list_corpus_duplicates(args, vectorizer, matcher, parts)
+    return _list_corpus_duplicates(args, vectorizer, matcher, pipeline)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import textwrap
 
 
-from ._common import (_add_encoding_errors, _examples, _formatter, _load_parts, _note, _positive_int,
+from ._common import (_add_encoding_errors, _examples, _formatter, _load_pipeline, _note, _positive_int,
                       _print_json, read_documents, _snippet, _table, UsageError, _vectorize,
                       _warn_empty_rows)
 
@@ -165,8 +165,6 @@ def explanation_line(e, n_words=6):
 
 
 def run(args):
-    from ._scoring import scorer_for
-
     if args.index is not None:
         return _run_index(args)
     if args.model is None or args.corpus is None:
@@ -174,9 +172,9 @@ def run(args):
     if args.filter or args.explain:
         raise UsageError("--filter and --explain need --index (build one with 'learnsim index build')")
 
-    parts = _load_parts(args.model)
-    vectorizer = parts["vectorizer"]
-    scorer = scorer_for(parts)
+    pipeline = _load_pipeline(args.model)
+    vectorizer = pipeline.vectorizer
+    scorer = pipeline.make_scorer()
     corpus = read_documents(args.corpus, encoding_errors=args.encoding_errors)
     queries = _queries(args)
     k = args.k

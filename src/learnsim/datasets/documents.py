@@ -56,6 +56,9 @@ class Documents:
     labels : list of (str or None) or None
         The cluster label of each document (None: in no cluster); None for an unlabelled file.
     path : Path
+    metadata : list or None
+        JSON Lines only: each document's ``"metadata"`` value as given, or else an object of its
+        fields other than ``"id"`` and ``"text"`` (None when it has none); None for other files.
 
     Examples
     --------
@@ -75,6 +78,7 @@ class Documents:
     labels: list | None = None
     path: Path | None = None
     line_numbers: list = field(default_factory=list)
+    metadata: list | None = None
 
     def __len__(self):
         return len(self.texts)
@@ -353,10 +357,13 @@ def read_documents(path, *, encoding_errors="replace"):
     docs = Documents(texts=[], ids=[], labels=[], path=path)
     if kind == "jsonl":
         all_labelled = True
+        docs.metadata = []
         for number, line in rows:
             obj, text, doc_id = _json_object(line, number, path)
             docs.texts.append(_check_text(text, number, path))
             docs.ids.append(doc_id)
+            docs.metadata.append(obj["metadata"] if "metadata" in obj else
+                                 {key: v for key, v in obj.items() if key not in ("id", "text")} or None)
             all_labelled = all_labelled and "label" in obj
             docs.labels.append(_json_label(obj, number, path) if "label" in obj else None)
             docs.line_numbers.append(number)

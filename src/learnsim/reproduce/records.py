@@ -46,7 +46,8 @@ class Results:
     >>> from learnsim.reproduce import Results
     >>> results = Results()
     >>> results.add("20ng", "lsi 5%", "metric", "ap11", 0.61234, paper_value=0.6)
-    >>> results.add("20ng", "lsi 5%", "euclid", "ap11", 0.41)
+    {'experiment': '20ng', 'setting': 'lsi 5%', 'method': 'metric', 'measure': 'ap11', 'value': 0.61234, 'paper_value': 0.6}
+    >>> _ = results.add("20ng", "lsi 5%", "euclid", "ap11", 0.41)
     >>> results.value(experiment="20ng", method="metric", measure="ap11")
     0.61234
     >>> print(results.table("20ng", "ap11"))
