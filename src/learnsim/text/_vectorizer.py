@@ -23,10 +23,10 @@ For the other weightings queries and documents are weighted alike.
 """
 from __future__ import annotations
 
-import math
 import numbers
 import warnings
 from collections import Counter
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -36,6 +36,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from learnsim._utils.linalg import truncated_svd
 from learnsim.text._tokenize import DEFAULT_TOKEN_PATTERN, Tokenizer
+from learnsim.text.bm25 import _check_b, _check_k1
+from learnsim._utils.params import Checked, Interval, Options, validate_params
 from learnsim._utils.validation import check_random_state, check_state_header, state_array, state_number
 
 __all__ = ["Tokenizer", "TextVectorizer", "check_documents", "resample_counts", "find_empty_rows"]
@@ -231,6 +233,33 @@ def _truncated_svd(X, k, seed):
     return truncated_svd(X, k, seed)
 
 
+_DF_CONSTRAINTS = [Interval(Integral, 0, None, description=">= 0 as an int (a document count)"),
+                   Interval(Real, 0, 1, description="a float in [0, 1] (a fraction of the documents)")]
+
+
+def _check_n_components(nc):
+    if nc is None:
+        return
+    if isinstance(nc, bool) or not isinstance(nc, numbers.Real):
+        raise ValueError(f"n_components must be None, a positive int or a float in (0, 1); got {nc!r}")
+    if isinstance(nc, numbers.Integral):
+        if nc < 1:
+            raise ValueError(f"n_components must be >= 1; got {nc}")
+    elif not 0.0 < nc < 1.0:
+        raise ValueError(f"n_components as a float is a fraction of the vocabulary size and must lie "
+                         f"in (0, 1); got {nc}")
+
+
+def _check_float_dtype(value):
+    try:
+        dtype = np.dtype(value)
+    except TypeError:
+        raise ValueError(f"dtype must be a numpy float dtype; got {value!r}") from None
+    if dtype.kind != "f":
+        raise ValueError(f"dtype must be a float dtype (float32 or float64); got {dtype}")
+    return dtype
+
+
 class TextVectorizer(BaseEstimator):
     """Turn a list of strings into weighted term vectors, optionally reduced by LSI.
 
@@ -313,6 +342,26 @@ class TextVectorizer(BaseEstimator):
     [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 2.0]
     """
 
+    _parameter_constraints = {
+        "weighting": [Options(WEIGHTINGS)],
+        "lowercase": ["no_validation"],        # the Tokenizer's five: checked by Tokenizer
+        "token_pattern": ["no_validation"],
+        "stop_words": ["no_validation"],
+        "stem": ["no_validation"],
+        "ngram_range": ["no_validation"],
+        "min_df": _DF_CONSTRAINTS,
+        "max_df": _DF_CONSTRAINTS,
+        "max_features": [Interval(Integral, 1, None), None],
+        "sublinear_tf": ["no_validation"],     # used for its truth value; its weighting checked in _check_params
+        "norm": [Options({"l2"}), None],
+        "k1": [Checked(_check_k1)],            # k1 and b: the checks (and messages) of BM25's
+        "b": [Checked(_check_b)],
+        "n_components": [Checked(_check_n_components)],
+        "resample_length": [Options({"median"}), Interval(Integral, 1, None), None],
+        "random_state": ["no_validation"],     # checked by check_random_state where it is used
+        "dtype": [Checked(_check_float_dtype)],
+    }
+
     def __init__(self, weighting="tfidf", *, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN,
                  stop_words=None, stem=None, ngram_range=(1, 1), min_df=1, max_df=1.0,
                  max_features=None, sublinear_tf=False, norm=None, k1=1.2, b=0.75,
@@ -337,52 +386,10 @@ class TextVectorizer(BaseEstimator):
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
-        if self.weighting not in WEIGHTINGS:
-            raise ValueError(f"weighting must be one of {WEIGHTINGS}; got {self.weighting!r}")
+        validate_params(self)
         if self.sublinear_tf and self.weighting not in ("tf", "tfidf"):
             raise ValueError(f"sublinear_tf applies to 'tf' and 'tfidf' weighting only; got weighting={self.weighting!r}")
-        if self.norm not in (None, "l2"):
-            raise ValueError(f"norm must be None or 'l2'; got {self.norm!r}")
-        for name, value in (("min_df", self.min_df), ("max_df", self.max_df)):
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise ValueError(f"{name} must be an int (document count) or a float in [0, 1]; got {value!r}")
-            if isinstance(value, numbers.Integral):
-                if value < 0:
-                    raise ValueError(f"{name} must be >= 0; got {value}")
-            elif not 0.0 <= value <= 1.0:
-                raise ValueError(f"{name} as a float is a fraction of the documents and must lie in [0, 1]; got {value}")
-        if self.max_features is not None and (isinstance(self.max_features, bool)
-                                              or not isinstance(self.max_features, numbers.Integral)
-                                              or self.max_features < 1):
-            raise ValueError(f"max_features must be None or a positive int; got {self.max_features!r}")
-        for name, value in (("k1", self.k1), ("b", self.b)):
-            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-                raise ValueError(f"{name} must be a finite number; got {value!r}")
-        if self.k1 < 0:
-            raise ValueError(f"k1 must be >= 0; got {self.k1}")
-        if not 0 <= self.b <= 1:
-            raise ValueError(f"b must lie in [0, 1]; got {self.b}")
-        nc = self.n_components
-        if nc is not None:
-            if isinstance(nc, bool) or not isinstance(nc, numbers.Real):
-                raise ValueError(f"n_components must be None, a positive int or a float in (0, 1); got {nc!r}")
-            if isinstance(nc, numbers.Integral):
-                if nc < 1:
-                    raise ValueError(f"n_components must be >= 1; got {nc}")
-            elif not 0.0 < nc < 1.0:
-                raise ValueError(f"n_components as a float is a fraction of the vocabulary size and must lie "
-                                 f"in (0, 1); got {nc}")
-        rl = self.resample_length
-        if rl is not None and rl != "median":
-            if isinstance(rl, bool) or not isinstance(rl, numbers.Integral) or rl < 1:
-                raise ValueError(f"resample_length must be None, 'median' or a positive int; got {rl!r}")
-        try:
-            dtype = np.dtype(self.dtype)
-        except TypeError:
-            raise ValueError(f"dtype must be a numpy float dtype; got {self.dtype!r}") from None
-        if dtype.kind != "f":
-            raise ValueError(f"dtype must be a float dtype (float32 or float64); got {dtype}")
-        return dtype
+        return _check_float_dtype(self.dtype)
 
     def _make_tokenizer(self):
         return Tokenizer(lowercase=self.lowercase, token_pattern=self.token_pattern,
