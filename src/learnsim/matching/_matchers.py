@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -44,6 +45,7 @@ from ._pair_inputs import (_check_metric, _check_pair_indices, _check_pair_label
                            _require_both_classes, _row_norms, _rowwise_dot)
 from ..persistence import TRANSFORMER_PREFIX as _TRANSFORMER_PREFIX
 from ..persistence import transformer_from_state as _transformer_from_state, transformer_state as _transformer_state
+from .._utils.params import Checked, Interval, Options, validate_params
 from .._utils.validation import check_matrix, check_state_header, state_array, state_number
 from ..evaluation import best_threshold, log_loss, pair_classification_report
 from ..film.hybrid import DEFAULT_WEIGHT_GRID, check_input_weight, hybrid_rows, select_input_weight
@@ -151,7 +153,6 @@ class _PairMatcher(BaseEstimator):
         return E
 
     def _fit_inputs(self, X, pairs, y):
-        _check_metric(self.metric)
         E = _embed(self.transformer, X, "X")
         idx = _check_pair_indices(pairs, E.shape[0])
         labels = _check_pair_labels(pairs, y, idx.shape[0])
@@ -266,6 +267,14 @@ def _check_k_value(k, name):
     return int(k)
 
 
+def _check_k_grid(k_grid):
+    """The values of ``k_grid`` as ints (each a positive integer), or a ValueError."""
+    try:
+        return [_check_k_value(v, "every value of k_grid") for v in k_grid]
+    except TypeError:
+        raise ValueError(f"k_grid must be a sequence of positive integers; got {k_grid!r}") from None
+
+
 def _bucket_probabilities(mutual, labels, smoothing=1.0):
     """P(duplicate | the rule says match) and P(duplicate | it does not), add-one smoothed."""
     n_mutual = int(mutual.sum())
@@ -371,6 +380,14 @@ class PairwiseKNNMatcher(_PairMatcher):
     [1, 0]
     """
 
+    _parameter_constraints = {
+        "transformer": ["no_validation"],      # None (X is the embedding) or checked by _embed when used
+        "k": [Interval(Integral, 1, None), Options({"auto"})],
+        "k_grid": [Checked(_check_k_grid)],
+        "metric": [Checked(_check_metric)],
+        "block_size": ["no_validation"],       # checked by the search where it is used
+    }
+
     def __init__(self, transformer=None, k="auto", k_grid=(1, 2, 3, 5, 10, 20, 50), metric="cosine",
                  block_size=None):
         self.transformer = transformer
@@ -383,20 +400,12 @@ class PairwiseKNNMatcher(_PairMatcher):
         max_k = n_items - 1
         if max_k < 1:
             raise ValueError(f"X has {n_items} item(s); the kNN rule needs at least 2")
-        if isinstance(self.k, str):
-            if self.k != "auto":
-                raise ValueError(f"k must be a positive integer or 'auto'; got {self.k!r}")
-            fixed = None
-        else:
-            fixed = _check_k_value(self.k, "k")
-            if fixed > max_k:
-                raise ValueError(f"k={fixed} is larger than the {max_k} other items of the collection "
-                                 "(X has " + str(n_items) + " rows); pass a smaller k")
-        try:
-            grid = [_check_k_value(v, "every value of k_grid") for v in self.k_grid]
-        except TypeError:
-            raise ValueError(f"k_grid must be a sequence of positive integers; got {self.k_grid!r}") from None
-        grid = sorted(set(grid))
+        # k and k_grid were checked by validate_params in fit
+        fixed = None if isinstance(self.k, str) else int(self.k)
+        if fixed is not None and fixed > max_k:
+            raise ValueError(f"k={fixed} is larger than the {max_k} other items of the collection "
+                             "(X has " + str(n_items) + " rows); pass a smaller k")
+        grid = sorted(set(_check_k_grid(self.k_grid)))
         if not grid and fixed is None:
             raise ValueError("k_grid is empty; give candidate neighbourhood sizes for k='auto'")
         too_big = [v for v in grid if v > max_k]
@@ -429,6 +438,7 @@ class PairwiseKNNMatcher(_PairMatcher):
         -------
         self
         """
+        validate_params(self)
         E, idx, labels = self._fit_inputs(X, pairs, y)
         grid, fixed = self._candidate_ks(E.shape[0])
         ranks = _neighbour_ranks(E, idx, int(grid.max()), self.metric, self.block_size)
@@ -561,6 +571,11 @@ class PairwiseKNNMatcher(_PairMatcher):
 
 # ----------------------------------------------------------------------------- threshold rule
 
+def _check_optional_input_weight(value):
+    if value is not None:
+        check_input_weight(value, allow_auto=True)
+
+
 def _fit_platt(scores, labels, max_iter=100, tol=1e-10):
     """Platt scaling: (slope, intercept) of P(dup) = 1 / (1 + exp(-(slope * s + intercept))).
 
@@ -687,6 +702,14 @@ class ThresholdMatcher(_PairMatcher):
     (20, 2)
     """
 
+    _parameter_constraints = {             # input_weight first: its errors came first before the constraints
+        "input_weight": [Checked(_check_optional_input_weight)],
+        "weight_criterion": [Options(("auc", "accuracy"))],
+        "transformer": ["no_validation"],      # None (X is the embedding) or checked by _embed when used
+        "metric": [Checked(_check_metric)],
+        "weight_grid": ["no_validation"],      # checked by select_input_weight with input_weight='auto'
+    }
+
     def __init__(self, transformer=None, metric="cosine", input_weight=None, weight_grid=DEFAULT_WEIGHT_GRID,
                  weight_criterion="auc"):
         self.transformer = transformer
@@ -697,11 +720,10 @@ class ThresholdMatcher(_PairMatcher):
 
     def _check_mixing(self):
         """The checked input_weight (None, a float or "auto")."""
+        validate_params(self)
         if self.input_weight is None:
             return None
         w = check_input_weight(self.input_weight, allow_auto=True)
-        if self.weight_criterion not in ("auc", "accuracy"):
-            raise ValueError(f"weight_criterion must be 'auc' or 'accuracy'; got {self.weight_criterion!r}")
         if self.transformer is None:
             raise ValueError("input_weight mixes the transformer's cosine with the cosine of its input; "
                              "it needs a transformer (with transformer=None X is already the embedding)")
@@ -710,7 +732,7 @@ class ThresholdMatcher(_PairMatcher):
         return w
 
     def _weight_criterion(self, labels):
-        # weight_criterion was checked by _check_mixing; _fit_inputs made sure both kinds of
+        # weight_criterion was checked by validate_params; _fit_inputs made sure both kinds of
         # pairs are present, so the AUC is defined
         if self.weight_criterion == "auc":
             return lambda s: roc_auc_score(labels, s)
