@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -62,6 +63,7 @@ from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted
 
 from .._utils.linalg import truncated_svd
+from .._utils.params import Checked, Interval, Options, validate_params
 from .._utils.validation import check_matrix, check_state_header, state_array, state_number
 from ..evaluation import best_threshold, pearson
 from ._matchers import (_check_pair_indices, _check_pair_labels, _fit_platt, _require_both_classes, _sigmoid,
@@ -129,6 +131,62 @@ class _Representation:
             self.embedded = _unit_rows(E)
 
 
+def _check_features(features):
+    """``features`` as a tuple of distinct block names of FEATURE_BLOCKS, or a ValueError."""
+    feats = (features,) if isinstance(features, str) else features
+    try:
+        feats = tuple(feats)
+    except TypeError:
+        raise ValueError(f"features must be a sequence of block names from {FEATURE_BLOCKS}; "
+                         f"got {features!r}") from None
+    unknown = [f for f in feats if f not in FEATURE_BLOCKS]
+    if unknown or not feats:
+        raise ValueError(f"features must be a non-empty sequence of block names from {FEATURE_BLOCKS}; "
+                         f"unknown: {unknown}" if unknown else "features is empty; give at least one block")
+    if len(set(feats)) != len(feats):
+        raise ValueError(f"features lists a block twice: {feats}")
+    return feats
+
+
+def _check_embedding(embedding):
+    if embedding is not None and not callable(getattr(embedding, "transform", None)):
+        raise TypeError(f"embedding must be a fitted object with transform(X); got {type(embedding).__name__}")
+
+
+def _check_vectorizer(vectorizer):
+    if vectorizer is not None and not isinstance(vectorizer, TextVectorizer):
+        raise TypeError("vectorizer must be None or a fitted learnsim.text.TextVectorizer; got "
+                        f"{type(vectorizer).__name__}")
+
+
+def _check_char_ngram_range(lo_hi):
+    if (not isinstance(lo_hi, (tuple, list)) or len(lo_hi) != 2
+            or not all(isinstance(n, numbers.Integral) and not isinstance(n, bool) for n in lo_hi)
+            or not 1 <= lo_hi[0] <= lo_hi[1]):
+        raise ValueError(f"char_ngram_range must be (min_n, max_n) with 1 <= min_n <= max_n; got {lo_hi!r}")
+
+
+#: The constraints both pair models share (each adds its regularisation and grid).
+_COMMON_CONSTRAINTS = {
+    "vectorizer": [Checked(_check_vectorizer)],
+    "embedding": [Checked(_check_embedding)],      # its match with the 'embedding' block: _check_params
+    "features": [Checked(_check_features)],
+    "n_components": [Interval(Integral, 1, None)],
+    "char_ngram_range": [Checked(_check_char_ngram_range)],
+    "char_features": [Interval(Integral, 1, 24, description=(
+        "a positive integer, at most 24 (a power of 2: the hashed columns)"))],
+    "n_splits": [Interval(Integral, 2, None, description="a positive integer >= 2")],
+    "random_state": ["no_validation"],             # checked by the folds' splitter, as before
+}
+
+
+def _regularisation(name):
+    """The constraint of ``C`` / ``alpha``; its grid is checked with it (in ``_check_grid``) when it
+    is 'auto'."""
+    return {name: [Options({"auto"}), Interval(Real, 0, None, closed="neither", description="a positive number")],
+            name + "_grid": ["no_validation"]}
+
+
 class _PairModel(BaseEstimator):
     """Feature extraction, input checks and persistence shared by the two pair models."""
 
@@ -136,40 +194,11 @@ class _PairModel(BaseEstimator):
 
     # ------------------------------------------------------------------ parameters
     def _check_params(self):
-        feats = self.features
-        if isinstance(feats, str):
-            feats = (feats,)
-        try:
-            feats = tuple(feats)
-        except TypeError:
-            raise ValueError(f"features must be a sequence of block names from {FEATURE_BLOCKS}; "
-                             f"got {self.features!r}") from None
-        unknown = [f for f in feats if f not in FEATURE_BLOCKS]
-        if unknown or not feats:
-            raise ValueError(f"features must be a non-empty sequence of block names from {FEATURE_BLOCKS}; "
-                             f"unknown: {unknown}" if unknown else "features is empty; give at least one block")
-        if len(set(feats)) != len(feats):
-            raise ValueError(f"features lists a block twice: {feats}")
+        validate_params(self)
+        feats = _check_features(self.features)
         if ("embedding" in feats) != (self.embedding is not None):
             raise ValueError("the 'embedding' feature block needs embedding= (a fitted transformer of the "
                              "word tf.idf, e.g. FILM), and embedding= needs the 'embedding' block in features")
-        if self.embedding is not None and not callable(getattr(self.embedding, "transform", None)):
-            raise TypeError(f"embedding must be a fitted object with transform(X); got {type(self.embedding).__name__}")
-        if self.vectorizer is not None and not isinstance(self.vectorizer, TextVectorizer):
-            raise TypeError("vectorizer must be None or a fitted learnsim.text.TextVectorizer; got "
-                            f"{type(self.vectorizer).__name__}")
-        for name in ("n_components", "char_features", "n_splits"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < (2 if name == "n_splits" else 1):
-                raise ValueError(f"{name} must be a positive integer{' >= 2' if name == 'n_splits' else ''}; "
-                                 f"got {value!r}")
-        if self.char_features > 24:
-            raise ValueError(f"char_features is a power of 2 (the hashed columns); at most 24, got {self.char_features}")
-        lo_hi = self.char_ngram_range
-        if (not isinstance(lo_hi, (tuple, list)) or len(lo_hi) != 2
-                or not all(isinstance(n, numbers.Integral) and not isinstance(n, bool) for n in lo_hi)
-                or not 1 <= lo_hi[0] <= lo_hi[1]):
-            raise ValueError(f"char_ngram_range must be (min_n, max_n) with 1 <= min_n <= max_n; got {lo_hi!r}")
         self._features = feats
 
     def _check_grid(self, value, grid, name):
@@ -488,6 +517,8 @@ class PairClassifierMatcher(_PairModel):
     # best_threshold returns inf when predicting no duplicate at all is best
     _STATE_NONFINITE = ("threshold",)
 
+    _parameter_constraints = {**_COMMON_CONSTRAINTS, **_regularisation("C")}
+
     def __init__(self, vectorizer=None, embedding=None, features=DEFAULT_FEATURES, C="auto",
                  C_grid=DEFAULT_C_GRID, n_components=100, char_ngram_range=(2, 5), char_features=18,
                  n_splits=5, random_state=None):
@@ -635,6 +666,8 @@ class PairScoreRegressor(_PairModel):
     >>> bool(predicted[y == 1].min() > predicted[y == 0].max())
     True
     """
+
+    _parameter_constraints = {**_COMMON_CONSTRAINTS, **_regularisation("alpha")}
 
     def __init__(self, vectorizer=None, embedding=None, features=DEFAULT_FEATURES, alpha="auto",
                  alpha_grid=DEFAULT_ALPHA_GRID, n_components=100, char_ngram_range=(2, 5), char_features=18,
