@@ -208,15 +208,19 @@ class PowerQueryIndex(TermWeightIndex):
     [[3.0, 1.0]]
     """
 
+    # its own: TermWeightIndex's query_weights is set by fit from query_exponent
+    _parameter_constraints = {
+        "query_exponent": [Interval(Real, 0, None)],
+        "dtype": ["no_validation"],            # checked by TermWeightIndex.fit
+    }
+
     def __init__(self, query_exponent=1.0, dtype=np.float32):
         self.query_exponent = query_exponent
         self.dtype = dtype
 
     def fit(self, W, y=None):
-        c = _real("query_exponent", self.query_exponent)
-        if c < 0:
-            raise ValueError(f"query_exponent must be >= 0; got {c}")
-        self.query_weights = "binary" if c == 0 else "counts"
+        validate_params(self)
+        self.query_weights = "binary" if float(self.query_exponent) == 0 else "counts"
         return super().fit(W)
 
     def _check_fitted_counts(self, X, name):

@@ -62,7 +62,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from learnsim._utils.params import Checked, Options, validate_params
+from learnsim._utils.params import Checked, Options, validate_param, validate_params
 from learnsim._utils.progress import progress
 from learnsim._utils.validation import check_matrix, check_n_features, check_state_header, check_term_counts
 from learnsim.evaluation._evaluation import _parse_measures, per_query_measures
@@ -376,13 +376,21 @@ class TermWeightIndex(_PostingListScorer, BaseEstimator):
     [0, 1]
     """
 
+    _parameter_constraints = {
+        "query_weights": [Options(QUERY_WEIGHTS)],
+        "dtype": [Checked(_check_dtype)],
+    }
+
     def __init__(self, query_weights="binary", dtype=np.float32):
         self.query_weights = query_weights
         self.dtype = dtype
 
     def fit(self, W, y=None):
         """Index the document weights W (n_documents, n_terms): any finite sparse or dense matrix."""
-        _check_query_weights(self.query_weights)
+        # the attributes rather than get_params: subclasses (CosineIndex, PowerQueryIndex) set
+        # query_weights in their own fit instead of taking it as a parameter
+        for name, allowed in TermWeightIndex._parameter_constraints.items():
+            validate_param(name, getattr(self, name), allowed)
         dtype = _check_dtype(self.dtype)
         W = check_matrix(W, name="W (document weights)")
         W = sp.csr_matrix(W, dtype=dtype)
