@@ -37,7 +37,7 @@ from sklearn.utils.validation import check_is_fitted
 from learnsim._utils.linalg import truncated_svd
 from learnsim.text._tokenize import DEFAULT_TOKEN_PATTERN, Tokenizer
 from learnsim.text.bm25 import _check_b, _check_k1
-from learnsim._utils.params import Checked, Interval, Options, validate_params
+from learnsim._utils.params import Checked, Interval, Options, validate_param
 from learnsim._utils.validation import check_random_state, check_state_header, state_array, state_number
 
 __all__ = ["Tokenizer", "TextVectorizer", "check_documents", "resample_counts", "find_empty_rows"]
@@ -386,7 +386,9 @@ class TextVectorizer(BaseEstimator):
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
-        validate_params(self)
+        # the attributes rather than get_params: HashingTextVectorizer fixes some of them on the class
+        for name, allowed in TextVectorizer._parameter_constraints.items():
+            validate_param(name, getattr(self, name), allowed)
         if self.sublinear_tf and self.weighting not in ("tf", "tfidf"):
             raise ValueError(f"sublinear_tf applies to 'tf' and 'tfidf' weighting only; got weighting={self.weighting!r}")
         return _check_float_dtype(self.dtype)
