@@ -61,6 +61,7 @@ from __future__ import annotations
 import numbers
 import time
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -70,6 +71,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._blocks import _AnchorBlock
 from .._utils.linalg import truncated_svd_with_u
+from .._utils.params import Checked, Interval, Options, validate_params
 from .._utils.validation import check_matrix, check_random_state, state_array, state_number
 from .._utils.metric import MetricMixin
 from ..baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, choose, split_groups, unchecked
@@ -343,14 +345,6 @@ def _random_stiefel(rng, r, d):
     return Q * signs
 
 
-def _check_positive_int(name, value, allow_none=False):
-    if value is None and allow_none:
-        return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive integer{' or None' if allow_none else ''}; got {value!r}")
-    return int(value)
-
-
 class FILM(MetricMixin, TransformerMixin, BaseEstimator):
     """Fast, Interpretable and Low-rank Metric learning from triplets (Tang & Aw, sec. 3).
 
@@ -527,6 +521,22 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints = {
+        "n_components": [Interval(Integral, 1, None)],
+        "svd_rank": [Interval(Integral, 1, None), None],
+        "margin": [Options({"auto"}), Interval(Real, 0, None)],
+        "hinge_smoothing": [Interval(Real, 0, None)],
+        "batch_size": [Interval(Integral, 1, None), None],
+        "max_iter": [Interval(Integral, 0, None)],
+        "tol": [Interval(Real, 0, None)],
+        "n_iter_no_change": [Interval(Integral, 1, None), None],
+        "loss_tol": [Interval(Real, 0, 1, closed="left")],
+        "triplets_per_item": [Interval(Integral, 1, None)],
+        "baseline_holdout": [Checked(check_holdout)],
+        "random_state": ["no_validation"],     # checked by check_random_state in fit, as before
+        "verbose": ["no_validation"],          # used for its truth value
+    }
+
     def __init__(self, n_components=100, *, svd_rank=None, margin="auto", hinge_smoothing=1.0,
                  batch_size=None, max_iter=200, tol=1e-5, n_iter_no_change=10, loss_tol=1e-4,
                  triplets_per_item=5, baseline_holdout=DEFAULT_HOLDOUT, random_state=None, verbose=False):
@@ -546,31 +556,9 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ parameters and input
     def _check_params(self):
-        d = _check_positive_int("n_components", self.n_components)
-        r = _check_positive_int("svd_rank", self.svd_rank, allow_none=True)
-        m = self.margin
-        if not (isinstance(m, str) and m == "auto"):
-            if isinstance(m, (bool, np.bool_)) or not isinstance(m, numbers.Real) or not np.isfinite(m) or m < 0:
-                raise ValueError(f"margin must be 'auto' or a finite number >= 0; got {m!r}")
-        h = self.hinge_smoothing
-        if isinstance(h, (bool, np.bool_)) or not isinstance(h, numbers.Real) or not np.isfinite(h) or h < 0:
-            raise ValueError(f"hinge_smoothing must be a finite number >= 0; got {h!r}")
-        batch = _check_positive_int("batch_size", self.batch_size, allow_none=True)
-        if isinstance(self.max_iter, (bool, np.bool_)) or not isinstance(self.max_iter, numbers.Integral) \
-                or self.max_iter < 0:
-            raise ValueError(f"max_iter must be an integer >= 0; got {self.max_iter!r}")
-        if isinstance(self.tol, (bool, np.bool_)) or not isinstance(self.tol, numbers.Real) \
-                or not np.isfinite(self.tol) or self.tol < 0:
-            raise ValueError(f"tol must be a finite number >= 0; got {self.tol!r}")
-        if self.n_iter_no_change is not None and (
-                isinstance(self.n_iter_no_change, (bool, np.bool_))
-                or not isinstance(self.n_iter_no_change, numbers.Integral) or self.n_iter_no_change < 1):
-            raise ValueError(f"n_iter_no_change must be None or an integer >= 1; got {self.n_iter_no_change!r}")
-        if isinstance(self.loss_tol, (bool, np.bool_)) or not isinstance(self.loss_tol, numbers.Real) \
-                or not 0 <= self.loss_tol < 1:
-            raise ValueError(f"loss_tol must be a number in [0, 1); got {self.loss_tol!r}")
-        per_item = _check_positive_int("triplets_per_item", self.triplets_per_item)
-        return d, r, batch, per_item
+        validate_params(self)
+        return (int(self.n_components), None if self.svd_rank is None else int(self.svd_rank),
+                None if self.batch_size is None else int(self.batch_size), int(self.triplets_per_item))
 
     def _supervision(self, y, n_items, zero_rows):
         """("triplets", an (m, 3) int array) from a Triplets or an (m, 3) array, or
