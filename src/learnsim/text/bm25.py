@@ -356,6 +356,12 @@ class TermWeightIndex(_PostingListScorer, BaseEstimator):
     nonnegative_ : bool
         Whether every weight is >= 0 (lets the top-k search skip unmatched documents).
 
+    References
+    ----------
+    .. [1] D. Grangier and S. Bengio, "Inferring Document Similarity from Hyper-links", IDIAP
+       Research Report IDIAP-RR 05-21, IDIAP, Martigny, Switzerland, 2005 (paper 002 in
+       ../shared/papers).
+
     Examples
     --------
     Score binary queries against document weights made elsewhere (here a tf.idf):
