@@ -52,10 +52,26 @@ class Pipeline:
 
     Examples
     --------
-    >>> import learnsim                                                     # doctest: +SKIP
-    >>> model = learnsim.fit(texts, clusters=labels)                        # doctest: +SKIP
-    >>> model.search("how do I learn python", texts, k=3)                   # doctest: +SKIP
-    [{'corpus_id': 17, 'score': 0.83}, ...]
+    Twelve short texts of three topics (too few to check the model against the baseline on
+    held-out data, hence ``baseline_holdout=None``; the fit warns that it cannot select
+    settings on three clusters):
+
+    >>> import learnsim
+    >>> texts = ["how do I reset my password", "forgot my password", "password reset link expired",
+    ...          "cannot log in, wrong password", "I was charged twice", "refund for a double charge",
+    ...          "charged for a cancelled order", "when will my refund arrive", "app crashes on start",
+    ...          "crash after the update", "the app freezes and crashes", "update broke the app"]
+    >>> labels = [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]
+    >>> model = learnsim.fit(texts, clusters=labels, baseline_holdout=None)
+    >>> model
+    Pipeline(method=MinimumClusterDistortion, scoring='learned distance')
+    >>> model.higher_is_closer                    # a distance: the smallest score comes first
+    False
+    >>> hits = model.search("the app crashed", texts, k=2)
+    >>> [hit["corpus_id"] for hit in hits]
+    [11, 10]
+    >>> [round(hit["score"], 2) for hit in hits]
+    [0.57, 0.74]
     """
 
     def __init__(self, vectorizer, metric, matcher=None, match_rule=None, search=None):

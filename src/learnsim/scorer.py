@@ -44,7 +44,18 @@ BLOCK_ENTRIES = 2 ** 22
 class Rows(NamedTuple):
     """The rows of some texts for scoring: inner products of a query's and a document's rows are
     ``sparse_q . sparse_d + dense_q . dense_d``; ``sq`` holds the squared norms in the model's
-    metric (distances only)."""
+    metric (distances only).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.scorer import Rows
+    >>> rows = Rows(dense=np.array([[1.0, 0.0], [0.6, 0.8]]))
+    >>> rows.n_rows, rows.sparse is None
+    (2, True)
+    >>> Rows().n_rows                             # no part: no rows
+    0
+    """
 
     sparse: object = None       # scipy.sparse CSR (n, n_features) or None
     dense: object = None        # ndarray (n, d) or None
@@ -84,6 +95,29 @@ class Scorer:
         The scoring in words, for the human output.
     input_weight : float or None
         FILM's validated weight w of the input cosine (None: the learned cosine alone).
+
+    Examples
+    --------
+    The scorer of a model fitted on clusters (six texts, too few to check it against the
+    baseline, which the fit warns about) is its learned distance:
+
+    >>> import learnsim
+    >>> from learnsim.scorer import Scorer
+    >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+    ...          "refund for a double charge", "app crashes on start", "crash after the update"]
+    >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])
+    >>> scorer = Scorer(model.metric)
+    >>> scorer.kind, scorer.column, scorer.higher_is_closer
+    ('distance', 'distance', False)
+    >>> scorer.name
+    'learned distance'
+
+    It scores the vectoriser's output: fix the corpus, then ask for the closest documents:
+
+    >>> _ = scorer.prepare(model.vectorizer.transform(texts))
+    >>> indices, distances = scorer.top_k(model.vectorizer.transform(["forgot my password"]), 1)
+    >>> indices.tolist(), distances.round(3).tolist()
+    ([[1]], [[0.0]])
     """
 
     def __init__(self, metric, matcher=None, search=None):
@@ -300,7 +334,19 @@ class Scorer:
 
 
 def scorer_for(parts):
-    """The Scorer of a loaded model (its dict of parts)."""
+    """The Scorer of a loaded model (its dict of parts).
+
+    Examples
+    --------
+    >>> import learnsim
+    >>> from learnsim.scorer import scorer_for
+    >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+    ...          "refund for a double charge", "app crashes on start", "crash after the update"]
+    >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])    # too few to check: warns
+    >>> scorer = scorer_for(model.parts)
+    >>> type(scorer).__name__, scorer.name, scorer.higher_is_closer
+    ('Scorer', 'learned distance', False)
+    """
     return Scorer(parts["metric"], parts.get("matcher"), parts.get("search"))
 
 

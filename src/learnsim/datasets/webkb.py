@@ -138,13 +138,16 @@ def url_from_filename(name):
     ``^`` stands for ``/`` and ``<scheme>_^^`` for ``<scheme>://``; a ``_`` right after the
     host separates the port (``host_8080`` is ``host:8080``; host names cannot contain ``_``).
 
-    >>> url_from_filename("http_^^www.cs.wisc.edu_8080^~bob^")
-    'http://www.cs.wisc.edu:8080/~bob/'
-
     Raises
     ------
     ValueError
         If ``name`` does not start with ``<scheme>_^^``.
+
+    Examples
+    --------
+    >>> from learnsim.datasets.webkb import url_from_filename
+    >>> url_from_filename("http_^^www.cs.wisc.edu_8080^~bob^")
+    'http://www.cs.wisc.edu:8080/~bob/'
     """
     match = _ENCODED_URL.match(name)
     if match is None:
@@ -185,8 +188,13 @@ def normalize_url(url):
     Returns ``None`` for a string that is not an absolute URL with a host (``mailto:``,
     a relative path, a malformed port).
 
+    Examples
+    --------
+    >>> from learnsim.datasets.webkb import normalize_url
     >>> normalize_url("HTTP://WWW.CS.Cornell.EDU:80/%7Ebob/./index.html#top")
     'http://www.cs.cornell.edu/~bob'
+    >>> normalize_url("mailto:bob@cs.cornell.edu") is None
+    True
     """
     try:
         parts = urlsplit(url.strip())
@@ -213,6 +221,9 @@ _SECOND_LEVEL_LABELS = frozenset({"ac", "co", "com", "edu", "go", "gov", "ne", "
 def url_host(url):
     """The lower-cased host of a URL, or ``None`` for a string without one.
 
+    Examples
+    --------
+    >>> from learnsim.datasets.webkb import url_host
     >>> url_host("http://WWW.CS.Cornell.EDU:80/~bob/")
     'www.cs.cornell.edu'
     """
@@ -233,8 +244,13 @@ def url_domain(url):
     -> ``ibaraki.ac.jp``). A host that is an IP address is returned as it is; ``None`` for a
     string without a host.
 
+    Examples
+    --------
+    >>> from learnsim.datasets.webkb import url_domain
     >>> url_domain("http://www-cse.ucsd.edu/users/bob/")
     'ucsd.edu'
+    >>> url_domain("http://turing.cis.ibaraki.ac.jp/")
+    'ibaraki.ac.jp'
     """
     host = url_host(url)
     if host is None:
@@ -483,7 +499,21 @@ def _resolve_links(pages):
 # --------------------------------------------------------------------------- loader
 
 class WebKBCorpus(Bunch):
-    """The :class:`sklearn.utils.Bunch` returned by :func:`load_webkb`, with a one-line repr."""
+    """The :class:`sklearn.utils.Bunch` returned by :func:`load_webkb`, with a one-line repr.
+
+    Examples
+    --------
+    :func:`load_webkb` fills every field (see there); a corpus can also be made by hand, e.g.
+    for the functions of :mod:`learnsim.webkb`:
+
+    >>> from learnsim.datasets.webkb import WebKBCorpus
+    >>> corpus = WebKBCorpus(subset="paper", texts=["CS 101: syllabus", "Prof. Smith's home page"],
+    ...                      topic_names=["course", "faculty"], university_names=["cornell"])
+    >>> corpus
+    WebKBCorpus(subset='paper', n_pages=2, topics=['course', 'faculty'], universities=['cornell'], n_links=0)
+    >>> corpus.texts[1] == corpus["texts"][1]     # a Bunch: keys are attributes too
+    True
+    """
 
     def __repr__(self):
         links = self.get("links")

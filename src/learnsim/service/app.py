@@ -677,7 +677,43 @@ def app_from_environment():
     """The application of one worker process of ``learnsim serve --workers N``: the options
     (index path, read_only, the name of the API key's variable, the web-safety options, the
     deadline) come as JSON in the environment variable ``LEARNSIM_SERVE_OPTIONS``, which the
-    command sets before starting the workers."""
+    command sets before starting the workers.
+
+    Raises
+    ------
+    RuntimeError
+        When ``LEARNSIM_SERVE_OPTIONS`` is not set (or not JSON), or the API key's variable it
+        names is not set.
+
+    Examples
+    --------
+    The options of a read-only service over a tiny index (its model fitted on six texts, too
+    few to check it against the baseline, which the fit warns about):
+
+    >>> import json, os, tempfile
+    >>> import learnsim
+    >>> from learnsim.index import Index
+    >>> from learnsim.service.app import app_from_environment
+    >>> os.environ.pop("LEARNSIM_SERVE_OPTIONS", None)
+    >>> app_from_environment()
+    Traceback (most recent call last):
+    ...
+    RuntimeError: LEARNSIM_SERVE_OPTIONS is not set to the options of learnsim serve
+    >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+    ...          "refund for a double charge", "app crashes on start", "crash after the update"]
+    >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])
+    >>> path = os.path.join(tempfile.mkdtemp(), "index")
+    >>> Index.build(path, model, texts).close()
+    >>> os.environ["LEARNSIM_SERVE_OPTIONS"] = json.dumps(
+    ...     {"index": path, "read_only": True, "allowed_hosts": ["testserver"]})
+    >>> app = app_from_environment()
+    >>> from fastapi.testclient import TestClient
+    >>> with TestClient(app) as client:
+    ...     response = client.delete("/v1/docs/0")
+    >>> response.status_code, response.json()["code"]             # read_only: no writes
+    (403, 403)
+    >>> del os.environ["LEARNSIM_SERVE_OPTIONS"]
+    """
     try:
         options = json.loads(os.environ[OPTIONS_VARIABLE])
     except (KeyError, ValueError):

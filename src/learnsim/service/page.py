@@ -56,7 +56,29 @@ def gather(index, *, q=None, k=PAGE_K, similar=None, duplicates=None, info=True,
     """Everything a view shows, from ``index`` (in the index's thread): ``hits`` (each with
     ``marks`` and ``explanation``), the ``source`` document of a similar or duplicates view, the
     index's ``info`` and what the model can do. ``explain=False``: the hits without their
-    explanations and marks, which :func:`explain_hits` adds (the service, a few hits a call)."""
+    explanations and marks, which :func:`explain_hits` adds (the service, a few hits a call).
+
+    Examples
+    --------
+    A tiny index in a temporary directory:
+
+    >>> import os, tempfile
+    >>> import learnsim
+    >>> from learnsim.index import Index
+    >>> from learnsim.service.page import gather
+    >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+    ...          "refund for a double charge", "app crashes on start", "crash after the update"]
+    >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])   # too few to check: warns
+    >>> index = Index.build(os.path.join(tempfile.mkdtemp(), "index"), model, texts,
+    ...                     ids=["a", "b", "c", "d", "e", "f"])
+    >>> data = gather(index, q="I forgot my password", k=1)
+    >>> data["kind"], data["scoring"], data["info"]["documents"]
+    ('distance', 'learned distance', 6)
+    >>> hit = data["hits"][0]
+    >>> hit["id"], hit["text"], hit["marks"]      # the query's words in the hit, marked
+    ('b', 'forgot my password', [(0, 6), (7, 9), (10, 18)])
+    >>> index.close()
+    """
     p = index.pipeline
     out = {"q": q, "k": k, "similar": similar, "duplicates": duplicates, "kind": index.kind,
            "scoring": index.scoring, "column": index.column, "can_match": p.matcher is not None,
@@ -86,7 +108,27 @@ def gather(index, *, q=None, k=PAGE_K, similar=None, duplicates=None, info=True,
 
 def explain_hits(index, data, hits):
     """Add the ``explanation`` and the ``marks`` to ``hits`` (some of ``data["hits"]``) of the
-    view ``data``: what the query (or the source document) and each hit share."""
+    view ``data``: what the query (or the source document) and each hit share.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import learnsim
+    >>> from learnsim.index import Index
+    >>> from learnsim.service.page import explain_hits, gather
+    >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+    ...          "refund for a double charge", "app crashes on start", "crash after the update"]
+    >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])   # too few to check: warns
+    >>> index = Index.build(os.path.join(tempfile.mkdtemp(), "index"), model, texts,
+    ...                     ids=["a", "b", "c", "d", "e", "f"])
+    >>> data = gather(index, q="I forgot my password", k=2, explain=False)
+    >>> "marks" in data["hits"][0]
+    False
+    >>> explain_hits(index, data, data["hits"][:1])      # the first hit only
+    >>> data["hits"][0]["marks"], "explanation" in data["hits"][0], "marks" in data["hits"][1]
+    ([(0, 6), (7, 9), (10, 18)], True, False)
+    >>> index.close()
+    """
     p = index.pipeline
     against = data["q"] if data["q"] else data["source"]["text"]
     terms = {t for _, _, t in p.term_spans(against)}
@@ -102,7 +144,16 @@ def _e(value):
 
 
 def marked(text, marks, limit=SHOWN_CHARS):
-    """``text`` as HTML: escaped, the spans ``marks`` in ``<mark>``, cut at ``limit`` characters."""
+    """``text`` as HTML: escaped, the spans ``marks`` in ``<mark>``, cut at ``limit`` characters.
+
+    Examples
+    --------
+    >>> from learnsim.service.page import marked
+    >>> marked("a <b> & c", [(2, 5)])
+    'a <mark>&lt;b&gt;</mark> &amp; c'
+    >>> marked("password reset", [(0, 8)], limit=10)
+    '<mark>password</mark> r&hellip;'
+    """
     out, pos = [], 0
     cut = len(text) > limit
     text = text[:limit]
@@ -162,7 +213,24 @@ def _hit(h, data):
 
 
 def render_results(data):
-    """The results part of the page (what ``fragment=1`` returns)."""
+    """The results part of the page (what ``fragment=1`` returns).
+
+    Examples
+    --------
+    The data of a view, as :func:`gather` returns it:
+
+    >>> from learnsim.service.page import render_results
+    >>> data = {"q": "my password", "k": 10, "similar": None, "duplicates": None, "kind": "distance",
+    ...         "scoring": "learned distance", "column": "distance", "can_match": False,
+    ...         "method": "MinimumClusterDistortion", "source": None, "info": {"documents": 6},
+    ...         "hits": [{"rank": 1, "id": "b", "score": 0.25, "text": "forgot my password",
+    ...                   "metadata": None, "marks": [(7, 9), (10, 18)]}]}
+    >>> html = render_results(data)
+    >>> print(html[:html.index("<ol")])
+    <p class="summary">1 document for &ldquo;my password&rdquo;, by learned distance.</p>
+    >>> '<p class="text">forgot <mark>my</mark> <mark>password</mark></p>' in html
+    True
+    """
     hits = data["hits"]
     if hits is None:
         return ('<p class="summary">Type words above: the collection is searched with the learned similarity '
@@ -218,12 +286,37 @@ def _shell(title, body, q="", k=PAGE_K):
 
 
 def render_page(data):
-    """The whole page of a view."""
+    """The whole page of a view.
+
+    Examples
+    --------
+    The data of a view, as :func:`gather` returns it:
+
+    >>> from learnsim.service.page import render_page
+    >>> data = {"q": "my password", "k": 10, "similar": None, "duplicates": None, "kind": "distance",
+    ...         "scoring": "learned distance", "column": "distance", "can_match": False,
+    ...         "method": "MinimumClusterDistortion", "source": None, "info": {"documents": 6},
+    ...         "hits": [{"rank": 1, "id": "b", "score": 0.25, "text": "forgot my password",
+    ...                   "metadata": None, "marks": [(7, 9), (10, 18)]}]}
+    >>> html = render_page(data)
+    >>> html.startswith("<!doctype html>"), "<title>my password - learnsim</title>" in html
+    (True, True)
+    >>> '<span class="size">6 documents</span>' in html
+    True
+    """
     title = f"{data['q']} - learnsim" if data["q"] else "learnsim"
     body = f'{_header(data)}<main id="results" aria-live="polite">{render_results(data)}</main>'
     return _shell(title, body, data["q"] or "", data["k"])
 
 
 def render_error(message, q="", k=PAGE_K):
-    """A page that says what was wrong with the request."""
+    """A page that says what was wrong with the request.
+
+    Examples
+    --------
+    >>> from learnsim.service.page import render_error
+    >>> html = render_error("k must be <= 100", q="password", k=500)
+    >>> '<p class="error">k must be &lt;= 100</p>' in html, 'value="password"' in html
+    (True, True)
+    """
     return _shell("learnsim: error", f'<main id="results"><p class="error">{_e(message)}</p></main>', q or "", k)
