@@ -117,6 +117,12 @@ def triplet_accuracy(d_ij, d_ik):
     ``d_ij[t]`` and ``d_ik[t]`` are the distances of triplet t (for a similarity, pass
     its negative). Ties count as errors: a metric that maps everything to one point
     must not score 50%.
+
+    Examples
+    --------
+    >>> from learnsim.evaluation import triplet_accuracy
+    >>> round(triplet_accuracy([0.1, 0.5, 0.2], [0.3, 0.4, 0.9]), 3)
+    0.667
     """
     d_ij, d_ik = _triplet_inputs(d_ij, d_ik)
     return float(np.mean(d_ij < d_ik))
@@ -124,7 +130,14 @@ def triplet_accuracy(d_ij, d_ik):
 
 def triplet_error_rate(d_ij, d_ik):
     """Fraction of triplets violated, d(i, j) >= d(i, k) (ties are errors); the constraint
-    error rate C^{0/1} of Grangier & Bengio. Equals ``1 - triplet_accuracy``."""
+    error rate C^{0/1} of Grangier & Bengio. Equals ``1 - triplet_accuracy``.
+
+    Examples
+    --------
+    >>> from learnsim.evaluation import triplet_error_rate
+    >>> round(triplet_error_rate([0.1, 0.5, 0.2], [0.3, 0.4, 0.9]), 3)
+    0.333
+    """
     d_ij, d_ik = _triplet_inputs(d_ij, d_ik)
     return float(np.mean(d_ij >= d_ik))
 
@@ -151,6 +164,15 @@ def triplet_distances(triplets, X=None, *, distance=None, block_size=65536):
         Euclidean distance between rows of X is used (same ordering as Euclidean).
     block_size : int
         Triplets per call, to bound memory.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.evaluation import triplet_distances
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [5.0, 0.0]])
+    >>> d_ij, d_ik = triplet_distances([[0, 1, 2], [2, 0, 1]], X)
+    >>> d_ij.tolist(), d_ik.tolist()
+    ([1.0, 25.0], [25.0, 16.0])
     """
     if X is None and distance is None:
         raise ValueError("give X (an embedding), distance (a function), or both")
@@ -193,7 +215,16 @@ def triplet_distances(triplets, X=None, *, distance=None, block_size=65536):
 def evaluate_triplets(triplets, X=None, *, distance=None, block_size=65536):
     """``{"accuracy", "error_rate"}`` of index triplets (i, j, k) that say "i is closer to
     j than to k", under an embedding ``X`` and/or a ``distance`` function (see
-    :func:`triplet_distances`). Ties count as errors."""
+    :func:`triplet_distances`). Ties count as errors.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.evaluation import evaluate_triplets
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [5.0, 0.0]])
+    >>> evaluate_triplets([[0, 1, 2], [2, 0, 1]], X)
+    {'accuracy': 0.5, 'error_rate': 0.5}
+    """
     d_ij, d_ik = triplet_distances(triplets, X, distance=distance, block_size=block_size)
     accuracy = float(np.mean(d_ij < d_ik))
     return {"accuracy": accuracy, "error_rate": 1.0 - accuracy}
@@ -218,6 +249,14 @@ def pairwise_clustering_precision(labels_true, labels_pred, balanced=False):
     either kind of pair does not exist.
 
     Runs in O(n + k_true * k_pred) from the contingency table.
+
+    Examples
+    --------
+    >>> from learnsim.evaluation import pairwise_clustering_precision
+    >>> pairwise_clustering_precision([0, 0, 1, 1], [1, 1, 0, 0])
+    1.0
+    >>> round(pairwise_clustering_precision([0, 0, 1, 1], [0, 1, 0, 1]), 3)
+    0.333
     """
     y_true = _check_labels(labels_true, "labels_true")
     y_pred = _check_labels(labels_pred, "labels_pred")
@@ -258,6 +297,14 @@ def kmeans_clustering_precision(X, labels, n_runs=100, random_state=None, balanc
 
     Returns ``(mean, std)`` over runs (population std, ddof=0). ``X`` is the (already
     transformed) data, dense or sparse.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.evaluation import kmeans_clustering_precision
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [10.0, 10.0], [10.0, 11.0]])
+    >>> kmeans_clustering_precision(X, [0, 0, 1, 1], n_runs=5, random_state=0)
+    (1.0, 0.0)
     """
     from sklearn.cluster import KMeans
 
@@ -299,6 +346,13 @@ def best_threshold(scores, y_true):
     score predicted positive and the next lower score (so new scores in between are split
     evenly); the minimum score when every item is predicted positive; ``inf`` when the
     best is to predict none positive. Among equally accurate thresholds the largest wins.
+
+    Examples
+    --------
+    >>> from learnsim.evaluation import best_threshold
+    >>> threshold, accuracy = best_threshold([0.9, 0.8, 0.3, 0.1], [1, 1, 0, 0])
+    >>> round(threshold, 2), accuracy
+    (0.55, 1.0)
     """
     scores, y = _pair_inputs(scores, y_true)
     n = scores.size
@@ -329,6 +383,12 @@ def log_loss(y_true, probabilities, eps=1e-15):
     The probability given to the true class is clipped below at ``eps`` so that hard 0/1
     predictions (e.g. from a k-NN rule) give a large but finite loss, -log(eps) per error.
     Values outside [0, 1] are refused.
+
+    Examples
+    --------
+    >>> from learnsim.evaluation import log_loss
+    >>> round(log_loss([1, 0], [0.9, 0.2]), 3)
+    0.164
     """
     p = _check_vector(probabilities, "probabilities")
     y = _check_binary_labels(y_true, "y_true")
@@ -352,6 +412,13 @@ def pair_classification_report(scores, y_true, threshold=None, *, probabilities=
 
     Returns a dict with ``"accuracy"``, ``"error_rate"``, ``"threshold"`` and, when
     ``probabilities`` (of the positive class) are given, ``"log_loss"``.
+
+    Examples
+    --------
+    >>> from learnsim.evaluation import pair_classification_report
+    >>> report = pair_classification_report([0.9, 0.8, 0.3, 0.1], [1, 1, 0, 0])
+    >>> report['accuracy'], round(report['threshold'], 2)
+    (1.0, 0.55)
     """
     scores, y = _pair_inputs(scores, y_true)
     if threshold is None:
@@ -380,7 +447,14 @@ def _correlation_inputs(x, y):
 
 
 def pearson(x, y):
-    """Pearson correlation coefficient of two equal-length 1-D arrays (scipy.stats.pearsonr)."""
+    """Pearson correlation coefficient of two equal-length 1-D arrays (scipy.stats.pearsonr).
+
+    Examples
+    --------
+    >>> from learnsim.evaluation import pearson
+    >>> round(pearson([1, 2, 3], [2, 4, 7]), 3)
+    0.993
+    """
     from scipy import stats
 
     x, y = _correlation_inputs(x, y)
@@ -388,7 +462,14 @@ def pearson(x, y):
 
 
 def spearman(x, y):
-    """Spearman rank correlation (ties get average ranks; scipy.stats.spearmanr)."""
+    """Spearman rank correlation (ties get average ranks; scipy.stats.spearmanr).
+
+    Examples
+    --------
+    >>> from learnsim.evaluation import spearman
+    >>> spearman([1, 2, 3], [2, 4, 7])
+    1.0
+    """
     from scipy import stats
 
     x, y = _correlation_inputs(x, y)

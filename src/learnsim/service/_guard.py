@@ -53,7 +53,16 @@ def _host_name(value):
 def allowed_host_names(host="127.0.0.1", extra=()):
     """The Host names a service bound to ``host`` answers: the loopback names for a loopback
     address, the machine's for a wildcard one (0.0.0.0, ::) as well, ``host`` itself otherwise;
-    and ``extra`` (``"*"``: any)."""
+    and ``extra`` (``"*"``: any).
+
+    Examples
+    --------
+    >>> from learnsim.service.app import allowed_host_names
+    >>> sorted(allowed_host_names('127.0.0.1'))
+    ['127.0.0.1', '[::1]', 'localhost']
+    >>> sorted(allowed_host_names('10.0.0.5', extra=['search.example']))
+    ['10.0.0.5', 'search.example']
+    """
     names = set()
     bare = host.strip("[]").lower()
     if bare in ("127.0.0.1", "localhost", "::1") or bare.startswith("127."):

@@ -32,7 +32,16 @@ CHUNK_PAIRS = 100
 
 def search_budget(n_queries, k, explain=False, n_top=10):
     """None when a search of ``n_queries`` queries for ``k`` hits each (``explain``: with
-    ``n_top`` words) is within the budget, else the message naming the limit it is over."""
+    ``n_top`` words) is within the budget, else the message naming the limit it is over.
+
+    Examples
+    --------
+    >>> from learnsim.service.app import search_budget
+    >>> search_budget(5, 10) is None
+    True
+    >>> search_budget(1000, 1000)
+    'queries x k = 1000 x 1000 is over the budget of 2000 hits of one request (MAX_HITS)'
+    """
     hits = n_queries * k
     if hits > MAX_HITS:
         return f"queries x k = {n_queries} x {k} is over the budget of {MAX_HITS} hits of one request (MAX_HITS)"
