@@ -2,7 +2,7 @@
 
 With the clusters as chunklets and a full-rank scatter, RCA (Shental et al. 2002) learns the
 inverse within-chunklet covariance - the paper's metric |A|^(1/d) A^-1 (eq. 6) up to a scale
-factor (tests/test_peers.py checks this). Both are fitted on the same data, in the same
+factor (tests/benchmarks/test_peers.py checks this). Both are fitted on the same data, in the same
 process, and the ratio RCA / MCD of the median fit times is reported for each dimension,
 together with the largest difference between the two Mahalanobis matrices after fitting the
 scale (it should be round-off, ~1e-8 or less).

@@ -6,7 +6,7 @@ test duplicate's first question searches the pool of all test questions. Recall@
 whose best hit other than itself is one of its duplicates. The same queries are ranked, in the
 same process, by the tf.idf cosine of the model's own vectoriser and by the Euclidean distance
 in FILM's space (what search did before issue 12). Both the first 1,000 duplicates (as the
-test in tests/test_cli_search.py) and all of them are reported.
+test in tests/cli/test_cli_search.py) and all of them are reported.
 
     python benchmarks/film_search_quora.py [--seeds 0 1 2 3] [--dimensions 50] [--data-dir DIR]
 """

@@ -7,7 +7,7 @@ most once, ``k`` and ``n_top`` whole numbers in range, ``explain`` ``true`` or `
 parameter - is answered here by the same code the route runs (``answer``); anything else (a
 missing ``q``, a ``k`` of ``"ten"``, an unknown parameter) goes on to the FastAPI route, which
 gives the framework's answer. So no request is answered differently for taking this path, and
-``tests/test_service.py`` checks that the two paths answer alike.
+``tests/service/test_service.py`` checks that the two paths answer alike.
 """
 from __future__ import annotations
 
