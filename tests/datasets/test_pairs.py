@@ -242,7 +242,8 @@ def test_dataframe():
     ("score\ttext_a\ttext_b\n1\ta\tb\nhigh\tc\td\n", {}, r"line 3: score must be a finite number .*got 'high'"),
     ("score\ttext_a\ttext_b\nnan\ta\tb\n", {}, r"line 2: score must be a finite number"),
     ("label\ttext_a\ttext_b\n1\ta\tb\n0\tc\n", {}, r"line 3: 2 field\(s\), expected the header's 3"),
-    ('label\ttext_a\ttext_b\n1\t"a" x\tb\n', {}, r"line 2: malformed quoting"),
+    # CSV quoting in a .tsv only when asked (issue 32: by default plain TSV keeps quotes as text)
+    ('label\ttext_a\ttext_b\n1\t"a" x\tb\n', {"quoting": "csv"}, r"line 2: malformed quoting.*--quoting none"),
     ("label\ttext_a\ttext_b\n", {}, "has a header but no pairs"),
     ("", {}, "contains no pairs"),
     ("\n\n", {}, "contains no pairs"),

@@ -1,13 +1,19 @@
 """Readers for the document files the ``learnsim`` command line takes.
 
-Two kinds of file, told apart by their extension:
+Three kinds of file, told apart by their extension:
 
 TAB-separated (``.tsv``, ``.txt``)
     Labelled documents: one ``label<TAB>text`` per line. The text is everything after the
     first TAB. A first line ``label<TAB>text`` is a header and skipped; blank lines are skipped.
     An unlabelled collection (a corpus to search): ``id<TAB>text`` per line (a header
     ``id<TAB>text`` or ``label<TAB>text`` is skipped), or, for a ``.txt`` file in which some
-    line has no TAB, simply one document per line.
+    line has no TAB, simply one document per line. Plain TSV has no quoting: a text that
+    starts with ``"`` is kept verbatim (``quoting="csv"`` reads CSV-quoted fields instead).
+Comma-separated (``.csv``)
+    A header line naming the columns, then one document per record, CSV-quoted (a quoted
+    field may hold commas, doubled quotes and line breaks): ``label,text`` for labelled
+    documents, ``id,text`` for a collection (``id``, ``label`` and ``text`` in any order;
+    other columns are the metadata of a collection).
 JSON Lines (``.jsonl``, ``.ndjson``)
     One object per line: ``{"text": ..., "label": ..., "id": ...}``. ``label`` is required for
     labelled documents, ``id`` is always optional.
@@ -25,6 +31,7 @@ one :class:`UndecodableBytesWarning` names the file and counts the lines affecte
 """
 from __future__ import annotations
 
+import csv
 import json
 import math
 import numbers
@@ -35,11 +42,13 @@ from pathlib import Path
 import numpy as np
 
 from ._decode import DocumentFormatError, check_encoding_errors, decoded_lines
+from .pairs import _delimited_records, check_quoting
 
 __all__ = ["DocumentFormatError", "Documents", "read_labelled_documents", "read_documents", "NO_CLUSTER"]
 
 _TSV_SUFFIXES = (".tsv", ".txt")
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
+_CSV_SUFFIXES = (".csv",)
 #: The label of a document that belongs to no cluster.
 NO_CLUSTER = "-1"
 
@@ -108,23 +117,89 @@ def _suffix_kind(path, allowed):
         return "tsv"
     if suffix in _JSONL_SUFFIXES:
         return "jsonl"
+    if suffix in _CSV_SUFFIXES:
+        return "csv"
     raise DocumentFormatError(
         f"{path}: unknown file type {suffix or '(no extension)'!r}; use {allowed}")
 
 
-def _lines(path, encoding_errors="replace"):
-    """Yield ``(line_number, line)`` without the line end, checking the file and its encoding."""
+def _check_file(path):
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such file")
     if path.is_dir():
         raise IsADirectoryError(f"{path} is a folder, not a document file")
-    yield from decoded_lines(path, encoding_errors=encoding_errors)
+    return path
+
+
+def _lines(path, encoding_errors="replace"):
+    """Yield ``(line_number, line)`` without the line end, checking the file and its encoding."""
+    yield from decoded_lines(_check_file(path), encoding_errors=encoding_errors)
 
 
 def _is_header(line, first_columns):
     head, tab, rest = line.partition("\t")
     return bool(tab) and head.strip().lower() in first_columns and rest.strip().lower() == "text"
+
+
+def _quote(kind, quoting):
+    """Whether a ``kind`` file is read with CSV quoting: ``quoting="auto"`` means yes for
+    ``.csv``, no for TSV (plain TSV has no quoting)."""
+    check_quoting(quoting)
+    return quoting == "csv" or (quoting == "auto" and kind == "csv")
+
+
+def _tab_rows(path, quote, encoding_errors):
+    """``(line_number, line, head, tab, rest)`` per non-blank line of a TAB-separated file:
+    ``head`` is the first field, ``rest`` everything after the first TAB (``tab`` is "" when
+    there is none). With ``quote`` the fields are CSV-quoted (a quoted field may hold TABs,
+    doubled quotes and line breaks) and ``rest`` is the other fields joined by TABs."""
+    if not quote:
+        for number, line in _lines(path, encoding_errors):
+            if line.strip():
+                yield (number, line) + line.partition("\t")
+        return
+    hint = "; quoting='none' (--quoting none) reads quotes as text"
+    for number, fields in _delimited_records(_check_file(path), "\t", True, encoding_errors, None, hint=hint):
+        line = "\t".join(fields)
+        yield number, line, fields[0], "\t" if len(fields) > 1 else "", "\t".join(fields[1:])
+
+
+def _csv_rows(path, quote, encoding_errors, wanted, required):
+    """The header's names and ``(line_number, {name: value})`` per record of a ``.csv`` file.
+
+    The header must name ``required`` (and ``text``); names are compared in lower case.
+    Without ``quote`` the records are split on commas only, and when ``text`` is the last
+    column a row with more fields than the header joins the extra fields into its text (as
+    the text of a TSV line is everything after the first TAB); else such a row is an error.
+    """
+    path = _check_file(path)
+    hint = (f"; quoting={'none' if quote else 'csv'!r} (--quoting {'none' if quote else 'csv'}) reads "
+            f"{'quotes as text' if quote else 'CSV quoting'}")
+    records = _delimited_records(path, ",", quote, encoding_errors, None, hint=hint)
+    try:
+        number, header = next(records)
+    except StopIteration:
+        raise DocumentFormatError(f"{path}: contains no documents") from None
+    names = [name.strip().lower() for name in header]
+    missing = [name for name in required if name not in names]
+    repeated = sorted({name for name in names if name and names.count(name) > 1})
+    if missing or repeated:
+        problem = (f"no {' and no '.join(repr(m) for m in missing)} column" if missing
+                   else f"the column {repeated[0]!r} is named twice")
+        raise DocumentFormatError(f"{path}, line {number}: the header of a .csv file must name the "
+                                  f"columns {wanted}; {problem} (the header is {','.join(header)[:80]!r})")
+    rows = []
+    for number, fields in records:
+        if len(fields) > len(names) and not quote and names[-1] == "text":
+            fields = fields[:len(names) - 1] + [",".join(fields[len(names) - 1:])]
+        if len(fields) != len(names):
+            extra = (" (quote a field that holds a comma: \"a, b\")" if quote and len(fields) > len(names)
+                     else "")
+            raise DocumentFormatError(f"{path}, line {number}: {len(fields)} field(s), expected the "
+                                      f"header's {len(names)}{extra}")
+        rows.append((number, dict(zip(names, fields))))
+    return names, rows
 
 
 def _check_not_empty(docs, path):
@@ -240,8 +315,9 @@ def _check_text(text, number, path):
     return text
 
 
-def read_labelled_documents(path, *, encoding_errors="replace"):
-    """Read labelled documents from a ``.tsv``/``.txt`` (``label<TAB>text``) or ``.jsonl`` file.
+def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto"):
+    """Read labelled documents from a ``.tsv``/``.txt`` (``label<TAB>text``), ``.csv`` (a header
+    ``label,text``) or ``.jsonl`` file.
 
     Parameters
     ----------
@@ -253,6 +329,14 @@ def read_labelled_documents(path, *, encoding_errors="replace"):
         What to do with bytes that are not UTF-8: replace them with U+FFFD and issue one
         :class:`UndecodableBytesWarning` counting the lines affected, or raise
         :class:`DocumentFormatError` at the first such line.
+    quoting : {"auto", "csv", "none"}, default="auto"
+        ``"csv"``: a field may be quoted with ``"`` (inner quotes doubled) and then hold the
+        separator or a line break. ``"none"``: split on the separator only; quotes are text,
+        kept verbatim. ``"auto"``: ``"csv"`` for ``.csv``, ``"none"`` for ``.tsv``/``.txt``
+        (plain TSV has no quoting). A ``.csv`` file needs a header naming ``label`` and
+        ``text`` (``id`` too, optionally; other columns are ignored); read with ``"none"``, the
+        extra commas of a row go to its text when ``text`` is the last column. JSON Lines
+        files ignore it.
 
     Returns
     -------
@@ -264,7 +348,9 @@ def read_labelled_documents(path, *, encoding_errors="replace"):
     FileNotFoundError, IsADirectoryError
     DocumentFormatError
         Unknown extension, undecodable text (with ``encoding_errors="strict"``), a line without a TAB, an empty label or text,
-        invalid JSON or a missing field, or no documents at all; the message gives the line.
+        invalid JSON or a missing field, a ``.csv`` header without ``label`` or ``text``, a
+        row with another number of fields than the header, broken CSV quoting, or no
+        documents at all; the message gives the line.
 
     Examples
     --------
@@ -278,47 +364,64 @@ def read_labelled_documents(path, *, encoding_errors="replace"):
     (['account', 'billing'], ['how do I reset my password', 'I was charged twice'])
     """
     check_encoding_errors(encoding_errors)
+    check_quoting(quoting)
     if not isinstance(path, (str, os.PathLike)):
         return _read_memory(path, labelled=True)
     path = Path(path)
-    kind = _suffix_kind(path, "'.tsv' or '.txt' (label<TAB>text per line) or '.jsonl' "
-                              '({"text": ..., "label": ...} per line)')
+    kind = _suffix_kind(path, "'.tsv' or '.txt' (label<TAB>text per line), '.csv' (a header label,text) "
+                              'or \'.jsonl\' ({"text": ..., "label": ...} per line)')
     docs = Documents(texts=[], ids=[], labels=[], path=path)
-    first = True
-    for number, line in _lines(path, encoding_errors):
-        if not line.strip():
-            continue
-        if kind == "jsonl":
-            obj, text, doc_id = _json_object(line, number, path)
-            label = _json_label(obj, number, path)
-        else:
-            if first and _is_header(line, ("label",)):
-                first = False
-                continue
-            label, tab, text = line.partition("\t")
-            if not tab:
-                raise DocumentFormatError(f"{path}, line {number}: no TAB separator; expected "
-                                          f"'label<TAB>text', got {line[:60]!r}")
-            label = label.strip()
+    if kind == "csv":
+        _names, rows = _csv_rows(path, _quote(kind, quoting), encoding_errors, "label,text (id optional)",
+                                 ("label", "text"))
+        for number, row in rows:
+            label = row["label"].strip()
             if not label:
                 raise DocumentFormatError(f"{path}, line {number}: empty label (use -1 for a "
                                           "document in no cluster)")
-            label = None if label == NO_CLUSTER else label
-            doc_id = None
+            docs.texts.append(_check_text(row["text"], number, path))
+            docs.ids.append(row.get("id", "").strip() or None)
+            docs.labels.append(None if label == NO_CLUSTER else label)
+            docs.line_numbers.append(number)
+        return _check_not_empty(docs, path)
+    if kind == "jsonl":
+        for number, line in _lines(path, encoding_errors):
+            if not line.strip():
+                continue
+            obj, text, doc_id = _json_object(line, number, path)
+            docs.texts.append(_check_text(text, number, path))
+            docs.ids.append(doc_id)
+            docs.labels.append(_json_label(obj, number, path))
+            docs.line_numbers.append(number)
+        return _check_not_empty(docs, path)
+    first = True
+    for number, line, label, tab, text in _tab_rows(path, _quote(kind, quoting), encoding_errors):
+        if first and _is_header(line, ("label",)):
+            first = False
+            continue
         first = False
+        if not tab:
+            raise DocumentFormatError(f"{path}, line {number}: no TAB separator; expected "
+                                      f"'label<TAB>text', got {line[:60]!r}")
+        label = label.strip()
+        if not label:
+            raise DocumentFormatError(f"{path}, line {number}: empty label (use -1 for a "
+                                      "document in no cluster)")
         docs.texts.append(_check_text(text, number, path))
-        docs.ids.append(doc_id)
-        docs.labels.append(label)
+        docs.ids.append(None)
+        docs.labels.append(None if label == NO_CLUSTER else label)
         docs.line_numbers.append(number)
     return _check_not_empty(docs, path)
 
 
-def read_documents(path, *, encoding_errors="replace"):
+def read_documents(path, *, encoding_errors="replace", quoting="auto"):
     """Read a collection to search (or queries): labels are optional.
 
     ``.jsonl``: objects with ``"text"`` (``"id"`` and ``"label"`` are kept when present).
     ``.tsv``: ``id<TAB>text`` per line. ``.txt``: the same when every line has a TAB, else one
     document per line. A first line ``id<TAB>text`` or ``label<TAB>text`` is a header.
+    ``.csv``: a header naming ``text`` and optionally ``id`` and ``label``; other columns are
+    each document's metadata (as a JSON line's other fields).
 
     Parameters
     ----------
@@ -328,11 +431,15 @@ def read_documents(path, *, encoding_errors="replace"):
         column (and optionally ``id`` and ``label``).
     encoding_errors : {"replace", "strict"}, default="replace"
         As in :func:`read_labelled_documents`.
+    quoting : {"auto", "csv", "none"}, default="auto"
+        As in :func:`read_labelled_documents`: by default CSV quoting for ``.csv`` and none
+        for ``.tsv``/``.txt``, whose texts are kept verbatim.
 
     Returns
     -------
     Documents
-        ``labels`` is None unless a JSON Lines file gives every document a label.
+        ``labels`` is None unless a JSON Lines file gives every document a label, or a
+        ``.csv`` file has a ``label`` column.
 
     Examples
     --------
@@ -348,14 +455,32 @@ def read_documents(path, *, encoding_errors="replace"):
     True
     """
     check_encoding_errors(encoding_errors)
+    check_quoting(quoting)
     if not isinstance(path, (str, os.PathLike)):
         return _read_memory(path, labelled=False)
     path = Path(path)
     kind = _suffix_kind(path, "'.tsv' (id<TAB>text per line), '.txt' (one document per line, "
-                              "or id<TAB>text) or '.jsonl' ({\"text\": ...} per line)")
-    rows = [(number, line) for number, line in _lines(path, encoding_errors) if line.strip()]
+                              "or id<TAB>text), '.csv' (a header id,text) or '.jsonl' ({\"text\": ...} per line)")
     docs = Documents(texts=[], ids=[], labels=[], path=path)
+    if kind == "csv":
+        names, records = _csv_rows(path, _quote(kind, quoting), encoding_errors, "text (id, label optional)",
+                                   ("text",))
+        others = [name for name in names if name not in ("id", "text")]
+        docs.metadata = [] if others else None
+        for number, row in records:
+            docs.texts.append(_check_text(row["text"], number, path))
+            docs.ids.append(row.get("id", "").strip() or None)
+            if "label" in row:
+                label = row["label"].strip()
+                docs.labels.append(None if label in ("", NO_CLUSTER) else label)
+            if others:
+                docs.metadata.append({name: row[name] for name in others})
+            docs.line_numbers.append(number)
+        if "label" not in names:
+            docs.labels = None
+        return _check_not_empty(docs, path)
     if kind == "jsonl":
+        rows = [(number, line) for number, line in _lines(path, encoding_errors) if line.strip()]
         all_labelled = True
         docs.metadata = []
         for number, line in rows:
@@ -371,12 +496,12 @@ def read_documents(path, *, encoding_errors="replace"):
             docs.labels = None
         return _check_not_empty(docs, path)
 
+    rows = list(_tab_rows(path, _quote(kind, quoting), encoding_errors))
     if rows and _is_header(rows[0][1], ("id", "label")):
         rows = rows[1:]
-    with_ids = path.suffix.lower() == ".tsv" or all("\t" in line for _, line in rows)
-    for number, line in rows:
+    with_ids = path.suffix.lower() == ".tsv" or all(tab for *_, tab, _rest in rows)
+    for number, line, doc_id, tab, text in rows:
         if with_ids:
-            doc_id, tab, text = line.partition("\t")
             if not tab:
                 raise DocumentFormatError(f"{path}, line {number}: no TAB separator; expected "
                                           f"'id<TAB>text', got {line[:60]!r}")

@@ -24,6 +24,8 @@ from learnsim.supervision import Pairs
 from ._base import _object_array
 from ._decode import DocumentFormatError, check_encoding_errors, decoded_lines
 
+_QUOTINGS = ("auto", "csv", "none")
+
 __all__ = ["PAIR_ROLES", "parse_columns", "read_pairs"]
 
 #: The roles ``columns`` can give a column: one of ``label`` (binary) and ``score`` (graded),
@@ -93,13 +95,14 @@ def _parse_pair_ids(raw_ids):
         return _object_array(raw_ids)
 
 
-def _delimited_records(path, delimiter, quoting, encoding_errors, counts):
+def _delimited_records(path, delimiter, quoting, encoding_errors, counts, hint=""):
     """Yield ``(line_number, fields)`` per record of a delimited file, skipping blank lines.
 
     With ``quoting`` a field may be quoted CSV-style (inner quotes doubled) and then hold the
     delimiter or a line break; ``line_number`` is the record's first physical line. Without it
-    the lines are split on the delimiter only: the STS files hold unbalanced quotes that a CSV
-    reader would take as quoting and use to swallow delimiters and whole lines.
+    the lines are split on the delimiter only: plain TSV has no quoting, and the STS files hold
+    unbalanced quotes that a CSV reader would take as quoting and use to swallow delimiters and
+    whole lines. ``hint`` ends the message of a malformed quoting error.
     """
     lines = decoded_lines(path, encoding_errors=encoding_errors, keepends=quoting, counts=counts)
     if not quoting:
@@ -116,12 +119,19 @@ def _delimited_records(path, delimiter, quoting, encoding_errors, counts):
         except StopIteration:
             return
         except csv.Error as exc:
-            raise DocumentFormatError(f"{path}, line {last_line + 1}: malformed quoting ({exc}); a field "
-                                      "that starts with a double quote must end with one") from None
+            reason = str(exc).replace("\t", "TAB")
+            raise DocumentFormatError(f"{path}, line {last_line + 1}: malformed quoting ({reason}); a field "
+                                      f"that starts with a double quote must end with one{hint}") from None
         start, last_line = last_line + 1, reader.line_num
         if not fields or (len(fields) == 1 and not fields[0].strip()):
             continue  # blank line
         yield start, fields
+
+
+def check_quoting(quoting):
+    """Refuse a ``quoting`` other than ``"auto"``, ``"csv"`` and ``"none"``."""
+    if quoting not in _QUOTINGS:
+        raise ValueError(f"quoting must be 'auto', 'csv' or 'none'; got {quoting!r}")
 
 
 # -------------------------------------------------------------------------- the columns
@@ -228,17 +238,26 @@ def _is_number(value):
 
 
 def _layout_from_first_row(fields, delimiter):
-    """``(name, {role: position}, quoting)`` of a recognised headerless layout, else None."""
+    """``(name, {role: position}, quoting)`` of a recognised headerless layout, else None;
+    ``quoting`` is what ``quoting="auto"`` means for it: False for the STS files, True for the
+    Quora sample (written with CSV quoting), None (by the file's format) for the others."""
     cells = [f.strip() for f in fields]
     if delimiter == "\t" and len(cells) >= 7 and _is_number(cells[4]):
         return "sts", dict(_STS_COLUMNS), False
     if len(cells) == 4 and cells[0] in ("0", "1"):
         return "quora-sample", dict(_QUORA_SAMPLE_COLUMNS), True
     if len(cells) == 3 and cells[0] in ("0", "1"):
-        return "label-text-text", {"label": 0, "text_a": 1, "text_b": 2}, True
+        return "label-text-text", {"label": 0, "text_a": 1, "text_b": 2}, None
     if len(cells) == 2:
-        return "text-text", {"text_a": 0, "text_b": 1}, True
+        return "text-text", {"text_a": 0, "text_b": 1}, None
     return None
+
+
+def _is_quora_header(names):
+    """Whether a header names ``question1`` and ``question2``: the Quora release and sample,
+    whose tab-separated files are written with CSV quoting."""
+    lowered = {str(n).strip().lower() for n in names}
+    return "question1" in lowered and "question2" in lowered
 
 
 def _resolve(columns, names, where):
@@ -379,13 +398,17 @@ def _read_delimited(path, fmt, columns, delimiter, header, quoting, kind_arg, en
         delimiter = "\t" if fmt == "tsv" or "\t" in first else ","
     elif not isinstance(delimiter, str) or len(delimiter) != 1:
         raise ValueError(f"delimiter must be one character; got {delimiter!r}")
-    if quoting not in ("auto", "csv", "none"):
-        raise ValueError(f"quoting must be 'auto', 'csv' or 'none'; got {quoting!r}")
+    check_quoting(quoting)
+    # "auto": by the format (CSV quoting for CSV, none for TSV), but for the layouts of known
+    # files (below): the STS .csv files are split on tabs only, the Quora .tsv files are quoted
+    quote = quoting == "csv" or (quoting == "auto" and fmt == "csv")
 
     def records(quote):
-        return _delimited_records(path, delimiter, quote, encoding_errors, counts)
+        hint = (f"; quoting={'none' if quote else 'csv'!r} (--quoting {'none' if quote else 'csv'}) "
+                f"reads {'quotes as text' if quote else 'CSV quoting'}")
+        return _delimited_records(path, delimiter, quote, encoding_errors, counts, hint=hint)
 
-    probe = records(quoting != "none")
+    probe = records(quote)
     try:
         first_number, first_fields = next(probe)
     except StopIteration:
@@ -393,7 +416,6 @@ def _read_delimited(path, fmt, columns, delimiter, header, quoting, kind_arg, en
     finally:
         probe.close()
     layout = "columns"
-    quote = quoting != "none"
     names = None
     if columns is None:
         by_name = _layout_from_names(first_fields) if header is not False else None
@@ -402,7 +424,8 @@ def _read_delimited(path, fmt, columns, delimiter, header, quoting, kind_arg, en
             roles, names, layout = by_name, first_fields, "header"
         elif by_row is not None:
             layout, roles, row_quote = by_row
-            quote = row_quote if quoting == "auto" else quote
+            if quoting == "auto" and row_quote is not None:
+                quote = row_quote
         else:
             raise _UnknownLayout(
                 f"{path}, line {first_number}: not a recognised pair layout ({len(first_fields)} "
@@ -425,6 +448,8 @@ def _read_delimited(path, fmt, columns, delimiter, header, quoting, kind_arg, en
                 if cell is not None and not _is_value(cell, _value_kind(columns, kind_arg)):
                     names = first_fields
         roles = _resolve(columns, names, f"{path}, line {first_number}")
+    if quoting == "auto" and fmt == "tsv" and names is not None and _is_quora_header(names):
+        quote = True  # the Quora release (and sample) header: CSV-quoted, tab-separated
     kind = _value_kind(roles, kind_arg)
     rows = records(quote)
     if names is not None:
@@ -628,8 +653,19 @@ def read_pairs(source, *, columns=None, format=None, delimiter=None, header=None
         names a column, or when its label/score cell (columns by position) is not a value.
     quoting : {"auto", "csv", "none"}, default="auto"
         ``"csv"``: a field may be quoted with ``"`` (inner quotes doubled) and then hold the
-        delimiter or a line break. ``"none"``: split on the delimiter only, for files whose
-        texts hold unbalanced quotes. ``"auto"``: ``"none"`` for the STS layout, else ``"csv"``.
+        delimiter or a line break; a field that starts with ``"`` and does not end with one is
+        an error. ``"none"``: split on the delimiter only; every quote is text, kept verbatim.
+        ``"auto"`` goes by the format (the extension, or ``format``):
+
+        * TSV (``.tsv``, ``.tab``, ``.txt``): ``"none"``, as plain TSV has no quoting (a text
+          may start with ``"`` or hold an unbalanced one); except the Quora files, written
+          with CSV quoting: the Quora sample layout without header, and a header naming
+          ``question1`` and ``question2`` (the Quora release), are read with ``"csv"``;
+        * CSV (``.csv``): ``"csv"``; except the STS Benchmark layout (its ``.csv`` files are
+          tab-separated and hold unbalanced quotes), read with ``"none"``.
+
+        Pass ``"csv"`` to read a CSV-quoted ``.tsv`` file (quoted fields holding tabs or line
+        breaks), ``"none"`` to keep the quotes of a ``.csv`` file as text.
     encoding_errors : {"replace", "strict"}, default="replace"
         Bytes that are not UTF-8 become U+FFFD, with one
         :class:`~learnsim.datasets.UndecodableBytesWarning` counting the lines affected;
@@ -667,7 +703,8 @@ def read_pairs(source, *, columns=None, format=None, delimiter=None, header=None
         0/1, a score that is not a number, a text that is not a string, invalid JSON, broken
         quoting, an unrecognised layout without ``columns``, no pairs at all, or (with
         ``encoding_errors="strict"``) bytes that are not UTF-8. The message names the file and
-        line (or the row).
+        line (or the row); for broken quoting it names the ``quoting`` that reads the file
+        the other way.
     ValueError, TypeError
         On a malformed ``columns`` (see :func:`parse_columns`) or another bad argument.
     FileNotFoundError, IsADirectoryError
@@ -691,6 +728,7 @@ def read_pairs(source, *, columns=None, format=None, delimiter=None, header=None
            [2, 3]])
     """
     check_encoding_errors(encoding_errors)
+    check_quoting(quoting)
     if header not in (None, True, False):
         raise ValueError(f"header must be None (detect), True or False; got {header!r}")
     if label_kind is not None:
