@@ -18,7 +18,7 @@ import warnings
 
 from .. import __version__
 from . import cluster, dedupe, demo, evaluate, explain, fit, index, match, reproduce, search, serve
-from .._utils.progress import relabel, set_enabled
+from .._utils.progress import relabel, set_enabled, set_mode
 from ._common import (_examples, _formatter, _Parser, _show_warning, UsageError, _UsageExit,
                       _user_error_message)
 
@@ -47,20 +47,25 @@ def build_parser():
                          "Run 'learnsim COMMAND --help' for the options and input layouts of a command.",
                          "",
                          "environment:",
-                         "  LEARNSIM_PROGRESS=1|0  show / hide progress bars by default (default: shown when",
-                         "                         stderr is a terminal); --progress / --no-progress beat it",
+                         "  LEARNSIM_PROGRESS=1|0  show / hide progress by default (default: bars on a terminal,",
+                         "                         otherwise a plain line per stage of work that lasts 2 s or",
+                         "                         more); --progress / --no-progress beat it",
+                         "  LEARNSIM_PROGRESS_AFTER=SECONDS",
+                         "                         off a terminal, how long work runs before it prints lines",
                          "  LEARNSIM_DATA=DIR      where the reproductions and corpus tests find the corpora"))
     parser.add_argument("--version", action="version", version=f"learnsim {__version__}")
     parser.add_argument("--debug", action="store_true",
                         help="show the full traceback of an error instead of a one-line message")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                        help="progress bars on stderr (default: only when stderr is a terminal; the "
-                             "environment variable LEARNSIM_PROGRESS=1 or 0 sets the default)")
+                        help="progress on stderr: bars on a terminal, otherwise plain lines (default: bars on "
+                             "a terminal, lines only for work that lasts; the environment variable "
+                             "LEARNSIM_PROGRESS=1 or 0 sets the default)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in _COMMANDS:
         sub = module.register(commands)
         sub.add_argument("--progress", action=argparse.BooleanOptionalAction, default=argparse.SUPPRESS,
-                         help="progress bars on stderr (default: only on a terminal; LEARNSIM_PROGRESS=1|0)")
+                         help="progress on stderr: bars on a terminal, else lines (default: lines only for "
+                              "work that lasts; LEARNSIM_PROGRESS=1|0)")
     return parser
 
 
@@ -111,6 +116,7 @@ def main(argv=None):
     as_json = _wants_json(argv, args)
     prog = f"learnsim {args.command}"
     old_progress = set_enabled(args.progress)
+    old_mode = set_mode("lines")   # off a terminal, plain lines for work that lasts (a terminal keeps its bars)
     with warnings.catch_warnings(), relabel(_PROGRESS_LABELS):
         # library warnings (too few clusters, empty documents) as one-line notes on stderr
         warnings.showwarning = _show_warning
@@ -135,6 +141,7 @@ def main(argv=None):
             return _report_error(prog, message, 2, as_json)
         finally:
             set_enabled(old_progress)
+            set_mode(old_mode)
 
 
 if __name__ == "__main__":  # pragma: no cover
