@@ -226,6 +226,15 @@ def _add_encoding_errors(parser):
                              "lines (default), or 'strict': refuse the file, naming the first bad line")
 
 
+def _add_quoting(parser):
+    """--quoting, for every command that reads pairs or documents from .tsv/.csv files."""
+    parser.add_argument("--quoting", choices=("auto", "csv", "none"), default="auto",
+                        help="quote processing of .tsv/.csv files: 'csv' (a field in double quotes may "
+                             "hold the separator, doubled quotes, line breaks), 'none' (quotes are text, "
+                             "kept verbatim), or 'auto' (default): by extension, none for .tsv/.txt "
+                             "(but the Quora files) and csv for .csv (but the STS Benchmark files)")
+
+
 def _check_output_file(path, option):
     """Refuse, before any work, an output file that cannot be written: a folder, a missing or
     unwritable parent folder (never created silently), a read-only file. Returns the Path."""
@@ -274,8 +283,8 @@ def _save_model(pipeline, path):
         raise UsageError(f"cannot write --model {path}: {exc.strerror or exc}") from None
 
 
-def _read_clusters(path, encoding_errors="replace", purpose="a metric is learned from"):
-    docs = read_labelled_documents(path, encoding_errors=encoding_errors)
+def _read_clusters(path, encoding_errors="replace", purpose="a metric is learned from", quoting="auto"):
+    docs = read_labelled_documents(path, encoding_errors=encoding_errors, quoting=quoting)
     labels, names, n_singletons = docs.cluster_codes(min_size=2)
     if not names:
         raise UsageError(f"{path}: no label has two or more documents; {purpose} clusters of at least two "

@@ -94,7 +94,7 @@ def fit_linklearn(args, model_path, summary):
 
     variant = _variant(args)
 
-    docs = read_documents(args.input, encoding_errors=args.encoding_errors)
+    docs = read_documents(args.input, encoding_errors=args.encoding_errors, quoting=args.quoting)
     unique_ids(args.input, docs)
     links = read_links(Path(args.links), docs.ids, args.encoding_errors)
     result = _fit(fit_options(args), docs.texts, links, variant, summary,

@@ -94,7 +94,7 @@ def fit_relative(args, model_path, summary):
     if args.triplets is None and args.clicks is None:
         raise UsageError("--method relative needs --triplets FILE (anchor<TAB>closer<TAB>farther ids) or "
                          "--clicks FILE (query<TAB>clicked<TAB>skipped)")
-    docs = read_documents(args.input, encoding_errors=args.encoding_errors)
+    docs = read_documents(args.input, encoding_errors=args.encoding_errors, quoting=args.quoting)
     unique_ids(args.input, docs, "--method relative needs")
     query_texts, T, kind = _triplet_indices(args, docs.ids)
     texts = list(docs.texts) + query_texts

@@ -10,11 +10,11 @@ def read_supervision(args, summary):
     """(texts, labels, pairs): labelled documents (labels) or pairs (pairs); the other is None."""
     pairs = labels = None
     if args.pairs is not None:
-        data = _read_pairs(args.pairs, args.encoding_errors, args.columns)
+        data = _read_pairs(args.pairs, args.encoding_errors, args.columns, quoting=args.quoting)
         texts, pairs = data.texts, data.pairs
         summary.update(documents=len(texts), pairs=pairs.n_pairs, duplicate_pairs=int(pairs.labels.sum()))
     else:
-        docs, labels, names, n_singletons = _read_clusters(args.input, args.encoding_errors)
+        docs, labels, names, n_singletons = _read_clusters(args.input, args.encoding_errors, quoting=args.quoting)
         if n_singletons:
             _note(f"{n_singletons} label(s) with a single document are treated as unlabelled (-1)")
         texts = docs.texts

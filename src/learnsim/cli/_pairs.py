@@ -1,6 +1,7 @@
 """Pairs of texts for ``learnsim match`` and ``learnsim evaluate --pairs``.
 
-Layouts (one pair per line, TAB-separated, an optional header line):
+Layouts (one pair per line, TAB-separated, an optional header line; plain TSV has no quoting
+unless ``--quoting csv``):
 
 - ``text_a<TAB>text_b``: pairs to decide (no label);
 - ``label<TAB>text_a<TAB>text_b`` (label 1 = duplicate, 0 = not);
@@ -47,11 +48,11 @@ def parse_columns(text):
         raise UsageError("--" + message if message.startswith("columns") else f"--columns: {message}") from None
 
 
-def read_text_pairs(path, *, columns=None, encoding_errors="replace", need_labels=False):
+def read_text_pairs(path, *, columns=None, encoding_errors="replace", need_labels=False, quoting="auto"):
     """Read a pairs file with learnsim.datasets.read_pairs (module notes for the layouts)."""
     from ..datasets import read_pairs
 
-    data = read_pairs(path, columns=columns, encoding_errors=encoding_errors)
+    data = read_pairs(path, columns=columns, encoding_errors=encoding_errors, quoting=quoting)
     if data.kind == "graded":
         raise UsageError(f"{path}: the pairs carry graded scores; duplicate detection needs a 0/1 label "
                          "(or no label to decide the pairs)")
@@ -66,10 +67,11 @@ def read_text_pairs(path, *, columns=None, encoding_errors="replace", need_label
     return pairs
 
 
-def _read_pairs(path, encoding_errors="replace", columns=None):
+def _read_pairs(path, encoding_errors="replace", columns=None, quoting="auto"):
     """Labelled duplicate pairs (learnsim.datasets.read_pairs): .texts and .pairs (Pairs)."""
     spec = parse_columns(columns) if columns is not None else None
-    data = read_text_pairs(path, columns=spec, encoding_errors=encoding_errors, need_labels=True).data
+    data = read_text_pairs(path, columns=spec, encoding_errors=encoding_errors, need_labels=True,
+                           quoting=quoting).data
     if data.n_identical_pairs:
         _note(f"{data.n_identical_pairs} pair(s) of two identical texts")
     return data

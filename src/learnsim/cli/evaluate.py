@@ -7,7 +7,7 @@ import numpy as np
 
 from pathlib import Path
 
-from ._common import (_add_encoding_errors, _examples, _fmt, _formatter, _load_pipeline, MEASURE_TITLES, _note,
+from ._common import (_add_encoding_errors, _add_quoting, _examples, _fmt, _formatter, _load_pipeline, MEASURE_TITLES, _note,
                       _print_json, _read_clusters, read_documents, RETRIEVAL_MEASURES, _table, UsageError,
                       _vectorize, _warn_empty_rows)
 
@@ -28,6 +28,7 @@ def register(commands):
               precision, R-precision, MAP, P@10, and the ratio to cosine). Documents of label
               -1 stay in the rankings as distractors.
                   label<TAB>text per line (.tsv/.txt)   sports<TAB>The match ended in a draw.
+                  a header label,text (.csv)            sports,"The match ended, in a draw."
                   JSON Lines (.jsonl)                   {"label": "sports", "text": "The match..."}
             --pairs FILE (labelled pairs; a FILM model fitted on pairs): accuracy and F1 of the
               validated duplicate rule, ROC AUC of its similarity and of the cosine.
@@ -45,7 +46,8 @@ def register(commands):
     evaluate.add_argument("--model", required=True, metavar="M.npz", help="model file written by 'learnsim fit'")
     source = evaluate.add_mutually_exclusive_group(required=True)
     source.add_argument("--input", metavar="FILE",
-                        help="labelled documents (.tsv, .txt or .jsonl), or with --links documents with ids")
+                        help="labelled documents (.tsv, .txt, .csv with a header label,text, or .jsonl), or "
+                             "with --links documents with ids")
     source.add_argument("--pairs", metavar="FILE", help="labelled pairs (layouts above)")
     evaluate.add_argument("--links", metavar="FILE", default=None,
                           help="hyperlinks source_id<TAB>target_id between the --input documents")
@@ -53,6 +55,7 @@ def register(commands):
                           help="--pairs: which 0-based fields hold what, e.g. label=0,text_a=3,text_b=4")
     evaluate.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
     _add_encoding_errors(evaluate)
+    _add_quoting(evaluate)
     evaluate.set_defaults(handler=run)
     return evaluate
 
@@ -65,7 +68,8 @@ def _evaluate_pairs(args, pipeline):
 
     vectorizer, _, matcher = load_matcher(args.model)
     columns = parse_columns(args.columns) if args.columns is not None else None
-    pairs = read_text_pairs(args.pairs, columns=columns, encoding_errors=args.encoding_errors, need_labels=True)
+    pairs = read_text_pairs(args.pairs, columns=columns, encoding_errors=args.encoding_errors, need_labels=True,
+                            quoting=args.quoting)
     if pairs.labels.all() or not pairs.labels.any():
         raise UsageError(f"{args.pairs}: the pairs are all {'duplicates' if pairs.labels.all() else 'non-duplicates'}; "
                          "evaluation needs both kinds")
@@ -105,7 +109,7 @@ def _evaluate_links(args, pipeline):
 
     if args.input is None:
         raise UsageError("--links needs --input: the documents with ids the links are between")
-    docs = read_documents(args.input, encoding_errors=args.encoding_errors)
+    docs = read_documents(args.input, encoding_errors=args.encoding_errors, quoting=args.quoting)
     unique_ids(args.input, docs, "--links needs")
     links = read_links(Path(args.links), docs.ids, args.encoding_errors)
     X = _vectorize(pipeline.vectorizer, docs.texts)
@@ -165,7 +169,8 @@ def run(args):
     if args.links is not None:
         return _evaluate_links(args, pipeline)
     vectorizer = pipeline.vectorizer
-    docs, labels, names, n_singletons = _read_clusters(args.input, args.encoding_errors, "leave-one-out evaluation needs")
+    docs, labels, names, n_singletons = _read_clusters(args.input, args.encoding_errors, "leave-one-out evaluation needs",
+                                                       quoting=args.quoting)
     if n_singletons:
         _note(f"{n_singletons} label(s) with a single document have nothing to retrieve; "
               "those documents stay in the rankings as distractors")

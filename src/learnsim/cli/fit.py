@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import textwrap
 
-from ._common import (_add_encoding_errors, _auto_or_float, _check_output_file, _examples, _formatter,
+from ._common import (_add_encoding_errors, _add_quoting, _auto_or_float, _check_output_file, _examples, _formatter,
                       _int_at_least, _lsi, _n_basis, _open_float, _positive_int, _seed, UsageError)
 from ._fit_film import MATCHER_CHOICES, MATCHER_HELP
 from ._fit_text import fit_options, print_baseline, print_fitted_on, read_supervision, save_and_summarise
@@ -23,8 +23,10 @@ def register(commands):
               --method relative   a weighted metric from relative comparisons or clicks
 
             input layouts, one example line each (.tsv: TAB-separated; a header line is skipped):
-              labelled documents (--input; mcd, film): label<TAB>text, or .jsonl
+              labelled documents (--input; mcd, film): label<TAB>text, .csv with a header
+              label,text, or .jsonl
                   sports<TAB>The match ended in a draw after extra time.
+                  sports,"The match ended in a draw, after extra time."
                   {"label": "sports", "text": "The match ended in a draw after extra time."}
                 Label -1: in no cluster (shapes the features and the basis, not supervision);
                 a label with a single document counts as -1.
@@ -34,7 +36,8 @@ def register(commands):
                   1<TAB>How do I learn Python?<TAB>What is the best way to learn Python?<TAB>17
                 film holds out --validation-fraction (0.2) of the pairs to choose its duplicate
                 rule and its search weight; mcd learns from the groups of duplicates.
-              documents with ids (--input; linklearn, relative): id<TAB>text, or .jsonl with "id"
+              documents with ids (--input; linklearn, relative): id<TAB>text, .csv with a header
+              id,text, or .jsonl with "id"
                   Volcano<TAB>A volcano is a rupture in the crust of a planet...
               links (--links; linklearn): source_id<TAB>target_id (direction ignored)
                   Volcano<TAB>Lava
@@ -69,7 +72,8 @@ def register(commands):
                          "learnsim fit --method relative --input pages.tsv --clicks clicks.tsv --model rel.npz"))
     fit_source = fit.add_mutually_exclusive_group(required=True)
     fit_source.add_argument("--input", metavar="FILE",
-                            help="labelled documents (mcd, film) or documents with ids (linklearn, relative)")
+                            help="labelled documents (mcd, film) or documents with ids (linklearn, relative): "
+                                 ".tsv, .txt, .csv (a header label,text or id,text) or .jsonl")
     fit_source.add_argument("--pairs", metavar="FILE",
                             help="duplicate pairs: label<TAB>text1<TAB>text2<TAB>pair_id per line")
     fit.add_argument("--columns", metavar="SPEC", default=None,
@@ -138,6 +142,7 @@ def register(commands):
                      help="seed of the selection folds and randomised SVDs (default: 0)")
     fit.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     _add_encoding_errors(fit)
+    _add_quoting(fit)
     fit.set_defaults(handler=run)
     return fit
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from ._common import (_add_encoding_errors, _check_output_dir, _examples, _formatter, _note, _print_json, _table, UsageError)
+from ._common import (_add_encoding_errors, _add_quoting, _check_output_dir, _examples, _formatter, _note, _print_json, _table, UsageError)
 
 CORPUS_LAYOUTS = """\
 corpus layouts:
@@ -12,6 +12,7 @@ corpus layouts:
       "metadata" object, every field other than id and text is metadata (for --filter)
       {"id": "q17", "text": "How do I learn Python?", "topic": "programming"}
   id<TAB>text per line (.tsv), or one document per line (.txt): no metadata
+  a header naming id and text (.csv, CSV-quoted): every other column is metadata
   A document without an id gets its line number ("line 12")."""
 
 
@@ -60,6 +61,7 @@ def register(commands):
     build.add_argument("--ann-min-rows", type=int, metavar="N",
                        help="segments of fewer rows are searched exactly (default: the index's ANN_MIN_ROWS)")
     _add_encoding_errors(build)
+    _add_quoting(build)
 
     add = actions.add_parser("add", formatter_class=_formatter, help="add documents",
                              description="Add the documents of --corpus (new ids).\n\n" + CORPUS_LAYOUTS)
@@ -68,6 +70,7 @@ def register(commands):
     add.add_argument("--update", action="store_true", help="replace documents whose id is already indexed")
     add.add_argument("--json", action="store_true")
     _add_encoding_errors(add)
+    _add_quoting(add)
 
     delete = actions.add_parser("delete", formatter_class=_formatter, help="delete documents by id")
     delete.add_argument("index", metavar="DIR")
@@ -96,11 +99,11 @@ def register(commands):
 
 # --------------------------------------------------------------------------- reading a corpus
 
-def read_corpus(path, encoding_errors="replace"):
+def read_corpus(path, encoding_errors="replace", quoting="auto"):
     """(ids, texts, metadata) of a corpus file (layouts above), read once."""
     from ._common import read_documents
 
-    docs = read_documents(path, encoding_errors=encoding_errors)
+    docs = read_documents(path, encoding_errors=encoding_errors, quoting=quoting)
     ids = [i if i is not None else f"line {n}" for i, n in zip(docs.ids, docs.line_numbers)]
     metas = [None] * len(ids) if docs.metadata is None else docs.metadata
     for meta, number in zip(metas, docs.line_numbers):
@@ -173,7 +176,7 @@ def run(args):
         if out.exists() and not out.is_dir():
             raise UsageError(f"--out {out} exists and is not a directory")
         _check_output_dir(out, "--out")      # its parent folders are never created silently
-        ids, texts, metas = read_corpus(args.corpus, args.encoding_errors)
+        ids, texts, metas = read_corpus(args.corpus, args.encoding_errors, args.quoting)
         if out.exists() and any(out.iterdir()) and not args.overwrite:
             raise UsageError(f"--out {out} is not empty (add --overwrite to replace an index there)")
         ann = args.ann
@@ -206,7 +209,7 @@ def _change(args, index):
     if action == "info":
         return _print_info(index.info(), args.json)
     if action == "add":
-        ids, texts, metas = read_corpus(args.corpus, args.encoding_errors)
+        ids, texts, metas = read_corpus(args.corpus, args.encoding_errors, args.quoting)
         if args.update:
             known = [i for i in ids if _live(index, i)]
             known_set = set(known)

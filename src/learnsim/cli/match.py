@@ -5,7 +5,7 @@ import textwrap
 
 import numpy as np
 
-from ._common import (_add_encoding_errors, _examples, _formatter, _load_pipeline, _note, _positive_int,
+from ._common import (_add_encoding_errors, _add_quoting, _examples, _formatter, _load_pipeline, _note, _positive_int,
                       _print_json, read_documents, _snippet, _table, UsageError, _vectorize,
                       _warn_empty_rows)
 from ..matching._duplicates import DuplicateRule   # the rule lives in the library (learnsim.pipeline uses it)
@@ -20,7 +20,9 @@ pairs layouts (one pair per line, TAB-separated; an optional header line):
       1<TAB>How do I learn Python?<TAB>What is the best way to learn Python?<TAB>17
   a header naming the columns (text_a/text_b/label, question1/question2/is_duplicate, ...)
   any other, with --columns label=0,text_a=3,text_b=4 (0-based fields or header names)
-  (.csv and .jsonl too: learnsim.datasets.read_pairs)"""
+  (.csv and .jsonl too: learnsim.datasets.read_pairs)
+  quotes: .tsv/.txt are plain TSV, a text may start with " (kept verbatim); .csv is
+  CSV-quoted; --quoting csv|none overrides (auto: by extension; the Quora files are quoted)"""
 
 
 def register(commands):
@@ -47,6 +49,7 @@ def register(commands):
             corpus layouts (as 'learnsim search'):
               id<TAB>text per line (.tsv)      q17<TAB>How do I learn Python?
               one document per line (.txt)     How do I learn Python?
+              a header id,text (.csv)          q17,"How do I learn Python?"
               JSON Lines (.jsonl)              {"id": "q17", "text": "How do I learn Python?"}"""),
         epilog=_examples("learnsim match --model film.npz --pairs pairs.tsv",
                          "learnsim match --model film.npz --pairs quora.tsv --json > decisions.json",
@@ -67,6 +70,7 @@ def register(commands):
                        dest="neighbours", help="--corpus: nearest documents scored per document (default: 10)")
     match.add_argument("--json", action="store_true", help="print the decisions as JSON on stdout")
     _add_encoding_errors(match)
+    _add_quoting(match)
     match.set_defaults(handler=run)
     return match
 
@@ -107,7 +111,7 @@ def _decide_pairs(args, vectorizer, matcher):
     from ._pairs import parse_columns, read_text_pairs
 
     columns = parse_columns(args.columns) if args.columns is not None else None
-    pairs = read_text_pairs(args.pairs, columns=columns, encoding_errors=args.encoding_errors)
+    pairs = read_text_pairs(args.pairs, columns=columns, encoding_errors=args.encoding_errors, quoting=args.quoting)
     texts, idx = pairs.collection()
     X = _vectorize(vectorizer, texts)
     _warn_empty_rows(X, "text", texts)
@@ -196,7 +200,7 @@ def _rule_duplicates(matcher, pipeline, X, texts, k):
 def _list_corpus_duplicates(args, vectorizer, matcher, pipeline):
     from ..matching._matchers import _sigmoid
 
-    docs = read_documents(args.corpus, encoding_errors=args.encoding_errors)
+    docs = read_documents(args.corpus, encoding_errors=args.encoding_errors, quoting=args.quoting)
     if len(docs) < 2:
         raise UsageError(f"{args.corpus}: one document; near-duplicates need two or more")
     X = _vectorize(vectorizer, docs.texts)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import textwrap
 
 
-from ._common import (_add_encoding_errors, _examples, _formatter, _load_pipeline, _note, _positive_int,
+from ._common import (_add_encoding_errors, _add_quoting, _examples, _formatter, _load_pipeline, _note, _positive_int,
                       _print_json, read_documents, _snippet, _table, UsageError, _vectorize,
                       _warn_empty_rows)
 
@@ -27,6 +27,8 @@ def register(commands):
                   q17<TAB>How do I learn Python quickly?
               one document per line (.txt without TABs)
                   How do I learn Python quickly?
+              a header naming id and text (.csv, CSV-quoted)
+                  q17,"How do I learn Python, quickly?"
               JSON Lines (.jsonl) with "text" and an optional "id"
                   {"id": "q17", "text": "How do I learn Python quickly?"}"""),
         epilog=_examples("learnsim search --model model.npz --corpus docs.tsv --query 'space shuttle launch'",
@@ -52,6 +54,7 @@ def register(commands):
                         help="print [{query, scoring, hits: [{rank, index, id, similarity | distance | score, text}]}] "
                              "as JSON")
     _add_encoding_errors(search)
+    _add_quoting(search)
     search.set_defaults(handler=run)
     return search
 
@@ -107,7 +110,7 @@ def parse_filter(items):
 
 def _queries(args):
     if args.queries is not None:
-        return read_documents(args.queries, encoding_errors=args.encoding_errors).texts
+        return read_documents(args.queries, encoding_errors=args.encoding_errors, quoting=args.quoting).texts
     queries = list(args.query)
     if any(not q.strip() for q in queries):
         raise UsageError("--query must not be empty")
@@ -175,7 +178,7 @@ def run(args):
     pipeline = _load_pipeline(args.model)
     vectorizer = pipeline.vectorizer
     scorer = pipeline.make_scorer()
-    corpus = read_documents(args.corpus, encoding_errors=args.encoding_errors)
+    corpus = read_documents(args.corpus, encoding_errors=args.encoding_errors, quoting=args.quoting)
     queries = _queries(args)
     k = args.k
     if k > len(corpus):
