@@ -101,8 +101,13 @@ def test_a_stage_that_fails_says_it_stopped(lines, clock):
         with _progress.stage("relative: learning the metric", stream=stream, interval=NEVER):
             clock.t += 3.0
             raise RuntimeError("boom")
-    assert stream.getvalue().splitlines() == ["relative: learning the metric ...",
-                                              "relative: learning the metric: stopped after 3.0 s"]
+    assert stream.getvalue() == ""         # it had not said it started: the error message stays alone
+    with pytest.raises(RuntimeError):
+        with _progress.stage("relative: learning the metric", stream=stream, interval=NEVER):
+            _long_loop(clock, stream, n=160, step=0.125, desc="folds")
+            raise RuntimeError("boom")
+    assert stream.getvalue().splitlines()[0] == "relative: learning the metric ..."
+    assert stream.getvalue().splitlines()[-1] == "relative: learning the metric: stopped after 20.0 s"
 
 
 # --------------------------------------------------------------------------- loops

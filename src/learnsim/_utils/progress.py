@@ -214,9 +214,11 @@ def _line_stage(desc, stream, interval):
         now = _now()
         elapsed = now - st.start
         with _lock:
-            if st.announced or elapsed >= after:
-                _emit(stream, f"{desc}: stopped after {elapsed:.1f} s" if failed
-                      else f"{desc}: {elapsed:.1f} s, done", now)
+            if failed:   # after its start line only: an error's message stays the one line a short command prints
+                if st.announced:
+                    _emit(stream, f"{desc}: stopped after {elapsed:.1f} s", now)
+            elif st.announced or elapsed >= after:
+                _emit(stream, f"{desc}: {elapsed:.1f} s, done", now)
             _stages.remove(st)
 
 
