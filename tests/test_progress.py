@@ -157,6 +157,15 @@ def test_a_terminal_keeps_its_bar(lines):
     assert "\rk-means runs [" in text and "3/3" in text and "\rFILM: learning the metric: " in text
 
 
+def test_line_mode_leaves_the_estimators_verbose_off_unless_asked(lines, monkeypatch):
+    assert _progress._enabled() and not _progress._default_enabled()
+    monkeypatch.setattr(_progress, "_override", True)
+    assert _progress._enabled() and _progress._default_enabled()
+    monkeypatch.setattr(_progress, "_override", None)
+    monkeypatch.setenv("LEARNSIM_PROGRESS", "0")
+    assert not _progress._enabled() and not _progress._default_enabled()
+
+
 def test_learnsim_progress_0_and_no_progress_silence_the_lines(lines, clock, monkeypatch):
     for turn_off in (lambda: monkeypatch.setenv("LEARNSIM_PROGRESS", "0"),
                      lambda: monkeypatch.setattr(_progress, "_override", False)):

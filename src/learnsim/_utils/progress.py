@@ -12,7 +12,10 @@ Two looks, one switch (``set_mode``):
   mode, but only work that lasts says anything: a stage speaks once it has run ``AFTER``
   seconds, a loop's first line comes after ``EVERY`` seconds, so a short command prints nothing.
   When progress is asked for (``--progress`` / LEARNSIM_PROGRESS=1) every stage and loop reports
-  at once; LEARNSIM_PROGRESS_AFTER=SECONDS sets the wait.
+  at once; LEARNSIM_PROGRESS_AFTER=SECONDS sets the wait. What ``_default_enabled()`` turns on
+  (the estimators' ``verbose`` loops, sentence-transformers' bars) stays off unless progress was
+  asked for or stderr is a terminal; a stage that printed nothing for ``STILL`` seconds says it
+  still runs instead.
 
 ``set_enabled(True/False)`` overrides the environment and the terminal (the command line's
 ``--progress`` / ``--no-progress``). ``stage(desc)`` shows the elapsed time of a whole piece of
@@ -83,12 +86,20 @@ def _env_flag():
 
 
 def _default_enabled():
+    """Whether progress was asked for or stderr is a terminal: what turns on the library's
+    ``verbose`` estimators and third-party bars (sentence-transformers), which draw bars."""
     if _override is not None:
         return _override
     flag = _env_flag()
     if flag is not None:
         return flag
-    return _isatty(sys.stderr) or _mode == "lines"
+    return _isatty(sys.stderr)
+
+
+def _enabled():
+    """Whether ``stage`` and ``progress`` report by default: as ``_default_enabled``, and in line
+    mode also off a terminal (for work that lasts)."""
+    return _default_enabled() or (_override is None and _env_flag() is None and _mode == "lines")
 
 
 def _isatty(stream):
@@ -147,7 +158,7 @@ def stage(desc, enabled=None, stream=None, interval=0.5):
     was printed for ``STILL`` seconds, and "desc: 12.3 s, done" at its end -- nothing at all for
     a block shorter than ``AFTER``. ``interval``: how often (seconds) the clock is looked at.
     """
-    enabled = _default_enabled() if enabled is None else bool(enabled)
+    enabled = _enabled() if enabled is None else bool(enabled)
     if not enabled:
         yield
         return
@@ -236,7 +247,7 @@ class progress:
             total = len(iterable)
         self.total = total
         self.desc = _labels.get(desc, desc)
-        self.enabled = _default_enabled() if enabled is None else bool(enabled)
+        self.enabled = _enabled() if enabled is None else bool(enabled)
         self._counted = False
         self.stream = stream or sys.stderr
         self.n = 0
