@@ -42,3 +42,15 @@ def run_cli(args):
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = cli.main([str(a) for a in args])
     return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def clustered_train_tsv(tmp_path_factory):
+    """A small labelled collection (4 clusters of 8 synthetic documents), label<TAB>text per line:
+    what the command-line tests fit on when the data does not matter."""
+    from learnsim.datasets import make_clustered_corpus
+
+    path = tmp_path_factory.mktemp("clustered") / "train.tsv"
+    corpus = make_clustered_corpus(n_clusters=4, docs_per_cluster=8, random_state=1)
+    path.write_text("".join(f"{corpus.target[i]}\t{t}\n" for i, t in enumerate(corpus.data)), encoding="utf-8")
+    return path

@@ -16,7 +16,6 @@ import time
 import pytest
 
 from learnsim._utils import progress as _progress
-from learnsim.datasets import make_clustered_corpus
 from conftest import run_cli
 
 FIXED = ["--n-basis", "8", "--shrinkage", "0.01", "--complement-weight", "0.3"]
@@ -206,11 +205,8 @@ def test_the_library_stays_quiet_off_a_terminal(monkeypatch, clock):
 # --------------------------------------------------------------------------- the command line
 
 @pytest.fixture(scope="module")
-def train(tmp_path_factory):
-    path = tmp_path_factory.mktemp("progress") / "train.tsv"
-    corpus = make_clustered_corpus(n_clusters=4, docs_per_cluster=8, random_state=1)
-    path.write_text("".join(f"{corpus.target[i]}\t{t}\n" for i, t in enumerate(corpus.data)), encoding="utf-8")
-    return path
+def train(clustered_train_tsv):
+    return clustered_train_tsv
 
 
 def test_the_command_line_sets_line_mode_and_json_stays_clean(train, tmp_path, monkeypatch):

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from learnsim._utils import progress as _progress
-from learnsim.datasets import make_clustered_corpus
 from conftest import run_cli
 
 REPO = Path(__file__).resolve().parents[2]
@@ -22,11 +21,8 @@ FIXED = ["--n-basis", "8", "--shrinkage", "0.01", "--complement-weight", "0.3"]
 
 
 @pytest.fixture(scope="module")
-def train(tmp_path_factory):
-    path = tmp_path_factory.mktemp("usage") / "train.tsv"
-    corpus = make_clustered_corpus(n_clusters=4, docs_per_cluster=8, random_state=1)
-    path.write_text("".join(f"{corpus.target[i]}\t{t}\n" for i, t in enumerate(corpus.data)), encoding="utf-8")
-    return path
+def train(clustered_train_tsv):
+    return clustered_train_tsv
 
 
 # --------------------------------------------------------------------------- 6. JSON errors
