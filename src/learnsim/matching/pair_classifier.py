@@ -69,7 +69,7 @@ from ..evaluation import best_threshold, pearson
 from ._matchers import (_check_pair_indices, _check_pair_labels, _fit_platt, _require_both_classes, _sigmoid,
                        _transformer_from_state, _transformer_state, pair_similarity)
 from ..supervision import Pairs
-from ..text._vectorizer import TextVectorizer, _check_documents
+from ..text import TextVectorizer, check_documents
 
 __all__ = ["PairClassifierMatcher", "PairScoreRegressor", "FEATURE_BLOCKS", "DEFAULT_FEATURES"]
 
@@ -92,7 +92,7 @@ def _check_texts(X, name="X"):
         raise TypeError(f"{name} must be the texts (a sequence of str, one per item): the pair models build "
                         "their own features (word and character n-gram tf.idf, ...) from the raw text; "
                         "give a fitted vectorizer= to control the word features")
-    return _check_documents(X, name=name)
+    return check_documents(X, name=name)
 
 
 def _unit_rows(E):

@@ -91,9 +91,6 @@ def check_documents(docs, name="docs"):
     return docs
 
 
-_check_documents = check_documents     # the name learnsim.matching.pair_classifier imports
-
-
 def _count_terms(docs, analyze, vocabulary=None):
     """Count the terms of each document into a CSR matrix.
 
