@@ -155,7 +155,7 @@ class Pipeline:
     def scorer(self):
         """The :class:`learnsim.scorer.Scorer` of the model (how its family scores)."""
         if self._scorer is None:
-            self._scorer = self._new_scorer()
+            self._scorer = self.make_scorer()
         return self._scorer
 
     def make_scorer(self):
@@ -164,10 +164,6 @@ class Pipeline:
         from .scorer import Scorer
 
         return Scorer(self.metric, self.matcher, self.search_rule)
-
-    def _new_scorer(self):
-        # a fresh one per search: Scorer.prepare keeps the corpus, which must not leak between calls
-        return self.make_scorer()
 
     @property
     def scoring(self):
@@ -253,7 +249,7 @@ class Pipeline:
         A = self.vectorize(texts_a)
         B = self.vectorize(texts_b)
         self._check_collection(B.shape[0], None)
-        return np.asarray(self._new_scorer().prepare(B).closeness(A), dtype=np.float64)
+        return np.asarray(self.make_scorer().prepare(B).closeness(A), dtype=np.float64)
 
     def search(self, queries, corpus, k=10):
         """The ``k`` closest corpus texts of each query, as ``learnsim search`` finds them.
@@ -280,7 +276,7 @@ class Pipeline:
         Q = self.vectorize(queries)
         C = self.vectorize(corpus)
         self._check_collection(C.shape[0], None)
-        idx, values = self._new_scorer().prepare(C).top_k(Q, min(k, C.shape[0]))
+        idx, values = self.make_scorer().prepare(C).top_k(Q, min(k, C.shape[0]))
         hits = [[{"corpus_id": int(i), "score": float(v)} for i, v in zip(row_i, row_v)]
                 for row_i, row_v in zip(idx, values)]
         return hits[0] if single else hits
