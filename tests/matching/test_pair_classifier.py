@@ -121,6 +121,28 @@ def test_embedding_block_with_film_round_trips(negation, tmp_path):
     np.testing.assert_allclose(loaded.decision_function(test, X=texts), model.decision_function(test), rtol=1e-10)
 
 
+@pytest.mark.parametrize("block", ["embedding", "embedding_cosine"])
+def test_a_shared_representation_fits_the_same_model(negation, block, tmp_path):
+    """choose_matcher fits up to three classifiers on one collection and shares their word and
+    character blocks: the model must be the one a fit of its own gives."""
+    from learnsim.film import FILM
+    from learnsim.supervision import duplicate_pairs_to_triplets
+    texts, train, test, _ = negation
+    vec = TextVectorizer("tfidf", sublinear_tf=True, norm="l2", dtype=np.float64).fit(texts)
+    film = FILM(4, max_iter=20, random_state=0).fit(vec.transform(texts), duplicate_pairs_to_triplets(
+        train, n_items=len(texts), random_state=0))
+    plain = PairClassifierMatcher(vectorizer=vec, **SMALL).fit(texts, train)
+    features = ("input_cosine", "char_cosine", "overlap", block)
+    alone = PairClassifierMatcher(vectorizer=vec, embedding=film, features=features, **SMALL).fit(texts, train)
+    shared = PairClassifierMatcher(vectorizer=vec, embedding=film, features=features, **SMALL)._fit_labelled(
+        texts, train.indices, np.asarray(train.labels, bool), shared=plain)
+    assert alone.coef_.shape == shared.coef_.shape == ((7 if block == "embedding_cosine" else 15),)
+    np.testing.assert_allclose(shared.decision_function(test), alone.decision_function(test), rtol=1e-8, atol=1e-10)
+    assert shared.C_ == alone.C_ and shared.threshold_ == pytest.approx(alone.threshold_)
+    loaded = persistence.load(persistence.save(shared, tmp_path / "pc.npz"))
+    np.testing.assert_allclose(loaded.decision_function(test, X=texts), shared.decision_function(test), rtol=1e-10)
+
+
 def _graded(seed=0, n=200):
     rng = np.random.default_rng(seed)
     vocab = [f"w{i}" for i in range(80)]
