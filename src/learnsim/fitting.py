@@ -44,6 +44,7 @@ _OPTION_METHODS = {
     "n_components": {"film"}, "svd_rank": {"film"}, "max_iter": {"film", "linklearn"},
     "learning_rate": {"linklearn"}, "validation_fraction": {"linklearn", "film", "relative"},
     "baseline_holdout": {"mcd", "film"}, "variant": {"linklearn"}, "matcher": {"film"},
+    "rerank": {"film"},
 }
 _ALIASES = {"dimensions": "n_components"}
 WEIGHTINGS = ("tfidf", "bm25", "tf", "binary")
@@ -117,6 +118,9 @@ class FitOptions:
     baseline_holdout: float | None = 0.2
     variant: str | None = None
     matcher: str | None = None
+    #: learned re-ranking of search (FILM fitted on labelled pairs): True tries it and keeps it
+    #: where held-out duplicate queries show a gain; False leaves search at its first stage
+    rerank: bool = True
 
     @classmethod
     def from_keywords(cls, method, options, random_state=0):
@@ -313,6 +317,12 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None):
         with stage("FILM: choosing the search rule on held-out duplicates"):
             search = _validated_search(metric, X, held, all_pairs, o.random_state, holdout is not None)
         parts.update(matcher=matcher, match_rule=rule, search=search)
+        if o.rerank:
+            with stage("FILM: training search's re-ranker and checking it on held-out duplicates"):
+                reranker = _validated_rerank(metric, X, texts, vectorizer, matcher, search, pairs, held, all_pairs,
+                                             o.random_state, holdout is not None, summary)
+            if reranker is not None:
+                parts["rerank"] = reranker
         # input_weight: the mixed-cosine threshold rule's weight (chosen on all the held-out pairs),
         # whichever rule decides; threshold: the deciding rule's, when it is a threshold
         summary.update(validation_pairs=held.n_pairs, matcher=rule.matcher, matcher_accuracies=rule.accuracies,
@@ -392,6 +402,25 @@ def _validated_search(metric, X, held, all_pairs, seed, check_baseline):
     return SearchRule.select(metric, X, queries, components, random_state=seed, check_baseline=check_baseline)
 
 
+def _validated_rerank(metric, X, texts, vectorizer, matcher, search, train, held, all_pairs, seed, check_baseline,
+                      summary):
+    """Search's learned second stage (:func:`learnsim.matching.select_reranker`), trained on the
+    training pairs with the validated search rule as its first stage, kept where held-out
+    duplicate queries show a gain; None otherwise."""
+    from .matching import PairClassifierMatcher, select_reranker
+    from .scorer import Scorer
+
+    sparse_terms = getattr(vectorizer, "n_components_", None) is None
+    shared = matcher if isinstance(matcher, PairClassifierMatcher) and sparse_terms else None
+    first = Scorer(metric, None, search).prepare(X)
+    reranker, report, recall = select_reranker(list(texts), X, first, train, held, all_pairs, shared=shared,
+                                               vectorizer=vectorizer if sparse_terms else None,
+                                               check_baseline=check_baseline, random_state=seed)
+    summary.update(rerank=None if reranker is None else f"C={reranker.model.C_:g}", rerank_recall_at_1=recall,
+                   rerank_baseline_gain=_report(report))
+    return reranker
+
+
 def _film_with_supervision(o, X, labels, pairs, holdout, note):
     """The FILM to fit and what to fit it on: the cluster labels (FILM draws its triplets from
     them) or triplets made of the duplicate pairs. ``holdout``: FILM's own ``baseline_holdout``."""
@@ -419,6 +448,78 @@ def _film_with_supervision(o, X, labels, pairs, holdout, note):
         settings["max_iter"] = o.max_iter
     metric = FILM(**settings, baseline_holdout=holdout, random_state=o.random_state, verbose=_default_enabled())
     return metric, y
+
+
+# ============================================================================ graded pairs
+# FILM's triplets from graded pairs: each pair scoring in the top 40 % of the scores' range gets
+# two random negatives per direction (the STS reproduction's high_score 3 of 0-5)
+_GRADED_HIGH_SHARE = 0.6
+_GRADED_NEGATIVES = 2
+
+
+def fit_graded(o, texts, pairs, summary, note=_quiet, flags=None):
+    """The graded learner from graded pairs (a similarity score per pair, e.g. STS's 0-5).
+
+    ``o.validation_fraction`` (default 0.2) of the pairs are held out. FILM learns from the
+    graded triplets of the others (every pair in the top 40 % of the scores' range against two
+    random texts per direction); the pair regression (:class:`learnsim.matching.PairScoreRegressor`,
+    without and with FILM's learned cosine) is trained on them too. On the held-out pairs each is
+    measured against the input cosine by Pearson correlation (:func:`learnsim.matching._graded.choose_regressor`):
+    the rule that predicts a pair's score and FILM's search weight are each kept only when the
+    interval of their gain lies above 0, else the input cosine is used (mapped linearly to the
+    scores' scale) and a warning says so. ``o.baseline_holdout`` None keeps the best candidates
+    without the comparison.
+
+    Returns a :class:`FitResult`; its details: pairs (the training pairs), held, matcher (the
+    fitted regressor), rule (its :class:`learnsim.matching.MatchRule`, ``graded=True``), search.
+    """
+    from .matching._graded import choose_regressor
+    from .supervision import graded_pairs_to_triplets, split_pairs
+    from .text import find_empty_rows
+
+    if o.matcher not in (None, "auto"):
+        raise ValueError(f"{_flag(flags, 'matcher')} chooses a duplicate rule; graded pairs train the pair "
+                         "regression (drop it)")
+    if pairs.n_pairs < 10:
+        raise ValueError(f"{pairs.n_pairs} graded pair(s) are too few: the graded learner holds some out to check "
+                         "itself against the input cosine; give at least 10")
+    weighting = o.weighting or "tfidf"
+    vectorizer, X, vec_seconds = vectorize(o, texts, weighting, summary)
+    fraction = o.validation_fraction or DEFAULT_PAIRS_VALIDATION_FRACTION
+    train, held = split_pairs(pairs, held_out=fraction, random_state=o.random_state)
+    for name, part in (("training", train), ("held-out", held)):
+        if np.ptp(np.asarray(part.scores)) == 0:
+            raise ValueError(f"the {part.n_pairs} {name} pair(s) ({_flag(flags, 'validation_fraction')} "
+                             f"{fraction:g}) all have the same score; give more pairs with different scores")
+    start = time.perf_counter()
+    scores = np.asarray(train.scores, dtype=np.float64)
+    high = float(scores.min() + _GRADED_HIGH_SHARE * np.ptp(scores))
+    T = graded_pairs_to_triplets(train, random_state=o.random_state, high_score=high,
+                                 n_random_negatives=_GRADED_NEGATIVES, n_items=X.shape[0]).indices
+    empty = find_empty_rows(X)
+    if empty.size:
+        T = T[~np.isin(T, empty).any(axis=1)]
+    if len(T) == 0:
+        raise ValueError("no usable triplet for FILM: no training pair scores in the top of the range with two "
+                         "texts that have vocabulary terms")
+    metric, _ = _film_with_supervision(o, X, None, None, None, note)
+    with stage("FILM: learning the metric from graded triplets"):
+        metric.fit(X, T)
+    with stage("graded pairs: choosing the pair regression and the search weight on held-out pairs"):
+        matcher, rule, search = choose_regressor(metric, X, train, held, texts=texts, vectorizer=vectorizer,
+                                                 check_baseline=o.baseline_holdout is not None,
+                                                 random_state=o.random_state)
+    metric_seconds = time.perf_counter() - start
+    parts = {"vectorizer": vectorizer, "metric": metric, "matcher": matcher, "match_rule": rule, "search": search}
+    summary.update(graded=True, validation_pairs=held.n_pairs, matcher=rule.matcher,
+                   matcher_pearsons=rule.pearsons, validation_pearson=rule.pearsons.get(rule.matcher),
+                   alpha=getattr(matcher, "alpha_", None), search_input_weight=search.input_weight,
+                   search_validation_pearson=float(np.max(search.weight_scores)),
+                   baseline_gain=_report(search.baseline_gain), match_baseline_gain=_report(rule.baseline_gain),
+                   n_components=int(metric.n_components), svd_rank=metric.svd_rank_, triplets=int(len(T)),
+                   n_iter=metric.n_iter_, converged=metric.converged_)
+    return _result(summary, parts, vec_seconds, metric_seconds, pairs=train, held=held, matcher=matcher, rule=rule,
+                   search=search)
 
 
 # ============================================================================ linklearn
@@ -656,7 +757,11 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, met
         Labelled pairs, label 1 (or True) = duplicate, 0 (or False) = not: ``(i, j, label)`` with
         ``i``, ``j`` indices into ``texts`` (metric-learn style) or, when ``texts`` is None,
         ``(text_a, text_b, label)`` with two strings (the texts are then the distinct texts of the
-        pairs, in order of first appearance).
+        pairs, in order of first appearance). Graded pairs: the same tuples with a similarity
+        score in place of the label (``(text_a, text_b, 3.8)``); any value other than 0 and 1
+        makes the pairs graded. They train the graded learner of method "film" (the pair
+        regression, checked against the input cosine by held-out Pearson correlation;
+        ``Pipeline.match`` then predicts a pair's score).
     triplets : sequence of (int, int, int), optional
         ``(anchor, closer, farther)`` indices into ``texts``: the anchor is closer to the second
         text than to the third. Three distinct texts each.
@@ -790,6 +895,12 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, met
                        clusters=int(np.unique(labels[labels >= 0]).size))
     else:
         texts, pair_set = _check_pairs(supervision, texts)
+        if pair_set.is_graded:
+            if method != "film":
+                raise ValueError(f"graded pairs (scores other than 0/1) train the pair regression of method 'film'; "
+                                 f"method {method!r} learns from labelled pairs (label 1 or 0)")
+            summary.update(documents=len(texts), pairs=pair_set.n_pairs)
+            return fit_graded(o, texts, pair_set, summary)
         summary.update(documents=len(texts), pairs=pair_set.n_pairs, duplicate_pairs=int(pair_set.labels.sum()))
     if method == "mcd":
         settings = mcd_settings(o.paper, o.mcd)
@@ -877,6 +988,8 @@ def _options(method, options, seed):
         o.variant = _check_choice(get("variant"), "variant", LINKLEARN_VARIANTS)
     if get("matcher") is not None:
         o.matcher = _check_choice(get("matcher"), "matcher", MATCHER_CHOICES)
+    if "rerank" in options:
+        o.rerank = _check_choice(get("rerank"), "rerank", (True, False))
     return o
 
 
@@ -941,10 +1054,22 @@ def _cluster_codes(clusters, n_texts):
     return np.array([index.get(name, -1) for name in names], dtype=np.int64)
 
 
-def _pair_label(value, r):
-    if isinstance(value, (bool, np.bool_)) or (_is_index(value) and value in (0, 1)):
+def _pair_value(value, r):
+    """A pair's label (int 0/1, or a bool) or score (any other finite real number)."""
+    if isinstance(value, (bool, np.bool_)):
         return int(value)
-    raise ValueError(f"pairs[{r}]: the label must be 1 (duplicate) or 0 (not), True or False; got {value!r}")
+    if isinstance(value, numbers.Real) and np.isfinite(value):
+        return value
+    raise ValueError(f"pairs[{r}]: the third value must be a label (1 = duplicate, 0 = not, True or False) or a "
+                     f"graded score (a finite number); got {value!r}")
+
+
+def _pair_values(rows):
+    """(values, graded): labels when every value is 0 or 1 (or a bool), else float scores."""
+    values = [_pair_value(row[2], r) for r, row in enumerate(rows)]
+    if all(v in (0, 1) for v in values):
+        return [int(v) for v in values], False
+    return [float(v) for v in values], True
 
 
 def _check_pairs(pairs, texts):
@@ -956,9 +1081,11 @@ def _check_pairs(pairs, texts):
     for r, row in enumerate(rows):
         if isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) != 3:
             raise ValueError(f"pairs[{r}] must be a tuple {form}; got {row!r}")
-    labels = [_pair_label(row[2], r) for r, row in enumerate(rows)]
+    labels, graded = _pair_values(rows)
     if texts is not None:
         indices = _check_index_tuples([row[:2] for row in rows], 2, len(texts), "pairs", "(i, j)")
+        if graded:
+            return texts, Pairs(indices, scores=np.array(labels, dtype=np.float64))
         return texts, Pairs(indices, labels=np.array(labels, dtype=bool))
     from .datasets import read_pairs
 
@@ -968,5 +1095,6 @@ def _check_pairs(pairs, texts):
                             f"{type(row[0]).__name__} and {type(row[1]).__name__} (give texts to pair indices)")
     # the reader of learnsim fit --pairs: distinct texts in order of first appearance, a pair of
     # two identical texts gets a copy of its text
-    data = read_pairs([(a, b, label) for (a, b, _), label in zip(rows, labels)])
+    data = read_pairs([(a, b, label) for (a, b, _), label in zip(rows, labels)],
+                      label_kind="graded" if graded else "binary")
     return [str(t) for t in data.texts], data.pairs

@@ -20,7 +20,7 @@ import numpy as np
 __all__ = ["Pipeline"]
 
 # The parts a model file may hold (what fitting.fit_parts returns).
-_PARTS = ("vectorizer", "metric", "matcher", "match_rule", "search")
+_PARTS = ("vectorizer", "metric", "matcher", "match_rule", "search", "rerank")
 
 
 class Pipeline:
@@ -35,6 +35,9 @@ class Pipeline:
     matcher, match_rule, search : optional
         The duplicate rule, how it was chosen, and the :class:`learnsim.scoring.SearchRule` of
         a FILM fitted on pairs (None otherwise).
+    rerank : learnsim.matching.Reranker, optional
+        Search's learned second stage, where held-out duplicate queries kept it (a FILM fitted
+        on labelled pairs): the first stage's top ``rerank.n_candidates`` hits re-scored.
 
     Attributes
     ----------
@@ -74,7 +77,7 @@ class Pipeline:
     [0.57, 0.74]
     """
 
-    def __init__(self, vectorizer, metric, matcher=None, match_rule=None, search=None):
+    def __init__(self, vectorizer, metric, matcher=None, match_rule=None, search=None, rerank=None):
         if not hasattr(vectorizer, "transform"):
             raise TypeError(f"vectorizer must be a fitted vectoriser with transform(); got {type(vectorizer).__name__}")
         if not hasattr(metric, "transform"):
@@ -84,6 +87,9 @@ class Pipeline:
         self.matcher = matcher
         self.match_rule = match_rule
         self.search_rule = search
+        if rerank is not None and not callable(getattr(rerank, "rerank", None)):
+            raise TypeError(f"rerank must be a learnsim.matching.Reranker; got {type(rerank).__name__}")
+        self.rerank = rerank
         self._scorer = None
 
     # ------------------------------------------------------------------ parts and files
@@ -115,7 +121,7 @@ class Pipeline:
     def parts(self):
         """The dict of parts, as ``learnsim fit`` saves it (parts that are None left out)."""
         parts = {"vectorizer": self.vectorizer, "metric": self.metric, "matcher": self.matcher,
-                 "match_rule": self.match_rule, "search": self.search_rule}
+                 "match_rule": self.match_rule, "search": self.search_rule, "rerank": self.rerank}
         return {name: part for name, part in parts.items() if part is not None}
 
     def save(self, path):
@@ -268,7 +274,10 @@ class Pipeline:
             Per query, ``{"corpus_id": int, "score": float}`` best first, ties to the lower
             corpus_id (sentence-transformers' ``util.semantic_search`` shape). ``score`` is the
             similarity, or for the distance models the learned distance (then the smallest
-            first).
+            first). With a re-ranker (:attr:`rerank`), the first stage's top
+            ``rerank.n_candidates`` are re-scored: ``score`` is the re-ranker's probability of
+            a duplicate, and ``first_stage_rank`` / ``first_stage_score`` say where the hit
+            stood before.
         """
         single = isinstance(queries, str)
         queries = [queries] if single else queries
@@ -276,9 +285,14 @@ class Pipeline:
         Q = self.vectorize(queries)
         C = self.vectorize(corpus)
         self._check_collection(C.shape[0], None)
-        idx, values = self.make_scorer().prepare(C).top_k(Q, min(k, C.shape[0]))
+        depth = min(max(k, self.rerank.n_candidates) if self.rerank is not None else k, C.shape[0])
+        idx, values = self.make_scorer().prepare(C).top_k(Q, depth)
         hits = [[{"corpus_id": int(i), "score": float(v)} for i, v in zip(row_i, row_v)]
                 for row_i, row_v in zip(idx, values)]
+        if self.rerank is not None:
+            hits = [rerank_hits(self.rerank, query, row, [corpus[h["corpus_id"]] for h in row])
+                    for query, row in zip(queries, hits)]
+        hits = [row[:k] for row in hits]
         return hits[0] if single else hits
 
     # ------------------------------------------------------------------ duplicates
@@ -297,7 +311,9 @@ class Pipeline:
             Per pair ``{"probability": float, "duplicate": bool, "score": float}``: the
             calibrated probability of a duplicate, the rule's decision and its score (the
             pair's (mixed) cosine for a threshold rule, the classifier's decision value, or
-            1/0 for mutual nearest neighbours).
+            1/0 for mutual nearest neighbours). A model fitted on graded pairs gives
+            ``{"score": float}`` only: the predicted similarity on the scale of the scores it
+            was fitted on (higher is more similar).
 
         Raises
         ------
@@ -318,6 +334,8 @@ class Pipeline:
         idx = np.asarray(data.indices, dtype=np.int64)
         X = self.vectorize(texts)
         score = rule.pair_score(idx, X, texts)
+        if rule.graded:
+            return [{"score": float(s)} for s in score]
         proba = rule.predict_proba(idx, X, texts)[:, 1]
         decision = rule.predict(idx, X, texts).astype(bool)
         return [{"probability": float(p), "duplicate": bool(d), "score": float(s)}
@@ -389,6 +407,22 @@ class Pipeline:
                 raise TypeError(f"{name} must be a str; got {type(text).__name__}")
         n_top = _check_k(n_top, "n_top")
         return _explain(self, query, document, n_top, statistics, corpus)
+
+
+def rerank_hits(reranker, query, hits, texts):
+    """The hits (a query's first-stage hits, best first, dicts with ``"score"``) in the
+    re-ranker's order: ``score`` becomes its probability, the first stage's rank and score are
+    kept as ``first_stage_rank`` and ``first_stage_score`` (what moved a hit shows in its
+    explanation). A ``"rank"`` key, where the hits have one, is renumbered."""
+    order, proba = reranker.rerank(query, texts)
+    out = []
+    for new, old in enumerate(order):
+        hit = dict(hits[old], score=float(proba[old]), first_stage_rank=int(old) + 1,
+                   first_stage_score=hits[old]["score"])
+        if "rank" in hit:
+            hit["rank"] = new + 1
+        out.append(hit)
+    return out
 
 
 def _rule_name(pipeline):
@@ -534,13 +568,19 @@ def _input_cosine_split(x_q, x_d, projection):
 def _explain_distance(pipeline, diff, names, projection, n_top):
     """The split of d^2 = diff^T M diff over the words of diff (see Pipeline.explain)."""
     from .evaluation.explain import explain_pair
-    from .relative import RelativeComparisonMetric
 
     diff = _csr(diff)
     diff.eliminate_zeros()
     metric = pipeline.metric
     pairs = None
-    if isinstance(metric, RelativeComparisonMetric) and projection is None:
+    relative = False
+    if not hasattr(metric, "factor_"):
+        # (MCD's factored form is never one: the index explains MCD hits without importing the
+        # estimators, which this import would)
+        from .relative import RelativeComparisonMetric
+
+        relative = isinstance(metric, RelativeComparisonMetric)
+    if relative and projection is None:
         if metric.kernel is not None:
             raise ValueError(f"a RelativeComparisonMetric with kernel {metric.kernel!r} has no per-word split: its "
                              "metric is over kernel values, not words")

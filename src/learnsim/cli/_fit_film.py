@@ -15,7 +15,7 @@ Against the baseline (issue 13, :mod:`learnsim.baseline`), the input cosine:
 """
 from __future__ import annotations
 
-from ..fitting import MATCHER_CHOICES, fit_film as _fit
+from ..fitting import MATCHER_CHOICES, fit_film as _fit, fit_graded
 from ._common import _note, UsageError
 from ._fit_text import fit_options, print_baseline, print_fitted_on, read_supervision, save_and_summarise
 
@@ -39,6 +39,8 @@ def _cli_note(message, info=False):
 def fit_film(args, model_path, summary):
     """Fit (learnsim.fitting.fit_film), save and report FILM (``learnsim fit --method film``)."""
     texts, labels, pairs = read_supervision(args, summary)
+    if pairs is not None and pairs.is_graded:
+        return _fit_graded(args, model_path, summary, texts, pairs)
     if pairs is None and getattr(args, "matcher", None) not in (None, "auto"):
         raise UsageError("--matcher chooses the duplicate rule of a FILM fitted on --pairs; it does not apply "
                          "to --input")
@@ -83,3 +85,31 @@ def _print_pair_rules(summary, held, matcher, rule, search):
           f"{1 - search.input_weight:g} x learned cosine (validation recall@1 "
           f"{summary['search_validation_recall_at_1']:.3f}); 'learnsim search' uses it.")
     print_baseline(search.baseline_gain)
+
+
+def _fit_graded(args, model_path, summary, texts, pairs):
+    """Graded pairs (a score column): the pair regression checked against the input cosine by
+    held-out Pearson (learnsim.fitting.fit_graded)."""
+    if getattr(args, "matcher", None) not in (None, "auto"):
+        raise UsageError("--matcher chooses a duplicate rule; graded pairs (a score column) train the pair "
+                         "regression: drop --matcher")
+    result = fit_graded(fit_options(args), texts, pairs, summary, note=_cli_note, flags=_FLAGS)
+    details = result.details
+    if save_and_summarise(result, model_path, args):
+        return 0
+    print_fitted_on(summary, args, result.pipeline.vectorizer, pairs)
+    print(f"Metric: FILM from graded triplets, {summary['n_components']} dimensions, {summary['triplets']} "
+          f"triplets, {summary['n_iter']} iterations ({'converged' if summary['converged'] else 'not converged'}).")
+    rule = details.rule
+    pearsons = ", ".join(f"{name} {r:.3f}" for name, r in rule.pearsons.items())
+    print(f"Score rule chosen on {details.held.n_pairs} held-out pairs: {rule.describe()} (held-out Pearson: "
+          f"{pearsons}); 'learnsim match' and 'learnsim evaluate --pairs' use it.")
+    if rule.baseline_gain is not None:
+        print(f"Against the baseline (score rule): {rule.baseline_gain.summary()}.")
+    search = details.search
+    print(f"Search rule chosen on the held-out pairs: {search.input_weight:g} x input cosine + "
+          f"{1 - search.input_weight:g} x learned cosine; 'learnsim search' uses it.")
+    print_baseline(search.baseline_gain)
+    print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {summary['vectorizer_seconds']:.2f} s, metric and "
+          f"rules {summary['metric_seconds']:.2f} s); saved {model_path}.")
+    return 0

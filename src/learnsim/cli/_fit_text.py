@@ -2,6 +2,8 @@
 print what was fitted on (the fitting itself is learnsim.fitting's)."""
 from __future__ import annotations
 
+import numpy as np
+
 from ._common import _note, _print_json, _read_clusters, _save_model
 from ._pairs import _read_pairs
 
@@ -12,7 +14,9 @@ def read_supervision(args, summary):
     if args.pairs is not None:
         data = _read_pairs(args.pairs, args.encoding_errors, args.columns, quoting=args.quoting)
         texts, pairs = data.texts, data.pairs
-        summary.update(documents=len(texts), pairs=pairs.n_pairs, duplicate_pairs=int(pairs.labels.sum()))
+        summary.update(documents=len(texts), pairs=pairs.n_pairs)
+        if not pairs.is_graded:
+            summary.update(duplicate_pairs=int(pairs.labels.sum()))
     else:
         docs, labels, names, n_singletons = _read_clusters(args.input, args.encoding_errors, quoting=args.quoting)
         if n_singletons:
@@ -57,7 +61,11 @@ def print_fitted_on(summary, args, vectorizer, pairs):
     """The first line of the human output: the supervision and the features."""
     features = (f"{summary['features']} features ({summary['weighting']}"
                 f"{', LSI' if vectorizer.n_components_ else ''})")
-    if pairs is not None:
+    if pairs is not None and pairs.is_graded:
+        scores = np.asarray(pairs.scores)
+        print(f"Fitted on {summary['pairs']} graded pairs (scores {scores.min():g} to {scores.max():g}) of "
+              f"{summary['documents']} distinct texts, {features}.")
+    elif pairs is not None:
         print(f"Fitted on {summary['pairs']} pairs ({summary['duplicate_pairs']} duplicates) of "
               f"{summary['documents']} distinct texts, {features}.")
     else:

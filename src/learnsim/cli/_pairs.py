@@ -4,7 +4,9 @@ Layouts (one pair per line, TAB-separated, an optional header line; plain TSV ha
 unless ``--quoting csv``):
 
 - ``text_a<TAB>text_b``: pairs to decide (no label);
-- ``label<TAB>text_a<TAB>text_b`` (label 1 = duplicate, 0 = not);
+- ``label<TAB>text_a<TAB>text_b`` (label 1 = duplicate, 0 = not; a label column of other
+  numbers is a graded score, as is a ``score`` column);
+- the STS Benchmark layout (``genre file year id score sentence1 sentence2``): graded;
 - ``label<TAB>text_a<TAB>text_b<TAB>pair_id``: the Quora sample layout;
 - a header naming the columns (text_a/text_b/label, question1/question2/is_duplicate, ...);
 - with ``--columns label=0,text_a=3,text_b=4`` (0-based fields or header names), any other.
@@ -22,11 +24,17 @@ __all__ = ["TextPairs", "read_text_pairs", "parse_columns"]
 
 
 class TextPairs:
-    """``texts_a``, ``texts_b``, ``labels`` (bool array or None), ``ids`` (list), ``lines``."""
+    """``texts_a``, ``texts_b``, ``labels`` (bool array or None), ``ids`` (list), ``lines``,
+    ``scores`` (float array of graded pairs, else None)."""
 
-    def __init__(self, texts_a, texts_b, labels, ids, lines):
+    def __init__(self, texts_a, texts_b, labels, ids, lines, scores=None):
         self.texts_a, self.texts_b, self.ids, self.lines = texts_a, texts_b, ids, lines
         self.labels = None if labels is None else np.asarray(labels, dtype=bool)
+        self.scores = None if scores is None else np.asarray(scores, dtype=np.float64)
+
+    @property
+    def graded(self):
+        return self.scores is not None
 
     def __len__(self):
         return len(self.texts_a)
@@ -48,30 +56,47 @@ def parse_columns(text):
         raise UsageError("--" + message if message.startswith("columns") else f"--columns: {message}") from None
 
 
-def read_text_pairs(path, *, columns=None, encoding_errors="replace", need_labels=False, quoting="auto"):
-    """Read a pairs file with learnsim.datasets.read_pairs (module notes for the layouts)."""
-    from ..datasets import read_pairs
+def read_pairs_either(path, **kwargs):
+    """learnsim.datasets.read_pairs, where a label column of only 0/1 is labelled and one of other
+    numbers is graded (a ``score`` column, named by a header or in --columns, is graded)."""
+    from ..datasets import DocumentFormatError, read_pairs
 
-    data = read_pairs(path, columns=columns, encoding_errors=encoding_errors, quoting=quoting)
-    if data.kind == "graded":
-        raise UsageError(f"{path}: the pairs carry graded scores; duplicate detection needs a 0/1 label "
-                         "(or no label to decide the pairs)")
-    if need_labels and data.kind != "binary":
-        raise UsageError(f"{path}: the pairs have no label column; this needs label<TAB>text_a<TAB>text_b "
-                         "lines (or --columns with label=N)")
+    try:
+        return read_pairs(path, **kwargs)
+    except DocumentFormatError as exc:
+        if "for a binary label" not in str(exc):
+            raise
+        try:
+            return read_pairs(path, label_kind="graded", **kwargs)
+        except DocumentFormatError:
+            raise exc from None
+
+
+def read_text_pairs(path, *, columns=None, encoding_errors="replace", need_labels=False, quoting="auto",
+                    graded=False):
+    """Read a pairs file with learnsim.datasets.read_pairs (module notes for the layouts);
+    ``graded``: graded pairs are accepted (else refused: duplicate detection needs labels)."""
+    data = read_pairs_either(path, columns=columns, encoding_errors=encoding_errors, quoting=quoting)
+    if data.kind == "graded" and not graded:
+        raise UsageError(f"{path}: the pairs carry graded scores; this model decides duplicates and needs a 0/1 "
+                         "label (or no label to decide the pairs); a model fitted on graded pairs predicts scores")
+    if need_labels and data.kind == "unlabelled":
+        raise UsageError(f"{path}: the pairs have no label or score column; this needs label<TAB>text_a<TAB>text_b "
+                         "lines (or --columns with label=N or score=N)")
     labels = None if data.labels is None else np.asarray(data.labels) == 1
     ids = [None if data.pair_ids is None else str(p) for p in data.pair_ids] if data.layout != "tuples" else None
     pairs = TextPairs([str(t) for t in data.text_a], [str(t) for t in data.text_b], labels,
-                      ids or [None] * len(data.text_a), [int(n) for n in data.line_numbers])
+                      ids or [None] * len(data.text_a), [int(n) for n in data.line_numbers], data.scores)
     pairs.data = data
     return pairs
 
 
 def _read_pairs(path, encoding_errors="replace", columns=None, quoting="auto"):
-    """Labelled duplicate pairs (learnsim.datasets.read_pairs): .texts and .pairs (Pairs)."""
+    """Labelled duplicate pairs or graded pairs (learnsim.datasets.read_pairs): .texts and .pairs
+    (Pairs; ``pairs.is_graded`` for graded ones)."""
     spec = parse_columns(columns) if columns is not None else None
     data = read_text_pairs(path, columns=spec, encoding_errors=encoding_errors, need_labels=True,
-                           quoting=quoting).data
+                           quoting=quoting, graded=True).data
     if data.n_identical_pairs:
         _note(f"{data.n_identical_pairs} pair(s) of two identical texts")
     return data

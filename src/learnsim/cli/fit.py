@@ -231,6 +231,9 @@ def _fit_mcd(args, settings, model_path, summary):
     from ..fitting import fit_mcd
 
     texts, labels, pairs = read_supervision(args, summary)
+    if pairs is not None and pairs.is_graded:
+        raise UsageError(f"{args.pairs}: the pairs carry graded scores; --method mcd learns from labelled pairs "
+                         "(label 1 or 0): graded pairs train the pair regression of --method film")
     result = fit_mcd(fit_options(args), texts, labels, pairs, settings, summary)
     vectorizer, metric = result.pipeline.vectorizer, result.pipeline.metric
     vec_seconds, metric_seconds = result.details.vec_seconds, result.details.metric_seconds

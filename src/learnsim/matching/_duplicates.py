@@ -48,11 +48,13 @@ class DuplicateRule:
 
     def __init__(self, matcher, rule=None):
         from ._matchers import PairwiseKNNMatcher, ThresholdMatcher
-        from .pair_classifier import PairClassifierMatcher
+        from .pair_classifier import PairClassifierMatcher, PairScoreRegressor
 
         self.matcher = matcher
         self.rule = rule
-        if isinstance(matcher, PairClassifierMatcher):
+        if isinstance(matcher, PairScoreRegressor):
+            self.kind = "regression"
+        elif isinstance(matcher, PairClassifierMatcher):
             self.kind = "classifier"
         elif isinstance(matcher, PairwiseKNNMatcher):
             self.kind = "knn"
@@ -63,12 +65,16 @@ class DuplicateRule:
                              "'learnsim match' knows")
         self.name = getattr(rule, "matcher", None) or ("cosine" if getattr(matcher, "input_weight_", None) == 1.0
                                                       else self.kind)
-        self.threshold_ = 1.0 if self.kind == "knn" else float(matcher.threshold_)
+        #: True for a model fitted on graded pairs: the rule predicts a score, it decides nothing
+        self.graded = self.kind == "regression"
+        if self.graded and self.name not in ("cosine", "regression", "regression+film"):
+            self.name = "regression"
+        self.threshold_ = (None if self.graded else 1.0 if self.kind == "knn" else float(matcher.threshold_))
         self.input_weight_ = getattr(matcher, "input_weight_", None)
         self._texts = None
 
     def _input(self, X, texts):
-        if self.kind != "classifier":
+        if self.kind not in ("classifier", "regression"):
             return X
         texts = self._texts if texts is None else texts
         if texts is None or len(texts) != X.shape[0]:
@@ -84,14 +90,46 @@ class DuplicateRule:
 
     def predict(self, pairs, X, texts=None):
         """1 for the pairs the rule calls duplicates, else 0."""
+        self._decides()
         return self.matcher.predict(pairs, X=self._input(X, texts))
 
     def predict_proba(self, pairs, X, texts=None):
         """(n_pairs, 2) probabilities of [different, duplicate]."""
+        self._decides()
         return self.matcher.predict_proba(pairs, X=self._input(X, texts))
+
+    def _decides(self):
+        if self.graded:
+            raise ValueError("the model was fitted on graded pairs: it predicts a similarity score per pair "
+                             "(pair_score), not a duplicate decision")
+
+    def title(self):
+        """The rule's name with its cut: "pair classifier, probability >= 0.52", "input cosine >=
+        0.4717", "threshold on the mixed cosine (w = 0.6) >= 0.4100", "pair regression, predicted
+        score"."""
+        from ._rule import MatchRule
+
+        words = MatchRule(self.name, graded=self.graded).describe()
+        if self.graded:
+            return f"{words}, predicted score"
+        if self.kind == "classifier":
+            from ._matchers import _sigmoid
+
+            m = self.matcher
+            cut = float(_sigmoid(m.slope_ * self.threshold_ + m.calibration_intercept_)) \
+                if np.isfinite(self.threshold_) else 1.0
+            return f"{words}, probability >= {cut:.2f}"
+        if self.kind == "knn":
+            return f"{words}, mutual {self.matcher.k_}-nearest neighbours"
+        if self.name == "cosine" or self.input_weight_ == 1.0:
+            return f"input cosine >= {self.threshold_:.4f}"
+        return f"{words} (w = {self.input_weight_:g}) >= {self.threshold_:.4f}"
 
     def describe(self):
         """The rule in words, for the human output."""
+        if self.graded:
+            return "the pair regression's predicted score" if self.name != "cosine" else (
+                "the input cosine mapped to the scores' scale (the regression did not beat it)")
         if self.kind == "classifier":
             return "the pair classifier's decision; probability calibrated out of fold"
         if self.kind == "knn":

@@ -12,6 +12,14 @@ __all__ = ["MATCHERS", "MatchRule", "choose_matcher"]
 #: The duplicate rules ``choose_matcher`` can compare (besides the input-cosine threshold).
 MATCHERS = ("threshold", "knn", "classifier")
 _MATCH_BASELINE = "input cosine threshold"
+# every rule a MatchRule may name, and each in words (by whether the model is graded)
+_RULES = ("cosine", "threshold", "knn", "classifier", "classifier+film", "regression", "regression+film")
+_RULE_NAMES = {("cosine", False): "input cosine", ("threshold", False): "threshold on the mixed cosine",
+               ("knn", False): "pairwise kNN in FILM's space", ("classifier", False): "pair classifier",
+               ("classifier+film", False): "pair classifier with FILM's cosine",
+               ("cosine", True): "input cosine (mapped to the scores' scale)",
+               ("regression", True): "pair regression",
+               ("regression+film", True): "pair regression with FILM's cosine"}
 
 
 class MatchRule:
@@ -35,6 +43,17 @@ class MatchRule:
         The input-cosine weight that the mixed-cosine threshold rule chooses on all the held-out
         pairs (by ROC AUC), whichever rule is used: how much of FILM's cosine helps to decide
         pairs.
+    cosine_threshold : float or None
+        The threshold on the input cosine (the baseline rule) fitted on all the held-out pairs,
+        whichever rule is used: what ``learnsim evaluate --pairs`` scores the baseline with.
+        None in model files written before it was saved (the threshold is then unknown), for
+        graded models, and when no threshold separates the held-out pairs.
+    graded : bool
+        True for a model fitted on graded pairs: the rule predicts a score (``"regression"``,
+        ``"regression+film"``: :class:`~learnsim.matching.PairScoreRegressor` without or with
+        FILM's learned cosine; ``"cosine"``: a linear map of the input cosine, the baseline).
+    pearsons : dict
+        Graded models: the held-out Pearson correlation of every candidate with the scores.
 
     Examples
     --------
@@ -45,19 +64,31 @@ class MatchRule:
     >>> rule = MatchRule("cosine", accuracies={"cosine": 0.81, "threshold": 0.79}, n_pairs=400)
     >>> rule.matcher, rule.n_pairs, rule.baseline_gain is None
     ('cosine', 400, True)
+    >>> rule.describe(), rule.cosine_threshold is None       # none given: unknown
+    ('input cosine', True)
     """
 
-    def __init__(self, matcher="cosine", accuracies=None, n_pairs=0, baseline_gain=None, mixed_input_weight=None):
+    def __init__(self, matcher="cosine", accuracies=None, n_pairs=0, baseline_gain=None, mixed_input_weight=None,
+                 cosine_threshold=None, graded=False, pearsons=None):
         self.matcher = matcher
         self.accuracies = dict(accuracies or {})
         self.n_pairs = int(n_pairs)
         self.baseline_gain = baseline_gain
         self.mixed_input_weight = mixed_input_weight
+        self.cosine_threshold = None if cosine_threshold is None else float(cosine_threshold)
+        self.graded = bool(graded)
+        self.pearsons = dict(pearsons or {})
+
+    def describe(self):
+        """The rule's name in words (what ``learnsim evaluate --pairs`` and ``learnsim fit`` print)."""
+        return _RULE_NAMES[(self.matcher, self.graded)]
 
     def _get_state(self):
         gain = None if self.baseline_gain is None else self.baseline_gain.to_dict()
         return ({"matcher": self.matcher, "accuracies": {k: float(v) for k, v in self.accuracies.items()},
-                 "n_pairs": self.n_pairs, "baseline_gain": gain, "mixed_input_weight": self.mixed_input_weight}, {})
+                 "n_pairs": self.n_pairs, "baseline_gain": gain, "mixed_input_weight": self.mixed_input_weight,
+                 "cosine_threshold": self.cosine_threshold, "graded": self.graded,
+                 "pearsons": {k: float(v) for k, v in self.pearsons.items()}}, {})
 
     @classmethod
     def _from_state(cls, meta, arrays):
@@ -65,7 +96,7 @@ class MatchRule:
 
         from ..baseline import BaselineGain
 
-        names = ("cosine", "threshold", "knn", "classifier", "classifier+film")
+        names = _RULES
         if not isinstance(meta, dict) or meta.get("matcher") not in names:
             raise ValueError(f"MatchRule state: matcher must be one of {list(names)}")
         acc = meta.get("accuracies", {})
@@ -82,7 +113,22 @@ class MatchRule:
             from ..film.hybrid import check_input_weight
 
             w = check_input_weight(w, "MatchRule state: mixed_input_weight")
-        return cls(meta["matcher"], acc, n, gain, w)
+        # saved since issue 32 (older files: the cosine threshold is unknown, the rule labelled)
+        threshold = meta.get("cosine_threshold")
+        if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, numbers.Real)
+                                      or not np.isfinite(threshold)):
+            raise ValueError(f"MatchRule state: cosine_threshold must be a finite number or null; got {threshold!r}")
+        graded = meta.get("graded", False)
+        if not isinstance(graded, bool):
+            raise ValueError(f"MatchRule state: graded must be true or false; got {graded!r}")
+        if (meta["matcher"], graded) not in _RULE_NAMES:
+            raise ValueError(f"MatchRule state: {meta['matcher']!r} is not a {'graded' if graded else 'duplicate'} rule")
+        pearsons = meta.get("pearsons", {})
+        if not isinstance(pearsons, dict) or not all(k in names and isinstance(v, numbers.Real)
+                                                     and not isinstance(v, bool) and -1 <= v <= 1
+                                                     for k, v in pearsons.items()):
+            raise ValueError("MatchRule state: pearsons must map rule names to numbers in [-1, 1]")
+        return cls(meta["matcher"], acc, n, gain, w, threshold, graded, pearsons)
 
 
 def _half_split(labels, random_state):
@@ -209,7 +255,8 @@ def choose_matcher(metric, X, train, held, *, texts=None, vectorizer=None, candi
         report = unchecked(f"the {labels.size} held-out pairs hold fewer than two of a kind", baseline_name=_MATCH_BASELINE,
                            owner="FILM duplicate rule", stacklevel=2) if check_baseline else None
         matcher = makers[name]().fit(Xh, Pairs(local, labels=labels))
-        return matcher, MatchRule(name, {}, labels.size, report, getattr(matcher, "input_weight_", None))
+        return matcher, MatchRule(name, {}, labels.size, report, getattr(matcher, "input_weight_", None),
+                                  _cosine_threshold(makers["cosine"], Xh, Pairs(local, labels=labels)))
     order = list(scores)
     C = np.array([scores[n] for n in order], dtype=np.float64)
     accuracies = {n: float(scores[n].mean()) for n in order}
@@ -230,7 +277,21 @@ def choose_matcher(metric, X, train, held, *, texts=None, vectorizer=None, candi
     else:
         matcher = makers[name]().fit(Xh, Pairs(local, labels=labels))
     mixed = matcher if name == "threshold" else makers["threshold"]().fit(Xh, Pairs(local, labels=labels))
-    return matcher, MatchRule(name, accuracies, labels.size, report, mixed.input_weight_)
+    cosine = _cosine_threshold(makers["cosine"], Xh, Pairs(local, labels=labels))
+    return matcher, MatchRule(name, accuracies, labels.size, report, mixed.input_weight_, cosine)
+
+
+def _cosine_threshold(make, Xh, pairs):
+    """The input-cosine threshold fitted on all the held-out pairs (None when none separates them)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            threshold = float(make().fit(Xh, pairs).threshold_)
+        except ValueError:          # e.g. held-out pairs of one kind
+            return None
+    return threshold if np.isfinite(threshold) else None
 
 
 def _classifier(embedding, vectorizer, random_state):
