@@ -14,7 +14,9 @@ seconds, summed over calls, with the call count):
   candidate's fits (``ThresholdMatcher.fit``, ``PairwiseKNNMatcher.fit``,
   ``PairClassifierMatcher.fit``; a candidate is fitted once per fold and once at the end) and the
   cross-fitted comparison with its bootstrap (``baseline.cross_fitted``, ``baseline.choose``);
-- ``SearchRule.select``: the search weight chosen on the held-out duplicate queries.
+- ``SearchRule.select``: the search weight chosen on the held-out duplicate queries;
+- ``re-ranker``: search's second stage trained and checked on held-out duplicate queries
+  (``fitting._validated_rerank``), with its first-stage neighbour lists.
 
 Data: the Quora sample's dev pairs (``../shared/data/quora-sample/dev.tsv``: the first N of its
 10,000), and above 10,000 pairs (the sample's size) synthetic near-duplicate pairs: sentences of a
@@ -138,10 +140,15 @@ def timed_fit(pairs, **options):
     timer.wrap(ThresholdMatcher, "fit", "  ThresholdMatcher.fit")
     timer.wrap(PairwiseKNNMatcher, "fit", "  PairwiseKNNMatcher.fit")
     timer.wrap(PairClassifierMatcher, "fit", "  PairClassifierMatcher.fit")
+    timer.wrap(PairClassifierMatcher, "_fit_labelled", "  PairClassifierMatcher._fit_labelled")
     timer.wrap(rule, "_train_classifiers", "  _train_classifiers")
     timer.wrap(baseline, "cross_fitted", "  baseline.cross_fitted")
     timer.wrap(baseline, "choose", "  baseline.choose")
     timer.wrap(SearchRule, "select", "SearchRule.select")
+    timer.wrap(fitting, "_validated_rerank", "re-ranker (train and check)")
+    import learnsim.matching._rerank as rerank
+
+    timer.wrap(rerank, "_neighbours", "  first-stage neighbours")
     start = time.perf_counter()
     try:
         with warnings.catch_warnings():

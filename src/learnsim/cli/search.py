@@ -59,19 +59,21 @@ def register(commands):
     return search
 
 
-def _print_hits(args, corpus, queries, idx, values, scorer):
+def _print_hits(args, corpus, queries, idx, values, scorer, reranker=None):
     """The k hits of every query, as JSON or one table per query, with the scoring named."""
-    column = scorer.column
+    column = "probability" if reranker is not None else scorer.column
     results = []
     for qi, query in enumerate(queries):
         hits = [{"rank": r + 1, "index": int(i), "id": corpus.ids[i], column: float(v),
                  "text": _snippet(corpus.texts[i])}
                 for r, (i, v) in enumerate(zip(idx[qi], values[qi]))]
-        results.append({"query": query, "scoring": scorer.name, "hits": hits})
+        results.append({"query": query, "scoring": scorer.name + (" re-ranked" if reranker is not None else ""),
+                        "hits": hits})
     if args.json:
         _print_json(results)
         return 0
-    print(f"Scored by {scorer.description}.\n")
+    print(f"Scored by {scorer.description}" + (f"; its top {reranker.n_candidates} re-ranked by the learned pair "
+                                               "model (its probability of a duplicate)" if reranker else "") + ".\n")
     for qi, res in enumerate(results):
         if qi:
             print()
@@ -132,22 +134,34 @@ def _run_index(args):
     column = index.column
     out = [{"query": q, "scoring": index.scoring,
             "hits": [dict({"rank": h["rank"], "id": h["id"], column: h["score"], "text": _snippet(h["text"]),
-                           "metadata": h["metadata"]}, **({"explanation": h["explanation"]} if args.explain else {}))
+                           "metadata": h["metadata"]},
+                          **{key: h[key] for key in ("first_stage_rank", "first_stage_score") if key in h},
+                          **({"explanation": h["explanation"]} if args.explain else {}))
                      for h in hits]}
            for q, hits in zip(queries, results)]
     if args.json:
         _print_json(out)
         return 0
-    print(f"Scored by {index.scoring} ({len(index)} documents in {args.index}).\n")
+    reranked = any("first_stage_rank" in h for res in out for h in res["hits"])
+    how = (f"the top {index.manifest['rerank']} by {index.scoring}, re-ranked by the learned pair model "
+           "(score: its probability of a duplicate)") if reranked else index.scoring
+    print(f"Scored by {how} ({len(index)} documents in {args.index}).\n")
     for qi, res in enumerate(out):
         if qi:
             print()
         print(f"query {qi + 1}: {_snippet(res['query'])}")
-        rows = [[h["rank"], f"{h[column]:.4f}", h["id"], h["text"]] for h in res["hits"]]
-        print(_table(["rank", column, "doc", "text"], rows, align=">><<") if rows else "(no document matches)")
+        if reranked:
+            rows = [[h["rank"], f"{h[column]:.4f}", h["first_stage_rank"], h["id"], h["text"]] for h in res["hits"]]
+            table = _table(["rank", "probability", "first stage", "doc", "text"], rows, align=">>><<")
+        else:
+            rows = [[h["rank"], f"{h[column]:.4f}", h["id"], h["text"]] for h in res["hits"]]
+            table = _table(["rank", column, "doc", "text"], rows, align=">><<")
+        print(table if rows else "(no document matches)")
         if args.explain:
             for h in res["hits"]:
                 print(f"  why {h['id']}: {explanation_line(h['explanation'])}")
+                if "rerank" in h["explanation"]:
+                    print(f"    re-ranked: {rerank_line(h['explanation']['rerank'])}")
     return 0
 
 
@@ -165,6 +179,15 @@ def explanation_line(e, n_words=6):
     return (f"{what} {total:.4f} = " + (words or "(no word)")
             + (f", other words {rest:+.3f}" if abs(rest) > 5e-4 else "")
             + (f" (largest word pairs: {pairs})" if pairs else ""))
+
+
+def rerank_line(e, n_features=5):
+    """One line: where the re-ranker moved the hit, and the features that moved it most."""
+    moved = e["first_stage_rank"] - e["rank"]
+    where = (f"up from {e['first_stage_rank']}" if moved > 0 else f"down from {e['first_stage_rank']}" if moved < 0
+             else "kept its place")
+    shown = ", ".join(f"{f['feature']} {f['contribution']:+.2f}" for f in e["features"][:n_features])
+    return f"{where}; probability {e['probability']:.3f} (decision {e['decision']:+.2f} = {shown}, ...)"
 
 
 def run(args):
@@ -188,5 +211,14 @@ def run(args):
     Q = _vectorize(vectorizer, queries)
     _warn_empty_rows(C, "corpus document", corpus.texts)
     _warn_empty_rows(Q, "query", queries)
-    idx, values = scorer.prepare(C).top_k(Q, k)
-    return _print_hits(args, corpus, queries, idx, values, scorer)
+    reranker = pipeline.rerank
+    depth = min(max(k, reranker.n_candidates), len(corpus)) if reranker is not None else k
+    idx, values = scorer.prepare(C).top_k(Q, depth)
+    if reranker is not None:
+        from ..pipeline import rerank_hits
+
+        found = [rerank_hits(reranker, q, [{"i": int(i), "score": float(v)} for i, v in zip(idx[qi], values[qi])],
+                             [corpus.texts[i] for i in idx[qi]])[:k] for qi, q in enumerate(queries)]
+        idx = [[h["i"] for h in hits] for hits in found]
+        values = [[h["score"] for h in hits] for hits in found]
+    return _print_hits(args, corpus, queries, idx, values, scorer, reranker)

@@ -246,7 +246,9 @@ class Index:
                     "model_sha256": sha256_file(path / _MODEL), "kind": scorer.kind, "scoring": scorer.name,
                     "column": scorer.column, "higher_is_closer": bool(scorer.higher_is_closer),
                     "method": type(pipeline.metric).__name__, "dtype": dtype.name, "segments": [],
-                    "covered_seq": 0, "statistics_seq": 0, "generation": 0, "created": time.time(), "ann": ann}
+                    "covered_seq": 0, "statistics_seq": 0, "generation": 0, "created": time.time(), "ann": ann,
+                    # searches that re-rank know it without loading the pipeline
+                    "rerank": None if pipeline.rerank is None else int(pipeline.rerank.n_candidates)}
         store = DocumentStore(path / _DOCS)
         try:
             seqs = store.add(ids, texts, metas)
@@ -603,16 +605,50 @@ class Index:
         k = _check_k(k)
         check_filter(filter)        # a bad filter is the caller's error, before any read
 
+        depth = self._rerank_depth(k)
+
         def read():
             allowed = self._allowed(filter)
-            found = self._search_rows(self._query_rows(queries), k, allowed)
+            found = self._search_rows(self._query_rows(queries), depth, allowed)
             # one read of SQLite for the hits of every query (a server batches queries)
             docs = self.store.documents(self._seqs[np.concatenate([o for _, o in found])]) if len(found) > 1 else None
-            return [self._hits(values, order, queries[qi] if explain else None, n_top, docs)
+            if depth == k:
+                return [self._hits(values, order, queries[qi] if explain else None, n_top, docs)
+                        for qi, (values, order) in enumerate(found)]
+            return [self._reranked(queries[qi], self._hits(values, order, None, n_top, docs), k, explain, n_top)
                     for qi, (values, order) in enumerate(found)]
 
         results = read_retrying(self, read)
         return results[0] if single else results
+
+    def _rerank_depth(self, k):
+        """How many first-stage hits a search of k reads: k, or the re-ranker's candidates."""
+        n = self.manifest.get("rerank")
+        if n is None:
+            return k
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 10_000:
+            raise IndexFormatError(f"{self.path}: the manifest's 'rerank' must be the re-ranker's number of "
+                                   f"candidates (1 to 10000); got {n!r} (edited or damaged)")
+        return max(k, n)
+
+    def _reranked(self, query, hits, k, explain, n_top):
+        """The first-stage hits in the re-ranker's order, the best k (pipeline.rerank_hits); with
+        ``explain``, each keeps the first stage's explanation and adds ``"rerank"``: the
+        re-ranker's features and the rank it moved from."""
+        from ..pipeline import rerank_hits
+
+        reranker = self.pipeline.rerank
+        if reranker is None:
+            raise IndexFormatError(f"{self.path}: the manifest says the model re-ranks, but it has no re-ranker "
+                                   "(edited or damaged)")
+        hits = rerank_hits(reranker, query, hits, [h["text"] for h in hits])[:k]
+        if explain:
+            statistics = self.statistics or None
+            for hit in hits:
+                hit["explanation"] = self.pipeline.explain(query, hit["text"], n_top=n_top, statistics=statistics)
+                hit["explanation"]["rerank"] = dict(reranker.explain(query, hit["text"], n_top=n_top),
+                                                    first_stage_rank=hit["first_stage_rank"], rank=hit["rank"])
+        return hits
 
     @_sqlite_guarded
     def document(self, doc_id):

@@ -585,17 +585,33 @@ class PairClassifierMatcher(_PairModel):
         labels = _check_pair_labels(pairs, y, idx.shape[0])
         return self._fit_labelled(texts, idx, labels)
 
-    def _fit_labelled(self, texts, idx, labels, shared=None):
+    def _fit_labelled(self, texts, idx, labels, shared=None, calibrate=True):
         """:meth:`fit` on checked inputs; ``shared``: a model fitted on the same texts with the
         same vectoriser and character settings, whose representations are reused (the rules of
-        :func:`~learnsim.matching.choose_matcher` fit up to three classifiers on one collection)."""
-        if shared is not None:
+        :func:`~learnsim.matching.choose_matcher` fit up to three classifiers on one collection).
+        ``calibrate=False`` (a fixed C): one fit, no folds; the caller sets the threshold and
+        the calibration with :meth:`_calibrate` on pairs of its own (the re-ranker's held-out
+        candidate lists)."""
+        if shared is not None or not calibrate:
             self._check_params()
         _require_both_classes(labels, "the fitted pairs")
         grid = self._check_grid(self.C, self.C_grid, "C")
         self.features_ = self._features
         rep = self._fit_representations(texts, shared)
         D, S = self._pair_features(rep, idx)
+        if not calibrate:
+            if len(grid) != 1:
+                raise ValueError("a fit without calibration takes one C, not 'auto'")
+            self.C_, self.cv_scores_ = grid[0], np.zeros(0)
+            self._standardise(D)
+            with threadpool_limits(1, user_api="blas"):
+                model = self._logistic(self.C_).fit(self._design(D, S), labels)
+            self.coef_ = model.coef_.ravel().astype(np.float64)
+            self.intercept_ = float(model.intercept_[0])
+            self._fitted_rep = rep
+            # in-sample values until the caller calibrates on pairs of its own
+            self._calibrate(np.asarray(self._design(D, S) @ self.coef_).ravel() + self.intercept_, labels)
+            return self
         folds = _folds(self.n_splits, labels, self.random_state, stratified=True)
         oof = np.empty((len(grid), idx.shape[0]))
         # the solver's work is vector operations of the size of the features: BLAS threads only
@@ -617,6 +633,14 @@ class PairClassifierMatcher(_PairModel):
         self.threshold_, self.validation_accuracy_ = best_threshold(oof[best], labels)
         self.slope_, self.calibration_intercept_ = _fit_platt(oof[best], labels)
         self._fitted_rep = rep
+        return self
+
+    def _calibrate(self, decision, labels):
+        """The threshold (accuracy-optimal) and the Platt scaling from decision values of
+        labelled pairs the model was not fitted on."""
+        labels = np.asarray(labels, dtype=bool)
+        self.threshold_, self.validation_accuracy_ = best_threshold(decision, labels)
+        self.slope_, self.calibration_intercept_ = _fit_platt(decision, labels)
         return self
 
     def predict_proba(self, pairs, X=None):

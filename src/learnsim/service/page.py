@@ -135,6 +135,9 @@ def explain_hits(index, data, hits):
     statistics = index.statistics or None   # read from disk once, not per hit
     for h in hits:
         h["explanation"] = p.explain(against, h["text"], n_top=MARK_WORDS, statistics=statistics)
+        if "first_stage_rank" in h and p.rerank is not None:
+            h["explanation"]["rerank"] = dict(p.rerank.explain(against, h["text"], n_top=MARK_WORDS),
+                                              first_stage_rank=h["first_stage_rank"], rank=h["rank"])
         h["marks"] = _marks(p, h["text"], _terms_of(h["explanation"], index.kind, terms))
 
 
@@ -183,7 +186,15 @@ def _why(explanation, kind):
     else:
         total = f"score {explanation.get('score', 0.0):.4f}"
     parts = ", ".join(f"<span class=\"w\">{_e(w['word'])}</span> {w['contribution']:+.3f}" for w in words)
-    return f'<p class="why">{total} = {parts or "no shared words"}</p>'
+    out = f'<p class="why">{total} = {parts or "no shared words"}</p>'
+    rerank = explanation.get("rerank")
+    if rerank:
+        moved = rerank["first_stage_rank"] - rerank["rank"]
+        where = (f"up from {rerank['first_stage_rank']}" if moved > 0 else
+                 f"down from {rerank['first_stage_rank']}" if moved < 0 else "kept its place")
+        features = ", ".join(f"{_e(f['feature'])} {f['contribution']:+.2f}" for f in rerank["features"][:WHY_WORDS])
+        out += f'<p class="why rerank">re-ranked {where}: {features}</p>'
+    return out
 
 
 def _metadata(meta):
@@ -202,6 +213,9 @@ def _hit(h, data):
     links.append(f'<a class="json" href="/v1/docs/{_e(quote(doc_id, safe=""))}">JSON</a>')
     if "probability" in h:
         value = f'<span class="score" title="probability of a duplicate">p = {h["probability"]:.3f}</span>'
+    elif "first_stage_rank" in h:
+        value = (f'<span class="score" title="re-ranked: the learned pair model\'s probability of a duplicate '
+                 f'(first stage: rank {int(h["first_stage_rank"])})">p = {h["score"]:.3f}</span>')
     else:
         value = f'<span class="score" title="{_e(data["column"])}">{h["score"]:.4f}</span>'
     return (f'<li class="hit" data-id="{_e(doc_id)}">'

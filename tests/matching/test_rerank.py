@@ -1,0 +1,125 @@
+"""Search's learned second stage: the re-ranker trained on the first stage's mistakes, kept only
+where held-out duplicate queries gain, saved in the model and used by every search path."""
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+import learnsim
+import learnsim.fitting
+from learnsim import persistence
+from learnsim.index import Index
+from learnsim.matching import Reranker
+
+
+def _negation_collection(n_groups=160, seed=0):
+    """Groups of three texts: a sentence, a duplicate with one word replaced, and the sentence
+    with "not" added, closer to it in cosine than the duplicate but not a duplicate. Labelled
+    pairs: (sentence, duplicate, 1) and (sentence, negated, 0)."""
+    rng = np.random.default_rng(seed)
+    vocab = [f"w{i}" for i in range(400)]
+    rows = []
+    for _ in range(n_groups):
+        base = list(rng.choice(vocab, size=8, replace=False))
+        dup = base.copy()
+        dup[rng.integers(8)] = vocab[rng.integers(len(vocab))]
+        dup[rng.integers(8)] = vocab[rng.integers(len(vocab))]
+        neg = base.copy()
+        neg.insert(int(rng.integers(8)), "not")
+        rows += [(" ".join(base), " ".join(dup), 1), (" ".join(base), " ".join(neg), 0)]
+    return rows
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    rows = _negation_collection()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = learnsim.fitting.fit(pairs=rows, method="film", n_components=8, max_iter=30)
+    texts = list(dict.fromkeys(t for a, b, _ in rows for t in (a, b)))
+    return result, rows, texts
+
+
+def test_the_reranker_is_kept_where_held_out_queries_gain(fitted):
+    result, _, _ = fitted
+    summary = result.report.summary if hasattr(result.report, "summary") else result.report
+    gain = summary["rerank_baseline_gain"]
+    assert gain["status"] == "learned" and gain["ci_low"] > 0
+    assert summary["rerank_recall_at_1"]["first stage"] < gain["learned_score"]
+    assert isinstance(result.pipeline.rerank, Reranker)
+
+
+def test_search_paths_rerank_alike(fitted, tmp_path):
+    result, rows, texts = fitted
+    pipeline = result.pipeline
+    queries = [a for a, _, _ in rows[::2][:20]]
+    found = pipeline.search(queries, texts, k=3)
+    for hits in found:
+        assert all("first_stage_rank" in h for h in hits)
+        scores = [h["score"] for h in hits]
+        assert scores == sorted(scores, reverse=True) and all(0.0 <= s <= 1.0 for s in scores)
+    # the query is in the collection (its own best hit); next, the first stage ranks the negated
+    # copy before the duplicate, and the re-ranker moves the duplicate up
+    duplicate_of = {a: b for a, b, label in rows if label}
+    assert all(texts[h[0]["corpus_id"]] == q for q, h in zip(queries, found))
+    assert np.mean([texts[h[1]["corpus_id"]] == duplicate_of[q] for q, h in zip(queries, found)]) >= 0.8
+    assert np.mean([h[1]["first_stage_rank"] > 2 for h in found]) >= 0.5
+    # the saved model and an index of it give the same hits
+    path = tmp_path / "m.npz"
+    pipeline.save(path)
+    loaded = learnsim.load(path)
+    assert loaded.rerank is not None and loaded.rerank.n_candidates == pipeline.rerank.n_candidates
+    again = loaded.search(queries, texts, k=3)
+    assert [[h["corpus_id"] for h in hits] for hits in again] == [[h["corpus_id"] for h in hits] for hits in found]
+    index = Index.build(tmp_path / "idx", loaded, texts)
+    try:
+        indexed = index.search(queries, k=3)
+        assert [[texts[int(h["id"]) - 1] for h in hits] for hits in indexed] == \
+            [[texts[h["corpus_id"]] for h in hits] for hits in found]
+        for hits, ref in zip(indexed, found):
+            np.testing.assert_allclose([h["score"] for h in hits], [h["score"] for h in ref], rtol=1e-6)
+            assert [h["rank"] for h in hits] == [1, 2, 3]
+        explained = index.search(queries[0], k=2, explain=True)
+        for hit in explained:
+            why = hit["explanation"]["rerank"]
+            total = why["intercept"] + sum(f["contribution"] for f in why["features"]) + why["rest"]
+            assert total == pytest.approx(why["decision"], abs=1e-9)
+            assert why["first_stage_rank"] == hit["first_stage_rank"] and why["rank"] == hit["rank"]
+    finally:
+        index.close()
+
+
+def test_rerank_false_leaves_search_at_its_first_stage():
+    rows = _negation_collection(n_groups=60)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = learnsim.fitting.fit(pairs=rows, method="film", n_components=4, max_iter=10, rerank=False)
+    assert result.pipeline.rerank is None
+    with pytest.raises(ValueError, match="rerank"):
+        learnsim.fitting.fit(pairs=rows, method="film", rerank="yes")
+
+
+def test_a_damaged_rerank_is_refused(fitted, tmp_path):
+    result, _, texts = fitted
+    meta, arrays = result.pipeline.rerank._get_state()
+    for bad in (0, -3, 2.5, True, "50"):
+        with pytest.raises(ValueError, match="n_candidates"):
+            Reranker._from_state(dict(meta, n_candidates=bad), arrays)
+    with pytest.raises(ValueError):
+        Reranker._from_state(dict(meta, transformer=None), arrays)
+    index = Index.build(tmp_path / "idx", result.pipeline, texts)
+    index.close()
+    manifest = json.loads((tmp_path / "idx" / "manifest.json").read_text())
+    assert manifest["rerank"] == result.pipeline.rerank.n_candidates
+
+
+def test_state_round_trips(fitted, tmp_path):
+    result, rows, texts = fitted
+    reranker = result.pipeline.rerank
+    loaded = persistence.load(persistence.save(reranker, tmp_path / "r.npz"))
+    query = rows[0][0]
+    np.testing.assert_allclose(loaded.probabilities(query, texts[:10]), reranker.probabilities(query, texts[:10]),
+                               rtol=1e-10)
