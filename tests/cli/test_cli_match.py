@@ -115,7 +115,7 @@ def test_evaluate_pairs_reports_accuracy_f1_and_auc(data):
 
 def test_evaluate_pairs_needs_labels(data):
     code, _, err = run_cli(["evaluate", "--model", data["model"], "--pairs", data["decide"]])
-    assert code == 2 and "no label column" in err
+    assert code == 2 and "no label or score column" in err
 
 
 def test_evaluate_message_is_about_evaluation(tmp_path, data):

@@ -30,8 +30,11 @@ def register(commands):
                   label<TAB>text per line (.tsv/.txt)   sports<TAB>The match ended in a draw.
                   a header label,text (.csv)            sports,"The match ended, in a draw."
                   JSON Lines (.jsonl)                   {"label": "sports", "text": "The match..."}
-            --pairs FILE (labelled pairs; a FILM model fitted on pairs): accuracy and F1 of the
-              validated duplicate rule, ROC AUC of its similarity and of the cosine.
+            --pairs FILE (labelled pairs; a FILM model fitted on pairs): accuracy, F1 and ROC
+              AUC of the validated duplicate rule beside the input cosine's (with its threshold
+              chosen at fit time). Graded pairs (a score column; a model fitted on graded
+              pairs): Pearson and Spearman correlation of the predicted score and of the input
+              cosine with the scores, and their ratio.
             --input FILE --links FILE (a LinkLearn model): every document with a link queries
               all the others; the relevant ones are those it links with (average precision,
               P@10).
@@ -69,31 +72,80 @@ def _evaluate_pairs(args, pipeline):
     vectorizer, _, matcher = load_matcher(args.model)
     columns = parse_columns(args.columns) if args.columns is not None else None
     pairs = read_text_pairs(args.pairs, columns=columns, encoding_errors=args.encoding_errors, need_labels=True,
-                            quoting=args.quoting)
-    if pairs.labels.all() or not pairs.labels.any():
-        raise UsageError(f"{args.pairs}: the pairs are all {'duplicates' if pairs.labels.all() else 'non-duplicates'}; "
-                         "evaluation needs both kinds")
+                            quoting=args.quoting, graded=matcher.graded)
+    if matcher.graded and not pairs.graded:
+        raise UsageError(f"{args.pairs}: the pairs carry 0/1 labels; {args.model} was fitted on graded pairs and "
+                         "is evaluated on graded ones (a score column) by Pearson and Spearman correlation")
     texts, idx = pairs.collection()
     X = _vectorize(vectorizer, texts)
     _warn_empty_rows(X, "text", texts)
-    y = pairs.labels
-    score = matcher.pair_score(idx, X=X)
-    decision = matcher.predict(idx, X=X).astype(bool)
     Xn = _unit_rows(X)
     cosine = np.asarray(Xn[idx[:, 0]].multiply(Xn[idx[:, 1]]).sum(axis=1)).ravel() \
         if hasattr(Xn, "multiply") else np.einsum("ij,ij->i", Xn[idx[:, 0]], Xn[idx[:, 1]])
-    summary = {"model": str(args.model), "pairs": len(pairs), "duplicates": int(y.sum()),
+    if matcher.graded:
+        return _evaluate_graded(args, pairs, matcher.pair_score(idx, X=X), cosine, matcher)
+    if pairs.labels.all() or not pairs.labels.any():
+        raise UsageError(f"{args.pairs}: the pairs are all {'duplicates' if pairs.labels.all() else 'non-duplicates'}; "
+                         "evaluation needs both kinds")
+    y = pairs.labels
+    score = matcher.pair_score(idx, X=X)
+    decision = matcher.predict(idx, X=X).astype(bool)
+    # the input cosine's rule: its threshold fitted on the held-out pairs at fit time (None in
+    # model files from before it was saved: unknown, not invented here)
+    threshold = getattr(matcher.rule, "cosine_threshold", None)
+    if threshold is None and matcher.name == "cosine" and matcher.threshold_ is not None:
+        threshold = matcher.threshold_          # the rule is itself the input-cosine threshold
+    base = None if threshold is None else cosine >= threshold
+    summary = {"model": str(args.model), "pairs": len(pairs), "duplicates": int(y.sum()), "higher_is_better": True,
+               "rule": matcher.title(), "matcher": matcher.name,
                "accuracy": float(np.mean(decision == y)), "f1": float(f1_score(y, decision)),
-               "roc_auc": float(roc_auc_score(y, score)), "cosine_roc_auc": float(roc_auc_score(y, cosine)),
+               "roc_auc": float(roc_auc_score(y, score)),
+               "cosine_accuracy": None if base is None else float(np.mean(base == y)),
+               "cosine_f1": None if base is None else float(f1_score(y, base)),
+               "cosine_roc_auc": float(roc_auc_score(y, cosine)), "cosine_threshold": threshold,
                "threshold": matcher.threshold_, "input_weight": matcher.input_weight_}
     if args.json:
         _print_json(summary)
         return 0
-    print(f"Duplicate detection on {summary['pairs']} labelled pairs ({summary['duplicates']} duplicates), "
-          f"with the rule validated at fit time (similarity >= {matcher.threshold_:.4f}).\n")
-    rows = [["accuracy", _fmt(summary["accuracy"]), "-"], ["F1", _fmt(summary["f1"]), "-"],
+    cut = ("its threshold unknown: the model file predates saving it" if threshold is None
+           else f"input cosine >= {threshold:.4f}, chosen on the held-out pairs at fit time")
+    print(f"Duplicate detection on {summary['pairs']} labelled pairs ({summary['duplicates']} duplicates).\n"
+          f"learned: the rule validated at fit time ({summary['rule']}).\ncosine: the baseline ({cut}).\n"
+          "Higher is better for every measure.\n")
+    rows = [["accuracy", _fmt(summary["accuracy"]), _fmt(summary["cosine_accuracy"])],
+            ["F1", _fmt(summary["f1"]), _fmt(summary["cosine_f1"])],
             ["ROC AUC", _fmt(summary["roc_auc"]), _fmt(summary["cosine_roc_auc"])]]
     print(_table(["measure", "learned", "cosine"], rows))
+    return 0
+
+
+def _evaluate_graded(args, pairs, predicted, cosine, matcher):
+    """Graded pairs: Pearson and Spearman of the predicted score and of the input cosine."""
+    from ..evaluation import pearson, spearman
+
+    gold = pairs.scores
+    if np.ptp(gold) == 0:
+        raise UsageError(f"{args.pairs}: every pair has the same score; correlations need different scores")
+
+    def corr(fn, x):
+        return float(fn(x, gold)) if np.ptp(x) > 0 else 0.0
+
+    methods = {"learned": {"pearson": corr(pearson, predicted), "spearman": corr(spearman, predicted)},
+               "cosine": {"pearson": corr(pearson, cosine), "spearman": corr(spearman, cosine)}}
+    ratio = {m: (methods["learned"][m] / methods["cosine"][m] if methods["cosine"][m] > 0 else None)
+             for m in ("pearson", "spearman")}
+    summary = {"model": str(args.model), "pairs": len(pairs), "graded": True, "higher_is_better": True,
+               "rule": matcher.title(), "matcher": matcher.name, "methods": methods,
+               "ratio_learned_to_cosine": ratio}
+    if args.json:
+        _print_json(summary)
+        return 0
+    print(f"Graded similarity on {summary['pairs']} pairs (scores {gold.min():g} to {gold.max():g}): the "
+          f"correlation with the scores of the model's predicted score ({summary['rule']}) and of the input "
+          "cosine. Higher is better.\n")
+    rows = [[title, _fmt(methods["learned"][m]), _fmt(methods["cosine"][m]), _fmt(ratio[m], ".2f")]
+            for m, title in (("pearson", "Pearson"), ("spearman", "Spearman"))]
+    print(_table(["measure", "learned", "cosine", "learned/cosine"], rows))
     return 0
 
 

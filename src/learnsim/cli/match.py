@@ -111,11 +111,14 @@ def _decide_pairs(args, vectorizer, matcher):
     from ._pairs import parse_columns, read_text_pairs
 
     columns = parse_columns(args.columns) if args.columns is not None else None
-    pairs = read_text_pairs(args.pairs, columns=columns, encoding_errors=args.encoding_errors, quoting=args.quoting)
+    pairs = read_text_pairs(args.pairs, columns=columns, encoding_errors=args.encoding_errors, quoting=args.quoting,
+                            graded=matcher.graded)
     texts, idx = pairs.collection()
     X = _vectorize(vectorizer, texts)
     _warn_empty_rows(X, "text", texts)
     score = matcher.pair_score(idx, X, texts)
+    if matcher.graded:
+        return _score_pairs(args, pairs, score, matcher)
     proba = matcher.predict_proba(idx, X, texts)[:, 1]
     decision = matcher.predict(idx, X, texts).astype(bool)
     rows = []
@@ -127,9 +130,9 @@ def _decide_pairs(args, vectorizer, matcher):
         if pairs.labels is not None:
             row["label"] = bool(pairs.labels[i])
         rows.append(row)
-    result = {"model": str(args.model), "matcher": matcher.name, "threshold": matcher.threshold_,
-              "input_weight": matcher.input_weight_, "n_pairs": len(rows), "n_duplicates": int(decision.sum()),
-              "pairs": rows}
+    result = {"model": str(args.model), "matcher": matcher.name, "rule": matcher.title(), "higher_is_better": True,
+              "threshold": matcher.threshold_, "input_weight": matcher.input_weight_, "n_pairs": len(rows),
+              "n_duplicates": int(decision.sum()), "pairs": rows}
     if args.json:
         _print_json(result)
         return 0
@@ -137,6 +140,27 @@ def _decide_pairs(args, vectorizer, matcher):
     table = [[r["line"], f"{r['probability']:.3f}", "duplicate" if r["duplicate"] else "different",
               _snippet(r["text_a"], 40), _snippet(r["text_b"], 40)] for r in rows]
     print(_table(["line", "P(dup)", "decision", "text a", "text b"], table, align=">><<<"))
+    return 0
+
+
+def _score_pairs(args, pairs, score, matcher):
+    """A model fitted on graded pairs: the predicted similarity of each pair (higher: more similar)."""
+    rows = []
+    for i in range(len(pairs)):
+        row = {"line": pairs.lines[i], "id": pairs.ids[i], "text_a": pairs.texts_a[i], "text_b": pairs.texts_b[i],
+               "score": float(score[i])}
+        if pairs.scores is not None:
+            row["gold_score"] = float(pairs.scores[i])
+        rows.append(row)
+    result = {"model": str(args.model), "matcher": matcher.name, "rule": matcher.title(), "graded": True,
+              "higher_is_better": True, "n_pairs": len(rows), "pairs": rows}
+    if args.json:
+        _print_json(result)
+        return 0
+    print(f"Predicted similarity of {len(rows)} pairs ({matcher.describe()}; higher is more similar, on the "
+          "scale of the scores the model was fitted on).\n")
+    table = [[r["line"], f"{r['score']:.3f}", _snippet(r["text_a"], 40), _snippet(r["text_b"], 40)] for r in rows]
+    print(_table(["line", "score", "text a", "text b"], table, align=">><<"))
     return 0
 
 
@@ -200,6 +224,9 @@ def _rule_duplicates(matcher, pipeline, X, texts, k):
 def _list_corpus_duplicates(args, vectorizer, matcher, pipeline):
     from ..matching._matchers import _sigmoid
 
+    if matcher.graded:
+        raise UsageError(f"{args.model} was fitted on graded pairs: it predicts a similarity score, not duplicates; "
+                         "score pairs with --pairs FILE")
     docs = read_documents(args.corpus, encoding_errors=args.encoding_errors, quoting=args.quoting)
     if len(docs) < 2:
         raise UsageError(f"{args.corpus}: one document; near-duplicates need two or more")
@@ -254,6 +281,8 @@ def _match_index(args):
         found = [index.match(t, k=args.neighbours) for t in texts]
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if index.pipeline.match_rule is not None and getattr(index.pipeline.match_rule, "graded", False):
+        return _score_index(args, texts, found)
     out = [{"text": t, "duplicates": [{"rank": h["rank"], "id": h["id"], "probability": h["probability"],
                                        "similarity": h["score"], "text": _snippet(h["text"])} for h in hits]}
            for t, hits in zip(texts, found)]
@@ -269,6 +298,26 @@ def _match_index(args):
             continue
         print(_table(["rank", "probability", "doc", "text"],
                      [[h["rank"], f"{h['probability']:.3f}", h["id"], h["text"]] for h in res["duplicates"]],
+                     align=">><<"))
+    return 0
+
+
+def _score_index(args, texts, found):
+    """--index with a model fitted on graded pairs: the k nearest documents by predicted score."""
+    out = [{"text": t, "higher_is_better": True,
+            "matches": [{"rank": h["rank"], "id": h["id"], "predicted_score": h["predicted_score"],
+                         "similarity": h["score"], "text": _snippet(h["text"])} for h in hits]}
+           for t, hits in zip(texts, found)]
+    if args.json:
+        _print_json(out)
+        return 0
+    for i, res in enumerate(out):
+        if i:
+            print()
+        print(f"text {i + 1}: {_snippet(res['text'])} (predicted score of its {args.neighbours} nearest documents; "
+              "higher is more similar)")
+        print(_table(["rank", "score", "doc", "text"],
+                     [[h["rank"], f"{h['predicted_score']:.3f}", h["id"], h["text"]] for h in res["matches"]],
                      align=">><<"))
     return 0
 

@@ -248,6 +248,8 @@ def _layout_from_first_row(fields, delimiter):
         return "quora-sample", dict(_QUORA_SAMPLE_COLUMNS), True
     if len(cells) == 3 and cells[0] in ("0", "1"):
         return "label-text-text", {"label": 0, "text_a": 1, "text_b": 2}, None
+    if len(cells) == 3 and _is_number(cells[0]):
+        return "score-text-text", {"score": 0, "text_a": 1, "text_b": 2}, None
     if len(cells) == 2:
         return "text-text", {"text_a": 0, "text_b": 1}, None
     return None
@@ -637,7 +639,8 @@ def read_pairs(source, *, columns=None, format=None, delimiter=None, header=None
           ``id_b``/``qid2``, ``pair_id``/``id`` (the Quora release's ``id qid1 qid2 question1
           question2 is_duplicate`` is one);
         * without header: the Quora sample, ``label question1 question2 pair_id`` (label 0 or
-          1); ``label text_a text_b`` (label 0 or 1); ``text_a text_b`` (unlabelled pairs);
+          1); ``label text_a text_b`` (label 0 or 1); ``score text_a text_b`` (a first cell
+          that is a number other than 0 and 1: graded); ``text_a text_b`` (unlabelled pairs);
         * the STS Benchmark, ``genre file year id score sentence1 sentence2 [notes...]``
           tab-separated without header, read without quote processing.
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 import time
 from pathlib import Path
 
@@ -318,6 +319,9 @@ class Index:
         if not (self.path / _MANIFEST).is_file():
             raise FileNotFoundError(f"{self.path} holds no learnsim index (no {_MANIFEST})")
         self._pipeline = _pipeline
+        # held while the pipeline loads: a server loads it in a thread of its own while the
+        # index's thread serves searches, and a call that needs it meanwhile waits for that load
+        self._pipeline_lock = threading.Lock()
         self._plan = None
         self._ann_search = AnnSearch()
         retry_if_moved(self, self._load)
@@ -454,7 +458,9 @@ class Index:
     def pipeline(self):
         """The fitted pipeline (loaded on first use; its checksum is checked against the manifest)."""
         if self._pipeline is None:
-            self._pipeline = load_pipeline(self.path / _MODEL, self.manifest["model_sha256"])
+            with self._pipeline_lock:
+                if self._pipeline is None:
+                    self._pipeline = load_pipeline(self.path / _MODEL, self.manifest["model_sha256"])
         return self._pipeline
 
     @property
@@ -519,10 +525,26 @@ class Index:
             hit = {"rank": rank + 1, "id": doc_id, "score": v if self.higher_is_closer else -v,
                    "text": text, "metadata": meta}
             if explain_query is not None:
-                hit["explanation"] = self.pipeline.explain(explain_query, text, n_top=n_top,
-                                                           statistics=statistics)
+                hit["explanation"] = self._explainer().explain(explain_query, text, n_top=n_top,
+                                                               statistics=statistics)
             hits.append(hit)
         return hits
+
+    def _explainer(self):
+        """What explains a hit: the pipeline once it is loaded; before, for the models its query
+        plan describes fully (cosine, MCD), the plan (learnsim.index._explain: the pipeline's
+        load imports scikit-learn, most of the time of a command that explains a search)."""
+        if self._pipeline is None and self.manifest.get("plan_dir") is not None:
+            from ._explain import plan_pipeline
+
+            if self._plan is None:
+                self._plan = load_plan(self.path, self.manifest)
+            cached = getattr(self, "_plan_explainer", None)
+            if cached is None or cached[0] is not self._plan:
+                self._plan_explainer = cached = (self._plan, plan_pipeline(self._plan, self.kind, self.scoring))
+            if cached[1] is not None:
+                return cached[1]
+        return self.pipeline
 
     def _search_rows(self, rows, k, allowed, exclude=None):
         if dense_batch_applies(self.segments, rows, self.kind == "distance"):
@@ -541,13 +563,26 @@ class Index:
         return out
 
     @_sqlite_guarded
-    def warm(self):
+    def warm(self, *, search=True):
         """Load now what the first searches of a long-running process would: the query plan,
         each segment's check, and the numba kernels where the index is large enough for them to
         pay (see :mod:`learnsim.index._kernels`). A server calls it before its first request,
-        which would otherwise wait for them (half a second for numba)."""
+        which would otherwise wait for them (half a second for numba).
+
+        ``search=False`` only reads and checks the files every search reads (each segment's
+        arrays against their checksums and values, the query plan): what a server waits for
+        before it says it is ready; the kernels and the approximate structures load with the
+        first search (or a later ``warm()``)."""
         from ._kernels import note_long_running
 
+        if not search:
+            def check():
+                for seg in self.segments:
+                    seg.check()
+                if self.manifest.get("plan_dir") is not None:
+                    self._query_rows(["warm"])
+            read_retrying(self, check)
+            return self
         note_long_running()
         # a text of the collection, so that its words touch posting lists and every kernel of a
         # search runs once (a made-up word would leave the sparse ones unloaded)
@@ -645,7 +680,7 @@ class Index:
         if explain:
             statistics = self.statistics or None
             for hit in hits:
-                hit["explanation"] = self.pipeline.explain(query, hit["text"], n_top=n_top, statistics=statistics)
+                hit["explanation"] = self._explainer().explain(query, hit["text"], n_top=n_top, statistics=statistics)
                 hit["explanation"]["rerank"] = dict(reranker.explain(query, hit["text"], n_top=n_top),
                                                     first_stage_rank=hit["first_stage_rank"], rank=hit["rank"])
         return hits
@@ -676,7 +711,8 @@ class Index:
     def match(self, text, k=10, *, filter=None):
         """Near-duplicates of a new ``text`` in the collection: its k closest documents that the
         pipeline's calibrated duplicate rule accepts, most probable first, each with its
-        ``probability`` (the model must have a duplicate rule: fitted on pairs)."""
+        ``probability`` (the model must have a duplicate rule: fitted on pairs). A model fitted on
+        graded pairs keeps every one of the k, highest ``predicted_score`` first."""
         if not isinstance(text, str):
             raise TypeError(f"text must be a str; got {type(text).__name__}")
         hits = self.search(text, k, filter=filter)
@@ -686,6 +722,13 @@ class Index:
         if not hits:
             return []
         decisions = self.pipeline.match([(text, h["text"]) for h in hits])
+        if decisions and "duplicate" not in decisions[0]:
+            # a model fitted on graded pairs: every hit with its predicted score, highest first
+            out = sorted((dict(hit, predicted_score=float(dec["score"])) for hit, dec in zip(hits, decisions)),
+                         key=lambda h: -h["predicted_score"])
+            for rank, h in enumerate(out):
+                h["rank"] = rank + 1
+            return out
         out = []
         for hit, dec in zip(hits, decisions):
             if dec["duplicate"]:
@@ -704,6 +747,9 @@ class Index:
         probability that joined the document to its group), the largest group first.
         """
         k = _check_k(k)
+        if getattr(self.pipeline.match_rule, "graded", False):
+            raise ValueError("the index's model was fitted on graded pairs: it predicts a similarity score per pair, "
+                             "not duplicates to group")
         self._see_changes()
         positions = np.flatnonzero(self._live)
         parent = {}
