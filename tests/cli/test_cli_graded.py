@@ -183,3 +183,18 @@ def test_an_old_model_without_the_cosine_threshold_says_it_is_unknown(labelled, 
     code, out, err = run_cli(["evaluate", "--model", old, "--pairs", labelled["pairs"]])
     assert code == 0, err
     assert "threshold unknown" in out
+
+
+def test_evaluate_input_reports_bm25_beside_the_cosine(clustered_train_tsv, tmp_path):
+    model = tmp_path / "mcd.npz"
+    code, _, err = run_cli(["fit", "--input", clustered_train_tsv, "--model", model, "--baseline-holdout", "none"])
+    assert code == 0, err
+    code, out, err = run_cli(["evaluate", "--model", model, "--input", clustered_train_tsv, "--json"])
+    assert code == 0, err
+    report = json.loads(out)
+    assert set(report["methods"]) == {"learned", "cosine", "bm25"} and report["higher_is_better"] is True
+    for measure, value in report["methods"]["bm25"].items():
+        assert 0.0 <= value <= 1.0
+        if value > 0:
+            assert report["ratio_learned_to_bm25"][measure] == pytest.approx(
+                report["methods"]["learned"][measure] / value)
