@@ -123,3 +123,37 @@ def test_state_round_trips(fitted, tmp_path):
     query = rows[0][0]
     np.testing.assert_allclose(loaded.probabilities(query, texts[:10]), reranker.probabilities(query, texts[:10]),
                                rtol=1e-10)
+
+
+def test_the_command_line_reports_and_uses_the_reranker(tmp_path):
+    from conftest import run_cli
+
+    rows = _negation_collection(n_groups=120, seed=1)
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("".join(f"{label}\t{a}\t{b}\n" for a, b, label in rows), encoding="utf-8")
+    model = tmp_path / "m.npz"
+    code, out, err = run_cli(["fit", "--method", "film", "--pairs", pairs, "--columns", "label=0,text_a=1,text_b=2",
+                              "--dimensions", "4", "--max-iter", "10", "--model", model])
+    assert code == 0, err
+    assert "Search re-ranking: the pair model re-scores the search rule's top 50 (C=" in out
+    assert "Against the baseline (search re-ranking): recall@1" in out
+    texts = list(dict.fromkeys(t for a, b, _ in rows for t in (a, b)))
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"id": f"d{i}", "text": t}) + "\n" for i, t in enumerate(texts)),
+                      encoding="utf-8")
+    code, out, err = run_cli(["index", "build", "--model", model, "--corpus", corpus, "--out", tmp_path / "idx"])
+    assert code == 0, err
+    code, out, err = run_cli(["search", "--index", tmp_path / "idx", "--query", rows[0][0], "-k", "2", "--explain"])
+    assert code == 0, err
+    assert "re-ranked by the learned pair model" in out and "first stage" in out and "re-ranked:" in out
+    code, out, err = run_cli(["search", "--model", model, "--corpus", corpus, "--query", rows[0][0], "-k", "2",
+                              "--json"])
+    assert code == 0, err
+    assert json.loads(out)[0]["scoring"].endswith("re-ranked")
+    code, out, err = run_cli(["fit", "--method", "film", "--pairs", pairs, "--columns", "label=0,text_a=1,text_b=2",
+                              "--dimensions", "4", "--max-iter", "10", "--no-rerank", "--model", model])
+    assert code == 0, err
+    assert "Search re-ranking" not in out
+    assert learnsim.load(model).rerank is None
+    code, out, err = run_cli(["fit", "--method", "mcd", "--input", corpus, "--no-rerank", "--model", model])
+    assert code == 2 and "--no-rerank" in err

@@ -85,6 +85,17 @@ def _print_pair_rules(summary, held, matcher, rule, search):
           f"{1 - search.input_weight:g} x learned cosine (validation recall@1 "
           f"{summary['search_validation_recall_at_1']:.3f}); 'learnsim search' uses it.")
     print_baseline(search.baseline_gain)
+    recall = summary.get("rerank_recall_at_1")
+    if recall:
+        kept = summary.get("rerank")
+        print(f"Search re-ranking: the pair model re-scores the search rule's top 50 "
+              + (f"({kept}); 'learnsim search' uses it" if kept else "(not kept: search stays at its first stage)")
+              + " (held-out recall@1: " + ", ".join(f"{name} {r:.3f}" for name, r in recall.items()) + ").")
+    report = summary.get("rerank_baseline_gain")
+    if report is not None:
+        from ..baseline import BaselineGain
+
+        print(f"Against the baseline (search re-ranking): {BaselineGain.from_dict(report).summary()}.")
 
 
 def _fit_graded(args, model_path, summary, texts, pairs):

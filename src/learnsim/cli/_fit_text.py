@@ -48,7 +48,7 @@ def fit_options(args, mcd=None):
                       mcd=dict(mcd or {}), n_components=args.n_components, svd_rank=args.svd_rank,
                       max_iter=args.max_iter, learning_rate=args.learning_rate,
                       validation_fraction=args.validation_fraction, baseline_holdout=baseline_holdout(args),
-                      variant=args.variant, matcher=args.matcher)
+                      variant=args.variant, matcher=args.matcher, rerank=not getattr(args, "no_rerank", False))
 
 
 def print_baseline(report):

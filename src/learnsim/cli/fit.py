@@ -100,6 +100,10 @@ def register(commands):
                           "(mcd, film; default: 0.2; 'none': fit on everything, unchecked). relative and "
                           "linklearn check on their --validation-fraction share")
     fit.add_argument("--matcher", choices=MATCHER_CHOICES, default=None, help=MATCHER_HELP)
+    fit.add_argument("--no-rerank", action="store_true",
+                     help="film with labelled --pairs: no learned re-ranking of search (by default a pair "
+                          "model re-scores the search rule's top 50, kept only where held-out duplicate queries "
+                          "find their duplicate first more often)")
     fit.add_argument("--variant", choices=("paper", "bm25"), default=None,
                      help="linklearn: 'paper' (eq. 5, LinkLearn's MLPs; in-domain) or 'bm25' (LearnedBM25, a "
                           "family that contains Okapi BM25; transfers to other collections) (default: paper)")
@@ -162,6 +166,7 @@ _METHOD_OPTIONS = {
     # relative and linklearn check against their baseline on their --validation-fraction share
     "baseline_holdout": ("--baseline-holdout", {"mcd", "film"}),
     "variant": ("--variant", {"linklearn"}), "matcher": ("--matcher", {"film"}),
+    "no_rerank": ("--no-rerank", {"film"}),
 }
 
 
