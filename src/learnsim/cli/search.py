@@ -51,7 +51,8 @@ def register(commands):
     search.add_argument("-k", "--k", type=_positive_int, default=10, metavar="K",
                         help="number of hits per query (default: 10)")
     search.add_argument("--json", action="store_true",
-                        help="print [{query, scoring, hits: [{rank, index, id, similarity | distance | score, text}]}] "
+                        help="print [{query, scoring, higher_is_better, hits: [{rank, index, id, similarity | distance | "
+                             "score, text}]}] "
                              "as JSON")
     _add_encoding_errors(search)
     _add_quoting(search)
@@ -68,7 +69,7 @@ def _print_hits(args, corpus, queries, idx, values, scorer, reranker=None):
                  "text": _snippet(corpus.texts[i])}
                 for r, (i, v) in enumerate(zip(idx[qi], values[qi]))]
         results.append({"query": query, "scoring": scorer.name + (" re-ranked" if reranker is not None else ""),
-                        "hits": hits})
+                        "higher_is_better": bool(reranker is not None or scorer.higher_is_closer), "hits": hits})
     if args.json:
         _print_json(results)
         return 0
