@@ -116,9 +116,12 @@ def run(args):
     from ..service import create_app
     from ..service.app import OPTIONS_VARIABLE
 
+    # background: the service listens as soon as the index is opened; the check of its rows and
+    # the model's load (scikit-learn's import) follow, /healthz answering 503 "starting" until
+    # the rows are checked (on a 100,000-document index the start took 3-20 s before)
     options = {"read_only": args.read_only, "api_key_env": args.api_key_env, "deadline_s": args.deadline,
                "host": args.host, "allowed_hosts": args.allowed_host, "cors_origins": args.cors_origin,
-               "protect_reads": args.protect_reads}
+               "protect_reads": args.protect_reads, "background": True}
     if args.workers == 1:
         try:
             app = create_app(args.index, api_key=api_key, **{k: v for k, v in options.items() if k != "api_key_env"})

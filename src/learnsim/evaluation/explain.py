@@ -39,7 +39,6 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.validation import check_is_fitted
 
 from .._utils.validation import check_matrix
 
@@ -350,6 +349,10 @@ def _as_dense_float(A, name):
 def _linear_form(model, projection=None):
     """The factored metric of a fitted model (see the module docstring)."""
     if hasattr(model, "fit"):
+        # imported here: an index explains its hits from its query plan's arrays, without the
+        # estimators, and scikit-learn's import would be most of `learnsim search --explain`
+        from sklearn.utils.validation import check_is_fitted
+
         check_is_fitted(model)
     name = type(model).__name__
     if all(hasattr(model, a) for a in ("factor_", "weights_", "residual_weight_", "active_features_")):

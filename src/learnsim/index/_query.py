@@ -68,6 +68,7 @@ class QueryPlan:
         self.tokenizer = Tokenizer(lowercase=bool(tok["lowercase"]), token_pattern=tok["token_pattern"],
                                    stop_words=tok["stop_words"], stem=tok["stem"],
                                    ngram_range=tuple(tok["ngram_range"]))
+        self.terms = [str(t) for t in terms]
         self.vocabulary = {t: i for i, t in enumerate(terms)}
         self.n_terms = len(terms)
 
@@ -105,6 +106,22 @@ class QueryPlan:
     def _vector(self, doc):
         """(ids, values) of the vectoriser's output for one text (float64 of its dtype), or a
         dense vector with LSI."""
+        ids, vals = self._weighted(doc)
+        if "components" in self.arrays:
+            C = self.arrays["components"]
+            x = np.asarray(vals.astype(C.dtype) @ C[:, ids].T, dtype=C.dtype).astype(np.float64)
+            return np.arange(x.shape[0], dtype=np.int64), x
+        return ids, vals.astype(self.meta["weighting"]["dtype"]).astype(np.float64)
+
+    def word_vector(self, doc):
+        """(word ids, values) of one text's weighted, normalised word vector before any LSI
+        projection, in the vectoriser's dtype (as float64): what ``TextVectorizer.transform``
+        gives with its ``components_`` set to None (the explanations' word vectors)."""
+        ids, vals = self._weighted(doc)
+        return ids, vals.astype(self.meta["weighting"]["dtype"]).astype(np.float64)
+
+    def _weighted(self, doc):
+        """(ids, float64 values) of one text: counted, weighted and normalised."""
         w = self.meta["weighting"]
         counts = Counter(self.tokenizer(doc))
         pairs = sorted((self.vocabulary[t], n) for t, n in counts.items() if t in self.vocabulary)
@@ -124,11 +141,7 @@ class QueryPlan:
             vals = self.arrays["idf"][ids] * vals * (w["k1"] + 1.0) / (vals + row_norm)
         if w["norm"] == "l2":
             vals = _unit(vals)
-        if "components" in self.arrays:
-            C = self.arrays["components"]
-            x = np.asarray(vals.astype(C.dtype) @ C[:, ids].T, dtype=C.dtype).astype(np.float64)
-            return np.arange(x.shape[0], dtype=np.int64), x
-        return ids, vals.astype(w["dtype"]).astype(np.float64)
+        return ids, vals
 
     # ------------------------------------------------------------------ the model's query rows
     def rows(self, texts):

@@ -525,15 +525,17 @@ class Index:
             hit = {"rank": rank + 1, "id": doc_id, "score": v if self.higher_is_closer else -v,
                    "text": text, "metadata": meta}
             if explain_query is not None:
-                hit["explanation"] = self._explainer().explain(explain_query, text, n_top=n_top,
-                                                               statistics=statistics)
+                hit["explanation"] = self._model_parts().explain(explain_query, text, n_top=n_top,
+                                                                 statistics=statistics)
             hits.append(hit)
         return hits
 
-    def _explainer(self):
-        """What explains a hit: the pipeline once it is loaded; before, for the models its query
-        plan describes fully (cosine, MCD), the plan (learnsim.index._explain: the pipeline's
-        load imports scikit-learn, most of the time of a command that explains a search)."""
+    def _model_parts(self):
+        """What explains a hit (``explain``) and gives the clustering the learned metric
+        (``metric``): the pipeline once it is loaded; before, for the models the query plan
+        describes fully (cosine, MCD), the plan (learnsim.index._explain: the pipeline's load
+        imports scikit-learn and hashes the model file, most of the time of a command that
+        explains a search)."""
         if self._pipeline is None and self.manifest.get("plan_dir") is not None:
             from ._explain import plan_pipeline
 
@@ -680,7 +682,7 @@ class Index:
         if explain:
             statistics = self.statistics or None
             for hit in hits:
-                hit["explanation"] = self._explainer().explain(query, hit["text"], n_top=n_top, statistics=statistics)
+                hit["explanation"] = self._model_parts().explain(query, hit["text"], n_top=n_top, statistics=statistics)
                 hit["explanation"]["rerank"] = dict(reranker.explain(query, hit["text"], n_top=n_top),
                                                     first_stage_rank=hit["first_stage_rank"], rank=hit["rank"])
         return hits

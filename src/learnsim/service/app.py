@@ -240,7 +240,7 @@ def _known_parameters(request: Request):
 
 def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_000_000,
                max_query_chars=10_000, max_pending=64, timeout_s=30, deadline_s=10, host="127.0.0.1",
-               allowed_hosts=(), cors_origins=(), protect_reads=False):
+               allowed_hosts=(), cors_origins=(), protect_reads=False, background=False):
     """A FastAPI application serving the index at ``index_path`` (see the module notes).
 
     Parameters
@@ -272,6 +272,16 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         Origins (``https://app.example``) given CORS headers and allowed to write; none by default.
     protect_reads : bool, default=False
         With ``api_key``, every route but ``/healthz`` and ``/openapi.json`` needs the key.
+    background : bool, default=False
+        Return once the index is opened (its manifest, segment descriptions and document count
+        checked), before the rest is loaded: the check of every row, the query plan and the
+        approximate structures (:meth:`Index.warm`) runs first on the index's thread, and the
+        model loads in a thread of its own. Until the warm-up is done ``/healthz`` answers 503
+        ``{"status": "starting"}`` (requests wait for it in the queue); damage it finds makes the
+        status "degraded" with the damage named, as damage found by a request does. A request
+        that needs the model waits for its load. ``learnsim serve`` sets it, so that the service
+        answers within a second or two of its start whatever the size of the index and model;
+        without it everything is loaded and checked before this returns.
 
     Returns
     -------
@@ -328,13 +338,16 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             raise ValueError(f"a CORS origin is scheme://host[:port] (no path); got {origin!r}")
     hosts = allowed_host_names(str(host), allowed_hosts)
     index = Index.open(index_path)
-    # a search needs only the index's query plan, but a write, a match, an explanation and the
-    # page need the model: loaded now, or the first of them would hold every request behind it
-    # for as long as the load takes (seconds: scikit-learn's import, the model's checks)
-    index.pipeline
-    index.warm()
-    # the write handle shares the loaded model (read-only once fitted)
-    write_index = Index.open(index_path, _pipeline=index.pipeline)
+    if background:
+        write_index = Index.open(index_path)
+    else:
+        # a search needs only the index's query plan, but a write, a match, an explanation and
+        # the page need the model: loaded now, or the first of them would hold every request
+        # behind it for as long as the load takes (seconds: scikit-learn's import, the model's checks)
+        index.pipeline
+        index.warm()
+        # the write handle shares the loaded model (read-only once fitted)
+        write_index = Index.open(index_path, _pipeline=index.pipeline)
     worker = IndexWorker(index, int(max_pending), float(timeout_s))
     writer = IndexWorker(write_index, int(max_pending), float(timeout_s))
     key = api_key.encode() if api_key is not None else None
@@ -362,6 +375,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
                   dependencies=[Depends(_known_parameters)],
                   description="Search, match and explain over a learnsim index.\n\n" + _BOUNDS_TEXT)
     app.state.index, app.state.worker, app.state.writer, app.state.damage = index, worker, writer, None
+    app.state.warm_up = _start_in_background(app, index, worker, writer, root) if background else None
 
     @app.exception_handler(HTTPException)
     async def _http_error(request, exc):
@@ -486,6 +500,12 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     async def healthz():
         if app.state.damage is not None:
             return _json({"status": "degraded", "damage": app.state.damage})
+        warm_up = app.state.warm_up
+        if warm_up is not None and not warm_up.done():
+            # (background) the rows and the plan are being checked; requests wait for it
+            answer = _json({"status": "starting"}, status=503)
+            answer.headers["Retry-After"] = str(_RETRY_AFTER_S)
+            return answer
         return _json({"status": "ok"})
 
     @app.get("/v1/info")
@@ -658,8 +678,10 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             raise _fail(404, f"no file {name!r}")
         return Response(static[name], media_type=_STATIC[name], headers=_PAGE_HEADERS)
 
-    can_match = index.pipeline.matcher is not None
-    app.openapi = lambda: _openapi(app, key is not None, protect_reads, max_query_chars, mixed_ids, can_match)
+    # (background: the schema, built once at its first request, waits for the model's load: it
+    # leaves /v1/match out for a model without a duplicate rule)
+    app.openapi = lambda: _openapi(app, key is not None, protect_reads, max_query_chars, mixed_ids,
+                                   index.pipeline.matcher is not None)
     app.add_middleware(FastSearch, answer=search_answer, error=_error_of, max_k=MAX_K, max_n_top=MAX_N_TOP)
     if cors_origins:
         from starlette.middleware.cors import CORSMiddleware
@@ -671,6 +693,74 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     app.add_middleware(_BodyLimit, max_bytes=int(max_body_bytes), hosts=hosts, key=key, read_only=read_only,
                        protect_reads=protect_reads, origins=cors_origins)
     return app
+
+
+def _start_in_background(app, index, worker, writer, root):
+    """Start what ``create_app(background=True)`` leaves for later; returns the future of the
+    check of the index's files (``Index.warm(search=False)``: every segment's rows and the query
+    plan), queued first on the reads' thread, which ``/healthz`` waits for. The warm-up (the
+    kernels, the approximate structures) follows it there, then the model loads in a thread of
+    its own (``Index.pipeline`` holds a lock meanwhile: a call that needs it waits), and the write
+    handle takes it over in the first call of the writes' thread. What fails is logged and kept
+    in ``app.state.damage`` (``/healthz`` says "degraded"); a request that needs what failed meets
+    the same failure itself, and is answered as any request that meets it."""
+    import threading
+    from concurrent.futures import Future
+
+    def failed(exc, what):
+        if isinstance(exc, IndexFormatError):
+            log.error("the index is damaged: %s", exc)
+            message = _short(_damage_message(exc, root))
+        else:
+            log.error("%s failed", what, exc_info=exc)
+            message = f"{what} failed ({type(exc).__name__}); see the server log"
+        if app.state.damage is None:
+            app.state.damage = message
+
+    loaded = Future()
+    loader = threading.Thread(target=lambda: load_model(), name="learnsim-load-model", daemon=True)
+
+    def check(idx):
+        try:
+            idx.warm(search=False)    # every row and the plan against their checksums
+        except BaseException as exc:
+            failed(exc, "checking the index")   # before the future is done: /healthz sees it at once
+            raise
+
+    def warm(idx):
+        try:
+            idx.warm()                # the kernels and approximate structures: speed, not safety
+        except BaseException as exc:
+            failed(exc, "warming the index up")
+            raise
+        finally:
+            # the model's load after the warm-up, not beside it: scikit-learn's import holds the
+            # interpreter most of the time, and the warm-up is what the first searches wait for
+            loader.start()
+
+    def load_model():
+        try:
+            index.pipeline
+        except BaseException as exc:
+            failed(exc, "loading the model")
+            loaded.set_result(None)
+            return
+        loaded.set_result(index.pipeline)
+        # as the lifespan does for what was loaded before the start: out of the collector's sight
+        gc.collect()
+        gc.freeze()
+
+    def share_model(widx):
+        # the write handle shares the loaded model (read-only once fitted); after a failed
+        # load, a write loads it itself, and meets the same failure
+        model = loaded.result()
+        if model is not None and widx._pipeline is None:
+            widx._pipeline = model
+
+    writer.submit(share_model)
+    checked = worker.submit(check)
+    worker.submit(warm)
+    return checked
 
 
 def app_from_environment():
@@ -722,6 +812,6 @@ def app_from_environment():
     api_key = os.environ.get(key_env) if key_env else None
     if key_env and not api_key:
         raise RuntimeError(f"the API key's variable {key_env} is not set")
-    extra = {name: options[name] for name in ("deadline_s", "host", "allowed_hosts", "cors_origins", "protect_reads")
-             if name in options}
+    extra = {name: options[name] for name in ("deadline_s", "host", "allowed_hosts", "cors_origins", "protect_reads",
+                                              "background") if name in options}
     return create_app(options["index"], read_only=bool(options.get("read_only")), api_key=api_key, **extra)
