@@ -301,7 +301,11 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None):
         pairs, held = _split_validation_pairs(pairs, o, flags)
     # with pairs, the held-out pairs judge the duplicate and search rules against the input
     # cosine (below); FILM itself is fitted on all the training pairs
-    metric, y = _film_with_supervision(o, X, labels, pairs, None if held is not None else holdout, note)
+    from .matching._rerank import DEFAULT_N_CANDIDATES, DEFAULT_N_NEGATIVES
+
+    # the re-ranker's neighbour lists, when its first stage is the input cosine, come with FILM's
+    keep = {"depth": max(DEFAULT_N_CANDIDATES, DEFAULT_N_NEGATIVES)} if held is not None and o.rerank else None
+    metric, y = _film_with_supervision(o, X, labels, pairs, None if held is not None else holdout, note, keep)
     start = time.perf_counter()
     with stage("FILM: learning the metric"):
         metric.fit(X, y)
@@ -320,7 +324,8 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None):
         if o.rerank:
             with stage("FILM: training search's re-ranker and checking it on held-out duplicates"):
                 reranker = _validated_rerank(metric, X, texts, vectorizer, matcher, search, pairs, held, all_pairs,
-                                             o.random_state, holdout is not None, summary)
+                                             o.random_state, holdout is not None, summary,
+                                             keep.get("neighbours") if search.input_weight == 1.0 else None)
             if reranker is not None:
                 parts["rerank"] = reranker
         # input_weight: the mixed-cosine threshold rule's weight (chosen on all the held-out pairs),
@@ -341,19 +346,27 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None):
                    search=search)
 
 
-def _film_triplets(pairs, X, seed, note):
+def _film_triplets(pairs, X, seed, note, keep=None):
     """Triplets from duplicate pairs, without the texts that have no vocabulary term (FILM
     L2-normalises every row it learns from). Each duplicate direction gets the anchor's labelled
     non-duplicate partner, a random negative and a hard one: a non-duplicate among the anchor's
-    10 nearest texts by the input cosine (as in the FILM reproduction)."""
+    10 nearest texts by the input cosine (as in the FILM reproduction).
+
+    ``keep``: a dict that asks for each text's ``keep["depth"]`` nearest texts by the input
+    cosine as well (``keep["neighbours"]``, best first): search's re-ranker needs them when its
+    first stage is the input cosine, and one pass over the collection finds both."""
     from .search import top_k
     from .supervision import duplicate_pairs_to_triplets
     from .text import find_empty_rows
 
     n_neighbours = min(_FILM_NEIGHBOURS, X.shape[0] - 1)
+    depth = n_neighbours if keep is None else min(max(n_neighbours, keep["depth"]), X.shape[0] - 1)
     with stage("FILM: finding each text's nearest texts (hard negatives)"):
-        neighbours = top_k(X, X, n_neighbours, metric="cosine", exclude_self=True, return_scores=False) \
+        nearest = top_k(X, X, depth, metric="cosine", exclude_self=True, return_scores=False) \
             if n_neighbours >= 1 else None
+    if keep is not None:
+        keep["neighbours"] = nearest
+    neighbours = None if nearest is None else nearest[:, :n_neighbours]
     T = duplicate_pairs_to_triplets(pairs, n_items=X.shape[0], random_state=seed, neighbors=neighbours,
                                     n_hard_negatives=1 if neighbours is not None else 0).indices
     empty = find_empty_rows(X)
@@ -403,10 +416,11 @@ def _validated_search(metric, X, held, all_pairs, seed, check_baseline):
 
 
 def _validated_rerank(metric, X, texts, vectorizer, matcher, search, train, held, all_pairs, seed, check_baseline,
-                      summary):
+                      summary, neighbours=None):
     """Search's learned second stage (:func:`learnsim.matching.select_reranker`), trained on the
     training pairs with the validated search rule as its first stage, kept where held-out
-    duplicate queries show a gain; None otherwise."""
+    duplicate queries show a gain; None otherwise. ``neighbours``: each text's nearest texts
+    under that first stage, when they are known already (the input cosine's, from the triplets)."""
     from .matching import PairClassifierMatcher, select_reranker
     from .scorer import Scorer
 
@@ -415,19 +429,21 @@ def _validated_rerank(metric, X, texts, vectorizer, matcher, search, train, held
     first = Scorer(metric, None, search).prepare(X)
     reranker, report, recall = select_reranker(list(texts), X, first, train, held, all_pairs, shared=shared,
                                                vectorizer=vectorizer if sparse_terms else None,
-                                               check_baseline=check_baseline, random_state=seed)
+                                               check_baseline=check_baseline, random_state=seed,
+                                               neighbours=neighbours)
     summary.update(rerank=None if reranker is None else f"C={reranker.model.C_:g}", rerank_recall_at_1=recall,
                    rerank_baseline_gain=_report(report))
     return reranker
 
 
-def _film_with_supervision(o, X, labels, pairs, holdout, note):
+def _film_with_supervision(o, X, labels, pairs, holdout, note, keep=None):
     """The FILM to fit and what to fit it on: the cluster labels (FILM draws its triplets from
-    them) or triplets made of the duplicate pairs. ``holdout``: FILM's own ``baseline_holdout``."""
+    them) or triplets made of the duplicate pairs. ``holdout``: FILM's own ``baseline_holdout``;
+    ``keep``: see :func:`_film_triplets`."""
     from ._utils.progress import _default_enabled
     from .film import FILM
 
-    y = labels if pairs is None else _film_triplets(pairs, X, o.random_state, note)
+    y = labels if pairs is None else _film_triplets(pairs, X, o.random_state, note, keep)
     most = min(X.shape)
     d = o.n_components
     if d is None:

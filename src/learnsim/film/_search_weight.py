@@ -80,16 +80,19 @@ class SearchRule:
         E = _unit_rows(np.asarray(metric.transform(X), dtype=np.float64))
         hits = np.zeros((len(grid), len(queries)))
         step = max(1, _BLOCK_ENTRIES // max(X.shape[0], 1))
+        w = np.asarray(grid, dtype=np.float64)
         for start in range(0, len(queries), step):
             q = queries[start:start + step]
             Ci = Xu[q] @ Xu.T
             Ci = Ci.toarray() if sp.issparse(Ci) else np.asarray(Ci)
             Cl = E[q] @ E.T
             rows = np.arange(len(q))
-            for g, w in enumerate(grid):
-                S = w * Ci + (1.0 - w) * Cl
-                S[rows, q] = -np.inf
-                hits[g, start:start + len(q)] = components[S.argmax(axis=1)] == components[q]
+            # the query itself never wins: below every mixture of two cosines (>= -1), and finite
+            # so that a weight of 0 or 1 leaves no NaN
+            Ci[rows, q] = -2.0
+            Cl[rows, q] = -2.0
+            best = _best_per_weight(Ci, Cl, w)
+            hits[:, start:start + len(q)] = components[best] == components[q][None, :]
         return hits
 
     @classmethod
@@ -144,6 +147,37 @@ class SearchRule:
 
 
 _SEARCH_BASELINE = "input cosine"
+
+
+def _best_per_weight(Ci, Cl, w):
+    """(len(w), rows) array: the column of the largest ``w Ci + (1 - w) Cl`` in each row, for
+    each weight (ties to the lower column, as ``argmax``), without forming the 21 mixtures of
+    the whole rows.
+
+    A column can be a row's best at weight w only if its mixture reaches that of the row's best
+    input-cosine and best learned-cosine columns there, so only if the larger of its two cosines
+    reaches ``t = min_w max(mixture of those two columns)``: the columns below t are left out,
+    exactly (ties included), and the mixtures are formed for the few that remain.
+    """
+    n = Ci.shape[0]
+    r = np.arange(n)
+    a, b = Ci.argmax(axis=1), Cl.argmax(axis=1)
+    mix_a = w[:, None] * Ci[r, a] + (1.0 - w)[:, None] * Cl[r, a]
+    mix_b = w[:, None] * Ci[r, b] + (1.0 - w)[:, None] * Cl[r, b]
+    t = np.maximum(mix_a, mix_b).min(axis=0)
+    # the rounding of a mixture can exceed both cosines by an ulp: keep a margin
+    t = t - 1e-12 * np.maximum(1.0, np.abs(t))
+    rows, cols = np.nonzero(np.maximum(Ci, Cl) >= t[:, None])
+    ci, cl = Ci[rows, cols], Cl[rows, cols]
+    out = np.empty((len(w), n), dtype=np.int64)
+    for g, wg in enumerate(w):
+        s = wg * ci + (1.0 - wg) * cl
+        # per row: the largest s, then the lowest column (rows come sorted, columns ascending)
+        order = np.lexsort((cols, -s, rows))
+        first = np.ones(order.size, dtype=bool)
+        first[1:] = rows[order][1:] != rows[order][:-1]
+        out[g, rows[order][first]] = cols[order][first]
+    return out
 
 
 def _unit_rows(M):

@@ -191,12 +191,15 @@ def _dense_names(model):
     return names
 
 
-def _neighbours(scorer, X, rows, k):
+def _neighbours(scorer, X, rows, k, known=None):
     """The k closest rows of X (the first stage, ``scorer`` prepared on X) of each of ``rows``,
-    the row itself excluded: an (len(rows), k) array, best first."""
+    the row itself excluded: an (len(rows), k) array, best first. ``known``: every row's
+    closest rows under the first stage, best first, when they were found already."""
     from ..scorer import block_rows
 
     k = min(k, X.shape[0] - 1)
+    if known is not None and known.shape[1] >= k:
+        return np.asarray(known[rows, :k], dtype=np.int64)
     out = np.empty((len(rows), k), dtype=np.int64)
     step = max(1, block_rows(X.shape[0]))
     for start in range(0, len(rows), step):
@@ -213,7 +216,7 @@ def _neighbours(scorer, X, rows, k):
 
 def select_reranker(texts, X, scorer, train, held, all_pairs, *, shared=None, vectorizer=None,
                     n_candidates=DEFAULT_N_CANDIDATES, n_negatives=DEFAULT_N_NEGATIVES, C_grid=DEFAULT_C_GRID,
-                    check_baseline=True, random_state=0):
+                    check_baseline=True, random_state=0, neighbours=None):
     """Train the re-ranker on the training pairs and check it on held-out duplicate queries.
 
     Parameters
@@ -235,6 +238,9 @@ def select_reranker(texts, X, scorer, train, held, all_pairs, *, shared=None, ve
     C_grid : sequence of float
     check_baseline : bool
         False: the best C on the held-out queries, kept unchecked.
+    neighbours : (n_texts, depth) int array, optional
+        Each text's closest texts under the first stage, best first, when they are known (the
+        input cosine's, found with FILM's hard negatives); found here otherwise.
 
     Returns
     -------
@@ -294,7 +300,7 @@ def select_reranker(texts, X, scorer, train, held, all_pairs, *, shared=None, ve
     # duplicate's nearest texts (not joined to it by training duplicates)
     joined = np.asarray(pairs_to_clusters(train, n).labels)
     anchors = np.unique(train.indices[labels].ravel())
-    near = _neighbours(scorer, X, anchors, n_negatives)
+    near = _neighbours(scorer, X, anchors, n_negatives, neighbours)
     a = np.repeat(anchors, near.shape[1])
     b = near.ravel()
     wrong = joined[a] != joined[b]
@@ -302,7 +308,7 @@ def select_reranker(texts, X, scorer, train, held, all_pairs, *, shared=None, ve
     idx = np.vstack([np.asarray(train.indices, dtype=np.int64), negatives])
     y = np.concatenate([labels, np.zeros(len(negatives), dtype=bool)])
     # held out: each query's first-stage candidates
-    cand = _neighbours(scorer, X, queries, n_candidates)
+    cand = _neighbours(scorer, X, queries, n_candidates, neighbours)
     hit = components[cand] == components[queries][:, None]
     held_idx = np.column_stack([np.repeat(queries, cand.shape[1]), cand.ravel()])
     rows = [hit[:, 0].astype(np.float64)]
