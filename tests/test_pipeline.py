@@ -124,7 +124,14 @@ def test_search_equals_the_scorer_on_the_same_vectors(fitted, data):
     queries, corpus = _queries(data), data["texts"]
     hits = model.search(queries, corpus, k=7)
     Q, C = model.vectorize(queries), model.vectorize(corpus)
-    idx, values = Scorer(model.metric, model.matcher, model.search_rule).prepare(C).top_k(Q, 7)
+    QL = CL = None
+    # the lexical part over the corpus' own vocabulary (issue 32, part 6)
+    lexical = model.lexical_vectorizer(model.collection_statistics(corpus))
+    if lexical is not None:
+        QL, CL = (lexical.transform(t).astype(np.float64) for t in (queries, corpus))
+        if model.scorer.kind == "term_weights":
+            Q, C, QL, CL = QL, CL, None, None
+    idx, values = Scorer(model.metric, model.matcher, model.search_rule).prepare(C, CL).top_k(Q, 7, lexical=QL)
     assert len(hits) == len(queries)
     for qi, row in enumerate(hits):
         assert [h["corpus_id"] for h in row] == idx[qi].tolist()
@@ -179,7 +186,11 @@ def test_encode_is_the_learned_representation(fitted, data):
     kind, model = fitted
     E = model.encode(data["texts"][:5])
     if kind in TERM_WEIGHTS:
-        assert sp.issparse(E) and E.shape == (5, model.vectorize(data["texts"][:1]).shape[1])
+        # over the texts' own vocabulary (issue 32, part 6)
+        from learnsim.text import collection_terms
+
+        terms = collection_terms(model.collection_statistics(data["texts"][:5]))
+        assert sp.issparse(E) and E.shape == (5, len(terms))
     elif kind == "relative":
         assert E.shape[0] == 5
     else:
@@ -267,7 +278,7 @@ def test_explain_term_weights_needs_the_collection(data):
     q, doc = _queries(data)[0], data["texts"][5]
     with pytest.raises(ValueError, match="corpus="):
         model.explain(q, doc)
-    statistics = model.scorer.collection_statistics(model.vectorize(data["texts"]))
+    statistics = model.collection_statistics(data["texts"])
     by_statistics = model.explain(q, doc, statistics=statistics)
     by_corpus = model.explain(q, doc, corpus=data["texts"])
     assert by_statistics == by_corpus

@@ -9,6 +9,15 @@ supervision.
 
 Every score is the model's validated scoring (:class:`learnsim.scorer.Scorer`): the same numbers
 ``learnsim search`` ranks by, on the same model and corpus.
+
+Every model applies to the collection it searches (issue 32, part 6): the lexical part of its
+scoring (FILM's input cosine, LinkLearn's and LearnedBM25's term weights) uses the searched
+collection's vocabulary, document frequencies and lengths, tokenised and weighted as the fitted
+vectoriser does (:func:`learnsim.text.collection_vectorizer`), so words the fit never saw still
+count; what was learned (FILM's map on its training vocabulary, the weighting's parameters) is
+used as it is. A FILM whose search fell back to the input cosine scores exactly as a tf-idf
+cosine fitted on the collection. Distance models and vectorisers with LSI, hashed columns or
+dense encoders keep their own vectors (:attr:`Pipeline.uses_collection_vocabulary`).
 """
 from __future__ import annotations
 
@@ -91,6 +100,7 @@ class Pipeline:
             raise TypeError(f"rerank must be a learnsim.matching.Reranker; got {type(rerank).__name__}")
         self.rerank = rerank
         self._scorer = None
+        self._lexical_cache = None
 
     # ------------------------------------------------------------------ parts and files
     @classmethod
@@ -209,8 +219,8 @@ class Pipeline:
         texts : list of str
         statistics : dict, optional
             Term-weight models only: the collection statistics to weight the texts with
-            (``scorer.collection_statistics`` of their collection's vectors); by default the
-            texts are their own collection.
+            (:meth:`collection_statistics` of their collection); by default the texts are their
+            own collection.
 
         Returns
         -------
@@ -219,23 +229,138 @@ class Pipeline:
             FILM ranks by the cosine and MCD by the Euclidean distance. RelativeComparisonMetric:
             a sparse matrix over the terms, Euclidean distances learned. LinkLearn and
             LearnedBM25: the sparse (n_texts, n_terms) learned document weights an index holds
-            (float64 copies of the float32 weights the search scores with).
+            (float64 copies of the float32 weights the search scores with), over the terms of
+            the collection's vocabulary (:func:`learnsim.text.collection_terms` of
+            ``statistics``, or of the texts' own), or the vectoriser's for statistics without a
+            vocabulary.
         """
-        X = self.vectorize(texts)
         if self.scorer.kind == "term_weights":
-            self._check_collection(X.shape[0], statistics, given=True)
-            return self.scorer.document_rows(X, statistics).sparse
-        return self.metric.transform(X)
+            texts = _check_texts(texts, "texts")
+            self._check_collection(len(texts), statistics, given=True)
+            return self.document_rows(texts, statistics).sparse
+        return self.metric.transform(self.vectorize(texts))
 
     def transform(self, texts, statistics=None):
         """Same as :meth:`encode` (scikit-learn's name)."""
         return self.encode(texts, statistics=statistics)
 
+    # ------------------------------------------------------------------ the searched collection
+    @property
+    def uses_collection_vocabulary(self):
+        """Whether the lexical part of the scoring takes the vocabulary, document frequencies and
+        lengths of the collection searched (FILM with an input cosine, LinkLearn, LearnedBM25,
+        over a term vectoriser without LSI), rather than those the vectoriser was fitted on."""
+        from .text import has_lexical_part
+
+        scorer = self.scorer
+        if scorer.kind == "distance" or (scorer.kind == "cosine" and scorer.input_weight is None):
+            return False
+        return has_lexical_part(self.vectorizer)
+
+    def collection_statistics(self, texts):
+        """What the scoring takes from the collection ``texts`` as a whole, as an index saves it
+        at build and reindex: its vocabulary, document frequencies and mean length
+        (:func:`learnsim.text.collection_vocabulary`, where :attr:`uses_collection_vocabulary`)
+        and the model's own statistics over them (the idf of LinkLearn, the document
+        frequencies of LearnedBM25).
+
+        Parameters
+        ----------
+        texts : list of str
+
+        Returns
+        -------
+        dict of str -> ndarray
+
+        Examples
+        --------
+        A BM25 weighting over a vectoriser fitted on other texts: the collection's words count,
+        also those the vectoriser never saw:
+
+        >>> from learnsim import Pipeline
+        >>> from learnsim.linklearn import LearnedBM25
+        >>> from learnsim.text import TextVectorizer
+        >>> vec = TextVectorizer("tf").fit(["reset my password", "charged twice"])
+        >>> model = Pipeline(vec, LearnedBM25.from_params(k1=1.2, b=0.75))
+        >>> stats = model.collection_statistics(["parcel lost in transit", "where is my parcel"])
+        >>> from learnsim.text import collection_terms
+        >>> collection_terms(stats)
+        ['in', 'is', 'lost', 'my', 'parcel', 'transit', 'where']
+        >>> stats["document_frequency"].tolist(), float(stats["avgdl"])
+        ([1, 1, 1, 1, 2, 1, 1], 4.0)
+        >>> hits = model.search("parcel in transit", ["parcel lost in transit", "where is my parcel"], k=1)
+        >>> hits[0]["corpus_id"]
+        0
+        """
+        texts = _check_texts(texts, "texts")
+        if not self.uses_collection_vocabulary:
+            X = self.vectorize(texts)
+            self._check_collection(X.shape[0], None)
+            return self.scorer.collection_statistics(X)
+        from .text import collection_vectors
+
+        statistics, _, L = collection_vectors(self.vectorizer, texts)
+        if self.scorer.kind == "term_weights":
+            self._check_collection(L.shape[0], None)
+            statistics.update(self.scorer.collection_statistics(L))
+        return statistics
+
+    def document_rows(self, texts, statistics=None):
+        """The :class:`learnsim.scorer.Rows` an index stores for ``texts`` under the collection
+        ``statistics`` (:meth:`collection_statistics`; the texts' own when None). Statistics
+        without a ``"vocabulary"`` (an index built before issue 32) keep the vectoriser's own
+        vocabulary, as that index was built."""
+        if statistics is None:
+            statistics = self.collection_statistics(texts)
+        X, L = self._vectors(texts, statistics)
+        return self.scorer.document_rows(X, statistics, lexical=L)
+
+    def query_rows(self, texts, statistics):
+        """The :class:`learnsim.scorer.Rows` of queries ``texts`` against a collection of these
+        ``statistics`` (:meth:`collection_statistics`)."""
+        X, L = self._vectors(texts, statistics)
+        return self.scorer.query_rows(X, statistics or None, lexical=L)
+
+    def lexical_vectorizer(self, statistics):
+        """The vectoriser of the lexical part under the collection ``statistics``: the fitted
+        one with the collection's vocabulary and statistics
+        (:func:`learnsim.text.collection_vectorizer`), or None where the model keeps its own
+        (:attr:`uses_collection_vocabulary` is False, or ``statistics`` hold no vocabulary)."""
+        if not statistics or "vocabulary" not in statistics or not self.uses_collection_vocabulary:
+            return None
+        vocabulary = statistics["vocabulary"]
+        cached = self._lexical_cache
+        if cached is not None and cached[0] is vocabulary:
+            return cached[1]
+        from .text import collection_vectorizer
+
+        vec = collection_vectorizer(self.vectorizer, statistics)
+        self._lexical_cache = (vocabulary, vec)
+        return vec
+
+    def _vectors(self, texts, statistics):
+        """(X, lexical) of ``texts`` under ``statistics``: the vectors the scorer takes and those
+        of its input cosine (None: X's own); term weightings get the collection's counts as X."""
+        vec = self.lexical_vectorizer(statistics)
+        if vec is None:
+            return self.vectorize(texts), None
+        texts = _check_texts(texts, "texts")
+        L = vec.transform(texts)
+        L = L.astype(np.float64) if L.dtype != np.float64 else L
+        if self.scorer.kind == "term_weights":
+            return L, None
+        return (L if self.scorer.input_weight == 1.0 else self.vectorize(texts)), L
+
+    def _collection_search(self, corpus):
+        """A :class:`_CollectionSearch` of the corpus texts (the in-memory search, as an index
+        built from them scores)."""
+        return _CollectionSearch(self, _check_texts(corpus, "corpus"))
+
     def _check_collection(self, n_documents, statistics, given=False):
         from .linklearn import LinkLearn
 
         if statistics is None and n_documents < 2 and isinstance(self.metric, LinkLearn):
-            hint = "" if not given else ", or statistics= (scorer.collection_statistics of their collection)"
+            hint = "" if not given else ", or statistics= (collection_statistics of their collection)"
             raise ValueError(f"LinkLearn weights documents by the idf of their collection, which takes at least 2 "
                              f"documents: give 2 or more{hint}")
 
@@ -252,10 +377,8 @@ class Pipeline:
         -------
         ndarray of float64, shape (len(texts_a), len(texts_b))
         """
-        A = self.vectorize(texts_a)
-        B = self.vectorize(texts_b)
-        self._check_collection(B.shape[0], None)
-        return np.asarray(self.make_scorer().prepare(B).closeness(A), dtype=np.float64)
+        texts_a = _check_texts(texts_a, "texts_a")
+        return np.asarray(self._collection_search(texts_b).closeness(texts_a), dtype=np.float64)
 
     def search(self, queries, corpus, k=10):
         """The ``k`` closest corpus texts of each query, as ``learnsim search`` finds them.
@@ -282,11 +405,10 @@ class Pipeline:
         single = isinstance(queries, str)
         queries = [queries] if single else queries
         k = _check_k(k)
-        Q = self.vectorize(queries)
-        C = self.vectorize(corpus)
-        self._check_collection(C.shape[0], None)
-        depth = min(max(k, self.rerank.n_candidates) if self.rerank is not None else k, C.shape[0])
-        idx, values = self.make_scorer().prepare(C).top_k(Q, depth)
+        queries = _check_texts(queries, "queries")
+        found = self._collection_search(corpus)
+        depth = min(max(k, self.rerank.n_candidates) if self.rerank is not None else k, found.n_documents)
+        idx, values = found.top_k(queries, depth)
         hits = [[{"corpus_id": int(i), "score": float(v)} for i, v in zip(row_i, row_v)]
                 for row_i, row_v in zip(idx, values)]
         if self.rerank is not None:
@@ -363,8 +485,8 @@ class Pipeline:
         - term-weight models (LinkLearn, LearnedBM25): each word of both texts adds
           query weight x document weight. The document is weighted with the statistics of the
           collection it is searched in: give ``statistics``
-          (``scorer.collection_statistics(pipeline.vectorize(corpus))``) or ``corpus`` (the
-          texts); one of them is required. The search accumulates these products in float32,
+          (``pipeline.collection_statistics(corpus)``) or ``corpus`` (the texts); one of them
+          is required. The search accumulates these products in float32,
           so its score equals this one to float32 precision (about 1e-6 relative).
         - FILM (cosine): score = w cos(x_q, x_d) + (1 - w) cos(L x_q, L x_d) with the
           validated input weight w (0: the learned cosine alone, 1: the input cosine alone).
@@ -389,10 +511,13 @@ class Pipeline:
         n_top : int, default=10
             Words (and word pairs) listed, largest absolute contribution first.
         statistics : dict, optional
-            Term-weight models: the collection statistics of the document's collection.
-            Ignored by the others (their vectoriser fixed its statistics at fit time).
+            The collection statistics of the document's collection
+            (:meth:`collection_statistics`): required by the term-weight models; for FILM with
+            an input cosine, the vocabulary its input cosine takes (without them, and without
+            ``corpus``, the vectoriser's own vocabulary, as before issue 32). Ignored by the
+            distance models.
         corpus : list of str, optional
-            Term-weight models: the document's collection, to compute ``statistics`` from.
+            The document's collection, to compute ``statistics`` from.
 
         Returns
         -------
@@ -407,6 +532,51 @@ class Pipeline:
                 raise TypeError(f"{name} must be a str; got {type(text).__name__}")
         n_top = _check_k(n_top, "n_top")
         return _explain(self, query, document, n_top, statistics, corpus)
+
+
+class _CollectionSearch:
+    """The in-memory search of one corpus under a pipeline: its scorer prepared on the corpus'
+    vectors (over the corpus' own vocabulary where :attr:`Pipeline.uses_collection_vocabulary`),
+    and the queries vectorised alike. ``documents``: the corpus' vectors the lexical part uses (to
+    find empty documents)."""
+
+    def __init__(self, pipeline, corpus):
+        self.pipeline = pipeline
+        self.scorer = pipeline.make_scorer()
+        self.lexical_vectorizer = None
+        if pipeline.uses_collection_vocabulary:
+            from .text import collection_vectors
+
+            _, self.lexical_vectorizer, L = collection_vectors(pipeline.vectorizer, corpus)
+            if self.scorer.kind == "term_weights":
+                C, L = L, None
+            else:
+                C = L if self.scorer.input_weight == 1.0 else pipeline.vectorize(corpus)
+        else:
+            C, L = pipeline.vectorize(corpus), None
+        pipeline._check_collection(C.shape[0], None)
+        self.documents = C if L is None else L
+        self.n_documents = C.shape[0]
+        self.scorer.prepare(C, L)
+
+    def vectors(self, texts):
+        """(X, lexical) of query texts (see ``Pipeline._vectors``)."""
+        vec = self.lexical_vectorizer
+        if vec is None:
+            return self.pipeline.vectorize(texts), None
+        L = vec.transform(texts)
+        L = L.astype(np.float64) if L.dtype != np.float64 else L
+        if self.scorer.kind == "term_weights":
+            return L, None
+        return (L if self.scorer.input_weight == 1.0 else self.pipeline.vectorize(texts)), L
+
+    def top_k(self, texts, k):
+        X, L = self.vectors(texts)
+        return self.scorer.top_k(X, k, lexical=L)
+
+    def closeness(self, texts):
+        X, L = self.vectors(texts)
+        return self.scorer.closeness(X, L)
 
 
 def rerank_hits(reranker, query, hits, texts):
@@ -491,6 +661,13 @@ def _explain(pipeline, query, document, n_top, statistics, corpus):
     names, projection = _word_space(pipeline.vectorizer)
     W = _csr(_word_vectors(pipeline.vectorizer, [query, document]))
     if scorer.kind == "cosine":
+        if statistics is None and corpus is not None and pipeline.uses_collection_vocabulary:
+            statistics = pipeline.collection_statistics(_check_texts(corpus, "corpus"))
+        lexical = pipeline.lexical_vectorizer(statistics)
+        if lexical is not None:
+            return _explain_cosine(pipeline, W[0], W[1], names, projection, n_top,
+                                   lexical=(_csr(_word_vectors(lexical, [query, document])),
+                                            [str(t) for t in lexical.terms_]))
         return _explain_cosine(pipeline, W[0], W[1], names, projection, n_top)
     return _explain_distance(pipeline, W[0] - W[1], names, projection, n_top)
 
@@ -501,36 +678,50 @@ def _explain_term_weights(pipeline, query, document, n_top, statistics, corpus):
         if corpus is None:
             raise ValueError("a term-weight model weights the document with the statistics of the collection it "
                              "is searched in: give corpus= (its texts) or statistics= "
-                             "(pipeline.scorer.collection_statistics(pipeline.vectorize(corpus)))")
-        C = pipeline.vectorize(corpus)
-        pipeline._check_collection(C.shape[0], None)
-        statistics = scorer.collection_statistics(C)
-    X = pipeline.vectorize([query, document])
-    q = _csr(scorer.query_rows(X[:1], statistics).sparse)
-    d = _csr(scorer.document_rows(X[1:], statistics).sparse)
+                             "(pipeline.collection_statistics(corpus))")
+        statistics = pipeline.collection_statistics(_check_texts(corpus, "corpus"))
+    q = _csr(pipeline.query_rows([query], statistics).sparse)
+    d = _csr(pipeline.document_rows([document], statistics).sparse)
     shared, at_q, at_d = np.intersect1d(q.indices, d.indices, assume_unique=True, return_indices=True)
     contributions = q.data[at_q] * d.data[at_d]
-    names = [str(t) for t in pipeline.vectorizer.get_feature_names_out()]
+    vec = pipeline.lexical_vectorizer(statistics) or pipeline.vectorizer
+    names = [str(t) for t in vec.get_feature_names_out()]
     score = float(contributions.sum())
     words, rest = _listed(shared, contributions, names, n_top, score)
     return {"score": score, "scoring": scorer.name, "words": words, "rest": rest}
 
 
-def _explain_cosine(pipeline, x_q, x_d, names, projection, n_top):
-    """w x the input cosine's split + (1 - w) x the learned cosine's (see Pipeline.explain)."""
+def _explain_cosine(pipeline, x_q, x_d, names, projection, n_top, lexical=None):
+    """w x the input cosine's split + (1 - w) x the learned cosine's (see Pipeline.explain);
+    ``lexical``: (the two texts' vectors, the terms) of the input cosine over the searched
+    collection's vocabulary (issue 32), the words then keyed by name across the two parts."""
     from .evaluation.explain import explain_pair
 
     w = pipeline.scorer.input_weight
     w = 0.0 if w is None else float(w)
     per_word = {}
-    if w > 0.0:
+    if lexical is not None:
+        # one word list for both parts: the training words, then the collection's others
+        L, lex_names = lexical
+        train_names, names = names, list(names)
+        position = {t: i for i, t in enumerate(names)}
+        for t in lex_names:
+            if t not in position:
+                position[t] = len(names)
+                names.append(t)
+        if w > 0.0:
+            for i, c in zip(*_input_cosine_split(L[0], L[1], None)):
+                j = position[lex_names[i]]
+                per_word[j] = per_word.get(j, 0.0) + w * c
+    elif w > 0.0:
         for i, c in zip(*_input_cosine_split(x_q, x_d, projection)):
             per_word[i] = per_word.get(i, 0.0) + w * c
     pairs = []
     if w < 1.0:
         width = max(x_q.nnz, x_d.nnz, n_top, 1)
         # n_top as wide as the texts: every word of each text is listed (zero shares aside)
-        exp = explain_pair(pipeline.metric, x_q, x_d, names, width, projection=projection)
+        exp = explain_pair(pipeline.metric, x_q, x_d, names if lexical is None else train_names, width,
+                           projection=projection)
         for listed in (exp.words_a, exp.words_b):
             for entry in listed:
                 per_word[entry.index] = per_word.get(entry.index, 0.0) + (1.0 - w) * 0.5 * entry.cosine_contribution

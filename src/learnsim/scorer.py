@@ -25,6 +25,13 @@ once when the index is built, and the rows of documents and of queries
 (:meth:`Scorer.document_rows`, :meth:`Scorer.query_rows`), a sparse and a dense part whose inner
 products add up to the score's inner product, plus squared norms for the distances. Query and
 document rows may differ (MCD's ``beta I + V diag(w - beta) V^T`` has a signed part).
+
+The lexical part of a scoring (issue 32, part 6) - FILM's input cosine - may come from other
+vectors than the learned part: ``lexical=`` gives the texts' vectors over the searched
+collection's own vocabulary (:func:`learnsim.text.collection_vectorizer`), which the input cosine
+then uses, while FILM's map keeps the vectors of its training vocabulary. The term-weight models
+learned nothing per word, so :class:`learnsim.pipeline.Pipeline` simply gives them the counts
+over the collection's vocabulary.
 """
 from __future__ import annotations
 
@@ -164,9 +171,10 @@ class Scorer:
             self.description = f"{type(metric).__name__}'s learned distance (lower is closer)"
 
     # ------------------------------------------------------------------------ rows
-    def rows(self, X):
+    def rows(self, X, lexical=None):
         """The rows to compare (see the class notes); None for the distance when its embedding
-        is too large (then distances are computed by ``metric.pairwise_distances``)."""
+        is too large (then distances are computed by ``metric.pairwise_distances``). ``lexical``:
+        the vectors FILM's input cosine uses instead of X (module notes)."""
         if self.kind == "term_weights":
             import scipy.sparse as sp
 
@@ -174,16 +182,21 @@ class Scorer:
         if self.kind == "cosine":
             from .film.hybrid import hybrid_rows
 
+            if lexical is not None and self.input_weight == 1.0:
+                from .film.hybrid import _unit
+
+                return _unit(_csr(lexical))
             E = np.asarray(self.metric.transform(X), dtype=np.float64)
             if self.input_weight is None:
                 norms = np.sqrt(np.einsum("ij,ij->i", E, E))
                 return E / np.where(norms > 0, norms, 1.0)[:, None]
-            return hybrid_rows(X, E, self.input_weight)
+            return hybrid_rows(X if lexical is None else lexical, E, self.input_weight)
         E = self.metric.transform(X)
         return E.astype(np.float64).tocsr() if hasattr(E, "tocsr") else np.asarray(E, dtype=np.float64)
 
-    def prepare(self, corpus):
-        """Fix the corpus (its vectors); returns self."""
+    def prepare(self, corpus, lexical=None):
+        """Fix the corpus (its vectors, and their ``lexical`` vectors: module notes); returns
+        self."""
         self.corpus = corpus
         self.corpus_rows = self.corpus_sq = None
         if self.kind == "distance":
@@ -193,14 +206,15 @@ class Scorer:
         elif self.kind == "term_weights":
             self.index = self.metric.index(corpus)
         else:
-            self.corpus_rows = self.rows(corpus)
+            self.corpus_rows = self.rows(corpus, lexical)
         return self
 
     def block_rows(self):
         return block_rows(self.corpus.shape[0])
 
-    def scores(self, queries):
-        """(n_queries, n_corpus) values: higher-is-closer similarities, or distances."""
+    def scores(self, queries, lexical=None):
+        """(n_queries, n_corpus) values: higher-is-closer similarities, or distances
+        (``lexical``: the queries' lexical vectors, when the corpus was prepared with its own)."""
         if self.kind == "term_weights":
             return self.index.score(queries)
         if self.kind == "distance":
@@ -213,17 +227,17 @@ class Scorer:
             G = G.toarray() if hasattr(G, "toarray") else np.asarray(G)
             D2 = _sq_norms(E)[:, None] + self.corpus_sq[None, :] - 2.0 * G
             return np.sqrt(np.maximum(D2, 0.0))
-        S = self.rows(queries) @ self.corpus_rows.T
+        S = self.rows(queries, lexical) @ self.corpus_rows.T
         return S.toarray() if hasattr(S, "toarray") else np.asarray(S)
 
-    def closeness(self, queries):
+    def closeness(self, queries, lexical=None):
         """Values where higher is closer (minus the distances)."""
-        S = self.scores(queries)
+        S = self.scores(queries, lexical)
         return S if self.higher_is_closer else -S
 
-    def top_k(self, queries, k, exclude_self=False):
+    def top_k(self, queries, k, exclude_self=False, lexical=None):
         """Indices and values of the k closest corpus documents of every query, block by block;
-        ties go to the lower index."""
+        ties go to the lower index (``lexical`` as for :meth:`scores`)."""
         from ._utils.progress import progress
 
         n = queries.shape[0]
@@ -231,7 +245,8 @@ class Scorer:
         values = np.empty((n, k))
         step = self.block_rows()
         for start in progress(range(0, n, step), desc="search: scoring the corpus"):
-            S = self.closeness(queries[start:start + step])
+            S = self.closeness(queries[start:start + step],
+                               None if lexical is None else lexical[start:start + step])
             if exclude_self:
                 rows = np.arange(S.shape[0])
                 S[rows, start + rows] = -np.inf
@@ -255,9 +270,10 @@ class Scorer:
 
         return {"idf": idf_from_counts(_csr(X))}
 
-    def document_rows(self, X, statistics=None):
+    def document_rows(self, X, statistics=None, lexical=None):
         """:class:`Rows` of the documents X (the vectoriser's output) under the collection
-        ``statistics`` (:meth:`collection_statistics`; X's own when None)."""
+        ``statistics`` (:meth:`collection_statistics`; X's own when None); ``lexical``: the
+        vectors of the input cosine (module notes)."""
         import scipy.sparse as sp
 
         if statistics is None:
@@ -273,11 +289,12 @@ class Scorer:
             W = sp.csr_matrix(W, dtype=np.float32).astype(np.float64)
             W.eliminate_zeros()
             return Rows(sparse=W)
-        return self._linear_rows(X, query=False)
+        return self._linear_rows(X, query=False, lexical=lexical)
 
-    def query_rows(self, X, statistics=None):
+    def query_rows(self, X, statistics=None, lexical=None):
         """:class:`Rows` of queries X (the vectoriser's output); ``statistics`` as for the
-        documents they are scored against (the tf.idf cosine fallback weights queries by them)."""
+        documents they are scored against (the tf.idf cosine fallback weights queries by them);
+        ``lexical`` as for :meth:`document_rows`."""
         import scipy.sparse as sp
 
         if self.kind == "term_weights":
@@ -294,21 +311,22 @@ class Scorer:
             B.data[:] = 1.0     # paper 002, sec. 2.1: binary query weights
             B.eliminate_zeros()
             return Rows(sparse=B)
-        return self._linear_rows(X, query=True)
+        return self._linear_rows(X, query=True, lexical=lexical)
 
-    def _linear_rows(self, X, query):
+    def _linear_rows(self, X, query, lexical=None):
         import scipy.sparse as sp
 
         if self.kind == "cosine":
             from .film.hybrid import _unit
 
             w = self.input_weight
+            L = X if lexical is None else lexical
             if w == 1.0:
-                return Rows(sparse=_unit(_csr(X)))
+                return Rows(sparse=_unit(_csr(L)))
             E = _unit(np.asarray(self.metric.transform(X), dtype=np.float64))
             if w is None:
                 return Rows(dense=E)
-            return Rows(sparse=np.sqrt(w) * _unit(_csr(X)), dense=np.sqrt(1.0 - w) * E)
+            return Rows(sparse=np.sqrt(w) * _unit(_csr(L)), dense=np.sqrt(1.0 - w) * E)
         beta = getattr(self.metric, "residual_weight_", None)
         if beta is not None and hasattr(self.metric, "factor_"):
             # MCD: M = beta I + V diag(w - beta) V^T (eq. 12 with the complement weight), so

@@ -5,7 +5,7 @@ import textwrap
 
 
 from ._common import (_add_encoding_errors, _add_quoting, _examples, _formatter, _load_pipeline, _note, _positive_int,
-                      _print_json, read_documents, _snippet, _table, UsageError, _vectorize,
+                      _print_json, read_documents, _snippet, _table, UsageError,
                       _warn_empty_rows)
 
 def register(commands):
@@ -200,21 +200,21 @@ def run(args):
         raise UsageError("--filter and --explain need --index (build one with 'learnsim index build')")
 
     pipeline = _load_pipeline(args.model)
-    vectorizer = pipeline.vectorizer
-    scorer = pipeline.make_scorer()
     corpus = read_documents(args.corpus, encoding_errors=args.encoding_errors, quoting=args.quoting)
     queries = _queries(args)
     k = args.k
     if k > len(corpus):
         _note(f"-k {k} is more than the {len(corpus)} corpus documents; showing all of them")
         k = len(corpus)
-    C = _vectorize(vectorizer, corpus.texts)
-    Q = _vectorize(vectorizer, queries)
-    _warn_empty_rows(C, "corpus document", corpus.texts)
-    _warn_empty_rows(Q, "query", queries)
+    # the corpus' own vocabulary and statistics for the lexical part (Pipeline notes, issue 32)
+    found = pipeline._collection_search(list(corpus.texts))
+    scorer = found.scorer
+    Q, Q_lexical = found.vectors(queries)
+    _warn_empty_rows(found.documents, "corpus document", corpus.texts)
+    _warn_empty_rows(Q if Q_lexical is None else Q_lexical, "query", queries)
     reranker = pipeline.rerank
     depth = min(max(k, reranker.n_candidates), len(corpus)) if reranker is not None else k
-    idx, values = scorer.prepare(C).top_k(Q, depth)
+    idx, values = scorer.top_k(Q, depth, lexical=Q_lexical)
     if reranker is not None:
         from ..pipeline import rerank_hits
 

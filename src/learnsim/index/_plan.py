@@ -94,13 +94,28 @@ def plan_matches(plan_rows, rows):
 
 def build_plan(pipeline, statistics, directory, check_texts):
     """Write the plan into ``directory`` and check it on ``check_texts``; returns whether the
-    index can use it (False: the pipeline is not expressible, or the check failed)."""
+    index can use it (False: the pipeline is not expressible, or the check failed).
+
+    Statistics that hold the collection's vocabulary (issue 32) give the plan that vocabulary,
+    with the vectoriser's tokenizer and weighting; a FILM mixing its input cosine with its learned
+    one also gets the training vocabulary and weighting its map is over (``model["learned"]``)."""
     vec = pipeline.vectorizer
+    lexical = pipeline.lexical_vectorizer(statistics)
+    learned = None
+    if lexical is not None:
+        if pipeline.scorer.kind == "cosine" and pipeline.scorer.input_weight != 1.0:
+            lmeta, larrays = _vectorizer_meta(vec)
+            learned = ({"weighting": lmeta["weighting"], "terms": [str(t) for t in vec.terms_]},
+                       {"learned_" + name: arr for name, arr in larrays.items()})
+        vec = lexical
     model = _model_meta(pipeline.scorer, statistics)
     if model is None or not hasattr(vec, "vocabulary_"):
         return False
     vmeta, arrays = _vectorizer_meta(vec)
     mmeta, marrays = model
+    if learned is not None:
+        mmeta = dict(mmeta, learned=learned[0])
+        marrays = dict(marrays, **learned[1])
     overlap = set(arrays) & set(marrays)
     if overlap:
         raise AssertionError(f"plan arrays named twice: {overlap}")
@@ -122,5 +137,5 @@ def build_plan(pipeline, statistics, directory, check_texts):
     if not texts:
         return True
     plan = QueryPlan.load(directory)
-    expected = QueryRows.from_rows(pipeline.scorer.query_rows(pipeline.vectorize(texts), statistics))
+    expected = QueryRows.from_rows(pipeline.query_rows(texts, statistics))
     return plan_matches(plan.rows(texts), expected)

@@ -71,6 +71,12 @@ class QueryPlan:
         self.terms = [str(t) for t in terms]
         self.vocabulary = {t: i for i, t in enumerate(terms)}
         self.n_terms = len(terms)
+        # a FILM mixing the input cosine over the searched collection's vocabulary with its learned
+        # cosine, whose map is over the training vocabulary (issue 32): that vectoriser too
+        learned = meta.get("model", {}).get("learned")
+        self.learned = None if learned is None else QueryPlan(
+            dict(meta, weighting=learned["weighting"], model={"op": "learned"}),
+            {"idf": arrays["learned_idf"]} if "learned_idf" in arrays else {}, learned["terms"])
 
     @classmethod
     def load(cls, directory, checksums=None, required=False):
@@ -166,7 +172,8 @@ class QueryPlan:
                 w = m["input_weight"]
                 if w != 1.0:
                     L = self.arrays["map"]          # (k, n_inputs)
-                    e = _unit(L[:, ids] @ x)
+                    lids, lx = (ids, x) if self.learned is None else self.learned._vector(text)
+                    e = _unit(L[:, lids] @ lx)
                     d = e if w is None else np.sqrt(1.0 - w) * e
                 if w is not None:
                     s = (ids, np.sqrt(w) * _unit(x))

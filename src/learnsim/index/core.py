@@ -238,8 +238,7 @@ class Index:
         if dtype not in (np.float32, np.float64):
             raise ValueError(f"dtype must be float32 or float64; got {dtype}")
         # vectorise first: a text the pipeline refuses leaves nothing behind
-        X = pipeline.vectorize(texts)
-        statistics = scorer.collection_statistics(X)
+        X, statistics = _collection(pipeline, texts)
         path.mkdir(parents=True, exist_ok=True)
         (path / "segments").mkdir()
         pipeline.save(path / _MODEL)
@@ -276,8 +275,10 @@ class Index:
         scorer = pipeline.scorer
         entries = []
         for start in range(0, len(seqs), SEGMENT_ROWS):
-            block = X[start:start + SEGMENT_ROWS] if X is not None else pipeline.vectorize(texts[start:start + SEGMENT_ROWS])
-            rows = scorer.document_rows(block, statistics)
+            if X is not None:
+                rows = scorer.document_rows(X[start:start + SEGMENT_ROWS], statistics)
+            else:
+                rows = pipeline.document_rows(texts[start:start + SEGMENT_ROWS], statistics)
             entries.append(write_segment_of(path / "segments", f"g{generation}-{start // SEGMENT_ROWS:06d}",
                                             seqs[start:start + SEGMENT_ROWS], rows, manifest))
         old = (manifest.get("statistics_dir"), manifest.get("plan_dir"), [e["name"] for e in manifest["segments"]])
@@ -393,7 +394,7 @@ class Index:
             # added before a crash, after the last segment: scored from their texts
             seqs = [r[0] for r in tail]
             pipeline = self.pipeline
-            rows = pipeline.scorer.document_rows(pipeline.vectorize([r[1] for r in tail]), self.statistics)
+            rows = pipeline.document_rows([r[1] for r in tail], self.statistics)
             self.segments.append(MemorySegment(seqs, rows, m["dtype"]))
         self._seen_manifest = self._loading_manifest
         self._refresh_positions(dead, data_version)
@@ -485,7 +486,7 @@ class Index:
                 # arrays of the wrong shape: the plan was edited or damaged after the build checked it
                 raise IndexFormatError(f"{self.path}: the query plan is damaged ({exc})") from None
         p = self.pipeline
-        return QueryRows.from_rows(p.scorer.query_rows(p.vectorize(texts), self.statistics))
+        return QueryRows.from_rows(p.query_rows(texts, self.statistics))
 
     # ------------------------------------------------------------------ search
     def _all_live(self, ok):
@@ -858,7 +859,7 @@ class Index:
             self._begin_write()
             self._flush_tail()
             p = self.pipeline
-            rows = p.scorer.document_rows(p.vectorize(texts), self.statistics)
+            rows = p.document_rows(texts, self.statistics)
             seqs = self.store.add(ids, texts, metas)
             self._write_rows(seqs, rows)
         return [str(s) if i is None else i for s, i in zip(seqs, ids)]
@@ -954,7 +955,7 @@ class Index:
             self._begin_write()
             self._flush_tail()
             p = self.pipeline
-            rows = p.scorer.document_rows(p.vectorize(texts), self.statistics)
+            rows = p.document_rows(texts, self.statistics)
             seqs = self.store.update(ids, texts, metas)
             self._write_rows(seqs, rows)
 
@@ -994,8 +995,7 @@ class Index:
             if not texts:
                 raise ValueError("the index has no live document to compute statistics from")
             p = self.pipeline
-            X = p.vectorize(texts)
-            statistics = p.scorer.collection_statistics(X)
+            X, statistics = _collection(p, texts)
             self.store.close()
             manifest = dict(self.manifest)
             manifest["covered_seq"] = max(manifest["covered_seq"], int(seqs[-1]))
@@ -1064,6 +1064,17 @@ class Index:
         For this handle; returns it."""
         self._ann_search.set(params, self.segments)
         return self
+
+
+def _collection(pipeline, texts):
+    """(X, statistics) of the texts an index is (re)built from: the collection statistics
+    (``Pipeline.collection_statistics``: the collection's vocabulary where the model has a
+    lexical part, issue 32) and the vectors the rows are computed from (None: the rows come from
+    the texts, ``Pipeline.document_rows``)."""
+    if pipeline.uses_collection_vocabulary:
+        return None, pipeline.collection_statistics(texts)
+    X = pipeline.vectorize(texts)
+    return X, pipeline.scorer.collection_statistics(X)
 
 
 def _first(entries, path, key):

@@ -6,8 +6,12 @@
 # alone does not load the rest.
 from .._utils.lazy import attach
 
-__all__ = ["TextVectorizer", "check_documents", "find_empty_rows", "resample_counts", "DEFAULT_TOKEN_PATTERN", "Tokenizer"]
+__all__ = ["TextVectorizer", "check_documents", "find_empty_rows", "resample_counts", "DEFAULT_TOKEN_PATTERN", "Tokenizer",
+           "collection_vocabulary", "collection_vectorizer", "collection_vectors", "collection_terms", "has_lexical_part"]
 
 __getattr__, __dir__ = attach(__name__, {"TextVectorizer": "._vectorizer", "check_documents": "._vectorizer",
     "find_empty_rows": "._vectorizer",
-    "resample_counts": "._vectorizer", "DEFAULT_TOKEN_PATTERN": "._tokenize", "Tokenizer": "._tokenize"})
+    "resample_counts": "._vectorizer", "DEFAULT_TOKEN_PATTERN": "._tokenize", "Tokenizer": "._tokenize",
+    "collection_vocabulary": "._collection", "collection_vectorizer": "._collection",
+    "collection_vectors": "._collection", "collection_terms": "._collection",
+    "has_lexical_part": "._collection"})
