@@ -218,7 +218,8 @@ TEXTS = ["red apple pie", "green apple tart", "blue sky day", "grey sky rain"]
     ({"clusters": [0, 1, 2, -1]}, ValueError, "no label has two or more texts"),
     ({"clusters": "0011"}, TypeError, "clusters must be a list"),
     ({"pairs": [(0, 4, 1)]}, ValueError, "pairs[0] names text 4"),
-    ({"pairs": [(0, 1, 2)]}, ValueError, "pairs[0]: the label must be 1"),
+    ({"pairs": [(0, 1, 2)]}, ValueError, "graded pair(s) are too few"),     # 2 is a score: graded
+    ({"pairs": [(0, 1, "yes")]}, ValueError, "pairs[0]: the third value must be a label"),
     ({"pairs": [(0, 1)]}, ValueError, "pairs[0] must be a tuple (i, j, label)"),
     ({"pairs": [("red apple pie", "green apple tart", 1)]}, TypeError, "integer indices"),
     ({"pairs": [(0, 0, 1)]}, ValueError, "an item with itself"),
@@ -240,7 +241,8 @@ def test_bad_supervision_and_options_are_named(kwargs, error, fragment):
     ("red apple", {"clusters": [0, 0]}, TypeError, "texts must be a list of str"),
     (["a b", 3], {"clusters": [0, 0]}, TypeError, "texts[1] must be a str"),
     (None, {"pairs": [("a b", 7, 1)]}, TypeError, "two str"),
-    (None, {"pairs": [("a b", "c d", 0.5)]}, ValueError, "the label must be 1"),
+    (None, {"pairs": [("a b", "c d", 0.5)]}, ValueError, "graded pair(s) are too few"),
+    (None, {"pairs": [("a b", "c d", float("nan"))]}, ValueError, "the third value must be a label"),
 ])
 def test_bad_texts_are_named(texts, kwargs, error, fragment):
     with pytest.raises(error) as info:

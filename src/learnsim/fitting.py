@@ -59,6 +59,10 @@ MCD_WEIGHTINGS = ("tfidf", "bm25")
 DEFAULT_FILM_DIMENSIONS = 100
 DEFAULT_PAIRS_VALIDATION_FRACTION = 0.2
 _FILM_NEIGHBOURS = 10
+# texts the hard negatives are searched among, at most (a seeded sample above it)
+_HARD_NEGATIVE_POOL = 20_000
+# held-out duplicate queries the search checks use, at most (see _sample_queries)
+_MAX_CHECK_QUERIES = 4_000
 #: The duplicate rules a FILM fitted on pairs may choose among (learnsim.scoring.choose_matcher);
 #: "auto" tries them all.
 MATCHER_CHOICES = ("auto", "threshold", "classifier", "knn")
@@ -304,7 +308,10 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None):
     from .matching._rerank import DEFAULT_N_CANDIDATES, DEFAULT_N_NEGATIVES
 
     # the re-ranker's neighbour lists, when its first stage is the input cosine, come with FILM's
-    keep = {"depth": max(DEFAULT_N_CANDIDATES, DEFAULT_N_NEGATIVES)} if held is not None and o.rerank else None
+    keep = None
+    if held is not None and o.rerank:
+        keep = {"depth": max(DEFAULT_N_CANDIDATES, DEFAULT_N_NEGATIVES),
+                "rows": np.unique(held.indices[np.asarray(held.labels, dtype=bool)].ravel())}
     metric, y = _film_with_supervision(o, X, labels, pairs, None if held is not None else holdout, note, keep)
     start = time.perf_counter()
     with stage("FILM: learning the metric"):
@@ -352,21 +359,37 @@ def _film_triplets(pairs, X, seed, note, keep=None):
     non-duplicate partner, a random negative and a hard one: a non-duplicate among the anchor's
     10 nearest texts by the input cosine (as in the FILM reproduction).
 
-    ``keep``: a dict that asks for each text's ``keep["depth"]`` nearest texts by the input
-    cosine as well (``keep["neighbours"]``, best first): search's re-ranker needs them when its
-    first stage is the input cosine, and one pass over the collection finds both."""
-    from .search import top_k
+    Only the texts of duplicate pairs are anchors, so only they are searched from; above
+    ``_HARD_NEGATIVE_POOL`` texts they search a random sample of that many (seeded), which keeps
+    the cost linear in the pairs (the whole collection's cosines grow with its square).
+
+    ``keep``: a dict that asks for the ``keep["depth"]`` nearest texts by the input cosine of the
+    texts ``keep["rows"]`` as well (``keep["neighbours"]``, an (n_texts, depth) array, best
+    first, -1 for the other rows): search's re-ranker needs them when its first stage is the
+    input cosine, and one pass finds both. Left unset when the texts searched a sample."""
     from .supervision import duplicate_pairs_to_triplets
     from .text import find_empty_rows
 
-    n_neighbours = min(_FILM_NEIGHBOURS, X.shape[0] - 1)
-    depth = n_neighbours if keep is None else min(max(n_neighbours, keep["depth"]), X.shape[0] - 1)
-    with stage("FILM: finding each text's nearest texts (hard negatives)"):
-        nearest = top_k(X, X, depth, metric="cosine", exclude_self=True, return_scores=False) \
-            if n_neighbours >= 1 else None
-    if keep is not None:
-        keep["neighbours"] = nearest
-    neighbours = None if nearest is None else nearest[:, :n_neighbours]
+    n = X.shape[0]
+    n_neighbours = min(_FILM_NEIGHBOURS, n - 1)
+    labels = np.asarray(pairs.labels, dtype=bool)
+    rows = np.unique(pairs.indices[labels].ravel())
+    depth = n_neighbours
+    pool = None
+    if n > _HARD_NEGATIVE_POOL:
+        pool = np.sort(np.random.default_rng(seed).choice(n, _HARD_NEGATIVE_POOL, replace=False))
+    elif keep is not None:
+        rows = np.union1d(rows, np.asarray(keep.get("rows", ()), dtype=np.int64))
+        depth = min(max(n_neighbours, keep["depth"]), n - 1)
+    neighbours = None
+    if n_neighbours >= 1 and rows.size:
+        with stage("FILM: finding the duplicates' nearest texts (hard negatives)"):
+            nearest = _nearest_rows(X, rows, depth, pool)
+        neighbours = np.full((n, nearest.shape[1]), -1, dtype=np.int64)
+        neighbours[rows] = nearest
+        if keep is not None and pool is None:
+            keep["neighbours"] = neighbours
+        neighbours = neighbours[:, :n_neighbours]
     T = duplicate_pairs_to_triplets(pairs, n_items=X.shape[0], random_state=seed, neighbors=neighbours,
                                     n_hard_negatives=1 if neighbours is not None else 0).indices
     empty = find_empty_rows(X)
@@ -379,6 +402,31 @@ def _film_triplets(pairs, X, seed, note, keep=None):
     if len(T) == 0:
         raise ValueError("no usable triplet: every triplet uses a text without a vocabulary term")
     return T
+
+
+def _sample_queries(queries, seed):
+    """At most ``_MAX_CHECK_QUERIES`` of the held-out queries (a seeded sample, sorted): each
+    searches the whole collection, so more would make a large fit's check grow with the square
+    of the collection, for an interval barely narrower."""
+    if len(queries) <= _MAX_CHECK_QUERIES:
+        return queries
+    return np.sort(np.random.default_rng(seed).choice(queries, _MAX_CHECK_QUERIES, replace=False))
+
+
+def _nearest_rows(X, rows, k, pool=None):
+    """The ``k`` nearest texts by the input cosine of each of ``rows`` (itself excluded), best
+    first, ties to the lower index; among the sorted indices ``pool`` when given."""
+    from .search import top_k
+
+    corpus = X if pool is None else X[pool]
+    depth = min(k + 1, corpus.shape[0])
+    found = top_k(X[rows], corpus, depth, metric="cosine", return_scores=False)
+    if pool is not None:
+        found = pool[found]
+    # each row at most once in its own list: drop it, keep the first depth - 1 others
+    others = found != rows[:, None]
+    others &= np.cumsum(others, axis=1) <= depth - 1
+    return found[others].reshape(len(rows), depth - 1)
 
 
 def _split_validation_pairs(pairs, o, flags):
@@ -412,6 +460,7 @@ def _validated_search(metric, X, held, all_pairs, seed, check_baseline):
     components = np.asarray(pairs_to_clusters(all_pairs, X.shape[0]).labels)
     queries = np.unique(held.indices[held.labels].ravel())
     queries = queries[components[queries] >= 0]
+    queries = _sample_queries(queries, seed)
     return SearchRule.select(metric, X, queries, components, random_state=seed, check_baseline=check_baseline)
 
 

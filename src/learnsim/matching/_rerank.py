@@ -32,6 +32,10 @@ DEFAULT_N_NEGATIVES = 20
 #: Inverse regularisation tried (stronger than the duplicate rule's: the negatives are many
 #: and alike, and C = 0.03 to 0.1 ranked best on the Quora sample's held-out queries).
 DEFAULT_C_GRID = (0.01, 0.03, 0.1)
+#: Held-out duplicate queries of the check, and training duplicates whose neighbours give
+#: negatives, at most (seeded samples above): each searches the whole collection.
+MAX_QUERIES = 4_000
+MAX_NEGATIVE_ANCHORS = 10_000
 _STATE_VERSION = 1
 _BASELINE = "first stage"
 
@@ -223,7 +227,9 @@ def _neighbours(scorer, X, rows, k, known=None):
 
     k = min(k, X.shape[0] - 1)
     if known is not None and known.shape[1] >= k:
-        return np.asarray(known[rows, :k], dtype=np.int64)
+        found = np.asarray(known[rows, :k], dtype=np.int64)
+        if (found >= 0).all():          # -1: a row the lists were not found for
+            return found
     closeness = _mixed_closeness(scorer, X) or scorer.closeness
     out = np.empty((len(rows), k), dtype=np.int64)
     step = max(1, block_rows(X.shape[0]))
@@ -316,6 +322,9 @@ def select_reranker(texts, X, scorer, train, held, all_pairs, *, shared=None, ve
     components = np.asarray(pairs_to_clusters(all_pairs, n).labels)
     queries = np.unique(held.indices[np.asarray(held.labels, dtype=bool)].ravel())
     queries = queries[components[queries] >= 0]
+    rng = np.random.default_rng(random_state)
+    if len(queries) > MAX_QUERIES:
+        queries = np.sort(rng.choice(queries, MAX_QUERIES, replace=False))
     if n < 3 or labels.sum() < 2 or (~labels).sum() < 2 or len(queries) == 0:
         reason = "too few pairs or held-out duplicate queries to train and check a re-ranker"
         report = unchecked(reason, baseline_name=_BASELINE, owner="search re-ranking", stacklevel=2) \
@@ -325,6 +334,8 @@ def select_reranker(texts, X, scorer, train, held, all_pairs, *, shared=None, ve
     # duplicate's nearest texts (not joined to it by training duplicates)
     joined = np.asarray(pairs_to_clusters(train, n).labels)
     anchors = np.unique(train.indices[labels].ravel())
+    if len(anchors) > MAX_NEGATIVE_ANCHORS:
+        anchors = np.sort(rng.choice(anchors, MAX_NEGATIVE_ANCHORS, replace=False))
     near = _neighbours(scorer, X, anchors, n_negatives, neighbours)
     a = np.repeat(anchors, near.shape[1])
     b = near.ravel()

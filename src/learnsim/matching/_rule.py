@@ -271,7 +271,8 @@ def choose_matcher(metric, X, train, held, *, texts=None, vectorizer=None, candi
     if name in classifiers:
         everything = Pairs(np.vstack([train.indices, held.indices]),
                            labels=np.concatenate([np.asarray(train.labels, bool), labels]))
-        matcher = _classifier(metric if name == "classifier+film" else None, vectorizer, random_state)
+        matcher = _classifier(metric if name == "classifier+film" else None, vectorizer, random_state,
+                              everything.n_pairs)
         matcher._fit_labelled(list(texts), everything.indices, np.asarray(everything.labels, dtype=bool),
                               shared=classifiers[name])
     else:
@@ -294,7 +295,7 @@ def _cosine_threshold(make, Xh, pairs):
     return threshold if np.isfinite(threshold) else None
 
 
-def _classifier(embedding, vectorizer, random_state):
+def _classifier(embedding, vectorizer, random_state, n_pairs=0):
     from .pair_classifier import DEFAULT_FEATURES, PairClassifierMatcher
 
     # FILM's learned cosine as one more feature: its full block (2 d + 1 features) made each fit
@@ -302,8 +303,13 @@ def _classifier(embedding, vectorizer, random_state):
     # pairs 8001-10000 of dev: accuracy 0.750 with the block, 0.762 with the cosine, 0.776
     # without FILM)
     features = DEFAULT_FEATURES + (("embedding_cosine",) if embedding is not None else ())
+    # folds choose C and calibrate: 3 of tens of thousands of pairs are as many pairs as 5 of
+    # ten thousand, at 60 % of the fits
     return PairClassifierMatcher(vectorizer=vectorizer, embedding=embedding, features=features,
-                                 random_state=random_state)
+                                 n_splits=3 if n_pairs > _FEW_FOLDS_ABOVE else 5, random_state=random_state)
+
+
+_FEW_FOLDS_ABOVE = 20_000
 
 
 def _train_classifiers(metric, texts, vectorizer, train, random_state):
@@ -318,10 +324,10 @@ def _train_classifiers(metric, texts, vectorizer, train, random_state):
     if not sparse_terms:
         vectorizer = None
     texts = list(texts)
-    first = _classifier(None, vectorizer, random_state).fit(texts, train)
+    first = _classifier(None, vectorizer, random_state, train.n_pairs).fit(texts, train)
     models = {"classifier": first}
     if sparse_terms:
         # the same texts and vectoriser: only FILM's learned cosine is new
-        models["classifier+film"] = _classifier(metric, vectorizer, random_state)._fit_labelled(
+        models["classifier+film"] = _classifier(metric, vectorizer, random_state, train.n_pairs)._fit_labelled(
             texts, np.asarray(train.indices), labels, shared=first)
     return models
