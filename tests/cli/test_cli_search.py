@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 
 import numpy as np
+
+import learnsim
 import pytest
 
 from conftest import require_corpus
@@ -154,6 +156,10 @@ def test_film_search_on_pairs_uses_the_validated_mix(tmp_path):
     assert parts["search"].input_weight == w
     vec, film = parts["vectorizer"], parts["metric"]
     X, q = vec.transform(corpus.data), vec.transform([corpus.data[0]])
-    expected = (hybrid_rows(q, film.transform(q), w) @ hybrid_rows(X, film.transform(X), w).T).toarray()[0] \
+    # the input cosine over the corpus' own vocabulary (issue 32, part 6)
+    pipeline = learnsim.load(model)
+    lexical = pipeline.lexical_vectorizer(pipeline.collection_statistics(list(corpus.data)))
+    LX, Lq = lexical.transform(corpus.data), lexical.transform([corpus.data[0]])
+    expected = (hybrid_rows(Lq, film.transform(q), w) @ hybrid_rows(LX, film.transform(X), w).T).toarray()[0] \
         if w > 0 else film.similarity(q, X)[0]
     np.testing.assert_allclose([h["similarity"] for h in result["hits"]], np.sort(expected)[::-1][:4], atol=1e-9)

@@ -152,6 +152,8 @@ def collection_vectorizer(vectorizer, statistics):
     vec.resample_length_ = None
     vec.n_components_ = vec.components_ = vec.singular_values_ = None
     vec.n_features_out_ = len(terms)
+    if not terms:
+        vec.norm = None             # zero vectors of no column: nothing to normalise
     return vec
 
 
