@@ -105,8 +105,10 @@ def register(commands):
                           "model re-scores the search rule's top 50, kept only where held-out duplicate queries "
                           "find their duplicate first more often)")
     fit.add_argument("--variant", choices=("paper", "bm25"), default=None,
-                     help="linklearn: 'paper' (eq. 5, LinkLearn's MLPs; in-domain) or 'bm25' (LearnedBM25, a "
-                          "family that contains Okapi BM25; transfers to other collections) (default: paper)")
+                     help="linklearn: 'paper' (eq. 5, LinkLearn's MLPs; in-domain: for searching the collection "
+                          "it was fitted on) or 'bm25' (LearnedBM25, a family that contains Okapi BM25: the variant "
+                          "that transfers, fit it to search other collections) (default: paper). Either weights "
+                          "the searched collection's own words, document frequencies and lengths")
     fit.add_argument("--lsi", type=_lsi, default=None, metavar="N_OR_FRACTION",
                      help="reduce the term vectors to N LSI dimensions (or a fraction of the vocabulary)")
     fit.add_argument("--no-norm", action="store_true", help="do not L2-normalise the term vectors")
