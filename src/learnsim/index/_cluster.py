@@ -129,9 +129,12 @@ def _distances(E):
     """Pairwise Euclidean distances of the rows of E (n x n), from their Gram matrix: for wide
     sparse rows, far smaller than the rows made dense."""
     G = E @ E.T
-    G = G.toarray() if hasattr(G, "toarray") else np.asarray(G, dtype=np.float64)
-    sq = np.diag(G).copy()
-    D = sq[:, None] + sq[None, :] - 2.0 * G
+    D = G.toarray() if hasattr(G, "toarray") else np.array(G, dtype=np.float64)
+    sq = np.diag(D).copy()
+    # in place: one n x n array (20,000 documents: 3.2 GB)
+    D *= -2.0
+    D += sq[:, None]
+    D += sq[None, :]
     np.maximum(D, 0.0, out=D)
     np.sqrt(D, out=D)
     np.fill_diagonal(D, 0.0)

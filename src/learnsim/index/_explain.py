@@ -78,13 +78,27 @@ class _McdForm:
 
 class PlanPipeline:
     """The parts of a pipeline that :meth:`learnsim.pipeline.Pipeline.explain` reads
-    (``scorer``, ``vectorizer``, ``metric``), from an index's query plan (the clustering of an
-    index reads MCD's ``metric`` here too)."""
+    (``scorer``, ``vectorizer``, ``metric``, ``lexical_vectorizer``), from an index's query plan
+    (the clustering of an index reads MCD's ``metric`` here too).
 
-    def __init__(self, plan, kind, scoring, metric, input_weight=None):
+    ``vectorizer``: the plan's vectoriser (the model's inputs), or, for a FILM mixing its input
+    cosine over the searched collection's words with its learned cosine (issue 32), the plan's
+    ``learned`` one (the training vocabulary the map is over), the plan's own being then the
+    collection's (``lexical_vectorizer``, which the index's statistics are those of)."""
+
+    def __init__(self, plan, kind, scoring, metric, input_weight=None, learned=None):
         self.scorer = _Scorer(kind, scoring, input_weight)
-        self.vectorizer = _Vectorizer(plan)
         self.metric = metric
+        if learned is None:
+            self.vectorizer, self._lexical = _Vectorizer(plan), None
+        else:
+            self.vectorizer, self._lexical = _Vectorizer(learned), _Vectorizer(plan)
+        self.uses_collection_vocabulary = self._lexical is not None
+
+    def lexical_vectorizer(self, statistics):
+        """The collection's vectoriser (the plan's, built with the index's statistics), or None
+        where the model's inputs are the plan's words."""
+        return self._lexical
 
     def explain(self, query, document, n_top=10, statistics=None):
         from ..pipeline import Pipeline
@@ -93,15 +107,32 @@ class PlanPipeline:
         return Pipeline.explain(self, query, document, n_top=n_top, statistics=statistics)
 
 
-def plan_pipeline(plan, kind, scoring):
-    """A :class:`PlanPipeline` of the plan, or None where the pipeline must explain (a model the
-    plan does not describe fully enough: term weights, a relative metric)."""
-    op = plan.meta.get("model", {}).get("op")
+def plan_pipeline(plan, kind, scoring, statistics=()):
+    """A :class:`PlanPipeline` of the plan, or None where the pipeline must explain: a model the
+    plan does not describe fully enough (term weights, a relative metric), or one whose
+    explanation lists words the plan does not hold (a FILM of the input cosine alone over the
+    searched collection's vocabulary: the pipeline lists the training words first).
+    ``statistics``: the names of the index's collection statistics."""
+    model = plan.meta.get("model", {})
+    op = model.get("op")
+    components = plan.arrays.get("components")
+    inputs = plan.n_terms if components is None else components.shape[0]
+    if components is not None and components.shape[1] != plan.n_terms:
+        return None
+    collection = "vocabulary" in statistics      # the plan's words are the searched collection's
     if kind == "cosine" and op == "cosine":
-        w = plan.meta["model"].get("input_weight")
-        return PlanPipeline(plan, kind, scoring, _FilmMap(plan.arrays["map"]), input_weight=w)
-    if kind == "distance" and op == "mcd":
+        L = plan.arrays["map"]
+        w = model.get("input_weight")
+        learned = getattr(plan, "learned", None) if "learned" in model else None
+        if learned is not None:
+            if components is None and learned.arrays.get("components") is None and L.shape[1] == learned.n_terms:
+                return PlanPipeline(plan, kind, scoring, _FilmMap(L), input_weight=w, learned=learned)
+            return None
+        if not collection and L.shape[1] == inputs:
+            return PlanPipeline(plan, kind, scoring, _FilmMap(L), input_weight=w)
+        return None
+    if kind == "distance" and op == "mcd" and not collection and plan.arrays["active_position"].shape[0] == inputs:
         a = plan.arrays
         return PlanPipeline(plan, kind, scoring,
-                            _McdForm(a["factor"], a["weights"], plan.meta["model"]["beta"], a["active_position"]))
+                            _McdForm(a["factor"], a["weights"], model["beta"], a["active_position"]))
     return None

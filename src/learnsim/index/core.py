@@ -544,7 +544,8 @@ class Index:
                 self._plan = load_plan(self.path, self.manifest)
             cached = getattr(self, "_plan_explainer", None)
             if cached is None or cached[0] is not self._plan:
-                self._plan_explainer = cached = (self._plan, plan_pipeline(self._plan, self.kind, self.scoring))
+                self._plan_explainer = cached = (self._plan, plan_pipeline(self._plan, self.kind, self.scoring,
+                                                                           self.manifest.get("statistics") or ()))
             if cached[1] is not None:
                 return cached[1]
         return self.pipeline
