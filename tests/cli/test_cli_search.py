@@ -144,8 +144,9 @@ def test_film_search_on_pairs_uses_the_validated_mix(tmp_path):
     pairs = tmp_path / "pairs.tsv"
     pairs.write_text("".join(rows), encoding="utf-8")
     model = tmp_path / "film.npz"
+    # the first stage alone (a re-ranker, kept or not, is tested in tests/matching/test_rerank.py)
     code, out, err = run_cli(["fit", "--method", "film", "--pairs", pairs, "--model", model, "--dimensions", "4",
-                              "--max-iter", "20", "--json"])
+                              "--max-iter", "20", "--no-rerank", "--json"])
     assert code == 0, err
     w = json.loads(out)["search_input_weight"]
     docs = _texts_file(tmp_path / "docs.tsv", corpus.data)
@@ -158,8 +159,10 @@ def test_film_search_on_pairs_uses_the_validated_mix(tmp_path):
     X, q = vec.transform(corpus.data), vec.transform([corpus.data[0]])
     # the input cosine over the corpus' own vocabulary (issue 32, part 6)
     pipeline = learnsim.load(model)
-    lexical = pipeline.lexical_vectorizer(pipeline.collection_statistics(list(corpus.data)))
-    LX, Lq = lexical.transform(corpus.data), lexical.transform([corpus.data[0]])
-    expected = (hybrid_rows(Lq, film.transform(q), w) @ hybrid_rows(LX, film.transform(X), w).T).toarray()[0] \
-        if w > 0 else film.similarity(q, X)[0]
+    if w > 0:
+        lexical = pipeline.lexical_vectorizer(pipeline.collection_statistics(list(corpus.data)))
+        LX, Lq = lexical.transform(corpus.data), lexical.transform([corpus.data[0]])
+        expected = (hybrid_rows(Lq, film.transform(q), w) @ hybrid_rows(LX, film.transform(X), w).T).toarray()[0]
+    else:
+        expected = film.similarity(q, X)[0]
     np.testing.assert_allclose([h["similarity"] for h in result["hits"]], np.sort(expected)[::-1][:4], atol=1e-9)

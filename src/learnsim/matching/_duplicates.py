@@ -116,7 +116,7 @@ class DuplicateRule:
             from ._matchers import _sigmoid
 
             m = self.matcher
-            cut = float(_sigmoid(m.slope_ * self.threshold_ + m.calibration_intercept_)) \
+            cut = float(_sigmoid(np.array([m.slope_ * self.threshold_ + m.calibration_intercept_]))[0]) \
                 if np.isfinite(self.threshold_) else 1.0
             return f"{words}, probability >= {cut:.2f}"
         if self.kind == "knn":

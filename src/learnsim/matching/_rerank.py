@@ -230,7 +230,7 @@ def _neighbours(scorer, X, rows, k, known=None):
         found = np.asarray(known[rows, :k], dtype=np.int64)
         if (found >= 0).all():          # -1: a row the lists were not found for
             return found
-    closeness = _mixed_closeness(scorer, X) or scorer.closeness
+    closeness = _mixed_closeness(scorer, X) or (lambda rows_: scorer.closeness(X[rows_]))
     out = np.empty((len(rows), k), dtype=np.int64)
     step = max(1, block_rows(X.shape[0]))
     for start in range(0, len(rows), step):
