@@ -230,6 +230,60 @@ def test_explain_contributions_add_up_to_the_searched_score(fitted, data):
             assert any(c > 0 for c in contributions)
 
 
+@pytest.mark.parametrize("kind", ["mcd", "mcd_subspace", "relative"])
+def test_a_distance_explanation_shows_what_brings_the_hit_close(kind, data):
+    """Issue 32, part 5: a distance is explained against an empty document: d^2 = q^T M q + the
+    words' changes, exactly; the words the hit shares with the query bring it closer (negative,
+    listed first), a word of the document alone pushes it away (positive)."""
+    model = _CACHE.get(kind) or _CACHE.setdefault(kind, _fit(kind, data))
+    queries, corpus = _queries(data), data["texts"]
+    for qi, row in enumerate(model.search(queries, corpus, k=3)):
+        reference = model.explain(queries[qi], "", n_top=10_000)["squared_distance"]   # q^T M q
+        for hit in row:
+            doc = corpus[hit["corpus_id"]]
+            e = model.explain(queries[qi], doc, n_top=4)
+            assert e["measure"] == "distance" and e["higher_is_better"] is False
+            assert e["reference"] == "empty document"
+            assert e["reference_squared_distance"] == pytest.approx(reference, rel=1e-9, abs=1e-12)
+            # the old keys keep their meaning: the split of d^2 itself
+            assert abs(_explained_total(e) - e["squared_distance"]) <= 1e-9
+            listed = sum(w["contribution"] for w in e["closer_words"])
+            assert abs(e["reference_squared_distance"] + listed + e["closer_rest"] - e["squared_distance"]) <= 1e-9
+            assert len(e["closer_words"]) <= 4
+            signs = [w["contribution"] >= 0 for w in e["closer_words"]]
+            assert signs == sorted(signs)     # what brings it closer first
+            negative = [w["contribution"] for w in e["closer_words"] if w["contribution"] < 0]
+            assert negative == sorted(negative)
+            full = model.explain(queries[qi], doc, n_top=10_000)
+            assert abs(full["closer_rest"]) <= 1e-9
+            change = {w["word"]: w["contribution"] for w in full["closer_words"]}
+            q_words, d_words = set(queries[qi].lower().split()), set(doc.lower().split())
+            names = set(model.vectorizer.get_feature_names_out())
+            if kind == "relative":
+                # a diagonal M: a shared word brings the hit closer (w_i (diff_i^2 - q_i^2) < 0
+                # unless the document weighs it over twice the query), a document word alone
+                # pushes it away, a query word alone changes nothing
+                for w in (d_words - q_words) & names:
+                    assert change.get(w, 0.0) >= 0.0
+                assert not (q_words - d_words) & set(change)
+            assert any(change.get(w, 0.0) < 0 for w in q_words & d_words & names) or not q_words & d_words & names
+    # the query's own text: every change brings it closer or is nothing, to distance 0
+    text = corpus[5]
+    e = model.explain(text, text, n_top=10_000)
+    assert e["squared_distance"] == pytest.approx(0.0, abs=1e-9)
+    assert sum(w["contribution"] for w in e["closer_words"]) == pytest.approx(-e["reference_squared_distance"], abs=1e-9)
+    if "closer_word_pairs" in e:
+        assert e["closer_word_pairs"] and e["closer_word_pairs"][0]["contribution"] < 0
+
+
+def test_explanations_say_which_way_is_better(data):
+    for kind, measure in (("film", "similarity"), ("linklearn", "score"), ("mcd", "distance")):
+        model = _CACHE.get(kind) or _CACHE.setdefault(kind, _fit(kind, data))
+        e = model.explain(_queries(data)[0], data["texts"][3], corpus=data["texts"])
+        assert e["measure"] == measure and e["higher_is_better"] is (measure != "distance")
+        assert ("closer_words" in e) is (measure == "distance")
+
+
 def test_explain_splits_film_into_input_and_learned_parts(data):
     pure = _CACHE.get("film") or _CACHE.setdefault("film", _fit("film", data))
     mixed = _CACHE.get("film_pairs") or _CACHE.setdefault("film_pairs", _fit("film_pairs", data))

@@ -496,10 +496,22 @@ class Pipeline:
           each sum to the cosine). ``"word_pairs"`` lists the word pairs (query word, document
           word) of the learned part, (1 - w) x their share of the learned cosine.
         - distance models (MinimumClusterDistortion, RelativeComparisonMetric): ``"score"`` is
-          the learned distance d and ``"squared_distance"`` d^2 = diff^T M diff (diff = x_q -
-          x_d); word i adds diff_i (M diff)_i, so the contributions (and ``"rest"``) are of
-          d^2, not of d. MCD also lists the word pairs (i, j) of diff, diff_i diff_j M_ij;
-          relative comparisons learn a diagonal M, so word i adds w_i diff_i^2.
+          the learned distance d (lower is closer) and ``"squared_distance"`` d^2 = diff^T M
+          diff (diff = x_q - x_d); word i adds diff_i (M diff)_i, so the contributions (and
+          ``"rest"``) are of d^2, not of d. MCD also lists the word pairs (i, j) of diff,
+          diff_i diff_j M_ij; relative comparisons learn a diagonal M, so word i adds w_i
+          diff_i^2. Those words are mostly what keeps the document away from the query. What
+          brings it close is split against a reference, the query's squared distance to an
+          empty document, ``"reference_squared_distance"`` q^T M q: d^2 = q^T M q + d^T M d -
+          2 q^T M d, and ``"closer_words"`` splits the change d^2 - q^T M q over the words of
+          both texts, word i adding d_i (M d)_i - q_i (M d)_i - d_i (M q)_i (w_i (diff_i^2 -
+          q_i^2) for a diagonal M): a negative contribution brings the document closer (a
+          word the texts share, or, through M, a related word), a positive one pushes it away
+          (a document word the query lacks). They are listed most negative first, then the
+          positive ones, largest first; ``"closer_rest"`` is what the others add, so that
+          ``reference_squared_distance + sum(closer_words) + closer_rest == squared_distance``
+          (to rounding). MCD's ``"closer_word_pairs"`` lists the pairs (query word i,
+          document word j) and their -2 q_i d_j M_ij, most negative first.
 
         With an LSI vectoriser the similarity is explained over the words through the LSI
         basis, which the vectoriser applies in float32: the score then equals the search's to
@@ -522,10 +534,33 @@ class Pipeline:
         Returns
         -------
         dict
-            ``"score"``, ``"scoring"``, ``"words"`` (list of ``{"word", "contribution"}``),
-            ``"rest"`` (float), and ``"word_pairs"`` (list of ``{"word_a", "word_b",
-            "contribution"}``) for FILM's learned part and MCD, ``"squared_distance"`` and
-            ``"input_weight"`` where they apply.
+            ``"score"``, ``"scoring"``, ``"measure"`` (what the score is: ``"similarity"``,
+            ``"distance"`` or ``"score"``, as the search's hits), ``"higher_is_better"`` (False
+            for a distance), ``"words"`` (list of ``{"word", "contribution"}``), ``"rest"``
+            (float), and ``"word_pairs"`` (list of ``{"word_a", "word_b", "contribution"}``)
+            for FILM's learned part and MCD, ``"squared_distance"`` and ``"input_weight"`` where
+            they apply; for a distance, ``"reference"`` (``"empty document"``),
+            ``"reference_squared_distance"``, ``"closer_words"``, ``"closer_rest"`` and, for
+            MCD, ``"closer_word_pairs"``.
+
+        Examples
+        --------
+        A model fitted on six texts in three topics (too few to check it against the baseline,
+        which the fit warns about) learns a distance; the words the document shares with the
+        query bring it closer than an empty document (negative contributions, listed first):
+
+        >>> import learnsim
+        >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+        ...          "refund for a double charge", "app crashes on start", "crash after the update"]
+        >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])
+        >>> e = model.explain("I forgot my password", "forgot my password", n_top=3)
+        >>> e["measure"], e["higher_is_better"]
+        ('distance', False)
+        >>> sorted(w["word"] for w in e["closer_words"] if w["contribution"] < 0)
+        ['forgot', 'my', 'password']
+        >>> total = e["reference_squared_distance"] + sum(w["contribution"] for w in e["closer_words"])
+        >>> abs(total + e["closer_rest"] - e["squared_distance"]) < 1e-9
+        True
         """
         for name, text in (("query", query), ("document", document)):
             if not isinstance(text, str):
@@ -669,7 +704,7 @@ def _explain(pipeline, query, document, n_top, statistics, corpus):
                                    lexical=(_csr(_word_vectors(lexical, [query, document])),
                                             [str(t) for t in lexical.terms_]))
         return _explain_cosine(pipeline, W[0], W[1], names, projection, n_top)
-    return _explain_distance(pipeline, W[0] - W[1], names, projection, n_top)
+    return _explain_distance(pipeline, W[0], W[1], names, projection, n_top)
 
 
 def _explain_term_weights(pipeline, query, document, n_top, statistics, corpus):
@@ -688,7 +723,8 @@ def _explain_term_weights(pipeline, query, document, n_top, statistics, corpus):
     names = [str(t) for t in vec.get_feature_names_out()]
     score = float(contributions.sum())
     words, rest = _listed(shared, contributions, names, n_top, score)
-    return {"score": score, "scoring": scorer.name, "words": words, "rest": rest}
+    return {"score": score, "scoring": scorer.name, "measure": "score", "higher_is_better": True,
+            "words": words, "rest": rest}
 
 
 def _explain_cosine(pipeline, x_q, x_d, names, projection, n_top, lexical=None):
@@ -730,7 +766,8 @@ def _explain_cosine(pipeline, x_q, x_d, names, projection, n_top, lexical=None):
     contributions = np.fromiter(per_word.values(), dtype=np.float64, count=len(per_word))
     score = float(contributions.sum())
     words, rest = _listed(index, contributions, names, n_top, score)
-    out = {"score": score, "scoring": pipeline.scorer.name, "input_weight": w, "words": words, "rest": rest}
+    out = {"score": score, "scoring": pipeline.scorer.name, "measure": "similarity", "higher_is_better": True,
+           "input_weight": w, "words": words, "rest": rest}
     if w < 1.0:
         out["word_pairs"] = _listed_pairs(pairs, names, n_top)
     return out
@@ -756,14 +793,18 @@ def _input_cosine_split(x_q, x_d, projection):
     return union, (shares / denom if denom > 0 else np.zeros_like(shares))
 
 
-def _explain_distance(pipeline, diff, names, projection, n_top):
-    """The split of d^2 = diff^T M diff over the words of diff (see Pipeline.explain)."""
+def _explain_distance(pipeline, x_q, x_d, names, projection, n_top):
+    """The split of d^2 = diff^T M diff over the words of diff (``"words"``), and the split of
+    how much closer the document is than an empty one (``"closer_words"``; see Pipeline.explain)."""
     from .evaluation.explain import explain_pair
 
-    diff = _csr(diff)
+    x_q, x_d = _csr(x_q), _csr(x_d)
+    x_q.eliminate_zeros()
+    x_d.eliminate_zeros()
+    diff = _csr(x_q - x_d)
     diff.eliminate_zeros()
     metric = pipeline.metric
-    pairs = None
+    pairs = closer_pairs = None
     relative = False
     if not hasattr(metric, "factor_"):
         # (MCD's factored form is never one: the index explains MCD hits without importing the
@@ -775,21 +816,54 @@ def _explain_distance(pipeline, diff, names, projection, n_top):
         if metric.kernel is not None:
             raise ValueError(f"a RelativeComparisonMetric with kernel {metric.kernel!r} has no per-word split: its "
                              "metric is over kernel values, not words")
-        # M = diag(w): word i adds w_i diff_i^2 (no cross terms)
+        # M = diag(w): word i adds w_i diff_i^2 (no cross terms), and w_i (diff_i^2 - q_i^2) to
+        # the change from the empty document
+        weights = np.asarray(metric.weights_, dtype=np.float64)
         index = diff.indices.astype(np.int64)
-        contributions = np.asarray(metric.weights_, dtype=np.float64)[index] * diff.data ** 2
+        contributions = weights[index] * diff.data ** 2
+        union = np.union1d(x_q.indices, x_d.indices).astype(np.int64)
+        dq, dd = np.zeros(union.size), np.zeros(union.size)
+        dq[np.searchsorted(union, x_q.indices)] = x_q.data
+        dd[np.searchsorted(union, x_d.indices)] = x_d.data
+        closer_index, closer = union, weights[union] * ((dq - dd) ** 2 - dq ** 2)
     else:
         width = max(diff.nnz, n_top, 1)
         exp = explain_pair(metric, diff, diff, names, width, projection=projection)
         index = np.array([e.index for e in exp.words_a], dtype=np.int64)
         contributions = np.array([e.contribution for e in exp.words_a], dtype=np.float64)
         pairs = [((p.index_a, p.index_b), p.contribution) for p in exp.word_pairs]
+        # d^2 - q^T M q = d^T M d - 2 q^T M d: word i adds d_i (M d)_i - q_i (M d)_i - d_i (M q)_i
+        # (a word pair (query word i, document word j) adds -2 q_i d_j M_ij, half to each word)
+        per_word = {}
+        if x_d.nnz:
+            own = explain_pair(metric, x_d, x_d, names, max(x_d.nnz, 1), projection=projection)
+            for e in own.words_a:
+                per_word[e.index] = per_word.get(e.index, 0.0) + e.contribution
+            if x_q.nnz:
+                cross = explain_pair(metric, x_q, x_d, names, max(x_q.nnz, x_d.nnz, n_top, 1), projection=projection)
+                for e in cross.words_a:
+                    per_word[e.index] = per_word.get(e.index, 0.0) - e.contribution
+                for e in cross.words_b:
+                    per_word[e.index] = per_word.get(e.index, 0.0) - e.contribution
+                closer_pairs = [((p.index_a, p.index_b), -2.0 * p.contribution) for p in cross.word_pairs]
+        closer_index = np.fromiter(per_word, dtype=np.int64, count=len(per_word))
+        closer = np.fromiter(per_word.values(), dtype=np.float64, count=len(per_word))
     squared = float(contributions.sum())
     words, rest = _listed(index, contributions, names, n_top, squared)
+    # the reference: the query's squared distance to an empty document, q^T M q, taken as what
+    # the change leaves of d^2 (so that reference + change = d^2 to the last bit)
+    change = float(closer.sum())
+    # the shares a product of rounding leaves (1e-20 where a word and the other text's words are
+    # unrelated under M) are not listed as bringing the hit closer: they stay in the rest
+    floor = 1e-12 * max(abs(squared), abs(squared - change), float(np.abs(closer).max(initial=0.0)))
+    closer_words, closer_rest = _listed_closer(closer_index, closer, names, n_top, change, floor)
     out = {"score": float(np.sqrt(max(squared, 0.0))), "squared_distance": squared, "scoring": pipeline.scorer.name,
-           "words": words, "rest": rest}
+           "measure": "distance", "higher_is_better": False, "words": words, "rest": rest,
+           "reference": "empty document", "reference_squared_distance": squared - change,
+           "closer_words": closer_words, "closer_rest": closer_rest}
     if pairs is not None:
         out["word_pairs"] = _listed_pairs(pairs, names, n_top)
+        out["closer_word_pairs"] = _listed_pairs(closer_pairs or [], names, n_top, closer_first=True, floor=floor)
     return out
 
 
@@ -809,14 +883,34 @@ def _listed(index, contributions, names, n_top, total):
     return words, float(total - contributions[chosen].sum())
 
 
-def _listed_pairs(pairs, names, n_top):
+def _listed_closer(index, contributions, names, n_top, total, floor=0.0):
+    """As :func:`_listed`, in the order that answers why a hit is close: the words that bring it
+    closer (negative contributions, most negative first), then those that push it away (largest
+    first); ties to the lower word index. Contributions of at most ``floor`` in size are left to
+    the rest."""
+    index = np.asarray(index, dtype=np.int64)
+    contributions = np.asarray(contributions, dtype=np.float64)
+    keep = np.abs(contributions) > floor
+    index, contributions = index[keep], contributions[keep]
+    chosen = _closer_order(index, contributions)[:n_top]
+    words = [{"word": names[index[p]], "contribution": float(contributions[p])} for p in chosen]
+    return words, float(total - contributions[chosen].sum())
+
+
+def _closer_order(index, contributions):
+    """Negative contributions first (most negative first), then positive ones (largest first)."""
+    return np.lexsort((index, -np.abs(contributions), contributions >= 0))
+
+
+def _listed_pairs(pairs, names, n_top, closer_first=False, floor=0.0):
     if not pairs:
         return []
     keys = np.array([a * len(names) + b for (a, b), _ in pairs], dtype=np.int64)
     values = np.array([v for _, v in pairs], dtype=np.float64)
-    chosen = _order(keys, values)[:n_top]
+    keep = np.flatnonzero(np.abs(values) > floor)
+    chosen = keep[(_closer_order if closer_first else _order)(keys[keep], values[keep])][:n_top]
     return [{"word_a": names[pairs[p][0][0]], "word_b": names[pairs[p][0][1]], "contribution": float(values[p])}
-            for p in chosen if values[p] != 0.0]
+            for p in chosen]
 
 
 def _csr(X):

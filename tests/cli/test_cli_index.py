@@ -215,15 +215,20 @@ def test_explain_splits_the_score(data, indexes, name):
             assert total == pytest.approx(e["score"], rel=1e-6, abs=1e-9)
             assert e["score"] == pytest.approx(h[column], rel=1e-4, abs=1e-6)
         assert len(e["words"]) >= 1
-    # the human line: the numbers shown before the word pairs sum to the total it names
+    # the human line: the numbers shown before the word pairs sum to the total it names; a
+    # distance's, with the empty document's squared distance (issue 32, part 5: it says lower is
+    # closer, and what each word changes from an empty document, negative bringing the hit closer)
     human, _ = ok(["search", "--index", indexes[name], "--query", queries(data)[1], "-k", "3", "--explain"])
     whys = re.findall(r"^  why (\S+): (.*)$", human, flags=re.M)
     assert [w[0] for w in whys] == [h["id"] for h in hits]
     for _, line in whys:
-        total = float(re.match(r"(?:score|squared distance) (-?[\d.]+) = ", line).group(1))
-        summed = line.split(" = ", 1)[1].split(" (largest word pairs")[0]
+        found = re.match(r"(?:score|distance [\d.]+ \(lower is closer\): squared) (-?[\d.]+) = "
+                         r"(?:empty document ([\d.]+))?", line)
+        assert (found.group(2) is not None) == (name == "mcd"), line
+        total, reference = float(found.group(1)), float(found.group(2) or 0.0)
+        summed = line.split(" = ", 1)[1].split(" (largest word pairs")[0].split(" (negative brings")[0]
         parts = [float(x) for x in re.findall(r" ([+-][\d.]+)", summed)]
-        assert sum(parts) == pytest.approx(total, abs=0.0005 * (len(parts) + 1) + 1e-4), line
+        assert reference + sum(parts) == pytest.approx(total, abs=0.0005 * (len(parts) + 2) + 1e-4), line
 
 
 # --------------------------------------------------------------------------- add, delete, compact, reindex

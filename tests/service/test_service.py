@@ -565,3 +565,44 @@ def test_a_worker_process_builds_its_app_from_the_environment(built, monkeypatch
     monkeypatch.delenv("LEARNSIM_TEST_UNSET_KEY", raising=False)
     with pytest.raises(RuntimeError, match="LEARNSIM_TEST_UNSET_KEY"):
         app_from_environment()
+
+
+# --------------------------------------------------------------------------- which way is better
+def _says_which_way(body, score, higher):
+    assert body["score"] == score and body["higher_is_better"] is higher, {k: body.get(k) for k in ("score", "higher_is_better")}
+
+
+def test_every_scored_answer_says_what_the_score_is_and_which_way_is_better(client, built):
+    """Issue 32, part 5: the service's JSON as the command line's (higher_is_better, false for a
+    distance), on the fast path of GET /v1/search and on the route's alike."""
+    texts, _, ids, _ = corpus()
+    fast = client.get("/v1/search", params={"q": texts[4], "k": 2}).json()
+    slow = client.get("/v1/search", params={"q": texts[4], "k": 2, "explain": "0"}).json()   # the route's path
+    for body in (fast, slow):
+        _says_which_way(body, "distance", False)
+    assert [h["id"] for h in fast["hits"]] == [h["id"] for h in slow["hits"]]
+    _says_which_way(client.post("/v1/search", json={"queries": [texts[4]], "k": 2}).json(), "distance", False)
+    _says_which_way(client.get(f"/v1/docs/{ids[4]}/similar", params={"k": 2}).json(), "distance", False)
+    info = client.get("/v1/info").json()
+    _says_which_way(info, "distance", False)
+    assert info["search_score"] == "distance"
+    e = client.post("/v1/explain", json={"query": texts[1], "document": texts[2]}).json()
+    assert e["measure"] == "distance" and e["higher_is_better"] is False and "closer_words" in e
+    explained = client.get("/v1/search", params={"q": texts[4], "k": 1, "explain": "true"}).json()
+    assert explained["hits"][0]["explanation"]["higher_is_better"] is False
+
+    c = _client(built / "film")
+    info = c.get("/v1/info").json()
+    _says_which_way(info, "similarity", True)
+    search = info["search_score"]        # "probability" where the model re-ranks its hits
+    assert search in ("similarity", "probability")
+    _says_which_way(c.get("/v1/search", params={"q": texts[4], "k": 2}).json(), search, True)
+    _says_which_way(c.post("/v1/match", json={"text": texts[4], "k": 3}).json(), search, True)
+    decided = c.post("/v1/match", json={"pairs": [[texts[0], texts[1]]]}).json()
+    assert decided["higher_is_better"] is True
+    assert decided["score"] in ("similarity", "decision", "mutual_neighbours", "predicted_score")
+    e = c.post("/v1/explain", json={"query": texts[1], "document": texts[2]}).json()
+    assert e["measure"] == "similarity" and e["higher_is_better"] is True
+    schema = c.get("/openapi.json").json()
+    body = schema["paths"]["/v1/search"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert {"score", "higher_is_better", "hits"} <= set(body["required"])

@@ -176,3 +176,44 @@ def test_marked_escapes_and_cuts():
     assert marked(text, [(2, 5), (3, 4)]) == "a <mark>&lt;b&gt;</mark> &amp; c"   # overlap: the first wins
     assert marked("abcdef", [(4, 6)], limit=5) == "abcd<mark>e</mark>&hellip;"
     assert marked("abc", [(7, 9)]) == "abc"
+
+
+def _head(page):
+    """(measure label, score, direction label) of each hit's head."""
+    return re.findall(r'<div class="head"><span class="rank">\d+</span>(?:<span class="measure">([^<]*)</span>)?'
+                      r'<span class="score"[^>]*>([^<]*)</span>(?:<span class="direction">([^<]*)</span>)?', page)
+
+
+def test_a_distance_reads_as_a_distance_and_a_similarity_as_a_similarity(built, film):
+    """Issue 32, part 5: a distance model's hits say "distance", lower is closer, and their
+    explanations split the distance against an empty document (what brings the hit closer
+    first); a similarity model's hits say "similarity"."""
+    texts = corpus()[0]
+    page = _client(built / "mcd").get("/", params={"q": texts[11], "k": 3}).text
+    heads = _head(page)
+    assert len(heads) == 3 and all(m == "distance" and d == "lower is closer" for m, _, d in heads)
+    assert "(lower is closer)" in page.split('<ol class="hits">')[0]
+    why = re.findall(r'<p class="why"[^>]*>(.*?)</p>', page, flags=re.S)
+    assert len(why) == 3 and all("for an empty document" in w and "brings it closer" in w for w in why)
+    # the hit that is the query's own text: its words bring it closer (negative, listed first)
+    first = re.findall(r'<span class="w">[^<]*</span> ([+-][0-9.]+)', why[0])
+    assert first and float(first[0]) < 0
+    page = film.get("/", params={"q": texts[11], "k": 3}).text
+    heads = _head(page)
+    assert heads and all(m in ("similarity", "") for m, _, d in heads) and not any(d for _, _, d in heads)
+    assert "lower is closer" not in page
+
+
+def test_re_ranked_hits_keep_their_probability():
+    from learnsim.service.page import render_results
+
+    data = {"q": "my password", "k": 10, "similar": None, "duplicates": None, "kind": "cosine",
+            "scoring": "cosine in the learned space", "column": "similarity", "can_match": True,
+            "method": "FILM", "source": None, "info": {"documents": 6},
+            "hits": [{"rank": 1, "id": "b", "score": 0.93, "first_stage_rank": 3, "first_stage_score": 0.41,
+                      "text": "forgot my password", "metadata": None, "marks": []}]}
+    page = render_results(data)
+    assert _head(page) == [("", "p = 0.930", "")]
+    assert "re-ranked by the learned pair model" in page
+    data["kind"], data["column"] = "distance", "distance"
+    assert _head(render_results(data)) == [("", "p = 0.930", "")]

@@ -44,7 +44,9 @@ def register(commands):
                         help="--index: only documents whose metadata FIELD equals VALUE (a JSON value or a "
                              "string; repeat a field for any of several values, several fields for all of them)")
     search.add_argument("--explain", action="store_true",
-                        help="--index: show the words (and word pairs) that add most to each hit's score")
+                        help="--index: show the words (and word pairs) that add most to each hit's score (for a "
+                             "distance: what each word changes from an empty document's distance, negative "
+                             "bringing the hit closer)")
     source = search.add_mutually_exclusive_group(required=True)
     source.add_argument("--query", action="append", metavar="TEXT", help="a query (repeat for several)")
     source.add_argument("--queries", metavar="FILE", help="a file of queries (formats as --corpus)")
@@ -52,8 +54,8 @@ def register(commands):
                         help="number of hits per query (default: 10)")
     search.add_argument("--json", action="store_true",
                         help="print [{query, scoring, higher_is_better, hits: [{rank, index, id, similarity | distance | "
-                             "score, text}]}] "
-                             "as JSON")
+                             "score | probability (re-ranked), text}]}] as JSON (--index: id, metadata, and explanation "
+                             "with --explain)")
     _add_encoding_errors(search)
     _add_quoting(search)
     search.set_defaults(handler=run)
@@ -132,8 +134,11 @@ def _run_index(args):
         _note(f"-k {k} is more than the {len(index)} indexed documents; showing all of them")
         k = max(len(index), 1)
     results = index.search(queries, k, filter=parse_filter(args.filter), explain=args.explain)
-    column = index.column
-    out = [{"query": q, "scoring": index.scoring,
+    # a re-ranked search's score is the pair model's probability (as with --model --corpus)
+    reranked = index.manifest.get("rerank") is not None
+    column = "probability" if reranked else index.column
+    out = [{"query": q, "scoring": index.scoring + (" re-ranked" if reranked else ""),
+            "higher_is_better": bool(reranked or index.higher_is_closer),
             "hits": [dict({"rank": h["rank"], "id": h["id"], column: h["score"], "text": _snippet(h["text"]),
                            "metadata": h["metadata"]},
                           **{key: h[key] for key in ("first_stage_rank", "first_stage_score") if key in h},
@@ -143,9 +148,9 @@ def _run_index(args):
     if args.json:
         _print_json(out)
         return 0
-    reranked = any("first_stage_rank" in h for res in out for h in res["hits"])
     how = (f"the top {index.manifest['rerank']} by {index.scoring}, re-ranked by the learned pair model "
-           "(score: its probability of a duplicate)") if reranked else index.scoring
+           "(score: its probability of a duplicate)") if reranked else (
+        f"{index.scoring}, {'higher' if index.higher_is_closer else 'lower'} is closer")
     print(f"Scored by {how} ({len(index)} documents in {args.index}).\n")
     for qi, res in enumerate(out):
         if qi:
@@ -168,8 +173,24 @@ def _run_index(args):
 
 def explanation_line(e, n_words=6):
     """One line: the words that add most, with their contributions, and what the other words add
-    (the numbers shown sum to the score, or to the squared distance); then the largest word pairs,
-    another split of the same total."""
+    (the numbers shown sum to the score); then the largest word pairs, another split of the same
+    total. A distance (lower is closer) is split against an empty document: its squared
+    distance = the empty document's + each word's change, a negative change bringing the hit
+    closer (``Pipeline.explain``'s ``"closer_words"``), most negative first.
+
+    Examples
+    --------
+    >>> from learnsim.cli.search import explanation_line
+    >>> explanation_line({"score": 0.5, "words": [{"word": "password", "contribution": 0.4}], "rest": 0.1})
+    'score 0.5000 = password +0.400, other words +0.100'
+    >>> e = {"score": 0.8, "squared_distance": 0.64, "reference_squared_distance": 1.0, "rest": 0.0,
+    ...      "words": [], "closer_words": [{"word": "password", "contribution": -0.5},
+    ...                                    {"word": "reset", "contribution": 0.14}], "closer_rest": 0.0}
+    >>> explanation_line(e)
+    'distance 0.8000 (lower is closer): squared 0.6400 = empty document 1.0000, password -0.500, reset +0.140 (negative brings the hit closer)'
+    """
+    if "closer_words" in e:
+        return _distance_line(e, n_words)
     total = e.get("squared_distance", e.get("score"))
     what = "squared distance" if "squared_distance" in e else "score"
     shown = e.get("words", [])[:n_words]
@@ -180,6 +201,21 @@ def explanation_line(e, n_words=6):
     return (f"{what} {total:.4f} = " + (words or "(no word)")
             + (f", other words {rest:+.3f}" if abs(rest) > 5e-4 else "")
             + (f" (largest word pairs: {pairs})" if pairs else ""))
+
+
+def _distance_line(e, n_words):
+    """explanation_line of a distance: the squared distance as the empty document's plus the
+    words' changes (what brings the hit closer first)."""
+    total, reference = e["squared_distance"], e["reference_squared_distance"]
+    shown = e["closer_words"][:n_words]
+    words = ", ".join(f"{w['word']} {w['contribution']:+.3f}" for w in shown)
+    rest = total - reference - sum(w["contribution"] for w in shown)     # the words not shown
+    pairs = ", ".join(f"{p['word_a']}~{p['word_b']} {p['contribution']:+.3f}"
+                      for p in e.get("closer_word_pairs", [])[:3] if p["contribution"] < 0)
+    return (f"distance {e['score']:.4f} (lower is closer): squared {total:.4f} = empty document {reference:.4f}"
+            + (f", {words}" if words else ", (no word)")
+            + (f", other words {rest:+.3f}" if abs(rest) > 5e-4 else "")
+            + " (negative brings the hit closer" + (f"; closest word pairs: {pairs}" if pairs else "") + ")")
 
 
 def rerank_line(e, n_features=5):

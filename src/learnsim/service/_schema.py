@@ -48,6 +48,37 @@ _DESCRIPTIONS = {400: "Bad input: malformed JSON, a bad filter, a path that is n
                  503: "The index not free in time, the request past its deadline, or a damaged index file "
                       '("code": "index_damaged")'}
 
+# the answers that carry scores say what they are and which way is better (more properties
+# follow; only these are stated)
+_SCORE_NAME = {"type": "string", "description": 'What each "score" is: "similarity", "distance" (lower is closer), '
+                                                '"score" (term weights), "probability" (a re-ranked search), or, '
+                                                'for pairs, "similarity", "decision", "mutual_neighbours", '
+                                                '"predicted_score"'}
+_HIGHER = {"type": "boolean", "description": "Whether a higher score is better (closer); false for a distance"}
+
+
+def _scored(*lists):
+    return {"type": "object", "required": ["score", "higher_is_better", *lists],
+            "properties": dict({name: {"type": "array"} for name in lists}, score=_SCORE_NAME,
+                               higher_is_better=_HIGHER)}
+
+
+_SCORED = {
+    ("get", "/v1/search"): _scored("hits"),
+    ("post", "/v1/search"): _scored("results"),
+    ("get", "/v1/docs/{doc_id}/similar"): _scored("hits"),
+    ("post", "/v1/match"): {"anyOf": [_scored("matches"), _scored("decisions")]},
+    ("get", "/v1/info"): {"type": "object", "required": ["score", "higher_is_better", "search_score"],
+                          "properties": {"score": _SCORE_NAME, "higher_is_better": _HIGHER,
+                                         "search_score": dict(_SCORE_NAME, description="What a search's hits' score is "
+                                                                                       "(\"probability\" when re-ranked)")}},
+    ("post", "/v1/explain"): {"type": "object", "required": ["score", "measure", "higher_is_better", "words", "rest"],
+                              "properties": {"score": {"type": "number"},
+                                             "measure": {"type": "string", "enum": ["similarity", "distance", "score"]},
+                                             "higher_is_better": _HIGHER,
+                                             "words": {"type": "array"}, "rest": {"type": "number"}}},
+}
+
 
 def _openapi(app, keyed, protect_reads, max_query_chars, mixed_ids, can_match):
     """The OpenAPI schema, telling every status each route can answer (with the error model),
@@ -96,6 +127,10 @@ def _openapi(app, keyed, protect_reads, max_query_chars, mixed_ids, can_match):
             if (method, path) == ("post", "/v1/reindex"):
                 op["requestBody"] = {"required": True, "description": "{} (or no body)", "content": {
                     "application/json": {"schema": {"type": "object", "maxProperties": 0}}}}
+    for key, body in _SCORED.items():
+        op = schema["paths"].get(key[1], {}).get(key[0])
+        if op is not None:
+            op["responses"]["200"]["content"] = {"application/json": {"schema": body}}
     for name, fields in (("SearchBatch", ("queries",)), ("MatchText", ("text",)), ("MatchPairs", ("pairs",)),
                          ("ExplainRequest", ("query", "document"))):
         props = schemas.get(name, {}).get("properties", {})

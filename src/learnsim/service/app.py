@@ -11,6 +11,14 @@ Routes (``{id}`` may hold any character, ``/`` included, percent-encoded)::
     GET    /v1/docs/{id}/similar?k=&filter=
     POST   /v1/match                     {"text", "k", "filter"} or {"pairs": [[a, b], ...]}
     POST   /v1/explain                   {"query", "document", "n_top"}
+
+Every answer that carries scores says what they are and which way is better: ``"score"``
+names the hits' (or the decisions') ``score`` ("similarity", "distance", "score" of term
+weights, "probability" of a re-ranked search, ...) and ``"higher_is_better"`` is false for a
+distance, as in the JSON of ``learnsim search``; ``/v1/info`` gives both for the index's
+scoring (and ``"search_score"``, what its search hits carry); an explanation (``/v1/explain``,
+``explain=true``) carries ``"measure"`` and ``"higher_is_better"``, its ``"score"`` being the
+number (``Pipeline.explain``).
     POST   /v1/docs                      {"documents": [{"id", "text", "metadata"}, ...]} -> 201
     DELETE /v1/docs/{id}
     POST   /v1/reindex                   (no body, or {})
@@ -356,6 +364,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     mixed_ids = _mixed_ids_supported()
     root = Path(index_path)
     deadline_s = float(deadline_s)
+    found_score = _score_names(index)
 
     @asynccontextmanager
     async def lifespan(app):
@@ -520,13 +529,19 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         if key is None or _authorized(request.headers, key):
             out["versions"] = versions   # what a bug report needs, and an attacker would like
         out.setdefault("method", index.manifest.get("method"))
+        out.update(higher_is_better=found_score["similar"][1], search_score=found_score["search"][0])
         return _json(out)
+
+    def scored(name, **body):
+        """``body`` with the score's name and which way is better (``found_score[name]``)."""
+        score, higher = found_score[name]
+        return _json(dict(body, score=score, higher_is_better=higher))
 
     async def search_answer(q, k, filter, explain, n_top):
         check_query(q)
         check_budget(1, k, explain, n_top)
         hits, = await searched([q], k, _parse_filter(filter), explain, n_top, deadline())
-        return _json({"hits": hits})
+        return scored("search", hits=hits)
 
     # plainly valid requests are answered by search_answer before they reach this route (see
     # learnsim.service._fast): the route answers the rest, with the framework's validation
@@ -542,7 +557,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         check_budget(len(body.queries), body.k, body.explain, body.n_top)
         conditions = _check_filter(body.filter, BODY_FILTER)
         results = await searched(body.queries, body.k, conditions, body.explain, body.n_top, deadline())
-        return _json({"results": results})
+        return scored("search", results=results)
 
     # declared before /v1/docs/{id}; _BodyLimit routes /v1/docs/... by the raw path
     @app.get("/v1/docs/{doc_id:path}/similar")
@@ -551,7 +566,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         doc_id = doc_id_of(request, doc_id)
         conditions = _parse_filter(filter)
         hits = await run(lambda idx: idx.more_like(doc_id, k, filter=conditions), by_id=True, until=deadline())
-        return _json({"id": doc_id, "hits": hits})
+        return scored("similar", id=doc_id, hits=hits)
 
     # no :path here: _BodyLimit gives these routes /v1/docs/- (the id is in the scope), so a
     # literal /similar path matches the similar route alone (405 for a DELETE of it)
@@ -578,16 +593,18 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
                 rule(idx)
                 return idx.match(body.text, body.k, filter=conditions)
 
-            return _json({"matches": await run(decide, until=until)})
-        decisions = []
+            # each match: the search's score, and the rule's probability (or predicted_score)
+            return scored("search", matches=await run(decide, until=until))
+        decisions, name = [], "score"
         pairs = [tuple(p) for p in body.pairs]
         for start in range(0, len(pairs), CHUNK_PAIRS):
             def decide_piece(idx, piece=pairs[start:start + CHUNK_PAIRS]):
                 rule(idx)
-                return idx.pipeline.match(piece)
+                return idx.pipeline.match(piece), _rule_score_name(idx.pipeline.matcher)
 
-            decisions.extend(await run(decide_piece, until=until))
-        return _json({"decisions": decisions})
+            decided, name = await run(decide_piece, until=until)
+            decisions.extend(decided)
+        return _json({"decisions": decisions, "score": name, "higher_is_better": True})
 
     @app.post("/v1/explain")
     async def explain(body: ExplainRequest):
@@ -693,6 +710,28 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     app.add_middleware(_BodyLimit, max_bytes=int(max_body_bytes), hosts=hosts, key=key, read_only=read_only,
                        protect_reads=protect_reads, origins=cors_origins)
     return app
+
+
+def _score_names(index):
+    """(name, higher_is_better) of the scores each kind of answer carries, from the index's
+    manifest (no model load): ``"similar"``, the first stage's (similar documents, /v1/info's
+    ``"score"``); ``"search"``, a search's and a text match's hits (a re-ranked search gives the
+    learned pair model's probability)."""
+    first = (index.column, bool(index.higher_is_closer))
+    reranked = index.manifest.get("rerank") is not None
+    return {"similar": first, "search": ("probability", True) if reranked else first}
+
+
+# what the ``score`` of a duplicate rule's decision is, by the rule's class
+_RULE_SCORES = {"ThresholdMatcher": "similarity", "PairClassifierMatcher": "decision",
+                "PairwiseKNNMatcher": "mutual_neighbours", "PairScoreRegressor": "predicted_score"}
+
+
+def _rule_score_name(matcher):
+    """The name of a duplicate rule's ``score`` (POST /v1/match with pairs): the pair's
+    similarity for a threshold, the classifier's decision value, 1/0 for mutual neighbours, the
+    predicted score of a model fitted on graded pairs; higher is more alike in each."""
+    return _RULE_SCORES.get(type(matcher).__name__, "score")
 
 
 def _start_in_background(app, index, worker, writer, root):

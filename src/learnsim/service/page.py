@@ -11,11 +11,16 @@ Three views, each a GET with parameters a person can bookmark:
 * ``/?duplicates=ID``: the documents the model's calibrated duplicate rule takes for near-
   duplicates of ID, with their probabilities.
 
+Every score says what it is: a similarity (or a term-weight score) reads "similarity 0.81",
+higher is closer; a distance reads "distance 1.03 lower is closer"; a re-ranked hit or a
+near-duplicate shows the learned pair model's probability, "p = 0.93".
+
 Which words are marked: for a similarity, the words whose contribution to the score is positive
-(for FILM's learned part, the document words of positive word pairs too); for a distance model the
-explanation splits the squared distance, whose words push documents apart, so there the document's
-words shared with the query are marked, which are what bring it close. ``fragment=1`` returns the
-results alone: the page's script fetches them to search as one types.
+(for FILM's learned part, the document words of positive word pairs too); for a distance model,
+the document's words shared with the query. The explanation of a distance splits its square
+against an empty document's (``Pipeline.explain``'s ``"closer_words"``): what each word changes,
+negative bringing the hit closer, those first. ``fragment=1`` returns the results alone: the
+page's script fetches them to search as one types.
 
 :func:`gather` runs in the index's thread (it calls the index); the ``render_*`` functions run
 anywhere (they see only plain data).
@@ -180,13 +185,16 @@ def _link(**params):
 def _why(explanation, kind):
     if not explanation:
         return ""
-    words = explanation.get("words", ())[:WHY_WORDS]
-    if kind == "distance":
-        total = f"squared distance {explanation.get('squared_distance', 0.0):.4g}"
+    if kind == "distance" and "closer_words" in explanation:
+        out = _why_distance(explanation)
     else:
-        total = f"score {explanation.get('score', 0.0):.4f}"
-    parts = ", ".join(f"<span class=\"w\">{_e(w['word'])}</span> {w['contribution']:+.3f}" for w in words)
-    out = f'<p class="why">{total} = {parts or "no shared words"}</p>'
+        words = explanation.get("words", ())[:WHY_WORDS]
+        if kind == "distance":
+            total = f"squared distance {explanation.get('squared_distance', 0.0):.4g}"
+        else:
+            total = f"score {explanation.get('score', 0.0):.4f}"
+        parts = ", ".join(f"<span class=\"w\">{_e(w['word'])}</span> {w['contribution']:+.3f}" for w in words)
+        out = f'<p class="why">{total} = {parts or "no shared words"}</p>'
     rerank = explanation.get("rerank")
     if rerank:
         moved = rerank["first_stage_rank"] - rerank["rank"]
@@ -195,6 +203,21 @@ def _why(explanation, kind):
         features = ", ".join(f"{_e(f['feature'])} {f['contribution']:+.2f}" for f in rerank["features"][:WHY_WORDS])
         out += f'<p class="why rerank">re-ranked {where}: {features}</p>'
     return out
+
+
+def _why_distance(explanation):
+    """A distance's explanation: its square as the empty document's plus what each word changes,
+    the words that bring the hit closer (negative) first."""
+    squared, reference = explanation.get("squared_distance", 0.0), explanation.get("reference_squared_distance", 0.0)
+    words = explanation["closer_words"][:WHY_WORDS]
+    parts = ", ".join(f'<span class="w">{_e(w["word"])}</span> {w["contribution"]:+.3f}' for w in words)
+    rest = squared - reference - sum(w["contribution"] for w in words)
+    if abs(rest) > 5e-4:
+        parts += f"{', ' if parts else ''}other words {rest:+.3f}"
+    return (f'<p class="why" title="the squared distance split against an empty document\'s: a negative number '
+            f'brings the hit closer, a positive one pushes it away">squared distance {squared:.4g} = '
+            f'{reference:.4g} for an empty document, {parts or "no word"} '
+            f'<span class="legend">(negative: brings it closer)</span></p>')
 
 
 def _metadata(meta):
@@ -216,14 +239,26 @@ def _hit(h, data):
     elif "first_stage_rank" in h:
         value = (f'<span class="score" title="re-ranked: the learned pair model\'s probability of a duplicate '
                  f'(first stage: rank {int(h["first_stage_rank"])})">p = {h["score"]:.3f}</span>')
+    elif data["kind"] == "distance":
+        value = (f'<span class="measure">distance</span><span class="score" title="{_e(data["scoring"])}: lower is '
+                 f'closer">{h["score"]:.4f}</span><span class="direction">lower is closer</span>')
     else:
-        value = f'<span class="score" title="{_e(data["column"])}">{h["score"]:.4f}</span>'
+        name = "similarity" if data["column"] == "similarity" else "score"
+        value = (f'<span class="measure">{name}</span><span class="score" title="{_e(data["scoring"])}: higher is '
+                 f'closer">{h["score"]:.4f}</span>')
     return (f'<li class="hit" data-id="{_e(doc_id)}">'
             f'<div class="head"><span class="rank">{int(h["rank"])}</span>{value}'
             f'<span class="doc-id">{_e(doc_id)}</span></div>'
             f'<p class="text">{marked(h["text"], h.get("marks", ()))}</p>'
             f'{_why(h.get("explanation"), data["kind"])}{_metadata(h.get("metadata"))}'
             f'<p class="links">{" &middot; ".join(links)}</p></li>')
+
+
+def _direction(data, hits):
+    """Which way the scores shown go, for the summary line."""
+    if any("first_stage_rank" in h for h in hits):
+        return " (re-ranked by the learned pair model: p, its probability of a duplicate)"
+    return " (lower is closer)" if data["kind"] == "distance" else " (higher is closer)"
 
 
 def render_results(data):
@@ -241,8 +276,10 @@ def render_results(data):
     ...                   "metadata": None, "marks": [(7, 9), (10, 18)]}]}
     >>> html = render_results(data)
     >>> print(html[:html.index("<ol")])
-    <p class="summary">1 document for &ldquo;my password&rdquo;, by learned distance.</p>
+    <p class="summary">1 document for &ldquo;my password&rdquo;, by learned distance (lower is closer).</p>
     >>> '<p class="text">forgot <mark>my</mark> <mark>password</mark></p>' in html
+    True
+    >>> '<span class="measure">distance</span>' in html and '<span class="direction">lower is closer</span>' in html
     True
     """
     hits = data["hits"]
@@ -254,10 +291,10 @@ def render_results(data):
     if data["q"]:
         what = "document" if len(hits) == 1 else "documents"
         parts.append(f'<p class="summary">{len(hits)} {what} for &ldquo;{_e(data["q"])}&rdquo;, '
-                     f'by {_e(data["scoring"])}.</p>')
+                     f'by {_e(data["scoring"])}{_direction(data, hits)}.</p>')
     elif data["similar"] is not None:
         parts.append(f'<p class="summary">Documents closest to <span class="doc-id">{_e(src["id"])}</span>, '
-                     f'by {_e(data["scoring"])}:</p><blockquote class="source">{marked(src["text"], ())}</blockquote>')
+                     f'by {_e(data["scoring"])}{_direction(data, hits)}:</p><blockquote class="source">{marked(src["text"], ())}</blockquote>')
     else:
         if not data["can_match"]:
             parts.append(f'<p class="summary">This {_e(data["method"])} model has no duplicate rule (only a FILM '
