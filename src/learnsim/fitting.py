@@ -61,6 +61,8 @@ DEFAULT_PAIRS_VALIDATION_FRACTION = 0.2
 _FILM_NEIGHBOURS = 10
 # texts the hard negatives are searched among, at most (a seeded sample above it)
 _HARD_NEGATIVE_POOL = 20_000
+# triplets FILM learns from, at most (a seeded sample above; 10,000 Quora pairs give 16,000)
+_MAX_FILM_TRIPLETS = 50_000
 # held-out duplicate queries the search checks use, at most (see _sample_queries)
 _MAX_CHECK_QUERIES = 4_000
 #: The duplicate rules a FILM fitted on pairs may choose among (learnsim.scoring.choose_matcher);
@@ -401,6 +403,11 @@ def _film_triplets(pairs, X, seed, note, keep=None):
             T = T[~unusable]
     if len(T) == 0:
         raise ValueError("no usable triplet: every triplet uses a text without a vocabulary term")
+    if len(T) > _MAX_FILM_TRIPLETS:
+        # FILM's iterations cost (anchors x svd_rank^2): past this many triplets a larger set
+        # adds minutes and the pair models, not FILM, decide; a seeded sample keeps it bounded
+        note(f"FILM learns from a sample of {_MAX_FILM_TRIPLETS} of the {len(T)} triplets", info=True)
+        T = T[np.sort(np.random.default_rng(seed).choice(len(T), _MAX_FILM_TRIPLETS, replace=False))]
     return T
 
 
