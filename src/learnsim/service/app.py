@@ -282,14 +282,15 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         With ``api_key``, every route but ``/healthz`` and ``/openapi.json`` needs the key.
     background : bool, default=False
         Return once the index is opened (its manifest, segment descriptions and document count
-        checked), before the rest is loaded: the check of every row, the query plan and the
-        approximate structures (:meth:`Index.warm`) runs first on the index's thread, and the
-        model loads in a thread of its own. Until the warm-up is done ``/healthz`` answers 503
-        ``{"status": "starting"}`` (requests wait for it in the queue); damage it finds makes the
+        checked), before the rest is loaded: every segment's rows and the query plan are checked
+        first on the index's thread (``Index.warm(search=False)``), then the kernels and the
+        approximate structures warm up there (:meth:`Index.warm`), and the model loads in a
+        thread of its own. Until the check is done ``/healthz`` answers 503 ``{"status":
+        "starting"}`` (requests wait for it in the queue); damage found on the way makes the
         status "degraded" with the damage named, as damage found by a request does. A request
         that needs the model waits for its load. ``learnsim serve`` sets it, so that the service
-        answers within a second or two of its start whatever the size of the index and model;
-        without it everything is loaded and checked before this returns.
+        answers within a second or two of its start whatever the size of the model; without it
+        everything is loaded and checked before this returns.
 
     Returns
     -------
