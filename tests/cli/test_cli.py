@@ -640,7 +640,8 @@ def test_explain_lsi_model_over_words(corpus_files, tmp_path):
     (["fit", "--pairs", "{tmp}/nodup.tsv", "--model", "{tmp}/m.npz", "--method", "film"], "no duplicate pair"),
 ])
 def test_explain_and_film_bad_usage_exits_2(args, fragment, corpus_files, film_model, tmp_path):
-    (tmp_path / "badpairs.tsv").write_text("1\ta b\tc d\t1\n2\ta\tb\t2\n", encoding="utf-8")
+    # a label that is neither 0/1 nor a number (a number other than 0/1 makes the pairs graded)
+    (tmp_path / "badpairs.tsv").write_text("1\ta b\tc d\t1\nmaybe\ta\tb\t2\n", encoding="utf-8")
     (tmp_path / "nodup.tsv").write_text("0\tapple pie\tcar wash\t1\n0\tred fox\tgreen tea\t2\n", encoding="utf-8")
     fill = {"train": corpus_files["train"], "tmp": tmp_path, "film": film_model}
     assert_user_error([a.format(**fill) for a in args], fragment)
@@ -705,8 +706,6 @@ def test_fit_linklearn_saves_vectorizer_and_weighting(linklearn_model):
 
 
 def test_search_with_linklearn_ranks_by_learned_score(linked_files, linklearn_model):
-    from learnsim.persistence import load
-
     query = linked_files["texts"][3]
     code, out, err = run_cli(["search", "--model", linklearn_model, "--corpus", linked_files["pages"],
                               "--query", query, "-k", "5", "--json"])
@@ -714,10 +713,9 @@ def test_search_with_linklearn_ranks_by_learned_score(linked_files, linklearn_mo
     hits = json.loads(out)[0]["hits"]
     scores = [h["score"] for h in hits]
     assert scores == sorted(scores, reverse=True)
-    # the scores are the index's: binary query against the learned weights of the corpus
-    model = load(linklearn_model)
-    C = model["vectorizer"].transform(linked_files["texts"])
-    expected = model["metric"].index(C).score(model["vectorizer"].transform([query]))[0]
+    # the scores are the index's: binary query against the learned weights of the corpus, over
+    # the corpus' own vocabulary (issue 32, part 6)
+    expected = learnsim.load(linklearn_model).similarity([query], linked_files["texts"])[0]
     assert hits[0]["index"] == int(np.argmax(expected))
     assert scores == pytest.approx(np.sort(expected)[::-1][:5], rel=1e-5)
     code, out, _ = run_cli(["search", "--model", linklearn_model, "--corpus", linked_files["pages"],
