@@ -671,7 +671,8 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
                        validation_ap=float(np.max(curve["ap"])) if curve is not None else None)
     else:
         summary.update(weighting=dict(metric.params_), n_evaluations=metric.n_evaluations_,
-                       validation_ap=metric.validation_ap_)
+                       validation_ap=metric.validation_ap_, shrinkage=metric.shrinkage_,
+                       shrinkage_path=[[float(v) for v in row] for row in metric.shrinkage_path_])
     summary.update(baseline_gain=_report(report))
     return _result(summary, {"vectorizer": vectorizer, "metric": metric}, vec_seconds, metric_seconds,
                    settings=settings)

@@ -94,3 +94,54 @@ def test_no_holdout_no_report_and_too_little_is_unchecked(data):
     for bad in (0, 1.0, -1, "0.2", False):
         with pytest.raises(ValueError, match="baseline_holdout"):
             LearnedBM25(baseline_holdout=bad).fit(X, A_true)
+
+
+def test_one_standard_error_rule_takes_the_smallest_indistinguishable_shrinkage():
+    from learnsim.linklearn._weighting import _one_se_shrinkage
+
+    rng = np.random.default_rng(0)
+    base = rng.random(400)
+    noise = 0.02 * rng.normal(size=(3, 400))
+    noise -= noise.mean(axis=1, keepdims=True)
+    best = base + 0.1 + noise[0]
+    # AvgP rises to 0.5 and is flat after it (gaps of 3e-4 and 1e-4, standard errors about 1e-3):
+    # 0.5 is within one standard error of the best
+    per = {0.0: base, 0.25: base + 0.05 + noise[0], 0.5: best + noise[1] - 3e-4, 0.75: best + noise[2] - 1e-4,
+           1.0: best}
+    lam, table = _one_se_shrinkage(per)
+    assert lam == 0.5
+    assert table.shape == (5, 4) and table[:, 0].tolist() == [0.0, 0.25, 0.5, 0.75, 1.0]
+    assert table[2, 2] <= table[2, 3] and table[1, 2] > table[1, 3]
+    # a clear rise to the search's point keeps it; NaN articles are left out of every factor
+    per = {lam: base + lam * 0.2 for lam in (0.0, 0.5, 1.0)}
+    per[0.5] = per[0.5].copy()
+    per[0.5][:10] = np.nan
+    assert _one_se_shrinkage(per)[0] == 1.0
+
+
+def test_shrinkage_is_chosen_on_held_out_articles_and_saved(data, tmp_path):
+    from learnsim.linklearn._weighting import SHRINKAGE_GRID, _shrunk
+
+    X, A_true, _ = data
+    model = LearnedBM25(**QUICK, max_evaluations=60).fit(X, A_true)
+    assert model.shrinkage_ in SHRINKAGE_GRID and model.shrinkage_path_.shape == (len(SHRINKAGE_GRID), 4)
+    gaps, ses = model.shrinkage_path_[:, 2], model.shrinkage_path_[:, 3]
+    chosen = SHRINKAGE_GRID.index(model.shrinkage_)
+    assert gaps[chosen] <= ses[chosen] + 1e-12 and np.all(gaps[:chosen] > ses[:chosen])
+    assert model.baseline_gain_.detail["shrinkage"] == model.shrinkage_
+    # the shrunk member lies between BM25 and the search's point, parameter by parameter
+    unshrunk = LearnedBM25(**QUICK, max_evaluations=60, shrink=None).fit(X, A_true)
+    assert unshrunk.shrinkage_ == 1.0 and unshrunk.shrinkage_path_.shape == (0, 4)
+    expected = _shrunk(unshrunk.params_, model.shrinkage_, {})
+    for name, value in model.params_.items():
+        assert value == pytest.approx(expected[name], rel=1e-9, abs=1e-12)
+    save(model, tmp_path / "s.npz")
+    loaded = load(tmp_path / "s.npz")
+    assert loaded.shrinkage_ == model.shrinkage_ and loaded.params_ == model.params_
+    np.testing.assert_array_equal(loaded.shrinkage_path_, model.shrinkage_path_)
+    meta, arrays = model._get_state()
+    old = LearnedBM25._from_state({k: v for k, v in meta.items() if k != "shrinkage"},
+                                  {k: v for k, v in arrays.items() if k != "shrinkage_path"})
+    assert old.shrinkage_ is None and old.shrinkage_path_.shape == (0, 4)
+    with pytest.raises(ValueError, match="shrink"):
+        LearnedBM25(shrink="two-se").fit(X, A_true)

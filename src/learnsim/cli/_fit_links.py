@@ -120,6 +120,11 @@ def fit_linklearn(args, model_path, summary):
     else:
         print(f"LearnedBM25 (transferable): {metric.describe()}; validation AvgP {metric.validation_ap_:.3f} "
               f"(thinned copies, sampled queries) after {metric.n_evaluations_} evaluations.")
+        path = metric.shrinkage_path_
+        if path.size:
+            table = ", ".join(f"{lam:g}: {ap:.4f}" for lam, ap, _, _ in path)
+            print(f"Moved {metric.shrinkage_:g} of the way from BM25's defaults to the search's point: the "
+                  f"smallest share whose held-out AvgP is within one standard error of the best ({table}).")
     if report is not None:
         print(f"Against the baseline: {report.summary()}")
     print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, weighting "

@@ -55,6 +55,14 @@ the learned parameters win clearly (the interval of the held-out gain lies above
 ``score`` and ``index`` score exactly as :class:`learnsim.bm25.BM25` ``(1.5, 0.6)``, and a
 :class:`learnsim.baseline.BaselineWarning` says so. The report is ``baseline_gain_``.
 
+Before that check, ``shrink="one-se"`` chooses on the same held-out articles how far to move from
+BM25 with the defaults: the members at 0, 0.25, 0.5, 0.75 and 1 of the way to the search's point
+(k1 on a log scale, fixed parameters kept) are scored there, and the smallest share whose AvgP
+lies within one standard error of the best share's is kept (``shrinkage_``, ``shrinkage_path_``):
+a departure the held-out links cannot tell from a smaller one is not taken. On Wikispeedia the
+held-out AvgP rises up to the search's point (0.184 to 0.210, the last step 0.0018 against a
+standard error of 0.0009), so the whole point is kept (``benchmarks/transfer_user_path.py``).
+
 In-domain and transferable
 --------------------------
 Paper 002's eq. (5) (:class:`learnsim.linklearn.LinkLearn`, ``variant_ == "paper"``) is the
@@ -99,6 +107,9 @@ START = {"k1": PAPER_PARAMS["k1"], "k1_length_exponent": 0.0, "b": PAPER_PARAMS[
          "query_exponent": 0.0}
 #: The baseline of the family (its member START) and what it falls back to.
 BASELINE_NAME = "Okapi BM25, k1 = 1.5, b = 0.6"
+#: The shrinkage factors tried on the held-out articles, from BM25 (0) to the search's point (1).
+SHRINKAGE_GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
+SHRINK_OPTIONS = ("one-se",)
 # initial steps of the coordinate search (k1 moves on a log scale)
 _STEPS = {"k1": np.log(4.0), "k1_length_exponent": 0.5, "b": 0.25, "idf_exponent": 0.5, "query_exponent": 0.5}
 
@@ -145,6 +156,39 @@ def _tf_part(tf, normalised_length, avgdl, params, reference_length):
 
 
 # --------------------------------------------------------------------------- scorer
+def _shrunk(point, lam, fixed):
+    """The member ``lam`` of the way from BM25 with the defaults (``START``, 0) to ``point`` (1):
+    k1 on a log scale, the other parameters linearly; ``fixed`` parameters keep their values."""
+    out = {}
+    for name in PARAMETER_NAMES:
+        if name in fixed:
+            out[name] = point[name]
+        elif name == "k1":
+            out[name] = float(np.exp(np.log(START[name]) + lam * (np.log(point[name]) - np.log(START[name]))))
+        else:
+            out[name] = float(START[name] + lam * (point[name] - START[name]))
+    return out
+
+
+def _one_se_shrinkage(per_lambda):
+    """The smallest shrinkage whose held-out AvgP is within one standard error of the best one's
+    (the paired difference over the articles both score): ``(lambda, table)``, the table's rows
+    (lambda, mean AvgP, gap to the best, standard error of that gap)."""
+    lams = sorted(per_lambda)
+    finite = np.all([np.isfinite(per_lambda[lam]) for lam in lams], axis=0)
+    means = {lam: float(np.mean(per_lambda[lam][finite])) if finite.any() else float("nan") for lam in lams}
+    best = max(lams, key=lambda lam: (means[lam], lam))
+    rows, chosen = [], None
+    for lam in lams:
+        diff = per_lambda[best][finite] - per_lambda[lam][finite]
+        se = float(np.std(diff, ddof=1) / np.sqrt(diff.size)) if diff.size > 1 else 0.0
+        gap = float(np.mean(diff)) if diff.size else 0.0
+        rows.append([lam, means[lam], gap, se])
+        if chosen is None and gap <= se:
+            chosen = lam
+    return (best if chosen is None else chosen), np.asarray(rows, dtype=np.float64)
+
+
 def _check_statistics(statistics, n_terms):
     """(document frequencies, number of documents, avgdl) of a collection_statistics dict."""
     try:
@@ -458,6 +502,13 @@ class LearnedBM25(BaseEstimator):
         Share of the articles kept back, with their links, to measure the learned parameters
         against BM25 with the defaults (module notes); the search runs on the rest. None skips
         the check (``baseline_gain_`` is None) and searches on every article.
+    shrink : {"one-se"} or None, default="one-se"
+        How far the parameters move from BM25's defaults, chosen on the held-out articles
+        (``baseline_holdout``): the members of the way from BM25 (0) to the search's point (1)
+        at the factors ``SHRINKAGE_GRID`` are scored there, and the smallest factor whose
+        held-out AvgP lies within one standard error of the best factor's is kept (the one
+        standard error rule: a departure from BM25 that the held-out links cannot tell from a
+        smaller one is not taken; module notes). None keeps the search's point.
     random_state : int, Generator or None, default=0
 
     Attributes
@@ -482,6 +533,12 @@ class LearnedBM25(BaseEstimator):
     training_lengths_ : ndarray
         The mean lengths of the training copies (the range g was fitted on); ``transform`` warns
         when a collection's mean length lies more than a factor 4 outside it.
+    shrinkage_ : float or None
+        The factor kept by ``shrink`` (1: the search's point, 0: BM25's defaults); None for
+        ``from_params`` members, 1.0 without a held-out share or with ``shrink=None``.
+    shrinkage_path_ : ndarray (n_factors, 4)
+        Per factor of ``SHRINKAGE_GRID``: the factor, its held-out AvgP, its gap to the best
+        factor's and the standard error of that gap (empty without a held-out share).
 
     References
     ----------
@@ -529,12 +586,13 @@ class LearnedBM25(BaseEstimator):
         "epsilon": [Interval(Real, 0, None)],
         "fixed": [Checked(_check_fixed)],
         "baseline_holdout": [Checked(check_holdout)],
+        "shrink": [Options(SHRINK_OPTIONS), None],
         "random_state": ["no_validation"],     # checked by check_random_state in fit, as before
     }
 
     def __init__(self, document_fractions=(1.0, 0.2, 0.05, 0.02), query_length=(8, 60), max_queries=600,
                  length_spread=4.0, reference_length=100.0, idf="okapi", epsilon=0.25, max_evaluations=200,
-                 fixed=None, baseline_holdout=DEFAULT_HOLDOUT, random_state=0):
+                 fixed=None, baseline_holdout=DEFAULT_HOLDOUT, shrink="one-se", random_state=0):
         self.document_fractions = document_fractions
         self.length_spread = length_spread
         self.query_length = query_length
@@ -545,6 +603,7 @@ class LearnedBM25(BaseEstimator):
         self.max_evaluations = max_evaluations
         self.fixed = fixed
         self.baseline_holdout = baseline_holdout
+        self.shrink = shrink
         self.random_state = random_state
 
     # ------------------------------------------------------------------ checks
@@ -570,6 +629,8 @@ class LearnedBM25(BaseEstimator):
         obj.search_path_ = np.zeros((0, 6))
         obj.training_lengths_ = np.zeros(0)
         obj.baseline_gain_ = None
+        obj.shrinkage_ = None
+        obj.shrinkage_path_ = np.zeros((0, 4))
         obj.variant_ = "bm25"
         return obj
 
@@ -715,16 +776,31 @@ class LearnedBM25(BaseEstimator):
                 steps = {n: s / 2.0 for n, s in steps.items()}
                 shrinks += 1
 
+        shrinkage, shrinkage_path = 1.0, np.zeros((0, 4))
         if held_copies is not None:
-            learned, base = (_per_article_ap(held_copies, p, L0) for p in (point, START))
+            base = _per_article_ap(held_copies, START, L0)
+            if self.shrink == "one-se":
+                members = {lam: _shrunk(point, lam, fixed) for lam in SHRINKAGE_GRID}
+                per_lambda = {lam: (base if m == START else _per_article_ap(held_copies, m, L0))
+                              for lam, m in members.items()}
+                shrinkage, shrinkage_path = _one_se_shrinkage(per_lambda)
+                learned = per_lambda[shrinkage]
+                if shrinkage != 1.0:
+                    point = _shrunk(point, shrinkage, fixed)
+                    best = evaluate(point)
+                    path.append([point[n] for n in names] + [best])
+            else:
+                learned = _per_article_ap(held_copies, point, L0)
             report = compare(learned, base, measure="average precision", unit="held-out articles",
                              baseline_name=BASELINE_NAME, owner="LearnedBM25", random_state=0,
                              detail={"held_out_articles": int(held.size), "held_out_links": int(L_held.n_links),
-                                     "copies": len(held_copies)}, stacklevel=3)
+                                     "copies": len(held_copies), "shrinkage": float(shrinkage)}, stacklevel=3)
             if report.fell_back:
                 point = dict(START)
                 best = evaluate(point)
         self.baseline_gain_ = report
+        self.shrinkage_ = float(shrinkage)
+        self.shrinkage_path_ = shrinkage_path
         self.variant_ = "bm25"
         self.params_ = _check_parameters(point)
         self.train_ap_ = float(best)
@@ -839,8 +915,10 @@ class LearnedBM25(BaseEstimator):
         meta = {"params": est, "weighting": dict(params), "n_evaluations": int(self.n_evaluations_),
                 "train_ap": self.train_ap_, "start_train_ap": self.start_train_ap_,
                 "validation_ap": self.validation_ap_, "variant": self.variant_,
+                "shrinkage": getattr(self, "shrinkage_", None),
                 "baseline_gain": None if self.baseline_gain_ is None else self.baseline_gain_.to_dict()}
         arrays = {"search_path": np.asarray(self.search_path_, dtype=np.float64),
+                  "shrinkage_path": np.asarray(getattr(self, "shrinkage_path_", np.zeros((0, 4))), dtype=np.float64),
                   "training_lengths": np.asarray(self.training_lengths_, dtype=np.float64)}
         return meta, arrays
 
@@ -873,6 +951,14 @@ class LearnedBM25(BaseEstimator):
         obj.search_path_ = np.zeros((0, 6)) if path is None else path.astype(np.float64)
         lengths = state_array(arrays, "training_lengths", name, ndim=1, low=0.0, optional=True)
         obj.training_lengths_ = np.zeros(0) if lengths is None else lengths.astype(np.float64)
+        # files written before the held-out shrinkage lack it: None, an empty path
+        obj.shrinkage_ = state_number(meta, "shrinkage", name, low=0.0, high=1.0, allow_none=True) \
+            if "shrinkage" in meta else None
+        shrink_path = state_array(arrays, "shrinkage_path", name, ndim=2, optional=True)
+        if shrink_path is not None and shrink_path.size and shrink_path.shape[1] != 4:
+            raise ValueError(f"{name} state: shrinkage_path must have 4 columns; got shape {shrink_path.shape}")
+        obj.shrinkage_path_ = np.zeros((0, 4)) if shrink_path is None or not shrink_path.size \
+            else shrink_path.astype(np.float64)
         # files written before issue 13 lack the report: unchecked
         if meta.get("variant", "bm25") != "bm25":
             raise ValueError(f"{name} state: variant must be 'bm25'; got {meta.get('variant')!r}")
