@@ -87,6 +87,8 @@ def portable(obj):
         out = copy.copy(obj)
         out.vectorizer = portable(obj.vectorizer)
         out._scorer = None
+        if hasattr(out, "_lexical_cache"):
+            out._lexical_cache = None     # a vectoriser of the collection's words, with a tokenizer
         return out
     if getattr(obj, "_tokenizer", None) is not None:
         obj = copy.copy(obj)
@@ -105,6 +107,8 @@ def ready(obj):
         out = copy.copy(obj)
         out.vectorizer = ready(obj.vectorizer)
         out._scorer = None
+        if hasattr(out, "_lexical_cache"):
+            out._lexical_cache = None
         return out
     if hasattr(obj, "_make_tokenizer") and getattr(obj, "_tokenizer", "absent") is None:
         obj = copy.copy(obj)

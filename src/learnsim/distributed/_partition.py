@@ -69,9 +69,14 @@ def write_partition(texts, ids, pipeline, statistics, directory, name, dtype, pa
     ids = None if ids is None else _checked_ids(ids, n, partition)
     if n == 0:
         return {"name": name, "n": 0, "first_seq": 0, "last_seq": 0}, None
-    X = vectorize_partition(texts, ready(pipeline).vectorizer, partition)
-    rows = pipeline.scorer.document_rows(X, statistics)
-    del X
+    pipeline = ready(pipeline)
+    if statistics and "vocabulary" in statistics and texts:
+        # the collection's vocabulary (issue 32): the rows an Index of the same texts stores
+        rows = pipeline.document_rows(list(texts), statistics)
+    else:
+        X = vectorize_partition(texts, pipeline.vectorizer, partition)
+        rows = pipeline.scorer.document_rows(X, statistics)
+        del X
     entry = write_segment(directory, name, np.arange(n, dtype=np.int64), rows, dtype)
     del rows
     final = Path(directory) / name

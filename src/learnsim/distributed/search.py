@@ -79,19 +79,67 @@ def _prepare_directory(path, overwrite):
 
 
 def _statistics_pass(bag, pipeline, split_every, client):
-    """The pipeline's collection statistics of the whole bag, by map-reduce (term weights only)."""
+    """The pipeline's collection statistics of the whole bag, by map-reduce: the collection's
+    vocabulary where the model scores with it (:meth:`learnsim.pipeline.Pipeline.collection_statistics`,
+    issue 32), then the term weightings' statistics over it."""
     from ..linklearn import LearnedBM25
     from .text import _combine_statistics, statistics_from_sums
 
     dask = require("dask")
     scorer = pipeline.scorer
+    statistics, vec = {}, pipeline.vectorizer
+    if pipeline.uses_collection_vocabulary:
+        statistics = _vocabulary_pass(bag, pipeline.vectorizer, split_every, client)
+        vec = pipeline.lexical_vectorizer(statistics)
     if scorer.kind != "term_weights":
-        return {}
+        return statistics
     counts = isinstance(scorer.metric, LearnedBM25)
-    vec_d = dask.delayed(portable(pipeline.vectorizer))
+    vec_d = dask.delayed(portable(vec))
     parts = [dask.delayed(_partition_statistics)(p, vec_d, i, counts) for i, p in enumerate(bag.to_delayed(optimize_graph=False))]
     df, n, total = compute(tree_reduce(parts, _combine_statistics, split_every), client)
-    return statistics_from_sums(scorer, df, n, total)
+    statistics.update(statistics_from_sums(scorer, df, n, total))
+    return statistics
+
+
+def _vocabulary_pass(bag, vectorizer, split_every, client):
+    """The collection vocabulary of the whole bag (:func:`learnsim.text.collection_vocabulary`),
+    by map-reduce of each partition's {term: document frequency}, documents and length."""
+    dask = require("dask")
+    vec_d = dask.delayed(portable(vectorizer))
+    parts = [dask.delayed(_partition_vocabulary)(p, vec_d, i) for i, p in enumerate(bag.to_delayed(optimize_graph=False))]
+    df, n, total = compute(tree_reduce(parts, _combine_vocabularies, split_every), client)
+    if n == 0:
+        raise ValueError("texts is empty: an index needs at least one text")
+    terms = sorted(df)
+    encoded = [t.encode("utf-8") for t in terms]
+    offsets = np.zeros(len(terms) + 1, dtype=np.int64)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    return {"vocabulary": np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(), "vocabulary_offsets": offsets,
+            "vocabulary_df": np.array([df[t] for t in terms], dtype=np.int64),
+            "vocabulary_n_documents": np.asarray(n, dtype=np.int64), "vocabulary_avgdl": np.asarray(total / n)}
+
+
+def _partition_vocabulary(texts, vec, partition):
+    from ..text import collection_terms, collection_vocabulary
+    from .text import _checked_texts
+
+    texts = _checked_texts(texts, partition)
+    if not texts:
+        return {}, 0, 0.0
+    stats = collection_vocabulary(vec, texts)
+    n = int(stats["vocabulary_n_documents"])
+    return (dict(zip(collection_terms(stats), stats["vocabulary_df"].tolist())), n,
+            float(stats["vocabulary_avgdl"]) * n)
+
+
+def _combine_vocabularies(parts):
+    df, n, total = {}, 0, 0.0
+    for df_i, n_i, total_i in parts:
+        for term, count in df_i.items():
+            df[term] = df.get(term, 0) + count
+        n += n_i
+        total += total_i
+    return df, n, total
 
 
 def _partition_statistics(texts, vec, partition, counts):
@@ -344,7 +392,7 @@ class DistributedIndex:
         from ..index._query import QueryRows
 
         p = self.pipeline
-        return QueryRows.from_rows(p.scorer.query_rows(p.vectorize(queries), self.statistics or None))
+        return QueryRows.from_rows(p.query_rows(list(queries), self.statistics or None))
 
     def search(self, queries, k=10, *, split_every=SPLIT_EVERY, client=None):
         """The k documents closest to each query: every partition's k best (on the workers),
