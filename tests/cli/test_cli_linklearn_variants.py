@@ -107,7 +107,10 @@ def test_search_with_the_bm25_variant_scores_like_the_model(files, tmp_path):
     hits = json.loads(out)[0]["hits"]
     parts = load(path)
     assert isinstance(parts["metric"], LearnedBM25)
-    vec = parts["vectorizer"]
-    expected = parts["metric"].score(vec.transform([query]), vec.transform(texts))[0]
+    # over the corpus' own vocabulary and statistics (issue 32, part 6)
+    from learnsim.text import collection_vectors
+
+    _, vec, X = collection_vectors(parts["vectorizer"], texts)
+    expected = parts["metric"].score(vec.transform([query]), X)[0]
     assert [h["index"] for h in hits] == list(np.argsort(-expected, kind="stable")[:5])
     np.testing.assert_allclose([h["score"] for h in hits], np.sort(expected)[::-1][:5], rtol=1e-5)
