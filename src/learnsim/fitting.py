@@ -64,7 +64,7 @@ _HARD_NEGATIVE_POOL = 20_000
 # triplets FILM learns from, at most (a seeded sample above; 10,000 Quora pairs give 16,000)
 _MAX_FILM_TRIPLETS = 50_000
 # held-out duplicate queries the search checks use, at most (see _sample_queries)
-_MAX_CHECK_QUERIES = 4_000
+_MAX_CHECK_QUERIES = 2_000
 #: The duplicate rules a FILM fitted on pairs may choose among (learnsim.scoring.choose_matcher);
 #: "auto" tries them all.
 MATCHER_CHOICES = ("auto", "threshold", "classifier", "knn")

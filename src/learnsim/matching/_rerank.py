@@ -34,7 +34,7 @@ DEFAULT_N_NEGATIVES = 20
 DEFAULT_C_GRID = (0.01, 0.03, 0.1)
 #: Held-out duplicate queries of the check, and training duplicates whose neighbours give
 #: negatives, at most (seeded samples above): each searches the whole collection.
-MAX_QUERIES = 4_000
+MAX_QUERIES = 2_000
 MAX_NEGATIVE_ANCHORS = 10_000
 _STATE_VERSION = 1
 _BASELINE = "first stage"

@@ -162,6 +162,9 @@ def choose_matcher(metric, X, train, held, *, texts=None, vectorizer=None, candi
       with its default features, and with FILM's learned cosine as well) are trained on the
       training pairs and judged on all the held-out pairs.
 
+    Among several candidates, ``"knn"`` is left out when the held-out pairs hold more than
+    20,000 texts (it ranks each against all the others).
+
     The rule with the best mean accuracy is chosen (ties to the baseline); the reported gain over
     the baseline is cross-fitted over the choice as well (:func:`learnsim.baseline.cross_fitted`).
     When the chosen rule does not beat the baseline, the baseline is used and a warning says so.
@@ -230,7 +233,12 @@ def choose_matcher(metric, X, train, held, *, texts=None, vectorizer=None, candi
     makers = {"cosine": lambda: ThresholdMatcher(metric, input_weight=1.0),
               "threshold": lambda: ThresholdMatcher(metric, input_weight="auto"),
               "knn": lambda: PairwiseKNNMatcher(metric)}
-    names = (["cosine"] if check_baseline else []) + [c for c in ("threshold", "knn") if c in candidates]
+    auto = len(candidates) > 1
+    # the kNN rule ranks every held-out text against all the others (quadratic); chosen among
+    # others, it is left out above _KNN_MAX_TEXTS texts (it never won on the Quora sample)
+    skip_knn = auto and Xh.shape[0] > _KNN_MAX_TEXTS
+    names = (["cosine"] if check_baseline else []) + [c for c in ("threshold", "knn") if c in candidates
+                                                      and not (c == "knn" and skip_knn)]
     scores = {}
     halves = _half_split(labels, random_state)
     if halves is not None:
@@ -293,6 +301,9 @@ def _cosine_threshold(make, Xh, pairs):
         except ValueError:          # e.g. held-out pairs of one kind
             return None
     return threshold if np.isfinite(threshold) else None
+
+
+_KNN_MAX_TEXTS = 20_000
 
 
 def _classifier(embedding, vectorizer, random_state, n_pairs=0):
