@@ -350,11 +350,16 @@ def select_reranker(texts, X, scorer, train, held, all_pairs, *, shared=None, ve
     rows = [hit[:, 0].astype(np.float64)]
     models, decisions = [], []
     texts = list(texts)
+    # the pairs' features once, for every C; the candidates' once too
+    Zh = None
     for C in C_grid:
-        model = PairClassifierMatcher(vectorizer=vectorizer, C=float(C), random_state=random_state)
-        # one representation of the texts for every C (hashing their character n-grams is slow)
-        model._fit_labelled(texts, idx, y, shared=shared if not models else models[0], calibrate=False)
-        d = model.decision_function(held_idx).reshape(cand.shape)
+        if not models:
+            model = PairClassifierMatcher(vectorizer=vectorizer, C=float(C), random_state=random_state)
+            model._fit_labelled(texts, idx, y, shared=shared, calibrate=False)
+            Zh, _ = model._features_of(held_idx, None)
+        else:
+            model = models[0]._with_C(C)
+        d = (np.asarray(Zh @ model.coef_).ravel() + model.intercept_).reshape(cand.shape)
         best = np.argmax(d, axis=1)
         rows.append(hit[np.arange(len(queries)), best].astype(np.float64))
         models.append(model)
@@ -370,6 +375,8 @@ def select_reranker(texts, X, scorer, train, held, all_pairs, *, shared=None, ve
         chosen, report = 1 + int(np.argmax(C[1:].mean(axis=1))), None
     if chosen == 0:
         return None, report, recall
+    for m in models:
+        m.__dict__.pop("_design_cache", None)
     model = models[chosen - 1]
     # calibrated on the pairs it re-scores in use: the held-out queries' candidate lists
     model._calibrate(decisions[chosen - 1].ravel(), hit.ravel())

@@ -188,7 +188,8 @@ def choose_matcher(metric, X, train, held, *, texts=None, vectorizer=None, candi
     -------
     (matcher, MatchRule)
         The chosen rule fitted for use: rules of the held-out pairs refitted on all of them
-        (keeping only their rows as the collection), a classifier refitted on all the pairs.
+        (keeping only their rows as the collection), a classifier refitted on all the pairs
+        (with the C its training-pair fit chose).
 
     Examples
     --------
@@ -281,6 +282,9 @@ def choose_matcher(metric, X, train, held, *, texts=None, vectorizer=None, candi
                            labels=np.concatenate([np.asarray(train.labels, bool), labels]))
         matcher = _classifier(metric if name == "classifier+film" else None, vectorizer, random_state,
                               everything.n_pairs)
+        # C as cross-validated on the training pairs: the refit's folds set only its threshold
+        # and calibration (one C instead of the grid: a fifth of the fits)
+        matcher.C = classifiers[name].C_
         matcher._fit_labelled(list(texts), everything.indices, np.asarray(everything.labels, dtype=bool),
                               shared=classifiers[name])
     else:

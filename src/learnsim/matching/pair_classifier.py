@@ -609,8 +609,10 @@ class PairClassifierMatcher(_PairModel):
             self.coef_ = model.coef_.ravel().astype(np.float64)
             self.intercept_ = float(model.intercept_[0])
             self._fitted_rep = rep
+            Z = self._design(D, S)
+            self._design_cache = (Z, labels)
             # in-sample values until the caller calibrates on pairs of its own
-            self._calibrate(np.asarray(self._design(D, S) @ self.coef_).ravel() + self.intercept_, labels)
+            self._calibrate(np.asarray(Z @ self.coef_).ravel() + self.intercept_, labels)
             return self
         folds = _folds(self.n_splits, labels, self.random_state, stratified=True)
         oof = np.empty((len(grid), idx.shape[0]))
@@ -634,6 +636,21 @@ class PairClassifierMatcher(_PairModel):
         self.slope_, self.calibration_intercept_ = _fit_platt(oof[best], labels)
         self._fitted_rep = rep
         return self
+
+    def _with_C(self, C):
+        """A copy fitted at another C on the features of this model's fit without calibration
+        (the re-ranker tries a few C on one set of pairs: their features are computed once)."""
+        import copy
+
+        Z, labels = self._design_cache
+        other = copy.copy(self)
+        other.C = other.C_ = float(C)
+        with threadpool_limits(1, user_api="blas"):
+            model = other._logistic(other.C_).fit(Z, labels)
+        other.coef_ = model.coef_.ravel().astype(np.float64)
+        other.intercept_ = float(model.intercept_[0])
+        other._calibrate(np.asarray(Z @ other.coef_).ravel() + other.intercept_, labels)
+        return other
 
     def _calibrate(self, decision, labels):
         """The threshold (accuracy-optimal) and the Platt scaling from decision values of
