@@ -17,9 +17,6 @@ command line's fit, against the input cosine.
     python benchmarks/rerank_quora.py [--data-dir DIR] [--queries N] [-- further 'learnsim fit' options]
 """
 import argparse
-import contextlib
-import io
-import json
 import tempfile
 import time
 import warnings
@@ -27,21 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
-from learnsim import cli
+from film_cli_matcher import _cli      # the command line run in this process, its JSON parsed
 from learnsim.baseline import compare
 from learnsim.datasets import find_data_dir, load_quora_pairs
 from learnsim.index import Index
 from learnsim.pipeline import Pipeline
 from learnsim.supervision import pairs_to_clusters
-
-
-def _cli(args):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main([str(a) for a in args])
-    if code != 0:
-        raise SystemExit(f"learnsim {' '.join(map(str, args))} failed ({code}):\n{err.getvalue()}")
-    return json.loads(out.getvalue())
 
 
 def _first_stage(pipeline, texts, queries, depth):
