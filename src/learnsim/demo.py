@@ -304,6 +304,8 @@ def walkthrough(index_dir, docs, labels, test, seed):
         "duplicate_rule": getattr(rule, "matcher", None),
         "duplicate_rule_gain": None if getattr(rule, "baseline_gain", None) is None else rule.baseline_gain.to_dict(),
         "search_gain": None if getattr(search_rule, "baseline_gain", None) is None else search_rule.baseline_gain.to_dict(),
+        "rerank_gain": None if getattr(pipeline.rerank, "baseline_gain", None) is None
+        else pipeline.rerank.baseline_gain.to_dict(),
         "index": str(index_dir),
         "documents": len(ids),
         "query": query, "query_of": f"doc{target}",

@@ -68,16 +68,23 @@ def _print_walkthrough(w):
 
     print(f"\nYour own data, the same path: fit on {w['pairs']} duplicate pairs of the training topics "
           f"(learnsim.fit(pairs=...), {w['fit_seconds']:.1f} s): {w['pipeline']}.")
-    for what, key in (("duplicate rule", "duplicate_rule_gain"), ("search", "search_gain")):
+    for what, key in (("duplicate rule", "duplicate_rule_gain"), ("search", "search_gain"),
+                      ("search re-ranking", "rerank_gain")):
         if w.get(key):
             print(f"  {what}: {BaselineGain.from_dict(w[key]).summary()}")
     print(f"Indexed the {w['documents']} documents of the held-out topics into {w['index']} "
           f"({w['build_seconds']:.1f} s); 'learnsim search --index {w['index']}' searches it.")
     print(f"\nsearch (a reworded {w['query_of']}, {w['search_seconds'] * 1000:.0f} ms with the explanation): "
           f"{_snip(w['query'])}")
-    print(_table(["rank", "similarity", "doc", "why (words adding most)"],
-                 [[h["rank"], f"{h['score']:.4f}", h["id"], explanation_line(h["explanation"], n_words=3)]
-                  for h in w["hits"]], align=">><<"))
+    if any("first_stage_rank" in h for h in w["hits"]):
+        # re-ranked: the score is the pair model's probability; the words explain the first stage
+        print(_table(["rank", "probability", "first stage", "doc", "why (words adding most to the first stage)"],
+                     [[h["rank"], f"{h['score']:.4f}", h["first_stage_rank"], h["id"],
+                       explanation_line(h["explanation"], n_words=3)] for h in w["hits"]], align=">>><<"))
+    else:
+        print(_table(["rank", "similarity", "doc", "why (words adding most)"],
+                     [[h["rank"], f"{h['score']:.4f}", h["id"], explanation_line(h["explanation"], n_words=3)]
+                      for h in w["hits"]], align=">><<"))
     print(f"\nmatch (a new near-duplicate of {w['match_of']}): {_snip(w['match_text'])}")
     if w["matches"]:
         print(_table(["rank", "probability", "doc"], [[m["rank"], f"{m['probability']:.3f}", m["id"]]
