@@ -157,3 +157,28 @@ def test_the_command_line_reports_and_uses_the_reranker(tmp_path):
     assert learnsim.load(model).rerank is None
     code, out, err = run_cli(["fit", "--method", "mcd", "--input", corpus, "--no-rerank", "--model", model])
     assert code == 2 and "--no-rerank" in err
+
+
+def test_match_reports_the_first_stage_similarity_of_a_reranked_hit(fitted, tmp_path):
+    """learnsim match --index: a re-ranked hit's "similarity" is its first-stage similarity,
+    not the re-ranker's probability (which has its own key)."""
+    from conftest import run_cli
+
+    result, rows, texts = fitted
+    model = tmp_path / "m.npz"
+    result.pipeline.save(model)
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"id": f"d{i}", "text": t}) + "\n" for i, t in enumerate(texts)),
+                      encoding="utf-8")
+    assert run_cli(["index", "build", "--model", model, "--corpus", corpus, "--out", tmp_path / "idx"])[0] == 0
+    code, out, err = run_cli(["match", "--index", tmp_path / "idx", "--text", rows[0][0], "--json"])
+    assert code == 0, err
+    index = Index.open(tmp_path / "idx")
+    try:
+        hits = {h["id"]: h for h in index.search(rows[0][0], k=10)}
+    finally:
+        index.close()
+    duplicates = json.loads(out)[0]["duplicates"]
+    assert duplicates                        # the text itself, at least
+    for dup in duplicates:
+        assert dup["similarity"] == pytest.approx(hits[dup["id"]]["first_stage_score"])

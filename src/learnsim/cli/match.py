@@ -284,7 +284,7 @@ def _match_index(args):
     if index.pipeline.match_rule is not None and getattr(index.pipeline.match_rule, "graded", False):
         return _score_index(args, texts, found)
     out = [{"text": t, "duplicates": [{"rank": h["rank"], "id": h["id"], "probability": h["probability"],
-                                       "similarity": h["score"], "text": _snippet(h["text"])} for h in hits]}
+                                       "similarity": _similarity(h), "text": _snippet(h["text"])} for h in hits]}
            for t, hits in zip(texts, found)]
     if args.json:
         _print_json(out)
@@ -302,11 +302,17 @@ def _match_index(args):
     return 0
 
 
+def _similarity(hit):
+    """The hit's similarity under search's first stage (a re-ranked hit's score is the
+    re-ranker's probability; its similarity is kept as first_stage_score)."""
+    return hit.get("first_stage_score", hit["score"])
+
+
 def _score_index(args, texts, found):
     """--index with a model fitted on graded pairs: the k nearest documents by predicted score."""
     out = [{"text": t, "higher_is_better": True,
             "matches": [{"rank": h["rank"], "id": h["id"], "predicted_score": h["predicted_score"],
-                         "similarity": h["score"], "text": _snippet(h["text"])} for h in hits]}
+                         "similarity": _similarity(h), "text": _snippet(h["text"])} for h in hits]}
            for t, hits in zip(texts, found)]
     if args.json:
         _print_json(out)
