@@ -148,6 +148,7 @@ def test_an_index_built_before_keeps_the_vectorisers_vocabulary_until_reindex(tm
         Index.build(tmp_path / "idx", p, coll, ids=[str(i) for i in range(len(coll))])
     idx = Index.open(tmp_path / "idx")
     assert "vocabulary" not in idx.statistics
+    assert idx.info()["vocabulary"] == "model"          # says so, so a user knows to reindex
     # as before: the model's own vocabulary, the unseen words dropped
     from learnsim.scorer import Scorer
 
@@ -159,6 +160,7 @@ def test_an_index_built_before_keeps_the_vectorisers_vocabulary_until_reindex(tm
     assert "vocabulary" not in Index.open(tmp_path / "idx").statistics
     idx.reindex()
     assert "vocabulary" in idx.statistics
+    assert idx.info()["vocabulary"] == "collection"
     want = _plain_cosine(p, queries, coll + ["novel words again"])
     for q, scores in zip(queries, want):
         _assert_ranks_like(idx.search(q, k=6), scores, 6, key="id")

@@ -1042,7 +1042,11 @@ class Index:
 
     @_sqlite_guarded
     def info(self):
-        """A dict describing the index: documents, segments, scoring, staleness of the statistics."""
+        """A dict describing the index: documents, segments, scoring, staleness of the statistics,
+        and ``"vocabulary"``: ``"collection"`` when the lexical part (an input cosine, a term
+        weighting) scores with the collection's own words, ``"model"`` when with the model's (a
+        model without a lexical part, or an index built before learnsim scored with the
+        collection's words: ``learnsim index reindex`` moves it)."""
         self._see_changes()
         m = self.manifest
         size = 0
@@ -1056,7 +1060,11 @@ class Index:
                 "documents": len(self), "deleted": int((~self._live).sum()),
                 "segments": len(m["segments"]), "unsegmented": sum(isinstance(s, MemorySegment) for s in self.segments),
                 "added_since_statistics": self.store.count(live=True, after=m["statistics_seq"]),
-                "query_plan": m.get("plan_dir") is not None, "bytes": size, "search": search_info(self)}
+                "query_plan": m.get("plan_dir") is not None, "bytes": size, "search": search_info(self),
+                # whose words the lexical part scores with: an index built before issue 32 (or a
+                # model without a lexical part) keeps the model's; 'learnsim index reindex'
+                # moves the former to the collection's
+                "vocabulary": "collection" if "vocabulary" in m.get("statistics", []) else "model"}
 
     def set_search_params(self, **params):
         """Trade the approximate search's recall for its speed: ``overfetch`` (candidates asked
