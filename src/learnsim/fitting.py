@@ -482,7 +482,8 @@ def _validated_rerank(metric, X, texts, vectorizer, matcher, search, train, held
 
     sparse_terms = getattr(vectorizer, "n_components_", None) is None
     shared = matcher if isinstance(matcher, PairClassifierMatcher) and sparse_terms else None
-    first = Scorer(metric, None, search).prepare(X)
+    # prepared on X only if its neighbour lists are not known already (select_reranker)
+    first = Scorer(metric, None, search)
     reranker, report, recall = select_reranker(list(texts), X, first, train, held, all_pairs, shared=shared,
                                                vectorizer=vectorizer if sparse_terms else None,
                                                check_baseline=check_baseline, random_state=seed,

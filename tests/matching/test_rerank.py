@@ -182,3 +182,25 @@ def test_match_reports_the_first_stage_similarity_of_a_reranked_hit(fitted, tmp_
     assert duplicates                        # the text itself, at least
     for dup in duplicates:
         assert dup["similarity"] == pytest.approx(hits[dup["id"]]["first_stage_score"])
+
+
+def test_first_stage_neighbours_prepare_the_scorer_only_when_needed():
+    """_neighbours takes a scorer prepared or not, and gives each row's k best other rows, best
+    first, ties to the lower index: as a full sort of the first stage's closeness does."""
+    from learnsim.datasets import make_clustered_corpus
+    from learnsim.film import FILM
+    from learnsim.matching._rerank import _neighbours
+    from learnsim.scorer import Scorer
+    from learnsim.text import TextVectorizer
+
+    corpus = make_clustered_corpus(n_clusters=5, docs_per_cluster=8, vocab_size=1000, random_state=2)
+    X = TextVectorizer(norm="l2", dtype=np.float64).fit_transform(corpus.data)
+    film = FILM(n_components=4, max_iter=20, baseline_holdout=None, random_state=0).fit(X, corpus.target)
+    rows = np.array([0, 7, 19, 33])
+    full = Scorer(film).prepare(X).closeness(X[rows])
+    full[np.arange(len(rows)), rows] = -np.inf
+    expected = np.argsort(-full, axis=1, kind="stable")[:, :5]
+    unprepared = Scorer(film)
+    np.testing.assert_array_equal(_neighbours(unprepared, X, rows, 5), expected)
+    assert unprepared.corpus is X                      # prepared on first need
+    np.testing.assert_array_equal(_neighbours(unprepared, X, rows, 5), expected)

@@ -219,8 +219,21 @@ def _mixed_closeness(scorer, X):
     return closeness
 
 
+class _prepared:
+    """``scorer`` prepared on X when first needed (the neighbour lists are often known already,
+    or found by :func:`_mixed_closeness`): ``closeness_of(rows)`` of rows of X."""
+
+    def __init__(self, scorer, X):
+        if getattr(scorer, "corpus", None) is not X:
+            scorer.prepare(X)
+        self.scorer, self.X = scorer, X
+
+    def closeness_of(self, rows):
+        return self.scorer.closeness(self.X[rows])
+
+
 def _neighbours(scorer, X, rows, k, known=None):
-    """The k closest rows of X (the first stage, ``scorer`` prepared on X) of each of ``rows``,
+    """The k closest rows of X (the first stage, ``scorer``, prepared on X here if it is not) of each of ``rows``,
     the row itself excluded: an (len(rows), k) array, best first. ``known``: every row's
     closest rows under the first stage, best first, when they were found already."""
     from ..scorer import block_rows
@@ -230,7 +243,7 @@ def _neighbours(scorer, X, rows, k, known=None):
         found = np.asarray(known[rows, :k], dtype=np.int64)
         if (found >= 0).all():          # -1: a row the lists were not found for
             return found
-    closeness = _mixed_closeness(scorer, X) or (lambda rows_: scorer.closeness(X[rows_]))
+    closeness = _mixed_closeness(scorer, X) or _prepared(scorer, X).closeness_of
     out = np.empty((len(rows), k), dtype=np.int64)
     step = max(1, block_rows(X.shape[0]))
     for start in range(0, len(rows), step):
@@ -255,8 +268,8 @@ def select_reranker(texts, X, scorer, train, held, all_pairs, *, shared=None, ve
     texts : list of str
         The collection (rows of X); the pairs index into it.
     X : the vectoriser's rows of ``texts``
-    scorer : learnsim.scorer.Scorer prepared on X
-        The first stage (the validated search rule).
+    scorer : learnsim.scorer.Scorer
+        The first stage (the validated search rule); prepared on X where it is needed.
     train, held : Pairs with labels
         The pairs the rest of the model learned from and the held-out ones.
     all_pairs : Pairs
