@@ -283,23 +283,8 @@ def _match_index(args):
         raise UsageError(str(exc)) from None
     if index.pipeline.match_rule is not None and getattr(index.pipeline.match_rule, "graded", False):
         return _score_index(args, texts, found)
-    out = [{"text": t, "duplicates": [{"rank": h["rank"], "id": h["id"], "probability": h["probability"],
-                                       "similarity": _similarity(h), "text": _snippet(h["text"])} for h in hits]}
-           for t, hits in zip(texts, found)]
-    if args.json:
-        _print_json(out)
-        return 0
-    for i, res in enumerate(out):
-        if i:
-            print()
-        print(f"text {i + 1}: {_snippet(res['text'])}")
-        if not res["duplicates"]:
-            print(f"  no near-duplicate among its {args.neighbours} nearest documents")
-            continue
-        print(_table(["rank", "probability", "doc", "text"],
-                     [[h["rank"], f"{h['probability']:.3f}", h["id"], h["text"]] for h in res["duplicates"]],
-                     align=">><<"))
-    return 0
+    return _print_per_text(args, texts, found, "duplicates", "probability", "probability",
+                           lambda text: f"text {text}", f"  no near-duplicate among its {args.neighbours} nearest documents")
 
 
 def _similarity(hit):
@@ -310,9 +295,19 @@ def _similarity(hit):
 
 def _score_index(args, texts, found):
     """--index with a model fitted on graded pairs: the k nearest documents by predicted score."""
-    out = [{"text": t, "higher_is_better": True,
-            "matches": [{"rank": h["rank"], "id": h["id"], "predicted_score": h["predicted_score"],
-                         "similarity": _similarity(h), "text": _snippet(h["text"])} for h in hits]}
+    return _print_per_text(args, texts, found, "matches", "predicted_score", "score",
+                           lambda text: f"text {text} (predicted score of its {args.neighbours} nearest documents; "
+                                        "higher is more similar)", None, higher_is_better=True)
+
+
+def _print_per_text(args, texts, found, key, value, column, heading, empty, higher_is_better=None):
+    """--index: each text's hits (``found``) as JSON, or a table per text of rank, ``value``
+    (headed ``column``), doc and text; ``empty``: the line for a text without hits (None: an
+    empty table)."""
+    flag = {} if higher_is_better is None else {"higher_is_better": higher_is_better}
+    out = [dict({"text": t}, **flag, **{key: [{"rank": h["rank"], "id": h["id"], value: h[value],
+                                               "similarity": _similarity(h), "text": _snippet(h["text"])}
+                                              for h in hits]})
            for t, hits in zip(texts, found)]
     if args.json:
         _print_json(out)
@@ -320,11 +315,12 @@ def _score_index(args, texts, found):
     for i, res in enumerate(out):
         if i:
             print()
-        print(f"text {i + 1}: {_snippet(res['text'])} (predicted score of its {args.neighbours} nearest documents; "
-              "higher is more similar)")
-        print(_table(["rank", "score", "doc", "text"],
-                     [[h["rank"], f"{h['predicted_score']:.3f}", h["id"], h["text"]] for h in res["matches"]],
-                     align=">><<"))
+        print(heading(f"{i + 1}: {_snippet(res['text'])}"))
+        if not res[key] and empty is not None:
+            print(empty)
+            continue
+        print(_table(["rank", column, "doc", "text"],
+                     [[h["rank"], f"{h[value]:.3f}", h["id"], h["text"]] for h in res[key]], align=">><<"))
     return 0
 
 
