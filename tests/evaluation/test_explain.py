@@ -334,3 +334,37 @@ def test_plot_needs_matplotlib(film, data, monkeypatch):
         monkeypatch.setitem(sys.modules, name, None)
     with pytest.raises(ImportError, match=r"pip install learnsim\[plot\]"):
         plot_dimension_weights(film, data[2])
+
+
+def test_film_shares_stay_bounded_when_words_always_co_occur():
+    # Words that always appear together ("please help", and one float32 rounding away from
+    # collinear) leave singular values at the noise floor; Sigma^-1 once turned them into
+    # columns of L with norms near 1e8, so a word's share of a learned cosine of 0.3 was in the
+    # hundreds of thousands, cancelling. The rank tolerance drops those directions.
+    import learnsim
+
+    topics = [["how do I get a refund for my order", "refund for a damaged item", "when will my refund arrive",
+               "money back for a cancelled order"],
+              ["I cannot log in to my account", "forgot my password how to reset", "reset my password please",
+               "the sign in page does not work"],
+              ["where is my package", "my order has not shipped yet", "how long does shipping take",
+               "the delivery is late"],
+              ["how do I cancel my order", "cancel my subscription", "stop my monthly plan",
+               "cancel an order for a gift"]]
+    texts, labels = [], []
+    for label, questions in enumerate(topics):
+        for q in questions:
+            for prefix, suffix in (("please help:", "thanks"), ("hello,", "today"), ("", "asap")):
+                texts.append(f"{prefix} {q} {suffix}".strip())
+                labels.append(label)
+    model = learnsim.fit(texts, clusters=labels, method="film", baseline_holdout=None)
+    assert model.explain(texts[0], texts[1])["input_weight"] == 0.0     # the learned cosine alone is split
+    assert np.abs(model.metric.components_).max() < 1e3
+    worst = 0.0
+    for query in ["please help: how do I get a refund for my order", "please cancel my order", "help: refund thanks"]:
+        for document in texts[::5]:
+            e = model.explain(query, document, n_top=50)
+            shares = [w["contribution"] for w in e["words"]]
+            assert abs(sum(shares) + e["rest"] - e["score"]) < 1e-6
+            worst = max(worst, max(map(abs, shares), default=0.0))
+    assert worst < 5.0

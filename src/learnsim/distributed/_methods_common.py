@@ -243,7 +243,7 @@ def _svd(coll, active, k, n_power_iter, seed, normalize=False, left=True):
     Z spans (A^T A)^(q+1) Omega, the row space of ``svd_compressed``'s B = Q^T A. The last pass
     gives Z^T A^T A Z, whose eigenvectors W and eigenvalues s^2 are the Rayleigh-Ritz values:
     V = Z W. Singular values below sqrt(eps) of the largest are lost to the square (the callers
-    drop them: FILM below 1e-10, the basis below its Gram tolerance).
+    drop them: FILM below 1e-6, the basis below its Gram tolerance).
     """
     dask, da = _dask()
     n, n_features = coll.shape
