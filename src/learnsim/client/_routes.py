@@ -1,0 +1,465 @@
+"""The routes of ``learnsim serve``, each one method of :class:`Routes`, which
+:class:`~learnsim.client.Client` and :class:`~learnsim.client.AsyncClient` share: a method checks
+its arguments, describes its request (a :class:`Call`) and hands it to the client's ``_send``,
+which sends it (with the retries) and returns the answer's JSON (a coroutine of it for the
+asynchronous client). Nothing here imports httpx."""
+from __future__ import annotations
+
+import json
+from urllib.parse import quote, urlencode
+
+__all__ = ["Call", "Routes", "doc_path"]
+
+# the bounds of a filter in a query string (learnsim.service._limits.QUERY_FILTER; in a body
+# they are wider): a GET search whose filter is over them is sent as a POST instead
+QUERY_FILTER_VALUES, QUERY_FILTER_CHARS = 50, 200
+# a GET search whose query string would be longer is sent as a POST (a proxy may refuse long
+# URLs, and the service's HTTP parser answers a request head over about 80 KB itself)
+MAX_QUERY_STRING = 2000
+
+
+class Call:
+    """One request: ``method`` and ``path`` (relative to the client's base address), query
+    ``params``, a ``json`` body; ``idempotent``: whether sending it twice does no harm (then a
+    broken connection is retried); ``shape``: what to make of the answer's JSON; ``answers``:
+    statuses besides 2xx whose JSON object is the answer (``/healthz``'s 503)."""
+
+    __slots__ = ("method", "path", "params", "json", "idempotent", "shape", "answers")
+
+    def __init__(self, method, path, *, params=None, json=None, idempotent=True, shape=None, answers=()):
+        self.method, self.path, self.params, self.json = method, path, params, json
+        self.idempotent, self.shape, self.answers = idempotent, shape, tuple(answers)
+
+    def __repr__(self):
+        return f"Call({self.method} {self.path})"
+
+
+def doc_path(doc_id, suffix=""):
+    """The path of the document ``doc_id``: the id encoded wholly (``/`` too, so that an id
+    ending in ``/similar`` is an id), an id of dots alone as ``%2E`` (a client would otherwise
+    remove it as a dot segment)."""
+    if not isinstance(doc_id, str):
+        raise TypeError(f"a document id is a str; got {type(doc_id).__name__}")
+    if not doc_id:
+        raise ValueError("a document id is a non-empty str")
+    encoded = "%2E" * len(doc_id) if set(doc_id) == {"."} else quote(doc_id, safe="")
+    return f"v1/docs/{encoded}{suffix}"
+
+
+def _texts(texts, what="texts"):
+    if isinstance(texts, str):
+        raise TypeError(f"{what} must be a list of str, not a single str (wrap it in a list)")
+    texts = list(texts)
+    for i, t in enumerate(texts):
+        if not isinstance(t, str):
+            raise TypeError(f"{what}[{i}] must be a str; got {type(t).__name__}")
+    return texts
+
+
+def _documents(texts, ids, metadata):
+    """The ``documents`` of a POST /v1/docs body."""
+    texts = _texts(texts)
+    if not texts:
+        raise ValueError("no documents to send")
+    if ids is not None:
+        if isinstance(ids, str):
+            raise TypeError("ids must be a list of str, not a single str")
+        ids = list(ids)
+        if len(ids) != len(texts):
+            raise ValueError(f"got {len(ids)} ids for {len(texts)} texts")
+    if metadata is not None:
+        if isinstance(metadata, dict):
+            raise TypeError("metadata must be a list with one dict (or None) per text")
+        metadata = list(metadata)
+        if len(metadata) != len(texts):
+            raise ValueError(f"got {len(metadata)} metadata entries for {len(texts)} texts")
+    docs = []
+    for i, text in enumerate(texts):
+        doc = {"text": text}
+        if ids is not None and ids[i] is not None:
+            doc["id"] = ids[i]
+        if metadata is not None and metadata[i] is not None:
+            doc["metadata"] = metadata[i]
+        docs.append(doc)
+    return docs
+
+
+def _fits_a_query_string(filter):
+    """Whether a filter is within the bounds of one in a query string."""
+    for value in filter.values():
+        values = value if isinstance(value, list) else [value]
+        if len(values) > QUERY_FILTER_VALUES or any(isinstance(v, str) and len(v) > QUERY_FILTER_CHARS
+                                                    for v in values):
+            return False
+    return True
+
+
+def _first_result(answer):
+    """A POST /v1/search answer of one query as the GET answer: ``{"hits", "score", ...}``."""
+    answer = dict(answer)
+    answer["hits"] = answer.pop("results")[0]
+    return answer
+
+
+class Routes:
+    """The routes of ``learnsim serve`` as methods; a subclass sends a :class:`Call` with ``_send``."""
+
+    def _send(self, call):  # pragma: no cover - the clients define it
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ the service
+    def health(self):
+        """``GET /healthz``: whether the service is up.
+
+        Returns
+        -------
+        dict
+            ``{"status": "ok"}``; ``{"status": "starting"}`` while the index's files are being
+            checked (the service answers that with 503; it is returned, not raised, and not
+            retried); ``{"status": "degraded", "damage": "..."}`` once damage to an index file
+            was seen (what is intact is still served).
+
+        Examples
+        --------
+        >>> from learnsim.client import Client
+        >>> with Client("http://127.0.0.1:8000") as client:       # doctest: +SKIP
+        ...     client.health()
+        {'status': 'ok'}
+        """
+        return self._send(Call("GET", "healthz", answers=(503,)))
+
+    def info(self):
+        """``GET /v1/info``: what the index holds and how it scores.
+
+        Returns
+        -------
+        dict
+            :meth:`learnsim.index.Index.info` (``"documents"``, ``"method"``, ``"path"``: the
+            index directory's name, ...) with ``"version"`` (learnsim's on the server),
+            ``"pipeline"``, ``"score"`` (what a similar-documents hit's score is),
+            ``"higher_is_better"``, ``"search_score"`` (what a search hit's score is) and, when
+            the service has no API key or this client sends it, ``"versions"`` (the libraries').
+
+        Examples
+        --------
+        >>> from learnsim.client import Client
+        >>> client = Client("http://127.0.0.1:8000")   # doctest: +SKIP
+        >>> info = client.info()                                 # doctest: +SKIP
+        >>> info["documents"], info["search_score"], info["higher_is_better"]   # doctest: +SKIP
+        (120, 'similarity', True)
+        """
+        return self._send(Call("GET", "v1/info"))
+
+    def openapi(self):
+        """``GET /openapi.json``: the service's OpenAPI schema (every route, the statuses each can
+        answer, the bounds), as a dict."""
+        return self._send(Call("GET", "openapi.json"))
+
+    # ------------------------------------------------------------------ reads
+    def search(self, query, k=10, *, filter=None, explain=False, n_top=10):
+        """Search the index: ``GET /v1/search`` for one query, ``POST /v1/search`` for a list.
+
+        Parameters
+        ----------
+        query : str or list of str
+            One query, or a batch (at most 1,000, and ``len(query) * k`` at most 2,000 hits).
+        k : int, default=10
+            Hits per query (1 to 1,000).
+        filter : dict, optional
+            A metadata filter ``{field: value or [values]}``: a document matches when its
+            metadata has one of the values for every field.
+        explain : bool, default=False
+            Give each hit its ``"explanation"`` (only with k <= 20).
+        n_top : int, default=10
+            Words an explanation lists.
+
+        Returns
+        -------
+        dict
+            For one query ``{"hits": [...], "score": name, "higher_is_better": bool}``, the
+            hits as :meth:`learnsim.index.Index.search` returns them (``"rank"``, ``"id"``,
+            ``"score"``, ``"text"``, ``"metadata"``), best first; ``"score"`` names what their
+            score is ("similarity", "distance", "score" of term weights, "probability" of a
+            re-ranked search), and ``"higher_is_better"`` is false for a distance. For a list,
+            ``{"results": [hits of each query], "score", "higher_is_better"}``.
+
+        Notes
+        -----
+        A single query whose URL would be long (a query string over 2,000 characters), or whose
+        filter is over the bounds of one in a query string (50 values a field, strings of 200
+        characters), is sent as a POST of one query; the answer has the same shape.
+
+        Examples
+        --------
+        >>> from learnsim.client import Client
+        >>> client = Client("http://127.0.0.1:8000")   # doctest: +SKIP
+        >>> answer = client.search("I paid twice for one order", k=3)          # doctest: +SKIP
+        >>> [(h["id"], round(h["score"], 3)) for h in answer["hits"]], answer["score"]   # doctest: +SKIP
+        ([('t001', 0.477), ('t007', 0.299), ('t043', 0.267)], 'similarity')
+        >>> batch = client.search(["I paid twice for one order", "where is my parcel"], k=1,
+        ...                       filter={"label": ["billing", "delivery"]})   # doctest: +SKIP
+        >>> [hits[0]["id"] for hits in batch["results"]]                         # doctest: +SKIP
+        ['t001', 't017']
+        """
+        if isinstance(filter, dict) and not filter:
+            filter = None
+        if isinstance(query, str):
+            params = {"q": query, "k": k}
+            if filter is not None:
+                params["filter"] = json.dumps(filter, separators=(",", ":"), ensure_ascii=False)
+            if explain:
+                params.update(explain="true", n_top=n_top)
+            if (len(urlencode(params)) <= MAX_QUERY_STRING
+                    and (not isinstance(filter, dict) or _fits_a_query_string(filter))):
+                return self._send(Call("GET", "v1/search", params=params))
+            return self._send(Call("POST", "v1/search", json=self._search_body([query], k, filter, explain, n_top),
+                                   shape=_first_result))
+        queries = _texts(query, "queries")
+        return self._send(Call("POST", "v1/search", json=self._search_body(queries, k, filter, explain, n_top)))
+
+    @staticmethod
+    def _search_body(queries, k, filter, explain, n_top):
+        body = {"queries": queries, "k": k}
+        if filter is not None:
+            body["filter"] = filter
+        if explain:
+            body.update(explain=True, n_top=n_top)
+        return body
+
+    def document(self, doc_id):
+        """``GET /v1/docs/{id}``: a document of the index.
+
+        Returns
+        -------
+        dict
+            ``{"id": str, "text": str, "metadata": dict or None}``.
+
+        Raises
+        ------
+        NotFound
+            No live document has the id (also a ``KeyError``).
+
+        Examples
+        --------
+        >>> from learnsim.client import Client
+        >>> Client("http://127.0.0.1:8000").document("t001")      # doctest: +SKIP
+        {'id': 't001', 'text': 'I was charged twice for the same order', 'metadata': {'label': 'billing'}}
+        """
+        return self._send(Call("GET", doc_path(doc_id)))
+
+    def more_like(self, doc_id, k=10, *, filter=None):
+        """``GET /v1/docs/{id}/similar``: the k documents closest to the document ``doc_id``
+        (itself excluded), as :meth:`learnsim.index.Index.more_like`.
+
+        Returns
+        -------
+        dict
+            ``{"id": doc_id, "hits": [...], "score": name, "higher_is_better": bool}``, the hits
+            as a search's (``"score"`` is the first stage's: never a re-ranker's probability).
+
+        Raises
+        ------
+        NotFound
+            No live document has the id.
+
+        Examples
+        --------
+        >>> from learnsim.client import Client
+        >>> answer = Client("http://127.0.0.1:8000").more_like("t001", k=2)   # doctest: +SKIP
+        >>> answer["hits"][0]["id"]                                             # doctest: +SKIP
+        't077'
+        """
+        params = {"k": k}
+        if filter:
+            params["filter"] = json.dumps(filter, separators=(",", ":"), ensure_ascii=False)
+        return self._send(Call("GET", doc_path(doc_id, "/similar"), params=params))
+
+    def match(self, text, k=10, *, filter=None):
+        """``POST /v1/match``: the near-duplicates of ``text`` among its k closest documents, as
+        :meth:`learnsim.index.Index.match` (the model needs a duplicate rule: a FILM fitted on
+        labelled pairs; otherwise :class:`BadRequest`, 422).
+
+        Returns
+        -------
+        dict
+            ``{"matches": [...], "score": name, "higher_is_better": bool}``: the hits the rule
+            accepts, most probable first, each with its ``"probability"`` (or the
+            ``"predicted_score"`` of a model fitted on graded pairs).
+
+        Examples
+        --------
+        >>> from learnsim.client import Client
+        >>> answer = Client("http://127.0.0.1:8000").match("How can I delete my account?")   # doctest: +SKIP
+        >>> [(m["id"], round(m["probability"], 2)) for m in answer["matches"]]            # doctest: +SKIP
+        [('t050', 0.85)]
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str; got {type(text).__name__}")
+        body = {"text": text, "k": k}
+        if filter:
+            body["filter"] = filter
+        return self._send(Call("POST", "v1/match", json=body))
+
+    def match_pairs(self, pairs):
+        """``POST /v1/match`` with pairs: each pair of texts decided by the model's duplicate rule
+        alone (at most 1,000 pairs).
+
+        Returns
+        -------
+        dict
+            ``{"decisions": [{"duplicate": bool, "probability": float, ...}, ...], "score":
+            name, "higher_is_better": true}``, one decision per pair, in order; ``"score"``
+            names each decision's ``"score"`` ("similarity", "decision", "mutual_neighbours",
+            "predicted_score").
+
+        Examples
+        --------
+        >>> from learnsim.client import Client
+        >>> client = Client("http://127.0.0.1:8000")   # doctest: +SKIP
+        >>> answer = client.match_pairs([("How do I delete my account?",
+        ...                               "How can I delete my account?")])                   # doctest: +SKIP
+        >>> answer["decisions"][0]["duplicate"], round(answer["decisions"][0]["probability"], 2)  # doctest: +SKIP
+        (True, 0.85)
+        """
+        if isinstance(pairs, (str, tuple)) and len(pairs) == 2 and all(isinstance(t, str) for t in pairs):
+            raise TypeError("pairs must be a list of (text, text) pairs (wrap one pair in a list)")
+        pairs = [list(p) for p in pairs]
+        for i, pair in enumerate(pairs):
+            if len(pair) != 2 or not all(isinstance(t, str) for t in pair):
+                raise TypeError(f"pairs[{i}] must be two str")
+        return self._send(Call("POST", "v1/match", json={"pairs": pairs}))
+
+    def explain(self, query, document, n_top=10):
+        """``POST /v1/explain``: why ``document`` scores as it does for ``query``
+        (:meth:`learnsim.pipeline.Pipeline.explain`).
+
+        Returns
+        -------
+        dict
+            ``{"score": float, "measure": "similarity" | "distance" | "score",
+            "higher_is_better": bool, "words": [...], "rest": float, ...}``: the score and the
+            ``n_top`` words that contribute most to it.
+
+        Examples
+        --------
+        >>> from learnsim.client import Client
+        >>> client = Client("http://127.0.0.1:8000")   # doctest: +SKIP
+        >>> answer = client.explain("I paid twice for one order", "I was charged twice for the same order",
+        ...                         n_top=3)                                            # doctest: +SKIP
+        >>> answer["measure"], [w["word"] for w in answer["words"]]                      # doctest: +SKIP
+        ('similarity', ['twice', 'order', 'for'])
+        """
+        if not isinstance(query, str) or not isinstance(document, str):
+            raise TypeError("query and document must be str")
+        return self._send(Call("POST", "v1/explain", json={"query": query, "document": document, "n_top": n_top}))
+
+    # ------------------------------------------------------------------ writes
+    def add(self, texts, ids=None, metadata=None):
+        """``POST /v1/docs``: add documents, as :meth:`learnsim.index.Index.add`; the service
+        answers once they are durable.
+
+        Parameters
+        ----------
+        texts : list of str
+        ids : list of str (or None), optional
+            A None entry, or no ids, is numbered by the index.
+        metadata : list of dict (or None), optional
+
+        Returns
+        -------
+        dict
+            ``{"ids": [the ids, in order], "added": n, "documents": documents in the index}``.
+
+        Raises
+        ------
+        Conflict
+            An id already in the index, or given twice (nothing was added).
+        Unauthorized
+            The service has an API key and this client does not send it (401), or it is read-only (403).
+
+        Notes
+        -----
+        An add is never sent twice after a broken connection (it may have been applied); it is
+        after a 429 or 503 answer, which the service gives only to a request it did not run.
+
+        Examples
+        --------
+        >>> from learnsim.client import Client
+        >>> with Client("http://127.0.0.1:8000", api_key="s3cret") as client:     # doctest: +SKIP
+        ...     client.add(["The box was empty when my parcel arrived", "Where is my refund?"],
+        ...                ids=["t121", "t122"], metadata=[{"label": "delivery"}, None])
+        {'ids': ['t121', 't122'], 'added': 2, 'documents': 122}
+        """
+        return self._send(Call("POST", "v1/docs", json={"documents": _documents(texts, ids, metadata)},
+                               idempotent=False))
+
+    def upsert(self, ids, texts, metadata=None):
+        """Add or replace documents by id: ``PUT /v1/docs/{id}`` for one (``ids`` and ``texts``
+        a str each, ``metadata`` a dict or None), ``POST /v1/docs`` with ``"mode": "upsert"`` for
+        lists.
+
+        Returns
+        -------
+        dict
+            The service's answer (``PUT`` answers 201 when it created the document, 200 when
+            it replaced one).
+
+        Raises
+        ------
+        ClientError
+            With ``status == 405`` from a service that has no upsert (an older learnsim).
+
+        Examples
+        --------
+        >>> from learnsim.client import Client
+        >>> client = Client("http://127.0.0.1:8000", api_key="s3cret")   # doctest: +SKIP
+        >>> client.upsert("t121", "The parcel arrived empty", {"label": "delivery"})   # doctest: +SKIP
+        >>> client.upsert(["t121", "t123"], ["The parcel arrived empty", "My parcel is late"])   # doctest: +SKIP
+        """
+        if isinstance(ids, str):
+            if not isinstance(texts, str):
+                raise TypeError("one id takes one text (a str); give lists for several documents")
+            if metadata is not None and not isinstance(metadata, dict):
+                raise TypeError(f"the metadata of one document is a dict or None; got {type(metadata).__name__}")
+            body = {"text": texts} if metadata is None else {"text": texts, "metadata": metadata}
+            return self._send(Call("PUT", doc_path(ids), json=body))
+        if ids is None:
+            raise ValueError("upsert needs the ids of the documents")
+        documents = _documents(texts, ids, metadata)
+        if any("id" not in d for d in documents):
+            raise ValueError("upsert needs an id for every document")
+        return self._send(Call("POST", "v1/docs", json={"documents": documents, "mode": "upsert"}))
+
+    def delete(self, doc_id):
+        """``DELETE /v1/docs/{id}``: delete one document.
+
+        Returns
+        -------
+        dict
+            ``{"deleted": 1, "documents": documents left}``.
+
+        Raises
+        ------
+        NotFound
+            No live document has the id (also after a retry, when the first try deleted it but
+            its answer was lost).
+
+        Examples
+        --------
+        >>> from learnsim.client import Client
+        >>> Client("http://127.0.0.1:8000", api_key="s3cret").delete("t121")   # doctest: +SKIP
+        {'deleted': 1, 'documents': 121}
+        """
+        return self._send(Call("DELETE", doc_path(doc_id)))
+
+    def reindex(self):
+        """``POST /v1/reindex``: rebuild the index's rows with the statistics of what it holds now
+        (:meth:`learnsim.index.Index.reindex`); never sent twice after a broken connection (it
+        may be running still).
+
+        Returns
+        -------
+        dict
+            The index's :meth:`~learnsim.index.Index.info` after it.
+        """
+        return self._send(Call("POST", "v1/reindex", json={}, idempotent=False))
