@@ -217,7 +217,9 @@ def test_a_path_prefix_is_kept():
 
 def test_a_long_query_or_a_large_filter_is_searched_by_post(mocked):
     answer = (200, {"results": [[{"id": "d1"}]], "score": "similarity", "higher_is_better": True}, {})
-    for query, filter in (("long " * 500, None), ("short", {"topic": list(range(60))})):
+    for query, filter in (("long " * 500, None), ("short", {"topic": list(range(60))}),
+                          ("short", {"$or": [{"topic": {"$in": list(range(60))}}, {"lang": "en"}]}),
+                          ("short", {"title": "t" * 201})):
         client, run, service, _ = mocked(answer)
         assert run(client.search(query, k=2, filter=filter)) == {"hits": [{"id": "d1"}], "score": "similarity",
                                                                  "higher_is_better": True}

@@ -84,14 +84,14 @@ def _documents(texts, ids, metadata):
     return docs
 
 
-def _fits_a_query_string(filter):
-    """Whether a filter is within the bounds of one in a query string."""
-    for value in filter.values():
-        values = value if isinstance(value, list) else [value]
-        if len(values) > QUERY_FILTER_VALUES or any(isinstance(v, str) and len(v) > QUERY_FILTER_CHARS
-                                                    for v in values):
-            return False
-    return True
+def _fits_a_query_string(value):
+    """Whether a filter (or a part of one: operators and ``$and``/``$or`` nest) is within the
+    bounds of one in a query string: no list of more values, no longer string."""
+    if isinstance(value, dict):
+        return all(_fits_a_query_string(v) for v in value.values())
+    if isinstance(value, list):
+        return len(value) <= QUERY_FILTER_VALUES and all(_fits_a_query_string(v) for v in value)
+    return not (isinstance(value, str) and len(value) > QUERY_FILTER_CHARS)
 
 
 def _first_result(answer):
@@ -186,8 +186,9 @@ class Routes:
         Notes
         -----
         A single query whose URL would be long (a query string over 2,000 characters), or whose
-        filter is over the bounds of one in a query string (50 values a field, strings of 200
-        characters), is sent as a POST of one query; the answer has the same shape.
+        filter is over the bounds of one in a query string (a list of more than 50 values, a
+        string over 200 characters), is sent as a POST of one query; the answer has the same
+        shape.
 
         Examples
         --------
