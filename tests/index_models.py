@@ -32,6 +32,24 @@ def corpus():
     return texts, topics, ids, metadata
 
 
+def negation_collection(n_groups=160, seed=0):
+    """Groups of three texts: a sentence, a duplicate with one word replaced, and the sentence
+    with "not" added, closer to it in cosine than the duplicate but not a duplicate. Labelled
+    pairs: (sentence, duplicate, 1) and (sentence, negated, 0)."""
+    rng = np.random.default_rng(seed)
+    vocab = [f"w{i}" for i in range(400)]
+    rows = []
+    for _ in range(n_groups):
+        base = list(rng.choice(vocab, size=8, replace=False))
+        dup = base.copy()
+        dup[rng.integers(8)] = vocab[rng.integers(len(vocab))]
+        dup[rng.integers(8)] = vocab[rng.integers(len(vocab))]
+        neg = base.copy()
+        neg.insert(int(rng.integers(8)), "not")
+        rows += [(" ".join(base), " ".join(dup), 1), (" ".join(base), " ".join(neg), 0)]
+    return rows
+
+
 def near_duplicate(text, seed, drop=0.1):
     """``text`` with about ``drop`` of its words left out (at least one)."""
     rng = random.Random(seed)

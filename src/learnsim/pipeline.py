@@ -739,7 +739,9 @@ def _explain_cosine(pipeline, x_q, x_d, names, projection, n_top, lexical=None):
     if lexical is not None:
         # one word list for both parts: the training words, then the collection's others
         L, lex_names = lexical
-        train_names, names = names, list(names)
+        # without a learned part, the collection's words alone (the order the index's query plan,
+        # which holds no training words, lists them in)
+        train_names, names = names, (list(names) if w < 1.0 else [])
         position = {t: i for i, t in enumerate(names)}
         for t in lex_names:
             if t not in position:

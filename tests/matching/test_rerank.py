@@ -14,23 +14,7 @@ from learnsim import persistence
 from learnsim.index import Index
 from learnsim.matching import Reranker
 
-
-def _negation_collection(n_groups=160, seed=0):
-    """Groups of three texts: a sentence, a duplicate with one word replaced, and the sentence
-    with "not" added, closer to it in cosine than the duplicate but not a duplicate. Labelled
-    pairs: (sentence, duplicate, 1) and (sentence, negated, 0)."""
-    rng = np.random.default_rng(seed)
-    vocab = [f"w{i}" for i in range(400)]
-    rows = []
-    for _ in range(n_groups):
-        base = list(rng.choice(vocab, size=8, replace=False))
-        dup = base.copy()
-        dup[rng.integers(8)] = vocab[rng.integers(len(vocab))]
-        dup[rng.integers(8)] = vocab[rng.integers(len(vocab))]
-        neg = base.copy()
-        neg.insert(int(rng.integers(8)), "not")
-        rows += [(" ".join(base), " ".join(dup), 1), (" ".join(base), " ".join(neg), 0)]
-    return rows
+from index_models import negation_collection as _negation_collection
 
 
 @pytest.fixture(scope="module")

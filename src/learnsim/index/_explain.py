@@ -109,9 +109,7 @@ class PlanPipeline:
 
 def plan_pipeline(plan, kind, scoring, statistics=()):
     """A :class:`PlanPipeline` of the plan, or None where the pipeline must explain: a model the
-    plan does not describe fully enough (term weights, a relative metric), or one whose
-    explanation lists words the plan does not hold (a FILM of the input cosine alone over the
-    searched collection's vocabulary: the pipeline lists the training words first).
+    plan does not describe fully enough (term weights, a relative metric).
     ``statistics``: the names of the index's collection statistics."""
     model = plan.meta.get("model", {})
     op = model.get("op")
@@ -128,7 +126,8 @@ def plan_pipeline(plan, kind, scoring, statistics=()):
             if components is None and learned.arrays.get("components") is None and L.shape[1] == learned.n_terms:
                 return PlanPipeline(plan, kind, scoring, _FilmMap(L), input_weight=w, learned=learned)
             return None
-        if not collection and L.shape[1] == inputs:
+        if (not collection and L.shape[1] == inputs) or (collection and w == 1.0):
+            # (the input cosine alone over the collection's words: the map is never applied)
             return PlanPipeline(plan, kind, scoring, _FilmMap(L), input_weight=w)
         return None
     if kind == "distance" and op == "mcd" and not collection and plan.arrays["active_position"].shape[0] == inputs:

@@ -272,6 +272,10 @@ class Index:
         plan_dir = f"query-{generation}"
         check = texts[:_PLAN_CHECK] + [" ".join(texts[:3])[:200]]
         usable = build_plan(pipeline, statistics, path / plan_dir, check)
+        if usable and pipeline.rerank is not None:
+            from ._rerank import write_rerank_plan
+
+            write_rerank_plan(pipeline.rerank, path / plan_dir, check)
         scorer = pipeline.scorer
         entries = []
         for start in range(0, len(seqs), SEGMENT_ROWS):
@@ -676,7 +680,7 @@ class Index:
         re-ranker's features and the rank it moved from."""
         from ..pipeline import rerank_hits
 
-        reranker = self.pipeline.rerank
+        reranker = self._rerank_plan() or self.pipeline.rerank
         if reranker is None:
             raise IndexFormatError(f"{self.path}: the manifest says the model re-ranks, but it has no re-ranker "
                                    "(edited or damaged)")
@@ -688,6 +692,30 @@ class Index:
                 hit["explanation"]["rerank"] = dict(reranker.explain(query, hit["text"], n_top=n_top),
                                                     first_stage_rank=hit["first_stage_rank"], rank=hit["rank"])
         return hits
+
+    def _rerank_plan(self):
+        """The re-ranker from the plan directory's arrays (learnsim.index._rerank), or None where
+        the index has none (built before them, or a re-ranker they cannot express): then the
+        pipeline's."""
+        plan_dir = self.manifest.get("plan_dir")
+        if plan_dir is None:
+            return None
+        cached = getattr(self, "_rerank_cache", None)
+        if cached is None or cached[0] != plan_dir:
+            from ._rerank import RerankPlan
+
+            try:
+                plan = RerankPlan.load(self.path / plan_dir, self.manifest.get("plan_sha256"),
+                                       required=self.manifest["format_version"] >= 2)
+            except IndexFormatError:
+                raise
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                raise IndexFormatError(f"{self.path}: cannot read the re-ranker's plan ({exc})") from None
+            if plan is not None and plan.n_candidates != self.manifest.get("rerank"):
+                raise IndexFormatError(f"{self.path}: the re-ranker's plan re-scores {plan.n_candidates} candidates "
+                                       f"but the manifest says {self.manifest.get('rerank')!r} (edited or damaged)")
+            self._rerank_cache = cached = (plan_dir, plan)
+        return cached[1]
 
     @_sqlite_guarded
     def document(self, doc_id):

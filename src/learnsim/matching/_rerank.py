@@ -122,21 +122,11 @@ class Reranker:
         z = np.asarray(Z.toarray() if hasattr(Z, "toarray") else Z).ravel()
         parts = z * m.coef_
         names = _dense_names(m)
-        items = [{"feature": name, "contribution": float(c)} for name, c in zip(names, parts[:len(names)])]
-        if len(parts) > len(names):
-            terms = m.vectorizer_.get_feature_names_out()
-            n_terms = len(terms)
-            for j in np.flatnonzero(parts[len(names):]):
-                word, shared = terms[j % n_terms], j < n_terms
-                items.append({"feature": f"{'shared' if shared else 'in one text only'}: {word}",
-                              "contribution": float(parts[len(names) + j])})
-        items.sort(key=lambda item: -abs(item["contribution"]))
-        decision = float(parts.sum() + m.intercept_)
-        listed = items[:n_top]
-        rest = float(decision - m.intercept_ - sum(item["contribution"] for item in listed))
-        proba = float(1.0 / (1.0 + np.exp(-(m.slope_ * decision + m.calibration_intercept_))))
-        return {"decision": decision, "probability": proba, "intercept": float(m.intercept_), "features": listed,
-                "rest": rest}
+        n = len(names)
+        words = [(int(j), float(parts[n + j])) for j in np.flatnonzero(parts[n:])]
+        terms = m.vectorizer_.get_feature_names_out() if words else ()
+        return decision_explanation(names, parts[:n], words, terms, float(m.intercept_), float(m.slope_),
+                                    float(m.calibration_intercept_), n_top)
 
     # ------------------------------------------------------------------ persistence
     _STATE_NESTED = ("transformer",)
@@ -177,13 +167,44 @@ def _check_positive_int(value, name):
     return int(value)
 
 
-def _dense_names(model):
+def decision_explanation(names, dense_parts, words, terms, intercept, slope, calibration_intercept, n_top):
+    """The explanation :meth:`Reranker.explain` returns, from the dense features' contributions
+    (aligned with ``names``) and ``words``: (column, contribution) of the word-pair block's
+    non-zero columns, column j < len(terms) the shared word j, else word j - len(terms) of one
+    text only. Shared with the index's re-ranker (:mod:`learnsim.index._rerank`)."""
+    items = [{"feature": name, "contribution": float(c)} for name, c in zip(names, dense_parts)]
+    n_terms = len(terms)
+    for j, c in words:
+        items.append({"feature": f"{'shared' if j < n_terms else 'in one text only'}: {terms[j % n_terms]}",
+                      "contribution": float(c)})
+    decision = float(np.sum(dense_parts) + sum(c for _, c in words) + intercept)
+    items.sort(key=lambda item: -abs(item["contribution"]))
+    listed = items[:n_top]
+    rest = float(decision - intercept - sum(item["contribution"] for item in listed))
+    proba = float(1.0 / (1.0 + np.exp(-(slope * decision + calibration_intercept))))
+    return {"decision": decision, "probability": proba, "intercept": float(intercept), "features": listed,
+            "rest": rest}
+
+
+def dense_feature_names(features):
+    """The names of the dense features of the blocks ``features`` that have fixed sizes (not
+    ``"lowrank"`` or ``"embedding"``), in order."""
     names = []
-    for block in model.features_:
+    for block in features:
         if block in _DENSE_NAMES:
             names.extend(_DENSE_NAMES[block])
         elif block == "embedding_cosine":
             names.append("learned cosine")
+        elif block in ("lowrank", "embedding"):
+            raise ValueError(f"the {block!r} block's size depends on the fitted model")
+    return names
+
+
+def _dense_names(model):
+    names = []
+    for block in model.features_:
+        if block in _DENSE_NAMES or block == "embedding_cosine":
+            names.extend(dense_feature_names((block,)))
         elif block == "lowrank":
             d = model.lsi_components_.shape[0]
             names.extend([f"LSI |u - v| {i}" for i in range(d)] + [f"LSI u * v {i}" for i in range(d)]

@@ -1,0 +1,109 @@
+"""Character n-grams within word boundaries, hashed into columns exactly as scikit-learn's
+``HashingVectorizer(analyzer="char_wb", alternate_sign=False)`` hashes them, with the standard
+library alone.
+
+Why a second implementation: the pair models hash their character n-grams with scikit-learn,
+whose import costs about a second; an index re-ranks a search's hits from the re-ranker's
+saved arrays (:mod:`learnsim.index._rerank`) and must not pay it. The index checks this code
+against the pair model's own features when it is built, and keeps the model's path where they
+differ (tests compare the two on random text as well).
+
+The hash is MurmurHash3 (x86, 32 bits, seed 0) of the n-gram's UTF-8 bytes, as a signed
+integer; its column is ``abs(h) % n_features``.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+__all__ = ["char_ngram_counts", "char_wb_ngrams", "murmurhash3_32"]
+
+_MASK = 0xFFFFFFFF
+_WHITE_SPACES = re.compile(r"\s\s+")        # scikit-learn's own normalisation of runs of blanks
+_INT32_MIN = -(1 << 31)
+
+
+def _rotl(x, r):
+    return ((x << r) | (x >> (32 - r))) & _MASK
+
+
+def murmurhash3_32(data, seed=0):
+    """MurmurHash3 x86 32-bit of ``data`` (bytes, or str as UTF-8), as a signed integer.
+
+    Examples
+    --------
+    >>> from learnsim.text._char_hash import murmurhash3_32
+    >>> murmurhash3_32(b""), murmurhash3_32("hello"), murmurhash3_32("hello", seed=1)
+    (0, 613153351, -1152729939)
+    """
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    c1, c2 = 0xCC9E2D51, 0x1B873593
+    h = seed & _MASK
+    n = len(data)
+    end = n - n % 4
+    for i in range(0, end, 4):
+        k = int.from_bytes(data[i:i + 4], "little")
+        k = _rotl((k * c1) & _MASK, 15)
+        h ^= (k * c2) & _MASK
+        h = (_rotl(h, 13) * 5 + 0xE6546B64) & _MASK
+    tail = n - end
+    if tail:
+        k = 0
+        if tail == 3:
+            k ^= data[end + 2] << 16
+        if tail >= 2:
+            k ^= data[end + 1] << 8
+        k ^= data[end]
+        k = _rotl((k * c1) & _MASK, 15)
+        h ^= (k * c2) & _MASK
+    h ^= n
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & _MASK
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & _MASK
+    h ^= h >> 16
+    return h - (1 << 32) if h & 0x80000000 else h
+
+
+def char_wb_ngrams(text, min_n, max_n):
+    """The character n-grams of ``text`` (lowercased) within word boundaries, each word padded
+    with a space on both sides, in scikit-learn's ``char_wb`` order.
+
+    Examples
+    --------
+    >>> from learnsim.text._char_hash import char_wb_ngrams
+    >>> char_wb_ngrams("Hi  you", 2, 3)
+    [' h', 'hi', 'i ', ' hi', 'hi ', ' y', 'yo', 'ou', 'u ', ' yo', 'you', 'ou ']
+    """
+    text = _WHITE_SPACES.sub(" ", text.lower())
+    out = []
+    for w in text.split():
+        w = " " + w + " "
+        w_len = len(w)
+        for n in range(min_n, max_n + 1):
+            offset = 0
+            out.append(w[offset:offset + n])
+            while offset + n < w_len:
+                offset += 1
+                out.append(w[offset:offset + n])
+            if offset == 0:         # a word shorter than n counts once, as scikit-learn does
+                break
+    return out
+
+
+def char_ngram_counts(text, min_n, max_n, n_features, cache=None):
+    """{column: count} of the hashed ``char_wb`` n-grams of one text. ``cache``: a dict of
+    n-gram -> column shared across calls (n-grams repeat across a query's hits)."""
+    cache = {} if cache is None else cache
+    counts = Counter()
+    for gram in char_wb_ngrams(text, min_n, max_n):
+        col = cache.get(gram)
+        if col is None:
+            h = murmurhash3_32(gram)
+            # abs(-2**31) overflows an int32 in scikit-learn; it defines the column this way
+            col = (2147483647 - (n_features - 1)) % n_features if h == _INT32_MIN else abs(h) % n_features
+            if len(cache) < 1_000_000:
+                cache[gram] = col
+        counts[col] += 1
+    return counts

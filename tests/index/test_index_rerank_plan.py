@@ -1,0 +1,118 @@
+"""An index re-ranks from the re-ranker's saved arrays (learnsim.index._rerank), without the
+pipeline or scikit-learn: the same hits, probabilities and explanations as the pipeline's
+re-ranker; damaged files refused; a re-ranker the arrays cannot express left to the pipeline."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import learnsim.fitting
+from learnsim.exceptions import IndexFormatError
+from learnsim.index import Index
+from learnsim.index._rerank import RerankPlan, rerank_plan_state, write_rerank_plan
+from learnsim.matching import PairClassifierMatcher, Reranker
+
+from index_edit import read_manifest, write_manifest
+from index_models import negation_collection
+
+
+@pytest.fixture(scope="module")
+def reranked(tmp_path_factory):
+    rows = negation_collection(n_groups=120)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = learnsim.fitting.fit(pairs=rows, method="film", n_components=8, max_iter=30)
+    assert result.pipeline.rerank is not None
+    texts = list(dict.fromkeys(t for a, b, _ in rows for t in (a, b)))
+    path = tmp_path_factory.mktemp("rerank") / "idx"
+    Index.build(path, result.pipeline, texts).close()
+    queries = [a for a, _, _ in rows[::2][:15]] + ["not", "", "w1 w2 unknownword", "W3  W4\tw5 ÄÖ 漢字"]
+    return result.pipeline, texts, path, queries
+
+
+def test_the_plan_gives_the_pipelines_hits_and_explanations(reranked):
+    pipeline, _, path, queries = reranked
+    assert (path / read_manifest(path)["plan_dir"] / "rerank.json").exists()
+    with Index.open(path) as planned, Index.open(path) as loaded:
+        assert isinstance(planned._rerank_plan(), RerankPlan)
+        loaded._rerank_plan = lambda: None          # the pipeline's re-ranker
+        for q in queries:
+            a, b = planned.search(q, k=5, explain=True), loaded.search(q, k=5, explain=True)
+            assert [h["id"] for h in a] == [h["id"] for h in b]
+            np.testing.assert_allclose([h["score"] for h in a], [h["score"] for h in b], rtol=0, atol=1e-9)
+            assert [h["first_stage_rank"] for h in a] == [h["first_stage_rank"] for h in b]
+            for x, y in zip(a, b):
+                ex, ey = x["explanation"]["rerank"], y["explanation"]["rerank"]
+                assert [f["feature"] for f in ex["features"]] == [f["feature"] for f in ey["features"]]
+                for key in ("decision", "probability", "rest"):
+                    assert ex[key] == pytest.approx(ey[key], abs=1e-9)
+                total = ex["intercept"] + sum(f["contribution"] for f in ex["features"]) + ex["rest"]
+                assert total == pytest.approx(ex["decision"], abs=1e-9)
+        assert planned._pipeline is None            # nothing loaded the pipeline
+
+
+def test_a_reranked_search_imports_no_scikit_learn(reranked):
+    _, _, path, queries = reranked
+    code = ("import sys; from learnsim.index import Index; ix = Index.open(sys.argv[1]); "
+            "hits = ix.search(sys.argv[2], k=3, explain=True); "
+            "assert 'first_stage_rank' in hits[0] and 'rerank' in hits[0]['explanation']; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'sklearn'))")
+    out = subprocess.run([sys.executable, "-c", code, str(path), queries[0]], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_damaged_plan_is_refused(reranked, tmp_path):
+    import shutil
+
+    _, _, path, queries = reranked
+    for name in ("rerank.coef.npy", "rerank.json", "rerank.terms.json"):
+        copy = tmp_path / name
+        shutil.copytree(path, copy)
+        target = copy / read_manifest(copy)["plan_dir"] / name
+        target.write_bytes(target.read_bytes()[:-3] + b"xyz")
+        with Index.open(copy) as index, pytest.raises(IndexFormatError, match=name.replace(".", r"\.")):
+            index.search(queries[0], k=3)
+    # the manifest's number of candidates and the plan's disagree
+    copy = tmp_path / "candidates"
+    shutil.copytree(path, copy)
+    m = read_manifest(copy)
+    write_manifest(copy, dict(m, rerank=m["rerank"] + 1))
+    with Index.open(copy) as index, pytest.raises(IndexFormatError, match="candidates"):
+        index.search(queries[0], k=3)
+
+
+def test_bad_plan_contents_are_value_errors(reranked):
+    pipeline, _, _, _ = reranked
+    meta, arrays, terms = rerank_plan_state(pipeline.rerank)
+    RerankPlan(meta, arrays, terms)
+    for change, match in ((dict(features=["lowrank"]), "features"), (dict(char_features=40), "char_features"),
+                          (dict(char_ngram_range=[3, 1]), "char_ngram_range"), (dict(slope=float("nan")), "slope"),
+                          (dict(n_candidates=0), "n_candidates")):
+        with pytest.raises(ValueError, match=match):
+            RerankPlan(dict(meta, **change), arrays, terms)
+    for name, value in (("coef", arrays["coef"][:-1]), ("feature_scale", -arrays["feature_scale"]),
+                        ("feature_mean", np.full_like(arrays["feature_mean"], np.inf))):
+        with pytest.raises(ValueError, match=name):
+            RerankPlan(meta, dict(arrays, **{name: value}), terms)
+
+
+def test_a_reranker_with_an_lsi_block_is_left_to_the_pipeline(tmp_path):
+    rows = negation_collection(n_groups=20)
+    texts = list(dict.fromkeys(t for a, b, _ in rows for t in (a, b)))
+    where = {t: i for i, t in enumerate(texts)}
+    idx = np.array([[where[a], where[b]] for a, b, _ in rows])
+    y = np.array([label for _, _, label in rows])
+    model = PairClassifierMatcher(features=("input_cosine", "lowrank"), n_components=4, C=1.0,
+                                  random_state=0).fit(texts, idx, y)
+    reranker = Reranker(model, n_candidates=5)
+    assert rerank_plan_state(reranker) is None
+    assert not write_rerank_plan(reranker, tmp_path, texts[:5])
+    assert not any(p.name.startswith("rerank") for p in tmp_path.iterdir())
+    assert json.dumps(reranker.explain(texts[0], texts[1]))       # the pipeline's path still explains
