@@ -14,7 +14,9 @@
    linked corpus of ``bench_index.py``, and an index of ``--docs`` (100,000) of its documents
    (exact search, as ``bench_index.py`` and ``bench_serve.py`` build them); ``learnsim search
    --index IDX --query Q`` and the same with ``--explain``, the median of ``--repeats`` processes
-   each (target: ``--explain`` under 1 s).
+   each (target: ``--explain`` under 1 s). ``--model quora-reranked``: the default pair fit of
+   ``learnsim fit --method film --pairs`` on the Quora sample's dev pairs, whose search re-ranks,
+   and an index of the sample's questions.
 3. *serve*: ``learnsim serve IDX --port 0`` on that index (``bench_serve.Server``): the seconds
    from the start of the process to the first 200 of ``GET /healthz`` (target: 2 s), and to the
    answer of a first search sent then; the median of ``--serve-repeats`` starts.
@@ -162,10 +164,39 @@ def cluster_part(args, work):
 
 
 # ---------------------------------------------------------------------- search and serve
+def _quora_index(args, work):
+    """``--model quora-reranked``: the default pair fit on the Quora sample's dev pairs (FILM, its
+    rules and, where held-out queries gain, search's re-ranker) and an index of the sample's
+    questions (dev and test, at most ``--docs``); queries: test questions."""
+    from learnsim.datasets import find_data_dir, load_quora_pairs
+    from learnsim.index import Index
+    from learnsim.pipeline import Pipeline
+
+    folder = Path(find_data_dir(None)) / "quora-sample"
+    model = work / "quora.npz"
+    print("search: fitting the default pair model on the Quora sample's dev pairs ...", flush=True)
+    _run(["fit", "--method", "film", "--pairs", folder / "dev.tsv", "--model", model], args.threads,
+         args.command_timeout)
+    pipeline = Pipeline.load(model)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        test = [str(t) for t in load_quora_pairs(folder / "test.tsv").texts]
+        texts = list(dict.fromkeys(test + [str(t) for t in load_quora_pairs(folder / "dev.tsv").texts]))
+    texts = texts[:args.docs]
+    path = work / "index"
+    start = time.perf_counter()
+    Index.build(path, pipeline, texts, [f"d{i}" for i in range(len(texts))], overwrite=True, ann=args.ann).close()
+    build_s = time.perf_counter() - start
+    args.docs = len(texts)
+    return path, test[:max(args.repeats, 1) + 1], repr(pipeline), build_s
+
+
 def build_index(args, work):
     """The index of the search and serve parts, and queries of it."""
     from learnsim.index import Index
 
+    if args.model == "quora-reranked":
+        return _quora_index(args, work)
     vocab = corpus_gen.vocabulary()
     fit_texts, topics, _, df = corpus_gen.fitting_corpus(args.seed, vocab)
     n = min(args.fit_docs, len(fit_texts))
@@ -219,8 +250,9 @@ def parse(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated, among {','.join(PARTS)}")
     ap.add_argument("--docs", type=int, default=100_000, help="documents of the search and serve index")
-    ap.add_argument("--model", choices=["film", "default"], default="film",
-                    help="the search and serve index's model: FILM, or the default (minimum cluster distortion)")
+    ap.add_argument("--model", choices=["film", "default", "quora-reranked"], default="film",
+                    help="the search and serve index's model: FILM, the default (minimum cluster distortion), "
+                         "or the default pair fit on the Quora sample (re-ranked search) over its questions")
     ap.add_argument("--ann", default="exact", help="Index.build's ann for that index (default: exact)")
     ap.add_argument("--fit-docs", type=int, default=corpus_gen.FIT_DOCS,
                     help="synthetic documents the models are fitted on (at most the 1,500 of bench_index.py)")
