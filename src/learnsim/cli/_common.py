@@ -219,6 +219,63 @@ def read_labelled_documents(path, **kw):
     return read(path, **kw)
 
 
+# The query files of 'learnsim search --run' and 'learnsim evaluate --queries': each query has an id.
+QUERY_LAYOUTS = """\
+query files with ids (search --run, evaluate --queries):
+  qid<TAB>text per line (.tsv; an optional header qid<TAB>text)
+      301<TAB>international organized crime
+  JSON Lines (.jsonl) with "id" (or "_id", as BEIR's queries.jsonl) and "text"
+      {"_id": "301", "text": "international organized crime"}
+  TREC topics: <top><num> Number: 301 <title> ... </top> (the title is the query), or
+      <topic number="1"><query>...</query>...</topic>
+  SMART records (.I 1 / .W text), as CISI.QRY or cran.qry"""
+
+
+def _looks_like_collection_file(path):
+    """Whether a file opens like SMART records or holds TREC SGML documents or topics: the
+    layouts learnsim.datasets.read_corpus / read_queries read, whatever the file's extension."""
+    import re
+
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 16).decode("latin-1")
+    except OSError:
+        return False
+    first = next((line.strip() for line in head.splitlines() if line.strip()), "")
+    return bool(re.match(r"\.I[ \t]+\S", first) or re.search(r"<top>|<topic\b|<DOC[\s>]", head, re.IGNORECASE))
+
+
+def read_id_texts(path, part, encoding_errors="replace", quoting="auto"):
+    """(ids, texts) of a documents (part "documents") or queries ("queries") file whose records
+    carry ids, as a run file names them: documents in .tsv/.txt/.csv and queries in .csv as
+    read_documents reads them (every record with an id); else JSON Lines with "id" or BEIR's
+    "_id", id<TAB>text lines, SMART records, TREC SGML documents or topics
+    (learnsim.datasets.read_corpus / read_queries)."""
+    from ..datasets import read_corpus, read_queries
+
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such file")
+    # documents as 'learnsim index build' reads them (so that an index and its corpus file agree);
+    # queries as learnsim.datasets.read_queries, but for a .csv
+    suffixes = (".tsv", ".txt", ".csv") if part == "documents" else (".csv",)
+    if path.is_file() and path.suffix.lower() in suffixes and not _looks_like_collection_file(path):
+        docs = read_documents(path, encoding_errors=encoding_errors, quoting=quoting)
+        for doc_id, number in zip(docs.ids, docs.line_numbers):
+            if doc_id is None:
+                raise UsageError(f"{path}, line {number}: no id; a run names its {part} by id (give "
+                                 f"id<TAB>text lines, a .csv with an id column, or .jsonl with \"id\")")
+        seen = set()
+        for doc_id, number in zip(docs.ids, docs.line_numbers):
+            if doc_id in seen:
+                raise UsageError(f"{path}, line {number}: the id {doc_id!r} appears twice")
+            seen.add(doc_id)
+        return list(docs.ids), list(docs.texts)
+    read = read_corpus if part == "documents" else read_queries
+    found = read(path, encoding_errors=encoding_errors)
+    return list(found), list(found.values())
+
+
 def _add_encoding_errors(parser):
     """--encoding-errors, for every command that reads text files."""
     parser.add_argument("--encoding-errors", choices=("replace", "strict"), default="replace",

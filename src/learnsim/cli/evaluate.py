@@ -8,8 +8,12 @@ import numpy as np
 from pathlib import Path
 
 from ._common import (_add_encoding_errors, _add_quoting, _examples, _fmt, _formatter, _load_pipeline, MEASURE_TITLES, _note,
-                      _print_json, _read_clusters, read_documents, RETRIEVAL_MEASURES, _table, UsageError,
-                      _vectorize, _warn_empty_rows)
+                      _positive_int, _print_json, QUERY_LAYOUTS, _read_clusters, read_documents, read_id_texts,
+                      RETRIEVAL_MEASURES, _table, UsageError, _vectorize, _warn_empty_rows)
+
+# Documents ranked per query by --queries: TREC's depth.
+RUN_DEPTH = 1000
+RUN_TITLES = {"map": "MAP", "ndcg@10": "nDCG@10", "p@10": "P@10", "recall@100": "recall@100"}
 
 
 def register(commands):
@@ -41,18 +45,53 @@ def register(commands):
               P@10).
                   id<TAB>text per line (.tsv)           Volcano<TAB>A volcano is a rupture...
                   source_id<TAB>target_id (--links)     Volcano<TAB>Lava
+            --queries FILE --qrels FILE (--index DIR | --corpus FILE [--model M.npz]): ad-hoc
+              retrieval. Every judged query ranks the top -k (1000) documents of the index or
+              corpus; MAP, nDCG@10, P@10 and recall@100 as trec_eval computes them (map,
+              ndcg_cut.10, P.10, recall.100: relevance >= 1 is relevant, the level is nDCG's
+              gain; a judged query without a relevant document scores 0, a query without
+              judgments is left out) of learnsim's search (the model's search rule, with its
+              re-ranker where it has one: what 'learnsim search' ranks by) beside Okapi BM25
+              (k1 1.5, b 0.6) and the tf.idf cosine (log N/df) of the same collection's term
+              counts (English stop words dropped, Porter stems), and the ratio to the stronger
+              of the two. Without --model: the two baselines alone, what a model has to beat.
+              The corpus: id<TAB>text lines, .csv with an id column, .jsonl with "id" (or BEIR's
+              corpus.jsonl: "_id", "title", "text"), SMART records (CISI.ALL, cran.all.1400)
+              or TREC SGML (<DOC><DOCNO>id</DOCNO>...</DOC>).
+            --run FILE --qrels FILE: the same measures of a TREC run file (qid Q0 docid rank
+              score tag lines, as 'learnsim search --run' writes them); no model needed.
+            qrels layouts (--qrels):
+                  TREC: qid 0 docid relevance           301 0 FBIS3-10082 1
+                  BEIR: query-id<TAB>corpus-id<TAB>score under that header
+                  SMART: CISI.REL (query doc 0 0.0: every pair relevant), cranqrel (query doc
+                    grade; its queries numbered by position in cran.qry, which is noted)
 
-            """) + PAIRS_LAYOUTS,
+            """) + PAIRS_LAYOUTS + "\n\n" + QUERY_LAYOUTS,
         epilog=_examples("learnsim evaluate --model model.npz --input test.tsv",
                          "learnsim evaluate --model model.npz --input test.jsonl --json",
                          "learnsim evaluate --model film.npz --pairs test_pairs.tsv",
-                         "learnsim evaluate --model ll.npz --input pages.tsv --links links.tsv"))
-    evaluate.add_argument("--model", required=True, metavar="M.npz", help="model file written by 'learnsim fit'")
+                         "learnsim evaluate --model ll.npz --input pages.tsv --links links.tsv",
+                         "learnsim evaluate --queries CISI.QRY --qrels CISI.REL --corpus CISI.ALL --model ll.npz",
+                         "learnsim evaluate --queries topics.tsv --qrels qrels.txt --index idx/ --json",
+                         "learnsim evaluate --run run.trec --qrels qrels.txt"))
+    evaluate.add_argument("--model", metavar="M.npz", default=None,
+                          help="model file written by 'learnsim fit' (needed but with --queries and --run)")
     source = evaluate.add_mutually_exclusive_group(required=True)
     source.add_argument("--input", metavar="FILE",
                         help="labelled documents (.tsv, .txt, .csv with a header label,text, or .jsonl), or "
                              "with --links documents with ids")
     source.add_argument("--pairs", metavar="FILE", help="labelled pairs (layouts above)")
+    source.add_argument("--queries", metavar="FILE", help="queries with ids (layouts below), judged in --qrels")
+    source.add_argument("--run", metavar="FILE", help="a TREC run file to measure against --qrels")
+    evaluate.add_argument("--qrels", metavar="FILE", default=None,
+                          help="--queries, --run: the relevance judgments (TREC, BEIR or SMART layout)")
+    evaluate.add_argument("--index", metavar="DIR", default=None,
+                          help="--queries: the index to search (built by 'learnsim index build')")
+    evaluate.add_argument("--corpus", metavar="FILE", default=None,
+                          help="--queries: the documents to search, with ids (with --model, or alone for the "
+                               "baselines)")
+    evaluate.add_argument("-k", "--k", type=_positive_int, default=RUN_DEPTH, metavar="K",
+                          help=f"--queries: documents ranked per query (default: {RUN_DEPTH})")
     evaluate.add_argument("--links", metavar="FILE", default=None,
                           help="hyperlinks source_id<TAB>target_id between the --input documents")
     evaluate.add_argument("--columns", metavar="SPEC", default=None,
@@ -212,6 +251,15 @@ def run(args):
 
     from ..evaluation import cluster_retrieval_report
 
+    if args.queries is not None or args.run is not None:
+        return _evaluate_runs(args)
+    given = [option for option, value in (("--qrels", args.qrels), ("--index", args.index), ("--corpus", args.corpus))
+             if value is not None]
+    if given:
+        raise UsageError(f"{', '.join(given)} go(es) with --queries or --run, not with --input or --pairs")
+    if args.model is None:
+        raise UsageError(f"{'--pairs' if args.pairs is not None else '--input'} needs --model M.npz, the model "
+                         "to measure")
     pipeline = _load_pipeline(args.model)
     if args.pairs is not None:
         if args.links is not None:
@@ -286,3 +334,208 @@ def _bm25_blocks(texts):
         return np.asarray(bm25.score(counts[rows]), dtype=np.float64)
 
     return block
+
+
+# --------------------------------------------------------------------------- retrieval runs
+
+def _id(value):
+    """An id as the qrels and run readers give it: all-digit ids lose their leading zeros."""
+    from ..datasets import normalise_run_ids
+
+    (normal,) = normalise_run_ids({value: {}})
+    return normal
+
+
+def _evaluate_runs(args):
+    """--queries (a learned search beside BM25 and the cosine) or --run (a run file alone)."""
+    if args.qrels is None:
+        raise UsageError(f"{'--queries' if args.queries is not None else '--run'} needs --qrels FILE, the "
+                         "relevance judgments")
+    if args.links is not None or args.columns is not None:
+        raise UsageError("--links and --columns go with --input and --pairs")
+    if args.run is not None:
+        return _evaluate_run_file(args)
+    return _evaluate_queries(args)
+
+
+def _measure_runs(runs, qrels):
+    """({method: report}, {method: per-query measures}) of runs on qrels (trec_eval's measures)."""
+    from ..evaluation import RUN_MEASURES, per_query_run_measures, run_report
+
+    reports = {name: run_report(run, qrels, RUN_MEASURES) for name, run in runs.items()}
+    per_query = {name: per_query_run_measures(run, qrels, RUN_MEASURES) for name, run in runs.items()}
+    return reports, per_query
+
+
+def _evaluate_run_file(args):
+    from ..datasets import read_qrels, read_trec_run
+    from ..evaluation import RUN_MEASURES
+
+    extra = [option for option, value in (("--model", args.model), ("--index", args.index), ("--corpus", args.corpus))
+             if value is not None]
+    if extra:
+        raise UsageError(f"--run measures a run file alone; leave out {', '.join(extra)}")
+    run = read_trec_run(args.run, encoding_errors=args.encoding_errors)
+    qrels = read_qrels(args.qrels, encoding_errors=args.encoding_errors)
+    if not any(q in qrels for q in run):
+        raise UsageError(f"{args.run}: none of its {len(run)} queries (e.g. {next(iter(run))!r}) is judged in "
+                         f"{args.qrels}; do the two name queries by the same ids?")
+    reports, per_query = _measure_runs({"run": run}, qrels)
+    report = reports["run"]
+    if report["n_skipped_queries"]:
+        _note(f"{report['n_skipped_queries']} of the {len(run)} queries of {args.run} have no judgments in "
+              f"{args.qrels}; they are left out, as trec_eval leaves them out")
+    if report["n_unranked_queries"]:
+        _note(f"{report['n_unranked_queries']} judged queries of {args.qrels} are not in {args.run}; they are left "
+              "out, as trec_eval leaves them out without -c (which would count them as 0)")
+    summary = {"run": str(args.run), "qrels": str(args.qrels), "queries": report["n_queries"],
+               "higher_is_better": True, "measures": list(RUN_MEASURES),
+               "methods": {"run": {m: report[m] for m in RUN_MEASURES}},
+               "n_queries_without_relevant": report["n_queries_without_relevant"],
+               "n_skipped_queries": report["n_skipped_queries"], "n_unranked_queries": report["n_unranked_queries"],
+               "per_query": per_query}
+    if args.json:
+        _print_json(summary)
+        return 0
+    print(f"The run {args.run}: {report['n_queries']} queries judged in {args.qrels}. Measures as trec_eval "
+          "computes them (map, ndcg_cut.10, P.10, recall.100). Higher is better.\n")
+    print(_table(["measure", "run"], [[RUN_TITLES[m], _fmt(report[m])] for m in RUN_MEASURES]))
+    return 0
+
+
+def _index_collection(index):
+    """(ids, texts) of the live documents of an index, in order."""
+    ids, texts = [], []
+    for rows in index.store.live_rows():
+        for _seq, doc_id, text, _meta in rows:
+            ids.append(doc_id)
+            texts.append(text)
+    return ids, texts
+
+
+def _evaluate_queries(args):
+    from ..datasets import normalise_run_ids, read_qrels
+    from ..evaluation import RUN_MEASURES
+    from .search import _corpus_run, _index_run
+
+    if (args.index is None) == (args.corpus is None):
+        raise UsageError("--queries needs --index DIR, or --corpus FILE (with --model M.npz, or alone for the "
+                         "baselines)")
+    if args.index is not None and args.model is not None:
+        raise UsageError("--index searches with its own model; leave out --model (or give --corpus instead)")
+    query_ids, queries = read_id_texts(args.queries, "queries", args.encoding_errors, args.quoting)
+    info = {}
+    qrels = read_qrels(args.qrels, query_ids=query_ids, encoding_errors=args.encoding_errors, info=info)
+    judged = [i for i, q in enumerate(query_ids) if _id(q) in qrels]
+    n_unjudged = len(query_ids) - len(judged)
+    query_ids, queries = [query_ids[i] for i in judged], [queries[i] for i in judged]
+    if args.index is not None:
+        from .index import open_index
+
+        index = open_index(args.index)
+        doc_ids, texts = _index_collection(index)
+        collection = f"the index {args.index}"
+    else:
+        doc_ids, texts = read_id_texts(args.corpus, "documents", args.encoding_errors, args.quoting)
+        collection = str(args.corpus)
+    if not doc_ids:
+        raise UsageError(f"{collection} holds no document")
+    _check_judged_documents(qrels, doc_ids, args.qrels, collection)
+    # the notes once the files are known to fit together (an error stays one line)
+    if info["numbering"] == "position":
+        _note(f"{args.qrels} numbers the queries by their position in {args.queries} (its numbers are not all "
+              "query ids), as Cranfield's cranqrel does")
+    if n_unjudged:
+        _note(f"{n_unjudged} of the {n_unjudged + len(judged)} queries of {args.queries} have no judgments in "
+              f"{args.qrels}; they are left out, as trec_eval leaves them out")
+    _note_missing_documents(qrels, doc_ids, args.qrels, collection)
+    k = min(args.k, len(doc_ids))
+    runs, how = {}, None
+    if args.index is not None:
+        runs["learned"], how = _index_run(index, query_ids, queries, k)
+    elif args.model is not None:
+        runs["learned"], how = _corpus_run(_load_pipeline(args.model), doc_ids, texts, query_ids, queries, k)
+    baselines, terms = _baseline_runs(doc_ids, texts, query_ids, queries, k)
+    runs.update(baselines)
+    reports, per_query = _measure_runs({name: normalise_run_ids(run) for name, run in runs.items()}, qrels)
+    methods = {name: {m: rep[m] for m in RUN_MEASURES} for name, rep in reports.items()}
+    strongest = ratio = None
+    if "learned" in methods:
+        strongest = {m: max(("bm25", "cosine"), key=lambda b: methods[b][m]) for m in RUN_MEASURES}
+        ratio = {m: (methods["learned"][m] / methods[strongest[m]][m] if methods[strongest[m]][m] > 0 else None)
+                 for m in RUN_MEASURES}
+    first = next(iter(reports.values()))
+    summary = {"queries": first["n_queries"], "documents": len(doc_ids), "k": k, "collection": collection,
+               "qrels": str(args.qrels), "scoring": how, "higher_is_better": True, "measures": list(RUN_MEASURES),
+               "baseline_terms": terms, "methods": methods, "strongest_baseline": strongest, "ratio_learned_to_strongest_baseline": ratio,
+               "n_queries_without_relevant": first["n_queries_without_relevant"], "per_query": per_query}
+    if args.json:
+        _print_json(summary)
+        return 0
+    print(f"Ad-hoc retrieval: {summary['queries']} queries of {args.queries} judged in {args.qrels}, each ranking the "
+          f"top {k} of the {len(doc_ids)} documents of {collection}.")
+    print(f"learned: {how}." if how else "No --model: the baselines alone, what a model has to beat.")
+    print(f"bm25: Okapi BM25 (k1 1.5, b 0.6); cosine: the tf.idf cosine (log N/df); both on the collection's own "
+          f"term counts ({terms}). Measures as trec_eval computes them (map, ndcg_cut.10, P.10, recall.100). "
+          "Higher is better.\n")
+    names = list(methods)
+    header = ["measure"] + names + (["learned/strongest"] if ratio else [])
+    rows = [[RUN_TITLES[m]] + [_fmt(methods[n][m]) for n in names]
+            + ([f"{_fmt(ratio[m], '.2f')} ({strongest[m]})"] if ratio else []) for m in RUN_MEASURES]
+    print(_table(header, rows))
+    if summary["n_queries_without_relevant"]:
+        print(f"\n{summary['n_queries_without_relevant']} judged queries have no relevant document; they score 0, "
+              "as in trec_eval.")
+    return 0
+
+
+def _check_judged_documents(qrels, doc_ids, qrels_path, collection):
+    """A UsageError when no relevant document of the judgments is in the collection (the ids
+    differ); _note_missing_documents counts those that are not, where some are."""
+    relevant, missing = _missing_documents(qrels, doc_ids)
+    if relevant and len(missing) == len(relevant):
+        raise UsageError(f"{qrels_path}: none of its {len(relevant)} relevant documents (e.g. {missing[0]!r}) is in "
+                         f"{collection}; do the two name documents by the same ids?")
+
+
+def _missing_documents(qrels, doc_ids):
+    """(the relevant documents of the judgments, those not in the collection)."""
+    known = {_id(d) for d in doc_ids}
+    relevant = [d for judged in qrels.values() for d, level in judged.items() if level >= 1]
+    return relevant, [d for d in relevant if d not in known]
+
+
+def _note_missing_documents(qrels, doc_ids, qrels_path, collection):
+    relevant, missing = _missing_documents(qrels, doc_ids)
+    if missing:
+        _note(f"{len(missing)} of the {len(relevant)} relevant judgments of {qrels_path} name documents that are not "
+              f"in {collection}; no ranking finds them (they still count in MAP and recall, as in trec_eval)")
+
+
+def _baseline_runs(doc_ids, texts, query_ids, queries, k):
+    """({"bm25": run, "cosine": run}, how the terms are counted) of the queries on the
+    documents' own term counts."""
+    import warnings
+
+    import scipy.sparse as sp
+
+    from ..fitting import linklearn_stemming
+    from ..linklearn import CosineIndex, idf_from_counts, tfidf_cosine_weights
+    from ..text import TextVectorizer
+    from ..text.bm25 import BM25
+
+    stem = linklearn_stemming(None)
+    vectorizer = TextVectorizer("tf", stop_words="english", stem=stem, dtype=np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")        # documents or queries without a term: as for the learned side
+        D = sp.csr_matrix(vectorizer.fit_transform(texts), dtype=np.float64)
+        Q = sp.csr_matrix(vectorizer.transform(queries), dtype=np.float64)
+    idf = idf_from_counts(D)
+    scorers = {"bm25": BM25(k1=1.5, b=0.6, dtype=np.float64).fit(D),
+               "cosine": CosineIndex(idf=idf, dtype=np.float64).fit(tfidf_cosine_weights(D, idf))}
+    runs = {}
+    for name, scorer in scorers.items():
+        idx, scores = scorer.search(Q, k)
+        runs[name] = {q: {doc_ids[i]: float(v) for i, v in zip(idx[r], scores[r])} for r, q in enumerate(query_ids)}
+    terms = "English stop words dropped, " + ("Porter stems" if stem else "unstemmed: PyStemmer is not installed")
+    return runs, terms

@@ -4,9 +4,12 @@ from __future__ import annotations
 import textwrap
 
 
-from ._common import (_add_encoding_errors, _add_quoting, _examples, _formatter, _load_pipeline, _note, _positive_int,
-                      _print_json, read_documents, _snippet, _table, UsageError,
-                      _warn_empty_rows)
+from ._common import (_add_encoding_errors, _add_quoting, _check_output_file, _examples, _formatter, _load_pipeline,
+                      _note, _positive_int, _print_json, QUERY_LAYOUTS, read_documents, read_id_texts, _snippet, _table,
+                      UsageError, _warn_empty_rows)
+
+# Documents per query of a run file unless -k says otherwise: TREC's depth.
+RUN_DEPTH = 1000
 
 def register(commands):
     """Add the command's parser to ``commands``."""
@@ -30,12 +33,21 @@ def register(commands):
               a header naming id and text (.csv, CSV-quoted)
                   q17,"How do I learn Python, quickly?"
               JSON Lines (.jsonl) with "text" and an optional "id"
-                  {"id": "q17", "text": "How do I learn Python quickly?"}"""),
+                  {"id": "q17", "text": "How do I learn Python quickly?"}
+
+            --run FILE writes a TREC run file instead of the hits: 'qid Q0 docid rank score tag'
+            lines, scores descending (a distance negated), ranks from 1, the documents named by
+            their ids (the corpus or index ids; the corpus may then also be SMART records, TREC
+            SGML or BEIR's corpus.jsonl), the top 1000 of each query unless -k says otherwise.
+            'learnsim evaluate --run FILE --qrels R' measures it, as trec_eval would.
+
+            """) + QUERY_LAYOUTS,
         epilog=_examples("learnsim search --model model.npz --corpus docs.tsv --query 'space shuttle launch'",
                          "learnsim search --model model.npz --corpus docs.jsonl --query 'gpu driver' "
                          "--query 'hockey playoffs' -k 5",
                          "learnsim search --model model.npz --corpus docs.txt --queries queries.txt --json",
-                         "learnsim search --index idx/ --query 'gpu driver' --filter topic=hardware --explain"))
+                         "learnsim search --index idx/ --query 'gpu driver' --filter topic=hardware --explain",
+                         "learnsim search --index idx/ --queries topics.tsv --run run.trec --run-tag mine"))
     search.add_argument("--model", metavar="M.npz", help="model file written by 'learnsim fit' (with --corpus)")
     search.add_argument("--corpus", metavar="FILE", help="documents to search (with --model)")
     search.add_argument("--index", metavar="DIR", help="an index built by 'learnsim index build' (instead of "
@@ -50,8 +62,13 @@ def register(commands):
     source = search.add_mutually_exclusive_group(required=True)
     source.add_argument("--query", action="append", metavar="TEXT", help="a query (repeat for several)")
     source.add_argument("--queries", metavar="FILE", help="a file of queries (formats as --corpus)")
-    search.add_argument("-k", "--k", type=_positive_int, default=10, metavar="K",
-                        help="number of hits per query (default: 10)")
+    search.add_argument("-k", "--k", type=_positive_int, default=None, metavar="K",
+                        help=f"number of hits per query (default: 10; with --run {RUN_DEPTH})")
+    search.add_argument("--run", metavar="FILE", default=None,
+                        help="write a TREC run file (qid Q0 docid rank score tag) of the --queries, whose "
+                             "records have ids (layouts below)")
+    search.add_argument("--run-tag", metavar="TAG", default="learnsim",
+                        help="--run: the run's name, the last field of each line (default: learnsim)")
     search.add_argument("--json", action="store_true",
                         help="print [{query, scoring, higher_is_better, hits: [{rank, index, id, similarity | distance | "
                              "score | probability (re-ranked), text}]}] as JSON (--index: id, metadata, and explanation "
@@ -129,11 +146,7 @@ def _run_index(args):
         raise UsageError("--index replaces --model and --corpus; give either --index or both of them")
     index = open_index(args.index)
     queries = _queries(args)
-    k = args.k
-    if k > len(index):
-        _note(f"-k {k} is more than the {len(index)} indexed documents; showing all of them")
-        k = max(len(index), 1)
-    results = index.search(queries, k, filter=parse_filter(args.filter), explain=args.explain)
+    results = _index_search(index, queries, args.k or 10, filter=parse_filter(args.filter), explain=args.explain)
     # a re-ranked search's score is the pair model's probability (as with --model --corpus)
     reranked = index.manifest.get("rerank") is not None
     column = "probability" if reranked else index.column
@@ -168,6 +181,102 @@ def _run_index(args):
                 print(f"  why {h['id']}: {explanation_line(h['explanation'])}")
                 if "rerank" in h["explanation"]:
                     print(f"    re-ranked: {rerank_line(h['explanation']['rerank'])}")
+    return 0
+
+
+def _index_search(index, queries, k, filter=None, explain=False):
+    """Index.search of the queries, k capped at the index's size (with a note)."""
+    if k > len(index):
+        _note(f"-k {k} is more than the {len(index)} indexed documents; showing all of them")
+        k = max(len(index), 1)
+    return index.search(queries, k, filter=filter, explain=explain)
+
+
+def _index_run(index, query_ids, queries, k, filter=None):
+    """{query id: {document id: score}} of the index's search (higher better: a distance is
+    negated, a re-ranked hit scores its probability), and the scoring in words."""
+    reranked = index.manifest.get("rerank") is not None
+    sign = 1.0 if reranked or index.higher_is_closer else -1.0
+    results = _index_search(index, queries, k, filter=filter)
+    run = {qid: {h["id"]: sign * float(h["score"]) for h in hits} for qid, hits in zip(query_ids, results)}
+    how = (f"the top {index.manifest['rerank']} by {index.scoring} re-ranked by the learned pair model"
+           if reranked else index.scoring)
+    return run, how
+
+
+def _corpus_ranking(pipeline, texts, queries, k):
+    """(idx, values, scorer, reranker): the k best corpus documents of each query under the
+    model's search rule, as 'learnsim search --corpus' ranks them; values are the scorer's
+    (a distance for the distance models) or the re-ranker's probabilities."""
+    if k > len(texts):
+        _note(f"-k {k} is more than the {len(texts)} corpus documents; showing all of them")
+        k = len(texts)
+    # the corpus' own vocabulary and statistics for the lexical part (Pipeline notes, issue 32)
+    found = pipeline._collection_search(list(texts))
+    scorer = found.scorer
+    Q, Q_lexical = found.vectors(queries)
+    _warn_empty_rows(found.documents, "corpus document", texts)
+    _warn_empty_rows(Q if Q_lexical is None else Q_lexical, "query", queries)
+    reranker = pipeline.rerank
+    depth = min(max(k, reranker.n_candidates), len(texts)) if reranker is not None else k
+    idx, values = scorer.top_k(Q, depth, lexical=Q_lexical)
+    if reranker is not None:
+        from ..pipeline import rerank_hits
+
+        found = [rerank_hits(reranker, q, [{"i": int(i), "score": float(v)} for i, v in zip(idx[qi], values[qi])],
+                             [texts[i] for i in idx[qi]])[:k] for qi, q in enumerate(queries)]
+        idx = [[h["i"] for h in hits] for hits in found]
+        values = [[h["score"] for h in hits] for hits in found]
+    return idx, values, scorer, reranker
+
+
+def _corpus_run(pipeline, ids, texts, query_ids, queries, k):
+    """{query id: {document id: score}} of the model's search of the corpus (higher better: a
+    distance is negated, a re-ranked hit scores its probability), and the scoring in words."""
+    idx, values, scorer, reranker = _corpus_ranking(pipeline, texts, queries, k)
+    sign = 1.0 if reranker is not None or scorer.higher_is_closer else -1.0
+    run = {qid: {ids[i]: sign * float(v) for i, v in zip(idx[qi], values[qi])} for qi, qid in enumerate(query_ids)}
+    how = scorer.description + (f"; its top {reranker.n_candidates} re-ranked by the learned pair model"
+                                if reranker is not None else "")
+    return run, how
+
+
+def _write_run(args):
+    """search --run: the queries' hits as a TREC run file, and a one-line summary (or JSON)."""
+    from ..datasets import write_trec_run
+
+    if args.queries is None:
+        raise UsageError("--run needs --queries FILE: a run names each query by its id")
+    if args.explain:
+        raise UsageError("--explain shows hits; a run file has none of it (leave out --run or --explain)")
+    if not args.run_tag or any(c.isspace() for c in args.run_tag):
+        raise UsageError(f"--run-tag {args.run_tag!r}: a tag is one word (a run file separates its fields by blanks)")
+    out = _check_output_file(args.run, "--run")
+    query_ids, queries = read_id_texts(args.queries, "queries", args.encoding_errors, args.quoting)
+    if args.index is not None:
+        from .index import open_index
+
+        if args.model is not None or args.corpus is not None:
+            raise UsageError("--index replaces --model and --corpus; give either --index or both of them")
+        index = open_index(args.index)
+        # TREC's depth by default, quietly capped at a smaller collection (an asked-for -k is noted)
+        k = args.k or max(min(RUN_DEPTH, len(index)), 1)
+        run, how = _index_run(index, query_ids, queries, k, filter=parse_filter(args.filter))
+    else:
+        if args.model is None or args.corpus is None:
+            raise UsageError("give --model M.npz and --corpus FILE, or --index DIR")
+        if args.filter:
+            raise UsageError("--filter needs --index (build one with 'learnsim index build')")
+        ids, texts = read_id_texts(args.corpus, "documents", args.encoding_errors, args.quoting)
+        k = args.k or min(RUN_DEPTH, len(texts))
+        run, how = _corpus_run(_load_pipeline(args.model), ids, texts, query_ids, queries, k)
+    n_lines = write_trec_run(out, run, tag=args.run_tag)
+    summary = {"run": str(out), "tag": args.run_tag, "queries": len(run), "lines": n_lines, "k": k, "scoring": how}
+    if args.json:
+        _print_json(summary)
+    else:
+        print(f"Wrote {n_lines} lines to {out}: the top {k} documents of {len(run)} queries (tag {args.run_tag}), "
+              f"scored by {how}.")
     return 0
 
 
@@ -228,6 +337,8 @@ def rerank_line(e, n_features=5):
 
 
 def run(args):
+    if args.run is not None:
+        return _write_run(args)
     if args.index is not None:
         return _run_index(args)
     if args.model is None or args.corpus is None:
@@ -238,24 +349,5 @@ def run(args):
     pipeline = _load_pipeline(args.model)
     corpus = read_documents(args.corpus, encoding_errors=args.encoding_errors, quoting=args.quoting)
     queries = _queries(args)
-    k = args.k
-    if k > len(corpus):
-        _note(f"-k {k} is more than the {len(corpus)} corpus documents; showing all of them")
-        k = len(corpus)
-    # the corpus' own vocabulary and statistics for the lexical part (Pipeline notes, issue 32)
-    found = pipeline._collection_search(list(corpus.texts))
-    scorer = found.scorer
-    Q, Q_lexical = found.vectors(queries)
-    _warn_empty_rows(found.documents, "corpus document", corpus.texts)
-    _warn_empty_rows(Q if Q_lexical is None else Q_lexical, "query", queries)
-    reranker = pipeline.rerank
-    depth = min(max(k, reranker.n_candidates), len(corpus)) if reranker is not None else k
-    idx, values = scorer.top_k(Q, depth, lexical=Q_lexical)
-    if reranker is not None:
-        from ..pipeline import rerank_hits
-
-        found = [rerank_hits(reranker, q, [{"i": int(i), "score": float(v)} for i, v in zip(idx[qi], values[qi])],
-                             [corpus.texts[i] for i in idx[qi]])[:k] for qi, q in enumerate(queries)]
-        idx = [[h["i"] for h in hits] for hits in found]
-        values = [[h["score"] for h in hits] for hits in found]
+    idx, values, scorer, reranker = _corpus_ranking(pipeline, corpus.texts, queries, args.k or 10)
     return _print_hits(args, corpus, queries, idx, values, scorer, reranker)

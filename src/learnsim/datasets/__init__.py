@@ -17,7 +17,10 @@ See :func:`find_data_dir` for how that directory is chosen. The general readers 
 user's own files by path, or the same data already in memory (lists, a pandas DataFrame):
 :func:`read_pairs` (text pairs from TSV/CSV/JSONL, columns chosen by name or position),
 :func:`read_smart_collection` and :func:`load_trec_collection` (retrieval collections, which
-:meth:`RetrievalCollection.from_lists` builds from lists), :func:`read_documents` and
+:meth:`RetrievalCollection.from_lists` builds from lists), :func:`read_corpus`,
+:func:`read_queries` and :func:`read_qrels` (one part of a collection each, with ids, the
+layout told from the file), :func:`read_trec_run` and :func:`write_trec_run` (TREC run
+files), :func:`read_documents` and
 :func:`read_labelled_documents` (the command line's document files). The retrieval readers
 return a :class:`RetrievalCollection`; :func:`load_wikispeedia` returns a
 :class:`LinkedCorpus`. :func:`make_clustered_corpus` needs no files at all; it is the default
@@ -47,7 +50,8 @@ from .quora import load_quora_pairs
 from .smart import load_smart_collection, read_smart_collection
 from .sts import load_sts_benchmark
 from .synthetic import make_clustered_corpus
-from .trec import load_trec_collection
+from .trec import (load_trec_collection, normalise_run_ids, read_corpus, read_qrels, read_queries, read_trec_run,
+                   write_trec_run)
 from .uci import load_uci
 from .webkb import load_webkb
 from .wikispeedia import LinkedCorpus, load_wikispeedia
@@ -80,10 +84,16 @@ __all__ = [
     "load_webkb",
     "load_wikispeedia",
     "make_clustered_corpus",
+    "normalise_run_ids",
     "parse_columns",
     "read_documents",
     "read_labelled_documents",
+    "read_corpus",
     "read_pairs",
+    "read_qrels",
+    "read_queries",
     "read_smart_collection",
     "read_text",
+    "read_trec_run",
+    "write_trec_run",
 ]

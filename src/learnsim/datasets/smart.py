@@ -184,14 +184,54 @@ def _check_choice(value, name, choices):
     return value
 
 
-def read_smart_collection(documents, queries, qrels, *, numbering="auto", qrels_format="auto",
+def _first_text_line(path):
+    with open(path, "rb") as f:
+        head = f.read(4096).decode("latin-1")
+    return next((line.strip() for line in head.splitlines() if line.strip()), "")
+
+
+def _smart_files(value):
+    """(documents, queries, qrels) of a folder of SMART files, or of a list of the three."""
+    if isinstance(value, (list, tuple)):
+        if len(value) != 3:
+            raise ValueError(f"give the three files (documents, queries, qrels) or a folder; got {len(value)} paths")
+        return tuple(value)
+    if not _is_path(value):
+        raise TypeError("read_smart_collection takes a folder, a list of the three files (documents, queries, "
+                        f"qrels), or the three as arguments; got {type(value).__name__}")
+    folder = Path(value).expanduser()
+    if not folder.is_dir():
+        raise ValueError(f"{str(folder)!r} is not a folder; give a folder holding the documents, queries and "
+                         "qrels files, or the three files")
+    files = [f for f in sorted(folder.iterdir()) if f.is_file() and not f.name.startswith(".")
+             and "readme" not in f.name.lower()]
+    records = [f for f in files if re.match(r"\.I[ \t]+\S", _first_text_line(f))]
+    # the file names say which record file holds the queries (CISI.QRY, cran.qry, query.text)
+    found = {"queries": [f for f in records if re.search(r"qry|quer", f.name, re.IGNORECASE)]}
+    found["documents"] = [f for f in records if f not in found["queries"]]
+    found["qrels"] = [f for f in files if f not in records and re.search(r"rel", f.name, re.IGNORECASE)]
+    for part, candidates in found.items():
+        if len(candidates) != 1:
+            shown = ", ".join(f.name for f in candidates) or "none"
+            raise ValueError(f"{folder}: cannot tell which file holds the {part} (candidates: {shown}); pass the "
+                             "three files: read_smart_collection(documents, queries, qrels)")
+    return found["documents"][0], found["queries"][0], found["qrels"][0]
+
+
+def read_smart_collection(documents, queries=None, qrels=None, *, numbering="auto", qrels_format="auto",
                           relevant_grades=None, text_fields=_SMART_TEXT_FIELDS, title_opens_body=False,
                           name="smart", strict=True, encoding_errors="replace"):
-    """Read a SMART-format test collection from explicit files (or data in memory).
+    """Read a SMART-format test collection from a folder, from explicit files, or from data in memory.
 
     Parameters
     ----------
-    documents, queries : path-like, or dict, list of (id, text) or DataFrame
+    documents : path-like, list of three path-likes, or data in memory
+        With ``queries`` and ``qrels`` left out: a folder holding the three files (the
+        records whose file name has "qry" or "quer" are the queries, the other record file
+        the documents, the file with "rel" in its name the judgments; read-me files are
+        passed over), or a list of the three files (documents, queries, qrels). Else as
+        ``queries``.
+    queries : path-like, or dict, list of (id, text) or DataFrame
         SMART files of ``.I <id>`` records (``.T``, ``.A``, ``.B``, ``.W``, ``.X``, ... fields),
         plain or gzipped. Data in memory is taken as in
         :meth:`~learnsim.datasets.RetrievalCollection.from_lists` (except a list of plain
@@ -265,7 +305,16 @@ def read_smart_collection(documents, queries, qrels, *, numbering="auto", qrels_
     RetrievalCollection('tiny': 2 documents, 1 queries (1 with a relevant document), 1 relevant pairs)
     >>> c.documents
     ['Passwords\\nhow do I reset my password', 'Billing\\nI was charged twice']
+
+    The folder alone, its files told apart by their names:
+
+    >>> read_smart_collection(tmp, name="tiny")
+    RetrievalCollection('tiny': 2 documents, 1 queries (1 with a relevant document), 1 relevant pairs)
     """
+    if queries is None and qrels is None:
+        documents, queries, qrels = _smart_files(documents)
+    elif queries is None or qrels is None:
+        raise TypeError("give documents, queries and qrels, or a folder (or a list of the three files) alone")
     _check_choice(numbering, "numbering", _NUMBERINGS)
     _check_choice(qrels_format, "qrels_format", _QRELS_FORMATS)
     if not isinstance(strict, (bool, np.bool_)):

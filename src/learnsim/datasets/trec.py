@@ -1,12 +1,20 @@
-"""TREC-style test collections: SGML documents and topics, and qrels lines.
+"""TREC-style test collections: SGML documents and topics, qrels lines, and run files.
 
 Also read: the newer XML-style topics (``<topic number="1"><query>...</query><question>...``),
-tab-separated ``id<TAB>text`` files of documents or queries (as MS MARCO distributes them), and
-any part given in memory (see :meth:`RetrievalCollection.from_lists`).
+tab-separated ``id<TAB>text`` files of documents or queries (as MS MARCO distributes them),
+BEIR's JSON Lines (``{"_id": ..., "title": ..., "text": ...}``) and qrels TSV (``query-id
+corpus-id score`` under a header), and any part given in memory (see
+:meth:`RetrievalCollection.from_lists`). :func:`read_corpus`, :func:`read_queries` and
+:func:`read_qrels` read one part each, telling the layout from the file (SMART files too);
+:func:`read_trec_run` and :func:`write_trec_run` read and write runs (``qid Q0 docid rank score
+tag``), the input of trec_eval and of :func:`learnsim.evaluation.run_report`.
 """
 from __future__ import annotations
 
 import html
+import json
+import math
+import numbers
 import os
 import re
 from pathlib import Path
@@ -14,8 +22,12 @@ from pathlib import Path
 import numpy as np
 
 from ._base import _normalise_id
-from ._decode import check_encoding_errors, read_text
+from ._decode import check_encoding_errors, decoded_lines, read_text
 from .ir import _build_collection, _judgments_from_memory, _texts_from_memory
+from .smart import _SMART_TEXT_FIELDS, _number_queries, _read_smart_records, _smart_text
+
+__all__ = ["load_trec_collection", "normalise_run_ids", "read_corpus", "read_qrels", "read_queries", "read_trec_run",
+           "write_trec_run"]
 
 _TREC_DOC = re.compile(r"<DOC(?:\s[^>]*)?>(.*?)</DOC>", re.DOTALL | re.IGNORECASE)
 _TREC_DOC_OPEN = re.compile(r"<DOC(?:\s[^>]*)?>", re.IGNORECASE)
@@ -35,6 +47,11 @@ _XML_TOPIC = re.compile(r"<topic\b([^>]*)>(.*?)</topic>", re.DOTALL | re.IGNOREC
 _XML_TOPIC_NUMBER = re.compile(r"""number\s*=\s*["']?([^"'\s>]+)""", re.IGNORECASE)
 _XML_TOPIC_ELEMENT = re.compile(r"<([a-z]+)\b[^>]*>(.*?)</\1>", re.DOTALL | re.IGNORECASE)
 _XML_FIELD_NAMES = {"query": "title", "question": "desc", "description": "desc", "narrative": "narr"}
+_JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")
+# The id of a JSON Lines record: "id", or "_id" as in BEIR's corpus.jsonl and queries.jsonl.
+_JSONL_ID_KEYS = ("id", "_id", "docno", "doc_id", "query_id", "qid")
+_SMART_OPENING = re.compile(r"^\.I[ \t]+\S")
+_RUN_FIELDS = "query Q0 document rank score tag"
 
 
 def _in_memory(value):
@@ -110,6 +127,11 @@ def _read_trec_documents(paths, text_tags, encoding, encoding_errors):
             files.append(p)
     doc_ids, texts, skipped = [], [], []
     for path in files:
+        if _is_jsonl(path):
+            ids, jsonl_texts = _jsonl_records(path, encoding, encoding_errors)
+            doc_ids.extend(ids)
+            texts.extend(jsonl_texts)
+            continue
         text = _read_text_file(path, encoding, encoding_errors)
         if path.name.lower().endswith((".tsv", ".tsv.gz")):
             ids, tsv_texts = _tsv_records(path, text)
@@ -139,6 +161,11 @@ def _read_trec_documents(paths, text_tags, encoding, encoding_errors):
 def _read_trec_topics(paths, fields, encoding, encoding_errors):
     query_ids, queries = [], []
     for path in paths:
+        if _is_jsonl(path):
+            ids, texts = _jsonl_records(path, encoding, encoding_errors)
+            query_ids.extend(ids)
+            queries.extend(texts)
+            continue
         text = _read_text_file(path, encoding, encoding_errors)
         blocks = _TREC_TOP.findall(text)
         if not blocks and re.search(r"<topic\b", text, re.IGNORECASE):
@@ -206,21 +233,543 @@ def _read_xml_topics(path, text, fields):
 def _read_trec_qrels(paths, encoding, encoding_errors):
     judgments = []
     for path in paths:
-        for number, line in enumerate(_read_text_file(path, encoding, encoding_errors).splitlines(), start=1):
-            parts = line.split()
-            if not parts:
-                continue
-            where = f"{path}, line {number}"
-            if len(parts) != 4:
-                raise ValueError(f"{where}: {len(parts)} field(s), expected 4: query, iteration, docno, relevance")
-            try:
-                grade = int(parts[3])
-            except ValueError:
-                raise ValueError(f"{where}: relevance {parts[3]!r} is not an integer") from None
-            judgments.append((_normalise_id(parts[0]), _normalise_id(parts[2]), grade, grade >= 1, where))
-    if not judgments:
-        raise ValueError(f"no relevance judgment in {', '.join(str(p) for p in paths)}")
+        judgments.extend((_normalise_id(q), d, g, r, w) for q, d, g, r, w in
+                         _file_judgments(path, encoding, encoding_errors, any_layout=False)[0])
     return judgments
+
+
+def _is_jsonl(path):
+    return Path(path).name.lower().endswith(_JSONL_SUFFIXES)
+
+
+def _jsonl_records(path, encoding="utf-8", encoding_errors="replace"):
+    """``(ids, texts)`` of a JSON Lines file of ``{"id": ..., "text": ...}`` objects; BEIR's
+    records (``{"_id", "title", "text"}``) have their title joined before the text."""
+    ids, texts = [], []
+    for number, line in decoded_lines(path, encoding=encoding, encoding_errors=encoding_errors):
+        if not line.strip():
+            continue
+        where = f"{path}, line {number}"
+        try:
+            obj = json.loads(line)
+        except ValueError as exc:
+            raise ValueError(f"{where}: not valid JSON ({getattr(exc, 'msg', exc)})") from None
+        if not isinstance(obj, dict):
+            raise ValueError(f"{where}: expected a JSON object; got {type(obj).__name__}")
+        key = next((k for k in _JSONL_ID_KEYS if k in obj), None)
+        if key is None:
+            raise ValueError(f'{where}: the record has no id; expected "id" (or "_id", as in BEIR) and "text"')
+        rid = obj[key]
+        if isinstance(rid, bool) or not isinstance(rid, (str, numbers.Integral)) or not str(rid).strip():
+            raise ValueError(f'{where}: "{key}" must be a non-empty string or an integer; got {rid!r}')
+        text = obj.get("text")
+        if not isinstance(text, str):
+            raise ValueError(f'{where}: "text" must be a string; got {"nothing" if text is None else repr(text)}')
+        title = obj.get("title") if key == "_id" else None
+        if isinstance(title, str) and title.strip():
+            text = title.strip() + "\n" + text
+        ids.append(_normalise_id(str(rid)))
+        texts.append(text)
+    if not ids:
+        raise ValueError(f"{path} holds no record")
+    return ids, texts
+
+
+def _layout(path, encoding, encoding_errors):
+    """What a documents or queries file holds, told from its name and first line: "jsonl",
+    "smart", "sgml", "topics" (classic, XML or id<TAB>text lines: what _read_trec_topics reads),
+    "tsv", or None."""
+    if _is_jsonl(path):
+        return "jsonl"
+    text = _read_text_file(path, encoding, encoding_errors)
+    head = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if not head:
+        raise ValueError(f"{path} is empty")
+    if _SMART_OPENING.match(head):
+        return "smart"
+    if _TREC_DOC_OPEN.search(text):
+        return "sgml"
+    if re.search(r"<top>|<topic\b", text, re.IGNORECASE):
+        return "topics"
+    return "tsv" if "\t" in head else None
+
+
+def _smart_records(path, encoding_errors):
+    """(ids, texts) of a SMART file: ``.T`` and ``.W`` joined; where most bodies open with their
+    title (Cranfield's), a body that does is used without the title, so it is not counted twice."""
+    records, _ = _read_smart_records(path, encoding_errors)
+    titled = [f for _r, f in records if f.get("T") and f.get("W")]
+    opens = sum(" ".join(f["W"].split()).startswith(" ".join(f["T"].split())) for f in titled)
+    title_opens_body = bool(titled) and opens >= len(titled) / 2
+    return ([rid for rid, _f in records],
+            [_smart_text(f, _SMART_TEXT_FIELDS, title_opens_body)[0] for _r, f in records])
+
+
+def _unique(path, ids, texts, what):
+    seen = {}
+    for i, text in zip(ids, texts):
+        if i in seen:
+            raise ValueError(f"{path}: the {what} id {i!r} occurs more than once")
+        seen[i] = text
+    return seen
+
+
+_PART_LAYOUTS = {
+    "documents": "SMART (.I records), TREC SGML (<DOC><DOCNO>...), JSON Lines (.jsonl with \"id\" or \"_id\" "
+                 "and \"text\") or id<TAB>text lines",
+    "queries": "SMART (.I records), TREC topics (<top> or <topic number=...>), JSON Lines (.jsonl with \"id\" "
+               "or \"_id\" and \"text\") or qid<TAB>text lines",
+}
+
+
+def read_corpus(path, *, text_tags=None, encoding="utf-8", encoding_errors="replace"):
+    """Read the documents of a retrieval collection, with their ids, from one file or folder.
+
+    Parameters
+    ----------
+    path : path-like
+        A file in one of these layouts, told from its name and content:
+
+        * SMART (``.I <id>`` records; the ``.T`` and ``.W`` fields joined, the title left out
+          of a body that opens with it where most do, as in Cranfield's ``cran.all.1400``), as
+          CISI's ``CISI.ALL``;
+        * TREC SGML (``<DOC><DOCNO>id</DOCNO> ... </DOC>``, any number per file);
+        * JSON Lines (``.jsonl``): ``{"id": ..., "text": ...}``, or BEIR's
+          ``{"_id": ..., "title": ..., "text": ...}`` (the title joined before the text);
+        * ``id<TAB>text`` lines (an optional header ``id<TAB>text``).
+
+        A folder is read as TREC SGML and ``.tsv`` files, recursively (as
+        :func:`load_trec_collection` reads one).
+    text_tags : tuple of str, optional
+        TREC SGML: the elements whose content is the text (see :func:`load_trec_collection`).
+    encoding : str, default="utf-8"
+    encoding_errors : {"replace", "strict"}, default="replace"
+        As in :func:`load_trec_collection`.
+
+    Returns
+    -------
+    dict of {str: str}
+        Document id -> text, in file order; all-digit ids lose their leading zeros.
+
+    Raises
+    ------
+    ValueError
+        On a file of no known layout, a malformed record (the message names the file and
+        line), a repeated id, or an empty file.
+    FileNotFoundError
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from learnsim.datasets import read_corpus
+    >>> path = os.path.join(tempfile.mkdtemp(), "corpus.jsonl")
+    >>> with open(path, "w", encoding="utf-8") as f:
+    ...     _ = f.write('{"_id": "d1", "title": "Passwords", "text": "how do I reset it"}\\n'
+    ...                 '{"_id": "d2", "title": "", "text": "I was charged twice"}\\n')
+    >>> read_corpus(path)
+    {'d1': 'Passwords\\nhow do I reset it', 'd2': 'I was charged twice'}
+    """
+    check_encoding_errors(encoding_errors)
+    path = _as_paths(path, "documents")[0]
+    if path.is_dir():
+        ids, texts, _ = _read_trec_documents([path], text_tags, encoding, encoding_errors)
+        return _unique(path, ids, texts, "document")
+    layout = _layout(path, encoding, encoding_errors)
+    if layout == "jsonl":
+        ids, texts = _jsonl_records(path, encoding, encoding_errors)
+    elif layout == "smart":
+        ids, texts = _smart_records(path, encoding_errors)
+    elif layout == "sgml":
+        ids, texts, _ = _read_trec_documents([path], text_tags, encoding, encoding_errors)
+    elif layout == "tsv":
+        ids, texts = _tsv_records(path, _read_text_file(path, encoding, encoding_errors))
+    else:
+        raise ValueError(f"{path}: not a documents file of a known layout; expected {_PART_LAYOUTS['documents']}")
+    if not ids:
+        raise ValueError(f"{path} holds no document")
+    return _unique(path, ids, texts, "document")
+
+
+def read_queries(path, *, fields=("title",), encoding="utf-8", encoding_errors="replace"):
+    """Read the queries of a retrieval collection, with their ids, from one file.
+
+    Parameters
+    ----------
+    path : path-like
+        A file in one of these layouts, told from its name and content:
+
+        * ``qid<TAB>text`` lines (an optional header ``qid<TAB>text``), as MS MARCO's;
+        * JSON Lines (``.jsonl``): ``{"id": ..., "text": ...}`` or BEIR's
+          ``{"_id": ..., "text": ...}``;
+        * TREC topics: classic ``<top><num> Number: 301 <title> ...</top>`` or XML
+          ``<topic number="1"><query>...</query>...</topic>`` (``fields`` chooses the text);
+        * SMART (``.I <id>`` records; ``.T`` and ``.W`` joined), as ``CISI.QRY``.
+    fields : tuple of str, default=("title",)
+        TREC topics: the fields joined into the query text, e.g. ``("title", "desc")``.
+    encoding : str, default="utf-8"
+    encoding_errors : {"replace", "strict"}, default="replace"
+
+    Returns
+    -------
+    dict of {str: str}
+        Query id -> text, in file order; all-digit ids lose their leading zeros.
+
+    Raises
+    ------
+    ValueError
+        On a file of no known layout, a malformed line or topic (the message names the file
+        and line or topic), a repeated id, or an empty file.
+    FileNotFoundError
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from learnsim.datasets import read_queries
+    >>> path = os.path.join(tempfile.mkdtemp(), "queries.tsv")
+    >>> with open(path, "w", encoding="utf-8") as f:
+    ...     _ = f.write("q1\\tpassword reset\\nq2\\tdouble charge\\n")
+    >>> read_queries(path)
+    {'q1': 'password reset', 'q2': 'double charge'}
+    """
+    check_encoding_errors(encoding_errors)
+    path = _as_paths(path, "queries")[0]
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder; queries must be a file")
+    if isinstance(fields, str):
+        fields = (fields,)
+    fields = tuple(str(f).strip().lower() for f in fields)
+    layout = _layout(path, encoding, encoding_errors)
+    if layout == "jsonl":
+        ids, texts = _jsonl_records(path, encoding, encoding_errors)
+    elif layout == "smart":
+        ids, texts = _smart_records(path, encoding_errors)
+    elif layout == "topics":
+        ids, texts = _read_trec_topics([path], fields, encoding, encoding_errors)
+    elif layout == "tsv":
+        ids, texts = _tsv_records(path, _read_text_file(path, encoding, encoding_errors))
+    else:
+        raise ValueError(f"{path}: not a queries file of a known layout; expected {_PART_LAYOUTS['queries']}")
+    if not ids:
+        raise ValueError(f"{path} holds no query")
+    return _unique(path, ids, texts, "query")
+
+
+# ------------------------------------------------------------------------------ relevance judgments
+
+def _is_number(text):
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+def _qrels_layout(rows):
+    """"beir" (a header ``query-id corpus-id score``, then three fields), "trec" (four fields,
+    the second the same on every line: the iteration), "graded" (``query doc grade``), or
+    "pairs" (``query doc``, or CISI's ``query doc 0 0.000000``: every listed pair relevant)."""
+    where, first = rows[0]
+    if len(first) == 3 and not _is_number(first[2]):
+        return "beir"
+    for line_where, fields in rows:
+        if len(fields) != len(first):
+            raise ValueError(f"{line_where}: {len(fields)} field(s), but {where} has {len(first)}; expected "
+                             "'query iteration document relevance' (TREC) on every line")
+    if len(first) == 4 and len({f[1] for _w, f in rows}) == 1:
+        return "trec"
+    if len(first) == 3:
+        return "graded"
+    if len(first) == 2 or (len(first) == 4 and all(_is_number(f[2]) and _is_number(f[3]) for _w, f in rows)):
+        return "pairs"
+    raise ValueError(f"{where}: {len(first)} field(s); expected 'query iteration document relevance' (TREC), "
+                     "'query-id corpus-id score' under a header (BEIR), or 'query document [grade]' (SMART)")
+
+
+_QRELS_FIELDS = {"trec": "query, iteration, docno, relevance", "beir": "query-id, corpus-id, score"}
+
+
+def _file_judgments(path, encoding="utf-8", encoding_errors="replace", any_layout=True):
+    """``([(query, doc, grade, relevant, where)], layout)`` of a qrels file, queries as written.
+    ``any_layout`` False (load_trec_collection): TREC lines, or BEIR's TSV under its header."""
+    rows = []
+    for number, line in decoded_lines(path, encoding=encoding, encoding_errors=encoding_errors):
+        fields = line.split()
+        if fields and not fields[0].startswith("#"):
+            rows.append((f"{path}, line {number}", fields))
+    if not rows:
+        raise ValueError(f"{path} holds no relevance judgment")
+    if any_layout:
+        layout = _qrels_layout(rows)
+    else:
+        layout = "beir" if len(rows[0][1]) == 3 and not _is_number(rows[0][1][2]) else "trec"
+    if layout == "beir":
+        rows = rows[1:]
+        if not rows:
+            raise ValueError(f"{path} holds a header and no relevance judgment")
+    doc_col, grade_col = {"trec": (2, 3), "beir": (1, 2), "graded": (1, 2), "pairs": (1, None)}[layout]
+    judgments = []
+    for where, fields in rows:
+        expected = {"trec": 4, "beir": 3}.get(layout)
+        if expected is not None and len(fields) != expected:
+            raise ValueError(f"{where}: {len(fields)} field(s), expected {expected}: {_QRELS_FIELDS[layout]}")
+        if grade_col is None:
+            grade = 1          # the file lists the relevant pairs only
+        else:
+            try:
+                grade = int(fields[grade_col])
+            except ValueError:
+                raise ValueError(f"{where}: relevance {fields[grade_col]!r} is not an integer") from None
+        judgments.append((fields[0], _normalise_id(fields[doc_col]), grade, grade >= 1, where))
+    return judgments, layout
+
+
+def read_qrels(path, *, query_ids=None, numbering="auto", encoding="utf-8", encoding_errors="replace",
+               info=None):
+    """Read relevance judgments (qrels) into ``{query_id: {doc_id: level}}``.
+
+    Parameters
+    ----------
+    path : path-like
+        A file in one of these layouts, told from its lines (blank lines and lines opening with
+        ``#`` are skipped):
+
+        * TREC: ``query iteration document relevance`` (the iteration, ``0`` or ``Q0``, the
+          same on every line);
+        * BEIR's TSV: a header ``query-id corpus-id score``, then three fields a line;
+        * ``query document grade`` (Cranfield's ``cranqrel``);
+        * ``query document`` pairs, or CISI's ``query document 0 0.000000``: every listed
+          pair relevant (level 1).
+
+        Relevance levels are integers; >= 1 is relevant, and the level is the gain of nDCG.
+    query_ids : sequence of str, optional
+        The ids of the queries the judgments are for. Given, a judgment naming another query
+        is an error, and ``numbering`` applies.
+    numbering : {"auto", "id", "position"}, default="auto"
+        With ``query_ids``: whether the file names queries by id, or by their position 1..n in
+        ``query_ids`` (Cranfield). ``"auto"``: by id when every query named is one, else by
+        position when every one is a number 1..n.
+    encoding : str, default="utf-8"
+    encoding_errors : {"replace", "strict"}, default="replace"
+    info : dict, optional
+        Receives ``"layout"`` ("trec", "beir", "graded" or "pairs"), ``"numbering"`` and
+        ``"n_judgments"``.
+
+    Returns
+    -------
+    dict of {str: dict of {str: int}}
+        All-digit ids lose their leading zeros.
+
+    Raises
+    ------
+    ValueError
+        On a line with another number of fields than the others, a relevance that is not an
+        integer, a pair judged twice with different levels, a query not in ``query_ids``, or
+        an empty file; the message names the file and line.
+    FileNotFoundError
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from learnsim.datasets import read_qrels
+    >>> path = os.path.join(tempfile.mkdtemp(), "qrels.tsv")
+    >>> with open(path, "w", encoding="utf-8") as f:
+    ...     _ = f.write("query-id\\tcorpus-id\\tscore\\nq1\\td1\\t2\\nq1\\td7\\t0\\nq2\\td3\\t1\\n")
+    >>> read_qrels(path)
+    {'q1': {'d1': 2, 'd7': 0}, 'q2': {'d3': 1}}
+    """
+    check_encoding_errors(encoding_errors)
+    if numbering not in ("auto", "id", "position"):
+        raise ValueError(f"numbering must be 'auto', 'id' or 'position'; got {numbering!r}")
+    path = _as_paths(path, "qrels")[0]
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder; qrels must be a file")
+    judgments, layout = _file_judgments(path, encoding, encoding_errors)
+    if query_ids is not None:
+        query_ids = [_normalise_id(str(q)) for q in query_ids]
+        judgments, numbering = _number_queries(judgments, query_ids, numbering, path)
+        known = set(query_ids)
+        for query, _doc, _grade, _rel, where in judgments:
+            if query not in known:
+                raise ValueError(f"{where}: query {query!r} is not among the {len(known)} queries")
+    else:
+        judgments = [(_normalise_id(q), d, g, r, w) for q, d, g, r, w in judgments]
+        numbering = "id"
+    qrels = {}
+    for query, doc, grade, _rel, where in judgments:
+        judged = qrels.setdefault(query, {})
+        if doc in judged and judged[doc] != grade:
+            raise ValueError(f"{where}: query {query!r}, document {doc!r} judged again with level {grade} "
+                             f"(earlier {judged[doc]})")
+        judged[doc] = grade
+    if info is not None:
+        info.update(layout=layout, numbering=numbering, n_judgments=len(judgments))
+    return qrels
+
+
+# ------------------------------------------------------------------------------ runs
+
+def read_trec_run(path, *, encoding_errors="replace"):
+    """Read a TREC run file into ``{query_id: {doc_id: score}}``.
+
+    Parameters
+    ----------
+    path : path-like
+        Lines of six fields ``query Q0 document rank score tag`` (blanks or tabs between;
+        blank lines and lines opening with ``#`` are skipped), as trec_eval reads them and
+        :func:`write_trec_run` writes them. As in trec_eval, the scores order the documents
+        and the rank column is only checked to be an integer.
+    encoding_errors : {"replace", "strict"}, default="replace"
+
+    Returns
+    -------
+    dict of {str: dict of {str: float}}
+        Queries in file order; all-digit ids lose their leading zeros. The layout
+        :func:`learnsim.evaluation.run_report` and pytrec_eval take.
+
+    Raises
+    ------
+    ValueError
+        On a line without six fields, a rank that is not an integer, a score that is not a
+        finite number, a document ranked twice for a query (trec_eval refuses such a run),
+        or a file without any run line; the message names the file and line.
+    FileNotFoundError
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from learnsim.datasets import read_trec_run
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.trec")
+    >>> with open(path, "w", encoding="utf-8") as f:
+    ...     _ = f.write("q1 Q0 d3 1 2.5 mine\\nq1 Q0 d1 2 0.75 mine\\nq2 Q0 d1 1 1 mine\\n")
+    >>> read_trec_run(path)
+    {'q1': {'d3': 2.5, 'd1': 0.75}, 'q2': {'d1': 1.0}}
+    """
+    check_encoding_errors(encoding_errors)
+    path = _as_paths(path, "run")[0]
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder; a run must be a file")
+    run, first_line = {}, {}
+    for number, line in decoded_lines(path, encoding_errors=encoding_errors):
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        where = f"{path}, line {number}"
+        if len(fields) != 6:
+            raise ValueError(f"{where}: {len(fields)} field(s), expected 6: {_RUN_FIELDS}")
+        query, _iteration, doc, rank, score, _tag = fields
+        if not rank.lstrip("+-").isdigit():
+            raise ValueError(f"{where}: the rank {rank!r} is not an integer ({_RUN_FIELDS})")
+        try:
+            value = float(score)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value):
+            raise ValueError(f"{where}: the score {score!r} is not a finite number ({_RUN_FIELDS})")
+        query, doc = _normalise_id(query), _normalise_id(doc)
+        ranked = run.setdefault(query, {})
+        if doc in ranked:
+            raise ValueError(f"{where}: document {doc!r} is ranked again for query {query!r} (first on line "
+                             f"{first_line[query, doc]}); a run ranks each document once per query")
+        ranked[doc] = value
+        first_line[query, doc] = number
+    if not run:
+        raise ValueError(f"{path} holds no run line ({_RUN_FIELDS})")
+    return run
+
+
+def normalise_run_ids(run):
+    """A run or qrels ``{query_id: {doc_id: value}}`` with its ids as learnsim's readers give
+    them: strings, all-digit ones without leading zeros (``"007"`` is ``"7"``), so that a run
+    made in memory from a collection's own ids meets :func:`read_qrels`'s judgments.
+
+    Parameters
+    ----------
+    run : dict of {query_id: dict of {doc_id: value}}
+
+    Returns
+    -------
+    dict of {str: dict of {str: value}}
+
+    Examples
+    --------
+    >>> from learnsim.datasets import normalise_run_ids
+    >>> normalise_run_ids({"001": {"0042": 0.5, "LA-7": 0.25}})
+    {'1': {'42': 0.5, 'LA-7': 0.25}}
+    """
+    return {_normalise_id(str(q)): {_normalise_id(str(d)): v for d, v in ranked.items()} for q, ranked in run.items()}
+
+
+def _check_run_id(value, what):
+    text = str(value)
+    if not text or any(c.isspace() for c in text):
+        raise ValueError(f"{what} {value!r} is empty or holds a blank; a run file separates its fields by blanks")
+    return text
+
+
+def write_trec_run(path, run, *, tag="learnsim"):
+    """Write a run as a TREC run file: ``query Q0 document rank score tag`` lines.
+
+    Parameters
+    ----------
+    path : path-like
+        The file to write (replaced if it exists).
+    run : dict of {query_id: dict of {doc_id: score} or list of (doc_id, score)}
+        Each query's retrieved documents with their scores, higher better (negate a distance).
+    tag : str, default="learnsim"
+        The run's name, the last field of every line.
+
+    Returns
+    -------
+    int
+        The number of lines written.
+
+    Notes
+    -----
+    Each query's documents are written in trec_eval's order (descending score, ties by
+    descending document id; :func:`learnsim.evaluation.trec_ranking`), ranks from 1, so that
+    the rank column is the order trec_eval evaluates. Scores are written in full precision
+    (``repr``), so that reading the file back gives the same scores and ties.
+
+    Raises
+    ------
+    ValueError
+        On an id or a tag that is empty or holds a blank, a score that is not a finite
+        number, or a document listed twice for a query.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from learnsim.datasets import read_trec_run, write_trec_run
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.trec")
+    >>> write_trec_run(path, {"q1": {"d1": 0.5, "d2": 0.9}, "q2": [("d3", 1.0)]}, tag="mine")
+    3
+    >>> print(open(path).read(), end="")
+    q1 Q0 d2 1 0.9 mine
+    q1 Q0 d1 2 0.5 mine
+    q2 Q0 d3 1 1.0 mine
+    >>> read_trec_run(path)
+    {'q1': {'d2': 0.9, 'd1': 0.5}, 'q2': {'d3': 1.0}}
+    """
+    tag = _check_run_id(tag, "tag")
+    if not isinstance(run, dict):
+        raise TypeError(f"run must be a dict {{query_id: {{doc_id: score}}}}; got {type(run).__name__}")
+    lines = []
+    for query, ranked in run.items():
+        query = _check_run_id(query, "query id")
+        pairs = list(ranked.items()) if isinstance(ranked, dict) else [tuple(p) for p in ranked]
+        scores = {}
+        for doc, score in pairs:
+            doc = _check_run_id(doc, f"query {query!r}: document id")
+            if doc in scores:
+                raise ValueError(f"query {query!r}: document {doc!r} is listed twice")
+            if isinstance(score, (bool, np.bool_)) or not isinstance(score, numbers.Real) or not math.isfinite(score):
+                raise ValueError(f"query {query!r}, document {doc!r}: the score must be a finite number; got {score!r}")
+            scores[doc] = float(score)
+        # trec_eval's order: the rank column then says what trec_eval evaluates
+        ordered = sorted(scores.items(), key=lambda item: (item[1], item[0]), reverse=True)
+        lines.extend(f"{query} Q0 {doc} {rank} {score!r} {tag}\n" for rank, (doc, score) in enumerate(ordered, 1))
+    with open(path, "w", encoding="utf-8") as f:
+        f.writelines(lines)
+    return len(lines)
 
 
 def load_trec_collection(documents, topics, qrels, *, fields=("title",), text_tags=None,
@@ -232,7 +781,9 @@ def load_trec_collection(documents, topics, qrels, *, fields=("title",), text_ta
     documents : path-like, list of path-likes, or data in memory
         Files (plain or ``.gz``) or folders of files (read recursively, in sorted order) in
         TREC SGML: ``<DOC><DOCNO>id</DOCNO> ... text ... </DOC>``, any number per file; a
-        ``.tsv`` file holds ``id<TAB>text`` lines instead. Files with no ``<DOC>`` (read-me
+        ``.tsv`` file holds ``id<TAB>text`` lines instead, a ``.jsonl`` file ``{"id": ...,
+        "text": ...}`` objects or BEIR's ``{"_id": ..., "title": ..., "text": ...}`` (the
+        title joined before the text). Files with no ``<DOC>`` (read-me
         files) are skipped and listed in ``info["files_without_documents"]``. Data in memory:
         a dict ``{id: text}``, a list of ``(id, text)`` tuples or a DataFrame, as in
         :meth:`~learnsim.datasets.RetrievalCollection.from_lists` (a list of strings is a
@@ -241,11 +792,13 @@ def load_trec_collection(documents, topics, qrels, *, fields=("title",), text_ta
         Topic files: classic ``<top><num> Number: 301 <title> ... <desc> Description: ...
         <narr> Narrative: ... </top>``; XML-style ``<topic number="1"><query>...</query>
         <question>...</question><narrative>...</narrative></topic>`` (``query`` is the title,
-        ``question`` the description); or ``id<TAB>text`` lines (``fields`` is then not used).
-        In memory as ``documents``.
+        ``question`` the description); ``id<TAB>text`` lines, or a ``.jsonl`` file as for
+        ``documents`` (``fields`` is then not used). In memory as ``documents``.
     qrels : path-like, list of path-likes, or data in memory
-        Lines ``query iteration docno relevance`` (blanks or tabs between); relevance >= 1 is
-        relevant. In memory: as in :meth:`~learnsim.datasets.RetrievalCollection.from_lists`.
+        Lines ``query iteration docno relevance`` (TREC; blanks or tabs between), BEIR's TSV
+        (a header ``query-id corpus-id score``, then three fields a line), or the other
+        layouts of :func:`read_qrels`; relevance >= 1 is relevant. In memory: as in
+        :meth:`~learnsim.datasets.RetrievalCollection.from_lists`.
     fields : tuple of str, default=("title",)
         Topic fields joined (one per line) into the query text, e.g. ``("title", "desc")``.
     text_tags : tuple of str, optional
@@ -277,7 +830,8 @@ def load_trec_collection(documents, topics, qrels, *, fields=("title",), text_ta
     ------
     ValueError
         On a malformed file (an unclosed ``<DOC>`` or ``<top>``, a document without DOCNO, a
-        topic without number or without a requested field, a qrels line without 4 fields),
+        topic without number or without a requested field, a qrels line with another number
+        of fields than the others, a relevance that is not an integer),
         text that is not in ``encoding`` (with ``encoding_errors="strict"``), duplicate ids, or (with ``strict``) a judgment
         naming an unknown query or document.
 

@@ -8,6 +8,7 @@ re-exports them; this module is not an API.
 from __future__ import annotations
 
 import numbers
+import re
 
 import numpy as np
 import scipy.sparse as sp
@@ -474,3 +475,211 @@ def spearman(x, y):
 
     x, y = _correlation_inputs(x, y)
     return float(stats.spearmanr(x, y)[0])
+
+
+# --------------------------------------------------------------------------- runs (trec_eval)
+
+#: The measures ``learnsim evaluate`` reports of a retrieval run, in trec_eval's terms ``map``,
+#: ``ndcg_cut.10``, ``P.10`` and ``recall.100``.
+RUN_MEASURES = ("map", "ndcg@10", "p@10", "recall@100")
+
+_RUN_MEASURE = re.compile(r"^(?:(map|ap)|(ndcg|p|recall)(?:@|_cut[._]|[._])(\d+))$")
+
+
+def _parse_run_measures(measures):
+    """Each requested name -> (kind, cutoff): ("map", None), ("ndcg", k), ("p", k), ("recall", k)."""
+    if isinstance(measures, str):
+        measures = (measures,)
+    try:
+        measures = tuple(measures)
+    except TypeError:
+        raise TypeError(f"measures must be a name or a sequence of names; got {measures!r}") from None
+    if not measures:
+        raise ValueError(f"measures is empty; ask for at least one of {RUN_MEASURES}")
+    parsed = {}
+    for name in measures:
+        if not isinstance(name, str):
+            raise TypeError(f"measure names must be strings; got {name!r}")
+        match = _RUN_MEASURE.match(name.strip().lower())
+        # ndcg_cut.10 is trec_eval's name; "p_cut" and "recall_cut" are not, but harmless
+        if match is None or (match.group(2) and int(match.group(3)) < 1):
+            raise ValueError(f"unknown run measure {name!r}; known: 'map', 'ndcg@<k>', 'p@<k>', 'recall@<k>' "
+                             "(or trec_eval's names 'ndcg_cut.10', 'P.10', 'recall.100')")
+        parsed[name] = ("map", None) if match.group(1) else (match.group(2), int(match.group(3)))
+    return parsed
+
+
+def _check_run_layout(value, name, check_value):
+    """``{query_id: {doc_id: value}}`` with string ids, or a TypeError/ValueError naming the entry."""
+    if not isinstance(value, dict):
+        raise TypeError(f"{name} must be a dict {{query_id: {{doc_id: value}}}}; got {type(value).__name__}")
+    for qid, entries in value.items():
+        if not isinstance(qid, str):
+            raise TypeError(f"{name}: query id {qid!r} is not a string")
+        if not isinstance(entries, dict):
+            raise TypeError(f"{name}[{qid!r}] must be a dict {{doc_id: value}}; got {type(entries).__name__}")
+        for doc, v in entries.items():
+            if not isinstance(doc, str):
+                raise TypeError(f"{name}[{qid!r}]: document id {doc!r} is not a string")
+            check_value(v, f"{name}[{qid!r}][{doc!r}]")
+
+
+def _check_score(v, where):
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or not np.isfinite(v):
+        raise ValueError(f"{where}: the score must be a finite number; got {v!r}")
+
+
+def _check_grade(v, where):
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
+        raise ValueError(f"{where}: the relevance must be an integer; got {v!r}")
+
+
+def trec_ranking(scores):
+    """The document ids of one query's run in trec_eval's order: by descending score, ties by
+    descending document id (trec_eval sorts so, ignoring the rank column of a run file).
+
+    Parameters
+    ----------
+    scores : dict of {doc_id: float}
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> from learnsim.evaluation import trec_ranking
+    >>> trec_ranking({"d1": 0.5, "d2": 0.9, "d3": 0.5})
+    ['d2', 'd3', 'd1']
+    """
+    return [doc for doc, _ in sorted(scores.items(), key=lambda item: (item[1], item[0]), reverse=True)]
+
+
+def _query_measures(scores, judged, parsed):
+    """The measures of one query, as trec_eval 9 computes them (relevance level 1)."""
+    gains = [judged.get(doc, 0) for doc in trec_ranking(scores)]
+    relevant = [g >= 1 for g in gains]
+    n_rel = sum(1 for g in judged.values() if g >= 1)
+    out = {}
+    for name, (kind, k) in parsed.items():
+        if kind == "map":
+            found, total = 0, 0.0
+            for rank, rel in enumerate(relevant, start=1):
+                if rel:
+                    found += 1
+                    total += found / rank
+            out[name] = total / n_rel if found else 0.0
+        elif kind == "p":
+            out[name] = sum(relevant[:k]) / k
+        elif kind == "recall":
+            out[name] = sum(relevant[:k]) / n_rel if n_rel else 0.0
+        else:
+            # graded gain = the relevance level, log2 discount; judged levels below 1 gain nothing
+            dcg = sum(g / np.log2(rank + 2) for rank, g in enumerate(gains[:k]) if g > 0)
+            ideal = sorted((g for g in judged.values() if g > 0), reverse=True)[:k]
+            idcg = sum(g / np.log2(rank + 2) for rank, g in enumerate(ideal))
+            out[name] = float(dcg / idcg) if idcg > 0 else float(dcg)
+    return out
+
+
+def per_query_run_measures(run, qrels, measures=RUN_MEASURES):
+    """Ranked-retrieval measures of each query of a run, as trec_eval computes them.
+
+    Parameters
+    ----------
+    run : dict of {query_id: {doc_id: score}}
+        The retrieved documents of each query with their scores (higher is better), the
+        layout pytrec_eval takes. Only the scores order the documents: by descending score,
+        ties by descending document id, as trec_eval orders them (:func:`trec_ranking`).
+    qrels : dict of {query_id: {doc_id: int}}
+        The relevance judgments. A document is relevant when its level is >= 1; the level is
+        its gain in nDCG. Documents of the run that are not judged count as non-relevant.
+    measures : sequence of str, default=RUN_MEASURES
+        ``"map"``, ``"ndcg@<k>"``, ``"p@<k>"``, ``"recall@<k>"``; trec_eval's names
+        (``"ndcg_cut.10"``, ``"P.10"``, ``"recall.100"``) are accepted too.
+
+    Returns
+    -------
+    dict of {query_id: {measure: float}}
+        The queries of the run that have judgments, in the run's order.
+
+    Notes
+    -----
+    The definitions are trec_eval 9's (the version pytrec_eval wraps), with R the number of
+    judged-relevant documents of the query, retrieved or not:
+
+    * ``map``: the sum over the *retrieved* relevant documents of the precision at their
+      rank, divided by R (a relevant document the run missed adds 0);
+    * ``p@k``: relevant documents in the top k, divided by k even when fewer are retrieved;
+    * ``recall@k``: relevant documents in the top k, divided by R;
+    * ``ndcg@k`` (``ndcg_cut.k``): the sum over the top k of level / log2(rank + 1),
+      divided by the same sum over the ideal ordering of every judged level >= 1.
+
+    A query of the run whose judgments hold no relevant document scores 0 on each measure and
+    counts in the means, as in trec_eval; a query of the run without any judgment is left
+    out, as trec_eval leaves it out.
+
+    Examples
+    --------
+    Query q1 has two relevant documents (c at level 2, a at level 1) and its run ranks b, z,
+    c, a (c before a: their scores tie, and trec_eval puts the larger id first):
+
+    >>> from learnsim.evaluation import per_query_run_measures
+    >>> qrels = {"q1": {"a": 1, "b": 0, "c": 2}}
+    >>> run = {"q1": {"a": 0.5, "b": 0.9, "c": 0.5, "z": 0.7}, "q9": {"a": 1.0}}
+    >>> m = per_query_run_measures(run, qrels, ("map", "p@2", "recall@3"))
+    >>> list(m), round(m["q1"]["map"], 4), m["q1"]["p@2"], m["q1"]["recall@3"]
+    (['q1'], 0.4167, 0.0, 0.5)
+    """
+    parsed = _parse_run_measures(measures)
+    _check_run_layout(run, "run", _check_score)
+    _check_run_layout(qrels, "qrels", _check_grade)
+    return {qid: _query_measures(scores, qrels[qid], parsed) for qid, scores in run.items() if qid in qrels}
+
+
+def run_report(run, qrels, measures=RUN_MEASURES):
+    """Means over queries of :func:`per_query_run_measures`, as trec_eval reports them.
+
+    Parameters
+    ----------
+    run, qrels, measures
+        As in :func:`per_query_run_measures`.
+
+    Returns
+    -------
+    dict
+        One float per measure (keyed by the names as given), and ``"n_queries"`` (the queries
+        averaged over: those of the run that have judgments), ``"n_queries_without_relevant"``
+        (of those, the ones whose judgments hold no relevant document: 0 on every measure),
+        ``"n_skipped_queries"`` (queries of the run without judgments, left out) and
+        ``"n_unranked_queries"`` (judged queries the run does not rank; left out as by
+        trec_eval without ``-c``, which would count them as 0).
+
+    Raises
+    ------
+    ValueError
+        When no query of the run has judgments (trec_eval: "No queries with both results and
+        relevance info"), or on a malformed run or qrels.
+
+    Examples
+    --------
+    >>> from learnsim.evaluation import run_report
+    >>> qrels = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"a": 0}, "q3": {"x": 1}}
+    >>> run = {"q1": {"a": 0.5, "b": 0.9, "c": 0.5, "z": 0.7}, "q2": {"a": 1.0}}
+    >>> report = run_report(run, qrels, ("map", "ndcg@10"))
+    >>> round(report["map"], 4), round(report["ndcg@10"], 4), report["n_queries"]
+    (0.2083, 0.2719, 2)
+    >>> report["n_queries_without_relevant"], report["n_unranked_queries"]
+    (1, 1)
+    """
+    per_query = per_query_run_measures(run, qrels, measures)
+    if not per_query:
+        raise ValueError(f"none of the run's {len(run)} queries has relevance judgments (the qrels name "
+                         f"{len(qrels)} other queries); are the query ids the same?")
+    report = {name: float(np.mean([values[name] for values in per_query.values()]))
+              for name in _parse_run_measures(measures)}
+    report["n_queries"] = len(per_query)
+    report["n_queries_without_relevant"] = sum(1 for qid in per_query if not any(g >= 1 for g in qrels[qid].values()))
+    report["n_skipped_queries"] = len(run) - len(per_query)
+    report["n_unranked_queries"] = sum(1 for qid in qrels if qid not in run)
+    return report

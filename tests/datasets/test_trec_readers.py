@@ -1,0 +1,187 @@
+"""Readers of retrieval collections by path (issue 33, point 6): ``read_smart_collection`` of a
+folder, ``read_corpus`` / ``read_queries`` / ``read_qrels`` (one part each, the layout told from
+the file), ``load_trec_collection`` of BEIR's files, and TREC run files. The tests on CISI and
+Cranfield skip with the reason when ``ir/`` is absent from the data folder.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import require_corpus
+from learnsim.datasets import (load_smart_collection, load_trec_collection, read_corpus, read_qrels, read_queries,
+                               read_smart_collection, read_trec_run, write_trec_run)
+
+
+def _write(path, text):
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# --------------------------------------------------------------------------- SMART by path
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", ["cisi", "cran"])
+def test_a_smart_folder_reads_as_the_named_loader_does(name):
+    folder = require_corpus(f"ir/{name}")
+    by_path = read_smart_collection(folder, name=name)
+    named = load_smart_collection(name)
+    assert by_path.doc_ids.tolist() == named.doc_ids.tolist()
+    assert by_path.query_ids.tolist() == named.query_ids.tolist()
+    assert by_path.qrels == named.qrels
+    assert (by_path.relevance != named.relevance).nnz == 0
+    assert by_path.info["numbering"] == ("id" if name == "cisi" else "position")
+    files = [by_path.info["files"][part] for part in ("documents", "queries", "qrels")]
+    assert read_smart_collection(files, name=name).qrels == named.qrels
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name, docs, queries, qrels, n_docs, n_queries, n_judged", [
+    ("cisi", "CISI.ALL", "CISI.QRY", "CISI.REL", 1460, 112, 76),
+    ("cran", "cran.all.1400", "cran.qry", "cranqrel", 1400, 225, 225),
+])
+def test_the_parts_of_cisi_and_cranfield_read_one_by_one(name, docs, queries, qrels, n_docs, n_queries, n_judged):
+    folder = require_corpus(f"ir/{name}")
+    corpus = read_corpus(folder / docs)
+    topics = read_queries(folder / queries)
+    info = {}
+    judged = read_qrels(folder / qrels, query_ids=list(topics), info=info)
+    assert (len(corpus), len(topics), len(judged)) == (n_docs, n_queries, n_judged)
+    named = load_smart_collection(name)
+    # the same texts as the named loader (Cranfield's bodies repeat their titles: told, and left out)
+    assert list(corpus.values()) == named.documents and list(topics.values()) == named.queries
+    assert judged == named.qrels
+    assert info["layout"] == ("pairs" if name == "cisi" else "graded")
+    assert info["numbering"] == ("id" if name == "cisi" else "position")
+
+
+def test_a_folder_whose_files_cannot_be_told_apart_is_refused(tmp_path):
+    for name in ("a.all", "b.all"):
+        _write(tmp_path / name, ".I 1\n.W\ntext\n")
+    _write(tmp_path / "query.text", ".I 1\n.W\nq\n")
+    _write(tmp_path / "qrels.text", "1 1\n")
+    with pytest.raises(ValueError, match=r"documents \(candidates: a.all, b.all\)"):
+        read_smart_collection(tmp_path)
+    with pytest.raises(TypeError, match="folder"):
+        read_smart_collection(tmp_path / "a.all", tmp_path / "query.text")
+
+
+# --------------------------------------------------------------------------- BEIR and TREC layouts
+
+@pytest.fixture
+def beir(tmp_path):
+    _write(tmp_path / "corpus.jsonl", "".join(json.dumps(r) + "\n" for r in [
+        {"_id": "d1", "title": "Passwords", "text": "how do I reset my password", "metadata": {}},
+        {"_id": "d2", "title": "", "text": "I was charged twice"},
+        {"_id": "007", "title": "Crashes", "text": "the app crashes on start"}]))
+    _write(tmp_path / "queries.jsonl", "".join(json.dumps(r) + "\n" for r in [
+        {"_id": "q1", "text": "password reset"}, {"_id": "q2", "text": "double charge"}]))
+    _write(tmp_path / "qrels.tsv", "query-id\tcorpus-id\tscore\nq1\td1\t2\nq1\t7\t0\nq2\td2\t1\n")
+    return tmp_path
+
+
+def test_load_trec_collection_reads_beir_files(beir):
+    c = load_trec_collection(beir / "corpus.jsonl", beir / "queries.jsonl", beir / "qrels.tsv", name="beir")
+    assert c.doc_ids.tolist() == ["d1", "d2", "7"] and c.query_ids.tolist() == ["q1", "q2"]
+    assert c.documents[0] == "Passwords\nhow do I reset my password" and c.documents[1] == "I was charged twice"
+    assert c.qrels == {"q1": {"d1": 2, "7": 0}, "q2": {"d2": 1}}
+    assert c.relevance.toarray().tolist() == [[1, 0, 0], [0, 1, 0]]
+    assert read_corpus(beir / "corpus.jsonl") == dict(zip(c.doc_ids.tolist(), c.documents))
+    assert read_queries(beir / "queries.jsonl") == {"q1": "password reset", "q2": "double charge"}
+
+
+def test_qrels_layouts(tmp_path):
+    trec = _write(tmp_path / "trec.txt", "# judged by hand\n301 0 FBIS3-1 1\n301 0 FBIS3-2 0\n\n302 0 LA-9 2\n")
+    info = {}
+    assert read_qrels(trec, info=info) == {"301": {"FBIS3-1": 1, "FBIS3-2": 0}, "302": {"LA-9": 2}}
+    assert info == {"layout": "trec", "numbering": "id", "n_judgments": 3}
+    graded = _write(tmp_path / "graded", "1 184 2\n1 29 -1\n2 12 4\n")
+    assert read_qrels(graded) == {"1": {"184": 2, "29": -1}, "2": {"12": 4}}
+    # numbered by position in the queries (Cranfield): 1 and 2 are the first two query ids
+    assert read_qrels(graded, query_ids=["1", "4"]) == {"1": {"184": 2, "29": -1}, "4": {"12": 4}}
+    pairs = _write(tmp_path / "pairs", "1     28\t0\t0.000000\n1     35\t0\t0.000000\n")
+    assert read_qrels(pairs) == {"1": {"28": 1, "35": 1}}
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("q1 0 d1 1\nq1 0 d2\n", "line 2: 3 field(s), but"),
+    ("q1 0 d1 high\n", "line 1: relevance 'high' is not an integer"),
+    ("q1 0 d1 1.5\n", "line 1: relevance '1.5' is not an integer"),
+    ("q1 0 d1 1\nq1 0 d1 2\n", "line 2: query 'q1', document 'd1' judged again"),
+    ("query-id\tcorpus-id\tscore\n", "a header and no relevance judgment"),
+    ("# nothing\n\n", "holds no relevance judgment"),
+    ("q1 0 d1 1 x\n", "5 field(s)"),
+])
+def test_malformed_qrels_name_the_file_and_line(tmp_path, text, fragment):
+    path = _write(tmp_path / "qrels.txt", text)
+    with pytest.raises(ValueError, match="qrels.txt") as caught:
+        read_qrels(path)
+    assert fragment in str(caught.value)
+
+
+def test_qrels_naming_an_unknown_query_are_refused(tmp_path):
+    path = _write(tmp_path / "qrels.txt", "q1 0 d1 1\nq9 0 d1 1\n")
+    with pytest.raises(ValueError, match=r"qrels.txt, line 2: query 'q9' is not among the 2 queries"):
+        read_qrels(path, query_ids=["q1", "q2"])
+
+
+def test_queries_of_trec_topics_and_tsv(tmp_path):
+    topics = _write(tmp_path / "topics.301.txt", "<top>\n<num> Number: 301\n<title> organized crime\n"
+                                                 "<desc> Description:\nWhat is it?\n</top>\n")
+    assert read_queries(topics) == {"301": "organized crime"}
+    assert read_queries(topics, fields=("title", "desc")) == {"301": "organized crime\nWhat is it?"}
+    tsv = _write(tmp_path / "queries.tsv", "qid\ttext\n0301\tcrime <in> cities\n")
+    assert read_queries(tsv) == {"301": "crime <in> cities"}
+    with pytest.raises(ValueError, match="not a queries file of a known layout"):
+        read_queries(_write(tmp_path / "plain.txt", "one query a line\n"))
+    with pytest.raises(ValueError, match="'q1' occurs more than once"):
+        read_queries(_write(tmp_path / "dup.tsv", "q1\ta\nq1\tb\n"))
+    with pytest.raises(ValueError, match=r"q.jsonl, line 1: the record has no id"):
+        read_queries(_write(tmp_path / "q.jsonl", '{"text": "a"}\n'))
+
+
+def test_corpus_of_trec_sgml(tmp_path):
+    sgml = _write(tmp_path / "docs.sgml", "<DOC>\n<DOCNO> LA-1 </DOCNO>\n<TEXT>first &amp; best</TEXT>\n</DOC>\n"
+                                          "<DOC><DOCNO>LA-2</DOCNO><TEXT>second</TEXT></DOC>\n")
+    assert read_corpus(sgml) == {"LA-1": "first & best", "LA-2": "second"}
+    assert read_corpus(tmp_path) == {"LA-1": "first & best", "LA-2": "second"}
+
+
+# --------------------------------------------------------------------------- run files
+
+def test_a_run_written_and_read_back_is_the_same(tmp_path):
+    path = tmp_path / "run.trec"
+    run = {"q1": {"d1": 0.1 + 0.2, "d2": 0.3, "d10": -1e-9}, "q2": [("d3", 2.0)]}
+    assert write_trec_run(path, run, tag="t1") == 4
+    lines = path.read_text(encoding="utf-8").splitlines()
+    # descending score, the tie (0.3 is not 0.1 + 0.2 in floating point) kept apart; ranks from 1
+    assert [line.split()[2:4] for line in lines] == [["d1", "1"], ["d2", "2"], ["d10", "3"], ["d3", "1"]]
+    assert read_trec_run(path) == {"q1": {"d1": 0.1 + 0.2, "d2": 0.3, "d10": -1e-9}, "q2": {"d3": 2.0}}
+    write_trec_run(path, {"q1": {"a": 1.0, "b": 1.0}})
+    # equal scores in trec_eval's order: the larger id first
+    assert [line.split()[2] for line in path.read_text(encoding="utf-8").splitlines()] == ["b", "a"]
+
+
+@pytest.mark.parametrize("run, fragment", [
+    ({"q 1": {"d1": 1.0}}, "holds a blank"),
+    ({"q1": {"d1": float("nan")}}, "finite number"),
+    ({"q1": [("d1", 1.0), ("d1", 2.0)]}, "listed twice"),
+])
+def test_write_trec_run_refuses_what_a_run_file_cannot_hold(tmp_path, run, fragment):
+    with pytest.raises(ValueError, match=fragment):
+        write_trec_run(tmp_path / "run.trec", run)
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("q1 Q0 d1 1 0.5\n", "line 1: 5 field(s), expected 6"),
+    ("q1 Q0 d1 1 0.5 t\nq1 Q0 d1 2 0.4 t\n", "line 2: document 'd1' is ranked again for query 'q1' (first on line 1)"),
+    ("q1 Q0 d1 1 inf t\n", "line 1: the score 'inf' is not a finite number"),
+    ("q1 Q0 d1 x 0.5 t\n", "line 1: the rank 'x' is not an integer"),
+    ("# only a comment\n", "holds no run line"),
+])
+def test_malformed_runs_name_the_file_and_line(tmp_path, text, fragment):
+    path = _write(tmp_path / "run.trec", text)
+    with pytest.raises(ValueError) as caught:
+        read_trec_run(path)
+    assert "run.trec" in str(caught.value) and fragment in str(caught.value)
