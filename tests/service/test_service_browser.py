@@ -131,3 +131,25 @@ def test_a_document_holding_a_script_shows_as_text(server, tmp_path):
         assert not driver.find_elements(By.CSS_SELECTOR, ".text img, .text script")
     finally:
         driver.quit()
+
+
+def test_the_api_documentation_page_renders_offline(server, tmp_path):
+    # /docs is served by the service (Swagger UI's files from fastapi-offline): it must draw every
+    # route of the schema under the page's Content-Security-Policy, with nothing from elsewhere
+    from selenium.webdriver.common.by import By
+
+    pytest.importorskip("fastapi_offline", reason="/docs needs fastapi-offline (in the serve and test extras)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        driver = _driver(tmp_path)
+    try:
+        driver.get(server + "/docs")
+        _wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".opblock")) > 0, seconds=30)
+        paths = {e.text for e in driver.find_elements(By.CSS_SELECTOR, ".opblock-summary-path")}
+        assert {"/v1/search", "/healthz"} <= {p.replace("\u200b", "") for p in paths}
+        blocked = [entry["message"] for entry in driver.get_log("browser")
+                   if "Content Security Policy" in entry["message"] or "Refused" in entry["message"]]
+        assert not blocked, blocked
+        assert driver.execute_script("return [...document.scripts].every(s => s.src.startsWith(location.origin))")
+    finally:
+        driver.quit()

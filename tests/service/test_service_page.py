@@ -217,3 +217,31 @@ def test_re_ranked_hits_keep_their_probability():
     assert "re-ranked by the learned pair model" in page
     data["kind"], data["column"] = "distance", "distance"
     assert _head(render_results(data)) == [("", "p = 0.930", "")]
+
+
+def test_the_api_documentation_is_served_here(built, monkeypatch):
+    pytest.importorskip("fastapi_offline", reason="/docs needs fastapi-offline (in the serve and test extras)")
+    from learnsim.service import _docs
+
+    c = _client(built / "bm25")
+    page = c.get("/docs")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    csp = page.headers["content-security-policy"]
+    assert "default-src 'none'" in csp and "script-src 'self';" in csp
+    # every script and style the page loads is this service's own, and each is there
+    refs = re.findall(r'(?:src|href)="([^"]+)"', page.text)
+    assert refs and all(r.startswith("/docs/") for r in refs)
+    assert "<script>" not in page.text            # no inline script: the policy would block it
+    for ref in refs:
+        r = c.get(ref)
+        assert r.status_code == 200 and len(r.content) > 0, ref
+    assert b"SwaggerUIBundle" in c.get("/docs/static/swagger-ui-bundle.js").content
+    for name in ("../page.js", "nope.js", "%2e%2e%2fapp.py"):
+        r = c.get(f"/docs/static/{name}")
+        assert r.status_code == 404 and r.headers["content-type"].startswith("application/json"), name
+    # the schema it shows is the service's, which stays out of its own paths
+    assert "/docs" not in c.get("/openapi.json").json()["paths"]
+    # without Swagger UI's files: a JSON 404 that says what to install
+    monkeypatch.setattr(_docs, "docs_assets", lambda: None)
+    r = _client(built / "bm25").get("/docs")
+    assert r.status_code == 404 and "fastapi-offline" in r.json()["error"]

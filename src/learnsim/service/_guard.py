@@ -11,8 +11,10 @@ from urllib.parse import unquote_to_bytes
 from ._http import _error, _short
 
 _LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
-# what needs no key even with protect_reads: a liveness probe and the schema
-_OPEN_PATHS = ("/healthz", "/openapi.json")
+# what needs no key even with protect_reads: a liveness probe, the schema and its page (which
+# shows the schema alone)
+_OPEN_PATHS = ("/healthz", "/openapi.json", "/docs", "/docs/init.js", "/docs/static/swagger-ui-bundle.js",
+               "/docs/static/swagger-ui.css", "/docs/static/favicon.png")
 _DOCS_PREFIX = b"/v1/docs/"
 _SIMILAR = b"/similar"
 

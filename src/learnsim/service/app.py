@@ -23,6 +23,7 @@ number (``Pipeline.explain``).
     DELETE /v1/docs/{id}
     POST   /v1/reindex                   (no body, or {})
     GET    /openapi.json                 the OpenAPI schema
+    GET    /docs                         the schema as a page (Swagger UI, served here: no CDN)
     GET    /                             the search page (HTML; learnsim.service.page)
     GET    /static/page.css, page.js     its style and script (served here: nothing from outside)
 
@@ -134,6 +135,7 @@ from ._http import _RETRY_AFTER_S, _damage_message, _error, _error_of, _fail, _j
 from ._limits import (BODY_FILTER, CHUNK_EXPLAIN, CHUNK_PAIRS, MAX_BATCH, MAX_DOCUMENTS, MAX_EXPLAIN_K,  # noqa: F401
                       MAX_EXPLAIN_WORDS, MAX_EXPLAINED, MAX_HITS, MAX_K, MAX_MATCH_K, MAX_N_TOP, MAX_PAIRS,
                       QUERY_FILTER, _check_filter, _groups, _parse_filter, search_budget)
+from ._docs import add_docs_routes
 from ._schema import _BOUNDS_TEXT, _openapi
 from ._worker import Busy, IndexWorker, TimedOut
 
@@ -380,7 +382,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         write_index.close()
         index.close()
 
-    # no /docs or /redoc: FastAPI's pages load their scripts from a CDN
+    # FastAPI's /docs and /redoc load their scripts from a CDN: /docs is served here (_docs)
     app = FastAPI(title="learnsim", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   dependencies=[Depends(_known_parameters)],
                   description="Search, match and explain over a learnsim index.\n\n" + _BOUNDS_TEXT)
@@ -695,6 +697,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         if name not in static:
             raise _fail(404, f"no file {name!r}")
         return Response(static[name], media_type=_STATIC[name], headers=_PAGE_HEADERS)
+
+    add_docs_routes(app)
 
     # (background: the schema, built once at its first request, waits for the model's load: it
     # leaves /v1/match out for a model without a duplicate rule)

@@ -332,7 +332,7 @@ def _shell(title, body, q="", k=PAGE_K):
             'aria-label="query" autocomplete="off" autofocus>'
             f'<input type="hidden" name="k" value="{int(k)}"><button type="submit">Search</button></form>'
             f"</header>{body}"
-            '<footer>JSON API: <a href="/openapi.json">/openapi.json</a> (GET /v1/search?q=...)</footer>'
+            '<footer>JSON API: <a href="/docs">/docs</a>, <a href="/openapi.json">/openapi.json</a> (GET /v1/search?q=...)</footer>'
             '<script src="/static/page.js" defer></script></body></html>')
 
 
