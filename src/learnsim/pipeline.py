@@ -18,6 +18,12 @@ count; what was learned (FILM's map on its training vocabulary, the weighting's 
 used as it is. A FILM whose search fell back to the input cosine scores exactly as a tf-idf
 cosine fitted on the collection. Distance models and vectorisers with LSI, hashed columns or
 dense encoders keep their own vectors (:attr:`Pipeline.uses_collection_vocabulary`).
+
+A model fitted over a pre-trained sentence encoder (``learnsim.fit(..., encoder=...)``,
+``learnsim fit --encoder``) has the encoder as its vectoriser: FILM learns on the encoder's
+vectors (the paper's FILM-BERT). Its search rule may mix in a lexical part, the tf.idf cosine
+over the searched collection's vocabulary (the part "lexical": the tf.idf settings, fitted on the
+training texts), with the weight chosen on held-out supervision (``SearchRule.lexical_weight``).
 """
 from __future__ import annotations
 
@@ -29,7 +35,7 @@ import numpy as np
 __all__ = ["Pipeline"]
 
 # The parts a model file may hold (what fitting.fit_parts returns).
-_PARTS = ("vectorizer", "metric", "matcher", "match_rule", "search", "rerank")
+_PARTS = ("vectorizer", "metric", "matcher", "match_rule", "search", "rerank", "lexical")
 
 
 class Pipeline:
@@ -47,6 +53,10 @@ class Pipeline:
     rerank : learnsim.matching.Reranker, optional
         Search's learned second stage, where held-out duplicate queries kept it (a FILM fitted
         on labelled pairs): the first stage's top ``rerank.n_candidates`` hits re-scored.
+    lexical : fitted learnsim.text.TextVectorizer, optional
+        Models over a dense encoder whose search rule mixes a lexical tf.idf cosine in
+        (``search.lexical_weight``): the tf.idf whose tokenizer and weighting that part uses,
+        over the searched collection's vocabulary.
 
     Attributes
     ----------
@@ -86,7 +96,7 @@ class Pipeline:
     [0.57, 0.74]
     """
 
-    def __init__(self, vectorizer, metric, matcher=None, match_rule=None, search=None, rerank=None):
+    def __init__(self, vectorizer, metric, matcher=None, match_rule=None, search=None, rerank=None, lexical=None):
         if not hasattr(vectorizer, "transform"):
             raise TypeError(f"vectorizer must be a fitted vectoriser with transform(); got {type(vectorizer).__name__}")
         if not hasattr(metric, "transform"):
@@ -99,6 +109,16 @@ class Pipeline:
         if rerank is not None and not callable(getattr(rerank, "rerank", None)):
             raise TypeError(f"rerank must be a learnsim.matching.Reranker; got {type(rerank).__name__}")
         self.rerank = rerank
+        if lexical is not None:
+            from .text import has_lexical_part
+
+            if not has_lexical_part(lexical):
+                raise TypeError("lexical must be a fitted learnsim.text.TextVectorizer of term vectors (no LSI); "
+                                f"got {type(lexical).__name__}")
+        if getattr(search, "lexical_weight", None) and lexical is None:
+            raise ValueError("the search rule mixes a lexical tf.idf cosine in (lexical_weight "
+                             f"{search.lexical_weight:g}): give its vectoriser as lexical=")
+        self.lexical = lexical
         self._scorer = None
         self._lexical_cache = None
 
@@ -131,8 +151,40 @@ class Pipeline:
     def parts(self):
         """The dict of parts, as ``learnsim fit`` saves it (parts that are None left out)."""
         parts = {"vectorizer": self.vectorizer, "metric": self.metric, "matcher": self.matcher,
-                 "match_rule": self.match_rule, "search": self.search_rule, "rerank": self.rerank}
+                 "match_rule": self.match_rule, "search": self.search_rule, "rerank": self.rerank,
+                 "lexical": self.lexical}
         return {name: part for name, part in parts.items() if part is not None}
+
+    @classmethod
+    def from_encoder(cls, encoder, **load_options):
+        """The model of a pre-trained sentence encoder used as it is: its cosine ranks, nothing
+        is learned (what ``learnsim index build --encoder`` indexes with).
+
+        Parameters
+        ----------
+        encoder : str, path-like or fitted encoder
+            A model folder or name (:func:`learnsim.text.encoders.load_encoder`, which
+            ``load_options`` go to), or a fitted encoder object.
+
+        Returns
+        -------
+        Pipeline
+            Its scoring is ``"encoder cosine"``.
+
+        Examples
+        --------
+        Needs the dense extra and a model folder (not run here):
+
+        >>> import learnsim
+        >>> model = learnsim.Pipeline.from_encoder("all-MiniLM-L6-v2")          # doctest: +SKIP
+        >>> model.search("how do i learn python", ["learning python", "cooking rice"], k=1)  # doctest: +SKIP
+        [{'corpus_id': 0, 'score': 0.83...}]
+        """
+        from .text.encoders import EncoderCosine, is_encoder, load_encoder
+
+        if not is_encoder(encoder):
+            encoder = load_encoder(encoder, **load_options)
+        return cls(encoder, EncoderCosine().fit(np.zeros((1, int(encoder.embedding_dim_)))))
 
     def save(self, path):
         """Write the model file ``learnsim search --model`` (and every command) reads.
@@ -178,8 +230,9 @@ class Pipeline:
         """A new :class:`learnsim.scorer.Scorer` of the model: one per corpus, since
         ``Scorer.prepare`` keeps the corpus it is given (:attr:`scorer` is the shared one)."""
         from .scorer import Scorer
+        from .text.encoders import is_encoder
 
-        return Scorer(self.metric, self.matcher, self.search_rule)
+        return Scorer(self.metric, self.matcher, self.search_rule, dense_input=is_encoder(self.vectorizer))
 
     @property
     def scoring(self):
@@ -253,9 +306,16 @@ class Pipeline:
         from .text import has_lexical_part
 
         scorer = self.scorer
+        if scorer.lexical_weight is not None:
+            return True         # a dense encoder's scoring mixed with a lexical tf.idf cosine
         if scorer.kind == "distance" or (scorer.kind == "cosine" and scorer.input_weight is None):
             return False
         return has_lexical_part(self.vectorizer)
+
+    def _lexical_base(self):
+        """The fitted term vectoriser the lexical part is made from: the "lexical" part of a
+        model over a dense encoder, else the vectoriser."""
+        return self.lexical if self.scorer.lexical_weight is not None else self.vectorizer
 
     def collection_statistics(self, texts):
         """What the scoring takes from the collection ``texts`` as a whole, as an index saves it
@@ -299,7 +359,7 @@ class Pipeline:
             return self.scorer.collection_statistics(X)
         from .text import collection_vectors
 
-        statistics, _, L = collection_vectors(self.vectorizer, texts)
+        statistics, _, L = collection_vectors(self._lexical_base(), texts)
         if self.scorer.kind == "term_weights":
             self._check_collection(L.shape[0], None)
             statistics.update(self.scorer.collection_statistics(L))
@@ -325,16 +385,20 @@ class Pipeline:
         """The vectoriser of the lexical part under the collection ``statistics``: the fitted
         one with the collection's vocabulary and statistics
         (:func:`learnsim.text.collection_vectorizer`), or None where the model keeps its own
-        (:attr:`uses_collection_vocabulary` is False, or ``statistics`` hold no vocabulary)."""
-        if not statistics or "vocabulary" not in statistics or not self.uses_collection_vocabulary:
+        (:attr:`uses_collection_vocabulary` is False, or ``statistics`` hold no vocabulary). A
+        model over a dense encoder that mixes a lexical part in always has one: without a
+        vocabulary in ``statistics``, its "lexical" part as fitted."""
+        if not self.uses_collection_vocabulary:
             return None
+        if not statistics or "vocabulary" not in statistics:
+            return self.lexical if self.scorer.lexical_weight is not None else None
         vocabulary = statistics["vocabulary"]
         cached = self._lexical_cache
         if cached is not None and cached[0] is vocabulary:
             return cached[1]
         from .text import collection_vectorizer
 
-        vec = collection_vectorizer(self.vectorizer, statistics)
+        vec = collection_vectorizer(self._lexical_base(), statistics)
         self._lexical_cache = (vocabulary, vec)
         return vec
 
@@ -349,6 +413,10 @@ class Pipeline:
         L = L.astype(np.float64) if L.dtype != np.float64 else L
         if self.scorer.kind == "term_weights":
             return L, None
+        if self.scorer.lexical_weight is not None:
+            # the encoder's vectors, unless the lexical cosine alone scores (then they are not
+            # encoded: L stands in for them, unused)
+            return (L if self.scorer.lexical_weight == 1.0 else self.vectorize(texts)), L
         return (L if self.scorer.input_weight == 1.0 else self.vectorize(texts)), L
 
     def _collection_search(self, corpus):
@@ -470,10 +538,12 @@ class Pipeline:
         for a vectoriser that has no tokenizer (a dense sentence encoder)."""
         if not isinstance(text, str):
             raise TypeError(f"text must be a str; got {type(text).__name__}")
-        # the fitted vectoriser's own tokenizer (built once at fit or load), else a new one like it
-        tokenizer = getattr(self.vectorizer, "_tokenizer", None)
-        if tokenizer is None and hasattr(self.vectorizer, "_make_tokenizer"):
-            tokenizer = self.vectorizer._make_tokenizer()
+        # the fitted vectoriser's own tokenizer (built once at fit or load), else a new one like
+        # it; over a dense encoder, the lexical part's (its words are those explanations name)
+        source = self.vectorizer if self.lexical is None else self.lexical
+        tokenizer = getattr(source, "_tokenizer", None)
+        if tokenizer is None and hasattr(source, "_make_tokenizer"):
+            tokenizer = source._make_tokenizer()
         return tokenizer.spans(text) if hasattr(tokenizer, "spans") else []
 
     def explain(self, query, document, n_top=10, statistics=None, corpus=None):
@@ -495,6 +565,12 @@ class Pipeline:
           of its shares as a word of the query and as a word of the document (the two splits
           each sum to the cosine). ``"word_pairs"`` lists the word pairs (query word, document
           word) of the learned part, (1 - w) x their share of the learned cosine.
+        - models over a dense sentence encoder: score = lambda x the lexical tf.idf cosine +
+          (1 - lambda) x the dense scoring (the encoder's cosine, or FILM's mixed cosine over
+          its vectors), lambda the search rule's ``lexical_weight`` (0 without a lexical part).
+          The lexical part is split over the words as the input cosine is (``"words"`` and
+          ``"rest"`` sum to ``"lexical"``); the dense part is one number, ``"dense"`` (a
+          sentence embedding's cosine has no per-word split): ``lexical + dense == score``.
         - distance models (MinimumClusterDistortion, RelativeComparisonMetric): ``"score"`` is
           the learned distance d (lower is closer) and ``"squared_distance"`` d^2 = diff^T M
           diff (diff = x_q - x_d); word i adds diff_i (M diff)_i, so the contributions (and
@@ -582,9 +658,13 @@ class _CollectionSearch:
         if pipeline.uses_collection_vocabulary:
             from .text import collection_vectors
 
-            _, self.lexical_vectorizer, L = collection_vectors(pipeline.vectorizer, corpus)
+            _, self.lexical_vectorizer, L = collection_vectors(pipeline._lexical_base(), corpus)
             if self.scorer.kind == "term_weights":
                 C, L = L, None
+            elif self.scorer.lexical_weight is not None:
+                # a dense encoder's vectors beside the lexical ones (L stands in, unused, when
+                # the lexical cosine alone scores)
+                C = L if self.scorer.lexical_weight == 1.0 else pipeline.vectorize(corpus)
             else:
                 C = L if self.scorer.input_weight == 1.0 else pipeline.vectorize(corpus)
         else:
@@ -603,6 +683,8 @@ class _CollectionSearch:
         L = L.astype(np.float64) if L.dtype != np.float64 else L
         if self.scorer.kind == "term_weights":
             return L, None
+        if self.scorer.lexical_weight is not None:
+            return (L if self.scorer.lexical_weight == 1.0 else self.pipeline.vectorize(texts)), L
         return (L if self.scorer.input_weight == 1.0 else self.pipeline.vectorize(texts)), L
 
     def top_k(self, texts, k):
@@ -691,6 +773,9 @@ def _word_vectors(vectorizer, texts):
 # ---------------------------------------------------------------------------- explanations
 def _explain(pipeline, query, document, n_top, statistics, corpus):
     scorer = pipeline.scorer
+    # (an index's plan pipeline has no dense encoder: its scorer has no dense_input)
+    if scorer.kind == "cosine" and getattr(scorer, "dense_input", False):
+        return _explain_dense(pipeline, query, document, n_top, statistics, corpus)
     if scorer.kind == "term_weights":
         return _explain_term_weights(pipeline, query, document, n_top, statistics, corpus)
     names, projection = _word_space(pipeline.vectorizer)
@@ -705,6 +790,32 @@ def _explain(pipeline, query, document, n_top, statistics, corpus):
                                             [str(t) for t in lexical.terms_]))
         return _explain_cosine(pipeline, W[0], W[1], names, projection, n_top)
     return _explain_distance(pipeline, W[0], W[1], names, projection, n_top)
+
+
+def _explain_dense(pipeline, query, document, n_top, statistics, corpus):
+    """A model over a dense encoder: score = lambda x the lexical tf.idf cosine (split over the
+    words as the input cosine is) + (1 - lambda) x the dense scoring (``"dense"``, one number:
+    a sentence embedding's cosine has no per-word split)."""
+    scorer = pipeline.scorer
+    lam = scorer.lexical_weight or 0.0
+    dense = 0.0
+    if lam < 1.0:
+        D = scorer._dense_rows(pipeline.vectorize([query, document]))
+        dense = (1.0 - lam) * float(D[0] @ D[1])
+    words, rest, lexical = [], 0.0, 0.0
+    if lam > 0.0:
+        if statistics is None and corpus is not None:
+            statistics = pipeline.collection_statistics(_check_texts(corpus, "corpus"))
+        vec = pipeline.lexical_vectorizer(statistics)
+        L = _csr(_word_vectors(vec, [query, document]))
+        index, shares = _input_cosine_split(L[0], L[1], None)
+        contributions = lam * shares
+        lexical = float(contributions.sum())
+        words, rest = _listed(index, contributions, [str(t) for t in vec.get_feature_names_out()], n_top, lexical)
+    w = scorer.input_weight
+    return {"score": lexical + dense, "scoring": scorer.name, "measure": "similarity", "higher_is_better": True,
+            "input_weight": w, "lexical_weight": lam, "lexical": lexical,
+            "dense": dense, "words": words, "rest": rest}
 
 
 def _explain_term_weights(pipeline, query, document, n_top, statistics, corpus):

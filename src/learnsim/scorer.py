@@ -26,6 +26,13 @@ once when the index is built, and the rows of documents and of queries
 products add up to the score's inner product, plus squared norms for the distances. Query and
 document rows may differ (MCD's ``beta I + V diag(w - beta) V^T`` has a signed part).
 
+A model whose input is a dense sentence encoder (:mod:`learnsim.text.encoders`) scores with
+the encoder's cosine (``EncoderCosine``), or FILM's mixed cosine over the encoder's vectors, and
+may mix a lexical part in: ``lambda cos(l, l') + (1 - lambda) dense`` with the tf.idf vectors l
+of the texts over the searched collection's vocabulary (``lexical=``) and the weight lambda its
+search rule chose on held-out queries (``SearchRule.lexical_weight``): rows ``[sqrt(lambda)
+l/|l|, sqrt(1 - lambda) dense rows]``, a sparse and a dense part.
+
 The lexical part of a scoring (issue 32, part 6) - FILM's input cosine - may come from other
 vectors than the learned part: ``lexical=`` gives the texts' vectors over the searched
 collection's own vocabulary (:func:`learnsim.text.collection_vectorizer`), which the input cosine
@@ -102,6 +109,11 @@ class Scorer:
         The scoring in words, for the human output.
     input_weight : float or None
         FILM's validated weight w of the input cosine (None: the learned cosine alone).
+    lexical_weight : float or None
+        Models over a dense encoder: the validated weight lambda of the lexical tf.idf cosine
+        mixed with the dense scoring (None: no lexical part).
+    dense_input : bool
+        The input vectors are a dense encoder's (their cosine gives dense rows).
 
     Examples
     --------
@@ -127,14 +139,22 @@ class Scorer:
     ([[1]], [[0.0]])
     """
 
-    def __init__(self, metric, matcher=None, search=None):
+    def __init__(self, metric, matcher=None, search=None, dense_input=False):
         from .film import FILM
         from .linklearn import LinkLearn
         from .linklearn import LearnedBM25
 
         self.metric = metric
         self.input_weight = None
-        if isinstance(metric, (LinkLearn, LearnedBM25)):
+        self.lexical_weight = None
+        self.dense_input = bool(dense_input)
+        if getattr(metric, "is_input_cosine", False):
+            # a pre-trained encoder's cosine, nothing learned on top (EncoderCosine)
+            self.kind, self.input_weight, self.dense_input = "cosine", 1.0, True
+            self.column, self.higher_is_closer = "similarity", True
+            self.name = "encoder cosine"
+            self.description = "the cosine of the encoder's sentence embeddings (nothing learned on top)"
+        elif isinstance(metric, (LinkLearn, LearnedBM25)):
             # both index the collection's learned weights in posting lists and score the queries'
             # counts there (LearnedBM25 raises them to its learned query exponent)
             self.kind = "term_weights"
@@ -164,13 +184,42 @@ class Scorer:
             else:
                 self.name = "cosine in the learned space"
                 self.description = "cosine in FILM's learned space (higher is closer)"
+            lam = getattr(search, "lexical_weight", None)
+            if lam:
+                self._mix_lexical(float(lam))
         else:
             self.kind = "distance"
             self.column, self.higher_is_closer = "distance", False
             self.name = "learned distance"
             self.description = f"{type(metric).__name__}'s learned distance (lower is closer)"
 
+    def _mix_lexical(self, lam):
+        """Name and describe the hybrid ``lambda lexical + (1 - lambda) dense`` (module notes)."""
+        self.lexical_weight, self.dense_input = lam, True
+        dense = self.name
+        if lam == 1.0:
+            self.name = "lexical tf.idf cosine"
+            self.description = ("the tf.idf cosine over the searched collection's vocabulary: the dense scoring "
+                                "did not add to it on held-out queries")
+        else:
+            self.name = f"hybrid ({lam:g} x lexical tf.idf cosine + {1 - lam:g} x {dense})"
+            self.description = (f"{lam:g} x the tf.idf cosine over the searched collection's vocabulary + "
+                                f"{1 - lam:g} x {self.description} (lambda chosen on held-out queries)")
+
     # ------------------------------------------------------------------------ rows
+    def _dense_rows(self, X):
+        """The rows of a dense encoder's vectors X under the dense scoring (inner products are
+        ``w cos(x, x') + (1 - w) cos(Lx, Lx')``), a dense array."""
+        from .film.hybrid import _unit
+
+        w = self.input_weight
+        if w == 1.0:
+            return _unit(_as_dense(X))
+        E = _unit(np.asarray(self.metric.transform(X), dtype=np.float64))
+        if w is None:
+            return E
+        return np.hstack([np.sqrt(w) * _unit(_as_dense(X)), np.sqrt(1.0 - w) * E])
+
     def rows(self, X, lexical=None):
         """The rows to compare (see the class notes); None for the distance when its embedding
         is too large (then distances are computed by ``metric.pairwise_distances``). ``lexical``:
@@ -179,6 +228,14 @@ class Scorer:
             import scipy.sparse as sp
 
             return sp.csr_matrix(self.metric.transform(X), dtype=np.float64)
+        if self.kind == "cosine" and self.dense_input:
+            if self.lexical_weight is None or lexical is None:
+                return self._dense_rows(X)      # without lexical vectors: the dense part alone
+            import scipy.sparse as sp
+
+            R = self._linear_rows(X, query=False, lexical=lexical)
+            parts = [part for part in (R.sparse, None if R.dense is None else sp.csr_matrix(R.dense)) if part is not None]
+            return sp.hstack(parts, format="csr") if len(parts) > 1 else parts[0]
         if self.kind == "cosine":
             from .film.hybrid import hybrid_rows
 
@@ -205,6 +262,12 @@ class Scorer:
                 self.corpus_rows = self.rows(corpus)
         elif self.kind == "term_weights":
             self.index = self.metric.index(corpus)
+        elif self.lexical_weight is not None:
+            # the sparse and dense parts apart: one product of mixed rows (sparse with dense
+            # columns) is many times slower
+            if lexical is None:
+                raise ValueError("this model mixes a lexical tf.idf cosine in: give the texts' lexical vectors")
+            self.corpus_rows = self._linear_rows(corpus, query=False, lexical=lexical)
         else:
             self.corpus_rows = self.rows(corpus, lexical)
         return self
@@ -227,6 +290,16 @@ class Scorer:
             G = G.toarray() if hasattr(G, "toarray") else np.asarray(G)
             D2 = _sq_norms(E)[:, None] + self.corpus_sq[None, :] - 2.0 * G
             return np.sqrt(np.maximum(D2, 0.0))
+        if self.lexical_weight is not None:
+            if lexical is None:
+                raise ValueError("this model mixes a lexical tf.idf cosine in: give the queries' lexical vectors")
+            R, C = self._linear_rows(queries, query=True, lexical=lexical), self.corpus_rows
+            S = np.zeros((R.n_rows, C.n_rows))
+            if R.sparse is not None:
+                S += (R.sparse @ C.sparse.T).toarray()
+            if R.dense is not None:
+                S += R.dense @ C.dense.T
+            return S
         S = self.rows(queries, lexical) @ self.corpus_rows.T
         return S.toarray() if hasattr(S, "toarray") else np.asarray(S)
 
@@ -316,6 +389,17 @@ class Scorer:
     def _linear_rows(self, X, query, lexical=None):
         import scipy.sparse as sp
 
+        if self.kind == "cosine" and self.dense_input:
+            from .film.hybrid import _unit
+
+            lam = self.lexical_weight
+            if lam is None:
+                return Rows(dense=self._dense_rows(X))
+            if lexical is None:
+                raise ValueError("this model mixes a lexical tf.idf cosine in: give the texts' lexical vectors")
+            sparse = None if lam == 0.0 else np.sqrt(lam) * _unit(_csr(lexical))
+            dense = None if lam == 1.0 else np.sqrt(1.0 - lam) * self._dense_rows(X)
+            return Rows(sparse=sparse, dense=dense)
         if self.kind == "cosine":
             from .film.hybrid import _unit
 
@@ -365,13 +449,20 @@ def scorer_for(parts):
     >>> type(scorer).__name__, scorer.name, scorer.higher_is_closer
     ('Scorer', 'learned distance', False)
     """
-    return Scorer(parts["metric"], parts.get("matcher"), parts.get("search"))
+    from .text.encoders import is_encoder
+
+    return Scorer(parts["metric"], parts.get("matcher"), parts.get("search"),
+                  dense_input=is_encoder(parts.get("vectorizer")))
 
 
 def _csr(X):
     import scipy.sparse as sp
 
     return sp.csr_matrix(X, dtype=np.float64)
+
+
+def _as_dense(X):
+    return np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
 
 
 def _sq_norms(M):

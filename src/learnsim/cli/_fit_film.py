@@ -85,6 +85,7 @@ def _print_pair_rules(summary, held, matcher, rule, search):
           f"{1 - search.input_weight:g} x learned cosine (validation recall@1 "
           f"{summary['search_validation_recall_at_1']:.3f}); 'learnsim search' uses it.")
     print_baseline(search.baseline_gain)
+    _print_lexical(search)
     recall = summary.get("rerank_recall_at_1")
     if recall:
         kept = summary.get("rerank")
@@ -96,6 +97,17 @@ def _print_pair_rules(summary, held, matcher, rule, search):
         from ..baseline import BaselineGain
 
         print(f"Against the baseline (search re-ranking): {BaselineGain.from_dict(report).summary()}.")
+
+
+def _print_lexical(search):
+    """Over a dense encoder: the weight of the lexical tf.idf cosine mixed into search, and its check."""
+    lam = getattr(search, "lexical_weight", None)
+    if lam is None:
+        return
+    print(f"Lexical part of search (input: the encoder's vectors): {lam:g} x tf.idf cosine over the searched "
+          f"collection's words + {1 - lam:g} x the rule above, chosen on the same held-out supervision.")
+    if search.lexical_gain is not None:
+        print(f"Against the better part alone ({search.lexical_gain.baseline}): {search.lexical_gain.summary()}.")
 
 
 def _fit_graded(args, model_path, summary, texts, pairs):
@@ -121,6 +133,7 @@ def _fit_graded(args, model_path, summary, texts, pairs):
     print(f"Search rule chosen on the held-out pairs: {search.input_weight:g} x input cosine + "
           f"{1 - search.input_weight:g} x learned cosine; 'learnsim search' uses it.")
     print_baseline(search.baseline_gain)
+    _print_lexical(search)
     print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {summary['vectorizer_seconds']:.2f} s, metric and "
           f"rules {summary['metric_seconds']:.2f} s); saved {model_path}.")
     return 0

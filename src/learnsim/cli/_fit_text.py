@@ -48,7 +48,8 @@ def fit_options(args, mcd=None):
                       mcd=dict(mcd or {}), n_components=args.n_components, svd_rank=args.svd_rank,
                       max_iter=args.max_iter, learning_rate=args.learning_rate,
                       validation_fraction=args.validation_fraction, baseline_holdout=baseline_holdout(args),
-                      variant=args.variant, matcher=args.matcher, rerank=not getattr(args, "no_rerank", False))
+                      variant=args.variant, matcher=args.matcher, rerank=not getattr(args, "no_rerank", False),
+                      encoder=getattr(args, "encoder_model", None))
 
 
 def print_baseline(report):
@@ -59,8 +60,11 @@ def print_baseline(report):
 
 def print_fitted_on(summary, args, vectorizer, pairs):
     """The first line of the human output: the supervision and the features."""
-    features = (f"{summary['features']} features ({summary['weighting']}"
-                f"{', LSI' if vectorizer.n_components_ else ''})")
+    if summary.get("encoder"):
+        features = f"{summary['features']} dimensions of the encoder {summary['encoder']}"
+    else:
+        features = (f"{summary['features']} features ({summary['weighting']}"
+                    f"{', LSI' if vectorizer.n_components_ else ''})")
     if pairs is not None and pairs.is_graded:
         scores = np.asarray(pairs.scores)
         print(f"Fitted on {summary['pairs']} graded pairs (scores {scores.min():g} to {scores.max():g}) of "

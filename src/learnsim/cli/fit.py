@@ -5,7 +5,8 @@ import argparse
 import textwrap
 
 from ._common import (_add_encoding_errors, _add_quoting, _auto_or_float, _check_output_file, _examples, _formatter,
-                      _int_at_least, _lsi, _n_basis, _open_float, _positive_int, _seed, UsageError)
+                      _int_at_least, _lsi, _n_basis, _open_float, _positive_int, _seed, ENCODER_HELP, UsageError,
+                      load_encoder_option)
 from ._fit_film import MATCHER_CHOICES, MATCHER_HELP
 from ._fit_text import fit_options, print_baseline, print_fitted_on, read_supervision, save_and_summarise
 
@@ -67,6 +68,7 @@ def register(commands):
                          "learnsim fit --input train.tsv --model m.npz --n-basis 64 --shrinkage 0.1 "
                          "--complement-weight 1 --json",
                          "learnsim fit --method film --pairs quora.tsv --model film.npz --dimensions 100",
+                         "learnsim fit --method film --pairs quora.tsv --model film.npz --encoder all-MiniLM-L6-v2",
                          "learnsim fit --method linklearn --input pages.tsv --links links.tsv --model ll.npz",
                          "learnsim fit --method relative --input pages.tsv --triplets triplets.tsv --model rel.npz",
                          "learnsim fit --method relative --input pages.tsv --clicks clicks.tsv --model rel.npz"))
@@ -89,6 +91,11 @@ def register(commands):
     fit.add_argument("--method", choices=("mcd", "film", "linklearn", "relative"), default="mcd",
                      help="minimum cluster distortion (mcd, default), FILM (film), LinkLearn (linklearn) or "
                           "relative comparisons (relative)")
+    fit.add_argument("--encoder", metavar="NAME_OR_PATH", default=None,
+                     help="mcd, film: learn on the vectors of " + ENCODER_HELP + " in place of term vectors "
+                          "(FILM on them is the paper's FILM-BERT); the baseline is then the encoder's cosine, the "
+                          "pair models add it to their lexical features, and search may mix in the tf.idf cosine "
+                          "(weight chosen on held-out pairs). See docs/encoders.md")
     fit.add_argument("--weighting", choices=("tfidf", "bm25", "tf", "binary"), default=None,
                      help="term weighting; mcd: default: tfidf or bm25, whichever retrieves the held-out "
                           "clusters better (--baseline-holdout); film: default tfidf; relative: default binary")
@@ -168,7 +175,7 @@ _METHOD_OPTIONS = {
     # relative and linklearn check against their baseline on their --validation-fraction share
     "baseline_holdout": ("--baseline-holdout", {"mcd", "film"}),
     "variant": ("--variant", {"linklearn"}), "matcher": ("--matcher", {"film"}),
-    "no_rerank": ("--no-rerank", {"film"}),
+    "no_rerank": ("--no-rerank", {"film"}), "encoder": ("--encoder", {"mcd", "film"}),
 }
 
 
@@ -215,6 +222,15 @@ def run(args):
     _check_method_options(args)
     settings = _mcd_settings(args) if args.method == "mcd" else None
     model_path = _check_output_file(args.model, "--model")
+    args.encoder_model = None
+    if args.encoder is not None:
+        clash = [flag for flag, given in (("--weighting", args.weighting), ("--lsi", args.lsi),
+                                          ("--no-norm", args.no_norm)) if given not in (None, False)]
+        if clash:
+            raise UsageError(f"{' and '.join(clash)} configure the term vectors, which --encoder replaces: drop "
+                             f"{' and '.join(clash)} or --encoder")
+        # loaded before the data is read: a wrong folder or name fails at once, in one line
+        args.encoder_model = load_encoder_option(args.encoder)
 
     summary = {"model": str(model_path), "method": args.method}
     if args.method == "linklearn":

@@ -4,7 +4,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from ._common import (_add_encoding_errors, _add_quoting, _check_output_dir, _examples, _formatter, _note, _print_json, _table, UsageError)
+from ._common import (_add_encoding_errors, _add_quoting, _check_output_dir, _examples, _formatter, _note, _print_json, _table, UsageError,
+                      ENCODER_HELP, load_encoder_option)
 
 CORPUS_LAYOUTS = """\
 corpus layouts:
@@ -37,6 +38,7 @@ def register(commands):
 
             """) + CORPUS_LAYOUTS,
         epilog=_examples("learnsim index build --model model.npz --corpus docs.jsonl --out idx/",
+                         "learnsim index build --encoder all-MiniLM-L6-v2 --corpus docs.jsonl --out idx/",
                          "learnsim index add idx/ --corpus new.jsonl",
                          "learnsim index delete idx/ --id q17 --id q18",
                          "learnsim index info idx/ --json",
@@ -46,9 +48,15 @@ def register(commands):
     actions = index.add_subparsers(dest="action", metavar="ACTION", required=True)
 
     build = actions.add_parser("build", formatter_class=_formatter, help="index a collection under a model",
-                               description="Index the documents of --corpus under the model of --model in a new "
-                                           "directory --out.\n\n" + CORPUS_LAYOUTS)
-    build.add_argument("--model", required=True, metavar="M.npz", help="model file written by 'learnsim fit'")
+                               description="Index the documents of --corpus under the model of --model (or the "
+                                           "cosine of a pre-trained --encoder) in a new directory --out.\n\n"
+                                           + CORPUS_LAYOUTS)
+    source = build.add_mutually_exclusive_group(required=True)
+    source.add_argument("--model", metavar="M.npz", help="model file written by 'learnsim fit' (with --encoder there, "
+                                                         "a model learned on the encoder's vectors)")
+    source.add_argument("--encoder", metavar="NAME_OR_PATH",
+                        help="index under the plain cosine of " + ENCODER_HELP + "; nothing is learned (to learn "
+                             "on its vectors: learnsim fit --encoder, then --model)")
     build.add_argument("--corpus", required=True, metavar="FILE", help="the documents to index")
     build.add_argument("--out", required=True, metavar="DIR", help="the index directory (new or empty)")
     build.add_argument("--overwrite", action="store_true", help="replace an existing index at --out")
@@ -176,6 +184,13 @@ def run(args):
         if out.exists() and not out.is_dir():
             raise UsageError(f"--out {out} exists and is not a directory")
         _check_output_dir(out, "--out")      # its parent folders are never created silently
+        if args.encoder is not None:
+            from ..pipeline import Pipeline
+
+            # loaded first: a wrong folder or name fails at once, in one line
+            model = Pipeline.from_encoder(load_encoder_option(args.encoder))
+        else:
+            model = Path(args.model)
         ids, texts, metas = read_corpus(args.corpus, args.encoding_errors, args.quoting)
         if out.exists() and any(out.iterdir()) and not args.overwrite:
             raise UsageError(f"--out {out} is not empty (add --overwrite to replace an index there)")
@@ -185,7 +200,7 @@ def run(args):
                 raise UsageError("--ann-min-rows needs an approximate --ann (auto or a backend), not exact")
             ann = {"backend": ann, "min_rows": args.ann_min_rows}
         try:
-            index = Index.build(out, Path(args.model), texts, ids, metas, overwrite=args.overwrite, ann=ann)
+            index = Index.build(out, model, texts, ids, metas, overwrite=args.overwrite, ann=ann)
         except ImportError as exc:      # a named backend whose package is not installed
             raise UsageError(f"--ann {args.ann}: {exc}") from None
         info = index.info()

@@ -297,6 +297,12 @@ def explanation_line(e, n_words=6):
     ...                                    {"word": "reset", "contribution": 0.14}], "closer_rest": 0.0}
     >>> explanation_line(e)
     'distance 0.8000 (lower is closer): squared 0.6400 = empty document 1.0000, password -0.500, reset +0.140 (negative brings the hit closer)'
+
+    A model over a sentence encoder: the lexical part's words, then the dense part (one number):
+
+    >>> explanation_line({"score": 0.7, "words": [{"word": "rice", "contribution": 0.2}], "rest": 0.0,
+    ...                   "lexical": 0.2, "dense": 0.5})
+    'score 0.7000 = rice +0.200, dense part +0.500'
     """
     if "closer_words" in e:
         return _distance_line(e, n_words)
@@ -304,11 +310,13 @@ def explanation_line(e, n_words=6):
     what = "squared distance" if "squared_distance" in e else "score"
     shown = e.get("words", [])[:n_words]
     words = ", ".join(f"{w['word']} {w['contribution']:+.3f}" for w in shown)
-    rest = total - sum(w["contribution"] for w in shown)     # the words not shown
+    dense = e.get("dense") or 0.0       # a sentence encoder's part: one number, no words
+    rest = total - sum(w["contribution"] for w in shown) - dense     # the words not shown
     pairs = ", ".join(f"{p['word_a']}~{p['word_b']} {p['contribution']:+.3f}"
                       for p in e.get("word_pairs", [])[:3] if "word_a" in p)
-    return (f"{what} {total:.4f} = " + (words or "(no word)")
+    return (f"{what} {total:.4f} = " + (words or ("(no word)" if not dense else ""))
             + (f", other words {rest:+.3f}" if abs(rest) > 5e-4 else "")
+            + ((", " if words or abs(rest) > 5e-4 else "") + f"dense part {dense:+.3f}" if dense else "")
             + (f" (largest word pairs: {pairs})" if pairs else ""))
 
 

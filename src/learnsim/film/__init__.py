@@ -3,7 +3,8 @@
 - ``_film``: the estimator :class:`FILM`; ``_blocks``: its anchors' constant terms;
 - :mod:`learnsim.film.stiefel`: the optimiser on St(n, p);
 - :mod:`learnsim.film.hybrid`: the learned cosine mixed with the input cosine;
-- ``_search_weight``: that mixture's weight chosen for search (:class:`SearchRule`).
+- ``_search_weight``: that mixture's weight chosen for search (:class:`SearchRule`), and the
+  weight of a lexical cosine mixed with a dense encoder's scoring (:func:`choose_lexical_weight`).
 
 References
 ----------
@@ -14,7 +15,10 @@ References
 # alone does not load the rest.
 from .._utils.lazy import attach
 
-__all__ = ["FILM", "FilmObjective", "SearchRule", "choose_svd_rank", "trim_svd"]
+__all__ = ["FILM", "FilmObjective", "SearchRule", "choose_svd_rank", "trim_svd", "choose_lexical_weight",
+           "LEXICAL_WEIGHT_GRID"]
 
 __getattr__, __dir__ = attach(__name__, {"FILM": "._film", "FilmObjective": "._film", "SearchRule": "._search_weight",
-                                         "choose_svd_rank": "._film", "trim_svd": "._film"})
+                                         "choose_svd_rank": "._film", "trim_svd": "._film",
+                                         "choose_lexical_weight": "._search_weight",
+                                         "LEXICAL_WEIGHT_GRID": "._search_weight"})

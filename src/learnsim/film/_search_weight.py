@@ -16,7 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SearchRule", "cluster_weight_scores", "triplet_weight_scores"]
+__all__ = ["SearchRule", "cluster_weight_scores", "triplet_weight_scores", "choose_lexical_weight",
+           "LEXICAL_WEIGHT_GRID"]
+
+#: The weights of the lexical tf.idf cosine tried when a dense encoder's scoring is mixed with it
+#: (0: the dense scoring alone, 1: the lexical cosine alone).
+LEXICAL_WEIGHT_GRID = tuple(float(w) for w in np.round(np.linspace(0.0, 1.0, 21), 2))
 
 #: Entries of one (queries x collection) block of similarities.
 _BLOCK_ENTRIES = 2 ** 22
@@ -43,6 +48,13 @@ class SearchRule:
     The duplicate rule (ThresholdMatcher) chooses its own w by the ROC AUC of pairs; the two
     differ: deciding a pair and ranking a whole collection are different tasks.
 
+    A model whose input is a dense sentence encoder can also mix a lexical part in:
+    ``lexical_weight`` is the weight lambda of ``lambda cos_tfidf + (1 - lambda) dense`` (dense:
+    the mixed cosine above over the encoder's vectors; the tf.idf over the searched
+    collection's vocabulary), chosen on the same held-out queries by
+    :meth:`with_lexical_weight` (:func:`choose_lexical_weight`); None where no lexical part
+    was considered (term-vector models, whose input cosine is already lexical).
+
     Examples
     --------
     Choose the weight for search with every fifth item as a query (its "duplicates" are the
@@ -63,12 +75,59 @@ class SearchRule:
     True
     """
 
-    def __init__(self, input_weight=None, weight_grid=(), weight_scores=(), n_queries=0, baseline_gain=None):
+    def __init__(self, input_weight=None, weight_grid=(), weight_scores=(), n_queries=0, baseline_gain=None,
+                 lexical_weight=None, lexical_grid=(), lexical_scores=(), lexical_gain=None):
         self.input_weight = input_weight
         self.weight_grid = tuple(float(w) for w in weight_grid)
         self.weight_scores = np.asarray(weight_scores, dtype=np.float64)
         self.n_queries = int(n_queries)
         self.baseline_gain = baseline_gain
+        self.lexical_weight = None if lexical_weight is None else float(lexical_weight)
+        self.lexical_grid = tuple(float(w) for w in lexical_grid)
+        self.lexical_scores = np.asarray(lexical_scores, dtype=np.float64)
+        self.lexical_gain = lexical_gain
+
+    def with_lexical(self, weight, grid, scores, report):
+        """A copy with the lexical part's weight, its grid, held-out scores and report."""
+        return SearchRule(self.input_weight, self.weight_grid, self.weight_scores, self.n_queries,
+                          self.baseline_gain, weight, grid, scores, report)
+
+    def dense_scores(self, metric, X, rows, columns=None):
+        """The dense part's scores of ``rows`` of X against ``columns`` (default: all of X):
+        ``w cos(x, x') + (1 - w) cos(Lx, Lx')`` with this rule's w."""
+        w = 1.0 if self.input_weight is None else float(self.input_weight)
+        Xu = _unit_rows(X)
+        cols = Xu if columns is None else Xu[columns]
+        S = w * _dense(Xu[rows] @ cols.T) if w > 0.0 else 0.0
+        if w < 1.0:
+            E = _unit_rows(np.asarray(metric.transform(X), dtype=np.float64))
+            S = S + (1.0 - w) * (E[rows] @ (E if columns is None else E[columns]).T)
+        return S
+
+    def with_lexical_weight(self, metric, X, L, queries, components, grid=LEXICAL_WEIGHT_GRID, random_state=0,
+                            check_baseline=True):
+        """This rule with the weight of a lexical cosine chosen on held-out duplicate queries:
+        each query's best hit in the whole collection (itself excluded) under ``lambda
+        cos(l, l') + (1 - lambda) dense`` for every lambda of ``grid`` (rows of ``X``: the
+        encoder's vectors; of ``L``: their tf.idf), recall@1 per query, and
+        :func:`choose_lexical_weight`."""
+        Lu = _unit_rows(L)
+        hits = np.zeros((len(grid), len(queries)))
+        step = max(1, _BLOCK_ENTRIES // max(X.shape[0], 1))
+        lam = np.asarray(grid, dtype=np.float64)
+        for start in range(0, len(queries), step):
+            q = queries[start:start + step]
+            Ci = _dense(Lu[q] @ Lu.T)
+            Cd = np.array(self.dense_scores(metric, X, q), dtype=np.float64)
+            rows = np.arange(len(q))
+            Ci[rows, q] = -2.0
+            Cd[rows, q] = -2.0
+            best = _best_per_weight(Ci, Cd, lam)
+            hits[:, start:start + len(q)] = components[best] == components[q][None, :]
+        weight, report = choose_lexical_weight(hits, grid, measure="recall@1", unit="held-out duplicate queries",
+                                               groups=components[queries] if len(queries) else None,
+                                               check_baseline=check_baseline, random_state=random_state)
+        return self.with_lexical(weight, grid, hits.mean(axis=1) if len(queries) else np.zeros(len(grid)), report)
 
     @staticmethod
     def query_hits(metric, X, queries, components, grid):
@@ -127,8 +186,15 @@ class SearchRule:
 
     def _get_state(self):
         gain = None if self.baseline_gain is None else self.baseline_gain.to_dict()
-        return ({"input_weight": self.input_weight, "weight_grid": list(self.weight_grid),
-                 "n_queries": self.n_queries, "baseline_gain": gain}, {"weight_scores": self.weight_scores})
+        meta = {"input_weight": self.input_weight, "weight_grid": list(self.weight_grid),
+                "n_queries": self.n_queries, "baseline_gain": gain}
+        arrays = {"weight_scores": self.weight_scores}
+        if self.lexical_weight is not None:
+            # written only where a lexical part was considered: other files stay as before
+            meta.update(lexical_weight=self.lexical_weight, lexical_grid=list(self.lexical_grid),
+                        lexical_gain=None if self.lexical_gain is None else self.lexical_gain.to_dict())
+            arrays["lexical_scores"] = self.lexical_scores
+        return meta, arrays
 
     @classmethod
     def _from_state(cls, meta, arrays):
@@ -137,16 +203,84 @@ class SearchRule:
 
         if not isinstance(meta, dict) or not isinstance(arrays, dict) or "weight_scores" not in arrays:
             raise ValueError("SearchRule state must be (meta, {'weight_scores': ...})")
+        lexical = meta.get("lexical_weight")
+        if lexical is not None:
+            lexical = check_input_weight(lexical, "SearchRule state: lexical_weight")
+            if "lexical_scores" not in arrays:
+                raise ValueError("SearchRule state: a lexical_weight without its 'lexical_scores'")
+            lexical_gain = meta.get("lexical_gain")
+            lexical_gain = None if lexical_gain is None else BaselineGain.from_dict(lexical_gain, owner="SearchRule")
+            lexical = (lexical, meta.get("lexical_grid", ()), arrays["lexical_scores"], lexical_gain)
         w = check_input_weight(meta.get("input_weight"), "SearchRule state: input_weight")
         gain = meta.get("baseline_gain")
         # files written before the check have none
         gain = None if gain is None else BaselineGain.from_dict(gain, owner="SearchRule")
         if gain is not None and gain.status == "baseline" and w != 1.0:
             raise ValueError(f"SearchRule state: the rule fell back to the input cosine but its input_weight is {w}")
-        return cls(w, meta.get("weight_grid", ()), arrays["weight_scores"], meta.get("n_queries", 0), gain)
+        rule = cls(w, meta.get("weight_grid", ()), arrays["weight_scores"], meta.get("n_queries", 0), gain)
+        return rule if lexical is None else rule.with_lexical(*lexical)
 
 
 _SEARCH_BASELINE = "input cosine"
+_DENSE_NAME = "dense scoring alone"
+_LEXICAL_NAME = "lexical tf.idf cosine alone"
+
+
+def choose_lexical_weight(units, grid, *, measure, unit, groups=None, check_baseline=True, random_state=0,
+                          owner="lexical + dense search"):
+    """The weight lambda of a lexical cosine mixed with a dense scoring, chosen on held-out units.
+
+    ``units`` is (len(grid), n_units): each held-out unit's measure under ``lambda lexical +
+    (1 - lambda) dense`` for every lambda of ``grid``, which must hold 0 (the dense scoring
+    alone) and 1 (the lexical cosine alone). The baseline is whichever of the two ends has the
+    better mean (ties to the dense one): a mix is kept only when the interval of its
+    cross-fitted gain over the better end lies above 0 (:func:`learnsim.baseline.choose`), so the
+    rule never scores below either part alone on the held-out units; otherwise that end is
+    used. ``check_baseline=False``: the best lambda, unchecked (report None).
+
+    Returns
+    -------
+    (float, BaselineGain or None)
+
+    Examples
+    --------
+    Forty held-out queries: the lexical cosine alone finds half, the dense scoring 0.6, and the
+    mix 0.5 finds every one:
+
+    >>> import numpy as np, warnings
+    >>> from learnsim.film._search_weight import choose_lexical_weight
+    >>> units = np.vstack([np.r_[np.ones(24), np.zeros(16)], np.ones(40), np.r_[np.ones(20), np.zeros(20)]])
+    >>> weight, report = choose_lexical_weight(units, (0.0, 0.5, 1.0), measure="recall@1",
+    ...                                        unit="held-out duplicate queries")
+    >>> weight, report.status, report.baseline
+    (0.5, 'learned', 'dense scoring alone')
+    """
+    from ..baseline import choose, unchecked
+
+    grid = tuple(float(w) for w in grid)
+    if 0.0 not in grid or 1.0 not in grid:
+        raise ValueError("the lexical weight grid must hold 0 (the dense scoring) and 1 (the lexical cosine)")
+    C = np.asarray(units, dtype=np.float64)
+    dense, lexical = grid.index(0.0), grid.index(1.0)
+    if C.shape[1] == 0:
+        report = unchecked("no held-out unit to choose the lexical weight on", baseline_name=_DENSE_NAME,
+                           owner=owner, stacklevel=3) if check_baseline else None
+        return 0.0, report
+    means = C.mean(axis=1)
+    if not check_baseline:
+        return grid[int(np.argmax(means))], None
+    base = lexical if means[lexical] > means[dense] else dense
+    chosen, report = choose(C, base, measure=measure, unit=unit,
+                            baseline_name=_LEXICAL_NAME if base == lexical else _DENSE_NAME, owner=owner,
+                            groups=groups, random_state=random_state, stacklevel=3,
+                            detail=lambda c: {"lexical_weight": grid[c]})
+    return grid[chosen], report
+
+
+def _dense(M):
+    import scipy.sparse as sp
+
+    return M.toarray() if sp.issparse(M) else np.asarray(M)
 
 
 def _best_per_weight(Ci, Cl, w):

@@ -99,6 +99,8 @@ def build_plan(pipeline, statistics, directory, check_texts):
     Statistics that hold the collection's vocabulary (issue 32) give the plan that vocabulary,
     with the vectoriser's tokenizer and weighting; a FILM mixing its input cosine with its learned
     one also gets the training vocabulary and weighting its map is over (``model["learned"]``)."""
+    if pipeline.scorer.dense_input:
+        return False        # a sentence encoder's query side is the model itself: no numpy-only plan
     vec = pipeline.vectorizer
     lexical = pipeline.lexical_vectorizer(statistics)
     learned = None

@@ -53,27 +53,30 @@ def pearson_units(predicted, gold):
     return r + zp * zg - 0.5 * r * (zp ** 2 + zg ** 2)
 
 
-def _regressor(embedding, vectorizer, random_state, alpha="auto"):
+def _regressor(embedding, vectorizer, random_state, alpha="auto", encoder=None):
     from .pair_classifier import DEFAULT_FEATURES, PairScoreRegressor
 
-    features = DEFAULT_FEATURES + (("embedding_cosine",) if embedding is not None else ())
+    features = (DEFAULT_FEATURES + (("embedding_cosine",) if embedding is not None else ())
+                + (("encoder_cosine",) if encoder is not None else ()))
     return PairScoreRegressor(vectorizer=vectorizer, embedding=embedding, features=features, alpha=alpha,
-                              char_ngram_range=GRADED_CHAR_NGRAMS, random_state=random_state)
+                              char_ngram_range=GRADED_CHAR_NGRAMS, random_state=random_state, encoder=encoder)
 
 
-def cosine_regressor(vectorizer, texts, pairs, random_state=0):
+def cosine_regressor(vectorizer, texts, pairs, random_state=0, encoder=None):
     """The baseline as a graded rule: a linear map of the input cosine to the scores' scale
-    (:class:`~learnsim.matching.PairScoreRegressor` on the ``"input_cosine"`` block alone, least
-    squares on ``pairs``), so its Pearson correlation is the cosine's."""
+    (:class:`~learnsim.matching.PairScoreRegressor` on the ``"input_cosine"`` block alone, or
+    on ``"encoder_cosine"`` over a pre-trained ``encoder``; least squares on ``pairs``), so its
+    Pearson correlation is the cosine's."""
     from .pair_classifier import PairScoreRegressor
 
-    model = PairScoreRegressor(vectorizer=vectorizer, features=("input_cosine",), alpha=1e-6,
-                               random_state=random_state)
+    block = "input_cosine" if encoder is None else "encoder_cosine"
+    model = PairScoreRegressor(vectorizer=None if encoder is not None else vectorizer, features=(block,),
+                               alpha=1e-6, random_state=random_state, encoder=encoder)
     return model.fit(list(texts), pairs)
 
 
 def choose_regressor(metric, X, train, held, *, texts, vectorizer=None, candidates=REGRESSORS, check_baseline=True,
-                     random_state=0):
+                     random_state=0, encoder=None, lexical=None):
     """Choose the graded rule and FILM's search weight on held-out graded pairs.
 
     The candidate regressions (:data:`REGRESSORS`: :class:`~learnsim.matching.PairScoreRegressor`
@@ -103,6 +106,14 @@ def choose_regressor(metric, X, train, held, *, texts, vectorizer=None, candidat
     candidates : sequence of names from :data:`REGRESSORS`
     check_baseline : bool
         False: the best candidate on the held-out pairs, unchecked (reports None).
+    encoder : fitted text encoder, optional
+        The pre-trained sentence encoder that made X (the input cosine is then its cosine):
+        the regressions keep their own lexical blocks and add the encoder's cosine, and
+        ``"regression+film"`` FILM's learned cosine over the encoder's vectors.
+    lexical : sparse matrix, optional
+        The tf.idf vectors of the texts (rows of X): the search rule then also mixes the
+        lexical cosine with the dense one, its weight chosen by held-out Pearson
+        (``SearchRule.lexical_weight``, :func:`learnsim.film.choose_lexical_weight`).
 
     Returns
     -------
@@ -143,15 +154,16 @@ def choose_regressor(metric, X, train, held, *, texts, vectorizer=None, candidat
         raise ValueError(f"candidates must be names from {REGRESSORS}; got {list(candidates)}")
     texts = list(texts)
     gold = np.asarray(held.scores, dtype=np.float64)
-    sparse_terms = vectorizer is not None and getattr(vectorizer, "n_components_", None) is None
+    sparse_terms = encoder is None and vectorizer is not None and getattr(vectorizer, "n_components_", None) is None
     if not sparse_terms:
         vectorizer = None
-        candidates = [c for c in candidates if c != "regression+film"]
+        if encoder is None:
+            candidates = [c for c in candidates if c != "regression+film"]
     cosine = pair_similarity(X, held.indices)
     units = {"cosine": pearson_units(cosine, gold)} if check_baseline else {}
     fitted = {}
     for name in candidates:
-        model = _regressor(metric if name == "regression+film" else None, vectorizer, random_state)
+        model = _regressor(metric if name == "regression+film" else None, vectorizer, random_state, encoder=encoder)
         fitted[name] = model.fit(texts, train)
         units[name] = pearson_units(model.predict(held.indices), gold)
     order = list(units)
@@ -168,13 +180,34 @@ def choose_regressor(metric, X, train, held, *, texts, vectorizer=None, candidat
     everything = Pairs(np.vstack([train.indices, held.indices]),
                        scores=np.concatenate([np.asarray(train.scores, dtype=np.float64), gold]))
     if name == "cosine":
-        regressor = cosine_regressor(vectorizer, texts, everything, random_state)
+        regressor = cosine_regressor(vectorizer, texts, everything, random_state, encoder=encoder)
     else:
         regressor = _regressor(metric if name == "regression+film" else None, vectorizer, random_state,
-                               alpha=fitted[name].alpha_).fit(texts, everything)
+                               alpha=fitted[name].alpha_, encoder=encoder).fit(texts, everything)
     rule = MatchRule(name, {}, gold.size, report, None, None, graded=True, pearsons=pearsons)
     search = _search_rule(SearchRule, metric, X, held.indices, gold, cosine, check_baseline, random_state, choose)
+    if lexical is not None:
+        search = _lexical_weight(search, metric, X, lexical, held.indices, gold, check_baseline, random_state)
     return regressor, rule, search
+
+
+def _lexical_weight(search, metric, X, L, idx, gold, check_baseline, random_state):
+    """The search rule with the weight of the lexical cosine (over ``L``) mixed with its dense
+    scoring, chosen by held-out Pearson (:func:`learnsim.film.choose_lexical_weight`)."""
+    from ..film import LEXICAL_WEIGHT_GRID, choose_lexical_weight
+    from ._matchers import pair_similarity
+
+    lexical = pair_similarity(L, idx)
+    w = 1.0 if search.input_weight is None else float(search.input_weight)
+    dense = w * pair_similarity(X, idx)
+    if w < 1.0:
+        dense = dense + (1.0 - w) * pair_similarity(np.asarray(metric.transform(X), dtype=np.float64), idx)
+    grid = LEXICAL_WEIGHT_GRID
+    units = np.vstack([pearson_units(lam * lexical + (1.0 - lam) * dense, gold) for lam in grid])
+    weight, report = choose_lexical_weight(units, grid, measure=_MEASURE, unit="held-out pairs",
+                                           check_baseline=check_baseline, random_state=random_state,
+                                           owner="lexical + dense search (graded pairs)")
+    return search.with_lexical(weight, grid, units.mean(axis=1), report)
 
 
 def _search_rule(SearchRule, metric, X, idx, gold, cosine, check_baseline, random_state, choose):

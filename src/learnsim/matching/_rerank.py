@@ -43,7 +43,8 @@ _DENSE_NAMES = {"input_cosine": ("input cosine",), "char_cosine": ("character n-
                 "overlap": ("word Jaccard", "shared words / fewer words", "shared words / more words",
                             "shared tf-idf weight"),
                 "length": ("difference in words", "difference in characters", "log fewer words",
-                           "log more words")}
+                           "log more words"),
+                "encoder_cosine": ("encoder cosine",)}
 
 
 class Reranker:
@@ -201,8 +202,12 @@ def dense_feature_names(features):
 
 
 def _dense_names(model):
+    from .pair_classifier import FEATURE_BLOCKS
+
     names = []
-    for block in model.features_:
+    # the dense features come in the order of FEATURE_BLOCKS, whatever the order of features_
+    blocks = [block for block in FEATURE_BLOCKS if block in model.features_]
+    for position, block in enumerate(blocks):
         if block in _DENSE_NAMES or block == "embedding_cosine":
             names.extend(dense_feature_names((block,)))
         elif block == "lowrank":
@@ -210,7 +215,9 @@ def _dense_names(model):
             names.extend([f"LSI |u - v| {i}" for i in range(d)] + [f"LSI u * v {i}" for i in range(d)]
                          + ["LSI cosine"])
         elif block == "embedding":
-            d = (len(model.feature_mean_) - len(names)) // 2     # the block is last among the dense ones here
+            # the blocks after it hold one feature each (the cosines)
+            after = sum(1 for later in blocks[position + 1:] if later != "word_pairs")
+            d = (len(model.feature_mean_) - len(names) - after) // 2
             names.extend([f"embedding |u - v| {i}" for i in range(d)] + [f"embedding u * v {i}" for i in range(d)]
                          + ["embedding cosine"])
     return names
@@ -242,18 +249,19 @@ def _mixed_closeness(scorer, X):
 
 class _prepared:
     """``scorer`` prepared on X when first needed (the neighbour lists are often known already,
-    or found by :func:`_mixed_closeness`): ``closeness_of(rows)`` of rows of X."""
+    or found by :func:`_mixed_closeness`): ``closeness_of(rows)`` of rows of X (and of the
+    ``lexical`` vectors of a scorer that mixes a lexical part in)."""
 
-    def __init__(self, scorer, X):
+    def __init__(self, scorer, X, lexical=None):
         if getattr(scorer, "corpus", None) is not X:
-            scorer.prepare(X)
-        self.scorer, self.X = scorer, X
+            scorer.prepare(X, lexical)
+        self.scorer, self.X, self.lexical = scorer, X, lexical
 
     def closeness_of(self, rows):
-        return self.scorer.closeness(self.X[rows])
+        return self.scorer.closeness(self.X[rows], None if self.lexical is None else self.lexical[rows])
 
 
-def _neighbours(scorer, X, rows, k, known=None):
+def _neighbours(scorer, X, rows, k, known=None, lexical=None):
     """The k closest rows of X (the first stage, ``scorer``, prepared on X here if it is not) of each of ``rows``,
     the row itself excluded: an (len(rows), k) array, best first. ``known``: every row's
     closest rows under the first stage, best first, when they were found already."""
@@ -264,7 +272,8 @@ def _neighbours(scorer, X, rows, k, known=None):
         found = np.asarray(known[rows, :k], dtype=np.int64)
         if (found >= 0).all():          # -1: a row the lists were not found for
             return found
-    closeness = _mixed_closeness(scorer, X) or _prepared(scorer, X).closeness_of
+    closeness = (None if lexical is not None else _mixed_closeness(scorer, X)) \
+        or _prepared(scorer, X, lexical).closeness_of
     out = np.empty((len(rows), k), dtype=np.int64)
     step = max(1, block_rows(X.shape[0]))
     for start in range(0, len(rows), step):
@@ -281,7 +290,7 @@ def _neighbours(scorer, X, rows, k, known=None):
 
 def select_reranker(texts, X, scorer, train, held, all_pairs, *, shared=None, vectorizer=None,
                     n_candidates=DEFAULT_N_CANDIDATES, n_negatives=DEFAULT_N_NEGATIVES, C_grid=DEFAULT_C_GRID,
-                    check_baseline=True, random_state=0, neighbours=None):
+                    check_baseline=True, random_state=0, neighbours=None, model_params=None, lexical=None):
     """Train the re-ranker on the training pairs and check it on held-out duplicate queries.
 
     Parameters
@@ -306,6 +315,12 @@ def select_reranker(texts, X, scorer, train, held, all_pairs, *, shared=None, ve
     neighbours : (n_texts, depth) int array, optional
         Each text's closest texts under the first stage, best first, when they are known (the
         input cosine's, found with FILM's hard negatives); found here otherwise.
+    model_params : dict, optional
+        More parameters of the re-ranker's PairClassifierMatcher: with a pre-trained encoder,
+        ``encoder=``, ``embedding=`` (FILM on its vectors) and the features that use them.
+    lexical : optional
+        The lexical vectors of ``texts`` of a first stage that mixes a lexical cosine with a
+        dense one (the ``lexical`` of :meth:`learnsim.scorer.Scorer.prepare`).
 
     Returns
     -------
@@ -370,7 +385,7 @@ def select_reranker(texts, X, scorer, train, held, all_pairs, *, shared=None, ve
     anchors = np.unique(train.indices[labels].ravel())
     if len(anchors) > MAX_NEGATIVE_ANCHORS:
         anchors = np.sort(rng.choice(anchors, MAX_NEGATIVE_ANCHORS, replace=False))
-    near = _neighbours(scorer, X, anchors, n_negatives, neighbours)
+    near = _neighbours(scorer, X, anchors, n_negatives, neighbours, lexical)
     a = np.repeat(anchors, near.shape[1])
     b = near.ravel()
     wrong = joined[a] != joined[b]
@@ -378,7 +393,7 @@ def select_reranker(texts, X, scorer, train, held, all_pairs, *, shared=None, ve
     idx = np.vstack([np.asarray(train.indices, dtype=np.int64), negatives])
     y = np.concatenate([labels, np.zeros(len(negatives), dtype=bool)])
     # held out: each query's first-stage candidates
-    cand = _neighbours(scorer, X, queries, n_candidates, neighbours)
+    cand = _neighbours(scorer, X, queries, n_candidates, neighbours, lexical)
     hit = components[cand] == components[queries][:, None]
     held_idx = np.column_stack([np.repeat(queries, cand.shape[1]), cand.ravel()])
     rows = [hit[:, 0].astype(np.float64)]
@@ -388,7 +403,8 @@ def select_reranker(texts, X, scorer, train, held, all_pairs, *, shared=None, ve
     Zh = None
     for C in C_grid:
         if not models:
-            model = PairClassifierMatcher(vectorizer=vectorizer, C=float(C), random_state=random_state)
+            model = PairClassifierMatcher(**{"vectorizer": vectorizer, **(model_params or {})}, C=float(C),
+                                          random_state=random_state)
             model._fit_labelled(texts, idx, y, shared=shared, calibrate=False)
             Zh, _ = model._features_of(held_idx, None)
         else:

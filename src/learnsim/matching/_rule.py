@@ -147,7 +147,7 @@ def _half_split(labels, random_state):
 
 
 def choose_matcher(metric, X, train, held, *, texts=None, vectorizer=None, candidates=MATCHERS,
-                   check_baseline=True, random_state=0):
+                   check_baseline=True, random_state=0, encoder=None):
     """Choose the duplicate rule on held-out pairs and measure it against a threshold on the
     input cosine (the rule of :mod:`learnsim.baseline`).
 
@@ -183,6 +183,11 @@ def choose_matcher(metric, X, train, held, *, texts=None, vectorizer=None, candi
     candidates : sequence of names from :data:`MATCHERS`
     check_baseline : bool
         False: no baseline candidate and no report (``baseline_gain`` None).
+    encoder : fitted text encoder, optional
+        The pre-trained sentence encoder that made X (then ``vectorizer`` is None): the input
+        cosine is the encoder's, and the classifiers keep their own word tf.idf, character
+        n-grams, ... and add the encoder's cosine (``"encoder_cosine"``), and
+        ``"classifier+film"`` FILM's learned cosine over the encoder's vectors.
 
     Returns
     -------
@@ -252,8 +257,10 @@ def choose_matcher(metric, X, train, held, *, texts=None, vectorizer=None, candi
                 correct[judge] = rule.predict(local[judge]).astype(bool) == labels[judge]
             scores[name] = correct
     classifiers = {}
+    if encoder is not None:
+        vectorizer = None       # X is the encoder's: the classifiers fit their own word tf.idf
     if "classifier" in candidates:
-        classifiers = _train_classifiers(metric, texts, vectorizer, train, random_state)
+        classifiers = _train_classifiers(metric, texts, vectorizer, train, random_state, encoder)
         for name, model in classifiers.items():
             scores[name] = model.predict(held).astype(bool) == labels
     if not scores:
@@ -281,7 +288,7 @@ def choose_matcher(metric, X, train, held, *, texts=None, vectorizer=None, candi
         everything = Pairs(np.vstack([train.indices, held.indices]),
                            labels=np.concatenate([np.asarray(train.labels, bool), labels]))
         matcher = _classifier(metric if name == "classifier+film" else None, vectorizer, random_state,
-                              everything.n_pairs)
+                              everything.n_pairs, encoder)
         # C as cross-validated on the training pairs: the refit's folds set only its threshold
         # and calibration (one C instead of the grid: a fifth of the fits)
         matcher.C = classifiers[name].C_
@@ -310,39 +317,43 @@ def _cosine_threshold(make, Xh, pairs):
 _KNN_MAX_TEXTS = 20_000
 
 
-def _classifier(embedding, vectorizer, random_state, n_pairs=0):
+def _classifier(embedding, vectorizer, random_state, n_pairs=0, encoder=None):
     from .pair_classifier import DEFAULT_FEATURES, PairClassifierMatcher
 
     # FILM's learned cosine as one more feature: its full block (2 d + 1 features) made each fit
     # ten times slower and, fitted on the pairs FILM learned from, overfit more (Quora sample,
     # pairs 8001-10000 of dev: accuracy 0.750 with the block, 0.762 with the cosine, 0.776
     # without FILM)
-    features = DEFAULT_FEATURES + (("embedding_cosine",) if embedding is not None else ())
+    # and a pre-trained encoder's cosine, where there is one: the dense signal beside the lexical blocks
+    features = (DEFAULT_FEATURES + (("embedding_cosine",) if embedding is not None else ())
+                + (("encoder_cosine",) if encoder is not None else ()))
     # folds choose C and calibrate: 3 of tens of thousands of pairs are as many pairs as 5 of
     # ten thousand, at 60 % of the fits
-    return PairClassifierMatcher(vectorizer=vectorizer, embedding=embedding, features=features,
+    return PairClassifierMatcher(vectorizer=vectorizer, embedding=embedding, features=features, encoder=encoder,
                                  n_splits=3 if n_pairs > _FEW_FOLDS_ABOVE else 5, random_state=random_state)
 
 
 _FEW_FOLDS_ABOVE = 20_000
 
 
-def _train_classifiers(metric, texts, vectorizer, train, random_state):
+def _train_classifiers(metric, texts, vectorizer, train, random_state, encoder=None):
     """The pair classifiers trained on the training pairs: default features, and (when the
-    vectoriser gives sparse term vectors, FILM's input) with FILM's learned cosine."""
+    vectoriser gives sparse term vectors, FILM's input, or FILM learned on an ``encoder``'s
+    vectors) with FILM's learned cosine; with an encoder, both with the encoder's cosine."""
     if texts is None:
         raise ValueError("the 'classifier' candidate needs the texts")
     labels = np.asarray(train.labels, dtype=bool)
     if labels.sum() < 2 or (~labels).sum() < 2:      # its folds need two of each kind
         return {}
-    sparse_terms = vectorizer is not None and getattr(vectorizer, "n_components_", None) is None
+    sparse_terms = encoder is None and vectorizer is not None and getattr(vectorizer, "n_components_", None) is None
     if not sparse_terms:
         vectorizer = None
     texts = list(texts)
-    first = _classifier(None, vectorizer, random_state, train.n_pairs).fit(texts, train)
+    first = _classifier(None, vectorizer, random_state, train.n_pairs, encoder).fit(texts, train)
     models = {"classifier": first}
-    if sparse_terms:
-        # the same texts and vectoriser: only FILM's learned cosine is new
-        models["classifier+film"] = _classifier(metric, vectorizer, random_state, train.n_pairs)._fit_labelled(
-            texts, np.asarray(train.indices), labels, shared=first)
+    if sparse_terms or encoder is not None:
+        # the same texts and vectoriser (and encoder): only FILM's learned cosine is new
+        models["classifier+film"] = _classifier(metric, vectorizer, random_state, train.n_pairs,
+                                                encoder)._fit_labelled(texts, np.asarray(train.indices), labels,
+                                                                       shared=first)
     return models

