@@ -26,6 +26,7 @@ from index_models import corpus, model
 from learnsim.index import Index
 
 RUNS = 20
+UPSERT_POOL = 30
 # seconds a child may take to open the index and load its pipeline
 READY_TIMEOUT = 30.0
 
@@ -33,12 +34,13 @@ READY_TIMEOUT = 30.0
 # imports take a second or more each; the index itself is opened by each child after the fork).
 # A child writes "ready", then each id once Index.add returned (its acknowledgement), to its own
 # file with single write() calls: what a write put in the file survives the kill of the process.
+# In "upsert" mode the ids come from a pool of UPSERT_POOL, and each line is "id batch".
 LAUNCHER = textwrap.dedent("""
     import os, random, sys
     import learnsim
     from learnsim.index import Index
 
-    path, model = sys.argv[1], sys.argv[2]
+    path, model, mode, pool = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
     learnsim.load(model)
 
     def work(run, acks):
@@ -49,11 +51,19 @@ LAUNCHER = textwrap.dedent("""
         os.write(fd, b"ready\\n")
         batch = 0
         while True:
-            ids = [f"r{run}-b{batch}-{j}" for j in range(3)]
+            if mode == "add":
+                ids = [f"r{run}-b{batch}-{j}" for j in range(3)]
+            else:       # upsert: ids of a small pool, so most replace a live document
+                ids = [f"u{j:02d}" for j in rng.sample(range(pool), 3)]
             texts = [" ".join(f"w{rng.randrange(400):03d}" for _ in range(rng.randint(8, 30))) + f" w{run:03d}"
                      for _ in ids]
-            idx.add(texts, ids, [{"uid": i, "run": run} for i in ids])
-            os.write(fd, "".join(f"{i}\\n" for i in ids).encode())     # acknowledged: add returned
+            metas = [{"uid": i, "run": run, "batch": batch} for i in ids]
+            if mode == "add":
+                idx.add(texts, ids, metas)
+                os.write(fd, "".join(f"{i}\\n" for i in ids).encode())     # acknowledged: add returned
+            else:
+                idx.upsert(texts, ids, metas)
+                os.write(fd, "".join(f"{i} {batch}\\n" for i in ids).encode())
             batch += 1
             if batch % 7 == 0:
                 idx.compact()
@@ -112,13 +122,9 @@ def _run_child(launcher, run, acks, rng, err):
     return [line.decode() for line in lines[1:]]
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(os.name != "posix" or not hasattr(signal, "SIGKILL"), reason="needs POSIX and SIGKILL")
-def test_every_acknowledged_add_survives_kill_9_at_random_moments(tmp_path):
-    started = time.monotonic()
-    texts, _, ids, meta = corpus()
-    path = tmp_path / "index"
-    Index.build(path, model("mcd"), texts[:20], ids[:20], [dict(m, uid=i) for m, i in zip(meta, ids)][:20])
+def _kill_runs(tmp_path, path, mode, runs=RUNS):
+    """RUNS children writing to the index at ``path`` in ``mode``, each killed; the acknowledged
+    lines of each run, in order."""
     script = tmp_path / "launcher.py"
     script.write_text(LAUNCHER, encoding="utf-8")
     model_file = tmp_path / "model.npz"
@@ -127,11 +133,11 @@ def test_every_acknowledged_add_survives_kill_9_at_random_moments(tmp_path):
     acknowledged = []
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     with open(tmp_path / "children.err", "w+b") as err:
-        launcher = subprocess.Popen([sys.executable, str(script), str(path), str(model_file)],
+        launcher = subprocess.Popen([sys.executable, str(script), str(path), str(model_file), mode, str(UPSERT_POOL)],
                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, env=env)
         try:
-            for run in range(RUNS):
-                acknowledged += _run_child(launcher, run, tmp_path / f"acks-{run}", rng, err)
+            for run in range(runs):
+                acknowledged.append(_run_child(launcher, run, tmp_path / f"acks-{run}", rng, err))
         finally:
             launcher.stdin.close()
             try:
@@ -141,6 +147,17 @@ def test_every_acknowledged_add_survives_kill_9_at_random_moments(tmp_path):
                 launcher.wait()
             launcher.stdout.close()
     assert launcher.returncode == 0
+    return acknowledged
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.name != "posix" or not hasattr(signal, "SIGKILL"), reason="needs POSIX and SIGKILL")
+def test_every_acknowledged_add_survives_kill_9_at_random_moments(tmp_path):
+    started = time.monotonic()
+    texts, _, ids, meta = corpus()
+    path = tmp_path / "index"
+    Index.build(path, model("mcd"), texts[:20], ids[:20], [dict(m, uid=i) for m, i in zip(meta, ids)][:20])
+    acknowledged = [doc_id for run in _kill_runs(tmp_path, path, "add") for doc_id in run]
     assert len(acknowledged) == len(set(acknowledged))
     # the children got work done between the kills (most runs acknowledged something)
     assert len(acknowledged) >= 2 * RUNS, len(acknowledged)
@@ -173,4 +190,41 @@ def test_every_acknowledged_add_survives_kill_9_at_random_moments(tmp_path):
     reopened = Index.open(path)
     assert reopened.info()["segments"] == 1 and len(reopened) == len(idx)
     assert reopened.search("w001 w002 w003", k=1)[0]["id"] == "after"
+    assert time.monotonic() - started < 120
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.name != "posix" or not hasattr(signal, "SIGKILL"), reason="needs POSIX and SIGKILL")
+def test_every_acknowledged_upsert_survives_kill_9_with_one_live_document_per_id(tmp_path):
+    # upserts of ids from a small pool, most replacing a live document: after the kills, each id
+    # has exactly one live document, holding the last acknowledged text of it, or the text of the
+    # one upsert after it that the kill interrupted once it had committed (never an older one)
+    started = time.monotonic()
+    texts, _, _, _ = corpus()
+    path = tmp_path / "index"
+    seeded = [f"u{j:02d}" for j in range(0, UPSERT_POOL, 2)]       # half the pool is there at first
+    Index.build(path, model("mcd"), texts[:len(seeded)], seeded,
+                [{"uid": i, "run": -1, "batch": 0} for i in seeded]).close()
+    runs = _kill_runs(tmp_path, path, "upsert", runs=RUNS // 2)
+    last, in_flight = {}, {}
+    for run, lines in enumerate(runs):
+        batch = -1
+        for line in lines:
+            doc_id, b = line.split()
+            last[doc_id] = (run, int(b))
+            batch = int(b)
+        in_flight[run] = batch + 1          # the batch the kill may have cut after its commit
+    assert sum(map(len, runs)) >= 2 * len(runs)
+    idx = Index.open(path)
+    for seg in idx.segments:
+        seg.check()
+    live = [r[1] for rows in idx.store.live_rows() for r in rows]
+    assert len(live) == len(set(live)) == len(idx)          # one live document per id
+    for doc_id, (run, batch) in last.items():
+        text, meta = idx.document(doc_id)
+        assert meta["uid"] == doc_id
+        got = (meta["run"], meta["batch"])
+        assert got == (run, batch) or (got[0] >= run and got[1] == in_flight[got[0]]), (doc_id, got, (run, batch))
+        assert [h["id"] for h in idx.search(text, k=5, filter={"uid": doc_id})] == [doc_id]
+    assert idx.upsert(["w001 w002"], ["u00"]) == {"added": 0, "updated": 1}
     assert time.monotonic() - started < 120

@@ -226,14 +226,11 @@ def _change(args, index):
     if action == "add":
         ids, texts, metas = read_corpus(args.corpus, args.encoding_errors, args.quoting)
         if args.update:
-            known = [i for i in ids if _live(index, i)]
-            known_set = set(known)
-            new = [k for k, i in enumerate(ids) if i not in known_set]
-            if known:
-                pos = {i: k for k, i in enumerate(ids)}
-                index.update(known, [texts[pos[i]] for i in known], [metas[pos[i]] for i in known])
-            index.add([texts[k] for k in new], [ids[k] for k in new], [metas[k] for k in new])
-            result = {"added": len(new), "updated": len(known)}
+            # one transaction: a crash leaves every id either as it was or replaced, never both
+            try:
+                result = index.upsert(texts, ids, metas)
+            except ValueError as exc:
+                raise UsageError(f"{args.corpus}: {exc}") from None
         else:
             indexed = next((i for i in ids if _live(index, i)), None)
             if indexed is not None:

@@ -211,6 +211,31 @@ class DocumentStore:
             raise
         return seqs
 
+    def upsert(self, ids, texts, metas):
+        """Add the documents whose ids are new and replace the live ones, in one transaction;
+        returns (sequence numbers, how many were added, how many replaced). An id given twice is
+        a ValueError and nothing is written (which text would win is not the caller's to guess)."""
+        seen = set()
+        for doc_id in ids:
+            if doc_id in seen:
+                raise ValueError(f"id {doc_id!r} is given twice; an upsert takes each id once")
+            seen.add(doc_id)
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            seq = conn.execute("INSERT INTO writes(kind) VALUES ('upsert')").lastrowid
+            seqs, replaced = [], 0
+            for doc_id, text, meta in zip(ids, texts, metas):
+                replaced += conn.execute("UPDATE docs SET deleted_seq = ? WHERE id = ? AND deleted_seq IS NULL",
+                                         (seq, doc_id)).rowcount
+                seqs.append(conn.execute("INSERT INTO docs(id, text, meta) VALUES (?, ?, ?)",
+                                         (doc_id, text, meta)).lastrowid)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return seqs, len(seqs) - replaced, replaced
+
     # ------------------------------------------------------------------ reads
     def last_seq(self):
         row = self.conn.execute("SELECT MAX(seq) FROM docs").fetchone()

@@ -989,6 +989,43 @@ class Index:
             self._write_rows(seqs, rows)
 
     @_sqlite_guarded
+    def upsert(self, texts, ids=None, metadata=None):
+        """Add the documents whose ids are new and replace those already in the index, in one
+        transaction and one segment; returns ``{"added": n, "updated": m}``. Every document needs
+        an id; an id given twice is a
+        ValueError, and nothing is written. Once it returns, the change survives any crash: each
+        id then has exactly one live document, holding the text given here.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import learnsim
+        >>> from learnsim.index import Index
+        >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+        ...          "refund for a double charge", "app crashes on start", "crash after the update"]
+        >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])   # too few to check: warns
+        >>> index = Index.build(os.path.join(tempfile.mkdtemp(), "index"), model, texts)
+        >>> index.upsert(["charged two times", "refund not received"], ids=["3", "new"])
+        {'added': 1, 'updated': 1}
+        >>> len(index), index.document("3")[0]
+        (7, 'charged two times')
+        """
+        texts = _check_texts(texts)
+        ids = _check_ids(ids, len(texts))
+        if None in ids:
+            raise ValueError(f"upsert needs an id for every document; ids[{ids.index(None)}] is None")
+        metas = _check_metadatas(metadata, len(texts))
+        if not texts:
+            return {"added": 0, "updated": 0}
+        with self._lock():
+            self._begin_write()
+            self._flush_tail()
+            rows = self.pipeline.document_rows(texts, self.statistics)
+            seqs, added, replaced = self.store.upsert(ids, texts, metas)
+            self._write_rows(seqs, rows)
+        return {"added": int(added), "updated": int(replaced)}
+
+    @_sqlite_guarded
     def compact(self):
         """Merge the segments into one, dropping deleted documents (their tombstones too)."""
         with self._lock():

@@ -102,7 +102,7 @@ def _authorized(headers, key):
 
 def _is_write(method, path):
     return ((method == "POST" and path in ("/v1/docs", "/v1/reindex"))
-            or (method == "DELETE" and path.startswith("/v1/docs/")))
+            or (method in ("PUT", "DELETE") and path.startswith("/v1/docs/")))
 
 
 class _BodyLimit:
@@ -113,7 +113,7 @@ class _BodyLimit:
     3. a write (and, with ``protect_reads``, any route but ``/healthz`` and ``/openapi.json``)
        carries the API key (else 401), a write to a read-only service is 403;
     4. a POST or DELETE with an ``Origin`` header comes from this service's own origin or one of
-       ``cors_origins`` (else 403); a write POST is ``application/json`` (else 415);
+       ``cors_origins`` (else 403); a write POST or PUT is ``application/json`` (else 415);
     5. ``/v1/docs/...`` is routed by the raw path (see the module notes);
     6. a body over ``max_bytes`` gets 413, whether Content-Length says so or the bytes that arrive
        (chunked, or a lying header) do. The body is read here and replayed to the application,
@@ -211,7 +211,7 @@ class _BodyLimit:
             if origin.rstrip("/").lower() not in self.origins and origin.lower() != own:
                 return _error(403, f"a request from the origin {_short(origin)[:100]!r} is refused (cross-site); "
                                    "learnsim serve --cors-origin ORIGIN allows one")
-        if write and method == "POST":
+        if write and method in ("POST", "PUT"):
             media = (content_type or "").split(";", 1)[0].strip().lower()
             if media != "application/json":
                 return _error(415, "a write needs Content-Type: application/json"

@@ -31,10 +31,11 @@ _STATUSES = {
     ("post", "/v1/match"): (403, 422) + _INDEX,
     ("post", "/v1/explain"): (403, 422) + _INDEX,
     ("post", "/v1/docs"): (403, 409, 415, 422) + _INDEX,
+    ("put", "/v1/docs/{doc_id}"): (403, 409, 415, 422) + _INDEX,
     ("delete", "/v1/docs/{doc_id}"): (403, 404) + _INDEX,
     ("post", "/v1/reindex"): (403, 415, 422) + _INDEX,
 }
-_WRITES = {("post", "/v1/docs"), ("delete", "/v1/docs/{doc_id}"), ("post", "/v1/reindex")}
+_WRITES = {("post", "/v1/docs"), ("put", "/v1/docs/{doc_id}"), ("delete", "/v1/docs/{doc_id}"), ("post", "/v1/reindex")}
 _DESCRIPTIONS = {400: "Bad input: malformed JSON, a bad filter, a path that is not UTF-8; in plain text, a "
                       "request head over the HTTP parser's bound (about 80 KB)",
                  401: "No API key, or a wrong one", 403: "A write to a read-only service, or a foreign Origin",
@@ -127,6 +128,13 @@ def _openapi(app, keyed, protect_reads, max_query_chars, mixed_ids, can_match):
             if (method, path) == ("post", "/v1/reindex"):
                 op["requestBody"] = {"required": True, "description": "{} (or no body)", "content": {
                     "application/json": {"schema": {"type": "object", "maxProperties": 0}}}}
+    for key in (("put", "/v1/docs/{doc_id}"), ("post", "/v1/docs")):
+        # an upsert answers 201 when it added a document and 200 when it only replaced some
+        op = schema["paths"].get(key[1], {}).get(key[0])
+        if op is not None:
+            ok = op["responses"].get("201") or op["responses"].get("200") or {}
+            op["responses"]["201"] = dict(ok, description="Written: at least one document was new")
+            op["responses"]["200"] = dict(ok, description="Written: every document replaced one with its id (upsert)")
     for key, body in _SCORED.items():
         op = schema["paths"].get(key[1], {}).get(key[0])
         if op is not None:

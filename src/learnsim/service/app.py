@@ -20,6 +20,8 @@ scoring (and ``"search_score"``, what its search hits carry); an explanation (``
 ``explain=true``) carries ``"measure"`` and ``"higher_is_better"``, its ``"score"`` being the
 number (``Pipeline.explain``).
     POST   /v1/docs                      {"documents": [{"id", "text", "metadata"}, ...]} -> 201
+                                         ("mode": "upsert": replace the ids already there; 200 if none was new)
+    PUT    /v1/docs/{id}                 {"text": ..., "metadata": {...}}: add, or replace (201 / 200)
     DELETE /v1/docs/{id}
     POST   /v1/reindex                   (no body, or {})
     GET    /openapi.json                 the OpenAPI schema
@@ -114,7 +116,7 @@ import time
 from contextlib import asynccontextmanager, contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Literal, Optional, Union
 
 try:
     from fastapi import Depends, FastAPI, Query, Request
@@ -198,6 +200,13 @@ class DocumentIn(_Body):
 
 class AddRequest(_Body):
     documents: list[DocumentIn] = Field(min_length=1, max_length=MAX_DOCUMENTS)
+    # "add": an id already in the index is a 409; "upsert": it is replaced (Index.upsert)
+    mode: Literal["add", "upsert"] = "add"
+
+
+class PutRequest(_Body):
+    text: StrictStr
+    metadata: Optional[dict[str, Any]] = None
 
 
 def _mixed_ids_supported():
@@ -621,6 +630,23 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         docs = body.documents
         ids = [d.id for d in docs]
         given = [i is not None for i in ids]
+        if body.mode == "upsert":
+            if not all(given):
+                raise _fail(422, "an upsert gives every document an id")
+
+            def upsert(idx):
+                # Index.upsert returns once the change is durable: one transaction, one segment
+                try:
+                    counts = idx.upsert([d.text for d in docs], ids, [d.metadata for d in docs])
+                except ValueError as exc:
+                    if "given twice" in str(exc):
+                        raise _fail(409, str(exc)) from None
+                    raise
+                return counts, len(idx)
+
+            counts, n = await run(upsert, on=writer, until=deadline())
+            return _json({"ids": [str(i) for i in ids], **counts, "documents": n},
+                         status=201 if counts["added"] else 200)
         if any(given) and not all(given) and not mixed_ids:
             raise _fail(422, "give every document an id, or none (then the index numbers them)")
 
@@ -636,6 +662,14 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
 
         added, n = await run(write, on=writer, until=deadline())
         return _json({"ids": added, "added": len(added), "documents": n}, status=201)
+
+    @app.put("/v1/docs/{doc_id}", status_code=201)
+    async def put(doc_id: str, body: PutRequest, request: Request):
+        """Add the document with this id, or replace it: 201 when it was new, 200 when replaced."""
+        doc_id = doc_id_of(request, doc_id)
+        counts, n = await run(lambda idx: (idx.upsert([body.text], [doc_id], [body.metadata]), len(idx)),
+                              on=writer, until=deadline())
+        return _json({"id": doc_id, **counts, "documents": n}, status=201 if counts["added"] else 200)
 
     @app.delete("/v1/docs/{doc_id}")
     async def delete(doc_id: str, request: Request):
@@ -709,7 +743,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         from starlette.middleware.cors import CORSMiddleware
 
         app.add_middleware(CORSMiddleware, allow_origins=[o.rstrip("/") for o in cors_origins],
-                           allow_methods=["GET", "POST", "DELETE"],
+                           allow_methods=["GET", "POST", "PUT", "DELETE"],
                            allow_headers=["Authorization", "X-API-Key", "Content-Type"], max_age=600)
     # added last, so outermost: the Host, UTF-8, key, Origin and body checks come before all else
     app.add_middleware(_BodyLimit, max_bytes=int(max_body_bytes), hosts=hosts, key=key, read_only=read_only,
