@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from conftest import run_cli
-from encoder_fakes import HashedWordEncoder, register, topic_pairs
+from encoder_fakes import HashedWordEncoder, register, topic_pairs, topic_texts
 
 FAST = ["--dimensions", "4", "--max-iter", "20"]
 
@@ -42,10 +42,13 @@ def files(tmp_path_factory):
     graded.write_text("score\ttext_a\ttext_b\n" + "".join(
         f"{(4.0 if label else 1.0) + rng.uniform(-0.5, 0.5):.2f}\t{texts[i]}\t{texts[j]}\n" for i, j, label in rows),
         encoding="utf-8")
+    labelled = folder / "labelled.tsv"
+    topics = topic_texts(per_topic=14, seed=7)[1]
+    labelled.write_text("".join(f"{label}\t{t}\n" for label, t in zip(topics, texts)), encoding="utf-8")
     corpus = folder / "corpus.jsonl"
     corpus.write_text("".join(json.dumps({"id": f"d{i}", "text": t}) + "\n" for i, t in enumerate(texts)),
                       encoding="utf-8")
-    return {"pairs": pairs, "graded": graded, "corpus": corpus, "texts": texts}
+    return {"pairs": pairs, "graded": graded, "corpus": corpus, "texts": texts, "labelled": labelled}
 
 
 def _one_line_error(code, out, err):
@@ -136,6 +139,19 @@ def test_fit_search_index_match_and_evaluate_with_an_encoder(fake_encoder, files
     assert 0.5 < json.loads(out)["accuracy"] <= 1.0
     code, out, err = run_cli(["match", "--model", model, "--pairs", files["pairs"], "--json"])
     assert code == 0, err
+    code, out, err = run_cli(["match", "--model", model, "--corpus", files["corpus"], "--json"])
+    assert code == 0, err
+    # leave-one-out retrieval of labelled documents: the model's scoring (its lexical part over
+    # these documents' words) beside the encoder's cosine and BM25
+    code, out, err = run_cli(["evaluate", "--model", model, "--input", files["labelled"], "--json"])
+    assert code == 0, err
+    assert json.loads(out)["scoring"] == report_scoring(model)
+
+
+def report_scoring(model):
+    from learnsim.pipeline import Pipeline
+
+    return Pipeline.load(model).scoring
 
 
 def _ids_scores(result):

@@ -279,11 +279,18 @@ def run(args):
     _warn_empty_rows(X, "document", docs.texts)
 
     Xn = normalize(X, norm="l2")
-    scorer = pipeline.make_scorer().prepare(X)
+    scorer = pipeline.make_scorer()
+    L = None
+    if scorer.lexical_weight is not None:
+        from ..text import collection_vectors
+
+        # a sentence encoder's scoring mixed with the tf.idf cosine over these documents' words
+        L = collection_vectors(pipeline.lexical, docs.texts)[2]
+    scorer.prepare(X, L)
     block = scorer.block_rows()
 
     def learned_block(rows):
-        return scorer.closeness(X[rows])
+        return scorer.closeness(X[rows], None if L is None else L[rows])
 
     def cosine_block(rows):
         block = Xn[rows] @ Xn.T
@@ -309,8 +316,9 @@ def run(args):
         _print_json(summary)
         return 0
     print(f"Leave-one-out retrieval of {summary['clusters']} clusters: {summary['queries']} queries "
-          f"among {summary['documents']} documents. learned: {scorer.description}; cosine: the tf.idf cosine of "
-          "the model's vectoriser; bm25: Okapi BM25 (k1 1.5, b 0.6) on these documents' term counts. "
+          f"among {summary['documents']} documents. learned: {scorer.description}; cosine: the "
+          + ("cosine of the model's sentence encoder" if scorer.dense_input else "tf.idf cosine of the model's vectoriser")
+          + "; bm25: Okapi BM25 (k1 1.5, b 0.6) on these documents' term counts. "
           "Higher is better for every measure.\n")
     rows = [[MEASURE_TITLES[m], _fmt(methods["learned"][m]), _fmt(methods["cosine"][m]), _fmt(methods["bm25"][m]),
              _fmt(ratio[m], ".2f"), _fmt(ratio_bm25[m], ".2f")] for m in RETRIEVAL_MEASURES]
