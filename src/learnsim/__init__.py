@@ -16,20 +16,39 @@ __all__ = ["fit", "load", "Pipeline", "__version__"]
 
 
 def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, method=None, random_state=0,
-        **options):
+        columns=None, text=None, label=None, text_a=None, text_b=None, score=None, **options):
     """Fit a :class:`learnsim.pipeline.Pipeline` from texts and one kind of supervision.
+
+    Each of ``texts``, ``clusters``, ``pairs``, ``triplets`` and ``links`` may be a list, a
+    tuple, a numpy array or a pandas Series; a pandas DataFrame or a Hugging Face
+    ``datasets.Dataset`` (columns named by keyword or ``columns=``, else found under the
+    readers' names); what :func:`learnsim.datasets.read_pairs` or
+    :func:`learnsim.datasets.read_labelled_documents` return; or a file (.tsv, .csv, .jsonl,
+    .parquet): a :class:`pathlib.Path` anywhere, a ``str`` only for ``pairs`` (where texts go, a
+    str is a text). The same data in any form fits the same model; a missing value (NaN) in a
+    text or a label is an error naming it, never the text ``"nan"``.
 
     Parameters
     ----------
-    texts : list of str, optional
-        The texts the supervision indexes into (optional with ``pairs`` of texts).
+    texts : list of str, table, Documents or pathlib.Path, optional
+        The texts the supervision indexes into (optional with ``pairs`` of texts). A table's
+        ``text`` column (or ``text=``); with no supervision given, its ``label`` column (or
+        ``label=``) is the clusters.
     clusters, pairs, triplets, links
         Exactly one: a label per text (clusters), ``(i, j, label)`` or ``(text_a, text_b,
-        label)`` duplicate pairs, ``(anchor, closer, farther)`` index triplets, or ``(source,
-        target)`` links.
+        label)`` duplicate pairs (or a table, a pairs file, read_pairs' result), ``(anchor,
+        closer, farther)`` index triplets, or ``(source, target)`` links.
     method : {"mcd", "film", "linklearn", "relative"}, optional
         Default: mcd for clusters, film for pairs, relative for triplets, linklearn for links.
     random_state : int, default=0
+    columns : dict or str, optional
+        The columns of a table of pairs (``{"text_a": "q1", "text_b": "q2", "label": "dup"}``
+        or ``"text_a=q1,text_b=q2,label=dup"``, the roles of
+        :func:`learnsim.datasets.parse_columns`, as ``learnsim fit --columns``), or of a table
+        of documents (``{"text": ..., "label": ...}``).
+    text, label, text_a, text_b, score : str or int, optional
+        One column each, by name or position: ``text``, ``label`` of documents; ``text_a``,
+        ``text_b``, ``label`` (0/1) or ``score`` (graded) of pairs.
     **options
         The options of :func:`learnsim.fitting.fit` (``weighting``, ``lsi``, ``n_components``,
         ...); ``learnsim.fitting.fit`` also returns the fit's report.
@@ -56,12 +75,20 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, met
     >>> hits = model.search(texts[0], texts, k=3)
     >>> len(hits), hits[0]["corpus_id"]          # a text is its own nearest neighbour
     (3, 0)
+
+    The same from a pandas DataFrame, its columns named:
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"body": texts, "topic": labels})
+    >>> learnsim.fit(frame, text="body", label="topic").search(texts[0], texts, k=3) == hits
+    True
     """
     import importlib
 
     fitting = importlib.import_module("learnsim.fitting")
     return fitting.fit(texts, clusters=clusters, pairs=pairs, triplets=triplets, links=links, method=method,
-                       random_state=random_state, **options).pipeline
+                       random_state=random_state, columns=columns, text=text, label=label, text_a=text_a,
+                       text_b=text_b, score=score, **options).pipeline
 
 
 def load(path):

@@ -891,18 +891,34 @@ def fit_parts(texts=None, *, clusters=None, pairs=None, triplets=None, links=Non
 
 
 def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, method=None,
-        random_state=0, **options):
+        random_state=0, columns=None, text=None, label=None, text_a=None, text_b=None, score=None, **options):
     """Fit a text vectoriser and a metric as ``learnsim fit`` does: the pipeline and its report.
+
+    Every argument that holds data takes the forms of one rule (:mod:`learnsim._inputs`): a
+    list, a tuple, a numpy array or a pandas Series; a pandas DataFrame or a Hugging Face
+    ``datasets.Dataset`` with its columns named by keyword (``text=``, ``label=``; ``text_a=``,
+    ``text_b=``, ``label=``, ``score=`` for pairs) or ``columns=``; what
+    :func:`learnsim.datasets.read_pairs` and :func:`learnsim.datasets.read_labelled_documents`
+    return; or a file (.tsv, .csv, .jsonl, .parquet). A missing value (NaN) in a text or a
+    label is a ValueError naming it. The same data in any of these forms fits the same model.
 
     Parameters
     ----------
-    texts : list of str, optional
-        The documents. Needed for every kind of supervision except pairs of texts.
+    texts : list of str, table, Documents or pathlib.Path, optional
+        The documents. Needed for every kind of supervision except pairs of texts. A table
+        gives its ``text`` column (or ``text=``; a table of one column, that one); given with no
+        supervision, its ``label`` column (or ``label=``) is the clusters. A
+        :class:`pathlib.Path` is a documents file, read by
+        :func:`learnsim.datasets.read_labelled_documents` when its labels are the clusters, by
+        :func:`learnsim.datasets.read_documents` otherwise. A ``str`` is a text, never a file
+        name, and is refused as a single str.
     clusters : sequence of int, str or None, optional
         One label per text; ``-1``, ``"-1"`` or None: in no cluster (the text still shapes the
         features and the basis). Labels are compared as strings, as when read from a file; a
-        label with a single text counts as -1, and at least one label needs two texts.
-    pairs : sequence of tuples, optional
+        label with a single text counts as -1, and at least one label needs two texts. A
+        whole-number float label is its int (a pandas integer column with missing values is
+        float); NaN is an error (fill it with -1 for "in no cluster").
+    pairs : sequence of tuples, table, read_pairs' result, str or pathlib.Path, optional
         Labelled pairs, label 1 (or True) = duplicate, 0 (or False) = not: ``(i, j, label)`` with
         ``i``, ``j`` indices into ``texts`` (metric-learn style) or, when ``texts`` is None,
         ``(text_a, text_b, label)`` with two strings (the texts are then the distinct texts of the
@@ -910,13 +926,28 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, met
         score in place of the label (``(text_a, text_b, 3.8)``); any value other than 0 and 1
         makes the pairs graded. They train the graded learner of method "film" (the pair
         regression, checked against the input cosine by held-out Pearson correlation;
-        ``Pipeline.match`` then predicts a pair's score).
+        ``Pipeline.match`` then predicts a pair's score). A table's columns are found as
+        :func:`learnsim.datasets.read_pairs` finds them (``text_a``/``text_b``,
+        ``question1``/``question2``, ``label``/``is_duplicate``, ``score``, ...) or named by
+        ``text_a=``, ``text_b=``, ``label=`` / ``score=`` or ``columns=``; with ``texts`` given,
+        its two text columns hold indices into them. A str or a path is a pairs file read by
+        ``read_pairs`` (.tsv, .csv, .jsonl; .parquet with pandas and pyarrow).
     triplets : sequence of (int, int, int), optional
         ``(anchor, closer, farther)`` indices into ``texts``: the anchor is closer to the second
-        text than to the third. Three distinct texts each.
+        text than to the third. Three distinct texts each. A table: its columns ``anchor``,
+        ``closer``, ``farther``, or its three columns in order.
     links : sequence of (int, int), optional
         Hyperlinks ``(source, target)``, indices into ``texts``; a text linking to itself says
-        nothing about similarity and is dropped.
+        nothing about similarity and is dropped. A table: its columns ``source``, ``target``, or
+        its two columns in order.
+    columns : dict or str, optional
+        The columns of a table (or file) of pairs, ``{role: column}`` or ``"label=0,text_a=3,
+        text_b=4"`` as :func:`learnsim.datasets.parse_columns` reads them; of a table of
+        documents, ``{"text": ..., "label": ...}``.
+    text, label, text_a, text_b, score : str or int, optional
+        A column by name or 0-based position: ``text`` and ``label`` of a table of documents
+        (``texts``), ``text_a``, ``text_b``, ``label`` (0/1) or ``score`` (graded) of a table of
+        pairs.
     method : {"mcd", "film", "linklearn", "relative"}, optional
         Default: from the supervision: clusters -> "mcd", pairs -> "film", triplets ->
         "relative", links -> "linklearn". mcd and film learn from clusters or pairs; relative
@@ -1009,6 +1040,11 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, met
     >>> result.report["documents"], result.report["clusters"]
     (24, 3)
     """
+    from ._inputs import fit_inputs
+
+    texts, clusters, pairs, triplets, links = fit_inputs(
+        texts, clusters, pairs, triplets, links, columns=columns, text=text, label=label, text_a=text_a,
+        text_b=text_b, score=score)
     given = {name: value for name, value in (("clusters", clusters), ("pairs", pairs), ("triplets", triplets),
                                              ("links", links)) if value is not None}
     if len(given) != 1:
@@ -1254,7 +1290,12 @@ def _pair_values(rows):
 
 def _check_pairs(pairs, texts):
     """(texts, Pairs) of index pairs into ``texts`` or, with texts None, of pairs of texts."""
+    from ._inputs import is_pair_data
     from .supervision import Pairs
+
+    if is_pair_data(pairs):
+        # read by read_pairs (from a file, a table or by the caller): the texts are its own
+        return [str(t) for t in pairs.texts], pairs.pairs
 
     form = "(i, j, label)" if texts is not None else "(text_a, text_b, label)"
     rows = _check_sequence(pairs, "pairs", f"{form} tuples")

@@ -455,7 +455,10 @@ class Pipeline:
         ----------
         queries : str or list of str
         corpus : list of str
-            Term-weight models weight it with its own collection statistics.
+            Term-weight models weight it with its own collection statistics. Like every list
+            of texts a Pipeline takes, also a numpy array, a pandas Series, the text column of
+            a DataFrame or a datasets.Dataset (``text``, or its only column) or a documents file
+            as a :class:`pathlib.Path` (:mod:`learnsim._inputs`); ``corpus_id`` is the position.
         k : int, default=10
             Hits per query (at most the corpus' size: a larger k lists every text).
 
@@ -474,6 +477,8 @@ class Pipeline:
         queries = [queries] if single else queries
         k = _check_k(k)
         queries = _check_texts(queries, "queries")
+        # the list, not what was given: a Series' corpus[i] would be its label i, not its i-th text
+        corpus = _check_texts(corpus, "corpus")
         found = self._collection_search(corpus)
         depth = min(max(k, self.rerank.n_candidates) if self.rerank is not None else k, found.n_documents)
         idx, values = found.top_k(queries, depth)
@@ -718,6 +723,10 @@ def _rule_name(pipeline):
 
 # ---------------------------------------------------------------------------- argument checks
 def _check_texts(texts, name):
+    from ._inputs import texts_of
+
+    # a Series, an array, a table's text column, a documents file (pathlib.Path): the one rule
+    texts = texts_of(texts, name)
     if isinstance(texts, str):
         raise TypeError(f"{name} must be a list of str; got a single str (wrap it in a list: [text])")
     if isinstance(texts, (bytes, dict)) or not hasattr(texts, "__len__") or not hasattr(texts, "__iter__"):

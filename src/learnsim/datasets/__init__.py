@@ -45,7 +45,7 @@ from .documents import NO_CLUSTER, Documents, read_documents, read_labelled_docu
 from .flickr import load_flickr8k_captions
 from .ir import RetrievalCollection
 from .newsgroups import load_20newsgroups
-from .pairs import PAIR_ROLES, parse_columns, read_pairs
+from .pairs import PAIR_ROLES, pair_columns, parse_columns, read_pairs
 from .quora import load_quora_pairs
 from .smart import load_smart_collection, read_smart_collection
 from .sts import load_sts_benchmark
@@ -85,6 +85,7 @@ __all__ = [
     "load_wikispeedia",
     "make_clustered_corpus",
     "normalise_run_ids",
+    "pair_columns",
     "parse_columns",
     "read_documents",
     "read_labelled_documents",

@@ -26,7 +26,7 @@ from ._decode import DocumentFormatError, check_encoding_errors, decoded_lines
 
 _QUOTINGS = ("auto", "csv", "none")
 
-__all__ = ["PAIR_ROLES", "parse_columns", "read_pairs"]
+__all__ = ["PAIR_ROLES", "pair_columns", "parse_columns", "read_pairs"]
 
 #: The roles ``columns`` can give a column: one of ``label`` (binary) and ``score`` (graded),
 #: the two texts, and optionally the id of each text and of the pair.
@@ -285,6 +285,47 @@ def _resolve(columns, names, where):
                                       "by position")
         resolved[role] = hits[0]
     return resolved
+
+
+def pair_columns(names, columns=None, *, where="the data"):
+    """The position of each role of a pair among the column ``names`` of a table, chosen as
+    :func:`read_pairs` chooses them: by ``columns`` (names or positions, see
+    :func:`parse_columns`), else by the recognised header names (``text_a``/``text_b``,
+    ``question1``/``question2``, ``label``/``is_duplicate``, ``score``, ...).
+
+    Returns
+    -------
+    dict
+        ``{role: position}``.
+
+    Raises
+    ------
+    DocumentFormatError
+        A name that is no column, a name two columns share, two columns that could both hold a
+        role (``question1`` and ``text_a``), or, without ``columns``, no recognised layout.
+
+    Examples
+    --------
+    >>> from learnsim.datasets import pair_columns
+    >>> pair_columns(["qid", "question1", "question2", "is_duplicate"])
+    {'text_a': 1, 'text_b': 2, 'label': 3}
+    >>> pair_columns(["q1", "q2", "dup"], {"text_a": "q1", "text_b": "q2", "label": "dup"})
+    {'text_a': 0, 'text_b': 1, 'label': 2}
+    """
+    names = [str(n) for n in names]
+    if columns is not None:
+        return _resolve(parse_columns(columns), names, where)
+    roles = _layout_from_names(names)
+    if roles is not None:
+        return roles
+    lowered = [n.strip().lower() for n in names]
+    for role, synonyms in _HEADER_NAMES.items():
+        hits = [names[i] for i, n in enumerate(lowered) if n in synonyms]
+        if len(hits) > 1:
+            raise DocumentFormatError(f"{where}: the columns {' and '.join(map(repr, hits))} could each be {role}; "
+                                      f"name the one to use ({role}=...), or {_COLUMNS_HINT}")
+    raise DocumentFormatError(f"{where}: the columns {', '.join(map(repr, names))} are not a recognised pair "
+                              f"layout; name them (text_a=..., text_b=..., label=... or score=...), or {_COLUMNS_HINT}")
 
 
 # ------------------------------------------------------------------------ row parsing

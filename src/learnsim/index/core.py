@@ -25,6 +25,7 @@ writers): see :mod:`learnsim.index._integrity`.
 """
 from __future__ import annotations
 
+import numbers
 import os
 import shutil
 import threading
@@ -33,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._inputs import as_id, index_inputs, is_table, texts_of
 from .._utils.files import sha256_file
 from ._ann import AnnSearch, ann_config, check_ann_config, search_info, write_segment_of
 from ._batch import best_k_dense_batch, dense_batch_applies
@@ -59,6 +61,7 @@ _PLAN_CHECK = 64
 
 
 def _check_texts(texts, what="texts"):
+    texts = texts_of(texts, what)
     if isinstance(texts, str):
         raise TypeError(f"{what} must be a list of str, not a single str (wrap it in a list)")
     try:
@@ -74,15 +77,14 @@ def _check_texts(texts, what="texts"):
 def _check_ids(ids, n):
     if ids is None:
         return [None] * n
-    if isinstance(ids, str):
-        raise TypeError("ids must be a list of str, not a single str")
+    if isinstance(ids, (str, int)):
+        raise TypeError(f"ids must be a list of ids (str or int), not a single {type(ids).__name__}")
     ids = list(ids)
     if len(ids) != n:
         raise ValueError(f"got {len(ids)} ids for {n} texts")
-    for i, x in enumerate(ids):
-        # None: numbered by the index (its sequence number), as when no ids are given at all
-        if x is not None and (not isinstance(x, str) or not x):
-            raise TypeError(f"ids[{i}] must be a non-empty str or None; got {x!r}")
+    # str or int, stored as str (7 and "7" are one id); None: numbered by the index (its sequence
+    # number), as when no ids are given at all
+    ids = [as_id(x, f"ids[{i}]") for i, x in enumerate(ids)]
     given = [x for x in ids if x is not None]
     if len(set(given)) != len(given):
         seen, dup = set(), None
@@ -93,6 +95,11 @@ def _check_ids(ids, n):
             seen.add(x)
         raise ValueError(f"id {dup!r} is given twice")
     return ids
+
+
+def _doc_id(doc_id):
+    # an id to look up: any str as given (an unknown one is a KeyError), an int as its str
+    return doc_id if isinstance(doc_id, str) else as_id(doc_id)
 
 
 def _check_metadatas(metadata, n):
@@ -165,8 +172,17 @@ class Index:
 
     # ------------------------------------------------------------------ building and opening
     @classmethod
-    def build(cls, path, pipeline, texts, ids=None, metadata=None, *, dtype=None, overwrite=False, ann="auto"):
+    def build(cls, path, pipeline, texts, ids=None, metadata=None, *, text=None, columns=None, dtype=None,
+              overwrite=False, ann="auto"):
         """Index ``texts`` under ``pipeline`` in a new directory ``path``.
+
+        ``texts``, ``ids`` and ``metadata`` take the forms of learnsim's one input rule
+        (:mod:`learnsim._inputs`, as :func:`learnsim.fit`): lists, numpy arrays and pandas
+        Series; a pandas DataFrame or a Hugging Face ``datasets.Dataset`` as ``texts``, with
+        its text, id and metadata columns; what :func:`learnsim.datasets.read_documents`
+        returns; a documents file as a :class:`pathlib.Path` (.tsv, .txt, .csv, .jsonl,
+        .parquet), read with its ids and metadata. A ``str`` as texts is refused (a single str),
+        never read as a file name.
 
         Parameters
         ----------
@@ -174,12 +190,23 @@ class Index:
             A directory that does not exist or is empty (or any index with ``overwrite=True``).
         pipeline : learnsim.pipeline.Pipeline or str or Path
             The fitted pipeline, or a model file written by ``learnsim fit``.
-        texts : list of str
-        ids : list of str or None, optional
-            Unique ids; by default (and for a None entry) the sequence number of each document as
-            a string ("1", "2", ...), skipping any number a document was given as its id.
-        metadata : list of dict or None, optional
-            JSON metadata of each document, for filters.
+        texts : list of str, table, Documents or pathlib.Path
+            A table gives its ``text`` column (or ``text=``; a table of one column, that one);
+            a missing value (NaN) is a ValueError naming the column and row.
+        ids : list of (str, int or None), or a column name, optional
+            Unique ids: a str, or an int (numpy integers too; not bool or float) stored and
+            returned as its decimal str, so ``7`` and ``"7"`` are the same id (given twice, an
+            error). By default (and for a None entry) the sequence number of each document as
+            a string ("1", "2", ...), skipping any number a document was given as its id. With a
+            table as texts, the name of its id column (default: its ``id`` column, if any).
+        metadata : list of dict or None, or column names, optional
+            JSON metadata of each document, for filters. With a table as texts: a list of column
+            names (each row's metadata is ``{column: value}``, a missing cell left out) or the
+            name of a column of dicts (default: its ``metadata`` column, if any).
+        text : str or int, optional
+            The text column of a table, by name or position.
+        columns : dict or str, optional
+            The columns of a table by role, ``{"text": ..., "id": ..., "metadata": [...]}``.
         dtype : {"float32", "float64"}, optional
             Of the stored rows. Default: float32 for the cosine and term-weight models (their
             scores are within 1e-6 of float64), float64 for the distance models (a distance
@@ -216,6 +243,7 @@ class Index:
         path = Path(path)
         if not isinstance(pipeline, Pipeline):
             pipeline = Pipeline.load(pipeline)
+        texts, ids, metadata = index_inputs(texts, ids, metadata, text=text, columns=columns)
         texts = _check_texts(texts)
         if not texts:
             raise ValueError("an index needs at least one text to build from (its collection statistics)")
@@ -719,14 +747,15 @@ class Index:
 
     @_sqlite_guarded
     def document(self, doc_id):
-        """(text, metadata) of a live document."""
-        seq = self.store.live_seq_of(doc_id)
+        """(text, metadata) of a live document (``doc_id`` a str, or an int: its decimal str)."""
+        seq = self.store.live_seq_of(_doc_id(doc_id))
         _, text, meta = self.store.documents([seq])[seq]
         return text, meta
 
     @_sqlite_guarded
     def more_like(self, doc_id, k=10, *, filter=None):
         """The k documents closest to the document ``doc_id`` (itself excluded)."""
+        doc_id = _doc_id(doc_id)
         k = _check_k(k)
 
         def read():
@@ -860,9 +889,10 @@ class Index:
         self._load()
 
     @_sqlite_guarded
-    def add(self, texts, ids=None, metadata=None):
-        """Add documents; returns their ids (``ids`` as in :meth:`build`: a None entry, or no
-        ids, is numbered by the index). Once it returns, they survive any crash (see the notes).
+    def add(self, texts, ids=None, metadata=None, *, text=None, columns=None):
+        """Add documents; returns their ids as str (``texts``, ``ids``, ``metadata``, ``text`` and
+        ``columns`` as in :meth:`build`: a table, a file, int ids; a None entry, or no ids, is
+        numbered by the index). Once it returns, they survive any crash (see the notes).
         Their rows use the statistics of the last build or reindex.
 
         Examples
@@ -876,9 +906,12 @@ class Index:
         >>> index = Index.build(os.path.join(tempfile.mkdtemp(), "index"), model, texts)
         >>> index.add(["the app freezes", "refund please"], ids=["t1", None])
         ['t1', '8']
-        >>> len(index)
-        8
+        >>> index.add(["refund twice"], ids=[42])        # an int id is its str
+        ['42']
+        >>> len(index), index.document("42") == index.document(42)
+        (9, True)
         """
+        texts, ids, metadata = index_inputs(texts, ids, metadata, text=text, columns=columns)
         texts = _check_texts(texts)
         ids = _check_ids(ids, len(texts))
         metas = _check_metadatas(metadata, len(texts))
@@ -961,18 +994,23 @@ class Index:
         >>> index.delete("no such id", missing_ok=True)
         0
         """
-        ids = [ids] if isinstance(ids, str) else list(ids)
-        for i, x in enumerate(ids):
-            if not isinstance(x, str):
-                raise TypeError(f"ids[{i}] must be a str; got {type(x).__name__}")
+        single = isinstance(ids, str) or (isinstance(ids, numbers.Integral) and not isinstance(ids, bool))
+        ids = [ids] if single else list(ids)
+        ids = [x if isinstance(x, str) else as_id(x, f"ids[{i}]") for i, x in enumerate(ids)]
+        if None in ids:
+            raise TypeError(f"ids[{ids.index(None)}] must be a str or an int; got None")
         with self._lock():
             n = self.store.delete(ids, missing_ok=missing_ok)
             self._refresh_deleted()
         return n
 
     @_sqlite_guarded
-    def update(self, ids, texts, metadata=None):
-        """Replace the texts (and metadata) of live documents, keeping their ids."""
+    def update(self, ids, texts=None, metadata=None, *, text=None, columns=None):
+        """Replace the texts (and metadata) of live documents, keeping their ids (the forms of
+        :meth:`build`; ``update(frame)`` takes the ids from the table's ``id`` column)."""
+        if texts is None and (is_table(ids) or isinstance(ids, os.PathLike) or hasattr(ids, "texts")):
+            texts, ids = ids, None      # a table, a file or a Documents: its own ids
+        texts, ids, metadata = index_inputs(texts, ids, metadata, text=text, columns=columns, need_ids=True)
         texts = _check_texts(texts)
         ids = _check_ids(ids, len(texts))
         if None in ids:
@@ -989,10 +1027,10 @@ class Index:
             self._write_rows(seqs, rows)
 
     @_sqlite_guarded
-    def upsert(self, texts, ids=None, metadata=None):
+    def upsert(self, texts, ids=None, metadata=None, *, text=None, columns=None):
         """Add the documents whose ids are new and replace those already in the index, in one
         transaction and one segment; returns ``{"added": n, "updated": m}``. Every document needs
-        an id; an id given twice is a
+        an id (the forms of :meth:`build`: a table or file gives its own); an id given twice is a
         ValueError, and nothing is written. Once it returns, the change survives any crash: each
         id then has exactly one live document, holding the text given here.
 
@@ -1010,6 +1048,7 @@ class Index:
         >>> len(index), index.document("3")[0]
         (7, 'charged two times')
         """
+        texts, ids, metadata = index_inputs(texts, ids, metadata, text=text, columns=columns, need_ids=True)
         texts = _check_texts(texts)
         ids = _check_ids(ids, len(texts))
         if None in ids:

@@ -116,13 +116,13 @@ import time
 from contextlib import asynccontextmanager, contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional, Union
 
 try:
     from fastapi import Depends, FastAPI, Query, Request
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import HTMLResponse, Response
-    from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
+    from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
     from starlette.exceptions import HTTPException
     from starlette.routing import Match
 except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -193,7 +193,9 @@ class ExplainRequest(_Body):
 
 
 class DocumentIn(_Body):
-    id: Optional[StrictStr] = Field(None, min_length=1, max_length=1000)
+    # a str or an int, as Index.add takes ids: stored and answered as a str (7 and "7" are one id)
+    id: Optional[Union[Annotated[StrictStr, Field(min_length=1, max_length=1000)],
+                       Annotated[StrictInt, Field(ge=-10 ** 18, le=10 ** 18)]]] = None
     text: StrictStr
     metadata: Optional[dict[str, Any]] = None
 

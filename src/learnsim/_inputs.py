@@ -1,0 +1,662 @@
+"""One rule for the collections that learnsim's fit and index entry points take.
+
+:func:`learnsim.fit` (texts, clusters, pairs, triplets, links), :class:`learnsim.index.Index`
+(``build``, ``add``, ``update``: texts, ids, metadata) and the :class:`learnsim.pipeline.Pipeline`
+methods that take texts convert what they are given here, and nowhere else:
+
+- lists, tuples and numpy arrays, as before;
+- pandas Series (their values, in order: the index is ignored);
+- tables: a pandas DataFrame or a Hugging Face ``datasets.Dataset``, whose columns are named by
+  keyword (``text=``, ``label=``, ``ids=``, ``metadata=`` for documents; ``text_a=``,
+  ``text_b=``, ``label=``, ``score=`` for pairs, the roles of
+  :func:`learnsim.datasets.parse_columns`) or by a ``columns=`` mapping, and otherwise found
+  under the names the readers use (``text``, ``label``, ``id``, ``metadata``; the pair headers
+  :func:`learnsim.datasets.read_pairs` recognises);
+- what :func:`learnsim.datasets.read_pairs` (and the pair loaders) and
+  :func:`learnsim.datasets.read_documents` / ``read_labelled_documents`` return;
+- files, read by those readers (``.tsv``, ``.txt``, ``.csv``, ``.jsonl``, ``.ndjson``), or by
+  pandas and pyarrow (``.parquet``): a :class:`pathlib.Path` wherever a collection goes, and a
+  ``str`` only where no text can stand (``pairs=``). Where texts go a ``str`` is a text, never
+  a file name: ``fit("train.tsv", ...)`` is refused as a single str rather than read.
+
+A missing value (NaN, ``pd.NA``) in a text, label or id is an error naming the column and the
+row, never the text ``"nan"``; ``None`` keeps its meaning (a label None is in no cluster, an id
+None is numbered by the index).
+
+Ids are str or int (numpy integers too; not bool, not float) and are stored and returned as
+str: ``7`` and ``"7"`` are the same id (:func:`as_id`).
+
+pandas and datasets are recognised by their attributes and never imported here (``import
+learnsim`` and a fit from lists work without them); pandas is imported to read a ``.parquet``
+file only.
+"""
+from __future__ import annotations
+
+import numbers
+import os
+from pathlib import Path
+
+__all__ = ["as_id", "fit_inputs", "index_inputs", "labels_of", "pairs_of", "texts_of"]
+
+# the roles of a document's columns, and the column each is looked for under when not named
+DOCUMENT_ROLES = ("text", "label", "id", "metadata")
+_PAIR_TEXT_ROLES = ("text_a", "text_b")
+_VALUE_ROLES = ("label", "score")
+
+
+# ============================================================================ the forms
+def _is_dataframe(obj):
+    return hasattr(obj, "columns") and hasattr(obj, "itertuples") and hasattr(obj, "iloc")
+
+
+def _is_hf_dataset(obj):
+    # datasets.Dataset and IterableDataset have both; a DatasetDict has a dict of column names
+    if not hasattr(obj, "column_names") or _is_dataframe(obj):
+        return False
+    return hasattr(obj, "features") or isinstance(obj.column_names, dict)
+
+
+def is_table(obj):
+    """Whether ``obj`` is a table of named columns: a pandas DataFrame or a datasets.Dataset."""
+    return _is_dataframe(obj) or _is_hf_dataset(obj)
+
+
+def _is_documents(obj):
+    # learnsim.datasets.Documents (read_documents, read_labelled_documents), not imported here:
+    # that would load the readers (and scikit-learn) for every list of texts
+    return all(hasattr(obj, a) for a in ("texts", "ids", "labels", "line_numbers")) and not is_table(obj)
+
+
+def _is_pair_bunch(obj):
+    # what read_pairs and the pair loaders return: the distinct texts and the Pairs into them
+    return hasattr(obj, "texts") and hasattr(obj, "pairs") and not is_table(obj) and not _is_documents(obj)
+
+
+def _is_array(obj):
+    # numpy arrays and pandas Series (and Index): values in order, the Series index ignored
+    return hasattr(obj, "ndim") and hasattr(obj, "tolist") and not isinstance(obj, (str, bytes))
+
+
+def is_missing(value):
+    """NaN (float or numpy), ``pd.NA`` and ``pd.NaT``: a missing cell; ``None`` is not one."""
+    if isinstance(value, numbers.Number):
+        try:
+            return value != value
+        except TypeError:   # pragma: no cover - a number that cannot compare
+            return False
+    return type(value).__name__ in ("NAType", "NaTType")
+
+
+def _kind(obj):
+    if _is_dataframe(obj):
+        return "a DataFrame"
+    if _is_hf_dataset(obj):
+        return "a datasets.Dataset"
+    return type(obj).__name__
+
+
+def _plain(value):
+    """Python values of a cell: numpy scalars and arrays (parquet list columns) as int, float,
+    list; dicts and lists converted inside."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        return _plain(value.tolist()) if hasattr(value, "ndim") and value.ndim else value.tolist()
+    return value
+
+
+def _first_missing(values):
+    return next((i for i, v in enumerate(values) if is_missing(v)), None)
+
+
+class Table:
+    """The columns of a pandas DataFrame or a datasets.Dataset, read without importing either.
+
+    Parameters
+    ----------
+    source : pandas.DataFrame or datasets.Dataset
+    what : str
+        How messages name it (``"pairs"``, ``"texts"``).
+    """
+
+    def __init__(self, source, what):
+        self.what = what
+        if _is_dataframe(source):
+            self.kind = "DataFrame"
+            keys = list(source.columns)
+            self._get = lambda key: source[key].tolist()
+        else:
+            names = source.column_names
+            if isinstance(names, dict):
+                splits = ", ".join(map(repr, names))
+                raise TypeError(f"{what} is a datasets.DatasetDict of splits ({splits}); pass one split, e.g. "
+                                f"{what}=ds[{next(iter(names), 'train')!r}]")
+            if not hasattr(source, "__len__") or names is None:
+                raise TypeError(f"{what} is a streamed datasets.IterableDataset: it has no length to read; "
+                                "load it as a Dataset (datasets.Dataset.from_list(list(ds)), or "
+                                "load_dataset(..., streaming=False))")
+            self.kind = "Dataset"
+            keys = list(names)
+            self._get = lambda key: _values(source[key])
+        self.keys = keys
+        self.names = [str(k) for k in keys]
+        self.n = len(source)
+        self._cache = {}
+
+    def column(self, position):
+        """The values of the column at ``position``, as Python values."""
+        if position not in self._cache:
+            self._cache[position] = list(self._get(self.keys[position]))
+        return self._cache[position]
+
+    def describe(self):
+        return ", ".join(map(repr, self.names)) or "none"
+
+    def find(self, role, given=None, defaults=(), required=True, only=False):
+        """The position of the column of ``role``: ``given`` (a name or a 0-based position), else
+        the first of ``defaults`` present, else (``only``) the table's only column; None when
+        it is not there and not ``required``."""
+        if given is not None:
+            if isinstance(given, bool) or not isinstance(given, (str, numbers.Integral)):
+                raise TypeError(f"{role}= must name a column of {self.what} (a str) or give its position (an int); "
+                                f"got {type(given).__name__} {given!r}")
+            if isinstance(given, numbers.Integral):
+                if not 0 <= given < len(self.names):
+                    raise ValueError(f"{role}={given}: {self.what} has {len(self.names)} column(s), positions "
+                                     f"0..{len(self.names) - 1}")
+                return int(given)
+            position = self._lookup(given, role)
+            if position is None:
+                raise ValueError(f"{self.what} has no column named {given!r} (for {role}); its columns are "
+                                 f"{self.describe()}")
+            return position
+        for name in defaults:
+            position = self._lookup(name, role)
+            if position is not None:
+                return position
+        if only and len(self.names) == 1:
+            return 0
+        if required:
+            looked = " or ".join(map(repr, defaults)) if defaults else "its"
+            raise ValueError(f"{self.what} ({self.kind}) has no {looked} column for {role} (its columns are "
+                             f"{self.describe()}); name it: {role}='...'")
+        return None
+
+    def _lookup(self, name, role):
+        exact = [i for i, n in enumerate(self.names) if n == name]
+        if not exact:
+            exact = [i for i, n in enumerate(self.names) if n.strip().lower() == str(name).strip().lower()]
+        if len(exact) > 1:
+            raise ValueError(f"{self.what}: {len(exact)} columns are named {name!r} (for {role}), which is ambiguous; "
+                             "rename them, or give the column's position")
+        return exact[0] if exact else None
+
+    def present(self, position, role):
+        """The values of a column in which no cell is missing."""
+        values = self.column(position)
+        row = _first_missing(values)
+        if row is not None:
+            name = self.names[position]
+            raise ValueError(f"{self.what}: column {name!r} ({role}), row {row}, is missing (NaN); a missing {role} is "
+                             f"never read as the text 'nan': drop or fill those rows (e.g. "
+                             f"df.dropna(subset=[{name!r}]))")
+        return values
+
+
+def _values(column):
+    """A datasets.Dataset column as a list (a list, a datasets Column, or an array in a numpy
+    format)."""
+    if hasattr(column, "tolist"):
+        return column.tolist()
+    return list(column)
+
+
+# ============================================================================ files
+def _suffix(path):
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] == ".gz" and len(suffixes) > 1:
+        return suffixes[-2]
+    return suffixes[-1] if suffixes else ""
+
+
+def read_parquet(path):
+    """A ``.parquet`` file as a pandas DataFrame (pandas and pyarrow needed: a clear ImportError
+    names them)."""
+    path = Path(path).expanduser()
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    try:
+        import pandas as pd
+    except ImportError:
+        raise ImportError(f"{path}: reading a .parquet file needs pandas and pyarrow: pip install pandas pyarrow") \
+            from None
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise ImportError(f"{path}: reading a .parquet file needs pyarrow: pip install pyarrow") from None
+    return pd.read_parquet(path, engine="pyarrow")
+
+
+def _documents_file(path, labelled, what):
+    """Documents (or a DataFrame, for .parquet) of a documents file."""
+    path = Path(path).expanduser()
+    if _suffix(path) == ".parquet":
+        return read_parquet(path)
+    from .datasets import read_documents, read_labelled_documents
+
+    return (read_labelled_documents if labelled else read_documents)(path)
+
+
+# ============================================================================ texts, labels, ids
+def texts_of(values, name="texts"):
+    """The list of texts ``values`` is, by the rule: a Series or 1-d array, the text column of a
+    table (``text``, or its only column), the texts of a Documents, a documents file given as a
+    :class:`pathlib.Path`. A missing value is a ValueError naming it; anything else (a str, a
+    dict, a list) is returned as given, for the caller's own checks.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> texts_of(np.array(["a b", "c d"]))
+    ['a b', 'c d']
+    >>> texts_of(["a b", float("nan")])
+    Traceback (most recent call last):
+        ...
+    ValueError: texts[1] is missing (NaN): give a str (drop or fill the missing texts)
+    """
+    if isinstance(values, os.PathLike):
+        values = _documents_file(values, False, name)
+    if _is_documents(values):
+        values = list(values.texts)
+    elif is_table(values):
+        table = Table(values, name)
+        position = table.find("text", None, ("text",), required=False, only=True)
+        if position is None:
+            raise ValueError(f"{name} ({table.kind}) has no 'text' column (its columns are {table.describe()}): "
+                             f"pass its column of texts ({name}=df['...']) or name it 'text'")
+        return table.present(position, "text")
+    elif _is_array(values):
+        if values.ndim != 1:
+            raise ValueError(f"{name} must be one-dimensional (one text per entry); got an array of shape "
+                             f"{tuple(values.shape)}")
+        values = values.tolist()
+    if isinstance(values, (list, tuple)):
+        row = _first_missing(values)
+        if row is not None:
+            raise ValueError(f"{name}[{row}] is missing (NaN): give a str (drop or fill the missing texts)")
+    return values
+
+
+def labels_of(values, name="clusters"):
+    """Cluster labels by the rule: a Series or array as its values, whole-number floats (a
+    pandas integer column with missing values turns float) as their int; a missing value is a
+    ValueError (a text in no cluster has the label None or -1)."""
+    if is_table(values):
+        raise TypeError(f"{name} is {_kind(values)}: pass its label column ({name}=df['label']), or pass the "
+                        "table as texts and name its label column (label='...')")
+    if _is_array(values):
+        values = values.tolist()
+    if not isinstance(values, (list, tuple)):
+        return values
+    out = []
+    for i, label in enumerate(values):
+        if is_missing(label):
+            raise ValueError(f"{name}[{i}] is missing (NaN); a text in no cluster has the label None or -1 "
+                             "(fill the missing labels, e.g. .fillna(-1))")
+        if isinstance(label, float) and label.is_integer():
+            label = int(label)
+        out.append(label)
+    return out
+
+
+def as_id(value, where="id"):
+    """A document id by the rule: a non-empty str, or an int (numpy integers too; not bool, not
+    float) as its decimal str, so that ``7`` and ``"7"`` are the same id; None stays None (the
+    index numbers the document).
+
+    Examples
+    --------
+    >>> as_id(7), as_id("7"), as_id("a/b"), as_id(None)
+    ('7', '7', 'a/b', None)
+    >>> as_id(7.0)
+    Traceback (most recent call last):
+        ...
+    TypeError: id must be a non-empty str or an int (7 and '7' are the same id); got float 7.0 ...
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if not value:
+            raise TypeError(f"{where} must be a non-empty str or an int; got ''")
+        return str(value)
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return str(int(value))
+    if is_missing(value):
+        raise ValueError(f"{where} is missing (NaN); give an id (a str or an int) or None (the index numbers "
+                         "the document)")
+    hint = ""
+    if isinstance(value, float):
+        hint = " (a pandas integer column with missing values turns float: fill them, or .astype('Int64'))"
+    raise TypeError(f"{where} must be a non-empty str or an int (7 and '7' are the same id); got "
+                    f"{type(value).__name__} {value!r}{hint}")
+
+
+def _listed(values):
+    """A Series or an array as a list; anything else as given."""
+    return values.tolist() if _is_array(values) and getattr(values, "ndim", 1) == 1 else values
+
+
+# ============================================================================ documents
+class DocumentsInput:
+    """The texts, labels, ids and metadata of documents given as a table, a file or a
+    Documents; each None where the source has none."""
+
+    def __init__(self, texts, labels=None, ids=None, metadata=None):
+        self.texts, self.labels, self.ids, self.metadata = texts, labels, ids, metadata
+
+
+def _document_columns(columns, keywords):
+    """``{role: column}`` of a documents ``columns=`` (a dict, or ``"text=body,id=doc"``) and the
+    keywords given (``text=`` ...); a role named twice is a ValueError."""
+    spec = {}
+    if columns is not None:
+        if isinstance(columns, str):
+            items = []
+            for item in columns.split(","):
+                role, eq, column = item.partition("=")
+                if not eq or not column.strip():
+                    raise ValueError(f"columns {columns!r}: {item.strip()!r} is not role=column, e.g. 'text=body'")
+                column = column.strip()
+                items.append((role.strip(), int(column) if column.isdigit() else column))
+        elif isinstance(columns, dict):
+            items = list(columns.items())
+        else:
+            raise TypeError(f"columns must be a dict {{role: column}} or a string such as 'text=body,id=doc_id'; "
+                            f"got {type(columns).__name__}")
+        for role, column in items:
+            role = "id" if role == "ids" else role
+            if role not in DOCUMENT_ROLES:
+                raise ValueError(f"columns: unknown role {role!r}; the roles of documents are "
+                                 f"{', '.join(DOCUMENT_ROLES)}")
+            spec[role] = column
+    for role, column in keywords.items():
+        if column is None:
+            continue
+        if role in spec:
+            raise ValueError(f"the {role} column is named twice: by columns= and by {role}=")
+        spec[role] = column
+    return spec
+
+
+def documents_of(source, *, name="texts", columns=None, labelled=False, **keywords):
+    """The documents of a table, a file (a :class:`pathlib.Path`) or a Documents, or None for
+    any other ``source`` (a list of texts: the caller's).
+
+    ``keywords``: ``text``, ``label``, ``ids`` (a column name, or a sequence of ids), ``metadata``
+    (a list of column names, the name of a column of dicts, or a sequence of dicts). Without
+    them a table's columns are ``text`` (or its only column), ``label`` (needed when
+    ``labelled``), ``id`` and ``metadata`` (a column of dicts), where present.
+    """
+    if isinstance(source, os.PathLike):
+        source = _documents_file(source, labelled, name)
+        if not is_table(source):
+            given = [k + "=" for k in ("text", "label") if keywords.get(k) is not None]
+            if given or columns is not None:
+                raise TypeError(f"{' and '.join(given) or 'columns='} choose the columns of a table; a {name} file "
+                                "is read in its own layout (learnsim.datasets.read_documents)")
+    if _is_documents(source):
+        labels = source.labels
+        if labelled and labels is None:
+            raise ValueError(f"{name}: the documents have no labels; give clusters= (one label per text) or "
+                             "read them with read_labelled_documents")
+        ids = keywords.get("ids")
+        ids = list(source.ids) if ids is None else _listed(ids)
+        metadata = keywords.get("metadata")
+        metadata = source.metadata if metadata is None else _listed(metadata)
+        return DocumentsInput(list(source.texts), None if labels is None else list(labels), ids,
+                              None if metadata is None else list(metadata))
+    if not is_table(source):
+        return None
+    table = Table(source, name)
+    ids, metadata = keywords.get("ids"), keywords.get("metadata")
+    named = {"text": keywords.get("text"), "label": keywords.get("label")}
+    if isinstance(ids, (str, numbers.Integral)) and not isinstance(ids, bool):
+        named["id"] = ids
+        ids = None
+    if isinstance(metadata, str):
+        named["metadata"] = metadata
+        metadata = None
+    spec = _document_columns(columns, named)
+    texts = table.present(table.find("text", spec.get("text"), ("text",), only=True), "text")
+    labels = None
+    if labelled or "label" in spec:
+        labels = labels_of(table.column(table.find("label", spec.get("label"), ("label",))),
+                           f"{name} column 'label'")
+    if ids is None:
+        position = table.find("id", spec.get("id"), ("id",), required="id" in spec)
+        if position is not None:
+            ids = [as_id(v, f"{name}: column {table.names[position]!r} (id), row {i},")
+                   for i, v in enumerate(table.present(position, "id"))]
+    else:
+        ids = _listed(ids)
+    if metadata is None and isinstance(spec.get("metadata"), (list, tuple)):
+        metadata = _metadata_columns(table, spec["metadata"])
+    elif metadata is None:
+        position = table.find("metadata", spec.get("metadata"), ("metadata",), required="metadata" in spec)
+        if position is not None:
+            metadata = [None if v is None or is_missing(v) else _plain(v) for v in table.column(position)]
+    elif isinstance(metadata, (list, tuple)) and metadata and all(isinstance(m, str) for m in metadata):
+        metadata = _metadata_columns(table, metadata)
+    else:
+        metadata = _listed(metadata)
+    return DocumentsInput(texts, labels, ids, metadata)
+
+
+def _metadata_columns(table, names):
+    """Each row's metadata of the columns ``names``: ``{name: value}``, a missing cell left out."""
+    positions = [table.find("metadata", n) for n in names]
+    columns = [(table.names[p], table.column(p)) for p in positions]
+    return [{key: _plain(values[r]) for key, values in columns if not is_missing(values[r])}
+            for r in range(table.n)]
+
+
+def index_inputs(texts, ids=None, metadata=None, *, text=None, columns=None, need_ids=False):
+    """(texts, ids, metadata) of :meth:`learnsim.index.Index.build`, ``add`` and ``update`` by
+    the rule: a table's text column (``text=``), its id column (``ids=`` a column name, or
+    ``id``) and its metadata (``metadata=`` a list of column names or the name of a column of
+    dicts, or ``metadata``); a file (a :class:`pathlib.Path`) or a Documents with their ids and
+    metadata; otherwise the texts, ids and metadata as given (a Series or an array as a list).
+    """
+    docs = documents_of(texts, name="texts", columns=columns, text=text, ids=ids, metadata=metadata)
+    if docs is None:
+        if text is not None or columns is not None:
+            raise TypeError(f"{'text=' if text is not None else 'columns='} names a column: it applies where texts is "
+                            f"a DataFrame, a datasets.Dataset or a file; texts is {_kind(texts)}")
+        if isinstance(metadata, (list, tuple)) and metadata and all(isinstance(m, str) for m in metadata):
+            raise TypeError("metadata names columns (a list of str) only where texts is a DataFrame or a "
+                            "datasets.Dataset; give one dict (or None) per text")
+        ids = _listed(ids)
+        return texts_of(texts), ids, _listed(metadata)
+    if need_ids and docs.ids is None:
+        raise ValueError("texts has no 'id' column: name the column of ids (ids='...')")
+    return docs.texts, docs.ids, docs.metadata
+
+
+# ============================================================================ pairs
+def _read_pairs_either(source, **kwargs):
+    """read_pairs, where a label column of other values than 0/1 is read as graded scores (as
+    ``learnsim fit --pairs`` reads a file)."""
+    from .datasets import DocumentFormatError, read_pairs
+
+    try:
+        return read_pairs(source, **kwargs)
+    except DocumentFormatError as exc:
+        if "for a binary label" not in str(exc):
+            raise
+        try:
+            return read_pairs(source, label_kind="graded", **kwargs)
+        except DocumentFormatError:
+            raise exc from None
+
+
+def _pair_spec(columns, names):
+    """The column choice of pairs: ``columns=`` (a spec of parse_columns) with the role keywords
+    (``text_a=`` ...) added; None when neither is given."""
+    if not names:
+        return columns
+    from .datasets import parse_columns
+
+    spec = {}
+    if columns is not None:
+        spec = dict(parse_columns(columns))
+    for role, column in names.items():
+        if role in spec:
+            raise ValueError(f"the {role} column is named twice: by columns= and by {role}=")
+        spec[role] = column
+    return spec
+
+
+def pairs_of(source, *, texts_given=False, columns=None, **names):
+    """Pairs given as a table, a file or read_pairs' result, by the rule; any other ``source``
+    (a list of tuples) as given.
+
+    Returns the Bunch of :func:`learnsim.datasets.read_pairs` (``.texts``, ``.pairs``) for pairs
+    of texts, or, with ``texts_given``, the rows ``(i, j, label)`` of a table whose two text
+    columns hold indices into the texts. ``names``: the role keywords (``text_a``, ``text_b``,
+    ``label``, ``score``, ``id_a``, ``id_b``, ``pair_id``), each a column name or position.
+    """
+    names = {role: column for role, column in names.items() if column is not None}
+    if _is_pair_bunch(source):
+        if names or columns is not None:
+            raise TypeError("pairs read by read_pairs are already parsed: name their columns when reading them")
+        return _labelled(source)
+    if isinstance(source, (str, os.PathLike)):
+        if isinstance(source, str) and not source.strip():
+            raise ValueError("pairs is an empty string; give a file, a list of (text_a, text_b, label) or a table")
+        path = Path(source).expanduser()
+        if _suffix(path) == ".parquet":
+            source = read_parquet(path)
+        else:
+            if texts_given:
+                raise ValueError("pairs read from a file carry their own texts; leave texts out (or give the pairs as "
+                                 "(i, j, label) indices into texts)")
+            return _labelled(_read_pairs_either(path, columns=_pair_spec(columns, names)))
+    if not is_table(source):
+        if names or columns is not None:
+            given = ", ".join(k + "=" for k in names) or "columns="
+            raise TypeError(f"{given} name columns of pairs given as a DataFrame, a datasets.Dataset or a file; "
+                            f"pairs is {_kind(source)}")
+        return source
+    from .datasets import pair_columns
+
+    table = Table(source, "pairs")
+    spec = _pair_spec(columns, names)
+    if spec is not None and not all(role in spec for role in _PAIR_TEXT_ROLES):
+        # only some roles named (label='dup'): the texts from the recognised header names
+        try:
+            found = pair_columns(table.names, where="pairs")
+        except ValueError:
+            found = {}
+        for role in _PAIR_TEXT_ROLES:
+            if role not in spec and role in found:
+                spec[role] = found[role]
+    roles = pair_columns(table.names, spec, where=f"pairs ({table.kind})")
+    value = next((role for role in _VALUE_ROLES if role in roles), None)
+    if value is None:
+        raise ValueError(f"pairs ({table.kind}) has no label or score column (its columns are {table.describe()}); "
+                         "name it: label='...' (1 = duplicate, 0 = not) or score='...' (a graded similarity)")
+    cells = [table.present(roles[role], role) for role in _PAIR_TEXT_ROLES + (value,)]
+    rows = list(zip(*cells))
+    if texts_given:
+        return rows
+    return _labelled(_read_pairs_either(rows, columns={"text_a": 0, "text_b": 1, value: 2}))
+
+
+def _labelled(data):
+    if data.pairs is None:
+        raise ValueError("the pairs have no label or score: a similarity is learned from pairs labelled duplicate "
+                         "(1) or not (0), or graded with a score")
+    return data
+
+
+# ============================================================================ triplets, links
+def index_rows_of(source, name, roles):
+    """Index tuples (triplets, links) given as a table: its columns named ``roles`` (anchor,
+    closer, farther; source, target), or its only ``len(roles)`` columns in order. Any other
+    ``source`` as given (a Series or an array as a list of rows)."""
+    if isinstance(source, (str, os.PathLike)):
+        raise TypeError(f"{name} must be tuples of indices into texts (a list, an array or a table), not a file "
+                        f"name; learnsim fit --{name} reads a file of them")
+    if not is_table(source):
+        return source
+    table = Table(source, name)
+    found = [table.find(role, None, (role,), required=False) for role in roles]
+    if None in found:
+        if len(table.names) != len(roles):
+            raise ValueError(f"{name} ({table.kind}) has the columns {table.describe()}: give {len(roles)} columns, "
+                             f"{', '.join(roles)} (by name, or in that order)")
+        found = list(range(len(roles)))
+    return list(zip(*(table.present(p, role) for p, role in zip(found, roles))))
+
+
+# ============================================================================ fit
+def fit_inputs(texts, clusters=None, pairs=None, triplets=None, links=None, *, columns=None, text=None, label=None,
+               text_a=None, text_b=None, score=None):
+    """(texts, clusters, pairs, triplets, links) of :func:`learnsim.fit` by the rule.
+
+    ``pairs`` comes back as read_pairs' Bunch when it was a table of text pairs, a file or that
+    Bunch; with texts given, a table's pairs come back as ``(i, j, label)`` rows. A table (or
+    file, or Documents) as ``texts`` gives its text column, and its label column as the
+    clusters when no supervision is given. ``columns``, ``text_a``, ``text_b``, ``score`` name
+    the columns of pairs; ``text`` and ``label`` those of documents (``label`` those of pairs
+    when pairs is a table).
+    """
+    pair_names = {"text_a": text_a, "text_b": text_b, "score": score}
+    pair_source = pairs is not None and (is_table(pairs) or _is_pair_bunch(pairs) or isinstance(pairs, (str, os.PathLike)))
+    if pair_source:
+        if text is not None and not (is_table(texts) or _is_documents(texts) or isinstance(texts, os.PathLike)):
+            raise TypeError("text= names the text column of documents; the text columns of pairs are text_a= and "
+                            "text_b=")
+        pairs = pairs_of(pairs, texts_given=texts is not None, columns=columns, label=label, **pair_names)
+        if _is_pair_bunch(pairs) and texts is not None:
+            raise ValueError("pairs read by read_pairs carry their own texts; leave texts out")
+        columns = label = None
+    else:
+        given = [k + "=" for k, v in pair_names.items() if v is not None]
+        if given:
+            raise TypeError(f"{', '.join(given)} name columns of pairs given as a DataFrame, a datasets.Dataset or a "
+                            f"file; pairs is {'not given' if pairs is None else _kind(pairs)}")
+    if isinstance(texts, str):
+        raise TypeError("texts must be a list of str; got a single str (a str is a text, never a file name: "
+                        "pass pathlib.Path(...) to read a documents file)")
+    unsupervised = all(v is None for v in (clusters, pairs, triplets, links))
+    docs = None
+    if texts is not None:
+        docs = documents_of(texts, name="texts", columns=columns, labelled=unsupervised, text=text, label=label)
+    if docs is None:
+        named = [k for k, v in (("text=", text), ("label=", label), ("columns=", columns)) if v is not None]
+        if named:
+            raise TypeError(f"{' and '.join(named)} name columns: they apply where texts (or pairs) is a DataFrame, a "
+                            "datasets.Dataset or a file (pathlib.Path)"
+                            + ("" if texts is None else f"; texts is {_kind(texts)}"))
+        if texts is not None:
+            texts = texts_of(texts)
+    else:
+        texts = docs.texts
+        if unsupervised:
+            clusters = docs.labels
+        elif label is not None:
+            raise ValueError("label= names the column of the clusters, which are the supervision only when no other "
+                             "(clusters=, pairs=, triplets=, links=) is given")
+    if clusters is not None:
+        clusters = labels_of(clusters)
+    triplets = index_rows_of(triplets, "triplets", ("anchor", "closer", "farther"))
+    links = index_rows_of(links, "links", ("source", "target"))
+    return texts, clusters, pairs, triplets, links
+
+
+def is_pair_data(obj):
+    """Whether ``obj`` is read_pairs' result (the texts and the Pairs into them)."""
+    return _is_pair_bunch(obj)

@@ -1,0 +1,226 @@
+"""Index.build, add and update take the one input rule of learnsim.fit (issue 33, point 3): a
+pandas DataFrame or a Hugging Face Dataset with id and metadata columns, a documents file, what
+read_documents returns, give the same index as the lists; ids are str or int, stored and
+returned as str (7 and "7" are one id), bool and float refused; the service takes the same ids."""
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from index_models import corpus, model
+
+from learnsim.datasets import read_documents
+from learnsim.index import Index
+
+N = 60
+QUERIES = ("w001 w002 w003 w120 w240", "w050 w051 w300")
+
+
+def _pandas():
+    return pytest.importorskip("pandas", reason="pandas is not installed (pip install pandas)")
+
+
+@pytest.fixture(scope="module")
+def docs():
+    texts, topics, ids, meta = corpus()
+    return texts[:N], ids[:N], meta[:N]
+
+
+@pytest.fixture(scope="module")
+def reference(docs, tmp_path_factory):
+    texts, ids, meta = docs
+    path = tmp_path_factory.mktemp("lists") / "idx"
+    with Index.build(path, model("mcd"), texts, ids, meta) as index:
+        yield _answers(index)
+
+
+def _answers(index):
+    """What an index answers: searches (with and without a filter), and each document."""
+    out = [index.search(list(QUERIES), k=8), index.search(QUERIES[0], k=5, filter={"half": "odd"}),
+           index.search(QUERIES[1], k=5, filter={"topic": [1, 2]})]
+    out.append({hit["id"]: index.document(hit["id"]) for hits in out[0] for hit in hits})
+    return out
+
+
+def _frame(docs):
+    pd = _pandas()
+    texts, ids, meta = docs
+    return pd.DataFrame({"doc_id": ids, "body": texts, "topic": [m["topic"] for m in meta],
+                         "half": [m["half"] for m in meta], "n": [m["n"] for m in meta]})
+
+
+FORMS = ["dataframe", "dataframe-columns", "dataframe-defaults", "dataframe-dicts", "dataset", "parquet", "jsonl",
+         "read_documents"]
+
+
+def _form(form, docs, tmp_path):
+    """(texts, keyword arguments) of ``form``."""
+    texts, ids, meta = docs
+    if form in ("jsonl", "read_documents"):
+        path = tmp_path / "docs.jsonl"
+        path.write_text("".join(json.dumps({"id": i, "text": t, "metadata": m}) + "\n"
+                                for i, t, m in zip(ids, texts, meta)), encoding="utf-8")
+        return (path, {}) if form == "jsonl" else (read_documents(path), {})
+    frame = _frame(docs)
+    named = {"text": "body", "ids": "doc_id", "metadata": ["topic", "half", "n"]}
+    if form == "dataframe":
+        return frame, named
+    if form == "dataframe-columns":
+        return frame, {"columns": {"text": "body", "id": "doc_id", "metadata": ["topic", "half", "n"]}}
+    if form == "dataframe-defaults":
+        # the reader's names: text, id, and a metadata column of dicts
+        return frame.rename(columns={"body": "text", "doc_id": "id"}).assign(metadata=meta)[["id", "text", "metadata"]], {}
+    if form == "dataframe-dicts":
+        return frame.assign(meta=meta), {"text": "body", "ids": "doc_id", "metadata": "meta"}
+    if form == "dataset":
+        hf = pytest.importorskip("datasets", reason="Hugging Face datasets is not installed (pip install datasets)")
+        return hf.Dataset.from_pandas(frame), named
+    if form == "parquet":
+        pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install pyarrow): no .parquet")
+        path = tmp_path / "docs.parquet"
+        frame.to_parquet(path)
+        return path, named
+    raise AssertionError(form)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_build_from_every_form_answers_as_from_lists(form, docs, reference, tmp_path):
+    source, keywords = _form(form, docs, tmp_path)
+    with Index.build(tmp_path / "idx", model("mcd"), source, **keywords) as index:
+        assert _answers(index) == reference
+        assert len(index) == N
+
+
+def test_add_and_update_take_tables(docs, tmp_path):
+    pd = _pandas()
+    texts, ids, meta = docs
+    frame = _frame(docs)
+    with Index.build(tmp_path / "a", model("mcd"), texts[:40], ids[:40], meta[:40]) as a, \
+            Index.build(tmp_path / "b", model("mcd"), frame.iloc[:40], text="body", ids="doc_id",
+                        metadata=["topic", "half", "n"]) as b:
+        assert a.add(texts[40:], ids[40:], meta[40:]) == b.add(frame.iloc[40:], text="body", ids="doc_id",
+                                                                  metadata=["topic", "half", "n"]) == ids[40:]
+        changed = frame.iloc[:5].assign(body=[texts[59 - k] for k in range(5)])
+        a.update(ids[:5], list(changed["body"]), meta[:5])
+        b.update(changed.rename(columns={"doc_id": "id"}), text="body", metadata=["topic", "half", "n"])
+        assert _answers(a) == _answers(b)
+        with pytest.raises(ValueError, match="no 'id' column"):
+            b.update(changed, text="body")
+        # upsert: the table's ids, one new and one replaced
+        both = frame.iloc[[6, 7]].assign(doc_id=["d6", 1234])
+        assert b.upsert(both, text="body", ids="doc_id", metadata=["topic"]) == {"added": 1, "updated": 1}
+        assert b.document(1234) == (texts[7], {"topic": meta[7]["topic"]})
+
+
+def test_missing_values_and_columns_are_named(docs, tmp_path):
+    pd = _pandas()
+    frame = _frame(docs)
+    broken = frame.copy()
+    broken.loc[4, "body"] = np.nan
+    with pytest.raises(ValueError, match=r"column 'body' \(text\), row 4, is missing"):
+        Index.build(tmp_path / "x", model("mcd"), broken, text="body")
+    with pytest.raises(ValueError, match=r"no 'text' column for text \(its columns are 'doc_id', 'body'"):
+        Index.build(tmp_path / "x", model("mcd"), frame)
+    with pytest.raises(ValueError, match="no column named 'year'"):
+        Index.build(tmp_path / "x", model("mcd"), frame, text="body", metadata=["year"])
+    with pytest.raises(ValueError, match="got 3 ids for 60 texts"):
+        Index.build(tmp_path / "x", model("mcd"), frame["body"], ids=pd.Series(["a", "b", "c"]))
+    with pytest.raises(TypeError, match="metadata names columns .* only where texts is a DataFrame"):
+        Index.build(tmp_path / "x", model("mcd"), list(frame["body"]), metadata=["topic"] * N)
+    # a missing metadata cell leaves the field out
+    sparse = frame.assign(n=[float("nan")] + list(frame["n"][1:]))
+    with Index.build(tmp_path / "y", model("mcd"), sparse, text="body", ids="doc_id", metadata=["n", "half"]) as idx:
+        assert idx.document("d0")[1] == {"half": "even"} and idx.document("d1")[1] == {"half": "odd", "n": 1.0}
+    assert not (tmp_path / "x").exists()
+
+
+# ------------------------------------------------------------------------------- ids
+
+@pytest.fixture
+def numbered(docs, tmp_path):
+    texts, _, _ = docs
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        index = Index.build(tmp_path / "ids", model("mcd"), texts[:20], ids=list(range(100, 120)))
+    with index:
+        yield index
+
+
+def test_integer_ids_are_their_decimal_str(numbered, docs):
+    texts, _, _ = docs
+    hits = numbered.search(texts[3], k=1)
+    assert hits[0]["id"] == "103" and isinstance(hits[0]["id"], str)
+    assert numbered.document(103) == numbered.document("103") == (texts[3], None)
+    assert numbered.add([texts[30]], ids=[np.int64(7)]) == ["7"]
+    assert numbered.add([texts[31]], ids=np.array([-8])) == ["-8"]
+    # 7 and "7" are the same id
+    with pytest.raises(ValueError, match="'7' is already in the index"):
+        numbered.add([texts[32]], ids=["7"])
+    with pytest.raises(ValueError, match="id '9' is given twice"):
+        numbered.add(texts[32:34], ids=[9, "9"])
+    assert [h["id"] for h in numbered.more_like(103, k=3)] == [h["id"] for h in numbered.more_like("103", k=3)]
+    numbered.update([104], [texts[40]])
+    assert numbered.document("104")[0] == texts[40]
+    assert numbered.delete(105) == 1 and numbered.delete([106, "107"]) == 2
+    with pytest.raises(KeyError):
+        numbered.document(105)
+
+
+@pytest.mark.parametrize("bad, error, message", [
+    (True, TypeError, "got bool True"),
+    (np.bool_(True), TypeError, "got bool"),
+    (7.0, TypeError, r"got float 7\.0 \(a pandas integer column"),
+    (float("nan"), ValueError, "is missing"),
+    (b"7", TypeError, "got bytes"),
+    ("", TypeError, "non-empty"),
+])
+def test_bool_float_and_other_ids_are_refused(numbered, docs, bad, error, message):
+    texts, _, _ = docs
+    with pytest.raises(error, match=r"ids\[0\] .*" + message if error is TypeError else message):
+        numbered.add([texts[50]], ids=[bad])
+    assert len(numbered) == 20
+
+
+def test_a_float_id_column_says_why(docs, tmp_path):
+    pd = _pandas()
+    texts, _, _ = docs
+    frame = pd.DataFrame({"text": texts[:3], "id": [1, None, 3]})     # pandas makes it float
+    with pytest.raises(ValueError, match=r"column 'id' \(id\), row 1, is missing"):
+        Index.build(tmp_path / "f", model("mcd"), frame)
+    with Index.build(tmp_path / "g", model("mcd"), frame.astype({"id": "Int64"}).fillna({"id": 2})) as index:
+        assert sorted(h["id"] for h in index.search(texts[0], k=3)) == ["1", "2", "3"]
+
+
+def test_the_service_takes_integer_ids(docs, tmp_path):
+    pytest.importorskip("fastapi")
+    pytest.importorskip("httpx")
+    from learnsim.service import create_app
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from fastapi.testclient import TestClient
+    texts, ids, meta = docs
+    Index.build(tmp_path / "s", model("mcd"), texts[:20], ids[:20], meta[:20]).close()
+    client = TestClient(create_app(tmp_path / "s"), raise_server_exceptions=False, base_url="http://127.0.0.1")
+    r = client.post("/v1/docs", json={"documents": [{"id": 7, "text": texts[30]}]})
+    assert r.status_code == 201 and r.json()["ids"] == ["7"]
+    assert client.get("/v1/docs/7").json() == {"id": "7", "text": texts[30], "metadata": None}
+    assert client.post("/v1/docs", json={"documents": [{"id": "7", "text": texts[31]}]}).status_code == 409
+    for bad in (True, 7.5, [7]):
+        assert client.post("/v1/docs", json={"documents": [{"id": bad, "text": texts[31]}]}).status_code == 422
+
+
+def test_pipeline_search_takes_a_series_by_position(docs):
+    pd = _pandas()
+    texts, _, _ = docs
+    pipeline = model("film_pairs")
+    shuffled = pd.Series(texts, index=np.arange(len(texts))[::-1])
+    assert pipeline.search(QUERIES[0], shuffled, k=5) == pipeline.search(QUERIES[0], texts, k=5)
+    assert pipeline.search(QUERIES[0], pd.DataFrame({"text": texts, "x": 1}), k=5) == \
+        pipeline.search(QUERIES[0], texts, k=5)
+    np.testing.assert_array_equal(pipeline.encode(shuffled), pipeline.encode(texts))
+    with pytest.raises(ValueError, match=r"corpus \(DataFrame\) has no 'text' column .*corpus=df\['...'\]"):
+        pipeline.search(QUERIES[0], pd.DataFrame({"a": texts, "b": texts}))
