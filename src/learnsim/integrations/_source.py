@@ -1,0 +1,113 @@
+"""What the retrievers of :mod:`learnsim.integrations` share: where the hits come from (an
+:class:`~learnsim.index.Index`, a :class:`~learnsim.client.Client`, an
+:class:`~learnsim.client.AsyncClient`), one search of it, and what a hit's metadata holds.
+Imports neither LangChain nor LlamaIndex (nor httpx, nor the index, until they are used)."""
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import weakref
+
+from ..client import AsyncClient, Client
+
+__all__ = ["Source", "HIT_KEYS", "check_k", "hit_parts"]
+
+# what a hit's metadata gets from learnsim, over the document's own keys of the same names;
+# besides these, whatever else the hit carries ("explanation", a re-ranked search's
+# "first_stage_rank" and "first_stage_score")
+HIT_KEYS = ("id", "score", "rank", "score_name", "higher_is_better")
+
+# one lock per index: searches of one Index (from the threads an async caller runs them in,
+# and from the caller's own) run one at a time, as they do on the service's reads thread
+_LOCKS = weakref.WeakKeyDictionary()
+_LOCKS_GUARD = threading.Lock()
+_SHARED_LOCK = threading.Lock()   # for an index object that takes no weak reference
+
+
+def _lock_of(index):
+    with _LOCKS_GUARD:
+        try:
+            lock = _LOCKS.get(index)
+            if lock is None:
+                lock = _LOCKS[index] = threading.Lock()
+        except TypeError:
+            return _SHARED_LOCK
+        return lock
+
+
+def check_k(k, name="k"):
+    """``k`` as an int, or a ValueError naming ``name``."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"{name} must be a positive integer; got {k!r}")
+    return k
+
+
+def hit_parts(hit, score_name, higher_is_better):
+    """``(id, text, score, metadata)`` of a hit of :meth:`Index.search` (or of the service):
+    the metadata is the document's, then the hit's other keys (``id``, ``score``, ``rank``,
+    ``explanation``, ...), then ``score_name`` and ``higher_is_better``."""
+    metadata = dict(hit.get("metadata") or {})
+    metadata.update((key, value) for key, value in hit.items() if key not in ("text", "metadata"))
+    metadata["score_name"], metadata["higher_is_better"] = score_name, bool(higher_is_better)
+    return hit["id"], hit["text"], hit["score"], metadata
+
+
+def _index_score(index):
+    """(what a search's ``score`` is, whether higher is closer), as the service names them: a
+    re-ranked search gives the re-ranker's probability, else the index's column."""
+    manifest = getattr(index, "manifest", None) or {}
+    if manifest.get("rerank") is not None:
+        return "probability", True
+    return getattr(index, "column", "score"), bool(getattr(index, "higher_is_closer", True))
+
+
+class Source:
+    """An index, or a client of ``learnsim serve`` (a :class:`Client` for the synchronous
+    calls, an :class:`AsyncClient` for the asynchronous ones; one of them does for both).
+
+    ``index`` is an :class:`~learnsim.index.Index` (or anything with its ``search``), or the
+    path of one, opened here (and kept open: ``source.index.close()`` closes it)."""
+
+    def __init__(self, index=None, client=None, async_client=None):
+        if isinstance(client, AsyncClient) and async_client is None:
+            client, async_client = None, client
+        if index is not None and (client is not None or async_client is not None):
+            raise TypeError("give an index or a client of learnsim serve, not both")
+        if index is None and client is None and async_client is None:
+            raise TypeError("give an index (a learnsim.index.Index or its path) or a client of learnsim serve "
+                            "(learnsim.client.Client or AsyncClient)")
+        if client is not None and not isinstance(client, Client):
+            raise TypeError(f"client must be a learnsim.client.Client (or AsyncClient); got {type(client).__name__}")
+        if async_client is not None and not isinstance(async_client, AsyncClient):
+            raise TypeError(f"async_client must be a learnsim.client.AsyncClient; got {type(async_client).__name__}")
+        if isinstance(index, (str, os.PathLike)):
+            from ..index import Index
+
+            index = Index.open(index)
+        elif index is not None and not callable(getattr(index, "search", None)):
+            raise TypeError(f"index must be a learnsim.index.Index or the path of one; got {type(index).__name__}")
+        self.index, self.client, self.async_client = index, client, async_client
+
+    def search(self, query, k, filter, explain, n_top):
+        """``(hits, score_name, higher_is_better)`` of one query, best first."""
+        if self.index is not None:
+            with _lock_of(self.index):
+                hits = self.index.search(query, k, filter=filter, explain=explain, n_top=n_top)
+                return (hits, *_index_score(self.index))
+        if self.client is None:
+            raise TypeError("this retriever has only an AsyncClient: use its asynchronous calls, or give it a "
+                            "learnsim.client.Client (client=) too")
+        return self._answer(self.client.search(query, k, filter=filter, explain=explain, n_top=n_top))
+
+    async def asearch(self, query, k, filter, explain, n_top):
+        """:meth:`search`, awaited: the AsyncClient's request, or the index's search (or the
+        Client's request) in a thread."""
+        if self.index is None and self.async_client is not None:
+            answer = await self.async_client.search(query, k, filter=filter, explain=explain, n_top=n_top)
+            return self._answer(answer)
+        return await asyncio.to_thread(self.search, query, k, filter, explain, n_top)
+
+    @staticmethod
+    def _answer(answer):
+        return answer["hits"], answer.get("score", "score"), bool(answer.get("higher_is_better", True))

@@ -1,0 +1,138 @@
+"""A LangChain retriever over a learnsim index: :class:`LearnsimRetriever`.
+
+``pip install "learnsim[langchain]"`` (langchain-core). The retriever searches a
+:class:`learnsim.index.Index` (given, or opened from its path) or a running ``learnsim serve``
+(through a :class:`learnsim.client.Client`, an :class:`~learnsim.client.AsyncClient` or both),
+and returns exactly the hits of :meth:`Index.search(query, k, filter=...)
+<learnsim.index.Index.search>`, in its order, each as a ``Document``::
+
+    Document(page_content=text, id=id,
+             metadata={**the document's metadata, "id": id, "score": score, "rank": rank,
+                       "score_name": "similarity" | "distance" | "score" | "probability",
+                       "higher_is_better": bool, ["explanation": ...]})
+
+The hits are best first whatever the model. ``metadata["score"]`` is learnsim's score, the same
+number as ``Index.search``, the command line and the service give: a similarity (higher is
+closer), a term-weight score, a re-ranker's probability or, for a distance model (MCD, relative
+comparisons: ``Index.higher_is_closer`` false), the distance, lower being closer.
+``metadata["higher_is_better"]`` says which, ``metadata["score_name"]`` what the score is. A
+key of learnsim's (``id``, ``score``, ``rank``, ``score_name``, ``higher_is_better``,
+``explanation``) replaces a key of the same name in a document's own metadata.
+
+Examples
+--------
+>>> import os, tempfile
+>>> import learnsim
+>>> from learnsim.index import Index
+>>> from learnsim.integrations.langchain import LearnsimRetriever
+>>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+...          "refund for a double charge", "app crashes on start", "crash after the update"]
+>>> topics = ["account", "account", "billing", "billing", "app", "app"]
+>>> model = learnsim.fit(texts, clusters=topics)                # too few to check: warns
+>>> path = os.path.join(tempfile.mkdtemp(), "tickets")
+>>> Index.build(path, model, texts, ids=["t1", "t2", "t3", "t4", "t5", "t6"],
+...             metadata=[{"topic": t} for t in topics]).close()
+>>> retriever = LearnsimRetriever(index=path, k=1)
+>>> [(d.id, d.page_content, d.metadata["topic"]) for d in retriever.invoke("I forgot my password")]
+[('t2', 'forgot my password', 'account')]
+>>> doc = retriever.invoke("I was charged twice", filter={"topic": "billing"}, k=2)[1]
+>>> doc.id, doc.metadata["rank"], doc.metadata["score_name"], doc.metadata["higher_is_better"]
+('t4', 2, 'distance', False)
+>>> import asyncio
+>>> [d.id for d in asyncio.run(retriever.ainvoke("refund for a double charge"))]
+['t4']
+>>> retriever.index.close()
+"""
+from typing import Any, Dict, List, Optional
+
+try:
+    from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
+    from langchain_core.documents import Document
+    from langchain_core.retrievers import BaseRetriever
+except ImportError as exc:
+    raise ImportError('learnsim.integrations.langchain needs langchain-core: pip install "learnsim[langchain]" '
+                      f"({exc})", name="langchain_core") from exc
+
+from ._source import Source, check_k, hit_parts
+
+__all__ = ["LearnsimRetriever"]
+
+_FIELDS = getattr(Document, "model_fields", None) or getattr(Document, "__fields__", {})
+# Document.id: langchain-core 0.2.11 and later
+_DOCUMENT_HAS_ID = "id" in _FIELDS
+# what LangChain's invoke() passes on besides the retriever's own options
+_IGNORED_KWARGS = ("verbose",)
+
+
+class LearnsimRetriever(BaseRetriever):
+    """A LangChain retriever of the hits of a learnsim index (see the module notes for what a
+    ``Document`` holds and what its ``score`` means).
+
+    Parameters
+    ----------
+    index : learnsim.index.Index, str or os.PathLike, optional
+        The index, or the path of one (opened here and kept open: ``retriever.index.close()``).
+    client : learnsim.client.Client or AsyncClient, optional
+        Instead of an index: a client of a running ``learnsim serve``. A :class:`Client` serves
+        ``invoke`` (and ``ainvoke``, in a thread); an :class:`AsyncClient` serves ``ainvoke``.
+    async_client : learnsim.client.AsyncClient, optional
+        With ``client``: the client ``ainvoke`` awaits.
+    k : int, default=4
+        Documents per query.
+    filter : dict, optional
+        A learnsim metadata filter, as :meth:`learnsim.index.Index.search` takes it
+        (``{"topic": "billing"}``, ``{"year": {"$gte": 2020}}``, ...).
+    explain : bool, default=False
+        Put each hit's explanation (:meth:`Index.search(explain=True)
+        <learnsim.index.Index.search>`) in ``metadata["explanation"]``.
+    n_top : int, default=10
+        Words an explanation lists.
+
+    ``invoke(query, k=..., filter=..., explain=..., n_top=...)`` overrides them for one call (a
+    ``filter`` given there replaces the retriever's, it is not merged with it).
+    """
+
+    index: Any = None
+    client: Any = None
+    async_client: Any = None
+    k: int = 4
+    filter: Optional[Dict[str, Any]] = None
+    explain: bool = False
+    n_top: int = 10
+
+    def __init__(self, index: Any = None, **kwargs: Any) -> None:
+        source = Source(index, kwargs.pop("client", None), kwargs.pop("async_client", None))
+        super().__init__(index=source.index, client=source.client, async_client=source.async_client, **kwargs)
+        check_k(self.k)
+
+    def _source(self) -> Source:
+        return Source(self.index, self.client, self.async_client)
+
+    def _options(self, kwargs: Dict[str, Any]) -> tuple:
+        """(k, filter, explain, n_top) of one call: the retriever's, overridden by ``kwargs``."""
+        kwargs = dict(kwargs)
+        options = (check_k(kwargs.pop("k", self.k)), kwargs.pop("filter", self.filter),
+                   bool(kwargs.pop("explain", self.explain)), kwargs.pop("n_top", self.n_top))
+        unknown = sorted(key for key in kwargs if key not in _IGNORED_KWARGS)
+        if unknown:
+            raise TypeError(f"LearnsimRetriever got unexpected keyword arguments {unknown}: "
+                            "it takes k, filter, explain and n_top")
+        return options
+
+    @staticmethod
+    def _documents(found: tuple) -> List[Document]:
+        hits, score_name, higher_is_better = found
+        documents = []
+        for hit in hits:
+            doc_id, text, _, metadata = hit_parts(hit, score_name, higher_is_better)
+            extra = {"id": doc_id} if _DOCUMENT_HAS_ID else {}
+            documents.append(Document(page_content=text, metadata=metadata, **extra))
+        return documents
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
+                                **kwargs: Any) -> List[Document]:
+        return self._documents(self._source().search(query, *self._options(kwargs)))
+
+    async def _aget_relevant_documents(self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun,
+                                       **kwargs: Any) -> List[Document]:
+        return self._documents(await self._source().asearch(query, *self._options(kwargs)))

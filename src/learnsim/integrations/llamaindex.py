@@ -1,0 +1,131 @@
+"""A LlamaIndex retriever over a learnsim index: :class:`LearnsimRetriever`.
+
+``pip install "learnsim[llamaindex]"`` (llama-index-core). The retriever searches a
+:class:`learnsim.index.Index` (given, or opened from its path) or a running ``learnsim serve``
+(through a :class:`learnsim.client.Client`, an :class:`~learnsim.client.AsyncClient` or both),
+and returns exactly the hits of :meth:`Index.search(query, k, filter=...)
+<learnsim.index.Index.search>`, in its order, each as a ``NodeWithScore``::
+
+    NodeWithScore(node=TextNode(text=text, id_=id,
+                                metadata={**the document's metadata, "id": id, "score": score,
+                                          "rank": rank, "score_name": ..., "higher_is_better": bool,
+                                          ["explanation": ...]}),
+                  score=score if higher_is_better else -score)
+
+The scores, the same as the LangChain retriever's (:mod:`learnsim.integrations.langchain`):
+``node.metadata["score"]`` is learnsim's score, the number ``Index.search``, the command line
+and the service give (a similarity, a term-weight score, a re-ranker's probability, or for a
+distance model, MCD or relative comparisons, the distance: lower is closer), with
+``"higher_is_better"`` saying which and ``"score_name"`` what it is. ``NodeWithScore.score``,
+which LlamaIndex reads as higher-is-better (``SimilarityPostprocessor``, the fusion retrievers),
+is that score where higher is better and the negated distance for a distance model, so that it
+ranks the nodes as learnsim does. The keys learnsim adds are left out of the text a node gives
+an LLM or an embedding model (``excluded_llm_metadata_keys``, ``excluded_embed_metadata_keys``);
+each replaces a key of the same name in a document's own metadata.
+
+Examples
+--------
+>>> import os, tempfile
+>>> import learnsim
+>>> from learnsim.index import Index
+>>> from learnsim.integrations.llamaindex import LearnsimRetriever
+>>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
+...          "refund for a double charge", "app crashes on start", "crash after the update"]
+>>> topics = ["account", "account", "billing", "billing", "app", "app"]
+>>> model = learnsim.fit(texts, clusters=topics)                # too few to check: warns
+>>> path = os.path.join(tempfile.mkdtemp(), "tickets")
+>>> Index.build(path, model, texts, ids=["t1", "t2", "t3", "t4", "t5", "t6"],
+...             metadata=[{"topic": t} for t in topics]).close()
+>>> retriever = LearnsimRetriever(path, similarity_top_k=2, filter={"topic": "billing"})
+>>> found = retriever.retrieve("I was charged twice")
+>>> [(n.node.node_id, n.node.get_content(), n.node.metadata["topic"]) for n in found]
+[('t3', 'I was charged twice', 'billing'), ('t4', 'refund for a double charge', 'billing')]
+>>> found[1].node.metadata["score_name"], found[1].score == -found[1].node.metadata["score"]
+('distance', True)
+>>> import asyncio
+>>> [n.node.node_id for n in asyncio.run(retriever.aretrieve("refund for a double charge"))]
+['t4', 't3']
+>>> retriever.index.close()
+"""
+from typing import Any, Dict, List, Optional
+
+try:
+    from llama_index.core.base.base_retriever import BaseRetriever
+    from llama_index.core.constants import DEFAULT_SIMILARITY_TOP_K
+    from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+except ImportError as exc:
+    raise ImportError('learnsim.integrations.llamaindex needs llama-index-core: pip install "learnsim[llamaindex]" '
+                      f"({exc})", name="llama_index") from exc
+
+from ._source import Source, check_k, hit_parts
+
+__all__ = ["LearnsimRetriever"]
+
+
+class LearnsimRetriever(BaseRetriever):
+    """A LlamaIndex retriever of the hits of a learnsim index (see the module notes for what a
+    node holds and what its scores mean).
+
+    Parameters
+    ----------
+    index : learnsim.index.Index, str or os.PathLike, optional
+        The index, or the path of one (opened here and kept open: ``retriever.index.close()``).
+    client : learnsim.client.Client or AsyncClient, optional
+        Instead of an index: a client of a running ``learnsim serve``. A :class:`Client` serves
+        ``retrieve`` (and ``aretrieve``, in a thread); an :class:`AsyncClient` serves ``aretrieve``.
+    async_client : learnsim.client.AsyncClient, optional
+        With ``client``: the client ``aretrieve`` awaits.
+    similarity_top_k : int, default=llama_index.core.constants.DEFAULT_SIMILARITY_TOP_K
+        Nodes per query (LlamaIndex's default, 2).
+    filter : dict, optional
+        A learnsim metadata filter, as :meth:`learnsim.index.Index.search` takes it.
+    explain : bool, default=False
+        Put each hit's explanation in ``node.metadata["explanation"]``.
+    n_top : int, default=10
+        Words an explanation lists.
+    callback_manager, object_map, objects, verbose
+        As LlamaIndex's ``BaseRetriever``.
+    """
+
+    def __init__(self, index: Any = None, *, client: Any = None, async_client: Any = None,
+                 similarity_top_k: int = DEFAULT_SIMILARITY_TOP_K, filter: Optional[Dict[str, Any]] = None,
+                 explain: bool = False, n_top: int = 10, callback_manager: Any = None,
+                 object_map: Optional[Dict] = None, objects: Optional[List] = None, verbose: bool = False) -> None:
+        self._source = Source(index, client, async_client)
+        self.similarity_top_k = check_k(similarity_top_k, "similarity_top_k")
+        self.filter, self.explain, self.n_top = filter, bool(explain), n_top
+        super().__init__(callback_manager=callback_manager, object_map=object_map, objects=objects, verbose=verbose)
+
+    @property
+    def index(self):
+        """The :class:`~learnsim.index.Index` searched (None for a client's)."""
+        return self._source.index
+
+    @property
+    def client(self):
+        return self._source.client
+
+    @property
+    def async_client(self):
+        return self._source.async_client
+
+    def _options(self) -> tuple:
+        return self.similarity_top_k, self.filter, self.explain, self.n_top
+
+    @staticmethod
+    def _nodes(found: tuple) -> List[NodeWithScore]:
+        hits, score_name, higher_is_better = found
+        nodes = []
+        for hit in hits:
+            doc_id, text, score, metadata = hit_parts(hit, score_name, higher_is_better)
+            learnsim_keys = [key for key in hit if key not in ("text", "metadata")] + ["score_name", "higher_is_better"]
+            node = TextNode(text=text, id_=doc_id, metadata=metadata, excluded_llm_metadata_keys=learnsim_keys,
+                            excluded_embed_metadata_keys=list(learnsim_keys))
+            nodes.append(NodeWithScore(node=node, score=float(score) if higher_is_better else -float(score)))
+        return nodes
+
+    def _retrieve(self, query_bundle: QueryBundle) -> List[NodeWithScore]:
+        return self._nodes(self._source.search(query_bundle.query_str, *self._options()))
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> List[NodeWithScore]:
+        return self._nodes(await self._source.asearch(query_bundle.query_str, *self._options()))

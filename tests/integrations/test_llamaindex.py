@@ -1,0 +1,142 @@
+"""learnsim.integrations.llamaindex (issue 33, point 4): the nodes of LearnsimRetriever checked
+against Index.search on the same index (ids, order, scores and their direction, metadata; with
+filters, explanations, a distance model and a similarity one), sync and async, over an index
+and over the service in process."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+pytest.importorskip("llama_index.core", reason='llama-index-core is not installed (pip install "learnsim[llamaindex]")')
+
+from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode  # noqa: E402
+
+from learnsim.index import Index  # noqa: E402
+from learnsim.integrations.llamaindex import LearnsimRetriever  # noqa: E402
+
+# a distance model (lower is closer) and a similarity one
+FAMILIES = ("mcd", "film")
+FILTERS = (None, {"topic": [1, 2]}, {"half": "even"})
+LEARNSIM_KEYS = {"id", "score", "rank", "score_name", "higher_is_better"}
+
+
+@pytest.fixture(scope="module", params=FAMILIES)
+def index(request, tmp_path_factory):
+    from index_models import corpus, model
+
+    texts, _, ids, metadata = corpus()
+    with Index.build(tmp_path_factory.mktemp(request.param) / "index", model(request.param), texts, ids,
+                     metadata) as built:
+        yield built
+
+
+def _queries():
+    from index_models import corpus
+
+    texts = corpus()[0]
+    return [texts[7], texts[64], " ".join(texts[100].split()[:5])]
+
+
+def _check(nodes, hits, higher_is_better, score_name):
+    """``nodes`` are ``hits`` of Index.search, in their order."""
+    assert all(isinstance(n, NodeWithScore) and isinstance(n.node, TextNode) for n in nodes)
+    assert [n.node.node_id for n in nodes] == [h["id"] for h in hits]
+    assert [n.node.get_content() for n in nodes] == [h["text"] for h in hits]
+    for n, h in zip(nodes, hits):
+        assert n.node.metadata == {**h["metadata"], **{k: v for k, v in h.items() if k not in ("text", "metadata")},
+                                   "score_name": score_name, "higher_is_better": higher_is_better}
+        # NodeWithScore.score is higher-is-better: the distance negated
+        assert n.score == pytest.approx(h["score"] if higher_is_better else -h["score"])
+    scores = [n.score for n in nodes]
+    assert scores == sorted(scores, reverse=True)
+
+
+@pytest.mark.parametrize("filter", FILTERS)
+def test_nodes_are_the_hits_of_index_search(index, filter):
+    retriever = LearnsimRetriever(index, similarity_top_k=7, filter=filter)
+    for query in _queries():
+        nodes = retriever.retrieve(query)
+        assert len(nodes) == 7
+        _check(nodes, index.search(query, 7, filter=filter), index.higher_is_closer, index.column)
+    # a QueryBundle as well as a str
+    assert [n.node.node_id for n in retriever.retrieve(QueryBundle(_queries()[0]))] == \
+        [n.node.node_id for n in retriever.retrieve(_queries()[0])]
+
+
+def test_the_score_and_its_direction(index):
+    nodes = LearnsimRetriever(index, similarity_top_k=10).retrieve(_queries()[0])
+    learnsim_scores = [n.node.metadata["score"] for n in nodes]
+    if index.higher_is_closer:
+        assert index.column == "similarity" and [n.score for n in nodes] == learnsim_scores
+    else:
+        assert index.column == "distance" and learnsim_scores == sorted(learnsim_scores)
+        assert [n.score for n in nodes] == [-s for s in learnsim_scores]
+    assert {n.node.metadata["higher_is_better"] for n in nodes} == {index.higher_is_closer}
+
+
+def test_learnsims_keys_stay_out_of_the_llms_text(index):
+    node = LearnsimRetriever(index, similarity_top_k=1, explain=True).retrieve(_queries()[1])[0].node
+    assert set(node.excluded_llm_metadata_keys) == LEARNSIM_KEYS | {"explanation"}
+    assert set(node.excluded_embed_metadata_keys) == LEARNSIM_KEYS | {"explanation"}
+    for mode in (MetadataMode.LLM, MetadataMode.EMBED):
+        text = node.get_content(metadata_mode=mode)
+        assert "topic: " in text and "higher_is_better" not in text and "explanation" not in text
+
+
+def test_explanations_go_into_the_metadata(index):
+    query = _queries()[0]
+    nodes = LearnsimRetriever(index, similarity_top_k=2, explain=True, n_top=3).retrieve(query)
+    assert [n.node.metadata["explanation"] for n in nodes] == [h["explanation"] for h in
+                                                                index.search(query, 2, explain=True, n_top=3)]
+
+
+@pytest.mark.parametrize("filter", FILTERS[:2])
+def test_async_nodes_are_the_hits_of_index_search(index, filter):
+    retriever = LearnsimRetriever(index, similarity_top_k=6, filter=filter)
+    queries = _queries()
+
+    async def run():
+        return await asyncio.gather(*(retriever.aretrieve(q) for q in queries * 3))
+
+    for query, nodes in zip(queries * 3, asyncio.run(run())):
+        _check(nodes, index.search(query, 6, filter=filter), index.higher_is_closer, index.column)
+
+
+def test_an_index_by_its_path_and_bad_arguments(index):
+    retriever = LearnsimRetriever(str(index.path), similarity_top_k=3)
+    try:
+        query = _queries()[2]
+        _check(retriever.retrieve(query), index.search(query, 3), index.higher_is_closer, index.column)
+    finally:
+        retriever.index.close()
+    with pytest.raises(TypeError, match="give an index"):
+        LearnsimRetriever()
+    with pytest.raises(ValueError, match="similarity_top_k must be a positive integer"):
+        LearnsimRetriever(index, similarity_top_k=0)
+
+
+def test_async_over_the_service(tmp_path):
+    pytest.importorskip("fastapi")
+    httpx = pytest.importorskip("httpx")
+    from index_models import corpus, model
+
+    from learnsim.client import AsyncClient
+    from learnsim.service import create_app
+
+    texts, _, ids, metadata = corpus()
+    path = tmp_path / "index"
+    Index.build(path, model("mcd"), texts, ids, metadata).close()
+    queries = _queries()
+
+    async def scenario():
+        app = create_app(path)
+        async with app.router.lifespan_context(app):
+            async with AsyncClient("http://127.0.0.1", transport=httpx.ASGITransport(app=app)) as client:
+                retriever = LearnsimRetriever(client=client, similarity_top_k=5, filter={"topic": [0, 3]})
+                return await asyncio.gather(*(retriever.aretrieve(q) for q in queries))
+
+    found = asyncio.run(scenario())
+    with Index.open(path) as index:
+        for query, nodes in zip(queries, found):
+            _check(nodes, index.search(query, 5, filter={"topic": [0, 3]}), False, "distance")
