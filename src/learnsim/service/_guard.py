@@ -100,7 +100,11 @@ def _authorized(headers, key):
     return given is not None and hmac.compare_digest(given.encode("utf-8", "replace"), key)
 
 
-def _is_write(method, path):
+def _is_write(method, path, raw=None):
+    """Whether the request writes. ``raw``: the raw path, where a literal ``/similar`` is the
+    similar route, a read with no PUT or DELETE (405 from the router, not a write's 401/415)."""
+    if method in ("PUT", "DELETE") and raw is not None and raw.endswith(_SIMILAR):
+        return False
     return ((method == "POST" and path in ("/v1/docs", "/v1/reindex"))
             or (method in ("PUT", "DELETE") and path.startswith("/v1/docs/")))
 
@@ -197,7 +201,7 @@ class _BodyLimit:
             # something the client never sent, or an id no document has
             return _error(400, problem)
         method, path = scope["method"], scope["path"]
-        write = _is_write(method, path)
+        write = _is_write(method, path, _raw_path(scope))
         if self.key is not None and method != "OPTIONS" and (
                 write or (self.protect_reads and path not in _OPEN_PATHS)) and not _authorized(
                     list(headers), self.key):

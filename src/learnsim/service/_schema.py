@@ -128,6 +128,11 @@ def _openapi(app, keyed, protect_reads, max_query_chars, mixed_ids, can_match):
             if (method, path) == ("post", "/v1/reindex"):
                 op["requestBody"] = {"required": True, "description": "{} (or no body)", "content": {
                     "application/json": {"schema": {"type": "object", "maxProperties": 0}}}}
+    if "AddRequest" in schemas:
+        # "mode": "upsert" names every document's id (an upsert of a document without one is a 422)
+        schemas["AddRequest"]["if"] = {"required": ["mode"], "properties": {"mode": {"const": "upsert"}}}
+        schemas["AddRequest"]["then"] = {"properties": {"documents": {"items": {
+            "required": ["id"], "properties": {"id": {"not": {"type": "null"}}}}}}}
     for key in (("put", "/v1/docs/{doc_id}"), ("post", "/v1/docs")):
         # an upsert answers 201 when it added a document and 200 when it only replaced some
         op = schema["paths"].get(key[1], {}).get(key[0])

@@ -122,7 +122,7 @@ try:
     from fastapi import Depends, FastAPI, Query, Request
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import HTMLResponse, Response
-    from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+    from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt, StrictStr
     from starlette.exceptions import HTTPException
     from starlette.routing import Match
 except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -192,10 +192,17 @@ class ExplainRequest(_Body):
     n_top: int = Field(10, ge=1, le=MAX_N_TOP)
 
 
+def _whole_number(value):
+    # JSON has one kind of number: 7.0 is the integer 7 (as the schema's "integer" says), 7.5 is not
+    if isinstance(value, float) and value.is_integer() and abs(value) <= 10 ** 18:
+        return int(value)
+    return value
+
+
 class DocumentIn(_Body):
     # a str or an int, as Index.add takes ids: stored and answered as a str (7 and "7" are one id)
     id: Optional[Union[Annotated[StrictStr, Field(min_length=1, max_length=1000)],
-                       Annotated[StrictInt, Field(ge=-10 ** 18, le=10 ** 18)]]] = None
+                       Annotated[StrictInt, Field(ge=-10 ** 18, le=10 ** 18), BeforeValidator(_whole_number)]]] = None
     text: StrictStr
     metadata: Optional[dict[str, Any]] = None
 
