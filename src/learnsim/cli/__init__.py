@@ -17,14 +17,14 @@ import sys
 import warnings
 
 from .. import __version__
-from . import cluster, dedupe, demo, evaluate, explain, fit, index, match, reproduce, search, serve
+from . import cluster, dedupe, demo, evaluate, explain, feedback, fit, index, match, reproduce, search, serve
 from .._utils.progress import relabel, set_enabled, set_mode
 from ._common import (_examples, _formatter, _Parser, _show_warning, UsageError, _UsageExit,
                       _user_error_message)
 
 __all__ = ["main", "build_parser", "UsageError"]
 
-_COMMANDS = (demo, fit, index, search, match, dedupe, cluster, evaluate, explain, reproduce, serve)
+_COMMANDS = (demo, fit, index, search, match, dedupe, cluster, evaluate, explain, reproduce, serve, feedback)
 
 
 def build_parser():

@@ -4,6 +4,8 @@ Supervision, with --input documents that have ids (id<TAB>text, or .jsonl with "
 
 - ``--triplets FILE``: ``anchor<TAB>closer<TAB>farther`` document ids per line: the anchor is
   closer to the second document than to the third.
+- ``--clicks-from DIR``: the click log of a served index (``learnsim serve --learn-from-clicks``):
+  its documents, and the comparisons :func:`learnsim.feedback.click_comparisons` draws from it.
 - ``--clicks FILE``: ``query<TAB>clicked<TAB>skipped`` per line, the query's *text* and two
   document ids: the clicked document is closer to the query than the skipped one (a click-through
   log, as in the paper's motivation). Each distinct query text joins the collection the
@@ -60,12 +62,39 @@ def read_triplet_rows(path, kind, encoding_errors):
     return rows
 
 
-def _triplet_indices(args, ids):
+def _logged_clicks(directory):
+    """(ids, texts, rows) of an index's live documents and the comparisons of its click log, the
+    rows as read_triplet_rows gives them (the comparison's number for a line number); those
+    naming a document no longer in the index are left out."""
+    from ..feedback import click_comparisons
+    from .feedback import open_log
+    from .index import open_index
+
+    index = open_index(directory)
+    try:
+        ids, texts = [], []
+        for rows in index.store.live_rows():
+            for _, doc_id, text, _ in rows:
+                ids.append(doc_id)
+                texts.append(text)
+    finally:
+        index.close()
+    with open_log(directory) as log:
+        comparisons = click_comparisons(log.impressions(with_clicks_only=True))
+    known = set(ids)
+    rows = [(n + 1, list(c)) for n, c in enumerate(comparisons) if c[1] in known and c[2] in known]
+    if not rows:
+        raise UsageError(f"{directory}: the click log gives no comparison yet (a click below a result that was "
+                         "not clicked); 'learnsim feedback stats' shows what it holds")
+    return ids, texts, rows
+
+
+def _triplet_indices(args, ids, rows=None):
     """(texts to add to the collection, (n, 3) triplet indices into ids + those texts)."""
     kind = "triplets" if args.triplets is not None else "clicks"
-    path = args.triplets if kind == "triplets" else args.clicks
+    path = args.triplets if kind == "triplets" else (args.clicks or args.clicks_from)
     position = {doc_id: i for i, doc_id in enumerate(ids)}
-    rows = read_triplet_rows(path, kind, args.encoding_errors)
+    rows = read_triplet_rows(path, kind, args.encoding_errors) if rows is None else rows
     queries, T = {}, []
     for number, fields in rows:
         if kind == "clicks":
@@ -91,15 +120,20 @@ def fit_relative(args, model_path, summary):
     and report."""
     from ..fitting import DEFAULT_RELATIVE_VALIDATION_FRACTION, check_anchors, fit_relative as _fit
 
-    if args.triplets is None and args.clicks is None:
-        raise UsageError("--method relative needs --triplets FILE (anchor<TAB>closer<TAB>farther ids) or "
-                         "--clicks FILE (query<TAB>clicked<TAB>skipped)")
-    docs = read_documents(args.input, encoding_errors=args.encoding_errors, quoting=args.quoting)
-    unique_ids(args.input, docs, "--method relative needs")
-    query_texts, T, kind = _triplet_indices(args, docs.ids)
-    texts = list(docs.texts) + query_texts
+    if args.triplets is None and args.clicks is None and args.clicks_from is None:
+        raise UsageError("--method relative needs --triplets FILE (anchor<TAB>closer<TAB>farther ids), "
+                         "--clicks FILE (query<TAB>clicked<TAB>skipped) or --clicks-from DIR (an index's click log)")
+    if args.clicks_from is not None:
+        ids, doc_texts, rows = _logged_clicks(args.clicks_from)
+        query_texts, T, kind = _triplet_indices(args, ids, rows)
+    else:
+        docs = read_documents(args.input, encoding_errors=args.encoding_errors, quoting=args.quoting)
+        unique_ids(args.input, docs, "--method relative needs")
+        ids, doc_texts = docs.ids, docs.texts
+        query_texts, T, kind = _triplet_indices(args, ids)
+    texts = list(doc_texts) + query_texts
     check_anchors(T, args.validation_fraction or DEFAULT_RELATIVE_VALIDATION_FRACTION, args.seed)
-    summary.update(documents=len(docs), queries=len(query_texts) if kind == "clicks" else None, supervision=kind)
+    summary.update(documents=len(ids), queries=len(query_texts) if kind == "clicks" else None, supervision=kind)
     result = _fit(fit_options(args), texts, T, summary)
     _save_model(result.pipeline, model_path)
     report, best_C, scores = result.details.report, result.details.C, result.details.scores

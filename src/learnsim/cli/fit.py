@@ -71,7 +71,8 @@ def register(commands):
                          "learnsim fit --method film --pairs quora.tsv --model film.npz --encoder all-MiniLM-L6-v2",
                          "learnsim fit --method linklearn --input pages.tsv --links links.tsv --model ll.npz",
                          "learnsim fit --method relative --input pages.tsv --triplets triplets.tsv --model rel.npz",
-                         "learnsim fit --method relative --input pages.tsv --clicks clicks.tsv --model rel.npz"))
+                         "learnsim fit --method relative --input pages.tsv --clicks clicks.tsv --model rel.npz",
+                         "learnsim fit --method relative --clicks-from idx/ --model rel.npz"))
     fit_source = fit.add_mutually_exclusive_group(required=True)
     fit_source.add_argument("--input", metavar="FILE",
                             help="labelled documents (mcd, film) or documents with ids (linklearn, relative): "
@@ -88,6 +89,10 @@ def register(commands):
                      help="relative: anchor_id<TAB>closer_id<TAB>farther_id per line")
     fit.add_argument("--clicks", metavar="FILE", default=None,
                      help="relative: query_text<TAB>clicked_id<TAB>skipped_id per line")
+    fit_source.add_argument("--clicks-from", metavar="DIR", default=None,
+                            help="relative: learn from the click log of the index DIR ('learnsim serve "
+                                 "--learn-from-clicks'): its documents, and the comparisons of its clicks "
+                                 "('learnsim feedback export --comparisons')")
     fit.add_argument("--method", choices=("mcd", "film", "linklearn", "relative"), default="mcd",
                      help="minimum cluster distortion (mcd, default), FILM (film), LinkLearn (linklearn) or "
                           "relative comparisons (relative)")
@@ -169,6 +174,7 @@ _METHOD_OPTIONS = {
     "max_iter": ("--max-iter", {"film", "linklearn"}),
     "pairs": ("--pairs", {"mcd", "film"}), "columns": ("--columns", {"mcd", "film"}), "weighting": ("--weighting", {"mcd", "film", "relative"}),
     "triplets": ("--triplets", {"relative"}), "clicks": ("--clicks", {"relative"}),
+    "clicks_from": ("--clicks-from", {"relative"}),
     "lsi": ("--lsi", {"mcd", "film"}), "no_norm": ("--no-norm", {"mcd", "film"}),
     "links": ("--links", {"linklearn"}), "learning_rate": ("--learning-rate", {"linklearn"}),
     "validation_fraction": ("--validation-fraction", {"linklearn", "film", "relative"}),
@@ -195,7 +201,9 @@ def _check_method_options(args):
         raise UsageError(f"{flags} apply to --method {' / '.join(owners)} only, not to --method {args.method}")
     if args.method == "relative" and args.triplets is not None and args.clicks is not None:
         raise UsageError("give --triplets or --clicks, not both")
-    if args.method == "relative" and args.input is None:
+    if args.method == "relative" and args.clicks_from is not None and (args.triplets or args.clicks):
+        raise UsageError("--clicks-from learns from the index's own click log: leave out --triplets and --clicks")
+    if args.method == "relative" and args.input is None and args.clicks_from is None:
         raise UsageError("--method relative needs --input FILE (id<TAB>text per line): the documents the "
                          "triplets name")
     if args.method == "linklearn" and args.links is None:

@@ -1,0 +1,88 @@
+"""``learnsim feedback stats|export|purge DIR``: the click log that ``learnsim serve
+--learn-from-clicks`` keeps beside an index (learnsim.feedback)."""
+from __future__ import annotations
+
+import json
+import textwrap
+
+from ._common import UsageError, _check_output_file, _examples, _formatter, _print_json
+
+
+def register(commands):
+    """Add the command's parser to ``commands``."""
+    fb = commands.add_parser(
+        "feedback", formatter_class=_formatter, help="the click log of a served index: stats, export, purge",
+        description=textwrap.dedent("""\
+            The impressions (what a search showed) and clicks (what was followed) that
+            'learnsim serve --learn-from-clicks' records in DIR/feedback.sqlite. Nothing beyond the
+            query text, the ids shown and clicked, the time, the model version and a pseudonym
+            of the client is stored.
+              stats    counts: impressions, clicks, queries, clients, click-through rate
+              export   one JSON object per impression (--out FILE, or stdout); with
+                       --comparisons, the relative comparisons a refit learns from instead:
+                       query<TAB>clicked<TAB>skipped ('learnsim fit --method relative --clicks')
+              purge    drop records older than --older-than DAYS, or --all"""),
+        epilog=_examples("learnsim feedback stats idx/", "learnsim feedback export idx/ --out log.jsonl",
+                         "learnsim feedback export idx/ --comparisons --out clicks.tsv",
+                         "learnsim feedback purge idx/ --older-than 30"))
+    fb.add_argument("action", choices=["stats", "export", "purge"])
+    fb.add_argument("index", metavar="DIR", help="the index directory (or its feedback.sqlite)")
+    fb.add_argument("--out", metavar="FILE", help="export: write there instead of stdout")
+    fb.add_argument("--comparisons", action="store_true",
+                    help="export: the comparisons (query<TAB>clicked<TAB>skipped), not the log")
+    fb.add_argument("--older-than", type=float, metavar="DAYS", help="purge: records older than this")
+    fb.add_argument("--all", action="store_true", help="purge: every record")
+    fb.add_argument("--json", action="store_true", help="stats and purge: JSON on stdout")
+    fb.set_defaults(handler=run)
+    return fb
+
+
+def open_log(path, readonly=True):
+    """The FeedbackLog of an index directory (or file), or a UsageError naming the problem."""
+    from ..feedback import FeedbackLog
+
+    try:
+        return FeedbackLog(path, readonly=readonly)
+    except FileNotFoundError as exc:
+        raise UsageError(str(exc)) from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def run(args):
+    from ..feedback import click_comparisons
+
+    if args.action == "purge":
+        if args.all == (args.older_than is not None):
+            raise UsageError("purge needs --older-than DAYS or --all (one of them)")
+        if args.older_than is not None and not args.older_than >= 0:
+            raise UsageError(f"--older-than must be a number of days >= 0; got {args.older_than}")
+        with open_log(args.index, readonly=False) as log:
+            n = log.purge(older_than_days=args.older_than, everything=args.all)
+        if args.json:
+            _print_json({"purged_impressions": n})
+        else:
+            print(f"Purged {n} impression(s) and their clicks.")
+        return 0
+    with open_log(args.index) as log:
+        if args.action == "stats":
+            stats = log.stats()
+            if args.json:
+                _print_json(stats)
+            else:
+                for key, value in stats.items():
+                    print(f"{key:22s} {value if value is not None else '-'}")
+            return 0
+        out = _check_output_file(args.out, "--out") if args.out else None
+        if args.comparisons:
+            rows = click_comparisons(log.impressions(with_clicks_only=True))
+            lines = ["query\tclicked\tskipped"] + ["\t".join(" ".join(str(c).split()) for c in r) for r in rows]
+        else:
+            lines = [json.dumps(imp, ensure_ascii=False) for imp in log.impressions()]
+    text = "\n".join(lines) + "\n"
+    if out is None:
+        print(text, end="")
+    else:
+        with open(out, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+    return 0

@@ -1,0 +1,128 @@
+"""From a click log to relative comparisons, as paper 004 proposes and Joachims (2002) derives
+them: "documents that are clicked on can be assumed to be more similar to the query than
+documents that were skipped".
+
+Which comparisons, and why these (position bias): users read a result list from the top and
+click what is high more often whatever it is, so "clicked" against "not clicked" anywhere in
+the list mostly measures the position. Two kinds of pair survive that bias:
+
+- **click > skip above** (Joachims 2002): a clicked result against each result ranked above it
+  that was not clicked. The user passed over the higher one to click the lower: position favours
+  the skipped one, so the preference goes against the bias and the bias cannot explain it.
+  (Eye-tracking: Joachims, Granka, Pan, Hembrooke and Gay, SIGIR 2005, found these pairs agree
+  with explicit judgements far more often than clicks taken as absolute relevance.)
+- **click > next below** (same study): a clicked result against the one right below it, when that
+  one was not clicked: it was most likely looked at (users read one result past a click) and
+  passed over. Weaker evidence, so it can be left out (``next_below=False``).
+
+Pairs never go the other way (a skipped result is not assumed worse than anything below it: it
+may not have been read). Where the log holds both "a over b" and "b over a" for the same query,
+they cancel pair for pair (a split audience is no evidence). A flood of clicks from one client
+cannot dominate a refit: each client contributes at most ``max_client_share`` of the
+comparisons (a seeded sample of its own above that), and each impression at most
+``max_per_impression``.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+import numpy as np
+
+__all__ = ["click_comparisons"]
+
+
+def click_comparisons(impressions, *, next_below=True, max_client_share=0.1, max_per_impression=20,
+                      random_state=0):
+    """Relative comparisons ``(query, clicked id, skipped id)`` from a click log.
+
+    Parameters
+    ----------
+    impressions : iterable of dict
+        As :meth:`FeedbackLog.impressions` gives them: ``query``, ``shown`` (ids, best first),
+        ``clicks`` (dicts with ``doc_id``) and ``client`` (a pseudonym or None).
+    next_below : bool, default=True
+        Also "click > the unclicked result right below it" (module notes).
+    max_client_share : float in (0, 1], default=0.1
+        The largest share of the comparisons (after capping) one client may give: the cap is the
+        largest c with c <= share x sum over clients of min(their count, c), so a flood is held
+        to a share of what everyone else gave, not of itself. Clients given as None count as
+        one each; 1 for no cap. At least 10 per client are kept, so a small log is not emptied.
+    max_per_impression : int, default=20
+        Comparisons one impression may give at most (the first ones by click position).
+    random_state : int, default=0
+        Seeds the sample of a client over its cap.
+
+    Returns
+    -------
+    list of (str, str, str)
+        ``(query, closer, farther)``: the clicked document is closer to the query than the
+        skipped one; the rows ``learnsim fit --method relative --clicks`` reads.
+
+    Examples
+    --------
+    The user skipped d3 and d7 to click d1 (third), and did not click d9 below it:
+
+    >>> from learnsim.feedback import click_comparisons
+    >>> log = [{"query": "reset password", "shown": ["d3", "d7", "d1", "d9"], "client": "a",
+    ...         "clicks": [{"doc_id": "d1"}]}]
+    >>> click_comparisons(log, max_client_share=1.0)
+    [('reset password', 'd1', 'd3'), ('reset password', 'd1', 'd7'), ('reset password', 'd1', 'd9')]
+    """
+    if not 0.0 < float(max_client_share) <= 1.0:
+        raise ValueError(f"max_client_share must be in (0, 1]; got {max_client_share!r}")
+    if isinstance(max_per_impression, bool) or int(max_per_impression) != max_per_impression or max_per_impression < 1:
+        raise ValueError(f"max_per_impression must be a positive integer; got {max_per_impression!r}")
+    by_client = defaultdict(list)
+    anonymous = 0
+    for imp in impressions:
+        shown = list(imp["shown"])
+        rank = {doc_id: i for i, doc_id in enumerate(shown)}
+        clicked = sorted({rank[c["doc_id"]] for c in imp["clicks"] if c["doc_id"] in rank})
+        chosen = set(clicked)
+        pairs = []
+        for i in clicked:
+            pairs += [(imp["query"], shown[i], shown[j]) for j in range(i) if j not in chosen]
+            if next_below and i + 1 < len(shown) and i + 1 not in chosen:
+                pairs.append((imp["query"], shown[i], shown[i + 1]))
+        if not pairs:
+            continue
+        client = imp.get("client")
+        if client is None:
+            client, anonymous = ("\0anonymous", anonymous), anonymous + 1
+        by_client[client].extend(pairs[:int(max_per_impression)])
+    cap = _client_cap({c: len(p) for c, p in by_client.items()}, float(max_client_share))
+    rng = np.random.default_rng(random_state)
+    out = []
+    for client in sorted(by_client, key=str):
+        pairs = by_client[client]
+        if cap is not None and len(pairs) > cap:
+            keep = np.sort(rng.choice(len(pairs), cap, replace=False))
+            pairs = [pairs[k] for k in keep]
+        out.extend(pairs)
+    # a split audience is no evidence: "a over b" and "b over a" for one query cancel pair for pair
+    counts = Counter(out)
+    left = Counter()
+    for (q, a, b), n in counts.items():
+        net = n - counts.get((q, b, a), 0)
+        if net > 0:
+            left[(q, a, b)] = net
+    result = []
+    for row in out:
+        if left[row] > 0:
+            left[row] -= 1
+            result.append(row)
+    return result
+
+
+def _client_cap(counts, share):
+    """The largest c with c <= share * sum(min(n, c)), at least 10; None for share 1."""
+    if share >= 1.0 or not counts:
+        return None
+    lo, hi = 0, max(counts.values())
+    while lo < hi:          # the condition holds up to some c and fails above: bisect
+        mid = (lo + hi + 1) // 2
+        if mid <= share * sum(min(n, mid) for n in counts.values()):
+            lo = mid
+        else:
+            hi = mid - 1
+    return max(10, lo)
