@@ -4,13 +4,17 @@ The schema of ``learnsim serve`` tells every bound a JSON Schema can state (leng
 shapes). The budget of a search (queries x k, and explain only for small k, explained hits x
 n_top: :func:`learnsim.service.app.search_budget`) ties several fields together, which neither a
 query string's parameters nor JSON Schema can say; the schema's description says it, and the
-server answers 422 naming the limit (``tests/test_service_hostile.py`` checks that). Generated
-cases over it are left out here, so that every schema-valid request the run sends is one the
-server must accept."""
+server answers 422 naming the limit (``tests/test_service_hostile.py`` checks that). So is the
+number of field conditions of a filter, at any depth (MAX_REQUEST_FILTER_CONDITIONS: a 400,
+``tests/service/test_filter_operators_http.py``). Generated cases over them are left out here, so
+that every schema-valid request the run sends is one the server must accept."""
 from __future__ import annotations
+
+import json
 
 import schemathesis
 
+from learnsim.service._limits import MAX_REQUEST_FILTER_CONDITIONS, filter_conditions
 from learnsim.service.app import search_budget
 
 
@@ -28,8 +32,20 @@ def _over_budget(n_queries, k, explain, n_top):
     return search_budget(n_queries, k, explain in (True, "true"), n_top) is not None
 
 
+def _over_filter_bound(value):
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return False   # not JSON: the server refuses it (400)
+    return filter_conditions(value) > MAX_REQUEST_FILTER_CONDITIONS
+
+
 @schemathesis.hook
 def filter_case(context, case):
+    body = case.body if isinstance(case.body, dict) else {}
+    if _over_filter_bound((case.query or {}).get("filter")) or _over_filter_bound(body.get("filter")):
+        return False
     if case.operation.path != "/v1/search":
         return True
     if case.method.upper() == "GET":

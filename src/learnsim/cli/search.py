@@ -47,6 +47,7 @@ def register(commands):
                          "--query 'hockey playoffs' -k 5",
                          "learnsim search --model model.npz --corpus docs.txt --queries queries.txt --json",
                          "learnsim search --index idx/ --query 'gpu driver' --filter topic=hardware --explain",
+                         "learnsim search --index idx/ --query 'gpu driver' --filter 'year>=2020' --filter 'year<2024'",
                          "learnsim search --index idx/ --queries topics.tsv --run run.trec --run-tag mine"))
     search.add_argument("--model", metavar="M.npz", help="model file written by 'learnsim fit' (with --corpus)")
     search.add_argument("--corpus", metavar="FILE", help="documents to search (with --model)")
@@ -54,7 +55,11 @@ def register(commands):
                                                        "--model and --corpus)")
     search.add_argument("--filter", action="append", metavar="FIELD=VALUE", default=None,
                         help="--index: only documents whose metadata FIELD equals VALUE (a JSON value or a "
-                             "string; repeat a field for any of several values, several fields for all of them)")
+                             "string; repeat a field for any of several values, several fields for all of them); "
+                             "also FIELD!=VALUE, FIELD>VALUE, >=, <, <= (numbers with numbers, strings with "
+                             "strings), a dotted FIELD for nested metadata (meta.year>=2020), or a JSON filter "
+                             "('{\"$or\": [{\"year\": {\"$gte\": 2020}}, {\"draft\": true}]}'); repeated "
+                             "options must all hold")
     search.add_argument("--explain", action="store_true",
                         help="--index: show the words (and word pairs) that add most to each hit's score (for a "
                              "distance: what each word changes from an empty document's distance, negative "
@@ -104,30 +109,91 @@ def _print_hits(args, corpus, queries, idx, values, scorer, reranker=None):
     return 0
 
 
+# longest first: ">=" before ">"
+_COMPARISONS = ("!=", ">=", "<=", "==", "=", ">", "<")
+_OPERATOR = {"!=": "$nin", ">=": "$gte", "<=": "$lte", ">": "$gt", "<": "$lt"}
+
+
 def parse_filter(items):
-    """--filter FIELD=VALUE options -> {field: [values]}. A VALUE that parses as a JSON number, bool
-    or null matches that value or the same text as a string (the command line cannot tell
-    topic=3 from topic="3"; quote it as JSON, topic='"3"', for the string alone)."""
+    """--filter options -> one metadata filter (None for none).
+
+    Parameters
+    ----------
+    items : list of str or None
+        Each ``FIELD OP VALUE`` (OP one of ``=``, ``==``, ``!=``, ``>``, ``>=``, ``<``, ``<=``;
+        FIELD a name or a dotted path) or a JSON filter object (``{"year": {"$gte": 2020}}``).
+
+    Returns
+    -------
+    dict or None
+        The filter of :meth:`learnsim.index.Index.search`: every option must hold, except
+        that ``FIELD=VALUE`` options naming one field are any of their values (``topic=1
+        --filter topic=2``, as before operators came).
+
+    Notes
+    -----
+    For ``=`` and ``!=``, a VALUE that parses as a JSON number, bool or null matches that value
+    or the same text as a string (the command line cannot tell topic=3 from topic="3"; quote it
+    as JSON, topic='"3"', for the string alone): ``topic!=3`` is neither. For ``>``, ``>=``,
+    ``<``, ``<=``, a VALUE that parses as a JSON number compares numbers; any other VALUE (a
+    JSON string, '"2020"', among them) compares strings; true, false and null compare nothing
+    and are a usage error.
+    """
     if not items:
         return None
     import json
 
-    out = {}
+    equal, parts = {}, []
     for item in items:
-        field, eq, value = item.partition("=")
-        if not eq or not field.strip():
-            raise UsageError(f"--filter expects FIELD=VALUE; got {item!r}")
+        if item.lstrip().startswith("{"):
+            try:
+                parts.append(json.loads(item))
+            except ValueError as exc:
+                raise UsageError(f"--filter {item[:80]!r} is not a JSON object: {exc}") from None
+            continue
+        at = min((i for i in (item.find(c) for c in "=!<>") if i >= 0), default=-1)
+        op = next((o for o in _COMPARISONS if item.startswith(o, at)), None) if at >= 0 else None
+        field = item[:at].strip()
+        if op is None or not field:
+            raise UsageError(f"--filter expects FIELD=VALUE (or !=, >, >=, <, <=, or a JSON filter object); "
+                             f"got {item!r}")
+        value = item[at + len(op):]
         try:
             parsed = json.loads(value)
         except ValueError:
             parsed = value
         if isinstance(parsed, (list, dict)):
             parsed = value
-        values = out.setdefault(field.strip(), [])
-        values.append(parsed)
-        if not isinstance(parsed, str):
-            values.append(value)
-    return out
+        if op in ("=", "==", "!="):
+            values = [parsed] if isinstance(parsed, str) else [parsed, value]
+            if op == "!=":
+                parts.append({field: {"$nin": values}})
+            else:
+                equal.setdefault(field, []).extend(values)
+            continue
+        if parsed is None or isinstance(parsed, bool):
+            raise UsageError(f"--filter {item!r}: {op} compares numbers or strings, not {value.strip()}")
+        parts.append({field: {_OPERATOR[op]: parsed}})
+    return _all_of(([equal] if equal else []) + parts)
+
+
+def _all_of(parts):
+    """One filter that holds when every one of ``parts`` does: their keys side by side where no
+    two share one (operators of one field merged into one object), else ``$and``, which would
+    nest a JSON filter one level deeper."""
+    merged = {}
+    for part in parts:
+        if not isinstance(part, dict):
+            return {"$and": parts}   # check_filter names what is wrong
+        for key, value in part.items():
+            if key not in merged:
+                merged[key] = value
+            elif (isinstance(merged[key], dict) and isinstance(value, dict) and not key.startswith("$")
+                  and all(op.startswith("$") for op in (*merged[key], *value)) and not set(merged[key]) & set(value)):
+                merged[key] = {**merged[key], **value}
+            else:
+                return {"$and": parts}
+    return merged
 
 
 def _queries(args):

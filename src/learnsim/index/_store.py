@@ -61,53 +61,251 @@ def check_metadata(meta, where="metadata"):
     return json.dumps(meta, ensure_ascii=False, sort_keys=True, allow_nan=False)
 
 
-# the values one filter may list, over all its fields: a filter is matched with one SQLite
-# parameter per field and kind of value (a JSON array read by json_each), so the bound is the
-# cost of a search, not SQLite's expression-tree depth (1,000 ORs failed there)
+# the values one filter may list, over all its conditions: a list is one JSON array read by
+# json_each, whatever its length, so the bound is the cost of a search
 MAX_FILTER_VALUES = 10_000
+# the field conditions of one filter ({field: v} is one, {field: {"$gte": a, "$lt": b}} two): each
+# costs up to two JSON reads of every document's metadata (0.2-0.4 us a document), 20-40 s at
+# 100,000 documents for this many; before operators, 1,000 fields overflowed SQLite's expression depth
+MAX_FILTER_CONDITIONS = 1_000
+# filter objects nested in one another ($and, $or and $not each open one more): the compiled
+# WHERE must stay inside SQLite's parser stack (about 100 nested parentheses in 3.40)
+MAX_FILTER_DEPTH = 8
+# names in a dotted path (meta.year is two); check_metadata nests dicts at most 32 deep
+MAX_PATH_SEGMENTS = 16
 _INT64 = (-(1 << 63), (1 << 63) - 1)
+FIELD_OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$exists")
+LOGICAL_OPERATORS = ("$and", "$or", "$not")
+_ORDERED = ("$gt", "$gte", "$lt", "$lte")
+_SQL_COMPARE = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
+_OPERATOR_HELP = ("the operators of a field are " + ", ".join(FIELD_OPERATORS)
+                  + "; of a filter " + ", ".join(LOGICAL_OPERATORS))
 
 
 def _filter_value_ok(v):
-    if v is None or isinstance(v, (str, bool)):
+    if v is None or isinstance(v, bool):
         return True
+    if isinstance(v, str):
+        # SQLite takes UTF-8: a lone surrogate would fail in the driver, not here by name
+        return not _has_surrogate(v)
     if isinstance(v, int):
         # SQLite's integers are 64-bit: a larger one overflows in the driver
         return _INT64[0] <= v <= _INT64[1]
     return isinstance(v, float) and math.isfinite(v)
 
 
-def check_filter(filter):
-    """A metadata filter: {field: value} (equality) or {field: [v1, v2, ...]} (any of them).
+def _has_surrogate(text):
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
-    Returns a list of (field, values); fields are plain names (letters, digits, ``_``, ``-``),
-    values str, bool, None, finite floats or integers within 64 bits, at most
-    :data:`MAX_FILTER_VALUES` in all. Anything else raises :class:`FilterError` naming it.
+
+def _is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _check_path(field):
+    """The segments of a field name or dotted path, or FilterError."""
+    segments = field.split(".") if isinstance(field, str) else ()
+    if (not segments or len(segments) > MAX_PATH_SEGMENTS
+            or not all(seg and all(c.isalnum() or c in "_-" for c in seg) for seg in segments)):
+        raise FilterError(f"filter field {_short(field)} must be a name of letters, digits, '_' or '-', or a "
+                          f"dotted path of at most {MAX_PATH_SEGMENTS} of them (meta.year)")
+    return tuple(segments)
+
+
+class _Budget:
+    """The values and conditions of a filter so far, against :data:`MAX_FILTER_VALUES` and
+    :data:`MAX_FILTER_CONDITIONS`."""
+
+    __slots__ = ("values", "conditions")
+
+    def __init__(self):
+        self.values = self.conditions = 0
+
+    def take(self, n):
+        self.values += n
+        if self.values > MAX_FILTER_VALUES:
+            raise FilterError(f"the filter lists more than {MAX_FILTER_VALUES} values")
+
+    def condition(self):
+        self.conditions += 1
+        if self.conditions > MAX_FILTER_CONDITIONS:
+            raise FilterError(f"the filter has more than {MAX_FILTER_CONDITIONS} field conditions")
+
+
+def _checked_value(field, v, what="filter value"):
+    if not _filter_value_ok(v):
+        raise FilterError(f"{what} of {field!r} must be a str, a finite number (an integer within 64 bits), "
+                          f"a bool or None; got {_short(v)}")
+    return v
+
+
+def _checked_values(field, value, op, budget):
+    if not isinstance(value, (list, tuple, set, frozenset)):
+        raise FilterError(f"{op} on {field!r} takes a non-empty list of values; got {_short(value)}")
+    values = list(value)
+    if not values:
+        raise FilterError(f"filter field {field!r} lists no value" if op is None else
+                          f"{op} on {field!r} lists no value")
+    budget.take(len(values))
+    for v in values:
+        _checked_value(field, v)
+    return values
+
+
+def _field_condition(field, path, value, budget):
+    """The condition tree of one field's value: a scalar, a list or an operator object."""
+    if isinstance(value, dict):
+        ops = [k for k in value if isinstance(k, str) and k.startswith("$")]
+        if not ops or len(ops) != len(value):
+            if ops:
+                other = next(k for k in value if not (isinstance(k, str) and k.startswith("$")))
+                raise FilterError(f"unknown filter operator {_short(other)} on {field!r}; {_OPERATOR_HELP}")
+            raise FilterError(f"filter value of {field!r} must be a str, a finite number (an integer within 64 "
+                              "bits), a bool, None, a list of them or an operator object such as "
+                              f'{{"$gte": 2020}}; got {_short(value)}')
+        out = []
+        for op, operand in value.items():
+            budget.condition()
+            if op not in FIELD_OPERATORS:
+                hint = "; $not negates a filter: {\"$not\": {field: ...}}" if op == "$not" else ""
+                raise FilterError(f"unknown filter operator {_short(op)} on {field!r}; {_OPERATOR_HELP}{hint}")
+            if op in ("$in", "$nin"):
+                out.append(("in", path, _checked_values(field, operand, op, budget), op == "$nin"))
+                continue
+            budget.take(1)
+            if op == "$exists":
+                if not isinstance(operand, bool):
+                    raise FilterError(f"$exists on {field!r} takes true or false; got {_short(operand)}")
+                out.append(("exists", path, operand))
+            elif op in _ORDERED:
+                if not (_is_number(operand) or isinstance(operand, str)) or not _filter_value_ok(operand):
+                    raise FilterError(f"{op} on {field!r} compares a number (an integer within 64 bits, a finite "
+                                      f"float) or a str; got {_short(operand)}")
+                out.append(("cmp", path, op, operand))
+            else:
+                if isinstance(operand, (list, tuple, set, frozenset, dict)):
+                    raise FilterError(f"{op} on {field!r} takes one value (a str, number, bool or None; "
+                                      f"$in and $nin take lists); got {_short(operand)}")
+                out.append(("in", path, [_checked_value(field, operand)], op == "$ne"))
+        return out[0] if len(out) == 1 else ("and", out)
+    budget.condition()
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return ("in", path, _checked_values(field, value, None, budget), False)
+    budget.take(1)
+    return ("in", path, [_checked_value(field, value)], False)
+
+
+def _filter_tree(filter, depth, budget):
+    if not isinstance(filter, dict) or not filter:
+        where = "filter" if depth == 1 else "a filter inside $and, $or or $not"
+        raise FilterError(f"{where} must be a non-empty dict {{field: value or [values] or {{operator: value}}}}; "
+                          f"got {_short(filter)}")
+    if depth > MAX_FILTER_DEPTH:
+        raise FilterError(f"the filter nests deeper than {MAX_FILTER_DEPTH} levels ($and, $or and $not each "
+                          "add one)")
+    out = []
+    for key, value in filter.items():
+        if isinstance(key, str) and key.startswith("$"):
+            if key == "$not":
+                if not isinstance(value, dict):
+                    raise FilterError(f"$not takes a filter (a dict); got {_short(value)}")
+                out.append(("not", _filter_tree(value, depth + 1, budget)))
+            elif key in ("$and", "$or"):
+                if not isinstance(value, (list, tuple)) or not value:
+                    raise FilterError(f"{key} takes a non-empty list of filters; got {_short(value)}")
+                out.append((key[1:], [_filter_tree(f, depth + 1, budget) for f in value]))
+            else:
+                raise FilterError(f"unknown filter operator {_short(key)}; {_OPERATOR_HELP}")
+        else:
+            out.append(_field_condition(key, _check_path(key), value, budget))
+    return out[0] if len(out) == 1 else ("and", out)
+
+
+def check_filter(filter):
+    """Check a metadata filter; its condition tree for :meth:`DocumentStore.seqs_matching`.
+
+    Parameters
+    ----------
+    filter : dict or None
+        The grammar (chromadb's, with dotted paths and strings ordered too)::
+
+            filter    := {key: condition, ...}              every key must hold (AND)
+            key       := field | $and | $or | $not
+            field     := name or dotted path: letters, digits, '_', '-' ("topic", "meta.year")
+            condition := scalar                             {field: v} is {field: {"$eq": v}}
+                       | [scalar, ...]                      {field: [..]} is {field: {"$in": [..]}}
+                       | {operator: operand, ...}           every operator must hold (AND)
+            $and: [filter, ...]   $or: [filter, ...]   $not: filter
+
+        Field operators: ``$eq``, ``$ne`` (a scalar), ``$gt``, ``$gte``, ``$lt``, ``$lte`` (a
+        number or a str), ``$in``, ``$nin`` (a non-empty list of scalars), ``$exists`` (a
+        bool). A scalar is a str, a bool, None, a finite float or an integer within 64 bits.
+
+    Returns
+    -------
+    tuple or None
+        None for no filter (``None``); else the tree of the conditions, for
+        :meth:`DocumentStore.seqs_matching` alone.
+
+    Raises
+    ------
+    FilterError
+        Naming what is wrong: an unknown operator (``$regex``), an operand of the wrong type
+        (``$in`` with a non-list, ``$and`` with a non-list or an empty one, ``$gt`` with a
+        list, a bool or None), a field that is not a name or a dotted path of at most
+        :data:`MAX_PATH_SEGMENTS` names, nesting deeper than :data:`MAX_FILTER_DEPTH` filter
+        objects (the top one is the first; each ``$and``, ``$or`` and ``$not`` adds one), more
+        than :data:`MAX_FILTER_VALUES` values in all (a list counts its values, every other
+        operand one) or :data:`MAX_FILTER_CONDITIONS` field conditions (a value, a list or an
+        operator on a field is one), an empty filter (``{}``; use None).
+
+    Notes
+    -----
+    How a document's metadata matches:
+
+    - A dotted path walks nested dicts (``meta.year`` is ``metadata["meta"]["year"]``); a path
+      through something that is not a dict reaches nothing, as does a missing field.
+    - ``$eq`` (and ``$in``) compares values of one kind: numbers with numbers (the integer 3
+      equals the float 3.0), strs with strs, bools with bools, None with a JSON null that is
+      there (a missing field is not None). A bool is not a number: ``True`` never equals 1.
+      A list or a dict in the metadata equals no scalar.
+    - ``$gt``, ``$gte``, ``$lt``, ``$lte`` compare numbers with numbers and strs with strs (by
+      code point); a value that is missing or of another kind (a bool among them) does not
+      match. A bool or None operand is a FilterError.
+    - ``$ne`` and ``$nin`` are the negations of ``$eq`` and ``$in``: a document whose field is
+      missing, or holds a value of another kind, matches them (as in chromadb).
+    - ``$exists: true`` matches a field that is there, whatever its value (a null too);
+      ``false`` a field that is missing.
+    - ``$not`` negates a whole filter (a document lacking the field matches
+      ``{"$not": {"year": {"$gte": 2020}}}``); ``$and`` and ``$or`` take non-empty lists of
+      filters.
+
+    Examples
+    --------
+    >>> from learnsim.index._store import check_filter
+    >>> check_filter({"topic": "billing"})
+    ('in', ('topic',), ['billing'], False)
+    >>> check_filter({"meta.year": {"$gte": 2020, "$lt": 2024}})[0]
+    'and'
+    >>> check_filter({"year": {"$regex": "^20"}})
+    Traceback (most recent call last):
+    ...
+    learnsim.exceptions.FilterError: unknown filter operator '$regex' on 'year'; the operators of a field ...
     """
     if filter is None:
-        return []
-    if not isinstance(filter, dict) or not filter:
-        raise FilterError(f"filter must be a non-empty dict {{field: value or [values]}}; got {_short(filter)}")
-    out, total = [], 0
-    for field, value in filter.items():
-        if not isinstance(field, str) or not field or not all(c.isalnum() or c in "_-" for c in field):
-            raise FilterError(f"filter field {_short(field)} must be a non-empty name of letters, digits, '_' or '-'")
-        values = list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
-        if not values:
-            raise FilterError(f"filter field {field!r} lists no value")
-        total += len(values)
-        if total > MAX_FILTER_VALUES:
-            raise FilterError(f"the filter lists more than {MAX_FILTER_VALUES} values")
-        for v in values:
-            if not _filter_value_ok(v):
-                raise FilterError(f"filter value of {field!r} must be a str, a finite number (an integer within "
-                                  f"64 bits), a bool or None; got {_short(v)}")
-        out.append((field, values))
-    return out
+        return None
+    return _filter_tree(filter, 1, _Budget())
 
 
 def _short(value, limit=80):
-    text = repr(value)
+    try:
+        text = repr(value)
+    except RecursionError:          # a hostile list of lists, nested past the interpreter's stack
+        return f"a {type(value).__name__} nested too deep to show"
     return text if len(text) <= limit else text[:limit] + "..."
 
 
@@ -287,32 +485,117 @@ class DocumentStore:
         return int(row[0])
 
     def seqs_matching(self, conditions):
-        """Sequence numbers of the live documents whose metadata satisfies every (field, values).
-
-        Each field is one condition whatever the number of its values: the values of a kind (text,
-        number) go in as one JSON array parameter read by ``json_each``, so that 10,000 values
-        neither build an expression tree SQLite refuses nor exceed its parameter limit."""
-        sql = "SELECT seq FROM docs WHERE deleted_seq IS NULL"
-        args = []
-        for field, values in conditions:
-            path = f'$."{field}"'
-            ors = []
-            texts = [v for v in values if isinstance(v, str)]
-            numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
-            if texts:
-                ors.append("(json_type(meta, ?) = 'text' AND json_extract(meta, ?) IN "
-                           "(SELECT value FROM json_each(?)))")
-                args.extend([path, path, json.dumps(texts, ensure_ascii=False)])
-            if numbers:
-                # json_each gives integers as integers and floats as reals: 3 matches 3.0 as before
-                ors.append("(json_type(meta, ?) IN ('integer', 'real') AND json_extract(meta, ?) IN "
-                           "(SELECT value FROM json_each(?)))")
-                args.extend([path, path, json.dumps(numbers)])
-            for flag in sorted({v for v in values if isinstance(v, bool)}):
-                ors.append("(json_type(meta, ?) = ?)")
-                args.extend([path, "true" if flag else "false"])
-            if any(v is None for v in values):
-                ors.append("(json_type(meta, ?) = 'null')")
-                args.append(path)
-            sql += " AND (" + " OR ".join(ors) + ")"
+        """Sequence numbers of the live documents whose metadata satisfies ``conditions`` (the
+        tree of :func:`check_filter`), by one SQL statement: see :func:`_where`."""
+        where, args = _where(conditions)
+        sql = f"SELECT seq FROM docs WHERE deleted_seq IS NULL AND ({where})"
         return [r[0] for r in self.conn.execute(sql, args)]
+
+
+# terms of one AND or OR written side by side: SQLite nests a chain of n terms n deep (its bound
+# is 1,000); longer lists are grouped in parentheses, which cost its parser stack instead
+_CHAIN = 32
+_PER_PARAM = 64
+
+
+class _Params:
+    """The values and paths of a filter as bound parameters: JSON arrays of ``_PER_PARAM`` each.
+
+    Each is read back by ``json_extract(?k, '$[i]')``: a constant expression, which SQLite
+    evaluates once per statement, not per row. One parameter per value would cost
+    ``sqlite3_prepare`` time growing with their square (seconds at 10,000), and so would one
+    long array (``$[i]`` walks it from the start); a value used twice is stored once."""
+
+    def __init__(self):
+        self.values, self._numbers = [], {}
+
+    def __call__(self, value):
+        key = (type(value), value) if not isinstance(value, list) else None
+        n = self._numbers.get(key) if key is not None else None
+        if n is None:
+            self.values.append(value)
+            n = len(self.values) - 1
+            if key is not None:
+                self._numbers[key] = n
+        return f"json_extract(?{n // _PER_PARAM + 1}, '$[{n % _PER_PARAM}]')"
+
+    def args(self):
+        return [json.dumps(self.values[i:i + _PER_PARAM], ensure_ascii=False, allow_nan=False)
+                for i in range(0, len(self.values), _PER_PARAM)]
+
+
+def _where(tree):
+    """(SQL, parameters) of the condition tree of :func:`check_filter`, over ``docs.meta``.
+
+    Every condition is written to be 0 or 1, never NULL, so that a negation is exact in SQL's
+    three-valued logic: a missing field makes ``$eq`` false and ``$ne`` true, as the Python
+    reading of the filter says. ``$not`` is pushed down to the conditions (De
+    Morgan), so it adds no parentheses; nested ANDs (ORs) are flattened into one. Nothing of the
+    filter is written into the SQL: the paths (``$."a"."b"``, from checked names) and the values
+    are bound parameters (:class:`_Params`; a list as one JSON array read by
+    ``json_each``, whatever its length); ``json_type`` tells integers, reals, text, true, false
+    and null apart."""
+    params = _Params()
+    return _sql(_pushed(tree, False), params), params.args()
+
+
+def _pushed(tree, negate):
+    """The tree with every ``not`` moved onto the conditions, and nested ands (ors) flattened."""
+    kind = tree[0]
+    if kind == "not":
+        return _pushed(tree[1], not negate)
+    if kind in ("and", "or"):
+        own = kind if not negate else ("or" if kind == "and" else "and")
+        flat = []
+        for child in tree[1]:
+            child = _pushed(child, negate)
+            flat.extend(child[1] if child[0] == own else [child])
+        return (own, flat)
+    return ("leaf", tree, negate)
+
+
+def _sql(node, params):
+    if node[0] == "leaf":
+        return _condition_sql(node[1], node[2], params)
+    glue = " AND " if node[0] == "and" else " OR "
+    # a child is a condition, or an OR under an AND (an AND under an OR): parenthesised
+    terms = [_sql(child, params) if child[0] == "leaf" else f"({_sql(child, params)})" for child in node[1]]
+    while len(terms) > _CHAIN:
+        terms = [glue.join(terms[i:i + _CHAIN]) for i in range(0, len(terms), _CHAIN)]
+        terms = [f"({t})" for t in terms]
+    return glue.join(terms)
+
+
+def _condition_sql(cond, negate, params):
+    """One condition as a CASE on the value's JSON type: ``json_type`` is called once, and
+    ``json_extract`` only for a value of a kind the condition compares (at most two calls a row:
+    their number is what a filter costs). A missing field has no JSON type (NULL): ELSE 0."""
+    kind, path = cond[0], cond[1]
+    p = params("$" + "".join(f'."{seg}"' for seg in path))
+    typ, val = f"json_type(meta, {p})", f"json_extract(meta, {p})"
+    if kind == "exists":
+        return f"{typ} IS {'NOT ' if cond[2] != negate else ''}NULL"
+    if kind == "cmp":
+        _, _, op, v = cond
+        test = f"{val} {_SQL_COMPARE[op]} {params(v)}"
+        whens = [("text", test)] if isinstance(v, str) else [("integer", test), ("real", test)]
+    else:
+        _, _, values, negated = cond
+        negate = negate != negated
+        whens = []
+        texts = [v for v in values if isinstance(v, str)]
+        numbers = [v for v in values if _is_number(v)]
+        for part, kinds in ((texts, ("text",)), (numbers, ("integer", "real"))):
+            if len(part) == 1:
+                test = f"{val} = {params(part[0])}"
+            elif part:
+                # json_each gives integers as integers and floats as reals: 3 matches 3.0
+                test = f"{val} IN (SELECT value FROM json_each({params(part)}))"
+            whens.extend((k, test) for k in kinds if part)
+        for flag in sorted({v for v in values if isinstance(v, bool)}):
+            whens.append(("true" if flag else "false", "1"))
+        if any(v is None for v in values):
+            whens.append(("null", "1"))
+    cases = " ".join(f"WHEN '{k}' THEN {test}" for k, test in whens)
+    # 0 or 1, never NULL: a negation is exact, and a missing field matches $ne and $nin
+    return f"CASE {typ} {cases} ELSE 0 END{' = 0' if negate else ''}"

@@ -528,9 +528,10 @@ class Index:
             self._n_live_cache = (self._live, bool(self._live.all()))
         return self._n_live_cache[1]
 
-    def _allowed(self, filter):
-        conditions = check_filter(filter)
-        if not conditions:
+    def _allowed(self, conditions):
+        """The rows a search may return: the live ones whose metadata satisfies ``conditions``
+        (the tree of :func:`check_filter`; None for every live row)."""
+        if conditions is None:
             return self._live
         seqs = np.asarray(self.store.seqs_matching(conditions), dtype=np.int64)
         allowed = np.zeros(self._seqs.shape[0], dtype=bool)
@@ -638,9 +639,13 @@ class Index:
         query : str or list of str
         k : int, default=10
         filter : dict, optional
-            ``{field: value}`` or ``{field: [values]}`` on the documents' metadata: only the
-            documents that match every field are searched (never one that does not, and fewer than
-            k hits when fewer match).
+            A metadata filter: ``{field: value}``, ``{field: [values]}`` (any of them), operators
+            (``{"year": {"$gte": 2020}}``: ``$eq $ne $gt $gte $lt $lte $in $nin $exists``),
+            dotted paths into nested metadata (``{"meta.year": 2020}``) and ``$and``, ``$or``,
+            ``$not`` (the grammar and its semantics: :func:`learnsim.index._store.check_filter`).
+            Only the documents that match are searched (never one that does not, and fewer than k
+            hits when fewer match). A filter that is not well formed raises
+            :class:`~learnsim.exceptions.FilterError` naming what is wrong.
         explain : bool, default=False
             Add each hit's ``explanation``: the words (and word pairs) that add most to its score,
             summing exactly to it (:meth:`learnsim.pipeline.Pipeline.explain`).
@@ -674,12 +679,12 @@ class Index:
         single = isinstance(query, str)
         queries = _check_texts([query] if single else query, "query")
         k = _check_k(k)
-        check_filter(filter)        # a bad filter is the caller's error, before any read
+        conditions = check_filter(filter)       # a bad filter is the caller's error, before any read
 
         depth = self._rerank_depth(k)
 
         def read():
-            allowed = self._allowed(filter)
+            allowed = self._allowed(conditions)
             found = self._search_rows(self._query_rows(queries), depth, allowed)
             # one read of SQLite for the hits of every query (a server batches queries)
             docs = self.store.documents(self._seqs[np.concatenate([o for _, o in found])]) if len(found) > 1 else None
@@ -754,15 +759,17 @@ class Index:
 
     @_sqlite_guarded
     def more_like(self, doc_id, k=10, *, filter=None):
-        """The k documents closest to the document ``doc_id`` (itself excluded)."""
+        """The k documents closest to the document ``doc_id`` (itself excluded); ``filter`` as
+        for :meth:`search`."""
         doc_id = _doc_id(doc_id)
         k = _check_k(k)
+        conditions = check_filter(filter)
 
         def read():
             seq = self.store.live_seq_of(doc_id)
             text, _ = self.document(doc_id)
             pos = int(np.searchsorted(self._seqs, seq))
-            allowed = self._allowed(filter)
+            allowed = self._allowed(conditions)
             (values, order), = self._search_rows(self._query_rows([text]), k, allowed, exclude=[pos])
             return self._hits(values, order)
 
@@ -773,7 +780,8 @@ class Index:
         """Near-duplicates of a new ``text`` in the collection: its k closest documents that the
         pipeline's calibrated duplicate rule accepts, most probable first, each with its
         ``probability`` (the model must have a duplicate rule: fitted on pairs). A model fitted on
-        graded pairs keeps every one of the k, highest ``predicted_score`` first."""
+        graded pairs keeps every one of the k, highest ``predicted_score`` first. ``filter`` as
+        for :meth:`search`: only the documents it matches are candidates."""
         if not isinstance(text, str):
             raise TypeError(f"text must be a str; got {type(text).__name__}")
         hits = self.search(text, k, filter=filter)

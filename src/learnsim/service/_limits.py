@@ -6,6 +6,8 @@ import json
 import math
 import re
 
+from ..index._store import (FIELD_OPERATORS, MAX_PATH_SEGMENTS, FilterError,
+                             check_filter)
 from ._http import _fail
 
 # the bounds of one request (see the module notes)
@@ -57,13 +59,29 @@ def search_budget(n_queries, k, explain=False, n_top=10):
     return None
 
 
-_FIELD = re.compile(r"[A-Za-z0-9_-]{1,64}")
+# a field of a filter: a name, or a dotted path of names into nested metadata
+_NAME = "[A-Za-z0-9_-]{1,64}"
+_PATH = f"{_NAME}(?:\\.{_NAME}){{0,{MAX_PATH_SEGMENTS - 1}}}"
+_FIELD = re.compile(_PATH)
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 # the bounds of a filter: in a body, and in a query string (whose request head must stay well
 # under the HTTP parser's bound, about 80 KB, past which it answers a plain-text 400 itself)
 MAX_FILTER_FIELDS = 10
+# field conditions ({field: v} is one, {field: {"$gte": a, "$lt": b}} two) in a whole filter: a
+# condition costs up to two JSON reads of every document's metadata, in the SQL statement that
+# runs in the index's thread in one piece (20-40 ms each at 100,000 documents on a 2-core
+# machine); 10 fields of mixed lists cost about as much (up to 5 reads each) before operators came.
+# JSON Schema cannot count them: the schema's description says it, and the schemathesis run
+# leaves generated filters over it out (tests/schemathesis_hooks.py), as it does the search budget
+MAX_REQUEST_FILTER_CONDITIONS = 32
+# filter objects nested in one another ($and, $or and $not each open one more): fewer than
+# Python's MAX_FILTER_DEPTH (8), so that the schema says the bound exactly and stays small enough
+# for the tools that read it (a generator of test cases enumerates each level under each of its
+# three parents, 3^depth: 4 levels cost the schemathesis run 90 s more, 3 levels 45 s)
+MAX_REQUEST_FILTER_DEPTH = 3
 BODY_FILTER = {"values": 1000, "chars": None}
 QUERY_FILTER = {"values": 50, "chars": 200}
+_LOGICAL = ("$and", "$or", "$not")
 
 
 def _scalar_ok(v, chars):
@@ -78,25 +96,99 @@ def _scalar_ok(v, chars):
 
 def _check_filter(value, bounds=BODY_FILTER):
     """A filter as the schema describes it (:func:`_filter_schema`), None for no filter (absent
-    or ``{}``); anything else raises a 400 naming what is wrong."""
+    or ``{}``); anything else raises a 400 naming what is wrong.
+
+    The service's own bounds are checked first, walking no deeper than
+    ``MAX_REQUEST_FILTER_DEPTH`` filter objects: at most ``MAX_FILTER_FIELDS`` keys in an object
+    and filters in an ``$and`` or ``$or``, ``bounds["values"]`` values in a list, names of ASCII
+    letters, digits, ``_`` and ``-`` (64 at most a name), strings of ``bounds["chars"]``, then
+    ``MAX_REQUEST_FILTER_CONDITIONS`` field conditions in all; then the grammar itself
+    (:func:`learnsim.index._store.check_filter`, whose FilterError becomes the 400)."""
     if value is None:
         return None
     if not isinstance(value, dict):
         raise _fail(400, f'filter must be a JSON object, e.g. filter={{"topic": 3}}; got {type(value).__name__}')
+    if not value:
+        return None
+    _walk_filter(value, bounds, 1)
+    n = filter_conditions(value)
+    if n > MAX_REQUEST_FILTER_CONDITIONS:
+        raise _fail(400, f"a filter has at most {MAX_REQUEST_FILTER_CONDITIONS} field conditions "
+                         f'(MAX_REQUEST_FILTER_CONDITIONS; {{"year": {{"$gte": 2020, "$lt": 2024}}}} is two); got {n}')
+    try:
+        check_filter(value)
+    except FilterError as exc:
+        raise _fail(400, str(exc)) from None
+    return value
+
+
+def filter_conditions(value, depth=1):
+    """The field conditions of a filter (``MAX_REQUEST_FILTER_CONDITIONS``): a value, a list or
+    an operator on a field is one. Of any JSON value, nested any depth (counted to
+    ``MAX_REQUEST_FILTER_DEPTH`` levels only): what is not a filter counts nothing, its refusal
+    being :func:`_check_filter`'s.
+
+    Examples
+    --------
+    >>> from learnsim.service._limits import filter_conditions
+    >>> filter_conditions({"year": {"$gte": 2020, "$lt": 2024}, "$or": [{"a": 1}, {"b": [1, 2]}]})
+    4
+    """
+    if not isinstance(value, dict) or depth > MAX_REQUEST_FILTER_DEPTH:
+        return 0
+    n = 0
+    for key, v in value.items():
+        if key in ("$and", "$or"):
+            n += sum(filter_conditions(sub, depth + 1) for sub in v) if isinstance(v, list) else 0
+        elif key == "$not":
+            n += filter_conditions(v, depth + 1)
+        else:
+            n += len(v) if isinstance(v, dict) and not key.startswith("$") else 1
+    return n
+
+
+def _walk_filter(value, bounds, depth):
+    """Check the service's bounds on a filter object at ``depth`` (the top one is 1): a 400
+    naming the first one over."""
     if len(value) > MAX_FILTER_FIELDS:
-        raise _fail(400, f"a filter has at most {MAX_FILTER_FIELDS} fields; got {len(value)}")
-    chars = bounds["chars"]
-    for field, v in value.items():
-        if not _FIELD.fullmatch(field):
-            raise _fail(400, f"filter field {field[:80]!r} must be a name of 1 to 64 letters, digits, '_' or '-'")
-        values = v if isinstance(v, list) else [v]
-        if not values or len(values) > bounds["values"]:
-            raise _fail(400, f"filter field {field!r} lists {len(values)} values (1 to {bounds['values']})")
-        if not all(_scalar_ok(x, chars) for x in values):
-            longest = f" (at most {chars} characters)" if chars else ""
-            raise _fail(400, f"filter values of {field!r} must be str{longest}, a finite number (an integer "
-                             "within 64 bits), bool or null")
-    return value or None
+        raise _fail(400, f"a filter object has at most {MAX_FILTER_FIELDS} keys; got {len(value)}")
+    for key, v in value.items():
+        if key in _LOGICAL:
+            subs = [v] if key == "$not" else v
+            if key != "$not" and (not isinstance(v, list) or not 1 <= len(v) <= MAX_FILTER_FIELDS):
+                got = f"{len(v)} filters" if isinstance(v, list) else type(v).__name__
+                raise _fail(400, f"{key} takes a list of 1 to {MAX_FILTER_FIELDS} filters; got {got}")
+            if depth >= MAX_REQUEST_FILTER_DEPTH:
+                raise _fail(400, f"the filter nests deeper than {MAX_REQUEST_FILTER_DEPTH} levels ($and, $or and "
+                                 "$not each add one; MAX_REQUEST_FILTER_DEPTH)")
+            for sub in subs:
+                if not isinstance(sub, dict) or not sub:
+                    got = "{}" if isinstance(sub, dict) else type(sub).__name__
+                    raise _fail(400, f"{key} takes non-empty filter objects; got {got}")
+                _walk_filter(sub, bounds, depth + 1)
+        elif key.startswith("$"):
+            continue            # an unknown operator: check_filter names it
+        elif not _FIELD.fullmatch(key):
+            raise _fail(400, f"filter field {key[:80]!r} must be a name of 1 to 64 letters, digits, '_' or '-', "
+                             f"or a dotted path of at most {MAX_PATH_SEGMENTS} of them (meta.year)")
+        elif isinstance(v, dict):
+            for op, operand in v.items():
+                _check_values(key, operand, bounds, op)
+        else:
+            _check_values(key, v, bounds)
+
+
+def _check_values(field, v, bounds, op=None):
+    """A condition's value or list of values within the service's bounds (their kinds are
+    check_filter's to judge)."""
+    values = v if isinstance(v, list) else [v]
+    where = f"{op} on {field!r}" if op else f"filter field {field!r}"
+    if isinstance(v, list) and not 1 <= len(v) <= bounds["values"]:
+        raise _fail(400, f"{where} lists {len(values)} values (1 to {bounds['values']})")
+    if not all(_scalar_ok(x, bounds["chars"]) for x in values if not isinstance(x, (list, dict))):
+        longest = f" (at most {bounds['chars']} characters)" if bounds["chars"] else ""
+        raise _fail(400, f"filter values of {where} must be str{longest}, a finite number (an integer "
+                         "within 64 bits), bool or null")
 
 
 def _parse_filter(text):
@@ -105,22 +197,58 @@ def _parse_filter(text):
         return None
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise _fail(400, 'filter must be a JSON object, e.g. filter={"topic": 3}') from None
     return _check_filter(value, QUERY_FILTER)
 
 
 def _filter_schema(bounds, where):
+    """The JSON Schema of a filter (``where``: "in a body" or "in a query string"), as
+    :func:`_check_filter` takes it: the grammar of :func:`learnsim.index._store.check_filter`
+    with the service's bounds. JSON Schema cannot count the field conditions of a whole filter
+    (at most ``MAX_REQUEST_FILTER_CONDITIONS``): the description says it.
+
+    The nesting is unrolled, one definition a level (``$defs``, reached by a JSON pointer into
+    the component, ``#/components/schemas/Filter`` or ``QueryFilter`` as ``_schema`` stores them),
+    so that the schema says the depth bound exactly and stays as long as the levels."""
+    name = "Filter" if where == "in a body" else "QueryFilter"
+    ref = f"#/components/schemas/{name}/$defs/"
     string = {"type": "string"} if bounds["chars"] is None else {"type": "string", "maxLength": bounds["chars"]}
-    scalars = [string, {"type": "integer", "minimum": _INT64[0], "maximum": _INT64[1]}, {"type": "number"},
-               {"type": "boolean"}, {"type": "null"}]
-    return {
-        "type": "object", "title": f"Filter ({where})", "maxProperties": MAX_FILTER_FIELDS,
-        "description": "A metadata filter {field: value or [values]}: a document matches when its metadata has, "
-                       "for every field, one of the values. {} is no filter.",
-        "propertyNames": {"pattern": "^[A-Za-z0-9_-]{1,64}$"},
-        "additionalProperties": {"anyOf": scalars + [{"type": "array", "minItems": 1, "maxItems": bounds["values"],
-                                                      "items": {"anyOf": scalars}}]}}
+    number = [{"type": "integer", "minimum": _INT64[0], "maximum": _INT64[1]}, {"type": "number"}]
+    values = {"type": "array", "minItems": 1, "maxItems": bounds["values"], "items": {"$ref": ref + "scalar"}}
+    operators = {"$eq": {"$ref": ref + "scalar"}, "$ne": {"$ref": ref + "scalar"}, "$in": {"$ref": ref + "values"},
+                 "$nin": {"$ref": ref + "values"}, "$exists": {"type": "boolean"}}
+    operators.update((op, {"$ref": ref + "ordered"}) for op in ("$gt", "$gte", "$lt", "$lte"))
+    defs = {
+        "scalar": {"anyOf": [string, *number, {"type": "boolean"}, {"type": "null"}]},
+        "ordered": {"anyOf": [string, *number]},
+        "values": values,
+        "condition": {"anyOf": [{"$ref": ref + "scalar"}, {"$ref": ref + "values"},
+                                {"type": "object", "minProperties": 1, "additionalProperties": False,
+                                 "properties": {op: operators[op] for op in FIELD_OPERATORS}}]},
+    }
+
+    def level(depth):
+        out = {"type": "object", "minProperties": 1, "maxProperties": MAX_FILTER_FIELDS,
+               "patternProperties": {f"^{_PATH}$": {"$ref": ref + "condition"}}, "additionalProperties": False}
+        if depth < MAX_REQUEST_FILTER_DEPTH:
+            sub = {"$ref": ref + f"level{depth + 1}"}
+            listed = {"type": "array", "minItems": 1, "maxItems": MAX_FILTER_FIELDS, "items": sub}
+            out["properties"] = {"$and": listed, "$or": listed, "$not": sub}
+        return out
+
+    defs.update((f"level{d}", level(d)) for d in range(2, MAX_REQUEST_FILTER_DEPTH + 1))
+    top = dict(level(1), minProperties=0)
+    return dict(top, title=f"Filter ({where})", **{"$defs": defs}, description=(
+        "A metadata filter: {} is none. Keys are fields (names of letters, digits, '_' and '-', or dotted paths "
+        'into nested metadata: "meta.year"), all of which must hold, and $and, $or (lists of filters) and $not (a '
+        'filter). A field takes a value ({"topic": 3}: equal), a list ({"topic": [1, 2]}: any of them) or '
+        'operators, all of which must hold: {"year": {"$gte": 2020, "$lt": 2024}}; $eq, $ne (a value), $gt, $gte, '
+        "$lt, $lte (a number or a string, compared with the same kind only), $in, $nin (a list), $exists (a bool). "
+        "A missing field matches $ne, $nin, $exists: false and a $not around a condition, nothing else; a bool is "
+        f"not a number. At most {MAX_REQUEST_FILTER_DEPTH} filter objects nested ($and, $or and $not each add one), "
+        f"{MAX_FILTER_FIELDS} keys an object or filters a list, {bounds['values']} values a list and "
+        f"{MAX_REQUEST_FILTER_CONDITIONS} field conditions in all (a value, a list or an operator on a field is one)."))
 
 
 def _groups(queries, k):

@@ -29,11 +29,16 @@ number (``Pipeline.explain``).
     GET    /                             the search page (HTML; learnsim.service.page)
     GET    /static/page.css, page.js     its style and script (served here: nothing from outside)
 
-``filter`` is a metadata filter ``{field: value or [values]}`` (in a query string, as a JSON
-object: ``filter={"topic": 3}``; ``filter=`` and ``{}`` are no filter). At most 10 fields, each
-a name of 1 to 64 letters, digits, ``_`` and ``-``; values str, int (64 bits), float, bool or
-null, at most 1,000 a field (in a query string 50, strings of at most 200 characters: the request
-head must stay under the HTTP parser's bound of about 80 KB; POST /v1/search takes more).
+``filter`` is a metadata filter: ``{field: value or [values]}``, operators (``{"year": {"$gte":
+2020}}``), dotted paths and ``$and``, ``$or``, ``$not`` (the grammar of
+:func:`learnsim.index._store.check_filter`; in a query string, as a JSON object:
+``filter={"topic": 3}``; ``filter=`` and ``{}`` are no filter). At most 10 keys an object and 10
+filters an ``$and`` or ``$or``, nested at most 3 deep, 32 field conditions in all; fields names
+of 1 to 64 letters, digits, ``_`` and ``-`` (or dotted paths of them); values str, int (64
+bits), float, bool or null, at most 1,000 a list (in a query string 50, strings of at most 200
+characters: the request head must stay under the HTTP parser's bound of about 80 KB; POST
+/v1/search takes more). Over a bound, or not well formed: a 400 naming it
+(:func:`~learnsim.service._limits._check_filter`).
 
 Ids are routed by the raw path: ``GET /v1/docs/ID/similar`` with a literal ``/similar`` is the
 similar route; a percent-encoded ``%2Fsimilar`` is part of the id. A client that encodes an id
