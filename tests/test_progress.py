@@ -146,14 +146,24 @@ def test_a_loop_inside_a_stage_comes_after_the_stage_start_and_is_relabelled(lin
 
 # --------------------------------------------------------------------------- who sees what
 
-def test_a_terminal_keeps_its_bar(lines):
+def test_a_terminal_keeps_its_bar(lines, clock):
+    stream = Terminal()
+    for _ in _progress.progress(range(3), desc="k-means runs", stream=stream):
+        clock.t += 1.0
+    with _progress.stage("FILM: learning the metric", stream=stream, interval=NEVER):
+        clock.t += _progress.AFTER
+    text = stream.getvalue()
+    assert "\rk-means runs [" in text and "3/3" in text and "\rFILM: learning the metric: " in text
+    # work shorter than AFTER draws nothing there either, unless asked for
     stream = Terminal()
     for _ in _progress.progress(range(3), desc="k-means runs", stream=stream):
         pass
-    with _progress.stage("FILM: learning the metric", stream=stream):
+    with _progress.stage("FILM: learning the metric", stream=stream, interval=NEVER):
         pass
-    text = stream.getvalue()
-    assert "\rk-means runs [" in text and "3/3" in text and "\rFILM: learning the metric: " in text
+    assert stream.getvalue() == ""
+    for _ in _progress.progress(range(3), desc="k-means runs", stream=stream, enabled=True):
+        pass
+    assert "\rk-means runs [" in stream.getvalue() and "3/3" in stream.getvalue()
 
 
 def test_line_mode_leaves_the_estimators_verbose_off_unless_asked(lines, monkeypatch):
@@ -238,3 +248,287 @@ def test_a_short_fit_off_a_terminal_prints_no_progress_and_a_zero_wait_prints_li
     assert rows and len(rows) % 2 == 0      # one stage per weighting, each a start and an end line
     for start, end in zip(rows[::2], rows[1::2]):
         assert start.endswith(" ...") and end.startswith(start[:-4] + ": ") and end.endswith(" s, done")
+
+
+# --------------------------------------------------------------------------- from Python (issue 33, point 5)
+#
+# show_progress_bar= on every call that can take long, learnsim.set_progress() for the process,
+# tqdm.auto where installed (a fake one here, injected into sys.modules), plain lines where stderr
+# is a log and in a notebook without tqdm, and nothing set up for small calls.
+
+import inspect
+import types
+
+import learnsim
+from learnsim.pipeline import Pipeline
+
+
+@pytest.fixture
+def settings(monkeypatch):
+    """The library's defaults: nothing forced by the environment, set_progress or a mode."""
+    monkeypatch.delenv("LEARNSIM_PROGRESS", raising=False)
+    monkeypatch.delenv("LEARNSIM_PROGRESS_AFTER", raising=False)
+    monkeypatch.setattr(_progress, "_override", None)
+    monkeypatch.setattr(_progress, "_mode", "bars")
+    monkeypatch.setattr(_progress, "_bar", "auto")
+    monkeypatch.delitem(sys.modules, "ipykernel.zmqshell", raising=False)
+
+
+@pytest.fixture
+def fake_tqdm(monkeypatch):
+    """A ``tqdm.auto`` that records every bar made (its total, desc, delay, count, whether closed)."""
+    made = []
+
+    class FakeTqdm:
+        def __init__(self, iterable=None, total=None, desc=None, delay=0.0, leave=True, **kwargs):
+            self.total, self.desc, self.delay, self.n, self.closed = total, desc, delay, 0, False
+            made.append(self)
+
+        def update(self, k=1):
+            self.n += k
+
+        def close(self):
+            self.closed = True
+
+    module = types.ModuleType("tqdm.auto")
+    module.tqdm = FakeTqdm
+    monkeypatch.setitem(sys.modules, "tqdm.auto", module)
+    return made
+
+
+@pytest.fixture
+def no_tqdm(monkeypatch):
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)      # import tqdm.auto raises ImportError
+
+
+@pytest.fixture
+def terminal(monkeypatch):
+    """A terminal as stderr: its ``use()`` puts it there (in the test itself: pytest's capture sets
+    sys.stderr again between the fixtures and the test)."""
+    stream = Terminal()
+    stream.use = lambda: monkeypatch.setattr(sys, "stderr", stream)
+    return stream
+
+
+@pytest.fixture
+def notebook(monkeypatch):
+    """A Jupyter kernel as tqdm and learnsim tell one: ipykernel's shell loaded, IPython's running."""
+    ipython = types.ModuleType("IPython")
+    ipython.get_ipython = lambda: object()
+    monkeypatch.setitem(sys.modules, "IPython", ipython)
+    monkeypatch.setitem(sys.modules, "ipykernel.zmqshell", types.ModuleType("ipykernel.zmqshell"))
+    stream = io.StringIO()                                     # a kernel's stderr is no terminal
+    stream.use = lambda: monkeypatch.setattr(sys, "stderr", stream)
+    return stream
+
+
+@pytest.fixture(scope="module")
+def small():
+    from learnsim.datasets import make_clustered_corpus
+
+    corpus = make_clustered_corpus(n_clusters=3, docs_per_cluster=8, random_state=0)
+    texts, labels = [str(t) for t in corpus.data], list(corpus.target)
+    return texts, labels, learnsim.fit(texts, clusters=labels, baseline_holdout=None)
+
+
+def _fit(small, **kwargs):
+    texts, labels, _ = small
+    return learnsim.fit(texts, clusters=labels, baseline_holdout=None, **kwargs)
+
+
+PUBLIC_CALLS = ["learnsim.fitting.fit", "Pipeline.vectorize", "Pipeline.encode", "Pipeline.transform",
+                "Pipeline.similarity", "Pipeline.search", "Pipeline.match", "Index.build", "Index.add",
+                "Index.upsert", "Index.update", "Index.reindex", "Index.compact", "Index.verify", "Index.verify_at",
+                "Index.dedupe", "Index.cluster", "Index.search"]
+
+
+@pytest.mark.parametrize("name", PUBLIC_CALLS)
+def test_every_long_call_takes_show_progress_bar_and_documents_it(name):
+    import learnsim.fitting
+    from learnsim.index import Index
+
+    owner, attr = name.rsplit(".", 1)
+    function = getattr({"Pipeline": Pipeline, "Index": Index}.get(owner) or learnsim.fitting, attr)
+    parameter = inspect.signature(function).parameters["show_progress_bar"]
+    assert parameter.kind is inspect.Parameter.KEYWORD_ONLY and parameter.default is None
+    assert "show_progress_bar" in function.__doc__
+    assert "show_progress_bar" in learnsim.fit.__doc__ and "set_progress" in learnsim.__all__
+
+
+def test_show_progress_bar_and_set_progress_check_their_values(small, settings, no_tqdm):
+    texts, _, model = small
+    for bad in ("yes", 1, 0.0):
+        with pytest.raises(TypeError, match="show_progress_bar must be None, True or False"):
+            model.search("a query", texts, k=1, show_progress_bar=bad)
+        with pytest.raises(TypeError, match="enabled must be None, True or False"):
+            learnsim.set_progress(bad)
+    with pytest.raises(ValueError, match="bar must be one of"):
+        learnsim.set_progress(True, bar="fancy")
+    with pytest.raises(ImportError, match="pip install tqdm"):
+        learnsim.set_progress(True, bar="tqdm")
+    assert _progress._override is None and _progress._bar == "auto"      # a refused call changes nothing
+    with pytest.raises(TypeError, match="show_progress_bar"):
+        _fit(small, show_progress_bar="no")
+    assert _progress._depth.get() == 0 and _progress._call.get() is None    # a refused call leaves no scope
+
+
+def test_a_fit_asked_for_progress_prints_its_stages_as_lines_off_a_terminal(small, settings, capsys):
+    _fit(small)
+    assert capsys.readouterr().err == ""                  # the default off a terminal: quiet
+    _fit(small, show_progress_bar=True)
+    err = capsys.readouterr().err
+    assert "\r" not in err
+    assert re.search(r"^mcd: learning the metric[^\n]* \.\.\.$", err, re.M)
+    assert re.search(r"^mcd: learning the metric[^\n]*: \d+\.\d s, done$", err, re.M)
+
+
+def test_set_progress_is_the_default_and_the_call_beats_it(small, settings, capsys):
+    try:
+        learnsim.set_progress(True)
+        _fit(small)
+        assert "mcd: learning the metric" in capsys.readouterr().err
+        _fit(small, show_progress_bar=False)
+        assert capsys.readouterr().err == ""
+        learnsim.set_progress(False)
+        _fit(small)
+        assert capsys.readouterr().err == ""
+        _fit(small, show_progress_bar=True)
+        assert "mcd: learning the metric" in capsys.readouterr().err
+    finally:
+        learnsim.set_progress()
+    assert _progress._override is None
+
+
+def test_set_progress_beats_the_environment_variable_which_still_works(small, settings, monkeypatch, capsys):
+    monkeypatch.setenv("LEARNSIM_PROGRESS", "1")
+    _fit(small)
+    assert "mcd: learning the metric" in capsys.readouterr().err
+    monkeypatch.setattr(_progress, "_override", False)      # set_progress(False)
+    _fit(small)
+    assert capsys.readouterr().err == ""
+
+
+def test_set_progress_false_silences_everything_on_a_terminal(small, settings, terminal, fake_tqdm, monkeypatch):
+    terminal.use()
+    texts, labels, model = small
+    monkeypatch.setenv("LEARNSIM_PROGRESS_AFTER", "0")      # what would show shows at once
+    monkeypatch.setattr(_progress, "MANY", 2)
+    model.search(texts[:10], texts, k=2)
+    assert terminal.getvalue() != ""                       # the default on a terminal: on
+    monkeypatch.setattr(_progress, "_override", False)      # set_progress(False)
+    terminal.truncate(0), terminal.seek(0)
+    made = len(fake_tqdm)
+    _fit(small, method="film", n_components=2, max_iter=5)   # FILM's optimiser bar (verbose) too
+    model.search(texts[:10], texts, k=2)
+    model.vectorize(texts)
+    assert terminal.getvalue() == "" and len(fake_tqdm) == made
+
+
+def test_tqdm_auto_draws_where_installed_with_the_totals(small, settings, terminal, fake_tqdm, monkeypatch):
+    terminal.use()
+    texts, _, model = small
+    for _ in _progress.progress(range(5), desc="k-means runs"):
+        pass
+    bar, = fake_tqdm
+    assert (bar.total, bar.desc, bar.n, bar.closed) == (5, "k-means runs", 5, True)
+    assert bar.delay == _progress.AFTER                     # not asked for: only work that lasts shows
+    from learnsim.scorer import Scorer
+
+    monkeypatch.setattr(Scorer, "block_rows", lambda self: 3)
+    model.search(texts[:10], texts, k=2, show_progress_bar=True)
+    bar = fake_tqdm[-1]
+    assert (bar.desc, bar.total, bar.n, bar.closed, bar.delay) == ("search: scoring the corpus", 4, 4, True, 0.0)
+    # the stages around it keep learnsim's clock on a terminal (asked for: from the start)
+    assert f"\rsearch: vectorizing the corpus ({len(texts)} texts): " in terminal.getvalue()
+
+
+def test_without_tqdm_a_terminal_gets_the_builtin_bar(settings, terminal, no_tqdm, clock):
+    terminal.use()
+    for _ in _progress.progress(range(3), desc="k-means runs", enabled=True):
+        clock.t += 1.0
+    assert "\rk-means runs [" in terminal.getvalue() and "3/3" in terminal.getvalue()
+
+
+def test_bar_lines_gives_plain_lines_even_on_a_terminal(settings, terminal, fake_tqdm, clock):
+    terminal.use()
+    try:
+        learnsim.set_progress(True, bar="lines")
+        with _progress.stage("FILM: learning the metric", interval=NEVER):
+            _long_loop(clock, None, n=160, step=0.125, desc="folds")
+    finally:
+        learnsim.set_progress()
+    rows = terminal.getvalue().splitlines()
+    assert "\r" not in terminal.getvalue() and not fake_tqdm
+    assert rows[0] == "FILM: learning the metric ..." and rows[-1] == "FILM: learning the metric: 20.0 s, done"
+
+
+def test_a_notebook_gets_tqdm_widgets_and_stage_lines(settings, notebook, fake_tqdm, clock):
+    notebook.use()
+    assert _progress._in_notebook() and _progress._default_enabled()     # on by default there
+    with _progress.stage("FILM: learning the metric", interval=NEVER):
+        clock.t += _progress.AFTER
+        for _ in _progress.progress(range(4), desc="Stiefel"):
+            pass
+    bar, = fake_tqdm
+    assert (bar.total, bar.n, bar.closed) == (4, 4, True)
+    assert notebook.getvalue() == "FILM: learning the metric ...\nFILM: learning the metric: 2.0 s, done\n"
+
+
+def test_a_notebook_without_tqdm_gets_a_line_per_stage(settings, notebook, no_tqdm, clock):
+    notebook.use()
+    with _progress.stage("FILM: learning the metric", interval=NEVER):
+        _long_loop(clock, None, n=160, step=0.125, desc="Stiefel")
+    rows = notebook.getvalue().splitlines()
+    assert "\r" not in notebook.getvalue()
+    assert rows[0] == "FILM: learning the metric ..." and rows[-1] == "FILM: learning the metric: 20.0 s, done"
+    sys.modules["IPython"].get_ipython = lambda: None                   # IPython loaded, no kernel running
+    assert not _progress._in_notebook()
+
+
+def test_small_calls_set_nothing_up(small, settings, terminal, fake_tqdm, monkeypatch):
+    terminal.use()
+    texts, _, model = small
+    real = _progress.progress
+
+    def no_stage(*args, **kwargs):
+        raise AssertionError("a stage was set up for a small call")
+
+    def only_disabled(*args, enabled=None, **kwargs):
+        assert enabled is False, "a loop was set up for a small call"
+        return real(*args, enabled=enabled, **kwargs)
+
+    monkeypatch.setattr(_progress, "stage", no_stage)
+    monkeypatch.setattr(_progress, "progress", only_disabled)
+    for turned_on in (None, True):             # the default rule on a terminal, then set_progress(True)
+        monkeypatch.setattr(_progress, "_override", turned_on)
+        model.search("a query", texts, k=3)
+        model.search(texts[:5], texts, k=3)
+        model.similarity(texts[:3], texts)
+        model.vectorize(texts[:4])
+        model.encode(texts[:4])
+    assert terminal.getvalue() == "" and not fake_tqdm
+
+
+def test_a_call_scope_stays_in_its_own_thread(settings):
+    import threading
+
+    seen = []
+
+    @_progress.with_show_progress_bar
+    def work():
+        thread = threading.Thread(target=lambda: seen.append(_progress._default_enabled()))
+        thread.start()
+        thread.join()
+        seen.append(_progress._default_enabled())
+
+    work(show_progress_bar=True)
+    assert seen == [False, True]          # another thread (a server's request) keeps the default
+    assert _progress._call.get() is None
+
+
+def test_import_learnsim_imports_neither_tqdm_nor_ipython():
+    code = ("import sys, learnsim; learnsim.set_progress(False); learnsim.set_progress(); "
+            "from learnsim._utils import progress as p; p._default_enabled(); p._in_notebook(); "
+            "print(sorted(m for m in ('tqdm', 'tqdm.auto', 'IPython') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

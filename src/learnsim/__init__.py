@@ -12,7 +12,7 @@ light (no scikit-learn or scipy until a model is fitted or loaded).
 """
 __version__ = "0.1.0"
 
-__all__ = ["fit", "load", "Pipeline", "__version__"]
+__all__ = ["fit", "load", "Pipeline", "set_progress", "__version__"]
 
 
 def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, method=None, random_state=0,
@@ -49,6 +49,10 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, met
     text, label, text_a, text_b, score : str or int, optional
         One column each, by name or position: ``text``, ``label`` of documents; ``text_a``,
         ``text_b``, ``label`` (0/1) or ``score`` (graded) of pairs.
+    show_progress_bar : bool or None, default=None
+        Progress of the fit on stderr (tqdm's bar where installed; plain lines in a log). None:
+        as :func:`set_progress` says, by default on a terminal or in a notebook; True or False
+        beat it for this call.
     **options
         The options of :func:`learnsim.fitting.fit` (``weighting``, ``lsi``, ``n_components``,
         ...); ``learnsim.fitting.fit`` also returns the fit's report.
@@ -116,6 +120,36 @@ def load(path):
     True
     """
     return _pipeline_module().Pipeline.load(path)
+
+
+def set_progress(enabled=None, *, bar=None):
+    """Turn progress on or off for every call of learnsim in this process, and choose its look.
+
+    The process-wide default (like tqdm's ``disable`` or transformers'
+    ``disable_progress_bar()``); a call's own ``show_progress_bar=`` beats it, and it beats the
+    ``LEARNSIM_PROGRESS=1|0`` environment variable.
+
+    Parameters
+    ----------
+    enabled : bool or None, default=None
+        True: progress for every call that lasts, also where stderr is a log or a pipe (plain
+        lines there); False: none at all; None: the default rule -- on where stderr is a
+        terminal or a Jupyter notebook (or as ``LEARNSIM_PROGRESS`` says), off otherwise.
+    bar : {"auto", "tqdm", "builtin", "lines"} or None, default=None (= "auto")
+        "auto": ``tqdm.auto`` where tqdm is installed (a widget in a notebook, a text bar on a
+        terminal), learnsim's own bar otherwise (a plain line per stage in a notebook); "tqdm":
+        the same, tqdm required; "builtin": never tqdm; "lines": plain lines everywhere, one
+        when a stage starts and one when it ends.
+
+    Examples
+    --------
+    >>> import learnsim
+    >>> learnsim.set_progress(False)      # quiet, whatever the terminal
+    >>> learnsim.set_progress()           # back to the default rule
+    """
+    import importlib
+
+    importlib.import_module("learnsim._utils.progress").set_progress(enabled, bar=bar)
 
 
 def _pipeline_module():

@@ -21,7 +21,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ._utils.progress import stage
+from ._utils.progress import stage, with_show_progress_bar
 
 __all__ = ["fit", "fit_parts", "FitOptions", "FitResult", "METHODS"]
 
@@ -890,6 +890,7 @@ def fit_parts(texts=None, *, clusters=None, pairs=None, triplets=None, links=Non
                random_state=random_state, **options).pipeline.parts
 
 
+@with_show_progress_bar
 def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, method=None,
         random_state=0, columns=None, text=None, label=None, text_a=None, text_b=None, score=None, **options):
     """Fit a text vectoriser and a metric as ``learnsim fit`` does: the pipeline and its report.
@@ -954,6 +955,11 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, met
         only from triplets, linklearn only from links.
     random_state : int, default 0
         Seed of the held-out splits, the selection folds and the randomised SVDs (``--seed``).
+    show_progress_bar : bool or None, default=None
+        Progress of the fit on stderr: each stage (vectorising, learning the metric, choosing
+        the rules) and the optimiser's bar. None follows :func:`learnsim.set_progress` and
+        ``LEARNSIM_PROGRESS``, else shows it on a terminal or in a notebook; True also off them
+        (plain lines in a log), False never. Short stages say nothing unless asked for.
     **options
         The main ``learnsim fit`` options under their library names (an option of another
         method than the one fitted is a ValueError, an unknown one a TypeError):

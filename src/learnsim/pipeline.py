@@ -32,6 +32,8 @@ import numbers
 
 import numpy as np
 
+from ._utils.progress import stage_for, with_show_progress_bar
+
 __all__ = ["Pipeline"]
 
 # The parts a model file may hold (what fitting.fit_parts returns).
@@ -249,21 +251,28 @@ class Pipeline:
         return f"Pipeline(method={type(self.metric).__name__}, scoring={self.scoring!r}{rule})"
 
     # ------------------------------------------------------------------ vectors
+    @with_show_progress_bar
     def vectorize(self, texts):
         """The vectoriser's vectors of ``texts`` as float64 (what the metric takes).
 
         Parameters
         ----------
         texts : list of str
+        show_progress_bar : bool or None, default=None
+            Progress on stderr while many texts are vectorised (a sentence encoder's bar, or
+            the elapsed time); nothing is drawn for fewer than 1000 texts unless True. None:
+            as :func:`learnsim.set_progress` says (by default on a terminal or in a notebook).
 
         Returns
         -------
         scipy.sparse.csr_matrix (n_texts, n_terms), or ndarray (n_texts, n_components) with LSI
         """
         texts = _check_texts(texts, "texts")
-        X = self.vectorizer.transform(texts)
-        return X.astype(np.float64) if X.dtype != np.float64 else X
+        with stage_for(f"vectorizing {len(texts)} texts", len(texts)):
+            X = self.vectorizer.transform(texts)
+            return X.astype(np.float64) if X.dtype != np.float64 else X
 
+    @with_show_progress_bar
     def encode(self, texts, statistics=None):
         """The learned representation of ``texts``: ``metric.transform`` of their vectors.
 
@@ -274,6 +283,8 @@ class Pipeline:
             Term-weight models only: the collection statistics to weight the texts with
             (:meth:`collection_statistics` of their collection); by default the texts are their
             own collection.
+        show_progress_bar : bool or None, default=None
+            As for :meth:`vectorize`.
 
         Returns
         -------
@@ -287,14 +298,17 @@ class Pipeline:
             ``statistics``, or of the texts' own), or the vectoriser's for statistics without a
             vocabulary.
         """
-        if self.scorer.kind == "term_weights":
-            texts = _check_texts(texts, "texts")
-            self._check_collection(len(texts), statistics, given=True)
-            return self.document_rows(texts, statistics).sparse
-        return self.metric.transform(self.vectorize(texts))
+        n = len(texts) if hasattr(texts, "__len__") and not isinstance(texts, str) else 0
+        with stage_for(f"encoding {n} texts", n):
+            if self.scorer.kind == "term_weights":
+                texts = _check_texts(texts, "texts")
+                self._check_collection(len(texts), statistics, given=True)
+                return self.document_rows(texts, statistics).sparse
+            return self.metric.transform(self.vectorize(texts))
 
+    @with_show_progress_bar
     def transform(self, texts, statistics=None):
-        """Same as :meth:`encode` (scikit-learn's name)."""
+        """Same as :meth:`encode` (scikit-learn's name; ``show_progress_bar`` too)."""
         return self.encode(texts, statistics=statistics)
 
     # ------------------------------------------------------------------ the searched collection
@@ -422,7 +436,9 @@ class Pipeline:
     def _collection_search(self, corpus):
         """A :class:`_CollectionSearch` of the corpus texts (the in-memory search, as an index
         built from them scores)."""
-        return _CollectionSearch(self, _check_texts(corpus, "corpus"))
+        corpus = _check_texts(corpus, "corpus")
+        with stage_for(f"search: vectorizing the corpus ({len(corpus)} texts)", len(corpus)):
+            return _CollectionSearch(self, corpus)
 
     def _check_collection(self, n_documents, statistics, given=False):
         from .linklearn import LinkLearn
@@ -433,6 +449,7 @@ class Pipeline:
                              f"documents: give 2 or more{hint}")
 
     # ------------------------------------------------------------------ similarity and search
+    @with_show_progress_bar
     def similarity(self, texts_a, texts_b):
         """The model's validated scoring between every text of ``texts_a`` and of ``texts_b``.
 
@@ -441,6 +458,12 @@ class Pipeline:
         term-weight models weight them with their own collection statistics, as
         ``learnsim search`` weights its corpus. These are the values ``learnsim search`` ranks by.
 
+        Parameters
+        ----------
+        texts_a, texts_b : list of str
+        show_progress_bar : bool or None, default=None
+            As for :meth:`search`.
+
         Returns
         -------
         ndarray of float64, shape (len(texts_a), len(texts_b))
@@ -448,6 +471,7 @@ class Pipeline:
         texts_a = _check_texts(texts_a, "texts_a")
         return np.asarray(self._collection_search(texts_b).closeness(texts_a), dtype=np.float64)
 
+    @with_show_progress_bar
     def search(self, queries, corpus, k=10):
         """The ``k`` closest corpus texts of each query, as ``learnsim search`` finds them.
 
@@ -461,6 +485,11 @@ class Pipeline:
             as a :class:`pathlib.Path` (:mod:`learnsim._inputs`); ``corpus_id`` is the position.
         k : int, default=10
             Hits per query (at most the corpus' size: a larger k lists every text).
+        show_progress_bar : bool or None, default=None
+            Progress on stderr: the corpus' vectorising and the scoring of many queries (a bar
+            over their blocks). Nothing is drawn for fewer than 1000 texts (or one block of
+            queries) unless True. None: as :func:`learnsim.set_progress` says (by default on a
+            terminal or in a notebook).
 
         Returns
         -------
@@ -491,6 +520,7 @@ class Pipeline:
         return hits[0] if single else hits
 
     # ------------------------------------------------------------------ duplicates
+    @with_show_progress_bar
     def match(self, pairs):
         """Decide which pairs of texts are duplicates with the model's validated duplicate rule,
         as ``learnsim match --pairs`` does.
@@ -499,6 +529,8 @@ class Pipeline:
         ----------
         pairs : list of (str, str)
             The kNN rule decides among the distinct texts of all the pairs given together.
+        show_progress_bar : bool or None, default=None
+            Progress on stderr while many pairs are decided (1000 or more, or True).
 
         Returns
         -------
@@ -523,16 +555,17 @@ class Pipeline:
 
         rows = _check_text_pairs(pairs)
         rule = DuplicateRule(self.matcher, self.match_rule)
-        # the collection of distinct texts as learnsim match builds it from a pairs file
-        data = read_pairs(rows)
-        texts = [str(t) for t in data.texts]
-        idx = np.asarray(data.indices, dtype=np.int64)
-        X = self.vectorize(texts)
-        score = rule.pair_score(idx, X, texts)
-        if rule.graded:
-            return [{"score": float(s)} for s in score]
-        proba = rule.predict_proba(idx, X, texts)[:, 1]
-        decision = rule.predict(idx, X, texts).astype(bool)
+        with stage_for(f"matching {len(rows)} pairs", len(rows)):
+            # the collection of distinct texts as learnsim match builds it from a pairs file
+            data = read_pairs(rows)
+            texts = [str(t) for t in data.texts]
+            idx = np.asarray(data.indices, dtype=np.int64)
+            X = self.vectorize(texts)
+            score = rule.pair_score(idx, X, texts)
+            if rule.graded:
+                return [{"score": float(s)} for s in score]
+            proba = rule.predict_proba(idx, X, texts)[:, 1]
+            decision = rule.predict(idx, X, texts).astype(bool)
         return [{"probability": float(p), "duplicate": bool(d), "score": float(s)}
                 for p, d, s in zip(proba, decision, score)]
 
@@ -693,12 +726,14 @@ class _CollectionSearch:
         return (L if self.scorer.input_weight == 1.0 else self.pipeline.vectorize(texts)), L
 
     def top_k(self, texts, k):
-        X, L = self.vectors(texts)
-        return self.scorer.top_k(X, k, lexical=L)
+        with stage_for(f"search: scoring {len(texts)} queries", len(texts)):
+            X, L = self.vectors(texts)
+            return self.scorer.top_k(X, k, lexical=L)
 
     def closeness(self, texts):
-        X, L = self.vectors(texts)
-        return self.scorer.closeness(X, L)
+        with stage_for(f"scoring {len(texts)} texts", len(texts)):
+            X, L = self.vectors(texts)
+            return self.scorer.closeness(X, L)
 
 
 def rerank_hits(reranker, query, hits, texts):

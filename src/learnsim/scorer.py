@@ -317,7 +317,10 @@ class Scorer:
         idx = np.empty((n, k), dtype=np.int64)
         values = np.empty((n, k))
         step = self.block_rows()
-        for start in progress(range(0, n, step), desc="search: scoring the corpus"):
+        starts = range(0, n, step)
+        # one block is one product: a bar only where there are several (a search of one query: none)
+        bar = progress(starts, desc="search: scoring the corpus", enabled=None if len(starts) > 1 else False)
+        for start in bar:
             S = self.closeness(queries[start:start + step],
                                None if lexical is None else lexical[start:start + step])
             if exclude_self:

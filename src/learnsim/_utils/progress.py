@@ -22,21 +22,53 @@ Two looks, one switch (``set_mode``):
 work (a fit, a search) for as long as it runs, between the bars of its inner loops;
 ``relabel({...})`` renames the bars the library draws (e.g. the optimiser's "Stiefel") in words
 its user knows.
+
+From Python (issue 33, point 5): ``learnsim.set_progress(enabled, bar=...)`` is the process-wide
+switch (``set_enabled`` and the display), and every public call that can take long takes
+``show_progress_bar=None|True|False`` (``with_show_progress_bar``), which beats it for the work
+of that call (a ``contextvars`` scope: other threads keep their own). Which of the three looks
+the process's stderr gets:
+
+* a terminal: ``tqdm.auto``'s text bar when tqdm is installed, the built-in bar otherwise;
+* a Jupyter kernel (found through ``sys.modules``, IPython never imported): ``tqdm.auto``'s
+  widget, or without tqdm the plain lines -- progress is on there by default, as on a terminal;
+* anything else (a log file, a pipe, CI), when progress is on: the plain lines.
+
+A stream handed to ``stage``/``progress`` keeps the mode's look (bars, or lines off a terminal
+in line mode). Whatever the look, work that is not asked for says nothing before it has run
+``AFTER`` seconds (tqdm's ``delay``), and the public calls open no stage or loop at all for
+fewer than ``MANY`` texts, queries or documents (``enabled_for``), so a search of one query or
+an add of a few documents costs nothing whatever ``set_progress`` says: only the call's own
+``show_progress_bar=True`` lifts that. A stage inside a stage that shows stays quiet (one line
+per stage). tqdm is imported only when a bar is drawn.
 """
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 import sys
 import threading
 import time
 
-AFTER = 2.0      # lines: seconds a stage runs before it says anything (LEARNSIM_PROGRESS_AFTER)
+AFTER = 2.0      # seconds work not asked for runs before it says anything (LEARNSIM_PROGRESS_AFTER)
 EVERY = 10.0     # lines: at most one line per loop in this many seconds
 STILL = 30.0     # lines: a stage that printed nothing for this long says it still runs
+MANY = 1000      # texts, queries or documents below which a public call sets no progress up
+
+#: The displays of ``set_progress(bar=...)``: "auto" (tqdm.auto where installed, else the
+#: built-in bar; plain lines off a terminal), "tqdm", "builtin" (never tqdm), "lines" (plain
+#: lines everywhere, also on a terminal).
+BARS = ("auto", "tqdm", "builtin", "lines")
 
 _override = None          # set_enabled(): True / False beats the environment and the terminal
 _mode = "bars"            # set_mode(): "bars" everywhere, or "lines" on streams that are not terminals
+_bar = "auto"             # set_progress(bar=...): one of BARS
+# show_progress_bar= of the public call running in this context (None: not given), and whether a
+# stage that shows runs in it (a stage inside one stays quiet)
+_call = contextvars.ContextVar("learnsim_show_progress_bar", default=None)
+_in_stage = contextvars.ContextVar("learnsim_progress_stage", default=False)
+_depth = contextvars.ContextVar("learnsim_public_calls", default=0)   # public calls running in this context
 _labels = {}              # relabel(): bar description -> the description shown
 _active = [0]             # bars drawing now (a stage's clock waits while one does)
 _stages = []              # lines: the stages running now, outermost first
@@ -66,6 +98,152 @@ def set_mode(mode):
     return old
 
 
+def set_progress(enabled=None, *, bar=None):
+    """Turn learnsim's progress on or off for the whole process, and choose how it is drawn.
+
+    Parameters
+    ----------
+    enabled : bool or None, default=None
+        True: progress for every long call, also off a terminal (plain lines in a log); False:
+        none at all (the estimators' bars and sentence-transformers' too); None: the default
+        rule -- on where stderr is a terminal or a Jupyter notebook, off otherwise, and
+        ``LEARNSIM_PROGRESS=1|0`` where set. A call's ``show_progress_bar=`` beats it.
+    bar : {"auto", "tqdm", "builtin", "lines"} or None, default=None (= "auto")
+        "auto": ``tqdm.auto`` where tqdm is installed (a widget in a notebook, a text bar on a
+        terminal), learnsim's own bar otherwise, and plain lines where stderr is neither;
+        "tqdm": the same, tqdm required (ImportError without it); "builtin": never tqdm (plain
+        lines in a notebook); "lines": plain lines everywhere, one when a stage starts and one
+        when it ends, never a carriage return.
+
+    Examples
+    --------
+    >>> import learnsim
+    >>> learnsim.set_progress(False)            # silence, whatever the terminal
+    >>> learnsim.set_progress(True, bar="lines")  # a batch job: stage lines in its log
+    >>> learnsim.set_progress()                 # back to the default rule
+    """
+    global _override, _bar
+    enabled = check_show_progress_bar(enabled, "enabled")
+    bar = "auto" if bar is None else bar
+    if bar not in BARS:
+        raise ValueError(f"bar must be one of {', '.join(repr(b) for b in BARS)} or None; got {bar!r}")
+    if bar == "tqdm":
+        try:
+            import tqdm.auto   # noqa: F401 -- asked for by name: its absence is an error now
+        except ImportError:
+            raise ImportError("set_progress(bar='tqdm') needs tqdm: pip install tqdm") from None
+    _override, _bar = enabled, bar
+
+
+def check_show_progress_bar(value, name="show_progress_bar"):
+    """``value`` as None, True or False (a numpy bool too); a TypeError for anything else."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return bool(value)
+    raise TypeError(f"{name} must be None, True or False; got {value!r}")
+
+
+def with_show_progress_bar(function):
+    """Give ``function`` the keyword-only argument ``show_progress_bar=None`` (in its signature
+    too): True or False decides the progress of all the work of the call, over
+    :func:`set_progress`, the environment and the terminal; None leaves it to them (or to the
+    call it runs in). One decorator, so that every public call takes and checks it alike."""
+    import functools
+    import inspect
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        value = check_show_progress_bar(kwargs.pop("show_progress_bar", None))
+        depth = _depth.set(_depth.get() + 1)
+        token = None if value is None else _call.set(value)
+        try:
+            return function(*args, **kwargs)
+        finally:
+            if token is not None:
+                _call.reset(token)
+            _depth.reset(depth)
+
+    signature = inspect.signature(function)
+    params = list(signature.parameters.values())
+    where = len(params) - (1 if params and params[-1].kind is inspect.Parameter.VAR_KEYWORD else 0)
+    params.insert(where, inspect.Parameter("show_progress_bar", inspect.Parameter.KEYWORD_ONLY, default=None))
+    call.__signature__ = signature.replace(parameters=params)
+    return call
+
+
+def enabled_for(n, at_least=None, loop=False):
+    """The ``enabled`` of the stage (or, ``loop=True``, the loop) of a public call over ``n``
+    texts, queries or documents: False for fewer than ``at_least`` (default ``MANY``; nothing is
+    set up, so a search of one query stays as fast, also under ``set_progress(True)`` or
+    LEARNSIM_PROGRESS=1: a server's requests print nothing) unless the call itself asked with
+    ``show_progress_bar=True`` and is not a public call made by another (a build's check of its
+    query plan says nothing); False too for a stage inside a stage that shows (one line per
+    stage); None -- the rule decides -- otherwise."""
+    if not loop and _in_stage.get():
+        return False
+    if n >= (MANY if at_least is None else at_least):
+        return None
+    return None if _call.get() is True and _depth.get() <= 1 else False
+
+
+def stage_for(desc, n, at_least=None):
+    """``stage(desc)`` of a public call's work over ``n`` texts, queries or documents, or a
+    context that does nothing (and costs nothing) where :func:`enabled_for` says False."""
+    enabled = enabled_for(n, at_least)
+    return _NOTHING if enabled is False else stage(desc, enabled=enabled)
+
+
+_NOTHING = contextlib.nullcontext()
+
+
+def _asked():
+    """Whether progress was asked for: the call's show_progress_bar, else set_progress /
+    set_enabled, else LEARNSIM_PROGRESS, is True."""
+    for value in (_call.get(), _override):
+        if value is not None:
+            return value
+    return _env_flag() is True
+
+
+def _in_notebook():
+    """Whether this process is a Jupyter kernel (as tqdm.autonotebook tells: ipykernel's shell
+    loaded, and IPython's shell running), without importing anything."""
+    if "ipykernel.zmqshell" not in sys.modules:
+        return False
+    get = getattr(sys.modules.get("IPython"), "get_ipython", None)
+    try:
+        return get is not None and get() is not None
+    except Exception:      # a half-torn-down kernel: no notebook to draw in
+        return False
+
+
+def _tqdm():
+    """``tqdm.auto.tqdm``, or None where tqdm is not installed or ``set_progress`` rules it out."""
+    if _bar in ("builtin", "lines"):
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    return tqdm
+
+
+def _look(stream, given):
+    """How a loop draws on ``stream``: "lines", "tqdm" or "bar" (the built-in); ``given``: the
+    caller handed the stream in (the mode decides, never tqdm)."""
+    if _bar == "lines":
+        return "lines"
+    tty = _isatty(stream)
+    if given:
+        return "lines" if _mode == "lines" and not tty else "bar"
+    if tty:
+        return "tqdm" if _tqdm() is not None else "bar"
+    if _in_notebook() and _tqdm() is not None:
+        return "tqdm"
+    return "lines"
+
+
 @contextlib.contextmanager
 def relabel(labels):
     """Show the bars described by the keys of ``labels`` under its values, within the block."""
@@ -86,20 +264,20 @@ def _env_flag():
 
 
 def _default_enabled():
-    """Whether progress was asked for or stderr is a terminal: what turns on the library's
-    ``verbose`` estimators and third-party bars (sentence-transformers), which draw bars."""
-    if _override is not None:
-        return _override
-    flag = _env_flag()
-    if flag is not None:
-        return flag
-    return _isatty(sys.stderr)
+    """Whether progress was asked for (the call's ``show_progress_bar``, ``set_progress``, the
+    environment, in that order) or stderr is a terminal or a notebook: what turns on the
+    library's ``verbose`` estimators and third-party bars (sentence-transformers), which draw bars."""
+    for value in (_call.get(), _override, _env_flag()):
+        if value is not None:
+            return value
+    return _isatty(sys.stderr) or _in_notebook()
 
 
 def _enabled():
     """Whether ``stage`` and ``progress`` report by default: as ``_default_enabled``, and in line
     mode also off a terminal (for work that lasts)."""
-    return _default_enabled() or (_override is None and _env_flag() is None and _mode == "lines")
+    return _default_enabled() or (_call.get() is None and _override is None and _env_flag() is None
+                                  and _mode == "lines")
 
 
 def _isatty(stream):
@@ -109,20 +287,16 @@ def _isatty(stream):
         return False
 
 
-def _lines(stream):
-    """Whether progress on ``stream`` is written as plain lines (not bars)."""
-    return _mode == "lines" and not _isatty(stream)
-
-
-def _after():
-    """Lines: the seconds work runs before it says anything; 0 when progress was asked for."""
+def _after(asked=False):
+    """The seconds work runs before it says anything: 0 when progress was asked for (``asked``:
+    by the caller's ``enabled=True``), LEARNSIM_PROGRESS_AFTER where set."""
     value = os.environ.get("LEARNSIM_PROGRESS_AFTER")
     if value:
         try:
             return max(0.0, float(value))
         except ValueError:
             pass
-    return 0.0 if (_override is True or _env_flag() is True) else AFTER
+    return 0.0 if asked or _asked() else AFTER
 
 
 def _emit(stream, text, now):
@@ -158,25 +332,51 @@ def stage(desc, enabled=None, stream=None, interval=0.5):
     was printed for ``STILL`` seconds, and "desc: 12.3 s, done" at its end -- nothing at all for
     a block shorter than ``AFTER``. ``interval``: how often (seconds) the clock is looked at.
     """
+    asked = enabled is True
     enabled = _enabled() if enabled is None else bool(enabled)
     if not enabled:
         yield
         return
+    given = stream is not None
     stream = stream or sys.stderr
-    if _lines(stream):
-        with _line_stage(desc, stream, interval):
+    look = _look(stream, given)
+    # a notebook's tqdm widgets are for loops: its stages are lines
+    lines = look == "lines" or (look == "tqdm" and not _isatty(stream))
+    token = _in_stage.set(True)
+    try:
+        with (_line_stage if lines else _clock_stage)(desc, stream, interval, _after(asked)):
             yield
-        return
-    start = time.perf_counter()
+    finally:
+        _in_stage.reset(token)
+
+
+class _Clock:
+    def __init__(self):
+        self.drawn = False
+
+
+_clocks = []              # bars: the stages whose clock runs now, outermost first (the innermost ticks)
+
+
+@contextlib.contextmanager
+def _clock_stage(desc, stream, interval, after):
+    """Bars: "desc 12.3s" redrawn in place while no bar draws, once the block has run ``after``
+    seconds, and "desc: 12.3s" at its end (nothing for a shorter block)."""
+    start = _now()
+    clock = _Clock()
     done = threading.Event()
 
     def tick():
         while not done.wait(interval):
             with _lock:
-                if not _active[0]:
-                    stream.write(f"\r{desc} {time.perf_counter() - start:5.1f}s")
+                now = _now()
+                if not _active[0] and _clocks and _clocks[-1] is clock and now - start >= after:
+                    clock.drawn = True
+                    stream.write(f"\r{desc} {now - start:5.1f}s")
                     stream.flush()
 
+    with _lock:
+        _clocks.append(clock)
     thread = threading.Thread(target=tick, daemon=True)
     thread.start()
     try:
@@ -185,13 +385,15 @@ def stage(desc, enabled=None, stream=None, interval=0.5):
         done.set()
         thread.join()
         with _lock:
-            stream.write(f"\r{desc}: {time.perf_counter() - start:.1f}s\n")
-            stream.flush()
+            _clocks.remove(clock)
+            now = _now()
+            if clock.drawn or now - start >= after:
+                stream.write(f"\r{desc}: {now - start:.1f}s\n")
+                stream.flush()
 
 
 @contextlib.contextmanager
-def _line_stage(desc, stream, interval):
-    after = _after()
+def _line_stage(desc, stream, interval, after):
     st = _LineStage(desc, stream, _now())
     with _lock:
         _stages.append(st)
@@ -236,9 +438,11 @@ def _line_stage(desc, stream, interval):
 class progress:
     """Wrap an iterable: ``for x in progress(items, desc="folds"): ...``.
 
-    A bar redrawn in place, or in line mode off a terminal a line at most every ``EVERY``
-    seconds ("desc 40% (400/1000), 12.3 s, eta 18.5 s") and a last one ("..., done") when the
-    loop ran ``AFTER`` seconds or more.
+    A bar redrawn in place (``tqdm.auto``'s on the process's stderr where tqdm is installed), or
+    as plain lines (see the module notes) a line at most every ``EVERY`` seconds ("desc 40%
+    (400/1000), 12.3 s, eta 18.5 s") and a last one ("..., done"). Either says nothing for a
+    loop shorter than ``AFTER`` seconds unless progress was asked for (``enabled=True``, or the
+    settings).
     """
 
     def __init__(self, iterable=None, total=None, desc="", enabled=None, stream=None):
@@ -247,18 +451,25 @@ class progress:
             total = len(iterable)
         self.total = total
         self.desc = _labels.get(desc, desc)
+        asked = enabled is True
         self.enabled = _enabled() if enabled is None else bool(enabled)
         self._counted = False
+        given = stream is not None
         self.stream = stream or sys.stderr
         self.n = 0
-        self._lines = self.enabled and _lines(self.stream)
-        if self._lines:
-            self._after = _after()
-            self._start = self._last = _now()
-            self._said = False
-        else:
-            self._start = time.perf_counter()
-            self._last = 0.0
+        self._tqdm = None
+        look = _look(self.stream, given) if self.enabled else None
+        self._lines = look == "lines"
+        self._after = _after(asked) if self.enabled else 0.0
+        self._start = self._last = _now()
+        self._said = False
+        if look == "tqdm":
+            self._tqdm = _tqdm()(total=total, desc=self.desc, delay=self._after, leave=True)
+            with _lock:
+                self._counted = True      # a stage's clock waits while the bar is open
+                _active[0] += 1
+        elif not self._lines:
+            self._last = -float("inf")
 
     def __iter__(self):
         try:
@@ -278,6 +489,9 @@ class progress:
         self.n += k
         if not self.enabled:
             return
+        if self._tqdm is not None:
+            self._tqdm.update(k)
+            return
         if self._lines:
             now = _now()
             if now - self._last >= EVERY:
@@ -286,9 +500,12 @@ class progress:
                 with _lock:
                     _emit(self.stream, self._line(now, final=False), now)
             return
-        now = time.perf_counter()
+        now = _now()
         if now - self._last < 0.1 and (self.total is None or self.n < self.total):
             return
+        if not self._said and now - self._start < self._after:
+            return
+        self._said = True
         self._last = now
         with _lock:
             if not self._counted:
@@ -320,6 +537,15 @@ class progress:
         self.stream.flush()
 
     def close(self):
+        if self._tqdm is not None:
+            bar, self._tqdm = self._tqdm, None
+            bar.close()
+            self.enabled = False
+            with _lock:
+                if self._counted:
+                    self._counted = False
+                    _active[0] -= 1
+            return
         if self._lines:
             if self.enabled and self.n:
                 now = _now()
@@ -329,8 +555,9 @@ class progress:
             self.enabled = False
             return
         with _lock:
-            if self.enabled and self.n:
-                self._draw(time.perf_counter())
+            now = _now()
+            if self.enabled and self.n and (self._said or now - self._start >= self._after):
+                self._draw(now)
                 self.stream.write("\n")
                 self.stream.flush()
             self.enabled = False

@@ -36,6 +36,7 @@ import numpy as np
 
 from .._inputs import as_id, index_inputs, is_table, texts_of
 from .._utils.files import sha256_file
+from .._utils.progress import enabled_for, progress, stage_for, with_show_progress_bar
 from ._ann import AnnSearch, ann_config, check_ann_config, search_info, write_segment_of
 from ._batch import best_k_dense_batch, dense_batch_applies
 from ._integrity import Lock as _Lock, checked_up_to, load_pipeline, load_plan, load_statistics, plan_checksums as _plan_checksums, read_retrying, \
@@ -172,6 +173,7 @@ class Index:
 
     # ------------------------------------------------------------------ building and opening
     @classmethod
+    @with_show_progress_bar
     def build(cls, path, pipeline, texts, ids=None, metadata=None, *, text=None, columns=None, dtype=None,
               overwrite=False, ann="auto"):
         """Index ``texts`` under ``pipeline`` in a new directory ``path``.
@@ -220,6 +222,11 @@ class Index:
             :data:`learnsim.ann.ANN_BACKENDS` that one, ``{"backend": name, "min_rows": N,
             **params}`` sets the size and the backend's parameters; None or "exact" never.
             Kept in the manifest for later writes; :meth:`info` reports the search in use.
+        show_progress_bar : bool or None, default=None
+            Progress on stderr (the vectorising of the collection and the writing of its rows);
+            nothing is drawn for fewer than 1000 texts unless True. None: as
+            :func:`learnsim.set_progress` says (by default on a terminal or in a notebook); True or
+            False beat it for this call.
 
         Returns
         -------
@@ -306,13 +313,17 @@ class Index:
             write_rerank_plan(pipeline.rerank, path / plan_dir, check)
         scorer = pipeline.scorer
         entries = []
-        for start in range(0, len(seqs), SEGMENT_ROWS):
-            if X is not None:
-                rows = scorer.document_rows(X[start:start + SEGMENT_ROWS], statistics)
-            else:
-                rows = pipeline.document_rows(texts[start:start + SEGMENT_ROWS], statistics)
-            entries.append(write_segment_of(path / "segments", f"g{generation}-{start // SEGMENT_ROWS:06d}",
-                                            seqs[start:start + SEGMENT_ROWS], rows, manifest))
+        starts = range(0, len(seqs), SEGMENT_ROWS)
+        with stage_for(f"index: writing the rows of {len(seqs)} documents", len(seqs)):
+            # a bar where there are several segments (the stage says the rest)
+            bar = progress(starts, desc="index: segments written", enabled=None if len(starts) > 1 else False)
+            for start in bar:
+                if X is not None:
+                    rows = scorer.document_rows(X[start:start + SEGMENT_ROWS], statistics)
+                else:
+                    rows = pipeline.document_rows(texts[start:start + SEGMENT_ROWS], statistics)
+                entries.append(write_segment_of(path / "segments", f"g{generation}-{start // SEGMENT_ROWS:06d}",
+                                                seqs[start:start + SEGMENT_ROWS], rows, manifest))
         old = (manifest.get("statistics_dir"), manifest.get("plan_dir"), [e["name"] for e in manifest["segments"]])
         manifest.update(segments=entries, covered_seq=int(seqs[-1]) if seqs else manifest["covered_seq"],
                         statistics_seq=int(seqs[-1]) if seqs else 0, statistics_dir=stats_dir,
@@ -586,11 +597,15 @@ class Index:
     def _search_rows(self, rows, k, allowed, exclude=None):
         if dense_batch_applies(self.segments, rows, self.kind == "distance"):
             # several dense queries: one matrix product per block of rows for them all
-            found = best_k_dense_batch(self.segments, rows.dense, k, None if self._all_live(allowed) else allowed, exclude,
-                                       ann=self._ann_search)
+            with stage_for(f"index: searching {len(rows)} queries", len(rows)):
+                found = best_k_dense_batch(self.segments, rows.dense, k, None if self._all_live(allowed) else allowed,
+                                           exclude, ann=self._ann_search)
             return [(values, order) for order, values in found]
         out = []
-        for i in range(len(rows)):
+        queries = range(len(rows))
+        if enabled_for(len(rows), loop=True) is not False:     # a search of one query sets nothing up
+            queries = progress(queries, desc="index: searching the queries")
+        for i in queries:
             s, d, q = rows.row(i)
             # every document allowed (no filter, no delete): no mask to apply
             order, values = best_k(self.segments, s, d, q, self.kind == "distance", k,
@@ -631,6 +646,7 @@ class Index:
         return self
 
     @_sqlite_guarded
+    @with_show_progress_bar
     def search(self, query, k=10, *, filter=None, explain=False, n_top=10):
         """The k documents closest to ``query`` under the pipeline's validated scoring.
 
@@ -651,6 +667,10 @@ class Index:
             summing exactly to it (:meth:`learnsim.pipeline.Pipeline.explain`).
         n_top : int, default=10
             Words listed per explanation.
+        show_progress_bar : bool or None, default=None
+            Progress on stderr (a bar over the queries of a batch); nothing is drawn for fewer than
+            1000 queries unless True. None: as :func:`learnsim.set_progress` says (by default on a
+            terminal or in a notebook); True or False beat it for this call.
 
         Returns
         -------
@@ -808,12 +828,21 @@ class Index:
         return out
 
     @_sqlite_guarded
+    @with_show_progress_bar
     def dedupe(self, k=10):
         """Groups of near-duplicates across the collection: each document's k closest documents
         are checked with the duplicate rule, and the accepted pairs are joined transitively.
 
         Returns a list of groups, each a list of ``{"id", "text", "probability"}`` (the largest
         probability that joined the document to its group), the largest group first.
+
+        Parameters
+        ----------
+        k : int, default=10
+        show_progress_bar : bool or None, default=None
+            Progress on stderr (a bar over the collection's documents); nothing is drawn for fewer
+            than 1000 documents unless True. None: as :func:`learnsim.set_progress` says (by default
+            on a terminal or in a notebook); True or False beat it for this call.
         """
         k = _check_k(k)
         if getattr(self.pipeline.match_rule, "graded", False):
@@ -831,7 +860,9 @@ class Index:
 
         best = {}
         batch = 256
-        for start in range(0, positions.size, batch):
+        blocks = progress(range(0, positions.size, batch), desc="index: dedupe",
+                          enabled=enabled_for(positions.size, loop=True))
+        for start in blocks:
             block = positions[start:start + batch]
             docs = self.store.documents(self._seqs[block])
             texts = [docs[int(self._seqs[p])][1] for p in block]
@@ -867,14 +898,27 @@ class Index:
         return out
 
     @_sqlite_guarded
+    @with_show_progress_bar
     def cluster(self, k=None, *, distance_threshold=None, random_state=0):
         """Group the collection under the learned metric: K-means into ``k`` clusters (paper 000,
         Figure 4) in the space where the learned similarity is a Euclidean one, or, with
         ``distance_threshold``, average-link agglomerative clustering of the learned distances
-        (at most 20,000 documents). Returns ``{id: cluster label}``."""
+        (at most 20,000 documents). Returns ``{id: cluster label}``.
+
+        Parameters
+        ----------
+        k : int, optional
+        distance_threshold : float, optional
+        random_state : int, default=0
+        show_progress_bar : bool or None, default=None
+            Progress on stderr (the elapsed time of the clustering); nothing is drawn for fewer than
+            1000 documents unless True. None: as :func:`learnsim.set_progress` says (by default on a
+            terminal or in a notebook); True or False beat it for this call.
+        """
         from ._cluster import cluster_documents
 
-        return cluster_documents(self, k, distance_threshold, random_state)
+        with stage_for(f"index: clustering {len(self)} documents", len(self)):
+            return cluster_documents(self, k, distance_threshold, random_state)
 
     # ------------------------------------------------------------------ writes
     def _lock(self):
@@ -897,11 +941,19 @@ class Index:
         self._load()
 
     @_sqlite_guarded
+    @with_show_progress_bar
     def add(self, texts, ids=None, metadata=None, *, text=None, columns=None):
         """Add documents; returns their ids as str (``texts``, ``ids``, ``metadata``, ``text`` and
         ``columns`` as in :meth:`build`: a table, a file, int ids; a None entry, or no ids, is
         numbered by the index). Once it returns, they survive any crash (see the notes).
         Their rows use the statistics of the last build or reindex.
+
+        Parameters
+        ----------
+        show_progress_bar : bool or None, default=None
+            Progress on stderr (the elapsed time of the vectorising and writing); nothing is drawn
+            for fewer than 1000 documents unless True. None: as :func:`learnsim.set_progress` says
+            (by default on a terminal or in a notebook); True or False beat it for this call.
 
         Examples
         --------
@@ -925,7 +977,7 @@ class Index:
         metas = _check_metadatas(metadata, len(texts))
         if not texts:
             return []
-        with self._lock():
+        with self._lock(), stage_for(f"index: adding {len(texts)} documents", len(texts)):
             self._begin_write()
             self._flush_tail()
             p = self.pipeline
@@ -1013,9 +1065,18 @@ class Index:
         return n
 
     @_sqlite_guarded
+    @with_show_progress_bar
     def update(self, ids, texts=None, metadata=None, *, text=None, columns=None):
         """Replace the texts (and metadata) of live documents, keeping their ids (the forms of
-        :meth:`build`; ``update(frame)`` takes the ids from the table's ``id`` column)."""
+        :meth:`build`; ``update(frame)`` takes the ids from the table's ``id`` column).
+
+        Parameters
+        ----------
+        show_progress_bar : bool or None, default=None
+            Progress on stderr (the elapsed time of the vectorising and writing); nothing is drawn
+            for fewer than 1000 documents unless True. None: as :func:`learnsim.set_progress` says
+            (by default on a terminal or in a notebook); True or False beat it for this call.
+        """
         if texts is None and (is_table(ids) or isinstance(ids, os.PathLike) or hasattr(ids, "texts")):
             texts, ids = ids, None      # a table, a file or a Documents: its own ids
         texts, ids, metadata = index_inputs(texts, ids, metadata, text=text, columns=columns, need_ids=True)
@@ -1026,7 +1087,7 @@ class Index:
         metas = _check_metadatas(metadata, len(texts))
         if not texts:
             return
-        with self._lock():
+        with self._lock(), stage_for(f"index: updating {len(texts)} documents", len(texts)):
             self._begin_write()
             self._flush_tail()
             p = self.pipeline
@@ -1035,12 +1096,20 @@ class Index:
             self._write_rows(seqs, rows)
 
     @_sqlite_guarded
+    @with_show_progress_bar
     def upsert(self, texts, ids=None, metadata=None, *, text=None, columns=None):
         """Add the documents whose ids are new and replace those already in the index, in one
         transaction and one segment; returns ``{"added": n, "updated": m}``. Every document needs
         an id (the forms of :meth:`build`: a table or file gives its own); an id given twice is a
         ValueError, and nothing is written. Once it returns, the change survives any crash: each
         id then has exactly one live document, holding the text given here.
+
+        Parameters
+        ----------
+        show_progress_bar : bool or None, default=None
+            Progress on stderr (the elapsed time of the vectorising and writing); nothing is drawn
+            for fewer than 1000 documents unless True. None: as :func:`learnsim.set_progress` says
+            (by default on a terminal or in a notebook); True or False beat it for this call.
 
         Examples
         --------
@@ -1064,7 +1133,7 @@ class Index:
         metas = _check_metadatas(metadata, len(texts))
         if not texts:
             return {"added": 0, "updated": 0}
-        with self._lock():
+        with self._lock(), stage_for(f"index: upserting {len(texts)} documents", len(texts)):
             self._begin_write()
             self._flush_tail()
             rows = self.pipeline.document_rows(texts, self.statistics)
@@ -1073,9 +1142,19 @@ class Index:
         return {"added": int(added), "updated": int(replaced)}
 
     @_sqlite_guarded
+    @with_show_progress_bar
     def compact(self):
-        """Merge the segments into one, dropping deleted documents (their tombstones too)."""
-        with self._lock():
+        """Merge the segments into one, dropping deleted documents (their tombstones too).
+
+        Parameters
+        ----------
+        show_progress_bar : bool or None, default=None
+            Progress on stderr (the elapsed time of the merge); nothing is drawn for fewer than 1000
+            documents unless True. None: as :func:`learnsim.set_progress` says (by default on a
+            terminal or in a notebook); True or False beat it for this call.
+        """
+        n = int(self._seqs.size)
+        with self._lock(), stage_for(f"index: compacting {n} documents", n):
             self._begin_write()
             self._flush_tail()
             keep = self._live
@@ -1096,10 +1175,20 @@ class Index:
             self._load_after_write()
 
     @_sqlite_guarded
+    @with_show_progress_bar
     def reindex(self):
         """Recompute the collection statistics over the live documents and every row with them:
-        the index then equals one built in one go from its live documents, in order."""
-        with self._lock():
+        the index then equals one built in one go from its live documents, in order.
+
+        Parameters
+        ----------
+        show_progress_bar : bool or None, default=None
+            Progress on stderr (the elapsed time, and a bar over the segments written); nothing is
+            drawn for fewer than 1000 documents unless True. None: as :func:`learnsim.set_progress`
+            says (by default on a terminal or in a notebook); True or False beat it for this call.
+        """
+        n = len(self)
+        with self._lock(), stage_for(f"index: reindexing {n} documents", n):
             self._begin_write()
             texts, seqs = [], []
             for batch in self.store.live_rows():
@@ -1117,6 +1206,7 @@ class Index:
             self._load()
 
     # ------------------------------------------------------------------ information
+    @with_show_progress_bar
     def verify(self):
         """Check every file of the index and SQLite; list every damaged file (not only the first).
 
@@ -1124,6 +1214,13 @@ class Index:
         checksums, shapes and values) and approximate structures, and ``docs.sqlite`` (SQLite's
         ``quick_check`` and its documents against the segments'), holding the writers' lock so
         that a concurrent write is not taken for damage. See :mod:`learnsim.index._verify`.
+
+        Parameters
+        ----------
+        show_progress_bar : bool or None, default=None
+            The elapsed time of the check on stderr, for a check that lasts. None: as
+            :func:`learnsim.set_progress` says (by default on a terminal or in a notebook);
+            True or False beat it for this call.
 
         Returns
         -------
@@ -1147,10 +1244,14 @@ class Index:
         return type(self).verify_at(self.path)
 
     @classmethod
+    @with_show_progress_bar
     def verify_at(cls, path):
         """:meth:`verify` of the index at ``path`` without opening it (a damaged manifest or
-        segment is reported, not raised). FileNotFoundError when ``path`` holds no index."""
-        return verify_locked(path)
+        segment is reported, not raised). FileNotFoundError when ``path`` holds no index;
+        ``show_progress_bar`` as for :meth:`verify`."""
+        # reading every file is never a hot path: the rule (and its wait of AFTER seconds) decides
+        with stage_for(f"index: verifying {path}", 1, at_least=0):
+            return verify_locked(path)
 
     @_sqlite_guarded
     def info(self):
@@ -1192,10 +1293,11 @@ def _collection(pipeline, texts):
     (``Pipeline.collection_statistics``: the collection's vocabulary where the model has a
     lexical part, issue 32) and the vectors the rows are computed from (None: the rows come from
     the texts, ``Pipeline.document_rows``)."""
-    if pipeline.uses_collection_vocabulary:
-        return None, pipeline.collection_statistics(texts)
-    X = pipeline.vectorize(texts)
-    return X, pipeline.scorer.collection_statistics(X)
+    with stage_for(f"index: vectorizing {len(texts)} texts", len(texts)):
+        if pipeline.uses_collection_vocabulary:
+            return None, pipeline.collection_statistics(texts)
+        X = pipeline.vectorize(texts)
+        return X, pipeline.scorer.collection_statistics(X)
 
 
 def _first(entries, path, key):
