@@ -43,9 +43,15 @@ page cache and mmap are real; BLAS, faiss and numba limited to ``--threads`` thr
 * ``cli``: the wall time of a fresh ``python -c`` that imports learnsim.index, opens the index,
   searches one query and prints the best id (median of ``--cli-repeats``; the target is < 1 s at
   100k), beside ``python -c pass``;
+* filtered search: 100 queries with each operator filter of ``FILTERS`` (documents carry
+  ``group`` = i % 100 and ``year`` = 2000 + i % 20): ``{"group": {"$lt": 5}}`` selects 5 % of the
+  collection, ``{"$and": [{"year": {"$gte": 2010}}, {"group": {"$ne": -1}}]}`` 50 %: the first
+  search with the filter (SQLite reads every document's metadata) and the p50 of the others (an
+  open index keeps the rows a filter matched until its rows change);
 * add: after the searches, ``--add-docs`` new documents (default n / 10, at most 10,000) in
   batches of 1,000 (documents per second), then 50 single-document adds (the first add, which loads the pipeline, timed apart), and the p50 of 100
-  searches afterwards (each add writes a segment).
+  searches afterwards (each add writes a segment); then the same documents upserted in batches of
+  1,000 (half of each batch replacing an added document, half new) and 50 single upserts.
 
 Usage::
 
@@ -224,7 +230,7 @@ def child_build(a):
     base = _rss_mb()
     start = time.perf_counter()
     # exact search: it is compared with faiss IndexFlatIP (bench_ann.py measures the approximate one)
-    idx = Index.build(a.path, a.pipeline, texts, ids, ann="exact")
+    idx = Index.build(a.path, a.pipeline, texts, ids, metadata(len(texts)), ann="exact")
     seconds = time.perf_counter() - start
     info = idx.info()
     seg = _bytes_under(Path(a.path) / "segments")
@@ -232,6 +238,18 @@ def child_build(a):
            "rows_bytes": seg, "sqlite_bytes": sum(f.stat().st_size for f in Path(a.path).glob("docs.sqlite*")),
            "text_bytes": sum(len(t.encode()) for t in texts), "query_plan": info["query_plan"],
            "segments": info["segments"]})
+
+
+def metadata(n):
+    """Each document's metadata: ``group`` (i % 100) and ``year`` (2000 + i % 20), whose
+    FILTERS select 5 % and 50 % of the collection."""
+    return [{"group": i % 100, "year": 2000 + i % 20} for i in range(n)]
+
+
+# The filtered searches (operator filters, issue 33): name -> (filter, share of the documents)
+FILTERS = {"5%": ({"group": {"$lt": 5}}, 0.05),
+           "50%": ({"$and": [{"year": {"$gte": 2010}}, {"group": {"$ne": -1}}]}, 0.50)}
+FILTERED_QUERIES = 100
 
 
 def _queries(a):
@@ -272,7 +290,18 @@ def child_search(a):
         e = time.perf_counter()
         top_k(values, TOP_K, idx._live)
         rows_s[i], scan_s[i], topk_s[i] = m - s, e - m, time.perf_counter() - e
-    _emit({"import_s": import_s, "open_s": open_s, "first_query_ms": 1e3 * first_s, **_ms(lat),
+    filtered = {}
+    for name, (flt, share) in FILTERS.items():
+        s = time.perf_counter()
+        idx.search(queries[0], k=TOP_K, filter=flt)         # SQLite's pass over the metadata, once
+        filtered[f"filter_{name}_first_ms"] = 1e3 * (time.perf_counter() - s)
+        flat = np.empty(min(FILTERED_QUERIES, len(queries)))
+        for i in range(flat.size):
+            s = time.perf_counter()
+            idx.search(queries[i], k=TOP_K, filter=flt)
+            flat[i] = time.perf_counter() - s
+        filtered[f"filter_{name}_p50_ms"] = float(1e3 * np.median(flat))
+    _emit({"import_s": import_s, "open_s": open_s, "first_query_ms": 1e3 * first_s, **_ms(lat), **filtered,
            "query_rows_p50_ms": float(1e3 * np.median(rows_s)), "scan_p50_ms": float(1e3 * np.median(scan_s)),
            "topk_p50_ms": float(1e3 * np.median(topk_s)),
            "base_rss_mb": base, "open_rss_mb": open_mb, "peak_rss_mb": _peak_mb(), "top": tops,
@@ -411,7 +440,22 @@ def child_add(a):
         s = time.perf_counter()
         idx.search(queries[i + 1], k=TOP_K)
         after_one[i] = time.perf_counter() - s
-    _emit({"search_right_after_add_ms": float(1e3 * np.median(after_one)), "add_docs": a.add_docs, "first_add_s": first_add_s, "add_batch_docs_per_s": a.add_docs / batch_s,
+    # upserts: batches of 1,000, half replacing documents added above, half new; then single ones
+    start = time.perf_counter()
+    n_up = 0
+    for b in range(0, a.add_docs, ADD_BATCH):
+        chunk = texts[b:min(b + ADD_BATCH, a.add_docs)]
+        ids = [f"a{b + i}" if i % 2 == 0 else f"u{b + i}" for i in range(len(chunk))]
+        idx.upsert(chunk, ids)
+        n_up += len(chunk)
+    upsert_s = time.perf_counter() - start
+    single_up = np.empty(SINGLE_ADDS)
+    for i in range(SINGLE_ADDS):
+        start = time.perf_counter()
+        idx.upsert([texts[i]], [f"s{i}"])
+        single_up[i] = time.perf_counter() - start
+    _emit({"upsert_batch_docs_per_s": n_up / upsert_s, "upsert_single_p50_ms": float(1e3 * np.median(single_up)),
+           "search_right_after_add_ms": float(1e3 * np.median(after_one)), "add_docs": a.add_docs, "first_add_s": first_add_s, "add_batch_docs_per_s": a.add_docs / batch_s,
            "add_single_docs_per_s": SINGLE_ADDS / single.sum(), "add_single_p50_ms": float(1e3 * np.median(single)),
            "segments_after_add": idx.info()["segments"],
            "search_after_add_p50_ms": float(1e3 * np.median(lat)), "documents_after_add": len(idx)})
@@ -578,8 +622,27 @@ def main(argv=None):
             shutil.rmtree(work, ignore_errors=True)
     print()
     _print_table(rows)
+    print()
+    _print_writes_and_filters(rows)
     if args.json:
         print(f"wrote {args.json}")
+
+
+def _print_writes_and_filters(rows):
+    """learnsim's filtered searches and upserts beside its plain search and add."""
+    head = ("docs", "model", "p50 ms", "filter 5 %: first, p50 ms", "filter 50 %: first, p50 ms", "add doc/s",
+            "upsert doc/s", "single add ms", "single upsert ms")
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for r in rows:
+        if r["method"] != "learnsim" or "upsert_batch_docs_per_s" not in r:
+            continue
+        print("| " + " | ".join([f"{r['n_docs']:,}", r["model"], f"{r['p50_ms']:.2f}",
+                                 f"{r['filter_5%_first_ms']:.1f}, {r['filter_5%_p50_ms']:.2f}",
+                                 f"{r['filter_50%_first_ms']:.1f}, {r['filter_50%_p50_ms']:.2f}",
+                                 f"{r['add_batch_docs_per_s']:.0f}",
+                                 f"{r['upsert_batch_docs_per_s']:.0f}", f"{r['add_single_p50_ms']:.1f}",
+                                 f"{r['upsert_single_p50_ms']:.1f}"]) + " |")
 
 
 def _write_json(args, rows, fits, queries):
@@ -594,7 +657,8 @@ def _write_json(args, rows, fits, queries):
 def _print_rows(rows):
     for r in rows:
         keys = ("build_s", "open_s", "first_query_ms", "p50_ms", "p99_ms", "peak_rss_mb", "ratio_p50", "cli_median_s",
-                "add_batch_docs_per_s", "top10_agreement")
+                "add_batch_docs_per_s", "top10_agreement", "filter_5%_p50_ms", "filter_50%_p50_ms",
+                "upsert_batch_docs_per_s", "upsert_single_p50_ms")
         print(f"  {r['method']:18s} " + " ".join(f"{k}={r[k]:.4g}" for k in keys if k in r), flush=True)
 
 

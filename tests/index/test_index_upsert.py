@@ -70,3 +70,20 @@ def test_index_add_update_is_an_upsert(built, tmp_path, capsys):
     assert main(["index", "add", str(path), "--corpus", str(corpus_file)]) == 2
     err = capsys.readouterr().err.strip()
     assert "already in the index" in err and len(err.splitlines()) == 1
+
+
+def test_a_repeated_filter_sees_every_write(index):
+    # the rows a filter matches are kept while the index's rows stay the same: each write
+    # (upsert, delete, add) must show in the next filtered search
+    texts, _, ids, meta = corpus()
+    flt = {"topic": {"$eq": meta[0]["topic"]}}
+    first = {h["id"] for h in index.search(texts[0], k=30, filter=flt)}
+    assert ids[0] in first and index.search(texts[0], k=30, filter=flt)[0]["id"] == ids[0]
+    index.upsert([texts[0]], ids=[ids[0]], metadata=[{"topic": -5}])
+    assert ids[0] not in {h["id"] for h in index.search(texts[0], k=30, filter=flt)}
+    other = next(i for i in first if i != ids[0])
+    index.delete([other])
+    assert other not in {h["id"] for h in index.search(texts[0], k=30, filter=flt)}
+    index.add([texts[0]], ["copy"], [{"topic": meta[0]["topic"]}])
+    assert index.search(texts[0], k=30, filter=flt)[0]["id"] == "copy"
+    assert {h["id"] for h in index.search(texts[0], k=30, filter={"topic": -5})} == {ids[0]}
