@@ -223,20 +223,10 @@ def _suffix(path):
 
 def read_parquet(path):
     """A ``.parquet`` file as a pandas DataFrame (pandas and pyarrow needed: a clear ImportError
-    names them)."""
-    path = Path(path).expanduser()
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such file")
-    try:
-        import pandas as pd
-    except ImportError:
-        raise ImportError(f"{path}: reading a .parquet file needs pandas and pyarrow: pip install pandas pyarrow") \
-            from None
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        raise ImportError(f"{path}: reading a .parquet file needs pyarrow: pip install pyarrow") from None
-    return pd.read_parquet(path, engine="pyarrow")
+    names them): the readers' own (learnsim.datasets._base.read_parquet_frame)."""
+    from .datasets._base import read_parquet_frame
+
+    return read_parquet_frame(Path(path).expanduser())
 
 
 def _documents_file(path, labelled, what):

@@ -107,3 +107,23 @@ def _normalise_id(raw):
     # "001" in cran.qry and "1" in a qrels file name the same record
     raw = raw.strip()
     return str(int(raw)) if raw.isdigit() else raw
+
+
+def read_parquet_frame(path):
+    """A ``.parquet`` file as a pandas DataFrame; pandas and pyarrow are needed (an ImportError
+    names them) and imported only here."""
+    path = Path(path)
+    if not path.is_file():
+        raise (IsADirectoryError(f"{path} is a folder, not a file") if path.is_dir()
+               else FileNotFoundError(f"{path}: no such file"))
+    try:
+        import pandas as pd
+    except ImportError:
+        raise ImportError(f"{path}: reading a .parquet file needs pandas and pyarrow: pip install pandas pyarrow") \
+            from None
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise ImportError(f"{path}: reading a .parquet file needs pyarrow: pip install pyarrow") from None
+    return pd.read_parquet(path, engine="pyarrow")
+

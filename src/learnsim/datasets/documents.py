@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from ._decode import DocumentFormatError, check_encoding_errors, decoded_lines
+from ._base import read_parquet_frame
 from .pairs import _delimited_records, check_quoting
 
 __all__ = ["DocumentFormatError", "Documents", "read_labelled_documents", "read_documents", "NO_CLUSTER"]
@@ -309,6 +310,43 @@ def _read_memory(source, labelled):
     return docs
 
 
+def _cell(value):
+    """A parquet cell as plain Python: numpy scalars and arrays as int, float, list; NaN as None."""
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        value = value.tolist()
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, dict):
+        return {k: _cell(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cell(v) for v in value]
+    return value
+
+
+def _read_parquet_documents(path, labelled):
+    """The documents of a ``.parquet`` file, a row as a JSON line's object: ``text``, ``id`` and
+    ``label`` by column name, the other columns each document's metadata."""
+    frame = read_parquet_frame(path)
+    names = [str(c) for c in frame.columns]
+    others = [n for n in names if n not in ("id", "text", "label")]
+    docs = Documents(texts=[], ids=[], labels=[] if (labelled or "label" in names) else None, path=path)
+    docs.metadata = [] if others and not labelled else None
+    for n, row in enumerate(frame.itertuples(index=False, name=None), start=1):
+        obj = {name: _cell(v) for name, v in zip(names, row)}
+        where = f"{path}, row {n}"
+        text, doc_id = _object_fields(obj, where, "a row")
+        if not text.strip():
+            raise DocumentFormatError(f"{where}: empty text")
+        docs.texts.append(text)
+        docs.ids.append(doc_id)
+        if docs.labels is not None:
+            docs.labels.append(_object_label(obj, where))
+        if docs.metadata is not None:
+            docs.metadata.append({k: obj[k] for k in others})
+        docs.line_numbers.append(n)
+    return _check_not_empty(docs, path)
+
+
 def _check_text(text, number, path):
     if not text.strip():
         raise DocumentFormatError(f"{path}, line {number}: empty text")
@@ -317,7 +355,7 @@ def _check_text(text, number, path):
 
 def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto"):
     """Read labelled documents from a ``.tsv``/``.txt`` (``label<TAB>text``), ``.csv`` (a header
-    ``label,text``) or ``.jsonl`` file.
+    ``label,text``), ``.jsonl`` or ``.parquet`` (columns ``label`` and ``text``) file.
 
     Parameters
     ----------
@@ -367,6 +405,8 @@ def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto"):
     check_quoting(quoting)
     if not isinstance(path, (str, os.PathLike)):
         return _read_memory(path, labelled=True)
+    if Path(path).suffix.lower() == ".parquet":
+        return _read_parquet_documents(Path(path), labelled=True)
     path = Path(path)
     kind = _suffix_kind(path, "'.tsv' or '.txt' (label<TAB>text per line), '.csv' (a header label,text) "
                               'or \'.jsonl\' ({"text": ..., "label": ...} per line)')
@@ -421,7 +461,8 @@ def read_documents(path, *, encoding_errors="replace", quoting="auto"):
     ``.tsv``: ``id<TAB>text`` per line. ``.txt``: the same when every line has a TAB, else one
     document per line. A first line ``id<TAB>text`` or ``label<TAB>text`` is a header.
     ``.csv``: a header naming ``text`` and optionally ``id`` and ``label``; other columns are
-    each document's metadata (as a JSON line's other fields).
+    each document's metadata (as a JSON line's other fields). ``.parquet`` (pandas and pyarrow):
+    the same columns as a ``.csv``, errors naming the row.
 
     Parameters
     ----------
@@ -459,6 +500,8 @@ def read_documents(path, *, encoding_errors="replace", quoting="auto"):
     if not isinstance(path, (str, os.PathLike)):
         return _read_memory(path, labelled=False)
     path = Path(path)
+    if path.suffix.lower() == ".parquet":
+        return _read_parquet_documents(path, labelled=False)
     kind = _suffix_kind(path, "'.tsv' (id<TAB>text per line), '.txt' (one document per line, "
                               "or id<TAB>text), '.csv' (a header id,text) or '.jsonl' ({\"text\": ...} per line)")
     docs = Documents(texts=[], ids=[], labels=[], path=path)

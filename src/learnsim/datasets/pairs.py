@@ -786,8 +786,12 @@ def read_pairs(source, *, columns=None, format=None, delimiter=None, header=None
             raise FileNotFoundError(f"{path}: no such file")
         if path.is_dir():
             raise IsADirectoryError(f"{path} is a folder, not a pairs file")
-        fmt = _file_format(path, format)
-        if fmt == "jsonl":
+        fmt = "parquet" if path.suffix.lower() == ".parquet" and format in (None, "auto") else _file_format(path, format)
+        if fmt == "parquet":
+            from ._base import read_parquet_frame
+
+            parsed, info = _read_dataframe(read_parquet_frame(path), columns, label_kind)
+        elif fmt == "jsonl":
             parsed, info = _read_jsonl(path, columns, label_kind, encoding_errors)
         else:
             parsed, info = _read_delimited(path, fmt, columns, delimiter, header, quoting, label_kind,

@@ -1,0 +1,62 @@
+"""The command line reads .parquet files wherever it reads a documents or pairs file (--input,
+--corpus, --pairs): the same model and index as from the same rows in a .tsv/.jsonl file; a
+table without a text column is exit code 2 with one line."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pd = pytest.importorskip("pandas", reason="parquet needs pandas (the pandas extra; in the test extra)")
+pytest.importorskip("pyarrow", reason="parquet needs pyarrow (the pandas extra; in the test extra)")
+
+from learnsim.cli import main  # noqa: E402
+from learnsim.pipeline import Pipeline  # noqa: E402
+
+from index_models import corpus  # noqa: E402
+
+
+def _same_model(a, b):
+    pa, pb = Pipeline.load(a), Pipeline.load(b)
+    texts = corpus()[0][:20]
+    np.testing.assert_array_equal(pa.transform(texts), pb.transform(texts))
+
+
+def test_fit_and_index_from_parquet(tmp_path, capsys):
+    texts, topics, ids, _ = corpus()
+    texts, topics, ids = texts[:60], topics[:60], ids[:60]
+    pd.DataFrame({"label": topics, "text": texts}).to_parquet(tmp_path / "lab.parquet")
+    (tmp_path / "lab.tsv").write_text("".join(f"{t}\t{x}\n" for t, x in zip(topics, texts)), encoding="utf-8")
+    for name in ("lab.parquet", "lab.tsv"):
+        assert main(["fit", "--input", str(tmp_path / name), "--model", str(tmp_path / f"{name}.npz")]) == 0
+    _same_model(tmp_path / "lab.parquet.npz", tmp_path / "lab.tsv.npz")
+    frame = pd.DataFrame({"id": ids, "text": texts, "topic": topics, "score": np.linspace(0, 1, len(ids))})
+    frame.to_parquet(tmp_path / "docs.parquet")
+    idx = tmp_path / "idx"
+    assert main(["index", "build", "--model", str(tmp_path / "lab.tsv.npz"), "--corpus", str(tmp_path / "docs.parquet"),
+                 "--out", str(idx)]) == 0
+    capsys.readouterr()
+    assert main(["search", "--index", str(idx), "--query", texts[3], "-k", "60", "--filter", "score>=0.5",
+                 "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)[0]["hits"]
+    assert hits and {h["id"] for h in hits} == set(ids[30:]) & {h["id"] for h in hits}
+    assert all(h["metadata"]["score"] >= 0.5 for h in hits) and len(hits) == 30
+
+
+def test_pairs_from_parquet(tmp_path):
+    texts = corpus()[0]
+    rows = [(texts[i], texts[i + 1], int(i % 3 == 0)) for i in range(0, 80, 2)]
+    pd.DataFrame(rows, columns=["q1", "q2", "dup"]).to_parquet(tmp_path / "p.parquet")
+    (tmp_path / "p.tsv").write_text("q1\tq2\tdup\n" + "".join(f"{a}\t{b}\t{c}\n" for a, b, c in rows), encoding="utf-8")
+    for name in ("p.parquet", "p.tsv"):
+        assert main(["fit", "--method", "film", "--pairs", str(tmp_path / name), "--columns", "text_a=q1,text_b=q2,label=dup",
+                     "--matcher", "threshold", "--no-rerank", "--model", str(tmp_path / f"{name}.npz")]) == 0
+    _same_model(tmp_path / "p.parquet.npz", tmp_path / "p.tsv.npz")
+
+
+def test_a_table_without_text_is_one_line(tmp_path, capsys):
+    pd.DataFrame({"label": [1, 2], "body": ["a b", "c d"]}).to_parquet(tmp_path / "bad.parquet")
+    assert main(["fit", "--input", str(tmp_path / "bad.parquet"), "--model", str(tmp_path / "m.npz")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "bad.parquet, row 1" in err[0] and "text" in err[0]
