@@ -97,3 +97,15 @@ def model(family):
                 return learnsim.fit(texts, links=links, variant="bm25")
             return learnsim.fit(texts, links=links)
     raise ValueError(f"unknown family {family!r}")
+
+
+def hugging_face_datasets():
+    """The Hugging Face ``datasets`` module, or a skip: ``tests/datasets`` (this suite's folder)
+    is importable as ``datasets`` too when the package is not installed, so the import alone does
+    not tell."""
+    import pytest
+
+    hf = pytest.importorskip("datasets", reason="Hugging Face datasets is not installed (pip install datasets)")
+    if not hasattr(hf, "Dataset"):
+        pytest.skip("Hugging Face datasets is not installed (pip install datasets); 'datasets' is the tests' folder")
+    return hf

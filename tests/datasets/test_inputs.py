@@ -18,6 +18,8 @@ import learnsim
 from learnsim._inputs import as_id, fit_inputs
 from learnsim.datasets import DocumentFormatError, make_clustered_corpus, read_labelled_documents, read_pairs
 
+from index_models import hugging_face_datasets
+
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 # small and fixed: the pair fits take a fraction of a second (no re-ranking or rule search)
@@ -30,7 +32,7 @@ def _pandas():
 
 
 def _hf_datasets():
-    return pytest.importorskip("datasets", reason="Hugging Face datasets is not installed (pip install datasets)")
+    return hugging_face_datasets()
 
 
 def _pyarrow():

@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 
-from index_models import corpus, model
+from index_models import corpus, hugging_face_datasets, model
 
 from learnsim.datasets import read_documents
 from learnsim.index import Index
@@ -76,7 +76,7 @@ def _form(form, docs, tmp_path):
     if form == "dataframe-dicts":
         return frame.assign(meta=meta), {"text": "body", "ids": "doc_id", "metadata": "meta"}
     if form == "dataset":
-        hf = pytest.importorskip("datasets", reason="Hugging Face datasets is not installed (pip install datasets)")
+        hf = hugging_face_datasets()
         return hf.Dataset.from_pandas(frame), named
     if form == "parquet":
         pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install pyarrow): no .parquet")
