@@ -184,6 +184,11 @@ class Scorer:
             else:
                 self.name = "cosine in the learned space"
                 self.description = "cosine in FILM's learned space (higher is closer)"
+            if self.dense_input and self.input_weight == 1.0:
+                # over a sentence encoder, the input cosine is the encoder's
+                self.name = "encoder cosine"
+                self.description = (f"the cosine of the encoder's sentence embeddings: FILM's learned part did not "
+                                    f"beat it {chosen}, so the model falls back to it")
             lam = getattr(search, "lexical_weight", None)
             if lam:
                 self._mix_lexical(float(lam))

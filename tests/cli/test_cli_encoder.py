@@ -203,3 +203,15 @@ def test_the_bundled_minilm_by_name_from_the_command_line(files, tmp_path):
                               "-k", "1", "--json"])
     assert code == 0, err
     assert _ids_scores(json.loads(out))[0] == ["1"]
+
+
+@pytest.mark.parametrize("method", ["mcd", "film"])
+def test_clusters_fit_on_an_encoder(fake_encoder, files, tmp_path, method):
+    model = tmp_path / "c.npz"
+    code, out, err = run_cli(["fit", "--method", method, "--input", files["labelled"], "--model", model,
+                              "--encoder", "fake-encoder"] + (FAST if method == "film" else []))
+    assert code == 0, err
+    assert "dimensions of the encoder fake/hashed-words-24" in out
+    code, out, err = run_cli(["search", "--model", model, "--corpus", files["corpus"], "--query", files["texts"][5],
+                              "-k", "2", "--json"])
+    assert code == 0, err
