@@ -7,7 +7,8 @@ schema says so, no 5xx), and must find nothing.
 Bounded and deterministic: a fixed seed, at most ``EXAMPLES`` cases an operation, the examples,
 coverage and fuzzing phases (no stateful phase), one worker, a timeout on each request (60 s: a
 write of 1,000 documents on a loaded 2-core machine took over 20 s once, an error) and on the
-run; the server is a copy of a small index and is stopped at the end. Two runs: a FILM index
+run, and no "too slow" health check (generating the filters' nested schema on a loaded machine
+failed it once: a timing, not a finding); the server is a copy of a small index and is stopped at the end. Two runs: a FILM index
 with a duplicate rule (so ``POST /v1/match`` is tested) and writes behind a key, and an MCD index
 with ``--protect-reads`` (fewer cases: the same routes, the key on each). About 150 s in all on
 this 2-core machine, the two index builds included (the operator filters' schema, nested three
@@ -81,7 +82,7 @@ def test_schemathesis_finds_nothing(built, tmp_path, monkeypatch, name, extra, e
         cmd = [*_schemathesis(), "--config-file", str(config), "--no-color", "run", f"{base}/openapi.json",
                "--checks", "all", "--max-examples", str(examples), "--seed", str(SEED),
                "--phases", "examples,coverage,fuzzing", "--workers", "1", "--no-shrink",
-               "--request-timeout", "60", "--header", f"X-API-Key: {KEY}", "--output-truncate", "true"]
+               "--request-timeout", "60", "--suppress-health-check", "too_slow", "--header", f"X-API-Key: {KEY}", "--output-truncate", "true"]
         done = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=480)
     out = done.stdout + done.stderr
     assert done.returncode == 0, out[-6000:]
