@@ -58,6 +58,10 @@ def test_put_adds_then_replaces(fresh):
             r = c.put("/v1/docs/x", json=bad)
             assert r.status_code in (400, 422) and "error" in r.json(), bad
         assert c.put("/v1/docs/x", content=b'{"text": "x"}', headers={"content-type": "text/plain"}).status_code == 415
+        # the id bound of POST /v1/docs holds for an id in the path too
+        r = c.put("/v1/docs/" + "a" * 1001, json={"text": "x"})
+        assert r.status_code == 422 and "at most 1000" in r.json()["error"]
+        assert c.put("/v1/docs/" + "a" * 1000, json={"text": "x"}).status_code == 201
 
 
 def test_post_in_upsert_mode(fresh):

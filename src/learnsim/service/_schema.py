@@ -125,6 +125,8 @@ def _openapi(app, keyed, protect_reads, max_query_chars, mixed_ids, can_match):
                     param["description"] = 'A metadata filter as JSON, e.g. filter={"topic": 3}; empty: no filter'
                 elif param["name"] == "q":
                     param["schema"]["maxLength"] = max_query_chars
+                elif param["name"] == "doc_id" and method == "put":
+                    param["schema"]["maxLength"] = 1000     # app.MAX_ID_CHARS, as a POST's ids
             if (method, path) == ("post", "/v1/reindex"):
                 op["requestBody"] = {"required": True, "description": "{} (or no body)", "content": {
                     "application/json": {"schema": {"type": "object", "maxProperties": 0}}}}

@@ -197,6 +197,10 @@ class ExplainRequest(_Body):
     n_top: int = Field(10, ge=1, le=MAX_N_TOP)
 
 
+# the longest id a write takes
+MAX_ID_CHARS = 1000
+
+
 def _whole_number(value):
     # JSON has one kind of number: 7.0 is the integer 7 (as the schema's "integer" says), 7.5 is not
     if isinstance(value, float) and value.is_integer() and abs(value) <= 10 ** 18:
@@ -206,7 +210,7 @@ def _whole_number(value):
 
 class DocumentIn(_Body):
     # a str or an int, as Index.add takes ids: stored and answered as a str (7 and "7" are one id)
-    id: Optional[Union[Annotated[StrictStr, Field(min_length=1, max_length=1000)],
+    id: Optional[Union[Annotated[StrictStr, Field(min_length=1, max_length=MAX_ID_CHARS)],
                        Annotated[StrictInt, Field(ge=-10 ** 18, le=10 ** 18), BeforeValidator(_whole_number)]]] = None
     text: StrictStr
     metadata: Optional[dict[str, Any]] = None
@@ -681,6 +685,9 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     async def put(doc_id: str, body: PutRequest, request: Request):
         """Add the document with this id, or replace it: 201 when it was new, 200 when replaced."""
         doc_id = doc_id_of(request, doc_id)
+        if len(doc_id) > MAX_ID_CHARS:
+            # the bound of an id in POST /v1/docs (DocumentIn): the path must not be a way around it
+            raise _fail(422, f"an id has at most {MAX_ID_CHARS} characters; got {len(doc_id)}")
         counts, n = await run(lambda idx: (idx.upsert([body.text], [doc_id], [body.metadata]), len(idx)),
                               on=writer, until=deadline())
         return _json({"id": doc_id, **counts, "documents": n}, status=201 if counts["added"] else 200)
