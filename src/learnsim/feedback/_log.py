@@ -12,6 +12,7 @@ oldest go at each write (a tenth at a time, so that a full log does not pay a pu
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -210,18 +211,15 @@ class FeedbackLog:
             raise ValueError(f"{name} ids must have 1 to {MAX_ID_CHARS} characters")
         return value
 
+    @contextlib.contextmanager
     def _transaction(self):
-        log = self
-
-        class _Tx:
-            def __enter__(self):
-                log.conn.execute("BEGIN IMMEDIATE")
-
-            def __exit__(self, kind, exc, tb):
-                log.conn.execute("COMMIT" if kind is None else "ROLLBACK")
-                return False
-
-        return _Tx()
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
 
     def _retain(self):
         """Inside a write: drop what is past the age bound, and past the row bound the oldest
