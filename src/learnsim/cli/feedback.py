@@ -70,7 +70,11 @@ def run(args):
             if args.json:
                 _print_json(stats)
             else:
+                from datetime import datetime, timezone
+
                 for key, value in stats.items():
+                    if key in ("first", "last") and value is not None:     # seconds since 1970 in --json
+                        value = datetime.fromtimestamp(value, timezone.utc).isoformat(timespec="seconds")
                     print(f"{key:22s} {value if value is not None else '-'}")
             return 0
         out = _check_output_file(args.out, "--out") if args.out else None
