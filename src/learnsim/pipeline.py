@@ -440,6 +440,27 @@ class Pipeline:
         with stage_for(f"search: vectorizing the corpus ({len(corpus)} texts)", len(corpus)):
             return _CollectionSearch(self, corpus)
 
+    def searcher(self, corpus):
+        """The corpus vectorised once, to score many queries against it (what :meth:`search`
+        and :meth:`similarity` build on each call).
+
+        The returned object has ``n_documents``, ``top_k(queries, k)`` -> ``(idx, values)``
+        (each query's k best corpus positions, best first; ``values`` are the scorer's: a
+        distance for the distance models) and ``closeness(queries)`` -> an array (n_queries,
+        n_documents), higher closer. The first stage only: a re-ranker is not applied.
+
+        Examples
+        --------
+        >>> import learnsim
+        >>> texts = ["reset my password", "forgot password", "charged twice", "double charge refund"]
+        >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1], baseline_holdout=None)
+        >>> found = model.searcher(texts)
+        >>> idx, values = found.top_k(["reset my password"], 2)
+        >>> int(idx[0][0]), found.closeness(["reset my password"]).shape
+        (0, (1, 4))
+        """
+        return self._collection_search(corpus)
+
     def _check_collection(self, n_documents, statistics, given=False):
         from .linklearn import LinkLearn
 

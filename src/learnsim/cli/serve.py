@@ -37,6 +37,28 @@ def _seconds(text):
         raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
     return value
 _workers = _whole_number(1, 64, "a number of worker processes")
+_rows = _whole_number(1, 10**9, "a number of impressions")
+_pool = _whole_number(1, 1000, "a number of hits")
+
+
+def _share(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a share of the searches from 0 to 1, got {text!r}")
+    return value
+
+
+def _days(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 < value <= 36500:
+        raise argparse.ArgumentTypeError(f"expected a number of days > 0, got {text!r}")
+    return value
 
 
 def register(commands):
@@ -95,6 +117,23 @@ def register(commands):
                             "it: the kernel spreads connections evenly); one that dies is restarted. Stop "
                             "them with Ctrl-C or SIGTERM to this process (on Linux a SIGKILL to it stops "
                             "them too)")
+    clicks = serve.add_argument_group("learning from clicks (docs/feedback.md)")
+    clicks.add_argument("--learn-from-clicks", action="store_true",
+                        help="record each search answered (an impression, named in the answer) and the results "
+                             "followed (POST /v1/feedback, the page's result links) in DIR/feedback.sqlite, for "
+                             "'learnsim fit --method relative --clicks-from DIR'; feedback is a write (the API key "
+                             "when one is set)")
+    clicks.add_argument("--feedback-days", type=_days, default=90.0, metavar="DAYS",
+                        help="keep the click log's records this many days (default: 90)")
+    clicks.add_argument("--feedback-rows", type=_rows, default=1_000_000, metavar="N",
+                        help="keep at most this many impressions, dropping the oldest (default: 1000000)")
+    clicks.add_argument("--interleave", type=_share, default=0.0, metavar="SHARE",
+                        help="with a candidate model staged ('learnsim index promote DIR --model M' stages one), "
+                             "answer this share of single searches with a team-draft interleaving of the served "
+                             "and the candidate ranking (default: 0); 'learnsim index promote' reads the outcome")
+    clicks.add_argument("--interleave-pool", type=_pool, default=100, metavar="N",
+                        help="the served model's hits the candidate re-ranks for an interleaved search "
+                             "(default: 100)")
     serve.set_defaults(handler=run)
     return serve
 
@@ -108,6 +147,10 @@ def run(args):
             raise UsageError(f"--api-key-env {args.api_key_env}: that environment variable is not set (or empty)")
     if args.protect_reads and api_key is None:
         raise UsageError("--protect-reads needs --api-key-env (the key that reads would need)")
+    if args.learn_from_clicks and args.read_only:
+        raise UsageError("--learn-from-clicks records feedback, a write: not with --read-only")
+    if args.interleave and not args.learn_from_clicks:
+        raise UsageError("--interleave needs --learn-from-clicks (its outcome is read from the click log)")
     try:   # imported here: 'import learnsim' and 'learnsim --help' must not need them
         import fastapi  # noqa: F401
         import uvicorn
@@ -121,7 +164,10 @@ def run(args):
     # the rows are checked (on a 100,000-document index the start took 3-20 s before)
     options = {"read_only": args.read_only, "api_key_env": args.api_key_env, "deadline_s": args.deadline,
                "host": args.host, "allowed_hosts": args.allowed_host, "cors_origins": args.cors_origin,
-               "protect_reads": args.protect_reads, "background": True}
+               "protect_reads": args.protect_reads, "background": True,
+               "learn_from_clicks": args.learn_from_clicks, "feedback_max_days": args.feedback_days,
+               "feedback_max_rows": args.feedback_rows, "interleave": args.interleave,
+               "interleave_pool": args.interleave_pool}
     if args.workers == 1:
         try:
             app = create_app(args.index, api_key=api_key, **{k: v for k, v in options.items() if k != "api_key_env"})
@@ -149,6 +195,8 @@ def run(args):
     host = f"[{args.host}]" if ":" in args.host else args.host
     _note(f"serving {args.index} ({n_docs} documents) on http://{host}:{port}"
           + (" (read-only)" if args.read_only else "")
+          + (" recording clicks" + (f", interleaving {args.interleave:.0%} of searches" if args.interleave else "")
+             if args.learn_from_clicks else "")
           + (f" with {args.workers} worker processes" if args.workers > 1 else "")
           + f"; search page: http://{host}:{port}/; Ctrl-C stops")
     if args.host not in ("127.0.0.1", "localhost", "::1"):

@@ -46,7 +46,9 @@ def click_comparisons(impressions, *, next_below=True, max_client_share=0.1, max
         The largest share of the comparisons (after capping) one client may give: the cap is the
         largest c with c <= share x sum over clients of min(their count, c), so a flood is held
         to a share of what everyone else gave, not of itself. Clients given as None count as
-        one each; 1 for no cap. At least 10 per client are kept, so a small log is not emptied.
+        one each; 1 for no cap. At least 10 per client are kept, so a small log is not emptied,
+        and never fewer than the typical (lower median) client gave, so a service of a few users
+        (too few for any share) keeps their clicks.
     max_per_impression : int, default=20
         Comparisons one impression may give at most (the first ones by click position).
     random_state : int, default=0
@@ -115,7 +117,14 @@ def click_comparisons(impressions, *, next_below=True, max_client_share=0.1, max
 
 
 def _client_cap(counts, share):
-    """The largest c with c <= share * sum(min(n, c)), at least 10; None for share 1."""
+    """The largest c with c <= share * sum(min(n, c)), and never below 10 or the lower median of
+    the clients' counts; None for share 1.
+
+    The median: with fewer than 1 / share clients no c >= 1 meets the share (one client is all of
+    its own traffic), so the share alone would hold a service of a few users, or of one, to 10
+    comparisons each. No client is held below what the typical client gave, which leaves honest
+    users of a small service alone and still holds one flooding client to the typical volume
+    (the lower median: with two clients, the smaller one's)."""
     if share >= 1.0 or not counts:
         return None
     lo, hi = 0, max(counts.values())
@@ -125,4 +134,5 @@ def _client_cap(counts, share):
             lo = mid
         else:
             hi = mid - 1
-    return max(10, lo)
+    values = sorted(counts.values())
+    return max(10, lo, values[(len(values) - 1) // 2])

@@ -21,7 +21,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-__all__ = ["FeedbackLog", "FEEDBACK_FILE", "MAX_SHOWN", "MAX_QUERY_CHARS"]
+__all__ = ["FeedbackLog", "FEEDBACK_FILE", "MAX_SHOWN", "MAX_QUERY_CHARS", "MAX_CLICKS"]
 
 #: The log's file name in an index directory.
 FEEDBACK_FILE = "feedback.sqlite"
@@ -29,11 +29,14 @@ FEEDBACK_FILE = "feedback.sqlite"
 MAX_SHOWN = 1000
 MAX_QUERY_CHARS = 10_000
 MAX_ID_CHARS = 1000
+#: Clicks one impression takes at most (a result clicked again is one more row: the bound keeps a
+#: replayed click link from growing the log without end).
+MAX_CLICKS = 100
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS impressions (
     id TEXT PRIMARY KEY, time REAL NOT NULL, query TEXT NOT NULL, shown TEXT NOT NULL,
-    model TEXT, client TEXT);
+    model TEXT, client TEXT, teams TEXT);
 CREATE INDEX IF NOT EXISTS impressions_time ON impressions(time);
 CREATE TABLE IF NOT EXISTS clicks (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -94,6 +97,10 @@ class FeedbackLog:
             self.conn.execute("PRAGMA synchronous=FULL")
             self.conn.execute("PRAGMA foreign_keys=ON")
             self.conn.executescript(_SCHEMA)
+            # a log made before interleaving (issue 34) has no teams column: add it
+            columns = {row[1] for row in self.conn.execute("PRAGMA table_info(impressions)")}
+            if "teams" not in columns:
+                self.conn.execute("ALTER TABLE impressions ADD COLUMN teams TEXT")
             self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('salt', ?)", (secrets.token_hex(32),))
         try:
             row = self.conn.execute("SELECT value FROM meta WHERE key = 'salt'").fetchone()
@@ -102,6 +109,9 @@ class FeedbackLog:
         if row is None:
             raise ValueError(f"{path}: not a learnsim feedback log (no salt)")
         self._salt = bytes.fromhex(row[0])
+        # a log read only, made before interleaving, has no teams column
+        columns = {r[1] for r in self.conn.execute("PRAGMA table_info(impressions)")}
+        self._teams = "teams" if "teams" in columns else "NULL"
         self._writes = 0
 
     def close(self):
@@ -120,20 +130,26 @@ class FeedbackLog:
             return None
         return hmac.new(self._salt, str(client).encode("utf-8", "replace"), hashlib.sha256).hexdigest()[:16]
 
-    def record_impression(self, query, shown, *, model=None, client=None, now=None):
+    def record_impression(self, query, shown, *, model=None, client=None, teams=None, now=None):
         """Record that the ids ``shown`` (best first) answered ``query``; returns the
-        impression's id (a random token, what a click names)."""
+        impression's id (a random token, what a click names). ``teams``: for an interleaved
+        search, which ranking placed each shown id (``"s"`` served, ``"c"`` candidate)."""
         if not isinstance(query, str) or not query.strip() or len(query) > MAX_QUERY_CHARS:
             raise ValueError(f"query must be a non-empty str of at most {MAX_QUERY_CHARS} characters")
         shown = [self._id(x, "shown") for x in shown]
         if len(shown) > MAX_SHOWN or len(set(shown)) != len(shown):
             raise ValueError(f"shown must list at most {MAX_SHOWN} distinct ids")
+        if teams is not None:
+            teams = list(teams)
+            if len(teams) != len(shown) or not set(teams) <= {"s", "c"}:
+                raise ValueError("teams must give 's' or 'c' for each id shown")
         token = secrets.token_hex(12)
         with self._transaction():
-            self.conn.execute("INSERT INTO impressions(id, time, query, shown, model, client) VALUES (?, ?, ?, ?, ?, ?)",
+            self.conn.execute("INSERT INTO impressions(id, time, query, shown, model, client, teams) "
+                              "VALUES (?, ?, ?, ?, ?, ?, ?)",
                               (token, time.time() if now is None else float(now), query,
                                json.dumps(shown, ensure_ascii=False), None if model is None else str(model)[:200],
-                               self.pseudonym(client)))
+                               self.pseudonym(client), None if teams is None else "".join(teams)))
             self._retain()
         return token
 
@@ -143,6 +159,8 @@ class FeedbackLog:
         if not isinstance(impression, str):
             raise KeyError(f"impression must be the id a search answered; got {type(impression).__name__}")
         clicked = [self._id(x, "clicked") for x in clicked]
+        if not clicked:
+            raise ValueError("clicked must name at least one id")
         for name, value in (("dwell", dwell), ("relevance", relevance)):
             if value is not None:
                 _check_count(value, name, 0)
@@ -154,6 +172,9 @@ class FeedbackLog:
             missing = [x for x in clicked if x not in position]
             if missing:
                 raise ValueError(f"id {missing[0][:80]!r} was not shown by impression {impression!r}")
+            before = self.conn.execute("SELECT COUNT(*) FROM clicks WHERE impression = ?", (impression,)).fetchone()[0]
+            if before + len(clicked) > MAX_CLICKS:
+                raise ValueError(f"impression {impression!r} has {before} clicks; it takes at most {MAX_CLICKS}")
             stamp = time.time() if now is None else float(now)
             who = self.pseudonym(client)
             self.conn.executemany(
@@ -175,19 +196,21 @@ class FeedbackLog:
     # ------------------------------------------------------------------ reads
     def impressions(self, *, with_clicks_only=False):
         """The impressions, oldest first: dicts with ``id``, ``time``, ``query``, ``shown``,
-        ``model``, ``client`` and ``clicks`` (dicts with ``doc_id``, ``position``, ``time``,
+        ``model``, ``client``, ``teams`` (None, or the interleaved search's team of each shown id)
+        and ``clicks`` (dicts with ``doc_id``, ``position``, ``time``,
         ``dwell``, ``relevance``)."""
         clicks = {}
         for imp, doc_id, pos, stamp, dwell, rel in self.conn.execute(
                 "SELECT impression, doc_id, position, time, dwell, relevance FROM clicks ORDER BY seq"):
             clicks.setdefault(imp, []).append({"doc_id": doc_id, "position": pos, "time": stamp, "dwell": dwell,
                                                "relevance": rel})
-        for token, stamp, query, shown, model, client in self.conn.execute(
-                "SELECT id, time, query, shown, model, client FROM impressions ORDER BY time, rowid"):
+        for token, stamp, query, shown, model, client, teams in self.conn.execute(
+                f"SELECT id, time, query, shown, model, client, {self._teams} FROM impressions ORDER BY time, rowid"):
             if with_clicks_only and token not in clicks:
                 continue
             yield {"id": token, "time": stamp, "query": query, "shown": json.loads(shown), "model": model,
-                   "client": client, "clicks": clicks.get(token, [])}
+                   "client": client, "teams": None if teams is None else list(teams),
+                   "clicks": clicks.get(token, [])}
 
     def stats(self):
         """Counts of the log: impressions, clicks, distinct queries and clients, the click-through

@@ -44,7 +44,7 @@ def plain_search_params(query_string, max_k, max_n_top):
 
 class FastSearch:
     """ASGI middleware: plainly valid ``GET /v1/search`` requests are answered by
-    ``answer(q=, k=, filter=, explain=, n_top=)`` (a coroutine returning a Response, raising the
+    ``answer(q=, k=, filter=, explain=, n_top=, scope=)`` (a coroutine returning a Response, raising the
     service's HTTPException for an error, which ``error(exc)`` turns into an answer); every other
     request goes on to ``app``."""
 
@@ -59,7 +59,7 @@ class FastSearch:
                 from starlette.exceptions import HTTPException
 
                 try:
-                    response = await self.answer(**params)
+                    response = await self.answer(**params, scope=scope)
                 except HTTPException as exc:
                     response = self.error(exc)
                 except Exception as exc:   # a bug: logged here, never a traceback to the client

@@ -105,8 +105,10 @@ def _is_write(method, path, raw=None):
     similar route, a read with no PUT or DELETE (405 from the router, not a write's 401/415)."""
     if method in ("PUT", "DELETE") and raw is not None and raw.endswith(_SIMILAR):
         return False
-    return ((method == "POST" and path in ("/v1/docs", "/v1/reindex"))
-            or (method in ("PUT", "DELETE") and path.startswith("/v1/docs/")))
+    # feedback is a write (issue 34): POST /v1/feedback, and the page's click links (GET /click)
+    return ((method == "POST" and path in ("/v1/docs", "/v1/reindex", "/v1/feedback"))
+            or (method in ("PUT", "DELETE") and path.startswith("/v1/docs/"))
+            or (method == "GET" and path == "/click"))
 
 
 class _BodyLimit:

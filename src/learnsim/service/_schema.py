@@ -34,8 +34,10 @@ _STATUSES = {
     ("put", "/v1/docs/{doc_id}"): (403, 409, 415, 422) + _INDEX,
     ("delete", "/v1/docs/{doc_id}"): (403, 404) + _INDEX,
     ("post", "/v1/reindex"): (403, 415, 422) + _INDEX,
+    ("post", "/v1/feedback"): (403, 404, 415, 422) + _INDEX,
 }
-_WRITES = {("post", "/v1/docs"), ("put", "/v1/docs/{doc_id}"), ("delete", "/v1/docs/{doc_id}"), ("post", "/v1/reindex")}
+_WRITES = {("post", "/v1/docs"), ("put", "/v1/docs/{doc_id}"), ("delete", "/v1/docs/{doc_id}"), ("post", "/v1/reindex"),
+           ("post", "/v1/feedback")}
 _DESCRIPTIONS = {400: "Bad input: malformed JSON, a bad filter, a path that is not UTF-8; in plain text, a "
                       "request head over the HTTP parser's bound (about 80 KB)",
                  401: "No API key, or a wrong one", 403: "A write to a read-only service, or a foreign Origin",
@@ -81,13 +83,15 @@ _SCORED = {
 }
 
 
-def _openapi(app, keyed, protect_reads, max_query_chars, mixed_ids, can_match):
+def _openapi(app, keyed, protect_reads, max_query_chars, mixed_ids, can_match, learns=False):
     """The OpenAPI schema, telling every status each route can answer (with the error model),
     the API key where one applies, the filters and the bounds. POST /v1/match is left out for a
-    model without a duplicate rule: there it answers nothing but 422."""
+    model without a duplicate rule: there it answers nothing but 422; POST /v1/feedback for a
+    service that records no clicks (it answers 404)."""
     if app.openapi_schema is not None:
         return app.openapi_schema
-    routes = [r for r in app.routes if can_match or getattr(r, "path", None) != "/v1/match"]
+    left_out = ({"/v1/match"} if not can_match else set()) | ({"/v1/feedback"} if not learns else set())
+    routes = [r for r in app.routes if getattr(r, "path", None) not in left_out]
     schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=routes)
     components = schema.setdefault("components", {})
     schemas = components.setdefault("schemas", {})

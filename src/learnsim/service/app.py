@@ -197,6 +197,15 @@ class ExplainRequest(_Body):
     n_top: int = Field(10, ge=1, le=MAX_N_TOP)
 
 
+class FeedbackRequest(_Body):
+    """The results of an answered search that were followed (``learnsim serve --learn-from-clicks``)."""
+    impression: StrictStr = Field(min_length=1, max_length=100,
+                                  description='The "impression" of the search\'s answer')
+    clicked: list[StrictStr] = Field(min_length=1, max_length=100, description="Ids of the results followed")
+    dwell: Optional[float] = Field(None, ge=0, le=1e7, description="Seconds spent on the result (optional)")
+    relevance: Optional[float] = Field(None, ge=0, le=1e3, description="An explicit grade (optional)")
+
+
 # the longest id a write takes
 MAX_ID_CHARS = 1000
 
@@ -277,7 +286,9 @@ def _known_parameters(request: Request):
 
 def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_000_000,
                max_query_chars=10_000, max_pending=64, timeout_s=30, deadline_s=10, host="127.0.0.1",
-               allowed_hosts=(), cors_origins=(), protect_reads=False, background=False):
+               allowed_hosts=(), cors_origins=(), protect_reads=False, background=False, learn_from_clicks=False,
+               feedback_max_days=90.0, feedback_max_rows=1_000_000, interleave=0.0, interleave_pool=100,
+               seed=None):
     """A FastAPI application serving the index at ``index_path`` (see the module notes).
 
     Parameters
@@ -320,6 +331,21 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         that needs the model waits for its load. ``learnsim serve`` sets it, so that the service
         answers within a second or two of its start whatever the size of the model; without it
         everything is loaded and checked before this returns.
+    learn_from_clicks : bool, default=False
+        Record every search answered (an impression, named in the answer) and the results
+        followed (``POST /v1/feedback``, the page's links) in ``feedback.sqlite`` beside the index
+        (:mod:`learnsim.service._feedback`). Not with ``read_only``: feedback is a write.
+    feedback_max_days, feedback_max_rows : float, int
+        The log's retention: records older than this many days, and past this many impressions
+        the oldest, are dropped.
+    interleave : float in [0, 1], default=0
+        With a candidate model staged in the index (:meth:`Index.stage`), the share of single
+        searches answered by a team-draft interleaving of the served and the candidate ranking
+        (needs ``learn_from_clicks``).
+    interleave_pool : int, default=100
+        The served model's hits the candidate re-ranks for an interleaved search.
+    seed : int, optional
+        Seeds which searches are interleaved and the draft's coin (for tests).
 
     Returns
     -------
@@ -375,6 +401,10 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         if not re.fullmatch(r"https?://[^/\s]+", str(origin).rstrip("/")):
             raise ValueError(f"a CORS origin is scheme://host[:port] (no path); got {origin!r}")
     hosts = allowed_host_names(str(host), allowed_hosts)
+    if learn_from_clicks and read_only:
+        raise ValueError("a read-only service takes no feedback: learn_from_clicks needs writes")
+    if interleave and not learn_from_clicks:
+        raise ValueError("interleave needs learn_from_clicks (its outcome is read from the click log)")
     index = Index.open(index_path)
     if background:
         write_index = Index.open(index_path)
@@ -395,6 +425,13 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     root = Path(index_path)
     deadline_s = float(deadline_s)
     found_score = _score_names(index)
+    recorder = None
+    if learn_from_clicks:
+        from ._feedback import ClickRecorder
+
+        recorder = ClickRecorder(root, max_days=feedback_max_days, max_rows=feedback_max_rows, interleave=interleave,
+                                 pool=interleave_pool, seed=seed, max_pending=int(max_pending),
+                                 timeout_s=float(timeout_s))
 
     @asynccontextmanager
     async def lifespan(app):
@@ -405,6 +442,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         gc.freeze()
         yield
         writer.close()   # what is queued runs first: nothing acknowledged is dropped
+        if recorder is not None:
+            recorder.close()
         worker.close()
         write_index.close()
         index.close()
@@ -414,6 +453,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
                   dependencies=[Depends(_known_parameters)],
                   description="Search, match and explain over a learnsim index.\n\n" + _BOUNDS_TEXT)
     app.state.index, app.state.worker, app.state.writer, app.state.damage = index, worker, writer, None
+    app.state.recorder = recorder
     app.state.warm_up = _start_in_background(app, index, worker, writer, root) if background else None
 
     @app.exception_handler(HTTPException)
@@ -515,10 +555,35 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             results.extend(await run(lambda idx, qs: idx.search(qs, k, filter=conditions), key=key,
                                      queries=group, until=until))
         if explain:
-            todo = [(q, h) for q, hits in zip(queries, results) for h in hits]
-            for (_, h), e in zip(todo, await explained([(q, h["text"]) for q, h in todo], n_top, until)):
-                h["explanation"] = e
+            await explain_into(queries, results, n_top, until)
         return results
+
+    async def explain_into(queries, results, n_top, until):
+        todo = [(q, h) for q, hits in zip(queries, results) for h in hits]
+        for (_, h), e in zip(todo, await explained([(q, h["text"]) for q, h in todo], n_top, until)):
+            h["explanation"] = e
+
+    def served_model(idx):
+        return f"v{int(getattr(idx, 'model_version', 1))}"
+
+    async def record(queries, results, scope, until, interleaved=None):
+        """Log an impression for each query answered (before the answer is sent: a click that
+        names it must find it); their ids. ``interleaved``: (teams, model) of one search."""
+        authorized = key is None or _authorized(scope.get("headers", []), key)
+        client = recorder.client_of(scope, authorized)
+        model = interleaved[1] if interleaved else served_model(index)
+        teams = interleaved[0] if interleaved else None
+        left = max(0.001, until - time.monotonic())
+        out = []
+        try:
+            for q, hits in zip(queries, results):
+                out.append(await recorder.impression(q, hits, model=model, client=client, teams=teams, timeout=left)
+                           if hits else None)
+        except Busy:
+            raise _fail(429, "the click log is busy; retry later", {"Retry-After": str(_RETRY_AFTER_S)}) from None
+        except TimedOut:
+            raise past_deadline() from None
+        return out
 
     def check_query(*texts):
         for text in texts:
@@ -560,6 +625,10 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             out["versions"] = versions   # what a bug report needs, and an attacker would like
         out.setdefault("method", index.manifest.get("method"))
         out.update(higher_is_better=found_score["similar"][1], search_score=found_score["search"][0])
+        if recorder is not None:
+            out["learn_from_clicks"] = {"interleave": recorder.interleave, "pool": recorder.pool,
+                                        "retention_days": recorder.log.max_days,
+                                        "retention_rows": recorder.log.max_rows}
         return _json(out)
 
     def scored(name, **body):
@@ -567,27 +636,48 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         score, higher = found_score[name]
         return _json(dict(body, score=score, higher_is_better=higher))
 
-    async def search_answer(q, k, filter, explain, n_top):
+    async def search_answer(q, k, filter, explain, n_top, scope=None):
         check_query(q)
         check_budget(1, k, explain, n_top)
-        hits, = await searched([q], k, _parse_filter(filter), explain, n_top, deadline())
-        return scored("search", hits=hits)
+        conditions = _parse_filter(filter)
+        until = deadline()
+        if recorder is None:
+            hits, = await searched([q], k, conditions, explain, n_top, until)
+            return scored("search", hits=hits)
+        mixed = None
+        if recorder.wants_interleaving():
+            mixed = await run(lambda idx: recorder.interleaved(idx, q, k, conditions), until=until)
+        if mixed is None:
+            hits, = await searched([q], k, conditions, explain, n_top, until)
+        else:
+            hits = mixed[0]
+            if explain:
+                await explain_into([q], [hits], n_top, until)
+        impression, = await record([q], [hits], scope or {}, until, mixed and mixed[1:])
+        extra = {"impression": impression} if mixed is None else {"impression": impression, "interleaved": True}
+        return scored("search", hits=hits, **extra)
 
     # plainly valid requests are answered by search_answer before they reach this route (see
     # learnsim.service._fast): the route answers the rest, with the framework's validation
     @app.get("/v1/search")
-    async def search(q: str, k: int = Query(10, ge=1, le=MAX_K),
+    async def search(request: Request, q: str, k: int = Query(10, ge=1, le=MAX_K),
                      filter: Optional[str] = None, explain: bool = False,
                      n_top: int = Query(10, ge=1, le=MAX_N_TOP)):
-        return await search_answer(q, k, filter, explain, n_top)
+        return await search_answer(q, k, filter, explain, n_top, scope=request.scope)
 
     @app.post("/v1/search")
-    async def search_batch(body: SearchBatch):
+    async def search_batch(body: SearchBatch, request: Request):
         check_query(*body.queries)
         check_budget(len(body.queries), body.k, body.explain, body.n_top)
         conditions = _check_filter(body.filter, BODY_FILTER)
-        results = await searched(body.queries, body.k, conditions, body.explain, body.n_top, deadline())
-        return scored("search", results=results)
+        until = deadline()
+        results = await searched(body.queries, body.k, conditions, body.explain, body.n_top, until)
+        if recorder is None:
+            return scored("search", results=results)
+        # a batch is not interleaved (a program's batch is rarely clicked as a whole): each
+        # query's answer is logged as the served ranking's
+        impressions = await record(body.queries, results, request.scope, until)
+        return scored("search", results=results, impressions=impressions)
 
     # declared before /v1/docs/{id}; _BodyLimit routes /v1/docs/... by the raw path
     @app.get("/v1/docs/{doc_id:path}/similar")
@@ -640,6 +730,40 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     async def explain(body: ExplainRequest):
         check_query(body.query, body.document)
         return _json((await explained([(body.query, body.document)], body.n_top, deadline()))[0])
+
+    # ---------------------------------------------------------------- feedback
+    async def record_clicks(impression, clicked, scope, dwell=None, relevance=None):
+        if recorder is None:
+            raise _fail(404, "this service records no feedback (learnsim serve --learn-from-clicks)")
+        authorized = key is None or _authorized(scope.get("headers", []), key)
+        try:
+            return await recorder.clicks(impression, clicked, dwell=dwell, relevance=relevance,
+                                         client=recorder.client_of(scope, authorized), timeout=deadline_s)
+        except KeyError as exc:
+            raise _fail(404, exc.args[0] if exc.args else "no such impression") from None
+        except ValueError as exc:
+            raise _fail(422, str(exc)) from None
+        except Busy:
+            raise _fail(429, "the click log is busy; retry later", {"Retry-After": str(_RETRY_AFTER_S)}) from None
+        except TimedOut:
+            raise past_deadline() from None
+
+    # a write: the key, read_only, the Origin and the Content-Type were checked by _BodyLimit
+    @app.post("/v1/feedback", status_code=201)
+    async def feedback(body: FeedbackRequest, request: Request):
+        """Record the results of an answered search that were followed (its ``impression``)."""
+        n = await record_clicks(body.impression, body.clicked, request.scope, body.dwell, body.relevance)
+        return _json({"impression": body.impression, "recorded": n}, status=201)
+
+    @app.get("/click", include_in_schema=False)
+    async def click(request: Request):
+        """The page's result links: record the click, then show the document (303 to its view)."""
+        params = request.query_params
+        impression, doc_id = params.get("i"), params.get("d")
+        if not impression or not doc_id or len(params) != 2 or len(impression) > 100:
+            raise _fail(400, "a click link is /click?i=IMPRESSION&d=ID")
+        await record_clicks(impression, [doc_id], request.scope)
+        return Response(status_code=303, headers=dict(_PAGE_HEADERS, Location=page._link(similar=doc_id)))
 
     # ---------------------------------------------------------------- writes
     # the key, read_only, the Origin and the Content-Type were checked by _BodyLimit
@@ -735,10 +859,23 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         fragment = params.get("fragment") == "1"
         view = dict(q=q, k=k, similar=params.get("similar"), duplicates=params.get("duplicates"))
         until = deadline()
+        mix = recorder is not None and q is not None and recorder.wants_interleaving()
+
+        def gathered(idx):
+            data = page.gather(idx, info=not fragment, explain=False, **view)
+            mixed = recorder.interleaved(idx, q, k, None) if mix else None
+            if mixed is not None:
+                data["hits"], data["interleaved"] = mixed[0], mixed[1:]
+            return data
+
         try:
-            data = await run(lambda idx: page.gather(idx, info=not fragment, explain=False, **view), by_id=True,
-                             until=until)
+            data = await run(gathered, by_id=True, until=until)
             hits = data["hits"] or []
+            if recorder is not None and q is not None:
+                data["impression"], = await record([q], [hits], request.scope, until, data.get("interleaved"))
+                # the page's click links are GETs a browser follows without the key: with a key
+                # and open reads they would be refused, so the page shows none
+                data["click_links"] = key is None or protect_reads
             # the explanations (and the marks from them) in pieces, as a search's
             for start in range(0, len(hits), CHUNK_EXPLAIN):
                 await run(lambda idx, piece=hits[start:start + CHUNK_EXPLAIN]: page.explain_hits(idx, data, piece),
@@ -758,7 +895,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     # (background: the schema, built once at its first request, waits for the model's load: it
     # leaves /v1/match out for a model without a duplicate rule)
     app.openapi = lambda: _openapi(app, key is not None, protect_reads, max_query_chars, mixed_ids,
-                                   index.pipeline.matcher is not None)
+                                   index.pipeline.matcher is not None, recorder is not None)
     app.add_middleware(FastSearch, answer=search_answer, error=_error_of, max_k=MAX_K, max_n_top=MAX_N_TOP)
     if cors_origins:
         from starlette.middleware.cors import CORSMiddleware
@@ -912,5 +1049,7 @@ def app_from_environment():
     if key_env and not api_key:
         raise RuntimeError(f"the API key's variable {key_env} is not set")
     extra = {name: options[name] for name in ("deadline_s", "host", "allowed_hosts", "cors_origins", "protect_reads",
-                                              "background") if name in options}
+                                              "background", "learn_from_clicks", "feedback_max_days",
+                                              "feedback_max_rows", "interleave", "interleave_pool")
+             if name in options}
     return create_app(options["index"], read_only=bool(options.get("read_only")), api_key=api_key, **extra)

@@ -231,6 +231,10 @@ def _metadata(meta):
 def _hit(h, data):
     doc_id = h["id"]
     links = [f'<a class="similar" href="{_e(_link(similar=doc_id))}">similar documents</a>']
+    if data.get("impression") and data.get("click_links"):
+        # learn_from_clicks: following the result records a click (a redirect: no script needed)
+        follow = "/click?" + urlencode({"i": data["impression"], "d": doc_id})
+        links.insert(0, f'<a class="open" href="{_e(follow)}">open</a>')
     if data["can_match"]:
         links.append(f'<a class="duplicates" href="{_e(_link(duplicates=doc_id))}">near-duplicates</a>')
     links.append(f'<a class="json" href="/v1/docs/{_e(quote(doc_id, safe=""))}">JSON</a>')

@@ -1,0 +1,66 @@
+"""Refitting from the click log: the relative-comparison metric of paper 004 learned from the
+comparisons of :func:`learnsim.feedback.click_comparisons`, as ``learnsim fit --method relative
+--clicks-from DIR`` learns it (each distinct query text joins the collection as the anchor of
+its triplets ``(query, clicked, skipped)``; the held-out check against W = 1 is the fit's own).
+"""
+from __future__ import annotations
+
+__all__ = ["fit_clicks", "live_documents"]
+
+
+def live_documents(index):
+    """(ids, texts) of an open index's live documents, in their order."""
+    ids, texts = [], []
+    for rows in index.store.live_rows():
+        for _, doc_id, text, _ in rows:
+            ids.append(doc_id)
+            texts.append(text)
+    return ids, texts
+
+
+def fit_clicks(ids, texts, comparisons, *, random_state=0, **options):
+    """Fit the relative-comparison metric from click comparisons (the Python side of
+    ``learnsim fit --method relative --clicks-from``).
+
+    Parameters
+    ----------
+    ids, texts : sequence of str
+        The collection's documents; comparisons naming another id are left out.
+    comparisons : sequence of (str, str, str)
+        ``(query text, clicked id, skipped id)``: :func:`click_comparisons` of a log, or the
+        rows of a ``--clicks`` file.
+    random_state : int, default=0
+    **options
+        Options of :func:`learnsim.fit` for method "relative" (``weighting``, ``norm``,
+        ``validation_fraction``, ``show_progress_bar``, ...).
+
+    Returns
+    -------
+    learnsim.fitting.FitResult
+        ``pipeline`` (the model, checked against W = 1 on held-out queries) and ``report``
+        (``report["baseline_gain"]`` says how it fared).
+
+    Examples
+    --------
+    >>> from learnsim.feedback import fit_clicks
+    >>> ids = ["d1", "d2", "d3", "d4"]
+    >>> texts = ["reset my password", "password reset link", "charged twice", "refund a double charge"]
+    >>> rows = [("password", "d1", "d3"), ("password help", "d2", "d4"), ("charge", "d3", "d1"),
+    ...         ("refund", "d4", "d2"), ("reset", "d1", "d4")]
+    >>> result = fit_clicks(ids, texts, rows)     # too few queries to check: warns
+    >>> type(result.pipeline.metric).__name__
+    'RelativeComparisonMetric'
+    """
+    from ..fitting import fit
+
+    position = {doc_id: i for i, doc_id in enumerate(ids)}
+    queries, triplets = {}, []
+    for query, closer, farther in comparisons:
+        if closer not in position or farther not in position or closer == farther:
+            continue
+        anchor = queries.setdefault(query, len(position) + len(queries))
+        triplets.append((anchor, position[closer], position[farther]))
+    if not triplets:
+        raise ValueError("no comparison names two documents of the collection")
+    return fit(list(texts) + list(queries), triplets=triplets, method="relative", random_state=random_state,
+               **options)
