@@ -231,3 +231,29 @@ def test_acknowledged_impressions_and_clicks_survive_a_restart(fresh):
     with _log(fresh) as log:
         (logged,) = [i for i in log.impressions() if i["id"] == imp]
     assert [c["position"] for c in logged["clicks"]] == [2, 1]
+
+
+def test_the_client_sends_feedback(fresh):
+    import asyncio
+
+    import httpx
+
+    from learnsim.client import AsyncClient, BadRequest, NotFound
+
+    texts = corpus()[0]
+    app = create_app(fresh, learn_from_clicks=True)
+
+    async def scenario():
+        async with app.router.lifespan_context(app):
+            async with AsyncClient("http://127.0.0.1", transport=httpx.ASGITransport(app=app)) as client:
+                answer = await client.search(texts[3], k=3)
+                out = await client.feedback(answer["impression"], answer["hits"][1]["id"], dwell=4.0)
+                with pytest.raises(NotFound):
+                    await client.feedback("0" * 24, ["x"])
+                with pytest.raises(BadRequest):
+                    await client.feedback(answer["impression"], ["not-shown"])
+                batch = await client.search([texts[1], texts[2]], k=2)
+                return out, batch
+
+    out, batch = asyncio.run(scenario())
+    assert out["recorded"] == 1 and len(batch["impressions"]) == 2

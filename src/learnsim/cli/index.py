@@ -44,7 +44,10 @@ def register(commands):
                          "learnsim index info idx/ --json",
                          "learnsim index compact idx/",
                          "learnsim index reindex idx/",
-                         "learnsim index verify idx/"))
+                         "learnsim index verify idx/",
+                         "learnsim index versions idx/",
+                         "learnsim index promote idx/ --model refit.npz",
+                         "learnsim index rollback idx/"))
     actions = index.add_subparsers(dest="action", metavar="ACTION", required=True)
 
     build = actions.add_parser("build", formatter_class=_formatter, help="index a collection under a model",
@@ -101,6 +104,41 @@ def register(commands):
                     "per damaged file on stderr, each naming the file.")
     verify.add_argument("index", metavar="DIR")
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    versions = actions.add_parser(
+        "versions", formatter_class=_formatter, help="list the model versions of an index",
+        description="List every model the index has served or been offered: its number, status (served, "
+                    "candidate, retired), when it was added, where it came from, and the comparison its "
+                    "last promotion rested on.")
+    versions.add_argument("index", metavar="DIR")
+    versions.add_argument("--json", action="store_true", help="print the versions as JSON")
+    promote = actions.add_parser(
+        "promote", formatter_class=_formatter, help="serve another model (every row recomputed)",
+        description="Serve the model of --model (added as a new version) or the version --version N: "
+                    "every row, the statistics and the query plan are recomputed under it, and the "
+                    "switch is atomic (a crash leaves the old model or the new one). The candidate "
+                    "must first beat the served model on the index's logged clicks (held-out clicks "
+                    "and interleaving: learnsim.feedback); refused, the command exits with status 1 "
+                    "and says why. --force promotes without that evidence. 'learnsim index rollback' "
+                    "serves the previous model again.",
+        epilog=_examples("learnsim index promote idx/ --model refit.npz   # staged; promoted if the log says so",
+                         "learnsim index promote idx/                     # the newest candidate",
+                         "learnsim index promote idx/ --version 3 --force"))
+    promote.add_argument("index", metavar="DIR")
+    which = promote.add_mutually_exclusive_group()
+    which.add_argument("--model", metavar="M.npz", help="a model file written by 'learnsim fit' (staged as a candidate "
+                                                        "first)")
+    which.add_argument("--version", type=int, metavar="N", help="a version the index holds ('index versions'); "
+                                                                "default: the newest candidate")
+    promote.add_argument("--force", action="store_true",
+                         help="promote without the evidence that the candidate is better (recorded as forced)")
+    promote.add_argument("--json", action="store_true")
+    rollback = actions.add_parser(
+        "rollback", formatter_class=_formatter, help="serve the previous model again",
+        description="Serve again the model version served before the current one (every row "
+                    "recomputed, as promote does); again, one further back.")
+    rollback.add_argument("index", metavar="DIR")
+    rollback.add_argument("--json", action="store_true")
     index.set_defaults(handler=run)
     return index
 
@@ -275,7 +313,115 @@ def _change(args, index):
         if not args.json:
             print(f"Recomputed the statistics and rows of {len(index)} documents.")
         return _print_info(index.info(), args.json) if args.json else 0
+    if action == "versions":
+        return _print_versions(index.versions(), args.json)
+    if action == "promote":
+        return _promote(args, index)
+    if action == "rollback":
+        result = index.rollback()
+        if args.json:
+            _print_json(result)
+        else:
+            print(f"Rolled back to model version {result['version']} ({result['method']}) from version "
+                  f"{result['previous']}: recomputed the rows of {result['documents']} documents.")
+        return 0
     raise UsageError(f"unknown action {action!r}")
+
+
+# --------------------------------------------------------------------------- model versions
+
+def _when(t):
+    import time
+
+    return time.strftime("%Y-%m-%d %H:%M", time.gmtime(t)) if t is not None else "-"
+
+
+def _comparison_summary(comparison, width=60):
+    """One short line of a version's comparison (the evidence of its last promotion)."""
+    if not comparison:
+        return "-"
+    head = "forced" if comparison.get("forced") else (
+        "better" if comparison.get("better") is True else "not better" if "better" in comparison else "recorded")
+    reason = comparison.get("reason") or comparison.get("error")
+    line = f"{head}: {' '.join(str(reason).split())}" if reason else head
+    return line if len(line) <= width else line[:width - 3] + "..."
+
+
+def _print_versions(versions, as_json):
+    if as_json:
+        _print_json({"versions": versions,
+                     "served": next(v["version"] for v in versions if v["status"] == "served")})
+        return 0
+    rows = [[v["version"], v["status"], _when(v["created"]) + " UTC", v["source"],
+             _comparison_summary(v.get("comparison"))] for v in versions]
+    print(_table(["version", "status", "created", "source", "last comparison"], rows, align="><<<<"))
+    return 0
+
+
+def _evidence(index, candidate, version):
+    """(evidence dict or None, why there is none): learnsim.feedback's comparison of the candidate
+    with the served model, where that function exists and the index has the clicks it needs."""
+    try:
+        from ..feedback import promotion_evidence
+    except ImportError:
+        return None, "this learnsim has no promotion evidence (learnsim.feedback.promotion_evidence)"
+    try:
+        evidence = promotion_evidence(index, candidate, candidate_version=version)
+    except (ValueError, OSError) as exc:        # no clicks logged, too few, ...
+        return None, f"no comparison could be made ({' '.join(str(exc).split())})"
+    if not isinstance(evidence, dict) or not isinstance(evidence.get("better"), bool):
+        return None, "the comparison did not say whether the candidate is better"
+    return evidence, None
+
+
+def _promote(args, index):
+    """``index promote``: stage --model (or take --version), compare, promote or refuse (exit 1)."""
+    import sys
+
+    if args.model is not None:
+        version = index.stage(Path(args.model), source=str(args.model))
+    elif args.version is None:
+        staged = [v["version"] for v in index.versions() if v["status"] == "candidate"]
+        if not staged:
+            raise UsageError(f"{index.path} has no candidate model version: give --model FILE (it is staged "
+                             "first) or --version N")
+        version = max(staged)
+    else:
+        version = args.version
+        if version < 1:
+            raise UsageError(f"--version {version}: a version is a positive number (see 'learnsim index versions')")
+    served = index.model_version
+    if version == served:
+        raise UsageError(f"model version {version} is already served")
+    candidate = index.version_pipeline(version)
+    evidence, missing = _evidence(index, candidate, version)
+    if args.force:
+        comparison = {"forced": True, **(evidence or {})}
+        if missing:
+            comparison.setdefault("error", missing)
+    elif evidence is None or not evidence["better"]:
+        why = missing or f"it is not better than the served version {served}: " + \
+            " ".join(str(evidence.get("reason") or "no reason given").split())
+        message = (f"refused to promote model version {version} (staged as a candidate): {why}; "
+                   "pass --force to promote it anyway")
+        # what was found stays with the candidate: 'index versions' and /v1/info show it
+        index.record_comparison(version, evidence if evidence is not None else {"better": False, "reason": why})
+        print(f"learnsim index: {message}", file=sys.stderr)
+        if args.json:
+            _print_json({"promoted": False, "version": version, "served": served, "reason": why,
+                         "evidence": evidence, "exit_code": 1})
+        return 1
+    else:
+        comparison = evidence
+    result = index.promote(version, comparison=comparison)
+    if args.json:
+        _print_json(dict(result, promoted=True))
+    else:
+        forced = " (forced)" if args.force else ""
+        print(f"Promoted model version {result['version']} ({result['method']}) over version {result['previous']}"
+              f"{forced}: recomputed the rows of {result['documents']} documents. 'learnsim index rollback "
+              f"{index.path}' serves version {result['previous']} again.")
+    return 0
 
 
 def _verify(args):

@@ -464,3 +464,48 @@ class Routes:
             The index's :meth:`~learnsim.index.Index.info` after it.
         """
         return self._send(Call("POST", "v1/reindex", json={}, idempotent=False))
+
+    def feedback(self, impression, clicked, *, dwell=None, relevance=None):
+        """``POST /v1/feedback``: record the results of an answered search that the user followed
+        (a service run with ``--learn-from-clicks``); never sent twice after a broken connection
+        (a click recorded twice would count twice).
+
+        Parameters
+        ----------
+        impression : str
+            The ``"impression"`` of the search's answer (``"impressions"`` of a batch, one per query).
+        clicked : str or list of str
+            Ids of the results followed (1 to 100).
+        dwell : float, optional
+            Seconds spent on the result.
+        relevance : float, optional
+            An explicit grade.
+
+        Returns
+        -------
+        dict
+            ``{"impression": ..., "recorded": n}``.
+
+        Raises
+        ------
+        NotFound
+            No such impression (unknown, past the log's retention, or a service that records no
+            clicks).
+        BadRequest
+            An id the search did not show, or over a bound (422).
+
+        Examples
+        --------
+        >>> from learnsim.client import Client
+        >>> client = Client("http://127.0.0.1:8000")                           # doctest: +SKIP
+        >>> answer = client.search("I paid twice for one order", k=3)          # doctest: +SKIP
+        >>> client.feedback(answer["impression"], [answer["hits"][1]["id"]])   # doctest: +SKIP
+        {'impression': '9f2c795e6ddaf948b619057c', 'recorded': 1}
+        """
+        clicked = [clicked] if isinstance(clicked, str) else list(clicked)
+        body = {"impression": impression, "clicked": clicked}
+        if dwell is not None:
+            body["dwell"] = dwell
+        if relevance is not None:
+            body["relevance"] = relevance
+        return self._send(Call("POST", "v1/feedback", json=body, idempotent=False))

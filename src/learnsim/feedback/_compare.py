@@ -23,6 +23,8 @@ it loses (their interval is not below zero). Without interleaved searches nothin
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ._interleave import interleaving_outcome, interleaving_verdict
@@ -144,7 +146,8 @@ def promotion_evidence(index, candidate, *, candidate_version=None, since=None, 
     -------
     dict
         ``better`` (bool), ``reason`` (one line), ``heldout`` and ``interleaving`` (the two
-        verdicts), ``served_version``, ``candidate_version``, ``since``.
+        verdicts), ``served_version``, ``candidate_version``, ``since``, ``time`` (when it was
+        made, seconds since 1970).
     """
     from ._clicks import click_comparisons
     from ._fit import live_documents
@@ -160,7 +163,7 @@ def promotion_evidence(index, candidate, *, candidate_version=None, since=None, 
             candidate_version = chosen["version"] if candidate_version is None else candidate_version
             since = chosen["created"] if since is None else since
     out = {"better": False, "served_version": served_version, "candidate_version": candidate_version,
-           "since": since, "heldout": None, "interleaving": None}
+           "since": since, "time": time.time(), "heldout": None, "interleaving": None}
     own = log is None
     if own:
         try:
@@ -183,10 +186,10 @@ def promotion_evidence(index, candidate, *, candidate_version=None, since=None, 
         outcomes, queries = [], []
     inter = interleaving_verdict(outcomes, queries, confidence=confidence)
     out.update(heldout=heldout, interleaving=inter)
-    if heldout["worse"]:
-        out["reason"] = "not promoted: " + heldout["reason"]
-    elif not inter["better"]:
-        out["reason"] = "not promoted: " + inter["reason"]
+    if heldout["worse"] or not inter["better"]:
+        # both findings: the one that refused first
+        first, second = (heldout, inter) if heldout["worse"] else (inter, heldout)
+        out["reason"] = f"not promoted: {first['reason']}; {second['reason']}"
     else:
         out["better"] = True
         out["reason"] = "promoted: " + inter["reason"] + "; " + heldout["reason"]

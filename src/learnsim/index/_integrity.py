@@ -30,12 +30,13 @@ from pathlib import Path
 import numpy as np
 
 from .._utils.files import sha256_file
+from .._utils.progress import stage_for
 from ._segments import IndexDamagedError, IndexFormatError, load_npy, seal, write_json_atomic
 from ._store import DocumentStore
 
 __all__ = ["RELOAD_TRIES", "Lock", "sqlite_damage", "sqlite_guarded", "write_manifest", "plan_checksums",
-           "read_store", "checked_up_to", "check_against_store", "load_statistics", "statistics_key", "load_pipeline", "load_plan", "retry_if_moved", "read_retrying",
-           "verify_locked"]
+           "read_store", "checked_up_to", "check_against_store", "load_statistics", "statistics_key", "load_pipeline",
+           "load_plan", "retry_if_moved", "read_retrying", "collection_rows"]
 
 MANIFEST = "manifest.json"
 DOCS = "docs.sqlite"
@@ -266,20 +267,13 @@ def read_retrying(index, read):
             time.sleep(0.002 * (attempt + 1))
 
 
-def verify_locked(path):
-    """:func:`learnsim.index._verify.verify_index` holding the writers' lock, so that a
-    concurrent write is not taken for damage. FileNotFoundError when ``path`` holds no index."""
-    from ._verify import verify_index
-
-    path = Path(path)
-    if not (path / MANIFEST).is_file():
-        raise FileNotFoundError(f"{path} holds no learnsim index (no {MANIFEST})")
-    try:
-        lock = Lock(path / "lock").__enter__()
-    except OSError:         # a read-only directory: no writer can be running there either
-        lock = None
-    try:
-        return verify_index(path)
-    finally:
-        if lock is not None:
-            lock.__exit__(None, None, None)
+def collection_rows(pipeline, texts):
+    """(X, statistics) of the texts an index is (re)built from: the collection statistics
+    (``Pipeline.collection_statistics``: the collection's vocabulary where the model has a
+    lexical part, issue 32) and the vectors the rows are computed from (None: the rows come from
+    the texts, ``Pipeline.document_rows``)."""
+    with stage_for(f"index: vectorizing {len(texts)} texts", len(texts)):
+        if pipeline.uses_collection_vocabulary:
+            return None, pipeline.collection_statistics(texts)
+        X = pipeline.vectorize(texts)
+        return X, pipeline.scorer.collection_statistics(X)

@@ -2,10 +2,11 @@
 
 Unlike opening and searching, which check each file before its first use and stop at the first
 damage, this reads everything and lists every damaged file: the manifest (its own checksum and
-fields), the model, the statistics, the query plan, each segment (``segment.json``, each array's
-checksum, shape and values: what :meth:`Segment.check` checks), the approximate structures'
-files, and ``docs.sqlite`` (SQLite's ``PRAGMA quick_check``, and its documents against the
-segments' sequence numbers, exactly).
+fields), the model (and ``versions/``: versions.json and each model version's file), the
+statistics, the query plan, each segment (``segment.json``, each array's checksum, shape and
+values: what :meth:`Segment.check` checks), the approximate structures' files, and
+``docs.sqlite`` (SQLite's ``PRAGMA quick_check``, and its documents against the segments'
+sequence numbers, exactly).
 
 Only numpy and the standard library are imported here.
 """
@@ -21,7 +22,7 @@ from .._utils.files import sha256_file
 from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexDamagedError, IndexFormatError, Segment, check_seal, \
     load_json, load_npy, read_manifest
 
-__all__ = ["verify_index"]
+__all__ = ["verify_index", "verify_locked"]
 
 _MANIFEST = "manifest.json"
 _MODEL = "model.npz"
@@ -231,7 +232,7 @@ def verify_index(path):
     segment_seqs = None
     if m is not None:
         required = m["format_version"] >= 2
-        _check_file(report, path / _MODEL, m["model_sha256"], True)
+        _check_models(report, path, m)
         stats_dir = path / str(m.get("statistics_dir"))
         sums = m.get("statistics_sha256") or {}
         for name in m.get("statistics") or []:
@@ -258,6 +259,30 @@ def verify_index(path):
     return {"path": str(path), "ok": not report.damaged, "damaged": report.damaged, "files": report.files,
             "bytes": report.bytes, "format_version": None if m is None else m["format_version"],
             "seconds": round(time.perf_counter() - started, 3)}
+
+
+def _check_models(report, path, m):
+    """The model the manifest serves (the file it names), versions.json and every version's file
+    (learnsim.index._versions), and model.npz: the served model, or where the manifest names a
+    version's file, a copy of a version (of the one served before, for a moment after a promotion)."""
+    from ._versions import check_versions, model_file
+
+    try:
+        served = model_file(path, m)
+    except IndexFormatError as exc:
+        report.exc(exc, path / _MANIFEST)
+        return
+    _check_file(report, served, m["model_sha256"], True)
+    known = check_versions(path, m, report.bad, lambda file, digest: _check_file(report, file, digest, True))
+    if served.name != _MODEL:
+        report.counted(path / _MODEL)
+        try:
+            digest = sha256_file(path / _MODEL)
+        except OSError as exc:
+            report.bad(path / _MODEL, f"it cannot be read ({exc.strerror or exc})")
+            return
+        if known is not None and digest not in known:
+            report.bad(path / _MODEL, "it is none of the index's model versions (edited or damaged)")
 
 
 def _check_plan(report, directory, sums, required):
@@ -288,3 +313,22 @@ def _check_plan(report, directory, sums, required):
             report.exc(exc, directory)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             report.bad(directory / "plan.json", f"the query plan cannot be read ({exc})")
+
+
+def verify_locked(path):
+    """:func:`verify_index` holding the writers' lock, so that a
+    concurrent write is not taken for damage. FileNotFoundError when ``path`` holds no index."""
+    from ._integrity import MANIFEST, Lock
+
+    path = Path(path)
+    if not (path / MANIFEST).is_file():
+        raise FileNotFoundError(f"{path} holds no learnsim index (no {MANIFEST})")
+    try:
+        lock = Lock(path / "lock").__enter__()
+    except OSError:         # a read-only directory: no writer can be running there either
+        lock = None
+    try:
+        return verify_index(path)
+    finally:
+        if lock is not None:
+            lock.__exit__(None, None, None)

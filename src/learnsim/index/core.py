@@ -4,7 +4,10 @@ Layout of an index directory::
 
     manifest.json        format, version, the pipeline's checksum, the scoring, the segments,
                          the last sequence number they cover, the statistics and plan in use
-    model.npz            the fitted pipeline (a model file, as ``learnsim fit`` writes)
+    model.npz            the fitted pipeline (a model file, as ``learnsim fit`` writes): the served
+                         one, or a copy of it once the manifest names a version file ("model_file")
+    versions/            every model the index served or was offered (learnsim.index._versions):
+                         versions.json and v<N>.npz; see :meth:`Index.promote`
     docs.sqlite          ids, texts and metadata (learnsim.index._store)
     segments/<name>/     rows of documents as .npy arrays (learnsim.index._segments)
     statistics-<g>/      the collection statistics the rows were computed with (idf, avgdl)
@@ -39,13 +42,16 @@ from .._utils.files import sha256_file
 from .._utils.progress import enabled_for, progress, stage_for, with_show_progress_bar
 from ._ann import AnnSearch, ann_config, check_ann_config, search_info, write_segment_of
 from ._batch import best_k_dense_batch, dense_batch_applies
-from ._integrity import Lock as _Lock, checked_up_to, load_pipeline, load_plan, load_statistics, plan_checksums as _plan_checksums, read_retrying, \
-    read_store, retry_if_moved, sqlite_guarded as _sqlite_guarded, statistics_key, verify_locked, \
-    write_manifest as _write_manifest
+from ._integrity import Lock as _Lock, checked_up_to, load_plan, load_statistics, plan_checksums as _plan_checksums, read_retrying, \
+    read_store, retry_if_moved, sqlite_guarded as _sqlite_guarded, statistics_key, \
+    write_manifest as _write_manifest, collection_rows as _collection
 from ._scan import MemorySegment, best_k
 from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexDamagedError, IndexFormatError, Segment, check_seal, \
     load_json, merged_rows, read_manifest, rows_of
 from ._store import DocumentStore, check_filter, check_metadata
+from . import _versions
+from ._versioned import ModelVersions
+from ._verify import verify_locked
 
 __all__ = ["Index", "IndexFormatError", "IndexDamagedError"]
 
@@ -122,7 +128,7 @@ def _check_k(k):
     return int(k)
 
 
-class Index:
+class Index(ModelVersions):
     """A collection searched under a fitted pipeline, kept on disk and grown in place.
 
     Build one with :meth:`build`, open it with :meth:`open` (well under a second: the rows are
@@ -250,6 +256,7 @@ class Index:
         from ..pipeline import Pipeline
 
         path = Path(path)
+        source = None if isinstance(pipeline, Pipeline) else str(pipeline)     # version 1's note
         if not isinstance(pipeline, Pipeline):
             pipeline = Pipeline.load(pipeline)
         texts, ids, metadata = index_inputs(texts, ids, metadata, text=text, columns=columns)
@@ -292,6 +299,7 @@ class Index:
         finally:
             store.close()
         cls._finish_build(path, pipeline, manifest, statistics, texts, X, seqs, dtype)
+        _versions.record_build(path, source)
         return cls.open(path, _pipeline=pipeline)
 
     @classmethod
@@ -428,6 +436,12 @@ class Index:
         if old_store is not None:
             old_store.close()
         self.store = store
+        if getattr(self, "manifest", m).get("model_sha256") != m["model_sha256"]:
+            # another handle promoted (or rolled back) a model version: what was loaded from the
+            # old model goes (the plan, statistics and re-ranker are keyed on their files too)
+            self._pipeline = None
+            self._plan = None
+            self._rerank_cache = self._plan_explainer = self._statistics_cache = None
         self.manifest = m
         self.kind = m["kind"]
         self.scoring, self.column = m.get("scoring", ""), m.get("column", "score")
@@ -506,7 +520,8 @@ class Index:
         if self._pipeline is None:
             with self._pipeline_lock:
                 if self._pipeline is None:
-                    self._pipeline = load_pipeline(self.path / _MODEL, self.manifest["model_sha256"])
+                    # the file the manifest names (a version's, or model.npz): _versions.load_model
+                    self._pipeline = _versions.load_model(self.path, self.manifest)
         return self._pipeline
 
     @property
@@ -1292,6 +1307,7 @@ class Index:
                 "segments": len(m["segments"]), "unsegmented": sum(isinstance(s, MemorySegment) for s in self.segments),
                 "added_since_statistics": self.store.count(live=True, after=m["statistics_seq"]),
                 "query_plan": m.get("plan_dir") is not None, "bytes": size, "search": search_info(self),
+                "model_version": self.model_version,
                 # whose words the lexical part scores with: an index built before issue 32 (or a
                 # model without a lexical part) keeps the model's; 'learnsim index reindex'
                 # moves the former to the collection's
@@ -1304,18 +1320,6 @@ class Index:
         For this handle; returns it."""
         self._ann_search.set(params, self.segments)
         return self
-
-
-def _collection(pipeline, texts):
-    """(X, statistics) of the texts an index is (re)built from: the collection statistics
-    (``Pipeline.collection_statistics``: the collection's vocabulary where the model has a
-    lexical part, issue 32) and the vectors the rows are computed from (None: the rows come from
-    the texts, ``Pipeline.document_rows``)."""
-    with stage_for(f"index: vectorizing {len(texts)} texts", len(texts)):
-        if pipeline.uses_collection_vocabulary:
-            return None, pipeline.collection_statistics(texts)
-        X = pipeline.vectorize(texts)
-        return X, pipeline.scorer.collection_statistics(X)
 
 
 def _first(entries, path, key):

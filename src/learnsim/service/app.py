@@ -615,7 +615,9 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     @app.get("/v1/info")
     async def info(request: Request):
         def read(idx):
-            return idx.info(), repr(idx.pipeline)
+            out = idx.info()
+            out["last_comparison"] = page.last_comparison(idx)
+            return out, repr(idx.pipeline)
 
         out, pipeline = await run(read, until=deadline())
         # the server's directory layout is none of a client's business: the name is enough

@@ -90,6 +90,7 @@ def gather(index, *, q=None, k=PAGE_K, similar=None, duplicates=None, info=True,
            "method": type(p.metric).__name__, "hits": None, "source": None}
     if info:
         out["info"] = index.info()
+        out["info"]["last_comparison"] = last_comparison(index)
     if q:
         out["hits"] = index.search(q, k)
     elif similar is not None or duplicates is not None:
@@ -109,6 +110,20 @@ def gather(index, *, q=None, k=PAGE_K, similar=None, duplicates=None, info=True,
     if explain and out["hits"]:
         explain_hits(index, out, out["hits"])
     return out
+
+
+def last_comparison(index):
+    """The comparison last recorded on a model version (a promotion's evidence, or a refused
+    one's), with its ``version``; None when none was."""
+    try:
+        versions = index.versions()
+    except OSError:
+        return None
+    found = [v for v in versions if v.get("comparison")]
+    if not found:
+        return None
+    v = max(found, key=lambda v: (v["comparison"].get("time") or 0, v["version"]))
+    return dict(v["comparison"], version=v["version"], status=v["status"])
 
 
 def explain_hits(index, data, hits):
@@ -319,9 +334,17 @@ def _header(data):
     n, stale, deleted = info.get("documents", 0), info.get("added_since_statistics", 0), info.get("deleted", 0)
     freshness = ("statistics up to date" if not stale else
                  f"{stale} documents added since the statistics were computed (reindex refreshes them)")
-    return (f'<p class="model">Model: <b>{_e(data["method"])}</b>, {_e(data["scoring"])} &middot; '
-            f'<span class="size">{n:,} documents</span> &middot; <span class="staleness">{_e(freshness)}</span>'
-            + (f" &middot; {deleted} deleted, not yet compacted" if deleted else "") + "</p>")
+    version = info.get("model_version")
+    last = info.get("last_comparison")
+    compared = ""
+    if last:
+        # issue 34: which version serves and what the last comparison of a candidate found
+        compared = (f' &middot; <span class="comparison">last comparison (version {int(last["version"])}): '
+                    f'{_e(" ".join(str(last.get("reason") or "recorded").split())[:200])}</span>')
+    return (f'<p class="model">Model: <b>{_e(data["method"])}</b>, {_e(data["scoring"])}'
+            + (f' &middot; <span class="version">version {int(version)}</span>' if version is not None else "")
+            + f' &middot; <span class="size">{n:,} documents</span> &middot; <span class="staleness">{_e(freshness)}</span>'
+            + (f" &middot; {deleted} deleted, not yet compacted" if deleted else "") + compared + "</p>")
 
 
 def _shell(title, body, q="", k=PAGE_K):

@@ -1,0 +1,131 @@
+"""The loop end to end on a served index: a candidate staged, searches interleaved by the
+service, clicks posted, `learnsim index promote` deciding from the log, `/v1/info` and the page
+showing the version and the last comparison, `rollback` undoing it."""
+from __future__ import annotations
+
+import json
+import shutil
+import warnings
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+from index_models import corpus, model  # noqa: E402
+
+from learnsim.cli import main  # noqa: E402
+from learnsim.feedback import FeedbackLog, interleaved_model, promotion_evidence  # noqa: E402
+from learnsim.index import Index  # noqa: E402
+from learnsim.service import create_app  # noqa: E402
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
+
+
+@pytest.fixture(scope="module")
+def staged(tmp_path_factory):
+    texts, _, ids, meta = corpus()
+    path = tmp_path_factory.mktemp("interleave") / "idx"
+    with Index.build(path, model("bm25"), texts, ids, meta) as index:
+        assert index.stage(model("mcd"), source="test") == 2
+    return path
+
+
+@pytest.fixture
+def fresh(staged, tmp_path):
+    shutil.copytree(staged, tmp_path / "idx")
+    return tmp_path / "idx"
+
+
+def _session(path, prefer, n=40, **options):
+    """n searches through the service, each interleaved; the user clicks the first result the
+    ``prefer``-red team ("c" candidate or "s" served) placed. Returns the answers."""
+    texts = corpus()[0]
+    app = create_app(path, learn_from_clicks=True, interleave=1.0, seed=0, **options)
+    answers = []
+    with TestClient(app, raise_server_exceptions=False, base_url="http://127.0.0.1") as c, \
+            FeedbackLog(path, readonly=True) as log:
+        for i in range(n):
+            r = c.get("/v1/search", params={"q": texts[(7 * i) % len(texts)], "k": 6})
+            assert r.status_code == 200, r.text
+            answer = r.json()
+            answers.append(answer)
+            (imp,) = [x for x in log.impressions() if x["id"] == answer["impression"]]
+            picks = [h["id"] for h, team in zip(answer["hits"], imp["teams"] or ()) if team == prefer]
+            if picks:
+                r = c.post("/v1/feedback", json={"impression": answer["impression"], "clicked": picks[:1]})
+                assert r.status_code == 201
+        info = c.get("/v1/info").json()
+    return answers, info
+
+
+def test_the_service_interleaves_a_staged_candidate(fresh):
+    answers, info = _session(fresh, "c", n=12)
+    assert all(a.get("interleaved") is True for a in answers)
+    with FeedbackLog(fresh, readonly=True) as log:
+        logged = list(log.impressions())
+    assert {imp["model"] for imp in logged} == {interleaved_model(1, 2)}
+    for imp, answer in zip(logged, answers):
+        assert imp["shown"] == [h["id"] for h in answer["hits"]]
+        assert len(imp["teams"]) == len(imp["shown"]) and abs(imp["teams"].count("s") - imp["teams"].count("c")) <= 1
+        assert [h["rank"] for h in answer["hits"]] == list(range(1, len(answer["hits"]) + 1))
+    assert info["model_version"] == 1 and info["learn_from_clicks"]["interleave"] == 1.0
+
+
+def test_without_a_candidate_nothing_is_interleaved(tmp_path):
+    texts, _, ids, _ = corpus()
+    Index.build(tmp_path / "idx", model("bm25"), texts[:40], ids[:40]).close()
+    answers, _ = _session(tmp_path / "idx", "c", n=5)
+    assert not any(a.get("interleaved") for a in answers)
+
+
+def test_promote_reads_the_interleaved_clicks_then_rollback(fresh, capsys):
+    _session(fresh, "c", n=40)
+    with Index.open(fresh) as index:
+        evidence = promotion_evidence(index, index.version_pipeline(2))
+    assert evidence["better"] is True and evidence["interleaving"]["wins"] >= 20
+    assert evidence["interleaving"]["losses"] == 0 and evidence["candidate_version"] == 2
+    assert main(["index", "promote", str(fresh)]) == 0
+    assert "Promoted model version 2" in capsys.readouterr().out
+    texts = corpus()[0]
+    with TestClient(create_app(fresh, learn_from_clicks=True), base_url="http://127.0.0.1") as c:
+        info = c.get("/v1/info").json()
+        page = c.get("/", params={"q": texts[0]}).text
+        answer = c.get("/v1/search", params={"q": texts[0], "k": 3}).json()
+    assert info["model_version"] == 2 and info["method"] == "MinimumClusterDistortion"
+    assert info["last_comparison"]["version"] == 2 and info["last_comparison"]["better"] is True
+    assert "version 2" in page and "last comparison (version 2)" in page
+    with FeedbackLog(fresh, readonly=True) as log:
+        (imp,) = [x for x in log.impressions() if x["id"] == answer["impression"]]
+    assert imp["model"] == "v2" and imp["teams"] is None       # nothing staged now: served alone
+    assert main(["index", "rollback", str(fresh)]) == 0
+    with Index.open(fresh) as index:
+        assert index.model_version == 1 and index.info()["method"] != "MinimumClusterDistortion"
+
+
+def test_a_candidate_that_loses_is_refused_and_the_finding_kept(fresh, capsys):
+    _session(fresh, "s", n=40)
+    assert main(["index", "promote", str(fresh), "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["promoted"] is False and "loses" in out["reason"]
+    with Index.open(fresh) as index:
+        versions = index.versions()
+        assert index.model_version == 1
+    assert versions[1]["status"] == "candidate" and versions[1]["comparison"]["better"] is False
+    with TestClient(create_app(fresh), base_url="http://127.0.0.1") as c:
+        last = c.get("/v1/info").json()["last_comparison"]
+    assert last["version"] == 2 and last["status"] == "candidate" and "loses" in last["reason"]
+
+
+def test_no_clicks_since_staging_is_no_evidence(fresh):
+    with Index.open(fresh) as index:
+        evidence = promotion_evidence(index, index.version_pipeline(2))
+    assert evidence["better"] is False and "click log" in evidence["reason"]
+    _session(fresh, "c", n=3)
+    with Index.open(fresh) as index:
+        evidence = promotion_evidence(index, index.version_pipeline(2))
+    assert evidence["better"] is False and "fewer than" in evidence["reason"]
