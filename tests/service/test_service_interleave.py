@@ -129,3 +129,22 @@ def test_no_clicks_since_staging_is_no_evidence(fresh):
     with Index.open(fresh) as index:
         evidence = promotion_evidence(index, index.version_pipeline(2))
     assert evidence["better"] is False and "fewer than" in evidence["reason"]
+
+
+def test_a_running_service_serves_a_promotion_and_a_rollback(fresh, capsys):
+    texts = corpus()[0]
+    with TestClient(create_app(fresh, learn_from_clicks=True), base_url="http://127.0.0.1") as c:
+        before = c.get("/v1/search", params={"q": texts[0], "k": 3}).json()
+        assert main(["index", "promote", str(fresh), "--force"]) == 0          # another process's write
+        after = c.get("/v1/search", params={"q": texts[0], "k": 3}).json()
+        info = c.get("/v1/info").json()
+        assert main(["index", "rollback", str(fresh)]) == 0
+        back = c.get("/v1/search", params={"q": texts[0], "k": 3}).json()
+    assert info["model_version"] == 2 and info["method"] == "MinimumClusterDistortion"
+    assert after["score"] == "distance" and after["higher_is_better"] is False and before["score"] != "distance"
+    with Index.open(fresh) as index:
+        assert [h["id"] for h in back["hits"]] == [h["id"] for h in index.search(texts[0], 3)]
+    assert [h["id"] for h in back["hits"]] == [h["id"] for h in before["hits"]]
+    with FeedbackLog(fresh, readonly=True) as log:
+        models = [imp["model"] for imp in log.impressions()]
+    assert models == ["v1", "v2", "v1"]

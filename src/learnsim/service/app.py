@@ -424,7 +424,11 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     mixed_ids = _mixed_ids_supported()
     root = Path(index_path)
     deadline_s = float(deadline_s)
-    found_score = _score_names(index)
+    # what the scores are, from the read handle's manifest: read at each answer, as a promotion
+    # (learnsim index promote, issue 34) may change the model's kind while the service runs
+    def found_score():
+        return _score_names(index)
+
     recorder = None
     if learn_from_clicks:
         from ._feedback import ClickRecorder
@@ -626,7 +630,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         if key is None or _authorized(request.headers, key):
             out["versions"] = versions   # what a bug report needs, and an attacker would like
         out.setdefault("method", index.manifest.get("method"))
-        out.update(higher_is_better=found_score["similar"][1], search_score=found_score["search"][0])
+        names = found_score()
+        out.update(higher_is_better=names["similar"][1], search_score=names["search"][0])
         if recorder is not None:
             out["learn_from_clicks"] = {"interleave": recorder.interleave, "pool": recorder.pool,
                                         "retention_days": recorder.log.max_days,
@@ -635,7 +640,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
 
     def scored(name, **body):
         """``body`` with the score's name and which way is better (``found_score[name]``)."""
-        score, higher = found_score[name]
+        score, higher = found_score()[name]
         return _json(dict(body, score=score, higher_is_better=higher))
 
     async def search_answer(q, k, filter, explain, n_top, scope=None):
@@ -983,7 +988,8 @@ def _start_in_background(app, index, worker, writer, root):
             failed(exc, "loading the model")
             loaded.set_result(None)
             return
-        loaded.set_result(index.pipeline)
+        # with the model it is: a promotion (learnsim index promote) may land meanwhile
+        loaded.set_result((index.pipeline, index.manifest["model_sha256"]))
         # as the lifespan does for what was loaded before the start: out of the collector's sight
         gc.collect()
         gc.freeze()
@@ -992,8 +998,9 @@ def _start_in_background(app, index, worker, writer, root):
         # the write handle shares the loaded model (read-only once fitted); after a failed
         # load, a write loads it itself, and meets the same failure
         model = loaded.result()
-        if model is not None and widx._pipeline is None:
-            widx._pipeline = model
+        # only the model its own manifest serves: after a promotion, the write handle loads its own
+        if model is not None and widx._pipeline is None and widx.manifest.get("model_sha256") == model[1]:
+            widx._pipeline = model[0]
 
     writer.submit(share_model)
     checked = worker.submit(check)
