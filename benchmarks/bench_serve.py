@@ -37,6 +37,7 @@ Usage::
     python benchmarks/bench_serve.py --model bm25 --json results/serve-bm25.json
     python benchmarks/bench_serve.py --docs 10000 --requests 2000 --write-batch 0   # small, no writes
     python benchmarks/bench_serve.py --heavy 2        # and 2 clients posting heavy searches meanwhile
+    python benchmarks/bench_serve.py --docs 10000 --requests 2000 --learn-from-clicks   # the click log's cost
 
 Needs the serve extra and aiohttp (``pip install -e .[serve,bench]``).
 """
@@ -355,6 +356,8 @@ def parse(argv=None):
     ap.add_argument("--heavy-explain-queries", type=int, default=5)
     ap.add_argument("--heavy-explain-k", type=int, default=20)
     ap.add_argument("--heavy-n-top", type=int, default=20)
+    ap.add_argument("--learn-from-clicks", action="store_true",
+                    help="serve with --learn-from-clicks: every search answered records an impression (an fsync)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workdir", default=None)
     ap.add_argument("--json", default=None)
@@ -422,7 +425,9 @@ def main(argv=None):
         print(f"fitting {args.model} and indexing {args.docs} documents ...", flush=True)
         queries, writes, build_s, pipeline = build(args, work)
         print(f"built in {build_s:.1f} s: {pipeline}", flush=True)
-        server = Server(work / "idx", args.threads, ("--workers", str(args.workers)) if args.workers > 1 else ())
+        extra = (("--workers", str(args.workers)) if args.workers > 1 else ()) + \
+            (("--learn-from-clicks",) if args.learn_from_clicks else ())
+        server = Server(work / "idx", args.threads, extra)
         try:
             asyncio.run(_sequential(server.base, queries[:100]))   # warm the server
             seq_times, seq_errors = asyncio.run(_sequential(server.base, queries[:args.sequential]))

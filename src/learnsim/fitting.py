@@ -44,7 +44,7 @@ _OPTION_METHODS = {
     "n_components": {"film"}, "svd_rank": {"film"}, "max_iter": {"film", "linklearn"},
     "learning_rate": {"linklearn"}, "validation_fraction": {"linklearn", "film", "relative"},
     "baseline_holdout": {"mcd", "film"}, "variant": {"linklearn"}, "matcher": {"film"},
-    "rerank": {"film"}, "encoder": {"mcd", "film"},
+    "rerank": {"film"}, "encoder": {"mcd", "film"}, "prior": {"relative"},
 }
 # the options that configure the term vectoriser, which a pre-trained encoder replaces
 _TERM_VECTOR_OPTIONS = ("weighting", "lsi", "norm")
@@ -124,6 +124,8 @@ class FitOptions:
     learning_rate: float | None = None
     validation_fraction: float | None = None
     baseline_holdout: float | None = 0.2
+    #: relative: what the weights are shrunk towards, "zero" (the paper's) or "one" (W = 1)
+    prior: str | None = None
     variant: str | None = None
     matcher: str | None = None
     #: learned re-ranking of search (FILM fitted on labelled pairs): True tries it and keeps it
@@ -779,19 +781,20 @@ def _split_by_anchor(T, fraction, seed):
     return T[~mask], T[mask]
 
 
-def _held_out_scores(X, fit_T, valid_T, seed):
+def _held_out_scores(X, fit_T, valid_T, seed, prior="zero"):
     """Rows: W = 1, then each C of C_GRID fitted on fit_T; columns: the anchors of valid_T, each
     the mean over its triplets of 1 (right), 1/2 (tie), 0 (wrong)."""
     from .relative import RelativeComparisonMetric, anchor_means, triplet_outcomes
 
     rows = [anchor_means(valid_T, triplet_outcomes(valid_T, X))]
     for c in C_GRID:
-        model = RelativeComparisonMetric(C=c, tol=TOL, random_state=seed, baseline_holdout=None).fit(X, fit_T)
+        model = RelativeComparisonMetric(C=c, tol=TOL, random_state=seed, baseline_holdout=None,
+                                         prior=prior).fit(X, fit_T)
         rows.append(anchor_means(valid_T, triplet_outcomes(valid_T, model.transform(X))))
     return np.vstack(rows)
 
 
-def _choose(X, T, fraction, seed):
+def _choose(X, T, fraction, seed, prior="zero"):
     """C and the check against W = 1 on the triplets of held-out anchors (see fit_relative).
 
     Returns
@@ -805,7 +808,7 @@ def _choose(X, T, fraction, seed):
     split = split_groups(T[:, 0], fraction, random_state=seed)
     if split is None:
         fit_T, valid_T = _split_by_anchor(T, fraction, seed)
-        rows = _held_out_scores(X, fit_T, valid_T, seed)
+        rows = _held_out_scores(X, fit_T, valid_T, seed, prior)
         means = rows.mean(axis=1)
         report = unchecked(f"the triplets have {np.unique(T[:, 0]).size} anchors: at least 4 are needed to hold "
                            "the triplets of 2 out and learn from 2", baseline_name=BASELINE_NAME, owner=owner,
@@ -815,7 +818,7 @@ def _choose(X, T, fraction, seed):
     ids, held = split
     is_held = np.isin(T[:, 0], ids[held])
     fit_T, valid_T = T[~is_held], T[is_held]
-    rows = _held_out_scores(X, fit_T, valid_T, seed)
+    rows = _held_out_scores(X, fit_T, valid_T, seed, prior)
     means = rows.mean(axis=1)
     # the C of a learned model: the chosen one or, when W = 1 is used, the best learned
     # candidate (kept in the saved model's parameters and reported beside the fall-back)
@@ -852,6 +855,7 @@ def fit_relative(o, texts, T, summary):
     from .text import TextVectorizer
 
     weighting = o.weighting or "binary"
+    prior = o.prior or "zero"
     vectorizer = TextVectorizer(weighting, norm="l2" if weighting in ("tfidf", "bm25") and o.norm is not None else None,
                                 stop_words=o.stop_words, stem="porter" if o.stem else None, dtype=np.float64)
     start = time.perf_counter()
@@ -861,15 +865,16 @@ def fit_relative(o, texts, T, summary):
     check_anchors(T, fraction, o.random_state)                  # the error before any fitting
     start = time.perf_counter()
     with stage("relative: choosing C and checking against W = 1 on held-out anchors"):
-        best_C, report, valid_T, scores, baseline_score = _choose(X, T, fraction, o.random_state)
+        best_C, report, valid_T, scores, baseline_score = _choose(X, T, fraction, o.random_state, prior)
     with stage("relative: learning the metric"):
-        metric = RelativeComparisonMetric(C=best_C, tol=TOL, random_state=o.random_state, baseline_holdout=None)
+        metric = RelativeComparisonMetric(C=best_C, tol=TOL, random_state=o.random_state, baseline_holdout=None,
+                                          prior=prior)
         metric.fit(X, T)._with_report(report)
     metric_seconds = time.perf_counter() - start
     report = metric.baseline_gain_
     summary.update(triplets=int(T.shape[0]), validation_triplets=int(valid_T.shape[0]),
                    validation_anchors=int(np.unique(valid_T[:, 0]).size),
-                   features=int(X.shape[1]), weighting=weighting, C=best_C,
+                   features=int(X.shape[1]), weighting=weighting, C=best_C, prior=prior,
                    validation_accuracy=scores[best_C], validation_accuracy_by_C=scores,
                    validation_accuracy_baseline=baseline_score, model="W = 1" if report.fell_back else "learned",
                    training_accuracy=float(metric.score(X, T)), nonzero_weights=int(np.count_nonzero(metric.weights_)),
@@ -997,6 +1002,9 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, met
           fits on everything, unchecked.
         - ``variant`` ({"paper", "bm25"}; linklearn; default "paper"): paper 002's eq. (5) or
           :class:`learnsim.weighting.LearnedBM25`.
+        - ``prior`` ({"zero", "one"}; relative; default "zero"): what the weights are shrunk
+          towards (:class:`learnsim.relative.RelativeComparisonMetric`): eq. (8)'s 0, or W = 1,
+          which keeps the weight of the words no triplet mentions.
         - ``matcher`` ({"auto", "threshold", "classifier", "knn"}; film on pairs; default
           "auto"): the duplicate rule, or whichever is most accurate on the held-out pairs.
         - ``encoder`` (str, path or fitted encoder; mcd, film): a pre-trained sentence encoder
@@ -1191,6 +1199,8 @@ def _options(method, options, seed):
         o.baseline_holdout = None if value is None else _check_float(value, "baseline_holdout", 0.0, 1.0)
     if get("variant") is not None:
         o.variant = _check_choice(get("variant"), "variant", LINKLEARN_VARIANTS)
+    if get("prior") is not None:
+        o.prior = _check_choice(get("prior"), "prior", ("zero", "one"))
     if get("matcher") is not None:
         o.matcher = _check_choice(get("matcher"), "matcher", MATCHER_CHOICES)
     if "rerank" in options:

@@ -563,6 +563,19 @@ class Pipeline:
             ``{"score": float}`` only: the predicted similarity on the scale of the scores it
             was fitted on (higher is more similar).
 
+        Notes
+        -----
+        The pairs given together are a collection (issue 32, part 6): a model fitted on graded
+        pairs weights its pair regression's lexical features (the input cosine, the character
+        n-gram cosine, word overlap and length) by the vocabulary and document frequencies of
+        the fit's texts together with the distinct texts of ``pairs``, so words the fit never
+        saw count (:class:`learnsim.matching.PairScoreRegressor`, ``lexical="collection"``).
+        A pair's score therefore depends on the other pairs of the call (little for a small
+        batch, whose weights are almost the fit's), never on their order; ``learnsim match
+        --pairs``, ``learnsim evaluate --pairs`` and the service's ``POST /v1/match`` score
+        the pairs of a call (a file; a request, in pieces of 100 pairs) the same way. Model
+        files saved before keep the fit's vocabulary, and score as they did.
+
         Raises
         ------
         ValueError

@@ -198,3 +198,50 @@ def test_evaluate_input_reports_bm25_beside_the_cosine(clustered_train_tsv, tmp_
         if value > 0:
             assert report["ratio_learned_to_bm25"][measure] == pytest.approx(
                 report["methods"]["learned"][measure] / value)
+
+
+def _read_graded(path):
+    rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
+    return [(a, b) for _, a, b in rows], np.array([float(s) for s, _, _ in rows])
+
+
+def test_match_evaluate_and_the_service_score_as_pipeline_match(graded, tmp_path):
+    """Issue 32, part 6: the pairs of a call are the collection their lexical blocks are weighted
+    by (words the fit never saw count), the same in Pipeline.match, ``learnsim match --pairs``,
+    ``learnsim evaluate --pairs`` and the service's POST /v1/match (up to 100 pairs, one piece)."""
+    import learnsim
+    from learnsim.evaluation import pearson
+
+    pipeline = learnsim.load(graded["model"])
+    assert pipeline.matcher.lexical == "collection"
+    pairs, gold = _read_graded(graded["test"])
+    # words the fit never saw, in some pairs
+    pairs = [(a + " okapi", b + " okapi") if k % 3 == 0 else (a, b) for k, (a, b) in enumerate(pairs)]
+    unseen = tmp_path / "unseen.tsv"
+    unseen.write_text("".join(f"{s}\t{a}\t{b}\n" for s, (a, b) in zip(gold, pairs)), encoding="utf-8")
+    expected = np.array([r["score"] for r in pipeline.match(pairs)])
+    code, out, err = run_cli(["match", "--model", graded["model"], "--pairs", unseen, "--json"])
+    assert code == 0, err
+    assert np.array_equal([p["score"] for p in json.loads(out)["pairs"]], expected)
+    code, out, err = run_cli(["evaluate", "--model", graded["model"], "--pairs", unseen, "--json"])
+    assert code == 0, err
+    assert json.loads(out)["methods"]["learned"]["pearson"] == pytest.approx(pearson(expected, gold), abs=1e-12)
+
+    pytest.importorskip("fastapi")
+    pytest.importorskip("httpx")
+    import warnings
+
+    from learnsim.index import Index
+    from learnsim.service import create_app
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from fastapi.testclient import TestClient
+    texts = sorted({t for pair in pairs for t in pair})
+    Index.build(tmp_path / "index", pipeline, texts).close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        client = TestClient(create_app(tmp_path / "index"), raise_server_exceptions=False, base_url="http://127.0.0.1")
+        answer = client.post("/v1/match", json={"pairs": [list(p) for p in pairs]})
+    assert answer.status_code == 200, answer.text[:300]
+    assert len(pairs) <= 100 and np.array_equal([d["score"] for d in answer.json()["decisions"]], expected)

@@ -143,3 +143,14 @@ def test_fit_learns_from_the_index_click_log(logged, tmp_path, capsys):
     assert out.exists()
     assert main(["fit", "--method", "relative", "--clicks-from", str(tmp_path), "--model", str(out)]) == 2
     assert main(["fit", "--method", "film", "--clicks-from", str(logged), "--model", str(out)]) == 2
+
+
+def test_impressions_written_together_are_all_or_nothing(tmp_path):
+    log = FeedbackLog(tmp_path)
+    ids = log.record_impressions([("q1", ["a", "b"], "v1", "c1", None), ("q2", ["b"], "v1|v2", "c2", ["c"])])
+    assert len(set(ids)) == 2
+    with pytest.raises(ValueError):
+        log.record_impressions([("q3", ["a"], None, None, None), ("  ", ["a"], None, None, None)])
+    logged = list(log.impressions())
+    assert [i["query"] for i in logged] == ["q1", "q2"] and logged[1]["teams"] == ["c"]
+    log.close()

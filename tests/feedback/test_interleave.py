@@ -60,7 +60,7 @@ def test_position_bias_favours_neither_side():
 def test_a_better_ranking_wins():
     """Users who click relevant results (position-biased): the ranking that puts them higher wins."""
     rng = np.random.default_rng(1)
-    outcomes, queries = [], []
+    outcomes, clients = [], []
     for i in range(400):
         docs = [f"d{j}" for j in range(30)]
         relevant = set(rng.choice(docs, 5, replace=False))
@@ -70,10 +70,10 @@ def test_a_better_ranking_wins():
         clicked = [p for p, d in enumerate(ids, 1) if rng.random() < (0.9 if d in relevant else 0.1) / p ** 0.5]
         if clicked:
             outcomes.append(interleaving_outcome(teams, clicked))
-            queries.append(f"q{i % 50}")
-    v = interleaving_verdict(outcomes, queries)
+            clients.append(f"user{i % 50}")
+    v = interleaving_verdict(outcomes, clients)
     assert v["better"] and v["wins"] > 2 * v["losses"] and "wins" in v["reason"]
-    flipped = interleaving_verdict([-o for o in outcomes], queries)
+    flipped = interleaving_verdict([-o for o in outcomes], clients)
     assert not flipped["better"] and flipped["high"] < 0 and "loses" in flipped["reason"]
 
 
@@ -92,7 +92,8 @@ def test_interleaved_outcomes_read_only_their_two_versions():
            {"query": "q", "model": "v1", "teams": None, "clicks": [{"position": 1}]},
            {"query": "r", "model": model, "teams": ["c", "s"], "clicks": [{"position": 2}]},
            {"query": "r", "model": model, "teams": ["c", "s"], "clicks": []}]
-    assert interleaved_outcomes(log, 1, 2) == ([1, -1], ["q", "r"])
+    outcomes, clients = interleaved_outcomes(log, 1, 2)
+    assert outcomes == [1, -1] and len(set(clients)) == 2        # no client named: each its own
 
 
 def _topics():
@@ -123,3 +124,28 @@ def test_fit_clicks_leaves_out_what_it_cannot_place():
     ids, texts, topic, words = _topics()
     with pytest.raises(ValueError, match="no comparison"):
         fit_clicks(ids, texts, [("q", "nope", ids[0]), ("q", ids[1], ids[1])])
+
+
+def test_a_few_clients_cannot_carry_the_interleaving():
+    """Three clients who always click the candidate's results (30 % of the searches), against
+    60 honest users who prefer the served ranking: counted search by search the candidate wins;
+    one client, one vote, the users' verdict stands."""
+    model = interleaved_model(1, 2)
+    log = []
+    rng = np.random.default_rng(0)
+    for u in range(60):
+        for i in range(5):
+            won = rng.random() < 0.3            # honest users: the candidate wins 30 % of their searches
+            log.append({"query": f"q{u}-{i}", "model": model, "teams": ["s", "c"], "client": f"user{u}",
+                        "clicks": [{"position": 2 if won else 1}]})
+    for spam in range(3):
+        for i in range(150):
+            log.append({"query": f"spam-{i}", "model": model, "teams": ["s", "c"], "client": f"spam{spam}",
+                        "clicks": [{"position": 2}]})
+    outcomes, clients = interleaved_outcomes(log, 1, 2)
+    by_search, by_client = interleaving_verdict(outcomes), interleaving_verdict(outcomes, clients)
+    assert by_search["better"] and by_search["searches"] == 750
+    assert not by_client["better"] and by_client["high"] < 0 and by_client["clients"] == 63
+    assert "over 63 clients" in by_client["reason"]
+    with pytest.raises(ValueError, match="one client per outcome"):
+        interleaving_verdict([1, 1], ["a"])

@@ -203,3 +203,26 @@ def test_select_C_bad_input():
         relative.select_C(X, T, T, Cs=[1.0, -1.0])
     with pytest.raises(TypeError, match="chooses C itself"):
         relative.select_C(X, T, T, Cs=[1.0], C=2.0)
+
+
+def test_a_prior_of_one_keeps_the_weight_of_what_no_triplet_mentions():
+    """prior="one" shrinks towards W = 1: a feature no triplet touches keeps 1 (under the paper's
+    prior it gets 0), small C stays near W = 1, and the solver closes its duality gap."""
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1, 2], 10)
+    X = np.hstack([np.eye(3)[y] + 0.3 * rng.normal(size=(30, 3)), np.zeros((30, 2))])
+    X[:, 4] = rng.normal(size=30)
+    X[:, 3] = 0.0                      # a feature no item has: no triplet mentions it
+    T = sample_label_triplets(y, 150, random_state=0)
+    zero = RelativeComparisonMetric(baseline_holdout=None, random_state=0).fit(X, T)
+    one = RelativeComparisonMetric(baseline_holdout=None, random_state=0, prior="one").fit(X, T)
+    assert zero.weights_[3] == 0.0 and one.weights_[3] == 1.0
+    assert one.duality_gap_ <= 1e-6 and one.objective_ >= one.dual_objective_ - 1e-9
+    assert one.weights_[4] < one.weights_[:3].min()          # the noise feature still weighs least
+    tiny = RelativeComparisonMetric(C=1e-6, baseline_holdout=None, random_state=0, prior="one").fit(sp.csr_matrix(X), T)
+    assert np.allclose(tiny.weights_, 1.0, atol=1e-3)
+    assert one.score(X, T) >= 0.8
+    with pytest.raises(ValueError, match="kernel=None only"):
+        RelativeComparisonMetric(kernel="rbf", prior="one", baseline_holdout=None).fit(X, T)
+    with pytest.raises(ValueError):
+        RelativeComparisonMetric(prior="two", baseline_holdout=None).fit(X, T)

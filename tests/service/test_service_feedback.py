@@ -257,3 +257,17 @@ def test_the_client_sends_feedback(fresh):
 
     out, batch = asyncio.run(scenario())
     assert out["recorded"] == 1 and len(batch["impressions"]) == 2
+
+
+def test_what_the_log_does_not_take_is_answered_without_an_impression(fresh):
+    texts = corpus()[0]
+    with _client(fresh, max_query_chars=20_000) as c:
+        for q in ("", "   ", "x" * 10_001):
+            r = c.get("/v1/search", params={"q": q})
+            assert r.status_code in (200, 422), q[:5]
+            if r.status_code == 200:
+                assert r.json()["impression"] is None
+        r = c.post("/v1/search", json={"queries": ["", texts[0]], "k": 2})
+        assert r.status_code == 200 and r.json()["impressions"][0] is None and r.json()["impressions"][1]
+        r = c.post("/v1/feedback", json={"impression": "0", "clicked": [""]})
+        assert r.status_code == 422

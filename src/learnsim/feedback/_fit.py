@@ -31,7 +31,7 @@ def fit_clicks(ids, texts, comparisons, *, random_state=0, **options):
         rows of a ``--clicks`` file.
     random_state : int, default=0
     **options
-        Options of :func:`learnsim.fit` for method "relative" (``weighting``, ``norm``,
+        Options of :func:`learnsim.fit` for method "relative" (``weighting``, ``prior``,
         ``validation_fraction``, ``show_progress_bar``, ...).
 
     Returns

@@ -11,11 +11,12 @@ comparison needs far fewer searches than comparing two rankings' click rates apa
 Table 2: interleaving agreed with the judged ordering of two retrieval functions in all pairs
 where click rates of A/B tests did not).
 
-The verdict (:func:`interleaving_verdict`) is the mean outcome over the searches with a click
-(+1 the candidate's team won, -1 the served one's, 0 a tie), with a paired bootstrap interval in
-which the searches of one query are resampled together (a query repeated by many users is one
-unit of evidence, not many); the candidate is better only when the whole interval is above zero,
-as every learned part of learnsim is kept only when its held-out gain is (:mod:`learnsim.baseline`).
+The verdict (:func:`interleaving_verdict`) is the mean outcome (+1 the candidate's team won, -1
+the served one's, 0 a tie) over the clients who searched, each client's own mean over its searches
+with a click: one client, one vote, so a few clients clicking one side's results on purpose cannot
+carry it by the number of their searches. Its bootstrap interval resamples clients; the candidate
+is better only when the whole interval is above zero, as every learned part of learnsim is kept
+only when its held-out gain is (:mod:`learnsim.baseline`).
 
 References
 ----------
@@ -103,15 +104,19 @@ def interleaving_outcome(teams, clicked_positions):
     return int(np.sign(votes))
 
 
-def interleaving_verdict(outcomes, queries=None, *, confidence=0.95, min_decisive=MIN_DECISIVE, random_state=0):
+def interleaving_verdict(outcomes, clients=None, *, confidence=0.95, min_decisive=MIN_DECISIVE, random_state=0):
     """The comparison of a candidate with the served ranking from interleaved searches.
 
     Parameters
     ----------
     outcomes : sequence of int
         One :func:`interleaving_outcome` per interleaved search with a click.
-    queries : sequence of str, optional
-        Each search's query: the bootstrap resamples the searches of one query together.
+    clients : sequence, optional
+        Who made each search. Each client is then one unit: the verdict is the mean over clients
+        of each client's mean outcome, with a bootstrap over clients. A few clients who click one
+        side's results on purpose then weigh as a few users, however many searches they make
+        (counted search by search, 30 % of the searches from three clients carried a promotion in
+        ``benchmarks/bench_click_loop.py``). None: each search is a unit.
     confidence : float, default=0.95
     min_decisive : int, default=MIN_DECISIVE
         Searches won by either side needed for a verdict.
@@ -119,9 +124,9 @@ def interleaving_verdict(outcomes, queries=None, *, confidence=0.95, min_decisiv
     Returns
     -------
     dict
-        ``searches``, ``wins`` (candidate), ``losses``, ``ties``, ``delta`` (mean outcome, in
-        [-1, 1]), ``low``, ``high`` (its interval), ``better`` (the whole interval above 0) and
-        ``reason`` (one line).
+        ``searches``, ``wins`` (candidate), ``losses``, ``ties``, ``clients`` (units), ``delta``
+        (the mean outcome, in [-1, 1]), ``low``, ``high`` (its interval), ``better`` (the whole
+        interval above 0) and ``reason`` (one line).
 
     Examples
     --------
@@ -134,16 +139,25 @@ def interleaving_verdict(outcomes, queries=None, *, confidence=0.95, min_decisiv
 
     o = np.asarray(list(outcomes), dtype=np.float64)
     wins, losses = int((o > 0).sum()), int((o < 0).sum())
+    if clients is None:
+        units = o
+    else:
+        keys = [str(c) for c in clients]
+        if len(keys) != o.size:
+            raise ValueError(f"clients must name one client per outcome ({o.size}); got {len(keys)}")
+        _, inverse = np.unique(np.asarray(keys, dtype=object), return_inverse=True)
+        units = np.bincount(inverse, weights=o) / np.bincount(inverse) if o.size else o
     out = {"searches": int(o.size), "wins": wins, "losses": losses, "ties": int(o.size - wins - losses),
-           "delta": float(o.mean()) if o.size else 0.0, "low": None, "high": None, "better": False}
+           "clients": int(units.size), "delta": float(units.mean()) if units.size else 0.0, "low": None,
+           "high": None, "better": False}
     if wins + losses < min_decisive:
         out["reason"] = (f"interleaving: {wins + losses} searches decided by a click, fewer than the "
                          f"{min_decisive} a verdict needs")
         return out
-    groups = None if queries is None else np.asarray([str(q) for q in queries], dtype=object)
-    low, high = paired_bootstrap(o, groups=groups, confidence=confidence, random_state=random_state)
+    low, high = paired_bootstrap(units, confidence=confidence, random_state=random_state)
     out.update(low=float(low), high=float(high), better=bool(low > 0))
     word = "wins" if low > 0 else ("loses" if high < 0 else "cannot be told from the served ranking")
+    per = "" if clients is None else f" over {units.size} clients"
     out["reason"] = (f"interleaving: the candidate {word} ({wins} searches won, {losses} lost, {out['ties']} tied; "
-                     f"mean {out['delta']:+.3f}, {confidence:.0%} interval [{low:+.3f}, {high:+.3f}])")
+                     f"mean{per} {out['delta']:+.3f}, {confidence:.0%} interval [{low:+.3f}, {high:+.3f}])")
     return out

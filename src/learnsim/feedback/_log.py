@@ -134,24 +134,32 @@ class FeedbackLog:
         """Record that the ids ``shown`` (best first) answered ``query``; returns the
         impression's id (a random token, what a click names). ``teams``: for an interleaved
         search, which ranking placed each shown id (``"s"`` served, ``"c"`` candidate)."""
-        if not isinstance(query, str) or not query.strip() or len(query) > MAX_QUERY_CHARS:
-            raise ValueError(f"query must be a non-empty str of at most {MAX_QUERY_CHARS} characters")
-        shown = [self._id(x, "shown") for x in shown]
-        if len(shown) > MAX_SHOWN or len(set(shown)) != len(shown):
-            raise ValueError(f"shown must list at most {MAX_SHOWN} distinct ids")
-        if teams is not None:
-            teams = list(teams)
-            if len(teams) != len(shown) or not set(teams) <= {"s", "c"}:
-                raise ValueError("teams must give 's' or 'c' for each id shown")
-        token = secrets.token_hex(12)
+        return self.record_impressions([(query, shown, model, client, teams)], now=now)[0]
+
+    def record_impressions(self, items, *, now=None):
+        """:meth:`record_impression` of each ``(query, shown, model, client, teams)`` in one
+        transaction (a service under load commits the searches that wait together with one
+        fsync); every item is checked before anything is written. Returns their ids."""
+        rows = []
+        stamp = time.time() if now is None else float(now)
+        for query, shown, model, client, teams in items:
+            if not isinstance(query, str) or not query.strip() or len(query) > MAX_QUERY_CHARS:
+                raise ValueError(f"query must be a non-empty str of at most {MAX_QUERY_CHARS} characters")
+            shown = [self._id(x, "shown") for x in shown]
+            if len(shown) > MAX_SHOWN or len(set(shown)) != len(shown):
+                raise ValueError(f"shown must list at most {MAX_SHOWN} distinct ids")
+            if teams is not None:
+                teams = list(teams)
+                if len(teams) != len(shown) or not set(teams) <= {"s", "c"}:
+                    raise ValueError("teams must give 's' or 'c' for each id shown")
+            rows.append((secrets.token_hex(12), stamp, query, json.dumps(shown, ensure_ascii=False),
+                         None if model is None else str(model)[:200], self.pseudonym(client),
+                         None if teams is None else "".join(teams)))
         with self._transaction():
-            self.conn.execute("INSERT INTO impressions(id, time, query, shown, model, client, teams) "
-                              "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                              (token, time.time() if now is None else float(now), query,
-                               json.dumps(shown, ensure_ascii=False), None if model is None else str(model)[:200],
-                               self.pseudonym(client), None if teams is None else "".join(teams)))
-            self._retain()
-        return token
+            self.conn.executemany("INSERT INTO impressions(id, time, query, shown, model, client, teams) "
+                                  "VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+            self._retain(len(rows))
+        return [row[0] for row in rows]
 
     def record_clicks(self, impression, clicked, *, dwell=None, relevance=None, client=None, now=None):
         """Record the clicks on an impression's results; returns how many. An unknown impression
@@ -244,11 +252,11 @@ class FeedbackLog:
             raise
         self.conn.execute("COMMIT")
 
-    def _retain(self):
+    def _retain(self, n=1):
         """Inside a write: drop what is past the age bound, and past the row bound the oldest
-        tenth (checked every 100 writes: a count per search would cost more than the search)."""
-        self._writes += 1
-        if self._writes % 100 != 1:
+        tenth (checked every 100 impressions: a count per search would cost more than the search)."""
+        before, self._writes = self._writes, self._writes + n
+        if before and before // 100 == self._writes // 100:
             return
         self.conn.execute("DELETE FROM impressions WHERE time < ?", (time.time() - 86400.0 * self.max_days,))
         n = self.conn.execute("SELECT COUNT(*) FROM impressions").fetchone()[0]

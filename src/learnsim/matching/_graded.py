@@ -20,6 +20,8 @@ _MEASURE = "Pearson correlation (per-pair linearised)"
 #: The character n-grams of the graded regression: 2-4 had the best dev Pearson on STS-B
 #: (benchmarks/bench_pair_classifier.py: 0.802 against 0.797 for the classifier's 2-5).
 GRADED_CHAR_NGRAMS = (2, 4)
+#: How the graded learner's pair regressions weight their lexical blocks (issue 32, part 6).
+GRADED_LEXICAL = "collection"
 _WEIGHT_GRID = tuple(float(w) for w in np.round(np.linspace(0.0, 1.0, 21), 2))
 
 
@@ -59,7 +61,8 @@ def _regressor(embedding, vectorizer, random_state, alpha="auto", encoder=None):
     features = (DEFAULT_FEATURES + (("embedding_cosine",) if embedding is not None else ())
                 + (("encoder_cosine",) if encoder is not None else ()))
     return PairScoreRegressor(vectorizer=vectorizer, embedding=embedding, features=features, alpha=alpha,
-                              char_ngram_range=GRADED_CHAR_NGRAMS, random_state=random_state, encoder=encoder)
+                              char_ngram_range=GRADED_CHAR_NGRAMS, random_state=random_state, encoder=encoder,
+                              lexical=GRADED_LEXICAL)
 
 
 def cosine_regressor(vectorizer, texts, pairs, random_state=0, encoder=None):
@@ -71,7 +74,8 @@ def cosine_regressor(vectorizer, texts, pairs, random_state=0, encoder=None):
 
     block = "input_cosine" if encoder is None else "encoder_cosine"
     model = PairScoreRegressor(vectorizer=None if encoder is not None else vectorizer, features=(block,),
-                               alpha=1e-6, random_state=random_state, encoder=encoder)
+                               alpha=1e-6, random_state=random_state, encoder=encoder,
+                               lexical=GRADED_LEXICAL if encoder is None else "fitted")
     return model.fit(list(texts), pairs)
 
 

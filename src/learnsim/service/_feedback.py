@@ -115,9 +115,12 @@ class ClickRecorder:
 
     # ------------------------------------------------------------------ writes
     async def impression(self, query, hits, *, model, client, teams=None, timeout=None):
-        ids = [h["id"] for h in hits]
-        return await self.worker.call(lambda log: log.record_impression(query, ids, model=model, client=client,
-                                                                        teams=teams), timeout=timeout)
+        # the impressions waiting together are written in one transaction (one fsync): under load
+        # the log's writes keep up with the searches (IndexWorker batches calls of one key)
+        item = (query, [h["id"] for h in hits], model, client, teams)
+        token, = await self.worker.call(lambda log, items: log.record_impressions(items), key="impressions",
+                                        queries=[item], timeout=timeout)
+        return token
 
     async def clicks(self, impression, clicked, *, dwell=None, relevance=None, client=None, timeout=None):
         return await self.worker.call(lambda log: log.record_clicks(impression, clicked, dwell=dwell,

@@ -197,17 +197,18 @@ class ExplainRequest(_Body):
     n_top: int = Field(10, ge=1, le=MAX_N_TOP)
 
 
+# the longest id a write takes
+MAX_ID_CHARS = 1000
+
+
 class FeedbackRequest(_Body):
     """The results of an answered search that were followed (``learnsim serve --learn-from-clicks``)."""
     impression: StrictStr = Field(min_length=1, max_length=100,
                                   description='The "impression" of the search\'s answer')
-    clicked: list[StrictStr] = Field(min_length=1, max_length=100, description="Ids of the results followed")
+    clicked: list[Annotated[StrictStr, Field(min_length=1, max_length=MAX_ID_CHARS)]] = Field(
+        min_length=1, max_length=100, description="Ids of the results followed")
     dwell: Optional[float] = Field(None, ge=0, le=1e7, description="Seconds spent on the result (optional)")
     relevance: Optional[float] = Field(None, ge=0, le=1e3, description="An explicit grade (optional)")
-
-
-# the longest id a write takes
-MAX_ID_CHARS = 1000
 
 
 def _whole_number(value):
@@ -431,6 +432,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
 
     recorder = None
     if learn_from_clicks:
+        from ..feedback._log import MAX_QUERY_CHARS as MAX_LOGGED_QUERY
         from ._feedback import ClickRecorder
 
         recorder = ClickRecorder(root, max_days=feedback_max_days, max_rows=feedback_max_rows, interleave=interleave,
@@ -581,8 +583,15 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         out = []
         try:
             for q, hits in zip(queries, results):
-                out.append(await recorder.impression(q, hits, model=model, client=client, teams=teams, timeout=left)
-                           if hits else None)
+                # nothing to learn from (and nothing the log takes): no hit, a blank query, one over
+                # the log's bound (a service may take longer queries than the log keeps)
+                keep = hits and q.strip() and len(q) <= MAX_LOGGED_QUERY
+                try:
+                    out.append(await recorder.impression(q, hits, model=model, client=client, teams=teams,
+                                                         timeout=left) if keep else None)
+                except ValueError as exc:   # an id over the log's bound (an index built in Python)
+                    log.warning("a search was answered without its impression: %s", exc)
+                    out.append(None)
         except Busy:
             raise _fail(429, "the click log is busy; retry later", {"Retry-After": str(_RETRY_AFTER_S)}) from None
         except TimedOut:
