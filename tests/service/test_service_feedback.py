@@ -271,3 +271,16 @@ def test_what_the_log_does_not_take_is_answered_without_an_impression(fresh):
         assert r.status_code == 200 and r.json()["impressions"][0] is None and r.json()["impressions"][1]
         r = c.post("/v1/feedback", json={"impression": "0", "clicked": [""]})
         assert r.status_code == 422
+
+
+def test_serve_refuses_options_that_do_not_go_together(fresh, capsys):
+    from learnsim.cli import main
+
+    for argv, words in ((["--read-only", "--learn-from-clicks"], "not with --read-only"),
+                        (["--interleave", "0.3"], "--interleave needs --learn-from-clicks"),
+                        (["--learn-from-clicks", "--interleave", "1.5"], "share of the searches"),
+                        (["--learn-from-clicks", "--feedback-days", "0"], "number of days"),
+                        (["--learn-from-clicks", "--interleave-pool", "0"], "number of hits")):
+        assert main(["serve", str(fresh), *argv]) == 2, argv
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and words in err[0], err

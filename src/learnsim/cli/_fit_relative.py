@@ -72,11 +72,7 @@ def _logged_clicks(directory):
 
     index = open_index(directory)
     try:
-        ids, texts = [], []
-        for rows in index.store.live_rows():
-            for _, doc_id, text, _ in rows:
-                ids.append(doc_id)
-                texts.append(text)
+        ids, texts = index.live_documents()
     finally:
         index.close()
     with open_log(directory) as log:

@@ -413,12 +413,7 @@ def _evaluate_run_file(args):
 
 def _index_collection(index):
     """(ids, texts) of the live documents of an index, in order."""
-    ids, texts = [], []
-    for rows in index.store.live_rows():
-        for _seq, doc_id, text, _meta in rows:
-            ids.append(doc_id)
-            texts.append(text)
-    return ids, texts
+    return index.live_documents()
 
 
 def _evaluate_queries(args):

@@ -28,37 +28,28 @@ def _whole_number(low, high, what):
 _port = _whole_number(0, 65535, "a port number")
 
 
-def _seconds(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = None
-    if value is None or not 0 < value <= 86400:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
-    return value
+def _number(low, high, what, low_open=False):
+    """An argparse type: a number in [low, high] ((low, high] with ``low_open``), else an error
+    naming ``what``."""
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            value = None
+        if value is None or not (low < value if low_open else low <= value) or not value <= high:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+    return parse
+
+
+_seconds = _number(0, 86400, "a number of seconds > 0", low_open=True)
 _workers = _whole_number(1, 64, "a number of worker processes")
 _rows = _whole_number(1, 10**9, "a number of impressions")
 _pool = _whole_number(1, 1000, "a number of hits")
 
 
-def _share(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = None
-    if value is None or not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a share of the searches from 0 to 1, got {text!r}")
-    return value
-
-
-def _days(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = None
-    if value is None or not 0 < value <= 36500:
-        raise argparse.ArgumentTypeError(f"expected a number of days > 0, got {text!r}")
-    return value
+_share = _number(0, 1, "a share of the searches from 0 to 1")
+_days = _number(0, 36500, "a number of days > 0", low_open=True)
 
 
 def register(commands):

@@ -9,10 +9,13 @@ __all__ = ["fit_clicks", "live_documents"]
 
 
 def live_documents(index):
-    """(ids, texts) of an open index's live documents, in their order."""
+    """(ids, texts) of an open index's live documents, in their order (:meth:`Index.live_documents`;
+    anything with that method or a ``store`` whose ``live_rows()`` gives (seq, id, text, metadata))."""
+    if hasattr(index, "live_documents"):
+        return index.live_documents()
     ids, texts = [], []
     for rows in index.store.live_rows():
-        for _, doc_id, text, _ in rows:
+        for _seq, doc_id, text, _meta in rows:
             ids.append(doc_id)
             texts.append(text)
     return ids, texts

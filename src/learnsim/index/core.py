@@ -804,6 +804,16 @@ class Index(ModelVersions):
         return cached[1]
 
     @_sqlite_guarded
+    def live_documents(self):
+        """(ids, texts) of the live documents, in their order (what a refit or an evaluation over
+        the index's collection reads)."""
+        ids, texts = [], []
+        for rows in self.store.live_rows():
+            for _seq, doc_id, text, _meta in rows:
+                ids.append(doc_id)
+                texts.append(text)
+        return ids, texts
+
     def document(self, doc_id):
         """(text, metadata) of a live document (``doc_id`` a str, or an int: its decimal str)."""
         seq = self.store.live_seq_of(_doc_id(doc_id))
