@@ -989,12 +989,17 @@ def _explain_distance(pipeline, x_q, x_d, names, projection, n_top):
     how much closer the document is than an empty one (``"closer_words"``; see Pipeline.explain)."""
     from .evaluation.explain import explain_pair
 
+    metric = pipeline.metric
     x_q, x_d = _csr(x_q), _csr(x_d)
+    if hasattr(metric, "unit_inputs"):
+        # RelativeComparisonMetric(normalize=True): its distance is diag(w)'s between the rows
+        # scaled to unit weighted norm, so the split below is of the distance ranked (without
+        # normalize the rows are left as they are)
+        x_q, x_d = _csr(metric.unit_inputs(x_q, projection)), _csr(metric.unit_inputs(x_d, projection))
     x_q.eliminate_zeros()
     x_d.eliminate_zeros()
     diff = _csr(x_q - x_d)
     diff.eliminate_zeros()
-    metric = pipeline.metric
     pairs = closer_pairs = None
     relative = False
     if not hasattr(metric, "factor_"):

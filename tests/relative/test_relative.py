@@ -226,3 +226,101 @@ def test_a_prior_of_one_keeps_the_weight_of_what_no_triplet_mentions():
         RelativeComparisonMetric(kernel="rbf", prior="one", baseline_holdout=None).fit(X, T)
     with pytest.raises(ValueError):
         RelativeComparisonMetric(prior="two", baseline_holdout=None).fit(X, T)
+
+
+def _weighted_cosine(w, A, B):
+    """cos_w between the rows of A and B, by hand (0 where a weighted norm is 0)."""
+    A, B = np.asarray(A, dtype=float), np.asarray(B, dtype=float)
+    inner = (A * w) @ B.T
+    na, nb = np.sqrt((A * A) @ w), np.sqrt((B * B) @ w)
+    den = na[:, None] * nb[None, :]
+    return np.divide(inner, den, out=np.zeros_like(inner), where=den > 0)
+
+
+@pytest.mark.parametrize("sparse", [True, False])
+def test_normalize_scores_by_the_weighted_cosine(sparse):
+    """normalize=True: unit rows sqrt(w) x / |sqrt(w) x|, so d = sqrt(2 - 2 cos_w) and ranking by
+    the distance is ranking by cos_w (a zero row stays zero); the weights are those of the plain
+    fit (the map changes, not problem 8)."""
+    X, y = _topic_data()
+    X = X if sparse else X.toarray()
+    T = sample_label_triplets(y, 1500, random_state=0)
+    plain = RelativeComparisonMetric(baseline_holdout=None, random_state=0, prior="one").fit(X, T)
+    model = RelativeComparisonMetric(baseline_holdout=None, random_state=0, prior="one", normalize=True).fit(X, T)
+    np.testing.assert_array_equal(model.weights_, plain.weights_)
+    w = model.weights_
+    E = model.transform(X)
+    assert sp.issparse(E) == sparse
+    norms = np.sqrt(np.asarray(E.multiply(E).sum(axis=1)).ravel() if sparse else (E * E).sum(axis=1))
+    Xd = X.toarray() if sparse else X
+    nonzero = (Xd * Xd) @ w > 0
+    np.testing.assert_allclose(norms[nonzero], 1.0, atol=1e-12)
+    np.testing.assert_array_equal(norms[~nonzero], 0.0)
+    cos = _weighted_cosine(w, Xd, Xd)
+    D = model.pairwise_distances(X)
+    both = nonzero[:, None] & nonzero[None, :]
+    np.testing.assert_allclose(D[both], np.sqrt(np.maximum(2.0 - 2.0 * cos[both], 0.0)), atol=1e-7)
+    # pair distances and the metric function agree with the matrix
+    pairs = np.array([[0, 5], [3, 40], [7, 7]])
+    np.testing.assert_allclose(model.pair_distance(pairs, X), D[pairs[:, 0], pairs[:, 1]], atol=1e-12)
+    # the ranking of every row's neighbours is the weighted-cosine ranking computed by hand
+    rows = np.flatnonzero(nonzero)[:10]
+    for i in rows:
+        by_distance = np.lexsort((np.arange(len(D)), D[i, nonzero]))
+        by_cosine = np.lexsort((np.arange(len(D)), -cos[i, nonzero]))
+        # equal up to ties of the rounding: compare the values along either order
+        np.testing.assert_allclose(cos[i, nonzero][by_distance], cos[i, nonzero][by_cosine], atol=1e-9)
+    # a new query (a few features) ranks the collection by cos_w as well
+    q = np.zeros((1, X.shape[1]))
+    q[0, [0, 1, 20]] = [1.0, 0.5, 2.0]
+    d = model.pairwise_distances(q, X)[0]
+    c = _weighted_cosine(w, q, Xd)[0]
+    np.testing.assert_allclose(d[nonzero], np.sqrt(np.maximum(2 - 2 * c[nonzero], 0)), atol=1e-7)
+    assert np.argmin(np.where(nonzero, d, np.inf)) == np.argmax(np.where(nonzero, c, -np.inf))
+    # the score (triplet accuracy) is on the normalised map
+    from learnsim.evaluation import evaluate_triplets
+    assert model.score(X, T) == evaluate_triplets(T.indices, E)["accuracy"]
+
+
+def test_normalize_zero_rows_and_params():
+    X = np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0], [0.0, 0.0, 0.0]])
+    model = RelativeComparisonMetric(baseline_holdout=None, normalize=True)
+    model.weights_, model.n_features_in_ = np.array([1.0, 0.0, 4.0]), 3
+    E = model.transform(X)
+    np.testing.assert_allclose(E[0], np.array([1.0, 0.0, 4.0]) / np.sqrt(17.0))
+    np.testing.assert_array_equal(E[1:], 0.0)       # weighted norm 0, and an empty row, stay 0
+    np.testing.assert_allclose(model._row_scales(X), [1 / np.sqrt(17.0), 0.0, 0.0])
+    assert RelativeComparisonMetric().normalize is False
+    with pytest.raises((ValueError, TypeError), match="normalize"):
+        RelativeComparisonMetric(normalize="yes")._check_params()
+
+
+def test_normalize_checks_against_the_plain_cosine_and_refuses_kernels():
+    X, y = _topic_data()
+    T = sample_label_triplets(y, 1500, random_state=0)
+    model = RelativeComparisonMetric(random_state=0, prior="one", normalize=True).fit(X, T)
+    report = model.baseline_gain_
+    assert report is not None and report.baseline == relative.BASELINE_NAME_NORMALIZED
+    assert RelativeComparisonMetric(random_state=0).fit(X, T).baseline_gain_.baseline == relative.BASELINE_NAME
+    with pytest.raises(ValueError, match="kernel=None only"):
+        RelativeComparisonMetric(kernel="rbf", normalize=True, baseline_holdout=None).fit(X.toarray(), T)
+    with pytest.raises(ValueError, match="kernel=None only"):
+        RelativeComparisonMetric(kernel="linear", normalize=True).fit(X.toarray(), T)
+
+
+def test_normalize_survives_save_and_load_and_old_files_load_as_false(tmp_path):
+    X, y = _topic_data()
+    T = sample_label_triplets(y, 800, random_state=0)
+    model = RelativeComparisonMetric(random_state=0, normalize=True).fit(X, T)
+    save(model, tmp_path / "m.npz")
+    again = load(tmp_path / "m.npz")
+    assert again.normalize is True and again.get_params() == model.get_params()
+    np.testing.assert_allclose(again.pairwise_distances(X), model.pairwise_distances(X), atol=1e-12)
+    # a file written before the option: no "normalize" among its params
+    meta, arrays = model._get_state()
+    del meta["params"]["normalize"]
+    old = RelativeComparisonMetric._from_state(meta, arrays)
+    assert old.normalize is False
+    plain = RelativeComparisonMetric(random_state=0).fit(X, T)
+    np.testing.assert_allclose(old.transform(X).toarray(), (X @ sp.diags(np.sqrt(old.weights_))).toarray())
+    assert plain.normalize is False

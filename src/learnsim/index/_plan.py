@@ -62,7 +62,9 @@ def _model_meta(scorer, statistics):
                 {"factor": np.asarray(metric.factor_, dtype=np.float64), "active_position": position,
                  "weights": np.asarray(metric.weights_, dtype=np.float64)})
     if isinstance(metric, RelativeComparisonMetric) and metric.kernel is None:
-        return {"op": "diagonal"}, {"weights": np.asarray(metric.weights_, dtype=np.float64)}
+        # normalize: the query row sqrt(w) x is divided by its norm (a plan without the flag: False)
+        return ({"op": "diagonal", "normalize": bool(getattr(metric, "normalize", False))},
+                {"weights": np.asarray(metric.weights_, dtype=np.float64)})
     return None
 
 

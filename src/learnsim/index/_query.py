@@ -192,6 +192,9 @@ class QueryPlan:
                     q = float(np.dot(sv, sv)) + float(np.dot(p * p, weights - beta))
             elif op == "diagonal":
                 sv = np.sqrt(self.arrays["weights"][ids]) * x
+                if m.get("normalize", False):
+                    # RelativeComparisonMetric(normalize=True): the unit row (a zero row stays 0)
+                    sv = _unit(sv)
                 s = (ids, sv)
                 q = float(np.dot(sv, sv))
             else:

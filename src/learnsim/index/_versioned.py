@@ -18,7 +18,13 @@ class ModelVersions:
     def model_version(self):
         """The number of the model version this handle serves (1 for an index built before
         versions were recorded), as of the last change it saw; see :meth:`versions`."""
-        return _versions.served_version(self.path, self.manifest)
+        # read once per model: only a new manifest (a promotion, a rollback) changes the model it
+        # serves, and the service asks at every search it logs
+        sha = self.manifest["model_sha256"]
+        cached = getattr(self, "_model_version", None)
+        if cached is None or cached[0] != sha:
+            cached = self._model_version = (sha, _versions.served_version(self.path, self.manifest))
+        return cached[1]
 
     @_sqlite_guarded
     def versions(self):
