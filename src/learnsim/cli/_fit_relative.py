@@ -114,6 +114,7 @@ def _triplet_indices(args, ids, rows=None):
 def fit_relative(args, model_path, summary):
     """Read the documents and the triplets or clicks, fit (learnsim.fitting.fit_relative), save
     and report."""
+    from ..feedback import CLICK_DEFAULTS
     from ..fitting import DEFAULT_RELATIVE_VALIDATION_FRACTION, check_anchors, fit_relative as _fit
 
     if args.triplets is None and args.clicks is None and args.clicks_from is None:
@@ -130,7 +131,13 @@ def fit_relative(args, model_path, summary):
     texts = list(doc_texts) + query_texts
     check_anchors(T, args.validation_fraction or DEFAULT_RELATIVE_VALIDATION_FRACTION, args.seed)
     summary.update(documents=len(ids), queries=len(query_texts) if kind == "clicks" else None, supervision=kind)
-    result = _fit(fit_options(args), texts, T, summary)
+    options = fit_options(args)
+    if kind == "clicks":
+        # clicks rank a whole collection for short queries: the defaults of fit_clicks (tf-idf,
+        # shrunk towards W = 1, ranked by the cosine in the learned weighting; docs/click_loop.md)
+        options.weighting = options.weighting or CLICK_DEFAULTS["weighting"]
+        options.prior, options.normalize = CLICK_DEFAULTS["prior"], CLICK_DEFAULTS["normalize"]
+    result = _fit(options, texts, T, summary)
     _save_model(result.pipeline, model_path)
     report, best_C, scores = result.details.report, result.details.C, result.details.scores
     vec_seconds, metric_seconds = result.details.vec_seconds, result.details.metric_seconds
@@ -142,9 +149,9 @@ def fit_relative(args, model_path, summary):
               else f"{summary['triplets']} triplets")
     print(f"Fitted on {source} over {summary['documents']} documents, {summary['features']} features ({weighting}).")
     if report.fell_back:
-        print(f"Relative comparisons: the model is W = 1 (every feature weighs 1: the Euclidean distance on the "
-              f"features); the learned weights (best C = {best_C:g}) did not beat it on "
-              f"the {summary['validation_triplets']} triplets of {summary['validation_anchors']} held-out anchors.")
+        plain = "the cosine of the features" if summary.get("normalize") else "the Euclidean distance on the features"
+        print(f"Relative comparisons: the model is W = 1 (every feature weighs 1: {plain}); the learned weights "
+              f"(best C = {best_C:g}) did not beat it on the {summary['validation_triplets']} triplets of {summary['validation_anchors']} held-out anchors.")
     else:
         print(f"Relative comparisons: C = {best_C:g}, chosen on the {summary['validation_triplets']} triplets of "
               f"{summary['validation_anchors']} held-out anchors (validation accuracy {scores[best_C]:.3f}, mean per "

@@ -5,7 +5,16 @@ its triplets ``(query, clicked, skipped)``; the held-out check against W = 1 is 
 """
 from __future__ import annotations
 
-__all__ = ["fit_clicks", "live_documents"]
+__all__ = ["fit_clicks", "live_documents", "CLICK_DEFAULTS"]
+
+#: The options a fit from clicks takes unless told otherwise (``fit_clicks``, ``learnsim fit
+#: --method relative --clicks/--clicks-from``). Clicks rank a whole collection for short queries,
+#: where paper 004's distance over binary features, shrunk towards 0, ranks badly: a document
+#: whose words got small weights is close to every query. tf-idf features, weights shrunk towards
+#: W = 1 and the ranking by the cosine in the learned weighting fix that
+#: (``benchmarks/bench_click_loop.py``, docs/click_loop.md); the fit's held-out check then compares
+#: with the plain tf-idf cosine.
+CLICK_DEFAULTS = {"weighting": "tfidf", "prior": "one", "normalize": True}
 
 
 def live_documents(index):
@@ -35,7 +44,8 @@ def fit_clicks(ids, texts, comparisons, *, random_state=0, **options):
     random_state : int, default=0
     **options
         Options of :func:`learnsim.fit` for method "relative" (``weighting``, ``prior``,
-        ``validation_fraction``, ``show_progress_bar``, ...).
+        ``normalize``, ``validation_fraction``, ``show_progress_bar``, ...); by default
+        :data:`CLICK_DEFAULTS` (tf-idf, shrunk towards W = 1, ranked by the weighted cosine).
 
     Returns
     -------
@@ -66,4 +76,4 @@ def fit_clicks(ids, texts, comparisons, *, random_state=0, **options):
     if not triplets:
         raise ValueError("no comparison names two documents of the collection")
     return fit(list(texts) + list(queries), triplets=triplets, method="relative", random_state=random_state,
-               **options)
+               **{**CLICK_DEFAULTS, **options})
