@@ -149,3 +149,11 @@ def test_a_few_clients_cannot_carry_the_interleaving():
     assert "over 63 clients" in by_client["reason"]
     with pytest.raises(ValueError, match="one client per outcome"):
         interleaving_verdict([1, 1], ["a"])
+
+
+def test_one_client_still_gets_an_interval():
+    """One user's many searches are evidence with an uncertainty, not a certainty."""
+    v = interleaving_verdict([1] * 25 + [-1] * 20, ["me"] * 45)
+    assert v["clients"] == 1 and v["low"] < v["delta"] < v["high"] and not v["better"]
+    strong = interleaving_verdict([1] * 40 + [-1] * 5, ["me"] * 45)
+    assert strong["better"] and strong["low"] > 0

@@ -12,10 +12,10 @@ Table 2: interleaving agreed with the judged ordering of two retrieval functions
 where click rates of A/B tests did not).
 
 The verdict (:func:`interleaving_verdict`) is the mean outcome (+1 the candidate's team won, -1
-the served one's, 0 a tie) over the clients who searched, each client's own mean over its searches
-with a click: one client, one vote, so a few clients clicking one side's results on purpose cannot
-carry it by the number of their searches. Its bootstrap interval resamples clients; the candidate
-is better only when the whole interval is above zero, as every learned part of learnsim is kept
+the served one's, 0 a tie) over the searches with a click, each client's searches weighing 1 in all:
+one client, one vote, so a few clients clicking one side's results on purpose cannot carry it by
+the number of their searches. Its bootstrap interval resamples the searches; the candidate is
+better only when the whole interval is above zero, as every learned part of learnsim is kept
 only when its held-out gain is (:mod:`learnsim.baseline`).
 
 References
@@ -112,11 +112,12 @@ def interleaving_verdict(outcomes, clients=None, *, confidence=0.95, min_decisiv
     outcomes : sequence of int
         One :func:`interleaving_outcome` per interleaved search with a click.
     clients : sequence, optional
-        Who made each search. Each client is then one unit: the verdict is the mean over clients
-        of each client's mean outcome, with a bootstrap over clients. A few clients who click one
-        side's results on purpose then weigh as a few users, however many searches they make
-        (counted search by search, 30 % of the searches from three clients carried a promotion in
-        ``benchmarks/bench_click_loop.py``). None: each search is a unit.
+        Who made each search. Each client then has one vote: its searches weigh 1 / its number of
+        searches, and the verdict is the weighted mean, with a bootstrap over the searches (each
+        keeping its weight). A few clients who click one side's results on purpose then weigh as
+        a few users, however many searches they make (counted search by search, 30 % of the
+        searches from three clients carried a promotion in ``benchmarks/bench_click_loop.py``);
+        one user's many searches still give an interval. None: every search weighs 1.
     confidence : float, default=0.95
     min_decisive : int, default=MIN_DECISIVE
         Searches won by either side needed for a verdict.
@@ -135,29 +136,50 @@ def interleaving_verdict(outcomes, clients=None, *, confidence=0.95, min_decisiv
     >>> v["wins"], v["losses"], v["better"]
     (30, 5, True)
     """
-    from ..baseline import paired_bootstrap
-
     o = np.asarray(list(outcomes), dtype=np.float64)
     wins, losses = int((o > 0).sum()), int((o < 0).sum())
     if clients is None:
-        units = o
+        weights, n_clients = np.ones_like(o), int(o.size)
     else:
         keys = [str(c) for c in clients]
         if len(keys) != o.size:
             raise ValueError(f"clients must name one client per outcome ({o.size}); got {len(keys)}")
         _, inverse = np.unique(np.asarray(keys, dtype=object), return_inverse=True)
-        units = np.bincount(inverse, weights=o) / np.bincount(inverse) if o.size else o
+        # each client's searches weigh 1 in all: one client, one vote
+        weights = 1.0 / np.bincount(inverse)[inverse] if o.size else o
+        n_clients = int(inverse.max() + 1) if o.size else 0
     out = {"searches": int(o.size), "wins": wins, "losses": losses, "ties": int(o.size - wins - losses),
-           "clients": int(units.size), "delta": float(units.mean()) if units.size else 0.0, "low": None,
+           "clients": n_clients, "delta": float(np.average(o, weights=weights)) if o.size else 0.0, "low": None,
            "high": None, "better": False}
     if wins + losses < min_decisive:
         out["reason"] = (f"interleaving: {wins + losses} searches decided by a click, fewer than the "
                          f"{min_decisive} a verdict needs")
         return out
-    low, high = paired_bootstrap(units, confidence=confidence, random_state=random_state)
-    out.update(low=float(low), high=float(high), better=bool(low > 0))
+    low, high = _weighted_bootstrap(o, weights, confidence, random_state)
+    out.update(low=low, high=high, better=bool(low > 0))
     word = "wins" if low > 0 else ("loses" if high < 0 else "cannot be told from the served ranking")
-    per = "" if clients is None else f" over {units.size} clients"
+    per = "" if clients is None else f" over {n_clients} clients, one vote each"
     out["reason"] = (f"interleaving: the candidate {word} ({wins} searches won, {losses} lost, {out['ties']} tied; "
                      f"mean{per} {out['delta']:+.3f}, {confidence:.0%} interval [{low:+.3f}, {high:+.3f}])")
     return out
+
+
+def _weighted_bootstrap(values, weights, confidence, random_state, n_resamples=2000):
+    """Percentile interval of the weighted mean, the searches resampled (each keeping its weight):
+    the uncertainty of the searches made, whoever made them (a single client's many searches
+    still give an interval, which resampling clients would not)."""
+    rng = np.random.default_rng(random_state)
+    n = values.size
+    mean = float(np.average(values, weights=weights))
+    if n == 1 or np.all(values == values[0]):
+        return mean, mean
+    means = np.empty(n_resamples)
+    step = max(1, 2**22 // n)      # never n_resamples x n indices at once
+    for start in range(0, n_resamples, step):
+        stop = min(n_resamples, start + step)
+        idx = rng.integers(0, n, size=(stop - start, n))
+        w = weights[idx]
+        means[start:stop] = (w * values[idx]).sum(axis=1) / w.sum(axis=1)
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(means, [tail, 1 - tail])
+    return float(min(low, mean)), float(max(high, mean))
