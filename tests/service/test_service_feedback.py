@@ -284,3 +284,15 @@ def test_serve_refuses_options_that_do_not_go_together(fresh, capsys):
         assert main(["serve", str(fresh), *argv]) == 2, argv
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and words in err[0], err
+
+
+def test_a_damaged_click_log_is_one_line_not_a_traceback(fresh, capsys):
+    from learnsim.cli import main
+
+    for junk in (b"not a database at all", b"SQLite format 3\0" + b"\xff" * 200):
+        (fresh / "feedback.sqlite").write_bytes(junk)
+        assert main(["serve", str(fresh), "--learn-from-clicks"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "not a learnsim feedback log" in err[0], err
+        with pytest.raises(ValueError, match="not a learnsim feedback log"):
+            create_app(fresh, learn_from_clicks=True)

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import textwrap
+from pathlib import Path
 
 from ._common import _examples, _formatter, _note, UsageError
 
@@ -142,6 +143,8 @@ def run(args):
         raise UsageError("--learn-from-clicks records feedback, a write: not with --read-only")
     if args.interleave and not args.learn_from_clicks:
         raise UsageError("--interleave needs --learn-from-clicks (its outcome is read from the click log)")
+    if args.learn_from_clicks:
+        _check_feedback_log(args)
     try:   # imported here: 'import learnsim' and 'learnsim --help' must not need them
         import fastapi  # noqa: F401
         import uvicorn
@@ -207,6 +210,18 @@ def run(args):
     finally:
         sock.close()
     return status
+
+
+def _check_feedback_log(args):
+    """The click log opens (a damaged one is a one-line error here, before any worker starts)."""
+    from ..feedback import FeedbackLog
+
+    if not Path(args.index).is_dir():
+        return      # the index's own check says what is wrong
+    try:
+        FeedbackLog(args.index, max_days=args.feedback_days, max_rows=args.feedback_rows).close()
+    except (ValueError, OSError) as exc:
+        raise UsageError(f"--learn-from-clicks: {exc}") from None
 
 
 def _run_workers(config, sock):

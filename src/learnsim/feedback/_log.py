@@ -93,15 +93,20 @@ class FeedbackLog:
                                         check_same_thread=False)
         else:
             self.conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None, check_same_thread=False)
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=FULL")
-            self.conn.execute("PRAGMA foreign_keys=ON")
-            self.conn.executescript(_SCHEMA)
-            # a log made before interleaving (issue 34) has no teams column: add it
-            columns = {row[1] for row in self.conn.execute("PRAGMA table_info(impressions)")}
-            if "teams" not in columns:
-                self.conn.execute("ALTER TABLE impressions ADD COLUMN teams TEXT")
-            self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('salt', ?)", (secrets.token_hex(32),))
+            try:
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                self.conn.execute("PRAGMA synchronous=FULL")
+                self.conn.execute("PRAGMA foreign_keys=ON")
+                self.conn.executescript(_SCHEMA)
+                # a log made before interleaving (issue 34) has no teams column: add it
+                columns = {row[1] for row in self.conn.execute("PRAGMA table_info(impressions)")}
+                if "teams" not in columns:
+                    self.conn.execute("ALTER TABLE impressions ADD COLUMN teams TEXT")
+                self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('salt', ?)", (secrets.token_hex(32),))
+            except sqlite3.DatabaseError as exc:
+                self.conn.close()
+                raise ValueError(f"{path}: not a learnsim feedback log ({exc}); move it away to start a new one") \
+                    from None
         try:
             row = self.conn.execute("SELECT value FROM meta WHERE key = 'salt'").fetchone()
         except sqlite3.DatabaseError as exc:
