@@ -148,3 +148,13 @@ def test_a_running_service_serves_a_promotion_and_a_rollback(fresh, capsys):
     with FeedbackLog(fresh, readonly=True) as log:
         models = [imp["model"] for imp in log.impressions()]
     assert models == ["v1", "v2", "v1"]
+
+
+def test_a_candidate_that_cannot_load_leaves_searches_whole(fresh):
+    (fresh / "versions" / "v2.npz").write_bytes(b"damaged")
+    answers, info = _session(fresh, "c", n=4)
+    assert not any(a.get("interleaved") for a in answers) and all(a["hits"] for a in answers)
+    texts = corpus()[0]
+    with TestClient(create_app(fresh, learn_from_clicks=True, interleave=1.0), base_url="http://127.0.0.1") as c:
+        assert c.get("/healthz").json()["status"] == "ok"
+        assert c.get("/v1/search", params={"q": texts[1]}).status_code == 200

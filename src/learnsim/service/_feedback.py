@@ -25,6 +25,7 @@ and clicks a served index records, and the searches it interleaves with a candid
 """
 from __future__ import annotations
 
+import logging
 import threading
 
 import numpy as np
@@ -33,6 +34,8 @@ from ..feedback import FeedbackLog
 from ._worker import IndexWorker
 
 __all__ = ["ClickRecorder", "MAX_CLIENT_ID"]
+
+log = logging.getLogger("learnsim.service")
 
 #: Characters of an ``X-Client-Id`` kept.
 MAX_CLIENT_ID = 200
@@ -89,7 +92,15 @@ class ClickRecorder:
         key = (served, newest["version"], newest["sha256"])
         with self._lock:
             if self._candidate is None or self._candidate[0] != key:
-                self._candidate = (key, served, newest["version"], idx.version_pipeline(newest["version"]))
+                try:
+                    pipeline = idx.version_pipeline(newest["version"])
+                except Exception as exc:     # noqa: BLE001 - a candidate that cannot load is not served
+                    # the served ranking stays whole: the searches are answered as usual, not 503
+                    log.warning("not interleaving: candidate version %s cannot be loaded: %s", newest["version"], exc)
+                    pipeline = None
+                self._candidate = (key, served, newest["version"], pipeline)
+            if self._candidate[3] is None:
+                return None
             return self._candidate[1:]
 
     def interleaved(self, idx, query, k, conditions):
