@@ -230,6 +230,7 @@ def label_comparisons(col, start, session_queries, n, rng, max_per_impression=20
 # ============================================================================ the product's rule
 class _SimStore:
     def __init__(self, ids, texts):
+        self._ids, self._texts = ids, texts
         self._rows = [(None, i, t, None) for i, t in zip(ids, texts)]
 
     def live_rows(self):
@@ -249,6 +250,9 @@ class _SimIndex:
 
     def versions(self):
         return [self._candidate]
+
+    def live_documents(self):
+        return list(self.store._ids), list(self.store._texts)
 
 
 class _SimLog:

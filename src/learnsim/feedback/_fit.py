@@ -18,16 +18,8 @@ CLICK_DEFAULTS = {"weighting": "tfidf", "prior": "one", "normalize": True}
 
 
 def live_documents(index):
-    """(ids, texts) of an open index's live documents, in their order (:meth:`Index.live_documents`;
-    anything with that method or a ``store`` whose ``live_rows()`` gives (seq, id, text, metadata))."""
-    if hasattr(index, "live_documents"):
-        return index.live_documents()
-    ids, texts = [], []
-    for rows in index.store.live_rows():
-        for _seq, doc_id, text, _meta in rows:
-            ids.append(doc_id)
-            texts.append(text)
-    return ids, texts
+    """(ids, texts) of an open index's live documents, in their order (:meth:`Index.live_documents`)."""
+    return index.live_documents()
 
 
 def fit_clicks(ids, texts, comparisons, *, random_state=0, **options):
