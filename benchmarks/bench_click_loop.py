@@ -228,22 +228,13 @@ def label_comparisons(col, start, session_queries, n, rng, max_per_impression=20
 
 
 # ============================================================================ the product's rule
-class _SimStore:
-    def __init__(self, ids, texts):
-        self._ids, self._texts = ids, texts
-        self._rows = [(None, i, t, None) for i, t in zip(ids, texts)]
-
-    def live_rows(self):
-        yield self._rows
-
-
 class _SimIndex:
     """What :func:`promotion_evidence` reads of an index: the served version and model, the staged
     candidate's version and time, the live documents."""
 
     def __init__(self, col, pipeline, version, candidate_version, staged):
         self.path = None
-        self.store = _SimStore(col.ids, col.texts)
+        self._documents = (list(col.ids), list(col.texts))
         self.pipeline = pipeline
         self.model_version = version
         self._candidate = {"version": candidate_version, "status": "candidate", "created": staged}
@@ -252,7 +243,7 @@ class _SimIndex:
         return [self._candidate]
 
     def live_documents(self):
-        return list(self.store._ids), list(self.store._texts)
+        return self._documents
 
 
 class _SimLog:

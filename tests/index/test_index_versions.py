@@ -332,10 +332,12 @@ def test_an_index_from_before_versions_is_version_one(tmp_path, references):
     assert same(results(idx), references["mcd"])
     assert idx.model_version == 1 and idx.info()["model_version"] == 1
     assert not (path / "versions").exists()
-    (v,) = idx.versions()                               # recorded now
+    (v,) = idx.versions()                               # its implicit record: a read writes nothing
     assert (v["version"], v["status"], v["source"]) == (1, "served", "model.npz")
-    assert v["sha256"] == manifest(path)["model_sha256"] == sha(path / "versions" / "v1.npz")
-    idx.promote(idx.stage(model("relative")))
+    assert v["sha256"] == manifest(path)["model_sha256"] and not (path / "versions").exists()
+    candidate = idx.stage(model("relative"))              # the first write records version 1
+    assert candidate == 2 and v["sha256"] == sha(path / "versions" / "v1.npz")
+    idx.promote(candidate)
     assert same(results(idx), references["relative"])
     idx.rollback()
     assert same(results(idx), references["mcd"])

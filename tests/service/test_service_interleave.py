@@ -158,3 +158,19 @@ def test_a_candidate_that_cannot_load_leaves_searches_whole(fresh):
     with TestClient(create_app(fresh, learn_from_clicks=True, interleave=1.0), base_url="http://127.0.0.1") as c:
         assert c.get("/healthz").json()["status"] == "ok"
         assert c.get("/v1/search", params={"q": texts[1]}).status_code == 200
+
+
+def test_a_candidate_staged_while_the_service_runs_is_interleaved(tmp_path):
+    texts, _, ids, _ = corpus()
+    path = tmp_path / "idx"
+    Index.build(path, model("bm25"), texts[:60], ids[:60]).close()
+    with TestClient(create_app(path, learn_from_clicks=True, interleave=1.0, seed=0),
+                    base_url="http://127.0.0.1") as c:
+        assert "interleaved" not in c.get("/v1/search", params={"q": texts[0], "k": 5}).json()
+        with Index.open(path) as other:                  # another handle (or process) stages one
+            assert other.stage(model("mcd")) == 2
+        assert c.get("/v1/search", params={"q": texts[1], "k": 5}).json().get("interleaved") is True
+        with Index.open(path) as other:
+            other.promote(2, comparison={"forced": True})
+        answer = c.get("/v1/search", params={"q": texts[2], "k": 5}).json()   # nothing staged now
+    assert "interleaved" not in answer

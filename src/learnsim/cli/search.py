@@ -278,7 +278,7 @@ def _corpus_ranking(pipeline, texts, queries, k):
         _note(f"-k {k} is more than the {len(texts)} corpus documents; showing all of them")
         k = len(texts)
     # the corpus' own vocabulary and statistics for the lexical part (Pipeline notes, issue 32)
-    found = pipeline._collection_search(list(texts))
+    found = pipeline.searcher(list(texts))
     scorer = found.scorer
     Q, Q_lexical = found.vectors(queries)
     _warn_empty_rows(found.documents, "corpus document", texts)

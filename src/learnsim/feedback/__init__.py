@@ -9,7 +9,7 @@ from .._utils.lazy import attach
 
 __all__ = ["FeedbackLog", "FEEDBACK_FILE", "click_comparisons", "team_draft", "interleaving_outcome",
            "interleaving_verdict", "heldout_click_verdict", "interleaved_model", "promotion_evidence", "fit_clicks",
-           "live_documents", "CLICK_DEFAULTS"]
+           "CLICK_DEFAULTS"]
 
 __getattr__, __dir__ = attach(__name__, {"FeedbackLog": "._log", "FEEDBACK_FILE": "._log",
                                          "click_comparisons": "._clicks", "team_draft": "._interleave",
@@ -17,4 +17,4 @@ __getattr__, __dir__ = attach(__name__, {"FeedbackLog": "._log", "FEEDBACK_FILE"
                                          "interleaving_verdict": "._interleave",
                                          "heldout_click_verdict": "._compare", "interleaved_model": "._compare",
                                          "promotion_evidence": "._compare", "fit_clicks": "._fit",
-                                         "live_documents": "._fit", "CLICK_DEFAULTS": "._fit"})
+                                         "CLICK_DEFAULTS": "._fit"})

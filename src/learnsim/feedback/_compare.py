@@ -154,7 +154,6 @@ def promotion_evidence(index, candidate, *, candidate_version=None, since=None, 
         made, seconds since 1970).
     """
     from ._clicks import click_comparisons
-    from ._fit import live_documents
     from ._log import FeedbackLog
 
     served_version = int(index.model_version)
@@ -181,7 +180,7 @@ def promotion_evidence(index, candidate, *, candidate_version=None, since=None, 
     finally:
         if own:
             log.close()
-    ids, texts = live_documents(index)
+    ids, texts = index.live_documents()
     heldout = heldout_click_verdict(click_comparisons(impressions), index.pipeline, candidate, ids, texts,
                                     confidence=confidence)
     if candidate_version is not None:

@@ -5,7 +5,7 @@ its triplets ``(query, clicked, skipped)``; the held-out check against W = 1 is 
 """
 from __future__ import annotations
 
-__all__ = ["fit_clicks", "live_documents", "CLICK_DEFAULTS"]
+__all__ = ["fit_clicks", "CLICK_DEFAULTS"]
 
 #: The options a fit from clicks takes unless told otherwise (``fit_clicks``, ``learnsim fit
 #: --method relative --clicks/--clicks-from``). Clicks rank a whole collection for short queries,
@@ -15,11 +15,6 @@ __all__ = ["fit_clicks", "live_documents", "CLICK_DEFAULTS"]
 #: (``benchmarks/bench_click_loop.py``, docs/click_loop.md); the fit's held-out check then compares
 #: with the plain tf-idf cosine.
 CLICK_DEFAULTS = {"weighting": "tfidf", "prior": "one", "normalize": True}
-
-
-def live_documents(index):
-    """(ids, texts) of an open index's live documents, in their order (:meth:`Index.live_documents`)."""
-    return index.live_documents()
 
 
 def fit_clicks(ids, texts, comparisons, *, random_state=0, **options):

@@ -36,7 +36,8 @@ class ModelVersions:
         ``source`` (a note: the model file it came from, ...), ``status`` ("served" for exactly
         one, "candidate" for one staged and never served, "retired" for one served before) and
         ``comparison`` (the evidence its last promotion was given, or None). An index built before
-        versions has one, recorded here (where it can be written) on the first call.
+        versions has one, its model; it is written down at the first write of a version (a read
+        writes nothing: the service reads versions at each page view and interleaved search).
 
         Examples
         --------
@@ -53,13 +54,7 @@ class ModelVersions:
         1
         """
         self._see_changes()
-        if self.manifest.get("model_file") is None and not (self.path / _versions.VERSIONS_DIR).is_dir():
-            try:        # an index built before versions: recorded now, where a writer may write
-                with self._lock():
-                    self._begin_write()
-                    _versions.ensure(self)
-            except OSError:
-                pass    # a read-only index: its one version, as it would be recorded
+        # read_view gives an index built before versions its implicit record, without writing
         state, _ = _versions.read_view(self.path)
         return [dict(v) for v in state["versions"]]
 

@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import logging
 import threading
+from pathlib import Path
 
 import numpy as np
 
 from ..feedback import FeedbackLog
+from ..index._versions import VERSIONS_DIR, VERSIONS_FILE
 from ._worker import IndexWorker
 
 __all__ = ["ClickRecorder", "MAX_CLIENT_ID"]
@@ -57,8 +59,8 @@ class ClickRecorder:
         self._coin = np.random.default_rng(seed)      # the event loop's: which searches interleave
         self._draft = np.random.default_rng(None if seed is None else seed + 1)   # the index thread's
         self._candidate = None                        # (key, served, candidate, pipeline) once loaded
+        self._staged = (None, None)                   # (versions.json's stat, newest candidate or None)
         self._lock = threading.Lock()
-        self.last = None                              # the last interleaved search: (served, candidate)
 
     def close(self):
         self.worker.close()
@@ -83,11 +85,9 @@ class ClickRecorder:
     def candidate(self, idx):
         """(served version, candidate version, pipeline) of the newest staged candidate, or None;
         in the index's thread (it reads the versions file, and loads the model once)."""
-        versions = idx.versions()
-        staged = [v for v in versions if v["status"] == "candidate"]
-        if not staged:
+        newest = self._newest_candidate(idx)
+        if newest is None:
             return None
-        newest = max(staged, key=lambda v: v["version"])
         served = int(idx.model_version)
         key = (served, newest["version"], newest["sha256"])
         with self._lock:
@@ -102,6 +102,20 @@ class ClickRecorder:
             if self._candidate[3] is None:
                 return None
             return self._candidate[1:]
+
+    def _newest_candidate(self, idx):
+        """The newest staged version (a dict), or None; versions.json read again only when it
+        changed (its stat), not at every interleaved search."""
+        file = Path(idx.path) / VERSIONS_DIR / VERSIONS_FILE
+        try:
+            st = file.stat()
+            stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+        except OSError:
+            return None         # an index never staged into has no candidate
+        if self._staged[0] != stamp:
+            staged = [v for v in idx.versions() if v["status"] == "candidate"]
+            self._staged = (stamp, max(staged, key=lambda v: v["version"]) if staged else None)
+        return self._staged[1]
 
     def interleaved(self, idx, query, k, conditions):
         """(hits, teams, model) of a search answered by a team draft of the served ranking and the
@@ -121,7 +135,6 @@ class ClickRecorder:
         ids, teams = team_draft(served_ids, [hits[i]["id"] for i in order], k, self._draft)
         by_id = {h["id"]: h for h in hits}
         merged = [dict(by_id[doc_id], rank=rank + 1) for rank, doc_id in enumerate(ids)]
-        self.last = (served_version, candidate_version)
         return merged, teams, interleaved_model(served_version, candidate_version)
 
     # ------------------------------------------------------------------ writes
