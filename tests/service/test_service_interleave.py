@@ -174,3 +174,21 @@ def test_a_candidate_staged_while_the_service_runs_is_interleaved(tmp_path):
             other.promote(2, comparison={"forced": True})
         answer = c.get("/v1/search", params={"q": texts[2], "k": 5}).json()   # nothing staged now
     assert "interleaved" not in answer
+
+
+def test_a_damaged_versions_file_leaves_searches_whole_and_is_reported(fresh):
+    texts = corpus()[0]
+    with TestClient(create_app(fresh, learn_from_clicks=True, interleave=1.0, seed=0),
+                    base_url="http://127.0.0.1") as c:
+        assert c.get("/v1/search", params={"q": texts[0], "k": 5}).json().get("interleaved") is True
+        (fresh / "versions" / "versions.json").write_text('{"format": "learnsim-versions", "versions": []}')
+        for q in texts[1:5]:
+            r = c.get("/v1/search", params={"q": q, "k": 5})
+            assert r.status_code == 200 and "interleaved" not in r.json() and r.json()["hits"]
+        info = c.get("/v1/info")
+        assert info.status_code == 200 and info.json()["last_comparison"]["damaged"] is True
+        assert "versions.json" in info.json()["last_comparison"]["reason"] and str(fresh) not in info.text
+        page = c.get("/", params={"q": texts[0]})
+        assert page.status_code == 200 and "cannot be read" in page.text and str(fresh) not in page.text
+        health = c.get("/healthz").json()
+        assert health["status"] == "degraded" and "versions.json" in health["damage"]

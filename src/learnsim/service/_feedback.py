@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from ..feedback import FeedbackLog
+from ..index import IndexFormatError
 from ..index._versions import VERSIONS_DIR, VERSIONS_FILE
 from ._worker import IndexWorker
 
@@ -113,7 +114,13 @@ class ClickRecorder:
         except OSError:
             return None         # an index never staged into has no candidate
         if self._staged[0] != stamp:
-            staged = [v for v in idx.versions() if v["status"] == "candidate"]
+            try:
+                staged = [v for v in idx.versions() if v["status"] == "candidate"]
+            except (IndexFormatError, ValueError, OSError) as exc:    # IndexDamagedError is one
+                # damaged: nothing to interleave, and the search is answered as usual; the damage is
+                # reported where the versions are what was asked (/v1/info, the page, the CLI)
+                log.warning("not interleaving: the model versions cannot be read: %s", exc)
+                staged = []
             self._staged = (stamp, max(staged, key=lambda v: v["version"]) if staged else None)
         return self._staged[1]
 

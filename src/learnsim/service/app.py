@@ -633,6 +633,10 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             return out, repr(idx.pipeline)
 
         out, pipeline = await run(read, until=deadline())
+        last = out.get("last_comparison") or {}
+        if last.get("damaged") and app.state.damage is None:
+            # versions.json damaged: searches go on (nothing is interleaved), /healthz says so
+            app.state.damage = _short(last["reason"])
         # the server's directory layout is none of a client's business: the name is enough
         out["path"] = Path(out["path"]).name
         out.update(version=__version__, pipeline=pipeline)

@@ -115,10 +115,17 @@ def gather(index, *, q=None, k=PAGE_K, similar=None, duplicates=None, info=True,
 def last_comparison(index):
     """The comparison last recorded on a model version (a promotion's evidence, or a refused
     one's), with its ``version``; None when none was."""
+    from ..index import IndexFormatError
+
     try:
         versions = index.versions()
-    except OSError:
-        return None
+    except (IndexFormatError, OSError) as exc:
+        # the search and the page go on; what was asked about says it cannot be read (not None:
+        # that would read as "never compared")
+        return {"version": None, "status": None, "better": None, "damaged": True,
+                # the server's paths are none of a client's business: the index's name is enough
+                "reason": "the model versions cannot be read: "
+                          + " ".join(str(exc).replace(str(index.path), index.path.name).split())[:300]}
     found = [v for v in versions if v.get("comparison")]
     if not found:
         return None
@@ -339,7 +346,7 @@ def _header(data):
     compared = ""
     if last:
         # issue 34: which version serves and what the last comparison of a candidate found
-        compared = (f' &middot; <span class="comparison">last comparison (version {int(last["version"])}): '
+        compared = (f' &middot; <span class="comparison">last comparison (version {last["version"]}): '
                     f'{_e(" ".join(str(last.get("reason") or "recorded").split())[:200])}</span>')
     return (f'<p class="model">Model: <b>{_e(data["method"])}</b>, {_e(data["scoring"])}'
             + (f' &middot; <span class="version">version {int(version)}</span>' if version is not None else "")
