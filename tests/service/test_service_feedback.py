@@ -296,3 +296,20 @@ def test_a_damaged_click_log_is_one_line_not_a_traceback(fresh, capsys):
         assert len(err) == 1 and "not a learnsim feedback log" in err[0], err
         with pytest.raises(ValueError, match="not a learnsim feedback log"):
             create_app(fresh, learn_from_clicks=True)
+
+
+def test_a_batch_is_logged_in_one_go_and_one_bad_id_spoils_only_its_own(tmp_path):
+    """An index built in Python may hold an id over the log's 1,000-character bound: the searches
+    that show it are answered without an impression, the rest of the batch is logged."""
+    texts = corpus()[0]
+    long_id = "x" * 1500
+    path = tmp_path / "idx"
+    Index.build(path, model("bm25"), texts[:20], [long_id] + [f"d{i}" for i in range(1, 20)]).close()
+    with _client(path) as c:
+        r = c.post("/v1/search", json={"queries": [texts[0], texts[5], texts[6]], "k": 1})
+    assert r.status_code == 200
+    first, second, third = r.json()["impressions"]
+    assert r.json()["results"][0][0]["id"] == long_id and first is None
+    assert second and third and second != third
+    with _log(path) as log:
+        assert {i["id"] for i in log.impressions()} == {second, third}

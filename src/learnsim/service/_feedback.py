@@ -145,13 +145,12 @@ class ClickRecorder:
         return merged, teams, interleaved_model(served_version, candidate_version)
 
     # ------------------------------------------------------------------ writes
-    async def impression(self, query, hits, *, model, client, teams=None, timeout=None):
-        # the impressions waiting together are written in one transaction (one fsync): under load
-        # the log's writes keep up with the searches (IndexWorker batches calls of one key)
-        item = (query, [h["id"] for h in hits], model, client, teams)
-        token, = await self.worker.call(lambda log, items: log.record_impressions(items), key="impressions",
-                                        queries=[item], timeout=timeout)
-        return token
+    async def impressions(self, items, *, timeout=None):
+        """Log ``(query, ids shown, model, client, teams)`` items; their ids. The impressions of a
+        batch, and those of searches waiting together, are written in one transaction (one fsync):
+        under load the log's writes keep up with the searches (IndexWorker batches calls of one key)."""
+        return await self.worker.call(lambda log, batch: log.record_impressions(batch), key="impressions",
+                                      queries=list(items), timeout=timeout)
 
     async def clicks(self, impression, clicked, *, dwell=None, relevance=None, client=None, timeout=None):
         return await self.worker.call(lambda log: log.record_clicks(impression, clicked, dwell=dwell,

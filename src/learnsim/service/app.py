@@ -580,18 +580,27 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         model = interleaved[1] if interleaved else served_model(index)
         teams = interleaved[0] if interleaved else None
         left = max(0.001, until - time.monotonic())
-        out = []
+        out = [None] * len(queries)
+        # nothing to learn from (and nothing the log takes): no hit, a blank query, one over the
+        # log's bound (a service may take longer queries than the log keeps)
+        kept = [n for n, (q, hits) in enumerate(zip(queries, results))
+                if hits and q.strip() and len(q) <= MAX_LOGGED_QUERY]
+        items = [(queries[n], [h["id"] for h in results[n]], model, client, teams) for n in kept]
         try:
-            for q, hits in zip(queries, results):
-                # nothing to learn from (and nothing the log takes): no hit, a blank query, one over
-                # the log's bound (a service may take longer queries than the log keeps)
-                keep = hits and q.strip() and len(q) <= MAX_LOGGED_QUERY
-                try:
-                    out.append(await recorder.impression(q, hits, model=model, client=client, teams=teams,
-                                                         timeout=left) if keep else None)
-                except ValueError as exc:   # an id over the log's bound (an index built in Python)
-                    log.warning("a search was answered without its impression: %s", exc)
-                    out.append(None)
+            try:
+                tokens = await recorder.impressions(items, timeout=left) if items else []
+            except ValueError:
+                # one is over the log's bounds (an id of an index built in Python): the others
+                # are still logged, one by one
+                tokens = []
+                for item in items:
+                    try:
+                        tokens.extend(await recorder.impressions([item], timeout=left))
+                    except ValueError as exc:
+                        log.warning("a search was answered without its impression: %s", exc)
+                        tokens.append(None)
+            for n, token in zip(kept, tokens):
+                out[n] = token
         except Busy:
             raise _fail(429, "the click log is busy; retry later", {"Retry-After": str(_RETRY_AFTER_S)}) from None
         except TimedOut:
