@@ -54,9 +54,10 @@ if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 
 K = 10                      # results shown, and the depth of nDCG
-ROWS = ("start", "joachims", "naive", "random-10", "random-30", "spam-10", "spam-30", "ceiling")
+ROWS = ("start", "ipw", "joachims", "naive", "random-10", "random-30", "spam-10", "spam-30", "ceiling")
 LOOP_ROWS = ROWS[1:-1]
-LABELS = {"start": "starting model (static)", "joachims": "loop, Joachims pairs (bias handled)",
+LABELS = {"start": "starting model (static)", "ipw": "loop, inverse propensity weights (the default)",
+          "joachims": "loop, Joachims pairs (skip above, next below)",
           "naive": "loop, naive pairs (no bias handling)", "random-10": "loop, 10 % random-click sessions",
           "random-30": "loop, 30 % random-click sessions", "spam-10": "loop, 10 % spam sessions",
           "spam-30": "loop, 30 % spam sessions", "ceiling": "ceiling (fitted on true labels)"}
@@ -256,14 +257,14 @@ class _SimLog:
         return [i for i in self._imps if i["clicks"] or not with_clicks_only]
 
 
-def decide(col, served, served_version, candidate, candidate_version, staged, block_impressions):
+def decide(col, served, served_version, candidate, candidate_version, staged, block_impressions, confidence=0.95):
     """:func:`learnsim.feedback.promotion_evidence` on the impressions logged since the candidate
     was staged."""
     from learnsim.feedback import promotion_evidence
 
     index = _SimIndex(col, served, served_version, candidate_version, staged)
     return promotion_evidence(index, candidate, candidate_version=candidate_version, since=staged,
-                              log=_SimLog(block_impressions))
+                              log=_SimLog(block_impressions), confidence=confidence)
 
 
 # ============================================================================ one run of the loop
@@ -275,6 +276,14 @@ class Settings:
     n_clients: int = 5_000
     spam_clients: int = 3
     max_comparisons: int = 20_000
+    #: a staged candidate is judged at the end of each block on all its interleaved searches so
+    #: far, at most this many times (then dropped and a new one fitted), each look at confidence
+    #: 1 - 0.05 / max_looks (Bonferroni over the looks: repeated looks at growing evidence must
+    #: not raise the chance of promoting a model that is no better)
+    max_looks: int = 3
+    #: the simulated users' position bias: rank r is examined with probability (1 / r)^eta (the
+    #: learner assumes eta = 1 whatever this is: a misspecified propensity when it is not 1)
+    eta: float = 1.0
     seed: int = 0
 
 
@@ -296,7 +305,7 @@ def run_loop(col, start_pipeline, start_rank, row, settings, eval_start, log=pri
     from learnsim.feedback._compare import interleaved_model
 
     rng = np.random.default_rng([settings.seed, ROWS.index(row)])
-    clicks_of = ClickModel()
+    clicks_of = ClickModel(eta=settings.eta)
     noise, share = (row.split("-")[0], int(row.split("-")[1]) / 100) if "-" in row else (None, 0.0)
     spam = spam_targets(col, start_rank, settings.spam_clients) if noise == "spam" else []
     served, served_rank, version, served_eval = start_pipeline, start_rank, 0, eval_start
@@ -304,10 +313,11 @@ def run_loop(col, start_pipeline, start_rank, row, settings, eval_start, log=pri
     served_train = ndcg(start_rank.train, train_topics, col)
     candidate = cand_rank = cand_version = staged = cand_model = None
     next_version = 1
-    impressions, block_imps = [], []
+    impressions, block_imps, cand_imps, looks = [], [], [], 0
+    confidence = 1.0 - 0.05 / settings.max_looks
     curve, shown_ndcg, decisions, promotions = [(0, eval_start)], [], [], []
     train_curve = [(0, served_train)]
-    fit_seconds, decide_seconds, n_comparisons = [], [], []
+    fit_seconds, decide_seconds, n_comparisons, fits = [], [], [], []
     w = dcg_weights()
     n_train = len(col.train_queries)
     eval_topics = [t for _, t in col.eval_queries]
@@ -352,17 +362,22 @@ def run_loop(col, start_pipeline, start_rank, row, settings, eval_start, log=pri
                "clicks": [{"doc_id": col.ids[shown[r]], "position": int(r) + 1} for r in clicked]}
         impressions.append(imp)
         block_imps.append(imp)
+        cand_imps.append(imp)
         if (s + 1) % settings.block:
             continue
         # ---- the end of a block: decide on the candidate interleaved in it, then fit the next
         if candidate is not None:
             t0 = time.perf_counter()
-            verdict = decide(col, served, version, candidate, cand_version, staged, block_imps)
+            verdict = decide(col, served, version, candidate, cand_version, staged, cand_imps, confidence)
             decide_seconds.append(time.perf_counter() - t0)
-            honest = _honest_interleaving(block_imps, version, cand_version) if noise == "spam" else None
+            looks += 1
+            worse = any((verdict.get(k) or {}).get("worse") for k in ("interleaving", "heldout"))
+            waiting = not verdict["better"] and not worse and looks < settings.max_looks
+            honest = _honest_interleaving(cand_imps, version, cand_version) if noise == "spam" else None
             cand_eval = ndcg(cand_rank.eval, eval_topics, col)
             cand_train = ndcg(cand_rank.train, train_topics, col)
             entry = {"sessions": s + 1, "candidate_version": cand_version, "promoted": bool(verdict["better"]),
+                     "look": looks, "waiting": waiting, "staged_at": staged,
                      "served_ndcg": served_eval, "candidate_ndcg": cand_eval, "served_ndcg_sessions": served_train,
                      "candidate_ndcg_sessions": cand_train, "reason": verdict["reason"],
                      "interleaving": _brief(verdict["interleaving"]), "heldout": _brief(verdict["heldout"]),
@@ -371,7 +386,8 @@ def run_loop(col, start_pipeline, start_rank, row, settings, eval_start, log=pri
             decisions.append(entry)
             log(f"  [{row}] {s + 1} sessions: candidate v{cand_version} ({cand_model}) nDCG held-out {cand_eval:.4f} "
                 f"(served {served_eval:.4f}), session queries {cand_train:.4f} (served {served_train:.4f}): "
-                f"{'PROMOTED' if verdict['better'] else 'kept'}; {verdict['reason'][:150]}")
+                f"{'PROMOTED' if verdict['better'] else 'waiting' if waiting else 'dropped'} (look {looks}); "
+                f"{verdict['reason'][:150]}")
             if verdict["better"]:
                 served, served_rank, version, served_eval = candidate, cand_rank, cand_version, cand_eval
                 served_train = cand_train
@@ -381,31 +397,45 @@ def run_loop(col, start_pipeline, start_rank, row, settings, eval_start, log=pri
         curve.append((s + 1, served_eval))
         train_curve.append((s + 1, served_train))
         block_imps = []
+        if candidate is not None and waiting:
+            continue                        # the candidate stays staged: its evidence grows
         candidate = cand_rank = None
         if s + 1 + settings.block > settings.sessions:
             continue                        # no block left to compare a new candidate in
-        if row == "naive":
-            comps = naive_comparisons(impressions)
-        else:
-            comps = click_comparisons([i for i in impressions if i["clicks"]])
-        n_comparisons.append(len(comps))
-        if len(comps) > settings.max_comparisons:
-            keep = np.sort(np.random.default_rng([settings.seed, s]).choice(len(comps), settings.max_comparisons,
-                                                                           replace=False))
-            comps = [comps[k] for k in keep]
+        logged = [i for i in impressions if i["clicks"]]
         t0 = time.perf_counter()
-        result = fit(col, comps, settings.seed)
+        if row in ("naive", "joachims"):   # the ablations: comparisons, checked on held-out triplets
+            if row == "naive":
+                comps = naive_comparisons(impressions)
+            else:
+                comps = click_comparisons(logged, position_bias="joachims")
+            if len(comps) > settings.max_comparisons:
+                keep = np.sort(np.random.default_rng([settings.seed, s]).choice(len(comps), settings.max_comparisons,
+                                                                               replace=False))
+                comps = [comps[k] for k in keep]
+            result = fit(col, comps, settings.seed)
+        else:               # the product's path: the log itself (inverse propensity weights, held-out searches)
+            result = fit(col, None, settings.seed, impressions=logged)
         fit_seconds.append(time.perf_counter() - t0)
         if result is None:
             continue
+        n_comparisons.append(int(result.report.get("triplets", 0)))
+        fits.append({"sessions": s + 1, "model": result.report.get("model"), "C": result.report.get("C"),
+                     "comparisons": n_comparisons[-1]})
+        if result.report.get("model") == "W = 1":
+            continue        # nothing learned: no candidate to stage, the served model keeps all searches
         candidate, cand_model = result.pipeline, result.report.get("model")
         cand_rank = Rankings(candidate, col)
+        # what the learner made of the log so far (a diagnostic: the users never see it unless promoted)
+        fits[-1].update(ndcg_sessions=ndcg(cand_rank.train, train_topics, col),
+                        ndcg=ndcg(cand_rank.eval, eval_topics, col))
         cand_version, next_version = next_version, next_version + 1
         staged = float(s + 1)
+        cand_imps, looks = [], 0
     return {"row": row, "curve": curve, "final_ndcg": served_eval, "promotions": promotions,
             "curve_sessions": train_curve, "final_ndcg_sessions": served_train,
             "decisions": decisions, "shown_ndcg_by_block": _block_means(shown_ndcg, settings.block),
-            "comparisons": n_comparisons, "fit_seconds": fit_seconds, "decide_seconds": decide_seconds,
+            "comparisons": n_comparisons, "fits": fits, "fit_seconds": fit_seconds, "decide_seconds": decide_seconds,
             "spam_targets": [col.ids[d] for d in spam]}
 
 
@@ -413,15 +443,16 @@ def run_loop(col, start_pipeline, start_rank, row, settings, eval_start, log=pri
 FIT_OPTIONS = {}
 
 
-def fit(col, comps, seed):
-    """fit_clicks on tf-idf (l2) features, the starting model's; None when no comparison is left."""
+def fit(col, comps, seed, impressions=None):
+    """fit_clicks on tf-idf (l2) features, the starting model's, from comparisons or from the
+    log's impressions; None when no comparison is left."""
     from learnsim.feedback import fit_clicks
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            return fit_clicks(col.ids, col.texts, comps, random_state=seed, weighting="tfidf",
-                              show_progress_bar=False, **FIT_OPTIONS)
+            return fit_clicks(col.ids, col.texts, comps, impressions=impressions, random_state=seed,
+                              weighting="tfidf", show_progress_bar=False, **FIT_OPTIONS)
         except ValueError:
             return None
 
@@ -500,7 +531,7 @@ def table(result):
     return "\n".join(lines)
 
 
-COLOURS = {"start": "#555555", "joachims": "#1f77b4", "naive": "#ff7f0e", "random-10": "#2ca02c",
+COLOURS = {"start": "#555555", "ipw": "#1f77b4", "joachims": "#8c564b", "naive": "#ff7f0e", "random-10": "#2ca02c",
            "random-30": "#17becf", "spam-10": "#d62728", "spam-30": "#9467bd", "ceiling": "#000000"}
 #: the two panels of the plot: (title, the loop record's curve key, the promotion's key, the result's suffix)
 PANELS = (("the sessions' queries", "curve_sessions", "ndcg_sessions", "_sessions"),
@@ -588,7 +619,8 @@ def run(args, log=print):
     FIT_OPTIONS.clear()
     FIT_OPTIONS.update(json.loads(args.fit_options))
     settings = Settings(sessions=args.sessions, block=args.block, interleave=args.interleave,
-                        max_comparisons=args.max_comparisons, seed=args.seed)
+                        max_comparisons=args.max_comparisons, max_looks=args.max_looks, eta=args.eta,
+                        seed=args.seed)
     col = load_newsgroups(args.data_dir, args.docs, args.train_queries, args.eval_queries, args.seed)
     log(f"collection: {len(col.texts)} documents in {len(col.relevant_count)} topics; "
         f"{len(col.train_queries)} session queries, {len(col.eval_queries)} held-out queries")
@@ -606,9 +638,9 @@ def run(args, log=print):
         log(f"{row}: final {rec['final_ndcg']:.4f}, {len(rec['promotions'])} promotions, "
             f"{rec['seconds']:.0f} s (fits {sum(rec['fit_seconds']):.0f} s)")
         loops.append(rec)
-    # the ceiling: as many comparisons as the Joachims loop's last fit, from the true labels
+    # the ceiling: as many comparisons as the default loop's last fit (else the Joachims loop's), from the true labels
     n_ceiling = next((min(r["comparisons"][-1], settings.max_comparisons) for r in loops
-                      if r["row"] == "joachims" and r["comparisons"]), settings.max_comparisons)
+                      if r["row"] in ("ipw", "joachims") and r["comparisons"]), settings.max_comparisons)
     rng = np.random.default_rng([settings.seed, 99])
     session_queries = rng.integers(len(col.train_queries), size=settings.sessions - settings.block)
     t0 = time.perf_counter()
@@ -621,7 +653,7 @@ def run(args, log=print):
         f"{time.perf_counter() - t0:.0f} s)")
     result = {"collection": col.name, "documents": len(col.texts), "topics": int(len(col.relevant_count)),
               "session_queries": len(col.train_queries), "eval_queries": len(col.eval_queries),
-              "settings": asdict(settings) | {"click_model": asdict(ClickModel())},
+              "settings": asdict(settings) | {"click_model": asdict(ClickModel(eta=settings.eta))},
               "start_ndcg": start_ndcg, "ceiling_ndcg": ceiling_ndcg, "ceiling_comparisons": len(comps),
               "ceiling_model": ceiling.report.get("model"), "ceiling_C": ceiling.report.get("C"),
               "ceiling_nonzero_weights": ceiling.report.get("nonzero_weights"),
@@ -648,6 +680,12 @@ def parse(argv):
     p.add_argument("--eval-queries", type=int, default=500, help="held-out evaluation queries (default 500)")
     p.add_argument("--max-comparisons", type=int, default=20_000,
                    help="comparisons a fit learns from at most (a seeded sample above; default 20000)")
+    p.add_argument("--max-looks", type=int, default=3,
+                   help="times a staged candidate is judged (end of each block, on all its interleaved searches so "
+                        "far) before it is dropped; each look at confidence 1 - 0.05 / this (default 3; 1: one block)")
+    p.add_argument("--eta", type=float, default=1.0,
+                   help="the simulated users' position bias, examination (1 / rank)^eta (default 1; the "
+                        "learner's inverse propensity weights assume 1 whatever this is)")
     p.add_argument("--rows", nargs="+", default=list(LOOP_ROWS), choices=LOOP_ROWS)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--data-dir", default=None)

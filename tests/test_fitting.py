@@ -173,6 +173,25 @@ def test_triplets_fit_relative_as_the_command_line(corpus, triplets, tmp_path):
     assert_same_parts(parts, _cli_model(tmp_path, ["--method", "relative", "--input", docs, "--triplets", rows]))
 
 
+def test_relative_n_documents_takes_the_vocabulary_from_the_collection(corpus, triplets):
+    """n_documents: the texts after the first n are anchors only, transformed with the
+    collection's vocabulary and idf (as a fit from clicks treats its query texts)."""
+    texts = list(corpus["texts"])
+    extra = ["zzzquery words nowhere else", "another qqqonly anchor"]
+    anchored = [(len(texts), b, c) for _, b, c in triplets[:5]] + [(len(texts) + 1, b, c) for _, b, c in triplets[5:10]]
+    plain = fit_parts(texts + extra, triplets=triplets + anchored, weighting="tfidf")
+    only = fit_parts(texts + extra, triplets=triplets + anchored, weighting="tfidf", n_documents=len(texts))
+    assert "zzzquery" in plain["vectorizer"].vocabulary_
+    assert "zzzquery" not in only["vectorizer"].vocabulary_ and "qqqonly" not in only["vectorizer"].vocabulary_
+    assert only["vectorizer"].vocabulary_ == fit_parts(texts, triplets=triplets, weighting="tfidf")["vectorizer"].vocabulary_
+    with pytest.raises(ValueError, match="n_documents"):
+        fit_parts(texts, triplets=triplets, n_documents=len(texts) + 1)
+    with pytest.raises(ValueError, match="n_documents"):
+        fit_parts(texts, triplets=triplets, n_documents=0)
+    with pytest.raises(ValueError, match="apply to method"):
+        fit_parts(texts, clusters=corpus["labels"], n_documents=3)
+
+
 def test_links_fit_linklearn_as_the_command_line(corpus, links, tmp_path):
     parts = fit_parts(corpus["texts"], links=links + [(3, 3)], max_iter=3000)   # a self-link is dropped
     assert sorted(parts) == ["metric", "vectorizer"]

@@ -45,7 +45,7 @@ _OPTION_METHODS = {
     "learning_rate": {"linklearn"}, "validation_fraction": {"linklearn", "film", "relative"},
     "baseline_holdout": {"mcd", "film"}, "variant": {"linklearn"}, "matcher": {"film"},
     "rerank": {"film"}, "encoder": {"mcd", "film"}, "prior": {"relative"},
-    "normalize": {"relative"},
+    "normalize": {"relative"}, "n_documents": {"relative"},
 }
 # the options that configure the term vectoriser, which a pre-trained encoder replaces
 _TERM_VECTOR_OPTIONS = ("weighting", "lsi", "norm")
@@ -129,6 +129,9 @@ class FitOptions:
     prior: str | None = None
     #: relative: True scores by the weighted cosine (unit rows of the learned map), not eq. (2)'s distance
     normalize: bool = False
+    #: relative: the texts[:n_documents] are the collection (vocabulary and idf), the rest anchors
+    #: only (the queries of click comparisons); None: all texts are the collection
+    n_documents: int | None = None
     variant: str | None = None
     matcher: str | None = None
     #: learned re-ranking of search (FILM fitted on labelled pairs): True tries it and keeps it
@@ -840,9 +843,15 @@ def _choose(X, T, fraction, seed, prior="zero", normalize=False):
     return best_C, report, valid_T, dict(zip(C_GRID, means[1:].tolist())), float(means[0])
 
 
-def fit_relative(o, texts, T, summary):
+def fit_relative(o, texts, T, summary, chooser=None):
     """A weighted metric from relative comparisons (paper 004): the triplets ``T`` ((n, 3) indices
     into ``texts``: the anchor is closer to the second than to the third).
+
+    ``o.n_documents``: when the texts are a collection's documents followed by queries that are
+    only anchors (comparisons from clicks), the vocabulary and its statistics (idf) are those of
+    the first ``n_documents`` texts, the collection the model will rank, and the queries are only
+    transformed: the fall-back W = 1 is then the collection's own cosine, the ranking the log was
+    served with, and not one whose idf the query texts moved (docs/click_loop.md).
 
     The triplets of a seeded ``o.validation_fraction`` of the anchors (default 0.25; whole
     anchors, at least 2 held out and 2 kept) are held out. Every C of C_GRID is fitted on the
@@ -853,6 +862,12 @@ def fit_relative(o, texts, T, summary):
     on all the triplets; otherwise the metric is W = 1 and a warning says so. With fewer than four
     anchors C is chosen on one held-out anchor and the report says the check is unchecked.
     Features: binary term presence, not normalised (``o.weighting`` changes them).
+
+    ``chooser``: another way to choose C and check against W = 1, called as ``_choose`` is,
+    ``chooser(X, T, fraction, seed, prior, normalize)``, and returning what it returns (plus,
+    optionally, a sixth item: a dict merged into the summary), or None to leave it to the
+    held-out triplets. The click log's
+    (:func:`learnsim.feedback.fit_clicks`) scores held-out searches, not held-out triplets.
 
     Returns a :class:`FitResult`; its details: report, C, scores ({C: held-out score}), valid_T.
     """
@@ -867,13 +882,23 @@ def fit_relative(o, texts, T, summary):
     vectorizer = TextVectorizer(weighting, norm="l2" if weighting in ("tfidf", "bm25") and o.norm is not None else None,
                                 stop_words=o.stop_words, stem="porter" if o.stem else None, dtype=np.float64)
     start = time.perf_counter()
-    X = sp.csr_matrix(vectorizer.fit_transform(texts), dtype=np.float64)
+    if o.n_documents is None:
+        X = vectorizer.fit_transform(texts)
+    elif o.n_documents > len(texts):
+        raise ValueError(f"n_documents is {o.n_documents}, more than the {len(texts)} texts")
+    else:
+        X = vectorizer.fit(list(texts[:o.n_documents])).transform(list(texts))
+    X = sp.csr_matrix(X, dtype=np.float64)
     vec_seconds = time.perf_counter() - start
     fraction = o.validation_fraction or DEFAULT_RELATIVE_VALIDATION_FRACTION
     check_anchors(T, fraction, o.random_state)                  # the error before any fitting
     start = time.perf_counter()
     with stage("relative: choosing C and checking against W = 1 on held-out anchors"):
-        best_C, report, valid_T, scores, baseline_score = _choose(X, T, fraction, o.random_state, prior, normalize)
+        chosen = None if chooser is None else chooser(X, T, fraction, o.random_state, prior, normalize)
+        if chosen is None:      # no chooser, or one that cannot hold anything out: the held-out triplets
+            chosen = _choose(X, T, fraction, o.random_state, prior, normalize)
+        best_C, report, valid_T, scores, baseline_score = chosen[:5]
+        extra = chosen[5] if len(chosen) > 5 else {}
     with stage("relative: learning the metric"):
         metric = RelativeComparisonMetric(C=best_C, tol=TOL, random_state=o.random_state, baseline_holdout=None,
                                           prior=prior, normalize=normalize)
@@ -887,6 +912,8 @@ def fit_relative(o, texts, T, summary):
                    validation_accuracy_baseline=baseline_score, model="W = 1" if report.fell_back else "learned",
                    training_accuracy=float(metric.score(X, T)), nonzero_weights=int(np.count_nonzero(metric.weights_)),
                    baseline_gain=report.to_dict())
+    summary.setdefault("validation_measure", "triplet accuracy, mean per anchor")
+    summary.update(extra)
     return _result(summary, {"vectorizer": vectorizer, "metric": metric}, vec_seconds, metric_seconds,
                    report=report, C=best_C, scores=scores, valid_T=valid_T)
 
@@ -1019,6 +1046,10 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, met
           is chosen, and the learned weights checked against the plain cosine, on that scoring.
           On ``benchmarks/bench_click_loop.py``'s collection it lifts nDCG@10 from 0.24 to 0.41
           with ``prior="one"`` (the tf-idf cosine: 0.37).
+        - ``n_documents`` (int; relative; default None: all): the first ``n_documents`` texts are
+          the collection whose vocabulary and idf the features use; the texts after them are
+          anchors only (the query texts of click comparisons), transformed with that vocabulary.
+          The fall-back W = 1 is then the collection's own cosine (``fit_clicks`` sets it).
         - ``matcher`` ({"auto", "threshold", "classifier", "knn"}; film on pairs; default
           "auto"): the duplicate rule, or whichever is most accurate on the held-out pairs.
         - ``encoder`` (str, path or fitted encoder; mcd, film): a pre-trained sentence encoder
@@ -1217,6 +1248,8 @@ def _options(method, options, seed):
         o.prior = _check_choice(get("prior"), "prior", ("zero", "one"))
     if "normalize" in options:
         o.normalize = bool(_check_choice(get("normalize"), "normalize", (True, False)))
+    if get("n_documents") is not None:
+        o.n_documents = _check_int(get("n_documents"), "n_documents", 1)
     if get("matcher") is not None:
         o.matcher = _check_choice(get("matcher"), "matcher", MATCHER_CHOICES)
     if "rerank" in options:

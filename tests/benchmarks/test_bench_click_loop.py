@@ -33,10 +33,10 @@ def test_naive_pairs_ignore_position():
 def test_quick_loop(tmp_path, capsys):
     require_corpus("20newsgroups/20news-bydate.tar.gz")
     out, plot = tmp_path / "loop.json", tmp_path / "loop.svg"
-    assert bench_click_loop.main(["--quick", "--rows", "joachims", "naive", "spam-30", "--data-dir",
+    assert bench_click_loop.main(["--quick", "--rows", "ipw", "joachims", "spam-30", "--data-dir",
                                   str(shared_data_dir()), "--json", str(out), "--plot", str(plot)]) == 0
     result = json.loads(out.read_text())
-    assert [r["row"] for r in result["rows"]] == ["start", "joachims", "naive", "spam-30", "ceiling"]
+    assert [r["row"] for r in result["rows"]] == ["start", "ipw", "joachims", "spam-30", "ceiling"]
     for rec in result["loops"]:
         assert len(rec["curve"]) == result["settings"]["sessions"] // result["settings"]["block"] + 1
         assert len(rec["curve_sessions"]) == len(rec["curve"])
@@ -46,7 +46,11 @@ def test_quick_loop(tmp_path, capsys):
         # served ranking below the starting one
         assert all(p["minus_start_sessions"] >= 0 for p in rec["promotions"]), rec["promotions"]
         assert all(y >= result["start_ndcg_sessions"] for _, y in rec["curve_sessions"])
-        assert len(rec["decisions"]) == len(rec["curve"]) - 2
+        # a decision at most at the end of each block after the first; a fit that fell back stages
+        # nothing, and a staged candidate is looked at no more than max_looks times
+        assert len(rec["decisions"]) <= len(rec["curve"]) - 2
+        assert all(1 <= d["look"] <= result["settings"]["max_looks"] for d in rec["decisions"])
+        assert len(rec["fits"]) <= len(rec["curve"]) - 2
     # both measures in the rows: the sessions' queries (primary) and the held-out queries
     for r in result["rows"]:
         for key in ("ndcg_sessions", "gap_closed_sessions", "min_minus_start_sessions", "ndcg", "gap_closed",
@@ -56,7 +60,7 @@ def test_quick_loop(tmp_path, capsys):
     assert start_row["ndcg_sessions"] == result["start_ndcg_sessions"] and start_row["ndcg"] == result["start_ndcg"]
     assert ceiling_row["ndcg_sessions"] == result["ceiling_ndcg_sessions"]
     table = capsys.readouterr().out
-    for label in ("starting model", "Joachims pairs", "naive pairs", "30 % spam", "ceiling",
+    for label in ("starting model", "inverse propensity", "Joachims pairs", "30 % spam", "ceiling",
                   "sessions' queries", "held-out queries"):
         assert label in table
     header = table[table.index("| row |"):].splitlines()[0]

@@ -78,14 +78,16 @@ def index(tmp_path, models):
 def evidence(monkeypatch, result=None, error=None, missing=False):
     """Replace learnsim.feedback.promotion_evidence: returning ``result``, raising ``error``, or
     absent (``missing``); returns the list of the calls it got."""
-    calls = []
+    calls, confidences = [], []
+    evidence.confidences = confidences
     if missing:
         monkeypatch.setitem(sys.modules, "learnsim.feedback", types.ModuleType("learnsim.feedback"))
         return calls
     import learnsim.feedback
 
-    def promotion_evidence(index, candidate, candidate_version=None):
+    def promotion_evidence(index, candidate, candidate_version=None, confidence=0.95):
         calls.append((index.model_version, candidate))      # the served version when it compares
+        confidences.append(confidence)
         if error is not None:
             raise error
         return result
@@ -132,6 +134,8 @@ def test_promote_with_evidence_that_it_is_better_then_rollback(index, models, mo
 
 def test_promote_refused_without_evidence_that_it_is_better(index, models, monkeypatch):
     evidence(monkeypatch, {"better": False, "reason": "lost 12 of 20 interleaved comparisons"})
+    refused(["index", "promote", index, "--model", models["relative"], "--confidence", "0.983"], "lost 12 of 20")
+    assert evidence.confidences == [0.983]
     line, out = refused(["index", "promote", index, "--model", models["relative"]],
                         "refused to promote model version 2", "lost 12 of 20", "--force")
     assert out == ""
@@ -171,6 +175,8 @@ def test_one_line_user_errors(index, models, tmp_path, monkeypatch):
     user_error(["index", "promote", index, "--version", "9"], "no model version 9")
     user_error(["index", "promote", index, "--version", "1", "--force"], "already served")
     user_error(["index", "promote", index, "--version", "0"], "positive")
+    for bad in ("1", "0.4", "nan", "x"):
+        user_error(["index", "promote", index, "--model", models["relative"], "--confidence", bad], "[0.5, 1)")
     user_error(["index", "promote", index, "--model", models["mcd"]], "already served")
     user_error(["index", "promote", index, "--model", tmp_path / "missing.npz"], "missing.npz")
     (tmp_path / "bad.npz").write_bytes(b"PK\x03\x04 not a model")

@@ -200,7 +200,10 @@ def test_a_flood_from_one_client_does_not_dominate_the_refit(fresh):
     def flooded(rows):
         return sum((q, a) in clicked_by_flood for q, a, _ in rows)
 
-    raw, capped = click_comparisons(impressions, max_client_share=1.0), click_comparisons(impressions)
+    # Joachims' pairs, whose count per click is fixed: the client cap is what is tested (with
+    # inverse propensity weights in tests/feedback/test_feedback.py)
+    raw = click_comparisons(impressions, max_client_share=1.0, position_bias="joachims")
+    capped = click_comparisons(impressions, position_bias="joachims")
     assert flooded(raw) >= 300 and len(raw) - flooded(raw) >= 30     # uncapped, the flood is 90 % of it
     # capped at max(10, the share, the typical client's 4): at most 10 of the flood's
     assert flooded(capped) <= 10 and len(capped) - flooded(capped) == len(raw) - flooded(raw)

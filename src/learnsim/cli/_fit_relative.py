@@ -63,12 +63,9 @@ def read_triplet_rows(path, kind, encoding_errors):
 
 
 def _logged_clicks(directory):
-    """(ids, texts, rows) of an index's live documents and the comparisons of its click log, the
-    rows as read_triplet_rows gives them (the comparison's number for a line number); those
-    naming a document no longer in the index are left out."""
-    from ..feedback import click_comparisons
+    """(ids, texts, impressions with clicks) of an index's live documents and its click log."""
+    from ..index import open_index
     from .feedback import open_log
-    from .index import open_index
 
     index = open_index(directory)
     try:
@@ -76,13 +73,8 @@ def _logged_clicks(directory):
     finally:
         index.close()
     with open_log(directory) as log:
-        comparisons = click_comparisons(log.impressions(with_clicks_only=True))
-    known = set(ids)
-    rows = [(n + 1, list(c)) for n, c in enumerate(comparisons) if c[1] in known and c[2] in known]
-    if not rows:
-        raise UsageError(f"{directory}: the click log gives no comparison yet (a click below a result that was "
-                         "not clicked); 'learnsim feedback stats' shows what it holds")
-    return ids, texts, rows
+        impressions = list(log.impressions(with_clicks_only=True))
+    return ids, texts, impressions
 
 
 def _triplet_indices(args, ids, rows=None):
@@ -120,24 +112,34 @@ def fit_relative(args, model_path, summary):
     if args.triplets is None and args.clicks is None and args.clicks_from is None:
         raise UsageError("--method relative needs --triplets FILE (anchor<TAB>closer<TAB>farther ids), "
                          "--clicks FILE (query<TAB>clicked<TAB>skipped) or --clicks-from DIR (an index's click log)")
+    chooser = None
     if args.clicks_from is not None:
-        ids, doc_texts, rows = _logged_clicks(args.clicks_from)
-        query_texts, T, kind = _triplet_indices(args, ids, rows)
+        from ..feedback import click_supervision
+
+        ids, doc_texts, impressions = _logged_clicks(args.clicks_from)
+        try:
+            sup = click_supervision(ids, doc_texts, impressions=impressions, random_state=args.seed)
+        except ValueError:
+            raise UsageError(f"{args.clicks_from}: the click log gives no comparison yet (a click on a result "
+                             "beside one that was not clicked); 'learnsim feedback stats' shows what it holds") from None
+        texts, T, kind, n_queries, chooser = sup.texts, sup.triplets, "clicks", sup.n_queries, sup.chooser
     else:
         docs = read_documents(args.input, encoding_errors=args.encoding_errors, quoting=args.quoting)
         unique_ids(args.input, docs, "--method relative needs")
         ids, doc_texts = docs.ids, docs.texts
         query_texts, T, kind = _triplet_indices(args, ids)
-    texts = list(doc_texts) + query_texts
+        texts, n_queries = list(doc_texts) + query_texts, len(query_texts)
     check_anchors(T, args.validation_fraction or DEFAULT_RELATIVE_VALIDATION_FRACTION, args.seed)
-    summary.update(documents=len(ids), queries=len(query_texts) if kind == "clicks" else None, supervision=kind)
+    summary.update(documents=len(ids), queries=n_queries if kind == "clicks" else None, supervision=kind)
     options = fit_options(args)
     if kind == "clicks":
         # clicks rank a whole collection for short queries: the defaults of fit_clicks (tf-idf,
-        # shrunk towards W = 1, ranked by the cosine in the learned weighting; docs/click_loop.md)
+        # shrunk towards W = 1, ranked by the cosine in the learned weighting; docs/click_loop.md);
+        # the vocabulary and idf of the documents alone, the queries only anchors
         options.weighting = options.weighting or CLICK_DEFAULTS["weighting"]
         options.prior, options.normalize = CLICK_DEFAULTS["prior"], CLICK_DEFAULTS["normalize"]
-    result = _fit(options, texts, T, summary)
+        options.n_documents = len(ids)
+    result = _fit(options, texts, T, summary, chooser=chooser)
     _save_model(result.pipeline, model_path)
     report, best_C, scores = result.details.report, result.details.C, result.details.scores
     vec_seconds, metric_seconds = result.details.vec_seconds, result.details.metric_seconds
@@ -148,14 +150,18 @@ def fit_relative(args, model_path, summary):
     source = (f"{summary['triplets']} click triplets of {summary['queries']} queries" if kind == "clicks"
               else f"{summary['triplets']} triplets")
     print(f"Fitted on {source} over {summary['documents']} documents, {summary['features']} features ({weighting}).")
+    if "validation_searches" in summary:      # a click log: checked on held-out searches
+        held = f"the {summary['validation_searches']} searches of {summary['validation_queries']} held-out queries"
+        measure = f"click DCG {scores[best_C]:.3f} against {summary['validation_accuracy_baseline']:.3f}, mean per query"
+    else:
+        held = f"the {summary['validation_triplets']} triplets of {summary['validation_anchors']} held-out anchors"
+        measure = f"validation accuracy {scores[best_C]:.3f}, mean per anchor"
     if report.fell_back:
         plain = "the cosine of the features" if summary.get("normalize") else "the Euclidean distance on the features"
         print(f"Relative comparisons: the model is W = 1 (every feature weighs 1: {plain}); the learned weights "
-              f"(best C = {best_C:g}) did not beat it on the {summary['validation_triplets']} triplets of {summary['validation_anchors']} held-out anchors.")
+              f"(best C = {best_C:g}) did not beat it on {held}.")
     else:
-        print(f"Relative comparisons: C = {best_C:g}, chosen on the {summary['validation_triplets']} triplets of "
-              f"{summary['validation_anchors']} held-out anchors (validation accuracy {scores[best_C]:.3f}, mean per "
-              f"anchor); refitted on all triplets, "
+        print(f"Relative comparisons: C = {best_C:g}, chosen on {held} ({measure}); refitted on all triplets, "
               f"{summary['nonzero_weights']} features with a weight.")
     print(f"Against the baseline: {report.summary()}")
     print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, metric "

@@ -132,6 +132,10 @@ def register(commands):
                                                                 "default: the newest candidate")
     promote.add_argument("--force", action="store_true",
                          help="promote without the evidence that the candidate is better (recorded as forced)")
+    promote.add_argument("--confidence", type=_confidence, default=0.95, metavar="P",
+                         help="the interleaving interval's confidence (default 0.95); when you run promote on "
+                              "the same candidate up to K times as its evidence grows, give 1 - 0.05 / K "
+                              "(docs/feedback.md, 'Looking again')")
     promote.add_argument("--json", action="store_true")
     rollback = actions.add_parser(
         "rollback", formatter_class=_formatter, help="serve the previous model again",
@@ -358,7 +362,21 @@ def _print_versions(versions, as_json):
     return 0
 
 
-def _evidence(index, candidate, version):
+def _confidence(text):
+    """--confidence: a probability in [0.5, 1)."""
+    import argparse
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0.5, 1), got {text!r}") from None
+    if not math.isfinite(value) or not 0.5 <= value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in [0.5, 1), got {text!r}")
+    return value
+
+
+def _evidence(index, candidate, version, confidence=0.95):
     """(evidence dict or None, why there is none): learnsim.feedback's comparison of the candidate
     with the served model, where that function exists and the index has the clicks it needs."""
     try:
@@ -366,7 +384,7 @@ def _evidence(index, candidate, version):
     except ImportError:
         return None, "this learnsim has no promotion evidence (learnsim.feedback.promotion_evidence)"
     try:
-        evidence = promotion_evidence(index, candidate, candidate_version=version)
+        evidence = promotion_evidence(index, candidate, candidate_version=version, confidence=confidence)
     except (ValueError, OSError) as exc:        # no clicks logged, too few, ...
         return None, f"no comparison could be made ({' '.join(str(exc).split())})"
     if not isinstance(evidence, dict) or not isinstance(evidence.get("better"), bool):
@@ -394,7 +412,7 @@ def _promote(args, index):
     if version == served:
         raise UsageError(f"model version {version} is already served")
     candidate = index.version_pipeline(version)
-    evidence, missing = _evidence(index, candidate, version)
+    evidence, missing = _evidence(index, candidate, version, getattr(args, "confidence", 0.95))
     if args.force:
         comparison = {"forced": True, **(evidence or {})}
         if missing:

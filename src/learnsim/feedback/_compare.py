@@ -4,14 +4,14 @@ Two kinds of evidence, both from the click log of the served index, both over cl
 candidate never learned from (those recorded after it was staged):
 
 - **Held-out clicks** (:func:`heldout_click_verdict`): the comparisons of
-  :func:`learnsim.feedback.click_comparisons` ("the clicked result is closer to the query than the
-  one skipped above it, or the one right below it"), each scored 1 when a model orders the pair
-  the same way (1/2 on a tie), averaged per query; the candidate's gain over the served model is
-  the mean over queries of the difference, with a bootstrap interval over queries. This check is
-  cheap and needs no traffic, but it leans towards the candidate: a "click > skip above" pair is
-  by construction one the served ranking placed the wrong way round (it ranked the skipped result
-  higher), while a "click > next below" pair is one it got right. So it screens out a candidate
-  that cannot win, and does not by itself promote one.
+  :func:`learnsim.feedback.click_comparisons` (by default each clicked result against every
+  result shown and not clicked, sampled with inverse propensity weights), each scored 1 when a
+  model orders the pair the same way (1/2 on a tie), averaged per query; the candidate's gain
+  over the served model is the mean over queries of the difference, with a bootstrap interval
+  over queries. This check is cheap and needs no traffic, but it sees only how a model orders
+  the results users were shown, not what it brings in from the rest of the collection, and it is
+  noisy (a pair of two relevant results is a coin toss). So it screens out a candidate that loses
+  on the searches since it was staged, and does not by itself promote one.
 - **Interleaving** (:mod:`learnsim.feedback._interleave`): searches served as a team-draft merge
   of the two rankings, the team whose results were clicked more winning each. Position bias
   favours neither side, so this is the evidence a promotion needs. Each client is one vote (the
