@@ -5,7 +5,11 @@ Supervision, with --input documents that have ids (id<TAB>text, or .jsonl with "
 - ``--triplets FILE``: ``anchor<TAB>closer<TAB>farther`` document ids per line: the anchor is
   closer to the second document than to the third.
 - ``--clicks-from DIR``: the click log of a served index (``learnsim serve --learn-from-clicks``):
-  its documents, and the comparisons :func:`learnsim.feedback.click_comparisons` draws from it.
+  its documents, and the comparisons :func:`learnsim.feedback.click_comparisons` draws from it
+  (inverse propensity weights). C is chosen, and the model checked against W = 1, on held-out
+  *searches* instead of the held-out triplets below (:mod:`learnsim.feedback`'s fit_clicks: the
+  clicks' propensity-weighted DCG, every query held out once); the vocabulary and idf are the
+  documents' alone.
 - ``--clicks FILE``: ``query<TAB>clicked<TAB>skipped`` per line, the query's *text* and two
   document ids: the clicked document is closer to the query than the skipped one (a click-through
   log, as in the paper's motivation). Each distinct query text joins the collection the
@@ -151,7 +155,8 @@ def fit_relative(args, model_path, summary):
               else f"{summary['triplets']} triplets")
     print(f"Fitted on {source} over {summary['documents']} documents, {summary['features']} features ({weighting}).")
     if "validation_searches" in summary:      # a click log: checked on held-out searches
-        held = f"the {summary['validation_searches']} searches of {summary['validation_queries']} held-out queries"
+        held = (f"the {summary['validation_searches']} searches of {summary['validation_queries']} queries, each "
+                "held out once")
         measure = f"click DCG {scores[best_C]:.3f} against {summary['validation_accuracy_baseline']:.3f}, mean per query"
     else:
         held = f"the {summary['validation_triplets']} triplets of {summary['validation_anchors']} held-out anchors"
