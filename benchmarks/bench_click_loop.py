@@ -7,22 +7,26 @@ for Web Search*, 2015, ch. 3): a result at rank r is examined with probability (
 examined, clicked with probability ``attract_relevant`` or ``attract_other``. Every ``--block``
 sessions the loop does what the product does:
 
-1. **learn**: :func:`learnsim.feedback.click_comparisons` (Joachims' position-bias-robust pairs,
-   per-client cap) over the whole log so far, then :func:`learnsim.feedback.fit_clicks` (paper
-   004's relative-comparison metric with its defaults for clicks, weights shrunk towards W = 1 and
-   ranking by the cosine, and its own held-out check against W = 1);
-2. **compare**: during the next block a share ``--interleave`` of the sessions is served as a
-   team-draft merge (:func:`learnsim.feedback.team_draft`) of the served ranking and the candidate;
-3. **promote**: at the end of that block :func:`learnsim.feedback.promotion_evidence` itself decides
-   (interleaving's 95 % interval above zero and the held-out clicks of that block not saying the
-   candidate loses), called on a stand-in of the index and its click log that holds the simulated
-   collection, the served model and the block's impressions.
+1. **learn** (when no candidate is staged): :func:`learnsim.feedback.fit_clicks` on the whole log
+   so far (``impressions=``): inverse propensity comparisons (:func:`click_comparisons`, per-client
+   cap), paper 004's relative-comparison metric with its defaults for clicks (weights shrunk
+   towards W = 1, ranking by the cosine, the collection's vocabulary and idf), C chosen and the
+   model checked against W = 1 on held-out searches; a fit that falls back stages nothing;
+2. **compare**: while a candidate is staged, a share ``--interleave`` of the sessions is served as
+   a team-draft merge (:func:`learnsim.feedback.team_draft`) of the served ranking and the
+   candidate;
+3. **promote**: at the end of each block :func:`learnsim.feedback.promotion_evidence` itself judges
+   the candidate on all the impressions since it was staged (interleaving's interval above zero
+   and the held-out clicks not saying it loses), at most ``--max-looks`` times at confidence
+   1 - 0.05 / max_looks, called on a stand-in of the index and its click log that holds the
+   simulated collection, the served model and those impressions.
 
 The served ranking's nDCG@10 is measured with the true labels after every block, on two sets of
 queries: the sessions' own queries (the issue's measure, the table's first columns: the quality the
 simulated users got) and held-out queries (500 by default) never searched in a session (a stricter test of what
-the learned weights generalise to). Rows: the static starting model, the loop (Joachims pairs), the loop
-learning from naive pairs (every clicked result above every unclicked one shown: no position-bias
+the learned weights generalise to). Rows: the static starting model, the loop (the product's
+default), the loop learning from Joachims' pairs checked on held-out triplets, the loop learning
+from naive pairs (every clicked result above every unclicked one shown: no position-bias
 handling), the loop with random-click noise or with spam clients at 10 % and 30 % of the sessions,
 and the ceiling (the same metric and fit fed comparisons from the true labels, as many, on the same
 queries). For each measure the table gives the final served nDCG@10, the share of the
