@@ -214,6 +214,8 @@ class _HeldOutSearches:
         scored = {units[u] for u in self._pairs(units)[1]}
         folds = [[a for a in fold if a in scored] for fold in folds]
         units = [a for fold in folds for a in fold]
+        if not units:                   # no held-out search to score: the triplets' rule
+            return None
         pairs, owners, gains = self._pairs(units)
         rows = np.empty((1 + len(CLICK_C_GRID), len(units)))
         rows[0] = self._scores(unit_rows(X) if normalize else X, pairs, owners, gains, len(units))
@@ -279,27 +281,25 @@ class _HeldOutSearches:
         else:
             sq = np.einsum("ij,ij->i", docs, docs)
         total, count = np.zeros(n_units), np.zeros(n_units)
-        anchors = sorted({a for a, _ in pairs})
-        block = max(1, (1 << 22) // max(1, self.n_documents))
-        dist = {}
+        searches_of = {}
+        for (anchor, rows), u, gain in zip(pairs, owners, gains):
+            searches_of.setdefault(anchor, []).append((rows, u, gain))
+        anchors = sorted(searches_of)
+        block = max(1, (1 << 22) // max(1, self.n_documents))   # queries x documents of bounded memory
         for start in range(0, len(anchors), block):
             part = anchors[start:start + block]
             dots = docs @ Z[part].T
             dots = np.asarray(dots.todense() if sp.issparse(dots) else dots).T
-            for row, a in enumerate(part):
-                dist[a] = sq - 2.0 * dots[row]      # squared distance up to the query's own |q|^2
-            for (anchor, rows), u, gain in zip(pairs, owners, gains):
-                if anchor not in dist:
-                    continue
-                d = dist[anchor]
-                k = min(len(rows), d.size)
-                top = np.argpartition(d, k - 1)[:k] if k < d.size else np.arange(d.size)
-                pool = d[np.union1d(top, rows)]
-                clicked = gain > 0
-                ranks = np.array([np.count_nonzero(pool < d[r]) for r in rows[clicked]])
-                total[u] += float(np.sum(gain[clicked] / np.log2(ranks + 2.0)))
-                count[u] += 1
-            dist.clear()
+            for row, anchor in enumerate(part):
+                d = sq - 2.0 * dots[row]            # squared distance up to the query's own |q|^2
+                for rows, u, gain in searches_of[anchor]:
+                    k = min(len(rows), d.size)
+                    top = np.argpartition(d, k - 1)[:k] if k < d.size else np.arange(d.size)
+                    pool = d[np.union1d(top, rows)]
+                    clicked = gain > 0
+                    ranks = np.array([np.count_nonzero(pool < d[r]) for r in rows[clicked]])
+                    total[u] += float(np.sum(gain[clicked] / np.log2(ranks + 2.0)))
+                    count[u] += 1
         return np.divide(total, count, out=np.zeros(n_units), where=count > 0)
 
 
