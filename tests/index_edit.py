@@ -72,3 +72,16 @@ def reseal(path):
         d = path / m["plan_dir"]
         m["plan_sha256"] = {k: sha256_file(d / k) for k in m["plan_sha256"] if (d / k).exists()}
     write_manifest(path, m)
+
+
+def without_plan(path, where):
+    """A copy of the index at ``path`` in ``where`` whose manifest names no query plan, opened:
+    searches then go the pipeline's way (the plan is an optimisation that must not change them)."""
+    dst = Path(where) / "no-plan"
+    shutil.copytree(path, dst)
+    m = read_manifest(dst)
+    m["plan_dir"] = None
+    write_manifest(dst, m)
+    index = Index.open(dst)
+    assert not index.info()["query_plan"]
+    return index

@@ -58,6 +58,18 @@ def near_duplicate(text, seed, drop=0.1):
     return " ".join(w for i, w in enumerate(words) if i not in gone)
 
 
+def topic_triplets(y, rng, count=400):
+    """``count`` triplets (anchor, a document of its topic, one of another topic) over labels ``y``."""
+    n = len(y)
+    triplets = []
+    for _ in range(count):
+        a = int(rng.integers(n))
+        same = [i for i in range(n) if y[i] == y[a] and i != a]
+        diff = [i for i in range(n) if y[i] != y[a]]
+        triplets.append((a, int(rng.choice(same)), int(rng.choice(diff))))
+    return triplets
+
+
 @functools.lru_cache(maxsize=None)
 def model(family):
     """The fitted :class:`learnsim.pipeline.Pipeline` of a family, on :func:`corpus`."""
@@ -81,13 +93,7 @@ def model(family):
                     pairs.append((a, b, int(y[a] == y[b])))
             return learnsim.fit(texts, pairs=pairs, **FILM_OPTIONS)
         if family == "relative":
-            triplets = []
-            for _ in range(400):
-                a = int(rng.integers(n))
-                same = [i for i in range(n) if y[i] == y[a] and i != a]
-                diff = [i for i in range(n) if y[i] != y[a]]
-                triplets.append((a, int(rng.choice(same)), int(rng.choice(diff))))
-            return learnsim.fit(texts, triplets=triplets)
+            return learnsim.fit(texts, triplets=topic_triplets(y, rng))
         if family in ("linklearn", "bm25"):
             links = []
             for i in range(n):

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from conftest import run_cli
-from index_edit import write_manifest
+from index_edit import without_plan
 from index_models import FAMILIES, corpus, model
 
 from learnsim.index import Index
@@ -294,13 +294,7 @@ def test_explanations_sum_to_the_hit_scores(built, family):
 def test_the_query_plan_equals_the_pipeline_path(built, family, tmp_path):
     idx = built[family]
     assert idx.info()["query_plan"]
-    copy = tmp_path / "no-plan"
-    shutil.copytree(idx.path, copy)
-    manifest = json.loads((copy / "manifest.json").read_text())
-    manifest["plan_dir"] = None
-    write_manifest(copy, manifest)
-    slow = Index.open(copy)
-    assert not slow.info()["query_plan"]
+    slow = without_plan(idx.path, tmp_path)
     queries = _queries() + ["", "unknownword", "W001 w001, w002!"]
     for a, b in zip(slow.search(queries, k=10), idx.search(queries, k=10)):
         # (1e-6: a distance of a document to itself is the square root of rounding errors)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import functools
 import json
-import shutil
 import warnings
 
 import numpy as np
 import pytest
 
-from index_edit import write_manifest
-from index_models import corpus
+from index_edit import without_plan
+from index_models import corpus, topic_triplets
 
 from learnsim.index import Index
 
@@ -23,14 +22,7 @@ def _model(normalize):
     import learnsim
 
     texts, y, _, _ = corpus()
-    n = len(texts)
-    rng = np.random.default_rng(0)
-    triplets = []
-    for _ in range(400):
-        a = int(rng.integers(n))
-        same = [i for i in range(n) if y[i] == y[a] and i != a]
-        diff = [i for i in range(n) if y[i] != y[a]]
-        triplets.append((a, int(rng.choice(same)), int(rng.choice(diff))))
+    triplets = topic_triplets(y, np.random.default_rng(0))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return learnsim.fit(texts, triplets=triplets, weighting="tfidf", prior="one", normalize=normalize)
@@ -78,13 +70,7 @@ def test_index_search_equals_the_pipeline_search_with_and_without_the_plan(built
     planned = built.search(queries, k=10)
     for a, b in zip(planned, memory):
         _same(a, b)
-    copy = tmp_path / "no-plan"
-    shutil.copytree(built.path, copy)
-    manifest = json.loads((copy / "manifest.json").read_text())
-    manifest["plan_dir"] = None
-    write_manifest(copy, manifest)
-    slow = Index.open(copy)
-    assert not slow.info()["query_plan"]
+    slow = without_plan(built.path, tmp_path)
     for a, b in zip(slow.search(queries, k=10), memory):
         _same(a, b)
     # the weighted-cosine ranking by hand, for a query with words: d = sqrt(2 - 2 cos_w)
