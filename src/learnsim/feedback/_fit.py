@@ -184,13 +184,15 @@ class _HeldOutSearches:
 
     def __init__(self, impressions, anchors, position, n_documents, eta=1.0, propensity_clip=10):
         self.position, self.n_documents = position, int(n_documents)
-        self.impressions, self.anchors = impressions, anchors
-        self.by_anchor = {}
+        self.eta, self.clip = float(eta), int(propensity_clip)
+        # each query's searches that can be scored: a click on a shown document of the collection
+        self.searches = {}
         for imp in impressions:
             anchor = anchors.get(imp["query"])
             if anchor is not None:
-                self.by_anchor.setdefault(anchor, []).append(imp)
-        self.eta, self.clip = float(eta), int(propensity_clip)
+                search = self._search(imp)
+                if search is not None:
+                    self.searches.setdefault(anchor, []).append(search)
 
     def __call__(self, X, T, fraction, seed, prior, normalize):
         from sklearn.preprocessing import normalize as unit_rows
@@ -208,15 +210,16 @@ class _HeldOutSearches:
         n_folds = int(min(max(2, round(1.0 / fraction)), anchors.size))
         fold_of = dict(zip(np.random.default_rng(seed).permutation(anchors).tolist(),
                            np.arange(anchors.size) % n_folds))
-        folds = [[a for a in anchors.tolist() if fold_of[a] == f and a in self.by_anchor] for f in range(n_folds)]
-        units = [a for fold in folds for a in fold]
-        # the queries with a search that has a click on a known result
-        scored = {units[u] for u in self._pairs(units)[1]}
-        folds = [[a for a in fold if a in scored] for fold in folds]
+        folds = [[a for a in anchors.tolist() if fold_of[a] == f and a in self.searches] for f in range(n_folds)]
         units = [a for fold in folds for a in fold]
         if not units:                   # no held-out search to score: the triplets' rule
             return None
-        pairs, owners, gains = self._pairs(units)
+        pairs, owners, gains = [], [], []
+        for u, anchor in enumerate(units):
+            for rows, gain in self.searches[anchor]:
+                pairs.append((anchor, rows))
+                owners.append(u)
+                gains.append(gain)
         rows = np.empty((1 + len(CLICK_C_GRID), len(units)))
         rows[0] = self._scores(unit_rows(X) if normalize else X, pairs, owners, gains, len(units))
         fold_T = np.array([fold_of[a] for a in T[:, 0].tolist()])
@@ -249,21 +252,16 @@ class _HeldOutSearches:
         return (best_C, report, valid_T, scores, float(means[0]),
                 {"validation_measure": MEASURE, "validation_searches": searches, "validation_queries": len(units)})
 
-    def _pairs(self, units):
-        """For every held-out search, its anchor row and the rows of the shown documents that are
-        in the collection (in shown order), and the clicks' inverse propensity weights."""
-        pairs, owners, gains = [], [], []
-        for u, anchor in enumerate(units):
-            for imp in self.by_anchor[anchor]:
-                shown = [(r, self.position[d]) for r, d in enumerate(imp["shown"]) if d in self.position]
-                clicked = {c["doc_id"] for c in imp["clicks"]}
-                weight = [min(r + 1, self.clip) ** self.eta if imp["shown"][r] in clicked else 0.0 for r, _ in shown]
-                if not any(weight):
-                    continue
-                pairs.append((anchor, np.array([row for _, row in shown], dtype=np.int64)))
-                owners.append(u)
-                gains.append(np.asarray(weight))
-        return pairs, owners, gains
+    def _search(self, imp):
+        """(rows of the shown documents that are in the collection, in shown order; the clicks'
+        inverse propensity weights, 0 for a result not clicked), or None without a click there."""
+        shown = [(r, self.position[d]) for r, d in enumerate(imp["shown"]) if d in self.position]
+        clicked = {c["doc_id"] for c in imp["clicks"]}
+        weight = np.array([min(r + 1, self.clip) ** self.eta if imp["shown"][r] in clicked else 0.0
+                           for r, _ in shown])
+        if not weight.any():
+            return None
+        return np.array([row for _, row in shown], dtype=np.int64), weight
 
     def _scores(self, Z, pairs, owners, gains, n_units):
         """Each held-out query's mean over its searches of the clicks' weighted DCG in the model's
