@@ -260,3 +260,21 @@ def test_held_out_searches_tell_a_better_ranking_from_the_cosine():
         learned += sum(topic[i] == t for i in np.asarray(searcher.top_k([query], 10)[0])[0])
         cosine += sum(topic[i] == t for i in top10((X @ vectorizer.transform([query]).T).toarray()))
     assert learned > 1.1 * cosine, (learned, cosine)
+
+
+@pytest.mark.parametrize("impressions, names", [
+    (None, "list of dicts"), ("abc", "list of dicts"), (["junk"], r"impressions\[0\] must be a dict"),
+    ([{"query": 5, "shown": ["a"], "clicks": []}], r"\['query'\]"),
+    ([{"query": "q", "shown": "ab", "clicks": [{"doc_id": "b"}]}], r"\['shown'\]"),
+    ([{"query": "q", "shown": ["a", 7], "clicks": []}], r"\['shown'\]"),
+    ([{"query": "q", "shown": ["a", "b"]}], r"\['clicks'\]"),
+    ([{"query": "q", "shown": ["a", "b"], "clicks": ["b"]}], r"\['clicks'\]"),
+])
+def test_a_malformed_search_is_named(impressions, names):
+    from learnsim.feedback import fit_clicks
+
+    with pytest.raises(TypeError, match=names):
+        click_comparisons(impressions)
+    if impressions is not None:
+        with pytest.raises(TypeError, match=names):
+            fit_clicks(["a", "b"], ["x y", "y z"], impressions=impressions)

@@ -49,7 +49,7 @@ from collections import Counter, defaultdict
 
 import numpy as np
 
-__all__ = ["click_comparisons"]
+__all__ = ["click_comparisons", "check_impressions"]
 
 
 #: The position-bias handlings of :func:`click_comparisons`.
@@ -132,7 +132,7 @@ def click_comparisons(impressions, *, position_bias="ipw", eta=1.0, propensity_c
     keep_rng = np.random.default_rng([int(random_state), 1])
     by_client = defaultdict(list)
     anonymous = 0
-    for imp in impressions:
+    for imp in check_impressions(impressions):
         shown = list(imp["shown"])
         rank = {doc_id: i for i, doc_id in enumerate(shown)}
         clicked = sorted({rank[c["doc_id"]] for c in imp["clicks"] if c["doc_id"] in rank})
@@ -174,6 +174,27 @@ def click_comparisons(impressions, *, position_bias="ipw", eta=1.0, propensity_c
             left[row] -= 1
             result.append(row)
     return result
+
+
+def check_impressions(impressions):
+    """The impressions as a list, each checked to be a search as :meth:`FeedbackLog.impressions`
+    gives it (``query`` a str, ``shown`` a list of ids, ``clicks`` a list of dicts with a
+    ``doc_id``); a TypeError naming the first that is not (a log's own always are)."""
+    if impressions is None or isinstance(impressions, (str, bytes, dict)):
+        raise TypeError(f"impressions must be a list of dicts; got {type(impressions).__name__}")
+    out = list(impressions)
+    for n, imp in enumerate(out):
+        if not isinstance(imp, dict):
+            raise TypeError(f"impressions[{n}] must be a dict; got {type(imp).__name__}")
+        shown, clicks = imp.get("shown"), imp.get("clicks")
+        if not isinstance(imp.get("query"), str):
+            raise TypeError(f"impressions[{n}]['query'] must be a str")
+        if not isinstance(shown, (list, tuple)) or not all(isinstance(d, str) for d in shown):
+            raise TypeError(f"impressions[{n}]['shown'] must be a list of ids (str)")
+        if not isinstance(clicks, (list, tuple)) or not all(isinstance(c, dict) and isinstance(c.get("doc_id"), str)
+                                                            for c in clicks):
+            raise TypeError(f"impressions[{n}]['clicks'] must be a list of dicts with a 'doc_id' (str)")
+    return out
 
 
 def _client_cap(counts, share):

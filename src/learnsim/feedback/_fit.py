@@ -151,7 +151,7 @@ def click_supervision(ids, texts, *, comparisons=None, impressions=None, random_
     >>> sup.texts[2:], sup.triplets.tolist(), sup.chooser is None
     (['password', 'money back'], [[2, 0, 1], [3, 1, 0]], True)
     """
-    from ._clicks import click_comparisons
+    from ._clicks import check_impressions, click_comparisons
 
     if (comparisons is None) == (impressions is None):
         raise TypeError("give comparisons or impressions (a click log's searches), one of the two")
@@ -162,7 +162,7 @@ def click_supervision(ids, texts, *, comparisons=None, impressions=None, random_
         if not isinstance(text, str):
             raise TypeError(f"texts[{i}] must be a str; got {type(text).__name__}")
     if impressions is not None:
-        impressions = [imp for imp in impressions if imp["clicks"]]
+        impressions = [imp for imp in check_impressions(impressions) if imp["clicks"]]
         comparisons = click_comparisons(impressions, random_state=random_state)
     position = {doc_id: i for i, doc_id in enumerate(ids)}
     queries, triplets = {}, []
