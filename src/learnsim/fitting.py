@@ -893,7 +893,8 @@ def fit_relative(o, texts, T, summary, chooser=None):
     fraction = o.validation_fraction or DEFAULT_RELATIVE_VALIDATION_FRACTION
     check_anchors(T, fraction, o.random_state)                  # the error before any fitting
     start = time.perf_counter()
-    with stage("relative: choosing C and checking against W = 1 on held-out anchors"):
+    held_out = getattr(chooser, "held_out", "held-out anchors")
+    with stage(f"relative: choosing C and checking against W = 1 on {held_out}"):
         chosen = None if chooser is None else chooser(X, T, fraction, o.random_state, prior, normalize)
         if chosen is None:      # no chooser, or one that cannot hold anything out: the held-out triplets
             chosen = _choose(X, T, fraction, o.random_state, prior, normalize)

@@ -182,6 +182,9 @@ class _HeldOutSearches:
     """fit_relative's chooser for a click log (module notes): C and the check against W = 1 on
     the re-ranked clicks of the held-out queries' searches."""
 
+    #: what the fit's progress line says it checks on
+    held_out = f"held-out searches (every query once; {len(CLICK_C_GRID)} values of C a fold)"
+
     def __init__(self, impressions, anchors, position, n_documents, eta=1.0, propensity_clip=10):
         self.position, self.n_documents = position, int(n_documents)
         self.eta, self.clip = float(eta), int(propensity_clip)
