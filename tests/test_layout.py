@@ -269,12 +269,12 @@ PRIVATE_SEAMS = {
     ("learnsim.mcd", "learnsim._utils.linalg", "_single_blas_thread"),
     ("learnsim.mcd", "learnsim._utils.metric", "_dense_dot"),
     ("learnsim.mcd", "learnsim._utils.metric", "_row_sq_norms"),
-    ("learnsim.fitting", "learnsim._utils.progress", "_default_enabled"),
+    ("learnsim.film", "learnsim._utils.progress", "_default_enabled"),
+    ("learnsim.linklearn", "learnsim._utils.progress", "_default_enabled"),
     ("learnsim.text", "learnsim._utils.progress", "_default_enabled"),
     # the scorer applies each family's own transform without refitting it
     ("learnsim.scorer", "learnsim.film.hybrid", "_unit"),
     ("learnsim.scorer", "learnsim.mcd._mcd", "_project"),
-    ("learnsim.fitting", "learnsim.film._film", "_RANK_TOL"),
     # readers and checks shared with the package that owns the format
     ("learnsim.io", "learnsim.datasets.documents", "_lines"),
     ("learnsim.reproduce", "learnsim.datasets._base", "_object_array"),

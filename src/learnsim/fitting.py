@@ -7,6 +7,15 @@ supervision (clusters, duplicate pairs, triplets or links) it returns the dict o
 The command line reads its files, calls the ``fit_*`` functions of this module for the fitting
 itself and prints; there is one code path for both.
 
+Each method's recipe lives in its own package: :mod:`learnsim.mcd.recipe`,
+:mod:`learnsim.linklearn.recipe`, :mod:`learnsim.relative.recipe`, and FILM's own steps in
+:mod:`learnsim.film.recipe`. This module checks the supervision and the options, calls the
+recipe of the method and makes a :class:`FitResult` of what it returns (a
+:class:`learnsim._fit_common.Fitted`: the report, the parts of the pipeline and the timings).
+FILM's duplicate rule, search re-ranker and graded pair regression, chosen on held-out pairs
+(:func:`fit_film`, :func:`fit_graded`), are fitted here: they use :mod:`learnsim.matching` and
+:mod:`learnsim.scorer`, which are built on :mod:`learnsim.film`, so ``learnsim.film`` cannot.
+
 Every method measures what it learned against its baseline on held-out supervision and falls
 back to the baseline, with a warning, when the gain is not clearly above 0
 (:mod:`learnsim.baseline`).
@@ -15,13 +24,23 @@ from __future__ import annotations
 
 import numbers
 import time
-import warnings
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 import numpy as np
 
+from ._fit_common import option_name as _flag, quiet as _quiet, report_dict as _report, vectorize
 from ._utils.progress import stage, with_show_progress_bar
+# the recipes of the methods; their public names stay importable from here, as before they moved
+from .film.recipe import (DEFAULT_FILM_DIMENSIONS, DEFAULT_PAIRS_VALIDATION_FRACTION,  # noqa: F401
+                          film_with_supervision, lexical_part, split_validation_pairs, validated_search)
+from .linklearn import recipe as linklearn_recipe
+from .linklearn.recipe import (DEFAULT_LINKLEARN_RATE, DEFAULT_LINKLEARN_VALIDATION_FRACTION,  # noqa: F401
+                               LINKLEARN_VARIANTS, linklearn_stemming)
+from .mcd import recipe as mcd_recipe
+from .mcd.recipe import MCD_WEIGHTINGS, mcd_settings  # noqa: F401
+from .relative import recipe as relative_recipe
+from .relative.recipe import C_GRID, DEFAULT_RELATIVE_VALIDATION_FRACTION, TOL, check_anchors  # noqa: F401
 
 __all__ = ["fit", "fit_parts", "FitOptions", "FitResult", "METHODS"]
 
@@ -52,48 +71,9 @@ _TERM_VECTOR_OPTIONS = ("weighting", "lsi", "norm")
 _ALIASES = {"dimensions": "n_components"}
 WEIGHTINGS = ("tfidf", "bm25", "tf", "binary")
 
-# mcd without a weighting: the input weightings tried on the held-out clusters (BM25 document
-# weights won every fold of benchmarks/mcd_inductive.py, tf.idf is the usual default)
-MCD_WEIGHTINGS = ("tfidf", "bm25")
-
-# FILM's n_components when none is given (the paper's d), capped by the data; on pairs, the share
-# of the pairs held out to choose the matching rule (as the FILM reproduction) and the neighbours
-# among which each anchor's hard negative is drawn.
-DEFAULT_FILM_DIMENSIONS = 100
-DEFAULT_PAIRS_VALIDATION_FRACTION = 0.2
-_FILM_NEIGHBOURS = 10
-# texts the hard negatives are searched among, at most (a seeded sample above it)
-_HARD_NEGATIVE_POOL = 20_000
-# triplets FILM learns from, at most (a seeded sample above; 10,000 Quora pairs give 16,000)
-_MAX_FILM_TRIPLETS = 50_000
-# held-out duplicate queries the search checks use, at most (see _sample_queries)
-_MAX_CHECK_QUERIES = 2_000
 #: The duplicate rules a FILM fitted on pairs may choose among (learnsim.scoring.choose_matcher);
 #: "auto" tries them all.
 MATCHER_CHOICES = ("auto", "threshold", "classifier", "knn")
-
-# LinkLearn's settings when not given: the learning rate chosen on Wikispeedia's validation third
-# (docs/reproductions/linklearn.md) and the share of documents held out for early stopping.
-DEFAULT_LINKLEARN_RATE = 0.03
-DEFAULT_LINKLEARN_VALIDATION_FRACTION = 0.25
-LINKLEARN_VARIANTS = ("paper", "bm25")
-
-#: relative: the C candidates (those of the relative reproduction, and the paper's 1) and the
-#: solver's gap; the held-out scores count a tie as 1/2 and are averaged per anchor.
-C_GRID = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 1.0)
-TOL = 1e-3
-DEFAULT_RELATIVE_VALIDATION_FRACTION = 0.25
-
-
-def _quiet(message, info=False):
-    """The library's notes: what changes the result is a warning; what only informs is silent."""
-    if not info:
-        warnings.warn(message, UserWarning, stacklevel=3)
-
-
-def _flag(flags, name):
-    """How a message names option ``name``: the library's keyword, or the CLI's flag."""
-    return (flags or {}).get(name, name)
 
 
 # ============================================================================ options and result
@@ -197,115 +177,38 @@ def _result(summary, parts, vec_seconds, metric_seconds, **details):
                      **details)
 
 
-# ============================================================================ shared
-def vectorize(o, texts, weighting, summary):
-    """(fitted TextVectorizer, float64 X, seconds) for mcd and FILM with ``weighting`` and the
-    vectoriser options of ``o`` (a :class:`FitOptions`); with ``o.encoder``, (the encoder, its
-    dense float64 vectors, seconds)."""
-    from .text import TextVectorizer
-
-    if o.encoder is not None:
-        from .text.encoders import encoder_name
-
-        start = time.perf_counter()
-        with stage(f"encoding {len(texts)} texts with {encoder_name(o.encoder)}"):
-            X = np.asarray(o.encoder.transform(list(texts)), dtype=np.float64)
-        seconds = time.perf_counter() - start
-        summary.update(features=int(X.shape[1]), weighting=None, lsi_components=None,
-                       encoder=encoder_name(o.encoder))
-        return o.encoder, X, seconds
-
-    vectorizer = TextVectorizer(weighting=weighting, norm=o.norm,
-                                stop_words=o.stop_words, stem="porter" if o.stem else None,
-                                n_components=o.lsi, random_state=o.random_state)
-    start = time.perf_counter()
-    X = vectorizer.fit_transform(texts)
-    X = X.astype(np.float64) if X.dtype != np.float64 else X
-    seconds = time.perf_counter() - start
-    summary.update(features=int(X.shape[1]), weighting=weighting, lsi_components=vectorizer.n_components_)
-    return vectorizer, X, seconds
+def _result_of(fitted):
+    """The FitResult of what a method's recipe returns (a :class:`learnsim._fit_common.Fitted`)."""
+    return _result(fitted.summary, fitted.parts, fitted.vec_seconds, fitted.metric_seconds, **fitted.details)
 
 
-def _report(report):
-    return None if report is None else report.to_dict()
-
-
-# ============================================================================ mcd
-def mcd_settings(paper=False, given=None, flags=None):
-    """MinimumClusterDistortion's settings: the paper's (``paper``) or those ``given`` (a dict of
-    n_basis, shrinkage, complement_weight; n_basis None is the whole feature space), "auto" for
-    those not given."""
-    from .mcd import PAPER_PARAMS
-
-    given = dict(given or {})
-    if paper:
-        if given:
-            clash = [_flag(flags, k) for k in given]
-            raise ValueError(f"paper fixes n_basis=none, shrinkage=0 and complement_weight=0; "
-                             f"drop {' and '.join(clash)} or paper")
-        return dict(PAPER_PARAMS)
-    return {k: given.get(k, "auto") for k in ("n_basis", "shrinkage", "complement_weight")}
-
-
+# ============================================================================ the methods' recipes
 def fit_mcd(o, texts, labels, pairs, settings, summary):
-    """mcd: with no weighting given, each weighting of MCD_WEIGHTINGS gets its own guarded fit on
-    the same held-out clusters, and the one whose model scores best there is kept.
+    """mcd (:func:`learnsim.mcd.recipe.fit_mcd`: with no weighting given, each weighting of
+    MCD_WEIGHTINGS fitted and checked on the same held-out clusters, the best kept).
 
     Returns a :class:`FitResult`; its details: chosen (the weighting), scores ({weighting:
     held-out score}, None when a single weighting was fitted).
     """
-    # with an encoder there is no weighting to choose: its vectors are the input
-    candidates = [o.weighting] if o.weighting or o.encoder is not None else list(MCD_WEIGHTINGS)
-    fits, vec_seconds, metric_seconds = {}, 0.0, 0.0
-    for weighting in candidates:
-        vectorizer, X, seconds = vectorize(o, texts, weighting, summary)
-        vec_seconds += seconds
-        metric, y = _mcd_with_supervision(o, settings, X, labels, pairs, summary)
-        start = time.perf_counter()
-        # a losing candidate's warnings are not the user's concern: only the kept one's are shown
-        with warnings.catch_warnings(record=True) as caught, stage(f"mcd: learning the metric ({weighting} weights)"):
-            warnings.simplefilter("always")
-            metric.fit(X, y)
-        metric_seconds += time.perf_counter() - start
-        fits[weighting] = (vectorizer, metric, caught)
-        if metric.baseline_gain_ is None or metric.baseline_gain_.status == "unchecked":
-            break   # no held-out clusters to choose a weighting by
-    scores = {w: _held_out_score(m.baseline_gain_) for w, (_, m, _) in fits.items()}
-    chosen = max(fits, key=lambda w: (scores[w] if scores[w] is not None else -1.0, -candidates.index(w)))
-    vectorizer, metric, caught = fits[chosen]
-    for w in caught:
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    summary.update(weighting=chosen, features=int(metric.n_features_in_),
-                   lsi_components=getattr(vectorizer, "n_components_", None))
-    if len(fits) > 1:
-        summary["weighting_selection"] = scores
-    summary.update(n_basis=metric.n_basis_, shrinkage=metric.shrinkage_,
-                   complement_weight=metric.complement_weight_, solver=metric.solver_,
-                   baseline_gain=_report(metric.baseline_gain_))
-    return _result(summary, {"vectorizer": vectorizer, "metric": metric}, vec_seconds, metric_seconds,
-                   chosen=chosen, scores=scores if len(fits) > 1 else None)
+    return _result_of(mcd_recipe.fit_mcd(o, texts, labels, pairs, settings, summary))
 
 
-def _held_out_score(report):
-    """The held-out score of what a guarded model uses (learned or baseline), or None."""
-    if report is None or report.status == "unchecked":
-        return None
-    return report.learned_score if report.status == "learned" else report.baseline_score
+def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
+    """LinkLearn (``variant`` "paper") or LearnedBM25 ("bm25") from the ``links`` among ``texts``
+    (:func:`learnsim.linklearn.recipe.fit_linklearn`).
+
+    Returns a :class:`FitResult`; its details: settings (LinkLearn's or LearnedBM25's).
+    """
+    return _result_of(linklearn_recipe.fit_linklearn(o, texts, links, variant, summary, note=note))
 
 
-def _mcd_with_supervision(o, settings, X, labels, pairs, summary):
-    """The MinimumClusterDistortion to fit and the clusters to fit it on."""
-    from .mcd import MinimumClusterDistortion
-    from .supervision import pairs_to_clusters
+def fit_relative(o, texts, T, summary, chooser=None):
+    """A weighted metric from the relative comparisons ``T`` among ``texts``, C chosen and checked
+    against W = 1 on held-out anchors or by ``chooser`` (:func:`learnsim.relative.recipe.fit_relative`).
 
-    if pairs is not None:
-        # the groups of texts that chains of duplicate pairs join are the clusters
-        labels = np.asarray(pairs_to_clusters(pairs, X.shape[0]).labels)
-        summary.update(clustered_documents=int((labels >= 0).sum()),
-                       clusters=int(np.unique(labels[labels >= 0]).size))
-    # progress bars of the selection show on a terminal (see learnsim._progress)
-    metric = MinimumClusterDistortion(**{**settings, "baseline_holdout": o.baseline_holdout}, random_state=o.random_state)
-    return metric, labels
+    Returns a :class:`FitResult`; its details: report, C, scores ({C: held-out score}), valid_T.
+    """
+    return _result_of(relative_recipe.fit_relative(o, texts, T, summary, chooser=chooser))
 
 
 # ============================================================================ FILM
@@ -338,7 +241,7 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None):
     held = matcher = rule = search = None
     if pairs is not None:
         all_pairs = pairs
-        pairs, held = _split_validation_pairs(pairs, o, flags)
+        pairs, held = split_validation_pairs(pairs, o, flags)
     # with pairs, the held-out pairs judge the duplicate and search rules against the input
     # cosine (below); FILM itself is fitted on all the training pairs
     from .matching._rerank import DEFAULT_N_CANDIDATES, DEFAULT_N_NEGATIVES
@@ -348,7 +251,7 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None):
     if held is not None and o.rerank:
         keep = {"depth": max(DEFAULT_N_CANDIDATES, DEFAULT_N_NEGATIVES),
                 "rows": np.unique(held.indices[np.asarray(held.labels, dtype=bool)].ravel())}
-    metric, y = _film_with_supervision(o, X, labels, pairs, None if held is not None else holdout, note, keep)
+    metric, y = film_with_supervision(o, X, labels, pairs, None if held is not None else holdout, note, keep)
     start = time.perf_counter()
     with stage("FILM: learning the metric"):
         metric.fit(X, y)
@@ -362,12 +265,12 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None):
                                            candidates=candidates, check_baseline=holdout is not None,
                                            random_state=o.random_state, encoder=o.encoder)
         with stage("FILM: choosing the search rule on held-out duplicates"):
-            search = _validated_search(metric, X, held, all_pairs, o.random_state, holdout is not None)
+            search = validated_search(metric, X, held, all_pairs, o.random_state, holdout is not None)
         L = None
         if o.encoder is not None:
             with stage("choosing the weight of the lexical cosine in search on held-out duplicates"):
-                lexical, L = _lexical_part(o, texts)
-                search = _validated_search(metric, X, held, all_pairs, o.random_state, holdout is not None,
+                lexical, L = lexical_part(o, texts)
+                search = validated_search(metric, X, held, all_pairs, o.random_state, holdout is not None,
                                            lexical=L, rule=search)
             if search.lexical_weight:
                 parts["lexical"] = lexical
@@ -407,140 +310,6 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None):
                    search=search)
 
 
-def _film_triplets(pairs, X, seed, note, keep=None):
-    """Triplets from duplicate pairs, without the texts that have no vocabulary term (FILM
-    L2-normalises every row it learns from). Each duplicate direction gets the anchor's labelled
-    non-duplicate partner, a random negative and a hard one: a non-duplicate among the anchor's
-    10 nearest texts by the input cosine (as in the FILM reproduction).
-
-    Only the texts of duplicate pairs are anchors, so only they are searched from; above
-    ``_HARD_NEGATIVE_POOL`` texts they search a random sample of that many (seeded), which keeps
-    the cost linear in the pairs (the whole collection's cosines grow with its square).
-
-    ``keep``: a dict that asks for the ``keep["depth"]`` nearest texts by the input cosine of the
-    texts ``keep["rows"]`` as well (``keep["neighbours"]``, an (n_texts, depth) array, best
-    first, -1 for the other rows): search's re-ranker needs them when its first stage is the
-    input cosine, and one pass finds both. Left unset when the texts searched a sample."""
-    from .supervision import duplicate_pairs_to_triplets
-    from .text import find_empty_rows
-
-    n = X.shape[0]
-    n_neighbours = min(_FILM_NEIGHBOURS, n - 1)
-    labels = np.asarray(pairs.labels, dtype=bool)
-    rows = np.unique(pairs.indices[labels].ravel())
-    depth = n_neighbours
-    pool = None
-    if n > _HARD_NEGATIVE_POOL:
-        pool = np.sort(np.random.default_rng(seed).choice(n, _HARD_NEGATIVE_POOL, replace=False))
-    elif keep is not None:
-        rows = np.union1d(rows, np.asarray(keep.get("rows", ()), dtype=np.int64))
-        depth = min(max(n_neighbours, keep["depth"]), n - 1)
-    neighbours = None
-    if n_neighbours >= 1 and rows.size:
-        with stage("FILM: finding the duplicates' nearest texts (hard negatives)"):
-            nearest = _nearest_rows(X, rows, depth, pool)
-        neighbours = np.full((n, nearest.shape[1]), -1, dtype=np.int64)
-        neighbours[rows] = nearest
-        if keep is not None and pool is None:
-            keep["neighbours"] = neighbours
-        neighbours = neighbours[:, :n_neighbours]
-    T = duplicate_pairs_to_triplets(pairs, n_items=X.shape[0], random_state=seed, neighbors=neighbours,
-                                    n_hard_negatives=1 if neighbours is not None else 0).indices
-    empty = find_empty_rows(X)
-    if empty.size:
-        unusable = np.isin(T, empty).any(axis=1)
-        if unusable.any():
-            note(f"{int(unusable.sum())} of {len(T)} triplets use one of the {empty.size} text(s) without "
-                 "a vocabulary term; they are left out")
-            T = T[~unusable]
-    if len(T) == 0:
-        raise ValueError("no usable triplet: every triplet uses a text without a vocabulary term")
-    if len(T) > _MAX_FILM_TRIPLETS:
-        # FILM's iterations cost (anchors x svd_rank^2): past this many triplets a larger set
-        # adds minutes and the pair models, not FILM, decide; a seeded sample keeps it bounded
-        note(f"FILM learns from a sample of {_MAX_FILM_TRIPLETS} of the {len(T)} triplets", info=True)
-        T = T[np.sort(np.random.default_rng(seed).choice(len(T), _MAX_FILM_TRIPLETS, replace=False))]
-    return T
-
-
-def _sample_queries(queries, seed):
-    """At most ``_MAX_CHECK_QUERIES`` of the held-out queries (a seeded sample, sorted): each
-    searches the whole collection, so more would make a large fit's check grow with the square
-    of the collection, for an interval barely narrower."""
-    if len(queries) <= _MAX_CHECK_QUERIES:
-        return queries
-    return np.sort(np.random.default_rng(seed).choice(queries, _MAX_CHECK_QUERIES, replace=False))
-
-
-def _nearest_rows(X, rows, k, pool=None):
-    """The ``k`` nearest texts by the input cosine of each of ``rows`` (itself excluded), best
-    first, ties to the lower index; among the sorted indices ``pool`` when given."""
-    from .search import top_k
-
-    corpus = X if pool is None else X[pool]
-    depth = min(k + 1, corpus.shape[0])
-    found = top_k(X[rows], corpus, depth, metric="cosine", return_scores=False)
-    if pool is not None:
-        found = pool[found]
-    # each row at most once in its own list: drop it, keep the first depth - 1 others
-    others = found != rows[:, None]
-    others &= np.cumsum(others, axis=1) <= depth - 1
-    return found[others].reshape(len(rows), depth - 1)
-
-
-def _split_validation_pairs(pairs, o, flags):
-    """(training pairs, held-out pairs): the held-out ones choose FILM's matching rule."""
-    from .supervision import split_pairs
-
-    fraction = o.validation_fraction or DEFAULT_PAIRS_VALIDATION_FRACTION
-    if not pairs.labels.any():
-        raise ValueError("no duplicate pair (label 1): FILM learns from duplicates")
-    if pairs.n_pairs < 4:
-        raise ValueError(f"{pairs.n_pairs} pair(s) are too few: FILM learns from some and holds out "
-                         f"{fraction:g} of them to choose its duplicate threshold")
-    train, held = split_pairs(pairs, held_out=fraction, random_state=o.random_state)
-    if held.labels.all() or not held.labels.any():
-        name = _flag(flags, "validation_fraction")
-        raise ValueError(f"the {held.n_pairs} held-out pair(s) ({name} {fraction:g}) are all "
-                         f"{'duplicates' if held.labels.all() else 'non-duplicates'}; the duplicate threshold "
-                         f"needs both kinds: give more pairs or a larger {name}")
-    if not train.labels.any():
-        raise ValueError("no duplicate pair is left to learn from after holding out the validation pairs")
-    return train, held
-
-
-def _validated_search(metric, X, held, all_pairs, seed, check_baseline, lexical=None, rule=None):
-    """The search weight of FILM's input-cosine mix, chosen on the held-out duplicates: each of
-    their texts searches the whole collection; its duplicates are the texts that chains of
-    duplicate pairs (all of them) join to it. With ``lexical`` (the texts' tf.idf) and ``rule``
-    (the search rule chosen so), that rule with the weight of the lexical cosine mixed in,
-    chosen on the same queries."""
-    from .film import SearchRule
-    from .supervision import pairs_to_clusters
-
-    components = np.asarray(pairs_to_clusters(all_pairs, X.shape[0]).labels)
-    queries = np.unique(held.indices[held.labels].ravel())
-    queries = queries[components[queries] >= 0]
-    queries = _sample_queries(queries, seed)
-    if lexical is not None:
-        return rule.with_lexical_weight(metric, X, lexical, queries, components, random_state=seed,
-                                        check_baseline=check_baseline)
-    return SearchRule.select(metric, X, queries, components, random_state=seed, check_baseline=check_baseline)
-
-
-def _lexical_part(o, texts):
-    """(fitted tf.idf TextVectorizer, its float64 rows of ``texts``): the lexical part a model
-    over a dense encoder may mix into its search (stop words and stemming as ``o`` says)."""
-    from .text import TextVectorizer
-
-    vectorizer = TextVectorizer("tfidf", norm="l2", stop_words=o.stop_words, stem="porter" if o.stem else None,
-                                dtype=np.float64)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*empty after tokenisation.*")
-        L = vectorizer.fit_transform(list(texts))
-    return vectorizer, L.astype(np.float64) if L.dtype != np.float64 else L
-
-
 def _validated_rerank(metric, X, texts, vectorizer, matcher, search, train, held, all_pairs, seed, check_baseline,
                       summary, neighbours=None, encoder=None, lexical=None, film=True):
     """Search's learned second stage (:func:`learnsim.matching.select_reranker`), trained on the
@@ -570,36 +339,6 @@ def _validated_rerank(metric, X, texts, vectorizer, matcher, search, train, held
     summary.update(rerank=None if reranker is None else f"C={reranker.model.C_:g}", rerank_recall_at_1=recall,
                    rerank_baseline_gain=_report(report))
     return reranker
-
-
-def _film_with_supervision(o, X, labels, pairs, holdout, note, keep=None):
-    """The FILM to fit and what to fit it on: the cluster labels (FILM draws its triplets from
-    them) or triplets made of the duplicate pairs. ``holdout``: FILM's own ``baseline_holdout``;
-    ``keep``: see :func:`_film_triplets`."""
-    from ._utils.progress import _default_enabled
-    from .film import FILM
-
-    y = labels if pairs is None else _film_triplets(pairs, X, o.random_state, note, keep)
-    most = min(X.shape)
-    d = o.n_components
-    if d is None:
-        d = min(DEFAULT_FILM_DIMENSIONS, most)
-        if d < DEFAULT_FILM_DIMENSIONS:
-            # a small collection: FILM learns at most the numerical rank of X (repeated or
-            # one-word texts make it smaller than min(documents, features)); one dimension is small,
-            # so its singular values are cheap
-            from .film._film import _RANK_TOL
-
-            dense = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
-            sigma = np.linalg.svd(dense, compute_uv=False)
-            d = max(1, min(d, int(np.sum(sigma > _RANK_TOL * max(float(sigma[0]), np.finfo(float).tiny)))))
-            note(f"using {d} dimensions: FILM learns at most the rank of the texts' vectors (min(documents, "
-                 f"features) = {most})", info=True)
-    settings = {"n_components": d, "svd_rank": o.svd_rank}
-    if o.max_iter is not None:
-        settings["max_iter"] = o.max_iter
-    metric = FILM(**settings, baseline_holdout=holdout, random_state=o.random_state, verbose=_default_enabled())
-    return metric, y
 
 
 # ============================================================================ graded pairs
@@ -654,13 +393,13 @@ def fit_graded(o, texts, pairs, summary, note=_quiet, flags=None):
     if len(T) == 0:
         raise ValueError("no usable triplet for FILM: no training pair scores in the top of the range with two "
                          "texts that have vocabulary terms")
-    metric, _ = _film_with_supervision(o, X, None, None, None, note)
+    metric, _ = film_with_supervision(o, X, None, None, None, note)
     with stage("FILM: learning the metric from graded triplets"):
         metric.fit(X, T)
     with stage("graded pairs: choosing the pair regression and the search weight on held-out pairs"):
         lexical = L = None
         if o.encoder is not None:
-            lexical, L = _lexical_part(o, texts)
+            lexical, L = lexical_part(o, texts)
         matcher, rule, search = choose_regressor(metric, X, train, held, texts=texts,
                                                  vectorizer=None if o.encoder is not None else vectorizer,
                                                  check_baseline=o.baseline_holdout is not None,
@@ -681,242 +420,6 @@ def fit_graded(o, texts, pairs, summary, note=_quiet, flags=None):
                    n_iter=metric.n_iter_, converged=metric.converged_)
     return _result(summary, parts, vec_seconds, metric_seconds, pairs=train, held=held, matcher=matcher, rule=rule,
                    search=search)
-
-
-# ============================================================================ linklearn
-def linklearn_stemming(stem, note=_quiet):
-    """"porter" (paper 002's stemming) unless ``stem`` is False or PyStemmer is missing (then a
-    note says the fit is unstemmed); ``stem=True`` insists on it (an error without PyStemmer)."""
-    if stem is False:
-        return None
-    if stem is True:
-        return "porter"
-    try:
-        import Stemmer  # noqa: F401  (PyStemmer)
-    except ImportError:
-        note("PyStemmer is not installed: fitting without Porter stemming (pip install learnsim[stem] "
-             "for the paper's stemming)")
-        return None
-    return "porter"
-
-
-def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
-    """LinkLearn (``variant`` "paper", paper 002's eq. 5) or LearnedBM25 ("bm25") from the
-    ``links`` (:class:`learnsim.supervision.Links`) among ``texts``: term counts, a held-out
-    ``o.validation_fraction`` of the documents with their links for early stopping (paper) or the
-    validation AvgP (bm25) and the check against the baseline.
-
-    Returns a :class:`FitResult`; its details: settings (LinkLearn's or LearnedBM25's).
-    """
-    import scipy.sparse as sp
-
-    from ._utils.progress import _default_enabled
-    from .linklearn import LinkLearn
-    from .supervision import Links, split_links
-    from .text import TextVectorizer, find_empty_rows
-    from .linklearn import LearnedBM25
-
-    vectorizer = TextVectorizer("tf", stop_words=o.stop_words or "english", stem=linklearn_stemming(o.stem, note),
-                                min_df=2, dtype=np.float64)
-    start = time.perf_counter()
-    X = sp.csr_matrix(vectorizer.fit_transform(texts), dtype=np.float64)
-    vec_seconds = time.perf_counter() - start
-    fraction = o.validation_fraction or DEFAULT_LINKLEARN_VALIDATION_FRACTION
-    try:
-        (train, L_train), (valid, L_valid) = split_links(links, fractions=(1.0 - fraction, fraction),
-                                                         random_state=o.random_state)
-    except ValueError as exc:
-        raise ValueError(f"cannot hold out {fraction:g} of the documents for early stopping: {exc}") from None
-    X_train = X[train]
-    empty = find_empty_rows(X_train)
-    if empty.size:
-        note(f"{empty.size} training document(s) have no vocabulary term; they and their links are left out")
-        keep = np.setdiff1d(np.arange(X_train.shape[0]), empty)
-        X_train, L_train = X_train[keep], Links(L_train.adjacency[keep][:, keep])
-    if variant == "paper":
-        settings = {"learning_rate": o.learning_rate or DEFAULT_LINKLEARN_RATE}
-        if o.max_iter is not None:
-            settings["max_iter"] = o.max_iter
-        metric = LinkLearn(**settings, random_state=o.random_state, verbose=_default_enabled())
-        title = "LinkLearn: learning the term weights"
-    else:
-        settings = {} if o.max_iter is None else {"max_evaluations": max(1, o.max_iter)}
-        metric = LearnedBM25(**settings, random_state=o.random_state)
-        title = "LearnedBM25: searching the five weighting parameters"
-    start = time.perf_counter()
-    try:
-        with stage(title):
-            metric.fit(X_train, L_train, validation=(X[valid], L_valid))
-    except ValueError as exc:
-        raise ValueError(f"{type(metric).__name__} cannot learn from these links: {exc}") from None
-    metric_seconds = time.perf_counter() - start
-    report = metric.baseline_gain_
-    summary.update(documents=len(texts), links=links.n_links, features=int(X.shape[1]),
-                   train_documents=int(X_train.shape[0]), train_links=L_train.n_links,
-                   validation_documents=int(valid.size), validation_links=L_valid.n_links, variant=variant)
-    if variant == "paper":
-        curve = metric.validation_curve_
-        summary.update(learning_rate=settings["learning_rate"], n_iter=metric.n_iter_, best_iter=metric.best_iter_,
-                       validation_ap=float(np.max(curve["ap"])) if curve is not None else None)
-    else:
-        summary.update(weighting=dict(metric.params_), n_evaluations=metric.n_evaluations_,
-                       validation_ap=metric.validation_ap_, shrinkage=metric.shrinkage_,
-                       shrinkage_path=[[float(v) for v in row] for row in metric.shrinkage_path_])
-    summary.update(baseline_gain=_report(report))
-    return _result(summary, {"vectorizer": vectorizer, "metric": metric}, vec_seconds, metric_seconds,
-                   settings=settings)
-
-
-# ============================================================================ relative
-def check_anchors(T, fraction, seed):
-    """A ValueError when the triplets have a single anchor (C is chosen on held-out anchors)."""
-    if np.unique(T[:, 0]).size < 2:
-        _split_by_anchor(T, fraction, seed)
-
-
-def _split_by_anchor(T, fraction, seed):
-    """Too few anchors for the check (fewer than four): one or more held out to choose C."""
-    anchors = np.unique(T[:, 0])
-    if anchors.size < 2:
-        raise ValueError("the triplets have a single anchor: C is chosen on triplets of held-out anchors, "
-                         "give triplets of two or more anchors")
-    rng = np.random.default_rng(seed)
-    n_held = min(max(int(round(fraction * anchors.size)), 1), anchors.size - 1)
-    held = rng.permutation(anchors)[:n_held]
-    mask = np.isin(T[:, 0], held)
-    return T[~mask], T[mask]
-
-
-def _held_out_scores(X, fit_T, valid_T, seed, prior="zero", normalize=False):
-    """Rows: W = 1, then each C of C_GRID fitted on fit_T; columns: the anchors of valid_T, each
-    the mean over its triplets of 1 (right), 1/2 (tie), 0 (wrong). With ``normalize`` every row
-    is scored as it is served, on unit rows: W = 1 is then the features' plain cosine."""
-    from sklearn.preprocessing import normalize as unit_rows      # (a zero row stays zero)
-
-    from .relative import RelativeComparisonMetric, anchor_means, triplet_outcomes
-
-    rows = [anchor_means(valid_T, triplet_outcomes(valid_T, unit_rows(X) if normalize else X))]
-    for c in C_GRID:
-        model = RelativeComparisonMetric(C=c, tol=TOL, random_state=seed, baseline_holdout=None,
-                                         prior=prior, normalize=normalize).fit(X, fit_T)
-        rows.append(anchor_means(valid_T, triplet_outcomes(valid_T, model.transform(X))))
-    return np.vstack(rows)
-
-
-def _choose(X, T, fraction, seed, prior="zero", normalize=False):
-    """C and the check against W = 1 on the triplets of held-out anchors (see fit_relative).
-
-    Returns
-    -------
-    (C of the refit, report, held-out triplets, {C: mean held-out score}, W = 1's mean score)
-    """
-    from .baseline import choose, split_groups, unchecked
-    from .relative._relative import BASELINE_MEASURE, BASELINE_NAME, BASELINE_NAME_NORMALIZED
-
-    owner = "learnsim fit --method relative"
-    baseline_name = BASELINE_NAME_NORMALIZED if normalize else BASELINE_NAME
-    split = split_groups(T[:, 0], fraction, random_state=seed)
-    if split is None:
-        fit_T, valid_T = _split_by_anchor(T, fraction, seed)
-        rows = _held_out_scores(X, fit_T, valid_T, seed, prior, normalize)
-        means = rows.mean(axis=1)
-        report = unchecked(f"the triplets have {np.unique(T[:, 0]).size} anchors: at least 4 are needed to hold "
-                           "the triplets of 2 out and learn from 2", baseline_name=baseline_name, owner=owner,
-                           stacklevel=3)
-        return (C_GRID[int(np.argmax(means[1:]))], report, valid_T, dict(zip(C_GRID, means[1:].tolist())),
-                float(means[0]))
-    ids, held = split
-    is_held = np.isin(T[:, 0], ids[held])
-    fit_T, valid_T = T[~is_held], T[is_held]
-    rows = _held_out_scores(X, fit_T, valid_T, seed, prior, normalize)
-    means = rows.mean(axis=1)
-    # the C of a learned model: the chosen one or, when W = 1 is used, the best learned
-    # candidate (kept in the saved model's parameters and reported beside the fall-back)
-    best_learned = C_GRID[int(np.argmax(means[1:]))]
-    chosen, report = choose(rows, 0, measure=BASELINE_MEASURE, unit=f"held-out anchors ({len(valid_T)} triplets)",
-                            baseline_name=baseline_name, owner=owner, random_state=seed, stacklevel=3,
-                            detail=lambda c: {"C": C_GRID[c - 1] if c else best_learned,
-                                              "chosen": f"C = {C_GRID[c - 1]:g}" if c else "W = 1",
-                                              "held_out_triplets": len(valid_T),
-                                              "training_triplets": int(fit_T.shape[0]), "cross_fitted": True})
-    best_C = C_GRID[chosen - 1] if chosen else best_learned
-    return best_C, report, valid_T, dict(zip(C_GRID, means[1:].tolist())), float(means[0])
-
-
-def fit_relative(o, texts, T, summary, chooser=None):
-    """A weighted metric from relative comparisons (paper 004): the triplets ``T`` ((n, 3) indices
-    into ``texts``: the anchor is closer to the second than to the third).
-
-    ``o.n_documents``: when the texts are a collection's documents followed by queries that are
-    only anchors (comparisons from clicks), the vocabulary and its statistics (idf) are those of
-    the first ``n_documents`` texts, the collection the model will rank, and the queries are only
-    transformed: the fall-back W = 1 is then the collection's own cosine, the ranking the log was
-    served with, and not one whose idf the query texts moved (docs/click_loop.md).
-
-    The triplets of a seeded ``o.validation_fraction`` of the anchors (default 0.25; whole
-    anchors, at least 2 held out and 2 kept) are held out. Every C of C_GRID is fitted on the
-    others and each held-out anchor is scored (mean over its triplets of 1 right, 1/2 tie, 0
-    wrong) under each fit and under W = 1, the unweighted Euclidean distance; the best candidate
-    is chosen (ties to W = 1) and its gain over W = 1 cross-fitted
-    (:func:`learnsim.baseline.cross_fitted`). A learned C with a clearly positive gain is refitted
-    on all the triplets; otherwise the metric is W = 1 and a warning says so. With fewer than four
-    anchors C is chosen on one held-out anchor and the report says the check is unchecked.
-    Features: binary term presence, not normalised (``o.weighting`` changes them).
-
-    ``chooser``: another way to choose C and check against W = 1, called as ``_choose`` is,
-    ``chooser(X, T, fraction, seed, prior, normalize)``, and returning what it returns (plus,
-    optionally, a sixth item: a dict merged into the summary), or None to leave it to the
-    held-out triplets. The click log's
-    (:func:`learnsim.feedback.fit_clicks`) scores held-out searches, not held-out triplets.
-
-    Returns a :class:`FitResult`; its details: report, C, scores ({C: held-out score}), valid_T.
-    """
-    import scipy.sparse as sp
-
-    from .relative import RelativeComparisonMetric
-    from .text import TextVectorizer
-
-    weighting = o.weighting or "binary"
-    prior = o.prior or "zero"
-    normalize = bool(o.normalize)
-    vectorizer = TextVectorizer(weighting, norm="l2" if weighting in ("tfidf", "bm25") and o.norm is not None else None,
-                                stop_words=o.stop_words, stem="porter" if o.stem else None, dtype=np.float64)
-    start = time.perf_counter()
-    if o.n_documents is None:
-        X = vectorizer.fit_transform(texts)
-    elif o.n_documents > len(texts):
-        raise ValueError(f"n_documents is {o.n_documents}, more than the {len(texts)} texts")
-    else:
-        X = vectorizer.fit(list(texts[:o.n_documents])).transform(list(texts))
-    X = sp.csr_matrix(X, dtype=np.float64)
-    vec_seconds = time.perf_counter() - start
-    fraction = o.validation_fraction or DEFAULT_RELATIVE_VALIDATION_FRACTION
-    check_anchors(T, fraction, o.random_state)                  # the error before any fitting
-    start = time.perf_counter()
-    held_out = getattr(chooser, "held_out", "held-out anchors")
-    with stage(f"relative: choosing C and checking against W = 1 on {held_out}"):
-        chosen = None if chooser is None else chooser(X, T, fraction, o.random_state, prior, normalize)
-        if chosen is None:      # no chooser, or one that cannot hold anything out: the held-out triplets
-            chosen = _choose(X, T, fraction, o.random_state, prior, normalize)
-        best_C, report, valid_T, scores, baseline_score = chosen[:5]
-        extra = chosen[5] if len(chosen) > 5 else {}
-    with stage("relative: learning the metric"):
-        metric = RelativeComparisonMetric(C=best_C, tol=TOL, random_state=o.random_state, baseline_holdout=None,
-                                          prior=prior, normalize=normalize)
-        metric.fit(X, T)._with_report(report)
-    metric_seconds = time.perf_counter() - start
-    report = metric.baseline_gain_
-    summary.update(triplets=int(T.shape[0]), validation_triplets=int(valid_T.shape[0]),
-                   validation_anchors=int(np.unique(valid_T[:, 0]).size),
-                   features=int(X.shape[1]), weighting=weighting, C=best_C, prior=prior, normalize=normalize,
-                   validation_accuracy=scores[best_C], validation_accuracy_by_C=scores,
-                   validation_accuracy_baseline=baseline_score, model="W = 1" if report.fell_back else "learned",
-                   training_accuracy=float(metric.score(X, T)), nonzero_weights=int(np.count_nonzero(metric.weights_)),
-                   baseline_gain=report.to_dict())
-    summary.setdefault("validation_measure", "triplet accuracy, mean per anchor")
-    summary.update(extra)
-    return _result(summary, {"vectorizer": vectorizer, "metric": metric}, vec_seconds, metric_seconds,
-                   report=report, C=best_C, scores=scores, valid_T=valid_T)
 
 
 # ============================================================================ the public entry

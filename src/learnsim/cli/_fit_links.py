@@ -25,13 +25,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..fitting import LINKLEARN_VARIANTS as VARIANTS
 from ..io import DocumentFormatError
+from ..linklearn.recipe import LINKLEARN_VARIANTS as VARIANTS
 from ._common import _save_model, UsageError, _note, _print_json, read_documents
 from ._fit_text import fit_options
 
 # The fit itself (learning rate 0.03 and a held-out quarter of the documents when not given) is
-# learnsim.fitting.fit_linklearn's. ``--variant``: "paper" (eq. 5, in-domain) or "bm25"
+# learnsim.linklearn.recipe.fit_linklearn's. ``--variant``: "paper" (eq. 5, in-domain) or "bm25"
 # (LearnedBM25, transferable); see above.
 DEFAULT_VARIANT = "paper"
 
@@ -88,7 +88,7 @@ def _variant(args):
 
 def fit_linklearn(args, model_path, summary):
     """--method linklearn: the --input documents and the --links among them, fitted by
-    learnsim.fitting.fit_linklearn (term counts, a held-out share for early stopping (paper) or
+    learnsim.linklearn.recipe.fit_linklearn (term counts, a held-out share for early stopping (paper) or
     for the validation AvgP (bm25)); the learned weighting is saved with its vectoriser."""
     from ..fitting import fit_linklearn as _fit
 

@@ -42,7 +42,7 @@ from ._common import _save_model, UsageError, _print_json, read_documents
 from ._fit_links import unique_ids
 from ._fit_text import fit_options
 
-# The C grid, the held-out anchors and the check against W = 1 are learnsim.fitting.fit_relative's.
+# The C grid, the held-out anchors and the check against W = 1 are learnsim.relative.recipe.fit_relative's.
 _HEADERS = ({"anchor", "closer", "farther"}, {"query", "clicked", "skipped"})
 
 
@@ -108,10 +108,11 @@ def _triplet_indices(args, ids, rows=None):
 
 
 def fit_relative(args, model_path, summary):
-    """Read the documents and the triplets or clicks, fit (learnsim.fitting.fit_relative), save
-    and report."""
+    """Read the documents and the triplets or clicks, fit (learnsim.relative.recipe.fit_relative, through
+    learnsim.fitting.fit_relative), save and report."""
     from ..feedback import CLICK_DEFAULTS
-    from ..fitting import DEFAULT_RELATIVE_VALIDATION_FRACTION, check_anchors, fit_relative as _fit
+    from ..fitting import fit_relative as _fit
+    from ..relative.recipe import DEFAULT_RELATIVE_VALIDATION_FRACTION, check_anchors
 
     if args.triplets is None and args.clicks is None and args.clicks_from is None:
         raise UsageError("--method relative needs --triplets FILE (anchor<TAB>closer<TAB>farther ids), "

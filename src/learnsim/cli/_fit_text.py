@@ -1,5 +1,5 @@
 """The part of ``learnsim fit`` that mcd and FILM share: read labelled documents or pairs and
-print what was fitted on (the fitting itself is learnsim.fitting's)."""
+print what was fitted on (the fitting itself is learnsim.fitting's and the methods' recipes')."""
 from __future__ import annotations
 
 import numpy as np

@@ -522,8 +522,8 @@ def _baseline_runs(doc_ids, texts, query_ids, queries, k):
 
     import scipy.sparse as sp
 
-    from ..fitting import linklearn_stemming
     from ..linklearn import CosineIndex, idf_from_counts, tfidf_cosine_weights
+    from ..linklearn.recipe import linklearn_stemming
     from ..text import TextVectorizer
     from ..text.bm25 import BM25
 

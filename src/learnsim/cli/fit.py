@@ -257,8 +257,8 @@ def run(args):
 
 
 def _fit_mcd(args, settings, model_path, summary):
-    """mcd: the fit is learnsim.fitting.fit_mcd (with --weighting not given, the weighting that
-    scores best on the held-out clusters); this reads, saves and prints."""
+    """mcd: the fit is learnsim.mcd.recipe.fit_mcd, through learnsim.fitting.fit_mcd (with --weighting
+    not given, the weighting that scores best on the held-out clusters); this reads, saves and prints."""
     from ..fitting import fit_mcd
 
     texts, labels, pairs = read_supervision(args, summary)

@@ -121,7 +121,7 @@ class ClickSupervision(NamedTuple):
     #: how many of ``texts`` are the collection (its vocabulary and idf)
     n_documents: int
     n_queries: int
-    #: how :func:`learnsim.fitting.fit_relative` chooses C from a log (held-out searches); None
+    #: how :func:`learnsim.relative.recipe.fit_relative` chooses C from a log (held-out searches); None
     #: for comparisons (held-out triplets)
     chooser: object
 
@@ -201,9 +201,9 @@ class _HeldOutSearches:
         from sklearn.preprocessing import normalize as unit_rows
 
         from ..baseline import choose, split_groups
-        from ..fitting import TOL
         from ..relative import RelativeComparisonMetric
         from ..relative._relative import BASELINE_NAME, BASELINE_NAME_NORMALIZED
+        from ..relative.recipe import TOL
 
         split = split_groups(T[:, 0], fraction, random_state=seed)
         if split is None:               # too few queries to hold any out: the triplets' rule (unchecked)

@@ -1,0 +1,78 @@
+"""What the fitting recipes share: :mod:`learnsim.fitting` and the recipe module of each method
+package (:mod:`learnsim.mcd.recipe`, :mod:`learnsim.film.recipe`, :mod:`learnsim.linklearn.recipe`,
+:mod:`learnsim.relative.recipe`).
+
+It sits below them all: ``fitting`` imports the recipes, so a recipe may import nothing of
+``fitting``, nor of the pipeline above it. A recipe therefore does not build the
+:class:`learnsim.fitting.FitResult`: it returns a :class:`Fitted` (its report so far, the parts
+of the pipeline, the timings and its method's details), and ``fitting`` makes the pipeline of the
+parts and the FitResult of it.
+"""
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+
+from ._utils.progress import stage
+
+__all__ = ["Fitted", "vectorize", "quiet", "option_name", "report_dict"]
+
+
+class Fitted:
+    """What a method's recipe returns to :mod:`learnsim.fitting`, which wraps it into a
+    :class:`learnsim.fitting.FitResult`: ``summary`` (the report, without the timings),
+    ``parts`` (the dict of parts of the pipeline), ``vec_seconds`` and ``metric_seconds``, and
+    ``details`` (the method's objects behind the report, the FitResult's ``details``)."""
+
+    def __init__(self, summary, parts, vec_seconds, metric_seconds, /, **details):
+        self.summary, self.parts, self.details = summary, parts, details
+        self.vec_seconds, self.metric_seconds = vec_seconds, metric_seconds
+
+    def __repr__(self):
+        return f"Fitted({sorted(self.parts)}, {len(self.summary)} report entries)"
+
+
+def quiet(message, info=False):
+    """The library's notes: what changes the result is a warning; what only informs is silent."""
+    if not info:
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def option_name(flags, name):
+    """How a message names option ``name``: the library's keyword, or the CLI's flag."""
+    return (flags or {}).get(name, name)
+
+
+def vectorize(o, texts, weighting, summary):
+    """(fitted TextVectorizer, float64 X, seconds) for mcd and FILM with ``weighting`` and the
+    vectoriser options of ``o`` (a :class:`learnsim.fitting.FitOptions`); with ``o.encoder``, (the encoder, its
+    dense float64 vectors, seconds)."""
+    from .text import TextVectorizer
+
+    if o.encoder is not None:
+        from .text.encoders import encoder_name
+
+        start = time.perf_counter()
+        with stage(f"encoding {len(texts)} texts with {encoder_name(o.encoder)}"):
+            X = np.asarray(o.encoder.transform(list(texts)), dtype=np.float64)
+        seconds = time.perf_counter() - start
+        summary.update(features=int(X.shape[1]), weighting=None, lsi_components=None,
+                       encoder=encoder_name(o.encoder))
+        return o.encoder, X, seconds
+
+    vectorizer = TextVectorizer(weighting=weighting, norm=o.norm,
+                                stop_words=o.stop_words, stem="porter" if o.stem else None,
+                                n_components=o.lsi, random_state=o.random_state)
+    start = time.perf_counter()
+    X = vectorizer.fit_transform(texts)
+    X = X.astype(np.float64) if X.dtype != np.float64 else X
+    seconds = time.perf_counter() - start
+    summary.update(features=int(X.shape[1]), weighting=weighting, lsi_components=vectorizer.n_components_)
+    return vectorizer, X, seconds
+
+
+def report_dict(report):
+    """The JSON-ready dict of a held-out report (:class:`learnsim.baseline.BaselineGain`), or None."""
+    return None if report is None else report.to_dict()

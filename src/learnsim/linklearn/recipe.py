@@ -1,0 +1,110 @@
+"""LinkLearn's fitting recipe: paper 002's eq. (5) (:class:`LinkLearn`) or :class:`LearnedBM25`
+from the hyperlinks among documents, checked against its baseline on held-out documents
+(``learnsim fit --method linklearn``, :func:`learnsim.fit` with ``links=``).
+
+:mod:`learnsim.fitting` checks the links and the options and calls :func:`fit_linklearn`; it
+returns a :class:`learnsim._fit_common.Fitted` (the report, the parts and the timings), which
+``fitting`` wraps into its :class:`learnsim.fitting.FitResult`.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .._fit_common import Fitted, quiet as _quiet, report_dict as _report
+from .._utils.progress import stage
+
+__all__ = ["DEFAULT_LINKLEARN_RATE", "DEFAULT_LINKLEARN_VALIDATION_FRACTION", "LINKLEARN_VARIANTS",
+           "linklearn_stemming", "fit_linklearn"]
+
+# LinkLearn's settings when not given: the learning rate chosen on Wikispeedia's validation third
+# (docs/reproductions/linklearn.md) and the share of documents held out for early stopping.
+DEFAULT_LINKLEARN_RATE = 0.03
+DEFAULT_LINKLEARN_VALIDATION_FRACTION = 0.25
+LINKLEARN_VARIANTS = ("paper", "bm25")
+
+
+def linklearn_stemming(stem, note=_quiet):
+    """"porter" (paper 002's stemming) unless ``stem`` is False or PyStemmer is missing (then a
+    note says the fit is unstemmed); ``stem=True`` insists on it (an error without PyStemmer)."""
+    if stem is False:
+        return None
+    if stem is True:
+        return "porter"
+    try:
+        import Stemmer  # noqa: F401  (PyStemmer)
+    except ImportError:
+        note("PyStemmer is not installed: fitting without Porter stemming (pip install learnsim[stem] "
+             "for the paper's stemming)")
+        return None
+    return "porter"
+
+
+def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
+    """LinkLearn (``variant`` "paper", paper 002's eq. 5) or LearnedBM25 ("bm25") from the
+    ``links`` (:class:`learnsim.supervision.Links`) among ``texts``: term counts, a held-out
+    ``o.validation_fraction`` of the documents with their links for early stopping (paper) or the
+    validation AvgP (bm25) and the check against the baseline.
+
+    Returns a :class:`learnsim._fit_common.Fitted` (:func:`learnsim.fitting.fit_linklearn`: a
+    FitResult); its details: settings (LinkLearn's or LearnedBM25's).
+    """
+    import scipy.sparse as sp
+
+    from .._utils.progress import _default_enabled
+    from ..supervision import Links, split_links
+    from ..text import TextVectorizer, find_empty_rows
+    from ._linklearn import LinkLearn
+    from ._weighting import LearnedBM25
+
+    vectorizer = TextVectorizer("tf", stop_words=o.stop_words or "english", stem=linklearn_stemming(o.stem, note),
+                                min_df=2, dtype=np.float64)
+    start = time.perf_counter()
+    X = sp.csr_matrix(vectorizer.fit_transform(texts), dtype=np.float64)
+    vec_seconds = time.perf_counter() - start
+    fraction = o.validation_fraction or DEFAULT_LINKLEARN_VALIDATION_FRACTION
+    try:
+        (train, L_train), (valid, L_valid) = split_links(links, fractions=(1.0 - fraction, fraction),
+                                                         random_state=o.random_state)
+    except ValueError as exc:
+        raise ValueError(f"cannot hold out {fraction:g} of the documents for early stopping: {exc}") from None
+    X_train = X[train]
+    empty = find_empty_rows(X_train)
+    if empty.size:
+        note(f"{empty.size} training document(s) have no vocabulary term; they and their links are left out")
+        keep = np.setdiff1d(np.arange(X_train.shape[0]), empty)
+        X_train, L_train = X_train[keep], Links(L_train.adjacency[keep][:, keep])
+    if variant == "paper":
+        settings = {"learning_rate": o.learning_rate or DEFAULT_LINKLEARN_RATE}
+        if o.max_iter is not None:
+            settings["max_iter"] = o.max_iter
+        metric = LinkLearn(**settings, random_state=o.random_state, verbose=_default_enabled())
+        title = "LinkLearn: learning the term weights"
+    else:
+        settings = {} if o.max_iter is None else {"max_evaluations": max(1, o.max_iter)}
+        metric = LearnedBM25(**settings, random_state=o.random_state)
+        title = "LearnedBM25: searching the five weighting parameters"
+    start = time.perf_counter()
+    try:
+        with stage(title):
+            metric.fit(X_train, L_train, validation=(X[valid], L_valid))
+    except ValueError as exc:
+        raise ValueError(f"{type(metric).__name__} cannot learn from these links: {exc}") from None
+    metric_seconds = time.perf_counter() - start
+    report = metric.baseline_gain_
+    summary.update(documents=len(texts), links=links.n_links, features=int(X.shape[1]),
+                   train_documents=int(X_train.shape[0]), train_links=L_train.n_links,
+                   validation_documents=int(valid.size), validation_links=L_valid.n_links, variant=variant)
+    if variant == "paper":
+        curve = metric.validation_curve_
+        summary.update(learning_rate=settings["learning_rate"], n_iter=metric.n_iter_, best_iter=metric.best_iter_,
+                       validation_ap=float(np.max(curve["ap"])) if curve is not None else None)
+    else:
+        summary.update(weighting=dict(metric.params_), n_evaluations=metric.n_evaluations_,
+                       validation_ap=metric.validation_ap_, shrinkage=metric.shrinkage_,
+                       shrinkage_path=[[float(v) for v in row] for row in metric.shrinkage_path_])
+    summary.update(baseline_gain=_report(report))
+    return Fitted(summary, {"vectorizer": vectorizer, "metric": metric}, vec_seconds, metric_seconds,
+                   settings=settings)
+

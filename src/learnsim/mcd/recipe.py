@@ -1,0 +1,102 @@
+"""mcd's fitting recipe: :class:`MinimumClusterDistortion` from labelled documents or duplicate
+pairs, with the weighting of its input chosen on held-out clusters when none is given
+(``learnsim fit --method mcd``, :func:`learnsim.fit` with ``method="mcd"``).
+
+:mod:`learnsim.fitting` checks the supervision and the options and calls :func:`fit_mcd`; it
+returns a :class:`learnsim._fit_common.Fitted` (the report, the parts and the timings), which
+``fitting`` wraps into its :class:`learnsim.fitting.FitResult`.
+"""
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+
+from .._fit_common import Fitted, option_name as _flag, report_dict as _report, vectorize
+from .._utils.progress import stage
+
+__all__ = ["MCD_WEIGHTINGS", "mcd_settings", "fit_mcd"]
+
+# mcd without a weighting: the input weightings tried on the held-out clusters (BM25 document
+# weights won every fold of benchmarks/mcd_inductive.py, tf.idf is the usual default)
+MCD_WEIGHTINGS = ("tfidf", "bm25")
+
+
+def mcd_settings(paper=False, given=None, flags=None):
+    """MinimumClusterDistortion's settings: the paper's (``paper``) or those ``given`` (a dict of
+    n_basis, shrinkage, complement_weight; n_basis None is the whole feature space), "auto" for
+    those not given."""
+    from ._mcd import PAPER_PARAMS
+
+    given = dict(given or {})
+    if paper:
+        if given:
+            clash = [_flag(flags, k) for k in given]
+            raise ValueError(f"paper fixes n_basis=none, shrinkage=0 and complement_weight=0; "
+                             f"drop {' and '.join(clash)} or paper")
+        return dict(PAPER_PARAMS)
+    return {k: given.get(k, "auto") for k in ("n_basis", "shrinkage", "complement_weight")}
+
+
+def fit_mcd(o, texts, labels, pairs, settings, summary):
+    """mcd: with no weighting given, each weighting of MCD_WEIGHTINGS gets its own guarded fit on
+    the same held-out clusters, and the one whose model scores best there is kept.
+
+    Returns a :class:`learnsim._fit_common.Fitted` (:func:`learnsim.fitting.fit_mcd`: a
+    FitResult); its details: chosen (the weighting), scores ({weighting: held-out score}, None
+    when a single weighting was fitted).
+    """
+    # with an encoder there is no weighting to choose: its vectors are the input
+    candidates = [o.weighting] if o.weighting or o.encoder is not None else list(MCD_WEIGHTINGS)
+    fits, vec_seconds, metric_seconds = {}, 0.0, 0.0
+    for weighting in candidates:
+        vectorizer, X, seconds = vectorize(o, texts, weighting, summary)
+        vec_seconds += seconds
+        metric, y = _mcd_with_supervision(o, settings, X, labels, pairs, summary)
+        start = time.perf_counter()
+        # a losing candidate's warnings are not the user's concern: only the kept one's are shown
+        with warnings.catch_warnings(record=True) as caught, stage(f"mcd: learning the metric ({weighting} weights)"):
+            warnings.simplefilter("always")
+            metric.fit(X, y)
+        metric_seconds += time.perf_counter() - start
+        fits[weighting] = (vectorizer, metric, caught)
+        if metric.baseline_gain_ is None or metric.baseline_gain_.status == "unchecked":
+            break   # no held-out clusters to choose a weighting by
+    scores = {w: _held_out_score(m.baseline_gain_) for w, (_, m, _) in fits.items()}
+    chosen = max(fits, key=lambda w: (scores[w] if scores[w] is not None else -1.0, -candidates.index(w)))
+    vectorizer, metric, caught = fits[chosen]
+    for w in caught:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    summary.update(weighting=chosen, features=int(metric.n_features_in_),
+                   lsi_components=getattr(vectorizer, "n_components_", None))
+    if len(fits) > 1:
+        summary["weighting_selection"] = scores
+    summary.update(n_basis=metric.n_basis_, shrinkage=metric.shrinkage_,
+                   complement_weight=metric.complement_weight_, solver=metric.solver_,
+                   baseline_gain=_report(metric.baseline_gain_))
+    return Fitted(summary, {"vectorizer": vectorizer, "metric": metric}, vec_seconds, metric_seconds,
+                   chosen=chosen, scores=scores if len(fits) > 1 else None)
+
+
+def _held_out_score(report):
+    """The held-out score of what a guarded model uses (learned or baseline), or None."""
+    if report is None or report.status == "unchecked":
+        return None
+    return report.learned_score if report.status == "learned" else report.baseline_score
+
+
+def _mcd_with_supervision(o, settings, X, labels, pairs, summary):
+    """The MinimumClusterDistortion to fit and the clusters to fit it on."""
+    from ..supervision import pairs_to_clusters
+    from ._mcd import MinimumClusterDistortion
+
+    if pairs is not None:
+        # the groups of texts that chains of duplicate pairs join are the clusters
+        labels = np.asarray(pairs_to_clusters(pairs, X.shape[0]).labels)
+        summary.update(clustered_documents=int((labels >= 0).sum()),
+                       clusters=int(np.unique(labels[labels >= 0]).size))
+    # progress bars of the selection show on a terminal (see learnsim._progress)
+    metric = MinimumClusterDistortion(**{**settings, "baseline_holdout": o.baseline_holdout}, random_state=o.random_state)
+    return metric, labels
+
