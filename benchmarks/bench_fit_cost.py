@@ -7,16 +7,20 @@ The stages are timed by wrapping, in this process, the functions each one runs (
 seconds, summed over calls, with the call count):
 
 - ``vectorize``: the tf-idf vectoriser's fit and transform (``learnsim.fitting.vectorize``);
-- ``triplets``: the triplets of the duplicate pairs, hard negatives included
-  (``learnsim.film.recipe._film_triplets``: a cosine top-10 over the texts);
-- ``FILM.fit``: FILM itself (its own held-out check off here: pairs are checked by the rules);
-- ``choose_matcher``: the duplicate rule chosen on the held-out pairs, and inside it each
-  candidate's fits (``ThresholdMatcher.fit``, ``PairwiseKNNMatcher.fit``,
+- ``search check``: search held out by query and document (or by component) and checked against
+  the strongest baseline (``learnsim.baseline.validate_search``, issue 42), and inside it the
+  triplets with their negatives from the collection (``triplets``:
+  ``learnsim.film.recipe.search_triplets``, a BM25 top-30 of every anchor), FILM itself
+  (``FILM.fit``, once in the check; relevance judgements fit it once more on every pair), the
+  baselines of the collection (``SearchBaselines``), the held-out queries' pools
+  (``SearchBaselines.pool``) and the decision (``check_search``);
+- ``choose_matcher``: with labelled non-duplicates, the duplicate rule chosen on the held-out
+  pairs, and inside it each candidate's fits (``ThresholdMatcher.fit``, ``PairwiseKNNMatcher.fit``,
   ``PairClassifierMatcher.fit``; a candidate is fitted once per fold and once at the end) and the
   cross-fitted comparison with its bootstrap (``baseline.cross_fitted``, ``baseline.choose``);
-- ``SearchRule.select``: the search weight chosen on the held-out duplicate queries;
 - ``re-ranker``: search's second stage trained and checked on held-out duplicate queries
-  (``fitting._validated_rerank``), with its first-stage neighbour lists.
+  (``fitting._validated_rerank``), with its first-stage neighbour lists (``first-stage
+  neighbours``: the chosen search rule over all the texts).
 
 Data: the Quora sample's dev pairs (``../shared/data/quora-sample/dev.tsv``: the first N of its
 10,000), and above 10,000 pairs (the sample's size) synthetic near-duplicate pairs: sentences of a
@@ -127,13 +131,20 @@ def timed_fit(pairs, **options):
     import learnsim.film.recipe as film_recipe
     import learnsim.fitting as fitting
     import learnsim.matching._rule as rule
-    from learnsim.film import FILM, SearchRule
+    from learnsim.film import FILM
     from learnsim.matching import PairClassifierMatcher, PairwiseKNNMatcher, ThresholdMatcher
+
+    import learnsim.baseline._search as search_check
 
     timer = Timer()
     timer.wrap(fitting, "vectorize", "vectorize")
-    timer.wrap(film_recipe, "_film_triplets", "triplets")
-    timer.wrap(FILM, "fit", "FILM.fit")
+    baseline.validate_search    # loaded: fit takes it from the package
+    timer.wrap(baseline, "validate_search", "search check")
+    timer.wrap(film_recipe, "search_triplets", "  triplets")
+    timer.wrap(FILM, "fit", "  FILM.fit")
+    timer.wrap(search_check.SearchBaselines, "__init__", "  SearchBaselines")
+    timer.wrap(search_check.SearchBaselines, "pool", "  SearchBaselines.pool")
+    timer.wrap(search_check, "check_search", "  check_search")
     import learnsim.matching as matching
 
     matching.choose_matcher    # loaded: fit takes it from the package
@@ -145,11 +156,8 @@ def timed_fit(pairs, **options):
     timer.wrap(rule, "_train_classifiers", "  _train_classifiers")
     timer.wrap(baseline, "cross_fitted", "  baseline.cross_fitted")
     timer.wrap(baseline, "choose", "  baseline.choose")
-    timer.wrap(SearchRule, "select", "SearchRule.select")
     timer.wrap(fitting, "_validated_rerank", "re-ranker (train and check)")
-    import learnsim.matching._rerank as rerank
-
-    timer.wrap(rerank, "_neighbours", "  first-stage neighbours")
+    timer.wrap(fitting._FirstStageNeighbours, "__getitem__", "  first-stage neighbours")
     start = time.perf_counter()
     try:
         with warnings.catch_warnings():

@@ -426,3 +426,58 @@ def test_damaged_zip64_size_in_local_header_is_refused(tmp_path):
     path.write_bytes(bytes(raw))
     with pytest.raises(ModelFormatError, match="corrupted"):
         load(path)
+
+
+# --- a search rule that mixes normalised BM25 in (issue 42) -----------------------------------
+
+@pytest.fixture
+def bm25_model(tmp_path):
+    """(the file, the Pipeline) of FILM over term vectors with normalised BM25 mixed into its search."""
+    from bm25_models import mixed
+
+    p, path = mixed("term_film", 0.4), tmp_path / "bm25.npz"
+    p.save(path)
+    return path, p
+
+
+def test_a_bm25_mix_round_trips(bm25_model):
+    from bm25_models import QUERIES, collection
+
+    path, p = bm25_model
+    parts = load(path)
+    assert parts["search"].lexical_kind == "bm25" and parts["lexical"].weighting == "tf"
+    back = learnsim.Pipeline.load(path)
+    assert back.scoring == p.scoring == "hybrid (0.4 x BM25 + 0.6 x cosine in the learned space)"
+    assert back.search(QUERIES, collection(), k=4) == p.search(QUERIES, collection(), k=4)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda m: m["objects"]["search"]["meta"].update(lexical_kind="bm42"), "lexical_kind must be one of"),
+    (lambda m: m["objects"]["search"]["meta"].update(lexical_kind=None), "lexical_kind must be one of"),
+    (lambda m: m["objects"]["search"]["meta"].update(lexical_weight=1.5), r"lexical_weight must be a number in \[0, 1\]"),
+    (lambda m: m["objects"]["search"]["meta"].update(lexical_weight=-0.2), r"lexical_weight must be a number in \[0, 1\]"),
+])
+def test_a_damaged_bm25_rule_is_refused_naming_it(bm25_model, edit, message):
+    path, _ = bm25_model
+    rewrite(path, edit_manifest=edit)
+    with pytest.raises(ModelFormatError, match=message):
+        learnsim.Pipeline.load(path)
+
+
+def test_a_bm25_rule_without_its_lexical_part_is_refused(bm25_model):
+    path, _ = bm25_model
+
+    def drop(entries):
+        for key in [k for k in entries if k.startswith("lexical/")]:
+            del entries[key]
+
+    rewrite(path, edit_manifest=lambda m: m["objects"].pop("lexical"), edit_entries=drop)
+    with pytest.raises(ValueError, match="mixes BM25 in.*give its vectoriser as lexical="):
+        learnsim.Pipeline.load(path)
+
+
+def test_a_rule_saved_before_the_lexical_kind_loads_as_tfidf(bm25_model):
+    path, _ = bm25_model
+    rewrite(path, edit_manifest=lambda m: m["objects"]["search"]["meta"].pop("lexical_kind"))
+    rule = load(path, name="search")
+    assert rule.lexical_kind == "tfidf" and rule.lexical_weight == 0.4

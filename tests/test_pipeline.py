@@ -60,8 +60,16 @@ def _fit(kind, d):
         return learnsim.fit(t, clusters=y, complement_weight=0.0, baseline_holdout=None, **MCD_FIXED)
     if kind == "film":                  # unchecked: the learned cosine alone
         return learnsim.fit(t, clusters=y, method="film", baseline_holdout=None, **FILM_FAST)
-    if kind == "film_pairs":            # validated on held-out pairs: a mixed cosine and a duplicate rule
-        return learnsim.fit(pairs=d["pairs"], **FILM_FAST)
+    if kind == "film_pairs":            # a mixed cosine and a duplicate rule
+        fitted = learnsim.fit(pairs=d["pairs"], **FILM_FAST)
+        # the family: FILM's cosine mixed with the input cosine by the search rule (what the fit's
+        # check keeps on these few pairs, BM25 or a mix with it, is tested in tests/film/test_search_recipe.py)
+        from learnsim.film import SearchRule
+
+        parts = dict(fitted.parts, search=SearchRule(input_weight=0.4))
+        parts.pop("lexical", None)
+        parts.pop("rerank", None)
+        return Pipeline.from_parts(parts)
     if kind == "relative":
         model = learnsim.fit(t, triplets=d["triplets"])
         # uneven diagonal weights, so that the explanation is not that of the unweighted baseline

@@ -41,33 +41,35 @@ def test_the_encoder_is_the_vectoriser_and_film_learns_on_its_vectors(pairs_fit)
     report = result.report
     assert report["encoder"] == "fake/hashed-words-24" and report["features"] == 24
     assert report["weighting"] is None
-    # the baseline of the search rule is the input cosine: the encoder's
-    assert report["baseline_gain"]["baseline"] == "input cosine"
-    w = report["search_lexical_weight"]
-    assert w is not None and 0.0 <= w <= 1.0
-    assert (p.lexical is not None) == (w > 0)
+    # search is checked against the strongest baseline, the encoder's cosine and its mix with BM25 among them
+    assert set(report["baseline_scores"]) == {"bm25", "cosine", "encoder", "encoder+bm25"}
+    lam = report["search_bm25_weight"]
+    assert 0.0 <= lam <= 1.0 and (p.lexical is not None) == (lam > 0)
     assert p.scorer.dense_input
 
 
-def test_the_hybrid_is_never_below_either_part_on_the_held_out_duplicates(pairs_fit):
-    rule = pairs_fit[2].pipeline.search_rule
-    scores, grid = rule.lexical_scores, rule.lexical_grid
-    assert grid[0] == 0.0 and grid[-1] == 1.0
-    at = grid.index(rule.lexical_weight)
-    assert scores[at] >= scores[0] and scores[at] >= scores[-1]
+def test_the_kept_rule_is_checked_against_the_best_of_the_baselines(pairs_fit):
+    report = pairs_fit[2].report
+    gain = report["baseline_gain"]
+    scores = report["baseline_scores"]
+    strongest = max(scores, key=scores.get)
+    assert report["strongest_baseline"] == strongest
+    assert gain["detail"]["strongest_baseline"] == strongest
+    assert gain["cold"] is not None and gain["n_units"] >= gain["cold"]["n_units"]
+    if gain["status"] == "learned":
+        assert gain["ci_low"] > 0 and gain["cold"]["ci_high"] >= 0
 
 
 def test_search_scores_are_the_chosen_mix(pairs_fit):
+    from bm25_models import normalised_bm25
+
     texts, _, result = pairs_fit
     p = result.pipeline
     lam = p.scorer.lexical_weight or 0.0
-    from learnsim.text import TextVectorizer
-
-    # the lexical part over the searched collection's own vocabulary: a tf.idf fitted on it
-    L = TextVectorizer("tfidf", norm="l2", dtype=np.float64).fit_transform(texts).toarray()
     X = p.vectorizer.transform(texts).astype(np.float64)
     D = p.scorer._dense_rows(X)
-    expected = lam * (L[:5] @ L.T) + (1 - lam) * (D[:5] @ D.T)
+    # the lexical part: BM25 over the searched collection's own words, divided by its query's maximum
+    expected = lam * normalised_bm25(texts[:5], texts) + (1 - lam) * (D[:5] @ D.T)
     np.testing.assert_allclose(p.similarity(texts[:5], texts), expected, atol=1e-9)
 
 
@@ -102,7 +104,8 @@ def test_an_index_searches_as_the_pipeline(pairs_fit, tmp_path):
     p = result.pipeline
     index = Index.build(tmp_path / "idx", p, texts, ids=[f"t{i}" for i in range(len(texts))])
     try:
-        assert index.info()["query_plan"] is False       # the encoder is the query side: no plan
+        # the encoder is the query side: no plan, unless search is BM25 alone
+        assert index.info()["query_plan"] is (p.scorer.lexical_weight == 1.0)
         for q in texts[:6]:
             got = index.search(q, k=5, explain=True)
             want = p.search(q, texts, k=5)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numbers
 import time
+import warnings
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
@@ -33,7 +34,7 @@ from ._fit_common import option_name as _flag, quiet as _quiet, report_dict as _
 from ._utils.progress import stage, with_show_progress_bar
 # the recipes of the methods; their public names stay importable from here, as before they moved
 from .film.recipe import (DEFAULT_FILM_DIMENSIONS, DEFAULT_PAIRS_VALIDATION_FRACTION,  # noqa: F401
-                          film_with_supervision, lexical_part, split_validation_pairs, validated_search)
+                          film_with_supervision, lexical_part)
 from .linklearn import recipe as linklearn_recipe
 from .linklearn.recipe import (DEFAULT_LINKLEARN_RATE, DEFAULT_LINKLEARN_VALIDATION_FRACTION,  # noqa: F401
                                LINKLEARN_VARIANTS, linklearn_stemming)
@@ -183,14 +184,56 @@ def _result_of(fitted):
 
 
 # ============================================================================ the methods' recipes
-def fit_mcd(o, texts, labels, pairs, settings, summary):
+def fit_mcd(o, texts, labels, pairs, settings, summary, documents=None):
     """mcd (:func:`learnsim.mcd.recipe.fit_mcd`: with no weighting given, each weighting of
-    MCD_WEIGHTINGS fitted and checked on the same held-out clusters, the best kept).
+    MCD_WEIGHTINGS fitted and checked on the same held-out clusters, the best kept). From pairs,
+    its search is then checked as FILM's is (issue 42: held-out queries and documents, the
+    strongest baseline); a fit that loses there is that baseline's model.
 
     Returns a :class:`FitResult`; its details: chosen (the weighting), scores ({weighting:
     held-out score}, None when a single weighting was fitted).
     """
-    return _result_of(mcd_recipe.fit_mcd(o, texts, labels, pairs, settings, summary))
+    if pairs is None:
+        return _result_of(mcd_recipe.fit_mcd(o, texts, labels, pairs, settings, summary))
+    _warn_chain_conflicts(pairs)
+    with warnings.catch_warnings():
+        # said once above: the steps that meet the same pairs again do not repeat it
+        warnings.filterwarnings("ignore", message=r".*chains of (similar|duplicate) pairs.*")
+        fitted = mcd_recipe.fit_mcd(o, texts, labels, pairs, settings, summary)
+        if o.baseline_holdout is None:
+            return _result_of(fitted)
+        return _checked_mcd_search(o, texts, pairs, settings, summary, fitted, documents)
+
+
+def _checked_mcd_search(o, texts, pairs, settings, summary, fitted, documents=None):
+    """mcd from pairs, used for search: checked as FILM's search is (issue 42), on held-out queries
+    and documents against the strongest baseline; a fit that loses there is that baseline."""
+    from .baseline import orient_pairs, validate_search
+
+    labels = np.asarray(pairs.labels, dtype=bool)
+    P = orient_pairs(np.asarray(pairs.indices, dtype=np.int64), labels, documents)
+    vectorizer = fitted.parts["vectorizer"]
+    X = vectorizer.transform(texts)
+    X = X.astype(np.float64) if X.dtype != np.float64 else X
+    learn = mcd_recipe.search_learner(o, settings, X, P, labels)
+    start = time.perf_counter()
+    with stage("mcd: checking search on held-out queries and documents against the strongest baseline"):
+        checked = validate_search(texts, P, labels.astype(np.float64), learn, owner="learnsim fit --method mcd",
+                                  documents=documents, fraction=o.validation_fraction or DEFAULT_PAIRS_VALIDATION_FRACTION,
+                                  random_state=o.random_state, stacklevel=3)
+    fitted.metric_seconds += time.perf_counter() - start
+    if checked is None:
+        return _result_of(fitted)
+    split, baselines, check = checked
+    summary.update(search_baseline_gain=_report(check.report), held_out=split.describe(), search_split=split.by,
+                   strongest_baseline=check.baseline, baseline_scores=check.scores,
+                   model="learned" if not check.fell_back else check.baseline)
+    if check.fell_back:
+        from ._baseline_models import baseline_pipeline
+
+        model = baseline_pipeline(check.baseline, [texts[i] for i in baselines.documents])
+        fitted.parts = dict(model.parts)
+    return _result_of(fitted)
 
 
 def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
@@ -212,102 +255,275 @@ def fit_relative(o, texts, T, summary, chooser=None):
 
 
 # ============================================================================ FILM
-def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None):
-    """FILM from cluster labels or duplicate pairs.
+def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None, documents=None):
+    """FILM from cluster labels or pairs.
 
-    From labels, FILM holds out whole clusters itself and chooses the weight of the
-    input cosine there (``o.baseline_holdout``). From pairs, ``o.validation_fraction`` of them are held out: the duplicate
-    rule (:func:`learnsim.scoring.choose_matcher`, among ``o.matcher``) is chosen on them and
-    measured per pair against a threshold on the input cosine, and the search weight
-    (:class:`learnsim.scoring.SearchRule`) per held-out duplicate query against the input cosine
-    (recall@1); ``o.baseline_holdout`` None keeps the rules chosen without the comparison.
+    From labels, FILM holds out whole clusters itself and chooses the weight of the input cosine
+    there (``o.baseline_holdout``). From pairs, search is checked the way it is used
+    (:func:`_fit_film_pairs`, issue 42): on held-out queries and documents, over the whole
+    collection, against the strongest baseline (BM25, the tf.idf cosine, the encoder's cosine and
+    its mix with BM25); a fit whose learned rule does not beat it ends as that baseline.
 
     With ``o.encoder`` (a pre-trained sentence encoder), FILM learns on the encoder's vectors
-    (the paper's FILM-BERT), the input cosine is the encoder's, and on pairs the search rule also
-    mixes in the tf.idf cosine over the texts' own vocabulary, its weight chosen on the same
-    held-out duplicates (:meth:`learnsim.film.SearchRule.with_lexical_weight`; the part
-    "lexical" holds that tf.idf where the mix is kept).
+    (the paper's FILM-BERT), and the input cosine is the encoder's.
+
+    ``documents``: with pairs, the indices of the texts that are the collection searched (a
+    corpus given beside the pairs); by default every text of the pairs but those that only ask.
 
     Returns a :class:`FitResult`; its details: pairs (those FILM learned from), held (the
-    held-out pairs or None), matcher, rule, search.
+    held-out pairs or None), matcher, rule, search, check (the search check, or None).
     """
-    holdout = o.baseline_holdout
     weighting = o.weighting or "tfidf"
     vectorizer, X, vec_seconds = vectorize(o, texts, weighting, summary)
     choice = o.matcher
     if pairs is None and choice not in (None, "auto"):
         raise ValueError(f"{_flag(flags, 'matcher')} chooses the duplicate rule of a FILM fitted on pairs; it "
                          "does not apply to clusters")
-    held = matcher = rule = search = None
     if pairs is not None:
-        all_pairs = pairs
-        pairs, held = split_validation_pairs(pairs, o, flags)
-    # with pairs, the held-out pairs judge the duplicate and search rules against the input
-    # cosine (below); FILM itself is fitted on all the training pairs
-    from .matching._rerank import DEFAULT_N_CANDIDATES, DEFAULT_N_NEGATIVES
-
-    # the re-ranker's neighbour lists, when its first stage is the input cosine, come with FILM's
-    keep = None
-    if held is not None and o.rerank:
-        keep = {"depth": max(DEFAULT_N_CANDIDATES, DEFAULT_N_NEGATIVES),
-                "rows": np.unique(held.indices[np.asarray(held.labels, dtype=bool)].ravel())}
-    metric, y = film_with_supervision(o, X, labels, pairs, None if held is not None else holdout, note, keep)
+        _warn_chain_conflicts(pairs)
+        with warnings.catch_warnings():
+            # said once above: the steps that meet the same pairs again (the rules, the re-ranker) do not repeat it
+            warnings.filterwarnings("ignore", message=r".*chains of (similar|duplicate) pairs.*")
+            return _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_seconds, documents)
+    metric, y = film_with_supervision(o, X, labels, o.baseline_holdout, note)
     start = time.perf_counter()
     with stage("FILM: learning the metric"):
         metric.fit(X, y)
-    parts = {"vectorizer": vectorizer, "metric": metric}
-    if held is not None:
-        from .matching import MATCHERS, choose_matcher
-
-        candidates = MATCHERS if choice in (None, "auto") else (choice,)
-        with stage("FILM: choosing the duplicate rule on held-out pairs"):
-            matcher, rule = choose_matcher(metric, X, pairs, held, texts=texts, vectorizer=vectorizer,
-                                           candidates=candidates, check_baseline=holdout is not None,
-                                           random_state=o.random_state, encoder=o.encoder)
-        with stage("FILM: choosing the search rule on held-out duplicates"):
-            search = validated_search(metric, X, held, all_pairs, o.random_state, holdout is not None)
-        L = None
-        if o.encoder is not None:
-            with stage("choosing the weight of the lexical cosine in search on held-out duplicates"):
-                lexical, L = lexical_part(o, texts)
-                search = validated_search(metric, X, held, all_pairs, o.random_state, holdout is not None,
-                                           lexical=L, rule=search)
-            if search.lexical_weight:
-                parts["lexical"] = lexical
-            else:
-                L = None
-            summary.update(search_lexical_weight=search.lexical_weight,
-                           lexical_baseline_gain=_report(search.lexical_gain))
-        parts.update(matcher=matcher, match_rule=rule, search=search)
-        if o.rerank:
-            with stage("FILM: training search's re-ranker and checking it on held-out duplicates"):
-                known = keep.get("neighbours") if search.input_weight == 1.0 and L is None else None
-                # FILM's cosine is a feature of the re-ranker over an encoder where held-out data
-                # showed it adds to the encoder: the duplicate rule took it, or the search rule did
-                # (fitted on the pairs FILM learned from, it overfits where it does not: Quora
-                # sample, held-out accuracy 0.790 with it, 0.833 without)
-                film = rule.matcher == "classifier+film" or search.input_weight != 1.0
-                reranker = _validated_rerank(metric, X, texts, vectorizer, matcher, search, pairs, held, all_pairs,
-                                             o.random_state, holdout is not None, summary, known,
-                                             encoder=o.encoder, lexical=L, film=film)
-            if reranker is not None:
-                parts["rerank"] = reranker
-        # input_weight: the mixed-cosine threshold rule's weight (chosen on all the held-out pairs),
-        # whichever rule decides; threshold: the deciding rule's, when it is a threshold
-        summary.update(validation_pairs=held.n_pairs, matcher=rule.matcher, matcher_accuracies=rule.accuracies,
-                       validation_accuracy=rule.accuracies.get(rule.matcher), input_weight=rule.mixed_input_weight)
-        if hasattr(matcher, "input_weight_"):
-            summary.update(threshold=matcher.threshold_)
-        summary.update(search_input_weight=search.input_weight,
-                       search_validation_recall_at_1=float(np.max(search.weight_scores)),
-                       baseline_gain=_report(search.baseline_gain), match_baseline_gain=_report(rule.baseline_gain))
-    else:
-        summary.update(input_weight=metric.input_weight_, baseline_gain=_report(metric.baseline_gain_))
+    summary.update(input_weight=metric.input_weight_, baseline_gain=_report(metric.baseline_gain_))
     metric_seconds = time.perf_counter() - start
     summary.update(n_components=int(metric.n_components), svd_rank=metric.svd_rank_,
                    triplets=metric.n_triplets_, n_iter=metric.n_iter_, converged=metric.converged_)
+    return _result(summary, {"vectorizer": vectorizer, "metric": metric}, vec_seconds, metric_seconds, pairs=None,
+                   held=None, matcher=None, rule=None, search=None, check=None)
+
+
+def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_seconds, documents=None):
+    """FILM from pairs, checked for search the way use comes (issue 42).
+
+    1. The pairs are held out by query and by document, or by whole components
+       (:func:`learnsim.baseline.split_search`). FILM learns from the others: each relevant pair
+       against a hard negative (one of the anchor's best documents by BM25), a random document
+       and a labelled non-relevant partner (:func:`learnsim.film.recipe.search_triplets`).
+    2. Each held-out query searches the whole collection under FILM's rules (the input cosine
+       mixed with FILM's cosine, and BM25 mixed with it) and under the baselines; the rule is the
+       best overall among those that hold on the cold part, and it is kept only when it beats the
+       strongest baseline overall and does not fall below it on the cold part
+       (:func:`learnsim.baseline.check_search`). Otherwise search is that baseline.
+    3. With labelled non-relevant pairs (duplicate detection), the duplicate rule is chosen on the
+       held-out pairs (:func:`learnsim.matching.choose_matcher`) with the FILM of step 1, and
+       search's re-ranker is tried where search has no BM25 part. Without them (relevance
+       judgements), FILM is fitted again on all the pairs; a fit that falls back *is* the
+       baseline's model (:func:`learnsim._baseline_models.baseline_pipeline`).
+
+    ``o.baseline_holdout`` None: no check, FILM on every pair, search by FILM's cosine alone.
+    """
+    from .baseline import orient_pairs, unchecked, validate_search
+    from .film import SearchRule
+    from .film.recipe import search_bases, search_candidates, search_triplets
+
+    labels = np.asarray(pairs.labels, dtype=bool)
+    # the side that asks first: pairs written (document, query) against a corpus are turned round
+    P = orient_pairs(np.asarray(pairs.indices, dtype=np.int64), labels, documents)
+    if not labels.any():
+        raise ValueError("no relevant pair (label 1): FILM learns from the pairs labelled 1 (duplicates, or a query "
+                         "and a relevant document)")
+    grades = labels.astype(np.float64)
+    dense = o.encoder is not None
+    start = time.perf_counter()
+    state = {}
+
+    def learn(train, baselines):
+        T, counts = search_triplets(P[train], grades[train], texts, X, baselines, o.random_state, note)
+        metric, _ = film_with_supervision(o, X, None, None, note)
+        with stage(f"FILM: learning the metric from {len(T)} triplets"):
+            metric.fit(X, T)
+        state.update(metric=metric, counts=counts, baselines=baselines)
+        candidates, params = search_candidates(dense)
+        state["params"] = params
+        return search_bases(metric, X, baselines.documents, dense), candidates
+
+    owner = "learnsim fit --method film"
+    fraction = o.validation_fraction or DEFAULT_PAIRS_VALIDATION_FRACTION
+    compare = o.baseline_holdout is not None
+    with stage("FILM: choosing search on held-out queries and documents"
+               + (" and checking it against the strongest baseline" if compare else "")):
+        checked = validate_search(texts, P, grades, learn, owner=owner, documents=documents,
+                                  encoder_vectors=X if dense else None, fraction=fraction,
+                                  random_state=o.random_state, stacklevel=3, compare=compare)
+    split = check = None
+    if checked is None:
+        from .baseline import SearchBaselines, search_documents
+
+        baselines = SearchBaselines(texts, search_documents(P, grades, len(texts), documents))
+        learn(np.ones(len(P), dtype=bool), baselines)
+        w, lam = 0.0, 0.0
+        report = unchecked("too few queries (or groups of pairs) to hold two out and learn from two",
+                           baseline_name="the strongest of BM25, the tf.idf cosine"
+                           + (" and the encoder's cosine" if dense else ""), owner=owner, stacklevel=3)
+    else:
+        split, baselines, check = checked
+        report = check.report if compare else None
+        w, lam = state["params"][check.chosen] if check.chosen is not None else (None, None)
+    labelled = not labels.all() and checked is not None and not labels[split.held].all() \
+        and labels[split.held].any() and not labels[split.train].all()
+    if checked is not None and not labelled:
+        # relevance judgements: the final FILM learns from every pair
+        with stage("FILM: learning the metric from every pair"):
+            learn(np.ones(len(P), dtype=bool), baselines)
+    metric = state["metric"]
+    counts = state["counts"]
+    summary.update(triplets=counts["triplets"], negatives={k: counts[k] for k in ("hard", "random", "labelled")},
+                   search_anchors=counts["anchors"], baseline_gain=_report(report))
+    if split is not None:
+        summary.update(held_out=split.describe(), held_out_queries=check.report.n_units, search_split=split.by,
+                       strongest_baseline=check.baseline, baseline_scores=check.scores)
+    lexical = baselines.lexical.vectorizer
+    parts = {"vectorizer": vectorizer, "metric": metric}
+    if check is not None and check.fell_back and not labelled:
+        from ._baseline_models import baseline_pipeline
+
+        model = baseline_pipeline(check.baseline, [texts[i] for i in baselines.documents], encoder=o.encoder,
+                                  lexical_weight=check.mix_weight)
+        parts = dict(model.parts)
+        summary.update(model=check.baseline, search_rule=model.scoring)
+        metric_seconds = time.perf_counter() - start
+        return _result(summary, parts, vec_seconds, metric_seconds, pairs=pairs, held=None, matcher=None, rule=None,
+                       search=None, check=check)
+    if w is None:
+        # a duplicate rule is kept: search is the baseline, said in the model's own terms
+        w, lam = _baseline_as_rule(check, dense)
+    search = SearchRule(input_weight=float(w), n_queries=0 if check is None else check.report.n_units,
+                        baseline_gain=report, lexical_weight=float(lam) if lam else None,
+                        lexical_kind="bm25")
+    if lam:
+        parts["lexical"] = lexical
+    summary.update(model="learned" if check is None or not check.fell_back else check.baseline,
+                   search_input_weight=float(w), search_bm25_weight=float(lam))
+    held = matcher = rule = None
+    if labelled:
+        matcher, rule, held = _film_duplicate_rule(o, metric, X, texts, vectorizer, pairs, split, labels, summary)
+        parts.update(matcher=matcher, match_rule=rule)
+        if o.rerank:
+            with stage("FILM: training search's re-ranker and checking it on held-out duplicates"):
+                film = rule.matcher == "classifier+film" or w != 1.0
+                train = _pairs_subset(pairs, split.train)
+                known = _FirstStageNeighbours(dict(parts, search=search), texts)
+                reranker = _validated_rerank(metric, X, texts, vectorizer, matcher, search, train, held, pairs,
+                                             o.random_state, o.baseline_holdout is not None, summary, known,
+                                             encoder=o.encoder, lexical=None, film=film)
+            if reranker is not None:
+                parts["rerank"] = reranker
+    parts["search"] = search
+    metric_seconds = time.perf_counter() - start
+    summary.update(n_components=int(metric.n_components), svd_rank=metric.svd_rank_, n_iter=metric.n_iter_,
+                   converged=metric.converged_)
     return _result(summary, parts, vec_seconds, metric_seconds, pairs=pairs, held=held, matcher=matcher, rule=rule,
-                   search=search)
+                   search=search, check=check)
+
+
+def _warn_chain_conflicts(pairs):
+    """One warning for the non-duplicate pairs whose texts chains of duplicate pairs join (they
+    are not used as negatives): every step of a fit that meets them would say it again."""
+    from scipy.sparse.csgraph import connected_components
+    import scipy.sparse as sp
+
+    P = np.asarray(pairs.indices, dtype=np.int64)
+    labels = np.asarray(pairs.labels, dtype=bool)
+    if not labels.any() or labels.all():
+        return
+    n = int(P.max()) + 1
+    A = sp.csr_matrix((np.ones(int(labels.sum())), (P[labels, 0], P[labels, 1])), shape=(n, n))
+    chains = connected_components(A, directed=False)[1]
+    conflict = int(np.count_nonzero(chains[P[~labels, 0]] == chains[P[~labels, 1]]))
+    if conflict:
+        warnings.warn(f"{conflict} non-duplicate pair(s) join texts that chains of duplicate pairs connect; they are "
+                      "not used as negatives", UserWarning, stacklevel=4)
+
+
+class _FirstStageNeighbours:
+    """Each text's closest texts (itself excluded, best first) under the search rule of the model
+    ``parts``, as its search ranks them over all the texts: the re-ranker's first stage. An
+    (n_texts, depth) array to :func:`learnsim.matching.select_reranker`, whose rows are found when
+    they are first read (the re-ranker reads those of its anchors and held-out queries only)."""
+
+    def __init__(self, parts, texts):
+        from .matching._rerank import DEFAULT_N_CANDIDATES, DEFAULT_N_NEGATIVES
+        from .pipeline import Pipeline
+
+        self.texts = list(texts)
+        self.depth = min(max(DEFAULT_N_CANDIDATES, DEFAULT_N_NEGATIVES), len(self.texts) - 1)
+        self.shape = (len(self.texts), self.depth)
+        self._found = Pipeline.from_parts(parts).searcher(self.texts)
+        self._rows = {}
+
+    def __getitem__(self, key):
+        rows, columns = key
+        rows = np.atleast_1d(np.asarray(rows, dtype=np.int64))
+        todo = [int(r) for r in np.unique(rows) if int(r) not in self._rows]
+        if todo and self.depth > 0:
+            idx, _ = self._found.top_k([self.texts[r] for r in todo], self.depth + 1)
+            for r, row in zip(todo, idx):
+                self._rows[r] = row[row != r][:self.depth]
+        out = np.full((rows.size, self.depth), -1, dtype=np.int64)
+        for i, r in enumerate(rows.tolist()):
+            found = self._rows.get(r, ())
+            out[i, :len(found)] = found
+        return out[:, columns]
+
+
+def _baseline_as_rule(check, dense):
+    """(w, lambda) of the search rule that is the strongest baseline, for a model that keeps FILM
+    for its duplicate rule: BM25 alone, the input cosine, or (over an encoder) its mix with BM25.
+    The tf.idf cosine over term vectors is FILM's input cosine (the model's own tf.idf)."""
+    if check.baseline == "bm25":
+        return 0.0, 1.0
+    if check.baseline == "encoder+bm25":
+        return 1.0, float(check.mix_weight)
+    return 1.0, 0.0
+
+
+def _graded_split(pairs, fraction, seed):
+    """(training, held-out) graded pairs: whole components of pairs held out (no text on both
+    sides, issue 42), or, where chains of pairs join most texts, texts with their pairs
+    (:func:`learnsim.baseline.split_search`); a seeded split of the pairs where neither can hold
+    two out."""
+    from .baseline import split_search
+    from .supervision import Pairs, split_pairs
+
+    P = np.asarray(pairs.indices, dtype=np.int64)
+    scores = np.asarray(pairs.scores, dtype=np.float64)
+    # every pair above the lowest score is relevant to some degree: its score above it is the grade
+    grades = scores - scores.min()
+    split = split_search(P, grades, int(P.max()) + 1, fraction=fraction, random_state=seed, by="component") \
+        if grades.any() else None
+    if split is None or not split.train.any() or not split.held.any():
+        return split_pairs(pairs, held_out=fraction, random_state=seed)
+    return (Pairs(P[split.train], scores=scores[split.train]), Pairs(P[split.held], scores=scores[split.held]))
+
+
+def _pairs_subset(pairs, mask):
+    from .supervision import Pairs
+
+    mask = np.asarray(mask, dtype=bool)
+    return Pairs(np.asarray(pairs.indices)[mask], labels=np.asarray(pairs.labels, dtype=bool)[mask])
+
+
+def _film_duplicate_rule(o, metric, X, texts, vectorizer, pairs, split, labels, summary):
+    """The duplicate rule chosen on the held-out pairs of the split (whole components)."""
+    from .matching import MATCHERS, choose_matcher
+
+    train, held = _pairs_subset(pairs, split.train), _pairs_subset(pairs, split.held)
+    candidates = MATCHERS if o.matcher in (None, "auto") else (o.matcher,)
+    with stage("FILM: choosing the duplicate rule on held-out pairs"):
+        matcher, rule = choose_matcher(metric, X, train, held, texts=texts, vectorizer=vectorizer,
+                                       candidates=candidates, check_baseline=o.baseline_holdout is not None,
+                                       random_state=o.random_state, encoder=o.encoder)
+    summary.update(validation_pairs=held.n_pairs, matcher=rule.matcher, matcher_accuracies=rule.accuracies,
+                   validation_accuracy=rule.accuracies.get(rule.matcher), input_weight=rule.mixed_input_weight,
+                   match_baseline_gain=_report(rule.baseline_gain))
+    if hasattr(matcher, "input_weight_"):
+        summary.update(threshold=matcher.threshold_)
+    return matcher, rule, held
 
 
 def _validated_rerank(metric, X, texts, vectorizer, matcher, search, train, held, all_pairs, seed, check_baseline,
@@ -365,7 +581,7 @@ def fit_graded(o, texts, pairs, summary, note=_quiet, flags=None):
     fitted regressor), rule (its :class:`learnsim.matching.MatchRule`, ``graded=True``), search.
     """
     from .matching._graded import choose_regressor
-    from .supervision import graded_pairs_to_triplets, split_pairs
+    from .supervision import graded_pairs_to_triplets
     from .text import find_empty_rows
 
     if o.matcher not in (None, "auto"):
@@ -377,7 +593,7 @@ def fit_graded(o, texts, pairs, summary, note=_quiet, flags=None):
     weighting = o.weighting or "tfidf"
     vectorizer, X, vec_seconds = vectorize(o, texts, weighting, summary)
     fraction = o.validation_fraction or DEFAULT_PAIRS_VALIDATION_FRACTION
-    train, held = split_pairs(pairs, held_out=fraction, random_state=o.random_state)
+    train, held = _graded_split(pairs, fraction, o.random_state)
     for name, part in (("training", train), ("held-out", held)):
         if np.ptp(np.asarray(part.scores)) == 0:
             raise ValueError(f"the {part.n_pairs} {name} pair(s) ({_flag(flags, 'validation_fraction')} "
@@ -393,7 +609,7 @@ def fit_graded(o, texts, pairs, summary, note=_quiet, flags=None):
     if len(T) == 0:
         raise ValueError("no usable triplet for FILM: no training pair scores in the top of the range with two "
                          "texts that have vocabulary terms")
-    metric, _ = film_with_supervision(o, X, None, None, None, note)
+    metric, _ = film_with_supervision(o, X, None, None, note)
     with stage("FILM: learning the metric from graded triplets"):
         metric.fit(X, T)
     with stage("graded pairs: choosing the pair regression and the search weight on held-out pairs"):
@@ -441,7 +657,8 @@ def fit_parts(texts=None, *, clusters=None, pairs=None, triplets=None, links=Non
 
 @with_show_progress_bar
 def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, method=None,
-        random_state=0, columns=None, text=None, label=None, text_a=None, text_b=None, score=None, **options):
+        random_state=0, columns=None, text=None, label=None, text_a=None, text_b=None, score=None, corpus=None,
+        **options):
     """Fit a text vectoriser and a metric as ``learnsim fit`` does: the pipeline and its report.
 
     Every argument that holds data takes the forms of one rule (:mod:`learnsim._inputs`): a
@@ -494,6 +711,11 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, met
         The columns of a table (or file) of pairs, ``{role: column}`` or ``"label=0,text_a=3,
         text_b=4"`` as :func:`learnsim.datasets.parse_columns` reads them; of a table of
         documents, ``{"text": ..., "label": ...}``.
+    corpus : list of str, table or pathlib.Path, optional
+        Pairs only: the collection the model will search (a corpus whose documents the pairs
+        judge, or more). Its texts join the fit (vocabulary, the negatives FILM learns from), and
+        the held-out queries of the search check rank all of it. Default: the pairs' texts, but
+        those that only ask (the query side of query-to-document pairs).
     text, label, text_a, text_b, score : str or int, optional
         A column by name or 0-based position: ``text`` and ``label`` of a table of documents
         (``texts``), ``text_a``, ``text_b``, ``label`` (0/1) or ``score`` (graded) of a table of
@@ -665,10 +887,33 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, met
             summary.update(documents=len(texts), pairs=pair_set.n_pairs)
             return fit_graded(o, texts, pair_set, summary)
         summary.update(documents=len(texts), pairs=pair_set.n_pairs, duplicate_pairs=int(pair_set.labels.sum()))
+    documents = None
+    if corpus is not None:
+        if kind != "pairs":
+            raise ValueError("corpus= is the collection a model fitted on pairs searches; with clusters, triplets or "
+                             "links the texts are the collection")
+        texts, documents = with_corpus(texts, corpus)
+        summary.update(documents=len(texts), corpus=int(documents.size))
     if method == "mcd":
         settings = mcd_settings(o.paper, o.mcd)
-        return fit_mcd(o, texts, labels, pair_set, settings, summary)
-    return fit_film(o, texts, labels, pair_set, summary)
+        return fit_mcd(o, texts, labels, pair_set, settings, summary, documents=documents)
+    return fit_film(o, texts, labels, pair_set, summary, documents=documents)
+
+
+def with_corpus(texts, corpus):
+    """(texts with the corpus' texts they lack appended, the corpus' positions in them)."""
+    from ._inputs import texts_of
+
+    corpus = _check_texts(texts_of(corpus, "corpus"))
+    texts = list(texts)
+    position = {}
+    for i, t in enumerate(texts):
+        position.setdefault(t, i)
+    for t in corpus:
+        if t not in position:
+            position[t] = len(texts)
+            texts.append(t)
+    return texts, np.unique([position[t] for t in corpus])
 
 
 # ---------------------------------------------------------------------------- validation

@@ -24,6 +24,17 @@ A model fitted over a pre-trained sentence encoder (``learnsim.fit(..., encoder=
 vectors (the paper's FILM-BERT). Its search rule may mix in a lexical part, the tf.idf cosine
 over the searched collection's vocabulary (the part "lexical": the tf.idf settings, fitted on the
 training texts), with the weight chosen on held-out supervision (``SearchRule.lexical_weight``).
+
+The lexical part may also be Okapi BM25 over the searched collection, divided by the largest
+score the query can reach (``SearchRule.lexical_kind == "bm25"``, issue 42; the part "lexical"
+is then a "tf" vectoriser of term counts): ``lambda BM25(q, d) / Z(q) + (1 - lambda) dense``,
+with the dense part of an encoder's model, FILM's learned cosine over term vectors, or, for
+``EncoderCosine``, the encoder's cosine (:mod:`learnsim.scorer`). The collection statistics
+BM25 takes (``vocabulary_df``, ``vocabulary_n_documents``, ``vocabulary_avgdl``) come with the
+collection's vocabulary (:meth:`Pipeline.collection_statistics`) everywhere a model scores: the
+in-memory search computes them from its corpus, an index keeps them from its build.
+:func:`learnsim._baseline_models.baseline_pipeline` builds the models a fit may end as (BM25,
+the tf.idf cosine, the encoder's cosine, their mix).
 """
 from __future__ import annotations
 
@@ -56,9 +67,10 @@ class Pipeline:
         Search's learned second stage, where held-out duplicate queries kept it (a FILM fitted
         on labelled pairs): the first stage's top ``rerank.n_candidates`` hits re-scored.
     lexical : fitted learnsim.text.TextVectorizer, optional
-        Models over a dense encoder whose search rule mixes a lexical tf.idf cosine in
-        (``search.lexical_weight``): the tf.idf whose tokenizer and weighting that part uses,
-        over the searched collection's vocabulary.
+        Models whose search rule mixes a lexical part in (``search.lexical_weight``): the
+        tf.idf whose tokenizer and weighting that part uses, over the searched collection's
+        vocabulary, or, for a BM25 mix (``search.lexical_kind == "bm25"``), a ``"tf"``
+        vectoriser whose term counts BM25 weights.
 
     Attributes
     ----------
@@ -117,12 +129,19 @@ class Pipeline:
             if not has_lexical_part(lexical):
                 raise TypeError("lexical must be a fitted learnsim.text.TextVectorizer of term vectors (no LSI); "
                                 f"got {type(lexical).__name__}")
+        bm25 = getattr(search, "lexical_kind", "tfidf") == "bm25"
         if getattr(search, "lexical_weight", None) and lexical is None:
-            raise ValueError("the search rule mixes a lexical tf.idf cosine in (lexical_weight "
+            raise ValueError(f"the search rule mixes {'BM25' if bm25 else 'a lexical tf.idf cosine'} in (lexical_weight "
                              f"{search.lexical_weight:g}): give its vectoriser as lexical=")
         self.lexical = lexical
         self._scorer = None
         self._lexical_cache = None
+        if bm25 and getattr(search, "lexical_weight", None):
+            if lexical.weighting != "tf" or lexical.sublinear_tf or lexical.norm is not None:
+                raise ValueError("the search rule mixes BM25 in (lexical_kind 'bm25'): its lexical part must count "
+                                 "terms, a TextVectorizer('tf') without norm or sublinear_tf; got weighting "
+                                 f"{lexical.weighting!r}, norm {lexical.norm!r}, sublinear_tf {lexical.sublinear_tf!r}")
+            self._scorer = self.make_scorer()      # refuses a mix it cannot score (BM25 and an input cosine)
 
     # ------------------------------------------------------------------ parts and files
     @classmethod
@@ -387,13 +406,24 @@ class Pipeline:
         if statistics is None:
             statistics = self.collection_statistics(texts)
         X, L = self._vectors(texts, statistics)
-        return self.scorer.document_rows(X, statistics, lexical=L)
+        return self.scorer.document_rows(X, self._scoring_statistics(statistics), lexical=L)
 
     def query_rows(self, texts, statistics):
         """The :class:`learnsim.scorer.Rows` of queries ``texts`` against a collection of these
         ``statistics`` (:meth:`collection_statistics`)."""
         X, L = self._vectors(texts, statistics)
-        return self.scorer.query_rows(X, statistics or None, lexical=L)
+        return self.scorer.query_rows(X, self._scoring_statistics(statistics) or None, lexical=L)
+
+    def _scoring_statistics(self, statistics):
+        """``statistics`` as the scorer takes them: a BM25 mix weights by the collection's
+        vocabulary statistics, or, where they hold none (no corpus to an explanation), by those of
+        the texts its "lexical" part was fitted on, whose vocabulary it then uses."""
+        if self.scorer.lexical_kind != "bm25" or (statistics and "vocabulary_df" in statistics):
+            return statistics
+        lexical = self.lexical
+        return dict(statistics or {}, vocabulary_df=np.asarray(lexical.document_frequency_, dtype=np.int64),
+                    vocabulary_n_documents=np.asarray(lexical.n_documents_, dtype=np.int64),
+                    vocabulary_avgdl=np.asarray(lexical.avgdl_, dtype=np.float64))
 
     def lexical_vectorizer(self, statistics):
         """The vectoriser of the lexical part under the collection ``statistics``: the fitted
@@ -643,6 +673,11 @@ class Pipeline:
           The lexical part is split over the words as the input cosine is (``"words"`` and
           ``"rest"`` sum to ``"lexical"``); the dense part is one number, ``"dense"`` (a
           sentence embedding's cosine has no per-word split): ``lexical + dense == score``.
+          A BM25 mix (``"lexical_kind"`` ``"bm25"``; over an encoder, or FILM's learned cosine
+          over term vectors as its dense part) splits lambda BM25 / Z(q) over the shared words:
+          word t adds lambda x idf_t x its saturated tf in the document / Z(q). Its document is
+          weighted with the statistics of its collection (``statistics`` or ``corpus``; without
+          them, those of the texts the "lexical" part was fitted on).
         - distance models (MinimumClusterDistortion, RelativeComparisonMetric): ``"score"`` is
           the learned distance d (lower is closer) and ``"squared_distance"`` d^2 = diff^T M
           diff (diff = x_q - x_d); word i adds diff_i (M diff)_i, so the contributions (and
@@ -726,11 +761,12 @@ class _CollectionSearch:
     def __init__(self, pipeline, corpus):
         self.pipeline = pipeline
         self.scorer = pipeline.make_scorer()
-        self.lexical_vectorizer = None
+        self.lexical_vectorizer = statistics = None
         if pipeline.uses_collection_vocabulary:
             from .text import collection_vectors
 
-            _, self.lexical_vectorizer, L = collection_vectors(pipeline._lexical_base(), corpus)
+            # the corpus' own vocabulary and statistics, as an index built from it keeps them
+            statistics, self.lexical_vectorizer, L = collection_vectors(pipeline._lexical_base(), corpus)
             if self.scorer.kind == "term_weights":
                 C, L = L, None
             elif self.scorer.lexical_weight is not None:
@@ -744,7 +780,7 @@ class _CollectionSearch:
         pipeline._check_collection(C.shape[0], None)
         self.documents = C if L is None else L
         self.n_documents = C.shape[0]
-        self.scorer.prepare(C, L)
+        self.scorer.prepare(C, L, statistics)
 
     def vectors(self, texts):
         """(X, lexical) of query texts (see ``Pipeline._vectors``)."""
@@ -871,11 +907,17 @@ def _explain(pipeline, query, document, n_top, statistics, corpus):
 
 
 def _explain_dense(pipeline, query, document, n_top, statistics, corpus):
-    """A model over a dense encoder: score = lambda x the lexical tf.idf cosine (split over the
-    words as the input cosine is) + (1 - lambda) x the dense scoring (``"dense"``, one number:
-    a sentence embedding's cosine has no per-word split)."""
+    """A model over a dense encoder (or a lexical + dense mix): score = lambda x the lexical
+    tf.idf cosine (split over the words as the input cosine is) + (1 - lambda) x the dense
+    scoring (``"dense"``, one number: a sentence embedding's cosine has no per-word split). A
+    BM25 mix splits lambda BM25 / Z(q) over the shared words: word t adds lambda x its BM25
+    document weight / Z(q)."""
     scorer = pipeline.scorer
     lam = scorer.lexical_weight or 0.0
+    from .text.encoders import is_encoder
+
+    if lam < 1.0 and not is_encoder(pipeline.vectorizer):
+        return _explain_film_mix(pipeline, query, document, n_top, statistics, corpus)
     dense = 0.0
     if lam < 1.0:
         D = scorer._dense_rows(pipeline.vectorize([query, document]))
@@ -886,14 +928,64 @@ def _explain_dense(pipeline, query, document, n_top, statistics, corpus):
             statistics = pipeline.collection_statistics(_check_texts(corpus, "corpus"))
         vec = pipeline.lexical_vectorizer(statistics)
         L = _csr(_word_vectors(vec, [query, document]))
-        index, shares = _input_cosine_split(L[0], L[1], None)
-        contributions = lam * shares
+        if scorer.lexical_kind == "bm25":
+            bm25 = pipeline._scoring_statistics(statistics)
+            q, d = (_csr(scorer.bm25_rows(L[i:i + 1], bm25, query=i == 0)) for i in (0, 1))
+            index, at_q, at_d = np.intersect1d(q.indices, d.indices, assume_unique=True, return_indices=True)
+            contributions = q.data[at_q] * d.data[at_d]
+        else:
+            index, shares = _input_cosine_split(L[0], L[1], None)
+            contributions = lam * shares
         lexical = float(contributions.sum())
         words, rest = _listed(index, contributions, [str(t) for t in vec.get_feature_names_out()], n_top, lexical)
     w = scorer.input_weight
     return {"score": lexical + dense, "scoring": scorer.name, "measure": "similarity", "higher_is_better": True,
-            "input_weight": w, "lexical_weight": lam, "lexical": lexical,
+            "input_weight": w, "lexical_weight": lam, "lexical_kind": scorer.lexical_kind, "lexical": lexical,
             "dense": dense, "words": words, "rest": rest}
+
+
+def _explain_film_mix(pipeline, query, document, n_top, statistics, corpus):
+    """FILM over term vectors mixed with BM25 (issue 42): score = lambda BM25 / Z(q) + (1 -
+    lambda) cos(Lx_q, Lx_d), both parts split over words, keyed by word across the two (BM25's
+    words are its stems): word t adds lambda x its BM25 share, and (1 - lambda) x the mean of its
+    shares of the learned cosine as a word of the query and of the document; ``"word_pairs"``
+    lists the learned part's word pairs. ``"lexical"`` and ``"dense"`` are the two parts' sums."""
+    from .evaluation.explain import explain_pair
+
+    scorer = pipeline.scorer
+    lam = scorer.lexical_weight or 0.0
+    per_word, pairs = {}, []
+    names, projection = _word_space(pipeline.vectorizer)
+    W = _csr(_word_vectors(pipeline.vectorizer, [query, document]))
+    width = max(W[0].nnz, W[1].nnz, n_top, 1)
+    exp = explain_pair(pipeline.metric, W[0], W[1], names, width, projection=projection)
+    for listed in (exp.words_a, exp.words_b):
+        for entry in listed:
+            name = names[entry.index]
+            per_word[name] = per_word.get(name, 0.0) + (1.0 - lam) * 0.5 * entry.cosine_contribution
+    pairs = [((p.index_a, p.index_b), (1.0 - lam) * p.cosine_contribution) for p in exp.word_pairs]
+    dense = float(sum(per_word.values()))
+    lexical = 0.0
+    if lam > 0.0:
+        if statistics is None and corpus is not None:
+            statistics = pipeline.collection_statistics(_check_texts(corpus, "corpus"))
+        vec = pipeline.lexical_vectorizer(statistics)
+        L = _csr(_word_vectors(vec, [query, document]))
+        bm25 = pipeline._scoring_statistics(statistics)
+        q, d = (_csr(scorer.bm25_rows(L[i:i + 1], bm25, query=i == 0)) for i in (0, 1))
+        index, at_q, at_d = np.intersect1d(q.indices, d.indices, assume_unique=True, return_indices=True)
+        terms = [str(t) for t in vec.get_feature_names_out()]
+        for i, c in zip(index, q.data[at_q] * d.data[at_d]):
+            per_word[terms[i]] = per_word.get(terms[i], 0.0) + float(c)
+            lexical += float(c)
+    words_all = list(per_word)
+    contributions = np.fromiter(per_word.values(), dtype=np.float64, count=len(per_word))
+    score = float(contributions.sum())
+    words, rest = _listed(np.arange(len(words_all)), contributions, words_all, n_top, score)
+    return {"score": score, "scoring": scorer.name, "measure": "similarity", "higher_is_better": True,
+            "input_weight": scorer.input_weight, "lexical_weight": lam, "lexical_kind": scorer.lexical_kind,
+            "lexical": lexical, "dense": dense, "words": words, "rest": rest,
+            "word_pairs": _listed_pairs(pairs, names, n_top)}
 
 
 def _explain_term_weights(pipeline, query, document, n_top, statistics, corpus):

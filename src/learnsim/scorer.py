@@ -12,7 +12,8 @@ Each kind of model is used with the similarity it was trained and validated for:
   ranks the documents whose embedding is short (few or rare words) first.
 - minimum cluster distortion and relative comparisons: the learned (Mahalanobis) distance.
 - LinkLearn and LearnedBM25: the inner product of the learned term weights (paper 002, sec. 2.1),
-  or the baseline they fell back to (tf.idf cosine, Okapi BM25).
+  or the baseline they fell back to (tf.idf cosine, Okapi BM25; named so: ``"tf.idf cosine"``,
+  ``"BM25"``).
 
 Every scorer turns texts' vectors into rows and scores them either by an inner product (higher
 is closer) or by the Euclidean distance (lower is closer), block by block, so that no
@@ -31,7 +32,25 @@ the encoder's cosine (``EncoderCosine``), or FILM's mixed cosine over the encode
 may mix a lexical part in: ``lambda cos(l, l') + (1 - lambda) dense`` with the tf.idf vectors l
 of the texts over the searched collection's vocabulary (``lexical=``) and the weight lambda its
 search rule chose on held-out queries (``SearchRule.lexical_weight``): rows ``[sqrt(lambda)
-l/|l|, sqrt(1 - lambda) dense rows]``, a sparse and a dense part.
+l/|l|, sqrt(1 - lambda) dense rows]``, a sparse and a dense part. An ``EncoderCosine`` (the
+encoder's cosine, nothing learned) takes the same mix.
+
+The lexical part may instead be Okapi BM25 (``SearchRule.lexical_kind == "bm25"``, issue 42)::
+
+    score(q, d) = lambda BM25(q, d) / Z(q) + (1 - lambda) dense(q, d),
+    Z(q) = (k1 + 1) sum of idf_t over the distinct words t of q the collection holds,
+
+BM25 as ``learnsim evaluate`` computes its baseline (``k1 = 1.5``, ``b = 0.6``, the "okapi" idf
+with epsilon 0.25, binary queries) over the counts ``l`` of the searched collection's vocabulary
+(``lexical=``, a "tf" vectoriser) with that collection's document frequencies, size and mean
+length (the statistics ``vocabulary_df``, ``vocabulary_n_documents``, ``vocabulary_avgdl``). Z(q)
+is the largest score the query can reach, so BM25 / Z lies in [0, 1) (0 for a query without a
+word of the collection; left undivided where a tiny collection's okapi idf makes Z <= 0); it
+depends on the query alone, so the score stays an inner product:
+document rows ``[BM25 weights idf_t tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl)), dense
+rows]``, query rows ``[lambda binary(q) / Z(q), (1 - lambda) dense rows]``. The dense part is
+that of a model over an encoder (above), or, for FILM over term vectors, FILM's learned cosine
+alone: the input cosine would take a second collection vocabulary (a rule with both is refused).
 
 The lexical part of a scoring (issue 32, part 6) - FILM's input cosine - may come from other
 vectors than the learned part: ``lexical=`` gives the texts' vectors over the searched
@@ -46,13 +65,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Rows", "Scorer", "scorer_for", "MAX_EMBEDDING_ENTRIES", "BLOCK_ENTRIES"]
+__all__ = ["Rows", "Scorer", "scorer_for", "best_columns", "MAX_EMBEDDING_ENTRIES", "BLOCK_ENTRIES"]
 
 # Above this many entries a dense embedding of a corpus (transform with complement_weight > 0
 # keeps every feature) is not built; distances are then computed block by block instead.
 MAX_EMBEDDING_ENTRIES = 10_000_000
 # Entries of one (queries x corpus) block of scores.
 BLOCK_ENTRIES = 2 ** 22
+# Okapi BM25 of a lexical BM25 mix: learnsim evaluate's baseline (learnsim.text.bm25.PAPER_PARAMS,
+# the "okapi" idf with rank_bm25's epsilon)
+BM25_K1, BM25_B, BM25_EPSILON = 1.5, 0.6, 0.25
 
 
 class Rows(NamedTuple):
@@ -95,7 +117,8 @@ class Scorer:
     ----------
     metric : fitted learnsim model
     matcher, search : optional
-        The duplicate rule and the SearchRule a FILM fitted on pairs saved with it.
+        The duplicate rule and the SearchRule a FILM fitted on pairs saved with it (an
+        ``EncoderCosine`` reads the search rule's lexical mix too).
 
     Attributes
     ----------
@@ -110,10 +133,13 @@ class Scorer:
     input_weight : float or None
         FILM's validated weight w of the input cosine (None: the learned cosine alone).
     lexical_weight : float or None
-        Models over a dense encoder: the validated weight lambda of the lexical tf.idf cosine
-        mixed with the dense scoring (None: no lexical part).
+        The weight lambda of the lexical part mixed with the dense scoring (None: no lexical
+        part).
+    lexical_kind : {"tfidf", "bm25"} or None
+        What that lexical part is: the tf.idf cosine or normalised BM25 (module notes).
     dense_input : bool
-        The input vectors are a dense encoder's (their cosine gives dense rows).
+        The input vectors are a dense encoder's (their cosine gives dense rows), or the scoring
+        mixes a lexical part with a dense one.
 
     Examples
     --------
@@ -146,31 +172,36 @@ class Scorer:
 
         self.metric = metric
         self.input_weight = None
-        self.lexical_weight = None
+        self.lexical_weight = self.lexical_kind = None
         self.dense_input = bool(dense_input)
+        self._idf_cache = None
         if getattr(metric, "is_input_cosine", False):
             # a pre-trained encoder's cosine, nothing learned on top (EncoderCosine)
             self.kind, self.input_weight, self.dense_input = "cosine", 1.0, True
             self.column, self.higher_is_closer = "similarity", True
             self.name = "encoder cosine"
             self.description = "the cosine of the encoder's sentence embeddings (nothing learned on top)"
+            # the "BM25 + encoder cosine" baseline mixes a lexical part in, lambda chosen elsewhere
+            self._mix_search_lexical(search)
         elif isinstance(metric, (LinkLearn, LearnedBM25)):
             # both index the collection's learned weights in posting lists and score the queries'
             # counts there (LearnedBM25 raises them to its learned query exponent)
             self.kind = "term_weights"
             self.column, self.higher_is_closer = "score", True
-            self.name = "learned term weights (inner product)"
-            self.description = f"{type(metric).__name__}'s learned term weights (inner product; higher is closer)"
+            self.name, self.description = _term_weight_names(metric)
         elif isinstance(metric, FILM):
             self.kind = "cosine"
             self.column, self.higher_is_closer = "similarity", True
             # the weight chosen for search (pairs), else the duplicate rule's (older pairs models),
             # else FILM's own (chosen on held-out clusters; 0 in models from before the check)
             w, chosen = getattr(search, "input_weight", None), "for search on held-out duplicates"
-            if w is None:
-                w, chosen = getattr(matcher, "input_weight_", None), "on held-out pairs"
-            if w is None:
-                w, chosen = getattr(metric, "input_weight_", None), "on held-out clusters"
+            if self._bm25_over_terms(search):
+                w = None        # the dense part of a BM25 mix over term vectors: the learned cosine alone
+            else:
+                if w is None:
+                    w, chosen = getattr(matcher, "input_weight_", None), "on held-out pairs"
+                if w is None:
+                    w, chosen = getattr(metric, "input_weight_", None), "on held-out clusters"
             if w == 1.0:
                 self.input_weight = 1.0
                 self.name = "input cosine"
@@ -189,20 +220,45 @@ class Scorer:
                 self.name = "encoder cosine"
                 self.description = (f"the cosine of the encoder's sentence embeddings: FILM's learned part did not "
                                     f"beat it {chosen}, so the model falls back to it")
-            lam = getattr(search, "lexical_weight", None)
-            if lam:
-                self._mix_lexical(float(lam))
+            self._mix_search_lexical(search)
         else:
             self.kind = "distance"
             self.column, self.higher_is_closer = "distance", False
             self.name = "learned distance"
             self.description = f"{type(metric).__name__}'s learned distance (lower is closer)"
 
-    def _mix_lexical(self, lam):
+    def _bm25_over_terms(self, search):
+        """Whether ``search`` mixes BM25 into FILM over term vectors (its dense part is then the
+        learned cosine alone); a ValueError where it also asks for the input cosine."""
+        lam = getattr(search, "lexical_weight", None)
+        if not lam or getattr(search, "lexical_kind", "tfidf") != "bm25" or self.dense_input:
+            return False
+        w = getattr(search, "input_weight", None)
+        if w not in (None, 0):
+            raise ValueError(f"the search rule mixes BM25 (lexical_kind 'bm25', lexical_weight {lam:g}) with an input "
+                             f"cosine (input_weight {w:g}) over term vectors: the input cosine and BM25 would need "
+                             "two collection vocabularies; over term vectors a BM25 mix's dense part is FILM's "
+                             "learned cosine alone (input_weight None or 0)")
+        return True
+
+    def _mix_search_lexical(self, search):
+        lam = getattr(search, "lexical_weight", None)
+        if lam:
+            self._mix_lexical(float(lam), getattr(search, "lexical_kind", "tfidf"))
+
+    def _mix_lexical(self, lam, kind="tfidf"):
         """Name and describe the hybrid ``lambda lexical + (1 - lambda) dense`` (module notes)."""
-        self.lexical_weight, self.dense_input = lam, True
+        self.lexical_weight, self.lexical_kind, self.dense_input = lam, kind, True
         dense = self.name
-        if lam == 1.0:
+        if kind == "bm25":
+            bm25 = ("Okapi BM25 (k1 1.5, b 0.6, binary queries) over the searched collection's vocabulary, divided by "
+                    "the largest score the query can reach")
+            if lam == 1.0:
+                self.name, self.description = "BM25", bm25
+            else:
+                self.name = f"hybrid ({lam:g} x BM25 + {1 - lam:g} x {dense})"
+                self.description = f"{lam:g} x {bm25} + {1 - lam:g} x {self.description}"
+        elif lam == 1.0:
             self.name = "lexical tf.idf cosine"
             self.description = ("the tf.idf cosine over the searched collection's vocabulary: the dense scoring "
                                 "did not add to it on held-out queries")
@@ -236,6 +292,9 @@ class Scorer:
         if self.kind == "cosine" and self.dense_input:
             if self.lexical_weight is None or lexical is None:
                 return self._dense_rows(X)      # without lexical vectors: the dense part alone
+            if self.lexical_kind == "bm25":
+                raise ValueError("a BM25 mix scores queries and documents with different rows: use query_rows and "
+                                 "document_rows")
             import scipy.sparse as sp
 
             R = self._linear_rows(X, query=False, lexical=lexical)
@@ -256,11 +315,13 @@ class Scorer:
         E = self.metric.transform(X)
         return E.astype(np.float64).tocsr() if hasattr(E, "tocsr") else np.asarray(E, dtype=np.float64)
 
-    def prepare(self, corpus, lexical=None):
+    def prepare(self, corpus, lexical=None, statistics=None):
         """Fix the corpus (its vectors, and their ``lexical`` vectors: module notes); returns
-        self."""
+        self. ``statistics``: the collection's (:meth:`document_rows`), which a BM25 mix weights
+        the corpus and the queries by; by default those of the corpus' own ``lexical`` counts."""
         self.corpus = corpus
         self.corpus_rows = self.corpus_sq = None
+        self.statistics = statistics
         if self.kind == "distance":
             n, d = corpus.shape
             if getattr(self.metric, "residual_weight_", None) == 0.0 or n * d <= MAX_EMBEDDING_ENTRIES:
@@ -271,8 +332,10 @@ class Scorer:
             # the sparse and dense parts apart: one product of mixed rows (sparse with dense
             # columns) is many times slower
             if lexical is None:
-                raise ValueError("this model mixes a lexical tf.idf cosine in: give the texts' lexical vectors")
-            self.corpus_rows = self._linear_rows(corpus, query=False, lexical=lexical)
+                raise ValueError("this model mixes a lexical part in: give the texts' lexical vectors")
+            if self.lexical_kind == "bm25" and not (statistics and "vocabulary_df" in statistics):
+                self.statistics = _own_statistics(lexical)
+            self.corpus_rows = self._linear_rows(corpus, query=False, lexical=lexical, statistics=self.statistics)
         else:
             self.corpus_rows = self.rows(corpus, lexical)
         return self
@@ -297,10 +360,11 @@ class Scorer:
             return np.sqrt(np.maximum(D2, 0.0))
         if self.lexical_weight is not None:
             if lexical is None:
-                raise ValueError("this model mixes a lexical tf.idf cosine in: give the queries' lexical vectors")
-            R, C = self._linear_rows(queries, query=True, lexical=lexical), self.corpus_rows
+                raise ValueError("this model mixes a lexical part in: give the queries' lexical vectors")
+            R = self._linear_rows(queries, query=True, lexical=lexical, statistics=self.statistics)
+            C = self.corpus_rows
             S = np.zeros((R.n_rows, C.n_rows))
-            if R.sparse is not None:
+            if R.sparse is not None and C.sparse is not None:
                 S += (R.sparse @ C.sparse.T).toarray()
             if R.dense is not None:
                 S += R.dense @ C.dense.T
@@ -331,7 +395,7 @@ class Scorer:
             if exclude_self:
                 rows = np.arange(S.shape[0])
                 S[rows, start + rows] = -np.inf
-            order = np.argsort(-S, axis=1, kind="stable")[:, :k]
+            order = best_columns(S, k)
             idx[start:start + step] = order
             best = np.take_along_axis(S, order, axis=1)
             values[start:start + step] = best if self.higher_is_closer else -best
@@ -370,12 +434,12 @@ class Scorer:
             W = sp.csr_matrix(W, dtype=np.float32).astype(np.float64)
             W.eliminate_zeros()
             return Rows(sparse=W)
-        return self._linear_rows(X, query=False, lexical=lexical)
+        return self._linear_rows(X, query=False, lexical=lexical, statistics=statistics)
 
     def query_rows(self, X, statistics=None, lexical=None):
         """:class:`Rows` of queries X (the vectoriser's output); ``statistics`` as for the
-        documents they are scored against (the tf.idf cosine fallback weights queries by them);
-        ``lexical`` as for :meth:`document_rows`."""
+        documents they are scored against (the tf.idf cosine fallback and a BM25 mix weight
+        queries by them); ``lexical`` as for :meth:`document_rows`."""
         import scipy.sparse as sp
 
         if self.kind == "term_weights":
@@ -392,9 +456,62 @@ class Scorer:
             B.data[:] = 1.0     # paper 002, sec. 2.1: binary query weights
             B.eliminate_zeros()
             return Rows(sparse=B)
-        return self._linear_rows(X, query=True, lexical=lexical)
+        return self._linear_rows(X, query=True, lexical=lexical, statistics=statistics)
 
-    def _linear_rows(self, X, query, lexical=None):
+    def bm25_rows(self, lexical, statistics=None, query=False):
+        """The sparse rows of a BM25 mix (module notes) of texts' counts ``lexical`` over the
+        collection's vocabulary: a document's BM25 weights, or a query's ``lambda binary / Z``.
+        ``statistics`` hold the collection's ``vocabulary_df``, ``vocabulary_n_documents`` and
+        ``vocabulary_avgdl`` (:meth:`learnsim.pipeline.Pipeline.collection_statistics`);
+        documents without them are their own collection."""
+        import scipy.sparse as sp
+
+        L = _csr(lexical)
+        if not (statistics and "vocabulary_df" in statistics):
+            if query:
+                raise ValueError("a BM25 mix weights queries by the idf of the collection they search: give its "
+                                 "statistics (Pipeline.collection_statistics)")
+            statistics = _own_statistics(L)
+        idf, avgdl = self._bm25_idf(statistics, L.shape[1])
+        if query:
+            B = L.copy()
+            B.data[:] = 1.0
+            B.eliminate_zeros()
+            # Z(q): the largest score the query can reach (every word at the largest tf part, k1 + 1).
+            # Z <= 0 only where okapi's floor of the idf is negative (most words in more than half
+            # of a tiny collection): BM25 is then left undivided, which keeps its order, as
+            # learnsim.baseline's normalised BM25 does (a query without a known word scores 0)
+            z = (BM25_K1 + 1.0) * np.asarray(B @ idf).ravel()
+            scale = self.lexical_weight / np.where(z > 0, z, 1.0)
+            return sp.csr_matrix(sp.diags(scale) @ B)
+        # Okapi BM25's document weights, written as learnsim.text.bm25.BM25 writes them (same rounding)
+        tf = L.data
+        lengths = np.asarray(L.sum(axis=1)).ravel()
+        norm = np.repeat(BM25_K1 * ((1.0 - BM25_B) + BM25_B * (lengths / avgdl)), np.diff(L.indptr))
+        W = sp.csr_matrix((idf[L.indices] * tf * (BM25_K1 + 1.0) / (tf + norm), L.indices.copy(), L.indptr.copy()),
+                          shape=L.shape)
+        W.eliminate_zeros()
+        return W
+
+    def _bm25_idf(self, statistics, n_terms):
+        """(idf, avgdl) of the collection ``statistics``; the idf of the last ones kept (an index
+        searches with the same statistics arrays every time)."""
+        from .text.bm25 import bm25_idf
+
+        df = statistics["vocabulary_df"]
+        cached = self._idf_cache
+        if cached is None or cached[0] is not df:
+            counts = np.asarray(df)
+            if counts.shape != (n_terms,):
+                raise ValueError(f"the collection statistics hold {counts.size} document frequencies for "
+                                 f"{n_terms} words of the texts' counts")
+            idf = bm25_idf(counts.astype(np.int64), int(np.asarray(statistics["vocabulary_n_documents"])), "okapi",
+                           BM25_EPSILON)
+            cached = self._idf_cache = (df, idf)
+        avgdl = float(np.asarray(statistics["vocabulary_avgdl"]))
+        return cached[1], (avgdl if avgdl > 0 else 1.0)   # no word in the collection: every tf is 0
+
+    def _linear_rows(self, X, query, lexical=None, statistics=None):
         import scipy.sparse as sp
 
         if self.kind == "cosine" and self.dense_input:
@@ -404,7 +521,11 @@ class Scorer:
             if lam is None:
                 return Rows(dense=self._dense_rows(X))
             if lexical is None:
-                raise ValueError("this model mixes a lexical tf.idf cosine in: give the texts' lexical vectors")
+                raise ValueError("this model mixes a lexical part in: give the texts' lexical vectors")
+            if self.lexical_kind == "bm25":
+                sparse = None if lam == 0.0 else self.bm25_rows(lexical, statistics, query)
+                dense = None if lam == 1.0 else self._dense_rows(X) * ((1.0 - lam) if query else 1.0)
+                return Rows(sparse=sparse, dense=dense)
             sparse = None if lam == 0.0 else np.sqrt(lam) * _unit(_csr(lexical))
             dense = None if lam == 1.0 else np.sqrt(1.0 - lam) * self._dense_rows(X)
             return Rows(sparse=sparse, dense=dense)
@@ -441,6 +562,65 @@ class Scorer:
             return Rows(sparse=E, sq=_sq_norms(E))
         E = np.asarray(E, dtype=np.float64)
         return Rows(dense=E, sq=_sq_norms(E))
+
+
+def _term_weight_names(metric):
+    """(name, description) of a term-weight model: plainly BM25 or the tf.idf cosine where that
+    is what it scores (a LearnedBM25 at BM25's parameters, a LinkLearn that fell back)."""
+    from .linklearn import LearnedBM25
+
+    gain = getattr(metric, "baseline_gain_", None)
+    # a fit that fell back says whose baseline it is; a baseline built as one says nothing was learned
+    lost = (f"{type(metric).__name__} fell back to " if gain is not None and gain.fell_back else "",
+            ": its learned weights did not beat it on held-out links" if gain is not None and gain.fell_back
+            else "")
+    if isinstance(metric, LearnedBM25):
+        bm25 = LearnedBM25.from_params()
+        if metric._fitted() == bm25.params_ and metric.idf == bm25.idf and float(metric.epsilon) == bm25.epsilon:
+            return "BM25", f"{lost[0]}Okapi BM25 (k1 1.5, b 0.6, binary queries) over the searched collection{lost[1]}"
+    elif metric._fell_back():
+        return "tf.idf cosine", (f"{lost[0]}the tf.idf cosine (raw tf x log N/df) over the searched collection"
+                                 f"{lost[1] or ' (nothing learned)'}")
+    return ("learned term weights (inner product)",
+            f"{type(metric).__name__}'s learned term weights (inner product; higher is closer)")
+
+
+def _own_statistics(lexical):
+    """The BM25 statistics of texts' counts taken as their own collection."""
+    L = _csr(lexical)
+    n = max(L.shape[0], 1)
+    return {"vocabulary_df": np.bincount(L.indices[L.data != 0], minlength=L.shape[1]).astype(np.int64),
+            "vocabulary_n_documents": np.asarray(n, dtype=np.int64),
+            "vocabulary_avgdl": np.asarray(float(L.sum()) / n)}
+
+
+def best_columns(S, k):
+    """The k best columns of each row of S, best first, ties to the lower column: what a stable
+    argsort of -S gives, without sorting whole rows (a partition finds each row's k best, and only
+    a row whose k-th value ties with columns left out is looked at again).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.scorer import best_columns
+    >>> best_columns(np.array([[0.1, 0.9, 0.5, 0.9], [1.0, 1.0, 1.0, 0.0]]), 2).tolist()
+    [[1, 3], [0, 1]]
+    """
+    n, m = S.shape
+    if k >= m or m <= 64:
+        return np.argsort(-S, axis=1, kind="stable")[:, :k]
+    part = np.argpartition(-S, k - 1, axis=1)[:, :k]
+    vals = np.take_along_axis(S, part, axis=1)
+    kth = vals.min(axis=1)
+    # a row with more columns at or above its k-th value than k (ties at the boundary, NaN aside)
+    # takes the lowest of them: the partition picked any
+    crowded = np.flatnonzero(np.count_nonzero(S >= kth[:, None], axis=1) > k)
+    for r in crowded:
+        cand = np.flatnonzero(S[r] >= kth[r])
+        part[r] = cand[np.lexsort((cand, -S[r, cand]))][:k]
+        vals[r] = S[r, part[r]]
+    order = np.lexsort((part, -vals), axis=1)
+    return np.take_along_axis(part, order, axis=1)
 
 
 def scorer_for(parts):

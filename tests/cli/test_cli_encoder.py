@@ -106,13 +106,15 @@ def test_fit_search_index_match_and_evaluate_with_an_encoder(fake_encoder, files
     assert code == 0, err
     report = json.loads(out)
     assert report["encoder"] == "fake/hashed-words-24" and report["features"] == 24
-    assert report["search_lexical_weight"] is not None and report["lexical_baseline_gain"] is not None
-    # the human output says what the search mixes
+    # search checked against the strongest of BM25, the tf.idf cosine, the encoder's cosine and their mix
+    assert set(report["baseline_scores"]) == {"bm25", "cosine", "encoder", "encoder+bm25"}
+    assert 0.0 <= report["search_bm25_weight"] <= 1.0
+    # the human output says what the search is, and what it was checked against
     code, out, err = run_cli(["fit", "--method", "film", "--pairs", files["pairs"], "--model", tmp_path / "h.npz",
                               "--encoder", "fake-encoder"] + FAST)
     assert code == 0, err
     assert "24 dimensions of the encoder fake/hashed-words-24" in out
-    assert "Lexical part of search (input: the encoder's vectors):" in out
+    assert "Search against the strongest baseline: nDCG@10" in out
 
     code, out, err = run_cli(["search", "--model", model, "--corpus", files["corpus"], "--query",
                               files["texts"][0], "-k", "3", "--json"])
@@ -121,7 +123,8 @@ def test_fit_search_index_match_and_evaluate_with_an_encoder(fake_encoder, files
     code, out, err = run_cli(["index", "build", "--model", model, "--corpus", files["corpus"], "--out",
                               tmp_path / "idx", "--json"])
     assert code == 0, err
-    assert json.loads(out)["query_plan"] is False
+    built = json.loads(out)
+    assert built["query_plan"] is ("BM25" == built["scoring"])      # the encoder is the query side
     code, out, err = run_cli(["search", "--index", tmp_path / "idx", "--query", files["texts"][0], "-k", "3",
                               "--json", "--explain"])
     assert code == 0, err
@@ -132,7 +135,7 @@ def test_fit_search_index_match_and_evaluate_with_an_encoder(fake_encoder, files
                               "--explain"])
     assert code == 0, err
     # the lexical part's words, and the dense part as one number where it counts
-    assert "why d" in out and ("dense part" in out) == (report["search_lexical_weight"] < 1.0)
+    assert "why d" in out and ("dense part" in out) == (report["search_bm25_weight"] < 1.0)
 
     code, out, err = run_cli(["evaluate", "--model", model, "--pairs", files["pairs"], "--json"])
     assert code == 0, err

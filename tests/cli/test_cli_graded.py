@@ -113,7 +113,7 @@ def test_a_graded_model_refuses_to_list_duplicates_and_labelled_pairs(graded, tm
 
 
 def test_mcd_and_matcher_refuse_graded_pairs(graded, tmp_path):
-    code, _, err = run_cli(["fit", "--pairs", graded["train"], "--model", tmp_path / "m.npz"])
+    code, _, err = run_cli(["fit", "--method", "mcd", "--pairs", graded["train"], "--model", tmp_path / "m.npz"])
     assert code == 2 and "graded" in err and "--method film" in err
     code, _, err = run_cli(["fit", "--pairs", graded["train"], "--model", tmp_path / "m.npz", "--matcher", "knn"]
                            + FILM_FAST)

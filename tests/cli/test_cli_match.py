@@ -20,7 +20,7 @@ def data(tmp_path_factory):
     corpus = make_clustered_corpus(n_clusters=6, docs_per_cluster=10, random_state=5)
     rng = np.random.default_rng(1)
     rows = []
-    for k in range(160):
+    for k in range(320):
         i, j = rng.choice(len(corpus.data), 2, replace=False)
         if k % 2:     # half duplicates: two documents of one topic
             j = rng.choice(np.flatnonzero(corpus.target == corpus.target[i]))

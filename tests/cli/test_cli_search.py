@@ -159,7 +159,14 @@ def test_film_search_on_pairs_uses_the_validated_mix(tmp_path):
     X, q = vec.transform(corpus.data), vec.transform([corpus.data[0]])
     # the input cosine over the corpus' own vocabulary (issue 32, part 6)
     pipeline = learnsim.load(model)
-    if w > 0:
+    lam = parts["search"].lexical_weight or 0.0
+    if lam:
+        # BM25 mixed in (issue 42): lambda BM25 / Z(q) over the corpus' words + (1 - lambda) FILM's cosine
+        from bm25_models import normalised_bm25, unit
+
+        learned = (unit(film.transform(q)) @ unit(film.transform(X)).T)[0]
+        expected = lam * normalised_bm25([corpus.data[0]], list(corpus.data))[0] + (1 - lam) * learned
+    elif w > 0:
         lexical = pipeline.lexical_vectorizer(pipeline.collection_statistics(list(corpus.data)))
         LX, Lq = lexical.transform(corpus.data), lexical.transform([corpus.data[0]])
         expected = (hybrid_rows(Lq, film.transform(q), w) @ hybrid_rows(LX, film.transform(X), w).T).toarray()[0]

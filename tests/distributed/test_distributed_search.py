@@ -217,3 +217,16 @@ def test_distance_queries_in_a_batch_equal_one_at_a_time(built, monkeypatch):
     again = _partition.search_partition(str(dist.path), dist.manifest["partitions"][-1], m, rows, 7)
     for a, b in zip(again, last):
         np.testing.assert_array_equal(a[0], b[0])
+
+
+def test_a_model_mixing_bm25_in_searches_as_a_single_index(client, tmp_path):
+    """Normalised BM25 mixed with FILM's learned cosine over term vectors (issue 42): the collection
+    vocabulary is the BM25 part's (its "lexical" vectoriser), counted partition by partition."""
+    from bm25_models import QUERIES, collection, mixed
+
+    p, texts = mixed("term_film", 0.4), collection()
+    dist = DistributedIndex.build(tmp_path / "dist", p, _bag(texts, sizes=(0, 10, 0, 11, 1)))
+    one = Index.build(tmp_path / "one", p, texts)
+    assert dist.scoring == one.scoring == p.scoring
+    for a, b in zip(dist.search(QUERIES, k=5), one.search(QUERIES, k=5)):
+        _assert_same_hits(a, b)

@@ -28,11 +28,18 @@ def reranked(tmp_path_factory):
         warnings.simplefilter("ignore")
         result = learnsim.fitting.fit(pairs=rows, method="film", n_components=8, max_iter=30)
     assert result.pipeline.rerank is not None
+    # a first stage the plan explains itself (FILM's input cosine; the fit's check chose BM25 on
+    # these pairs, whose explanations take the pipeline): what this tests is the re-ranker's plan
+    from learnsim.film import SearchRule
+
+    parts = dict(result.pipeline.parts, search=SearchRule(input_weight=1.0))
+    parts.pop("lexical", None)
+    pipeline = learnsim.Pipeline.from_parts(parts)
     texts = list(dict.fromkeys(t for a, b, _ in rows for t in (a, b)))
     path = tmp_path_factory.mktemp("rerank") / "idx"
-    Index.build(path, result.pipeline, texts).close()
+    Index.build(path, pipeline, texts).close()
     queries = [a for a, _, _ in rows[::2][:15]] + ["not", "", "w1 w2 unknownword", "W3  W4\tw5 ÄÖ 漢字"]
-    return result.pipeline, texts, path, queries
+    return pipeline, texts, path, queries
 
 
 def test_the_plan_gives_the_pipelines_hits_and_explanations(reranked):

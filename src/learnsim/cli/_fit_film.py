@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from ..fitting import MATCHER_CHOICES, fit_film as _fit, fit_graded
 from ._common import _note, UsageError
-from ._fit_text import fit_options, print_baseline, print_fitted_on, read_supervision, save_and_summarise
+from ._fit_text import (fit_options, print_baseline, print_fitted_on, read_corpus_option, read_supervision,
+                        save_and_summarise)
 
 __all__ = ["MATCHER_CHOICES", "MATCHER_HELP", "fit_film"]
 
@@ -44,26 +45,58 @@ def fit_film(args, model_path, summary):
     if pairs is None and getattr(args, "matcher", None) not in (None, "auto"):
         raise UsageError("--matcher chooses the duplicate rule of a FILM fitted on --pairs; it does not apply "
                          "to --input")
-    result = _fit(fit_options(args), texts, labels, pairs, summary, note=_cli_note, flags=_FLAGS)
+    texts, documents = read_corpus_option(args, texts, summary)
+    result = _fit(fit_options(args), texts, labels, pairs, summary, note=_cli_note, flags=_FLAGS,
+                  documents=documents)
     metric, details = result.pipeline.metric, result.details
-    held, vec_seconds, metric_seconds = details.held, details.vec_seconds, details.metric_seconds
+    vec_seconds, metric_seconds = details.vec_seconds, details.metric_seconds
 
     if save_and_summarise(result, model_path, args):
         return 0
-    print_fitted_on(summary, args, result.pipeline.vectorizer, details.pairs)
-    print(f"Metric: FILM, {summary['n_components']} dimensions, svd_rank={summary['svd_rank']}, "
-          f"{summary['triplets']} triplets, {summary['n_iter']} iterations "
-          f"({'converged' if summary['converged'] else 'not converged'}).")
-    if held is None:
+    print_fitted_on(summary, args, getattr(result.pipeline, "vectorizer", None), details.pairs)
+    if pairs is None:
+        _print_film(summary)
         w = metric.input_weight_
         print(f"Similarity: {w:g} x input cosine + {1 - w:g} x cosine in FILM's learned space"
               f"{' (weight chosen on held-out clusters)' if metric.baseline_gain_ is not None else ''}.")
         print_baseline(metric.baseline_gain_)
     else:
-        _print_pair_rules(summary, held, details.matcher, details.rule, details.search)
+        _print_search(summary, result.pipeline, details)
     print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, metric "
           f"{metric_seconds:.2f} s); saved {model_path}.")
     return 0
+
+
+def _print_film(summary):
+    print(f"Metric: FILM, {summary['n_components']} dimensions, svd_rank={summary['svd_rank']}, "
+          f"{summary['triplets']} triplets, {summary['n_iter']} iterations "
+          f"({'converged' if summary['converged'] else 'not converged'}).")
+
+
+def _print_search(summary, pipeline, details):
+    """A FILM fitted on pairs: its search check in one line, what the model is, its duplicate rule."""
+    from ..baseline import BaselineGain
+
+    negatives = summary.get("negatives") or {}
+    print(f"FILM learned from {summary['triplets']} triplets: each relevant pair against a hard negative (one of "
+          f"its query's best documents by BM25: {negatives.get('hard', 0)}), a random document "
+          f"({negatives.get('random', 0)}) and a labelled non-relevant partner ({negatives.get('labelled', 0)}).")
+    if summary.get("held_out"):
+        print(f"Held out: {summary['held_out']}.")
+    report = summary.get("baseline_gain")
+    if report is not None:
+        print(f"Search against the strongest baseline: {BaselineGain.from_dict(report).summary()}.")
+    model = summary.get("model")
+    if model not in (None, "learned") and details.matcher is None:
+        print(f"The model is {pipeline.scoring}: what FILM learned did not beat it on the held-out queries; "
+              "'learnsim search' and 'learnsim index build' use it.")
+    else:
+        if "n_components" in summary:
+            _print_film(summary)
+        kept = "learned" if model in (None, "learned") else f"the baseline, {pipeline.scoring}"
+        print(f"Search rule ({kept}): {pipeline.scorer.description}; 'learnsim search' uses it.")
+    if details.matcher is not None:
+        _print_match_rule(summary, details.held, details.matcher, details.rule)
 
 
 _RULE_WORDS = {"cosine": "a threshold on the input cosine", "threshold": "a threshold on the mixed cosine",
@@ -71,7 +104,7 @@ _RULE_WORDS = {"cosine": "a threshold on the input cosine", "threshold": "a thre
                "classifier+film": "the pair classifier with FILM's features"}
 
 
-def _print_pair_rules(summary, held, matcher, rule, search):
+def _print_match_rule(summary, held, matcher, rule):
     accuracies = ", ".join(f"{name} {acc:.3f}" for name, acc in rule.accuracies.items())
     print(f"Duplicate rule chosen on {held.n_pairs} held-out pairs: {_RULE_WORDS[rule.matcher]}"
           + (f" (held-out accuracy: {accuracies})" if accuracies else "") + "; 'learnsim match' uses it.")
@@ -81,15 +114,10 @@ def _print_pair_rules(summary, held, matcher, rule, search):
               f"{matcher.threshold_:.4f}.")
     if rule.baseline_gain is not None:
         print(f"Against the baseline (duplicate rule): {rule.baseline_gain.summary()}.")
-    print(f"Search rule chosen on the held-out duplicates: {search.input_weight:g} x input cosine + "
-          f"{1 - search.input_weight:g} x learned cosine (validation recall@1 "
-          f"{summary['search_validation_recall_at_1']:.3f}); 'learnsim search' uses it.")
-    print_baseline(search.baseline_gain)
-    _print_lexical(search)
     recall = summary.get("rerank_recall_at_1")
     if recall:
         kept = summary.get("rerank")
-        print(f"Search re-ranking: the pair model re-scores the search rule's top 50 "
+        print("Search re-ranking: the pair model re-scores the search rule's top 50 "
               + (f"({kept}); 'learnsim search' uses it" if kept else "(not kept: search stays at its first stage)")
               + " (held-out recall@1: " + ", ".join(f"{name} {r:.3f}" for name, r in recall.items()) + ").")
     report = summary.get("rerank_baseline_gain")

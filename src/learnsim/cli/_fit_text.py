@@ -27,6 +27,23 @@ def read_supervision(args, summary):
     return texts, labels, pairs
 
 
+def read_corpus_option(args, texts, summary):
+    """(texts, documents): with --corpus, the texts with the corpus' texts they lack appended and
+    the corpus' positions in them (the collection a model fitted on pairs searches); else (texts,
+    None)."""
+    if getattr(args, "corpus", None) is None:
+        return texts, None
+    from ..fitting import with_corpus
+    from ._common import UsageError, read_id_texts
+
+    _, corpus = read_id_texts(args.corpus, "documents", args.encoding_errors, args.quoting)
+    if not corpus:
+        raise UsageError(f"{args.corpus} holds no document")
+    texts, documents = with_corpus(texts, corpus)
+    summary.update(documents=len(texts), corpus=int(documents.size))
+    return texts, documents
+
+
 def baseline_holdout(args):
     """The share of the supervision ``fit`` keeps back to check learned against baseline
     (--baseline-holdout; None when the user turned the check off)."""

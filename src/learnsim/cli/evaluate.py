@@ -53,8 +53,10 @@ def register(commands):
               judgments is left out) of learnsim's search (the model's search rule, with its
               re-ranker where it has one: what 'learnsim search' ranks by) beside Okapi BM25
               (k1 1.5, b 0.6) and the tf.idf cosine (log N/df) of the same collection's term
-              counts (English stop words dropped, Porter stems), and the ratio to the stronger
-              of the two. Without --model: the two baselines alone, what a model has to beat.
+              counts (English stop words dropped, Porter stems), with a --model over a sentence
+              encoder the encoder's cosine alone too, and the ratio to the strongest of them (the
+              baselines 'learnsim fit' checks a model fitted on pairs against). Without --model:
+              the two baselines alone, what a model has to beat.
               The corpus: id<TAB>text lines, .csv with an id column, .jsonl with "id" (or BEIR's
               corpus.jsonl: "_id", "title", "text"), SMART records (CISI.ALL, cran.all.1400)
               or TREC SGML (<DOC><DOCNO>id</DOCNO>...</DOC>).
@@ -453,18 +455,29 @@ def _evaluate_queries(args):
               f"{args.qrels}; they are left out, as trec_eval leaves them out")
     _note_missing_documents(qrels, doc_ids, args.qrels, collection)
     k = min(args.k, len(doc_ids))
-    runs, how = {}, None
+    runs, how, encoder = {}, None, None
     if args.index is not None:
         runs["learned"], how = _index_run(index, query_ids, queries, k)
     elif args.model is not None:
-        runs["learned"], how = _corpus_run(_load_pipeline(args.model), doc_ids, texts, query_ids, queries, k)
+        pipeline = _load_pipeline(args.model)
+        runs["learned"], how = _corpus_run(pipeline, doc_ids, texts, query_ids, queries, k)
+        from ..text.encoders import encoder_name, is_encoder
+
+        if is_encoder(pipeline.vectorizer):
+            # a model over a sentence encoder is measured beside the encoder's own cosine too
+            from ..pipeline import Pipeline
+
+            encoder = encoder_name(pipeline.vectorizer)
+            runs["encoder"], _ = _corpus_run(Pipeline.from_encoder(pipeline.vectorizer), doc_ids, texts, query_ids,
+                                             queries, k)
     baselines, terms = _baseline_runs(doc_ids, texts, query_ids, queries, k)
     runs.update(baselines)
     reports, per_query = _measure_runs({name: normalise_run_ids(run) for name, run in runs.items()}, qrels)
     methods = {name: {m: rep[m] for m in RUN_MEASURES} for name, rep in reports.items()}
     strongest = ratio = None
     if "learned" in methods:
-        strongest = {m: max(("bm25", "cosine"), key=lambda b: methods[b][m]) for m in RUN_MEASURES}
+        names = ("bm25", "cosine") + (("encoder",) if "encoder" in methods else ())
+        strongest = {m: max(names, key=lambda b: methods[b][m]) for m in RUN_MEASURES}
         ratio = {m: (methods["learned"][m] / methods[strongest[m]][m] if methods[strongest[m]][m] > 0 else None)
                  for m in RUN_MEASURES}
     first = next(iter(reports.values()))
@@ -479,8 +492,8 @@ def _evaluate_queries(args):
           f"top {k} of the {len(doc_ids)} documents of {collection}.")
     print(f"learned: {how}." if how else "No --model: the baselines alone, what a model has to beat.")
     print(f"bm25: Okapi BM25 (k1 1.5, b 0.6); cosine: the tf.idf cosine (log N/df); both on the collection's own "
-          f"term counts ({terms}). Measures as trec_eval computes them (map, ndcg_cut.10, P.10, recall.100). "
-          "Higher is better.\n")
+          f"term counts ({terms})" + (f"; encoder: the cosine of the model's encoder {encoder} alone" if encoder else "")
+          + ". Measures as trec_eval computes them (map, ndcg_cut.10, P.10, recall.100). Higher is better.\n")
     names = list(methods)
     header = ["measure"] + names + (["learned/strongest"] if ratio else [])
     rows = [[RUN_TITLES[m]] + [_fmt(methods[n][m]) for n in names]
@@ -517,28 +530,14 @@ def _note_missing_documents(qrels, doc_ids, qrels_path, collection):
 
 def _baseline_runs(doc_ids, texts, query_ids, queries, k):
     """({"bm25": run, "cosine": run}, how the terms are counted) of the queries on the
-    documents' own term counts."""
-    import warnings
+    documents' own term counts: the baselines every search fit is checked against
+    (:class:`learnsim.baseline.LexicalBaselines`)."""
+    from ..baseline import LexicalBaselines
 
-    import scipy.sparse as sp
-
-    from ..linklearn import CosineIndex, idf_from_counts, tfidf_cosine_weights
-    from ..linklearn.recipe import linklearn_stemming
-    from ..text import TextVectorizer
-    from ..text.bm25 import BM25
-
-    stem = linklearn_stemming(None)
-    vectorizer = TextVectorizer("tf", stop_words="english", stem=stem, dtype=np.float64)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")        # documents or queries without a term: as for the learned side
-        D = sp.csr_matrix(vectorizer.fit_transform(texts), dtype=np.float64)
-        Q = sp.csr_matrix(vectorizer.transform(queries), dtype=np.float64)
-    idf = idf_from_counts(D)
-    scorers = {"bm25": BM25(k1=1.5, b=0.6, dtype=np.float64).fit(D),
-               "cosine": CosineIndex(idf=idf, dtype=np.float64).fit(tfidf_cosine_weights(D, idf))}
+    lexical = LexicalBaselines(texts)
+    Q = lexical.query_counts(queries)
     runs = {}
-    for name, scorer in scorers.items():
-        idx, scores = scorer.search(Q, k)
+    for name in ("bm25", "cosine"):
+        idx, scores = lexical.scorer(name).search(Q, k)
         runs[name] = {q: {doc_ids[i]: float(v) for i, v in zip(idx[r], scores[r])} for r, q in enumerate(query_ids)}
-    terms = "English stop words dropped, " + ("Porter stems" if stem else "unstemmed: PyStemmer is not installed")
-    return runs, terms
+    return runs, lexical.terms

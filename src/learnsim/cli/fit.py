@@ -18,8 +18,8 @@ def register(commands):
         help="learn a metric from labelled documents, pairs, links, triplets or clicks",
         description=textwrap.dedent("""\
             Fit a text vectoriser and a metric and save both into one model file:
-              --method mcd        minimum cluster distortion (default), from clusters or pairs
-              --method film       FILM, a low-rank map, from clusters or duplicate pairs
+              --method mcd        minimum cluster distortion (default for --input), from clusters or pairs
+              --method film       FILM, a low-rank map, from clusters or pairs (default for --pairs)
               --method linklearn  a term weighting learned from hyperlinks
               --method relative   a weighted metric from relative comparisons or clicks
 
@@ -35,8 +35,12 @@ def register(commands):
                 label 1 = duplicate), label<TAB>text_a<TAB>text_b, a header naming the columns,
                 or any layout with --columns label=0,text_a=3,text_b=4 (.tsv, .csv, .jsonl)
                   1<TAB>How do I learn Python?<TAB>What is the best way to learn Python?<TAB>17
-                film holds out --validation-fraction (0.2) of the pairs to choose its duplicate
-                rule and its search weight; mcd learns from the groups of duplicates.
+                Pairs may be duplicates (label 1 or 0) or a query and a relevant document (label
+                1: relevance judgements); --corpus FILE gives the collection they search.
+                film holds out --validation-fraction (0.2) of the queries with their documents
+                (or whole groups of duplicates) and checks search on them against BM25, the tf.idf
+                cosine and the encoder's cosine (see below); mcd learns from the groups of
+                duplicates.
               documents with ids (--input; linklearn, relative): id<TAB>text, .csv with a header
               id,text, or .jsonl with "id"
                   Volcano<TAB>A volcano is a rupture in the crust of a planet...
@@ -55,13 +59,21 @@ def register(commands):
             without it a note says the fit is unstemmed), terms of a single document dropped.
             relative: the slack weight C is chosen on the triplets of a held-out
             --validation-fraction (0.25) of the anchors, where W = 1 (the unweighted distance)
-            is measured too, then refitted on all triplets; binary term features (paper 004).
+            is measured too, then refitted on all triplets; binary term features (paper 004)
+            with --triplets; from clicks (--clicks, --clicks-from) tf.idf features, weights shrunk
+            towards W = 1 and the weighted cosine (the click defaults).
 
             Never below the baseline: every method measures what it learned against its
             baseline (mcd: Euclid/cosine; film: the input cosine; relative: W = 1; linklearn:
             tf.idf cosine / BM25) on held-out supervision, keeps the learned part only when the
             95% interval of the gain lies above 0, falls back to the baseline with a warning
-            otherwise, and prints, saves and --json-reports the gain with its interval."""),
+            otherwise, and prints, saves and --json-reports the gain with its interval.
+            A model fitted on pairs is checked as search is used: held-out queries whose relevant
+            documents no training pair names (cold) beside the others (warm), each searching the
+            whole collection, against the strongest of Okapi BM25, the tf.idf cosine, the
+            encoder's cosine and its mix with BM25 (what 'learnsim evaluate' reports). It keeps
+            what it learned only when it beats that baseline overall and does not fall below it
+            on the cold part; otherwise the model is that baseline (e.g. BM25), and says so."""),
         epilog=_examples("learnsim fit --input train.tsv --model model.npz",
                          "learnsim fit --input train.jsonl --model model.npz --stop-words english --stem",
                          "learnsim fit --input train.tsv --model paper.npz --paper --lsi 300",
@@ -82,6 +94,10 @@ def register(commands):
     fit.add_argument("--columns", metavar="SPEC", default=None,
                      help="--pairs: which 0-based fields (or header names) hold what, e.g. "
                           "label=0,text_a=3,text_b=4")
+    fit.add_argument("--corpus", metavar="FILE", default=None,
+                     help="--pairs: the collection the model will search (documents as 'learnsim index build' "
+                          "reads them: id<TAB>text, .csv, .jsonl, BEIR corpus.jsonl); the search check ranks "
+                          "all of it (default: the pairs' texts)")
     fit.add_argument("--model", required=True, metavar="OUT.npz", help="model file to write")
     fit.add_argument("--links", metavar="FILE", default=None,
                      help="linklearn: hyperlinks, source_id<TAB>target_id per line")
@@ -93,9 +109,10 @@ def register(commands):
                             help="relative: learn from the click log of the index DIR ('learnsim serve "
                                  "--learn-from-clicks'): its documents, and the comparisons of its clicks "
                                  "('learnsim feedback export --comparisons')")
-    fit.add_argument("--method", choices=("mcd", "film", "linklearn", "relative"), default="mcd",
-                     help="minimum cluster distortion (mcd, default), FILM (film), LinkLearn (linklearn) or "
-                          "relative comparisons (relative)")
+    fit.add_argument("--method", choices=("mcd", "film", "linklearn", "relative"), default=None,
+                     help="minimum cluster distortion (mcd, default for --input), FILM (film, default for "
+                          "--pairs: its search rules and the baselines are weighed on held-out queries), LinkLearn "
+                          "(linklearn) or relative comparisons (relative)")
     fit.add_argument("--encoder", metavar="NAME_OR_PATH", default=None,
                      help="mcd, film: learn on the vectors of " + ENCODER_HELP + " in place of term vectors "
                           "(FILM on them is the paper's FILM-BERT); the baseline is then the encoder's cosine, the "
@@ -103,7 +120,8 @@ def register(commands):
                           "(weight chosen on held-out pairs). See docs/encoders.md")
     fit.add_argument("--weighting", choices=("tfidf", "bm25", "tf", "binary"), default=None,
                      help="term weighting; mcd: default: tfidf or bm25, whichever retrieves the held-out "
-                          "clusters better (--baseline-holdout); film: default tfidf; relative: default binary")
+                          "clusters better (--baseline-holdout); film: default tfidf; relative: default binary with "
+                          "--triplets, tfidf with --clicks and --clicks-from (the click defaults)")
     fit.add_argument("--baseline-holdout", type=_baseline_holdout, default=None, metavar="F|none",
                      help="share of the supervision (whole clusters, anchors, pairs or linked documents) "
                           "held out to measure the learned similarity against its baseline (Euclid / the "
@@ -172,7 +190,8 @@ _METHOD_OPTIONS = {
     "complement_weight": ("--complement-weight", {"mcd"}),
     "n_components": ("--dimensions", {"film"}), "svd_rank": ("--svd-rank", {"film"}),
     "max_iter": ("--max-iter", {"film", "linklearn"}),
-    "pairs": ("--pairs", {"mcd", "film"}), "columns": ("--columns", {"mcd", "film"}), "weighting": ("--weighting", {"mcd", "film", "relative"}),
+    "pairs": ("--pairs", {"mcd", "film"}), "columns": ("--columns", {"mcd", "film"}),
+    "corpus": ("--corpus", {"mcd", "film"}), "weighting": ("--weighting", {"mcd", "film", "relative"}),
     "triplets": ("--triplets", {"relative"}), "clicks": ("--clicks", {"relative"}),
     "clicks_from": ("--clicks-from", {"relative"}),
     "lsi": ("--lsi", {"mcd", "film"}), "no_norm": ("--no-norm", {"mcd", "film"}),
@@ -226,7 +245,25 @@ def _mcd_settings(args):
 
 
 
+def _default_method(args):
+    """--method when none is given: film for pairs (its check weighs its rules and the baselines
+    on held-out queries), relative for clicks and triplets, linklearn for links, mcd otherwise."""
+    if args.method is not None:
+        return args.method
+    if args.pairs is not None:
+        return "film"
+    if args.clicks_from is not None or args.triplets is not None or args.clicks is not None:
+        return "relative"
+    if args.links is not None:
+        return "linklearn"
+    return "mcd"
+
+
 def run(args):
+    args.method = _default_method(args)
+    if args.corpus is not None and args.pairs is None:
+        raise UsageError("--corpus is the collection a model fitted on --pairs searches; with --input the documents "
+                         "are the collection")
     _check_method_options(args)
     settings = _mcd_settings(args) if args.method == "mcd" else None
     model_path = _check_output_file(args.model, "--model")
@@ -261,23 +298,37 @@ def _fit_mcd(args, settings, model_path, summary):
     not given, the weighting that scores best on the held-out clusters); this reads, saves and prints."""
     from ..fitting import fit_mcd
 
+    from ._fit_text import read_corpus_option
+
     texts, labels, pairs = read_supervision(args, summary)
     if pairs is not None and pairs.is_graded:
         raise UsageError(f"{args.pairs}: the pairs carry graded scores; --method mcd learns from labelled pairs "
                          "(label 1 or 0): graded pairs train the pair regression of --method film")
-    result = fit_mcd(fit_options(args), texts, labels, pairs, settings, summary)
-    vectorizer, metric = result.pipeline.vectorizer, result.pipeline.metric
+    texts, documents = read_corpus_option(args, texts, summary)
+    result = fit_mcd(fit_options(args), texts, labels, pairs, settings, summary, documents=documents)
+    vectorizer = result.pipeline.vectorizer
     vec_seconds, metric_seconds = result.details.vec_seconds, result.details.metric_seconds
     if save_and_summarise(result, model_path, args):
         return 0
     print_fitted_on(summary, args, vectorizer, pairs)
     if result.details.scores is not None:
-        measure = metric.baseline_gain_.measure
-        print(f"Weighting chosen on the held-out clusters by {measure}: {result.details.chosen} ("
+        print(f"Weighting chosen on the held-out clusters: {result.details.chosen} ("
               + ", ".join(f"{w} {v:.4f}" for w, v in result.details.scores.items()) + ").")
     print(f"Metric: n_basis={summary['n_basis']}, shrinkage={summary['shrinkage']:g}, "
           f"complement_weight={summary['complement_weight']:g} (solver {summary['solver']}).")
-    print_baseline(metric.baseline_gain_)
+    report = summary.get("baseline_gain")
+    if report is not None:
+        from ..baseline import BaselineGain
+
+        print_baseline(BaselineGain.from_dict(report))
+    search = summary.get("search_baseline_gain")
+    if search is not None:
+        from ..baseline import BaselineGain
+
+        print(f"Search against the strongest baseline: {BaselineGain.from_dict(search).summary()}.")
+        if summary.get("model") not in (None, "learned"):
+            print(f"The model is {result.pipeline.scoring}: the learned distance did not beat it on the held-out "
+                  "queries; 'learnsim search' and 'learnsim index build' use it.")
     print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, metric "
           f"{metric_seconds:.2f} s); saved {model_path}.")
     return 0

@@ -267,6 +267,9 @@ def _index_run(index, query_ids, queries, k, filter=None):
     run = {qid: {h["id"]: sign * float(h["score"]) for h in hits} for qid, hits in zip(query_ids, results)}
     how = (f"the top {index.manifest['rerank']} by {index.scoring} re-ranked by the learned pair model"
            if reranked else index.scoring)
+    method, encoder = index.manifest.get("method"), index.manifest.get("encoder")
+    if method:
+        how += f" (the index's model: {method}" + (f" over the encoder {encoder}" if encoder else "") + ")"
     return run, how
 
 

@@ -86,6 +86,8 @@ def portable(obj):
     if hasattr(obj, "metric") and hasattr(obj, "vectorizer"):
         out = copy.copy(obj)
         out.vectorizer = portable(obj.vectorizer)
+        if getattr(obj, "lexical", None) is not None:
+            out.lexical = portable(obj.lexical)      # a lexical part's counts or tf.idf, tokenizer and all
         out._scorer = None
         if hasattr(out, "_lexical_cache"):
             out._lexical_cache = None     # a vectoriser of the collection's words, with a tokenizer
@@ -106,6 +108,8 @@ def ready(obj):
     if hasattr(obj, "metric") and hasattr(obj, "vectorizer"):
         out = copy.copy(obj)
         out.vectorizer = ready(obj.vectorizer)
+        if getattr(obj, "lexical", None) is not None:
+            out.lexical = ready(obj.lexical)
         out._scorer = None
         if hasattr(out, "_lexical_cache"):
             out._lexical_cache = None

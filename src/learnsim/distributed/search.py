@@ -89,7 +89,8 @@ def _statistics_pass(bag, pipeline, split_every, client):
     scorer = pipeline.scorer
     statistics, vec = {}, pipeline.vectorizer
     if pipeline.uses_collection_vocabulary:
-        statistics = _vocabulary_pass(bag, pipeline.vectorizer, split_every, client)
+        # the vectoriser of the lexical part: the model's "lexical" part where its search mixes one in
+        statistics = _vocabulary_pass(bag, pipeline._lexical_base(), split_every, client)
         vec = pipeline.lexical_vectorizer(statistics)
     if scorer.kind != "term_weights":
         return statistics

@@ -16,9 +16,10 @@ References
 from .._utils.lazy import attach
 
 __all__ = ["FILM", "FilmObjective", "SearchRule", "choose_svd_rank", "trim_svd", "choose_lexical_weight",
-           "LEXICAL_WEIGHT_GRID"]
+           "LEXICAL_WEIGHT_GRID", "LEXICAL_KINDS"]
 
 __getattr__, __dir__ = attach(__name__, {"FILM": "._film", "FilmObjective": "._film", "SearchRule": "._search_weight",
                                          "choose_svd_rank": "._film", "trim_svd": "._film",
                                          "choose_lexical_weight": "._search_weight",
-                                         "LEXICAL_WEIGHT_GRID": "._search_weight"})
+                                         "LEXICAL_WEIGHT_GRID": "._search_weight",
+                                         "LEXICAL_KINDS": "._search_weight"})

@@ -17,11 +17,17 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["SearchRule", "cluster_weight_scores", "triplet_weight_scores", "choose_lexical_weight",
-           "LEXICAL_WEIGHT_GRID"]
+           "LEXICAL_WEIGHT_GRID", "LEXICAL_KINDS"]
 
 #: The weights of the lexical tf.idf cosine tried when a dense encoder's scoring is mixed with it
 #: (0: the dense scoring alone, 1: the lexical cosine alone).
 LEXICAL_WEIGHT_GRID = tuple(float(w) for w in np.round(np.linspace(0.0, 1.0, 21), 2))
+
+#: What the lexical part of a search rule is: "tfidf", the tf.idf cosine over the searched
+#: collection's vocabulary (mixed as ``lambda cos + (1 - lambda) dense``), or "bm25", Okapi BM25
+#: over that vocabulary divided by the largest score the query can reach (``lambda BM25 / Z(q)
+#: + (1 - lambda) dense``; :mod:`learnsim.scorer`). Model files saved before the kind hold "tfidf".
+LEXICAL_KINDS = ("tfidf", "bm25")
 
 #: Entries of one (queries x collection) block of similarities.
 _BLOCK_ENTRIES = 2 ** 22
@@ -54,6 +60,12 @@ class SearchRule:
     collection's vocabulary), chosen on the same held-out queries by
     :meth:`with_lexical_weight` (:func:`choose_lexical_weight`); None where no lexical part
     was considered (term-vector models, whose input cosine is already lexical).
+    ``lexical_kind`` says what that lexical part is (:data:`LEXICAL_KINDS`): ``"tfidf"`` the
+    tf.idf cosine above, ``"bm25"`` Okapi BM25 (k1 1.5, b 0.6, binary queries, the searched
+    collection's idf and mean length) divided by the largest score the query can reach,
+    ``lambda BM25(q, d) / Z(q) + (1 - lambda) dense`` (:mod:`learnsim.scorer`). Over term vectors
+    a BM25 mix's dense part is FILM's learned cosine alone: ``input_weight`` must then be None or
+    0 (the input cosine would need a second collection vocabulary).
 
     Examples
     --------
@@ -73,24 +85,48 @@ class SearchRule:
     (12, 21, 1.0)
     >>> bool(0.0 <= rule.input_weight <= 1.0)
     True
+
+    A rule that mixes normalised BM25 into an encoder's cosine, chosen elsewhere:
+
+    >>> SearchRule(input_weight=1.0, lexical_weight=0.3, lexical_kind="bm25").describe()
+    '0.3 x BM25 / its largest score for the query + 0.7 x dense (input weight 1)'
     """
 
     def __init__(self, input_weight=None, weight_grid=(), weight_scores=(), n_queries=0, baseline_gain=None,
-                 lexical_weight=None, lexical_grid=(), lexical_scores=(), lexical_gain=None):
+                 lexical_weight=None, lexical_grid=(), lexical_scores=(), lexical_gain=None, lexical_kind="tfidf"):
+        from .hybrid import check_input_weight
+
+        if not isinstance(lexical_kind, str) or lexical_kind not in LEXICAL_KINDS:
+            raise ValueError(f"lexical_kind must be one of {', '.join(map(repr, LEXICAL_KINDS))}; got {lexical_kind!r}")
         self.input_weight = input_weight
         self.weight_grid = tuple(float(w) for w in weight_grid)
         self.weight_scores = np.asarray(weight_scores, dtype=np.float64)
         self.n_queries = int(n_queries)
         self.baseline_gain = baseline_gain
-        self.lexical_weight = None if lexical_weight is None else float(lexical_weight)
+        self.lexical_weight = None if lexical_weight is None else check_input_weight(lexical_weight, "lexical_weight")
         self.lexical_grid = tuple(float(w) for w in lexical_grid)
         self.lexical_scores = np.asarray(lexical_scores, dtype=np.float64)
         self.lexical_gain = lexical_gain
+        self.lexical_kind = lexical_kind
 
-    def with_lexical(self, weight, grid, scores, report):
-        """A copy with the lexical part's weight, its grid, held-out scores and report."""
+    def with_lexical(self, weight, grid, scores, report, kind=None):
+        """A copy with the lexical part's weight, its grid, held-out scores and report (and its
+        ``kind``, by default this rule's)."""
         return SearchRule(self.input_weight, self.weight_grid, self.weight_scores, self.n_queries,
-                          self.baseline_gain, weight, grid, scores, report)
+                          self.baseline_gain, weight, grid, scores, report,
+                          self.lexical_kind if kind is None else kind)
+
+    def describe(self):
+        """One line: the scoring this rule makes (its lexical mix, and the input weight of the
+        dense part)."""
+        w = "none" if self.input_weight is None else f"{self.input_weight:g}"
+        lam = self.lexical_weight
+        if not lam:
+            return f"dense alone (input weight {w})"
+        lexical = "BM25 / its largest score for the query" if self.lexical_kind == "bm25" else "the tf.idf cosine"
+        if lam == 1.0:
+            return f"{lexical} alone"
+        return f"{lam:g} x {lexical} + {1 - lam:g} x dense (input weight {w})"
 
     def dense_scores(self, metric, X, rows, columns=None):
         """The dense part's scores of ``rows`` of X against ``columns`` (default: all of X):
@@ -192,7 +228,8 @@ class SearchRule:
         if self.lexical_weight is not None:
             # written only where a lexical part was considered: other files stay as before
             meta.update(lexical_weight=self.lexical_weight, lexical_grid=list(self.lexical_grid),
-                        lexical_gain=None if self.lexical_gain is None else self.lexical_gain.to_dict())
+                        lexical_gain=None if self.lexical_gain is None else self.lexical_gain.to_dict(),
+                        lexical_kind=self.lexical_kind)
             arrays["lexical_scores"] = self.lexical_scores
         return meta, arrays
 
@@ -203,22 +240,28 @@ class SearchRule:
 
         if not isinstance(meta, dict) or not isinstance(arrays, dict) or "weight_scores" not in arrays:
             raise ValueError("SearchRule state must be (meta, {'weight_scores': ...})")
-        lexical = meta.get("lexical_weight")
-        if lexical is not None:
-            lexical = check_input_weight(lexical, "SearchRule state: lexical_weight")
+        lexical = {}
+        if meta.get("lexical_weight") is not None:
+            weight = check_input_weight(meta["lexical_weight"], "SearchRule state: lexical_weight")
             if "lexical_scores" not in arrays:
                 raise ValueError("SearchRule state: a lexical_weight without its 'lexical_scores'")
             lexical_gain = meta.get("lexical_gain")
             lexical_gain = None if lexical_gain is None else BaselineGain.from_dict(lexical_gain, owner="SearchRule")
-            lexical = (lexical, meta.get("lexical_grid", ()), arrays["lexical_scores"], lexical_gain)
+            # files written before the kind: the tf.idf cosine (the constructor refuses an unknown
+            # kind, naming it)
+            lexical = {"lexical_weight": weight, "lexical_grid": meta.get("lexical_grid", ()),
+                       "lexical_scores": arrays["lexical_scores"], "lexical_gain": lexical_gain,
+                       "lexical_kind": meta.get("lexical_kind", "tfidf")}
         w = check_input_weight(meta.get("input_weight"), "SearchRule state: input_weight")
         gain = meta.get("baseline_gain")
         # files written before the check have none
         gain = None if gain is None else BaselineGain.from_dict(gain, owner="SearchRule")
-        if gain is not None and gain.status == "baseline" and w != 1.0:
+        # a rule that fell back is the input cosine, unless its baseline holds BM25 (issue 42: BM25
+        # alone, or mixed with the encoder's cosine), whose dense part may be FILM's
+        bm25 = lexical.get("lexical_kind") == "bm25" and bool(lexical.get("lexical_weight"))
+        if gain is not None and gain.status == "baseline" and w != 1.0 and not bm25:
             raise ValueError(f"SearchRule state: the rule fell back to the input cosine but its input_weight is {w}")
-        rule = cls(w, meta.get("weight_grid", ()), arrays["weight_scores"], meta.get("n_queries", 0), gain)
-        return rule if lexical is None else rule.with_lexical(*lexical)
+        return cls(w, meta.get("weight_grid", ()), arrays["weight_scores"], meta.get("n_queries", 0), gain, **lexical)
 
 
 _SEARCH_BASELINE = "input cosine"

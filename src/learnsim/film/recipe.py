@@ -1,7 +1,9 @@
 """FILM's own steps of its fitting recipe (``learnsim fit --method film``, :func:`learnsim.fit`
-with ``method="film"``): the FILM to fit and, on duplicate pairs, its triplets (hard negatives
-included), the pairs held out to choose its rules, the search weight chosen on the held-out
-duplicates and, over a dense encoder, the lexical tf.idf part search may mix in.
+with ``method="film"``): the FILM to fit; on pairs, its triplets with negatives from the
+collection (:func:`search_triplets`), the bases of its search rules and the rules themselves
+(:func:`search_bases`, :func:`search_candidates`), which :func:`learnsim.baseline.validate_search`
+weighs on held-out queries and documents against the strongest baseline (issue 42); over a dense
+encoder with graded pairs, the lexical tf.idf part their search may mix in (:func:`lexical_part`).
 
 The rest of FILM's recipe, the duplicate rule, the search re-ranker and the graded pair
 regression chosen on held-out pairs, uses :mod:`learnsim.matching` and :mod:`learnsim.scorer`,
@@ -14,145 +16,22 @@ import warnings
 
 import numpy as np
 
-from .._fit_common import option_name as _flag
 from .._utils.progress import stage
 
-__all__ = ["DEFAULT_FILM_DIMENSIONS", "DEFAULT_PAIRS_VALIDATION_FRACTION", "split_validation_pairs",
-           "film_with_supervision", "validated_search", "lexical_part"]
+__all__ = ["DEFAULT_FILM_DIMENSIONS", "DEFAULT_PAIRS_VALIDATION_FRACTION", "film_with_supervision", "lexical_part",
+           "search_triplets", "search_bases", "search_candidates", "SEARCH_WEIGHT_GRID"]
 
 # FILM's n_components when none is given (the paper's d), capped by the data; on pairs, the share
-# of the pairs held out to choose the matching rule (as the FILM reproduction) and the neighbours
-# among which each anchor's hard negative is drawn.
+# of the queries (or groups of pairs) held out to choose and check the rules.
 DEFAULT_FILM_DIMENSIONS = 100
 DEFAULT_PAIRS_VALIDATION_FRACTION = 0.2
-_FILM_NEIGHBOURS = 10
-# texts the hard negatives are searched among, at most (a seeded sample above it)
-_HARD_NEGATIVE_POOL = 20_000
-# triplets FILM learns from, at most (a seeded sample above; 10,000 Quora pairs give 16,000)
+# triplets FILM learns from, at most (a seeded sample above; 10,000 Quora pairs give about 23,000)
 _MAX_FILM_TRIPLETS = 50_000
-# held-out duplicate queries the search checks use, at most (see _sample_queries)
-_MAX_CHECK_QUERIES = 2_000
-
-
-def _film_triplets(pairs, X, seed, note, keep=None):
-    """Triplets from duplicate pairs, without the texts that have no vocabulary term (FILM
-    L2-normalises every row it learns from). Each duplicate direction gets the anchor's labelled
-    non-duplicate partner, a random negative and a hard one: a non-duplicate among the anchor's
-    10 nearest texts by the input cosine (as in the FILM reproduction).
-
-    Only the texts of duplicate pairs are anchors, so only they are searched from; above
-    ``_HARD_NEGATIVE_POOL`` texts they search a random sample of that many (seeded), which keeps
-    the cost linear in the pairs (the whole collection's cosines grow with its square).
-
-    ``keep``: a dict that asks for the ``keep["depth"]`` nearest texts by the input cosine of the
-    texts ``keep["rows"]`` as well (``keep["neighbours"]``, an (n_texts, depth) array, best
-    first, -1 for the other rows): search's re-ranker needs them when its first stage is the
-    input cosine, and one pass finds both. Left unset when the texts searched a sample."""
-    from ..supervision import duplicate_pairs_to_triplets
-    from ..text import find_empty_rows
-
-    n = X.shape[0]
-    n_neighbours = min(_FILM_NEIGHBOURS, n - 1)
-    labels = np.asarray(pairs.labels, dtype=bool)
-    rows = np.unique(pairs.indices[labels].ravel())
-    depth = n_neighbours
-    pool = None
-    if n > _HARD_NEGATIVE_POOL:
-        pool = np.sort(np.random.default_rng(seed).choice(n, _HARD_NEGATIVE_POOL, replace=False))
-    elif keep is not None:
-        rows = np.union1d(rows, np.asarray(keep.get("rows", ()), dtype=np.int64))
-        depth = min(max(n_neighbours, keep["depth"]), n - 1)
-    neighbours = None
-    if n_neighbours >= 1 and rows.size:
-        with stage("FILM: finding the duplicates' nearest texts (hard negatives)"):
-            nearest = _nearest_rows(X, rows, depth, pool)
-        neighbours = np.full((n, nearest.shape[1]), -1, dtype=np.int64)
-        neighbours[rows] = nearest
-        if keep is not None and pool is None:
-            keep["neighbours"] = neighbours
-        neighbours = neighbours[:, :n_neighbours]
-    T = duplicate_pairs_to_triplets(pairs, n_items=X.shape[0], random_state=seed, neighbors=neighbours,
-                                    n_hard_negatives=1 if neighbours is not None else 0).indices
-    empty = find_empty_rows(X)
-    if empty.size:
-        unusable = np.isin(T, empty).any(axis=1)
-        if unusable.any():
-            note(f"{int(unusable.sum())} of {len(T)} triplets use one of the {empty.size} text(s) without "
-                 "a vocabulary term; they are left out")
-            T = T[~unusable]
-    if len(T) == 0:
-        raise ValueError("no usable triplet: every triplet uses a text without a vocabulary term")
-    if len(T) > _MAX_FILM_TRIPLETS:
-        # FILM's iterations cost (anchors x svd_rank^2): past this many triplets a larger set
-        # adds minutes and the pair models, not FILM, decide; a seeded sample keeps it bounded
-        note(f"FILM learns from a sample of {_MAX_FILM_TRIPLETS} of the {len(T)} triplets", info=True)
-        T = T[np.sort(np.random.default_rng(seed).choice(len(T), _MAX_FILM_TRIPLETS, replace=False))]
-    return T
-
-
-def _sample_queries(queries, seed):
-    """At most ``_MAX_CHECK_QUERIES`` of the held-out queries (a seeded sample, sorted): each
-    searches the whole collection, so more would make a large fit's check grow with the square
-    of the collection, for an interval barely narrower."""
-    if len(queries) <= _MAX_CHECK_QUERIES:
-        return queries
-    return np.sort(np.random.default_rng(seed).choice(queries, _MAX_CHECK_QUERIES, replace=False))
-
-
-def _nearest_rows(X, rows, k, pool=None):
-    """The ``k`` nearest texts by the input cosine of each of ``rows`` (itself excluded), best
-    first, ties to the lower index; among the sorted indices ``pool`` when given."""
-    from ..search import top_k
-
-    corpus = X if pool is None else X[pool]
-    depth = min(k + 1, corpus.shape[0])
-    found = top_k(X[rows], corpus, depth, metric="cosine", return_scores=False)
-    if pool is not None:
-        found = pool[found]
-    # each row at most once in its own list: drop it, keep the first depth - 1 others
-    others = found != rows[:, None]
-    others &= np.cumsum(others, axis=1) <= depth - 1
-    return found[others].reshape(len(rows), depth - 1)
-
-
-def split_validation_pairs(pairs, o, flags):
-    """(training pairs, held-out pairs): the held-out ones choose FILM's matching rule."""
-    from ..supervision import split_pairs
-
-    fraction = o.validation_fraction or DEFAULT_PAIRS_VALIDATION_FRACTION
-    if not pairs.labels.any():
-        raise ValueError("no duplicate pair (label 1): FILM learns from duplicates")
-    if pairs.n_pairs < 4:
-        raise ValueError(f"{pairs.n_pairs} pair(s) are too few: FILM learns from some and holds out "
-                         f"{fraction:g} of them to choose its duplicate threshold")
-    train, held = split_pairs(pairs, held_out=fraction, random_state=o.random_state)
-    if held.labels.all() or not held.labels.any():
-        name = _flag(flags, "validation_fraction")
-        raise ValueError(f"the {held.n_pairs} held-out pair(s) ({name} {fraction:g}) are all "
-                         f"{'duplicates' if held.labels.all() else 'non-duplicates'}; the duplicate threshold "
-                         f"needs both kinds: give more pairs or a larger {name}")
-    if not train.labels.any():
-        raise ValueError("no duplicate pair is left to learn from after holding out the validation pairs")
-    return train, held
-
-
-def validated_search(metric, X, held, all_pairs, seed, check_baseline, lexical=None, rule=None):
-    """The search weight of FILM's input-cosine mix, chosen on the held-out duplicates: each of
-    their texts searches the whole collection; its duplicates are the texts that chains of
-    duplicate pairs (all of them) join to it. With ``lexical`` (the texts' tf.idf) and ``rule``
-    (the search rule chosen so), that rule with the weight of the lexical cosine mixed in,
-    chosen on the same queries."""
-    from ..supervision import pairs_to_clusters
-    from ._search_weight import SearchRule
-
-    components = np.asarray(pairs_to_clusters(all_pairs, X.shape[0]).labels)
-    queries = np.unique(held.indices[held.labels].ravel())
-    queries = queries[components[queries] >= 0]
-    queries = _sample_queries(queries, seed)
-    if lexical is not None:
-        return rule.with_lexical_weight(metric, X, lexical, queries, components, random_state=seed,
-                                        check_baseline=check_baseline)
-    return SearchRule.select(metric, X, queries, components, random_state=seed, check_baseline=check_baseline)
+#: The weights of search's mixes tried on held-out queries (issue 42): of the input cosine w in
+#: w cos(x, x') + (1 - w) cos(Lx, Lx'), and of BM25 (normalised) lambda in lambda BM25 + (1 - lambda) x that.
+SEARCH_WEIGHT_GRID = tuple(float(w) for w in np.round(np.linspace(0.0, 1.0, 11), 2))
+# BM25's best documents of an anchor among which its hard negative is drawn
+_BM25_NEGATIVE_DEPTH = 10
 
 
 def lexical_part(o, texts):
@@ -168,14 +47,14 @@ def lexical_part(o, texts):
     return vectorizer, L.astype(np.float64) if L.dtype != np.float64 else L
 
 
-def film_with_supervision(o, X, labels, pairs, holdout, note, keep=None):
-    """The FILM to fit and what to fit it on: the cluster labels (FILM draws its triplets from
-    them) or triplets made of the duplicate pairs. ``holdout``: FILM's own ``baseline_holdout``;
-    ``keep``: see :func:`_film_triplets`."""
+def film_with_supervision(o, X, labels, holdout, note):
+    """The FILM to fit (its dimensions capped by the texts' rank) and the cluster labels to fit
+    it on (None: the caller gives triplets, :func:`search_triplets`). ``holdout``: FILM's own
+    ``baseline_holdout``."""
     from .._utils.progress import _default_enabled
     from ._film import FILM
 
-    y = labels if pairs is None else _film_triplets(pairs, X, o.random_state, note, keep)
+    y = labels
     most = min(X.shape)
     d = o.n_components
     if d is None:
@@ -197,3 +76,153 @@ def film_with_supervision(o, X, labels, pairs, holdout, note, keep=None):
     metric = FILM(**settings, baseline_holdout=holdout, random_state=o.random_state, verbose=_default_enabled())
     return metric, y
 
+
+
+# ============================================================================ search supervision (issue 42)
+def _relevant_sets(P, grades, n_texts):
+    """{anchor: set of its relevant texts} of search supervision, and whether it is directed:
+    from queries to documents (no text on both sides of relevant pairs: the anchors are the
+    queries) or symmetric (duplicates: both directions, and duplicates of duplicates, the chains
+    of relevant pairs, when every grade is 1)."""
+    positive = grades > 0
+    heads, tails = P[positive, 0], P[positive, 1]
+    directed = np.intersect1d(heads, tails).size == 0
+    sets = {}
+    if directed:
+        for a, b in zip(heads.tolist(), tails.tolist()):
+            sets.setdefault(a, set()).add(b)
+        return sets, True
+    for a, b in zip(heads.tolist(), tails.tolist()):
+        sets.setdefault(a, set()).add(b)
+        sets.setdefault(b, set()).add(a)
+    if np.all(grades[positive] == 1.0):
+        from scipy.sparse.csgraph import connected_components
+        import scipy.sparse as sp
+
+        A = sp.csr_matrix((np.ones(heads.size), (heads, tails)), shape=(n_texts, n_texts))
+        chains = connected_components(A, directed=False)[1]
+        members = {}
+        for t in sets:
+            members.setdefault(chains[t], set()).add(t)
+        sets = {t: members[chains[t]] - {t} for t in sets}
+    return sets, False
+
+
+def search_triplets(P, grades, texts, X, baselines, seed, note):
+    """FILM's triplets from search supervision, with negatives from the collection (issue 42).
+
+    Each (anchor, relevant text) of the relevant pairs ``P[grades > 0]`` (queries to documents,
+    or both directions of duplicates) gets up to three negatives, none of them relevant to the
+    anchor: a *hard* one, drawn among the anchor's ``_BM25_NEGATIVE_DEPTH`` best documents by BM25
+    over the collection (``baselines``: the :class:`learnsim.baseline.SearchBaselines` of the
+    collection); a *random* document; and a *labelled* one, a partner the supervision says is not
+    relevant (grade 0), where the anchor has one. The hard and random negatives are documents of
+    the collection that some relevant pair names (other queries' relevant documents, as in-batch
+    negatives are): with the documents no pair names among them, FILM learned to push every
+    unjudged document away from every query, which the cold part of the check then measured as a
+    loss (a remembered prior, not relevance). Texts without a
+    vocabulary term are left out (FILM L2-normalises every row it learns from); above
+    ``_MAX_FILM_TRIPLETS`` a seeded sample is kept.
+
+    Returns
+    -------
+    (triplets (n, 3) int64, counts {"hard", "random", "labelled", "anchors"})
+    """
+    from ..text import find_empty_rows
+
+    rng = np.random.default_rng(seed)
+    P = np.asarray(P, dtype=np.int64)
+    grades = np.asarray(grades, dtype=np.float64)
+    sets, _ = _relevant_sets(P, grades, len(texts))
+    # negatives are the collection's documents that some relevant pair names: a document that is
+    # only ever a negative teaches the map that unjudged documents are far from every query (a
+    # prior against the documents added after the judgements), not what makes one relevant
+    judged = np.intersect1d(baselines.documents, P[grades > 0].ravel())
+    documents = judged if judged.size > 1 else baselines.documents
+    negatives = {}
+    for a, b in P[grades == 0].tolist():
+        negatives.setdefault(a, []).append(b)
+        negatives.setdefault(b, []).append(a)
+    anchors = np.array(sorted(sets), dtype=np.int64)
+    # deeper than the negatives kept: some of the anchor's best documents are unjudged ones
+    depth = min(3 * _BM25_NEGATIVE_DEPTH + 1, baselines.documents.size)
+    with stage("FILM: finding each anchor's best documents by BM25 (hard negatives)"):
+        found, _ = baselines.lexical.search("bm25", [texts[a] for a in anchors], depth)
+    allowed = np.zeros(len(texts), dtype=bool)
+    allowed[documents] = True
+    rows, counts = [], {"hard": 0, "random": 0, "labelled": 0, "anchors": int(anchors.size)}
+    for i, a in enumerate(anchors.tolist()):
+        relevant = sets[a]
+        hard = [int(d) for d in baselines.documents[found[i]] if d != a and d not in relevant and allowed[d]]
+        hard = hard[:_BM25_NEGATIVE_DEPTH]
+        labelled = [d for d in negatives.get(a, ()) if d not in relevant]
+        for b in sorted(relevant):
+            if hard:
+                rows.append((a, b, hard[rng.integers(len(hard))]))
+                counts["hard"] += 1
+            r = int(documents[rng.integers(documents.size)])
+            if r != a and r not in relevant:
+                rows.append((a, b, r))
+                counts["random"] += 1
+            if labelled:
+                rows.append((a, b, labelled[rng.integers(len(labelled))]))
+                counts["labelled"] += 1
+    T = np.array(rows, dtype=np.int64).reshape(-1, 3)
+    empty = find_empty_rows(X)
+    if empty.size and T.size:
+        unusable = np.isin(T, empty).any(axis=1)
+        if unusable.any():
+            note(f"{int(unusable.sum())} of {len(T)} triplets use one of the {empty.size} text(s) without "
+                 "a vocabulary term; they are left out")
+            T = T[~unusable]
+    if len(T) == 0:
+        raise ValueError("no usable triplet: every relevant pair uses a text without a vocabulary term")
+    if len(T) > _MAX_FILM_TRIPLETS:
+        note(f"FILM learns from a sample of {_MAX_FILM_TRIPLETS} of the {len(T)} triplets", info=True)
+        T = T[np.sort(rng.choice(len(T), _MAX_FILM_TRIPLETS, replace=False))]
+    counts["triplets"] = int(len(T))
+    return T, counts
+
+
+def _unit(M):
+    import scipy.sparse as sp
+
+    if sp.issparse(M):
+        from sklearn.preprocessing import normalize
+
+        return normalize(sp.csr_matrix(M, dtype=np.float64))
+    M = np.asarray(M, dtype=np.float64)
+    norms = np.sqrt(np.einsum("ij,ij->i", M, M))
+    return M / np.where(norms > 0, norms, 1.0)[:, None]
+
+
+def search_bases(metric, X, documents, dense):
+    """The bases of FILM's search rules for :func:`learnsim.baseline.validate_search`:
+    "learned", the cosine in FILM's space, and over term vectors "input", the input cosine (over
+    a dense encoder the input cosine is the baseline's "encoder")."""
+    E = _unit(metric.transform(X))
+    bases = {"learned": lambda q: E[q] @ E[documents].T}
+    if not dense:
+        Xu = _unit(X)
+        D = Xu[documents].T
+
+        def input_cosine(q):
+            S = Xu[q] @ D
+            return S.toarray() if hasattr(S, "toarray") else np.asarray(S)
+        bases["input"] = input_cosine
+    return bases
+
+
+def search_candidates(dense):
+    """(candidates, (w, lambda) of each): FILM's search rules tried on held-out queries.
+
+    Over term vectors: w x the input cosine + (1 - w) x FILM's cosine, and lambda x BM25 + (1 -
+    lambda) x FILM's cosine (a rule with both would need two vocabularies of the searched
+    collection). Over a dense encoder: lambda x BM25 + (1 - lambda) x (w x the encoder's cosine +
+    (1 - w) x FILM's)."""
+    grid = SEARCH_WEIGHT_GRID
+    if dense:
+        params = [(w, lam) for lam in grid for w in grid if lam < 1.0 or w == 1.0]
+        return [{"bm25": lam, "encoder": (1 - lam) * w, "learned": (1 - lam) * (1 - w)} for w, lam in params], params
+    params = [(w, 0.0) for w in grid] + [(0.0, lam) for lam in grid[1:]]
+    return [{"input": w, "bm25": lam, "learned": 1.0 - w - lam} for w, lam in params], params

@@ -34,7 +34,7 @@ from .._utils.progress import stage_for
 from ._segments import IndexDamagedError, IndexFormatError, load_npy, seal, write_json_atomic
 from ._store import DocumentStore
 
-__all__ = ["RELOAD_TRIES", "Lock", "sqlite_damage", "sqlite_guarded", "write_manifest", "plan_checksums",
+__all__ = ["RELOAD_TRIES", "Lock", "model_encoder", "sqlite_damage", "sqlite_guarded", "write_manifest", "plan_checksums",
            "read_store", "checked_up_to", "check_against_store", "load_statistics", "statistics_key", "load_pipeline",
            "load_plan", "retry_if_moved", "read_retrying", "collection_rows"]
 
@@ -277,3 +277,11 @@ def collection_rows(pipeline, texts):
             return None, pipeline.collection_statistics(texts)
         X = pipeline.vectorize(texts)
         return X, pipeline.scorer.collection_statistics(X)
+
+
+def model_encoder(pipeline):
+    """The short name of a pipeline's sentence encoder (``learnsim.text.encoders.encoder_name``),
+    or None for a model over term vectors: what an index records beside its method."""
+    from ..text.encoders import encoder_name, is_encoder
+
+    return encoder_name(pipeline.vectorizer) if is_encoder(pipeline.vectorizer) else None

@@ -45,6 +45,17 @@ def _model_meta(scorer, statistics):
     from ..linklearn import LearnedBM25
 
     metric = scorer.metric
+    if getattr(scorer, "lexical_kind", None) == "bm25":
+        if scorer.lexical_weight != 1.0 or "vocabulary_df" not in statistics:
+            # a BM25 mix (issue 42): its query row has the pipeline's dense part and, with FILM
+            # over term vectors, two vocabularies (BM25's counts and the map's inputs): the
+            # pipeline serves it
+            return None
+        # BM25 alone: the query's words over the collection's vocabulary, each lambda / Z(q)
+        from ..scorer import BM25_K1
+
+        idf, _ = scorer._bm25_idf(statistics, int(np.asarray(statistics["vocabulary_df"]).size))
+        return {"op": "bm25_normalised", "weight": 1.0, "k1": BM25_K1}, {"bm25_idf": np.asarray(idf, np.float64)}
     if isinstance(metric, LearnedBM25):
         return {"op": "power", "power": float(metric._fitted()["query_exponent"])}, {}
     if isinstance(metric, LinkLearn):
@@ -101,13 +112,16 @@ def build_plan(pipeline, statistics, directory, check_texts):
     Statistics that hold the collection's vocabulary (issue 32) give the plan that vocabulary,
     with the vectoriser's tokenizer and weighting; a FILM mixing its input cosine with its learned
     one also gets the training vocabulary and weighting its map is over (``model["learned"]``)."""
-    if pipeline.scorer.dense_input:
+    scorer = pipeline.scorer
+    # BM25 alone (a search rule's lexical weight 1, issue 42) has no dense part on the query side
+    bm25_alone = getattr(scorer, "lexical_kind", None) == "bm25" and scorer.lexical_weight == 1.0
+    if scorer.dense_input and not bm25_alone:
         return False        # a sentence encoder's query side is the model itself: no numpy-only plan
     vec = pipeline.vectorizer
     lexical = pipeline.lexical_vectorizer(statistics)
     learned = None
     if lexical is not None:
-        if pipeline.scorer.kind == "cosine" and pipeline.scorer.input_weight != 1.0:
+        if scorer.kind == "cosine" and scorer.input_weight != 1.0 and not bm25_alone:
             lmeta, larrays = _vectorizer_meta(vec)
             learned = ({"weighting": lmeta["weighting"], "terms": [str(t) for t in vec.terms_]},
                        {"learned_" + name: arr for name, arr in larrays.items()})

@@ -165,6 +165,12 @@ class QueryPlan:
                 c = m["power"]
                 keep = x != 0
                 s = (ids[keep], np.ones(int(keep.sum())) if c == 0.0 else (x[keep] if c == 1.0 else x[keep] ** c))
+            elif op == "bm25_normalised":
+                # normalised BM25 alone (learnsim.scorer): each word lambda / Z(q), Z(q) = (k1 + 1)
+                # x the sum of its words' idf (BM25 left undivided where Z <= 0)
+                keep = x != 0
+                z = (m["k1"] + 1.0) * float(self.arrays["bm25_idf"][ids[keep]].sum())
+                s = (ids[keep], np.full(int(keep.sum()), m["weight"] / (z if z > 0 else 1.0)))
             elif op == "tfidf_cosine":
                 keep = x != 0
                 s = (ids[keep], _unit(x[keep] * self.arrays["idf"][ids[keep]]))

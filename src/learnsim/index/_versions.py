@@ -55,7 +55,7 @@ from pathlib import Path
 import numpy as np
 
 from .._utils.files import sha256_file
-from ._integrity import collection_rows, load_pipeline
+from ._integrity import collection_rows, load_pipeline, model_encoder
 from ._segments import FORMAT_NAME as INDEX_FORMAT, FORMAT_VERSION as INDEX_FORMAT_VERSION, IndexDamagedError, \
     IndexFormatError, fsync_dir, read_manifest, write_json_atomic
 
@@ -550,6 +550,7 @@ def serve(index, version, action, comparison=None):
     manifest = dict(old, model_sha256=target["sha256"], model_file=f"{VERSIONS_DIR}/v{target['version']}.npz",
                     kind=scorer.kind, scoring=scorer.name, column=scorer.column,
                     higher_is_closer=bool(scorer.higher_is_closer), method=type(pipeline.metric).__name__,
+                    encoder=model_encoder(pipeline),
                     rerank=None if pipeline.rerank is None else int(pipeline.rerank.n_candidates), dtype=dtype,
                     covered_seq=max(old["covered_seq"], int(seqs[-1])))
     index.store.close()

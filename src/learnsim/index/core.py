@@ -42,7 +42,7 @@ from .._utils.files import sha256_file
 from .._utils.progress import enabled_for, progress, stage_for, with_show_progress_bar
 from ._ann import AnnSearch, ann_config, check_ann_config, search_info, write_segment_of
 from ._batch import best_k_dense_batch, dense_batch_applies
-from ._integrity import Lock as _Lock, checked_up_to, load_plan, load_statistics, plan_checksums as _plan_checksums, read_retrying, \
+from ._integrity import Lock as _Lock, checked_up_to, model_encoder, load_plan, load_statistics, plan_checksums as _plan_checksums, read_retrying, \
     read_store, retry_if_moved, sqlite_guarded as _sqlite_guarded, statistics_key, \
     write_manifest as _write_manifest, collection_rows as _collection
 from ._scan import MemorySegment, best_k
@@ -289,7 +289,8 @@ class Index(ModelVersions):
         manifest = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION,
                     "model_sha256": sha256_file(path / _MODEL), "kind": scorer.kind, "scoring": scorer.name,
                     "column": scorer.column, "higher_is_closer": bool(scorer.higher_is_closer),
-                    "method": type(pipeline.metric).__name__, "dtype": dtype.name, "segments": [],
+                    "method": type(pipeline.metric).__name__, "encoder": model_encoder(pipeline),
+                    "dtype": dtype.name, "segments": [],
                     "covered_seq": 0, "statistics_seq": 0, "generation": 0, "created": time.time(), "ann": ann,
                     # searches that re-rank know it without loading the pipeline
                     "rerank": None if pipeline.rerank is None else int(pipeline.rerank.n_candidates)}
@@ -1312,6 +1313,7 @@ class Index(ModelVersions):
             except OSError:         # removed by a writer meanwhile
                 pass
         return {"path": str(self.path), "format_version": m["format_version"], "method": m.get("method"),
+                "encoder": m.get("encoder"),
                 "scoring": self.scoring, "score": self.column, "kind": self.kind, "dtype": m["dtype"],
                 "documents": len(self), "deleted": int((~self._live).sum()),
                 "segments": len(m["segments"]), "unsegmented": sum(isinstance(s, MemorySegment) for s in self.segments),
@@ -1366,3 +1368,4 @@ def _remove_unreferenced(path, manifest):
             shutil.rmtree(f, ignore_errors=True)
         elif f.is_file() and f.name.startswith(f".{_MANIFEST}.") and f.name.endswith(".tmp"):
             f.unlink(missing_ok=True)
+

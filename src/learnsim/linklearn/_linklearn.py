@@ -80,6 +80,7 @@ from .._utils.validation import check_random_state, check_term_counts, state_arr
 from ..exceptions import CollectionShiftWarning  # noqa: F401  (defined there; importable here as in 0.1)
 from ..baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, compare, unchecked
 from ..text.bm25 import TermWeightIndex
+from ..text import CosineIndex, document_lengths, idf_from_counts, tfidf_cosine_weights  # noqa: F401  (their home; importable here as in 0.1)
 from ..supervision import Links, split_links
 
 __all__ = ["LinkLearn", "CosineIndex", "CollectionShiftWarning", "idf_from_counts", "document_lengths",
@@ -148,107 +149,6 @@ def _float_counts(X, name, allow_empty_rows=True):
             raise ValueError(f"{name}: document(s) {shown} have no terms (after the vocabulary's filtering); "
                              "a document without terms has similarity 0 to everything: drop it or keep more terms")
     return X
-
-
-def idf_from_counts(X):
-    """idf_i = log(N / df_i) of the paper (sec. 2.1) for every column; 0 for absent terms.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import scipy.sparse as sp
-    >>> from learnsim.linklearn import idf_from_counts
-    >>> X = sp.csr_matrix(np.array([[2, 1, 0, 0], [0, 1, 3, 0]]))
-    >>> np.round(idf_from_counts(X), 3).tolist()    # log(2 / 1), log(2 / 2), log(2 / 1), absent
-    [0.693, 0.0, 0.693, 0.0]
-    """
-    X = X if sp.isspmatrix_csr(X) or isinstance(X, sp.csr_array) else sp.csr_matrix(X)
-    n = X.shape[0]
-    df = np.bincount(X.indices[X.data != 0], minlength=X.shape[1]).astype(np.float64)
-    idf = np.zeros(X.shape[1])
-    present = df > 0
-    idf[present] = np.log(n / df[present])
-    return idf
-
-
-def document_lengths(X):
-    """l_d: the number of term occurrences in each document (its row sum).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import scipy.sparse as sp
-    >>> from learnsim.linklearn import document_lengths
-    >>> X = sp.csr_matrix(np.array([[2, 1, 0], [0, 1, 3]]))
-    >>> document_lengths(X).tolist()
-    [3.0, 4.0]
-    """
-    return np.asarray(X.sum(axis=1)).ravel().astype(np.float64)
-
-
-def tfidf_cosine_weights(X, idf=None):
-    """L2-normalised tf.idf rows, tf x log(N / df) (:func:`idf_from_counts` of X unless ``idf`` is
-    given): the baseline LinkLearn is measured against and falls back to (float64 CSR).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import scipy.sparse as sp
-    >>> from learnsim.linklearn import tfidf_cosine_weights
-    >>> X = sp.csr_matrix(np.array([[2, 1, 0], [0, 1, 3]]))
-    >>> W = tfidf_cosine_weights(X)
-    >>> W.shape, W.dtype
-    ((2, 3), dtype('float64'))
-    >>> np.round(W.toarray(), 2).tolist()    # the shared term has idf 0
-    [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
-    """
-    X = X if sp.isspmatrix_csr(X) or isinstance(X, sp.csr_array) else sp.csr_matrix(X)
-    idf = idf_from_counts(X) if idf is None else idf
-    data = X.data.astype(np.float64) * idf[X.indices]
-    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
-    norms = np.sqrt(np.bincount(rows, weights=data * data, minlength=X.shape[0]))
-    norms[norms == 0] = 1.0
-    W = sp.csr_matrix((data / norms[rows], X.indices.copy(), X.indptr.copy()), shape=X.shape)
-    W.eliminate_zeros()
-    return W
-
-
-class CosineIndex(TermWeightIndex):
-    """A :class:`learnsim.bm25.TermWeightIndex` of L2-normalised tf.idf document rows that scores
-    query counts by their tf.idf cosine (the query weighted by the corpus idf ``idf`` and
-    normalised): what a LinkLearn that fell back to its baseline searches with.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import scipy.sparse as sp
-    >>> from learnsim.linklearn import CosineIndex, idf_from_counts, tfidf_cosine_weights
-    >>> X = sp.csr_matrix(np.array([[2, 1, 0], [0, 1, 3], [1, 0, 1]]))
-    >>> idf = idf_from_counts(X)
-    >>> index = CosineIndex(idf=idf).fit(tfidf_cosine_weights(X, idf))
-    >>> ids, scores = index.search(sp.csr_matrix(np.array([[1, 0, 0]])), 1)
-    >>> ids.tolist()
-    [[0]]
-    """
-
-    def __init__(self, idf=None, dtype=np.float32):
-        self.idf = idf
-        self.dtype = dtype
-
-    def fit(self, W, y=None):
-        """Index ``W`` = :func:`tfidf_cosine_weights` of the corpus, whose idf is ``idf``."""
-        idf = np.asarray(self.idf, dtype=np.float64) if self.idf is not None else None
-        if idf is None or idf.ndim != 1 or idf.shape[0] != W.shape[1] or not np.all(np.isfinite(idf)):
-            raise ValueError(f"CosineIndex: idf must be a finite array of one value per term ({W.shape[1]}); "
-                             f"got {None if idf is None else idf.shape}")
-        self.query_weights = "counts"     # the query's tf.idf, applied in _check_fitted_counts
-        return super().fit(W)
-
-    def _check_fitted_counts(self, X, name):
-        X = super()._check_fitted_counts(X, name)
-        if name == "Q":
-            X = tfidf_cosine_weights(X, np.asarray(self.idf, dtype=np.float64))
-        return X
 
 
 def _softplus(x):
@@ -426,6 +326,8 @@ class LinkLearn(BaseEstimator):
         Held-out average precision of the learned weighting against the tf.idf cosine, with a
         paired bootstrap interval over the held-out documents. ``status == "baseline"``: the
         learned weighting lost, and this model scores as the tf.idf cosine.
+    baseline_only_ : bool
+        True for :meth:`from_baseline` models: the tf.idf cosine, nothing learned.
     variant_ : str
         ``"paper"``: eq. (5), an in-domain weighting (the transferable family is
         :class:`learnsim.weighting.LearnedBM25`, ``variant_ == "bm25"``).
@@ -516,6 +418,42 @@ class LinkLearn(BaseEstimator):
         self.baseline_holdout = baseline_holdout
         self.random_state = random_state
         self.verbose = verbose
+
+    @classmethod
+    def from_baseline(cls, n_features_in=1):
+        """A LinkLearn that is its baseline without training: the tf.idf cosine (raw tf x log
+        N/df, the collection's own idf; :func:`tfidf_cosine_weights`), scored and indexed as a
+        fitted LinkLearn that fell back to it (``baseline_only_`` is True, ``baseline_gain_``
+        None: nothing was compared). What a fit that ends as the tf.idf cosine is.
+
+        Parameters
+        ----------
+        n_features_in : int, default=1
+            The width of the term counts it is meant for (recorded; the weights take any width).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import scipy.sparse as sp
+        >>> from learnsim.linklearn import LinkLearn, tfidf_cosine_weights
+        >>> X = sp.csr_matrix(np.array([[2, 1, 0], [0, 1, 3], [1, 0, 1]]))
+        >>> cosine = LinkLearn.from_baseline(3)
+        >>> bool(np.allclose(cosine.transform(X).toarray(), tfidf_cosine_weights(X).toarray(), atol=1e-7))
+        True
+        """
+        obj = cls()
+        hidden = obj._check_params()
+        if isinstance(n_features_in, bool) or not isinstance(n_features_in, Integral) or n_features_in < 1:
+            raise ValueError(f"n_features_in must be an integer >= 1; got {n_features_in!r}")
+        # the state of a fitted model (never used: the baseline scores), so that it saves and loads
+        obj.coef_ = np.zeros(sum(3 * k + 1 for k in hidden))
+        obj.input_scaling_ = np.tile([0.0, 1.0], (3, 1))
+        obj.hidden_sizes_, obj.n_features_in_ = hidden, int(n_features_in)
+        obj.n_iter_ = obj.best_iter_ = 0
+        obj.validation_curve_, obj.train_loss_curve_, obj.timings_ = None, np.zeros(0), {}
+        obj.variant_, obj.training_mean_length_, obj.training_vocabulary_ = "paper", None, None
+        obj.baseline_gain_, obj.baseline_only_ = None, True
+        return obj
 
     # ------------------------------------------------------------------ parameters
     def _check_params(self):
@@ -762,6 +700,7 @@ class LinkLearn(BaseEstimator):
         self.variant_ = "paper"
         self.training_mean_length_ = training_mean_length
         self.training_vocabulary_ = training_vocabulary
+        self.baseline_only_ = False
         if held is not None:
             learned, base = self._held_out_ap(self.coef_, mlps, *held)
             report = compare(learned, base, measure="average precision", unit="held-out documents",
@@ -834,6 +773,8 @@ class LinkLearn(BaseEstimator):
         return W.astype(np.float32)
 
     def _fell_back(self):
+        if getattr(self, "baseline_only_", False):
+            return True
         gain = getattr(self, "baseline_gain_", None)
         return gain is not None and gain.fell_back
 
@@ -906,6 +847,8 @@ class LinkLearn(BaseEstimator):
         if self.validation_curve_ is not None:
             for key, value in self.validation_curve_.items():
                 arrays[_curve_array_name(key)] = value
+        if getattr(self, "baseline_only_", False):
+            meta["baseline_only"] = True        # written only then: other files stay as before
         return meta, arrays
 
     # a validation set without a scorable query leaves NaN in its curve
@@ -952,4 +895,8 @@ class LinkLearn(BaseEstimator):
         if vocabulary is not None and np.any(np.diff(vocabulary) <= 0):
             raise ValueError("LinkLearn state: training_vocabulary must hold increasing term indices")
         obj.training_vocabulary_ = None if vocabulary is None else vocabulary.astype(np.int64)
+        baseline_only = meta.get("baseline_only", False)
+        if not isinstance(baseline_only, bool):
+            raise ValueError(f"LinkLearn state: baseline_only must be true or false; got {baseline_only!r}")
+        obj.baseline_only_ = baseline_only
         return obj

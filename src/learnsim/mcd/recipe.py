@@ -100,3 +100,25 @@ def _mcd_with_supervision(o, settings, X, labels, pairs, summary):
     metric = MinimumClusterDistortion(**{**settings, "baseline_holdout": o.baseline_holdout}, random_state=o.random_state)
     return metric, labels
 
+
+
+def search_learner(o, settings, X, P, labels):
+    """FILM's counterpart for :func:`learnsim.baseline.validate_search` (issue 42): fits
+    MinimumClusterDistortion on the groups of texts that chains of the training part's duplicate
+    pairs join (``P[train]``, ``labels[train]``), and scores a query's documents by minus the
+    learned distance. A distance mixes with no cosine, so the one rule is the metric alone."""
+    from ..supervision import Pairs, pairs_to_clusters
+    from ._mcd import MinimumClusterDistortion
+
+    def learn(train, baselines):
+        part = Pairs(P[train], labels=labels[train])
+        clusters = np.asarray(pairs_to_clusters(part, X.shape[0]).labels)
+        metric = MinimumClusterDistortion(**{**settings, "baseline_holdout": None}, random_state=o.random_state)
+        with stage("mcd: learning the metric on the training part"):
+            metric.fit(X, clusters)
+        documents = baselines.documents
+
+        def minus_distance(q):
+            return -np.asarray(metric.pairwise_distances(X[q], X[documents]), dtype=np.float64)
+        return {"mcd": minus_distance}, [{"mcd": 1.0}]
+    return learn

@@ -1,5 +1,5 @@
 """Text features: tokenisation (:class:`Tokenizer`), term weighting, LSI and length resampling
-(:class:`TextVectorizer`), Okapi BM25 (:mod:`learnsim.text.bm25`) and dense sentence encoders
+(:class:`TextVectorizer`), Okapi BM25 (:mod:`learnsim.text.bm25`), the tf.idf cosine (:class:`CosineIndex`) and dense sentence encoders
 (:mod:`learnsim.text.encoders`).
 """
 # The names load on first use (learnsim._utils.lazy): a light helper of this package imported
@@ -7,11 +7,13 @@
 from .._utils.lazy import attach
 
 __all__ = ["TextVectorizer", "check_documents", "find_empty_rows", "resample_counts", "DEFAULT_TOKEN_PATTERN", "Tokenizer",
-           "collection_vocabulary", "collection_vectorizer", "collection_vectors", "collection_terms", "has_lexical_part"]
+           "collection_vocabulary", "collection_vectorizer", "collection_vectors", "collection_terms", "has_lexical_part",
+           "CosineIndex", "document_lengths", "idf_from_counts", "tfidf_cosine_weights"]
 
 __getattr__, __dir__ = attach(__name__, {"TextVectorizer": "._vectorizer", "check_documents": "._vectorizer",
     "find_empty_rows": "._vectorizer",
     "resample_counts": "._vectorizer", "DEFAULT_TOKEN_PATTERN": "._tokenize", "Tokenizer": "._tokenize",
     "collection_vocabulary": "._collection", "collection_vectorizer": "._collection",
     "collection_vectors": "._collection", "collection_terms": "._collection",
-    "has_lexical_part": "._collection"})
+    "has_lexical_part": "._collection", "CosineIndex": "._cosine", "document_lengths": "._cosine",
+    "idf_from_counts": "._cosine", "tfidf_cosine_weights": "._cosine"})

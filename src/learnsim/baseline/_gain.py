@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .exceptions import BaselineWarning  # noqa: F401  (defined there; importable here as in 0.1)
+from ..exceptions import BaselineWarning  # noqa: F401  (defined there; importable here as in 0.1)
 
 __all__ = ["BaselineGain", "BaselineWarning", "check_holdout", "choose", "compare", "cross_fitted", "paired_bootstrap",
            "split_groups", "unchecked", "DEFAULT_HOLDOUT"]
@@ -114,6 +114,8 @@ class BaselineGain:
     n_units: int = 0
     detail: dict = field(default_factory=dict)
     reason: str | None = None
+    cold: dict | None = None
+    warm: dict | None = None
 
     @property
     def fell_back(self):
@@ -133,6 +135,11 @@ class BaselineGain:
         head = (f"{self.measure} on {self.n_units} {self.unit}: learned {self.learned_score:.4f}, "
                 f"baseline ({self.baseline}) {self.baseline_score:.4f}, gain {self.gain:+.4f} "
                 f"({pct}% CI {self.ci_low:+.4f} to {self.ci_high:+.4f})")
+        for name, part, what in (("cold", self.cold, "relevant documents no training pair names"),
+                                 ("warm", self.warm, "relevant documents a training pair names")):
+            if part is not None:
+                head += (f"; {name} ({part['n_units']} queries, {what}) {part['gain']:+.4f} "
+                         f"({part['ci_low']:+.4f} to {part['ci_high']:+.4f})")
         if self.status == "baseline":
             if self.reason:
                 why = self.reason
@@ -140,7 +147,11 @@ class BaselineGain:
                 why = "the learned part does not help"
             else:
                 why = "the learned part does not help for certain (the interval reaches 0)"
-            return head + f"; {why}, so the model falls back to the baseline"
+            # a part of a model (a re-ranker, a duplicate rule) falls back, not the whole model
+            what = {"first stage": "search keeps its first stage (no re-ranking)",
+                    "input cosine threshold": "the duplicate rule is the input cosine threshold"}.get(
+                self.baseline, "the model falls back to the baseline")
+            return head + f"; {why}, so {what}"
         if not self.significant:
             # only a model saved before the interval rule, or a report built by hand
             return head + "; kept the learned part (the interval includes 0: the gain is not certain)"
@@ -151,7 +162,8 @@ class BaselineGain:
         return {"status": self.status, "measure": self.measure, "unit": self.unit, "baseline": self.baseline,
                 "learned_score": self.learned_score, "baseline_score": self.baseline_score, "gain": self.gain,
                 "ci_low": self.ci_low, "ci_high": self.ci_high, "confidence": self.confidence,
-                "n_units": self.n_units, "detail": dict(self.detail), "reason": self.reason}
+                "n_units": self.n_units, "detail": dict(self.detail), "reason": self.reason,
+                **{name: dict(part) for name, part in (("cold", self.cold), ("warm", self.warm)) if part is not None}}
 
     @classmethod
     def from_dict(cls, d, owner="model"):
@@ -194,9 +206,35 @@ class BaselineGain:
         reason = d.get("reason")
         if reason is not None and not isinstance(reason, str):
             raise ValueError(f"{where}: reason must be a string or null")
+        parts = {name: _check_part(d.get(name), f"{where}: {name}") for name in ("cold", "warm")}
         return cls(status=status, measure=d.get("measure", ""), unit=d.get("unit", ""),
                    baseline=d.get("baseline", ""), confidence=float(confidence), n_units=int(n_units),
-                   detail=dict(detail), reason=reason, **numbers_)
+                   detail=dict(detail), reason=reason, **numbers_, **parts)
+
+
+_PART_KEYS = ("gain", "ci_low", "ci_high", "n_units", "learned_score", "baseline_score")
+
+
+def _check_part(part, where):
+    """A report's cold or warm part (None, or a dict of _PART_KEYS), checked."""
+    if part is None:
+        return None
+    if not isinstance(part, dict) or set(part) != set(_PART_KEYS):
+        raise ValueError(f"{where} must be null or a dict of {', '.join(_PART_KEYS)}")
+    out = {}
+    for key in _PART_KEYS:
+        v = part[key]
+        if key == "n_units":
+            if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < 1:
+                raise ValueError(f"{where}: n_units must be a positive integer; got {v!r}")
+            out[key] = int(v)
+        elif not isinstance(v, numbers.Real) or isinstance(v, bool) or not math.isfinite(v):
+            raise ValueError(f"{where}: {key} must be a finite number; got {v!r}")
+        else:
+            out[key] = float(v)
+    if not out["ci_low"] <= out["gain"] <= out["ci_high"]:
+        raise ValueError(f"{where}: the gain lies outside its interval")
+    return out
 
 
 def check_holdout(value):

@@ -121,7 +121,7 @@ def test_choose_keeps_a_clear_winner_and_falls_back_on_a_loser():
 def test_choose_uses_the_baseline_when_it_scores_best_on_all_units_and_says_why(monkeypatch):
     """The cross-fitted gain passes, but the candidate chosen on all units is the baseline: the
     model is the baseline and the report gives that reason, not the interval's."""
-    import learnsim.baseline as baseline
+    import learnsim.baseline._gain as baseline
 
     monkeypatch.setattr(baseline, "cross_fitted", lambda C, base, **kw: (base, np.full(C.shape[1], 1.0)))
     C = np.vstack([np.zeros(10), np.ones(10)])

@@ -1,0 +1,538 @@
+"""Search against the strongest baseline a user has, on queries and documents the learner never saw.
+
+:class:`LexicalBaselines` is Okapi BM25 and the tf.idf cosine of a collection exactly as
+``learnsim evaluate --queries`` reports them (it uses this class). :class:`SearchBaselines` adds
+the encoder's cosine when the fit has an encoder, and their mix, and scores them with the
+learner's own rules on the held-out queries of a :class:`learnsim.baseline.SearchSplit`, each
+query searching the whole collection. :func:`check_search` makes the decision.
+
+How the candidates are ranked
+-----------------------------
+Every rule scored here is a mix of a few *base* scores (BM25 normalised by its query's maximum,
+the cosines, the learned cosine), so each held-out query is scored once per base over the whole
+collection, and its *pool* is the union of every base's top ``depth`` documents: a mix ranks the
+pool, the other documents come after. A mix's top 10 lies in that pool unless a document that is
+in no base's top ``depth`` (100) beats all of them, which a convex mix of scores makes rare.
+
+BM25 mixed with another score
+-----------------------------
+BM25 scores are unbounded and their scale differs from query to query, so a mix uses
+BM25(q, d) / Z(q) with Z(q) = (k1 + 1) x the sum of the idf of the query's distinct terms, the
+largest score the query can reach (:func:`bm25_query_norms`). Z depends on the query alone: the
+mix is still an inner product of a query row and a document row, which an index serves.
+
+The decision (:func:`check_search`)
+----------------------------------
+1. The strongest baseline: the one with the best mean nDCG@10 over the held-out queries (the
+   mix's weight chosen on them, its score cross-fitted).
+2. The learned rule: among the candidates, the one with the best mean over the held-out queries
+   among those not below the strongest baseline on the cold part (the relevant documents no
+   training pair names), chosen on one half of the queries and scored on the other (cross-fitted).
+3. It is kept only when the interval of its overall gain over the strongest baseline lies above
+   zero, and the interval of its cold gain does not lie wholly below zero. Otherwise the model is
+   that baseline.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._gain import BaselineGain, _rng, _warn, paired_bootstrap
+
+__all__ = ["LexicalBaselines", "SearchBaselines", "SearchCheck", "check_search", "validate_search", "ndcg_at_k", "bm25_query_norms",
+           "BASELINE_TITLES", "MIX_WEIGHT_GRID"]
+
+#: Okapi BM25's constants everywhere a fit or ``learnsim evaluate`` compares with BM25.
+BM25_K1, BM25_B = 1.5, 0.6
+#: The weights of BM25 (normalised) in a mix with a cosine (0: the cosine alone, 1: BM25 alone).
+MIX_WEIGHT_GRID = tuple(float(w) for w in np.round(np.linspace(0.0, 1.0, 11), 2))
+#: The baselines in words, as ``learnsim fit`` names what a model ends as.
+BASELINE_TITLES = {"bm25": "BM25", "cosine": "tf.idf cosine", "encoder": "encoder cosine",
+                   "encoder+bm25": "BM25 + encoder cosine"}
+# Documents of each base score in a query's pool (module notes).
+POOL_DEPTH = 100
+# Held-out queries scored at most (a seeded sample above it): each searches the whole collection.
+MAX_QUERIES = 1000
+# Queries x documents scored at once.
+_BLOCK_ENTRIES = 2 ** 22
+
+
+def porter_if_available():
+    """"porter" when PyStemmer is installed, else None: the stemming of the lexical baselines."""
+    try:
+        import Stemmer  # noqa: F401  (PyStemmer)
+    except ImportError:
+        return None
+    return "porter"
+
+
+def bm25_query_norms(Q, idf, k1=BM25_K1):
+    """Z(q) = (k1 + 1) x the sum of the idf of each query's distinct terms: the largest BM25 score
+    the query can reach, so that BM25 / Z lies in [0, 1) (0 for a query without a known term).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from learnsim.baseline import bm25_query_norms
+    >>> bm25_query_norms(sp.csr_matrix(np.array([[2, 1, 0], [0, 0, 0]])), np.array([1.0, 0.5, 3.0])).tolist()
+    [3.75, 0.0]
+    """
+    import scipy.sparse as sp
+
+    B = sp.csr_matrix(Q, dtype=np.float64, copy=True)
+    B.data[:] = 1.0
+    B.eliminate_zeros()
+    return (k1 + 1.0) * np.asarray(B @ np.asarray(idf, dtype=np.float64)).ravel()
+
+
+class LexicalBaselines:
+    """Okapi BM25 (k1 1.5, b 0.6) and the tf.idf cosine (raw tf, idf log N/df) of a collection's
+    own term counts, English stop words dropped and Porter stems where PyStemmer is installed:
+    what ``learnsim evaluate`` reports beside a model, and what every search fit is checked
+    against.
+
+    Parameters
+    ----------
+    documents : list of str
+        The collection.
+
+    Examples
+    --------
+    >>> from learnsim.baseline import LexicalBaselines
+    >>> lex = LexicalBaselines(["the cat sat on the mat", "dogs bark at night", "a cat and a dog"])
+    >>> idx, scores = lex.search("bm25", ["cat"], 2)
+    >>> sorted(idx[0].tolist())
+    [0, 2]
+    """
+
+    def __init__(self, documents):
+        import scipy.sparse as sp
+
+        from ..text import CosineIndex, TextVectorizer, idf_from_counts, tfidf_cosine_weights
+        from ..text.bm25 import BM25
+
+        self.stem = porter_if_available()
+        self.vectorizer = TextVectorizer("tf", stop_words="english", stem=self.stem, dtype=np.float64)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # texts without a term: they score 0, as in evaluate
+            self.counts = sp.csr_matrix(self.vectorizer.fit_transform(list(documents)), dtype=np.float64)
+        self.bm25 = BM25(k1=BM25_K1, b=BM25_B, dtype=np.float64).fit(self.counts)
+        idf = idf_from_counts(self.counts)
+        self.cosine = CosineIndex(idf=idf, dtype=np.float64).fit(tfidf_cosine_weights(self.counts, idf))
+        self.terms = "English stop words dropped, " + ("Porter stems" if self.stem else
+                                                       "unstemmed: PyStemmer is not installed")
+
+    def query_counts(self, queries):
+        """Term counts of query texts over the collection's vocabulary."""
+        import scipy.sparse as sp
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return sp.csr_matrix(self.vectorizer.transform(list(queries)), dtype=np.float64)
+
+    def scorer(self, name):
+        if name not in ("bm25", "cosine"):
+            raise ValueError(f"a lexical baseline is 'bm25' or 'cosine'; got {name!r}")
+        return self.bm25 if name == "bm25" else self.cosine
+
+    def scores(self, name, Q):
+        """(n_queries, n_documents) scores of the query counts ``Q`` (:meth:`query_counts`)."""
+        return np.asarray(self.scorer(name).score(Q), dtype=np.float64)
+
+    def normalised_bm25(self, Q):
+        """BM25 / Z(q) (:func:`bm25_query_norms`), in [0, 1)."""
+        S = self.scores("bm25", Q)
+        z = bm25_query_norms(Q, self.bm25.idf_, BM25_K1)
+        return S / np.where(z > 0, z, 1.0)[:, None]
+
+    def search(self, name, queries, k):
+        """(indices, scores) of each query text's ``k`` best documents, best first."""
+        return self.scorer(name).search(self.query_counts(queries), k)
+
+
+# ---------------------------------------------------------------------------- measures
+def ndcg_at_k(S, documents, relevant, excluded=None, k=10):
+    """nDCG@k of each query's ranking, as trec_eval's ndcg_cut (the grade is the gain, the ideal
+    ranking is every relevant document by grade); NaN for a query without a relevant document.
+
+    Parameters
+    ----------
+    S : ndarray (n_queries, n_candidates)
+        Scores (higher first; -inf never ranks); ties go to the lower column.
+    documents : ndarray of int (n_queries, n_candidates)
+        The document each column is, per query (-1: no document).
+    relevant : list of dict
+        Per query, {document: grade > 0}.
+    excluded : list of sequences, optional
+        Per query, documents taken out of its ranking.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.baseline import ndcg_at_k
+    >>> S = np.array([[0.9, 0.5, 0.1]]); docs = np.array([[7, 8, 9]])
+    >>> ndcg_at_k(S, docs, [{8: 1.0}]).round(3).tolist()      # the relevant one second: 1 / log2(3)
+    [0.631]
+    """
+    S = np.array(S, dtype=np.float64)
+    docs = np.asarray(documents)
+    out = np.full(S.shape[0], np.nan)
+    disc = 1.0 / np.log2(np.arange(2, k + 2))
+    for i, rel in enumerate(relevant):
+        if not rel:
+            continue
+        row = S[i]
+        if excluded is not None and len(excluded[i]):
+            row = np.where(np.isin(docs[i], np.asarray(excluded[i])), -np.inf, row)
+        row = np.where(docs[i] >= 0, row, -np.inf)
+        kk = min(k, row.size)
+        top = np.argpartition(-row, kk - 1)[:kk] if kk < row.size else np.arange(row.size)
+        top = top[np.lexsort((top, -row[top]))]
+        top = top[np.isfinite(row[top])]
+        gains = np.array([rel.get(int(d), 0.0) for d in docs[i][top]])
+        ideal = np.sort(np.fromiter(rel.values(), dtype=np.float64))[::-1][:k]
+        out[i] = float(gains @ disc[:gains.size]) / float(ideal @ disc[:ideal.size])
+    return out
+
+
+# ---------------------------------------------------------------------------- the baselines of a fit
+class SearchBaselines:
+    """The baselines of a search fit over its collection, and the pool its held-out queries are
+    ranked in (module notes).
+
+    Parameters
+    ----------
+    texts : list of str
+        Every text of the fit (queries and documents).
+    documents : array of int
+        The collection (indices into ``texts``).
+    encoder_vectors : ndarray (n_texts, dim), optional
+        The encoder's vectors of ``texts`` (a fit over an encoder): adds the encoder's cosine and
+        its mix with BM25.
+    """
+
+    def __init__(self, texts, documents, encoder_vectors=None):
+        self.texts = list(texts)
+        self.documents = np.asarray(documents, dtype=np.int64)
+        self.lexical = LexicalBaselines([self.texts[i] for i in self.documents])
+        self.encoder = None
+        if encoder_vectors is not None:
+            E = np.asarray(encoder_vectors, dtype=np.float64)
+            norms = np.sqrt(np.einsum("ij,ij->i", E, E))
+            self.encoder = E / np.where(norms > 0, norms, 1.0)[:, None]
+        self.names = ("bm25", "cosine") + (("encoder", "encoder+bm25") if self.encoder is not None else ())
+
+    def base_blocks(self, queries):
+        """{name: (n_queries, n_documents) scores} of the baselines' bases for query texts
+        ``queries`` (indices into the texts): "bm25" (normalised, same ranking), "cosine" and
+        "encoder"."""
+        Q = self.lexical.query_counts([self.texts[q] for q in queries])
+        out = {"bm25": self.lexical.normalised_bm25(Q), "cosine": self.lexical.scores("cosine", Q)}
+        if self.encoder is not None:
+            out["encoder"] = self.encoder[queries] @ self.encoder[self.documents].T
+        return out
+
+    def pool(self, split, learned=None, depth=POOL_DEPTH, max_queries=MAX_QUERIES, random_state=0):
+        """The held-out queries of ``split`` ranked in their pools (:class:`PooledScores`).
+
+        ``learned``: {name: callable(query indices) -> (n_queries, n_documents) scores over
+        ``self.documents``} of the learner's own bases (its learned cosine, its input cosine).
+        At most ``max_queries`` held-out queries are scored (a seeded sample)."""
+        rows = np.arange(split.n_queries)
+        if rows.size > max_queries:
+            rows = np.sort(_rng(random_state).choice(rows, max_queries, replace=False))
+        queries = split.queries[rows]
+        learned = dict(learned or {})
+        n = self.documents.size
+        step = max(1, _BLOCK_ENTRIES // max(n, 1))
+        depth = min(depth, n)
+        pools, bases = [], {}
+        position = np.full(int(max(self.documents.max(initial=0), queries.max(initial=0))) + 1, -1, dtype=np.int64)
+        position[self.documents] = np.arange(n)
+        for start in range(0, queries.size, step):
+            q = queries[start:start + step]
+            blocks = self.base_blocks(q)
+            for name, fn in learned.items():
+                blocks[name] = np.asarray(fn(q), dtype=np.float64)
+            own = position[q]
+            for B in blocks.values():
+                mine = own >= 0
+                B[np.flatnonzero(mine), own[mine]] = -np.inf     # a query never finds itself
+            tops = [np.argpartition(-B, depth - 1, axis=1)[:, :depth] for B in blocks.values()]
+            for i in range(q.size):
+                cols = np.unique(np.concatenate([t[i] for t in tops]))
+                cols = cols[np.isfinite(blocks["bm25"][i, cols])]
+                pools.append(cols)
+                for name, B in blocks.items():
+                    bases.setdefault(name, []).append(B[i, cols])
+        width = max((p.size for p in pools), default=1)
+        docs = np.full((len(pools), width), -1, dtype=np.int64)
+        scores = {name: np.full((len(pools), width), -np.inf) for name in bases}
+        for i, cols in enumerate(pools):
+            docs[i, :cols.size] = self.documents[cols]
+            for name in bases:
+                scores[name][i, :cols.size] = bases[name][i]
+        return PooledScores(docs, scores, split, rows)
+
+
+class PooledScores:
+    """The bases of held-out queries ranked in their pools (:meth:`SearchBaselines.pool`).
+
+    Each view of the judgements ("all", "cold", "warm": :meth:`SearchSplit.view`) is kept as a
+    gain matrix over the pool, the documents it takes out of the ranking and the ideal DCG of
+    each query (over all its relevant documents in that view, found in the pool or not), so that
+    a rule's nDCG@k is a few array operations."""
+
+    def __init__(self, documents, bases, split, rows, k=10):
+        self.documents, self.bases, self.split, self.rows = documents, bases, split, rows
+        self.groups = np.asarray(split.groups)[rows]
+        self.k = k
+        disc = 1.0 / np.log2(np.arange(2, k + 2))
+        self.views = {}
+        for part in ("all", "cold", "warm"):
+            view = split.view(part)
+            gains = np.zeros(documents.shape)
+            excluded = np.zeros(documents.shape, dtype=bool)
+            ideal = np.full(documents.shape[0], np.nan)
+            for i, r in enumerate(rows):
+                rel, out = view[r]
+                if not rel:
+                    continue
+                row = documents[i]
+                gains[i] = [rel.get(int(d), 0.0) for d in row]
+                if out:
+                    excluded[i] = np.isin(row, np.asarray(out))
+                best = np.sort(np.fromiter(rel.values(), dtype=np.float64))[::-1][:k]
+                ideal[i] = float(best @ disc[:best.size])
+            self.views[part] = (gains, excluded, ideal)
+        self._disc = disc
+
+    @property
+    def n_queries(self):
+        return self.documents.shape[0]
+
+    def mix(self, weights):
+        """sum of weight x base (a dict {base: weight}); the pool's empty columns stay -inf."""
+        S = np.zeros(self.documents.shape)
+        for name, w in weights.items():
+            if w:
+                S = S + w * np.where(np.isfinite(self.bases[name]), self.bases[name], 0.0)
+        return np.where(self.documents >= 0, S, -np.inf)
+
+    def measure(self, S):
+        """{"all", "cold", "warm"}: per-query nDCG@k of the scores S (NaN without that part).
+        Ties go to the lower document (a pool's columns are in document order)."""
+        m, width = S.shape
+        k = min(self.k, width)
+        rows = np.arange(m)[:, None]
+        out = {}
+        for part, (gains, excluded, ideal) in self.views.items():
+            T = np.where(excluded, -np.inf, S)
+            top = np.argpartition(-T, k - 1, axis=1)[:, :k] if k < width else np.tile(np.arange(width), (m, 1))
+            # best first, ties to the lower column (lexsort's last key is the primary one)
+            order = np.lexsort((top, -T[rows, top]), axis=1)
+            top = top[rows, order]
+            g = np.where(np.isfinite(T[rows, top]), gains[rows, top], 0.0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[part] = (g @ self._disc[:k]) / ideal
+        return out
+
+
+# ---------------------------------------------------------------------------- the decision
+@dataclass(frozen=True)
+class SearchCheck:
+    """What :func:`check_search` decided.
+
+    Attributes
+    ----------
+    chosen : int or None
+        The candidate the model keeps, or None: the model is the baseline ``baseline``.
+    baseline : str
+        The strongest baseline: "bm25", "cosine", "encoder" or "encoder+bm25".
+    mix_weight : float or None
+        BM25's weight in the "encoder+bm25" baseline.
+    report : BaselineGain
+        Overall gain over the strongest baseline with its interval, and the cold and warm parts.
+    scores : dict
+        Mean nDCG@10 of every baseline over the held-out queries (what ``learnsim evaluate`` would show).
+    """
+
+    chosen: int | None
+    baseline: str
+    mix_weight: float | None
+    report: BaselineGain
+    scores: dict
+
+    @property
+    def fell_back(self):
+        return self.chosen is None
+
+
+def _part(diff, groups, learned, base, confidence, random_state):
+    keep = np.isfinite(diff)
+    if not keep.any():
+        return None
+    low, high = paired_bootstrap(diff[keep], groups=groups[keep], confidence=confidence, random_state=random_state)
+    return {"gain": float(diff[keep].mean()), "ci_low": low, "ci_high": high, "n_units": int(keep.sum()),
+            "learned_score": float(np.nanmean(learned[keep])), "baseline_score": float(np.nanmean(base[keep]))}
+
+
+def _folds(n, random_state, n_folds=2):
+    if n < 2 * n_folds:
+        return None
+    return np.array_split(_rng(random_state).permutation(n), n_folds)
+
+
+def _cross_fit(choose, n, random_state):
+    """(in-sample choice, per-unit index of the choice made on the other folds)."""
+    chosen = choose(np.arange(n))
+    per_unit = np.full(n, chosen)
+    folds = _folds(n, random_state)
+    if folds is not None:
+        for f, fold in enumerate(folds):
+            rest = np.concatenate([g for h, g in enumerate(folds) if h != f])
+            per_unit[fold] = choose(rest)
+    return chosen, per_unit
+
+
+def _pick(M, per_unit):
+    return M[per_unit, np.arange(M.shape[1])]
+
+
+def check_search(pool, candidates, *, owner, confidence=0.95, random_state=0, detail=None, stacklevel=2,
+                 compare=True):
+    """Choose a learned search rule on held-out queries and check it against the strongest baseline.
+
+    Parameters
+    ----------
+    pool : PooledScores
+        The held-out queries with the baselines' and the learner's bases (:meth:`SearchBaselines.pool`).
+    candidates : list of dict
+        Each learned rule as the weights of its bases, e.g. ``{"bm25": 0.3, "learned": 0.7}``.
+    owner : str
+        Who falls back, for the warning.
+    detail : dict, optional
+        Merged into the report's ``detail``.
+    compare : bool, default True
+        False: the rule is chosen as above but kept whatever the gates say (the check turned
+        off, ``baseline_holdout=None``); the report still gives the gains.
+
+    Returns
+    -------
+    SearchCheck
+    """
+    m = pool.n_queries
+    groups = pool.groups
+
+    def scored(S):
+        return pool.measure(S)
+
+    # 1. the baselines, and the strongest (the mix's weight cross-fitted)
+    plain = {"bm25": {"bm25": 1.0}, "cosine": {"cosine": 1.0}}
+    if "encoder" in pool.bases:
+        plain["encoder"] = {"encoder": 1.0}
+    base_scores = {name: scored(pool.mix(w)) for name, w in plain.items()}
+    mix_weight = None
+    if "encoder" in pool.bases:
+        grid = MIX_WEIGHT_GRID[1:-1]
+        runs = [scored(pool.mix({"bm25": lam, "encoder": 1.0 - lam})) for lam in grid]
+        A = np.vstack([r["all"] for r in runs])
+        best, per_unit = _cross_fit(lambda cols: int(np.argmax(np.nanmean(A[:, cols], axis=1))), m, random_state)
+        mix_weight = grid[best]
+        base_scores["encoder+bm25"] = {part: _pick(np.vstack([r[part] for r in runs]), per_unit)
+                                       for part in ("all", "cold", "warm")}
+    means = {name: float(np.nanmean(s["all"])) for name, s in base_scores.items()}
+    strongest = max(means, key=lambda name: (means[name], -list(means).index(name)))
+    B = base_scores[strongest]
+
+    # 2. the learned rule: the best overall among those not below the baseline on the cold part
+    runs = [scored(pool.mix(c)) for c in candidates]
+    A = np.vstack([r["all"] for r in runs])
+    C = np.vstack([r["cold"] for r in runs])
+    has_cold = np.isfinite(B["cold"])
+
+    def choose(cols):
+        overall = np.nanmean(A[:, cols], axis=1)
+        cold_cols = cols[has_cold[cols]]
+        if cold_cols.size:
+            ok = np.nanmean(C[:, cold_cols], axis=1) >= np.nanmean(B["cold"][cold_cols])
+            if ok.any():
+                overall = np.where(ok, overall, -np.inf)
+            else:
+                overall = np.nanmean(C[:, cold_cols], axis=1)
+        return int(np.argmax(overall))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)    # a fold without cold units
+        chosen, per_unit = _cross_fit(choose, m, random_state)
+    learned = {part: _pick(np.vstack([r[part] for r in runs]), per_unit) for part in ("all", "cold", "warm")}
+
+    # 3. the gates
+    parts = {part: _part(learned[part] - B[part], groups, learned[part], B[part], confidence, random_state)
+             for part in ("all", "cold", "warm")}
+    overall = parts["all"]
+    title = BASELINE_TITLES[strongest] + (f" (BM25 weight {mix_weight:g})" if strongest == "encoder+bm25" else "")
+    reason = None
+    if overall["ci_low"] <= 0:
+        reason = f"the learned rule does not beat {BASELINE_TITLES[strongest]} overall for certain"
+    elif parts["cold"] is not None and parts["cold"]["ci_high"] < 0:
+        reason = (f"the learned rule falls below {BASELINE_TITLES[strongest]} on the cold part (queries' relevant "
+                  "documents no training pair names)")
+    if not compare:
+        reason = None
+    status = "learned" if reason is None else "baseline"
+    info = {"split": pool.split.by, "documents": int(pool.split.documents.size), "strongest_baseline": strongest,
+            **{f"baseline_{name}": round(v, 6) for name, v in means.items()}}
+    if mix_weight is not None:
+        info["baseline_mix_weight"] = mix_weight
+    info.update(detail or {})
+    report = BaselineGain(status=status, measure=f"nDCG@{pool.k}", unit="held-out queries", baseline=title,
+                          learned_score=overall["learned_score"], baseline_score=overall["baseline_score"],
+                          gain=overall["gain"], ci_low=overall["ci_low"], ci_high=overall["ci_high"],
+                          confidence=confidence, n_units=overall["n_units"], detail=info, reason=reason,
+                          cold=parts["cold"], warm=parts["warm"])
+    if status == "baseline":
+        _warn(f"{owner}: {report.summary()}", stacklevel)
+    return SearchCheck(chosen=chosen if status == "learned" else None, baseline=strongest, mix_weight=mix_weight,
+                       report=report, scores=means)
+
+
+def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None, encoder_vectors=None,
+                    fraction=0.2, random_state=0, detail=None, stacklevel=2, compare=True):
+    """The whole check of a search learner: hold out (:func:`split_search`), fit on the rest,
+    score the held-out queries over the whole collection with the learner's rules and the
+    baselines (:class:`SearchBaselines`), decide (:func:`check_search`).
+
+    Parameters
+    ----------
+    texts : list of str
+    pairs, grades : the supervision (:func:`split_search`).
+    fit_learner : callable(train_mask, baselines) -> (bases, candidates)
+        Fits the learner on the pairs ``pairs[train_mask]`` (``baselines``: the
+        :class:`SearchBaselines` of the collection, e.g. for BM25's hard negatives) and returns its
+        bases ({name: callable(query indices) -> scores over ``baselines.documents``}) and its
+        candidate rules (a list of {base: weight}; the baselines' bases are "bm25" (normalised),
+        "cosine" and, with an encoder, "encoder").
+    documents, encoder_vectors : see :class:`SearchBaselines` and :func:`split_search`.
+    compare : bool, default True
+        See :func:`check_search`.
+
+    Returns
+    -------
+    (split, baselines, check) or None when the supervision is too small to hold anything out
+    (the caller then fits unchecked).
+    """
+    from ._split import split_search
+
+    split = split_search(pairs, grades, len(texts), fraction=fraction, documents=documents, random_state=random_state)
+    if split is None:
+        return None
+    baselines = SearchBaselines(texts, split.documents, encoder_vectors=encoder_vectors)
+    bases, candidates = fit_learner(split.train, baselines)
+    pool = baselines.pool(split, learned=bases, random_state=random_state)
+    check = check_search(pool, candidates, owner=owner, random_state=random_state, detail=detail,
+                         stacklevel=stacklevel + 1, compare=compare)
+    return split, baselines, check

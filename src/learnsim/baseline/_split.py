@@ -1,0 +1,391 @@
+"""Holding search supervision out the way use comes (issue 42): by query *and* by document, or by
+whole components of pairs.
+
+A learner fitted on (query, relevant document) pairs and checked on held-out *pairs* is checked on
+queries whose documents it was trained on: a map that remembers which documents were judged
+relevant passes that check and loses on new queries about other documents. So the held-out part
+is made of what use brings:
+
+- **Query and document** (supervision that goes from queries to documents: no text is both a
+  query and a document, as relevance judgements or (question, answer) pairs). A seeded share of
+  the queries is held out with all their pairs. For half of them their relevant documents are
+  held out too, with every pair that names them (at most half that share of the judged
+  documents):
+  those documents appear in no training pair. Each held-out query then has a *cold* part, its
+  relevant documents no training pair names, and a *warm* part, those some training pair names;
+  a query whose relevant documents are all cold is cold as a whole.
+- **Component** (symmetric supervision, duplicate pairs: a text may sit on either side). The
+  pairs' graph is cut into connected components and whole components are held out, so no text
+  sits on both sides; every held-out query is cold.
+
+Clusters are held out whole by :func:`learnsim.baseline.split_groups`; links by
+:func:`learnsim.supervision.split_links` (documents with their links).
+"""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._gain import DEFAULT_HOLDOUT, _rng
+
+__all__ = ["SearchSplit", "split_search", "search_documents", "orient_pairs"]
+
+#: The two ways :func:`split_search` holds supervision out.
+SPLITS = ("query and document", "component")
+# At most this share of the held-out queries has its documents held out too (the rest stay
+# warm where other queries name their documents).
+_COLD_QUERY_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class SearchSplit:
+    """The held-out part of search supervision (:func:`split_search`).
+
+    Attributes
+    ----------
+    train : ndarray of bool (n_pairs,)
+        The pairs the learner is fitted on during the check.
+    held : ndarray of bool (n_pairs,)
+        The pairs the learner does not see (of the held-out queries or components, and those that
+        name a held-out document): what a duplicate rule is checked on.
+    queries : ndarray of int (n_queries,)
+        The held-out query texts, each searching ``documents``.
+    relevant : tuple of dict
+        Per query, its relevant texts among ``documents`` and their grades (> 0).
+    seen : tuple of frozenset
+        Per query, those of its relevant texts that some training pair names (the warm part).
+    documents : ndarray of int
+        The collection the queries search (sorted text indices); a query never finds itself.
+    groups : ndarray of int (n_queries,)
+        Units resampled together by the bootstrap (a component, or the query itself).
+    by : {"query and document", "component"}
+    n_cold_documents : int
+        Documents held out with every pair that names them.
+
+    Examples
+    --------
+    Four queries (texts 0-3) judge six documents (texts 4-9); one query is held out, and with
+    ``fraction=0.5`` two:
+
+    >>> import numpy as np
+    >>> from learnsim.baseline import split_search
+    >>> pairs = np.array([[0, 4], [0, 5], [1, 5], [1, 6], [2, 7], [2, 8], [3, 8], [3, 9]])
+    >>> split = split_search(pairs, np.ones(8), 10, fraction=0.5, random_state=0)
+    >>> split.by, len(split.queries), split.documents.tolist()
+    ('query and document', 2, [4, 5, 6, 7, 8, 9])
+    >>> bool(split.cold.any()), int(split.train.sum()) < 8
+    (True, True)
+    """
+
+    train: np.ndarray
+    held: np.ndarray
+    queries: np.ndarray
+    relevant: tuple
+    seen: tuple
+    documents: np.ndarray
+    groups: np.ndarray
+    by: str
+    n_cold_documents: int = 0
+
+    @property
+    def n_queries(self):
+        return int(self.queries.size)
+
+    @property
+    def cold(self):
+        """Queries none of whose relevant documents a training pair names."""
+        return np.array([not s for s in self.seen], dtype=bool)
+
+    @property
+    def has_unseen(self):
+        """Queries with at least one relevant document no training pair names (a cold part)."""
+        return np.array([len(r) > len(s) for r, s in zip(self.relevant, self.seen)], dtype=bool)
+
+    @property
+    def has_seen(self):
+        """Queries with at least one relevant document a training pair names (a warm part)."""
+        return np.array([bool(s) for s in self.seen], dtype=bool)
+
+    def view(self, part):
+        """Per query, ``(relevant, excluded)`` of one part of the judgements.
+
+        ``part`` is "all" (every relevant document), "cold" (the relevant documents no training
+        pair names; the others are taken out of the ranking, so that finding a remembered
+        document neither helps nor hurts) or "warm" (the named ones; the unseen ones taken out).
+        A query without documents in that part gets an empty dict.
+        """
+        if part not in ("all", "cold", "warm"):
+            raise ValueError(f"part must be 'all', 'cold' or 'warm'; got {part!r}")
+        out = []
+        for rel, seen in zip(self.relevant, self.seen):
+            if part == "all":
+                out.append((rel, ()))
+                continue
+            keep = (lambda d: d not in seen) if part == "cold" else (lambda d: d in seen)
+            out.append(({d: g for d, g in rel.items() if keep(d)},
+                        tuple(sorted(d for d in rel if not keep(d)))))
+        return out
+
+    def describe(self):
+        """The held-out part in words (for the fit's report)."""
+        n_cold, n_unseen, n_seen = int(self.cold.sum()), int(self.has_unseen.sum()), int(self.has_seen.sum())
+        if self.by == "component":
+            return (f"{self.n_queries} held-out queries of whole held-out components of pairs (all cold), "
+                    f"searching {self.documents.size} documents")
+        return (f"{self.n_queries} held-out queries searching {self.documents.size} documents; {n_unseen} have "
+                f"relevant documents no training pair names ({n_cold} only such: cold), {n_seen} have some a "
+                f"training pair names (warm); {self.n_cold_documents} documents held out with their pairs")
+
+
+def _check(pairs, grades, n_texts):
+    P = np.asarray(pairs)
+    if P.ndim != 2 or P.shape[1] != 2 or P.dtype.kind not in "iu":
+        raise ValueError(f"pairs must be an (n, 2) array of text indices; got shape {P.shape}, dtype {P.dtype}")
+    if not isinstance(n_texts, numbers.Integral) or isinstance(n_texts, bool) or n_texts < 1:
+        raise ValueError(f"n_texts must be a positive integer; got {n_texts!r}")
+    if P.size and (P.min() < 0 or P.max() >= n_texts):
+        raise ValueError(f"pairs name a text outside 0 to {n_texts - 1}")
+    G = np.asarray(grades, dtype=np.float64).ravel()
+    if G.shape != (P.shape[0],) or not np.isfinite(G).all() or (G < 0).any():
+        raise ValueError(f"grades must be {P.shape[0]} finite numbers >= 0 (0: not relevant); got shape {G.shape}")
+    return P.astype(np.int64), G
+
+
+def _components(P, n_texts, mask=None):
+    """Connected-component label of every text under the pairs (``mask``: those pairs only);
+    texts in no pair get their own label."""
+    from scipy.sparse.csgraph import connected_components
+
+    E = P if mask is None else P[mask]
+    A = sp.csr_matrix((np.ones(len(E)), (E[:, 0], E[:, 1])), shape=(n_texts, n_texts))
+    return connected_components(A, directed=False)[1]
+
+
+def split_search(pairs, grades, n_texts, *, fraction=DEFAULT_HOLDOUT, documents=None, random_state=0, by="auto"):
+    """Hold out search supervision by query and by document, or by component.
+
+    Parameters
+    ----------
+    pairs : array of int (n_pairs, 2)
+        ``(query or text, document or text)`` indices into the texts.
+    grades : array (n_pairs,)
+        A pair's relevance: > 0 relevant (its grade, nDCG's gain), 0 not relevant.
+    n_texts : int
+    fraction : float in (0, 1), default 0.2
+        The share of the queries (or of the relevant pairs, by component) held out.
+    documents : array of int, optional
+        The collection searched (e.g. a corpus the user gave beside the pairs). Default: every
+        text, but the texts that only ever ask (the query side of query-to-document pairs).
+    random_state : int or Generator, default 0
+    by : {"auto", "query and document", "component"}
+        "auto": by query and document when no text is both on the query side and on the
+        document side of relevant pairs, by component otherwise (module notes).
+
+    Returns
+    -------
+    SearchSplit, or None when the supervision is too small to hold two queries (or
+    components) out and keep two.
+    """
+    P, G = _check(pairs, grades, n_texts)
+    if not 0.0 < float(fraction) < 1.0:
+        raise ValueError(f"fraction must be in (0, 1); got {fraction!r}")
+    if by not in ("auto",) + SPLITS:
+        raise ValueError(f"by must be 'auto' or one of {SPLITS}; got {by!r}")
+    positive = G > 0
+    if not positive.any():
+        raise ValueError("no relevant pair (grade > 0): search is checked on queries with relevant documents")
+    heads, tails = np.unique(P[positive, 0]), np.unique(P[positive, 1])
+    directed = np.intersect1d(heads, tails).size == 0
+    if by == "auto":
+        by = SPLITS[0] if directed else SPLITS[1]
+    documents = _documents(P, G, n_texts, documents, directed=by == SPLITS[0])
+    rng = _rng(random_state)
+    if by == SPLITS[0]:
+        return _by_query_and_document(P, G, n_texts, float(fraction), documents, rng, symmetric=not directed)
+    split = _by_component(P, G, n_texts, float(fraction), documents, rng)
+    if split is None:
+        # chains of pairs join most texts: no whole component can be held out, so queries (texts of
+        # either side) and their documents are
+        split = _by_query_and_document(P, G, n_texts, float(fraction), documents, rng, symmetric=True)
+    return split
+
+
+def search_documents(pairs, grades, n_texts, documents=None):
+    """The collection search supervision is checked on (:func:`split_search`'s ``documents``):
+    the given documents with every relevant document of the pairs, or by default every text but
+    those that only ask (the query side of query-to-document pairs).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.baseline import search_documents
+    >>> search_documents(np.array([[0, 2], [1, 3]]), np.ones(2), 5).tolist()   # 0 and 1 only ask
+    [2, 3, 4]
+    """
+    P, G = _check(pairs, grades, n_texts)
+    positive = G > 0
+    directed = np.intersect1d(P[positive, 0], P[positive, 1]).size == 0
+    return _documents(P, G, n_texts, documents, directed)
+
+
+def orient_pairs(pairs, grades, documents=None):
+    """The pairs with the side that asks first: as given, unless a collection (``documents``) is
+    given that holds every first text of the relevant pairs but not every second one: then the
+    second texts ask (the pairs were written (document, query)).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.baseline import orient_pairs
+    >>> orient_pairs(np.array([[0, 5], [1, 6]]), np.ones(2), documents=[0, 1, 2]).tolist()
+    [[5, 0], [6, 1]]
+    """
+    P = np.asarray(pairs)
+    if documents is None or not len(P):
+        return P
+    positive = np.asarray(grades) > 0
+    docs = np.asarray(documents)
+    heads_in = np.isin(P[positive, 0], docs).all()
+    tails_in = np.isin(P[positive, 1], docs).all()
+    return P[:, ::-1].copy() if heads_in and not tails_in else P
+
+
+def _documents(P, G, n_texts, documents, directed):
+    positive = G > 0
+    heads, tails = np.unique(P[positive, 0]), np.unique(P[positive, 1])
+    if documents is not None:
+        return np.union1d(np.asarray(documents, dtype=np.int64), tails if directed else P[positive].ravel())
+    in_pairs = np.unique(P.ravel())
+    found = np.setdiff1d(in_pairs, np.setdiff1d(heads, tails)) if directed else in_pairs
+    # texts in no pair (a corpus given as texts) are documents too
+    return np.union1d(found, np.setdiff1d(np.arange(n_texts), in_pairs))
+
+
+def _relevance(P, G, rows, n_texts, symmetric, documents):
+    """{text: {relevant text: grade}} of the relevant pairs ``rows`` (both directions when
+    symmetric), restricted to ``documents``; a text is never relevant to itself."""
+    is_doc = np.zeros(n_texts, dtype=bool)
+    is_doc[documents] = True
+    out = {}
+
+    def add(q, d, g):
+        if q != d and is_doc[d]:
+            rel = out.setdefault(int(q), {})
+            rel[int(d)] = max(rel.get(int(d), 0.0), float(g))
+
+    for r in rows:
+        a, b = P[r]
+        add(a, b, G[r])
+        if symmetric:
+            add(b, a, G[r])
+    return out
+
+
+def _chain_relevance(P, G, rows, n_texts, documents):
+    """{text: {relevant text: 1}} of the texts of the relevant pairs ``rows``: duplicates of
+    duplicates are duplicates, so each text's relevant ones are the others its chains of relevant
+    pairs (all of them) join it to, among ``documents``."""
+    chains = _components(P, n_texts, mask=G > 0)
+    members = {}
+    for t in np.unique(P[rows].ravel()):
+        members.setdefault(chains[t], set())
+    is_doc = np.zeros(n_texts, dtype=bool)
+    is_doc[documents] = True
+    for t in np.unique(P[G > 0].ravel()):
+        if chains[t] in members:
+            members[chains[t]].add(int(t))
+    relevance = {}
+    for t in np.unique(P[rows].ravel()):
+        rel = {d: 1.0 for d in members[chains[t]] if d != t and is_doc[d]}
+        if rel:
+            relevance[int(t)] = rel
+    return relevance
+
+
+def _by_query_and_document(P, G, n_texts, fraction, documents, rng, symmetric=False):
+    positive = np.flatnonzero(G > 0)
+    relevance = (_chain_relevance(P, G, positive, n_texts, documents) if symmetric and np.all(G[positive] == 1.0)
+                 else _relevance(P, G, positive, n_texts, symmetric, documents))
+    queries = np.array(sorted(relevance), dtype=np.int64)
+    # where the queries are texts of the collection too (duplicates whose chains join most texts),
+    # every query held out takes its pairs out of training: half the share each, queries and documents
+    n_held = max(2, int(round((fraction / 2 if symmetric else fraction) * queries.size)))
+    if queries.size - n_held < 2:
+        return None
+    order = rng.permutation(queries)
+    held_queries = np.sort(order[:n_held])
+    # documents held out with every pair that names them: the relevant documents of the first
+    # held-out queries (in the seeded order), while they stay within `fraction` of the judged ones
+    judged = np.unique(P[positive].ravel() if symmetric else P[positive, 1])
+    # at most half the share of the judged documents: they take out the pairs of every query that
+    # names them, and the check needs the learner trained on most of the supervision
+    budget = max(1, int(round(fraction / 2 * judged.size)))
+    cold_docs = set()
+    for q in order[:max(1, int(_COLD_QUERY_SHARE * n_held))]:
+        docs = set(relevance[int(q)])
+        if len(cold_docs | docs) > budget:
+            continue
+        cold_docs |= docs
+    out = np.zeros(n_texts, dtype=bool)
+    out[held_queries] = True
+    out[list(cold_docs)] = True
+    train = ~(out[P[:, 0]] | out[P[:, 1]])
+    # the groups of pairs without a relevant pair (non-duplicates of texts no query asks with) are
+    # held out whole at the same share, so that the held-out pairs have both kinds, as the
+    # supervision has
+    labels = _components(P, n_texts)
+    negative_only = np.setdiff1d(np.unique(labels[P[:, 0]]), labels[P[positive, 0]])
+    if negative_only.size:
+        taken = rng.permutation(negative_only)[:int(round(fraction * negative_only.size))]
+        train &= ~np.isin(labels[P[:, 0]], taken)
+    # every pair the learner does not see: those of the held-out queries and those naming a
+    # held-out document (a duplicate rule is checked on all of them)
+    held = ~train
+    named = np.zeros(n_texts, dtype=bool)
+    named[P[train].ravel()] = True
+    rel = tuple(relevance[int(q)] for q in held_queries)
+    seen = tuple(frozenset(d for d in r if named[d]) for r in rel)
+    return SearchSplit(train=train, held=held, queries=held_queries, relevant=rel, seen=seen, documents=documents,
+                       groups=held_queries.copy(), by=SPLITS[0], n_cold_documents=len(cold_docs))
+
+
+def _by_component(P, G, n_texts, fraction, documents, rng):
+    labels = _components(P, n_texts)
+    positive = G > 0
+    comps = np.unique(labels[P[:, 0]])
+    with_relevant = np.unique(labels[P[positive, 0]])
+    if with_relevant.size < 4:
+        return None
+    # whole components (those with non-relevant pairs only too, so that the held-out pairs have
+    # both kinds as the supervision has), in a seeded order, until `fraction` of the relevant
+    # pairs is held out
+    counts = np.bincount(labels[P[positive, 0]], minlength=labels.max() + 1)
+    order = rng.permutation(comps)
+    target = fraction * positive.sum()
+    taken, total, n_relevant = [], 0, 0
+    for c in order:
+        if total >= target and n_relevant >= 2:
+            break
+        taken.append(c)
+        total += counts[c]
+        n_relevant += counts[c] > 0
+    if with_relevant.size - n_relevant < 2:
+        return None
+    is_held = np.zeros(labels.max() + 1, dtype=bool)
+    is_held[taken] = True
+    held = is_held[labels[P[:, 0]]]
+    train = ~held
+    # relevance: duplicates of duplicates are duplicates (chains of relevant pairs) when every
+    # grade is 1; graded pairs keep their direct partners and grades
+    rows = np.flatnonzero(held & positive)
+    relevance = (_chain_relevance(P, G, rows, n_texts, documents) if np.all(G[positive] == 1.0)
+                 else _relevance(P, G, rows, n_texts, True, documents))
+    queries = np.array(sorted(relevance), dtype=np.int64)
+    if queries.size < 2:
+        return None
+    rel = tuple(relevance[int(q)] for q in queries)
+    return SearchSplit(train=train, held=held, queries=queries, relevant=rel, seen=tuple(frozenset() for _ in rel),
+                       documents=documents, groups=labels[queries], by=SPLITS[1], n_cold_documents=0)

@@ -1,0 +1,137 @@
+"""learnsim.baseline's search check: the strongest baseline over the whole collection, and a
+learned rule kept only when it beats it overall and holds on the cold part (issue 42)."""
+import warnings
+
+import numpy as np
+import pytest
+
+from learnsim.baseline import (LexicalBaselines, SearchBaselines, bm25_query_norms, check_search, ndcg_at_k,
+                               split_search)
+from learnsim.exceptions import BaselineWarning
+
+WORDS = [f"w{i}" for i in range(80)]
+
+
+def _collection(n_docs=150, n_queries=120, seed=0):
+    """Documents of 20 words of a small vocabulary; each query is 2 words of one document (its
+    relevant one) and 3 random words, and queries share documents, so that judged documents recur
+    across queries. Lexical search finds the document often, not always."""
+    rng = np.random.default_rng(seed)
+    docs = [" ".join(rng.choice(WORDS, 20)) for _ in range(n_docs)]
+    targets = rng.integers(0, n_docs // 2, n_queries)
+    queries = [" ".join(list(rng.choice(docs[t].split(), 2, replace=False)) + list(rng.choice(WORDS, 3)))
+               for t in targets]
+    texts = docs + queries
+    pairs = np.array([(n_docs + i, int(t)) for i, t in enumerate(targets)])
+    return texts, pairs, n_docs
+
+
+def test_lexical_baselines_are_bm25_and_the_tfidf_cosine_of_the_collection():
+    from learnsim.text.bm25 import BM25
+
+    texts, _, n_docs = _collection()
+    lex = LexicalBaselines(texts[:n_docs])
+    Q = lex.query_counts(texts[n_docs:n_docs + 5])
+    expected = BM25(k1=1.5, b=0.6, dtype=np.float64).fit(lex.counts).score(Q)
+    assert np.allclose(lex.scores("bm25", Q), expected)
+    # normalised BM25 keeps BM25's ranking and lies in [0, 1)
+    N = lex.normalised_bm25(Q)
+    assert (N >= 0).all() and (N < 1).all()
+    assert (np.argsort(-N, axis=1, kind="stable") == np.argsort(-expected, axis=1, kind="stable")).all()
+    # the cosine of a document with itself is 1
+    D = lex.query_counts(texts[:3])
+    assert np.allclose(lex.scores("cosine", D)[np.arange(3), np.arange(3)], 1.0)
+
+
+def test_bm25_query_norm_is_the_largest_score_a_query_reaches():
+    texts, _, n_docs = _collection(seed=2)
+    lex = LexicalBaselines(texts[:n_docs])
+    Q = lex.query_counts(texts[n_docs:n_docs + 20])
+    z = bm25_query_norms(Q, lex.bm25.idf_)
+    assert (lex.scores("bm25", Q).max(axis=1) <= z + 1e-12).all()
+
+
+def test_ndcg_at_k_agrees_with_trec_eval_measure_of_the_evaluation_module():
+    from learnsim.evaluation import per_query_run_measures
+
+    rng = np.random.default_rng(0)
+    S = rng.random((6, 40))
+    docs = np.tile(np.arange(40), (6, 1))
+    relevant = [{int(d): float(rng.integers(1, 3)) for d in rng.choice(40, 5, replace=False)} for _ in range(6)]
+    run = {str(i): {str(d): float(S[i, d]) for d in range(40)} for i in range(6)}
+    qrels = {str(i): {str(d): int(g) for d, g in rel.items()} for i, rel in enumerate(relevant)}
+    expected = per_query_run_measures(run, qrels, ("ndcg@10",))
+    got = ndcg_at_k(S, docs, relevant)
+    for i in range(6):
+        assert got[i] == pytest.approx(expected[str(i)]["ndcg@10"], abs=1e-9)
+
+
+def _pool(learned, seed=0):
+    texts, pairs, n_docs = _collection(seed=seed)
+    split = split_search(pairs, np.ones(len(pairs)), len(texts), documents=np.arange(n_docs), random_state=0)
+    baselines = SearchBaselines(texts, np.arange(n_docs))
+    return split, baselines.pool(split, learned=learned(split, n_docs))
+
+
+def test_remembering_the_judged_documents_passes_on_warm_queries_and_fails_the_cold_part():
+    """A 'learned' score that is the baseline plus a bonus for every document a training pair
+    judged relevant: it lifts warm queries and pushes the cold ones' documents down; the check
+    must see it and keep BM25."""
+    def learned(split, n_docs):
+        texts, pairs, _ = _collection()
+        judged = np.zeros(n_docs)
+        judged[np.unique(pairs[split.train][:, 1])] = 1.0
+
+        def memory(q):
+            return np.tile(judged, (len(q), 1))
+        return {"memory": memory}
+
+    split, pool = _pool(learned)
+    assert split.cold.any() and split.has_seen.any()
+    with pytest.warns(BaselineWarning, match="BM25"):
+        check = check_search(pool, [{"bm25": 1.0, "memory": 0.5}], owner="test")
+    assert check.fell_back and check.baseline == "bm25"
+    report = check.report
+    assert report.warm["gain"] > 0 and report.cold["gain"] < 0 and report.cold["ci_high"] < 0
+
+
+def test_a_score_that_knows_the_answer_is_kept_and_reported_with_its_parts():
+    def learned(split, n_docs):
+        texts, pairs, _ = _collection()
+        answer = dict((int(a), int(b)) for a, b in pairs)
+
+        def oracle(q):
+            S = np.zeros((len(q), n_docs))
+            S[np.arange(len(q)), [answer[int(i)] for i in q]] = 1.0
+            return S
+        return {"oracle": oracle}
+
+    split, pool = _pool(learned)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BaselineWarning)
+        check = check_search(pool, [{"bm25": 0.5, "oracle": 0.5}, {"bm25": 1.0}], owner="test")
+    assert check.chosen == 0 and not check.fell_back
+    report = check.report
+    assert report.status == "learned" and report.ci_low > 0 and report.cold["gain"] > 0
+    assert report.detail["strongest_baseline"] == "bm25"
+    line = report.summary()
+    assert "cold" in line and "BM25" in line and "kept the learned part" in line
+    # the report survives the model file
+    from learnsim.baseline import BaselineGain
+
+    assert BaselineGain.from_dict(report.to_dict()) == report
+
+
+def test_with_an_encoder_the_baselines_include_its_cosine_and_the_mix():
+    texts, pairs, n_docs = _collection(seed=4)
+    rng = np.random.default_rng(0)
+    E = rng.normal(size=(len(texts), 8))
+    split = split_search(pairs, np.ones(len(pairs)), len(texts), documents=np.arange(n_docs), random_state=0)
+    pool = SearchBaselines(texts, np.arange(n_docs), encoder_vectors=E).pool(split)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BaselineWarning)
+        check = check_search(pool, [{"encoder": 1.0}], owner="test")
+    assert set(check.scores) == {"bm25", "cosine", "encoder", "encoder+bm25"}
+    # a random encoder is far weaker than the lexical baselines here, and learns nothing
+    assert check.scores["encoder"] < min(check.scores["bm25"], check.scores["cosine"])
+    assert check.baseline != "encoder" and check.fell_back

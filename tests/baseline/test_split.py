@@ -1,0 +1,97 @@
+"""learnsim.baseline.split_search: search supervision held out by query and by document, or by
+whole components (issue 42, point 1)."""
+import numpy as np
+import pytest
+
+from learnsim.baseline import split_search
+
+
+def _qrels(n_queries=40, n_docs=60, per_query=3, seed=0):
+    """Queries 0..n_queries-1 judging documents n_queries..: each query judges `per_query`
+    documents, overlapping with its neighbours (so documents are shared, as in real judgements)."""
+    rng = np.random.default_rng(seed)
+    pairs = []
+    for q in range(n_queries):
+        for d in rng.choice(n_docs, per_query, replace=False):
+            pairs.append((q, n_queries + int(d)))
+    return np.array(pairs), n_queries + n_docs
+
+
+def test_query_and_document_split_keeps_held_out_queries_and_cold_documents_out_of_training():
+    pairs, n = _qrels()
+    split = split_search(pairs, np.ones(len(pairs)), n, fraction=0.25, random_state=1)
+    assert split.by == "query and document"
+    train_texts = set(pairs[split.train].ravel().tolist())
+    # no held-out query sits in a training pair
+    assert not train_texts & set(split.queries.tolist())
+    # the seen (warm) documents are exactly those a training pair names
+    for rel, seen in zip(split.relevant, split.seen):
+        assert seen == {d for d in rel if d in train_texts}
+    # some queries are cold as a whole, others warm: both parts are measured
+    assert split.cold.any() and split.has_seen.any()
+    assert split.n_cold_documents > 0
+    # queries are never documents of the collection
+    assert not set(split.documents.tolist()) & set(range(40))
+
+
+def test_the_views_split_each_query_s_judgements_into_cold_and_warm():
+    pairs, n = _qrels(seed=3)
+    split = split_search(pairs, np.ones(len(pairs)), n, fraction=0.3, random_state=0)
+    cold, warm, every = split.view("cold"), split.view("warm"), split.view("all")
+    for (rel_c, out_c), (rel_w, out_w), (rel, out), seen in zip(cold, warm, every, split.seen):
+        assert set(rel_c) | set(rel_w) == set(rel) and not set(rel_c) & set(rel_w)
+        assert set(out_c) == set(rel_w) and set(out_w) == set(rel_c) and out == ()
+        assert set(rel_w) == set(seen)
+    with pytest.raises(ValueError, match="part must be"):
+        split.view("hot")
+
+
+def test_duplicates_are_held_out_by_whole_component():
+    # 30 duplicate pairs whose texts appear on both sides (chains a-b, b-c), plus non-duplicates
+    pairs, labels = [], []
+    for c in range(30):
+        a, b, d = 3 * c, 3 * c + 1, 3 * c + 2
+        pairs += [(a, b), (b, d)]
+        labels += [1, 1]
+    pairs += [(0, 4), (7, 10)]
+    labels += [0, 0]
+    pairs = np.array(pairs)
+    split = split_search(pairs, np.array(labels, float), 90, random_state=0)
+    assert split.by == "component"
+    held_texts = set(pairs[split.held].ravel().tolist())
+    train_texts = set(pairs[split.train].ravel().tolist())
+    assert not held_texts & train_texts              # no text on both sides
+    assert split.cold.all()                         # every held-out query is cold
+    # chains: a query's duplicates are its whole chain (a-b-d)
+    q = int(split.queries[0])
+    assert len(split.relevant[0]) == 2 and q not in split.relevant[0]
+
+
+def test_graded_judgements_keep_their_grades_and_grade_zero_is_not_relevant():
+    pairs, n = _qrels(seed=5)
+    grades = np.where(np.arange(len(pairs)) % 3 == 0, 2.0, 1.0)
+    grades[1::7] = 0.0
+    split = split_search(pairs, grades, n, random_state=0)
+    lookup = {(int(a), int(b)): g for (a, b), g in zip(pairs, grades)}
+    for q, rel in zip(split.queries, split.relevant):
+        for d, g in rel.items():
+            assert g == lookup[(int(q), d)] > 0
+
+
+def test_too_little_supervision_gives_none_and_bad_input_is_refused():
+    assert split_search(np.array([[0, 3], [1, 4], [2, 5]]), np.ones(3), 6) is None
+    with pytest.raises(ValueError, match="grades"):
+        split_search(np.array([[0, 1]]), np.array([-1.0]), 2)
+    with pytest.raises(ValueError, match="no relevant pair"):
+        split_search(np.array([[0, 1], [2, 3]]), np.zeros(2), 4)
+    with pytest.raises(ValueError, match="outside"):
+        split_search(np.array([[0, 9]]), np.ones(1), 3)
+
+
+def test_the_split_is_seeded():
+    pairs, n = _qrels()
+    a = split_search(pairs, np.ones(len(pairs)), n, random_state=7)
+    b = split_search(pairs, np.ones(len(pairs)), n, random_state=7)
+    c = split_search(pairs, np.ones(len(pairs)), n, random_state=8)
+    assert a.queries.tolist() == b.queries.tolist() and (a.train == b.train).all()
+    assert a.queries.tolist() != c.queries.tolist()

@@ -1,0 +1,99 @@
+"""FILM fitted on pairs is checked as search is used (issue 42): held-out queries and documents,
+the whole collection, the strongest baseline; a FILM that only remembers the judged documents
+passes a check on held-out pairs and must fail this one."""
+import warnings
+
+import numpy as np
+import pytest
+
+import learnsim
+import learnsim.fitting
+from learnsim.baseline import BaselineGain, LexicalBaselines
+from learnsim.exceptions import BaselineWarning
+
+from retrieval_fakes import ndcg, nickname_collection
+
+
+def _unit(M):
+    M = np.asarray(M, dtype=np.float64)
+    return M / np.maximum(np.linalg.norm(M, axis=1, keepdims=True), 1e-12)
+
+
+@pytest.fixture(scope="module")
+def collection():
+    return nickname_collection(seed=0)
+
+
+def _fit(docs, train, **options):
+    rows = [(q, docs[d], 1) for q, d in train]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return learnsim.fitting.fit(pairs=rows, corpus=docs, method="film", **options)
+
+
+def test_remembering_passes_on_judged_documents_and_fails_the_cold_part(collection):
+    docs, train, warm, cold = collection
+    lex = LexicalBaselines(docs)
+    bm25 = {name: ndcg(lex.scores("bm25", lex.query_counts([q for q, _ in part])), part, docs)
+            for name, part in (("warm", warm), ("cold", cold))}
+    # FILM's own cosine (the paper's rule) remembers: far better than BM25 on queries about judged
+    # documents (what a check on held-out pairs measures), far worse on the others
+    model = _fit(docs, train, baseline_holdout=None).pipeline
+    film = model.metric
+
+    def learned(part):
+        Q = _unit(film.transform(model.vectorizer.transform([q for q, _ in part])))
+        D = _unit(film.transform(model.vectorizer.transform(docs)))
+        return ndcg(Q @ D.T, part, docs)
+    assert type(film).__name__ == "FILM"
+    assert learned(warm) > bm25["warm"] + 0.05
+    assert learned(cold) < bm25["cold"] - 0.1
+    # checked on held-out queries and documents, the fit does not keep it
+    result = _fit(docs, train)
+    report = BaselineGain.from_dict(result.report["baseline_gain"])
+    assert report.cold is not None and report.warm is not None
+    assert not (report.status == "learned" and report.cold["ci_high"] < 0)
+    assert ndcg(result.pipeline, cold, docs) >= 0.97 * bm25["cold"]
+    assert ndcg(result.pipeline, warm, docs) >= 0.97 * bm25["warm"]
+
+
+def test_a_fit_that_ends_as_bm25_says_so_and_ranks_exactly_as_bm25(collection):
+    docs, train, warm, cold = collection
+    rows = [(q, docs[d], 1) for q, d in train]
+    with pytest.warns(BaselineWarning, match="BM25"):
+        result = learnsim.fitting.fit(pairs=rows, corpus=docs, method="film")
+    model = result.pipeline
+    assert result.report["model"] == "bm25" and model.scoring == "BM25"
+    lex = LexicalBaselines(docs)
+    queries = [q for q, _ in warm + cold]
+    expected = lex.scores("bm25", lex.query_counts(queries))
+    got = model.similarity(queries, docs)
+    # the same scores (float32 document weights in the model) and so the same order
+    assert np.allclose(got, expected, rtol=1e-5, atol=1e-5)
+    hits = model.search(queries, docs, k=10)
+    for row, scores in zip(hits, expected):
+        top = [h["corpus_id"] for h in row]
+        assert np.allclose(scores[top], np.sort(scores)[::-1][:10], rtol=1e-5, atol=1e-5)
+
+
+def test_a_learner_that_generalises_is_kept_with_its_cold_gain_reported():
+    """Queries whose words are synonyms of their documents' words, the same synonyms everywhere:
+    a map learned on some documents carries over to documents no pair judged."""
+    rng = np.random.default_rng(1)
+    vocab = [f"w{i}" for i in range(120)]
+    synonym = {w: f"s{w[1:]}" for w in vocab}
+    docs = [" ".join(rng.choice(vocab, 12)) for _ in range(260)]
+
+    def query(d):
+        words = rng.choice(docs[d].split(), 4, replace=False)
+        return " ".join(synonym[w] if rng.random() < 0.75 else w for w in words)
+
+    train = [(query(d), d) for d in range(160) for _ in range(2)]
+    result = _fit(docs, train)
+    report = BaselineGain.from_dict(result.report["baseline_gain"])
+    assert report.status == "learned", report.summary()
+    assert report.cold is not None and report.cold["gain"] > 0
+    cold = [(query(d), d) for d in range(160, 260)]
+    lex = LexicalBaselines(docs)
+    bm25 = ndcg(lex.scores("bm25", lex.query_counts([q for q, _ in cold])), cold, docs)
+    assert ndcg(result.pipeline, cold, docs) > bm25
