@@ -159,6 +159,13 @@ def test_clusters_fit_on_the_encoders_vectors(method):
     texts, labels = topic_texts(per_topic=12, seed=2)
     result = _quiet_fit(texts, clusters=list(labels), method=method, encoder=HashedWordEncoder(),
                         **(FAST if method == "film" else {}))
+    # checked on held-out clusters against BM25, the tf.idf cosine, the encoder's cosine and its mix
+    assert set(result.report["baseline_scores"]) == {"bm25", "cosine", "encoder", "encoder+bm25"}
+    if result.report["model"] != "learned":
+        # what the method learned on the encoder's vectors did not beat the strongest: that one
+        assert result.pipeline.scoring in ("BM25", "tf.idf cosine", "encoder cosine") or "hybrid" in result.pipeline.scoring
+        result = _quiet_fit(texts, clusters=list(labels), method=method, encoder=HashedWordEncoder(),
+                            baseline_holdout=None, **(FAST if method == "film" else {}))
     p = result.pipeline
     assert isinstance(p.vectorizer, HashedWordEncoder) and p.lexical is None
     hits = p.search(texts[0], texts, k=4)

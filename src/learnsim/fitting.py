@@ -30,7 +30,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ._fit_common import option_name as _flag, quiet as _quiet, report_dict as _report, vectorize
+from ._fit_common import Fitted, option_name as _flag, quiet as _quiet, report_dict as _report, vectorize
 from ._utils.progress import stage, with_show_progress_bar
 # the recipes of the methods; their public names stay importable from here, as before they moved
 from .film.recipe import (DEFAULT_FILM_DIMENSIONS, DEFAULT_PAIRS_VALIDATION_FRACTION,  # noqa: F401
@@ -194,7 +194,24 @@ def fit_mcd(o, texts, labels, pairs, settings, summary, documents=None):
     held-out score}, None when a single weighting was fitted).
     """
     if pairs is None:
-        return _result_of(mcd_recipe.fit_mcd(o, texts, labels, pairs, settings, summary))
+        fitted = mcd_recipe.fit_mcd(o, texts, labels, pairs, settings, summary)
+        if o.baseline_holdout is None:
+            return _result_of(fitted)
+        metric = fitted.parts["metric"]
+        vectorizer = fitted.parts["vectorizer"]
+        X = vectorizer.transform(texts) if o.encoder is None else np.asarray(o.encoder.transform(list(texts)))
+        X = X.astype(np.float64) if X.dtype != np.float64 else X
+        fixed = {"n_basis": metric.n_basis_, "shrinkage": metric.shrinkage_,
+                 "complement_weight": metric.complement_weight_}
+
+        def learn(train_labels):
+            from .mcd import MinimumClusterDistortion
+
+            probe = MinimumClusterDistortion(**fixed, baseline_holdout=None, random_state=o.random_state)
+            with stage("mcd: learning the metric on the training clusters"):
+                probe.fit(X, train_labels)
+            return lambda q: -np.asarray(probe.pairwise_distances(X[q], X), dtype=np.float64)
+        return _checked_cluster_search(o, texts, labels, X, learn, "learnsim fit --method mcd", summary, fitted)
     _warn_chain_conflicts(pairs)
     with warnings.catch_warnings():
         # said once above: the steps that meet the same pairs again do not repeat it
@@ -293,8 +310,58 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None, document
     metric_seconds = time.perf_counter() - start
     summary.update(n_components=int(metric.n_components), svd_rank=metric.svd_rank_,
                    triplets=metric.n_triplets_, n_iter=metric.n_iter_, converged=metric.converged_)
-    return _result(summary, {"vectorizer": vectorizer, "metric": metric}, vec_seconds, metric_seconds, pairs=None,
-                   held=None, matcher=None, rule=None, search=None, check=None)
+    fitted = Fitted(summary, {"vectorizer": vectorizer, "metric": metric}, vec_seconds, metric_seconds, pairs=None,
+                    held=None, matcher=None, rule=None, search=None, check=None)
+    if o.baseline_holdout is None:
+        return _result_of(fitted)
+    w = float(metric.input_weight_ or 0.0)
+
+    def learn(train_labels):
+        probe, y_train = film_with_supervision(o, X, train_labels, None, note)
+        with stage("FILM: learning the metric on the training clusters"):
+            probe.fit(X, y_train)
+        from sklearn.preprocessing import normalize
+
+        E, Xu = normalize(np.asarray(probe.transform(X), dtype=np.float64)), normalize(X)
+
+        def score(q):
+            S = w * (Xu[q] @ Xu.T) if w > 0 else 0.0
+            S = S.toarray() if hasattr(S, "toarray") else S
+            return (1.0 - w) * (E[q] @ E.T) + S
+        return score
+    return _checked_cluster_search(o, texts, labels, X, learn, "learnsim fit --method film", summary, fitted)
+
+
+def _checked_cluster_search(o, texts, labels, X, learn, owner, summary, fitted):
+    """A model fitted on clusters, used for search: checked on whole held-out clusters (each item
+    searching every text for the other items of its cluster) against the strongest baseline
+    (:func:`learnsim.baseline.check_search`: BM25, the tf.idf cosine, the encoder's cosine and its
+    mix with BM25); ``learn(training labels)`` fits the method on the other clusters with the
+    settings the fit chose and returns its scores. A model that does not beat the strongest
+    baseline is that baseline's (issue 42)."""
+    from .baseline import SearchBaselines, check_search, split_clusters
+
+    start = time.perf_counter()
+    got = split_clusters(np.asarray(labels), o.baseline_holdout, random_state=o.random_state)
+    if got is None:
+        return _result_of(fitted)
+    train_labels, split = got
+    with stage("checking search on held-out clusters against the strongest baseline"):
+        score = learn(train_labels)
+        dense = o.encoder is not None
+        baselines = SearchBaselines(texts, split.documents, encoder_vectors=X if dense else None)
+        pool = baselines.pool(split, learned={"learned": score}, random_state=o.random_state)
+        check = check_search(pool, [{"learned": 1.0}], owner=owner, random_state=o.random_state, stacklevel=4)
+    fitted.metric_seconds += time.perf_counter() - start
+    summary.update(search_baseline_gain=_report(check.report), held_out=split.describe(),
+                   strongest_baseline=check.baseline, baseline_scores=check.scores,
+                   model="learned" if not check.fell_back else check.baseline)
+    if check.fell_back:
+        from ._baseline_models import baseline_pipeline
+
+        model = baseline_pipeline(check.baseline, list(texts), encoder=o.encoder, lexical_weight=check.mix_weight)
+        fitted.parts = dict(model.parts)
+    return _result_of(fitted)
 
 
 def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_seconds, documents=None):

@@ -75,10 +75,17 @@ def test_fit_from_labelled_documents_reports_film_against_the_input_cosine(tmp_p
     report = summary["baseline_gain"]
     assert report["status"] in ("learned", "baseline") and report["measure"] == "average precision"
     assert report["baseline"] == "input cosine" and report["ci_low"] <= report["gain"] <= report["ci_high"]
-    assert summary["input_weight"] == metric.input_weight_ == report["detail"]["input_weight"]
-    assert metric.baseline_gain_.to_dict() == report
+    assert summary["input_weight"] == report["detail"]["input_weight"]
+    # then search on whole held-out clusters against the strongest baseline: FILM, or that baseline
+    search = summary["search_baseline_gain"]
+    assert search["measure"] == "nDCG@10" and search["cold"]["n_units"] == search["n_units"]
+    if summary["model"] == "learned":
+        assert summary["input_weight"] == metric.input_weight_ and metric.baseline_gain_.to_dict() == report
+    else:
+        assert summary["model"] == summary["strongest_baseline"] and type(metric).__name__ != "FILM"
     code, out, _ = run_cli(["fit", "--input", train, "--model", model] + FILM_FAST)
     assert code == 0 and "Against the baseline: average precision on" in out
+    assert "Search against the strongest baseline: nDCG@10" in out
     # --baseline-holdout none: the paper's learned cosine, unchecked
     summary, _ = _fit(["--input", train, "--model", model, "--baseline-holdout", "none"] + FILM_FAST)
     assert summary["baseline_gain"] is None and summary["input_weight"] == 0.0

@@ -63,7 +63,8 @@ def collection(tmp_path_factory):
                     f.write(f"{q} 0 {ids[i]} {2 if i == source else 1}\n")
             f.write(f"{q} 0 {ids[(source + PER_CLUSTER) % len(ids)]} 0\n")    # judged, not relevant
     model = folder / "mcd.npz"
-    ok(["fit", "--input", folder / "train.tsv", "--model", model, "--n-basis", "8"])
+    # an mcd model whatever the checks keep (its run scores are negated distances, tested below)
+    ok(["fit", "--input", folder / "train.tsv", "--model", model, "--n-basis", "8", "--baseline-holdout", "none"])
     index = folder / "idx"
     ok(["index", "build", "--model", model, "--corpus", folder / "docs.tsv", "--out", index])
     return {"folder": folder, "model": model, "index": index, "ids": ids, "qids": qids}

@@ -33,7 +33,7 @@ def _model(family):
         warnings.simplefilter("ignore")
         if family == "mcd_lsi":
             return learnsim.fit(texts, clusters=topics, lsi=40)
-        return learnsim.fit(texts, clusters=topics, method="film", lsi=40, n_components=10)
+        return learnsim.fit(texts, clusters=topics, method="film", lsi=40, n_components=10, baseline_holdout=None)
 
 
 @pytest.fixture(scope="module")

@@ -135,8 +135,8 @@ class BaselineGain:
         head = (f"{self.measure} on {self.n_units} {self.unit}: learned {self.learned_score:.4f}, "
                 f"baseline ({self.baseline}) {self.baseline_score:.4f}, gain {self.gain:+.4f} "
                 f"({pct}% CI {self.ci_low:+.4f} to {self.ci_high:+.4f})")
-        for name, part, what in (("cold", self.cold, "relevant documents no training pair names"),
-                                 ("warm", self.warm, "relevant documents a training pair names")):
+        for name, part, what in (("cold", self.cold, "relevant documents the training supervision never names"),
+                                 ("warm", self.warm, "relevant documents the training supervision names")):
             if part is not None:
                 head += (f"; {name} ({part['n_units']} queries, {what}) {part['gain']:+.4f} "
                          f"({part['ci_low']:+.4f} to {part['ci_high']:+.4f})")

@@ -479,8 +479,8 @@ def check_search(pool, candidates, *, owner, confidence=0.95, random_state=0, de
     if overall["ci_low"] <= 0:
         reason = f"the learned rule does not beat {BASELINE_TITLES[strongest]} overall for certain"
     elif parts["cold"] is not None and parts["cold"]["ci_high"] < 0:
-        reason = (f"the learned rule falls below {BASELINE_TITLES[strongest]} on the cold part (queries' relevant "
-                  "documents no training pair names)")
+        reason = (f"the learned rule falls below {BASELINE_TITLES[strongest]} on the cold part (relevant documents "
+                  "the training supervision never names)")
     if not compare:
         reason = None
     status = "learned" if reason is None else "baseline"

@@ -31,9 +31,9 @@ import scipy.sparse as sp
 
 from ._gain import DEFAULT_HOLDOUT, _rng
 
-__all__ = ["SearchSplit", "split_search", "search_documents", "orient_pairs"]
+__all__ = ["SearchSplit", "split_search", "search_documents", "orient_pairs", "split_clusters"]
 
-#: The two ways :func:`split_search` holds supervision out.
+#: The two ways :func:`split_search` holds supervision out (clusters: :func:`split_clusters`).
 SPLITS = ("query and document", "component")
 # At most this share of the held-out queries has its documents held out too (the rest stay
 # warm where other queries name their documents).
@@ -61,7 +61,7 @@ class SearchSplit:
         The collection the queries search (sorted text indices); a query never finds itself.
     groups : ndarray of int (n_queries,)
         Units resampled together by the bootstrap (a component, or the query itself).
-    by : {"query and document", "component"}
+    by : {"query and document", "component", "cluster"}
     n_cold_documents : int
         Documents held out with every pair that names them.
 
@@ -132,8 +132,9 @@ class SearchSplit:
     def describe(self):
         """The held-out part in words (for the fit's report)."""
         n_cold, n_unseen, n_seen = int(self.cold.sum()), int(self.has_unseen.sum()), int(self.has_seen.sum())
-        if self.by == "component":
-            return (f"{self.n_queries} held-out queries of whole held-out components of pairs (all cold), "
+        if self.by in ("component", "cluster"):
+            whole = "components of pairs" if self.by == "component" else "clusters"
+            return (f"{self.n_queries} held-out queries of whole held-out {whole} (all cold), "
                     f"searching {self.documents.size} documents")
         return (f"{self.n_queries} held-out queries searching {self.documents.size} documents; {n_unseen} have "
                 f"relevant documents no training pair names ({n_cold} only such: cold), {n_seen} have some a "
@@ -389,3 +390,52 @@ def _by_component(P, G, n_texts, fraction, documents, rng):
     rel = tuple(relevance[int(q)] for q in queries)
     return SearchSplit(train=train, held=held, queries=queries, relevant=rel, seen=tuple(frozenset() for _ in rel),
                        documents=documents, groups=labels[queries], by=SPLITS[1], n_cold_documents=0)
+
+
+def split_clusters(labels, fraction=DEFAULT_HOLDOUT, *, random_state=0, min_train=2):
+    """Hold whole clusters out, as search is used on them: each item of a held-out cluster is a
+    query whose relevant documents are the other items of its cluster, among every text (the
+    training clusters' items and the unlabelled ones stay in the collection as distractors); no
+    training item is relevant to it, so every query is cold.
+
+    Parameters
+    ----------
+    labels : array of int (n_texts,)
+        Cluster codes, -1 for a text in no cluster.
+    fraction : float in (0, 1)
+    min_train : int
+        Clusters that must stay to learn from.
+
+    Returns
+    -------
+    (train_labels, SearchSplit): the labels with the held-out clusters' items set to -1, and the
+    held-out part (``train``/``held`` over the texts); or None when the clusters are too few.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.baseline import split_clusters
+    >>> train, split = split_clusters(np.repeat(np.arange(10), 3), 0.2, random_state=0)
+    >>> split.by, split.n_queries, int((train == -1).sum())
+    ('cluster', 6, 6)
+    """
+    from ._gain import split_groups
+
+    y = np.asarray(labels)
+    got = split_groups(y[y >= 0], fraction, random_state=random_state, min_held=2, min_train=min_train)
+    if got is None:
+        return None
+    ids, held = got
+    is_held = np.isin(y, ids[held])
+    queries = np.flatnonzero(is_held)
+    members = {c: np.flatnonzero(y == c) for c in ids[held]}
+    relevant = tuple({int(d): 1.0 for d in members[y[q]] if d != q} for q in queries)
+    keep = np.array([bool(r) for r in relevant], dtype=bool)
+    queries = queries[keep]
+    relevant = tuple(r for r, k in zip(relevant, keep) if k)
+    if queries.size < 2:
+        return None
+    split = SearchSplit(train=~is_held, held=is_held, queries=queries, relevant=relevant,
+                        seen=tuple(frozenset() for _ in relevant), documents=np.arange(y.size),
+                        groups=y[queries].astype(np.int64), by="cluster", n_cold_documents=int(is_held.sum()))
+    return np.where(is_held, -1, y), split

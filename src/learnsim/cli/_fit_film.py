@@ -48,23 +48,41 @@ def fit_film(args, model_path, summary):
     texts, documents = read_corpus_option(args, texts, summary)
     result = _fit(fit_options(args), texts, labels, pairs, summary, note=_cli_note, flags=_FLAGS,
                   documents=documents)
-    metric, details = result.pipeline.metric, result.details
+    details = result.details
     vec_seconds, metric_seconds = details.vec_seconds, details.metric_seconds
 
     if save_and_summarise(result, model_path, args):
         return 0
     print_fitted_on(summary, args, getattr(result.pipeline, "vectorizer", None), details.pairs)
     if pairs is None:
+        from ..baseline import BaselineGain
+
         _print_film(summary)
-        w = metric.input_weight_
+        w = summary["input_weight"]
+        report = summary.get("baseline_gain")
         print(f"Similarity: {w:g} x input cosine + {1 - w:g} x cosine in FILM's learned space"
-              f"{' (weight chosen on held-out clusters)' if metric.baseline_gain_ is not None else ''}.")
-        print_baseline(metric.baseline_gain_)
+              f"{' (weight chosen on held-out clusters)' if report is not None else ''}.")
+        print_baseline(None if report is None else BaselineGain.from_dict(report))
+        _print_search_check(summary, result.pipeline, "FILM")
     else:
         _print_search(summary, result.pipeline, details)
     print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, metric "
           f"{metric_seconds:.2f} s); saved {model_path}.")
     return 0
+
+
+def _print_search_check(summary, pipeline, what):
+    """The check of a model fitted on clusters as search is used (held-out clusters, the
+    strongest baseline), and what the model is when it fell back."""
+    from ..baseline import BaselineGain
+
+    search = summary.get("search_baseline_gain")
+    if search is None:
+        return
+    print(f"Search against the strongest baseline: {BaselineGain.from_dict(search).summary()}.")
+    if summary.get("model") not in (None, "learned"):
+        print(f"The model is {pipeline.scoring}: what {what} learned did not beat it on the held-out queries; "
+              "'learnsim search' and 'learnsim index build' use it.")
 
 
 def _print_film(summary):

@@ -321,14 +321,9 @@ def _fit_mcd(args, settings, model_path, summary):
         from ..baseline import BaselineGain
 
         print_baseline(BaselineGain.from_dict(report))
-    search = summary.get("search_baseline_gain")
-    if search is not None:
-        from ..baseline import BaselineGain
+    from ._fit_film import _print_search_check
 
-        print(f"Search against the strongest baseline: {BaselineGain.from_dict(search).summary()}.")
-        if summary.get("model") not in (None, "learned"):
-            print(f"The model is {result.pipeline.scoring}: the learned distance did not beat it on the held-out "
-                  "queries; 'learnsim search' and 'learnsim index build' use it.")
+    _print_search_check(summary, result.pipeline, "the metric")
     print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, metric "
           f"{metric_seconds:.2f} s); saved {model_path}.")
     return 0
