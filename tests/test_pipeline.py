@@ -312,10 +312,12 @@ def test_explain_splits_film_into_input_and_learned_parts(data):
 
 
 def test_explain_input_cosine_fallback(data):
-    # FILM checked on held-out clusters falls back to the input cosine on this small corpus
-    model = learnsim.fit(data["texts"], clusters=data["labels"], method="film", **FILM_FAST)
-    if model.scorer.input_weight != 1.0:
-        pytest.skip("FILM beat the input cosine here: no fallback to explain")
+    # a FILM whose search fell back to its input cosine (what its checks choose varies with the data)
+    from learnsim.film import SearchRule
+
+    fitted = learnsim.fit(data["texts"], clusters=data["labels"], method="film", baseline_holdout=None, **FILM_FAST)
+    model = Pipeline(fitted.vectorizer, fitted.metric, search=SearchRule(input_weight=1.0))
+    assert model.scorer.input_weight == 1.0
     q, doc = _queries(data)[0], data["texts"][4]
     e = model.explain(q, doc, n_top=10_000)
     assert "word_pairs" not in e
