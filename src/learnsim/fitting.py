@@ -399,9 +399,11 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
     start = time.perf_counter()
     state = {}
 
-    def learn(train, baselines):
-        T, counts = search_triplets(P[train], grades[train], texts, X, baselines, o.random_state, note)
-        metric, _ = film_with_supervision(o, X, None, None, note)
+    def learn(train, baselines, quiet=False):
+        # the fit on every pair after the check would say the check's notes again
+        say = (lambda *args, **kwargs: None) if quiet else note
+        T, counts = search_triplets(P[train], grades[train], texts, X, baselines, o.random_state, say)
+        metric, _ = film_with_supervision(o, X, None, None, say)
         with stage(f"FILM: learning the metric from {len(T)} triplets"):
             metric.fit(X, T)
         state.update(metric=metric, counts=counts, baselines=baselines)
@@ -436,7 +438,7 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
     if checked is not None and not labelled:
         # relevance judgements: the final FILM learns from every pair
         with stage("FILM: learning the metric from every pair"):
-            learn(np.ones(len(P), dtype=bool), baselines)
+            learn(np.ones(len(P), dtype=bool), baselines, quiet=True)
     metric = state["metric"]
     counts = state["counts"]
     summary.update(triplets=counts["triplets"], negatives={k: counts[k] for k in ("hard", "random", "labelled")},

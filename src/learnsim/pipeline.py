@@ -678,6 +678,11 @@ class Pipeline:
           word t adds lambda x idf_t x its saturated tf in the document / Z(q). Its document is
           weighted with the statistics of its collection (``statistics`` or ``corpus``; without
           them, those of the texts the "lexical" part was fitted on).
+        - FILM over term vectors mixed with BM25 (a search rule's ``lexical_kind`` "bm25"): score
+          = lambda BM25(q, d) / Z(q) + (1 - lambda) cos(L x_q, L x_d); BM25's part splits over
+          the shared words (its stems), lambda x each word's weight in the document / Z(q), the
+          learned cosine as FILM's alone does, and a word's contributions from both parts add up
+          (``"lexical"`` + ``"learned"`` == score; ``"word_pairs"`` of the learned part).
         - distance models (MinimumClusterDistortion, RelativeComparisonMetric): ``"score"`` is
           the learned distance d (lower is closer) and ``"squared_distance"`` d^2 = diff^T M
           diff (diff = x_q - x_d); word i adds diff_i (M diff)_i, so the contributions (and
@@ -949,7 +954,8 @@ def _explain_film_mix(pipeline, query, document, n_top, statistics, corpus):
     lambda) cos(Lx_q, Lx_d), both parts split over words, keyed by word across the two (BM25's
     words are its stems): word t adds lambda x its BM25 share, and (1 - lambda) x the mean of its
     shares of the learned cosine as a word of the query and of the document; ``"word_pairs"``
-    lists the learned part's word pairs. ``"lexical"`` and ``"dense"`` are the two parts' sums."""
+    lists the learned part's word pairs. ``"lexical"`` and ``"learned"`` are the two parts' sums
+    (no ``"dense"``: the learned part is split over the words, not one number)."""
     from .evaluation.explain import explain_pair
 
     scorer = pipeline.scorer
@@ -964,7 +970,7 @@ def _explain_film_mix(pipeline, query, document, n_top, statistics, corpus):
             name = names[entry.index]
             per_word[name] = per_word.get(name, 0.0) + (1.0 - lam) * 0.5 * entry.cosine_contribution
     pairs = [((p.index_a, p.index_b), (1.0 - lam) * p.cosine_contribution) for p in exp.word_pairs]
-    dense = float(sum(per_word.values()))
+    learned = float(sum(per_word.values()))
     lexical = 0.0
     if lam > 0.0:
         if statistics is None and corpus is not None:
@@ -984,7 +990,7 @@ def _explain_film_mix(pipeline, query, document, n_top, statistics, corpus):
     words, rest = _listed(np.arange(len(words_all)), contributions, words_all, n_top, score)
     return {"score": score, "scoring": scorer.name, "measure": "similarity", "higher_is_better": True,
             "input_weight": scorer.input_weight, "lexical_weight": lam, "lexical_kind": scorer.lexical_kind,
-            "lexical": lexical, "dense": dense, "words": words, "rest": rest,
+            "lexical": lexical, "learned": learned, "words": words, "rest": rest,
             "word_pairs": _listed_pairs(pairs, names, n_top)}
 
 

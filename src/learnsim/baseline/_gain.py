@@ -1,24 +1,7 @@
-"""Never below the baseline: each learner measured against its baseline on held-out supervision.
-
-The rule, the same for every method
------------------------------------
-Every learner's family contains its baseline: minimum cluster distortion with full shrinkage
-is the Euclidean distance (the cosine on L2-normalised rows), FILM mixed with the input cosine
-at w = 1 is the input cosine, relative-comparison weights W = 1 are the Euclidean distance,
-and a learned term weighting falls back to the input weighting (tf.idf / BM25). So ``fit``
-
-1. keeps back part of the supervision: whole clusters, whole anchors' triplets, pairs, or a
-   share of the linked documents, never items of a training cluster;
-2. fits on the rest and scores the learned similarity and the baseline on the held-out part,
-   unit by unit (a held-out query's average precision, a triplet's or a pair's correctness);
-3. keeps the learned part only when the whole confidence interval of its held-out gain over
-   the baseline lies above zero; otherwise the fitted model *is* the baseline, and a
-   :class:`BaselineWarning` says so. A gain the held-out part cannot tell from zero is the kind
-   that vanishes on data of another source (``docs/reproductions/shift.md``: FILM's small
-   held-out gains on STS-B turned into losses on an unseen genre), so it is not kept;
-4. reports the gain with a paired bootstrap confidence interval over the held-out units as the
-   fitted attribute ``baseline_gain_`` (a :class:`BaselineGain`), in ``learnsim fit``'s output
-   and in the saved model.
+"""The rule of :mod:`learnsim.baseline` (its package notes say it in full): learned against
+baseline, one score per held-out unit; the learned part is kept only when the whole paired
+bootstrap interval of its gain lies above zero (:func:`compare`, :func:`choose`), and the report
+(:class:`BaselineGain`) is saved with the model.
 
 When there is too little supervision to hold any out (e.g. fewer than four clusters), the fit
 uses everything, ``baseline_gain_.status`` is ``"unchecked"`` and a warning says the model was

@@ -87,8 +87,12 @@ def print_fitted_on(summary, args, vectorizer, pairs):
         print(f"Fitted on {summary['pairs']} graded pairs (scores {scores.min():g} to {scores.max():g}) of "
               f"{summary['documents']} distinct texts, {features}.")
     elif pairs is not None:
-        print(f"Fitted on {summary['pairs']} pairs ({summary['duplicate_pairs']} duplicates) of "
-              f"{summary['documents']} distinct texts, {features}.")
+        n_relevant = summary["duplicate_pairs"]
+        kinds = (f"{n_relevant} labelled 1: duplicates, or a query and a relevant document" if n_relevant == summary["pairs"]
+                 else f"{n_relevant} duplicates")
+        corpus = f", a corpus of {summary['corpus']} documents among them" if summary.get("corpus") else ""
+        print(f"Fitted on {summary['pairs']} pairs ({kinds}) of {summary['documents']} distinct texts{corpus}, "
+              f"{features}.")
     else:
         print(f"Fitted on {summary['documents']} documents ({summary['clustered_documents']} in "
               f"{summary['clusters']} clusters), {features}.")

@@ -198,7 +198,9 @@ def _print_info(info, as_json):
     if as_json:
         _print_json(info)
         return 0
-    rows = [[k, _summary(v) if k == "search" else v] for k, v in info.items()]
+    # a model over term vectors has no encoder: the row says so in words
+    rows = [[k, _summary(v) if k == "search" else ("none (term vectors)" if k == "encoder" and v is None else v)]
+            for k, v in info.items()]
     print(_table(["", "value"], rows, align="<<"))
     if info.get("added_since_statistics"):
         print(f"\n{info['added_since_statistics']} document(s) were added after the collection statistics were "

@@ -150,7 +150,7 @@ def search_triplets(P, grades, texts, X, baselines, seed, note):
         found, _ = baselines.lexical.search("bm25", [texts[a] for a in anchors], depth)
     allowed = np.zeros(len(texts), dtype=bool)
     allowed[documents] = True
-    rows, counts = [], {"hard": 0, "random": 0, "labelled": 0, "anchors": int(anchors.size)}
+    rows, kinds = [], []
     for i, a in enumerate(anchors.tolist()):
         relevant = sets[a]
         hard = [int(d) for d in baselines.documents[found[i]] if d != a and d not in relevant and allowed[d]]
@@ -159,28 +159,31 @@ def search_triplets(P, grades, texts, X, baselines, seed, note):
         for b in sorted(relevant):
             if hard:
                 rows.append((a, b, hard[rng.integers(len(hard))]))
-                counts["hard"] += 1
+                kinds.append(0)
             r = int(documents[rng.integers(documents.size)])
             if r != a and r not in relevant:
                 rows.append((a, b, r))
-                counts["random"] += 1
+                kinds.append(1)
             if labelled:
                 rows.append((a, b, labelled[rng.integers(len(labelled))]))
-                counts["labelled"] += 1
+                kinds.append(2)
     T = np.array(rows, dtype=np.int64).reshape(-1, 3)
+    kinds = np.array(kinds, dtype=np.int64)
     empty = find_empty_rows(X)
     if empty.size and T.size:
         unusable = np.isin(T, empty).any(axis=1)
         if unusable.any():
             note(f"{int(unusable.sum())} of {len(T)} triplets use one of the {empty.size} text(s) without "
                  "a vocabulary term; they are left out")
-            T = T[~unusable]
+            T, kinds = T[~unusable], kinds[~unusable]
     if len(T) == 0:
         raise ValueError("no usable triplet: every relevant pair uses a text without a vocabulary term")
     if len(T) > _MAX_FILM_TRIPLETS:
         note(f"FILM learns from a sample of {_MAX_FILM_TRIPLETS} of the {len(T)} triplets", info=True)
-        T = T[np.sort(rng.choice(len(T), _MAX_FILM_TRIPLETS, replace=False))]
-    counts["triplets"] = int(len(T))
+        keep = np.sort(rng.choice(len(T), _MAX_FILM_TRIPLETS, replace=False))
+        T, kinds = T[keep], kinds[keep]
+    counts = dict(zip(("hard", "random", "labelled"), np.bincount(kinds, minlength=3).tolist()))
+    counts.update(anchors=int(anchors.size), triplets=int(len(T)))
     return T, counts
 
 

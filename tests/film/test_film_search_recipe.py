@@ -57,7 +57,7 @@ def test_remembering_passes_on_judged_documents_and_fails_the_cold_part(collecti
     assert ndcg(result.pipeline, warm, docs) >= 0.97 * bm25["warm"]
 
 
-def test_a_fit_that_ends_as_bm25_says_so_and_ranks_exactly_as_bm25(collection):
+def test_a_fit_that_ends_as_bm25_says_so_and_ranks_exactly_as_bm25(collection, tmp_path):
     docs, train, warm, cold = collection
     rows = [(q, docs[d], 1) for q, d in train]
     with pytest.warns(BaselineWarning, match="BM25"):
@@ -74,6 +74,14 @@ def test_a_fit_that_ends_as_bm25_says_so_and_ranks_exactly_as_bm25(collection):
     for row, scores in zip(hits, expected):
         top = [h["corpus_id"] for h in row]
         assert np.allclose(scores[top], np.sort(scores)[::-1][:10], rtol=1e-5, atol=1e-5)
+    # an index of the model serves the same ranking, from its numpy query plan
+    from learnsim.index import Index
+
+    with Index.build(tmp_path / "idx", model, docs, ids=[str(i) for i in range(len(docs))]) as index:
+        assert index.scoring == "BM25" and index.info()["query_plan"]
+        for found, row in zip(index.search(queries, k=10), hits):
+            assert [int(h["id"]) for h in found] == [h["corpus_id"] for h in row]
+            np.testing.assert_allclose([h["score"] for h in found], [h["score"] for h in row], rtol=1e-5)
 
 
 def test_a_learner_that_generalises_is_kept_with_its_cold_gain_reported():
@@ -97,3 +105,23 @@ def test_a_learner_that_generalises_is_kept_with_its_cold_gain_reported():
     lex = LexicalBaselines(docs)
     bm25 = ndcg(lex.scores("bm25", lex.query_counts([q for q, _ in cold])), cold, docs)
     assert ndcg(result.pipeline, cold, docs) > bm25
+
+
+def test_over_an_encoder_remembering_fails_the_cold_part_too(collection):
+    """The encoder path: FILM over a (fake) encoder's vectors learns the nicknames too; the check
+    keeps nothing that loses on the cold part, and the model is not below the better of BM25 and
+    the encoder alone on cold queries."""
+    from encoder_fakes import HashedWordEncoder
+    from learnsim import Pipeline
+
+    docs, train, warm, cold = collection
+    encoder = HashedWordEncoder()
+    result = _fit(docs, train, encoder=encoder)
+    report = BaselineGain.from_dict(result.report["baseline_gain"])
+    assert set(result.report["baseline_scores"]) == {"bm25", "cosine", "encoder", "encoder+bm25"}
+    assert report.cold is not None
+    assert not (report.status == "learned" and report.cold["ci_high"] < 0)
+    lex = LexicalBaselines(docs)
+    bm25 = ndcg(lex.scores("bm25", lex.query_counts([q for q, _ in cold])), cold, docs)
+    alone = ndcg(Pipeline.from_encoder(encoder), cold, docs)
+    assert ndcg(result.pipeline, cold, docs) >= 0.97 * max(bm25, alone)
