@@ -63,7 +63,7 @@ _OPTION_METHODS = {
     "paper": {"mcd"}, "n_basis": {"mcd"}, "shrinkage": {"mcd"}, "complement_weight": {"mcd"},
     "n_components": {"film"}, "svd_rank": {"film"}, "max_iter": {"film", "linklearn"},
     "learning_rate": {"linklearn"}, "validation_fraction": {"linklearn", "film", "relative"},
-    "baseline_holdout": {"mcd", "film"}, "variant": {"linklearn"}, "matcher": {"film"},
+    "baseline_holdout": {"mcd", "film", "linklearn"}, "variant": {"linklearn"}, "matcher": {"film"},
     "rerank": {"film"}, "encoder": {"mcd", "film"}, "prior": {"relative"},
     "normalize": {"relative"}, "n_documents": {"relative"},
 }
@@ -259,7 +259,11 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
 
     Returns a :class:`FitResult`; its details: settings (LinkLearn's or LearnedBM25's).
     """
-    return _result_of(linklearn_recipe.fit_linklearn(o, texts, links, variant, summary, note=note))
+    fitted = linklearn_recipe.fit_linklearn(o, texts, links, variant, summary, note=note)
+    held_out = fitted.details.pop("held_out", None)
+    if held_out is None:
+        return _result_of(fitted)
+    return _checked_links_search(o, texts, held_out, "learnsim fit --method linklearn", summary, fitted)
 
 
 def fit_relative(o, texts, T, summary, chooser=None):
@@ -330,6 +334,52 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None, document
             return (1.0 - w) * (E[q] @ E.T) + S
         return score
     return _checked_cluster_search(o, texts, labels, X, learn, "learnsim fit --method film", summary, fitted)
+
+
+def _checked_links_search(o, texts, held_out, owner, summary, fitted):
+    """A weighting learned from links, used for search: the documents its own check held out (with
+    their links among them; the model never saw them) each search every text for the documents
+    they link with, under the model as it serves and under the strongest baseline
+    (:func:`learnsim.baseline.check_search`); a model that does not beat it is that baseline's."""
+    from .baseline import SearchBaselines, SearchSplit, check_search
+    from .pipeline import Pipeline
+
+    docs, adjacency = held_out
+    start = time.perf_counter()
+    queries, relevant = [], []
+    for i in range(adjacency.shape[0]):
+        linked = adjacency.indices[adjacency.indptr[i]:adjacency.indptr[i + 1]]
+        rel = {int(docs[j]): 1.0 for j in linked if j != i}
+        if rel:
+            queries.append(int(docs[i]))
+            relevant.append(rel)
+    if len(queries) < 2:
+        return _result_of(fitted)
+    queries = np.asarray(queries, dtype=np.int64)
+    order = np.argsort(queries)
+    split = SearchSplit(train=np.zeros(0, dtype=bool), held=np.zeros(0, dtype=bool), queries=queries[order],
+                        relevant=tuple(relevant[i] for i in order), seen=tuple(frozenset() for _ in order),
+                        documents=np.arange(len(texts)), groups=queries[order].copy(), by="documents",
+                        n_cold_documents=int(len(docs)))
+    model = Pipeline.from_parts(fitted.parts)
+    with stage("checking search on held-out documents against the strongest baseline"):
+        found = model.searcher(list(texts))
+        baselines = SearchBaselines(texts, split.documents)
+        pool = baselines.pool(split, learned={"learned": lambda q: found.closeness([texts[i] for i in q])},
+                              random_state=o.random_state)
+        check = check_search(pool, [{"learned": 1.0}], owner=owner, random_state=o.random_state, stacklevel=4)
+    fitted.metric_seconds += time.perf_counter() - start
+    summary.update(search_baseline_gain=_report(check.report), strongest_baseline=check.baseline,
+                   baseline_scores=check.scores, model="learned" if not check.fell_back else check.baseline,
+                   held_out=f"{split.n_queries} held-out documents with links searching all {len(texts)} documents")
+    # a weighting that fell back to its own baseline already is the strongest one when they agree
+    # (a LinkLearn that fell back scores as the tf.idf cosine, a LearnedBM25 at BM25's parameters as BM25)
+    already = {"tf.idf cosine": "cosine", "BM25": "bm25"}.get(model.scoring)
+    if check.fell_back and check.baseline != already:
+        from ._baseline_models import baseline_pipeline
+
+        fitted.parts = dict(baseline_pipeline(check.baseline, list(texts)).parts)
+    return _result_of(fitted)
 
 
 def _checked_cluster_search(o, texts, labels, X, learn, owner, summary, fitted):

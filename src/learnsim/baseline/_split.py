@@ -61,7 +61,8 @@ class SearchSplit:
         The collection the queries search (sorted text indices); a query never finds itself.
     groups : ndarray of int (n_queries,)
         Units resampled together by the bootstrap (a component, or the query itself).
-    by : {"query and document", "component", "cluster"}
+    by : {"query and document", "component", "cluster", "documents"}
+        ("documents": documents held out with their links, by a fit from links)
     n_cold_documents : int
         Documents held out with every pair that names them.
 

@@ -99,10 +99,12 @@ def fit_linklearn(args, model_path, summary):
     links = read_links(Path(args.links), docs.ids, args.encoding_errors)
     result = _fit(fit_options(args), docs.texts, links, variant, summary,
                   note=lambda message, info=False: _note(message))
-    metric, settings = result.pipeline.metric, result.details.settings
+    from ..baseline import BaselineGain
+
+    settings = result.details.settings
     vec_seconds, metric_seconds = result.details.vec_seconds, result.details.metric_seconds
     _save_model(result.pipeline, model_path)
-    report = metric.baseline_gain_
+    report = None if summary.get("baseline_gain") is None else BaselineGain.from_dict(summary["baseline_gain"])
     if args.json:
         _print_json(result.to_dict())
         return 0
@@ -115,18 +117,22 @@ def fit_linklearn(args, model_path, summary):
           f"{summary['validation_documents']} ({summary['validation_links']} links) for {use}.")
     if variant == "paper":
         print(f"LinkLearn (paper 002's eq. 5, in-domain): learning rate {settings['learning_rate']:g}, best "
-              f"validation AvgP {summary['validation_ap']:.3f} after {metric.best_iter_} of {metric.n_iter_} drawn "
-              "documents.")
+              f"validation AvgP {summary['validation_ap']:.3f} after {summary['best_iter']} of {summary['n_iter']} "
+              "drawn documents.")
     else:
-        print(f"LearnedBM25 (transferable): {metric.describe()}; validation AvgP {metric.validation_ap_:.3f} "
-              f"(thinned copies, sampled queries) after {metric.n_evaluations_} evaluations.")
-        path = metric.shrinkage_path_
-        if path.size:
+        params = ", ".join(f"{k} {v:.3g}" for k, v in summary["weighting"].items())
+        print(f"LearnedBM25 (transferable): {params}; validation AvgP {summary['validation_ap']:.3f} "
+              f"(thinned copies, sampled queries) after {summary['n_evaluations']} evaluations.")
+        path = summary.get("shrinkage_path") or []
+        if path:
             table = ", ".join(f"{lam:g}: {ap:.4f}" for lam, ap, _, _ in path)
-            print(f"Moved {metric.shrinkage_:g} of the way from BM25's defaults to the search's point: the "
+            print(f"Moved {summary['shrinkage']:g} of the way from BM25's defaults to the search's point: the "
                   f"smallest share whose held-out AvgP is within one standard error of the best ({table}).")
     if report is not None:
         print(f"Against the baseline: {report.summary()}")
+    from ._fit_film import _print_search_check
+
+    _print_search_check(summary, result.pipeline, "the weighting")
     print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, weighting "
           f"{metric_seconds:.2f} s); saved {model_path}.")
     return 0

@@ -123,12 +123,14 @@ def register(commands):
                           "clusters better (--baseline-holdout); film: default tfidf; relative: default binary with "
                           "--triplets, tfidf with --clicks and --clicks-from (the click defaults)")
     fit.add_argument("--baseline-holdout", type=_baseline_holdout, default=None, metavar="F|none",
-                     help="share of the supervision (whole clusters, anchors, pairs or linked documents) "
-                          "held out to measure the learned similarity against its baseline (Euclid / the "
-                          "input cosine); when learning does not help there for certain (the 95%% interval "
-                          "of the gain reaches 0), the model falls back to the baseline and a warning says so "
-                          "(mcd, film; default: 0.2; 'none': fit on everything, unchecked). relative and "
-                          "linklearn check on their --validation-fraction share")
+                     help="share of the supervision (whole clusters, queries with their documents, groups "
+                          "of pairs, or linked documents) held out to measure the learned similarity against "
+                          "its baseline (Euclid / the input cosine / the tf.idf cosine or BM25) and, as "
+                          "search, against the strongest of BM25, the tf.idf cosine and the encoder's cosine; "
+                          "when learning does not help there for certain (the 95%% interval of the gain "
+                          "reaches 0), the model is the baseline and a warning says so (mcd, film, "
+                          "linklearn; default: 0.2; 'none': fit on everything, unchecked). relative checks "
+                          "on its --validation-fraction share")
     fit.add_argument("--matcher", choices=MATCHER_CHOICES, default=None, help=MATCHER_HELP)
     fit.add_argument("--no-rerank", action="store_true",
                      help="film with labelled --pairs: no learned re-ranking of search (by default a pair "
@@ -197,8 +199,8 @@ _METHOD_OPTIONS = {
     "lsi": ("--lsi", {"mcd", "film"}), "no_norm": ("--no-norm", {"mcd", "film"}),
     "links": ("--links", {"linklearn"}), "learning_rate": ("--learning-rate", {"linklearn"}),
     "validation_fraction": ("--validation-fraction", {"linklearn", "film", "relative"}),
-    # relative and linklearn check against their baseline on their --validation-fraction share
-    "baseline_holdout": ("--baseline-holdout", {"mcd", "film"}),
+    # relative checks against its baseline on its --validation-fraction share
+    "baseline_holdout": ("--baseline-holdout", {"mcd", "film", "linklearn"}),
     "variant": ("--variant", {"linklearn"}), "matcher": ("--matcher", {"film"}),
     "no_rerank": ("--no-rerank", {"film"}), "encoder": ("--encoder", {"mcd", "film"}),
 }

@@ -328,6 +328,10 @@ class LinkLearn(BaseEstimator):
         learned weighting lost, and this model scores as the tf.idf cosine.
     baseline_only_ : bool
         True for :meth:`from_baseline` models: the tf.idf cosine, nothing learned.
+    held_out_ : (ndarray of int, Links) or None
+        The documents the held-out check kept back (rows of the ``X`` given to ``fit``) with their
+        links among them: the model never saw them, so a fit's recipe checks its search there
+        over a whole collection (:mod:`learnsim.fitting`). Not saved with the model.
     variant_ : str
         ``"paper"``: eq. (5), an in-domain weighting (the transferable family is
         :class:`learnsim.weighting.LearnedBM25`, ``variant_ == "bm25"``).
@@ -600,6 +604,7 @@ class LinkLearn(BaseEstimator):
         training_mean_length = float(document_lengths(X).mean())
         training_vocabulary = np.flatnonzero(np.bincount(X.indices, minlength=X.shape[1]) > 0)
         held, report = None, None
+        self.held_out_ = None
         if holdout is not None:
             split = holdout_documents(links, holdout, int(rng.integers(2**31 - 1)))
             if isinstance(split, str):
@@ -609,6 +614,9 @@ class LinkLearn(BaseEstimator):
                 train, L_train, held_rows, L_held = split
                 held = (X[held_rows], L_held)
                 X, links = X[train], L_train
+                # the documents the model never sees, for a check of its search over a whole
+                # collection by the fit's recipe (learnsim.fitting); not saved with the model
+                self.held_out_ = (np.asarray(held_rows), L_held)
         adjacency = links.symmetric().adjacency
         degrees = np.diff(adjacency.indptr)
         anchors = np.flatnonzero((degrees > 0) & (degrees < X.shape[0] - 1))

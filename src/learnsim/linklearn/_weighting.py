@@ -517,6 +517,10 @@ class LearnedBM25(BaseEstimator):
         Held-out AvgP of the learned parameters against BM25 (k1 = 1.5, b = 0.6), with a paired
         bootstrap interval over the held-out articles; ``status == "baseline"``: ``params_`` are
         BM25's. None for ``from_params`` members and ``baseline_holdout=None``.
+    held_out_ : (ndarray of int, Links) or None
+        The articles the held-out check kept back (rows of the ``X`` given to ``fit``) with their
+        links among them: the model never saw them, so a fit's recipe checks its search there
+        over a whole collection (:mod:`learnsim.fitting`). Not saved with the model.
     variant_ : str
         ``"bm25"``: the transferable family (paper 002's eq. 5 is LinkLearn, ``"paper"``).
     params_ : dict
@@ -713,6 +717,7 @@ class LearnedBM25(BaseEstimator):
         rng = check_random_state(self.random_state)
         start_time = time.perf_counter()
         held_copies, report = None, None
+        self.held_out_ = None
         if holdout is not None:
             split = holdout_documents(link_set, holdout, int(rng.integers(2**31 - 1)))
             if isinstance(split, str):
@@ -720,6 +725,9 @@ class LearnedBM25(BaseEstimator):
                                    owner="LearnedBM25", stacklevel=3)
             else:
                 train, L_train, held, L_held = split
+                # the articles the model never sees, for a check of its search over a whole
+                # collection by the fit's recipe (learnsim.fitting); not saved with the model
+                self.held_out_ = (np.asarray(held), L_held)
                 held_copies = self._copies([V[held] for V in views], L_held.symmetric().adjacency.tocsr(), fractions,
                                            query_length, rng)
                 views = [V[train] for V in views]

@@ -70,20 +70,23 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
     except ValueError as exc:
         raise ValueError(f"cannot hold out {fraction:g} of the documents for early stopping: {exc}") from None
     X_train = X[train]
+    rows = np.asarray(train)            # the texts X_train's rows are
     empty = find_empty_rows(X_train)
     if empty.size:
         note(f"{empty.size} training document(s) have no vocabulary term; they and their links are left out")
         keep = np.setdiff1d(np.arange(X_train.shape[0]), empty)
         X_train, L_train = X_train[keep], Links(L_train.adjacency[keep][:, keep])
+        rows = rows[keep]
     if variant == "paper":
         settings = {"learning_rate": o.learning_rate or DEFAULT_LINKLEARN_RATE}
         if o.max_iter is not None:
             settings["max_iter"] = o.max_iter
-        metric = LinkLearn(**settings, random_state=o.random_state, verbose=_default_enabled())
+        metric = LinkLearn(**settings, baseline_holdout=o.baseline_holdout, random_state=o.random_state,
+                           verbose=_default_enabled())
         title = "LinkLearn: learning the term weights"
     else:
         settings = {} if o.max_iter is None else {"max_evaluations": max(1, o.max_iter)}
-        metric = LearnedBM25(**settings, random_state=o.random_state)
+        metric = LearnedBM25(**settings, baseline_holdout=o.baseline_holdout, random_state=o.random_state)
         title = "LearnedBM25: searching the five weighting parameters"
     start = time.perf_counter()
     try:
@@ -105,6 +108,9 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
                        validation_ap=metric.validation_ap_, shrinkage=metric.shrinkage_,
                        shrinkage_path=[[float(v) for v in row] for row in metric.shrinkage_path_])
     summary.update(baseline_gain=_report(report))
+    held = getattr(metric, "held_out_", None)
+    # the documents its own check held out, as text indices, with their links (symmetric, among them)
+    held_out = None if held is None else (rows[held[0]], held[1].symmetric().adjacency.tocsr())
     return Fitted(summary, {"vectorizer": vectorizer, "metric": metric}, vec_seconds, metric_seconds,
-                   settings=settings)
+                   settings=settings, held_out=held_out)
 
