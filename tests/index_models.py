@@ -109,15 +109,25 @@ def model(family):
             parts.pop("rerank", None)
             return learnsim.Pipeline.from_parts(parts)
         if family == "relative":
-            return learnsim.fit(texts, triplets=topic_triplets(y, rng))
+            # the family itself: unchecked as search (on 120 texts its check may end as a baseline)
+            return learnsim.fit(texts, triplets=topic_triplets(y, rng), baseline_holdout=None)
         if family in ("linklearn", "bm25"):
             links = []
             for i in range(n):
                 same = [j for j in range(n) if y[j] == y[i] and j != i]
                 links.extend((i, int(j)) for j in rng.choice(same, 3, replace=False))
             if family == "bm25":
-                return learnsim.fit(texts, links=links, variant="bm25")
-            return learnsim.fit(texts, links=links)
+                # the family itself: unchecked (on 120 texts the search check may end as BM25 proper)
+                return learnsim.fit(texts, links=links, variant="bm25", baseline_holdout=None)
+            # a LinkLearn as its own check leaves it on these 120 texts: fallen back to the tf.idf
+            # cosine (its query plan holds the collection's idf), whatever the search check then
+            # picks (tests/linklearn/test_linklearn_search_check.py)
+            from learnsim._baseline_models import baseline_pipeline
+
+            fitted = learnsim.fit(texts, links=links)
+            if type(fitted.metric).__name__ == "LinkLearn":
+                return fitted
+            return baseline_pipeline("cosine", texts)
     raise ValueError(f"unknown family {family!r}")
 
 

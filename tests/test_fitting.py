@@ -165,7 +165,8 @@ def test_index_pairs_are_the_pairs_of_their_texts(text_pairs):
 
 
 def test_triplets_fit_relative_as_the_command_line(corpus, triplets, tmp_path):
-    parts = fit_parts(corpus["texts"], triplets=triplets)
+    # unchecked as search, so that the relative model (not the baseline its search check may end at) is compared
+    parts = fit_parts(corpus["texts"], triplets=triplets, baseline_holdout=None)
     assert sorted(parts) == ["metric", "vectorizer"]
     metric = parts["metric"]
     assert type(metric).__name__ == "RelativeComparisonMetric" and metric.baseline_gain_ is not None
@@ -173,7 +174,8 @@ def test_triplets_fit_relative_as_the_command_line(corpus, triplets, tmp_path):
     assert_round_trip(parts, tmp_path)
     docs = _write(tmp_path / "docs.tsv", [f"d{i}\t{t}" for i, t in enumerate(corpus["texts"])])
     rows = _write(tmp_path / "triplets.tsv", [f"d{a}\td{b}\td{c}" for a, b, c in triplets])
-    assert_same_parts(parts, _cli_model(tmp_path, ["--method", "relative", "--input", docs, "--triplets", rows]))
+    assert_same_parts(parts, _cli_model(tmp_path, ["--method", "relative", "--input", docs, "--triplets", rows,
+                                                   "--baseline-holdout", "none"]))
 
 
 def test_relative_n_documents_takes_the_vocabulary_from_the_collection(corpus, triplets):
@@ -182,11 +184,12 @@ def test_relative_n_documents_takes_the_vocabulary_from_the_collection(corpus, t
     texts = list(corpus["texts"])
     extra = ["zzzquery words nowhere else", "another qqqonly anchor"]
     anchored = [(len(texts), b, c) for _, b, c in triplets[:5]] + [(len(texts) + 1, b, c) for _, b, c in triplets[5:10]]
-    plain = fit_parts(texts + extra, triplets=triplets + anchored, weighting="tfidf")
-    only = fit_parts(texts + extra, triplets=triplets + anchored, weighting="tfidf", n_documents=len(texts))
+    kw = dict(weighting="tfidf", baseline_holdout=None)       # the relative model's own vectoriser
+    plain = fit_parts(texts + extra, triplets=triplets + anchored, **kw)
+    only = fit_parts(texts + extra, triplets=triplets + anchored, n_documents=len(texts), **kw)
     assert "zzzquery" in plain["vectorizer"].vocabulary_
     assert "zzzquery" not in only["vectorizer"].vocabulary_ and "qqqonly" not in only["vectorizer"].vocabulary_
-    assert only["vectorizer"].vocabulary_ == fit_parts(texts, triplets=triplets, weighting="tfidf")["vectorizer"].vocabulary_
+    assert only["vectorizer"].vocabulary_ == fit_parts(texts, triplets=triplets, **kw)["vectorizer"].vocabulary_
     with pytest.raises(ValueError, match="n_documents"):
         fit_parts(texts, triplets=triplets, n_documents=len(texts) + 1)
     with pytest.raises(ValueError, match="n_documents"):

@@ -22,6 +22,7 @@ back to the baseline, with a warning, when the gain is not clearly above 0
 """
 from __future__ import annotations
 
+import dataclasses
 import numbers
 import time
 import warnings
@@ -63,7 +64,7 @@ _OPTION_METHODS = {
     "paper": {"mcd"}, "n_basis": {"mcd"}, "shrinkage": {"mcd"}, "complement_weight": {"mcd"},
     "n_components": {"film"}, "svd_rank": {"film"}, "max_iter": {"film", "linklearn"},
     "learning_rate": {"linklearn"}, "validation_fraction": {"linklearn", "film", "relative"},
-    "baseline_holdout": {"mcd", "film", "linklearn"}, "variant": {"linklearn"}, "matcher": {"film"},
+    "baseline_holdout": {"mcd", "film", "linklearn", "relative"}, "variant": {"linklearn"}, "matcher": {"film"},
     "rerank": {"film"}, "encoder": {"mcd", "film"}, "prior": {"relative"},
     "normalize": {"relative"}, "n_documents": {"relative"},
 }
@@ -270,9 +271,131 @@ def fit_relative(o, texts, T, summary, chooser=None):
     """A weighted metric from the relative comparisons ``T`` among ``texts``, C chosen and checked
     against W = 1 on held-out anchors or by ``chooser`` (:func:`learnsim.relative.recipe.fit_relative`).
 
+    Held-out triplets (no ``chooser``, or one that held nothing out) also check the model as
+    search is used (:func:`_checked_relative_search`, issue 42); a click log's chooser checks
+    held-out searches against the ranking that was served instead.
+
     Returns a :class:`FitResult`; its details: report, C, scores ({C: held-out score}), valid_T.
     """
-    return _result_of(relative_recipe.fit_relative(o, texts, T, summary, chooser=chooser))
+    fitted = relative_recipe.fit_relative(o, texts, T, summary, chooser=chooser)
+    held_out = fitted.details.pop("held_out", None)
+    if held_out is None or o.baseline_holdout is None:
+        return _result_of(fitted)
+    return _checked_relative_search(o, texts, T, held_out, summary, fitted)
+
+
+def _checked_relative_search(o, texts, T, held_out, summary, fitted):
+    """Relative comparisons used for search: each anchor whose triplets were held out searches the
+    collection (the first ``o.n_documents`` texts, or every text but those that are only anchors)
+    for the texts its triplets put closer and never farther, under the weights learned without it
+    and under the strongest baseline (:func:`learnsim.baseline.check_search`); the texts some
+    training triplet names are its warm part, the others its cold part. A model that does not beat
+    the strongest baseline is that baseline's."""
+    from .baseline import BaselineWarning, SearchBaselines, SearchSplit, check_search
+    from .pipeline import Pipeline
+
+    fit_T, valid_T, probe = held_out
+    n = len(texts)
+    if o.n_documents is not None:
+        documents = np.arange(min(int(o.n_documents), n))
+    else:
+        only_anchors = np.setdiff1d(T[:, 0], T[:, 1:].ravel())
+        documents = np.setdiff1d(np.arange(n), only_anchors)
+    in_collection = np.zeros(n, dtype=bool)
+    in_collection[documents] = True
+    named = np.zeros(n, dtype=bool)
+    named[fit_T.ravel()] = True
+    queries, relevant, seen = [], [], []
+    for a in np.unique(valid_T[:, 0]).tolist():
+        mine = valid_T[valid_T[:, 0] == a]
+        closer = set(mine[:, 1].tolist()) - set(mine[:, 2].tolist())
+        rel = {int(d): 1.0 for d in sorted(closer) if in_collection[d] and d != a}
+        if rel:
+            queries.append(int(a))
+            relevant.append(rel)
+            seen.append(frozenset(d for d in rel if named[d]))
+    if len(queries) < 2 or documents.size < 2:
+        return _result_of(fitted)
+    start = time.perf_counter()
+    queries = np.asarray(queries, dtype=np.int64)
+    split = SearchSplit(train=np.zeros(0, dtype=bool), held=np.zeros(0, dtype=bool), queries=queries,
+                        relevant=tuple(relevant), seen=tuple(seen), documents=documents, groups=queries.copy(),
+                        by="query and document", n_cold_documents=int(np.count_nonzero(~named[documents])))
+    doc_texts = [texts[i] for i in documents]
+    model = Pipeline.from_parts({"vectorizer": fitted.parts["vectorizer"], "metric": probe})
+    owner = "learnsim fit --method relative"
+    with stage("checking search on the held-out anchors against the strongest baseline"), \
+            warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always", BaselineWarning)
+        found = model.searcher(doc_texts)
+        baselines = SearchBaselines(texts, documents)
+        pool = baselines.pool(split, learned={"learned": lambda q: found.closeness([texts[i] for i in q])},
+                              random_state=o.random_state)
+        check = check_search(pool, [{"learned": 1.0}], owner=owner, random_state=o.random_state, stacklevel=4)
+        triplets = _relative_triplets_against_lexical(o, texts, valid_T, documents, found, baselines, owner)
+    fitted.metric_seconds += time.perf_counter() - start
+    search = check.report
+    # The triplets are what the user said "similar" means: the learned weights stay when they beat
+    # the strongest lexical baseline on the held-out triplets and, as search, are not below it for
+    # certain (overall or cold); as search alone (nDCG@10 of the texts the triplets put closer)
+    # they need not beat it, since a search's top ten is only part of what the triplets order.
+    below = search.ci_high < 0 or (search.cold is not None and search.cold["ci_high"] < 0)
+    keep = not check.fell_back or (triplets is not None and not triplets.fell_back and not below)
+    if keep and check.fell_back:
+        search = dataclasses.replace(search, status="learned", reason=None, detail=dict(
+            search.detail, kept="it beats the strongest baseline on the held-out triplets and, as search, is not "
+                                "below it for certain"))
+    for w in said:
+        if not (keep and issubclass(w.category, BaselineWarning)):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    summary.update(search_baseline_gain=_report(search), strongest_baseline=check.baseline,
+                   baseline_scores=check.scores,
+                   held_out=f"{split.n_queries} held-out anchors searching {documents.size} documents")
+    if triplets is not None:
+        summary["triplet_baseline_gain"] = _report(triplets)
+    if not keep:
+        from ._baseline_models import baseline_pipeline
+
+        summary["model"] = check.baseline
+        fitted.parts = dict(baseline_pipeline(check.baseline, doc_texts).parts)
+    return _result_of(fitted)
+
+
+def _relative_triplets_against_lexical(o, texts, valid_T, documents, found, baselines, owner):
+    """The held-out triplets (those whose two items are in the collection) scored per anchor (1
+    right, 1/2 tie, 0 wrong) under the weights learned without them and under BM25 and the tf.idf
+    cosine; the learned weights against the better of the two (:func:`learnsim.baseline.compare`,
+    bootstrap over anchors). None without two such anchors."""
+    from .baseline import BASELINE_TITLES, compare
+
+    position = np.full(len(texts), -1, dtype=np.int64)
+    position[documents] = np.arange(documents.size)
+    T = valid_T[(position[valid_T[:, 1]] >= 0) & (position[valid_T[:, 2]] >= 0)]
+    anchors, row = np.unique(T[:, 0], return_inverse=True)
+    if anchors.size < 2:
+        return None
+    sums = {name: np.zeros(anchors.size) for name in ("learned", "bm25", "cosine")}
+    step = max(1, 2 ** 22 // max(documents.size, 1))
+    for start in range(0, anchors.size, step):
+        chunk = np.arange(start, min(start + step, anchors.size))
+        blocks = baselines.base_blocks(anchors[chunk])
+        blocks = {"learned": np.asarray(found.closeness([texts[a] for a in anchors[chunk]])),
+                  "bm25": blocks["bm25"], "cosine": blocks["cosine"]}
+        mine = np.isin(row, chunk)
+        r = row[mine] - start
+        near, far = position[T[mine, 1]], position[T[mine, 2]]
+        for name, S in blocks.items():
+            S = S.toarray() if hasattr(S, "toarray") else np.asarray(S)
+            b, c = S[r, near], S[r, far]
+            sums[name] += np.bincount(row[mine], weights=(b > c) + 0.5 * (b == c), minlength=anchors.size)
+    counts = np.bincount(row, minlength=anchors.size)
+    means = {name: v / counts for name, v in sums.items()}
+    strongest = max(("bm25", "cosine"), key=lambda name: means[name].mean())
+    return compare(means["learned"], means[strongest], measure="triplet accuracy (mean per anchor, a tie counts 1/2)",
+                   unit=f"held-out anchors ({len(T)} triplets)", baseline_name=BASELINE_TITLES[strongest],
+                   owner=owner, random_state=o.random_state, stacklevel=4,
+                   detail={"strongest_baseline": strongest, "bm25": float(means["bm25"].mean()),
+                           "cosine": float(means["cosine"].mean())})
 
 
 # ============================================================================ FILM
@@ -344,21 +467,24 @@ def _checked_links_search(o, texts, held_out, owner, summary, fitted):
     from .baseline import SearchBaselines, SearchSplit, check_search
     from .pipeline import Pipeline
 
-    docs, adjacency = held_out
+    docs, adjacency, trained = held_out
+    trained = set(np.asarray(trained).tolist())
     start = time.perf_counter()
-    queries, relevant = [], []
-    for i in range(adjacency.shape[0]):
+    queries, relevant, seen = [], [], []
+    for i, q in enumerate(np.asarray(docs).tolist()):
         linked = adjacency.indices[adjacency.indptr[i]:adjacency.indptr[i + 1]]
-        rel = {int(docs[j]): 1.0 for j in linked if j != i}
+        rel = {int(d): 1.0 for d in linked if d != q}
         if rel:
-            queries.append(int(docs[i]))
+            queries.append(int(q))
             relevant.append(rel)
+            # warm: linked documents the training links name; cold: the others (held out too)
+            seen.append(frozenset(d for d in rel if d in trained))
     if len(queries) < 2:
         return _result_of(fitted)
     queries = np.asarray(queries, dtype=np.int64)
     order = np.argsort(queries)
     split = SearchSplit(train=np.zeros(0, dtype=bool), held=np.zeros(0, dtype=bool), queries=queries[order],
-                        relevant=tuple(relevant[i] for i in order), seen=tuple(frozenset() for _ in order),
+                        relevant=tuple(relevant[i] for i in order), seen=tuple(seen[i] for i in order),
                         documents=np.arange(len(texts)), groups=queries[order].copy(), by="documents",
                         n_cold_documents=int(len(docs)))
     model = Pipeline.from_parts(fitted.parts)
@@ -877,9 +1003,12 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, met
         - ``validation_fraction`` (float in (0, 1); film on pairs, linklearn, relative): the
           share held out to choose the duplicate and search rules (film, default 0.2), for
           early stopping (linklearn, default 0.25), or to choose C (relative, default 0.25).
-        - ``baseline_holdout`` (float in (0, 1) or None; mcd, film; default 0.2): the share of
-          the supervision held out to check the learned similarity against its baseline; None
-          fits on everything, unchecked.
+        - ``baseline_holdout`` (float in (0, 1) or None; mcd, film, linklearn, relative; default
+          0.2): the share of the supervision held out to check the learned similarity against its
+          baseline and, as search, against the strongest baseline; None fits on everything,
+          unchecked. linklearn holds out this share of its training documents with their links
+          for both checks; relative holds out its ``validation_fraction`` share of the anchors,
+          and None skips only its search check.
         - ``variant`` ({"paper", "bm25"}; linklearn; default "paper"): paper 002's eq. (5) or
           :class:`learnsim.weighting.LearnedBM25`.
         - ``prior`` ({"zero", "one"}; relative; default "zero"): what the weights are shrunk

@@ -192,12 +192,16 @@ def test_evaluate_input_reports_bm25_beside_the_cosine(clustered_train_tsv, tmp_
     code, out, err = run_cli(["evaluate", "--model", model, "--input", clustered_train_tsv, "--json"])
     assert code == 0, err
     report = json.loads(out)
-    assert set(report["methods"]) == {"learned", "cosine", "bm25"} and report["higher_is_better"] is True
+    # the model's own cosine, and BM25 and the tf.idf cosine as every search fit is checked against
+    assert set(report["methods"]) == {"learned", "cosine", "bm25", "tfidf"} and report["higher_is_better"] is True
     for measure, value in report["methods"]["bm25"].items():
         assert 0.0 <= value <= 1.0
         if value > 0:
             assert report["ratio_learned_to_bm25"][measure] == pytest.approx(
                 report["methods"]["learned"][measure] / value)
+        strongest = report["strongest_baseline"][measure]
+        assert strongest in ("bm25", "tfidf")
+        assert report["methods"][strongest][measure] == max(report["methods"][b][measure] for b in ("bm25", "tfidf"))
 
 
 def _read_graded(path):

@@ -64,8 +64,10 @@ def test_fit_relative_from_triplets_chooses_C_on_held_out_anchors(files, tmp_pat
 
 def test_fit_relative_from_clicks(files, tmp_path):
     model = tmp_path / "clicks.npz"
+    # unchecked as search: the subject is the relative model fitted from clicks (the search check
+    # is tests/relative/test_relative_search_check.py's)
     code, out, err = run_cli(["fit", "--method", "relative", "--input", files["docs"], "--clicks", files["clicks"],
-                              "--model", model, "--json"])
+                              "--model", model, "--json", "--baseline-holdout", "none"])
     assert code == 0, err
     summary = json.loads(out)
     assert summary["supervision"] == "clicks" and summary["triplets"] == 600
@@ -158,8 +160,9 @@ def test_linklearn_without_pystemmer_says_so_and_fits_unstemmed(pages, tmp_path,
 def test_linklearn_no_stem(pages, tmp_path):
     docs, links = pages
     model = tmp_path / "ll.npz"
+    # unchecked, so that the learned weighting (not a baseline the search check may end at) is saved
     code, _, err = run_cli(["fit", "--method", "linklearn", "--input", docs, "--links", links, "--model", model,
-                            "--max-iter", "200", "--no-stem"])
+                            "--max-iter", "200", "--no-stem", "--baseline-holdout", "none"])
     assert code == 0, err
     assert load(model)["vectorizer"].stem is None
 
@@ -212,7 +215,7 @@ def test_fit_relative_falls_back_to_W1_and_says_so(files, tmp_path):
     triplets = _euclid_triplets(files, tmp_path / "euclid.tsv")
     model = tmp_path / "w1.npz"
     code, out, err = run_cli(["fit", "--method", "relative", "--input", files["docs"], "--triplets", triplets,
-                              "--model", model])
+                              "--model", model, "--baseline-holdout", "none"])
     assert code == 0, err
     assert "warning:" in err and "falls back to the baseline" in err
     assert "the model is W = 1" in out and "Against the baseline:" in out
@@ -237,7 +240,7 @@ def test_fit_relative_on_four_triplets_is_not_silent(files, tmp_path, n_anchors,
     path.write_text("\n".join(picked) + "\n", encoding="utf-8")
     model = tmp_path / "four.npz"
     code, out, err = run_cli(["fit", "--method", "relative", "--input", files["docs"], "--triplets", path,
-                              "--model", model, "--json"])
+                              "--model", model, "--json", "--baseline-holdout", "none"])
     assert code == 0, err
     report = json.loads(out)["baseline_gain"]
     assert report["status"] in statuses

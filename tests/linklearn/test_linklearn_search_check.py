@@ -28,7 +28,11 @@ def test_the_held_out_documents_search_the_whole_collection_against_the_stronges
         warnings.simplefilter("ignore")
         result = learnsim.fitting.fit(texts, links=links, variant=variant, max_iter=1500 if variant == "paper" else 20)
     report = BaselineGain.from_dict(result.report["search_baseline_gain"])
-    assert report.measure == "nDCG@10" and report.cold is not None and report.cold["n_units"] == report.n_units
+    # relevance is every link of a held-out document; the linked documents a training link also
+    # names are its warm part, the rest its cold part (a document may have both)
+    assert report.measure == "nDCG@10" and report.cold is not None
+    assert 0 < report.cold["n_units"] <= report.n_units
+    assert report.cold["n_units"] + (report.warm or {}).get("n_units", 0) >= report.n_units
     assert f"searching all {len(texts)} documents" in result.report["held_out"]
     assert set(result.report["baseline_scores"]) == {"bm25", "cosine"}
     strongest = report.detail["strongest_baseline"]
@@ -46,3 +50,61 @@ def test_unchecked_keeps_the_learned_family():
         warnings.simplefilter("ignore")
         result = learnsim.fitting.fit(texts, links=links, baseline_holdout=None, max_iter=500)
     assert type(result.pipeline.metric).__name__ == "LinkLearn" and "search_baseline_gain" not in result.report
+
+
+def test_remembering_the_linked_documents_passes_warm_and_fails_the_cold_part(monkeypatch):
+    """A weighting that remembered which documents the training links name (it ranks them by how
+    often they were linked) finds a held-out document's linked documents that training named, as a
+    check among training documents would see, and buries the held-out ones: the cold part catches
+    it and the fit is the strongest baseline."""
+    import scipy.sparse as sp
+
+    import learnsim.pipeline
+    from learnsim._fit_common import Fitted
+    from learnsim.baseline import LexicalBaselines
+    from learnsim.fitting import FitOptions, _checked_links_search
+
+    rng = np.random.default_rng(3)
+    n_topics, hubs, plain = 8, 3, 22
+    topic = np.repeat(np.arange(n_topics), hubs + plain)
+    words = [[f"t{t}w{i}" for i in range(25)] for t in range(n_topics)]
+    texts = [" ".join(rng.choice(words[t], 12)) for t in topic]
+    n = len(texts)
+    is_hub = np.tile(np.r_[np.ones(hubs, bool), np.zeros(plain, bool)], n_topics)
+    pairs = []
+    for i in np.flatnonzero(~is_hub):
+        mates = np.flatnonzero((topic == topic[i]) & (np.arange(n) != i))
+        pairs += [(i, int(j)) for j in rng.choice(mates[is_hub[mates]], 2, replace=False)]
+        pairs += [(i, int(j)) for j in rng.choice(mates[~is_hub[mates]], 2, replace=False)]
+    A = sp.coo_matrix((np.ones(len(pairs)), tuple(np.asarray(pairs).T)), shape=(n, n)).tocsr()
+    A = ((A + A.T) > 0).astype(np.float64).tocsr()
+    held = np.sort(rng.choice(np.flatnonzero(~is_hub), n // 5, replace=False))
+    rest = np.setdiff1d(np.arange(n), held)
+    degree = np.zeros(n)
+    degree[rest] = np.asarray(A[rest][:, rest].sum(axis=1)).ravel()
+    trained = np.flatnonzero(degree > 0)
+    lex = LexicalBaselines(texts)
+
+    class Remembers:                  # the cosine, times how often the training links named a document
+        scoring = "remembers"
+
+        def searcher(self, documents):
+            return self
+
+        def closeness(self, queries):
+            return np.asarray(lex.scores("cosine", lex.query_counts(queries))) * (1.0 + degree)
+
+    real = learnsim.pipeline.Pipeline.from_parts.__func__
+    monkeypatch.setattr(learnsim.pipeline.Pipeline, "from_parts", classmethod(
+        lambda cls, parts: Remembers() if "remembers" in parts else real(cls, parts)))
+    summary = {}
+    fitted = Fitted(summary, {"remembers": True}, 0.0, 0.0)
+    with pytest.warns(UserWarning):
+        result = _checked_links_search(FitOptions(random_state=0), texts, (held, A[held], trained),
+                                       "a test", summary, fitted)
+    report = BaselineGain.from_dict(summary["search_baseline_gain"])
+    # the part a link split among training documents sees: the documents training named
+    assert report.warm is not None and report.warm["ci_low"] > 0
+    assert report.cold is not None and report.cold["ci_high"] < 0
+    assert report.fell_back and summary["model"] == report.detail["strongest_baseline"]
+    assert result.pipeline.scoring in ("BM25", "tf.idf cosine")

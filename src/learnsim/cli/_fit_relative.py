@@ -170,6 +170,14 @@ def fit_relative(args, model_path, summary):
         print(f"Relative comparisons: C = {best_C:g}, chosen on {held} ({measure}); refitted on all triplets, "
               f"{summary['nonzero_weights']} features with a weight.")
     print(f"Against the baseline: {report.summary()}")
+    if summary.get("triplet_baseline_gain") is not None:
+        from ..baseline import BaselineGain
+
+        print("Held-out triplets against the strongest of BM25 and the tf.idf cosine: "
+              f"{BaselineGain.from_dict(summary['triplet_baseline_gain']).summary()}.")
+    from ._fit_film import _print_search_check
+
+    _print_search_check(summary, result.pipeline, "the weights")
     print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, metric "
           f"{metric_seconds:.2f} s); saved {model_path}.")
     return 0

@@ -68,9 +68,10 @@ def register(commands):
             tf.idf cosine / BM25) on held-out supervision, keeps the learned part only when the
             95% interval of the gain lies above 0, falls back to the baseline with a warning
             otherwise, and prints, saves and --json-reports the gain with its interval.
-            A model fitted on pairs is checked as search is used: held-out queries whose relevant
-            documents no training pair names (cold) beside the others (warm), each searching the
-            whole collection, against the strongest of Okapi BM25, the tf.idf cosine, the
+            Every model is also checked as search is used: held-out queries (pairs), whole
+            held-out clusters (labels), documents with their links (linklearn) or anchors with
+            their triplets (relative), those whose relevant documents no training supervision
+            names (cold) beside the others (warm), each searching the whole collection, against the strongest of Okapi BM25, the tf.idf cosine, the
             encoder's cosine and its mix with BM25 (what 'learnsim evaluate' reports). It keeps
             what it learned only when it beats that baseline overall and does not fall below it
             on the cold part; otherwise the model is that baseline (e.g. BM25), and says so."""),
@@ -129,8 +130,9 @@ def register(commands):
                           "search, against the strongest of BM25, the tf.idf cosine and the encoder's cosine; "
                           "when learning does not help there for certain (the 95%% interval of the gain "
                           "reaches 0), the model is the baseline and a warning says so (mcd, film, "
-                          "linklearn; default: 0.2; 'none': fit on everything, unchecked). relative checks "
-                          "on its --validation-fraction share")
+                          "linklearn, relative; default: 0.2; 'none': fit on everything, unchecked). relative "
+                          "checks on its --validation-fraction share of the anchors ('none' skips its search "
+                          "check)")
     fit.add_argument("--matcher", choices=MATCHER_CHOICES, default=None, help=MATCHER_HELP)
     fit.add_argument("--no-rerank", action="store_true",
                      help="film with labelled --pairs: no learned re-ranking of search (by default a pair "
@@ -199,8 +201,8 @@ _METHOD_OPTIONS = {
     "lsi": ("--lsi", {"mcd", "film"}), "no_norm": ("--no-norm", {"mcd", "film"}),
     "links": ("--links", {"linklearn"}), "learning_rate": ("--learning-rate", {"linklearn"}),
     "validation_fraction": ("--validation-fraction", {"linklearn", "film", "relative"}),
-    # relative checks against its baseline on its --validation-fraction share
-    "baseline_holdout": ("--baseline-holdout", {"mcd", "film", "linklearn"}),
+    # relative checks on its --validation-fraction share ('none' skips its search check)
+    "baseline_holdout": ("--baseline-holdout", {"mcd", "film", "linklearn", "relative"}),
     "variant": ("--variant", {"linklearn"}), "matcher": ("--matcher", {"film"}),
     "no_rerank": ("--no-rerank", {"film"}), "encoder": ("--encoder", {"mcd", "film"}),
 }

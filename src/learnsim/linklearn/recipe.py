@@ -109,8 +109,22 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
                        shrinkage_path=[[float(v) for v in row] for row in metric.shrinkage_path_])
     summary.update(baseline_gain=_report(report))
     held = getattr(metric, "held_out_", None)
-    # the documents its own check held out, as text indices, with their links (symmetric, among them)
-    held_out = None if held is None else (rows[held[0]], held[1].symmetric().adjacency.tocsr())
+    # the documents its own check held out, as text indices, with every link they have (to held-out
+    # documents, which no training link names, and to the others), and the documents the training
+    # links name
+    held_out = None
+    if held is not None:
+        docs = rows[held[0]]
+        trained = rows[np.unique(np.asarray(metric_training_links(metric, L_train, held[0])))]
+        held_out = (docs, links.symmetric().adjacency.tocsr()[docs], trained)
     return Fitted(summary, {"vectorizer": vectorizer, "metric": metric}, vec_seconds, metric_seconds,
                    settings=settings, held_out=held_out)
 
+
+def metric_training_links(metric, L_train, held_rows):
+    """The rows of the training part (``X_train``) that the model's training links name: those of
+    the part it learned on, which is ``L_train`` without the rows its own check held out."""
+    A = L_train.symmetric().adjacency.tocsr()
+    keep = np.setdiff1d(np.arange(A.shape[0]), held_rows)
+    degrees = np.diff(A[keep][:, keep].indptr)
+    return keep[degrees > 0]

@@ -153,7 +153,8 @@ def fit_relative(o, texts, T, summary, chooser=None):
     held_out = getattr(chooser, "held_out", "held-out anchors")
     with stage(f"relative: choosing C and checking against W = 1 on {held_out}"):
         chosen = None if chooser is None else chooser(X, T, fraction, o.random_state, prior, normalize)
-        if chosen is None:      # no chooser, or one that cannot hold anything out: the held-out triplets
+        by_triplets = chosen is None
+        if by_triplets:         # no chooser, or one that cannot hold anything out: the held-out triplets
             chosen = _choose(X, T, fraction, o.random_state, prior, normalize)
         best_C, report, valid_T, scores, baseline_score = chosen[:5]
         extra = chosen[5] if len(chosen) > 5 else {}
@@ -161,8 +162,11 @@ def fit_relative(o, texts, T, summary, chooser=None):
         metric = RelativeComparisonMetric(C=best_C, tol=TOL, random_state=o.random_state, baseline_holdout=None,
                                           prior=prior, normalize=normalize)
         metric.fit(X, T)._with_report(report)
-    metric_seconds = time.perf_counter() - start
     report = metric.baseline_gain_
+    probe = None
+    if by_triplets:         # (a click log's chooser checks held-out searches against the ranking served)
+        probe = _search_probe(X, T, valid_T, metric, report, best_C, o.random_state, prior, normalize)
+    metric_seconds = time.perf_counter() - start
     summary.update(triplets=int(T.shape[0]), validation_triplets=int(valid_T.shape[0]),
                    validation_anchors=int(np.unique(valid_T[:, 0]).size),
                    features=int(X.shape[1]), weighting=weighting, C=best_C, prior=prior, normalize=normalize,
@@ -173,5 +177,23 @@ def fit_relative(o, texts, T, summary, chooser=None):
     summary.setdefault("validation_measure", "triplet accuracy, mean per anchor")
     summary.update(extra)
     return Fitted(summary, {"vectorizer": vectorizer, "metric": metric}, vec_seconds, metric_seconds,
-                   report=report, C=best_C, scores=scores, valid_T=valid_T)
+                   report=report, C=best_C, scores=scores, valid_T=valid_T, held_out=probe)
+
+
+def _search_probe(X, T, valid_T, metric, report, best_C, seed, prior, normalize):
+    """What the search check needs (:func:`learnsim.fitting.fit_relative`): the training and
+    held-out triplets of the check, and the metric as it would serve fitted without the held-out
+    anchors (W = 1, the model itself, when it fell back; it learned nothing). None when nothing
+    was held out (fewer than four anchors)."""
+    from ._relative import RelativeComparisonMetric
+
+    if report.status == "unchecked":
+        return None
+    fit_T = T[~np.isin(T[:, 0], np.unique(valid_T[:, 0]))]
+    if report.fell_back:
+        return fit_T, valid_T, metric
+    with stage("relative: learning the metric without the held-out anchors, for the search check"):
+        probe = RelativeComparisonMetric(C=best_C, tol=TOL, random_state=seed, baseline_holdout=None,
+                                         prior=prior, normalize=normalize).fit(X, fit_T)
+    return fit_T, valid_T, probe
 
