@@ -100,3 +100,48 @@ def topic_pairs(per_topic=12, n_pairs=240, seed=0):
         if i != j:
             rows.append((i, j, int(labels[i] == labels[j])))
     return texts, rows
+
+
+class _HashedWordsModel:
+    """Stands in for a SentenceTransformer: the vectors of :class:`HashedWordEncoder`."""
+
+    def __init__(self):
+        self._words = HashedWordEncoder()
+
+    def encode(self, items, batch_size=32, show_progress_bar=None, convert_to_numpy=True,
+               normalize_embeddings=False, **kwargs):
+        return self._words.transform(items)
+
+
+def _hashed_sentence_encoder():
+    from learnsim.text.encoders import SentenceEncoder
+
+    class HashedSentenceEncoder(SentenceEncoder):
+        """The real :class:`learnsim.text.encoders.SentenceEncoder` (its memo, its embedding cache,
+        its count of encoded texts, its saved state) over hashed word vectors in place of a network."""
+
+        def fit(self, texts=None, y=None):
+            self.model_ = _HashedWordsModel()
+            self.model_path_ = str(self.model_path)
+            self._set_probe()
+            return self
+
+    HashedSentenceEncoder.__module__ = "learnsim.text.encoders"
+    HashedSentenceEncoder.__qualname__ = "HashedSentenceEncoder"
+    return HashedSentenceEncoder
+
+
+def register_sentence_encoder(monkeypatch, name="fake-sentence-encoder"):
+    """``load_encoder(name)`` gives a HashedSentenceEncoder (a SentenceEncoder whose model is hashed
+    words), and saved models holding one load again, for the test's duration."""
+    import learnsim.text.encoders as encoders
+
+    cls = _hashed_sentence_encoder()
+    monkeypatch.setattr(encoders, "HashedSentenceEncoder", cls, raising=False)
+    real = encoders.load_encoder
+
+    def load(value, **kwargs):
+        return cls(f"/fake/{name}").fit() if str(value) == name else real(value, **kwargs)
+
+    monkeypatch.setattr(encoders, "load_encoder", load)
+    return cls

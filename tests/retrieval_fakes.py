@@ -44,3 +44,38 @@ def ndcg(pipeline_or_scores, queries, docs):
         S = S.similarity([q for q, _ in queries], docs)
     columns = np.tile(np.arange(len(docs)), (len(queries), 1))
     return float(np.mean(ndcg_at_k(np.asarray(S), columns, [{d: 1.0} for _, d in queries])))
+
+
+BEIR_TOPICS = {"pw": "password reset login account email", "bill": "charged twice refund invoice card",
+               "crash": "app crashes start error screen", "ship": "parcel delivery courier late address"}
+
+
+def write_beir_folder(root, seed=0):
+    """A small BEIR folder in ``root``: corpus.jsonl (60 documents ``{topic}-{i}`` with titles
+    ``"{topic} note {i}"`` and an empty metadata object), queries.jsonl (32 queries), qrels/train.tsv
+    (24 queries: grades 2, 1, 1 on their topic's documents and a 0 on another topic's) and
+    qrels/test.tsv (the 8 others). Returns ``root``."""
+    import json
+
+    rng = np.random.default_rng(seed)
+    (root / "qrels").mkdir(exist_ok=True)
+    docs, queries, train, test = [], [], [], []
+    for t, words in BEIR_TOPICS.items():
+        words = words.split()
+        for i in range(15):
+            docs.append({"_id": f"{t}-{i}", "title": f"{t} note {i}", "text": " ".join(rng.choice(words, 8)),
+                         "metadata": {}})
+        for j in range(8):
+            qid = f"q-{t}-{j}"
+            queries.append({"_id": qid, "text": " ".join(rng.choice(words, 2, replace=False)), "metadata": {}})
+            judged = rng.choice(15, 4, replace=False)
+            rows = [(qid, f"{t}-{judged[0]}", 2), (qid, f"{t}-{judged[1]}", 1), (qid, f"{t}-{judged[2]}", 1)]
+            other = [o for o in BEIR_TOPICS if o != t][j % 3]
+            rows.append((qid, f"{other}-{judged[3]}", 0))
+            (test if j >= 6 else train).extend(rows)
+    (root / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
+    (root / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries), encoding="utf-8")
+    for name, rows in (("train", train), ("test", test)):
+        (root / "qrels" / f"{name}.tsv").write_text(
+            "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t{g}\n" for q, d, g in rows), encoding="utf-8")
+    return root

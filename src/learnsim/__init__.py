@@ -15,8 +15,8 @@ __version__ = "0.1.0"
 __all__ = ["fit", "load", "Pipeline", "set_progress", "__version__"]
 
 
-def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, method=None, random_state=0,
-        columns=None, text=None, label=None, text_a=None, text_b=None, score=None, **options):
+def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, queries=None, qrels=None, method=None,
+        random_state=0, columns=None, text=None, label=None, text_a=None, text_b=None, score=None, **options):
     """Fit a :class:`learnsim.pipeline.Pipeline` from texts and one kind of supervision.
 
     Each of ``texts``, ``clusters``, ``pairs``, ``triplets`` and ``links`` may be a list, a
@@ -38,6 +38,11 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, met
         Exactly one: a label per text (clusters), ``(i, j, label)`` or ``(text_a, text_b,
         label)`` duplicate pairs (or a table, a pairs file, read_pairs' result), ``(anchor,
         closer, farther)`` index triplets, or ``(source, target)`` links.
+    queries, qrels
+        Relevance judgements instead, with ``corpus=`` (an option): ``{query id: text}`` (or a
+        queries file), ``{query id: {document id: grade}}`` (or a qrels file) and ``{document
+        id: text}`` (or a documents file such as BEIR's corpus.jsonl), as
+        :func:`learnsim.fitting.fit` reads them.
     method : {"mcd", "film", "linklearn", "relative"}, optional
         Default: mcd for clusters, film for pairs, relative for triplets, linklearn for links.
     random_state : int, default=0
@@ -90,7 +95,8 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, met
     import importlib
 
     fitting = importlib.import_module("learnsim.fitting")
-    return fitting.fit(texts, clusters=clusters, pairs=pairs, triplets=triplets, links=links, method=method,
+    return fitting.fit(texts, clusters=clusters, pairs=pairs, triplets=triplets, links=links, queries=queries,
+                       qrels=qrels, method=method,
                        random_state=random_state, columns=columns, text=text, label=label, text_a=text_a,
                        text_b=text_b, score=score, **options).pipeline
 

@@ -36,7 +36,7 @@ import numbers
 import os
 from pathlib import Path
 
-__all__ = ["as_id", "fit_inputs", "index_inputs", "labels_of", "pairs_of", "texts_of"]
+__all__ = ["as_id", "fit_inputs", "index_inputs", "judgements_of", "labels_of", "pairs_of", "texts_of"]
 
 # the roles of a document's columns, and the column each is looked for under when not named
 DOCUMENT_ROLES = ("text", "label", "id", "metadata")
@@ -650,3 +650,26 @@ def fit_inputs(texts, clusters=None, pairs=None, triplets=None, links=None, *, c
 def is_pair_data(obj):
     """Whether ``obj`` is read_pairs' result (the texts and the Pairs into them)."""
     return _is_pair_bunch(obj)
+
+
+def judgements_of(queries, qrels, corpus):
+    """:func:`learnsim.supervision.judgements_from` of judgements given as files or in memory:
+    a path (str or path-like) is read by :func:`learnsim.datasets.read_queries`,
+    :func:`learnsim.datasets.read_qrels` or :func:`learnsim.datasets.read_id_texts`; a
+    :class:`learnsim.datasets.Documents` with ids is its ids and texts."""
+    import os
+
+    from .datasets import read_id_texts, read_qrels, read_queries
+    from .supervision import judgements_from
+
+    if isinstance(queries, (str, os.PathLike)):
+        queries = read_queries(queries)
+    if isinstance(qrels, (str, os.PathLike)):
+        qrels = read_qrels(qrels)
+    if isinstance(corpus, (str, os.PathLike)):
+        corpus = list(zip(*read_id_texts(corpus, "documents")))
+    elif _is_documents(corpus):
+        if any(i is None for i in corpus.ids):
+            raise ValueError("corpus: judgements name documents by id; every document needs an id")
+        corpus = list(zip(corpus.ids, corpus.texts))
+    return judgements_from(queries, qrels, corpus)

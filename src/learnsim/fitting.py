@@ -47,25 +47,25 @@ from .relative.recipe import C_GRID, DEFAULT_RELATIVE_VALIDATION_FRACTION, TOL, 
 __all__ = ["fit", "fit_parts", "FitOptions", "FitResult", "METHODS"]
 
 #: The methods :func:`fit_parts` (and ``learnsim fit --method``) fit.
-METHODS = ("mcd", "film", "linklearn", "relative")
+METHODS = ("mcd", "film", "linklearn", "relative", "adapter")
 
 # The method each kind of supervision gets when none is named, and the methods that may learn from it
 # (as ``learnsim fit``: mcd and film from labelled documents or pairs, relative from triplets,
 # linklearn from links).
 _DEFAULT_METHOD = {"clusters": "mcd", "pairs": "film", "triplets": "relative", "links": "linklearn"}
-_METHODS_OF = {"clusters": ("mcd", "film"), "pairs": ("mcd", "film"), "triplets": ("relative",),
+_METHODS_OF = {"clusters": ("mcd", "film"), "pairs": ("mcd", "film", "adapter"), "triplets": ("relative",),
                "links": ("linklearn",)}
 
 # The options of fit_parts and the methods each applies to (learnsim fit's method-specific flags).
 _ALL = frozenset(METHODS)
 _OPTION_METHODS = {
     "weighting": {"mcd", "film", "relative"}, "norm": {"mcd", "film"}, "lsi": {"mcd", "film"},
-    "stop_words": _ALL, "stem": _ALL,
+    "stop_words": _ALL - {"adapter"}, "stem": _ALL - {"adapter"},
     "paper": {"mcd"}, "n_basis": {"mcd"}, "shrinkage": {"mcd"}, "complement_weight": {"mcd"},
     "n_components": {"film"}, "svd_rank": {"film"}, "max_iter": {"film", "linklearn"},
-    "learning_rate": {"linklearn"}, "validation_fraction": {"linklearn", "film", "relative"},
-    "baseline_holdout": {"mcd", "film", "linklearn", "relative"}, "variant": {"linklearn"}, "matcher": {"film"},
-    "rerank": {"film"}, "encoder": {"mcd", "film"}, "prior": {"relative"},
+    "learning_rate": {"linklearn"}, "validation_fraction": {"linklearn", "film", "relative", "adapter"},
+    "baseline_holdout": {"mcd", "film", "linklearn", "relative", "adapter"}, "variant": {"linklearn"}, "matcher": {"film"},
+    "rerank": {"film"}, "encoder": {"mcd", "film", "adapter"}, "prior": {"relative"},
     "normalize": {"relative"}, "n_documents": {"relative"},
 }
 # the options that configure the term vectoriser, which a pre-trained encoder replaces
@@ -179,6 +179,13 @@ def _result(summary, parts, vec_seconds, metric_seconds, **details):
                      **details)
 
 
+def _is_judgements(pairs):
+    """Whether pairs are relevance judgements (their grades kept; never a duplicate rule)."""
+    from .supervision import Judgements   # here: learnsim.supervision imports scipy's sparse solvers
+
+    return isinstance(pairs, Judgements)
+
+
 def _result_of(fitted):
     """The FitResult of what a method's recipe returns (a :class:`learnsim._fit_common.Fitted`)."""
     return _result(fitted.summary, fitted.parts, fitted.vec_seconds, fitted.metric_seconds, **fitted.details)
@@ -230,13 +237,15 @@ def _checked_mcd_search(o, texts, pairs, settings, summary, fitted, documents=No
 
     labels = np.asarray(pairs.labels, dtype=bool)
     P = orient_pairs(np.asarray(pairs.indices, dtype=np.int64), labels, documents)
+    grades = (np.asarray(pairs.grades, dtype=np.float64).clip(min=0.0) if _is_judgements(pairs)
+              else labels.astype(np.float64))
     vectorizer = fitted.parts["vectorizer"]
     X = vectorizer.transform(texts)
     X = X.astype(np.float64) if X.dtype != np.float64 else X
     learn = mcd_recipe.search_learner(o, settings, X, P, labels)
     start = time.perf_counter()
     with stage("mcd: checking search on held-out queries and documents against the strongest baseline"):
-        checked = validate_search(texts, P, labels.astype(np.float64), learn, owner="learnsim fit --method mcd",
+        checked = validate_search(texts, P, grades, learn, owner="learnsim fit --method mcd",
                                   documents=documents, fraction=o.validation_fraction or DEFAULT_PAIRS_VALIDATION_FRACTION,
                                   random_state=o.random_state, stacklevel=3)
     fitted.metric_seconds += time.perf_counter() - start
@@ -252,6 +261,16 @@ def _checked_mcd_search(o, texts, pairs, settings, summary, fitted, documents=No
         model = baseline_pipeline(check.baseline, [texts[i] for i in baselines.documents])
         fitted.parts = dict(model.parts)
     return _result_of(fitted)
+
+
+def fit_adapter(o, texts, pairs, summary, documents=None, note=_quiet):
+    """The query-side adapter over ``o.encoder`` from pairs or judgements, chosen and checked on
+    held-out queries and documents (:func:`learnsim.adapter.recipe.fit_adapter`).
+
+    Returns a :class:`FitResult`; its details: check (the search check, or None)."""
+    from .adapter import recipe as adapter_recipe
+
+    return _result_of(adapter_recipe.fit_adapter(o, texts, pairs, summary, documents=documents, note=note))
 
 
 def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
@@ -570,7 +589,9 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
     if not labels.any():
         raise ValueError("no relevant pair (label 1): FILM learns from the pairs labelled 1 (duplicates, or a query "
                          "and a relevant document)")
-    grades = labels.astype(np.float64)
+    # relevance judgements keep their grades (nDCG's gains, and their order in FILM's triplets)
+    judged = _is_judgements(pairs)
+    grades = np.asarray(pairs.grades, dtype=np.float64).clip(min=0.0) if judged else labels.astype(np.float64)
     dense = o.encoder is not None
     start = time.perf_counter()
     state = {}
@@ -609,7 +630,9 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
         split, baselines, check = checked
         report = check.report if compare else None
         w, lam = state["params"][check.chosen] if check.chosen is not None else (None, None)
-    labelled = not labels.all() and checked is not None and not labels[split.held].all() \
+    # non-relevant pairs in both parts teach a duplicate rule; judgements' non-relevant ones are
+    # negatives only (a search collection has no duplicate rule)
+    labelled = not judged and not labels.all() and checked is not None and not labels[split.held].all() \
         and labels[split.held].any() and not labels[split.train].all()
     if checked is not None and not labelled:
         # relevance judgements: the final FILM learns from every pair
@@ -618,6 +641,7 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
     metric = state["metric"]
     counts = state["counts"]
     summary.update(triplets=counts["triplets"], negatives={k: counts[k] for k in ("hard", "random", "labelled")},
+                   graded_triplets=counts["graded"],
                    search_anchors=counts["anchors"], baseline_gain=_report(report))
     if split is not None:
         summary.update(held_out=split.describe(), held_out_queries=check.report.n_units, search_split=split.by,
@@ -901,7 +925,7 @@ def fit_parts(texts=None, *, clusters=None, pairs=None, triplets=None, links=Non
 
 
 @with_show_progress_bar
-def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, method=None,
+def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, queries=None, qrels=None, method=None,
         random_state=0, columns=None, text=None, label=None, text_a=None, text_b=None, score=None, corpus=None,
         **options):
     """Fit a text vectoriser and a metric as ``learnsim fit`` does: the pipeline and its report.
@@ -956,6 +980,17 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, met
         The columns of a table (or file) of pairs, ``{role: column}`` or ``"label=0,text_a=3,
         text_b=4"`` as :func:`learnsim.datasets.parse_columns` reads them; of a table of
         documents, ``{"text": ..., "label": ...}``.
+    queries, qrels : optional
+        Relevance judgements (``learnsim fit --qrels``, issue 43), given with ``corpus``:
+        ``queries`` a mapping ``{query id: text}``, a sequence of ``(id, text)`` or a queries file
+        (BEIR's queries.jsonl, TREC topics, ``qid<TAB>text``); ``qrels`` a mapping ``{query id:
+        {document id: grade}}`` or a qrels file (BEIR's ``query-id<TAB>corpus-id<TAB>score``, TREC
+        qrels); ``corpus`` then has ids: a mapping ``{id: text}``, a sequence of ``(id, text)`` or
+        a documents file (BEIR's corpus.jsonl, ``id<TAB>text``, ...). Grades are kept (> 0
+        relevant, the gain of nDCG in the search check; 0 judged not relevant, a negative), the
+        negatives come from the collection (:func:`learnsim.film.recipe.search_triplets`), and the
+        fit is checked as search on held-out queries and documents. Methods "film" (default) and
+        "mcd". :func:`learnsim.supervision.judgements_from` says what is left out.
     corpus : list of str, table or pathlib.Path, optional
         Pairs only: the collection the model will search (a corpus whose documents the pairs
         judge, or more). Its texts join the fit (vocabulary, the negatives FILM learns from), and
@@ -965,10 +1000,11 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, met
         A column by name or 0-based position: ``text`` and ``label`` of a table of documents
         (``texts``), ``text_a``, ``text_b``, ``label`` (0/1) or ``score`` (graded) of a table of
         pairs.
-    method : {"mcd", "film", "linklearn", "relative"}, optional
-        Default: from the supervision: clusters -> "mcd", pairs -> "film", triplets ->
-        "relative", links -> "linklearn". mcd and film learn from clusters or pairs; relative
-        only from triplets, linklearn only from links.
+    method : {"mcd", "film", "linklearn", "relative", "adapter"}, optional
+        Default: from the supervision: clusters -> "mcd", pairs and judgements -> "film",
+        triplets -> "relative", links -> "linklearn". mcd and film learn from clusters or pairs;
+        relative only from triplets, linklearn only from links; "adapter" (the query-side
+        adapter of :mod:`learnsim.adapter`, with ``encoder=``) from pairs or judgements.
     random_state : int, default 0
         Seed of the held-out splits, the selection folds and the randomised SVDs (``--seed``).
     show_progress_bar : bool or None, default=None
@@ -1081,6 +1117,9 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, met
     """
     from ._inputs import fit_inputs
 
+    if queries is not None or qrels is not None:
+        return _fit_judgements(texts, clusters, pairs, triplets, links, queries, qrels, corpus, method, random_state,
+                               options)
     texts, clusters, pairs, triplets, links = fit_inputs(
         texts, clusters, pairs, triplets, links, columns=columns, text=text, label=label, text_a=text_a,
         text_b=text_b, score=score)
@@ -1145,7 +1184,36 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, met
     if method == "mcd":
         settings = mcd_settings(o.paper, o.mcd)
         return fit_mcd(o, texts, labels, pair_set, settings, summary, documents=documents)
+    if method == "adapter":
+        return fit_adapter(o, texts, pair_set, summary, documents=documents)
     return fit_film(o, texts, labels, pair_set, summary, documents=documents)
+
+
+def _fit_judgements(texts, clusters, pairs, triplets, links, queries, qrels, corpus, method, random_state, options):
+    """:func:`fit` from relevance judgements (``queries=``, ``qrels=``, ``corpus=``)."""
+    from ._inputs import judgements_of
+
+    if any(v is not None for v in (texts, clusters, pairs, triplets, links)):
+        raise ValueError("give judgements (queries=, qrels=, corpus=) or another kind of supervision, not both")
+    if queries is None or qrels is None or corpus is None:
+        missing = [n for n, v in (("queries", queries), ("qrels", qrels), ("corpus", corpus)) if v is None]
+        raise ValueError(f"judgements need queries=, qrels= and corpus=; {' and '.join(missing)} missing")
+    if method is None:
+        method = "film"
+    if method not in ("film", "mcd", "adapter"):
+        raise ValueError(f"method {method!r} does not learn from judgements; judgements teach 'film', 'mcd' or "
+                         "'adapter'")
+    seed = _check_int(random_state, "random_state", 0)
+    o = FitOptions.from_keywords(method, options, seed)
+    texts, judged, documents, counts = judgements_of(queries, qrels, corpus)
+    texts = _check_texts(texts)
+    summary = {"method": method, "documents": len(texts), "corpus": int(documents.size), "pairs": judged.n_pairs,
+               "duplicate_pairs": int(judged.labels.sum()), "judgements": counts}
+    if method == "mcd":
+        return fit_mcd(o, texts, None, judged, mcd_settings(o.paper, o.mcd), summary, documents=documents)
+    if method == "adapter":
+        return fit_adapter(o, texts, judged, summary, documents=documents)
+    return fit_film(o, texts, None, judged, summary, documents=documents)
 
 
 def with_corpus(texts, corpus):

@@ -925,8 +925,8 @@ def _explain_dense(pipeline, query, document, n_top, statistics, corpus):
         return _explain_film_mix(pipeline, query, document, n_top, statistics, corpus)
     dense = 0.0
     if lam < 1.0:
-        D = scorer._dense_rows(pipeline.vectorize([query, document]))
-        dense = (1.0 - lam) * float(D[0] @ D[1])
+        V = pipeline.vectorize([query, document])
+        dense = (1.0 - lam) * float(scorer._dense_rows(V[:1], query=True)[0] @ scorer._dense_rows(V[1:])[0])
     words, rest, lexical = [], 0.0, 0.0
     if lam > 0.0:
         if statistics is None and corpus is not None:

@@ -183,6 +183,23 @@ class Scorer:
             self.description = "the cosine of the encoder's sentence embeddings (nothing learned on top)"
             # the "BM25 + encoder cosine" baseline mixes a lexical part in, lambda chosen elsewhere
             self._mix_search_lexical(search)
+        elif getattr(metric, "is_query_adapter", False):
+            # the query-side adapter (learnsim.adapter): cos(W q, d) over an encoder's vectors, the
+            # documents' rows the encoder's own; mixed with the encoder's cosine by the w its search
+            # rule chose: [w q/|q| + (1 - w) Wq/|Wq|] . d/|d| (module notes)
+            self.kind, self.dense_input = "cosine", True
+            self.column, self.higher_is_closer = "similarity", True
+            w = float(getattr(search, "input_weight", None) or 0.0)
+            self.input_weight = w
+            if w:
+                self.name = f"mixed cosine (w={w:g}, query adapter)"
+                self.description = (f"{w:g} x the encoder's cosine + {1 - w:g} x the cosine of the adapted query "
+                                    "with the document (the documents' embeddings unchanged)")
+            else:
+                self.name = "adapted encoder cosine"
+                self.description = ("the cosine of the adapted query embedding with the document's (a linear map of "
+                                    "the query alone; the documents' embeddings unchanged)")
+            self._mix_search_lexical(search)
         elif isinstance(metric, (LinkLearn, LearnedBM25)):
             # both index the collection's learned weights in posting lists and score the queries'
             # counts there (LearnedBM25 raises them to its learned query exponent)
@@ -268,12 +285,19 @@ class Scorer:
                                 f"{1 - lam:g} x {self.description} (lambda chosen on held-out queries)")
 
     # ------------------------------------------------------------------------ rows
-    def _dense_rows(self, X):
+    def _dense_rows(self, X, query=False):
         """The rows of a dense encoder's vectors X under the dense scoring (inner products are
-        ``w cos(x, x') + (1 - w) cos(Lx, Lx')``), a dense array."""
+        ``w cos(x, x') + (1 - w) cos(Lx, Lx')``; for a query adapter the query rows ``w x/|x| + (1 -
+        w) Wx/|Wx|`` and the documents' ``x/|x|``), a dense array."""
         from .film.hybrid import _unit
 
         w = self.input_weight
+        if getattr(self.metric, "is_query_adapter", False):
+            D = _unit(_as_dense(X))
+            if not query:
+                return D
+            A = _unit(np.asarray(self.metric.transform_queries(_as_dense(X)), dtype=np.float64))
+            return A if not w else w * D + (1.0 - w) * A
         if w == 1.0:
             return _unit(_as_dense(X))
         E = _unit(np.asarray(self.metric.transform(X), dtype=np.float64))
@@ -281,23 +305,24 @@ class Scorer:
             return E
         return np.hstack([np.sqrt(w) * _unit(_as_dense(X)), np.sqrt(1.0 - w) * E])
 
-    def rows(self, X, lexical=None):
+    def rows(self, X, lexical=None, query=False):
         """The rows to compare (see the class notes); None for the distance when its embedding
         is too large (then distances are computed by ``metric.pairwise_distances``). ``lexical``:
-        the vectors FILM's input cosine uses instead of X (module notes)."""
+        the vectors FILM's input cosine uses instead of X (module notes); ``query``: X are queries
+        (a query adapter maps them, not the documents)."""
         if self.kind == "term_weights":
             import scipy.sparse as sp
 
             return sp.csr_matrix(self.metric.transform(X), dtype=np.float64)
         if self.kind == "cosine" and self.dense_input:
             if self.lexical_weight is None or lexical is None:
-                return self._dense_rows(X)      # without lexical vectors: the dense part alone
+                return self._dense_rows(X, query)      # without lexical vectors: the dense part alone
             if self.lexical_kind == "bm25":
                 raise ValueError("a BM25 mix scores queries and documents with different rows: use query_rows and "
                                  "document_rows")
             import scipy.sparse as sp
 
-            R = self._linear_rows(X, query=False, lexical=lexical)
+            R = self._linear_rows(X, query=query, lexical=lexical)
             parts = [part for part in (R.sparse, None if R.dense is None else sp.csr_matrix(R.dense)) if part is not None]
             return sp.hstack(parts, format="csr") if len(parts) > 1 else parts[0]
         if self.kind == "cosine":
@@ -369,7 +394,7 @@ class Scorer:
             if R.dense is not None:
                 S += R.dense @ C.dense.T
             return S
-        S = self.rows(queries, lexical) @ self.corpus_rows.T
+        S = self.rows(queries, lexical, query=True) @ self.corpus_rows.T
         return S.toarray() if hasattr(S, "toarray") else np.asarray(S)
 
     def closeness(self, queries, lexical=None):
@@ -519,15 +544,15 @@ class Scorer:
 
             lam = self.lexical_weight
             if lam is None:
-                return Rows(dense=self._dense_rows(X))
+                return Rows(dense=self._dense_rows(X, query))
             if lexical is None:
                 raise ValueError("this model mixes a lexical part in: give the texts' lexical vectors")
             if self.lexical_kind == "bm25":
                 sparse = None if lam == 0.0 else self.bm25_rows(lexical, statistics, query)
-                dense = None if lam == 1.0 else self._dense_rows(X) * ((1.0 - lam) if query else 1.0)
+                dense = None if lam == 1.0 else self._dense_rows(X, query) * ((1.0 - lam) if query else 1.0)
                 return Rows(sparse=sparse, dense=dense)
             sparse = None if lam == 0.0 else np.sqrt(lam) * _unit(_csr(lexical))
-            dense = None if lam == 1.0 else np.sqrt(1.0 - lam) * self._dense_rows(X)
+            dense = None if lam == 1.0 else np.sqrt(1.0 - lam) * self._dense_rows(X, query)
             return Rows(sparse=sparse, dense=dense)
         if self.kind == "cosine":
             from .film.hybrid import _unit

@@ -29,7 +29,7 @@ def train(clustered_train_tsv):
 
 @pytest.mark.parametrize("args, fragment", [
     (["fit", "--input", "{tmp}/missing.tsv", "--model", "{tmp}/m.npz", "--json"], "no such file"),
-    (["fit", "--model", "{tmp}/m.npz", "--json"], "one of the arguments --input --pairs --clicks-from is required"),
+    (["fit", "--model", "{tmp}/m.npz", "--json"], "one of the arguments --input --pairs --qrels --beir --clicks-from is required"),
     (["search", "--model", "{tmp}/none.npz", "--corpus", "{tmp}/c.tsv", "--query", "x", "--json", "-k", "0"],
      "expected a positive integer"),
     (["search", "--model", "{tmp}/none.npz", "--corpus", "{train}", "--query", "x", "--json"], "none.npz"),

@@ -115,6 +115,9 @@ def main(argv=None):
 
     as_json = _wants_json(argv, args)
     prog = f"learnsim {args.command}"
+    from .._utils.embedding_home import set_default_embedding_folder
+
+    old_folder = set_default_embedding_folder(_embedding_folder(args))
     old_progress = set_enabled(args.progress)
     old_mode = set_mode("lines")   # off a terminal, plain lines for work that lasts (a terminal keeps its bars)
     with warnings.catch_warnings(), relabel(_PROGRESS_LABELS):
@@ -142,6 +145,40 @@ def main(argv=None):
         finally:
             set_enabled(old_progress)
             set_mode(old_mode)
+            set_default_embedding_folder(old_folder)
+
+
+# The commands that encode a collection keep its embeddings beside their model or index (issue
+# 43): "m.npz" -> "m.embeddings/", "idx/" -> "idx.embeddings/". fit writes them, index build and
+# evaluate with the same model read them. A server and single-query searches never write there
+# (a caller could fill the disk with queries).
+_ENCODING_COMMANDS = {"fit", "index", "evaluate", "search", "match", "dedupe", "cluster"}
+
+
+def _embedding_folder(args):
+    """The embedding cache of this command (None: none). ``LEARNSIM_EMBEDDING_CACHE`` names
+    another folder, or "off" turns it off."""
+    import os
+    from pathlib import Path
+
+    chosen = os.environ.get("LEARNSIM_EMBEDDING_CACHE", "").strip()
+    if chosen.lower() in ("off", "0", "none", "false"):
+        return None
+    if args.command not in _ENCODING_COMMANDS:
+        return None
+    if args.command == "index" and getattr(args, "action", None) not in ("build", "add", "promote"):
+        return None
+    if args.command == "search" and getattr(args, "corpus", None) is None:
+        return None
+    if chosen:
+        return chosen
+    for name in ("model", "out", "index"):
+        value = getattr(args, name, None)
+        if isinstance(value, (str, os.PathLike)) and str(value).strip():
+            path = Path(value)
+            stem = path.name[:-len(path.suffix)] if path.suffix and name == "model" else path.name
+            return str(path.parent / f"{stem or 'model'}.embeddings")
+    return None
 
 
 if __name__ == "__main__":  # pragma: no cover

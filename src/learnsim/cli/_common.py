@@ -247,49 +247,12 @@ query files with ids (search --run, evaluate --queries):
   SMART records (.I 1 / .W text), as CISI.QRY or cran.qry"""
 
 
-def _looks_like_collection_file(path):
-    """Whether a file opens like SMART records or holds TREC SGML documents or topics: the
-    layouts learnsim.datasets.read_corpus / read_queries read, whatever the file's extension."""
-    import re
-
-    try:
-        with open(path, "rb") as f:
-            head = f.read(1 << 16).decode("latin-1")
-    except OSError:
-        return False
-    first = next((line.strip() for line in head.splitlines() if line.strip()), "")
-    return bool(re.match(r"\.I[ \t]+\S", first) or re.search(r"<top>|<topic\b|<DOC[\s>]", head, re.IGNORECASE))
-
-
 def read_id_texts(path, part, encoding_errors="replace", quoting="auto"):
-    """(ids, texts) of a documents (part "documents") or queries ("queries") file whose records
-    carry ids, as a run file names them: documents in .tsv/.txt/.csv and queries in .csv as
-    read_documents reads them (every record with an id); else JSON Lines with "id" or BEIR's
-    "_id", id<TAB>text lines, SMART records, TREC SGML documents or topics
-    (learnsim.datasets.read_corpus / read_queries)."""
-    from ..datasets import read_corpus, read_queries
+    """(ids, texts) of a documents or queries file whose records carry ids, as a run file names
+    them (:func:`learnsim.datasets.read_id_texts`)."""
+    from ..datasets import read_id_texts as read
 
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no such file")
-    # documents as 'learnsim index build' reads them (so that an index and its corpus file agree);
-    # queries as learnsim.datasets.read_queries, but for a .csv
-    suffixes = (".tsv", ".txt", ".csv") if part == "documents" else (".csv",)
-    if path.is_file() and path.suffix.lower() in suffixes and not _looks_like_collection_file(path):
-        docs = read_documents(path, encoding_errors=encoding_errors, quoting=quoting)
-        for doc_id, number in zip(docs.ids, docs.line_numbers):
-            if doc_id is None:
-                raise UsageError(f"{path}, line {number}: no id; a run names its {part} by id (give "
-                                 f"id<TAB>text lines, a .csv with an id column, or .jsonl with \"id\")")
-        seen = set()
-        for doc_id, number in zip(docs.ids, docs.line_numbers):
-            if doc_id in seen:
-                raise UsageError(f"{path}, line {number}: the id {doc_id!r} appears twice")
-            seen.add(doc_id)
-        return list(docs.ids), list(docs.texts)
-    read = read_corpus if part == "documents" else read_queries
-    found = read(path, encoding_errors=encoding_errors)
-    return list(found), list(found.values())
+    return read(path, part, encoding_errors=encoding_errors, quoting=quoting)
 
 
 def _add_encoding_errors(parser):
@@ -356,8 +319,26 @@ def _save_model(pipeline, path):
         raise UsageError(f"cannot write --model {path}: {exc.strerror or exc}") from None
 
 
+def note_unused_fields(docs, path, uses_metadata=True):
+    """One note naming the fields of a documents file that the command reads and does not use
+    (:attr:`learnsim.datasets.Documents.unused_fields`, and the metadata where the command has no
+    use for it): a field is never dropped silently."""
+    names = list(docs.unused_fields)
+    if not uses_metadata and docs.metadata is not None:
+        names += [k for k in dict.fromkeys(k for meta in docs.metadata if isinstance(meta, dict)
+                                           for k, v in meta.items() if v not in (None, "", {}, []))
+                  if k not in names]
+    if names:
+        shown = ", ".join(f'"{n}"' for n in names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+        _note(f"note: {path}: {'the field' if len(names) == 1 else 'the fields'} {shown} "
+              f"{'is' if len(names) == 1 else 'are'} read but not used (this command uses the id, the title, "
+              f"the text{', the label' if docs.labels is not None else ''}"
+              f"{' and the metadata' if uses_metadata else ''})")
+
+
 def _read_clusters(path, encoding_errors="replace", purpose="a metric is learned from", quoting="auto"):
     docs = read_labelled_documents(path, encoding_errors=encoding_errors, quoting=quoting)
+    note_unused_fields(docs, path, uses_metadata=False)
     labels, names, n_singletons = docs.cluster_codes(min_size=2)
     if not names:
         raise UsageError(f"{path}: no label has two or more documents; {purpose} clusters of at least two "

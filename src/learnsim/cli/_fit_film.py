@@ -98,7 +98,9 @@ def _print_search(summary, pipeline, details):
     negatives = summary.get("negatives") or {}
     print(f"FILM learned from {summary['triplets']} triplets: each relevant pair against a hard negative (one of "
           f"its query's best documents by BM25: {negatives.get('hard', 0)}), a random document "
-          f"({negatives.get('random', 0)}) and a labelled non-relevant partner ({negatives.get('labelled', 0)}).")
+          f"({negatives.get('random', 0)}) and a labelled non-relevant partner ({negatives.get('labelled', 0)})"
+          + (f"; a relevant document of a lower grade ({summary['graded_triplets']})"
+             if summary.get("graded_triplets") else "") + ".")
     if summary.get("held_out"):
         print(f"Held out: {summary['held_out']}.")
     report = summary.get("baseline_gain")

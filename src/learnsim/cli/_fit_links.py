@@ -27,7 +27,7 @@ import numpy as np
 
 from ..io import DocumentFormatError
 from ..linklearn.recipe import LINKLEARN_VARIANTS as VARIANTS
-from ._common import _save_model, UsageError, _note, _print_json, read_documents
+from ._common import _save_model, UsageError, _note, _print_json, note_unused_fields, read_documents
 from ._fit_text import fit_options
 
 # The fit itself (learning rate 0.03 and a held-out quarter of the documents when not given) is
@@ -95,6 +95,7 @@ def fit_linklearn(args, model_path, summary):
     variant = _variant(args)
 
     docs = read_documents(args.input, encoding_errors=args.encoding_errors, quoting=args.quoting)
+    note_unused_fields(docs, args.input, uses_metadata=False)
     unique_ids(args.input, docs)
     links = read_links(Path(args.links), docs.ids, args.encoding_errors)
     result = _fit(fit_options(args), docs.texts, links, variant, summary,

@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..io import DocumentFormatError
-from ._common import _save_model, UsageError, _print_json, read_documents
+from ._common import _save_model, UsageError, _print_json, note_unused_fields, read_documents
 from ._fit_links import unique_ids
 from ._fit_text import fit_options
 
@@ -130,6 +130,7 @@ def fit_relative(args, model_path, summary):
         texts, T, kind, n_queries, chooser = sup.texts, sup.triplets, "clicks", sup.n_queries, sup.chooser
     else:
         docs = read_documents(args.input, encoding_errors=args.encoding_errors, quoting=args.quoting)
+        note_unused_fields(docs, args.input, uses_metadata=False)
         unique_ids(args.input, docs, "--method relative needs")
         ids, doc_texts = docs.ids, docs.texts
         query_texts, T, kind = _triplet_indices(args, ids)

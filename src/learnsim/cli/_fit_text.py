@@ -11,6 +11,19 @@ from ._pairs import _read_pairs
 def read_supervision(args, summary):
     """(texts, labels, pairs): labelled documents (labels) or pairs (pairs); the other is None."""
     pairs = labels = None
+    if getattr(args, "qrels", None) is not None:
+        from .._inputs import judgements_of
+
+        texts, pairs, documents, counts = judgements_of(args.queries, args.qrels, args.corpus)
+        summary.update(documents=len(texts), corpus=int(documents.size), pairs=pairs.n_pairs,
+                       duplicate_pairs=int(pairs.labels.sum()), judgements=counts)
+        left = [f"{counts[k]} {what}" for k, what in (
+            ("unknown_query", "judgement(s) naming a query not in --queries"),
+            ("unknown_document", "judgement(s) naming a document not in --corpus"),
+            ("queries_without_relevant", "query(ies) with no relevant document judged")) if counts[k]]
+        if left:
+            _note(f"note: left out {', '.join(left)}")
+        return texts, labels, pairs
     if args.pairs is not None:
         data = _read_pairs(args.pairs, args.encoding_errors, args.columns, quoting=args.quoting)
         texts, pairs = data.texts, data.pairs
@@ -33,6 +46,9 @@ def read_corpus_option(args, texts, summary):
     None)."""
     if getattr(args, "corpus", None) is None:
         return texts, None
+    if getattr(args, "qrels", None) is not None:
+        # the judgements' texts: the corpus first, then the queries
+        return texts, np.arange(summary["corpus"])
     from ..fitting import with_corpus
     from ._common import UsageError, read_id_texts
 
@@ -86,6 +102,12 @@ def print_fitted_on(summary, args, vectorizer, pairs):
         scores = np.asarray(pairs.scores)
         print(f"Fitted on {summary['pairs']} graded pairs (scores {scores.min():g} to {scores.max():g}) of "
               f"{summary['documents']} distinct texts, {features}.")
+    elif summary.get("judgements"):
+        counts = summary["judgements"]
+        grades = np.unique(np.asarray(pairs.grades)[np.asarray(pairs.grades) > 0])
+        print(f"Fitted on {counts['relevant']} relevant judgements (grades {', '.join(f'{g:g}' for g in grades)}) and "
+              f"{counts['not_relevant']} not relevant, of {counts['queries']} queries over a corpus of "
+              f"{summary['corpus']} documents, {features}.")
     elif pairs is not None:
         n_relevant = summary["duplicate_pairs"]
         kinds = (f"{n_relevant} labelled 1: duplicates, or a query and a relevant document" if n_relevant == summary["pairs"]

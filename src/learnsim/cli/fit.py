@@ -92,13 +92,25 @@ def register(commands):
                                  ".tsv, .txt, .csv (a header label,text or id,text) or .jsonl")
     fit_source.add_argument("--pairs", metavar="FILE",
                             help="duplicate pairs: label<TAB>text1<TAB>text2<TAB>pair_id per line")
+    fit_source.add_argument("--qrels", metavar="FILE", default=None,
+                            help="relevance judgements (BEIR's qrels/train.tsv: query-id<TAB>corpus-id<TAB>score, or "
+                                 "TREC qrels), with --queries and --corpus: grades kept, negatives from the "
+                                 "collection (film, default, or mcd)")
+    fit_source.add_argument("--beir", metavar="DIR", default=None,
+                            help="a BEIR folder: --qrels DIR/qrels/SPLIT.tsv, --queries DIR/queries.jsonl, --corpus "
+                                 "DIR/corpus.jsonl (or .jsonl.gz)")
+    fit.add_argument("--queries", metavar="FILE", default=None,
+                     help="--qrels: the queries the judgements name (BEIR queries.jsonl, qid<TAB>text, TREC topics)")
+    fit.add_argument("--split", metavar="NAME", default=None,
+                     help="--beir: which judgements to learn from (default train; choose settings on dev, "
+                          "report test once)")
     fit.add_argument("--columns", metavar="SPEC", default=None,
                      help="--pairs: which 0-based fields (or header names) hold what, e.g. "
                           "label=0,text_a=3,text_b=4")
     fit.add_argument("--corpus", metavar="FILE", default=None,
-                     help="--pairs: the collection the model will search (documents as 'learnsim index build' "
-                          "reads them: id<TAB>text, .csv, .jsonl, BEIR corpus.jsonl); the search check ranks "
-                          "all of it (default: the pairs' texts)")
+                     help="--pairs, --qrels: the collection the model will search (documents as 'learnsim index "
+                          "build' reads them: id<TAB>text, .csv, .jsonl, BEIR corpus.jsonl); the search check ranks "
+                          "all of it (--pairs default: the pairs' texts)")
     fit.add_argument("--model", required=True, metavar="OUT.npz", help="model file to write")
     fit.add_argument("--links", metavar="FILE", default=None,
                      help="linklearn: hyperlinks, source_id<TAB>target_id per line")
@@ -110,10 +122,11 @@ def register(commands):
                             help="relative: learn from the click log of the index DIR ('learnsim serve "
                                  "--learn-from-clicks'): its documents, and the comparisons of its clicks "
                                  "('learnsim feedback export --comparisons')")
-    fit.add_argument("--method", choices=("mcd", "film", "linklearn", "relative"), default=None,
+    fit.add_argument("--method", choices=("mcd", "film", "linklearn", "relative", "adapter"), default=None,
                      help="minimum cluster distortion (mcd, default for --input), FILM (film, default for "
                           "--pairs: its search rules and the baselines are weighed on held-out queries), LinkLearn "
-                          "(linklearn) or relative comparisons (relative)")
+                          "(linklearn), relative comparisons (relative), or the query-side adapter over --encoder "
+                          "(adapter: a linear map of the query embedding alone, from --qrels or --pairs)")
     fit.add_argument("--encoder", metavar="NAME_OR_PATH", default=None,
                      help="mcd, film: learn on the vectors of " + ENCODER_HELP + " in place of term vectors "
                           "(FILM on them is the paper's FILM-BERT); the baseline is then the encoder's cosine, the "
@@ -194,17 +207,17 @@ _METHOD_OPTIONS = {
     "complement_weight": ("--complement-weight", {"mcd"}),
     "n_components": ("--dimensions", {"film"}), "svd_rank": ("--svd-rank", {"film"}),
     "max_iter": ("--max-iter", {"film", "linklearn"}),
-    "pairs": ("--pairs", {"mcd", "film"}), "columns": ("--columns", {"mcd", "film"}),
-    "corpus": ("--corpus", {"mcd", "film"}), "weighting": ("--weighting", {"mcd", "film", "relative"}),
+    "pairs": ("--pairs", {"mcd", "film", "adapter"}), "columns": ("--columns", {"mcd", "film", "adapter"}),
+    "corpus": ("--corpus", {"mcd", "film", "adapter"}), "weighting": ("--weighting", {"mcd", "film", "relative"}),
     "triplets": ("--triplets", {"relative"}), "clicks": ("--clicks", {"relative"}),
     "clicks_from": ("--clicks-from", {"relative"}),
     "lsi": ("--lsi", {"mcd", "film"}), "no_norm": ("--no-norm", {"mcd", "film"}),
     "links": ("--links", {"linklearn"}), "learning_rate": ("--learning-rate", {"linklearn"}),
-    "validation_fraction": ("--validation-fraction", {"linklearn", "film", "relative"}),
+    "validation_fraction": ("--validation-fraction", {"linklearn", "film", "relative", "adapter"}),
     # relative checks on its --validation-fraction share ('none' skips its search check)
-    "baseline_holdout": ("--baseline-holdout", {"mcd", "film", "linklearn", "relative"}),
+    "baseline_holdout": ("--baseline-holdout", {"mcd", "film", "linklearn", "relative", "adapter"}),
     "variant": ("--variant", {"linklearn"}), "matcher": ("--matcher", {"film"}),
-    "no_rerank": ("--no-rerank", {"film"}), "encoder": ("--encoder", {"mcd", "film"}),
+    "no_rerank": ("--no-rerank", {"film"}), "encoder": ("--encoder", {"mcd", "film", "adapter"}),
 }
 
 
@@ -254,7 +267,7 @@ def _default_method(args):
     on held-out queries), relative for clicks and triplets, linklearn for links, mcd otherwise."""
     if args.method is not None:
         return args.method
-    if args.pairs is not None:
+    if args.pairs is not None or args.qrels is not None or args.beir is not None:
         return "film"
     if args.clicks_from is not None or args.triplets is not None or args.clicks is not None:
         return "relative"
@@ -263,11 +276,49 @@ def _default_method(args):
     return "mcd"
 
 
+def _judgement_files(args):
+    """--beir DIR [--split NAME] as --qrels, --queries and --corpus; --qrels needs the other two."""
+    from pathlib import Path
+
+    if args.beir is not None:
+        clash = [flag for flag, given in (("--queries", args.queries), ("--corpus", args.corpus)) if given]
+        if clash:
+            raise UsageError(f"--beir names the queries and the corpus of its folder: drop {' and '.join(clash)}")
+        folder = Path(args.beir)
+        if not folder.is_dir():
+            raise UsageError(f"--beir {folder}: no such folder (a BEIR folder holds corpus.jsonl, queries.jsonl "
+                             "and qrels/)")
+        split = args.split or "train"
+        found = {}
+        for name, choices in (("qrels", [f"qrels/{split}.tsv", f"qrels/{split}.tsv.gz"]), ("queries", ["queries.jsonl", "queries.jsonl.gz"]),
+                              ("corpus", ["corpus.jsonl", "corpus.jsonl.gz"])):
+            path = next((folder / c for c in choices if (folder / c).is_file()), None)
+            if path is None:
+                splits = sorted({p.name.split(".")[0] for p in (folder / "qrels").glob("*.tsv*")}) \
+                    if (folder / "qrels").is_dir() else []
+                hint = f" (its splits: {', '.join(splits)})" if name == "qrels" and splits else ""
+                raise UsageError(f"--beir {folder}: no {' or '.join(choices)}{hint}")
+            found[name] = str(path)
+        args.qrels, args.queries, args.corpus = found["qrels"], found["queries"], found["corpus"]
+    elif args.split is not None:
+        raise UsageError("--split names the judgements of a --beir folder; with --qrels give the file itself")
+    if args.qrels is not None:
+        missing = [flag for flag, given in (("--queries", args.queries), ("--corpus", args.corpus)) if not given]
+        if missing:
+            raise UsageError(f"--qrels needs {' and '.join(missing)}: the judgements name queries and documents by id")
+        if args.method not in ("film", "mcd", "adapter"):
+            raise UsageError(f"--method {args.method} does not learn from judgements; --qrels teaches film (default), "
+                             "mcd or adapter")
+    elif args.queries is not None:
+        raise UsageError("--queries goes with --qrels (the queries the judgements name)")
+
+
 def run(args):
     args.method = _default_method(args)
-    if args.corpus is not None and args.pairs is None:
-        raise UsageError("--corpus is the collection a model fitted on --pairs searches; with --input the documents "
-                         "are the collection")
+    _judgement_files(args)
+    if args.corpus is not None and args.pairs is None and args.qrels is None:
+        raise UsageError("--corpus is the collection a model fitted on --pairs or --qrels searches; with --input the "
+                         "documents are the collection")
     _check_method_options(args)
     settings = _mcd_settings(args) if args.method == "mcd" else None
     model_path = _check_output_file(args.model, "--model")
@@ -294,6 +345,10 @@ def run(args):
         from ._fit_film import fit_film
 
         return fit_film(args, model_path, summary)
+    if args.method == "adapter":
+        from ._fit_adapter import fit_adapter
+
+        return fit_adapter(args, model_path, summary)
     return _fit_mcd(args, settings, model_path, summary)
 
 

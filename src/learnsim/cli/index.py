@@ -14,7 +14,9 @@ corpus layouts:
       {"id": "q17", "text": "How do I learn Python?", "topic": "programming"}
   id<TAB>text per line (.tsv), or one document per line (.txt): no metadata
   a header naming id and text (.csv, CSV-quoted): every other column is metadata
-  A document without an id gets its line number ("line 12")."""
+  A document without an id gets its line number ("line-12").
+  BEIR's corpus.jsonl reads as it is: {"_id": ..., "title": ..., "text": ..., "metadata": {...}}
+      (the id from "_id", the title joined before the text); a field read and not used is named."""
 
 
 ANN_CHOICES = ("auto", "exact", "faiss-hnsw", "faiss-ivf", "faiss-flat", "usearch")
@@ -151,10 +153,12 @@ def register(commands):
 
 def read_corpus(path, encoding_errors="replace", quoting="auto"):
     """(ids, texts, metadata) of a corpus file (layouts above), read once."""
-    from ._common import read_documents
+    from ._common import note_unused_fields, read_documents
 
     docs = read_documents(path, encoding_errors=encoding_errors, quoting=quoting)
-    ids = [i if i is not None else f"line {n}" for i, n in zip(docs.ids, docs.line_numbers)]
+    note_unused_fields(docs, path)
+    # an id the file did not give: its line, written without a blank so that a run file can name it
+    ids = [i if i is not None else f"line-{n}" for i, n in zip(docs.ids, docs.line_numbers)]
     metas = [None] * len(ids) if docs.metadata is None else docs.metadata
     for meta, number in zip(metas, docs.line_numbers):
         if meta is not None and not isinstance(meta, dict):

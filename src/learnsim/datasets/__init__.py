@@ -50,8 +50,8 @@ from .quora import load_quora_pairs
 from .smart import load_smart_collection, read_smart_collection
 from .sts import load_sts_benchmark
 from .synthetic import make_clustered_corpus
-from .trec import (load_trec_collection, normalise_run_ids, read_corpus, read_qrels, read_queries, read_trec_run,
-                   write_trec_run)
+from .trec import (load_trec_collection, normalise_run_ids, read_corpus, read_id_texts, read_qrels, read_queries,
+                   read_trec_run, write_trec_run)
 from .uci import load_uci
 from .webkb import load_webkb
 from .wikispeedia import LinkedCorpus, load_wikispeedia
@@ -89,7 +89,7 @@ __all__ = [
     "parse_columns",
     "read_documents",
     "read_labelled_documents",
-    "read_corpus",
+    "read_corpus", "read_id_texts",
     "read_pairs",
     "read_qrels",
     "read_queries",

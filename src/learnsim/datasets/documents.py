@@ -68,7 +68,17 @@ class Documents:
     path : Path
     metadata : list or None
         JSON Lines only: each document's ``"metadata"`` value as given, or else an object of its
-        fields other than ``"id"`` and ``"text"`` (None when it has none); None for other files.
+        fields other than its id and ``"text"`` (None when it has none); a ``.csv`` file's other
+        columns; None for other files.
+    unused_fields : list of str
+        The fields (JSON keys, ``.csv`` columns) the reader read and put nowhere: neither id,
+        text, title, label nor metadata. Commands name them in one note, never drop them silently.
+
+    Notes
+    -----
+    A JSON record's id is its ``"id"``, or ``"_id"`` as in BEIR's corpus.jsonl (or ``"docno"``,
+    ``"doc_id"``, ``"query_id"``, ``"qid"``: :data:`ID_KEYS`); a ``"title"`` string is joined
+    before the text, as :func:`learnsim.datasets.read_corpus` and ``learnsim evaluate`` read it.
 
     Examples
     --------
@@ -89,6 +99,7 @@ class Documents:
     path: Path | None = None
     line_numbers: list = field(default_factory=list)
     metadata: list | None = None
+    unused_fields: list = field(default_factory=list)
 
     def __len__(self):
         return len(self.texts)
@@ -209,16 +220,47 @@ def _check_not_empty(docs, path):
     return docs
 
 
+#: The fields that give a JSON record its id, the first present counting: "id", BEIR's "_id"
+#: (corpus.jsonl, queries.jsonl), and the names TREC tools and ir_datasets write.
+ID_KEYS = ("id", "_id", "docno", "doc_id", "query_id", "qid")
+
+
+def record_id_key(obj):
+    """The key of :data:`ID_KEYS` that gives the JSON record ``obj`` its id, or None."""
+    return next((key for key in ID_KEYS if key in obj), None)
+
+
+def record_text(obj, text):
+    """A JSON record's text with its ``"title"`` (a non-empty string) joined before it, as BEIR's
+    corpus.jsonl is read for search (the same in every command, so that an index, a fit and
+    ``evaluate`` see the same text)."""
+    title = obj.get("title")
+    if isinstance(title, str) and title.strip():
+        return title.strip() + "\n" + text
+    return text
+
+
 def _json_object(line, number, path):
+    """``(obj, text, id, id key)`` of one JSON line: the id from :data:`ID_KEYS`, the title joined
+    before the text (:func:`record_text`)."""
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as exc:
         raise DocumentFormatError(f"{path}, line {number}: invalid JSON ({exc.msg} at column "
                                   f"{exc.colno})") from None
-    return (obj,) + _object_fields(obj, f"{path}, line {number}", "a JSON object")
+    except RecursionError:
+        raise DocumentFormatError(f"{path}, line {number}: the JSON nests too deeply") from None
+    key = record_id_key(obj) if isinstance(obj, dict) else None
+    text, doc_id = _object_fields(obj, f"{path}, line {number}", "a JSON object", id_key=key or "id")
+    return obj, record_text(obj, text), doc_id, key
 
 
-def _object_fields(obj, where, kind="an object"):
+def _unused(names, used):
+    """The field names of ``names`` (in first-seen order) that are not in ``used``."""
+    return [name for name in dict.fromkeys(names) if name not in used]
+
+
+def _object_fields(obj, where, kind="an object", id_key="id"):
     """``(text, id)`` of a document given as an object (a JSON line, a dict, a DataFrame row)."""
     if not isinstance(obj, dict):
         raise DocumentFormatError(f'{where}: expected {kind} {{"text": ..., ...}}; got {type(obj).__name__}')
@@ -226,10 +268,10 @@ def _object_fields(obj, where, kind="an object"):
     if not isinstance(text, str):
         what = "no \"text\" field" if "text" not in obj else f'"text" is {type(text).__name__}, not a string'
         raise DocumentFormatError(f"{where}: {what}")
-    doc_id = obj.get("id")
+    doc_id = obj.get(id_key)
     if doc_id is not None:
         if isinstance(doc_id, bool) or not isinstance(doc_id, (str, numbers.Integral)):
-            raise DocumentFormatError(f'{where}: "id" must be a string or an integer; got {doc_id!r}')
+            raise DocumentFormatError(f'{where}: "{id_key}" must be a string or an integer; got {doc_id!r}')
         doc_id = str(doc_id)
     return text, doc_id
 
@@ -414,6 +456,7 @@ def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto"):
     if kind == "csv":
         _names, rows = _csv_rows(path, _quote(kind, quoting), encoding_errors, "label,text (id optional)",
                                  ("label", "text"))
+        docs.unused_fields = _unused(_names, ("id", "label", "text"))
         for number, row in rows:
             label = row["label"].strip()
             if not label:
@@ -425,14 +468,17 @@ def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto"):
             docs.line_numbers.append(number)
         return _check_not_empty(docs, path)
     if kind == "jsonl":
+        seen = []
         for number, line in _lines(path, encoding_errors):
             if not line.strip():
                 continue
-            obj, text, doc_id = _json_object(line, number, path)
+            obj, text, doc_id, key = _json_object(line, number, path)
             docs.texts.append(_check_text(text, number, path))
             docs.ids.append(doc_id)
             docs.labels.append(_json_label(obj, number, path))
             docs.line_numbers.append(number)
+            seen.extend(k for k in obj if k not in (key, "text", "title", "label"))
+        docs.unused_fields = _unused(seen, ())
         return _check_not_empty(docs, path)
     first = True
     for number, line, label, tab, text in _tab_rows(path, _quote(kind, quoting), encoding_errors):
@@ -526,17 +572,24 @@ def read_documents(path, *, encoding_errors="replace", quoting="auto"):
         rows = [(number, line) for number, line in _lines(path, encoding_errors) if line.strip()]
         all_labelled = True
         docs.metadata = []
+        seen = []
         for number, line in rows:
-            obj, text, doc_id = _json_object(line, number, path)
+            obj, text, doc_id, key = _json_object(line, number, path)
             docs.texts.append(_check_text(text, number, path))
             docs.ids.append(doc_id)
-            docs.metadata.append(obj["metadata"] if "metadata" in obj else
-                                 {key: v for key, v in obj.items() if key not in ("id", "text")} or None)
+            # a "metadata" object is the metadata (BEIR's records carry one); without it, every
+            # field but the id and the text is (the title too, which is also joined to the text)
+            if "metadata" in obj:
+                docs.metadata.append(obj["metadata"])
+                seen.extend(k for k in obj if k not in (key, "text", "title", "label", "metadata"))
+            else:
+                docs.metadata.append({k: v for k, v in obj.items() if k not in (key, "text")} or None)
             all_labelled = all_labelled and "label" in obj
             docs.labels.append(_json_label(obj, number, path) if "label" in obj else None)
             docs.line_numbers.append(number)
         if not all_labelled:
             docs.labels = None
+        docs.unused_fields = _unused(seen, ())
         return _check_not_empty(docs, path)
 
     rows = list(_tab_rows(path, _quote(kind, quoting), encoding_errors))

@@ -23,11 +23,12 @@ import numpy as np
 
 from ._base import _normalise_id
 from ._decode import check_encoding_errors, decoded_lines, read_text
+from .documents import ID_KEYS, record_text
 from .ir import _build_collection, _judgments_from_memory, _texts_from_memory
 from .smart import _SMART_TEXT_FIELDS, _number_queries, _read_smart_records, _smart_text
 
-__all__ = ["load_trec_collection", "normalise_run_ids", "read_corpus", "read_qrels", "read_queries", "read_trec_run",
-           "write_trec_run"]
+__all__ = ["load_trec_collection", "normalise_run_ids", "read_corpus", "read_id_texts", "read_qrels", "read_queries",
+           "read_trec_run", "write_trec_run"]
 
 _TREC_DOC = re.compile(r"<DOC(?:\s[^>]*)?>(.*?)</DOC>", re.DOTALL | re.IGNORECASE)
 _TREC_DOC_OPEN = re.compile(r"<DOC(?:\s[^>]*)?>", re.IGNORECASE)
@@ -48,8 +49,9 @@ _XML_TOPIC_NUMBER = re.compile(r"""number\s*=\s*["']?([^"'\s>]+)""", re.IGNORECA
 _XML_TOPIC_ELEMENT = re.compile(r"<([a-z]+)\b[^>]*>(.*?)</\1>", re.DOTALL | re.IGNORECASE)
 _XML_FIELD_NAMES = {"query": "title", "question": "desc", "description": "desc", "narrative": "narr"}
 _JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")
-# The id of a JSON Lines record: "id", or "_id" as in BEIR's corpus.jsonl and queries.jsonl.
-_JSONL_ID_KEYS = ("id", "_id", "docno", "doc_id", "query_id", "qid")
+# The id of a JSON Lines record ("id", or "_id" as in BEIR's corpus.jsonl and queries.jsonl) and its
+# title, read as every command reads a JSON Lines collection (learnsim.datasets.read_documents).
+_JSONL_ID_KEYS = ID_KEYS
 _SMART_OPENING = re.compile(r"^\.I[ \t]+\S")
 _RUN_FIELDS = "query Q0 document rank score tag"
 
@@ -243,8 +245,8 @@ def _is_jsonl(path):
 
 
 def _jsonl_records(path, encoding="utf-8", encoding_errors="replace"):
-    """``(ids, texts)`` of a JSON Lines file of ``{"id": ..., "text": ...}`` objects; BEIR's
-    records (``{"_id", "title", "text"}``) have their title joined before the text."""
+    """``(ids, texts)`` of a JSON Lines file of ``{"id": ..., "text": ...}`` objects; a record's
+    title (BEIR's ``{"_id", "title", "text"}``) is joined before its text."""
     ids, texts = [], []
     for number, line in decoded_lines(path, encoding=encoding, encoding_errors=encoding_errors):
         if not line.strip():
@@ -265,9 +267,7 @@ def _jsonl_records(path, encoding="utf-8", encoding_errors="replace"):
         text = obj.get("text")
         if not isinstance(text, str):
             raise ValueError(f'{where}: "text" must be a string; got {"nothing" if text is None else repr(text)}')
-        title = obj.get("title") if key == "_id" else None
-        if isinstance(title, str) and title.strip():
-            text = title.strip() + "\n" + text
+        text = record_text(obj, text)
         ids.append(_normalise_id(str(rid)))
         texts.append(text)
     if not ids:
@@ -603,6 +603,73 @@ def read_qrels(path, *, query_ids=None, numbering="auto", encoding="utf-8", enco
     if info is not None:
         info.update(layout=layout, numbering=numbering, n_judgments=len(judgments))
     return qrels
+
+
+def _looks_like_collection_file(path):
+    """Whether a file opens like SMART records or holds TREC SGML documents or topics: the
+    layouts :func:`read_corpus` / :func:`read_queries` read, whatever the file's extension."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 16).decode("latin-1")
+    except OSError:
+        return False
+    first = next((line.strip() for line in head.splitlines() if line.strip()), "")
+    return bool(_SMART_OPENING.match(first) or re.search(r"<top>|<topic\b|<DOC[\s>]", head, re.IGNORECASE))
+
+
+def read_id_texts(path, part="documents", *, encoding_errors="replace", quoting="auto"):
+    """``(ids, texts)`` of a documents or queries file whose records carry ids, as a run file and
+    judgements name them, read the same way by every command (``index build``, ``fit --qrels``,
+    ``search --run``, ``evaluate``).
+
+    Documents in ``.tsv``/``.txt``/``.csv`` (and queries in ``.csv``) are read as
+    :func:`learnsim.datasets.read_documents` reads them, every record with an id; everything
+    else by :func:`read_corpus` (``part="documents"``) or :func:`read_queries`: JSON Lines with
+    ``"id"`` or BEIR's ``"_id"`` (the title joined before the text), ``id<TAB>text`` lines, SMART
+    records, TREC SGML documents or topics.
+
+    Raises
+    ------
+    FileNotFoundError
+    DocumentFormatError
+        A record without an id, or an id given twice (``.tsv``/``.txt``/``.csv``); the readers'
+        own errors otherwise (ValueError).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from learnsim.datasets import read_id_texts
+    >>> path = os.path.join(tempfile.mkdtemp(), "corpus.jsonl")
+    >>> with open(path, "w", encoding="utf-8") as f:
+    ...     _ = f.write('{"_id": "d1", "title": "Passwords", "text": "how to reset it"}\\n')
+    >>> read_id_texts(path)
+    (['d1'], ['Passwords\\nhow to reset it'])
+    """
+    from .documents import read_documents
+    from ._decode import DocumentFormatError
+
+    if part not in ("documents", "queries"):
+        raise ValueError(f"part must be 'documents' or 'queries'; got {part!r}")
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such file")
+    # documents as 'learnsim index build' reads them (so that an index and its corpus file agree);
+    # queries as read_queries, but for a .csv
+    suffixes = (".tsv", ".txt", ".csv") if part == "documents" else (".csv",)
+    if path.is_file() and path.suffix.lower() in suffixes and not _looks_like_collection_file(path):
+        docs = read_documents(path, encoding_errors=encoding_errors, quoting=quoting)
+        seen = set()
+        for doc_id, number in zip(docs.ids, docs.line_numbers):
+            if doc_id is None:
+                raise DocumentFormatError(f"{path}, line {number}: no id; a run names its {part} by id (give "
+                                          f"id<TAB>text lines, a .csv with an id column, or .jsonl with \"id\")")
+            if doc_id in seen:
+                raise DocumentFormatError(f"{path}, line {number}: the id {doc_id!r} appears twice")
+            seen.add(doc_id)
+        return list(docs.ids), list(docs.texts)
+    read = read_corpus if part == "documents" else read_queries
+    found = read(path, encoding_errors=encoding_errors)
+    return list(found), list(found.values())
 
 
 # ------------------------------------------------------------------------------ runs

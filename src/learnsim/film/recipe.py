@@ -116,7 +116,8 @@ def search_triplets(P, grades, texts, X, baselines, seed, note):
     anchor: a *hard* one, drawn among the anchor's ``_BM25_NEGATIVE_DEPTH`` best documents by BM25
     over the collection (``baselines``: the :class:`learnsim.baseline.SearchBaselines` of the
     collection); a *random* document; and a *labelled* one, a partner the supervision says is not
-    relevant (grade 0), where the anchor has one. The hard and random negatives are documents of
+    relevant (grade 0), where the anchor has one; with graded judgements, a *graded* one, a relevant
+    text of a lower grade than the relevant text's. The hard and random negatives are documents of
     the collection that some relevant pair names (other queries' relevant documents, as in-batch
     negatives are): with the documents no pair names among them, FILM learned to push every
     unjudged document away from every query, which the cold part of the check then measured as a
@@ -126,7 +127,7 @@ def search_triplets(P, grades, texts, X, baselines, seed, note):
 
     Returns
     -------
-    (triplets (n, 3) int64, counts {"hard", "random", "labelled", "anchors"})
+    (triplets (n, 3) int64, counts {"hard", "random", "labelled", "graded", "anchors", "triplets"})
     """
     from ..text import find_empty_rows
 
@@ -143,6 +144,12 @@ def search_triplets(P, grades, texts, X, baselines, seed, note):
     for a, b in P[grades == 0].tolist():
         negatives.setdefault(a, []).append(b)
         negatives.setdefault(b, []).append(a)
+    # graded judgements: a relevant text of a higher grade is closer than one of a lower grade
+    grade_of = {}
+    positive = grades > 0
+    if np.unique(grades[positive]).size > 1:
+        for (a, b), g in zip(P[positive].tolist(), grades[positive].tolist()):
+            grade_of[(a, b)] = g
     anchors = np.array(sorted(sets), dtype=np.int64)
     # deeper than the negatives kept: some of the anchor's best documents are unjudged ones
     depth = min(3 * _BM25_NEGATIVE_DEPTH + 1, baselines.documents.size)
@@ -167,6 +174,11 @@ def search_triplets(P, grades, texts, X, baselines, seed, note):
             if labelled:
                 rows.append((a, b, labelled[rng.integers(len(labelled))]))
                 kinds.append(2)
+            if grade_of:
+                lower = [c for c in sorted(relevant) if grade_of.get((a, c), np.inf) < grade_of.get((a, b), 0.0)]
+                if lower:
+                    rows.append((a, b, lower[rng.integers(len(lower))]))
+                    kinds.append(3)
     T = np.array(rows, dtype=np.int64).reshape(-1, 3)
     kinds = np.array(kinds, dtype=np.int64)
     empty = find_empty_rows(X)
@@ -182,7 +194,7 @@ def search_triplets(P, grades, texts, X, baselines, seed, note):
         note(f"FILM learns from a sample of {_MAX_FILM_TRIPLETS} of the {len(T)} triplets", info=True)
         keep = np.sort(rng.choice(len(T), _MAX_FILM_TRIPLETS, replace=False))
         T, kinds = T[keep], kinds[keep]
-    counts = dict(zip(("hard", "random", "labelled"), np.bincount(kinds, minlength=3).tolist()))
+    counts = dict(zip(("hard", "random", "labelled", "graded"), np.bincount(kinds, minlength=4).tolist()))
     counts.update(anchors=int(anchors.size), triplets=int(len(T)))
     return T, counts
 

@@ -9,6 +9,8 @@ so one matrix can serve clusters, pairs, triplets and links at once.
 - :class:`Pairs`: item pairs labelled similar/dissimilar, or graded with a score.
 - :class:`Triplets`: ``(i, j, k)`` meaning "item i is closer to j than to k".
 - :class:`Links`: a directed graph over the items (hyperlinks).
+- :class:`Judgements`: graded relevance judgements of (query, document) pairs, the
+  :class:`Pairs` of a retrieval collection (:func:`judgements_from` builds them from qrels).
 
 The ``check_*`` functions are what estimators call on what they receive, and the converters
 (:func:`clusters_to_triplets`, :func:`pairs_to_clusters`, :func:`graded_pairs_to_triplets`,
@@ -25,6 +27,7 @@ from ._common import NO_CLUSTER  # noqa: F401  (the label of an item in no clust
 from .clusters import Clusters, check_clusters
 from .converters import (duplicate_pairs_to_triplets, graded_pairs_to_triplets, links_to_triplets,
                          pairs_to_clusters, split_links, split_pairs)
+from .judgements import Judgements, judgements_from
 from .links import Links, check_links
 from .pairs import Pairs, check_pairs
 from .sampling import clusters_to_triplets, sample_label_triplets
@@ -34,7 +37,7 @@ from .triplets import Triplets, check_triplets
 from .pairs import _parse_pair_labels  # noqa: E402,F401
 
 __all__ = [
-    "Clusters", "Pairs", "Triplets", "Links",
+    "Clusters", "Pairs", "Triplets", "Links", "Judgements", "judgements_from",
     "check_clusters", "check_pairs", "check_triplets", "check_links",
     "clusters_to_triplets", "pairs_to_clusters", "graded_pairs_to_triplets", "links_to_triplets",
     "sample_label_triplets",
@@ -43,6 +46,6 @@ __all__ = [
 
 # The classes keep the public module as theirs, as before the split: reprs, help() and pickles
 # name learnsim.supervision.Pairs, not the file that happens to define it.
-for _cls in (Clusters, Pairs, Triplets, Links):
+for _cls in (Clusters, Pairs, Triplets, Links, Judgements):
     _cls.__module__ = __name__
 del _cls

