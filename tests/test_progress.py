@@ -22,19 +22,6 @@ FIXED = ["--n-basis", "8", "--shrinkage", "0.01", "--complement-weight", "0.3"]
 NEVER = 3600.0     # a stage's watcher that never wakes within a test (the fake clock decides)
 
 
-class Clock:
-    def __init__(self):
-        self.t = 100.0
-
-    def __call__(self):
-        return self.t
-
-
-class Terminal(io.StringIO):
-    def isatty(self):
-        return True
-
-
 @pytest.fixture
 def clock(monkeypatch):
     fake = Clock()
@@ -261,6 +248,7 @@ import types
 
 import learnsim
 from learnsim.pipeline import Pipeline
+from progress_fakes import Clock, Terminal
 
 
 @pytest.fixture

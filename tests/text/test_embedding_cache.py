@@ -25,6 +25,7 @@ import pytest
 from learnsim._utils import progress as _progress
 from learnsim.text import encoders
 from learnsim.text.encoders import Model2VecEncoder, SentenceEncoder, embedding_cache, encoded_text_count
+from progress_fakes import Clock, Terminal
 
 DIM = 16
 
@@ -422,6 +423,7 @@ def test_two_writers_of_one_folder_interleaved(tmp_path):
 _WRITER = """
 import sys
 sys.path.insert(0, {tests!r})
+sys.path.insert(0, {root!r})
 import test_embedding_cache as t
 from learnsim.text.encoders import embedding_cache
 t.encoders._CHUNK_MAX_BATCHES = 1
@@ -433,7 +435,7 @@ with embedding_cache({folder!r}):
 
 def test_two_processes_writing_one_folder_at_once(tmp_path):
     tests = str(Path(__file__).parent)
-    procs = [subprocess.Popen([sys.executable, "-c", _WRITER.format(tests=tests, folder=str(tmp_path), start=s)],
+    procs = [subprocess.Popen([sys.executable, "-c", _WRITER.format(tests=tests, root=str(Path(tests).parent), folder=str(tmp_path), start=s)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for s in (0, 50)]
     for proc in procs:
         out, err = proc.communicate(timeout=120)
@@ -450,19 +452,6 @@ def test_two_processes_writing_one_folder_at_once(tmp_path):
 
 
 # ----------------------------------------------------------------------------- progress
-
-class Clock:
-    def __init__(self):
-        self.t = 100.0
-
-    def __call__(self):
-        return self.t
-
-
-class Terminal(io.StringIO):
-    def isatty(self):
-        return True
-
 
 @pytest.fixture
 def clock(monkeypatch):
