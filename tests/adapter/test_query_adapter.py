@@ -153,3 +153,14 @@ def test_the_command_line_fits_an_adapter_from_a_beir_folder(beir, tmp_path, mon
     assert type(learnsim.load(model).metric).__name__ == "QueryAdapter"
     code, out, err = run_cli(["fit", "--beir", beir, "--method", "adapter", "--model", model])
     assert code == 2 and "give --encoder" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_low_rank_adapter_changes_the_identity_in_rank_directions_at_most():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 6))
+    T = [(20 + i % 10, i % 10, (i + 3) % 20) for i in range(60)]
+    adapter = QueryAdapter(rank=2, alpha=0.1).fit(X, T)
+    assert np.linalg.matrix_rank(adapter.components_ - np.eye(6), tol=1e-8) <= 2
+    # it lowers the training loss from the identity's (the encoder's own cosine)
+    identity = QueryAdapter(alpha=0.1, max_iter=0).fit(X, T)
+    assert adapter.loss_ < identity.loss_

@@ -92,15 +92,19 @@ class QueryAdapter(BaseEstimator):
 
     is_query_adapter = True
 
-    def __init__(self, alpha=1.0, temperature=0.05, max_iter=200, tol=1e-6):
+    def __init__(self, alpha=1.0, temperature=0.05, rank=None, max_iter=200, tol=1e-6, random_state=0):
         self.alpha = alpha
         self.temperature = temperature
+        self.rank = rank
         self.max_iter = max_iter
         self.tol = tol
+        self.random_state = random_state
 
     _parameter_constraints = {
         "alpha": [Interval(Real, 0, None, closed="neither")],
         "temperature": [Interval(Real, 0, None, closed="neither")],
+        "rank": [Interval(Integral, 1, None), None],
+        "random_state": [Interval(Integral, 0, None), None],
         "max_iter": [Interval(Integral, 0, None)],
         "tol": [Interval(Real, 0, None)],
     }
@@ -146,9 +150,27 @@ class QueryAdapter(BaseEstimator):
             grad = G.T @ A + alpha * R / d
             return loss, grad.ravel()
 
+        r = None if self.rank is None else min(int(self.rank), d)
         if self.max_iter == 0:
             W, n_iter, converged = eye.copy(), 0, True
             loss = objective(eye.ravel())[0]
+        elif r is not None:
+            # W = I + B C^T (rank r): the same loss, its gradient taken through W; the ridge on B
+            # and C (a bound on the nuclear norm of W - I)
+            rng = np.random.default_rng(self.random_state)
+            C0 = np.linalg.qr(rng.normal(size=(d, r)))[0]
+
+            def low_rank(v):
+                B, C = v[:d * r].reshape(d, r), v[d * r:].reshape(d, r)
+                value, g = objective((eye + B @ C.T).ravel())
+                G = g.reshape(d, d) - alpha * (B @ C.T) / d          # the loss's part alone
+                value += -0.5 * alpha * np.sum((B @ C.T) ** 2) / d + 0.5 * alpha * (np.sum(B * B) + np.sum(C * C)) / d
+                return value, np.concatenate([(G @ C + alpha * B / d).ravel(), (G.T @ B + alpha * C / d).ravel()])
+
+            result = minimize(low_rank, np.concatenate([np.zeros(d * r), C0.ravel()]), jac=True, method="L-BFGS-B",
+                              options={"maxiter": int(self.max_iter), "gtol": float(self.tol)})
+            B, C = result.x[:d * r].reshape(d, r), result.x[d * r:].reshape(d, r)
+            W, n_iter, converged, loss = eye + B @ C.T, int(result.nit), bool(result.success), float(result.fun)
         else:
             result = minimize(objective, eye.ravel(), jac=True, method="L-BFGS-B",
                               options={"maxiter": int(self.max_iter), "gtol": float(self.tol)})
@@ -188,8 +210,9 @@ class QueryAdapter(BaseEstimator):
     # -------------------------------------------------------------- persistence
     def _get_state(self):
         self._check_fitted()
-        meta = {"state_version": _STATE_VERSION, "params": {k: (float(v) if k in ("alpha", "temperature", "tol") else int(v))
-                                                      for k, v in self.get_params().items()},
+        meta = {"state_version": _STATE_VERSION,
+                "params": {k: (float(v) if k in ("alpha", "temperature", "tol") else None if v is None else int(v))
+                           for k, v in self.get_params().items()},
                 "n_features_in": int(self.n_features_in_), "n_triplets": int(self.n_triplets_),
                 "n_iter": int(self.n_iter_), "converged": bool(self.converged_), "loss": float(self.loss_)}
         return meta, {"components": np.asarray(self.components_, dtype=np.float64)}

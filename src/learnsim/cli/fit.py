@@ -85,7 +85,11 @@ def register(commands):
                          "learnsim fit --method linklearn --input pages.tsv --links links.tsv --model ll.npz",
                          "learnsim fit --method relative --input pages.tsv --triplets triplets.tsv --model rel.npz",
                          "learnsim fit --method relative --input pages.tsv --clicks clicks.tsv --model rel.npz",
-                         "learnsim fit --method relative --clicks-from idx/ --model rel.npz"))
+                         "learnsim fit --method relative --clicks-from idx/ --model rel.npz",
+                         "learnsim fit --qrels qrels/train.tsv --queries queries.jsonl --corpus corpus.jsonl "
+                         "--model judged.npz",
+                         "learnsim fit --beir nfcorpus/ --split train --method adapter --encoder all-MiniLM-L6-v2 "
+                         "--model adapter.npz"))
     fit_source = fit.add_mutually_exclusive_group(required=True)
     fit_source.add_argument("--input", metavar="FILE",
                             help="labelled documents (mcd, film) or documents with ids (linklearn, relative): "
