@@ -164,3 +164,33 @@ def test_a_low_rank_adapter_changes_the_identity_in_rank_directions_at_most():
     # it lowers the training loss from the identity's (the encoder's own cosine)
     identity = QueryAdapter(alpha=0.1, max_iter=0).fit(X, T)
     assert adapter.loss_ < identity.loss_
+
+
+def test_promoting_and_rolling_back_an_adapter_re_embeds_nothing(beir, tmp_path, monkeypatch):
+    """Through the library (as the service promotes): the index keeps its documents' embeddings
+    beside it, and a query adapter over the same encoder takes them from there."""
+    from encoder_fakes import register_sentence_encoder
+    from learnsim.index import Index
+    from learnsim.pipeline import Pipeline
+    from learnsim.text import encoders
+    from learnsim.text.encoders import encoded_text_count
+
+    cls = register_sentence_encoder(monkeypatch)
+    encoder = cls("/fake/fake-sentence-encoder").fit()
+    texts = _corpus_texts(beir)
+    index = Index.build(tmp_path / "idx", Pipeline.from_encoder(encoder), texts,
+                        ids=[f"d{i}" for i in range(len(texts))])
+    assert (tmp_path / "idx.embeddings").is_dir()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        adapted = learnsim.fitting.fit(queries=beir / "queries.jsonl", qrels=beir / "qrels" / "train.tsv",
+                                       corpus=beir / "corpus.jsonl", method="adapter", encoder=encoder,
+                                       baseline_holdout=None).pipeline
+    version = index.stage(adapted)
+    monkeypatch.setattr(encoders, "_MEMO", {})                 # as in a new process
+    start = encoded_text_count()
+    index.promote(version)
+    assert index.manifest["method"] == "QueryAdapter"
+    index.rollback()
+    assert encoded_text_count() - start == 0
+    assert index.manifest["method"] != "QueryAdapter"

@@ -56,6 +56,20 @@ def test_fit_index_and_evaluate_encode_each_text_once(tmp_path, monkeypatch):
     ok(["index", "build", "--model", model, "--corpus", beir / "corpus.jsonl", "--out", tmp_path / "idx"])
     assert encoded_text_count() - start == 0                      # every document came from the cache
 
+    assert (tmp_path / "idx.embeddings").is_dir()          # the index keeps the vectors it took from the model's
+
+    # a query-side adapter over the same encoder, promoted on the index: the documents keep their
+    # vectors, and nothing is encoded again
+    adapter = tmp_path / "adapter.npz"
+    ok(["fit", "--beir", beir, "--method", "adapter", "--encoder", "fake-sentence-encoder", "--model", adapter,
+        "--baseline-holdout", "none"])
+    _new_process(monkeypatch)
+    start = encoded_text_count()
+    ok(["index", "promote", tmp_path / "idx", "--model", adapter, "--force"])
+    assert encoded_text_count() - start == 0
+    out = ok(["search", "--index", tmp_path / "idx", "--query", "parcel late", "--json"])
+    assert "adapted" in json.loads(out)[0]["scoring"] or "adapter" in json.loads(out)[0]["scoring"]
+
     _new_process(monkeypatch)
     start = encoded_text_count()
     ok(["evaluate", "--model", model, "--corpus", beir / "corpus.jsonl", "--queries", beir / "queries.jsonl",

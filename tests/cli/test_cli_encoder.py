@@ -89,7 +89,7 @@ def test_without_the_dense_extra_the_error_names_the_install(files, tmp_path, mo
 
 @pytest.mark.parametrize("extra, words", [
     (["--weighting", "bm25"], "--weighting configure the term vectors, which --encoder replaces"),
-    (["--method", "linklearn", "--links", "links.tsv"], "--encoder apply to --method film / mcd only"),
+    (["--method", "linklearn", "--links", "links.tsv"], "--encoder apply to --method adapter / film / mcd only"),
 ])
 def test_options_that_do_not_go_with_an_encoder(files, tmp_path, extra, words):
     args = ["fit", "--pairs", files["pairs"], "--model", tmp_path / "m.npz", "--encoder", "fake-encoder"]

@@ -169,7 +169,28 @@ def test_fit_learns_from_the_index_click_log(logged, tmp_path, capsys):
     assert report["supervision"] == "clicks" and report["triplets"] > 10
     assert out.exists()
     assert main(["fit", "--method", "relative", "--clicks-from", str(tmp_path), "--model", str(out)]) == 2
-    assert main(["fit", "--method", "film", "--clicks-from", str(logged), "--model", str(out)]) == 2
+
+
+def test_a_click_log_is_judgements_for_film(logged, tmp_path, capsys):
+    """The same log as relevance judgements (issue 43): each query's clicked documents relevant,
+    the skipped ones not, under the comparisons' position-bias handling and client cap."""
+    from learnsim.feedback import click_comparisons, click_judgements
+
+    with FeedbackLog(logged) as log:
+        impressions = list(log.impressions(with_clicks_only=True))
+    queries, qrels = click_judgements(impressions)
+    rows = click_comparisons(impressions)
+    assert set(queries.values()) == {q for q, _, _ in rows}
+    for qid, judged in qrels.items():
+        clicked = {c for q, c, _ in rows if q == queries[qid]}
+        assert {d for d, g in judged.items() if g == 1} == clicked
+        assert all(g in (0, 1) for g in judged.values())
+    out = tmp_path / "film.npz"
+    assert main(["fit", "--method", "film", "--clicks-from", str(logged), "--model", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    report = report.get("report", report)
+    assert report["judgements"]["queries"] == len(qrels) and report["corpus"] > 0
+    assert out.exists()
 
 
 def test_impressions_written_together_are_all_or_nothing(tmp_path):

@@ -6,7 +6,8 @@ pre-trained sentence encoder, checked as search is used.
    Adapters of each ridge weight of :data:`ALPHA_GRID` learn from the other queries' triplets
    (each relevant pair against a hard negative among BM25's best documents, a random one, a
    labelled non-relevant one and a relevant one of a lower grade:
-   :func:`learnsim.film.recipe.search_triplets`).
+   :func:`learnsim.film.recipe.search_triplets`; and against one of the query's best documents
+   by the encoder's own cosine that no judgement calls relevant).
 2. Each held-out query searches the whole collection under the rules ``lambda x BM25 + (1 -
    lambda) x (w x the encoder's cosine + (1 - w) x the adapter's)`` and under the baselines (BM25,
    the tf.idf cosine, the encoder's cosine and its mix with BM25); the rule kept is the best
@@ -29,7 +30,7 @@ from .._utils.progress import stage
 __all__ = ["ALPHA_GRID", "fit_adapter"]
 
 #: The ridge weights (eq. 2 of :mod:`learnsim.adapter._adapter`) tried on the held-out queries.
-ALPHA_GRID = (0.1, 1.0, 10.0)
+ALPHA_GRID = (0.3, 1.0, 3.0)
 
 
 def _rules():
@@ -72,6 +73,12 @@ def fit_adapter(o, texts, pairs, summary, documents=None, note=_quiet):
         say = (lambda *args, **kwargs: None) if quiet else note
         T, counts = search_triplets(P[train], grades[train], texts, X, baselines, o.random_state, say)
         D = _unit(X[baselines.documents])
+        # and the encoder's own hard negatives: each relevant pair against one of the query's best
+        # documents by the encoder's cosine that no judgement calls relevant (the map moves queries
+        # only, so documents no judgement names are fair negatives)
+        E = _encoder_negatives(P[train], grades[train], X, baselines.documents, D, o.random_state)
+        T = np.vstack([T, E]) if len(E) else T
+        counts = dict(counts, encoder=int(len(E)), triplets=int(len(T)))
         bases = {}
         for a in alphas:
             with stage(f"adapter: learning the query map from {len(T)} triplets (alpha {a:g})"):
@@ -125,11 +132,40 @@ def fit_adapter(o, texts, pairs, summary, documents=None, note=_quiet):
     if lam:
         parts["lexical"] = baselines.lexical.vectorizer
     summary.update(model="learned", triplets=counts["triplets"],
-                   negatives={k: counts[k] for k in ("hard", "random", "labelled")}, graded_triplets=counts["graded"],
+                   negatives={k: counts[k] for k in ("hard", "random", "labelled", "encoder")},
+                   graded_triplets=counts["graded"],
                    search_anchors=counts["anchors"], baseline_gain=_report(report), alpha=float(alpha),
                    search_input_weight=float(w), search_bm25_weight=float(lam), n_iter=adapter.n_iter_,
                    converged=adapter.converged_)
     return Fitted(summary, parts, vec_seconds, time.perf_counter() - start, check=check)
+
+
+#: How deep among a query's best documents by the encoder its hard negatives are drawn.
+_ENCODER_NEGATIVE_DEPTH = 50
+
+
+def _encoder_negatives(P, grades, X, documents, D, seed):
+    """(anchor, relevant, negative) triplets, one per relevant pair: the negative drawn among the
+    anchor's ``_ENCODER_NEGATIVE_DEPTH`` best documents by the encoder's cosine, none relevant."""
+    rng = np.random.default_rng(seed + 1)
+    positive = grades > 0
+    relevant = {}
+    for a, b in P[positive].tolist():
+        relevant.setdefault(a, set()).add(b)
+    anchors = np.array(sorted(relevant), dtype=np.int64)
+    if anchors.size == 0:
+        return np.zeros((0, 3), dtype=np.int64)
+    depth = min(_ENCODER_NEGATIVE_DEPTH + 1, documents.size)
+    rows = []
+    for start in range(0, anchors.size, 512):
+        chunk = anchors[start:start + 512]
+        S = _unit(X[chunk]) @ D.T
+        top = np.argpartition(-S, depth - 1, axis=1)[:, :depth]
+        for a, found in zip(chunk.tolist(), top):
+            pool = [int(d) for d in documents[found] if d != a and d not in relevant[a]]
+            if pool:
+                rows.extend((a, b, pool[rng.integers(len(pool))]) for b in sorted(relevant[a]))
+    return np.asarray(rows, dtype=np.int64).reshape(-1, 3)
 
 
 def _unit(M):

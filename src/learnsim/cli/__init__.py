@@ -117,7 +117,7 @@ def main(argv=None):
     prog = f"learnsim {args.command}"
     from .._utils.embedding_home import set_default_embedding_folder
 
-    old_folder = set_default_embedding_folder(_embedding_folder(args))
+    old_folder = set_default_embedding_folder(*_embedding_folder(args))
     old_progress = set_enabled(args.progress)
     old_mode = set_mode("lines")   # off a terminal, plain lines for work that lasts (a terminal keeps its bars)
     with warnings.catch_warnings(), relabel(_PROGRESS_LABELS):
@@ -156,29 +156,37 @@ _ENCODING_COMMANDS = {"fit", "index", "evaluate", "search", "match", "dedupe", "
 
 
 def _embedding_folder(args):
-    """The embedding cache of this command (None: none). ``LEARNSIM_EMBEDDING_CACHE`` names
+    """(the embedding cache of this command or None, the folders also read): beside the model
+    or the index; an index built from a model also reads the model's (and keeps what it takes in
+    its own, so that a promotion later re-embeds nothing). ``LEARNSIM_EMBEDDING_CACHE`` names
     another folder, or "off" turns it off."""
     import os
     from pathlib import Path
 
     chosen = os.environ.get("LEARNSIM_EMBEDDING_CACHE", "").strip()
     if chosen.lower() in ("off", "0", "none", "false"):
-        return None
+        return None, ()
     if args.command not in _ENCODING_COMMANDS:
-        return None
-    if args.command == "index" and getattr(args, "action", None) not in ("build", "add", "promote"):
-        return None
+        return None, ()
+    if args.command == "index" and getattr(args, "action", None) not in ("build", "add", "promote", "rollback"):
+        return None, ()
     if args.command == "search" and getattr(args, "corpus", None) is None:
-        return None
+        return None, ()
     if chosen:
-        return chosen
-    for name in ("model", "out", "index"):
-        value = getattr(args, name, None)
-        if isinstance(value, (str, os.PathLike)) and str(value).strip():
-            path = Path(value)
-            stem = path.name[:-len(path.suffix)] if path.suffix and name == "model" else path.name
-            return str(path.parent / f"{stem or 'model'}.embeddings")
-    return None
+        return chosen, ()
+
+    def beside(value, is_model):
+        if not isinstance(value, (str, os.PathLike)) or not str(value).strip():
+            return None
+        path = Path(value)
+        stem = path.name[:-len(path.suffix)] if path.suffix and is_model else path.name
+        return str(path.parent / f"{stem or 'model'}.embeddings")
+
+    model = beside(getattr(args, "model", None), True)
+    index = beside(getattr(args, "out", None), False) or beside(getattr(args, "index", None), False)
+    if args.command == "index" and index is not None:
+        return index, tuple(f for f in (model,) if f is not None)
+    return (model or index), ()
 
 
 if __name__ == "__main__":  # pragma: no cover

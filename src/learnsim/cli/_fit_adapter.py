@@ -33,7 +33,8 @@ def fit_adapter(args, model_path, summary):
     if summary.get("triplets"):
         negatives = summary.get("negatives") or {}
         print(f"The adapter learned from {summary['triplets']} triplets: each relevant pair against a hard negative "
-              f"(BM25: {negatives.get('hard', 0)}), a random document ({negatives.get('random', 0)}), a labelled "
+              f"(BM25: {negatives.get('hard', 0)}; the encoder: {negatives.get('encoder', 0)}), a random document "
+              f"({negatives.get('random', 0)}), a labelled "
               f"non-relevant one ({negatives.get('labelled', 0)}) and a relevant one of a lower grade "
               f"({summary.get('graded_triplets', 0)}).")
     if summary.get("held_out"):

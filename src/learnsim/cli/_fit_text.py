@@ -11,10 +11,23 @@ from ._pairs import _read_pairs
 def read_supervision(args, summary):
     """(texts, labels, pairs): labelled documents (labels) or pairs (pairs); the other is None."""
     pairs = labels = None
-    if getattr(args, "qrels", None) is not None:
+    if getattr(args, "qrels", None) is not None or getattr(args, "clicks_from", None) is not None:
         from .._inputs import judgements_of
 
-        texts, pairs, documents, counts = judgements_of(args.queries, args.qrels, args.corpus)
+        if getattr(args, "clicks_from", None) is not None:
+            # the click log as judgements: the index's documents, each query's clicks relevant
+            from ..feedback import click_judgements
+            from ._common import UsageError
+            from ._fit_relative import _logged_clicks
+
+            ids, doc_texts, impressions = _logged_clicks(args.clicks_from)
+            queries, qrels = click_judgements(impressions, random_state=args.seed)
+            if not qrels:
+                raise UsageError(f"{args.clicks_from}: the click log gives no judgement yet (a click on a result "
+                                 "below an unclicked one)")
+            texts, pairs, documents, counts = judgements_of(queries, qrels, list(zip(ids, doc_texts)))
+        else:
+            texts, pairs, documents, counts = judgements_of(args.queries, args.qrels, args.corpus)
         summary.update(documents=len(texts), corpus=int(documents.size), pairs=pairs.n_pairs,
                        duplicate_pairs=int(pairs.labels.sum()), judgements=counts)
         left = [f"{counts[k]} {what}" for k, what in (
@@ -44,6 +57,8 @@ def read_corpus_option(args, texts, summary):
     """(texts, documents): with --corpus, the texts with the corpus' texts they lack appended and
     the corpus' positions in them (the collection a model fitted on pairs searches); else (texts,
     None)."""
+    if getattr(args, "clicks_from", None) is not None:
+        return texts, np.arange(summary["corpus"])
     if getattr(args, "corpus", None) is None:
         return texts, None
     if getattr(args, "qrels", None) is not None:

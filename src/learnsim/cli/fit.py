@@ -123,9 +123,11 @@ def register(commands):
     fit.add_argument("--clicks", metavar="FILE", default=None,
                      help="relative: query_text<TAB>clicked_id<TAB>skipped_id per line")
     fit_source.add_argument("--clicks-from", metavar="DIR", default=None,
-                            help="relative: learn from the click log of the index DIR ('learnsim serve "
+                            help="learn from the click log of the index DIR ('learnsim serve "
                                  "--learn-from-clicks'): its documents, and the comparisons of its clicks "
-                                 "('learnsim feedback export --comparisons')")
+                                 "('learnsim feedback export --comparisons'); relative (default) learns from "
+                                 "them as comparisons, film, mcd and adapter as judgements (clicked: relevant, "
+                                 "skipped: not)")
     fit.add_argument("--method", choices=("mcd", "film", "linklearn", "relative", "adapter"), default=None,
                      help="minimum cluster distortion (mcd, default for --input), FILM (film, default for "
                           "--pairs: its search rules and the baselines are weighed on held-out queries), LinkLearn "
@@ -214,7 +216,7 @@ _METHOD_OPTIONS = {
     "pairs": ("--pairs", {"mcd", "film", "adapter"}), "columns": ("--columns", {"mcd", "film", "adapter"}),
     "corpus": ("--corpus", {"mcd", "film", "adapter"}), "weighting": ("--weighting", {"mcd", "film", "relative"}),
     "triplets": ("--triplets", {"relative"}), "clicks": ("--clicks", {"relative"}),
-    "clicks_from": ("--clicks-from", {"relative"}),
+    "clicks_from": ("--clicks-from", {"relative", "film", "mcd", "adapter"}),
     "lsi": ("--lsi", {"mcd", "film"}), "no_norm": ("--no-norm", {"mcd", "film"}),
     "links": ("--links", {"linklearn"}), "learning_rate": ("--learning-rate", {"linklearn"}),
     "validation_fraction": ("--validation-fraction", {"linklearn", "film", "relative", "adapter"}),

@@ -8,12 +8,12 @@ before it serves (:func:`team_draft` interleaving, :func:`promotion_evidence`).
 # The names load on first use (learnsim._utils.lazy): the service imports the log alone.
 from .._utils.lazy import attach
 
-__all__ = ["FeedbackLog", "FEEDBACK_FILE", "click_comparisons", "team_draft", "interleaving_outcome",
+__all__ = ["FeedbackLog", "FEEDBACK_FILE", "click_comparisons", "click_judgements", "team_draft", "interleaving_outcome",
            "interleaving_verdict", "heldout_click_verdict", "interleaved_model", "promotion_evidence", "fit_clicks",
            "CLICK_DEFAULTS", "click_supervision", "ClickSupervision"]
 
 __getattr__, __dir__ = attach(__name__, {"FeedbackLog": "._log", "FEEDBACK_FILE": "._log",
-                                         "click_comparisons": "._clicks", "team_draft": "._interleave",
+                                         "click_comparisons": "._clicks", "click_judgements": "._clicks", "team_draft": "._interleave",
                                          "interleaving_outcome": "._interleave",
                                          "interleaving_verdict": "._interleave",
                                          "heldout_click_verdict": "._compare", "interleaved_model": "._compare",

@@ -49,7 +49,7 @@ from collections import Counter, defaultdict
 
 import numpy as np
 
-__all__ = ["click_comparisons", "check_impressions"]
+__all__ = ["click_comparisons", "click_judgements", "check_impressions"]
 
 
 #: The position-bias handlings of :func:`click_comparisons`.
@@ -174,6 +174,40 @@ def click_comparisons(impressions, *, position_bias="ipw", eta=1.0, propensity_c
             left[row] -= 1
             result.append(row)
     return result
+
+
+
+def click_judgements(impressions, **options):
+    """Relevance judgements from a click log, the supervision ``learnsim fit --qrels`` learns from
+    (issue 43): each query's clicked documents relevant (grade 1), the documents shown and
+    skipped for it judged not relevant (grade 0) unless a click on the same query names them.
+
+    The comparisons are :func:`click_comparisons`' (``options`` are its keywords), so a log gives
+    judgements under the same position-bias handling and the same per-client cap: a client that
+    floods the log is held to its share here too.
+
+    Returns
+    -------
+    queries : dict {query id: text}
+        Ids ``click-1``, ``click-2``, ... in the order the queries were first compared.
+    qrels : dict {query id: {document id: grade}}
+
+    Examples
+    --------
+    >>> from learnsim.feedback import click_judgements
+    >>> log = [{"query": "reset password", "shown": ["d3", "d1", "d9"], "client": None,
+    ...         "clicks": [{"doc_id": "d1", "position": 2}]}]
+    >>> queries, qrels = click_judgements(log, position_bias="joachims", next_below=False)
+    >>> queries, qrels
+    ({'click-1': 'reset password'}, {'click-1': {'d1': 1, 'd3': 0}})
+    """
+    ids, qrels = {}, {}
+    for query, closer, farther in click_comparisons(impressions, **options):
+        qid = ids.setdefault(query, f"click-{len(ids) + 1}")
+        judged = qrels.setdefault(qid, {})
+        judged[closer] = 1
+        judged.setdefault(farther, 0)
+    return {qid: query for query, qid in ids.items()}, qrels
 
 
 def check_impressions(impressions):

@@ -536,7 +536,15 @@ def serve(index, version, action, comparison=None):
         texts.extend(r[2] for r in batch)
     if not texts:
         raise ValueError("the index has no live document to compute statistics from")
-    X, statistics = collection_rows(pipeline, texts)     # before anything is written
+    if model_encoder(pipeline) is not None:
+        # the documents' embeddings from the folder beside the index: an adapter over the same
+        # encoder re-embeds nothing
+        from ..text.encoders import index_embedding_cache
+
+        with index_embedding_cache(path):
+            X, statistics = collection_rows(pipeline, texts)     # before anything is written
+    else:
+        X, statistics = collection_rows(pipeline, texts)         # before anything is written
     when = time.time()
     _write_state(path, dict(state, pending={"version": target["version"], "action": action, "time": when,
                                             "comparison": comparison, "previous": previous["version"]}))

@@ -282,7 +282,8 @@ class Index(ModelVersions):
         if dtype not in (np.float32, np.float64):
             raise ValueError(f"dtype must be float32 or float64; got {dtype}")
         # vectorise first: a text the pipeline refuses leaves nothing behind
-        X, statistics = _collection(pipeline, texts)
+        with _embeddings_of(path, pipeline):
+            X, statistics = _collection(pipeline, texts)
         path.mkdir(parents=True, exist_ok=True)
         (path / "segments").mkdir()
         pipeline.save(path / _MODEL)
@@ -325,7 +326,7 @@ class Index(ModelVersions):
         scorer = pipeline.scorer
         entries = []
         starts = range(0, len(seqs), SEGMENT_ROWS)
-        with stage_for(f"index: writing the rows of {len(seqs)} documents", len(seqs)):
+        with stage_for(f"index: writing the rows of {len(seqs)} documents", len(seqs)), _embeddings_of(path, pipeline):
             # a bar where there are several segments (the stage says the rest)
             bar = progress(starts, desc="index: segments written", enabled=None if len(starts) > 1 else False)
             for start in bar:
@@ -1025,7 +1026,8 @@ class Index(ModelVersions):
             self._begin_write()
             self._flush_tail()
             p = self.pipeline
-            rows = p.document_rows(texts, self.statistics)
+            with _embeddings_of(self.path, p):
+                rows = p.document_rows(texts, self.statistics)
             seqs = self.store.add(ids, texts, metas)
             self._write_rows(seqs, rows)
         return [str(s) if i is None else i for s, i in zip(seqs, ids)]
@@ -1135,7 +1137,8 @@ class Index(ModelVersions):
             self._begin_write()
             self._flush_tail()
             p = self.pipeline
-            rows = p.document_rows(texts, self.statistics)
+            with _embeddings_of(self.path, p):
+                rows = p.document_rows(texts, self.statistics)
             seqs = self.store.update(ids, texts, metas)
             self._write_rows(seqs, rows)
 
@@ -1180,7 +1183,8 @@ class Index(ModelVersions):
         with self._lock(), stage_for(f"index: upserting {len(texts)} documents", len(texts)):
             self._begin_write()
             self._flush_tail()
-            rows = self.pipeline.document_rows(texts, self.statistics)
+            with _embeddings_of(self.path, self.pipeline):
+                rows = self.pipeline.document_rows(texts, self.statistics)
             seqs, added, replaced = self.store.upsert(ids, texts, metas)
             self._write_rows(seqs, rows)
         return {"added": int(added), "updated": int(replaced)}
@@ -1241,7 +1245,8 @@ class Index(ModelVersions):
             if not texts:
                 raise ValueError("the index has no live document to compute statistics from")
             p = self.pipeline
-            X, statistics = _collection(p, texts)
+            with _embeddings_of(self.path, p):
+                X, statistics = _collection(p, texts)
             self.store.close()
             manifest = dict(self.manifest)
             manifest["covered_seq"] = max(manifest["covered_seq"], int(seqs[-1]))
@@ -1369,3 +1374,17 @@ def _remove_unreferenced(path, manifest):
         elif f.is_file() and f.name.startswith(f".{_MANIFEST}.") and f.name.endswith(".tmp"):
             f.unlink(missing_ok=True)
 
+
+def _embeddings_of(path, pipeline):
+    """Where a model over a sentence encoder keeps its documents' embeddings while the index
+    computes rows: the folder beside the index (``<index>.embeddings``,
+    :func:`learnsim.text.encoders.index_embedding_cache`), so that promoting or rolling back a
+    query adapter over the same encoder re-embeds nothing. A model over term vectors: nothing (no
+    encoder is imported)."""
+    import contextlib
+
+    if model_encoder(pipeline) is None:
+        return contextlib.nullcontext()
+    from ..text.encoders import index_embedding_cache
+
+    return index_embedding_cache(path)

@@ -636,6 +636,26 @@ class _CacheStore:
         os.replace(temp, path)
 
 
+def index_embedding_cache(index_path):
+    """The embedding cache of an index's own work outside the command line (a promotion or a
+    rollback through the service or :class:`learnsim.index.Index`): the folder beside it,
+    ``<index>.embeddings``, unless an :func:`embedding_cache` block or the command line chose
+    one (then that applies). A context manager."""
+    from .._utils.embedding_home import default_embedding_folder
+
+    if _ACTIVE_CACHE[0] is not _NO_BLOCK or default_embedding_folder() is not None:
+        return contextlib.nullcontext()
+    path = Path(index_path)
+    return embedding_cache(path.parent / f"{path.name}.embeddings")
+
+
+def _default_cache(folder):
+    with _CACHE_LOCK:
+        if folder not in _DEFAULT_CACHES:
+            _DEFAULT_CACHES[folder] = _EmbeddingCache(folder)
+        return _DEFAULT_CACHES[folder]
+
+
 def _active_cache():
     cache = _ACTIVE_CACHE[0]
     if cache is not _NO_BLOCK:
@@ -643,12 +663,17 @@ def _active_cache():
     from .._utils.embedding_home import default_embedding_folder
 
     folder = default_embedding_folder()
-    if folder is None:
-        return None
-    with _CACHE_LOCK:
-        if folder not in _DEFAULT_CACHES:
-            _DEFAULT_CACHES[folder] = _EmbeddingCache(folder)
-        return _DEFAULT_CACHES[folder]
+    return None if folder is None else _default_cache(folder)
+
+
+def _fallback_caches():
+    """The caches read (and copied from) where the active one lacks a vector: outside every
+    embedding_cache() block, the folders the command line named beside the default one."""
+    if _ACTIVE_CACHE[0] is not _NO_BLOCK:
+        return ()
+    from .._utils.embedding_home import default_embedding_fallbacks
+
+    return tuple(_default_cache(folder) for folder in default_embedding_fallbacks())
 
 
 class _CacheWriter:
@@ -869,6 +894,25 @@ class SentenceEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
                 todo[idx[found]] = False
                 self._remember(memo, [unique[i] for i in idx[found]], vectors)
                 keys = keys[~found]
+            for other in _fallback_caches():
+                if not todo.any():
+                    break
+                # another folder's vectors (the model's, for an index built from it): copied into this one
+                idx = np.flatnonzero(todo)
+                theirs = other.store_for(self)
+                if theirs is None:
+                    continue
+                with other._lock:
+                    found, vectors = theirs.read(keys)
+                    other.n_read += int(found.sum())
+                if found.any():
+                    M[idx[found]] = vectors
+                    todo[idx[found]] = False
+                    self._remember(memo, [unique[i] for i in idx[found]], vectors)
+                    with cache._lock:
+                        for part in range(0, int(found.sum()), _SHARD_ROWS):
+                            store.write(keys[found][part:part + _SHARD_ROWS], vectors[part:part + _SHARD_ROWS])
+                    keys = keys[~found]
         if todo.any():
             idx = np.flatnonzero(todo)
             texts = [unique[i] for i in idx]
