@@ -66,21 +66,6 @@ def read_triplet_rows(path, kind, encoding_errors):
     return rows
 
 
-def _logged_clicks(directory):
-    """(ids, texts, impressions with clicks) of an index's live documents and its click log."""
-    from ..index import open_index
-    from .feedback import open_log
-
-    index = open_index(directory)
-    try:
-        ids, texts = index.live_documents()
-    finally:
-        index.close()
-    with open_log(directory) as log:
-        impressions = list(log.impressions(with_clicks_only=True))
-    return ids, texts, impressions
-
-
 def _triplet_indices(args, ids, rows=None):
     """(texts to add to the collection, (n, 3) triplet indices into ids + those texts)."""
     kind = "triplets" if args.triplets is not None else "clicks"
@@ -120,8 +105,9 @@ def fit_relative(args, model_path, summary):
     chooser = None
     if args.clicks_from is not None:
         from ..feedback import click_supervision
+        from .feedback import logged_clicks
 
-        ids, doc_texts, impressions = _logged_clicks(args.clicks_from)
+        ids, doc_texts, impressions = logged_clicks(args.clicks_from)
         try:
             sup = click_supervision(ids, doc_texts, impressions=impressions, random_state=args.seed)
         except ValueError:

@@ -18,9 +18,9 @@ def read_supervision(args, summary):
             # the click log as judgements: the index's documents, each query's clicks relevant
             from ..feedback import click_judgements
             from ._common import UsageError
-            from ._fit_relative import _logged_clicks
+            from .feedback import logged_clicks
 
-            ids, doc_texts, impressions = _logged_clicks(args.clicks_from)
+            ids, doc_texts, impressions = logged_clicks(args.clicks_from)
             queries, qrels = click_judgements(impressions, random_state=args.seed)
             if not qrels:
                 raise UsageError(f"{args.clicks_from}: the click log gives no judgement yet (a click on a result "

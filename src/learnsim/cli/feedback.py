@@ -90,3 +90,18 @@ def run(args):
         with open(out, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
     return 0
+
+
+def logged_clicks(directory):
+    """(ids, texts, impressions with clicks) of an index's live documents and its click log: what
+    ``learnsim fit --clicks-from`` learns from (comparisons for relative, judgements otherwise)."""
+    from ..index import open_index
+
+    index = open_index(directory)
+    try:
+        ids, texts = index.live_documents()
+    finally:
+        index.close()
+    with open_log(directory) as log:
+        impressions = list(log.impressions(with_clicks_only=True))
+    return ids, texts, impressions
