@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 import warnings
@@ -27,10 +26,9 @@ HERE = Path(__file__).resolve().parent
 
 
 def _data_dir(given):
-    if given:
-        return Path(given)
-    env = os.environ.get("LEARNSIM_DATA")
-    return Path(env) if env else HERE.parent.parent / "shared" / "data"
+    from learnsim.datasets import find_data_dir   # --data-dir, $LEARNSIM_DATA or ../shared/data
+
+    return find_data_dir(given)
 
 
 def _unit(M):

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
 import shutil
 import statistics
 import tempfile
@@ -34,10 +33,9 @@ TARGET = 0.95
 
 
 def _data_dir(given):
-    if given:
-        return Path(given)
-    env = os.environ.get("LEARNSIM_DATA")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "data"
+    from learnsim.datasets import find_data_dir   # --data-dir, $LEARNSIM_DATA or ../shared/data
+
+    return find_data_dir(given)
 
 
 def load_texts(n, data_dir):

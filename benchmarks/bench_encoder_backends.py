@@ -67,10 +67,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
 def _data_dir(given):
-    if given:
-        return Path(given)
-    env = os.environ.get("LEARNSIM_DATA")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "data"
+    from learnsim.datasets import find_data_dir   # --data-dir, $LEARNSIM_DATA or ../shared/data
+
+    return find_data_dir(given)
 
 
 def _have(*modules):

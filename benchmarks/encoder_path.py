@@ -27,10 +27,9 @@ HERE = Path(__file__).resolve().parent
 
 
 def _data_dir(given):
-    if given:
-        return Path(given)
-    env = os.environ.get("LEARNSIM_DATA")
-    return Path(env) if env else HERE.parent.parent / "shared" / "data"
+    from learnsim.datasets import find_data_dir   # --data-dir, $LEARNSIM_DATA or ../shared/data
+
+    return find_data_dir(given)
 
 
 def main(argv=None):
