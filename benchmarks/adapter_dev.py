@@ -1,6 +1,6 @@
 """The query-side adapter against FILM over the same encoder, on NFCorpus's dev queries (issue 43):
-the settings are chosen here, on the training and dev judgements; the test split is for
-``retrieval_holdout.py`` and ``finetune_baseline.py``, once.
+the settings are chosen here, on the training and dev judgements; ``--split test`` scores the
+fits on the test split, once.
 
 1. The baselines on the dev queries: BM25, the encoder's cosine and their best mix.
 2. ``--sweep``: the adapter alone, at each ridge weight, learned from every training query
@@ -10,6 +10,7 @@ the settings are chosen here, on the training and dev judgements; the test split
    each checked on its own held-out training queries, scored on dev.
 
     python benchmarks/adapter_dev.py --encoder all-MiniLM-L6-v2 --sweep 0.01,0.1,0.3,1,3,30
+    python benchmarks/adapter_dev.py --split test --methods default,film,adapter
 """
 from __future__ import annotations
 
@@ -41,7 +42,9 @@ def main(argv=None):
     parser.add_argument("--encoder", default="all-MiniLM-L6-v2")
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--sweep", default=None, help="ridge weights of the adapter alone, e.g. 0.1,1,10")
-    parser.add_argument("--methods", default="adapter,film")
+    parser.add_argument("--methods", default="adapter,film",
+                        help="the fits: adapter, film (over the encoder), default (learnsim fit's default, no encoder)")
+    parser.add_argument("--split", default="dev", help="the judgements scored: dev (choose here) or test (once)")
     parser.add_argument("--json", default=None)
     args = parser.parse_args(argv)
 
@@ -60,7 +63,7 @@ def main(argv=None):
     ids, texts = read_id_texts(root / "corpus.jsonl.gz")
     queries = read_queries(root / "queries.jsonl")
     train = read_qrels(next(p for p in (root / "qrels" / "train.tsv", root / "qrels" / "train.tsv.gz") if p.exists()))
-    dev = read_qrels(root / "qrels" / "dev.tsv")
+    dev = read_qrels(root / "qrels" / f"{args.split}.tsv")
     pos = {d: i for i, d in enumerate(ids)}
     n = len(texts)
     dq = [q for q in dev if q in queries and any(g > 0 and d in pos for d, g in dev[q].items())]
@@ -81,7 +84,7 @@ def main(argv=None):
         E = _unit(encoder.transform(texts))
         Q = np.asarray(encoder.transform(qtexts), dtype=np.float64)
     base = _unit(Q) @ E.T
-    out = {"dev_queries": len(dq), "bm25": ndcg(bm25), "encoder": ndcg(base),
+    out = {"split": args.split, "queries": len(dq), "bm25": ndcg(bm25), "encoder": ndcg(base),
            "encoder+bm25": max(ndcg(lam * bm25n + (1 - lam) * base) for lam in np.linspace(0.1, 0.9, 9))}
     print(json.dumps(out), flush=True)
 
@@ -111,7 +114,11 @@ def main(argv=None):
         start = time.perf_counter()
         with embedding_cache(cache), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            fitted = learnsim.fitting.fit(queries=queries, qrels=train, corpus=corpus, method=method, encoder=encoder)
+            if method == "default":
+                fitted = learnsim.fitting.fit(queries=queries, qrels=train, corpus=corpus)
+            else:
+                fitted = learnsim.fitting.fit(queries=queries, qrels=train, corpus=corpus, method=method,
+                                              encoder=encoder)
             S = fitted.pipeline.searcher(texts).closeness(qtexts)
         report = fitted.report.get("baseline_gain") or {}
         out[method] = {"ndcg": ndcg(S), "seconds": round(time.perf_counter() - start, 1),
