@@ -109,7 +109,8 @@ def main(argv=None):
     start = time.perf_counter()
     for step in range(steps):
         batch = pairs[step * args.batch_size:(step + 1) * args.batch_size]
-        features = [model.tokenize([q for q, _ in batch]), model.tokenize([d for _, d in batch])]
+        prepare = getattr(model, "preprocess", None) or model.tokenize     # tokenize before sentence-transformers 6
+        features = [prepare([q for q, _ in batch]), prepare([d for _, d in batch])]
         value = loss(features, labels=None)
         value.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -118,7 +119,7 @@ def main(argv=None):
         optimizer.zero_grad()
         if step % 50 == 0:
             elapsed = time.perf_counter() - start
-            print(f"step {step + 1}/{steps}, loss {float(value):.4f}, {elapsed:.0f} s, about "
+            print(f"step {step + 1}/{steps}, loss {value.detach().item():.4f}, {elapsed:.0f} s, about "
                   f"{elapsed / (step + 1) * (steps - step - 1):.0f} s left", file=sys.stderr, flush=True)
     train_seconds = time.perf_counter() - start
     model.eval()
