@@ -152,3 +152,15 @@ def test_the_readme_judgements_example_runs_on_the_shipped_files(tmp_path):
     report = json.loads(out)
     assert report["queries"] == 10 and report["documents"] == 120
     assert set(report["methods"]) >= {"learned", "bm25", "cosine"}
+
+
+def test_evaluate_reads_a_beir_folder_as_fit_does(beir, tmp_path):
+    model = tmp_path / "m.npz"
+    ok(["fit", "--beir", beir, "--model", model, "--baseline-holdout", "none"])
+    out, _ = ok(["evaluate", "--beir", beir, "--model", model, "--json"])
+    report = json.loads(out)
+    assert report["queries"] == 8 and report["documents"] == 60          # the test split by default
+    out, _ = ok(["evaluate", "--beir", beir, "--split", "train", "--model", model, "--json"])
+    assert json.loads(out)["queries"] == 24
+    user_error(["evaluate", "--beir", beir, "--split", "dev", "--model", model], "no qrels/dev.tsv")
+    user_error(["evaluate", "--beir", beir, "--qrels", beir / "qrels" / "test.tsv", "--model", model], "drop --qrels")

@@ -247,6 +247,28 @@ query files with ids (search --run, evaluate --queries):
   SMART records (.I 1 / .W text), as CISI.QRY or cran.qry"""
 
 
+def beir_files(folder, split):
+    """(qrels, queries, corpus) paths of a BEIR folder (``qrels/SPLIT.tsv`` or ``.tsv.gz``,
+    ``queries.jsonl``, ``corpus.jsonl``, each also gzipped), or a UsageError naming what is
+    missing (and the folder's splits)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise UsageError(f"--beir {folder}: no such folder (a BEIR folder holds corpus.jsonl, queries.jsonl and "
+                         "qrels/)")
+    found = []
+    for name, choices in (("qrels", [f"qrels/{split}.tsv", f"qrels/{split}.tsv.gz"]),
+                          ("queries", ["queries.jsonl", "queries.jsonl.gz"]),
+                          ("corpus", ["corpus.jsonl", "corpus.jsonl.gz"])):
+        path = next((folder / c for c in choices if (folder / c).is_file()), None)
+        if path is None:
+            splits = sorted({p.name.split(".")[0] for p in (folder / "qrels").glob("*.tsv*")}) \
+                if (folder / "qrels").is_dir() else []
+            hint = f" (its splits: {', '.join(splits)})" if name == "qrels" and splits else ""
+            raise UsageError(f"--beir {folder}: no {' or '.join(choices)}{hint}")
+        found.append(str(path))
+    return tuple(found)
+
+
 def read_id_texts(path, part, encoding_errors="replace", quoting="auto"):
     """(ids, texts) of a documents or queries file whose records carry ids, as a run file names
     them (:func:`learnsim.datasets.read_id_texts`)."""

@@ -76,7 +76,8 @@ def register(commands):
                          "learnsim evaluate --model ll.npz --input pages.tsv --links links.tsv",
                          "learnsim evaluate --queries CISI.QRY --qrels CISI.REL --corpus CISI.ALL --model ll.npz",
                          "learnsim evaluate --queries topics.tsv --qrels qrels.txt --index idx/ --json",
-                         "learnsim evaluate --run run.trec --qrels qrels.txt"))
+                         "learnsim evaluate --run run.trec --qrels qrels.txt",
+                         "learnsim evaluate --beir nfcorpus/ --split test --model nf.npz"))
     evaluate.add_argument("--model", metavar="M.npz", default=None,
                           help="model file written by 'learnsim fit' (needed but with --queries and --run)")
     source = evaluate.add_mutually_exclusive_group(required=True)
@@ -86,6 +87,11 @@ def register(commands):
     source.add_argument("--pairs", metavar="FILE", help="labelled pairs (layouts above)")
     source.add_argument("--queries", metavar="FILE", help="queries with ids (layouts below), judged in --qrels")
     source.add_argument("--run", metavar="FILE", help="a TREC run file to measure against --qrels")
+    source.add_argument("--beir", metavar="DIR", default=None,
+                        help="a BEIR folder: --queries DIR/queries.jsonl, --qrels DIR/qrels/SPLIT.tsv, --corpus "
+                             "DIR/corpus.jsonl (or .jsonl.gz), with --model or --index")
+    evaluate.add_argument("--split", metavar="NAME", default=None,
+                          help="--beir: which judgements to score (default test)")
     evaluate.add_argument("--qrels", metavar="FILE", default=None,
                           help="--queries, --run: the relevance judgments (TREC, BEIR or SMART layout)")
     evaluate.add_argument("--index", metavar="DIR", default=None,
@@ -260,6 +266,16 @@ def run(args):
 
     from ..evaluation import cluster_retrieval_report
 
+    if args.beir is not None:
+        from ._common import beir_files
+
+        clash = [flag for flag, given in (("--qrels", args.qrels), ("--corpus", args.corpus)) if given]
+        if clash:
+            raise UsageError(f"--beir names the judgements and the corpus of its folder: drop {' and '.join(clash)}")
+        args.qrels, args.queries, corpus = beir_files(args.beir, args.split or "test")
+        args.corpus = None if args.index is not None else corpus
+    elif args.split is not None:
+        raise UsageError("--split names the judgements of a --beir folder; with --qrels give the file itself")
     if args.queries is not None or args.run is not None:
         return _evaluate_runs(args)
     given = [option for option, value in (("--qrels", args.qrels), ("--index", args.index), ("--corpus", args.corpus))

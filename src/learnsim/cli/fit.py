@@ -284,28 +284,13 @@ def _default_method(args):
 
 def _judgement_files(args):
     """--beir DIR [--split NAME] as --qrels, --queries and --corpus; --qrels needs the other two."""
-    from pathlib import Path
-
     if args.beir is not None:
         clash = [flag for flag, given in (("--queries", args.queries), ("--corpus", args.corpus)) if given]
         if clash:
             raise UsageError(f"--beir names the queries and the corpus of its folder: drop {' and '.join(clash)}")
-        folder = Path(args.beir)
-        if not folder.is_dir():
-            raise UsageError(f"--beir {folder}: no such folder (a BEIR folder holds corpus.jsonl, queries.jsonl "
-                             "and qrels/)")
-        split = args.split or "train"
-        found = {}
-        for name, choices in (("qrels", [f"qrels/{split}.tsv", f"qrels/{split}.tsv.gz"]), ("queries", ["queries.jsonl", "queries.jsonl.gz"]),
-                              ("corpus", ["corpus.jsonl", "corpus.jsonl.gz"])):
-            path = next((folder / c for c in choices if (folder / c).is_file()), None)
-            if path is None:
-                splits = sorted({p.name.split(".")[0] for p in (folder / "qrels").glob("*.tsv*")}) \
-                    if (folder / "qrels").is_dir() else []
-                hint = f" (its splits: {', '.join(splits)})" if name == "qrels" and splits else ""
-                raise UsageError(f"--beir {folder}: no {' or '.join(choices)}{hint}")
-            found[name] = str(path)
-        args.qrels, args.queries, args.corpus = found["qrels"], found["queries"], found["corpus"]
+        from ._common import beir_files
+
+        args.qrels, args.queries, args.corpus = beir_files(args.beir, args.split or "train")
     elif args.split is not None:
         raise UsageError("--split names the judgements of a --beir folder; with --qrels give the file itself")
     if args.qrels is not None:
