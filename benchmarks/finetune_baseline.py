@@ -24,18 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
+from nfcorpus_common import unit as _unit     # benchmarks/, the script's own folder
+
 HERE = Path(__file__).resolve().parent
 
 
-def _data_dir(given):
-    from learnsim.datasets import find_data_dir   # --data-dir, $LEARNSIM_DATA or ../shared/data
-
-    return find_data_dir(given)
-
-
-def _unit(M):
-    M = np.asarray(M, dtype=np.float64)
-    return M / np.maximum(np.linalg.norm(M, axis=1, keepdims=True), 1e-12)
 
 
 def main(argv=None):
@@ -54,26 +47,17 @@ def main(argv=None):
     import torch
     from sentence_transformers import SentenceTransformer, losses
 
-    from learnsim.baseline import LexicalBaselines, ndcg_at_k
-    from learnsim.datasets import read_id_texts, read_qrels, read_queries
+    from learnsim.baseline import LexicalBaselines
     from learnsim.text.encoders import default_benchmark_model_path, embedding_cache, load_encoder
+    from nfcorpus_common import load_nfcorpus
 
-    root = _data_dir(args.data_dir) / "ir" / "nfcorpus"
-    if not root.is_dir():
-        print(f"skipped: {root} is absent", file=sys.stderr)
+    nf = load_nfcorpus(args.data_dir, args.split)
+    if nf is None:
         return 0
-    ids, texts = read_id_texts(root / "corpus.jsonl.gz")
-    queries = read_queries(root / "queries.jsonl")
-    train = read_qrels(next(p for p in (root / "qrels" / "train.tsv", root / "qrels" / "train.tsv.gz") if p.exists()))
-    judged = read_qrels(root / "qrels" / f"{args.split}.tsv")
-    pos = {d: i for i, d in enumerate(ids)}
-    qids = [q for q in judged if q in queries and any(g > 0 and d in pos for d, g in judged[q].items())]
-    relevant = [{pos[d]: float(g) for d, g in judged[q].items() if d in pos and g > 0} for q in qids]
+    ids, texts, queries, train, pos = nf.ids, nf.texts, nf.queries, nf.train, nf.position
+    qids = nf.query_ids
     qtexts = [queries[q] for q in qids]
-    columns = np.tile(np.arange(len(texts)), (len(qids), 1))
-
-    def ndcg(S):
-        return float(np.mean(ndcg_at_k(np.asarray(S), columns, relevant)))
+    ndcg = nf.ndcg
 
     pairs = [(queries[q], texts[pos[d]]) for q, docs in train.items() if q in queries
              for d, g in docs.items() if g > 0 and d in pos]
