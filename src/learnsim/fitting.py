@@ -179,11 +179,12 @@ def _result(summary, parts, vec_seconds, metric_seconds, **details):
                      **details)
 
 
-def _is_judgements(pairs):
-    """Whether pairs are relevance judgements (their grades kept; never a duplicate rule)."""
-    from .supervision import Judgements   # here: learnsim.supervision imports scipy's sparse solvers
+def _grades(pairs):
+    """(relevance grades of the pairs, whether they are relevance judgements: never a duplicate
+    rule). learnsim.supervision is imported here: it imports scipy's sparse solvers."""
+    from .supervision import Judgements, relevance_grades
 
-    return isinstance(pairs, Judgements)
+    return relevance_grades(pairs), isinstance(pairs, Judgements)
 
 
 def _result_of(fitted):
@@ -237,8 +238,7 @@ def _checked_mcd_search(o, texts, pairs, settings, summary, fitted, documents=No
 
     labels = np.asarray(pairs.labels, dtype=bool)
     P = orient_pairs(np.asarray(pairs.indices, dtype=np.int64), labels, documents)
-    grades = (np.asarray(pairs.grades, dtype=np.float64).clip(min=0.0) if _is_judgements(pairs)
-              else labels.astype(np.float64))
+    grades, _ = _grades(pairs)
     vectorizer = fitted.parts["vectorizer"]
     X = vectorizer.transform(texts)
     X = X.astype(np.float64) if X.dtype != np.float64 else X
@@ -590,8 +590,7 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
         raise ValueError("no relevant pair (label 1): FILM learns from the pairs labelled 1 (duplicates, or a query "
                          "and a relevant document)")
     # relevance judgements keep their grades (nDCG's gains, and their order in FILM's triplets)
-    judged = _is_judgements(pairs)
-    grades = np.asarray(pairs.grades, dtype=np.float64).clip(min=0.0) if judged else labels.astype(np.float64)
+    grades, judged = _grades(pairs)
     dense = o.encoder is not None
     start = time.perf_counter()
     state = {}

@@ -13,12 +13,9 @@ def set_default_embedding_folder(path, also_read=()):
     """Make ``path`` (or None: none) the embedding cache of encoders outside any
     ``embedding_cache`` block, and ``also_read`` folders whose vectors are taken (and copied into
     ``path``) where ``path`` lacks them, e.g. the model's beside an index built from it; returns
-    the previous setting (pass it back as ``path`` to restore it)."""
+    the previous ``(path, also_read)`` (``set_default_embedding_folder(*previous)`` restores it)."""
     previous = _DEFAULT[0]
-    if isinstance(path, tuple):
-        _DEFAULT[0] = path
-    else:
-        _DEFAULT[0] = (None if path is None else str(path), tuple(str(p) for p in also_read))
+    _DEFAULT[0] = (None if path is None else str(path), tuple(str(p) for p in also_read))
     return previous
 
 

@@ -53,7 +53,7 @@ def fit_adapter(o, texts, pairs, summary, documents=None, note=_quiet):
     from ..baseline import orient_pairs, unchecked, validate_search
     from ..film import SearchRule
     from ..film.recipe import search_triplets
-    from ..supervision import Judgements
+    from ..supervision import relevance_grades
     from ._adapter import QueryAdapter
 
     if o.encoder is None:
@@ -63,8 +63,7 @@ def fit_adapter(o, texts, pairs, summary, documents=None, note=_quiet):
     if not labels.any():
         raise ValueError("no relevant pair (grade > 0 or label 1): the adapter learns from relevant documents")
     P = orient_pairs(np.asarray(pairs.indices, dtype=np.int64), labels, documents)
-    grades = (np.asarray(pairs.grades, dtype=np.float64).clip(min=0.0) if isinstance(pairs, Judgements)
-              else labels.astype(np.float64))
+    grades = relevance_grades(pairs)
     encoder, X, vec_seconds = vectorize(o, texts, None, summary)
     start = time.perf_counter()
     state = {}

@@ -145,7 +145,7 @@ def main(argv=None):
         finally:
             set_enabled(old_progress)
             set_mode(old_mode)
-            set_default_embedding_folder(old_folder)
+            set_default_embedding_folder(*old_folder)
 
 
 # The commands that encode a collection keep its embeddings beside their model or index (issue

@@ -23,7 +23,7 @@ import numpy as np
 
 from ._base import _normalise_id
 from ._decode import check_encoding_errors, decoded_lines, read_text
-from .documents import ID_KEYS, record_text
+from .documents import record_id_key, record_text
 from .ir import _build_collection, _judgments_from_memory, _texts_from_memory
 from .smart import _SMART_TEXT_FIELDS, _number_queries, _read_smart_records, _smart_text
 
@@ -49,9 +49,6 @@ _XML_TOPIC_NUMBER = re.compile(r"""number\s*=\s*["']?([^"'\s>]+)""", re.IGNORECA
 _XML_TOPIC_ELEMENT = re.compile(r"<([a-z]+)\b[^>]*>(.*?)</\1>", re.DOTALL | re.IGNORECASE)
 _XML_FIELD_NAMES = {"query": "title", "question": "desc", "description": "desc", "narrative": "narr"}
 _JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")
-# The id of a JSON Lines record ("id", or "_id" as in BEIR's corpus.jsonl and queries.jsonl) and its
-# title, read as every command reads a JSON Lines collection (learnsim.datasets.read_documents).
-_JSONL_ID_KEYS = ID_KEYS
 _SMART_OPENING = re.compile(r"^\.I[ \t]+\S")
 _RUN_FIELDS = "query Q0 document rank score tag"
 
@@ -258,7 +255,7 @@ def _jsonl_records(path, encoding="utf-8", encoding_errors="replace"):
             raise ValueError(f"{where}: not valid JSON ({getattr(exc, 'msg', exc)})") from None
         if not isinstance(obj, dict):
             raise ValueError(f"{where}: expected a JSON object; got {type(obj).__name__}")
-        key = next((k for k in _JSONL_ID_KEYS if k in obj), None)
+        key = record_id_key(obj)      # "id", BEIR's "_id", ...: as every command reads a record
         if key is None:
             raise ValueError(f'{where}: the record has no id; expected "id" (or "_id", as in BEIR) and "text"')
         rid = obj[key]

@@ -27,7 +27,7 @@ from ._common import NO_CLUSTER  # noqa: F401  (the label of an item in no clust
 from .clusters import Clusters, check_clusters
 from .converters import (duplicate_pairs_to_triplets, graded_pairs_to_triplets, links_to_triplets,
                          pairs_to_clusters, split_links, split_pairs)
-from .judgements import Judgements, judgements_from
+from .judgements import Judgements, judgements_from, relevance_grades
 from .links import Links, check_links
 from .pairs import Pairs, check_pairs
 from .sampling import clusters_to_triplets, sample_label_triplets
@@ -37,7 +37,7 @@ from .triplets import Triplets, check_triplets
 from .pairs import _parse_pair_labels  # noqa: E402,F401
 
 __all__ = [
-    "Clusters", "Pairs", "Triplets", "Links", "Judgements", "judgements_from",
+    "Clusters", "Pairs", "Triplets", "Links", "Judgements", "judgements_from", "relevance_grades",
     "check_clusters", "check_pairs", "check_triplets", "check_links",
     "clusters_to_triplets", "pairs_to_clusters", "graded_pairs_to_triplets", "links_to_triplets",
     "sample_label_triplets",

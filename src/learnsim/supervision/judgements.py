@@ -16,7 +16,7 @@ import numpy as np
 
 from .pairs import Pairs
 
-__all__ = ["Judgements", "judgements_from"]
+__all__ = ["Judgements", "judgements_from", "relevance_grades"]
 
 
 class Judgements(Pairs):
@@ -66,6 +66,14 @@ class Judgements(Pairs):
     def __repr__(self):
         return (f"Judgements(n_pairs={self.n_pairs}, n_relevant={int(self.labels.sum())}"
                 f"{', graded' if self.is_multilevel else ''})")
+
+
+def relevance_grades(pairs):
+    """Each pair's relevance as search supervision grades it: a :class:`Judgements`' grades (those
+    below 0 as 0), else 1.0 for a pair labelled similar and 0.0 for one labelled not."""
+    if isinstance(pairs, Judgements):
+        return np.asarray(pairs.grades, dtype=np.float64).clip(min=0.0)
+    return np.asarray(pairs.labels, dtype=np.float64)
 
 
 def _items(mapping, name):

@@ -649,6 +649,13 @@ def index_embedding_cache(index_path):
     return embedding_cache(path.parent / f"{path.name}.embeddings")
 
 
+def _write_shards(cache, store, keys, vectors):
+    """Write rows into ``store`` (of ``cache``) as shards of at most ``_SHARD_ROWS`` rows."""
+    with cache._lock:
+        for part in range(0, len(keys), _SHARD_ROWS):
+            store.write(keys[part:part + _SHARD_ROWS], vectors[part:part + _SHARD_ROWS])
+
+
 def _default_cache(folder):
     with _CACHE_LOCK:
         if folder not in _DEFAULT_CACHES:
@@ -880,39 +887,27 @@ class SentenceEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             known = _text_keys([unique[i] for i in idx])
             with cache._lock:
                 missing = np.flatnonzero(~store.holds(known))
-                for part in range(0, len(missing), _SHARD_ROWS):
-                    rows = missing[part:part + _SHARD_ROWS]
-                    store.write(known[rows], M[idx[rows]])
+            _write_shards(cache, store, known[missing], M[idx[missing]])
         if store is not None and todo.any():
-            idx = np.flatnonzero(todo)
-            keys = _text_keys([unique[i] for i in idx])
-            with cache._lock:
-                found, vectors = store.read(keys)
-                cache.n_read += int(found.sum())
-            if found.any():
+            keys = _text_keys([unique[i] for i in np.flatnonzero(todo)])
+            # this folder's vectors, then another folder's (the model's, for an index built from
+            # it), those copied into this one
+            sources = [(cache, store)] + [(other, other.store_for(self)) for other in _fallback_caches()]
+            for source, theirs in sources:
+                if theirs is None or not todo.any():
+                    continue
+                idx = np.flatnonzero(todo)
+                with source._lock:
+                    found, vectors = theirs.read(keys)
+                    source.n_read += int(found.sum())
+                if not found.any():
+                    continue
                 M[idx[found]] = vectors
                 todo[idx[found]] = False
                 self._remember(memo, [unique[i] for i in idx[found]], vectors)
+                if theirs is not store:
+                    _write_shards(cache, store, keys[found], vectors)
                 keys = keys[~found]
-            for other in _fallback_caches():
-                if not todo.any():
-                    break
-                # another folder's vectors (the model's, for an index built from it): copied into this one
-                idx = np.flatnonzero(todo)
-                theirs = other.store_for(self)
-                if theirs is None:
-                    continue
-                with other._lock:
-                    found, vectors = theirs.read(keys)
-                    other.n_read += int(found.sum())
-                if found.any():
-                    M[idx[found]] = vectors
-                    todo[idx[found]] = False
-                    self._remember(memo, [unique[i] for i in idx[found]], vectors)
-                    with cache._lock:
-                        for part in range(0, int(found.sum()), _SHARD_ROWS):
-                            store.write(keys[found][part:part + _SHARD_ROWS], vectors[part:part + _SHARD_ROWS])
-                    keys = keys[~found]
         if todo.any():
             idx = np.flatnonzero(todo)
             texts = [unique[i] for i in idx]
