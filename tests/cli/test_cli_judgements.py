@@ -164,3 +164,26 @@ def test_evaluate_reads_a_beir_folder_as_fit_does(beir, tmp_path):
     assert json.loads(out)["queries"] == 24
     user_error(["evaluate", "--beir", beir, "--split", "dev", "--model", model], "no qrels/dev.tsv")
     user_error(["evaluate", "--beir", beir, "--qrels", beir / "qrels" / "test.tsv", "--model", model], "drop --qrels")
+
+
+def test_fit_qrels_and_evaluate_name_the_fields_they_read_and_do_not_use(beir, tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    records = [json.loads(line) for line in (beir / "corpus.jsonl").read_text(encoding="utf-8").splitlines()]
+    corpus.write_text("".join(json.dumps({**r, "metadata": {"url": "http://x"}}) + "\n" for r in records),
+                      encoding="utf-8")
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text((beir / "queries.jsonl").read_text(encoding="utf-8"), encoding="utf-8")
+    model = tmp_path / "m.npz"
+    _, err = ok(["fit", "--qrels", beir / "qrels" / "train.tsv", "--queries", queries, "--corpus", corpus,
+                 "--model", model, "--baseline-holdout", "none"])
+    notes = [line for line in err.splitlines() if "read but not used" in line]
+    assert len(notes) == 1 and str(corpus) in notes[0] and '"metadata"' in notes[0], err
+    _, err = ok(["evaluate", "--model", model, "--corpus", corpus, "--queries", queries,
+                 "--qrels", beir / "qrels" / "test.tsv"])
+    notes = [line for line in err.splitlines() if "read but not used" in line]
+    assert len(notes) == 1 and '"metadata"' in notes[0], err
+    # the library reader says the same, and a file with nothing unused says nothing
+    from learnsim.datasets import read_id_texts
+
+    assert read_id_texts(corpus, with_unused=True)[2] == ["metadata"]
+    assert read_id_texts(queries, "queries", with_unused=True)[2] == []

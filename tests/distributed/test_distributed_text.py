@@ -219,3 +219,23 @@ def test_bad_input_gets_a_clear_error(client):
         document_frequencies(X.map_blocks(lambda b: b.toarray(), dtype=float).rechunk({1: 100}))
     with pytest.raises(TypeError, match="Pipeline or Scorer"):
         collection_statistics(vec, X)
+
+
+# issue 44: text written without spaces, cut on the workers as in one process
+CJK = ["東京の天気は晴れです", "明日の東京の天気は雨", "iPhone 15の価格", "北京今天的天气很好", "火车站在哪里",
+       "서울은 한국의 수도", "ภาษาไทย", "plain english words"] * 5
+
+
+@pytest.mark.parametrize("params", [{}, {"cjk_unigrams": True}, {"analyzer": "jieba"}],
+                         ids=["bigrams", "bigrams+unigrams", "jieba"])
+def test_japanese_and_chinese_are_cut_on_the_workers_as_in_one_process(client, params):
+    if params.get("analyzer") == "jieba":
+        pytest.importorskip("jieba", reason="the jieba analyser needs pip install learnsim[zh]")
+    a, b = _fit_both(params, CJK, _bag(CJK, sizes=(0, 7, 0, 20, 1)))
+    _assert_same_vectorizer(a, b)
+    assert "天气" in a.vocabulary_ and b.analyzer == a.analyzer
+    hashed = fit_vectorizer(_bag(CJK, sizes=(3, 30)), hashing=2 ** 12, **params)
+    single = HashingTextVectorizer(n_features=2 ** 12, **params).fit(CJK)
+    np.testing.assert_allclose(hashed.transform(CJK[:8]).toarray(), single.transform(CJK[:8]).toarray(), rtol=0, atol=0)
+    # a sentence is its bigrams (or words), not one term
+    assert single.transform(["東京の天気"]).nnz >= 2

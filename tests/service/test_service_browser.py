@@ -153,3 +153,42 @@ def test_the_api_documentation_page_renders_offline(server, tmp_path):
         assert driver.execute_script("return [...document.scripts].every(s => s.src.startsWith(location.origin))")
     finally:
         driver.quit()
+
+
+JAPANESE = ["東京の天気は晴れです", "明日の東京の天気は雨", "今日の天気予報を見た", "週末の天気は晴れの予報",
+            "カレーライスの作り方", "美味しいカレーの作り方を教えて", "簡単な料理の作り方", "寿司の作り方と材料",
+            "東京駅から電車に乗る", "電車が遅れている", "新幹線で大阪駅へ行く", "駅の電車の時刻表"]
+
+
+@pytest.fixture(scope="module")
+def japanese_server(tmp_path_factory):
+    import learnsim
+
+    path = tmp_path_factory.mktemp("browser-ja") / "idx"
+    model = learnsim.fit(JAPANESE, clusters=[i // 4 for i in range(len(JAPANESE))], baseline_holdout=None)
+    Index.build(path, model, JAPANESE, [f"ja{i}" for i in range(len(JAPANESE))]).close()
+    with running_server(path) as base:
+        yield base
+
+
+def test_a_japanese_query_typed_in_the_page_finds_and_marks_its_topic(japanese_server, tmp_path):
+    # issue 44: UTF-8 from the keyboard to the marks, text without spaces cut into bigrams
+    from selenium.webdriver.common.by import By
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        driver = _driver(tmp_path)
+    try:
+        driver.get(japanese_server + "/")
+        driver.find_element(By.ID, "q").send_keys("カレーの作り方")
+        _wait(driver, lambda d: len(_hits(d)) > 0)
+        hits = _hits(driver)
+        assert {h.get_attribute("data-id") for h in hits[:2]} <= {"ja4", "ja5", "ja6", "ja7"}
+        first = hits[0]
+        text = first.find_element(By.CSS_SELECTOR, ".text").text
+        assert text in JAPANESE[4:8]
+        marks = [m.text for m in first.find_elements(By.TAG_NAME, "mark")]
+        assert marks and all(m and m in text for m in marks)
+        assert any("作り方" in m or "カレー" in m for m in marks), marks
+    finally:
+        driver.quit()

@@ -392,7 +392,7 @@ def test_the_bundled_minilm_resolves_by_name(tmp_path, monkeypatch):
 
     loaded = []
     monkeypatch.setattr(encoders, "default_benchmark_model_path", lambda: str(tmp_path))
-    monkeypatch.setattr(encoders, "_load_folder", lambda path, device, progress: loaded.append(path) or "ok")
+    monkeypatch.setattr(encoders, "_load_folder", lambda path, device, progress, backend: loaded.append(path) or "ok")
     monkeypatch.chdir(tmp_path)
     for name in BUNDLED_MODEL_NAMES + ("ALL-MINILM-L6-V2",):
         assert load_encoder(name) == "ok"

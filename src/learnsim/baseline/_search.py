@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..text import check_analysis
 from ._gain import BaselineGain, _rng, _warn, paired_bootstrap
 
 __all__ = ["LexicalBaselines", "SearchBaselines", "SearchCheck", "check_search", "validate_search", "ndcg_at_k", "bm25_query_norms",
@@ -98,6 +99,11 @@ class LexicalBaselines:
     ----------
     documents : list of str
         The collection.
+    analysis : dict, optional
+        How text is cut into terms: :class:`learnsim.text.Tokenizer`'s ``analyzer`` and
+        ``cjk_unigrams`` (the model's own, so that a model and its baselines read a language
+        alike); character bigrams over Chinese, Japanese, Korean and Thai by default. Stop words
+        and stems are English's and touch only words, never a bigram.
 
     Examples
     --------
@@ -108,22 +114,28 @@ class LexicalBaselines:
     [0, 2]
     """
 
-    def __init__(self, documents):
+    def __init__(self, documents, analysis=None):
         import scipy.sparse as sp
 
         from ..text import CosineIndex, TextVectorizer, idf_from_counts, tfidf_cosine_weights
         from ..text.bm25 import BM25
 
         self.stem = porter_if_available()
-        self.vectorizer = TextVectorizer("tf", stop_words="english", stem=self.stem, dtype=np.float64)
+        self.vectorizer = TextVectorizer("tf", stop_words="english", stem=self.stem, dtype=np.float64,
+                                         **check_analysis(analysis))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")     # texts without a term: they score 0, as in evaluate
             self.counts = sp.csr_matrix(self.vectorizer.fit_transform(list(documents)), dtype=np.float64)
         self.bm25 = BM25(k1=BM25_K1, b=BM25_B, dtype=np.float64).fit(self.counts)
         idf = idf_from_counts(self.counts)
         self.cosine = CosineIndex(idf=idf, dtype=np.float64).fit(tfidf_cosine_weights(self.counts, idf))
-        self.terms = "English stop words dropped, " + ("Porter stems" if self.stem else
-                                                       "unstemmed: PyStemmer is not installed")
+        analysis = check_analysis(analysis)
+        spaceless = {"cjk": "character bigrams" + (" and unigrams" if analysis["cjk_unigrams"] else ""),
+                     "words": "whole runs", "sudachi": "SudachiPy words", "fugashi": "MeCab (fugashi) words",
+                     "jieba": "jieba words"}[analysis["analyzer"]]
+        self.terms = ("English stop words dropped, " + ("Porter stems" if self.stem else
+                                                        "unstemmed: PyStemmer is not installed")
+                      + f"; Chinese, Japanese, Korean and Thai as {spaceless}")
 
     def query_counts(self, queries):
         """Term counts of query texts over the collection's vocabulary."""
@@ -212,12 +224,15 @@ class SearchBaselines:
     encoder_vectors : ndarray (n_texts, dim), optional
         The encoder's vectors of ``texts`` (a fit over an encoder): adds the encoder's cosine and
         its mix with BM25.
+    analysis : dict, optional
+        The lexical baselines' analysis (:class:`LexicalBaselines`): the fit's own.
     """
 
-    def __init__(self, texts, documents, encoder_vectors=None):
+    def __init__(self, texts, documents, encoder_vectors=None, analysis=None):
         self.texts = list(texts)
         self.documents = np.asarray(documents, dtype=np.int64)
-        self.lexical = LexicalBaselines([self.texts[i] for i in self.documents])
+        self.analysis = check_analysis(analysis)
+        self.lexical = LexicalBaselines([self.texts[i] for i in self.documents], analysis=self.analysis)
         self.encoder = None
         if encoder_vectors is not None:
             E = np.asarray(encoder_vectors, dtype=np.float64)
@@ -501,7 +516,7 @@ def check_search(pool, candidates, *, owner, confidence=0.95, random_state=0, de
 
 
 def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None, encoder_vectors=None,
-                    fraction=0.2, random_state=0, detail=None, stacklevel=2, compare=True):
+                    fraction=0.2, random_state=0, detail=None, stacklevel=2, compare=True, analysis=None):
     """The whole check of a search learner: hold out (:func:`split_search`), fit on the rest,
     score the held-out queries over the whole collection with the learner's rules and the
     baselines (:class:`SearchBaselines`), decide (:func:`check_search`).
@@ -516,7 +531,7 @@ def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None,
         bases ({name: callable(query indices) -> scores over ``baselines.documents``}) and its
         candidate rules (a list of {base: weight}; the baselines' bases are "bm25" (normalised),
         "cosine" and, with an encoder, "encoder").
-    documents, encoder_vectors : see :class:`SearchBaselines` and :func:`split_search`.
+    documents, encoder_vectors, analysis : see :class:`SearchBaselines` and :func:`split_search`.
     compare : bool, default True
         See :func:`check_search`.
 
@@ -530,7 +545,7 @@ def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None,
     split = split_search(pairs, grades, len(texts), fraction=fraction, documents=documents, random_state=random_state)
     if split is None:
         return None
-    baselines = SearchBaselines(texts, split.documents, encoder_vectors=encoder_vectors)
+    baselines = SearchBaselines(texts, split.documents, encoder_vectors=encoder_vectors, analysis=analysis)
     bases, candidates = fit_learner(split.train, baselines)
     pool = baselines.pool(split, learned=bases, random_state=random_state)
     check = check_search(pool, candidates, owner=owner, random_state=random_state, detail=detail,

@@ -27,7 +27,11 @@ def read_supervision(args, summary):
                                  "below an unclicked one)")
             texts, pairs, documents, counts = judgements_of(queries, qrels, list(zip(ids, doc_texts)))
         else:
-            texts, pairs, documents, counts = judgements_of(args.queries, args.qrels, args.corpus)
+            from ._common import read_id_texts
+
+            queries = dict(zip(*read_id_texts(args.queries, "queries", args.encoding_errors, args.quoting)))
+            corpus = list(zip(*read_id_texts(args.corpus, "documents", args.encoding_errors, args.quoting)))
+            texts, pairs, documents, counts = judgements_of(queries, args.qrels, corpus)
         summary.update(documents=len(texts), corpus=int(documents.size), pairs=pairs.n_pairs,
                        duplicate_pairs=int(pairs.labels.sum()), judgements=counts)
         left = [f"{counts[k]} {what}" for k, what in (
@@ -86,6 +90,17 @@ def baseline_holdout(args):
     return DEFAULT_HOLDOUT if value is None else value
 
 
+def analysis_option(args):
+    """FitOptions' analyzer and cjk_unigrams of --language, --analyzer and --cjk-unigrams."""
+    from ..text import resolve_analysis
+    from ._common import UsageError
+
+    try:
+        return resolve_analysis(args.language, args.analyzer, args.cjk_unigrams)
+    except (ValueError, ImportError) as exc:
+        raise UsageError(f"--language/--analyzer: {exc}") from None
+
+
 def fit_options(args, mcd=None):
     """The :class:`learnsim.fitting.FitOptions` of ``learnsim fit``'s flags (the one place where
     flag names meet the library's option names); ``mcd``: MinimumClusterDistortion's settings."""
@@ -97,7 +112,7 @@ def fit_options(args, mcd=None):
                       max_iter=args.max_iter, learning_rate=args.learning_rate,
                       validation_fraction=args.validation_fraction, baseline_holdout=baseline_holdout(args),
                       variant=args.variant, matcher=args.matcher, rerank=not getattr(args, "no_rerank", False),
-                      encoder=getattr(args, "encoder_model", None))
+                      encoder=getattr(args, "encoder_model", None), **analysis_option(args))
 
 
 def print_baseline(report):

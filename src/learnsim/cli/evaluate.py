@@ -231,7 +231,7 @@ def _evaluate_links(args, pipeline):
 
     relevant = linked[has_links]
     exclude = _self_mask(has_links, X.shape[0])
-    lexical = _lexical_blocks(docs.texts)
+    lexical = _lexical_blocks(docs.texts, pipeline)
     scorers = (("learned", learned), ("cosine", cosine), ("tfidf", lambda rows: lexical["cosine"](has_links[rows])),
                ("bm25", lambda rows: lexical["bm25"](has_links[rows])))
     reports = {name: retrieval_report(fn, relevant, exclude=exclude, measures=measures, block_size=block,
@@ -322,7 +322,7 @@ def run(args):
         return block.toarray() if sp.issparse(block) else np.asarray(block)
 
     # BM25 and the tf.idf cosine as every search fit is checked against (learnsim.baseline)
-    lexical = _lexical_blocks(docs.texts)
+    lexical = _lexical_blocks(docs.texts, pipeline)
     reports = {
         "learned": cluster_retrieval_report(learned_block, labels,
                                             measures=RETRIEVAL_MEASURES, block_size=block),
@@ -362,12 +362,22 @@ def run(args):
     return 0
 
 
-def _lexical_blocks(texts):
+def _analysis(pipeline):
+    """How the model cuts text into terms (its lexical part's, over an encoder): its baselines
+    cut it the same way (character bigrams, or the model's analyser)."""
+    from ..text import analysis_of
+
+    if pipeline is None:
+        return None
+    return analysis_of(pipeline.lexical if pipeline.lexical is not None else pipeline.vectorizer)
+
+
+def _lexical_blocks(texts, pipeline=None):
     """{"bm25", "cosine": block scorers (every document a query of all), "terms": how they count
     terms} of the documents' own term counts: learnsim.baseline's LexicalBaselines."""
     from ..baseline import LexicalBaselines
 
-    lexical = LexicalBaselines(texts)
+    lexical = LexicalBaselines(texts, analysis=_analysis(pipeline))
     counts = lexical.counts
 
     def scorer(name):
@@ -485,9 +495,10 @@ def _evaluate_queries(args):
               f"{args.qrels}; they are left out, as trec_eval leaves them out")
     _note_missing_documents(qrels, doc_ids, args.qrels, collection)
     k = min(args.k, len(doc_ids))
-    runs, how, encoder = {}, None, None
+    runs, how, encoder, pipeline = {}, None, None, None
     if args.index is not None:
         runs["learned"], how = _index_run(index, query_ids, queries, k)
+        pipeline = index.pipeline
     elif args.model is not None:
         pipeline = _load_pipeline(args.model)
         runs["learned"], how = _corpus_run(pipeline, doc_ids, texts, query_ids, queries, k)
@@ -500,7 +511,7 @@ def _evaluate_queries(args):
             encoder = encoder_name(pipeline.vectorizer)
             runs["encoder"], _ = _corpus_run(Pipeline.from_encoder(pipeline.vectorizer), doc_ids, texts, query_ids,
                                              queries, k)
-    baselines, terms = _baseline_runs(doc_ids, texts, query_ids, queries, k)
+    baselines, terms = _baseline_runs(doc_ids, texts, query_ids, queries, k, pipeline)
     runs.update(baselines)
     reports, per_query = _measure_runs({name: normalise_run_ids(run) for name, run in runs.items()}, qrels)
     methods = {name: {m: rep[m] for m in RUN_MEASURES} for name, rep in reports.items()}
@@ -558,13 +569,13 @@ def _note_missing_documents(qrels, doc_ids, qrels_path, collection):
               f"in {collection}; no ranking finds them (they still count in MAP and recall, as in trec_eval)")
 
 
-def _baseline_runs(doc_ids, texts, query_ids, queries, k):
+def _baseline_runs(doc_ids, texts, query_ids, queries, k, pipeline=None):
     """({"bm25": run, "cosine": run}, how the terms are counted) of the queries on the
     documents' own term counts: the baselines every search fit is checked against
     (:class:`learnsim.baseline.LexicalBaselines`)."""
     from ..baseline import LexicalBaselines
 
-    lexical = LexicalBaselines(texts)
+    lexical = LexicalBaselines(texts, analysis=_analysis(pipeline))
     Q = lexical.query_counts(queries)
     runs = {}
     for name in ("bm25", "cosine"):

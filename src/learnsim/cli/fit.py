@@ -4,9 +4,9 @@ from __future__ import annotations
 import argparse
 import textwrap
 
-from ._common import (_add_encoding_errors, _add_quoting, _auto_or_float, _check_output_file, _examples, _formatter,
+from ._common import (_add_analysis, _add_encoding_errors, _add_quoting, _auto_or_float, _check_output_file, _examples, _formatter,
                       _int_at_least, _lsi, _n_basis, _open_float, _positive_int, _seed, ENCODER_HELP, UsageError,
-                      load_encoder_option)
+                      add_encoder_backend, check_encoder_backend, load_encoder_option)
 from ._fit_film import MATCHER_CHOICES, MATCHER_HELP
 from ._fit_text import fit_options, print_baseline, print_fitted_on, read_supervision, save_and_summarise
 
@@ -138,6 +138,7 @@ def register(commands):
                           "(FILM on them is the paper's FILM-BERT); the baseline is then the encoder's cosine, the "
                           "pair models add it to their lexical features, and search may mix in the tf.idf cosine "
                           "(weight chosen on held-out pairs). See docs/encoders.md")
+    add_encoder_backend(fit)
     fit.add_argument("--weighting", choices=("tfidf", "bm25", "tf", "binary"), default=None,
                      help="term weighting; mcd: default: tfidf or bm25, whichever retrieves the held-out "
                           "clusters better (--baseline-holdout); film: default tfidf; relative: default binary with "
@@ -193,7 +194,10 @@ def register(commands):
                           "relative: share of the anchors whose triplets choose C (default: 0.25); "
                           "film with --pairs: share of the pairs held out to choose the matching rule "
                           "(input-cosine weight, duplicate threshold, calibration; default: 0.2)")
-    fit.add_argument("--stop-words", choices=("english",), default=None, help="drop English stop words")
+    fit.add_argument("--stop-words", choices=("english",), default=None,
+                     help="drop English stop words (from words only: never from Chinese, Japanese, Korean or Thai "
+                          "text)")
+    _add_analysis(fit)
     fit.add_argument("--stem", action=argparse.BooleanOptionalAction, default=None,
                      help="Porter stemming (needs PyStemmer: pip install learnsim[stem]); default: on for "
                           "linklearn when PyStemmer is installed (a note says when it is not), off otherwise")
@@ -224,6 +228,7 @@ _METHOD_OPTIONS = {
     "baseline_holdout": ("--baseline-holdout", {"mcd", "film", "linklearn", "relative", "adapter"}),
     "variant": ("--variant", {"linklearn"}), "matcher": ("--matcher", {"film"}),
     "no_rerank": ("--no-rerank", {"film"}), "encoder": ("--encoder", {"mcd", "film", "adapter"}),
+    "encoder_backend": ("--encoder-backend", {"mcd", "film", "adapter"}),
 }
 
 
@@ -314,6 +319,7 @@ def run(args):
     settings = _mcd_settings(args) if args.method == "mcd" else None
     model_path = _check_output_file(args.model, "--model")
     args.encoder_model = None
+    check_encoder_backend(args)
     if args.encoder is not None:
         clash = [flag for flag, given in (("--weighting", args.weighting), ("--lsi", args.lsi),
                                           ("--no-norm", args.no_norm)) if given not in (None, False)]
@@ -321,7 +327,7 @@ def run(args):
             raise UsageError(f"{' and '.join(clash)} configure the term vectors, which --encoder replaces: drop "
                              f"{' and '.join(clash)} or --encoder")
         # loaded before the data is read: a wrong folder or name fails at once, in one line
-        args.encoder_model = load_encoder_option(args.encoder)
+        args.encoder_model = load_encoder_option(args.encoder, backend=args.encoder_backend)
 
     summary = {"model": str(model_path), "method": args.method}
     if args.method == "linklearn":

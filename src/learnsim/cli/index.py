@@ -5,7 +5,7 @@ import textwrap
 from pathlib import Path
 
 from ._common import (_add_encoding_errors, _add_quoting, _check_output_dir, _examples, _formatter, _note, _print_json, _table, UsageError,
-                      ENCODER_HELP, load_encoder_option)
+                      ENCODER_HELP, add_encoder_backend, check_encoder_backend, load_encoder_option)
 
 CORPUS_LAYOUTS = """\
 corpus layouts:
@@ -62,6 +62,7 @@ def register(commands):
     source.add_argument("--encoder", metavar="NAME_OR_PATH",
                         help="index under the plain cosine of " + ENCODER_HELP + "; nothing is learned (to learn "
                              "on its vectors: learnsim fit --encoder, then --model)")
+    add_encoder_backend(build)
     build.add_argument("--corpus", required=True, metavar="FILE", help="the documents to index")
     build.add_argument("--out", required=True, metavar="DIR", help="the index directory (new or empty)")
     build.add_argument("--overwrite", action="store_true", help="replace an existing index at --out")
@@ -232,11 +233,12 @@ def run(args):
         if out.exists() and not out.is_dir():
             raise UsageError(f"--out {out} exists and is not a directory")
         _check_output_dir(out, "--out")      # its parent folders are never created silently
+        check_encoder_backend(args)
         if args.encoder is not None:
             from ..pipeline import Pipeline
 
             # loaded first: a wrong folder or name fails at once, in one line
-            model = Pipeline.from_encoder(load_encoder_option(args.encoder))
+            model = Pipeline.from_encoder(load_encoder_option(args.encoder, backend=args.encoder_backend))
         else:
             model = Path(args.model)
         ids, texts, metas = read_corpus(args.corpus, args.encoding_errors, args.quoting)

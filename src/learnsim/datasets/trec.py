@@ -241,9 +241,10 @@ def _is_jsonl(path):
     return Path(path).name.lower().endswith(_JSONL_SUFFIXES)
 
 
-def _jsonl_records(path, encoding="utf-8", encoding_errors="replace"):
+def _jsonl_records(path, encoding="utf-8", encoding_errors="replace", unused=None):
     """``(ids, texts)`` of a JSON Lines file of ``{"id": ..., "text": ...}`` objects; a record's
-    title (BEIR's ``{"_id", "title", "text"}``) is joined before its text."""
+    title (BEIR's ``{"_id", "title", "text"}``) is joined before its text. ``unused``, a dict,
+    gathers the keys read and put nowhere (BEIR's ``"metadata"``), in the order first met."""
     ids, texts = [], []
     for number, line in decoded_lines(path, encoding=encoding, encoding_errors=encoding_errors):
         if not line.strip():
@@ -267,6 +268,10 @@ def _jsonl_records(path, encoding="utf-8", encoding_errors="replace"):
         text = record_text(obj, text)
         ids.append(_normalise_id(str(rid)))
         texts.append(text)
+        if unused is not None:
+            for name, value in obj.items():
+                if name not in (key, "text", "title") and value not in (None, "", {}, []):
+                    unused.setdefault(name, None)
     if not ids:
         raise ValueError(f"{path} holds no record")
     return ids, texts
@@ -614,7 +619,7 @@ def _looks_like_collection_file(path):
     return bool(_SMART_OPENING.match(first) or re.search(r"<top>|<topic\b|<DOC[\s>]", head, re.IGNORECASE))
 
 
-def read_id_texts(path, part="documents", *, encoding_errors="replace", quoting="auto"):
+def read_id_texts(path, part="documents", *, encoding_errors="replace", quoting="auto", with_unused=False):
     """``(ids, texts)`` of a documents or queries file whose records carry ids, as a run file and
     judgements name them, read the same way by every command (``index build``, ``fit --qrels``,
     ``search --run``, ``evaluate``).
@@ -624,6 +629,10 @@ def read_id_texts(path, part="documents", *, encoding_errors="replace", quoting=
     else by :func:`read_corpus` (``part="documents"``) or :func:`read_queries`: JSON Lines with
     ``"id"`` or BEIR's ``"_id"`` (the title joined before the text), ``id<TAB>text`` lines, SMART
     records, TREC SGML documents or topics.
+
+    With ``with_unused=True`` a third value lists the fields read and put nowhere (JSON keys
+    other than the id, ``"title"`` and ``"text"``, such as BEIR's ``"metadata"``; ``.csv``
+    columns other than the id and text): a command names them rather than drop them silently.
 
     Raises
     ------
@@ -663,10 +672,20 @@ def read_id_texts(path, part="documents", *, encoding_errors="replace", quoting=
             if doc_id in seen:
                 raise DocumentFormatError(f"{path}, line {number}: the id {doc_id!r} appears twice")
             seen.add(doc_id)
-        return list(docs.ids), list(docs.texts)
-    read = read_corpus if part == "documents" else read_queries
-    found = read(path, encoding_errors=encoding_errors)
-    return list(found), list(found.values())
+        unused = list(docs.unused_fields) + ([] if docs.metadata is None else list(dict.fromkeys(
+            k for meta in docs.metadata if isinstance(meta, dict) for k, v in meta.items()
+            if v not in (None, "", {}, []))))
+        found = dict(zip(docs.ids, docs.texts))
+    elif path.is_file() and _is_jsonl(path):
+        unused = {}
+        check_encoding_errors(encoding_errors)
+        ids, texts = _jsonl_records(path, "utf-8", encoding_errors, unused=unused)
+        found, unused = _unique(path, ids, texts, "document" if part == "documents" else "query"), list(unused)
+    else:
+        read = read_corpus if part == "documents" else read_queries
+        found, unused = read(path, encoding_errors=encoding_errors), []
+    out = (list(found), list(found.values()))
+    return out + (unused,) if with_unused else out
 
 
 # ------------------------------------------------------------------------------ runs

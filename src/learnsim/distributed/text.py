@@ -113,8 +113,9 @@ def _partition_empty(texts, vocabulary, tokenizer_params):
 
 
 def _tokenizer_params(vec):
-    return {"lowercase": vec.lowercase, "token_pattern": vec.token_pattern, "stop_words": vec.stop_words,
-            "stem": vec.stem, "ngram_range": tuple(vec.ngram_range)}
+    from ..text import tokenizer_params
+
+    return tokenizer_params(vec)
 
 
 def _choose_vocabulary(vec, n_docs, df_counter, tf_counter):

@@ -40,7 +40,7 @@ def lexical_part(o, texts):
     from ..text import TextVectorizer
 
     vectorizer = TextVectorizer("tfidf", norm="l2", stop_words=o.stop_words, stem="porter" if o.stem else None,
-                                dtype=np.float64)
+                                dtype=np.float64, **o.analysis)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*empty after tokenisation.*")
         L = vectorizer.fit_transform(list(texts))

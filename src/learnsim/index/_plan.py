@@ -24,7 +24,9 @@ def _vectorizer_meta(vec):
     if isinstance(tok, Tokenizer) and tok._stop_set is not None:
         stop = sorted(tok._stop_set)
     meta = {"tokenizer": {"lowercase": bool(vec.lowercase), "token_pattern": vec.token_pattern,
-                          "stop_words": stop, "stem": vec.stem, "ngram_range": [int(n) for n in vec.ngram_range]},
+                          "stop_words": stop, "stem": vec.stem, "ngram_range": [int(n) for n in vec.ngram_range],
+                          "analyzer": getattr(vec, "analyzer", "words"),
+                          "cjk_unigrams": bool(getattr(vec, "cjk_unigrams", False))},
             "weighting": {"kind": vec.weighting, "sublinear_tf": bool(vec.sublinear_tf), "norm": vec.norm,
                           "k1": float(vec.k1), "b": float(vec.b), "avgdl": float(vec.avgdl_),
                           "dtype": np.dtype(vec.dtype).name}}

@@ -67,7 +67,9 @@ class QueryPlan:
         # words were saved as a list, so "english" needs no scikit-learn either
         self.tokenizer = Tokenizer(lowercase=bool(tok["lowercase"]), token_pattern=tok["token_pattern"],
                                    stop_words=tok["stop_words"], stem=tok["stem"],
-                                   ngram_range=tuple(tok["ngram_range"]))
+                                   ngram_range=tuple(tok["ngram_range"]),
+                                   # an index planned before the analyzer was recorded: the token pattern alone
+                                   analyzer=tok.get("analyzer", "words"), cjk_unigrams=bool(tok.get("cjk_unigrams")))
         self.terms = [str(t) for t in terms]
         self.vocabulary = {t: i for i, t in enumerate(terms)}
         self.n_terms = len(terms)

@@ -59,7 +59,7 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
     from ._weighting import LearnedBM25
 
     vectorizer = TextVectorizer("tf", stop_words=o.stop_words or "english", stem=linklearn_stemming(o.stem, note),
-                                min_df=2, dtype=np.float64)
+                                min_df=2, dtype=np.float64, **o.analysis)
     start = time.perf_counter()
     X = sp.csr_matrix(vectorizer.fit_transform(texts), dtype=np.float64)
     vec_seconds = time.perf_counter() - start

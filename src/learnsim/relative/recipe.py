@@ -137,7 +137,8 @@ def fit_relative(o, texts, T, summary, chooser=None):
     prior = o.prior or "zero"
     normalize = bool(o.normalize)
     vectorizer = TextVectorizer(weighting, norm="l2" if weighting in ("tfidf", "bm25") and o.norm is not None else None,
-                                stop_words=o.stop_words, stem="porter" if o.stem else None, dtype=np.float64)
+                                stop_words=o.stop_words, stem="porter" if o.stem else None, dtype=np.float64,
+                                **o.analysis)
     start = time.perf_counter()
     if o.n_documents is None:
         X = vectorizer.fit_transform(texts)

@@ -183,11 +183,22 @@ def marked(text, marks, limit=SHOWN_CHARS):
     'a <mark>&lt;b&gt;</mark> &amp; c'
     >>> marked("password reset", [(0, 8)], limit=10)
     '<mark>password</mark> r&hellip;'
+
+    Overlapping spans (the character bigrams of Japanese or Chinese text) make one mark:
+
+    >>> marked("東京の天気", [(0, 2), (1, 3), (3, 5)])
+    '<mark>東京の</mark><mark>天気</mark>'
     """
     out, pos = [], 0
     cut = len(text) > limit
     text = text[:limit]
+    spans = []
     for a, b in sorted(marks):
+        if spans and a < spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], b)
+        else:
+            spans.append([a, b])
+    for a, b in spans:
         if a < pos or a >= len(text):
             continue
         b = min(b, len(text))

@@ -1,14 +1,159 @@
 """Turn one document into terms (:class:`Tokenizer`): the standard library only, so that an
 index can tokenise queries without importing scikit-learn (:mod:`learnsim.index._query`).
-:mod:`learnsim.text` re-exports everything here."""
+:mod:`learnsim.text` re-exports everything here.
+
+Text written without spaces between words (Chinese, Japanese, Korean's Hangul, Thai) has no word
+boundary a regular expression can find: ``\\w\\w+`` takes a whole Japanese sentence as one term.
+The default analyzer therefore cuts every run of those scripts into overlapping character
+bigrams, as Lucene's and Elasticsearch's CJK analyser does (a character standing alone becomes a
+unigram), and keeps words for every other script. Morphological analysers (SudachiPy or fugashi
+for Japanese, jieba for Chinese) are optional and segment the runs of their own scripts instead;
+their libraries are imported only when one is asked for.
+"""
 from __future__ import annotations
 
 import numbers
 import re
+from operator import add as _add
 
-__all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN"]
+__all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
+           "check_analysis", "analysis_of", "resolve_analysis"]
 
 DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+
+#: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
+#: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
+#: term; what models saved before the analyzer was recorded do); ``"sudachi"``, ``"fugashi"``
+#: (Japanese) and ``"jieba"`` (Chinese): the runs of their scripts segmented into words.
+ANALYZERS = ("cjk", "words", "sudachi", "fugashi", "jieba")
+
+#: What ``language=`` picks: a morphological analyser where the language has one here, else the
+#: script rule (``None``, "en", ... all give ``"cjk"``, which is the token pattern on text
+#: without those scripts).
+LANGUAGE_ANALYZERS = {"ja": ("sudachi", "fugashi"), "zh": ("jieba",)}
+
+# Scripts written without spaces between words. Ranges: Thai; Hangul Jamo; the CJK iteration and
+# closing marks (々 〆 〇); Hiragana; Katakana (with the prolonged sound mark); Hangul compatibility
+# Jamo; Katakana phonetic extensions; CJK Extension A; CJK Unified Ideographs; Hangul Jamo
+# Extended-A; Hangul syllables and Jamo Extended-B; CJK compatibility ideographs; halfwidth
+# Katakana; CJK Extensions B-H.
+_SPACELESS = ("\u0E00-\u0E7F\u1100-\u11FF\u3005-\u3007\u3040-\u309F\u30A0-\u30FF\u3130-\u318F"
+              "\u31F0-\u31FF\u3400-\u4DBF\u4E00-\u9FFF\uA960-\uA97F\uAC00-\uD7FF\uF900-\uFAFF"
+              "\uFF66-\uFF9F\U00020000-\U0003134F")
+_SPACELESS_RUN = re.compile(f"[{_SPACELESS}]+")
+# the runs a morphological analyser segments: Japanese (Han, kana) for sudachi and fugashi,
+# Chinese (Han) for jieba; other spaceless runs stay bigrams
+_JAPANESE_RUN = re.compile("[\u3005-\u3007\u3040-\u309F\u30A0-\u30FF\u31F0-\u31FF\u3400-\u4DBF"
+                           "\u4E00-\u9FFF\uF900-\uFAFF\uFF66-\uFF9F\U00020000-\U0003134F]+")
+_HAN_RUN = re.compile("[\u3005-\u3007\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF\U00020000-\U0003134F]+")
+
+# Width folding, one character for one (so that spans keep their places): fullwidth ASCII to
+# ASCII (Japanese text writes "２匹" and "ＡＢＣ"), the ideographic space to a space, halfwidth
+# Katakana to fullwidth, as Lucene's CJKWidthFilter does.
+_HALFWIDTH_KANA = ("ｦｧｨｩｪｫｬｭｮｯｰｱｲｳｴｵｶｷｸｹｺｻｼｽｾｿﾀﾁﾂﾃﾄﾅﾆﾇﾈﾉﾊﾋﾌﾍﾎﾏﾐﾑﾒﾓﾔﾕﾖﾗﾘﾙﾚﾛﾜﾝﾞﾟ",
+                   "ヲァィゥェォャュョッーアイウエオカキクケコサシスセソタチツテトナニヌネノハヒフヘホマミムメモヤユヨラリルレロワン゛゜")
+_WIDTH = {**{cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}, 0x3000: 0x20,
+          **{ord(a): ord(b) for a, b in zip(*_HALFWIDTH_KANA)}}
+_WIDE = re.compile("[\uFF01-\uFF5E\u3000\uFF66-\uFF9F]")
+# a run of spaceless scripts as split's group: the parts alternate between other text and runs
+_SPACELESS_SPLIT = re.compile(f"([{_SPACELESS}]+)")
+
+def _fold_width(text):
+    # a regular expression finds the few wide characters faster than str.translate walks them all
+    return _WIDE.sub(lambda m: chr(_WIDTH[ord(m.group())]), text)
+
+
+def analyzer_for_language(language):
+    """The analyzer ``language=`` picks: ``"ja"`` SudachiPy where installed, else fugashi;
+    ``"zh"`` jieba; any other language (or None) the script rule ``"cjk"``. An ImportError names
+    the extra to install when the language's analyser is missing.
+
+    Examples
+    --------
+    >>> from learnsim.text import analyzer_for_language
+    >>> analyzer_for_language(None), analyzer_for_language("en")
+    ('cjk', 'cjk')
+    """
+    if language is None:
+        return "cjk"
+    if not isinstance(language, str) or not re.fullmatch(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*", language):
+        raise ValueError(f"language must be a language code such as 'en', 'ja' or 'zh'; got {language!r}")
+    choices = LANGUAGE_ANALYZERS.get(language.lower().split("-")[0].split("_")[0])
+    if choices is None:
+        return "cjk"
+    import importlib.util
+
+    for name in choices:
+        if importlib.util.find_spec(_ANALYZER_MODULES[name][0]) is not None:
+            return name
+    raise ImportError(f"language={language!r} needs {' or '.join(_ANALYZER_MODULES[n][2] for n in choices)} "
+                      f"(pip install learnsim[{language.lower()[:2]}]); analyzer='cjk' (character bigrams) "
+                      "needs nothing")
+
+
+def check_analysis(analysis=None):
+    """``analysis`` as the two keywords of a text's analysis, ``{"analyzer": ..., "cjk_unigrams":
+    ...}``, checked (None: the defaults, character bigrams). What a fit passes to every
+    vectoriser it builds and to its baselines, so that all of them read a language alike.
+
+    Examples
+    --------
+    >>> from learnsim.text import check_analysis
+    >>> check_analysis(None)
+    {'analyzer': 'cjk', 'cjk_unigrams': False}
+    """
+    if analysis is None:
+        return {"analyzer": "cjk", "cjk_unigrams": False}
+    if not isinstance(analysis, dict) or set(analysis) - {"analyzer", "cjk_unigrams"}:
+        raise ValueError(f"analysis must be a dict of 'analyzer' and 'cjk_unigrams'; got {analysis!r}")
+    analyzer = analysis.get("analyzer", "cjk")
+    if analyzer not in ANALYZERS:
+        raise ValueError(f"analyzer must be one of {', '.join(map(repr, ANALYZERS))}; got {analyzer!r}")
+    return {"analyzer": analyzer, "cjk_unigrams": bool(analysis.get("cjk_unigrams", False))}
+
+
+def resolve_analysis(language=None, analyzer=None, cjk_unigrams=False):
+    """The analysis (:func:`check_analysis`) that ``language=`` / ``--language``, ``analyzer=`` /
+    ``--analyzer`` and ``cjk_unigrams`` ask for: an analyzer given is taken (it must read the
+    language given with it), else the language's (:func:`analyzer_for_language`), else
+    character bigrams.
+
+    Examples
+    --------
+    >>> from learnsim.text import resolve_analysis
+    >>> resolve_analysis("en")
+    {'analyzer': 'cjk', 'cjk_unigrams': False}
+    >>> resolve_analysis(analyzer="words")
+    {'analyzer': 'words', 'cjk_unigrams': False}
+    """
+    if analyzer is not None and analyzer not in ANALYZERS:
+        raise ValueError(f"analyzer must be one of {', '.join(map(repr, ANALYZERS))}; got {analyzer!r}")
+    if language is not None:
+        picked = analyzer_for_language(language) if analyzer is None else analyzer
+        reads = {"sudachi": "ja", "fugashi": "ja", "jieba": "zh"}.get(analyzer)
+        if reads is not None and language.lower()[:2] != reads:
+            raise ValueError(f"analyzer={analyzer!r} reads {'Chinese' if reads == 'zh' else 'Japanese'}, "
+                             f"not language={language!r}")
+        analyzer = picked
+    return check_analysis({"analyzer": analyzer or "cjk", "cjk_unigrams": bool(cjk_unigrams)})
+
+
+def analysis_of(vectorizer):
+    """The analysis (:func:`check_analysis`) of a fitted vectoriser, or the default for one
+    without terms (a sentence encoder): what a model's baselines read text with."""
+    if vectorizer is None or not hasattr(vectorizer, "token_pattern"):
+        return check_analysis(None)
+    return {"analyzer": getattr(vectorizer, "analyzer", "words"),
+            "cjk_unigrams": bool(getattr(vectorizer, "cjk_unigrams", False))}
+
+
+def tokenizer_params(vectorizer):
+    """The :class:`Tokenizer` keywords of a vectoriser's settings (TextVectorizer, the hashing
+    and Dask vectorisers): the one place where a vectoriser's analysis becomes a tokenizer's."""
+    return {"lowercase": vectorizer.lowercase, "token_pattern": vectorizer.token_pattern,
+            "stop_words": vectorizer.stop_words, "stem": vectorizer.stem, "ngram_range": tuple(vectorizer.ngram_range),
+            "analyzer": getattr(vectorizer, "analyzer", "words"),
+            "cjk_unigrams": bool(getattr(vectorizer, "cjk_unigrams", False))}
 
 
 def _english_stop_words():
@@ -23,6 +168,88 @@ def _load_porter_stemmer():
         raise ImportError("stem='porter' needs the PyStemmer package: pip install learnsim[stem] "
                           "(or pip install PyStemmer)") from None
     return Stemmer.Stemmer("porter")
+
+
+def _load_sudachi():
+    try:
+        from sudachipy import Dictionary, SplitMode
+        dictionary = Dictionary()
+        # SudachiPy 0.7 names it tokenizer(); create() before
+        make = getattr(dictionary, "tokenizer", None) or dictionary.create
+        tokenizer = make(mode=SplitMode.A)
+    except ImportError:
+        raise ImportError("analyzer='sudachi' needs SudachiPy and its core dictionary: pip install learnsim[ja] "
+                          "(or pip install sudachipy sudachidict_core)") from None
+    except Exception as exc:  # noqa: BLE001 - SudachiPy raises its own errors for a missing dictionary
+        raise ImportError(f"analyzer='sudachi' could not load SudachiPy's dictionary ({exc}): "
+                          "pip install sudachidict_core") from None
+
+    def segment(run):
+        # short units (mode A), each in Sudachi's normalised form ("附属" and "付属" alike)
+        return [(m.begin(), m.end(), m.normalized_form()) for m in tokenizer.tokenize(run)]
+    return segment
+
+
+def _load_fugashi():
+    try:
+        import fugashi
+        tagger = fugashi.Tagger()
+    except ImportError:
+        raise ImportError("analyzer='fugashi' needs fugashi and a UniDic dictionary: pip install fugashi "
+                          "unidic-lite") from None
+    except RuntimeError as exc:
+        raise ImportError(f"analyzer='fugashi' could not load a MeCab dictionary ({exc}): pip install "
+                          "unidic-lite") from None
+
+    def segment(run):
+        out, at = [], 0
+        for word in tagger(run):
+            surface = word.surface
+            start = run.find(surface, at)
+            if start < 0:           # MeCab changed the text (it never should): no place to give
+                start = at
+            at = start + len(surface)
+            out.append((start, at, surface))
+        return out
+    return segment
+
+
+def _load_jieba():
+    try:
+        import logging
+
+        import jieba
+    except ImportError:
+        raise ImportError("analyzer='jieba' needs jieba: pip install learnsim[zh] (or pip install jieba)") from None
+    jieba.setLogLevel(logging.WARNING)      # no "Building prefix dict" lines on stderr
+    cut = jieba.Tokenizer()
+
+    def segment(run):
+        return [(start, end, word) for word, start, end in cut.tokenize(run)]
+    return segment
+
+
+# analyzer -> (module looked for, loader, pip package names), and the runs it segments
+_ANALYZER_MODULES = {"sudachi": ("sudachipy", _load_sudachi, "SudachiPy"),
+                     "fugashi": ("fugashi", _load_fugashi, "fugashi"),
+                     "jieba": ("jieba", _load_jieba, "jieba")}
+_ANALYZER_RUNS = {"sudachi": _JAPANESE_RUN, "fugashi": _JAPANESE_RUN, "jieba": _HAN_RUN}
+_SEGMENTERS = {}        # one loaded analyser a process: a dictionary takes seconds and memory
+
+
+def _segmenter(analyzer):
+    if analyzer not in _SEGMENTERS:
+        _SEGMENTERS[analyzer] = _ANALYZER_MODULES[analyzer][1]()
+    return _SEGMENTERS[analyzer]
+
+
+def _bigrams(run, unigrams):
+    """Overlapping character bigrams of a run (a lone character: itself), with its characters
+    first where ``unigrams``."""
+    if len(run) == 1:
+        return [run]
+    grams = [run[i:i + 2] for i in range(len(run) - 1)]
+    return list(run) + grams if unigrams else grams
 
 
 def _check_ngram_range(ngram_range):
@@ -41,15 +268,20 @@ def _check_ngram_range(ngram_range):
 class Tokenizer:
     """Turn one document into a list of terms: ``Tokenizer(...)(doc) -> list[str]``.
 
-    The steps, in order: lowercase, extract tokens with ``token_pattern``, drop stop words,
-    stem, form n-grams (joined with a single space) over the remaining tokens.
+    The steps, in order: lowercase; with an analyzer other than ``"words"``, fold full-width
+    letters and digits to ASCII and cut out the runs of scripts written without spaces (Han,
+    Hiragana, Katakana, Hangul, Thai); extract words from the rest with ``token_pattern``, drop
+    stop words and stem them; turn each run into character bigrams (``"cjk"``) or the words of a
+    morphological analyser; form n-grams (joined with a single space) over the terms in order.
+    Stop words and stemming are English's (or the list given), so they touch words only, never
+    a bigram or a Japanese or Chinese word.
 
     Parameters
     ----------
     lowercase : bool, default=True
         Lowercase the document before tokenising.
     token_pattern : str, default=r"(?u)\\b\\w\\w+\\b"
-        Regular expression for a token (scikit-learn's default: words of two or more word
+        Regular expression for a word (scikit-learn's default: words of two or more word
         characters). With one capturing group, the group is the token.
     stop_words : None, "english" or iterable of str, default=None
         Words to drop. ``"english"`` is scikit-learn's ``ENGLISH_STOP_WORDS``. Matching ignores
@@ -60,6 +292,15 @@ class Tokenizer:
         Stems of words already seen are cached.
     ngram_range : (int, int), default=(1, 1)
         Smallest and largest n-gram length; ``(1, 2)`` gives words and word bigrams.
+    analyzer : {"cjk", "words", "sudachi", "fugashi", "jieba"}, default="cjk"
+        How text without spaces between words is cut (:data:`ANALYZERS`): ``"cjk"`` into
+        overlapping character bigrams, as Lucene's CJK analyser; ``"words"`` not at all (the
+        token pattern alone; a Japanese sentence is one term); ``"sudachi"`` (SudachiPy, short
+        units, normalised forms) or ``"fugashi"`` (MeCab with UniDic) into Japanese words,
+        ``"jieba"`` into Chinese words: ``pip install learnsim[ja]`` or ``learnsim[zh]``. Runs
+        of scripts the analyser does not read are bigrams.
+    cjk_unigrams : bool, default=False
+        With bigrams, also each character of a run (a lone character is always kept).
 
     Examples
     --------
@@ -68,15 +309,29 @@ class Tokenizer:
     ['the', 'cat', 'sat', 'on', 'the', 'mat', 'cat']
     >>> Tokenizer(stop_words=["the", "on"], ngram_range=(1, 2))("The cat sat on the mat")
     ['cat', 'sat', 'mat', 'cat sat', 'sat mat']
+    >>> Tokenizer()("東京の天気")
+    ['東京', '京の', 'の天', '天気']
+    >>> Tokenizer()("ＩＰｈｏｎｅ 15の価格")
+    ['iphone', '15', 'の価', '価格']
+    >>> Tokenizer(analyzer="words")("東京の天気")
+    ['東京の天気']
+
+    References
+    ----------
+    Apache Lucene, ``CJKBigramFilter`` and ``CJKWidthFilter`` (the bigrams and the width folding).
     """
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
-                 stem=None, ngram_range=(1, 1)):
+                 stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
         self.stem = stem
         self.ngram_range = _check_ngram_range(ngram_range)
+        if analyzer not in ANALYZERS:
+            raise ValueError(f"analyzer must be one of {', '.join(map(repr, ANALYZERS))}; got {analyzer!r}")
+        self.analyzer = analyzer
+        self.cjk_unigrams = bool(cjk_unigrams)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -96,6 +351,16 @@ class Tokenizer:
         else:
             raise ValueError(f"stem must be None or 'porter'; got {stem!r}")
         self._stem_cache = {}
+        # where the words end: runs of the spaceless scripts (for a morphological analyser, those
+        # of its own scripts; the others are then cut into bigrams)
+        self._segment = None if analyzer in ("cjk", "words") else _segmenter(analyzer)
+        self._runs = _ANALYZER_RUNS.get(analyzer, _SPACELESS_RUN)
+
+    def get_params(self):
+        """The settings, as keywords of ``Tokenizer`` (what a model records of its analysis)."""
+        return {"lowercase": self.lowercase, "token_pattern": self.token_pattern, "stop_words": self.stop_words,
+                "stem": self.stem, "ngram_range": self.ngram_range, "analyzer": self.analyzer,
+                "cjk_unigrams": self.cjk_unigrams}
 
     @staticmethod
     def _resolve_stop_words(stop_words):
@@ -118,7 +383,8 @@ class Tokenizer:
 
     def __repr__(self):
         return (f"Tokenizer(lowercase={self.lowercase}, token_pattern={self.token_pattern!r}, "
-                f"stop_words={self.stop_words!r}, stem={self.stem!r}, ngram_range={self.ngram_range})")
+                f"stop_words={self.stop_words!r}, stem={self.stem!r}, ngram_range={self.ngram_range}, "
+                f"analyzer={self.analyzer!r}, cjk_unigrams={self.cjk_unigrams})")
 
     def _stem_tokens(self, tokens):
         cache = self._stem_cache
@@ -127,45 +393,125 @@ class Tokenizer:
             cache.update(zip(unseen, self._stemmer.stemWords(unseen)))
         return [cache[t] for t in tokens]
 
+    def _words(self, text, at, out):
+        """The words of ``text`` (a part without spaceless runs, at offset ``at``) appended to
+        ``out`` as (start, end, token), stop words left out, before stemming."""
+        group = 1 if self._regex.groups == 1 else 0
+        stop = self._stop_set
+        for m in self._regex.finditer(text):
+            token = m.group(group)
+            if stop is not None and token.lower() in stop:
+                continue
+            out.append((at + m.start(group), at + m.end(group), token))
+
+    def _pieces(self, doc):
+        """(start, end, term, is_word) of the lowercased, width-folded ``doc``, in order."""
+        pieces, words = [], []
+        self._cut(doc, 0, self._runs, pieces, words)
+        if self._stemmer is not None and words:
+            stems = self._stem_tokens([pieces[i][2] for i in words])
+            for i, stem in zip(words, stems):
+                a, b, _ = pieces[i]
+                pieces[i] = (a, b, stem)
+        return pieces
+
+    def _cut(self, text, at, runs, pieces, words):
+        """Append the pieces of ``text`` (at offset ``at``): words between ``runs``, each run
+        segmented (a morphological analyser) or cut into bigrams."""
+        last = 0
+        for m in runs.finditer(text):
+            if m.start() > last:
+                self._between(text[last:m.start()], at + last, runs, pieces, words)
+            run, start = m.group(), at + m.start()
+            if self._segment is not None and runs is not _SPACELESS_RUN:
+                pieces.extend((start + a, start + b, term.lower() if self.lowercase else term)
+                              for a, b, term in self._segment(run) if not term.isspace() and _has_word(term))
+            elif len(run) == 1:
+                pieces.append((start, start + 1, run))
+            else:
+                if self.cjk_unigrams:
+                    pieces.extend((start + i, start + i + 1, c) for i, c in enumerate(run))
+                pieces.extend((start + i, start + i + 2, run[i:i + 2]) for i in range(len(run) - 1))
+            last = m.end()
+        if last < len(text):
+            self._between(text[last:], at + last, runs, pieces, words)
+
+    def _between(self, text, at, runs, pieces, words):
+        if runs is not _SPACELESS_RUN:       # other spaceless scripts beside an analyser's: bigrams
+            self._cut(text, at, _SPACELESS_RUN, pieces, words)
+            return
+        n = len(pieces)
+        found = []
+        self._words(text, at, found)
+        pieces.extend(found)
+        words.extend(range(n, n + len(found)))
+
+    def _cjk_terms(self, doc):
+        """The terms of :meth:`_pieces` for the bigram analyzer, without their places: the path
+        every text of a fit and a search takes, kept lean."""
+        out = []
+        findall = self._regex.findall
+        stop, stem, unigrams = self._stop_set, self._stemmer is not None, self.cjk_unigrams
+        for i, part in enumerate(_SPACELESS_SPLIT.split(doc)):
+            if i & 1:                   # a run: its bigrams (a lone character itself)
+                if len(part) == 1:
+                    out.append(part)
+                    continue
+                if unigrams:
+                    out.extend(part)
+                out.extend(map(_add, part[:-1], part[1:]))
+            elif part:
+                words = findall(part)
+                if words:
+                    if stop is not None:
+                        words = [w for w in words if w.lower() not in stop]
+                    if stem and words:
+                        words = self._stem_tokens(words)
+                    out.extend(words)
+        return out
+
+    def _prepare(self, doc):
+        if not isinstance(doc, str):
+            raise TypeError(f"Tokenizer expects a str document; got {type(doc).__name__}")
+        return doc.lower() if self.lowercase else doc
+
     def spans(self, doc):
-        """Where each word of ``doc`` stands: a list of ``(start, end, term)``, ``doc[start:end]``
-        being the text that became the unigram ``term`` (lower-cased and stemmed as in
-        :meth:`__call__`; stop words left out). Used to highlight the words an explanation names.
+        """Where each term of ``doc`` stands: a list of ``(start, end, term)``, ``doc[start:end]``
+        being the text that became the unigram ``term`` (a word lower-cased and stemmed as in
+        :meth:`__call__`, a character bigram, an analyser's word; stop words left out). Used to
+        highlight the terms an explanation names.
 
         Lowercasing that changes a text's length (a few non-ASCII letters, e.g. U+0130) would move
         every later position: such a text gets no spans rather than wrong ones.
         """
-        if not isinstance(doc, str):
-            raise TypeError(f"Tokenizer expects a str document; got {type(doc).__name__}")
-        lowered = doc.lower() if self.lowercase else doc
+        lowered = self._prepare(doc)
         if len(lowered) != len(doc):
             return []
-        group = 1 if self._regex.groups == 1 else 0
-        out = []
-        for m in self._regex.finditer(lowered):
-            token = m.group(group)
-            if self._stop_set is not None and token.lower() in self._stop_set:
-                continue
-            out.append((m.start(group), m.end(group), token))
-        if self._stemmer is not None and out:
-            stems = self._stem_tokens([t for _, _, t in out])
-            out = [(a, b, stem) for (a, b, _), stem in zip(out, stems)]
-        return out
+        if self.analyzer == "words" or lowered.isascii():
+            out = []
+            self._words(lowered, 0, out)
+            if self._stemmer is not None and out:
+                stems = self._stem_tokens([t for _, _, t in out])
+                out = [(a, b, stem) for (a, b, _), stem in zip(out, stems)]
+            return out
+        return self._pieces(_fold_width(lowered))
 
     def __call__(self, doc):
-        if not isinstance(doc, str):
-            raise TypeError(f"Tokenizer expects a str document; got {type(doc).__name__}")
-        if self.lowercase:
-            doc = doc.lower()
-        tokens = self._regex.findall(doc)
-        if self._stop_set is not None:
-            stop = self._stop_set
-            if self.lowercase:
-                tokens = [t for t in tokens if t not in stop]
-            else:
-                tokens = [t for t in tokens if t.lower() not in stop]
-        if self._stemmer is not None and tokens:
-            tokens = self._stem_tokens(tokens)
+        doc = self._prepare(doc)
+        if self.analyzer == "words" or doc.isascii():
+            tokens = self._regex.findall(doc)
+            if self._stop_set is not None:
+                stop = self._stop_set
+                if self.lowercase:
+                    tokens = [t for t in tokens if t not in stop]
+                else:
+                    tokens = [t for t in tokens if t.lower() not in stop]
+            if self._stemmer is not None and tokens:
+                tokens = self._stem_tokens(tokens)
+        elif self.analyzer == "cjk":
+            tokens = self._cjk_terms(_fold_width(doc))
+        else:
+            tokens = [term for _, _, term in self._pieces(_fold_width(doc))]
         min_n, max_n = self.ngram_range
         if max_n == 1:
             return tokens
@@ -173,3 +519,11 @@ class Tokenizer:
         for n in range(max(min_n, 2), max_n + 1):
             terms.extend(" ".join(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
         return terms
+
+
+_WORD_CHAR = re.compile(r"\w")
+
+
+def _has_word(term):
+    """An analyser's token that is more than punctuation or symbols."""
+    return _WORD_CHAR.search(term) is not None

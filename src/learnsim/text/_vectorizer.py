@@ -35,7 +35,7 @@ from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted
 
 from learnsim._utils.linalg import truncated_svd
-from learnsim.text._tokenize import DEFAULT_TOKEN_PATTERN, Tokenizer
+from learnsim.text._tokenize import DEFAULT_TOKEN_PATTERN, Tokenizer, tokenizer_params
 from learnsim.text.bm25 import _check_b, _check_k1
 from learnsim._utils.params import Checked, Interval, Options, validate_param
 from learnsim._utils.validation import check_random_state, check_state_header, state_array, state_number
@@ -298,6 +298,12 @@ class TextVectorizer(BaseEstimator):
         Seeds the resampling and the randomized SVD.
     dtype : float dtype, default=np.float32
         dtype of the output.
+    analyzer : {"cjk", "words", "sudachi", "fugashi", "jieba"}, default="cjk"
+        How text written without spaces (Chinese, Japanese, Korean, Thai) is cut into terms,
+        passed to :class:`Tokenizer`: character bigrams by default; recorded in the saved model
+        (one saved before this setting existed reads text with ``"words"``, as it was fitted).
+    cjk_unigrams : bool, default=False
+        Passed to :class:`Tokenizer`: each character of such a run too.
 
     Attributes
     ----------
@@ -346,6 +352,8 @@ class TextVectorizer(BaseEstimator):
         "stop_words": ["no_validation"],
         "stem": ["no_validation"],
         "ngram_range": ["no_validation"],
+        "analyzer": ["no_validation"],
+        "cjk_unigrams": ["no_validation"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -362,7 +370,8 @@ class TextVectorizer(BaseEstimator):
     def __init__(self, weighting="tfidf", *, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN,
                  stop_words=None, stem=None, ngram_range=(1, 1), min_df=1, max_df=1.0,
                  max_features=None, sublinear_tf=False, norm=None, k1=1.2, b=0.75,
-                 n_components=None, resample_length=None, random_state=None, dtype=np.float32):
+                 n_components=None, resample_length=None, random_state=None, dtype=np.float32,
+                 analyzer="cjk", cjk_unigrams=False):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -380,6 +389,8 @@ class TextVectorizer(BaseEstimator):
         self.resample_length = resample_length
         self.random_state = random_state
         self.dtype = dtype
+        self.analyzer = analyzer
+        self.cjk_unigrams = cjk_unigrams
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
@@ -391,8 +402,7 @@ class TextVectorizer(BaseEstimator):
         return _check_float_dtype(self.dtype)
 
     def _make_tokenizer(self):
-        return Tokenizer(lowercase=self.lowercase, token_pattern=self.token_pattern,
-                         stop_words=self.stop_words, stem=self.stem, ngram_range=self.ngram_range)
+        return Tokenizer(**tokenizer_params(self))
 
     # ------------------------------------------------------------------ fitting
     def _build_vocabulary(self, docs):
@@ -635,6 +645,9 @@ class TextVectorizer(BaseEstimator):
             raise ValueError(f"TextVectorizer state has unknown parameters {unknown}")
         if isinstance(params.get("ngram_range"), list):
             params["ngram_range"] = tuple(params["ngram_range"])
+        # a model saved before the analyzer was recorded read every text with the token pattern
+        # alone: it keeps doing so (its vocabulary holds whole runs of Japanese, say)
+        params.setdefault("analyzer", "words")
         obj = cls(**params)
         dtype = obj._check_params()
 

@@ -1,0 +1,59 @@
+"""Japanese and Chinese through the service (issue 44, part 2): UTF-8 end to end, a search of
+text written without spaces finds its topic over HTTP, and the page marks the bigrams a hit
+shares with the query as whole runs."""
+from __future__ import annotations
+
+import re
+import warnings
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+import learnsim  # noqa: E402
+from learnsim.index import Index  # noqa: E402
+from learnsim.service import create_app  # noqa: E402
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+BASE = "http://127.0.0.1"
+TEXTS = ["東京の天気は晴れです", "明日の東京の天気は雨", "今日の天気予報を見た", "カレーライスの作り方",
+         "美味しいカレーの作り方を教えて", "簡単な料理の作り方", "北京今天的天气很好", "明天上海天气下雨",
+         "天气预报说明天晴天", "坐火车去北京", "火车站在哪里", "高铁比火车快"]
+LABELS = [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cjk") / "idx"
+    model = learnsim.fit(TEXTS, clusters=LABELS, baseline_holdout=None)
+    Index.build(path, model, TEXTS, [f"d{i}" for i in range(len(TEXTS))]).close()
+    return TestClient(create_app(path), raise_server_exceptions=False, base_url=BASE)
+
+
+@pytest.mark.parametrize("query, topic", [("東京の天気", 0), ("カレーの作り方", 1), ("今天天气", 2), ("火车站", 3)])
+def test_a_search_over_http_finds_the_topic_and_keeps_the_text(client, query, topic):
+    response = client.get("/v1/search", params={"q": query, "k": 2})
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    hits = response.json()["hits"]
+    # and as JSON in a POST body, the same hits
+    posted = client.post("/v1/search", json={"queries": [query], "k": 2})
+    assert posted.status_code == 200, posted.text
+    assert [h["id"] for h in posted.json()["results"][0]] == [h["id"] for h in hits]
+    assert [LABELS[int(h["id"][1:])] for h in hits] == [topic, topic]
+    assert all(h["text"] == TEXTS[int(h["id"][1:])] for h in hits)         # UTF-8 intact
+
+
+def test_the_page_marks_shared_runs_whole(client):
+    page = client.get("/", params={"q": "東京の天気"})
+    assert page.status_code == 200 and "charset=utf-8" in page.headers["content-type"].lower()
+    marks = re.findall(r"<mark>(.*?)</mark>", page.text)
+    assert marks and any("天気" in m or "東京" in m for m in marks)
+    # overlapping bigrams make one mark: no character is marked twice, the text reads as it is
+    assert "東京の天気は晴れです" in re.sub(r"</?mark>", "", page.text)

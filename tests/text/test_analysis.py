@@ -1,0 +1,132 @@
+"""Text written without spaces (issue 44, part 1): character bigrams over Han, kana, Hangul and
+Thai by default, words elsewhere, the optional morphological analysers, the choice recorded in a
+model, and stop words and stems that touch words only."""
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import unicodedata
+
+import numpy as np
+import pytest
+
+from learnsim.text import TextVectorizer, Tokenizer, check_analysis, resolve_analysis
+
+JAPANESE = ["東京都は日本の首都である", "東京の天気は晴れ", "iPhone 15の価格は高い", "猫が窓の外を見ている"]
+CHINESE = ["北京是中国的首都", "今天北京的天气很好", "我喜欢吃苹果", "上海是一个大城市"]
+
+
+def test_a_japanese_sentence_is_many_terms_and_shares_them():
+    rows = TextVectorizer(norm="l2").fit_transform(JAPANESE[:2])
+    assert min(np.diff(rows.indptr)) > 3
+    assert float((rows[0] @ rows[1].T).toarray()[0, 0]) > 0          # 東京 is in both
+    # the old analysis, one term a sentence, had cosine 0
+    old = TextVectorizer(norm="l2", analyzer="words").fit_transform(JAPANESE[:2])
+    assert list(np.diff(old.indptr)) == [1, 1] and float((old[0] @ old[1].T).toarray()[0, 0]) == 0
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("東京の天気", ["東京", "京の", "の天", "天気"]),
+    ("iPhone 15の価格", ["iphone", "15", "の価", "価格"]),                # mixed text
+    ("ＩＰｈｏｎｅ　１５の価格", ["iphone", "15", "の価", "価格"]),       # full width folded
+    ("ｶﾀｶﾅ", ["カタ", "タカ", "カナ"]),                                  # half-width kana
+    ("서울은 수도", ["서울", "울은", "수도"]),                            # Hangul
+    ("ภาษาไทย", ["ภา", "าษ", "ษา", "าไ", "ไท", "ทย"]),                  # Thai
+    ("a 猫 b", ["猫"]),                                                 # a lone character stays
+    ("The cat sat", ["the", "cat", "sat"]),                             # other scripts: words as before
+])
+def test_runs_of_spaceless_scripts_become_bigrams(text, expected):
+    assert Tokenizer()(text) == expected
+
+
+def test_unigrams_are_an_option():
+    assert Tokenizer(cjk_unigrams=True)("東京") == ["東", "京", "東京"]
+
+
+def test_stop_words_and_stems_touch_words_only():
+    tok = Tokenizer(stop_words="english", stem="porter" if importlib.util.find_spec("Stemmer") else None)
+    terms = tok("The running cats は走る")
+    assert "the" not in terms and "は走" in terms and "走る" in terms
+    # a stop list that names a bigram does not drop it: stop lists are words
+    assert "東京" in Tokenizer(stop_words=["東京"])("東京の天気")
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"cjk_unigrams": True}, {"stop_words": "english"}, {"ngram_range": (1, 1)}])
+@pytest.mark.parametrize("text", JAPANESE + CHINESE + ["ＡＢＣ　テスト x東y", "東", "", "!!!", "mixed 日本語 text"])
+def test_spans_give_the_terms_in_order_and_their_places(kwargs, text):
+    tok = Tokenizer(**kwargs)
+    spans = tok.spans(text)
+    assert [term for _, _, term in spans] == tok(text)
+    folded = unicodedata.normalize("NFKC", text.lower())     # the same length for these texts
+    for start, end, term in spans:
+        assert folded[start:end] == term
+
+
+@pytest.mark.parametrize("analyzer, module", [("sudachi", "sudachipy"), ("fugashi", "fugashi"), ("jieba", "jieba")])
+def test_morphological_analysers_segment_their_scripts(analyzer, module):
+    if importlib.util.find_spec(module) is None:
+        pytest.skip(f"{module} is not installed (pip install learnsim[ja] / learnsim[zh])")
+    tok = Tokenizer(analyzer=analyzer)
+    text = "北京是中国的首都" if analyzer == "jieba" else "東京都は日本の首都である"
+    terms = tok(text)
+    assert "首都" in terms and all(len(t) <= 4 for t in terms)
+    assert [t for _, _, t in tok.spans(text)] == terms
+    # English words and Hangul beside them as with bigrams
+    assert tok("iPhone 서울")[:2] == ["iphone", "서울"]
+
+
+def test_a_missing_analyser_names_the_extra(monkeypatch):
+    from learnsim.text import _tokenize
+
+    monkeypatch.setattr(_tokenize, "_SEGMENTERS", {})
+    monkeypatch.setitem(sys.modules, "jieba", None)         # "import jieba" fails
+    with pytest.raises(ImportError, match=r"learnsim\[zh\]"):
+        Tokenizer(analyzer="jieba")
+    with pytest.raises(ValueError, match="analyzer must be one of"):
+        Tokenizer(analyzer="kuromoji")
+
+
+def test_language_picks_an_analyser_and_must_agree_with_one_given():
+    assert resolve_analysis(None) == check_analysis(None) == {"analyzer": "cjk", "cjk_unigrams": False}
+    assert resolve_analysis("en")["analyzer"] == resolve_analysis("ko")["analyzer"] == "cjk"
+    with pytest.raises(ValueError, match="reads Chinese"):
+        resolve_analysis("ja", "jieba")
+    with pytest.raises(ValueError, match="language must be a language code"):
+        resolve_analysis("日本語")
+
+
+def test_the_analysis_is_recorded_in_a_saved_model_and_an_old_one_keeps_its_own(tmp_path):
+    from learnsim.persistence import load, save
+
+    vec = TextVectorizer(cjk_unigrams=True).fit(JAPANESE)
+    again = load(save(vec, tmp_path / "v.npz"))
+    assert again.analyzer == "cjk" and again.cjk_unigrams is True
+    assert (again.transform(JAPANESE) != vec.transform(JAPANESE)).nnz == 0
+    # a state written before the analyzer was recorded: the token pattern alone, as it was fitted
+    meta, arrays = TextVectorizer(analyzer="words").fit(JAPANESE)._get_state()
+    del meta["params"]["analyzer"], meta["params"]["cjk_unigrams"]
+    old = TextVectorizer._from_state(meta, arrays)
+    assert old.analyzer == "words" and old.transform(["東京都は日本の首都である"]).nnz == 1
+
+
+def test_no_analyser_library_is_imported_unless_asked_for():
+    code = ("import sys, learnsim\nfrom learnsim.text import TextVectorizer\n"
+            "TextVectorizer().fit(['東京の天気', '北京的天气'])\n"
+            "print(sorted(m for m in ('sudachipy', 'fugashi', 'jieba', 'MeCab') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_fit_records_the_analysis_and_its_baselines_read_text_alike():
+    import learnsim
+
+    texts = JAPANESE + CHINESE
+    model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2, 3, 3], baseline_holdout=None, cjk_unigrams=True)
+    assert model.vectorizer.cjk_unigrams is True
+    from learnsim.baseline import LexicalBaselines
+
+    lex = LexicalBaselines(texts, analysis={"analyzer": "cjk", "cjk_unigrams": True})
+    assert "東" in lex.vectorizer.vocabulary_ and "東京" in lex.vectorizer.vocabulary_
+    with pytest.raises(ValueError, match="analyzer must be one of"):
+        learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2, 3, 3], analyzer="mecab")
