@@ -24,7 +24,10 @@ and 422, :class:`Unauthorized` 401 and 403, :class:`NotFound` 404, :class:`Confl
 :class:`ServerError` 5xx; others the base class) carrying the status, the server's message and
 the request; no answer at all raises :class:`ConnectionFailed`. 429 and 503 (the service did
 not run the request) are retried after their ``Retry-After``, writes included; a broken
-connection only for what may be sent twice.
+connection only for what may be sent twice. A call, its tries and the waits between them
+together, ends within the client's ``deadline`` (120 s unless given; ``timeout`` bounds each
+read only) whatever the server does, else raises :class:`DeadlineExceeded` (a
+:class:`ConnectionFailed` and a ``TimeoutError``).
 
 ``import learnsim`` does not import this package, and this package imports httpx only when a
 client is made: ``pip install "learnsim[client]"``.
@@ -40,8 +43,8 @@ Examples
 from __future__ import annotations
 
 from ._clients import AsyncClient, Client
-from ._errors import (BadRequest, ClientError, Conflict, ConnectionFailed, NotFound, PayloadTooLarge, RateLimited,
-                      ServerError, Unauthorized, Unavailable)
+from ._errors import (BadRequest, ClientError, Conflict, ConnectionFailed, DeadlineExceeded, NotFound, PayloadTooLarge,
+                      RateLimited, ServerError, Unauthorized, Unavailable)
 
 __all__ = ["Client", "AsyncClient", "ClientError", "BadRequest", "Unauthorized", "NotFound", "Conflict",
-           "PayloadTooLarge", "RateLimited", "ServerError", "Unavailable", "ConnectionFailed"]
+           "PayloadTooLarge", "RateLimited", "ServerError", "Unavailable", "ConnectionFailed", "DeadlineExceeded"]

@@ -1,7 +1,10 @@
 """:class:`Client` and :class:`AsyncClient`: the routes of :mod:`~learnsim.client._routes` sent
-with httpx (imported when a client is made), retried as :class:`_Session` decides."""
+with httpx (imported when a client is made), retried as :class:`_Session` decides, each call
+within its deadline (:mod:`~learnsim.client._deadline` for :class:`Client`, a cancel scope
+around the call for :class:`AsyncClient`)."""
 from __future__ import annotations
 
+import copy
 import email.utils
 import inspect
 import json
@@ -11,7 +14,7 @@ import time
 from datetime import datetime, timezone
 
 from .. import __version__
-from ._errors import ClientError, ConnectionFailed, error_of
+from ._errors import ClientError, ConnectionFailed, DeadlineExceeded, error_of
 from ._routes import Routes
 
 __all__ = ["Client", "AsyncClient"]
@@ -21,9 +24,16 @@ log = logging.getLogger("learnsim.client")
 # the first wait after a broken connection, or after a 429/503 without Retry-After; doubled
 # each try, at most max_wait
 BACKOFF_S = 0.5
+# the default deadline of a call, all its tries and the waits between them: room for a request
+# that waits the service's 30 s for the index (its timeout_s) and runs its 10 s (its
+# deadline_s), and for a retry after it; above the client's max_wait (60 s), so that a long
+# Retry-After can still be honoured once
+DEADLINE_S = 120.0
 # statuses that mean the service did not run the request: retried, writes included
 _RETRIED = (429, 503)
 _NOT_JSON = object()
+# with_options: an option not given stays as it is
+_KEEP = object()
 
 
 def _httpx():
@@ -59,49 +69,125 @@ class _Session(Routes):
     """What both clients share: the options, the httpx request of a :class:`Call`, and what to do
     with an answer or a failure (a result, a wait before the next try, or an error)."""
 
-    def __init__(self, base_url, api_key, timeout, max_retries, transport, max_wait, sleep, client_class):
+    def __init__(self, base_url, api_key, timeout, max_retries, transport, max_wait, sleep, client_class, deadline):
         httpx = _httpx()   # first: without it, the error says what to install
-        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
-            raise ValueError(f"max_retries must be a whole number >= 0; got {max_retries!r}")
-        if isinstance(max_wait, bool) or not isinstance(max_wait, (int, float)) or not max_wait >= 0:
-            raise ValueError(f"max_wait must be a number of seconds >= 0; got {max_wait!r}")
+        from . import _deadline   # imports httpx: with a client, not with the package
+
+        self._set_options(max_retries, max_wait, deadline)
         if api_key is not None and (not isinstance(api_key, str) or not api_key):
             raise ValueError("api_key must be a non-empty str (or None)")
+        self._httpx, self._deadlines = httpx, _deadline
         self._errors = httpx.TransportError
         # no request was sent: safe to retry whatever it was
         self._unsent = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
         self.base_url = str(base_url).rstrip("/")
-        self.max_retries, self.max_wait, self._sleep = max_retries, float(max_wait), sleep
+        self._sleep = sleep
         headers = {"User-Agent": f"learnsim-client/{__version__}", "Accept": "application/json"}
         if api_key is not None:
             headers["X-API-Key"] = api_key
         self._http = getattr(httpx, client_class)(base_url=self.base_url + "/", headers=headers,
                                                   timeout=timeout, transport=transport)
+        # a copy made by with_options shares the connections and leaves closing them to this one
+        self._owns_http = True
+
+    def _set_options(self, max_retries=_KEEP, max_wait=_KEEP, deadline=_KEEP):
+        """Check and set the options :meth:`with_options` may change."""
+        if max_retries is not _KEEP:
+            if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+                raise ValueError(f"max_retries must be a whole number >= 0; got {max_retries!r}")
+            self.max_retries = max_retries
+        if max_wait is not _KEEP:
+            if isinstance(max_wait, bool) or not isinstance(max_wait, (int, float)) or not max_wait >= 0:
+                raise ValueError(f"max_wait must be a number of seconds >= 0; got {max_wait!r}")
+            self.max_wait = float(max_wait)
+        if deadline is not _KEEP:
+            if deadline is not None and (isinstance(deadline, bool) or not isinstance(deadline, (int, float))
+                                         or not 0 < deadline < math.inf):
+                raise ValueError(f"deadline must be a number of seconds > 0 (or None); got {deadline!r}")
+            self.deadline = None if deadline is None else float(deadline)
+
+    def with_options(self, *, deadline=_KEEP, max_retries=_KEEP, max_wait=_KEEP):
+        """This client with other options, for the calls made through it: a copy that shares
+        this client's connections (closing it leaves them open; close this client).
+
+        Parameters
+        ----------
+        deadline : float or None, optional
+            Seconds each call may take, all its tries and waits together (None: no bound).
+        max_retries : int, optional
+            Tries after the first.
+        max_wait : float, optional
+            The longest wait before a try.
+
+        Returns
+        -------
+        Client or AsyncClient
+            The copy; an option not given is this client's.
+
+        Examples
+        --------
+        >>> from learnsim.client import Client
+        >>> client = Client("http://127.0.0.1:8000")                # doctest: +SKIP
+        >>> client.with_options(deadline=600).reindex()             # doctest: +SKIP
+        >>> quick = client.with_options(deadline=2.0, max_retries=0)   # doctest: +SKIP
+        >>> quick.health()                                          # doctest: +SKIP
+        {'status': 'ok'}
+        """
+        other = copy.copy(self)
+        other._owns_http = False
+        other._set_options(max_retries, max_wait, deadline)
+        return other
 
     def __repr__(self):
         return f"{type(self).__name__}({self.base_url!r})"
 
-    def _request(self, call):
-        return self._http.build_request(call.method, call.path, params=call.params, json=call.json)
+    def _deadline_from_now(self):
+        """The ``time.monotonic()`` a call starting now must end by; None without a deadline."""
+        return None if self.deadline is None else time.monotonic() + self.deadline
+
+    def _request(self, call, deadline):
+        if deadline is None:
+            return self._http.build_request(call.method, call.path, params=call.params, json=call.json)
+        # every timeout of the try cut to the time left: a connection that never answers, or a
+        # pool that never frees one, fails at the deadline
+        left = max(self._deadlines.left(deadline), 0.0)
+        base = self._http.timeout
+        cut = [left if t is None else min(t, left) for t in (base.connect, base.read, base.write, base.pool)]
+        timeout = self._httpx.Timeout(connect=cut[0], read=cut[1], write=cut[2], pool=cut[3])
+        return self._http.build_request(call.method, call.path, params=call.params, json=call.json, timeout=timeout)
 
     def _backoff(self, attempt):
         return min(self.max_wait, BACKOFF_S * 2.0 ** min(attempt, 30))
 
-    def _after_failure(self, call, request, exc, attempt):
+    def _in_time(self, wait, deadline):
+        """Whether a try after ``wait`` seconds would start before ``deadline``."""
+        return deadline is None or time.monotonic() + wait + self._deadlines.CLOCK_SLACK_S < deadline
+
+    def _late(self, request, tries):
+        """The :class:`DeadlineExceeded` of a call that made ``tries`` tries, the last ``request``."""
+        return DeadlineExceeded(f"no whole answer from {self.base_url} within the deadline of {self.deadline:g} s "
+                                f"({tries} {'try' if tries == 1 else 'tries'})", request=request,
+                                deadline=self.deadline, tries=tries)
+
+    def _after_failure(self, call, request, exc, attempt, deadline):
         """The wait before the next try after the transport error ``exc``; raises
-        :class:`ConnectionFailed` when there is none."""
-        retried = attempt < self.max_retries and (call.idempotent or isinstance(exc, self._unsent))
-        if not retried:
-            what = "" if call.idempotent or isinstance(exc, self._unsent) else \
-                " (not retried: it may have been applied)"
+        :class:`ConnectionFailed` when there is none (:class:`DeadlineExceeded` when the
+        deadline has passed)."""
+        if self._deadlines.past(deadline):
+            raise self._late(request, attempt + 1) from exc
+        may = call.idempotent or isinstance(exc, self._unsent)
+        wait = self._backoff(attempt)
+        if not may or attempt >= self.max_retries or not self._in_time(wait, deadline):
+            what = " (not retried: it may have been applied)" if not may else \
+                "" if attempt >= self.max_retries else \
+                f" (not tried again: the try would start past the deadline of {self.deadline:g} s)"
             raise ConnectionFailed(f"no answer from {self.base_url}: {type(exc).__name__}: {exc}{what}",
                                    request=request) from exc
-        wait = self._backoff(attempt)
         log.info("%s %s: %s; try %d of %d in %.2f s", call.method, call.path, type(exc).__name__, attempt + 2,
                  self.max_retries + 1, wait)
         return wait
 
-    def _outcome(self, call, response, attempt):
+    def _outcome(self, call, response, attempt, deadline):
         """``(answer, None)`` for a success, ``(None, wait)`` to try again; raises the
         :class:`ClientError` of a refusal."""
         status = response.status_code
@@ -120,6 +206,11 @@ class _Session(Routes):
         if status not in _RETRIED or error.code == "index_damaged" or attempt >= self.max_retries:
             raise error
         wait = self._backoff(attempt) if retry_after is None else min(retry_after, self.max_wait)
+        if not self._in_time(wait, deadline):
+            # a try that would start past the deadline is not made: the refusal is the answer
+            log.info("%s %s: %d; not tried again: the wait of %.2f s ends past the deadline of %g s", call.method,
+                     call.path, status, wait, self.deadline)
+            raise error
         log.info("%s %s: %d; try %d of %d in %.2f s", call.method, call.path, status, attempt + 2,
                  self.max_retries + 1, wait)
         return None, wait
@@ -137,7 +228,8 @@ class Client(_Session):
         The service's API key (``learnsim serve --api-key-env``), sent as ``X-API-Key`` with
         every request: writes need it, reads too with ``--protect-reads``.
     timeout : float, httpx.Timeout or None, default=30.0
-        Seconds to wait for a connection and for each read of an answer (None: no limit).
+        Seconds to wait for a connection and for each read of an answer (None: no limit). It
+        bounds each read, not a call: ``deadline`` does.
     max_retries : int, default=3
         Tries after the first. A 429 or 503 (the service did not run the request) is tried
         again after its ``Retry-After``; a broken connection or a timeout only for a request
@@ -149,6 +241,13 @@ class Client(_Session):
         The longest wait before a try: a longer ``Retry-After`` is cut to it.
     sleep : callable, optional
         ``sleep(seconds)`` between tries (default: ``time.sleep``).
+    deadline : float or None, default=120.0
+        Seconds a call may take, all its tries and the waits between them together, however the
+        server answers (its head or its body a byte at a time, nothing at all, never closing):
+        past it the call is stopped, its connection closed, and :class:`DeadlineExceeded`
+        raised (moments after: some milliseconds). A try that would start past it is not made (the last
+        refusal or :class:`ConnectionFailed` is raised at once). None: no bound but
+        ``timeout``'s. :meth:`with_options` gives a client with another one.
 
     Raises
     ------
@@ -168,6 +267,11 @@ class Client(_Session):
     ``learnsim.client._routes.Routes``. A client may be shared between threads (httpx's is);
     close it (or use it in a ``with`` block) to close its connections.
 
+    The deadline bounds every connect, read and write of a socket by the time left to the
+    call (httpx's HTTP transport, the default, or one passed that is an ``httpx.HTTPTransport``);
+    another transport is stopped between two pieces of an answer. The name lookup of the
+    server's host (DNS) is the system's and is not bounded.
+
     Examples
     --------
     >>> from learnsim.client import Client, NotFound
@@ -182,28 +286,51 @@ class Client(_Session):
     """
 
     def __init__(self, base_url="http://127.0.0.1:8000", api_key=None, timeout=30.0, max_retries=3, transport=None,
-                 *, max_wait=60.0, sleep=None):
+                 *, max_wait=60.0, sleep=None, deadline=DEADLINE_S):
         super().__init__(base_url, api_key, timeout, max_retries, transport, max_wait, sleep or time.sleep,
-                         "Client")
+                         "Client", deadline)
+        # httpx's timeouts bound each read: each socket operation is bounded by the time left
+        self._deadlines.bound_sockets(self._http)
 
     def _send(self, call):
-        attempt = 0
+        deadline = self._deadline_from_now()
+        attempt, request = 0, None
         while True:
-            request = self._request(call)
+            if self._deadlines.past(deadline):   # a sleep that overran
+                raise self._late(request, attempt)
+            request = self._request(call, deadline)
             try:
-                response = self._http.send(request)
+                response = self._try(request, deadline)
             except self._errors as exc:
-                wait = self._after_failure(call, request, exc, attempt)
+                wait = self._after_failure(call, request, exc, attempt, deadline)
             else:
-                answer, wait = self._outcome(call, response, attempt)
+                answer, wait = self._outcome(call, response, attempt, deadline)
                 if wait is None:
                     return answer
             self._sleep(wait)
             attempt += 1
 
+    def _try(self, request, deadline):
+        """Send ``request`` and read its answer whole, every socket operation within ``deadline``."""
+        bound = self._deadlines.current()
+        token = bound.set(deadline)
+        try:
+            # streamed, so that the body is read under the deadline too, and the connection
+            # closed (not kept for another call) when it is stopped half way
+            response = self._http.send(request, stream=True)
+            try:
+                self._deadlines.clocked(response, deadline).read()
+            finally:
+                response.close()
+        finally:
+            bound.reset(token)
+        return response
+
     def close(self):
-        """Close the client's connections."""
-        self._http.close()
+        """Close the client's connections (not those of a client made by :meth:`with_options`,
+        which are this one's)."""
+        if self._owns_http:
+            self._http.close()
 
     def __enter__(self):
         return self
@@ -218,8 +345,9 @@ class AsyncClient(_Session):
 
     Parameters
     ----------
-    base_url, api_key, timeout, max_retries, max_wait
-        As :class:`Client`'s.
+    base_url, api_key, timeout, max_retries, max_wait, deadline
+        As :class:`Client`'s: past the deadline the call (its tries and waits) is cancelled,
+        its connection closed, and :class:`DeadlineExceeded` raised.
     transport : httpx.AsyncBaseTransport, optional
         ``httpx.ASGITransport(app=learnsim.service.create_app(...))`` serves an index in the
         same process (its lifespan is the caller's to run); default: HTTP.
@@ -240,22 +368,39 @@ class AsyncClient(_Session):
     """
 
     def __init__(self, base_url="http://127.0.0.1:8000", api_key=None, timeout=30.0, max_retries=3, transport=None,
-                 *, max_wait=60.0, sleep=None):
+                 *, max_wait=60.0, sleep=None, deadline=DEADLINE_S):
         import asyncio
 
+        import anyio   # httpx's own dependency: its cancel scopes work under asyncio and trio
+
         super().__init__(base_url, api_key, timeout, max_retries, transport, max_wait, sleep or asyncio.sleep,
-                         "AsyncClient")
+                         "AsyncClient", deadline)
+        self._anyio = anyio
 
     async def _send(self, call):
+        deadline = self._deadline_from_now()
+        sent = [None, 0]   # the last request, the tries begun: for the error
+        if deadline is None:
+            return await self._tries(call, deadline, sent)
+        # the whole call (its tries, the reads of each answer, the waits between) is cancelled
+        # at the deadline; httpx closes a connection whose answer was stopped half way
+        with self._anyio.move_on_after(self.deadline):
+            return await self._tries(call, deadline, sent)
+        raise self._late(*sent)
+
+    async def _tries(self, call, deadline, sent):
         attempt = 0
         while True:
-            request = self._request(call)
+            if self._deadlines.past(deadline):   # a sleep that overran
+                raise self._late(*sent)
+            request = self._request(call, deadline)
+            sent[:] = request, attempt + 1
             try:
                 response = await self._http.send(request)
             except self._errors as exc:
-                wait = self._after_failure(call, request, exc, attempt)
+                wait = self._after_failure(call, request, exc, attempt, deadline)
             else:
-                answer, wait = self._outcome(call, response, attempt)
+                answer, wait = self._outcome(call, response, attempt, deadline)
                 if wait is None:
                     return answer
             slept = self._sleep(wait)
@@ -264,8 +409,10 @@ class AsyncClient(_Session):
             attempt += 1
 
     async def close(self):
-        """Close the client's connections."""
-        await self._http.aclose()
+        """Close the client's connections (not those of a client made by :meth:`with_options`,
+        which are this one's)."""
+        if self._owns_http:
+            await self._http.aclose()
 
     aclose = close
 

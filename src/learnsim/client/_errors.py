@@ -1,12 +1,13 @@
 """The errors of :mod:`learnsim.client`: one class per kind of answer ``learnsim serve`` refuses a
 request with (its JSON ``{"error": message, "code": status}``), and :class:`ConnectionFailed`
-when no answer came. Plain Python: nothing here imports httpx."""
+when no answer came (:class:`DeadlineExceeded`: no whole one within the client's deadline).
+Plain Python: nothing here imports httpx."""
 from __future__ import annotations
 
 import json
 
 __all__ = ["ClientError", "BadRequest", "Unauthorized", "NotFound", "Conflict", "PayloadTooLarge",
-           "RateLimited", "ServerError", "Unavailable", "ConnectionFailed", "error_of"]
+           "RateLimited", "ServerError", "Unavailable", "ConnectionFailed", "DeadlineExceeded", "error_of"]
 
 # an error's message quotes at most this much of an answer that is not the service's JSON
 _MAX_TEXT = 500
@@ -103,6 +104,33 @@ class ConnectionFailed(ClientError):
     """No answer: the client could not connect, the connection broke, or the answer did not come
     within the timeout (the httpx error is the ``__cause__``). A write that fails so may or may
     not have been applied, unless it failed to connect."""
+
+
+class DeadlineExceeded(ConnectionFailed, TimeoutError):
+    """No whole answer within the client's deadline (``deadline=``, 120 s by default): every try
+    and every wait between tries together took that long, however the server answered (slowly,
+    a byte at a time, not at all). The call was stopped and its connection closed; it is not
+    tried again. Also a ``TimeoutError`` (as ``asyncio.timeout`` raises), and a
+    :class:`ConnectionFailed`: a write stopped so may or may not have been applied.
+
+    Attributes
+    ----------
+    deadline : float
+        The deadline, in seconds, that the call ran past.
+    tries : int
+        The tries the call made (the last one stopped).
+
+    Examples
+    --------
+    >>> from learnsim.client import ConnectionFailed, DeadlineExceeded
+    >>> err = DeadlineExceeded("no whole answer within the deadline of 2 s", deadline=2.0, tries=1)
+    >>> isinstance(err, ConnectionFailed), isinstance(err, TimeoutError), err.status, err.deadline
+    (True, True, None, 2.0)
+    """
+
+    def __init__(self, message, *, deadline=None, tries=None, **kwargs):
+        super().__init__(message, **kwargs)
+        self.deadline, self.tries = deadline, tries
 
 
 _BY_STATUS = {400: BadRequest, 422: BadRequest, 401: Unauthorized, 403: Unauthorized, 404: NotFound,
