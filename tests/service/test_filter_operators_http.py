@@ -141,7 +141,8 @@ def _deep(levels):
     ({"$and": [{f"f{i}": {"$gt": i, "$lt": i + 9, "$ne": 3, "$exists": True}} for i in range(MAX_FILTER_FIELDS)]},
      (f"at most {MAX_REQUEST_FILTER_CONDITIONS} field conditions", "got 40")),
     (_deep(MAX_REQUEST_FILTER_DEPTH), (f"nests deeper than {MAX_REQUEST_FILTER_DEPTH} levels",)),
-    (_deep(500), (f"nests deeper than {MAX_REQUEST_FILTER_DEPTH} levels",)),
+    # far deeper: refused as any JSON nested past MAX_JSON_DEPTH is, before it is parsed
+    (_deep(500), ("the JSON nests deeper than 64 levels",)),
 ])
 def test_bad_filters_are_a_400_naming_the_problem(served, bad, fragments):
     client = served[0]

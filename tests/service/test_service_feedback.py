@@ -270,8 +270,11 @@ def test_what_the_log_does_not_take_is_answered_without_an_impression(fresh):
             assert r.status_code in (200, 422), q[:5]
             if r.status_code == 200:
                 assert r.json()["impression"] is None
-        r = c.post("/v1/search", json={"queries": ["", texts[0]], "k": 2})
+        r = c.post("/v1/search", json={"queries": ["x" * 10_001, texts[0]], "k": 2})
         assert r.status_code == 200 and r.json()["impressions"][0] is None and r.json()["impressions"][1]
+        # a blank query is refused before any search (issue 45): nothing to search for, nothing logged
+        r = c.post("/v1/search", json={"queries": ["", texts[0]], "k": 2})
+        assert r.status_code == 422 and "queries[0]" in r.json()["error"]
         r = c.post("/v1/feedback", json={"impression": "0", "clicked": [""]})
         assert r.status_code == 422
 

@@ -5,7 +5,9 @@ is read, the Host allowlist (DNS rebinding), cross-site form posts and foreign o
 write route, CORS off unless asked for, ``protect_reads``, ids holding ``/``, ``%``, ``?``, ``#``,
 spaces and non-ASCII letters on every route, and a damaged index answered 503 ``index_damaged``
 (no server path in the answer) while the intact parts are still served and ``/healthz`` says
-``degraded``.
+``degraded``. Issue 45: numbers and booleans strict in every request model, a key given twice in
+a body or filter refused naming it, nesting refused at MAX_JSON_DEPTH (64), texts with no letter
+or digit refused naming the field, and a document edited in docs.sqlite answered 503, never served.
 
 Ordering and progress are asserted, never timings: the index's calls are recorded (and held
 where a test needs the queue in a given state), so the tests say the same on a loaded machine.
@@ -499,3 +501,113 @@ def test_a_real_server_checks_the_host_and_the_content_type(built):
         assert r.status_code == 415 and r.json()["code"] == 415
         r = httpx.post(f"{base}/v1/reindex", headers={"origin": "http://evil.example"}, timeout=10)
         assert r.status_code == 403
+
+
+# --------------------------------------------------------------------------- issue 45: strict JSON, blank texts
+def _nested(levels, leaf="1"):
+    return "[" * levels + leaf + "]" * levels
+
+
+def test_numbers_and_booleans_are_strict_in_every_request_model(fresh):
+    """"k": true and "k": "10" were taken as 1 and 10 (pydantic's lax mode): now a 422 naming
+    the field; a whole float is still the integer (JSON has one kind of number)."""
+    c = _client(fresh)
+    rec = Recorder(c.app.state.index)
+    for body, field in (({"queries": ["w001"], "k": True}, "k"), ({"queries": ["w001"], "k": "10"}, "k"),
+                        ({"queries": ["w001"], "n_top": "3"}, "n_top"), ({"queries": ["w001"], "explain": 1}, "explain"),
+                        ({"queries": ["w001"], "explain": "true"}, "explain"), ({"queries": ["w001"], "k": False}, "k")):
+        _is_error(c.post("/v1/search", json=body), 422, field)
+    _is_error(c.post("/v1/match", json={"text": "w001", "k": True}), 422, "k")
+    _is_error(c.post("/v1/explain", json={"query": "w001", "document": "w002", "n_top": "5"}), 422, "n_top")
+    _is_error(c.post("/v1/docs", json={"documents": [{"id": True, "text": "w001"}]}), 422, "id")
+    assert rec.calls == []
+    hits = c.post("/v1/search", json={"queries": ["w001"], "k": 3.0, "explain": False}).json()["results"][0]
+    assert len(hits) == 3
+    for bad in ({"dwell": "3"}, {"dwell": True}, {"relevance": "1"}, {"relevance": False}):
+        with pytest.raises(ValueError):
+            service.FeedbackRequest.model_validate(dict({"impression": "i1", "clicked": ["d1"]}, **bad))
+    assert service.FeedbackRequest.model_validate({"impression": "i1", "clicked": ["d1"], "dwell": 3}).dwell == 3.0
+
+
+def test_duplicate_keys_in_a_body_are_refused_naming_the_key(fresh):
+    c = _client(fresh)
+    rec = Recorder(c.app.state.index)
+    r = c.post("/v1/search", content=b'{"queries": ["w001"], "k": 3, "k": 500}', headers=JSON)
+    _is_error(r, 400, "'k'", "twice")
+    r = c.post("/v1/search", content=b'{"queries": ["w001"], "filter": {"topic": 1, "topic": 2}}', headers=JSON)
+    _is_error(r, 400, "'topic'", "twice")
+    _is_error(c.get("/v1/search", params={"q": "w001", "filter": '{"topic": 1, "topic": 2}'}), 400, "'topic'")
+    assert rec.calls == []
+    n = c.get("/v1/info").json()["documents"]
+    _is_error(c.post("/v1/docs", content=b'{"documents": [{"id": "x1", "text": "w001", "text": "w002"}]}',
+                     headers=JSON), 400, "'text'", "twice")
+    _is_error(c.post("/v1/docs", content=b'{"documents": [{"id": "x1", "text": "w001", "metadata": {"a": 1, "a": 2}}]}',
+                     headers=JSON), 400, "'a'")
+    _is_error(c.put("/v1/docs/x2", content=b'{"text": "w001", "text": "w003"}', headers=JSON), 400, "'text'")
+    _is_error(c.post("/v1/reindex", content=b'{"a": 1, "a": 1}', headers=JSON), 400)
+    assert c.get("/v1/info").json()["documents"] == n
+    _is_error(c.get("/v1/docs/x1"), 404)
+
+
+def test_nesting_is_refused_at_the_documented_depth(fresh):
+    from learnsim._utils.inputs import MAX_JSON_DEPTH
+
+    c = _client(fresh)
+    assert MAX_JSON_DEPTH == 64
+    # body (1) > documents (2) > a document (3) > metadata (4): 61 more levels inside it are 65
+    ok = '{"documents": [{"id": "deep-ok", "text": "w001", "metadata": {"m": ' + _nested(MAX_JSON_DEPTH - 4) + "}}]}"
+    assert c.post("/v1/docs", content=ok.encode(), headers=JSON).status_code == 201
+    assert c.get("/v1/docs/deep-ok").json()["metadata"]["m"]
+    for levels in (MAX_JSON_DEPTH - 3, 100_000):
+        body = '{"documents": [{"id": "deep", "text": "w001", "metadata": {"m": ' + _nested(levels) + "}}]}"
+        _is_error(c.post("/v1/docs", content=body.encode(), headers=JSON), 400, "64 levels")
+    for body in ("[" * 200_000, '{"queries": ["w001"], "filter": {"a": ' + _nested(100) + "}}"):
+        _is_error(c.post("/v1/search", content=body.encode(), headers=JSON), 400, "64 levels")
+    _is_error(c.get("/v1/search", params={"q": "w001", "filter": '{"a": ' + _nested(70) + "}"}), 400, "64 levels")
+    _is_error(c.get("/v1/docs/deep"), 404)
+
+
+@pytest.mark.parametrize("text", ["", "   ", "?!", " ... -- ", "_"])
+def test_a_text_with_nothing_to_search_for_is_refused(fresh, text):
+    c = _client(fresh)
+    rec = Recorder(c.app.state.index)
+    n = c.get("/v1/info").json()["documents"]
+    _is_error(c.get("/v1/search", params={"q": text}), 422, "q has no letter or digit")
+    _is_error(c.post("/v1/search", json={"queries": ["w001", text]}), 422, "queries[1]")
+    _is_error(c.post("/v1/match", json={"text": text}), 422, "text")
+    assert rec.calls == []
+    for mode in ("add", "upsert"):
+        r = c.post("/v1/docs", json={"documents": [{"id": "t1", "text": "w001"}, {"id": "t2", "text": text}],
+                                     "mode": mode})
+        _is_error(r, 422, "documents[1].text")
+    _is_error(c.put("/v1/docs/t3", json={"text": text}), 422, "text")
+    assert c.get("/v1/info").json()["documents"] == n
+    assert c.get("/", params={"q": text}).status_code in ((200,) if not text.strip() else (422,))
+    # a letter or a digit anywhere is something to search for
+    assert c.get("/v1/search", params={"q": f"{text} w001"}).status_code == 200
+
+
+def test_the_schema_states_the_rules(fresh):
+    schema = _client(fresh).get("/openapi.json").json()
+    q = next(p for p in schema["paths"]["/v1/search"]["get"]["parameters"] if p["name"] == "q")
+    assert q["schema"]["pattern"] == r"[^\W_]"
+    schemas = schema["components"]["schemas"]
+    assert schemas["DocumentIn"]["properties"]["text"]["pattern"] == r"[^\W_]"
+    assert schemas["SearchBatch"]["properties"]["queries"]["items"]["pattern"] == r"[^\W_]"
+    assert "64 levels" in schema["info"]["description"] and "twice" in schema["info"]["description"]
+
+
+def test_a_document_edited_in_sqlite_is_never_served(fresh):
+    import sqlite3
+
+    conn = sqlite3.connect(fresh / "docs.sqlite")
+    with conn:
+        text = conn.execute("SELECT text FROM docs WHERE id = 'd1'").fetchone()[0]
+        conn.execute("UPDATE docs SET text = ? WHERE id = 'd1'", (text + " edited",))
+    conn.close()
+    c = _client(fresh)
+    body = _is_error(c.get("/v1/docs/d1"), 503, "docs.sqlite", "'d1'")
+    assert body["code"] == "index_damaged"
+    assert c.get("/v1/search", params={"q": text, "k": 3}).json()["code"] == "index_damaged"
+    assert c.get("/v1/docs/d2").status_code == 200
+    assert c.get("/healthz").json()["status"] == "degraded"

@@ -41,15 +41,19 @@ def fresh(staged, tmp_path):
     return tmp_path / "idx"
 
 
-def _session(path, prefer, n=40, **options):
-    """n searches through the service, each interleaved; the user clicks the first result the
-    ``prefer``-red team ("c" candidate or "s" served) placed. Returns the answers."""
+def _session(path, prefer, n=40, users=6, **options):
+    """n searches through the service, each interleaved, made by ``users`` clients (addresses:
+    a promotion needs 5 clients, issue 45); the user clicks the first result the ``prefer``-red
+    team ("c" candidate or "s" served) placed. Returns the answers."""
     texts = corpus()[0]
     app = create_app(path, learn_from_clicks=True, interleave=1.0, seed=0, **options)
     answers = []
-    with TestClient(app, raise_server_exceptions=False, base_url="http://127.0.0.1") as c, \
+    with TestClient(app, raise_server_exceptions=False, base_url="http://127.0.0.1") as main_client, \
             FeedbackLog(path, readonly=True) as log:
+        by = [TestClient(app, raise_server_exceptions=False, base_url="http://127.0.0.1",
+                         client=(f"10.0.0.{u + 1}", 4000)) for u in range(users)]
         for i in range(n):
+            c = by[i % users]
             r = c.get("/v1/search", params={"q": texts[(7 * i) % len(texts)], "k": 6})
             assert r.status_code == 200, r.text
             answer = r.json()
@@ -59,7 +63,7 @@ def _session(path, prefer, n=40, **options):
             if picks:
                 r = c.post("/v1/feedback", json={"impression": answer["impression"], "clicked": picks[:1]})
                 assert r.status_code == 201
-        info = c.get("/v1/info").json()
+        info = main_client.get("/v1/info").json()
     return answers, info
 
 

@@ -156,15 +156,26 @@ def _note(message):
     print(f"learnsim: {message}", file=sys.stderr)
 
 
+def _width(text):
+    """Columns ``text`` takes on a terminal: Chinese, Japanese and Korean characters (East
+    Asian wide and full-width) take two, so that a table of them stays aligned."""
+    if text.isascii():
+        return len(text)
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
 def _table(header, rows, align=None):
     """Plain-text table; ``align`` has one "<" or ">" per column (default: the first column
     left-aligned, the others right-aligned)."""
     align = align or "<" + ">" * (len(header) - 1)
     cells = [list(map(str, header))] + [[str(c) for c in row] for row in rows]
-    widths = [max(len(row[j]) for row in cells) for j in range(len(header))]
+    widths = [max(_width(row[j]) for row in cells) for j in range(len(header))]
     lines = []
     for i, row in enumerate(cells):
-        parts = [c.ljust(w) if a == "<" else c.rjust(w) for c, w, a in zip(row, widths, align)]
+        parts = [c + " " * (w - _width(c)) if a == "<" else " " * (w - _width(c)) + c
+                 for c, w, a in zip(row, widths, align)]
         lines.append("  ".join(parts).rstrip())
         if i == 0:
             lines.append("  ".join("-" * w for w in widths))

@@ -139,6 +139,9 @@ def register(commands):
                          help="the interleaving interval's confidence (default 0.95); when you run promote on "
                               "the same candidate up to K times as its evidence grows, give 1 - 0.05 / K "
                               "(docs/feedback.md, 'Looking again')")
+    promote.add_argument("--min-clients", type=_min_clients, default=None, metavar="N",
+                         help="distinct clients who decided an interleaved search, needed for a promotion "
+                              "(default 5): one client, one vote, so none weighs more than 1/N")
     promote.add_argument("--json", action="store_true")
     rollback = actions.add_parser(
         "rollback", formatter_class=_formatter, help="serve the previous model again",
@@ -164,6 +167,13 @@ def read_corpus(path, encoding_errors="replace", quoting="auto"):
     for meta, number in zip(metas, docs.line_numbers):
         if meta is not None and not isinstance(meta, dict):
             raise UsageError(f"{path}, line {number}: \"metadata\" must be a JSON object")
+    from .._utils.inputs import has_content
+
+    for text, number in zip(docs.texts, docs.line_numbers):
+        if not has_content(text):
+            # spaces and punctuation alone: no term, nothing a search could find it by (issue 45)
+            raise UsageError(f"{path}, line {number}: the text has no letter or digit ({text.strip()[:40]!r}); "
+                             "nothing a search could find it by")
     seen = set()
     for i in ids:
         if i in seen:
@@ -384,7 +394,16 @@ def _confidence(text):
     return value
 
 
-def _evidence(index, candidate, version, confidence=0.95):
+def _min_clients(text):
+    """--min-clients: a whole number >= 1."""
+    import argparse
+
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of clients >= 1, got {text!r}")
+    return int(text)
+
+
+def _evidence(index, candidate, version, confidence=0.95, min_clients=None):
     """(evidence dict or None, why there is none): learnsim.feedback's comparison of the candidate
     with the served model, where that function exists and the index has the clicks it needs."""
     try:
@@ -392,7 +411,8 @@ def _evidence(index, candidate, version, confidence=0.95):
     except ImportError:
         return None, "this learnsim has no promotion evidence (learnsim.feedback.promotion_evidence)"
     try:
-        evidence = promotion_evidence(index, candidate, candidate_version=version, confidence=confidence)
+        options = {} if min_clients is None else {"min_clients": min_clients}
+        evidence = promotion_evidence(index, candidate, candidate_version=version, confidence=confidence, **options)
     except (ValueError, OSError) as exc:        # no clicks logged, too few, ...
         return None, f"no comparison could be made ({' '.join(str(exc).split())})"
     if not isinstance(evidence, dict) or not isinstance(evidence.get("better"), bool):
@@ -420,7 +440,8 @@ def _promote(args, index):
     if version == served:
         raise UsageError(f"model version {version} is already served")
     candidate = index.version_pipeline(version)
-    evidence, missing = _evidence(index, candidate, version, getattr(args, "confidence", 0.95))
+    evidence, missing = _evidence(index, candidate, version, getattr(args, "confidence", 0.95),
+                                  getattr(args, "min_clients", None))
     if args.force:
         comparison = {"forced": True, **(evidence or {})}
         if missing:
@@ -471,6 +492,9 @@ def _verify(args):
     else:
         print(f"{path}: {len(report['damaged'])} damaged file(s) ({report['files']} files checked in "
               f"{report['seconds']:.2f} s)")
+    if not args.json:
+        for note in report.get("notes", ()):
+            print(f"note: {note}")
     for d in report["damaged"]:
         print(f"{d['file']}: {d['problem']}", file=sys.stderr)
     return 0 if report["ok"] else 2

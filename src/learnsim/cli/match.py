@@ -276,6 +276,11 @@ def _match_index(args):
     texts = list(args.text)
     if any(not t.strip() for t in texts):
         raise UsageError("--text must not be empty")
+    from .._utils.inputs import has_content
+
+    blank = next((t for t in texts if not has_content(t)), None)
+    if blank is not None:
+        raise UsageError(f"--text {blank[:40]!r} has no letter or digit to match")
     require_duplicate_rule(index)
     try:
         found = [index.match(t, k=args.neighbours) for t in texts]

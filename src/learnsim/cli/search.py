@@ -141,13 +141,13 @@ def parse_filter(items):
     """
     if not items:
         return None
-    import json
+    from .._utils.inputs import loads
 
     equal, parts = {}, []
     for item in items:
         if item.lstrip().startswith("{"):
             try:
-                parts.append(json.loads(item))
+                parts.append(loads(item))
             except ValueError as exc:
                 raise UsageError(f"--filter {item[:80]!r} is not a JSON object: {exc}") from None
             continue
@@ -159,8 +159,8 @@ def parse_filter(items):
                              f"got {item!r}")
         value = item[at + len(op):]
         try:
-            parsed = json.loads(value)
-        except ValueError:
+            parsed = loads(value)
+        except ValueError:      # not JSON (or too deep, or a key twice: not a scalar either)
             parsed = value
         if isinstance(parsed, (list, dict)):
             parsed = value
@@ -197,11 +197,24 @@ def _all_of(parts):
 
 
 def _queries(args):
+    """The queries of --query or --queries; one with no letter or digit (empty, or spaces and
+    punctuation alone) has nothing to search for and would rank the collection arbitrarily: a
+    UsageError naming it."""
+    from .._utils.inputs import has_content
+
     if args.queries is not None:
-        return read_documents(args.queries, encoding_errors=args.encoding_errors, quoting=args.quoting).texts
+        queries = read_documents(args.queries, encoding_errors=args.encoding_errors, quoting=args.quoting).texts
+        blank = next((n for n, q in enumerate(queries) if not has_content(q)), None)
+        if blank is not None:
+            raise UsageError(f"--queries {args.queries}: query {blank + 1} ({_snippet(queries[blank], 40)!r}) has no "
+                             "letter or digit to search for")
+        return queries
     queries = list(args.query)
     if any(not q.strip() for q in queries):
         raise UsageError("--query must not be empty")
+    blank = next((q for q in queries if not has_content(q)), None)
+    if blank is not None:
+        raise UsageError(f"--query {_snippet(blank, 40)!r} has no letter or digit to search for")
     return queries
 
 

@@ -50,6 +50,18 @@ _pool = _whole_number(1, 1000, "a number of hits")
 
 
 _share = _number(0, 1, "a share of the searches from 0 to 1")
+_client_share = _number(0, 1, "a share of the log's bound in bytes, more than 0 and at most 1", low_open=True)
+
+
+def _bytes(text):
+    """--feedback-max-bytes: a number of bytes, or with K, M or G (1024-based): 256M."""
+    units = {"": 1, "K": 2 ** 10, "M": 2 ** 20, "G": 2 ** 30}
+    found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMG]?)(?:i?B)?\s*", text, flags=re.IGNORECASE)
+    value = int(float(found.group(1)) * units[found.group(2).upper()]) if found else 0
+    if not 4096 <= value <= 2 ** 50:
+        raise argparse.ArgumentTypeError(f"expected a number of bytes of at least 4096 (K, M, G: 1024-based), "
+                                         f"got {text!r}")
+    return value
 _days = _number(0, 36500, "a number of days > 0", low_open=True)
 
 
@@ -119,6 +131,17 @@ def register(commands):
                         help="keep the click log's records this many days (default: 90)")
     clicks.add_argument("--feedback-rows", type=_rows, default=1_000_000, metavar="N",
                         help="keep at most this many impressions, dropping the oldest (default: 1000000)")
+    clicks.add_argument("--feedback-max-bytes", type=_bytes, default=None, metavar="BYTES",
+                        help="the click log's bound in bytes (K, M, G: 1024-based; default: 256M); past it, or past a "
+                             "client's share of it, impressions are dropped (counted in /v1/info) and clicks refused "
+                             "(507)")
+    clicks.add_argument("--feedback-client-share", type=_client_share, default=None, metavar="SHARE",
+                        help="the share of --feedback-max-bytes one client may hold (default: 0.1)")
+    clicks.add_argument("--allow-anonymous-learning", action="store_true",
+                        help="learn from the clicks of anyone who reaches the service: --learn-from-clicks without "
+                             "--api-key-env on an address other than this machine's is refused otherwise. Each "
+                             "caller's address (an IPv6 address's /64) counts as one client, and anyone who can "
+                             "reach the service feeds what it learns and which model a promotion serves")
     clicks.add_argument("--interleave", type=_share, default=0.0, metavar="SHARE",
                         help="with a candidate model staged ('learnsim index promote DIR --model M' stages one), "
                              "answer this share of single searches with a team-draft interleaving of the served "
@@ -143,6 +166,14 @@ def run(args):
         raise UsageError("--learn-from-clicks records feedback, a write: not with --read-only")
     if args.interleave and not args.learn_from_clicks:
         raise UsageError("--interleave needs --learn-from-clicks (its outcome is read from the click log)")
+    if args.learn_from_clicks and api_key is None and not args.allow_anonymous_learning and not _loopback(args.host):
+        raise UsageError(f"--learn-from-clicks on --host {args.host} without --api-key-env: anyone who reaches it "
+                         "would feed what it learns and promotes; give a key, or --allow-anonymous-learning to accept "
+                         "that (each address one client)")
+    if not args.learn_from_clicks and (args.feedback_max_bytes is not None or args.feedback_client_share is not None
+                                       or args.allow_anonymous_learning):
+        raise UsageError("--feedback-max-bytes, --feedback-client-share and --allow-anonymous-learning need "
+                         "--learn-from-clicks")
     if args.learn_from_clicks:
         _check_feedback_log(args)
     try:   # imported here: 'import learnsim' and 'learnsim --help' must not need them
@@ -161,7 +192,9 @@ def run(args):
                "protect_reads": args.protect_reads, "background": True,
                "learn_from_clicks": args.learn_from_clicks, "feedback_max_days": args.feedback_days,
                "feedback_max_rows": args.feedback_rows, "interleave": args.interleave,
-               "interleave_pool": args.interleave_pool}
+               "interleave_pool": args.interleave_pool, "feedback_max_bytes": args.feedback_max_bytes,
+               "feedback_client_share": args.feedback_client_share,
+               "allow_anonymous_learning": args.allow_anonymous_learning}
     if args.workers == 1:
         try:
             app = create_app(args.index, api_key=api_key, **{k: v for k, v in options.items() if k != "api_key_env"})
@@ -193,7 +226,7 @@ def run(args):
              if args.learn_from_clicks else "")
           + (f" with {args.workers} worker processes" if args.workers > 1 else "")
           + f"; search page: http://{host}:{port}/; Ctrl-C stops")
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
+    if not _loopback(args.host):
         _note(f"--host {args.host}: other machines can reach this service"
               + ("" if api_key else "; writes are open to them (see --api-key-env, --read-only)")
               + ("" if args.allowed_host else "; it answers only requests naming it by this address in their Host "
@@ -218,10 +251,25 @@ def _check_feedback_log(args):
 
     if not Path(args.index).is_dir():
         return      # the index's own check says what is wrong
+    bounds = {name: value for name, value in (("max_bytes", args.feedback_max_bytes),
+                                              ("client_share", args.feedback_client_share)) if value is not None}
     try:
-        FeedbackLog(args.index, max_days=args.feedback_days, max_rows=args.feedback_rows).close()
+        FeedbackLog(args.index, max_days=args.feedback_days, max_rows=args.feedback_rows, **bounds).close()
     except (ValueError, OSError) as exc:
         raise UsageError(f"--learn-from-clicks: {exc}") from None
+
+
+def _loopback(host):
+    """Whether --host is this machine alone (a loopback address, or localhost)."""
+    import ipaddress
+
+    host = host.strip("[]")
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _run_workers(config, sock):
@@ -239,7 +287,9 @@ def _run_workers(config, sock):
 
 # uvicorn.Config's options. h11 refuses request heads over 16 KiB with a bare 400: let a long
 # query through to the application, which answers 413 JSON over its own bound
-_CONFIG = {"log_level": "warning", "h11_max_incomplete_event_size": 256 * 1024}
+# Its proxy headers are off: the application applies them itself (learnsim.service._feedback.Peer)
+# once it has kept the connection's own address, which a caller cannot choose (issue 45)
+_CONFIG = {"log_level": "warning", "h11_max_incomplete_event_size": 256 * 1024, "proxy_headers": False}
 # a worker process builds its application from the environment (app_from_environment)
 _WORKER_APP = "learnsim.service.app:app_from_environment"
 

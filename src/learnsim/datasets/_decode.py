@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import codecs
 import gzip
+import json
 import warnings
 import zlib
 from pathlib import Path
 
+from .._utils.inputs import DuplicateKeyError, JSONDepthError, loads as _strict_loads
 from ..exceptions import DocumentFormatError, UndecodableBytesWarning  # noqa: F401  (defined there; importable here as in 0.1)
 
 __all__ = ["DocumentFormatError", "ENCODING_ERRORS", "UndecodableBytesWarning", "check_encoding_errors",
@@ -124,6 +126,20 @@ class _Decoder:
                 f"{self.first_line}); their bad bytes became U+FFFD{hint}. Pass "
                 "encoding_errors='strict' (--encoding-errors strict) to refuse such a file."),
                 stacklevel=stacklevel)
+
+
+def json_record(line, where, invalid="invalid JSON"):
+    """The JSON value of one line of a JSON Lines file (``where``: "FILE, line N"), or a
+    :class:`DocumentFormatError` naming ``where`` and the problem: invalid JSON (``invalid``
+    and the parser's reason), nesting deeper than :data:`learnsim._utils.inputs.MAX_JSON_DEPTH`
+    levels, or a key given twice in one object (learnsim._utils.inputs). Every JSON Lines
+    reader of learnsim reads its lines here."""
+    try:
+        return _strict_loads(line)
+    except json.JSONDecodeError as exc:
+        raise DocumentFormatError(f"{where}: {invalid} ({exc.msg} at column {exc.colno})") from None
+    except (JSONDepthError, DuplicateKeyError) as exc:
+        raise DocumentFormatError(f"{where}: {exc}") from None
 
 
 def decoded_lines(path, *, encoding_errors="replace", encoding="utf-8", keepends=False, hint=None,

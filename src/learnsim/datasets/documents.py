@@ -32,7 +32,6 @@ one :class:`UndecodableBytesWarning` names the file and counts the lines affecte
 from __future__ import annotations
 
 import csv
-import json
 import math
 import numbers
 import os
@@ -41,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._decode import DocumentFormatError, check_encoding_errors, decoded_lines
+from ._decode import DocumentFormatError, check_encoding_errors, decoded_lines, json_record
 from ._base import read_parquet_frame
 from .pairs import _delimited_records, check_quoting
 
@@ -243,13 +242,7 @@ def record_text(obj, text):
 def _json_object(line, number, path):
     """``(obj, text, id, id key)`` of one JSON line: the id from :data:`ID_KEYS`, the title joined
     before the text (:func:`record_text`)."""
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise DocumentFormatError(f"{path}, line {number}: invalid JSON ({exc.msg} at column "
-                                  f"{exc.colno})") from None
-    except RecursionError:
-        raise DocumentFormatError(f"{path}, line {number}: the JSON nests too deeply") from None
+    obj = json_record(line, f"{path}, line {number}")
     key = record_id_key(obj) if isinstance(obj, dict) else None
     text, doc_id = _object_fields(obj, f"{path}, line {number}", "a JSON object", id_key=key or "id")
     return obj, record_text(obj, text), doc_id, key

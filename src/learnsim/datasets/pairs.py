@@ -10,7 +10,6 @@ common layouts are recognised (the Quora release and sample, STS Benchmark, a he
 from __future__ import annotations
 
 import csv
-import json
 import math
 import numbers
 import os
@@ -22,7 +21,7 @@ from sklearn.utils import Bunch
 from learnsim.supervision import Pairs
 
 from ._base import _object_array
-from ._decode import DocumentFormatError, check_encoding_errors, decoded_lines
+from ._decode import DocumentFormatError, check_encoding_errors, decoded_lines, json_record
 
 _QUOTINGS = ("auto", "csv", "none")
 
@@ -554,10 +553,7 @@ def _read_jsonl(path, columns, kind_arg, encoding_errors):
     for number, line in decoded_lines(path, encoding_errors=encoding_errors, counts=counts):
         if not line.strip():
             continue
-        try:
-            objects.append((number, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise DocumentFormatError(f"{path}, line {number}: invalid JSON ({exc.msg} at column {exc.colno})") from None
+        objects.append((number, json_record(line, f"{path}, line {number}")))
     parsed, info = _read_objects(objects, columns, kind_arg, lambda number: f"{path}, line {number}")
     if parsed is None:
         raise DocumentFormatError(f"{path} contains no pairs (the file is empty)")

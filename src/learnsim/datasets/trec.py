@@ -12,7 +12,6 @@ tag``), the input of trec_eval and of :func:`learnsim.evaluation.run_report`.
 from __future__ import annotations
 
 import html
-import json
 import math
 import numbers
 import os
@@ -22,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ._base import _normalise_id
-from ._decode import check_encoding_errors, decoded_lines, read_text
+from ._decode import check_encoding_errors, decoded_lines, json_record, read_text
 from .documents import record_id_key, record_text
 from .ir import _build_collection, _judgments_from_memory, _texts_from_memory
 from .smart import _SMART_TEXT_FIELDS, _number_queries, _read_smart_records, _smart_text
@@ -250,10 +249,7 @@ def _jsonl_records(path, encoding="utf-8", encoding_errors="replace", unused=Non
         if not line.strip():
             continue
         where = f"{path}, line {number}"
-        try:
-            obj = json.loads(line)
-        except ValueError as exc:
-            raise ValueError(f"{where}: not valid JSON ({getattr(exc, 'msg', exc)})") from None
+        obj = json_record(line, where, invalid="not valid JSON")
         if not isinstance(obj, dict):
             raise ValueError(f"{where}: expected a JSON object; got {type(obj).__name__}")
         key = record_id_key(obj)      # "id", BEIR's "_id", ...: as every command reads a record

@@ -17,6 +17,10 @@ candidate never learned from (those recorded after it was staged):
   favours neither side, so this is the evidence a promotion needs. Each client is one vote (the
   mean of its searches' outcomes): counted search by search, 30 % of the searches from three
   clients clicking one side's results carried a promotion in ``benchmarks/bench_click_loop.py``.
+  A promotion needs at least :data:`MIN_PROMOTION_CLIENTS` (5) clients who decided a search, so
+  none weighs more than a fifth (issue 45: a flood of searches from one client named anew each
+  time had carried one over ten users who voted against it). Who a client is comes from what a
+  caller cannot choose (:mod:`learnsim.service._feedback`).
 
 :func:`promotion_evidence` gives both and ``better``: True only when the interleaved searches
 say the candidate wins with the whole interval above zero *and* the held-out clicks do not say
@@ -32,10 +36,14 @@ import numpy as np
 from ._interleave import interleaving_outcome, interleaving_verdict
 
 __all__ = ["heldout_click_verdict", "interleaved_outcomes", "interleaved_model", "promotion_evidence",
-           "MIN_HELDOUT_QUERIES"]
+           "MIN_HELDOUT_QUERIES", "MIN_PROMOTION_CLIENTS"]
 
 #: Queries with a held-out comparison needed before that check gives a verdict.
 MIN_HELDOUT_QUERIES = 10
+#: Distinct clients whose interleaved searches were decided by a click, needed for a promotion
+#: (``learnsim index promote --min-clients``): each weighs 1 / their number, so none holds more
+#: than a fifth of the verdict.
+MIN_PROMOTION_CLIENTS = 5
 
 
 def interleaved_model(served_version, candidate_version):
@@ -116,20 +124,22 @@ def heldout_click_verdict(comparisons, served, candidate, ids, texts, *, confide
 
 def interleaved_outcomes(impressions, served_version, candidate_version):
     """(outcomes, clients) of the interleaved impressions of these two versions that have a
-    click; an impression without a client counts as a client of its own."""
+    click; the impressions without a client count as one client together (counted one by one,
+    a log of unnamed searches would be as many clients as searches)."""
     model = interleaved_model(served_version, candidate_version)
     outcomes, clients = [], []
-    for n, imp in enumerate(impressions):
+    for imp in impressions:
         teams = imp.get("teams")
         if imp.get("model") != model or not teams or not imp["clicks"]:
             continue
         outcomes.append(interleaving_outcome(teams, [c["position"] for c in imp["clicks"]]))
         client = imp.get("client")
-        clients.append(("client", client) if client is not None else ("impression", n))
+        clients.append(("client", client) if client is not None else ("anonymous",))
     return outcomes, clients
 
 
-def promotion_evidence(index, candidate, *, candidate_version=None, since=None, log=None, confidence=0.95):
+def promotion_evidence(index, candidate, *, candidate_version=None, since=None, log=None, confidence=0.95,
+                       min_clients=MIN_PROMOTION_CLIENTS, max_client_share=0.1):
     """Whether ``candidate`` may replace the model ``index`` serves (module notes).
 
     Parameters
@@ -145,6 +155,13 @@ def promotion_evidence(index, candidate, *, candidate_version=None, since=None, 
         candidate was staged (clicks it cannot have learned from).
     log : learnsim.feedback.FeedbackLog, optional
         Default: the index's own, opened read-only.
+    confidence : float, default=0.95
+    min_clients : int, default=MIN_PROMOTION_CLIENTS
+        Distinct clients (the service's: the key's holder or its users, else the address, issue
+        45) with an interleaved search decided by a click, needed for a promotion: one client,
+        one vote, so none weighs more than 1 / min_clients.
+    max_client_share : float, default=0.1
+        The held-out clicks' per-client cap (:func:`click_comparisons`).
 
     Returns
     -------
@@ -181,13 +198,13 @@ def promotion_evidence(index, candidate, *, candidate_version=None, since=None, 
         if own:
             log.close()
     ids, texts = index.live_documents()
-    heldout = heldout_click_verdict(click_comparisons(impressions), index.pipeline, candidate, ids, texts,
-                                    confidence=confidence)
+    heldout = heldout_click_verdict(click_comparisons(impressions, max_client_share=max_client_share),
+                                    index.pipeline, candidate, ids, texts, confidence=confidence)
     if candidate_version is not None:
         outcomes, clients = interleaved_outcomes(impressions, served_version, candidate_version)
     else:
         outcomes, clients = [], []
-    inter = interleaving_verdict(outcomes, clients, confidence=confidence)
+    inter = interleaving_verdict(outcomes, clients, confidence=confidence, min_clients=min_clients)
     out.update(heldout=heldout, interleaving=inter)
     if heldout["worse"] or not inter["better"]:
         # both findings: the one that refused first

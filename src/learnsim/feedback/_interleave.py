@@ -104,7 +104,8 @@ def interleaving_outcome(teams, clicked_positions):
     return int(np.sign(votes))
 
 
-def interleaving_verdict(outcomes, clients=None, *, confidence=0.95, min_decisive=MIN_DECISIVE, random_state=0):
+def interleaving_verdict(outcomes, clients=None, *, confidence=0.95, min_decisive=MIN_DECISIVE, min_clients=1,
+                         random_state=0):
     """The comparison of a candidate with the served ranking from interleaved searches.
 
     Parameters
@@ -121,11 +122,17 @@ def interleaving_verdict(outcomes, clients=None, *, confidence=0.95, min_decisiv
     confidence : float, default=0.95
     min_decisive : int, default=MIN_DECISIVE
         Searches won by either side needed for a verdict.
+    min_clients : int, default=1
+        Clients with a search won by either side needed before the candidate can be ``better``
+        (:func:`promotion_evidence` asks for ``MIN_PROMOTION_CLIENTS``, 5): each client weighs
+        1 / (their number), so with at least this many none holds more than 1 / min_clients of
+        the verdict. Without ``clients`` each search counts as a client.
 
     Returns
     -------
     dict
-        ``searches``, ``wins`` (candidate), ``losses``, ``ties``, ``clients`` (units), ``delta``
+        ``searches``, ``wins`` (candidate), ``losses``, ``ties``, ``clients`` (units),
+        ``deciding_clients`` (units with a search won by either side), ``delta``
         (the mean outcome, in [-1, 1]), ``low``, ``high`` (its interval), ``better`` (the whole
         interval above 0) and ``reason`` (one line).
 
@@ -148,9 +155,11 @@ def interleaving_verdict(outcomes, clients=None, *, confidence=0.95, min_decisiv
         # each client's searches weigh 1 in all: one client, one vote
         weights = 1.0 / np.bincount(inverse)[inverse] if o.size else o
         n_clients = int(inverse.max() + 1) if o.size else 0
+    deciding = wins + losses if clients is None else len({k for k, x in zip(keys, o) if x != 0})
     out = {"searches": int(o.size), "wins": wins, "losses": losses, "ties": int(o.size - wins - losses),
-           "clients": n_clients, "delta": float(np.average(o, weights=weights)) if o.size else 0.0, "low": None,
-           "high": None, "better": False}
+           "clients": n_clients, "deciding_clients": deciding,
+           "delta": float(np.average(o, weights=weights)) if o.size else 0.0, "low": None, "high": None,
+           "better": False}
     if wins + losses < min_decisive:
         out["reason"] = (f"interleaving: {wins + losses} searches decided by a click, fewer than the "
                          f"{min_decisive} a verdict needs")
@@ -161,6 +170,11 @@ def interleaving_verdict(outcomes, clients=None, *, confidence=0.95, min_decisiv
     per = "" if clients is None else f" over {n_clients} clients, one vote each"
     out["reason"] = (f"interleaving: the candidate {word} ({wins} searches won, {losses} lost, {out['ties']} tied; "
                      f"mean{per} {out['delta']:+.3f}, {confidence:.0%} interval [{low:+.3f}, {high:+.3f}])")
+    if deciding < int(min_clients):
+        # a few clients, however many their searches, are not the users (issue 45)
+        out["better"] = False
+        out["reason"] = (f"interleaving: {deciding} clients decided a search, fewer than the {int(min_clients)} a "
+                         f"promotion needs ({out['reason'][len('interleaving: '):]})")
     return out
 
 

@@ -7,14 +7,23 @@ never reused), ``id`` (the user's id), ``text``, ``meta`` (JSON or NULL) and ``d
 ``synchronous=FULL``: once a commit returns, the write survives a crash of the process or of
 the machine, which is what :meth:`learnsim.index.Index.add` acknowledges.
 
+``digest`` (issue 45) is each row's checksum of its id, text and metadata (:func:`row_digest`),
+recorded when the row is written: a text or metadata edited in the database behind learnsim's
+back is damage, found by :meth:`learnsim.index.Index.verify` and when the row is read
+(:meth:`DocumentStore.documents`, :meth:`DocumentStore.live_rows`). A database written before
+has no such column: the first write adds it (``ALTER TABLE``, no rewrite), and the rows written
+before carry no digest (NULL), which verify reports as unchecked rather than damaged.
+
 Only the standard library is imported here: opening an index to search must stay fast.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import sqlite3
 
+from .._utils.inputs import MAX_JSON_DEPTH
 from ..exceptions import FilterError  # noqa: F401  (defined there; importable here as in 0.1)
 
 __all__ = ["DocumentStore", "FilterError", "MAX_FILTER_VALUES", "check_metadata", "check_filter"]
@@ -25,7 +34,8 @@ CREATE TABLE IF NOT EXISTS docs (
     id TEXT NOT NULL,
     text TEXT NOT NULL,
     meta TEXT,
-    deleted_seq INTEGER
+    deleted_seq INTEGER,
+    digest TEXT
 );
 CREATE UNIQUE INDEX IF NOT EXISTS docs_live_id ON docs(id) WHERE deleted_seq IS NULL;
 CREATE INDEX IF NOT EXISTS docs_deleted ON docs(deleted_seq) WHERE deleted_seq IS NOT NULL;
@@ -35,29 +45,45 @@ CREATE TABLE IF NOT EXISTS writes (seq INTEGER PRIMARY KEY AUTOINCREMENT, kind T
 _CHUNK = 900
 
 
-def _json_value_ok(value, depth=0):
-    if depth > 32:
-        return False
+def _json_value_ok(value, depth=1):
+    """Whether ``value`` is a JSON value (str keys, finite numbers), its arrays and objects
+    nested at most MAX_JSON_DEPTH levels (``depth``: the level of ``value`` itself); None when
+    it nests deeper (said apart from a bad value)."""
     if value is None or isinstance(value, (str, bool, int)):
         return True
     if isinstance(value, float):
         return math.isfinite(value)
+    if isinstance(value, (list, tuple, dict)) and depth > MAX_JSON_DEPTH:
+        return None
     if isinstance(value, (list, tuple)):
-        return all(_json_value_ok(v, depth + 1) for v in value)
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and _json_value_ok(v, depth + 1) for k, v in value.items())
-    return False
+        items = value
+    elif isinstance(value, dict):
+        if not all(isinstance(k, str) for k in value):
+            return False
+        items = value.values()
+    else:
+        return False
+    for v in items:
+        ok = _json_value_ok(v, depth + 1)
+        if not ok:
+            return ok
+    return True
 
 
 def check_metadata(meta, where="metadata"):
-    """A document's metadata: None or a dict of JSON values (str keys, finite numbers)."""
+    """A document's metadata: None or a dict of JSON values (str keys, finite numbers), nested
+    at most :data:`learnsim._utils.inputs.MAX_JSON_DEPTH` levels (the dict itself is level 1)."""
     if meta is None:
         return None
     if not isinstance(meta, dict):
         raise TypeError(f"{where} must be a dict (or None); got {type(meta).__name__}")
-    if not _json_value_ok(meta):
+    ok = _json_value_ok(meta)
+    if ok is None:
+        raise ValueError(f"{where} nests deeper than {MAX_JSON_DEPTH} levels (lists and dicts inside one another, "
+                         "the metadata dict being level 1; MAX_JSON_DEPTH)")
+    if not ok:
         raise ValueError(f"{where} must hold JSON values only (str keys; str, int, float, bool, None, "
-                         f"lists and dicts of them; no NaN or infinity); got {meta!r}")
+                         f"lists and dicts of them; no NaN or infinity); got {_short(meta, 200)}")
     return json.dumps(meta, ensure_ascii=False, sort_keys=True, allow_nan=False)
 
 
@@ -71,7 +97,7 @@ MAX_FILTER_CONDITIONS = 1_000
 # filter objects nested in one another ($and, $or and $not each open one more): the compiled
 # WHERE must stay inside SQLite's parser stack (about 100 nested parentheses in 3.40)
 MAX_FILTER_DEPTH = 8
-# names in a dotted path (meta.year is two); check_metadata nests dicts at most 32 deep
+# names in a dotted path (meta.year is two); check_metadata nests dicts at most MAX_JSON_DEPTH (64) deep
 MAX_PATH_SEGMENTS = 16
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 FIELD_OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$exists")
@@ -309,6 +335,14 @@ def _short(value, limit=80):
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+def row_digest(doc_id, text, meta):
+    """The checksum of a row (its id, text and stored metadata JSON or None): 32 hex digits of
+    BLAKE2b over their JSON array. Damage, not forgery, is what it finds: anyone who can edit
+    the database can recompute it."""
+    raw = json.dumps([doc_id, text, meta], ensure_ascii=False).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+
+
 class DocumentStore:
     """The SQLite database of an index (see the module notes)."""
 
@@ -325,6 +359,29 @@ class DocumentStore:
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.executescript(_SCHEMA)
         self.conn.execute("PRAGMA synchronous=FULL")
+        # rows carry a digest (a database written before issue 45 gains the column at its next write)
+        self.digests = self._has_digest_column()
+
+    def _has_digest_column(self):
+        return any(row[1] == "digest" for row in self.conn.execute("PRAGMA table_info(docs)"))
+
+    def _migrate(self):
+        """Inside a write's transaction: add the digest column to a database written before it."""
+        if not self.digests:
+            if not self._has_digest_column():
+                self.conn.execute("ALTER TABLE docs ADD COLUMN digest TEXT")
+            self.digests = True
+
+    def _tampered(self, seq, doc_id):
+        from ..exceptions import IndexDamagedError
+
+        return IndexDamagedError(self.path, f"the document {_short(doc_id)} (sequence number {seq}) does not match "
+                                            "the checksum recorded when it was written: its text, metadata or id "
+                                            "was changed outside learnsim")
+
+    def _checked(self, seq, doc_id, text, meta, digest):
+        if digest is not None and digest != row_digest(doc_id, text, meta):
+            raise self._tampered(seq, doc_id)
 
     def close(self):
         self.conn.close()
@@ -336,13 +393,15 @@ class DocumentStore:
         conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
+            self._migrate()
             seqs = []
             for doc_id, text, meta in zip(ids, texts, metas):
                 try:
                     if doc_id is None:
                         cur, doc_id = self._insert_numbered(text, meta)
                     else:
-                        cur = conn.execute("INSERT INTO docs(id, text, meta) VALUES (?, ?, ?)", (doc_id, text, meta))
+                        cur = conn.execute("INSERT INTO docs(id, text, meta, digest) VALUES (?, ?, ?, ?)",
+                                           (doc_id, text, meta, row_digest(doc_id, text, meta)))
                 except sqlite3.IntegrityError:
                     raise ValueError(f"id {doc_id!r} is already in the index (use update to replace it, "
                                      "or delete it first)") from None
@@ -365,7 +424,8 @@ class DocumentStore:
             cur = conn.execute("INSERT INTO docs(id, text, meta) VALUES (?, ?, ?)", ("\0pending", text, meta))
             doc_id = str(cur.lastrowid)
             if conn.execute("SELECT 1 FROM docs WHERE id = ? AND deleted_seq IS NULL", (doc_id,)).fetchone() is None:
-                conn.execute("UPDATE docs SET id = ? WHERE seq = ?", (doc_id, cur.lastrowid))
+                conn.execute("UPDATE docs SET id = ?, digest = ? WHERE seq = ?",
+                             (doc_id, row_digest(doc_id, text, meta), cur.lastrowid))
                 return cur, doc_id
             conn.execute("DELETE FROM docs WHERE seq = ?", (cur.lastrowid,))
 
@@ -394,6 +454,7 @@ class DocumentStore:
         conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
+            self._migrate()
             seq = conn.execute("INSERT INTO writes(kind) VALUES ('update')").lastrowid
             seqs = []
             for doc_id, text, meta in zip(ids, texts, metas):
@@ -401,8 +462,8 @@ class DocumentStore:
                                    (seq, doc_id))
                 if cur.rowcount == 0:
                     raise KeyError(f"id {doc_id!r} is not in the index (use add)")
-                seqs.append(conn.execute("INSERT INTO docs(id, text, meta) VALUES (?, ?, ?)",
-                                         (doc_id, text, meta)).lastrowid)
+                seqs.append(conn.execute("INSERT INTO docs(id, text, meta, digest) VALUES (?, ?, ?, ?)",
+                                         (doc_id, text, meta, row_digest(doc_id, text, meta))).lastrowid)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -421,13 +482,14 @@ class DocumentStore:
         conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
+            self._migrate()
             seq = conn.execute("INSERT INTO writes(kind) VALUES ('upsert')").lastrowid
             seqs, replaced = [], 0
             for doc_id, text, meta in zip(ids, texts, metas):
                 replaced += conn.execute("UPDATE docs SET deleted_seq = ? WHERE id = ? AND deleted_seq IS NULL",
                                          (seq, doc_id)).rowcount
-                seqs.append(conn.execute("INSERT INTO docs(id, text, meta) VALUES (?, ?, ?)",
-                                         (doc_id, text, meta)).lastrowid)
+                seqs.append(conn.execute("INSERT INTO docs(id, text, meta, digest) VALUES (?, ?, ?, ?)",
+                                         (doc_id, text, meta, row_digest(doc_id, text, meta))).lastrowid)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -458,12 +520,19 @@ class DocumentStore:
         return self.conn.execute("SELECT seq, text FROM docs WHERE seq > ? ORDER BY seq", (int(seq),)).fetchall()
 
     def live_rows(self, batch=10_000):
-        """(seq, id, text, meta) of the live documents in order, in batches."""
-        cur = self.conn.execute("SELECT seq, id, text, meta FROM docs WHERE deleted_seq IS NULL ORDER BY seq")
+        """(seq, id, text, meta) of the live documents in order, in batches (each row checked
+        against its digest: IndexDamagedError for one changed outside learnsim)."""
+        digests = self.digests
+        cur = self.conn.execute("SELECT seq, id, text, meta" + (", digest" if digests else "")
+                                + " FROM docs WHERE deleted_seq IS NULL ORDER BY seq")
         while True:
             rows = cur.fetchmany(batch)
             if not rows:
                 return
+            if digests:
+                for row in rows:
+                    self._checked(*row)
+                rows = [row[:4] for row in rows]
             yield rows
 
     def documents(self, seqs):
@@ -473,8 +542,11 @@ class DocumentStore:
         for start in range(0, len(seqs), _CHUNK):
             chunk = seqs[start:start + _CHUNK]
             marks = ",".join("?" * len(chunk))
-            for seq, doc_id, text, meta in self.conn.execute(
-                    f"SELECT seq, id, text, meta FROM docs WHERE seq IN ({marks})", chunk):
+            columns = "seq, id, text, meta" + (", digest" if self.digests else "")
+            for row in self.conn.execute(f"SELECT {columns} FROM docs WHERE seq IN ({marks})", chunk):
+                seq, doc_id, text, meta = row[:4]
+                if self.digests:
+                    self._checked(*row)
                 out[seq] = (doc_id, text, json.loads(meta) if meta is not None else None)
         return out
 

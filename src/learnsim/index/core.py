@@ -1275,7 +1275,8 @@ class Index(ModelVersions):
         -------
         dict
             ``ok``, ``damaged`` (a list of ``{"file", "problem"}``), ``files``, ``bytes``,
-            ``format_version``, ``seconds``, ``path``.
+            ``format_version``, ``unchecked_documents`` and ``notes`` (documents written before
+            learnsim recorded the checksum of each one's text and metadata), ``seconds``, ``path``.
 
         Examples
         --------

@@ -10,11 +10,24 @@ and clicks a served index records, and the searches it interleaves with a candid
   record them. Both are writes: the API key when one is set, JSON only, the Origin check
   (:mod:`learnsim.service._guard`); an impression takes at most
   :data:`learnsim.feedback._log.MAX_CLICKS` clicks.
-- **Clients.** The per-client caps of the refit (:func:`learnsim.feedback.click_comparisons`)
-  need to know who searched. A client is its address, kept only as a keyed pseudonym; a request
-  that carries the API key may name its user with ``X-Client-Id`` (a front end that holds the
-  key vouches for its users). Without the key the header is ignored: anyone could otherwise
-  give each of their clicks a new name and slip under the cap.
+- **Clients** (issue 45). The per-client caps of the refit
+  (:func:`learnsim.feedback.click_comparisons`) and the one-client-one-vote of a promotion
+  (:func:`learnsim.feedback.promotion_evidence`) need to know who searched, from what a caller
+  cannot choose freely. A request that carries the API key is its holder's: ``"key"``, or the
+  user it names with ``X-Client-Id`` (a front end holding the key vouches for its users). Any
+  other request is its address: the connection's peer (recorded by :class:`Peer` before
+  ``X-Forwarded-For`` is applied, so a caller cannot name another address), an IPv6 address
+  taken by its /64 (one host's network, whose addresses it may rotate freely). The log keeps
+  only a keyed pseudonym of either. Without the key, and on a service with no key, the header
+  is ignored: anyone could otherwise give each click a new name and slip under the caps.
+- **Bounded, never in the way** (issue 45). The log is bounded in bytes, in all and per client
+  (:class:`learnsim.feedback.FeedbackLog`). A search waits at most :data:`IMPRESSION_WAIT_S`
+  for its impression: a log that is busy, locked by another connection (a purge, a backup; the
+  log waits :data:`BUSY_TIMEOUT_S` for a lock), damaged or full drops the impression, and the
+  search is answered with ``"impression": null``. Drops are counted by reason (``/v1/info``)
+  and logged at most once a minute. A click waits at most :data:`CLICK_WAIT_S` for the log,
+  then is refused (503 with ``Retry-After``; 507 past a bound in bytes): a click is answered
+  201 only once it is durable in a log found undamaged after its commit.
 - **Interleaving.** When the index has a staged candidate model (``learnsim index versions``)
   and ``interleave`` > 0, that share of single searches (``GET /v1/search`` and the page) is
   answered by a team-draft merge (:func:`learnsim.feedback.team_draft`) of the served ranking
@@ -25,37 +38,98 @@ and clicks a served index records, and the searches it interleaves with a candid
 """
 from __future__ import annotations
 
+import asyncio
+import ipaddress
 import logging
+import os
 import threading
+import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
 from ..feedback import FeedbackLog
+from ..feedback._log import FeedbackLogError, LogBusy, LogDamaged
 from ..index import IndexFormatError
 from ..index._versions import VERSIONS_DIR, VERSIONS_FILE
-from ._worker import IndexWorker
+from ._worker import Busy, IndexWorker
 
-__all__ = ["ClickRecorder", "MAX_CLIENT_ID"]
+__all__ = ["ClickRecorder", "Peer", "MAX_CLIENT_ID", "IMPRESSION_WAIT_S", "CLICK_WAIT_S", "BUSY_TIMEOUT_S"]
 
 log = logging.getLogger("learnsim.service")
 
 #: Characters of an ``X-Client-Id`` kept.
 MAX_CLIENT_ID = 200
+#: Seconds a search waits for its impression to be written; past them it is answered without.
+IMPRESSION_WAIT_S = 0.25
+#: Seconds a click waits for the log's thread before 503.
+CLICK_WAIT_S = 1.0
+#: Seconds the log waits for a lock another connection holds (then the write gives up).
+BUSY_TIMEOUT_S = 0.05
+#: At most one warning about dropped impressions in this many seconds.
+DROP_WARNING_S = 60.0
+# the ASGI scope's key of the connection's own address (Peer)
+PEER = "learnsim.peer"
+
+
+class Peer:
+    """ASGI middleware, the outermost of the service: keeps the connection's own address in the
+    scope (``"learnsim.peer"``), what a client is counted by, then applies uvicorn's proxy
+    headers as uvicorn would (``X-Forwarded-Proto`` and ``-For`` from the addresses of
+    ``FORWARDED_ALLOW_IPS``, default 127.0.0.1). ``learnsim serve`` runs uvicorn with its own
+    proxy headers off, so that the address recorded is the one a caller cannot choose: on a
+    service on 127.0.0.1 every caller is local and could name any address in
+    ``X-Forwarded-For``."""
+
+    def __init__(self, app):
+        self.app = app
+        try:
+            from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+        except ImportError:     # pragma: no cover - served by another server
+            self.proxied = app
+        else:
+            self.proxied = ProxyHeadersMiddleware(app, os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1"))
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and PEER not in scope:
+            scope[PEER] = scope.get("client")
+        await self.proxied(scope, receive, send)
+
+
+def _network(host):
+    """The address a client is counted by: an IPv4 address itself (an IPv4-mapped IPv6 one as
+    IPv4), an IPv6 address its /64; anything else (a Unix socket, a test client) as given."""
+    try:
+        address = ipaddress.ip_address(str(host).split("%", 1)[0])
+    except ValueError:
+        return str(host)
+    if address.version == 6:
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
 
 
 class ClickRecorder:
     """The service's click log, its writing thread and the interleaving state (module notes)."""
 
-    def __init__(self, root, *, max_days, max_rows, interleave, pool, seed, max_pending, timeout_s):
+    def __init__(self, root, *, max_days, max_rows, interleave, pool, seed, max_pending, timeout_s,
+                 max_bytes=None, client_share=None):
         if not 0.0 <= float(interleave) <= 1.0:
             raise ValueError(f"interleave must be a share of the searches in [0, 1]; got {interleave!r}")
         if isinstance(pool, bool) or int(pool) != pool or not 1 <= pool <= 1000:
             raise ValueError(f"the interleaving pool must be a whole number from 1 to 1000; got {pool!r}")
-        self.log = FeedbackLog(root, max_days=max_days, max_rows=max_rows)
+        bounds = {name: value for name, value in (("max_bytes", max_bytes), ("client_share", client_share))
+                  if value is not None}
+        self.log = FeedbackLog(root, max_days=max_days, max_rows=max_rows, busy_timeout=BUSY_TIMEOUT_S, **bounds)
         # the log's writes (an fsync each) in a thread of their own: a search never waits behind a
         # document write, nor a document write behind a burst of searches' impressions
         self.worker = IndexWorker(self.log, max_pending, timeout_s)
+        self.dropped = Counter()         # impressions dropped here, by reason (the log counts its bounds')
+        self._unreported, self._reported_at = Counter(), None
+        # every page checked once, in the log's thread, before its first write (0.1 s for 100 MB)
+        self.worker.submit(self._check)
         self.interleave, self.pool = float(interleave), int(pool)
         self._coin = np.random.default_rng(seed)      # the event loop's: which searches interleave
         self._draft = np.random.default_rng(None if seed is None else seed + 1)   # the index thread's
@@ -67,17 +141,65 @@ class ClickRecorder:
         self.worker.close()
         self.log.close()
 
+    # ------------------------------------------------------------------ health
+    def _check(self, feedback_log):
+        try:
+            feedback_log.check()
+        except FeedbackLogError as exc:
+            log.error("the click log: %s; searches are answered without impressions, clicks refused (503)", exc)
+
+    @property
+    def damage(self):
+        """None, or what is wrong with the log (it takes no more writes)."""
+        return self.log.damage
+
+    def check_damage(self):
+        """The damage of the log, looked for now (its file's header: a stat and 100 bytes)."""
+        try:
+            self.log.check_header()
+        except LogDamaged:
+            pass
+        return self.log.damage
+
+    def counts(self):
+        """What ``/v1/info`` tells of the log: its bounds, the impressions dropped, the damage."""
+        # (a copy of the log's counts first: its thread may add a key meanwhile)
+        dropped = self.dropped + Counter(dict(self.log.dropped))
+        return {"retention_days": self.log.max_days, "retention_rows": self.log.max_rows,
+                "max_bytes": self.log.max_bytes, "client_share": self.log.client_share,
+                "dropped_impressions": sum(dropped.values()), "dropped": dict(sorted(dropped.items())),
+                "damage": self.log.damage}
+
+    def _drop(self, reason, n, counted=False):
+        """``n`` impressions not written: counted (unless the log ``counted`` them), and logged
+        at most once every DROP_WARNING_S seconds, with what was dropped since the last line."""
+        if n <= 0:
+            return
+        if not counted:
+            self.dropped[reason] += n
+        self._unreported[reason] += n
+        now = time.monotonic()
+        if self._reported_at is None or now - self._reported_at >= DROP_WARNING_S:
+            self._reported_at = now
+            what = ", ".join(f"{k} {v}" for k, v in sorted(self._unreported.items()))
+            log.warning("the click log dropped %d impressions (%s); their searches were answered without one "
+                        "(/v1/info: learn_from_clicks.dropped; at most one such line a minute)",
+                        sum(self._unreported.values()), what)
+            self._unreported.clear()
+
     # ------------------------------------------------------------------ who
     @staticmethod
     def client_of(scope, authorized):
-        """The client a search or a click is counted for (module notes): the ``X-Client-Id`` of
-        a request with the key, else the address."""
+        """The client a search or a click is counted for (module notes): with the API key its
+        holder (``"key"``) or the ``X-Client-Id`` it names, else the connection's address (its
+        /64 for IPv6). ``authorized``: the request carries the key of a service that has one."""
         if authorized:
             for name, value in scope.get("headers", ()):
                 if name == b"x-client-id" and value:
                     return "id:" + value.decode("latin-1")[:MAX_CLIENT_ID]
-        client = scope.get("client")
-        return "addr:" + str(client[0]) if client else None
+            return "key"
+        peer = scope[PEER] if PEER in scope else scope.get("client")
+        return "addr:" + _network(peer[0]) if peer else "addr:unknown"
 
     # ------------------------------------------------------------------ interleaving
     def wants_interleaving(self):
@@ -145,14 +267,56 @@ class ClickRecorder:
         return merged, teams, interleaved_model(served_version, candidate_version)
 
     # ------------------------------------------------------------------ writes
-    async def impressions(self, items, *, timeout=None):
-        """Log ``(query, ids shown, model, client, teams)`` items; their ids. The impressions of a
-        batch, and those of searches waiting together, are written in one transaction (one fsync):
-        under load the log's writes keep up with the searches (IndexWorker batches calls of one key)."""
-        return await self.worker.call(lambda log, batch: log.record_impressions(batch), key="impressions",
-                                      queries=list(items), timeout=timeout)
+    async def impressions(self, items, *, timeout=IMPRESSION_WAIT_S):
+        """Log ``(query, ids shown, model, client, teams)`` items; their ids, None for each one
+        not written (module notes: dropped and counted, never an error, never a wait past
+        ``timeout``). The impressions of a batch, and those of searches waiting together, are
+        written in one transaction (one fsync): under load the log's writes keep up with the
+        searches (IndexWorker batches calls of one key). A ValueError: an item the log does not
+        take (nothing written)."""
+        items = list(items)
+        if not items:
+            return []
+        if self.log.damage is not None:
+            self._drop("damaged", len(items))
+            return [None] * len(items)
+        try:
+            future = self.worker.submit(_write_impressions, key="impressions", queries=items)
+        except (Busy, RuntimeError):      # the queue is full, or the service is stopping
+            self._drop("queue_full", len(items))
+            return [None] * len(items)
+        try:
+            tokens = await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(future)), timeout)
+        except asyncio.TimeoutError:
+            # withdrawn if it had not started; one that started may still be written, unnamed
+            future.cancel()
+            self._drop("slow", len(items))
+            return [None] * len(items)
+        failed = next((t for t in tokens if isinstance(t, FeedbackLogError)), None)
+        if failed is not None:
+            if isinstance(failed, LogDamaged):
+                log.error("the click log: %s; searches are answered without impressions, clicks refused (503)", failed)
+            self._drop("busy" if isinstance(failed, LogBusy) else "damaged" if isinstance(failed, LogDamaged)
+                       else "failed", len(items))
+            return [None] * len(items)
+        self._drop("bytes_bound", sum(t is None for t in tokens), counted=True)
+        return tokens
 
-    async def clicks(self, impression, clicked, *, dwell=None, relevance=None, client=None, timeout=None):
+    async def clicks(self, impression, clicked, *, dwell=None, relevance=None, client=None, timeout=CLICK_WAIT_S):
+        """Record clicks (:meth:`FeedbackLog.record_clicks`) once durable; waits at most ``timeout``
+        for the log's thread (then TimedOut), and raises what the log raised."""
+        if self.log.damage is not None:
+            raise LogDamaged(self.log.damage)
         return await self.worker.call(lambda log: log.record_clicks(impression, clicked, dwell=dwell,
                                                                     relevance=relevance, client=client),
                                       timeout=timeout)
+
+
+def _write_impressions(feedback_log, batch):
+    """The log's thread: the impressions of the searches waiting together; a failure of the log
+    is returned for each (raised, IndexWorker would retry each search's own, each meeting the
+    same lock for BUSY_TIMEOUT_S), a bad item raised (each search then gets its own answer)."""
+    try:
+        return feedback_log.record_impressions(batch)
+    except FeedbackLogError as exc:
+        return [exc] * len(batch)

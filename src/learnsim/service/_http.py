@@ -1,5 +1,7 @@
 """The answers of ``learnsim serve`` that every part of it gives: JSON errors ``{"error":
-message, "code": status}`` (``"index_damaged"`` for a damaged index file) and JSON bodies."""
+message, "code": status}`` (``"index_damaged"`` for a damaged index file) and JSON bodies; and
+how request bodies are read (:class:`StrictJSONRoute`: no key twice, at most MAX_JSON_DEPTH
+levels deep)."""
 from __future__ import annotations
 
 import json
@@ -10,7 +12,11 @@ from pathlib import Path
 
 import numpy as np
 from fastapi.responses import JSONResponse, Response
+from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
+from starlette.requests import Request
+
+from .._utils.inputs import DuplicateKeyError, JSONDepthError, loads
 
 # error messages echo user input at times (a bad metadata value): keep answers short
 _MAX_MESSAGE = 500
@@ -98,3 +104,33 @@ def _plain(obj):
     if isinstance(obj, float) and not math.isfinite(obj):
         return None   # JSON has no NaN or infinity
     return obj
+
+
+def body_json(body):
+    """The JSON value of a request body, read as every JSON input of learnsim is
+    (:func:`learnsim._utils.inputs.loads`): nested at most MAX_JSON_DEPTH (64) levels and no
+    object naming a key twice (Python's json would keep the last silently), else a 400 naming
+    the problem; invalid JSON is json's own JSONDecodeError (the framework's "json_invalid")."""
+    try:
+        return loads(body)
+    except (JSONDepthError, DuplicateKeyError) as exc:
+        raise _fail(400, f"the body is refused: {exc}") from None
+
+
+class _StrictJSONRequest(Request):
+    async def json(self):
+        if not hasattr(self, "_json"):
+            self._json = body_json(await self.body())
+        return self._json
+
+
+class StrictJSONRoute(APIRoute):
+    """The routes of the service: the framework reads a JSON body with :func:`body_json`."""
+
+    def get_route_handler(self):
+        handler = super().get_route_handler()
+
+        async def strict(request):
+            return await handler(_StrictJSONRequest(request.scope, request.receive))
+
+        return strict

@@ -2,10 +2,10 @@
 search budget, the filters' shape (and its JSON Schema), and the pieces work is split into."""
 from __future__ import annotations
 
-import json
 import math
 import re
 
+from .._utils.inputs import DuplicateKeyError, JSONDepthError, loads
 from ..index._store import (FIELD_OPERATORS, MAX_PATH_SEGMENTS, FilterError,
                              check_filter)
 from ._http import _fail
@@ -196,8 +196,10 @@ def _parse_filter(text):
     if not text:
         return None
     try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
+        value = loads(text)
+    except (JSONDepthError, DuplicateKeyError) as exc:
+        raise _fail(400, f"filter: {exc}") from None
+    except ValueError:
         raise _fail(400, 'filter must be a JSON object, e.g. filter={"topic": 3}') from None
     return _check_filter(value, QUERY_FILTER)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi.openapi.utils import get_openapi
 
+from .._utils.inputs import CONTENT_PATTERN, MAX_JSON_DEPTH
 from ._guard import _OPEN_PATHS
 from ._limits import (BODY_FILTER, MAX_BATCH, MAX_EXPLAIN_K, MAX_EXPLAIN_WORDS, MAX_EXPLAINED, MAX_HITS, MAX_K,
                       MAX_MATCH_K, MAX_N_TOP, MAX_PAIRS, QUERY_FILTER, _filter_schema)
@@ -16,7 +17,11 @@ _BOUNDS_TEXT = (
     f"n_top 1..{MAX_N_TOP}; match: k <= {MAX_MATCH_K}, pairs <= {MAX_PAIRS}. A request still running after "
     "its deadline (10 s by default) is stopped and answered 503. Writes need Content-Type: application/json "
     "(POST) and refuse a foreign Origin; the Host header must name this service (421 otherwise). Errors are "
-    '{"error": message, "code": status} ("code": "index_damaged" for a damaged index file, 503).')
+    '{"error": message, "code": status} ("code": "index_damaged" for a damaged index file, 503). '
+    f"A JSON body (or filter) nesting arrays and objects deeper than {MAX_JSON_DEPTH} levels, or naming a key "
+    "twice in one object, is a 400. Numbers and booleans are strict: true is not a number, \"10\" is not a "
+    "number, 10.0 is the integer 10. A query, a text matched and a document's text hold a letter or a digit "
+    "(pattern [^\\W_]): an empty one, or one of spaces and punctuation alone, is a 422.")
 
 # the statuses each operation can answer, besides its success (see the module notes)
 _COMMON = (400, 413, 421, 422, 500)   # 422: an unknown query parameter
@@ -34,7 +39,7 @@ _STATUSES = {
     ("put", "/v1/docs/{doc_id}"): (403, 409, 415, 422) + _INDEX,
     ("delete", "/v1/docs/{doc_id}"): (403, 404) + _INDEX,
     ("post", "/v1/reindex"): (403, 415, 422) + _INDEX,
-    ("post", "/v1/feedback"): (403, 404, 415, 422) + _INDEX,
+    ("post", "/v1/feedback"): (403, 404, 415, 422, 507) + _INDEX,
 }
 _WRITES = {("post", "/v1/docs"), ("put", "/v1/docs/{doc_id}"), ("delete", "/v1/docs/{doc_id}"), ("post", "/v1/reindex"),
            ("post", "/v1/feedback")}
@@ -49,7 +54,10 @@ _DESCRIPTIONS = {400: "Bad input: malformed JSON, a bad filter, a path that is n
                  429: "Too many requests waiting (Retry-After)",
                  500: "A bug (logged on the server)",
                  503: "The index not free in time, the request past its deadline, or a damaged index file "
-                      '("code": "index_damaged")'}
+                      '("code": "index_damaged"); a click log that is busy (Retry-After) or damaged '
+                      '("code": "feedback_log_damaged")',
+                 507: "The click log holds its bound in bytes, or the client's share of it: the click was not "
+                      "recorded"}
 
 # the answers that carry scores say what they are and which way is better (more properties
 # follow; only these are stated)
@@ -129,6 +137,7 @@ def _openapi(app, keyed, protect_reads, max_query_chars, mixed_ids, can_match, l
                     param["description"] = 'A metadata filter as JSON, e.g. filter={"topic": 3}; empty: no filter'
                 elif param["name"] == "q":
                     param["schema"]["maxLength"] = max_query_chars
+                    param["schema"]["pattern"] = CONTENT_PATTERN
                 elif param["name"] == "doc_id" and method == "put":
                     param["schema"]["maxLength"] = 1000     # app.MAX_ID_CHARS, as a POST's ids
             if (method, path) == ("post", "/v1/reindex"):
@@ -157,6 +166,12 @@ def _openapi(app, keyed, protect_reads, max_query_chars, mixed_ids, can_match, l
             _cap_strings(props.get(field), max_query_chars)
         if "filter" in props:
             props["filter"] = {"anyOf": [{"$ref": "#/components/schemas/Filter"}, {"type": "null"}]}
+    for name, fields in (("SearchBatch", ("queries",)), ("MatchText", ("text",)), ("DocumentIn", ("text",)),
+                         ("PutRequest", ("text",))):
+        # a letter or a digit: an empty query (or a text of punctuation alone) is refused
+        props = schemas.get(name, {}).get("properties", {})
+        for field in fields:
+            _require_content(props.get(field))
     if not mixed_ids and "AddRequest" in schemas:
         # every document with an id, or none with one
         docs = schemas["AddRequest"]["properties"]["documents"]
@@ -167,6 +182,18 @@ def _openapi(app, keyed, protect_reads, max_query_chars, mixed_ids, can_match, l
         docs["anyOf"] = [{"type": "array", "items": with_id}, {"type": "array", "items": without}]
     app.openapi_schema = schema
     return schema
+
+
+def _require_content(prop):
+    """The pattern CONTENT_PATTERN (a letter or a digit) on the strings of a property."""
+    if not isinstance(prop, dict):
+        return
+    if prop.get("type") == "string":
+        prop["pattern"] = CONTENT_PATTERN
+    for sub in ("items", "anyOf"):
+        value = prop.get(sub)
+        for part in (value if isinstance(value, list) else [value]):
+            _require_content(part)
 
 
 def _cap_strings(prop, limit):

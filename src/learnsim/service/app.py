@@ -127,18 +127,20 @@ try:
     from fastapi import Depends, FastAPI, Query, Request
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import HTMLResponse, Response
-    from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+    from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
     from starlette.exceptions import HTTPException
     from starlette.routing import Match
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("learnsim serve needs fastapi and uvicorn: pip install learnsim[serve]") from exc
 
 from .. import __version__
+from .._utils.inputs import has_content
 from ..index import Index, IndexFormatError
 from . import page
 from ._fast import FastSearch
 from ._guard import _BodyLimit, _authorized, allowed_host_names
-from ._http import _RETRY_AFTER_S, _damage_message, _error, _error_of, _fail, _json, _short, _validation_message
+from ._http import (_RETRY_AFTER_S, StrictJSONRoute, _damage_message, _error, _error_of, _fail, _json, _short,
+                    _validation_message, body_json)
 from ._limits import (BODY_FILTER, CHUNK_EXPLAIN, CHUNK_PAIRS, MAX_BATCH, MAX_DOCUMENTS, MAX_EXPLAIN_K,  # noqa: F401
                       MAX_EXPLAIN_WORDS, MAX_EXPLAINED, MAX_HITS, MAX_K, MAX_MATCH_K, MAX_N_TOP, MAX_PAIRS,
                       QUERY_FILTER, _check_filter, _groups, _parse_filter, search_budget)
@@ -168,21 +170,31 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _whole_number(value):
+    # JSON has one kind of number: 7.0 is the integer 7 (as the schema's "integer" says), 7.5 is not
+    if isinstance(value, float) and value.is_integer() and abs(value) <= 10 ** 18:
+        return int(value)
+    return value
+
+
 Filter = Optional[dict[str, Any]]
+# numbers and booleans are strict (issue 45): a JSON bool is not a number ("k": true), a string
+# is not a number ("k": "10"), a number is not a bool; a whole float (10.0) is the integer
+Whole = Annotated[StrictInt, BeforeValidator(_whole_number)]
 
 
 class SearchBatch(_Body):
     queries: list[StrictStr] = Field(min_length=1, max_length=MAX_BATCH)
-    k: int = Field(10, ge=1, le=MAX_K)
+    k: Whole = Field(10, ge=1, le=MAX_K)
     filter: Filter = None
     explain: StrictBool = False
-    n_top: int = Field(10, ge=1, le=MAX_N_TOP)
+    n_top: Whole = Field(10, ge=1, le=MAX_N_TOP)
 
 
 class MatchText(_Body):
     """A text matched against the index: its near-duplicates among its k closest documents."""
     text: StrictStr
-    k: int = Field(10, ge=1, le=MAX_MATCH_K)
+    k: Whole = Field(10, ge=1, le=MAX_MATCH_K)
     filter: Filter = None
 
 
@@ -194,7 +206,7 @@ class MatchPairs(_Body):
 class ExplainRequest(_Body):
     query: StrictStr
     document: StrictStr
-    n_top: int = Field(10, ge=1, le=MAX_N_TOP)
+    n_top: Whole = Field(10, ge=1, le=MAX_N_TOP)
 
 
 # the longest id a write takes
@@ -207,15 +219,8 @@ class FeedbackRequest(_Body):
                                   description='The "impression" of the search\'s answer')
     clicked: list[Annotated[StrictStr, Field(min_length=1, max_length=MAX_ID_CHARS)]] = Field(
         min_length=1, max_length=100, description="Ids of the results followed")
-    dwell: Optional[float] = Field(None, ge=0, le=1e7, description="Seconds spent on the result (optional)")
-    relevance: Optional[float] = Field(None, ge=0, le=1e3, description="An explicit grade (optional)")
-
-
-def _whole_number(value):
-    # JSON has one kind of number: 7.0 is the integer 7 (as the schema's "integer" says), 7.5 is not
-    if isinstance(value, float) and value.is_integer() and abs(value) <= 10 ** 18:
-        return int(value)
-    return value
+    dwell: Optional[StrictFloat] = Field(None, ge=0, le=1e7, description="Seconds spent on the result (optional)")
+    relevance: Optional[StrictFloat] = Field(None, ge=0, le=1e3, description="An explicit grade (optional)")
 
 
 class DocumentIn(_Body):
@@ -289,7 +294,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
                max_query_chars=10_000, max_pending=64, timeout_s=30, deadline_s=10, host="127.0.0.1",
                allowed_hosts=(), cors_origins=(), protect_reads=False, background=False, learn_from_clicks=False,
                feedback_max_days=90.0, feedback_max_rows=1_000_000, interleave=0.0, interleave_pool=100,
-               seed=None):
+               seed=None, feedback_max_bytes=None, feedback_client_share=None, allow_anonymous_learning=False):
     """A FastAPI application serving the index at ``index_path`` (see the module notes).
 
     Parameters
@@ -339,6 +344,14 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     feedback_max_days, feedback_max_rows : float, int
         The log's retention: records older than this many days, and past this many impressions
         the oldest, are dropped.
+    feedback_max_bytes, feedback_client_share : int, float, optional
+        The log's bound in bytes (default 256 MiB) and the share of it one client may hold
+        (default 0.1); past them impressions are dropped (counted in ``/v1/info``) and clicks
+        refused (507).
+    allow_anonymous_learning : bool, default=False
+        ``learn_from_clicks`` without ``api_key`` on an address other than a loopback one is
+        refused (ValueError) unless this is set: anyone who reaches the service would feed what
+        it learns, each address counted as one client.
     interleave : float in [0, 1], default=0
         With a candidate model staged in the index (:meth:`Index.stage`), the share of single
         searches answered by a team-draft interleaving of the served and the candidate ranking
@@ -406,6 +419,9 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         raise ValueError("a read-only service takes no feedback: learn_from_clicks needs writes")
     if interleave and not learn_from_clicks:
         raise ValueError("interleave needs learn_from_clicks (its outcome is read from the click log)")
+    if learn_from_clicks and api_key is None and not allow_anonymous_learning and not _loopback(host):
+        raise ValueError(f"learn_from_clicks on {host} without an api_key: anyone who reaches it would feed what it "
+                         "learns (allow_anonymous_learning=True to accept that, each address counted as one client)")
     index = Index.open(index_path)
     if background:
         write_index = Index.open(index_path)
@@ -433,9 +449,11 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     recorder = None
     if learn_from_clicks:
         from ..feedback._log import MAX_QUERY_CHARS as MAX_LOGGED_QUERY
-        from ._feedback import ClickRecorder
+        from ..feedback._log import FeedbackLogError, LogDamaged, LogFull
+        from ._feedback import IMPRESSION_WAIT_S, ClickRecorder
 
-        recorder = ClickRecorder(root, max_days=feedback_max_days, max_rows=feedback_max_rows, interleave=interleave,
+        recorder = ClickRecorder(root, max_days=feedback_max_days, max_rows=feedback_max_rows,
+                                 max_bytes=feedback_max_bytes, client_share=feedback_client_share, interleave=interleave,
                                  pool=interleave_pool, seed=seed, max_pending=int(max_pending),
                                  timeout_s=float(timeout_s))
 
@@ -458,6 +476,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     app = FastAPI(title="learnsim", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   dependencies=[Depends(_known_parameters)],
                   description="Search, match and explain over a learnsim index.\n\n" + _BOUNDS_TEXT)
+    # request bodies are read strictly: no key twice, at most MAX_JSON_DEPTH levels (_http.body_json)
+    app.router.route_class = StrictJSONRoute
     app.state.index, app.state.worker, app.state.writer, app.state.damage = index, worker, writer, None
     app.state.recorder = recorder
     app.state.warm_up = _start_in_background(app, index, worker, writer, root) if background else None
@@ -574,12 +594,16 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
 
     async def record(queries, results, scope, until, interleaved=None):
         """Log an impression for each query answered (before the answer is sent: a click that
-        names it must find it); their ids. ``interleaved``: (teams, model) of one search."""
-        authorized = key is None or _authorized(scope.get("headers", []), key)
+        names it must find it); their ids, None for one not logged. Never an error, never a
+        wait of more than IMPRESSION_WAIT_S (issue 45: a busy, locked, damaged or full log drops
+        the impression, counted by the recorder)."""
+        # the key's holder only with the key of a service that has one: X-Client-Id is ignored
+        # on a service without a key (anyone could give each click a new name)
+        authorized = key is not None and _authorized(scope.get("headers", []), key)
         client = recorder.client_of(scope, authorized)
         model = interleaved[1] if interleaved else served_model(index)
         teams = interleaved[0] if interleaved else None
-        left = max(0.001, until - time.monotonic())
+        stop = time.monotonic() + max(0.001, min(IMPRESSION_WAIT_S, until - time.monotonic()))
         out = [None] * len(queries)
         # nothing to learn from (and nothing the log takes): no hit, a blank query, one over the
         # log's bound (a service may take longer queries than the log keeps)
@@ -587,30 +611,32 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
                 if hits and q.strip() and len(q) <= MAX_LOGGED_QUERY]
         items = [(queries[n], [h["id"] for h in results[n]], model, client, teams) for n in kept]
         try:
-            try:
-                tokens = await recorder.impressions(items, timeout=left) if items else []
-            except ValueError:
-                # one is over the log's bounds (an id of an index built in Python): the others
-                # are still logged, one by one
-                tokens = []
-                for item in items:
-                    try:
-                        tokens.extend(await recorder.impressions([item], timeout=left))
-                    except ValueError as exc:
-                        log.warning("a search was answered without its impression: %s", exc)
-                        tokens.append(None)
-            for n, token in zip(kept, tokens):
-                out[n] = token
-        except Busy:
-            raise _fail(429, "the click log is busy; retry later", {"Retry-After": str(_RETRY_AFTER_S)}) from None
-        except TimedOut:
-            raise past_deadline() from None
+            tokens = await recorder.impressions(items, timeout=stop - time.monotonic()) if items else []
+        except ValueError:
+            # one is over the log's bounds (an id of an index built in Python): the others
+            # are still logged, one by one
+            tokens = []
+            for item in items:
+                try:
+                    tokens.extend(await recorder.impressions([item], timeout=max(0.001, stop - time.monotonic())))
+                except ValueError as exc:
+                    log.warning("a search was answered without its impression: %s", exc)
+                    tokens.append(None)
+        for n, token in zip(kept, tokens):
+            out[n] = token
         return out
 
     def check_query(*texts):
         for text in texts:
             if len(text) > max_query_chars:
                 raise _fail(413, f"a query is longer than {max_query_chars} characters ({len(text)})")
+
+    def check_content(field, text, purpose="to search for"):
+        # an empty query, or spaces and punctuation alone, has no term: it would rank the
+        # collection arbitrarily (and a document of that kind could never be found)
+        if not has_content(text):
+            raise _fail(422, f"{field} has no letter or digit: it is empty, or spaces and punctuation alone, "
+                             f"with nothing {purpose}")
 
     def check_budget(n_queries, k, explain, n_top):
         problem = search_budget(n_queries, k, explain, n_top)
@@ -624,8 +650,14 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     # ---------------------------------------------------------------- reads
     @app.get("/healthz")
     async def healthz():
-        if app.state.damage is not None:
-            return _json({"status": "degraded", "damage": app.state.damage})
+        # the click log's file is looked at here too (a stat and 100 bytes): damage done to it
+        # while no one writes is reported at once (issue 45)
+        log_damage = recorder.check_damage() if recorder is not None else None
+        if app.state.damage is not None or log_damage is not None:
+            out = {"status": "degraded", "damage": app.state.damage or log_damage}
+            if log_damage is not None:
+                out["feedback_log"] = log_damage
+            return _json(out)
         warm_up = app.state.warm_up
         if warm_up is not None and not warm_up.done():
             # (background) the rows and the plan are being checked; requests wait for it
@@ -656,8 +688,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         out.update(higher_is_better=names["similar"][1], search_score=names["search"][0])
         if recorder is not None:
             out["learn_from_clicks"] = {"interleave": recorder.interleave, "pool": recorder.pool,
-                                        "retention_days": recorder.log.max_days,
-                                        "retention_rows": recorder.log.max_rows}
+                                        **recorder.counts()}
         return _json(out)
 
     def scored(name, **body):
@@ -667,6 +698,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
 
     async def search_answer(q, k, filter, explain, n_top, scope=None):
         check_query(q)
+        check_content("q", q)
         check_budget(1, k, explain, n_top)
         conditions = _parse_filter(filter)
         until = deadline()
@@ -697,6 +729,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     @app.post("/v1/search")
     async def search_batch(body: SearchBatch, request: Request):
         check_query(*body.queries)
+        for n, q in enumerate(body.queries):
+            check_content(f"queries[{n}]", q)
         check_budget(len(body.queries), body.k, body.explain, body.n_top)
         conditions = _check_filter(body.filter, BODY_FILTER)
         until = deadline()
@@ -730,6 +764,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         until = deadline()
         texts = [body.text] if isinstance(body, MatchText) else [t for pair in body.pairs for t in pair]
         check_query(*texts)
+        if isinstance(body, MatchText):
+            check_content("text", body.text, "to match")
         conditions = _check_filter(body.filter, BODY_FILTER) if isinstance(body, MatchText) else None
 
         def rule(idx):
@@ -764,18 +800,25 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     async def record_clicks(impression, clicked, scope, dwell=None, relevance=None):
         if recorder is None:
             raise _fail(404, "this service records no feedback (learnsim serve --learn-from-clicks)")
-        authorized = key is None or _authorized(scope.get("headers", []), key)
+        authorized = key is not None and _authorized(scope.get("headers", []), key)
+        retry = {"Retry-After": str(_RETRY_AFTER_S)}
         try:
+            # at most CLICK_WAIT_S for the log's thread, the write's own wait for a lock bounded too
             return await recorder.clicks(impression, clicked, dwell=dwell, relevance=relevance,
-                                         client=recorder.client_of(scope, authorized), timeout=deadline_s)
+                                         client=recorder.client_of(scope, authorized))
         except KeyError as exc:
             raise _fail(404, exc.args[0] if exc.args else "no such impression") from None
         except ValueError as exc:
             raise _fail(422, str(exc)) from None
-        except Busy:
-            raise _fail(429, "the click log is busy; retry later", {"Retry-After": str(_RETRY_AFTER_S)}) from None
-        except TimedOut:
-            raise past_deadline() from None
+        except LogFull as exc:
+            raise _fail(507, f"{exc}; the click was not recorded") from None
+        except LogDamaged as exc:
+            # not acknowledged: what is answered 201 must be readable again after a restart
+            raise _fail(503, f"{exc}; the click was not recorded (move the log away and restart to start a new one)",
+                        name="feedback_log_damaged") from None
+        except (Busy, TimedOut, FeedbackLogError) as exc:
+            why = str(exc) if isinstance(exc, FeedbackLogError) else "the click log is busy"
+            raise _fail(503, f"{why}; the click was not recorded, retry later", retry) from None
 
     # a write: the key, read_only, the Origin and the Content-Type were checked by _BodyLimit
     @app.post("/v1/feedback", status_code=201)
@@ -799,6 +842,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     @app.post("/v1/docs", status_code=201)
     async def add(body: AddRequest):
         docs = body.documents
+        for n, d in enumerate(docs):
+            check_content(f"documents[{n}].text", d.text, "to find it by")
         ids = [d.id for d in docs]
         given = [i is not None for i in ids]
         if body.mode == "upsert":
@@ -841,6 +886,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         if len(doc_id) > MAX_ID_CHARS:
             # the bound of an id in POST /v1/docs (DocumentIn): the path must not be a way around it
             raise _fail(422, f"an id has at most {MAX_ID_CHARS} characters; got {len(doc_id)}")
+        check_content("text", body.text, "to find it by")
         counts, n = await run(lambda idx: (idx.upsert([body.text], [doc_id], [body.metadata]), len(idx)),
                               on=writer, until=deadline())
         return _json({"id": doc_id, **counts, "documents": n}, status=201 if counts["added"] else 200)
@@ -856,7 +902,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         body = await request.body()
         if body.strip():
             try:
-                value = json.loads(body)
+                value = body_json(body)
             except ValueError:
                 raise _fail(400, "the body is not valid JSON") from None
             if not isinstance(value, dict) or value:
@@ -885,6 +931,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         k = int(k_text)
         if q is not None and len(q) > max_query_chars:
             return html(page.render_error(f"the query is longer than {max_query_chars} characters", q[:200], k), 413)
+        if q is not None and not has_content(q):
+            return html(page.render_error("the query has no letter or digit to search for", q[:200], k), 422)
         fragment = params.get("fragment") == "1"
         view = dict(q=q, k=k, similar=params.get("similar"), duplicates=params.get("duplicates"))
         until = deadline()
@@ -935,7 +983,25 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     # added last, so outermost: the Host, UTF-8, key, Origin and body checks come before all else
     app.add_middleware(_BodyLimit, max_bytes=int(max_body_bytes), hosts=hosts, key=key, read_only=read_only,
                        protect_reads=protect_reads, origins=cors_origins)
+    # outermost of all (issue 45): the connection's own address, what a client is counted by,
+    # kept before the proxy headers are applied (learnsim serve runs uvicorn without its own)
+    from ._feedback import Peer
+
+    app.add_middleware(Peer)
     return app
+
+
+def _loopback(host):
+    """Whether ``host`` (``--host``) is this machine alone: a loopback address, or localhost."""
+    import ipaddress
+
+    host = str(host).strip("[]")
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _score_names(index):
@@ -1081,6 +1147,8 @@ def app_from_environment():
         raise RuntimeError(f"the API key's variable {key_env} is not set")
     extra = {name: options[name] for name in ("deadline_s", "host", "allowed_hosts", "cors_origins", "protect_reads",
                                               "background", "learn_from_clicks", "feedback_max_days",
-                                              "feedback_max_rows", "interleave", "interleave_pool")
+                                              "feedback_max_rows", "interleave", "interleave_pool",
+                                              "feedback_max_bytes", "feedback_client_share",
+                                              "allow_anonymous_learning")
              if name in options}
     return create_app(options["index"], read_only=bool(options.get("read_only")), api_key=api_key, **extra)

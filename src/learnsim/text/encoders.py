@@ -192,6 +192,56 @@ def _check_model_dir(model_path):
     return path.resolve()
 
 
+@contextlib.contextmanager
+def _load_reports(reports):
+    """The load reports transformers logs while a model loads (a table of the weights missing
+    from its files, or of another shape) appended to ``reports`` instead of printed."""
+    import logging
+
+    class Gather(logging.Filter):
+        def filter(self, record):
+            message = record.getMessage()
+            if "LOAD REPORT" in message:
+                reports.append(re.sub(r"\x1b\[[0-9;]*m", "", message))
+                return False
+            return True
+
+    logger = logging.getLogger("transformers.modeling_utils")
+    gather = Gather()
+    logger.addFilter(gather)
+    try:
+        yield reports
+    finally:
+        logger.removeFilter(gather)
+
+
+def _report_rows(reports, status):
+    """``(weight name, details)`` of the rows of transformers' load reports with ``status``:
+    "MISSING" (not in the files: drawn at random) or "MISMATCH" (of another shape)."""
+    rows = []
+    for report in reports:
+        for line in report.splitlines():
+            cells = [cell.strip() for cell in line.split("|")]
+            if len(cells) >= 2 and cells[1] == status:
+                rows.append((cells[0], " ".join(cells[2:]).strip()))
+    return rows
+
+
+def _unloadable(kind, path, exc, reports=()):
+    """The ValueError (one line) of a model folder whose files do not load: damaged or random
+    weights (safetensors' SafetensorError: "header too large", "incomplete metadata"), weights of
+    another shape (torch's RuntimeError, with the first of transformers' report), a broken config."""
+    reason = " ".join(str(exc).split()) or "no reason given"
+    mismatched = _report_rows(reports, "MISMATCH")
+    if mismatched:
+        name, details = mismatched[0]
+        reason = f"weights of another shape, e.g. {name!r}" + (f" ({details})" if details else "")
+    if len(reason) > 300:
+        reason = reason[:297] + "..."
+    return ValueError(f"could not load {kind} model from {str(path)!r} (are its weights damaged, or of another "
+                      f"model?): {type(exc).__name__}: {reason}")
+
+
 def _check_texts(texts, name="texts"):
     """``texts`` as a non-empty list of str, or a clear error naming the problem."""
     if texts is None:
@@ -831,11 +881,19 @@ class SentenceEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             _onnx.import_onnxruntime()          # a missing package fails before the model loads
         st = _import_sentence_transformers()
         with _hub_offline(), _loading_bars(self._show_progress()):
+            reports = []
             try:
-                model = st.SentenceTransformer(str(path), device=self.device, local_files_only=True)
-            except (OSError, ValueError, KeyError) as exc:
-                raise ValueError(f"could not load a sentence-transformers model from {str(path)!r}: "
-                                 f"{type(exc).__name__}: {exc}") from exc
+                with _load_reports(reports):
+                    model = st.SentenceTransformer(str(path), device=self.device, local_files_only=True)
+            except (ImportError, MemoryError):
+                raise      # a missing package (its message says what to install), or no memory
+            except Exception as exc:  # noqa: BLE001 - damaged files: safetensors' SafetensorError, torch's RuntimeError, ...
+                raise _unloadable("a sentence-transformers", path, exc, reports) from exc
+            missing = _report_rows(reports, "MISSING")
+            if missing:
+                raise ValueError(f"could not load a sentence-transformers model from {str(path)!r}: its weights "
+                                 f"files lack weights of the network (e.g. {missing[0][0]!r}), which would be random "
+                                 "numbers; are its weights damaged, or of another model?")
         if self.backend != "torch":
             # exported on first use, from the cache folder after that; the PyTorch network is dropped
             model = _onnx.onnx_model(model, path, self.backend)
@@ -1128,9 +1186,10 @@ class Model2VecEncoder(SentenceEncoder):
             try:
                 model = m2v.StaticModel.from_pretrained(str(path), normalize=bool(self.normalize),
                                                         force_download=False)
-            except (OSError, ValueError, KeyError) as exc:
-                raise ValueError(f"could not load a model2vec model from {str(path)!r}: "
-                                 f"{type(exc).__name__}: {exc}") from exc
+            except (ImportError, MemoryError):
+                raise
+            except Exception as exc:  # noqa: BLE001 - damaged files (a SafetensorError), as above
+                raise _unloadable("a model2vec", path, exc) from exc
         self.model_ = model
         self.model_path_ = str(path)
         self._set_probe()
@@ -1253,7 +1312,7 @@ def _is_model2vec_folder(path):
         if isinstance(config, dict) and config.get("model_type") == "model2vec":
             return True
         modules = json.loads((path / "modules.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return False
     return isinstance(modules, list) and any(isinstance(m, dict) and str(m.get("type", "")).endswith("StaticEmbedding")
                                              for m in modules)

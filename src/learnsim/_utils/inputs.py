@@ -1,0 +1,144 @@
+"""Checks of untrusted input shared by the readers, the command line and the service (issue 45).
+
+- **JSON nesting.** Every JSON text learnsim reads from a user (a JSON Lines record of
+  documents, a corpus, queries, pairs or judgements; a ``--filter`` object; a request body and a
+  filter of ``learnsim serve``) may nest arrays and objects at most :data:`MAX_JSON_DEPTH`
+  levels deep (the outermost array or object is level 1). The depth is found by a scan of the
+  brackets outside strings (no recursion, so 100,000 levels cost a scan, never a
+  ``RecursionError``), before the text is parsed; deeper is a :class:`JSONDepthError` (a
+  ``ValueError``) saying so. Stored metadata follows the same bound (a metadata object is level
+  1: :func:`learnsim.index._store.check_metadata`).
+- **Duplicate keys.** An object that names one key twice is a :class:`DuplicateKeyError` (a
+  ``ValueError``) naming the key: Python's ``json`` keeps the last one silently, other tools
+  the first, so such a record means what its writer did not say.
+- **Texts with nothing to search.** :func:`has_content`: a text holds at least one letter or
+  digit (any script: ``str.isalnum``). An empty query, or one of spaces and punctuation alone,
+  has no term to score and ranks the collection arbitrarily; a document of that kind can never
+  be found. The command line and the service refuse both (the OpenAPI schema states the rule
+  as the pattern :data:`CONTENT_PATTERN`).
+
+Only the standard library is imported here (numpy, lazily, for a long scan).
+"""
+from __future__ import annotations
+
+import json
+import re
+
+__all__ = ["MAX_JSON_DEPTH", "CONTENT_PATTERN", "DuplicateKeyError", "JSONDepthError", "check_json_depth",
+           "has_content", "loads", "unique_keys"]
+
+#: The deepest nesting of arrays and objects accepted in any JSON input (the outermost is 1).
+MAX_JSON_DEPTH = 64
+
+#: A text with something to search: a letter or a digit (Python's ``re``: ``[^\W_]``).
+CONTENT_PATTERN = r"[^\W_]"
+_CONTENT = re.compile(CONTENT_PATTERN)
+
+# a JSON string: quotes around anything but a quote or a backslash, or a backslash escape
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_OPEN, _CLOSE = b"[{", b"]}"
+# below this many bytes the scan is a plain loop (numpy's import and set-up cost more)
+_NUMPY_FROM = 4096
+
+
+class JSONDepthError(ValueError):
+    """A JSON text nests arrays and objects deeper than :data:`MAX_JSON_DEPTH`."""
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object names one key twice (``key``: the key)."""
+
+    def __init__(self, key):
+        self.key = key
+        shown = key if len(key) <= 80 else key[:80] + "..."
+        super().__init__(f"the key {shown!r} appears twice in one object")
+
+
+def unique_keys(pairs):
+    """An ``object_pairs_hook`` for :func:`json.loads`: the dict of ``pairs``, or a
+    :class:`DuplicateKeyError` naming a key given twice."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKeyError(key)
+            seen.add(key)
+    return out
+
+
+def _depth(raw):
+    """The deepest nesting of brackets in ``raw`` (bytes), strings left out; no recursion."""
+    if raw.count(b"[") + raw.count(b"{") <= MAX_JSON_DEPTH:
+        return 0     # too few brackets to be too deep (the common case: one scan in C)
+    if b'"' in raw:
+        raw = _STRING.sub(b"", raw)
+    if len(raw) < _NUMPY_FROM:
+        depth = deepest = 0
+        for byte in raw:
+            if byte in _OPEN:
+                depth += 1
+                if depth > deepest:
+                    deepest = depth
+            elif byte in _CLOSE:
+                depth -= 1
+        return deepest
+    import numpy as np
+
+    b = np.frombuffer(raw, dtype=np.uint8)
+    step = ((b == 0x5B) | (b == 0x7B)).astype(np.int32) - ((b == 0x5D) | (b == 0x7D)).astype(np.int32)
+    return int(np.cumsum(step).max(initial=0))
+
+
+def check_json_depth(text, limit=MAX_JSON_DEPTH):
+    """Raise :class:`JSONDepthError` when the JSON ``text`` (str or bytes) nests deeper than
+    ``limit`` levels (counted on the brackets outside strings, without parsing it).
+
+    Examples
+    --------
+    >>> from learnsim._utils.inputs import check_json_depth
+    >>> check_json_depth('{"a": [[1]]}')
+    >>> check_json_depth("[" * 65 + "]" * 65)
+    Traceback (most recent call last):
+    ...
+    learnsim._utils.inputs.JSONDepthError: the JSON nests deeper than 64 levels (arrays and objects inside one another; MAX_JSON_DEPTH)
+    """
+    raw = text if isinstance(text, (bytes, bytearray)) else str(text).encode("utf-8", "surrogatepass")
+    if _depth(bytes(raw)) > limit:
+        raise JSONDepthError(f"the JSON nests deeper than {limit} levels (arrays and objects inside one "
+                             "another; MAX_JSON_DEPTH)")
+
+
+def loads(text, *, limit=MAX_JSON_DEPTH):
+    """:func:`json.loads` of untrusted input: at most ``limit`` levels deep
+    (:class:`JSONDepthError`), no key twice in an object (:class:`DuplicateKeyError`); invalid
+    JSON is the :class:`json.JSONDecodeError` of :func:`json.loads`. All three are ValueErrors.
+
+    Examples
+    --------
+    >>> from learnsim._utils.inputs import loads
+    >>> loads('{"k": 1}')
+    {'k': 1}
+    >>> loads('{"k": 1, "k": 2}')
+    Traceback (most recent call last):
+    ...
+    learnsim._utils.inputs.DuplicateKeyError: the key 'k' appears twice in one object
+    """
+    check_json_depth(text, limit)
+    try:
+        return json.loads(text, object_pairs_hook=unique_keys)
+    except RecursionError:      # a deep stack already: the scan above bounds the parser's own depth
+        raise JSONDepthError(f"the JSON nests too deeply to be read (at most {limit} levels)") from None
+
+
+def has_content(text):
+    """Whether ``text`` holds a letter or a digit (in any script), i.e. something to search for
+    or to find: not empty, not spaces and punctuation alone.
+
+    Examples
+    --------
+    >>> from learnsim._utils.inputs import has_content
+    >>> has_content("how to learn python?"), has_content("東京"), has_content(" ?! ... "), has_content("")
+    (True, True, False, False)
+    """
+    return isinstance(text, str) and _CONTENT.search(text) is not None

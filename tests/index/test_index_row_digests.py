@@ -1,0 +1,110 @@
+"""Every row of ``docs.sqlite`` carries a digest of its id, text and metadata (issue 45, part 5):
+a text or metadata edited in the database with sqlite3 is damage that ``learnsim index verify``
+reports (exit 2, naming docs.sqlite and the document) and that a search or a read refuses to
+serve (IndexDamagedError naming docs.sqlite; the service's 503 ``index_damaged``), never a
+silently different answer. An index written before keeps working: verify says how many rows it
+cannot check (a note, exit 0), and the next write adds the column and digests what it writes.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from conftest import run_cli
+from index_edit import copy, pristine  # noqa: F401  (fixtures)
+
+from learnsim.index import Index, IndexDamagedError
+from learnsim.index._store import row_digest
+
+QUERY = "w001 w002 w003 w120 w240"
+
+
+def _edit(path, sql, *args):
+    conn = sqlite3.connect(path / "docs.sqlite")
+    with conn:
+        conn.execute(sql, args)
+    conn.close()
+
+
+def _text_of(path, doc_id):
+    conn = sqlite3.connect(path / "docs.sqlite")
+    try:
+        return conn.execute("SELECT text FROM docs WHERE id = ? AND deleted_seq IS NULL", (doc_id,)).fetchone()[0]
+    finally:
+        conn.close()
+
+
+def _verify_cli(path):
+    code, out, err = run_cli(["index", "verify", path])
+    assert "Traceback" not in err
+    return code, out, err
+
+
+def test_a_new_index_records_a_digest_of_every_row(pristine):
+    path = pristine["linklearn"]
+    conn = sqlite3.connect(f"file:{path / 'docs.sqlite'}?mode=ro", uri=True)
+    rows = conn.execute("SELECT id, text, meta, digest FROM docs").fetchall()
+    conn.close()
+    assert rows and all(d == row_digest(i, t, m) for i, t, m, d in rows)
+    report = Index.verify_at(path)
+    assert report["ok"] and report["unchecked_documents"] == 0 and report["notes"] == []
+
+
+@pytest.mark.parametrize("column, value", [("text", "a text edited behind learnsim's back"),
+                                           ("meta", json.dumps({"topic": 99})),
+                                           ("id", "d5-renamed")])
+def test_a_row_edited_with_sqlite_is_reported_by_verify(copy, column, value):
+    path = copy("linklearn")
+    _edit(path, f"UPDATE docs SET {column} = ? WHERE id = 'd5' AND deleted_seq IS NULL", value)
+    code, out, err = _verify_cli(path)
+    assert code == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(str(path / "docs.sqlite"))
+    assert "1 document(s) do not match the checksum" in lines[0] and "d5" in lines[0]
+    report = Index.verify_at(path)
+    assert not report["ok"] and [d["file"] for d in report["damaged"]] == [str(path / "docs.sqlite")]
+
+
+def test_an_edited_text_is_never_served(copy):
+    path = copy("linklearn")
+    text = _text_of(path, "d5")
+    _edit(path, "UPDATE docs SET text = ? WHERE id = 'd5' AND deleted_seq IS NULL", text + " w001 injected")
+    with Index.open(path) as index:
+        with pytest.raises(IndexDamagedError, match=r"docs\.sqlite is damaged: the document 'd5' .* changed outside"):
+            index.document("d5")
+        with pytest.raises(IndexDamagedError, match="docs.sqlite"):
+            index.search(text, k=3)         # d5's own text: d5 is a hit
+        assert index.document("d6")[0]       # the other rows are read as before
+    # the command line: one line, exit 2
+    code, out, err = run_cli(["search", "--index", path, "--query", text, "-k", "3"])
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "docs.sqlite is damaged" in err and "'d5'" in err
+
+
+def test_an_index_written_before_digests_says_so_and_gains_them_at_the_next_write(copy):
+    path = copy("linklearn")
+    _edit(path, "ALTER TABLE docs DROP COLUMN digest")       # as learnsim wrote it before issue 45
+    with Index.open(path) as index:
+        n = len(index)
+    code, out, err = _verify_cli(path)
+    assert code == 0 and err == ""
+    assert "intact" in out and f"its {n} document(s) were written before learnsim recorded a checksum" in out
+    report = Index.verify_at(path)
+    assert report["ok"] and report["unchecked_documents"] == n and len(report["notes"]) == 1
+    # still read and searched as before; a read-only open changes nothing
+    with Index.open(path) as index:
+        assert index.search(QUERY, k=3) and index.document("d5")[0]
+    conn = sqlite3.connect(path / "docs.sqlite")
+    assert "digest" not in [r[1] for r in conn.execute("PRAGMA table_info(docs)")]
+    conn.close()
+    # the next write adds the column and digests its rows; the older ones stay unchecked
+    with Index.open(path) as index:
+        index.add(["w001 w002 a new document"], ["new1"], [{"topic": 1}])
+        index.upsert(["w003 w004 replaced"], ["d7"], [None])
+    report = Index.verify_at(path)
+    assert report["ok"] and report["unchecked_documents"] == n   # (d7's old row is kept, marked deleted)
+    _edit(path, "UPDATE docs SET text = 'edited' WHERE id = 'new1'")
+    report = Index.verify_at(path)
+    assert not report["ok"] and "'new1'" in report["damaged"][0]["problem"]

@@ -1,0 +1,444 @@
+"""Issue 45: learning from use is safe by default, and its recording is bounded.
+
+- who a client is comes from what a caller cannot choose: a keyless service ignores
+  X-Client-Id (and X-Forwarded-For), each address one client; the spoofing flood of the issue
+  (100 searches and clicks under rotating ids against 10 honest users) neither promotes its
+  candidate nor passes its cap in the comparisons;
+- keyless learning on a network address is refused unless asked for;
+- the log is bounded in bytes, in all and per client; a locked log does not slow searches and
+  clicks get a quick 503; damage to the file is reported by /healthz and no click is
+  acknowledged into it.
+
+Everything runs in process (FastAPI's TestClient), against 127.0.0.1, bounded in time.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import time
+import warnings
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+from index_models import corpus, model  # noqa: E402
+
+from learnsim.cli import main  # noqa: E402
+from learnsim.feedback import FeedbackLog, click_comparisons, interleaving_verdict, promotion_evidence  # noqa: E402
+from learnsim.feedback._clicks import _client_cap  # noqa: E402
+from learnsim.feedback._compare import MIN_PROMOTION_CLIENTS, interleaved_outcomes  # noqa: E402
+from learnsim.feedback._log import DEFAULT_MAX_BYTES, LogBusy, LogDamaged, LogFull  # noqa: E402
+from learnsim.index import Index  # noqa: E402
+from learnsim.service import create_app  # noqa: E402
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
+KEY = "safety-test-key"
+BASE = "http://127.0.0.1"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    texts, _, ids, meta = corpus()
+    path = tmp_path_factory.mktemp("safety") / "idx"
+    Index.build(path, model("bm25"), texts[:40], ids[:40], meta[:40]).close()
+    return path
+
+
+@pytest.fixture
+def fresh(built, tmp_path):
+    shutil.copytree(built, tmp_path / "idx")
+    return tmp_path / "idx"
+
+
+@pytest.fixture(scope="module")
+def staged(tmp_path_factory):
+    texts, _, ids, meta = corpus()
+    path = tmp_path_factory.mktemp("safety-staged") / "idx"
+    with Index.build(path, model("bm25"), texts, ids, meta) as index:
+        assert index.stage(model("mcd"), source="test") == 2
+    return path
+
+
+def _app(path, **options):
+    options.setdefault("learn_from_clicks", True)
+    return create_app(path, **options)
+
+
+def _as(app, address):
+    """A client of ``app`` calling from ``address`` (the lifespan is run by another, with ``with``)."""
+    return TestClient(app, raise_server_exceptions=False, base_url=BASE, client=(address, 40000))
+
+
+def _clients_logged(path):
+    with FeedbackLog(path, readonly=True) as log:
+        return [imp["client"] for imp in log.impressions()]
+
+
+# --------------------------------------------------------------------------- who a client is
+def test_a_keyless_service_counts_each_address_once_whatever_the_headers_say(fresh):
+    texts = corpus()[0]
+    app = _app(fresh)
+    with TestClient(app, raise_server_exceptions=False, base_url=BASE):
+        local = _as(app, "127.0.0.1")
+        for i in range(6):      # a new name, and a new forwarded address, at every search
+            r = local.get("/v1/search", params={"q": texts[i]},
+                          headers={"X-Client-Id": f"spoof-{i}", "X-Forwarded-For": f"10.1.2.{i}"})
+            assert r.status_code == 200 and r.json()["impression"]
+        for address in ("10.0.0.1", "10.0.0.2", "2001:db8::1", "2001:db8::ffff", "2001:db8:0:1::1",
+                        "::ffff:10.0.0.1"):
+            assert _as(app, address).get("/v1/search", params={"q": texts[7]}).status_code == 200
+    clients = _clients_logged(fresh)
+    assert len(set(clients[:6])) == 1                      # one address, one client
+    others = clients[6:]
+    assert len(set(others)) == 4 and others[0] != clients[0]
+    assert others[2] == others[3]                          # one IPv6 /64: one client
+    assert others[5] == others[0]                          # an IPv4-mapped address is the IPv4 one
+    assert all(len(c) == 16 for c in clients)              # pseudonyms, not addresses
+
+
+def test_with_a_key_the_holder_or_the_users_it_names(fresh):
+    texts = corpus()[0]
+    app = _app(fresh, api_key=KEY)
+    with TestClient(app, raise_server_exceptions=False, base_url=BASE):
+        front_end = _as(app, "10.0.0.9")
+        for i in range(3):
+            front_end.get("/v1/search", params={"q": texts[i]}, headers={"X-Client-Id": f"user-{i}", "X-API-Key": KEY})
+        front_end.get("/v1/search", params={"q": texts[3]}, headers={"X-API-Key": KEY})
+        _as(app, "10.0.0.8").get("/v1/search", params={"q": texts[4]}, headers={"X-API-Key": KEY})
+        _as(app, "10.0.0.8").get("/v1/search", params={"q": texts[5]}, headers={"X-Client-Id": "user-0"})
+    clients = _clients_logged(fresh)
+    assert len(set(clients[:3])) == 3                     # the key's holder vouches for its users
+    assert clients[3] == clients[4] and clients[3] not in clients[:3]    # the holder itself
+    assert clients[5] not in clients[:5]                  # no key: the address, not "user-0"
+
+
+def test_the_proxy_headers_still_apply_to_the_scheme(fresh):
+    """The service keeps the connection's address for counting clients, and applies uvicorn's
+    proxy headers itself (learnsim serve runs uvicorn without them): a proxy on this machine
+    still says the scheme was https, which the Origin check of writes reads."""
+    texts = corpus()[0]
+    app = _app(fresh)
+    with TestClient(app, raise_server_exceptions=False, base_url=BASE):
+        proxy = _as(app, "127.0.0.1")
+        r = proxy.get("/v1/search", params={"q": texts[0], "k": 2})
+        body = {"impression": r.json()["impression"], "clicked": [r.json()["hits"][0]["id"]]}
+        assert proxy.post("/v1/feedback", json=body, headers={"Origin": "https://127.0.0.1"}).status_code == 403
+        r = proxy.post("/v1/feedback", json=body, headers={"Origin": "https://127.0.0.1", "X-Forwarded-Proto": "https"})
+        assert r.status_code == 201
+
+
+def test_the_spoofing_flood_of_the_issue_neither_promotes_nor_passes_its_cap(staged, tmp_path, capsys):
+    """The attack of issue 45, replayed: 100 searches and clicks from one caller under rotating
+    X-Client-Id, all clicking the candidate's results, against 10 honest users (3 searches each)
+    who click the served ranking's. Counted by name, that had promoted the candidate ("mean over
+    110 clients, +0.858"); counted by address the flood is one client of 11 and one vote."""
+    path = tmp_path / "idx"
+    shutil.copytree(staged, path)
+    texts = corpus()[0]
+    app = _app(path, interleave=1.0, seed=0)
+
+    def search_and_click(c, q, prefer, headers=None):
+        r = c.get("/v1/search", params={"q": q, "k": 6}, headers=headers or {})
+        assert r.status_code == 200, r.text
+        answer = r.json()
+        with FeedbackLog(path, readonly=True) as log:
+            (imp,) = [x for x in log.impressions() if x["id"] == answer["impression"]]
+        picks = [h["id"] for h, team in zip(answer["hits"], imp["teams"]) if team == prefer]
+        if picks:
+            assert c.post("/v1/feedback", json={"impression": answer["impression"], "clicked": picks[:1]},
+                          headers=headers or {}).status_code == 201
+
+    with TestClient(app, raise_server_exceptions=False, base_url=BASE):
+        for user in range(10):
+            honest = _as(app, f"10.0.0.{user + 1}")
+            for i in range(3):
+                search_and_click(honest, texts[(3 * user + i) % 60], "s")
+        attacker = _as(app, "10.6.6.6")
+        for i in range(100):       # queries of its own: its comparisons can be told apart below
+            search_and_click(attacker, texts[60 + i % 60], "c", {"X-Client-Id": f"sybil-{i}"})
+
+    with Index.open(path) as index:
+        evidence = promotion_evidence(index, index.version_pipeline(2))
+    inter = evidence["interleaving"]
+    assert evidence["better"] is False and inter["clients"] == 11 and inter["delta"] < 0
+    with FeedbackLog(path, readonly=True) as log:
+        impressions = list(log.impressions(with_clicks_only=True))
+        flood = log.pseudonym("addr:10.6.6.6")
+    assert sum(imp["client"] == flood for imp in impressions) >= 90
+    # the same searches counted one by one (what rotating names had bought): the flood would win
+    outcomes, _ = interleaved_outcomes(impressions, 1, 2)
+    assert interleaving_verdict(outcomes)["better"] is True
+    assert main(["index", "promote", str(path), "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["promoted"] is False
+    with Index.open(path) as index:
+        assert index.model_version == 1
+
+    # the flood is one client in the comparisons a refit learns from too, held to its cap
+    flood_queries = set(texts[60:])
+
+    def flooded(rows):
+        return sum(q in flood_queries for q, _, _ in rows)
+
+    raw = click_comparisons(impressions, max_client_share=1.0, position_bias="joachims")
+    capped = click_comparisons(impressions, position_bias="joachims")
+    counts = {}
+    for imp in impressions:
+        counts.setdefault(imp["client"], []).append(imp)
+    counts = {c: len(click_comparisons(imps, max_client_share=1.0, position_bias="joachims"))
+              for c, imps in counts.items()}
+    cap = _client_cap(counts, 0.1)
+    assert flooded(raw) == counts[flood] >= 0.6 * len(raw)       # uncapped, most of the comparisons
+    assert flooded(capped) == cap < counts[flood]                  # capped: the typical client's volume
+    assert len(capped) - flooded(capped) == len(raw) - flooded(raw)   # the users' all kept
+    assert flooded(capped) <= 0.25 * len(capped)
+
+
+def test_a_promotion_needs_five_clients(staged, tmp_path):
+    """However clear the interleaved searches of four clients, they do not promote (one client,
+    one vote, none weighing more than a fifth); a fifth client does."""
+    path = tmp_path / "idx"
+    shutil.copytree(staged, path)
+    texts = corpus()[0]
+    app = _app(path, interleave=1.0, seed=0)
+    with TestClient(app, raise_server_exceptions=False, base_url=BASE), FeedbackLog(path, readonly=True) as log:
+        def session(address, n):
+            c = _as(app, address)
+            for i in range(n):
+                answer = c.get("/v1/search", params={"q": texts[(3 * i + len(address)) % len(texts)], "k": 6}).json()
+                (imp,) = [x for x in log.impressions() if x["id"] == answer["impression"]]
+                picks = [h["id"] for h, team in zip(answer["hits"], imp["teams"]) if team == "c"]
+                if picks:
+                    c.post("/v1/feedback", json={"impression": answer["impression"], "clicked": picks[:1]})
+
+        for user in range(4):
+            session(f"10.0.1.{user + 1}", 8)
+        with Index.open(path) as index:
+            four = promotion_evidence(index, index.version_pipeline(2))
+            assert promotion_evidence(index, index.version_pipeline(2), min_clients=4)["better"] is True
+        session("10.0.1.9", 8)
+        with Index.open(path) as index:
+            five = promotion_evidence(index, index.version_pipeline(2))
+    assert MIN_PROMOTION_CLIENTS == 5
+    assert four["better"] is False and "fewer than the 5" in four["reason"] and four["interleaving"]["delta"] > 0.5
+    assert five["better"] is True and five["interleaving"]["deciding_clients"] == 5
+
+
+# --------------------------------------------------------------------------- keyless on a network
+def test_keyless_learning_on_a_network_address_is_refused(fresh, capsys):
+    for argv in (["--host", "0.0.0.0"], ["--host", "10.1.2.3"], ["--host", "::"], ["--host", "example.org"]):
+        assert main(["serve", str(fresh), "--learn-from-clicks", *argv]) == 2, argv
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "--allow-anonymous-learning" in err[0] and "--api-key-env" in err[0], err
+    assert main(["serve", str(fresh), "--allow-anonymous-learning"]) == 2
+    assert "need --learn-from-clicks" in capsys.readouterr().err
+    for bad in ("12", "1X", "-5M"):
+        assert main(["serve", str(fresh), "--learn-from-clicks", f"--feedback-max-bytes={bad}"]) == 2
+        assert "number of bytes" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="allow_anonymous_learning"):
+        create_app(fresh, learn_from_clicks=True, host="0.0.0.0")
+    # asked for, or with a key, or on this machine alone: served
+    for options in ({"host": "0.0.0.0", "allow_anonymous_learning": True}, {"host": "0.0.0.0", "api_key": KEY},
+                    {"host": "127.0.0.1"}, {"host": "::1"}, {"host": "localhost"}):
+        with TestClient(create_app(fresh, learn_from_clicks=True, allowed_hosts=["127.0.0.1"], **options),
+                        base_url=BASE) as c:
+            assert c.get("/healthz").status_code == 200, options
+
+
+# --------------------------------------------------------------------------- bounded recording
+def test_a_flood_of_impressions_stops_at_the_bounds_counted(fresh):
+    texts = corpus()[0]
+    app = _app(fresh, feedback_max_bytes=20_000, feedback_client_share=0.4)
+    with TestClient(app, raise_server_exceptions=False, base_url=BASE) as c:
+        flood = _as(app, "10.6.6.6")
+        # the same search again and again: impressions of one size
+        answers = [flood.get("/v1/search", params={"q": texts[0], "k": 20}) for i in range(60)]
+        assert all(r.status_code == 200 and r.json()["hits"] for r in answers)     # searches answered all along
+        named = [r.json()["impression"] for r in answers]
+        assert named[0] and named[-1] is None                                       # recorded, then not
+        first_drop = named.index(None)
+        assert all(x is None for x in named[first_drop:])
+        info = c.get("/v1/info").json()["learn_from_clicks"]
+        assert info["max_bytes"] == 20_000 and info["client_share"] == 0.4
+        assert info["dropped"] == {"client_bytes": 60 - first_drop} and info["dropped_impressions"] == 60 - first_drop
+        # other clients have room still, until the whole log is full
+        more = []
+        for address in ("10.0.0.1", "10.0.0.2"):
+            other = _as(app, address)
+            more += [other.get("/v1/search", params={"q": texts[1], "k": 20}).json()["impression"] for i in range(60)]
+        assert more[0] and more[60] and more[-1] is None
+        info = c.get("/v1/info").json()["learn_from_clicks"]
+        assert info["dropped"]["total_bytes"] >= 1
+        # a click past the bound is refused, not acknowledged
+        r = flood.post("/v1/feedback", json={"impression": named[0], "clicked": [answers[0].json()["hits"][0]["id"]]})
+        assert r.status_code == 507 and "not recorded" in r.json()["error"]
+    with FeedbackLog(fresh, readonly=True) as log:
+        stats = log.stats()
+        rows = log.conn.execute("SELECT * FROM impressions LIMIT 1")
+        columns = {d[0] for d in rows.description}
+    assert stats["bytes"] <= 20_000 and stats["impressions"] == first_drop + sum(x is not None for x in more)
+    # only what learning needs: the query, the ids shown in order, the model, the pseudonym, the teams
+    assert columns == {"id", "time", "query", "shown", "model", "client", "teams", "bytes"}
+    shown_texts = [h["text"] for h in answers[0].json()["hits"] if h["text"] not in texts[:2]]   # not a query
+    raw = b"".join(f.read_bytes() for f in fresh.glob("feedback.sqlite*"))
+    assert len(shown_texts) >= 10 and not any(t.encode() in raw for t in shown_texts) and b"10.6.6.6" not in raw
+
+
+def test_the_log_counts_its_bytes_whoever_writes_it(tmp_path):
+    """The counts are the database's (triggers): right after a purge by another handle, after
+    retention, and for a log made before the counts (migrated once)."""
+    with FeedbackLog(tmp_path, max_rows=30) as log:
+        for i in range(150):
+            log.record_impression(f"query {i}", ["a", "b"], client=f"c{i % 3}")
+        total = log.conn.execute("SELECT SUM(bytes) FROM impressions").fetchone()[0]
+        assert log.stats()["bytes"] == total and log.stats()["impressions"] <= 130
+        per = dict(log.conn.execute("SELECT client, bytes FROM usage WHERE client != '*'").fetchall())
+        assert per == dict(log.conn.execute("SELECT client, SUM(bytes) FROM impressions GROUP BY client").fetchall())
+        with FeedbackLog(tmp_path) as other:
+            other.purge(everything=True)
+        assert log.stats()["bytes"] == 0
+        assert log.conn.execute("SELECT COUNT(*) FROM usage WHERE client != '*'").fetchone()[0] == 0
+    old = tmp_path / "old.sqlite"
+    conn = sqlite3.connect(old)
+    conn.executescript("""
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO meta VALUES ('salt', '00ff');
+        CREATE TABLE impressions (id TEXT PRIMARY KEY, time REAL NOT NULL, query TEXT NOT NULL, shown TEXT NOT NULL,
+                                  model TEXT, client TEXT);
+        CREATE TABLE clicks (seq INTEGER PRIMARY KEY AUTOINCREMENT, impression TEXT NOT NULL, doc_id TEXT NOT NULL,
+                             position INTEGER NOT NULL, time REAL NOT NULL, dwell REAL, relevance REAL, client TEXT);
+        INSERT INTO impressions VALUES ('i1', 1e9, 'abc', '["a","b"]', 'v1', 'x');
+        INSERT INTO clicks(impression, doc_id, position, time) VALUES ('i1', 'a', 1, 1e9);
+    """)
+    conn.close()
+    with FeedbackLog(old) as log:
+        expected = 3 + len('["a","b"]') + 100 + (1 + 48)
+        assert log.stats()["bytes"] == expected
+        assert log.conn.execute("SELECT bytes FROM usage WHERE client = 'x'").fetchone()[0] == expected
+
+
+def test_a_locked_log_does_not_slow_searches_and_clicks_get_a_quick_503(fresh, caplog):
+    texts = corpus()[0]
+    app = _app(fresh)
+    with TestClient(app, raise_server_exceptions=False, base_url=BASE) as c:
+        r = c.get("/v1/search", params={"q": texts[0], "k": 3})
+        before = {"impression": r.json()["impression"], "clicked": [r.json()["hits"][0]["id"]]}
+        other = sqlite3.connect(fresh / "feedback.sqlite", isolation_level=None, timeout=5)
+        other.execute("BEGIN EXCLUSIVE")           # a purge, a backup, a sqlite3 shell
+        try:
+            slowest = 0.0
+            for i in range(15):
+                start = time.monotonic()
+                r = c.get("/v1/search", params={"q": texts[i + 1], "k": 5})
+                slowest = max(slowest, time.monotonic() - start)
+                assert r.status_code == 200 and r.json()["hits"] and r.json()["impression"] is None
+            start = time.monotonic()
+            page = c.get("/", params={"q": texts[2]})
+            assert page.status_code == 200 and time.monotonic() - start < 1.0     # it explains its hits too
+            batch = c.post("/v1/search", json={"queries": [texts[3], texts[4]], "k": 2})
+            assert batch.status_code == 200 and batch.json()["impressions"] == [None, None]
+            assert slowest < 0.5, slowest
+            start = time.monotonic()
+            r = c.post("/v1/feedback", json=before)
+            took = time.monotonic() - start
+            assert r.status_code == 503 and r.headers["Retry-After"] and took < 1.5, (r.status_code, took)
+            assert "not recorded" in r.json()["error"]
+            info = c.get("/v1/info").json()["learn_from_clicks"]
+            assert info["dropped_impressions"] >= 18 and info["dropped"].get("busy", 0) >= 1
+            # said in the server's log, at most once a minute
+            lines = [r for r in caplog.records if "dropped" in r.getMessage() and r.name == "learnsim.service"]
+            assert len(lines) == 1
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        # the lock gone, all is as before
+        r = c.get("/v1/search", params={"q": texts[5], "k": 3})
+        assert r.json()["impression"]
+        assert c.post("/v1/feedback", json=before).status_code == 201
+        assert c.get("/healthz").json() == {"status": "ok"}
+
+
+def test_a_log_damaged_while_serving_is_reported_and_takes_no_click(fresh):
+    texts = corpus()[0]
+    app = _app(fresh)
+    with TestClient(app, raise_server_exceptions=False, base_url=BASE) as c:
+        r = c.get("/v1/search", params={"q": texts[0], "k": 3})
+        body = {"impression": r.json()["impression"], "clicked": [r.json()["hits"][0]["id"]]}
+        assert c.post("/v1/feedback", json=body).status_code == 201
+        with open(fresh / "feedback.sqlite", "r+b") as f:
+            f.write(b"\0" * 100)
+        health = c.get("/healthz")
+        assert health.status_code == 200 and health.json()["status"] == "degraded"
+        assert "feedback.sqlite is damaged" in health.json()["feedback_log"] and str(fresh) not in health.text
+        r = c.post("/v1/feedback", json=body)
+        assert r.status_code == 503 and r.json()["code"] == "feedback_log_damaged"
+        r = c.get("/v1/search", params={"q": texts[1], "k": 3})      # searches go on, unrecorded
+        assert r.status_code == 200 and r.json()["hits"] and r.json()["impression"] is None
+        info = c.get("/v1/info").json()["learn_from_clicks"]
+        assert "damaged" in info["damage"] and info["dropped"]["damaged"] >= 1
+    # nothing refused was written: the log, once readable again (a checkpoint at the close may
+    # have written its first page back from the WAL), holds the one click acknowledged
+    try:
+        log = FeedbackLog(fresh, readonly=True)
+    except ValueError as exc:
+        assert "not a learnsim feedback log" in str(exc)
+    else:
+        with log:
+            assert log.stats()["clicks"] == 1
+
+
+def test_damage_is_found_when_the_log_opens_and_on_every_write(tmp_path):
+    """A page damaged inside the file: PRAGMA quick_check (the service runs it when it starts);
+    a file removed or replaced under an open log: the next write."""
+    with FeedbackLog(tmp_path) as log:
+        for i in range(300):
+            log.record_impression(f"a query {i} " + "x" * 200, [f"d{j}" for j in range(20)], client=str(i))
+        log.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    file = tmp_path / "feedback.sqlite"
+    data = bytearray(file.read_bytes())
+    page = int.from_bytes(data[16:18], "big")
+    data[3 * page:3 * page + 200] = b"\xa5" * 200          # a b-tree page's header and cells
+    file.write_bytes(bytes(data))
+    with FeedbackLog(tmp_path) as log:
+        with pytest.raises(LogDamaged):
+            log.check()
+        assert log.damage and "feedback.sqlite is damaged" in log.damage
+        with pytest.raises(LogDamaged):
+            log.record_impression("q", ["a"])
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    with FeedbackLog(fresh) as log:
+        log.check()
+        shown = log.record_impression("q", ["a", "b"])
+        (fresh / "feedback.sqlite").rename(fresh / "moved.sqlite")
+        with pytest.raises(LogDamaged, match="removed"):
+            log.record_clicks(shown, ["a"])
+
+
+def test_the_log_tells_a_lock_and_its_bounds_apart(tmp_path):
+    log = FeedbackLog(tmp_path, busy_timeout=0.05, max_bytes=4096, client_share=0.5)
+    try:
+        assert log.max_bytes == 4096 and FeedbackLog.__init__.__kwdefaults__["max_bytes"] == DEFAULT_MAX_BYTES
+        shown = log.record_impression("q", ["a", "b"], client="me")
+        ids = log.record_impressions([("query", ["a"] * 1 + [f"b{i}" for i in range(50)], None, "me", None)] * 8)
+        assert ids.count(None) >= 1 and log.dropped["client_bytes"] == ids.count(None)
+        other = sqlite3.connect(log.path, isolation_level=None)
+        other.execute("BEGIN EXCLUSIVE")
+        start = time.monotonic()
+        with pytest.raises(LogBusy):
+            log.record_clicks(shown, ["a"])
+        assert time.monotonic() - start < 0.5
+        other.execute("ROLLBACK")
+        other.close()
+        with pytest.raises(LogFull) as full:
+            log.record_clicks(shown, ["a"] * 20)
+        assert full.value.bound == "client"
+        assert log.record_clicks(shown, ["b"]) == 1 and log.damage is None
+    finally:
+        log.close()
