@@ -31,6 +31,7 @@ def test_a_japanese_sentence_is_many_terms_and_shares_them():
     ("iPhone 15の価格", ["iphone", "15", "の価", "価格"]),                # mixed text
     ("ＩＰｈｏｎｅ　１５の価格", ["iphone", "15", "の価", "価格"]),       # full width folded
     ("ｶﾀｶﾅ", ["カタ", "タカ", "カナ"]),                                  # half-width kana
+    ("ｶﾞｯｺｳ", ["ガッ", "ッコ", "コウ"]),                                 # ... with voiced marks composed
     ("서울은 수도", ["서울", "울은", "수도"]),                            # Hangul
     ("ภาษาไทย", ["ภา", "าษ", "ษา", "าไ", "ไท", "ทย"]),                  # Thai
     ("a 猫 b", ["猫"]),                                                 # a lone character stays

@@ -12,6 +12,8 @@ for the files under a *data directory* laid out like the project's ``../shared/d
     <data_dir>/wikispeedia/wikispeedia-articles-links.tar.gz
     <data_dir>/ir/cisi/{CISI.ALL,CISI.QRY,CISI.REL}
     <data_dir>/ir/cran/{cran.all.1400,cran.qry,cranqrel}
+    <data_dir>/ja/livedoor-news/livedoor-news-text.tar.gz
+    <data_dir>/ja/jsts/{train,valid,test}-v1.3.json
 
 See :func:`find_data_dir` for how that directory is chosen. The general readers take the
 user's own files by path, or the same data already in memory (lists, a pandas DataFrame):
@@ -32,9 +34,10 @@ Every reader treats bytes that are not UTF-8 the same way (``encoding_errors``, 
 
 The package is split by family: ``_base`` (data directory), ``_decode`` (bad bytes),
 ``documents``, ``newsgroups``, ``flickr``, ``pairs`` (the general reader), ``quora``, ``sts``,
-``ir`` (:class:`RetrievalCollection`), ``smart``, ``trec``, ``wikispeedia``, ``webkb``
-(the loader; paper 004's triplets and features on it are in :mod:`learnsim.webkb`), ``uci``,
-``synthetic``. Import from :mod:`learnsim.datasets` itself; the modules are not an API.
+``japanese`` (livedoor news, JSTS), ``ir`` (:class:`RetrievalCollection`), ``smart``, ``trec``,
+``wikispeedia``, ``webkb`` (the loader; paper 004's triplets and features on it are in
+:mod:`learnsim.webkb`), ``uci``, ``synthetic``. Import from :mod:`learnsim.datasets` itself;
+the modules are not an API.
 """
 from __future__ import annotations
 
@@ -44,6 +47,7 @@ from ._decode import (ENCODING_ERRORS, DocumentFormatError, UndecodableBytesWarn
 from .documents import NO_CLUSTER, Documents, read_documents, read_labelled_documents
 from .flickr import load_flickr8k_captions
 from .ir import RetrievalCollection
+from .japanese import load_jsts, load_livedoor
 from .newsgroups import load_20newsgroups
 from .pairs import PAIR_ROLES, pair_columns, parse_columns, read_pairs
 from .quora import load_quora_pairs
@@ -76,6 +80,8 @@ __all__ = [
     "find_data_dir",
     "load_20newsgroups",
     "load_flickr8k_captions",
+    "load_jsts",
+    "load_livedoor",
     "load_quora_pairs",
     "load_smart_collection",
     "load_sts_benchmark",

@@ -13,7 +13,8 @@ from .records import Results
 
 #: name -> module implementing ``run_experiments(quick, data_dir, out_dir) -> (Results, markdown)``
 EXPERIMENTS = {"mochihashi": "learnsim.reproduce.mochihashi", "film": "learnsim.reproduce.film",
-               "linklearn": "learnsim.reproduce.linklearn", "relative": "learnsim.reproduce.relative"}
+               "linklearn": "learnsim.reproduce.linklearn", "relative": "learnsim.reproduce.relative",
+               "japanese": "learnsim.reproduce.japanese"}
 
 
 def run(name, *, quick=False, out_dir=None, json_path=None, data_dir=None, **options):
@@ -31,7 +32,7 @@ def run(name, *, quick=False, out_dir=None, json_path=None, data_dir=None, **opt
     >>> import tempfile
     >>> from learnsim.reproduce import EXPERIMENTS, run
     >>> sorted(EXPERIMENTS)
-    ['film', 'linklearn', 'mochihashi', 'relative']
+    ['film', 'japanese', 'linklearn', 'mochihashi', 'relative']
     >>> results = run("mochihashi", quick=True, out_dir=tempfile.mkdtemp())   # doctest: +SKIP
     """
     if name not in EXPERIMENTS:

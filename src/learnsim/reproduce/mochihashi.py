@@ -36,6 +36,7 @@ References
 """
 from __future__ import annotations
 
+import functools
 import re
 import time
 import warnings
@@ -78,10 +79,10 @@ def _level_name(level):
     return f"{level * 100:g}%"
 
 
-def _retrieval(D2_or_scores, labels, *, similarity=False):
+def _retrieval(D2_or_scores, labels, *, similarity=False, measures=RETRIEVAL_MEASURES):
     scores = D2_or_scores if similarity else -D2_or_scores
-    rep = cluster_retrieval_report(scores, labels, measures=RETRIEVAL_MEASURES)
-    return {m: rep[m] for m in RETRIEVAL_MEASURES}
+    rep = cluster_retrieval_report(scores, labels, measures=measures)
+    return {m: rep[m] for m in measures}
 
 
 def _sq_dists(E):
@@ -124,11 +125,16 @@ def _lsi_coordinates(X, k_max, seed):
 
 
 def _retrieval_fold(acc, dims, docs, labels, n_train, levels, seed, *, resample, ngram_range=(1, 1),
-                    pr_store=None):
-    """One fold: documents [0, n_train) are training clusters, the rest the test collection."""
+                    pr_store=None, measures=RETRIEVAL_MEASURES, text_params=None):
+    """One fold: documents [0, n_train) are training clusters, the rest the test collection.
+
+    ``measures``: the retrieval measures recorded; ``text_params``: further keywords of every
+    TextVectorizer of the fold (the analysis of a language, e.g. ``analyzer=``)."""
     test_labels = labels[n_train:]
     train_labels = labels[:n_train]
-    tfidf = TextVectorizer("tfidf", ngram_range=ngram_range).fit(docs)
+    text_params = dict(text_params or {}, ngram_range=ngram_range)
+    measured = functools.partial(_retrieval, measures=measures)
+    tfidf = TextVectorizer("tfidf", **text_params).fit(docs)
     X = sp.csr_matrix(tfidf.transform(docs), dtype=np.float64)
     X_l2 = normalize(X)
     V = X.shape[1]
@@ -136,25 +142,27 @@ def _retrieval_fold(acc, dims, docs, labels, n_train, levels, seed, *, resample,
     # full-vocabulary baselines
     Xt = X_l2[n_train:]
     S_cos = (Xt @ Xt.T).toarray()
-    acc.add("full", "cosine", _retrieval(S_cos, test_labels, similarity=True))
-    bm25 = TextVectorizer("bm25", ngram_range=ngram_range).fit(docs)
+    acc.add("full", "cosine", measured(S_cos, test_labels, similarity=True))
+    bm25 = TextVectorizer("bm25", **text_params).fit(docs)
     S_bm25 = (bm25.transform(docs[n_train:], role="query") @ bm25.transform(docs[n_train:]).T).toarray()
-    acc.add("full", "bm25", _retrieval(np.asarray(S_bm25), test_labels, similarity=True))
+    acc.add("full", "bm25", measured(np.asarray(S_bm25), test_labels, similarity=True))
     y_all = np.concatenate([train_labels, np.full(len(test_labels), -1)])
     t = time.perf_counter()
     full = MinimumClusterDistortion(random_state=seed, baseline_holdout=_NO_CHECK).fit(X_l2, y_all)
     fit_s = time.perf_counter() - t
     D2_full = full.pairwise_distances(Xt, squared=True)
-    acc.add("full", "mcd", {**_retrieval(D2_full, test_labels), "fit_seconds": fit_s})
+    acc.add("full", "mcd", {**measured(D2_full, test_labels), "fit_seconds": fit_s})
     if pr_store is not None:
         pr_store["full", "cosine"].append(_pr_curve(S_cos, test_labels))
         pr_store["full", "bm25"].append(_pr_curve(S_bm25, test_labels))
         pr_store["full", "mcd"].append(_pr_curve(-D2_full, test_labels))
 
+    if not levels:      # the full vocabulary only
+        return
     # the paper's training vectors: token counts resampled to the median length (sec. 5.2.1)
     X_train_paper = X[:n_train]
     if resample:
-        counts = sp.csr_matrix(TextVectorizer("tf", ngram_range=ngram_range)
+        counts = sp.csr_matrix(TextVectorizer("tf", **text_params)
                                .fit(docs).transform(docs[:n_train]), dtype=np.float64)
         lengths = np.asarray(counts.sum(axis=1)).ravel()
         target = int(np.median(lengths[lengths > 0]))
@@ -171,20 +179,20 @@ def _retrieval_fold(acc, dims, docs, labels, n_train, levels, seed, *, resample,
         dims[setting].append(k)
         E = Z_raw[n_train:, :k]
         D2_e = _sq_dists(E)
-        acc.add(setting, "euclid", _retrieval(D2_e, test_labels))
+        acc.add(setting, "euclid", measured(D2_e, test_labels))
         t = time.perf_counter()
         paper = MinimumClusterDistortion(**PAPER_PARAMS).fit(Z_train_paper[:, :k], train_labels)
         fit_paper = time.perf_counter() - t
         D2_p = paper.pairwise_distances(E, squared=True)
-        acc.add(setting, "mcd-paper", {**_retrieval(D2_p, test_labels), "fit_seconds": fit_paper})
+        acc.add(setting, "mcd-paper", {**measured(D2_p, test_labels), "fit_seconds": fit_paper})
         E2 = Z_l2[:, :k]
         D2_e2 = _sq_dists(E2[n_train:])
-        acc.add(setting, "euclid-l2", _retrieval(D2_e2, test_labels))
+        acc.add(setting, "euclid-l2", measured(D2_e2, test_labels))
         t = time.perf_counter()
         ours = MinimumClusterDistortion(random_state=seed, baseline_holdout=_NO_CHECK).fit(E2, y_all)
         fit_ours = time.perf_counter() - t
         D2_m = ours.pairwise_distances(E2[n_train:], squared=True)
-        acc.add(setting, "mcd", {**_retrieval(D2_m, test_labels), "fit_seconds": fit_ours})
+        acc.add(setting, "mcd", {**measured(D2_m, test_labels), "fit_seconds": fit_ours})
         if pr_store is not None:
             for method, D2 in (("euclid", D2_e), ("mcd-paper", D2_p), ("euclid-l2", D2_e2), ("mcd", D2_m)):
                 pr_store[setting, method].append(_pr_curve(-D2, test_labels))

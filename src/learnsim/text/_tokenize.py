@@ -53,14 +53,23 @@ _HAN_RUN = re.compile("[\u3005-\u3007\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF\U00
 _HALFWIDTH_KANA = ("ｦｧｨｩｪｫｬｭｮｯｰｱｲｳｴｵｶｷｸｹｺｻｼｽｾｿﾀﾁﾂﾃﾄﾅﾆﾇﾈﾉﾊﾋﾌﾍﾎﾏﾐﾑﾒﾓﾔﾕﾖﾗﾘﾙﾚﾛﾜﾝﾞﾟ",
                    "ヲァィゥェォャュョッーアイウエオカキクケコサシスセソタチツテトナニヌネノハヒフヘホマミムメモヤユヨラリルレロワン゛゜")
 _WIDTH = {**{cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}, 0x3000: 0x20,
-          **{ord(a): ord(b) for a, b in zip(*_HALFWIDTH_KANA)}}
+          **{ord(a): ord(b) for a, b in zip(*_HALFWIDTH_KANA)},
+          # the half-width voiced marks as the combining ones, composed with the kana before them
+          # (ｶﾞ is ガ, as Lucene's CJKWidthFilter and NFKC make it): then the text is one
+          # character shorter for each, and spans are not given for it
+          0xFF9E: 0x3099, 0xFF9F: 0x309A}
 _WIDE = re.compile("[\uFF01-\uFF5E\u3000\uFF66-\uFF9F]")
 # a run of spaceless scripts as split's group: the parts alternate between other text and runs
 _SPACELESS_SPLIT = re.compile(f"([{_SPACELESS}]+)")
 
 def _fold_width(text):
     # a regular expression finds the few wide characters faster than str.translate walks them all
-    return _WIDE.sub(lambda m: chr(_WIDTH[ord(m.group())]), text)
+    folded = _WIDE.sub(lambda m: chr(_WIDTH[ord(m.group())]), text)
+    if "\u3099" in folded or "\u309a" in folded:
+        import unicodedata
+
+        folded = unicodedata.normalize("NFC", folded)
+    return folded
 
 
 def analyzer_for_language(language):
@@ -494,7 +503,10 @@ class Tokenizer:
                 stems = self._stem_tokens([t for _, _, t in out])
                 out = [(a, b, stem) for (a, b, _), stem in zip(out, stems)]
             return out
-        return self._pieces(_fold_width(lowered))
+        folded = _fold_width(lowered)
+        if len(folded) != len(doc):       # half-width voiced kana composed: no place to give
+            return []
+        return self._pieces(folded)
 
     def __call__(self, doc):
         doc = self._prepare(doc)
