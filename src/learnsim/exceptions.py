@@ -36,7 +36,7 @@ from __future__ import annotations
 
 __all__ = [
     "ModelFormatError", "ANNFormatError", "UnknownIdError", "DocumentFormatError",
-    "IndexFormatError", "IndexDamagedError", "FilterError", "ParameterTypeError", "UsageError",
+    "IndexFormatError", "IndexDamagedError", "IndexChangingError", "FilterError", "ParameterTypeError", "UsageError",
     "UndecodableBytesWarning", "CollectionShiftWarning", "BaselineWarning", "AnnFallbackWarning",
 ]
 
@@ -91,6 +91,12 @@ class IndexDamagedError(IndexFormatError):
     def __reduce__(self):
         # picklable (a process pool): its arguments are not the message Exception pickles
         return type(self), (self.path, self.problem)
+
+
+class IndexChangingError(RuntimeError):
+    """The index changed (a promotion, a rollback, a reindex by another process) under every
+    attempt of a read, so no answer of one version could be given: retry (the service answers
+    503 with Retry-After). An answer is never a mix of two versions."""
 
 
 class FilterError(ValueError, TypeError):

@@ -452,10 +452,11 @@ def _show_warning(message, category, *rest, **kw):
 
 def _user_error_message(exc):
     """The one-line message for an exception that is the user's to fix, or None for a bug."""
+    from ..exceptions import IndexChangingError
     from ..io import DocumentFormatError
     from ..persistence import ModelFormatError
 
-    if isinstance(exc, (UsageError, DocumentFormatError, ModelFormatError, FileNotFoundError,
+    if isinstance(exc, (UsageError, DocumentFormatError, ModelFormatError, FileNotFoundError, IndexChangingError,
                         IsADirectoryError, NotADirectoryError, PermissionError, FileExistsError)):
         return str(exc)
     if isinstance(exc, ImportError) and "pip install" in str(exc):

@@ -31,6 +31,7 @@ import numpy as np
 
 from .._utils.files import sha256_file
 from .._utils.progress import stage_for
+from ..exceptions import IndexChangingError
 from ._segments import IndexDamagedError, IndexFormatError, load_npy, seal, write_json_atomic
 from ._store import DocumentStore
 
@@ -254,17 +255,25 @@ def retry_if_moved(index, load):
 
 
 def read_retrying(index, read):
-    """Run a read (a search, ...): when it fails because a file it needed first now (the plan, a
-    segment's arrays, the statistics) was removed by a writer that published a newer manifest
-    since the handle loaded its own, load the newer one and run it again."""
+    """Run a read (a search, ...) on one state of the index: when it fails because a file it
+    needed first now (the plan, a segment's arrays, the statistics) was removed by a writer that
+    published a newer manifest since the handle loaded its own, load the newer one and run it
+    again; and when it succeeded but the handle loaded a newer state while it ran (a promotion, a
+    rollback or a reindex seen half-way), run it again too: an answer is one version's, never a
+    mix of two (issue 45)."""
     for attempt in range(RELOAD_TRIES):
         index._see_changes()
+        loads = getattr(index, "_loads", 0)
         try:
-            return read()
+            result = read()
         except (IndexFormatError, OSError):
             if attempt == RELOAD_TRIES - 1 or index._manifest_id() == index._seen_manifest:
                 raise
             time.sleep(0.002 * (attempt + 1))
+            continue
+        if getattr(index, "_loads", 0) == loads:
+            return result
+    raise IndexChangingError(f"{index.path}: the index changed under every one of {RELOAD_TRIES} reads; retry")
 
 
 def collection_rows(pipeline, texts):

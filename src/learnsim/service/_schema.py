@@ -68,10 +68,15 @@ _SCORE_NAME = {"type": "string", "description": 'What each "score" is: "similari
 _HIGHER = {"type": "boolean", "description": "Whether a higher score is better (closer); false for a distance"}
 
 
+_MODEL_VERSION = {"type": "string", "pattern": "^v[1-9][0-9]*$",
+                  "description": "The model version that produced the answer (learnsim index versions): every hit, "
+                                 "score and explanation of one answer is that version's"}
+
+
 def _scored(*lists):
     return {"type": "object", "required": ["score", "higher_is_better", *lists],
             "properties": dict({name: {"type": "array"} for name in lists}, score=_SCORE_NAME,
-                               higher_is_better=_HIGHER)}
+                               higher_is_better=_HIGHER, model_version=_MODEL_VERSION)}
 
 
 _SCORED = {

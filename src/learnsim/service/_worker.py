@@ -34,6 +34,15 @@ class TimedOut(Exception):
     """A call did not start within ``timeout_s`` and was withdrawn (the service answers 503)."""
 
 
+class Labelled(list):
+    """A list of answers with the ``label`` of the index state that produced them (the model
+    version and its score names): a batched search's label reaches every request's share."""
+
+    def __init__(self, items, label):
+        super().__init__(items)
+        self.label = label
+
+
 class _Call:
     __slots__ = ("fn", "key", "queries", "future")
 
@@ -169,9 +178,11 @@ class IndexWorker:
             return
         self.batches += 1
         self.batched_queries += len(queries)
+        label = getattr(results, "label", None)
         start = 0
         for c in calls:
-            c.future.set_result(results[start:start + len(c.queries)])
+            part = results[start:start + len(c.queries)]
+            c.future.set_result(part if label is None else Labelled(part, label))
             start += len(c.queries)
 
     def close(self):

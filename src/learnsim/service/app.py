@@ -135,6 +135,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from .. import __version__
 from .._utils.inputs import has_content
+from ..exceptions import IndexChangingError
 from ..index import Index, IndexFormatError
 from . import page
 from ._fast import FastSearch
@@ -146,7 +147,7 @@ from ._limits import (BODY_FILTER, CHUNK_EXPLAIN, CHUNK_PAIRS, MAX_BATCH, MAX_DO
                       QUERY_FILTER, _check_filter, _groups, _parse_filter, search_budget)
 from ._docs import add_docs_routes
 from ._schema import _BOUNDS_TEXT, _openapi
-from ._worker import Busy, IndexWorker, TimedOut
+from ._worker import Busy, IndexWorker, Labelled, TimedOut
 
 __all__ = ["create_app", "app_from_environment", "search_budget", "allowed_host_names"]
 
@@ -521,6 +522,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             if not by_id:
                 raise   # a bug: 500
             raise _fail(404, exc.args[0] if exc.args else "not found") from None
+        except IndexChangingError as exc:
+            raise _fail(503, str(exc), {"Retry-After": str(_RETRY_AFTER_S)}) from None
         except IndexFormatError as exc:
             log.error("the index is damaged: %s", exc)
             message = _short(_damage_message(exc, root))
@@ -559,40 +562,55 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             raise _fail(503, f"the index was not free within {on.timeout_s:g} s; retry later",
                         {"Retry-After": str(_RETRY_AFTER_S)}) from None
 
-    async def explained(pairs, n_top, until):
-        """The explanation of each (query, text) of ``pairs``: CHUNK_EXPLAIN a call."""
-        out = []
+    async def explained(pairs, n_top, until, labels=False):
+        """The explanation of each (query, text) of ``pairs``: CHUNK_EXPLAIN a call (``labels``:
+        and the set of the versions' labels that explained them)."""
+        out, seen = [], set()
         for start in range(0, len(pairs), CHUNK_EXPLAIN):
             piece = pairs[start:start + CHUNK_EXPLAIN]
 
             def explain_piece(idx, piece=piece):
                 statistics = idx.statistics or None   # read from disk once a piece
-                return [idx.pipeline.explain(q, t, n_top=n_top, statistics=statistics) for q, t in piece]
+                return Labelled([idx.pipeline.explain(q, t, n_top=n_top, statistics=statistics) for q, t in piece],
+                                labelled(idx))
 
-            out.extend(await run(explain_piece, until=until))
-        return out
+            part = await run(explain_piece, until=until)
+            out.extend(part)
+            seen.add(part.label)
+        return (out, seen) if labels else out
 
     async def searched(queries, k, conditions, explain, n_top, until):
-        """One list of hits per query, searched in pieces one after another (searches with the
-        same k and filter that wait together run as one batch), then explained in pieces."""
+        """(one list of hits per query, the label of the version that found them): searched in
+        pieces one after another (searches with the same k and filter that wait together run as
+        one batch), then explained in pieces. Pieces are separate calls: when a promotion or a
+        rollback falls between two, the answer would mix versions, and it is searched again."""
         key = (k, json.dumps(conditions, sort_keys=True))
-        results = []
-        for group in _groups(queries, k):
-            results.extend(await run(lambda idx, qs: idx.search(qs, k, filter=conditions), key=key,
-                                     queries=group, until=until))
-        if explain:
-            await explain_into(queries, results, n_top, until)
-        return results
+        for _ in range(_SAME_VERSION_TRIES):
+            results, labels = [], set()
+            for group in _groups(queries, k):
+                part = await run(lambda idx, qs: Labelled(idx.search(qs, k, filter=conditions), labelled(idx)),
+                                 key=key, queries=group, until=until)
+                results.extend(part)
+                labels.add(part.label)
+            if explain and len(labels) == 1:
+                labels |= await explain_into(queries, results, n_top, until)
+            if len(labels) == 1:
+                return results, labels.pop()
+        raise _fail(503, "the model version changed during every try of this search; retry",
+                    {"Retry-After": str(_RETRY_AFTER_S)})
 
     async def explain_into(queries, results, n_top, until):
+        """Explain the hits in place; the labels of the versions that explained them."""
         todo = [(q, h) for q, hits in zip(queries, results) for h in hits]
-        for (_, h), e in zip(todo, await explained([(q, h["text"]) for q, h in todo], n_top, until)):
+        explanations, labels = await explained([(q, h["text"]) for q, h in todo], n_top, until, labels=True)
+        for (_, h), e in zip(todo, explanations):
             h["explanation"] = e
+        return labels
 
     def served_model(idx):
         return f"v{int(getattr(idx, 'model_version', 1))}"
 
-    async def record(queries, results, scope, until, interleaved=None):
+    async def record(queries, results, scope, until, interleaved=None, version=None):
         """Log an impression for each query answered (before the answer is sent: a click that
         names it must find it); their ids, None for one not logged. Never an error, never a
         wait of more than IMPRESSION_WAIT_S (issue 45: a busy, locked, damaged or full log drops
@@ -601,7 +619,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         # on a service without a key (anyone could give each click a new name)
         authorized = key is not None and _authorized(scope.get("headers", []), key)
         client = recorder.client_of(scope, authorized)
-        model = interleaved[1] if interleaved else served_model(index)
+        # the version that produced the answer (its label), not the one served by now
+        model = interleaved[1] if interleaved else version or served_model(index)
         teams = interleaved[0] if interleaved else None
         stop = time.monotonic() + max(0.001, min(IMPRESSION_WAIT_S, until - time.monotonic()))
         out = [None] * len(queries)
@@ -691,10 +710,22 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
                                         **recorder.counts()}
         return _json(out)
 
-    def scored(name, **body):
-        """``body`` with the score's name and which way is better (``found_score[name]``)."""
-        score, higher = found_score()[name]
-        return _json(dict(body, score=score, higher_is_better=higher))
+    def labelled(idx):
+        """(model version, score names) of the state the read handle has loaded: taken in the
+        worker's call that produced the answer it labels, never after (issue 45: a promotion
+        between the two would label one version's ranking with the other's score)."""
+        names = _score_names(idx)
+        return served_model(idx), tuple(sorted(names.items()))
+
+    def scored(name, label=None, **body):
+        """``body`` with the score's name and which way is better: those of ``label`` (the
+        version that produced the answer, named as ``"model_version"``), else the index's now."""
+        if label is None:
+            score, higher = found_score()[name]
+            return _json(dict(body, score=score, higher_is_better=higher))
+        version, names = label
+        score, higher = dict(names)[name]
+        return _json(dict(body, score=score, higher_is_better=higher, model_version=version))
 
     async def search_answer(q, k, filter, explain, n_top, scope=None):
         check_query(q)
@@ -703,20 +734,21 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         conditions = _parse_filter(filter)
         until = deadline()
         if recorder is None:
-            hits, = await searched([q], k, conditions, explain, n_top, until)
-            return scored("search", hits=hits)
+            (hits,), label = await searched([q], k, conditions, explain, n_top, until)
+            return scored("search", label, hits=hits)
         mixed = None
         if recorder.wants_interleaving():
-            mixed = await run(lambda idx: recorder.interleaved(idx, q, k, conditions), until=until)
+            mixed, label = await run(lambda idx: (recorder.interleaved(idx, q, k, conditions), labelled(idx)),
+                                     until=until)
         if mixed is None:
-            hits, = await searched([q], k, conditions, explain, n_top, until)
+            (hits,), label = await searched([q], k, conditions, explain, n_top, until)
         else:
             hits = mixed[0]
             if explain:
                 await explain_into([q], [hits], n_top, until)
-        impression, = await record([q], [hits], scope or {}, until, mixed and mixed[1:])
+        impression, = await record([q], [hits], scope or {}, until, mixed and mixed[1:], version=label[0])
         extra = {"impression": impression} if mixed is None else {"impression": impression, "interleaved": True}
-        return scored("search", hits=hits, **extra)
+        return scored("search", label, hits=hits, **extra)
 
     # plainly valid requests are answered by search_answer before they reach this route (see
     # learnsim.service._fast): the route answers the rest, with the framework's validation
@@ -734,13 +766,13 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         check_budget(len(body.queries), body.k, body.explain, body.n_top)
         conditions = _check_filter(body.filter, BODY_FILTER)
         until = deadline()
-        results = await searched(body.queries, body.k, conditions, body.explain, body.n_top, until)
+        results, label = await searched(body.queries, body.k, conditions, body.explain, body.n_top, until)
         if recorder is None:
-            return scored("search", results=results)
+            return scored("search", label, results=results)
         # a batch is not interleaved (a program's batch is rarely clicked as a whole): each
         # query's answer is logged as the served ranking's
-        impressions = await record(body.queries, results, request.scope, until)
-        return scored("search", results=results, impressions=impressions)
+        impressions = await record(body.queries, results, request.scope, until, version=label[0])
+        return scored("search", label, results=results, impressions=impressions)
 
     # declared before /v1/docs/{id}; _BodyLimit routes /v1/docs/... by the raw path
     @app.get("/v1/docs/{doc_id:path}/similar")
@@ -748,8 +780,9 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
                       filter: Optional[str] = None):
         doc_id = doc_id_of(request, doc_id)
         conditions = _parse_filter(filter)
-        hits = await run(lambda idx: idx.more_like(doc_id, k, filter=conditions), by_id=True, until=deadline())
-        return scored("similar", id=doc_id, hits=hits)
+        hits, label = await run(lambda idx: (idx.more_like(doc_id, k, filter=conditions), labelled(idx)), by_id=True,
+                                until=deadline())
+        return scored("similar", label, id=doc_id, hits=hits)
 
     # no :path here: _BodyLimit gives these routes /v1/docs/- (the id is in the scope), so a
     # literal /similar path matches the similar route alone (405 for a DELETE of it)
@@ -776,10 +809,11 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         if isinstance(body, MatchText):
             def decide(idx):
                 rule(idx)
-                return idx.match(body.text, body.k, filter=conditions)
+                return idx.match(body.text, body.k, filter=conditions), labelled(idx)
 
             # each match: the search's score, and the rule's probability (or predicted_score)
-            return scored("search", matches=await run(decide, until=until))
+            matches, label = await run(decide, until=until)
+            return scored("search", label, matches=matches)
         decisions, name = [], "score"
         pairs = [tuple(p) for p in body.pairs]
         for start in range(0, len(pairs), CHUNK_PAIRS):
@@ -1003,6 +1037,9 @@ def _loopback(host):
     except ValueError:
         return False
 
+
+# searches run again when a promotion or a rollback fell between the calls of one answer
+_SAME_VERSION_TRIES = 3
 
 def _score_names(index):
     """(name, higher_is_better) of the scores each kind of answer carries, from the index's
