@@ -157,7 +157,9 @@ def test_the_api_documentation_page_renders_offline(server, tmp_path):
 
 JAPANESE = ["東京の天気は晴れです", "明日の東京の天気は雨", "今日の天気予報を見た", "週末の天気は晴れの予報",
             "カレーライスの作り方", "美味しいカレーの作り方を教えて", "簡単な料理の作り方", "寿司の作り方と材料",
-            "東京駅から電車に乗る", "電車が遅れている", "新幹線で大阪駅へ行く", "駅の電車の時刻表"]
+            "東京駅から電車に乗る", "電車が遅れている", "新幹線で大阪駅へ行く", "駅の電車の時刻表",
+            # and Chinese, in the same index
+            "怎么做红烧肉", "红烧肉的做法", "简单的红烧肉做法", "红烧肉需要的材料"]
 
 
 @pytest.fixture(scope="module")
@@ -190,5 +192,12 @@ def test_a_japanese_query_typed_in_the_page_finds_and_marks_its_topic(japanese_s
         marks = [m.text for m in first.find_elements(By.TAG_NAME, "mark")]
         assert marks and all(m and m in text for m in marks)
         assert any("作り方" in m or "カレー" in m for m in marks), marks
+        # a Chinese query, typed over the Japanese one
+        box = driver.find_element(By.ID, "q")
+        box.clear()
+        box.send_keys("红烧肉做法")
+        _wait(driver, lambda d: _hits(d) and _hits(d)[0].get_attribute("data-id") in {"ja12", "ja13", "ja14", "ja15"})
+        marks = [m.text for m in _hits(driver)[0].find_elements(By.TAG_NAME, "mark")]
+        assert any("红烧肉" in m or "做法" in m for m in marks), marks
     finally:
         driver.quit()
