@@ -8,6 +8,7 @@ import re
 import textwrap
 from pathlib import Path
 
+from .._utils.net import is_loopback
 from ._common import _examples, _formatter, _note, UsageError
 
 _EXTRA = "learnsim serve needs fastapi and uvicorn: pip install learnsim[serve]"
@@ -166,7 +167,7 @@ def run(args):
         raise UsageError("--learn-from-clicks records feedback, a write: not with --read-only")
     if args.interleave and not args.learn_from_clicks:
         raise UsageError("--interleave needs --learn-from-clicks (its outcome is read from the click log)")
-    if args.learn_from_clicks and api_key is None and not args.allow_anonymous_learning and not _loopback(args.host):
+    if args.learn_from_clicks and api_key is None and not args.allow_anonymous_learning and not is_loopback(args.host):
         raise UsageError(f"--learn-from-clicks on --host {args.host} without --api-key-env: anyone who reaches it "
                          "would feed what it learns and promotes; give a key, or --allow-anonymous-learning to accept "
                          "that (each address one client)")
@@ -226,7 +227,7 @@ def run(args):
              if args.learn_from_clicks else "")
           + (f" with {args.workers} worker processes" if args.workers > 1 else "")
           + f"; search page: http://{host}:{port}/; Ctrl-C stops")
-    if not _loopback(args.host):
+    if not is_loopback(args.host):
         _note(f"--host {args.host}: other machines can reach this service"
               + ("" if api_key else "; writes are open to them (see --api-key-env, --read-only)")
               + ("" if args.allowed_host else "; it answers only requests naming it by this address in their Host "
@@ -257,19 +258,6 @@ def _check_feedback_log(args):
         FeedbackLog(args.index, max_days=args.feedback_days, max_rows=args.feedback_rows, **bounds).close()
     except (ValueError, OSError) as exc:
         raise UsageError(f"--learn-from-clicks: {exc}") from None
-
-
-def _loopback(host):
-    """Whether --host is this machine alone (a loopback address, or localhost)."""
-    import ipaddress
-
-    host = host.strip("[]")
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _run_workers(config, sock):

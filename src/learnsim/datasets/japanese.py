@@ -12,11 +12,9 @@ import zlib
 import numpy as np
 from sklearn.utils import Bunch
 
-from learnsim.supervision import Pairs
-
 from ._base import _corpus_file, _object_array
 from ._decode import DocumentFormatError, UndecodableBytesWarning, check_encoding_errors, decoded_lines, json_record
-from .pairs import _drop_identical_pairs, _index_pair_texts
+from .sts import graded_pairs_bunch
 
 _LIVEDOOR_FILE = "ja/livedoor-news/livedoor-news-text.tar.gz"
 _LIVEDOOR_SOURCE = ("Get ldcc-20140209.tar.gz from https://www.rondhuit.com/download.html (livedoor news corpus, "
@@ -235,21 +233,11 @@ def load_jsts(split="train", data_dir=None, *, encoding_errors="replace"):
         raise ValueError(f"split must be one of {_JSTS_SPLITS}; got {split!r}")
     name = f"{split}-{_JSTS_VERSION}.json"
     path = _corpus_file(data_dir, [f"{_JSTS_DIR}/{name}"], f"JSTS split {split!r} ({name})", _JSTS_SOURCE)
-    columns = _read_jsts_file(path, encoding_errors)
-    columns, n_identical = _drop_identical_pairs(columns, "sentence1", "sentence2")
-    if not columns["score"]:
-        raise ValueError(f"{path}: every pair has two identical sentences; no usable pair")
-    texts, indices = _index_pair_texts(columns["sentence1"], columns["sentence2"])
-    scores = np.array(columns["score"], dtype=np.float64)
+    columns, shared = graded_pairs_bunch(path, _read_jsts_file(path, encoding_errors))
     return Bunch(
-        texts=texts,
-        pairs=Pairs(indices, scores=scores),
-        scores=scores,
-        sentence1=_object_array(columns["sentence1"]),
-        sentence2=_object_array(columns["sentence2"]),
+        **shared,
         ids=_object_array(columns["id"]),
         yjcaptions_ids=_object_array(columns["yjcaptions_id"]),
-        n_identical_pairs=n_identical,
         filename=str(path),
         split=split,
     )

@@ -76,6 +76,20 @@ def _read_with_read_pairs(path, columns, encoding_errors):
     return columns, data.n_extra_field_lines
 
 
+def graded_pairs_bunch(path, columns):
+    """(columns, the fields every graded-pair loader gives): ``columns`` of sentence1, sentence2
+    and score without the pairs of one sentence with itself, and ``texts``, ``pairs``, ``scores``,
+    ``sentence1``, ``sentence2``, ``n_identical_pairs`` (the STS Benchmark's and JSTS's loaders)."""
+    columns, n_identical = _drop_identical_pairs(columns, "sentence1", "sentence2")
+    if not columns["score"]:
+        raise ValueError(f"{path}: every pair has two identical sentences; no usable pair")
+    texts, indices = _index_pair_texts(columns["sentence1"], columns["sentence2"])
+    scores = np.array(columns["score"], dtype=np.float64)
+    return columns, {"texts": texts, "pairs": Pairs(indices, scores=scores), "scores": scores,
+                     "sentence1": _object_array(columns["sentence1"]),
+                     "sentence2": _object_array(columns["sentence2"]), "n_identical_pairs": n_identical}
+
+
 def load_sts_benchmark(split="train", data_dir=None, *, columns=None, encoding_errors="replace"):
     """Load one split of the STS Benchmark: sentence pairs with a similarity score in [0, 5].
 
@@ -145,23 +159,14 @@ def load_sts_benchmark(split="train", data_dir=None, *, columns=None, encoding_e
         columns, n_extra = _read_sts_file(path, encoding_errors)
     else:
         columns, n_extra = _read_with_read_pairs(path, columns, encoding_errors)
-    columns, n_identical = _drop_identical_pairs(columns, "sentence1", "sentence2")
-    if not columns["score"]:
-        raise ValueError(f"{path}: every pair has two identical sentences; no usable pair")
-    texts, indices = _index_pair_texts(columns["sentence1"], columns["sentence2"])
-    scores = np.array(columns["score"], dtype=np.float64)
+    columns, shared = graded_pairs_bunch(path, columns)
     return Bunch(
-        texts=texts,
-        pairs=Pairs(indices, scores=scores),
-        scores=scores,
-        sentence1=_object_array(columns["sentence1"]),
-        sentence2=_object_array(columns["sentence2"]),
+        **shared,
         genres=_object_array(columns["genre"]),
         files=_object_array(columns["file"]),
         years=_object_array(columns["year"]),
         ids=_object_array(columns["id"]),
         n_extra_field_lines=n_extra,
-        n_identical_pairs=n_identical,
         filename=str(path),
         split=split if isinstance(split, str) and split in _STS_SPLITS else str(path),
     )

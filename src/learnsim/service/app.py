@@ -135,6 +135,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from .. import __version__
 from .._utils.inputs import has_content
+from .._utils.net import is_loopback
 from ..exceptions import IndexChangingError
 from ..index import Index, IndexFormatError
 from . import page
@@ -420,7 +421,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         raise ValueError("a read-only service takes no feedback: learn_from_clicks needs writes")
     if interleave and not learn_from_clicks:
         raise ValueError("interleave needs learn_from_clicks (its outcome is read from the click log)")
-    if learn_from_clicks and api_key is None and not allow_anonymous_learning and not _loopback(host):
+    if learn_from_clicks and api_key is None and not allow_anonymous_learning and not is_loopback(host):
         raise ValueError(f"learn_from_clicks on {host} without an api_key: anyone who reaches it would feed what it "
                          "learns (allow_anonymous_learning=True to accept that, each address counted as one client)")
     index = Index.open(index_path)
@@ -1023,19 +1024,6 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
 
     app.add_middleware(Peer)
     return app
-
-
-def _loopback(host):
-    """Whether ``host`` (``--host``) is this machine alone: a loopback address, or localhost."""
-    import ipaddress
-
-    host = str(host).strip("[]")
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 # searches run again when a promotion or a rollback fell between the calls of one answer
