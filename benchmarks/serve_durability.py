@@ -39,6 +39,20 @@ What it does, in order:
 5. after the last round, stops the server and opens the index in this process, checking every
    segment (``Index.open``, ``segment.check()``).
 
+With ``--clicks`` (issue 45) the server runs with ``--learn-from-clicks`` (on 127.0.0.1, where
+keyless learning is allowed; its log's byte bounds raised, ``--feedback-max-bytes 4G
+--feedback-client-share 1``, since every request here is one client and the checks' own
+searches are logged too) and, beside the document writers, ``--click-clients`` clients loop:
+``GET /v1/search`` with the start of a text of the index (k = 10), then ``POST /v1/feedback``
+clicking one or two of its hits with the answer's ``"impression"``. A click is *acknowledged*
+only when that POST was answered 201 with ``"recorded"`` equal to the ids sent; a 503 (the log
+busy) is counted, not acknowledged. After each restart ``/healthz`` must answer ``"ok"`` (not
+``"degraded"``), and the log is read in this process (``FeedbackLog(IDX, readonly=True)``,
+``check()``: its header and ``PRAGMA quick_check``): every acknowledged click, (impression,
+clicked id), must be in it, and every click seen in an earlier check still. After the last
+round the log is opened for writing as the server opens it and checked again. *Lost* are the
+acknowledged clicks missing.
+
 Per round it prints one line; at the end a summary (rounds, documents acknowledged, lost,
 present without acknowledgement, restart times). The exit status is 1 when anything acknowledged
 was lost, a restart failed, or anything else went wrong (a 5xx answer, a present document not
@@ -54,6 +68,7 @@ Usage::
     python benchmarks/serve_durability.py                              # 20 rounds, 4 clients
     python benchmarks/serve_durability.py --rounds 5 --clients 8 --json results/serve-durability.json
     python benchmarks/serve_durability.py --workdir /tmp/sd --keep     # keep the index afterwards
+    python benchmarks/serve_durability.py --rounds 5 --clicks --json results/serve-durability-clicks.json
 
 Needs fastapi, uvicorn and httpx (``pip install -e .[serve] httpx``; the test extra has all three).
 About 3 minutes for 20 rounds on 2 cores, most of it the server's starts (each imports
@@ -137,9 +152,10 @@ class ServerProcess:
     """``learnsim serve INDEX --port 0`` in a subprocess. The constructor only starts it (it never
     raises after the process exists): call :meth:`wait_ready`, and :meth:`kill` in a ``finally``."""
 
-    def __init__(self, index, threads=1):
+    def __init__(self, index, threads=1, extra_args=()):
         self.started = time.monotonic()
-        self.proc = subprocess.Popen([sys.executable, "-m", "learnsim", "serve", str(index), "--port", "0"],
+        self.proc = subprocess.Popen([sys.executable, "-m", "learnsim", "serve", str(index), "--port", "0",
+                                      *extra_args],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, text=True, errors="replace", env=server_env(threads))
         self.lines = queue.Queue()
@@ -282,16 +298,95 @@ def _post_loop(base, r, c, texts, batch, rng, stop, killing, t0, timeout, log):
                 time.sleep(0.05)
 
 
-def write_round(server, r, *, clients, batch, kill_delay, texts, seed, timeout):
+class ClickLog:
+    """What one click client did in one round (``--clicks``)."""
+
+    def __init__(self):
+        self.searches = 0        # searches answered 200
+        self.no_impression = 0   # ... with "impression": null (the log dropped it: allowed, counted)
+        self.attempted = []      # (impression, doc id) of every click POST sent
+        self.acknowledged = []   # ... answered 201 with "recorded" = the ids sent
+        self.refused_busy = 0    # 503 (the log busy): not acknowledged, allowed
+        self.statuses = []       # unexpected answers: (route, status, body)
+        self.transport = []      # (seconds since the clients started, exception name, after the kill?)
+        self.bad_ack = []        # 201 answers that recorded another count
+        self.crashed = None
+
+
+def _click_client(*args):
+    log = args[-1]
+    try:
+        _click_loop(*args)
+    except Exception as exc:   # noqa: BLE001 - reported as a problem of the round
+        log.crashed = f"{type(exc).__name__}: {exc}"
+
+
+def _click_loop(base, queries, k, limit, rng, stop, killing, t0, timeout, log):
+    import httpx
+
+    with httpx.Client(base_url=base, timeout=timeout) as http:
+        for _ in range(limit):
+            if stop.is_set():
+                return
+            try:
+                resp = http.get("/v1/search", params={"q": rng.choice(queries), "k": k})
+            except httpx.HTTPError as exc:
+                log.transport.append((time.monotonic() - t0, type(exc).__name__, killing.is_set()))
+                return
+            if resp.status_code != 200:
+                log.statuses.append(("search", resp.status_code, resp.text[:300]))
+                time.sleep(0.05)
+                continue
+            body = resp.json()
+            log.searches += 1
+            impression, hits = body.get("impression"), [h["id"] for h in body.get("hits", [])]
+            if impression is None:
+                log.no_impression += 1
+                continue
+            if not hits:
+                continue
+            clicked = rng.sample(hits, min(len(hits), rng.randint(1, 2)))
+            pairs = [(impression, doc_id) for doc_id in clicked]
+            log.attempted.extend(pairs)
+            try:
+                resp = http.post("/v1/feedback", json={"impression": impression, "clicked": clicked})
+            except httpx.HTTPError as exc:
+                log.transport.append((time.monotonic() - t0, type(exc).__name__, killing.is_set()))
+                return
+            if resp.status_code == 201:
+                try:
+                    recorded = resp.json().get("recorded")
+                except ValueError:
+                    recorded = None
+                if recorded != len(clicked):
+                    log.bad_ack.append({"clicked": clicked, "recorded": recorded})
+                log.acknowledged.extend(pairs)
+            elif resp.status_code == 503:
+                log.refused_busy += 1
+                time.sleep(0.05)
+            else:
+                log.statuses.append(("feedback", resp.status_code, resp.text[:300]))
+                time.sleep(0.05)
+
+
+def write_round(server, r, *, clients, batch, kill_delay, texts, seed, timeout, click_clients=0, click_queries=(),
+                click_limit=1000):
     """Clients post until the server is killed ``kill_delay`` s after they start; returns their
-    logs and what happened to the server."""
+    logs and what happened to the server. With ``click_clients``, that many more clients search
+    ``click_queries`` and click (``--clicks``)."""
     stop, killing = threading.Event(), threading.Event()
     logs = [ClientLog() for _ in range(clients)]
+    click_logs = [ClickLog() for _ in range(click_clients)]
     t0 = time.monotonic()
     threads = [threading.Thread(target=_client, daemon=True,
                                 args=(server.base, r, c, texts[c], batch, random.Random(f"{seed}-{r}-{c}"), stop,
                                       killing, t0, timeout, logs[c]))
                for c in range(clients)]
+    threads += [threading.Thread(target=_click_client, daemon=True,
+                                 args=(server.base, click_queries, 10, click_limit,
+                                       random.Random(f"{seed}-{r}-click{c}"), stop, killing, t0, timeout,
+                                       click_logs[c]))
+                for c in range(click_clients)]
     for t in threads:
         t.start()
     died_before_kill = None
@@ -309,7 +404,7 @@ def write_round(server, r, *, clients, batch, kill_delay, texts, seed, timeout):
         for t in threads:
             t.join(timeout + 5)
             hung += t.is_alive()
-    return {"logs": logs, "killed_at_s": time.monotonic() - t0, "wait_status": status,
+    return {"logs": logs, "click_logs": click_logs, "killed_at_s": time.monotonic() - t0, "wait_status": status,
             "died_before_kill": died_before_kill, "hung_clients": hung, "log_errors": server.errors_in_log()}
 
 
@@ -416,6 +511,54 @@ def check_on_disk(path):
         return None, f"{type(exc).__name__}: {exc}"
 
 
+def read_click_log(index, writable=False):
+    """Open the index's click log in this process (read only, or for writing as the server opens
+    it), check it (header and ``PRAGMA quick_check``) and read its clicks; returns
+    ((impression, doc id) set, impressions, error)."""
+    from learnsim.feedback import FeedbackLog
+
+    try:
+        with FeedbackLog(index, readonly=not writable) as log:
+            log.check()
+            clicks, impressions = set(), 0
+            for imp in log.impressions():
+                impressions += 1
+                clicks.update((imp["id"], c["doc_id"]) for c in imp["clicks"])
+            return clicks, impressions, None
+    except Exception as exc:   # noqa: BLE001 - reported, not raised
+        return set(), None, f"{type(exc).__name__}: {exc}"
+
+
+def verify_clicks(base, index, attempted, acknowledged, seen, *, timeout=30.0):
+    """Check the click log of the server at ``base`` (serving ``index``): /healthz not degraded,
+    the log opens and checks in this process, every acknowledged click in it, every click seen
+    in an earlier check (``seen``, updated here) still there."""
+    import httpx
+
+    errors = []
+    try:
+        resp = httpx.get(base + "/healthz", timeout=timeout)
+        health = resp.json() if resp.status_code == 200 else None
+        if resp.status_code != 200 or health.get("status") != "ok":
+            errors.append(f"/healthz answered {resp.status_code}: {resp.text[:300]}")
+        resp = httpx.get(base + "/v1/info", timeout=timeout)
+        damage = (resp.json().get("learn_from_clicks") or {}).get("damage") if resp.status_code == 200 else None
+        if resp.status_code != 200 or damage:
+            errors.append(f"/v1/info answered {resp.status_code}, click log damage {damage!r}")
+    except (httpx.HTTPError, ValueError) as exc:
+        errors.append(f"/healthz or /v1/info: {type(exc).__name__}: {exc}")
+    in_log, impressions, error = read_click_log(index)
+    if error:
+        errors.append(f"the click log does not open or check in process: {error}")
+    acked = set(acknowledged)
+    lost = sorted(acked - in_log)
+    vanished = sorted(seen - in_log)
+    seen |= in_log & set(attempted)
+    return {"checked": len(acked), "found": len(acked & in_log), "lost": lost, "vanished": vanished,
+            "unacknowledged_present": len((set(attempted) - acked) & in_log), "log_clicks": len(in_log),
+            "log_impressions": impressions, "errors": errors}
+
+
 # ---------------------------------------------------------------------- the run
 def warm_up(base, text, timeout, notes):
     """Have the service load its pipeline (a search uses the index's query plan only; the first
@@ -438,11 +581,22 @@ def warm_up(base, text, timeout, notes):
 
 def run_rounds(index, *, rounds=20, clients=4, batch=5, kill_after=(0.2, 2.0), seed=0, k=10,
                max_per_client=1000, request_timeout=30.0, start_timeout=60.0, threads=1, log=print,
-               after=None):
+               after=None, clicks=False, click_clients=2, click_queries=None):
     """The crash test on the index at ``index`` (built with :func:`build_index`); returns the
     summary (``summary["ok"]`` says whether it passed). ``after(base, docs, acknowledged)``, when
-    given, is called with the last server still running, after its checks (the tests use it)."""
+    given, is called with the last server still running, after its checks (the tests use it).
+    ``clicks``: serve with ``--learn-from-clicks`` and have ``click_clients`` clients search
+    ``click_queries`` (default: the starts of the index's first 200 texts) and click."""
     vocab = corpus_gen.vocabulary()
+    extra_args = ()
+    click = {"attempted": [], "acknowledged": [], "seen": set(), "lost": set(), "searches": 0,
+             "no_impression": 0, "refused_busy": 0, "last": None, "on_disk": None}
+    if clicks:
+        extra_args = ("--learn-from-clicks", "--feedback-max-bytes", "4G", "--feedback-client-share", "1")
+        if click_queries is None:
+            click_queries = [" ".join(t.split()[:20]) for t in corpus_gen.corpus(200, seed, vocab)[0]]
+    else:
+        click_clients = 0
     rng = random.Random(seed)
     docs, acknowledged, seen_present = {}, [], set()
     rows, problems, notes, restarts, lost_ever, warm_s = [], [], [], [], set(), []
@@ -451,7 +605,7 @@ def run_rounds(index, *, rounds=20, clients=4, batch=5, kill_after=(0.2, 2.0), s
     warm_text = " ".join(vocab[500:530])
 
     def start():
-        server = ServerProcess(index, threads)
+        server = ServerProcess(index, threads, extra_args)
         try:
             seconds = server.wait_ready(start_timeout)
             warm_s.append(warm_up(server.base, warm_text, request_timeout, notes))
@@ -466,13 +620,15 @@ def run_rounds(index, *, rounds=20, clients=4, batch=5, kill_after=(0.2, 2.0), s
             server, first_start = start()
         except StartFailed as exc:
             problems.append(f"the first start failed: {exc}")
-            return _summary(rows, problems, notes, restarts, None, acknowledged, lost_ever, None, None, warm_s)
+            return _summary(rows, problems, notes, restarts, None, acknowledged, lost_ever, None, None, warm_s,
+                            click if clicks else None)
         base_docs = server.documents
         for r in range(rounds):
             texts = [client_texts(seed, vocab, r, c, clients, max_per_client) for c in range(clients)]
             delay = rng.uniform(*kill_after)
             w = write_round(server, r, clients=clients, batch=batch, kill_delay=delay, texts=texts, seed=seed,
-                            timeout=request_timeout)
+                            timeout=request_timeout, click_clients=click_clients, click_queries=click_queries,
+                            click_limit=max_per_client)
             server = None
             row = {"round": r, "kill_after_s": round(delay, 3), "killed_at_s": round(w["killed_at_s"], 3)}
             attempted = acked = posts = 0
@@ -493,6 +649,23 @@ def run_rounds(index, *, rounds=20, clients=4, batch=5, kill_after=(0.2, 2.0), s
                 if cl.exhausted:
                     notes.append(f"round {r}: client {c} posted all its {max_per_client} documents before the kill "
                                     "(raise --max-per-client)")
+            if clicks:
+                c_att = c_ack = 0
+                for c, cl in enumerate(w["click_logs"]):
+                    click["attempted"] += cl.attempted
+                    click["acknowledged"] += cl.acknowledged
+                    c_att += len(cl.attempted)
+                    c_ack += len(cl.acknowledged)
+                    for key in ("searches", "no_impression", "refused_busy"):
+                        click[key] += getattr(cl, key)
+                    statuses += cl.statuses
+                    bad_ack += cl.bad_ack
+                    transport_early += [t for t in cl.transport if not t[2]]
+                    if cl.crashed:
+                        problems.append(f"round {r}: click client {c} stopped on an unexpected error: {cl.crashed}")
+                row.update(clicks_attempted=c_att, clicks_acknowledged=c_ack)
+                if c_ack == 0:
+                    notes.append(f"round {r}: no click was acknowledged before the kill")
             row.update(posts_ok=posts, attempted=attempted, acknowledged=acked,
                        unacknowledged_attempts=attempted - acked,
                        post_p50_ms=round(1e3 * statistics.median(post_times), 2) if post_times else None)
@@ -549,6 +722,19 @@ def run_rounds(index, *, rounds=20, clients=4, batch=5, kill_after=(0.2, 2.0), s
                 problems.append(f"round {r}: the service counts {v['documents']} documents ({server.documents} at "
                                 f"its start), expected {base_docs} built + {v['present']} posted and present")
             row["unacknowledged_present_ids"] = v["unacknowledged_present"][-20:]
+            if clicks:
+                cv = verify_clicks(server.base, index, click["attempted"], click["acknowledged"], click["seen"],
+                                   timeout=request_timeout)
+                click["lost"].update(cv["lost"])
+                click["last"] = cv
+                row.update(clicks_checked=cv["checked"], clicks_found=cv["found"], clicks_lost=len(cv["lost"]),
+                           clicks_unacknowledged_present=cv["unacknowledged_present"], log_clicks=cv["log_clicks"],
+                           log_impressions=cv["log_impressions"])
+                for key, what in (("lost", "acknowledged clicks lost"),
+                                  ("vanished", "clicks present in an earlier check and gone now"),
+                                  ("errors", "errors while checking the clicks")):
+                    if cv[key]:
+                        problems.append(f"round {r}: {len(cv[key])} {what}: {cv[key][:5]}")
             rows.append(row)
             log(_round_line(row))
         if server is not None:
@@ -569,10 +755,24 @@ def run_rounds(index, *, rounds=20, clients=4, batch=5, kill_after=(0.2, 2.0), s
         problems.append(f"the index does not open or check in process: {disk_error}")
     elif on_disk != base_docs + len(seen_present):
         problems.append(f"the index holds {on_disk} documents in process, expected {base_docs} + {len(seen_present)}")
-    return _summary(rows, problems, notes, restarts, first_start, acknowledged, lost_ever, seen_present, on_disk, warm_s)
+    if clicks:
+        # the log opened for writing, as a server opens it, after the last one stopped
+        in_log, impressions, error = read_click_log(index, writable=True)
+        click["on_disk"] = {"clicks": len(in_log), "impressions": impressions, "error": error}
+        if error:
+            problems.append(f"the click log does not open for writing or check in process: {error}")
+        else:
+            gone = set(click["acknowledged"]) - in_log
+            click["lost"].update(gone)
+            if gone:
+                problems.append(f"{len(gone)} acknowledged clicks missing from the log after the last stop: "
+                                f"{sorted(gone)[:5]}")
+    return _summary(rows, problems, notes, restarts, first_start, acknowledged, lost_ever, seen_present, on_disk, warm_s,
+                    click if clicks else None)
 
 
-def _summary(rows, problems, notes, restarts, first_start, acknowledged, lost, seen_present, on_disk, warm_s=()):
+def _summary(rows, problems, notes, restarts, first_start, acknowledged, lost, seen_present, on_disk, warm_s=(),
+             click=None):
     acked = set(acknowledged)
     summary = {
         "rounds": len(rows), "acknowledged": len(acked),
@@ -589,7 +789,18 @@ def _summary(rows, problems, notes, restarts, first_start, acknowledged, lost, s
         "warm_up_s": [None if x is None else round(x, 3) for x in warm_s],
         "documents_on_disk": on_disk, "problems": problems, "notes": notes, "per_round": rows,
     }
-    summary["ok"] = not problems and not lost
+    if click is not None:
+        acked, last = set(click["acknowledged"]), click["last"] or {}
+        summary["clicks"] = {
+            "acknowledged": len(acked), "attempted": len(set(click["attempted"])),
+            "found": last.get("found"),
+            "lost": len(click["lost"]), "lost_clicks": [list(x) for x in sorted(click["lost"])[:100]],
+            "unacknowledged_present": last.get("unacknowledged_present"),
+            "searches": click["searches"], "searches_without_impression": click["no_impression"],
+            "refused_busy": click["refused_busy"], "log_clicks_last": last.get("log_clicks"),
+            "log_impressions_last": last.get("log_impressions"), "log_on_disk": click["on_disk"],
+        }
+    summary["ok"] = not problems and not lost and not (click and click["lost"])
     return summary
 
 
@@ -602,6 +813,11 @@ def _round_line(row):
     if "checked" in row:
         line += (f"; checked {row['checked']}: lost {row['lost']}, rank 1 {row['rank1']}, "
                  f"present unacknowledged {row['unacknowledged_present']}, {row['documents']} documents")
+    if "clicks_acknowledged" in row:
+        line += f"; clicks {row['clicks_acknowledged']} acknowledged, {row['clicks_attempted'] - row['clicks_acknowledged']} not"
+        if "clicks_checked" in row:
+            line += (f", checked {row['clicks_checked']}: lost {row['clicks_lost']}, present unacknowledged "
+                     f"{row['clicks_unacknowledged_present']}")
     return line
 
 
@@ -622,6 +838,16 @@ def report(s):
               f"max {max(warm):.2f} s")
     if s["documents_on_disk"] is not None:
         print(f"  index in process afterwards: {s['documents_on_disk']} documents, every segment checked")
+    c = s.get("clicks")
+    if c is not None:
+        print(f"  clicks: {c['acknowledged']} acknowledged (201) of {c['attempted']} posted; found {c['found']}, "
+              f"lost {c['lost']}; present without acknowledgement {c['unacknowledged_present']}")
+        print(f"    {c['searches']} searches answered ({c['searches_without_impression']} without an impression), "
+              f"{c['refused_busy']} clicks refused busy (503)")
+        disk = c["log_on_disk"]
+        if disk and not disk["error"]:
+            print(f"    click log in process afterwards (opened for writing, quick_check ok): {disk['clicks']} clicks, "
+                  f"{disk['impressions']} impressions")
     for n in s["notes"]:
         print(f"  note: {n}")
     for p in s["problems"]:
@@ -659,8 +885,14 @@ def parse(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workdir", default=None, help="where the index is built (default: a temporary directory)")
     ap.add_argument("--keep", action="store_true", help="keep --workdir's index afterwards")
+    ap.add_argument("--clicks", action="store_true",
+                    help="serve with --learn-from-clicks and have --click-clients clients search and click; every "
+                         "click answered 201 must be in the click log after the restart")
+    ap.add_argument("--click-clients", type=int, default=2, help="clients that search and click (with --clicks)")
     ap.add_argument("--json", default=None, help="write the summary here")
     args = ap.parse_args(argv)
+    if args.clicks and args.click_clients < 1:
+        ap.error("--click-clients must be >= 1")
     if args.rounds < 1 or args.clients < 1 or args.batch < 1 or args.max_per_client < 1:
         ap.error("--rounds, --clients, --batch and --max-per-client must be >= 1")
     if not 1 <= args.max_per_client <= SWEEP_K:
@@ -690,7 +922,8 @@ def main(argv=None):
         summary = run_rounds(index, rounds=args.rounds, clients=args.clients, batch=args.batch,
                              kill_after=args.kill_after, seed=args.seed, k=args.k,
                              max_per_client=args.max_per_client, request_timeout=args.request_timeout,
-                             start_timeout=args.start_timeout, threads=args.threads)
+                             start_timeout=args.start_timeout, threads=args.threads, clicks=args.clicks,
+                             click_clients=args.click_clients)
         summary.update(index=built, settings={k: v for k, v in vars(args).items() if k not in ("json", "workdir")},
                        machine={"cpus": os.cpu_count(), "python": platform.python_version()})
         report(summary)
