@@ -23,6 +23,7 @@ TABLE = {
                                          "learnsim.distributed.search"]),
     "IndexDamagedError": ((exc.IndexFormatError,), ["learnsim.index", "learnsim.index.core",
                                                     "learnsim.index._segments"]),
+    "IndexChangingError": ((RuntimeError,), []),             # new (issue 45): a read that saw two versions
     "FilterError": ((ValueError, TypeError), ["learnsim.index", "learnsim.index._store"]),
     "ParameterTypeError": ((TypeError, ValueError), []),       # new in 0.2 (learnsim._utils.params raises it)
     "UsageError": ((Exception,), ["learnsim.cli", "learnsim.cli._common"]),
