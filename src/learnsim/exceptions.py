@@ -20,6 +20,8 @@ IndexFormatError
     A directory that is not a valid learnsim index (``ValueError``).
 IndexDamagedError
     A file of an index is damaged (an ``IndexFormatError``).
+IndexChangingError
+    The index changed under every try of a read (``RuntimeError``): retry.
 FilterError
     A metadata filter that is not well formed (``ValueError`` and ``TypeError``).
 ParameterTypeError
