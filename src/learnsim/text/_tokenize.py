@@ -320,8 +320,8 @@ class Tokenizer:
     ['cat', 'sat', 'mat', 'cat sat', 'sat mat']
     >>> Tokenizer()("東京の天気")
     ['東京', '京の', 'の天', '天気']
-    >>> Tokenizer()("ＩＰｈｏｎｅ 15の価格")
-    ['iphone', '15', 'の価', '価格']
+    >>> Tokenizer()("ＩＰｈｏｎｅ 15の価格")        # the bigrams, then the words
+    ['の価', '価格', 'iphone', '15']
     >>> Tokenizer(analyzer="words")("東京の天気")
     ['東京の天気']
 
@@ -457,11 +457,33 @@ class Tokenizer:
 
     def _cjk_terms(self, doc):
         """The terms of :meth:`_pieces` for the bigram analyzer, without their places: the path
-        every text of a fit and a search takes, kept lean."""
+        every text of a fit and a search takes, kept lean. Without word n-grams the order of the
+        terms does not count: the bigrams of every run, then the words of the text between the
+        runs found in one pass."""
+        parts = _SPACELESS_SPLIT.split(doc)
+        if self.ngram_range[1] == 1:
+            out = []
+            unigrams = self.cjk_unigrams
+            for run in parts[1::2]:
+                if len(run) == 1:
+                    out.append(run)
+                    continue
+                if unigrams:
+                    out.extend(run)
+                out.extend(map(_add, run[:-1], run[1:]))
+            words = self._regex.findall(" ".join(parts[0::2]) if len(parts) > 1 else doc)
+            if words:
+                if self._stop_set is not None:
+                    stop = self._stop_set
+                    words = [w for w in words if w.lower() not in stop]
+                if self._stemmer is not None and words:
+                    words = self._stem_tokens(words)
+                out += words
+            return out
         out = []
         findall = self._regex.findall
         stop, stem, unigrams = self._stop_set, self._stemmer is not None, self.cjk_unigrams
-        for i, part in enumerate(_SPACELESS_SPLIT.split(doc)):
+        for i, part in enumerate(parts):
             if i & 1:                   # a run: its bigrams (a lone character itself)
                 if len(part) == 1:
                     out.append(part)
