@@ -9,7 +9,10 @@ What it does, in order:
 2. starts ``learnsim serve IDX --port 0`` as a subprocess (one process, as a user runs it; BLAS
    and numba limited to ``--threads`` threads, by default the machine's cores) and waits for
    ``/healthz``;
-3. *sequential*: ``--sequential`` queries from one client, one at a time (``GET /v1/search?q=&k=10``):
+3. *warm-up*: 10 searches a client from ``--clients`` clients and 16 one-document writes on
+   connections of their own, so that every worker process is warm, then 100 searches from one
+   client (not measured);
+   *sequential*: ``--sequential`` queries from one client, one at a time (``GET /v1/search?q=&k=10``):
    the latency of a request on an idle server;
 4. *load*: ``--requests`` searches from ``--clients`` concurrent clients (keep-alive connections,
    written and parsed by hand, ``--client aiohttp`` for aiohttp's), while a writer posts
@@ -24,7 +27,20 @@ What it does, in order:
    sequential HTTP p50 / in-process p50 (and the milliseconds HTTP adds), and in-process queries
    per second, one at a time and in lists, / served requests per second under load;
 6. checks that every document whose POST was answered 201 is in the index and found by
-   ``GET /v1/docs/{id}``.
+   ``GET /v1/docs/{id}``;
+7. *recall*: ``--recall-queries`` (200) of the queries, sampled, asked again once the load and its
+   writes are over, and their served top 10 compared with an exact search of the same index in
+   this process (every segment scanned): recall@10, a served hit counting when its exact score is
+   at least the exact 10th (ties count);
+8. *floor*: ``--clients`` / the in-process throughput in lists of ``--clients`` queries: clients
+   that send as soon as they are answered wait that long on average at that throughput, the least
+   a served p99 can be; reported with p50 / floor and p99 / floor.
+
+``--ann auto exact`` (any list of Index.build's ``ann``) makes one run of all of this for each,
+in that order (``--rounds N``: N times, interleaved), each on a fresh copy of its index (built
+once, or kept in ``--cache DIR`` between invocations, rebuilt when src/learnsim/index or
+src/learnsim/ann changes), and ends with a table and the goals of issue 45: an approximate p99
+under 50 ms with recall@10 >= 0.95, an exact p99 within 1.3x its floor.
 
 The load generator runs in this process, on the same two cores as the server: its CPU is part of
 what the server competes with, as it would be for clients on the same host (the hand-written
@@ -38,6 +54,9 @@ Usage::
     python benchmarks/bench_serve.py --docs 10000 --requests 2000 --write-batch 0   # small, no writes
     python benchmarks/bench_serve.py --heavy 2        # and 2 clients posting heavy searches meanwhile
     python benchmarks/bench_serve.py --docs 10000 --requests 2000 --learn-from-clicks   # the click log's cost
+    python benchmarks/bench_serve.py --ann auto exact --workers 2 --threads 1 --cache /tmp/bench-serve-cache \
+        --json results/serve-ann.json                   # approximate and exact, the same load, with recall
+    python benchmarks/bench_serve.py --docs 5000 --requests 1000 --ann auto exact --ann-min-rows 2000   # small
 
 Needs the serve extra and aiohttp (``pip install -e .[serve,bench]``).
 """
@@ -45,6 +64,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import os
 import platform
@@ -301,6 +321,18 @@ async def _load(base, queries, n_requests, n_clients, write_docs, write_batch, w
             "acknowledged": acknowledged, "heavy_times": heavy_times}
 
 
+async def _warm_writes(base, docs):
+    """Post each of ``docs`` on a connection of its own (so that every worker process gets some)."""
+    import aiohttp
+
+    async def post(doc):
+        async with aiohttp.ClientSession() as s:
+            async with s.post(f"{base}/v1/docs", json={"documents": [doc]}) as r:
+                await r.read()
+
+    await asyncio.gather(*(post(d) for d in docs))
+
+
 async def _check_present(base, ids):
     import aiohttp
 
@@ -343,9 +375,20 @@ def parse(argv=None):
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                     help="BLAS and numba threads of the server and of the in-process searches "
                          "(default: the machine's cores, what an unset OpenBLAS takes)")
-    ap.add_argument("--ann", default="exact",
-                    help="Index.build's ann: 'exact' (default: the figures in benchmarks/README.md), 'auto' or a "
-                         "backend of learnsim.ann (dense rows only)")
+    ap.add_argument("--ann", nargs="+", default=["exact"],
+                    help="Index.build's ann, one run each, in this order: 'exact' (default: the figures in "
+                         "benchmarks/README.md), 'auto' or a backend of learnsim.ann (dense rows only); "
+                         "'--ann auto exact' serves the same load through the approximate backend and exactly")
+    ap.add_argument("--ann-min-rows", type=int, default=None,
+                    help="the approximate indexes' min_rows (default: learnsim's ANN_MIN_ROWS, 50,000); lower it "
+                         "to try --ann on a small --docs")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="repeat the --ann runs this many times, interleaved (auto, exact, auto, exact, ...)")
+    ap.add_argument("--recall-queries", type=int, default=200,
+                    help="served queries whose answers are checked against an exact in-process search")
+    ap.add_argument("--cache", default=None, metavar="DIR",
+                    help="keep the built indexes here (one per --model, --docs, --seed and --ann, rebuilt when "
+                         "src/learnsim/index or src/learnsim/ann changes) and copy one for each run")
     ap.add_argument("--heavy", type=int, default=0,
                     help="clients posting heavy searches back to back during the load (0: none), "
                          "alternately --heavy-queries queries with k = --heavy-k, and "
@@ -364,29 +407,91 @@ def parse(argv=None):
     return ap.parse_args(argv)
 
 
-def build(args, work):
-    import learnsim
-    from learnsim.index import Index
-
+def inputs(args):
+    """(queries, the writer's documents): the same for every run."""
     vocab = corpus_gen.vocabulary()
-    fit_texts, topic, links, df = corpus_gen.fitting_corpus(args.seed, vocab)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if args.model == "film":
-            pipeline = learnsim.fit(fit_texts, clusters=[int(t) for t in topic], method="film", baseline_holdout=None)
-        else:
-            pipeline = learnsim.fit(fit_texts, links=links, variant="bm25")
-    texts, _ = corpus_gen.corpus(args.docs, args.seed, vocab)
-    start = time.perf_counter()
-    # built anew every run: a run writes to it
-    Index.build(work / "idx", pipeline, texts, [f"d{i}" for i in range(len(texts))], overwrite=True,
-                ann=args.ann).close()
-    build_s = time.perf_counter() - start
+    _, _, _, df = corpus_gen.fitting_corpus(args.seed, vocab)
     queries = corpus_gen.make_queries(args.queries, args.seed, vocab, df)
     # the writer's documents: another stream of the same corpus, never in the index before
     new, _ = corpus_gen.corpus(min(100_000, args.requests * 2), args.seed, vocab, stream=1)
     writes = [{"id": f"w{i}", "text": t, "metadata": {"source": "writer"}} for i, t in enumerate(new)]
-    return queries, writes, build_s, repr(pipeline)
+    return queries, writes
+
+
+def _fit(args, memo={}):
+    """The pipeline, fitted once a process."""
+    import learnsim
+
+    if "pipeline" not in memo:
+        vocab = corpus_gen.vocabulary()
+        fit_texts, topic, links, df = corpus_gen.fitting_corpus(args.seed, vocab)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if args.model == "film":
+                memo["pipeline"] = learnsim.fit(fit_texts, clusters=[int(t) for t in topic], method="film",
+                                                baseline_holdout=None)
+            else:
+                memo["pipeline"] = learnsim.fit(fit_texts, links=links, variant="bm25")
+    return memo["pipeline"]
+
+
+def _code_digest():
+    """What a cached index depends on besides the arguments: the index and ann code."""
+    h = hashlib.sha256()
+    src = Path(__file__).resolve().parents[1] / "src" / "learnsim"
+    for sub in ("index", "ann"):
+        for f in sorted((src / sub).rglob("*.py")):
+            h.update(f.relative_to(src).as_posix().encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _ann_arg(args, ann):
+    if ann != "exact" and args.ann_min_rows is not None:
+        return {"backend": ann, "min_rows": args.ann_min_rows}
+    return ann
+
+
+def base_index(args, ann, work):
+    """(path, record) of the index built under ``ann``: from ``--cache`` when it holds one of
+    these arguments and code, else built (into the cache, or ``work``). Runs search copies of it:
+    a run writes to its index."""
+    from learnsim.index import Index
+
+    key = {"model": args.model, "docs": args.docs, "seed": args.seed, "ann": ann, "ann_min_rows": args.ann_min_rows,
+           "code": _code_digest()}
+    label = ann if args.ann_min_rows is None or ann == "exact" else f"{ann}-min{args.ann_min_rows}"
+    root = (Path(args.cache) / f"{args.model}-{args.docs}-seed{args.seed}-{label}") if args.cache else work / f"base-{label}"
+    stamp = root / "build.json"
+    if stamp.is_file():
+        record = json.loads(stamp.read_text())
+        if record.get("key") == key:
+            print(f"  {ann}: the index built in {record['build_s']:.1f} s, from {root}", flush=True)
+            record["cached"] = True
+            return root / "idx", record
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    pipeline = _fit(args)
+    texts, _ = corpus_gen.corpus(args.docs, args.seed, corpus_gen.vocabulary())
+    print(f"  {ann}: indexing {args.docs} documents ...", flush=True)
+    start = time.perf_counter()
+    Index.build(root / "idx", pipeline, texts, [f"d{i}" for i in range(len(texts))], ann=_ann_arg(args, ann)).close()
+    build_s = time.perf_counter() - start
+    with Index.open(root / "idx") as idx:
+        search = idx.info()["search"]
+    checks = []
+    for seg_json in sorted((root / "idx" / "segments").glob("*/segment.json")):
+        meta = json.loads(seg_json.read_text())
+        check = (meta.get("ann") or {}).get("check") or (meta.get("ann_exact") or {}).get("check")
+        if check:
+            checks.append(check)
+    record = {"key": key, "build_s": build_s, "pipeline": repr(pipeline), "search": search,
+              "recall_check_s": sum(c["seconds"] for c in checks)}
+    stamp.write_text(json.dumps(record, indent=1))
+    print(f"  {ann}: built in {build_s:.1f} s (of which the recall check {record['recall_check_s']:.2f} s): "
+          f"{search['mode']}" + (f", recall@10 at build {search['recall_at_10']:.3f}" if "recall_at_10" in search else ""),
+          flush=True)
+    record["cached"] = False
+    return root / "idx", record
 
 
 def in_process(path, queries, batch):
@@ -412,6 +517,145 @@ def in_process(path, queries, batch):
         return times, wall, batched_wall, len(idx)
 
 
+async def _served(base, queries):
+    """The served answers (``[(id, score), ...]`` or None for a failed request) of ``queries``."""
+    import aiohttp
+
+    out = []
+    async with aiohttp.ClientSession() as s:
+        for q in queries:
+            async with s.get(f"{base}/v1/search", params={"q": q, "k": K}) as r:
+                body = await r.json()
+                out.append([(h["id"], h["score"]) for h in body["hits"]] if r.status == 200 else None)
+    return out
+
+
+def served_recall(path, queries, served, tol=1e-6):
+    """Recall@10 of the ``served`` answers of ``queries`` against an exact search of the index at
+    ``path`` in this process (every segment scanned: an overfetch as large as the index makes
+    each structure's candidates more than a segment holds). A served hit counts when its exact
+    score is at least the exact 10th (ties at the cut count, as bench_ann.py and the build's check)."""
+    from learnsim.index import Index
+
+    with Index.open(path) as idx:
+        idx.set_search_params(overfetch=len(idx) + 1)
+        ref = idx.search(list(queries), 5 * K)
+        sign = 1.0 if idx.higher_is_closer else -1.0
+    found = total = same = failed = 0
+    for hits, exact in zip(served, ref):
+        if hits is None:
+            failed += 1
+            continue
+        scores = {h["id"]: sign * h["score"] for h in exact}
+        k = min(K, len(exact))
+        if not k:
+            continue
+        kth = sorted(scores.values(), reverse=True)[k - 1]
+        ok = sum(1 for doc, _ in hits if scores.get(doc, -np.inf) >= kth - tol * max(1.0, abs(kth)))
+        found += min(ok, k)
+        total += k
+        same += [doc for doc, _ in hits] == [h["id"] for h in exact[:K]]
+    return {"queries": len(served), "recall_at_10": found / max(total, 1), "identical_top10": same / max(len(served), 1),
+            "failed": failed}
+
+
+def serve_run(args, ann, base, record, path, queries, writes, sample):
+    """One run: the server on a copy of ``base`` at ``path``, the sequential pass, the load, the
+    served answers of the ``sample`` of queries, then the in-process passes; its result."""
+    shutil.rmtree(path, ignore_errors=True)
+    shutil.copytree(base, path)
+    extra = (("--workers", str(args.workers)) if args.workers > 1 else ()) + \
+        (("--learn-from-clicks",) if args.learn_from_clicks else ())
+    server = Server(path, args.threads, extra)
+    try:
+        # warm every worker process: /healthz answers before a worker has warmed its index and
+        # loaded its model, and one client's connection reaches one worker only (a worker still
+        # warming when the load starts held its clients for 1.5 s; a worker's first write, 0.6 s)
+        _run(_load(server.base, queries, 10 * args.clients, args.clients, [], 0, 1.0))
+        if args.write_batch > 0:
+            asyncio.run(_warm_writes(server.base, [dict(d, id=f"warm{i}") for i, d in enumerate(writes[-16:])]))
+        asyncio.run(_sequential(server.base, queries[:100]))   # warm the server
+        seq_times, seq_errors = asyncio.run(_sequential(server.base, queries[:args.sequential]))
+        print(f"  {ann} sequential: {_ms(seq_times)}", flush=True)
+        cpu0 = (_cpu_s(server.proc.pid), _cpu_s())
+        heavy_bodies = [{"queries": queries[:args.heavy_queries], "k": args.heavy_k},
+                        {"queries": queries[-args.heavy_explain_queries:], "k": args.heavy_explain_k, "explain": True,
+                         "n_top": args.heavy_n_top}]
+        load = _run(_load(server.base, queries, args.requests, args.clients, writes,
+                          args.write_batch, args.write_every, raw=args.client == "raw",
+                          heavy_clients=args.heavy, heavy_bodies=heavy_bodies))
+        cpu = (_cpu_s(server.proc.pid) - cpu0[0], _cpu_s() - cpu0[1])
+        missing = asyncio.run(_check_present(server.base, load["acknowledged"]))
+        # the sampled queries asked again once the load and its writes are over, so that the
+        # exact search below reads the very documents the served answers came from
+        served = asyncio.run(_served(server.base, [queries[i] for i in sample]))
+    finally:
+        server.stop()
+    from threadpoolctl import threadpool_limits   # numpy is loaded: its BLAS is limited here
+
+    with threadpool_limits(args.threads):
+        inproc_times, inproc_wall, batched_wall, n_final = in_process(
+            path, queries[:max(args.sequential, 1000)], args.clients)
+        recall = served_recall(path, [queries[i] for i in sample], served)
+    search = _ms(load["search_times"])
+    rps = len(load["search_times"]) / load["wall_s"]
+    inproc = _ms(inproc_times)
+    inproc_qps = len(inproc_times) / inproc_wall
+    batched_qps = len(inproc_times) / batched_wall
+    # the floor that throughput sets: 50 clients that send as soon as they are answered wait, on
+    # average, clients / (searches a second); at the in-process throughput in lists of as many
+    # queries as clients (the service's batching at best), that is the least a p99 can be
+    floor_ms = 1e3 * args.clients / batched_qps
+    result = {
+        "ann": ann, "search": record["search"], "model": args.model, "docs": args.docs, "pipeline": record["pipeline"],
+        "build_s": record["build_s"], "build_cached": record["cached"], "recall_check_s": record.get("recall_check_s", 0.0),
+        "requests": args.requests, "clients": args.clients, "threads": args.threads, "workers": args.workers,
+        "write_batch": args.write_batch, "write_every_s": args.write_every,
+        "heavy": {"clients": args.heavy, "queries": args.heavy_queries, "k": args.heavy_k,
+                  "explain_queries": args.heavy_explain_queries, "explain_k": args.heavy_explain_k, "n_top": args.heavy_n_top,
+                  "answered": _ms(load["heavy_times"])},
+        "sequential": dict(_ms(seq_times), errors=seq_errors),
+        "load": {"search": search, "requests_per_s": rps, "wall_s": load["wall_s"],
+                 "errors": len(load["errors"]), "first_errors": load["errors"][:5],
+                 "writes": _ms(load["write_times"]), "documents_written": len(load["acknowledged"]),
+                 "acknowledged_missing": len(missing),
+                 # where the two cores went: the server's and this load generator's CPU
+                 "server_cpu_s": cpu[0], "client_cpu_s": cpu[1],
+                 "server_cpu_ms_per_request": 1e3 * cpu[0] / max(1, len(load["search_times"]) + len(load["write_times"])),
+                 "client_cpu_ms_per_request": 1e3 * cpu[1] / max(1, len(load["search_times"]) + len(load["write_times"]))},
+        "in_process": dict(inproc, queries_per_s=inproc_qps, batched_queries_per_s=batched_qps,
+                           batch=args.clients, documents=n_final),
+        "served_recall": recall,
+        "floor": {"ms": floor_ms, "p50_over_floor": search.get("p50_ms", np.nan) / floor_ms,
+                  "p99_over_floor": search.get("p99_ms", np.nan) / floor_ms},
+        # the service's cost: what HTTP adds to one request on an idle server, and the
+        # throughput of Index.search in lists of as many queries as there are clients (what
+        # the service's batching gets at best) over the served requests per second
+        "overhead": {"sequential_p50_ratio": _ms(seq_times)["p50_ms"] / inproc["p50_ms"],
+                     "sequential_p50_added_ms": _ms(seq_times)["p50_ms"] - inproc["p50_ms"],
+                     "throughput_ratio": inproc_qps / rps,
+                     "batched_throughput_ratio": batched_qps / rps},
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+    }
+    _report(result)
+    return result
+
+
+# the goals of issue 45 (part 6)
+P99_GOAL_MS = 50.0
+RECALL_GOAL = 0.95
+FLOOR_GOAL = 1.3
+
+
+def _goals(r):
+    """The issue's goals for one run: the approximate p99 and recall, the exact p99 over its floor."""
+    p99 = r["load"]["search"].get("p99_ms", np.nan)
+    if r["search"]["mode"] == "exact":
+        return {"p99_within_1.3x_floor": bool(p99 <= FLOOR_GOAL * r["floor"]["ms"])}
+    return {"p99_under_50ms": bool(p99 < P99_GOAL_MS),
+            "served_recall_at_least_0.95": bool(r["served_recall"]["recall_at_10"] >= RECALL_GOAL)}
+
+
 def main(argv=None):
     args = parse(argv)
     try:
@@ -422,79 +666,58 @@ def main(argv=None):
     work = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="bench-serve-"))
     work.mkdir(parents=True, exist_ok=True)
     try:
-        print(f"fitting {args.model} and indexing {args.docs} documents ...", flush=True)
-        queries, writes, build_s, pipeline = build(args, work)
-        print(f"built in {build_s:.1f} s: {pipeline}", flush=True)
-        extra = (("--workers", str(args.workers)) if args.workers > 1 else ()) + \
-            (("--learn-from-clicks",) if args.learn_from_clicks else ())
-        server = Server(work / "idx", args.threads, extra)
-        try:
-            asyncio.run(_sequential(server.base, queries[:100]))   # warm the server
-            seq_times, seq_errors = asyncio.run(_sequential(server.base, queries[:args.sequential]))
-            print(f"sequential: {_ms(seq_times)}", flush=True)
-            cpu0 = (_cpu_s(server.proc.pid), _cpu_s())
-            heavy_bodies = [{"queries": queries[:args.heavy_queries], "k": args.heavy_k},
-                            {"queries": queries[-args.heavy_explain_queries:], "k": args.heavy_explain_k, "explain": True,
-                             "n_top": args.heavy_n_top}]
-            load = _run(_load(server.base, queries, args.requests, args.clients, writes,
-                              args.write_batch, args.write_every, raw=args.client == "raw",
-                              heavy_clients=args.heavy, heavy_bodies=heavy_bodies))
-            cpu = (_cpu_s(server.proc.pid) - cpu0[0], _cpu_s() - cpu0[1])
-            missing = asyncio.run(_check_present(server.base, load["acknowledged"]))
-        finally:
-            server.stop()
-        from threadpoolctl import threadpool_limits   # numpy is loaded: its BLAS is limited here
-
-        with threadpool_limits(args.threads):
-            inproc_times, inproc_wall, batched_wall, n_final = in_process(
-                work / "idx", queries[:max(args.sequential, 1000)], args.clients)
-        search = _ms(load["search_times"])
-        rps = len(load["search_times"]) / load["wall_s"]
-        inproc = _ms(inproc_times)
-        inproc_qps = len(inproc_times) / inproc_wall
-        batched_qps = len(inproc_times) / batched_wall
-        result = {
-            "model": args.model, "docs": args.docs, "pipeline": pipeline, "build_s": build_s,
-            "requests": args.requests, "clients": args.clients, "threads": args.threads, "workers": args.workers,
-            "write_batch": args.write_batch, "write_every_s": args.write_every,
-            "heavy": {"clients": args.heavy, "queries": args.heavy_queries, "k": args.heavy_k,
-                      "explain_queries": args.heavy_explain_queries, "explain_k": args.heavy_explain_k, "n_top": args.heavy_n_top,
-                      "answered": _ms(load["heavy_times"])},
-            "sequential": dict(_ms(seq_times), errors=seq_errors),
-            "load": {"search": search, "requests_per_s": rps, "wall_s": load["wall_s"],
-                     "errors": len(load["errors"]), "first_errors": load["errors"][:5],
-                     "writes": _ms(load["write_times"]), "documents_written": len(load["acknowledged"]),
-                     "acknowledged_missing": len(missing),
-                     # where the two cores went: the server's and this load generator's CPU
-                     "server_cpu_s": cpu[0], "client_cpu_s": cpu[1],
-                     "server_cpu_ms_per_request": 1e3 * cpu[0] / max(1, len(load["search_times"]) + len(load["write_times"])),
-                     "client_cpu_ms_per_request": 1e3 * cpu[1] / max(1, len(load["search_times"]) + len(load["write_times"]))},
-            "in_process": dict(inproc, queries_per_s=inproc_qps, batched_queries_per_s=batched_qps,
-                               batch=args.clients, documents=n_final),
-            # the service's cost: what HTTP adds to one request on an idle server, and the
-            # throughput of Index.search in lists of as many queries as there are clients (what
-            # the service's batching gets at best) over the served requests per second
-            "overhead": {"sequential_p50_ratio": _ms(seq_times)["p50_ms"] / inproc["p50_ms"],
-                         "sequential_p50_added_ms": _ms(seq_times)["p50_ms"] - inproc["p50_ms"],
-                         "throughput_ratio": inproc_qps / rps,
-                         "batched_throughput_ratio": batched_qps / rps},
-            "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
-        }
-        _report(result)
+        print(f"{args.model}, {args.docs} documents, ann {' '.join(args.ann)}: the indexes ...", flush=True)
+        queries, writes = inputs(args)
+        bases = {ann: base_index(args, ann, work) for ann in dict.fromkeys(args.ann)}
+        sample = np.sort(np.random.default_rng(args.seed).choice(
+            len(queries), size=min(args.recall_queries, len(queries)), replace=False))
+        order = [(r, ann) for r in range(args.rounds) for ann in args.ann]
+        runs = []
+        for r, ann in order:
+            # one run alone keeps the path of before: --workdir W leaves its index in W/idx
+            path = work / "idx" if len(order) == 1 else work / f"idx-{ann}-{r}"
+            base, record = bases[ann]
+            runs.append(serve_run(args, ann, base, record, path, queries, writes, sample))
+        for r in runs:
+            r["goals"] = _goals(r)
+        _table_report(runs)
         if args.json:
             Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-            Path(args.json).write_text(json.dumps(result, indent=2))
-        bad = result["load"]["errors"] + result["load"]["acknowledged_missing"] + seq_errors
+            out = runs[0] if len(runs) == 1 else {"runs": runs, "summary": [_row(r) for r in runs]}
+            Path(args.json).write_text(json.dumps(out, indent=2))
+        bad = sum(r["load"]["errors"] + r["load"]["acknowledged_missing"] + r["sequential"]["errors"]
+                  + r["served_recall"]["failed"] for r in runs)
         return 1 if bad else 0
     finally:
         if not args.workdir:
             shutil.rmtree(work, ignore_errors=True)
 
 
+def _row(r):
+    s, L = r["search"], r["load"]["search"]
+    return {"ann": r["ann"], "mode": s["mode"] + (f" ({s['backend']})" if s.get("backend") else ""),
+            "p50_ms": L.get("p50_ms"), "p99_ms": L.get("p99_ms"), "requests_per_s": r["load"]["requests_per_s"],
+            "served_recall_at_10": r["served_recall"]["recall_at_10"], "build_recall_at_10": s.get("recall_at_10"),
+            "batched_queries_per_s": r["in_process"]["batched_queries_per_s"], "floor_ms": r["floor"]["ms"],
+            "p99_over_floor": r["floor"]["p99_over_floor"], "build_s": r["build_s"], "goals": r["goals"]}
+
+
+def _table_report(runs):
+    print(f"\n{'ann':<12} {'search':<24} {'p50 ms':>7} {'p99 ms':>7} {'req/s':>6} {'recall':>7} {'build rec':>9} "
+          f"{'batch q/s':>9} {'floor ms':>8} {'p99/floor':>9}  goals")
+    for r in runs:
+        w = _row(r)
+        build = "-" if w["build_recall_at_10"] is None else f"{w['build_recall_at_10']:.3f}"
+        goals = ", ".join(f"{k} {'met' if v else 'MISSED'}" for k, v in w["goals"].items())
+        print(f"{w['ann']:<12} {w['mode']:<24} {w['p50_ms']:7.1f} {w['p99_ms']:7.1f} {w['requests_per_s']:6.0f} "
+              f"{w['served_recall_at_10']:7.3f} {build:>9} {w['batched_queries_per_s']:9.0f} {w['floor_ms']:8.1f} "
+              f"{w['p99_over_floor']:9.2f}  {goals}")
+
+
 def _report(r):
     s, L = r["sequential"], r["load"]
-    print(f"\n{r['model']} index of {r['docs']} documents, {r['workers']} server process(es) with {r['threads']} "
-          f"BLAS threads; {r['clients']} clients, {r['requests']} searches, "
+    print(f"\n{r['model']} index of {r['docs']} documents ({r['ann']}: {r['search']['mode']} search), {r['workers']} "
+          f"server process(es) with {r['threads']} BLAS threads; {r['clients']} clients, {r['requests']} searches, "
           f"writes of {r['write_batch']} documents every {r['write_every_s']} s")
     print(f"  sequential (1 client):   p50 {s['p50_ms']:.2f} ms   p99 {s['p99_ms']:.2f} ms")
     ls = L["search"]
@@ -509,6 +732,12 @@ def _report(r):
     i = r["in_process"]
     print(f"  in-process Index.search: p50 {i['p50_ms']:.2f} ms   {i['queries_per_s']:.0f} queries/s one at a time, "
           f"{i['batched_queries_per_s']:.0f} queries/s in lists of {i['batch']}")
+    f = r["floor"]
+    print(f"  floor ({r['clients']} clients / {i['batched_queries_per_s']:.0f} queries/s): {f['ms']:.1f} ms; "
+          f"served p50 {f['p50_over_floor']:.2f}x, p99 {f['p99_over_floor']:.2f}x it")
+    rc = r["served_recall"]
+    print(f"  served recall@10 against an exact in-process search ({rc['queries']} queries): {rc['recall_at_10']:.4f} "
+          f"(top 10 identical for {rc['identical_top10']:.1%})")
     o = r["overhead"]
     print(f"  overhead: one request {o['sequential_p50_ratio']:.2f}x in-process (+{o['sequential_p50_added_ms']:.2f} ms); "
           f"in-process throughput {o['throughput_ratio']:.2f}x served one at a time, "

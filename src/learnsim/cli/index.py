@@ -70,8 +70,8 @@ def register(commands):
     # the names of learnsim.ann.ANN_BACKENDS, spelled out: importing it here would slow every command
     build.add_argument("--ann", default="auto", choices=ANN_CHOICES,
                        help="approximate search of the large segments of dense rows (FILM, dense distance "
-                            "models): 'auto' takes faiss HNSW, else usearch, when installed (pip install "
-                            "learnsim[ann]); 'exact' never (default: %(default)s)")
+                            "models): 'auto' takes faiss IVF, else faiss HNSW, else usearch, when "
+                            "installed (pip install learnsim[ann]), its recall@10 checked at build; 'exact' never (default: %(default)s)")
     build.add_argument("--ann-min-rows", type=int, metavar="N",
                        help="segments of fewer rows are searched exactly (default: the index's ANN_MIN_ROWS)")
     _add_encoding_errors(build)
@@ -227,6 +227,11 @@ def _summary(search):
     """One line of info()["search"]: which search the rows get."""
     line = f"{search['mode']}" + (f" ({search['backend']})" if search.get("backend") else "")
     line += f": {search['ann_rows']} rows approximate, {search['exact_rows']} exact (min_rows {search['min_rows']})"
+    if search.get("recall_checks"):
+        # the recall@10 measured at build against an exact scan (the weakest segment's)
+        weakest = min(search["recall_checks"], key=lambda c: c["recall_at_10"])
+        params = ", ".join(f"{k} {v}" for k, v in weakest.get("search_params", {}).items())
+        line += f"; recall@10 {weakest['recall_at_10']:.3f} checked at build" + (f" ({params})" if params else "")
     for why, rows in (search.get("exact_because") or {}).items():
         line += f"; exact for {rows} row(s): {why}"
     if search.get("fallback"):

@@ -8,6 +8,18 @@ directory (``segments/<name>/ann/``) before the segment is renamed into place, a
 as immutable and as atomically written as the segment's rows. The backend's ids are the rows'
 positions within the segment.
 
+Before it is saved, a new structure's recall@10 is measured (issue 45): 200 of the segment's
+rows (seeded), each excluding its own row, and 200 vectors drawn from a normal distribution with
+the rows' mean and covariance (between the rows, where query texts land) are searched as an
+index search does, against an exact scan, ties at the cut counting; the lower of the two
+recalls is checked. Under :data:`RECALL_GOAL` (0.95) the search effort (``ef_search``,
+``expansion_search``, ``nprobe``) is doubled up to :data:`EFFORT_CAP` and measured again, the
+structure saved with the effort that reached the goal; if none did, the segment gets no
+structure and is scanned exactly (``segment.json``'s ``"ann_exact"``, ``info()["search"]``'s
+``exact_because`` and an :class:`AnnFallbackWarning` say why). The measurement, its parameters
+and seconds are kept in ``segment.json`` (``"ann"``'s ``"check"``) and shown by ``info()``
+(``recall_at_10``, ``recall_checks``) and ``learnsim index info``.
+
 A search asks the structure for ``k x overfetch`` candidates (more when deletes or a filter mask
 rows out), drops the rows that are not allowed, and scores the survivors *exactly* from the
 segment's rows: every reported score is the exact one (and an explanation still sums to it);
@@ -43,6 +55,7 @@ from __future__ import annotations
 
 import math
 import os
+import time
 import warnings
 
 import numpy as np
@@ -51,14 +64,20 @@ from .._utils.files import sha256_file
 from ..exceptions import AnnFallbackWarning  # noqa: F401  (defined there; importable here as in 0.1)
 from ._segments import IndexFormatError
 
-__all__ = ["AUTO_BACKENDS", "ANN_MIN_ROWS", "OVERFETCH", "MIN_ALLOWED_FRACTION", "AnnFallbackWarning", "AnnSearch",
-           "ann_config", "check_ann_config", "segment_writer", "segment_ann", "ann_segment_best", "ann_batch_best",
-           "search_info"]
+__all__ = ["AUTO_BACKENDS", "ANN_MIN_ROWS", "OVERFETCH", "MIN_ALLOWED_FRACTION", "RECALL_GOAL", "AnnFallbackWarning",
+           "AnnSearch", "ann_config", "check_ann_config", "segment_writer", "segment_ann", "ann_segment_best",
+           "ann_batch_best", "measure_recall", "search_info"]
 
-# The backend "auto" takes: the first of these whose package imports. faiss HNSW first: it needs
-# no training (IVF does, and loses recall on small segments) and answered every query below at
-# recall@10 1.000; usearch (also HNSW) is second until a measurement of both says otherwise.
-AUTO_BACKENDS = ("faiss-hnsw", "usearch")
+# The backend "auto" takes: the first of these whose package imports. faiss IVF first (issue 45):
+# at the recall the build's check asks of query-like vectors, on bench_serve.py's 100k FILM rows
+# and queries (one thread), IVF (nlist 1265) reached recall@10 0.966 at nprobe 64 in 0.15 ms a
+# query in batches, 0.22 ms alone, where faiss HNSW (M=32) needed ef_search 512 for 0.971 at
+# 0.68 / 0.78 ms and usearch expansion_search 512 for 0.972 at 0.76 / 0.96 ms; IVF built in 2 s
+# against 28-35 s. Served under load (bench_serve.py --ann faiss-hnsw auto --workers 2
+# --threads 1, each at the effort its check chose): p99 44.2 ms at 2,249 requests/s against
+# HNSW's 50.5 ms at 1,514/s. IVF loses recall on small segments: the check at build raises its
+# nprobe. faiss HNSW next (no training), usearch last.
+AUTO_BACKENDS = ("faiss-ivf", "faiss-hnsw", "usearch")
 # Segments with fewer rows are scanned exactly. Measured one query at a time, top-10, through
 # best_k (the ANN time includes the backend's checks and the exact rescoring of the 40
 # candidates), float32 unit rows of 100 dimensions in 200 clusters, one thread (OPENBLAS and
@@ -74,6 +93,22 @@ OVERFETCH = 4
 MIN_ALLOWED_FRACTION = 0.1
 # ... and when the candidates asked for would be more than this fraction of the segment
 MAX_CANDIDATE_FRACTION = 0.25
+# Recall checked at build (issue 45): a new structure answers RECALL_QUERIES of its segment's own
+# rows (a seeded sample, each query excluding its own row) and as many drawn from a normal
+# distribution of the rows' mean and covariance, as a search does (k x OVERFETCH candidates
+# scored exactly, the best k), against an exact scan; the lower recall@RECALL_K of the two must
+# reach RECALL_GOAL. Below it the search effort (the
+# backend's EFFORT_PARAM) is doubled, up to EFFORT_CAP, and measured again (the exact scan is done
+# once); still below, the segment is not given the structure (it is scanned exactly, info's
+# "exact_because" and an AnnFallbackWarning say why).
+RECALL_GOAL = 0.95
+RECALL_K = 10
+RECALL_QUERIES = 200
+RECALL_SEED = 0
+EFFORT_PARAM = {"faiss-hnsw": "ef_search", "usearch": "expansion_search", "faiss-ivf": "nprobe"}
+EFFORT_CAP = 1024
+# exact values within this (relative) of the k-th exact value are ties at the cut: any of them is right
+TIE_TOLERANCE = 1e-6
 _DIR = "ann"
 _META = "meta.json"     # what learnsim.ann's save writes, with the checksums of the other files
 _METRIC = {"cosine": "inner_product", "distance": "sqeuclidean"}
@@ -220,6 +255,12 @@ def segment_writer(config, kind):
         params = config["params"] if config["requested"] == backend else {}
         ann = make_ann(backend, metric=metric, **params)
         ann.fit(np.ascontiguousarray(dense))
+        check = _check_recall(ann, backend, dense, rows.sq if metric == "sqeuclidean" else None)
+        if check["recall_at_10"] < RECALL_GOAL:
+            reason = _low_recall_reason(backend, check)
+            meta["ann_exact"] = {"backend": backend, "reason": reason, "check": check}
+            warnings.warn(f"a new segment of {int(n)} rows: {reason}", AnnFallbackWarning, stacklevel=2)
+            return
         target = directory / _DIR
         ann.save(target)
         files = {}
@@ -229,9 +270,138 @@ def segment_writer(config, kind):
         # the backend's meta.json holds the sha256 of its other files (load_ann checks them):
         # its own sha256 here closes the chain, and the files are read once at load, not twice
         meta["ann"] = {"backend": backend, "metric": metric, "n": int(n), "dim": int(dense.shape[1]),
-                       "files": files, "meta_sha256": sha256_file(target / _META)}
+                       "files": files, "meta_sha256": sha256_file(target / _META), "check": check}
 
     return write
+
+
+def _values64(dense, sq, q, rows):
+    """float64 higher-is-closer values of the segment's ``rows`` for the query vector ``q``
+    (inner products; with ``sq``, 2 q.d - |d|^2, the squared distance's order)."""
+    v = dense[rows].astype(np.float64) @ q
+    return v if sq is None else 2.0 * v - sq[rows]
+
+
+def _exact_kth(dense, sq, Q, exclude, k):
+    """The exact k-th best value of each query of ``Q`` over the segment's rows, the row
+    ``exclude[j]`` left out (-1: none), by a scan (float32 products in blocks, the top few
+    rescored in float64)."""
+    n = dense.shape[0]
+    sq32 = None if sq is None else sq.astype(dense.dtype)
+    margin = min(k + 8, n - 1)        # the exact top k are among the float32 top k + 8
+    kth = np.empty(Q.shape[0])
+    step = max(1, min(32, (1 << 22) // n))      # queries a block: at most 4M exact values at a time
+    for lo in range(0, Q.shape[0], step):
+        vals = np.asarray(Q[lo:lo + step], dtype=dense.dtype) @ dense.T
+        if sq32 is not None:
+            vals = 2 * vals - sq32
+        ex = exclude[lo:lo + step]
+        own = np.flatnonzero(ex >= 0)
+        vals[own, ex[own]] = -np.inf
+        tops = np.argpartition(-vals, margin - 1, axis=1)[:, :margin]
+        for j in range(tops.shape[0]):
+            top = tops[j][tops[j] != ex[j]]
+            kth[lo + j] = np.sort(_values64(dense, sq, Q[lo + j], top))[::-1][k - 1]
+    return kth
+
+
+def _hits(ann, dense, sq, Q, exclude, kth, k, overfetch):
+    """How many of each query's k best, as an index search gets them from ``ann`` (k x
+    ``overfetch`` candidates scored exactly), are at least its exact k-th value (ties count)."""
+    n = dense.shape[0]
+    # one more than a search asks: a query's own row is among them
+    ids, _ = ann.search(np.ascontiguousarray(Q, dtype=np.float32), int(math.ceil(k * overfetch)) + 1)
+    out = np.zeros(Q.shape[0], dtype=np.int64)
+    for j in range(Q.shape[0]):
+        cand = np.unique(ids[j])
+        cand = cand[(cand >= 0) & (cand < n) & (cand != exclude[j])]
+        best = np.sort(_values64(dense, sq, Q[j], cand))[::-1][:k]
+        out[j] = np.count_nonzero(best >= kth[j] - TIE_TOLERANCE * max(1.0, abs(kth[j])))
+    return out
+
+
+def measure_recall(ann, dense, sq, queries, exclude=None, k=RECALL_K, overfetch=OVERFETCH):
+    """Tie-aware recall@k of what an index search gets from the structure ``ann`` of a segment's
+    ``dense`` rows (k x ``overfetch`` candidates, scored exactly, the best k) for the query
+    vectors ``queries``, against an exact scan of the rows.
+
+    A hit counts when its exact value is at least the k-th exact value (less
+    :data:`TIE_TOLERANCE`): of items tied at the cut, any are a right answer. ``exclude``: a row
+    each query must not return (-1: none), as a row searched as a query excludes itself; ``sq``:
+    the rows' squared norms for a squared-distance structure, None for inner products.
+    """
+    dense = np.asarray(dense)
+    Q = np.asarray(queries, dtype=np.float64)
+    k = min(k, dense.shape[0] - 1)
+    if k < 1 or not Q.shape[0]:
+        return 1.0
+    exclude = np.full(Q.shape[0], -1, dtype=np.int64) if exclude is None else np.asarray(exclude, dtype=np.int64)
+    sq = None if sq is None else np.asarray(sq, dtype=np.float64)
+    kth = _exact_kth(dense, sq, Q, exclude, k)
+    return float(_hits(ann, dense, sq, Q, exclude, kth, k, overfetch).sum() / (k * Q.shape[0]))
+
+
+def _check_recall(ann, backend, dense, sq):
+    """Measure a new structure's recall at build (see :data:`RECALL_GOAL`), raising its search
+    effort while under the goal; the record kept in segment.json (JSON).
+
+    The queries: RECALL_QUERIES of the segment's rows (each excluding itself), and as many
+    drawn from a normal distribution with the rows' mean and covariance (the mean plus a normally
+    weighted sum of 8 centred rows). A row is where the structure is densest; a query text lands
+    between the rows, where a graph or a list search goes astray more often. On bench_serve.py's
+    100k FILM rows, recall@10 of its real queries / of these / of the rows: faiss HNSW
+    ef_search 128 0.897 / 0.874 / 0.994, 256 0.943 / 0.935, 512 0.971 / 0.964; faiss IVF nprobe
+    16 0.911 / 0.904, 32 0.944 / 0.935, 64 0.966 / 0.959 (midpoints of two rows gave IVF 0.992
+    at nprobe 16: too easy). The recall checked is the lower of the two.
+    """
+    start = time.perf_counter()
+    n = dense.shape[0]
+    dense = np.asarray(dense)
+    sq = None if sq is None else np.asarray(sq, dtype=np.float64)
+    k = min(RECALL_K, n - 1)
+    rng = np.random.default_rng(RECALL_SEED)
+    m = min(RECALL_QUERIES, n)
+    rows = np.sort(rng.choice(n, size=m, replace=False))
+    mean = dense.mean(axis=0, dtype=np.float64)
+    mix = rng.integers(0, n, size=(m, 8))
+    weights = rng.standard_normal((m, 8, 1)) / np.sqrt(8)
+    Q = np.concatenate([dense[rows].astype(np.float64),
+                        mean + (weights * (dense[mix].astype(np.float64) - mean)).sum(axis=1)])
+    exclude = np.concatenate([rows, np.full(m, -1)]).astype(np.int64)
+    kth = _exact_kth(dense, sq, Q, exclude, k) if k >= 1 else None
+    name = EFFORT_PARAM.get(backend)
+    if name not in ann.get_search_params():
+        name = None
+    cap = EFFORT_CAP
+    if name == "nprobe":
+        cap = min(cap, int(getattr(ann, "nlist_", cap)))
+    tries = []
+    while True:
+        if k >= 1:
+            hits = _hits(ann, dense, sq, Q, exclude, kth, k, OVERFETCH)
+            on_rows, between = float(hits[:m].sum() / (k * m)), float(hits[m:].sum() / (k * m))
+        else:
+            on_rows = between = 1.0
+        recall = min(on_rows, between)
+        value = None if name is None else int(ann.get_search_params()[name])
+        tries.append([value, recall])
+        if recall >= RECALL_GOAL or name is None or value >= cap:
+            break
+        ann.set_search_params(**{name: min(value * 2, cap)})
+    check = {"recall_at_10": recall, "rows_recall_at_10": on_rows, "drawn_recall_at_10": between,
+             "goal": RECALL_GOAL, "k": k, "queries": int(2 * m), "seed": RECALL_SEED, "overfetch": OVERFETCH,
+             "search_params": {} if name is None else {name: tries[-1][0]},
+             "seconds": round(time.perf_counter() - start, 3)}
+    if len(tries) > 1:
+        check["tries"] = tries      # [effort, recall] of each measurement
+    return check
+
+
+def _low_recall_reason(backend, check):
+    params = ", ".join(f"{k} {v}" for k, v in check["search_params"].items())
+    return (f"its {backend} structure reached recall@10 {check['recall_at_10']:.3f} at build, under "
+            f"{check['goal']}" + (f" even at {params}" if params else "") + f" ({check['queries'] // 2} of its rows "
+            f"and as many drawn like them as queries, against an exact scan): it is scanned exactly")
 
 
 class AnnSearch:
@@ -426,7 +596,7 @@ def search_info(index):
     """``Index.info()["search"]``: which search the index's live rows get."""
     config = index.manifest.get("ann") or {"requested": "exact", "min_rows": ANN_MIN_ROWS, "params": {}}
     ann_rows = exact_rows = offset = 0
-    backends, fallback, exact_because = {}, [], {}
+    backends, fallback, exact_because, checks = {}, [], {}, []
     for seg in index.segments:
         live = int(index._live[offset:offset + seg.n].sum())
         offset += seg.n
@@ -434,6 +604,11 @@ def search_info(index):
         if ann is not None:
             ann_rows += live
             backends[ann.backend_name] = backends.get(ann.backend_name, 0) + live
+            check = seg.ann_meta.get("check")
+            if isinstance(check, dict) and isinstance(check.get("recall_at_10"), (int, float)):
+                # the recall measured when the structure was built (structures of before issue 45 have none)
+                checks.append({"segment": seg.name, "rows": int(seg.n), "recall_at_10": check["recall_at_10"],
+                               "search_params": check.get("search_params") or {}})
             continue
         exact_rows += live
         reason = getattr(seg, "_ann_state", (None, None))[1]
@@ -451,6 +626,9 @@ def search_info(index):
         out["backends"] = backends
     if settings.params:
         out["search_params"] = dict(settings.params)
+    if checks:
+        out["recall_at_10"] = min(c["recall_at_10"] for c in checks)
+        out["recall_checks"] = checks
     if fallback:
         out["fallback"] = fallback
     if exact_because:
@@ -463,6 +641,9 @@ def _why_exact(seg, config, kind):
     words, so that ``index info`` answers "I asked for faiss-hnsw: why is it exact?"."""
     if config["requested"] == "exact":
         return "exact search was asked for (ann='exact')"
+    low = getattr(seg, "ann_exact", None)
+    if isinstance(low, dict) and isinstance(low.get("reason"), str):
+        return low["reason"]        # its structure missed the recall goal at build
     if kind not in _METRIC:
         return f"a {kind} model's scores have no approximate search (only dense cosine and distance rows)"
     if seg.has("indptr") or not seg.has("dense"):

@@ -366,6 +366,8 @@ class Segment:
         self.n = int(entry["n"])
         # the approximate structure, opened on first use (learnsim.index._ann.segment_ann)
         self.ann_meta = meta.get("ann")
+        # why a segment large enough for one has no structure: its recall at build (issue 45)
+        self.ann_exact = meta.get("ann_exact")
         try:
             self.dtype = np.dtype(meta.get("dtype", "float32"))
         except TypeError:

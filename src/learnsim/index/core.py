@@ -230,6 +230,9 @@ class Index(ModelVersions):
             :data:`learnsim.ann.ANN_BACKENDS` that one, ``{"backend": name, "min_rows": N,
             **params}`` sets the size and the backend's parameters; None or "exact" never.
             Kept in the manifest for later writes; :meth:`info` reports the search in use.
+            Each structure's recall@10 is measured when it is written (200 of its rows and 200
+            vectors drawn like them, against an exact scan): under 0.95 its search effort is
+            raised, and if that does not reach it the segment stays exact (``info()["search"]``).
         show_progress_bar : bool or None, default=None
             Progress on stderr (the vectorising of the collection and the writing of its rows);
             nothing is drawn for fewer than 1000 texts unless True. None: as
