@@ -127,3 +127,18 @@ def read_parquet_frame(path):
         raise ImportError(f"{path}: reading a .parquet file needs pyarrow: pip install pyarrow") from None
     return pd.read_parquet(path, engine="pyarrow")
 
+
+
+def chosen_categories(categories, all_names, what):
+    """The sorted names a loader's ``categories=`` keeps (None: ``all_names``), or a ValueError
+    naming the unknown ones (``what``: how the loader calls them, "groups", "categories")."""
+    if categories is None:
+        return list(all_names)
+    if isinstance(categories, str):
+        categories = [categories]
+    unknown = sorted(set(categories) - set(all_names))
+    if unknown:
+        raise ValueError(f"unknown categories {unknown}; the {what} are {all_names}")
+    if not categories:
+        raise ValueError(f"categories is empty; pass None for all {what}")
+    return sorted(set(categories))

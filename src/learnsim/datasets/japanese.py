@@ -12,7 +12,7 @@ import zlib
 import numpy as np
 from sklearn.utils import Bunch
 
-from ._base import _corpus_file, _object_array
+from ._base import _corpus_file, _object_array, chosen_categories
 from ._decode import DocumentFormatError, UndecodableBytesWarning, check_encoding_errors, decoded_lines, json_record
 from .sts import graded_pairs_bunch
 
@@ -131,17 +131,7 @@ def load_livedoor(data_dir=None, *, title=True, body=True, categories=None, enco
         warnings.warn(UndecodableBytesWarning(f"{path}: {n_bad} article(s) are not UTF-8 text; their bad bytes "
                                               "became U+FFFD"), stacklevel=2)
     all_categories = sorted({r[0] for r in records})
-    if categories is not None:
-        if isinstance(categories, str):
-            categories = [categories]
-        unknown = sorted(set(categories) - set(all_categories))
-        if unknown:
-            raise ValueError(f"unknown categories {unknown}; the categories are {all_categories}")
-        if not categories:
-            raise ValueError("categories is empty; pass None for all categories")
-        target_names = sorted(set(categories))
-    else:
-        target_names = all_categories
+    target_names = chosen_categories(categories, all_categories, "categories")
     index = {name: i for i, name in enumerate(target_names)}
     records = [r for r in records if r[0] in index]
     texts = ["\n".join(part for part in ((r[5] if title else ""), (r[6] if body else "")) if part)

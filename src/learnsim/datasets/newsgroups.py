@@ -9,7 +9,7 @@ import zlib
 import numpy as np
 from sklearn.utils import Bunch
 
-from ._base import _corpus_file
+from ._base import _corpus_file, chosen_categories
 
 _NEWSGROUPS_FILE = "20newsgroups/20news-bydate.tar.gz"
 _NEWSGROUPS_SOURCE = "http://qwone.com/~jason/20Newsgroups/20news-bydate.tar.gz"
@@ -132,17 +132,7 @@ def load_20newsgroups(subset="train", data_dir=None, remove=("headers",), catego
     records = [r for s in (("train", "test") if subset == "all" else (subset,)) for r in archive[s]]
 
     all_groups = sorted({r[0] for s in archive.values() for r in s})
-    if categories is not None:
-        if isinstance(categories, str):
-            categories = [categories]
-        unknown = sorted(set(categories) - set(all_groups))
-        if unknown:
-            raise ValueError(f"unknown categories {unknown}; the groups are {all_groups}")
-        if not categories:
-            raise ValueError("categories is empty; pass None for all groups")
-        target_names = sorted(set(categories))
-    else:
-        target_names = all_groups
+    target_names = chosen_categories(categories, all_groups, "groups")
     index = {name: i for i, name in enumerate(target_names)}
     records = [r for r in records if r[0] in index]
 
