@@ -85,3 +85,69 @@ def test_first_zero_rows_skips_touched_and_disallowed():
     assert K.first_zero_rows(10, touched, 3).tolist() == [1, 4, 5]
     allowed = np.array([True] * 5 + [False] * 4 + [True])
     assert K.first_zero_rows(10, touched, 4, allowed).tolist() == [1, 4, 9]
+
+
+def _best_reference(values, k, allowed=None, candidates=None):
+    """Positions of the k best values (higher first, ties to the lower position)."""
+    pos = np.arange(values.shape[0]) if candidates is None else np.asarray(candidates)
+    if allowed is not None:
+        pos = pos[allowed[pos]]
+    order = np.lexsort((pos, -values[pos]))
+    return pos[order][:k]
+
+
+@pytest.mark.parametrize("k", [1, 4, 10, 300])
+def test_sparse_top_k_is_the_k_best_nonzero_rows(monkeypatch, k):
+    import scipy.sparse as sp
+
+    pytest.importorskip("numba")
+    monkeypatch.setenv("LEARNSIM_NUMBA", "1")
+    rng = np.random.default_rng(k)
+    W = sp.random(400, 30, density=0.15, random_state=k, format="csr")
+    W.data = np.round(W.data * 4) - 1          # signed weights, many ties, some sums exactly 0
+    seg = _Seg(W)
+    for trial in range(30):
+        terms = np.unique(rng.integers(0, 30, size=5))
+        weights = rng.integers(1, 3, size=terms.size).astype(float)
+        allowed = None if trial % 2 else rng.random(400) < 0.5
+        got = K.sparse_top_k(seg, terms, weights, k, allowed)
+        if k > 256:
+            assert got is None                 # the kernel's buffer bound: the numpy path then
+            continue
+        q = np.zeros(30)
+        q[terms] = weights
+        full = np.asarray(W.astype(np.float32).astype(np.float64) @ q).ravel()
+        nonzero = np.flatnonzero(full)
+        want = _best_reference(full, k, allowed, nonzero)
+        assert got[0].tolist() == want.tolist()
+        assert np.allclose(got[1], full[want], atol=1e-9)
+        assert not np.any(seg._buffer)            # left clean for the next query
+
+
+@pytest.mark.parametrize("k", [1, 10, 50])
+def test_dense_top_k_is_the_full_scan_with_ties_to_the_lower_row(monkeypatch, k):
+    pytest.importorskip("numba")
+    monkeypatch.setenv("LEARNSIM_NUMBA", "1")
+    monkeypatch.setenv("LEARNSIM_PREFILTER", "0")
+    rng = np.random.default_rng(k)
+    D = rng.integers(-2, 3, size=(600, 20)).astype(np.float32)   # integer rows: exact sums, ties
+    seg = _DenseSeg(D)
+    for trial in range(10):
+        q = rng.integers(-1, 2, size=20).astype(np.float64)
+        allowed = None if trial % 2 else rng.random(600) < 0.3
+        pos, vals = K.dense_top_k(seg, q, k, allowed)
+        full = D.astype(np.float64) @ q
+        want = _best_reference(full, k, allowed)
+        assert pos.tolist() == want.tolist()
+        assert vals.dtype == np.float64 and np.array_equal(vals, full[want])
+
+
+class _DenseSeg:
+    def __init__(self, D):
+        self.dense, self.n = np.ascontiguousarray(D), D.shape[0]
+
+
+def test_the_kernels_step_aside_without_numba(monkeypatch):
+    monkeypatch.setenv("LEARNSIM_NUMBA", "0")
+    seg = _DenseSeg(np.ones((5, 3), dtype=np.float32))
+    assert K.dense_top_k(seg, np.ones(3), 2) is None

@@ -108,3 +108,67 @@ def test_an_index_written_before_digests_says_so_and_gains_them_at_the_next_writ
     _edit(path, "UPDATE docs SET text = 'edited' WHERE id = 'new1'")
     report = Index.verify_at(path)
     assert not report["ok"] and "'new1'" in report["damaged"][0]["problem"]
+
+
+def _json_dumps_digest(doc_id, text, meta):
+    import hashlib
+
+    raw = json.dumps([doc_id, text, meta], ensure_ascii=False).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+
+
+def test_the_digest_is_blake2b_of_the_rows_json_whatever_the_characters():
+    """row_digest writes the JSON without json.dumps (its per-call cost): the same bytes, so the
+    digests of every index written before still match."""
+    import random
+
+    rng = random.Random(0)
+    rows = [("a", "b", None), ("", "", ""), ("1", 'q"\\ \n\t\x00\x1f é 日本 \ud800 \u2028', '{"a": [1, 2.5]}'),
+            (3, "not a str id", None), ("x", "y", 5)]      # the last two: the json.dumps path
+    for _ in range(500):
+        rows.append(("".join(chr(rng.randrange(0, 0x3000)) for _ in range(4)),
+                     "".join(chr(rng.randrange(0, 0xFFFF)) for _ in range(40)),
+                     None if rng.random() < 0.3 else json.dumps({"k": "é\n"})))
+    for row in rows:
+        assert row_digest(*row) == _json_dumps_digest(*row)
+
+
+@pytest.mark.parametrize("raw", ['{"a": 1, "b": [1, 2, {"c": null}]}', '"text"', "3", "[]", ' {"a": 1} ', "NaN",
+                                 '{"a": 1}{"b": 2}', "{", ""])
+def test_stored_metadata_is_decoded_as_json_loads_does(raw):
+    from learnsim.index._store import meta_value
+
+    try:
+        want = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        with pytest.raises(json.JSONDecodeError):
+            meta_value(raw)
+        return
+    got = meta_value(raw)
+    assert json.dumps(got) == json.dumps(want)
+
+
+def test_documents_read_once_are_served_from_the_handles_cache(copy):
+    """A search's hits are read from SQLite once per handle: found again, no read; the cache is
+    bounded; a hit's metadata changed by the caller changes nothing it holds."""
+    from learnsim.index._store import DocumentCache
+
+    path = copy("linklearn")
+    with Index.open(path) as index:
+        first = index.search(QUERY, k=5)
+        cache = index._document_cache
+        reads = []
+        real = index.store.documents
+        index.store.documents = lambda seqs, **kw: reads.append(list(seqs)) or real(seqs, **kw)
+        again = index.search(QUERY, k=5)
+        assert again == first and reads == []
+        for hit in again:
+            if hit["metadata"] is not None:
+                hit["metadata"]["changed"] = True
+        assert index.search(QUERY, k=5) == first
+        assert index._document_cache is cache
+    small = DocumentCache("key", max_docs=3)
+    with Index.open(path) as index:
+        got = small.documents(index.store, index._seqs[:10])
+        assert len(got) == 10 and len(small._docs) == 3
+        assert small.documents(index.store, index._seqs[:10]) == got

@@ -82,7 +82,8 @@ def top_k(values, k, allowed=None):
 def _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, allowed, n_total):
     """(local positions, higher-is-closer values) of the k best rows of one segment, best first,
     ties to the lower position; ``allowed``: a boolean mask of the segment's rows or None."""
-    from ._kernels import best_of_candidates, dense_scores, first_zero_rows, largest_k, sparse_candidates
+    from ._kernels import (best_of_candidates, dense_scores, dense_top_k, first_zero_rows, largest_k,
+                           sparse_candidates, sparse_top_k)
 
     seg.check()
     n = seg.n
@@ -93,6 +94,11 @@ def _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, allowed, n_total):
         if q_sparse is None or not q_sparse[0].size:
             rows, vals = np.zeros(0, dtype=np.int64), np.zeros(0)
         else:
+            # one kernel call, conclusive when it finds k rows with a positive score (every
+            # other row scores 0); else the candidates below, with the rows that score 0
+            fused = sparse_top_k(seg, q_sparse[0], q_sparse[1], k, allowed, n_total)
+            if fused is not None and fused[0].shape[0] == k and fused[1][-1] > 0:
+                return fused
             rows, vals = sparse_candidates(seg, q_sparse[0], q_sparse[1], n_total)
         if allowed is not None:
             keep = allowed[rows]
@@ -110,7 +116,11 @@ def _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, allowed, n_total):
     if distance:
         values = closeness([seg], q_sparse, q_dense, q_sq, True)
     elif seg.indptr is None and q_dense is not None and seg.dense is not None:
-        # dense only: rank the float32 inner products as they come
+        # dense only: rank the float32 inner products as they come (the kernels: without an
+        # array of them, a large segment through its int8 copy, learnsim.index._prefilter)
+        fused = dense_top_k(seg, q_dense, k, allowed, n_total)
+        if fused is not None:
+            return fused
         values = dense_scores(seg.dense, q_dense, n_total)
     else:
         values = seg.inner(q_sparse, q_dense)

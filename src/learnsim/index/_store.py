@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import json.encoder
 import math
 import sqlite3
 
@@ -339,8 +340,75 @@ def row_digest(doc_id, text, meta):
     """The checksum of a row (its id, text and stored metadata JSON or None): 32 hex digits of
     BLAKE2b over their JSON array. Damage, not forgery, is what it finds: anyone who can edit
     the database can recompute it."""
-    raw = json.dumps([doc_id, text, meta], ensure_ascii=False).encode("utf-8", "surrogatepass")
-    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+    if type(doc_id) is str and type(text) is str and (meta is None or type(meta) is str):
+        # the bytes json.dumps([doc_id, text, meta], ensure_ascii=False) writes, without building
+        # an encoder per call (most of a digest's time for a short document): its separator is
+        # ", " and its strings are encode_basestring's (tests/index/test_store.py compares them)
+        raw = "[" + _JSON_STRING(doc_id) + ", " + _JSON_STRING(text) + ", " + \
+            ("null" if meta is None else _JSON_STRING(meta)) + "]"
+    else:
+        raw = json.dumps([doc_id, text, meta], ensure_ascii=False)
+    return hashlib.blake2b(raw.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+_JSON_STRING = json.encoder.encode_basestring
+_META_JSON = json.JSONDecoder()
+
+
+def meta_value(raw):
+    """``json.loads`` of a stored metadata JSON text. The text was written by ``json.dumps`` (no
+    white space around the value), so the decoder's scanner is called directly (a third of
+    ``json.loads``'s time for short metadata); anything else goes to ``json.loads`` itself, which
+    reads it or raises its error."""
+    try:
+        value, end = _META_JSON.scan_once(raw, 0)
+    except (StopIteration, TypeError):
+        end = -1
+    return value if end == len(raw) else json.loads(raw)
+
+
+class DocumentCache:
+    """The documents searches returned, read and checked once, by sequence number: a row of
+    ``docs.sqlite`` never changes once written (an update writes a new row; sequence numbers are
+    never reused), so a document found again costs a dictionary lookup, not a read of SQLite and
+    its digest. Bounded in documents and in characters of text; the oldest entries go first.
+    ``key`` names the database the entries came from (an index built again at the same path
+    starts its numbers again: its handle gets a new cache). Metadata is kept as its JSON and
+    decoded for each answer, so that a caller who changes a hit's metadata changes nothing here."""
+
+    def __init__(self, key, max_docs=8192, max_chars=1 << 24):
+        self.key, self.max_docs, self.max_chars = key, max_docs, max_chars
+        self._docs, self._chars = {}, 0
+
+    def documents(self, store, seqs):
+        """{seq: (id, text, meta dict or None)}, as :meth:`DocumentStore.documents`."""
+        cached, missing = {}, []
+        for seq in seqs:
+            seq = int(seq)
+            row = self._docs.get(seq)
+            if row is None:
+                missing.append(seq)
+            else:
+                cached[seq] = row
+        if missing:
+            for seq, row in store.documents(missing, raw_meta=True).items():
+                cached[seq] = row
+                self._keep(seq, row)
+        return {seq: (doc_id, text, None if meta is None else meta_value(meta))
+                for seq, (doc_id, text, meta) in cached.items()}
+
+    def _keep(self, seq, row):
+        size = len(row[1])
+        if size > self.max_chars // 16:
+            return                      # a very long text is not worth what it would push out
+        while self._docs and (len(self._docs) >= self.max_docs or self._chars + size > self.max_chars):
+            try:
+                old = self._docs.pop(next(iter(self._docs)))
+            except (RuntimeError, StopIteration, KeyError):     # another thread's search did it
+                break
+            self._chars -= len(old[1])
+        self._docs[seq] = row
+        self._chars += size
 
 
 class DocumentStore:
@@ -535,8 +603,9 @@ class DocumentStore:
                 rows = [row[:4] for row in rows]
             yield rows
 
-    def documents(self, seqs):
-        """{seq: (id, text, meta dict or None)} of the given sequence numbers."""
+    def documents(self, seqs, raw_meta=False):
+        """{seq: (id, text, meta dict or None)} of the given sequence numbers (``raw_meta``: the
+        metadata's JSON text, not decoded)."""
         out = {}
         seqs = [int(s) for s in seqs]
         for start in range(0, len(seqs), _CHUNK):
@@ -547,7 +616,7 @@ class DocumentStore:
                 seq, doc_id, text, meta = row[:4]
                 if self.digests:
                     self._checked(*row)
-                out[seq] = (doc_id, text, json.loads(meta) if meta is not None else None)
+                out[seq] = (doc_id, text, meta if raw_meta or meta is None else meta_value(meta))
         return out
 
     def live_seq_of(self, doc_id):

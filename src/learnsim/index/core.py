@@ -48,7 +48,7 @@ from ._integrity import Lock as _Lock, checked_up_to, model_encoder, load_plan, 
 from ._scan import MemorySegment, best_k
 from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexDamagedError, IndexFormatError, Segment, check_seal, \
     load_json, merged_rows, read_manifest, rows_of
-from ._store import DocumentStore, check_filter, check_metadata
+from ._store import DocumentCache, DocumentStore, check_filter, check_metadata
 from . import _versions
 from ._versioned import ModelVersions
 from ._verify import verify_locked
@@ -375,6 +375,8 @@ class Index(ModelVersions):
         """
         self = cls.__new__(cls)
         self.path = Path(path)
+        # stat()ed before every read (_manifest_id): the string, made once
+        self._manifest_file = str(self.path / _MANIFEST)
         if not (self.path / _MANIFEST).is_file():
             raise FileNotFoundError(f"{self.path} holds no learnsim index (no {_MANIFEST})")
         self._pipeline = _pipeline
@@ -484,7 +486,7 @@ class Index(ModelVersions):
         """Which manifest file is there now: a reindex or a compact changes no row of SQLite
         (its data_version stays), but every manifest is written anew and renamed into place."""
         try:
-            st = os.stat(self.path / _MANIFEST)
+            st = os.stat(getattr(self, "_manifest_file", None) or self.path / _MANIFEST)
         except OSError:
             return None
         return (st.st_ino, st.st_mtime_ns, st.st_size)
@@ -597,7 +599,7 @@ class Index(ModelVersions):
         """The hits at global positions ``order`` with higher-is-closer ``values`` (aligned);
         ``docs``: the documents already read for them (several queries' hits in one read)."""
         if docs is None:
-            docs = self.store.documents(self._seqs[order])
+            docs = self._documents(self._seqs[order])
         hits = []
         # read from disk: once for all the hits, not per explanation
         statistics = (self.statistics or None) if explain_query is not None else None
@@ -614,6 +616,16 @@ class Index(ModelVersions):
                                                                  statistics=statistics)
             hits.append(hit)
         return hits
+
+    def _documents(self, seqs):
+        """{seq: (id, text, meta)} of the hits at ``seqs``: through the handle's DocumentCache (the
+        documents found before cost no read of SQLite), which starts again if the index at this
+        path was built anew (its manifest's creation time)."""
+        key = self.manifest.get("created")
+        cache = getattr(self, "_document_cache", None)
+        if cache is None or cache.key != key:
+            self._document_cache = cache = DocumentCache(key)
+        return cache.documents(self.store, seqs)
 
     def _model_parts(self):
         """What explains a hit (``explain``) and gives the clustering the learned metric
@@ -747,7 +759,7 @@ class Index(ModelVersions):
             allowed = self._allowed(conditions)
             found = self._search_rows(self._query_rows(queries), depth, allowed)
             # one read of SQLite for the hits of every query (a server batches queries)
-            docs = self.store.documents(self._seqs[np.concatenate([o for _, o in found])]) if len(found) > 1 else None
+            docs = self._documents(self._seqs[np.concatenate([o for _, o in found])]) if len(found) > 1 else None
             if depth == k:
                 return [self._hits(values, order, queries[qi] if explain else None, n_top, docs)
                         for qi, (values, order) in enumerate(found)]

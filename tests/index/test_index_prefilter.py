@@ -1,0 +1,124 @@
+"""The int8 copy that a large dense segment is scanned through first (learnsim.index._prefilter):
+the same hits and scores as the full float32 scan, whatever the rows, the query and the filter."""
+import numpy as np
+import pytest
+
+from learnsim.index import _kernels as K
+from learnsim.index import _prefilter as P
+
+pytest.importorskip("numba")
+
+
+class _Seg:
+    def __init__(self, D):
+        self.dense, self.n = np.ascontiguousarray(D), D.shape[0]
+
+
+@pytest.fixture
+def often(monkeypatch):
+    """A process that searches often (a server): the kernels and the int8 copy are used."""
+    monkeypatch.setenv("LEARNSIM_NUMBA", "1")
+    monkeypatch.delenv("LEARNSIM_PREFILTER", raising=False)
+    monkeypatch.setattr(K, "_searches", [K.WARM_SEARCHES])
+    monkeypatch.setattr(P, "PREFILTER_MIN_ROWS", 100)
+
+
+def _full_scan(D, q, k, allowed=None):
+    seg = _Seg(D)
+    seg._prefilter = None
+    kernels = K._kernels(10 ** 9)
+    pos, vals = np.empty(k, dtype=np.int64), np.empty(k, dtype=np.float32)
+    mask, use = K._mask(allowed)
+    n = kernels["dense_top_k"](seg.dense, np.asarray(q, dtype=np.float32), k, mask, use, pos, vals)
+    return pos[:n], vals[:n].astype(np.float64)
+
+
+def _rows(kind, rng, n=3000, d=48):
+    if kind == "unit":
+        D = rng.standard_normal((n, d))
+        D /= np.linalg.norm(D, axis=1, keepdims=True)
+    elif kind == "clustered":
+        # near-duplicates: many candidates within the error bound of the k-th best
+        centres = rng.standard_normal((5, d))
+        D = centres[rng.integers(0, 5, n)] + 1e-3 * rng.standard_normal((n, d))
+    elif kind == "skewed":
+        # one dimension with a wide range (a coarse step), the others narrow
+        D = rng.standard_normal((n, d)) * np.r_[100.0, np.full(d - 1, 0.01)]
+    else:   # "ties": repeated rows, so that equal scores must go to the lower row
+        D = np.repeat(rng.standard_normal((n // 10, d)), 10, axis=0)
+    return D.astype(np.float32)
+
+
+@pytest.mark.parametrize("kind", ["unit", "clustered", "skewed", "ties"])
+@pytest.mark.parametrize("k", [1, 10, 100])
+def test_prefiltered_hits_are_the_full_scans(often, kind, k):
+    rng = np.random.default_rng(len(kind) * 100 + k)
+    D = _rows(kind, rng)
+    seg = _Seg(D)
+    for trial in range(8):
+        q = D[rng.integers(0, D.shape[0])] if trial % 2 else rng.standard_normal(D.shape[1])
+        allowed = None if trial < 4 else rng.random(D.shape[0]) < (0.02 if trial == 7 else 0.5)
+        pos, vals = K.dense_top_k(seg, q, k, allowed)
+        assert isinstance(seg._prefilter, P.Int8Rows)
+        want_pos, want_vals = _full_scan(D, q, k, allowed)
+        assert pos.tolist() == want_pos.tolist()
+        assert np.array_equal(vals, want_vals)
+
+
+def test_the_error_bound_is_measured_and_holds(often):
+    rng = np.random.default_rng(7)
+    D = _rows("skewed", rng)
+    rows = P.Int8Rows(D)
+    assert rows.codes.dtype == np.int8 and rows.nbytes == D.size
+    back = rows.center + rows.scale * rows.codes
+    assert np.all(np.abs(D - back) <= rows.error + 1e-12)
+    assert np.all(rows.error <= rows.scale / 2 * (1 + 1e-6))
+
+
+def test_fewer_allowed_rows_than_k(often):
+    rng = np.random.default_rng(1)
+    D = _rows("unit", rng)
+    allowed = np.zeros(D.shape[0], dtype=bool)
+    allowed[[5, 17, 2999]] = True
+    pos, vals = K.dense_top_k(_Seg(D), D[17], 10, allowed)
+    assert sorted(pos.tolist()) == [5, 17, 2999] and pos[0] == 17
+
+
+def test_no_copy_where_it_does_not_pay(monkeypatch, often):
+    rng = np.random.default_rng(2)
+    D = _rows("unit", rng)
+    seg = _Seg(D)
+    monkeypatch.setattr(K, "_searches", [0])          # a one-off search (the command line)
+    assert K.dense_top_k(seg, D[0], 5) is not None and getattr(seg, "_prefilter", None) is None
+    assert P.prefilter_of(seg, often=False) is None
+    monkeypatch.setenv("LEARNSIM_PREFILTER", "0")
+    assert P.prefilter_of(seg, often=True) is None
+    monkeypatch.delenv("LEARNSIM_PREFILTER")
+    assert P.prefilter_of(_Seg(D.astype(np.float64)), often=True) is None     # float64 rows: scanned as they are
+    assert P.prefilter_of(_Seg(D[:, :8]), often=True) is None                 # few dimensions
+    assert P.prefilter_of(seg, often=True) is not None
+
+
+def test_an_index_searched_often_gives_the_same_hits(tmp_path, monkeypatch):
+    """Through Index.search: the hits of a fresh process (no kernels, no copy) and of one that
+    searches often (kernels and the int8 copy) are the same documents with the same scores."""
+    import learnsim
+    from learnsim.index import Index
+
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(60)]
+    texts = [" ".join(rng.choice(words, 8)) for _ in range(400)]
+    model = learnsim.fit(texts, clusters=[i % 4 for i in range(400)], method="film", baseline_holdout=None)
+    index = Index.build(tmp_path / "idx", model, texts, ann="exact")
+    queries = [" ".join(rng.choice(words, 3)) for _ in range(30)]
+    monkeypatch.setenv("LEARNSIM_NUMBA", "0")
+    before = [[(h["id"], h["score"]) for h in index.search(q, k=10)] for q in queries]
+    monkeypatch.setenv("LEARNSIM_NUMBA", "1")
+    monkeypatch.setattr(K, "_searches", [K.WARM_SEARCHES])
+    monkeypatch.setattr(P, "PREFILTER_MIN_ROWS", 100)
+    after = [[(h["id"], h["score"]) for h in index.search(q, k=10)] for q in queries]
+    assert any(getattr(s, "_prefilter", None) is not None for s in index.segments)
+    for b, a in zip(before, after):
+        assert [x[0] for x in b] == [x[0] for x in a] or \
+            np.allclose([x[1] for x in b], [x[1] for x in a], atol=1e-6)   # float32 summation order
+        assert np.allclose([x[1] for x in b], [x[1] for x in a], atol=1e-6)
