@@ -151,3 +151,17 @@ def test_the_kernels_step_aside_without_numba(monkeypatch):
     monkeypatch.setenv("LEARNSIM_NUMBA", "0")
     seg = _DenseSeg(np.ones((5, 3), dtype=np.float32))
     assert K.dense_top_k(seg, np.ones(3), 2) is None
+
+
+@pytest.mark.parametrize("order", ["random", "increasing", "ties"])
+def test_largest_k_in_chunks_is_the_stable_sorts(monkeypatch, order):
+    """The unmasked kernel reads 16 values at a time: whatever the order (increasing values make
+    every chunk beat the k-th best; equal values must keep the lower positions) and the length
+    (a tail shorter than a chunk), the k best of a stable sort."""
+    monkeypatch.setenv("LEARNSIM_NUMBA", "1")
+    rng = np.random.default_rng(len(order))
+    for n in (5, 17, 1000, 4099):
+        values = {"random": rng.standard_normal(n), "increasing": np.arange(n, dtype=float),
+                  "ties": rng.integers(0, 3, n).astype(float)}[order].astype(np.float32)
+        for k in (1, 7, 16, 100):
+            assert K.largest_k(values, k).tolist() == _reference(values, k).tolist()
