@@ -17,7 +17,10 @@ import numpy as np
 
 from ._utils.progress import stage
 
-__all__ = ["Fitted", "vectorize", "quiet", "option_name", "report_dict"]
+#: The duplicate rules a FILM fitted on pairs may choose among (learnsim.fitting.MATCHER_CHOICES).
+MATCHER_CHOICES = ("auto", "threshold", "classifier", "knn")
+
+__all__ = ["Fitted", "vectorize", "quiet", "option_name", "report_dict", "MATCHER_CHOICES"]
 
 
 class Fitted:

@@ -15,7 +15,7 @@ Against the baseline (issue 13, :mod:`learnsim.baseline`), the input cosine:
 """
 from __future__ import annotations
 
-from ..fitting import MATCHER_CHOICES, fit_film as _fit, fit_graded
+from .._fit_common import MATCHER_CHOICES
 from ._common import _note, UsageError
 from ._fit_text import (fit_options, print_baseline, print_fitted_on, read_corpus_option, read_supervision,
                         save_and_summarise)
@@ -46,6 +46,9 @@ def fit_film(args, model_path, summary):
         raise UsageError("--matcher chooses the duplicate rule of a FILM fitted on --pairs; it does not apply "
                          "to --input")
     texts, documents = read_corpus_option(args, texts, summary)
+    # learnsim.fitting imported here, not by the parser: a search need not pay for it
+    from ..fitting import fit_film as _fit
+
     result = _fit(fit_options(args), texts, labels, pairs, summary, note=_cli_note, flags=_FLAGS,
                   documents=documents)
     details = result.details
@@ -164,6 +167,8 @@ def _fit_graded(args, model_path, summary, texts, pairs):
     if getattr(args, "matcher", None) not in (None, "auto"):
         raise UsageError("--matcher chooses a duplicate rule; graded pairs (a score column) train the pair "
                          "regression: drop --matcher")
+    from ..fitting import fit_graded
+
     result = fit_graded(fit_options(args), texts, pairs, summary, note=_cli_note, flags=_FLAGS)
     details = result.details
     if save_and_summarise(result, model_path, args):
