@@ -39,7 +39,8 @@ page cache and mmap are real; BLAS, faiss and numba limited to ``--threads`` thr
   SQLite) and the corpus text bytes;
 * the same for the peer, whose query time is its own (faiss: scan + top-k from precomputed query
   vectors; bm25s: tokenising the query, scoring, top-k and reading the document from its corpus);
-  ratio = learnsim p50 / peer p50 (the goal is <= 1.2);
+  ratio = learnsim p50 / peer p50 (issue 46's goals: at most 1.0 at 100k documents and more, 1.5
+  below; the last table says which are met);
 * ``cli``: the wall time of a fresh ``python -c`` that imports learnsim.index, opens the index,
   searches one query and prints the best id (median of ``--cli-repeats``; the target is < 1 s at
   100k), beside ``python -c pass``;
@@ -260,7 +261,6 @@ def _queries(a):
 def child_search(a):
     t0 = time.perf_counter()
     import learnsim.index as li
-    from learnsim.index._scan import closeness, top_k
 
     import_s = time.perf_counter() - t0
     base = _rss_mb()
@@ -278,18 +278,22 @@ def child_search(a):
         hits = idx.search(q, k=TOP_K)
         lat[i] = time.perf_counter() - s
         tops.append([h["id"] for h in hits])
-    # the parts: query rows (numpy plan), scan (closeness), top-k
-    rows_s, scan_s, topk_s = np.empty(len(queries)), np.empty(len(queries)), np.empty(len(queries))
-    distance = idx.kind == "distance"
+    # the parts, each timed on its own over the same queries: the query rows (the numpy plan),
+    # the search of the rows (scan and top k, as Index.search runs them: kernels, int8 copy) and
+    # the hits (their documents read from SQLite or the handle's cache, checked, as dicts);
+    # what is left of the p50 is the call's own cost (checks, the index's change test)
+    # (on a handle of its own, whose cache of documents starts empty as the timed pass's did)
+    parts = li.Index.open(a.path)
+    parts.search(queries[0], k=TOP_K)
+    rows_s, scan_s, hits_s = np.empty(len(queries)), np.empty(len(queries)), np.empty(len(queries))
     for i, q in enumerate(queries):
         s = time.perf_counter()
-        r = idx._query_rows([q])
+        r = parts._query_rows([q])
         m = time.perf_counter()
-        sq, d, qq = r.row(0)
-        values = closeness(idx.segments, sq, d, qq, distance)
+        (values, order), = parts._search_rows(r, TOP_K, parts._live)
         e = time.perf_counter()
-        top_k(values, TOP_K, idx._live)
-        rows_s[i], scan_s[i], topk_s[i] = m - s, e - m, time.perf_counter() - e
+        parts._hits(values, order)
+        rows_s[i], scan_s[i], hits_s[i] = m - s, e - m, time.perf_counter() - e
     filtered = {}
     for name, (flt, share) in FILTERS.items():
         s = time.perf_counter()
@@ -303,7 +307,7 @@ def child_search(a):
         filtered[f"filter_{name}_p50_ms"] = float(1e3 * np.median(flat))
     _emit({"import_s": import_s, "open_s": open_s, "first_query_ms": 1e3 * first_s, **_ms(lat), **filtered,
            "query_rows_p50_ms": float(1e3 * np.median(rows_s)), "scan_p50_ms": float(1e3 * np.median(scan_s)),
-           "topk_p50_ms": float(1e3 * np.median(topk_s)),
+           "hits_p50_ms": float(1e3 * np.median(hits_s)),
            "base_rss_mb": base, "open_rss_mb": open_mb, "peak_rss_mb": _peak_mb(), "top": tops,
            "documents": len(idx)})
 
@@ -624,8 +628,30 @@ def main(argv=None):
     _print_table(rows)
     print()
     _print_writes_and_filters(rows)
+    print()
+    _print_goals(rows)
     if args.json:
         print(f"wrote {args.json}")
+
+
+def goal_ratio(n_docs):
+    """Issue 46's goal for learnsim's p50 over its fastest peer's: 1.0 from 100k documents, 1.5 below."""
+    return 1.0 if n_docs >= 100_000 else 1.5
+
+
+def _print_goals(rows):
+    """learnsim's p50 over each peer's, against issue 46's goal."""
+    print("| docs | model | learnsim p50 ms | peer | peer p50 ms | ratio | goal | met |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        if r["method"] == "learnsim":
+            continue
+        ours = next(x for x in rows if x["method"] == "learnsim" and x["n_docs"] == r["n_docs"] and x["model"] == r["model"])
+        if r["method"] == "bm25s-numpy":
+            continue                      # the goal is against bm25s with numba
+        ratio, goal = ours["p50_ms"] / r["p50_ms"], goal_ratio(r["n_docs"])
+        print(f"| {r['n_docs']:,} | {r['model']} | {ours['p50_ms']:.3f} | {r['method']} | {r['p50_ms']:.3f} | "
+              f"{ratio:.2f} | <= {goal:.1f} | {'yes' if ratio <= goal else 'NO'} |")
 
 
 def _print_writes_and_filters(rows):
@@ -656,7 +682,8 @@ def _write_json(args, rows, fits, queries):
 
 def _print_rows(rows):
     for r in rows:
-        keys = ("build_s", "open_s", "first_query_ms", "p50_ms", "p99_ms", "peak_rss_mb", "ratio_p50", "cli_median_s",
+        keys = ("build_s", "open_s", "first_query_ms", "p50_ms", "p99_ms", "query_rows_p50_ms", "scan_p50_ms", "hits_p50_ms",
+                "peak_rss_mb", "ratio_p50", "cli_median_s",
                 "add_batch_docs_per_s", "top10_agreement", "filter_5%_p50_ms", "filter_50%_p50_ms",
                 "upsert_batch_docs_per_s", "upsert_single_p50_ms")
         print(f"  {r['method']:18s} " + " ".join(f"{k}={r[k]:.4g}" for k in keys if k in r), flush=True)

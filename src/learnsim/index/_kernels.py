@@ -279,7 +279,11 @@ def sparse_top_k(seg, terms, weights, k, allowed=None, n_total=None):
     if buf is None or buf.shape[0] != seg.n:
         buf = seg._buffer = np.zeros(seg.n)
     total = int((indptr[terms + 1] - indptr[terms]).sum()) if terms.size else 0
-    touched = np.empty(total, dtype=np.int64)
+    # the rows touched, at most one per posting: a buffer kept with the segment's sums, grown
+    # when a query's lists are longer than any before (a fresh one costs its page faults)
+    touched = getattr(seg, "_touched", None)
+    if touched is None or touched.shape[0] < total:
+        touched = seg._touched = np.empty(max(total, 1024), dtype=np.int64)
     pos, vals = np.empty(k, dtype=np.int64), np.empty(k)
     mask, use = _mask(allowed)
     try:

@@ -138,6 +138,7 @@ def best_k(segments, q_sparse, q_dense, q_sq, distance, k, allowed=None, *, excl
 
     note_search()
     positions, values, offset = [], [], 0
+    approximate = False
     n_total = sum(seg.n for seg in segments)
     exclude = None if exclude is None else np.unique(np.asarray(exclude, dtype=np.int64).ravel())
     for seg in segments:
@@ -151,6 +152,7 @@ def best_k(segments, q_sparse, q_dense, q_sq, distance, k, allowed=None, *, excl
 
             seg.check()
             found = ann_segment_best(seg, q_dense, q_sq, distance, k, mask, local, ann)
+            approximate = found is not None
         if found is None:
             if local is not None and local.size:
                 mask = np.ones(seg.n, dtype=bool) if mask is None else mask.copy()
@@ -162,6 +164,9 @@ def best_k(segments, q_sparse, q_dense, q_sq, distance, k, allowed=None, *, excl
         offset += seg.n
     if not positions:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
+    if len(positions) == 1 and not approximate:
+        # one segment scanned exactly: its hits are best first, ties to the lower position, already
+        return positions[0][:k], values[0][:k]
     pos, vals = np.concatenate(positions), np.concatenate(values)
     order = np.lexsort((pos, -vals))[:k]
     return pos[order], vals[order]
