@@ -41,8 +41,9 @@ __all__ = ["Int8Rows", "prefilter_of", "PREFILTER_MIN_ROWS", "PREFILTER_MIN_DIM"
 # Below these the float32 scan is as fast (the rows fit in the cache; few bytes a row to save)
 PREFILTER_MIN_ROWS = 4_096
 PREFILTER_MIN_DIM = 16
-# rows quantized at a time (the float64 temporaries of a chunk stay under 64 MB at d = 128)
-_CHUNK = 65_536
+# rows quantized at a time: the float64 temporaries of a chunk (a few of 8 MB at d = 128) are
+# what the copy costs in memory beyond its n x d bytes
+_CHUNK = 8_192
 _U = 2.0 ** -24      # float32's unit roundoff
 
 
