@@ -14,6 +14,9 @@ Two fitted pipelines are indexed:
   with its numpy backend and, where numba imports, its numba backend. The scores differ (bm25s
   runs plain BM25), only the speed is compared.
 * ``linklearn`` (``--models film,bm25,linklearn``): LinkLearn eq. (5) from the same links.
+* ``plain-bm25`` (``--models plain-bm25``): BM25 unlearned, at bm25s's constants (k1 = 1.5,
+  b = 0.75, Lucene's idf), tokenised as bm25s is here: its top 10 is compared with bm25s's
+  (``top10_agreement``; the learned models' scores differ from plain BM25's by design).
 
 Both models are fitted once, on a small synthetic linked corpus (1,500 documents, topics; links
 within a topic), and applied to the large collections: the weighting transfers, and fitting on a
@@ -91,7 +94,7 @@ FIT_LINKS = 3
 ADD_BATCH = 1_000
 SINGLE_ADDS = 50
 AFTER_ADD_QUERIES = 100
-MODELS = ("film", "bm25", "linklearn")
+MODELS = ("film", "bm25", "linklearn", "plain-bm25")
 
 _C, _V = "bcdfghjklmnprstvwxyz", "aeiou"
 _SYLLABLES = [a + b + c for a in _C for b in _V for c in _C]          # 2,000
@@ -212,6 +215,15 @@ def child_fit(a):
         p = learnsim.fit(texts, clusters=[int(t) for t in topic], method="film", baseline_holdout=None)
     elif a.model == "bm25":
         p = learnsim.fit(texts, links=links, variant="bm25")
+    elif a.model == "plain-bm25":
+        # BM25 unlearned, at bm25s's constants (k1 = 1.5, b = 0.75, Lucene's idf) over the term
+        # counts of learnsim evaluate's baselines (lower case, English stop words, Porter stems):
+        # the hits bm25s must agree with (issue 46: the same answers)
+        from learnsim._baseline_models import _term_counts
+        from learnsim.linklearn import LearnedBM25
+        from learnsim.pipeline import Pipeline
+
+        p = Pipeline(_term_counts(texts), LearnedBM25.from_params(k1=1.5, b=0.75))
     else:
         p = learnsim.fit(texts, links=links)
     seconds = time.perf_counter() - start
