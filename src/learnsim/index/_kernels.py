@@ -71,19 +71,20 @@ def _kernels(n_rows):
             return None
         jit = numba.njit(cache=True, nogil=True)
         fast = numba.njit(cache=True, nogil=True, fastmath=True)
-        # the kernels below call it: it must be a compiled function when they compile
-        global _insert_best
+        # the kernels below call these: they must be compiled functions when those compile
+        global _insert_best, _accumulate
         _insert_best = numba.njit(inline="always")(_insert_best)
+        _accumulate = jit(_accumulate)
         # fastmath lets the row dot products use SIMD lanes (a different summation order than
         # BLAS: float32 rounding, about 1e-7 of a unit vector's score); every kernel that takes
         # a row's dot product runs the same loop, so they give the same float32 score
-        _compiled.update(ok=True, accumulate=jit(_accumulate), collect=jit(_collect),
+        _compiled.update(ok=True, accumulate=_accumulate, collect=jit(_collect),
                          largest_k=jit(_largest_k_kernel),
                          # no NaN (the rows and queries are checked finite): the chunks' max is SIMD
                          largest_k_chunked=numba.njit(cache=True, nogil=True, fastmath={"nnan", "nsz"})(_largest_k_chunked),
                          dots=fast(_dots),
-                         sparse_top_k=jit(_sparse_top_k_kernel), dense_top_k=fast(_dense_top_k_kernel),
-                         dots_at=fast(_dots_at), q8_scores=fast(_q8_scores_kernel),
+                         sparse_top_k=jit(_sparse_top_k_kernel), dots_at=fast(_dots_at),
+                         q8_scores=fast(_q8_scores_kernel),
                          at_least=jit(_at_least_kernel))
     return _compiled if _compiled["ok"] else None
 
@@ -163,19 +164,10 @@ def _insert_best(pos, vals, count, k, p, v):
 
 def _sparse_top_k_kernel(indptr, indices, data, terms, weights, buf, touched, k, allowed, use_allowed,
                          out_pos, out_vals):
-    """The posting lists of the query's terms added up in ``buf`` (as :func:`_accumulate`), and
-    the k best allowed rows whose sum is not 0 chosen as ``buf`` is zeroed again (as
+    """The posting lists of the query's terms added up in ``buf`` (:func:`_accumulate`), and the
+    k best allowed rows whose sum is not 0 chosen as ``buf`` is zeroed again (as
     :func:`_collect`); returns how many (<= k)."""
-    m = 0
-    for t in range(terms.shape[0]):
-        term = terms[t]
-        w = weights[t]
-        for p in range(indptr[term], indptr[term + 1]):
-            r = indices[p]
-            if buf[r] == 0.0:
-                touched[m] = r
-                m += 1
-            buf[r] += w * data[p]
+    m = _accumulate(indptr, indices, data, terms, weights, buf, touched)
     count = 0
     for i in range(m):
         r = touched[i]
@@ -190,25 +182,9 @@ def _sparse_top_k_kernel(indptr, indices, data, terms, weights, buf, touched, k,
     return count
 
 
-def _dense_top_k_kernel(D, q, k, allowed, use_allowed, out_pos, out_vals):
-    """The k best allowed rows of D by D[i] . q (the loop of :func:`_dots`), in one pass."""
-    n, d = D.shape
-    count = 0
-    for i in range(n):
-        if use_allowed and not allowed[i]:
-            continue
-        s = out_vals.dtype.type(0.0)
-        for j in range(d):
-            s += D[i, j] * q[j]
-        # rows come in increasing order: an equal score never beats an earlier row
-        if count == k and not s > out_vals[k - 1]:
-            continue
-        count = _insert_best(out_pos, out_vals, count, k, i, s)
-    return count
-
-
 def _dots_at(D, q, rows, k, out_pos, out_vals):
-    """The k best of ``rows`` (increasing positions of D) by D[i] . q (the loop of :func:`_dots`)."""
+    """The k best of ``rows`` (increasing positions of D) by D[i] . q (the loop of :func:`_dots`):
+    the candidates of an int8 scan, or every allowed row (a scan of a small segment)."""
     d = D.shape[1]
     count = 0
     for t in range(rows.shape[0]):
@@ -216,6 +192,7 @@ def _dots_at(D, q, rows, k, out_pos, out_vals):
         s = out_vals.dtype.type(0.0)
         for j in range(d):
             s += D[i, j] * q[j]
+        # rows come in increasing order: an equal score never beats an earlier row
         if count == k and not s > out_vals[k - 1]:
             continue
         count = _insert_best(out_pos, out_vals, count, k, i, s)
@@ -311,7 +288,8 @@ def dense_top_k(seg, q, k, allowed=None, n_total=None):
     pre = prefilter_of(seg, searching_often())
     pos, vals = np.empty(k, dtype=np.int64), np.empty(k, dtype=D.dtype)
     if pre is None:
-        count = kernels["dense_top_k"](D, q, k, mask, use, pos, vals)
+        rows = np.arange(D.shape[0]) if allowed is None else np.flatnonzero(mask)
+        count = kernels["dots_at"](D, q, rows, k, pos, vals)
     else:
         count = pre.top_k(kernels, D, q, k, mask, use, pos, vals)
     return pos[:count], vals[:count].astype(np.float64)

@@ -95,7 +95,8 @@ class Int8Rows:
         kth = kernels["q8_scores"](self.codes, weights, np.float32(base), k, mask, use_mask, approx, best)
         if not np.isfinite(kth):
             # fewer than k allowed rows: each of them is a hit
-            return kernels["dense_top_k"](D, q, k, mask, use_mask, out_pos, out_vals)
+            rows = np.flatnonzero(mask) if use_mask else np.arange(n)
+            return kernels["dots_at"](D, q, rows, k, out_pos, out_vals)
         eps = float(aq @ self.error)
         # float32 rounding of the approximate sum (its terms are at most |q_j| (127 s_j + |c_j|)
         # and the float32 weights themselves are rounded) and of the exact one
