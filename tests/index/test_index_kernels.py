@@ -165,3 +165,26 @@ def test_largest_k_in_chunks_is_the_stable_sorts(monkeypatch, order):
                   "ties": rng.integers(0, 3, n).astype(float)}[order].astype(np.float32)
         for k in (1, 7, 16, 100):
             assert K.largest_k(values, k).tolist() == _reference(values, k).tolist()
+
+
+def test_sparse_top_k_grows_its_row_buffer_for_longer_posting_lists(monkeypatch):
+    """The rows a query touches are kept in a buffer of the segment's, sized by the longest
+    query so far: a query whose lists are longer than any before gets a larger one, and the
+    same hits as the candidates' path."""
+    import scipy.sparse as sp
+
+    pytest.importorskip("numba")
+    monkeypatch.setenv("LEARNSIM_NUMBA", "1")
+    n = 3000
+    W = sp.lil_matrix((n, 3))
+    W[:, 0] = 1.0 + np.arange(n).reshape(-1, 1) % 7        # a term in every row
+    W[5, 1] = W[17, 1] = 2.0                                # a rare one
+    W[::2, 2] = 1.0
+    seg = _Seg(W.tocsr())
+    for terms in ([1], [0], [0, 2], [1]):
+        terms = np.asarray(terms)
+        got = K.sparse_top_k(seg, terms, np.ones(terms.size), 10)
+        rows, vals = K.sparse_candidates(seg, terms, np.ones(terms.size))
+        best = K.best_of_candidates(rows, vals, 10)
+        assert got[0].tolist() == rows[best].tolist() and np.allclose(got[1], vals[best])
+    assert seg._touched.shape[0] >= 2 * n - n // 2
