@@ -17,7 +17,8 @@ import numpy as np
 
 from ._utils.progress import stage
 
-#: The duplicate rules a FILM fitted on pairs may choose among (learnsim.fitting.MATCHER_CHOICES).
+#: The duplicate rules a FILM fitted on pairs may choose among (learnsim.scoring.choose_matcher);
+#: "auto" tries them all. Importable from learnsim.fitting too.
 MATCHER_CHOICES = ("auto", "threshold", "classifier", "knn")
 
 __all__ = ["Fitted", "vectorize", "quiet", "option_name", "report_dict", "MATCHER_CHOICES"]

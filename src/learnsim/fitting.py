@@ -31,7 +31,10 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ._fit_common import MATCHER_CHOICES as _MATCHER_CHOICES, Fitted, option_name as _flag, quiet as _quiet, report_dict as _report, vectorize
+from ._fit_common import Fitted, option_name as _flag, quiet as _quiet, report_dict as _report, vectorize
+# the duplicate rules a FILM fitted on pairs may choose among: defined there, which the command
+# line's parser reads without importing this module
+from ._fit_common import MATCHER_CHOICES  # noqa: F401
 from ._utils.progress import stage, with_show_progress_bar
 # the recipes of the methods; their public names stay importable from here, as before they moved
 from .film.recipe import (DEFAULT_FILM_DIMENSIONS, DEFAULT_PAIRS_VALIDATION_FRACTION,  # noqa: F401
@@ -73,11 +76,6 @@ _OPTION_METHODS = {
 _TERM_VECTOR_OPTIONS = ("weighting", "lsi", "norm")
 _ALIASES = {"dimensions": "n_components"}
 WEIGHTINGS = ("tfidf", "bm25", "tf", "binary")
-
-#: The duplicate rules a FILM fitted on pairs may choose among (learnsim.scoring.choose_matcher);
-#: "auto" tries them all. (Defined in learnsim._fit_common, which the command line's parser reads
-#: without importing this module.)
-MATCHER_CHOICES = _MATCHER_CHOICES
 
 
 # ============================================================================ options and result

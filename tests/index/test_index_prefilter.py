@@ -29,8 +29,7 @@ def _full_scan(D, q, k, allowed=None):
     kernels = K._kernels(10 ** 9)
     pos, vals = np.empty(k, dtype=np.int64), np.empty(k, dtype=np.float32)
     mask, use = K._mask(allowed)
-    rows = np.arange(D.shape[0]) if allowed is None else np.flatnonzero(allowed)
-    n = kernels["dots_at"](seg.dense, np.asarray(q, dtype=np.float32), rows, k, pos, vals)
+    n = kernels["dots_at"](seg.dense, np.asarray(q, dtype=np.float32), np.flatnonzero(mask), use, k, pos, vals)
     return pos[:n], vals[:n].astype(np.float64)
 
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._prefilter import prefilter_of
+
 __all__ = ["note_search", "sparse_candidates", "dense_scores", "best_of_candidates", "largest_k", "first_zero_rows", "have_numba",
            "sparse_top_k", "dense_top_k", "NUMBA_MIN_ROWS"]
 
@@ -72,8 +74,9 @@ def _kernels(n_rows):
         jit = numba.njit(cache=True, nogil=True)
         fast = numba.njit(cache=True, nogil=True, fastmath=True)
         # the kernels below call these: they must be compiled functions when those compile
-        global _insert_best, _accumulate
+        global _insert_best, _insert_position, _accumulate
         _insert_best = numba.njit(inline="always")(_insert_best)
+        _insert_position = numba.njit(inline="always")(_insert_position)
         _accumulate = jit(_accumulate)
         # fastmath lets the row dot products use SIMD lanes (a different summation order than
         # BLAS: float32 rounding, about 1e-7 of a unit vector's score); every kernel that takes
@@ -182,13 +185,14 @@ def _sparse_top_k_kernel(indptr, indices, data, terms, weights, buf, touched, k,
     return count
 
 
-def _dots_at(D, q, rows, k, out_pos, out_vals):
-    """The k best of ``rows`` (increasing positions of D) by D[i] . q (the loop of :func:`_dots`):
-    the candidates of an int8 scan, or every allowed row (a scan of a small segment)."""
+def _dots_at(D, q, rows, use_rows, k, out_pos, out_vals):
+    """The k best of ``rows`` (increasing positions of D; every row when not ``use_rows``) by
+    D[i] . q (the loop of :func:`_dots`): the candidates of an int8 scan, the allowed rows or all
+    of a small segment."""
     d = D.shape[1]
     count = 0
-    for t in range(rows.shape[0]):
-        i = rows[t]
+    for t in range(rows.shape[0] if use_rows else D.shape[0]):
+        i = rows[t] if use_rows else t
         s = out_vals.dtype.type(0.0)
         for j in range(d):
             s += D[i, j] * q[j]
@@ -283,13 +287,10 @@ def dense_top_k(seg, q, k, allowed=None, n_total=None):
         return None
     q = np.ascontiguousarray(q, dtype=D.dtype)
     mask, use = _mask(allowed)
-    from ._prefilter import prefilter_of
-
     pre = prefilter_of(seg, searching_often())
     pos, vals = np.empty(k, dtype=np.int64), np.empty(k, dtype=D.dtype)
     if pre is None:
-        rows = np.arange(D.shape[0]) if allowed is None else np.flatnonzero(mask)
-        count = kernels["dots_at"](D, q, rows, k, pos, vals)
+        count = kernels["dots_at"](D, q, np.flatnonzero(mask), use, k, pos, vals)
     else:
         count = pre.top_k(kernels, D, q, k, mask, use, pos, vals)
     return pos[:count], vals[:count].astype(np.float64)
@@ -355,23 +356,33 @@ def first_zero_rows(n, exclude_sorted, k, allowed=None):
     return np.asarray(out, dtype=np.int64)
 
 
+def _insert_position(values, out, count, k, i):
+    """Put position i in the best-first positions ``out`` of ``count`` (<= k) entries, by
+    ``values`` (ties to the lower position: positions come in increasing order); returns the new
+    count. The caller has checked that it beats the last of k (see :func:`_insert_best`)."""
+    v = values[i]
+    if count == k:
+        j = k - 1
+    else:
+        j = count
+        count += 1
+    # shift down the ones it beats (strictly: an equal earlier position stays ahead)
+    while j > 0 and v > values[out[j - 1]]:
+        out[j] = out[j - 1]
+        j -= 1
+    out[j] = i
+    return count
+
+
 def _largest_k_kernel(values, k, allowed, use_allowed, out):
     """Insertion-sorted buffer of the k largest (ties to the lower position); returns the count."""
     count = 0
     for i in range(values.shape[0]):
         if use_allowed and not allowed[i]:
             continue
-        v = values[i]
-        if count == k and not v > values[out[k - 1]]:
+        if count == k and not values[i] > values[out[k - 1]]:
             continue
-        j = count if count < k else k - 1
-        # shift down the ones it beats (strictly: an equal earlier position stays ahead)
-        while j > 0 and v > values[out[j - 1]]:
-            out[j] = out[j - 1]
-            j -= 1
-        out[j] = i
-        if count < k:
-            count += 1
+        count = _insert_position(values, out, count, k, i)
     return count
 
 
@@ -385,42 +396,24 @@ def _largest_k_chunked(values, k, out):
     count = 0
     i = 0
     while i < n and count < k:
-        v = values[i]
-        j = count
-        while j > 0 and v > values[out[j - 1]]:
-            out[j] = out[j - 1]
-            j -= 1
-        out[j] = i
-        count += 1
+        count = _insert_position(values, out, count, k, i)
         i += 1
     if count < k:
         return count
-    threshold = values[out[k - 1]]
+    # whole chunks (a fixed trip count: the max is vectorised), then the values left one by one
     while i + 16 <= n:
         m = values[i]
         for c in range(1, 16):
             if values[i + c] > m:
                 m = values[i + c]
-        if m > threshold:
-            for c in range(16):
-                v = values[i + c]
-                if v > values[out[k - 1]]:
-                    j = k - 1
-                    while j > 0 and v > values[out[j - 1]]:
-                        out[j] = out[j - 1]
-                        j -= 1
-                    out[j] = i + c
-            threshold = values[out[k - 1]]
+        if m > values[out[k - 1]]:
+            for c in range(i, i + 16):
+                if values[c] > values[out[k - 1]]:
+                    count = _insert_position(values, out, count, k, c)
         i += 16
-    while i < n:
-        v = values[i]
-        if v > values[out[k - 1]]:
-            j = k - 1
-            while j > 0 and v > values[out[j - 1]]:
-                out[j] = out[j - 1]
-                j -= 1
-            out[j] = i
-        i += 1
+    for c in range(i, n):
+        if values[c] > values[out[k - 1]]:
+            count = _insert_position(values, out, count, k, c)
     return count
 
 

@@ -95,8 +95,7 @@ class Int8Rows:
         kth = kernels["q8_scores"](self.codes, weights, np.float32(base), k, mask, use_mask, approx, best)
         if not np.isfinite(kth):
             # fewer than k allowed rows: each of them is a hit
-            rows = np.flatnonzero(mask) if use_mask else np.arange(n)
-            return kernels["dots_at"](D, q, rows, k, out_pos, out_vals)
+            return kernels["dots_at"](D, q, np.flatnonzero(mask), use_mask, k, out_pos, out_vals)
         eps = float(aq @ self.error)
         # float32 rounding of the approximate sum (its terms are at most |q_j| (127 s_j + |c_j|)
         # and the float32 weights themselves are rounded) and of the exact one
@@ -105,7 +104,7 @@ class Int8Rows:
         threshold = np.float32(float(kth) - 2.0 * eps - rounding)
         candidates = np.empty(n, dtype=np.int64)
         m = kernels["at_least"](approx, threshold, mask, use_mask, candidates)
-        return kernels["dots_at"](D, q, candidates[:m], k, out_pos, out_vals)
+        return kernels["dots_at"](D, q, candidates[:m], True, k, out_pos, out_vals)
 
 
 def prefilter_of(seg, often):

@@ -343,7 +343,7 @@ def row_digest(doc_id, text, meta):
     if type(doc_id) is str and type(text) is str and (meta is None or type(meta) is str):
         # the bytes json.dumps([doc_id, text, meta], ensure_ascii=False) writes, without building
         # an encoder per call (most of a digest's time for a short document): its separator is
-        # ", " and its strings are encode_basestring's (tests/index/test_store.py compares them)
+        # ", " and its strings are encode_basestring's (tests/index/test_index_row_digests.py compares them)
         raw = "[" + _JSON_STRING(doc_id) + ", " + _JSON_STRING(text) + ", " + \
             ("null" if meta is None else _JSON_STRING(meta)) + "]"
     else:

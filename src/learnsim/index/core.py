@@ -486,7 +486,7 @@ class Index(ModelVersions):
         """Which manifest file is there now: a reindex or a compact changes no row of SQLite
         (its data_version stays), but every manifest is written anew and renamed into place."""
         try:
-            st = os.stat(getattr(self, "_manifest_file", None) or self.path / _MANIFEST)
+            st = os.stat(self._manifest_file)
         except OSError:
             return None
         return (st.st_ino, st.st_mtime_ns, st.st_size)
