@@ -251,10 +251,12 @@ class ClientLog:
         self.crashed = None      # an exception the client did not expect
 
 
-def _client(*args):
+def _guarded(loop, *args):
+    """Run a client's ``loop(*args)``; an exception it did not expect goes to its log (the last
+    argument) as a problem of the round, not to the thread's traceback."""
     log = args[-1]
     try:
-        _post_loop(*args)
+        loop(*args)
     except Exception as exc:   # noqa: BLE001 - reported as a problem of the round
         log.crashed = f"{type(exc).__name__}: {exc}"
 
@@ -311,14 +313,6 @@ class ClickLog:
         self.transport = []      # (seconds since the clients started, exception name, after the kill?)
         self.bad_ack = []        # 201 answers that recorded another count
         self.crashed = None
-
-
-def _click_client(*args):
-    log = args[-1]
-    try:
-        _click_loop(*args)
-    except Exception as exc:   # noqa: BLE001 - reported as a problem of the round
-        log.crashed = f"{type(exc).__name__}: {exc}"
 
 
 def _click_loop(base, queries, k, limit, rng, stop, killing, t0, timeout, log):
@@ -378,12 +372,12 @@ def write_round(server, r, *, clients, batch, kill_delay, texts, seed, timeout, 
     logs = [ClientLog() for _ in range(clients)]
     click_logs = [ClickLog() for _ in range(click_clients)]
     t0 = time.monotonic()
-    threads = [threading.Thread(target=_client, daemon=True,
-                                args=(server.base, r, c, texts[c], batch, random.Random(f"{seed}-{r}-{c}"), stop,
+    threads = [threading.Thread(target=_guarded, daemon=True,
+                                args=(_post_loop, server.base, r, c, texts[c], batch, random.Random(f"{seed}-{r}-{c}"), stop,
                                       killing, t0, timeout, logs[c]))
                for c in range(clients)]
-    threads += [threading.Thread(target=_click_client, daemon=True,
-                                 args=(server.base, click_queries, 10, click_limit,
+    threads += [threading.Thread(target=_guarded, daemon=True,
+                                 args=(_click_loop, server.base, click_queries, 10, click_limit,
                                        random.Random(f"{seed}-{r}-click{c}"), stop, killing, t0, timeout,
                                        click_logs[c]))
                 for c in range(click_clients)]

@@ -141,3 +141,15 @@ def hugging_face_datasets():
     if not hasattr(hf, "Dataset"):
         pytest.skip("Hugging Face datasets is not installed (pip install datasets); 'datasets' is the tests' folder")
     return hf
+
+
+def staged_index(directory):
+    """An index of :func:`corpus` served by the BM25 model (version 1) with the MCD model staged
+    as version 2 (a candidate to interleave), built at ``directory / "idx"``; its path."""
+    from learnsim.index import Index
+
+    texts, _, ids, meta = corpus()
+    path = directory / "idx"
+    with Index.build(path, model("bm25"), texts, ids, meta) as index:
+        assert index.stage(model("mcd"), source="test") == 2
+    return path

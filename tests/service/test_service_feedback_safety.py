@@ -24,7 +24,7 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("httpx")
 
-from index_models import corpus, model  # noqa: E402
+from index_models import corpus, model, staged_index  # noqa: E402
 
 from learnsim.cli import main  # noqa: E402
 from learnsim.feedback import FeedbackLog, click_comparisons, interleaving_verdict, promotion_evidence  # noqa: E402
@@ -59,11 +59,7 @@ def fresh(built, tmp_path):
 
 @pytest.fixture(scope="module")
 def staged(tmp_path_factory):
-    texts, _, ids, meta = corpus()
-    path = tmp_path_factory.mktemp("safety-staged") / "idx"
-    with Index.build(path, model("bm25"), texts, ids, meta) as index:
-        assert index.stage(model("mcd"), source="test") == 2
-    return path
+    return staged_index(tmp_path_factory.mktemp("safety-staged"))
 
 
 def _app(path, **options):

@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("httpx")
 
-from index_models import corpus, model  # noqa: E402
+from index_models import corpus, model, staged_index  # noqa: E402
 
 from learnsim.cli import main  # noqa: E402
 from learnsim.feedback import FeedbackLog, interleaved_model, promotion_evidence  # noqa: E402
@@ -28,11 +28,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::U
 
 @pytest.fixture(scope="module")
 def staged(tmp_path_factory):
-    texts, _, ids, meta = corpus()
-    path = tmp_path_factory.mktemp("interleave") / "idx"
-    with Index.build(path, model("bm25"), texts, ids, meta) as index:
-        assert index.stage(model("mcd"), source="test") == 2
-    return path
+    return staged_index(tmp_path_factory.mktemp("interleave"))
 
 
 @pytest.fixture
