@@ -16,7 +16,12 @@ Two fitted pipelines are indexed:
 * ``linklearn`` (``--models film,bm25,linklearn``): LinkLearn eq. (5) from the same links.
 * ``plain-bm25`` (``--models plain-bm25``): BM25 unlearned, at bm25s's constants (k1 = 1.5,
   b = 0.75, Lucene's idf), tokenised as bm25s is here: its top 10 is compared with bm25s's
-  (``top10_agreement``; the learned models' scores differ from plain BM25's by design).
+  (``top10_agreement``; the learned models' scores differ from plain BM25's by design). Its scores
+  are bm25s's times k1 + 1 (learnsim keeps Robertson's numerator; Lucene drops it).
+  ``top10_identical`` is the share of queries whose ten ids come in the same order;
+  ``top10_same_up_to_ties`` the share whose ten scores agree rank by rank (to 1e-5 of the best)
+  and whose lists differ only by documents tied at a place (a tie broken the other way). faiss
+  is compared the same way.
 
 Both models are fitted once, on a small synthetic linked corpus (1,500 documents, topics; links
 within a topic), and applied to the large collections: the weighting transfers, and fitting on a
@@ -223,7 +228,7 @@ def child_fit(a):
         from learnsim.linklearn import LearnedBM25
         from learnsim.pipeline import Pipeline
 
-        p = Pipeline(_term_counts(texts), LearnedBM25.from_params(k1=1.5, b=0.75))
+        p = Pipeline(_term_counts(texts), LearnedBM25.from_params(k1=1.5, b=0.75, idf="lucene"))
     else:
         p = learnsim.fit(texts, links=links)
     seconds = time.perf_counter() - start
@@ -284,12 +289,13 @@ def child_search(a):
     start = time.perf_counter()
     idx.search(queries[0], k=TOP_K)
     first_s = time.perf_counter() - start
-    lat, tops = np.empty(len(queries)), []
+    lat, tops, scores = np.empty(len(queries)), [], []
     for i, q in enumerate(queries):
         s = time.perf_counter()
         hits = idx.search(q, k=TOP_K)
         lat[i] = time.perf_counter() - s
         tops.append([h["id"] for h in hits])
+        scores.append([h["score"] for h in hits])
     # the parts, each timed on its own over the same queries: the query rows (the numpy plan),
     # the search of the rows (scan and top k, as Index.search runs them: kernels, int8 copy) and
     # the hits (their documents read from SQLite or the handle's cache, checked, as dicts);
@@ -321,7 +327,7 @@ def child_search(a):
            "query_rows_p50_ms": float(1e3 * np.median(rows_s)), "scan_p50_ms": float(1e3 * np.median(scan_s)),
            "hits_p50_ms": float(1e3 * np.median(hits_s)),
            "base_rss_mb": base, "open_rss_mb": open_mb, "peak_rss_mb": _peak_mb(), "top": tops,
-           "documents": len(idx)})
+           "top_scores": scores, "documents": len(idx)})
 
 
 def child_faiss(a):
@@ -350,14 +356,16 @@ def child_faiss(a):
     start = time.perf_counter()
     flat.search(qv[:1], TOP_K)
     first_s = time.perf_counter() - start
-    lat, tops = np.empty(len(queries)), []
+    lat, tops, scores = np.empty(len(queries)), [], []
     for i in range(len(queries)):
         s = time.perf_counter()
-        _, found = flat.search(qv[i:i + 1], TOP_K)
+        dist, found = flat.search(qv[i:i + 1], TOP_K)
         lat[i] = time.perf_counter() - s
         tops.append([f"d{int(ids[j]) - 1}" for j in found[0] if j >= 0])
+        scores.append([float(v) for v, j in zip(dist[0], found[0]) if j >= 0])
     _emit({"import_s": import_s, "open_s": open_s, "first_query_ms": 1e3 * first_s, **_ms(lat),
-           "base_rss_mb": base, "open_rss_mb": open_mb, "peak_rss_mb": _peak_mb(), "top": tops})
+           "base_rss_mb": base, "open_rss_mb": open_mb, "peak_rss_mb": _peak_mb(), "top": tops,
+           "top_scores": scores})
 
 
 def _bm25s_tokenize(texts, stemmer):
@@ -405,19 +413,22 @@ def child_bm25s_search(a):
 
     def one(q):
         tokens = bm25s.tokenize([q], stopwords="english", stemmer=stemmer, return_ids=False, show_progress=False)
-        docs, _ = retriever.retrieve(tokens, k=TOP_K, show_progress=False, n_threads=0)
-        return [d["id"] for d in docs[0]]
+        docs, found = retriever.retrieve(tokens, k=TOP_K, show_progress=False, n_threads=0)
+        return [d["id"] for d in docs[0]], found[0]
 
     start = time.perf_counter()
     one(queries[0])                       # numba: the JIT compile is here
     first_s = time.perf_counter() - start
-    lat, tops = np.empty(len(queries)), []
+    lat, tops, scores = np.empty(len(queries)), [], []
     for i, q in enumerate(queries):
         s = time.perf_counter()
-        tops.append(one(q))
+        top, found = one(q)
         lat[i] = time.perf_counter() - s
+        tops.append(top)
+        scores.append([float(v) for v in found])
     _emit({"import_s": import_s, "open_s": open_s, "first_query_ms": 1e3 * first_s, **_ms(lat),
-           "base_rss_mb": base, "open_rss_mb": open_mb, "peak_rss_mb": _peak_mb(), "top": tops})
+           "base_rss_mb": base, "open_rss_mb": open_mb, "peak_rss_mb": _peak_mb(), "top": tops,
+           "top_scores": scores})
 
 
 def child_add(a):
@@ -528,6 +539,49 @@ def _overlap(a, b):
     return float(np.mean([len(set(x) & set(y)) / max(1, len(x)) for x, y in zip(a, b)]))
 
 
+# learnsim's BM25 keeps Robertson's (k1 + 1) in the numerator, Lucene's (bm25s's) drops it: the
+# scores of plain-bm25 are bm25s's times k1 + 1 = 2.5, a constant that changes no ranking
+SCORE_SCALE = {"plain-bm25": 2.5}
+# scores "the same" within float32 rounding of sums of a few terms, relative to the query's best
+SAME_SCORE_RTOL = 1e-5
+
+
+def same_answers(ours, our_scores, theirs, their_scores, scale=1.0, rtol=SAME_SCORE_RTOL):
+    """Whether one query's two top-k lists are the same answer: the same scores rank by rank
+    (``theirs`` times ``scale``, within ``rtol`` of the best score), every document both list with
+    the same score, and every document only one lists tied with the last place (a tie broken the
+    other way). Identical lists are the same answer."""
+    if ours == theirs:
+        return True
+    if len(ours) != len(theirs) or not ours:
+        return False
+    mine = np.asarray(our_scores, dtype=np.float64)
+    other = scale * np.asarray(their_scores, dtype=np.float64)
+    tol = rtol * max(abs(mine[0]), abs(other[0]), 1e-12)
+    if np.any(np.abs(mine - other) > tol):
+        return False
+    a, b = dict(zip(ours, mine)), dict(zip(theirs, other))
+    last = min(mine[-1], other[-1])
+    for doc in set(a) | set(b):
+        if doc in a and doc in b:
+            if abs(a[doc] - b[doc]) > tol:
+                return False
+        elif abs((a[doc] if doc in a else b[doc]) - last) > tol:
+            return False
+    return True
+
+
+def _answers(row, peer, model):
+    """Shares of the queries whose top 10 is identical, and the same answer up to ties
+    (:func:`same_answers`), between learnsim's row and a peer's (with their scores)."""
+    if "top_scores" not in row or "top_scores" not in peer:
+        return {}
+    scale = SCORE_SCALE.get(model, 1.0)
+    pairs = list(zip(row["top"], row["top_scores"], peer["top"], peer["top_scores"]))
+    return {"top10_identical": float(np.mean([a == b for a, _, b, _ in pairs])),
+            "top10_same_up_to_ties": float(np.mean([same_answers(a, sa, b, sb, scale) for a, sa, b, sb in pairs]))}
+
+
 def _numba_ok():
     try:
         import numba  # noqa: F401
@@ -602,7 +656,7 @@ def main(argv=None):
                 if fits[m]["kind"] == "cosine" or m == "film":
                     p = run_child("faiss", args, path=path, queries_file=qfile)
                     p.update({"n_docs": n, "model": m, "method": "faiss-IndexFlatIP",
-                              "top10_agreement": _overlap(row["top"], p["top"]),
+                              "top10_agreement": _overlap(row["top"], p["top"]), **_answers(row, p, m),
                               "index_bytes": row["rows_bytes"], "rows_bytes": row["rows_bytes"]})
                     peers.append(p)
                 else:
@@ -614,7 +668,8 @@ def main(argv=None):
                         p = run_child("bm25s-search", args, path=bpath, queries_file=qfile, backend=backend)
                         p.update(built)
                         p.update({"n_docs": n, "model": m, "method": f"bm25s-{backend}",
-                                  "top10_agreement": _overlap(row["top"], p["top"])})
+                                  "top10_agreement": _overlap(row["top"], p["top"]),
+                                  **(_answers(row, p, m) if m == "plain-bm25" else {})})
                         peers.append(p)
                 row.update(run_child("add", args, path=path, queries_file=qfile, add_docs=add_docs))
                 row["text_bytes_mb"] = row["text_bytes"] / 2**20
@@ -653,8 +708,8 @@ def goal_ratio(n_docs):
 
 def _print_goals(rows):
     """learnsim's p50 over each peer's, against issue 46's goal."""
-    print("| docs | model | learnsim p50 ms | peer | peer p50 ms | ratio | goal | met |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| docs | model | learnsim p50 ms | peer | peer p50 ms | ratio | goal | met | top 10 identical, same up to ties |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         if r["method"] == "learnsim":
             continue
@@ -662,8 +717,11 @@ def _print_goals(rows):
         if r["method"] == "bm25s-numpy":
             continue                      # the goal is against bm25s with numba
         ratio, goal = ours["p50_ms"] / r["p50_ms"], goal_ratio(r["n_docs"])
+        # the same answers: compared where both sides rank by the same scores (faiss, plain BM25)
+        same = (f"{r['top10_identical']:.3f}, {r['top10_same_up_to_ties']:.3f}" if "top10_same_up_to_ties" in r
+                else "- (different scores by design)")
         print(f"| {r['n_docs']:,} | {r['model']} | {ours['p50_ms']:.3f} | {r['method']} | {r['p50_ms']:.3f} | "
-              f"{ratio:.2f} | <= {goal:.1f} | {'yes' if ratio <= goal else 'NO'} |")
+              f"{ratio:.2f} | <= {goal:.1f} | {'yes' if ratio <= goal else 'NO'} | {same} |")
 
 
 def _print_writes_and_filters(rows):
@@ -686,7 +744,7 @@ def _print_writes_and_filters(rows):
 def _write_json(args, rows, fits, queries):
     out = Path(args.json)
     out.parent.mkdir(parents=True, exist_ok=True)
-    rows = [{k: v for k, v in r.items() if k != "top"} for r in rows]
+    rows = [{k: v for k, v in r.items() if k not in ("top", "top_scores")} for r in rows]
     out.write_text(json.dumps({"experiment": "index", "python": platform.python_version(),
                                "machine": platform.machine(), "cpus": os.cpu_count(), "threads": args.threads,
                                "queries": len(queries), "fits": fits, "rows": rows}, indent=1))
@@ -696,8 +754,8 @@ def _print_rows(rows):
     for r in rows:
         keys = ("build_s", "open_s", "first_query_ms", "p50_ms", "p99_ms", "query_rows_p50_ms", "scan_p50_ms", "hits_p50_ms",
                 "peak_rss_mb", "ratio_p50", "cli_median_s",
-                "add_batch_docs_per_s", "top10_agreement", "filter_5%_p50_ms", "filter_50%_p50_ms",
-                "upsert_batch_docs_per_s", "upsert_single_p50_ms")
+                "add_batch_docs_per_s", "top10_agreement", "top10_identical", "top10_same_up_to_ties",
+                "filter_5%_p50_ms", "filter_50%_p50_ms", "upsert_batch_docs_per_s", "upsert_single_p50_ms")
         print(f"  {r['method']:18s} " + " ".join(f"{k}={r[k]:.4g}" for k in keys if k in r), flush=True)
 
 

@@ -383,9 +383,10 @@ class DocumentCache:
     def documents(self, store, seqs):
         """{seq: (id, text, meta dict or None)}, as :meth:`DocumentStore.documents`."""
         cached, missing = {}, []
-        for seq in seqs:
+        held = self._docs
+        for seq in (seqs.tolist() if hasattr(seqs, "tolist") else seqs):
             seq = int(seq)
-            row = self._docs.get(seq)
+            row = held.get(seq)
             if row is None:
                 missing.append(seq)
             else:
@@ -394,7 +395,7 @@ class DocumentCache:
             for seq, row in store.documents(missing, raw_meta=True).items():
                 cached[seq] = row
                 self._keep(seq, row)
-        return {seq: (doc_id, text, None if meta is None else meta_value(meta))
+        return {seq: (doc_id, text, meta if meta is None else meta_value(meta))
                 for seq, (doc_id, text, meta) in cached.items()}
 
     def _keep(self, seq, row):
@@ -608,14 +609,15 @@ class DocumentStore:
         metadata's JSON text, not decoded)."""
         out = {}
         seqs = [int(s) for s in seqs]
+        digests = self.digests
+        columns = "seq, id, text, meta" + (", digest" if digests else "")
         for start in range(0, len(seqs), _CHUNK):
             chunk = seqs[start:start + _CHUNK]
             marks = ",".join("?" * len(chunk))
-            columns = "seq, id, text, meta" + (", digest" if self.digests else "")
             for row in self.conn.execute(f"SELECT {columns} FROM docs WHERE seq IN ({marks})", chunk):
                 seq, doc_id, text, meta = row[:4]
-                if self.digests:
-                    self._checked(*row)
+                if digests and row[4] is not None and row[4] != row_digest(doc_id, text, meta):
+                    raise self._tampered(seq, doc_id)
                 out[seq] = (doc_id, text, meta if raw_meta or meta is None else meta_value(meta))
         return out
 

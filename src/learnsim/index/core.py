@@ -598,19 +598,21 @@ class Index(ModelVersions):
     def _hits(self, values, order, explain_query=None, n_top=10, docs=None):
         """The hits at global positions ``order`` with higher-is-closer ``values`` (aligned);
         ``docs``: the documents already read for them (several queries' hits in one read)."""
+        # Python ints and floats once for all the hits (a numpy scalar per hit costs more than the dict)
+        seqs = self._seqs[order].tolist()
         if docs is None:
-            docs = self._documents(self._seqs[order])
+            docs = self._documents(seqs)
         hits = []
         # read from disk: once for all the hits, not per explanation
         statistics = (self.statistics or None) if explain_query is not None else None
-        for rank, pos in enumerate(order):
-            if int(self._seqs[pos]) not in docs:
-                raise IndexFormatError(f"{self.path}: a segment lists document {int(self._seqs[pos])}, which "
+        sign = 1.0 if self.higher_is_closer else -1.0
+        for rank, (seq, v) in enumerate(zip(seqs, np.asarray(values, dtype=np.float64).tolist())):
+            row = docs.get(seq)
+            if row is None:
+                raise IndexFormatError(f"{self.path}: a segment lists document {seq}, which "
                                        f"{_DOCS} does not hold (edited or damaged)")
-            doc_id, text, meta = docs[int(self._seqs[pos])]
-            v = float(values[rank])
-            hit = {"rank": rank + 1, "id": doc_id, "score": v if self.higher_is_closer else -v,
-                   "text": text, "metadata": meta}
+            doc_id, text, meta = row
+            hit = {"rank": rank + 1, "id": doc_id, "score": sign * v, "text": text, "metadata": meta}
             if explain_query is not None:
                 hit["explanation"] = self._model_parts().explain(explain_query, text, n_top=n_top,
                                                                  statistics=statistics)
