@@ -172,3 +172,64 @@ def test_documents_read_once_are_served_from_the_handles_cache(copy):
         got = small.documents(index.store, index._seqs[:10])
         assert len(got) == 10 and len(small._docs) == 3
         assert small.documents(index.store, index._seqs[:10]) == got
+
+
+def _searching_often(monkeypatch, often):
+    import learnsim.index._kernels as K
+
+    monkeypatch.setattr(K, "_searches", [K.WARM_SEARCHES if often else 0])
+
+
+def test_a_small_collection_is_read_whole_by_a_process_that_searches_often(copy, monkeypatch):
+    """In a process that searches often, a collection that fits the handle's cache is read into
+    it at once (DocumentCache.preload): later hits read nothing from SQLite, and are the same."""
+    path = copy("linklearn")
+    _searching_often(monkeypatch, False)
+    with Index.open(path) as index:
+        before = [index.search(q, k=5) for q in (QUERY, "w010 w020", "w300 w301 w302")]
+        assert not index._document_cache.preloaded      # a one-off search reads only its hits
+    _searching_often(monkeypatch, True)
+    with Index.open(path) as index:
+        index.search(QUERY, k=1)
+        cache = index._document_cache
+        assert cache.preloaded and len(cache._docs) == len(index)
+        reads = []
+        real = index.store.documents
+        index.store.documents = lambda seqs, **kw: reads.append(list(seqs)) or real(seqs, **kw)
+        assert [index.search(q, k=5) for q in (QUERY, "w010 w020", "w300 w301 w302")] == before
+        assert reads == []
+
+
+def test_a_collection_larger_than_the_cache_is_not_read_whole(copy, monkeypatch):
+    from learnsim.index._store import DocumentCache
+
+    path = copy("linklearn")
+    _searching_often(monkeypatch, True)
+    with Index.open(path) as index:
+        small = DocumentCache("key", max_docs=len(index) - 1)
+        assert small.preload(index.store, len(index)) == 0 and small._docs == {} and small.preloaded
+        assert small.preload(index.store, len(index)) == 0          # once per cache
+        whole = DocumentCache("key", max_docs=len(index))
+        assert whole.preload(index.store, len(index)) == len(index)
+        # bounded in characters as well: it stops when full, the rest read when found
+        texts = [row[1] for _, row in index.store.live_documents()]
+        budget = max(sum(len(t) for t in texts) // 2, 16 * max(len(t) for t in texts))
+        assert budget < sum(len(t) for t in texts)
+        chars = DocumentCache("key", max_docs=len(index), max_chars=budget)
+        n = chars.preload(index.store, len(index))
+        assert 0 < n < len(index) and chars._chars <= budget
+        got = chars.documents(index.store, index._seqs)
+        assert len(got) == len(index)
+
+
+def test_an_edited_row_is_left_out_of_the_preload_and_refused_when_found(copy, monkeypatch):
+    path = copy("linklearn")
+    text = _text_of(path, "d5")
+    _edit(path, "UPDATE docs SET text = ? WHERE id = 'd5' AND deleted_seq IS NULL", text + " w001 injected")
+    _searching_often(monkeypatch, True)
+    with Index.open(path) as index:
+        index.search("w300 w301", k=1)               # the preload, d5 left out
+        cache = index._document_cache
+        assert cache.preloaded and len(cache._docs) == len(index) - 1
+        with pytest.raises(IndexDamagedError, match="docs.sqlite"):
+            index.search(text, k=3)                 # d5's own text: d5 is a hit, read and refused

@@ -367,6 +367,12 @@ def meta_value(raw):
     return value if end == len(raw) else json.loads(raw)
 
 
+# A collection of at most this many live documents is read whole into the cache of a process
+# that searches often (:meth:`DocumentCache.preload`): every hit is then a dictionary lookup, as
+# a faiss user's list of texts is, where a first read of ten rows costs ten page reads of SQLite
+PRELOAD_MAX_DOCS = 16_384
+
+
 class DocumentCache:
     """The documents searches returned, read and checked once, by sequence number: a row of
     ``docs.sqlite`` never changes once written (an update writes a new row; sequence numbers are
@@ -376,9 +382,31 @@ class DocumentCache:
     starts its numbers again: its handle gets a new cache). Metadata is kept as its JSON and
     decoded for each answer, so that a caller who changes a hit's metadata changes nothing here."""
 
-    def __init__(self, key, max_docs=8192, max_chars=1 << 24):
+    def __init__(self, key, max_docs=PRELOAD_MAX_DOCS, max_chars=1 << 24):
         self.key, self.max_docs, self.max_chars = key, max_docs, max_chars
         self._docs, self._chars = {}, 0
+        self.preloaded = False
+
+    def preload(self, store, n_live):
+        """Read every live document into the cache at once, where the collection's ``n_live``
+        documents fit its bounds (else nothing); once per cache. A row that does not match its
+        digest is left out: a search that finds it reads it and refuses it, as before. Returns
+        how many documents it read."""
+        if self.preloaded:
+            return 0
+        self.preloaded = True
+        if n_live > self.max_docs:
+            return 0
+        count = 0
+        for seq, row in store.live_documents():
+            size = len(row[1])
+            if len(self._docs) >= self.max_docs or self._chars + size > self.max_chars:
+                break                   # full: the rest is read when found, as without a preload
+            if size <= self.max_chars // 16 and seq not in self._docs:
+                self._docs[seq] = row
+                self._chars += size
+                count += 1
+        return count
 
     def documents(self, store, seqs):
         """{seq: (id, text, meta dict or None)}, as :meth:`DocumentStore.documents`."""
@@ -603,6 +631,22 @@ class DocumentStore:
                     self._checked(*row)
                 rows = [row[:4] for row in rows]
             yield rows
+
+    def live_documents(self):
+        """(seq, (id, text, metadata JSON or None)) of every live document in order, the rows that
+        do not match their digest left out (what :meth:`DocumentCache.preload` keeps)."""
+        digests = self.digests
+        cur = self.conn.execute("SELECT seq, id, text, meta" + (", digest" if digests else "")
+                                + " FROM docs WHERE deleted_seq IS NULL ORDER BY seq")
+        for row in cur:
+            seq, doc_id, text, meta = row[:4]
+            if digests and row[4] is not None:
+                try:
+                    if not isinstance(text, str) or row[4] != row_digest(doc_id, text, meta):
+                        continue
+                except (TypeError, ValueError):      # a value of another type stored in its place
+                    continue
+            yield seq, (doc_id, text, meta)
 
     def documents(self, seqs, raw_meta=False):
         """{seq: (id, text, meta dict or None)} of the given sequence numbers (``raw_meta``: the

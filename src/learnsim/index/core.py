@@ -48,6 +48,7 @@ from ._integrity import Lock as _Lock, checked_up_to, model_encoder, load_plan, 
 from ._scan import MemorySegment, best_k
 from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexDamagedError, IndexFormatError, Segment, check_seal, \
     load_json, merged_rows, read_manifest, rows_of
+from ._kernels import searching_often
 from ._store import DocumentCache, DocumentStore, check_filter, check_metadata
 from . import _versions
 from ._versioned import ModelVersions
@@ -627,6 +628,9 @@ class Index(ModelVersions):
         cache = getattr(self, "_document_cache", None)
         if cache is None or cache.key != key:
             self._document_cache = cache = DocumentCache(key)
+        if not cache.preloaded and searching_often():
+            # a small collection, in a process that searches often: all its documents at once
+            cache.preload(self.store, len(self))
         return cache.documents(self.store, seqs)
 
     def _model_parts(self):
