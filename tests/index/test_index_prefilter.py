@@ -21,6 +21,7 @@ def often(monkeypatch):
     monkeypatch.delenv("LEARNSIM_PREFILTER", raising=False)
     monkeypatch.setattr(K, "_searches", [K.WARM_SEARCHES])
     monkeypatch.setattr(P, "PREFILTER_MIN_ROWS", 100)
+    monkeypatch.setattr(P, "PREFILTER_MIN_SEGMENT_ROWS", 100)
 
 
 def _full_scan(D, q, k, allowed=None):
@@ -96,6 +97,15 @@ def test_no_copy_where_it_does_not_pay(monkeypatch, often):
     monkeypatch.delenv("LEARNSIM_PREFILTER")
     assert P.prefilter_of(_Seg(D.astype(np.float64)), often=True) is None     # float64 rows: scanned as they are
     assert P.prefilter_of(_Seg(D[:, :8]), often=True) is None                 # few dimensions
+    # an index whose rows stay in the cache, or a segment too small for the copy's fixed cost
+    monkeypatch.setattr(P, "PREFILTER_MIN_ROWS", 10_000)
+    assert P.prefilter_of(seg, often=True, n_total=D.shape[0]) is None
+    assert P.prefilter_of(seg, often=True, n_total=10_000) is not None        # one segment of a larger index
+    seg._prefilter = None
+    monkeypatch.setattr(P, "PREFILTER_MIN_ROWS", 100)
+    monkeypatch.setattr(P, "PREFILTER_MIN_SEGMENT_ROWS", D.shape[0] + 1)
+    assert P.prefilter_of(seg, often=True, n_total=10 ** 6) is None
+    monkeypatch.setattr(P, "PREFILTER_MIN_SEGMENT_ROWS", 100)
     assert P.prefilter_of(seg, often=True) is not None
 
 
@@ -116,6 +126,7 @@ def test_an_index_searched_often_gives_the_same_hits(tmp_path, monkeypatch):
     monkeypatch.setenv("LEARNSIM_NUMBA", "1")
     monkeypatch.setattr(K, "_searches", [K.WARM_SEARCHES])
     monkeypatch.setattr(P, "PREFILTER_MIN_ROWS", 100)
+    monkeypatch.setattr(P, "PREFILTER_MIN_SEGMENT_ROWS", 100)
     after = [[(h["id"], h["score"]) for h in index.search(q, k=10)] for q in queries]
     assert any(getattr(s, "_prefilter", None) is not None for s in index.segments)
     for b, a in zip(before, after):

@@ -287,7 +287,7 @@ def dense_top_k(seg, q, k, allowed=None, n_total=None):
         return None
     q = np.ascontiguousarray(q, dtype=D.dtype)
     mask, use = _mask(allowed)
-    pre = prefilter_of(seg, searching_often())
+    pre = prefilter_of(seg, searching_often(), n_total)
     pos, vals = np.empty(k, dtype=np.int64), np.empty(k, dtype=D.dtype)
     if pre is None:
         count = kernels["dots_at"](D, q, np.flatnonzero(mask), use, k, pos, vals)

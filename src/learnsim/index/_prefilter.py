@@ -22,8 +22,12 @@ a SIMD loop adds them in) is added to the margin, four times over.
 Cost: the copy is built on first use in a process that searches often (a server, a batch: see
 :mod:`learnsim.index._kernels`), never for a one-off search; it takes n x d bytes of memory
 (a quarter of the float32 rows; 10 MB at 100k x 100) and about 0.5 us a row to build (50 ms at
-100k). ``LEARNSIM_PREFILTER=0`` turns it off. Segments of fewer than ``PREFILTER_MIN_ROWS`` rows,
-float64 rows and rows of fewer than ``PREFILTER_MIN_DIM`` dimensions are scanned directly.
+100k). ``LEARNSIM_PREFILTER=0`` turns it off. An index of fewer than ``PREFILTER_MIN_ROWS`` rows
+(its float32 rows stay in the processor's cache: at 10k and 20k rows of 100 dimensions the direct
+scan took 0.8-0.9x the copy's time, at 40k 2.5x its time, on the rows and queries of
+``benchmarks/bench_index.py``), segments of fewer than ``PREFILTER_MIN_SEGMENT_ROWS`` rows (the
+copy's fixed cost a query, about 20 us, does not pay), float64 rows and rows of fewer than
+``PREFILTER_MIN_DIM`` dimensions are scanned directly.
 
 References
 ----------
@@ -36,10 +40,12 @@ import os
 
 import numpy as np
 
-__all__ = ["Int8Rows", "prefilter_of", "PREFILTER_MIN_ROWS", "PREFILTER_MIN_DIM"]
+__all__ = ["Int8Rows", "prefilter_of", "PREFILTER_MIN_ROWS", "PREFILTER_MIN_SEGMENT_ROWS", "PREFILTER_MIN_DIM"]
 
-# Below these the float32 scan is as fast (the rows fit in the cache; few bytes a row to save)
-PREFILTER_MIN_ROWS = 4_096
+# Below these the float32 scan is as fast (the index's rows fit in the cache; a small segment's
+# rows are few to save; few bytes a row to save)
+PREFILTER_MIN_ROWS = 32_768
+PREFILTER_MIN_SEGMENT_ROWS = 4_096
 PREFILTER_MIN_DIM = 16
 # rows quantized at a time: the float64 temporaries of a chunk (a few of 8 MB at d = 128) are
 # what the copy costs in memory beyond its n x d bytes
@@ -107,16 +113,16 @@ class Int8Rows:
         return kernels["dots_at"](D, q, candidates[:m], True, k, out_pos, out_vals)
 
 
-def prefilter_of(seg, often):
+def prefilter_of(seg, often, n_total=None):
     """The segment's :class:`Int8Rows` (built on first use), or None where a direct scan is the
     way: the process is not searching ``often`` yet (:func:`learnsim.index._kernels.searching_often`),
-    the segment is small, its rows are not float32 or have few dimensions, or
-    ``LEARNSIM_PREFILTER=0``."""
+    the index (``n_total`` rows; None: the segment's) or the segment is small, its rows are not
+    float32 or have few dimensions, or ``LEARNSIM_PREFILTER=0``."""
     cached = getattr(seg, "_prefilter", None)
     if cached is not None:
         return cached
     D = seg.dense
-    if (seg.n < PREFILTER_MIN_ROWS or D is None or D.dtype != np.float32 or D.ndim != 2
+    if (seg.n < PREFILTER_MIN_SEGMENT_ROWS or (seg.n if n_total is None else n_total) < PREFILTER_MIN_ROWS or D is None or D.dtype != np.float32 or D.ndim != 2
             or D.shape[1] < PREFILTER_MIN_DIM or os.environ.get("LEARNSIM_PREFILTER", "") == "0"
             or not often):
         return None
