@@ -207,8 +207,11 @@ def test_a_collection_larger_than_the_cache_is_not_read_whole(copy, monkeypatch)
     _searching_often(monkeypatch, True)
     with Index.open(path) as index:
         small = DocumentCache("key", max_docs=len(index) - 1)
+        asked, real = [], index.store.read_ahead
+        index.store.read_ahead = lambda: asked.append(True) or real()
         assert small.preload(index.store, len(index)) == 0 and small._docs == {} and small.preloaded
-        assert small.preload(index.store, len(index)) == 0          # once per cache
+        assert asked == [True]        # the operating system is asked to read the file ahead instead
+        assert small.preload(index.store, len(index)) == 0 and asked == [True]      # once per cache
         whole = DocumentCache("key", max_docs=len(index))
         assert whole.preload(index.store, len(index)) == len(index)
         # bounded in characters as well: it stops when full, the rest read when found
@@ -233,3 +236,13 @@ def test_an_edited_row_is_left_out_of_the_preload_and_refused_when_found(copy, m
         assert cache.preloaded and len(cache._docs) == len(index) - 1
         with pytest.raises(IndexDamagedError, match="docs.sqlite"):
             index.search(text, k=3)                 # d5's own text: d5 is a hit, read and refused
+
+
+def test_read_ahead_asks_nothing_of_a_file_that_is_gone(tmp_path):
+    from learnsim.index._store import DocumentStore
+
+    store = DocumentStore(tmp_path / "docs.sqlite")
+    store.read_ahead()                                  # the file: read ahead, nothing to see
+    store.close()
+    (tmp_path / "docs.sqlite").unlink()
+    store.read_ahead()                                  # gone: nothing, no error
