@@ -215,7 +215,7 @@ def test_a_collection_larger_than_the_cache_is_not_read_whole(copy, monkeypatch)
         whole = DocumentCache("key", max_docs=len(index))
         assert whole.preload(index.store, len(index)) == len(index)
         # bounded in characters as well: it stops when full, the rest read when found
-        texts = [row[1] for _, row in index.store.live_documents()]
+        texts = [row[2] for rows in index.store.live_rows() for row in rows]
         budget = max(sum(len(t) for t in texts) // 2, 16 * max(len(t) for t in texts))
         assert budget < sum(len(t) for t in texts)
         chars = DocumentCache("key", max_docs=len(index), max_chars=budget)

@@ -122,8 +122,9 @@ def prefilter_of(seg, often, n_total=None):
     if cached is not None:
         return cached
     D = seg.dense
-    if (seg.n < PREFILTER_MIN_SEGMENT_ROWS or (seg.n if n_total is None else n_total) < PREFILTER_MIN_ROWS or D is None or D.dtype != np.float32 or D.ndim != 2
-            or D.shape[1] < PREFILTER_MIN_DIM or os.environ.get("LEARNSIM_PREFILTER", "") == "0"
+    rows = seg.n if n_total is None else n_total
+    if (seg.n < PREFILTER_MIN_SEGMENT_ROWS or rows < PREFILTER_MIN_ROWS
+            or D is None or D.dtype != np.float32 or D.ndim != 2 or D.shape[1] < PREFILTER_MIN_DIM or os.environ.get("LEARNSIM_PREFILTER", "") == "0"
             or not often):
         return None
     seg._prefilter = rows = Int8Rows(D)

@@ -136,12 +136,10 @@ class QueryPlan:
     def _weighted(self, doc):
         """(ids, float64 values) of one text: counted, weighted and normalised."""
         w = self.meta["weighting"]
-        vocabulary = self.vocabulary
-        # one array of (term id, count) pairs: a query's few terms cost less as one array than as two
-        pairs = sorted([(i, n) for i, n in ((vocabulary.get(t), n) for t, n in Counter(self.tokenizer(doc)).items())
-                        if i is not None])
-        both = np.array(pairs, dtype=np.int64).reshape(len(pairs), 2)
-        ids, vals = both[:, 0].copy(), both[:, 1].astype(np.float64)
+        counts = Counter(self.tokenizer(doc))
+        pairs = sorted((self.vocabulary[t], n) for t, n in counts.items() if t in self.vocabulary)
+        ids = np.fromiter((p[0] for p in pairs), dtype=np.int64, count=len(pairs))
+        vals = np.fromiter((p[1] for p in pairs), dtype=np.float64, count=len(pairs))
         kind = w["kind"]
         if kind == "binary":
             vals = np.ones_like(vals)
@@ -172,10 +170,8 @@ class QueryPlan:
                 s = (ids[keep], np.ones(int(keep.sum())))
             elif op == "power":
                 c = m["power"]
-                if not x.all():
-                    keep = x != 0
-                    ids, x = ids[keep], x[keep]
-                s = (ids, np.ones(x.shape[0]) if c == 0.0 else (x if c == 1.0 else x ** c))
+                keep = x != 0
+                s = (ids[keep], np.ones(int(keep.sum())) if c == 0.0 else (x[keep] if c == 1.0 else x[keep] ** c))
             elif op == "bm25_normalised":
                 # normalised BM25 alone (learnsim.scorer): each word lambda / Z(q), Z(q) = (k1 + 1)
                 # x the sum of its words' idf (BM25 left undivided where Z <= 0)

@@ -351,6 +351,18 @@ def row_digest(doc_id, text, meta):
     return hashlib.blake2b(raw.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
+def row_matches(doc_id, text, meta, digest):
+    """Whether a row is as written: its ``digest`` (None: a row written before digests, which
+    cannot be checked) is :func:`row_digest` of its id, text and metadata. A value of another type
+    stored in a column's place (a blob for a text) does not match."""
+    if digest is None:
+        return True
+    try:
+        return isinstance(text, str) and digest == row_digest(doc_id, text, meta)
+    except (TypeError, ValueError):
+        return False
+
+
 _JSON_STRING = json.encoder.encode_basestring
 _META_JSON = json.JSONDecoder()
 
@@ -401,14 +413,14 @@ class DocumentCache:
             store.read_ahead()
             return 0
         count = 0
-        for seq, row in store.live_documents():
-            size = len(row[1])
-            if len(self._docs) >= self.max_docs or self._chars + size > self.max_chars:
-                break                   # full: the rest is read when found, as without a preload
-            if size <= self.max_chars // 16 and seq not in self._docs:
-                self._docs[seq] = row
-                self._chars += size
-                count += 1
+        for rows in store.live_rows(damaged="skip"):
+            for seq, doc_id, text, meta in rows:
+                if len(self._docs) >= self.max_docs or self._chars + len(text) > self.max_chars:
+                    return count        # full: the rest is read when found, as without a preload
+                if len(text) <= self.max_chars // 16 and seq not in self._docs:
+                    self._docs[seq] = (doc_id, text, meta)
+                    self._chars += len(text)
+                    count += 1
         return count
 
     def documents(self, store, seqs):
@@ -480,7 +492,7 @@ class DocumentStore:
                                             "was changed outside learnsim")
 
     def _checked(self, seq, doc_id, text, meta, digest):
-        if digest is not None and digest != row_digest(doc_id, text, meta):
+        if not row_matches(doc_id, text, meta, digest):
             raise self._tampered(seq, doc_id)
 
     def close(self):
@@ -619,9 +631,11 @@ class DocumentStore:
         """(seq, text) of every document added after ``seq``, in order (deleted ones too)."""
         return self.conn.execute("SELECT seq, text FROM docs WHERE seq > ? ORDER BY seq", (int(seq),)).fetchall()
 
-    def live_rows(self, batch=10_000):
-        """(seq, id, text, meta) of the live documents in order, in batches (each row checked
-        against its digest: IndexDamagedError for one changed outside learnsim)."""
+    def live_rows(self, batch=10_000, damaged="raise"):
+        """(seq, id, text, meta) of the live documents in order, in batches, each row checked
+        against its digest: IndexDamagedError for one changed outside learnsim, or with
+        ``damaged="skip"`` that row left out (:meth:`DocumentCache.preload`: a search that finds
+        it reads it and refuses it)."""
         digests = self.digests
         cur = self.conn.execute("SELECT seq, id, text, meta" + (", digest" if digests else "")
                                 + " FROM docs WHERE deleted_seq IS NULL ORDER BY seq")
@@ -630,8 +644,11 @@ class DocumentStore:
             if not rows:
                 return
             if digests:
-                for row in rows:
-                    self._checked(*row)
+                if damaged == "skip":
+                    rows = [row for row in rows if row_matches(*row[1:])]
+                else:
+                    for row in rows:
+                        self._checked(*row)
                 rows = [row[:4] for row in rows]
             yield rows
 
@@ -643,7 +660,8 @@ class DocumentStore:
         if not hasattr(os, "posix_fadvise"):
             return
         try:
-            fd = os.open(self.path, os.O_RDONLY)
+            # never waits: a FIFO or device put in the file's place is not opened for reading
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         except OSError:
             return
         try:
@@ -652,22 +670,6 @@ class DocumentStore:
             pass
         finally:
             os.close(fd)
-
-    def live_documents(self):
-        """(seq, (id, text, metadata JSON or None)) of every live document in order, the rows that
-        do not match their digest left out (what :meth:`DocumentCache.preload` keeps)."""
-        digests = self.digests
-        cur = self.conn.execute("SELECT seq, id, text, meta" + (", digest" if digests else "")
-                                + " FROM docs WHERE deleted_seq IS NULL ORDER BY seq")
-        for row in cur:
-            seq, doc_id, text, meta = row[:4]
-            if digests and row[4] is not None:
-                try:
-                    if not isinstance(text, str) or row[4] != row_digest(doc_id, text, meta):
-                        continue
-                except (TypeError, ValueError):      # a value of another type stored in its place
-                    continue
-            yield seq, (doc_id, text, meta)
 
     def documents(self, seqs, raw_meta=False):
         """{seq: (id, text, meta dict or None)} of the given sequence numbers (``raw_meta``: the
@@ -681,8 +683,8 @@ class DocumentStore:
             marks = ",".join("?" * len(chunk))
             for row in self.conn.execute(f"SELECT {columns} FROM docs WHERE seq IN ({marks})", chunk):
                 seq, doc_id, text, meta = row[:4]
-                if digests and row[4] is not None and row[4] != row_digest(doc_id, text, meta):
-                    raise self._tampered(seq, doc_id)
+                if digests:
+                    self._checked(*row)
                 out[seq] = (doc_id, text, meta if raw_meta or meta is None else meta_value(meta))
         return out
 

@@ -205,7 +205,7 @@ def _check_sqlite(report, path, m, segment_seqs):
 
 def _check_rows(report, file, conn):
     """Every row of ``docs`` against its digest (the id, text and metadata as written)."""
-    from ._store import row_digest
+    from ._store import row_matches
 
     has_digest = any(row[1] == "digest" for row in conn.execute("PRAGMA table_info(docs)"))
     if not has_digest:
@@ -220,12 +220,7 @@ def _check_rows(report, file, conn):
     for seq, doc_id, text, meta, digest in conn.execute("SELECT seq, id, text, meta, digest FROM docs ORDER BY seq"):
         if digest is None:
             unchecked += 1
-            continue
-        try:
-            same = isinstance(text, str) and digest == row_digest(doc_id, text, meta)
-        except (TypeError, ValueError):     # a value of another type (a blob) stored in its place
-            same = False
-        if not same:
+        elif not row_matches(doc_id, text, meta, digest):
             changed.append((seq, doc_id))
     report.unchecked_documents = unchecked
     if unchecked:
