@@ -367,6 +367,19 @@ def test_save_load_round_trip(problem, fitted, tmp_path):
         assert getattr(loaded, name) == getattr(fitted, name), name
 
 
+def test_the_map_is_column_major_fitted_and_loaded_and_saved_row_major(fitted, tmp_path):
+    """L is kept column-major, so that the sparse product X @ L.T reads L.T in place (scipy
+    copies a non-C-contiguous dense operand whole on every call); the saved array is row-major
+    as before, and a loaded model is column-major again."""
+    assert fitted.components_.T.flags.c_contiguous
+    assert fitted._get_state()[1]["components"].flags.c_contiguous
+    loaded = load(save(fitted, tmp_path / "film.npz"))
+    assert loaded.components_.T.flags.c_contiguous
+    X = sp.random(5, fitted.n_features_in_, density=0.3, format="csr", random_state=0)
+    np.testing.assert_allclose(loaded.transform(X), X.toarray() @ np.ascontiguousarray(fitted.components_).T,
+                               rtol=1e-12, atol=1e-12)
+
+
 def test_from_state_refuses_inconsistent_arrays(fitted):
     meta, arrays = fitted._get_state()
     bad = dict(arrays, components=arrays["components"][:, :-1])

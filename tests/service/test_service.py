@@ -455,6 +455,55 @@ def test_the_fast_search_path_answers_as_the_route(client, built):
     assert client.get("/v1/search", params={"q": texts[4], "explain": "yes"}).status_code == 200
 
 
+def test_a_plain_search_goes_around_the_framework_and_its_checks_still_hold(built):
+    """The service's own layers (Peer, the head checks, the plain search) come before the
+    framework's middleware: a plain GET /v1/search never enters it, every other request does;
+    the Host check and the API key of protect_reads still answer a plain search first."""
+    seen = []
+
+    class Counting:
+        def __init__(self, app):
+            self.app = app
+
+        async def __call__(self, scope, receive, send):
+            if scope["type"] == "http":
+                seen.append(scope["path"])
+            await self.app(scope, receive, send)
+
+    app = create_app(built / "mcd", api_key="k3y", protect_reads=True)
+    app.add_middleware(Counting)
+    texts = corpus()[0]
+    with TestClient(app, raise_server_exceptions=False, base_url=BASE) as client:
+        key = {"X-API-Key": "k3y"}
+        assert client.get("/v1/search", params={"q": texts[4]}, headers=key).status_code == 200
+        assert seen == []
+        assert client.get("/v1/search", params={"q": texts[4], "k": "+3"}, headers=key).status_code == 200
+        assert client.get("/healthz").status_code == 200
+        assert seen == ["/v1/search", "/healthz"]
+        _is_error(client.get("/v1/search", params={"q": texts[4]}), 401)
+        _is_error(client.get("/v1/search", params={"q": texts[4]}, headers=dict(key, Host="evil.example")), 421)
+        assert seen == ["/v1/search", "/healthz"]
+
+
+def test_json_answers_plain_values_as_they_are_and_numpy_made_plain():
+    """_json encodes an answer of plain values as it is; numpy values and a NaN or infinity
+    (which json refuses) are made plain first: the same body either way."""
+    import json
+
+    import numpy as np
+
+    from learnsim.service._http import _json
+
+    plain = {"hits": [{"rank": 1, "id": "a", "score": 0.5, "text": "été", "metadata": {"year": 2020}}], "n": 3}
+    body = _json(plain).body
+    assert json.loads(body) == plain and "été".encode() in body
+    numpy_valued = {"hits": [{"rank": np.int64(1), "id": "a", "score": np.float32(0.5), "text": "été",
+                              "metadata": {"year": np.int32(2020)}}], "n": np.array([3])[0]}
+    assert _json(numpy_valued).body == body
+    assert json.loads(_json({"score": float("nan"), "v": np.array([1.0, np.inf])}).body) == {"score": None,
+                                                                                            "v": [1.0, None]}
+
+
 def test_learnsim_serve_with_worker_processes_shares_writes(built, tmp_path):
     """--workers 2: two processes with their own handles on the index answer on one port; a
     document one of them acknowledged is found by every later request, whichever answers it."""

@@ -201,6 +201,19 @@ def test_lsi_int_components_shape_and_projection():
     assert list(vec.get_feature_names_out()) == ["lsi0", "lsi1", "lsi2"]
 
 
+def test_lsi_components_column_major_fitted_and_loaded(tmp_path):
+    """components_ is kept column-major so that X @ components_.T of a sparse X reads it in
+    place; its saved array is row-major, a loaded one column-major again, the same projection."""
+    from learnsim.persistence import load, save
+
+    vec = TextVectorizer("tfidf", norm="l2", n_components=3, dtype=np.float64).fit(CORPUS)
+    assert vec.components_.T.flags.c_contiguous
+    assert vec._get_state()[1]["components"].flags.c_contiguous
+    loaded = load(save(vec, tmp_path / "vec.npz"))
+    assert loaded.components_.T.flags.c_contiguous
+    np.testing.assert_array_equal(loaded.transform(CORPUS), vec.transform(CORPUS))
+
+
 def test_lsi_fraction_of_vocabulary():
     docs = [" ".join(f"w{i}x{j}" for j in range(20)) for i in range(30)]  # 600 distinct terms
     vec = TextVectorizer(n_components=0.02).fit(docs)

@@ -66,7 +66,7 @@ def _model_meta(scorer, statistics):
         return {"op": "binary"}, {}
     if isinstance(metric, FILM):
         return ({"op": "cosine", "input_weight": scorer.input_weight},
-                {"map": np.asarray(metric._components, dtype=np.float64)})
+                {"map": np.ascontiguousarray(metric._components, dtype=np.float64)})
     if isinstance(metric, MinimumClusterDistortion):
         active = np.asarray(metric.active_features_, dtype=np.int64)
         position = np.full(metric.n_features_in_, -1, dtype=np.int64)

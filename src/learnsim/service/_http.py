@@ -87,7 +87,12 @@ def _damage_message(exc, root):
 def _json(obj, status=200):
     """A JSON answer encoded here: FastAPI's own encoder walks every value in Python first, which
     cost more than a search of a small index."""
-    body = json.dumps(_plain(obj), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    try:
+        # an answer of plain values (a search's hits are made of Python's ints, floats and
+        # strings) is encoded as it is: walking it first cost as much as the encoding
+        body = json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError):   # numpy values, or a NaN or infinity: made plain first
+        body = json.dumps(_plain(obj), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     return Response(body.encode("utf-8"), status_code=status, media_type="application/json")
 
 

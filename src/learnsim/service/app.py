@@ -475,7 +475,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         index.close()
 
     # FastAPI's /docs and /redoc load their scripts from a CDN: /docs is served here (_docs)
-    app = FastAPI(title="learnsim", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
+    app = _Service(title="learnsim", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   dependencies=[Depends(_known_parameters)],
                   description="Search, match and explain over a learnsim index.\n\n" + _BOUNDS_TEXT)
     # request bodies are read strictly: no key twice, at most MAX_JSON_DEPTH levels (_http.body_json)
@@ -1008,22 +1008,47 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     # leaves /v1/match out for a model without a duplicate rule)
     app.openapi = lambda: _openapi(app, key is not None, protect_reads, max_query_chars, mixed_ids,
                                    index.pipeline.matcher is not None, recorder is not None)
-    app.add_middleware(FastSearch, answer=search_answer, error=_error_of, max_k=MAX_K, max_n_top=MAX_N_TOP)
+    # the service's own layers, in front of the framework's (its error middleware, telemetry
+    # and body limit): outermost, the connection's own address, what a client is counted by,
+    # kept before the proxy headers are applied (learnsim serve runs uvicorn without its own;
+    # issue 45); then the Host, UTF-8, key, Origin and body checks; CORS; and plainly valid
+    # searches answered there (_fast), every other request going on to the framework
+    from ._feedback import Peer
+
+    front = FastSearch(_framework(app), answer=search_answer, error=_error_of, max_k=MAX_K, max_n_top=MAX_N_TOP)
     if cors_origins:
         from starlette.middleware.cors import CORSMiddleware
 
-        app.add_middleware(CORSMiddleware, allow_origins=[o.rstrip("/") for o in cors_origins],
-                           allow_methods=["GET", "POST", "PUT", "DELETE"],
-                           allow_headers=["Authorization", "X-API-Key", "Content-Type"], max_age=600)
-    # added last, so outermost: the Host, UTF-8, key, Origin and body checks come before all else
-    app.add_middleware(_BodyLimit, max_bytes=int(max_body_bytes), hosts=hosts, key=key, read_only=read_only,
+        front = CORSMiddleware(front, allow_origins=[o.rstrip("/") for o in cors_origins],
+                               allow_methods=["GET", "POST", "PUT", "DELETE"],
+                               allow_headers=["Authorization", "X-API-Key", "Content-Type"], max_age=600)
+    front = _BodyLimit(front, max_bytes=int(max_body_bytes), hosts=hosts, key=key, read_only=read_only,
                        protect_reads=protect_reads, origins=cors_origins)
-    # outermost of all (issue 45): the connection's own address, what a client is counted by,
-    # kept before the proxy headers are applied (learnsim serve runs uvicorn without its own)
-    from ._feedback import Peer
-
-    app.add_middleware(Peer)
+    app.front = Peer(front)
     return app
+
+
+class _Service(FastAPI):
+    """The service's application: a request goes through ``front`` (the service's own layers,
+    set by :func:`create_app`) before the framework's. A plain search never reaches the
+    framework: its middleware cost a tenth of the event loop's time a search under load
+    (``benchmarks/bench_serve.py``, py-spy)."""
+
+    front = None
+
+    async def __call__(self, scope, receive, send):
+        if self.front is None:
+            await super().__call__(scope, receive, send)
+        else:
+            await self.front(scope, receive, send)
+
+
+def _framework(app):
+    """The ASGI callable of ``app``'s framework part (FastAPI's own handling, its middleware in front)."""
+    async def framework(scope, receive, send):
+        await FastAPI.__call__(app, scope, receive, send)
+
+    return framework
 
 
 # searches run again when a promotion or a rollback fell between the calls of one answer

@@ -482,7 +482,9 @@ class TextVectorizer(BaseEstimator):
         s, Vt = _truncated_svd(X, k, seed)
         self.n_components_ = k
         self.singular_values_ = s.astype(dtype)
-        self.components_ = np.ascontiguousarray(Vt, dtype=dtype)
+        # column-major: the projection X @ components_.T of a sparse X needs components_.T
+        # C-contiguous, which scipy otherwise copies whole on every transform
+        self.components_ = np.asfortranarray(Vt, dtype=dtype)
         self.n_features_out_ = k
         return self._project(X)
 
@@ -628,7 +630,7 @@ class TextVectorizer(BaseEstimator):
         if self.idf_ is not None:
             arrays["idf"] = self.idf_
         if self.components_ is not None:
-            arrays["components"] = self.components_
+            arrays["components"] = np.ascontiguousarray(self.components_)
             arrays["singular_values"] = self.singular_values_
         return meta, arrays
 
@@ -676,8 +678,8 @@ class TextVectorizer(BaseEstimator):
         if k is not None:
             if not isinstance(k, int) or not 1 <= k <= min(n_docs, n_terms):
                 raise ValueError(f"TextVectorizer state: n_components={k!r} is not in [1, min(n_documents, n_terms)]")
-            components = np.ascontiguousarray(state_array(arrays, "components", name, shape=(k, n_terms)),
-                                              dtype=dtype)
+            components = np.asfortranarray(state_array(arrays, "components", name, shape=(k, n_terms)),
+                                           dtype=dtype)
             singular_values = state_array(arrays, "singular_values", name, shape=(k,), low=0.0).astype(dtype)
         else:
             components = singular_values = None
