@@ -34,7 +34,7 @@ def _vectorizer_meta(vec):
     if vec.idf_ is not None:
         arrays["idf"] = np.asarray(vec.idf_, dtype=np.float64)
     if vec.components_ is not None:
-        arrays["components"] = np.asarray(vec.components_)
+        arrays["components"] = np.ascontiguousarray(vec.components_)
     return meta, arrays
 
 

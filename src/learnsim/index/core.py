@@ -45,7 +45,7 @@ from ._batch import best_k_dense_batch, dense_batch_applies
 from ._integrity import Lock as _Lock, checked_up_to, model_encoder, load_plan, load_statistics, plan_checksums as _plan_checksums, read_retrying, \
     read_store, retry_if_moved, sqlite_guarded as _sqlite_guarded, statistics_key, \
     write_manifest as _write_manifest, collection_rows as _collection
-from ._scan import MemorySegment, best_k
+from ._scan import MemorySegment, SegmentRun, best_k, scanned_segments
 from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexDamagedError, IndexFormatError, Segment, check_seal, \
     load_json, merged_rows, read_manifest, rows_of
 from ._kernels import searching_often
@@ -652,11 +652,24 @@ class Index(ModelVersions):
                 return cached[1]
         return self.pipeline
 
+    def _scanned(self):
+        """The segments as a search scans them: runs of small ones as one (_scan.scanned_segments),
+        made again when the segments change."""
+        key = tuple(map(id, self.segments))
+        cached = getattr(self, "_scanned_cache", None)
+        if cached is None or cached[0] != key:
+            runs = [s for s in cached[2] if isinstance(s, SegmentRun)] if cached is not None else ()
+            # the segments are held with their ids: no id of the key is another object's
+            self._scanned_cache = cached = (key, list(self.segments),
+                                            scanned_segments(self.segments, self.manifest.get("dense_dim"), runs))
+        return cached[2]
+
     def _search_rows(self, rows, k, allowed, exclude=None):
-        if dense_batch_applies(self.segments, rows, self.kind == "distance"):
+        segments = self._scanned()
+        if dense_batch_applies(segments, rows, self.kind == "distance"):
             # several dense queries: one matrix product per block of rows for them all
             with stage_for(f"index: searching {len(rows)} queries", len(rows)):
-                found = best_k_dense_batch(self.segments, rows.dense, k, None if self._all_live(allowed) else allowed,
+                found = best_k_dense_batch(segments, rows.dense, k, None if self._all_live(allowed) else allowed,
                                            exclude, ann=self._ann_search)
             return [(values, order) for order, values in found]
         out = []
@@ -666,7 +679,7 @@ class Index(ModelVersions):
         for i in queries:
             s, d, q = rows.row(i)
             # every document allowed (no filter, no delete): no mask to apply
-            order, values = best_k(self.segments, s, d, q, self.kind == "distance", k,
+            order, values = best_k(segments, s, d, q, self.kind == "distance", k,
                                    None if self._all_live(allowed) else allowed,
                                    exclude=None if exclude is None else exclude[i], ann=self._ann_search)
             out.append((values, order))
