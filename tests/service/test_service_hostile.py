@@ -358,6 +358,9 @@ def test_cors_is_off_by_default_and_on_for_the_origins_given(fresh):
     assert r.headers.get("access-control-allow-origin") != "https://other.example"
     r = c.post("/v1/docs", json={"documents": [{"id": "cors", "text": "w001"}]}, headers={"origin": "https://app.example"})
     assert r.status_code == 201 and r.headers["access-control-allow-origin"] == "https://app.example"
+    # a plain search, answered in front of the framework, carries them too
+    r = c.get("/v1/search", params={"q": "w001"}, headers={"origin": "https://app.example"})
+    assert r.status_code == 200 and r.headers["access-control-allow-origin"] == "https://app.example"
     _is_error(c.post("/v1/docs", json={"documents": [{"id": "c2", "text": "w001"}]},
                      headers={"origin": "https://other.example"}), 403)
     with pytest.raises(ValueError, match="CORS origin"):
