@@ -655,14 +655,13 @@ class Index(ModelVersions):
     def _scanned(self):
         """The segments as a search scans them: runs of small ones as one (_scan.scanned_segments),
         made again when the segments change."""
-        key = tuple(map(id, self.segments))
         cached = getattr(self, "_scanned_cache", None)
-        if cached is None or cached[0] != key:
-            runs = [s for s in cached[2] if isinstance(s, SegmentRun)] if cached is not None else ()
-            # the segments are held with their ids: no id of the key is another object's
-            self._scanned_cache = cached = (key, list(self.segments),
+        if (cached is None or len(cached[0]) != len(self.segments)
+                or any(a is not b for a, b in zip(cached[0], self.segments))):
+            runs = [s for s in cached[1] if isinstance(s, SegmentRun)] if cached is not None else ()
+            self._scanned_cache = cached = (list(self.segments),
                                             scanned_segments(self.segments, self.manifest.get("dense_dim"), runs))
-        return cached[2]
+        return cached[1]
 
     def _search_rows(self, rows, k, allowed, exclude=None):
         segments = self._scanned()
