@@ -452,6 +452,9 @@ def test_the_fast_search_path_answers_as_the_route(client, built):
                b"q=a&explain=yes", b"q=a&n_top=101", b"q=a&other=1"):
         assert plain_search_params(qs, 1000, 100) is None, qs
     _is_error(client.get("/v1/search", params={"q": "a", "k": "0"}), 422)
+    # a parameter given twice is refused, not read as its last value (nor its first)
+    for twice in ("q=w001&q=w002", "q=w001&k=3&k=4", f"q={texts[4][:40]}&explain=false&explain=true"):
+        assert "more than once" in _is_error(client.get("/v1/search?" + twice), 422)
     assert client.get("/v1/search", params={"q": texts[4], "explain": "yes"}).status_code == 200
 
 

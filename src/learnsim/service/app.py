@@ -280,16 +280,21 @@ def _check_option(name, value, low):
 
 def _known_parameters(request: Request):
     """A dependency of every route: a query parameter the route does not take is a 422 (the schema
-    lists each route's parameters, and no others), as a mistyped name would be silently ignored.
-    The search page (not in the schema) reads its own."""
+    lists each route's parameters, and no others), as a mistyped name would be silently ignored;
+    so is one given twice (no route takes a list: the framework would keep the last silently,
+    as a JSON key given twice would be). The search page (not in the schema) reads its own."""
     route = request.scope.get("route")
     if not request.scope.get("query_string") or route is None or not getattr(route, "include_in_schema", False):
         return
     known = {p.alias for p in route.dependant.query_params}
-    for name in request.query_params.keys():
+    seen = set()
+    for name, _ in request.query_params.multi_items():
         if name not in known:
             raise _fail(422, f"unknown query parameter {name[:80]!r} (this route takes: "
                              f"{', '.join(sorted(known)) or 'none'})")
+        if name in seen:
+            raise _fail(422, f"the query parameter {name[:80]!r} is given more than once")
+        seen.add(name)
 
 
 def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_000_000,
