@@ -34,7 +34,9 @@ What it does, in order:
    at least the exact 10th (ties count);
 8. *floor*: ``--clients`` / the in-process throughput in lists of ``--clients`` queries: clients
    that send as soon as they are answered wait that long on average at that throughput, the least
-   a served p99 can be; reported with p50 / floor and p99 / floor.
+   a served p99 can be; reported with p50 / floor and p99 / floor; and ``--clients`` / the served
+   requests per second, the clients' mean wait at the throughput the service reached (Little's
+   law), with p99 over it (``p99/mean``: the length of the tail beside the average).
 
 ``--ann auto exact`` (any list of Index.build's ``ann``) makes one run of all of this for each,
 in that order (``--rounds N``: N times, interleaved), each on a fresh copy of its index (built
@@ -606,6 +608,9 @@ def serve_run(args, ann, base, record, path, queries, writes, sample):
     # average, clients / (searches a second); at the in-process throughput in lists of as many
     # queries as clients (the service's batching at best), that is the least a p99 can be
     floor_ms = 1e3 * args.clients / batched_qps
+    # ... and at the throughput the service reached: the mean wait of its clients (Little's law),
+    # so that p99 over it is the length of the tail beside the average
+    served_floor_ms = 1e3 * args.clients / rps
     result = {
         "ann": ann, "search": record["search"], "model": args.model, "docs": args.docs, "pipeline": record["pipeline"],
         "build_s": record["build_s"], "build_cached": record["cached"], "recall_check_s": record.get("recall_check_s", 0.0),
@@ -627,7 +632,8 @@ def serve_run(args, ann, base, record, path, queries, writes, sample):
                            batch=args.clients, documents=n_final),
         "served_recall": recall,
         "floor": {"ms": floor_ms, "p50_over_floor": search.get("p50_ms", np.nan) / floor_ms,
-                  "p99_over_floor": search.get("p99_ms", np.nan) / floor_ms},
+                  "p99_over_floor": search.get("p99_ms", np.nan) / floor_ms,
+                  "served_ms": served_floor_ms, "p99_over_served": search.get("p99_ms", np.nan) / served_floor_ms},
         # the service's cost: what HTTP adds to one request on an idle server, and the
         # throughput of Index.search in lists of as many queries as there are clients (what
         # the service's batching gets at best) over the served requests per second
@@ -699,19 +705,20 @@ def _row(r):
             "p50_ms": L.get("p50_ms"), "p99_ms": L.get("p99_ms"), "requests_per_s": r["load"]["requests_per_s"],
             "served_recall_at_10": r["served_recall"]["recall_at_10"], "build_recall_at_10": s.get("recall_at_10"),
             "batched_queries_per_s": r["in_process"]["batched_queries_per_s"], "floor_ms": r["floor"]["ms"],
-            "p99_over_floor": r["floor"]["p99_over_floor"], "build_s": r["build_s"], "goals": r["goals"]}
+            "p99_over_floor": r["floor"]["p99_over_floor"], "p99_over_served": r["floor"]["p99_over_served"],
+            "build_s": r["build_s"], "goals": r["goals"]}
 
 
 def _table_report(runs):
     print(f"\n{'ann':<12} {'search':<24} {'p50 ms':>7} {'p99 ms':>7} {'req/s':>6} {'recall':>7} {'build rec':>9} "
-          f"{'batch q/s':>9} {'floor ms':>8} {'p99/floor':>9}  goals")
+          f"{'batch q/s':>9} {'floor ms':>8} {'p99/floor':>9} {'p99/mean':>8}  goals")
     for r in runs:
         w = _row(r)
         build = "-" if w["build_recall_at_10"] is None else f"{w['build_recall_at_10']:.3f}"
         goals = ", ".join(f"{k} {'met' if v else 'MISSED'}" for k, v in w["goals"].items())
         print(f"{w['ann']:<12} {w['mode']:<24} {w['p50_ms']:7.1f} {w['p99_ms']:7.1f} {w['requests_per_s']:6.0f} "
               f"{w['served_recall_at_10']:7.3f} {build:>9} {w['batched_queries_per_s']:9.0f} {w['floor_ms']:8.1f} "
-              f"{w['p99_over_floor']:9.2f}  {goals}")
+              f"{w['p99_over_floor']:9.2f} {w['p99_over_served']:8.2f}  {goals}")
 
 
 def _report(r):
@@ -734,7 +741,9 @@ def _report(r):
           f"{i['batched_queries_per_s']:.0f} queries/s in lists of {i['batch']}")
     f = r["floor"]
     print(f"  floor ({r['clients']} clients / {i['batched_queries_per_s']:.0f} queries/s): {f['ms']:.1f} ms; "
-          f"served p50 {f['p50_over_floor']:.2f}x, p99 {f['p99_over_floor']:.2f}x it")
+          f"served p50 {f['p50_over_floor']:.2f}x, p99 {f['p99_over_floor']:.2f}x it; at the served throughput "
+          f"({r['clients']} clients / {L['requests_per_s']:.0f} requests/s, the mean wait) {f['served_ms']:.1f} ms, "
+          f"p99 {f['p99_over_served']:.2f}x it")
     rc = r["served_recall"]
     print(f"  served recall@10 against an exact in-process search ({rc['queries']} queries): {rc['recall_at_10']:.4f} "
           f"(top 10 identical for {rc['identical_top10']:.1%})")

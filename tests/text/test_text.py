@@ -140,6 +140,30 @@ def test_tfidf_matches_sklearn_without_smoothing():
     np.testing.assert_allclose(dense(ours.transform(queries)), ref.transform(queries).toarray(), rtol=1e-12)
 
 
+def test_unit_rows_are_sklearns_normalize_value_for_value():
+    """The vectoriser scales its rows itself (sklearn's normalize checked its arguments for most
+    of a short transform's time): the same values, rows of zeros left alone."""
+    from sklearn.preprocessing import normalize
+
+    from learnsim.text._vectorizer import _unit_rows
+
+    rng = np.random.default_rng(0)
+    for seed in range(20):
+        X = sp.random(30, 200, density=0.05, format="csr", random_state=seed)
+        X.data = np.exp(3.0 * rng.standard_normal(X.nnz))
+        X[int(rng.integers(0, 30))] = 0.0          # an empty row
+        X = sp.csr_matrix(X)
+        X.eliminate_zeros()
+        got = _unit_rows(X.copy())
+        want = normalize(X.copy(), norm="l2")
+        assert np.array_equal(got.indptr, want.indptr) and np.array_equal(got.indices, want.indices)
+        assert np.array_equal(got.data, want.data)
+        norms = np.sqrt(np.asarray(got.multiply(got).sum(axis=1)).ravel())
+        assert np.allclose(norms[norms > 0], 1.0) and (norms == 0).sum() >= 1
+    empty = sp.csr_matrix((3, 5))
+    assert _unit_rows(empty).nnz == 0
+
+
 def test_query_role_weights_like_documents_except_bm25():
     vec = TextVectorizer("tfidf").fit(CORPUS)
     q = ["quick fox fox"]
