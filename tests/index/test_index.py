@@ -449,3 +449,40 @@ def test_warm_loads_what_the_first_search_would(built):
     assert idx._plan is not None and all(getattr(s, "_checked", True) for s in idx.segments)
     texts = corpus()[0]
     assert idx.search(texts[3], k=1)[0]["id"] == built["bm25"].search(texts[3], k=1)[0]["id"]
+
+
+def test_warm_loads_the_exact_scans_kernels_too(built, monkeypatch):
+    """A server's index whose one large segment is searched through an approximate structure
+    runs no exact-scan kernel until a write adds a small segment; Index.warm loads them (numba's
+    import, 0.8-1.1 s, was that first search's wait, and its clients')."""
+    from learnsim.index import _kernels as K
+
+    seen = []
+    monkeypatch.setattr(K, "warm_dense", lambda D, n_total: seen.append((D.dtype, D.shape, n_total)))
+    for family, idx in built.items():
+        seen.clear()
+        fresh = Index.open(idx.path)
+        fresh.warm()
+        dense = [s.dense for s in fresh.segments if getattr(s, "dense", None) is not None]
+        # one call per dtype of dense rows, with the rows of a segment and the whole index's size
+        assert [(d, n) for d, _, n in seen] == ([(dense[0].dtype, len(fresh))] if dense else []), family
+        if dense:
+            assert seen[0][1][1] == dense[0].shape[1]
+
+
+def test_warm_dense_compiles_for_the_rows_dtype(monkeypatch):
+    pytest.importorskip("numba")
+    from learnsim.index import _kernels as K
+
+    monkeypatch.setenv("LEARNSIM_NUMBA", "1")
+    rng = np.random.default_rng(0)
+    for dtype in (np.float32, np.float64):
+        D = rng.standard_normal((100, 8)).astype(dtype)
+        K.warm_dense(D, 10 ** 6)
+        name = np.dtype(dtype).name
+        for kernel in ("dots_at", "largest_k_chunked", "largest_k"):
+            assert any(name in str(sig) for sig in K._compiled[kernel].signatures), (kernel, name)
+    K.warm_dense(None, 10 ** 6)                              # no dense rows: nothing to do
+    K.warm_dense(np.zeros((0, 8), dtype=np.float32), 10 ** 6)
+    monkeypatch.setenv("LEARNSIM_NUMBA", "0")
+    K.warm_dense(np.ones((4, 8), dtype=np.float32), 10 ** 6)  # the numpy path: nothing to load

@@ -695,7 +695,7 @@ class Index(ModelVersions):
         arrays against their checksums and values, the query plan): what a server waits for
         before it says it is ready; the kernels and the approximate structures load with the
         first search (or a later ``warm()``)."""
-        from ._kernels import note_long_running
+        from ._kernels import note_long_running, warm_dense
 
         if not search:
             def check():
@@ -713,6 +713,18 @@ class Index(ModelVersions):
             found = self.store.documents(self._seqs[:1])
             text = next(iter(found.values()))[1][:500] if found else text
         self.search(text, k=1)
+
+        def exact_kernels():
+            # and the kernels of an exact scan, which a segment searched through an approximate
+            # structure does not run, but the first segment a write adds will
+            rows = {}
+            for seg in self.segments:
+                D = getattr(seg, "dense", None) if seg.n else None
+                if D is not None:
+                    rows.setdefault(D.dtype, D)
+            for D in rows.values():
+                warm_dense(D, len(self))
+        read_retrying(self, exact_kernels)
         return self
 
     @_sqlite_guarded
