@@ -10,6 +10,7 @@ dense rows only, the path under test.
 from __future__ import annotations
 
 import functools
+import itertools
 import warnings
 from types import SimpleNamespace
 
@@ -85,6 +86,8 @@ def blocks(request, monkeypatch):
     if request.param:
         monkeypatch.setattr(_batch, "MIN_BLOCK_ROWS", 7)
         monkeypatch.setattr(_batch, "BLOCK_SCORES", 7)
+        monkeypatch.setattr(_batch, "FUSED_MIN_BLOCK_ROWS", 7)     # the kernels' blocks too
+        monkeypatch.setattr(_batch, "FUSED_BLOCK_SCORES", 7)
     return request.param
 
 
@@ -177,16 +180,19 @@ def test_exact_ties_go_to_the_lower_position_as_one_at_a_time(numba, blocks, dty
             _segment(D[130:], np.arange(130, 300))]
     Q = rng.integers(-1, 2, size=(9, 6)).astype(np.float64)
     allowed = rng.random(300) < 0.7
-    for mask in (None, allowed):
-        for k in (1, 10, 250, 400):
-            found = _batch.best_k_dense_batch(segs, Q, k, mask, exclude=[[5], [], [0, 299], 140] + [7] * 5)
-            for i, (pos, vals) in enumerate(found):
-                ex = np.zeros(300, dtype=bool)
-                ex[np.atleast_1d([[5], [], [0, 299], 140, 7, 7, 7, 7, 7][i]).astype(int)] = True
-                ok = ~ex if mask is None else mask & ~ex
-                ref_pos, ref_vals = best_k(segs, None, Q[i], None, False, k, ok)
-                assert np.array_equal(pos, ref_pos)
-                assert np.array_equal(vals, ref_vals)
+    excludes = [[5], [], [0, 299], 140] + [7] * 5
+    # each query's exclusions, and none (the kernels' blocks: a batch excluding rows of a segment
+    # takes the path of a top k a query)
+    for exclude, mask, k in itertools.product((excludes, None), (None, allowed), (1, 10, 250, 400)):
+        found = _batch.best_k_dense_batch(segs, Q, k, mask, exclude=exclude)
+        for i, (pos, vals) in enumerate(found):
+            ex = np.zeros(300, dtype=bool)
+            if exclude is not None:
+                ex[np.atleast_1d(exclude[i]).astype(int)] = True
+            ok = ~ex if mask is None else mask & ~ex
+            ref_pos, ref_vals = best_k(segs, None, Q[i], None, False, k, ok)
+            assert np.array_equal(pos, ref_pos)
+            assert np.array_equal(vals, ref_vals)
 
 
 def test_other_indexes_keep_the_one_at_a_time_path():

@@ -188,3 +188,29 @@ def test_sparse_top_k_grows_its_row_buffer_for_longer_posting_lists(monkeypatch)
         best = K.best_of_candidates(rows, vals, 10)
         assert got[0].tolist() == rows[best].tolist() and np.allclose(got[1], vals[best])
     assert seg._touched.shape[0] >= 2 * n - n // 2
+
+
+@pytest.mark.parametrize("order", ["random", "increasing", "ties"])
+def test_block_top_k_keeps_each_querys_stable_sort_across_blocks(monkeypatch, order):
+    """A batch's scores come in blocks of rows (rows x queries); the kernel keeps each query's k
+    best across the blocks: those of a stable sort of its whole column, with and without a mask,
+    whatever the order (increasing values displace the list on every row, equal values must keep
+    the lower rows) and however the rows are cut."""
+    monkeypatch.setenv("LEARNSIM_NUMBA", "1")
+    kernels = K._kernels(10)
+    rng = np.random.default_rng(len(order))
+    n, m = 1000, 5
+    S = {"random": rng.standard_normal((n, m)), "increasing": np.repeat(np.arange(n, dtype=float)[:, None], m, 1),
+         "ties": rng.integers(0, 3, (n, m)).astype(float)}[order].astype(np.float32)
+    allowed = rng.random(n) < 0.4
+    for k, step, mask in [(1, 1000, None), (7, 13, None), (16, 64, allowed), (100, 250, allowed), (300, 99, None)]:
+        pos, vals = np.empty((m, k), dtype=np.int64), np.empty((m, k), dtype=np.float32)
+        counts = np.zeros(m, dtype=np.int64)
+        for lo in range(0, n, step):
+            K.block_top_k(kernels, np.ascontiguousarray(S[lo:lo + step]), lo, k,
+                          None if mask is None else mask[lo:lo + step], pos, vals, counts)
+        for r in range(m):
+            ref = _reference(S[:, r], k, mask)
+            assert counts[r] == ref.shape[0]
+            assert pos[r, :counts[r]].tolist() == ref.tolist()
+            assert np.array_equal(vals[r, :counts[r]], S[ref, r])

@@ -20,7 +20,7 @@ import numpy as np
 
 from ._prefilter import prefilter_of
 
-__all__ = ["note_search", "warm_dense", "sparse_candidates", "dense_scores", "best_of_candidates", "largest_k", "first_zero_rows", "have_numba",
+__all__ = ["note_search", "warm_dense", "block_top_k", "sparse_candidates", "dense_scores", "best_of_candidates", "largest_k", "first_zero_rows", "have_numba",
            "sparse_top_k", "dense_top_k", "NUMBA_MIN_ROWS"]
 
 # numba costs about 0.5 s to import and load the cached kernels: a command-line search of a small
@@ -85,6 +85,7 @@ def _kernels(n_rows):
                          largest_k=jit(_largest_k_kernel),
                          # no NaN (the rows and queries are checked finite): the chunks' max is SIMD
                          largest_k_chunked=numba.njit(cache=True, nogil=True, fastmath={"nnan", "nsz"})(_largest_k_chunked),
+                         block_top_k=numba.njit(cache=True, nogil=True, fastmath={"nnan", "nsz"})(_block_top_k),
                          dots=fast(_dots),
                          sparse_top_k=jit(_sparse_top_k_kernel), dots_at=fast(_dots_at),
                          q8_scores=fast(_q8_scores_kernel),
@@ -103,6 +104,7 @@ def have_numba():
 
 # largest_k keeps its k best in an insertion-sorted buffer: above this k a sort is cheaper
 _MAX_KERNEL_K = 256
+_NO_ROWS = np.zeros(0, dtype=np.int64)
 
 
 def _accumulate(indptr, indices, data, terms, weights, buf, touched):
@@ -290,7 +292,8 @@ def dense_top_k(seg, q, k, allowed=None, n_total=None):
     pre = prefilter_of(seg, searching_often(), n_total)
     pos, vals = np.empty(k, dtype=np.int64), np.empty(k, dtype=D.dtype)
     if pre is None:
-        count = kernels["dots_at"](D, q, np.flatnonzero(mask), use, k, pos, vals)
+        # every row when no mask (an empty list of rows: no flatnonzero a search)
+        count = kernels["dots_at"](D, q, np.flatnonzero(mask) if use else _NO_ROWS, use, k, pos, vals)
     else:
         count = pre.top_k(kernels, D, q, k, mask, use, pos, vals)
     return pos[:count], vals[:count].astype(np.float64)
@@ -314,6 +317,11 @@ def warm_dense(D, n_total):
     scores = np.ascontiguousarray(D @ q)
     largest_k(scores, 1, None, n_total)
     largest_k(scores, 1, np.ones(scores.shape[0], dtype=bool), n_total)
+    # and the batch's: a block of scores of a few queries, its dtype the rows'
+    block = D @ np.ascontiguousarray(D[:4].T)
+    out_pos, out_vals = np.empty((4, 1), dtype=np.int64), np.empty((4, 1), dtype=block.dtype)
+    for allowed in (None, np.ones(block.shape[0], dtype=bool)):
+        block_top_k(kernels, block, 0, 1, allowed, out_pos, out_vals, np.zeros(4, dtype=np.int64))
 
 
 def dense_scores(D, q, n_total=None):
@@ -435,6 +443,41 @@ def _largest_k_chunked(values, k, out):
         if values[c] > values[out[k - 1]]:
             count = _insert_position(values, out, count, k, c)
     return count
+
+
+def _block_top_k(S, first, k, allowed, use_allowed, out_pos, out_vals, counts):
+    """Add a block of a batch's scores to each query's best k: ``S`` (rows of the block,
+    queries), whose row c is row ``first + c`` (blocks come in increasing rows); ``out_pos`` /
+    ``out_vals`` (queries, k) hold each query's ``counts`` best so far, best first, ties to the
+    lower row (:func:`_insert_best`). A row is compared with every query's k-th best in one SIMD
+    pass, and only a row that beats one of them is inserted (about k log(n / k) rows a query)."""
+    w, m = S.shape
+    # the value a row must beat to enter each query's list (-inf while the list is not full:
+    # the scores are finite)
+    floor = np.empty(m, dtype=S.dtype)
+    for r in range(m):
+        floor[r] = out_vals[r, k - 1] if counts[r] == k else -np.inf
+    for c in range(w):
+        if use_allowed and not allowed[c]:
+            continue
+        beats = False
+        for r in range(m):
+            beats |= S[c, r] > floor[r]
+        if not beats:
+            continue
+        for r in range(m):
+            v = S[c, r]
+            if v > floor[r]:
+                count = _insert_best(out_pos[r], out_vals[r], counts[r], k, first + c, v)
+                counts[r] = count
+                if count == k:
+                    floor[r] = out_vals[r, k - 1]
+
+
+def block_top_k(kernels, S, first, k, allowed, out_pos, out_vals, counts):
+    """:func:`_block_top_k` through the compiled kernels (``allowed``: the block's mask or None)."""
+    mask, use = _mask(allowed)
+    kernels["block_top_k"](S, first, k, mask, use, out_pos, out_vals, counts)
 
 
 def best_of_candidates(rows, vals, k):
