@@ -425,6 +425,18 @@ def test_index_user_errors(data, models, indexes, tmp_path):
     assert_user_error(["search", "--index", indexes["mcd"], "--corpus", a_file, "--json"] + q, "--index")
 
 
+def test_a_user_error_is_reported_without_importing_scikit_learn(tmp_path):
+    """The message of a user error needs learnsim.exceptions alone: importing learnsim.io for
+    the name of its error took 1.7 s, for 'not an index'."""
+    (tmp_path / "empty").mkdir()
+    code = ("import sys\nfrom learnsim.cli import main\n"
+            "code = main(sys.argv[1:])\nprint(code, sorted(m for m in ('sklearn', 'learnsim.io') if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code, "search", "--index", str(tmp_path / "empty"), "--query", "x"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.stdout.split() == ["2", "[]"], proc.stdout
+    assert "no learnsim index" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
 def test_search_index_starts_without_scikit_learn(data, indexes, tmp_path):
     """With a query plan a search reads numpy arrays and SQLite only."""
     script = tmp_path / "run.py"
@@ -443,6 +455,14 @@ def test_search_index_starts_without_scikit_learn(data, indexes, tmp_path):
         assert proc.returncode == 0, proc.stderr
         assert json.loads(proc.stdout)[0]["hits"][0]["id"] == "d3"
         assert "HEAVY \n" in proc.stderr, (name, proc.stderr)
+    # queries read from a file (the documents reader: it imported every dataset loader, 2.5 s)
+    qfile = tmp_path / "queries.txt"
+    qfile.write_text("\n".join(queries(data)[:3]) + "\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(script), "search", "--index", str(indexes["film"]), "--queries",
+                           str(qfile), "--json"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)[0]["hits"][0]["id"] == "d3" and len(json.loads(proc.stdout)) == 3
+    assert "HEAVY \n" in proc.stderr, proc.stderr
     # and through `python -m learnsim`, timed imports: no sklearn module imported
     proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "learnsim", "search", "--index",
                            str(indexes["mcd"]), "--query", "x", "--json"], capture_output=True, text=True, timeout=120)

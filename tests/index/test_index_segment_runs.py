@@ -110,3 +110,24 @@ def test_what_joins_a_run():
     assert [s.n for s in scanned_segments([_Seg(f"s{i}", 3000) for i in range(5)], dim)] == [6000, 6000, 3000]
     # a segment past RUN_MEMBER_ROWS stays on its own
     assert [s.name for s in scanned_segments([a, _Seg("mid", _scan.RUN_MEMBER_ROWS + 1), b], 100)] == ["a", "mid", "b"]
+
+
+@pytest.mark.parametrize("family", ["film_pairs", "film"])
+def test_a_fresh_process_searching_dense_runs_does_not_import_scipy(tmp_path, family):
+    """scipy.sparse is for sparse rows: its import was most of a CLI search of a dense index
+    that had been added to (0.2-0.4 s)."""
+    import subprocess
+    import sys
+
+    texts = corpus()[0]
+    idx = _grown(tmp_path / "i", family)
+    if any(seg.has("indptr") for seg in idx.segments):
+        pytest.skip(f"{family}'s rows have a sparse part")
+    assert any(isinstance(s, SegmentRun) for s in idx._scanned())
+    expected = idx.search(texts[61], 3)[0]["id"]
+    idx.close()
+    code = ("import sys\nfrom learnsim.index import Index\n"
+            f"print(Index.open(sys.argv[1]).search({texts[61]!r}, 3)[0]['id'], 'scipy.sparse' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "i")], capture_output=True, text=True,
+                         timeout=120, check=True).stdout.split()
+    assert out == [expected, "False"]

@@ -452,9 +452,9 @@ def _show_warning(message, category, *rest, **kw):
 
 def _user_error_message(exc):
     """The one-line message for an exception that is the user's to fix, or None for a bug."""
-    from ..exceptions import IndexChangingError
-    from ..io import DocumentFormatError
-    from ..persistence import ModelFormatError
+    # from learnsim.exceptions, where they are defined: importing learnsim.io for its name took
+    # 1.7 s (scikit-learn), more than a whole index search, on every error
+    from ..exceptions import DocumentFormatError, IndexChangingError, ModelFormatError
 
     if isinstance(exc, (UsageError, DocumentFormatError, ModelFormatError, FileNotFoundError, IndexChangingError,
                         IsADirectoryError, NotADirectoryError, PermissionError, FileExistsError)):

@@ -41,29 +41,7 @@ the modules are not an API.
 """
 from __future__ import annotations
 
-from ._base import DATA_ENV_VAR, find_data_dir
-from ._decode import (ENCODING_ERRORS, DocumentFormatError, UndecodableBytesWarning, check_encoding_errors,
-                      decoded_lines, read_text)
-from .documents import NO_CLUSTER, Documents, read_documents, read_labelled_documents
-from .flickr import load_flickr8k_captions
-from .ir import RetrievalCollection
-from .japanese import load_jsts, load_livedoor
-from .newsgroups import load_20newsgroups
-from .pairs import PAIR_ROLES, pair_columns, parse_columns, read_pairs
-from .quora import load_quora_pairs
-from .smart import load_smart_collection, read_smart_collection
-from .sts import load_sts_benchmark
-from .synthetic import make_clustered_corpus
-from .trec import (load_trec_collection, normalise_run_ids, read_corpus, read_id_texts, read_qrels, read_queries,
-                   read_trec_run, write_trec_run)
-from .uci import load_uci
-from .webkb import load_webkb
-from .wikispeedia import LinkedCorpus, load_wikispeedia
-
-# Private names other modules import from here: the tests read the parse cache of the 20 Newsgroups
-# archive; _corpus_file (finding a corpus file under the data directory) stays importable from here.
-from ._base import _corpus_file  # noqa: E402,F401
-from .newsgroups import _read_newsgroups_archive  # noqa: E402,F401
+from .._utils.lazy import attach
 
 __all__ = [
     "DATA_ENV_VAR",
@@ -104,3 +82,50 @@ __all__ = [
     "read_trec_run",
     "write_trec_run",
 ]
+
+# Each name from its module on first use (learnsim._utils.lazy): the loaders import scikit-learn
+# (1.2-1.7 s), and the command line's document reader (learnsim.io) needs none of them. The
+# private names are for other modules of the project: the tests read the parse cache of the 20
+# Newsgroups archive; _corpus_file finds a corpus file under the data directory.
+__getattr__, __dir__ = attach(__name__, {
+    "DATA_ENV_VAR": "._base",
+    "find_data_dir": "._base",
+    "ENCODING_ERRORS": "._decode",
+    "DocumentFormatError": "._decode",
+    "UndecodableBytesWarning": "._decode",
+    "check_encoding_errors": "._decode",
+    "decoded_lines": "._decode",
+    "read_text": "._decode",
+    "NO_CLUSTER": ".documents",
+    "Documents": ".documents",
+    "read_documents": ".documents",
+    "read_labelled_documents": ".documents",
+    "load_flickr8k_captions": ".flickr",
+    "RetrievalCollection": ".ir",
+    "load_jsts": ".japanese",
+    "load_livedoor": ".japanese",
+    "load_20newsgroups": ".newsgroups",
+    "PAIR_ROLES": ".pairs",
+    "pair_columns": ".pairs",
+    "parse_columns": ".pairs",
+    "read_pairs": ".pairs",
+    "load_quora_pairs": ".quora",
+    "load_smart_collection": ".smart",
+    "read_smart_collection": ".smart",
+    "load_sts_benchmark": ".sts",
+    "make_clustered_corpus": ".synthetic",
+    "load_trec_collection": ".trec",
+    "normalise_run_ids": ".trec",
+    "read_corpus": ".trec",
+    "read_id_texts": ".trec",
+    "read_qrels": ".trec",
+    "read_queries": ".trec",
+    "read_trec_run": ".trec",
+    "write_trec_run": ".trec",
+    "load_uci": ".uci",
+    "load_webkb": ".webkb",
+    "LinkedCorpus": ".wikispeedia",
+    "load_wikispeedia": ".wikispeedia",
+    "_corpus_file": "._base",
+    "_read_newsgroups_archive": ".newsgroups",
+})

@@ -16,9 +16,7 @@ import os
 from pathlib import Path
 
 import numpy as np
-from sklearn.utils import Bunch
 
-from learnsim.supervision import Pairs
 
 from ._base import _object_array
 from ._decode import DocumentFormatError, check_encoding_errors, decoded_lines, json_record
@@ -801,6 +799,12 @@ def read_pairs(source, *, columns=None, format=None, delimiter=None, header=None
         raise TypeError(f"source must be a path, a list of pairs or a pandas DataFrame; got {type(source).__name__}")
     if not parsed.values:
         raise DocumentFormatError(f"{filename or 'the data'} has a header but no pairs")
+
+    # here, not at the top: learnsim.io (the documents reader) imports this module, and scikit-learn
+    # (1.7 s) and scipy (0.2 s) would come with every command that reads a file, a search's queries too
+    from sklearn.utils import Bunch
+
+    from learnsim.supervision import Pairs
 
     texts, indices, n_identical = _pair_indices(parsed.text_a, parsed.text_b)
     binary = parsed.kind == "binary"

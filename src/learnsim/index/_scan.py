@@ -19,8 +19,6 @@ class MemorySegment:
     :class:`learnsim.index._segments.Segment`."""
 
     def __init__(self, seqs, rows, dtype):
-        import scipy.sparse as sp
-
         self.name = "(in memory)"
         self.seqs = np.asarray(seqs, dtype=np.int64)
         self.n = self.seqs.shape[0]
@@ -28,6 +26,8 @@ class MemorySegment:
         self.dense = None if rows.dense is None else np.ascontiguousarray(rows.dense, dtype=self.dtype)
         self.indptr = None
         if rows.sparse is not None:
+            import scipy.sparse as sp
+
             csc = sp.csc_matrix(rows.sparse, dtype=self.dtype)
             csc.sort_indices()
             self.indptr = csc.indptr.astype(np.int64)
@@ -73,14 +73,16 @@ class SegmentRun:
 
     def _built(self):
         if self._rows is None:
-            import scipy.sparse as sp
-
             for m in self.members:
                 m.check()
             rows = {"dense": None, "indptr": None, "indices": None, "data": None}
             if self.has("dense"):
                 rows["dense"] = np.ascontiguousarray(np.concatenate([np.asarray(m.dense) for m in self.members]))
             if self.has("indptr"):
+                # scipy only for sparse rows: its import (0.2-0.4 s) was most of a dense index's
+                # first search in a fresh process (the CLI's)
+                import scipy.sparse as sp
+
                 n_terms = self.members[0].indptr.shape[0] - 1
                 csc = sp.vstack([sp.csc_matrix((m.data, m.indices, m.indptr), shape=(m.n, n_terms))
                                  for m in self.members], format="csc")
