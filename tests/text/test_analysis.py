@@ -133,3 +133,25 @@ def test_fit_records_the_analysis_and_its_baselines_read_text_alike():
     assert "東" in lex.vectorizer.vocabulary_ and "東京" in lex.vectorizer.vocabulary_
     with pytest.raises(ValueError, match="analyzer must be one of"):
         learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2, 3, 3], analyzer="mecab")
+
+
+def test_the_spaceless_scripts_patterns_compile_when_first_needed_and_stay_one_object():
+    """English text never reaches them: a fresh process that tokenizes it compiles none (11-15 ms
+    of a command line search); a copied or pickled tokenizer keeps the module's own patterns."""
+    import copy
+    import pickle
+
+    code = ("import sys\nfrom learnsim.text import Tokenizer, _tokenize as T\n"
+            "print(Tokenizer()('Hello, world'), T._SPACELESS_RUN._compiled, T._SPACELESS_SPLIT._compiled, "
+            "T._WIDE._compiled)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout
+    assert out.split() == ["['hello',", "'world']", "None", "None", "None"]
+    from learnsim.text import _tokenize as T
+
+    for kwargs in ({}, {"cjk_unigrams": True}, {"ngram_range": (1, 2)}):
+        tok = Tokenizer(**kwargs)
+        text = "東京タワーは高い ＡＢＣ tower"
+        for other in (copy.copy(tok), copy.deepcopy(tok), pickle.loads(pickle.dumps(tok))):
+            assert other._runs is T._SPACELESS_RUN
+            assert other(text) == tok(text) and other.spans(text) == tok.spans(text)
+        assert "東京" in tok(text) and "abc" in tok(text)

@@ -32,6 +32,37 @@ ANALYZERS = ("cjk", "words", "sudachi", "fugashi", "jieba")
 #: without those scripts).
 LANGUAGE_ANALYZERS = {"ja": ("sudachi", "fugashi"), "zh": ("jieba",)}
 
+
+class _LazyPattern:
+    """A regular expression compiled at its first use, a module global (pickled by its name). The
+    patterns of the spaceless scripts take 11-15 ms to compile (their classes reach past the
+    Basic Multilingual Plane), paid by every process that imported the tokenizer, at a command
+    line search's first query, though English text never reaches them."""
+
+    __slots__ = ("_name", "_pattern", "_compiled")
+
+    def __init__(self, name, pattern):
+        self._name, self._pattern, self._compiled = name, pattern, None
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):     # copy's and pickle's probes are not the pattern's
+            raise AttributeError(attr)
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = re.compile(self._pattern)
+        return getattr(compiled, attr)
+
+    # one object, as a compiled pattern is: the tokenizer tells its runs apart by identity
+    def __reduce__(self):
+        return self._name
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
 # Scripts written without spaces between words. Ranges: Thai; Hangul Jamo; the CJK iteration and
 # closing marks (々 〆 〇); Hiragana; Katakana (with the prolonged sound mark); Hangul compatibility
 # Jamo; Katakana phonetic extensions; CJK Extension A; CJK Unified Ideographs; Hangul Jamo
@@ -40,12 +71,12 @@ LANGUAGE_ANALYZERS = {"ja": ("sudachi", "fugashi"), "zh": ("jieba",)}
 _SPACELESS = ("\u0E00-\u0E7F\u1100-\u11FF\u3005-\u3007\u3040-\u309F\u30A0-\u30FF\u3130-\u318F"
               "\u31F0-\u31FF\u3400-\u4DBF\u4E00-\u9FFF\uA960-\uA97F\uAC00-\uD7FF\uF900-\uFAFF"
               "\uFF66-\uFF9F\U00020000-\U0003134F")
-_SPACELESS_RUN = re.compile(f"[{_SPACELESS}]+")
+_SPACELESS_RUN = _LazyPattern("_SPACELESS_RUN", f"[{_SPACELESS}]+")
 # the runs a morphological analyser segments: Japanese (Han, kana) for sudachi and fugashi,
 # Chinese (Han) for jieba; other spaceless runs stay bigrams
-_JAPANESE_RUN = re.compile("[\u3005-\u3007\u3040-\u309F\u30A0-\u30FF\u31F0-\u31FF\u3400-\u4DBF"
-                           "\u4E00-\u9FFF\uF900-\uFAFF\uFF66-\uFF9F\U00020000-\U0003134F]+")
-_HAN_RUN = re.compile("[\u3005-\u3007\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF\U00020000-\U0003134F]+")
+_JAPANESE_RUN = _LazyPattern("_JAPANESE_RUN", "[\u3005-\u3007\u3040-\u309F\u30A0-\u30FF\u31F0-\u31FF\u3400-\u4DBF"
+                                              "\u4E00-\u9FFF\uF900-\uFAFF\uFF66-\uFF9F\U00020000-\U0003134F]+")
+_HAN_RUN = _LazyPattern("_HAN_RUN", "[\u3005-\u3007\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF\U00020000-\U0003134F]+")
 
 # Width folding, one character for one (so that spans keep their places): fullwidth ASCII to
 # ASCII (Japanese text writes "２匹" and "ＡＢＣ"), the ideographic space to a space, halfwidth
@@ -58,9 +89,9 @@ _WIDTH = {**{cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}, 0x3000: 0x20,
           # (ｶﾞ is ガ, as Lucene's CJKWidthFilter and NFKC make it): then the text is one
           # character shorter for each, and spans are not given for it
           0xFF9E: 0x3099, 0xFF9F: 0x309A}
-_WIDE = re.compile("[\uFF01-\uFF5E\u3000\uFF66-\uFF9F]")
+_WIDE = _LazyPattern("_WIDE", "[\uFF01-\uFF5E\u3000\uFF66-\uFF9F]")
 # a run of spaceless scripts as split's group: the parts alternate between other text and runs
-_SPACELESS_SPLIT = re.compile(f"([{_SPACELESS}]+)")
+_SPACELESS_SPLIT = _LazyPattern("_SPACELESS_SPLIT", f"([{_SPACELESS}]+)")
 
 def _fold_width(text):
     # a regular expression finds the few wide characters faster than str.translate walks them all
