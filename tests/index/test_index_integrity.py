@@ -487,3 +487,7 @@ def test_the_first_search_checks_segments_beside_the_plan_and_still_reports_thei
     threads.clear()
     _assert_damaged(lambda: _hits(path), file)
     assert threads.count("learnsim-check") == 1 and threads.count("MainThread") >= 1
+    # a server's check at start does the same, and refuses the same damage
+    threads.clear()
+    _assert_damaged(lambda: Index.open(path).warm(search=False), file)
+    assert threads.count("learnsim-check") == 1 and threads.count("MainThread") >= 1

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import numpy as np
 
-
 from ._base import _object_array
 from ._decode import DocumentFormatError, check_encoding_errors, decoded_lines, json_record
 
