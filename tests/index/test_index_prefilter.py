@@ -70,10 +70,29 @@ def test_the_error_bound_is_measured_and_holds(often):
     rng = np.random.default_rng(7)
     D = _rows("skewed", rng)
     rows = P.Int8Rows(D)
-    assert rows.codes.dtype == np.int8 and rows.nbytes == D.size
+    # the codes in blocks of P.BLOCK rows, the last one padded
+    assert rows.codes.dtype == np.int8 and rows.codes.shape == D.shape
+    assert D.size <= rows.nbytes < D.size + P.BLOCK * D.shape[1]
     back = rows.center + rows.scale * rows.codes
     assert np.all(np.abs(D - back) <= rows.error + 1e-12)
     assert np.all(rows.error <= rows.scale / 2 * (1 + 1e-6))
+
+
+@pytest.mark.parametrize("n", [1, P.BLOCK - 1, P.BLOCK, 3 * P.BLOCK + 5, 9000])
+@pytest.mark.parametrize("d", [16, 17, 19, 100])
+def test_the_blocks_sum_each_rows_codes(often, n, d):
+    """The blocked kernel's approximate scores are each row's weighted codes summed (any d: the
+    four-at-a-time passes and the rest), the padding never read as a row."""
+    rng = np.random.default_rng(n + d)
+    D = rng.standard_normal((n, d)).astype(np.float32)
+    rows = P.Int8Rows(D)
+    assert not rows.blocks.transpose(0, 2, 1).reshape(-1, d)[n:].any()
+    w = rng.standard_normal(d).astype(np.float32)
+    out = np.full(rows.blocks.shape[0] * P.BLOCK, np.nan, dtype=np.float32)
+    K._kernels(10 ** 9)["q8_blocks"](rows.blocks, w, np.float32(0.25), out)
+    want = 0.25 + rows.codes.astype(np.float64) @ w.astype(np.float64)
+    assert np.allclose(out[:n], want, rtol=1e-5, atol=1e-3 * np.abs(w).sum())
+    assert np.all(out[n:] == np.float32(0.25))          # padded rows: the base alone
 
 
 def test_fewer_allowed_rows_than_k(often):

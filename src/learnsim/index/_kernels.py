@@ -88,7 +88,7 @@ def _kernels(n_rows):
                          block_top_k=numba.njit(cache=True, nogil=True, fastmath={"nnan", "nsz"})(_block_top_k),
                          dots=fast(_dots),
                          sparse_top_k=jit(_sparse_top_k_kernel), dots_at=fast(_dots_at),
-                         q8_scores=fast(_q8_scores_kernel),
+                         q8_blocks=fast(_q8_blocks_kernel), kth_largest=jit(_kth_largest_kernel),
                          at_least=jit(_at_least_kernel))
     return _compiled if _compiled["ok"] else None
 
@@ -205,20 +205,37 @@ def _dots_at(D, q, rows, use_rows, k, out_pos, out_vals):
     return count
 
 
-def _q8_scores_kernel(X, qs, base, k, allowed, use_allowed, out, best):
-    """out[i] = base + X[i] . qs (int8 rows, float32 weights: an approximate score), and the k-th
-    largest of them among the allowed rows (-inf when fewer than k are allowed)."""
-    n, d = X.shape
+def _q8_blocks_kernel(C, qs, base, out):
+    """out[i] = base + sum_j qs[j] C[b, j, l] for row i = b * B + l of the int8 copy's blocks
+    (:class:`learnsim.index._prefilter.Int8Rows`): an approximate score a row. Four dimensions a
+    pass over a block's sums, each pass whole SIMD vectors of rows."""
+    nb, d, B = C.shape
+    for b in range(nb):
+        o = b * B
+        for t in range(B):
+            out[o + t] = base
+        j = 0
+        while j + 3 < d:
+            w0, w1, w2, w3 = qs[j], qs[j + 1], qs[j + 2], qs[j + 3]
+            for t in range(B):
+                out[o + t] += ((w0 * out.dtype.type(C[b, j, t]) + w1 * out.dtype.type(C[b, j + 1, t]))
+                               + (w2 * out.dtype.type(C[b, j + 2, t]) + w3 * out.dtype.type(C[b, j + 3, t])))
+            j += 4
+        while j < d:
+            w0 = qs[j]
+            for t in range(B):
+                out[o + t] += w0 * out.dtype.type(C[b, j, t])
+            j += 1
+
+
+def _kth_largest_kernel(values, k, allowed, use_allowed, best):
+    """The k-th largest of the allowed ``values`` (-inf when fewer than k are allowed): an
+    insertion-sorted buffer ``best`` of the k largest, no positions."""
     count = 0
-    for i in range(n):
-        s = out.dtype.type(0.0)
-        for j in range(d):
-            s += qs[j] * out.dtype.type(X[i, j])
-        s += base
-        out[i] = s
+    for i in range(values.shape[0]):
+        s = values[i]
         if use_allowed and not allowed[i]:
             continue
-        # the k largest values only (no positions): an insertion-sorted buffer
         if count == k:
             if not s > best[k - 1]:
                 continue

@@ -22,12 +22,14 @@ a SIMD loop adds them in) is added to the margin, four times over.
 Cost: the copy is built on first use in a process that searches often (a server, a batch: see
 :mod:`learnsim.index._kernels`), never for a one-off search; it takes n x d bytes of memory
 (a quarter of the float32 rows; 10 MB at 100k x 100) and about 0.5 us a row to build (50 ms at
-100k). ``LEARNSIM_PREFILTER=0`` turns it off. An index of fewer than ``PREFILTER_MIN_ROWS`` rows
-(its float32 rows stay in the processor's cache: at 10k and 20k rows of 100 dimensions the direct
-scan took 0.8-0.9x the copy's time, at 40k 2.5x its time, on the rows and queries of
-``benchmarks/bench_index.py``), segments of fewer than ``PREFILTER_MIN_SEGMENT_ROWS`` rows (the
-copy's fixed cost a query, about 20 us, does not pay), float64 rows and rows of fewer than
-``PREFILTER_MIN_DIM`` dimensions are scanned directly.
+100k). ``LEARNSIM_PREFILTER=0`` turns it off. An index of fewer than ``PREFILTER_MIN_ROWS`` rows,
+segments of fewer than ``PREFILTER_MIN_SEGMENT_ROWS`` rows (the copy's fixed cost a query, about
+20 us, does not pay), float64 rows and rows of fewer than ``PREFILTER_MIN_DIM`` dimensions are
+scanned directly. On the rows and queries of ``benchmarks/bench_index.py`` (d = 100, one core of
+a 2-core Xeon, the copy in blocks as :class:`Int8Rows` keeps it), a search of the copy took 1.29x
+the direct scan's time at 2,048 rows, 0.84x at 4,096, 0.60x at 8,192 and 16,384, 0.58x at 32,768
+and 0.25x at 65,536 (whose float32 rows no longer stay in the cache). With the row-major copy of
+before (each row's products summed across SIMD lanes) the direct scan was as fast up to 20k rows.
 
 References
 ----------
@@ -40,25 +42,34 @@ import os
 
 import numpy as np
 
-__all__ = ["Int8Rows", "prefilter_of", "PREFILTER_MIN_ROWS", "PREFILTER_MIN_SEGMENT_ROWS", "PREFILTER_MIN_DIM"]
+__all__ = ["Int8Rows", "prefilter_of", "BLOCK", "PREFILTER_MIN_ROWS", "PREFILTER_MIN_SEGMENT_ROWS", "PREFILTER_MIN_DIM"]
 
-# Below these the float32 scan is as fast (the index's rows fit in the cache; a small segment's
+# Below these the float32 scan is as fast (few rows, which stay in the cache; a small segment's
 # rows are few to save; few bytes a row to save)
-PREFILTER_MIN_ROWS = 32_768
+PREFILTER_MIN_ROWS = 8_192
 PREFILTER_MIN_SEGMENT_ROWS = 4_096
 PREFILTER_MIN_DIM = 16
 # rows quantized at a time: the float64 temporaries of a chunk (a few of 8 MB at d = 128) are
 # what the copy costs in memory beyond its n x d bytes
 _CHUNK = 8_192
+# rows a block of the copy holds (see Int8Rows); _CHUNK is a multiple of it
+BLOCK = 256
 _U = 2.0 ** -24      # float32's unit roundoff
 
 
 class Int8Rows:
     """The int8 copy of a float32 row matrix ``D`` (n, d) and what bounds its error.
 
+    The codes are kept in blocks of ``BLOCK`` rows, each block dimension-major (``blocks[b, j, l]``
+    is the code of row ``b * BLOCK + l`` in dimension j; the last block padded with zeros): an
+    approximate score is then a sum of whole vectors, ``w_j * blocks[b, j, :]`` over j, with no
+    sum across SIMD lanes a row. A row-major copy summed each row's d products into one value
+    (a horizontal sum and a remainder a row, at d = 100): 0.18-0.22 ms at 10k rows and
+    2.2 ms at 100k against 0.06 and 0.7-1.1 ms this way (one core of a 2-core Xeon).
+
     Attributes
     ----------
-    codes : ndarray of int8, shape (n, d)
+    blocks : ndarray of int8, shape (ceil(n / BLOCK), d, BLOCK)
     center, scale : ndarray of float64, shape (d,)
         ``D[i, j]`` is about ``center[j] + scale[j] * codes[i, j]``.
     error : ndarray of float64, shape (d,)
@@ -70,35 +81,50 @@ class Int8Rows:
     def __init__(self, D):
         D = np.asarray(D)
         n, d = D.shape
+        self.n = n
         lo = D.min(axis=0).astype(np.float64) if n else np.zeros(d)
         hi = D.max(axis=0).astype(np.float64) if n else np.zeros(d)
         self.center = (lo + hi) / 2.0
         width = hi - lo
         self.scale = np.where(width > 0, width / 254.0, 1.0)
-        self.codes = np.empty((n, d), dtype=np.int8)
+        self.blocks = np.zeros((-(-n // BLOCK), d, BLOCK), dtype=np.int8)
         self.error = np.zeros(d)
         for start in range(0, n, _CHUNK):
             block = np.asarray(D[start:start + _CHUNK], dtype=np.float64)
             codes = np.clip(np.rint((block - self.center) / self.scale), -127, 127)
-            self.codes[start:start + _CHUNK] = codes
             np.maximum(self.error, np.abs(block - (self.center + self.scale * codes)).max(axis=0), out=self.error)
+            m = codes.shape[0]
+            padded = np.zeros((-(-m // BLOCK) * BLOCK, d), dtype=np.int8)
+            padded[:m] = codes
+            first = start // BLOCK        # _CHUNK is a multiple of BLOCK
+            self.blocks[first:first + padded.shape[0] // BLOCK] = padded.reshape(-1, BLOCK, d).transpose(0, 2, 1)
         self.magnitude = np.maximum(np.abs(lo), np.abs(hi))
 
     @property
+    def codes(self):
+        """The codes as rows, (n, d) int8 (a copy: what the bound is stated in)."""
+        d = self.blocks.shape[1]
+        return self.blocks.transpose(0, 2, 1).reshape(-1, d)[:self.n]
+
+    @property
     def nbytes(self):
-        return self.codes.nbytes
+        return self.blocks.nbytes
 
     def top_k(self, kernels, D, q, k, mask, use_mask, out_pos, out_vals):
         """Fill ``out_pos`` / ``out_vals`` with the k best allowed rows of ``D`` by the float32
         inner product with ``q`` (float32), as the full scan does; returns how many."""
-        n, d = self.codes.shape
+        n, d = self.n, self.blocks.shape[1]
         q64 = q.astype(np.float64)
         aq = np.abs(q64)
         weights = (q64 * self.scale).astype(np.float32)
         base = float(q64 @ self.center)
-        approx = np.empty(n, dtype=np.float32)
+        approx = np.empty(self.blocks.shape[0] * BLOCK, dtype=np.float32)
         best = np.empty(k, dtype=np.float32)
-        kth = kernels["q8_scores"](self.codes, weights, np.float32(base), k, mask, use_mask, approx, best)
+        # two calls: the sums alone vectorise; with the top k's loop in the same function
+        # numba's code summed a third as fast
+        kernels["q8_blocks"](self.blocks, weights, np.float32(base), approx)
+        approx = approx[:n]
+        kth = kernels["kth_largest"](approx, k, mask, use_mask, best)
         if not np.isfinite(kth):
             # fewer than k allowed rows: each of them is a hit
             return kernels["dots_at"](D, q, np.flatnonzero(mask), use_mask, k, out_pos, out_vals)
