@@ -172,3 +172,37 @@ def test_help_starts_fast_without_scikit_learn():
             "print('sklearn' in sys.modules, 'scipy.sparse' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+# --------------------------------------------------------------------------- the parser a command builds
+
+def test_a_command_builds_its_own_parser_alone(monkeypatch, capsys):
+    """``learnsim search ...`` builds the search parser and no other (each takes 1-3 ms); a
+    line that names no command, or a word that is none, gets every one: the help lists them
+    all and a typo's error names them."""
+    import learnsim.cli as cli
+    from learnsim.cli import main
+
+    built = []
+    for module in cli._COMMANDS:
+        original = module.register
+
+        def spy(commands, _original=original, _name=module.__name__):
+            built.append(_name.rsplit(".", 1)[-1])
+            return _original(commands)
+
+        monkeypatch.setattr(module, "register", spy)
+    names = [m.__name__.rsplit(".", 1)[-1] for m in cli._COMMANDS]
+    for argv, want in ((["search", "--help"], ["search"]), (["--debug", "index", "--help"], ["index"]),
+                       (["--help"], names), (["serach"], names), (["--", "search"], names), ([], names)):
+        built.clear()
+        with pytest.raises((SystemExit, cli._UsageExit)):      # help, or a usage error
+            cli.build_parser(argv).parse_args(argv)
+        assert built == want, argv
+    capsys.readouterr()
+    built.clear()
+    assert main(["serach"]) == 2
+    err = capsys.readouterr().err
+    assert "invalid choice: 'serach'" in err and all(f"'{n}'" in err for n in names)
+    assert main(["search", "--help"]) == 0 and built[-1] == "search"
+    assert "usage: learnsim search" in capsys.readouterr().out
