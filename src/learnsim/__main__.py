@@ -1,4 +1,4 @@
 """``python -m learnsim``: the same as the ``learnsim`` command."""
-from learnsim.cli import main
+from learnsim.cli import run
 
-raise SystemExit(main())
+raise SystemExit(run())

@@ -206,3 +206,62 @@ def test_a_command_builds_its_own_parser_alone(monkeypatch, capsys):
     assert "invalid choice: 'serach'" in err and all(f"'{n}'" in err for n in names)
     assert main(["search", "--help"]) == 0 and built[-1] == "search"
     assert "usage: learnsim search" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- the quick exit of a search
+
+def test_a_search_ends_its_process_with_its_status_and_its_output(tmp_path, monkeypatch, capsys):
+    """``learnsim search`` (the console script's ``run``) ends its process once its output is
+    flushed and the exit handlers have run, with the command's status; another command returns
+    its status to Python's own exit."""
+    import atexit
+
+    import learnsim.cli as cli
+
+    exits, handled = [], []
+
+    class Exited(BaseException):
+        pass
+
+    def fake_exit(code):
+        exits.append(code)
+        raise Exited
+
+    monkeypatch.setattr("os._exit", fake_exit)
+    monkeypatch.setattr(cli, "main", lambda argv: 7)
+    atexit.register(handled.append, "ran")
+    try:
+        with pytest.raises(Exited):
+            cli.run(["search", "--index", str(tmp_path), "--query", "x"])
+    finally:
+        atexit.unregister(handled.append)
+    assert exits == [7] and handled == ["ran"]
+    assert cli.run(["fit", "--input", "x"]) == 7 and exits == [7]       # no quick exit for a command that writes
+
+
+def test_learnsim_search_as_a_process(tmp_path):
+    """The whole process, as a user runs it: the hits, status 0; a user error, one line and 2;
+    a reader that closes the pipe early, no traceback."""
+    import learnsim
+    from learnsim.index import Index
+
+    texts = [f"alpha beta {w} gamma" for w in ("one", "two", "three", "four")] + \
+        [f"delta epsilon {w} zeta" for w in ("one", "two", "three", "four")]
+    model = learnsim.fit(texts, clusters=[0] * 4 + [1] * 4, method="film", baseline_holdout=None,
+                         n_components=2)
+    Index.build(tmp_path / "idx", model, texts).close()
+    env = dict(os.environ, PYTHONPATH=str(REPO / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    cmd = [sys.executable, "-m", "learnsim", "search", "--index", str(tmp_path / "idx"), "--query", "alpha beta"]
+    done = subprocess.run(cmd + ["--json", "-k", "3"], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert [len(q["hits"]) for q in json.loads(done.stdout)] == [3]
+    done = subprocess.run(cmd + ["--filter", "nonsense"], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    # more output than a pipe holds (64 KB): the command meets the closed pipe
+    (tmp_path / "queries.txt").write_text("alpha beta gamma delta\n" * 600, encoding="utf-8")
+    many = cmd[:-2] + ["--queries", str(tmp_path / "queries.txt"), "-k", "8"]
+    reader = subprocess.Popen(many, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    reader.stdout.read(10)
+    reader.stdout.close()
+    assert reader.wait(timeout=120) == 0
+    assert "Traceback" not in reader.stderr.read().decode()

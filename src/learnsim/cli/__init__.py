@@ -22,7 +22,7 @@ from .._utils.progress import relabel, set_enabled, set_mode
 from ._common import (_examples, _formatter, _Parser, _show_warning, UsageError, _UsageExit,
                       _user_error_message)
 
-__all__ = ["main", "build_parser", "UsageError"]
+__all__ = ["main", "run", "build_parser", "UsageError"]
 
 _COMMANDS = (demo, fit, index, search, match, dedupe, cluster, evaluate, explain, reproduce, serve, feedback)
 
@@ -112,6 +112,39 @@ def _report_error(prog, message, code, as_json):
     if as_json:
         print(json.dumps({"error": message, "exit_code": code}, ensure_ascii=False))
     return code
+
+
+# Commands that only read and print: once their output is flushed and the exit handlers have run,
+# the process ends without the interpreter's teardown (collecting every module, object and array:
+# 20-30 ms of a 0.3 s command-line search at 100k documents, on a 2-core Xeon). The others (they
+# write indexes, models and logs, or serve) end as Python does.
+_QUICK_EXIT = frozenset({"search"})
+
+
+def run(argv=None):
+    """The ``learnsim`` console script (and ``python -m learnsim``): :func:`main`, and the exit
+    of the process with its status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    code = main(argv)
+    command = _command_named(argv)
+    if command is not None and command.__name__.rsplit(".", 1)[-1] in _QUICK_EXIT:
+        _exit_now(code)
+    return code
+
+
+def _exit_now(code):
+    """End the process now with ``code``: standard streams flushed, ``atexit`` handlers run (the
+    logging module's, a coverage tool's), no teardown of the interpreter."""
+    import atexit
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):       # a closed pipe or stream: nothing more to write there
+            pass
+    atexit._run_exitfuncs()
+    os._exit(code if isinstance(code, int) else (0 if code is None else 1))
 
 
 def main(argv=None):

@@ -224,6 +224,13 @@ def _run_index(args):
     if args.model is not None or args.corpus is not None:
         raise UsageError("--index replaces --model and --corpus; give either --index or both of them")
     index = open_index(args.index)
+    try:
+        return _print_index_search(args, index)
+    finally:
+        index.close()       # its database closed as the command ends, not by the interpreter's teardown
+
+
+def _print_index_search(args, index):
     queries = _queries(args)
     results = _index_search(index, queries, args.k or 10, filter=parse_filter(args.filter), explain=args.explain)
     # a re-ranked search's score is the pair model's probability (as with --model --corpus)
