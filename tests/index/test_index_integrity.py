@@ -151,9 +151,21 @@ def test_a_damaged_segment_json_names_it(copy, content):
     _assert_damaged(lambda: Index.open(path), file)
 
 
+@pytest.fixture(params=["one read", "read beside the hash"])
+def reading(request, monkeypatch):
+    """Each way a checked file is read: at once, or (a large file) in chunks read in a thread
+    while the caller hashes them (forced here on small files, in odd chunks)."""
+    from learnsim.index import _segments
+
+    if request.param != "one read":
+        monkeypatch.setattr(_segments, "_OVERLAP_BYTES", 0)
+        monkeypatch.setattr(_segments, "_OVERLAP_CHUNK", 1000)
+    return request.param
+
+
 @pytest.mark.parametrize("family, array", [(f, a) for f, arrays in SEGMENT_ARRAYS.items() for a in arrays])
 @pytest.mark.parametrize("how", ["empty", "truncated", "flipped", "zeroed page"])
-def test_damage_of_each_segment_array_names_it(copy, family, array, how):
+def test_damage_of_each_segment_array_names_it(copy, family, array, how, reading):
     path = copy(family)
     file = _segment(path) / f"{array}.npy"
     raw = file.read_bytes()
@@ -491,3 +503,64 @@ def test_the_first_search_checks_segments_beside_the_plan_and_still_reports_thei
     threads.clear()
     _assert_damaged(lambda: Index.open(path).warm(search=False), file)
     assert threads.count("learnsim-check") == 1 and threads.count("MainThread") >= 1
+
+
+def test_a_file_read_beside_its_hash_is_the_file_and_its_digest(tmp_path, monkeypatch):
+    """The chunked read in a thread gives the file's bytes and sha256 (chunks that do not divide
+    it, a chunk larger than it), refuses a flipped byte, and a read that fails half-way is
+    damage naming the file, raised in the caller's thread."""
+    import hashlib
+
+    from learnsim.index import _segments
+
+    rng = np.random.default_rng(3)
+    file = tmp_path / "a.bin"
+    raw = rng.integers(0, 256, 100_003, dtype=np.uint8).tobytes()
+    file.write_bytes(raw)
+    digest = hashlib.sha256(raw).hexdigest()
+    monkeypatch.setattr(_segments, "_OVERLAP_BYTES", 0)
+    for chunk in (1, 999, 4096, 1 << 20):
+        monkeypatch.setattr(_segments, "_OVERLAP_CHUNK", chunk)
+        got, found = _segments._read(file, True, digest)
+        assert found == digest and got.tobytes() == raw
+        assert _segments.read_verified(file, digest, into_array=True).tobytes() == raw
+    with pytest.raises(IndexDamagedError, match="sha256 does not match"):
+        _segments.read_verified(file, "0" * 64, into_array=True)
+    monkeypatch.setattr(_segments, "_OVERLAP_CHUNK", 4096)
+
+    class Failing:
+        def __init__(self, fh):
+            self.fh, self.calls = fh, 0
+
+        def readinto(self, view):
+            self.calls += 1
+            if self.calls == 3:
+                raise OSError(5, "Input/output error")
+            return self.fh.readinto(view)
+
+    with open(file, "rb") as fh:
+        with pytest.raises(OSError, match="Input/output"):
+            _segments._read_and_hash(Failing(fh), np.empty(len(raw), dtype=np.uint8))
+    real_open = open
+
+    def failing_open(path, *args, **kwargs):
+        fh = real_open(path, *args, **kwargs)
+        failing = Failing(fh)
+        fh_readinto = failing.readinto
+
+        class Wrapped:
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                fh.close()
+
+            def fileno(self):
+                return fh.fileno()
+
+            readinto = staticmethod(fh_readinto)
+        return Wrapped()
+
+    monkeypatch.setattr(_segments, "open", failing_open, raising=False)
+    with pytest.raises(IndexDamagedError, match="cannot be read"):
+        _segments.read_verified(file, digest, into_array=True)
