@@ -238,6 +238,27 @@ def test_a_search_ends_its_process_with_its_status_and_its_output(tmp_path, monk
     assert exits == [7] and handled == ["ran"]
     assert cli.run(["fit", "--input", "x"]) == 7 and exits == [7]       # no quick exit for a command that writes
 
+    # output that cannot be written is no success (status 120, a line on stderr); a reader that
+    # went away is not an error of ours
+    class Stdout:
+        def __init__(self, error):
+            self.error = error
+
+        def write(self, text):
+            return len(text)
+
+        def flush(self):
+            raise self.error
+
+    monkeypatch.setattr(cli, "main", lambda argv: 0)
+    for error, code in ((OSError(28, "No space left on device"), 120), (BrokenPipeError(32, "Broken pipe"), 0)):
+        exits.clear()
+        monkeypatch.setattr("sys.stdout", Stdout(error))
+        with pytest.raises(Exited):
+            cli.run(["search", "--index", str(tmp_path), "--query", "x"])
+        assert exits == [code]
+    assert "cannot write the output (No space left on device)" in capsys.readouterr().err
+
 
 def test_learnsim_search_as_a_process(tmp_path):
     """The whole process, as a user runs it: the hits, status 0; a user error, one line and 2;
@@ -265,3 +286,25 @@ def test_learnsim_search_as_a_process(tmp_path):
     reader.stdout.close()
     assert reader.wait(timeout=120) == 0
     assert "Traceback" not in reader.stderr.read().decode()
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (a device whose writes fail: no space)")
+def test_output_to_a_full_disk_is_one_line_not_a_traceback(tmp_path):
+    """``learnsim search ... > /dev/full`` (and a command that ends as Python does): status 2 and
+    one line naming the problem, never a traceback nor a success."""
+    import learnsim
+    from learnsim.index import Index
+
+    texts = [f"alpha beta {w}" for w in ("one", "two", "three")] + [f"delta zeta {w}" for w in ("one", "two", "three")]
+    model = learnsim.fit(texts, clusters=[0] * 3 + [1] * 3, method="film", baseline_holdout=None, n_components=2)
+    Index.build(tmp_path / "idx", model, texts).close()
+    env = dict(os.environ, PYTHONPATH=str(REPO / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    for args in (["search", "--index", str(tmp_path / "idx"), "--query", "alpha", "-k", "3"],
+                 ["search", "--index", str(tmp_path / "idx"), "--query", "alpha", "-k", "3", "--json"],
+                 ["index", "info", str(tmp_path / "idx")]):
+        with open("/dev/full", "w") as full:
+            done = subprocess.run([sys.executable, "-m", "learnsim", *args], stdout=full, stderr=subprocess.PIPE,
+                                  text=True, env=env, timeout=120)
+        assert done.returncode == 2, (args, done.stderr)
+        assert "No space left on device" in done.stderr and "Traceback" not in done.stderr
+        assert done.stderr.count("error:") == 1 and "Exception ignored" not in done.stderr

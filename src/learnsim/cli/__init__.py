@@ -106,12 +106,31 @@ def _wants_json(argv, args=None):
 
 
 def _report_error(prog, message, code, as_json):
-    """The one-line message on stderr and, with --json, {"error", "exit_code"} on stdout."""
+    """The one-line message on stderr and, with --json, {"error", "exit_code"} on stdout (where
+    stdout can still be written)."""
     message = " ".join(str(message).split())
     print(f"{prog}: error: {message}", file=sys.stderr)
     if as_json:
-        print(json.dumps({"error": message, "exit_code": code}, ensure_ascii=False))
+        try:
+            print(json.dumps({"error": message, "exit_code": code}, ensure_ascii=False))
+        except (OSError, ValueError):
+            pass
     return code
+
+
+def _drop_unwritable_stdout():
+    """After an error of the operating system: where stdout cannot take what it holds (a full
+    disk), point it at devnull, so that Python's flush at exit does not fail again on top of the
+    one line already printed."""
+    import os
+
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
 
 
 # Commands that only read and print: once their output is flushed and the exit handlers have run,
@@ -134,17 +153,32 @@ def run(argv=None):
 
 def _exit_now(code):
     """End the process now with ``code``: standard streams flushed, ``atexit`` handlers run (the
-    logging module's, a coverage tool's), no teardown of the interpreter."""
+    logging module's, a coverage tool's), no teardown of the interpreter. Output that cannot be
+    written (a full disk, a closed stream) is not a success: a line on stderr and status 120, as
+    Python's own exit gives when its flush of stdout fails; a reader that went away (a closed
+    pipe) is not an error of ours, as :func:`main` treats it."""
     import atexit
     import os
 
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):       # a closed pipe or stream: nothing more to write there
-            pass
+    code = code if isinstance(code, int) else (0 if code is None else 1)
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass
+    except (OSError, ValueError) as exc:
+        if code == 0:       # (an error already reported keeps its line and status)
+            try:
+                print(f"learnsim: error: cannot write the output ({getattr(exc, 'strerror', None) or exc})",
+                      file=sys.stderr)
+            except (OSError, ValueError):
+                pass
+            code = 120
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
     atexit._run_exitfuncs()
-    os._exit(code if isinstance(code, int) else (0 if code is None else 1))
+    os._exit(code)
 
 
 def main(argv=None):
@@ -192,7 +226,10 @@ def main(argv=None):
                 if as_json:   # a bug: the traceback follows on stderr
                     print(json.dumps({"error": f"internal error: {type(exc).__name__}: {exc}", "exit_code": 1}))
                 raise
-            return _report_error(prog, message, 2, as_json)
+            code = _report_error(prog, message, 2, as_json)
+            if isinstance(exc, OSError):
+                _drop_unwritable_stdout()
+            return code
         finally:
             set_enabled(old_progress)
             set_mode(old_mode)

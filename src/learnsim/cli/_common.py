@@ -463,5 +463,10 @@ def _user_error_message(exc):
         return str(exc)  # an optional extra (PyStemmer, matplotlib) is missing
     if isinstance(exc, (ValueError, MemoryError)):
         return str(exc) or type(exc).__name__
+    if isinstance(exc, OSError) and exc.errno is not None:
+        # the machine's, not the program's: a full disk, an input/output error, a read-only
+        # file system (the output itself included: learnsim search ... > /dev/full)
+        where = f" ({exc.filename})" if exc.filename else ""
+        return f"{exc.strerror or exc}{where}"
     return None
 
