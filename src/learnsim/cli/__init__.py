@@ -118,19 +118,24 @@ def _report_error(prog, message, code, as_json):
     return code
 
 
-def _drop_unwritable_stdout():
-    """After an error of the operating system: where stdout cannot take what it holds (a full
-    disk), point it at devnull, so that Python's flush at exit does not fail again on top of the
-    one line already printed."""
+def _stdout_to_devnull():
+    """Point stdout at devnull: what it holds can no longer be written (a reader that went away,
+    a full disk), and Python's flush at exit must not fail again on top of the one line said."""
     import os
 
     try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _drop_unwritable_stdout():
+    """After an error of the operating system: :func:`_stdout_to_devnull` where stdout cannot
+    take what it holds."""
+    try:
         sys.stdout.flush()
     except (OSError, ValueError):
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
+        _stdout_to_devnull()
 
 
 # Commands that only read and print: once their output is flushed and the exit handlers have run,
@@ -216,9 +221,7 @@ def main(argv=None):
         except BrokenPipeError:
             # the reader of stdout went away (learnsim search ... | head): not an error of ours;
             # point stdout at devnull so that Python's flush at exit does not raise again
-            import os
-
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            _stdout_to_devnull()
             return 0
         except Exception as exc:
             message = None if args.debug else _user_error_message(exc)

@@ -99,6 +99,8 @@ class Int8Rows:
             first = start // BLOCK        # _CHUNK is a multiple of BLOCK
             self.blocks[first:first + padded.shape[0] // BLOCK] = padded.reshape(-1, BLOCK, d).transpose(0, 2, 1)
         self.magnitude = np.maximum(np.abs(lo), np.abs(hi))
+        # what |q| weighs to bound the float32 rounding of both sums (top_k), the same every query
+        self._rounding_terms = 127.0 * self.scale + np.abs(self.center) + self.magnitude
 
     @property
     def codes(self):
@@ -131,8 +133,7 @@ class Int8Rows:
         eps = float(aq @ self.error)
         # float32 rounding of the approximate sum (its terms are at most |q_j| (127 s_j + |c_j|)
         # and the float32 weights themselves are rounded) and of the exact one
-        rounding = 4.0 * (d + 2) * _U * float(aq @ (127.0 * self.scale + np.abs(self.center) + self.magnitude)
-                                              + abs(base))
+        rounding = 4.0 * (d + 2) * _U * (float(aq @ self._rounding_terms) + abs(base))
         threshold = np.float32(float(kth) - 2.0 * eps - rounding)
         candidates = np.empty(n, dtype=np.int64)
         m = kernels["at_least"](approx, threshold, mask, use_mask, candidates)
