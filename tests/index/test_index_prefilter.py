@@ -78,6 +78,28 @@ def test_the_error_bound_is_measured_and_holds(often):
     assert np.all(rows.error <= rows.scale / 2 * (1 + 1e-6))
 
 
+@pytest.mark.parametrize("kind", ["unit", "skewed"])
+def test_the_querys_weights_offset_and_margin(often, kind):
+    """The one call that prepares a query (the kernel) gives the module's bound: float32 weights
+    q_j s_j, the offset sum q_j c_j, and the margin 2 sum |q_j| e_j plus the rounding term."""
+    rng = np.random.default_rng(len(kind))
+    D = _rows(kind, rng)
+    rows = P.Int8Rows(D)
+    q = rng.standard_normal(D.shape[1]).astype(np.float32)
+    weights = np.full(D.shape[1], np.nan, dtype=np.float32)
+    base, margin = K._kernels(10 ** 9)["q8_prepare"](q, rows.scale, rows.center, rows.error, rows._rounding_terms,
+                                                      weights)
+    q64, d = q.astype(np.float64), D.shape[1]
+    assert np.array_equal(weights, (q64 * rows.scale).astype(np.float32))
+    want_base = float(q64 @ rows.center)
+    assert base == pytest.approx(want_base, rel=1e-6, abs=1e-6)
+    eps = float(np.abs(q64) @ rows.error)
+    rounding = 4.0 * (d + 2) * 2.0 ** -24 * (float(np.abs(q64) @ (127 * rows.scale + np.abs(rows.center)
+                                                                     + rows.magnitude)) + abs(want_base))
+    assert margin == pytest.approx(2 * eps + rounding, rel=1e-9)
+    assert margin >= 2 * eps > 0
+
+
 @pytest.mark.parametrize("n", [1, P.BLOCK - 1, P.BLOCK, 3 * P.BLOCK + 5, 9000])
 @pytest.mark.parametrize("d", [16, 17, 19, 100])
 def test_the_blocks_sum_each_rows_codes(often, n, d):

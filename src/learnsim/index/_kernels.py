@@ -89,7 +89,12 @@ def _kernels(n_rows):
                          dots=fast(_dots),
                          sparse_top_k=jit(_sparse_top_k_kernel), dots_at=fast(_dots_at),
                          q8_blocks=fast(_q8_blocks_kernel), kth_largest=jit(_kth_largest_kernel),
-                         at_least=jit(_at_least_kernel))
+                         at_least=jit(_at_least_kernel), q8_prepare=jit(_q8_prepare_kernel))
+        # the int8 copy's last steps call these compiled (the candidates' dot products the same
+        # fastmath loop as every other scan's, so the same float32 scores)
+        global _q8_kth, _q8_at_least, _q8_dots_at
+        _q8_kth, _q8_at_least, _q8_dots_at = _compiled["kth_largest"], _compiled["at_least"], _compiled["dots_at"]
+        _compiled["q8_finish"] = jit(_q8_finish_kernel)
     return _compiled if _compiled["ok"] else None
 
 
@@ -259,6 +264,43 @@ def _at_least_kernel(values, threshold, allowed, use_allowed, out):
             out[m] = i
             m += 1
     return m
+
+
+def _q8_prepare_kernel(q, scale, center, error, rounding_terms, weights):
+    """What a query needs to search an int8 copy (:meth:`learnsim.index._prefilter.Int8Rows.top_k`):
+    fills ``weights`` (float32 ``q_j s_j``) and returns the float32 offset ``sum_j q_j c_j`` and the
+    margin below the approximate k-th best within which a row may still be among the k best
+    (twice the approximation's bound ``sum_j |q_j| e_j`` and the float32 rounding of both sums,
+    four times over); in float64, in one call (as numpy calls, a dozen of them, 15-20 us)."""
+    d = q.shape[0]
+    base = 0.0
+    eps = 0.0
+    terms = 0.0
+    for j in range(d):
+        x = np.float64(q[j])
+        weights[j] = np.float32(x * scale[j])
+        base += x * center[j]
+        eps += abs(x) * error[j]
+        terms += abs(x) * rounding_terms[j]
+    rounding = 4.0 * (d + 2) * 2.0 ** -24 * (terms + abs(base))
+    return np.float32(base), 2.0 * eps + rounding
+
+
+def _q8_finish_kernel(approx, n, k, allowed, use_allowed, best, margin, D, q, candidates, out_pos, out_vals):
+    """The k best allowed rows of ``D`` from the approximate scores ``approx[:n]`` of an int8 copy:
+    its k-th best, the rows within ``margin`` of it (every allowed row when fewer than k are),
+    and their exact float32 dot products; returns how many (:meth:`Int8Rows.top_k`)."""
+    values = approx[:n]
+    kth = _q8_kth(values, k, allowed, use_allowed, best)
+    threshold = np.float32(-np.inf)
+    if kth > -np.inf:
+        threshold = np.float32(np.float64(kth) - margin)
+    m = _q8_at_least(values, threshold, allowed, use_allowed, candidates)
+    return _q8_dots_at(D, q, candidates[:m], True, k, out_pos, out_vals)
+
+
+# what _q8_finish_kernel calls: the compiled kernels once numba is loaded (see _kernels)
+_q8_kth, _q8_at_least, _q8_dots_at = _kth_largest_kernel, _at_least_kernel, _dots_at
 
 
 def _mask(allowed):

@@ -54,7 +54,6 @@ PREFILTER_MIN_DIM = 16
 _CHUNK = 8_192
 # rows a block of the copy holds (see Int8Rows); _CHUNK is a multiple of it
 BLOCK = 256
-_U = 2.0 ** -24      # float32's unit roundoff
 
 
 class Int8Rows:
@@ -116,28 +115,17 @@ class Int8Rows:
         """Fill ``out_pos`` / ``out_vals`` with the k best allowed rows of ``D`` by the float32
         inner product with ``q`` (float32), as the full scan does; returns how many."""
         n, d = self.n, self.blocks.shape[1]
-        q64 = q.astype(np.float64)
-        aq = np.abs(q64)
-        weights = (q64 * self.scale).astype(np.float32)
-        base = float(q64 @ self.center)
+        weights = np.empty(d, dtype=np.float32)
         approx = np.empty(self.blocks.shape[0] * BLOCK, dtype=np.float32)
         best = np.empty(k, dtype=np.float32)
-        # two calls: the sums alone vectorise; with the top k's loop in the same function
-        # numba's code summed a third as fast
-        kernels["q8_blocks"](self.blocks, weights, np.float32(base), approx)
-        approx = approx[:n]
-        kth = kernels["kth_largest"](approx, k, mask, use_mask, best)
-        if not np.isfinite(kth):
-            # fewer than k allowed rows: each of them is a hit
-            return kernels["dots_at"](D, q, np.flatnonzero(mask), use_mask, k, out_pos, out_vals)
-        eps = float(aq @ self.error)
-        # float32 rounding of the approximate sum (its terms are at most |q_j| (127 s_j + |c_j|)
-        # and the float32 weights themselves are rounded) and of the exact one
-        rounding = 4.0 * (d + 2) * _U * (float(aq @ self._rounding_terms) + abs(base))
-        threshold = np.float32(float(kth) - 2.0 * eps - rounding)
         candidates = np.empty(n, dtype=np.int64)
-        m = kernels["at_least"](approx, threshold, mask, use_mask, candidates)
-        return kernels["dots_at"](D, q, candidates[:m], True, k, out_pos, out_vals)
+        # the query's weights, offset and margin (_kernels._q8_prepare_kernel: the bound above),
+        # the sums, then the k-th best, the rows within the margin of it and their exact scores;
+        # three calls: with the top k's loop in the same function as the sums numba's code summed
+        # a third as fast
+        base, margin = kernels["q8_prepare"](q, self.scale, self.center, self.error, self._rounding_terms, weights)
+        kernels["q8_blocks"](self.blocks, weights, base, approx)
+        return kernels["q8_finish"](approx, n, k, mask, use_mask, best, margin, D, q, candidates, out_pos, out_vals)
 
 
 def prefilter_of(seg, often, n_total=None):

@@ -13,7 +13,7 @@ The steps mirror :class:`learnsim.text.TextVectorizer` (``transform``, role "doc
 """
 from __future__ import annotations
 
-from collections import Counter
+import math
 from pathlib import Path
 
 import numpy as np
@@ -53,7 +53,7 @@ class QueryRows:
 
 
 def _unit(vals):
-    n = float(np.sqrt(np.dot(vals, vals)))
+    n = math.sqrt(float(vals @ vals))
     return vals / n if n > 0 else vals
 
 
@@ -136,10 +136,15 @@ class QueryPlan:
     def _weighted(self, doc):
         """(ids, float64 values) of one text: counted, weighted and normalised."""
         w = self.meta["weighting"]
-        counts = Counter(self.tokenizer(doc))
-        pairs = sorted((self.vocabulary[t], n) for t, n in counts.items() if t in self.vocabulary)
-        ids = np.fromiter((p[0] for p in pairs), dtype=np.int64, count=len(pairs))
-        vals = np.fromiter((p[1] for p in pairs), dtype=np.float64, count=len(pairs))
+        # counted by term id (one dictionary lookup a token; a search's query is a few words)
+        vocabulary, counts = self.vocabulary, {}
+        for t in self.tokenizer(doc):
+            i = vocabulary.get(t)
+            if i is not None:
+                counts[i] = counts.get(i, 0) + 1
+        order = sorted(counts)
+        ids = np.array(order, dtype=np.int64)
+        vals = np.array([counts[i] for i in order], dtype=np.float64)
         kind = w["kind"]
         if kind == "binary":
             vals = np.ones_like(vals)
@@ -215,6 +220,6 @@ class QueryPlan:
             sparse.append(s)
             dense.append(d)
             sq.append(q)
-        D = None if not dense or dense[0] is None else np.vstack(dense)
+        D = None if not dense or dense[0] is None else dense[0][None] if len(dense) == 1 else np.vstack(dense)
         Q = None if not sq or sq[0] is None else np.asarray(sq, dtype=np.float64)
         return QueryRows(sparse, D, Q)

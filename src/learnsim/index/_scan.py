@@ -1,7 +1,13 @@
-"""Scoring every document of an index for a query, and the k best: numpy only."""
+"""Scoring every document of an index for a query, and the k best: numpy, and the kernels of
+:mod:`learnsim.index._kernels` where they pay."""
 from __future__ import annotations
 
 import numpy as np
+
+# a search's kernels (numba loaded only where they pay: see the module); imported here, not in
+# the functions a search calls, whose relative imports cost it a few microseconds each
+from ._kernels import (best_of_candidates, dense_scores, dense_top_k, first_zero_rows, largest_k, note_search,
+                       sparse_candidates, sparse_top_k)
 
 __all__ = ["MemorySegment", "SegmentRun", "closeness", "scanned_segments", "top_k"]
 
@@ -184,9 +190,6 @@ def top_k(values, k, allowed=None):
 def _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, allowed, n_total):
     """(local positions, higher-is-closer values) of the k best rows of one segment, best first,
     ties to the lower position; ``allowed``: a boolean mask of the segment's rows or None."""
-    from ._kernels import (best_of_candidates, dense_scores, dense_top_k, first_zero_rows, largest_k,
-                           sparse_candidates, sparse_top_k)
-
     seg.check()
     n = seg.n
     if n == 0:
@@ -236,8 +239,6 @@ def best_k(segments, q_sparse, q_dense, q_sq, distance, k, allowed=None, *, excl
     ``exclude``: global positions never returned (or None); ``ann``: the handle's
     :class:`learnsim.index._ann.AnnSearch`, to search the segments that have an approximate
     structure through it (None: every segment is scanned exactly)."""
-    from ._kernels import note_search
-
     note_search()
     positions, values, offset = [], [], 0
     approximate = False
