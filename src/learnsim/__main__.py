@@ -1,4 +1,4 @@
 """``python -m learnsim``: the same as the ``learnsim`` command."""
-from learnsim.cli import run
+from learnsim._console import run
 
 raise SystemExit(run())

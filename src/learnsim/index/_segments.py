@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._utils import prefetch
 from .._utils.files import sha256_file
 from ..exceptions import IndexDamagedError, IndexFormatError  # noqa: F401  (defined there; importable here as in 0.1)
 
@@ -69,6 +70,11 @@ def _read(path, into_array=False, sha256=None):
     array (numpy allocates large ones page-aligned: the arrays built over it are aligned as
     np.load's). The digest is computed here (``sha256``: the one to check, None: no check) only
     where the read and the hash can overlap; else None, and the caller hashes."""
+    ahead = prefetch.take(path)
+    if ahead is not None:
+        # read and hashed on another core while the command's imports ran (learnsim._utils.prefetch)
+        buf, digest = ahead
+        return (np.frombuffer(buf, dtype=np.uint8) if into_array else bytes(buf)), digest
     try:
         with open(path, "rb") as fh:
             if not into_array:

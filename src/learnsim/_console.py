@@ -1,0 +1,47 @@
+"""The ``learnsim`` console script and ``python -m learnsim``: :func:`learnsim.cli.run`, after
+starting to read ahead what the command will read.
+
+A command-line search of an index first imports numpy and learnsim (0.15-0.2 s, one core); the
+index's files that its search reads and checks are read and hashed meanwhile on another core
+(:mod:`learnsim._utils.prefetch`). This module imports only the standard library before that
+starts.
+"""
+from __future__ import annotations
+
+import sys
+
+__all__ = ["run"]
+
+
+def _index_of_search(argv):
+    """The ``--index`` folder of a ``learnsim search`` command line, or None."""
+    words = iter(argv)
+    for word in words:
+        if word == "--":
+            return None
+        if word.startswith("-"):
+            continue            # a global option before the command (--debug, --progress)
+        if word != "search":
+            return None
+        for word in words:
+            if word == "--":
+                return None
+            if word == "--index":
+                return next(words, None)
+            if word.startswith("--index="):
+                return word[len("--index="):]
+        return None
+    return None
+
+
+def run(argv=None):
+    """Read ahead where the command is a search of an index, then run it (:func:`learnsim.cli.run`)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    folder = _index_of_search(argv)
+    if folder:
+        from ._utils import prefetch
+
+        prefetch.start(prefetch.index_files(folder))
+    from .cli import run as run_command
+
+    return run_command(argv)
