@@ -146,8 +146,9 @@ _QUICK_EXIT = frozenset({"search"})
 
 
 def run(argv=None):
-    """The ``learnsim`` console script (and ``python -m learnsim``): :func:`main`, and the exit
-    of the process with its status."""
+    """What the ``learnsim`` console script and ``python -m learnsim`` run (through
+    :func:`learnsim._console.run`, which first starts reading ahead the index a search reads):
+    :func:`main`, and the exit of the process with its status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     code = main(argv)
     command = _command_named(argv)
