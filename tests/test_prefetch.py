@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pathlib
 import subprocess
 import sys
 import time
@@ -32,7 +33,7 @@ def ahead(monkeypatch):
 
 def _done(paths, timeout=10.0):
     end = time.monotonic() + timeout
-    while any(prefetch._entries.get(os.fspath(p), {}).get("state") in ("pending", "reading") for p in paths):
+    while any(prefetch._entries.get(os.path.abspath(p), {}).get("state") in ("pending", "reading") for p in paths):
         assert time.monotonic() < end, "the read ahead did not finish"
         time.sleep(0.01)
 
@@ -56,6 +57,15 @@ def test_a_file_changed_since_is_read_again(ahead, tmp_path):
     time.sleep(0.01)
     file.write_bytes(b"b" * 5000)                   # same size, a later change time
     assert ahead.take(file) is None
+
+
+def test_a_file_is_the_same_however_its_folder_is_written(ahead, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "idx").mkdir()
+    (tmp_path / "idx" / "rows.npy").write_bytes(b"r" * 4000)
+    ahead.start([os.path.join("./idx/", "rows.npy")])
+    _done([tmp_path / "idx" / "rows.npy"])
+    assert ahead.take(pathlib.Path("idx") / "rows.npy") is not None
 
 
 def test_only_regular_files_and_a_reader_first_reads_itself(ahead, tmp_path):

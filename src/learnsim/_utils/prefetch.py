@@ -27,13 +27,19 @@ __all__ = ["start", "take", "index_files"]
 # files smaller than this are read by their reader (too little to save)
 MIN_BYTES = 256 << 10
 # bytes read ahead at most (a larger index's first search reads the rest itself)
-MAX_BYTES = 2 << 30
+MAX_BYTES = 1 << 30
 # read and hashed a piece at a time: each piece takes the GIL back twice (the other thread,
 # importing, gives it up every 5 ms), so few large pieces
 _CHUNK = 16 << 20
 
 _cond = threading.Condition()
 _entries = {}
+
+
+def _name(path):
+    """The name a file is kept under: its absolute path, so that "idx", "./idx" and "idx/" name
+    the same files (whether it is still the same file is the key's business, below)."""
+    return os.path.abspath(os.fspath(path))
 
 
 def _key(st):
@@ -76,7 +82,7 @@ def start(paths):
     all), in a daemon thread; their readers :func:`take` them."""
     chosen, total = [], 0
     for path in paths:
-        path = os.fspath(path)
+        path = _name(path)
         try:
             st = os.stat(path)
         except OSError:
@@ -143,7 +149,7 @@ def _read(path):
 def take(path):
     """(buffer, sha256) of ``path`` as read ahead, once, where it is still the same file; else
     None and its reader reads it (a file not started yet is no longer read ahead)."""
-    path = os.fspath(path)
+    path = _name(path)
     with _cond:
         entry = _entries.get(path)
         if entry is None:
