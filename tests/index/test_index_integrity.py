@@ -132,6 +132,61 @@ def test_a_reload_after_an_add_checks_the_added_documents_against_sqlite(copy, m
     assert counted
 
 
+def test_a_reload_after_a_merge_counts_only_the_merged_documents_and_finds_them_damaged(copy, monkeypatch):
+    """A handle that sees another's merge of small segments (the adds' segments merged into one)
+    counts only the documents after the segments it kept, not every live document, and still
+    finds the merged documents lost from SQLite."""
+    from learnsim.index import _integrity
+    from learnsim.index import core
+
+    texts = corpus()[0]
+    path = copy()
+    monkeypatch.setattr(core, "SMALL_SEGMENT_ROWS", 50)     # the built segment (120 documents) stays
+    reader, damaged, writer = Index.open(path), Index.open(path), Index.open(path)
+    covered = reader.manifest["covered_seq"]
+    kept = [e["name"] for e in reader.manifest["segments"]]
+    for i in range(core.MERGE_AT):
+        writer.add([texts[i]], ids=[f"m{i}"])
+        if i < core.MERGE_AT - 1:           # both readers follow the adds (an add's reload)
+            for handle in (reader, damaged):
+                assert f"m{i}" in {h["id"] for h in handle.search(texts[i], k=3)}
+    assert [e["name"] for e in writer.manifest["segments"]][:len(kept)] == kept
+    assert len(writer.manifest["segments"]) == len(kept) + 1        # the adds' segments merged into one
+    # the segments kept's last document: the merge replaced segments the readers had checked
+    assert _integrity.checked_up_to(reader.manifest, writer.manifest) == covered
+    counted = []
+    live_up_to = _integrity._live_up_to
+    monkeypatch.setattr(_integrity, "_live_up_to", lambda *a: counted.append(a) or live_up_to(*a))
+    assert "m3" in {h["id"] for h in reader.search(texts[3], k=3)}
+    assert counted == []
+    with sqlite3.connect(path / "docs.sqlite") as conn:    # merged documents lost from SQLite
+        conn.execute("DELETE FROM docs WHERE seq IN (?, ?)", (covered + 2, covered + 3))
+    conn.close()
+    _assert_damaged(lambda: damaged.search(texts[3], k=3), path / "manifest.json")
+    assert counted == []
+
+
+def test_what_a_reload_counts_again():
+    """checked_up_to: an add keeps every segment (the old covered_seq), a merge the first ones
+    (their last document), anything else counts everything."""
+    from learnsim.index._integrity import checked_up_to
+
+    def seg(name, first, last):
+        return {"name": name, "sha256": name * 4, "n": last - first + 1, "first_seq": first, "last_seq": last}
+
+    old = {"covered_seq": 130, "segments": [seg("a", 1, 100), seg("b", 101, 120), seg("c", 121, 130)]}
+    add = dict(old, covered_seq=140, segments=old["segments"] + [seg("d", 131, 140)])
+    merge = dict(old, covered_seq=140, segments=[seg("a", 1, 100), seg("m", 101, 140)])
+    compact = dict(old, covered_seq=140, segments=[seg("z", 1, 140)])
+    assert checked_up_to(old, add) == 130
+    assert checked_up_to(old, merge) == 100
+    assert checked_up_to(old, compact) is None
+    assert checked_up_to(None, add) is None
+    assert checked_up_to(add, old) is None                     # covered_seq went back: a rebuild
+    damaged = dict(old, segments=[dict(seg("a", 1, 100), last_seq="100"), seg("b", 101, 120)])
+    assert checked_up_to(damaged, merge) is None
+
+
 def test_an_unreadable_manifest_names_the_manifest(copy):
     path = copy()
     (path / "manifest.json").write_bytes(b"")

@@ -156,14 +156,31 @@ def read_store(path, m, seqs, since=None):
 
 def checked_up_to(old, m):
     """The sequence number up to which a handle whose manifest was ``old`` checked the segments of
-    the manifest ``m`` against SQLite already: ``old``'s covered_seq when ``m`` only added segments
-    after the ones ``old`` lists (an add: the common reload), else None (an open, a merge, a
-    compaction, a reindex: everything is counted)."""
-    if old is None or m["covered_seq"] < old["covered_seq"] or len(m["segments"]) < len(old["segments"]):
+    the manifest ``m`` against SQLite already, or None (an open, a compaction, a reindex:
+    everything is counted).
+
+    ``old``'s covered_seq when ``m`` only added segments after the ones ``old`` lists (an add: the
+    common reload). When ``m`` keeps the first of ``old``'s segments and replaces the rest (a merge
+    of the small segments that adds leave, every ``MERGE_AT`` adds), the last document of those it
+    keeps: only the documents after it are counted again. A count of every live document took
+    17 ms at 100k documents (50-70 ms at 1M) on every reload after a merge, in every process
+    serving the index, while its searches waited."""
+    if old is None or m["covered_seq"] < old["covered_seq"]:
         return None
-    same = all(isinstance(a, dict) and isinstance(b, dict) and (a.get("name"), a.get("sha256"), a.get("n"))
-               == (b.get("name"), b.get("sha256"), b.get("n")) for a, b in zip(old["segments"], m["segments"]))
-    return old["covered_seq"] if same else None
+    kept = 0
+    for a, b in zip(old["segments"], m["segments"]):
+        if not (isinstance(a, dict) and isinstance(b, dict)
+                and (a.get("name"), a.get("sha256"), a.get("n")) == (b.get("name"), b.get("sha256"), b.get("n"))):
+            break
+        kept += 1
+    if kept == len(old["segments"]):
+        return old["covered_seq"]
+    # the last document of the segments kept (their first and last were checked against their
+    # rows when the handle opened them)
+    last = [e.get("last_seq") for e in old["segments"][:kept] if e.get("n")]
+    if not last or not all(isinstance(x, int) and not isinstance(x, bool) for x in last):
+        return None
+    return max(last)
 
 
 def check_against_store(path, m, seqs, dead, live_stored):
