@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 import time
@@ -79,6 +80,20 @@ def test_only_regular_files_and_a_reader_first_reads_itself(ahead, tmp_path):
     assert ahead.take(small) is None and prefetch._entries[str(small)]["state"] == "claimed"
     prefetch._run([str(small)])
     assert prefetch._entries[str(small)]["state"] == "claimed"
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_forked_child_reads_its_files_itself(ahead, tmp_path):
+    file = tmp_path / "rows.npy"
+    file.write_bytes(b"f" * 5000)
+    prefetch._entries[str(file)] = {"state": "reading"}      # as if the thread were reading it
+    pid = os.fork()
+    if pid == 0:                                               # the child: no thread, no wait
+        signal.alarm(10)                                       # a wait for ever fails, not hangs
+        os._exit(0 if prefetch.take(file) is None and not prefetch._entries else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    prefetch._entries.pop(str(file))
 
 
 def test_the_files_of_an_index_and_a_hostile_manifest(copy, tmp_path):

@@ -36,6 +36,17 @@ _cond = threading.Condition()
 _entries = {}
 
 
+def _forget():
+    # a forked child has no reading thread: it reads its files itself (a "reading" entry would
+    # make its reader wait for ever)
+    global _cond, _entries
+    _cond, _entries = threading.Condition(), {}
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget)
+
+
 def _name(path):
     """The name a file is kept under: its absolute path, so that "idx", "./idx" and "idx/" name
     the same files (whether it is still the same file is the key's business, below)."""
