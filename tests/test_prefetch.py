@@ -110,6 +110,12 @@ def test_the_files_of_an_index_and_a_hostile_manifest(copy, tmp_path):
     assert prefetch.index_files(path) == []
     (path / "manifest.json").write_text("[1, 2", encoding="utf-8")
     assert prefetch.index_files(path) == []
+    for segments in (5, "abc", {"name": "x"}):              # not a list: nothing of it is read
+        (path / "manifest.json").write_text(json.dumps(dict(m, plan_dir=None, segments=segments)), encoding="utf-8")
+        assert prefetch.index_files(path) == []
+    (path / "manifest.json").unlink()
+    os.mkfifo(path / "manifest.json")                       # never opened blocking: no stall
+    assert prefetch.index_files(path) == []
     assert prefetch.index_files(tmp_path / "nowhere") == []
 
 
@@ -152,6 +158,23 @@ def test_damage_read_ahead_is_still_damage(ahead, copy):
 ])
 def test_the_console_reads_ahead_for_a_search_of_an_index(argv, folder):
     assert _console._index_of_search(argv) == folder
+
+
+@pytest.mark.parametrize("how", ["segments not a list", "manifest a FIFO"])
+def test_the_console_script_on_a_hostile_index_says_one_line(copy, how):
+    """The read ahead never stands between a damaged index and its own error."""
+    path = copy("mcd")
+    if how == "manifest a FIFO":
+        (path / "manifest.json").unlink()
+        os.mkfifo(path / "manifest.json")
+    else:
+        m = read_manifest(path)
+        (path / "manifest.json").write_text(json.dumps(dict(m, segments=5)), encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, "-m", "learnsim", "search", "--index", str(path), "--query", QUERY],
+                         capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.count("\n") == 1 and "error:" in out.stderr and "Traceback" not in out.stderr
 
 
 def test_the_console_script_searches(copy):

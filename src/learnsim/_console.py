@@ -41,7 +41,10 @@ def run(argv=None):
     if folder:
         from ._utils import prefetch
 
-        prefetch.start(prefetch.index_files(folder))
+        try:
+            prefetch.start(prefetch.index_files(folder))
+        except Exception:       # noqa: BLE001 - only a head start: the command reads and reports itself
+            pass
     from .cli import run as run_command
 
     return run_command(argv)

@@ -63,7 +63,11 @@ def index_files(directory):
     file names are left out, and what is read is checked by its reader); [] where there is no
     readable manifest."""
     try:
-        with open(os.path.join(directory, "manifest.json"), "rb") as fh:
+        # not blocking (a FIFO in its place would stall the command before its own check says so)
+        fd = os.open(os.path.join(directory, "manifest.json"), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return []
             manifest = json.loads(fh.read(1 << 20))
     except (OSError, ValueError, RecursionError):
         return []
@@ -77,7 +81,8 @@ def index_files(directory):
     plan_dir, plan_files = manifest.get("plan_dir"), manifest.get("plan_sha256")
     if plain(plan_dir) and isinstance(plan_files, dict):
         paths += [os.path.join(directory, plan_dir, name) for name in plan_files if plain(name)]
-    for seg in manifest.get("segments") or ():
+    segments = manifest.get("segments")
+    for seg in segments if isinstance(segments, list) else ():
         name = seg.get("name") if isinstance(seg, dict) else None
         if plain(name):
             folder = os.path.join(directory, "segments", name)
@@ -160,6 +165,8 @@ def _read(path):
 def take(path):
     """(buffer, sha256) of ``path`` as read ahead, once, where it is still the same file; else
     None and its reader reads it (a file not started yet is no longer read ahead)."""
+    if not _entries:
+        return None             # nothing read ahead (every read of a process that never started it)
     path = _name(path)
     with _cond:
         entry = _entries.get(path)
