@@ -104,7 +104,16 @@ def test_a_low_recall_is_raised(tmp_path):
     # measured at nprobe 1 first, under the goal, then raised: the structure searches with the raised effort
     assert check["tries"][0][0] == 1 and check["tries"][0][1] < _ann.RECALL_GOAL
     assert check["search_params"]["nprobe"] > 1
-    assert [t[0] for t in check["tries"]] == [2 ** i for i in range(len(check["tries"]))]
+    # doubled until the goal was met, then the last doubling halved (at most BISECT_STEPS times):
+    # the effort kept is the least measured at the goal, and every effort under it measured missed it
+    values = [t[0] for t in check["tries"]]
+    doubled = [v for v in values if v & (v - 1) == 0]
+    assert doubled == [2 ** i for i in range(len(doubled))] and values[:len(doubled)] == doubled
+    assert 0 < len(values) - len(doubled) <= _ann.BISECT_STEPS or doubled[-1] - doubled[-2] == 1
+    met = [v for v, r in check["tries"] if r >= _ann.RECALL_GOAL]
+    assert check["search_params"]["nprobe"] == min(met)
+    assert all(r < _ann.RECALL_GOAL for v, r in check["tries"] if v < min(met))
+    assert dict(check["tries"])[min(met)] == check["recall_at_10"]
     assert _ann.segment_ann(Index.open(idx.path).segments[0], None).get_search_params()["nprobe"] == \
         check["search_params"]["nprobe"]
 
@@ -153,3 +162,37 @@ def test_a_structure_under_the_goal_is_not_kept(tmp_path, monkeypatch, how):
             assert [h["id"] for h in idx.search(q, K)] == [h["id"] for h in exact.search(q, K)]
     # reopened: the same reason
     assert Index.open(idx.path).info()["search"]["exact_because"] == s["exact_because"]
+
+
+class _Effort:
+    """A stand-in structure whose recall is a step of its effort: what _check_recall sees."""
+
+    def __init__(self, start, needed, name="nprobe"):
+        self.params, self.needed, self.name, self.nlist_ = {name: start}, needed, name, 4096
+
+    def get_search_params(self):
+        return dict(self.params)
+
+    def set_search_params(self, **kw):
+        self.params.update(kw)
+
+
+@pytest.mark.parametrize("start, needed, expected", [
+    (16, 77, [16, 32, 64, 128, 96, 80]),     # doubled to 128, then 96 and 80 both reach the goal
+    (16, 100, [16, 32, 64, 128, 96, 112]),   # 96 misses: 112, the least measured at the goal
+    (1, 2, [1, 2]),                          # nothing between 1 and 2
+    (8, 8, [8]),                             # at the goal at once: nothing to narrow
+])
+def test_the_effort_is_narrowed_after_doubling(monkeypatch, start, needed, expected):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 8))
+    ann = _Effort(start, needed)
+    # the recall at an effort: every hit found at the needed effort or more, 9 of 10 below it
+    monkeypatch.setattr(_ann, "_hits", lambda ann, dense, sq, Q, exclude, kth, k, overfetch:
+                        np.full(Q.shape[0], k if ann.params["nprobe"] >= ann.needed else k - 1))
+    check = _ann._check_recall(ann, "faiss-ivf", X, None)
+    assert [v for v, _ in check["tries"]] == expected if len(expected) > 1 else "tries" not in check
+    chosen = [v for v in expected if v >= needed]
+    assert check["search_params"] == {"nprobe": min(chosen)} == {"nprobe": ann.params["nprobe"]}
+    doublings = [v for v in expected if v & (v - 1) == 0]
+    assert check["recall_at_10"] == 1.0 and len(expected) - len(doublings) <= _ann.BISECT_STEPS

@@ -13,8 +13,9 @@ rows (seeded), each excluding its own row, and 200 vectors drawn from a normal d
 the rows' mean and covariance (between the rows, where query texts land) are searched as an
 index search does, against an exact scan, ties at the cut counting; the lower of the two
 recalls is checked. Under :data:`RECALL_GOAL` (0.95) the search effort (``ef_search``,
-``expansion_search``, ``nprobe``) is doubled up to :data:`EFFORT_CAP` and measured again, the
-structure saved with the effort that reached the goal; if none did, the segment gets no
+``expansion_search``, ``nprobe``) is doubled up to :data:`EFFORT_CAP` and measured again; once
+one reached the goal, the span from the last effort under it is halved :data:`BISECT_STEPS` times
+and the structure saved with the least effort measured at the goal; if none did, the segment gets no
 structure and is scanned exactly (``segment.json``'s ``"ann_exact"``, ``info()["search"]``'s
 ``exact_because`` and an :class:`AnnFallbackWarning` say why). The measurement, its parameters
 and seconds are kept in ``segment.json`` (``"ann"``'s ``"check"``) and shown by ``info()``
@@ -99,7 +100,7 @@ MAX_CANDIDATE_FRACTION = 0.25
 # scored exactly, the best k), against an exact scan; the lower recall@RECALL_K of the two must
 # reach RECALL_GOAL. Below it the search effort (the
 # backend's EFFORT_PARAM) is doubled, up to EFFORT_CAP, and measured again (the exact scan is done
-# once); still below, the segment is not given the structure (it is scanned exactly, info's
+# once), then narrowed (BISECT_STEPS); still below, the segment is not given the structure (it is scanned exactly, info's
 # "exact_because" and an AnnFallbackWarning say why).
 RECALL_GOAL = 0.95
 RECALL_K = 10
@@ -107,6 +108,8 @@ RECALL_QUERIES = 200
 RECALL_SEED = 0
 EFFORT_PARAM = {"faiss-hnsw": "ef_search", "usearch": "expansion_search", "faiss-ivf": "nprobe"}
 EFFORT_CAP = 1024
+# ... then narrowed by this many halvings of the last doubling (the least effort measured at the goal kept)
+BISECT_STEPS = 2
 # exact values within this (relative) of the k-th exact value are ties at the cut: any of them is right
 TIE_TOLERANCE = 1e-6
 _DIR = "ann"
@@ -376,21 +379,43 @@ def _check_recall(ann, backend, dense, sq):
     if name == "nprobe":
         cap = min(cap, int(getattr(ann, "nlist_", cap)))
     tries = []
-    while True:
+
+    def measure():
         if k >= 1:
             hits = _hits(ann, dense, sq, Q, exclude, kth, k, OVERFETCH)
             on_rows, between = float(hits[:m].sum() / (k * m)), float(hits[m:].sum() / (k * m))
         else:
             on_rows = between = 1.0
-        recall = min(on_rows, between)
         value = None if name is None else int(ann.get_search_params()[name])
-        tries.append([value, recall])
-        if recall >= RECALL_GOAL or name is None or value >= cap:
+        tries.append([value, min(on_rows, between)])
+        return value, (min(on_rows, between), on_rows, between)
+
+    while True:
+        value, found = measure()
+        if found[0] >= RECALL_GOAL or name is None or value >= cap:
             break
         ann.set_search_params(**{name: min(value * 2, cap)})
+    if name is not None and found[0] >= RECALL_GOAL and len(tries) > 1:
+        # between the last effort under the goal and the first at it, BISECT_STEPS halvings: the
+        # search costs about in proportion to the effort, and doubling overshoots by up to 2x
+        # (bench_serve.py's 100k FILM rows: nprobe 64 0.948, 128 0.973)
+        low, high = tries[-2][0], value
+        for _ in range(BISECT_STEPS):
+            mid = (low + high) // 2
+            if mid <= low:
+                break
+            ann.set_search_params(**{name: mid})
+            mid_value, mid_found = measure()
+            if mid_found[0] >= RECALL_GOAL:
+                high, found = mid_value, mid_found
+            else:
+                low = mid_value
+        ann.set_search_params(**{name: high})
+        value = high
+    recall, on_rows, between = found
     check = {"recall_at_10": recall, "rows_recall_at_10": on_rows, "drawn_recall_at_10": between,
              "goal": RECALL_GOAL, "k": k, "queries": int(2 * m), "seed": RECALL_SEED, "overfetch": OVERFETCH,
-             "search_params": {} if name is None else {name: tries[-1][0]},
+             "search_params": {} if name is None else {name: value},
              "seconds": round(time.perf_counter() - start, 3)}
     if len(tries) > 1:
         check["tries"] = tries      # [effort, recall] of each measurement
