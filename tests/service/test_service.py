@@ -507,6 +507,44 @@ def test_json_answers_plain_values_as_they_are_and_numpy_made_plain():
                                                                                             "v": [1.0, None]}
 
 
+@pytest.mark.parametrize("with_orjson", [True, False])
+def test_json_answers_are_the_same_value_with_and_without_orjson(monkeypatch, with_orjson):
+    """With orjson (the serve extra) or without it, every answer is the same JSON value: what
+    orjson does not take (non-str keys, an integer over 64 bits, a lone surrogate, numpy
+    values, NaN) goes the standard library's way, as before."""
+    import json
+
+    import numpy as np
+
+    from learnsim.service import _http
+
+    if with_orjson:
+        pytest.importorskip("orjson")
+    else:
+        monkeypatch.setattr(_http, "_orjson", None)
+    cases = [
+        {"hits": [{"rank": 1, "id": "a", "score": 0.1 + 0.2, "text": "été 日本語 \u2028", "metadata": {"n": 2 ** 63 - 1}}]},
+        {"big": 10 ** 30, "small": -(10 ** 25)},                    # over 64 bits: orjson refuses
+        {1: "int key", None: "none key", False: "bool key"},       # non-str keys: json makes them str
+        {"score": float("nan"), "inf": float("-inf"), "tiny": 5e-324, "e": 1e-05, "big": 1e22},
+        {"np": np.float32(0.25), "arr": np.arange(3), "i": np.int64(7)},
+        {"deep": [[[[{"a": [1, 2.5, None, False]}]]]], "empty": {}, "list": []},
+    ]
+    def before(obj):   # what _json answered before orjson
+        try:
+            return json.dumps(obj, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError):
+            return json.dumps(_http._plain(obj), ensure_ascii=False, allow_nan=False)
+
+    for case in cases:
+        expected = json.loads(before(case))
+        answer = _http._json(case)
+        assert answer.media_type == "application/json" and json.loads(answer.body) == expected
+    # a lone surrogate cannot be UTF-8: refused as before, whichever encoder
+    with pytest.raises(UnicodeEncodeError):
+        _http._json({"text": "\ud800"})
+
+
 def test_learnsim_serve_with_worker_processes_shares_writes(built, tmp_path):
     """--workers 2: two processes with their own handles on the index answer on one port; a
     document one of them acknowledged is found by every later request, whichever answers it."""

@@ -277,7 +277,10 @@ def _run_workers(config, sock):
 # query through to the application, which answers 413 JSON over its own bound
 # Its proxy headers are off: the application applies them itself (learnsim.service._feedback.Peer)
 # once it has kept the connection's own address, which a caller cannot choose (issue 45)
-_CONFIG = {"log_level": "warning", "h11_max_incomplete_event_size": 256 * 1024, "proxy_headers": False}
+# uvicorn's access log is at info, under the "warning" level set here: never shown, but each
+# request still paid for the call on the event loop (2 % of its time): off
+_CONFIG = {"log_level": "warning", "h11_max_incomplete_event_size": 256 * 1024, "proxy_headers": False,
+           "access_log": False}
 # a worker process builds its application from the environment (app_from_environment)
 _WORKER_APP = "learnsim.service.app:app_from_environment"
 

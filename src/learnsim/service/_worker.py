@@ -111,13 +111,14 @@ class IndexWorker:
         start within ``timeout`` seconds (default: ``timeout_s``)."""
         timeout = self.timeout_s if timeout is None else timeout
         future = self.submit(fn, key=key, queries=queries)
-        wrapped = asyncio.wrap_future(future)
-        try:
-            return await asyncio.wait_for(asyncio.shield(wrapped), timeout)
-        except asyncio.TimeoutError:
+        # one asyncio future woken from the thread and one timer: asyncio.wait_for over a shielded
+        # wrap_future made four futures, a task and their callbacks a request, on the event loop
+        # every request waits on
+        if not await _done_within(future, timeout):
             if future.cancel():   # it had not started: withdrawn, it will never run
-                raise TimedOut(timeout) from None
-            return await wrapped   # it is running: its effect must be reported, however late
+                raise TimedOut(timeout)
+            await _done_within(future, None)   # it is running: its effect must be reported, however late
+        return future.result()
 
     # ------------------------------------------------------------------ the thread
     def _next(self):
@@ -191,6 +192,36 @@ class IndexWorker:
             self._closed = True
             self._cv.notify_all()
         self._thread.join()
+
+
+def _wake(waiter):
+    if not waiter.done():
+        waiter.set_result(None)
+
+
+async def _done_within(future, timeout):
+    """Wait, in the running event loop, until the concurrent ``future`` is done (True) or
+    ``timeout`` seconds (None: no limit) have passed (False). A cancelled wait leaves the future
+    as it is (it runs, or stays queued, as a shielded one did)."""
+    if future.done():
+        return True
+    loop = asyncio.get_running_loop()
+    waiter = loop.create_future()
+
+    def done(_):   # in the worker's thread (or here, when it is done already)
+        try:
+            loop.call_soon_threadsafe(_wake, waiter)
+        except RuntimeError:   # the loop is closed: nobody waits any more
+            pass
+
+    future.add_done_callback(done)
+    timer = None if timeout is None else loop.call_later(max(0.0, timeout), _wake, waiter)
+    try:
+        await waiter
+    finally:
+        if timer is not None:
+            timer.cancel()
+    return future.done()
 
 
 def _settle(future, thunk):
