@@ -696,3 +696,65 @@ def test_every_scored_answer_says_what_the_score_is_and_which_way_is_better(clie
     schema = c.get("/openapi.json").json()
     body = schema["paths"]["/v1/search"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
     assert {"score", "higher_is_better", "hits"} <= set(body["required"])
+
+
+class _Recorder:
+    """A stand-in index for IndexWorker: records each batch's queries, taking ``seconds`` a batch."""
+
+    def __init__(self):
+        self.batches, self.seconds = [], 0.0
+
+    def search(self, index, queries):
+        import time
+
+        self.batches.append(list(queries))
+        time.sleep(self.seconds)
+        return [[q] for q in queries]
+
+
+def test_a_search_under_load_waits_for_its_batch_and_an_idle_one_does_not():
+    """After a large batch (load) a search waits a little for the clients it answered to ask
+    again, so that they join its batch; after a small one (an idle service) it runs at once."""
+    import time
+
+    from learnsim.service._worker import LINGER_MIN_BATCH, IndexWorker
+
+    rec = _Recorder()
+    # a long wait allowed, so that the test does not race the thread: at most half the last
+    # batch's time (0.6 s here) and until the last batch's number of queries are queued again
+    worker = IndexWorker(None, max_pending=100, timeout_s=30, linger_s=10.0)
+    try:
+        rec.seconds = 0.6
+        worker.submit(rec.search, key="k", queries=[f"a{i}" for i in range(LINGER_MIN_BATCH + 4)]).result(10)
+        rec.seconds = 0.0
+        start = time.monotonic()
+        first = worker.submit(rec.search, key="k", queries=["b0"])
+        time.sleep(0.05)
+        rest = [worker.submit(rec.search, key="k", queries=[f"b{i}"]) for i in range(1, 4)]
+        rec.seconds = 2.0   # (this batch's time: the next wait is at most 1 s)
+        assert [f.result(10) for f in [first] + rest] == [[["b0"]], [["b1"]], [["b2"]], [["b3"]]]
+        # they came within the wait: one batch
+        assert rec.batches[1:] == [["b0", "b1", "b2", "b3"]]
+        # the last batch's number of queries queued again (4, and the one there was) ends the
+        # wait at once, well before its 1 s
+        rec.batches.clear()
+        rec.seconds = 0.0
+        start = time.monotonic()
+        fs = [worker.submit(rec.search, key="k", queries=["c0"])]
+        time.sleep(0.1)   # the thread is waiting for more
+        fs += [worker.submit(rec.search, key="k", queries=[f"c{i}"]) for i in range(1, 5)]
+        assert [f.result(10) for f in fs] == [[[f"c{i}"]] for i in range(5)]
+        assert rec.batches == [[f"c{i}" for i in range(5)]] and time.monotonic() - start < 0.8
+        # a small last batch (an idle service): the next search does not wait
+        worker.submit(rec.search, key="k", queries=["d"]).result(10)
+        start = time.monotonic()
+        assert worker.submit(rec.search, key="k", queries=["e"]).result(10) == [["e"]]
+        assert time.monotonic() - start < 0.25
+        # writes (no key) never wait
+        rec.seconds = 0.6
+        worker.submit(rec.search, key="k", queries=[f"f{i}" for i in range(8)]).result(10)
+        start = time.monotonic()
+        assert worker.submit(lambda index: "written").result(10) == "written"
+        assert time.monotonic() - start < 0.25
+    finally:
+        worker.close()

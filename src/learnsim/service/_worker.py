@@ -4,7 +4,9 @@ An :class:`~learnsim.index.Index` is not thread-safe, and a search of a dense in
 memory bandwidth (every row is read once per query): so one thread runs the index's calls in the
 order they were queued, and searches with the same options that wait together run as one
 ``Index.search(list)`` call, which reads the rows once for the whole batch. Under load this is what
-keeps latency down; on an idle service a batch is a single request and nothing waits.
+keeps latency down; on an idle service a batch is a single request and nothing waits. Under load
+(the last batch was large) a search waits a little (``LINGER_S``) for the clients that batch
+answered to ask again, so that one batch serves them all rather than two half as large.
 
 The queue is bounded: a request that would make more than ``max_pending`` calls wait is refused at
 once (429, the client retries), and one that has not started within ``timeout_s`` (or the
@@ -20,10 +22,25 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections import deque
 from concurrent.futures import Future
 
 __all__ = ["IndexWorker", "Busy", "TimedOut"]
+
+
+# How long a search under load waits for the clients the last batch answered to ask again, so
+# that they join it (at most half the last batch's time, and only after a batch of
+# LINGER_MIN_BATCH queries or more: an idle or lightly used service never waits). Without it, 25
+# clients a process settle into two alternating batches of about 12; a scan of 100,000 dense rows
+# costs about as much for 12 queries as for 25 (the rows are read once a batch), so one batch
+# of 25 does the work of two. bench_serve.py --model film --ann exact --workers 2 --threads 1
+# (50 clients, 2 cores), two rounds each: without writes p99 65-70 ms at 1,310-1,551 requests/s
+# and 1.09-1.30 ms of server CPU a request, against 98-102 ms, 1,123-1,294/s and 1.43-1.66 ms
+# without the wait; with writes 1,340-1,441/s against 1,157-1,203/s, p99 74-79 against 68-75 ms
+# (the writes' reloads make that tail). 5 ms and 8 ms waits did no better.
+LINGER_S = 0.003
+LINGER_MIN_BATCH = 4
 
 
 class Busy(Exception):
@@ -62,6 +79,10 @@ class IndexWorker:
         How long :meth:`call` waits for its call to start before withdrawing it.
     max_batch : int, default=64
         Most queries searched in one batch.
+    linger_s : float, default=LINGER_S
+        Under load (the last batch held ``LINGER_MIN_BATCH`` queries or more), how long a search
+        waits for more to join its batch: at most this, at most half the last batch's time, and
+        no longer than it takes the last batch's number of queries to be queued again.
 
     Attributes
     ----------
@@ -71,14 +92,16 @@ class IndexWorker:
         Calls queued and not started.
     """
 
-    def __init__(self, index, max_pending, timeout_s, max_batch=64):
+    def __init__(self, index, max_pending, timeout_s, max_batch=64, linger_s=LINGER_S):
         self.index, self.max_pending, self.timeout_s, self.max_batch = index, max_pending, timeout_s, max_batch
+        self.linger_s = linger_s
         self.lock = threading.Lock()
         self._cv = threading.Condition()
         self._queue = deque()
         self._taken = 0      # taken off the queue by the thread, not yet started (waiting for lock)
         self._running = False
         self._closed = False
+        self._last_batch, self._last_seconds = 0, 0.0
         self.batches = 0     # searches run, and the queries they held: how much batching happened
         self.batched_queries = 0
         self._thread = threading.Thread(target=self._run, name="learnsim-index", daemon=True)
@@ -128,6 +151,8 @@ class IndexWorker:
                 self._cv.wait()
             if not self._queue:
                 return None
+            if self.linger_s > 0 and self._queue[0].key is not None and self._last_batch >= LINGER_MIN_BATCH:
+                self._linger(self._queue[0].key)
             first = self._queue.popleft()
             calls = [first]
             if first.key is not None:
@@ -143,6 +168,21 @@ class IndexWorker:
                 self._queue = kept
             self._taken = len(calls)
             return calls
+
+    def _linger(self, key):
+        """Under load (the last batch was large): wait, the condition's lock held, until the
+        searches queued with ``key`` number the last batch's queries more than when called (its
+        clients asked again), or LINGER_S (at most half the last batch's time) has passed."""
+        def queued():
+            return sum(len(c.queries) for c in self._queue if c.key == key)
+
+        target = min(self.max_batch, self._last_batch + queued())
+        deadline = time.monotonic() + min(self.linger_s, 0.5 * self._last_seconds)
+        while not self._closed and queued() < target:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            self._cv.wait(left)
 
     def _run(self):
         while True:
@@ -167,6 +207,7 @@ class IndexWorker:
             _settle(first.future, lambda: first.fn(self.index))
             return
         queries = [q for c in calls for q in c.queries]
+        started = time.monotonic()
         try:
             results = first.fn(self.index, queries)
         except BaseException:
@@ -179,6 +220,7 @@ class IndexWorker:
             return
         self.batches += 1
         self.batched_queries += len(queries)
+        self._last_batch, self._last_seconds = len(queries), time.monotonic() - started
         label = getattr(results, "label", None)
         start = 0
         for c in calls:
