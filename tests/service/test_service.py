@@ -713,49 +713,63 @@ class _Recorder:
 
 
 def test_a_search_under_load_waits_for_its_batch_and_an_idle_one_does_not():
-    """After a large batch (load) a search waits a little for the clients it answered to ask
-    again, so that they join its batch; after a small one (an idle service) it runs at once."""
+    """After a batch of many requests (load) a search waits a little for the clients it answered
+    to ask again, so that they join its batch; after a batch of one request (an idle service, or
+    one client's list of queries) it runs at once, and a write never waits."""
     import time
 
     from learnsim.service._worker import LINGER_MIN_BATCH, IndexWorker
 
     rec = _Recorder()
     # a long wait allowed, so that the test does not race the thread: at most half the last
-    # batch's time (0.6 s here) and until the last batch's number of queries are queued again
+    # batch's time and until the last batch's number of queries are queued again
     worker = IndexWorker(None, max_pending=100, timeout_s=30, linger_s=10.0)
-    try:
-        rec.seconds = 0.6
-        worker.submit(rec.search, key="k", queries=[f"a{i}" for i in range(LINGER_MIN_BATCH + 4)]).result(10)
+
+    def load(prefix, n, seconds):
+        """n one-query requests queued behind a write: they run as one batch of ``seconds``."""
+        worker.submit(lambda index: time.sleep(0.2))
+        rec.seconds = seconds
+        fs = [worker.submit(rec.search, key="k", queries=[f"{prefix}{i}"]) for i in range(n)]
+        assert [f.result(10) for f in fs] == [[[f"{prefix}{i}"]] for i in range(n)]
+        assert rec.batches[-1] == [f"{prefix}{i}" for i in range(n)]
         rec.seconds = 0.0
-        start = time.monotonic()
+
+    try:
+        load("a", LINGER_MIN_BATCH + 4, 0.6)
         first = worker.submit(rec.search, key="k", queries=["b0"])
         time.sleep(0.05)
         rest = [worker.submit(rec.search, key="k", queries=[f"b{i}"]) for i in range(1, 4)]
         rec.seconds = 2.0   # (this batch's time: the next wait is at most 1 s)
         assert [f.result(10) for f in [first] + rest] == [[["b0"]], [["b1"]], [["b2"]], [["b3"]]]
         # they came within the wait: one batch
-        assert rec.batches[1:] == [["b0", "b1", "b2", "b3"]]
+        assert rec.batches[-1] == ["b0", "b1", "b2", "b3"]
         # the last batch's number of queries queued again (4, and the one there was) ends the
         # wait at once, well before its 1 s
-        rec.batches.clear()
         rec.seconds = 0.0
         start = time.monotonic()
         fs = [worker.submit(rec.search, key="k", queries=["c0"])]
         time.sleep(0.1)   # the thread is waiting for more
         fs += [worker.submit(rec.search, key="k", queries=[f"c{i}"]) for i in range(1, 5)]
         assert [f.result(10) for f in fs] == [[[f"c{i}"]] for i in range(5)]
-        assert rec.batches == [[f"c{i}" for i in range(5)]] and time.monotonic() - start < 0.8
-        # a small last batch (an idle service), however long it took: the next search does not
-        # wait (a wait would be 1 s here)
+        assert rec.batches[-1] == [f"c{i}" for i in range(5)] and time.monotonic() - start < 0.8
+        # a batch of one request (an idle service), however long it took: the next search does
+        # not wait (a wait would be 1 s here)
         rec.seconds = 2.0
         worker.submit(rec.search, key="k", queries=["d"]).result(10)
         rec.seconds = 0.0
         start = time.monotonic()
         assert worker.submit(rec.search, key="k", queries=["e"]).result(10) == [["e"]]
         assert time.monotonic() - start < 0.5
-        # writes (no key) never wait, even after a large batch
+        # nor after one client's list of many queries (one request): a program posting lists one
+        # after another never waits for others
         rec.seconds = 2.0
-        worker.submit(rec.search, key="k", queries=[f"f{i}" for i in range(8)]).result(10)
+        worker.submit(rec.search, key="k", queries=[f"g{i}" for i in range(LINGER_MIN_BATCH + 4)]).result(10)
+        rec.seconds = 0.0
+        start = time.monotonic()
+        assert worker.submit(rec.search, key="k", queries=["h"]).result(10) == [["h"]]
+        assert time.monotonic() - start < 0.5
+        # writes (no key) never wait, even after a batch of many requests
+        load("f", LINGER_MIN_BATCH + 4, 2.0)
         start = time.monotonic()
         assert worker.submit(lambda index: "written").result(10) == "written"
         assert time.monotonic() - start < 0.5

@@ -31,7 +31,8 @@ __all__ = ["IndexWorker", "Busy", "TimedOut"]
 
 # How long a search under load waits for the clients the last batch answered to ask again, so
 # that they join it (at most half the last batch's time, and only after a batch of
-# LINGER_MIN_BATCH queries or more: an idle or lightly used service never waits). Without it, 25
+# LINGER_MIN_BATCH requests or more: an idle or lightly used service never waits, nor does one
+# client posting lists of queries one after another, whose batch is one request). Without it, 25
 # clients a process settle into two alternating batches of about 12; a scan of 100,000 dense rows
 # costs about as much for 12 queries as for 25 (the rows are read once a batch), so one batch
 # of 25 does the work of two. bench_serve.py --model film --ann exact --workers 2 --threads 1
@@ -80,7 +81,7 @@ class IndexWorker:
     max_batch : int, default=64
         Most queries searched in one batch.
     linger_s : float, default=LINGER_S
-        Under load (the last batch held ``LINGER_MIN_BATCH`` queries or more), how long a search
+        Under load (the last batch held ``LINGER_MIN_BATCH`` requests or more), how long a search
         waits for more to join its batch: at most this, at most half the last batch's time, and
         no longer than it takes the last batch's number of queries to be queued again.
 
@@ -101,7 +102,7 @@ class IndexWorker:
         self._taken = 0      # taken off the queue by the thread, not yet started (waiting for lock)
         self._running = False
         self._closed = False
-        self._last_batch, self._last_seconds = 0, 0.0
+        self._last_calls, self._last_batch, self._last_seconds = 0, 0, 0.0
         self.batches = 0     # searches run, and the queries they held: how much batching happened
         self.batched_queries = 0
         self._thread = threading.Thread(target=self._run, name="learnsim-index", daemon=True)
@@ -151,7 +152,7 @@ class IndexWorker:
                 self._cv.wait()
             if not self._queue:
                 return None
-            if self.linger_s > 0 and self._queue[0].key is not None and self._last_batch >= LINGER_MIN_BATCH:
+            if self.linger_s > 0 and self._queue[0].key is not None and self._last_calls >= LINGER_MIN_BATCH:
                 self._linger(self._queue[0].key)
             first = self._queue.popleft()
             calls = [first]
@@ -170,7 +171,7 @@ class IndexWorker:
             return calls
 
     def _linger(self, key):
-        """Under load (the last batch was large): wait, the condition's lock held, until the
+        """Under load (the last batch held many requests): wait, the condition's lock held, until the
         searches queued with ``key`` number the last batch's queries more than when called (its
         clients asked again), or LINGER_S (at most half the last batch's time) has passed."""
         def queued():
@@ -220,7 +221,7 @@ class IndexWorker:
             return
         self.batches += 1
         self.batched_queries += len(queries)
-        self._last_batch, self._last_seconds = len(queries), time.monotonic() - started
+        self._last_calls, self._last_batch, self._last_seconds = len(calls), len(queries), time.monotonic() - started
         label = getattr(results, "label", None)
         start = 0
         for c in calls:
