@@ -38,6 +38,10 @@ What it does, in order:
    requests per second, the clients' mean wait at the throughput the service reached (Little's
    law), with p99 over it (``p99/mean``: the length of the tail beside the average).
 
+``--trace`` has each server process write every search's times (``LEARNSIM_TRACE_SEARCHES``) and
+reports where they went in the server: waiting for their batch to start, the batch, and resuming
+the request (p50/p99, and the parts of the slowest 1 %).
+
 ``--ann auto exact`` (any list of Index.build's ``ann``) makes one run of all of this for each,
 in that order (``--rounds N``: N times, interleaved), each on a fresh copy of its index (built
 once, or kept in ``--cache DIR`` between invocations, rebuilt when src/learnsim/index or
@@ -391,6 +395,9 @@ def parse(argv=None):
     ap.add_argument("--cache", default=None, metavar="DIR",
                     help="keep the built indexes here (one per --model, --docs, --seed and --ann, rebuilt when "
                          "src/learnsim/index or src/learnsim/ann changes) and copy one for each run")
+    ap.add_argument("--trace", action="store_true",
+                    help="trace each search in the server (LEARNSIM_TRACE_SEARCHES) and report where its time went: "
+                         "waiting for its batch, the batch, resuming the request")
     ap.add_argument("--heavy", type=int, default=0,
                     help="clients posting heavy searches back to back during the load (0: none), "
                          "alternately --heavy-queries queries with k = --heavy-k, and "
@@ -561,6 +568,30 @@ def served_recall(path, queries, served, tol=1e-6):
             "failed": failed}
 
 
+def _trace_breakdown(directory, start, end):
+    """Where the searches queued between ``start`` and ``end`` (time.monotonic) spent their time
+    in the server, from the workers' traces (``LEARNSIM_TRACE_SEARCHES``): waiting for their
+    batch to start (the batch before it running, the wait for more to join it), their batch
+    (the scan of every query in it and their hits), and resuming (the event loop getting back to
+    the request); each p50/p99 in ms, and their means over the slowest 1 % in the worker."""
+    tables = [np.loadtxt(f, skiprows=1, ndmin=2) for f in sorted(Path(directory).glob("searches-*.tsv"))]
+    tables = [t for t in tables if t.size]
+    if not tables:
+        return None
+    a = np.vstack(tables)
+    a = a[(a[:, 0] >= start) & (a[:, 0] <= end)]
+    if not len(a):
+        return None
+    queued, started, finished, resumed = a[:, 0], a[:, 1], a[:, 2], a[:, 3]
+    parts = {"waiting": started - queued, "batch": finished - started, "resuming": resumed - finished,
+             "in_worker": resumed - queued}
+    slow = parts["in_worker"] >= np.percentile(parts["in_worker"], 99)
+    return {"searches": int(len(a)), "processes": len(tables),
+            **{name: _ms(v) for name, v in parts.items()},
+            "batch_queries_p50": float(np.median(a[:, 4])), "batch_queries_max": int(a[:, 4].max()),
+            "slowest_1pct_mean_ms": {name: float(1e3 * v[slow].mean()) for name, v in parts.items()}}
+
+
 def serve_run(args, ann, base, record, path, queries, writes, sample):
     """One run: the server on a copy of ``base`` at ``path``, the sequential pass, the load, the
     served answers of the ``sample`` of queries, then the in-process passes; its result."""
@@ -568,7 +599,13 @@ def serve_run(args, ann, base, record, path, queries, writes, sample):
     shutil.copytree(base, path)
     extra = (("--workers", str(args.workers)) if args.workers > 1 else ()) + \
         (("--learn-from-clicks",) if args.learn_from_clicks else ())
-    server = Server(path, args.threads, extra)
+    trace_dir = tempfile.mkdtemp(prefix="learnsim-trace-") if args.trace else None
+    if trace_dir is not None:
+        os.environ["LEARNSIM_TRACE_SEARCHES"] = trace_dir     # the server's environment is a copy of this one
+    try:
+        server = Server(path, args.threads, extra)
+    finally:
+        os.environ.pop("LEARNSIM_TRACE_SEARCHES", None)
     try:
         # warm every worker process: /healthz answers before a worker has warmed its index and
         # loaded its model, and one client's connection reaches one worker only (a worker still
@@ -583,9 +620,11 @@ def serve_run(args, ann, base, record, path, queries, writes, sample):
         heavy_bodies = [{"queries": queries[:args.heavy_queries], "k": args.heavy_k},
                         {"queries": queries[-args.heavy_explain_queries:], "k": args.heavy_explain_k, "explain": True,
                          "n_top": args.heavy_n_top}]
+        load_span = [time.monotonic()]
         load = _run(_load(server.base, queries, args.requests, args.clients, writes,
                           args.write_batch, args.write_every, raw=args.client == "raw",
                           heavy_clients=args.heavy, heavy_bodies=heavy_bodies))
+        load_span.append(time.monotonic())
         cpu = (_cpu_s(server.proc.pid) - cpu0[0], _cpu_s() - cpu0[1])
         missing = asyncio.run(_check_present(server.base, load["acknowledged"]))
         # the sampled queries asked again once the load and its writes are over, so that the
@@ -593,6 +632,10 @@ def serve_run(args, ann, base, record, path, queries, writes, sample):
         served = asyncio.run(_served(server.base, [queries[i] for i in sample]))
     finally:
         server.stop()
+    # the workers write their last rows as they stop
+    trace = _trace_breakdown(trace_dir, *load_span) if trace_dir is not None else None
+    if trace_dir is not None:
+        shutil.rmtree(trace_dir, ignore_errors=True)
     from threadpoolctl import threadpool_limits   # numpy is loaded: its BLAS is limited here
 
     with threadpool_limits(args.threads):
@@ -631,6 +674,7 @@ def serve_run(args, ann, base, record, path, queries, writes, sample):
         "in_process": dict(inproc, queries_per_s=inproc_qps, batched_queries_per_s=batched_qps,
                            batch=args.clients, documents=n_final),
         "served_recall": recall,
+        "trace": trace,
         "floor": {"ms": floor_ms, "p50_over_floor": search.get("p50_ms", np.nan) / floor_ms,
                   "p99_over_floor": search.get("p99_ms", np.nan) / floor_ms,
                   "served_ms": served_floor_ms, "p99_over_served": search.get("p99_ms", np.nan) / served_floor_ms},
@@ -744,6 +788,15 @@ def _report(r):
           f"served p50 {f['p50_over_floor']:.2f}x, p99 {f['p99_over_floor']:.2f}x it; at the served throughput "
           f"({r['clients']} clients / {L['requests_per_s']:.0f} requests/s, the mean wait) {f['served_ms']:.1f} ms, "
           f"p99 {f['p99_over_served']:.2f}x it")
+    t = r.get("trace")
+    if t:
+        w = t["slowest_1pct_mean_ms"]
+        print(f"  in the server ({t['searches']} searches traced): waiting for their batch p50 "
+              f"{t['waiting']['p50_ms']:.1f} / p99 {t['waiting']['p99_ms']:.1f} ms, the batch "
+              f"{t['batch']['p50_ms']:.1f} / {t['batch']['p99_ms']:.1f} ms ({t['batch_queries_p50']:.0f} queries, "
+              f"at most {t['batch_queries_max']}), resuming {t['resuming']['p50_ms']:.1f} / "
+              f"{t['resuming']['p99_ms']:.1f} ms; in all {t['in_worker']['p50_ms']:.1f} / {t['in_worker']['p99_ms']:.1f} ms; "
+              f"the slowest 1 %: waiting {w['waiting']:.1f}, batch {w['batch']:.1f}, resuming {w['resuming']:.1f} ms")
     rc = r["served_recall"]
     print(f"  served recall@10 against an exact in-process search ({rc['queries']} queries): {rc['recall_at_10']:.4f} "
           f"(top 10 identical for {rc['identical_top10']:.1%})")

@@ -3,6 +3,7 @@ JSON, hostile requests answered 4xx (never 5xx), writes visible to the next sear
 (body, query, pending requests), and a real server in a subprocess."""
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -775,3 +776,51 @@ def test_a_search_under_load_waits_for_its_batch_and_an_idle_one_does_not():
         assert time.monotonic() - start < 0.5
     finally:
         worker.close()
+
+
+def test_the_trace_records_each_search_in_the_worker_once_in_order_and_no_write(tmp_path, monkeypatch, caplog):
+    """With a trace file, every search call answered gets one row: queued <= started <= finished
+    <= resumed, the searches batched together share their batch's start, end and size, and a
+    write (no key) is not traced; the service traces only where LEARNSIM_TRACE_SEARCHES names a
+    directory."""
+    import asyncio
+    import time
+
+    from learnsim.service import app as service_app
+    from learnsim.service._worker import IndexWorker
+
+    rec = _Recorder()
+    path = tmp_path / "searches.tsv"
+    worker = IndexWorker(None, max_pending=100, timeout_s=30, trace=path)
+
+    async def run():
+        await worker.call(rec.search, key="k", queries=["a"])
+        # held behind a write, the next three wait together: one batch
+        worker.submit(lambda index: time.sleep(0.2))
+        got = await asyncio.gather(*(worker.call(rec.search, key="k", queries=[f"b{i}"]) for i in range(3)))
+        assert got == [[["b0"]], [["b1"]], [["b2"]]]
+
+    try:
+        asyncio.run(run())
+    finally:
+        worker.close()
+    lines = path.read_text(encoding="ascii").splitlines()
+    assert lines[0].split("\t") == ["queued", "started", "finished", "resumed", "batch_queries", "batch_requests"]
+    rows = [[float(x) for x in line.split("\t")] for line in lines[1:]]
+    assert len(rows) == 4 == sum(len(b) for b in rec.batches)
+    for queued, started, finished, resumed, n_queries, n_requests in rows:
+        assert queued <= started <= finished <= resumed
+        assert n_queries == n_requests and n_queries >= 1
+    assert rows[0][4] == 1
+    together = rows[1:]
+    assert rec.batches[-1] == ["b0", "b1", "b2"]
+    assert {tuple(r[1:3]) for r in together} == {tuple(together[0][1:3])} and all(r[4] == 3 for r in together)
+
+    monkeypatch.setenv(service_app.TRACE_VARIABLE, str(tmp_path))
+    assert service_app._trace_file() == str(tmp_path / f"searches-{os.getpid()}.tsv")
+    monkeypatch.setenv(service_app.TRACE_VARIABLE, str(tmp_path / "missing"))
+    with caplog.at_level("WARNING"):
+        assert service_app._trace_file() is None
+    assert "not a directory" in caplog.text
+    monkeypatch.delenv(service_app.TRACE_VARIABLE)
+    assert service_app._trace_file() is None

@@ -62,10 +62,48 @@ class Labelled(list):
 
 
 class _Call:
-    __slots__ = ("fn", "key", "queries", "future")
+    __slots__ = ("fn", "key", "queries", "future", "times")
 
-    def __init__(self, fn, key, queries):
+    def __init__(self, fn, key, queries, traced=False):
         self.fn, self.key, self.queries, self.future = fn, key, queries, Future()
+        # (queued, started, finished, queries and requests of its batch), where traced
+        self.times = [time.monotonic(), 0.0, 0.0, 0, 0] if traced else None
+
+
+class _Trace:
+    """Each search's times in the worker, appended to ``path`` (tab-separated, a header line
+    first), for finding where a served search's time goes under load: ``queued started finished
+    resumed batch_queries batch_requests``, seconds of ``time.monotonic`` (one clock for every
+    process of the machine), ``resumed`` when the coroutine that waited for it ran again. Rows
+    are written ROWS at a time and at :meth:`IndexWorker.close`; the service writes one when
+    ``LEARNSIM_TRACE_SEARCHES`` names a directory (``searches-PID.tsv`` there)."""
+
+    ROWS = 1000
+    HEAD = "queued\tstarted\tfinished\tresumed\tbatch_queries\tbatch_requests\n"
+
+    def __init__(self, path):
+        self.path, self.rows, self.lock = path, [], threading.Lock()
+        with open(path, "w", encoding="ascii") as fh:
+            fh.write(self.HEAD)
+
+    def add(self, times, resumed):
+        q, s, f, nq, nr = times
+        with self.lock:
+            self.rows.append(f"{q:.6f}\t{s:.6f}\t{f:.6f}\t{resumed:.6f}\t{nq}\t{nr}\n")
+            if len(self.rows) < self.ROWS:
+                return
+            rows, self.rows = self.rows, []
+        self._write(rows)
+
+    def flush(self):
+        with self.lock:
+            rows, self.rows = self.rows, []
+        self._write(rows)
+
+    def _write(self, rows):
+        if rows:
+            with open(self.path, "a", encoding="ascii") as fh:
+                fh.write("".join(rows))
 
 
 class IndexWorker:
@@ -84,6 +122,8 @@ class IndexWorker:
         Under load (the last batch held ``LINGER_MIN_BATCH`` requests or more), how long a search
         waits for more to join its batch: at most this, at most half the last batch's time, and
         no longer than it takes the last batch's number of queries to be queued again.
+    trace : str or path, optional
+        A file that each search's times are written to (see :class:`_Trace`); None: none.
 
     Attributes
     ----------
@@ -93,9 +133,10 @@ class IndexWorker:
         Calls queued and not started.
     """
 
-    def __init__(self, index, max_pending, timeout_s, max_batch=64, linger_s=LINGER_S):
+    def __init__(self, index, max_pending, timeout_s, max_batch=64, linger_s=LINGER_S, trace=None):
         self.index, self.max_pending, self.timeout_s, self.max_batch = index, max_pending, timeout_s, max_batch
         self.linger_s = linger_s
+        self._trace = None if trace is None else _Trace(trace)
         self.lock = threading.Lock()
         self._cv = threading.Condition()
         self._queue = deque()
@@ -118,7 +159,10 @@ class IndexWorker:
         options ``key`` (the service's: k and the filter) it shares with the calls it may be
         batched with. Returns a :class:`concurrent.futures.Future` (a search's result: one list of hits
         per query). Raises :class:`Busy` when the queue is full."""
-        call = _Call(fn, key, queries)
+        return self._queued(fn, key, queries).future
+
+    def _queued(self, fn, key, queries):
+        call = _Call(fn, key, queries, traced=self._trace is not None and key is not None)
         with self._cv:
             if self._closed:
                 raise RuntimeError("the service is shutting down")
@@ -127,14 +171,15 @@ class IndexWorker:
                 raise Busy(self.waiting)
             self._queue.append(call)
             self._cv.notify()
-        return call.future
+        return call
 
     async def call(self, fn, *, key=None, queries=None, timeout=None):
         """Run ``fn(index)`` (or a search: see :meth:`submit`) and return its result, from a
         coroutine; raises what it raised, :class:`Busy`, or :class:`TimedOut` when it did not
         start within ``timeout`` seconds (default: ``timeout_s``)."""
         timeout = self.timeout_s if timeout is None else timeout
-        future = self.submit(fn, key=key, queries=queries)
+        queued = self._queued(fn, key, queries)
+        future, times = queued.future, queued.times
         # one asyncio future woken from the thread and one timer: asyncio.wait_for over a shielded
         # wrap_future made four futures, a task and their callbacks a request, on the event loop
         # every request waits on
@@ -142,6 +187,8 @@ class IndexWorker:
             if future.cancel():   # it had not started: withdrawn, it will never run
                 raise TimedOut(timeout)
             await _done_within(future, None)   # it is running: its effect must be reported, however late
+        if times is not None and times[2]:
+            self._trace.add(times, time.monotonic())
         return future.result()
 
     # ------------------------------------------------------------------ the thread
@@ -209,6 +256,9 @@ class IndexWorker:
             return
         queries = [q for c in calls for q in c.queries]
         started = time.monotonic()
+        if first.times is not None:
+            for c in calls:
+                c.times[1], c.times[3], c.times[4] = started, len(queries), len(calls)
         try:
             results = first.fn(self.index, queries)
         except BaseException:
@@ -221,7 +271,11 @@ class IndexWorker:
             return
         self.batches += 1
         self.batched_queries += len(queries)
-        self._last_calls, self._last_batch, self._last_seconds = len(calls), len(queries), time.monotonic() - started
+        finished = time.monotonic()
+        self._last_calls, self._last_batch, self._last_seconds = len(calls), len(queries), finished - started
+        if first.times is not None:
+            for c in calls:
+                c.times[2] = finished
         label = getattr(results, "label", None)
         start = 0
         for c in calls:
@@ -230,11 +284,13 @@ class IndexWorker:
             start += len(c.queries)
 
     def close(self):
-        """Run what is queued, then stop the thread."""
+        """Run what is queued, then stop the thread (and write the trace's last rows)."""
         with self._cv:
             self._closed = True
             self._cv.notify_all()
         self._thread.join()
+        if self._trace is not None:
+            self._trace.flush()
 
 
 def _wake(waiter):

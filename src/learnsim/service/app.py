@@ -440,7 +440,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         index.warm()
         # the write handle shares the loaded model (read-only once fitted)
         write_index = Index.open(index_path, _pipeline=index.pipeline)
-    worker = IndexWorker(index, int(max_pending), float(timeout_s))
+    worker = IndexWorker(index, int(max_pending), float(timeout_s), trace=_trace_file())
     writer = IndexWorker(write_index, int(max_pending), float(timeout_s))
     key = api_key.encode() if api_key is not None else None
     static = {name: resources.files(__package__).joinpath("static", name).read_bytes() for name in _STATIC}
@@ -1079,6 +1079,22 @@ def _rule_score_name(matcher):
     similarity for a threshold, the classifier's decision value, 1/0 for mutual neighbours, the
     predicted score of a model fitted on graded pairs; higher is more alike in each."""
     return _RULE_SCORES.get(type(matcher).__name__, "score")
+
+
+TRACE_VARIABLE = "LEARNSIM_TRACE_SEARCHES"
+
+
+def _trace_file():
+    """Where this process writes each search's times in the worker (``searches-PID.tsv`` in the
+    directory that ``LEARNSIM_TRACE_SEARCHES`` names: see ``learnsim.service._worker._Trace``;
+    ``bench_serve.py --trace`` reads them), or None: not set, or not a directory (logged)."""
+    where = os.environ.get(TRACE_VARIABLE)
+    if not where:
+        return None
+    if not os.path.isdir(where):
+        log.warning("%s=%r is not a directory: the searches are not traced", TRACE_VARIABLE, where)
+        return None
+    return os.path.join(where, f"searches-{os.getpid()}.tsv")
 
 
 def _start_in_background(app, index, worker, writer, root):
