@@ -857,12 +857,12 @@ def test_a_search_batch_and_a_write_of_one_process_take_turns_and_alternate():
         b1 = reads.submit(timed("b1", 0.4), key="k", queries=["q"])
         time.sleep(0.1)   # b1 is running
         w1 = writes.submit(timed("w1", 0.4), write=True)
-        other = writes.submit(timed("load", 0.05))    # queued behind w1 on its thread
         time.sleep(0.1)
-        # while w1 waits for b1: another batch queued, then another write
+        # while w1 waits for b1: another batch queued, then another write, which the writes'
+        # thread takes as soon as w1 is done: b2 is waiting by then, and goes first
         b2 = reads.submit(timed("b2", 0.2), key="k", queries=["r"])
         w2 = writes.submit(timed("w2", 0.2), write=True)
-        for f in (b1, w1, other, b2, w2):
+        for f in (b1, w1, b2, w2):
             f.result(10)
         # no write beside a batch, in any order
         for b in ("b1", "b2"):
