@@ -795,10 +795,12 @@ def test_the_trace_records_each_search_in_the_worker_once_in_order_and_no_write(
 
     async def run():
         await worker.call(rec.search, key="k", queries=["a"])
-        # held behind a write, the next three wait together: one batch
-        worker.submit(lambda index: time.sleep(0.2))
+        # held behind a write (called as the service calls one), the next three wait together: one batch
+        write = asyncio.ensure_future(worker.call(lambda index: time.sleep(0.2)))
+        await asyncio.sleep(0.05)
         got = await asyncio.gather(*(worker.call(rec.search, key="k", queries=[f"b{i}"]) for i in range(3)))
         assert got == [[["b0"]], [["b1"]], [["b2"]]]
+        await write
 
     try:
         asyncio.run(run())
