@@ -787,11 +787,11 @@ def test_the_trace_records_each_search_in_the_worker_once_in_order_and_no_write(
     import time
 
     from learnsim.service import app as service_app
-    from learnsim.service._worker import IndexWorker
+    from learnsim.service._worker import IndexWorker, SearchTrace
 
     rec = _Recorder()
     path = tmp_path / "searches.tsv"
-    worker = IndexWorker(None, max_pending=100, timeout_s=30, trace=path)
+    worker = IndexWorker(None, max_pending=100, timeout_s=30, trace=SearchTrace(path))
 
     async def run():
         await worker.call(rec.search, key="k", queries=["a"])
@@ -819,13 +819,28 @@ def test_the_trace_records_each_search_in_the_worker_once_in_order_and_no_write(
     assert {tuple(r[1:3]) for r in together} == {tuple(together[0][1:3])} and all(r[4] == 3 for r in together)
 
     monkeypatch.setenv(service_app.TRACE_VARIABLE, str(tmp_path))
-    assert service_app._trace_file() == str(tmp_path / f"searches-{os.getpid()}.tsv")
+    with caplog.at_level("WARNING"):
+        trace = service_app._search_trace()
+    assert trace.path == str(tmp_path / f"searches-{os.getpid()}.tsv") and str(tmp_path) in caplog.text
+    assert (tmp_path / f"searches-{os.getpid()}.tsv").read_text(encoding="ascii") == lines[0] + "\n"
+    # not a directory, or one that cannot be written: logged, and no trace (the service serves)
+    caplog.clear()
     monkeypatch.setenv(service_app.TRACE_VARIABLE, str(tmp_path / "missing"))
     with caplog.at_level("WARNING"):
-        assert service_app._trace_file() is None
+        assert service_app._search_trace() is None
     assert "not a directory" in caplog.text
+    caplog.clear()
+    monkeypatch.setenv(service_app.TRACE_VARIABLE, str(tmp_path))
+    monkeypatch.setattr(service_app, "SearchTrace", _unwritable)
+    with caplog.at_level("WARNING"):
+        assert service_app._search_trace() is None
+    assert "cannot be written" in caplog.text
     monkeypatch.delenv(service_app.TRACE_VARIABLE)
-    assert service_app._trace_file() is None
+    assert service_app._search_trace() is None
+
+
+def _unwritable(path):
+    raise PermissionError(13, "Permission denied", str(path))
 
 
 def test_a_search_batch_and_a_write_of_one_process_take_turns_and_alternate():

@@ -26,7 +26,7 @@ import time
 from collections import deque
 from concurrent.futures import Future
 
-__all__ = ["IndexWorker", "Busy", "TimedOut", "Turns"]
+__all__ = ["IndexWorker", "Busy", "TimedOut", "Turns", "SearchTrace"]
 
 
 # How long a search under load waits for the clients the last batch answered to ask again, so
@@ -66,9 +66,9 @@ class Turns:
     writes' worker. Both threads share one interpreter and the process's share of the cores:
     side by side, a batch took two to three times as long (at 100,000 FILM documents under load,
     91 % of the slowest 5 % of batches ran beside a write of their own process, against 10 % of
-    the others; bench_serve.py --trace). Taken in turns, a
-    batch waits for the write running (its Python: about 11 ms for 10 documents), and a write
-    for the batch running. When both wait, they alternate: a stream of writes cannot hold the
+    the others: each batch's parts timed in the worker by a probe outside the project). Taken in
+    turns, a batch waits for the write running (its Python: about 11 ms for 10 documents), and a
+    write for the batch running. When both wait, they alternate: a stream of writes cannot hold the
     searches back for more than one write, nor a stream of batches the writes for more than one
     batch. Other calls (warming, loading the model, explanations) take no turn."""
 
@@ -105,13 +105,14 @@ class _Call:
         self.times = [time.monotonic(), 0.0, 0.0, 0, 0] if traced else None
 
 
-class _Trace:
+class SearchTrace:
     """Each search's times in the worker, appended to ``path`` (tab-separated, a header line
     first), for finding where a served search's time goes under load: ``queued started finished
     resumed batch_queries batch_requests``, seconds of ``time.monotonic`` (one clock for every
     process of the machine), ``resumed`` when the coroutine that waited for it ran again. Rows
     are written ROWS at a time and at :meth:`IndexWorker.close`; the service writes one when
-    ``LEARNSIM_TRACE_SEARCHES`` names a directory (``searches-PID.tsv`` there)."""
+    ``LEARNSIM_TRACE_SEARCHES`` names a directory (``searches-PID.tsv`` there). Creating it
+    writes the header line: an OSError when ``path`` cannot be written."""
 
     ROWS = 1000
     HEAD = "queued\tstarted\tfinished\tresumed\tbatch_queries\tbatch_requests\n"
@@ -157,8 +158,8 @@ class IndexWorker:
         Under load (the last batch held ``LINGER_MIN_BATCH`` requests or more), how long a search
         waits for more to join its batch: at most this, at most half the last batch's time, and
         no longer than it takes the last batch's number of queries to be queued again.
-    trace : str or path, optional
-        A file that each search's times are written to (see :class:`_Trace`); None: none.
+    trace : SearchTrace, optional
+        Where each search's times are written; None: nowhere.
     turns : Turns, optional
         Shared with the process's other worker: this worker's search batches, and the calls
         submitted with ``write=True``, take turns with the other's (see :class:`Turns`).
@@ -174,7 +175,7 @@ class IndexWorker:
     def __init__(self, index, max_pending, timeout_s, max_batch=64, linger_s=LINGER_S, trace=None, turns=None):
         self.index, self.max_pending, self.timeout_s, self.max_batch = index, max_pending, timeout_s, max_batch
         self.linger_s, self.turns = linger_s, turns
-        self._trace = None if trace is None else _Trace(trace)
+        self._trace = trace
         self.lock = threading.Lock()
         self._cv = threading.Condition()
         self._queue = deque()

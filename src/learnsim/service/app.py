@@ -148,7 +148,7 @@ from ._limits import (BODY_FILTER, CHUNK_EXPLAIN, CHUNK_PAIRS, MAX_BATCH, MAX_DO
                       QUERY_FILTER, _check_filter, _groups, _parse_filter, search_budget)
 from ._docs import add_docs_routes
 from ._schema import _BOUNDS_TEXT, _openapi
-from ._worker import Busy, IndexWorker, Labelled, TimedOut, Turns
+from ._worker import Busy, IndexWorker, Labelled, SearchTrace, TimedOut, Turns
 
 __all__ = ["create_app", "app_from_environment", "search_budget", "allowed_host_names"]
 
@@ -442,7 +442,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         write_index = Index.open(index_path, _pipeline=index.pipeline)
     # a search batch and a write take turns (Turns: side by side, they share the interpreter)
     turns = Turns()
-    worker = IndexWorker(index, int(max_pending), float(timeout_s), trace=_trace_file(), turns=turns)
+    worker = IndexWorker(index, int(max_pending), float(timeout_s), trace=_search_trace(), turns=turns)
     writer = IndexWorker(write_index, int(max_pending), float(timeout_s), turns=turns)
     key = api_key.encode() if api_key is not None else None
     static = {name: resources.files(__package__).joinpath("static", name).read_bytes() for name in _STATIC}
@@ -1086,17 +1086,26 @@ def _rule_score_name(matcher):
 TRACE_VARIABLE = "LEARNSIM_TRACE_SEARCHES"
 
 
-def _trace_file():
-    """Where this process writes each search's times in the worker (``searches-PID.tsv`` in the
-    directory that ``LEARNSIM_TRACE_SEARCHES`` names: see ``learnsim.service._worker._Trace``;
-    ``bench_serve.py --trace`` reads them), or None: not set, or not a directory (logged)."""
+def _search_trace():
+    """The SearchTrace this process writes each search's times to (``searches-PID.tsv`` in the
+    directory that ``LEARNSIM_TRACE_SEARCHES`` names; ``bench_serve.py --trace`` reads them), or
+    None: not set, or a directory that is not there or cannot be written (logged; the service
+    serves all the same)."""
     where = os.environ.get(TRACE_VARIABLE)
     if not where:
         return None
+    path = os.path.join(where, f"searches-{os.getpid()}.tsv")
     if not os.path.isdir(where):
         log.warning("%s=%r is not a directory: the searches are not traced", TRACE_VARIABLE, where)
         return None
-    return os.path.join(where, f"searches-{os.getpid()}.tsv")
+    try:
+        trace = SearchTrace(path)
+    except OSError as exc:
+        log.warning("%s: %s cannot be written (%s): the searches are not traced", TRACE_VARIABLE, path,
+                    exc.strerror or exc)
+        return None
+    log.warning("%s: each search's times are written to %s", TRACE_VARIABLE, path)
+    return trace
 
 
 def _start_in_background(app, index, worker, writer, root):
