@@ -561,9 +561,10 @@ class Pipeline:
         corpus = _check_texts(corpus, "corpus")
         found = self._collection_search(corpus)
         depth = min(max(k, self.rerank.n_candidates) if self.rerank is not None else k, found.n_documents)
-        idx, values = found.top_k(queries, depth)
-        hits = [[{"corpus_id": int(i), "score": float(v)} for i, v in zip(row_i, row_v)]
-                for row_i, row_v in zip(idx, values)]
+        idx, values, blank = found.top_k_blank(queries, depth)
+        # a query with no word the model knows gets no hits, as Index.search gives it
+        hits = [[] if none else [{"corpus_id": int(i), "score": float(v)} for i, v in zip(row_i, row_v)]
+                for row_i, row_v, none in zip(idx, values, blank)]
         if self.rerank is not None:
             hits = [rerank_hits(self.rerank, query, row, [corpus[h["corpus_id"]] for h in row])
                     for query, row in zip(queries, hits)]
@@ -801,14 +802,35 @@ class _CollectionSearch:
         return (L if self.scorer.input_weight == 1.0 else self.pipeline.vectorize(texts)), L
 
     def top_k(self, texts, k):
+        return self.top_k_blank(texts, k)[:2]
+
+    def top_k_blank(self, texts, k):
+        """(idx, values, blank): :meth:`top_k`, and per query whether its vectors are zero (no
+        word of it is one the model knows: every text would score the same)."""
         with stage_for(f"search: scoring {len(texts)} queries", len(texts)):
             X, L = self.vectors(texts)
-            return self.scorer.top_k(X, k, lexical=L)
+            idx, values = self.scorer.top_k(X, k, lexical=L)
+        return idx, values, blank_queries(X, L)
 
     def closeness(self, texts):
         with stage_for(f"scoring {len(texts)} texts", len(texts)):
             X, L = self.vectors(texts)
             return self.scorer.closeness(X, L)
+
+
+def blank_queries(X, lexical=None):
+    """Per query, whether its vectors ``X`` (and ``lexical``, where the model has a lexical
+    part) are zero: no word of it is one the model knows, so every text would score the same
+    (boolean array). Such a query gets no hits."""
+    from .text import find_empty_rows
+
+    blank = np.zeros(X.shape[0], dtype=bool)
+    blank[find_empty_rows(X)] = True
+    if lexical is not None:
+        known = np.ones(X.shape[0], dtype=bool)
+        known[find_empty_rows(lexical)] = False
+        blank &= ~known
+    return blank
 
 
 def rerank_hits(reranker, query, hits, texts):

@@ -256,14 +256,20 @@ def test_search_blocked_path_matches_embedding(corpus_files, model_path, monkeyp
 
 
 def test_search_human_output_and_k_capped(corpus_files, model_path):
+    word = corpus_files["texts"][0].split()[0]
     code, out, err = run_cli(["search", "--model", model_path, "--corpus", corpus_files["test"],
-                              "--query", "zzz-not-a-term", "-k", "500"])
+                              "--query", word, "-k", "500"])
     assert code == 0
-    assert "query 1: zzz-not-a-term" in out and "distance" in out
+    assert f"query 1: {word}" in out and "distance" in out
     assert out.startswith("Scored by MinimumClusterDistortion's learned distance (lower is closer).\n\n")
     assert len(out.strip().splitlines()) == 2 + 3 + 48   # scoring, blank, title, header, rule, 48 hits
     assert "more than the 48 corpus documents" in err
-    assert "no term of the model's vocabulary" in err
+    # a query of no known word: no hits (not 48 at one distance), and stderr says why
+    code, out, err = run_cli(["search", "--model", model_path, "--corpus", corpus_files["test"],
+                              "--query", "zzz-not-a-term", "-k", "500"])
+    assert code == 0
+    assert out.strip().splitlines()[2:] == ["query 1: zzz-not-a-term", "(no document matches)"]
+    assert "no word of the model's vocabulary" in err
 
 
 def test_evaluate_learned_beats_cosine_on_held_out_clusters(corpus_files, model_path):

@@ -173,3 +173,36 @@ def test_film_search_on_pairs_uses_the_validated_mix(tmp_path):
     else:
         expected = film.similarity(q, X)[0]
     np.testing.assert_allclose([h["similarity"] for h in result["hits"]], np.sort(expected)[::-1][:4], atol=1e-9)
+
+
+def test_a_query_of_unknown_words_matches_no_document(tmp_path):
+    """With --model --corpus, with --index, and in a run file: no hits for a query with no word of
+    the model's vocabulary (not every document at the same distance), a note on stderr saying so,
+    and the other queries answered."""
+    from learnsim.datasets import make_clustered_corpus
+
+    corpus = make_clustered_corpus(n_clusters=4, docs_per_cluster=10, random_state=2)
+    train = tmp_path / "train.tsv"
+    train.write_text("".join(f"{corpus.target[i]}\t{t}\n" for i, t in enumerate(corpus.data)), encoding="utf-8")
+    model = tmp_path / "mcd.npz"
+    assert run_cli(["fit", "--input", train, "--model", model, "--baseline-holdout", "none"])[0] == 0
+    docs = _texts_file(tmp_path / "docs.tsv", corpus.data)
+    queries = ["zqxv wuffle", corpus.data[3]]
+    args = ["--query", queries[0], "--query", queries[1], "-k", "3", "--json"]
+    code, out, err = run_cli(["search", "--model", model, "--corpus", docs, *args])
+    assert code == 0, err
+    assert [len(r["hits"]) for r in json.loads(out)] == [0, 3]
+    assert "1 query(s) have no word of the model's vocabulary (e.g. 'zqxv wuffle')" in err
+    code, out, _ = run_cli(["search", "--model", model, "--corpus", docs, "--query", queries[0]])
+    assert code == 0 and out.rstrip().endswith("(no document matches)")
+    index = tmp_path / "idx"
+    assert run_cli(["index", "build", "--model", model, "--corpus", docs, "--out", index])[0] == 0
+    code, out, err = run_cli(["search", "--index", index, *args])
+    assert code == 0, err
+    assert [len(r["hits"]) for r in json.loads(out)] == [0, 3]
+    qfile = tmp_path / "queries.tsv"
+    qfile.write_text(f"q1\t{queries[0]}\nq2\t{queries[1]}\n", encoding="utf-8")
+    for source in (["--model", model, "--corpus", docs], ["--index", index]):
+        run = tmp_path / "run.txt"
+        assert run_cli(["search", *source, "--queries", qfile, "--run", run, "-k", "3"])[0] == 0
+        assert [line.split()[0] for line in run.read_text().splitlines()] == ["q2"] * 3

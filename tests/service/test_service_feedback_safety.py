@@ -115,6 +115,36 @@ def test_with_a_key_the_holder_or_the_users_it_names(fresh):
     assert clients[5] not in clients[:5]                  # no key: the address, not "user-0"
 
 
+def test_another_sites_page_is_answered_and_not_learned_from(fresh):
+    """A search a browser says another site's page sent (an <img> or a fetch: Sec-Fetch-Site) is
+    answered and logs no impression, counted as cross_site; a link of the page followed from
+    there records no click. The service's own page, a typed address, a program (no header) and
+    an origin given to cors_origins are logged."""
+    texts = corpus()[0]
+    app = _app(fresh, cors_origins=["https://front.example"])
+    with TestClient(app, raise_server_exceptions=False, base_url=BASE) as c:
+        logged = c.get("/v1/search", params={"q": texts[0]}).json()["impression"]
+        assert logged
+        for headers in ({"Sec-Fetch-Site": "cross-site"}, {"Sec-Fetch-Site": "same-site"},
+                        {"Sec-Fetch-Site": "Cross-Site", "Origin": "https://evil.example"}):
+            r = c.get("/v1/search", params={"q": texts[1]}, headers=headers)
+            assert r.status_code == 200 and r.json()["hits"] and r.json()["impression"] is None
+        r = c.post("/v1/search", json={"queries": [texts[2], texts[3]]}, headers={"Sec-Fetch-Site": "cross-site"})
+        assert r.status_code == 200 and r.json()["impressions"] == [None, None]
+        for headers in ({"Sec-Fetch-Site": "same-origin"}, {"Sec-Fetch-Site": "none"},
+                        {"Sec-Fetch-Site": "cross-site", "Origin": "https://front.example/"}):
+            assert c.get("/v1/search", params={"q": texts[4]}, headers=headers).json()["impression"]
+        assert c.get("/v1/info").json()["learn_from_clicks"]["dropped"] == {"cross_site": 5}
+        hit = c.get("/v1/search", params={"q": texts[0]}).json()
+        link = {"i": hit["impression"], "d": hit["hits"][0]["id"]}
+        r = c.get("/click", params=link, headers={"Sec-Fetch-Site": "cross-site"}, follow_redirects=False)
+        assert r.status_code == 303
+        r = c.get("/click", params=link, headers={"Sec-Fetch-Site": "same-origin"}, follow_redirects=False)
+        assert r.status_code == 303
+    with FeedbackLog(fresh, readonly=True) as log:
+        assert [len(imp["clicks"]) for imp in log.impressions()] == [0, 0, 0, 0, 1]
+
+
 def test_the_proxy_headers_still_apply_to_the_scheme(fresh):
     """The service keeps the connection's address for counting clients, and applies uvicorn's
     proxy headers itself (learnsim serve runs uvicorn without them): a proxy on this machine

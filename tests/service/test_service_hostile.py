@@ -590,6 +590,19 @@ def test_a_text_with_nothing_to_search_for_is_refused(fresh, text):
     assert c.get("/v1/search", params={"q": f"{text} w001"}).status_code == 200
 
 
+def test_a_query_of_words_the_model_does_not_know_has_no_hits(fresh):
+    """Not 422 (it has letters), and not k documents scoring alike: no hits, as Elasticsearch
+    answers a query that matches nothing; a known word beside the unknown ones is answered."""
+    c = _client(fresh)
+    r = c.get("/v1/search", params={"q": "zqxv wuffle"})
+    assert r.status_code == 200 and r.json()["hits"] == []
+    r = c.post("/v1/search", json={"queries": ["zqxv wuffle", "w001 zqxv"], "k": 3})
+    assert r.status_code == 200
+    assert [len(hits) for hits in r.json()["results"]] == [0, 3]
+    page = c.get("/", params={"q": "zqxv wuffle"})
+    assert page.status_code == 200
+
+
 def test_the_schema_states_the_rules(fresh):
     schema = _client(fresh).get("/openapi.json").json()
     q = next(p for p in schema["paths"]["/v1/search"]["get"]["parameters"] if p["name"] == "q")

@@ -105,7 +105,7 @@ def _print_hits(args, corpus, queries, idx, values, scorer, reranker=None):
         print(f"query {qi + 1}: {_snippet(res['query'])}")
         rows = [[h["rank"], f"{h[column]:.4f}", h["id"] if h["id"] is not None else f"#{h['index']}",
                  h["text"]] for h in res["hits"]]
-        print(_table(["rank", column, "doc", "text"], rows, align=">><<"))
+        print(_table(["rank", column, "doc", "text"], rows, align=">><<") if rows else "(no document matches)")
     return 0
 
 
@@ -305,13 +305,20 @@ def _corpus_ranking(pipeline, texts, queries, k):
     scorer = found.scorer
     Q, Q_lexical = found.vectors(queries)
     _warn_empty_rows(found.documents, "corpus document", texts)
-    _warn_empty_rows(Q if Q_lexical is None else Q_lexical, "query", queries)
+    from ..pipeline import blank_queries, rerank_hits
+
+    blank = blank_queries(Q, Q_lexical).tolist()
+    if any(blank):
+        shown = ", ".join([repr(_snippet(q, 30)) for q, b in zip(queries, blank) if b][:3])
+        _note(f"{sum(blank)} query(s) have no word of the model's vocabulary (e.g. {shown}): "
+              "no document matches them")
     reranker = pipeline.rerank
     depth = min(max(k, reranker.n_candidates), len(texts)) if reranker is not None else k
     idx, values = scorer.top_k(Q, depth, lexical=Q_lexical)
+    # as Index.search and Pipeline.search: no hits rather than k documents scoring alike
+    idx = [[] if b else row for row, b in zip(idx, blank)]
+    values = [[] if b else row for row, b in zip(values, blank)]
     if reranker is not None:
-        from ..pipeline import rerank_hits
-
         found = [rerank_hits(reranker, q, [{"i": int(i), "score": float(v)} for i, v in zip(idx[qi], values[qi])],
                              [texts[i] for i in idx[qi]])[:k] for qi, q in enumerate(queries)]
         idx = [[h["i"] for h in hits] for hits in found]

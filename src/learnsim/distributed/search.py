@@ -426,7 +426,8 @@ class DistributedIndex:
         parts = [dask.delayed(search_partition)(str(self.path), e, m, rows_d, k)
                  for e in self.manifest["partitions"]]
         found = compute(tree_reduce(parts, functools.partial(merge_best, k=k), split_every), client)
-        results = [self._hits(pos, vals) for pos, vals in found]
+        # a query with no word the model knows gets no hits, as Index.search gives it
+        results = [[] if blank else self._hits(pos, vals) for (pos, vals), blank in zip(found, rows.blank())]
         return results[0] if single else results
 
     def _partition_texts(self, p):

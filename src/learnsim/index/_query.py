@@ -37,6 +37,19 @@ class QueryRows:
         return (self.sparse[i], None if self.dense is None else self.dense[i],
                 None if self.sq is None else float(self.sq[i]))
 
+    def blank(self):
+        """Per query, whether its row is zero in every part: no word (or feature) of its text is
+        one the model knows, so every document would score the same and any k of them would be
+        an arbitrary answer. A search gives such a query no hits, as Elasticsearch and Pyserini
+        do for a query that matches no document (bm25s returns k documents scoring 0)."""
+        dense = None if self.dense is None else np.any(self.dense != 0, axis=1).tolist()
+        out = []
+        for i, s in enumerate(self.sparse):
+            out.append(not ((s is not None and s[1].size and s[1].any())
+                            or (dense is not None and dense[i])
+                            or (self.sq is not None and self.sq[i] != 0)))
+        return out
+
     @classmethod
     def from_rows(cls, rows):
         """From a :class:`learnsim.scorer.Rows` (CSR sparse part)."""

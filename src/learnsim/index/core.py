@@ -830,6 +830,9 @@ class Index(ModelVersions):
                 if checking is not None:
                     checking.join()
             found = self._search_rows(rows, depth, allowed)
+            for qi, blank in enumerate(rows.blank()):
+                if blank:       # no word the model knows: no hits, not k arbitrary documents
+                    found[qi] = (np.zeros(0), np.zeros(0, dtype=np.int64))
             # one read of SQLite for the hits of every query (a server batches queries)
             docs = self._documents(self._seqs[np.concatenate([o for _, o in found])]) if len(found) > 1 else None
             if depth == k:
@@ -924,7 +927,10 @@ class Index(ModelVersions):
             text, _ = self.document(doc_id)
             pos = int(np.searchsorted(self._seqs, seq))
             allowed = self._allowed(conditions)
-            (values, order), = self._search_rows(self._query_rows([text]), k, allowed, exclude=[pos])
+            rows = self._query_rows([text])
+            if rows.blank()[0]:
+                return []       # a text with no word the model knows (added since the build): as search
+            (values, order), = self._search_rows(rows, k, allowed, exclude=[pos])
             return self._hits(values, order)
 
         return read_retrying(self, read)

@@ -636,6 +636,11 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         # log's bound (a service may take longer queries than the log keeps)
         kept = [n for n, (q, hits) in enumerate(zip(queries, results))
                 if hits and q.strip() and len(q) <= MAX_LOGGED_QUERY]
+        if kept and cross_site(scope):
+            # another site's page made the visitor's browser search (an <img>, a fetch): what it
+            # searched for is that site's choice, not the visitor's; answered, not learned from
+            recorder._drop("cross_site", len(kept))
+            return out
         items = [(queries[n], [h["id"] for h in results[n]], model, client, teams) for n in kept]
         try:
             tokens = await recorder.impressions(items, timeout=stop - time.monotonic()) if items else []
@@ -839,6 +844,22 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         return _json((await explained([(body.query, body.document)], body.n_top, deadline()))[0])
 
     # ---------------------------------------------------------------- feedback
+    trusted_origins = frozenset(o.rstrip("/").lower() for o in cors_origins)
+
+    def cross_site(scope):
+        """Whether a browser says the request came from another site's page (Sec-Fetch-Site
+        cross-site or same-site: another port of this host too) that is not one of
+        ``cors_origins``. A GET carries no Origin a page cannot avoid sending, so this is what
+        tells; a request from a program (no such header), a typed address or a bookmark ("none")
+        and this service's own page ("same-origin") are not."""
+        fetch_site = origin = None
+        for name, value in scope.get("headers", ()):
+            if name == b"sec-fetch-site":
+                fetch_site = value.decode("latin-1").strip().lower()
+            elif name == b"origin":
+                origin = value.decode("latin-1").rstrip("/").lower()
+        return fetch_site in ("cross-site", "same-site") and origin not in trusted_origins
+
     async def record_clicks(impression, clicked, scope, dwell=None, relevance=None):
         if recorder is None:
             raise _fail(404, "this service records no feedback (learnsim serve --learn-from-clicks)")
@@ -876,7 +897,9 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         impression, doc_id = params.get("i"), params.get("d")
         if not impression or not doc_id or len(params) != 2 or len(impression) > 100:
             raise _fail(400, "a click link is /click?i=IMPRESSION&d=ID")
-        await record_clicks(impression, [doc_id], request.scope)
+        if not cross_site(request.scope):
+            # a link of this page followed (or pasted); from another site's page, only shown
+            await record_clicks(impression, [doc_id], request.scope)
         return Response(status_code=303, headers=dict(_PAGE_HEADERS, Location=page._link(similar=doc_id)))
 
     # ---------------------------------------------------------------- writes
