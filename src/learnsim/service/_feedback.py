@@ -182,7 +182,7 @@ class ClickRecorder:
         if self._reported_at is None or now - self._reported_at >= DROP_WARNING_S:
             self._reported_at = now
             what = ", ".join(f"{k} {v}" for k, v in sorted(self._unreported.items()))
-            log.warning("the click log dropped %d impressions (%s); their searches were answered without one "
+            log.warning("%d impressions were not logged (%s); their searches were answered without one "
                         "(/v1/info: learn_from_clicks.dropped; at most one such line a minute)",
                         sum(self._unreported.values()), what)
             self._unreported.clear()
