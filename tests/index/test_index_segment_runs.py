@@ -129,3 +129,56 @@ def test_a_fresh_process_searching_dense_runs_does_not_import_scipy(tmp_path):
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "i")], capture_output=True, text=True,
                          timeout=120, check=True).stdout.split()
     assert out == [expected, "False"]
+
+
+class _Rows(_Seg):
+    """A small segment with rows (dense or posting lists over 7 terms), counting the reads of them."""
+
+    def __init__(self, name, n, sparse, seed):
+        super().__init__(name, n, arrays=("indptr",) if sparse else ("dense",))
+        rng = np.random.default_rng(seed)
+        self.reads = 0
+        if sparse:
+            import scipy.sparse as sp
+
+            csc = sp.random(n, 7, density=0.5, format="csc", dtype=np.float32, random_state=seed)
+            csc.sort_indices()
+            self._csc = (csc.indptr.astype(np.int64), csc.indices.astype(np.int32), csc.data)
+        else:
+            self._dense = rng.standard_normal((n, 5)).astype(np.float32)
+
+    def check(self):
+        return None
+
+    def _read(self, value):
+        self.reads += 1
+        return value
+
+    dense = property(lambda self: self._read(self._dense))
+    indptr = property(lambda self: self._read(self._csc[0]))
+    indices = property(lambda self: self._read(self._csc[1]))
+    data = property(lambda self: self._read(self._csc[2]))
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_a_run_an_add_extended_copies_the_rows_of_the_run_before(sparse):
+    """After an add, the new run's rows are the old run's and the new segment's, not every member
+    read again; the same arrays as a run made from scratch."""
+    segs = [_Rows(f"s{i}", 3 + i, sparse, i) for i in range(5)]
+    first = scanned_segments(segs[:4], 5)[0]
+    first.check()
+    before = [s.reads for s in segs]
+    grown = scanned_segments(segs, 5, previous=[first])[0]
+    assert grown is not first and grown.members == tuple(segs)
+    grown.check()
+    assert [s.reads - b for s, b in zip(segs, before)] == [0, 0, 0, 0, 1 if not sparse else 3]
+    fresh = SegmentRun(segs)
+    for key in (("dense",) if not sparse else ("indptr", "indices", "data")):
+        np.testing.assert_array_equal(getattr(grown, key), getattr(fresh, key))
+    assert grown._base is None          # the old run is not kept alive by the new one
+    # a run of before that was never searched (its rows not built): every member is read
+    unbuilt = scanned_segments(segs[:3], 5)[0]
+    again = scanned_segments(segs[:4], 5, previous=[unbuilt])[0]
+    before = [s.reads for s in segs]
+    again.check()
+    assert all(s.reads > b for s, b in zip(segs[:4], before[:4]))

@@ -64,12 +64,17 @@ class SegmentRun:
     ann_meta = None
     sq = None
 
-    def __init__(self, members):
+    def __init__(self, members, base=None):
         self.members = tuple(members)
         self.name = "+".join(m.name for m in self.members)
         self.n = sum(m.n for m in self.members)
         self.dtype = self.members[0].dtype
         self._rows = None
+        # a run of the first of these members made before (the run an add extended): its rows,
+        # once built, are copied whole, so that a write does not make the next search restack
+        # every member's posting lists (one piece a member: 0.3 ms for 17 small segments over a
+        # vocabulary of 100k documents, a tenth of a LearnedBM25 search's reload after a write)
+        self._base = base
 
     def check(self):
         self._built()
@@ -81,21 +86,27 @@ class SegmentRun:
         if self._rows is None:
             for m in self.members:
                 m.check()
+            base = self._base
+            pieces = list(self.members)
+            if base is not None and base._rows is not None:
+                # the base's rows stand for its members (their concatenation, in order)
+                pieces = [base] + pieces[len(base.members):]
             rows = {"dense": None, "indptr": None, "indices": None, "data": None}
             if self.has("dense"):
-                rows["dense"] = np.ascontiguousarray(np.concatenate([np.asarray(m.dense) for m in self.members]))
+                rows["dense"] = np.ascontiguousarray(np.concatenate([np.asarray(m.dense) for m in pieces]))
             if self.has("indptr"):
                 # scipy only for sparse rows: its import (0.2-0.4 s) was most of a dense index's
                 # first search in a fresh process (the CLI's)
                 import scipy.sparse as sp
 
-                n_terms = self.members[0].indptr.shape[0] - 1
+                n_terms = pieces[0].indptr.shape[0] - 1
                 csc = sp.vstack([sp.csc_matrix((m.data, m.indices, m.indptr), shape=(m.n, n_terms))
-                                 for m in self.members], format="csc")
+                                 for m in pieces], format="csc")
                 csc.sort_indices()
                 rows.update(indptr=csc.indptr.astype(np.int64), indices=csc.indices.astype(np.int32),
                             data=np.asarray(csc.data, dtype=self.dtype))
             self._rows = rows
+            self._base = None       # not kept alive by the run that extended it
         return self._rows
 
     dense = property(lambda self: self._built()["dense"])
@@ -126,7 +137,12 @@ def scanned_segments(segments, dense_dim, previous=()):
     def close():
         if len(run) > 1:
             key = tuple(map(id, run))
-            out.append(known.get(key) or SegmentRun(run))
+            found = known.get(key)
+            if found is None:
+                # the longest run of before whose members begin this one (an add appended to it)
+                bases = [r for k, r in known.items() if len(k) < len(key) and key[:len(k)] == k]
+                found = SegmentRun(run, base=max(bases, key=lambda r: len(r.members)) if bases else None)
+            out.append(found)
         else:
             out.extend(run)
 
