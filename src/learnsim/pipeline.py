@@ -551,7 +551,8 @@ class Pipeline:
             first). With a re-ranker (:attr:`rerank`), the first stage's top
             ``rerank.n_candidates`` are re-scored: ``score`` is the re-ranker's probability of
             a duplicate, and ``first_stage_rank`` / ``first_stage_score`` say where the hit
-            stood before.
+            stood before. A query none of whose words the model knows gets no hits (every
+            text would score the same), as :meth:`learnsim.index.Index.search` gives it.
         """
         single = isinstance(queries, str)
         queries = [queries] if single else queries

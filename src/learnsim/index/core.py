@@ -794,7 +794,9 @@ class Index(ModelVersions):
         -------
         list of dict, or a list of them for a list of queries
             Each hit: ``rank``, ``id``, ``score`` (the similarity, or the distance for distance
-            models: see :attr:`column`), ``text``, ``metadata`` (and ``explanation``).
+            models: see :attr:`column`), ``text``, ``metadata`` (and ``explanation``). A query
+            none of whose words the model knows gets no hits: every document would score the
+            same (Elasticsearch and Pyserini answer so; bm25s returns k documents scoring 0).
 
         Examples
         --------
