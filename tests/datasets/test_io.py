@@ -140,3 +140,22 @@ def test_documents_from_dataframe():
     docs = read_labelled_documents(frame)
     assert docs.labels == ["1", None, "2"] and docs.ids == ["x", "y", "z"]
     assert read_documents(pd.DataFrame({"text": ["a", "b"]})).texts == ["a", "b"]
+
+
+@pytest.mark.parametrize("quoting", ["auto", "csv"])
+def test_a_tsv_whose_header_names_text_then_label_is_read_that_way(tmp_path, quoting):
+    """A first line text<TAB>label: the label is the last field (it was read as a text, and every
+    document as a label of its own); without that header, label<TAB>text as before."""
+    path = tmp_path / "rev.tsv"
+    path.write_text("Text\tLabel\nreset my password\tsupport\nforgot\tmy password\tsupport\ncharged twice\tbilling\n",
+                    encoding="utf-8")
+    docs = read_labelled_documents(path, quoting=quoting)
+    assert docs.texts == ["reset my password", "forgot\tmy password", "charged twice"]
+    assert docs.labels == ["support", "support", "billing"]
+    plain = tmp_path / "plain.tsv"
+    plain.write_text("label\ttext\nsupport\treset my password\n", encoding="utf-8")
+    assert read_labelled_documents(plain).labels == ["support"]
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("text\tlabel\nno tab here\n", encoding="utf-8")
+    with pytest.raises(DocumentFormatError, match="line 2: no TAB separator; expected 'text<TAB>label'"):
+        read_labelled_documents(bad)

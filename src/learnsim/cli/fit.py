@@ -24,8 +24,8 @@ def register(commands):
               --method relative   a weighted metric from relative comparisons or clicks
 
             input layouts, one example line each (.tsv: TAB-separated; a header line is skipped):
-              labelled documents (--input; mcd, film): label<TAB>text, .csv with a header
-              label,text, or .jsonl
+              labelled documents (--input; mcd, film): label<TAB>text (text<TAB>label under
+              a header naming them so), .csv with a header label,text, or .jsonl
                   sports<TAB>The match ended in a draw after extra time.
                   sports,"The match ended in a draw, after extra time."
                   {"label": "sports", "text": "The match ended in a draw after extra time."}

@@ -389,8 +389,9 @@ def _check_text(text, number, path):
 
 
 def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto"):
-    """Read labelled documents from a ``.tsv``/``.txt`` (``label<TAB>text``), ``.csv`` (a header
-    ``label,text``), ``.jsonl`` or ``.parquet`` (columns ``label`` and ``text``) file.
+    """Read labelled documents from a ``.tsv``/``.txt`` (``label<TAB>text``; ``text<TAB>label``
+    under a first line naming the columns so), ``.csv`` (a header ``label,text``), ``.jsonl`` or
+    ``.parquet`` (columns ``label`` and ``text``) file.
 
     Parameters
     ----------
@@ -473,15 +474,23 @@ def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto"):
             seen.extend(k for k in obj if k not in (key, "text", "title", "label"))
         docs.unused_fields = _unused(seen, ())
         return _check_not_empty(docs, path)
-    first = True
+    first, swapped = True, False
     for number, line, label, tab, text in _tab_rows(path, _quote(kind, quoting), encoding_errors):
-        if first and _is_header(line, ("label",)):
+        if first:
             first = False
-            continue
-        first = False
+            if _is_header(line, ("label",)):
+                continue
+            head, _, rest = line.partition("\t")
+            if head.strip().lower() == "text" and rest.strip().lower() == "label":
+                # a header naming the columns the other way round: text<TAB>label, the label
+                # after the last TAB (else each text would be read as a label of its own)
+                swapped = True
+                continue
+        if swapped:
+            text, tab, label = line.rpartition("\t")
         if not tab:
             raise DocumentFormatError(f"{path}, line {number}: no TAB separator; expected "
-                                      f"'label<TAB>text', got {line[:60]!r}")
+                                      f"'{'text<TAB>label' if swapped else 'label<TAB>text'}', got {line[:60]!r}")
         label = label.strip()
         if not label:
             raise DocumentFormatError(f"{path}, line {number}: empty label (use -1 for a "
