@@ -803,15 +803,18 @@ class _CollectionSearch:
         return (L if self.scorer.input_weight == 1.0 else self.pipeline.vectorize(texts)), L
 
     def top_k(self, texts, k):
-        return self.top_k_blank(texts, k)[:2]
+        return self._scored(texts, k)[:2]
 
     def top_k_blank(self, texts, k):
         """(idx, values, blank): :meth:`top_k`, and per query whether its vectors are zero (no
         word of it is one the model knows: every text would score the same)."""
+        idx, values, X, L = self._scored(texts, k)
+        return idx, values, _blank_rows(X) & (True if L is None else _blank_rows(L))
+
+    def _scored(self, texts, k):
         with stage_for(f"search: scoring {len(texts)} queries", len(texts)):
             X, L = self.vectors(texts)
-            idx, values = self.scorer.top_k(X, k, lexical=L)
-        return idx, values, blank_queries(X, L)
+            return (*self.scorer.top_k(X, k, lexical=L), X, L)
 
     def closeness(self, texts):
         with stage_for(f"scoring {len(texts)} texts", len(texts)):
@@ -819,18 +822,12 @@ class _CollectionSearch:
             return self.scorer.closeness(X, L)
 
 
-def blank_queries(X, lexical=None):
-    """Per query, whether its vectors ``X`` (and ``lexical``, where the model has a lexical
-    part) are zero: no word of it is one the model knows, so every text would score the same
-    (boolean array). Such a query gets no hits."""
+def _blank_rows(X):
+    """Per row of vectors (dense or sparse), whether it is zero (boolean array)."""
     from .text import find_empty_rows
 
     blank = np.zeros(X.shape[0], dtype=bool)
     blank[find_empty_rows(X)] = True
-    if lexical is not None:
-        known = np.ones(X.shape[0], dtype=bool)
-        known[find_empty_rows(lexical)] = False
-        blank &= ~known
     return blank
 
 

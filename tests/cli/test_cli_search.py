@@ -200,6 +200,15 @@ def test_a_query_of_unknown_words_matches_no_document(tmp_path):
     code, out, err = run_cli(["search", "--index", index, *args])
     assert code == 0, err
     assert [len(r["hits"]) for r in json.loads(out)] == [0, 3]
+    assert "1 query(s) have no word of the model's vocabulary (e.g. 'zqxv wuffle')" in err
+    assert "--cjk-unigrams" not in err
+    # a lone CJK character: the hint names what would make it a word
+    code, out, err = run_cli(["search", "--index", index, "--query", "雨"])
+    assert code == 0 and out.rstrip().endswith("(no document matches)")
+    assert "(e.g. '雨')" in err and "--cjk-unigrams" in err
+    # a filter that matches nothing is not said to be unknown words
+    code, out, err = run_cli(["search", "--index", index, "--query", queries[1], "--filter", '{"x": 1}'])
+    assert code == 0 and "vocabulary" not in err
     qfile = tmp_path / "queries.tsv"
     qfile.write_text(f"q1\t{queries[0]}\nq2\t{queries[1]}\n", encoding="utf-8")
     for source in (["--model", model, "--corpus", docs], ["--index", index]):

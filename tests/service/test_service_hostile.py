@@ -600,7 +600,8 @@ def test_a_query_of_words_the_model_does_not_know_has_no_hits(fresh):
     assert r.status_code == 200
     assert [len(hits) for hits in r.json()["results"]] == [0, 3]
     page = c.get("/", params={"q": "zqxv wuffle"})
-    assert page.status_code == 200
+    assert page.status_code == 200 and "None of the query's words is in the model" in page.text
+    assert "None of the query" not in c.get("/", params={"q": "w001"}).text
 
 
 def test_the_schema_states_the_rules(fresh):

@@ -275,7 +275,28 @@ def _index_search(index, queries, k, filter=None, explain=False):
     if k > len(index):
         _note(f"-k {k} is more than the {len(index)} indexed documents; showing all of them")
         k = max(len(index), 1)
-    return index.search(queries, k, filter=filter, explain=explain)
+    results = index.search(queries, k, filter=filter, explain=explain)
+    if filter is None and len(index):
+        # no filter and documents to find: a query without hits has no word the model knows
+        _note_unknown([q for q, hits in zip(queries, results) if not hits])
+    return results
+
+
+def _note_unknown(queries):
+    """Say on stderr which queries no document matches because no word of theirs is in the
+    model's vocabulary (their answer is empty, which alone would not say why)."""
+    if not queries:
+        return
+    shown = ", ".join(repr(_snippet(q, 30)) for q in queries[:3])
+    import unicodedata
+
+    # a character standing alone is a term, but the same character inside a run of them is
+    # only in its bigrams, unless the model was fitted with unigrams too
+    lone = any(len(q.strip()) == 1 and unicodedata.name(q.strip(), "").startswith(
+        ("CJK", "HIRAGANA", "KATAKANA", "HANGUL")) for q in queries)
+    hint = " (a single CJK character is a word only for a model fitted with --cjk-unigrams)" if lone else ""
+    _note(f"{len(queries)} query(s) have no word of the model's vocabulary (e.g. {shown}): "
+          f"no document matches them{hint}")
 
 
 def _index_run(index, query_ids, queries, k, filter=None):
@@ -303,22 +324,18 @@ def _corpus_ranking(pipeline, texts, queries, k):
     # the corpus' own vocabulary and statistics for the lexical part (Pipeline notes, issue 32)
     found = pipeline.searcher(list(texts))
     scorer = found.scorer
-    Q, Q_lexical = found.vectors(queries)
     _warn_empty_rows(found.documents, "corpus document", texts)
-    from ..pipeline import blank_queries, rerank_hits
-
-    blank = blank_queries(Q, Q_lexical).tolist()
-    if any(blank):
-        shown = ", ".join([repr(_snippet(q, 30)) for q, b in zip(queries, blank) if b][:3])
-        _note(f"{sum(blank)} query(s) have no word of the model's vocabulary (e.g. {shown}): "
-              "no document matches them")
     reranker = pipeline.rerank
     depth = min(max(k, reranker.n_candidates), len(texts)) if reranker is not None else k
-    idx, values = scorer.top_k(Q, depth, lexical=Q_lexical)
+    idx, values, blank = found.top_k_blank(queries, depth)
+    blank = blank.tolist()
+    _note_unknown([q for q, b in zip(queries, blank) if b])
     # as Index.search and Pipeline.search: no hits rather than k documents scoring alike
     idx = [[] if b else row for row, b in zip(idx, blank)]
     values = [[] if b else row for row, b in zip(values, blank)]
     if reranker is not None:
+        from ..pipeline import rerank_hits
+
         found = [rerank_hits(reranker, q, [{"i": int(i), "score": float(v)} for i, v in zip(idx[qi], values[qi])],
                              [texts[i] for i in idx[qi]])[:k] for qi, q in enumerate(queries)]
         idx = [[h["i"] for h in hits] for hits in found]

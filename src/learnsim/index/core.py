@@ -831,10 +831,12 @@ class Index(ModelVersions):
             finally:
                 if checking is not None:
                     checking.join()
-            found = self._search_rows(rows, depth, allowed)
-            for qi, blank in enumerate(rows.blank()):
-                if blank:       # no word the model knows: no hits, not k arbitrary documents
-                    found[qi] = (np.zeros(0), np.zeros(0, dtype=np.int64))
+            # a query with no word the model knows: no hits, not k arbitrary documents (and no
+            # scan when every query is one)
+            blank = rows.blank()
+            found = [None] * len(blank) if all(blank) else self._search_rows(rows, depth, allowed)
+            for qi in (qi for qi, b in enumerate(blank) if b):
+                found[qi] = (np.zeros(0), np.zeros(0, dtype=np.int64))
             # one read of SQLite for the hits of every query (a server batches queries)
             docs = self._documents(self._seqs[np.concatenate([o for _, o in found])]) if len(found) > 1 else None
             if depth == k:

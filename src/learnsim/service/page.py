@@ -341,7 +341,11 @@ def render_results(data):
                          f'by the model\'s calibrated duplicate rule:</p>'
                          f'<blockquote class="source">{marked(src["text"], ())}</blockquote>')
     if not hits:
-        parts.append('<p class="none">No documents.</p>')
+        # the page searches without a filter: a query of a non-empty collection without hits
+        # has no word the model knows (every document would have scored the same)
+        why = (" None of the query's words is in the model's vocabulary."
+               if data["q"] and (data.get("info") or {}).get("documents") else "")
+        parts.append(f'<p class="none">No documents.{why}</p>')
     else:
         parts.append('<ol class="hits">' + "".join(_hit(h, data) for h in hits) + "</ol>")
     return "".join(parts)
