@@ -203,9 +203,17 @@ def top_k(values, k, allowed=None):
     return order
 
 
-def _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, allowed, n_total):
+def _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, allowed, n_total, zeros=True):
     """(local positions, higher-is-closer values) of the k best rows of one segment, best first,
-    ties to the lower position; ``allowed``: a boolean mask of the segment's rows or None."""
+    ties to the lower position; ``allowed``: a boolean mask of the segment's rows or None.
+
+    ``zeros=False``: the segments before this one hold k rows scoring 0 or more, so that a row
+    of this one that a sparse query does not touch (score 0) cannot be among the k best of the
+    index (it loses a tie of 0 to the earlier rows); its sparse search then returns the rows with
+    a score (up to k) and does not look for the untouched ones. A small segment that a write
+    added rarely has k touched rows: the search for its zeros took 8-50 us a query (numpy calls,
+    a pass over the deletions' mask), more than the scan of 100,000 rows (bench_index.py's
+    LearnedBM25 index after its single upserts)."""
     seg.check()
     n = seg.n
     if n == 0:
@@ -218,7 +226,7 @@ def _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, allowed, n_total):
             # one kernel call, conclusive when it finds k rows with a positive score (every
             # other row scores 0); else the candidates below, with the rows that score 0
             fused = sparse_top_k(seg, q_sparse[0], q_sparse[1], k, allowed, n_total)
-            if fused is not None and fused[0].shape[0] == k and fused[1][-1] > 0:
+            if fused is not None and (not zeros or fused[0].shape[0] == k and fused[1][-1] > 0):
                 return fused
             rows, vals = sparse_candidates(seg, q_sparse[0], q_sparse[1], n_total)
         if allowed is not None:
@@ -226,7 +234,7 @@ def _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, allowed, n_total):
             rows, vals = rows[keep], vals[keep]
         best = best_of_candidates(rows, vals, k)
         rows, vals = rows[best], vals[best]
-        if rows.shape[0] == k and vals[-1] > 0:
+        if not zeros or rows.shape[0] == k and vals[-1] > 0:
             return rows, vals
         # every other row scores exactly 0: the first k of them may be among the best
         zeros = first_zero_rows(n, np.sort(rows), k, allowed)
@@ -258,6 +266,7 @@ def best_k(segments, q_sparse, q_dense, q_sq, distance, k, allowed=None, *, excl
     note_search()
     positions, values, offset = [], [], 0
     approximate = False
+    nonnegative = 0         # rows found so far scoring 0 or more (see _segment_best's zeros)
     n_total = sum(seg.n for seg in segments)
     exclude = None if exclude is None else np.unique(np.asarray(exclude, dtype=np.int64).ravel())
     for seg in segments:
@@ -276,8 +285,10 @@ def best_k(segments, q_sparse, q_dense, q_sq, distance, k, allowed=None, *, excl
             if local is not None and local.size:
                 mask = np.ones(seg.n, dtype=bool) if mask is None else mask.copy()
                 mask[local] = False
-            found = _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, mask, n_total)
+            found = _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, mask, n_total, zeros=nonnegative < k)
         pos, vals = found
+        if nonnegative < k:
+            nonnegative += int(np.count_nonzero(vals >= 0))
         positions.append(pos + offset)
         values.append(vals)
         offset += seg.n
