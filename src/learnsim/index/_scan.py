@@ -287,7 +287,7 @@ def best_k(segments, q_sparse, q_dense, q_sq, distance, k, allowed=None, *, excl
                 mask[local] = False
             found = _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, mask, n_total, zeros=nonnegative < k)
         pos, vals = found
-        if nonnegative < k:
+        if nonnegative < k and seg.indptr is not None:
             nonnegative += int(np.count_nonzero(vals >= 0))
         positions.append(pos + offset)
         values.append(vals)
