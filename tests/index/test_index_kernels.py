@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from learnsim.index import _kernels as K
+from sparse_segments import SparseSegment
 
 
 def _reference(values, k, allowed=None):
@@ -24,18 +25,6 @@ def test_largest_k_matches_a_stable_sort_with_ties_and_masks(monkeypatch, numba,
     assert K.largest_k(np.zeros(0), 5).shape == (0,)
 
 
-class _Seg:
-    def __init__(self, W):
-        import scipy.sparse as sp
-
-        csc = sp.csc_matrix(W)
-        csc.sort_indices()
-        self.n = W.shape[0]
-        self.indptr = csc.indptr.astype(np.int64)
-        self.indices = csc.indices.astype(np.int32)
-        self.data = csc.data.astype(np.float32)
-
-
 @pytest.mark.parametrize("numba", ["0", "1"])
 def test_sparse_candidates_are_the_nonzero_scores(monkeypatch, numba):
     import scipy.sparse as sp
@@ -44,7 +33,7 @@ def test_sparse_candidates_are_the_nonzero_scores(monkeypatch, numba):
     rng = np.random.default_rng(0)
     W = sp.random(300, 40, density=0.1, random_state=1, format="csr")
     W.data = np.round(W.data * 4) - 2          # signed weights, some sums exactly 0
-    seg = _Seg(W)
+    seg = SparseSegment(W)
     for _ in range(20):
         terms = np.unique(rng.integers(0, 40, size=4))
         weights = rng.integers(1, 3, size=terms.size).astype(float)
@@ -105,7 +94,7 @@ def test_sparse_top_k_is_the_k_best_nonzero_rows(monkeypatch, k):
     rng = np.random.default_rng(k)
     W = sp.random(400, 30, density=0.15, random_state=k, format="csr")
     W.data = np.round(W.data * 4) - 1          # signed weights, many ties, some sums exactly 0
-    seg = _Seg(W)
+    seg = SparseSegment(W)
     for trial in range(30):
         terms = np.unique(rng.integers(0, 30, size=5))
         weights = rng.integers(1, 3, size=terms.size).astype(float)
@@ -180,7 +169,7 @@ def test_sparse_top_k_grows_its_row_buffer_for_longer_posting_lists(monkeypatch)
     W[:, 0] = 1.0 + np.arange(n).reshape(-1, 1) % 7        # a term in every row
     W[5, 1] = W[17, 1] = 2.0                                # a rare one
     W[::2, 2] = 1.0
-    seg = _Seg(W.tocsr())
+    seg = SparseSegment(W.tocsr())
     for terms in ([1], [0], [0, 2], [1]):
         terms = np.asarray(terms)
         got = K.sparse_top_k(seg, terms, np.ones(terms.size), 10)

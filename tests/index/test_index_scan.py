@@ -5,32 +5,16 @@ import pytest
 import scipy.sparse as sp
 
 from learnsim.index import _scan
-
-
-class _Seg:
-    """What a sparse segment shows the scan: its rows' posting lists (CSC of the rows)."""
-
-    dense = None
-
-    def __init__(self, W):
-        csc = sp.csc_matrix(W)
-        csc.sort_indices()
-        self.n = W.shape[0]
-        self.indptr = csc.indptr.astype(np.int64)
-        self.indices = csc.indices.astype(np.int32)
-        self.data = csc.data.astype(np.float32)
-
-    def check(self):
-        pass
+from sparse_segments import SparseSegment
 
 
 def _segments(rng, sizes, n_terms=40, density=0.08):
     mats = []
-    for i, n in enumerate(sizes):
+    for n in sizes:
         W = sp.random(n, n_terms, density=density, random_state=int(rng.integers(1 << 30)), format="csr")
         W.data = np.round(W.data * 4) - 1          # signed weights, ties, some sums exactly 0
         mats.append(W)
-    return [_Seg(W) for W in mats], sp.vstack(mats).tocsr()
+    return [SparseSegment(W) for W in mats], sp.vstack(mats).tocsr()
 
 
 def _reference(W, terms, weights, k, allowed):
@@ -70,7 +54,7 @@ def test_a_later_segment_does_not_look_for_untouched_rows_once_k_are_found(monke
     rng = np.random.default_rng(3)
     segs, W = _segments(rng, (400, 6), density=0.3)
     W.data = np.abs(W.data) + 1                     # every touched row scores > 0
-    segs = [_Seg(W[:400]), _Seg(W[400:])]
+    segs = [SparseSegment(W[:400]), SparseSegment(W[400:])]
     calls = []
     real = _scan.first_zero_rows
 
@@ -91,7 +75,7 @@ def test_a_later_segment_does_not_look_for_untouched_rows_once_k_are_found(monke
     W2[:3, :] = 0
     W2[0, 0] = -1.0
     W2 = W2.tocsr()
-    segs2 = [_Seg(W2[:3]), _Seg(W2[3:])]
+    segs2 = [SparseSegment(W2[:3]), SparseSegment(W2[3:])]
     got_pos, got_vals = _scan.best_k(segs2, (np.array([0]), np.array([1.0])), None, None, False, 5, None)
     want_pos, want_vals = _reference(W2, np.array([0]), np.array([1.0]), 5, None)
     assert got_pos.tolist() == want_pos.tolist()
