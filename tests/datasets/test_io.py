@@ -159,3 +159,29 @@ def test_a_tsv_whose_header_names_text_then_label_is_read_that_way(tmp_path, quo
     bad.write_text("text\tlabel\nno tab here\n", encoding="utf-8")
     with pytest.raises(DocumentFormatError, match="line 2: no TAB separator; expected 'text<TAB>label'"):
         read_labelled_documents(bad)
+
+
+@pytest.mark.parametrize("quoting", ["auto", "csv"])
+@pytest.mark.parametrize("suffix", [".tsv", ".txt"])
+def test_a_collection_whose_header_names_text_first_is_read_that_way(tmp_path, quoting, suffix):
+    """A corpus to search under a first line text<TAB>label or text<TAB>id: the text is before
+    the last TAB (it was read as id<TAB>text: every text an id, every label or id the text)."""
+    path = tmp_path / f"rev{suffix}"
+    path.write_text("Text\tLabel\nreset my password\tsupport\nforgot\tmy password\t-1\ncharged twice\tbilling\n",
+                    encoding="utf-8")
+    docs = read_documents(path, quoting=quoting)
+    assert docs.texts == ["reset my password", "forgot\tmy password", "charged twice"]
+    assert docs.labels == ["support", None, "billing"] and docs.ids == [None, None, None]
+    assert docs.line_numbers == [2, 3, 4]
+    ids = tmp_path / f"ids{suffix}"
+    ids.write_text("text\tid\nreset my password\tq1\ncharged twice\tq2\n", encoding="utf-8")
+    docs = read_documents(ids, quoting=quoting)
+    assert docs.texts == ["reset my password", "charged twice"] and docs.ids == ["q1", "q2"]
+    assert docs.labels is None
+    plain = tmp_path / f"plain{suffix}"
+    plain.write_text("id\ttext\nq1\treset my password\n", encoding="utf-8")
+    assert read_documents(plain).ids == ["q1"] and read_documents(plain).texts == ["reset my password"]
+    bad = tmp_path / f"bad{suffix}"
+    bad.write_text("text\tid\nno tab here\n", encoding="utf-8")
+    with pytest.raises(DocumentFormatError, match="line 2: no TAB separator; expected 'text<TAB>id'"):
+        read_documents(bad)

@@ -12,7 +12,8 @@ corpus layouts:
   JSON Lines (.jsonl): {"id": ..., "text": ..., "metadata": {...}} per line; without a
       "metadata" object, every field other than id and text is metadata (for --filter)
       {"id": "q17", "text": "How do I learn Python?", "topic": "programming"}
-  id<TAB>text per line (.tsv), or one document per line (.txt): no metadata
+  id<TAB>text per line (.tsv), or one document per line (.txt): no metadata (under a first
+      line text<TAB>id, each line is read that way round)
   a header naming id and text (.csv, CSV-quoted): every other column is metadata
   A document without an id gets its line number ("line-12").
   BEIR's corpus.jsonl reads as it is: {"_id": ..., "title": ..., "text": ..., "metadata": {...}}

@@ -7,7 +7,9 @@ TAB-separated (``.tsv``, ``.txt``)
     first TAB. A first line ``label<TAB>text`` is a header and skipped; blank lines are skipped.
     An unlabelled collection (a corpus to search): ``id<TAB>text`` per line (a header
     ``id<TAB>text`` or ``label<TAB>text`` is skipped), or, for a ``.txt`` file in which some
-    line has no TAB, simply one document per line. Plain TSV has no quoting: a text that
+    line has no TAB, simply one document per line. Under a first line ``text<TAB>label`` (or,
+    for a collection, ``text<TAB>id``) the columns are read that way round: the label or id
+    after the last TAB. Plain TSV has no quoting: a text that
     starts with ``"`` is kept verbatim (``quoting="csv"`` reads CSV-quoted fields instead).
 Comma-separated (``.csv``)
     A header line naming the columns, then one document per record, CSV-quoted (a quoted
@@ -502,12 +504,43 @@ def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto"):
     return _check_not_empty(docs, path)
 
 
+def _swapped_header(line):
+    """``"id"`` or ``"label"`` for a first line naming the columns ``text<TAB>id`` or
+    ``text<TAB>label`` (the text first), else None."""
+    head, tab, rest = line.partition("\t")
+    rest = rest.strip().lower()
+    return rest if tab and head.strip().lower() == "text" and rest in ("id", "label") else None
+
+
+def _read_text_first(docs, path, rows, column):
+    """The records under a header ``text<TAB>id`` or ``text<TAB>label``: each one's id or label
+    after its last TAB, the text before it (a text may hold a TAB, as after the first one of an
+    ``id<TAB>text`` line). Read as ``id<TAB>text``, every text would have been taken for an id
+    and every id or label for the text."""
+    labels = [] if column == "label" else None
+    for number, line, *_ in rows[1:]:
+        text, tab, value = line.rpartition("\t")
+        if not tab:
+            raise DocumentFormatError(f"{path}, line {number}: no TAB separator; expected "
+                                      f"'text<TAB>{column}' (as the first line names the columns), got {line[:60]!r}")
+        value = value.strip()
+        docs.texts.append(_check_text(text, number, path))
+        docs.ids.append(value or None if labels is None else None)
+        if labels is not None:
+            labels.append(None if value in ("", NO_CLUSTER) else value)
+        docs.line_numbers.append(number)
+    docs.labels = labels
+    return _check_not_empty(docs, path)
+
+
 def read_documents(path, *, encoding_errors="replace", quoting="auto"):
     """Read a collection to search (or queries): labels are optional.
 
     ``.jsonl``: objects with ``"text"`` (``"id"`` and ``"label"`` are kept when present).
     ``.tsv``: ``id<TAB>text`` per line. ``.txt``: the same when every line has a TAB, else one
-    document per line. A first line ``id<TAB>text`` or ``label<TAB>text`` is a header.
+    document per line. A first line ``id<TAB>text`` or ``label<TAB>text`` is a header; under a
+    first line ``text<TAB>id`` or ``text<TAB>label`` each line is read that way round (the id or
+    label after the last TAB).
     ``.csv``: a header naming ``text`` and optionally ``id`` and ``label``; other columns are
     each document's metadata (as a JSON line's other fields). ``.parquet`` (pandas and pyarrow):
     the same columns as a ``.csv``, errors naming the row.
@@ -528,7 +561,7 @@ def read_documents(path, *, encoding_errors="replace", quoting="auto"):
     -------
     Documents
         ``labels`` is None unless a JSON Lines file gives every document a label, or a
-        ``.csv`` file has a ``label`` column.
+        ``.csv`` file has a ``label`` column, or a TSV file's first line is ``text<TAB>label``.
 
     Examples
     --------
@@ -597,6 +630,8 @@ def read_documents(path, *, encoding_errors="replace", quoting="auto"):
     rows = list(_tab_rows(path, _quote(kind, quoting), encoding_errors))
     if rows and _is_header(rows[0][1], ("id", "label")):
         rows = rows[1:]
+    elif rows and _swapped_header(rows[0][1]):
+        return _read_text_first(docs, path, rows, _swapped_header(rows[0][1]))
     with_ids = path.suffix.lower() == ".tsv" or all(tab for *_, tab, _rest in rows)
     for number, line, doc_id, tab, text in rows:
         if with_ids:
