@@ -64,7 +64,7 @@ _ALL = frozenset(METHODS)
 _OPTION_METHODS = {
     "weighting": {"mcd", "film", "relative"}, "norm": {"mcd", "film"}, "lsi": {"mcd", "film"},
     "stop_words": _ALL - {"adapter"}, "stem": _ALL - {"adapter"},
-    "language": _ALL, "analyzer": _ALL, "cjk_unigrams": _ALL,
+    "language": _ALL, "analyzer": _ALL, "cjk_unigrams": _ALL, "unicode_words": _ALL,
     "paper": {"mcd"}, "n_basis": {"mcd"}, "shrinkage": {"mcd"}, "complement_weight": {"mcd"},
     "n_components": {"film"}, "svd_rank": {"film"}, "max_iter": {"film", "linklearn"},
     "learning_rate": {"linklearn"}, "validation_fraction": {"linklearn", "film", "relative", "adapter"},
@@ -128,11 +128,14 @@ class FitOptions:
     #: "jieba"); every vectoriser of the fit and its baselines take it
     analyzer: str = "cjk"
     cjk_unigrams: bool = False
+    #: words by Unicode's rules (combining marks kept in their words, NFC): Tokenizer's unicode_words
+    unicode_words: bool = True
 
     @property
     def analysis(self):
         """The analysis keywords every vectoriser of the fit takes (:func:`learnsim.text.check_analysis`)."""
-        return {"analyzer": self.analyzer, "cjk_unigrams": bool(self.cjk_unigrams)}
+        return {"analyzer": self.analyzer, "cjk_unigrams": bool(self.cjk_unigrams),
+                "unicode_words": bool(self.unicode_words)}
 
     @classmethod
     def from_keywords(cls, method, options, random_state=0):
@@ -1045,6 +1048,9 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, que
         - ``language`` (a code such as "ja", "zh", "en"): picks the analyzer: "ja" SudachiPy (or
           fugashi), "zh" jieba, any other the bigram rule; with ``analyzer`` it must agree.
         - ``cjk_unigrams`` (bool; default False): the bigram analyzer also keeps each character.
+        - ``unicode_words`` (bool; default True): text that is not ASCII read by Unicode's rules
+          for words: NFC, and combining marks kept in their words (Hindi, Bengali, Tamil, Arabic
+          and Hebrew with vowel points); False: the token pattern alone, as models fitted before.
         - ``paper`` (bool; mcd): the paper's metric (n_basis=None, shrinkage=0,
           complement_weight=0), still checked against Euclid unless ``baseline_holdout=None``.
         - ``n_basis`` (int, "auto" or None = the whole feature space; mcd; default "auto"),
@@ -1310,6 +1316,7 @@ def _options(method, options, seed):
     analysis = resolve_analysis(get("language"), get("analyzer"), _check_choice(get("cjk_unigrams", False),
                                                                               "cjk_unigrams", (True, False)))
     o.analyzer, o.cjk_unigrams = analysis["analyzer"], analysis["cjk_unigrams"]
+    o.unicode_words = _check_choice(get("unicode_words", True), "unicode_words", (True, False))
     if get("lsi") is not None:
         lsi = get("lsi")
         o.lsi = (_check_int(lsi, "lsi", 1) if isinstance(lsi, numbers.Integral) and not isinstance(lsi, bool)

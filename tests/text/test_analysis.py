@@ -91,7 +91,8 @@ def test_a_missing_analyser_names_the_extra(monkeypatch):
 
 
 def test_language_picks_an_analyser_and_must_agree_with_one_given():
-    assert resolve_analysis(None) == check_analysis(None) == {"analyzer": "cjk", "cjk_unigrams": False}
+    assert resolve_analysis(None) == check_analysis(None) == {"analyzer": "cjk", "cjk_unigrams": False,
+                                                                 "unicode_words": True}
     assert resolve_analysis("en")["analyzer"] == resolve_analysis("ko")["analyzer"] == "cjk"
     with pytest.raises(ValueError, match="reads Chinese"):
         resolve_analysis("ja", "jieba")

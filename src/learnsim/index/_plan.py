@@ -26,7 +26,8 @@ def _vectorizer_meta(vec):
     meta = {"tokenizer": {"lowercase": bool(vec.lowercase), "token_pattern": vec.token_pattern,
                           "stop_words": stop, "stem": vec.stem, "ngram_range": [int(n) for n in vec.ngram_range],
                           "analyzer": getattr(vec, "analyzer", "words"),
-                          "cjk_unigrams": bool(getattr(vec, "cjk_unigrams", False))},
+                          "cjk_unigrams": bool(getattr(vec, "cjk_unigrams", False)),
+                          "unicode_words": bool(getattr(vec, "unicode_words", False))},
             "weighting": {"kind": vec.weighting, "sublinear_tf": bool(vec.sublinear_tf), "norm": vec.norm,
                           "k1": float(vec.k1), "b": float(vec.b), "avgdl": float(vec.avgdl_),
                           "dtype": np.dtype(vec.dtype).name}}

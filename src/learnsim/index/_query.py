@@ -82,7 +82,9 @@ class QueryPlan:
                                    stop_words=tok["stop_words"], stem=tok["stem"],
                                    ngram_range=tuple(tok["ngram_range"]),
                                    # an index planned before the analyzer was recorded: the token pattern alone
-                                   analyzer=tok.get("analyzer", "words"), cjk_unigrams=bool(tok.get("cjk_unigrams")))
+                                   analyzer=tok.get("analyzer", "words"), cjk_unigrams=bool(tok.get("cjk_unigrams")),
+                                   # and before unicode_words: words cut at combining marks
+                                   unicode_words=bool(tok.get("unicode_words", False)))
         self.terms = [str(t) for t in terms]
         self.vocabulary = {t: i for i, t in enumerate(terms)}
         self.n_terms = len(terms)

@@ -103,6 +103,47 @@ def _fold_width(text):
     return folded
 
 
+# Combining marks (Unicode's Mn, Mc, Me) belong to the letter before them: Devanagari's vowel
+# signs and virama (हिन्दी is ह ि न ् द ी), Bengali's and Tamil's, Arabic's and Hebrew's vowel
+# points, an accent written apart (e + U+0301). \w matches none of them, so the default token
+# pattern cut "हिन्दी भाषा में लिखा गया पाठ" down to one term, "गय". Unicode's word boundaries
+# (UAX #29, Lucene's StandardTokenizer) keep a mark in its word: so does this pattern.
+_UNICODE_WORDS = [None]
+
+
+def _unicode_word_regex():
+    """The default token pattern with combining marks inside a word: a word character, then
+    word characters or marks, two at least. The marks' class comes from the running Python's
+    Unicode data, built at first use (the planes where scripts write marks: about 10 ms)."""
+    compiled = _UNICODE_WORDS[0]
+    if compiled is None:
+        import unicodedata
+
+        category = unicodedata.category
+        ranges, start, last = [], None, None
+        for cp in list(range(0x20000)) + list(range(0xE0100, 0xE01F0)):
+            if category(chr(cp))[0] == "M":
+                if start is None or cp != last + 1:
+                    if start is not None:
+                        ranges.append((start, last))
+                    start = cp
+                last = cp
+        ranges.append((start, last))
+        marks = "".join(f"\\U{a:08X}-\\U{b:08X}" for a, b in ranges)
+        compiled = _UNICODE_WORDS[0] = re.compile(f"(?u)\\b\\w[\\w{marks}]+")
+    return compiled
+
+
+def _unicode_fold(text):
+    """A non-ASCII text as the word rule reads it: in NFC (an accent written apart joined to its
+    letter, as most text has it, so that both spellings give one term), and the dot that
+    lowercasing Turkish İ leaves (i + U+0307) dropped, so that "İstanbul" is "istanbul"."""
+    import unicodedata
+
+    text = unicodedata.normalize("NFC", text)
+    return text.replace("i\u0307", "i") if "\u0307" in text else text
+
+
 def analyzer_for_language(language):
     """The analyzer ``language=`` picks: ``"ja"`` SudachiPy where installed, else fugashi;
     ``"zh"`` jieba; any other language (or None) the script rule ``"cjk"``. An ImportError names
@@ -132,24 +173,26 @@ def analyzer_for_language(language):
 
 
 def check_analysis(analysis=None):
-    """``analysis`` as the two keywords of a text's analysis, ``{"analyzer": ..., "cjk_unigrams":
-    ...}``, checked (None: the defaults, character bigrams). What a fit passes to every
+    """``analysis`` as the three keywords of a text's analysis, ``{"analyzer": ...,
+    "cjk_unigrams": ..., "unicode_words": ...}``, checked (None: the defaults, character bigrams
+    and Unicode's words; a key left out takes its default). What a fit passes to every
     vectoriser it builds and to its baselines, so that all of them read a language alike.
 
     Examples
     --------
     >>> from learnsim.text import check_analysis
     >>> check_analysis(None)
-    {'analyzer': 'cjk', 'cjk_unigrams': False}
+    {'analyzer': 'cjk', 'cjk_unigrams': False, 'unicode_words': True}
     """
     if analysis is None:
-        return {"analyzer": "cjk", "cjk_unigrams": False}
-    if not isinstance(analysis, dict) or set(analysis) - {"analyzer", "cjk_unigrams"}:
-        raise ValueError(f"analysis must be a dict of 'analyzer' and 'cjk_unigrams'; got {analysis!r}")
+        return {"analyzer": "cjk", "cjk_unigrams": False, "unicode_words": True}
+    if not isinstance(analysis, dict) or set(analysis) - {"analyzer", "cjk_unigrams", "unicode_words"}:
+        raise ValueError(f"analysis must be a dict of 'analyzer', 'cjk_unigrams' and 'unicode_words'; got {analysis!r}")
     analyzer = analysis.get("analyzer", "cjk")
     if analyzer not in ANALYZERS:
         raise ValueError(f"analyzer must be one of {', '.join(map(repr, ANALYZERS))}; got {analyzer!r}")
-    return {"analyzer": analyzer, "cjk_unigrams": bool(analysis.get("cjk_unigrams", False))}
+    return {"analyzer": analyzer, "cjk_unigrams": bool(analysis.get("cjk_unigrams", False)),
+            "unicode_words": bool(analysis.get("unicode_words", True))}
 
 
 def resolve_analysis(language=None, analyzer=None, cjk_unigrams=False):
@@ -162,9 +205,9 @@ def resolve_analysis(language=None, analyzer=None, cjk_unigrams=False):
     --------
     >>> from learnsim.text import resolve_analysis
     >>> resolve_analysis("en")
-    {'analyzer': 'cjk', 'cjk_unigrams': False}
-    >>> resolve_analysis(analyzer="words")
-    {'analyzer': 'words', 'cjk_unigrams': False}
+    {'analyzer': 'cjk', 'cjk_unigrams': False, 'unicode_words': True}
+    >>> resolve_analysis(analyzer="words")["analyzer"]
+    'words'
     """
     if analyzer is not None and analyzer not in ANALYZERS:
         raise ValueError(f"analyzer must be one of {', '.join(map(repr, ANALYZERS))}; got {analyzer!r}")
@@ -183,8 +226,8 @@ def analysis_of(vectorizer):
     without terms (a sentence encoder): what a model's baselines read text with."""
     if vectorizer is None or not hasattr(vectorizer, "token_pattern"):
         return check_analysis(None)
-    return {"analyzer": getattr(vectorizer, "analyzer", "words"),
-            "cjk_unigrams": bool(getattr(vectorizer, "cjk_unigrams", False))}
+    params = tokenizer_params(vectorizer)
+    return {key: params[key] for key in ("analyzer", "cjk_unigrams", "unicode_words")}
 
 
 def tokenizer_params(vectorizer):
@@ -193,7 +236,9 @@ def tokenizer_params(vectorizer):
     return {"lowercase": vectorizer.lowercase, "token_pattern": vectorizer.token_pattern,
             "stop_words": vectorizer.stop_words, "stem": vectorizer.stem, "ngram_range": tuple(vectorizer.ngram_range),
             "analyzer": getattr(vectorizer, "analyzer", "words"),
-            "cjk_unigrams": bool(getattr(vectorizer, "cjk_unigrams", False))}
+            "cjk_unigrams": bool(getattr(vectorizer, "cjk_unigrams", False)),
+            # a vectoriser saved before unicode_words existed read with the token pattern alone
+            "unicode_words": bool(getattr(vectorizer, "unicode_words", False))}
 
 
 def _english_stop_words():
@@ -341,6 +386,15 @@ class Tokenizer:
         of scripts the analyser does not read are bigrams.
     cjk_unigrams : bool, default=False
         With bigrams, also each character of a run (a lone character is always kept).
+    unicode_words : bool, default=True
+        Read a text that is not ASCII by Unicode's rules for words: in NFC (an accent written
+        apart joined to its letter), the dot of a lowercased Turkish İ dropped, and, with the
+        default token pattern, combining marks kept in the word they follow (Devanagari's vowel
+        signs, Arabic's and Hebrew's vowel points), as Unicode's word boundaries (UAX #29) and
+        Lucene's standard tokenizer keep them. False: the token pattern alone, where ``\\w``
+        matches no mark (``"हिन्दी"`` gave no term: its letters stand alone between marks, and a
+        single letter is no word); what models saved before this setting existed do. ASCII text
+        is read alike either way.
 
     Examples
     --------
@@ -355,14 +409,18 @@ class Tokenizer:
     ['の価', '価格', 'iphone', '15']
     >>> Tokenizer(analyzer="words")("東京の天気")
     ['東京の天気']
+    >>> Tokenizer()("लिखा गया पाठ"), Tokenizer(unicode_words=False)("लिखा गया पाठ")
+    (['लिखा', 'गया', 'पाठ'], ['गय'])
 
     References
     ----------
     Apache Lucene, ``CJKBigramFilter`` and ``CJKWidthFilter`` (the bigrams and the width folding).
+    Unicode Standard Annex #29, *Unicode Text Segmentation*, section 4 (word boundaries: rule WB4
+    keeps a combining mark with the character before it).
     """
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
-                 stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False):
+                 stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -372,6 +430,7 @@ class Tokenizer:
             raise ValueError(f"analyzer must be one of {', '.join(map(repr, ANALYZERS))}; got {analyzer!r}")
         self.analyzer = analyzer
         self.cjk_unigrams = bool(cjk_unigrams)
+        self.unicode_words = bool(unicode_words)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -400,7 +459,7 @@ class Tokenizer:
         """The settings, as keywords of ``Tokenizer`` (what a model records of its analysis)."""
         return {"lowercase": self.lowercase, "token_pattern": self.token_pattern, "stop_words": self.stop_words,
                 "stem": self.stem, "ngram_range": self.ngram_range, "analyzer": self.analyzer,
-                "cjk_unigrams": self.cjk_unigrams}
+                "cjk_unigrams": self.cjk_unigrams, "unicode_words": self.unicode_words}
 
     @staticmethod
     def _resolve_stop_words(stop_words):
@@ -424,7 +483,16 @@ class Tokenizer:
     def __repr__(self):
         return (f"Tokenizer(lowercase={self.lowercase}, token_pattern={self.token_pattern!r}, "
                 f"stop_words={self.stop_words!r}, stem={self.stem!r}, ngram_range={self.ngram_range}, "
-                f"analyzer={self.analyzer!r}, cjk_unigrams={self.cjk_unigrams})")
+                f"analyzer={self.analyzer!r}, cjk_unigrams={self.cjk_unigrams}, unicode_words={self.unicode_words})")
+
+    @property
+    def _text_regex(self):
+        """The word pattern of a text that is not ASCII: with ``unicode_words`` and the default
+        token pattern, the one that keeps combining marks in their words (on ASCII text the two
+        find the same words)."""
+        if self.unicode_words and self.token_pattern == DEFAULT_TOKEN_PATTERN:
+            return _unicode_word_regex()
+        return self._regex
 
     def _stem_tokens(self, tokens):
         cache = self._stem_cache
@@ -436,9 +504,10 @@ class Tokenizer:
     def _words(self, text, at, out):
         """The words of ``text`` (a part without spaceless runs, at offset ``at``) appended to
         ``out`` as (start, end, token), stop words left out, before stemming."""
-        group = 1 if self._regex.groups == 1 else 0
+        regex = self._text_regex
+        group = 1 if regex.groups == 1 else 0
         stop = self._stop_set
-        for m in self._regex.finditer(text):
+        for m in regex.finditer(text):
             token = m.group(group)
             if stop is not None and token.lower() in stop:
                 continue
@@ -502,7 +571,7 @@ class Tokenizer:
                 if unigrams:
                     out.extend(run)
                 out.extend(map(_add, run[:-1], run[1:]))
-            words = self._regex.findall(" ".join(parts[0::2]) if len(parts) > 1 else doc)
+            words = self._text_regex.findall(" ".join(parts[0::2]) if len(parts) > 1 else doc)
             if words:
                 if self._stop_set is not None:
                     stop = self._stop_set
@@ -512,7 +581,7 @@ class Tokenizer:
                 out += words
             return out
         out = []
-        findall = self._regex.findall
+        findall = self._text_regex.findall
         stop, stem, unigrams = self._stop_set, self._stemmer is not None, self.cjk_unigrams
         for i, part in enumerate(parts):
             if i & 1:                   # a run: its bigrams (a lone character itself)
@@ -549,6 +618,10 @@ class Tokenizer:
         lowered = self._prepare(doc)
         if len(lowered) != len(doc):
             return []
+        if self.unicode_words and not lowered.isascii():
+            lowered = _unicode_fold(lowered)
+            if len(lowered) != len(doc):    # an accent joined to its letter: no place to give
+                return []
         if self.analyzer == "words" or lowered.isascii():
             out = []
             self._words(lowered, 0, out)
@@ -563,8 +636,11 @@ class Tokenizer:
 
     def __call__(self, doc):
         doc = self._prepare(doc)
-        if self.analyzer == "words" or doc.isascii():
-            tokens = self._regex.findall(doc)
+        ascii_text = doc.isascii()
+        if self.unicode_words and not ascii_text:
+            doc = _unicode_fold(doc)
+        if self.analyzer == "words" or ascii_text:
+            tokens = (self._regex if ascii_text else self._text_regex).findall(doc)
             if self._stop_set is not None:
                 stop = self._stop_set
                 if self.lowercase:

@@ -318,6 +318,11 @@ class TextVectorizer(BaseEstimator):
         (one saved before this setting existed reads text with ``"words"``, as it was fitted).
     cjk_unigrams : bool, default=False
         Passed to :class:`Tokenizer`: each character of such a run too.
+    unicode_words : bool, default=True
+        Passed to :class:`Tokenizer`: text that is not ASCII read by Unicode's rules for words
+        (NFC, combining marks kept in their words: Hindi, Bengali, Tamil, Arabic and Hebrew
+        with vowel points, an accent written apart); recorded in the saved model (one saved
+        before this setting existed reads text with the token pattern alone, as it was fitted).
 
     Attributes
     ----------
@@ -368,6 +373,7 @@ class TextVectorizer(BaseEstimator):
         "ngram_range": ["no_validation"],
         "analyzer": ["no_validation"],
         "cjk_unigrams": ["no_validation"],
+        "unicode_words": ["no_validation"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -385,7 +391,7 @@ class TextVectorizer(BaseEstimator):
                  stop_words=None, stem=None, ngram_range=(1, 1), min_df=1, max_df=1.0,
                  max_features=None, sublinear_tf=False, norm=None, k1=1.2, b=0.75,
                  n_components=None, resample_length=None, random_state=None, dtype=np.float32,
-                 analyzer="cjk", cjk_unigrams=False):
+                 analyzer="cjk", cjk_unigrams=False, unicode_words=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -405,6 +411,7 @@ class TextVectorizer(BaseEstimator):
         self.dtype = dtype
         self.analyzer = analyzer
         self.cjk_unigrams = cjk_unigrams
+        self.unicode_words = unicode_words
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
@@ -664,6 +671,8 @@ class TextVectorizer(BaseEstimator):
         # a model saved before the analyzer was recorded read every text with the token pattern
         # alone: it keeps doing so (its vocabulary holds whole runs of Japanese, say)
         params.setdefault("analyzer", "words")
+        # and one saved before unicode_words existed cut words at combining marks
+        params.setdefault("unicode_words", False)
         obj = cls(**params)
         dtype = obj._check_params()
 

@@ -1,0 +1,129 @@
+"""Words by Unicode's rules (Tokenizer's ``unicode_words``): combining marks stay in their words
+(Indic scripts, vowel points, an accent written apart), text in NFC, the dot of a lowercased
+Turkish İ dropped; ASCII text and models saved before the setting read as they did."""
+from __future__ import annotations
+
+import random
+import string
+import unicodedata
+
+import numpy as np
+import pytest
+
+from learnsim.text import TextVectorizer, Tokenizer, check_analysis
+
+HINDI = ["हिन्दी भाषा में लिखा गया पाठ", "भारत की राजधानी नई दिल्ली है", "मुझे हिन्दी किताबें पढ़ना पसंद है",
+         "दिल्ली में आज बारिश हुई"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("हिन्दी भाषा में लिखा गया पाठ", ["हिन्दी", "भाषा", "में", "लिखा", "गया", "पाठ"]),
+    ("বাংলা ভাষা", ["বাংলা", "ভাষা"]),
+    ("தமிழ் மொழி", ["தமிழ்", "மொழி"]),
+    ("שָׁלוֹם עולם", ["שָׁלוֹם", "עולם"]),
+    ("İstanbul'da ıslak", ["istanbul", "da", "ıslak"]),
+    ("Ελληνικά κείμενα, Русский текст", ["ελληνικά", "κείμενα", "русский", "текст"]),
+])
+def test_a_word_keeps_its_combining_marks(text, expected):
+    assert Tokenizer()(text) == expected
+
+
+def test_the_old_reading_cut_words_at_their_marks():
+    """What unicode_words=False keeps (models saved before it): a Hindi sentence lost all but one
+    fragment."""
+    assert Tokenizer(unicode_words=False)("हिन्दी भाषा में लिखा गया पाठ") == ["गय"]
+    assert Tokenizer(unicode_words=False)("İstanbul") == ["stanbul"]
+
+
+def test_an_accent_written_apart_is_the_same_word():
+    composed = "école café naïve Übung"
+    decomposed = unicodedata.normalize("NFD", composed)
+    assert decomposed != composed
+    for tok in (Tokenizer(), Tokenizer(analyzer="words"), Tokenizer(stem="porter" if _has_stemmer() else None)):
+        assert tok(decomposed) == tok(composed)
+    assert Tokenizer()(decomposed) == ["école", "café", "naïve", "übung"]
+    old = Tokenizer(unicode_words=False)
+    assert old(decomposed)[0] == "cole" and old(decomposed) != old(composed)
+
+
+def test_ascii_text_reads_the_same_either_way():
+    rng = random.Random(0)
+    alphabet = string.ascii_letters + string.digits + " _-'.,!?\t\n"
+    old, new = Tokenizer(unicode_words=False), Tokenizer()
+    for _ in range(300):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60)))
+        assert new(text) == old(text)
+        assert new.spans(text) == old.spans(text)
+
+
+def test_spans_point_at_the_words_with_their_marks():
+    text = "दिल्ली में आज बारिश"
+    spans = Tokenizer().spans(text)
+    assert [text[a:b] for a, b, _ in spans] == ["दिल्ली", "में", "आज", "बारिश"]
+    assert [t for _, _, t in spans] == Tokenizer()(text)
+    # an accent joined by NFC moves the places: no spans rather than wrong ones
+    assert Tokenizer().spans(unicodedata.normalize("NFD", "café")) == []
+
+
+def test_a_pattern_of_ones_own_is_kept_as_given():
+    """With another token pattern the marks are the pattern's business (NFC still applies)."""
+    tok = Tokenizer(token_pattern=r"(?u)\b\w+\b")
+    assert tok("में") == ["म"]
+    assert tok(unicodedata.normalize("NFD", "é")) == ["é"]
+
+
+def test_the_setting_is_recorded_and_an_old_model_keeps_its_reading(tmp_path):
+    from learnsim.persistence import load, save
+
+    vec = TextVectorizer(norm="l2").fit(HINDI)
+    assert vec.unicode_words is True and "दिल्ली" in vec.vocabulary_
+    again = load(save(vec, tmp_path / "v.npz"))
+    assert again.unicode_words is True
+    assert (again.transform(HINDI) != vec.transform(HINDI)).nnz == 0
+    # a state written before the setting existed: words cut at marks, as it was fitted
+    meta, arrays = TextVectorizer(norm="l2", unicode_words=False).fit(HINDI)._get_state()
+    del meta["params"]["unicode_words"]
+    old = TextVectorizer._from_state(meta, arrays)
+    assert old.unicode_words is False and "दिल्ली" not in old.vocabulary_
+    assert (old.transform(HINDI) != TextVectorizer(norm="l2", unicode_words=False).fit(HINDI).transform(HINDI)).nnz == 0
+
+
+def test_hindi_documents_share_their_words():
+    rows = TextVectorizer(norm="l2").fit_transform(HINDI)
+    sims = (rows @ rows.T).toarray()
+    # "दिल्ली" joins sentences 2 and 4, "हिन्दी" 1 and 3; before, they shared nothing
+    assert sims[1, 3] > 0 and sims[0, 2] > 0
+    old = TextVectorizer(norm="l2", unicode_words=False).fit(HINDI[:3] + ["दिल्ली में आज बारिश हुई आज"])
+    olds = (old.transform(HINDI) @ old.transform(HINDI).T).toarray()
+    assert olds[1, 3] == 0
+
+
+def test_fit_and_its_baselines_read_unicode_words_and_an_index_searches_by_them(tmp_path):
+    import learnsim
+    from learnsim.index import Index
+
+    texts = HINDI * 2 + ["क्रिकेट मैच में भारत जीता", "क्रिकेट खिलाड़ी ने शतक बनाया"] * 2
+    model = learnsim.fit(texts, clusters=[0, 1, 0, 1, 0, 1, 0, 1, 2, 2, 2, 2], baseline_holdout=None)
+    assert check_analysis(None)["unicode_words"] is True
+    assert model.vectorizer.unicode_words is True
+    old = learnsim.fit(texts, clusters=[0, 1, 0, 1, 0, 1, 0, 1, 2, 2, 2, 2], baseline_holdout=None, unicode_words=False)
+    assert old.vectorizer.unicode_words is False
+    with pytest.raises(ValueError, match="unicode_words"):
+        learnsim.fit(texts, clusters=[0, 1, 0, 1, 0, 1, 0, 1, 2, 2, 2, 2], unicode_words="yes")
+    index = Index.build(tmp_path / "idx", model, texts)
+    hits = index.search("क्रिकेट", k=3)
+    assert hits and all("क्रिकेट" in h["text"] for h in hits[:2])
+    # the index's query plan (no pipeline loaded) reads the query as the model does
+    again = Index.open(tmp_path / "idx")
+    found = again.search("दिल्ली", k=2)
+    assert again._plan is not None and again._plan.tokenizer.unicode_words is True
+    assert [h["text"] for h in found] and all("दिल्ली" in h["text"] for h in found)
+    assert np.isfinite([h["score"] for h in hits]).all()
+
+
+def _has_stemmer():
+    try:
+        import Stemmer  # noqa: F401
+    except ImportError:
+        return False
+    return True
