@@ -15,6 +15,7 @@ from __future__ import annotations
 import numbers
 import re
 from operator import add as _add
+from unicodedata import normalize as _normalize
 
 __all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
            "check_analysis", "analysis_of", "resolve_analysis"]
@@ -138,9 +139,7 @@ def _unicode_fold(text):
     """A non-ASCII text as the word rule reads it: in NFC (an accent written apart joined to its
     letter, as most text has it, so that both spellings give one term), and the dot that
     lowercasing Turkish İ leaves (i + U+0307) dropped, so that "İstanbul" is "istanbul"."""
-    import unicodedata
-
-    text = unicodedata.normalize("NFC", text)
+    text = _normalize("NFC", text)
     return text.replace("i\u0307", "i") if "\u0307" in text else text
 
 
