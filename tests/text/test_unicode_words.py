@@ -20,7 +20,9 @@ HINDI = ["हिन्दी भाषा में लिखा गया प�
     ("हिन्दी भाषा में लिखा गया पाठ", ["हिन्दी", "भाषा", "में", "लिखा", "गया", "पाठ"]),
     ("বাংলা ভাষা", ["বাংলা", "ভাষা"]),
     ("தமிழ் மொழி", ["தமிழ்", "மொழி"]),
-    ("שָׁלוֹם עולם", ["שָׁלוֹם", "עולם"]),
+    ("שָׁלוֹם עולם", ["שלום", "עולם"]),
+    ("النصُّ العَرَبيّ", ["النص", "العربي"]),
+    ("كـتـاب", ["كتاب"]),
     ("İstanbul'da ıslak", ["istanbul", "da", "ıslak"]),
     ("Ελληνικά κείμενα, Русский текст", ["ελληνικά", "κείμενα", "русский", "текст"]),
 ])
@@ -54,6 +56,17 @@ def test_ascii_text_reads_the_same_either_way():
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60)))
         assert new(text) == old(text)
         assert new.spans(text) == old.spans(text)
+
+
+def test_arabic_and_hebrew_words_are_one_term_with_or_without_their_vowel_points():
+    """Optional points (most text leaves them out) are dropped; Indic vowel signs are not."""
+    tok = Tokenizer()
+    assert tok("كَتَبَ الوَلَدُ الدَّرْسَ") == tok("كتب الولد الدرس") == ["كتب", "الولد", "الدرس"]
+    assert tok("בְּרֵאשִׁית בָּרָא") == tok("בראשית ברא")
+    assert tok("किताब") != tok("कतब")
+    # beside a run of Han: the points of the words' part are dropped, the run's bigrams kept
+    assert tok("東京 العَرَبيّ") == ["東京", "العربي"]
+    assert Tokenizer(ngram_range=(1, 2))("كَتَبَ الدَّرْسَ") == ["كتب", "الدرس", "كتب الدرس"]
 
 
 def test_spans_point_at_the_words_with_their_marks():

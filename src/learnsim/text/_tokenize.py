@@ -135,12 +135,34 @@ def _unicode_word_regex():
     return compiled
 
 
+# The optional marks of Arabic and Hebrew: Arabic's short vowels and other tashkeel, Quranic
+# annotation and the tatweel that stretches a word; Hebrew's vowel points and cantillation. Most
+# text leaves them out, a dictionary or a scripture writes them: a word is one term either way
+# (as Lucene's Arabic normaliser and the Hebrew analysers remove them). Indic vowel signs are
+# letters' vowels, not optional, and stay.
+_OPTIONAL_POINTS = ("[\u0610-\u061A\u0640\u064B-\u065F\u0670\u06D6-\u06DC\u06DF-\u06E4\u06E7\u06E8"
+                    "\u06EA-\u06ED\u0591-\u05BD\u05BF\u05C1\u05C2\u05C4\u05C5\u05C7]+")
+# compiled at the first text that is not ASCII (a _LazyPattern's lookup costs more than the
+# search, which every such text runs)
+_POINTS = [None]
+
+
 def _unicode_fold(text):
     """A non-ASCII text as the word rule reads it: in NFC (an accent written apart joined to its
     letter, as most text has it, so that both spellings give one term), and the dot that
     lowercasing Turkish İ leaves (i + U+0307) dropped, so that "İstanbul" is "istanbul"."""
     text = _normalize("NFC", text)
     return text.replace("i\u0307", "i") if "\u0307" in text else text
+
+
+def _strip_points(text):
+    """``text`` without the optional vowel points of Arabic and Hebrew (``_OPTIONAL_POINTS``):
+    run on the words' part of a text only (a run of Han or kana holds none, and searching it
+    cost 5-10 % of a Japanese text's analysis)."""
+    points = _POINTS[0]
+    if points is None:
+        points = _POINTS[0] = re.compile(_OPTIONAL_POINTS)
+    return points.sub("", text) if points.search(text) is not None else text
 
 
 def analyzer_for_language(language):
@@ -387,10 +409,11 @@ class Tokenizer:
         With bigrams, also each character of a run (a lone character is always kept).
     unicode_words : bool, default=True
         Read a text that is not ASCII by Unicode's rules for words: in NFC (an accent written
-        apart joined to its letter), the dot of a lowercased Turkish İ dropped, and, with the
-        default token pattern, combining marks kept in the word they follow (Devanagari's vowel
-        signs, Arabic's and Hebrew's vowel points), as Unicode's word boundaries (UAX #29) and
-        Lucene's standard tokenizer keep them. False: the token pattern alone, where ``\\w``
+        apart joined to its letter), the dot of a lowercased Turkish İ and the optional vowel
+        points of Arabic and Hebrew dropped (a word is one term with or without them), and,
+        with the default token pattern, combining marks kept in the word they follow
+        (Devanagari's, Bengali's and Tamil's vowel signs), as Unicode's word boundaries (UAX #29)
+        and Lucene's standard tokenizer keep them. False: the token pattern alone, where ``\\w``
         matches no mark (``"हिन्दी"`` gave no term: its letters stand alone between marks, and a
         single letter is no word); what models saved before this setting existed do. ASCII text
         is read alike either way.
@@ -570,7 +593,8 @@ class Tokenizer:
                 if unigrams:
                     out.extend(run)
                 out.extend(map(_add, run[:-1], run[1:]))
-            words = self._text_regex.findall(" ".join(parts[0::2]) if len(parts) > 1 else doc)
+            between = " ".join(parts[0::2]) if len(parts) > 1 else doc
+            words = self._text_regex.findall(_strip_points(between) if self.unicode_words else between)
             if words:
                 if self._stop_set is not None:
                     stop = self._stop_set
@@ -591,7 +615,7 @@ class Tokenizer:
                     out.extend(part)
                 out.extend(map(_add, part[:-1], part[1:]))
             elif part:
-                words = findall(part)
+                words = findall(_strip_points(part) if self.unicode_words else part)
                 if words:
                     if stop is not None:
                         words = [w for w in words if w.lower() not in stop]
@@ -618,7 +642,7 @@ class Tokenizer:
         if len(lowered) != len(doc):
             return []
         if self.unicode_words and not lowered.isascii():
-            lowered = _unicode_fold(lowered)
+            lowered = _strip_points(_unicode_fold(lowered))
             if len(lowered) != len(doc):    # an accent joined to its letter: no place to give
                 return []
         if self.analyzer == "words" or lowered.isascii():
@@ -639,7 +663,10 @@ class Tokenizer:
         if self.unicode_words and not ascii_text:
             doc = _unicode_fold(doc)
         if self.analyzer == "words" or ascii_text:
-            tokens = (self._regex if ascii_text else self._text_regex).findall(doc)
+            if ascii_text:
+                tokens = self._regex.findall(doc)
+            else:
+                tokens = self._text_regex.findall(_strip_points(doc) if self.unicode_words else doc)
             if self._stop_set is not None:
                 stop = self._stop_set
                 if self.lowercase:
@@ -651,7 +678,8 @@ class Tokenizer:
         elif self.analyzer == "cjk":
             tokens = self._cjk_terms(_fold_width(doc))
         else:
-            tokens = [term for _, _, term in self._pieces(_fold_width(doc))]
+            folded = _fold_width(doc)
+            tokens = [term for _, _, term in self._pieces(_strip_points(folded) if self.unicode_words else folded)]
         min_n, max_n = self.ngram_range
         if max_n == 1:
             return tokens
