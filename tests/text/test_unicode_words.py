@@ -69,6 +69,27 @@ def test_arabic_and_hebrew_words_are_one_term_with_or_without_their_vowel_points
     assert Tokenizer(ngram_range=(1, 2))("كَتَبَ الدَّرْسَ") == ["كتب", "الدرس", "كتب الدرس"]
 
 
+def test_lao_myanmar_and_khmer_are_cut_into_bigrams_as_thai_is():
+    """Written without spaces: read as words, a sentence was one term (Lao) or, cut at its vowel
+    signs, nothing at all (Khmer, Myanmar)."""
+    assert Tokenizer()("ភាសាខ្មែរ")[:3] == ["ភា", "ាស", "សា"]
+    assert Tokenizer()("ພາສາລາວ") == ["ພາ", "າສ", "ສາ", "າລ", "ລາ", "າວ"]
+    assert len(Tokenizer()("မြန်မာဘာသာ")) == 9
+    assert Tokenizer(unicode_words=False)("ພາສາລາວ") == ["ພາສາລາວ"]
+    assert Tokenizer(unicode_words=False)("ភាសាខ្មែរ") == []
+    text = "hello ភាសា"
+    assert [text[a:b] for a, b, _ in Tokenizer().spans(text)] == ["hello", "ភា", "ាស", "សា"]
+
+
+def test_a_tokenizer_pickles_with_its_reading():
+    import pickle
+
+    tok = pickle.loads(pickle.dumps(Tokenizer()))
+    assert tok("ພາສາ हिन्दी") == Tokenizer()("ພາສາ हिन्दी")
+    old = pickle.loads(pickle.dumps(Tokenizer(unicode_words=False)))
+    assert old("ພາສາ") == ["ພາສາ"]
+
+
 def test_spans_point_at_the_words_with_their_marks():
     text = "दिल्ली में आज बारिश"
     spans = Tokenizer().spans(text)

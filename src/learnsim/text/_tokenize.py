@@ -73,6 +73,12 @@ _SPACELESS = ("\u0E00-\u0E7F\u1100-\u11FF\u3005-\u3007\u3040-\u309F\u30A0-\u30FF
               "\u31F0-\u31FF\u3400-\u4DBF\u4E00-\u9FFF\uA960-\uA97F\uAC00-\uD7FF\uF900-\uFAFF"
               "\uFF66-\uFF9F\U00020000-\U0003134F")
 _SPACELESS_RUN = _LazyPattern("_SPACELESS_RUN", f"[{_SPACELESS}]+")
+# With Unicode words (Tokenizer's unicode_words) Lao, Myanmar and Khmer too (their blocks and
+# extensions), written without spaces as Thai is: read by the token pattern alone, a sentence
+# would be one term, its vowel signs now inside it, where cut at them it gave fragments that at
+# least matched in part.
+_SPACELESS_MORE = "\u0E80-\u0EFF\u1000-\u109F\u1780-\u17FF\u19E0-\u19FF\uA9E0-\uA9FF\uAA60-\uAA7F"
+_SPACELESS_RUN_U = _LazyPattern("_SPACELESS_RUN_U", f"[{_SPACELESS}{_SPACELESS_MORE}]+")
 # the runs a morphological analyser segments: Japanese (Han, kana) for sudachi and fugashi,
 # Chinese (Han) for jieba; other spaceless runs stay bigrams
 _JAPANESE_RUN = _LazyPattern("_JAPANESE_RUN", "[\u3005-\u3007\u3040-\u309F\u30A0-\u30FF\u31F0-\u31FF\u3400-\u4DBF"
@@ -93,6 +99,7 @@ _WIDTH = {**{cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}, 0x3000: 0x20,
 _WIDE = _LazyPattern("_WIDE", "[\uFF01-\uFF5E\u3000\uFF66-\uFF9F]")
 # a run of spaceless scripts as split's group: the parts alternate between other text and runs
 _SPACELESS_SPLIT = _LazyPattern("_SPACELESS_SPLIT", f"([{_SPACELESS}]+)")
+_SPACELESS_SPLIT_U = _LazyPattern("_SPACELESS_SPLIT_U", f"([{_SPACELESS}{_SPACELESS_MORE}]+)")
 
 def _fold_width(text):
     # a regular expression finds the few wide characters faster than str.translate walks them all
@@ -413,7 +420,8 @@ class Tokenizer:
         points of Arabic and Hebrew dropped (a word is one term with or without them), and,
         with the default token pattern, combining marks kept in the word they follow
         (Devanagari's, Bengali's and Tamil's vowel signs), as Unicode's word boundaries (UAX #29)
-        and Lucene's standard tokenizer keep them. False: the token pattern alone, where ``\\w``
+        and Lucene's standard tokenizer keep them; Lao, Myanmar and Khmer (written without
+        spaces) cut into bigrams as Thai is. False: the token pattern alone, where ``\\w``
         matches no mark (``"हिन्दी"`` gave no term: its letters stand alone between marks, and a
         single letter is no word); what models saved before this setting existed do. ASCII text
         is read alike either way.
@@ -475,7 +483,9 @@ class Tokenizer:
         # where the words end: runs of the spaceless scripts (for a morphological analyser, those
         # of its own scripts; the others are then cut into bigrams)
         self._segment = None if analyzer in ("cjk", "words") else _segmenter(analyzer)
-        self._runs = _ANALYZER_RUNS.get(analyzer, _SPACELESS_RUN)
+        self._spaceless_run = _SPACELESS_RUN_U if self.unicode_words else _SPACELESS_RUN
+        self._spaceless_split = _SPACELESS_SPLIT_U if self.unicode_words else _SPACELESS_SPLIT
+        self._runs = _ANALYZER_RUNS.get(analyzer, self._spaceless_run)
 
     def get_params(self):
         """The settings, as keywords of ``Tokenizer`` (what a model records of its analysis)."""
@@ -554,7 +564,7 @@ class Tokenizer:
             if m.start() > last:
                 self._between(text[last:m.start()], at + last, runs, pieces, words)
             run, start = m.group(), at + m.start()
-            if self._segment is not None and runs is not _SPACELESS_RUN:
+            if self._segment is not None and runs is not self._spaceless_run:
                 pieces.extend((start + a, start + b, term.lower() if self.lowercase else term)
                               for a, b, term in self._segment(run) if not term.isspace() and _has_word(term))
             elif len(run) == 1:
@@ -568,8 +578,8 @@ class Tokenizer:
             self._between(text[last:], at + last, runs, pieces, words)
 
     def _between(self, text, at, runs, pieces, words):
-        if runs is not _SPACELESS_RUN:       # other spaceless scripts beside an analyser's: bigrams
-            self._cut(text, at, _SPACELESS_RUN, pieces, words)
+        if runs is not self._spaceless_run:     # other spaceless scripts beside an analyser's: bigrams
+            self._cut(text, at, self._spaceless_run, pieces, words)
             return
         n = len(pieces)
         found = []
@@ -582,7 +592,7 @@ class Tokenizer:
         every text of a fit and a search takes, kept lean. Without word n-grams the order of the
         terms does not count: the bigrams of every run, then the words of the text between the
         runs found in one pass."""
-        parts = _SPACELESS_SPLIT.split(doc)
+        parts = self._spaceless_split.split(doc)
         if self.ngram_range[1] == 1:
             out = []
             unigrams = self.cjk_unigrams
