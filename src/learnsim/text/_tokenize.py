@@ -9,6 +9,11 @@ bigrams, as Lucene's and Elasticsearch's CJK analyser does (a character standing
 unigram), and keeps words for every other script. Morphological analysers (SudachiPy or fugashi
 for Japanese, jieba for Chinese) are optional and segment the runs of their own scripts instead;
 their libraries are imported only when one is asked for.
+
+Text in other scripts that is not ASCII is read by Unicode's rules for words (``unicode_words``):
+in NFC, with combining marks kept in their words (``\\w`` matches none, and Devanagari writes
+most vowels as marks), Arabic's and Hebrew's optional vowel points dropped, and Lao, Myanmar and
+Khmer, written without spaces, cut into bigrams as Thai is.
 """
 from __future__ import annotations
 
