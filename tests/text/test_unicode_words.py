@@ -161,3 +161,24 @@ def _has_stemmer():
     except ImportError:
         return False
     return True
+
+
+def test_an_index_plan_with_a_reading_this_learnsim_does_not_know_is_refused(tmp_path):
+    """A newer learnsim may record another setting of how text is read: an index plan that has
+    one is refused with a clear error rather than read without it (other terms, silently)."""
+    import learnsim
+    from learnsim.exceptions import IndexFormatError
+    from learnsim.index import Index
+    from learnsim.index._query import _TOKENIZER_KEYS, QueryPlan
+
+    assert set(Tokenizer().get_params()) == _TOKENIZER_KEYS
+    texts = HINDI * 3
+    model = learnsim.fit(texts, clusters=[0, 1, 0, 1] * 3, baseline_holdout=None)
+    Index.build(tmp_path / "idx", model, texts)
+    again = Index.open(tmp_path / "idx")
+    again.search("दिल्ली", k=1)
+    plan = again._plan
+    assert set(plan.meta["tokenizer"]) <= _TOKENIZER_KEYS
+    meta = dict(plan.meta, tokenizer=dict(plan.meta["tokenizer"], fold_case=True))
+    with pytest.raises(IndexFormatError, match="fold_case.*newer learnsim"):
+        QueryPlan(meta, plan.arrays, plan.terms)

@@ -70,12 +70,25 @@ def _unit(vals):
     return vals / n if n > 0 else vals
 
 
+# the keys of a plan's "tokenizer": Tokenizer's keywords (learnsim.index._plan writes them)
+_TOKENIZER_KEYS = frozenset({"lowercase", "token_pattern", "stop_words", "stem", "ngram_range", "analyzer",
+                             "cjk_unigrams", "unicode_words"})
+
+
 class QueryPlan:
     """The query side of a pipeline, applied with numpy (see the module notes)."""
 
     def __init__(self, meta, arrays, terms):
         self.meta, self.arrays = meta, arrays
         tok = meta["tokenizer"]
+        unknown = sorted(set(tok) - _TOKENIZER_KEYS) if isinstance(tok, dict) else None
+        if unknown:
+            # a setting of how text is read that this learnsim does not know (a newer one wrote
+            # the plan): reading queries without it would silently give other terms
+            from ._segments import IndexFormatError
+
+            raise IndexFormatError(f"the index's query plan reads text with settings this learnsim does not know "
+                                   f"({', '.join(map(str, unknown))}): it was written by a newer learnsim; upgrade learnsim")
         # the vectoriser's own tokenizer (learnsim._tokenize imports no scikit-learn); the stop
         # words were saved as a list, so "english" needs no scikit-learn either
         self.tokenizer = Tokenizer(lowercase=bool(tok["lowercase"]), token_pattern=tok["token_pattern"],
