@@ -182,3 +182,19 @@ def test_an_index_plan_with_a_reading_this_learnsim_does_not_know_is_refused(tmp
     meta = dict(plan.meta, tokenizer=dict(plan.meta["tokenizer"], fold_case=True))
     with pytest.raises(IndexFormatError, match="fold_case.*newer learnsim"):
         QueryPlan(meta, plan.arrays, plan.terms)
+
+
+def test_a_long_run_of_combining_marks_keeps_its_first_thirty():
+    """Putting text in NFC sorts each run of marks in time quadratic in its length (CPython:
+    160,000 marks after a letter took 24 s), so a hostile text could hold a search or a write:
+    a run longer than Unicode's stream-safe bound (30) keeps its first 30 before NFC."""
+    from learnsim.text import _tokenize
+
+    marks = "".join(chr(0x0300 + (i * 7) % 0x70) for i in range(100_000))
+    term, = Tokenizer()("a" + marks)
+    assert term[0] in "aàáâãäåāăą" and 2 <= len(term) <= 1 + _tokenize.MAX_MARKS
+    assert unicodedata.is_normalized("NFC", term)
+    # a short run is whole, put in order and composed as NFC does
+    assert Tokenizer()("e\u0301\u0316x") == [unicodedata.normalize("NFC", "e\u0301\u0316x")]
+    # the old reading's NFC (kana with a separate voicing mark) is bounded alike
+    assert len(Tokenizer(unicode_words=False)("カ\u3099" + marks)) == 1

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numbers
 import re
 from operator import add as _add
-from unicodedata import normalize as _normalize
+from unicodedata import is_normalized as _is_normalized, normalize as _normalize
 
 __all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
            "check_analysis", "analysis_of", "resolve_analysis"]
@@ -110,9 +110,7 @@ def _fold_width(text):
     # a regular expression finds the few wide characters faster than str.translate walks them all
     folded = _WIDE.sub(lambda m: chr(_WIDTH[ord(m.group())]), text)
     if "\u3099" in folded or "\u309a" in folded:
-        import unicodedata
-
-        folded = unicodedata.normalize("NFC", folded)
+        folded = _nfc(folded)
     return folded
 
 
@@ -122,29 +120,60 @@ def _fold_width(text):
 # pattern cut "हिन्दी भाषा में लिखा गया पाठ" down to one term, "गय". Unicode's word boundaries
 # (UAX #29, Lucene's StandardTokenizer) keep a mark in its word: so does this pattern.
 _UNICODE_WORDS = [None]
+_MARKS = [None]
 
 
-def _unicode_word_regex():
-    """The default token pattern with combining marks inside a word: a word character, then
-    word characters or marks, two at least. The marks' class comes from the running Python's
-    Unicode data, built at first use (the planes where scripts write marks: about 10 ms)."""
-    compiled = _UNICODE_WORDS[0]
-    if compiled is None:
+def _mark_class():
+    """The body of a regular expression class of the combining marks (categories Mn, Mc, Me,
+    and any other character with a combining class), from the running Python's Unicode data, in
+    the planes where scripts write them; built at first use (about 15 ms) and kept."""
+    marks = _MARKS[0]
+    if marks is None:
         import unicodedata
 
-        category = unicodedata.category
+        category, combining = unicodedata.category, unicodedata.combining
         ranges, start, last = [], None, None
         for cp in list(range(0x20000)) + list(range(0xE0100, 0xE01F0)):
-            if category(chr(cp))[0] == "M":
+            ch = chr(cp)
+            if category(ch)[0] == "M" or combining(ch):
                 if start is None or cp != last + 1:
                     if start is not None:
                         ranges.append((start, last))
                     start = cp
                 last = cp
         ranges.append((start, last))
-        marks = "".join(f"\\U{a:08X}-\\U{b:08X}" for a, b in ranges)
-        compiled = _UNICODE_WORDS[0] = re.compile(f"(?u)\\b\\w[\\w{marks}]+")
+        marks = _MARKS[0] = "".join(f"\\U{a:08X}-\\U{b:08X}" for a, b in ranges)
+    return marks
+
+
+def _unicode_word_regex():
+    """The default token pattern with combining marks inside a word: a word character, then
+    word characters or marks, two at least (the marks' class: :func:`_mark_class`)."""
+    compiled = _UNICODE_WORDS[0]
+    if compiled is None:
+        compiled = _UNICODE_WORDS[0] = re.compile(f"(?u)\\b\\w[\\w{_mark_class()}]+")
     return compiled
+
+
+# Putting a text in NFC sorts each run of combining marks, in time quadratic in the run's length
+# (CPython: 10,000 marks after one letter took 0.1 s, 160,000 took 24 s): a hostile query or
+# document could hold a search or a write for minutes. No writing system stacks more than a few
+# marks on a letter, and Unicode's stream-safe text format (UAX #15) bounds a run at 30: a run
+# longer than MAX_MARKS keeps its first MAX_MARKS before the text is normalised.
+MAX_MARKS = 30
+_LONG_MARK_RUN = [None]
+
+
+def _nfc(text):
+    """``text`` in NFC, in time linear in its length (see :data:`MAX_MARKS`)."""
+    if _is_normalized("NFC", text):
+        return text
+    long_run = _LONG_MARK_RUN[0]
+    if long_run is None:
+        long_run = _LONG_MARK_RUN[0] = re.compile(f"[{_mark_class()}]{{{MAX_MARKS + 1},}}")
+    if long_run.search(text) is not None:
+        text = long_run.sub(lambda m: m.group()[:MAX_MARKS], text)
+    return _normalize("NFC", text)
 
 
 # The optional marks of Arabic and Hebrew: Arabic's short vowels and other tashkeel, Quranic
@@ -163,7 +192,7 @@ def _unicode_fold(text):
     """A non-ASCII text as the word rule reads it: in NFC (an accent written apart joined to its
     letter, as most text has it, so that both spellings give one term), and the dot that
     lowercasing Turkish İ leaves (i + U+0307) dropped, so that "İstanbul" is "istanbul"."""
-    text = _normalize("NFC", text)
+    text = _nfc(text)
     return text.replace("i\u0307", "i") if "\u0307" in text else text
 
 
