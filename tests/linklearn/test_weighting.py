@@ -232,7 +232,12 @@ def test_fixed_parameters_do_not_move(generated):
 def test_transferred_weighting_beats_bm25_on_cisi():
     """Trained on a small part of Wikispeedia's training third (a quick setting), applied to
     CISI and Cranfield without retraining (measured: CISI 0.245 against BM25 0.182, Cranfield
-    0.293 against the cosine's 0.290; the full setting in benchmarks/bench_weighting_transfer.py)."""
+    0.293 against the cosine's 0.290; the full setting in benchmarks/bench_weighting_transfer.py).
+
+    The quick setting's result moves with its sample of training queries: after the tokenizer
+    read Wikispeedia's non-ASCII names by Unicode's rules (218 of 4,604 articles changed a rare
+    term), seed SEED gave CISI 0.232 and Cranfield 0.279, seeds 1-3 0.247-0.248 and 0.292-0.302
+    (the old reading: 0.246-0.248 and 0.287-0.305). So the median of three seeds is checked."""
     for corpus in ("wikispeedia/wikispeedia-articles-links.tar.gz", "ir/cisi", "ir/cran"):
         require_corpus(corpus)
     import sys
@@ -248,11 +253,11 @@ def test_transferred_weighting_beats_bm25_on_cisi():
     wiki = load_wikispeedia(shared_data_dir())
     (tr, L_tr), _, _ = split_links(wiki.links, random_state=SEED)
     C = _counts(list(wiki.texts), stop_words="english")
-    model = LearnedBM25(max_queries=200, document_fractions=(1.0, 0.1), max_evaluations=40,
-                        random_state=SEED).fit(C[tr], L_tr)
+    models = [LearnedBM25(max_queries=200, document_fractions=(1.0, 0.1), max_evaluations=40,
+                          random_state=seed).fit(C[tr], L_tr) for seed in (SEED, 1, 2)]
     for name in ("cisi", "cran"):
         D, Q, relevant = collection_counts(load_smart_collection(name, shared_data_dir()))
-        learned = _mean_ap(model.score(Q, D), relevant)
+        learned = float(np.median([_mean_ap(model.score(Q, D), relevant) for model in models]))
         if name == "cisi":
             assert learned > _mean_ap(BM25().fit(D).score(Q), relevant) + 0.03
         assert learned >= 0.95 * _mean_ap(_tfidf_scores(Q, D), relevant)
