@@ -630,8 +630,8 @@ def read_documents(path, *, encoding_errors="replace", quoting="auto"):
     rows = list(_tab_rows(path, _quote(kind, quoting), encoding_errors))
     if rows and _is_header(rows[0][1], ("id", "label")):
         rows = rows[1:]
-    elif rows and _swapped_header(rows[0][1]):
-        return _read_text_first(docs, path, rows, _swapped_header(rows[0][1]))
+    elif rows and (column := _swapped_header(rows[0][1])):
+        return _read_text_first(docs, path, rows, column)
     with_ids = path.suffix.lower() == ".tsv" or all(tab for *_, tab, _rest in rows)
     for number, line, doc_id, tab, text in rows:
         if with_ids:

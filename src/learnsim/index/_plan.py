@@ -17,7 +17,7 @@ PLAN_TOLERANCE = 1e-6
 
 
 def _vectorizer_meta(vec):
-    from ..text import Tokenizer
+    from ..text import Tokenizer, analysis_of
 
     tok = vec._make_tokenizer() if hasattr(vec, "_make_tokenizer") else None
     stop = None
@@ -25,9 +25,7 @@ def _vectorizer_meta(vec):
         stop = sorted(tok._stop_set)
     meta = {"tokenizer": {"lowercase": bool(vec.lowercase), "token_pattern": vec.token_pattern,
                           "stop_words": stop, "stem": vec.stem, "ngram_range": [int(n) for n in vec.ngram_range],
-                          "analyzer": getattr(vec, "analyzer", "words"),
-                          "cjk_unigrams": bool(getattr(vec, "cjk_unigrams", False)),
-                          "unicode_words": bool(getattr(vec, "unicode_words", False))},
+                          **analysis_of(vec)},
             "weighting": {"kind": vec.weighting, "sublinear_tf": bool(vec.sublinear_tf), "norm": vec.norm,
                           "k1": float(vec.k1), "b": float(vec.b), "avgdl": float(vec.avgdl_),
                           "dtype": np.dtype(vec.dtype).name}}

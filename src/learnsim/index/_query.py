@@ -13,6 +13,7 @@ The steps mirror :class:`learnsim.text.TextVectorizer` (``transform``, role "doc
 """
 from __future__ import annotations
 
+import inspect
 import math
 from pathlib import Path
 
@@ -71,8 +72,7 @@ def _unit(vals):
 
 
 # the keys of a plan's "tokenizer": Tokenizer's keywords (learnsim.index._plan writes them)
-_TOKENIZER_KEYS = frozenset({"lowercase", "token_pattern", "stop_words", "stem", "ngram_range", "analyzer",
-                             "cjk_unigrams", "unicode_words"})
+_TOKENIZER_KEYS = frozenset(inspect.signature(Tokenizer).parameters)
 
 
 class QueryPlan:

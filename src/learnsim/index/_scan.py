@@ -203,11 +203,11 @@ def top_k(values, k, allowed=None):
     return order
 
 
-def _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, allowed, n_total, zeros=True):
+def _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, allowed, n_total, need_zeros=True):
     """(local positions, higher-is-closer values) of the k best rows of one segment, best first,
     ties to the lower position; ``allowed``: a boolean mask of the segment's rows or None.
 
-    ``zeros=False``: the segments before this one hold k rows scoring 0 or more, so that a row
+    ``need_zeros=False``: the segments before this one hold k rows scoring 0 or more, so that a row
     of this one that a sparse query does not touch (score 0) cannot be among the k best of the
     index (it loses a tie of 0 to the earlier rows); its sparse search then returns the rows with
     a score (up to k) and does not look for the untouched ones. A small segment that a write
@@ -226,7 +226,7 @@ def _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, allowed, n_total, z
             # one kernel call, conclusive when it finds k rows with a positive score (every
             # other row scores 0); else the candidates below, with the rows that score 0
             fused = sparse_top_k(seg, q_sparse[0], q_sparse[1], k, allowed, n_total)
-            if fused is not None and (not zeros or fused[0].shape[0] == k and fused[1][-1] > 0):
+            if fused is not None and (not need_zeros or fused[0].shape[0] == k and fused[1][-1] > 0):
                 return fused
             rows, vals = sparse_candidates(seg, q_sparse[0], q_sparse[1], n_total)
         if allowed is not None:
@@ -234,7 +234,7 @@ def _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, allowed, n_total, z
             rows, vals = rows[keep], vals[keep]
         best = best_of_candidates(rows, vals, k)
         rows, vals = rows[best], vals[best]
-        if not zeros or rows.shape[0] == k and vals[-1] > 0:
+        if not need_zeros or rows.shape[0] == k and vals[-1] > 0:
             return rows, vals
         # every other row scores exactly 0: the first k of them may be among the best
         zeros = first_zero_rows(n, np.sort(rows), k, allowed)
@@ -266,7 +266,7 @@ def best_k(segments, q_sparse, q_dense, q_sq, distance, k, allowed=None, *, excl
     note_search()
     positions, values, offset = [], [], 0
     approximate = False
-    nonnegative = 0         # rows found so far scoring 0 or more (see _segment_best's zeros)
+    nonnegative = 0         # rows found so far scoring 0 or more (see _segment_best's need_zeros)
     n_total = sum(seg.n for seg in segments)
     exclude = None if exclude is None else np.unique(np.asarray(exclude, dtype=np.int64).ravel())
     for seg in segments:
@@ -285,7 +285,8 @@ def best_k(segments, q_sparse, q_dense, q_sq, distance, k, allowed=None, *, excl
             if local is not None and local.size:
                 mask = np.ones(seg.n, dtype=bool) if mask is None else mask.copy()
                 mask[local] = False
-            found = _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, mask, n_total, zeros=nonnegative < k)
+            found = _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, mask, n_total,
+                                  need_zeros=nonnegative < k)
         pos, vals = found
         if nonnegative < k and seg.indptr is not None:
             nonnegative += int(np.count_nonzero(vals >= 0))

@@ -20,7 +20,8 @@ from __future__ import annotations
 import numbers
 import re
 from operator import add as _add
-from unicodedata import is_normalized as _is_normalized, normalize as _normalize
+from unicodedata import category as _category, combining as _combining, is_normalized as _is_normalized, \
+    normalize as _normalize
 
 __all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
            "check_analysis", "analysis_of", "resolve_analysis"]
@@ -129,13 +130,10 @@ def _mark_class():
     the planes where scripts write them; built at first use (about 15 ms) and kept."""
     marks = _MARKS[0]
     if marks is None:
-        import unicodedata
-
-        category, combining = unicodedata.category, unicodedata.combining
         ranges, start, last = [], None, None
         for cp in list(range(0x20000)) + list(range(0xE0100, 0xE01F0)):
             ch = chr(cp)
-            if category(ch)[0] == "M" or combining(ch):
+            if _category(ch)[0] == "M" or _combining(ch):
                 if start is None or cp != last + 1:
                     if start is not None:
                         ranges.append((start, last))
