@@ -3,12 +3,12 @@ the search path timed as the search runs it, on one handle.
 
 The script wraps the index handle's ``_see_changes`` (the test for another writer's changes),
 ``_query_rows`` (the query text to its rows), ``_search_rows`` (scan and top k) and ``_hits`` (the
-hits' documents from SQLite, checked against their digests, as dicts): methods every version
-since issue 30 has, so that the same script profiles an older checkout (run it with that
-checkout's ``src`` first on ``PYTHONPATH``). It searches the first query, then ``--warm`` more
-(a process's first searches load the kernels), then the rest one at a time, each a query not
-asked before, and prints the p50 of the whole search and of each part, in microseconds, as one
-JSON line.
+hits' documents from their segments' copies, or from SQLite in a version before those, checked
+against their digests, as dicts): methods every version since issue 30 has, so that the same
+script profiles an older checkout (run it with that checkout's ``src`` first on ``PYTHONPATH``).
+It searches the first query, then ``--warm`` more (a process's first searches load the kernels),
+then the rest one at a time, each a query not asked before, and prints the p50 of the whole
+search and of each part, in microseconds, as one JSON line.
 
 Usage (the indexes and queries of ``bench_index.py``, kept with ``--workdir DIR --keep``)::
 

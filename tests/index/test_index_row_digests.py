@@ -1,8 +1,9 @@
 """Every row of ``docs.sqlite`` carries a digest of its id, text and metadata (issue 45, part 5):
 a text or metadata edited in the database with sqlite3 is damage that ``learnsim index verify``
-reports (exit 2, naming docs.sqlite and the document) and that a search or a read refuses to
-serve (IndexDamagedError naming docs.sqlite; the service's 503 ``index_damaged``), never a
-silently different answer. An index written before keeps working: verify says how many rows it
+reports (exit 2, naming docs.sqlite and the document) and that a read refuses to serve
+(IndexDamagedError naming docs.sqlite; the service's 503 ``index_damaged``), never a silently
+different answer; a search reads its hits from the segments' copies (issue 46), as they were
+written. An index written before keeps working: verify says how many rows it
 cannot check (a note, exit 0), and the next write adds the column and digests what it writes.
 """
 from __future__ import annotations
@@ -68,16 +69,39 @@ def test_a_row_edited_with_sqlite_is_reported_by_verify(copy, column, value):
 
 
 def test_an_edited_text_is_never_served(copy):
+    # a search reads its hits from the segments' document stores (tests/index/test_index_segment_docs.py):
+    # the text as written, never the edited one; a read of the row in docs.sqlite refuses it
     path = copy("linklearn")
     text = _text_of(path, "d5")
     _edit(path, "UPDATE docs SET text = ? WHERE id = 'd5' AND deleted_seq IS NULL", text + " w001 injected")
     with Index.open(path) as index:
         with pytest.raises(IndexDamagedError, match=r"docs\.sqlite is damaged: the document 'd5' .* changed outside"):
             index.document("d5")
-        with pytest.raises(IndexDamagedError, match="docs.sqlite"):
-            index.search(text, k=3)         # d5's own text: d5 is a hit
+        hits = index.search(text, k=3)         # d5's own text: d5 is a hit, as it was written
+        assert [h["text"] for h in hits if h["id"] == "d5"] == [text]
         assert index.document("d6")[0]       # the other rows are read as before
-    # the command line: one line, exit 2
+    # the command line
+    code, out, err = run_cli(["search", "--index", path, "--query", text, "-k", "3"])
+    assert code == 0 and "injected" not in out and "Traceback" not in err
+
+
+def test_an_edited_text_of_a_segment_without_a_document_store_is_never_served(tmp_path, monkeypatch):
+    # segments written before they held their documents: the hits are read from docs.sqlite, and
+    # an edited row is refused
+    from index_models import corpus, model
+    from learnsim.index._store import DocumentStore
+
+    texts, _, ids, meta = corpus()
+    with monkeypatch.context() as m:
+        m.setattr(DocumentStore, "segment_docs", lambda self, seqs: None)
+        Index.build(tmp_path / "old", model("linklearn"), texts, ids, meta).close()
+    path = tmp_path / "old"
+    assert not list(path.glob("segments/*/docs.bin"))
+    text = _text_of(path, "d5")
+    _edit(path, "UPDATE docs SET text = ? WHERE id = 'd5' AND deleted_seq IS NULL", text + " w001 injected")
+    with Index.open(path) as index:
+        with pytest.raises(IndexDamagedError, match="docs.sqlite"):
+            index.search(text, k=3)
     code, out, err = run_cli(["search", "--index", path, "--query", text, "-k", "3"])
     assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert "docs.sqlite is damaged" in err and "'d5'" in err
@@ -225,7 +249,7 @@ def test_a_collection_larger_than_the_cache_is_not_read_whole(copy, monkeypatch)
         assert len(got) == len(index)
 
 
-def test_an_edited_row_is_left_out_of_the_preload_and_refused_when_found(copy, monkeypatch):
+def test_an_edited_row_is_left_out_of_the_preload_and_never_served(copy, monkeypatch):
     path = copy("linklearn")
     text = _text_of(path, "d5")
     _edit(path, "UPDATE docs SET text = ? WHERE id = 'd5' AND deleted_seq IS NULL", text + " w001 injected")
@@ -233,9 +257,9 @@ def test_an_edited_row_is_left_out_of_the_preload_and_refused_when_found(copy, m
     with Index.open(path) as index:
         index.search("w300 w301", k=1)               # the preload, d5 left out
         cache = index._document_cache
-        assert cache.preloaded and len(cache._docs) == len(index) - 1
-        with pytest.raises(IndexDamagedError, match="docs.sqlite"):
-            index.search(text, k=3)                 # d5's own text: d5 is a hit, read and refused
+        assert cache.preloaded and len(cache._docs) == len(index) - 1 and not cache.holds_all
+        hits = index.search(text, k=3)              # d5's own text: d5 is a hit, read from its segment
+        assert [h["text"] for h in hits if h["id"] == "d5"] == [text]
 
 
 def test_read_ahead_asks_nothing_of_a_file_that_is_gone(tmp_path):

@@ -681,10 +681,12 @@ def _why_exact(seg, config, kind):
     return "written before the index asked for approximate search (compact or reindex builds it)"
 
 
-def write_segment_of(directory, name, seqs, rows, manifest):
+def write_segment_of(directory, name, seqs, rows, manifest, store=None):
     """:func:`learnsim.index._segments.write_segment` in the manifest's dtype, with the
-    approximate structure its ``"ann"`` entry asks for."""
+    approximate structure its ``"ann"`` entry asks for, and the documents' store read from
+    ``store`` (a DocumentStore; None: none)."""
     from ._segments import write_segment
 
     extra = segment_writer(manifest.get("ann"), manifest["kind"])
-    return write_segment(directory, name, seqs, rows, manifest["dtype"], extra=extra)
+    docs = None if store is None else store.segment_docs(seqs)
+    return write_segment(directory, name, seqs, rows, manifest["dtype"], extra=extra, docs=docs)

@@ -335,9 +335,10 @@ def write_json_atomic(path, obj):
     fsync_dir(path.parent)
 
 
-def write_segment(directory, name, seqs, rows, dtype, extra=None):
+def write_segment(directory, name, seqs, rows, dtype, extra=None, docs=None):
     """Write a segment (see the module notes) of documents ``seqs`` with ``rows`` (a Rows of CSR
-    and dense parts) and return its manifest entry. ``extra(tmp_dir, rows, meta)``, if given,
+    and dense parts) and return its manifest entry. ``docs``, if given, is the rows' document
+    store (:meth:`learnsim.index._store.DocumentStore.segment_docs`; learnsim.index._segment_docs). ``extra(tmp_dir, rows, meta)``, if given,
     writes more files into the segment's temporary directory (fsynced) and records them in
     ``meta`` (segment.json) before the rename: the approximate structure of
     :mod:`learnsim.index._ann`."""
@@ -367,6 +368,10 @@ def write_segment(directory, name, seqs, rows, dtype, extra=None):
             meta["nnz"] = int(csc.nnz)
         if rows.sq is not None:
             files["sq"] = np.asarray(rows.sq, dtype=np.float64)
+        if docs is not None:
+            from ._segment_docs import write_docs
+
+            files.update(write_docs(tmp, docs, meta))
         checksums = {}
         for key, arr in files.items():
             np.save(tmp / f"{key}.npy", arr, allow_pickle=False)
@@ -491,6 +496,14 @@ class Segment:
             raise IndexFormatError(f"{where}: sq.npy must be float64 of shape ({self.n},)")
         self._present = {key: h is not None for key, h in
                          (("dense", dense), ("indptr", indptr), ("indices", indices), ("data", data), ("sq", sq))}
+        # the rows' ids, texts and metadata, where the segment was written with them (issue 46)
+        docs = meta.get("docs")
+        if docs is None:
+            self.docs = None
+        else:
+            from ._segment_docs import SegmentDocs
+
+            self.docs = SegmentDocs(path, self.n, docs, self._sum, npy_header, load_npy)
         self._loaded = None
         self._checked = False
 
@@ -526,8 +539,9 @@ class Segment:
 
     def files(self):
         """{path: recorded sha256 or None} of every file of the segment (segment.json excluded)."""
-        return {self.path / f"{key}.npy": self.checksums.get(key) for key in ("seqs",) + self._ARRAYS
-                if self.has(key)}
+        files = {self.path / f"{key}.npy": self.checksums.get(key) for key in ("seqs",) + self._ARRAYS
+                 if self.has(key)}
+        return files if self.docs is None else {**files, **self.docs.files()}
 
     def check(self):
         """Read the arrays (checksums) and check them entry by entry, once: O(size of the segment)."""

@@ -336,10 +336,11 @@ def _short(value, limit=80):
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def row_digest(doc_id, text, meta):
-    """The checksum of a row (its id, text and stored metadata JSON or None): 32 hex digits of
-    BLAKE2b over their JSON array. Damage, not forgery, is what it finds: anyone who can edit
-    the database can recompute it."""
+def row_bytes(doc_id, text, meta):
+    """The bytes a row's digest is taken over: its id, text and stored metadata JSON (or None) as
+    the UTF-8 of ``json.dumps([doc_id, text, meta], ensure_ascii=False)``. A segment's document
+    store (learnsim.index._segment_docs) holds exactly these bytes, so that a hit is checked
+    against the digest without building them again."""
     if type(doc_id) is str and type(text) is str and (meta is None or type(meta) is str):
         # the bytes json.dumps([doc_id, text, meta], ensure_ascii=False) writes, without building
         # an encoder per call (most of a digest's time for a short document): its separator is
@@ -348,7 +349,14 @@ def row_digest(doc_id, text, meta):
             ("null" if meta is None else _JSON_STRING(meta)) + "]"
     else:
         raw = json.dumps([doc_id, text, meta], ensure_ascii=False)
-    return hashlib.blake2b(raw.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    return raw.encode("utf-8", "surrogatepass")
+
+
+def row_digest(doc_id, text, meta):
+    """The checksum of a row (its id, text and stored metadata JSON or None): 32 hex digits of
+    BLAKE2b over their JSON array (:func:`row_bytes`). Damage, not forgery, is what it finds:
+    anyone who can edit the database can recompute it."""
+    return hashlib.blake2b(row_bytes(doc_id, text, meta), digest_size=16).hexdigest()
 
 
 def row_matches(doc_id, text, meta, digest):
@@ -397,20 +405,23 @@ class DocumentCache:
     def __init__(self, key, max_docs=PRELOAD_MAX_DOCS, max_chars=1 << 24):
         self.key, self.max_docs, self.max_chars = key, max_docs, max_chars
         self._docs, self._chars = {}, 0
-        self.preloaded = False
+        # preloaded: the preload ran (once); holds_all: it read every live document
+        self.preloaded = self.holds_all = False
 
-    def preload(self, store, n_live):
+    def preload(self, store, n_live, read_ahead=True):
         """Read every live document into the cache at once, where the collection's ``n_live``
         documents fit its bounds (else nothing); once per cache. A row that does not match its
         digest is left out: a search that finds it reads it and refuses it, as before. Returns
-        how many documents it read."""
+        how many documents it read. ``read_ahead``: where they do not fit, ask the operating
+        system to read the database ahead (not when the hits are read from the segments)."""
         if self.preloaded:
             return 0
         self.preloaded = True
         if n_live > self.max_docs:
             # too large to hold: the operating system is asked to read the file ahead instead
             # (its page cache, not this process's memory), so that a hit is not a read of the disk
-            store.read_ahead()
+            if read_ahead:
+                store.read_ahead()
             return 0
         count = 0
         for rows in store.live_rows(damaged="skip"):
@@ -421,6 +432,7 @@ class DocumentCache:
                     self._docs[seq] = (doc_id, text, meta)
                     self._chars += len(text)
                     count += 1
+        self.holds_all = count >= n_live
         return count
 
     def documents(self, store, seqs):
@@ -687,6 +699,43 @@ class DocumentStore:
                     self._checked(*row)
                 out[seq] = (doc_id, text, meta if raw_meta or meta is None else meta_value(meta))
         return out
+
+    def segment_docs(self, seqs):
+        """(the rows' bytes joined, their offsets int64 (n + 1,), their BLAKE2b digests uint8
+        (n, 16)) of the documents ``seqs`` (increasing), deleted or not: what a segment's document
+        store holds (learnsim.index._segment_docs). A row that does not match its recorded digest
+        is refused, not copied under a new checksum; a row written before digests gets one now."""
+        import numpy as np
+
+        seqs = np.asarray(seqs, dtype=np.int64)
+        n = int(seqs.shape[0])
+        parts, offsets, digests = [], np.zeros(n + 1, dtype=np.int64), bytearray()
+        if n:
+            wanted = seqs.tolist()
+            i, size = 0, 0
+            columns = "seq, id, text, meta" + (", digest" if self.digests else ", NULL")
+            for seq, doc_id, text, meta, digest in self.conn.execute(
+                    f"SELECT {columns} FROM docs WHERE seq BETWEEN ? AND ? ORDER BY seq", (wanted[0], wanted[-1])):
+                if i == n or seq != wanted[i]:
+                    continue                # a row between them that the segment does not hold
+                try:
+                    raw = row_bytes(doc_id, text, meta) if isinstance(text, str) else None
+                except (TypeError, ValueError):
+                    raw = None
+                dig = None if raw is None else hashlib.blake2b(raw, digest_size=16)
+                if dig is None or (digest is not None and dig.hexdigest() != digest):
+                    raise self._tampered(seq, doc_id)
+                parts.append(raw)
+                digests += dig.digest()
+                size += len(raw)
+                i += 1
+                offsets[i] = size
+            if i != n:
+                from ..exceptions import IndexDamagedError
+
+                raise IndexDamagedError(self.path, f"the document with sequence number {wanted[i]}, which a "
+                                                   "segment being written holds, is missing")
+        return b"".join(parts), offsets, np.frombuffer(bytes(digests), dtype=np.uint8).reshape(n, 16)
 
     def live_seq_of(self, doc_id):
         row = self.conn.execute("SELECT seq FROM docs WHERE id = ? AND deleted_seq IS NULL", (doc_id,)).fetchone()

@@ -4,7 +4,8 @@ Unlike opening and searching, which check each file before its first use and sto
 damage, this reads everything and lists every damaged file: the manifest (its own checksum and
 fields), the model (and ``versions/``: versions.json and each model version's file), the
 statistics, the query plan, each segment (``segment.json``, each array's checksum, shape and
-values: what :meth:`Segment.check` checks), the approximate structures' files, and
+values: what :meth:`Segment.check` checks; its documents' store, each file against its sha256
+and each row's digest against docs.sqlite's), the approximate structures' files, and
 ``docs.sqlite`` (SQLite's ``PRAGMA quick_check``, every row against the digest of its id, text
 and metadata recorded when it was written, and its documents against the segments' sequence
 numbers, exactly). Rows written before learnsim recorded digests (an index written before
@@ -42,6 +43,8 @@ class _Report:
         self.files = 0
         self.bytes = 0
         self.unchecked_documents = 0
+        # (docs.bin, seqs, digests) of each segment's document store, checked against docs.sqlite
+        self.segment_digests = []
 
     def bad(self, file, problem):
         # one line a damaged file: the first problem found (a segment that cannot be opened has
@@ -107,6 +110,9 @@ def _check_segment(report, directory, entry, m, required):
                 for key, digest in sums.items():
                     if isinstance(key, str) and isinstance(digest, str) and "/" not in key:
                         _check_file(report, where / f"{key}.npy", digest, False)
+            docs = meta.get("docs") if isinstance(meta, dict) else None
+            if isinstance(docs, dict) and isinstance(docs.get("sha256"), str):
+                _check_file(report, where / "docs.bin", docs["sha256"], False)
         return None
     report.counted(seg.path / "seqs.npy")
     ok = True
@@ -122,6 +128,15 @@ def _check_segment(report, directory, entry, m, required):
             if required and key not in seg.checksums:
                 report.bad(file, "segment.json records no sha256 of it")
                 ok = False
+    if seg.docs is not None:
+        # the documents' store (learnsim.index._segment_docs): each file against its sha256, and
+        # each row's digest against the one docs.sqlite records (_check_sqlite)
+        if all([_check_file(report, file, digest, required) for file, digest in seg.docs.files().items()]):
+            try:
+                report.segment_digests.append((seg.path / "docs.bin", np.asarray(seg.seqs),
+                                               load_npy(seg.path / "docs_digest.npy")))
+            except IndexFormatError as exc:
+                report.exc(exc, seg.path / "docs_digest.npy")
     if ok:
         try:
             seg.check()
@@ -187,6 +202,7 @@ def _check_sqlite(report, path, m, segment_seqs):
         dead = np.fromiter((r[0] for r in conn.execute(
             "SELECT seq FROM docs WHERE deleted_seq IS NOT NULL AND seq <= ?", (covered,))), dtype=np.int64)
         conn.execute("COMMIT")
+        _check_segment_digests(report, conn)
         missing = np.setdiff1d(segment_seqs, stored, assume_unique=True)
         live = np.setdiff1d(stored, dead, assume_unique=True)
         unsegmented = np.setdiff1d(live, segment_seqs, assume_unique=True)
@@ -201,6 +217,23 @@ def _check_sqlite(report, path, m, segment_seqs):
         report.bad(file, f"SQLite cannot read it ({exc})")
     finally:
         conn.close()
+
+
+def _check_segment_digests(report, conn):
+    """Each segment's stored documents against docs.sqlite's: the digest of each row alike (a
+    row docs.sqlite records no digest of, written before digests, is not compared)."""
+    if not report.segment_digests or not any(r[1] == "digest" for r in conn.execute("PRAGMA table_info(docs)")):
+        return
+    for file, seqs, digests in report.segment_digests:
+        if not seqs.size:
+            continue
+        recorded = dict(conn.execute("SELECT seq, digest FROM docs WHERE seq BETWEEN ? AND ? AND digest IS NOT NULL",
+                                     (int(seqs[0]), int(seqs[-1]))))
+        differ = [seq for seq, digest in zip(seqs.tolist(), digests) if seq in recorded
+                  and recorded[seq] != bytes(digest).hex()]
+        if differ:
+            report.bad(file, f"{len(differ)} of its documents differ from those {_DOCS} records (sequence numbers "
+                             f"{differ[:5]}{'...' if len(differ) > 5 else ''})")
 
 
 def _check_rows(report, file, conn):

@@ -28,6 +28,7 @@ writers): see :mod:`learnsim.index._integrity`.
 """
 from __future__ import annotations
 
+import contextlib
 import numbers
 import os
 import shutil
@@ -46,6 +47,7 @@ from ._integrity import Lock as _Lock, checked_up_to, model_encoder, load_plan, 
     read_store, retry_if_moved, sqlite_guarded as _sqlite_guarded, statistics_key, \
     write_manifest as _write_manifest, collection_rows as _collection
 from ._scan import MemorySegment, SegmentRun, best_k, scanned_segments
+from ._segment_docs import docs_layout, documents_at
 from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexDamagedError, IndexFormatError, Segment, check_seal, \
     load_json, merged_rows, read_manifest, rows_of
 from ._kernels import searching_often
@@ -334,7 +336,10 @@ class Index(ModelVersions):
         scorer = pipeline.scorer
         entries = []
         starts = range(0, len(seqs), SEGMENT_ROWS)
-        with stage_for(f"index: writing the rows of {len(seqs)} documents", len(seqs)), _embeddings_of(path, pipeline):
+        # each segment holds its documents too, read back from SQLite (learnsim.index._segment_docs)
+        store = DocumentStore(path / _DOCS, readonly=True)
+        with (stage_for(f"index: writing the rows of {len(seqs)} documents", len(seqs)), _embeddings_of(path, pipeline),
+              contextlib.closing(store)):
             # a bar where there are several segments (the stage says the rest)
             bar = progress(starts, desc="index: segments written", enabled=None if len(starts) > 1 else False)
             for start in bar:
@@ -343,7 +348,7 @@ class Index(ModelVersions):
                 else:
                     rows = pipeline.document_rows(texts[start:start + SEGMENT_ROWS], statistics)
                 entries.append(write_segment_of(path / "segments", f"g{generation}-{start // SEGMENT_ROWS:06d}",
-                                                seqs[start:start + SEGMENT_ROWS], rows, manifest))
+                                                seqs[start:start + SEGMENT_ROWS], rows, manifest, store))
         old = (manifest.get("statistics_dir"), manifest.get("plan_dir"), [e["name"] for e in manifest["segments"]])
         manifest.update(segments=entries, covered_seq=int(seqs[-1]) if seqs else manifest["covered_seq"],
                         statistics_seq=int(seqs[-1]) if seqs else 0, statistics_dir=stats_dir,
@@ -475,6 +480,7 @@ class Index(ModelVersions):
     def _refresh_positions(self, dead=None, data_version=None):
         seqs = [np.asarray(s.seqs) for s in self.segments]
         self._seqs = np.concatenate(seqs) if seqs else np.zeros(0, dtype=np.int64)
+        self._docs_layout = docs_layout(self.segments)
         if self._seqs.size > 1 and not np.all(np.diff(self._seqs) > 0):
             raise IndexFormatError(f"{self.path}: segments overlap or are out of order")
         self._refresh_deleted(dead, data_version)
@@ -632,7 +638,7 @@ class Index(ModelVersions):
         # Python ints and floats once for all the hits (a numpy scalar per hit costs more than the dict)
         seqs = self._seqs[order].tolist()
         if docs is None:
-            docs = self._documents(seqs)
+            docs = self._documents_at(order)
         hits = []
         # read from disk: once for all the hits, not per explanation
         statistics = (self.statistics or None) if explain_query is not None else None
@@ -652,16 +658,37 @@ class Index(ModelVersions):
 
     def _documents(self, seqs):
         """{seq: (id, text, meta)} of the hits at ``seqs``: through the handle's DocumentCache (the
-        documents found before cost no read of SQLite), which starts again if the index at this
-        path was built anew (its manifest's creation time)."""
+        documents found before cost no read of SQLite)."""
+        return self._document_cache_of().documents(self.store, seqs)
+
+    def _document_cache_of(self):
+        """The handle's DocumentCache, which starts again if the index at this path was built anew
+        (its manifest's creation time); in a process that searches often, a small collection is
+        read into it whole at once."""
         key = self.manifest.get("created")
         cache = getattr(self, "_document_cache", None)
         if cache is None or cache.key != key:
             self._document_cache = cache = DocumentCache(key)
         if not cache.preloaded and searching_often():
-            # a small collection, in a process that searches often: all its documents at once
-            cache.preload(self.store, len(self))
-        return cache.documents(self.store, seqs)
+            # SQLite read ahead only where some segment has no copy of its documents
+            cache.preload(self.store, len(self),
+                          read_ahead=any(getattr(seg, "docs", None) is None for seg in self.segments))
+        return cache
+
+    def _documents_at(self, positions):
+        """{seq: (id, text, meta)} of the documents at global ``positions``: from the document
+        store of their segment (learnsim.index._segment_docs: a read and a digest each, no SQLite)
+        where it has one, else from SQLite through the handle's cache (segments written before,
+        documents added before a crash); all from the cache where it holds the whole collection."""
+        positions = positions.tolist() if hasattr(positions, "tolist") else list(positions)
+        cache = self._document_cache_of()
+        layout = getattr(self, "_docs_layout", None)
+        if cache.holds_all or layout is None:
+            return cache.documents(self.store, self._seqs[positions])
+        found, rest = documents_at(positions, self._seqs, *layout)
+        if rest:
+            found.update(cache.documents(self.store, rest))
+        return found
 
     def _model_parts(self):
         """What explains a hit (``explain``) and gives the clustering the learned metric
@@ -838,7 +865,7 @@ class Index(ModelVersions):
             for qi in (qi for qi, b in enumerate(blank) if b):
                 found[qi] = (np.zeros(0), np.zeros(0, dtype=np.int64))
             # one read of SQLite for the hits of every query (a server batches queries)
-            docs = self._documents(self._seqs[np.concatenate([o for _, o in found])]) if len(found) > 1 else None
+            docs = self._documents_at(np.concatenate([o for _, o in found])) if len(found) > 1 else None
             if depth == k:
                 return [self._hits(values, order, queries[qi] if explain else None, n_top, docs)
                         for qi, (values, order) in enumerate(found)]
@@ -988,58 +1015,9 @@ class Index(ModelVersions):
             than 1000 documents unless True. None: as :func:`learnsim.set_progress` says (by default
             on a terminal or in a notebook); True or False beat it for this call.
         """
-        k = _check_k(k)
-        if getattr(self.pipeline.match_rule, "graded", False):
-            raise ValueError("the index's model was fitted on graded pairs: it predicts a similarity score per pair, "
-                             "not duplicates to group")
-        self._see_changes()
-        positions = np.flatnonzero(self._live)
-        parent = {}
+        from ._dedupe import dedupe_documents
 
-        def find(a):
-            while parent.get(a, a) != a:
-                parent[a] = parent.get(parent[a], parent[a])
-                a = parent[a]
-            return a
-
-        best = {}
-        batch = 256
-        blocks = progress(range(0, positions.size, batch), desc="index: dedupe",
-                          enabled=enabled_for(positions.size, loop=True))
-        for start in blocks:
-            block = positions[start:start + batch]
-            docs = self.store.documents(self._seqs[block])
-            texts = [docs[int(self._seqs[p])][1] for p in block]
-            found = self._search_rows(self._query_rows(texts), k, self._live, exclude=list(block))
-            pairs, owners = [], []
-            for p, text, (values, order) in zip(block, texts, found):
-                for o in order:
-                    if o != p:
-                        pairs.append((p, int(o)))
-                        owners.append(text)
-            if not pairs:
-                continue
-            other = self.store.documents(self._seqs[[b for _, b in pairs]])
-            decisions = self.pipeline.match([(t, other[int(self._seqs[b])][1]) for t, (_, b) in zip(owners, pairs)])
-            for (a, b), dec in zip(pairs, decisions):
-                if dec["duplicate"]:
-                    pr = float(dec["probability"])
-                    best[a] = max(best.get(a, 0.0), pr)
-                    best[b] = max(best.get(b, 0.0), pr)
-                    ra, rb = find(a), find(b)
-                    if ra != rb:
-                        parent[max(ra, rb)] = min(ra, rb)
-        groups = {}
-        for p in best:
-            groups.setdefault(find(p), []).append(p)
-        out = []
-        for members in groups.values():
-            members.sort()
-            docs = self.store.documents(self._seqs[members])
-            out.append([{"id": docs[int(self._seqs[p])][0], "text": docs[int(self._seqs[p])][1],
-                         "probability": best[p]} for p in members])
-        out.sort(key=lambda g: (-len(g), g[0]["id"]))
-        return out
+        return dedupe_documents(self, _check_k(k))
 
     @_sqlite_guarded
     @with_show_progress_bar
@@ -1075,7 +1053,8 @@ class Index(ModelVersions):
             return
         seg = tail[0]
         rows = rows_of(seg)
-        entry = write_segment_of(self.path / "segments", f"a{int(seg.seqs[0]):012d}", seg.seqs, rows, self.manifest)
+        entry = write_segment_of(self.path / "segments", f"a{int(seg.seqs[0]):012d}", seg.seqs, rows, self.manifest,
+                                 self.store)
         self.manifest["segments"].append(entry)
         self.manifest["covered_seq"] = int(seg.seqs[-1])
         _write_manifest(self.path, self.manifest)
@@ -1132,7 +1111,7 @@ class Index(ModelVersions):
         return [str(s) if i is None else i for s, i in zip(seqs, ids)]
 
     def _write_rows(self, seqs, rows):
-        entry = write_segment_of(self.path / "segments", f"a{int(seqs[0]):012d}", seqs, rows, self.manifest)
+        entry = write_segment_of(self.path / "segments", f"a{int(seqs[0]):012d}", seqs, rows, self.manifest, self.store)
         self.manifest["segments"].append(entry)
         self.manifest["covered_seq"] = int(seqs[-1])
         self.manifest["updated"] = time.time()
@@ -1162,7 +1141,7 @@ class Index(ModelVersions):
         rows = merged_rows(segs, np.ones(n, dtype=bool))
         seqs = np.concatenate([np.asarray(seg.seqs) for seg in segs])
         entry = write_segment_of(self.path / "segments", f"m{int(seqs[0]):012d}-{int(seqs[-1]):012d}", seqs, rows,
-                                 self.manifest)
+                                 self.manifest, self.store)
         self.manifest["segments"] = entries[:-run] + [entry]
         return [e["name"] for e in tail]
 
@@ -1310,7 +1289,8 @@ class Index(ModelVersions):
             generation = int(self.manifest.get("generation", 0))
             name = f"c{generation}-{int(seqs[-1]) if seqs.size else 0:012d}-{int(time.time() * 1e3) % 10**9:09d}"
             old = [e["name"] for e in self.manifest["segments"]]
-            entry = write_segment_of(self.path / "segments", name, seqs, rows, self.manifest) if seqs.size else None
+            entry = (write_segment_of(self.path / "segments", name, seqs, rows, self.manifest, self.store)
+                     if seqs.size else None)
             self.manifest["segments"] = [entry] if entry else []
             self.manifest["updated"] = time.time()
             _write_manifest(self.path, self.manifest)
@@ -1481,8 +1461,6 @@ def _embeddings_of(path, pipeline):
     :func:`learnsim.text.encoders.index_embedding_cache`), so that promoting or rolling back a
     query adapter over the same encoder re-embeds nothing. A model over term vectors: nothing (no
     encoder is imported)."""
-    import contextlib
-
     if model_encoder(pipeline) is None:
         return contextlib.nullcontext()
     from ..text.encoders import index_embedding_cache
