@@ -85,3 +85,19 @@ def without_plan(path, where):
     index = Index.open(dst)
     assert not index.info()["query_plan"]
     return index
+
+
+def built_before_segment_docs(where, monkeypatch, family="linklearn"):
+    """The path of an index built as learnsim wrote one before its segments held their
+    documents (issue 46): no segment has a docs.bin, its hits are read from docs.sqlite."""
+    from index_models import corpus, model
+
+    from learnsim.index._store import DocumentStore
+
+    texts, _, ids, meta = corpus()
+    path = Path(where) / "before-segment-docs"
+    with monkeypatch.context() as m:
+        m.setattr(DocumentStore, "segment_docs", lambda self, seqs: None)
+        Index.build(path, model(family), texts, ids, meta).close()
+    assert not list(path.glob("segments/*/docs.bin"))
+    return path

@@ -14,7 +14,7 @@ import sqlite3
 import pytest
 
 from conftest import run_cli
-from index_edit import copy, pristine  # noqa: F401  (fixtures)
+from index_edit import built_before_segment_docs, copy, pristine  # noqa: F401  (fixtures)
 
 from learnsim.index import Index, IndexDamagedError
 from learnsim.index._store import row_digest
@@ -88,15 +88,7 @@ def test_an_edited_text_is_never_served(copy):
 def test_an_edited_text_of_a_segment_without_a_document_store_is_never_served(tmp_path, monkeypatch):
     # segments written before they held their documents: the hits are read from docs.sqlite, and
     # an edited row is refused
-    from index_models import corpus, model
-    from learnsim.index._store import DocumentStore
-
-    texts, _, ids, meta = corpus()
-    with monkeypatch.context() as m:
-        m.setattr(DocumentStore, "segment_docs", lambda self, seqs: None)
-        Index.build(tmp_path / "old", model("linklearn"), texts, ids, meta).close()
-    path = tmp_path / "old"
-    assert not list(path.glob("segments/*/docs.bin"))
+    path = built_before_segment_docs(tmp_path, monkeypatch)
     text = _text_of(path, "d5")
     _edit(path, "UPDATE docs SET text = ? WHERE id = 'd5' AND deleted_seq IS NULL", text + " w001 injected")
     with Index.open(path) as index:

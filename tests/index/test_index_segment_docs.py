@@ -14,10 +14,9 @@ import numpy as np
 import pytest
 
 from conftest import run_cli
-from index_edit import copy, pristine, reseal  # noqa: F401  (fixtures)
+from index_edit import built_before_segment_docs, copy, pristine, reseal  # noqa: F401  (fixtures)
 
 from learnsim.index import Index, IndexDamagedError, IndexFormatError
-from learnsim.index._store import DocumentStore
 
 QUERY = "w001 w002 w003 w120 w240"
 
@@ -78,7 +77,9 @@ def test_every_write_keeps_the_segments_documents_equal_to_sqlite(copy):
         assert new1["metadata"] == {"nested": {"a": [1, 2.5, None, True]}, "s": "é"}
         assert "日本語の文" in new1["text"] and '"quoted"' in new1["text"]
         assert [h["text"] for h in hits if h["id"] == "d5"][0] == "w001 w002 w003 upserted"
-        assert all(seg.docs is not None for seg in index.segments)
+        # the adds' small segments, and their merge with the small built one, hold no copy (their
+        # hits are read from SQLite: see test_only_segments_that_are_not_small_hold_their_documents)
+        assert all(seg.docs is None for seg in index.segments if seg.name.startswith(("a", "m")))
         assert Index.verify_at(path)["ok"]
         index.compact()
         assert len(index.segments) == 1 and index.segments[0].docs is not None
@@ -115,22 +116,38 @@ def test_a_small_collection_read_whole_into_the_cache_gives_the_same_hits(copy, 
 
 
 def test_segments_written_before_the_store_are_read_from_sqlite_beside_new_ones(tmp_path, monkeypatch):
-    from index_models import corpus, model
-
-    texts, _, ids, meta = corpus()
-    with monkeypatch.context() as m:
-        m.setattr(DocumentStore, "segment_docs", lambda self, seqs: None)
-        Index.build(tmp_path / "old", model("linklearn"), texts, ids, meta).close()
-    path = tmp_path / "old"
-    assert _stores(path) == []
+    path = built_before_segment_docs(tmp_path, monkeypatch)
     with Index.open(path) as index:
         old = index.search(QUERY, k=10)
         _same_as_sqlite(index, old)
         index.add(["w001 w002 w003 w120 w240 added after"], ids=["late"])
-        assert [seg.docs is not None for seg in index.segments] == [False] * (len(index.segments) - 1) + [True]
         hits = index.search(QUERY, k=10)
         assert hits[0]["id"] == "late"
         _same_as_sqlite(index, hits)
+        index.compact()                          # the compaction writes the copy
+        assert [seg.docs is not None for seg in index.segments] == [True]
+        assert index.search(QUERY, k=10) == hits
+    assert Index.verify_at(path)["ok"]
+
+
+def test_only_segments_that_are_not_small_hold_their_documents(copy, monkeypatch):
+    # an add of fewer than SMALL_SEGMENT_ROWS documents writes no copy (a write of a few documents
+    # stays as fast as before), a larger one does, and so does the merge that makes a large
+    # segment of small ones, from SQLite for those without a copy
+    import learnsim.index.core as core
+
+    monkeypatch.setattr(core, "SMALL_SEGMENT_ROWS", 5)
+    path = copy("linklearn")
+    with Index.open(path) as index:
+        index.add([f"w00{i} w120 a batch {i}" for i in range(6)], ids=[f"b{i}" for i in range(6)])
+        index.add(["w001 w120 one more"], ids=["one"])
+        assert [seg.n for seg in index.segments] == [120, 6, 1]
+        assert [seg.docs is not None for seg in index.segments] == [True, True, False]
+        _same_as_sqlite(index, _all_hits(index, [QUERY, "a batch", "one more"]))
+        for i in range(7):                                  # eight small ones: merged into one of 8
+            index.add([f"w01{i} w240 small {i}"], ids=[f"s{i}"])
+        assert [seg.n for seg in index.segments][-1] == 8 and index.segments[-1].docs is not None
+        _same_as_sqlite(index, _all_hits(index, [QUERY, "a batch", "one more", "small"]))
     assert Index.verify_at(path)["ok"]
 
 
@@ -212,17 +229,48 @@ def test_a_store_that_differs_from_sqlite_is_reported_by_verify(copy):
     assert "1 of its documents differ from those docs.sqlite records" in report["damaged"][0]["problem"]
 
 
-def test_a_row_edited_in_sqlite_is_not_copied_into_a_new_segment(copy):
+def test_a_row_edited_in_sqlite_is_not_copied_into_a_new_segment(copy, tmp_path, monkeypatch):
+    # a compaction copies the segments' copies (checked), not docs.sqlite's edited row
     path = copy("linklearn")
+    with Index.open(path) as index:
+        text = index.document("d5")[0]
     conn = sqlite3.connect(path / "docs.sqlite")
     with conn:
         conn.execute("UPDATE docs SET text = text || ' injected' WHERE id = 'd5' AND deleted_seq IS NULL")
     conn.close()
-    before = json.loads((path / "manifest.json").read_text())["segments"]
     with Index.open(path) as index:
+        index.delete(["d7"])
+        index.compact()
+        assert [h["text"] for h in index.search(text, k=3) if h["id"] == "d5"] == [text]
+    assert [d["file"] for d in Index.verify_at(path)["damaged"]] == [str(path / "docs.sqlite")]
+    # segments without copies: the rows are read from docs.sqlite, and the edited one is refused
+    old = built_before_segment_docs(tmp_path, monkeypatch)
+    conn = sqlite3.connect(old / "docs.sqlite")
+    with conn:
+        conn.execute("UPDATE docs SET text = text || ' injected' WHERE id = 'd5' AND deleted_seq IS NULL")
+    conn.close()
+    before = json.loads((old / "manifest.json").read_text())["segments"]
+    with Index.open(old) as index:
         with pytest.raises(IndexDamagedError, match=r"docs\.sqlite is damaged: the document 'd5'"):
             index.compact()
+    assert json.loads((old / "manifest.json").read_text())["segments"] == before
+
+
+def test_a_compaction_copies_the_copies_and_refuses_a_damaged_one(copy):
+    # (a compaction that copies rows checks each copy whole, as it checks the segments' arrays)
+    path = copy("linklearn")
+    with Index.open(path) as index:
+        index.add(["w001 w120 added"], ids=["added"])
+        index.delete(["d9"])
+        victim = next(path.glob("segments/g*/docs.bin"))
+        raw = bytearray(victim.read_bytes())
+        raw[-3] = ord("x") if raw[-3] != ord("x") else ord("y")
+        victim.write_bytes(bytes(raw))
+        before = json.loads((path / "manifest.json").read_text())["segments"]
+        with pytest.raises(IndexDamagedError, match=r"docs\.bin is damaged: its sha256 does not match"):
+            index.compact()
     assert json.loads((path / "manifest.json").read_text())["segments"] == before
+    assert str(victim) in [d["file"] for d in Index.verify_at(path)["damaged"]]
 
 
 def test_a_segment_json_with_a_bad_docs_entry_is_refused(copy):
@@ -234,3 +282,21 @@ def test_a_segment_json_with_a_bad_docs_entry_is_refused(copy):
     reseal(path)
     with pytest.raises(IndexFormatError, match=r"its 'docs' entry is not \{bytes, sha256\}"):
         Index.open(path)
+
+
+def test_documents_found_before_are_not_read_again(copy, monkeypatch):
+    # the handle's cache fronts the copies, as it fronted SQLite: a server asked the same queries
+    # again reads nothing
+    from learnsim.index._segment_docs import SegmentDocs
+
+    path = copy("linklearn")
+    reads = []
+    real = SegmentDocs.rows
+    monkeypatch.setattr(SegmentDocs, "rows", lambda self, rows, seqs: reads.append(len(rows)) or real(self, rows, seqs))
+    with Index.open(path) as index:
+        first = index.search(QUERY, k=10)
+        assert sum(reads) == 10
+        assert index.search(QUERY, k=10) == first and sum(reads) == 10
+        both = index.search([QUERY, "w300 w301"], k=10)
+        new = {h["id"] for h in both[1]} - {h["id"] for h in first}
+        assert both[0] == first and sum(reads) == 10 + len(new)

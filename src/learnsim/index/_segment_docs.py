@@ -35,12 +35,9 @@ import weakref
 import numpy as np
 
 from ..exceptions import IndexDamagedError, IndexFormatError
-from ._store import meta_value
 
-__all__ = ["SegmentDocs", "DOCS_FILES", "docs_layout", "documents_at"]
+__all__ = ["SegmentDocs", "docs_layout", "documents_at", "merged_docs"]
 
-# the files of the store, besides segment.json's "docs" entry
-DOCS_FILES = ("docs.bin", "docs_offsets.npy", "docs_digest.npy")
 _SCAN = json.JSONDecoder().scan_once
 _blake2b = hashlib.blake2b
 
@@ -115,7 +112,7 @@ class SegmentDocs:
                 **{self.path / f"{key}.npy": digest for key, digest in self._sums.items()}}
 
     def _open(self):
-        """(offsets list, digests bytes, descriptor), read and checked once."""
+        """(the offsets, the digests as bytes, the descriptor of docs.bin), read and checked once."""
         state = self._state
         if state is not None:
             return state
@@ -152,13 +149,24 @@ class SegmentDocs:
                 text = raw.decode("utf-8", "surrogatepass")
                 value, end = _SCAN(text, 0)
             except (ValueError, StopIteration):
-                value = end = None
+                text, value, end = "", None, None
             if (end != len(text) or type(value) is not list or len(value) != 3 or type(value[0]) is not str
                     or type(value[1]) is not str or not (value[2] is None or type(value[2]) is str)):
                 raise IndexDamagedError(self.path / "docs.bin", f"the row of the document with sequence number "
                                                                 f"{seq} is not [id, text, metadata]")
             out.append(value)
         return out
+
+    def whole(self):
+        """(docs.bin's bytes, checked against its sha256, the offsets, the digests (n, 16)): what
+        a merge or a compaction copies (:func:`merged_docs`)."""
+        offsets, digests, fd = self._open()
+        with open(self.path / "docs.bin", "rb") as fh:
+            raw = fh.read()
+        if len(raw) != self.size or hashlib.sha256(raw).hexdigest() != self.sha256:
+            raise IndexDamagedError(self.path / "docs.bin", "its sha256 does not match the one recorded when it was "
+                                                            "written")
+        return raw, offsets, np.frombuffer(digests, dtype=np.uint8).reshape(self.n, 16)
 
     @staticmethod
     def _problem(seq, raw, size):
@@ -178,23 +186,54 @@ def docs_layout(segments):
 
 
 def documents_at(positions, seqs, segments, starts):
-    """({seq: (id, text, metadata dict or None)} of the documents at the global ``positions``
+    """({seq: (id, text, metadata JSON or None)} of the documents at the global ``positions``
     (ints) whose segments hold their documents, [the sequence numbers of the others]: ``seqs``
-    the index's sequence numbers by position, ``segments`` and ``starts`` its :func:`docs_layout`."""
+    their sequence numbers (aligned), ``segments`` and ``starts`` the index's :func:`docs_layout`."""
     by_segment = {}
-    for p in positions:
-        by_segment.setdefault(bisect.bisect_right(starts, p) - 1, []).append(p)
+    for p, seq in zip(positions, seqs):
+        si = bisect.bisect_right(starts, p) - 1
+        got = by_segment.get(si)
+        if got is None:
+            by_segment[si] = got = ([], [])
+        got[0].append(p - starts[si])
+        got[1].append(seq)
     out, rest = {}, []
-    for si, ps in by_segment.items():
+    for si, (rows, found) in by_segment.items():
         store = getattr(segments[si], "docs", None)
-        found = seqs[ps].tolist()
         if store is None:
             rest.extend(found)
             continue
-        base = starts[si]
-        for seq, (doc_id, text, meta) in zip(found, store.rows([p - base for p in ps], found)):
-            out[seq] = (doc_id, text, meta if meta is None else meta_value(meta))
+        out.update(zip(found, store.rows(rows, found)))
     return out, rest
+
+
+def merged_docs(segments, keep, store):
+    """The document store of ``segments`` merged, only the rows where ``keep`` (a mask over all
+    of them) is True, as :meth:`learnsim.index._store.DocumentStore.segment_docs` gives it:
+    copied from the segments' stores (each checked against its sha256 first: damage is not
+    copied under a new checksum), and read from ``store`` (SQLite, 5-7 us a document) for the
+    segments without one."""
+    parts, lengths, digests, start = [], [], [], 0
+    for seg in segments:
+        rows = np.flatnonzero(np.asarray(keep[start:start + seg.n]))
+        start += seg.n
+        if getattr(seg, "docs", None) is None:
+            raw, offsets, digest = store.segment_docs(np.asarray(seg.seqs)[rows])
+            rows = np.arange(rows.size)
+        else:
+            raw, offsets, digest = seg.docs.whole()
+        if rows.size == offsets.shape[0] - 1:
+            parts.append(raw)
+        else:
+            view = memoryview(raw)
+            parts.extend(view[a:b] for a, b in zip(offsets[rows].tolist(), offsets[rows + 1].tolist()))
+        lengths.append(offsets[rows + 1] - offsets[rows])
+        digests.append(digest[rows])
+    sizes = np.concatenate(lengths) if lengths else np.zeros(0, dtype=np.int64)
+    offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    return (b"".join(parts), offsets,
+            np.concatenate(digests) if digests else np.zeros((0, 16), dtype=np.uint8))
 
 
 def write_docs(tmp, docs, meta):

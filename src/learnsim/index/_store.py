@@ -435,19 +435,23 @@ class DocumentCache:
         self.holds_all = count >= n_live
         return count
 
-    def documents(self, store, seqs):
-        """{seq: (id, text, meta dict or None)}, as :meth:`DocumentStore.documents`."""
+    def documents(self, store, seqs, read=None):
+        """{seq: (id, text, meta dict or None)}, as :meth:`DocumentStore.documents`; ``read``:
+        what reads those it does not hold ({seq: (id, text, metadata JSON or None)} of a list of
+        indices into ``seqs``: the segments' copies, learnsim.index._segment_docs), else SQLite."""
         cached, missing = {}, []
         held = self._docs
-        for seq in (seqs.tolist() if hasattr(seqs, "tolist") else seqs):
-            seq = int(seq)
+        seqs = seqs.tolist() if hasattr(seqs, "tolist") else [int(seq) for seq in seqs]
+        for i, seq in enumerate(seqs):
             row = held.get(seq)
             if row is None:
-                missing.append(seq)
+                missing.append(i)
             else:
                 cached[seq] = row
         if missing:
-            for seq, row in store.documents(missing, raw_meta=True).items():
+            got = (read(missing) if read is not None
+                   else store.documents([seqs[i] for i in missing], raw_meta=True))
+            for seq, row in got.items():
                 cached[seq] = row
                 self._keep(seq, row)
         return {seq: (doc_id, text, meta if meta is None else meta_value(meta))

@@ -47,7 +47,7 @@ from ._integrity import Lock as _Lock, checked_up_to, model_encoder, load_plan, 
     read_store, retry_if_moved, sqlite_guarded as _sqlite_guarded, statistics_key, \
     write_manifest as _write_manifest, collection_rows as _collection
 from ._scan import MemorySegment, SegmentRun, best_k, scanned_segments
-from ._segment_docs import docs_layout, documents_at
+from ._segment_docs import docs_layout, documents_at, merged_docs
 from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexDamagedError, IndexFormatError, Segment, check_seal, \
     load_json, merged_rows, read_manifest, rows_of
 from ._kernels import searching_often
@@ -638,7 +638,7 @@ class Index(ModelVersions):
         # Python ints and floats once for all the hits (a numpy scalar per hit costs more than the dict)
         seqs = self._seqs[order].tolist()
         if docs is None:
-            docs = self._documents_at(order)
+            docs = self._documents_at(order, seqs)
         hits = []
         # read from disk: once for all the hits, not per explanation
         statistics = (self.statistics or None) if explain_query is not None else None
@@ -675,20 +675,29 @@ class Index(ModelVersions):
                           read_ahead=any(getattr(seg, "docs", None) is None for seg in self.segments))
         return cache
 
-    def _documents_at(self, positions):
-        """{seq: (id, text, meta)} of the documents at global ``positions``: from the document
-        store of their segment (learnsim.index._segment_docs: a read and a digest each, no SQLite)
-        where it has one, else from SQLite through the handle's cache (segments written before,
-        documents added before a crash); all from the cache where it holds the whole collection."""
+    def _documents_at(self, positions, seqs=None):
+        """{seq: (id, text, meta)} of the documents at global ``positions`` (their sequence numbers
+        ``seqs``, a list, where the caller has them), through the handle's
+        cache of those found before: from the document store of their segment
+        (learnsim.index._segment_docs: a read and a digest each, no SQLite) where it has one, else
+        from SQLite (segments written before, documents added before a crash); all from the cache
+        where it holds the whole collection."""
         positions = positions.tolist() if hasattr(positions, "tolist") else list(positions)
+        if seqs is None:
+            seqs = self._seqs[positions].tolist()
         cache = self._document_cache_of()
         layout = getattr(self, "_docs_layout", None)
         if cache.holds_all or layout is None:
-            return cache.documents(self.store, self._seqs[positions])
-        found, rest = documents_at(positions, self._seqs, *layout)
-        if rest:
-            found.update(cache.documents(self.store, rest))
-        return found
+            return cache.documents(self.store, seqs)
+
+        def read(missing):
+            found, rest = documents_at([positions[i] for i in missing], [seqs[i] for i in missing], *layout)
+            if rest:
+                found.update(self.store.documents(rest, raw_meta=True))
+            return found
+
+        # through the cache all the same: a server asked the same queries again finds their hits there
+        return cache.documents(self.store, seqs, read)
 
     def _model_parts(self):
         """What explains a hit (``explain``) and gives the clustering the learned metric
@@ -1054,7 +1063,7 @@ class Index(ModelVersions):
         seg = tail[0]
         rows = rows_of(seg)
         entry = write_segment_of(self.path / "segments", f"a{int(seg.seqs[0]):012d}", seg.seqs, rows, self.manifest,
-                                 self.store)
+                                 self._copies_docs(seg.n))
         self.manifest["segments"].append(entry)
         self.manifest["covered_seq"] = int(seg.seqs[-1])
         _write_manifest(self.path, self.manifest)
@@ -1111,7 +1120,8 @@ class Index(ModelVersions):
         return [str(s) if i is None else i for s, i in zip(seqs, ids)]
 
     def _write_rows(self, seqs, rows):
-        entry = write_segment_of(self.path / "segments", f"a{int(seqs[0]):012d}", seqs, rows, self.manifest, self.store)
+        entry = write_segment_of(self.path / "segments", f"a{int(seqs[0]):012d}", seqs, rows, self.manifest,
+                                 self._copies_docs(len(seqs)))
         self.manifest["segments"].append(entry)
         self.manifest["covered_seq"] = int(seqs[-1])
         self.manifest["updated"] = time.time()
@@ -1120,6 +1130,15 @@ class Index(ModelVersions):
         if merged:
             _remove_old(self.path, (None, None, merged))
         self._load_after_write()
+
+    def _copies_docs(self, n):
+        """The store to copy a new segment's ``n`` documents from, or None: a small segment (an add
+        of fewer than SMALL_SEGMENT_ROWS documents) holds no copy. Its hits are read from SQLite
+        through the handle's cache, as before; the merge that makes it part of a large segment,
+        a compaction or a reindex writes the copy. Writing one for every add made a write of 10
+        documents 1.7 ms longer (12.4 to 14.1 ms at 100k), and the service's searches wait for
+        the writes' turns: their p99 wait rose from 14-18 to 23-29 ms (bench_serve.py --model film)."""
+        return self.store if n >= SMALL_SEGMENT_ROWS else None
 
     def _merge_small_tail(self):
         """When the newest MERGE_AT segments are all small (adds of a few documents each), merge
@@ -1140,8 +1159,10 @@ class Index(ModelVersions):
         n = sum(seg.n for seg in segs)
         rows = merged_rows(segs, np.ones(n, dtype=bool))
         seqs = np.concatenate([np.asarray(seg.seqs) for seg in segs])
+        # a copy of the documents where the merged segment is not small (see _copies_docs)
+        docs = merged_docs(segs, np.ones(n, dtype=bool), self.store) if n >= SMALL_SEGMENT_ROWS else None
         entry = write_segment_of(self.path / "segments", f"m{int(seqs[0]):012d}-{int(seqs[-1]):012d}", seqs, rows,
-                                 self.manifest, self.store)
+                                 self.manifest, docs=docs)
         self.manifest["segments"] = entries[:-run] + [entry]
         return [e["name"] for e in tail]
 
@@ -1289,8 +1310,8 @@ class Index(ModelVersions):
             generation = int(self.manifest.get("generation", 0))
             name = f"c{generation}-{int(seqs[-1]) if seqs.size else 0:012d}-{int(time.time() * 1e3) % 10**9:09d}"
             old = [e["name"] for e in self.manifest["segments"]]
-            entry = (write_segment_of(self.path / "segments", name, seqs, rows, self.manifest, self.store)
-                     if seqs.size else None)
+            entry = (write_segment_of(self.path / "segments", name, seqs, rows, self.manifest,
+                                      docs=merged_docs(self.segments, keep, self.store)) if seqs.size else None)
             self.manifest["segments"] = [entry] if entry else []
             self.manifest["updated"] = time.time()
             _write_manifest(self.path, self.manifest)
