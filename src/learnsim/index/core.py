@@ -656,11 +656,6 @@ class Index(ModelVersions):
             hits.append(hit)
         return hits
 
-    def _documents(self, seqs):
-        """{seq: (id, text, meta)} of the hits at ``seqs``: through the handle's DocumentCache (the
-        documents found before cost no read of SQLite)."""
-        return self._document_cache_of().documents(self.store, seqs)
-
     def _document_cache_of(self):
         """The handle's DocumentCache, which starts again if the index at this path was built anew
         (its manifest's creation time); in a process that searches often, a small collection is
@@ -677,11 +672,10 @@ class Index(ModelVersions):
 
     def _documents_at(self, positions, seqs=None):
         """{seq: (id, text, meta)} of the documents at global ``positions`` (their sequence numbers
-        ``seqs``, a list, where the caller has them), through the handle's
-        cache of those found before: from the document store of their segment
-        (learnsim.index._segment_docs: a read and a digest each, no SQLite) where it has one, else
-        from SQLite (segments written before, documents added before a crash); all from the cache
-        where it holds the whole collection."""
+        ``seqs``, a list, where the caller has them), through the handle's cache of those found
+        before: from the copy their segment holds (learnsim.index._segment_docs: a read and a
+        digest each, no SQLite), else from SQLite (small segments, segments written before,
+        documents added before a crash); all from the cache where it holds the whole collection."""
         positions = positions.tolist() if hasattr(positions, "tolist") else list(positions)
         if seqs is None:
             seqs = self._seqs[positions].tolist()
@@ -873,7 +867,7 @@ class Index(ModelVersions):
             found = [None] * len(blank) if all(blank) else self._search_rows(rows, depth, allowed)
             for qi in (qi for qi, b in enumerate(blank) if b):
                 found[qi] = (np.zeros(0), np.zeros(0, dtype=np.int64))
-            # one read of SQLite for the hits of every query (a server batches queries)
+            # one read for the hits of every query (a server batches queries)
             docs = self._documents_at(np.concatenate([o for _, o in found])) if len(found) > 1 else None
             if depth == k:
                 return [self._hits(values, order, queries[qi] if explain else None, n_top, docs)
