@@ -63,6 +63,9 @@ def reseal(path):
         meta = json.loads((seg / "segment.json").read_text(encoding="utf-8"))
         if isinstance(meta, dict) and isinstance(meta.get("sha256"), dict):
             meta["sha256"] = {k: sha256_file(seg / f"{k}.npy") for k in meta["sha256"] if (seg / f"{k}.npy").exists()}
+            if isinstance(meta.get("docs"), dict) and isinstance(meta["docs"].get("sha256"), str) \
+                    and (seg / "docs.bin").exists():
+                meta["docs"] = {"bytes": (seg / "docs.bin").stat().st_size, "sha256": sha256_file(seg / "docs.bin")}
             (seg / "segment.json").write_text(json.dumps(meta), encoding="utf-8")
         entry["sha256"] = sha256_file(seg / "segment.json")
     if m.get("statistics_sha256"):

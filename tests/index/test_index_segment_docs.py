@@ -215,18 +215,39 @@ def test_offsets_that_do_not_cut_the_store_into_rows_are_refused(copy):
     with Index.open(path) as index:
         with pytest.raises(IndexDamagedError, match="docs_offsets.npy is damaged: its offsets do not cut docs.bin"):
             index.search(QUERY, k=10)
+    report = Index.verify_at(path)
+    assert [d["file"] for d in report["damaged"]] == [str(seg / "docs_offsets.npy")]
 
 
 def test_a_store_that_differs_from_sqlite_is_reported_by_verify(copy):
+    import hashlib
+
     path = copy("linklearn")
     seg = next(path.glob("segments/*/docs.bin")).parent
-    digests = np.load(seg / "docs_digest.npy")
-    digests[2] ^= 1
+    offsets, digests = np.load(seg / "docs_offsets.npy"), np.load(seg / "docs_digest.npy")
+    raw = bytearray((seg / "docs.bin").read_bytes())
+    # a row of the copy whose own digest still matches it (recomputed), but not docs.sqlite's
+    at = int(offsets[2]) + raw[offsets[2]:offsets[3]].index(b"w")
+    raw[at:at + 1] = b"x"
+    digests[2] = np.frombuffer(hashlib.blake2b(bytes(raw[offsets[2]:offsets[3]]), digest_size=16).digest(), np.uint8)
+    (seg / "docs.bin").write_bytes(bytes(raw))
     np.save(seg / "docs_digest.npy", digests)
     reseal(path)
     report = Index.verify_at(path)
     assert [d["file"] for d in report["damaged"]] == [str(seg / "docs.bin")]
     assert "1 of its documents differ from those docs.sqlite records" in report["damaged"][0]["problem"]
+
+
+def test_a_row_that_does_not_match_its_digest_is_reported_by_verify(copy):
+    path = copy("linklearn")
+    seg = next(path.glob("segments/*/docs.bin")).parent
+    digests = np.load(seg / "docs_digest.npy")
+    digests[2] ^= 1
+    np.save(seg / "docs_digest.npy", digests)
+    reseal(path)                          # the files' checksums recorded again: only the row is wrong
+    report = Index.verify_at(path)
+    assert [d["file"] for d in report["damaged"]] == [str(seg / "docs.bin")]
+    assert "does not match its checksum" in report["damaged"][0]["problem"]
 
 
 def test_a_row_edited_in_sqlite_is_not_copied_into_a_new_segment(copy, tmp_path, monkeypatch):

@@ -681,14 +681,11 @@ def _why_exact(seg, config, kind):
     return "written before the index asked for approximate search (compact or reindex builds it)"
 
 
-def write_segment_of(directory, name, seqs, rows, manifest, store=None, docs=None):
+def write_segment_of(directory, name, seqs, rows, manifest, docs=None):
     """:func:`learnsim.index._segments.write_segment` in the manifest's dtype, with the
-    approximate structure its ``"ann"`` entry asks for, and the documents' store: ``docs``
-    (learnsim.index._segment_docs.merged_docs), else read from ``store`` (a DocumentStore; None:
-    no store)."""
+    approximate structure its ``"ann"`` entry asks for and the copy of the documents ``docs``
+    (None: none; learnsim.index._segment_docs)."""
     from ._segments import write_segment
 
     extra = segment_writer(manifest.get("ann"), manifest["kind"])
-    if docs is None and store is not None:
-        docs = store.segment_docs(seqs)
     return write_segment(directory, name, seqs, rows, manifest["dtype"], extra=extra, docs=docs)

@@ -218,17 +218,16 @@ def merged_docs(segments, keep, store):
         rows = np.flatnonzero(np.asarray(keep[start:start + seg.n]))
         start += seg.n
         if getattr(seg, "docs", None) is None:
-            raw, offsets, digest = store.segment_docs(np.asarray(seg.seqs)[rows])
-            rows = np.arange(rows.size)
+            raw, offsets, digest = store.segment_docs(np.asarray(seg.seqs)[rows])     # those rows only
         else:
             raw, offsets, digest = seg.docs.whole()
-        if rows.size == offsets.shape[0] - 1:
-            parts.append(raw)
-        else:
-            view = memoryview(raw)
-            parts.extend(view[a:b] for a, b in zip(offsets[rows].tolist(), offsets[rows + 1].tolist()))
-        lengths.append(offsets[rows + 1] - offsets[rows])
-        digests.append(digest[rows])
+            if rows.size < seg.n:
+                view = memoryview(raw)
+                raw = b"".join(view[a:b] for a, b in zip(offsets[rows].tolist(), offsets[rows + 1].tolist()))
+                offsets, digest = np.concatenate([[0], np.cumsum(np.diff(offsets)[rows])]), digest[rows]
+        parts.append(raw)
+        lengths.append(np.diff(offsets))
+        digests.append(digest)
     sizes = np.concatenate(lengths) if lengths else np.zeros(0, dtype=np.int64)
     offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])

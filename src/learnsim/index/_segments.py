@@ -337,11 +337,11 @@ def write_json_atomic(path, obj):
 
 def write_segment(directory, name, seqs, rows, dtype, extra=None, docs=None):
     """Write a segment (see the module notes) of documents ``seqs`` with ``rows`` (a Rows of CSR
-    and dense parts) and return its manifest entry. ``docs``, if given, is the rows' document
-    store (:meth:`learnsim.index._store.DocumentStore.segment_docs`; learnsim.index._segment_docs). ``extra(tmp_dir, rows, meta)``, if given,
-    writes more files into the segment's temporary directory (fsynced) and records them in
-    ``meta`` (segment.json) before the rename: the approximate structure of
-    :mod:`learnsim.index._ann`."""
+    and dense parts) and return its manifest entry. ``docs``, if given, is the copy of the rows'
+    documents (:meth:`learnsim.index._store.DocumentStore.segment_docs`, written by
+    learnsim.index._segment_docs.write_docs). ``extra(tmp_dir, rows, meta)``, if given, writes
+    more files into the segment's temporary directory (fsynced) and records them in ``meta``
+    (segment.json) before the rename: the approximate structure of :mod:`learnsim.index._ann`."""
     import scipy.sparse as sp
 
     directory = Path(directory)

@@ -129,14 +129,7 @@ def _check_segment(report, directory, entry, m, required):
                 report.bad(file, "segment.json records no sha256 of it")
                 ok = False
     if seg.docs is not None:
-        # the documents' store (learnsim.index._segment_docs): each file against its sha256, and
-        # each row's digest against the one docs.sqlite records (_check_sqlite)
-        if all([_check_file(report, file, digest, required) for file, digest in seg.docs.files().items()]):
-            try:
-                report.segment_digests.append((seg.path / "docs.bin", np.asarray(seg.seqs),
-                                               load_npy(seg.path / "docs_digest.npy")))
-            except IndexFormatError as exc:
-                report.exc(exc, seg.path / "docs_digest.npy")
+        _check_segment_docs(report, seg)
     if ok:
         try:
             seg.check()
@@ -145,6 +138,28 @@ def _check_segment(report, directory, entry, m, required):
     if seg.ann_meta is not None:
         _check_ann(report, seg)
     return np.asarray(seg.seqs)
+
+
+def _check_segment_docs(report, seg):
+    """The copy of a segment's documents (learnsim.index._segment_docs), read once: each file
+    against its sha256 and the offsets as a search checks them (``SegmentDocs.whole``), every row
+    against its digest; the digests are then compared with docs.sqlite's (_check_sqlite)."""
+    import hashlib
+
+    for file in seg.docs.files():
+        report.counted(file)
+    try:
+        raw, offsets, digests = seg.docs.whole()
+    except IndexFormatError as exc:
+        report.exc(exc, seg.path / "docs.bin")
+        return
+    view, ends = memoryview(raw), offsets.tolist()
+    for row in range(seg.n):
+        if hashlib.blake2b(view[ends[row]:ends[row + 1]], digest_size=16).digest() != digests[row].tobytes():
+            report.bad(seg.path / "docs.bin", f"the row of the document with sequence number {int(seg.seqs[row])} "
+                                              "does not match its checksum")
+            return
+    report.segment_digests.append((seg.path / "docs.bin", np.asarray(seg.seqs), digests))
 
 
 def _check_ann(report, seg):

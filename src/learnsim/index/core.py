@@ -348,7 +348,8 @@ class Index(ModelVersions):
                 else:
                     rows = pipeline.document_rows(texts[start:start + SEGMENT_ROWS], statistics)
                 entries.append(write_segment_of(path / "segments", f"g{generation}-{start // SEGMENT_ROWS:06d}",
-                                                seqs[start:start + SEGMENT_ROWS], rows, manifest, store))
+                                                seqs[start:start + SEGMENT_ROWS], rows, manifest,
+                                                store.segment_docs(seqs[start:start + SEGMENT_ROWS])))
         old = (manifest.get("statistics_dir"), manifest.get("plan_dir"), [e["name"] for e in manifest["segments"]])
         manifest.update(segments=entries, covered_seq=int(seqs[-1]) if seqs else manifest["covered_seq"],
                         statistics_seq=int(seqs[-1]) if seqs else 0, statistics_dir=stats_dir,
@@ -1057,7 +1058,7 @@ class Index(ModelVersions):
         seg = tail[0]
         rows = rows_of(seg)
         entry = write_segment_of(self.path / "segments", f"a{int(seg.seqs[0]):012d}", seg.seqs, rows, self.manifest,
-                                 self._copies_docs(seg.n))
+                                 self._docs_copy(seg.seqs))
         self.manifest["segments"].append(entry)
         self.manifest["covered_seq"] = int(seg.seqs[-1])
         _write_manifest(self.path, self.manifest)
@@ -1115,7 +1116,7 @@ class Index(ModelVersions):
 
     def _write_rows(self, seqs, rows):
         entry = write_segment_of(self.path / "segments", f"a{int(seqs[0]):012d}", seqs, rows, self.manifest,
-                                 self._copies_docs(len(seqs)))
+                                 self._docs_copy(seqs))
         self.manifest["segments"].append(entry)
         self.manifest["covered_seq"] = int(seqs[-1])
         self.manifest["updated"] = time.time()
@@ -1125,14 +1126,14 @@ class Index(ModelVersions):
             _remove_old(self.path, (None, None, merged))
         self._load_after_write()
 
-    def _copies_docs(self, n):
-        """The store to copy a new segment's ``n`` documents from, or None: a small segment (an add
-        of fewer than SMALL_SEGMENT_ROWS documents) holds no copy. Its hits are read from SQLite
+    def _docs_copy(self, seqs):
+        """The copy of its documents a new segment of ``seqs`` holds (read from SQLite), or None: a
+        small segment (an add of fewer than SMALL_SEGMENT_ROWS documents) holds no copy. Its hits are read from SQLite
         through the handle's cache, as before; the merge that makes it part of a large segment,
         a compaction or a reindex writes the copy. Writing one for every add made a write of 10
         documents 1.7 ms longer (12.4 to 14.1 ms at 100k), and the service's searches wait for
         the writes' turns: their p99 wait rose from 14-18 to 23-29 ms (bench_serve.py --model film)."""
-        return self.store if n >= SMALL_SEGMENT_ROWS else None
+        return self.store.segment_docs(seqs) if len(seqs) >= SMALL_SEGMENT_ROWS else None
 
     def _merge_small_tail(self):
         """When the newest MERGE_AT segments are all small (adds of a few documents each), merge
@@ -1153,10 +1154,10 @@ class Index(ModelVersions):
         n = sum(seg.n for seg in segs)
         rows = merged_rows(segs, np.ones(n, dtype=bool))
         seqs = np.concatenate([np.asarray(seg.seqs) for seg in segs])
-        # a copy of the documents where the merged segment is not small (see _copies_docs)
+        # a copy of the documents where the merged segment is not small (see _docs_copy)
         docs = merged_docs(segs, np.ones(n, dtype=bool), self.store) if n >= SMALL_SEGMENT_ROWS else None
         entry = write_segment_of(self.path / "segments", f"m{int(seqs[0]):012d}-{int(seqs[-1]):012d}", seqs, rows,
-                                 self.manifest, docs=docs)
+                                 self.manifest, docs)
         self.manifest["segments"] = entries[:-run] + [entry]
         return [e["name"] for e in tail]
 
@@ -1305,7 +1306,7 @@ class Index(ModelVersions):
             name = f"c{generation}-{int(seqs[-1]) if seqs.size else 0:012d}-{int(time.time() * 1e3) % 10**9:09d}"
             old = [e["name"] for e in self.manifest["segments"]]
             entry = (write_segment_of(self.path / "segments", name, seqs, rows, self.manifest,
-                                      docs=merged_docs(self.segments, keep, self.store)) if seqs.size else None)
+                                      merged_docs(self.segments, keep, self.store)) if seqs.size else None)
             self.manifest["segments"] = [entry] if entry else []
             self.manifest["updated"] = time.time()
             _write_manifest(self.path, self.manifest)
