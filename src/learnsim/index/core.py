@@ -1131,8 +1131,9 @@ class Index(ModelVersions):
         small segment (an add of fewer than SMALL_SEGMENT_ROWS documents) holds no copy. Its hits are read from SQLite
         through the handle's cache, as before; the merge that makes it part of a large segment,
         a compaction or a reindex writes the copy. Writing one for every add made a write of 10
-        documents 1.7 ms longer (12.4 to 14.1 ms at 100k), and the service's searches wait for
-        the writes' turns: their p99 wait rose from 14-18 to 23-29 ms (bench_serve.py --model film)."""
+        documents 1.7 ms longer (12.4 to 14.1 ms at 100k), and the service's searches, which then
+        waited for the writes' turns, saw their p99 wait rise from 14-18 to 23-29 ms
+        (bench_serve.py --model film)."""
         return self.store.segment_docs(seqs) if len(seqs) >= SMALL_SEGMENT_ROWS else None
 
     def _merge_small_tail(self):

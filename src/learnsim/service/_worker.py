@@ -17,6 +17,20 @@ must not happen behind its back.
 The queue is first in, first out: the service splits a heavy request into pieces it submits one
 after another (each once the one before is done), so a call queued meanwhile runs before the
 heavy request's next piece, and waits for at most one piece.
+
+The service runs two of these, one on its search handle and one on its write handle, and the two
+threads run side by side. They used to take turns (a search batch waited for the write running,
+a write for the batch running), because a batch beside a write of its own process ran two to
+three times as long. Since searches got cheaper, the turns cost more than they saved. A batch
+that waited for a whole write also waited through its fsyncs, when the write uses no CPU. Beside
+the write, it shares the cores and Python's lock only while the write computes.
+``bench_serve.py --workers 2 --threads 1 --trace``, with and without the turns alternating, 3 runs
+each on one day, 100k documents, 50 clients, 10 documents written every 0.1 s (docs/service.md):
+
+- LearnedBM25: search p99 17.8-18.9 ms against 31.2-39.8 ms. The writes wait longer: p50 40-45
+  ms against 26-34 ms, p99 73-77 ms against 45-61 ms.
+- FILM exact: p99 1.68-1.93x its floor against 1.91-2.24x.
+- FILM approximate (faiss IVF): p99 25.7-28.3 ms against 33.5-35.1 ms.
 """
 from __future__ import annotations
 
@@ -26,7 +40,7 @@ import time
 from collections import deque
 from concurrent.futures import Future
 
-__all__ = ["IndexWorker", "Busy", "TimedOut", "Turns", "SearchTrace"]
+__all__ = ["IndexWorker", "Busy", "TimedOut", "SearchTrace"]
 
 
 # How long a search under load waits for the clients the last batch answered to ask again, so
@@ -61,46 +75,11 @@ class Labelled(list):
         self.label = label
 
 
-class Turns:
-    """One at a time within a process: a search batch of the reads' worker, or a write of the
-    writes' worker. Both threads share one interpreter and the process's share of the cores:
-    side by side, a batch took two to three times as long (at 100,000 FILM documents under load,
-    91 % of the slowest 5 % of batches ran beside a write of their own process, against 10 % of
-    the others: each batch's parts timed in the worker by a probe outside the project). Taken in
-    turns, a batch waits for the write running (its Python: about 11 ms for 10 documents), and a
-    write for the batch running. When both wait, they alternate: a stream of writes cannot hold the
-    searches back for more than one write, nor a stream of batches the writes for more than one
-    batch. Other calls (warming, loading the model, explanations) take no turn."""
-
-    def __init__(self):
-        self._cv = threading.Condition()
-        self._busy = False
-        self._last = None
-        self._waiting = {"batch": 0, "write": 0}
-
-    def take(self, kind):
-        """Wait for this thread's turn to run a ``kind`` ("batch" or "write"); :meth:`done` ends it."""
-        other = "write" if kind == "batch" else "batch"
-        with self._cv:
-            self._waiting[kind] += 1
-            try:
-                while self._busy or (self._waiting[other] and self._last == kind):
-                    self._cv.wait()
-            finally:
-                self._waiting[kind] -= 1
-            self._busy, self._last = True, kind
-
-    def done(self):
-        with self._cv:
-            self._busy = False
-            self._cv.notify_all()
-
-
 class _Call:
-    __slots__ = ("fn", "key", "queries", "future", "times", "write")
+    __slots__ = ("fn", "key", "queries", "future", "times")
 
-    def __init__(self, fn, key, queries, traced=False, write=False):
-        self.fn, self.key, self.queries, self.future, self.write = fn, key, queries, Future(), write
+    def __init__(self, fn, key, queries, traced=False):
+        self.fn, self.key, self.queries, self.future = fn, key, queries, Future()
         # (queued, started, finished, queries and requests of its batch), where traced
         self.times = [time.monotonic(), 0.0, 0.0, 0, 0] if traced else None
 
@@ -160,9 +139,6 @@ class IndexWorker:
         no longer than it takes the last batch's number of queries to be queued again.
     trace : SearchTrace, optional
         Where each search's times are written; None: nowhere.
-    turns : Turns, optional
-        Shared with the process's other worker: this worker's search batches, and the calls
-        submitted with ``write=True``, take turns with the other's (see :class:`Turns`).
 
     Attributes
     ----------
@@ -172,9 +148,9 @@ class IndexWorker:
         Calls queued and not started.
     """
 
-    def __init__(self, index, max_pending, timeout_s, max_batch=64, linger_s=LINGER_S, trace=None, turns=None):
+    def __init__(self, index, max_pending, timeout_s, max_batch=64, linger_s=LINGER_S, trace=None):
         self.index, self.max_pending, self.timeout_s, self.max_batch = index, max_pending, timeout_s, max_batch
-        self.linger_s, self.turns = linger_s, turns
+        self.linger_s = linger_s
         self._trace = trace
         self.lock = threading.Lock()
         self._cv = threading.Condition()
@@ -193,16 +169,16 @@ class IndexWorker:
         return len(self._queue) + self._taken
 
     # ------------------------------------------------------------------ submitting
-    def submit(self, fn, *, key=None, queries=None, write=False):
+    def submit(self, fn, *, key=None, queries=None):
         """Queue ``fn(index)``; or, with ``key``, a search of ``queries`` (a list of str) whose
         options ``key`` (the service's: k and the filter) it shares with the calls it may be
-        batched with. ``write``: ``fn`` writes, and runs in its turn (see ``turns``). Returns a
-        :class:`concurrent.futures.Future` (a search's result: one list of hits per query).
+        batched with. Returns a :class:`concurrent.futures.Future` (a search's result: one list of
+        hits per query).
         Raises :class:`Busy` when the queue is full."""
-        return self._queued(fn, key, queries, write).future
+        return self._queued(fn, key, queries).future
 
-    def _queued(self, fn, key, queries, write=False):
-        call = _Call(fn, key, queries, traced=self._trace is not None and key is not None, write=write)
+    def _queued(self, fn, key, queries):
+        call = _Call(fn, key, queries, traced=self._trace is not None and key is not None)
         with self._cv:
             if self._closed:
                 raise RuntimeError("the service is shutting down")
@@ -213,12 +189,12 @@ class IndexWorker:
             self._cv.notify()
         return call
 
-    async def call(self, fn, *, key=None, queries=None, timeout=None, write=False):
+    async def call(self, fn, *, key=None, queries=None, timeout=None):
         """Run ``fn(index)`` (or a search: see :meth:`submit`) and return its result, from a
         coroutine; raises what it raised, :class:`Busy`, or :class:`TimedOut` when it did not
         start within ``timeout`` seconds (default: ``timeout_s``)."""
         timeout = self.timeout_s if timeout is None else timeout
-        queued = self._queued(fn, key, queries, write)
+        queued = self._queued(fn, key, queries)
         future, times = queued.future, queued.times
         # one asyncio future woken from the thread and one timer: asyncio.wait_for over a shielded
         # wrap_future made four futures, a task and their callbacks a request, on the event loop
@@ -290,18 +266,6 @@ class IndexWorker:
                         self._running = False
 
     def _execute(self, calls):
-        first = calls[0]
-        kind = "batch" if first.key is not None else "write" if first.write else None
-        if self.turns is None or kind is None:
-            self._execute_now(calls)
-            return
-        self.turns.take(kind)
-        try:
-            self._execute_now(calls)
-        finally:
-            self.turns.done()
-
-    def _execute_now(self, calls):
         first = calls[0]
         if first.key is None:
             _settle(first.future, lambda: first.fn(self.index))

@@ -148,7 +148,7 @@ from ._limits import (BODY_FILTER, CHUNK_EXPLAIN, CHUNK_PAIRS, MAX_BATCH, MAX_DO
                       QUERY_FILTER, _check_filter, _groups, _parse_filter, search_budget)
 from ._docs import add_docs_routes
 from ._schema import _BOUNDS_TEXT, _openapi
-from ._worker import Busy, IndexWorker, Labelled, SearchTrace, TimedOut, Turns
+from ._worker import Busy, IndexWorker, Labelled, SearchTrace, TimedOut
 
 __all__ = ["create_app", "app_from_environment", "search_budget", "allowed_host_names"]
 
@@ -440,10 +440,10 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         index.warm()
         # the write handle shares the loaded model (read-only once fitted)
         write_index = Index.open(index_path, _pipeline=index.pipeline)
-    # a search batch and a write take turns (Turns: side by side, they share the interpreter)
-    turns = Turns()
-    worker = IndexWorker(index, int(max_pending), float(timeout_s), trace=_search_trace(), turns=turns)
-    writer = IndexWorker(write_index, int(max_pending), float(timeout_s), turns=turns)
+    # searches and writes on threads of their own, side by side (_worker's docstring says why
+    # they no longer take turns)
+    worker = IndexWorker(index, int(max_pending), float(timeout_s), trace=_search_trace())
+    writer = IndexWorker(write_index, int(max_pending), float(timeout_s))
     key = api_key.encode() if api_key is not None else None
     static = {name: resources.files(__package__).joinpath("static", name).read_bytes() for name in _STATIC}
     versions = _versions()
@@ -560,7 +560,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             wait = min(wait, left)
         try:
             with index_errors(by_id):
-                return await on.call(fn, timeout=wait, write=on is writer, **search)
+                return await on.call(fn, timeout=wait, **search)
         except Busy:
             raise _fail(429, f"the index is busy ({on.waiting} requests waiting); retry later",
                         {"Retry-After": str(_RETRY_AFTER_S)}) from None
