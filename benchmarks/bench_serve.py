@@ -593,8 +593,6 @@ def _trace_breakdown(directory, start, end):
     if not tables:
         return None
     a = np.vstack(tables)
-    if not len(a):
-        return None
     queued, started, finished, resumed = a[:, 0], a[:, 1], a[:, 2], a[:, 3]
     parts = {"waiting": started - queued, "batch": finished - started, "resuming": resumed - finished,
              "in_worker": resumed - queued}
