@@ -28,6 +28,8 @@ def test_records_round_trip_and_are_bounded(tmp_path):
             log.record_clicks("nope", ["d7"])
         with pytest.raises(ValueError, match="not shown"):
             log.record_clicks(imp, ["d9"])
+        with pytest.raises(ValueError, match="'d3' more than once"):
+            log.record_clicks(imp, ["d3", "12", "d3"])
         for bad in ("", " ", "x" * 10_001):
             with pytest.raises(ValueError, match="query"):
                 log.record_impression(bad, ["d1"])

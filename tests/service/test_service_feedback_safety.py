@@ -316,6 +316,29 @@ def test_a_flood_of_impressions_stops_at_the_bounds_counted(fresh):
     assert len(shown_texts) >= 10 and not any(t.encode() in raw for t in shown_texts) and b"10.6.6.6" not in raw
 
 
+def test_an_impression_the_log_refuses_is_counted_and_logged_once(fresh, caplog):
+    """A search whose impression the log does not take (an item over its bounds) was answered
+    with none and a log line each: a client sending such searches filled the server's log, and
+    /v1/info counted nothing."""
+    texts = corpus()[0]
+    app = _app(fresh)
+    with TestClient(app, raise_server_exceptions=False, base_url=BASE) as c:
+        recorder = app.state.recorder
+
+        async def refused(items, **kwargs):
+            raise ValueError("an item the log does not take")
+
+        recorder.impressions = refused
+        answers = [c.get("/v1/search", params={"q": texts[i], "k": 3}) for i in range(20)]
+        answers.append(c.post("/v1/search", json={"queries": [texts[0], texts[1]], "k": 3}))
+        assert all(r.status_code == 200 for r in answers)
+        assert all(r.json()["impression"] is None for r in answers[:20]) and answers[-1].json()["impressions"] == [None, None]
+        info = c.get("/v1/info").json()["learn_from_clicks"]
+        assert info["dropped"] == {"invalid": 22} and info["dropped_impressions"] == 22
+    lines = [r for r in caplog.records if r.name == "learnsim.service" and "impression" in r.getMessage()]
+    assert len(lines) == 1, [r.getMessage() for r in lines]
+
+
 def test_the_log_counts_its_bytes_whoever_writes_it(tmp_path):
     """The counts are the database's (triggers): right after a purge by another handle, after
     retention, and for a log made before the counts (migrated once)."""
@@ -451,7 +474,8 @@ def test_the_log_tells_a_lock_and_its_bounds_apart(tmp_path):
     log = FeedbackLog(tmp_path, busy_timeout=0.05, max_bytes=4096, client_share=0.5)
     try:
         assert log.max_bytes == 4096 and FeedbackLog.__init__.__kwdefaults__["max_bytes"] == DEFAULT_MAX_BYTES
-        shown = log.record_impression("q", ["a", "b"], client="me")
+        many = ["a", "b"] + [f"s{i}" for i in range(18)]
+        shown = log.record_impression("q", many, client="me")
         ids = log.record_impressions([("query", ["a"] * 1 + [f"b{i}" for i in range(50)], None, "me", None)] * 8)
         assert ids.count(None) >= 1 and log.dropped["client_bytes"] == ids.count(None)
         other = sqlite3.connect(log.path, isolation_level=None)
@@ -463,8 +487,11 @@ def test_the_log_tells_a_lock_and_its_bounds_apart(tmp_path):
         other.execute("ROLLBACK")
         other.close()
         with pytest.raises(LogFull) as full:
-            log.record_clicks(shown, ["a"] * 20)
+            log.record_clicks(shown, many)
         assert full.value.bound == "client"
-        assert log.record_clicks(shown, ["b"]) == 1 and log.damage is None
+        assert log.conn.execute("SELECT COUNT(*) FROM clicks").fetchone()[0] == 0     # none of the 20
+        # the bound is this client's: another one's click is taken
+        theirs = log.record_impression("q", ["a", "b"], client="someone else")
+        assert log.record_clicks(theirs, ["b"]) == 1 and log.damage is None
     finally:
         log.close()

@@ -530,6 +530,24 @@ def test_numbers_and_booleans_are_strict_in_every_request_model(fresh):
         with pytest.raises(ValueError):
             service.FeedbackRequest.model_validate(dict({"impression": "i1", "clicked": ["d1"]}, **bad))
     assert service.FeedbackRequest.model_validate({"impression": "i1", "clicked": ["d1"], "dwell": 3}).dwell == 3.0
+    with pytest.raises(ValueError, match="more than once"):
+        service.FeedbackRequest.model_validate({"impression": "i1", "clicked": ["d1", "d2", "d1"]})
+
+
+@pytest.mark.parametrize("params, field", [
+    ({"k": "5_0"}, "k"), ({"k": " 5"}, "k"), ({"k": "+5"}, "k"), ({"k": "5 "}, "k"), ({"k": "\u0665"}, "k"),
+    ({"k": "0x10"}, "k"), ({"k": "5.0"}, "k"), ({"explain": "1"}, "explain"), ({"explain": "on"}, "explain"),
+    ({"explain": "True"}, "explain"), ({"explain": "yes"}, "explain"), ({"n_top": "1_0"}, "n_top")])
+def test_query_string_numbers_and_booleans_are_as_strict_as_a_body(fresh, params, field):
+    """The framework's reading of a query string took "5_0" as 50, " 5" and "+5" as 5 and "1",
+    "on" or "yes" as true: now a 422 naming the parameter, on every route that takes one."""
+    c = _client(fresh)
+    rec = Recorder(c.app.state.index)
+    _is_error(c.get("/v1/search", params=dict({"q": "w001"}, **params)), 422, field)
+    if field == "k":
+        _is_error(c.get("/v1/docs/d1/similar", params=params), 422, "k")
+    assert rec.calls == []
+    assert len(c.get("/v1/search", params={"q": "w001", "k": "3", "explain": "false"}).json()["hits"]) == 3
 
 
 def test_duplicate_keys_in_a_body_are_refused_naming_the_key(fresh):
@@ -570,6 +588,83 @@ def test_nesting_is_refused_at_the_documented_depth(fresh):
     _is_error(c.get("/v1/docs/deep"), 404)
 
 
+def test_a_lone_surrogate_or_bytes_that_are_not_utf8_are_refused_in_any_body(fresh):
+    """A "\\ud800" escape in a query was dropped by the tokenizer (the answer of a query that
+    said less), and in a document's text a codec error; Python's json let the bytes ED A0 80 of
+    a surrogate through. Now a 400 naming the problem, wherever in the body, nothing done."""
+    c = _client(fresh)
+    rec = Recorder(c.app.state.index)
+    n = c.get("/v1/info").json()["documents"]
+    for body in (b'{"queries": ["w001 \\ud800"]}', b'{"queries": ["w001 \\udfff w002"], "k": 3}',
+                 b'{"queries": ["w001"], "filter": {"topic": "\\ud800"}}', b'{"queries": ["w001 \xed\xa0\x80"]}',
+                 b'{"queries": ["w001 \xff"]}'):
+        err = _is_error(c.post("/v1/search", content=body, headers=JSON), 400)["error"]
+        assert "surrogate" in err or "not UTF-8" in err, err
+    for body in (b'{"documents": [{"id": "s1", "text": "w001 \\ud800"}]}',
+                 b'{"documents": [{"id": "s1", "text": "w001", "metadata": {"\\udc00": 1}}]}',
+                 b'{"documents": [{"id": "s\\ud800", "text": "w001"}]}'):
+        _is_error(c.post("/v1/docs", content=body, headers=JSON), 400, "surrogate")
+    _is_error(c.put("/v1/docs/s2", content=b'{"text": "w001", "metadata": {"a": ["\\ud800"]}}', headers=JSON),
+              400, "surrogate")
+    _is_error(c.post("/v1/match", content=b'{"text": "w001 \\ud800"}', headers=JSON), 400, "surrogate")
+    _is_error(c.post("/v1/explain", content=b'{"query": "w001", "document": "\\ud800 w002"}', headers=JSON),
+              400, "surrogate")
+    _is_error(c.get("/v1/search", params={"q": "w001", "filter": '{"topic": "\\ud800"}'}), 400, "surrogate")
+    assert rec.calls == [] and c.get("/v1/info").json()["documents"] == n
+    # a pair of surrogates is one character (an emoji): a query like any other
+    r = c.post("/v1/search", content=b'{"queries": ["w001 \\ud83d\\ude00"], "k": 3}', headers=JSON)
+    assert r.status_code == 200 and len(r.json()["results"][0]) == 3
+
+
+def test_a_document_over_the_text_bound_is_413_as_a_query_is(fresh):
+    """The documented bound of "queries, texts and documents" held for queries only: a document
+    of any length up to the body's bound was stored, then sent back in every answer that found
+    it (a 10-hit search of 5.9 MB) and searched with through /similar."""
+    c = _client(fresh, max_query_chars=100)
+    n = c.get("/v1/info").json()["documents"]
+    long = "w001 " * 21      # 105 characters
+    _is_error(c.post("/v1/docs", json={"documents": [{"id": "a", "text": "w002"}, {"id": "b", "text": long}]}),
+              413, "documents[1].text", "100 characters")
+    _is_error(c.post("/v1/docs", json={"documents": [{"id": "b", "text": long}], "mode": "upsert"}), 413)
+    _is_error(c.put("/v1/docs/b", json={"text": long}), 413, "text", "100 characters")
+    assert c.get("/v1/info").json()["documents"] == n
+    _is_error(c.get("/v1/docs/a"), 404)
+    assert c.put("/v1/docs/b", json={"text": long[:100]}).status_code == 201
+    props = c.get("/openapi.json").json()["components"]["schemas"]
+    assert props["DocumentIn"]["properties"]["text"]["maxLength"] == 100
+    assert props["PutRequest"]["properties"]["text"]["maxLength"] == 100
+
+
+def test_head_is_the_get_without_its_body_and_records_nothing(fresh):
+    """Health probes and link checkers send HEAD (RFC 9110: a GET resource answers it); it was a
+    405 on every route. A HEAD of a search logs no impression: nobody sees what it would show."""
+    c = _client(fresh, learn_from_clicks=True)
+    with c:
+        for path, params in (("/healthz", None), ("/v1/info", None), ("/v1/search", {"q": "w001", "k": 3}),
+                             ("/v1/docs/d1", None), ("/v1/docs/d1/similar", {"k": 2}), ("/", {"q": "w001"})):
+            got, head = c.get(path, params=params), c.head(path, params=params)
+            assert head.status_code == got.status_code == 200, (path, head.status_code)
+            assert head.content == b"" and head.headers["content-type"] == got.headers["content-type"], path
+            if path not in ("/v1/info", "/v1/search", "/"):       # (counts, impressions: each answer its own)
+                assert int(head.headers["content-length"]) == len(got.content), path
+        assert c.head("/v1/search", params={"q": "w001", "k": "5_0"}).status_code == 422
+        assert c.head("/click", params={"i": "x", "d": "d1"}).status_code == 405
+        logged = c.get("/v1/info").json()["learn_from_clicks"]
+    from learnsim.feedback import FeedbackLog
+
+    with FeedbackLog(fresh, readonly=True) as log:
+        # the GETs of the search and of the page, not their HEADs
+        assert log.stats()["impressions"] == 2, (log.stats(), logged)
+
+
+def test_two_host_headers_are_refused(fresh):
+    """The check read the last Host header; which one a proxy reads is its own choice: a 400."""
+    c = _client(fresh)
+    for hosts in (("evil.example", "127.0.0.1"), ("127.0.0.1", "evil.example"), ("127.0.0.1", "127.0.0.1")):
+        r = c.get("/healthz", headers=[("host", h) for h in hosts])
+        _is_error(r, 400, "Host more than once")
+
+
 @pytest.mark.parametrize("text", ["", "   ", "?!", " ... -- ", "_"])
 def test_a_text_with_nothing_to_search_for_is_refused(fresh, text):
     c = _client(fresh)
@@ -578,6 +673,9 @@ def test_a_text_with_nothing_to_search_for_is_refused(fresh, text):
     _is_error(c.get("/v1/search", params={"q": text}), 422, "q has no letter or digit")
     _is_error(c.post("/v1/search", json={"queries": ["w001", text]}), 422, "queries[1]")
     _is_error(c.post("/v1/match", json={"text": text}), 422, "text")
+    _is_error(c.post("/v1/match", json={"pairs": [["w001", "w002"], ["w003", text]]}), 422, "pairs[1][1]")
+    _is_error(c.post("/v1/explain", json={"query": text, "document": "w001"}), 422, "query")
+    _is_error(c.post("/v1/explain", json={"query": "w001", "document": text}), 422, "document")
     assert rec.calls == []
     for mode in ("add", "upsert"):
         r = c.post("/v1/docs", json={"documents": [{"id": "t1", "text": "w001"}, {"id": "t2", "text": text}],
@@ -611,6 +709,9 @@ def test_the_schema_states_the_rules(fresh):
     schemas = schema["components"]["schemas"]
     assert schemas["DocumentIn"]["properties"]["text"]["pattern"] == r"[^\W_]"
     assert schemas["SearchBatch"]["properties"]["queries"]["items"]["pattern"] == r"[^\W_]"
+    assert schemas["ExplainRequest"]["properties"]["document"]["pattern"] == r"[^\W_]"
+    learning = _client(fresh, learn_from_clicks=True).get("/openapi.json").json()["components"]["schemas"]
+    assert learning["FeedbackRequest"]["properties"]["clicked"]["uniqueItems"] is True
     assert "64 levels" in schema["info"]["description"] and "twice" in schema["info"]["description"]
 
 

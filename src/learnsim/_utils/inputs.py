@@ -16,6 +16,11 @@
   has no term to score and ranks the collection arbitrarily; a document of that kind can never
   be found. The command line and the service refuse both (the OpenAPI schema states the rule
   as the pattern :data:`CONTENT_PATTERN`).
+- **Text that is not Unicode text.** A JSON string may spell a lone surrogate (``"\\ud800"``,
+  half of a UTF-16 pair), and Python's ``json`` reads bytes with ``surrogatepass``, so the
+  bytes ``ED A0 80`` become one too. No UTF-8 can hold it: stored, logged or answered, it fails
+  far from where it came in (or a tokenizer drops it, so that a query silently means less).
+  :func:`loads` refuses both with a :class:`TextError` (a ``ValueError``).
 
 Only the standard library is imported here (numpy, lazily, for a long scan).
 """
@@ -24,8 +29,8 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["MAX_JSON_DEPTH", "CONTENT_PATTERN", "DuplicateKeyError", "JSONDepthError", "check_json_depth",
-           "has_content", "loads", "unique_keys"]
+__all__ = ["MAX_JSON_DEPTH", "CONTENT_PATTERN", "DuplicateKeyError", "JSONDepthError", "TextError",
+           "check_json_depth", "check_text", "has_content", "loads", "unique_keys"]
 
 #: The deepest nesting of arrays and objects accepted in any JSON input (the outermost is 1).
 MAX_JSON_DEPTH = 64
@@ -37,12 +42,19 @@ _CONTENT = re.compile(CONTENT_PATTERN)
 # a JSON string: quotes around anything but a quote or a backslash, or a backslash escape
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _OPEN, _CLOSE = b"[{", b"]}"
+# the escape of a surrogate (a lone one survives json's reading; a pair becomes one character)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # below this many bytes the scan is a plain loop (numpy's import and set-up cost more)
 _NUMPY_FROM = 4096
 
 
 class JSONDepthError(ValueError):
     """A JSON text nests arrays and objects deeper than :data:`MAX_JSON_DEPTH`."""
+
+
+class TextError(ValueError):
+    """A JSON text is not UTF-8, or one of its strings holds a lone surrogate."""
 
 
 class DuplicateKeyError(ValueError):
@@ -125,10 +137,48 @@ def loads(text, *, limit=MAX_JSON_DEPTH):
     learnsim._utils.inputs.DuplicateKeyError: the key 'k' appears twice in one object
     """
     check_json_depth(text, limit)
+    if isinstance(text, (bytes, bytearray)):
+        # strictly: json's own reading of bytes lets the bytes of a surrogate through
+        raw = bytes(text)
+        try:
+            text = raw.decode("utf-8-sig" if raw.startswith(b"\xef\xbb\xbf") else "utf-8")
+        except UnicodeDecodeError as exc:
+            raise TextError(f"the JSON is not UTF-8 text (byte {exc.start}: {exc.reason})") from None
     try:
-        return json.loads(text, object_pairs_hook=unique_keys)
+        value = json.loads(text, object_pairs_hook=unique_keys)
     except RecursionError:      # a deep stack already: the scan above bounds the parser's own depth
         raise JSONDepthError(f"the JSON nests too deeply to be read (at most {limit} levels)") from None
+    if _SURROGATE_ESCAPE.search(text) is not None or not text.isascii() and _SURROGATE.search(text) is not None:
+        check_text(value)
+    return value
+
+
+def check_text(value):
+    r"""Raise :class:`TextError` when a string in ``value`` (a str, or the dicts and lists of a
+    JSON value, keys included) holds a lone surrogate, which no UTF-8 text can hold.
+
+    Examples
+    --------
+    >>> from learnsim._utils.inputs import check_text
+    >>> check_text({"q": ["caf\u00e9"]})
+    >>> check_text(["ok", "half " + chr(0xD800) + " a pair"])
+    Traceback (most recent call last):
+    ...
+    learnsim._utils.inputs.TextError: a string holds a lone surrogate (U+D800), half of a UTF-16 pair and no character: 'half \ud800 a pair'
+    """
+    if isinstance(value, str):
+        found = _SURROGATE.search(value)
+        if found is not None:
+            shown = value if len(value) <= 60 else value[:60] + "..."
+            raise TextError(f"a string holds a lone surrogate (U+{ord(found.group()):04X}), half of a UTF-16 "
+                            f"pair and no character: {ascii(shown)}")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            check_text(k)
+            check_text(v)
+    elif isinstance(value, list):
+        for v in value:
+            check_text(v)
 
 
 def has_content(text):

@@ -305,7 +305,7 @@ class FeedbackLog:
 
     def record_clicks(self, impression, clicked, *, dwell=None, relevance=None, client=None, now=None):
         """Record the clicks on an impression's results; returns how many, once they are durable.
-        An unknown impression is a KeyError; an id it did not show, a ValueError; past the bounds
+        An unknown impression is a KeyError; an id it did not show, or one named twice, a ValueError; past the bounds
         in bytes, :class:`LogFull`; a locked or damaged log, :class:`LogBusy` or
         :class:`LogDamaged` (nothing is recorded, or, damage found after the commit, nothing is
         acknowledged)."""
@@ -314,6 +314,11 @@ class FeedbackLog:
         clicked = [self._id(x, "clicked") for x in clicked]
         if not clicked:
             raise ValueError("clicked must name at least one id")
+        if len(set(clicked)) != len(clicked):
+            # one request's clicks are the results followed, each once (a result followed again
+            # later is another request): a list naming one many times says nothing more
+            twice = next(x for i, x in enumerate(clicked) if x in clicked[:i])
+            raise ValueError(f"clicked names {twice[:80]!r} more than once")
         for name, value in (("dwell", dwell), ("relevance", relevance)):
             if value is not None:
                 _check_count(value, name, 0)

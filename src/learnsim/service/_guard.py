@@ -111,6 +111,23 @@ def _is_write(method, path, raw=None):
             or (method == "GET" and path == "/click"))
 
 
+#: The scope's mark of a HEAD request answered as its GET (see _BodyLimit).
+HEAD = "learnsim.head"
+
+
+def _without_body(send):
+    """``send`` with the body of the answer left out (a HEAD's: the headers, Content-Length
+    included, are the GET's)."""
+    async def send_head(message):
+        if message["type"] == "http.response.body":
+            if message.get("more_body", False):
+                return
+            message = {"type": "http.response.body", "body": b"", "more_body": False}
+        await send(message)
+
+    return send_head
+
+
 class _BodyLimit:
     """ASGI middleware, the first to see a request, which it checks before its body is read:
 
@@ -123,7 +140,11 @@ class _BodyLimit:
     5. ``/v1/docs/...`` is routed by the raw path (see the module notes);
     6. a body over ``max_bytes`` gets 413, whether Content-Length says so or the bytes that arrive
        (chunked, or a lying header) do. The body is read here and replayed to the application,
-       so that nothing downstream ever holds more than ``max_bytes``."""
+       so that nothing downstream ever holds more than ``max_bytes``;
+    7. a ``HEAD`` of a route that answers ``GET`` is answered as the ``GET`` would be, without
+       its body (RFC 9110, 9.3.2: health probes and link checkers send it), and records nothing
+       (``"learnsim.head"`` in the scope): not a click of ``/click`` (a 405 there), not an
+       impression of a search."""
 
     def __init__(self, app, max_bytes, hosts=None, key=None, read_only=False, protect_reads=False,
                  origins=()):
@@ -135,6 +156,9 @@ class _BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        if scope["method"] == "HEAD" and scope["path"] != "/click":
+            scope = dict(scope, method="GET", **{HEAD: True})
+            send = _without_body(send)
         problem = self._refusal(scope)
         if problem is not None:
             await problem(scope, receive, send)
@@ -186,13 +210,18 @@ class _BodyLimit:
         """The answer refusing the request on its head alone, or None."""
         headers = scope.get("headers", ())
         host = origin = content_type = None
+        hosts = 0
         for name, value in headers:
             if name == b"host":
                 host = value.decode("latin-1")
+                hosts += 1
             elif name == b"origin":
                 origin = value.decode("latin-1")
             elif name == b"content-type":
                 content_type = value.decode("latin-1")
+        if hosts > 1:
+            # which one a proxy or this check would read is anyone's guess (RFC 9112, 3.2: a 400)
+            return _error(400, "the request names its Host more than once")
         if self.hosts is not None and (host is None or _host_name(host) not in self.hosts):
             # a name this service does not go by: a DNS-rebinding page, or a wrong address
             return _error(421, f"this service does not answer for the host {_short(host)[:100]!r} "

@@ -16,7 +16,7 @@ from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
-from .._utils.inputs import DuplicateKeyError, JSONDepthError, loads
+from .._utils.inputs import DuplicateKeyError, JSONDepthError, TextError, loads
 
 try:
     import orjson as _orjson
@@ -128,12 +128,12 @@ def _plain(obj):
 
 def body_json(body):
     """The JSON value of a request body, read as every JSON input of learnsim is
-    (:func:`learnsim._utils.inputs.loads`): nested at most MAX_JSON_DEPTH (64) levels and no
-    object naming a key twice (Python's json would keep the last silently), else a 400 naming
-    the problem; invalid JSON is json's own JSONDecodeError (the framework's "json_invalid")."""
+    (:func:`learnsim._utils.inputs.loads`): nested at most MAX_JSON_DEPTH (64) levels, no
+    object naming a key twice (Python's json would keep the last silently), UTF-8 with no lone
+    surrogate in a string, else a 400 naming the problem; invalid JSON is json's own JSONDecodeError (the framework's "json_invalid")."""
     try:
         return loads(body)
-    except (JSONDepthError, DuplicateKeyError) as exc:
+    except (JSONDepthError, DuplicateKeyError, TextError) as exc:
         raise _fail(400, f"the body is refused: {exc}") from None
 
 

@@ -165,13 +165,15 @@ def _openapi(app, keyed, protect_reads, max_query_chars, mixed_ids, can_match, l
         if op is not None:
             op["responses"]["200"]["content"] = {"application/json": {"schema": body}}
     for name, fields in (("SearchBatch", ("queries",)), ("MatchText", ("text",)), ("MatchPairs", ("pairs",)),
-                         ("ExplainRequest", ("query", "document"))):
+                         ("ExplainRequest", ("query", "document")), ("DocumentIn", ("text",)),
+                         ("PutRequest", ("text",))):
         props = schemas.get(name, {}).get("properties", {})
         for field in fields:
             _cap_strings(props.get(field), max_query_chars)
         if "filter" in props:
             props["filter"] = {"anyOf": [{"$ref": "#/components/schemas/Filter"}, {"type": "null"}]}
-    for name, fields in (("SearchBatch", ("queries",)), ("MatchText", ("text",)), ("DocumentIn", ("text",)),
+    for name, fields in (("SearchBatch", ("queries",)), ("MatchText", ("text",)), ("MatchPairs", ("pairs",)),
+                         ("ExplainRequest", ("query", "document")), ("DocumentIn", ("text",)),
                          ("PutRequest", ("text",))):
         # a letter or a digit: an empty query (or a text of punctuation alone) is refused
         props = schemas.get(name, {}).get("properties", {})
@@ -195,7 +197,7 @@ def _require_content(prop):
         return
     if prop.get("type") == "string":
         prop["pattern"] = CONTENT_PATTERN
-    for sub in ("items", "anyOf"):
+    for sub in ("items", "prefixItems", "anyOf"):
         value = prop.get(sub)
         for part in (value if isinstance(value, list) else [value]):
             _require_content(part)

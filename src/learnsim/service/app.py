@@ -127,7 +127,8 @@ try:
     from fastapi import Depends, FastAPI, Query, Request
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import HTMLResponse, Response
-    from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+    from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictFloat,
+                          StrictInt, StrictStr)
     from starlette.exceptions import HTTPException
     from starlette.routing import Match
 except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -140,7 +141,7 @@ from ..exceptions import IndexChangingError
 from ..index import Index, IndexFormatError
 from . import page
 from ._fast import FastSearch
-from ._guard import _BodyLimit, _authorized, allowed_host_names
+from ._guard import HEAD, _BodyLimit, _authorized, allowed_host_names
 from ._http import (_RETRY_AFTER_S, StrictJSONRoute, _damage_message, _error, _error_of, _fail, _json, _short,
                     _validation_message, body_json)
 from ._limits import (BODY_FILTER, CHUNK_EXPLAIN, CHUNK_PAIRS, MAX_BATCH, MAX_DOCUMENTS, MAX_EXPLAIN_K,  # noqa: F401
@@ -177,6 +178,15 @@ def _whole_number(value):
     if isinstance(value, float) and value.is_integer() and abs(value) <= 10 ** 18:
         return int(value)
     return value
+
+
+def _each_once(ids):
+    # the results followed, each once: a list naming one many times says nothing more
+    # (learnsim.feedback's FeedbackLog.record_clicks refuses it too)
+    if len(set(ids)) != len(ids):
+        twice = next(x for i, x in enumerate(ids) if x in ids[:i])
+        raise ValueError(f"names {twice[:80]!r} more than once")
+    return ids
 
 
 Filter = Optional[dict[str, Any]]
@@ -219,8 +229,10 @@ class FeedbackRequest(_Body):
     """The results of an answered search that were followed (``learnsim serve --learn-from-clicks``)."""
     impression: StrictStr = Field(min_length=1, max_length=100,
                                   description='The "impression" of the search\'s answer')
-    clicked: list[Annotated[StrictStr, Field(min_length=1, max_length=MAX_ID_CHARS)]] = Field(
-        min_length=1, max_length=100, description="Ids of the results followed")
+    clicked: Annotated[list[Annotated[StrictStr, Field(min_length=1, max_length=MAX_ID_CHARS)]],
+                       AfterValidator(_each_once)] = Field(
+        min_length=1, max_length=100, json_schema_extra={"uniqueItems": True},
+        description="Ids of the results followed, each once")
     dwell: Optional[StrictFloat] = Field(None, ge=0, le=1e7, description="Seconds spent on the result (optional)")
     relevance: Optional[StrictFloat] = Field(None, ge=0, le=1e3, description="An explicit grade (optional)")
 
@@ -278,6 +290,9 @@ def _check_option(name, value, low):
         raise ValueError(f"{name} must be a number >= {low}; got {value!r}")
 
 
+_WHOLE_NUMBER = re.compile(r"-?[0-9]{1,19}")
+
+
 def _known_parameters(request: Request):
     """A dependency of every route: a query parameter the route does not take is a 422 (the schema
     lists each route's parameters, and no others), as a mistyped name would be silently ignored;
@@ -295,6 +310,17 @@ def _known_parameters(request: Request):
         if name in seen:
             raise _fail(422, f"the query parameter {name[:80]!r} is given more than once")
         seen.add(name)
+    # numbers and booleans as strict as in a body (issue 45): the framework would read "5_0" as
+    # 50, " 5" and "+5" as 5, and "1", "on" or "yes" as true
+    for param in route.dependant.query_params:
+        value = request.query_params.get(param.alias)
+        kind = param.field_info.annotation
+        if value is None or kind not in (int, bool):
+            continue
+        if kind is int and not _WHOLE_NUMBER.fullmatch(value):
+            raise _fail(422, f"{param.alias} must be a whole number written in digits; got {value[:40]!r}")
+        if kind is bool and value not in ("true", "false"):
+            raise _fail(422, f"{param.alias} must be true or false; got {value[:40]!r}")
 
 
 def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_000_000,
@@ -632,6 +658,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         teams = interleaved[0] if interleaved else None
         stop = time.monotonic() + max(0.001, min(IMPRESSION_WAIT_S, until - time.monotonic()))
         out = [None] * len(queries)
+        if scope.get(HEAD):
+            return out      # a HEAD: nobody sees the answer, so nothing can be clicked in it
         # nothing to learn from (and nothing the log takes): no hit, a blank query, one over the
         # log's bound (a service may take longer queries than the log keeps)
         kept = [n for n, (q, hits) in enumerate(zip(queries, results))
@@ -651,8 +679,10 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             for item in items:
                 try:
                     tokens.extend(await recorder.impressions([item], timeout=max(0.001, stop - time.monotonic())))
-                except ValueError as exc:
-                    log.warning("a search was answered without its impression: %s", exc)
+                except ValueError:
+                    # counted, and logged at most once every DROP_WARNING_S: a client sending
+                    # such searches over and over must not fill the server's log
+                    recorder._drop("invalid", 1)
                     tokens.append(None)
         for n, token in zip(kept, tokens):
             out[n] = token
@@ -662,6 +692,14 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         for text in texts:
             if len(text) > max_query_chars:
                 raise _fail(413, f"a query is longer than {max_query_chars} characters ({len(text)})")
+
+    def check_document(field, text):
+        # the bound of a query holds for what is stored too: a document's text comes back in
+        # every answer that finds it (a budget of 2,000 hits assumes about 1 MB of them), and
+        # it is the query of GET /v1/docs/{id}/similar
+        if len(text) > max_query_chars:
+            raise _fail(413, f"{field} is longer than {max_query_chars} characters ({len(text)})")
+        check_content(field, text, "to find it by")
 
     def check_content(field, text, purpose="to search for"):
         # an empty query, or spaces and punctuation alone, has no term: it would rank the
@@ -812,6 +850,10 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         check_query(*texts)
         if isinstance(body, MatchText):
             check_content("text", body.text, "to match")
+        else:
+            for n, pair in enumerate(body.pairs):
+                for side, text in enumerate(pair):
+                    check_content(f"pairs[{n}][{side}]", text, "to match")
         conditions = _check_filter(body.filter, BODY_FILTER) if isinstance(body, MatchText) else None
 
         def rule(idx):
@@ -827,20 +869,31 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             # each match: the search's score, and the rule's probability (or predicted_score)
             matches, label = await run(decide, until=until)
             return scored("search", label, matches=matches)
-        decisions, name = [], "score"
         pairs = [tuple(p) for p in body.pairs]
-        for start in range(0, len(pairs), CHUNK_PAIRS):
-            def decide_piece(idx, piece=pairs[start:start + CHUNK_PAIRS]):
-                rule(idx)
-                return idx.pipeline.match(piece), _rule_score_name(idx.pipeline.matcher)
+        # pieces are separate calls: decided again when a promotion or a rollback fell between
+        # two (as a search is), so that every decision is one version's, the one named
+        for _ in range(_SAME_VERSION_TRIES):
+            decisions, seen = [], set()
+            for start in range(0, len(pairs), CHUNK_PAIRS):
+                def decide_piece(idx, piece=pairs[start:start + CHUNK_PAIRS]):
+                    rule(idx)
+                    return idx.pipeline.match(piece), (served_model(idx), _rule_score_name(idx.pipeline.matcher))
 
-            decided, name = await run(decide_piece, until=until)
-            decisions.extend(decided)
-        return _json({"decisions": decisions, "score": name, "higher_is_better": True})
+                decided, label = await run(decide_piece, until=until)
+                decisions.extend(decided)
+                seen.add(label)
+            if len(seen) == 1:
+                version, name = seen.pop()
+                return _json({"decisions": decisions, "score": name, "higher_is_better": True,
+                              "model_version": version})
+        raise _fail(503, "the model version changed during every try of this match; retry",
+                    {"Retry-After": str(_RETRY_AFTER_S)})
 
     @app.post("/v1/explain")
     async def explain(body: ExplainRequest):
         check_query(body.query, body.document)
+        check_content("query", body.query, "to explain")
+        check_content("document", body.document, "to explain")
         return _json((await explained([(body.query, body.document)], body.n_top, deadline()))[0])
 
     # ---------------------------------------------------------------- feedback
@@ -908,7 +961,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     async def add(body: AddRequest):
         docs = body.documents
         for n, d in enumerate(docs):
-            check_content(f"documents[{n}].text", d.text, "to find it by")
+            check_document(f"documents[{n}].text", d.text)
         ids = [d.id for d in docs]
         given = [i is not None for i in ids]
         if body.mode == "upsert":
@@ -951,7 +1004,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         if len(doc_id) > MAX_ID_CHARS:
             # the bound of an id in POST /v1/docs (DocumentIn): the path must not be a way around it
             raise _fail(422, f"an id has at most {MAX_ID_CHARS} characters; got {len(doc_id)}")
-        check_content("text", body.text, "to find it by")
+        check_document("text", body.text)
         counts, n = await run(lambda idx: (idx.upsert([body.text], [doc_id], [body.metadata]), len(idx)),
                               on=writer, until=deadline())
         return _json({"id": doc_id, **counts, "documents": n}, status=201 if counts["added"] else 200)
