@@ -5,7 +5,7 @@
   one line naming the file, the line and the bound, exit status 2; 100,000 levels are found by
   a scan, never a RecursionError.
 - A JSON object naming a key twice (whose value Python's json would silently take from the last)
-  is refused, naming the file, the line and the key.
+  is refused, naming the file, the line and the key; so is a string holding a lone surrogate.
 - A query with nothing to search for (empty, spaces and punctuation alone), and a document of
   ``index add`` no search could find, are exit 2, one line.
 - An encoder folder whose weights are damaged, random bytes, cut short, of another shape or
@@ -140,7 +140,9 @@ def _cases(tmp, idx):
     for kind, bad_tail, fragment in (
             ("deep", f', "metadata": {{"m": {_nested(DEEP)}}}}}', "nests deeper than 64 levels"),
             ("deep-field", f', "m": {_nested(MAX_JSON_DEPTH)}}}', "nests deeper than 64 levels"),
-            ("dup", ', "text": "w009 other"}', "the key 'text' appears twice")):
+            ("dup", ', "text": "w009 other"}', "the key 'text' appears twice"),
+            # half of a UTF-16 pair: no UTF-8 holds it (stored or logged, a codec error far away)
+            ("surrogate", ', "text": "w009 \\ud800"}'.replace('"text"', '"note"'), "lone surrogate (U+D800)")):
         docs = file(f"docs-{kind}.jsonl", DOC, DOC.replace("n1", "n2") + bad_tail)
         cases.append((["index", "add", idx, "--corpus", docs], docs, fragment))
         cases.append((["index", "build", "--model", tmp / "bm25.npz", "--corpus", docs, "--out", tmp / f"built-{kind}"],
@@ -240,3 +242,66 @@ def test_an_encoder_folder_with_damaged_weights_is_one_line(encoder_folder, tmp_
                           f"--encoder {folder}", "could not load a sentence-transformers model", fragment)
     assert "weights" in line
     assert not (tmp_path / "m.npz").exists()
+
+
+# --------------------------------------------------------------------------- corpus files: ids, line ends, bounds
+def _build_and_add(tmp, idx, path):
+    """The arguments of ``index build`` and of ``index add`` reading the corpus file ``path``."""
+    return (["index", "build", "--model", tmp / "bm25.npz", "--corpus", path, "--out", tmp / f"built-{path.stem}"],
+            ["index", "add", idx, "--corpus", path])
+
+
+def test_an_empty_json_id_is_one_line_naming_the_file_and_the_line(fresh_index, tmp_path):
+    model("bm25").save(tmp_path / "bm25.npz")
+    docs = _write(tmp_path / "docs.jsonl", json.dumps({"id": "n1", "text": "w001 w002"}) + "\n"
+                  + json.dumps({"id": "", "text": "w001 w003"}) + "\n")
+    for args in _build_and_add(tmp_path, fresh_index, docs):
+        one_line_error(args, f"{docs}, line 2", '"id" is an empty string')
+    assert not (tmp_path / "built-docs").exists()
+    with Index.open(fresh_index) as index:
+        with pytest.raises(KeyError):
+            index.document("n1")        # nothing was added
+
+
+@pytest.mark.parametrize("name, body, ids", [
+    ("cr.tsv", "n1\tw001 w002\rn2\tw003 w004\rn3\tw005 w006\r", ["n1", "n2", "n3"]),
+    ("cr.txt", "w001 w002\rw003 w004\rw005 w006\r", ["line-1", "line-2", "line-3"]),
+    ("cr.csv", "id,text\rn1,w001 w002\rn2,w003 w004\rn3,w005 w006\r", ["n1", "n2", "n3"]),
+])
+def test_a_corpus_with_cr_line_ends_is_one_document_a_line(tmp_path, name, body, ids):
+    model("bm25").save(tmp_path / "bm25.npz")
+    path = _write(tmp_path / name, body)
+    code, out, err = run_cli(["index", "build", "--model", tmp_path / "bm25.npz", "--corpus", path,
+                              "--out", tmp_path / "idx"])
+    assert code == 0, err
+    with Index.open(tmp_path / "idx") as index:
+        assert len(index) == 3
+        assert [index.document(i)[0] for i in ids] == ["w001 w002", "w003 w004", "w005 w006"]
+
+
+def test_a_corpus_line_past_the_bound_is_one_line(fresh_index, tmp_path, monkeypatch):
+    from learnsim.datasets import _decode
+
+    monkeypatch.setattr(_decode, "MAX_LINE_BYTES", 64)
+    model("bm25").save(tmp_path / "bm25.npz")
+    docs = _write(tmp_path / "docs.jsonl", json.dumps({"id": "n1", "text": "w001 w002"}) + "\n"
+                  + json.dumps({"id": "n2", "text": "w001 " * 20}) + "\n")
+    for args in _build_and_add(tmp_path, fresh_index, docs):
+        one_line_error(args, f"{docs}, line 2", "longer than 64 bytes without a line end")
+
+
+@pytest.mark.skipif(not hasattr(__import__("sys"), "get_int_max_str_digits"),
+                    reason="this Python reads integers of any length")
+def test_utf16_long_integer_ids_and_nan_metadata_are_one_clear_line(fresh_index, tmp_path):
+    model("bm25").save(tmp_path / "bm25.npz")
+    utf16 = tmp_path / "u16.tsv"
+    utf16.write_bytes("n1\tw001 w002\nn2\tw003 w004\n".encode("utf-16"))
+    long_id = _write(tmp_path / "long.jsonl", '{"id": "n1", "text": "w001"}\n{"id": %s, "text": "w002"}\n'
+                     % ("9" * 5000))
+    nan = _write(tmp_path / "nan.jsonl", '{"id": "n1", "text": "w001", "score": NaN}\n')
+    for path, fragments in ((utf16, (f"{utf16}: the file is UTF-16 text", "learnsim reads UTF-8", "iconv")),
+                            (long_id, (f"{long_id}, line 2", 'the id "id" is too long', "5000 digits")),
+                            (nan, (f"{nan}, line 1", "'score' is NaN"))):
+        for args in _build_and_add(tmp_path, fresh_index, path):
+            line = one_line_error(args, *fragments)
+            assert "TAB" not in line and "sys.set_int_max_str_digits" not in line and "metadata[0]" not in line

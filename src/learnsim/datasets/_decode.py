@@ -13,25 +13,45 @@ through :func:`decoded_lines` (line by line) or :func:`read_text` (a whole file)
     and the line.
 
 The command line's ``--encoding-errors replace|strict`` is passed through as ``encoding_errors``.
+
+Whatever the policy, a file that starts with a UTF-16 or UTF-32 byte-order mark is refused (it is
+not UTF-8 text with a few bad bytes: read so, every other byte would be a NUL), and
+:func:`decoded_lines` refuses a line longer than :data:`MAX_LINE_BYTES`.
 """
 from __future__ import annotations
 
 import codecs
 import gzip
 import json
+import sys
 import warnings
 import zlib
 from pathlib import Path
 
-from .._utils.inputs import DuplicateKeyError, JSONDepthError, loads as _strict_loads
+from .._utils.inputs import DuplicateKeyError, JSONDepthError, TextError, loads as _strict_loads
 from ..exceptions import DocumentFormatError, UndecodableBytesWarning  # noqa: F401  (defined there; importable here as in 0.1)
 
-__all__ = ["DocumentFormatError", "ENCODING_ERRORS", "UndecodableBytesWarning", "check_encoding_errors",
-           "decoded_lines", "read_text"]
+__all__ = ["DocumentFormatError", "ENCODING_ERRORS", "ID_KEYS", "MAX_LINE_BYTES", "UndecodableBytesWarning",
+           "check_encoding_errors", "decoded_lines", "read_text"]
 
 
 #: The accepted values of every reader's ``encoding_errors`` argument (and ``--encoding-errors``).
 ENCODING_ERRORS = ("replace", "strict")
+#: The fields that give a JSON record its id, the first present counting: "id", BEIR's "_id"
+#: (corpus.jsonl, queries.jsonl), and the names TREC tools and ir_datasets write.
+ID_KEYS = ("id", "_id", "docno", "doc_id", "query_id", "qid")
+
+#: The longest line (in bytes, without its line end) :func:`decoded_lines` reads: far more than
+#: any one document, record or pair of a text file, yet a bound on the memory a file without
+#: line ends (a binary file, ``/dev/zero``, a whole corpus saved on one line) can take.
+MAX_LINE_BYTES = 64 * 2**20
+
+# the bytes read at a time: a line is gathered from such chunks, never read whole unbounded
+_CHUNK_BYTES = 2**20
+
+# longest first, so that a UTF-32 mark (which begins like a UTF-16 one) is named as such
+_WIDE_BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
+              (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
 
 
 def check_encoding_errors(value):
@@ -87,6 +107,7 @@ class _Decoder:
         self.encoding = encoding
         # the name users know, so that messages say "not UTF-8 text" whatever the spelling
         self.encoding_name = "UTF-8" if canonical == "utf-8" else encoding
+        self.utf8 = canonical == "utf-8"
         self.hint = hint
         self.n_lines = 0
         self.first_line = None
@@ -117,6 +138,19 @@ class _Decoder:
         return "\n".join(self.decode(line, number)
                          for number, line in enumerate(raw.split(b"\n"), start=1))
 
+    def check_start(self, first):
+        """Refuse a UTF-8 read of a file whose first bytes ``first`` are a UTF-16 or UTF-32
+        byte-order mark (no UTF-8 text starts with the byte FF or FE)."""
+        if not self.utf8:
+            return
+        for bom, name in _WIDE_BOMS:
+            if first.startswith(bom):
+                path = Path(self.where)
+                raise DocumentFormatError(
+                    f"{path}: the file is {name} text (it starts with a {name} byte-order mark) and learnsim "
+                    f"reads UTF-8; convert it first, e.g. iconv -f {name} -t UTF-8 {path.name} > "
+                    f"{path.stem}-utf8{path.suffix}")
+
     def warn(self, stacklevel=3):
         """Issue the one warning of the file, if a line had bad bytes."""
         if self.n_lines:
@@ -132,14 +166,93 @@ def json_record(line, where, invalid="invalid JSON"):
     """The JSON value of one line of a JSON Lines file (``where``: "FILE, line N"), or a
     :class:`DocumentFormatError` naming ``where`` and the problem: invalid JSON (``invalid``
     and the parser's reason), nesting deeper than :data:`learnsim._utils.inputs.MAX_JSON_DEPTH`
-    levels, or a key given twice in one object (learnsim._utils.inputs). Every JSON Lines
-    reader of learnsim reads its lines here."""
+    levels, a key given twice in one object (learnsim._utils.inputs), or an integer of more
+    digits than Python converts (``sys.get_int_max_str_digits()``; the message names the
+    field). Every JSON Lines reader of learnsim reads its lines here."""
     try:
         return _strict_loads(line)
     except json.JSONDecodeError as exc:
         raise DocumentFormatError(f"{where}: {invalid} ({exc.msg} at column {exc.colno})") from None
-    except (JSONDepthError, DuplicateKeyError) as exc:
+    except (JSONDepthError, DuplicateKeyError, TextError) as exc:
         raise DocumentFormatError(f"{where}: {exc}") from None
+    except ValueError as exc:
+        # Python will not convert an integer of more than sys.get_int_max_str_digits() digits
+        # (quadratic time), and its message names neither the file, the line nor the field
+        if "integer string conversion" not in str(exc):
+            raise
+        raise DocumentFormatError(f"{where}: {_long_integer(line)}") from None
+
+
+def _long_integer(line):
+    """What to say of the JSON ``line`` that holds an integer too long for Python to read."""
+    limit = sys.get_int_max_str_digits()
+
+    class Long(str):
+        pass
+
+    def find(value, at):
+        if isinstance(value, Long):
+            return at, len(value.lstrip("-"))
+        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        for key, item in items:
+            found = find(item, at + ([key] if isinstance(key, str) else [f"[{key}]"]))
+            if found:
+                return found
+        return None
+
+    # read again, the long integers kept as their digits, only to say where the first one is
+    value = json.loads(line, parse_int=lambda digits: Long(digits) if len(digits.lstrip("-")) > limit else 0)
+    at, n_digits = find(value, []) or ([], 0)
+    field = ".".join(at).replace(".[", "[")
+    if len(at) == 1 and at[0] in ID_KEYS:
+        return (f'the id "{field}" is too long: an integer of {n_digits} digits (at most {limit}); give '
+                "such an id as a JSON string")
+    return (f"{'the integer ' + repr(field) if field else 'an integer'} is too long: {n_digits} digits "
+            f"(at most {limit})")
+
+
+def _raw_lines(handle, where):
+    """Yield ``(line_number, raw)`` of a binary file, ``raw`` the bytes of one line with its line
+    end: ``\\n``, ``\\r\\n`` or a lone ``\\r`` (Python's universal newlines; pandas reads
+    them the same), or none on the last line. Reads :data:`_CHUNK_BYTES` at a time and refuses
+    a line longer than :data:`MAX_LINE_BYTES`, so that memory stays bounded whatever the file."""
+    number = 0
+    pending, size = [], 0       # the pieces of a line whose end is not read yet
+    carry = b""
+    while True:
+        chunk = handle.read(_CHUNK_BYTES)
+        if not chunk:
+            break
+        if carry:
+            chunk, carry = carry + chunk, b""
+        if chunk.endswith(b"\r"):
+            # a CR at the end of a chunk may be the first half of a CRLF: its line ends
+            # only once the next byte is known
+            chunk, carry = chunk[:-1], b"\r"
+        lines = chunk.splitlines(keepends=True)
+        tail = lines.pop() if lines and not lines[-1].endswith((b"\n", b"\r")) else b""
+        for raw in lines:
+            if pending:
+                raw = b"".join(pending) + raw
+                pending, size = [], 0
+            if len(raw) > MAX_LINE_BYTES and len(raw.rstrip(b"\r\n")) > MAX_LINE_BYTES:
+                _too_long(where, number + 1)
+            number += 1
+            yield number, raw
+        if tail:
+            if size + len(tail) > MAX_LINE_BYTES:
+                _too_long(where, number + 1)
+            pending.append(tail)
+            size += len(tail)
+    if pending or carry:
+        yield number + 1, b"".join(pending) + carry
+
+
+def _too_long(where, number):
+    bound = f"{MAX_LINE_BYTES // 2**20} MiB" if MAX_LINE_BYTES % 2**20 == 0 else f"{MAX_LINE_BYTES} bytes"
+    raise DocumentFormatError(
+        f"{where}, line {number}: longer than {bound} without a line end (the most a line may hold); is it a "
+        "text file with one record per line?")
 
 
 def decoded_lines(path, *, encoding_errors="replace", encoding="utf-8", keepends=False, hint=None,
@@ -157,17 +270,27 @@ def decoded_lines(path, *, encoding_errors="replace", encoding="utf-8", keepends
         affected. ``"strict"``: the first such line raises :class:`DocumentFormatError`.
     encoding : str, default="utf-8"
     keepends : bool, default=False
-        Keep the line end (for a ``csv`` reader); else ``\\r\\n`` / ``\\n`` are removed.
+        Keep the line end (for a ``csv`` reader); else it is removed.
     hint : str, optional
         Added to the error and the warning (e.g. which encoding the file is likely to be in).
     counts : dict, optional
         Receives ``"undecodable_lines"``: the number of lines whose bytes were replaced.
 
+    Raises
+    ------
+    DocumentFormatError
+        If the file cannot be read (a broken gzip stream), starts with a UTF-16 or UTF-32
+        byte-order mark (read as UTF-8), holds a line longer than :data:`MAX_LINE_BYTES`
+        (64 MiB; the message names the line) or, with ``encoding_errors="strict"``, bytes
+        that are not ``encoding`` text.
+
     Notes
     -----
-    Only ``\\n`` ends a line, so a stray ``\\r`` inside a field is not a line break. A UTF-8
-    byte-order mark at the start of the file is dropped. A file ending in ``.gz`` is
-    decompressed.
+    A line ends at ``\\n``, ``\\r\\n`` or a lone ``\\r`` (the line end of old Mac files), as
+    in Python's universal newlines, and lines are numbered so. The file is read in chunks and
+    a line may hold at most :data:`MAX_LINE_BYTES` bytes, so that a file without line ends
+    cannot take unbounded memory. A UTF-8 byte-order mark at the start of the file is
+    dropped. A file ending in ``.gz`` is decompressed.
 
     Examples
     --------
@@ -185,11 +308,15 @@ def decoded_lines(path, *, encoding_errors="replace", encoding="utf-8", keepends
     opener = gzip.open if gzipped else open
     try:
         with opener(path, "rb") as handle:
-            for number, raw in enumerate(handle, start=1):
+            for number, raw in _raw_lines(handle, path):
+                if number == 1:
+                    decoder.check_start(raw)
                 line = decoder.decode(raw, number)
                 if number == 1:
                     line = line.lstrip("\ufeff")  # a byte-order mark some editors write
-                yield number, (line if keepends else line.rstrip("\r\n"))
+                if not keepends:
+                    line = line[:-2] if line.endswith("\r\n") else line.rstrip("\r\n")
+                yield number, line
     except (FileNotFoundError, IsADirectoryError):
         raise
     except (OSError, EOFError, zlib.error) as exc:
@@ -218,8 +345,9 @@ def read_text(path, *, encoding_errors="replace", encoding="utf-8", hint=None, c
     Raises
     ------
     DocumentFormatError
-        If the file cannot be read (a broken gzip stream, a Unix ``.Z`` file) or, with
-        ``encoding_errors="strict"``, is not ``encoding`` text.
+        If the file cannot be read (a broken gzip stream, a Unix ``.Z`` file), starts with a
+        UTF-16 or UTF-32 byte-order mark (read as UTF-8) or, with ``encoding_errors="strict"``,
+        is not ``encoding`` text.
 
     Examples
     --------
@@ -244,6 +372,7 @@ def read_text(path, *, encoding_errors="replace", encoding="utf-8", hint=None, c
         raise
     except (OSError, EOFError, zlib.error) as exc:
         raise DocumentFormatError(f"{path} could not be read ({exc})") from None
+    decoder.check_start(raw[:4])
     text = decoder.decode_text(raw)
     if counts is not None:
         counts["undecodable_lines"] = decoder.n_lines

@@ -24,7 +24,11 @@ The label ``-1`` (or ``null`` in JSON) marks a document that belongs to no clust
 shapes the features and the basis of a learned metric, but is not supervision. Labels are
 compared as strings, so ``3`` and ``"3"`` are the same cluster.
 
-Every problem is reported as a :class:`DocumentFormatError` naming the file and line.
+Every problem is reported as a :class:`DocumentFormatError` naming the file and line. A line
+ends at ``\\n``, ``\\r\\n`` or a lone ``\\r`` (as in Python's universal newlines), and may hold
+at most :data:`learnsim.datasets._decode.MAX_LINE_BYTES` (64 MiB). In JSON Lines an ``"id"``
+that is given must not be the empty string, and metadata may not hold ``NaN`` or infinity
+(which Python's json reads, but which are not JSON).
 
 Bytes that are not UTF-8 follow one policy in every reader of learnsim (``encoding_errors``,
 ``--encoding-errors`` on the command line): by default (``"replace"``) they become U+FFFD and
@@ -33,7 +37,6 @@ one :class:`UndecodableBytesWarning` names the file and counts the lines affecte
 """
 from __future__ import annotations
 
-import csv
 import math
 import numbers
 import os
@@ -42,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._decode import DocumentFormatError, check_encoding_errors, decoded_lines, json_record
+from ._decode import ID_KEYS, DocumentFormatError, check_encoding_errors, decoded_lines, json_record
 from ._base import read_parquet_frame
 from .pairs import _delimited_records, check_quoting
 
@@ -221,9 +224,6 @@ def _check_not_empty(docs, path):
     return docs
 
 
-#: The fields that give a JSON record its id, the first present counting: "id", BEIR's "_id"
-#: (corpus.jsonl, queries.jsonl), and the names TREC tools and ir_datasets write.
-ID_KEYS = ("id", "_id", "docno", "doc_id", "query_id", "qid")
 
 
 def record_id_key(obj):
@@ -267,8 +267,42 @@ def _object_fields(obj, where, kind="an object", id_key="id"):
     if doc_id is not None:
         if isinstance(doc_id, bool) or not isinstance(doc_id, (str, numbers.Integral)):
             raise DocumentFormatError(f'{where}: "{id_key}" must be a string or an integer; got {doc_id!r}')
+        if doc_id == "":
+            # given, yet no id: numbering the document instead (as for a TSV line's empty id
+            # field) would silently replace an id the record claims to have
+            raise DocumentFormatError(f'{where}: "{id_key}" is an empty string; give a non-empty string or an '
+                                      f'integer, or leave "{id_key}" out')
         doc_id = str(doc_id)
     return text, doc_id
+
+
+def _non_finite(value, at=()):
+    """The path (keys and positions) to the first NaN or infinite number in the JSON value
+    ``value``, or None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return at
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = _non_finite(item, at + (key,))
+        if found is not None:
+            return found
+    return None
+
+
+def _check_finite(obj, where):
+    """Refuse NaN and infinity in the JSON object ``obj`` (a record's metadata): Python's json
+    reads ``NaN``, ``Infinity`` (and ``1e999`` as infinity), which are not JSON and which no
+    metadata may hold; refused later, the error could only name the document's position, not
+    its file and line."""
+    at = _non_finite(obj)
+    if at is not None:
+        value = obj
+        for key in at:
+            value = value[key]
+        spelled = "NaN" if value != value else ("-Infinity" if value < 0 else "Infinity")
+        field = "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in at).lstrip(".")
+        raise DocumentFormatError(f"{where}: {field!r} is {spelled}, which JSON has no number for; give a "
+                                  "finite number or null")
 
 
 def _json_label(obj, number, path):
@@ -610,6 +644,8 @@ def read_documents(path, *, encoding_errors="replace", quoting="auto"):
         seen = []
         for number, line in rows:
             obj, text, doc_id, key = _json_object(line, number, path)
+            # the metadata only: what the record's other fields hold is read nowhere
+            _check_finite({"metadata": obj["metadata"]} if "metadata" in obj else obj, f"{path}, line {number}")
             docs.texts.append(_check_text(text, number, path))
             docs.ids.append(doc_id)
             # a "metadata" object is the metadata (BEIR's records carry one); without it, every

@@ -1,0 +1,181 @@
+"""How the common line decoder splits and bounds lines, and what the document readers refuse
+with the file and the line: lone CR line ends, a line past MAX_LINE_BYTES, a UTF-16/UTF-32
+byte-order mark, an empty JSON id, an integer too long for Python, NaN in metadata."""
+from __future__ import annotations
+
+import codecs
+import gzip
+import io
+import json
+import sys
+import warnings
+
+import pytest
+
+from learnsim.datasets import DocumentFormatError, _decode, decoded_lines, read_text
+from learnsim.io import read_documents, read_labelled_documents
+
+
+def _write(path, data):
+    path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+    return path
+
+
+# --------------------------------------------------------------------------- line ends
+def test_lone_cr_ends_a_line_as_in_universal_newlines(tmp_path):
+    data = b"one\rtwo\r\nthree\nfour\r\rsix"
+    path = _write(tmp_path / "mixed.txt", data)
+    expected = data.decode().splitlines()
+    assert [line for _n, line in decoded_lines(path)] == expected
+    assert [n for n, _line in decoded_lines(path)] == list(range(1, len(expected) + 1))
+    assert [line for _n, line in decoded_lines(path, keepends=True)] == data.decode().splitlines(keepends=True)
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 5, 2**20])
+def test_a_crlf_split_between_two_chunks_is_one_line_end(tmp_path, monkeypatch, chunk):
+    monkeypatch.setattr(_decode, "_CHUNK_BYTES", chunk)
+    data = b"ab\r\ncd\r\ref\r\n\r\ngh\r"
+    path = _write(tmp_path / "crlf.txt", data)
+    assert list(decoded_lines(path, keepends=True)) == list(enumerate(data.decode().splitlines(keepends=True), 1))
+
+
+def test_a_gzipped_file_with_cr_line_ends(tmp_path):
+    path = _write(tmp_path / "cr.txt.gz", gzip.compress(b"first\rsecond\r"))
+    assert list(decoded_lines(path)) == [(1, "first"), (2, "second")]
+
+
+@pytest.mark.parametrize("name, data, ids", [
+    ("cr.tsv", "a1\thello world\ra2\tsecond doc\ra3\tthird doc\r", ["a1", "a2", "a3"]),
+    ("cr.txt", "hello world\rsecond doc\rthird doc\r", [None, None, None]),
+    ("cr.csv", "id,text\ra1,hello world\ra2,second doc\ra3,third doc\r", ["a1", "a2", "a3"]),
+    ("cr.jsonl", '{"id": "a1", "text": "hello world"}\r{"id": "a2", "text": "second doc"}\r'
+                 '{"id": "a3", "text": "third doc"}\r', ["a1", "a2", "a3"]),
+])
+def test_every_document_reader_reads_cr_line_ends(tmp_path, name, data, ids):
+    docs = read_documents(_write(tmp_path / name, data))
+    assert docs.texts == ["hello world", "second doc", "third doc"]
+    assert docs.ids == ids
+    assert docs.line_numbers == ([2, 3, 4] if name.endswith(".csv") else [1, 2, 3])
+
+
+def test_a_labelled_file_with_cr_line_ends_names_the_right_line(tmp_path):
+    docs = read_labelled_documents(_write(tmp_path / "cr.tsv", "x\tone\ry\ttwo\r"))
+    assert docs.labels == ["x", "y"] and docs.texts == ["one", "two"]
+    with pytest.raises(DocumentFormatError, match=r"bad\.tsv, line 3: no TAB separator"):
+        read_labelled_documents(_write(tmp_path / "bad.tsv", "x\tone\ry\ttwo\rno tab here\r"))
+
+
+def test_a_quoted_csv_field_keeps_its_cr(tmp_path):
+    docs = read_documents(_write(tmp_path / "q.csv", 'id,text\ra1,"two\rlines"\ra2,next\r'))
+    assert docs.texts == ["two\rlines", "next"] and docs.line_numbers == [2, 4]
+
+
+# --------------------------------------------------------------------------- the length bound
+def test_the_line_bound_is_a_documented_constant():
+    assert _decode.MAX_LINE_BYTES == 64 * 2**20
+    assert "MAX_LINE_BYTES" in decoded_lines.__doc__
+
+
+@pytest.mark.parametrize("chunk", [3, 2**20])
+@pytest.mark.parametrize("suffix", [".txt", ".jsonl", ".txt.gz"])
+def test_a_line_past_the_bound_is_refused_naming_the_line(tmp_path, monkeypatch, chunk, suffix):
+    monkeypatch.setattr(_decode, "MAX_LINE_BYTES", 16)
+    monkeypatch.setattr(_decode, "_CHUNK_BYTES", chunk)
+    fits, over = b"x" * 16, b"y" * 17
+    for body, line in ((fits + b"\n" + over + b"\n", 2), (fits + b"\r" + fits + b"\r\n" + over, 3)):
+        data = gzip.compress(body) if suffix.endswith(".gz") else body
+        path = _write(tmp_path / f"long{suffix}", data)
+        with pytest.raises(DocumentFormatError, match=rf"long{suffix}, line {line}: longer than 16 bytes"):
+            list(decoded_lines(path))
+    path = _write(tmp_path / "fits.txt", fits + b"\r\n" + fits)
+    assert [line for _n, line in decoded_lines(path)] == ["x" * 16] * 2
+
+
+class _Endless(io.RawIOBase):
+    """A file of NUL bytes without end (as /dev/zero), counting what was read of it."""
+
+    def __init__(self):
+        self.served = 0
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        buffer[:] = bytes(len(buffer))
+        self.served += len(buffer)
+        return len(buffer)
+
+
+def test_a_file_without_line_ends_is_read_only_up_to_the_bound(tmp_path, monkeypatch):
+    monkeypatch.setattr(_decode, "MAX_LINE_BYTES", 1000)
+    monkeypatch.setattr(_decode, "_CHUNK_BYTES", 100)
+    endless = _Endless()
+    monkeypatch.setattr(_decode, "open", lambda path, mode: io.BufferedReader(endless, 100), raising=False)
+    with pytest.raises(DocumentFormatError, match=r"zero\.jsonl, line 1: longer than"):
+        read_documents(_write(tmp_path / "zero.jsonl", b""))
+    assert endless.served <= 1000 + 2 * 100
+
+
+# --------------------------------------------------------------------------- UTF-16 and UTF-32
+@pytest.mark.parametrize("codec, name", [("utf-16", "UTF-16"), ("utf-16-be", "UTF-16"), ("utf-32", "UTF-32"),
+                                         ("utf-32-be", "UTF-32")])
+@pytest.mark.parametrize("encoding_errors", ["replace", "strict"])
+def test_a_file_with_a_wide_byte_order_mark_is_refused_in_one_line(tmp_path, codec, name, encoding_errors):
+    bom = {"utf-16-be": codecs.BOM_UTF16_BE, "utf-32-be": codecs.BOM_UTF32_BE}.get(codec, b"")
+    data = bom + "a1\thello world\na2\tsecond doc\n".encode(codec)
+    path = _write(tmp_path / "wide.tsv", data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")      # refused, not read as U+FFFD with a warning
+        for read in (lambda: read_documents(path, encoding_errors=encoding_errors),
+                     lambda: list(decoded_lines(path, encoding_errors=encoding_errors)),
+                     lambda: read_text(path, encoding_errors=encoding_errors)):
+            with pytest.raises(DocumentFormatError) as caught:
+                read()
+            message = str(caught.value)
+            assert f"wide.tsv: the file is {name} text" in message and "reads UTF-8" in message
+            assert f"iconv -f {name} -t UTF-8" in message and "\n" not in message
+
+
+def test_a_latin1_reader_still_reads_the_bytes_of_a_bom(tmp_path):
+    path = _write(tmp_path / "latin.txt", b"\xff\xfeabc\n")
+    assert list(decoded_lines(path, encoding="latin-1")) == [(1, "\xff\xfeabc")]
+
+
+# --------------------------------------------------------------------------- JSON ids and numbers
+@pytest.mark.parametrize("reader", [read_documents, read_labelled_documents])
+@pytest.mark.parametrize("key", ["id", "_id"])
+def test_an_empty_json_id_is_refused(tmp_path, reader, key):
+    path = _write(tmp_path / "c.jsonl", f'{{"{key}": "a1", "text": "hello", "label": 1}}\n'
+                                        f'{{"{key}": "", "text": "second", "label": 1}}\n')
+    with pytest.raises(DocumentFormatError, match=rf'c\.jsonl, line 2: "{key}" is an empty string'):
+        reader(path)
+
+
+def test_an_empty_tsv_id_field_still_numbers_the_document(tmp_path):
+    docs = read_documents(_write(tmp_path / "c.tsv", "a1\thello\n\tsecond\n"))
+    assert docs.ids == ["a1", None]
+
+
+@pytest.mark.skipif(not hasattr(sys, "get_int_max_str_digits"), reason="this Python reads integers of any length")
+def test_an_integer_too_long_for_python_names_the_file_the_line_and_the_field(tmp_path):
+    long = "9" * 5000
+    path = _write(tmp_path / "c.jsonl", f'{{"id": 1, "text": "a"}}\n{{"id": {long}, "text": "b"}}\n')
+    with pytest.raises(DocumentFormatError, match=r'c\.jsonl, line 2: the id "id" is too long: an integer of 5000 '
+                                                  r"digits \(at most \d+\); give such an id as a JSON string"):
+        read_documents(path)
+    path = _write(tmp_path / "m.jsonl", f'{{"text": "a", "metadata": {{"n": [1, -{long}]}}}}\n')
+    with pytest.raises(DocumentFormatError, match=r"m\.jsonl, line 1: the integer 'metadata\.n\[1\]' is too long"):
+        read_documents(path)
+    assert read_documents(_write(tmp_path / "s.jsonl", json.dumps({"id": long, "text": "a"}))).ids == [long]
+
+
+@pytest.mark.parametrize("value, spelled", [("NaN", "NaN"), ("Infinity", "Infinity"), ("-Infinity", "-Infinity"),
+                                            ("1e999", "Infinity")])
+def test_a_non_finite_number_in_metadata_names_the_file_and_the_line(tmp_path, value, spelled):
+    path = _write(tmp_path / "c.jsonl", f'{{"id": "a1", "text": "hello", "score": 1.5}}\n'
+                                        f'{{"id": "a2", "text": "hello", "score": {value}}}\n')
+    with pytest.raises(DocumentFormatError, match=rf"c\.jsonl, line 2: 'score' is {spelled}"):
+        read_documents(path)
+    path = _write(tmp_path / "m.jsonl", f'{{"text": "hello", "metadata": {{"s": [0, {value}]}}}}\n')
+    with pytest.raises(DocumentFormatError, match=rf"m\.jsonl, line 1: 'metadata\.s\[1\]' is {spelled}"):
+        read_documents(path)
