@@ -30,7 +30,9 @@ SLACK = 1.0
 LIFETIME_S = 8.0
 # a trickling server sends a byte this often: well within any read timeout
 TRICKLE_S = 0.2
-BIG = 10 ** 12
+# a length a stalling server announces: large, but within the client's max_answer_bytes (a
+# larger one is refused at once: test_client_answers.py)
+BIG = 10 ** 7
 
 
 # --------------------------------------------------------------------------- misbehaving servers

@@ -27,7 +27,10 @@ not run the request) are retried after their ``Retry-After``, writes included; a
 connection only for what may be sent twice. A call, its tries and the waits between them
 together, ends within the client's ``deadline`` (120 s unless given; ``timeout`` bounds each
 read only) whatever the server does, else raises :class:`DeadlineExceeded` (a
-:class:`ConnectionFailed` and a ``TimeoutError``).
+:class:`ConnectionFailed` and a ``TimeoutError``). An answer that is not the service's (not
+JSON, nested deeper than the client reads, not of its route's shape, not its
+``Content-Encoding``), or larger than the client's ``max_answer_bytes`` (64 MiB unless given;
+refused without reading the rest), raises the base :class:`ClientError`, and is not retried.
 
 ``import learnsim`` does not import this package, and this package imports httpx only when a
 client is made: ``pip install "learnsim[client]"``.

@@ -7,15 +7,14 @@ from __future__ import annotations
 import copy
 import email.utils
 import inspect
-import json
 import logging
 import math
 import time
 from datetime import datetime, timezone
 
 from .. import __version__
-from ._errors import ClientError, ConnectionFailed, DeadlineExceeded, error_of
-from ._routes import Routes
+from ._errors import ClientError, ConnectionFailed, DeadlineExceeded, error_of, read_json, text_of
+from ._routes import Routes, ShapeError
 
 __all__ = ["Client", "AsyncClient"]
 
@@ -29,9 +28,13 @@ BACKOFF_S = 0.5
 # deadline_s), and for a retry after it; above the client's max_wait (60 s), so that a long
 # Retry-After can still be honoured once
 DEADLINE_S = 120.0
+# the default bound of an answer's body (decoded): the service's answers are bounded by its
+# search budget at about 1-2 MB, so this leaves room, while a huge answer (a wrong server, a
+# compression bomb) is refused before it fills the memory, and its parse stays short
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
 # statuses that mean the service did not run the request: retried, writes included
 _RETRIED = (429, 503)
-_NOT_JSON = object()
+_NOT_JSON, _EMPTY = object(), object()
 # with_options: an option not given stays as it is
 _KEEP = object()
 
@@ -65,19 +68,58 @@ def retry_after_seconds(value, now=None):
     return max(0.0, seconds) if math.isfinite(seconds) else None
 
 
+def _announced_length(response):
+    """The ``Content-Length`` of ``response`` as an int; None when it has none (or not a number:
+    the transport, not this, decides what to make of that)."""
+    try:
+        return int(response.headers.get("Content-Length", ""))
+    except ValueError:
+        return None
+
+
+class _Body:
+    """An answer's body read piece by piece: refused once it is over the client's
+    ``max_answer_bytes`` (announced, or as it comes) or the call is past its deadline, without
+    reading the rest. httpx's own ``read()`` would take any size, and a fast sender is never
+    stopped by the socket timeouts: each read returns at once."""
+
+    def __init__(self, session, response, deadline, tries):
+        self._session, self._response, self._deadline, self._tries = session, response, deadline, tries
+        self._chunks, self._size = [], 0
+        announced = _announced_length(response)
+        if announced is not None and announced > session.max_answer_bytes:
+            raise session._too_large(response, f"it announces {announced} bytes")
+
+    def add(self, chunk):
+        self._size += len(chunk)
+        if self._size > self._session.max_answer_bytes:
+            raise self._session._too_large(self._response, f"{self._size} bytes read so far")
+        if self._session._deadlines.past(self._deadline):
+            raise self._session._late(self._response.request, self._tries)
+        self._chunks.append(chunk)
+
+    def done(self):
+        # what Response.read() sets: the answer, and the error's response, read as usual
+        self._response._content = b"".join(self._chunks)
+        return self._response
+
+
 class _Session(Routes):
     """What both clients share: the options, the httpx request of a :class:`Call`, and what to do
     with an answer or a failure (a result, a wait before the next try, or an error)."""
 
-    def __init__(self, base_url, api_key, timeout, max_retries, transport, max_wait, sleep, client_class, deadline):
+    def __init__(self, base_url, api_key, timeout, max_retries, transport, max_wait, sleep, client_class, deadline,
+                 max_answer_bytes):
         httpx = _httpx()   # first: without it, the error says what to install
         from . import _deadline   # imports httpx: with a client, not with the package
 
-        self._set_options(max_retries, max_wait, deadline)
+        self._set_options(max_retries, max_wait, deadline, max_answer_bytes)
         if api_key is not None and (not isinstance(api_key, str) or not api_key):
             raise ValueError("api_key must be a non-empty str (or None)")
         self._httpx, self._deadlines = httpx, _deadline
         self._errors = httpx.TransportError
+        # an answer that came but cannot be decoded (a Content-Encoding its body is not)
+        self._undecodable = httpx.DecodingError
         # no request was sent: safe to retry whatever it was
         self._unsent = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
         self.base_url = str(base_url).rstrip("/")
@@ -90,7 +132,7 @@ class _Session(Routes):
         # a copy made by with_options shares the connections and leaves closing them to this one
         self._owns_http = True
 
-    def _set_options(self, max_retries=_KEEP, max_wait=_KEEP, deadline=_KEEP):
+    def _set_options(self, max_retries=_KEEP, max_wait=_KEEP, deadline=_KEEP, max_answer_bytes=_KEEP):
         """Check and set the options :meth:`with_options` may change."""
         if max_retries is not _KEEP:
             if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
@@ -105,8 +147,12 @@ class _Session(Routes):
                                          or not 0 < deadline < math.inf):
                 raise ValueError(f"deadline must be a number of seconds > 0 (or None); got {deadline!r}")
             self.deadline = None if deadline is None else float(deadline)
+        if max_answer_bytes is not _KEEP:
+            if isinstance(max_answer_bytes, bool) or not isinstance(max_answer_bytes, int) or max_answer_bytes < 1:
+                raise ValueError(f"max_answer_bytes must be a whole number of bytes >= 1; got {max_answer_bytes!r}")
+            self.max_answer_bytes = max_answer_bytes
 
-    def with_options(self, *, deadline=_KEEP, max_retries=_KEEP, max_wait=_KEEP):
+    def with_options(self, *, deadline=_KEEP, max_retries=_KEEP, max_wait=_KEEP, max_answer_bytes=_KEEP):
         """This client with other options, for the calls made through it: a copy that shares
         this client's connections (closing it leaves them open; close this client).
 
@@ -118,6 +164,8 @@ class _Session(Routes):
             Tries after the first.
         max_wait : float, optional
             The longest wait before a try.
+        max_answer_bytes : int, optional
+            The largest answer (its body, decoded) a call reads.
 
         Returns
         -------
@@ -135,7 +183,7 @@ class _Session(Routes):
         """
         other = copy.copy(self)
         other._owns_http = False
-        other._set_options(max_retries, max_wait, deadline)
+        other._set_options(max_retries, max_wait, deadline, max_answer_bytes)
         return other
 
     def __repr__(self):
@@ -169,6 +217,25 @@ class _Session(Routes):
                                 f"({tries} {'try' if tries == 1 else 'tries'})", request=request,
                                 deadline=self.deadline, tries=tries)
 
+    def _too_large(self, response, what):
+        """The :class:`ClientError` of an answer over ``max_answer_bytes`` (``what``: how it was seen)."""
+        return ClientError(f"the answer is larger than the client's bound of {self.max_answer_bytes} bytes "
+                           f"(max_answer_bytes): {what}; not read further", status=response.status_code,
+                           request=response.request, response=response)
+
+    def _unreadable(self, request, exc, response=None):
+        """The :class:`ClientError` of an httpx error that is not a broken connection: an answer
+        that came but cannot be decoded, or another failure of httpx's (not retried: a second
+        try would be answered the same)."""
+        return ClientError(f"the answer from {self.base_url} could not be read: {type(exc).__name__}: {exc}",
+                           status=None if response is None else response.status_code, request=request,
+                           response=response)
+
+    def _bad_answer(self, response, why):
+        """The :class:`ClientError` of an answer that is not one the service gives (``why``)."""
+        return ClientError(f"the answer is not the service's: {why}", status=response.status_code,
+                           request=response.request, response=response)
+
     def _after_failure(self, call, request, exc, attempt, deadline):
         """The wait before the next try after the transport error ``exc``; raises
         :class:`ConnectionFailed` when there is none (:class:`DeadlineExceeded` when the
@@ -192,15 +259,25 @@ class _Session(Routes):
         :class:`ClientError` of a refusal."""
         status = response.status_code
         if 200 <= status < 300 or status in call.answers:
+            why = None
             try:
-                answer = json.loads(response.content) if response.content.strip() else None
-            except ValueError:
-                answer = _NOT_JSON
+                answer = read_json(response.content) if response.content.strip() else _EMPTY
+            except ValueError as exc:     # not JSON, nested too deep, a key twice, not UTF-8
+                answer, why = _NOT_JSON, exc
             if 200 <= status < 300 or isinstance(answer, dict):
                 if answer is _NOT_JSON:
-                    raise ClientError(f"the answer is not JSON: {response.text[:200]!r}", status=status,
-                                      request=response.request, response=response)
-                return (call.shape(answer) if call.shape else answer), None
+                    raise self._bad_answer(response, f"it is not JSON ({why}): {text_of(response, 200)!r}")
+                if answer is _EMPTY:
+                    raise self._bad_answer(response, "it is empty (every route answers a JSON object)")
+                if not isinstance(answer, dict):
+                    raise self._bad_answer(response, f"it is a JSON {type(answer).__name__}, not an object "
+                                                     f"(every route answers one): {text_of(response, 200)!r}")
+                if call.shape is None:
+                    return answer, None
+                try:
+                    return call.shape(answer), None
+                except ShapeError as exc:
+                    raise self._bad_answer(response, str(exc)) from None
         retry_after = retry_after_seconds(response.headers.get("Retry-After"))
         error = error_of(response, retry_after)
         if status not in _RETRIED or error.code == "index_damaged" or attempt >= self.max_retries:
@@ -248,6 +325,11 @@ class Client(_Session):
         raised (moments after: some milliseconds). A try that would start past it is not made (the last
         refusal or :class:`ConnectionFailed` is raised at once). None: no bound but
         ``timeout``'s. :meth:`with_options` gives a client with another one.
+    max_answer_bytes : int, default=64 MiB (67,108,864)
+        The largest answer (its body, decoded) a call reads: a larger one, announced by its
+        ``Content-Length`` or found so as it comes, raises :class:`ClientError` naming this
+        bound, without reading the rest (and is not retried). The service's answers are bounded
+        at about 1-2 MB by its search budget.
 
     Raises
     ------
@@ -286,9 +368,9 @@ class Client(_Session):
     """
 
     def __init__(self, base_url="http://127.0.0.1:8000", api_key=None, timeout=30.0, max_retries=3, transport=None,
-                 *, max_wait=60.0, sleep=None, deadline=DEADLINE_S):
+                 *, max_wait=60.0, sleep=None, deadline=DEADLINE_S, max_answer_bytes=MAX_ANSWER_BYTES):
         super().__init__(base_url, api_key, timeout, max_retries, transport, max_wait, sleep or time.sleep,
-                         "Client", deadline)
+                         "Client", deadline, max_answer_bytes)
         # httpx's timeouts bound each read: each socket operation is bounded by the time left
         self._deadlines.bound_sockets(self._http)
 
@@ -300,9 +382,11 @@ class Client(_Session):
                 raise self._late(request, attempt)
             request = self._request(call, deadline)
             try:
-                response = self._try(request, deadline)
+                response = self._try(request, deadline, attempt + 1)
             except self._errors as exc:
                 wait = self._after_failure(call, request, exc, attempt, deadline)
+            except self._httpx.HTTPError as exc:
+                raise self._unreadable(request, exc) from exc
             else:
                 answer, wait = self._outcome(call, response, attempt, deadline)
                 if wait is None:
@@ -310,8 +394,9 @@ class Client(_Session):
             self._sleep(wait)
             attempt += 1
 
-    def _try(self, request, deadline):
-        """Send ``request`` and read its answer whole, every socket operation within ``deadline``."""
+    def _try(self, request, deadline, tries):
+        """Send ``request`` and read its answer whole, every socket operation within ``deadline``,
+        the body within ``max_answer_bytes``; ``tries``: this one's number, for the error."""
         bound = self._deadlines.current()
         token = bound.set(deadline)
         try:
@@ -319,7 +404,13 @@ class Client(_Session):
             # closed (not kept for another call) when it is stopped half way
             response = self._http.send(request, stream=True)
             try:
-                self._deadlines.clocked(response, deadline).read()
+                body = _Body(self, response, deadline, tries)
+                try:
+                    for chunk in self._deadlines.clocked(response, deadline).iter_bytes():
+                        body.add(chunk)
+                except self._undecodable as exc:
+                    raise self._unreadable(request, exc, response) from exc
+                body.done()
             finally:
                 response.close()
         finally:
@@ -345,7 +436,7 @@ class AsyncClient(_Session):
 
     Parameters
     ----------
-    base_url, api_key, timeout, max_retries, max_wait, deadline
+    base_url, api_key, timeout, max_retries, max_wait, deadline, max_answer_bytes
         As :class:`Client`'s: past the deadline the call (its tries and waits) is cancelled,
         its connection closed, and :class:`DeadlineExceeded` raised.
     transport : httpx.AsyncBaseTransport, optional
@@ -368,13 +459,13 @@ class AsyncClient(_Session):
     """
 
     def __init__(self, base_url="http://127.0.0.1:8000", api_key=None, timeout=30.0, max_retries=3, transport=None,
-                 *, max_wait=60.0, sleep=None, deadline=DEADLINE_S):
+                 *, max_wait=60.0, sleep=None, deadline=DEADLINE_S, max_answer_bytes=MAX_ANSWER_BYTES):
         import asyncio
 
         import anyio   # httpx's own dependency: its cancel scopes work under asyncio and trio
 
         super().__init__(base_url, api_key, timeout, max_retries, transport, max_wait, sleep or asyncio.sleep,
-                         "AsyncClient", deadline)
+                         "AsyncClient", deadline, max_answer_bytes)
         self._anyio = anyio
 
     async def _send(self, call):
@@ -396,9 +487,11 @@ class AsyncClient(_Session):
             request = self._request(call, deadline)
             sent[:] = request, attempt + 1
             try:
-                response = await self._http.send(request)
+                response = await self._try(request, deadline, attempt + 1)
             except self._errors as exc:
                 wait = self._after_failure(call, request, exc, attempt, deadline)
+            except self._httpx.HTTPError as exc:
+                raise self._unreadable(request, exc) from exc
             else:
                 answer, wait = self._outcome(call, response, attempt, deadline)
                 if wait is None:
@@ -407,6 +500,23 @@ class AsyncClient(_Session):
             if inspect.isawaitable(slept):
                 await slept
             attempt += 1
+
+    async def _try(self, request, deadline, tries):
+        """Send ``request`` and read its answer whole, within ``max_answer_bytes``."""
+        response = await self._http.send(request, stream=True)
+        try:
+            body = _Body(self, response, deadline, tries)
+            try:
+                # the deadline checked between pieces, not left to the cancel scope alone: that
+                # stops the call only where it awaits, and decoding a piece never does
+                async for chunk in response.aiter_bytes():
+                    body.add(chunk)
+            except self._undecodable as exc:
+                raise self._unreadable(request, exc, response) from exc
+            body.done()
+        finally:
+            await response.aclose()
+        return response
 
     async def close(self):
         """Close the client's connections (not those of a client made by :meth:`with_options`,

@@ -4,13 +4,32 @@ when no answer came (:class:`DeadlineExceeded`: no whole one within the client's
 Plain Python: nothing here imports httpx."""
 from __future__ import annotations
 
-import json
+from .._utils.inputs import MAX_JSON_DEPTH, loads
 
 __all__ = ["ClientError", "BadRequest", "Unauthorized", "NotFound", "Conflict", "PayloadTooLarge",
-           "RateLimited", "ServerError", "Unavailable", "ConnectionFailed", "DeadlineExceeded", "error_of"]
+           "RateLimited", "ServerError", "Unavailable", "ConnectionFailed", "DeadlineExceeded", "error_of",
+           "read_json", "text_of", "MAX_ANSWER_DEPTH"]
 
 # an error's message quotes at most this much of an answer that is not the service's JSON
 _MAX_TEXT = 500
+#: The deepest nesting read in an answer: a document's metadata may itself nest MAX_JSON_DEPTH
+#: levels (the service's bound), inside the few levels of an answer (results, hits, a hit).
+MAX_ANSWER_DEPTH = 2 * MAX_JSON_DEPTH
+
+
+def read_json(content):
+    """The JSON value of an answer's body (bytes), read without recursion past
+    :data:`MAX_ANSWER_DEPTH` levels; any ``ValueError`` (not JSON, too deep, a key twice, not
+    UTF-8) for a body the client cannot take."""
+    return loads(content, limit=MAX_ANSWER_DEPTH)
+
+
+def text_of(response, limit=_MAX_TEXT):
+    """The start of an answer's body as one line of text, at most ``limit`` characters (then
+    "..."): only its first bytes are decoded, whatever its size."""
+    raw = response.content[:8 * limit]
+    text = " ".join(raw.decode(response.encoding or "utf-8", "replace").split())
+    return (text[:limit] + "...") if len(text) > limit or len(response.content) > len(raw) else text
 
 
 class ClientError(Exception):
@@ -144,14 +163,13 @@ def error_of(response, retry_after=None):
     cls = _BY_STATUS.get(status) or (ServerError if status >= 500 else ClientError)
     message, code = None, None
     try:
-        body = json.loads(response.content)
+        body = read_json(response.content)
     except ValueError:
         body = None
     if isinstance(body, dict) and isinstance(body.get("error"), str):
         message, code = body["error"], body.get("code")
     if message is None:
         # another server's answer (a proxy's, the HTTP parser's plain-text 400): its text
-        text = " ".join(response.text.split())
-        message = (text[:_MAX_TEXT] + "...") if len(text) > _MAX_TEXT else (text or response.reason_phrase)
+        message = text_of(response) or response.reason_phrase
     return cls(message, status=status, code=code, request=response.request, response=response,
                retry_after=retry_after)

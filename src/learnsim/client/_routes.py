@@ -6,9 +6,10 @@ asynchronous client). Nothing here imports httpx."""
 from __future__ import annotations
 
 import json
+import reprlib
 from urllib.parse import quote, urlencode
 
-__all__ = ["Call", "Routes", "doc_path"]
+__all__ = ["Call", "Routes", "ShapeError", "doc_path"]
 
 # the bounds of a filter in a query string (learnsim.service._limits.QUERY_FILTER; in a body
 # they are wider): a GET search whose filter is over them is sent as a POST instead
@@ -16,6 +17,11 @@ QUERY_FILTER_VALUES, QUERY_FILTER_CHARS = 50, 200
 # a GET search whose query string would be longer is sent as a POST (a proxy may refuse long
 # URLs, and the service's HTTP parser answers a request head over about 80 KB itself)
 MAX_QUERY_STRING = 2000
+
+
+class ShapeError(ValueError):
+    """An answer (a JSON object) that is not of the shape its route answers: a :class:`Call`'s
+    ``shape`` raises it, and the client turns it into a :class:`~learnsim.client.ClientError`."""
 
 
 class Call:
@@ -95,7 +101,13 @@ def _fits_a_query_string(value):
 
 
 def _first_result(answer):
-    """A POST /v1/search answer of one query as the GET answer: ``{"hits", "score", ...}``."""
+    """A POST /v1/search answer of one query (a dict) as the GET answer: ``{"hits", "score", ...}``;
+    :class:`ShapeError` unless its ``"results"`` is a list of one list."""
+    results = answer.get("results")
+    if not (isinstance(results, list) and len(results) == 1 and isinstance(results[0], list)):
+        # reprlib: the answer may be large (and deep, up to the client's bound)
+        got = "no \"results\"" if "results" not in answer else f'"results": {reprlib.repr(results)}'
+        raise ShapeError('a search of one query is answered {"results": [[hits]], ...}; got ' + got)
     answer = dict(answer)
     answer["hits"] = answer.pop("results")[0]
     return answer
