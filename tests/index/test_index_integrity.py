@@ -204,6 +204,8 @@ def test_a_damaged_segment_json_names_it(copy, content):
     else:
         file.write_bytes(content)
     _assert_damaged(lambda: Index.open(path), file)
+    # and verify names it (an unreadable one was an UnboundLocalError of verify's own)
+    assert str(file) in [d["file"] for d in Index.verify_at(path)["damaged"]]
 
 
 @pytest.fixture(params=["one read", "read beside the hash"])

@@ -68,6 +68,47 @@ def test_a_row_edited_with_sqlite_is_reported_by_verify(copy, column, value):
     assert not report["ok"] and [d["file"] for d in report["damaged"]] == [str(path / "docs.sqlite")]
 
 
+def test_a_tombstone_set_with_sqlite_is_damage_not_a_missing_document(copy):
+    """A document marked deleted by a write that never happened (a number no delete, update or
+    upsert of ``writes`` has) was silently left out of every answer and passed verify."""
+    path = copy("linklearn")
+    _edit(path, "UPDATE docs SET deleted_seq = 999 WHERE id = 'd5' AND deleted_seq IS NULL")
+    with pytest.raises(IndexDamagedError, match=r"docs\.sqlite is damaged: the document 'd5' is marked deleted by a "
+                                                r"write that never happened"):
+        Index.open(path)
+    code, out, err = _verify_cli(path)
+    assert code == 2 and "'d5'" in err and "a write that never happened" in err, (out, err)
+    code, out, err = run_cli(["search", "--index", path, "--query", QUERY])
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "d5" in err
+
+
+def test_deletions_updates_and_upserts_are_not_mistaken_for_forged_tombstones(copy):
+    path = copy("linklearn")
+    with Index.open(path) as index:
+        index.delete(["d5"])
+        index.upsert(["w001 w002 replaced"], ["d6"])
+        index.update(["d7"], ["w003 w004 updated"])
+    with Index.open(path) as index:
+        assert "d5" not in {h["id"] for h in index.search(QUERY, k=50)}
+    assert Index.verify_at(path)["ok"]
+
+
+def test_metadata_edited_to_pass_a_filter_is_damage_not_a_hit(copy):
+    """The filter reads docs.sqlite's metadata and the hit its segment's copy: a document whose
+    metadata was edited there to pass a filter was served, with its true metadata, as a hit the
+    filter would not give."""
+    path = copy("linklearn")
+    _edit(path, "UPDATE docs SET meta = ? WHERE id = 'd5' AND deleted_seq IS NULL", json.dumps({"topic": 12345}))
+    with Index.open(path) as index:
+        with pytest.raises(IndexDamagedError, match=r"docs\.sqlite is damaged: the document 'd5'"):
+            index.search(QUERY, k=3, filter={"topic": 12345})
+        with pytest.raises(IndexDamagedError, match="'d5'"):
+            index.more_like("d6", k=3, filter={"topic": 12345})
+        assert index.search(QUERY, k=3, filter={"topic": 99999}) == []
+    code, out, err = run_cli(["search", "--index", path, "--query", QUERY, "--filter", "topic=12345"])
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "'d5'" in err
+
+
 def test_an_edited_text_is_never_served(copy):
     # a search reads its hits from the segments' document stores (tests/index/test_index_segment_docs.py):
     # the text as written, never the edited one; a read of the row in docs.sqlite refuses it

@@ -37,7 +37,7 @@ from ._store import DocumentStore
 
 __all__ = ["RELOAD_TRIES", "Lock", "model_encoder", "sqlite_damage", "sqlite_guarded", "write_manifest", "plan_checksums",
            "read_store", "checked_up_to", "check_against_store", "load_statistics", "statistics_key", "load_pipeline",
-           "load_plan", "retry_if_moved", "read_retrying", "collection_rows"]
+           "load_plan", "retry_if_moved", "read_retrying", "collection_rows", "FORGED_TOMBSTONE", "has_writes"]
 
 MANIFEST = "manifest.json"
 DOCS = "docs.sqlite"
@@ -103,6 +103,16 @@ def plan_checksums(directory):
     return {f.name: sha256_file(f) for f in sorted(Path(directory).iterdir()) if f.is_file()}
 
 
+#: The rows of ``docs`` marked deleted by no deleting write (set outside learnsim).
+FORGED_TOMBSTONE = ("deleted_seq IS NOT NULL AND deleted_seq NOT IN "
+                    "(SELECT seq FROM writes WHERE kind IN ('delete', 'update', 'upsert'))")
+
+
+def has_writes(conn):
+    """Whether docs.sqlite records its writes (every index since deletions were numbered)."""
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'writes'").fetchone() is not None
+
+
 def _live_up_to(conn, seq):
     """How many live documents SQLite holds with a sequence number up to ``seq``: all the live
     ones, counted on the partial index of their ids (far smaller than the table, whose pages
@@ -138,8 +148,16 @@ def read_store(path, m, seqs, since=None):
                 live_stored = conn.execute("SELECT COUNT(*) FROM docs WHERE seq > ? AND seq <= ? AND deleted_seq IS NULL",
                                            (int(since), int(m["covered_seq"]))).fetchone()[0]
             data_version = conn.execute("PRAGMA data_version").fetchone()[0]
+            # a tombstone names the write that deleted it: one naming no deleting write was set
+            # outside learnsim, and the document would silently be left out of every answer
+            # (the deleted rows alone are read: an index of them, and a key lookup each)
+            forged = (conn.execute(f"SELECT id FROM docs WHERE {FORGED_TOMBSTONE} LIMIT 1").fetchone()
+                      if has_writes(conn) else None)
         finally:
             conn.execute("COMMIT")
+        if forged is not None:
+            raise IndexDamagedError(path / DOCS, f"the document {forged[0]!r:.40} is marked deleted by a write that "
+                                                 "never happened (changed outside learnsim)")
         if since is None:
             check_against_store(path, m, seqs, dead, live_stored)
         else:

@@ -103,9 +103,9 @@ def _check_segment(report, directory, entry, m, required):
         if isinstance(entry, dict) and (where / "segment.json").is_file():
             try:
                 meta = load_json(where / "segment.json")
-                sums = meta.get("sha256") if isinstance(meta, dict) else None
             except IndexFormatError:
-                sums = None
+                meta = None     # already reported: Segment read it first
+            sums = meta.get("sha256") if isinstance(meta, dict) else None
             if isinstance(sums, dict):
                 for key, digest in sums.items():
                     if isinstance(key, str) and isinstance(digest, str) and "/" not in key:
@@ -208,6 +208,7 @@ def _check_sqlite(report, path, m, segment_seqs):
                        + (f" (and {len(rows) - 5} more)" if len(rows) > 5 else ""))
             return
         _check_rows(report, file, conn)
+        _check_tombstones(report, file, conn)
         if m is None or segment_seqs is None:
             return
         covered = int(m["covered_seq"])
@@ -249,6 +250,24 @@ def _check_segment_digests(report, conn):
         if differ:
             report.bad(file, f"{len(differ)} of its documents differ from those {_DOCS} records (sequence numbers "
                              f"{differ[:5]}{'...' if len(differ) > 5 else ''})")
+
+
+def _check_tombstones(report, file, conn):
+    """Each deleted document names the write that deleted it (``deleted_seq``): a delete, an
+    update or an upsert recorded in ``writes``. A tombstone naming no such write was set outside
+    learnsim (a search would silently leave the document out). One set to a real write's number
+    cannot be told from that write's own: the row digests cover what a document says, not
+    whether it is live."""
+    from ._integrity import FORGED_TOMBSTONE, has_writes
+
+    if not has_writes(conn):
+        return
+    bad = conn.execute(f"SELECT seq, id, deleted_seq FROM docs WHERE {FORGED_TOMBSTONE} ORDER BY seq LIMIT 4").fetchall()
+    if bad:
+        shown = ", ".join(f"{doc_id!r:.40} (sequence number {seq}, deleted by write {gone!r:.20})"
+                          for seq, doc_id, gone in bad[:3])
+        report.bad(file, f"document(s) are marked deleted by a write that never happened (changed outside "
+                         f"learnsim): {shown}" + (" ..." if len(bad) > 3 else ""))
 
 
 def _check_rows(report, file, conn):

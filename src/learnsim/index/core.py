@@ -633,6 +633,18 @@ class Index(ModelVersions):
             cache[1][key] = allowed
         return allowed & self._live
 
+    def _check_filtered(self, conditions, orders):
+        """A filter reads docs.sqlite's metadata, a hit comes from its segment's copy: the hits of a
+        filtered search are read from docs.sqlite too, each against its digest, so that metadata
+        edited there to let a document through is damage (IndexDamagedError naming the
+        document), never a hit the filter would not have given. (Metadata edited to keep a
+        document out is not seen here, only by ``verify``: a hit missing.) One read of k rows."""
+        if conditions is None or not orders:
+            return
+        order = np.concatenate(orders)
+        if order.size:
+            self.store.documents(self._seqs[order].tolist(), raw_meta=True)
+
     def _hits(self, values, order, explain_query=None, n_top=10, docs=None):
         """The hits at global positions ``order`` with higher-is-closer ``values`` (aligned);
         ``docs``: the documents already read for them (several queries' hits in one read)."""
@@ -868,6 +880,7 @@ class Index(ModelVersions):
             found = [None] * len(blank) if all(blank) else self._search_rows(rows, depth, allowed)
             for qi in (qi for qi, b in enumerate(blank) if b):
                 found[qi] = (np.zeros(0), np.zeros(0, dtype=np.int64))
+            self._check_filtered(conditions, [o for _, o in found])
             # one read for the hits of every query (a server batches queries)
             docs = self._documents_at(np.concatenate([o for _, o in found])) if len(found) > 1 else None
             if depth == k:
@@ -966,6 +979,7 @@ class Index(ModelVersions):
             if rows.blank()[0]:
                 return []       # a text with no word the model knows (added since the build): as search
             (values, order), = self._search_rows(rows, k, allowed, exclude=[pos])
+            self._check_filtered(conditions, [order])
             return self._hits(values, order)
 
         return read_retrying(self, read)
