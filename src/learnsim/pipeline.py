@@ -552,7 +552,9 @@ class Pipeline:
             ``rerank.n_candidates`` are re-scored: ``score`` is the re-ranker's probability of
             a duplicate, and ``first_stage_rank`` / ``first_stage_score`` say where the hit
             stood before. A query none of whose words the model knows gets no hits (every
-            text would score the same), as :meth:`learnsim.index.Index.search` gives it.
+            text would score the same), as :meth:`learnsim.index.Index.search` gives it; a
+            model that scores by shared words alone gives the texts sharing a word with the
+            query, up to k (not k padded with texts scoring 0).
         """
         single = isinstance(queries, str)
         queries = [queries] if single else queries
@@ -806,15 +808,20 @@ class _CollectionSearch:
         return self._scored(texts, k)[:2]
 
     def top_k_blank(self, texts, k):
-        """(idx, values, blank): :meth:`top_k`, and per query whether its vectors are zero (no
-        word of it is one the model knows: every text would score the same)."""
-        idx, values, X, L = self._scored(texts, k)
+        """(idx, values, blank) of a search: per query, the positions and values of its hits (an
+        array each, up to k: a model that scores by shared words alone has no hit among the
+        documents sharing no word with the query, as an index has none), and whether its
+        vectors are zero (no word of it is one the model knows: every text would score the
+        same)."""
+        idx, values, X, L = self._scored(texts, k, matches_only=True)
+        hit = values != -np.inf
+        idx, values = ([row[h] for row, h in zip(a, hit)] for a in (idx, values))
         return idx, values, _blank_rows(X) & (True if L is None else _blank_rows(L))
 
-    def _scored(self, texts, k):
+    def _scored(self, texts, k, matches_only=False):
         with stage_for(f"search: scoring {len(texts)} queries", len(texts)):
             X, L = self.vectors(texts)
-            return (*self.scorer.top_k(X, k, lexical=L), X, L)
+            return (*self.scorer.top_k(X, k, lexical=L, matches_only=matches_only), X, L)
 
     def closeness(self, texts):
         with stage_for(f"scoring {len(texts)} texts", len(texts)):

@@ -402,9 +402,29 @@ class Scorer:
         S = self.scores(queries, lexical)
         return S if self.higher_is_closer else -S
 
-    def top_k(self, queries, k, exclude_self=False, lexical=None):
+    def _words_alone(self):
+        """Whether the scores are sums over the words a query and a document share (term
+        weights, a lexical part alone, a cosine of sparse vectors): then a document sharing none
+        scores exactly 0, as every other such document does. The rows of an index searched by
+        posting lists alone (learnsim.index._scan)."""
+        import scipy.sparse as sp
+
+        if self.kind == "term_weights":
+            return True
+        C = self.corpus_rows
+        if self.kind == "distance" or not self.higher_is_closer or C is None:
+            return False
+        if isinstance(C, Rows):
+            return C.dense is None and C.sparse is not None
+        return sp.issparse(C)
+
+    def top_k(self, queries, k, exclude_self=False, lexical=None, matches_only=False):
         """Indices and values of the k closest corpus documents of every query, block by block;
-        ties go to the lower index (``lexical`` as for :meth:`scores`)."""
+        ties go to the lower index (``lexical`` as for :meth:`scores`). ``matches_only``: for a
+        model that scores by shared words alone, a document scoring 0 (sharing no word with the
+        query) is no hit: its value is -inf, ranked last (a search drops them, as
+        ``learnsim.index`` does)."""
+        no_match = matches_only and self._words_alone()
         from ._utils.progress import progress
 
         n = queries.shape[0]
@@ -420,6 +440,8 @@ class Scorer:
             if exclude_self:
                 rows = np.arange(S.shape[0])
                 S[rows, start + rows] = -np.inf
+            if no_match:
+                S[S == 0] = -np.inf
             order = best_columns(S, k)
             idx[start:start + step] = order
             best = np.take_along_axis(S, order, axis=1)

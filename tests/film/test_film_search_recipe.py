@@ -73,7 +73,8 @@ def test_a_fit_that_ends_as_bm25_says_so_and_ranks_exactly_as_bm25(collection, t
     hits = model.search(queries, docs, k=10)
     for row, scores in zip(hits, expected):
         top = [h["corpus_id"] for h in row]
-        assert np.allclose(scores[top], np.sort(scores)[::-1][:10], rtol=1e-5, atol=1e-5)
+        # BM25's order over the documents sharing a word with the query (the rest score 0: no hits)
+        assert np.allclose(scores[top], np.sort(scores[scores != 0])[::-1][:10], rtol=1e-5, atol=1e-5)
     # an index of the model serves the same ranking, from its numpy query plan
     from learnsim.index import Index
 

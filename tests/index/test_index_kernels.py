@@ -69,13 +69,6 @@ def test_dense_scores_match_blas_to_float32_rounding(monkeypatch, numba):
     assert np.allclose(got, D.astype(np.float64) @ q, atol=1e-6)
 
 
-def test_first_zero_rows_skips_touched_and_disallowed():
-    touched = np.array([0, 2, 3], dtype=np.int64)
-    assert K.first_zero_rows(10, touched, 3).tolist() == [1, 4, 5]
-    allowed = np.array([True] * 5 + [False] * 4 + [True])
-    assert K.first_zero_rows(10, touched, 4, allowed).tolist() == [1, 4, 9]
-
-
 def _best_reference(values, k, allowed=None, candidates=None):
     """Positions of the k best values (higher first, ties to the lower position)."""
     pos = np.arange(values.shape[0]) if candidates is None else np.asarray(candidates)

@@ -20,7 +20,7 @@ import numpy as np
 
 from ._prefilter import prefilter_of
 
-__all__ = ["note_search", "warm_dense", "block_top_k", "sparse_candidates", "dense_scores", "best_of_candidates", "largest_k", "first_zero_rows", "have_numba",
+__all__ = ["note_search", "warm_dense", "block_top_k", "sparse_candidates", "dense_scores", "best_of_candidates", "largest_k", "have_numba",
            "sparse_top_k", "dense_top_k", "NUMBA_MIN_ROWS"]
 
 # numba costs about 0.5 s to import and load the cached kernels: a command-line search of a small
@@ -425,22 +425,6 @@ def sparse_candidates(seg, terms, weights, n_total=None):
     sums = np.bincount(rows, weights=vals, minlength=seg.n)
     nz = np.flatnonzero(sums)
     return nz.astype(np.int64), sums[nz]
-
-
-def first_zero_rows(n, exclude_sorted, k, allowed=None):
-    """The k lowest rows in [0, n) that are not in ``exclude_sorted`` (and are allowed)."""
-    out = []
-    limit = min(n, k + exclude_sorted.shape[0] + 1)
-    while True:
-        cand = np.arange(limit)
-        cand = cand[~np.isin(cand, exclude_sorted, assume_unique=True)]
-        if allowed is not None:
-            cand = cand[np.asarray(allowed[:limit], dtype=bool)[cand]]
-        if cand.shape[0] >= k or limit >= n:
-            out = cand[:k]
-            break
-        limit = min(n, limit * 2)
-    return np.asarray(out, dtype=np.int64)
 
 
 def _insert_position(values, out, count, k, i):

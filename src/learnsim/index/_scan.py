@@ -6,7 +6,7 @@ import numpy as np
 
 # a search's kernels (numba loaded only where they pay: see the module); imported here, not in
 # the functions a search calls, whose relative imports cost it a few microseconds each
-from ._kernels import (best_of_candidates, dense_scores, dense_top_k, first_zero_rows, largest_k, note_search,
+from ._kernels import (best_of_candidates, dense_scores, dense_top_k, largest_k, note_search,
                        sparse_candidates, sparse_top_k)
 
 __all__ = ["MemorySegment", "SegmentRun", "closeness", "scanned_segments", "top_k"]
@@ -203,17 +203,15 @@ def top_k(values, k, allowed=None):
     return order
 
 
-def _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, allowed, n_total, need_zeros=True):
+def _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, allowed, n_total):
     """(local positions, higher-is-closer values) of the k best rows of one segment, best first,
     ties to the lower position; ``allowed``: a boolean mask of the segment's rows or None.
 
-    ``need_zeros=False``: the segments before this one hold k rows scoring 0 or more, so that a row
-    of this one that a sparse query does not touch (score 0) cannot be among the k best of the
-    index (it loses a tie of 0 to the earlier rows); its sparse search then returns the rows with
-    a score (up to k) and does not look for the untouched ones. A small segment that a write
-    added rarely has k touched rows: the search for its zeros took 8-50 us a query (numpy calls,
-    a pass over the deletions' mask), more than the scan of 100,000 rows (bench_index.py's
-    LearnedBM25 index after its single upserts)."""
+    A model that scores by shared words alone (posting lists, no dense part, not a distance)
+    finds the rows that share a word with the query, up to k: a row sharing none scores 0 like
+    every other such row, and k of those would be any k (the first in the index), so they are
+    no hits, as Elasticsearch and Pyserini answer (bm25s fills k with them). The same rule as a
+    query with no known word (no hits), applied to the rest of a short list."""
     seg.check()
     n = seg.n
     if n == 0:
@@ -223,25 +221,16 @@ def _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, allowed, n_total, n
         if q_sparse is None or not q_sparse[0].size:
             rows, vals = np.zeros(0, dtype=np.int64), np.zeros(0)
         else:
-            # one kernel call, conclusive when it finds k rows with a positive score (every
-            # other row scores 0); else the candidates below, with the rows that score 0
+            # one kernel call: the k best of the rows with a score (not 0)
             fused = sparse_top_k(seg, q_sparse[0], q_sparse[1], k, allowed, n_total)
-            if fused is not None and (not need_zeros or fused[0].shape[0] == k and fused[1][-1] > 0):
+            if fused is not None:
                 return fused
             rows, vals = sparse_candidates(seg, q_sparse[0], q_sparse[1], n_total)
         if allowed is not None:
             keep = allowed[rows]
             rows, vals = rows[keep], vals[keep]
         best = best_of_candidates(rows, vals, k)
-        rows, vals = rows[best], vals[best]
-        if not need_zeros or rows.shape[0] == k and vals[-1] > 0:
-            return rows, vals
-        # every other row scores exactly 0: the first k of them may be among the best
-        zeros = first_zero_rows(n, np.sort(rows), k, allowed)
-        cand = np.concatenate([rows, zeros])
-        cvals = np.concatenate([vals, np.zeros(zeros.shape[0])])
-        order = np.lexsort((cand, -cvals))[:k]
-        return cand[order], cvals[order]
+        return rows[best], vals[best]
     if distance:
         values = closeness([seg], q_sparse, q_dense, q_sq, True)
     elif seg.indptr is None and q_dense is not None and seg.dense is not None:
@@ -266,7 +255,6 @@ def best_k(segments, q_sparse, q_dense, q_sq, distance, k, allowed=None, *, excl
     note_search()
     positions, values, offset = [], [], 0
     approximate = False
-    nonnegative = 0         # rows found so far scoring 0 or more (see _segment_best's need_zeros)
     n_total = sum(seg.n for seg in segments)
     exclude = None if exclude is None else np.unique(np.asarray(exclude, dtype=np.int64).ravel())
     for seg in segments:
@@ -285,11 +273,8 @@ def best_k(segments, q_sparse, q_dense, q_sq, distance, k, allowed=None, *, excl
             if local is not None and local.size:
                 mask = np.ones(seg.n, dtype=bool) if mask is None else mask.copy()
                 mask[local] = False
-            found = _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, mask, n_total,
-                                  need_zeros=nonnegative < k)
+            found = _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, mask, n_total)
         pos, vals = found
-        if nonnegative < k and seg.indptr is not None:
-            nonnegative += int(np.count_nonzero(vals >= 0))
         positions.append(pos + offset)
         values.append(vals)
         offset += seg.n
