@@ -320,6 +320,10 @@ def as_id(value, where="id"):
     if isinstance(value, str):
         if not value:
             raise TypeError(f"{where} must be a non-empty str or an int; got ''")
+        if not value.isascii():
+            from ._utils.inputs import check_text
+
+            check_text(value, where)    # a lone surrogate: no UTF-8 can store it
         return str(value)
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return str(int(value))

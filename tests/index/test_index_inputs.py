@@ -184,6 +184,46 @@ def test_bool_float_and_other_ids_are_refused(numbered, docs, bad, error, messag
     assert len(numbered) == 20
 
 
+@pytest.mark.parametrize("bad", [b"100", bytearray(b"100"), {"100": 1}, 7.0, True, None])
+def test_delete_refuses_what_is_not_an_id_or_a_list_of_them(numbered, bad):
+    """A bytes object iterated as its byte values: delete(b"a") deleted the id "97" (and a dict
+    its keys): nothing is deleted now, and the error says what ids are."""
+    with pytest.raises(TypeError, match="ids must be an id"):
+        numbered.delete(bad)
+    assert len(numbered) == 20
+
+
+def test_delete_of_an_id_given_twice_says_so_and_deletes_nothing(numbered):
+    with pytest.raises(ValueError, match="id '101' is given twice"):
+        numbered.delete([101, "102", "101"])
+    assert len(numbered) == 20 and numbered.document(101)
+
+
+def test_a_lone_surrogate_in_a_text_an_id_or_metadata_is_refused_naming_it(numbered, docs):
+    texts, _, _ = docs
+    for call, where in ((lambda: numbered.add([texts[50], "half \ud800 a pair"]), r"texts\[1\]"),
+                        (lambda: numbered.add([texts[50]], ids=["x\udc80"]), r"ids\[0\]"),
+                        (lambda: numbered.add([texts[50]], metadata=[{"k": ["\ud800"]}]), r"metadata\[0\]"),
+                        (lambda: numbered.search(["w001", "w002 \ud800"]), r"query\[1\]")):
+        with pytest.raises(ValueError, match=where + ": a string holds a lone surrogate"):
+            call()
+    assert len(numbered) == 20 and numbered.verify()["ok"]
+
+
+def test_a_closed_index_says_it_is_closed_not_damaged(docs, tmp_path):
+    texts, _, _ = docs
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        index = Index.build(tmp_path / "closed", model("mcd"), texts[:10])
+    index.close()
+    for call in (lambda: index.search(texts[0]), lambda: index.add([texts[11]]), lambda: index.delete("1"),
+                 lambda: index.document("1"), lambda: index.info(), lambda: index.compact()):
+        with pytest.raises(ValueError, match="is closed"):
+            call()
+    with Index.open(tmp_path / "closed") as again:
+        assert len(again) == 10 and again.verify()["ok"]
+
+
 def test_a_float_id_column_says_why(docs, tmp_path):
     pd = _pandas()
     texts, _, _ = docs

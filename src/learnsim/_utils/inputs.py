@@ -153,9 +153,10 @@ def loads(text, *, limit=MAX_JSON_DEPTH):
     return value
 
 
-def check_text(value):
+def check_text(value, where=None):
     r"""Raise :class:`TextError` when a string in ``value`` (a str, or the dicts and lists of a
-    JSON value, keys included) holds a lone surrogate, which no UTF-8 text can hold.
+    JSON value, keys included) holds a lone surrogate, which no UTF-8 text can hold;
+    ``where`` (e.g. ``"texts[3]"``) begins the message.
 
     Examples
     --------
@@ -170,15 +171,15 @@ def check_text(value):
         found = _SURROGATE.search(value)
         if found is not None:
             shown = value if len(value) <= 60 else value[:60] + "..."
-            raise TextError(f"a string holds a lone surrogate (U+{ord(found.group()):04X}), half of a UTF-16 "
-                            f"pair and no character: {ascii(shown)}")
+            raise TextError(f"{where + ': ' if where else ''}a string holds a lone surrogate "
+                            f"(U+{ord(found.group()):04X}), half of a UTF-16 pair and no character: {ascii(shown)}")
     elif isinstance(value, dict):
         for k, v in value.items():
-            check_text(k)
-            check_text(v)
-    elif isinstance(value, list):
+            check_text(k, where)
+            check_text(v, where)
+    elif isinstance(value, (list, tuple)):
         for v in value:
-            check_text(v)
+            check_text(v, where)
 
 
 def has_content(text):

@@ -83,6 +83,10 @@ def sqlite_guarded(method):
     """An Index method whose sqlite3.DatabaseError (damage of docs.sqlite) is an IndexDamagedError."""
     @functools.wraps(method)
     def guarded(self, *args, **kwargs):
+        if getattr(self, "closed", False):
+            # SQLite's "cannot operate on a closed database" is no damage (a 503 index_damaged
+            # in the service): the handle was closed, as a file's I/O after close() is a ValueError
+            raise ValueError(f"the index {self.path} is closed (Index.open it again)")
         try:
             return method(self, *args, **kwargs)
         except sqlite3.DatabaseError as exc:

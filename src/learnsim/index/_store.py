@@ -24,7 +24,7 @@ import json.encoder
 import math
 import sqlite3
 
-from .._utils.inputs import MAX_JSON_DEPTH
+from .._utils.inputs import MAX_JSON_DEPTH, check_text
 from ..exceptions import FilterError  # noqa: F401  (defined there; importable here as in 0.1)
 
 __all__ = ["DocumentStore", "FilterError", "MAX_FILTER_VALUES", "check_metadata", "check_filter"]
@@ -85,7 +85,10 @@ def check_metadata(meta, where="metadata"):
     if not ok:
         raise ValueError(f"{where} must hold JSON values only (str keys; str, int, float, bool, None, "
                          f"lists and dicts of them; no NaN or infinity); got {_short(meta, 200)}")
-    return json.dumps(meta, ensure_ascii=False, sort_keys=True, allow_nan=False)
+    text = json.dumps(meta, ensure_ascii=False, sort_keys=True, allow_nan=False)
+    if not text.isascii():
+        check_text(meta, where)     # a lone surrogate: no UTF-8 (SQLite's codec error, naming nothing)
+    return text
 
 
 # the values one filter may list, over all its conditions: a list is one JSON array read by

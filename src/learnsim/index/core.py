@@ -29,7 +29,6 @@ writers): see :mod:`learnsim.index._integrity`.
 from __future__ import annotations
 
 import contextlib
-import numbers
 import os
 import shutil
 import threading
@@ -38,9 +37,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .._inputs import as_id, index_inputs, is_table, texts_of
+from .._inputs import index_inputs, is_table
 from .._utils.files import sha256_file
 from .._utils.progress import enabled_for, progress, stage_for, with_show_progress_bar
+from ._arguments import check_ids as _check_ids, check_k as _check_k, check_metadatas as _check_metadatas, \
+    check_texts as _check_texts, doc_id as _doc_id, ids_to_delete as _ids_to_delete
 from ._ann import AnnSearch, ann_config, check_ann_config, search_info, write_segment_of
 from ._batch import best_k_dense_batch, dense_batch_applies
 from ._integrity import Lock as _Lock, checked_up_to, model_encoder, load_plan, load_statistics, plan_checksums as _plan_checksums, read_retrying, \
@@ -51,7 +52,7 @@ from ._segment_docs import docs_layout, documents_at, merged_docs
 from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexDamagedError, IndexFormatError, Segment, check_seal, \
     load_json, merged_rows, read_manifest, rows_of
 from ._kernels import searching_often
-from ._store import DocumentCache, DocumentStore, check_filter, check_metadata
+from ._store import DocumentCache, DocumentStore, check_filter
 from . import _versions
 from ._versioned import ModelVersions
 from ._verify import verify_locked
@@ -72,67 +73,18 @@ _FILTER_CACHE = 32
 _PLAN_CHECK = 64
 
 
-def _check_texts(texts, what="texts"):
-    if type(texts) is list and all(type(t) is str for t in texts):
-        # the common case (a search's one query) without the rules for tables, arrays and files,
-        # whose checks (abstract base classes, attribute tests) were 10-30 us of a search
-        return list(texts)
-    texts = texts_of(texts, what)
-    if isinstance(texts, str):
-        raise TypeError(f"{what} must be a list of str, not a single str (wrap it in a list)")
-    try:
-        texts = list(texts)
-    except TypeError:
-        raise TypeError(f"{what} must be a list of str; got {type(texts).__name__}") from None
-    for i, t in enumerate(texts):
-        if not isinstance(t, str):
-            raise TypeError(f"{what}[{i}] must be a str; got {type(t).__name__}")
-    return texts
-
-
-def _check_ids(ids, n):
-    if ids is None:
-        return [None] * n
-    if isinstance(ids, (str, int)):
-        raise TypeError(f"ids must be a list of ids (str or int), not a single {type(ids).__name__}")
-    ids = list(ids)
-    if len(ids) != n:
-        raise ValueError(f"got {len(ids)} ids for {n} texts")
-    # str or int, stored as str (7 and "7" are one id); None: numbered by the index (its sequence
-    # number), as when no ids are given at all
-    ids = [as_id(x, f"ids[{i}]") for i, x in enumerate(ids)]
-    given = [x for x in ids if x is not None]
-    if len(set(given)) != len(given):
-        seen, dup = set(), None
-        for x in given:
-            if x in seen:
-                dup = x
-                break
-            seen.add(x)
-        raise ValueError(f"id {dup!r} is given twice")
-    return ids
-
-
-def _doc_id(doc_id):
-    # an id to look up: any str as given (an unknown one is a KeyError), an int as its str
-    return doc_id if isinstance(doc_id, str) else as_id(doc_id)
-
-
-def _check_metadatas(metadata, n):
-    if metadata is None:
-        return [None] * n
-    if isinstance(metadata, dict):
-        raise TypeError("metadata must be a list with one dict (or None) per text")
-    metadata = list(metadata)
-    if len(metadata) != n:
-        raise ValueError(f"got {len(metadata)} metadata entries for {n} texts")
-    return [check_metadata(m, f"metadata[{i}]") for i, m in enumerate(metadata)]
-
-
-def _check_k(k):
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k must be a positive integer; got {k!r}")
-    return int(k)
+def _tree_bytes(path):
+    """The bytes of the files under ``path``, counted as a writer of another process may be
+    removing folders meanwhile (a segment merged away, a temporary folder renamed): what went
+    is not counted, never an error (a ``Path.rglob`` raised FileNotFoundError there)."""
+    size = 0
+    for root, _dirs, files in os.walk(path, onerror=lambda exc: None):
+        for name in files:
+            try:
+                size += os.stat(os.path.join(root, name), follow_symlinks=False).st_size
+            except OSError:
+                pass
+    return size
 
 
 class Index(ModelVersions):
@@ -518,9 +470,13 @@ class Index(ModelVersions):
             live[pos[ok]] = False
         self._live = live
 
+    #: Whether :meth:`close` was called: every call on the handle is then a ValueError saying so.
+    closed = False
+
     def close(self):
         if getattr(self, "store", None) is not None:
             self.store.close()
+        self.closed = True
 
     def __enter__(self):
         return self
@@ -956,6 +912,7 @@ class Index(ModelVersions):
                 texts.append(text)
         return ids, texts
 
+    @_sqlite_guarded
     def document(self, doc_id):
         """(text, metadata) of a live document (``doc_id`` a str, or an int: its decimal str)."""
         seq = self.store.live_seq_of(_doc_id(doc_id))
@@ -1209,11 +1166,7 @@ class Index(ModelVersions):
         >>> index.delete("no such id", missing_ok=True)
         0
         """
-        single = isinstance(ids, str) or (isinstance(ids, numbers.Integral) and not isinstance(ids, bool))
-        ids = [ids] if single else list(ids)
-        ids = [x if isinstance(x, str) else as_id(x, f"ids[{i}]") for i, x in enumerate(ids)]
-        if None in ids:
-            raise TypeError(f"ids[{ids.index(None)}] must be a str or an int; got None")
+        ids = _ids_to_delete(ids)
         with self._lock():
             n = self.store.delete(ids, missing_ok=missing_ok)
             self._refresh_deleted()
@@ -1422,12 +1375,7 @@ class Index(ModelVersions):
         collection's words: ``learnsim index reindex`` moves it)."""
         self._see_changes()
         m = self.manifest
-        size = 0
-        for f in self.path.rglob("*"):
-            try:
-                size += f.stat().st_size if f.is_file() else 0
-            except OSError:         # removed by a writer meanwhile
-                pass
+        size = _tree_bytes(self.path)
         return {"path": str(self.path), "format_version": m["format_version"], "method": m.get("method"),
                 "encoder": m.get("encoder"),
                 "scoring": self.scoring, "score": self.column, "kind": self.kind, "dtype": m["dtype"],
