@@ -138,6 +138,30 @@ def test_bad_input_gets_a_clear_error(built, tmp_path):
         DistributedIndex.open(tmp_path)
 
 
+def test_overwrite_replaces_a_distributed_index_only_and_only_once_the_new_one_is_whole(tmp_path):
+    """overwrite=True wiped any folder holding a file named manifest.json (a persistent Index
+    too), and removed the old index before building: a build that failed left nothing."""
+    texts = _corpus()[0]
+    p = _model("bm25")
+    other = tmp_path / "project"
+    other.mkdir()
+    (other / "manifest.json").write_text('{"name": "my project"}')
+    (other / "notes.txt").write_text("keep me")
+    with pytest.raises(FileExistsError, match="holds no distributed index"):
+        DistributedIndex.build(other, p, _bag(texts), overwrite=True)
+    assert (other / "notes.txt").read_text() == "keep me"
+    path = tmp_path / "dist"
+    DistributedIndex.build(path, p, _bag(texts))
+    before = DistributedIndex.open(path).search(_queries(), k=3)
+    bad = db.from_delayed([dask.delayed(list)(["a text"]), dask.delayed(list)([b"bytes"])])
+    with pytest.raises(TypeError, match="is bytes"):
+        DistributedIndex.build(path, p, bad, overwrite=True)
+    assert DistributedIndex.open(path).search(_queries(), k=3) == before
+    assert sorted(q.name for q in tmp_path.iterdir()) == ["dist", "project"]     # no building left behind
+    DistributedIndex.build(path, p, _bag(texts[:20], sizes=(20,)), overwrite=True)
+    assert len(DistributedIndex.open(path)) == 20
+
+
 def _copy(built, family, tmp_path, name=None):
     path = tmp_path / (name or family)
     shutil.copytree(built[family][0].path, path)

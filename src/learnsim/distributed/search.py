@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import json
+import secrets
 import shutil
 import time
 from pathlib import Path
@@ -64,18 +65,45 @@ def _check_queries(queries):
 
 
 def _prepare_directory(path, overwrite):
+    """The directory to build the index for ``path`` in: a new sibling of it, moved into place
+    by :func:`_move_into_place` once the index is whole, so that a build that fails leaves
+    what was at ``path`` as it was. ``path`` must be empty, or, with ``overwrite``, hold a
+    distributed index (its manifest says so: any folder holding a file named manifest.json
+    was wiped, a persistent :class:`learnsim.index.Index` too)."""
     if path.exists():
         if not path.is_dir():
             raise FileExistsError(f"{path} exists and is not a directory")
         if any(path.iterdir()):
             if not overwrite:
                 raise FileExistsError(f"{path} is not empty; pass overwrite=True to replace an index there")
-            if not (path / _MANIFEST).exists():
-                raise FileExistsError(f"{path} is not empty and holds no index; refusing to overwrite it")
-            shutil.rmtree(path)
-    path.mkdir(parents=True, exist_ok=True)
-    (path / "partitions").mkdir()
-    (path / "statistics").mkdir()
+            if not _holds_distributed_index(path):
+                raise FileExistsError(f"{path} is not empty and holds no distributed index (its {_MANIFEST} is "
+                                      "missing or not one); refusing to overwrite it")
+    building = path.parent / f".{path.name}.building-{secrets.token_hex(4)}"
+    building.mkdir(parents=True)
+    (building / "partitions").mkdir()
+    (building / "statistics").mkdir()
+    return building
+
+
+def _holds_distributed_index(path):
+    try:
+        with open(path / _MANIFEST, encoding="utf-8") as fh:
+            manifest = json.load(fh)
+    except (OSError, ValueError):
+        return False
+    return isinstance(manifest, dict) and manifest.get("format") == FORMAT_NAME
+
+
+def _move_into_place(building, path):
+    """Put the whole index ``building`` at ``path``, the index there before removed after."""
+    old = None
+    if path.exists():
+        old = path.parent / f".{path.name}.old-{secrets.token_hex(4)}"
+        path.rename(old)
+    building.rename(path)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def _statistics_pass(bag, pipeline, split_every, client):
@@ -265,17 +293,17 @@ class DistributedIndex:
         dtype = np.dtype(dtype if dtype is not None else ("float64" if scorer.kind == "distance" else "float32"))
         if dtype not in (np.float32, np.float64):
             raise ValueError(f"dtype must be float32 or float64; got {dtype}")
-        _prepare_directory(path, overwrite)
+        building = _prepare_directory(path, overwrite)
         try:
             started = time.time()
             statistics = _statistics_pass(bag, pipeline, split_every, client)
             for name, arr in statistics.items():
-                np.save(path / "statistics" / f"{name}.npy", np.asarray(arr), allow_pickle=False)
-            pipeline.save(path / _MODEL)
+                np.save(building / "statistics" / f"{name}.npy", np.asarray(arr), allow_pickle=False)
+            pipeline.save(building / _MODEL)
             pipe_d = dask.delayed(portable(pipeline))
             stats_d = dask.delayed(statistics)
             tasks = [dask.delayed(write_partition)(p, None if id_parts is None else id_parts[i], pipe_d,
-                                                              stats_d, str(path / "partitions"), f"p{i:06d}",
+                                                              stats_d, str(building / "partitions"), f"p{i:06d}",
                                                               dtype.name, i)
                      for i, p in enumerate(bag.to_delayed(optimize_graph=False))]
             written = compute(tasks, client)
@@ -287,19 +315,20 @@ class DistributedIndex:
             if offset == 0:
                 raise ValueError("texts is empty: an index needs at least one text")
             if ids is not None:
-                _check_unique_ids(path, entries, written)
+                _check_unique_ids(building, entries, written)
             first = entries[0]["name"]
             manifest = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION,
-                        "model_sha256": sha256_file(path / _MODEL), "kind": scorer.kind, "scoring": scorer.name,
+                        "model_sha256": sha256_file(building / _MODEL), "kind": scorer.kind, "scoring": scorer.name,
                         "column": scorer.column, "higher_is_closer": bool(scorer.higher_is_closer),
                         "method": type(pipeline.metric).__name__, "dtype": dtype.name, "partitions": entries,
                         "n_documents": offset, "ids": ids is not None, "statistics": sorted(statistics),
-                        "n_features": _segment_meta(path, first).get("n_features"),
-                        "dense_dim": _segment_meta(path, first).get("dense_dim"),
+                        "n_features": _segment_meta(building, first).get("n_features"),
+                        "dense_dim": _segment_meta(building, first).get("dense_dim"),
                         "created": time.time(), "build_seconds": time.time() - started}
-            write_json_atomic(path / _MANIFEST, manifest)
+            write_json_atomic(building / _MANIFEST, manifest)
+            _move_into_place(building, path)
         except BaseException:
-            shutil.rmtree(path, ignore_errors=True)
+            shutil.rmtree(building, ignore_errors=True)
             raise
         return cls.open(path, _pipeline=pipeline)
 
