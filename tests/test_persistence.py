@@ -226,6 +226,23 @@ def test_directory_instead_of_file(tmp_path):
         save(_ExampleState(), tmp_path)
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes (POSIX)")
+def test_a_pipe_is_refused_and_kept_and_a_link_is_written_through(tmp_path):
+    """The model is moved into place: a pipe or a device (as root, /dev/null) was replaced by a
+    regular file. Now refused, left as it was; a symbolic link is followed and kept."""
+    fifo = tmp_path / "pipe.npz"
+    os.mkfifo(fifo)
+    with pytest.raises(FileExistsError, match="not a regular file"):
+        save(_ExampleState(), fifo)
+    assert not fifo.is_file() and fifo.exists()
+    target, link = tmp_path / "target.npz", tmp_path / "link.npz"
+    link.symlink_to(target.name)                 # dangling: the file it names is created
+    save(_ExampleState(), link)
+    assert link.is_symlink() and target.is_file() and load(link) is not None
+    save(_ExampleState(), link)                  # and replaced, the link still a link
+    assert link.is_symlink() and sorted(p.name for p in tmp_path.iterdir()) == ["link.npz", "pipe.npz", "target.npz"]
+
+
 def test_not_a_zip(tmp_path):
     path = tmp_path / "model.npz"
     path.write_text("just some text")

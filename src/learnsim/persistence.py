@@ -202,6 +202,10 @@ def save(obj, path, *, compress=False):
         meta that is not JSON-serialisable).
     FileNotFoundError
         If the destination directory does not exist.
+    FileExistsError
+        If the destination exists and is not a regular file (a device, a pipe, a socket: it
+        would be replaced, not written to). A symbolic link is followed: the file it names is
+        written, the link kept.
 
     Examples
     --------
@@ -248,12 +252,20 @@ def save(obj, path, *, compress=False):
         raise TypeError(f"meta returned by _get_state() is not JSON-serialisable: {exc}") from None
     entries[MANIFEST_KEY] = np.frombuffer(raw, dtype=np.uint8)
 
-    path = Path(path)
+    path = given = Path(path)
+    if path.is_symlink():
+        # the file the link names is written (as an editor saves through a link); the link stays
+        path = Path(os.path.realpath(path))
     directory = path.parent
     if not directory.is_dir():
-        raise FileNotFoundError(f"cannot save to {path}: directory {directory} does not exist")
+        raise FileNotFoundError(f"cannot save to {given}: directory {directory} does not exist")
     if path.is_dir():
-        raise IsADirectoryError(f"cannot save to {path}: it is a directory")
+        raise IsADirectoryError(f"cannot save to {given}: it is a directory")
+    if path.exists() and not path.is_file():
+        # the file is moved into place: a device (/dev/null), a pipe or a socket would be
+        # replaced by it, not written to
+        raise FileExistsError(f"cannot save to {given}: it is not a regular file (a device, a pipe or a socket); "
+                              "give the path of a file")
     tmp = directory / f".{path.name}.{secrets.token_hex(8)}.tmp"
     writer = np.savez_compressed if compress else np.savez
     try:

@@ -218,3 +218,32 @@ def test_default_dimensions_stay_within_the_rank_of_a_small_pair_file(tmp_path):
     rank = np.linalg.matrix_rank(X.toarray(), tol=1e-10 * np.linalg.norm(X.toarray(), 2))
     assert summary["n_components"] <= rank < min(summary["documents"], summary["features"])
     assert "rank" in err
+
+
+def test_default_dimensions_stay_within_the_rank_of_many_texts_with_few_distinct_vectors(tmp_path):
+    """120 texts and 140 features, but 60 distinct vectors (each text also written in capitals
+    with a "!"): the default of 100 dimensions was an error ("n_components=100 is larger than
+    the numerical rank") for an option the user never set."""
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(140)]
+    sentences = [" ".join(rng.choice(words, 8, replace=False)) for _ in range(60)]
+    lines = ["label\ttext_a\ttext_b"]
+    for i, t in enumerate(sentences):
+        lines.append(f"{i % 2}\t{t}\t{sentences[(i + 1) % 60].upper()}!")
+    path = tmp_path / "pairs.tsv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, err = run_cli(["fit", "--method", "film", "--pairs", path, "--model", tmp_path / "f.npz",
+                              "--max-iter", "5", "--json"])
+    assert code == 0, err
+    assert json.loads(out)["n_components"] <= 60 and "60 distinct vectors among 120 texts" in err
+
+
+def test_evaluate_names_the_cosine_of_a_model_without_an_encoder_as_its_own_vectors(topic_pairs, tmp_path):
+    pairs, docs, _ = topic_pairs
+    run_cli(["fit", "--method", "film", "--pairs", pairs, "--model", tmp_path / "f.npz", "--max-iter", "5"])
+    labelled = tmp_path / "labelled.tsv"
+    labelled.write_text("".join(f"t{i % 6}\t{line.split(chr(9), 1)[1]}" for i, line in
+                                enumerate(docs.read_text(encoding="utf-8").splitlines(keepends=True))), encoding="utf-8")
+    code, out, err = run_cli(["evaluate", "--model", tmp_path / "f.npz", "--input", labelled])
+    assert code == 0, err
+    assert "cosine: the cosine of the model's own vectors" in out and "sentence encoder" not in out

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 
+import numpy as np
 import pytest
 
 pytest.importorskip("langchain_core", reason='langchain-core is not installed (pip install "learnsim[langchain]")')
@@ -187,6 +188,10 @@ def test_bad_arguments(index):
         retriever.invoke("a query", top_k=3)
     with pytest.raises(ValueError, match="k must be a positive integer"):
         retriever.invoke("a query", k=-1)
+    # one query a call (a list was an AttributeError inside); a numpy k is a k, as Index.search takes it
+    with pytest.raises(TypeError, match="query must be a str"):
+        retriever.invoke(["a query", "another"])
+    assert len(retriever.invoke("w001 w002", k=np.int64(2))) <= 2
 
 
 # --------------------------------------------------------------------------- over learnsim serve

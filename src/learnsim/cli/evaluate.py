@@ -349,9 +349,12 @@ def run(args):
     if args.json:
         _print_json(summary)
         return 0
+    from ..text.encoders import is_encoder
+
     print(f"Leave-one-out retrieval of {summary['clusters']} clusters: {summary['queries']} queries "
           f"among {summary['documents']} documents. learned: {scorer.description}; cosine: the "
-          + ("cosine of the model's sentence encoder" if scorer.dense_input else "cosine of the model's own vectors")
+          + ("cosine of the model's sentence encoder" if is_encoder(pipeline.vectorizer)
+             else "cosine of the model's own vectors")
           + f"; bm25: Okapi BM25 (k1 1.5, b 0.6) and tfidf: the tf.idf cosine (log N/df), on these documents' "
           f"term counts ({lexical['terms']}), as 'learnsim fit' checks a model against them. Higher is better "
           "for every measure.\n")

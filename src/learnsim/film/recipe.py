@@ -47,6 +47,27 @@ def lexical_part(o, texts):
     return vectorizer, L.astype(np.float64) if L.dtype != np.float64 else L
 
 
+def _distinct_rows(X):
+    """The distinct rows of X (sparse or dense), in the order first met."""
+    import scipy.sparse as sp
+
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        X.sum_duplicates()
+        X.sort_indices()
+        seen, keep = set(), []
+        for i in range(X.shape[0]):
+            start, end = X.indptr[i], X.indptr[i + 1]
+            key = (X.indices[start:end].tobytes(), X.data[start:end].tobytes())
+            if key not in seen:
+                seen.add(key)
+                keep.append(i)
+        return X[keep]
+    A = np.asarray(X)
+    _, first = np.unique(A, axis=0, return_index=True)
+    return A[np.sort(first)]
+
+
 def film_with_supervision(o, X, labels, holdout, note):
     """The FILM to fit (its dimensions capped by the texts' rank) and the cluster labels to fit
     it on (None: the caller gives triplets, :func:`search_triplets`). ``holdout``: FILM's own
@@ -59,17 +80,21 @@ def film_with_supervision(o, X, labels, holdout, note):
     d = o.n_components
     if d is None:
         d = min(DEFAULT_FILM_DIMENSIONS, most)
-        if d < DEFAULT_FILM_DIMENSIONS:
-            # a small collection: FILM learns at most the numerical rank of X (repeated or
-            # one-word texts make it smaller than min(documents, features)); one dimension is small,
-            # so its singular values are cheap
+        # FILM learns at most the numerical rank of X: repeated or one-word texts make it smaller
+        # than min(documents, features), and so do many texts with few distinct vectors (case or
+        # punctuation variants of each other: a default the user never set was an error)
+        distinct = _distinct_rows(X) if d == DEFAULT_FILM_DIMENSIONS else None
+        if d < DEFAULT_FILM_DIMENSIONS or distinct is not None and distinct.shape[0] < DEFAULT_FILM_DIMENSIONS:
+            # few rows or few distinct ones: their singular values are cheap
             from ._film import _RANK_TOL
 
-            dense = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
+            rows = X if distinct is None else distinct
+            dense = rows.toarray() if hasattr(rows, "toarray") else np.asarray(rows)
             sigma = np.linalg.svd(dense, compute_uv=False)
             d = max(1, min(d, int(np.sum(sigma > _RANK_TOL * max(float(sigma[0]), np.finfo(float).tiny)))))
-            note(f"using {d} dimensions: FILM learns at most the rank of the texts' vectors (min(documents, "
-                 f"features) = {most})", info=True)
+            why = (f"min(documents, features) = {most}" if distinct is None
+                   else f"{distinct.shape[0]} distinct vectors among {X.shape[0]} texts")
+            note(f"using {d} dimensions: FILM learns at most the rank of the texts' vectors ({why})", info=True)
     settings = {"n_components": d, "svd_rank": o.svd_rank}
     if o.max_iter is not None:
         settings["max_iter"] = o.max_iter

@@ -5,6 +5,7 @@ Imports neither LangChain nor LlamaIndex (nor httpx, nor the index, until they a
 from __future__ import annotations
 
 import asyncio
+import numbers
 import os
 import threading
 import weakref
@@ -37,10 +38,17 @@ def _lock_of(index):
 
 
 def check_k(k, name="k"):
-    """``k`` as an int, or a ValueError naming ``name``."""
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+    """``k`` as an int (a numpy integer too, as Index.search takes it), or a ValueError naming ``name``."""
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
         raise ValueError(f"{name} must be a positive integer; got {k!r}")
-    return k
+    return int(k)
+
+
+def check_query(query):
+    """``query``, a str: a retriever answers one query (a list was an AttributeError deep inside)."""
+    if not isinstance(query, str):
+        raise TypeError(f"query must be a str (one query; batch() takes several); got {type(query).__name__}")
+    return query
 
 
 def hit_parts(hit, score_name, higher_is_better):
@@ -91,6 +99,7 @@ class Source:
 
     def search(self, query, k, filter, explain, n_top):
         """``(hits, score_name, higher_is_better)`` of one query, best first."""
+        check_query(query)
         if self.index is not None:
             with _lock_of(self.index):
                 hits = self.index.search(query, k, filter=filter, explain=explain, n_top=n_top)
@@ -103,6 +112,7 @@ class Source:
     async def asearch(self, query, k, filter, explain, n_top):
         """:meth:`search`, awaited: the AsyncClient's request, or the index's search (or the
         Client's request) in a thread."""
+        check_query(query)
         if self.index is None and self.async_client is not None:
             answer = await self.async_client.search(query, k, filter=filter, explain=explain, n_top=n_top)
             return self._answer(answer)
