@@ -485,6 +485,11 @@ def test_serve_refuses_bad_web_options(built, monkeypatch, capsys):
     assert "--cors-origin" in capsys.readouterr().err
     assert main(["serve", str(built / "mcd"), "--deadline", "0"]) == 2
     assert "--deadline" in capsys.readouterr().err
+    # a name no Host header can carry (compared without its port): every request would be a 421
+    for name in ("http://search.example", "search.example:8080", "", "a b", "search.example/"):
+        assert main(["serve", str(built / "mcd"), "--allowed-host", name]) == 2, name
+        err = capsys.readouterr().err
+        assert "--allowed-host" in err and len(err.strip().splitlines()) == 1, err
 
 
 def test_a_real_server_checks_the_host_and_the_content_type(built):

@@ -147,6 +147,10 @@ def test_page_errors_are_pages_with_a_status(film):
     r = film.get("/", params={"q": "w001", "k": "many"})
     assert r.status_code == 400 and "k must be a whole number" in r.text and "<form" in r.text
     assert film.get("/", params={"q": "w001", "k": 0}).status_code == 400
+    # digits str.isdigit takes and int() refuses or reads otherwise: a 500 before
+    for k in ("\u00b2", "\u0663", "\uff13", "9" * 5000):
+        r = film.get("/", params={"q": "w001", "k": k})
+        assert r.status_code == 400 and "k must be a whole number" in r.text, (k[:10], r.status_code)
     assert film.get("/", params={"similar": "no such id"}).status_code == 404
     r = film.get("/", params={"q": "w001 " * 4000})
     assert r.status_code == 413 and "longer than" in r.text
@@ -249,3 +253,15 @@ def test_the_api_documentation_is_served_here(built, monkeypatch):
     monkeypatch.setattr(_docs, "docs_assets", lambda: None)
     r = _client(built / "bm25").get("/docs")
     assert r.status_code == 404 and "fastapi-offline" in r.json()["error"]
+
+
+def test_what_users_and_documents_wrote_is_isolated_from_the_pages_own_text(film):
+    """A right-to-left override (U+202E) in a query reordered the page's words after it (its
+    summary, its title): the query is in a <bdi>, the title's between isolates, and the page's
+    style isolates ids, texts and metadata."""
+    q = "\u202egnp.exe w001"
+    page = film.get("/", params={"q": q}).text
+    assert f"&ldquo;<bdi>{q}</bdi>&rdquo;" in page
+    assert f"<title>\u2068{q}\u2069 - learnsim</title>" in page
+    css = film.get("/static/page.css").text
+    assert "unicode-bidi: isolate" in css and ".doc-id" in css.split("unicode-bidi: isolate")[0].rsplit("\n", 1)[-1]

@@ -163,6 +163,11 @@ def run(args):
             raise UsageError(f"--api-key-env {args.api_key_env}: that environment variable is not set (or empty)")
     if args.protect_reads and api_key is None:
         raise UsageError("--protect-reads needs --api-key-env (the key that reads would need)")
+    for name in args.allowed_host:
+        # compared with the Host header's name, its port left out: a URL, a port or a blank is a
+        # name no request can carry (every request would be a 421)
+        if name != "*" and not re.fullmatch(r"\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?", name):
+            raise UsageError(f"--allowed-host: a host name or address (no scheme, port or path), or '*'; got {name!r}")
     if args.learn_from_clicks and args.read_only:
         raise UsageError("--learn-from-clicks records feedback, a write: not with --read-only")
     if args.interleave and not args.learn_from_clicks:

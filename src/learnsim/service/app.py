@@ -1044,7 +1044,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         def html(text, status=200):
             return HTMLResponse(text, status_code=status, headers=_PAGE_HEADERS)
 
-        if not k_text.isdigit() or not 1 <= int(k_text) <= page.MAX_PAGE_K:
+        # ASCII digits, few (str.isdigit takes "²" and "٣", which int() refuses or reads)
+        if not (k_text.isascii() and k_text.isdigit() and len(k_text) <= 6) or not 1 <= int(k_text) <= page.MAX_PAGE_K:
             return html(page.render_error(f"k must be a whole number from 1 to {page.MAX_PAGE_K}", q), 400)
         k = int(k_text)
         if q is not None and len(q) > max_query_chars:

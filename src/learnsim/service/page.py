@@ -313,7 +313,7 @@ def render_results(data):
     ...                   "metadata": None, "marks": [(7, 9), (10, 18)]}]}
     >>> html = render_results(data)
     >>> print(html[:html.index("<ol")])
-    <p class="summary">1 document for &ldquo;my password&rdquo;, by learned distance (lower is closer).</p>
+    <p class="summary">1 document for &ldquo;<bdi>my password</bdi>&rdquo;, by learned distance (lower is closer).</p>
     >>> '<p class="text">forgot <mark>my</mark> <mark>password</mark></p>' in html
     True
     >>> '<span class="measure">distance</span>' in html and '<span class="direction">lower is closer</span>' in html
@@ -327,7 +327,7 @@ def render_results(data):
     src = data["source"]
     if data["q"]:
         what = "document" if len(hits) == 1 else "documents"
-        parts.append(f'<p class="summary">{len(hits)} {what} for &ldquo;{_e(data["q"])}&rdquo;, '
+        parts.append(f'<p class="summary">{len(hits)} {what} for &ldquo;<bdi>{_e(data["q"])}</bdi>&rdquo;, '
                      f'by {_e(data["scoring"])}{_direction(data, hits)}.</p>')
     elif data["similar"] is not None:
         parts.append(f'<p class="summary">Documents closest to <span class="doc-id">{_e(src["id"])}</span>, '
@@ -369,6 +369,13 @@ def _header(data):
             + (f" &middot; {deleted} deleted, not yet compacted" if deleted else "") + compared + "</p>")
 
 
+def _isolated(text):
+    """``text`` between the isolates FSI and PDI (U+2068, U+2069) where it is not ASCII: in the
+    page's title, where no element can isolate it, a right-to-left override (U+202E) in a query
+    would reorder the words after it too."""
+    return text if text.isascii() else "\u2068" + text + "\u2069"
+
+
 def _shell(title, body, q="", k=PAGE_K):
     return ("<!doctype html>\n"
             '<html lang="en"><head><meta charset="utf-8">'
@@ -404,7 +411,7 @@ def render_page(data):
     >>> '<span class="size">6 documents</span>' in html
     True
     """
-    title = f"{data['q']} - learnsim" if data["q"] else "learnsim"
+    title = f"{_isolated(data['q'])} - learnsim" if data["q"] else "learnsim"
     body = f'{_header(data)}<main id="results" aria-live="polite">{render_results(data)}</main>'
     return _shell(title, body, data["q"] or "", data["k"])
 
