@@ -208,12 +208,7 @@ def test_default_dimensions_stay_within_the_rank_of_a_small_pair_file(tmp_path):
             lines.append(f"1\tWhy {s} {a}?\tHow to fix: {s} {b}")
             other, (a2, _) = subjects[(i + 1) % len(subjects)], problems[(j + 1) % len(problems)]
             lines.append(f"0\tWhy {s} {a}?\tWhy {other} {a2}?")
-    path = tmp_path / "pairs.tsv"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    code, out, err = run_cli(["fit", "--method", "film", "--pairs", path, "--model", tmp_path / "f.npz",
-                              "--max-iter", "20", "--json"])
-    assert code == 0, err
-    summary = json.loads(out)
+    summary, err = _fit_default_dimensions(lines, tmp_path, max_iter=20)
     X = load(tmp_path / "f.npz")["vectorizer"].transform([t for line in lines[1:] for t in line.split("\t")[1:]])
     rank = np.linalg.matrix_rank(X.toarray(), tol=1e-10 * np.linalg.norm(X.toarray(), 2))
     assert summary["n_components"] <= rank < min(summary["documents"], summary["features"])
@@ -230,12 +225,18 @@ def test_default_dimensions_stay_within_the_rank_of_many_texts_with_few_distinct
     lines = ["label\ttext_a\ttext_b"]
     for i, t in enumerate(sentences):
         lines.append(f"{i % 2}\t{t}\t{sentences[(i + 1) % 60].upper()}!")
+    summary, err = _fit_default_dimensions(lines, tmp_path, max_iter=5)
+    assert summary["n_components"] <= 60 and "60 distinct vectors among 120 texts" in err
+
+
+def _fit_default_dimensions(lines, tmp_path, max_iter):
+    """The --json summary and stderr of a FILM fit, default dimensions, on the pair file ``lines``."""
     path = tmp_path / "pairs.tsv"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     code, out, err = run_cli(["fit", "--method", "film", "--pairs", path, "--model", tmp_path / "f.npz",
-                              "--max-iter", "5", "--json"])
+                              "--max-iter", str(max_iter), "--json"])
     assert code == 0, err
-    assert json.loads(out)["n_components"] <= 60 and "60 distinct vectors among 120 texts" in err
+    return json.loads(out), err
 
 
 def test_evaluate_names_the_cosine_of_a_model_without_an_encoder_as_its_own_vectors(topic_pairs, tmp_path):

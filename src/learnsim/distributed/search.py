@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from .._utils.files import sha256_file
+from ..index._arguments import check_k as _check_k, check_texts
 from ..index._segments import IndexFormatError, read_manifest, write_json_atomic
 from ._dask import SPLIT_EVERY, as_bag, check_split_every, compute, portable, require, tree_reduce
 from ._partition import PartitionTexts, merge_best, search_partition, write_partition
@@ -45,23 +46,11 @@ _MANIFEST = "manifest.json"
 _MODEL = "model.npz"
 
 
-def _check_k(k):
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k must be a positive integer; got {k!r}")
-    return int(k)
-
-
 def _check_queries(queries):
+    """(the queries as a list, whether one str was given), by the rules of Index.search."""
     if isinstance(queries, str):
-        return [queries], True
-    try:
-        queries = list(queries)
-    except TypeError:
-        raise TypeError(f"queries must be a str or a list of str; got {type(queries).__name__}") from None
-    for i, q in enumerate(queries):
-        if not isinstance(q, str):
-            raise TypeError(f"queries[{i}] must be a str; got {type(q).__name__}")
-    return queries, False
+        return check_texts([queries], "query"), True
+    return check_texts(queries, "queries"), False
 
 
 def _prepare_directory(path, overwrite):
