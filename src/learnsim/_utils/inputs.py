@@ -30,7 +30,7 @@ import json
 import re
 
 __all__ = ["MAX_JSON_DEPTH", "CONTENT_PATTERN", "DuplicateKeyError", "JSONDepthError", "TextError",
-           "check_json_depth", "check_text", "has_content", "loads", "unique_keys"]
+           "check_json_depth", "check_text", "has_content", "has_surrogate", "loads", "unique_keys"]
 
 #: The deepest nesting of arrays and objects accepted in any JSON input (the outermost is 1).
 MAX_JSON_DEPTH = 64
@@ -151,6 +151,11 @@ def loads(text, *, limit=MAX_JSON_DEPTH):
     if _SURROGATE_ESCAPE.search(text) is not None or not text.isascii() and _SURROGATE.search(text) is not None:
         check_text(value)
     return value
+
+
+def has_surrogate(text):
+    """Whether the str ``text`` holds a lone surrogate (an ASCII text is looked at no further)."""
+    return not text.isascii() and _SURROGATE.search(text) is not None
 
 
 def check_text(value, where=None):

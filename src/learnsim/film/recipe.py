@@ -47,25 +47,28 @@ def lexical_part(o, texts):
     return vectorizer, L.astype(np.float64) if L.dtype != np.float64 else L
 
 
-def _distinct_rows(X):
-    """The distinct rows of X (sparse or dense), in the order first met."""
+def _distinct_rows(X, stop):
+    """The distinct rows of X (sparse or dense), in the order first met; None once ``stop`` of
+    them are found (then the rank may reach ``stop``: a scan of the first rows, not of them all)."""
     import scipy.sparse as sp
 
     if sp.issparse(X):
         X = sp.csr_matrix(X)
         X.sum_duplicates()
         X.sort_indices()
-        seen, keep = set(), []
-        for i in range(X.shape[0]):
-            start, end = X.indptr[i], X.indptr[i + 1]
-            key = (X.indices[start:end].tobytes(), X.data[start:end].tobytes())
-            if key not in seen:
-                seen.add(key)
-                keep.append(i)
-        return X[keep]
-    A = np.asarray(X)
-    _, first = np.unique(A, axis=0, return_index=True)
-    return A[np.sort(first)]
+        rows = ((X.indices[X.indptr[i]:X.indptr[i + 1]].tobytes(), X.data[X.indptr[i]:X.indptr[i + 1]].tobytes())
+                for i in range(X.shape[0]))
+    else:
+        X = np.asarray(X)
+        rows = (X[i].tobytes() for i in range(X.shape[0]))
+    seen, keep = set(), []
+    for i, key in enumerate(rows):
+        if key not in seen:
+            if len(seen) + 1 >= stop:
+                return None
+            seen.add(key)
+            keep.append(i)
+    return X[keep]
 
 
 def film_with_supervision(o, X, labels, holdout, note):
@@ -83,8 +86,8 @@ def film_with_supervision(o, X, labels, holdout, note):
         # FILM learns at most the numerical rank of X: repeated or one-word texts make it smaller
         # than min(documents, features), and so do many texts with few distinct vectors (case or
         # punctuation variants of each other: a default the user never set was an error)
-        distinct = _distinct_rows(X) if d == DEFAULT_FILM_DIMENSIONS else None
-        if d < DEFAULT_FILM_DIMENSIONS or distinct is not None and distinct.shape[0] < DEFAULT_FILM_DIMENSIONS:
+        distinct = _distinct_rows(X, DEFAULT_FILM_DIMENSIONS) if d == DEFAULT_FILM_DIMENSIONS else None
+        if d < DEFAULT_FILM_DIMENSIONS or distinct is not None:
             # few rows or few distinct ones: their singular values are cheap
             from ._film import _RANK_TOL
 

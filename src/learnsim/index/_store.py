@@ -24,7 +24,7 @@ import json.encoder
 import math
 import sqlite3
 
-from .._utils.inputs import MAX_JSON_DEPTH, check_text
+from .._utils.inputs import MAX_JSON_DEPTH, check_text, has_surrogate
 from ..exceptions import FilterError  # noqa: F401  (defined there; importable here as in 0.1)
 
 __all__ = ["DocumentStore", "FilterError", "MAX_FILTER_VALUES", "check_metadata", "check_filter"]
@@ -117,19 +117,11 @@ def _filter_value_ok(v):
         return True
     if isinstance(v, str):
         # SQLite takes UTF-8: a lone surrogate would fail in the driver, not here by name
-        return not _has_surrogate(v)
+        return not has_surrogate(v)
     if isinstance(v, int):
         # SQLite's integers are 64-bit: a larger one overflows in the driver
         return _INT64[0] <= v <= _INT64[1]
     return isinstance(v, float) and math.isfinite(v)
-
-
-def _has_surrogate(text):
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 def _is_number(v):
