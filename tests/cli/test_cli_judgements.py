@@ -58,6 +58,16 @@ def test_fit_from_judgements_prints_what_it_learned_from(beir, tmp_path):
     assert "a relevant document of a lower grade" in out
 
 
+def test_fit_on_the_test_judgements_warns_once(beir, tmp_path):
+    """A model fitted on --split test knows the queries a later evaluation on test measures: the
+    fit goes on, with one line saying so; train does not warn."""
+    _, err = ok(["fit", "--beir", beir, "--split", "test", "--model", tmp_path / "t.npz"])
+    warned = [line for line in err.splitlines() if "--split test" in line]
+    assert len(warned) == 1 and "queries the model has seen" in warned[0], err
+    _, err = ok(["fit", "--beir", beir, "--split", "train", "--model", tmp_path / "m.npz"])
+    assert "--split test" not in err and "has seen" not in err, err
+
+
 def test_the_library_fits_the_same_judgements_from_mappings(beir):
     import learnsim.fitting
     from learnsim.datasets import read_id_texts, read_qrels, read_queries

@@ -670,6 +670,23 @@ def test_two_host_headers_are_refused(fresh):
         _is_error(r, 400, "Host more than once")
 
 
+def test_every_answer_says_nosniff(fresh):
+    """A JSON answer echoes what the caller sent (a query, an id, a document's text): with
+    ``X-Content-Type-Options: nosniff`` no browser takes it for a page or a script. Every kind of
+    answer carries it: the fast search path, a route, the page, a refusal before the route, an error."""
+    c = _client(fresh, api_key=KEY)
+    with c:
+        answers = [c.get("/v1/search", params={"q": "w001"}), c.post("/v1/search", json={"queries": ["w001"]}),
+                   c.get("/healthz"), c.get("/v1/info"), c.get("/", params={"q": "w001"}), c.get("/v1/docs/d1"),
+                   c.head("/v1/search", params={"q": "w001"}), c.get("/v1/docs/nope"),
+                   c.get("/v1/search", params={"q": "w001", "k": "ten"}), c.get("/healthz", headers={"host": "evil.example"}),
+                   c.post("/v1/docs", json={"documents": []}), c.get("/no/such/route")]
+    codes = [r.status_code for r in answers]
+    assert codes == [200, 200, 200, 200, 200, 200, 200, 404, 422, 421, 401, 404], codes
+    for r in answers:
+        assert r.headers.get_list("x-content-type-options") == ["nosniff"], (r.request.url, r.headers)
+
+
 @pytest.mark.parametrize("text", ["", "   ", "?!", " ... -- ", "_"])
 def test_a_text_with_nothing_to_search_for_is_refused(fresh, text):
     c = _client(fresh)

@@ -296,6 +296,13 @@ def _judgement_files(args):
         from ._common import beir_files
 
         args.qrels, args.queries, args.corpus = beir_files(args.beir, args.split or "train")
+        if (args.split or "").lower() == "test":
+            from ._common import _note
+
+            # allowed (a last fit once the settings are chosen), but the model then knows the test
+            # queries, and any figure on them is one of queries it has seen
+            _note("warning: --split test learns from the test judgements: an evaluation on them measures "
+                  "queries the model has seen (learn from train, choose settings on dev, report test once)")
     elif args.split is not None:
         raise UsageError("--split names the judgements of a --beir folder; with --qrels give the file itself")
     if args.qrels is not None:

@@ -115,6 +115,24 @@ def _is_write(method, path, raw=None):
 HEAD = "learnsim.head"
 
 
+_NOSNIFF = (b"x-content-type-options", b"nosniff")
+
+
+def _nosniff(send):
+    """``send`` with ``X-Content-Type-Options: nosniff`` on every answer that does not set it: a
+    browser then takes a JSON answer (which echoes a query, an id, a document's text) as JSON, never
+    as a page or a script it guessed from the bytes."""
+    async def send_nosniff(message):
+        if message["type"] == "http.response.start":
+            headers = list(message.get("headers", ()))
+            if not any(name.lower() == _NOSNIFF[0] for name, _ in headers):
+                headers.append(_NOSNIFF)
+                message = dict(message, headers=headers)
+        await send(message)
+
+    return send_nosniff
+
+
 def _without_body(send):
     """``send`` with the body of the answer left out (a HEAD's: the headers, Content-Length
     included, are the GET's)."""
@@ -144,7 +162,8 @@ class _BodyLimit:
     7. a ``HEAD`` of a route that answers ``GET`` is answered as the ``GET`` would be, without
        its body (RFC 9110, 9.3.2: health probes and link checkers send it), and records nothing
        (``"learnsim.head"`` in the scope): not a click of ``/click`` (a 405 there), not an
-       impression of a search."""
+       impression of a search;
+    8. every answer carries ``X-Content-Type-Options: nosniff``."""
 
     def __init__(self, app, max_bytes, hosts=None, key=None, read_only=False, protect_reads=False,
                  origins=()):
@@ -156,6 +175,7 @@ class _BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        send = _nosniff(send)
         if scope["method"] == "HEAD" and scope["path"] != "/click":
             scope = dict(scope, method="GET", **{HEAD: True})
             send = _without_body(send)
