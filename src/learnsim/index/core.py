@@ -536,6 +536,24 @@ class Index(ModelVersions):
         thread.start()
         return thread
 
+    def _with_lone_characters(self, queries):
+        """``queries``, each lone character of a spaceless script that the plan's vocabulary does
+        not hold read as the terms holding it (:class:`learnsim.text.LoneCharacters`: a query of 猫
+        found nothing where the documents hold 子猫 and 猫が); the queries themselves where none is
+        one, and where the index has no plan (its pipeline reads queries as fitted)."""
+        if all(q.isascii() for q in queries) or self.manifest.get("plan_dir") is None:
+            return queries
+        if self._plan is None:
+            self._plan = load_plan(self.path, self.manifest)
+        cached = getattr(self, "_lone_cache", None)
+        if cached is None or cached[0] is not self._plan:
+            from ..text import LoneCharacters
+
+            plan = self._plan
+            vocabularies = [plan.vocabulary] + ([plan.learned.vocabulary] if plan.learned is not None else [])
+            self._lone_cache = cached = (plan, LoneCharacters(plan.tokenizer, vocabularies))
+        return [cached[1](q) for q in queries]
+
     def _query_rows(self, texts):
         from ._query import QueryRows
 
@@ -826,7 +844,9 @@ class Index(ModelVersions):
             allowed = self._allowed(conditions)
             checking = self._check_segments_meanwhile()
             try:
-                rows = self._query_rows(queries)
+                # (read here, by the plan this read sees: a promotion may change it)
+                texts = self._with_lone_characters(queries)
+                rows = self._query_rows(texts)
             finally:
                 if checking is not None:
                     checking.join()
@@ -840,9 +860,9 @@ class Index(ModelVersions):
             # one read for the hits of every query (a server batches queries)
             docs = self._documents_at(np.concatenate([o for _, o in found])) if len(found) > 1 else None
             if depth == k:
-                return [self._hits(values, order, queries[qi] if explain else None, n_top, docs)
+                return [self._hits(values, order, texts[qi] if explain else None, n_top, docs)
                         for qi, (values, order) in enumerate(found)]
-            return [self._reranked(queries[qi], self._hits(values, order, None, n_top, docs), k, explain, n_top)
+            return [self._reranked(texts[qi], self._hits(values, order, None, n_top, docs), k, explain, n_top)
                     for qi, (values, order) in enumerate(found)]
 
         results = read_retrying(self, read)

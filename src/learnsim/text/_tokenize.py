@@ -24,7 +24,7 @@ from unicodedata import category as _category, combining as _combining, is_norma
     normalize as _normalize
 
 __all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
-           "check_analysis", "analysis_of", "resolve_analysis"]
+           "check_analysis", "analysis_of", "resolve_analysis", "LoneCharacters", "MAX_LONE_TERMS"]
 
 DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 
@@ -737,3 +737,80 @@ _WORD_CHAR = re.compile(r"\w")
 def _has_word(term):
     """An analyser's token that is more than punctuation or symbols."""
     return _WORD_CHAR.search(term) is not None
+
+
+#: Most terms a lone character of a query is read as (:class:`LoneCharacters`): a common
+#: character (の, 的) is in thousands of bigrams, and a query of them all would read most of the
+#: collection's posting lists.
+MAX_LONE_TERMS = 1000
+
+
+class LoneCharacters:
+    """A query's lone character of a script written without spaces, read as the terms that hold it.
+
+    With character bigrams (``analyzer="cjk"``, as Lucene's CJK analyser) a run of two or more
+    characters becomes bigrams, and a character standing alone stays itself. So a one-character
+    query (猫, 桜, 물: cat, cherry blossom, water) was a term no document has, wherever the character
+    stood inside a longer run in the documents (子猫が, 桜の), and found nothing. This reads such a
+    character, when the vocabulary does not hold it, as the vocabulary's terms of those scripts
+    that hold it (子猫, 猫が, ...; at most ``limit``, in vocabulary order): a search then finds the
+    documents where it stands, scored by those terms. A character the vocabulary holds, a query
+    of longer runs and text without those scripts are left as they are.
+
+    Parameters
+    ----------
+    tokenizer : Tokenizer
+        How the model reads text.
+    vocabularies : list of dict or set
+        The terms the model knows (a vocabulary and, for a model that mixes two, the other's).
+    limit : int, default=MAX_LONE_TERMS
+        Most terms a character is read as.
+
+    Examples
+    --------
+    >>> expand = LoneCharacters(Tokenizer(), [{"子猫": 0, "猫が": 1, "犬が": 2, "好き": 3}])
+    >>> expand("猫")
+    '猫 子猫 猫が'
+    >>> expand("猫が好き"), expand("cat")
+    ('猫が好き', 'cat')
+
+    References
+    ----------
+    Apache Lucene, ``CJKBigramFilter`` (``outputUnigrams``); Elasticsearch's ``cjk_bigram`` token
+    filter, whose ``output_unigrams`` indexes every character for the same need.
+    """
+
+    def __init__(self, tokenizer, vocabularies, limit=MAX_LONE_TERMS):
+        self.tokenizer, self.vocabularies, self.limit = tokenizer, list(vocabularies), int(limit)
+        self._holding = None
+
+    def _known(self, term):
+        return any(term in v for v in self.vocabularies)
+
+    def _terms_holding(self):
+        """{character: [terms of the spaceless scripts holding it]}, built at the first lone
+        character (one pass over the vocabularies)."""
+        if self._holding is None:
+            run, holding = self.tokenizer._spaceless_run, {}
+            for vocabulary in self.vocabularies:
+                for term in vocabulary:
+                    if len(term) >= 2 and not term.isascii() and run.fullmatch(term):
+                        for c in set(term):
+                            terms = holding.setdefault(c, [])
+                            if len(terms) < self.limit:
+                                terms.append(term)
+            self._holding = {c: list(dict.fromkeys(terms)) for c, terms in holding.items()}
+        return self._holding
+
+    def __call__(self, text):
+        """``text``, with the terms each unknown lone character stands for added after it (the
+        character itself is kept: it adds nothing, as before)."""
+        if text.isascii() or self.tokenizer.analyzer == "words":
+            return text
+        run = self.tokenizer._spaceless_run
+        lone = [t for t in self.tokenizer(text) if len(t) == 1 and not self._known(t) and run.fullmatch(t)]
+        if not lone:
+            return text
+        holding = self._terms_holding()
+        added = [term for c in dict.fromkeys(lone) for term in holding.get(c, ())]
+        return text if not added else text + " " + " ".join(added)

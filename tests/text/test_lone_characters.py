@@ -1,0 +1,35 @@
+"""learnsim.text.LoneCharacters: a query's lone character of a spaceless script, unknown to the
+vocabulary, read as the vocabulary's terms holding it."""
+from __future__ import annotations
+
+from learnsim.text import LoneCharacters, Tokenizer
+
+
+def test_an_unknown_lone_character_is_read_as_the_terms_holding_it():
+    vocabulary = {"子猫": 0, "猫が": 1, "犬が": 2, "好き": 3, "cat": 4}
+    read = LoneCharacters(Tokenizer(), [vocabulary])
+    assert read("猫") == "猫 子猫 猫が"
+    tokens = Tokenizer()(read("猫"))
+    assert [t for t in tokens if t in vocabulary] == ["子猫", "猫が"]    # each added term reads as itself
+    assert read("猫 cat") == "猫 cat 子猫 猫が"
+    assert read("犬") == "犬 犬が"
+
+
+def test_what_is_not_a_lone_unknown_character_is_left_alone():
+    read = LoneCharacters(Tokenizer(), [{"子猫": 0, "猫": 1, "猫が": 2}])
+    for text in ("猫", "猫が好き", "cat", "", "鯨", "a b"):   # known, a run, ASCII, empty, held by no term
+        assert read(text) == text
+    words = LoneCharacters(Tokenizer(analyzer="words"), [{"子猫": 0}])
+    assert words("猫") == "猫"                                     # no bigrams: nothing to read it as
+
+
+def test_two_vocabularies_and_other_scripts():
+    read = LoneCharacters(Tokenizer(), [{"한국": 0}, {"국어": 1, "ภา": 2}])
+    assert read("국") == "국 한국 국어"
+    assert read("ภ") == "ภ ภา"
+
+
+def test_a_character_is_read_as_at_most_limit_terms():
+    vocabulary = {f"猫{chr(0x4E00 + i)}": i for i in range(50)}
+    assert len(LoneCharacters(Tokenizer(), [vocabulary], limit=7)("猫").split()) == 1 + 7
+    assert len(LoneCharacters(Tokenizer(), [vocabulary])("猫").split()) == 1 + 50
