@@ -33,3 +33,11 @@ def test_a_character_is_read_as_at_most_limit_terms():
     vocabulary = {f"猫{chr(0x4E00 + i)}": i for i in range(50)}
     assert len(LoneCharacters(Tokenizer(), [vocabulary], limit=7)("猫").split()) == 1 + 7
     assert len(LoneCharacters(Tokenizer(), [vocabulary])("猫").split()) == 1 + 50
+
+
+def test_a_query_of_many_lone_characters_adds_at_most_limit_terms_in_all():
+    vocabulary = {f"{chr(0x4E00 + i)}{chr(0x4E00 + j)}": 100 * i + j for i in range(100) for j in range(100) if i != j}
+    query = " ".join(chr(0x4E00 + i) for i in range(100))          # 100 lone characters, 198 terms each
+    read = LoneCharacters(Tokenizer(), [vocabulary], limit=500)
+    assert len(read(query).split()) == 100 + 500
+    assert len(LoneCharacters(Tokenizer(), [vocabulary])(query).split()) == 100 + 1000

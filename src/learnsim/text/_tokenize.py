@@ -753,7 +753,7 @@ class LoneCharacters:
     query (猫, 桜, 물: cat, cherry blossom, water) was a term no document has, wherever the character
     stood inside a longer run in the documents (子猫が, 桜の), and found nothing. This reads such a
     character, when the vocabulary does not hold it, as the vocabulary's terms of those scripts
-    that hold it (子猫, 猫が, ...; at most ``limit``, in vocabulary order): a search then finds the
+    that hold it (子猫, 猫が, ...; at most ``limit`` for the whole query, in vocabulary order): a search then finds the
     documents where it stands, scored by those terms. A character the vocabulary holds, a query
     of longer runs and text without those scripts are left as they are.
 
@@ -764,7 +764,7 @@ class LoneCharacters:
     vocabularies : list of dict or set
         The terms the model knows (a vocabulary and, for a model that mixes two, the other's).
     limit : int, default=MAX_LONE_TERMS
-        Most terms a character is read as.
+        Most terms added to a query (the first lone characters' first).
 
     Examples
     --------
@@ -812,5 +812,10 @@ class LoneCharacters:
         if not lone:
             return text
         holding = self._terms_holding()
-        added = [term for c in dict.fromkeys(lone) for term in holding.get(c, ())]
+        added = []
+        for c in dict.fromkeys(lone):
+            # at most `limit` in all: a query of a thousand lone characters is not a million terms
+            added.extend(holding.get(c, ())[:self.limit - len(added)])
+            if len(added) >= self.limit:
+                break
         return text if not added else text + " " + " ".join(added)
