@@ -746,6 +746,18 @@ def test_evaluate_with_linklearn_beats_chance(linked_files, linklearn_model):
     assert report["methods"]["learned"]["map"] > 0.3, report["methods"]
 
 
+def test_fit_linklearn_counts_the_self_links_it_drops(linked_files, tmp_path):
+    """Self-links were dropped by the reader without a word (the library's Links counts them)."""
+    links = linked_files["links"].read_text(encoding="utf-8").splitlines()
+    path = tmp_path / "links.tsv"
+    path.write_text("\n".join(links[:40] + ["page0\tpage0", "page3\tpage3"]) + "\n", encoding="utf-8")
+    code, out, err = run_cli(["fit", "--method", "linklearn", "--input", linked_files["pages"], "--links", path,
+                              "--model", tmp_path / "m.npz", "--max-iter", "50", "--baseline-holdout", "none"])
+    assert code == 0, err
+    noted = [line for line in err.splitlines() if "self-link" in line]
+    assert len(noted) == 1 and "dropped 2 self-link(s)" in noted[0], err
+
+
 @pytest.mark.parametrize("links, fragment", [
     ("page0\tnowhere\n", "link to unknown document 'nowhere'"),
     ("page0\tpage0\n", "no link between two different documents"),

@@ -42,7 +42,7 @@ def read_links(path, ids, encoding_errors="replace"):
     from ..supervision import Links
 
     position = {doc_id: i for i, doc_id in enumerate(ids)}
-    edges = []
+    edges, self_links = [], 0
     for number, line in decoded_lines(path, encoding_errors=encoding_errors):
         if not line.strip():
             continue
@@ -56,10 +56,17 @@ def read_links(path, ids, encoding_errors="replace"):
             if doc_id not in position:
                 raise UsageError(f"{path}, line {number}: link to unknown document {doc_id!r} (not an id of "
                                  "--input)")
-        if source != target:        # a page linking to itself says nothing about similarity
+        if source != target:
             edges.append((position[source], position[target]))
+        else:                       # a page linking to itself says nothing about similarity
+            self_links += 1
     if not edges:
-        raise UsageError(f"{path}: no link between two different documents; LinkLearn learns from links")
+        raise UsageError(f"{path}: no link between two different documents"
+                         + (f" (only {self_links} self-link(s))" if self_links else "") + "; LinkLearn learns from links")
+    if self_links:
+        # counted, as the library's Links counts those it drops
+        _note(f"note: {path}: dropped {self_links} self-link(s): a document linking to itself says nothing "
+              "about similarity")
     return Links.from_edges(np.asarray(edges, dtype=np.int64), len(ids))
 
 
