@@ -91,6 +91,24 @@ def test_a_line_past_the_bound_is_refused_naming_the_line(tmp_path, monkeypatch,
     assert [line for _n, line in decoded_lines(path)] == ["x" * 16] * 2
 
 
+@pytest.mark.parametrize("suffix", [".sgml", ".sgml.gz"])
+def test_a_whole_file_past_its_bound_is_refused_naming_it(tmp_path, monkeypatch, suffix):
+    """read_text (the TREC / SGML readers) read a file whole, however large: a gzip bomb took all
+    the memory. It reads at most MAX_TEXT_BYTES, and says so naming the file."""
+    from learnsim.datasets import read_text
+
+    assert _decode.MAX_TEXT_BYTES == 2**30 and "MAX_TEXT_BYTES" in read_text.__doc__
+    monkeypatch.setattr(_decode, "MAX_TEXT_BYTES", 100)
+    monkeypatch.setattr(_decode, "_CHUNK_BYTES", 2)
+    for body, ok in ((b"<DOC>" + b"x" * 89 + b"</DOC>", True), (b"<DOC>" + b"x" * 90 + b"</DOC>", False)):
+        path = _write(tmp_path / f"f{suffix}", gzip.compress(body) if suffix.endswith(".gz") else body)
+        if ok:
+            assert read_text(path) == body.decode()
+        else:
+            with pytest.raises(DocumentFormatError, match=rf"f{suffix}: longer than 100 bytes"):
+                read_text(path)
+
+
 class _Endless(io.RawIOBase):
     """A file of NUL bytes without end (as /dev/zero), counting what was read of it."""
 

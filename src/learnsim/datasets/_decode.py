@@ -31,7 +31,7 @@ from pathlib import Path
 from .._utils.inputs import DuplicateKeyError, JSONDepthError, TextError, loads as _strict_loads
 from ..exceptions import DocumentFormatError, UndecodableBytesWarning  # noqa: F401  (defined there; importable here as in 0.1)
 
-__all__ = ["DocumentFormatError", "ENCODING_ERRORS", "ID_KEYS", "MAX_LINE_BYTES", "UndecodableBytesWarning",
+__all__ = ["DocumentFormatError", "ENCODING_ERRORS", "ID_KEYS", "MAX_LINE_BYTES", "MAX_TEXT_BYTES", "UndecodableBytesWarning",
            "check_encoding_errors", "decoded_lines", "read_text"]
 
 
@@ -45,6 +45,11 @@ ID_KEYS = ("id", "_id", "docno", "doc_id", "query_id", "qid")
 #: any one document, record or pair of a text file, yet a bound on the memory a file without
 #: line ends (a binary file, ``/dev/zero``, a whole corpus saved on one line) can take.
 MAX_LINE_BYTES = 64 * 2**20
+
+#: The largest file (in bytes, once decompressed) :func:`read_text` reads whole: a TREC or SGML
+#: collection file is a few to a few hundred megabytes; a gzip bomb (a kilobyte that expands to
+#: gigabytes) or ``/dev/zero`` is refused at this bound, naming it, before memory runs out.
+MAX_TEXT_BYTES = 2**30
 
 # the bytes read at a time: a line is gathered from such chunks, never read whole unbounded
 _CHUNK_BYTES = 2**20
@@ -345,9 +350,9 @@ def read_text(path, *, encoding_errors="replace", encoding="utf-8", hint=None, c
     Raises
     ------
     DocumentFormatError
-        If the file cannot be read (a broken gzip stream, a Unix ``.Z`` file), starts with a
-        UTF-16 or UTF-32 byte-order mark (read as UTF-8) or, with ``encoding_errors="strict"``,
-        is not ``encoding`` text.
+        If the file cannot be read (a broken gzip stream, a Unix ``.Z`` file), is longer than
+        :data:`MAX_TEXT_BYTES` (decompressed), starts with a UTF-16 or UTF-32 byte-order mark
+        (read as UTF-8) or, with ``encoding_errors="strict"``, is not ``encoding`` text.
 
     Examples
     --------
@@ -367,8 +372,21 @@ def read_text(path, *, encoding_errors="replace", encoding="utf-8", hint=None, c
     opener = gzip.open if path.suffix == ".gz" else open
     try:
         with opener(path, "rb") as handle:
-            raw = handle.read()
-    except (FileNotFoundError, IsADirectoryError):
+            chunks, size = [], 0
+            while True:
+                chunk = handle.read(min(16 * _CHUNK_BYTES, MAX_TEXT_BYTES + 1 - size))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+                if size > MAX_TEXT_BYTES:
+                    bound = f"{MAX_TEXT_BYTES // 2**20} MiB" if MAX_TEXT_BYTES % 2**20 == 0 else f"{MAX_TEXT_BYTES} bytes"
+                    raise DocumentFormatError(f"{path}: longer than {bound}"
+                                              + (" once decompressed" if path.suffix == ".gz" else "")
+                                              + ", the most a whole-file reader reads; split it into smaller files")
+            raw = b"".join(chunks)
+            del chunks
+    except (FileNotFoundError, IsADirectoryError, DocumentFormatError):
         raise
     except (OSError, EOFError, zlib.error) as exc:
         raise DocumentFormatError(f"{path} could not be read ({exc})") from None
