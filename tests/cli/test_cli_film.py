@@ -248,3 +248,14 @@ def test_evaluate_names_the_cosine_of_a_model_without_an_encoder_as_its_own_vect
     code, out, err = run_cli(["evaluate", "--model", tmp_path / "f.npz", "--input", labelled])
     assert code == 0, err
     assert "cosine: the cosine of the model's own vectors" in out and "sentence encoder" not in out
+
+
+def test_one_cluster_is_refused_in_one_line_before_any_warning(tmp_path):
+    """With every document in one cluster no triplet has a negative: the fit said so only after
+    its check had warned that it held nothing out (two lines where the command gives one)."""
+    path = tmp_path / "one.tsv"
+    path.write_text("".join(f"same\tdocument number {i} about refunds\n" for i in range(12)), encoding="utf-8")
+    code, out, err = run_cli(["fit", "--input", path, "--model", tmp_path / "m.npz", *FILM_FAST])
+    assert code == 2 and not (tmp_path / "m.npz").exists()
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "no possible negative" in lines[0] and "Traceback" not in err, err

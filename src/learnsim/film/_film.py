@@ -677,13 +677,15 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         # that no triplet uses stays zero: it adds nothing to the SVD or to the loss.
         Xn = self._normalize_rows(X, norms)
 
+        # always on all the supervision: transform (the map alone) does not depend on the check.
+        # Sampled first (its own random stream), so that clusters no triplet can come from (one
+        # cluster: no negative) are refused before the check warns about anything
+        T = sup if kind == "triplets" else clusters_to_triplets(sup, per_item * n, random_state=rng).indices
         start = time.perf_counter()
         report, weight = None, 0.0
         if holdout is not None:
             report, weight = self._baseline_check(Xn, kind, sup, holdout, d, r, batch, per_item, check_rng)
         check_seconds = time.perf_counter() - start
-        # always on all the supervision: transform (the map alone) does not depend on the check
-        T = sup if kind == "triplets" else clusters_to_triplets(sup, per_item * n, random_state=rng).indices
         self._learn(Xn, T, d, r, batch, rng)
         self.input_weight_ = float(weight)
         self.baseline_gain_ = report
