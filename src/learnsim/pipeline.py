@@ -564,6 +564,8 @@ class Pipeline:
         corpus = _check_texts(corpus, "corpus")
         found = self._collection_search(corpus)
         depth = min(max(k, self.rerank.n_candidates) if self.rerank is not None else k, found.n_documents)
+        # a lone 猫 read as the terms holding it, as Index.search reads it
+        queries = found.read_lone_characters(queries)
         idx, values, blank = found.top_k_blank(queries, depth)
         # a query with no word the model knows gets no hits, as Index.search gives it
         hits = [[] if none else [{"corpus_id": int(i), "score": float(v)} for i, v in zip(row_i, row_v)]
@@ -803,6 +805,24 @@ class _CollectionSearch:
         if self.scorer.lexical_weight is not None:
             return (L if self.scorer.lexical_weight == 1.0 else self.pipeline.vectorize(texts)), L
         return (L if self.scorer.input_weight == 1.0 else self.pipeline.vectorize(texts)), L
+
+    def read_lone_characters(self, texts):
+        """``texts`` with each lone character of a spaceless script that the vocabularies do not
+        hold read as the terms holding it, as an index's search reads a query
+        (:class:`learnsim.text.LoneCharacters`); the texts themselves where none is one, and for a
+        model without a vocabulary (an encoder, hashed columns)."""
+        if all(t.isascii() for t in texts):
+            return texts
+        reader = getattr(self, "_lone", None)
+        if reader is None:
+            vectorizers = [v for v in (self.lexical_vectorizer, self.pipeline.vectorizer)
+                           if isinstance(getattr(v, "vocabulary_", None), dict) and hasattr(v, "build_tokenizer")]
+            if vectorizers:
+                from .text import LoneCharacters
+
+                reader = LoneCharacters(vectorizers[0].build_tokenizer(), [v.vocabulary_ for v in vectorizers])
+            self._lone = reader = reader or False
+        return [reader(t) for t in texts] if reader else texts
 
     def top_k(self, texts, k):
         return self._scored(texts, k)[:2]

@@ -50,5 +50,13 @@ def test_other_queries_are_read_as_before(collection):
     queries = [texts[3], "cat", "猫 " + texts[3][:2], "鯨"]     # a run, ASCII, a known bigram beside, unknown
     read = index._with_lone_characters(queries)
     assert read[:2] == queries[:2]
-    assert read[2].startswith(queries[2]) and read[3] == "鯨"
+    assert read[2] != queries[2] and read[2].endswith(texts[3][:2]) and read[3] == "鯨"
     assert index.search("鯨", k=5) == []
+
+
+def test_pipeline_search_reads_it_as_the_index_does(collection):
+    texts, index = collection
+    pipeline = index.pipeline
+    from_index = [h["id"] for h in index.search("猫", k=5)]
+    from_pipeline = [str(h["corpus_id"] + 1) for h in pipeline.search("猫", texts, k=5)]
+    assert from_pipeline == from_index and from_index

@@ -8,11 +8,13 @@ from learnsim.text import LoneCharacters, Tokenizer
 def test_an_unknown_lone_character_is_read_as_the_terms_holding_it():
     vocabulary = {"子猫": 0, "猫が": 1, "犬が": 2, "好き": 3, "cat": 4}
     read = LoneCharacters(Tokenizer(), [vocabulary])
-    assert read("猫") == "猫 子猫 猫が"
-    tokens = Tokenizer()(read("猫"))
-    assert [t for t in tokens if t in vocabulary] == ["子猫", "猫が"]    # each added term reads as itself
-    assert read("猫 cat") == "猫 cat 子猫 猫が"
-    assert read("犬") == "犬 犬が"
+    assert read("猫") == "子猫 猫が"
+    assert Tokenizer()(read("猫")) == ["子猫", "猫が"]              # each term reads as itself
+    assert read("猫 cat") == "子猫 猫が  cat"
+    assert read("the 猫's toy") == "the  子猫 猫が 's toy"
+    assert read("犬") == "犬が"
+    assert read(read("猫")) == read("猫")                          # read again: nothing more
+    assert read("ｶ") == "ｶ"                                       # (folded カ: held by no term)
 
 
 def test_what_is_not_a_lone_unknown_character_is_left_alone():
@@ -25,19 +27,19 @@ def test_what_is_not_a_lone_unknown_character_is_left_alone():
 
 def test_two_vocabularies_and_other_scripts():
     read = LoneCharacters(Tokenizer(), [{"한국": 0}, {"국어": 1, "ภา": 2}])
-    assert read("국") == "국 한국 국어"
-    assert read("ภ") == "ภ ภา"
+    assert read("국") == "한국 국어"
+    assert read("ภ") == "ภา"
 
 
 def test_a_character_is_read_as_at_most_limit_terms():
     vocabulary = {f"猫{chr(0x4E00 + i)}": i for i in range(50)}
-    assert len(LoneCharacters(Tokenizer(), [vocabulary], limit=7)("猫").split()) == 1 + 7
-    assert len(LoneCharacters(Tokenizer(), [vocabulary])("猫").split()) == 1 + 50
+    assert len(LoneCharacters(Tokenizer(), [vocabulary], limit=7)("猫").split()) == 7
+    assert len(LoneCharacters(Tokenizer(), [vocabulary])("猫").split()) == 50
 
 
 def test_a_query_of_many_lone_characters_adds_at_most_limit_terms_in_all():
     vocabulary = {f"{chr(0x4E00 + i)}{chr(0x4E00 + j)}": 100 * i + j for i in range(100) for j in range(100) if i != j}
     query = " ".join(chr(0x4E00 + i) for i in range(100))          # 100 lone characters, 198 terms each
     read = LoneCharacters(Tokenizer(), [vocabulary], limit=500)
-    assert len(read(query).split()) == 100 + 500
-    assert len(LoneCharacters(Tokenizer(), [vocabulary])(query).split()) == 100 + 1000
+    assert len(read(query).split()) == 500 + 97          # 3 characters' terms, and the 97 left as they were
+    assert len(LoneCharacters(Tokenizer(), [vocabulary])(query).split()) == 1000 + 94

@@ -498,12 +498,14 @@ def _evaluate_queries(args):
               f"{args.qrels}; they are left out, as trec_eval leaves them out")
     _note_missing_documents(qrels, doc_ids, args.qrels, collection)
     k = min(args.k, len(doc_ids))
-    runs, how, encoder, pipeline = {}, None, None, None
+    runs, how, encoder = {}, None, None
+    pipeline = index.pipeline if args.index is not None else _load_pipeline(args.model) if args.model is not None else None
+    from ..baseline import LexicalBaselines
+
+    lexical = LexicalBaselines(texts, analysis=_analysis(pipeline))
     if args.index is not None:
         runs["learned"], how = _index_run(index, query_ids, queries, k)
-        pipeline = index.pipeline
     elif args.model is not None:
-        pipeline = _load_pipeline(args.model)
         runs["learned"], how = _corpus_run(pipeline, doc_ids, texts, query_ids, queries, k)
         from ..text.encoders import encoder_name, is_encoder
 
@@ -514,7 +516,7 @@ def _evaluate_queries(args):
             encoder = encoder_name(pipeline.vectorizer)
             runs["encoder"], _ = _corpus_run(Pipeline.from_encoder(pipeline.vectorizer), doc_ids, texts, query_ids,
                                              queries, k)
-    baselines, terms = _baseline_runs(doc_ids, texts, query_ids, queries, k, pipeline)
+    baselines, terms = _baseline_runs(doc_ids, query_ids, _read_lone_characters(queries, lexical), k, lexical)
     runs.update(baselines)
     reports, per_query = _measure_runs({name: normalise_run_ids(run) for name, run in runs.items()}, qrels)
     methods = {name: {m: rep[m] for m in RUN_MEASURES} for name, rep in reports.items()}
@@ -572,13 +574,27 @@ def _note_missing_documents(qrels, doc_ids, qrels_path, collection):
               f"in {collection}; no ranking finds them (they still count in MAP and recall, as in trec_eval)")
 
 
-def _baseline_runs(doc_ids, texts, query_ids, queries, k, pipeline=None):
-    """({"bm25": run, "cosine": run}, how the terms are counted) of the queries on the
-    documents' own term counts: the baselines every search fit is checked against
-    (:class:`learnsim.baseline.LexicalBaselines`)."""
-    from ..baseline import LexicalBaselines
+def _read_lone_characters(queries, lexical):
+    """The queries as the baselines read them: each lone character of a spaceless script (猫) that
+    the collection's terms do not hold read as the terms holding it, as an index's search and
+    Pipeline.search read a query for the learned model (learnsim.text.LoneCharacters). Read alike,
+    a gain is the model's, not the reading's. Noted when any query changes."""
+    from ..text import LoneCharacters
 
-    lexical = LexicalBaselines(texts, analysis=_analysis(pipeline))
+    vectorizer = lexical.vectorizer
+    read = LoneCharacters(vectorizer.build_tokenizer(), [vectorizer.vocabulary_])
+    out = [read(q) for q in queries]
+    changed = sum(a != b for a, b in zip(queries, out))
+    if changed:
+        _note(f"{changed} of the {len(queries)} queries hold a lone character the collection has only inside "
+              "longer runs (as 猫 in 子猫): the term-based methods read it as the terms holding it")
+    return out
+
+
+def _baseline_runs(doc_ids, query_ids, queries, k, lexical):
+    """({"bm25": run, "cosine": run}, how the terms are counted) of the queries on the
+    documents' own term counts (``lexical``: a :class:`learnsim.baseline.LexicalBaselines`):
+    the baselines every search fit is checked against."""
     Q = lexical.query_counts(queries)
     runs = {}
     for name in ("bm25", "cosine"):

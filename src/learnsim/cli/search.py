@@ -327,6 +327,7 @@ def _corpus_ranking(pipeline, texts, queries, k):
     _warn_empty_rows(found.documents, "corpus document", texts)
     reranker = pipeline.rerank
     depth = min(max(k, reranker.n_candidates), len(texts)) if reranker is not None else k
+    queries = found.read_lone_characters(list(queries))     # as an index's search reads them
     idx, values, blank = found.top_k_blank(queries, depth)
     blank = blank.tolist()
     _note_unknown([q for q, b in zip(queries, blank) if b])

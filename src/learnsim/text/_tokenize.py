@@ -753,8 +753,8 @@ class LoneCharacters:
     query (猫, 桜, 물: cat, cherry blossom, water) was a term no document has, wherever the character
     stood inside a longer run in the documents (子猫が, 桜の), and found nothing. This reads such a
     character, when the vocabulary does not hold it, as the vocabulary's terms of those scripts
-    that hold it (子猫, 猫が, ...; at most ``limit`` for the whole query, in vocabulary order): a search then finds the
-    documents where it stands, scored by those terms. A character the vocabulary holds, a query
+    that hold it (子猫, 猫が, ...; at most ``limit`` for the whole query, in vocabulary order), in
+    its place: a search then finds the documents where it stands, scored by those terms. A character the vocabulary holds, a query
     of longer runs and text without those scripts are left as they are.
 
     Parameters
@@ -770,7 +770,7 @@ class LoneCharacters:
     --------
     >>> expand = LoneCharacters(Tokenizer(), [{"子猫": 0, "猫が": 1, "犬が": 2, "好き": 3}])
     >>> expand("猫")
-    '猫 子猫 猫が'
+    '子猫 猫が'
     >>> expand("猫が好き"), expand("cat")
     ('猫が好き', 'cat')
 
@@ -803,19 +803,24 @@ class LoneCharacters:
         return self._holding
 
     def __call__(self, text):
-        """``text``, with the terms each unknown lone character stands for added after it (the
-        character itself is kept: it adds nothing, as before)."""
+        """``text`` with each unknown lone character replaced by the terms holding it (so that
+        reading the result again changes nothing more)."""
         if text.isascii() or self.tokenizer.analyzer == "words":
             return text
-        run = self.tokenizer._spaceless_run
-        lone = [t for t in self.tokenizer(text) if len(t) == 1 and not self._known(t) and run.fullmatch(t)]
-        if not lone:
-            return text
-        holding = self._terms_holding()
-        added = []
-        for c in dict.fromkeys(lone):
+        added, holding = 0, None
+
+        def replace(m):
+            nonlocal added, holding
+            c = m.group()
+            term = self.tokenizer(c) if len(c) == 1 else ()     # as the tokenizer folds it (ｶ is カ)
+            if len(term) != 1 or len(term[0]) != 1 or self._known(term[0]) or added >= self.limit:
+                return c
+            if holding is None:
+                holding = self._terms_holding()
             # at most `limit` in all: a query of a thousand lone characters is not a million terms
-            added.extend(holding.get(c, ())[:self.limit - len(added)])
-            if len(added) >= self.limit:
-                break
-        return text if not added else text + " " + " ".join(added)
+            found = holding.get(term[0], ())[:self.limit - added]
+            added += len(found)
+            return f" {' '.join(found)} " if found else c
+
+        read = self.tokenizer._spaceless_run.sub(replace, text)
+        return read.strip() if added else text

@@ -425,6 +425,11 @@ class TextVectorizer(BaseEstimator):
     def _make_tokenizer(self):
         return Tokenizer(**tokenizer_params(self))
 
+    def build_tokenizer(self):
+        """A :class:`learnsim.text.Tokenizer` reading text as this vectoriser does (its analysis,
+        stop words, stems and n-grams), as scikit-learn's ``CountVectorizer.build_tokenizer``."""
+        return self._make_tokenizer()
+
     # ------------------------------------------------------------------ fitting
     def _build_vocabulary(self, docs):
         counts, vocab = _count_terms(docs, self._tokenizer)
