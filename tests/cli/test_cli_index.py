@@ -468,3 +468,37 @@ def test_search_index_starts_without_scikit_learn(data, indexes, tmp_path):
                            str(indexes["mcd"]), "--query", "x", "--json"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "learnsim" in proc.stderr and not re.search(r"\|\s*sklearn\b", proc.stderr)
+
+
+def test_an_output_that_is_an_input_or_inside_the_index_is_refused(data, models, dup_index, tmp_path):
+    """dedupe --out IDX/docs.sqlite wrote its table over the index's documents (exit 0, the index
+    lost); cluster over its manifest; fit --model over its own training file. Each is refused
+    before any work, in one line, and what it would have hit is untouched."""
+    idx = dup_index["index"]
+    before = {p.name: p.read_bytes() for p in (idx / "docs.sqlite", idx / "manifest.json")}
+    assert_user_error(["dedupe", "--index", idx, "--out", idx / "docs.sqlite"], "--out", "inside", "damage it")
+    assert_user_error(["cluster", "--index", idx, "--k", "3", "--out", idx / "manifest.json"], "inside")
+    assert_user_error(["cluster", "--index", idx, "--k", "3", "--out", idx / "segments" / "new.tsv"], "inside")
+    assert {p.name: p.read_bytes() for p in (idx / "docs.sqlite", idx / "manifest.json")} == before
+    train = tmp_path / "train.jsonl"
+    train.write_bytes((data["folder"] / "docs.jsonl").read_bytes())
+    assert_user_error(["fit", "--input", train, "--model", train], "--model", "input", "destroy")
+    assert train.read_bytes() == (data["folder"] / "docs.jsonl").read_bytes()
+
+
+def test_a_table_is_written_whole_or_not_at_all(tmp_path):
+    """write_table wrote into its target as it went: a failure half-way left half a table where
+    the previous one was. It writes beside it and moves it into place."""
+    from learnsim.cli.dedupe import write_table
+
+    out = tmp_path / "groups.tsv"
+    write_table(out, ["group", "id"], [[1, "a"], [1, "b"]])
+    whole = out.read_bytes()
+
+    def rows():
+        yield [2, "c"]
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError):
+        write_table(out, ["group", "id"], rows())
+    assert out.read_bytes() == whole and sorted(p.name for p in tmp_path.iterdir()) == ["groups.tsv"]

@@ -348,12 +348,26 @@ def _add_quoting(parser):
                              "(but the Quora files) and csv for .csv (but the STS Benchmark files)")
 
 
-def _check_output_file(path, option):
+def _check_output_file(path, option, inputs=()):
     """Refuse, before any work, an output file that cannot be written: a folder, a missing or
-    unwritable parent folder (never created silently), a read-only file. Returns the Path."""
+    unwritable parent folder (never created silently), a read-only file; and one that is an input
+    of the command (``inputs``: its files and folders, None left out) or lies inside an input
+    folder (an index's own files: ``dedupe --out IDX/docs.sqlite`` wrote its table over the
+    index's documents). Returns the Path."""
     import os
 
     path = Path(path)
+    target = path.resolve()
+    for given in inputs:
+        if given is None:
+            continue
+        source = Path(given).resolve()
+        if target == source:
+            raise UsageError(f"{option} {path} is the command's input {given}: writing it would destroy it; "
+                             "give another file name")
+        if source.is_dir() and source in target.parents:
+            raise UsageError(f"{option} {path} is inside {given}, which the command reads: writing there would "
+                             "damage it; give a file outside it")
     if path.is_dir():
         raise UsageError(f"{option} {path} is a folder; give a file name such as model.npz")
     parent = path.parent

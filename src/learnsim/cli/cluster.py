@@ -36,7 +36,7 @@ def run(args):
     from .dedupe import write_table
     from .index import open_index
 
-    out = _check_output_file(args.out, "--out") if args.out else None
+    out = _check_output_file(args.out, "--out", inputs=[args.index]) if args.out else None
     index = open_index(args.index)
     if args.distance_threshold is not None and not args.distance_threshold > 0:   # NaN too
         raise UsageError(f"--distance-threshold must be a positive number; got {args.distance_threshold}")

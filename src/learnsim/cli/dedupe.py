@@ -1,7 +1,9 @@
 """``learnsim dedupe``: the groups of near-duplicates of an indexed collection."""
 from __future__ import annotations
 
+import contextlib
 import textwrap
+from pathlib import Path
 
 from ._common import _check_output_file, _examples, _formatter, _positive_int, _print_json, _snippet, _table
 
@@ -29,17 +31,37 @@ def register(commands):
 
 
 def write_table(path, header, rows):
-    """A TSV file (tabs and newlines inside a cell become spaces)."""
-    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+    """A TSV file (tabs and newlines inside a cell become spaces), written beside it and moved
+    into place once whole: a failure half-way (a full disk) leaves the file that was there, not
+    half a table. A path that is not a regular file (``/dev/stdout``, a pipe) is written as it is."""
+    import os
+    import tempfile
+
+    def write(fh):
         fh.write("\t".join(header) + "\n")
         for row in rows:
             fh.write("\t".join(" ".join(str(c).split()) for c in row) + "\n")
+
+    path = Path(path)
+    if path.exists() and not path.is_file():
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            write(fh)
+        return
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            write(fh)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def run(args):
     from .index import open_index, require_duplicate_rule
 
-    out = _check_output_file(args.out, "--out") if args.out else None
+    out = _check_output_file(args.out, "--out", inputs=[args.index]) if args.out else None
     index = open_index(args.index)
     require_duplicate_rule(index)
     groups = index.dedupe(k=args.neighbours)

@@ -324,7 +324,9 @@ def run(args):
                          "documents are the collection")
     _check_method_options(args)
     settings = _mcd_settings(args) if args.method == "mcd" else None
-    model_path = _check_output_file(args.model, "--model")
+    model_path = _check_output_file(args.model, "--model", inputs=[
+        getattr(args, name, None) for name in ("input", "pairs", "triplets", "links", "clicks", "clicks_from",
+                                                "qrels", "queries", "corpus", "beir", "encoder")])
     args.encoder_model = None
     check_encoder_backend(args)
     if args.encoder is not None:
