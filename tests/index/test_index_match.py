@@ -70,3 +70,29 @@ def test_match_and_dedupe_without_a_duplicate_rule_are_refused(family, tmp_path)
         idx.match(texts[3], k=5)
     with pytest.raises(ValueError, match="no validated duplicate rule"):
         idx.dedupe(k=3)
+
+
+def test_dedupe_groups_exact_copies_that_the_search_ranks_below_k_others(tmp_path):
+    """A FILM fitted on the example pairs searches by BM25 and decides duplicates by the input
+    cosine. BM25 ranks 12 texts repeating "refund" and "policy" above an exact copy of "refund
+    policy", so with k=10 the two copies were never compared, and sat in no group. A document is
+    now checked against the first document of the very same text, wherever the search ranks it."""
+    import json
+    from pathlib import Path
+
+    from conftest import run_cli
+
+    import learnsim
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    code, _, err = run_cli(["fit", "--method", "film", "--pairs", examples / "pairs.tsv", "--model", tmp_path / "m.npz"])
+    assert code == 0, err
+    pipeline = learnsim.load(tmp_path / "m.npz")
+    rows = [json.loads(line) for line in (examples / "tickets.jsonl").read_text(encoding="utf-8").splitlines()]
+    stuffed = " ".join(["refund"] * 4 + ["policy"] * 4 + ["courier"] * 10)
+    texts = [r["text"] for r in rows] + ["refund policy", "refund policy"] + [stuffed] * 12
+    ids = [r["id"] for r in rows] + ["A1", "A2"] + [f"x{i}" for i in range(12)]
+    index = Index.build(tmp_path / "idx", pipeline, texts, ids)
+    assert "A2" not in [h["id"] for h in index.search("refund policy", k=11)]     # the copy ranks below k
+    groups = [[d["id"] for d in g] for g in index.dedupe(k=10)]
+    assert ["A1", "A2"] in groups, groups

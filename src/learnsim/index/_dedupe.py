@@ -4,8 +4,15 @@ Each live document's k closest documents (the index's own search, in blocks of 2
 are checked with the model's duplicate rule (``Pipeline.match``), and the accepted pairs are
 joined transitively (union-find, the smaller position the root), as Elasticsearch users group
 the hits of a ``more_like_this`` query and dedupe tools group the pairs they accept.
+
+A document with the very same text as an earlier one is checked against it too, wherever the
+search ranks it: the search scores by the model's search rule, not by the duplicate rule, and
+k texts that outscore an exact copy (BM25 prefers a text that repeats the query's words) kept
+two identical documents out of every group.
 """
 from __future__ import annotations
+
+import hashlib
 
 import numpy as np
 
@@ -32,6 +39,7 @@ def dedupe_documents(index, k):
         return a
 
     best = {}
+    first_with_text = {}      # a text's digest: the first live position holding it
     batch = 256
     blocks = progress(range(0, positions.size, batch), desc="index: dedupe",
                       enabled=enabled_for(positions.size, loop=True))
@@ -42,10 +50,16 @@ def dedupe_documents(index, k):
         found = index._search_rows(index._query_rows(texts), k, index._live, exclude=list(block))
         pairs, owners = [], []
         for p, text, (values, order) in zip(block, texts, found):
+            p = int(p)
+            key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+            same = first_with_text.setdefault(key, p)
             for o in order:
-                if o != p:
+                if o != p and o != same:
                     pairs.append((p, int(o)))
                     owners.append(text)
+            if same != p:
+                pairs.append((p, same))
+                owners.append(text)
         if not pairs:
             continue
         other = index.store.documents(index._seqs[[b for _, b in pairs]])
