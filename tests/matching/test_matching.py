@@ -387,7 +387,7 @@ def test_knn_bad_k():
     with pytest.warns(UserWarning, match=r"\[50\].*dropped"):
         knn = PairwiseKNNMatcher(k_grid=(1, 5, 50)).fit(X, pairs)
     assert knn.validation_curve_["k"].tolist() == [1, 5]
-    with pytest.raises(ValueError, match="other items of the collection"):
+    with pytest.raises(ValueError, match="3 texts are too few, it needs at least 6"):
         PairwiseKNNMatcher(k=5).fit(X, pairs).predict([[0, 1]], X=X[:3])
 
 

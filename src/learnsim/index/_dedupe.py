@@ -40,6 +40,10 @@ def dedupe_documents(index, k):
 
     best = {}
     first_with_text = {}      # a text's digest: the first live position holding it
+    # a rule whose decisions depend on the texts decided together (the kNN rule) gets every
+    # pair at once: block by block, the groups depended on the collection's size and order
+    together = getattr(index.pipeline.matcher, "decides_together", False)
+    held = ([], [], {})       # pairs, their first texts, {position: text} of their second
     batch = 256
     blocks = progress(range(0, positions.size, batch), desc="index: dedupe",
                       enabled=enabled_for(positions.size, loop=True))
@@ -63,15 +67,16 @@ def dedupe_documents(index, k):
         if not pairs:
             continue
         other = index.store.documents(index._seqs[[b for _, b in pairs]])
-        decisions = index.pipeline.match([(t, other[int(index._seqs[b])][1]) for t, (_, b) in zip(owners, pairs)])
-        for (a, b), dec in zip(pairs, decisions):
-            if dec["duplicate"]:
-                pr = float(dec["probability"])
-                best[a] = max(best.get(a, 0.0), pr)
-                best[b] = max(best.get(b, 0.0), pr)
-                ra, rb = find(a), find(b)
-                if ra != rb:
-                    parent[max(ra, rb)] = min(ra, rb)
+        if together:
+            held[0].extend(pairs)
+            held[1].extend(owners)
+            held[2].update((b, other[int(index._seqs[b])][1]) for _, b in pairs)
+            continue
+        _join(index.pipeline.match([(t, other[int(index._seqs[b])][1]) for t, (_, b) in zip(owners, pairs)]),
+              pairs, best, find, parent)
+    if together and held[0]:
+        _join(index.pipeline.match([(t, held[2][b]) for t, (_, b) in zip(held[1], held[0])]), held[0], best, find,
+              parent)
     groups = {}
     for p in best:
         groups.setdefault(find(p), []).append(p)
@@ -83,3 +88,16 @@ def dedupe_documents(index, k):
                      "probability": best[p]} for p in members])
     out.sort(key=lambda g: (-len(g), g[0]["id"]))
     return out
+
+
+def _join(decisions, pairs, best, find, parent):
+    """Join the pairs the rule accepted (union-find, the smaller position the root), keeping each
+    document's largest probability."""
+    for (a, b), dec in zip(pairs, decisions):
+        if dec["duplicate"]:
+            pr = float(dec["probability"])
+            best[a] = max(best.get(a, 0.0), pr)
+            best[b] = max(best.get(b, 0.0), pr)
+            ra, rb = find(a), find(b)
+            if ra != rb:
+                parent[max(ra, rb)] = min(ra, rb)

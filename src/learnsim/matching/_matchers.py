@@ -137,6 +137,11 @@ def _check_common_state(cls, meta, arrays, required_meta, required_arrays):
 class _PairMatcher(BaseEstimator):
     """Input handling, scoring and reporting shared by the matchers."""
 
+    #: Whether a pair's decision depends on the other texts decided with it (the kNN rule's
+    #: neighbours are searched among them): such a rule must be given all the pairs of one
+    #: request at once, never in pieces, or two surfaces decide the same pair differently.
+    decides_together = False
+
     # the transformer's state is checked by its own class (persistence._restore)
     _STATE_NESTED = ("transformer",)
 
@@ -388,6 +393,8 @@ class PairwiseKNNMatcher(_PairMatcher):
         "block_size": ["no_validation"],       # checked by the search where it is used
     }
 
+    decides_together = True
+
     def __init__(self, transformer=None, k="auto", k_grid=(1, 2, 3, 5, 10, 20, 50), metric="cosine",
                  block_size=None):
         self.transformer = transformer
@@ -488,8 +495,10 @@ class PairwiseKNNMatcher(_PairMatcher):
 
     def _decision_scores(self, idx, E):
         if self.k_ > E.shape[0] - 1:
-            raise ValueError(f"k_={self.k_} is larger than the {E.shape[0] - 1} other items of the "
-                             "collection X; use a larger collection or refit with a smaller k")
+            raise ValueError(f"the kNN duplicate rule decides among the texts given together (a pair is a duplicate "
+                             f"when each text is among the other's {self.k_} nearest): {E.shape[0]} texts are too "
+                             f"few, it needs at least {self.k_ + 1}; give more texts together (matching against an "
+                             f"index: k of at least {self.k_}), or refit with a smaller k")
         ranks = _neighbour_ranks(E, idx, self.k_, self.metric, self.block_size)
         return (ranks.max(axis=1) <= self.k_).astype(np.float64), 1.0
 
