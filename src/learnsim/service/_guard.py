@@ -8,6 +8,7 @@ import hmac
 import socket
 from urllib.parse import unquote_to_bytes
 
+from . import _limits
 from ._http import _error, _short
 
 _LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
@@ -146,6 +147,100 @@ def _without_body(send):
     return send_head
 
 
+_in_flight = 0   # the bytes of the answers this process is sending (see _AnswerBytes)
+_START, _BODY = "http.response.start", "http.response.body"
+_CONTENT_LENGTH = b"content-length"
+
+
+def answer_bytes_in_flight():
+    """The bytes of the answers this process is sending now (``MAX_ANSWER_BYTES_IN_FLIGHT``)."""
+    return _in_flight
+
+
+class _AnswerBytes:
+    """``send`` (its method :meth:`send`) bounding the bytes of answers: one answer's
+    (``MAX_ANSWER_BYTES``, else a 422) and those of every answer the process is sending
+    (``MAX_ANSWER_BYTES_IN_FLIGHT``, else a 503 with ``Retry-After``), each checked on the
+    answer's Content-Length before any of it is sent. An answer without one (streamed) is not
+    counted: every JSON answer of the service has one.
+
+    An answer is counted from its start until its bytes have left: uvicorn's ``send`` writes a
+    body to the connection's buffer and returns at once, and waits for that buffer to drain (a
+    client that does not read) at the start of the *next* message. So the last body message is sent
+    as a body with ``more_body`` and an empty last one, which returns once the body has drained;
+    :meth:`release` then, or on any other way out (the client gone, an exception: the guard calls
+    it in a ``finally``). One event loop a process: no lock."""
+
+    __slots__ = ("_send", "scope", "held", "refused")
+
+    def __init__(self, send, scope):
+        self._send, self.scope, self.held, self.refused = send, scope, 0, False
+
+    async def send(self, message):
+        global _in_flight
+        kind = message["type"]
+        if kind == _BODY:
+            if self.refused:
+                return                  # the answer this one replaced: nothing of it is sent
+            if not self.held or message.get("more_body", False):
+                await self._send(message)
+                return
+            try:
+                if message.get("body"):
+                    await self._send(dict(message, more_body=True))
+                    await self._send({"type": _BODY, "body": b"", "more_body": False})
+                else:
+                    await self._send(message)
+            finally:
+                self.release()
+            return
+        if kind == _START:
+            size = 0
+            for name, value in message.get("headers", ()):
+                if name == _CONTENT_LENGTH:
+                    size = int(value)
+                    break
+            # a small answer (a search of short texts is a few KB) is neither counted nor held:
+            # the search path pays one look at its headers, no extra message
+            if size > _limits.SMALL_ANSWER_BYTES:
+                problem = self._refusal(size)
+                if problem is not None:
+                    await self._refuse(message, problem)
+                    return
+                _in_flight += size
+                self.held = size
+        await self._send(message)
+
+    def release(self):
+        """Take this answer out of the count (once: the later calls do nothing)."""
+        global _in_flight
+        _in_flight -= self.held
+        self.held = 0
+
+    def _refusal(self, size):
+        """The error answer replacing an answer of ``size`` bytes, or None to send it."""
+        if size > _limits.MAX_ANSWER_BYTES and not self._write():
+            return _error(422, f"the answer would be {size} bytes, over the bound of {_limits.MAX_ANSWER_BYTES} "
+                               "bytes of one answer (MAX_ANSWER_BYTES): ask for fewer hits or queries (a smaller k)")
+        if _in_flight + size > _limits.MAX_ANSWER_BYTES_IN_FLIGHT and not self._write():
+            return _error(503, "the server is sending too many large answers at once (MAX_ANSWER_BYTES_IN_FLIGHT); "
+                               "retry", {"Retry-After": "1"})
+        return None
+
+    def _write(self):
+        # a write happened before its answer: that answer must reach the client, or a retry
+        # would repeat it (a 409 for an id now in the index)
+        scope = self.scope
+        return _is_write(scope["method"], scope["path"], _raw_path(scope))
+
+    async def _refuse(self, start, problem):
+        self.refused = True
+        # a cross-origin client must still be able to read the refusal
+        cors = [(n, v) for n, v in start.get("headers", ()) if n.startswith(b"access-control-") or n == b"vary"]
+        await self._send({"type": _START, "status": problem.status_code, "headers": problem.raw_headers + cors})
+        await self._send({"type": _BODY, "body": problem.body, "more_body": False})
+
+
 class _BodyLimit:
     """ASGI middleware, the first to see a request, which it checks before its body is read:
 
@@ -163,7 +258,9 @@ class _BodyLimit:
        its body (RFC 9110, 9.3.2: health probes and link checkers send it), and records nothing
        (``"learnsim.head"`` in the scope): not a click of ``/click`` (a 405 there), not an
        impression of a search;
-    8. every answer carries ``X-Content-Type-Options: nosniff``."""
+    8. every answer carries ``X-Content-Type-Options: nosniff``;
+    9. the bytes of answers are bounded, one answer's and those of all the answers the process
+       is sending (:class:`_AnswerBytes`): over them an answer is replaced by a 422 or a 503."""
 
     def __init__(self, app, max_bytes, hosts=None, key=None, read_only=False, protect_reads=False,
                  origins=()):
@@ -179,6 +276,15 @@ class _BodyLimit:
         if scope["method"] == "HEAD" and scope["path"] != "/click":
             scope = dict(scope, method="GET", **{HEAD: True})
             send = _without_body(send)
+        answer = _AnswerBytes(send, scope)
+        try:
+            await self._checked(scope, receive, answer.send)
+        finally:
+            if answer.held:         # the client went away, or the application or the server failed
+                answer.release()
+
+    async def _checked(self, scope, receive, send):
+        """The checks 1-6 (see the class), then the application."""
         problem = self._refusal(scope)
         if problem is not None:
             await problem(scope, receive, send)

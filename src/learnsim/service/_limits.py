@@ -14,8 +14,27 @@ from ._http import _fail
 MAX_K = 1000
 MAX_N_TOP = 100
 MAX_BATCH = 1000
-# a hit carries its text: 2,000 hits answer about 1 MB of JSON, 15 ms to encode on the event loop
+# a hit carries its text: 2,000 hits of short texts answer about 1 MB of JSON, 15 ms to encode on
+# the event loop (texts of 10,000 emoji answer 80 MB: MAX_ANSWER_BYTES bounds the bytes)
 MAX_HITS = 2_000
+#: The bytes of one answer (its Content-Length), checked by the guard before any of it is sent:
+#: a larger one is answered by a JSON 422 naming its size (ask for fewer hits or queries). The
+#: counts above bound hits, not bytes: a hit carries its text, up to 10,000 characters of up to 4
+#: UTF-8 bytes each (40 KB, and more with JSON's escapes). The project's client refuses answers
+#: over 64 MiB.
+MAX_ANSWER_BYTES = 32 * 2 ** 20
+#: The bytes of all the answers one server process is sending at once, from an answer's start to
+#: the moment its bytes have left for the client (a client that does not read holds them in the
+#: server's memory): an answer that would take them over this is replaced by a JSON 503 with
+#: ``Retry-After: 1`` before any of it is sent. Answers of a write are counted but never
+#: refused; answers of at most ``SMALL_ANSWER_BYTES`` are not counted. Each worker process of ``learnsim serve
+#: --workers N`` has its own count.
+MAX_ANSWER_BYTES_IN_FLIGHT = 256 * 2 ** 20
+#: Answers this small are neither counted nor refused (``MAX_ANSWER_BYTES`` is far above it):
+#: refusing them would free next to nothing, a liveness probe, an error or a light search must
+#: still be answered while large answers wait for their clients, and the search path then pays
+#: nothing for the bound but a look at its headers.
+SMALL_ANSWER_BYTES = 64 * 2 ** 10
 MAX_EXPLAIN_K = 20
 MAX_EXPLAINED = 100
 MAX_EXPLAIN_WORDS = 2_000
