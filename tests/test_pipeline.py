@@ -384,6 +384,13 @@ def test_match_decides_pairs_with_the_validated_rule(data, tmp_path, matcher):
     np.testing.assert_allclose([d["score"] for d in decisions], [r["score"] for r in cli], atol=1e-12)
 
 
+def test_match_names_a_pair_that_is_not_two_texts(data):
+    model = _CACHE.get("film_pairs") or _CACHE.setdefault("film_pairs", _fit("film_pairs", data))
+    for bad in ({"text_a": "a b", "text_b": "c d"}, ("a b",), "ab"):       # a dict was a bare KeyError 0
+        with pytest.raises(ValueError, match=r"pairs\[1\] must be a tuple \(text_a, text_b\)"):
+            model.match([("a b", "c d"), bad])
+
+
 def test_match_without_a_duplicate_rule_says_how_to_fit_one(data):
     model = _CACHE.get("film") or _CACHE.setdefault("film", _fit("film", data))
     with pytest.raises(ValueError, match=r"no validated duplicate rule.*pairs="):

@@ -912,8 +912,9 @@ def _check_text_pairs(pairs):
     if not rows:
         raise ValueError("pairs is empty: give at least one (text_a, text_b) pair")
     for r, row in enumerate(rows):
-        if isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) != 2:
-            raise ValueError(f"pairs[{r}] must be a tuple (text_a, text_b); got {row!r}")
+        # (a dict of two keys has a length of 2, and row[0] was a bare KeyError)
+        if isinstance(row, (str, bytes, dict)) or not hasattr(row, "__len__") or len(row) != 2:
+            raise ValueError(f"pairs[{r}] must be a tuple (text_a, text_b); got {row!r}"[:300])
         if not (isinstance(row[0], str) and isinstance(row[1], str)):
             raise TypeError(f"pairs[{r}] must hold two str; got {type(row[0]).__name__} and {type(row[1]).__name__}")
     return [(a, b) for a, b in rows]

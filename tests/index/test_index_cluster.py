@@ -156,8 +156,19 @@ def test_bad_arguments_are_refused_before_any_work(built):
     for bad in (0, -1, 2.5, True):
         with pytest.raises(ValueError, match="k must be a positive integer"):
             idx.cluster(bad)
-    for bad in (0.0, -1.0, float("nan"), float("inf")):
+    # (True read as 1.0 and "0.5" as 0.5 where k refused both)
+    for bad in (0.0, -1.0, float("nan"), float("inf"), True, "0.5", [0.5]):
         with pytest.raises(ValueError, match="distance_threshold must be a positive number"):
             idx.cluster(distance_threshold=bad)
+    for bad in (2 ** 70, -1, 1.5, True, "7"):       # scikit-learn's message named none of ours
+        with pytest.raises(ValueError, match="seed .random_state. must be a whole number"):
+            idx.cluster(3, random_state=bad)
     with pytest.raises(ValueError, match="either k"):
         idx.cluster(3, distance_threshold=1.0)
+
+
+def test_an_index_of_one_document_is_one_cluster(tmp_path):
+    texts, _, ids, meta = corpus()
+    index = Index.build(tmp_path / "one", model("film"), texts[:1], ids[:1], meta[:1])
+    assert index.cluster(distance_threshold=0.5) == {ids[0]: 0}
+    assert index.cluster(1) == {ids[0]: 0}

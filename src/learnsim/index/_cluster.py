@@ -147,12 +147,22 @@ def cluster_documents(index, k, distance_threshold, random_state):
     if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
         raise ValueError(f"k must be a positive integer; got {k!r}")
     if distance_threshold is not None:
+        # a number, as k is an integer: True was 1.0 and "0.5" 0.5 (float() reads both)
+        if isinstance(distance_threshold, (bool, np.bool_)) or not isinstance(distance_threshold, (int, float, np.number)):
+            raise ValueError(f"distance_threshold must be a positive number; got {distance_threshold!r}")
         t = float(distance_threshold)
         if not np.isfinite(t) or t <= 0:
             raise ValueError(f"distance_threshold must be a positive number; got {distance_threshold!r}")
+    if random_state is not None and not isinstance(random_state, np.random.RandomState) and (
+            isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer))
+            or not 0 <= random_state < 2 ** 32):
+        # scikit-learn's own message names none of learnsim's options
+        raise ValueError(f"the seed (random_state) must be a whole number from 0 to 2**32 - 1; got {random_state!r}")
     ids, rows = _live_rows(index)
     if not ids:
         return {}
+    if len(ids) == 1:
+        return {ids[0]: 0}      # one document is one cluster (scikit-learn wants two to cluster)
     if k is not None:
         if k > len(ids):
             raise ValueError(f"k={k} is more than the {len(ids)} documents of the index")
