@@ -224,3 +224,22 @@ def test_quora_pair_classifier_beats_the_threshold_rule():
     model.fit(texts, dev_pairs)
     learned = model.score(test.pairs, X=test_texts)
     assert learned > threshold + 0.04, (learned, threshold)
+
+
+def test_a_long_text_is_hashed_in_pieces_with_the_same_counts(monkeypatch):
+    """scikit-learn's hashing lists every character n-gram of a text as a string first: a 38 MB
+    text took more than 4 GB. A long text is hashed in pieces cut at whitespace, whose counts add
+    up to the whole text's exactly ("char_wb" n-grams never cross a space)."""
+    import random
+
+    from learnsim.matching import pair_classifier as pc
+
+    rng = random.Random(0)
+    words = ["alpha", "béta", "gamma", "猫が好き", "x" * 30, "d\u0301e"]
+    text = " ".join(rng.choice(words) for _ in range(3000)) + "\n" + "\t".join(rng.choice(words) for _ in range(500))
+    hasher = pc.PairClassifierMatcher()._hasher()
+    whole = hasher.transform(["first", text, "last one"]).tocsr()
+    monkeypatch.setattr(pc, "_CHAR_PIECE", 997)
+    pieces = pc._text_pieces(text)
+    assert "".join(pieces) == text and len(pieces) > 10 and max(map(len, pieces)) <= 997
+    assert (abs(pc._long_char_counts(hasher, ["first", text, "last one"]) - whole)).sum() == 0
