@@ -38,11 +38,14 @@ def register(commands):
 
 
 def open_log(path, readonly=True):
-    """The FeedbackLog of an index directory (or file), or a UsageError naming the problem."""
+    """The FeedbackLog of an index directory (or file), or a UsageError naming the problem; never
+    a new log (a mistyped path is "no feedback log", not an empty log made there)."""
     from ..feedback import FeedbackLog
+    from ..feedback import _log
 
     try:
-        return FeedbackLog(path, readonly=readonly)
+        # a lock held by another process: waited for as long as the open waits, then one line
+        return FeedbackLog(path, readonly=readonly, create=False, busy_timeout=_log.OPEN_BUSY_TIMEOUT_S)
     except FileNotFoundError as exc:
         raise UsageError(str(exc)) from None
     except ValueError as exc:
@@ -57,12 +60,23 @@ def run(args):
             raise UsageError("purge needs --older-than DAYS or --all (one of them)")
         if args.older_than is not None and not args.older_than >= 0:
             raise UsageError(f"--older-than must be a number of days >= 0; got {args.older_than}")
+        from ..feedback._log import FeedbackLogError, LogBusy
+
         with open_log(args.index, readonly=False) as log:
-            n = log.purge(older_than_days=args.older_than, everything=args.all)
+            try:
+                n = log.purge(older_than_days=args.older_than, everything=args.all)
+            except LogBusy as exc:
+                # a healthy log another process holds (a server's write, a backup): nothing to move away
+                raise UsageError(f"{log.path}: {exc}; retry when it is done") from None
+            except FeedbackLogError as exc:
+                raise UsageError(f"{log.path}: {exc}") from None
+            future = log.purged_future
         if args.json:
-            _print_json({"purged_impressions": n})
+            _print_json({"purged_impressions": n, "purged_future": future})
         else:
-            print(f"Purged {n} impression(s) and their clicks.")
+            dated = (f" ({future} of them stamped more than a day in the future: they cannot be dated)"
+                     if future else "")
+            print(f"Purged {n} impression(s) and their clicks{dated}.")
         return 0
     with open_log(args.index) as log:
         if args.action == "stats":
@@ -77,7 +91,7 @@ def run(args):
                         value = datetime.fromtimestamp(value, timezone.utc).isoformat(timespec="seconds")
                     print(f"{key:22s} {value if value is not None else '-'}")
             return 0
-        out = _check_output_file(args.out, "--out") if args.out else None
+        out = _check_export_out(args.out, log.path) if args.out else None
         if args.comparisons:
             rows = click_comparisons(log.impressions(with_clicks_only=True))
             lines = ["query\tclicked\tskipped"] + ["\t".join(" ".join(str(c).split()) for c in r) for r in rows]
@@ -90,6 +104,24 @@ def run(args):
         with open(out, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
     return 0
+
+
+def _check_export_out(out, log_path):
+    """--out of export: a writable file (_check_output_file) that is neither the log nor a file
+    of the index beside it (symbolic links followed): writing there would destroy every click
+    acknowledged, or the index."""
+    from pathlib import Path
+
+    out = _check_output_file(out, "--out")
+    target, log_file = out.resolve(), Path(log_path).resolve()
+    # the log and its journal files; the index directory when the log is an index's (a manifest
+    # beside it), with every file below it
+    if target in {log_file.with_name(log_file.name + tail) for tail in ("", "-wal", "-shm", "-journal")}:
+        raise UsageError(f"--out {out}: that is the feedback log itself; give a file outside the index")
+    folder = log_file.parent
+    if (folder / "manifest.json").exists() and target.is_relative_to(folder):
+        raise UsageError(f"--out {out}: that is inside the index directory {folder}; give a file outside it")
+    return out
 
 
 def logged_clicks(directory):

@@ -420,6 +420,11 @@ def _evidence(index, candidate, version, confidence=0.95, min_clients=None):
         options = {} if min_clients is None else {"min_clients": min_clients}
         evidence = promotion_evidence(index, candidate, candidate_version=version, confidence=confidence, **options)
     except (ValueError, OSError) as exc:        # no clicks logged, too few, ...
+        from ..feedback._log import LogDamaged
+
+        if isinstance(exc, LogDamaged):
+            # a damaged log is the input's fault, not a refusal of the candidate: exit 2, one line
+            raise UsageError(" ".join(str(exc).split())) from None
         return None, f"no comparison could be made ({' '.join(str(exc).split())})"
     if not isinstance(evidence, dict) or not isinstance(evidence.get("better"), bool):
         return None, "the comparison did not say whether the candidate is better"

@@ -168,7 +168,8 @@ def promotion_evidence(index, candidate, *, candidate_version=None, since=None, 
     dict
         ``better`` (bool), ``reason`` (one line), ``heldout`` and ``interleaving`` (the two
         verdicts), ``served_version``, ``candidate_version``, ``since``, ``time`` (when it was
-        made, seconds since 1970).
+        made, seconds since 1970), ``foreign_impressions`` (searches with clicks left out: they
+        show ids that are not documents of the index, no evidence about its rankings).
     """
     from ._clicks import click_comparisons
     from ._log import FeedbackLog
@@ -198,6 +199,10 @@ def promotion_evidence(index, candidate, *, candidate_version=None, since=None, 
         if own:
             log.close()
     ids, texts = index.live_documents()
+    # a search of this index shows its documents: one showing an id it does not hold is no
+    # evidence about its rankings (a click log copied from another index, or documents removed since)
+    impressions, foreign = _of_index(impressions, ids)
+    out["foreign_impressions"] = foreign
     heldout = heldout_click_verdict(click_comparisons(impressions, max_client_share=max_client_share),
                                     index.pipeline, candidate, ids, texts, confidence=confidence)
     if candidate_version is not None:
@@ -206,11 +211,21 @@ def promotion_evidence(index, candidate, *, candidate_version=None, since=None, 
         outcomes, clients = [], []
     inter = interleaving_verdict(outcomes, clients, confidence=confidence, min_clients=min_clients)
     out.update(heldout=heldout, interleaving=inter)
+    left_out = (f"; {foreign} searches with clicks left out: they show ids that are not documents of this index "
+                "(a click log of another index, or documents removed since)") if foreign else ""
     if heldout["worse"] or not inter["better"]:
         # both findings: the one that refused first
         first, second = (heldout, inter) if heldout["worse"] else (inter, heldout)
-        out["reason"] = f"not promoted: {first['reason']}; {second['reason']}"
+        out["reason"] = f"not promoted: {first['reason']}; {second['reason']}{left_out}"
     else:
         out["better"] = True
-        out["reason"] = "promoted: " + inter["reason"] + "; " + heldout["reason"]
+        out["reason"] = "promoted: " + inter["reason"] + "; " + heldout["reason"] + left_out
     return out
+
+
+def _of_index(impressions, ids):
+    """(the impressions all of whose shown ids are documents ``ids`` holds, how many others):
+    one set of the ids, one look-up per id shown."""
+    known = set(ids)
+    kept = [imp for imp in impressions if all(doc_id in known for doc_id in imp["shown"])]
+    return kept, len(impressions) - len(kept)

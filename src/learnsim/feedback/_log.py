@@ -26,6 +26,15 @@ is seen at the next write, where SQLite itself would go on writing into it until
 refused it), and SQLite's own errors (SQLITE_CORRUPT, SQLITE_NOTADB). :meth:`FeedbackLog.check`
 runs ``PRAGMA quick_check``. A damaged log takes no more writes, and a write found damaged after
 its commit is not acknowledged: what was acknowledged can be read back.
+
+**A log as this learnsim writes it** (:class:`LogFormatError`, a ValueError): when it opens and at
+:meth:`FeedbackLog.check`, its tables, indexes and triggers are exactly those it makes (a column
+dropped failed every click; a trigger added could delete each click as it was written; the
+``usage`` triggers dropped lifted the bounds in bytes), and a log with impressions has its salt
+(a new one would count every client twice). Its rows are checked as they are read (a time that
+is no time, ids shown that are not a JSON list), the error naming the impression and the field.
+A log another process holds locked for the whole of the open's wait is :class:`LogLocked`: busy,
+not damaged.
 """
 from __future__ import annotations
 
@@ -41,7 +50,8 @@ from collections import Counter
 from pathlib import Path
 
 __all__ = ["FeedbackLog", "FEEDBACK_FILE", "MAX_SHOWN", "MAX_QUERY_CHARS", "MAX_CLICKS", "DEFAULT_MAX_BYTES",
-           "DEFAULT_CLIENT_SHARE", "FeedbackLogError", "LogBusy", "LogDamaged", "LogFull"]
+           "DEFAULT_CLIENT_SHARE", "FeedbackLogError", "LogBusy", "LogDamaged", "LogFull", "LogFormatError",
+           "LogLocked"]
 
 #: The log's file name in an index directory.
 FEEDBACK_FILE = "feedback.sqlite"
@@ -60,6 +70,15 @@ DEFAULT_CLIENT_SHARE = 0.1
 #: impression's and a click's.
 IMPRESSION_ROW_BYTES = 100
 CLICK_ROW_BYTES = 48
+#: Seconds opening a log waits for a lock another connection holds (worker processes open it
+#: together), before :class:`LogLocked`.
+OPEN_BUSY_TIMEOUT_S = 30.0
+#: The times a record may carry (seconds since 1970): up to the end of the year 9999, the last a
+#: date can name; a row past it, negative, or not a number was edited or damaged.
+LAST_TIME = 253402300799.0
+#: A record stamped more than this many seconds after now (a clock that was ahead, then set
+#: right) cannot be dated: an age-based purge drops it with the old ones.
+FUTURE_SLACK_S = 86400.0
 # the usage table's key of the whole log (a client's key is its pseudonym, '' for none)
 _TOTAL = "*"
 _SIZE_OF_OLD_ROWS = ("length(CAST(query AS BLOB)) + length(CAST(shown AS BLOB)) + COALESCE(length(teams), 0) + "
@@ -114,6 +133,125 @@ class LogFull(FeedbackLogError):
         self.bound = bound
 
 
+class LogFormatError(LogDamaged, ValueError):
+    """The file is not a click log as this learnsim writes it: not SQLite, tables, indexes or
+    triggers that are not the log's (dropped, added, edited), no salt beside its impressions, or
+    a row that cannot be read (a time that is no time, ids shown that are not a JSON list). A
+    ValueError too, so that the command line reports it in one line and a service refuses to
+    start on it."""
+
+
+class LogLocked(LogBusy, ValueError):
+    """The log could not be opened: another connection (a purge, a backup, a sqlite3 shell) held
+    its lock for the whole of :data:`OPEN_BUSY_TIMEOUT_S`. The log may be healthy: retry later. A
+    ValueError too, as :class:`LogFormatError` (one line on the command line)."""
+
+
+def _is_busy(exc):
+    """Whether a sqlite3 error is a lock another connection holds (not damage)."""
+    name = getattr(exc, "sqlite_errorname", None) or ""
+    text = str(exc).lower()
+    return name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or (not name and ("locked" in text or "busy" in text))
+
+
+def _schema_of(conn):
+    """{name: (type, definition)} of what a database holds, SQLite's own objects left out
+    (``sqlite_sequence``, ``sqlite_stat1``, the automatic indexes of a key): a table's columns
+    (name, declared type, not null, key) and foreign keys, an index's table and columns, a
+    trigger's or a view's SQL with its spaces normalised."""
+    out = {}
+    for kind, name, table, sql in conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"):
+        if name.startswith("sqlite_"):
+            continue
+        if kind == "table":
+            columns = tuple(sorted((r[1], str(r[2]).upper(), int(r[3]), int(r[5]))
+                                   for r in conn.execute(f'PRAGMA table_info("{name}")')))
+            keys = tuple(sorted((r[2], r[3], r[4], r[6]) for r in conn.execute(f'PRAGMA foreign_key_list("{name}")')))
+            out[name] = (kind, (columns, keys))
+        elif kind == "index":
+            columns = tuple(r[2] for r in conn.execute(f'PRAGMA index_info("{name}")'))
+            out[name] = (kind, (table, columns))
+        else:
+            out[name] = (kind, " ".join(str(sql).split()))
+    return out
+
+
+_EXPECTED = None
+
+
+def _expected_schema():
+    """The schema this learnsim writes (made once, in memory, by the statements that make a log)."""
+    global _EXPECTED
+    if _EXPECTED is None:
+        conn = sqlite3.connect(":memory:")
+        try:
+            conn.executescript(_SCHEMA)
+            conn.execute("ALTER TABLE impressions ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0")
+            for statement in _USAGE:
+                conn.execute(statement)
+            _EXPECTED = _schema_of(conn)
+        finally:
+            conn.close()
+    return _EXPECTED
+
+
+# what a log made before interleaving (issue 34) or before the bounds in bytes (issue 45) lacks:
+# the open of a writable log adds it, a log read only is read without it
+_LEGACY_COLUMNS = {("impressions", "teams"), ("impressions", "bytes")}
+_USAGE_OBJECTS = ("usage", "usage_insert", "usage_update", "usage_delete")
+
+
+def _schema_problem(found, *, legacy=False, missing_ok=False):
+    """What sets the schema ``found`` (:func:`_schema_of`) apart from a log's, or None.
+
+    A trigger, view, table or index the log does not make is damage (an added trigger could
+    delete each click as it is written, a view in place of ``usage`` lift the bounds in bytes), as
+    is one it makes that is missing or different. ``legacy``: a log made before the teams column,
+    the byte counts (issue 45) or an index is one (the writable open adds them). ``missing_ok``:
+    tables and indexes missing are not (a log that records nothing yet: its open makes them).
+    """
+    expected = _expected_schema()
+    usage_absent = legacy and not any(name in found for name in _USAGE_OBJECTS)
+    for name in sorted(found):
+        if name not in expected:
+            return f"it holds a {found[name][0]} {name} that this learnsim does not make"
+    for name, (kind, definition) in expected.items():
+        if name not in found:
+            if usage_absent and name in _USAGE_OBJECTS or missing_ok and kind in ("table", "index") \
+                    or legacy and kind == "index":
+                continue
+            return f"it has no {kind} {name}"
+        got_kind, got = found[name]
+        if got_kind != kind:
+            return f"its {name} is a {got_kind}, not a {kind}"
+        if kind == "table":
+            want_columns = {c[0]: c for c in definition[0]}
+            got_columns = {c[0]: c for c in got[0]}
+            for column in want_columns:
+                if column not in got_columns and not (legacy and (name, column) in _LEGACY_COLUMNS):
+                    return f"{name} has no column {column}"
+            for column, spec in sorted(got_columns.items()):
+                if column not in want_columns:
+                    return f"{name} has a column {column} that this learnsim does not make"
+                if spec != want_columns[column]:
+                    return f"{name}.{column} is not declared as this learnsim declares it"
+            # (none at all: a log of an early learnsim, a foreign key cannot be added later)
+            if got[1] and got[1] != definition[1]:
+                return f"the foreign keys of {name} are not those this learnsim makes"
+        elif got != definition:
+            return f"its {kind} {name} is not the one this learnsim makes"
+    return None
+
+
+def _short_repr(value, n=40):
+    text = repr(value)
+    return text if len(text) <= n else text[:n] + "..."
+
+
+def _time_ok(value):
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and 0.0 <= value <= LAST_TIME
+
+
 def _header_problem(head):
     """What is wrong with the first 100 bytes of a SQLite file, or None (the fields of the
     file format's header that never change once the file is made)."""
@@ -162,7 +300,21 @@ class FeedbackLog:
         The share of ``max_bytes`` one client (pseudonym) may hold.
     busy_timeout : float, default=30
         Seconds a write waits for a lock another connection holds before :class:`LogBusy` (the
-        service: 0.05). Opening waits 30 s whatever it is (worker processes open it together).
+        service: 0.05). Opening waits :data:`OPEN_BUSY_TIMEOUT_S` (30 s) whatever it is (worker
+        processes open it together), then :class:`LogLocked`.
+    create : bool, default=True
+        Make the log when there is none (a writable open); False: a missing log is a
+        FileNotFoundError (``learnsim feedback purge``: a command that maintains a log must not
+        make one at a mistyped path).
+
+    Raises
+    ------
+    FileNotFoundError
+        No log at ``path`` (read only, or ``create=False``).
+    LogFormatError
+        The file is not a log as this learnsim writes it (module notes); a ValueError.
+    LogLocked
+        Another connection held the log's lock for the whole wait; a ValueError.
 
     Attributes
     ----------
@@ -171,6 +323,8 @@ class FeedbackLog:
         ``"client_bytes"``), since this handle was opened.
     damage : str or None
         Why the log takes no more writes (:class:`LogDamaged`), once damage was seen.
+    purged_future : int
+        Of the impressions the last :meth:`purge` dropped, those stamped in the future.
 
     Examples
     --------
@@ -186,7 +340,7 @@ class FeedbackLog:
     """
 
     def __init__(self, path, *, max_days=90.0, max_rows=1_000_000, readonly=False, max_bytes=DEFAULT_MAX_BYTES,
-                 client_share=DEFAULT_CLIENT_SHARE, busy_timeout=30.0):
+                 client_share=DEFAULT_CLIENT_SHARE, busy_timeout=30.0, create=True):
         path = Path(path)
         if path.is_dir():
             path = path / FEEDBACK_FILE
@@ -201,49 +355,97 @@ class FeedbackLog:
         busy_timeout = float(_check_count(busy_timeout, "busy_timeout", 0))
         self.dropped = Counter()
         self.damage = None
+        self.purged_future = 0
         self._fd = None
-        if readonly:
-            if not path.exists():
-                raise FileNotFoundError(f"{path}: no feedback log (serve the index with --learn-from-clicks)")
-            self.conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0, isolation_level=None,
-                                        check_same_thread=False)
-        else:
-            self.conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None, check_same_thread=False)
+        if (readonly or not create) and not path.is_file():
+            # a command that reads or maintains a log never makes one (a mistyped path)
+            raise FileNotFoundError(f"{path}: no feedback log (serve the index with --learn-from-clicks)")
+        try:
+            if readonly:
+                self.conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=OPEN_BUSY_TIMEOUT_S,
+                                            isolation_level=None, check_same_thread=False)
+            else:
+                self.conn = sqlite3.connect(str(path), timeout=OPEN_BUSY_TIMEOUT_S, isolation_level=None,
+                                            check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise LogFormatError(f"{path}: cannot be opened as a feedback log ({exc})") from None
+        try:
             try:
-                self.conn.execute("PRAGMA journal_mode=WAL")
-                self.conn.execute("PRAGMA synchronous=FULL")
-                self.conn.execute("PRAGMA foreign_keys=ON")
-                self.conn.executescript(_SCHEMA)
-                # a log made before interleaving (issue 34) has no teams column: add it
-                columns = {row[1] for row in self.conn.execute("PRAGMA table_info(impressions)")}
-                if "teams" not in columns:
-                    self.conn.execute("ALTER TABLE impressions ADD COLUMN teams TEXT")
-                self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('salt', ?)", (secrets.token_hex(32),))
-                self._count_bytes()
-                with open(path, "rb") as file:
-                    head = file.read(100)
-                if _header_problem(head) is not None:
-                    raise sqlite3.DatabaseError(_header_problem(head))
+                self._open(path, readonly)
             except sqlite3.DatabaseError as exc:
-                self.conn.close()
-                raise ValueError(f"{path}: not a learnsim feedback log ({exc}); move it away to start a new one") \
-                    from None
+                if _is_busy(exc):
+                    # a healthy log another process holds: not damage, nothing to move away
+                    raise LogLocked(f"{path}: the feedback log is locked by another process ({exc}); "
+                                    "retry when it is done") from None
+                raise LogFormatError(f"{path}: not a learnsim feedback log ({exc})"
+                                     + ("" if readonly else "; move it away to start a new one")) from None
+        except BaseException:
+            self.conn.close()
+            raise
+        if not readonly:
             # what damage looks like is read from this file, not from whatever is at the path later
             self._fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
             st = os.fstat(self._fd)
             self._identity = (st.st_dev, st.st_ino)
             self.conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-        try:
-            row = self.conn.execute("SELECT value FROM meta WHERE key = 'salt'").fetchone()
-        except sqlite3.DatabaseError as exc:
-            raise ValueError(f"{path}: not a learnsim feedback log ({exc})") from None
-        if row is None:
-            raise ValueError(f"{path}: not a learnsim feedback log (no salt)")
-        self._salt = bytes.fromhex(row[0])
-        # a log read only, made before interleaving, has no teams column
-        columns = {r[1] for r in self.conn.execute("PRAGMA table_info(impressions)")}
-        self._teams = "teams" if "teams" in columns else "NULL"
         self._writes = 0
+
+    def _open(self, path, readonly):
+        """Make (writable, a new file) or bring up to date (a log made before teams or the bounds
+        in bytes) the log's tables, after checking that what the file holds is a log's: its
+        schema, then its salt (:class:`LogFormatError` naming the problem). sqlite3 errors are the
+        caller's to tell apart."""
+        def refuse(problem):
+            hint = "" if readonly else "; move it away to start a new one"
+            raise LogFormatError(f"{path}: not a learnsim feedback log ({problem}){hint}")
+
+        conn = self.conn
+        if not readonly:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA foreign_keys=ON")
+        found = _schema_of(conn)
+        # impressions recorded: then nothing may be missing (a log made afresh, or opened by
+        # another worker while it is being made, is allowed its missing tables)
+        recorded = "impressions" in found and conn.execute("SELECT EXISTS (SELECT 1 FROM impressions)").fetchone()[0]
+        problem = _schema_problem(found, legacy=True, missing_ok=not readonly and not recorded)
+        if problem is not None:
+            refuse(problem)
+        if not readonly:
+            conn.executescript(_SCHEMA)
+            # a log made before interleaving (issue 34) has no teams column: add it
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(impressions)")}
+            if "teams" not in columns:
+                conn.execute("ALTER TABLE impressions ADD COLUMN teams TEXT")
+        row = conn.execute("SELECT value FROM meta WHERE key = 'salt'").fetchone()
+        if row is None:
+            if recorded:
+                # a new salt would make every client a new pseudonym: each counted twice in the
+                # per-client caps and a promotion's votes
+                refuse("it has impressions but no salt (the key of its client pseudonyms)")
+            if readonly:
+                refuse("no salt")
+            conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('salt', ?)", (secrets.token_hex(32),))
+            row = conn.execute("SELECT value FROM meta WHERE key = 'salt'").fetchone()
+        try:
+            self._salt = bytes.fromhex(row[0])
+        except (TypeError, ValueError):
+            refuse("its salt is not the hexadecimal key this learnsim writes")
+        if not self._salt:
+            refuse("its salt is empty")
+        if not readonly:
+            self._count_bytes()
+            problem = _schema_problem(_schema_of(conn))
+            if problem is not None:
+                refuse(problem)
+            with open(path, "rb") as file:
+                head = file.read(100)
+            if _header_problem(head) is not None:
+                refuse(_header_problem(head))
+        # a log read only, made before interleaving, has no teams column
+        columns = {r[1] for r in conn.execute("PRAGMA table_info(impressions)")}
+        self._teams = "teams" if "teams" in columns else "NULL"
+        self._legacy = readonly
 
     def close(self):
         self.conn.close()
@@ -326,7 +528,7 @@ class FeedbackLog:
             row = self.conn.execute("SELECT shown, client FROM impressions WHERE id = ?", (impression,)).fetchone()
             if row is None:
                 raise KeyError(f"no impression {impression[:40]!r} (unknown, or past the log's retention)")
-            position = {doc_id: i + 1 for i, doc_id in enumerate(json.loads(row[0]))}
+            position = {doc_id: i + 1 for i, doc_id in enumerate(self._shown(impression, row[0]))}
             missing = [x for x in clicked if x not in position]
             if missing:
                 raise ValueError(f"id {missing[0][:80]!r} was not shown by impression {impression!r}")
@@ -351,38 +553,97 @@ class FeedbackLog:
 
     def purge(self, *, older_than_days=None, everything=False):
         """Drop records: all of them, or those older than ``older_than_days``; returns how many
-        impressions went (their clicks with them)."""
+        impressions went (their clicks with them). Those stamped more than
+        :data:`FUTURE_SLACK_S` after now (a clock that was ahead, then set right) cannot be
+        dated and go with the old ones (kept, no age bound would ever drop them); how many of
+        them went is :attr:`purged_future`."""
+        self.purged_future = 0
         with self._transaction():
             if everything:
                 cur = self.conn.execute("DELETE FROM impressions")
             else:
                 days = _check_count(older_than_days, "older_than_days", 0)
-                cur = self.conn.execute("DELETE FROM impressions WHERE time < ?", (time.time() - 86400.0 * days,))
-        return cur.rowcount
+                now = time.time()
+                self.purged_future = self._drop_future(now)
+                cur = self.conn.execute("DELETE FROM impressions WHERE time < ?", (now - 86400.0 * days,))
+        return cur.rowcount + self.purged_future
+
+    def _drop_future(self, now):
+        """Inside a write: drop the records that cannot be dated (stamped past now and
+        FUTURE_SLACK_S, or not a number: SQLite orders text after every number); how many."""
+        return self.conn.execute("DELETE FROM impressions WHERE time > ?", (now + FUTURE_SLACK_S,)).rowcount
 
     # ------------------------------------------------------------------ reads
     def impressions(self, *, with_clicks_only=False):
         """The impressions, oldest first: dicts with ``id``, ``time``, ``query``, ``shown``,
         ``model``, ``client``, ``teams`` (None, or the interleaved search's team of each shown id)
         and ``clicks`` (dicts with ``doc_id``, ``position``, ``time``,
-        ``dwell``, ``relevance``)."""
+        ``dwell``, ``relevance``). Each row is checked as it is read: a time that is no time, ids
+        shown that are not a JSON list of ids, teams or a click's position that do not fit them
+        (a row edited or damaged) is a :class:`LogFormatError` naming the impression and the field."""
         clicks = {}
         for imp, doc_id, pos, stamp, dwell, rel in self.conn.execute(
                 "SELECT impression, doc_id, position, time, dwell, relevance FROM clicks ORDER BY seq"):
+            if not isinstance(doc_id, str) or not doc_id:
+                self._bad_row(imp, "a click's doc_id", doc_id, "is not an id")
+            if isinstance(pos, bool) or not isinstance(pos, int) or not 1 <= pos <= MAX_SHOWN:
+                self._bad_row(imp, "a click's position", pos, f"is not a whole number from 1 to {MAX_SHOWN}")
+            if not _time_ok(stamp):
+                self._bad_row(imp, "a click's time", stamp, "is not a time (seconds since 1970)")
+            for name, value in (("dwell", dwell), ("relevance", rel)):
+                if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                          or not 0 <= value < float("inf")):
+                    self._bad_row(imp, f"a click's {name}", value, "is not a number >= 0")
             clicks.setdefault(imp, []).append({"doc_id": doc_id, "position": pos, "time": stamp, "dwell": dwell,
                                                "relevance": rel})
         for token, stamp, query, shown, model, client, teams in self.conn.execute(
                 f"SELECT id, time, query, shown, model, client, {self._teams} FROM impressions ORDER BY time, rowid"):
             if with_clicks_only and token not in clicks:
                 continue
-            yield {"id": token, "time": stamp, "query": query, "shown": json.loads(shown), "model": model,
+            if not _time_ok(stamp):
+                self._bad_row(token, "time", stamp, "is not a time (seconds since 1970)")
+            if not isinstance(query, str):
+                self._bad_row(token, "query", query, "is not a text")
+            shown = self._shown(token, shown)
+            if teams is not None and (not isinstance(teams, str) or len(teams) != len(shown)
+                                      or not set(teams) <= {"s", "c"}):
+                self._bad_row(token, "teams", teams, "is not an 's' or 'c' for each id shown")
+            for click in clicks.get(token, ()):
+                if click["position"] > len(shown) or shown[click["position"] - 1] != click["doc_id"]:
+                    self._bad_row(token, "a click's position", click["position"],
+                                  f"does not name its id {click['doc_id'][:80]!r} among those shown")
+            yield {"id": token, "time": stamp, "query": query, "shown": shown, "model": model,
                    "client": client, "teams": None if teams is None else list(teams),
                    "clicks": clicks.get(token, [])}
+
+    def _shown(self, token, text):
+        """The ids an impression showed, from its row (LogFormatError when they are not a JSON list of ids)."""
+        try:
+            shown = json.loads(text) if isinstance(text, (str, bytes)) else None
+        except ValueError:
+            shown = None
+        if not isinstance(shown, list) or not all(isinstance(x, str) and x for x in shown):
+            self._bad_row(token, "shown", text, "is not a JSON list of ids")
+        return shown
+
+    def _bad_row(self, impression, field, value, problem):
+        raise LogFormatError(f"{self.path}: impression {_short_repr(impression)}: {field} {_short_repr(value)} "
+                             f"{problem} (the row was edited or damaged)")
 
     def stats(self):
         """Counts of the log: impressions, clicks, distinct queries and clients, the click-through
         rate (impressions with a click), the mean clicked position, the first and last time."""
         c = self.conn
+        # the rows whose fields the counts use, checked (a time that is text would be the "last"
+        # one: SQLite orders text after numbers)
+        bad = c.execute("SELECT id, time FROM impressions WHERE NOT (typeof(time) IN ('integer', 'real') "
+                        "AND time BETWEEN 0 AND ?) LIMIT 1", (LAST_TIME,)).fetchone()
+        if bad is not None:
+            self._bad_row(bad[0], "time", bad[1], "is not a time (seconds since 1970)")
+        bad = c.execute("SELECT impression, position FROM clicks WHERE NOT (typeof(position) = 'integer' "
+                        "AND position BETWEEN 1 AND ?) LIMIT 1", (MAX_SHOWN,)).fetchone()
+        if bad is not None:
+            self._bad_row(bad[0], "a click's position", bad[1], f"is not a whole number from 1 to {MAX_SHOWN}")
         n_imp, first, last, queries, clients = c.execute(
             "SELECT COUNT(*), MIN(time), MAX(time), COUNT(DISTINCT query), COUNT(DISTINCT client) FROM impressions").fetchone()
         n_clicks, mean_pos, clicked = c.execute(
@@ -421,14 +682,20 @@ class FeedbackLog:
 
     def check(self):
         """:meth:`check_header`, then SQLite's ``PRAGMA quick_check`` of every page (0.1 s for
-        100 MB read from the page cache); :class:`LogDamaged` when either finds damage."""
+        100 MB read from the page cache) and the log's schema (its tables, indexes and triggers
+        exactly those this learnsim makes: a trigger added since the open could delete each
+        click as it is written); :class:`LogDamaged` when any finds damage."""
         self.check_header()
         try:
             found = [r[0] for r in self.conn.execute("PRAGMA quick_check(3)")]
+            schema = _schema_of(self.conn)
         except sqlite3.DatabaseError as exc:
             raise self._failure(exc) from None
         if found != ["ok"]:
             self._damaged("; ".join(str(x) for x in found))
+        problem = _schema_problem(schema, legacy=self._legacy)
+        if problem is not None:
+            self._damaged(f"not a learnsim feedback log ({problem})")
 
     def _damaged(self, problem):
         self.damage = f"{FEEDBACK_FILE} is damaged: {' '.join(str(problem).split())[:300]}"
@@ -534,7 +801,9 @@ class FeedbackLog:
         before, self._writes = self._writes, self._writes + n
         if before and before // 100 == self._writes // 100:
             return
-        self.conn.execute("DELETE FROM impressions WHERE time < ?", (time.time() - 86400.0 * self.max_days,))
+        now = time.time()
+        self._drop_future(now)
+        self.conn.execute("DELETE FROM impressions WHERE time < ?", (now - 86400.0 * self.max_days,))
         n = self.conn.execute("SELECT COUNT(*) FROM impressions").fetchone()[0]
         if n > self.max_rows:
             drop = n - self.max_rows + self.max_rows // 10
