@@ -119,21 +119,6 @@ HEAD = "learnsim.head"
 _NOSNIFF = (b"x-content-type-options", b"nosniff")
 
 
-def _nosniff(send):
-    """``send`` with ``X-Content-Type-Options: nosniff`` on every answer that does not set it: a
-    browser then takes a JSON answer (which echoes a query, an id, a document's text) as JSON, never
-    as a page or a script it guessed from the bytes."""
-    async def send_nosniff(message):
-        if message["type"] == "http.response.start":
-            headers = list(message.get("headers", ()))
-            if not any(name.lower() == _NOSNIFF[0] for name, _ in headers):
-                headers.append(_NOSNIFF)
-                message = dict(message, headers=headers)
-        await send(message)
-
-    return send_nosniff
-
-
 def _without_body(send):
     """``send`` with the body of the answer left out (a HEAD's: the headers, Content-Length
     included, are the GET's)."""
@@ -158,7 +143,8 @@ def answer_bytes_in_flight():
 
 
 class _AnswerBytes:
-    """``send`` (its method :meth:`send`) bounding the bytes of answers: one answer's
+    """``send`` (its method :meth:`send`) adding ``X-Content-Type-Options: nosniff`` to every
+    answer that does not say it, and bounding the bytes of answers: one answer's
     (``MAX_ANSWER_BYTES``, else a 422) and those of every answer the process is sending
     (``MAX_ANSWER_BYTES_IN_FLIGHT``, else a 503 with ``Retry-After``), each checked on the
     answer's Content-Length before any of it is sent. An answer without one (streamed) is not
@@ -195,11 +181,17 @@ class _AnswerBytes:
                 self.release()
             return
         if kind == _START:
-            size = 0
-            for name, value in message.get("headers", ()):
+            size, sniff = 0, False
+            headers = message.get("headers", ())
+            for name, value in headers:
                 if name == _CONTENT_LENGTH:
                     size = int(value)
-                    break
+                elif name == _NOSNIFF[0]:
+                    sniff = True
+            if not sniff:
+                # every answer: a browser takes a JSON answer (which echoes a query, an id, a
+                # document's text) as JSON, never as a page or a script it guessed from the bytes
+                message = dict(message, headers=[*headers, _NOSNIFF])
             # a small answer (a search of short texts is a few KB) is neither counted nor held:
             # the search path pays one look at its headers, no extra message
             if size > _limits.SMALL_ANSWER_BYTES:
@@ -237,7 +229,8 @@ class _AnswerBytes:
         self.refused = True
         # a cross-origin client must still be able to read the refusal
         cors = [(n, v) for n, v in start.get("headers", ()) if n.startswith(b"access-control-") or n == b"vary"]
-        await self._send({"type": _START, "status": problem.status_code, "headers": problem.raw_headers + cors})
+        await self._send({"type": _START, "status": problem.status_code,
+                          "headers": problem.raw_headers + cors + [_NOSNIFF]})
         await self._send({"type": _BODY, "body": problem.body, "more_body": False})
 
 
@@ -272,7 +265,6 @@ class _BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        send = _nosniff(send)
         if scope["method"] == "HEAD" and scope["path"] != "/click":
             scope = dict(scope, method="GET", **{HEAD: True})
             send = _without_body(send)
