@@ -182,15 +182,22 @@ def _run(guard, client, scope=None):
     return guard(scope or _scope(), _receive, client)
 
 
+async def _held(guard):
+    """(client, its event, its task): an answer of BIG bytes the guard has started to send and the
+    client does not read until the event is set, counted in flight."""
+    hold = asyncio.Event()
+    first = _Client(hold)
+    task = asyncio.ensure_future(_run(guard, first))
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert answer_bytes_in_flight() == BIG
+    return first, hold, task
+
+
 def test_the_guard_passes_an_answer_unchanged_and_counts_it_until_it_has_left():
     async def main():
         guard = _BodyLimit(_answering(BIG, chunks=3), max_bytes=1000)
-        hold = asyncio.Event()
-        first = _Client(hold)
-        task = asyncio.ensure_future(_run(guard, first))
-        for _ in range(20):
-            await asyncio.sleep(0)
-        assert answer_bytes_in_flight() == BIG
+        first, hold, task = await _held(guard)
         hold.set()
         await task
         assert answer_bytes_in_flight() == 0
@@ -209,12 +216,7 @@ def test_an_answer_over_the_bytes_in_flight_is_a_503_until_the_first_has_left(mo
 
     async def main():
         guard = _BodyLimit(_answering(BIG), max_bytes=1000)
-        hold = asyncio.Event()
-        first = _Client(hold)
-        task = asyncio.ensure_future(_run(guard, first))
-        for _ in range(20):
-            await asyncio.sleep(0)
-        assert answer_bytes_in_flight() == BIG
+        first, hold, task = await _held(guard)
         second = _Client()
         await _run(guard, second)
         assert second.status == 503 and second.headers[b"retry-after"] == b"1"
