@@ -41,11 +41,11 @@ def open_log(path, readonly=True):
     """The FeedbackLog of an index directory (or file), or a UsageError naming the problem; never
     a new log (a mistyped path is "no feedback log", not an empty log made there)."""
     from ..feedback import FeedbackLog
-    from ..feedback import _log
+    from ..feedback._log import OPEN_BUSY_TIMEOUT_S
 
     try:
         # a lock held by another process: waited for as long as the open waits, then one line
-        return FeedbackLog(path, readonly=readonly, create=False, busy_timeout=_log.OPEN_BUSY_TIMEOUT_S)
+        return FeedbackLog(path, readonly=readonly, create=False, busy_timeout=OPEN_BUSY_TIMEOUT_S)
     except FileNotFoundError as exc:
         raise UsageError(str(exc)) from None
     except ValueError as exc:

@@ -324,9 +324,12 @@ def run(args):
                          "documents are the collection")
     _check_method_options(args)
     settings = _mcd_settings(args) if args.method == "mcd" else None
+    # the input files (a --beir folder's own: --qrels, --queries and --corpus by now), and an index
+    # read for its clicks (a model written into it could replace the index's own model.npz); a new
+    # file beside the data in a --beir folder harms nothing
     model_path = _check_output_file(args.model, "--model", inputs=[
         getattr(args, name, None) for name in ("input", "pairs", "triplets", "links", "clicks", "clicks_from",
-                                                "qrels", "queries", "corpus", "beir", "encoder")])
+                                                "qrels", "queries", "corpus")])
     args.encoder_model = None
     check_encoder_backend(args)
     if args.encoder is not None:
