@@ -382,6 +382,30 @@ def _check_output_file(path, option, inputs=()):
     return path
 
 
+def write_output(path, write):
+    """Write an output text file through ``write(fh)``, beside it first and moved into place once
+    whole: a failure half-way (a full disk) leaves the file that was there, not half of one. A
+    path that is not a regular file (``/dev/stdout``, a pipe) is written as it is."""
+    import contextlib
+    import os
+    import tempfile
+
+    path = Path(path)
+    if path.exists() and not path.is_file():
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            write(fh)
+        return
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            write(fh)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
 def _check_output_dir(path, option):
     """An output folder: an existing writable folder, or a new one whose parent exists and is
     writable (the folder itself is the output and is created; its parents are not)."""

@@ -1,11 +1,10 @@
 """``learnsim dedupe``: the groups of near-duplicates of an indexed collection."""
 from __future__ import annotations
 
-import contextlib
 import textwrap
-from pathlib import Path
 
-from ._common import _check_output_file, _examples, _formatter, _positive_int, _print_json, _snippet, _table
+from ._common import _check_output_file, _examples, _formatter, _positive_int, _print_json, _snippet, _table, \
+    write_output
 
 
 def register(commands):
@@ -31,31 +30,14 @@ def register(commands):
 
 
 def write_table(path, header, rows):
-    """A TSV file (tabs and newlines inside a cell become spaces), written beside it and moved
-    into place once whole: a failure half-way (a full disk) leaves the file that was there, not
-    half a table. A path that is not a regular file (``/dev/stdout``, a pipe) is written as it is."""
-    import os
-    import tempfile
-
+    """A TSV file (tabs and newlines inside a cell become spaces), whole or not at all
+    (:func:`write_output`)."""
     def write(fh):
         fh.write("\t".join(header) + "\n")
         for row in rows:
             fh.write("\t".join(" ".join(str(c).split()) for c in row) + "\n")
 
-    path = Path(path)
-    if path.exists() and not path.is_file():
-        with open(path, "w", encoding="utf-8", newline="\n") as fh:
-            write(fh)
-        return
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            write(fh)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_output(path, write)
 
 
 def run(args):

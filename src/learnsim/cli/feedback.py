@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import textwrap
 
-from ._common import UsageError, _check_output_file, _examples, _formatter, _print_json
+from ._common import UsageError, _check_output_file, _examples, _formatter, _print_json, write_output
 
 
 def register(commands):
@@ -101,27 +101,21 @@ def run(args):
     if out is None:
         print(text, end="")
     else:
-        with open(out, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+        write_output(out, lambda fh: fh.write(text))
     return 0
 
 
 def _check_export_out(out, log_path):
-    """--out of export: a writable file (_check_output_file) that is neither the log nor a file
-    of the index beside it (symbolic links followed): writing there would destroy every click
-    acknowledged, or the index."""
+    """--out of export (:func:`_check_output_file`): never the log, nor its journal files, nor a
+    file of the index it lies in (symbolic links followed): writing there would destroy every
+    click acknowledged, or the index."""
     from pathlib import Path
 
-    out = _check_output_file(out, "--out")
-    target, log_file = out.resolve(), Path(log_path).resolve()
-    # the log and its journal files; the index directory when the log is an index's (a manifest
-    # beside it), with every file below it
-    if target in {log_file.with_name(log_file.name + tail) for tail in ("", "-wal", "-shm", "-journal")}:
-        raise UsageError(f"--out {out}: that is the feedback log itself; give a file outside the index")
-    folder = log_file.parent
-    if (folder / "manifest.json").exists() and target.is_relative_to(folder):
-        raise UsageError(f"--out {out}: that is inside the index directory {folder}; give a file outside it")
-    return out
+    log_file = Path(log_path)
+    inputs = [log_file.with_name(log_file.name + tail) for tail in ("", "-wal", "-shm", "-journal")]
+    if (log_file.parent / "manifest.json").exists():
+        inputs.append(log_file.parent)
+    return _check_output_file(out, "--out", inputs=inputs)
 
 
 def logged_clicks(directory):

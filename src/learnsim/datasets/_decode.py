@@ -253,8 +253,13 @@ def _raw_lines(handle, where):
         yield number + 1, b"".join(pending) + carry
 
 
+def _bytes_text(n):
+    """A bound in bytes as a message says it: MiB where it is a whole number of them."""
+    return f"{n // 2**20} MiB" if n % 2**20 == 0 else f"{n} bytes"
+
+
 def _too_long(where, number):
-    bound = f"{MAX_LINE_BYTES // 2**20} MiB" if MAX_LINE_BYTES % 2**20 == 0 else f"{MAX_LINE_BYTES} bytes"
+    bound = _bytes_text(MAX_LINE_BYTES)
     raise DocumentFormatError(
         f"{where}, line {number}: longer than {bound} without a line end (the most a line may hold); is it a "
         "text file with one record per line?")
@@ -380,8 +385,7 @@ def read_text(path, *, encoding_errors="replace", encoding="utf-8", hint=None, c
                 chunks.append(chunk)
                 size += len(chunk)
                 if size > MAX_TEXT_BYTES:
-                    bound = f"{MAX_TEXT_BYTES // 2**20} MiB" if MAX_TEXT_BYTES % 2**20 == 0 else f"{MAX_TEXT_BYTES} bytes"
-                    raise DocumentFormatError(f"{path}: longer than {bound}"
+                    raise DocumentFormatError(f"{path}: longer than {_bytes_text(MAX_TEXT_BYTES)}"
                                               + (" once decompressed" if path.suffix == ".gz" else "")
                                               + ", the most a whole-file reader reads; split it into smaller files")
             raw = b"".join(chunks)
