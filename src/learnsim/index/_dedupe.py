@@ -43,7 +43,7 @@ def dedupe_documents(index, k):
     # a rule whose decisions depend on the texts decided together (the kNN rule) gets every
     # pair at once: block by block, the groups depended on the collection's size and order
     together = getattr(index.pipeline.matcher, "decides_together", False)
-    held = ([], [], {})       # pairs, their first texts, {position: text} of their second
+    held_pairs, held_texts = [], []
     batch = 256
     blocks = progress(range(0, positions.size, batch), desc="index: dedupe",
                       enabled=enabled_for(positions.size, loop=True))
@@ -67,16 +67,14 @@ def dedupe_documents(index, k):
         if not pairs:
             continue
         other = index.store.documents(index._seqs[[b for _, b in pairs]])
+        pair_texts = [(t, other[int(index._seqs[b])][1]) for t, (_, b) in zip(owners, pairs)]
         if together:
-            held[0].extend(pairs)
-            held[1].extend(owners)
-            held[2].update((b, other[int(index._seqs[b])][1]) for _, b in pairs)
-            continue
-        _join(index.pipeline.match([(t, other[int(index._seqs[b])][1]) for t, (_, b) in zip(owners, pairs)]),
-              pairs, best, find, parent)
-    if together and held[0]:
-        _join(index.pipeline.match([(t, held[2][b]) for t, (_, b) in zip(held[1], held[0])]), held[0], best, find,
-              parent)
+            held_pairs += pairs
+            held_texts += pair_texts
+        else:
+            _join(index.pipeline.match(pair_texts), pairs, best, find, parent)
+    if held_pairs:
+        _join(index.pipeline.match(held_texts), held_pairs, best, find, parent)
     groups = {}
     for p in best:
         groups.setdefault(find(p), []).append(p)
