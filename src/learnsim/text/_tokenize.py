@@ -796,10 +796,10 @@ class LoneCharacters:
                 for term in vocabulary:
                     if len(term) >= 2 and not term.isascii() and run.fullmatch(term):
                         for c in set(term):
-                            terms = holding.setdefault(c, [])
+                            terms = holding.setdefault(c, {})     # (a term both vocabularies hold: once)
                             if len(terms) < self.limit:
-                                terms.append(term)
-            self._holding = {c: list(dict.fromkeys(terms)) for c, terms in holding.items()}
+                                terms[term] = None
+            self._holding = {c: list(terms) for c, terms in holding.items()}
         return self._holding
 
     def __call__(self, text):
