@@ -88,6 +88,17 @@ def test_too_little_supervision_gives_none_and_bad_input_is_refused():
         split_search(np.array([[0, 9]]), np.ones(1), 3)
 
 
+def test_one_judged_document_is_never_held_out():
+    """Every query judging the same one document (a click log whose clicks all fell on one
+    result): holding it out would leave training no relevant pair; the split keeps it in
+    training and checks on held-out queries alone (all warm)."""
+    pairs = np.array([[q, 20] for q in range(20)])
+    split = split_search(pairs, np.ones(len(pairs)), 21, fraction=0.2, random_state=0)
+    assert split is not None and split.n_cold_documents == 0
+    assert split.train.any() and 20 in set(pairs[split.train, 1].tolist())
+    assert not split.cold.any() and split.has_seen.all()
+
+
 def test_the_split_is_seeded():
     pairs, n = _qrels()
     a = split_search(pairs, np.ones(len(pairs)), n, random_state=7)

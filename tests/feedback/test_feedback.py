@@ -195,6 +195,26 @@ def test_a_click_log_is_judgements_for_film(logged, tmp_path, capsys):
     assert out.exists()
 
 
+def test_clicks_all_on_one_document_fit_and_are_checked(tmp_path, capsys):
+    """Every click on one document (the same result chosen for every query): the check keeps
+    that document in training (holding it out would leave no relevant pair) and the fit ends
+    with the model or the baseline it fell back to, not an error about empty documents."""
+    texts, topics, ids, meta = corpus()
+    path = tmp_path / "idx"
+    Index.build(path, model("linklearn"), texts, ids, meta).close()
+    query = " ".join(texts[0].split()[:6])
+    with Index.open(path) as index, FeedbackLog(path) as log:
+        hits = [h["id"] for h in index.search(query, k=10)]
+        assert ids[0] in hits
+        for n in range(12):
+            log.record_clicks(log.record_impression(f"{query} {n}", hits, client=f"user{n}"), [ids[0]])
+    for method in ("film", "mcd"):
+        out = tmp_path / f"{method}.npz"
+        assert main(["fit", "--method", method, "--clicks-from", str(path), "--model", str(out), "--json"]) == 0
+        report = json.loads(capsys.readouterr().out)
+        assert out.exists() and "empty" not in json.dumps(report)
+
+
 def test_impressions_written_together_are_all_or_nothing(tmp_path):
     log = FeedbackLog(tmp_path)
     ids = log.record_impressions([("q1", ["a", "b"], "v1", "c1", None), ("q2", ["b"], "v1|v2", "c2", ["c"])])

@@ -324,7 +324,8 @@ def _by_query_and_document(P, G, n_texts, fraction, documents, rng, symmetric=Fa
     judged = np.unique(P[positive].ravel() if symmetric else P[positive, 1])
     # at most half the share of the judged documents: they take out the pairs of every query that
     # names them, and the check needs the learner trained on most of the supervision
-    budget = max(1, int(round(fraction / 2 * judged.size)))
+    # (and never all of them: one judged document held out leaves the learner no relevant pair)
+    budget = min(max(1, int(round(fraction / 2 * judged.size))), judged.size - 1)
     cold_docs = set()
     for q in order[:max(1, int(_COLD_QUERY_SHARE * n_held))]:
         docs = set(relevance[int(q)])
