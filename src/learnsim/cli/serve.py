@@ -188,7 +188,12 @@ def run(args):
     except ImportError:
         raise UsageError(_EXTRA) from None
     from ..service import create_app
+    from ..service._connections import guarded_protocol, raise_open_files_limit
     from ..service.app import OPTIONS_VARIABLE
+
+    # connections each hold a file descriptor: the usual soft limit of 1,024 let a thousand idle
+    # ones stop the service (learnsim.service._connections)
+    raise_open_files_limit()
 
     # background: the service listens as soon as the index is opened; the check of its rows and
     # the model's load (scikit-learn's import) follow, /healthz answering 503 "starting" until
@@ -237,7 +242,7 @@ def run(args):
               + ("" if api_key else "; writes are open to them (see --api-key-env, --read-only)")
               + ("" if args.allowed_host else "; it answers only requests naming it by this address in their Host "
                                               "header (--allowed-host NAME adds the names clients use)"))
-    config = uvicorn.Config(app, workers=args.workers, factory=args.workers > 1, **_CONFIG)
+    config = uvicorn.Config(app, workers=args.workers, factory=args.workers > 1, http=guarded_protocol(), **_CONFIG)
     status = 0
     try:
         if args.workers == 1:
@@ -372,12 +377,14 @@ def _reuse_port_worker(host, port, parent):
     if os.getppid() != parent:   # it died before the call above
         return
 
+    from ..service._connections import guarded_protocol
+
     sock = _listen(host, port, reuse_port=True)
     # listening at once, before the application loads (seconds): the kernel spreads the first
     # connections over every worker's socket, where they wait to be accepted
     sock.listen(2048)
     try:
-        uvicorn.Server(uvicorn.Config(_WORKER_APP, factory=True, **_CONFIG)).run(sockets=[sock])
+        uvicorn.Server(uvicorn.Config(_WORKER_APP, factory=True, http=guarded_protocol(), **_CONFIG)).run(sockets=[sock])
     finally:
         sock.close()
 

@@ -1,0 +1,208 @@
+"""Connections of ``learnsim serve`` that hold it without asking anything (issue 45: never a
+stalled server).
+
+uvicorn waits for a request for as long as a connection stays open: a connection that sends
+nothing, half a request head, or a body a byte at a time is kept for ever. Each holds a file
+descriptor, and a service runs under the usual limit of 1,024 of them: 1,000 such connections from
+one caller (opened in well under a second) made every other client's connection fail ("connection
+reset") until the caller let go. The guard here (:func:`guarded_protocol`, uvicorn's ``http``
+protocol with the checks below) and the limit raised at start (:func:`raise_open_files_limit`)
+answer it as nginx's ``client_header_timeout``, ``client_body_timeout``, ``send_timeout`` and
+``limit_conn`` and Apache's ``mod_reqtimeout`` do:
+
+- **A request head within** :data:`HEAD_TIMEOUT_S` of the connection's start, or of the end of the
+  answer before it (an idle keep-alive connection is closed sooner, by uvicorn's 5 s).
+- **A body at a fair rate:** checked every :data:`CHECK_S` once its head is in, a body must bring
+  :data:`BODY_MIN_RATE` bytes a second (a 64 MiB upload at 1 MB/s passes; a byte a second does not).
+- **An answer read at a fair rate:** a client whose answer waits unread in the send buffer with no
+  byte taken between two checks is closed.
+- **Connections counted:** at most :data:`MAX_CONNECTIONS_PER_ADDRESS` open from one address, and
+  at most the open-files limit less :data:`FILES_RESERVED` (the index's files, the logs) in all,
+  per server process; one more is answered ``503`` with a JSON error and ``Retry-After`` and
+  closed at once.
+
+A connection closed for its slowness gets no answer: it sent no request to answer, or not all of
+one (nginx closes it the same way). The application's own time for a request that was read whole
+is its deadline's business (``--deadline``), not this guard's.
+
+Only the standard library is imported here, and uvicorn's protocol when the class is built.
+"""
+from __future__ import annotations
+
+import json
+
+#: Seconds a connection has to send a whole request head.
+HEAD_TIMEOUT_S = 10.0
+#: Seconds between two checks of a body or an answer in progress.
+CHECK_S = 10.0
+#: Bytes a second a request body must bring in, on average between two checks.
+BODY_MIN_RATE = 8 * 1024
+#: Connections one client address may hold open on one server process.
+MAX_CONNECTIONS_PER_ADDRESS = 256
+#: File descriptors kept for the index's files, the click log and the logs: connections may take
+#: the open-files limit less these.
+FILES_RESERVED = 256
+#: Seconds a refused connection stays open for its request to be read, at most.
+REFUSED_LINGER_S = 1.0
+#: The soft open-files limit asked for at start (at most the hard limit).
+OPEN_FILES_WANTED = 65536
+
+
+def raise_open_files_limit(wanted=OPEN_FILES_WANTED):
+    """Raise this process's soft limit on open files towards ``wanted`` (at most its hard limit;
+    Go's runtime does the same at start), so that connections do not run out of descriptors at
+    the usual soft limit of 1,024. Returns the soft limit in force, or None where there is none
+    to read (not POSIX)."""
+    try:
+        import resource
+    except ImportError:      # Windows
+        return None
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            pass
+    return None if soft == resource.RLIM_INFINITY else int(soft)
+
+
+def _connection_cap():
+    """The connections one process may hold: its open-files limit less FILES_RESERVED (at least
+    64)."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except ImportError:
+        return 4096
+    if soft == resource.RLIM_INFINITY:
+        return 1 << 20
+    return max(64, int(soft) - FILES_RESERVED)
+
+
+def _refusal(message):
+    body = json.dumps({"error": message, "code": 503}).encode("utf-8")
+    return (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
+            b"x-content-type-options: nosniff\r\nretry-after: 1\r\nconnection: close\r\n"
+            b"content-length: " + str(len(body)).encode("ascii") + b"\r\n\r\n" + body)
+
+
+_BUSY_ADDRESS = _refusal(f"too many connections from this address (at most {MAX_CONNECTIONS_PER_ADDRESS} at once "
+                         "to one server process); reuse connections, or retry later")
+_BUSY = _refusal("too many open connections; retry later")
+
+
+def guarded_protocol(base=None):
+    """uvicorn's HTTP protocol class (httptools', or h11's where httptools is not installed; or
+    ``base``) with the checks of this module, for ``uvicorn.Config(http=...)``."""
+    if base is None:
+        try:
+            from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as base
+        except ImportError:
+            from uvicorn.protocols.http.h11_impl import H11Protocol as base
+
+    class GuardedProtocol(base):
+        # counts shared by the connections of this process (one event loop: no lock needed)
+        open_by_address = {}
+        open_total = [0]
+        lingering = [0]
+        cap = [None]
+
+        def connection_made(self, transport):
+            super().connection_made(transport)
+            self._guard = None
+            self._counted = None
+            self._refused = self._lingering = False
+            self._received = self._mark = 0
+            self._unsent = None
+            if GuardedProtocol.cap[0] is None:
+                GuardedProtocol.cap[0] = _connection_cap()
+            address = self.client[0] if self.client else ""
+            held = GuardedProtocol.open_by_address.get(address, 0)
+            if held >= MAX_CONNECTIONS_PER_ADDRESS or GuardedProtocol.open_total[0] >= GuardedProtocol.cap[0]:
+                # answered at once, and closed once the request is read (closed with the request
+                # unread, the system would reset the connection and the client might never read
+                # the answer), or after REFUSED_LINGER_S
+                # (at once when those waiting would take the descriptors the cap keeps free)
+                self._refused = True
+                transport.write(_BUSY_ADDRESS if held >= MAX_CONNECTIONS_PER_ADDRESS else _BUSY)
+                if GuardedProtocol.open_total[0] + GuardedProtocol.lingering[0] >= GuardedProtocol.cap[0]:
+                    transport.close()
+                else:
+                    GuardedProtocol.lingering[0] += 1
+                    self._lingering = True
+                    self._guard = self.loop.call_later(REFUSED_LINGER_S, transport.close)
+                return
+            GuardedProtocol.open_by_address[address] = held + 1
+            GuardedProtocol.open_total[0] += 1
+            self._counted = address
+            self._arm(HEAD_TIMEOUT_S)
+
+        def connection_lost(self, exc):
+            if self._lingering:
+                self._lingering = False
+                GuardedProtocol.lingering[0] -= 1
+            if self._guard is not None:
+                self._guard.cancel()
+                self._guard = None
+            address, self._counted = self._counted, None
+            if address is not None:
+                left = GuardedProtocol.open_by_address.get(address, 1) - 1
+                if left > 0:
+                    GuardedProtocol.open_by_address[address] = left
+                else:
+                    GuardedProtocol.open_by_address.pop(address, None)
+                GuardedProtocol.open_total[0] -= 1
+            super().connection_lost(exc)
+
+        def data_received(self, data):
+            if self._refused:
+                self.transport.close()
+                return
+            self._received += len(data)
+            super().data_received(data)
+
+        def on_response_complete(self):
+            super().on_response_complete()
+            if self._counted is not None and not self.transport.is_closing():
+                cycle = self.cycle
+                # idle, or the next request's head on its way: it has HEAD_TIMEOUT_S; a pipelined
+                # request started at once is checked as any other
+                self._arm(HEAD_TIMEOUT_S if cycle is None or cycle.response_complete else CHECK_S)
+
+        def _arm(self, seconds):
+            if self._guard is not None:
+                self._guard.cancel()
+            self._mark = self._received
+            self._guard = self.loop.call_later(seconds, self._check, seconds)
+
+        def _check(self, period):
+            self._guard = None
+            transport = self.transport
+            if transport is None or transport.is_closing():
+                return
+            cycle = self.cycle
+            if cycle is not None and not cycle.response_complete:
+                if cycle.more_body:
+                    # a body on its way: it must keep a fair rate (unless this side stopped reading
+                    # it: uvicorn pauses a body the application has not taken yet)
+                    paused = getattr(getattr(self, "flow", None), "read_paused", False)
+                    if paused or self._received - self._mark >= BODY_MIN_RATE * period:
+                        self._arm(CHECK_S)
+                        return
+                else:
+                    # the request is read: the application answers it (under its deadline); the
+                    # client must take the answer as it is written
+                    unsent = transport.get_write_buffer_size()
+                    stalled = unsent > 0 and self._unsent is not None and unsent >= self._unsent
+                    self._unsent = unsent if unsent > 0 else None
+                    if not stalled:
+                        self._arm(CHECK_S)
+                        return
+            # no whole head in time, a body too slow, or an answer not read
+            transport.close()
+
+    GuardedProtocol.__name__ = GuardedProtocol.__qualname__ = f"Guarded{base.__name__}"
+    return GuardedProtocol

@@ -1,0 +1,224 @@
+"""Connections that hold ``learnsim serve`` without asking anything (learnsim.service._connections):
+silent ones, half request heads and bodies a byte at a time are closed; one address holds a
+bounded number; the open-files limit is raised at start. A uvicorn server in this process with
+short timeouts, and the real command once."""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import socket
+import threading
+import time
+
+import pytest
+
+pytest.importorskip("fastapi")
+uvicorn = pytest.importorskip("uvicorn")
+
+from serve_process import running_server  # noqa: E402
+from index_models import corpus, model  # noqa: E402
+
+from learnsim.index import Index  # noqa: E402
+from learnsim.service import _connections  # noqa: E402
+
+
+async def _app(scope, receive, send):
+    """Reads the whole body, answers its length."""
+    if scope["type"] != "http":
+        return
+    size, more = 0, True
+    while more:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return
+        size += len(message.get("body", b""))
+        more = message.get("more_body", False)
+    body = json.dumps({"read": size}).encode() if scope["path"] != "/big" else b"x" * (8 << 20)
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+@contextlib.contextmanager
+def _server(base=None):
+    """A uvicorn server in a thread on 127.0.0.1 with the guarded protocol (``base``: uvicorn's
+    protocol class under it); yields its port."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    config = uvicorn.Config(_app, http=_connections.guarded_protocol(base), log_level="error", lifespan="off",
+                            timeout_keep_alive=30)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "the test server did not start"
+        time.sleep(0.02)
+    try:
+        yield sock.getsockname()[1]
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+def _connect(port, data=b"", source="127.0.0.1"):
+    s = socket.socket()
+    s.settimeout(5)
+    s.bind((source, 0))
+    s.connect(("127.0.0.1", port))
+    if data:
+        s.sendall(data)
+    return s
+
+
+def _closed_within(s, seconds):
+    """Whether the server closes ``s`` (an empty read, or a reset) within ``seconds``; what it
+    sent before closing is ignored."""
+    s.settimeout(seconds)
+    try:
+        while s.recv(4096):
+            pass
+        return True
+    except socket.timeout:
+        return False
+    except OSError:
+        return True
+
+
+def _ask(port, body=b"{}", source="127.0.0.1"):
+    s = _connect(port, b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
+                 % (len(body), body), source)
+    data = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    s.close()
+    return data
+
+
+@pytest.fixture
+def short(monkeypatch):
+    monkeypatch.setattr(_connections, "HEAD_TIMEOUT_S", 0.6)
+    monkeypatch.setattr(_connections, "CHECK_S", 0.6)
+    monkeypatch.setattr(_connections, "BODY_MIN_RATE", 1000)
+
+
+def _protocols():
+    out = [None]
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+    out.append(H11Protocol)
+    return out
+
+
+@pytest.mark.parametrize("base", _protocols(), ids=["default", "h11"])
+def test_silent_half_heads_and_trickled_bodies_are_closed(short, base):
+    with _server(base) as port:
+        silent = _connect(port)
+        half = _connect(port, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        trickle = _connect(port, b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n{")
+        start = time.monotonic()
+        for s in (silent, half, trickle):
+            assert _closed_within(s, 5)
+        assert time.monotonic() - start < 4
+        # an honest request meanwhile and after: answered in full
+        assert b'{"read": 2}' in _ask(port)
+
+
+def test_a_body_at_a_fair_rate_is_not_cut(short):
+    with _server() as port:
+        head = b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4000\r\nConnection: close\r\n\r\n"
+        s = _connect(port, head)
+        for _ in range(8):              # 500 bytes every 0.2 s: 2,500 bytes a second, over the checks
+            time.sleep(0.2)
+            s.sendall(b"a" * 500)
+        data = b""
+        while True:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+        assert data.startswith(b"HTTP/1.1 200") and b'{"read": 4000}' in data
+
+
+def _asks_big(port):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32 * 1024)
+    s.settimeout(5)
+    s.connect(("127.0.0.1", port))
+    s.sendall(b"GET /big HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    return s
+
+
+def test_an_answer_left_unread_is_closed_and_one_read_slowly_is_not(short):
+    with _server() as port:
+        unread = _asks_big(port)
+        slow = _asks_big(port)
+        got, start = 0, time.monotonic()
+        while got < 8 << 20:        # about 1.3 MB a second, in small reads
+            chunk = slow.recv(32 * 1024)
+            assert chunk, f"the slow reader was cut after {got} bytes"
+            got += len(chunk)
+            time.sleep(0.02)
+        assert time.monotonic() - start > 1.5      # it spanned more than two checks
+        assert _closed_within(unread, 5)
+
+
+def test_one_address_holds_a_bounded_number_of_connections(short, monkeypatch):
+    monkeypatch.setattr(_connections, "MAX_CONNECTIONS_PER_ADDRESS", 5)
+    try:
+        socket.socket().bind(("127.0.0.2", 0))
+    except OSError:
+        pytest.skip("this machine cannot use 127.0.0.2 as a source address")
+    with _server() as port:
+        held = [_connect(port, source="127.0.0.2") for _ in range(5)]
+        time.sleep(0.1)
+        refused = _ask(port, source="127.0.0.2")
+        assert refused.startswith(b"HTTP/1.1 503") and b"retry-after: 1" in refused.lower()
+        assert "too many connections from this address" in json.loads(refused.split(b"\r\n\r\n", 1)[1])["error"]
+        # another address is answered meanwhile
+        assert b'{"read": 2}' in _ask(port, source="127.0.0.1")
+        # the held ones are closed by the head timeout; the address is served again
+        assert all(_closed_within(s, 5) for s in held)
+        time.sleep(0.1)
+        assert b'{"read": 2}' in _ask(port, source="127.0.0.2")
+
+
+def test_the_open_files_limit_is_raised_towards_the_hard_one():
+    resource = pytest.importorskip("resource")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        low = min(256, soft)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (low, hard))
+        got = _connections.raise_open_files_limit(wanted=512)
+        expected = 512 if hard == resource.RLIM_INFINITY else min(512, hard)
+        assert got == expected == resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        # never lowered
+        assert _connections.raise_open_files_limit(wanted=16) == expected
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_the_command_guards_its_connections(tmp_path):
+    """``learnsim serve`` itself: one address holds at most MAX_CONNECTIONS_PER_ADDRESS
+    connections (the next is answered 503 JSON), and another address is answered meanwhile."""
+    try:
+        socket.socket().bind(("127.0.0.2", 0))
+    except OSError:
+        pytest.skip("this machine cannot use 127.0.0.2 as a source address")
+    import httpx
+
+    texts, _, ids, meta = corpus()
+    Index.build(tmp_path / "idx", model("linklearn"), texts[:30], ids[:30], list(meta[:30])).close()
+    with running_server(tmp_path / "idx") as base:
+        port = int(base.rsplit(":", 1)[1])
+        held = [_connect(port, source="127.0.0.2") for _ in range(_connections.MAX_CONNECTIONS_PER_ADDRESS)]
+        time.sleep(0.2)
+        refused = _ask(port, source="127.0.0.2")
+        assert refused.startswith(b"HTTP/1.1 503") and b"application/json" in refused
+        assert httpx.get(f"{base}/v1/search", params={"q": texts[0][:40], "k": 2}, timeout=5).status_code == 200
+        for s in held:
+            s.close()
