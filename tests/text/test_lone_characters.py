@@ -43,3 +43,16 @@ def test_a_query_of_many_lone_characters_adds_at_most_limit_terms_in_all():
     read = LoneCharacters(Tokenizer(), [vocabulary], limit=500)
     assert len(read(query).split()) == 500 + 97          # 3 characters' terms, and the 97 left as they were
     assert len(LoneCharacters(Tokenizer(), [vocabulary])(query).split()) == 1000 + 94
+
+
+def test_a_character_written_as_several_code_points_is_still_one_character():
+    """물 as its three jamo (NFD), が as か and a voiced mark, ｶﾞ half-width: each is one character
+    once the tokenizer folds it, and reads as the NFC character does."""
+    import unicodedata
+
+    read = LoneCharacters(Tokenizer(), [{"물이": 0, "물고": 1, "子猫": 2, "猫が": 3, "ガイ": 4}])
+    for plain, other in (("물", unicodedata.normalize("NFD", "물")), ("が", "\u304b\u3099"), ("ガ", "\uff76\uff9e")):
+        assert len(other) > 1 and read(plain) != plain
+        assert Tokenizer()(read(other)) == Tokenizer()(read(plain))
+    # two characters are a run: bigrams, left alone
+    assert read("\uff76\uff9e\uff72") == "\uff76\uff9e\uff72"

@@ -745,6 +745,11 @@ def _has_word(term):
 MAX_LONE_TERMS = 1000
 
 
+# the most code points one character of the spaceless scripts is written with (a Hangul syllable
+# as three jamo in NFD; a kana with its voiced mark, written apart or half-width, as two)
+_MAX_CHARACTER_CODE_POINTS = 3
+
+
 class LoneCharacters:
     """A query's lone character of a script written without spaces, read as the terms that hold it.
 
@@ -812,7 +817,9 @@ class LoneCharacters:
         def replace(m):
             nonlocal added, holding
             c = m.group()
-            term = self.tokenizer(c) if len(c) == 1 else ()     # as the tokenizer folds it (ｶ is カ)
+            # as the tokenizer folds it (ｶ is カ): one character may be written as up to three
+            # code points (물 as the jamo 물 in NFD, が as か and a voiced mark, ｶﾞ as ガ)
+            term = self.tokenizer(c) if len(c) <= _MAX_CHARACTER_CODE_POINTS else ()
             if len(term) != 1 or len(term[0]) != 1 or self._known(term[0]) or added >= self.limit:
                 return c
             if holding is None:
