@@ -57,3 +57,19 @@ def test_the_page_marks_shared_runs_whole(client):
     assert marks and any("天気" in m or "東京" in m for m in marks)
     # overlapping bigrams make one mark: no character is marked twice, the text reads as it is
     assert "東京の天気は晴れです" in re.sub(r"</?mark>", "", page.text)
+
+
+def test_a_lone_character_is_explained_as_it_was_searched(client):
+    """晴 alone is in no document's terms (晴れ, 晴天 are): the search reads it as the terms holding
+    it, and the explanations of its hits, over JSON and on the page, are of that reading too: they
+    sum to each hit's score and mark where the character stands."""
+    posted = client.post("/v1/search", json={"queries": ["晴"], "k": 3, "explain": True})
+    assert posted.status_code == 200, posted.text
+    hits = posted.json()["results"][0]
+    assert hits and any("晴" in h["text"] for h in hits)
+    for h in hits:
+        assert h["explanation"]["score"] == pytest.approx(h["score"], rel=1e-6, abs=1e-9)
+    page = client.get("/", params={"q": "晴"})
+    assert page.status_code == 200
+    marks = re.findall(r"<mark>(.*?)</mark>", page.text)
+    assert any("晴" in m for m in marks)

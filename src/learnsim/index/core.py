@@ -536,6 +536,29 @@ class Index(ModelVersions):
         thread.start()
         return thread
 
+    def read_query(self, query):
+        """``query`` as :meth:`search` reads it: each lone character of a script written without
+        spaces that the index's vocabulary does not hold read as the vocabulary's terms holding it
+        (:class:`learnsim.text.LoneCharacters`), the text itself otherwise. An explanation of a
+        hit made apart from the search (``Pipeline.explain``, as the service and its page do) is
+        made of this text, so that it sums to the hit's score.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import learnsim
+        >>> from learnsim.index import Index
+        >>> texts = ["子猫が好き", "猫が寝ている", "犬が走る", "犬の散歩"]
+        >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1], baseline_holdout=None)
+        >>> index = Index.build(os.path.join(tempfile.mkdtemp(), "index"), model, texts)
+        >>> index.read_query("猫"), index.read_query("犬が走る")
+        ('子猫 猫が', '犬が走る')
+        >>> index.close()
+        """
+        if not isinstance(query, str):
+            raise TypeError(f"query must be a str; got {type(query).__name__}")
+        return self._with_lone_characters([query])[0]
+
     def _with_lone_characters(self, queries):
         """``queries``, each lone character of a spaceless script that the plan's vocabulary does
         not hold read as the terms holding it (:class:`learnsim.text.LoneCharacters`: a query of 猫

@@ -596,16 +596,19 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             raise _fail(503, f"the index was not free within {on.timeout_s:g} s; retry later",
                         {"Retry-After": str(_RETRY_AFTER_S)}) from None
 
-    async def explained(pairs, n_top, until, labels=False):
+    async def explained(pairs, n_top, until, labels=False, searched=False):
         """The explanation of each (query, text) of ``pairs``: CHUNK_EXPLAIN a call (``labels``:
-        and the set of the versions' labels that explained them)."""
+        and the set of the versions' labels that explained them; ``searched``: hits of searches,
+        each query explained as the search read it, Index.read_query)."""
         out, seen = [], set()
         for start in range(0, len(pairs), CHUNK_EXPLAIN):
             piece = pairs[start:start + CHUNK_EXPLAIN]
 
             def explain_piece(idx, piece=piece):
                 statistics = idx.statistics or None   # read from disk once a piece
-                return Labelled([idx.pipeline.explain(q, t, n_top=n_top, statistics=statistics) for q, t in piece],
+                read = {q: idx.read_query(q) for q in {q for q, _ in piece}} if searched else None
+                return Labelled([idx.pipeline.explain(read[q] if searched else q, t, n_top=n_top,
+                                                      statistics=statistics) for q, t in piece],
                                 labelled(idx))
 
             part = await run(explain_piece, until=until)
@@ -636,7 +639,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     async def explain_into(queries, results, n_top, until):
         """Explain the hits in place; the labels of the versions that explained them."""
         todo = [(q, h) for q, hits in zip(queries, results) for h in hits]
-        explanations, labels = await explained([(q, h["text"]) for q, h in todo], n_top, until, labels=True)
+        explanations, labels = await explained([(q, h["text"]) for q, h in todo], n_top, until, labels=True,
+                                               searched=True)
         for (_, h), e in zip(todo, explanations):
             h["explanation"] = e
         return labels

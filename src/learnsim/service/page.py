@@ -157,7 +157,9 @@ def explain_hits(index, data, hits):
     >>> index.close()
     """
     p = index.pipeline
-    against = data["q"] if data["q"] else data["source"]["text"]
+    # the query as the search read it (a lone 猫 as the terms holding it), so that an explanation
+    # sums to the hit's score
+    against = index.read_query(data["q"]) if data["q"] else data["source"]["text"]
     terms = {t for _, _, t in p.term_spans(against)}
     statistics = index.statistics or None   # read from disk once, not per hit
     for h in hits:
