@@ -198,3 +198,53 @@ def test_a_long_run_of_combining_marks_keeps_its_first_thirty():
     assert Tokenizer()("e\u0301\u0316x") == [unicodedata.normalize("NFC", "e\u0301\u0316x")]
     # the old reading's NFC (kana with a separate voicing mark) is bounded alike
     assert len(Tokenizer(unicode_words=False)("カ\u3099" + marks)) == 1
+
+
+@pytest.mark.parametrize("written, plain", [
+    ("co\u00adoperate", "cooperate"),                 # soft hyphen (text from a typeset page or a PDF)
+    ("\u0915\u094d\u200d\u0937", "\u0915\u094d\u0937"),  # a zero-width joiner inside a Devanagari conjunct
+    ("info\u200ebox", "infobox"),                     # a left-to-right mark
+    ("data\u2066base\u2069", "database"),             # an isolate
+    ("ab\U000e0061cd", "abcd"),                       # a tag character
+    ("ab\ufe0fcd", "abcd"),                           # a variation selector (kept inside the term before)
+    ("word\u2060joiner", "wordjoiner"),               # a word joiner
+    ("in\ufeffside", "inside"),                       # a byte order mark inside a concatenated file
+])
+def test_invisible_characters_inside_a_word_are_left_out(written, plain):
+    assert Tokenizer()(written) == Tokenizer()(plain)
+    assert len(Tokenizer()(written)) == 1
+
+
+def test_zero_width_spaces_and_non_joiners_still_cut_and_the_old_reading_is_kept():
+    assert Tokenizer()("zero\u200bwidth") == ["zero", "width"]
+    assert Tokenizer()("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645") == ["\u0645\u06cc", "\u062e\u0648\u0627\u0647\u0645"]
+    assert Tokenizer(drop_ignorables=False)("co\u00adoperate") == ["co", "operate"]
+    assert Tokenizer(unicode_words=False)("co\u00adoperate") == ["co", "operate"]    # only with Unicode's words
+
+
+def test_a_model_saved_before_drop_ignorables_keeps_cutting_at_them(tmp_path):
+    from learnsim.persistence import load, save
+
+    docs = ["co\u00adoperate with them", "we cooperate", "other text here"]
+    vec = TextVectorizer(norm="l2").fit(docs)
+    assert vec.drop_ignorables is True and "cooperate" in vec.vocabulary_ and "operate" not in vec.vocabulary_
+    assert load(save(vec, tmp_path / "v.npz")).drop_ignorables is True
+    meta, arrays = TextVectorizer(norm="l2", drop_ignorables=False).fit(docs)._get_state()
+    del meta["params"]["drop_ignorables"]
+    old = TextVectorizer._from_state(meta, arrays)
+    assert old.drop_ignorables is False and "operate" in old.vocabulary_
+
+
+def test_an_index_finds_a_word_written_with_a_soft_hyphen_and_its_plan_reads_so(tmp_path):
+    import learnsim
+    from learnsim.index import Index
+
+    texts = ["we co\u00adoperate with the council", "the council met today", "rain is expected",
+             "the forecast says rain", "cooperation between towns", "a town hall meeting"]
+    model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2], baseline_holdout=None)
+    Index.build(tmp_path / "idx", model, texts).close()
+    again = Index.open(tmp_path / "idx")
+    hits = again.search("cooperate", k=1)
+    assert again._plan is not None and again._plan.tokenizer.drop_ignorables is True
+    assert hits and hits[0]["text"] == texts[0]
+    again.close()

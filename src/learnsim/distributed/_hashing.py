@@ -44,7 +44,7 @@ class HashingTextVectorizer(TextVectorizer):
     n_features : int, default=2**20
         Number of columns.
     weighting, lowercase, token_pattern, stop_words, stem, ngram_range, sublinear_tf, norm, k1, b, dtype, \
-    analyzer, cjk_unigrams, unicode_words
+    analyzer, cjk_unigrams, unicode_words, drop_ignorables
         As for :class:`learnsim.text.TextVectorizer`. Its vocabulary filters (``min_df``,
         ``max_df``, ``max_features``), LSI and resampling do not apply to hashed columns.
 
@@ -99,7 +99,7 @@ class HashingTextVectorizer(TextVectorizer):
 
     def __init__(self, n_features=2 ** 20, weighting="tfidf", *, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN,
                  stop_words=None, stem=None, ngram_range=(1, 1), sublinear_tf=False, norm=None, k1=1.2, b=0.75,
-                 dtype=np.float32, analyzer="cjk", cjk_unigrams=False, unicode_words=True):
+                 dtype=np.float32, analyzer="cjk", cjk_unigrams=False, unicode_words=True, drop_ignorables=True):
         self.n_features = n_features
         self.weighting = weighting
         self.lowercase = lowercase
@@ -115,6 +115,7 @@ class HashingTextVectorizer(TextVectorizer):
         self.analyzer = analyzer
         self.cjk_unigrams = cjk_unigrams
         self.unicode_words = unicode_words
+        self.drop_ignorables = drop_ignorables
 
     def _check_params(self):
         n = self.n_features
@@ -251,6 +252,7 @@ class HashingTextVectorizer(TextVectorizer):
             params["ngram_range"] = tuple(params["ngram_range"])
         params.setdefault("analyzer", "words")      # saved before the analyzer was recorded
         params.setdefault("unicode_words", False)   # saved before unicode_words existed
+        params.setdefault("drop_ignorables", False)  # saved before drop_ignorables existed
         obj = cls(**params)
         obj._check_params()
         obj._tokenizer = obj._make_tokenizer()

@@ -25,7 +25,10 @@ def _vectorizer_meta(vec):
         stop = sorted(tok._stop_set)
     meta = {"tokenizer": {"lowercase": bool(vec.lowercase), "token_pattern": vec.token_pattern,
                           "stop_words": stop, "stem": vec.stem, "ngram_range": [int(n) for n in vec.ngram_range],
-                          **analysis_of(vec)},
+                          **analysis_of(vec),
+                          # written only where set: a plan without it is read by a learnsim that
+                          # does not know it, as it was before
+                          **({"drop_ignorables": True} if getattr(vec, "drop_ignorables", False) else {})},
             "weighting": {"kind": vec.weighting, "sublinear_tf": bool(vec.sublinear_tf), "norm": vec.norm,
                           "k1": float(vec.k1), "b": float(vec.b), "avgdl": float(vec.avgdl_),
                           "dtype": np.dtype(vec.dtype).name}}

@@ -97,7 +97,9 @@ class QueryPlan:
                                    # an index planned before the analyzer was recorded: the token pattern alone
                                    analyzer=tok.get("analyzer", "words"), cjk_unigrams=bool(tok.get("cjk_unigrams")),
                                    # and before unicode_words: words cut at combining marks
-                                   unicode_words=bool(tok.get("unicode_words", False)))
+                                   unicode_words=bool(tok.get("unicode_words", False)),
+                                   # and before drop_ignorables: words cut at invisible characters
+                                   drop_ignorables=bool(tok.get("drop_ignorables", False)))
         self.terms = [str(t) for t in terms]
         self.vocabulary = {t: i for i, t in enumerate(terms)}
         self.n_terms = len(terms)

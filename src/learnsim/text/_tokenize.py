@@ -186,10 +186,34 @@ _OPTIONAL_POINTS = ("[\u0610-\u061A\u0640\u064B-\u065F\u0670\u06D6-\u06DC\u06DF-
 _POINTS = [None]
 
 
-def _unicode_fold(text):
+# Characters that are invisible and say nothing of a word (Unicode's Default_Ignorable_Code_Point,
+# less the zero-width space and non-joiner, which mark a break): the soft hyphen (a place a word
+# may be hyphenated, which text copied from a typeset page or a PDF keeps: "co<SHY>operate"), the
+# combining grapheme joiner, the Arabic letter mark, Hangul fillers, Khmer's inherent vowels,
+# Mongolian's variation selectors and vowel separator, the zero-width joiner (inside Indic
+# conjuncts and Malayalam's chillu letters: "क्<ZWJ>ष" is क्ष), the left-to-right and right-to-left
+# marks, embeddings, overrides and isolates, the word joiner and invisible operators, variation
+# selectors, the zero-width no-break space (U+FEFF, also a byte order mark left inside a
+# concatenated file) and tag characters. Unicode's word rules do not break a word at them (UAX
+# #29, WB4) and ICU's normalisation for search (NFKC_Casefold) removes them; read as breaks, they
+# cut a word in two ("co", "operate") that never matched the word written without them.
+_IGNORABLE = ("[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200D-\u200F\u202A-\u202E"
+              "\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\U0001BCA0-\U0001BCA3\U0001D173-\U0001D17A"
+              "\U000E0000-\U000E0FFF]+")
+_IGNORABLE_RE = [None]
+
+
+def _unicode_fold(text, drop_ignorables=False):
     """A non-ASCII text as the word rule reads it: in NFC (an accent written apart joined to its
-    letter, as most text has it, so that both spellings give one term), and the dot that
-    lowercasing Turkish İ leaves (i + U+0307) dropped, so that "İstanbul" is "istanbul"."""
+    letter, as most text has it, so that both spellings give one term), the dot that lowercasing
+    Turkish İ leaves (i + U+0307) dropped, so that "İstanbul" is "istanbul", and (``drop_ignorables``)
+    without the invisible characters of ``_IGNORABLE``."""
+    if drop_ignorables:
+        ignorable = _IGNORABLE_RE[0]
+        if ignorable is None:
+            ignorable = _IGNORABLE_RE[0] = re.compile(_IGNORABLE)
+        if ignorable.search(text) is not None:
+            text = ignorable.sub("", text)
     text = _nfc(text)
     return text.replace("i\u0307", "i") if "\u0307" in text else text
 
@@ -297,8 +321,10 @@ def tokenizer_params(vectorizer):
             "stop_words": vectorizer.stop_words, "stem": vectorizer.stem, "ngram_range": tuple(vectorizer.ngram_range),
             "analyzer": getattr(vectorizer, "analyzer", "words"),
             "cjk_unigrams": bool(getattr(vectorizer, "cjk_unigrams", False)),
-            # a vectoriser saved before unicode_words existed read with the token pattern alone
-            "unicode_words": bool(getattr(vectorizer, "unicode_words", False))}
+            # a vectoriser saved before unicode_words existed read with the token pattern alone,
+            # and one saved before drop_ignorables existed cut words at invisible characters
+            "unicode_words": bool(getattr(vectorizer, "unicode_words", False)),
+            "drop_ignorables": bool(getattr(vectorizer, "drop_ignorables", False))}
 
 
 def _english_stop_words():
@@ -457,6 +483,14 @@ class Tokenizer:
         matches no mark (``"हिन्दी"`` gave no term: its letters stand alone between marks, and a
         single letter is no word); what models saved before this setting existed do. ASCII text
         is read alike either way.
+    drop_ignorables : bool, default=True
+        With ``unicode_words``, leave out the invisible characters that say nothing of a word
+        before words are found: the soft hyphen, the zero-width joiner, the word joiner, the
+        zero-width no-break space (byte order mark), bidirectional marks and isolates, variation
+        selectors and tags (Unicode's default-ignorable characters, as ICU's NFKC_Casefold
+        removes them), so that ``"co\\u00adoperate"`` is ``"cooperate"``. The zero-width space
+        and non-joiner still cut a word. False: each cuts a word in two; what models saved before
+        this setting existed do.
 
     Examples
     --------
@@ -473,6 +507,8 @@ class Tokenizer:
     ['東京の天気']
     >>> Tokenizer()("लिखा गया पाठ"), Tokenizer(unicode_words=False)("लिखा गया पाठ")
     (['लिखा', 'गया', 'पाठ'], ['गय'])
+    >>> Tokenizer()("co\u00adoperate na\u00efve"), Tokenizer(drop_ignorables=False)("co\u00adoperate")
+    (['cooperate', 'naïve'], ['co', 'operate'])
 
     References
     ----------
@@ -481,8 +517,12 @@ class Tokenizer:
     keeps a combining mark with the character before it).
     """
 
+    # (a tokenizer pickled before the setting existed reads as it did)
+    drop_ignorables = False
+
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
-                 stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True):
+                 stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
+                 drop_ignorables=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -493,6 +533,7 @@ class Tokenizer:
         self.analyzer = analyzer
         self.cjk_unigrams = bool(cjk_unigrams)
         self.unicode_words = bool(unicode_words)
+        self.drop_ignorables = bool(drop_ignorables)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -523,7 +564,8 @@ class Tokenizer:
         """The settings, as keywords of ``Tokenizer`` (what a model records of its analysis)."""
         return {"lowercase": self.lowercase, "token_pattern": self.token_pattern, "stop_words": self.stop_words,
                 "stem": self.stem, "ngram_range": self.ngram_range, "analyzer": self.analyzer,
-                "cjk_unigrams": self.cjk_unigrams, "unicode_words": self.unicode_words}
+                "cjk_unigrams": self.cjk_unigrams, "unicode_words": self.unicode_words,
+                "drop_ignorables": self.drop_ignorables}
 
     @staticmethod
     def _resolve_stop_words(stop_words):
@@ -547,7 +589,8 @@ class Tokenizer:
     def __repr__(self):
         return (f"Tokenizer(lowercase={self.lowercase}, token_pattern={self.token_pattern!r}, "
                 f"stop_words={self.stop_words!r}, stem={self.stem!r}, ngram_range={self.ngram_range}, "
-                f"analyzer={self.analyzer!r}, cjk_unigrams={self.cjk_unigrams}, unicode_words={self.unicode_words})")
+                f"analyzer={self.analyzer!r}, cjk_unigrams={self.cjk_unigrams}, unicode_words={self.unicode_words}, "
+                f"drop_ignorables={self.drop_ignorables})")
 
     @property
     def _text_regex(self):
@@ -684,7 +727,7 @@ class Tokenizer:
         if len(lowered) != len(doc):
             return []
         if self.unicode_words and not lowered.isascii():
-            lowered = _strip_points(_unicode_fold(lowered))
+            lowered = _strip_points(_unicode_fold(lowered, self.drop_ignorables))
             if len(lowered) != len(doc):    # an accent joined to its letter: no place to give
                 return []
         if self.analyzer == "words" or lowered.isascii():
@@ -703,7 +746,7 @@ class Tokenizer:
         doc = self._prepare(doc)
         ascii_text = doc.isascii()
         if self.unicode_words and not ascii_text:
-            doc = _unicode_fold(doc)
+            doc = _unicode_fold(doc, self.drop_ignorables)
         if self.analyzer == "words" or ascii_text:
             if ascii_text:
                 tokens = self._regex.findall(doc)

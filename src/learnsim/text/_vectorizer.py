@@ -323,6 +323,12 @@ class TextVectorizer(BaseEstimator):
         (NFC, combining marks kept in their words: Hindi, Bengali, Tamil, Arabic and Hebrew
         with vowel points, an accent written apart); recorded in the saved model (one saved
         before this setting existed reads text with the token pattern alone, as it was fitted).
+    drop_ignorables : bool, default=True
+        Passed to :class:`Tokenizer`: with ``unicode_words``, the invisible characters that say
+        nothing of a word (soft hyphen, zero-width joiner, word joiner, byte order mark,
+        bidirectional marks, variation selectors) left out before words are found, so that
+        ``"co\\u00adoperate"`` is ``"cooperate"``; recorded in the saved model (one saved before
+        this setting existed cuts words at them, as it was fitted).
 
     Attributes
     ----------
@@ -374,6 +380,7 @@ class TextVectorizer(BaseEstimator):
         "analyzer": ["no_validation"],
         "cjk_unigrams": ["no_validation"],
         "unicode_words": ["no_validation"],
+        "drop_ignorables": ["no_validation"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -391,7 +398,7 @@ class TextVectorizer(BaseEstimator):
                  stop_words=None, stem=None, ngram_range=(1, 1), min_df=1, max_df=1.0,
                  max_features=None, sublinear_tf=False, norm=None, k1=1.2, b=0.75,
                  n_components=None, resample_length=None, random_state=None, dtype=np.float32,
-                 analyzer="cjk", cjk_unigrams=False, unicode_words=True):
+                 analyzer="cjk", cjk_unigrams=False, unicode_words=True, drop_ignorables=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -412,6 +419,7 @@ class TextVectorizer(BaseEstimator):
         self.analyzer = analyzer
         self.cjk_unigrams = cjk_unigrams
         self.unicode_words = unicode_words
+        self.drop_ignorables = drop_ignorables
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
@@ -678,6 +686,8 @@ class TextVectorizer(BaseEstimator):
         params.setdefault("analyzer", "words")
         # and one saved before unicode_words existed cut words at combining marks
         params.setdefault("unicode_words", False)
+        # and one saved before drop_ignorables existed cut words at invisible characters
+        params.setdefault("drop_ignorables", False)
         obj = cls(**params)
         dtype = obj._check_params()
 
