@@ -87,9 +87,8 @@ def _closed_within(s, seconds):
         return True
 
 
-def _ask(port, body=b"{}", source="127.0.0.1"):
-    s = _connect(port, b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
-                 % (len(body), body), source)
+def _read_all(s):
+    """Every byte ``s`` receives until the server closes it."""
     data = b""
     while True:
         chunk = s.recv(65536)
@@ -98,6 +97,12 @@ def _ask(port, body=b"{}", source="127.0.0.1"):
         data += chunk
     s.close()
     return data
+
+
+def _ask(port, body=b"{}", source="127.0.0.1"):
+    return _read_all(_connect(
+        port, b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
+        % (len(body), body), source))
 
 
 @pytest.fixture
@@ -135,12 +140,7 @@ def test_a_body_at_a_fair_rate_is_not_cut(short):
         for _ in range(8):              # 500 bytes every 0.2 s: 2,500 bytes a second, over the checks
             time.sleep(0.2)
             s.sendall(b"a" * 500)
-        data = b""
-        while True:
-            chunk = s.recv(4096)
-            if not chunk:
-                break
-            data += chunk
+        data = _read_all(s)
         assert data.startswith(b"HTTP/1.1 200") and b'{"read": 4000}' in data
 
 
