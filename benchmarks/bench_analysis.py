@@ -87,7 +87,9 @@ def analysers(english=False):
         return {"learnsim words": Tokenizer(), "sklearn word": CountVectorizer().build_analyzer()}
     named = {"sklearn char (2,2)": CountVectorizer(analyzer="char", ngram_range=(2, 2)).build_analyzer(),
              "sklearn char (1,2)": CountVectorizer(analyzer="char", ngram_range=(1, 2)).build_analyzer(),
-             "learnsim bigrams": Tokenizer(), "learnsim bigrams+unigrams": Tokenizer(cjk_unigrams=True)}
+             "learnsim bigrams": Tokenizer(), "learnsim bigrams+unigrams": Tokenizer(cjk_unigrams=True),
+             # what leaving out invisible characters inside words costs (the default reads so)
+             "learnsim bigrams, ignorables kept": Tokenizer(drop_ignorables=False)}
     for analyzer, module in (("sudachi", "sudachipy"), ("fugashi", "fugashi"), ("jieba", "jieba")):
         if importlib.util.find_spec(module) is not None:
             named[f"learnsim {analyzer}"] = Tokenizer(analyzer=analyzer)
