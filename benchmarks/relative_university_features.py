@@ -1,7 +1,7 @@
 """Where the University distance's gap to the paper comes from (paper 004, Table 1): the same
 150,000 training and 85,907 test triplets as `learnsim reproduce relative`, fitted on the
 page-text binary features (the reproduction's) and on text plus the tokens of the page's URL and
-its links' URLs (`webkb_features(with_urls=True)`, 66,150 features, close to the paper's 63,949),
+its links' URLs (`webkb_features(with_urls=True)`, 66,151 features, close to the paper's 63,949),
 beside the best static baseline (stemmed tf.idf, L2 rows) on the same two vocabularies.
 
     python benchmarks/relative_university_features.py [--C 0.001] [--distance university]

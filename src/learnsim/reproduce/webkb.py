@@ -274,8 +274,8 @@ def webkb_features(corpus, kind="binary", *, with_urls=False, norm="auto", fit_i
     Notes
     -----
     The paper counts 63,949 binary features without stemming over its 4,183 pages. On the
-    paper subset (4,184 pages) ``kind="binary"`` gives 48,280 terms from the page text,
-    66,150 with ``with_urls=True``, and 48,004 / 63,796 (0.2% from the paper's count) with
+    paper subset (4,184 pages) ``kind="binary"`` gives 48,281 terms from the page text,
+    66,151 with ``with_urls=True``, and 48,005 / 63,797 (0.2% from the paper's count) with
     ``token_pattern=r"[A-Za-z0-9]+"``. The near match is weak evidence: the twenty-odd
     tokenisations tried (text, text and URLs, raw HTML; several token patterns; with and
     without lower-casing) span 40,000 to 250,000 terms, and with the URL tokens the static
