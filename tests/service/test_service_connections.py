@@ -202,21 +202,45 @@ def test_the_open_files_limit_is_raised_towards_the_hard_one():
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
+def test_the_bounds_follow_the_open_files_limit(monkeypatch):
+    monkeypatch.setattr(_connections, "_connection_total", lambda: 768)      # a limit of 1,024
+    assert _connections._connection_caps() == (768, 384)
+    monkeypatch.setattr(_connections, "_connection_total", lambda: 65536 - 256)
+    assert _connections._connection_caps() == (65280, _connections.MAX_CONNECTIONS_PER_ADDRESS)
+
+
 def test_the_command_guards_its_connections(tmp_path):
-    """``learnsim serve`` itself: one address holds at most MAX_CONNECTIONS_PER_ADDRESS
-    connections (the next is answered 503 JSON), and another address is answered meanwhile."""
+    """``learnsim serve`` itself: one address holds a bounded number of connections (the next is
+    answered 503 JSON), and another address is answered meanwhile."""
+    resource = pytest.importorskip("resource")
     try:
         socket.socket().bind(("127.0.0.2", 0))
     except OSError:
         pytest.skip("this machine cannot use 127.0.0.2 as a source address")
     import httpx
 
+    # the server raises its limit as this does: its bound per address follows
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    limit = _connections.raise_open_files_limit()
+    try:
+        total = max(64, limit - _connections.FILES_RESERVED)
+        per_address = min(_connections.MAX_CONNECTIONS_PER_ADDRESS, max(32, total // 2))
+        if limit < per_address + 200:
+            pytest.skip(f"this process may open {limit} files: too few to hold {per_address} connections")
+        _hold_one_too_many(tmp_path, per_address, httpx)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def _hold_one_too_many(tmp_path, per_address, httpx):
+    """``per_address`` connections from 127.0.0.2 held, the next refused, 127.0.0.1 served."""
     texts, _, ids, meta = corpus()
     Index.build(tmp_path / "idx", model("linklearn"), texts[:30], ids[:30], list(meta[:30])).close()
     with running_server(tmp_path / "idx") as base:
         port = int(base.rsplit(":", 1)[1])
-        held = [_connect(port, source="127.0.0.2") for _ in range(_connections.MAX_CONNECTIONS_PER_ADDRESS)]
+        held = [_connect(port, source="127.0.0.2") for _ in range(per_address)]
         time.sleep(0.2)
+        assert not _closed_within(held[-1], 0.2)        # the last one within the bound is kept
         refused = _ask(port, source="127.0.0.2")
         assert refused.startswith(b"HTTP/1.1 503") and b"application/json" in refused
         assert httpx.get(f"{base}/v1/search", params={"q": texts[0][:40], "k": 2}, timeout=5).status_code == 200

@@ -16,10 +16,11 @@ answer it as nginx's ``client_header_timeout``, ``client_body_timeout``, ``send_
   :data:`BODY_MIN_RATE` bytes a second (a 64 MiB upload at 1 MB/s passes; a byte a second does not).
 - **An answer read at a fair rate:** a client whose answer waits unread in the send buffer with no
   byte taken between two checks is closed.
-- **Connections counted:** at most :data:`MAX_CONNECTIONS_PER_ADDRESS` open from one address, and
-  at most the open-files limit less :data:`FILES_RESERVED` (the index's files, the logs) in all,
-  per server process; one more is answered ``503`` with a JSON error and ``Retry-After`` and
-  closed at once.
+- **Connections counted:** at most the open-files limit less :data:`FILES_RESERVED` (the index's
+  files, the logs) in all, per server process, and from one address at most half of that, and at
+  most :data:`MAX_CONNECTIONS_PER_ADDRESS` (so that one caller cannot take them all, while a load
+  test of hundreds of clients on one machine is served); one more is answered ``503`` with a JSON
+  error and ``Retry-After`` and closed.
 
 A connection closed for its slowness gets no answer: it sent no request to answer, or not all of
 one (nginx closes it the same way). The application's own time for a request that was read whole
@@ -37,8 +38,9 @@ HEAD_TIMEOUT_S = 10.0
 CHECK_S = 10.0
 #: Bytes a second a request body must bring in, on average between two checks.
 BODY_MIN_RATE = 8 * 1024
-#: Connections one client address may hold open on one server process.
-MAX_CONNECTIONS_PER_ADDRESS = 256
+#: Connections one client address may hold open on one server process, at most (and at most half
+#: of all those the process may hold).
+MAX_CONNECTIONS_PER_ADDRESS = 1024
 #: File descriptors kept for the index's files, the click log and the logs: connections may take
 #: the open-files limit less these.
 FILES_RESERVED = 256
@@ -68,9 +70,14 @@ def raise_open_files_limit(wanted=OPEN_FILES_WANTED):
     return None if soft == resource.RLIM_INFINITY else int(soft)
 
 
-def _connection_cap():
-    """The connections one process may hold: its open-files limit less FILES_RESERVED (at least
-    64)."""
+def _connection_caps():
+    """(the connections one process may hold: its open-files limit less FILES_RESERVED, at least
+    64; those one address may hold: half of them, at least 32, at most MAX_CONNECTIONS_PER_ADDRESS)."""
+    total = _connection_total()
+    return total, max(1, min(MAX_CONNECTIONS_PER_ADDRESS, max(32, total // 2)))
+
+
+def _connection_total():
     try:
         import resource
 
@@ -89,8 +96,11 @@ def _refusal(message):
             b"content-length: " + str(len(body)).encode("ascii") + b"\r\n\r\n" + body)
 
 
-_BUSY_ADDRESS = _refusal(f"too many connections from this address (at most {MAX_CONNECTIONS_PER_ADDRESS} at once "
-                         "to one server process); reuse connections, or retry later")
+def _busy_address(cap):
+    return _refusal(f"too many connections from this address (at most {cap} at once to one server process); "
+                    "reuse connections, or retry later")
+
+
 _BUSY = _refusal("too many open connections; retry later")
 
 
@@ -108,7 +118,7 @@ def guarded_protocol(base=None):
         open_by_address = {}
         open_total = [0]
         lingering = [0]
-        cap = [None]
+        cap = [None, None, None]      # (all, per address, the refusal's bytes), at the first connection
 
         def connection_made(self, transport):
             super().connection_made(transport)
@@ -118,17 +128,19 @@ def guarded_protocol(base=None):
             self._received = self._mark = 0
             self._unsent = None
             if GuardedProtocol.cap[0] is None:
-                GuardedProtocol.cap[0] = _connection_cap()
+                total, per_address = _connection_caps()
+                GuardedProtocol.cap[:] = [total, per_address, _busy_address(per_address)]
+            cap, per_address, busy_address = GuardedProtocol.cap
             address = self.client[0] if self.client else ""
             held = GuardedProtocol.open_by_address.get(address, 0)
-            if held >= MAX_CONNECTIONS_PER_ADDRESS or GuardedProtocol.open_total[0] >= GuardedProtocol.cap[0]:
+            if held >= per_address or GuardedProtocol.open_total[0] >= cap:
                 # answered at once, and closed once the request is read (closed with the request
                 # unread, the system would reset the connection and the client might never read
                 # the answer), or after REFUSED_LINGER_S
                 # (at once when those waiting would take the descriptors the cap keeps free)
                 self._refused = True
-                transport.write(_BUSY_ADDRESS if held >= MAX_CONNECTIONS_PER_ADDRESS else _BUSY)
-                if GuardedProtocol.open_total[0] + GuardedProtocol.lingering[0] >= GuardedProtocol.cap[0]:
+                transport.write(busy_address if held >= per_address else _BUSY)
+                if GuardedProtocol.open_total[0] + GuardedProtocol.lingering[0] >= cap:
                     transport.close()
                 else:
                     GuardedProtocol.lingering[0] += 1
