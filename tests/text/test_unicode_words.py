@@ -248,3 +248,15 @@ def test_an_index_finds_a_word_written_with_a_soft_hyphen_and_its_plan_reads_so(
     assert again._plan is not None and again._plan.tokenizer.drop_ignorables is True
     assert hits and hits[0]["text"] == texts[0]
     again.close()
+
+
+def test_spans_point_into_the_text_as_written_around_invisible_characters():
+    """Left out for the terms, a byte order mark, a mark or a soft hyphen still counts for the
+    places: each span is where its term stands in the document as given (the page marks it)."""
+    for doc, words in (("\ufeffcaf\u00e9 au lait", ["caf\u00e9", "au", "lait"]),
+                       ("caf\u00e9 \u200eau lait", ["caf\u00e9", "au", "lait"]),
+                       ("co\u00adoperate now", ["co\u00adoperate", "now"]),
+                       ("\ufeff\u6771\u4eac", ["\u6771\u4eac"])):
+        spans = Tokenizer().spans(doc)
+        assert [doc[a:b] for a, b, _ in spans] == words
+        assert [t for _, _, t in spans] == Tokenizer()(doc)

@@ -733,10 +733,27 @@ class Tokenizer:
         lowered = self._prepare(doc)
         if len(lowered) != len(doc):
             return []
+        kept = None
         if self.unicode_words and not lowered.isascii():
-            lowered = _strip_points(_unicode_fold(lowered, self.drop_ignorables))
-            if len(lowered) != len(doc):    # an accent joined to its letter: no place to give
+            if self.drop_ignorables:
+                dropped = _drop_ignorable(lowered)
+                if len(dropped) != len(lowered):
+                    # the invisible characters left out (a byte order mark before the text, a
+                    # soft hyphen in a word): the places of the others, to give spans in ``doc``
+                    every = _IGNORABLE_RE[1]
+                    kept = [i for i, c in enumerate(lowered) if every.match(c) is None]
+                    lowered = dropped
+            size = len(lowered)
+            lowered = _strip_points(_unicode_fold(lowered))
+            if len(lowered) != size:    # an accent joined to its letter: no place to give
                 return []
+        if kept is not None:
+            return [(kept[a], kept[b - 1] + 1, term) for a, b, term in self._spans_of(lowered, len(lowered))]
+        return self._spans_of(lowered, len(doc))
+
+    def _spans_of(self, lowered, n):
+        """:meth:`spans` of a text already lowered and folded (``n``: its length before width
+        folding, which must keep it)."""
         if self.analyzer == "words" or lowered.isascii():
             out = []
             self._words(lowered, 0, out)
@@ -745,7 +762,7 @@ class Tokenizer:
                 out = [(a, b, stem) for (a, b, _), stem in zip(out, stems)]
             return out
         folded = _fold_width(lowered)
-        if len(folded) != len(doc):       # half-width voiced kana composed: no place to give
+        if len(folded) != n:       # half-width voiced kana composed: no place to give
             return []
         return self._pieces(folded)
 
