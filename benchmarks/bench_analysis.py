@@ -89,7 +89,9 @@ def analysers(english=False):
              "sklearn char (1,2)": CountVectorizer(analyzer="char", ngram_range=(1, 2)).build_analyzer(),
              "learnsim bigrams": Tokenizer(), "learnsim bigrams+unigrams": Tokenizer(cjk_unigrams=True),
              # what leaving out invisible characters inside words costs (the default reads so)
-             "learnsim bigrams, ignorables kept": Tokenizer(drop_ignorables=False)}
+             "learnsim bigrams, ignorables kept": Tokenizer(drop_ignorables=False),
+             # and what reading punctuation by Unicode's word rules costs (the default reads so)
+             "learnsim bigrams, punctuation as before": Tokenizer(uax29_punctuation=False)}
     for analyzer, module in (("sudachi", "sudachipy"), ("fugashi", "fugashi"), ("jieba", "jieba")):
         if importlib.util.find_spec(module) is not None:
             named[f"learnsim {analyzer}"] = Tokenizer(analyzer=analyzer)

@@ -260,3 +260,72 @@ def test_spans_point_into_the_text_as_written_around_invisible_characters():
         spans = Tokenizer().spans(doc)
         assert [doc[a:b] for a, b, _ in spans] == words
         assert [t for _, _, t in spans] == Tokenizer()(doc)
+
+
+@pytest.mark.parametrize("text, terms", [
+    ("ジョン・スミス", ["ジョ", "ョン", "スミ", "ミス"]),                  # the Katakana middle dot
+    ("\u1019\u103c\u1014\u103a\u1019\u102c\u104b", None),             # Myanmar's section mark ။
+    ("\u1797\u17b6\u179f\u17b6\u17d4", None),                           # Khmer's khan ។
+    ("\u0e2a\u0e27\u0e31\u0e2a\u0e14\u0e35\u0e5a", None),               # Thai's angkhankhu ๚
+])
+def test_punctuation_ends_a_run_of_a_spaceless_script(text, terms):
+    read = Tokenizer()(text)
+    marks = "\u30fb\u104a\u104b\u17d4\u0e5a"
+    assert read and not any(c in marks for term in read for c in term)
+    assert terms is None or read == terms
+    # a query of the mark alone is no term; the old reading kept it in the run
+    assert Tokenizer()("\u104b") == [] and Tokenizer()("\u30fb") == []
+    assert any(c in marks for term in Tokenizer(uax29_punctuation=False)(text) for c in term)
+    # the marks the words of Myanmar are (၏: of) stay
+    assert Tokenizer()("\u101e\u1030\u104f") == ["\u101e\u1030", "\u1030\u104f"]
+
+
+@pytest.mark.parametrize("written, whole", [
+    ("\u05e6\u05d4\u05f4\u05dc", "\u05e6\u05d4\u05f4\u05dc"),          # צה״ל with the gershayim
+    ('\u05e6\u05d4"\u05dc', "\u05e6\u05d4\u05f4\u05dc"),               # typed with an ASCII quote
+    ("\u05d2'\u05d9\u05e8\u05e4\u05d4", "\u05d2\u05f3\u05d9\u05e8\u05e4\u05d4"),  # ג'ירפה, the geresh typed
+    ("col\u00b7lecci\u00f3", "col\u00b7lecci\u00f3"),                  # Catalan's middle dot
+])
+def test_punctuation_inside_a_word_keeps_it_whole(written, whole):
+    assert Tokenizer()(written) == [whole]
+    assert Tokenizer()(f"{written} x") == Tokenizer()(f"{whole} x")
+    assert Tokenizer(uax29_punctuation=False)(written) != [whole]
+    # and its span is the word as written
+    assert [(a, b) for a, b, _ in Tokenizer().spans(written)] == [(0, len(written))]
+
+
+def test_quotes_and_dots_outside_words_still_cut():
+    assert Tokenizer()('\u05d0\u05de\u05e8 "\u05e9\u05dc\u05d5\u05dd"') == ["\u05d0\u05de\u05e8", "\u05e9\u05dc\u05d5\u05dd"]
+    assert Tokenizer()("caf\u00e9 \u00b7 menu\u00b7") == ["caf\u00e9", "menu"]
+    assert Tokenizer()('caf\u00e9 "it" x\'s') == ["caf\u00e9", "it"]       # Latin quotes as before
+    assert Tokenizer()("\u00b7a") == [] and Tokenizer()("a\u00b7") == []
+
+
+def test_a_model_saved_before_uax29_punctuation_reads_as_it_did(tmp_path):
+    from learnsim.persistence import load, save
+
+    docs = ["ジョン・スミスの本", "スミス氏の話", "ジョンの家"]
+    vec = TextVectorizer(norm="l2").fit(docs)
+    assert vec.uax29_punctuation is True and "ン・" not in vec.vocabulary_
+    assert load(save(vec, tmp_path / "v.npz")).uax29_punctuation is True
+    meta, arrays = TextVectorizer(norm="l2", uax29_punctuation=False).fit(docs)._get_state()
+    del meta["params"]["uax29_punctuation"]
+    old = TextVectorizer._from_state(meta, arrays)
+    assert old.uax29_punctuation is False and "ン・" in old.vocabulary_
+
+
+def test_an_index_plan_reads_punctuation_as_its_model(tmp_path):
+    import learnsim
+    from learnsim.index import Index
+
+    texts = ["\u05e6\u05d4\u05f4\u05dc \u05d4\u05d5\u05d3\u05d9\u05e2", "\u05d4\u05de\u05e9\u05d8\u05e8\u05d4 \u05d4\u05d5\u05d3\u05d9\u05e2\u05d4",
+             "\u05d2\u05e9\u05dd \u05e6\u05e4\u05d5\u05d9", "\u05ea\u05d7\u05d6\u05d9\u05ea \u05d2\u05e9\u05dd",
+             "\u05e6\u05d4\u05f4\u05dc \u05d5\u05d4\u05de\u05e9\u05d8\u05e8\u05d4", "\u05e2\u05d9\u05e8\u05d9\u05d9\u05d4"]
+    model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2], baseline_holdout=None)
+    Index.build(tmp_path / "idx", model, texts).close()
+    again = Index.open(tmp_path / "idx")
+    hits = again.search('\u05e6\u05d4"\u05dc', k=2)          # the acronym typed with an ASCII quote
+    assert again._plan is not None and again._plan.tokenizer.uax29_punctuation is True
+    assert {h["text"] for h in hits} == {texts[0], texts[4]}
+    assert again._plan.tokenizer('\u05e6\u05d4"\u05dc') == ["\u05e6\u05d4\u05f4\u05dc"]
+    again.close()

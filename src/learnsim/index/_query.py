@@ -99,7 +99,9 @@ class QueryPlan:
                                    # and before unicode_words: words cut at combining marks
                                    unicode_words=bool(tok.get("unicode_words", False)),
                                    # and before drop_ignorables: words cut at invisible characters
-                                   drop_ignorables=bool(tok.get("drop_ignorables", False)))
+                                   drop_ignorables=bool(tok.get("drop_ignorables", False)),
+                                   # and before uax29_punctuation: punctuation read as it was
+                                   uax29_punctuation=bool(tok.get("uax29_punctuation", False)))
         self.terms = [str(t) for t in terms]
         self.vocabulary = {t: i for i, t in enumerate(terms)}
         self.n_terms = len(terms)

@@ -329,6 +329,11 @@ class TextVectorizer(BaseEstimator):
         bidirectional marks, variation selectors) left out before words are found, so that
         ``"co\\u00adoperate"`` is ``"cooperate"``; recorded in the saved model (one saved before
         this setting existed cuts words at them, as it was fitted).
+    uax29_punctuation : bool, default=True
+        Passed to :class:`Tokenizer`: with ``unicode_words``, punctuation read as Unicode's word
+        rules read it (the Katakana middle dot, Myanmar's and Khmer's sentence marks end a run of
+        their script; Catalan's middle dot and Hebrew's gershayim stay inside a word); recorded
+        in the saved model (one saved before this setting existed reads them as it was fitted).
 
     Attributes
     ----------
@@ -381,6 +386,7 @@ class TextVectorizer(BaseEstimator):
         "cjk_unigrams": ["no_validation"],
         "unicode_words": ["no_validation"],
         "drop_ignorables": ["no_validation"],
+        "uax29_punctuation": ["no_validation"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -398,7 +404,8 @@ class TextVectorizer(BaseEstimator):
                  stop_words=None, stem=None, ngram_range=(1, 1), min_df=1, max_df=1.0,
                  max_features=None, sublinear_tf=False, norm=None, k1=1.2, b=0.75,
                  n_components=None, resample_length=None, random_state=None, dtype=np.float32,
-                 analyzer="cjk", cjk_unigrams=False, unicode_words=True, drop_ignorables=True):
+                 analyzer="cjk", cjk_unigrams=False, unicode_words=True, drop_ignorables=True,
+                 uax29_punctuation=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -420,6 +427,7 @@ class TextVectorizer(BaseEstimator):
         self.cjk_unigrams = cjk_unigrams
         self.unicode_words = unicode_words
         self.drop_ignorables = drop_ignorables
+        self.uax29_punctuation = uax29_punctuation
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
@@ -688,6 +696,8 @@ class TextVectorizer(BaseEstimator):
         params.setdefault("unicode_words", False)
         # and one saved before drop_ignorables existed cut words at invisible characters
         params.setdefault("drop_ignorables", False)
+        # and one saved before uax29_punctuation existed read punctuation as it was fitted
+        params.setdefault("uax29_punctuation", False)
         obj = cls(**params)
         dtype = obj._check_params()
 
