@@ -91,7 +91,9 @@ def analysers(english=False):
              # what leaving out invisible characters inside words costs (the default reads so)
              "learnsim bigrams, ignorables kept": Tokenizer(drop_ignorables=False),
              # and what reading punctuation by Unicode's word rules costs (the default reads so)
-             "learnsim bigrams, punctuation as before": Tokenizer(uax29_punctuation=False)}
+             "learnsim bigrams, punctuation as before": Tokenizer(uax29_punctuation=False),
+             # and what folding letter variants and digits costs (the default reads so)
+             "learnsim bigrams, variants apart": Tokenizer(fold_variants=False)}
     for analyzer, module in (("sudachi", "sudachipy"), ("fugashi", "fugashi"), ("jieba", "jieba")):
         if importlib.util.find_spec(module) is not None:
             named[f"learnsim {analyzer}"] = Tokenizer(analyzer=analyzer)

@@ -217,7 +217,8 @@ def test_invisible_characters_inside_a_word_are_left_out(written, plain):
 
 def test_zero_width_spaces_and_non_joiners_still_cut_and_the_old_reading_is_kept():
     assert Tokenizer()("zero\u200bwidth") == ["zero", "width"]
-    assert Tokenizer()("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645") == ["\u0645\u06cc", "\u062e\u0648\u0627\u0647\u0645"]
+    assert Tokenizer(fold_variants=False)("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645") == \
+        ["\u0645\u06cc", "\u062e\u0648\u0627\u0647\u0645"]
     assert Tokenizer(drop_ignorables=False)("co\u00adoperate") == ["co", "operate"]
     assert Tokenizer(unicode_words=False)("co\u00adoperate") == ["co", "operate"]    # only with Unicode's words
 
@@ -326,6 +327,45 @@ def test_an_index_plan_reads_punctuation_as_its_model(tmp_path):
     again = Index.open(tmp_path / "idx")
     hits = again.search('\u05e6\u05d4"\u05dc', k=2)          # the acronym typed with an ASCII quote
     assert again._plan is not None and again._plan.tokenizer.uax29_punctuation is True
+    assert again._plan.tokenizer.fold_variants is True
     assert {h["text"] for h in hits} == {texts[0], texts[4]}
     assert again._plan.tokenizer('\u05e6\u05d4"\u05dc') == ["\u05e6\u05d4\u05f4\u05dc"]
     again.close()
+
+
+@pytest.mark.parametrize("one, other", [
+    ("\u06a9\u062a\u0627\u0628", "\u0643\u062a\u0627\u0628"),        # کتاب / كتاب: keheh and kaf
+    ("\u0645\u06cc\u0632", "\u0645\u064a\u0632"),                      # میز / ميز: the Persian and Arabic yeh
+    ("\u0623\u062d\u0645\u062f", "\u0627\u062d\u0645\u062f"),        # أحمد / احمد: alef with hamza
+    ("\u0625\u0633\u0644\u0627\u0645", "\u0627\u0633\u0644\u0627\u0645"),  # إسلام / اسلام
+    ("\u0645\u062f\u0631\u0633\u0629", "\u0645\u062f\u0631\u0633\u0647"),  # مدرسة / مدرسه: teh marbuta
+    ("\u0645\u0635\u0637\u0641\u0649", "\u0645\u0635\u0637\u0641\u064a"),  # alef maksura and yeh
+    ("\u0662\u0660\u0662\u0664", "2024"),                              # Arabic-Indic digits
+    ("\u06f2\u06f0\u06f2\u06f4", "2024"),                              # Persian digits
+    ("\u0968\u0966\u0968\u096a", "2024"),                              # Devanagari digits
+    ("\u0627\u0654\u062d\u0645\u062f", "\u0627\u062d\u0645\u062f"),  # the hamza written apart (NFD)
+])
+def test_letter_variants_and_digits_of_other_scripts_are_one_term(one, other):
+    assert Tokenizer()(one) == Tokenizer()(other) and len(Tokenizer()(one)) == 1
+    assert Tokenizer(fold_variants=False)(one) != Tokenizer(fold_variants=False)(other)
+    # one character for one: the span is the word as written
+    assert [(a, b) for a, b, _ in Tokenizer().spans(one)] in ([(0, len(one))], [])
+
+
+def test_urdu_yeh_barree_and_other_letters_stay_apart():
+    assert Tokenizer()("\u06a9\u06cc\u0627 \u0628\u0686\u06d2") == ["\u0643\u064a\u0627", "\u0628\u0686\u06d2"]
+    assert Tokenizer()("caf\u00e9 2024") == ["caf\u00e9", "2024"] and Tokenizer()("\u0628\u0627\u0628") == ["\u0628\u0627\u0628"]
+
+
+def test_a_model_saved_before_fold_variants_reads_them_apart(tmp_path):
+    from learnsim.persistence import load, save
+
+    docs = ["\u06a9\u062a\u0627\u0628 \u062e\u0648\u0628", "\u0643\u062a\u0627\u0628 \u062c\u062f\u064a\u062f", "\u0628\u0627\u0628"]
+    vec = TextVectorizer(norm="l2").fit(docs)
+    assert vec.fold_variants is True and "\u06a9\u062a\u0627\u0628" not in vec.vocabulary_
+    assert load(save(vec, tmp_path / "v.npz")).fold_variants is True
+    meta, arrays = TextVectorizer(norm="l2", fold_variants=False).fit(docs)._get_state()
+    del meta["params"]["fold_variants"]
+    old = TextVectorizer._from_state(meta, arrays)
+    assert old.fold_variants is False and "\u06a9\u062a\u0627\u0628" in old.vocabulary_
+    assert old.build_tokenizer().fold_variants is False

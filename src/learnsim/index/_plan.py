@@ -29,7 +29,8 @@ def _vectorizer_meta(vec):
                           # written only where set: a plan without it is read by a learnsim that
                           # does not know it, as it was before
                           **({"drop_ignorables": True} if getattr(vec, "drop_ignorables", False) else {}),
-                          **({"uax29_punctuation": True} if getattr(vec, "uax29_punctuation", False) else {})},
+                          **({"uax29_punctuation": True} if getattr(vec, "uax29_punctuation", False) else {}),
+                          **({"fold_variants": True} if getattr(vec, "fold_variants", False) else {})},
             "weighting": {"kind": vec.weighting, "sublinear_tf": bool(vec.sublinear_tf), "norm": vec.norm,
                           "k1": float(vec.k1), "b": float(vec.b), "avgdl": float(vec.avgdl_),
                           "dtype": np.dtype(vec.dtype).name}}

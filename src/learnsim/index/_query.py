@@ -101,7 +101,9 @@ class QueryPlan:
                                    # and before drop_ignorables: words cut at invisible characters
                                    drop_ignorables=bool(tok.get("drop_ignorables", False)),
                                    # and before uax29_punctuation: punctuation read as it was
-                                   uax29_punctuation=bool(tok.get("uax29_punctuation", False)))
+                                   uax29_punctuation=bool(tok.get("uax29_punctuation", False)),
+                                   # and before fold_variants: letter variants and digits apart
+                                   fold_variants=bool(tok.get("fold_variants", False)))
         self.terms = [str(t) for t in terms]
         self.vocabulary = {t: i for i, t in enumerate(terms)}
         self.n_terms = len(terms)

@@ -20,8 +20,8 @@ from __future__ import annotations
 import numbers
 import re
 from operator import add as _add
-from unicodedata import category as _category, combining as _combining, is_normalized as _is_normalized, \
-    normalize as _normalize
+from unicodedata import category as _category, combining as _combining, decimal as _decimal, \
+    is_normalized as _is_normalized, normalize as _normalize
 
 __all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
            "check_analysis", "analysis_of", "resolve_analysis", "LoneCharacters", "MAX_LONE_TERMS"]
@@ -284,17 +284,50 @@ def _drop_ignorable(text):
     return text if maybe.search(text) is None else every.sub("", text)
 
 
-def _unicode_fold(text, drop_ignorables=False, hebrew_quotes=False):
+# Letters of the Arabic script written in more than one way for one sound (Tokenizer's
+# fold_variants), each read as one, as Lucene's Arabic and Persian normalisation filters read
+# them: alef with hamza above or below, with madda, and alef wasla as the bare alef (hamza's
+# spelling varies from writer to writer); teh marbuta as heh and alef maksura as yeh (written
+# for each other at a word's end); the Persian yeh and keheh as the Arabic yeh and kaf, and
+# heh with yeh above and heh goal as heh (Persian and Urdu text typed on an Arabic keyboard, or
+# the other way round, gives the other code point: "کتاب" and "كتاب" are one book). Urdu's yeh
+# barree (ے) is a letter of its own there, and stays.
+_LETTER_VARIANTS = {0x0622: 0x0627, 0x0623: 0x0627, 0x0625: 0x0627, 0x0671: 0x0627, 0x0629: 0x0647,
+                    0x0649: 0x064A, 0x06CC: 0x064A, 0x06A9: 0x0643, 0x06C0: 0x0647, 0x06C1: 0x0647}
+# (compiled at first use: a first look for a letter to fold or a decimal digit that is not
+# ASCII, and the digits alone, each written as its ASCII digit: Lucene's DecimalDigitFilter,
+# "٢٠٢٤", "२०२४" and "2024" one term)
+_VARIANTS = []
+
+
+def _fold_variants(text):
+    """``text`` with the letter variants of ``_LETTER_VARIANTS`` and every decimal digit that is
+    not ASCII folded, one character for one (spans keep their places)."""
+    if not _VARIANTS:
+        letters = "".join(chr(cp) for cp in _LETTER_VARIANTS)
+        _VARIANTS.extend((re.compile(f"[{letters}]|[^\\D0-9]"), re.compile("[^\\D0-9]")))
+    maybe, digits = _VARIANTS
+    if maybe.search(text) is None:
+        return text
+    text = text.translate(_LETTER_VARIANTS)
+    return digits.sub(lambda m: chr(0x30 + _decimal(m.group())), text)
+
+
+def _unicode_fold(text, drop_ignorables=False, hebrew_quotes=False, fold_variants=False):
     """A non-ASCII text as the word rule reads it: in NFC (an accent written apart joined to its
     letter, as most text has it, so that both spellings give one term), the dot that lowercasing
     Turkish İ leaves (i + U+0307) dropped, so that "İstanbul" is "istanbul", (``drop_ignorables``)
-    without the invisible characters of ``_IGNORABLE``, and (``hebrew_quotes``) with ASCII quotes
-    between Hebrew letters as the marks they stand for (:func:`_fold_hebrew_quotes`)."""
+    without the invisible characters of ``_IGNORABLE``, (``hebrew_quotes``) with ASCII quotes
+    between Hebrew letters as the marks they stand for (:func:`_fold_hebrew_quotes`), and
+    (``fold_variants``) with the Arabic script's letter variants and every decimal digit folded
+    (:func:`_fold_variants`)."""
     if drop_ignorables:
         text = _drop_ignorable(text)
     if hebrew_quotes:
         text = _fold_hebrew_quotes(text)
     text = _nfc(text)
+    if fold_variants:
+        text = _fold_variants(text)
     return text.replace("i\u0307", "i") if "\u0307" in text else text
 
 
@@ -406,7 +439,9 @@ def tokenizer_params(vectorizer):
             "unicode_words": bool(getattr(vectorizer, "unicode_words", False)),
             "drop_ignorables": bool(getattr(vectorizer, "drop_ignorables", False)),
             # and one saved before uax29_punctuation existed read punctuation as it was
-            "uax29_punctuation": bool(getattr(vectorizer, "uax29_punctuation", False))}
+            "uax29_punctuation": bool(getattr(vectorizer, "uax29_punctuation", False)),
+            # and one saved before fold_variants existed read letter variants and digits apart
+            "fold_variants": bool(getattr(vectorizer, "fold_variants", False))}
 
 
 def _english_stop_words():
@@ -581,6 +616,13 @@ class Tokenizer:
         Catalan and Hebrew's gershayim and geresh between two letters stay in their word
         (``"col·lecció"``, ``"צה״ל"``, ``'צה"ל'``), where they cut it. False: read as before; what
         models saved before this setting existed do.
+    fold_variants : bool, default=True
+        With ``unicode_words``, read the letters of the Arabic script that are written in more
+        than one way as one (alef with hamza or madda as alef, teh marbuta as heh, alef maksura
+        and the Persian yeh as yeh, keheh as kaf), as Lucene's Arabic and Persian normalisation
+        filters do, and every script's decimal digits as ASCII digits (``"٢٠٢٤"`` is ``"2024"``),
+        as its DecimalDigitFilter does. False: each is a term of its own; what models saved
+        before this setting existed do.
 
     Examples
     --------
@@ -612,10 +654,11 @@ class Tokenizer:
     # (a tokenizer pickled before a setting existed reads as it did)
     drop_ignorables = False
     uax29_punctuation = False
+    fold_variants = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
-                 drop_ignorables=True, uax29_punctuation=True):
+                 drop_ignorables=True, uax29_punctuation=True, fold_variants=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -628,6 +671,7 @@ class Tokenizer:
         self.unicode_words = bool(unicode_words)
         self.drop_ignorables = bool(drop_ignorables)
         self.uax29_punctuation = bool(uax29_punctuation)
+        self.fold_variants = bool(fold_variants)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -663,7 +707,8 @@ class Tokenizer:
         return {"lowercase": self.lowercase, "token_pattern": self.token_pattern, "stop_words": self.stop_words,
                 "stem": self.stem, "ngram_range": self.ngram_range, "analyzer": self.analyzer,
                 "cjk_unigrams": self.cjk_unigrams, "unicode_words": self.unicode_words,
-                "drop_ignorables": self.drop_ignorables, "uax29_punctuation": self.uax29_punctuation}
+                "drop_ignorables": self.drop_ignorables, "uax29_punctuation": self.uax29_punctuation,
+                "fold_variants": self.fold_variants}
 
     @staticmethod
     def _resolve_stop_words(stop_words):
@@ -688,7 +733,8 @@ class Tokenizer:
         return (f"Tokenizer(lowercase={self.lowercase}, token_pattern={self.token_pattern!r}, "
                 f"stop_words={self.stop_words!r}, stem={self.stem!r}, ngram_range={self.ngram_range}, "
                 f"analyzer={self.analyzer!r}, cjk_unigrams={self.cjk_unigrams}, unicode_words={self.unicode_words}, "
-                f"drop_ignorables={self.drop_ignorables}, uax29_punctuation={self.uax29_punctuation})")
+                f"drop_ignorables={self.drop_ignorables}, uax29_punctuation={self.uax29_punctuation}, "
+                f"fold_variants={self.fold_variants})")
 
     def _text_regex(self, text):
         """The word pattern of ``text``, a text that is not ASCII: with ``unicode_words`` and the
@@ -840,7 +886,8 @@ class Tokenizer:
                     kept = [i for i, c in enumerate(lowered) if every.match(c) is None]
                     lowered = dropped
             size = len(lowered)
-            lowered = _strip_points(_unicode_fold(lowered, hebrew_quotes=self.uax29_punctuation))
+            lowered = _strip_points(_unicode_fold(lowered, hebrew_quotes=self.uax29_punctuation,
+                                                  fold_variants=self.fold_variants))
             if len(lowered) != size:    # an accent joined to its letter: no place to give
                 return []
         if kept is not None:
@@ -866,7 +913,7 @@ class Tokenizer:
         doc = self._prepare(doc)
         ascii_text = doc.isascii()
         if self.unicode_words and not ascii_text:
-            doc = _unicode_fold(doc, self.drop_ignorables, self.uax29_punctuation)
+            doc = _unicode_fold(doc, self.drop_ignorables, self.uax29_punctuation, self.fold_variants)
         if self.analyzer == "words" or ascii_text:
             if ascii_text:
                 tokens = self._regex.findall(doc)

@@ -334,6 +334,11 @@ class TextVectorizer(BaseEstimator):
         rules read it (the Katakana middle dot, Myanmar's and Khmer's sentence marks end a run of
         their script; Catalan's middle dot and Hebrew's gershayim stay inside a word); recorded
         in the saved model (one saved before this setting existed reads them as it was fitted).
+    fold_variants : bool, default=True
+        Passed to :class:`Tokenizer`: with ``unicode_words``, the Arabic script's letter variants
+        (alef with hamza, teh marbuta, alef maksura, the Persian yeh and keheh) read as one
+        letter each and every script's decimal digits as ASCII digits; recorded in the saved
+        model (one saved before this setting existed reads each as a term of its own).
 
     Attributes
     ----------
@@ -387,6 +392,7 @@ class TextVectorizer(BaseEstimator):
         "unicode_words": ["no_validation"],
         "drop_ignorables": ["no_validation"],
         "uax29_punctuation": ["no_validation"],
+        "fold_variants": ["no_validation"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -405,7 +411,7 @@ class TextVectorizer(BaseEstimator):
                  max_features=None, sublinear_tf=False, norm=None, k1=1.2, b=0.75,
                  n_components=None, resample_length=None, random_state=None, dtype=np.float32,
                  analyzer="cjk", cjk_unigrams=False, unicode_words=True, drop_ignorables=True,
-                 uax29_punctuation=True):
+                 uax29_punctuation=True, fold_variants=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -428,6 +434,7 @@ class TextVectorizer(BaseEstimator):
         self.unicode_words = unicode_words
         self.drop_ignorables = drop_ignorables
         self.uax29_punctuation = uax29_punctuation
+        self.fold_variants = fold_variants
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
@@ -698,6 +705,8 @@ class TextVectorizer(BaseEstimator):
         params.setdefault("drop_ignorables", False)
         # and one saved before uax29_punctuation existed read punctuation as it was fitted
         params.setdefault("uax29_punctuation", False)
+        # and one saved before fold_variants existed read letter variants and digits apart
+        params.setdefault("fold_variants", False)
         obj = cls(**params)
         dtype = obj._check_params()
 
