@@ -223,17 +223,23 @@ def test_zero_width_spaces_and_non_joiners_still_cut_and_the_old_reading_is_kept
     assert Tokenizer(unicode_words=False)("co\u00adoperate") == ["co", "operate"]    # only with Unicode's words
 
 
-def test_a_model_saved_before_drop_ignorables_keeps_cutting_at_them(tmp_path):
+@pytest.mark.parametrize("setting, docs, read_now, read_before", [
+    ("drop_ignorables", ["co\u00adoperate with them", "we cooperate", "other text here"], "cooperate", "operate"),
+    ("uax29_punctuation", ["ジョン・スミスの本", "スミス氏の話", "ジョンの家"], "ジョ", "ン・"),
+    ("fold_variants", ["\u06a9\u062a\u0627\u0628 \u062e\u0648\u0628", "\u0643\u062a\u0627\u0628 \u062c\u062f\u064a\u062f", "\u0628\u0627\u0628"],
+     "\u0643\u062a\u0627\u0628", "\u06a9\u062a\u0627\u0628"),
+])
+def test_a_model_saved_before_a_reading_setting_keeps_its_reading(tmp_path, setting, docs, read_now, read_before):
     from learnsim.persistence import load, save
 
-    docs = ["co\u00adoperate with them", "we cooperate", "other text here"]
     vec = TextVectorizer(norm="l2").fit(docs)
-    assert vec.drop_ignorables is True and "cooperate" in vec.vocabulary_ and "operate" not in vec.vocabulary_
-    assert load(save(vec, tmp_path / "v.npz")).drop_ignorables is True
-    meta, arrays = TextVectorizer(norm="l2", drop_ignorables=False).fit(docs)._get_state()
-    del meta["params"]["drop_ignorables"]
+    assert getattr(vec, setting) is True and read_now in vec.vocabulary_ and read_before not in vec.vocabulary_
+    assert getattr(load(save(vec, tmp_path / "v.npz")), setting) is True
+    meta, arrays = TextVectorizer(norm="l2", **{setting: False}).fit(docs)._get_state()
+    del meta["params"][setting]
     old = TextVectorizer._from_state(meta, arrays)
-    assert old.drop_ignorables is False and "operate" in old.vocabulary_
+    assert getattr(old, setting) is False and read_before in old.vocabulary_
+    assert getattr(old.build_tokenizer(), setting) is False
 
 
 def test_an_index_finds_a_word_written_with_a_soft_hyphen_and_its_plan_reads_so(tmp_path):
@@ -302,19 +308,6 @@ def test_quotes_and_dots_outside_words_still_cut():
     assert Tokenizer()("\u00b7a") == [] and Tokenizer()("a\u00b7") == []
 
 
-def test_a_model_saved_before_uax29_punctuation_reads_as_it_did(tmp_path):
-    from learnsim.persistence import load, save
-
-    docs = ["ジョン・スミスの本", "スミス氏の話", "ジョンの家"]
-    vec = TextVectorizer(norm="l2").fit(docs)
-    assert vec.uax29_punctuation is True and "ン・" not in vec.vocabulary_
-    assert load(save(vec, tmp_path / "v.npz")).uax29_punctuation is True
-    meta, arrays = TextVectorizer(norm="l2", uax29_punctuation=False).fit(docs)._get_state()
-    del meta["params"]["uax29_punctuation"]
-    old = TextVectorizer._from_state(meta, arrays)
-    assert old.uax29_punctuation is False and "ン・" in old.vocabulary_
-
-
 def test_an_index_plan_reads_punctuation_as_its_model(tmp_path):
     import learnsim
     from learnsim.index import Index
@@ -355,17 +348,3 @@ def test_letter_variants_and_digits_of_other_scripts_are_one_term(one, other):
 def test_urdu_yeh_barree_and_other_letters_stay_apart():
     assert Tokenizer()("\u06a9\u06cc\u0627 \u0628\u0686\u06d2") == ["\u0643\u064a\u0627", "\u0628\u0686\u06d2"]
     assert Tokenizer()("caf\u00e9 2024") == ["caf\u00e9", "2024"] and Tokenizer()("\u0628\u0627\u0628") == ["\u0628\u0627\u0628"]
-
-
-def test_a_model_saved_before_fold_variants_reads_them_apart(tmp_path):
-    from learnsim.persistence import load, save
-
-    docs = ["\u06a9\u062a\u0627\u0628 \u062e\u0648\u0628", "\u0643\u062a\u0627\u0628 \u062c\u062f\u064a\u062f", "\u0628\u0627\u0628"]
-    vec = TextVectorizer(norm="l2").fit(docs)
-    assert vec.fold_variants is True and "\u06a9\u062a\u0627\u0628" not in vec.vocabulary_
-    assert load(save(vec, tmp_path / "v.npz")).fold_variants is True
-    meta, arrays = TextVectorizer(norm="l2", fold_variants=False).fit(docs)._get_state()
-    del meta["params"]["fold_variants"]
-    old = TextVectorizer._from_state(meta, arrays)
-    assert old.fold_variants is False and "\u06a9\u062a\u0627\u0628" in old.vocabulary_
-    assert old.build_tokenizer().fold_variants is False

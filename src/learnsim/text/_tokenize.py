@@ -13,7 +13,10 @@ their libraries are imported only when one is asked for.
 Text in other scripts that is not ASCII is read by Unicode's rules for words (``unicode_words``):
 in NFC, with combining marks kept in their words (``\\w`` matches none, and Devanagari writes
 most vowels as marks), Arabic's and Hebrew's optional vowel points dropped, and Lao, Myanmar and
-Khmer, written without spaces, cut into bigrams as Thai is.
+Khmer, written without spaces, cut into bigrams as Thai is; invisible characters left out of
+words, punctuation read by Unicode's word rules (a mark ends a run of a spaceless script, Hebrew's
+gershayim stays inside its word), and the Arabic script's letter variants and every script's
+digits folded (see :class:`Tokenizer`).
 """
 from __future__ import annotations
 
