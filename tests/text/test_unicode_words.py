@@ -348,3 +348,21 @@ def test_letter_variants_and_digits_of_other_scripts_are_one_term(one, other):
 def test_urdu_yeh_barree_and_other_letters_stay_apart():
     assert Tokenizer()("\u06a9\u06cc\u0627 \u0628\u0686\u06d2") == ["\u0643\u064a\u0627", "\u0628\u0686\u06d2"]
     assert Tokenizer()("caf\u00e9 2024") == ["caf\u00e9", "2024"] and Tokenizer()("\u0628\u0627\u0628") == ["\u0628\u0627\u0628"]
+
+
+@pytest.mark.parametrize("written, plain", [
+    ("\ufb01nance \ufb02ow", "finance flow"),                         # ligatures kept by text from a PDF
+    ("\ufedb\ufe98\ufe8e\ufe8f", "\u0643\u062a\u0627\u0628"),    # Arabic presentation forms (ﻛﺘﺎﺏ)
+    ("\U0001d400\U0001d401\U0001d402 \U0001d7da\U0001d7d8", "ABC 20"),  # mathematical letters and digits
+    ("\u30c9\u30e9\u30b4\u30f3\u2162", "\u30c9\u30e9\u30b4\u30f3 III"),  # a Roman numeral after katakana
+    ("5 \u00b5m", "5 \u03bcm"),                                      # the micro sign and the Greek mu
+])
+def test_compatibility_characters_are_read_as_what_they_stand_for(written, plain):
+    assert Tokenizer()(written) == Tokenizer()(plain)
+    assert Tokenizer(fold_variants=False)(written) != Tokenizer(fold_variants=False)(plain)
+    assert Tokenizer(lowercase=False)(written) == Tokenizer(lowercase=False)(plain)
+
+
+def test_other_compatibility_characters_keep_their_reading():
+    # full NFKC would make "apple\u2122" the word "appletm" and "m\u00b2" "m2"
+    assert Tokenizer()("Apple\u2122 m\u00b2 \u00bd") == ["apple", "m\u00b2"]

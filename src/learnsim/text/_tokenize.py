@@ -297,40 +297,58 @@ def _drop_ignorable(text):
 # barree (ے) is a letter of its own there, and stays.
 _LETTER_VARIANTS = {0x0622: 0x0627, 0x0623: 0x0627, 0x0625: 0x0627, 0x0671: 0x0627, 0x0629: 0x0647,
                     0x0649: 0x064A, 0x06CC: 0x064A, 0x06A9: 0x0643, 0x06C0: 0x0647, 0x06C1: 0x0647}
-# (compiled at first use: a first look for a letter to fold or a decimal digit that is not
-# ASCII, and the digits alone, each written as its ASCII digit: Lucene's DecimalDigitFilter,
-# "٢٠٢٤", "२०२४" and "2024" one term)
+# Compatibility characters that are letters or digits written another way, read as what they
+# stand for (their NFKC, as ICU's normaliser for search reads every compatibility character):
+# the Latin ligatures that text taken from a PDF keeps ("ﬁnance" is "finance"), the Armenian
+# ones and Hebrew's presentation forms, Arabic's presentation forms (the shapes a letter takes
+# at a word's start, middle or end, which Arabic text from a PDF is often written in: "ﻛﺘﺎﺏ"
+# is "كتاب"), Roman numerals (Ⅲ is "iii"), the mathematical letters and digits (𝐀, 𝟚), the
+# micro sign (µm is μm) and the long s. Other compatibility characters keep their reading: full
+# NFKC would also write "Apple™" as the word "appletm", "m²" as "m2" and "½" as "1⁄2".
+_COMPATIBILITY = ("\u00B5\u017F\u2160-\u2188\uFB00-\uFB4F\uFB50-\uFDFF\uFE70-\uFEFC", "\U0001D400-\U0001D7FF")
+# (compiled at first use: a first look for a character to fold, a decimal digit that is not
+# ASCII among them, the Basic Multilingual Plane's candidates or any character beyond it; the
+# compatibility characters; the digits alone, each written as its ASCII digit: Lucene's
+# DecimalDigitFilter, "٢٠٢٤", "२०२४" and "2024" one term)
 _VARIANTS = []
 
 
-def _fold_variants(text):
-    """``text`` with the letter variants of ``_LETTER_VARIANTS`` and every decimal digit that is
-    not ASCII folded, one character for one (spans keep their places)."""
+def _fold_variants(text, lower=True):
+    """``text`` with the compatibility characters of ``_COMPATIBILITY`` in NFKC, the letter
+    variants of ``_LETTER_VARIANTS`` and every decimal digit that is not ASCII folded. The
+    letters and digits are folded one character for one; a compatibility character may become
+    more than one (ﬁ, Ⅲ), and the text's spans are then not given. ``lower``: the text was
+    lowercased (𝐀 and Ⅲ are then lowercased too)."""
     if not _VARIANTS:
         letters = "".join(chr(cp) for cp in _LETTER_VARIANTS)
-        _VARIANTS.extend((re.compile(f"[{letters}]|[^\\D0-9]"), re.compile("[^\\D0-9]")))
-    maybe, digits = _VARIANTS
+        _VARIANTS.extend((re.compile(f"[{letters}{_COMPATIBILITY[0]}\U00010000-\U0010FFFF]|[^\\D0-9]"),
+                          re.compile(f"[{''.join(_COMPATIBILITY)}]+"), re.compile("[^\\D0-9]")))
+    maybe, compatibility, digits = _VARIANTS
     if maybe.search(text) is None:
         return text
+    if lower:
+        text = compatibility.sub(lambda m: _normalize("NFKC", m.group()).lower(), text)
+    else:
+        text = compatibility.sub(lambda m: _normalize("NFKC", m.group()), text)
     text = text.translate(_LETTER_VARIANTS)
     return digits.sub(lambda m: chr(0x30 + _decimal(m.group())), text)
 
 
-def _unicode_fold(text, drop_ignorables=False, hebrew_quotes=False, fold_variants=False):
+def _unicode_fold(text, drop_ignorables=False, hebrew_quotes=False, fold_variants=False, lower=True):
     """A non-ASCII text as the word rule reads it: in NFC (an accent written apart joined to its
     letter, as most text has it, so that both spellings give one term), the dot that lowercasing
     Turkish İ leaves (i + U+0307) dropped, so that "İstanbul" is "istanbul", (``drop_ignorables``)
     without the invisible characters of ``_IGNORABLE``, (``hebrew_quotes``) with ASCII quotes
     between Hebrew letters as the marks they stand for (:func:`_fold_hebrew_quotes`), and
-    (``fold_variants``) with the Arabic script's letter variants and every decimal digit folded
-    (:func:`_fold_variants`)."""
+    (``fold_variants``) with compatibility characters, the Arabic script's letter variants and
+    every decimal digit folded (:func:`_fold_variants`; ``lower``: the text was lowercased)."""
     if drop_ignorables:
         text = _drop_ignorable(text)
     if hebrew_quotes:
         text = _fold_hebrew_quotes(text)
     text = _nfc(text)
     if fold_variants:
-        text = _fold_variants(text)
+        text = _fold_variants(text, lower)
     return text.replace("i\u0307", "i") if "\u0307" in text else text
 
 
@@ -623,9 +641,12 @@ class Tokenizer:
         With ``unicode_words``, read the letters of the Arabic script that are written in more
         than one way as one (alef with hamza or madda as alef, teh marbuta as heh, alef maksura
         and the Persian yeh as yeh, keheh as kaf), as Lucene's Arabic and Persian normalisation
-        filters do, and every script's decimal digits as ASCII digits (``"٢٠٢٤"`` is ``"2024"``),
-        as its DecimalDigitFilter does. False: each is a term of its own; what models saved
-        before this setting existed do.
+        filters do; every script's decimal digits as ASCII digits (``"٢٠٢٤"`` is ``"2024"``), as
+        its DecimalDigitFilter does; and the compatibility characters that are letters or digits
+        written another way as what they stand for (their NFKC: the ligatures of text from a PDF,
+        ``"ﬁnance"`` is ``"finance"``; Arabic's presentation forms; Roman numerals; mathematical
+        letters; the micro sign), as ICU's normaliser does. False: each is a term of its own;
+        what models saved before this setting existed do.
 
     Examples
     --------
@@ -890,7 +911,7 @@ class Tokenizer:
                     lowered = dropped
             size = len(lowered)
             lowered = _strip_points(_unicode_fold(lowered, hebrew_quotes=self.uax29_punctuation,
-                                                  fold_variants=self.fold_variants))
+                                                  fold_variants=self.fold_variants, lower=self.lowercase))
             if len(lowered) != size:    # an accent joined to its letter: no place to give
                 return []
         if kept is not None:
@@ -916,7 +937,7 @@ class Tokenizer:
         doc = self._prepare(doc)
         ascii_text = doc.isascii()
         if self.unicode_words and not ascii_text:
-            doc = _unicode_fold(doc, self.drop_ignorables, self.uax29_punctuation, self.fold_variants)
+            doc = _unicode_fold(doc, self.drop_ignorables, self.uax29_punctuation, self.fold_variants, self.lowercase)
         if self.analyzer == "words" or ascii_text:
             if ascii_text:
                 tokens = self._regex.findall(doc)

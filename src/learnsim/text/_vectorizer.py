@@ -337,8 +337,10 @@ class TextVectorizer(BaseEstimator):
     fold_variants : bool, default=True
         Passed to :class:`Tokenizer`: with ``unicode_words``, the Arabic script's letter variants
         (alef with hamza, teh marbuta, alef maksura, the Persian yeh and keheh) read as one
-        letter each and every script's decimal digits as ASCII digits; recorded in the saved
-        model (one saved before this setting existed reads each as a term of its own).
+        letter each, every script's decimal digits as ASCII digits, and compatibility letters
+        (ligatures, Arabic presentation forms, Roman numerals) as what they stand for; recorded
+        in the saved model (one saved before this setting existed reads each as a term of its
+        own).
 
     Attributes
     ----------
