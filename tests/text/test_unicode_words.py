@@ -355,7 +355,7 @@ def test_urdu_yeh_barree_and_other_letters_stay_apart():
     ("\ufedb\ufe98\ufe8e\ufe8f", "\u0643\u062a\u0627\u0628"),    # Arabic presentation forms (ﻛﺘﺎﺏ)
     ("\U0001d400\U0001d401\U0001d402 \U0001d7da\U0001d7d8", "ABC 20"),  # mathematical letters and digits
     ("\u30c9\u30e9\u30b4\u30f3\u2162", "\u30c9\u30e9\u30b4\u30f3 III"),  # a Roman numeral after katakana
-    ("5 \u00b5m", "5 \u03bcm"),                                      # the micro sign and the Greek mu
+    ("\u017fun", "sun"),                                              # the long s
 ])
 def test_compatibility_characters_are_read_as_what_they_stand_for(written, plain):
     assert Tokenizer()(written) == Tokenizer()(plain)

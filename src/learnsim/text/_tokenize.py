@@ -302,10 +302,11 @@ _LETTER_VARIANTS = {0x0622: 0x0627, 0x0623: 0x0627, 0x0625: 0x0627, 0x0671: 0x06
 # the Latin ligatures that text taken from a PDF keeps ("ﬁnance" is "finance"), the Armenian
 # ones and Hebrew's presentation forms, Arabic's presentation forms (the shapes a letter takes
 # at a word's start, middle or end, which Arabic text from a PDF is often written in: "ﻛﺘﺎﺏ"
-# is "كتاب"), Roman numerals (Ⅲ is "iii"), the mathematical letters and digits (𝐀, 𝟚), the
-# micro sign (µm is μm) and the long s. Other compatibility characters keep their reading: full
-# NFKC would also write "Apple™" as the word "appletm", "m²" as "m2" and "½" as "1⁄2".
-_COMPATIBILITY = ("\u00B5\u017F\u2160-\u2188\uFB00-\uFB4F\uFB50-\uFDFF\uFE70-\uFEFC", "\U0001D400-\U0001D7FF")
+# is "كتاب"), Roman numerals (Ⅲ is "iii"), the mathematical letters and digits (𝐀, 𝟚) and the
+# long s. Other compatibility characters keep their reading: full NFKC would also write "Apple™"
+# as the word "appletm", "m²" as "m2" and "½" as "1⁄2"; and the micro sign stays apart from the
+# Greek mu (a word with it is one term either way).
+_COMPATIBILITY = ("\u017F\u2160-\u2188\uFB00-\uFB4F\uFB50-\uFDFF\uFE70-\uFEFC", "\U0001D400-\U0001D7FF")
 # (compiled at first use: a first look for a character to fold, a decimal digit that is not
 # ASCII among them, the Basic Multilingual Plane's candidates or any character beyond it; the
 # compatibility characters; the digits alone, each written as its ASCII digit: Lucene's
@@ -645,7 +646,7 @@ class Tokenizer:
         its DecimalDigitFilter does; and the compatibility characters that are letters or digits
         written another way as what they stand for (their NFKC: the ligatures of text from a PDF,
         ``"ﬁnance"`` is ``"finance"``; Arabic's presentation forms; Roman numerals; mathematical
-        letters; the micro sign), as ICU's normaliser does. False: each is a term of its own;
+        letters and digits), as ICU's normaliser does. False: each is a term of its own;
         what models saved before this setting existed do.
 
     Examples
