@@ -24,7 +24,7 @@ HINDI = ["हिन्दी भाषा में लिखा गया प�
     ("النصُّ العَرَبيّ", ["النص", "العربي"]),
     ("كـتـاب", ["كتاب"]),
     ("İstanbul'da ıslak", ["istanbul", "da", "ıslak"]),
-    ("Ελληνικά κείμενα, Русский текст", ["ελληνικά", "κείμενα", "русский", "текст"]),
+    ("Ελληνικά κείμενα, Русский текст", ["ελληνικα", "κειμενα", "русский", "текст"]),   # (Greek's accents folded)
 ])
 def test_a_word_keeps_its_combining_marks(text, expected):
     assert Tokenizer()(text) == expected
@@ -337,6 +337,10 @@ def test_an_index_plan_reads_punctuation_as_its_model(tmp_path):
     ("\u06f2\u06f0\u06f2\u06f4", "2024"),                              # Persian digits
     ("\u0968\u0966\u0968\u096a", "2024"),                              # Devanagari digits
     ("\u0627\u0654\u062d\u0645\u062f", "\u0627\u062d\u0645\u062f"),  # the hamza written apart (NFD)
+    ("\u03bb\u03cc\u03b3\u03bf\u03c2", "\u039b\u039f\u0393\u039f\u03a3"),  # λόγος / ΛΟΓΟΣ: Greek's tonos
+    ("\u03bb\u03bf\u0301\u03b3\u03bf\u03c2", "\u03bb\u03bf\u03b3\u03bf\u03c3"),  # written apart; final sigma
+    ("\u1f00\u03c1\u03c7\u1f74", "\u03b1\u03c1\u03c7\u03b7"),       # ἀρχὴ: polytonic breathings and accents
+    ("\u0451\u043b\u043a\u0430", "\u0435\u043b\u043a\u0430"),       # ёлка / елка
 ])
 def test_letter_variants_and_digits_of_other_scripts_are_one_term(one, other):
     assert Tokenizer()(one) == Tokenizer()(other) and len(Tokenizer()(one)) == 1

@@ -299,9 +299,28 @@ def _drop_ignorable(text):
 # for each other at a word's end); the Persian yeh and keheh as the Arabic yeh and kaf, and
 # heh with yeh above and heh goal as heh (Persian and Urdu text typed on an Arabic keyboard, or
 # the other way round, gives the other code point: "کتاب" and "كتاب" are one book). Urdu's yeh
-# barree (ے) is a letter of its own there, and stays.
+# barree (ے) is a letter of its own there, and stays. And Greek's accents and breathings (tonos,
+# dialytika; the polytonic script's marks) left out and its final sigma read as sigma, as Lucene's
+# GreekLowerCaseFilter does: Greek written in capitals drops the accents (ΛΟΓΟΣ is λογος, not
+# λόγος), and a query is mostly typed without them; Russian's ё read as е, which most Russian
+# text writes in its place. Each of those letters is one of its script, so no other language
+# reads differently.
 _LETTER_VARIANTS = {0x0622: 0x0627, 0x0623: 0x0627, 0x0625: 0x0627, 0x0671: 0x0627, 0x0629: 0x0647,
-                    0x0649: 0x064A, 0x06CC: 0x064A, 0x06A9: 0x0643, 0x06C0: 0x0647, 0x06C1: 0x0647}
+                    0x0649: 0x064A, 0x06CC: 0x064A, 0x06A9: 0x0643, 0x06C0: 0x0647, 0x06C1: 0x0647,
+                    0x03C2: 0x03C3, 0x0451: 0x0435, 0x0401: 0x0415}
+_GREEK_ACCENTED = "\u0386-\u03CE\u03D3\u03D4\u1F00-\u1FFF"
+
+
+def _variant_table():
+    """``_LETTER_VARIANTS`` and each accented letter of Greek (``_GREEK_ACCENTED``: its NFD is a
+    Greek letter and marks) as that letter, for ``str.translate``."""
+    table = dict(_LETTER_VARIANTS)
+    for cp in list(range(0x0386, 0x03D5)) + list(range(0x1F00, 0x2000)):
+        decomposed = _normalize("NFD", chr(cp))
+        if (len(decomposed) > 1 and 0x0370 <= ord(decomposed[0]) < 0x0400 and _category(chr(cp))[0] == "L"
+                and all(_combining(c) for c in decomposed[1:])):
+            table[cp] = ord(decomposed[0])
+    return table
 # Compatibility characters that are letters or digits written another way, read as what they
 # stand for (their NFKC, as ICU's normaliser for search reads every compatibility character):
 # the Latin ligatures that text taken from a PDF keeps ("ﬁnance" is "finance"), the Armenian
@@ -336,16 +355,18 @@ def _fold_variants(text, lower=True):
     text was lowercased (𝐀 and Ⅲ are then lowercased too)."""
     if not _VARIANTS:
         letters = "".join(chr(cp) for cp in _LETTER_VARIANTS)
-        _VARIANTS.extend((re.compile(f"[{letters}{_COMPATIBILITY[0]}{_DIGITS_BMP}\U00010000-\U0010FFFF]"),
-                          re.compile(f"[{''.join(_COMPATIBILITY)}]+"), re.compile("[^\\D0-9\uFF10-\uFF19]")))
-    maybe, compatibility, digits = _VARIANTS
+        _VARIANTS.extend((re.compile(f"[{letters}{_GREEK_ACCENTED}{_COMPATIBILITY[0]}{_DIGITS_BMP}"
+                                     "\U00010000-\U0010FFFF]"),
+                          re.compile(f"[{''.join(_COMPATIBILITY)}]+"), re.compile("[^\\D0-9\uFF10-\uFF19]"),
+                          _variant_table()))
+    maybe, compatibility, digits, table = _VARIANTS
     if maybe.search(text) is None:
         return text
     if lower:
         text = compatibility.sub(lambda m: _normalize("NFKC", m.group()).lower(), text)
     else:
         text = compatibility.sub(lambda m: _normalize("NFKC", m.group()), text)
-    text = text.translate(_LETTER_VARIANTS)
+    text = text.translate(table)
     return digits.sub(lambda m: chr(0x30 + _decimal(m.group())), text)
 
 
@@ -660,7 +681,9 @@ class Tokenizer:
         its DecimalDigitFilter does; and the compatibility characters that are letters or digits
         written another way as what they stand for (their NFKC: the ligatures of text from a PDF,
         ``"ﬁnance"`` is ``"finance"``; Arabic's presentation forms; Roman numerals; mathematical
-        letters and digits), as ICU's normaliser does. False: each is a term of its own;
+        letters and digits), as ICU's normaliser does; Greek's accents left out and its final
+        sigma read as sigma (``"λόγος"`` is ``"ΛΟΓΟΣ"``), as Lucene's GreekLowerCaseFilter does,
+        and Russian's ``"ё"`` read as ``"е"``. False: each is a term of its own;
         what models saved before this setting existed do.
 
     Examples

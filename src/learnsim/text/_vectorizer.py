@@ -338,7 +338,8 @@ class TextVectorizer(BaseEstimator):
         Passed to :class:`Tokenizer`: with ``unicode_words``, the Arabic script's letter variants
         (alef with hamza, teh marbuta, alef maksura, the Persian yeh and keheh) read as one
         letter each, every script's decimal digits as ASCII digits, and compatibility letters
-        (ligatures, Arabic presentation forms, Roman numerals) as what they stand for; recorded
+        (ligatures, Arabic presentation forms, Roman numerals) as what they stand for, Greek
+        without its accents, final sigma as sigma and Russian's ё as е; recorded
         in the saved model (one saved before this setting existed reads each as a term of its
         own).
 
