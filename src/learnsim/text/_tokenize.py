@@ -15,8 +15,8 @@ in NFC, with combining marks kept in their words (``\\w`` matches none, and Deva
 most vowels as marks), Arabic's and Hebrew's optional vowel points dropped, and Lao, Myanmar and
 Khmer, written without spaces, cut into bigrams as Thai is; invisible characters left out of
 words, punctuation read by Unicode's word rules (a mark ends a run of a spaceless script, Hebrew's
-gershayim stays inside its word), and the Arabic script's letter variants and every script's
-digits folded (see :class:`Tokenizer`).
+gershayim stays inside its word), and letter variants (Arabic script, Greek accents, Russian ё),
+compatibility letters and every script's digits folded (see :class:`Tokenizer`).
 """
 from __future__ import annotations
 
@@ -197,8 +197,8 @@ def _mark_class():
 # inside a word between two letters (Tokenizer's uax29_punctuation): Hebrew's gershayim and geresh
 # in acronyms and loan words (צה״ל, ג׳ירפה), with the ASCII quotes most Hebrew text types for them
 # (צה"ל, ג'ירפה), read as the Hebrew marks (_HEBREW_QUOTES); and the middle dot of Catalan's
-# "col·lecció", between two l's only: elsewhere it is mostly a product of units (kJ·mol⁻¹, 138 of
-# Wikispeedia's articles), whose parts are better terms than the whole. Read as breaks, צה״ל gave
+# "col·lecció", between two l's only: elsewhere it is mostly a product of units (kJ·mol⁻¹ in 96
+# of Wikispeedia's articles), whose parts are better terms than the whole. Read as breaks, צה״ל gave
 # צה, its last letter left alone: no term of the acronym matched it written whole.
 _MID_WORD = "(?:(?<=[lL])\u00B7(?=[lL])|(?<=[\u05D0-\u05EA])[\u05F3\u05F4](?=[\u05D0-\u05EA]))"
 _HEBREW_QUOTES = [None]
@@ -303,8 +303,8 @@ def _drop_ignorable(text):
 # dialytika; the polytonic script's marks) left out and its final sigma read as sigma, as Lucene's
 # GreekLowerCaseFilter does: Greek written in capitals drops the accents (ΛΟΓΟΣ is λογος, not
 # λόγος), and a query is mostly typed without them; Russian's ё read as е, which most Russian
-# text writes in its place. Each of those letters is one of its script, so no other language
-# reads differently.
+# text writes in its place. Each of these letters belongs to its script alone, so no other
+# language reads differently.
 _LETTER_VARIANTS = {0x0622: 0x0627, 0x0623: 0x0627, 0x0625: 0x0627, 0x0671: 0x0627, 0x0629: 0x0647,
                     0x0649: 0x064A, 0x06CC: 0x064A, 0x06A9: 0x0643, 0x06C0: 0x0647, 0x06C1: 0x0647,
                     0x03C2: 0x03C3, 0x0451: 0x0435, 0x0401: 0x0415}
@@ -321,6 +321,8 @@ def _variant_table():
                 and all(_combining(c) for c in decomposed[1:])):
             table[cp] = ord(decomposed[0])
     return table
+
+
 # Compatibility characters that are letters or digits written another way, read as what they
 # stand for (their NFKC, as ICU's normaliser for search reads every compatibility character):
 # the Latin ligatures that text taken from a PDF keeps ("ﬁnance" is "finance"), the Armenian
@@ -376,8 +378,9 @@ def _unicode_fold(text, drop_ignorables=False, hebrew_quotes=False, fold_variant
     Turkish İ leaves (i + U+0307) dropped, so that "İstanbul" is "istanbul", (``drop_ignorables``)
     without the invisible characters of ``_IGNORABLE``, (``hebrew_quotes``) with ASCII quotes
     between Hebrew letters as the marks they stand for (:func:`_fold_hebrew_quotes`), and
-    (``fold_variants``) with compatibility characters, the Arabic script's letter variants and
-    every decimal digit folded (:func:`_fold_variants`; ``lower``: the text was lowercased)."""
+    (``fold_variants``) with compatibility characters, the letter variants of the Arabic script,
+    Greek and Russian, and every decimal digit folded (:func:`_fold_variants`; ``lower``: the text
+    was lowercased)."""
     if drop_ignorables:
         text = _drop_ignorable(text)
     if hebrew_quotes:
