@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from ..text import DEFAULT_TOKEN_PATTERN, TextVectorizer, check_documents
+from ..text import DEFAULT_TOKEN_PATTERN, LATER_READINGS, TextVectorizer, check_documents
 from .._utils.validation import check_state_header, state_array, state_number
 
 __all__ = ["HashingTextVectorizer"]
@@ -255,9 +255,8 @@ class HashingTextVectorizer(TextVectorizer):
             params["ngram_range"] = tuple(params["ngram_range"])
         params.setdefault("analyzer", "words")      # saved before the analyzer was recorded
         params.setdefault("unicode_words", False)   # saved before unicode_words existed
-        params.setdefault("drop_ignorables", False)  # saved before drop_ignorables existed
-        params.setdefault("uax29_punctuation", False)  # saved before uax29_punctuation existed
-        params.setdefault("fold_variants", False)  # saved before fold_variants existed
+        for name in LATER_READINGS:                 # saved before a later reading existed
+            params.setdefault(name, False)
         obj = cls(**params)
         obj._check_params()
         obj._tokenizer = obj._make_tokenizer()

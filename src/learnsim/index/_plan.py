@@ -17,7 +17,7 @@ PLAN_TOLERANCE = 1e-6
 
 
 def _vectorizer_meta(vec):
-    from ..text import Tokenizer, analysis_of
+    from ..text import LATER_READINGS, Tokenizer, analysis_of
 
     tok = vec._make_tokenizer() if hasattr(vec, "_make_tokenizer") else None
     stop = None
@@ -28,9 +28,7 @@ def _vectorizer_meta(vec):
                           **analysis_of(vec),
                           # written only where set: a plan without it is read by a learnsim that
                           # does not know it, as it was before
-                          **({"drop_ignorables": True} if getattr(vec, "drop_ignorables", False) else {}),
-                          **({"uax29_punctuation": True} if getattr(vec, "uax29_punctuation", False) else {}),
-                          **({"fold_variants": True} if getattr(vec, "fold_variants", False) else {})},
+                          **{name: True for name in LATER_READINGS if getattr(vec, name, False)}},
             "weighting": {"kind": vec.weighting, "sublinear_tf": bool(vec.sublinear_tf), "norm": vec.norm,
                           "k1": float(vec.k1), "b": float(vec.b), "avgdl": float(vec.avgdl_),
                           "dtype": np.dtype(vec.dtype).name}}

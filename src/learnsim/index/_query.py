@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..text import Tokenizer
+from ..text import LATER_READINGS, Tokenizer
 
 __all__ = ["QueryPlan", "QueryRows"]
 
@@ -98,12 +98,8 @@ class QueryPlan:
                                    analyzer=tok.get("analyzer", "words"), cjk_unigrams=bool(tok.get("cjk_unigrams")),
                                    # and before unicode_words: words cut at combining marks
                                    unicode_words=bool(tok.get("unicode_words", False)),
-                                   # and before drop_ignorables: words cut at invisible characters
-                                   drop_ignorables=bool(tok.get("drop_ignorables", False)),
-                                   # and before uax29_punctuation: punctuation read as it was
-                                   uax29_punctuation=bool(tok.get("uax29_punctuation", False)),
-                                   # and before fold_variants: letter variants and digits apart
-                                   fold_variants=bool(tok.get("fold_variants", False)))
+                                   # and before a later reading: without it
+                                   **{name: bool(tok.get(name, False)) for name in LATER_READINGS})
         self.terms = [str(t) for t in terms]
         self.vocabulary = {t: i for i, t in enumerate(terms)}
         self.n_terms = len(terms)

@@ -26,10 +26,17 @@ from operator import add as _add
 from unicodedata import category as _category, combining as _combining, decimal as _decimal, \
     is_normalized as _is_normalized, normalize as _normalize
 
-__all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
+__all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LATER_READINGS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
            "check_analysis", "analysis_of", "resolve_analysis", "LoneCharacters", "MAX_LONE_TERMS"]
 
 DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+
+#: The settings of how a text is read that came after models were first saved, each True for a
+#: new model and False for one saved before it existed (which keeps the reading it was fitted
+#: with): a saved vectoriser's state, an index plan and a pickled Tokenizer fill a missing one
+#: with False, and a plan records one only where it is True (a learnsim that does not know it
+#: then refuses the plan rather than read queries another way).
+LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -495,13 +502,9 @@ def tokenizer_params(vectorizer):
             "analyzer": getattr(vectorizer, "analyzer", "words"),
             "cjk_unigrams": bool(getattr(vectorizer, "cjk_unigrams", False)),
             # a vectoriser saved before unicode_words existed read with the token pattern alone,
-            # and one saved before drop_ignorables existed cut words at invisible characters
+            # and one saved before a later reading existed reads without it
             "unicode_words": bool(getattr(vectorizer, "unicode_words", False)),
-            "drop_ignorables": bool(getattr(vectorizer, "drop_ignorables", False)),
-            # and one saved before uax29_punctuation existed read punctuation as it was
-            "uax29_punctuation": bool(getattr(vectorizer, "uax29_punctuation", False)),
-            # and one saved before fold_variants existed read letter variants and digits apart
-            "fold_variants": bool(getattr(vectorizer, "fold_variants", False))}
+            **{name: bool(getattr(vectorizer, name, False)) for name in LATER_READINGS}}
 
 
 def _english_stop_words():

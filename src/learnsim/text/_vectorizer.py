@@ -34,7 +34,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from learnsim._utils.linalg import truncated_svd
-from learnsim.text._tokenize import DEFAULT_TOKEN_PATTERN, Tokenizer, tokenizer_params
+from learnsim.text._tokenize import DEFAULT_TOKEN_PATTERN, LATER_READINGS, Tokenizer, tokenizer_params
 from learnsim.text.bm25 import _check_b, _check_k1
 from learnsim._utils.params import Checked, Interval, Options, validate_param
 from learnsim._utils.validation import check_random_state, check_state_header, state_array, state_number
@@ -704,12 +704,9 @@ class TextVectorizer(BaseEstimator):
         params.setdefault("analyzer", "words")
         # and one saved before unicode_words existed cut words at combining marks
         params.setdefault("unicode_words", False)
-        # and one saved before drop_ignorables existed cut words at invisible characters
-        params.setdefault("drop_ignorables", False)
-        # and one saved before uax29_punctuation existed read punctuation as it was fitted
-        params.setdefault("uax29_punctuation", False)
-        # and one saved before fold_variants existed read letter variants and digits apart
-        params.setdefault("fold_variants", False)
+        # and one saved before a later reading existed reads without it, as it was fitted
+        for name in LATER_READINGS:
+            params.setdefault(name, False)
         obj = cls(**params)
         dtype = obj._check_params()
 
