@@ -123,3 +123,24 @@ def test_a_reranker_with_an_lsi_block_is_left_to_the_pipeline(tmp_path):
     assert not write_rerank_plan(reranker, tmp_path, texts[:5])
     assert not any(p.name.startswith("rerank") for p in tmp_path.iterdir())
     assert json.dumps(reranker.explain(texts[0], texts[1]))       # the pipeline's path still explains
+
+
+def test_an_exact_copy_found_by_match_is_scored_as_the_reranked_search_scores_it(reranked):
+    """Index.match takes the live documents whose text is the query's beside the search's hits
+    (tests/index/test_index_match.py); where the index re-ranks, such a copy's hit is what the
+    search gives it: the re-ranker's probability, its first stage's score and rank."""
+    _, texts, path, _ = reranked
+    with Index.open(path) as index:
+        compared = 0
+        for q in texts[:40]:
+            searched = [h for h in index.search(q, k=5) if h["text"] == q]
+            if not searched:
+                continue
+            (copy,) = index._exact_copies(q, 5, None, [])
+            want = searched[0]
+            assert set(copy) == set(want) and copy["id"] == want["id"]
+            assert copy["score"] == pytest.approx(want["score"], abs=1e-9)
+            assert copy["first_stage_score"] == pytest.approx(want["first_stage_score"], rel=1e-6)
+            assert copy["first_stage_rank"] == want["first_stage_rank"]
+            compared += 1
+        assert compared >= 10

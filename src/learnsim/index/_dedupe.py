@@ -12,11 +12,10 @@ two identical documents out of every group.
 """
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 
 from .._utils.progress import enabled_for, progress
+from ._store import text_key
 
 __all__ = ["dedupe_documents"]
 
@@ -55,8 +54,7 @@ def dedupe_documents(index, k):
         pairs, owners = [], []
         for p, text, (values, order) in zip(block, texts, found):
             p = int(p)
-            key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-            same = first_with_text.setdefault(key, p)
+            same = first_with_text.setdefault(text_key(text), p)
             for o in order:
                 if o != p and o != same:
                     pairs.append((p, int(o)))

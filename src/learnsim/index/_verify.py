@@ -8,7 +8,8 @@ values: what :meth:`Segment.check` checks; its documents' store, each file again
 and each row's digest against docs.sqlite's), the approximate structures' files, and
 ``docs.sqlite`` (SQLite's ``PRAGMA quick_check``, every row against the digest of its id, text
 and metadata recorded when it was written, and its documents against the segments' sequence
-numbers, exactly). Rows written before learnsim recorded digests (an index written before
+numbers, exactly; each live row's text key, which Index.match finds exact copies by, against its
+text). Rows written before learnsim recorded digests (an index written before
 issue 45) cannot be checked: the report says how many (``"unchecked_documents"`` and a note),
 which is no damage.
 
@@ -208,6 +209,7 @@ def _check_sqlite(report, path, m, segment_seqs):
                        + (f" (and {len(rows) - 5} more)" if len(rows) > 5 else ""))
             return
         _check_rows(report, file, conn)
+        _check_text_keys(report, file, conn)
         _check_tombstones(report, file, conn)
         if m is None or segment_seqs is None:
             return
@@ -299,6 +301,31 @@ def _check_rows(report, file, conn):
                          f"when they were written (changed outside learnsim): {shown}"
                          + (" ..." if len(changed) > 3 else ""))
 
+
+def _check_text_keys(report, file, conn):
+    """Each live row's ``text_key`` (its text's BLAKE2b, which Index.match finds exact copies by)
+    against its text: a key edited with sqlite3 cannot make a match of another text (the text is
+    compared before a copy is taken) but hides the copy it was the key of. A row with none
+    (written before text keys, keyed by the next write) is not compared, nor a database that has
+    no such column."""
+    from ._store import text_key
+
+    if not any(row[1] == "text_key" for row in conn.execute("PRAGMA table_info(docs)")):
+        return
+    changed = []
+    for seq, doc_id, text, key in conn.execute("SELECT seq, id, text, text_key FROM docs "
+                                               "WHERE deleted_seq IS NULL AND text_key IS NOT NULL ORDER BY seq"):
+        try:
+            ok = isinstance(text, str) and key == text_key(text)
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            changed.append((seq, doc_id))
+    if changed:
+        shown = ", ".join(f"{doc_id!r:.40} (sequence number {seq})" for seq, doc_id in changed[:3])
+        report.bad(file, f"{len(changed)} document(s) carry a text key that is not the key of their text (changed "
+                         f"outside learnsim; an exact copy of them is not found by match): {shown}"
+                         + (" ..." if len(changed) > 3 else ""))
 
 def verify_index(path):
     """Check every file of the index at ``path``; see the module notes.
@@ -437,3 +464,4 @@ def verify_locked(path):
     finally:
         if lock is not None:
             lock.__exit__(None, None, None)
+
