@@ -135,3 +135,44 @@ def test_with_an_encoder_the_baselines_include_its_cosine_and_the_mix():
     # a random encoder is far weaker than the lexical baselines here, and learns nothing
     assert check.scores["encoder"] < min(check.scores["bm25"], check.scores["cosine"])
     assert check.baseline != "encoder" and check.fell_back
+
+
+def _synthetic_pool(n, bm25_wins, judged=None):
+    """A pool of n queries over 5 documents, query i's relevant document i % 5: "bm25" ranks it
+    first on the queries of ``bm25_wins`` (a mask), "cosine" on the others."""
+    from learnsim.baseline import SearchSplit
+    from learnsim.baseline._search import PooledScores
+
+    queries = np.arange(100, 100 + n)
+    relevant = tuple({int(i % 5): 1.0} for i in range(n))
+    split = SearchSplit(train=np.zeros(0, dtype=bool), held=np.zeros(0, dtype=bool), queries=queries,
+                        relevant=relevant, seen=tuple(frozenset() for _ in relevant), documents=np.arange(5),
+                        groups=queries.copy(), by="query and document")
+    docs = np.tile(np.arange(5), (n, 1))
+    hit = np.zeros((n, 5))
+    hit[np.arange(n), np.arange(n) % 5] = 1.0
+    wrong = np.roll(hit, 1, axis=1)
+    wins = np.asarray(bm25_wins)[:, None]
+    bases = {"bm25": np.where(wins, hit, wrong), "cosine": np.where(wins, wrong, hit), "learned": hit * 0.5}
+    return PooledScores(docs, bases, split, np.arange(n), judged=judged)
+
+
+def test_the_strongest_baseline_is_chosen_on_every_judged_query():
+    """A baseline learns nothing, so every judged query (training ones too) chooses it: 10 held-out
+    queries where BM25 wins 6 do not outvote 60 judged ones where the cosine wins 45."""
+    judged = _synthetic_pool(60, np.arange(60) >= 45)
+    held = np.arange(10) < 6
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BaselineWarning)
+        alone = check_search(_synthetic_pool(10, held), [{"learned": 1.0}], owner="test")
+        pool = _synthetic_pool(10, held, judged=judged)
+        check = check_search(pool, [{"learned": 1.0}], owner="test")
+    assert alone.baseline == "bm25" and "strongest_chosen_on" not in alone.report.detail
+    assert check.baseline == "cosine"
+    # the gate compares on the held-out queries, with the baseline chosen on the judged ones
+    cosine = pool.measure(pool.mix({"cosine": 1.0}))["all"]
+    assert check.report.baseline_score == pytest.approx(float(np.mean(cosine)))
+    assert check.report.detail["strongest_chosen_on"] == 60
+    assert check.report.detail["judged_cosine"] > check.report.detail["judged_bm25"]
+    assert check.scores["bm25"] > check.scores["cosine"]          # on the held-out queries, as before
+    assert "the strongest on 60 judged queries" in check.report.summary()

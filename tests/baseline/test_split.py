@@ -106,3 +106,39 @@ def test_the_split_is_seeded():
     c = split_search(pairs, np.ones(len(pairs)), n, random_state=8)
     assert a.queries.tolist() == b.queries.tolist() and (a.train == b.train).all()
     assert a.queries.tolist() != c.queries.tolist()
+
+
+def test_every_judged_query_is_kept_for_choosing_the_baseline():
+    """The strongest baseline is chosen on every judged query (a baseline learns nothing from
+    them): each kind of split records them, the held-out ones among them, with the same relevance."""
+    from learnsim.baseline import split_clusters
+
+    pairs, n_texts = _qrels()
+    split = split_search(pairs, np.ones(len(pairs)), n_texts, random_state=0)
+    every = split.every_query()
+    assert every.n_queries == 40 and set(split.queries) < set(every.queries.tolist())
+    for q, rel in zip(split.queries, split.relevant):
+        assert every.relevant[every.queries.tolist().index(q)] == rel
+    assert all(not s for s in every.seen)          # nothing to be warm about: every query cold
+    # duplicates held out by component: the texts of the sampled relevant pairs, each with its chain
+    dup = np.array([p for i in range(20) for p in ((3 * i, 3 * i + 1), (3 * i + 1, 3 * i + 2))])
+    split = split_search(dup, np.ones(40), 60, random_state=0)
+    every = split.every_query()
+    assert split.by == "component" and every.n_queries == 60
+    assert all(set(rel) == set(range(q - q % 3, q - q % 3 + 3)) - {q} for q, rel in zip(every.queries.tolist(),
+                                                                                         every.relevant))
+    # clusters: every clustered item with a mate (a singleton has none), bounded in entries
+    labels = np.r_[np.repeat(np.arange(10), 3), 99, -1]
+    _, split = split_clusters(labels, 0.2, random_state=0)
+    every = split.every_query()
+    assert sorted(every.queries.tolist()) == list(range(30))
+    assert all(len(rel) == 2 and q not in rel for q, rel in zip(every.queries.tolist(), every.relevant))
+
+
+def test_the_judged_queries_of_large_clusters_stay_within_their_entry_budget(monkeypatch):
+    from learnsim.baseline import _split, split_clusters
+
+    monkeypatch.setattr(_split, "MAX_JUDGED_ENTRIES", 500)
+    _, split = split_clusters(np.repeat(np.arange(5), 100), 0.2, random_state=0)
+    every = split.every_query()
+    assert 2 <= every.n_queries <= 5 and sum(len(r) for r in every.relevant) <= 500

@@ -100,7 +100,7 @@ def test_remembering_the_linked_documents_passes_warm_and_fails_the_cold_part(mo
     summary = {}
     fitted = Fitted(summary, {"remembers": True}, 0.0, 0.0)
     with pytest.warns(UserWarning):
-        result = _checked_links_search(FitOptions(random_state=0), texts, (held, A[held], trained),
+        result = _checked_links_search(FitOptions(random_state=0), texts, (held, A[held], trained, A),
                                        "a test", summary, fitted)
     report = BaselineGain.from_dict(summary["search_baseline_gain"])
     # the part a link split among training documents sees: the documents training named

@@ -115,8 +115,11 @@ class BaselineGain:
         if self.status == "unchecked":
             return f"not checked against the baseline ({self.baseline or 'baseline'}): {self.reason}"
         pct = round(100 * self.confidence)
+        # a search check chooses its baseline on every judged query (learnsim.baseline._search)
+        chosen_on = self.detail.get("strongest_chosen_on") if isinstance(self.detail, dict) else None
+        baseline = self.baseline + (f", the strongest on {chosen_on} judged queries" if chosen_on else "")
         head = (f"{self.measure} on {self.n_units} {self.unit}: learned {self.learned_score:.4f}, "
-                f"baseline ({self.baseline}) {self.baseline_score:.4f}, gain {self.gain:+.4f} "
+                f"baseline ({baseline}) {self.baseline_score:.4f}, gain {self.gain:+.4f} "
                 f"({pct}% CI {self.ci_low:+.4f} to {self.ci_high:+.4f})")
         for name, part, what in (("cold", self.cold, "relevant documents the training supervision never names"),
                                  ("warm", self.warm, "relevant documents the training supervision names")):

@@ -31,10 +31,15 @@ import scipy.sparse as sp
 
 from ._gain import DEFAULT_HOLDOUT, _rng
 
-__all__ = ["SearchSplit", "split_search", "search_documents", "orient_pairs", "split_clusters"]
+__all__ = ["SearchSplit", "split_search", "search_documents", "orient_pairs", "split_clusters", "judged_queries"]
 
 #: The two ways :func:`split_search` holds supervision out (clusters: :func:`split_clusters`).
 SPLITS = ("query and document", "component")
+# Judged queries kept for the choice of the strongest baseline (a seeded sample above it: each
+# searches the whole collection, as the held-out ones do)
+MAX_JUDGED = 1000
+# ... and at most this many (query, relevant document) entries among them (large clusters)
+MAX_JUDGED_ENTRIES = 2_000_000
 # At most this share of the held-out queries has its documents held out too (the rest stay
 # warm where other queries name their documents).
 _COLD_QUERY_SHARE = 0.5
@@ -65,6 +70,11 @@ class SearchSplit:
         ("documents": documents held out with their links, by a fit from links)
     n_cold_documents : int
         Documents held out with every pair that names them.
+    judged : tuple or None
+        ``(queries, relevant, groups)`` of *every* judged query, training ones included: what
+        the strongest baseline is chosen on (:meth:`every_query`). A baseline learns nothing, so
+        the training queries judge it as fairly as the held-out ones, and there are several
+        times more of them. None: chosen on the held-out queries.
 
     Examples
     --------
@@ -90,6 +100,7 @@ class SearchSplit:
     groups: np.ndarray
     by: str
     n_cold_documents: int = 0
+    judged: tuple | None = None
 
     @property
     def n_queries(self):
@@ -129,6 +140,16 @@ class SearchSplit:
             out.append(({d: g for d, g in rel.items() if keep(d)},
                         tuple(sorted(d for d in rel if not keep(d)))))
         return out
+
+    def every_query(self):
+        """A SearchSplit of every judged query (``judged``) over the same documents, each query
+        cold (nothing is learned on it), or None without them."""
+        if self.judged is None:
+            return None
+        queries, relevant, groups = self.judged
+        return SearchSplit(train=self.train, held=self.held, queries=np.asarray(queries, dtype=np.int64),
+                           relevant=tuple(relevant), seen=tuple(frozenset() for _ in relevant),
+                           documents=self.documents, groups=np.asarray(groups, dtype=np.int64), by=self.by)
 
     def describe(self):
         """The held-out part in words (for the fit's report)."""
@@ -352,7 +373,8 @@ def _by_query_and_document(P, G, n_texts, fraction, documents, rng, symmetric=Fa
     rel = tuple(relevance[int(q)] for q in held_queries)
     seen = tuple(frozenset(d for d in r if named[d]) for r in rel)
     return SearchSplit(train=train, held=held, queries=held_queries, relevant=rel, seen=seen, documents=documents,
-                       groups=held_queries.copy(), by=SPLITS[0], n_cold_documents=len(cold_docs))
+                       groups=held_queries.copy(), by=SPLITS[0], n_cold_documents=len(cold_docs),
+                       judged=(queries, tuple(relevance[int(q)] for q in queries), queries.copy()))
 
 
 def _by_component(P, G, n_texts, fraction, documents, rng):
@@ -390,8 +412,48 @@ def _by_component(P, G, n_texts, fraction, documents, rng):
     if queries.size < 2:
         return None
     rel = tuple(relevance[int(q)] for q in queries)
+    # every judged text (those of a seeded sample of MAX_JUDGED / 2 relevant pairs), for the
+    # choice of the strongest baseline
+    sample = np.sort(rng.permutation(np.flatnonzero(positive))[:MAX_JUDGED // 2])
+    every = (_chain_relevance(P, G, sample, n_texts, documents) if np.all(G[positive] == 1.0)
+             else _relevance(P, G, sample, n_texts, True, documents))
+    judged = np.array(sorted(every), dtype=np.int64)
     return SearchSplit(train=train, held=held, queries=queries, relevant=rel, seen=tuple(frozenset() for _ in rel),
-                       documents=documents, groups=labels[queries], by=SPLITS[1], n_cold_documents=0)
+                       documents=documents, groups=labels[queries], by=SPLITS[1], n_cold_documents=0,
+                       judged=(judged, tuple(every[int(q)] for q in judged), labels[judged]))
+
+
+def judged_queries(candidates, relevant_of, *, groups=None, random_state=0):
+    """``SearchSplit.judged`` from the texts that may ask: ``(queries, relevant, groups)`` of a
+    seeded sample of ``candidates``, each query's relevant documents ``relevant_of(query)`` (a
+    dict; a query without any is left out), at most MAX_JUDGED queries holding at most
+    MAX_JUDGED_ENTRIES relevant documents in all (large clusters), sorted; ``groups`` (an array
+    over the texts) the bootstrap's units, each query its own by default.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.baseline import judged_queries
+    >>> q, rel, g = judged_queries(np.arange(4), lambda q: {q + 10: 1.0} if q % 2 else {})
+    >>> q.tolist(), rel
+    ([1, 3], ({11: 1.0}, {13: 1.0}))
+    """
+    queries, relevant, total = [], [], 0
+    for q in _rng(random_state).permutation(np.asarray(candidates, dtype=np.int64)).tolist():
+        rel = relevant_of(q)
+        if not rel:
+            continue
+        if total + len(rel) > MAX_JUDGED_ENTRIES and len(queries) >= 2:
+            break
+        queries.append(q)
+        relevant.append(rel)
+        total += len(rel)
+        if len(queries) >= MAX_JUDGED:
+            break
+    order = np.argsort(queries, kind="stable")
+    queries = np.asarray(queries, dtype=np.int64)[order]
+    return (queries, tuple(relevant[i] for i in order),
+            queries.copy() if groups is None else np.asarray(groups, dtype=np.int64)[queries])
 
 
 def split_clusters(labels, fraction=DEFAULT_HOLDOUT, *, random_state=0, min_train=2):
@@ -437,7 +499,19 @@ def split_clusters(labels, fraction=DEFAULT_HOLDOUT, *, random_state=0, min_trai
     relevant = tuple(r for r, k in zip(relevant, keep) if k)
     if queries.size < 2:
         return None
+    # clustered items with a cluster mate, for the choice of the strongest baseline
+    order = np.argsort(y, kind="stable")
+    starts, ends = np.searchsorted(y[order], ids), np.searchsorted(y[order], ids, side="right")
+
+    def mates(q):
+        c = int(np.searchsorted(ids, y[q]))
+        return {int(d): 1.0 for d in order[starts[c]:ends[c]] if d != q}
+
+    clustered = np.flatnonzero(y >= 0)
+    clustered = clustered[(ends - starts)[np.searchsorted(ids, y[clustered])] > 1]
+    judged = judged_queries(clustered, mates, groups=y, random_state=random_state)
     split = SearchSplit(train=~is_held, held=is_held, queries=queries, relevant=relevant,
                         seen=tuple(frozenset() for _ in relevant), documents=np.arange(y.size),
-                        groups=y[queries].astype(np.int64), by="cluster", n_cold_documents=int(is_held.sum()))
+                        groups=y[queries].astype(np.int64), by="cluster", n_cold_documents=int(is_held.sum()),
+                        judged=judged)
     return np.where(is_held, -1, y), split

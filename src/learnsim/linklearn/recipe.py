@@ -111,12 +111,13 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
     held = getattr(metric, "held_out_", None)
     # the documents its own check held out, as text indices, with every link they have (to held-out
     # documents, which no training link names, and to the others), and the documents the training
-    # links name
+    # links name; and every link, the judgements the strongest baseline is chosen on
     held_out = None
     if held is not None:
         docs = rows[held[0]]
         trained = rows[np.unique(np.asarray(metric_training_links(metric, L_train, held[0])))]
-        held_out = (docs, links.symmetric().adjacency.tocsr()[docs], trained)
+        every = links.symmetric().adjacency.tocsr()
+        held_out = (docs, every[docs], trained, every)
     return Fitted(summary, {"vectorizer": vectorizer, "metric": metric}, vec_seconds, metric_seconds,
                    settings=settings, held_out=held_out)
 
