@@ -28,7 +28,7 @@ The decision (:func:`check_search`)
    from them, and they are several times more than the held-out ones), the mix's weight chosen
    with it; else over the held-out queries (the mix's weight chosen on them, its score
    cross-fitted). On CISI as a BEIR folder, 8 held-out queries made BM25 the strongest, while
-   the tf.idf cosine leads on all 46 judged queries, as it does on the test queries (nDCG@10
+   the tf.idf cosine leads on all 38 training queries, as it does on the test queries (nDCG@10
    0.397 against 0.317).
 2. The learned rule: among the candidates, the one with the best mean over the held-out queries
    among those not below the strongest baseline on the cold part (the relevant documents no
