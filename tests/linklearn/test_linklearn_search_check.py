@@ -36,6 +36,9 @@ def test_the_held_out_documents_search_the_whole_collection_against_the_stronges
     assert f"searching all {len(texts)} documents" in result.report["held_out"]
     assert set(result.report["baseline_scores"]) == {"bm25", "cosine"}
     strongest = report.detail["strongest_baseline"]
+    # chosen on every linked document (here every one), not only the held-out ones
+    assert report.detail["strongest_chosen_on"] == len(texts) > report.n_units
+    assert report.detail[f"judged_{strongest}"] == max(report.detail["judged_bm25"], report.detail["judged_cosine"])
     if report.status == "learned":
         assert result.report["model"] == "learned" and report.ci_low > 0
     else:

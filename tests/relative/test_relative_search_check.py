@@ -43,6 +43,11 @@ def test_held_out_anchors_search_the_collection_against_the_strongest_baseline()
     assert report.measure == "nDCG@10" and report.n_units == result.report["validation_anchors"]
     assert f"searching {len(texts)} documents" in result.report["held_out"]
     assert set(result.report["baseline_scores"]) == {"bm25", "cosine"}
+    # the strongest baseline is chosen on every anchor with a text its triplets put closer, the
+    # training ones too (more than the held-out ones), and the report says so
+    assert report.detail["strongest_chosen_on"] > report.n_units
+    chosen = report.detail["strongest_baseline"]
+    assert report.detail[f"judged_{chosen}"] == max(report.detail["judged_bm25"], report.detail["judged_cosine"])
     # topic words among shared background words: the learned weights find a held-out anchor's topic
     assert report.status == "learned" and report.ci_low > 0 and result.report["model"] == "learned"
     assert result.pipeline.scoring == "learned distance"
