@@ -214,10 +214,8 @@ def test_an_edited_text_key_never_makes_a_match_of_another_text(refund_model, tm
     assert damage["file"] == str(path / "docs.sqlite") and "2 document(s) carry a text key" in damage["problem"]
 
 
-def test_an_index_written_before_text_keys_opens_searches_and_matches(refund_model, tmp_path):
-    """docs.sqlite without the text_key column (and its index), as learnsim wrote it before: a
-    read-only open changes nothing, searches and matches as before (no exact-copy candidates),
-    verify passes; the next write adds the column and keys every live document."""
+def _index_without_text_keys(refund_model, tmp_path):
+    """The refund index with docs.sqlite as learnsim wrote it before text keys (no column, no index)."""
     import sqlite3
 
     path = tmp_path / "idx"
@@ -227,6 +225,16 @@ def test_an_index_written_before_text_keys_opens_searches_and_matches(refund_mod
         conn.execute("DROP INDEX docs_text_key")
         conn.execute("ALTER TABLE docs DROP COLUMN text_key")
     conn.close()
+    return path
+
+
+def test_an_index_written_before_text_keys_opens_searches_and_matches(refund_model, tmp_path):
+    """docs.sqlite without the text_key column (and its index), as learnsim wrote it before: a
+    read-only open changes nothing, searches and matches as before (no exact-copy candidates),
+    verify passes; the next write adds the column and keys every live document."""
+    import sqlite3
+
+    path = _index_without_text_keys(refund_model, tmp_path)
 
     def schema():
         conn = sqlite3.connect(f"file:{path / 'docs.sqlite'}?mode=ro", uri=True)
@@ -259,15 +267,7 @@ def test_an_index_written_before_text_keys_opens_searches_and_matches(refund_mod
 def test_a_failed_first_write_leaves_no_text_keys_behind(refund_model, tmp_path):
     """The first write of an index written before text keys adds them in its transaction: a write
     that fails (an id already there) rolls them back, and the handle does not look for them."""
-    import sqlite3
-
-    path = tmp_path / "idx"
-    _refund_index(path, refund_model).close()
-    conn = sqlite3.connect(path / "docs.sqlite")
-    with conn:
-        conn.execute("DROP INDEX docs_text_key")
-        conn.execute("ALTER TABLE docs DROP COLUMN text_key")
-    conn.close()
+    path = _index_without_text_keys(refund_model, tmp_path)
     with Index.open(path) as index:
         with pytest.raises(ValueError, match="already in the index"):
             index.add(["refund policy"], ["A1"])
