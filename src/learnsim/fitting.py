@@ -323,7 +323,7 @@ def _checked_relative_search(o, texts, T, held_out, summary, fitted):
     and under the strongest baseline (:func:`learnsim.baseline.check_search`); the texts some
     training triplet names are its warm part, the others its cold part. A model that does not beat
     the strongest baseline is that baseline's."""
-    from .baseline import BaselineWarning, SearchBaselines, SearchSplit, check_search, judged_queries
+    from .baseline import BaselineWarning, SearchBaselines, SearchSplit, check_search, judged_triplets
     from .pipeline import Pipeline
 
     fit_T, valid_T, probe = held_out
@@ -350,22 +350,10 @@ def _checked_relative_search(o, texts, T, held_out, summary, fitted):
         return _result_of(fitted)
     start = time.perf_counter()
     queries = np.asarray(queries, dtype=np.int64)
-    # every anchor (a seeded sample), with the texts all its triplets put closer and never farther,
-    # chooses the strongest baseline
-    by_anchor = T[np.argsort(T[:, 0], kind="stable")]
-    anchors, starts = np.unique(by_anchor[:, 0], return_index=True)
-    ends = np.r_[starts[1:], by_anchor.shape[0]]
-
-    def closer_of(a):
-        i = int(np.searchsorted(anchors, a))
-        mine = by_anchor[starts[i]:ends[i]]
-        closer = set(mine[:, 1].tolist()) - set(mine[:, 2].tolist())
-        return {int(d): 1.0 for d in sorted(closer) if in_collection[d] and d != a}
-
     split = SearchSplit(train=np.zeros(0, dtype=bool), held=np.zeros(0, dtype=bool), queries=queries,
                         relevant=tuple(relevant), seen=tuple(seen), documents=documents, groups=queries.copy(),
                         by="query and document", n_cold_documents=int(np.count_nonzero(~named[documents])),
-                        judged=judged_queries(anchors, closer_of, random_state=o.random_state))
+                        judged=judged_triplets(T, in_collection, random_state=o.random_state))
     doc_texts = [texts[i] for i in documents]
     model = Pipeline.from_parts({"vectorizer": fitted.parts["vectorizer"], "metric": probe})
     owner = "learnsim fit --method relative"
@@ -509,7 +497,7 @@ def _checked_links_search(o, texts, held_out, owner, summary, fitted):
     their links among them; the model never saw them) each search every text for the documents
     they link with, under the model as it serves and under the strongest baseline
     (:func:`learnsim.baseline.check_search`); a model that does not beat it is that baseline's."""
-    from .baseline import SearchBaselines, SearchSplit, check_search, judged_queries
+    from .baseline import SearchBaselines, SearchSplit, check_search, judged_links
     from .pipeline import Pipeline
 
     docs, adjacency, trained, every = held_out
@@ -529,8 +517,7 @@ def _checked_links_search(o, texts, held_out, owner, summary, fitted):
     queries = np.asarray(queries, dtype=np.int64)
     order = np.argsort(queries)
     # every document with a link (a seeded sample) chooses the strongest baseline
-    judged = judged_queries(np.arange(every.shape[0]), lambda q: {int(d): 1.0 for d in
-                            every.indices[every.indptr[q]:every.indptr[q + 1]] if d != q}, random_state=o.random_state)
+    judged = judged_links(every, random_state=o.random_state)
     split = SearchSplit(train=np.zeros(0, dtype=bool), held=np.zeros(0, dtype=bool), queries=queries[order],
                         relevant=tuple(relevant[i] for i in order), seen=tuple(seen[i] for i in order),
                         documents=np.arange(len(texts)), groups=queries[order].copy(), by="documents",

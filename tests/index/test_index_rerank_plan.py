@@ -129,6 +129,8 @@ def test_an_exact_copy_found_by_match_is_scored_as_the_reranked_search_scores_it
     """Index.match takes the live documents whose text is the query's beside the search's hits
     (tests/index/test_index_match.py); where the index re-ranks, such a copy's hit is what the
     search gives it: the re-ranker's probability, its first stage's score and rank."""
+    from learnsim.index._match import exact_copy_hits
+
     _, texts, path, _ = reranked
     with Index.open(path) as index:
         compared = 0
@@ -136,7 +138,7 @@ def test_an_exact_copy_found_by_match_is_scored_as_the_reranked_search_scores_it
             searched = [h for h in index.search(q, k=5) if h["text"] == q]
             if not searched:
                 continue
-            (copy,) = index._exact_copies(q, 5, None, [])
+            (copy,) = exact_copy_hits(index, q, 5, None, [])
             want = searched[0]
             assert set(copy) == set(want) and copy["id"] == want["id"]
             assert copy["score"] == pytest.approx(want["score"], abs=1e-9)

@@ -31,7 +31,7 @@ import scipy.sparse as sp
 
 from ._gain import DEFAULT_HOLDOUT, _rng
 
-__all__ = ["SearchSplit", "split_search", "search_documents", "orient_pairs", "split_clusters", "judged_queries"]
+__all__ = ["SearchSplit", "split_search", "search_documents", "orient_pairs", "split_clusters", "judged_queries", "judged_links", "judged_triplets"]
 
 #: The two ways :func:`split_search` holds supervision out (clusters: :func:`split_clusters`).
 SPLITS = ("query and document", "component")
@@ -454,6 +454,32 @@ def judged_queries(candidates, relevant_of, *, groups=None, random_state=0):
     queries = np.asarray(queries, dtype=np.int64)[order]
     return (queries, tuple(relevant[i] for i in order),
             queries.copy() if groups is None else np.asarray(groups, dtype=np.int64)[queries])
+
+
+def judged_links(adjacency, *, random_state=0):
+    """``SearchSplit.judged`` of links: each document with a link (a seeded sample, as
+    :func:`judged_queries`) asks for those it links with (``adjacency``: square, symmetric, CSR)."""
+    A = sp.csr_matrix(adjacency)
+    return judged_queries(np.arange(A.shape[0]), lambda q: {int(d): 1.0 for d in A.indices[A.indptr[q]:A.indptr[q + 1]]
+                                                            if d != q}, random_state=random_state)
+
+
+def judged_triplets(triplets, in_collection, *, random_state=0):
+    """``SearchSplit.judged`` of relative comparisons ``(anchor, closer, farther)``: each anchor
+    (a seeded sample, as :func:`judged_queries`) asks for the texts its triplets put closer and
+    never farther, among those ``in_collection`` (a boolean mask over the texts) but itself."""
+    T = np.asarray(triplets, dtype=np.int64)
+    by_anchor = T[np.argsort(T[:, 0], kind="stable")]
+    anchors, starts = np.unique(by_anchor[:, 0], return_index=True)
+    ends = np.r_[starts[1:], by_anchor.shape[0]]
+
+    def closer_of(a):
+        i = int(np.searchsorted(anchors, a))
+        mine = by_anchor[starts[i]:ends[i]]
+        closer = set(mine[:, 1].tolist()) - set(mine[:, 2].tolist())
+        return {int(d): 1.0 for d in sorted(closer) if in_collection[d] and d != a}
+
+    return judged_queries(anchors, closer_of, random_state=random_state)
 
 
 def split_clusters(labels, fraction=DEFAULT_HOLDOUT, *, random_state=0, min_train=2):

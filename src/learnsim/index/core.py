@@ -47,7 +47,8 @@ from ._batch import best_k_dense_batch, dense_batch_applies
 from ._integrity import Lock as _Lock, checked_up_to, model_encoder, load_plan, load_statistics, plan_checksums as _plan_checksums, read_retrying, \
     read_store, retry_if_moved, sqlite_guarded as _sqlite_guarded, statistics_key, \
     write_manifest as _write_manifest, collection_rows as _collection
-from ._scan import MemorySegment, SegmentRun, best_k, closeness, closeness_at, scanned_segments
+from ._match import exact_copy_hits, matched_hits
+from ._scan import MemorySegment, SegmentRun, best_k, scanned_segments
 from ._segment_docs import docs_layout, documents_at, merged_docs
 from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexDamagedError, IndexFormatError, Segment, check_seal, \
     load_json, merged_rows, read_manifest, rows_of
@@ -1013,96 +1014,10 @@ class Index(ModelVersions):
 
         def read():
             hits = self.search(text, k, filter=filter)
-            return hits, self._exact_copies(text, k, conditions, hits)
+            return hits, exact_copy_hits(self, text, k, conditions, hits)
 
         hits, copies = read_retrying(self, read)
-        return self._matched(text, hits + copies, k)
-
-    def _exact_copies(self, text, k, conditions, hits):
-        """Search hits (the keys and scores :meth:`search` gives) of the live documents whose text
-        is exactly ``text``, that ``conditions`` allow and ``hits`` do not hold, in the order of
-        their sequence numbers; [] where docs.sqlite has no text keys (written before them)."""
-        seqs = self.store.live_seqs_with_text(text)
-        if not seqs:
-            return []
-        seqs = np.asarray(seqs, dtype=np.int64)
-        pos = np.searchsorted(self._seqs, seqs)
-        ok = pos < self._seqs.size
-        ok[ok] = self._seqs[pos[ok]] == seqs[ok]
-        # a document added by another handle since this one loaded is not in its segments yet:
-        # its next read sees it, as a search does
-        pos = pos[ok]
-        if pos.size:
-            pos = pos[self._allowed(conditions)[pos]]
-        if not pos.size:
-            return []
-        # read as a hit is read (its segment's copy, checked against its digest): the text served,
-        # compared with the query's, so that a key edited with sqlite3 cannot make a hit of another text
-        self._check_filtered(conditions, [pos])
-        docs = self._documents_at(pos)
-        held = {h["id"] for h in hits}
-        found = []
-        for p, seq in zip(pos.tolist(), self._seqs[pos].tolist()):
-            row = docs.get(seq)
-            if row is None:
-                raise IndexFormatError(f"{self.path}: a segment lists document {seq}, which "
-                                       f"{_DOCS} does not hold (edited or damaged)")
-            if row[1] == text and row[0] not in held:
-                found.append(p)
-                held.add(row[0])
-        if not found:
-            return []
-        found = np.asarray(found, dtype=np.int64)
-        query = self._with_lone_characters([text])[0]
-        s, d, q = self._query_rows([query]).row(0)
-        distance = self.kind == "distance"
-        reranked = self._rerank_depth(k) != k
-        if reranked:
-            # the first stage's exact values of every row: the copy's rank among those allowed
-            everything = closeness(self.segments, s, d, q, distance)
-            values = everything[found]
-        else:
-            values = closeness_at(self.segments, found, s, d, q, distance)
-        out = self._hits(values, found)
-        if reranked:
-            reranker = self._rerank_plan() or self.pipeline.rerank
-            if reranker is None:
-                raise IndexFormatError(f"{self.path}: the manifest says the model re-ranks, but it has no re-ranker "
-                                       "(edited or damaged)")
-            _, proba = reranker.rerank(query, [h["text"] for h in out])
-            allowed = self._allowed(conditions)
-            rows = np.arange(everything.shape[0])
-            for i, (p, v) in enumerate(zip(found.tolist(), values.tolist())):
-                ahead = (everything > v) | ((everything == v) & (rows < p))
-                out[i] = dict(out[i], score=float(proba[i]),
-                              first_stage_rank=int(np.count_nonzero(ahead & allowed)) + 1,
-                              first_stage_score=out[i]["score"])
-        for i, hit in enumerate(out):
-            hit["rank"] = len(hits) + i + 1
-        return out
-
-    def _matched(self, text, hits, k):
-        """The candidates ``hits`` (search hits, each id once) the duplicate rule accepts, most
-        probable first (a graded rule: all, highest predicted score first), the first k of them."""
-        if not hits:
-            return []
-        decisions = self.pipeline.match([(text, h["text"]) for h in hits])
-        if decisions and "duplicate" not in decisions[0]:
-            # a model fitted on graded pairs: every hit with its predicted score, highest first
-            out = sorted((dict(hit, predicted_score=float(dec["score"])) for hit, dec in zip(hits, decisions)),
-                         key=lambda h: -h["predicted_score"])[:k]
-            for rank, h in enumerate(out):
-                h["rank"] = rank + 1
-            return out
-        out = []
-        for hit, dec in zip(hits, decisions):
-            if dec["duplicate"]:
-                out.append(dict(hit, probability=float(dec["probability"]), match_score=float(dec["score"])))
-        out.sort(key=lambda h: -h["probability"])
-        out = out[:k]
-        for rank, h in enumerate(out):
-            h["rank"] = rank + 1
-        return out
+        return matched_hits(self.pipeline, text, hits + copies, k)
 
     @_sqlite_guarded
     @with_show_progress_bar
