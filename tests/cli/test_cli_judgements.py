@@ -101,6 +101,16 @@ def test_judgements_naming_nothing_known_exit_2(beir, tmp_path):
                 "--model", tmp_path / "m.npz"], "no judgement names a known query and a known document")
 
 
+def test_a_grade_beyond_trec_evals_range_exits_2(beir, tmp_path):
+    """A grade of hundreds of digits cannot become nDCG's float gain: fit and evaluate refuse it
+    with its line, where it once ended in an OverflowError's traceback."""
+    qrels = tmp_path / "qrels.tsv"
+    qrels.write_text("query-id\tcorpus-id\tscore\nq-pw-0\tpw-0\t" + "9" * 400 + "\n", encoding="utf-8")
+    files = ["--qrels", qrels, "--queries", beir / "queries.jsonl", "--corpus", beir / "corpus.jsonl"]
+    for command in (["fit", *files, "--model", tmp_path / "m.npz"], ["evaluate", *files]):
+        user_error(command, "qrels.tsv, line 2: relevance grade", "is out of range")
+
+
 def test_index_build_reads_beir_ids_and_titles(beir, tmp_path):
     model = tmp_path / "m.npz"
     ok(["fit", "--beir", beir, "--model", model, "--baseline-holdout", "none"])

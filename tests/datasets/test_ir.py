@@ -258,6 +258,8 @@ def test_from_lists_dataframes():
     (["x"], ["q"], [("0", "5")], ValueError, "qrels 0: judgment names unknown document '5'"),
     (["x"], ["q"], [("0", "0", "high")], ValueError, "relevance grade 'high' is not an integer"),
     (["x"], ["q"], [("0", "0", 1.5)], ValueError, "relevance grade 1.5 is not an integer"),
+    (["x"], ["q"], [("0", "0", 10 ** 500)], ValueError, r"relevance grade 10{39}\.\.\. is out of range"),
+    (["x"], ["q"], [("0", "0", 2 ** 31)], ValueError, "relevance grade 2147483648 is out of range"),
     (["x"], ["q"], [("0",)], TypeError, "expected \\(query_id, doc_id\\)"),
     (["x"], ["q"], {"0": 1}, TypeError, "must be a dict"),
     (["x"], ["q"], "qrels.txt".encode(), TypeError, "qrels must be a path"),

@@ -108,6 +108,11 @@ def test_qrels_layouts(tmp_path):
     ("q1 0 d1 1\nq1 0 d2\n", "line 2: 3 field(s), but"),
     ("q1 0 d1 high\n", "line 1: relevance 'high' is not an integer"),
     ("q1 0 d1 1.5\n", "line 1: relevance '1.5' is not an integer"),
+    # trec_eval's range (a C int): a grade of 400 digits is refused, not an OverflowError later
+    ("q1 0 d1 " + "9" * 400 + "\n", "line 1: relevance grade '99999999999999999999999999999999999999"),
+    ("q1 0 d1 -2147483649\n", "is out of range: a grade is an integer from -2,147,483,648 to 2,147,483,647"),
+    # longer than Python turns into an int: the message quotes its first 39 characters
+    ("q1 0 d1 " + "9" * 5000 + "\n", "line 1: relevance '" + "9" * 39 + "... is not an integer"),
     ("q1 0 d1 1\nq1 0 d1 2\n", "line 2: query 'q1', document 'd1' judged again"),
     ("query-id\tcorpus-id\tscore\n", "a header and no relevance judgment"),
     ("# nothing\n\n", "holds no relevance judgment"),

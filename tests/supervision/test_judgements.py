@@ -35,6 +35,8 @@ def test_judgements_from_counts_what_it_leaves_out_and_matches_numbered_ids():
     ({"q": "a"}, {"q": {"x": 1}}, {"d": "b"}, ValueError, "no judgement names a known query"),
     ({"q": "a"}, {"q": {"d": "high"}}, {"d": "b"}, ValueError, "a grade must be a number"),
     ({"q": "a"}, {"q": {"d": True}}, {"d": "b"}, ValueError, "a grade must be a number"),
+    # a grade of 500 digits cannot become a float: refused, not an OverflowError
+    ({"q": "a"}, {"q": {"d": 10 ** 500}}, {"d": "b"}, ValueError, "a grade must be a number, finite and at most"),
     ({"q": "a"}, [("q", "d", 1)], {"d": "b"}, TypeError, "qrels must be a mapping"),
     ([("q", "a"), ("q", "b")], {"q": {"d": 1}}, {"d": "b"}, ValueError, "appears twice"),
     ({"q": "a"}, {"q": {"d": 1}}, {"d": 3}, TypeError, "must be a str"),

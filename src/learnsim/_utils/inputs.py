@@ -29,11 +29,16 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["MAX_JSON_DEPTH", "CONTENT_PATTERN", "DuplicateKeyError", "JSONDepthError", "TextError",
-           "check_json_depth", "check_text", "has_content", "has_surrogate", "loads", "unique_keys"]
+__all__ = ["MAX_JSON_DEPTH", "MAX_GRADE", "CONTENT_PATTERN", "DuplicateKeyError", "JSONDepthError", "TextError",
+           "check_grade", "check_json_depth", "check_text", "has_content", "has_surrogate", "loads", "short_repr",
+           "unique_keys"]
 
 #: The deepest nesting of arrays and objects accepted in any JSON input (the outermost is 1).
 MAX_JSON_DEPTH = 64
+
+#: The largest relevance grade in size: trec_eval reads a grade into a C int, and a grade of
+#: hundreds of digits cannot become the float nDCG's gain is (an OverflowError, not an answer).
+MAX_GRADE = 2**31 - 1
 
 #: A text with something to search: a letter or a digit (Python's ``re``: ``[^\W_]``).
 CONTENT_PATTERN = r"[^\W_]"
@@ -198,3 +203,32 @@ def has_content(text):
     (True, True, False, False)
     """
     return isinstance(text, str) and _CONTENT.search(text) is not None
+
+
+def short_repr(value, limit=40):
+    """``repr(value)`` cut to ``limit`` characters, for an error message about hostile input (an
+    integer too long for ``repr`` says its size instead)."""
+    try:
+        text = repr(value)
+    except ValueError:      # Python's limit on converting a long integer to text
+        return f"an integer of {value.bit_length()} bits"
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def check_grade(grade, where, text=None):
+    """An integer relevance grade within +-MAX_GRADE, or a ValueError naming ``where`` (``text``:
+    what the file said, for the message).
+
+    >>> from learnsim._utils.inputs import check_grade
+    >>> check_grade(3, "qrels.tsv, line 1")
+    3
+    >>> check_grade(10**40, "qrels.tsv, line 2")
+    Traceback (most recent call last):
+    ...
+    ValueError: qrels.tsv, line 2: relevance grade 1000000000000000000000000000000000000000... is out of range: a grade is an integer from -2,147,483,648 to 2,147,483,647, as trec_eval reads it
+    """
+    if not -MAX_GRADE - 1 <= grade <= MAX_GRADE:
+        shown = short_repr(text) if text is not None else short_repr(grade)
+        raise ValueError(f"{where}: relevance grade {shown} is out of range: a grade is an integer from "
+                         f"{-MAX_GRADE - 1:,} to {MAX_GRADE:,}, as trec_eval reads it")
+    return grade

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field as dataclass_field
 import numpy as np
 import scipy.sparse as sp
 
+from .._utils.inputs import check_grade, short_repr
 from ._base import _normalise_id, _readonly_copy
 
 
@@ -274,12 +275,15 @@ def _grade(value, where):
         return int(value)
     if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral):
         if not (math.isfinite(value) and float(value).is_integer()):
-            raise ValueError(f"{where}: relevance grade {value!r} is not an integer")
-        return int(value)
+            raise ValueError(f"{where}: relevance grade {short_repr(value)} is not an integer")
+        return check_grade(int(value), where)
+    if isinstance(value, numbers.Integral):
+        return check_grade(int(value), where)
     try:
-        return int(str(value).strip())
+        grade = int(str(value).strip())
     except ValueError:
-        raise ValueError(f"{where}: relevance grade {value!r} is not an integer") from None
+        raise ValueError(f"{where}: relevance grade {short_repr(value)} is not an integer") from None
+    return check_grade(grade, where, value)
 
 
 def _judgments_from_memory(value):

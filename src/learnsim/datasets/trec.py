@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._utils.inputs import check_grade, short_repr
 from ._base import _normalise_id
 from ._decode import check_encoding_errors, decoded_lines, json_record, read_text
 from .documents import record_id_key, record_text
@@ -515,7 +516,8 @@ def _file_judgments(path, encoding="utf-8", encoding_errors="replace", any_layou
             try:
                 grade = int(fields[grade_col])
             except ValueError:
-                raise ValueError(f"{where}: relevance {fields[grade_col]!r} is not an integer") from None
+                raise ValueError(f"{where}: relevance {short_repr(fields[grade_col])} is not an integer") from None
+            check_grade(grade, where, fields[grade_col])
         judgments.append((fields[0], _normalise_id(fields[doc_col]), grade, grade >= 1, where))
     return judgments, layout
 

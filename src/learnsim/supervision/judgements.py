@@ -14,6 +14,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._utils.inputs import MAX_GRADE, short_repr
 from .pairs import Pairs
 
 __all__ = ["Judgements", "judgements_from", "relevance_grades"]
@@ -106,6 +107,15 @@ def _texts_by_id(mapping, name):
     return out
 
 
+def _finite(grade):
+    """Whether a number grade is finite and within +-MAX_GRADE (an integer of hundreds of digits
+    cannot become a float: OverflowError)."""
+    try:
+        return bool(np.isfinite(float(grade))) and abs(float(grade)) <= MAX_GRADE + 1
+    except OverflowError:
+        return False
+
+
 def _normalised(key):
     # "001" and "1" name the same record, as learnsim.datasets.read_qrels reads ids
     return str(int(key)) if key.isdigit() else key
@@ -179,8 +189,9 @@ def judgements_from(queries, qrels, corpus):
             continue
         mine = []
         for doc, grade in judged.items():
-            if isinstance(grade, bool) or not isinstance(grade, numbers.Real) or not np.isfinite(float(grade)):
-                raise ValueError(f"qrels[{qid!r}][{doc!r}]: a grade must be a number; got {grade!r}")
+            if isinstance(grade, bool) or not isinstance(grade, numbers.Real) or not _finite(grade):
+                raise ValueError(f"qrels[{short_repr(qid)}][{short_repr(doc)}]: a grade must be a number, finite "
+                                 f"and at most {MAX_GRADE:,} in size; got {short_repr(grade)}")
             d = doc_position.get(str(doc).strip(), doc_position.get(_normalised(str(doc).strip())))
             if d is None:
                 counts["unknown_document"] += 1
