@@ -23,6 +23,7 @@ back to the baseline, with a warning, when the gain is not clearly above 0
 from __future__ import annotations
 
 import dataclasses
+import math
 import numbers
 import time
 import warnings
@@ -35,6 +36,7 @@ from ._fit_common import Fitted, option_name as _flag, quiet as _quiet, report_d
 # the duplicate rules a FILM fitted on pairs may choose among: defined there, which the command
 # line's parser reads without importing this module
 from ._fit_common import MATCHER_CHOICES  # noqa: F401
+from ._utils.inputs import short_repr
 from ._utils.progress import stage, with_show_progress_bar
 # the recipes of the methods; their public names stay importable from here, as before they moved
 from .film.recipe import (DEFAULT_FILM_DIMENSIONS, DEFAULT_PAIRS_VALIDATION_FRACTION,  # noqa: F401
@@ -1445,10 +1447,13 @@ def _pair_value(value, r):
     """A pair's label (int 0/1, or a bool) or score (any other finite real number)."""
     if isinstance(value, (bool, np.bool_)):
         return int(value)
-    if isinstance(value, numbers.Real) and np.isfinite(value):
-        return value
+    try:
+        if isinstance(value, numbers.Real) and math.isfinite(value):
+            return value
+    except OverflowError:       # an integer of hundreds of digits is no float
+        pass
     raise ValueError(f"pairs[{r}]: the third value must be a label (1 = duplicate, 0 = not, True or False) or a "
-                     f"graded score (a finite number); got {value!r}")
+                     f"graded score (a finite number); got {short_repr(value)}")
 
 
 def _pair_values(rows):

@@ -262,6 +262,10 @@ def test_file_errors_name_file_and_line(tmp_path, text, kwargs, message):
     (['{"text_a": "a", "text_b": "b", "label": 1}', "[1, 2]"], {}, "line 2: expected an object"),
     (['{"a": "x", "b": "y"}'], {}, r"line 1: the keys 'a', 'b' are not a recognised pair layout"),
     (['{"a": "x", "b": "y", "l": 1}'], {"columns": "label=2,text_a=a,text_b=b"}, "label=2 is a position"),
+    # a number of hundreds of digits cannot become a float: refused with its line, not an OverflowError
+    (['{"text_a": "a", "text_b": "b", "score": ' + "9" * 400 + '}'], {},
+     "line 1: score must be a finite number for a graded score; got '" + "9" * 40 + "'"),
+    (['{"text_a": "a", "text_b": "b", "label": ' + "9" * 400 + '}'], {}, "line 1: label must be 0 or 1"),
 ])
 def test_jsonl_errors(tmp_path, lines, kwargs, message):
     path = _write(tmp_path / "bad.jsonl", "\n".join(lines) + "\n")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._utils.inputs import short_repr
 from ._base import _object_array
 from ._decode import DocumentFormatError, check_encoding_errors, decoded_lines, json_record
 
@@ -365,21 +366,32 @@ def _parse_value(raw, kind, role, where):
             return bool(raw)
         if isinstance(raw, numbers.Real) and raw in (0, 1):
             return bool(raw)
-        text = str(raw).strip().lower() if raw is not None else ""
+        text = raw.strip().lower() if isinstance(raw, str) else ""
         if text in _TRUE:
             return True
         if text in _FALSE:
             return False
         raise DocumentFormatError(f"{where}: {role} must be 0 or 1 (or true/false, yes/no) for a binary "
-                                  f"label; got {str(raw)[:40]!r}")
+                                  f"label; got {_shown(raw)}")
     try:
         value = float(raw.strip() if isinstance(raw, str) else raw)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):      # OverflowError: an integer of hundreds of digits
         value = math.nan
     if isinstance(raw, bool) or not math.isfinite(value):
         raise DocumentFormatError(f"{where}: {role} must be a finite number for a graded score; "
-                                  f"got {str(raw)[:40]!r}")
+                                  f"got {_shown(raw)}")
     return value
+
+
+def _shown(raw):
+    """A cell for an error message: its text, cut to 40 characters, quoted (an integer too long for
+    Python to write says its size)."""
+    if not isinstance(raw, str):
+        try:
+            raw = str(raw)
+        except ValueError:
+            return short_repr(raw)
+    return repr(raw[:40])
 
 
 def _value_kind(roles, label_kind):
