@@ -183,6 +183,8 @@ def test_write_trec_run_refuses_what_a_run_file_cannot_hold(tmp_path, run, fragm
     ("q1 Q0 d1 1 0.5 t\nq1 Q0 d1 2 0.4 t\n", "line 2: document 'd1' is ranked again for query 'q1' (first on line 1)"),
     ("q1 Q0 d1 1 inf t\n", "line 1: the score 'inf' is not a finite number"),
     ("q1 Q0 d1 x 0.5 t\n", "line 1: the rank 'x' is not an integer"),
+    # a score of 400 digits is no finite float; the message quotes 39 of them, not all
+    ("q1 Q0 d1 1 " + "9" * 400 + " t\n", "line 1: the score '" + "9" * 39 + "... is not a finite number"),
     ("# only a comment\n", "holds no run line"),
 ])
 def test_malformed_runs_name_the_file_and_line(tmp_path, text, fragment):

@@ -738,13 +738,13 @@ def read_trec_run(path, *, encoding_errors="replace"):
             raise ValueError(f"{where}: {len(fields)} field(s), expected 6: {_RUN_FIELDS}")
         query, _iteration, doc, rank, score, _tag = fields
         if not rank.lstrip("+-").isdigit():
-            raise ValueError(f"{where}: the rank {rank!r} is not an integer ({_RUN_FIELDS})")
+            raise ValueError(f"{where}: the rank {short_repr(rank)} is not an integer ({_RUN_FIELDS})")
         try:
             value = float(score)
         except ValueError:
             value = math.nan
         if not math.isfinite(value):
-            raise ValueError(f"{where}: the score {score!r} is not a finite number ({_RUN_FIELDS})")
+            raise ValueError(f"{where}: the score {short_repr(score)} is not a finite number ({_RUN_FIELDS})")
         query, doc = _normalise_id(query), _normalise_id(doc)
         ranked = run.setdefault(query, {})
         if doc in ranked:
