@@ -176,3 +176,9 @@ def test_the_strongest_baseline_is_chosen_on_every_judged_query():
     assert check.report.detail["judged_cosine"] > check.report.detail["judged_bm25"]
     assert check.scores["bm25"] > check.scores["cosine"]          # on the held-out queries, as before
     assert "the strongest on 60 judged queries" in check.report.summary()
+    # judged queries with nothing to find in the pool leave the choice to the held-out ones
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BaselineWarning)
+        empty = check_search(_synthetic_pool(10, held, judged=_synthetic_pool(0, np.zeros(0, dtype=bool))),
+                             [{"learned": 1.0}], owner="test")
+    assert empty.baseline == "bm25" and "strongest_chosen_on" not in empty.report.detail

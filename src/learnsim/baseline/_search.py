@@ -464,6 +464,8 @@ def check_search(pool, candidates, *, owner, confidence=0.95, random_state=0, de
         plain["encoder"] = {"encoder": 1.0}
     base_scores = {name: scored(pool.mix(w)) for name, w in plain.items()}
     judged = getattr(pool, "judged", None)
+    if judged is not None and not np.isfinite(judged.measure(judged.mix({"bm25": 1.0}))["all"]).any():
+        judged = None       # no judged query with a relevant document in the pool: the held-out ones choose
     mix_weight = None
     grid = MIX_WEIGHT_GRID[1:-1]
     if "encoder" in pool.bases:
