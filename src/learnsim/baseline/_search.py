@@ -464,30 +464,31 @@ def check_search(pool, candidates, *, owner, confidence=0.95, random_state=0, de
         plain["encoder"] = {"encoder": 1.0}
     base_scores = {name: scored(pool.mix(w)) for name, w in plain.items()}
     judged = getattr(pool, "judged", None)
-    if judged is not None and not np.isfinite(judged.measure(judged.mix({"bm25": 1.0}))["all"]).any():
-        judged = None       # no judged query with a relevant document in the pool: the held-out ones choose
+    choice = None           # {baseline: mean nDCG@k over the judged queries}, where they choose
+    if judged is not None:
+        on_judged = {name: judged.measure(judged.mix(w))["all"] for name, w in plain.items()}
+        # judged queries with no relevant document in their pool leave the choice to the held-out ones
+        if np.isfinite(on_judged["bm25"]).any():
+            choice = {name: float(np.nanmean(v)) for name, v in on_judged.items()}
     mix_weight = None
-    grid = MIX_WEIGHT_GRID[1:-1]
     if "encoder" in pool.bases:
+        grid = MIX_WEIGHT_GRID[1:-1]
         runs = [scored(pool.mix({"bm25": lam, "encoder": 1.0 - lam})) for lam in grid]
-        A = np.vstack([r["all"] for r in runs])
-        if judged is not None:
-            J = np.vstack([judged.measure(judged.mix({"bm25": lam, "encoder": 1.0 - lam}))["all"] for lam in grid])
-            best = int(np.argmax(np.nanmean(J, axis=1)))
+        if choice is not None:
+            J = np.nanmean(np.vstack([judged.measure(judged.mix({"bm25": lam, "encoder": 1.0 - lam}))["all"]
+                                      for lam in grid]), axis=1)
+            best = int(np.argmax(J))
             per_unit = np.full(m, best)
+            choice["encoder+bm25"] = float(J[best])
         else:
+            A = np.vstack([r["all"] for r in runs])
             best, per_unit = _cross_fit(lambda cols: int(np.argmax(np.nanmean(A[:, cols], axis=1))), m, random_state)
         mix_weight = grid[best]
         base_scores["encoder+bm25"] = {part: _pick(np.vstack([r[part] for r in runs]), per_unit)
                                        for part in ("all", "cold", "warm")}
     means = {name: float(np.nanmean(s["all"])) for name, s in base_scores.items()}
-    choice = means
-    if judged is not None:
-        weights = dict(plain)
-        if mix_weight is not None:
-            weights["encoder+bm25"] = {"bm25": mix_weight, "encoder": 1.0 - mix_weight}
-        choice = {name: float(np.nanmean(judged.measure(judged.mix(w))["all"])) for name, w in weights.items()}
-    strongest = max(choice, key=lambda name: (choice[name], -list(choice).index(name)))
+    ranked = means if choice is None else choice
+    strongest = max(ranked, key=lambda name: (ranked[name], -list(ranked).index(name)))
     B = base_scores[strongest]
 
     # 2. the learned rule: the best overall among those not below the baseline on the cold part
@@ -528,7 +529,7 @@ def check_search(pool, candidates, *, owner, confidence=0.95, random_state=0, de
     status = "learned" if reason is None else "baseline"
     info = {"split": pool.split.by, "documents": int(pool.split.documents.size), "strongest_baseline": strongest,
             **{f"baseline_{name}": round(v, 6) for name, v in means.items()}}
-    if judged is not None:
+    if choice is not None:
         info["strongest_chosen_on"] = int(judged.n_queries)
         info.update({f"judged_{name}": round(v, 6) for name, v in choice.items()})
     if mix_weight is not None:

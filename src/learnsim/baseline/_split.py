@@ -374,6 +374,7 @@ def _by_query_and_document(P, G, n_texts, fraction, documents, rng, symmetric=Fa
     seen = tuple(frozenset(d for d in r if named[d]) for r in rel)
     return SearchSplit(train=train, held=held, queries=held_queries, relevant=rel, seen=seen, documents=documents,
                        groups=held_queries.copy(), by=SPLITS[0], n_cold_documents=len(cold_docs),
+                       # every judged query (their relevance is built already; the pool samples them)
                        judged=(queries, tuple(relevance[int(q)] for q in queries), queries.copy()))
 
 
@@ -412,15 +413,14 @@ def _by_component(P, G, n_texts, fraction, documents, rng):
     if queries.size < 2:
         return None
     rel = tuple(relevance[int(q)] for q in queries)
-    # every judged text (those of a seeded sample of MAX_JUDGED / 2 relevant pairs), for the
-    # choice of the strongest baseline
+    # the texts of a seeded sample of MAX_JUDGED / 2 relevant pairs (relevance over all of them is
+    # built text by text, a chain's members each time), for the choice of the strongest baseline
     sample = np.sort(rng.permutation(np.flatnonzero(positive))[:MAX_JUDGED // 2])
     every = (_chain_relevance(P, G, sample, n_texts, documents) if np.all(G[positive] == 1.0)
              else _relevance(P, G, sample, n_texts, True, documents))
-    judged = np.array(sorted(every), dtype=np.int64)
     return SearchSplit(train=train, held=held, queries=queries, relevant=rel, seen=tuple(frozenset() for _ in rel),
                        documents=documents, groups=labels[queries], by=SPLITS[1], n_cold_documents=0,
-                       judged=(judged, tuple(every[int(q)] for q in judged), labels[judged]))
+                       judged=judged_queries(sorted(every), every.get, groups=labels, random_state=rng))
 
 
 def judged_queries(candidates, relevant_of, *, groups=None, random_state=0):

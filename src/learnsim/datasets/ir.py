@@ -270,19 +270,22 @@ def _texts_from_memory(value, what, allow_plain=False):
     return ids, texts
 
 
-def _grade(value, where):
+def _grade(value, where, noun="relevance grade"):
+    """A relevance grade (a bool, an integral number, or the text of an integer) as an int within
+    trec_eval's range (:func:`learnsim._utils.inputs.check_grade`), or a ValueError naming
+    ``where`` (``noun``: how the message names the field)."""
     if isinstance(value, (bool, np.bool_)):
         return int(value)
     if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral):
         if not (math.isfinite(value) and float(value).is_integer()):
-            raise ValueError(f"{where}: relevance grade {short_repr(value)} is not an integer")
+            raise ValueError(f"{where}: {noun} {short_repr(value)} is not an integer")
         return check_grade(int(value), where)
     if isinstance(value, numbers.Integral):
         return check_grade(int(value), where)
     try:
         grade = int(str(value).strip())
     except ValueError:
-        raise ValueError(f"{where}: relevance grade {short_repr(value)} is not an integer") from None
+        raise ValueError(f"{where}: {noun} {short_repr(value)} is not an integer") from None
     return check_grade(grade, where, value)
 
 

@@ -384,14 +384,11 @@ def _parse_value(raw, kind, role, where):
 
 
 def _shown(raw):
-    """A cell for an error message: its text, cut to 40 characters, quoted (an integer too long for
-    Python to write says its size)."""
-    if not isinstance(raw, str):
-        try:
-            raw = str(raw)
-        except ValueError:
-            return short_repr(raw)
-    return repr(raw[:40])
+    """A cell for an error message: its text, quoted and cut short (:func:`short_repr`)."""
+    try:
+        return short_repr(raw if isinstance(raw, str) else str(raw))
+    except ValueError:          # an integer too long for Python to write
+        return short_repr(raw)
 
 
 def _value_kind(roles, label_kind):

@@ -15,10 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .._utils.inputs import check_grade, short_repr
 from ._base import _corpus_file, _normalise_id
 from ._decode import check_encoding_errors, decoded_lines
-from .ir import _build_collection, _is_path, _judgments_from_memory, _texts_from_memory
+from .ir import _build_collection, _grade, _is_path, _judgments_from_memory, _texts_from_memory
 
 __all__ = ["load_smart_collection", "read_smart_collection"]
 
@@ -144,11 +143,7 @@ def _parse_qrels(rows, qrels_format, relevant_grades):
         if grade_col is None:
             grade, relevant = 1, True  # the file lists relevant pairs only
         else:
-            try:
-                grade = int(fields[grade_col])
-            except ValueError:
-                raise ValueError(f"{where}: relevance grade {short_repr(fields[grade_col])} is not an integer") from None
-            check_grade(grade, where, fields[grade_col])
+            grade = _grade(fields[grade_col], where)
             relevant = grade >= 1 if relevant_grades is None else grade in relevant_grades
         judgments.append((fields[0], _normalise_id(fields[doc_col]), grade, relevant, where))
     return judgments

@@ -20,11 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .._utils.inputs import check_grade, short_repr
+from .._utils.inputs import short_repr
 from ._base import _normalise_id
 from ._decode import check_encoding_errors, decoded_lines, json_record, read_text
 from .documents import record_id_key, record_text
-from .ir import _build_collection, _judgments_from_memory, _texts_from_memory
+from .ir import _build_collection, _grade, _judgments_from_memory, _texts_from_memory
 from .smart import _SMART_TEXT_FIELDS, _number_queries, _read_smart_records, _smart_text
 
 __all__ = ["load_trec_collection", "normalise_run_ids", "read_corpus", "read_id_texts", "read_qrels", "read_queries",
@@ -513,11 +513,7 @@ def _file_judgments(path, encoding="utf-8", encoding_errors="replace", any_layou
         if grade_col is None:
             grade = 1          # the file lists the relevant pairs only
         else:
-            try:
-                grade = int(fields[grade_col])
-            except ValueError:
-                raise ValueError(f"{where}: relevance {short_repr(fields[grade_col])} is not an integer") from None
-            check_grade(grade, where, fields[grade_col])
+            grade = _grade(fields[grade_col], where, noun="relevance")
         judgments.append((fields[0], _normalise_id(fields[doc_col]), grade, grade >= 1, where))
     return judgments, layout
 
@@ -587,7 +583,7 @@ def read_qrels(path, *, query_ids=None, numbering="auto", encoding="utf-8", enco
         query_ids = [_normalise_id(str(q)) for q in query_ids]
         judgments, numbering = _number_queries(judgments, query_ids, numbering, path)
         known = set(query_ids)
-        for query, _doc, _grade, _rel, where in judgments:
+        for query, _doc, _level, _rel, where in judgments:
             if query not in known:
                 raise ValueError(f"{where}: query {query!r} is not among the {len(known)} queries")
     else:

@@ -522,26 +522,29 @@ class DocumentStore:
         issue 45 gains the column at its next write); ``text_keys``, live rows carry a text key
         under its index, which exact-copy look-ups use (a database written before gains both at
         its next write; until then :meth:`live_seqs_with_text` finds nothing)."""
-        columns = {row[1] for row in self.conn.execute("PRAGMA table_info(docs)")}
+        columns = self._columns()
         self.digests = "digest" in columns
         self.text_keys = "text_key" in columns and self.conn.execute(
             "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'docs_text_key'").fetchone() is not None
 
-    def _has_digest_column(self):
-        return any(row[1] == "digest" for row in self.conn.execute("PRAGMA table_info(docs)"))
+    def _columns(self):
+        return {row[1] for row in self.conn.execute("PRAGMA table_info(docs)")}
 
     def _migrate(self):
         """Inside a write's transaction: add the digest column to a database written before it,
         and the text_key column and its index, keying the live rows that have no key (every one
         of a database written before text keys; once per connection, a look-up on the index
         after that). The caller's rollback undoes it all (:meth:`_rolled_back`)."""
+        if self.digests and self._keys_filled:
+            return
+        conn = self.conn
+        columns = self._columns()
         if not self.digests:
-            if not self._has_digest_column():
-                self.conn.execute("ALTER TABLE docs ADD COLUMN digest TEXT")
+            if "digest" not in columns:
+                conn.execute("ALTER TABLE docs ADD COLUMN digest TEXT")
             self.digests = True
         if not self._keys_filled:
-            conn = self.conn
-            if not any(row[1] == "text_key" for row in conn.execute("PRAGMA table_info(docs)")):
+            if "text_key" not in columns:
                 conn.execute("ALTER TABLE docs ADD COLUMN text_key BLOB")
             conn.execute(_TEXT_KEY_INDEX)
             last = 0
