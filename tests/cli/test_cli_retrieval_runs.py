@@ -338,3 +338,55 @@ def test_ids_with_leading_zeros_meet_their_judgments(tmp_path):
     qrels = _write(tmp_path / "qrels.txt", "1 0 7 1\n2 0 8 1\n")
     out = ok_json(["evaluate", "--queries", queries, "--qrels", qrels, "--corpus", corpus])
     assert out["queries"] == 2 and out["methods"]["bm25"]["map"] == 1.0
+
+
+# --------------------------------------------------------------------------- one rule for every run
+
+SHARED_RULE_DOCS = ["cats purr softly on the mat", "dogs bark loudly at night", "felines and kittens nap all day",
+                    "birds chase small mice", "fish swim in the cold river", "the cat sleeps while the dog barks",
+                    "rain falls on the quiet town", "a kitten plays with yarn"]
+SHARED_RULE_QUERIES = ["cats", "dogs barking", "mice", "river fish"]
+# each query has a relevant document sharing no word with it (d2 for cats: felines; d7 for cats too)
+SHARED_RULE_QRELS = {"q1": ["d0", "d2", "d7", "d5"], "q2": ["d1", "d5"], "q3": ["d3", "d6"], "q4": ["d4", "d6"]}
+
+
+@pytest.mark.parametrize("baseline", ["bm25", "cosine"])
+def test_a_model_that_is_a_baseline_measures_as_that_baseline(tmp_path, baseline):
+    """A model that is BM25 (or the tf.idf cosine), the model a fit ends as when nothing learned
+    beats it, retrieves what the baseline retrieves and so measures the same on every measure:
+    no run is credited with documents it scored 0 (sharing no word with the query), which an
+    earlier evaluate did for the baselines alone, padding them to -k in collection order."""
+    from learnsim._baseline_models import baseline_pipeline
+
+    corpus = _write(tmp_path / "docs.tsv", "".join(f"d{i}\t{t}\n" for i, t in enumerate(SHARED_RULE_DOCS)))
+    queries = _write(tmp_path / "queries.tsv",
+                     "".join(f"q{i + 1}\t{t}\n" for i, t in enumerate(SHARED_RULE_QUERIES)))
+    qrels = _write(tmp_path / "qrels.txt", "".join(f"{q} 0 {d} 1\n" for q, docs in SHARED_RULE_QRELS.items()
+                                                   for d in docs))
+    model = tmp_path / f"{baseline}.npz"
+    baseline_pipeline(baseline, SHARED_RULE_DOCS).save(model)
+    out = ok_json(["evaluate", "--queries", queries, "--qrels", qrels, "--corpus", corpus, "--model", model])
+    for m in ("map", "ndcg@10", "p@10", "recall@100"):
+        assert out["methods"]["learned"][m] == pytest.approx(out["methods"][baseline][m], abs=1e-12), m
+    for q in SHARED_RULE_QRELS:
+        assert out["per_query"]["learned"][q] == pytest.approx(out["per_query"][baseline][q], abs=1e-12), q
+    # the documents sharing no word with a query are no hit of any run: recall below 1 for each
+    assert out["methods"][baseline]["recall@100"] < 1.0
+    assert out["methods"]["bm25"]["recall@100"] < 1.0 and out["methods"]["cosine"]["recall@100"] < 1.0
+
+
+def test_a_run_file_of_a_words_model_lists_only_documents_sharing_a_word(tmp_path):
+    from learnsim._baseline_models import baseline_pipeline
+
+    corpus = _write(tmp_path / "docs.tsv", "".join(f"d{i}\t{t}\n" for i, t in enumerate(SHARED_RULE_DOCS)))
+    queries = _write(tmp_path / "queries.tsv",
+                     "".join(f"q{i + 1}\t{t}\n" for i, t in enumerate(SHARED_RULE_QUERIES)))
+    model = tmp_path / "bm25.npz"
+    baseline_pipeline("bm25", SHARED_RULE_DOCS).save(model)
+    run = tmp_path / "run.trec"
+    out, _ = ok(["search", "--model", model, "--corpus", corpus, "--queries", queries, "--run", run])
+    lines = run.read_text(encoding="utf-8").splitlines()
+    # "cats" shares a word with d0 and d5 only (cat, cats: one Porter stem), and so on: never all 8 per query
+    assert 0 < len(lines) < len(SHARED_RULE_QUERIES) * len(SHARED_RULE_DOCS)
+    assert {line.split()[2] for line in lines if line.split()[0] == "q1"} <= {"d0", "d5"}
+    assert "at most the top 8 documents of each of 4 queries" in out

@@ -56,8 +56,10 @@ def register(commands):
               (k1 1.5, b 0.6) and the tf.idf cosine (log N/df) of the same collection's term
               counts (English stop words dropped, Porter stems), with a --model over a sentence
               encoder the encoder's cosine alone too, and the ratio to the strongest of them (the
-              baselines 'learnsim fit' checks a model fitted on pairs against). Without --model:
-              the two baselines alone, what a model has to beat.
+              baselines 'learnsim fit' checks a model fitted on pairs against). A document
+              scoring 0 (sharing no word with the query) is retrieved by no term-based method,
+              the learned one included. Without --model: the two baselines alone, what a model
+              has to beat.
               The corpus: id<TAB>text lines, .csv with an id column, .jsonl with "id" (or BEIR's
               corpus.jsonl: "_id", "title", "text"), SMART records (CISI.ALL, cran.all.1400)
               or TREC SGML (<DOC><DOCNO>id</DOCNO>...</DOC>).
@@ -594,10 +596,17 @@ def _read_lone_characters(queries, lexical):
 def _baseline_runs(doc_ids, query_ids, queries, k, lexical):
     """({"bm25": run, "cosine": run}, how the terms are counted) of the queries on the
     documents' own term counts (``lexical``: a :class:`learnsim.baseline.LexicalBaselines`):
-    the baselines every search fit is checked against."""
+    the baselines every search fit is checked against.
+
+    A document scoring 0 shares no weighted term with the query and is not retrieved, the rule
+    learnsim's own search follows for a model that scores by shared words (``top_k_blank``, an
+    index's posting lists) and Lucene's: padded to ``k`` in collection order instead, a baseline
+    would be credited in MAP and recall with the relevant documents that order happens to
+    reach, which the learned run cannot be."""
     Q = lexical.query_counts(queries)
     runs = {}
     for name in ("bm25", "cosine"):
         idx, scores = lexical.scorer(name).search(Q, k)
-        runs[name] = {q: {doc_ids[i]: float(v) for i, v in zip(idx[r], scores[r])} for r, q in enumerate(query_ids)}
+        runs[name] = {q: {doc_ids[i]: float(v) for i, v in zip(idx[r], scores[r]) if v != 0}
+                      for r, q in enumerate(query_ids)}
     return runs, lexical.terms

@@ -390,8 +390,12 @@ def _write_run(args):
     if args.json:
         _print_json(summary)
     else:
-        print(f"Wrote {n_lines} lines to {out}: the top {k} documents of {len(run)} queries (tag {args.run_tag}), "
-              f"scored by {how}.")
+        # a model that scores by shared words ranks only the documents sharing one (as the
+        # baselines of 'learnsim evaluate' do): fewer than k lines for such a query
+        depth = (f"the top {k} documents of {len(run)} queries (tag {args.run_tag})" if n_lines == k * len(run) else
+                 f"at most the top {k} documents of each of {len(run)} queries (tag {args.run_tag}; a query has "
+                 "fewer where fewer documents share a word with it)")
+        print(f"Wrote {n_lines} lines to {out}: {depth}, scored by {how}.")
     return 0
 
 
