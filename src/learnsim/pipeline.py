@@ -595,9 +595,11 @@ class Pipeline:
             Per pair ``{"probability": float, "duplicate": bool, "score": float}``: the
             calibrated probability of a duplicate, the rule's decision and its score (the
             pair's (mixed) cosine for a threshold rule, the classifier's decision value, or
-            1/0 for mutual nearest neighbours). A model fitted on graded pairs gives
-            ``{"score": float}`` only: the predicted similarity on the scale of the scores it
-            was fitted on (higher is more similar).
+            1/0 for mutual nearest neighbours). An exact copy (the same text on both sides,
+            holding more than white space) is a duplicate with probability 1 under every rule,
+            its score the rule's. A model fitted on graded pairs gives ``{"score": float}``
+            only: the predicted similarity on the scale of the scores it was fitted on (higher
+            is more similar).
 
         Notes
         -----

@@ -243,3 +243,28 @@ def test_a_long_text_is_hashed_in_pieces_with_the_same_counts(monkeypatch):
     pieces = pc._text_pieces(text)
     assert "".join(pieces) == text and len(pieces) > 10 and max(map(len, pieces)) <= 997
     assert (abs(pc._long_char_counts(hasher, ["first", text, "last one"]) - whole)).sum() == 0
+
+
+def test_an_exact_copy_is_a_duplicate_with_certainty_under_the_rule(negation):
+    """An exact copy is a duplicate with probability 1 whatever the classifier extrapolates
+    (Quora's rated a copy below a text repeating its words); blank texts and pairs given as
+    vectors alone are left to the rule, and the pair's score stays the classifier's."""
+    from learnsim.matching._duplicates import DuplicateRule
+
+    texts, _, test, model = negation
+    rule = DuplicateRule(model)
+    # twenty texts, then each again, then two others and two blank ones
+    base = list(texts[:20]) * 2 + [texts[20], texts[21], "  ", "  "]
+    copies = np.array([(i, 20 + i) for i in range(20)])
+    others = np.array([(40, 41), (0, 41), (42, 43)])
+    pairs = np.vstack([copies, others])
+    X = np.zeros((len(base), 1))
+    plain = model.predict_proba(pairs, X=base)[:, 1]
+    assert plain[:20].min() < 1.0                          # what the classifier alone says of a copy
+    proba = rule.predict_proba(pairs, X, base)
+    assert np.array_equal(proba[:20], np.tile([0.0, 1.0], (20, 1)))
+    assert proba[20:, 1] == pytest.approx(plain[20:])      # other pairs as the classifier says
+    assert np.all(rule.predict(pairs, X, base)[:20] == 1)
+    assert rule.copies(pairs, X, base).tolist() == [True] * 20 + [False] * 3     # a blank "copy" is none
+    # the score stays the classifier's decision value
+    assert rule.pair_score(pairs, X, base) == pytest.approx(model.pair_score(pairs, X=base))

@@ -217,8 +217,11 @@ def _rule_duplicates(matcher, pipeline, X, texts, k):
         return []
     keep = matcher.predict(idx, X, texts).astype(bool)
     score = matcher.pair_score(idx[keep], X, texts)
-    return sorted(((int(i), int(j), float(s)) for (i, j), s in zip(idx[keep], score)),
-                  key=lambda t: (-t[2], t[0], t[1]))
+    # exact copies first (duplicates with certainty, whatever their score), then by the score
+    copy = matcher.copies(idx[keep], X, texts).tolist()
+    found = sorted(((int(i), int(j), float(s), c) for (i, j), s, c in zip(idx[keep], score, copy)),
+                   key=lambda t: (not t[3], -t[2], t[0], t[1]))
+    return [t[:3] for t in found]
 
 
 def _list_corpus_duplicates(args, vectorizer, matcher, pipeline):
