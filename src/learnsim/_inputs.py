@@ -19,6 +19,11 @@ methods that take texts convert what they are given here, and nowhere else:
   ``str`` only where no text can stand (``pairs=``). Where texts go a ``str`` is a text, never
   a file name: ``fit("train.tsv", ...)`` is refused as a single str rather than read.
 
+A set or a mapping where a list of texts, labels or ids goes is a TypeError
+(:func:`refuse_unordered`): a set has no order, so its items would be paired with the other
+arguments at random, and a dict would give its keys (``{id: text}`` goes as ``texts=list(d.values()),
+ids=list(d)``; :func:`learnsim.fit`'s ``queries``, ``qrels`` and ``corpus`` take mappings by design).
+
 A missing value (NaN, ``pd.NA``) in a text, label or id is an error naming the column and the
 row, never the text ``"nan"``; ``None`` keeps its meaning (a label None is in no cluster, an id
 None is numbered by the index).
@@ -36,7 +41,8 @@ import numbers
 import os
 from pathlib import Path
 
-__all__ = ["as_id", "fit_inputs", "index_inputs", "judgements_of", "labels_of", "pairs_of", "texts_of"]
+__all__ = ["as_id", "fit_inputs", "index_inputs", "judgements_of", "labels_of", "pairs_of", "refuse_unordered",
+           "texts_of"]
 
 # the roles of a document's columns, and the column each is looked for under when not named
 DOCUMENT_ROLES = ("text", "label", "id", "metadata")
@@ -258,6 +264,7 @@ def texts_of(values, name="texts"):
     """
     if isinstance(values, os.PathLike):
         values = _documents_file(values, False, name)
+    refuse_unordered(values, name, "texts")
     if _is_documents(values):
         values = list(values.texts)
     elif is_table(values):
@@ -279,10 +286,35 @@ def texts_of(values, name="texts"):
     return values
 
 
+def refuse_unordered(values, name, what):
+    """A TypeError for a set or a mapping given where a list of ``what`` goes: a set has no
+    order, so texts, ids and labels given as sets would be paired at random (by the hash seed),
+    and a dict would give its keys. Anything else passes.
+
+    Examples
+    --------
+    >>> refuse_unordered(["a", "b"], "texts", "texts")
+    >>> refuse_unordered({"d1": "a text"}, "texts", "texts")
+    Traceback (most recent call last):
+        ...
+    TypeError: texts must be a list of texts; got a dict, whose keys would be read (for {id: text}, pass list(d.values()) with ids=list(d))
+    """
+    from collections.abc import Mapping, Set
+
+    if isinstance(values, (Set, Mapping)) and not is_table(values) and not _is_documents(values):
+        kind = "dict" if isinstance(values, dict) else type(values).__name__
+        if isinstance(values, Mapping):
+            raise TypeError(f"{name} must be a list of {what}; got a {kind}, whose keys would be read (for "
+                            "{id: text}, pass list(d.values()) with ids=list(d))")
+        raise TypeError(f"{name} must be a list of {what}; got a {kind}, which has no order (its items would be "
+                        "paired with the other arguments at random): pass a list, e.g. sorted(...)")
+
+
 def labels_of(values, name="clusters"):
     """Cluster labels by the rule: a Series or array as its values, whole-number floats (a
     pandas integer column with missing values turns float) as their int; a missing value is a
     ValueError (a text in no cluster has the label None or -1)."""
+    refuse_unordered(values, name, "labels")
     if is_table(values):
         raise TypeError(f"{name} is {_kind(values)}: pass its label column ({name}=df['label']), or pass the "
                         "table as texts and name its label column (label='...')")

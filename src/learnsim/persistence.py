@@ -55,6 +55,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
+from ._utils.inputs import as_path
 from ._utils.validation import check_state_values
 from .exceptions import ModelFormatError  # noqa: F401  (defined there; importable here as in 0.1)
 
@@ -252,7 +253,7 @@ def save(obj, path, *, compress=False):
         raise TypeError(f"meta returned by _get_state() is not JSON-serialisable: {exc}") from None
     entries[MANIFEST_KEY] = np.frombuffer(raw, dtype=np.uint8)
 
-    path = given = Path(path)
+    path = given = as_path(path)
     if path.is_symlink():
         # the file the link names is written (as an editor saves through a link); the link stays
         path = Path(os.path.realpath(path))
@@ -659,7 +660,7 @@ def load(path, *, name=None):
         ...
     FileNotFoundError: ...
     """
-    path = Path(path)
+    path = as_path(path)
     with _open_npz(path) as archive:
         manifest = _parse_manifest(archive, path)
         objects = manifest["objects"]

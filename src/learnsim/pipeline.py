@@ -394,7 +394,7 @@ class Pipeline:
 
         statistics, _, L = collection_vectors(self._lexical_base(), texts)
         if self.scorer.kind == "term_weights":
-            self._check_collection(L.shape[0], None)
+            self._check_collection(L.shape[0], None, n_terms=L.shape[1])
             statistics.update(self.scorer.collection_statistics(L))
         return statistics
 
@@ -491,13 +491,20 @@ class Pipeline:
         """
         return self._collection_search(corpus)
 
-    def _check_collection(self, n_documents, statistics, given=False):
+    def _check_collection(self, n_documents, statistics, given=False, n_terms=None):
         from .linklearn import LinkLearn
 
-        if statistics is None and n_documents < 2 and isinstance(self.metric, LinkLearn):
+        if statistics is not None or not isinstance(self.metric, LinkLearn):
+            return
+        # named by what it scores: a fit that ended as the tf.idf cosine is a LinkLearn inside
+        what = "the tf.idf cosine" if self.scoring == "tf.idf cosine" else "LinkLearn"
+        if n_documents < 2:
             hint = "" if not given else ", or statistics= (collection_statistics of their collection)"
-            raise ValueError(f"LinkLearn weights documents by the idf of their collection, which takes at least 2 "
-                             f"documents: give 2 or more{hint}")
+            raise ValueError(f"{what} (this model's scoring) weights documents by the idf of their collection, "
+                             f"which takes at least 2 documents: give 2 or more{hint}")
+        if n_terms == 0:
+            raise ValueError(f"none of the {n_documents} texts of the collection holds a word this model counts (each "
+                             "is empty, punctuation or stop words): there is nothing to weight or search")
 
     # ------------------------------------------------------------------ similarity and search
     @with_show_progress_bar
@@ -790,7 +797,7 @@ class _CollectionSearch:
                 C = L if self.scorer.input_weight == 1.0 else pipeline.vectorize(corpus)
         else:
             C, L = pipeline.vectorize(corpus), None
-        pipeline._check_collection(C.shape[0], None)
+        pipeline._check_collection(C.shape[0], None, n_terms=C.shape[1])
         self.documents = C if L is None else L
         self.n_documents = C.shape[0]
         self.scorer.prepare(C, L, statistics)

@@ -30,8 +30,8 @@ import json
 import re
 
 __all__ = ["MAX_JSON_DEPTH", "MAX_GRADE", "CONTENT_PATTERN", "DuplicateKeyError", "JSONDepthError", "TextError",
-           "check_grade", "check_json_depth", "check_text", "has_content", "has_surrogate", "loads", "short_repr",
-           "unique_keys"]
+           "as_path", "check_grade", "check_json_depth", "check_text", "has_content", "has_surrogate", "loads",
+           "short_repr", "unique_keys"]
 
 #: The deepest nesting of arrays and objects accepted in any JSON input (the outermost is 1).
 MAX_JSON_DEPTH = 64
@@ -203,6 +203,32 @@ def has_content(text):
     (True, True, False, False)
     """
     return isinstance(text, str) and _CONTENT.search(text) is not None
+
+
+def as_path(value, name="path", what="the path of a file"):
+    """``value`` as a :class:`pathlib.Path`: a str or an ``os.PathLike``, else a TypeError that
+    names the parameter (``os.fspath``'s "expected str, bytes or os.PathLike object" named none,
+    and bytes paths are not taken: a path is text).
+
+    Examples
+    --------
+    >>> as_path("model.npz").name
+    'model.npz'
+    >>> as_path(None, "path")
+    Traceback (most recent call last):
+        ...
+    TypeError: path must be the path of a file (a str or a pathlib.Path); got NoneType
+    """
+    import os
+    from pathlib import Path
+
+    if isinstance(value, (str, os.PathLike)) and not isinstance(value, bytes):
+        path = os.fspath(value)
+        if isinstance(path, str):
+            if not path:
+                raise ValueError(f"{name} is empty: give {what}")
+            return Path(path)
+    raise TypeError(f"{name} must be {what} (a str or a pathlib.Path); got {type(value).__name__}")
 
 
 def short_repr(value, limit=40):

@@ -89,7 +89,7 @@ def fit_clicks(ids, texts, comparisons=None, *, impressions=None, random_state=0
     ...         ("refund", "d4", "d2"), ("reset", "d1", "d4")]
     >>> result = fit_clicks(ids, texts, rows)     # two held-out queries: the check warns
     >>> result.pipeline.scoring                   # the weights did not beat it: the baseline
-    'tf.idf cosine'
+    'BM25'
 
     References
     ----------

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .._inputs import as_id, texts_of
+from .._inputs import as_id, refuse_unordered, texts_of
 from .._utils.inputs import check_text
 from ._store import check_metadata
 
@@ -21,6 +21,10 @@ def check_texts(texts, what="texts"):
         # the common case (a search's one query) without the rules for tables, arrays and files,
         # whose checks (abstract base classes, attribute tests) were 10-30 us of a search
         return _whole_characters(list(texts), what)
+    if isinstance(texts, (bytes, bytearray, memoryview)):
+        # iterated, bytes are their byte values: "query[0] must be a str; got int" named no problem
+        raise TypeError(f"{what} must be text (str), not {type(texts).__name__}: decode it first, e.g. "
+                        "value.decode('utf-8')")
     texts = texts_of(texts, what)
     if isinstance(texts, str):
         raise TypeError(f"{what} must be a list of str, not a single str (wrap it in a list)")
@@ -51,6 +55,7 @@ def check_ids(ids, n):
         return [None] * n
     if isinstance(ids, (str, int)):
         raise TypeError(f"ids must be a list of ids (str or int), not a single {type(ids).__name__}")
+    refuse_unordered(ids, "ids", "ids")
     ids = list(ids)
     if len(ids) != n:
         raise ValueError(f"got {len(ids)} ids for {n} texts")

@@ -39,6 +39,7 @@ import numpy as np
 
 from .._inputs import index_inputs, is_table
 from .._utils.files import sha256_file
+from .._utils.inputs import as_path
 from .._utils.progress import enabled_for, progress, stage_for, with_show_progress_bar
 from ._arguments import check_ids as _check_ids, check_k as _check_k, check_metadatas as _check_metadatas, \
     check_texts as _check_texts, doc_id as _doc_id, ids_to_delete as _ids_to_delete
@@ -218,7 +219,9 @@ class Index(ModelVersions):
         """
         from ..pipeline import Pipeline
 
-        path = Path(path)
+        path = as_path(path, "path", "the path of the index's directory")
+        if not isinstance(pipeline, Pipeline):
+            pipeline = as_path(pipeline, "pipeline", "a fitted learnsim Pipeline or the path of a model file")
         source = None if isinstance(pipeline, Pipeline) else str(pipeline)     # version 1's note
         if not isinstance(pipeline, Pipeline):
             pipeline = Pipeline.load(pipeline)
@@ -338,7 +341,7 @@ class Index(ModelVersions):
         (6, 'forgot my password')
         """
         self = cls.__new__(cls)
-        self.path = Path(path)
+        self.path = as_path(path, "path", "the path of an index directory")
         # stat()ed before every read (_manifest_id): the string, made once
         self._manifest_file = str(self.path / _MANIFEST)
         if not (self.path / _MANIFEST).is_file():

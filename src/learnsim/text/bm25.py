@@ -19,9 +19,15 @@ touches the rest of the index (the "eager" scoring of bm25s).
 idf variants (N indexed documents, df the number of them that contain the term):
 
 ``"okapi"``
-    ``log(N - df + 0.5) - log(df + 0.5)``, and every negative value (a term in more than half
-    of the documents) replaced by ``epsilon`` times the mean idf over the terms that occur. This
-    is rank_bm25's ``BM25Okapi`` (version 0.2.2) exactly.
+    ``log(N - df + 0.5) - log(df + 0.5)``, and every value <= 0 (a term in half of the documents
+    or more) replaced by ``epsilon`` times the mean idf over the terms that occur. This is
+    rank_bm25's ``BM25Okapi`` (version 0.2.2) wherever no term is in exactly half of the
+    documents and the mean idf is positive (every collection of natural text but a handful of
+    documents). Two of its open issues are mended: a term in exactly half of the documents has
+    idf 0 there (issue 39), floored here; and where the mean idf is not positive (a few
+    documents sharing their words) its floor is <= 0, so a shared word adds nothing or lowers the
+    score, and an exact copy of a document can score below an unrelated one (issue 43, PR 26):
+    the floor is then ``epsilon`` times the mean of the ``"lucene"`` idf, which is positive.
 ``"lucene"``
     ``log(1 + (N - df + 0.5) / (df + 0.5))``, never negative: Lucene's and bm25s's default, and
     the idf of :class:`learnsim.text.TextVectorizer`'s ``"bm25"`` weighting.
@@ -163,8 +169,8 @@ def bm25_idf(document_frequency, n_documents, variant="okapi", epsilon=0.25):
         Number of documents N (>= 1).
     variant : {"okapi", "lucene", "robertson"}
     epsilon : float
-        ``"okapi"`` only: negative idfs become ``epsilon`` times the mean idf of the terms with
-        df > 0.
+        ``"okapi"`` only: idfs <= 0 become ``epsilon`` times the mean idf of the terms with
+        df > 0 (of their ``"lucene"`` idf where that mean is not positive).
 
     Returns
     -------
@@ -174,8 +180,10 @@ def bm25_idf(document_frequency, n_documents, variant="okapi", epsilon=0.25):
     --------
     >>> import numpy as np
     >>> from learnsim.text.bm25 import bm25_idf
-    >>> np.round(bm25_idf([1, 5, 9], 10), 3).tolist()   # "okapi": a negative idf is floored
-    [1.846, 0.0, 0.0]
+    >>> np.round(bm25_idf([1, 5, 9], 10), 3).tolist()   # "okapi": an idf <= 0 is floored
+    [1.846, 0.236, 0.236]
+    >>> np.round(bm25_idf([1, 2, 8], 100), 3).tolist()  # the usual case: nothing to floor
+    [4.195, 3.674, 2.387]
     """
     variant = _check_idf_variant(variant)
     epsilon = _check_epsilon(epsilon)
@@ -203,7 +211,14 @@ def bm25_idf(document_frequency, n_documents, variant="okapi", epsilon=0.25):
         raw = np.log(n - d + 0.5) - np.log(d + 0.5)
         if raw.size:
             floor = epsilon * raw.mean()
-            raw = np.where(raw < 0, floor, raw)
+            if floor <= 0:
+                # a collection of a few documents sharing their words: the mean idf is not
+                # positive, and rank_bm25's floor would make a shared word count for nothing or
+                # less than nothing (its issues 39 and 43, PR 26): an exact copy of a document
+                # found nothing. The floor is then epsilon x the mean of Lucene's idf, > 0.
+                floor = epsilon * np.log1p((n - d + 0.5) / (d + 0.5)).mean()
+            # <= 0: a term in exactly half of the documents counts too (rank_bm25 gives it 0)
+            raw = np.where(raw <= 0, floor, raw)
         idf[occurs] = raw
     return idf
 
