@@ -390,3 +390,93 @@ def test_a_run_file_of_a_words_model_lists_only_documents_sharing_a_word(tmp_pat
     assert 0 < len(lines) < len(SHARED_RULE_QUERIES) * len(SHARED_RULE_DOCS)
     assert {line.split()[2] for line in lines if line.split()[0] == "q1"} <= {"d0", "d5"}
     assert "at most the top 8 documents of each of 4 queries" in out
+
+
+# --------------------------------------------------------------------------- stop 68's sweep of the files
+
+def test_a_symlink_loop_as_a_path_is_one_line(collection, tmp_path):
+    f = collection["folder"]
+    (tmp_path / "loopA").symlink_to(tmp_path / "loopB")
+    (tmp_path / "loopB").symlink_to(tmp_path / "loopA")
+    loop = tmp_path / "loopA"
+    base = ["search", "--model", collection["model"], "--queries", f / "queries.tsv"]
+    assert_user_error(base + ["--corpus", f / "docs.tsv", "--run", loop], "--run", "a symbolic link loop")
+    assert_user_error(base + ["--corpus", loop, "--run", tmp_path / "out.trec"], "the input", "a symbolic link loop")
+
+
+def test_an_output_hard_linked_to_an_input_is_refused(collection, tmp_path):
+    f = collection["folder"]
+    queries = tmp_path / "q.tsv"
+    queries.write_bytes((f / "queries.tsv").read_bytes())
+    os_link = tmp_path / "run.trec"
+    import os
+
+    os.link(queries, os_link)
+    assert_user_error(["search", "--model", collection["model"], "--queries", queries, "--corpus", f / "docs.tsv",
+                       "--run", os_link], "is the command's input")
+    assert queries.read_bytes() == (f / "queries.tsv").read_bytes()
+
+
+def test_ids_that_are_one_to_the_judgements_are_refused(collection, tmp_path):
+    corpus = _write(tmp_path / "docs.tsv", "007\tbread flour yeast\n7\tvolcano lava magma\na\thockey puck\n")
+    queries = _write(tmp_path / "q.tsv", "q1\tbread flour\n")
+    qrels = _write(tmp_path / "qrels.txt", "q1 0 7 1\n")
+    assert_user_error(["evaluate", "--queries", queries, "--qrels", qrels, "--corpus", corpus],
+                      "'007' and '7' are one id")
+    index = tmp_path / "idx"
+    ok(["index", "build", "--model", collection["model"], "--corpus", corpus, "--out", index])
+    assert_user_error(["evaluate", "--queries", queries, "--qrels", qrels, "--index", index], "'007' and '7' are one id")
+    assert_user_error(["search", "--index", index, "--queries", queries, "--run", tmp_path / "r.trec"],
+                      "'007' and '7' are one id")
+
+
+def test_a_query_id_opening_with_a_hash_is_refused(collection, tmp_path):
+    f = collection["folder"]
+    queries = _write(tmp_path / "q.tsv", "#1\tbread flour\n2\tvolcano\n")
+    assert_user_error(["search", "--model", collection["model"], "--corpus", f / "docs.tsv", "--queries", queries,
+                       "--run", tmp_path / "r.trec"], "'#1' opens with '#'")
+
+
+def test_ids_of_digits_other_than_ascii_are_kept_as_they_are(tmp_path):
+    from learnsim._baseline_models import baseline_pipeline
+
+    texts = ["bread flour yeast", "volcano lava", "hockey puck"]
+    corpus = _write(tmp_path / "docs.tsv", "".join(f"{i}\t{t}\n" for i, t in zip(("\u00b2", "\u0667", "7"), texts)))
+    queries = _write(tmp_path / "q.tsv", "q1\tvolcano\n")
+    model = tmp_path / "bm25.npz"
+    baseline_pipeline("bm25", texts).save(model)
+    run = tmp_path / "r.trec"
+    ok(["search", "--model", model, "--corpus", corpus, "--queries", queries, "--run", run])
+    qrels = _write(tmp_path / "qrels.txt", "q1 0 \u0667 1\n")
+    out = ok_json(["evaluate", "--run", run, "--qrels", qrels])
+    assert out["queries"] == 1
+    docs = {line.split()[2] for line in run.read_text(encoding="utf-8").splitlines()}
+    assert docs <= {"\u00b2", "\u0667", "7"} and "\u0667" in docs
+
+
+def test_k_with_a_run_file_or_labelled_documents_is_refused(collection, tmp_path):
+    f = collection["folder"]
+    run = tmp_path / "r.trec"
+    ok(["search", "--model", collection["model"], "--corpus", f / "docs.tsv", "--queries", f / "queries.tsv",
+        "--run", run])
+    assert_user_error(["evaluate", "--run", run, "--qrels", f / "qrels.txt", "-k", "1"], "leave out -k")
+    assert_user_error(["evaluate", "--model", collection["model"], "--input", f / "train.tsv", "-k", "3"],
+                      "-k go(es) with --queries")
+
+
+def test_unclosed_trec_elements_are_found_as_the_lazy_expression_finds_them():
+    """datasets.trec._elements pairs tags in one pass; its answer is finditer's of
+    opening(.*?)closing, which took quadratic time on files whose elements are not closed."""
+    import random
+    import re
+
+    from learnsim.datasets.trec import _TREC_DOC_CLOSE, _TREC_DOC_OPEN, _elements
+
+    lazy = re.compile(r"<DOC(?:\s[^>]*)?>(.*?)</DOC>", re.DOTALL | re.IGNORECASE)
+    rng = random.Random(0)
+    pieces = ["<DOC>", "</DOC>", "<doc id=1>", "</DOC >", "x", "<DOCNO>", "\n", "</doc>"]
+    for _ in range(300):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 30)))
+        assert [body for _, body in _elements(text, _TREC_DOC_OPEN, _TREC_DOC_CLOSE)] == lazy.findall(text), text
+    # 20,000 unclosed elements: none found (the lazy expression would rescan the text from each)
+    assert _elements("<DOC>x</DOC >" * 20000, _TREC_DOC_OPEN, _TREC_DOC_CLOSE) == []

@@ -357,12 +357,13 @@ def _check_output_file(path, option, inputs=()):
     import os
 
     path = Path(path)
-    target = path.resolve()
+    target = _resolved(path, option)
     for given in inputs:
         if given is None:
             continue
-        source = Path(given).resolve()
-        if target == source:
+        source = _resolved(Path(given), "the input")
+        # a hard link is the same file under another name: compared by device and inode
+        if target == source or _same_file(target, source):
             raise UsageError(f"{option} {path} is the command's input {given}: writing it would destroy it; "
                              "give another file name")
         if source.is_dir() and source in target.parents:
@@ -380,6 +381,24 @@ def _check_output_file(path, option, inputs=()):
     if path.exists() and not os.access(path, os.W_OK):
         raise UsageError(f"{option} {path}: the file exists and cannot be overwritten (permission denied)")
     return path
+
+
+def _resolved(path, option):
+    """``path`` resolved, or a UsageError naming it (a symlink loop raised RuntimeError)."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError) as exc:
+        what = "a symbolic link loop" if isinstance(exc, RuntimeError) else exc.strerror or type(exc).__name__
+        raise UsageError(f"{option} {path}: the path cannot be resolved ({what})") from None
+
+
+def _same_file(a, b):
+    import os
+
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False        # one of them does not exist (yet): not the same file
 
 
 def write_output(path, write):

@@ -101,7 +101,7 @@ def register(commands):
     evaluate.add_argument("--corpus", metavar="FILE", default=None,
                           help="--queries: the documents to search, with ids (with --model, or alone for the "
                                "baselines)")
-    evaluate.add_argument("-k", "--k", type=_positive_int, default=RUN_DEPTH, metavar="K",
+    evaluate.add_argument("-k", "--k", type=_positive_int, default=None, metavar="K",
                           help=f"--queries: documents ranked per query (default: {RUN_DEPTH})")
     evaluate.add_argument("--links", metavar="FILE", default=None,
                           help="hyperlinks source_id<TAB>target_id between the --input documents")
@@ -280,10 +280,11 @@ def run(args):
         raise UsageError("--split names the judgements of a --beir folder; with --qrels give the file itself")
     if args.queries is not None or args.run is not None:
         return _evaluate_runs(args)
-    given = [option for option, value in (("--qrels", args.qrels), ("--index", args.index), ("--corpus", args.corpus))
-             if value is not None]
+    given = [option for option, value in (("--qrels", args.qrels), ("--index", args.index), ("--corpus", args.corpus),
+                                          ("-k", args.k)) if value is not None]
     if given:
-        raise UsageError(f"{', '.join(given)} go(es) with --queries or --run, not with --input or --pairs")
+        raise UsageError(f"{', '.join(given)} go(es) with --queries (--qrels with --run too), not with --input or "
+                         "--pairs")
     if args.model is None:
         raise UsageError(f"{'--pairs' if args.pairs is not None else '--input'} needs --model M.npz, the model "
                          "to measure")
@@ -426,10 +427,10 @@ def _evaluate_run_file(args):
     from ..datasets import read_qrels, read_trec_run
     from ..evaluation import RUN_MEASURES
 
-    extra = [option for option, value in (("--model", args.model), ("--index", args.index), ("--corpus", args.corpus))
-             if value is not None]
+    extra = [option for option, value in (("--model", args.model), ("--index", args.index), ("--corpus", args.corpus),
+                                          ("-k", args.k)) if value is not None]
     if extra:
-        raise UsageError(f"--run measures a run file alone; leave out {', '.join(extra)}")
+        raise UsageError(f"--run measures a run file alone, as deep as it ranks; leave out {', '.join(extra)}")
     run = read_trec_run(args.run, encoding_errors=args.encoding_errors)
     qrels = read_qrels(args.qrels, encoding_errors=args.encoding_errors)
     if not any(q in qrels for q in run):
@@ -482,9 +483,13 @@ def _evaluate_queries(args):
     if args.index is not None:
         from .index import open_index
 
+        from ..datasets.trec import check_distinct_ids
+
         index = open_index(args.index)
         doc_ids, texts = _index_collection(index)
         collection = f"the index {args.index}"
+        # the index keeps "007" and "7" apart; the judgements cannot
+        check_distinct_ids(doc_ids, collection)
     else:
         doc_ids, texts = read_id_texts(args.corpus, "documents", args.encoding_errors, args.quoting)
         collection = str(args.corpus)
@@ -499,7 +504,7 @@ def _evaluate_queries(args):
         _note(f"{n_unjudged} of the {n_unjudged + len(judged)} queries of {args.queries} have no judgments in "
               f"{args.qrels}; they are left out, as trec_eval leaves them out")
     _note_missing_documents(qrels, doc_ids, args.qrels, collection)
-    k = min(args.k, len(doc_ids))
+    k = min(args.k or RUN_DEPTH, len(doc_ids))
     runs, how, encoder = {}, None, None
     pipeline = index.pipeline if args.index is not None else _load_pipeline(args.model) if args.model is not None else None
     from ..baseline import LexicalBaselines

@@ -373,7 +373,11 @@ def _write_run(args):
 
         if args.model is not None or args.corpus is not None:
             raise UsageError("--index replaces --model and --corpus; give either --index or both of them")
+        from ..datasets.trec import check_distinct_ids
+
         index = open_index(args.index)
+        # the index keeps "007" and "7" apart; a run file and the judgements read both as "7"
+        check_distinct_ids(index.live_documents()[0], f"the index {args.index}")
         # TREC's depth by default, quietly capped at a smaller collection (an asked-for -k is noted)
         k = args.k or max(min(RUN_DEPTH, len(index)), 1)
         run, how = _index_run(index, query_ids, queries, k, filter=parse_filter(args.filter))

@@ -106,7 +106,8 @@ def _readonly_copy(values, dtype=None):
 def _normalise_id(raw):
     # "001" in cran.qry and "1" in a qrels file name the same record
     raw = raw.strip()
-    return str(int(raw)) if raw.isdigit() else raw
+    # ASCII digits only: int() reads "٧" and "²" as digits too (or fails on "²"), and an id is text
+    return str(int(raw)) if raw.isascii() and raw.isdigit() else raw
 
 
 def read_parquet_frame(path):
