@@ -480,3 +480,32 @@ def test_unclosed_trec_elements_are_found_as_the_lazy_expression_finds_them():
         assert [body for _, body in _elements(text, _TREC_DOC_OPEN, _TREC_DOC_CLOSE)] == lazy.findall(text), text
     # 20,000 unclosed elements: none found (the lazy expression would rescan the text from each)
     assert _elements("<DOC>x</DOC >" * 20000, _TREC_DOC_OPEN, _TREC_DOC_CLOSE) == []
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_run_that_cannot_be_written_names_the_file(collection):
+    f = collection["folder"]
+    assert_user_error(["search", "--model", collection["model"], "--corpus", f / "docs.tsv", "--queries",
+                       f / "queries.tsv", "--run", "/dev/full"], "--run /dev/full: cannot write it")
+
+
+def test_a_title_that_is_not_text_is_refused_not_dropped(collection, tmp_path):
+    corpus = _write(tmp_path / "c.jsonl", '{"_id": "t1", "title": ["volcano", "lava"], "text": "zebra"}\n'
+                                          '{"_id": "t2", "title": "", "text": "hockey"}\n')
+    assert_user_error(["search", "--model", collection["model"], "--corpus", corpus, "--query", "volcano"],
+                      'line 1: "title" must be a string (or null); got list')
+
+
+def test_a_quoted_field_longer_than_the_csv_module_default_is_read(collection, tmp_path):
+    long_text = "volcano " * 40000          # 320 KB, above the csv module's 128 KiB
+    corpus = _write(tmp_path / "c.csv", f'id,text\nd1,"{long_text}"\nd2,"hockey, ice"\n')
+    out = ok_json(["search", "--model", collection["model"], "--corpus", corpus, "--query", "hockey"])
+    assert out is not None
+
+
+def test_an_error_quoting_a_huge_value_stays_a_short_line(collection, tmp_path):
+    f = collection["folder"]
+    qrels = _write(tmp_path / "q.tsv", "query-id\tcorpus-id\tscore\n" + "q" * 200000 + "\td1\t1\n")
+    line = assert_user_error(["evaluate", "--queries", f / "queries.tsv", "--qrels", qrels, "--corpus",
+                              f / "docs.tsv"])
+    assert len(line) < 2100

@@ -102,6 +102,9 @@ def test_qrels_layouts(tmp_path):
     assert read_qrels(graded, query_ids=["1", "4"]) == {"1": {"184": 2, "29": -1}, "4": {"12": 4}}
     pairs = _write(tmp_path / "pairs", "1     28\t0\t0.000000\n1     35\t0\t0.000000\n")
     assert read_qrels(pairs) == {"1": {"28": 1, "35": 1}}
+    # BEIR's TSV splits at tabs: an id holding a space is one field (a trailing tab is no field)
+    beir = _write(tmp_path / "beir.tsv", "query-id\tcorpus-id\tscore\nq1\tdoc 1\t1\nq1\td2\t0\t\n")
+    assert read_qrels(beir) == {"q1": {"doc 1": 1, "d2": 0}}
 
 
 @pytest.mark.parametrize("text, fragment", [
@@ -111,8 +114,11 @@ def test_qrels_layouts(tmp_path):
     # trec_eval's range (a C int): a grade of 400 digits is refused, not an OverflowError later
     ("q1 0 d1 " + "9" * 400 + "\n", "line 1: relevance grade '99999999999999999999999999999999999999"),
     ("q1 0 d1 -2147483649\n", "is out of range: a grade is an integer from -2,147,483,648 to 2,147,483,647"),
-    # longer than Python turns into an int: the message quotes its first 39 characters
-    ("q1 0 d1 " + "9" * 5000 + "\n", "line 1: relevance '" + "9" * 39 + "... is not an integer"),
+    # longer than Python turns into an int: out of range too, quoted in its first characters
+    ("q1 0 d1 " + "9" * 5000 + "\n", "line 1: relevance grade '9999"),
+    # digits of other scripts and underscores, which int() reads: trec_eval does not
+    ("q1 0 d1 \u0661\n", "line 1: relevance '\u0661' is not an integer"),
+    ("q1 0 d1 1_000\n", "line 1: relevance '1_000' is not an integer"),
     ("q1 0 d1 1\nq1 0 d1 2\n", "line 2: query 'q1', document 'd1' judged again"),
     ("query-id\tcorpus-id\tscore\n", "a header and no relevance judgment"),
     ("# nothing\n\n", "holds no relevance judgment"),

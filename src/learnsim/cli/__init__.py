@@ -105,10 +105,18 @@ def _wants_json(argv, args=None):
     return "--json" in argv and "reproduce" not in argv
 
 
+#: The longest error line printed (characters; the middle of a longer one is cut).
+MAX_MESSAGE = 2000
+
+
 def _report_error(prog, message, code, as_json):
     """The one-line message on stderr and, with --json, {"error", "exit_code"} on stdout (where
     stdout can still be written)."""
     message = " ".join(str(message).split())
+    if len(message) > MAX_MESSAGE:
+        # a hostile value quoted whole (an id of a megabyte) would make the one line a megabyte
+        message = message[:MAX_MESSAGE // 2] + f" [... {len(message) - MAX_MESSAGE} characters ...] " \
+            + message[-MAX_MESSAGE // 2:]
     print(f"{prog}: error: {message}", file=sys.stderr)
     if as_json:
         try:

@@ -389,7 +389,10 @@ def _write_run(args):
         ids, texts = read_id_texts(args.corpus, "documents", args.encoding_errors, args.quoting)
         k = args.k or min(RUN_DEPTH, len(texts))
         run, how = _corpus_run(_load_pipeline(args.model), ids, texts, query_ids, queries, k)
-    n_lines = write_trec_run(out, run, tag=args.run_tag)
+    try:
+        n_lines = write_trec_run(out, run, tag=args.run_tag)
+    except OSError as exc:      # a full disk, a device: named, as the file the error is about
+        raise UsageError(f"--run {out}: cannot write it ({exc.strerror or exc})") from None
     summary = {"run": str(out), "tag": args.run_tag, "queries": len(run), "lines": n_lines, "k": k, "scoring": how}
     if args.json:
         _print_json(summary)

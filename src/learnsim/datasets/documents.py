@@ -231,11 +231,14 @@ def record_id_key(obj):
     return next((key for key in ID_KEYS if key in obj), None)
 
 
-def record_text(obj, text):
+def record_text(obj, text, where="the record"):
     """A JSON record's text with its ``"title"`` (a non-empty string) joined before it, as BEIR's
     corpus.jsonl is read for search (the same in every command, so that an index, a fit and
-    ``evaluate`` see the same text)."""
+    ``evaluate`` see the same text). A title that is not a string (nor null) is a ValueError
+    naming ``where``: left out, its words were lost without a word."""
     title = obj.get("title")
+    if title is not None and not isinstance(title, str):
+        raise ValueError(f'{where}: "title" must be a string (or null); got {type(title).__name__}')
     if isinstance(title, str) and title.strip():
         return title.strip() + "\n" + text
     return text
@@ -247,7 +250,7 @@ def _json_object(line, number, path):
     obj = json_record(line, f"{path}, line {number}")
     key = record_id_key(obj) if isinstance(obj, dict) else None
     text, doc_id = _object_fields(obj, f"{path}, line {number}", "a JSON object", id_key=key or "id")
-    return obj, record_text(obj, text), doc_id, key
+    return obj, record_text(obj, text, f"{path}, line {number}"), doc_id, key
 
 
 def _unused(names, used):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import re
 from dataclasses import dataclass, field as dataclass_field
 
 import numpy as np
@@ -270,6 +271,9 @@ def _texts_from_memory(value, what, allow_plain=False):
     return ids, texts
 
 
+_ASCII_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
 def _grade(value, where, noun="relevance grade"):
     """A relevance grade (a bool, an integral number, or the text of an integer) as an int within
     trec_eval's range (:func:`learnsim._utils.inputs.check_grade`), or a ValueError naming
@@ -282,10 +286,12 @@ def _grade(value, where, noun="relevance grade"):
         return check_grade(int(value), where)
     if isinstance(value, numbers.Integral):
         return check_grade(int(value), where)
-    try:
-        grade = int(str(value).strip())
-    except ValueError:
-        raise ValueError(f"{where}: {noun} {short_repr(value)} is not an integer") from None
+    text = str(value).strip()
+    # ASCII digits: int() also reads "١" (Arabic-Indic one) and "1_000", which trec_eval reads as 0 and 1
+    if _ASCII_INTEGER.fullmatch(text) is None:
+        raise ValueError(f"{where}: {noun} {short_repr(value)} is not an integer")
+    # beyond 20 digits the value is out of any range: not converted (int() refuses 4,300 and more)
+    grade = int(text) if len(text) <= 20 else (-1 if text.startswith("-") else 1) * 10 ** 20
     return check_grade(grade, where, value)
 
 

@@ -92,6 +92,10 @@ def _parse_pair_ids(raw_ids):
         return _object_array(raw_ids)
 
 
+#: The longest field of a quoted .csv/.tsv record (64 MiB).
+MAX_QUOTED_FIELD = 64 << 20
+
+
 def _delimited_records(path, delimiter, quoting, encoding_errors, counts, hint=""):
     """Yield ``(line_number, fields)`` per record of a delimited file, skipping blank lines.
 
@@ -110,12 +114,19 @@ def _delimited_records(path, delimiter, quoting, encoding_errors, counts, hint="
     reader = csv.reader((line for _number, line in lines), delimiter=delimiter, quotechar='"',
                         doublequote=True, strict=True)
     last_line = 0
+    # the csv module's limit of a field is 128 KiB, below a long article's text: raised (it is the
+    # process's, and a reader of a file may stop before the end), a field beyond it named as such
+    if csv.field_size_limit() < MAX_QUOTED_FIELD:
+        csv.field_size_limit(MAX_QUOTED_FIELD)
     while True:
         try:
             fields = next(reader)
         except StopIteration:
             return
         except csv.Error as exc:
+            if "field larger than field limit" in str(exc):
+                raise DocumentFormatError(f"{path}, line {last_line + 1}: a field longer than "
+                                          f"{MAX_QUOTED_FIELD >> 20} MiB (or a quote left open)") from None
             reason = str(exc).replace("\t", "TAB")
             raise DocumentFormatError(f"{path}, line {last_line + 1}: malformed quoting ({reason}); a field "
                                       f"that starts with a double quote must end with one{hint}") from None

@@ -285,7 +285,7 @@ def _jsonl_records(path, encoding="utf-8", encoding_errors="replace", unused=Non
         text = obj.get("text")
         if not isinstance(text, str):
             raise ValueError(f'{where}: "text" must be a string; got {"nothing" if text is None else repr(text)}')
-        text = record_text(obj, text)
+        text = record_text(obj, text, where)
         ids.append(_normalise_id(str(rid)))
         texts.append(text)
         if unused is not None:
@@ -512,11 +512,12 @@ _QRELS_FIELDS = {"trec": "query, iteration, docno, relevance", "beir": "query-id
 def _file_judgments(path, encoding="utf-8", encoding_errors="replace", any_layout=True):
     """``([(query, doc, grade, relevant, where)], layout)`` of a qrels file, queries as written.
     ``any_layout`` False (load_trec_collection): TREC lines, or BEIR's TSV under its header."""
-    rows = []
+    rows, lines = [], []
     for number, line in decoded_lines(path, encoding=encoding, encoding_errors=encoding_errors):
         fields = line.split()
         if fields and not fields[0].startswith("#"):
             rows.append((f"{path}, line {number}", fields))
+            lines.append(line)
     if not rows:
         raise ValueError(f"{path} holds no relevance judgment")
     if any_layout:
@@ -524,6 +525,10 @@ def _file_judgments(path, encoding="utf-8", encoding_errors="replace", any_layou
     else:
         layout = "beir" if len(rows[0][1]) == 3 and not _is_number(rows[0][1][2]) else "trec"
     if layout == "beir":
+        if "\t" in lines[0]:
+            # BEIR's TSV: fields split at tabs alone, so that an id holding a space ("doc 1", which a
+            # corpus accepts) is one field
+            rows = [(where, [f.strip() for f in line.strip().split("\t")]) for (where, _), line in zip(rows, lines)]
         rows = rows[1:]
         if not rows:
             raise ValueError(f"{path} holds a header and no relevance judgment")
@@ -725,7 +730,7 @@ def check_distinct_ids(ids, where, what="document"):
     >>> check_distinct_ids(["007", "7"], "corpus.tsv")
     Traceback (most recent call last):
         ...
-    learnsim.datasets._decode.DocumentFormatError: corpus.tsv: the document ids '007' and '7' are one id to judgements and run files (an all-digit id is read without its leading zeros); rename one
+    learnsim.exceptions.DocumentFormatError: corpus.tsv: the document ids '007' and '7' are one id to judgements and run files (an all-digit id is read without its leading zeros); rename one
     """
     from ._decode import DocumentFormatError
 
