@@ -509,3 +509,9 @@ def test_an_error_quoting_a_huge_value_stays_a_short_line(collection, tmp_path):
     line = assert_user_error(["evaluate", "--queries", f / "queries.tsv", "--qrels", qrels, "--corpus",
                               f / "docs.tsv"])
     assert len(line) < 2100
+
+
+def test_a_run_tag_without_a_run_is_refused(collection):
+    f = collection["folder"]
+    assert_user_error(["search", "--model", collection["model"], "--corpus", f / "docs.tsv", "--query", "x",
+                       "--run-tag", "mine"], "--run-tag", "goes with --run")

@@ -72,7 +72,7 @@ def register(commands):
     search.add_argument("--run", metavar="FILE", default=None,
                         help="write a TREC run file (qid Q0 docid rank score tag) of the --queries, whose "
                              "records have ids (layouts below)")
-    search.add_argument("--run-tag", metavar="TAG", default="learnsim",
+    search.add_argument("--run-tag", metavar="TAG", default=None,
                         help="--run: the run's name, the last field of each line (default: learnsim)")
     search.add_argument("--json", action="store_true",
                         help="print [{query, scoring, higher_is_better, hits: [{rank, index, id, similarity | distance | "
@@ -472,7 +472,10 @@ def rerank_line(e, n_features=5):
 
 def run(args):
     if args.run is not None:
+        args.run_tag = "learnsim" if args.run_tag is None else args.run_tag
         return _write_run(args)
+    if args.run_tag is not None:
+        raise UsageError("--run-tag names a run file's run: it goes with --run FILE")
     if args.index is not None:
         return _run_index(args)
     if args.model is None or args.corpus is None:
