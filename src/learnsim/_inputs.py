@@ -523,8 +523,22 @@ def _read_pairs_either(source, **kwargs):
             raise
         try:
             return read_pairs(source, label_kind="graded", **kwargs)
-        except DocumentFormatError:
+        except DocumentFormatError as graded:
+            # a label that is a number other than 0 and 1 makes the file graded: the graded
+            # reading's error names the real problem and its line (a NaN on line 9, not "0.25"
+            # on line 2); a label that is no number keeps the binary reading's
+            if _is_finite_number(getattr(exc, "cell", None)):
+                raise graded from None
             raise exc from None
+
+
+def _is_finite_number(value):
+    import math
+
+    try:
+        return not isinstance(value, bool) and math.isfinite(float(value.strip() if isinstance(value, str) else value))
+    except (TypeError, ValueError, OverflowError):
+        return False
 
 
 def _pair_spec(columns, names):

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 __all__ = [
     "ModelFormatError", "ANNFormatError", "UnknownIdError", "DocumentFormatError",
-    "IndexFormatError", "IndexDamagedError", "IndexChangingError", "FilterError", "ParameterTypeError", "UsageError",
+    "IndexFormatError", "IndexDamagedError", "IndexChangingError", "IndexBusyError", "FilterError", "ParameterTypeError", "UsageError",
     "UndecodableBytesWarning", "CollectionShiftWarning", "BaselineWarning", "AnnFallbackWarning",
 ]
 
@@ -99,6 +99,12 @@ class IndexChangingError(RuntimeError):
     """The index changed (a promotion, a rollback, a reindex by another process) under every
     attempt of a read, so no answer of one version could be given: retry (the service answers
     503 with Retry-After). An answer is never a mix of two versions."""
+
+
+class IndexBusyError(IndexChangingError):
+    """Another writer held the index's lock longer than a write (or ``verify``) waits for it
+    (60 s): nothing was changed; retry once it is done (the
+    service answers 503 with Retry-After, the command line one line and status 2)."""
 
 
 class FilterError(ValueError, TypeError):

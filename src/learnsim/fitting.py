@@ -1445,15 +1445,17 @@ def _cluster_codes(clusters, n_texts):
 
 def _pair_value(value, r):
     """A pair's label (int 0/1, or a bool) or score (any other finite real number)."""
+    from .datasets.pairs import MAX_SCORE
+
     if isinstance(value, (bool, np.bool_)):
         return int(value)
     try:
-        if isinstance(value, numbers.Real) and math.isfinite(value):
+        if isinstance(value, numbers.Real) and math.isfinite(value) and abs(value) <= MAX_SCORE:
             return value
     except OverflowError:       # an integer of hundreds of digits is no float
         pass
     raise ValueError(f"pairs[{r}]: the third value must be a label (1 = duplicate, 0 = not, True or False) or a "
-                     f"graded score (a finite number); got {short_repr(value)}")
+                     f"graded score (a finite number within +-{MAX_SCORE:g}); got {short_repr(value)}")
 
 
 def _pair_values(rows):

@@ -502,3 +502,91 @@ def test_a_table_is_written_whole_or_not_at_all(tmp_path):
     with pytest.raises(OSError):
         write_table(out, ["group", "id"], rows())
     assert out.read_bytes() == whole and sorted(p.name for p in tmp_path.iterdir()) == ["groups.tsv"]
+
+
+# --------------------------------------------------------------------------- stop 68's sweep of fit and index
+
+def _fresh_index(data, models, tmp_path, name="mcd"):
+    path = tmp_path / "idx"
+    ok(["index", "build", "--model", models[name], "--corpus", data["folder"] / "docs.jsonl", "--out", path])
+    return path
+
+
+def test_a_lock_held_past_the_wait_is_one_line_not_a_hang(data, models, tmp_path, monkeypatch):
+    import fcntl
+
+    import learnsim.index._integrity as integrity
+
+    path = _fresh_index(data, models, tmp_path)
+    monkeypatch.setattr(integrity, "LOCK_WAIT_S", 0.3)
+    with open(path / "lock", "a+") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        code, out, err = run_cli(["index", "delete", path, "--id", "d1"])
+        assert code == 2 and "another writer has held the index's lock" in err and "Traceback" not in err
+        code, _, err = run_cli(["index", "verify", path])
+        assert code == 2 and "another writer has held the index's lock" in err
+    ok(["index", "delete", path, "--id", "d1"])
+
+
+def test_a_database_locked_past_sqlites_wait_is_one_line():
+    import sqlite3
+
+    from learnsim.cli._common import _user_error_message
+
+    message = _user_error_message(sqlite3.OperationalError("database is locked"))
+    assert message.startswith("the index is busy") and "nothing was changed" in message
+
+
+def test_a_segments_folder_linked_from_another_index_is_damage(data, models, tmp_path):
+    import shutil
+
+    other = _fresh_index(data, models, tmp_path)
+    path = tmp_path / "linked"
+    shutil.copytree(other, path)
+    shutil.rmtree(path / "segments")
+    (path / "segments").symlink_to(other / "segments")
+    code, _, err = run_cli(["index", "verify", path])
+    assert code == 2 and "segments is a symbolic link" in err
+    assert_user_error(["index", "compact", path], "segments is a symbolic link")
+    ok(["index", "verify", other])                          # the other index is untouched
+
+
+def test_an_ids_file_with_a_bom_deletes_its_first_id(data, models, tmp_path):
+    path = _fresh_index(data, models, tmp_path)
+    ids = tmp_path / "ids.txt"
+    ids.write_bytes(b"\xef\xbb\xbfd3\nd4\n")
+    out = ok_json(["index", "delete", path, "--ids", ids])
+    assert out["deleted"] == 2
+
+
+def test_a_corpus_naming_an_id_twice_is_refused_by_search_and_match(data, models, tmp_path):
+    corpus = tmp_path / "dup.jsonl"
+    write_jsonl(corpus, data["docs"][:5] + [{"id": data["docs"][0]["id"], "text": "something entirely different"}])
+    assert_user_error(["search", "--model", models["mcd"], "--corpus", corpus, "--query", "x"],
+                      "line 6", "appears twice (first on line 1)")
+    assert_user_error(["match", "--model", models["film"], "--corpus", corpus], "appears twice")
+
+
+def test_fit_refuses_pairs_given_as_labelled_documents(data, tmp_path):
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("label\ttext_a\ttext_b\n1\ta b c\ta b d\n0\tx y\tz w\n", encoding="utf-8")
+    assert_user_error(["fit", "--input", pairs, "--model", tmp_path / "m.npz"], "text_a and text_b", "--pairs")
+    three = tmp_path / "three.tsv"
+    three.write_text("id\tlabel\ttext\n1\ta\tsome words\n2\ta\tmore words\n", encoding="utf-8")
+    assert_user_error(["fit", "--input", three, "--model", tmp_path / "m.npz"], "label<TAB>text lines")
+
+
+def test_graded_scores_out_of_any_scale_or_not_finite_name_their_line(data, tmp_path):
+    rows = [f"{(i % 5) * 0.25}\ttext number {i} about topic {i % 3}\tanother text {i} on topic {i % 3}\n"
+            for i in range(30)]
+    for bad, fragment in (("1e300", "beyond +-1e+12"), ("nan", "must be a finite number")):
+        path = tmp_path / f"graded-{bad}.tsv"
+        lines = rows[:7] + [bad + rows[7][rows[7].index("\t"):]] + rows[8:]
+        path.write_text("score\ttext_a\ttext_b\n" + "".join(lines), encoding="utf-8")
+        assert_user_error(["fit", "--pairs", path, "--model", tmp_path / "g.npz"], "line 9", fragment)
+
+
+def test_a_seed_beyond_numpys_range_is_an_argument_error(data, tmp_path):
+    code, _, err = run_cli(["fit", "--input", data["folder"] / "train.tsv", "--model", tmp_path / "m.npz",
+                            "--seed", str(2 ** 32)])
+    assert code == 2 and "--seed" in err and "2**32 - 1" in err

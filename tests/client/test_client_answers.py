@@ -134,8 +134,36 @@ def test_every_route_is_answered_a_json_object(kind, call, body):
 
 
 def test_a_search_of_one_query_by_post_keeps_its_shape():
-    client, run = _mocked("sync", b'{"results": [[{"id": "d1"}]], "score": "similarity"}')
-    assert run(client.search(LONG_QUERY, k=1)) == {"hits": [{"id": "d1"}], "score": "similarity"}
+    client, run = _mocked("sync", b'{"results": [[{"id": "d1", "score": 0.5}]], "score": "similarity"}')
+    assert run(client.search(LONG_QUERY, k=1)) == {"hits": [{"id": "d1", "score": 0.5}], "score": "similarity"}
+
+
+@pytest.mark.parametrize("body,why", [
+    (b'{"hits": "not a list"}', "'not a list'"), (b'{"score": "similarity"}', "None"),
+    (b'{"hits": [{"id": "d1", "score": NaN}]}', '"hits"[0]'), (b'{"hits": [{"id": 7, "score": 1.0}]}', '"hits"[0]'),
+    (b'{"hits": [{"id": "d1", "score": "1"}]}', '"hits"[0]'), (b'{"hits": ["d1"]}', '"hits"[0]'),
+], ids=["a-str", "no-hits", "nan-score", "int-id", "str-score", "not-a-hit"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_get_search_answered_in_another_shape_is_a_client_error(kind, body, why):
+    """The answer of GET /v1/search is checked as the POST's is (stop 68's sweep: a caller got a
+    TypeError from "hits": "not a list", or sorted by a NaN score)."""
+    client, run = _mocked(kind, body)
+    with pytest.raises(ClientError) as info:
+        run(client.search("q", k=3))
+    assert _plain(info.value) and why in str(info.value), info.value
+    assert str(info.value).startswith("GET /v1/search -> 200: the answer is not the service's")
+
+
+@pytest.mark.parametrize("body,why", [
+    (b'{"results": "hits"}', "'hits'"), (b'{"results": [[{"id": "d1", "score": 1.0}], "x"]}', '"results"[1]'),
+    (b'{"results": [[{"id": "d1", "score": Infinity}]]}', '"results"[0][0]'),
+], ids=["a-str", "a-str-inside", "inf-score"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_batch_search_answered_in_another_shape_is_a_client_error(kind, body, why):
+    client, run = _mocked(kind, body)
+    with pytest.raises(ClientError) as info:
+        run(client.search(["q", "r"], k=3))
+    assert _plain(info.value) and why in str(info.value), info.value
 
 
 # --------------------------------------------------------------------------- the size bound

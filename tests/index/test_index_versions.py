@@ -481,3 +481,17 @@ def test_kill_9_mid_promotion_leaves_the_old_model_or_the_new(tmp_path, referenc
     idx = Index.open(path)
     result = idx.promote(2 if idx.model_version == 1 else 1)
     assert same(results(idx), references[{1: "mcd", 2: "relative"}[result["version"]]])
+
+
+def test_a_retired_version_staged_again_is_a_candidate_again(tmp_path):
+    """Stop 68's sweep: after a rollback, staging the same model answered "staged as a candidate"
+    while the version stayed retired, and the next promote found no candidate."""
+    idx = build(tmp_path / "idx")
+    idx.stage(model("relative"))
+    idx.promote(comparison={"better": True, "reason": "test"})
+    idx.rollback()
+    assert statuses(idx) == [(1, "served"), (2, "retired")]
+    assert idx.stage(model("relative")) == 2
+    assert statuses(idx) == [(1, "served"), (2, "candidate")]
+    assert idx.stage(tmp_path / "idx" / "model.npz") == 1        # the served one stays served
+    assert statuses(idx) == [(1, "served"), (2, "candidate")]

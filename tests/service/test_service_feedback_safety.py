@@ -18,6 +18,7 @@ import shutil
 import sqlite3
 import time
 import warnings
+from urllib.parse import quote
 
 import pytest
 
@@ -495,3 +496,24 @@ def test_the_log_tells_a_lock_and_its_bounds_apart(tmp_path):
         assert log.record_clicks(theirs, ["b"]) == 1 and log.damage is None
     finally:
         log.close()
+
+
+def test_a_click_link_with_a_document_given_twice_or_a_foreign_origin_records_nothing(fresh):
+    """Stop 68's sweep: /click took the last of two d= silently (a click of another document fed
+    learning), and recorded a click carrying another site's Origin, which a POST refuses."""
+    texts = corpus()[0]
+    app = _app(fresh)
+    with TestClient(app, raise_server_exceptions=False, base_url=BASE) as c:
+        hit = c.get("/v1/search", params={"q": texts[0], "k": 3}).json()
+        ids = [h["id"] for h in hit["hits"]]
+        twice = f"/click?i={hit['impression']}&d={quote(ids[0], safe='')}&d={quote(ids[1], safe='')}"
+        assert c.get(twice, follow_redirects=False).status_code == 400
+        again = f"/click?i={hit['impression']}&i={hit['impression']}&d={quote(ids[0], safe='')}"
+        assert c.get(again, follow_redirects=False).status_code == 400
+        link = {"i": hit["impression"], "d": ids[2]}
+        r = c.get("/click", params=link, headers={"Origin": "https://evil.example"}, follow_redirects=False)
+        assert r.status_code == 303                       # shown, not recorded
+        r = c.get("/click", params=link, headers={"Origin": BASE}, follow_redirects=False)
+        assert r.status_code == 303                       # the service's own origin: recorded
+    with FeedbackLog(fresh, readonly=True) as log:
+        assert [len(imp["clicks"]) for imp in log.impressions()] == [1]

@@ -781,3 +781,44 @@ def test_a_document_damaged_in_its_segments_copy_is_never_served(fresh, monkeypa
     assert body["code"] == "index_damaged" and str(fresh) not in body["error"]
     assert c.get("/v1/docs/d1").status_code == 200          # docs.sqlite's row is intact
     assert c.get("/healthz").json()["status"] == "degraded"
+
+
+# --------------------------------------------------------------------------- stop 68's sweep
+def test_a_delete_with_a_body_is_refused_not_read_as_the_path(fresh):
+    with _client(fresh) as c:
+        ids = [h["id"] for h in c.get("/v1/search", params={"q": corpus()[0][0], "k": 2}).json()["hits"]]
+        r = c.request("DELETE", f"/v1/docs/{quote(ids[0], safe='')}", json={"documents": [{"id": ids[1]}]})
+        _is_error(r, 422, "takes no body")
+        assert c.get(f"/v1/docs/{quote(ids[0], safe='')}").status_code == 200     # nothing deleted
+        assert c.delete(f"/v1/docs/{quote(ids[0], safe='')}").status_code == 200
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "br", "x-made-up"])
+def test_a_content_encoding_is_refused_not_misread(fresh, encoding):
+    with _client(fresh) as c:
+        r = c.post("/v1/docs", content=json.dumps({"documents": [{"text": "a new text about parcels"}]}),
+                   headers={**JSON, "Content-Encoding": encoding})
+        _is_error(r, 415, "Content-Encoding", "uncompressed")
+        assert c.post("/v1/docs", content=json.dumps({"documents": [{"text": "a new text about parcels"}]}),
+                      headers={**JSON, "Content-Encoding": "identity"}).status_code == 201
+
+
+def test_a_key_given_twice_is_refused_whichever_comes_last(fresh):
+    with _client(fresh, api_key=KEY) as c:
+        doc = c.get("/v1/search", params={"q": corpus()[0][0], "k": 1}, headers={"X-API-Key": KEY}).json()
+        path = f"/v1/docs/{quote(doc['hits'][0]['id'], safe='')}"
+        for headers in ([("Authorization", "Bearer wrong"), ("Authorization", f"Bearer {KEY}")],
+                        [("X-API-Key", "wrong"), ("X-API-Key", KEY)], [("X-API-Key", KEY), ("X-API-Key", KEY)]):
+            _is_error(c.request("DELETE", path, headers=headers), 400, "more than once")
+        # one header of each scheme (what a client of the schema's two schemes may send): X-API-Key is read
+        assert c.request("DELETE", path, headers=[("Authorization", "Bearer other"), ("X-API-Key", KEY)]).status_code \
+            == 200
+
+
+def test_the_page_refuses_a_parameter_given_twice(fresh):
+    with _client(fresh) as c:
+        r = c.get("/?q=parcel&q=my+order&k=2")
+        assert r.status_code == 400 and "given more than once" in r.text
+        r = c.get("/?q=parcel&k=2&k=5")
+        assert r.status_code == 400 and "given more than once" in r.text
+        assert c.get("/?q=parcel&k=2").status_code == 200

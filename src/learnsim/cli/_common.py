@@ -49,20 +49,21 @@ def _formatter(prog):
 
 # --------------------------------------------------------------------------- option types
 
-def _int_at_least(minimum, what):
+def _int_at_least(minimum, what, maximum=None):
     def parse(text):
         try:
-            value = int(text)
+            value = int(text) if len(text) <= 4000 else None     # int() refuses 4,300 digits and more
         except ValueError:
             value = None
-        if value is None or value < minimum:
-            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        if value is None or value < minimum or (maximum is not None and value > maximum):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text[:40]!r}")
         return value
     return parse
 
 
 _positive_int = _int_at_least(1, "a positive integer")
-_seed = _int_at_least(0, "a non-negative integer")
+# numpy's seeds: a larger one failed after the fit's first seconds, naming no option
+_seed = _int_at_least(0, "an integer from 0 to 2**32 - 1", maximum=2 ** 32 - 1)
 
 
 def _lsi(text):
@@ -258,11 +259,26 @@ def _block_rows(n_columns):
     return max(1, _BLOCK_ENTRIES // max(n_columns, 1))
 
 
-def read_documents(path, **kw):
-    """learnsim.io.read_documents, imported when a command reads (it loads the dataset readers)."""
+def read_documents(path, *, unique_ids=False, **kw):
+    """learnsim.io.read_documents, imported when a command reads (it loads the dataset readers).
+    ``unique_ids``: an id given twice is a UsageError naming it and its lines, as an index refuses
+    it (a hit shown as t001 would not say which of two documents it is)."""
     from ..io import read_documents as read
 
-    return read(path, **kw)
+    docs = read(path, **kw)
+    # an id field ("id", "_id", a .csv's id column): a .tsv's first column may be a label, which
+    # repeats by design (a labelled file searched as a corpus shows its label as the hit's id)
+    named = str(path).lower().endswith((".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz", ".csv", ".parquet"))
+    if unique_ids and named and docs.ids is not None:
+        first = {}
+        for doc_id, number in zip(docs.ids, docs.line_numbers):
+            if doc_id is None:
+                continue
+            if doc_id in first:
+                raise UsageError(f"{path}, line {number}: the id {str(doc_id)[:80]!r} appears twice (first on line "
+                                 f"{first[doc_id]}): a hit would not say which document it is")
+            first[doc_id] = number
+    return docs
 
 
 def read_labelled_documents(path, **kw):
@@ -474,7 +490,31 @@ def _note_unused(names, path, used):
               f"{'is' if len(names) == 1 else 'are'} read but not used (this command uses {used})")
 
 
+def _header_fields(path):
+    """The lower-cased fields of the first line of a .tsv/.txt/.csv file ([] for another file or
+    one that cannot be read: its reader says why)."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".tsv", ".txt", ".csv"):
+        return []
+    try:
+        with open(path, encoding="utf-8-sig", errors="replace") as fh:
+            line = fh.readline(4096)
+    except OSError:
+        return []
+    return [f.strip().strip('"').lower() for f in line.rstrip("\r\n").split("," if suffix == ".csv" else "\t")]
+
+
 def _read_clusters(path, encoding_errors="replace", purpose="a metric is learned from", quoting="auto"):
+    header = _header_fields(path)
+    if {"text_a", "text_b"} <= set(header):
+        # read as labelled documents, its header was a document labelled "label", and each pair's
+        # two texts one text: a fit of the wrong supervision, exit 0
+        raise UsageError(f"{path}: its header names text_a and text_b, the columns of pairs; give it as --pairs FILE "
+                         "(labelled documents are label<TAB>text lines)")
+    if Path(path).suffix.lower() in (".tsv", ".txt") and "text" in header and "label" in header \
+            and header not in (["label", "text"], ["text", "label"]):
+        raise UsageError(f"{path}: its header names the columns {', '.join(header)[:80]}; a labelled .tsv is "
+                         "label<TAB>text lines: give those two columns, or a .csv or .jsonl with that header")
     docs = read_labelled_documents(path, encoding_errors=encoding_errors, quoting=quoting)
     note_unused_fields(docs, path, uses_metadata=False)
     labels, names, n_singletons = docs.cluster_codes(min_size=2)
@@ -525,5 +565,12 @@ def _user_error_message(exc):
         # file system (the output itself included: learnsim search ... > /dev/full)
         where = f" ({exc.filename})" if exc.filename else ""
         return f"{exc.strerror or exc}{where}"
+    import sqlite3
+
+    if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+        # another process (a sqlite3 shell, a backup) held a write on the index's tables for
+        # longer than the wait: nothing was written, and the same command can be run again
+        return ("the index is busy: another process holds a write lock on its database longer than learnsim waits "
+                f"({exc}); nothing was changed, run the command again once it is done")
     return None
 

@@ -248,6 +248,14 @@ def _check_method_options(args):
         raise UsageError(f"{flags} apply to --method {' / '.join(owners)} only, not to --method {args.method}")
     if args.method == "relative" and args.triplets is not None and args.clicks is not None:
         raise UsageError("give --triplets or --clicks, not both")
+    if isinstance(args.baseline_holdout, float) and getattr(args, "input", None) is None:
+        # the share held out of labelled documents; other supervision holds out --validation-fraction
+        # of it, and the number given was taken silently as "on"
+        from ._common import _note
+
+        _note(f"note: --baseline-holdout {args.baseline_holdout:g} sets the share held out of labelled documents "
+              "(--input); this supervision holds out --validation-fraction of it, and --baseline-holdout only turns "
+              "the check on (a number) or off (none)")
     if args.method == "relative" and args.clicks_from is not None and (args.triplets or args.clicks):
         raise UsageError("--clicks-from learns from the index's own click log: leave out --triplets and --clicks")
     if args.method == "relative" and args.input is None and args.clicks_from is None:

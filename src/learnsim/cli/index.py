@@ -315,7 +315,8 @@ def _change(args, index):
         ids = list(args.ids or [])
         if args.ids_file:
             try:
-                with open(args.ids_file, encoding="utf-8") as fh:
+                # utf-8-sig: a BOM (a file saved by Notepad) is no part of the first id
+                with open(args.ids_file, encoding="utf-8-sig") as fh:
                     ids.extend(line.strip() for line in fh if line.strip())
             except (OSError, UnicodeDecodeError) as exc:
                 why = getattr(exc, "strerror", None) or exc

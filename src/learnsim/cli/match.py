@@ -230,7 +230,7 @@ def _list_corpus_duplicates(args, vectorizer, matcher, pipeline):
     if matcher.graded:
         raise UsageError(f"{args.model} was fitted on graded pairs: it predicts a similarity score, not duplicates; "
                          "score pairs with --pairs FILE")
-    docs = read_documents(args.corpus, encoding_errors=args.encoding_errors, quoting=args.quoting)
+    docs = read_documents(args.corpus, encoding_errors=args.encoding_errors, quoting=args.quoting, unique_ids=True)
     if len(docs) < 2:
         raise UsageError(f"{args.corpus}: one document; near-duplicates need two or more")
     X = _vectorize(vectorizer, docs.texts)

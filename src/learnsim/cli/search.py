@@ -484,7 +484,7 @@ def run(args):
         raise UsageError("--filter and --explain need --index (build one with 'learnsim index build')")
 
     pipeline = _load_pipeline(args.model)
-    corpus = read_documents(args.corpus, encoding_errors=args.encoding_errors, quoting=args.quoting)
+    corpus = read_documents(args.corpus, encoding_errors=args.encoding_errors, quoting=args.quoting, unique_ids=True)
     queries = _queries(args)
     idx, values, scorer, reranker = _corpus_ranking(pipeline, corpus.texts, queries, args.k or 10)
     return _print_hits(args, corpus, queries, idx, values, scorer, reranker)

@@ -6,6 +6,7 @@ asynchronous client). Nothing here imports httpx."""
 from __future__ import annotations
 
 import json
+import math
 import reprlib
 from urllib.parse import quote, urlencode
 
@@ -100,6 +101,39 @@ def _fits_a_query_string(value):
     return not (isinstance(value, str) and len(value) > QUERY_FILTER_CHARS)
 
 
+def _check_hits(hits, where):
+    """``hits`` if it is a list of hits (objects with an ``"id"`` string and a finite
+    ``"score"``), else :class:`ShapeError` naming ``where``: the caller would index into a string
+    or sort by NaN."""
+    if not isinstance(hits, list):
+        raise ShapeError(f"{where} is a list of hits; got {reprlib.repr(hits)}")
+    for n, hit in enumerate(hits):
+        score = hit.get("score") if isinstance(hit, dict) else None
+        if not (isinstance(hit, dict) and isinstance(hit.get("id"), str) and isinstance(score, (int, float))
+                and not isinstance(score, bool) and math.isfinite(score)):
+            raise ShapeError(f"{where}[{n}] is a hit {{\"id\": str, \"score\": finite number, ...}}; got "
+                             f"{reprlib.repr(hit)}")
+    return hits
+
+
+def _one_result(answer):
+    """A GET /v1/search answer (one query): :class:`ShapeError` unless its ``"hits"`` are hits."""
+    _check_hits(answer.get("hits"), '"hits"')
+    return answer
+
+
+def _results(answer):
+    """A POST /v1/search answer (a list of queries): :class:`ShapeError` unless ``"results"`` is a
+    list of lists of hits."""
+    results = answer.get("results")
+    if not isinstance(results, list):
+        raise ShapeError(f'a search of a list of queries is answered {{"results": [[hits], ...]}}; got '
+                         f"{reprlib.repr(results)}")
+    for n, hits in enumerate(results):
+        _check_hits(hits, f'"results"[{n}]')
+    return answer
+
+
 def _first_result(answer):
     """A POST /v1/search answer of one query (a dict) as the GET answer: ``{"hits", "score", ...}``;
     :class:`ShapeError` unless its ``"results"`` is a list of one list."""
@@ -109,7 +143,7 @@ def _first_result(answer):
         got = "no \"results\"" if "results" not in answer else f'"results": {reprlib.repr(results)}'
         raise ShapeError('a search of one query is answered {"results": [[hits]], ...}; got ' + got)
     answer = dict(answer)
-    answer["hits"] = answer.pop("results")[0]
+    answer["hits"] = _check_hits(answer.pop("results")[0], '"results"[0]')
     return answer
 
 
@@ -224,11 +258,12 @@ class Routes:
                 params.update(explain="true", n_top=n_top)
             if (len(urlencode(params)) <= MAX_QUERY_STRING
                     and (not isinstance(filter, dict) or _fits_a_query_string(filter))):
-                return self._send(Call("GET", "v1/search", params=params))
+                return self._send(Call("GET", "v1/search", params=params, shape=_one_result))
             return self._send(Call("POST", "v1/search", json=self._search_body([query], k, filter, explain, n_top),
                                    shape=_first_result))
         queries = _texts(query, "queries")
-        return self._send(Call("POST", "v1/search", json=self._search_body(queries, k, filter, explain, n_top)))
+        return self._send(Call("POST", "v1/search", json=self._search_body(queries, k, filter, explain, n_top),
+                               shape=_results))
 
     @staticmethod
     def _search_body(queries, k, filter, explain, n_top):

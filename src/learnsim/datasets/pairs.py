@@ -382,8 +382,10 @@ def _parse_value(raw, kind, role, where):
             return True
         if text in _FALSE:
             return False
-        raise DocumentFormatError(f"{where}: {role} must be 0 or 1 (or true/false, yes/no) for a binary "
-                                  f"label; got {_shown(raw)}")
+        error = DocumentFormatError(f"{where}: {role} must be 0 or 1 (or true/false, yes/no) for a binary "
+                                    f"label; got {_shown(raw)}")
+        error.cell = raw        # what a reader trying the graded reading next looks at
+        raise error
     try:
         value = float(raw.strip() if isinstance(raw, str) else raw)
     except (TypeError, ValueError, OverflowError):      # OverflowError: an integer of hundreds of digits
@@ -391,7 +393,16 @@ def _parse_value(raw, kind, role, where):
     if isinstance(raw, bool) or not math.isfinite(value):
         raise DocumentFormatError(f"{where}: {role} must be a finite number for a graded score; "
                                   f"got {_shown(raw)}")
+    if abs(value) > MAX_SCORE:
+        # squared and summed by the fit, 1e300 overflowed into a model of NaNs saved as a success
+        raise DocumentFormatError(f"{where}: {role} {_shown(raw)} is beyond +-{MAX_SCORE:g}, the largest graded "
+                                  "score taken; rescale the scores")
     return value
+
+
+#: The largest graded score (in absolute value) a pair may carry: far beyond any scale of
+#: similarity, and far below where the fit's sums of squares overflow.
+MAX_SCORE = 1e12
 
 
 def _shown(raw):

@@ -25,17 +25,18 @@ import functools
 import json
 import sqlite3
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 
 from .._utils.files import sha256_file
 from .._utils.progress import stage_for
-from ..exceptions import IndexChangingError
+from ..exceptions import IndexBusyError, IndexChangingError
 from ._segments import IndexDamagedError, IndexFormatError, load_npy, seal, write_json_atomic
 from ._store import DocumentStore
 
-__all__ = ["RELOAD_TRIES", "Lock", "model_encoder", "sqlite_damage", "sqlite_guarded", "write_manifest", "plan_checksums",
+__all__ = ["RELOAD_TRIES", "LOCK_WAIT_S", "Lock", "model_encoder", "sqlite_damage", "sqlite_guarded", "write_manifest", "plan_checksums",
            "read_store", "checked_up_to", "check_against_store", "load_statistics", "statistics_key", "load_pipeline",
            "load_plan", "retry_if_moved", "read_retrying", "collection_rows", "FORGED_TOMBSTONE", "has_writes"]
 
@@ -50,21 +51,43 @@ RELOAD_TRIES = 20
 _SQLITE_NOT_DAMAGE = {5, 6, 7, 8, 9, 13}
 
 
-class Lock:
-    """An exclusive lock on the index for one writer (fcntl where available)."""
+#: Seconds a writer (and ``verify``) waits for another writer's lock before IndexBusyError; a
+#: note (a RuntimeWarning) says it is waiting after the first second.
+LOCK_WAIT_S = 60.0
 
-    def __init__(self, path):
+
+class Lock:
+    """An exclusive lock on the index for one writer (fcntl where available), waited for at most
+    ``wait`` seconds: a writer suspended (or a shell) holding it made every other writer, and
+    ``verify``, wait without end and without a word."""
+
+    def __init__(self, path, wait=None):
         self.path = path
+        self.wait = LOCK_WAIT_S if wait is None else wait
 
     def __enter__(self):
         self.fh = open(self.path, "a+")
         try:
             import fcntl
-
-            fcntl.flock(self.fh.fileno(), fcntl.LOCK_EX)
         except ImportError:       # not POSIX: one writer is the caller's responsibility
-            pass
-        return self
+            return self
+        start = time.monotonic()
+        noted = False
+        while True:
+            try:
+                fcntl.flock(self.fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return self
+            except BlockingIOError:
+                waited = time.monotonic() - start
+                if waited >= self.wait:
+                    self.fh.close()
+                    raise IndexBusyError(f"{Path(self.path).parent}: another writer has held the index's lock for "
+                                         f"{waited:.0f} s; nothing was changed: try again once it is done") from None
+                if not noted and waited >= 1.0:
+                    noted = True
+                    warnings.warn(f"waiting for another writer of {Path(self.path).parent} to finish (at most "
+                                  f"{self.wait:.0f} s)", RuntimeWarning, stacklevel=2)
+                time.sleep(0.02)
 
     def __exit__(self, *exc):
         self.fh.close()

@@ -319,6 +319,13 @@ def read_manifest(path, name, format_name, format_version, what="index"):
     if not isinstance(m.get("format_version"), int) or m["format_version"] > format_version:
         raise IndexFormatError(f"{path}: {what} format version {m.get('format_version')!r} is newer than "
                                f"this learnsim reads ({format_version}); upgrade learnsim")
+    if what == "index":
+        for part in ("segments", "versions", "docs.sqlite"):
+            if (path / part).is_symlink():
+                # another index's folder linked in: its checks pass there, and a compact here
+                # removed that index's segments
+                raise IndexDamagedError(path / part, f"{part} is a symbolic link (to {os.readlink(path / part)}): "
+                                                     "an index's files are its own")
     return m
 
 

@@ -435,6 +435,12 @@ def stage(index, model, source):
         sha, content = sha256_file(tmp), content_digest(tmp)
         for v in state["versions"]:
             if v["sha256"] == sha or v.get("content_sha256") == content:
+                if v["status"] == "retired":
+                    # staged again (after a rollback, say): a candidate again, as the caller is told;
+                    # it stayed retired, and the next promote found no candidate
+                    state = json.loads(json.dumps(state))
+                    next(e for e in state["versions"] if e["version"] == v["version"])["status"] = "candidate"
+                    _write_state(path, state)
                 return v["version"]
         n = max(v["version"] for v in state["versions"]) + 1
         os.replace(tmp, version_path(path, n))

@@ -101,6 +101,13 @@ def _authorized(headers, key):
     return given is not None and hmac.compare_digest(given.encode("utf-8", "replace"), key)
 
 
+def _keys_disagree(keys):
+    """Whether a key header (``{b"authorization" | b"x-api-key": [values]}``) is given twice:
+    which one counts would be the order's accident. (One of each is the schema's two schemes,
+    X-API-Key read first, as the API documents.)"""
+    return any(len(values) > 1 for values in keys.values())
+
+
 def _is_write(method, path, raw=None):
     """Whether the request writes. ``raw``: the raw path, where a literal ``/similar`` is the
     similar route, a read with no PUT or DELETE (405 from the router, not a write's 401/415)."""
@@ -327,8 +334,9 @@ class _BodyLimit:
     def _refusal(self, scope):
         """The answer refusing the request on its head alone, or None."""
         headers = scope.get("headers", ())
-        host = origin = content_type = None
+        host = origin = content_type = encoding = None
         hosts = 0
+        keys = {}
         for name, value in headers:
             if name == b"host":
                 host = value.decode("latin-1")
@@ -337,9 +345,21 @@ class _BodyLimit:
                 origin = value.decode("latin-1")
             elif name == b"content-type":
                 content_type = value.decode("latin-1")
+            elif name in (b"authorization", b"x-api-key"):
+                keys.setdefault(name, []).append(value)
+            elif name == b"content-encoding":
+                encoding = value.decode("latin-1").strip().lower()
         if hosts > 1:
             # which one a proxy or this check would read is anyone's guess (RFC 9112, 3.2: a 400)
             return _error(400, "the request names its Host more than once")
+        if _keys_disagree(keys):
+            # the last would be taken silently: a client sending two keys has one it did not mean
+            return _error(400, "the request gives its key more than once (one Authorization header, one "
+                               "X-API-Key header)")
+        if encoding not in (None, "", "identity"):
+            # a gzip body was read as text ("not UTF-8"), a plain one labelled gzip taken as is
+            return _error(415, f"Content-Encoding {_short(encoding)[:40]!r} is not accepted: send the body "
+                               "uncompressed")
         if self.hosts is not None and (host is None or _host_name(host) not in self.hosts):
             # a name this service does not go by: a DNS-rebinding page, or a wrong address
             return _error(421, f"this service does not answer for the host {_short(host)[:100]!r} "

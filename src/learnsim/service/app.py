@@ -922,12 +922,17 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         ``cors_origins``. A GET carries no Origin a page cannot avoid sending, so this is what
         tells; a request from a program (no such header), a typed address or a bookmark ("none")
         and this service's own page ("same-origin") are not."""
-        fetch_site = origin = None
+        fetch_site = origin = host = None
         for name, value in scope.get("headers", ()):
             if name == b"sec-fetch-site":
                 fetch_site = value.decode("latin-1").strip().lower()
             elif name == b"origin":
                 origin = value.decode("latin-1").rstrip("/").lower()
+            elif name == b"host":
+                host = value.decode("latin-1").lower()
+        if origin is not None and origin not in trusted_origins \
+                and origin != f"{scope.get('scheme', 'http')}://{host}":
+            return True     # an Origin of another site, sent or not with Sec-Fetch-Site (a POST's rule)
         return fetch_site in ("cross-site", "same-site") and origin not in trusted_origins
 
     async def record_clicks(impression, clicked, scope, dwell=None, relevance=None):
@@ -965,7 +970,9 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         """The page's result links: record the click, then show the document (303 to its view)."""
         params = request.query_params
         impression, doc_id = params.get("i"), params.get("d")
-        if not impression or not doc_id or len(params) != 2 or len(impression) > 100:
+        # each name once: repeated, the last would be recorded silently (a click feeds learning)
+        names = sorted(name for name, _ in params.multi_items())
+        if not impression or not doc_id or names != ["d", "i"] or len(impression) > 100:
             raise _fail(400, "a click link is /click?i=IMPRESSION&d=ID")
         if not cross_site(request.scope):
             # a link of this page followed (or pasted); from another site's page, only shown
@@ -1029,6 +1036,9 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     @app.delete("/v1/docs/{doc_id}")
     async def delete(doc_id: str, request: Request):
         doc_id = doc_id_of(request, doc_id)
+        if await request.body():
+            # the path names the one document deleted: a body (a list of ids?) would be ignored
+            raise _fail(422, "DELETE /v1/docs/{id} takes no body: the path names the document deleted")
         n, left = await run(lambda idx: (idx.delete([doc_id]), len(idx)), by_id=True, on=writer, until=deadline())
         return _json({"deleted": n, "documents": left})
 
@@ -1060,6 +1070,13 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
 
         def html(text, status=200):
             return HTMLResponse(text, status_code=status, headers=_PAGE_HEADERS)
+
+        names = [name for name, _ in params.multi_items()]
+        twice = next((name for name in names if names.count(name) > 1), None)
+        if twice is not None:
+            # the framework keeps the last silently: a search for what the address does not say
+            message = f"the parameter {twice[:40]!r} is given more than once"
+            return html(page.render_error(message, (q or "")[:200]), 400)
 
         # ASCII digits, few (str.isdigit takes "²" and "٣", which int() refuses or reads)
         if not (k_text.isascii() and k_text.isdigit() and len(k_text) <= 6) or not 1 <= int(k_text) <= page.MAX_PAGE_K:
