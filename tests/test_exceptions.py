@@ -24,6 +24,7 @@ TABLE = {
     "IndexDamagedError": ((exc.IndexFormatError,), ["learnsim.index", "learnsim.index.core",
                                                     "learnsim.index._segments"]),
     "IndexChangingError": ((RuntimeError,), []),             # new (issue 45): a read that saw two versions
+    "IndexBusyError": ((exc.IndexChangingError,), []),      # new (stop 68): another writer's lock past the wait
     "FilterError": ((ValueError, TypeError), ["learnsim.index", "learnsim.index._store"]),
     "ParameterTypeError": ((TypeError, ValueError), []),       # new in 0.2 (learnsim._utils.params raises it)
     "UsageError": ((Exception,), ["learnsim.cli", "learnsim.cli._common"]),

@@ -511,7 +511,7 @@ def index_inputs(texts, ids=None, metadata=None, *, text=None, columns=None, nee
 
 
 # ============================================================================ pairs
-def _read_pairs_either(source, **kwargs):
+def read_pairs_either(source, **kwargs):
     """read_pairs, where a label column of other values than 0/1 is read as graded scores (as
     ``learnsim fit --pairs`` reads a file)."""
     from .datasets import DocumentFormatError, read_pairs
@@ -582,7 +582,7 @@ def pairs_of(source, *, texts_given=False, columns=None, **names):
             if texts_given:
                 raise ValueError("pairs read from a file carry their own texts; leave texts out (or give the pairs as "
                                  "(i, j, label) indices into texts)")
-            return _labelled(_read_pairs_either(path, columns=_pair_spec(columns, names)))
+            return _labelled(read_pairs_either(path, columns=_pair_spec(columns, names)))
     if not is_table(source):
         if names or columns is not None:
             given = ", ".join(k + "=" for k in names) or "columns="
@@ -611,7 +611,7 @@ def pairs_of(source, *, texts_given=False, columns=None, **names):
     rows = list(zip(*cells))
     if texts_given:
         return rows
-    return _labelled(_read_pairs_either(rows, columns={"text_a": 0, "text_b": 1, value: 2}))
+    return _labelled(read_pairs_either(rows, columns={"text_a": 0, "text_b": 1, value: 2}))
 
 
 def _labelled(data):

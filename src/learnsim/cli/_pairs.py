@@ -59,10 +59,10 @@ def parse_columns(text):
 def read_pairs_either(path, **kwargs):
     """learnsim.datasets.read_pairs, where a label column of only 0/1 is labelled and one of other
     numbers is graded (a ``score`` column, named by a header or in --columns, is graded): the
-    rule of ``learnsim.fit`` (:func:`learnsim._inputs._read_pairs_either`)."""
-    from .._inputs import _read_pairs_either
+    rule of ``learnsim.fit`` (:func:`learnsim._inputs.read_pairs_either`)."""
+    from .. import _inputs
 
-    return _read_pairs_either(path, **kwargs)
+    return _inputs.read_pairs_either(path, **kwargs)
 
 
 def read_text_pairs(path, *, columns=None, encoding_errors="replace", need_labels=False, quoting="auto",
