@@ -63,3 +63,14 @@ def test_a_table_without_text_is_one_line(tmp_path, capsys):
     assert main(["fit", "--input", str(tmp_path / "bad.parquet"), "--model", str(tmp_path / "m.npz")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "bad.parquet, row 1" in err[0] and "text" in err[0]
+
+
+def test_a_bad_pair_in_parquet_names_the_file_and_its_row(tmp_path, capsys):
+    """Stop 68's sweep: "DataFrame row 0: ..." named neither the file nor the row as the other
+    readers count them."""
+    frame = pd.DataFrame({"label": [1.0, float("nan"), 0.0], "text_a": ["a b", "c d", "e f"],
+                          "text_b": ["a c", "c e", "g h"]})
+    frame.to_parquet(tmp_path / "pairs.parquet")
+    assert main(["fit", "--pairs", str(tmp_path / "pairs.parquet"), "--model", str(tmp_path / "m.npz")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "pairs.parquet, row 2: label" in err[0], err

@@ -103,8 +103,9 @@ def register(commands):
     serve.add_argument("--api-key-env", metavar="NAME",
                        help="the environment variable holding the API key that writes need")
     serve.add_argument("--protect-reads", action="store_true",
-                       help="reads need the API key too (every route but /healthz and /openapi.json, the "
-                            "search page included); needs --api-key-env")
+                       help="reads need the API key too (every route but /healthz, /openapi.json and its "
+                            "page /docs, which shows the schema alone; the search page included); needs "
+                            "--api-key-env")
     serve.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                        help="another name clients reach the service by (the Host header: a domain, an "
                             "address), besides those of --host; repeatable; '*' turns the check off")

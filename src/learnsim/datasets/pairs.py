@@ -594,14 +594,20 @@ def _is_dataframe(source):
     return hasattr(source, "columns") and hasattr(source, "itertuples") and hasattr(source, "iloc")
 
 
-def _read_dataframe(frame, columns, kind_arg):
+def _read_dataframe(frame, columns, kind_arg, path=None):
+    """``path``: the .parquet file the frame was read from, named in the messages, its rows
+    counted from 1 as the documents readers count them (a DataFrame's from 0, as its index)."""
     names = [str(c) for c in frame.columns]
-    where_of = lambda number: f"DataFrame row {number}"  # noqa: E731
+    if path is None:
+        where_of = lambda number: f"DataFrame row {number}"  # noqa: E731
+    else:
+        where_of = lambda number: f"{path}, row {number + 1}"  # noqa: E731
     if columns is None:
         roles = _layout_from_names(names)
         if roles is None:
-            raise DocumentFormatError(f"DataFrame columns {', '.join(map(repr, names))} are not a recognised "
-                                      f"pair layout; {_COLUMNS_HINT}")
+            raise DocumentFormatError(f"{'DataFrame' if path is None else path} columns "
+                                      f"{', '.join(map(repr, names))} are not a recognised pair layout; "
+                                      f"{_COLUMNS_HINT}")
     else:
         roles = _resolve(parse_columns(columns), names, "DataFrame")
     rows = ((number, row) for number, row in enumerate(frame.itertuples(index=False, name=None)))
@@ -814,7 +820,7 @@ def read_pairs(source, *, columns=None, format=None, delimiter=None, header=None
         if fmt == "parquet":
             from ._base import read_parquet_frame
 
-            parsed, info = _read_dataframe(read_parquet_frame(path), columns, label_kind)
+            parsed, info = _read_dataframe(read_parquet_frame(path), columns, label_kind, path)
         elif fmt == "jsonl":
             parsed, info = _read_jsonl(path, columns, label_kind, encoding_errors)
         else:
