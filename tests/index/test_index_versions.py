@@ -495,3 +495,16 @@ def test_a_retired_version_staged_again_is_a_candidate_again(tmp_path):
     assert statuses(idx) == [(1, "served"), (2, "candidate")]
     assert idx.stage(tmp_path / "idx" / "model.npz") == 1        # the served one stays served
     assert statuses(idx) == [(1, "served"), (2, "candidate")]
+
+
+def test_a_lost_versions_record_is_damage_where_later_versions_exist(tmp_path):
+    """Stop 68's sweep: with versions.json deleted, verify said ok and the history was gone."""
+    from learnsim.index import Index
+
+    idx = build(tmp_path / "idx")
+    idx.stage(model("relative"))
+    idx.close()
+    (tmp_path / "idx" / "versions" / "versions.json").unlink()
+    report = Index.verify_at(tmp_path / "idx")
+    assert not report["ok"]
+    assert any("later model versions" in str(d) for d in report["damaged"]), report

@@ -595,6 +595,11 @@ def check_versions(path, manifest, bad, check_file):
         if state is None:
             if manifest.get("model_file") is not None:
                 bad(file, f"the file is missing (the manifest serves {manifest['model_file']})")
+            elif any(p.name != "v1.npz" for p in (path / VERSIONS_DIR).glob("v*.npz")):
+                # later model versions without their record: this index lost its history (deleted
+                # or damaged). v1.npz alone is a first record's copy that a crash left before the
+                # record was written: the next write writes it, and nothing is lost
+                bad(file, "the file is missing, and the versions folder holds later model versions")
             return None
         reconcile(path, state, manifest)
     except IndexDamagedError as exc:
