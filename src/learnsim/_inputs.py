@@ -527,18 +527,9 @@ def read_pairs_either(source, **kwargs):
             # a label that is a number other than 0 and 1 makes the file graded: the graded
             # reading's error names the real problem and its line (a NaN on line 9, not "0.25"
             # on line 2); a label that is no number keeps the binary reading's
-            if _is_finite_number(getattr(exc, "cell", None)):
+            if getattr(exc, "numeric", False):
                 raise graded from None
             raise exc from None
-
-
-def _is_finite_number(value):
-    import math
-
-    try:
-        return not isinstance(value, bool) and math.isfinite(float(value.strip() if isinstance(value, str) else value))
-    except (TypeError, ValueError, OverflowError):
-        return False
 
 
 def _pair_spec(columns, names):

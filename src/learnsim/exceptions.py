@@ -38,7 +38,8 @@ from __future__ import annotations
 
 __all__ = [
     "ModelFormatError", "ANNFormatError", "UnknownIdError", "DocumentFormatError",
-    "IndexFormatError", "IndexDamagedError", "IndexChangingError", "IndexBusyError", "FilterError", "ParameterTypeError", "UsageError",
+    "IndexFormatError", "IndexDamagedError", "IndexChangingError", "IndexBusyError", "FilterError",
+    "ParameterTypeError", "UsageError",
     "UndecodableBytesWarning", "CollectionShiftWarning", "BaselineWarning", "AnnFallbackWarning",
 ]
 
@@ -103,8 +104,8 @@ class IndexChangingError(RuntimeError):
 
 class IndexBusyError(IndexChangingError):
     """Another writer held the index's lock longer than a write (or ``verify``) waits for it
-    (60 s): nothing was changed; retry once it is done (the
-    service answers 503 with Retry-After, the command line one line and status 2)."""
+    (60 s): nothing was changed; retry once it is done (the service answers 503 with
+    Retry-After, the command line one line and status 2)."""
 
 
 class FilterError(ValueError, TypeError):

@@ -185,3 +185,21 @@ def test_a_collection_whose_header_names_text_first_is_read_that_way(tmp_path, q
     bad.write_text("text\tid\nno tab here\n", encoding="utf-8")
     with pytest.raises(DocumentFormatError, match="line 2: no TAB separator; expected 'text<TAB>id'"):
         read_documents(bad)
+
+
+@pytest.mark.parametrize("header, fragment", [
+    ("label\ttext_a\ttext_b", "the columns of pairs"), ("id\tlabel\ttext", "names the columns id, label, text"),
+    ("text_a\ttext_b\tscore", "the columns of pairs")])
+def test_a_tsv_header_of_other_columns_is_refused_not_read_as_a_document(tmp_path, header, fragment):
+    """A pairs file given as labelled documents fitted clusters of its 0/1 labels (its header a
+    document labelled "label"); an id<TAB>label<TAB>text file took its ids as labels. The reader
+    refuses both, for the command line and learnsim.fit alike; label<TAB>text and text<TAB>label
+    headers stay read."""
+    path = tmp_path / "docs.tsv"
+    path.write_text(header + "\n1\ta b\tc d\n0\te f\tg h\n", encoding="utf-8")
+    with pytest.raises(DocumentFormatError, match=fragment):
+        read_labelled_documents(path)
+    for good in ("label\ttext", "text\tlabel"):
+        path.write_text(good + "\n" + ("a\tsome words\n" if good == "label\ttext" else "some words\ta\n"),
+                        encoding="utf-8")
+        assert read_labelled_documents(path).labels == ["a"]

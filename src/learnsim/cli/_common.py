@@ -270,14 +270,13 @@ def read_documents(path, *, unique_ids=False, **kw):
     # repeats by design (a labelled file searched as a corpus shows its label as the hit's id)
     named = str(path).lower().endswith((".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz", ".csv", ".parquet"))
     if unique_ids and named and docs.ids is not None:
-        first = {}
-        for doc_id, number in zip(docs.ids, docs.line_numbers):
-            if doc_id is None:
-                continue
-            if doc_id in first:
-                raise UsageError(f"{path}, line {number}: the id {str(doc_id)[:80]!r} appears twice (first on line "
-                                 f"{first[doc_id]}): a hit would not say which document it is")
-            first[doc_id] = number
+        from ..datasets.documents import repeated_id
+
+        twice = repeated_id(docs.ids, docs.line_numbers)
+        if twice is not None:
+            doc_id, first, number = twice
+            raise UsageError(f"{path}, line {number}: the id {str(doc_id)[:80]!r} appears twice (first on line "
+                             f"{first}): a hit would not say which document it is")
     return docs
 
 
@@ -490,31 +489,7 @@ def _note_unused(names, path, used):
               f"{'is' if len(names) == 1 else 'are'} read but not used (this command uses {used})")
 
 
-def _header_fields(path):
-    """The lower-cased fields of the first line of a .tsv/.txt/.csv file ([] for another file or
-    one that cannot be read: its reader says why)."""
-    suffix = Path(path).suffix.lower()
-    if suffix not in (".tsv", ".txt", ".csv"):
-        return []
-    try:
-        with open(path, encoding="utf-8-sig", errors="replace") as fh:
-            line = fh.readline(4096)
-    except OSError:
-        return []
-    return [f.strip().strip('"').lower() for f in line.rstrip("\r\n").split("," if suffix == ".csv" else "\t")]
-
-
 def _read_clusters(path, encoding_errors="replace", purpose="a metric is learned from", quoting="auto"):
-    header = _header_fields(path)
-    if {"text_a", "text_b"} <= set(header):
-        # read as labelled documents, its header was a document labelled "label", and each pair's
-        # two texts one text: a fit of the wrong supervision, exit 0
-        raise UsageError(f"{path}: its header names text_a and text_b, the columns of pairs; give it as --pairs FILE "
-                         "(labelled documents are label<TAB>text lines)")
-    if Path(path).suffix.lower() in (".tsv", ".txt") and "text" in header and "label" in header \
-            and header not in (["label", "text"], ["text", "label"]):
-        raise UsageError(f"{path}: its header names the columns {', '.join(header)[:80]}; a labelled .tsv is "
-                         "label<TAB>text lines: give those two columns, or a .csv or .jsonl with that header")
     docs = read_labelled_documents(path, encoding_errors=encoding_errors, quoting=quoting)
     note_unused_fields(docs, path, uses_metadata=False)
     labels, names, n_singletons = docs.cluster_codes(min_size=2)

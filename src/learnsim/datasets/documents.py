@@ -525,6 +525,7 @@ def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto"):
                 # after the last TAB (else each text would be read as a label of its own)
                 swapped = True
                 continue
+            _refuse_other_header(line, number, path)
         if swapped:
             text, tab, label = line.rpartition("\t")
         if not tab:
@@ -539,6 +540,39 @@ def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto"):
         docs.labels.append(None if label == NO_CLUSTER else label)
         docs.line_numbers.append(number)
     return _check_not_empty(docs, path)
+
+
+def repeated_id(ids, line_numbers):
+    """``(id, its first line, the line repeating it)`` of the first id given twice among
+    ``ids`` (None, a document without an id, is never one), or None.
+
+    >>> repeated_id(["a", None, "b", None, "a"], [1, 2, 3, 4, 5])
+    ('a', 1, 5)
+    """
+    first = {}
+    for doc_id, number in zip(ids, line_numbers):
+        if doc_id is None:
+            continue
+        if doc_id in first:
+            return doc_id, first[doc_id], number
+        first[doc_id] = number
+    return None
+
+
+def _refuse_other_header(line, number, path):
+    """A DocumentFormatError for a first line naming columns that are not label<TAB>text: read as
+    a document, a pairs file's header was a document labelled "label" and each pair's two texts
+    one text (a fit of the wrong supervision, exit 0), and an ``id<TAB>label<TAB>text`` file's
+    ids were taken as labels."""
+    names = [f.strip().lower() for f in line.split("\t")]
+    if {"text_a", "text_b"} <= set(names):
+        raise DocumentFormatError(f"{path}, line {number}: its header names text_a and text_b, the columns of pairs; "
+                                  "read it as pairs (learnsim fit --pairs FILE, learnsim.fit(pairs=...)): labelled "
+                                  "documents are label<TAB>text lines")
+    if "text" in names and "label" in names:
+        raise DocumentFormatError(f"{path}, line {number}: its header names the columns {', '.join(names)[:80]}; a "
+                                  "labelled .tsv is label<TAB>text lines: give those two columns, or a .csv or "
+                                  ".jsonl with that header")
 
 
 def _swapped_header(line):

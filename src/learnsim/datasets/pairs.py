@@ -384,13 +384,12 @@ def _parse_value(raw, kind, role, where):
             return False
         error = DocumentFormatError(f"{where}: {role} must be 0 or 1 (or true/false, yes/no) for a binary "
                                     f"label; got {_shown(raw)}")
-        error.cell = raw        # what a reader trying the graded reading next looks at
+        # a number other than 0 and 1: the file is graded, and a reader trying the graded reading
+        # next reports that reading's error (learnsim._inputs.read_pairs_either)
+        error.numeric = math.isfinite(_number(raw))
         raise error
-    try:
-        value = float(raw.strip() if isinstance(raw, str) else raw)
-    except (TypeError, ValueError, OverflowError):      # OverflowError: an integer of hundreds of digits
-        value = math.nan
-    if isinstance(raw, bool) or not math.isfinite(value):
+    value = _number(raw)
+    if not math.isfinite(value):
         raise DocumentFormatError(f"{where}: {role} must be a finite number for a graded score; "
                                   f"got {_shown(raw)}")
     if abs(value) > MAX_SCORE:
@@ -398,6 +397,16 @@ def _parse_value(raw, kind, role, where):
         raise DocumentFormatError(f"{where}: {role} {_shown(raw)} is beyond +-{MAX_SCORE:g}, the largest graded "
                                   "score taken; rescale the scores")
     return value
+
+
+def _number(raw):
+    """``raw`` (a cell's text or value) as a float; NaN where it is none (a bool is none)."""
+    if isinstance(raw, bool):
+        return math.nan
+    try:
+        return float(raw.strip() if isinstance(raw, str) else raw)
+    except (TypeError, ValueError, OverflowError):      # OverflowError: an integer of hundreds of digits
+        return math.nan
 
 
 #: The largest graded score (in absolute value) a pair may carry: far beyond any scale of

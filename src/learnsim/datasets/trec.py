@@ -673,7 +673,7 @@ def read_id_texts(path, part="documents", *, encoding_errors="replace", quoting=
     >>> read_id_texts(path)
     (['d1'], ['Passwords\\nhow to reset it'])
     """
-    from .documents import read_documents
+    from .documents import read_documents, repeated_id
     from ._decode import DocumentFormatError
 
     if part not in ("documents", "queries"):
@@ -686,14 +686,13 @@ def read_id_texts(path, part="documents", *, encoding_errors="replace", quoting=
     suffixes = (".tsv", ".txt", ".csv") if part == "documents" else (".csv",)
     if path.is_file() and path.suffix.lower() in suffixes and not _looks_like_collection_file(path):
         docs = read_documents(path, encoding_errors=encoding_errors, quoting=quoting)
-        seen = set()
         for doc_id, number in zip(docs.ids, docs.line_numbers):
             if doc_id is None:
                 raise DocumentFormatError(f"{path}, line {number}: no id; a run names its {part} by id (give "
                                           f"id<TAB>text lines, a .csv with an id column, or .jsonl with \"id\")")
-            if doc_id in seen:
-                raise DocumentFormatError(f"{path}, line {number}: the id {doc_id!r} appears twice")
-            seen.add(doc_id)
+        twice = repeated_id(docs.ids, docs.line_numbers)
+        if twice is not None:
+            raise DocumentFormatError(f"{path}, line {twice[2]}: the id {twice[0]!r} appears twice")
         unused = list(docs.unused_fields) + ([] if docs.metadata is None else list(dict.fromkeys(
             k for meta in docs.metadata if isinstance(meta, dict) for k, v in meta.items()
             if v not in (None, "", {}, []))))
