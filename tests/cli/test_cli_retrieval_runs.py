@@ -340,6 +340,37 @@ def test_ids_with_leading_zeros_meet_their_judgments(tmp_path):
     assert out["queries"] == 2 and out["methods"]["bm25"]["map"] == 1.0
 
 
+
+def test_a_run_names_queries_and_documents_as_their_files_do(tmp_path):
+    # trec_eval matches ids as strings: a run that wrote "7" for a query file's "007" would meet
+    # none of the qrels' "007" lines, silently. Ids stay as written, from a corpus or an index,
+    # and still meet judgements that write them without the zeros.
+    docs = [("0042", "password reset help"), ("0043", "double charge refund"), ("A7", "app crashes at start")]
+    corpus = _write(tmp_path / "corpus.jsonl", "".join(json.dumps({"_id": i, "title": "", "text": t}) + "\n"
+                                                      for i, t in docs))
+    queries = _write(tmp_path / "queries.jsonl", '{"_id": "007", "text": "password reset"}\n'
+                                                 '{"_id": "008", "text": "charged twice refund"}\n')
+    qrels = _write(tmp_path / "qrels.tsv", "query-id\tcorpus-id\tscore\n007\t0042\t1\n008\t0043\t1\n")
+    from learnsim._baseline_models import baseline_pipeline
+
+    model = str(tmp_path / "bm25.npz")
+    baseline_pipeline("bm25", [t for _, t in docs]).save(model)
+    index = str(tmp_path / "idx")
+    ok(["index", "build", "--model", model, "--corpus", corpus, "--out", index])
+    judged = {tuple(line.split("\t")[:2]) for line in open(qrels, encoding="utf-8").read().splitlines()[1:]}
+    for source in (["--index", index], ["--model", model, "--corpus", corpus]):
+        run = str(tmp_path / "run.txt")
+        ok(["search", *source, "--queries", queries, "--run", run])
+        lines = [line.split() for line in open(run, encoding="utf-8").read().splitlines()]
+        assert {q for q, *_ in lines} == {"007", "008"}, source
+        assert judged <= {(q, d) for q, _, d, *_ in lines}, source     # every judgement met verbatim
+        for written in (qrels, _write(tmp_path / "unpadded.txt", "7 0 42 1\n8 0 43 1\n")):
+            out = ok_json(["evaluate", "--run", run, "--qrels", written])
+            assert out["queries"] == 2 and out["methods"]["run"]["map"] == 1.0, (source, written)
+    out = ok_json(["evaluate", "--queries", queries, "--qrels", qrels, "--index", index])
+    assert set(out["per_query"]["learned"]) == {"007", "008"}
+
+
 # --------------------------------------------------------------------------- one rule for every run
 
 SHARED_RULE_DOCS = ["cats purr softly on the mat", "dogs bark loudly at night", "felines and kittens nap all day",

@@ -83,9 +83,10 @@ def beir(tmp_path):
 
 def test_load_trec_collection_reads_beir_files(beir):
     c = load_trec_collection(beir / "corpus.jsonl", beir / "queries.jsonl", beir / "qrels.tsv", name="beir")
-    assert c.doc_ids.tolist() == ["d1", "d2", "7"] and c.query_ids.tolist() == ["q1", "q2"]
+    # the corpus's "007" is kept as written (a run file names it so); the qrels' "7" finds it by value
+    assert c.doc_ids.tolist() == ["d1", "d2", "007"] and c.query_ids.tolist() == ["q1", "q2"]
     assert c.documents[0] == "Passwords\nhow do I reset my password" and c.documents[1] == "I was charged twice"
-    assert c.qrels == {"q1": {"d1": 2, "7": 0}, "q2": {"d2": 1}}
+    assert c.qrels == {"q1": {"d1": 2, "007": 0}, "q2": {"d2": 1}}
     assert c.relevance.toarray().tolist() == [[1, 0, 0], [0, 1, 0]]
     assert read_corpus(beir / "corpus.jsonl") == dict(zip(c.doc_ids.tolist(), c.documents))
     assert read_queries(beir / "queries.jsonl") == {"q1": "password reset", "q2": "double charge"}
@@ -143,7 +144,8 @@ def test_queries_of_trec_topics_and_tsv(tmp_path):
     assert read_queries(topics) == {"301": "organized crime"}
     assert read_queries(topics, fields=("title", "desc")) == {"301": "organized crime\nWhat is it?"}
     tsv = _write(tmp_path / "queries.tsv", "qid\ttext\n0301\tcrime <in> cities\n")
-    assert read_queries(tsv) == {"301": "crime <in> cities"}
+    # an id<TAB>text file's id is text, kept as written; a topic's <num> is a number
+    assert read_queries(tsv) == {"0301": "crime <in> cities"}
     with pytest.raises(ValueError, match="not a queries file of a known layout"):
         read_queries(_write(tmp_path / "plain.txt", "one query a line\n"))
     with pytest.raises(ValueError, match="'q1' occurs more than once"):

@@ -62,3 +62,10 @@ def test_film_orders_a_querys_relevant_documents_by_grade():
     # each relevant document above the lowest grade against one of a lower grade, never the reverse
     assert counts["graded"] == 2 and len(graded) == 2
     assert graded <= {(6, 0, 1), (6, 0, 2), (6, 1, 2)} and (6, 1, 2) in graded
+
+
+def test_non_ascii_digit_ids_are_text_not_a_crash():
+    # str.isdigit says "²" is a digit; int() cannot read it: the id is text, matched as given
+    texts, j, _, counts = judgements_from({"²": "reset password", "٧": "refund"}, {"²": {"d1": 1}, "٧": {"d2": 1}},
+                                          {"d1": "reset a password", "d2": "refund a charge"})
+    assert texts[2:] == ["reset password", "refund"] and counts["queries"] == 2

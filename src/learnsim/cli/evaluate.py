@@ -395,7 +395,8 @@ def _lexical_blocks(texts, pipeline=None):
 # --------------------------------------------------------------------------- retrieval runs
 
 def _id(value):
-    """An id as the qrels and run readers give it: all-digit ids lose their leading zeros."""
+    """An id as the qrels and run readers give it, to meet them: all-digit ids lose their
+    leading zeros (the queries and documents keep them, for the run files)."""
     from ..datasets import normalise_run_ids
 
     (normal,) = normalise_run_ids({value: {}})
@@ -526,6 +527,9 @@ def _evaluate_queries(args):
     baselines, terms = _baseline_runs(doc_ids, query_ids, _read_lone_characters(queries, lexical), k, lexical)
     runs.update(baselines)
     reports, per_query = _measure_runs({name: normalise_run_ids(run) for name, run in runs.items()}, qrels)
+    # each query named as its file names it ("007", not the "7" by which it met its judgements)
+    verbatim = {_id(q): q for q in query_ids}
+    per_query = {name: {verbatim.get(q, q): m for q, m in rows.items()} for name, rows in per_query.items()}
     methods = {name: {m: rep[m] for m in RUN_MEASURES} for name, rep in reports.items()}
     strongest = ratio = None
     if "learned" in methods:

@@ -127,8 +127,8 @@ class RetrievalCollection:
         Returns
         -------
         RetrievalCollection
-            Ids are strings; all-digit ids lose their leading zeros (``"007"`` is ``"7"``), as
-            in the file readers.
+            Ids are strings, as given (a run file names them so); a judgement finds its query
+            and document by the id's value, ``"7"`` finding ``"007"``, as in the file readers.
 
         Raises
         ------
@@ -153,34 +153,37 @@ class RetrievalCollection:
 def _build_collection(name, doc_ids, documents, query_ids, queries, judgments, strict, info):
     """Assemble a :class:`RetrievalCollection` from judgments ``(query_id, doc_id, grade,
     relevant, where)``; ``where`` names the qrels line for error messages."""
-    for kind, ids in (("document", doc_ids), ("query", query_ids)):
-        seen = set()
-        for i in ids:
-            if i in seen:
-                raise ValueError(f"{name}: {kind} id {i!r} occurs more than once")
-            seen.add(i)
-    doc_pos = {d: i for i, d in enumerate(doc_ids)}
-    query_pos = {q: i for i, q in enumerate(query_ids)}
+    # ids are kept as the files give them (a run file names them so); a judgement finds its
+    # query and document by the id's value, "007" being "7" as in the qrels readers
+    doc_pos, query_pos = {}, {}
+    for kind, ids, pos in (("document", doc_ids, doc_pos), ("query", query_ids, query_pos)):
+        for i, raw in enumerate(ids):
+            first = pos.setdefault(_normalise_id(str(raw)), i)
+            if first != i:
+                same = "occurs more than once" if ids[first] == raw else \
+                    f"and {ids[first]!r} are one id to judgements and run files (an all-digit id is read without " \
+                    "its leading zeros)"
+                raise ValueError(f"{name}: {kind} id {raw!r} {same}")
     qrels = {}
     rows, cols = [], []
     n_dropped = 0
     for qid, did, grade, relevant, where in judgments:
-        unknown = ([f"query {qid!r}"] if qid not in query_pos else []) + \
-                  ([f"document {did!r}"] if did not in doc_pos else [])
+        q, d = query_pos.get(_normalise_id(str(qid))), doc_pos.get(_normalise_id(str(did)))
+        unknown = ([f"query {qid!r}"] if q is None else []) + ([f"document {did!r}"] if d is None else [])
         if unknown:
             if strict:
                 raise ValueError(f"{where}: judgment names unknown {' and '.join(unknown)}; "
                                  "pass strict=False to drop such judgments")
             n_dropped += 1
             continue
-        judged = qrels.setdefault(qid, {})
-        if did in judged and judged[did] != grade:
+        judged = qrels.setdefault(query_ids[q], {})
+        if doc_ids[d] in judged and judged[doc_ids[d]] != grade:
             raise ValueError(f"{where}: query {qid!r}, document {did!r} judged again with grade {grade} "
-                             f"(earlier {judged[did]})")
-        judged[did] = grade
+                             f"(earlier {judged[doc_ids[d]]})")
+        judged[doc_ids[d]] = grade
         if relevant:
-            rows.append(query_pos[qid])
-            cols.append(doc_pos[did])
+            rows.append(q)
+            cols.append(d)
     relevance = sp.csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)),
                               shape=(len(query_ids), len(doc_ids)))
     relevance.sum_duplicates()
@@ -218,7 +221,7 @@ def _memory_id(value, where):
     text = str(value).strip()
     if not text:
         raise ValueError(f"{where}: empty id")
-    return _normalise_id(text)
+    return text
 
 
 def _memory_text(value, where):

@@ -135,7 +135,7 @@ def _tsv_records(path, text):
         if not ids and rid.strip().lower() in ("id", "docno", "doc_id", "qid", "query_id") and \
                 body.strip().lower() in ("text", "query", "body"):
             continue
-        ids.append(_normalise_id(rid))
+        ids.append(rid.strip())     # verbatim: a run file names it as the user's files do
         texts.append(body.strip())
     return ids, texts
 
@@ -172,7 +172,7 @@ def _read_trec_documents(paths, text_tags, encoding, encoding_errors):
             docno = _TREC_DOCNO.search(body)
             if docno is None or not docno.group(1).strip():
                 raise ValueError(f"{path}: document {position} has no <DOCNO>...</DOCNO>")
-            doc_ids.append(_normalise_id(docno.group(1)))
+            doc_ids.append(docno.group(1).strip())
             texts.append(_trec_document_text(body, text_tags))
     if not doc_ids:
         raise ValueError(f"no <DOC> element in {', '.join(str(p) for p in paths)}; "
@@ -286,7 +286,7 @@ def _jsonl_records(path, encoding="utf-8", encoding_errors="replace", unused=Non
         if not isinstance(text, str):
             raise ValueError(f'{where}: "text" must be a string; got {"nothing" if text is None else repr(text)}')
         text = record_text(obj, text, where)
-        ids.append(_normalise_id(str(rid)))
+        ids.append(str(rid).strip())
         texts.append(text)
         if unused is not None:
             for name, value in obj.items():
@@ -371,7 +371,8 @@ def read_corpus(path, *, text_tags=None, encoding="utf-8", encoding_errors="repl
     Returns
     -------
     dict of {str: str}
-        Document id -> text, in file order; all-digit ids lose their leading zeros.
+        Document id -> text, in file order; ids as written (a run file names them so; the
+        judgements meet ``"007"`` by value, as ``"7"``), but TREC topic and SMART numbers.
 
     Raises
     ------
@@ -434,7 +435,9 @@ def read_queries(path, *, fields=("title",), encoding="utf-8", encoding_errors="
     Returns
     -------
     dict of {str: str}
-        Query id -> text, in file order; all-digit ids lose their leading zeros.
+        Query id -> text, in file order; ids as written (a run file names them so; the
+        judgements meet ``"007"`` by value, as ``"7"``), but a topic's ``<num>`` (a number:
+        ``"Number: 051"`` is ``"51"``, as in TREC's qrels).
 
     Raises
     ------
@@ -816,8 +819,9 @@ def read_trec_run(path, *, encoding_errors="replace"):
 
 def normalise_run_ids(run):
     """A run or qrels ``{query_id: {doc_id: value}}`` with its ids as learnsim's readers give
-    them: strings, all-digit ones without leading zeros (``"007"`` is ``"7"``), so that a run
-    made in memory from a collection's own ids meets :func:`read_qrels`'s judgments.
+    match them: strings, all-digit ones without leading zeros (``"007"`` is ``"7"``), so that a
+    run made in memory from a collection's own ids meets :func:`read_qrels`'s judgments. (The
+    readers of documents and queries keep ids as written, for the run files a search writes.)
 
     Parameters
     ----------
@@ -961,8 +965,9 @@ def load_trec_collection(documents, topics, qrels, *, fields=("title",), text_ta
     Returns
     -------
     RetrievalCollection
-        Documents in file order, queries in topic-file order; all-digit ids lose their
-        leading zeros (``"0301"`` and ``"301"`` are the same query).
+        Documents in file order, queries in topic-file order; ids as written but topic numbers
+        (``"Number: 0301"`` is ``"301"``); a judgement meets an id by its value (``"0301"`` and
+        ``"301"`` are the same query).
 
     Raises
     ------

@@ -117,8 +117,9 @@ def _finite(grade):
 
 
 def _normalised(key):
-    # "001" and "1" name the same record, as learnsim.datasets.read_qrels reads ids
-    return str(int(key)) if key.isdigit() else key
+    # "001" and "1" name the same record, as learnsim.datasets.read_qrels reads ids; ASCII digits
+    # only ("²" is a digit to str.isdigit and no number to int)
+    return str(int(key)) if key.isascii() and key.isdigit() else key
 
 
 def judgements_from(queries, qrels, corpus):
