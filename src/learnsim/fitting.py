@@ -36,7 +36,7 @@ from ._fit_common import Fitted, option_name as _flag, quiet as _quiet, report_d
 # the duplicate rules a FILM fitted on pairs may choose among: defined there, which the command
 # line's parser reads without importing this module
 from ._fit_common import MATCHER_CHOICES  # noqa: F401
-from ._utils.inputs import short_repr
+from ._utils.inputs import check_text, short_repr
 from ._utils.progress import stage, with_show_progress_bar
 # the recipes of the methods; their public names stay importable from here, as before they moved
 from .film.recipe import (DEFAULT_FILM_DIMENSIONS, DEFAULT_PAIRS_VALIDATION_FRACTION,  # noqa: F401
@@ -598,7 +598,7 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
 
     ``o.baseline_holdout`` None: no check, FILM on every pair, search by FILM's cosine alone.
     """
-    from .baseline import orient_pairs, unchecked, validate_search
+    from .baseline import orient_pairs, search_relation, unchecked, validate_search
     from .film import SearchRule
     from .film.recipe import search_bases, search_candidates, search_triplets
 
@@ -610,6 +610,7 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
                          "and a relevant document)")
     # relevance judgements keep their grades (nDCG's gains, and their order in FILM's triplets)
     grades, judged = _grades(pairs)
+    relation = search_relation(P, grades, len(texts), documents)    # read once: split and triplets agree
     dense = o.encoder is not None
     start = time.perf_counter()
     state = {}
@@ -617,7 +618,7 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
     def learn(train, baselines, quiet=False):
         # the fit on every pair after the check would say the check's notes again
         say = (lambda *args, **kwargs: None) if quiet else note
-        T, counts = search_triplets(P[train], grades[train], texts, X, baselines, o.random_state, say)
+        T, counts = search_triplets(P[train], grades[train], texts, X, baselines, o.random_state, say, relation)
         metric, _ = film_with_supervision(o, X, None, None, say)
         with stage(f"FILM: learning the metric from {len(T)} triplets"):
             metric.fit(X, T)
@@ -633,7 +634,7 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
                + (" and checking it against the strongest baseline" if compare else "")):
         checked = validate_search(texts, P, grades, learn, owner=owner, documents=documents,
                                   encoder_vectors=X if dense else None, fraction=fraction,
-                                  random_state=o.random_state, stacklevel=3, compare=compare, analysis=o.analysis)
+                                  random_state=o.random_state, stacklevel=3, compare=compare, analysis=o.analysis, relation=relation)
     split = check = None
     if checked is None:
         from .baseline import SearchBaselines, search_documents
@@ -1395,6 +1396,7 @@ def _check_texts(texts):
     for i, text in enumerate(texts):
         if not isinstance(text, str):
             raise TypeError(f"texts[{i}] must be a str; got {type(text).__name__}")
+        check_text(text, f"texts[{i}]")     # a lone surrogate, as search and the index refuse it
     return texts
 
 
@@ -1411,8 +1413,7 @@ def _check_index_tuples(rows, width, n_texts, name, form):
             raise ValueError(f"{name}[{r}] must be a tuple {form} of {width} indices into texts; got {row!r}")
         for c, value in enumerate(row):
             if not _is_index(value):
-                raise TypeError(f"{name}[{r}] must hold integer indices into texts; got "
-                                f"{type(value).__name__} {value!r}")
+                raise TypeError(f"{name}[{r}] must hold integer indices into texts; got {type(value).__name__} {value!r}")
             if not 0 <= value < n_texts:
                 raise ValueError(f"{name}[{r}] names text {value}, outside texts (0 to {n_texts - 1})")
             out[r, c] = value

@@ -142,3 +142,90 @@ def test_the_judged_queries_of_large_clusters_stay_within_their_entry_budget(mon
     _, split = split_clusters(np.repeat(np.arange(5), 100), 0.2, random_state=0)
     every = split.every_query()
     assert 2 <= every.n_queries <= 5 and sum(len(r) for r in every.relevant) <= 500
+
+
+# --------------------------------------------------------------------------- what the pairs are, and twins
+
+def test_a_few_texts_on_both_sides_leave_judgements_judgements():
+    # judgements plus one pair of two judged documents: still from queries to documents, held out
+    # by query and document with each query's own relevant documents (not every text its chains join)
+    from learnsim.baseline import search_relation
+
+    pairs, n = _qrels(n_queries=300, n_docs=400, per_query=4, seed=2)
+    docs = pairs[:, 1]
+    pairs = np.vstack([pairs, [[docs[0], docs[5]]]])
+    grades = np.ones(len(pairs))
+    relation = search_relation(pairs, grades, n)
+    assert relation.directed
+    split = split_search(pairs, grades, n, fraction=0.2, random_state=0)
+    assert split.by == "query and document"
+    judged = {}
+    for q, d in pairs.tolist():
+        judged.setdefault(q, set()).add(d)
+    for q, rel in zip(split.queries.tolist(), split.relevant):
+        assert set(rel) <= judged[q]
+    # the same with a corpus given: the texts that ask are mostly outside it, so judgements
+    assert search_relation(pairs, grades, n, documents=np.arange(300, n)).directed
+
+
+def test_duplicates_with_some_texts_on_both_sides_stay_duplicates():
+    # Quora-like: 2-3 % of the texts on both sides, short chains
+    from learnsim.baseline import search_relation
+
+    rng = np.random.default_rng(0)
+    pairs = [(2 * i, 2 * i + 1) for i in range(400)]
+    pairs += [(2 * int(i) + 1, 800 + k) for k, i in enumerate(rng.choice(400, 20, replace=False))]
+    relation = search_relation(np.array(pairs), np.ones(len(pairs)), 820)
+    assert not relation.directed and relation.chains
+
+
+def test_a_chain_joining_most_texts_is_not_read_as_one_set_of_duplicates():
+    # one long chain of pairs (a path through 200 texts): "duplicates of duplicates" would make
+    # every text relevant to every other; each text keeps its direct partners
+    from learnsim.baseline import search_relation
+
+    pairs = np.array([(i, i + 1) for i in range(199)])
+    relation = search_relation(pairs, np.ones(len(pairs)), 200)
+    assert not relation.directed and not relation.chains
+    split = split_search(pairs, np.ones(len(pairs)), 200, fraction=0.2, random_state=0)
+    assert split is not None
+    assert max(len(rel) for rel in split.relevant) <= 2
+
+
+def test_a_query_asked_again_is_held_out_with_its_twin():
+    # 40 queries, each asked twice under two ids (texts q and q + 40: one unit); their pairs judge
+    # the same documents. No twin of a held-out query is trained on, and the bootstrap resamples
+    # twins together.
+    from learnsim.baseline import text_units
+
+    pairs, n = _qrels(n_queries=40, n_docs=60, per_query=3, seed=5)
+    twins = pairs.copy()
+    twins[:, 0] += 40
+    twins[:, 1] += 40
+    texts = [f"query {q} about topic {q}" for q in range(40)] + [f"Query {q}, about TOPIC {q}?" for q in range(40)] + \
+        [f"document {d}" for d in range(60)]
+    P = np.vstack([pairs + np.array([0, 40]), twins])
+    units = text_units(texts)
+    assert units[40:80].tolist() == list(range(40))
+    for seed in range(5):
+        split = split_search(P, np.ones(len(P)), len(texts), fraction=0.25, random_state=seed, units=units)
+        held = set(split.queries.tolist())
+        assert held == {q for q in held} | {units[q] for q in held}          # both twins held
+        assert all((q + 40 in held) if q < 40 else (q - 40 in held) for q in held)
+        assert not set(P[split.train, 0].tolist()) & held
+        assert split.groups.tolist() == units[split.queries].tolist()
+    # without the units, twins are split apart (what the check used to do)
+    split = split_search(P, np.ones(len(P)), len(texts), fraction=0.25, random_state=0)
+    held = set(split.queries.tolist())
+    assert any(((q + 40) if q < 40 else (q - 40)) not in held for q in held)
+
+
+def test_units_change_nothing_where_no_text_repeats():
+    from learnsim.baseline import text_units
+
+    pairs, n = _qrels(seed=7)
+    texts = [f"query {i}" if i < 40 else f"document {i}" for i in range(n)]
+    plain = split_search(pairs, np.ones(len(pairs)), n, fraction=0.25, random_state=3)
+    unit = split_search(pairs, np.ones(len(pairs)), n, fraction=0.25, random_state=3, units=text_units(texts))
+    assert plain.queries.tolist() == unit.queries.tolist() and (plain.train == unit.train).all()
+    assert plain.groups.tolist() == unit.groups.tolist()

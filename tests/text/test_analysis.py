@@ -157,3 +157,35 @@ def test_the_spaceless_scripts_patterns_compile_when_first_needed_and_stay_one_o
             assert other._runs is T._SPACELESS_RUN_P
             assert other(text) == tok(text) and other.spans(text) == tok.spans(text)
         assert "東京" in tok(text) and "abc" in tok(text)
+
+
+def test_an_analyser_reads_a_long_run_in_slices(monkeypatch):
+    # MeCab ended the process (segmentation fault) on a run of 500,000 Han characters and SudachiPy
+    # refuses one of 49,149 bytes: an analyser is given at most _MAX_ANALYSED_RUN characters a call,
+    # its words placed where they are in the whole text
+    from learnsim.text import _tokenize
+
+    seen = []
+
+    def segment(run):
+        seen.append(len(run))
+        return [(i, i + 2, run[i:i + 2]) for i in range(0, len(run) - 1, 2)]
+
+    monkeypatch.setattr(_tokenize, "_SEGMENTERS", {"fugashi": segment})
+    tok = Tokenizer(analyzer="fugashi")
+    run = "".join(chr(0x4E00 + i % 5000) for i in range(3 * _tokenize._MAX_ANALYSED_RUN + 10))
+    text = "abc " + run + "。東京"
+    spans = tok.spans(text)
+    assert max(seen) <= _tokenize._MAX_ANALYSED_RUN and sum(seen[:-1]) == len(run)
+    assert all(text[a:b] == term for a, b, term in spans if term != "abc")
+    assert spans[-1][2] == "東京"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("fugashi") is None, reason="fugashi is not installed")
+def test_fugashi_survives_a_run_of_half_a_million_han_characters(tmp_path):
+    # in a child process: the crash was a segmentation fault, which would take pytest with it
+    script = ("import random\nfrom learnsim.text import Tokenizer\nrandom.seed(0)\n"
+              "run = ''.join(chr(0x4E00 + random.randrange(5000)) for _ in range(500_000))\n"
+              "print(len(Tokenizer(analyzer='fugashi')(run)) > 100_000)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "True", (done.returncode, done.stderr[-500:])

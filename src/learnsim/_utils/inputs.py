@@ -178,7 +178,7 @@ def check_text(value, where=None):
     learnsim._utils.inputs.TextError: a string holds a lone surrogate (U+D800), half of a UTF-16 pair and no character: 'half \ud800 a pair'
     """
     if isinstance(value, str):
-        found = _SURROGATE.search(value)
+        found = None if value.isascii() else _SURROGATE.search(value)
         if found is not None:
             shown = value if len(value) <= 60 else value[:60] + "..."
             raise TextError(f"{where + ': ' if where else ''}a string holds a lone surrogate "

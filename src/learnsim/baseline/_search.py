@@ -547,7 +547,8 @@ def check_search(pool, candidates, *, owner, confidence=0.95, random_state=0, de
 
 
 def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None, encoder_vectors=None,
-                    fraction=0.2, random_state=0, detail=None, stacklevel=2, compare=True, analysis=None):
+                    fraction=0.2, random_state=0, detail=None, stacklevel=2, compare=True, analysis=None,
+                    relation=None):
     """The whole check of a search learner: hold out (:func:`split_search`), fit on the rest,
     score the held-out queries over the whole collection with the learner's rules and the
     baselines (:class:`SearchBaselines`), decide (:func:`check_search`).
@@ -565,15 +566,22 @@ def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None,
     documents, encoder_vectors, analysis : see :class:`SearchBaselines` and :func:`split_search`.
     compare : bool, default True
         See :func:`check_search`.
+    relation : SearchRelation, optional
+        How the pairs read (:func:`learnsim.baseline.search_relation`, the learner's reading).
+
+    The texts of the pairs are held out by unit (:func:`learnsim.baseline.text_units`): a query
+    asked again in the same words, under another id, is held out with its twin.
 
     Returns
     -------
     (split, baselines, check) or None when the supervision is too small to hold anything out
     (the caller then fits unchecked).
     """
-    from ._split import split_search
+    from ._split import split_search, text_units
 
-    split = split_search(pairs, grades, len(texts), fraction=fraction, documents=documents, random_state=random_state)
+    units = text_units(texts, among=np.asarray(pairs).ravel())
+    split = split_search(pairs, grades, len(texts), fraction=fraction, documents=documents, random_state=random_state,
+                         relation=relation, units=units)
     if split is None:
         return None
     baselines = SearchBaselines(texts, split.documents, encoder_vectors=encoder_vectors, analysis=analysis)

@@ -18,12 +18,22 @@ is made of what use brings:
   pairs' graph is cut into connected components and whole components are held out, so no text
   sits on both sides; every held-out query is cold.
 
+Which of the two the pairs are is read once (:func:`search_relation`): a few texts on both sides
+of query-to-document pairs (a document-to-document pair among judgements, a query that is also a
+document) do not make judgements duplicates, whose chains would join most texts into one "set of
+duplicates". The unit held out is a query's *text*, not its id (:func:`text_units`): a query
+asked again under another id, or in other case and punctuation, is held out with its twin, which
+would otherwise be trained on and found again (a gain the check counted that new queries do not
+see).
+
 Clusters are held out whole by :func:`learnsim.baseline.split_groups`; links by
 :func:`learnsim.supervision.split_links` (documents with their links).
 """
 from __future__ import annotations
 
 import numbers
+import re
+import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +41,7 @@ import scipy.sparse as sp
 
 from ._gain import DEFAULT_HOLDOUT, _rng
 
-__all__ = ["SearchSplit", "split_search", "search_documents", "orient_pairs", "split_clusters", "judged_queries", "judged_links", "judged_triplets"]
+__all__ = ["SearchSplit", "SearchRelation", "split_search", "search_relation", "text_units", "search_documents", "orient_pairs", "split_clusters", "judged_queries", "judged_links", "judged_triplets"]
 
 #: The two ways :func:`split_search` holds supervision out (clusters: :func:`split_clusters`).
 SPLITS = ("query and document", "component")
@@ -43,6 +53,102 @@ MAX_JUDGED_ENTRIES = 2_000_000
 # At most this share of the held-out queries has its documents held out too (the rest stay
 # warm where other queries name their documents).
 _COLD_QUERY_SHARE = 0.5
+# Pairs go from queries to documents while at most this share of the texts of relevant pairs is
+# on both sides (judgements with a document-to-document pair, a query that is a document too);
+# Quora's duplicate pairs have 2-3 % there.
+_MAX_BOTH_SIDES = 0.005
+# Chains of duplicate pairs are relevance ("duplicates of duplicates are duplicates") only while
+# the longest holds at most this share of the texts of relevant pairs, or _MIN_CHAIN texts: pairs
+# that one chain joins into most of the texts are not sets of duplicates (Quora's longest: 29 of
+# 9,230 texts), and reading them so makes every text relevant to every other.
+_MAX_CHAIN_SHARE = 0.1
+_MIN_CHAIN = 50
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class SearchRelation:
+    """How search supervision reads (:func:`search_relation`).
+
+    Attributes
+    ----------
+    directed : bool
+        From queries to documents (relevance judgements, (question, answer) pairs), else
+        symmetric (duplicates: a text may ask or be found).
+    chains : bool
+        Pairs of grade 1 whose chains are sets of duplicates: read symmetric, every text is
+        relevant to every other its chains of relevant pairs join it to.
+    """
+
+    directed: bool
+    chains: bool
+
+
+def search_relation(pairs, grades, n_texts, documents=None):
+    """Whether search supervision goes from queries to documents, and whether its chains of
+    relevant pairs are sets of duplicates: read once, from all the pairs, for the split and the
+    learner alike.
+
+    Directed when no text is on both sides of relevant pairs, or when few are (at most
+    ``_MAX_BOTH_SIDES`` of the texts of relevant pairs), or when a collection is given
+    (``documents``) and most texts that ask are not in it (judgements: queries from outside
+    search a corpus; duplicates ask the collection they are part of). Chains when every
+    relevant grade is 1 and the longest chain of relevant pairs holds at most
+    ``_MAX_CHAIN_SHARE`` of the texts of relevant pairs (or ``_MIN_CHAIN`` texts).
+
+    Examples
+    --------
+    Judgements of three queries (texts 0-2) over documents 3-9, and one pair of two documents
+    (5, 6), as a pairs file may hold: still judgements.
+
+    >>> import numpy as np
+    >>> from learnsim.baseline import search_relation
+    >>> pairs = np.array([[0, 3], [0, 4], [1, 5], [2, 6], [2, 7], [5, 6]])
+    >>> search_relation(pairs, np.ones(6), 10, documents=np.arange(3, 10))
+    SearchRelation(directed=True, chains=True)
+    >>> search_relation(np.array([[0, 1], [2, 3], [1, 4], [5, 6]]), np.ones(4), 7)   # duplicates
+    SearchRelation(directed=False, chains=True)
+    """
+    P, G = _check(pairs, grades, n_texts)
+    positive = G > 0
+    if not positive.any():
+        return SearchRelation(directed=True, chains=False)
+    heads, tails = np.unique(P[positive, 0]), np.unique(P[positive, 1])
+    both = np.intersect1d(heads, tails).size
+    named = np.union1d(heads, tails)
+    directed = both <= _MAX_BOTH_SIDES * named.size
+    if not directed and documents is not None:
+        directed = np.isin(heads, np.asarray(documents, dtype=np.int64)).mean() < 0.5
+    chains = False
+    if np.all(G[positive] == 1.0):
+        labels = _components(P, n_texts, mask=positive)
+        longest = int(np.bincount(labels[named]).max())
+        chains = longest <= max(_MIN_CHAIN, _MAX_CHAIN_SHARE * named.size)
+    return SearchRelation(directed=bool(directed), chains=bool(chains))
+
+
+def text_units(texts, among=None):
+    """Per text, the unit it is held out with: the first text (index) of the same words.
+
+    Two texts are one unit when the sets of their words (``\\w+`` of the NFKC, case-folded
+    text) are equal: a query asked again under another id, in other case or punctuation, or its
+    words in another order. A text without a word is its own unit. ``among`` (indices): only
+    those texts are compared (the others are their own units), e.g. the texts of the pairs.
+
+    Examples
+    --------
+    >>> from learnsim.baseline import text_units
+    >>> text_units(["Skim milk and acne?", "fish oil", "skim MILK and acne", "acne and skim milk", "?"]).tolist()
+    [0, 1, 0, 0, 4]
+    """
+    n = len(texts)
+    units = np.arange(n, dtype=np.int64)
+    first = {}
+    for i in (range(n) if among is None else np.unique(np.asarray(among, dtype=np.int64)).tolist()):
+        words = _WORD.findall(unicodedata.normalize("NFKC", texts[i]).casefold())
+        if words:
+            units[i] = first.setdefault(" ".join(sorted(set(words))), i)
+    return units
 
 
 @dataclass(frozen=True)
@@ -177,17 +283,21 @@ def _check(pairs, grades, n_texts):
     return P.astype(np.int64), G
 
 
-def _components(P, n_texts, mask=None):
-    """Connected-component label of every text under the pairs (``mask``: those pairs only);
-    texts in no pair get their own label."""
+def _components(P, n_texts, mask=None, units=None):
+    """Connected-component label of every text under the pairs (``mask``: those pairs only), the
+    texts of a unit (``units``) joined; texts in no pair get their own label."""
     from scipy.sparse.csgraph import connected_components
 
     E = P if mask is None else P[mask]
+    if units is not None:
+        twins = np.flatnonzero(units != np.arange(n_texts))
+        E = np.concatenate([E, np.column_stack([twins, units[twins]])]) if twins.size else E
     A = sp.csr_matrix((np.ones(len(E)), (E[:, 0], E[:, 1])), shape=(n_texts, n_texts))
     return connected_components(A, directed=False)[1]
 
 
-def split_search(pairs, grades, n_texts, *, fraction=DEFAULT_HOLDOUT, documents=None, random_state=0, by="auto"):
+def split_search(pairs, grades, n_texts, *, fraction=DEFAULT_HOLDOUT, documents=None, random_state=0, by="auto",
+                 relation=None, units=None):
     """Hold out search supervision by query and by document, or by component.
 
     Parameters
@@ -204,8 +314,13 @@ def split_search(pairs, grades, n_texts, *, fraction=DEFAULT_HOLDOUT, documents=
         text, but the texts that only ever ask (the query side of query-to-document pairs).
     random_state : int or Generator, default 0
     by : {"auto", "query and document", "component"}
-        "auto": by query and document when no text is both on the query side and on the
-        document side of relevant pairs, by component otherwise (module notes).
+        "auto": by query and document when the pairs go from queries to documents
+        (``relation.directed``), by component otherwise (module notes).
+    relation : SearchRelation, optional
+        How the pairs read; default :func:`search_relation` of these pairs and ``documents``.
+    units : array of int (n_texts,), optional
+        The unit each text is held out with (:func:`text_units`): the texts of a unit are held
+        out together and resampled together by the bootstrap. Default: each text its own.
 
     Returns
     -------
@@ -220,19 +335,25 @@ def split_search(pairs, grades, n_texts, *, fraction=DEFAULT_HOLDOUT, documents=
     positive = G > 0
     if not positive.any():
         raise ValueError("no relevant pair (grade > 0): search is checked on queries with relevant documents")
-    heads, tails = np.unique(P[positive, 0]), np.unique(P[positive, 1])
-    directed = np.intersect1d(heads, tails).size == 0
+    if relation is None:
+        relation = search_relation(P, G, n_texts, documents)
+    units = np.arange(n_texts, dtype=np.int64) if units is None else np.asarray(units, dtype=np.int64)
+    if units.shape != (n_texts,):
+        raise ValueError(f"units must give each of the {n_texts} texts its unit; got shape {units.shape}")
+    directed = relation.directed
     if by == "auto":
         by = SPLITS[0] if directed else SPLITS[1]
     documents = _documents(P, G, n_texts, documents, directed=by == SPLITS[0])
     rng = _rng(random_state)
     if by == SPLITS[0]:
-        return _by_query_and_document(P, G, n_texts, float(fraction), documents, rng, symmetric=not directed)
-    split = _by_component(P, G, n_texts, float(fraction), documents, rng)
+        return _by_query_and_document(P, G, n_texts, float(fraction), documents, rng, units, symmetric=not directed,
+                                      chains=relation.chains)
+    split = _by_component(P, G, n_texts, float(fraction), documents, rng, units, chains=relation.chains)
     if split is None:
         # chains of pairs join most texts: no whole component can be held out, so queries (texts of
         # either side) and their documents are
-        split = _by_query_and_document(P, G, n_texts, float(fraction), documents, rng, symmetric=True)
+        split = _by_query_and_document(P, G, n_texts, float(fraction), documents, rng, units, symmetric=True,
+                                       chains=relation.chains)
     return split
 
 
@@ -249,9 +370,7 @@ def search_documents(pairs, grades, n_texts, documents=None):
     [2, 3, 4]
     """
     P, G = _check(pairs, grades, n_texts)
-    positive = G > 0
-    directed = np.intersect1d(P[positive, 0], P[positive, 1]).size == 0
-    return _documents(P, G, n_texts, documents, directed)
+    return _documents(P, G, n_texts, documents, search_relation(P, G, n_texts, documents).directed)
 
 
 def orient_pairs(pairs, grades, documents=None):
@@ -328,9 +447,9 @@ def _chain_relevance(P, G, rows, n_texts, documents):
     return relevance
 
 
-def _by_query_and_document(P, G, n_texts, fraction, documents, rng, symmetric=False):
+def _by_query_and_document(P, G, n_texts, fraction, documents, rng, units, symmetric=False, chains=False):
     positive = np.flatnonzero(G > 0)
-    relevance = (_chain_relevance(P, G, positive, n_texts, documents) if symmetric and np.all(G[positive] == 1.0)
+    relevance = (_chain_relevance(P, G, positive, n_texts, documents) if symmetric and chains
                  else _relevance(P, G, positive, n_texts, symmetric, documents))
     queries = np.array(sorted(relevance), dtype=np.int64)
     # where the queries are texts of the collection too (duplicates whose chains join most texts),
@@ -338,8 +457,19 @@ def _by_query_and_document(P, G, n_texts, fraction, documents, rng, symmetric=Fa
     n_held = max(2, int(round((fraction / 2 if symmetric else fraction) * queries.size)))
     if queries.size - n_held < 2:
         return None
-    order = rng.permutation(queries)
-    held_queries = np.sort(order[:n_held])
+    # whole units in a seeded order (each query its own unit, unless a twin asks the same words)
+    members = {}
+    for q in queries.tolist():
+        members.setdefault(int(units[q]), []).append(q)
+    order, taken = [], []
+    for u in rng.permutation(np.array(sorted(members), dtype=np.int64)).tolist():
+        if len(order) >= n_held:
+            break
+        order.extend(members[u])
+        taken.append(u)
+    if queries.size - len(order) < 2:
+        return None
+    held_queries = np.sort(np.array(order, dtype=np.int64))
     # documents held out with every pair that names them: the relevant documents of the first
     # held-out queries (in the seeded order), while they stay within `fraction` of the judged ones
     judged = np.unique(P[positive].ravel() if symmetric else P[positive, 1])
@@ -356,6 +486,9 @@ def _by_query_and_document(P, G, n_texts, fraction, documents, rng, symmetric=Fa
     out = np.zeros(n_texts, dtype=bool)
     out[held_queries] = True
     out[list(cold_docs)] = True
+    # a text of the same words as a held-out one (a twin query, a copy of a document) is held out
+    # with it: trained on, it would be found again as learning
+    out |= np.isin(units, units[out])
     train = ~(out[P[:, 0]] | out[P[:, 1]])
     # the groups of pairs without a relevant pair (non-duplicates of texts no query asks with) are
     # held out whole at the same share, so that the held-out pairs have both kinds, as the
@@ -373,13 +506,14 @@ def _by_query_and_document(P, G, n_texts, fraction, documents, rng, symmetric=Fa
     rel = tuple(relevance[int(q)] for q in held_queries)
     seen = tuple(frozenset(d for d in r if named[d]) for r in rel)
     return SearchSplit(train=train, held=held, queries=held_queries, relevant=rel, seen=seen, documents=documents,
-                       groups=held_queries.copy(), by=SPLITS[0], n_cold_documents=len(cold_docs),
+                       groups=units[held_queries], by=SPLITS[0], n_cold_documents=len(cold_docs),
                        # every judged query (their relevance is built already; the pool samples them)
-                       judged=(queries, tuple(relevance[int(q)] for q in queries), queries.copy()))
+                       judged=(queries, tuple(relevance[int(q)] for q in queries), units[queries]))
 
 
-def _by_component(P, G, n_texts, fraction, documents, rng):
-    labels = _components(P, n_texts)
+def _by_component(P, G, n_texts, fraction, documents, rng, units, chains=False):
+    # twins (texts of the same words) in one component: held out together
+    labels = _components(P, n_texts, units=units)
     positive = G > 0
     comps = np.unique(labels[P[:, 0]])
     with_relevant = np.unique(labels[P[positive, 0]])
@@ -407,7 +541,7 @@ def _by_component(P, G, n_texts, fraction, documents, rng):
     # relevance: duplicates of duplicates are duplicates (chains of relevant pairs) when every
     # grade is 1; graded pairs keep their direct partners and grades
     rows = np.flatnonzero(held & positive)
-    relevance = (_chain_relevance(P, G, rows, n_texts, documents) if np.all(G[positive] == 1.0)
+    relevance = (_chain_relevance(P, G, rows, n_texts, documents) if chains
                  else _relevance(P, G, rows, n_texts, True, documents))
     queries = np.array(sorted(relevance), dtype=np.int64)
     if queries.size < 2:
@@ -416,7 +550,7 @@ def _by_component(P, G, n_texts, fraction, documents, rng):
     # the texts of a seeded sample of MAX_JUDGED / 2 relevant pairs (relevance over all of them is
     # built text by text, a chain's members each time), for the choice of the strongest baseline
     sample = np.sort(rng.permutation(np.flatnonzero(positive))[:MAX_JUDGED // 2])
-    every = (_chain_relevance(P, G, sample, n_texts, documents) if np.all(G[positive] == 1.0)
+    every = (_chain_relevance(P, G, sample, n_texts, documents) if chains
              else _relevance(P, G, sample, n_texts, True, documents))
     return SearchSplit(train=train, held=held, queries=queries, relevant=rel, seen=tuple(frozenset() for _ in rel),
                        documents=documents, groups=labels[queries], by=SPLITS[1], n_cold_documents=0,

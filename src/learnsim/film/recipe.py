@@ -107,14 +107,19 @@ def film_with_supervision(o, X, labels, holdout, note):
 
 
 # ============================================================================ search supervision (issue 42)
-def _relevant_sets(P, grades, n_texts):
+def _relevant_sets(P, grades, n_texts, relation=None):
     """{anchor: set of its relevant texts} of search supervision, and whether it is directed:
-    from queries to documents (no text on both sides of relevant pairs: the anchors are the
-    queries) or symmetric (duplicates: both directions, and duplicates of duplicates, the chains
-    of relevant pairs, when every grade is 1)."""
+    from queries to documents (the anchors are the queries) or symmetric (duplicates: both
+    directions, and duplicates of duplicates, the chains of relevant pairs, when they are sets of
+    duplicates), as ``relation`` reads them (:func:`learnsim.baseline.search_relation`; default:
+    of these pairs)."""
+    from ..baseline import search_relation
+
     positive = grades > 0
     heads, tails = P[positive, 0], P[positive, 1]
-    directed = np.intersect1d(heads, tails).size == 0
+    if relation is None:
+        relation = search_relation(P, grades, n_texts)
+    directed = relation.directed
     sets = {}
     if directed:
         for a, b in zip(heads.tolist(), tails.tolist()):
@@ -123,7 +128,7 @@ def _relevant_sets(P, grades, n_texts):
     for a, b in zip(heads.tolist(), tails.tolist()):
         sets.setdefault(a, set()).add(b)
         sets.setdefault(b, set()).add(a)
-    if np.all(grades[positive] == 1.0):
+    if relation.chains:
         from scipy.sparse.csgraph import connected_components
         import scipy.sparse as sp
 
@@ -136,7 +141,7 @@ def _relevant_sets(P, grades, n_texts):
     return sets, False
 
 
-def search_triplets(P, grades, texts, X, baselines, seed, note):
+def search_triplets(P, grades, texts, X, baselines, seed, note, relation=None):
     """FILM's triplets from search supervision, with negatives from the collection (issue 42).
 
     Each (anchor, relevant text) of the relevant pairs ``P[grades > 0]`` (queries to documents,
@@ -153,6 +158,9 @@ def search_triplets(P, grades, texts, X, baselines, seed, note):
     vocabulary term are left out (FILM L2-normalises every row it learns from); above
     ``_MAX_FILM_TRIPLETS`` a seeded sample is kept.
 
+    ``relation`` (:func:`learnsim.baseline.search_relation` of all the pairs, which ``P`` may be
+    a part of) says whether they go from queries to documents and whether chains are duplicates.
+
     Returns
     -------
     (triplets (n, 3) int64, counts {"hard", "random", "labelled", "graded", "anchors", "triplets"})
@@ -162,7 +170,7 @@ def search_triplets(P, grades, texts, X, baselines, seed, note):
     rng = np.random.default_rng(seed)
     P = np.asarray(P, dtype=np.int64)
     grades = np.asarray(grades, dtype=np.float64)
-    sets, _ = _relevant_sets(P, grades, len(texts))
+    sets, _ = _relevant_sets(P, grades, len(texts), relation)
     # negatives are the collection's documents that some relevant pair names: a document that is
     # only ever a negative teaches the map that unjudged documents are far from every query (a
     # prior against the documents added after the judgements), not what makes one relevant

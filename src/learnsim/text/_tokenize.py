@@ -586,6 +586,11 @@ _ANALYZER_MODULES = {"sudachi": ("sudachipy", _load_sudachi, "SudachiPy"),
                      "jieba": ("jieba", _load_jieba, "jieba")}
 _ANALYZER_RUNS = {"sudachi": _JAPANESE_RUN, "fugashi": _JAPANESE_RUN, "jieba": _HAN_RUN}
 _SEGMENTERS = {}        # one loaded analyser a process: a dictionary takes seconds and memory
+# An analyser reads a run at most this many characters at a time: MeCab (fugashi) ends the process
+# with a segmentation fault on a run of some 500,000 Han characters, SudachiPy refuses one of
+# 49,149 bytes. Runs stop at punctuation, so a longer one is no sentence, and a word cut where a
+# slice ends is lost in it alone.
+_MAX_ANALYSED_RUN = 4096
 
 
 def _segmenter(analyzer):
@@ -854,8 +859,10 @@ class Tokenizer:
                 self._between(text[last:m.start()], at + last, runs, pieces, words)
             run, start = m.group(), at + m.start()
             if self._segment is not None and runs is not self._spaceless_run:
-                pieces.extend((start + a, start + b, term.lower() if self.lowercase else term)
-                              for a, b, term in self._segment(run) if not term.isspace() and _has_word(term))
+                for cut in range(0, len(run), _MAX_ANALYSED_RUN):
+                    pieces.extend((start + cut + a, start + cut + b, term.lower() if self.lowercase else term)
+                                  for a, b, term in self._segment(run[cut:cut + _MAX_ANALYSED_RUN])
+                                  if not term.isspace() and _has_word(term))
             elif len(run) == 1:
                 pieces.append((start, start + 1, run))
             else:
