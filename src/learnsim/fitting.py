@@ -221,20 +221,11 @@ def fit_mcd(o, texts, labels, pairs, settings, summary, documents=None):
         fitted = mcd_recipe.fit_mcd(o, texts, labels, pairs, settings, summary)
         if o.baseline_holdout is None:
             return _result_of(fitted)
-        metric = fitted.parts["metric"]
         vectorizer = fitted.parts["vectorizer"]
         X = vectorizer.transform(texts) if o.encoder is None else np.asarray(o.encoder.transform(list(texts)))
         X = X.astype(np.float64) if X.dtype != np.float64 else X
-        fixed = {"n_basis": metric.n_basis_, "shrinkage": metric.shrinkage_,
-                 "complement_weight": metric.complement_weight_}
-
-        def learn(train_labels):
-            from .mcd import MinimumClusterDistortion
-
-            probe = MinimumClusterDistortion(**fixed, baseline_holdout=None, random_state=o.random_state)
-            with stage("mcd: learning the metric on the training clusters"):
-                probe.fit(X, train_labels)
-            return lambda q: -np.asarray(probe.pairwise_distances(X[q], X), dtype=np.float64)
+        # the whole recipe again on the training clusters: no setting chosen with the held-out ones in view
+        learn = mcd_recipe.cluster_search_learner(o, texts, settings)
         return _checked_cluster_search(o, texts, labels, X, learn, "learnsim fit --method mcd", summary, fitted)
     _warn_chain_conflicts(pairs)
     with warnings.catch_warnings():

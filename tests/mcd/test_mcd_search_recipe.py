@@ -27,3 +27,31 @@ def test_remembering_the_judged_documents_does_not_pass_the_cold_part():
     if report.fell_back:
         assert result.report["model"] == report.detail["strongest_baseline"]
         assert result.pipeline.scoring in ("BM25", "tf.idf cosine")
+
+
+def test_the_cluster_search_check_chooses_its_settings_without_the_held_out_clusters(monkeypatch):
+    # the weighting and the "auto" settings were chosen on every cluster, then fixed for the
+    # check's fit on the others: the check scored settings that had seen its held-out clusters
+    from learnsim.datasets import make_clustered_corpus
+    from learnsim.mcd import recipe
+
+    c = make_clustered_corpus(n_clusters=10, docs_per_cluster=12, random_state=4)
+    texts, labels = [str(t) for t in c.data], np.asarray(c.target)
+    seen = []
+    real = recipe.fit_mcd
+
+    def spy(o, texts_, labels_, *args, **kwargs):
+        seen.append(np.asarray(labels_).copy())
+        return real(o, texts_, labels_, *args, **kwargs)
+
+    monkeypatch.setattr(recipe, "fit_mcd", spy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = learnsim.fitting.fit(texts, clusters=labels.tolist(), method="mcd")
+    assert "search_baseline_gain" in result.report
+    assert len(seen) == 2 and (seen[0] == labels).all()
+    # the check's recipe ran on the training clusters: whole clusters gone, the others kept
+    check = seen[1]
+    gone = {int(y) for y in np.unique(labels) if (check[labels == y] < 0).all()}
+    kept = {int(y) for y in np.unique(labels) if (check[labels == y] == labels[labels == y]).all()}
+    assert gone and kept and gone | kept == set(np.unique(labels).tolist())
