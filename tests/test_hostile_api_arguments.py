@@ -117,3 +117,18 @@ def test_bm25_finds_an_exact_copy_in_a_collection_of_a_few_documents(docs, tmp_p
     if len(docs) > 1:
         index = Index.build(tmp_path / "a", bm25, docs)
         assert index.search(docs[0], k=1)[0]["id"] == "1"
+
+
+def test_a_lone_surrogate_is_refused_by_every_entry_alike(model):
+    # the index refused it; search and similarity took it and fit learned from it (match:
+    # tests/test_pipeline.py)
+    from learnsim._utils.inputs import TextError
+
+    bad = "reset \ud800 password"
+    calls = {"fit": lambda: learnsim.fit(TEXTS + [bad], clusters=LABELS + [0], baseline_holdout=None),
+             "search query": lambda: model.search(bad, TEXTS),
+             "search corpus": lambda: model.search("password", TEXTS + [bad]),
+             "similarity": lambda: model.similarity([bad], ["password"])}
+    for name, call in calls.items():
+        with pytest.raises(TextError, match=r"\[\d+\].*lone surrogate \(U\+D800\)"):
+            call()

@@ -391,6 +391,15 @@ def test_match_names_a_pair_that_is_not_two_texts(data):
             model.match([("a b", "c d"), bad])
 
 
+def test_match_refuses_a_lone_surrogate_by_name(data):
+    # it was a UnicodeEncodeError deep in the pair model's character n-grams
+    from learnsim._utils.inputs import TextError
+
+    model = _CACHE.get("film_pairs") or _CACHE.setdefault("film_pairs", _fit("film_pairs", data))
+    with pytest.raises(TextError, match=r"pairs\[1\]\[0\]: a string holds a lone surrogate"):
+        model.match([("a b", "c d"), ("half \ud800 a pair", "c d")])
+
+
 def test_match_without_a_duplicate_rule_says_how_to_fit_one(data):
     model = _CACHE.get("film") or _CACHE.setdefault("film", _fit("film", data))
     with pytest.raises(ValueError, match=r"no validated duplicate rule.*pairs="):

@@ -185,12 +185,27 @@ class Pipeline:
         ----------
         encoder : str, path-like or fitted encoder
             A model folder or name (:func:`learnsim.text.encoders.load_encoder`, which
-            ``load_options`` go to), or a fitted encoder object.
+            ``load_options`` go to), or a fitted encoder object: any object with
+            ``transform(texts)`` and ``embedding_dim_``, whose output on two probe sentences is
+            checked here (:func:`learnsim.text.encoders.check_encoder_output`).
+        **load_options
+            ``device``, ``show_progress``, ``backend``: how :func:`~learnsim.text.encoders.load_encoder`
+            loads a model given by name or folder. An encoder object is loaded already: options
+            given with one are a TypeError, not dropped.
 
         Returns
         -------
         Pipeline
             Its scoring is ``"encoder cosine"``.
+
+        Raises
+        ------
+        TypeError
+            Load options given with an encoder object; an encoder object whose ``transform``
+            does not return a numpy array of numbers.
+        ValueError
+            An encoder object whose rows are not one per text, not ``embedding_dim_`` wide, or
+            not finite.
 
         Examples
         --------
@@ -201,10 +216,19 @@ class Pipeline:
         >>> model.search("how do i learn python", ["learning python", "cooking rice"], k=1)  # doctest: +SKIP
         [{'corpus_id': 0, 'score': 0.83...}]
         """
-        from .text.encoders import EncoderCosine, is_encoder, load_encoder
+        from .text.encoders import EncoderCosine, check_encoder_output, is_encoder, load_encoder
 
         if not is_encoder(encoder):
             encoder = load_encoder(encoder, **load_options)
+        elif load_options:
+            # dropping them would run the object's own backend and device, silently
+            raise TypeError(f"Pipeline.from_encoder got the load options {sorted(load_options)} with a "
+                            f"{type(encoder).__name__} object: they apply to a model given by name or folder "
+                            "(load_encoder), and the object is loaded already; load it with them, or leave them out")
+        else:
+            # a custom encoder's output is checked nowhere else: NaN rows would score NaN, a row
+            # too few would fail far from it
+            check_encoder_output(encoder)
         return cls(encoder, EncoderCosine().fit(np.zeros((1, int(encoder.embedding_dim_)))))
 
     def save(self, path):
@@ -903,7 +927,18 @@ def _check_texts(texts, name):
     for i, text in enumerate(texts):
         if not isinstance(text, str):
             raise TypeError(f"{name}[{i}] must be a str; got {type(text).__name__}")
+        _whole(text, f"{name}[{i}]")
     return texts
+
+
+def _whole(text, where):
+    """A TextError for a lone surrogate in ``text`` (no UTF-8 text holds one): refused by every
+    entry alike, as the index refuses it (it was accepted by search, and a UnicodeEncodeError
+    deep in a pair model's character n-grams)."""
+    from ._utils.inputs import check_text, has_surrogate
+
+    if has_surrogate(text):
+        check_text(text, where)
 
 
 def _check_k(k, name="k"):
@@ -926,6 +961,8 @@ def _check_text_pairs(pairs):
             raise ValueError(f"pairs[{r}] must be a tuple (text_a, text_b); got {row!r}"[:300])
         if not (isinstance(row[0], str) and isinstance(row[1], str)):
             raise TypeError(f"pairs[{r}] must hold two str; got {type(row[0]).__name__} and {type(row[1]).__name__}")
+        _whole(row[0], f"pairs[{r}][0]")
+        _whole(row[1], f"pairs[{r}][1]")
     return [(a, b) for a, b in rows]
 
 

@@ -148,6 +148,25 @@ def test_explanations_go_into_the_metadata(index):
     assert "explanation" not in LearnsimRetriever(index=index, k=2).invoke(query)[0].metadata
 
 
+@pytest.mark.parametrize("name, value, error", [
+    ("explain", "false", TypeError), ("explain", "0", TypeError), ("explain", 1, TypeError),
+    ("explain", None, TypeError), ("k", "3", ValueError), ("k", 2.0, ValueError),
+    ("n_top", "5", ValueError), ("n_top", 0, ValueError)])
+def test_options_are_checked_alike_in_the_constructor_and_in_invoke(index, name, value, error):
+    # invoke(explain="false") turned explanations on (bool of a string) while the constructor read
+    # it as False; the constructor took k="3", which invoke refused: one rule, the stricter, in both
+    match = f"{name} must be"
+    with pytest.raises(error, match=match):
+        LearnsimRetriever(index=index, **{name: value})
+    with pytest.raises(error, match=match):
+        LearnsimRetriever(index=index, k=2).invoke(_queries()[0], **{name: value})
+    # the values they stand for are taken in both places (a numpy bool and int too)
+    good = {"explain": np.bool_(False), "k": np.int64(3), "n_top": 5}[name]
+    documents = LearnsimRetriever(index=index, **{name: good}).invoke(_queries()[0])
+    assert documents == LearnsimRetriever(index=index).invoke(_queries()[0], **{name: good})
+    assert all("explanation" not in d.metadata for d in documents)
+
+
 def test_an_index_by_its_path(index):
     retriever = LearnsimRetriever(index=index.path, k=4)
     try:

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from learnsim._utils import progress as _progress
-from learnsim.text import encoders
+from learnsim.text import _embedding_cache, encoders
 from learnsim.text.encoders import Model2VecEncoder, SentenceEncoder, embedding_cache, encoded_text_count
 from progress_fakes import Clock, Terminal
 
@@ -90,7 +90,7 @@ def _texts(n, prefix="text"):
 def fresh_memo(monkeypatch):
     """Each test starts with the encoders' in-memory memo empty and no cache block open."""
     monkeypatch.setattr(encoders, "_MEMO", {})
-    monkeypatch.setattr(encoders, "_ACTIVE_CACHE", [None])
+    monkeypatch.setattr(_embedding_cache, "_ACTIVE_CACHE", [None])
 
 
 def _clear_memo():
@@ -368,7 +368,7 @@ def test_a_cache_that_cannot_be_written_warns_once_and_the_vectors_are_right(tmp
 
 
 def test_large_encodes_are_written_in_shards_as_they_go(tmp_path, monkeypatch):
-    monkeypatch.setattr(encoders, "_SHARD_ROWS", 16)
+    monkeypatch.setattr(_embedding_cache, "_SHARD_ROWS", 16)
     monkeypatch.setattr(encoders, "_CHUNK_MAX_BATCHES", 1)
     texts = _texts(70)
     with embedding_cache(tmp_path) as cache:
@@ -427,7 +427,7 @@ sys.path.insert(0, {root!r})
 import test_embedding_cache as t
 from learnsim.text.encoders import embedding_cache
 t.encoders._CHUNK_MAX_BATCHES = 1
-t.encoders._SHARD_ROWS = 8
+t._embedding_cache._SHARD_ROWS = 8
 with embedding_cache({folder!r}):
     t.FakeEncoder().fit().transform(t._texts(200)[{start}:{start} + 150])
 """

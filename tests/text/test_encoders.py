@@ -561,3 +561,174 @@ def test_the_bundled_minilm_by_name_ranks_paraphrases_first():
               "Where can I watch football tonight?"]
     hits = model.search(["best way to pick up programming in python"], corpus, k=3)[0]
     assert hits[0]["corpus_id"] == 1 and model.scoring == "encoder cosine"
+
+
+# ----------------------------------------------------------------------------- damaged folders, without the extra
+
+class _FakeTokenizer:
+    """A transformers tokenizer as loaded from a folder: ``words`` its vocabulary (None: the
+    empty vocab.txt, on which the Rust tokenizers fail with a bare Exception)."""
+
+    unk_token, unk_token_id = "[UNK]", 1
+
+    def __init__(self, words):
+        self.words = words
+
+    def __call__(self, texts, add_special_tokens=True, **kwargs):
+        if self.words is None:
+            raise Exception("WordPiece error: Missing [UNK] token from the vocabulary")
+        return {"input_ids": [[self.words.get(w, 1) for w in t.lower().split()] for t in texts]}
+
+
+def _fake_sentence_transformers(monkeypatch, words):
+    """``sentence_transformers`` as far as SentenceEncoder.fit uses it: a model whose tokenizer
+    is :class:`_FakeTokenizer` and whose vectors count the [UNK] tokens of a text (what MiniLM
+    without its tokenizer gives: texts of as many words, one embedding)."""
+    import types
+
+    tokenizer = _FakeTokenizer(words)
+
+    class SentenceTransformer:
+        def __init__(self, path, **kwargs):
+            self.tokenizer = tokenizer
+
+        def encode(self, items, **kwargs):
+            n = np.array([[len(tokenizer(items[i:i + 1])["input_ids"][0])] for i in range(len(items))], float)
+            return np.hstack([np.ones_like(n), 1e-4 * n])
+
+    monkeypatch.setattr(encoders, "_import_sentence_transformers",
+                        lambda: types.SimpleNamespace(SentenceTransformer=SentenceTransformer))
+
+
+def _model_folder(folder, *files):
+    folder.mkdir()
+    (folder / "modules.json").write_text('[{"idx": 0, "name": "0", "path": "", '
+                                         '"type": "sentence_transformers.models.Transformer"}]')
+    (folder / "config.json").write_text('{"model_type": "bert"}')
+    for name in files:
+        (folder / name).write_text("")
+    return folder
+
+
+def test_a_folder_without_tokenizer_files_is_refused_naming_them(tmp_path, monkeypatch):
+    # transformers builds a tokenizer of the special tokens alone: every word became [UNK], and
+    # texts of as many words got one embedding, with no error anywhere
+    from learnsim.text.encoders import load_encoder
+
+    _fake_sentence_transformers(monkeypatch, words={})
+    folder = _model_folder(tmp_path / "no-tokenizer")
+    with pytest.raises(ValueError, match="knows no words") as info:
+        load_encoder(folder)
+    message = str(info.value)
+    assert str(folder) in message and "has none of the tokenizer files tokenizer.json, vocab.txt" in message
+    assert "\n" not in message
+
+
+def test_an_empty_vocabulary_is_one_line_naming_the_folder_and_exits_2(tmp_path, monkeypatch):
+    # the tokenizers library's bare Exception at the first text was a 69-line traceback, exit 1
+    from conftest import run_cli
+
+    from learnsim.text.encoders import load_encoder
+
+    _fake_sentence_transformers(monkeypatch, words=None)
+    folder = _model_folder(tmp_path / "empty-vocab", "vocab.txt")
+    with pytest.raises(ValueError, match="cannot tokenise text") as info:
+        load_encoder(folder)
+    assert str(folder) in str(info.value) and "its tokenizer files (vocab.txt)" in str(info.value)
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text('{"id": "d1", "text": "a text"}\n', encoding="utf-8")
+    for args in (["index", "build", "--encoder", folder, "--corpus", corpus, "--out", tmp_path / "idx"],
+                 ["fit", "--method", "film", "--pairs", corpus, "--model", tmp_path / "m.npz", "--encoder", folder]):
+        code, _, err = run_cli(args)
+        assert code == 2 and len(err.strip().splitlines()) == 1, err
+        assert f"--encoder {folder}" in err and "WordPiece error" in err
+
+
+def test_a_model_that_cannot_tell_the_probe_sentences_apart_is_refused(tmp_path, monkeypatch):
+    # the check after loading that catches a degenerate model whatever the cause: a tokenizer that
+    # knows a word or two still gives near-identical vectors here
+    _fake_sentence_transformers(monkeypatch, words={"learnsim": 7})
+    folder = _model_folder(tmp_path / "degenerate", "tokenizer.json")
+    with pytest.raises(ValueError, match=r"gives two unrelated probe sentences the same embedding \(cosine 1"):
+        SentenceEncoder(folder).fit()
+
+
+def test_a_working_tokenizer_passes_the_checks(tmp_path, monkeypatch):
+    import types
+
+    words = {w: i for i, w in enumerate(" ".join(encoders._PROBE_TEXTS).lower().split(), start=5)}
+    _fake_sentence_transformers(monkeypatch, words=words)
+
+    class Distinct:          # vectors that tell texts apart
+        def __init__(self, path, **kwargs):
+            self.tokenizer = _FakeTokenizer(words)
+
+        def encode(self, items, **kwargs):
+            return np.array([[t.count("x") + t.count("z"), t.count("?") + t.count("4")] for t in items], dtype=float)
+
+    monkeypatch.setattr(encoders, "_import_sentence_transformers",
+                        lambda: types.SimpleNamespace(SentenceTransformer=Distinct))
+    assert SentenceEncoder(_model_folder(tmp_path / "fine", "vocab.txt")).fit().embedding_dim_ == 2
+
+
+def test_a_symbolic_link_loop_is_said_to_be_one(tmp_path, monkeypatch):
+    # it was "does not exist" (absolute), or a Hugging Face Hub name (relative owner/name)
+    from learnsim.text.encoders import load_encoder
+
+    (tmp_path / "loops").mkdir()
+    (tmp_path / "loops" / "a").symlink_to("b")
+    (tmp_path / "loops" / "b").symlink_to("a")
+    (tmp_path / "loops" / "dangling").symlink_to("nowhere")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    for name in ("loops/a", str(tmp_path / "loops" / "a"), "loops/a/model"):
+        with pytest.raises(FileNotFoundError, match="is a symbolic link loop") as info:
+            load_encoder(name)
+        assert repr(name) in str(info.value) and "\n" not in str(info.value)
+        with pytest.raises(FileNotFoundError, match="is a symbolic link loop"):
+            SentenceEncoder(name).fit()
+    with pytest.raises(FileNotFoundError, match="is a symbolic link to 'nowhere', which does not exist"):
+        load_encoder("loops/dangling")
+
+
+# ----------------------------------------------------------------------------- custom encoder objects
+
+class _Custom:
+    """Any object with transform and embedding_dim_ (what Pipeline.from_encoder takes)."""
+
+    def __init__(self, rows=None, dim=3):
+        self.rows, self.embedding_dim_ = rows, dim
+
+    def transform(self, texts):
+        return self.rows(list(texts))
+
+
+def _vectors(texts):
+    return np.array([[len(t), t.count("e"), 1.0] for t in texts], dtype=np.float32)
+
+
+@pytest.mark.parametrize("rows, dim, error, match", [
+    (lambda t: np.where(True, np.nan, _vectors(t)), 3, ValueError, "produced NaN or infinite embeddings"),
+    (lambda t: _vectors(t)[:-1], 3, ValueError, r"returned an array of shape \(1, 3\) for 2 texts"),
+    (lambda t: _vectors(t).tolist(), 3, TypeError, "returned a list for 2 texts; an encoder's transform must return"),
+    (lambda t: _vectors(t), 10, ValueError, "returned rows of 3 values, but its embedding_dim_ says 10"),
+    (lambda t: np.array([["a"] * 3] * len(t)), 3, TypeError, "dtype <U1; embeddings must be numbers"),
+])
+def test_a_custom_encoders_output_is_checked_by_from_encoder(rows, dim, error, match):
+    # NaN rows gave NaN scores, a row too few an IndexError, a list an AttributeError, a wrong
+    # embedding_dim_ nothing at all
+    from learnsim.pipeline import Pipeline
+
+    with pytest.raises(error, match=match) as info:
+        Pipeline.from_encoder(_Custom(rows, dim))
+    assert str(info.value).startswith("the encoder _Custom") and "\n" not in str(info.value)
+    assert Pipeline.from_encoder(_Custom(_vectors)).search("eee", ["a", "see the tree"], k=1)[0]["corpus_id"] == 1
+
+
+def test_load_options_with_an_encoder_object_are_refused():
+    # they were dropped silently: backend="onnx-int8" ran the object's own backend
+    from learnsim.pipeline import Pipeline
+
+    for options in ({"backend": "onnx-int8"}, {"device": "cuda"}, {"no_such_option": 1}):
+        with pytest.raises(TypeError, match=rf"load options \['{next(iter(options))}'\] with a _Custom object"):
+            Pipeline.from_encoder(_Custom(_vectors), **options)

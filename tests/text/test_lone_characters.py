@@ -19,7 +19,7 @@ def test_an_unknown_lone_character_is_read_as_the_terms_holding_it():
 
 def test_what_is_not_a_lone_unknown_character_is_left_alone():
     read = LoneCharacters(Tokenizer(), [{"子猫": 0, "猫": 1, "猫が": 2}])
-    for text in ("猫", "猫が好き", "cat", "", "鯨", "a b"):   # known, a run, ASCII, empty, held by no term
+    for text in ("猫が好き", "猫 が好き", "cat", "", "鯨", "a b"):   # runs, a known one beside a run, ASCII, ...
         assert read(text) == text
     words = LoneCharacters(Tokenizer(analyzer="words"), [{"子猫": 0}])
     assert words("猫") == "猫"                                     # no bigrams: nothing to read it as
@@ -56,3 +56,26 @@ def test_a_character_written_as_several_code_points_is_still_one_character():
         assert Tokenizer()(read(other)) == Tokenizer()(read(plain))
     # two characters are a run: bigrams, left alone
     assert read("\uff76\uff9e\uff72") == "\uff76\uff9e\uff72"
+
+
+def test_a_query_of_lone_characters_keeps_a_known_one_and_widens_it():
+    # one document wrote 猫 alone (ペット：猫、犬、鳥): the query 猫 found it and none of the
+    # documents where 猫 stands inside a run
+    read = LoneCharacters(Tokenizer(), [{"子猫": 0, "猫": 1, "猫が": 2, "犬": 3}])
+    assert read("猫") == "猫 子猫 猫が"
+    assert read(read("猫")) == read("猫")                          # read again: nothing more
+    assert read("猫 犬") == "猫 子猫 猫が  犬"                      # 犬: known, held by no longer term
+
+
+def test_a_one_character_query_finds_the_documents_holding_it_inside_runs(tmp_path):
+    import warnings
+
+    from learnsim._baseline_models import baseline_pipeline
+    from learnsim.index import Index
+
+    docs = ["ペット：猫、犬、鳥", "子猫がかわいい", "猫が好きです", "犬の散歩", "今日は雨"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        index = Index.build(tmp_path / "i", baseline_pipeline("bm25", docs), docs)
+    found = {hit["text"] for hit in index.search("猫", k=5)}
+    assert found == set(docs[:3])

@@ -8,6 +8,7 @@ and int8, about 10 s on 2 cores) into a temporary cache folder and encodes a han
 """
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import sys
@@ -137,6 +138,61 @@ def test_the_cache_folder_follows_the_environment(monkeypatch, tmp_path):
     monkeypatch.delenv(_onnx.CACHE_ENV)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert _onnx.cache_root() == tmp_path / "xdg" / "learnsim" / "onnx"
+
+
+def _fake_export(calls):
+    """Stands in for _onnx.export (which needs PyTorch and onnx): writes a model.onnx of known
+    bytes and its record, the digest included, as export does."""
+    def export(st_model, folder, backend, tokenizer, max_length, normalized, model_path):
+        calls.append(folder)
+        out = folder / _onnx._FILE
+        out.write_bytes(bytes(range(256)) * 64)
+        info = {"format": _onnx._EXPORT_FORMAT, "backend": backend, "embedding_dim": 8, "bytes": out.stat().st_size,
+                "sha256": hashlib.sha256(out.read_bytes()).hexdigest()}
+        (folder / _onnx._INFO).write_text(json.dumps(info), encoding="utf-8")
+        return info
+
+    return export
+
+
+def test_a_damaged_cached_export_is_exported_again_naming_the_file(tmp_path, monkeypatch):
+    # only the size was checked: bytes overwritten in place were run by onnxruntime, giving wrong
+    # vectors, and indexes then blamed their model.npz
+    monkeypatch.setenv(_onnx.CACHE_ENV, str(tmp_path / "cache"))
+    calls = []
+    monkeypatch.setattr(_onnx, "export", _fake_export(calls))
+    model_path = tmp_path / "model"
+    model_path.mkdir()
+
+    def exported():
+        return _onnx._exported(None, model_path, "onnx-int8", None, None, True)
+
+    file, info, temporary = exported()
+    assert len(calls) == 1 and not temporary and info["sha256"] == hashlib.sha256(file.read_bytes()).hexdigest()
+    assert exported()[0] == file and len(calls) == 1          # intact: read from the cache
+    good = file.read_bytes()
+    damaged = bytearray(good)
+    damaged[100:900] = bytes(800)                               # same size, other bytes
+    file.write_bytes(bytes(damaged))
+    with pytest.warns(UserWarning, match="cached ONNX export .*model.onnx' is damaged") as record:
+        again, info, _ = exported()
+    assert str(file) in str(record[0].message)
+    assert len(calls) == 2 and again == file and file.read_bytes() == good
+
+
+def test_a_cached_export_without_a_digest_is_exported_again(tmp_path, monkeypatch):
+    # written before the digest was recorded: nothing to check it against
+    monkeypatch.setenv(_onnx.CACHE_ENV, str(tmp_path / "cache"))
+    calls = []
+    monkeypatch.setattr(_onnx, "export", _fake_export(calls))
+    model_path = tmp_path / "model"
+    model_path.mkdir()
+    file, info, _ = _onnx._exported(None, model_path, "onnx", None, None, True)
+    record = file.parent / _onnx._INFO
+    record.write_text(json.dumps({k: v for k, v in info.items() if k != "sha256"}), encoding="utf-8")
+    assert _onnx._read_info(file.parent, "onnx") is None
+    _onnx._exported(None, model_path, "onnx", None, None, True)
+    assert len(calls) == 2 and "sha256" in json.loads(record.read_text(encoding="utf-8"))
 
 
 # ----------------------------------------------------------------------------- on all-MiniLM-L6-v2

@@ -283,27 +283,46 @@ def _fit_hashing(vec, bag, split_every, client):
 
 # ---------------------------------------------------------------------- vectors
 def _vectorizer_of(vectorizer):
-    """The fitted vectoriser of a Pipeline, or the vectoriser itself."""
+    """The fitted vectoriser of a Pipeline, or the vectoriser itself (a sentence encoder too)."""
+    from ..text.encoders import is_encoder
+
     vec = vectorizer.vectorizer if hasattr(vectorizer, "metric") and hasattr(vectorizer, "vectorizer") else vectorizer
+    if is_encoder(vec):
+        return vec
     if not hasattr(vec, "transform") or not hasattr(vec, "get_params"):
-        raise TypeError(f"vectorizer must be a fitted TextVectorizer (or a Pipeline); got {type(vectorizer).__name__}")
+        raise TypeError(f"vectorizer must be a fitted TextVectorizer, a sentence encoder (or a Pipeline); got "
+                        f"{type(vectorizer).__name__}")
     if not hasattr(vec, "n_features_out_"):
         raise ValueError(f"the {type(vec).__name__} is not fitted: fit it first (fit_vectorizer)")
     return vec
 
 
+def _width_and_dense(vec):
+    """(columns, dense) of a fitted vectoriser's rows: a sentence encoder's ``embedding_dim_``
+    dense columns (it has no ``n_features_out_``), an LSI's dense components, else sparse terms."""
+    from ..text.encoders import is_encoder
+
+    if is_encoder(vec):
+        return int(vec.embedding_dim_), True
+    return int(vec.n_features_out_), getattr(vec, "components_", None) is not None
+
+
 def vectorize_partition(texts, vec, partition=0, expected=None):
-    """The float64 vectors of one partition: a CSR block (a dense block with LSI), zero rows for
-    an empty partition."""
+    """The float64 vectors of one partition: a CSR block (a dense block with LSI or a sentence
+    encoder), zero rows for an empty partition."""
+    from ..text.encoders import checked_rows, is_encoder
+
     texts = _checked_texts(texts, partition)
     if expected is not None and len(texts) != expected:
         raise ValueError(f"partition {partition} holds {len(texts)} texts, not the {expected} given in lengths")
-    width = int(vec.n_features_out_)
-    lsi = getattr(vec, "components_", None) is not None
+    width, dense = _width_and_dense(vec)
     if not texts:
-        return np.zeros((0, width)) if lsi else sp.csr_matrix((0, width), dtype=np.float64)
+        return np.zeros((0, width)) if dense else sp.csr_matrix((0, width), dtype=np.float64)
     X = ready(vec).transform(texts)
-    if lsi:
+    if is_encoder(vec):
+        # a custom encoder's rows are checked nowhere else on a worker: one finite row per text
+        X = checked_rows(X, len(texts), f"partition {partition}: the encoder {type(vec).__name__}", width)
+    if dense:
         return np.asarray(X, dtype=np.float64)
     return sp.csr_matrix(X, dtype=np.float64)
 
@@ -396,9 +415,8 @@ def vectorize(texts, vectorizer, *, lengths=None, client=None):
     for i, n in enumerate(lengths):
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
             raise ValueError(f"lengths[{i}] must be a non-negative int; got {n!r}")
-    width = int(vec.n_features_out_)
-    lsi = getattr(vec, "components_", None) is not None
-    meta = np.zeros((0, width)) if lsi else sp.csr_matrix((0, width), dtype=np.float64)
+    width, dense = _width_and_dense(vec)
+    meta = np.zeros((0, width)) if dense else sp.csr_matrix((0, width), dtype=np.float64)
     vec_d = dask.delayed(portable(vec))
     if not parts:
         raise ValueError("texts has no partitions")

@@ -45,6 +45,8 @@ Examples
 """
 from typing import Any, Dict, List, Optional
 
+import numpy as np
+
 try:
     from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
     from langchain_core.documents import Document
@@ -62,6 +64,18 @@ _FIELDS = getattr(Document, "model_fields", None) or getattr(Document, "__fields
 _DOCUMENT_HAS_ID = "id" in _FIELDS
 # what LangChain's invoke() passes on besides the retriever's own options
 _IGNORED_KWARGS = ("verbose",)
+
+
+def _check_flag(value: Any, name: str) -> bool:
+    """``value`` as a bool (a numpy bool too), or a TypeError naming ``name``: ``bool("false")``
+    is True, so a string is refused rather than read one way here and another by pydantic."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {value!r}")
+    return bool(value)
+
+
+# the options the constructor and invoke() both take, and their one check
+_CHECKS = {"k": check_k, "n_top": check_k, "explain": _check_flag}
 
 
 class LearnsimRetriever(BaseRetriever):
@@ -89,7 +103,9 @@ class LearnsimRetriever(BaseRetriever):
         Words an explanation lists.
 
     ``invoke(query, k=..., filter=..., explain=..., n_top=...)`` overrides them for one call (a
-    ``filter`` given there replaces the retriever's, it is not merged with it).
+    ``filter`` given there replaces the retriever's, it is not merged with it). The options are
+    checked alike in both places: ``k`` and ``n_top`` positive integers, ``explain`` True or
+    False (a string such as ``"false"`` is refused, not read as true, nor converted).
     """
 
     index: Any = None
@@ -102,6 +118,11 @@ class LearnsimRetriever(BaseRetriever):
 
     def __init__(self, index: Any = None, **kwargs: Any) -> None:
         source = Source(index, kwargs.pop("client", None), kwargs.pop("async_client", None))
+        # checked before pydantic sees them: it would read k="3" as 3 and explain="false" as False,
+        # which invoke() refuses (one rule for both, the stricter)
+        for name, check in _CHECKS.items():
+            if name in kwargs:
+                kwargs[name] = check(kwargs[name], name)
         super().__init__(index=source.index, client=source.client, async_client=source.async_client, **kwargs)
         check_k(self.k)
 
@@ -109,10 +130,12 @@ class LearnsimRetriever(BaseRetriever):
         return Source(self.index, self.client, self.async_client)
 
     def _options(self, kwargs: Dict[str, Any]) -> tuple:
-        """(k, filter, explain, n_top) of one call: the retriever's, overridden by ``kwargs``."""
+        """(k, filter, explain, n_top) of one call: the retriever's, overridden by ``kwargs``
+        (checked as the constructor checks them)."""
         kwargs = dict(kwargs)
         options = (check_k(kwargs.pop("k", self.k)), kwargs.pop("filter", self.filter),
-                   bool(kwargs.pop("explain", self.explain)), kwargs.pop("n_top", self.n_top))
+                   _check_flag(kwargs.pop("explain", self.explain), "explain"),
+                   check_k(kwargs.pop("n_top", self.n_top), "n_top"))
         unknown = sorted(key for key in kwargs if key not in _IGNORED_KWARGS)
         if unknown:
             raise TypeError(f"LearnsimRetriever got unexpected keyword arguments {unknown}: "

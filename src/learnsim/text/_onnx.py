@@ -19,9 +19,12 @@ ValueError naming their modules); the PyTorch network is dropped once the file i
 The cache folder is ``$LEARNSIM_ONNX_CACHE`` when set, else ``$XDG_CACHE_HOME/learnsim/onnx``
 (``~/.cache/learnsim/onnx``); in it, one folder per model folder, backend and state of the model's
 files (names, sizes, modification times), holding ``model.onnx`` and ``export.json`` (what was
-exported, how, and how closely the export agrees with PyTorch on a few sentences). A folder is
-written under a temporary name and renamed, so processes that export at once never read a half
-written file. The model folder itself is never written to.
+exported, how, how closely the export agrees with PyTorch on a few sentences, and the SHA-256
+of ``model.onnx``). A folder is written under a temporary name and renamed, so processes that
+export at once never read a half written file. Every load checks ``model.onnx`` against the
+digest in its ``export.json``: a file damaged since (its size may be unchanged), or one written
+before the digest was recorded, is exported again (with a warning naming the file where it was
+damaged) instead of giving wrong vectors. The model folder itself is never written to.
 
 Needs onnxruntime and onnx (``pip install "learnsim[onnx]"``), and PyTorch with
 sentence-transformers to load the model and export it.
@@ -242,15 +245,40 @@ def onnx_model(st_model, model_path, backend):
             shutil.rmtree(file.parent, ignore_errors=True)
 
 
-def _read_info(folder, backend):
-    """The record of a complete export in ``folder`` for ``backend``, else None."""
+def file_digest(path):
+    """The SHA-256 of the file at ``path``, hex (read in blocks: an export is 20-400 MB)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _read_info(folder, backend, warn=False):
+    """The record of a complete, intact export in ``folder`` for ``backend``, else None.
+
+    Intact: ``model.onnx`` has the size and the SHA-256 its record gives. A file whose bytes
+    changed since it was written (a bad disk, a half-finished copy) still has its size, and
+    onnxruntime runs what it holds: wrong weights give wrong vectors and no error. With ``warn``,
+    such a file is named in a warning (it is then exported again)."""
+    file = folder / _FILE
     try:
         info = json.loads((folder / _INFO).read_text(encoding="utf-8"))
-        size = (folder / _FILE).stat().st_size
+        size = file.stat().st_size
     except (OSError, ValueError):
         return None
     if (not isinstance(info, dict) or info.get("format") != _EXPORT_FORMAT or info.get("backend") != backend
-            or info.get("bytes") != size or not isinstance(info.get("embedding_dim"), int)):
+            or info.get("bytes") != size or not isinstance(info.get("embedding_dim"), int)
+            or not isinstance(info.get("sha256"), str)):
+        return None                 # another format, unfinished, or written before digests: export again
+    try:
+        digest = file_digest(file)
+    except OSError:
+        return None
+    if digest != info["sha256"]:
+        if warn:
+            warnings.warn(f"the cached ONNX export {str(file)!r} is damaged (its SHA-256 is not the one recorded in "
+                          f"{_INFO} when it was written); the model is exported again", UserWarning, stacklevel=5)
         return None
     return info
 
@@ -274,7 +302,7 @@ def _exported(st_model, model_path, backend, tokenizer, max_length, normalized):
     root = cache_root()
     label = re.sub(r"[^A-Za-z0-9_.]+", "_", "-".join(model_path.parts[-2:]))[:80] or "model"
     folder = root / f"{label}-{backend}-{_source_key(model_path, backend)}"
-    info = _read_info(folder, backend)
+    info = _read_info(folder, backend, warn=True)
     if info is not None:
         return folder / _FILE, info, False
     try:
@@ -423,7 +451,7 @@ def export(st_model, folder, backend, tokenizer, max_length, normalized, model_p
 
     info = {"format": _EXPORT_FORMAT, "backend": backend, "model_path": str(model_path), "how": how,
             "inputs": names, "max_seq_length": max_length, "normalized": bool(normalized),
-            "embedding_dim": int(reference.shape[1]), "bytes": out.stat().st_size,
+            "embedding_dim": int(reference.shape[1]), "bytes": out.stat().st_size, "sha256": file_digest(out),
             "seconds": round(time.perf_counter() - tic, 2),
             "cosine_to_torch": {"mean": round(float(cosine.mean()), 6), "min": round(float(cosine.min()), 6)},
             "versions": {m.__name__: getattr(m, "__version__", None) for m in (torch, onnxruntime, onnx)}}

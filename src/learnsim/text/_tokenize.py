@@ -1046,8 +1046,11 @@ class LoneCharacters:
     stood inside a longer run in the documents (子猫が, 桜の), and found nothing. This reads such a
     character, when the vocabulary does not hold it, as the vocabulary's terms of those scripts
     that hold it (子猫, 猫が, ...; at most ``limit`` for the whole query, in vocabulary order), in
-    its place: a search then finds the documents where it stands, scored by those terms. A character the vocabulary holds, a query
-    of longer runs and text without those scripts are left as they are.
+    its place: a search then finds the documents where it stands, scored by those terms. In a query
+    whose runs of those scripts are all lone characters (猫, 猫 犬), a character the vocabulary holds
+    keeps itself and gains those terms: that one document wrote 猫 alone (ペット：猫、犬) made the
+    query find that document and none of the others. Longer runs, a known character beside them
+    and text without those scripts are left as they are.
 
     Parameters
     ----------
@@ -1065,6 +1068,8 @@ class LoneCharacters:
     '子猫 猫が'
     >>> expand("猫が好き"), expand("cat")
     ('猫が好き', 'cat')
+    >>> LoneCharacters(Tokenizer(), [{"猫": 0, "子猫": 1, "猫が": 2}])("猫")    # known: kept, and widened
+    '猫 子猫 猫が'
 
     References
     ----------
@@ -1100,6 +1105,11 @@ class LoneCharacters:
         if text.isascii() or self.tokenizer.analyzer == "words":
             return text
         added, holding = 0, None
+        runs = self.tokenizer._spaceless_run.findall(text)
+        # a query of lone characters alone: a known one is widened too (kept itself); beside longer
+        # runs (a sentence, a document as a query) it is read as it is
+        # (read again, the terms it gained are longer runs: nothing more is added)
+        widen = all(len(r) <= _MAX_CHARACTER_CODE_POINTS and all(len(t) == 1 for t in self.tokenizer(r)) for r in runs)
 
         def replace(m):
             nonlocal added, holding
@@ -1107,14 +1117,17 @@ class LoneCharacters:
             # as the tokenizer folds it (ｶ is カ): one character may be written as up to three
             # code points (물 as the jamo 물 in NFD, が as か and a voiced mark, ｶﾞ as ガ)
             term = self.tokenizer(c) if len(c) <= _MAX_CHARACTER_CODE_POINTS else ()
-            if len(term) != 1 or len(term[0]) != 1 or self._known(term[0]) or added >= self.limit:
+            if len(term) != 1 or len(term[0]) != 1 or added >= self.limit:
+                return c
+            known = self._known(term[0])
+            if known and not widen:
                 return c
             if holding is None:
                 holding = self._terms_holding()
             # at most `limit` in all: a query of a thousand lone characters is not a million terms
             found = holding.get(term[0], ())[:self.limit - added]
             added += len(found)
-            return f" {' '.join(found)} " if found else c
+            return f" {' '.join(([term[0]] if known else []) + found)} " if found else c
 
         read = self.tokenizer._spaceless_run.sub(replace, text)
         return read.strip() if added else text

@@ -44,6 +44,7 @@ actually sent to a model. Encoding shows its count, rate and time left (``show_p
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import numbers
@@ -52,8 +53,6 @@ import re
 import sys
 import threading
 import time
-import uuid
-import warnings
 from collections import OrderedDict
 from pathlib import Path
 
@@ -64,10 +63,13 @@ from sklearn.utils.validation import check_is_fitted
 from .._utils.progress import _default_enabled, enabled_for, progress
 from .._utils.validation import check_state_header
 from . import _onnx
+from ._embedding_cache import (_CHUNK_MAX_BATCHES, _CHUNK_SECONDS, _PROGRESS_AT_LEAST, _ENCODED, _CacheWriter,  # noqa: F401
+                               _EmbeddingCache, _active_cache, _fallback_caches, _one_line, _text_keys, _write_shards,
+                               embedding_cache, encoded_text_count, index_embedding_cache)
 
 __all__ = ["SentenceEncoder", "Model2VecEncoder", "EncoderCosine", "load_encoder", "is_encoder",
            "encoder_name", "default_benchmark_model_path", "BUNDLED_MODEL_NAMES", "ENCODER_BACKENDS",
-           "embedding_cache", "encoded_text_count"]
+           "embedding_cache", "encoded_text_count", "check_encoder_output", "checked_rows"]
 
 _INSTALL_HINT = 'pip install "learnsim[dense]"'
 _MODEL2VEC_HINT = "pip install model2vec"
@@ -97,6 +99,15 @@ _PROBE_TEXTS = (
 # Relative L2 difference allowed between the saved and the recomputed probe vectors. Rounding
 # between torch versions or CPU / GPU kernels stays below 1e-4 (float32); another model gives ~1.
 _PROBE_RTOL = 1e-3
+# Above this cosine the two probe sentences (nothing alike) count as one embedding: the model
+# cannot tell texts apart. Working models give 0.0-0.5 on them (all-MiniLM-L6-v2: 0.13, a raw
+# BERT's mean pooling: below 0.9); MiniLM without its tokenizer files, every word its unknown
+# token, gives 0.9995.
+_PROBE_SAME_COSINE = 0.999
+# The files a Hugging Face tokenizer is read from (one of them, by tokenizer family): named in the
+# error of a model whose tokenizer knows no words.
+_TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "vocab.json", "merges.txt", "spiece.model",
+                    "sentencepiece.bpe.model", "tokenizer.model")
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -166,6 +177,21 @@ def _loading_bars(enabled):
             hf_logging.enable_progress_bar()
 
 
+def _unresolvable_link(path):
+    """Why ``path`` cannot be followed, in words (a symbolic link loop, a link to nothing), or
+    None. ``Path.exists`` says False for both, which would read as "does not exist", or as a
+    Hugging Face Hub name for a relative ``owner/name``."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "is a symbolic link loop (a link on the way points back to itself), not a folder"
+        if os.path.islink(path):
+            with contextlib.suppress(OSError):
+                return f"is a symbolic link to {os.readlink(path)!r}, which does not exist"
+    return None
+
+
 def _check_model_dir(model_path):
     """The model directory as an absolute Path, or a clear error; never a hub name."""
     if isinstance(model_path, bytes) or not isinstance(model_path, (str, os.PathLike)):
@@ -175,6 +201,10 @@ def _check_model_dir(model_path):
     if not text.strip():
         raise ValueError("model_path is empty; give the path of a local sentence-transformers model directory")
     path = Path(text).expanduser()
+    link = _unresolvable_link(path)
+    if link is not None:
+        raise FileNotFoundError(f"model_path {text!r} {link}; give the path of a local sentence-transformers "
+                                "model directory")
     if not path.exists():
         if isinstance(model_path, str) and _HUB_ID_RE.match(text):
             raise FileNotFoundError(
@@ -287,483 +317,99 @@ def _check_params(encoder):
     _onnx.check_backend(name, getattr(encoder, "backend", "torch"), encoder.device)
 
 
+def checked_rows(E, n_texts, who, dim=None):
+    """``E``, the embeddings an encoder gave for ``n_texts`` texts, as a float32 array, or an
+    error of one line that begins with ``who`` (the encoder) and says what is wrong: not an
+    array, not one row per text, not ``dim`` columns, not numbers, NaN or infinite values."""
+    if not isinstance(E, np.ndarray):
+        raise TypeError(f"{who} returned a {type(E).__name__} for {n_texts} texts; an encoder's transform must "
+                        "return a numpy array of one embedding row per text")
+    if E.dtype.kind not in "fiu":
+        raise TypeError(f"{who} returned an array of dtype {E.dtype}; embeddings must be numbers")
+    if E.ndim != 2 or E.shape[0] != n_texts:
+        raise ValueError(f"{who} returned an array of shape {E.shape} for {n_texts} texts; expected one "
+                         "embedding row per text")
+    if dim is not None and E.shape[1] != dim:
+        raise ValueError(f"{who} returned rows of {E.shape[1]} values, but its embedding_dim_ says {dim}")
+    E = np.asarray(E, dtype=np.float32)
+    if not np.isfinite(E).all():
+        raise ValueError(f"{who} produced NaN or infinite embeddings; its weights are broken or it overflows "
+                         "in float32")
+    return E
+
+
+def check_encoder_output(encoder):
+    """Encode the two probe sentences with ``encoder`` (any object with ``transform`` and
+    ``embedding_dim_``) and check what it returns as a :class:`SentenceEncoder` checks its
+    model's output: a numpy array of one row per text, ``embedding_dim_`` columns, finite
+    numbers. A learnsim encoder checked its model when it loaded, and is not encoded again.
+
+    Raises
+    ------
+    TypeError, ValueError
+        One line that names the encoder and the problem.
+    """
+    if isinstance(encoder, SentenceEncoder):
+        return
+    who = f"the encoder {_encoder_label(encoder)}"
+    checked_rows(encoder.transform(list(_PROBE_TEXTS)), len(_PROBE_TEXTS), who, int(encoder.embedding_dim_))
+
+
+def _encoder_label(encoder):
+    name = type(encoder).__name__
+    path = getattr(encoder, "model_path_", None)
+    return f"{name} ({path!r})" if isinstance(path, str) and path else name
+
+
+def _cosine(a, b):
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    norms = np.linalg.norm(a) * np.linalg.norm(b)
+    # two zero rows are one embedding too: no direction tells them apart
+    return float(a @ b / norms) if norms > 0 else (1.0 if not (a.any() or b.any()) else 0.0)
+
+
+def _tokenizer_folder(path):
+    """The folder of a sentence-transformers model's Transformer module (its tokenizer files),
+    else the model folder itself."""
+    with contextlib.suppress(OSError, ValueError, RecursionError, TypeError, AttributeError):
+        modules = json.loads((path / "modules.json").read_text(encoding="utf-8"))
+        for module in modules:
+            if str(module.get("type", "")).endswith("Transformer"):
+                return path / str(module.get("path") or "")
+    return path
+
+
+def _check_tokenizer(model, path):
+    """A ValueError of one line, naming the folder and its tokenizer files, where the loaded
+    model's tokenizer cannot tokenise the probe sentences or knows none of their words.
+
+    transformers builds a tokenizer of the special tokens alone where a folder has no tokenizer
+    files: every word is then the unknown token, and texts of as many words get one embedding.
+    An empty vocab.txt fails at the first text with a bare Exception of the tokenizers library."""
+    tokenizer = getattr(model, "tokenizer", None)
+    if tokenizer is None or not callable(tokenizer):
+        return                      # not a text tokenizer of transformers' kind: nothing to ask it
+    folder = _tokenizer_folder(path)
+    present = [name for name in _TOKENIZER_FILES if (folder / name).is_file()]
+    files = (f"its tokenizer files ({', '.join(present)}) in {str(folder)!r} are empty or damaged" if present else
+             f"{str(folder)!r} has none of the tokenizer files {', '.join(_TOKENIZER_FILES)}")
+    try:
+        ids = tokenizer(list(_PROBE_TEXTS), add_special_tokens=False)["input_ids"]
+    except (ImportError, MemoryError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - the tokenizers library raises a bare Exception
+        raise ValueError(f"the tokenizer of the model at {str(path)!r} cannot tokenise text ({type(exc).__name__}: "
+                         f"{_one_line(exc, 160)}): {files}") from None
+    unknown = getattr(tokenizer, "unk_token_id", None)
+    tokens = [int(i) for row in ids for i in row]
+    if unknown is not None and tokens and all(i == unknown for i in tokens):
+        raise ValueError(f"the tokenizer of the model at {str(path)!r} knows no words (every word of the probe "
+                         f"sentences is its unknown token {getattr(tokenizer, 'unk_token', None)!r}): {files}")
+
+
 def _relative_row_errors(new, old):
     norms = np.maximum(np.linalg.norm(old, axis=1), np.finfo(np.float32).tiny)
     return np.linalg.norm(new - old, axis=1) / norms
-
-
-# ----------------------------------------------------------------------------- embedding cache
-
-# On-disk layout (embedding_cache): DIRECTORY/<class>-<key id>/ per encoder identity, holding
-# key.json (the identity in words, for people and as a check) and shards, each a pair
-# <name>.keys.npy (uint8, n x 16: blake2b-128 of each text's UTF-8) and <name>.vectors.npy
-# (float32, n x dim). <name> is the blake2b-128 of the key id, the keys and the vectors: a shard
-# is checked against its own name before its vectors are used, so a damaged, truncated or
-# foreign file is found, not read as vectors; and two processes that write the same rows write
-# the same name and the same bytes, so concurrent writers never clash.
-_CACHE_FORMAT = 1
-_SHARD_ROWS = 8192                 # rows written per shard (a shard is written as its rows are encoded)
-_SHARD_MEMORY = 256 * 2 ** 20      # bytes of checked shard vectors a cache keeps in memory (LRU)
-_RESCAN_SECONDS = 1.0              # how long a listing of a cache folder is taken as current
-_CACHE_LOCK = threading.Lock()
-# the cache of the innermost embedding_cache() block, process-wide; outside every block, the folder
-# the command line set beside its model or index (learnsim._utils.embedding_home)
-_NO_BLOCK = object()
-_ACTIVE_CACHE = [_NO_BLOCK]
-_DEFAULT_CACHES = {}
-_ENCODED = [0]                     # texts sent to a model by transform, process-wide (encoded_text_count)
-# Encoding runs in chunks of whole batches taking about this long, so that progress moves, the
-# cache receives finished rows, and an interrupted run keeps what it encoded; capped in batches
-# because each call of the model costs a little.
-_CHUNK_SECONDS = 2.0
-_CHUNK_MAX_BATCHES = 64
-# Below this many texts to encode, a call sets no progress up unless asked (a search's queries).
-_PROGRESS_AT_LEAST = 100
-
-
-def encoded_text_count():
-    """The number of texts this process has sent to an encoder's model through ``transform``.
-
-    Counts every :class:`SentenceEncoder` and :class:`Model2VecEncoder`: texts found in the
-    in-memory memo or in an :func:`embedding_cache` are not counted, repeated texts of one call
-    count once, and the two probe sentences a load encodes are left out. Take the difference
-    around some work to see how many texts it encoded (zero when a shared cache held them all).
-
-    Returns
-    -------
-    int
-
-    Examples
-    --------
-    >>> from learnsim.text.encoders import encoded_text_count
-    >>> before = encoded_text_count()
-    >>> encoded_text_count() - before     # nothing encoded in between
-    0
-    """
-    return _ENCODED[0]
-
-
-@contextlib.contextmanager
-def embedding_cache(directory):
-    """Keep every text's embedding on disk in ``directory`` while the block runs: each
-    :class:`SentenceEncoder` and :class:`Model2VecEncoder` ``transform`` takes the vectors it
-    finds there and writes those it had to compute, so that the texts of a collection are
-    encoded once across fit, index and evaluate (and across processes that share the folder).
-
-    Parameters
-    ----------
-    directory : str, path-like or None
-        The cache folder, created on first write. None: no disk cache in the block (an outer
-        block's is switched off too).
-
-    Yields
-    ------
-    cache or None
-        None for ``directory=None``; else an object with ``directory`` (absolute Path),
-        ``n_read`` (vectors taken from the disk) and ``n_written`` (vectors written).
-
-    Notes
-    -----
-    Vectors are kept per encoder identity: the class, the model folder, ``normalize``,
-    ``batch_size``, the ``backend`` (PyTorch, ONNX, ONNX int8) and the fingerprint of the model (its embeddings of two probe sentences), so
-    another model at the same path, or other settings, never reuse them. Each text is found by
-    the blake2b hash of its UTF-8 bytes. Files are written to a temporary name and renamed, in
-    shards named by the hash of their content: processes can share one folder. A shard is
-    checked (its shape, dtype and content hash) before use; one that is damaged is ignored with
-    one warning and its texts are encoded again. A folder that cannot be written gives one
-    warning, and the vectors are returned as usual. Memory: 24 bytes a cached text for the
-    lookup, and at most 256 MB of checked vectors; the in-memory memo of the encoders still
-    applies.
-
-    The block is process-wide (every thread's encoders use it), like :func:`learnsim.set_progress`.
-    Blocks nest: the innermost applies, and the outer one is back after it.
-
-    Examples
-    --------
-    >>> from learnsim.text.encoders import embedding_cache
-    >>> with embedding_cache(None) as cache:      # directory=None: no cache
-    ...     print(cache)
-    None
-
-    With a model (not run here): the second transform reads every vector from the folder.
-
-    >>> with embedding_cache("emb-cache"):                          # doctest: +SKIP
-    ...     E = load_encoder("all-MiniLM-L6-v2").transform(texts)
-    """
-    cache = None if directory is None else _EmbeddingCache(directory)
-    with _CACHE_LOCK:
-        previous, _ACTIVE_CACHE[0] = _ACTIVE_CACHE[0], cache
-    try:
-        yield cache
-    finally:
-        with _CACHE_LOCK:
-            _ACTIVE_CACHE[0] = previous
-
-
-def _text_keys(texts):
-    """(n, 16) uint8: the blake2b-128 of each text's UTF-8 (lone surrogates kept as they are)."""
-    joined = b"".join(hashlib.blake2b(t.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-                      for t in texts)
-    return np.frombuffer(joined, dtype=np.uint8).reshape(len(texts), 16)
-
-
-def _shard_name(key_id, keys, vectors):
-    h = hashlib.blake2b(key_id.encode("ascii"), digest_size=16)
-    h.update(np.ascontiguousarray(keys).tobytes())
-    h.update(np.ascontiguousarray(vectors, dtype="<f4").tobytes())
-    return h.hexdigest()
-
-
-def _read_npy(path, dtype, columns, rows=None):
-    """The array of a ``.npy`` file as (dtype, (rows, columns)), or ValueError saying what is
-    wrong. The header is read first (memory-mapped), so a file that claims more than it holds
-    is refused before anything is allocated."""
-    try:
-        mapped = np.load(path, mmap_mode="r", allow_pickle=False)
-    except Exception as exc:  # noqa: BLE001 - any damage reads as "not a shard", never a traceback
-        raise ValueError(f"not a readable .npy file ({type(exc).__name__}: {_one_line(exc, 120)})") from None
-    expected = (mapped.shape[0] if rows is None else rows, columns)
-    if mapped.dtype != np.dtype(dtype) or mapped.ndim != 2 or mapped.shape != expected:
-        raise ValueError(f"holds {mapped.dtype} {mapped.shape}, expected {np.dtype(dtype)} {expected}")
-    try:
-        return np.array(mapped)
-    except Exception as exc:  # noqa: BLE001 - a file cut short while mapped
-        raise ValueError(f"could not be read ({type(exc).__name__}: {_one_line(exc, 120)})") from None
-    finally:
-        del mapped
-
-
-class _EmbeddingCache:
-    """The folder of :func:`embedding_cache`: one :class:`_CacheStore` per encoder identity."""
-
-    def __init__(self, directory):
-        if isinstance(directory, bytes) or not isinstance(directory, (str, os.PathLike)):
-            raise TypeError("embedding_cache directory must be a folder path (str or path-like) or None; "
-                            f"got {type(directory).__name__}")
-        if not os.fspath(directory).strip():
-            raise ValueError("embedding_cache directory is empty; give a folder path, or None for no cache")
-        self.directory = Path(os.fspath(directory)).expanduser().absolute()
-        self.n_read = 0
-        self.n_written = 0
-        self.writable = True
-        self._stores = {}
-        self._lock = threading.RLock()
-
-    def __repr__(self):
-        return f"embedding_cache({str(self.directory)!r}: {self.n_read} read, {self.n_written} written)"
-
-    def store_for(self, encoder):
-        """The store of ``encoder``'s identity, or None where it has none (no fingerprint)."""
-        identity = encoder._identity()
-        if identity[-1] is None:
-            return None
-        kind, model_path, normalize, batch_size, backend, fingerprint = identity
-        key = {"format": _CACHE_FORMAT, "encoder": kind, "model_path": model_path, "normalize": normalize,
-               "batch_size": batch_size, "fingerprint": fingerprint, "embedding_dim": int(encoder.embedding_dim_)}
-        if backend != "torch":      # (PyTorch's vectors keep the folders they had before backends)
-            key["backend"] = backend
-        key_id = hashlib.blake2b(json.dumps(key, sort_keys=True).encode("utf-8"), digest_size=12).hexdigest()
-        with self._lock:
-            store = self._stores.get(key_id)
-            if store is None:
-                folder = self.directory / f"{re.sub(r'[^a-z0-9]+', '', kind.lower()) or 'encoder'}-{key_id}"
-                store = self._stores[key_id] = _CacheStore(self, folder, key, key_id)
-            return store
-
-    def cannot_write(self, exc):
-        """Writes off for the rest of the block, said once."""
-        with self._lock:
-            if self.writable:
-                self.writable = False
-                warnings.warn(f"embedding cache: cannot write to {str(self.directory)!r} ({type(exc).__name__}: "
-                              f"{_one_line(exc, 160)}); the vectors are computed as usual but not saved there",
-                              UserWarning, stacklevel=5)
-
-
-class _CacheStore:
-    """The shards of one encoder identity: a lookup of every cached text's key (sorted by its
-    first 8 bytes), the checked vectors of recently used shards, and the writer."""
-
-    def __init__(self, cache, folder, key, key_id):
-        self.cache, self.folder, self.key, self.key_id = cache, folder, key, key_id
-        self.dim = key["embedding_dim"]
-        self.names = []            # shard names, in the order found
-        self.rows = []             # rows of each shard
-        self.digests = []          # blake2b of each shard's keys bytes as indexed (checked again on read)
-        self.bad = set()           # shards found damaged (ignored)
-        self.seen = set()          # every shard name looked at, damaged ones too
-        self.usable = True         # False: the folder belongs to another identity
-        self._pending = []         # (shard index, keys as 2 uint64 columns) not yet in the lookup
-        self._hi = self._lo = self._shard = self._row = None
-        self._vectors = OrderedDict()
-        self._vector_bytes = 0
-        self._key_checked = False
-        self._scanned, self._stale = -float("inf"), False
-
-    # -- reading
-    def _check_key_file(self):
-        if self._key_checked:
-            return
-        path = self.folder / "key.json"
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return                 # not written yet: checked again on the next look
-        except OSError:
-            return                 # unreadable: the shards, checked against their names, still are
-        self._key_checked = True
-        try:
-            same = json.loads(text) == self.key
-        except ValueError:
-            same = False
-        if not same:
-            self.usable = False
-            warnings.warn(f"embedding cache: {str(path)!r} describes another encoder than this folder's name "
-                          "says; the folder is ignored (delete it to use the cache for this encoder again)",
-                          UserWarning, stacklevel=6)
-
-    def _scan(self):
-        """Index the shards written since the last look (by this process or another); at most
-        once a second unless this process wrote (a server's every query would list the folder)."""
-        now = time.monotonic()
-        if not self._stale and now - self._scanned < _RESCAN_SECONDS:
-            return
-        self._stale, self._scanned = False, now
-        self._check_key_file()
-        if not self.usable:
-            return
-        try:
-            entries = [e.name for e in os.scandir(self.folder)]
-        except (FileNotFoundError, NotADirectoryError):
-            return                 # nothing cached yet (or a file in the way: said when writing)
-        except OSError as exc:
-            self.usable = False
-            warnings.warn(f"embedding cache: cannot read {str(self.folder)!r} ({type(exc).__name__}: "
-                          f"{_one_line(exc, 160)}); every text is encoded", UserWarning, stacklevel=6)
-            return
-        damaged = []
-        for entry in sorted(entries):
-            if not entry.endswith(".vectors.npy") or entry.startswith("."):
-                continue
-            name = entry[:-len(".vectors.npy")]
-            if name in self.seen:
-                continue
-            self.seen.add(name)
-            if not re.fullmatch(r"[0-9a-f]{32}", name):
-                damaged.append((entry, "not a name this cache writes"))
-                continue
-            try:
-                keys = _read_npy(self.folder / f"{name}.keys.npy", np.uint8, 16)
-            except FileNotFoundError:
-                damaged.append((entry, "its keys file is missing"))
-                continue
-            except ValueError as exc:
-                damaged.append((f"{name}.keys.npy", str(exc)))
-                continue
-            index = len(self.names)
-            self.names.append(name)
-            self.rows.append(len(keys))
-            self.digests.append(hashlib.blake2b(keys.tobytes(), digest_size=16).digest())
-            self._pending.append((index, keys.view("<u8")))
-        if damaged:
-            self._warn_damaged(damaged)
-
-    def _warn_damaged(self, damaged):
-        first, reason = damaged[0]
-        more = f" and {len(damaged) - 1} more" if len(damaged) > 1 else ""
-        warnings.warn(f"embedding cache: ignored the damaged file {str(self.folder / first)!r} ({reason}){more}; "
-                      "their texts are encoded again (delete the files to stop this warning)",
-                      UserWarning, stacklevel=6)
-
-    def _build(self):
-        if not self._pending:
-            return
-        parts = [(np.full(len(k), i, dtype=np.int32), np.arange(len(k), dtype=np.int32), k)
-                 for i, k in self._pending]
-        self._pending = []
-        shard = np.concatenate([p[0] for p in parts])
-        row = np.concatenate([p[1] for p in parts])
-        keys = np.concatenate([p[2] for p in parts])
-        if self._hi is not None:
-            shard = np.concatenate([self._shard, shard])
-            row = np.concatenate([self._row, row])
-            keys = np.concatenate([np.column_stack([self._hi, self._lo]), keys])
-        order = np.argsort(keys[:, 0], kind="stable")
-        self._hi, self._lo = keys[order, 0].copy(), keys[order, 1].copy()
-        self._shard, self._row = shard[order], row[order]
-
-    def _lookup(self, keys):
-        """(hit, shard, row) of each of ``keys`` ((n, 16) uint8), shards known damaged left out."""
-        self._scan()
-        self._build()
-        if not self.usable or self._hi is None or not len(self._hi) or not len(keys):
-            return np.zeros(len(keys), dtype=bool), None, None
-        query = keys.view("<u8")
-        pos = np.minimum(np.searchsorted(self._hi, query[:, 0]), len(self._hi) - 1)
-        # a miss costs an encode, a wrong hit a wrong vector: both halves of the key must agree
-        hit = (self._hi[pos] == query[:, 0]) & (self._lo[pos] == query[:, 1])
-        shards, rows = self._shard[pos], self._row[pos]
-        if self.bad:
-            hit &= ~np.isin(shards, [i for i, name in enumerate(self.names) if name in self.bad])
-        return hit, shards, rows
-
-    def holds(self, keys):
-        """Which of ``keys`` the folder holds (in shards not known damaged), reading no vectors."""
-        return self._lookup(keys)[0]
-
-    def read(self, keys):
-        """(found, vectors): which of ``keys`` ((n, 16) uint8) the folder holds, and their
-        vectors (float32, one row per found key), from checked shards only."""
-        empty = np.zeros((0, self.dim), dtype=np.float32)
-        hit, shards, rows = self._lookup(keys)
-        if not hit.any():
-            return hit, empty
-        out = np.empty((len(keys), self.dim), dtype=np.float32)
-        for index in np.unique(shards[hit]):
-            where = np.flatnonzero(hit & (shards == index))
-            vectors = self._shard_vectors(int(index))
-            if vectors is None:
-                hit[where] = False
-                continue
-            out[where] = vectors[rows[where]]
-        return hit, out[hit] if hit.any() else empty
-
-    def _shard_vectors(self, index):
-        """The checked vectors of shard ``index``, or None (damaged: said once, then ignored)."""
-        name = self.names[index]
-        if name in self.bad:
-            return None
-        vectors = self._vectors.get(name)
-        if vectors is not None:
-            self._vectors.move_to_end(name)
-            return vectors
-        try:
-            keys = _read_npy(self.folder / f"{name}.keys.npy", np.uint8, 16, rows=self.rows[index])
-            if hashlib.blake2b(keys.tobytes(), digest_size=16).digest() != self.digests[index]:
-                raise ValueError("its keys file changed since it was read")
-            vectors = _read_npy(self.folder / f"{name}.vectors.npy", np.float32, self.dim, rows=self.rows[index])
-            if _shard_name(self.key_id, keys, vectors) != name:
-                raise ValueError("its content does not match its name (damaged, or written for another encoder)")
-            if not np.isfinite(vectors).all():
-                raise ValueError("it holds NaN or infinite values")
-        except (OSError, ValueError) as exc:
-            self.bad.add(name)
-            self._warn_damaged([(f"{name}.vectors.npy", str(exc))])
-            return None
-        if vectors.nbytes <= _SHARD_MEMORY:
-            self._vectors[name] = vectors
-            self._vector_bytes += vectors.nbytes
-            while self._vector_bytes > _SHARD_MEMORY:
-                _, dropped = self._vectors.popitem(last=False)
-                self._vector_bytes -= dropped.nbytes
-        return vectors
-
-    # -- writing
-    def write(self, keys, vectors):
-        """Add a shard of ``keys`` ((n, 16) uint8) and their ``vectors``; an OSError turns the
-        cache's writes off with one warning."""
-        if not (self.cache.writable and self.usable and len(keys)):
-            return
-        keys = np.ascontiguousarray(keys, dtype=np.uint8)
-        vectors = np.ascontiguousarray(vectors, dtype="<f4")
-        name = _shard_name(self.key_id, keys, vectors)
-        temps = []
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            if not (self.folder / "key.json").exists():
-                self._replace(self.folder / "key.json", temps,
-                              lambda f: f.write(json.dumps(self.key, sort_keys=True, indent=1).encode("utf-8")))
-            # keys first: a vectors file is only ever seen with its keys beside it
-            self._replace(self.folder / f"{name}.keys.npy", temps, lambda f: np.save(f, keys, allow_pickle=False))
-            self._replace(self.folder / f"{name}.vectors.npy", temps,
-                          lambda f: np.save(f, vectors, allow_pickle=False))
-        except OSError as exc:
-            for temp in temps:
-                with contextlib.suppress(OSError):
-                    os.unlink(temp)
-            self.cache.cannot_write(exc)
-            return
-        self.cache.n_written += len(keys)
-        self._stale = True
-
-    @staticmethod
-    def _replace(path, temps, write):
-        # unique per process and call: two writers never share a temporary file
-        temp = path.parent / f".tmp-{os.getpid()}-{uuid.uuid4().hex}-{path.name}"
-        temps.append(temp)
-        with open(temp, "wb") as f:
-            write(f)
-        os.replace(temp, path)
-
-
-def index_embedding_cache(index_path):
-    """The embedding cache of an index's own work outside the command line (a promotion or a
-    rollback through the service or :class:`learnsim.index.Index`): the folder beside it,
-    ``<index>.embeddings``, unless an :func:`embedding_cache` block or the command line chose
-    one (then that applies). A context manager."""
-    from .._utils.embedding_home import default_embedding_folder
-
-    if _ACTIVE_CACHE[0] is not _NO_BLOCK or default_embedding_folder() is not None:
-        return contextlib.nullcontext()
-    path = Path(index_path)
-    return embedding_cache(path.parent / f"{path.name}.embeddings")
-
-
-def _write_shards(cache, store, keys, vectors):
-    """Write rows into ``store`` (of ``cache``) as shards of at most ``_SHARD_ROWS`` rows."""
-    with cache._lock:
-        for part in range(0, len(keys), _SHARD_ROWS):
-            store.write(keys[part:part + _SHARD_ROWS], vectors[part:part + _SHARD_ROWS])
-
-
-def _default_cache(folder):
-    with _CACHE_LOCK:
-        if folder not in _DEFAULT_CACHES:
-            _DEFAULT_CACHES[folder] = _EmbeddingCache(folder)
-        return _DEFAULT_CACHES[folder]
-
-
-def _active_cache():
-    cache = _ACTIVE_CACHE[0]
-    if cache is not _NO_BLOCK:
-        return cache
-    from .._utils.embedding_home import default_embedding_folder
-
-    folder = default_embedding_folder()
-    return None if folder is None else _default_cache(folder)
-
-
-def _fallback_caches():
-    """The caches read (and copied from) where the active one lacks a vector: outside every
-    embedding_cache() block, the folders the command line named beside the default one."""
-    if _ACTIVE_CACHE[0] is not _NO_BLOCK:
-        return ()
-    from .._utils.embedding_home import default_embedding_fallbacks
-
-    return tuple(_default_cache(folder) for folder in default_embedding_fallbacks())
-
-
-class _CacheWriter:
-    """Collects the rows of one encode and writes them as shards of ``_SHARD_ROWS`` rows."""
-
-    def __init__(self, cache, store, keys):
-        self.cache, self.store, self.keys = cache, store, keys
-        self._rows, self._vectors, self._n = [], [], 0
-
-    def add(self, positions, vectors):
-        self._rows.append(np.asarray(positions))
-        self._vectors.append(np.array(vectors, dtype=np.float32))
-        self._n += len(positions)
-        if self._n >= _SHARD_ROWS:
-            self.flush()
-
-    def flush(self):
-        if not self._n:
-            return
-        rows, vectors = np.concatenate(self._rows), np.concatenate(self._vectors)
-        self._rows, self._vectors, self._n = [], [], 0
-        with self.cache._lock:
-            self.store.write(self.keys[rows], vectors)
 
 
 # ----------------------------------------------------------------------------- encoder
@@ -894,13 +540,24 @@ class SentenceEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
                 raise ValueError(f"could not load a sentence-transformers model from {str(path)!r}: its weights "
                                  f"files lack weights of the network (e.g. {missing[0][0]!r}), which would be random "
                                  "numbers; are its weights damaged, or of another model?")
+        _check_tokenizer(model, path)
         if self.backend != "torch":
             # exported on first use, from the cache folder after that; the PyTorch network is dropped
             model = _onnx.onnx_model(model, path, self.backend)
         self.model_ = model
         self.model_path_ = str(path)
-        self._set_probe()
+        self._set_probe_or_say(path, "a sentence-transformers")
         return self
+
+    def _set_probe_or_say(self, path, kind):
+        """:meth:`_set_probe`, where the model fails on its first texts (a broken tokenizer raises a
+        bare Exception from the Rust tokenizers) a ValueError of one line naming the folder."""
+        try:
+            self._set_probe()
+        except (ImportError, MemoryError, ValueError, TypeError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the tokenizers' and torch's errors are many
+            raise _unloadable(kind, path, exc) from exc
 
     def transform(self, texts):
         """Embed ``texts``.
@@ -928,6 +585,11 @@ class SentenceEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         """``embedding_dim_`` and the model's fingerprint (its probe embeddings: the texts it
         encoded are shared only between loads that give the very same vectors)."""
         probe = self._encode_raw(list(_PROBE_TEXTS), show_progress=False)
+        cosine = _cosine(probe[0], probe[1])
+        if cosine > _PROBE_SAME_COSINE:
+            raise ValueError(f"the model at {self.model_path_!r} gives two unrelated probe sentences the same "
+                             f"embedding (cosine {cosine:.4f}): it cannot tell texts apart (a tokenizer that knows "
+                             "no words, or broken weights)")
         self.embedding_dim_ = int(probe.shape[1])
         self._fingerprint = hashlib.sha256(np.ascontiguousarray(probe).tobytes()).hexdigest()
 
@@ -1062,14 +724,8 @@ class SentenceEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         return self._checked(E, items)
 
     def _checked(self, E, items):
-        E = np.asarray(E, dtype=np.float32)
-        if E.ndim != 2 or E.shape[0] != len(items):
-            raise ValueError(f"the model at {self.model_path_!r} returned an array of shape {E.shape} for "
-                             f"{len(items)} texts; expected one embedding row per text")
-        if not np.isfinite(E).all():
-            raise ValueError(f"the model at {self.model_path_!r} produced NaN or infinite embeddings; "
-                             "its weights are broken or it overflows in float32")
-        return E
+        # the checks of any encoder's output (check_encoder_output), on the model's own
+        return checked_rows(np.asarray(E, dtype=np.float32), len(items), f"the model at {self.model_path_!r}")
 
     @property
     def _n_features_out(self):
@@ -1128,8 +784,11 @@ class SentenceEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         errors = _relative_row_errors(fresh.astype(np.float64), saved_probe.astype(np.float64))
         tolerance = _onnx.PROBE_RTOL.get(params.get("backend", "torch"), _PROBE_RTOL)
         if not np.all(errors <= tolerance):
-            raise ValueError(f"the model now at {obj.model_path_!r} is not the one the saved {name} was used "
-                             f"with: its embeddings of the probe sentences differ by {float(errors.max()):.3g} "
+            export = getattr(getattr(obj, "model_", None), "file", None)
+            # under an ONNX backend the vectors come from the cached export, which may be the culprit
+            run_by = f" (run by its {obj.backend} export {str(export)!r})" if export is not None else ""
+            raise ValueError(f"the model now at {obj.model_path_!r}{run_by} is not the one the saved {name} was "
+                             f"used with: its embeddings of the probe sentences differ by {float(errors.max()):.3g} "
                              f"(relative; tolerance {tolerance:g})")
         return obj
 
@@ -1192,7 +851,7 @@ class Model2VecEncoder(SentenceEncoder):
                 raise _unloadable("a model2vec", path, exc) from exc
         self.model_ = model
         self.model_path_ = str(path)
-        self._set_probe()
+        self._set_probe_or_say(path, "a model2vec")
         return self
 
     def _memo_key(self):
@@ -1330,11 +989,6 @@ def _looks_like_path(text):
             or (len(text) > 1 and text[1] == ":"))
 
 
-def _one_line(text, limit=300):
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
 def load_encoder(name_or_path, *, device="cpu", show_progress=None, backend="torch"):
     """A fitted encoder for a local model folder or a model name (``--encoder NAME_OR_PATH``).
 
@@ -1396,6 +1050,10 @@ def load_encoder(name_or_path, *, device="cpu", show_progress=None, backend="tor
     if not text.strip():
         raise ValueError("encoder is empty; give the folder of a local model or a model name")
     path = Path(text).expanduser()
+    link = _unresolvable_link(path)
+    if link is not None:            # before the hub: a relative "owner/name" link is the user's folder
+        raise FileNotFoundError(f"encoder {text!r} {link}; give the folder of a local sentence-transformers "
+                                "or model2vec model")
     if path.exists():
         return _load_folder(path, device, show_progress, backend)
     if text.lower() in (n.lower() for n in BUNDLED_MODEL_NAMES):
