@@ -206,3 +206,33 @@ def test_importing_learnsim_imports_no_torch():
             "assert 'torch' not in sys.modules and 'sentence_transformers' not in sys.modules, 'torch imported'")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_fit_asks_an_encoder_object_for_each_text_once():
+    # a fit asked an object with transform and embedding_dim_ for its texts three times (the
+    # collection, then each pair model's representations): a paid encoder cost three times over
+    from learnsim.text.encoders import encode, encoding_once
+
+    texts, rows = topic_pairs(per_topic=12, n_pairs=120)
+    pairs = [(texts[i], texts[j], label) for i, j, label in rows]
+    encoder = HashedWordEncoder()
+    _quiet_fit(pairs=pairs, encoder=encoder, method="film", **FAST)
+    assert encoder.n_encoded <= len({t for a, b, _ in pairs for t in (a, b)}) + 2      # (+ from_encoder's probe)
+    # outside a fit nothing is kept: an object whose output changes is asked again
+    before = encoder.n_encoded
+    encode(encoder, texts[:3]), encode(encoder, texts[:3])
+    assert encoder.n_encoded == before + 6
+    with encoding_once():
+        first = encode(encoder, texts[:3])
+        assert np.array_equal(encode(encoder, texts[2::-1]), first[::-1]) and encoder.n_encoded == before + 9
+
+
+def test_an_encoder_objects_rows_are_checked_where_they_are_used():
+    from learnsim.text.encoders import encode
+
+    class Short(HashedWordEncoder):
+        def transform(self, texts):
+            return super().transform(texts)[:-1]
+
+    with pytest.raises(ValueError, match=r"the encoder Short .*shape \(1, 24\) for 2 texts"):
+        encode(Short(), ["a cat", "a dog"])

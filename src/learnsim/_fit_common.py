@@ -10,18 +10,21 @@ parts and the FitResult of it.
 """
 from __future__ import annotations
 
+import numbers
 import time
 import warnings
 
 import numpy as np
 
+from ._utils.inputs import check_text
 from ._utils.progress import stage
 
 #: The duplicate rules a FILM fitted on pairs may choose among (learnsim.scoring.choose_matcher);
 #: "auto" tries them all. Importable from learnsim.fitting too.
 MATCHER_CHOICES = ("auto", "threshold", "classifier", "knn")
 
-__all__ = ["Fitted", "vectorize", "quiet", "option_name", "report_dict", "MATCHER_CHOICES"]
+__all__ = ["Fitted", "vectorize", "quiet", "option_name", "report_dict", "MATCHER_CHOICES", "check_sequence", "check_texts",
+           "is_index", "check_index_tuples"]
 
 
 class Fitted:
@@ -56,11 +59,11 @@ def vectorize(o, texts, weighting, summary):
     from .text import TextVectorizer
 
     if o.encoder is not None:
-        from .text.encoders import encoder_name
+        from .text.encoders import encode, encoder_name
 
         start = time.perf_counter()
         with stage(f"encoding {len(texts)} texts with {encoder_name(o.encoder)}"):
-            X = np.asarray(o.encoder.transform(list(texts)), dtype=np.float64)
+            X = np.asarray(encode(o.encoder, texts), dtype=np.float64)
         seconds = time.perf_counter() - start
         summary.update(features=int(X.shape[1]), weighting=None, lsi_components=None,
                        encoder=encoder_name(o.encoder))
@@ -80,3 +83,45 @@ def vectorize(o, texts, weighting, summary):
 def report_dict(report):
     """The JSON-ready dict of a held-out report (:class:`learnsim.baseline.BaselineGain`), or None."""
     return None if report is None else report.to_dict()
+
+
+# ---------------------------------------------------------------------------- learnsim.fit's arguments
+
+def check_sequence(value, name, form):
+    """``value`` as a non-empty list (a TypeError or ValueError naming ``name``, a list of ``form``)."""
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__") or not hasattr(value, "__iter__"):
+        raise TypeError(f"{name} must be a list of {form}; got {type(value).__name__}")
+    if len(value) == 0:
+        raise ValueError(f"{name} is empty")
+    return list(value)
+
+
+def check_texts(texts):
+    """``texts`` as a non-empty list of str, none holding a lone surrogate."""
+    texts = check_sequence(texts, "texts", "str")
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(f"texts[{i}] must be a str; got {type(text).__name__}")
+        check_text(text, f"texts[{i}]")     # a lone surrogate, as search and the index refuse it
+    return texts
+
+
+def is_index(value):
+    """Whether ``value`` is an integer index (not a bool)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def check_index_tuples(rows, width, n_texts, name, form):
+    """An (m, width) int64 array of the index tuples ``rows`` into ``n_texts`` texts."""
+    rows = check_sequence(rows, name, f"{form} tuples")
+    out = np.empty((len(rows), width), dtype=np.int64)
+    for r, row in enumerate(rows):
+        if isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) != width:
+            raise ValueError(f"{name}[{r}] must be a tuple {form} of {width} indices into texts; got {row!r}")
+        for c, value in enumerate(row):
+            if not is_index(value):
+                raise TypeError(f"{name}[{r}] must hold integer indices into texts; got {type(value).__name__} {value!r}")
+            if not 0 <= value < n_texts:
+                raise ValueError(f"{name}[{r}] names text {value}, outside texts (0 to {n_texts - 1})")
+            out[r, c] = value
+    return out

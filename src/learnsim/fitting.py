@@ -33,10 +33,12 @@ from types import SimpleNamespace
 import numpy as np
 
 from ._fit_common import Fitted, option_name as _flag, quiet as _quiet, report_dict as _report, vectorize
+from ._fit_common import check_index_tuples as _check_index_tuples, check_sequence as _check_sequence, \
+    check_texts as _check_texts, is_index as _is_index
 # the duplicate rules a FILM fitted on pairs may choose among: defined there, which the command
 # line's parser reads without importing this module
 from ._fit_common import MATCHER_CHOICES  # noqa: F401
-from ._utils.inputs import check_text, short_repr
+from ._utils.inputs import short_repr
 from ._utils.progress import stage, with_show_progress_bar
 # the recipes of the methods; their public names stay importable from here, as before they moved
 from .film.recipe import (DEFAULT_FILM_DIMENSIONS, DEFAULT_PAIRS_VALIDATION_FRACTION,  # noqa: F401
@@ -217,12 +219,14 @@ def fit_mcd(o, texts, labels, pairs, settings, summary, documents=None):
     Returns a :class:`FitResult`; its details: chosen (the weighting), scores ({weighting:
     held-out score}, None when a single weighting was fitted).
     """
+    from .text.encoders import encode
+
     if pairs is None:
         fitted = mcd_recipe.fit_mcd(o, texts, labels, pairs, settings, summary)
         if o.baseline_holdout is None:
             return _result_of(fitted)
         vectorizer = fitted.parts["vectorizer"]
-        X = vectorizer.transform(texts) if o.encoder is None else np.asarray(o.encoder.transform(list(texts)))
+        X = vectorizer.transform(texts) if o.encoder is None else encode(o.encoder, texts)
         X = X.astype(np.float64) if X.dtype != np.float64 else X
         # the whole recipe again on the training clusters: no setting chosen with the held-out ones in view
         learn = mcd_recipe.cluster_search_learner(o, texts, settings)
@@ -1138,6 +1142,15 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, que
     >>> result.report["documents"], result.report["clusters"]
     (24, 3)
     """
+    from .text.encoders import encoding_once
+
+    with encoding_once():       # an encoder object is asked for each text once (a learnsim encoder: its memo)
+        return _fit(texts, clusters, pairs, triplets, links, queries, qrels, method, random_state, columns, text,
+                    label, text_a, text_b, score, corpus, options)
+
+
+def _fit(texts, clusters, pairs, triplets, links, queries, qrels, method, random_state, columns, text, label, text_a,
+         text_b, score, corpus, options):
     from ._inputs import fit_inputs
 
     if queries is not None or qrels is not None:
@@ -1372,43 +1385,6 @@ def _check_encoder(encoder):
         return load_encoder(encoder)
     raise TypeError("encoder must be the folder or name of a sentence encoder (str or path), or a fitted encoder "
                     f"(transform(texts) -> dense rows, embedding_dim_); got {type(encoder).__name__}")
-
-
-def _check_sequence(value, name, form):
-    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__") or not hasattr(value, "__iter__"):
-        raise TypeError(f"{name} must be a list of {form}; got {type(value).__name__}")
-    if len(value) == 0:
-        raise ValueError(f"{name} is empty")
-    return list(value)
-
-
-def _check_texts(texts):
-    texts = _check_sequence(texts, "texts", "str")
-    for i, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise TypeError(f"texts[{i}] must be a str; got {type(text).__name__}")
-        check_text(text, f"texts[{i}]")     # a lone surrogate, as search and the index refuse it
-    return texts
-
-
-def _is_index(value):
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
-
-
-def _check_index_tuples(rows, width, n_texts, name, form):
-    """An (m, width) int64 array of the index tuples ``rows`` into ``n_texts`` texts."""
-    rows = _check_sequence(rows, name, f"{form} tuples")
-    out = np.empty((len(rows), width), dtype=np.int64)
-    for r, row in enumerate(rows):
-        if isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) != width:
-            raise ValueError(f"{name}[{r}] must be a tuple {form} of {width} indices into texts; got {row!r}")
-        for c, value in enumerate(row):
-            if not _is_index(value):
-                raise TypeError(f"{name}[{r}] must hold integer indices into texts; got {type(value).__name__} {value!r}")
-            if not 0 <= value < n_texts:
-                raise ValueError(f"{name}[{r}] names text {value}, outside texts (0 to {n_texts - 1})")
-            out[r, c] = value
-    return out
 
 
 def _cluster_codes(clusters, n_texts):

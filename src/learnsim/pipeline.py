@@ -312,7 +312,13 @@ class Pipeline:
         """
         texts = _check_texts(texts, "texts")
         with stage_for(f"vectorizing {len(texts)} texts", len(texts)):
-            X = self.vectorizer.transform(texts)
+            if getattr(self.vectorizer, "embedding_dim_", None) is not None:
+                from .text.encoders import encode
+
+                # an encoder object's rows checked, and asked once a text inside a fit (encoding_once)
+                X = encode(self.vectorizer, texts)
+            else:
+                X = self.vectorizer.transform(texts)
             return X.astype(np.float64) if X.dtype != np.float64 else X
 
     @with_show_progress_bar

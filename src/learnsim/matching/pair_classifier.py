@@ -188,7 +188,9 @@ class _Representation:
             self.chars = model._char_matrix(texts, char_counts, idf=self.char_idf)
         if model.encoder is not None and not hasattr(self, "encoded"):
             # encoded once: the encoder's cosine and an embedding of its vectors both use it
-            E = check_matrix(model.encoder.transform(list(texts)), name="the encoder's embedding of X",
+            from ..text.encoders import encode
+
+            E = check_matrix(encode(model.encoder, texts), name="the encoder's embedding of X",
                              accept_sparse=False)
             self.encoded = _unit_rows(E)
         if blocks & {"overlap", "length", "word_pairs"} and not hasattr(self, "binary"):

@@ -44,6 +44,7 @@ actually sent to a model. Encoding shows its count, rate and time left (``show_p
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import errno
 import hashlib
 import json
@@ -69,7 +70,8 @@ from ._embedding_cache import (_CHUNK_MAX_BATCHES, _CHUNK_SECONDS, _PROGRESS_AT_
 
 __all__ = ["SentenceEncoder", "Model2VecEncoder", "EncoderCosine", "load_encoder", "is_encoder",
            "encoder_name", "default_benchmark_model_path", "BUNDLED_MODEL_NAMES", "ENCODER_BACKENDS",
-           "embedding_cache", "encoded_text_count", "check_encoder_output", "checked_rows"]
+           "embedding_cache", "encoded_text_count", "check_encoder_output", "checked_rows", "encode",
+           "encoding_once"]
 
 _INSTALL_HINT = 'pip install "learnsim[dense]"'
 _MODEL2VEC_HINT = "pip install model2vec"
@@ -336,6 +338,64 @@ def checked_rows(E, n_texts, who, dim=None):
         raise ValueError(f"{who} produced NaN or infinite embeddings; its weights are broken or it overflows "
                          "in float32")
     return E
+
+
+# the texts each encoder object embedded inside the innermost encoding_once() block: {id: (rows, encoder)}
+_ONCE = contextvars.ContextVar("learnsim_encoding_once", default=None)
+
+
+@contextlib.contextmanager
+def encoding_once():
+    """Within the block, :func:`encode` sends each text to an encoder object once.
+
+    A fit asks an encoder for the same texts several times (its collection, then each pair
+    model's representations); a learnsim encoder keeps its own memo, but any other object with
+    ``transform`` and ``embedding_dim_`` (an API's client, say) was asked three times over. The
+    memo lives as long as the block (:func:`learnsim.fit` opens one), so an object whose output
+    changes between fits is asked again.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.text.encoders import encode, encoding_once
+    >>> class Lengths:
+    ...     embedding_dim_, calls = 2, 0
+    ...     def transform(self, texts):
+    ...         self.calls += len(texts)
+    ...         return np.array([[len(t), 1.0] for t in texts])
+    >>> enc = Lengths()
+    >>> with encoding_once():
+    ...     _ = encode(enc, ["a b", "c"]), encode(enc, ["c", "a b", "d"])
+    >>> enc.calls
+    3
+    """
+    token = _ONCE.set({}) if _ONCE.get() is None else None
+    try:
+        yield
+    finally:
+        if token is not None:
+            _ONCE.reset(token)
+
+
+def encode(encoder, texts):
+    """``encoder.transform(texts)`` as an array, each text sent once inside an
+    :func:`encoding_once` block (a learnsim encoder: its own memo), the rows of an encoder object
+    checked (:func:`checked_rows`: one per text, its width, finite numbers), its dtype kept."""
+    texts = list(texts)
+    memo = _ONCE.get()
+    if memo is None or isinstance(encoder, SentenceEncoder):
+        E = encoder.transform(texts)
+        if not isinstance(encoder, SentenceEncoder):
+            checked_rows(E, len(texts), f"the encoder {_encoder_label(encoder)}", getattr(encoder, "embedding_dim_", None))
+        return np.asarray(E)
+    # (the encoder is kept with its rows, so that its id names no other object during the block)
+    rows = memo.setdefault(id(encoder), ({}, encoder))[0]
+    todo = list(dict.fromkeys(t for t in texts if t not in rows))
+    if todo:
+        E = encoder.transform(todo)
+        checked_rows(E, len(todo), f"the encoder {_encoder_label(encoder)}", getattr(encoder, "embedding_dim_", None))
+        rows.update(zip(todo, np.asarray(E)))
+    return np.stack([rows[t] for t in texts]) if texts else np.asarray(encoder.transform([]))
 
 
 def check_encoder_output(encoder):
