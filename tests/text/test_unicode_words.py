@@ -370,3 +370,15 @@ def test_compatibility_characters_are_read_as_what_they_stand_for(written, plain
 def test_other_compatibility_characters_keep_their_reading():
     # full NFKC would make "apple\u2122" the word "appletm" and "m\u00b2" "m2"
     assert Tokenizer()("Apple\u2122 m\u00b2 \u00bd") == ["apple", "m\u00b2"]
+
+
+def test_changes_that_keep_the_length_give_no_wrong_spans():
+    # an accent written apart (-1 once joined) and a ligature (+1 once opened) keep the text's
+    # length and moved every place between them: the page marked " offer" for "offers"
+    from learnsim.text import Tokenizer
+
+    tok = Tokenizer()
+    text = "The cafe\u0301 offers \ufb01ne wine and cheese"
+    spans = tok.spans(text)
+    assert all(tok(text[a:b]) and tok(text[a:b])[0] == term for a, b, term in spans)
+    assert tok.spans("The café offers fine wine")[2] == (9, 15, "offers")

@@ -960,11 +960,21 @@ class Tokenizer:
                     every = _IGNORABLE_RE[1]
                     kept = [i for i, c in enumerate(lowered) if every.match(c) is None]
                     lowered = dropped
-            size = len(lowered)
-            lowered = _strip_points(_unicode_fold(lowered, hebrew_quotes=self.uax29_punctuation,
-                                                  fold_variants=self.fold_variants, lower=self.lowercase))
-            if len(lowered) != size:    # an accent joined to its letter: no place to give
+            before = lowered
+
+            def fold(text):
+                return _strip_points(_unicode_fold(text, hebrew_quotes=self.uax29_punctuation,
+                                                   fold_variants=self.fold_variants, lower=self.lowercase))
+            lowered = fold(lowered)
+            if len(lowered) != len(before):     # an accent joined to its letter: no place to give
                 return []
+            if lowered != before:
+                # as long, but changed: an accent joined (-1) and a ligature opened (+1, ﬁ) keep the
+                # length and move every place between them. A span holds where its text folds
+                # to what stands there; one that does not: no spans rather than wrong ones
+                found = self._spans_of(lowered, len(lowered) if kept is not None else len(doc))
+                if any(fold(before[a:b]) != lowered[a:b] for a, b, _ in found):
+                    return []
         if kept is not None:
             return [(kept[a], kept[b - 1] + 1, term) for a, b, term in self._spans_of(lowered, len(lowered))]
         return self._spans_of(lowered, len(doc))
