@@ -229,7 +229,7 @@ def fit_mcd(o, texts, labels, pairs, settings, summary, documents=None):
         X = vectorizer.transform(texts) if o.encoder is None else encode(o.encoder, texts)
         X = X.astype(np.float64) if X.dtype != np.float64 else X
         # the whole recipe again on the training clusters: no setting chosen with the held-out ones in view
-        learn = mcd_recipe.cluster_search_learner(o, texts, settings)
+        learn = mcd_recipe.cluster_search_learner(o, texts, settings, fitted, X)
         return _checked_cluster_search(o, texts, labels, X, learn, "learnsim fit --method mcd", summary, fitted)
     _warn_chain_conflicts(pairs)
     with warnings.catch_warnings():
