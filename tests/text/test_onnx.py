@@ -155,14 +155,21 @@ def _fake_export(calls):
     return export
 
 
-def test_a_damaged_cached_export_is_exported_again_naming_the_file(tmp_path, monkeypatch):
-    # only the size was checked: bytes overwritten in place were run by onnxruntime, giving wrong
-    # vectors, and indexes then blamed their model.npz
+@pytest.fixture
+def fake_exports(tmp_path, monkeypatch):
+    """(the exports made, a model folder): the cache under tmp_path, export faked."""
     monkeypatch.setenv(_onnx.CACHE_ENV, str(tmp_path / "cache"))
     calls = []
     monkeypatch.setattr(_onnx, "export", _fake_export(calls))
     model_path = tmp_path / "model"
     model_path.mkdir()
+    return calls, model_path
+
+
+def test_a_damaged_cached_export_is_exported_again_naming_the_file(fake_exports):
+    # only the size was checked: bytes overwritten in place were run by onnxruntime, giving wrong
+    # vectors, and indexes then blamed their model.npz
+    calls, model_path = fake_exports
 
     def exported():
         return _onnx._exported(None, model_path, "onnx-int8", None, None, True)
@@ -180,13 +187,9 @@ def test_a_damaged_cached_export_is_exported_again_naming_the_file(tmp_path, mon
     assert len(calls) == 2 and again == file and file.read_bytes() == good
 
 
-def test_a_cached_export_without_a_digest_is_exported_again(tmp_path, monkeypatch):
+def test_a_cached_export_without_a_digest_is_exported_again(fake_exports):
     # written before the digest was recorded: nothing to check it against
-    monkeypatch.setenv(_onnx.CACHE_ENV, str(tmp_path / "cache"))
-    calls = []
-    monkeypatch.setattr(_onnx, "export", _fake_export(calls))
-    model_path = tmp_path / "model"
-    model_path.mkdir()
+    calls, model_path = fake_exports
     file, info, _ = _onnx._exported(None, model_path, "onnx", None, None, True)
     record = file.parent / _onnx._INFO
     record.write_text(json.dumps({k: v for k, v in info.items() if k != "sha256"}), encoding="utf-8")
