@@ -693,11 +693,12 @@ def is_pair_data(obj):
     return _is_pair_bunch(obj)
 
 
-def judgements_of(queries, qrels, corpus):
+def judgements_of(queries, qrels, corpus, info=None):
     """:func:`learnsim.supervision.judgements_from` of judgements given as files or in memory:
     a path (str or path-like) is read by :func:`learnsim.datasets.read_queries`,
     :func:`learnsim.datasets.read_qrels` or :func:`learnsim.datasets.read_id_texts`; a
-    :class:`learnsim.datasets.Documents` with ids is its ids and texts."""
+    :class:`learnsim.datasets.Documents` with ids is its ids and texts. ``info`` (a dict)
+    receives :func:`learnsim.datasets.read_qrels`'s, where qrels is a file."""
     import os
 
     from .datasets import read_id_texts, read_qrels, read_queries
@@ -706,7 +707,11 @@ def judgements_of(queries, qrels, corpus):
     if isinstance(queries, (str, os.PathLike)):
         queries = read_queries(queries)
     if isinstance(qrels, (str, os.PathLike)):
-        qrels = read_qrels(qrels)
+        # numbered as evaluate numbers them: by id, or by position in the queries where every
+        # number is one and not every one an id (Cranfield's cranqrel against cran.qry)
+        ids = [q for q, _ in queries] if isinstance(queries, (list, tuple)) else list(queries) \
+            if isinstance(queries, dict) else None
+        qrels = read_qrels(qrels, query_ids=ids, unknown="keep", info=info) if ids else read_qrels(qrels, info=info)
     if isinstance(corpus, (str, os.PathLike)):
         corpus = list(zip(*read_id_texts(corpus, "documents")))
     elif _is_documents(corpus):

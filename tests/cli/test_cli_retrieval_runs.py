@@ -546,3 +546,64 @@ def test_a_run_tag_without_a_run_is_refused(collection):
     f = collection["folder"]
     assert_user_error(["search", "--model", collection["model"], "--corpus", f / "docs.tsv", "--query", "x",
                        "--run-tag", "mine"], "--run-tag", "goes with --run")
+
+
+# --------------------------------------------------------------------------- stop 69's sweep of judgements
+
+def test_trec_qrels_whose_iteration_varies_are_read_as_trec(tmp_path):
+    # numeric document ids and an iteration column that varies were read as CISI's pairs: the
+    # iteration became the document, every line relevant, every measure 0 with no word
+    qrels = _write(tmp_path / "qrels.txt", "1 0 184 2\n1 1 29 0\n2 7 12 0\n2 3 13 1\n")
+    run = _write(tmp_path / "run.txt", "1 Q0 184 1 2.0 t\n1 Q0 29 2 1.0 t\n2 Q0 13 1 2.0 t\n2 Q0 12 2 1.0 t\n")
+    out = ok_json(["evaluate", "--run", run, "--qrels", qrels])
+    assert out["methods"]["run"]["map"] == 1.0
+    # CISI's own layout, two constant numbers after each pair, is still pairs
+    from learnsim.datasets import read_qrels
+
+    info = {}
+    pairs = _write(tmp_path / "cisi.rel", "1 28 0 0.000000\n1 35 0 0.000000\n2 12 0 0.000000\n")
+    assert read_qrels(pairs, info=info) == {"1": {"28": 1, "35": 1}, "2": {"12": 1}} and info["layout"] == "pairs"
+
+
+def test_ties_are_broken_by_the_run_ids_as_written_and_value_matches_are_said(tmp_path):
+    # trec_eval orders tied documents by their ids as written ("10" before "09"); matching "07"
+    # to the qrels' "7" by value is learnsim's, said in a note and counted in --json
+    qrels = _write(tmp_path / "qrels.txt", "7 0 10 1\n")
+    run = _write(tmp_path / "run.txt", "07 Q0 09 1 1.0 t\n07 Q0 10 2 1.0 t\n")
+    code, out, err = run_cli(["evaluate", "--run", run, "--qrels", qrels, "--json"])
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["methods"]["run"]["map"] == 1.0
+    assert report["n_queries_matched_by_value"] == 1 and "only by value" in err
+    # two queries of one run that are one by value are not both scored against the judgements
+    both = _write(tmp_path / "both.txt", "7 Q0 10 1 1.0 t\n007 Q0 10 1 1.0 t\n")
+    assert ok_json(["evaluate", "--run", both, "--qrels", qrels])["queries"] == 1
+
+
+def test_a_run_score_is_a_number_as_trec_eval_reads_one(tmp_path):
+    qrels = _write(tmp_path / "qrels.txt", "1 0 d1 1\n")
+    for score in ("1_000", "\u0661", "inf", "nan"):
+        run = _write(tmp_path / "run.txt", f"1 Q0 d1 1 {score} t\n")
+        assert_user_error(["evaluate", "--run", run, "--qrels", qrels], "is not a finite number")
+
+
+def test_fit_numbers_cranfield_queries_by_position_as_evaluate_does(tmp_path):
+    # cranqrel numbers the queries 1..225 by position, cran.qry by ids 001, 002, 004, ...: fit took
+    # the numbers as ids and learned from judgements attached to other queries' texts
+    queries = _write(tmp_path / "q.tsv", "001\tpassword reset\n002\tdouble charge\n004\tapp crash\n")
+    corpus = _write(tmp_path / "d.tsv", "a\treset a password\nb\trefund a double charge\nc\tthe app crashes\n"
+                                        "d\tweather today\n")
+    qrels = _write(tmp_path / "qrels.txt", "1 a 1\n2 b 1\n3 c 1\n")
+    code, out, err = run_cli(["fit", "--qrels", qrels, "--queries", queries, "--corpus", corpus, "--model",
+                              str(tmp_path / "m.npz"), "--json"])
+    assert code == 0, err
+    assert "by their position" in err
+    assert json.loads(out)["judgements"]["unknown_query"] == 0
+
+
+def test_a_split_is_a_name_not_a_path(tmp_path):
+    folder = tmp_path / "beir"
+    (folder / "qrels").mkdir(parents=True)
+    for split in ("./test", "../x", "a/b"):
+        assert_user_error(["fit", "--beir", str(folder), "--split", split, "--model", str(tmp_path / "m.npz")],
+                          "--split")

@@ -69,3 +69,11 @@ def test_non_ascii_digit_ids_are_text_not_a_crash():
     texts, j, _, counts = judgements_from({"²": "reset password", "٧": "refund"}, {"²": {"d1": 1}, "٧": {"d2": 1}},
                                           {"d1": "reset a password", "d2": "refund a charge"})
     assert texts[2:] == ["reset password", "refund"] and counts["queries"] == 2
+
+
+def test_ids_that_are_one_by_value_are_refused_not_merged():
+    # "7" and "007" in one queries file: the Python API attached 007's judgements to query 7
+    # (the command line refused the file)
+    with pytest.raises(ValueError, match="'7' and '007' are one id to the judgements"):
+        judgements_from({"7": "reset password", "007": "refund"}, {"7": {"d1": 1}, "007": {"d2": 1}},
+                        {"d1": "reset a password", "d2": "refund a charge"})

@@ -306,6 +306,10 @@ def beir_files(folder, split):
     if not folder.is_dir():
         raise UsageError(f"--beir {folder}: no such folder (a BEIR folder holds corpus.jsonl, queries.jsonl and "
                          "qrels/)")
+    if not split or split in (".", "..") or any(c in split for c in "/\\") or split != split.strip():
+        # "./test" named qrels/test.tsv past the warning that a fit is learning from the test split
+        raise UsageError(f"--split {split!r}: give the name of a split of {folder}/qrels/ (train, dev, test), not a "
+                         "path")
     found = []
     for name, choices in (("qrels", [f"qrels/{split}.tsv", f"qrels/{split}.tsv.gz"]),
                           ("queries", ["queries.jsonl", "queries.jsonl.gz"]),

@@ -31,7 +31,11 @@ def read_supervision(args, summary):
 
             queries = dict(zip(*read_id_texts(args.queries, "queries", args.encoding_errors, args.quoting)))
             corpus = list(zip(*read_id_texts(args.corpus, "documents", args.encoding_errors, args.quoting)))
-            texts, pairs, documents, counts = judgements_of(queries, args.qrels, corpus)
+            info = {}
+            texts, pairs, documents, counts = judgements_of(queries, args.qrels, corpus, info=info)
+            if info.get("numbering") == "position":
+                _note(f"note: {args.qrels} numbers the queries by their position in {args.queries} (its numbers are "
+                      "not all query ids), as Cranfield's cranqrel does")
         summary.update(documents=len(texts), corpus=int(documents.size), pairs=pairs.n_pairs,
                        duplicate_pairs=int(pairs.labels.sum()), judgements=counts)
         left = [f"{counts[k]} {what}" for k, what in (

@@ -434,7 +434,7 @@ def _evaluate_run_file(args):
         raise UsageError(f"--run measures a run file alone, as deep as it ranks; leave out {', '.join(extra)}")
     run = read_trec_run(args.run, encoding_errors=args.encoding_errors)
     qrels = read_qrels(args.qrels, encoding_errors=args.encoding_errors)
-    if not any(q in qrels for q in run):
+    if not any(q in qrels or _id(q) in qrels for q in run):
         raise UsageError(f"{args.run}: none of its {len(run)} queries (e.g. {next(iter(run))!r}) is judged in "
                          f"{args.qrels}; do the two name queries by the same ids?")
     reports, per_query = _measure_runs({"run": run}, qrels)
@@ -445,11 +445,17 @@ def _evaluate_run_file(args):
     if report["n_unranked_queries"]:
         _note(f"{report['n_unranked_queries']} judged queries of {args.qrels} are not in {args.run}; they are left "
               "out, as trec_eval leaves them out without -c (which would count them as 0)")
+    by_value = report["n_queries_matched_by_value"], report["n_documents_matched_by_value"]
+    if any(by_value):
+        _note(f"{by_value[0]} query id(s) and {by_value[1]} document id(s) of {args.run} meet their judgements only by "
+              f"value (an all-digit id without its leading zeros, 007 as 7); trec_eval, matching ids as written, "
+              "would not count them")
     summary = {"run": str(args.run), "qrels": str(args.qrels), "queries": report["n_queries"],
                "higher_is_better": True, "measures": list(RUN_MEASURES),
                "methods": {"run": {m: report[m] for m in RUN_MEASURES}},
                "n_queries_without_relevant": report["n_queries_without_relevant"],
                "n_skipped_queries": report["n_skipped_queries"], "n_unranked_queries": report["n_unranked_queries"],
+               "n_queries_matched_by_value": by_value[0], "n_documents_matched_by_value": by_value[1],
                "per_query": per_query}
     if args.json:
         _print_json(summary)
@@ -466,7 +472,7 @@ def _index_collection(index):
 
 
 def _evaluate_queries(args):
-    from ..datasets import normalise_run_ids, read_qrels
+    from ..datasets import read_qrels
     from ..evaluation import RUN_MEASURES
     from .search import _corpus_run, _index_run
 
@@ -526,10 +532,16 @@ def _evaluate_queries(args):
                                              queries, k)
     baselines, terms = _baseline_runs(doc_ids, query_ids, _read_lone_characters(queries, lexical), k, lexical)
     runs.update(baselines)
-    reports, per_query = _measure_runs({name: normalise_run_ids(run) for name, run in runs.items()}, qrels)
-    # each query named as its file names it ("007", not the "7" by which it met its judgements)
-    verbatim = {_id(q): q for q in query_ids}
-    per_query = {name: {verbatim.get(q, q): m for q, m in rows.items()} for name, rows in per_query.items()}
+    # a judged query a method finds nothing for counts as 0 here, every method measured on the
+    # same queries; its run file, holding no line for it, would leave it out (trec_eval without -c)
+    empty = {name: sum(1 for q in query_ids if not run.get(q)) for name, run in runs.items()}
+    if any(empty.values()):
+        _note("judged queries that find no document count as 0 on every measure (a run file would leave them out): "
+              + ", ".join(f"{n} for {name}" for name, n in empty.items() if n))
+    # the runs as written (ties broken by their own ids, as trec_eval does), meeting the
+    # judgements by value where the forms differ (the measures do)
+    reports, per_query = _measure_runs({name: {q: run.get(q, {}) for q in query_ids} for name, run in runs.items()},
+                                       qrels)
     methods = {name: {m: rep[m] for m in RUN_MEASURES} for name, rep in reports.items()}
     strongest = ratio = None
     if "learned" in methods:

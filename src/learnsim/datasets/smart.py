@@ -158,14 +158,15 @@ def _number_queries(judgments, query_ids, numbering, path):
         known = set(query_ids)
         if all(_normalise_id(q) in known for q in numbers):
             numbering = "id"
-        elif all(q.isdigit() and 1 <= int(q) <= len(query_ids) for q in numbers):
+        elif all(q.isascii() and q.isdigit() and 1 <= int(q) <= len(query_ids) for q in numbers):
             numbering = "position"
         else:
             numbering = "id"  # the unknown ones are reported (or dropped) as unknown queries
     mapped = []
     for query, doc, grade, relevant, where in judgments:
         if numbering == "position":
-            if not query.isdigit() or not 1 <= int(query) <= len(query_ids):
+            # ASCII digits: int() reads "٢" as 2 and fails on "²", which str.isdigit takes too
+            if not (query.isascii() and query.isdigit()) or not 1 <= int(query) <= len(query_ids):
                 raise ValueError(f"{where}: query number {query!r} is not a position 1..{len(query_ids)} "
                                  f"in the query file (this relevance file numbers queries by position)")
             query = query_ids[int(query) - 1]

@@ -503,8 +503,14 @@ def _qrels_layout(rows):
         return "trec"
     if len(first) == 3:
         return "graded"
-    if len(first) == 2 or (len(first) == 4 and all(_is_number(f[2]) and _is_number(f[3]) for _w, f in rows)):
+    # CISI's pairs carry two constant numbers after them ("1 28 0 0.000000"); TREC lines whose
+    # iteration varies (a counter, the query again) judge with a fourth field that is a level,
+    # and were read as pairs of (query, iteration), every one relevant
+    if len(first) == 2 or (len(first) == 4 and all(_is_number(f[2]) and _is_number(f[3]) for _w, f in rows)
+                           and len({f[2] for _w, f in rows}) == 1 and len({f[3] for _w, f in rows}) == 1):
         return "pairs"
+    if len(first) == 4:
+        return "trec"
     raise ValueError(f"{where}: {len(first)} field(s); expected 'query iteration document relevance' (TREC), "
                      "'query-id corpus-id score' under a header (BEIR), or 'query document [grade]' (SMART)")
 
@@ -550,7 +556,7 @@ def _file_judgments(path, encoding="utf-8", encoding_errors="replace", any_layou
 
 
 def read_qrels(path, *, query_ids=None, numbering="auto", encoding="utf-8", encoding_errors="replace",
-               info=None):
+               info=None, unknown="error"):
     """Read relevance judgments (qrels) into ``{query_id: {doc_id: level}}``.
 
     Parameters
@@ -569,7 +575,8 @@ def read_qrels(path, *, query_ids=None, numbering="auto", encoding="utf-8", enco
         Relevance levels are integers; >= 1 is relevant, and the level is the gain of nDCG.
     query_ids : sequence of str, optional
         The ids of the queries the judgments are for. Given, a judgment naming another query
-        is an error, and ``numbering`` applies.
+        is an error (``unknown="keep"``: kept, for the caller to count), and ``numbering``
+        applies.
     numbering : {"auto", "id", "position"}, default="auto"
         With ``query_ids``: whether the file names queries by id, or by their position 1..n in
         ``query_ids`` (Cranfield). ``"auto"``: by id when every query named is one, else by
@@ -579,6 +586,8 @@ def read_qrels(path, *, query_ids=None, numbering="auto", encoding="utf-8", enco
     info : dict, optional
         Receives ``"layout"`` ("trec", "beir", "graded" or "pairs"), ``"numbering"`` and
         ``"n_judgments"``.
+    unknown : {"error", "keep"}, default="error"
+        With ``query_ids``: what a judgment naming another query is.
 
     Returns
     -------
@@ -606,6 +615,8 @@ def read_qrels(path, *, query_ids=None, numbering="auto", encoding="utf-8", enco
     check_encoding_errors(encoding_errors)
     if numbering not in ("auto", "id", "position"):
         raise ValueError(f"numbering must be 'auto', 'id' or 'position'; got {numbering!r}")
+    if unknown not in ("error", "keep"):
+        raise ValueError(f"unknown must be 'error' or 'keep'; got {unknown!r}")
     path = _as_paths(path, "qrels")[0]
     if path.is_dir():
         raise ValueError(f"{path} is a folder; qrels must be a file")
@@ -614,7 +625,7 @@ def read_qrels(path, *, query_ids=None, numbering="auto", encoding="utf-8", enco
         query_ids = [_normalise_id(str(q)) for q in query_ids]
         judgments, numbering = _number_queries(judgments, query_ids, numbering, path)
         known = set(query_ids)
-        for query, _doc, _level, _rel, where in judgments:
+        for query, _doc, _level, _rel, where in judgments if unknown == "error" else ():
             if query not in known:
                 raise ValueError(f"{where}: query {query!r} is not among the {len(known)} queries")
     else:
@@ -763,8 +774,10 @@ def read_trec_run(path, *, encoding_errors="replace"):
     Returns
     -------
     dict of {str: dict of {str: float}}
-        Queries in file order; all-digit ids lose their leading zeros. The layout
-        :func:`learnsim.evaluation.run_report` and pytrec_eval take.
+        Queries in file order, ids as written (trec_eval breaks ties by them; the measures of
+        :func:`learnsim.evaluation.run_report` meet judgements by value where the forms differ,
+        ``"007"`` and ``"7"``). The layout :func:`learnsim.evaluation.run_report` and pytrec_eval
+        take.
 
     Raises
     ------
@@ -799,13 +812,11 @@ def read_trec_run(path, *, encoding_errors="replace"):
         query, _iteration, doc, rank, score, _tag = fields
         if not rank.lstrip("+-").isdigit():
             raise ValueError(f"{where}: the rank {short_repr(rank)} is not an integer ({_RUN_FIELDS})")
-        try:
-            value = float(score)
-        except ValueError:
-            value = math.nan
+        # a number as trec_eval's atof reads one whole: float() also takes "1_000" (atof: 1), "١"
+        # (atof: 0), "inf" and "nan", which would rank the documents otherwise
+        value = float(score) if _RUN_SCORE.fullmatch(score) else math.nan
         if not math.isfinite(value):
             raise ValueError(f"{where}: the score {short_repr(score)} is not a finite number ({_RUN_FIELDS})")
-        query, doc = _normalise_id(query), _normalise_id(doc)
         ranked = run.setdefault(query, {})
         if doc in ranked:
             raise ValueError(f"{where}: document {doc!r} is ranked again for query {query!r} (first on line "
@@ -817,8 +828,11 @@ def read_trec_run(path, *, encoding_errors="replace"):
     return run
 
 
+_RUN_SCORE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
 def normalise_run_ids(run):
-    """A run or qrels ``{query_id: {doc_id: value}}`` with its ids as learnsim's readers give
+    """A run or qrels ``{query_id: {doc_id: value}}`` with its ids as learnsim's readers
     match them: strings, all-digit ones without leading zeros (``"007"`` is ``"7"``), so that a
     run made in memory from a collection's own ids meets :func:`read_qrels`'s judgments. (The
     readers of documents and queries keep ids as written, for the run files a search writes.)

@@ -555,9 +555,54 @@ def trec_ranking(scores):
     return [doc for doc, _ in sorted(scores.items(), key=lambda item: (item[1], item[0]), reverse=True)]
 
 
-def _query_measures(scores, judged, parsed):
-    """The measures of one query, as trec_eval 9 computes them (relevance level 1)."""
-    gains = [judged.get(doc, 0) for doc in trec_ranking(scores)]
+def _value(key):
+    # "007" and "7" are one id by value (ASCII digits only), as learnsim's readers match them
+    key = key.strip()
+    return str(int(key)) if key.isascii() and key.isdigit() else key
+
+
+def _matched(run, qrels):
+    """``[(run query id, its judgements, the documents' judged ids)]`` of the run's judged
+    queries, and how many query and document ids met theirs only by value (``"7"`` and
+    ``"007"``). An id the qrels hold as written is matched so; another meets, by value, an id no
+    other one of its side met as written (so ``"7"`` and ``"007"`` in one run are not both
+    scored against the qrels' ``"7"``)."""
+    by_value = {}
+    for qid in qrels:
+        by_value.setdefault(_value(qid), qid)
+    taken = {qid for qid in run if qid in qrels}
+    out, n_queries, n_docs = [], 0, 0
+    for qid, scores in run.items():
+        key = qid if qid in qrels else by_value.get(_value(qid))
+        if key is None or (key != qid and key in taken):
+            continue
+        if key != qid:
+            taken.add(key)
+            n_queries += 1
+        judged = qrels[key]
+        docs_by_value = {}
+        for doc in judged:
+            docs_by_value.setdefault(_value(doc), doc)
+        named = {}
+        exact = {doc for doc in scores if doc in judged}
+        for doc in scores:
+            if doc in judged:
+                named[doc] = doc
+                continue
+            other = docs_by_value.get(_value(doc))
+            if other is not None and other not in exact and other not in named.values():
+                named[doc] = other
+                n_docs += 1
+        out.append((qid, judged, named))
+    return out, n_queries, n_docs
+
+
+def _query_measures(scores, judged, parsed, named=None):
+    """The measures of one query, as trec_eval 9 computes them (relevance level 1); ``named``:
+    {run document id: its judged id} where the two differ in form (ranked by the run's own ids,
+    as trec_eval breaks ties)."""
+    named = {} if named is None else named
+    gains = [judged.get(named.get(doc, doc), 0) for doc in trec_ranking(scores)]
     relevant = [g >= 1 for g in gains]
     n_rel = sum(1 for g in judged.values() if g >= 1)
     out = {}
@@ -619,6 +664,11 @@ def per_query_run_measures(run, qrels, measures=RUN_MEASURES):
     counts in the means, as in trec_eval; a query of the run without any judgment is left
     out, as trec_eval leaves it out.
 
+    Ids are matched as written, and where the qrels hold no id so written, by value: an
+    all-digit id without its leading zeros (``"007"`` is ``"7"``), as learnsim's readers match
+    judgements to collections (trec_eval, matching strings, would not count those;
+    :func:`run_report` counts them). Ties are broken by the run's own ids, as trec_eval does.
+
     Examples
     --------
     Query q1 has two relevant documents (c at level 2, a at level 1) and its run ranks b, z,
@@ -634,7 +684,8 @@ def per_query_run_measures(run, qrels, measures=RUN_MEASURES):
     parsed = _parse_run_measures(measures)
     _check_run_layout(run, "run", _check_score)
     _check_run_layout(qrels, "qrels", _check_grade)
-    return {qid: _query_measures(scores, qrels[qid], parsed) for qid, scores in run.items() if qid in qrels}
+    matched, _, _ = _matched(run, qrels)
+    return {qid: _query_measures(run[qid], judged, parsed, named) for qid, judged, named in matched}
 
 
 def run_report(run, qrels, measures=RUN_MEASURES):
@@ -653,7 +704,9 @@ def run_report(run, qrels, measures=RUN_MEASURES):
         (of those, the ones whose judgments hold no relevant document: 0 on every measure),
         ``"n_skipped_queries"`` (queries of the run without judgments, left out) and
         ``"n_unranked_queries"`` (judged queries the run does not rank; left out as by
-        trec_eval without ``-c``, which would count them as 0).
+        trec_eval without ``-c``, which would count them as 0), ``"n_queries_matched_by_value"``
+        and ``"n_documents_matched_by_value"`` (ids that met their judgements only by value,
+        ``"007"`` and ``"7"``: trec_eval would not count them).
 
     Raises
     ------
@@ -673,13 +726,16 @@ def run_report(run, qrels, measures=RUN_MEASURES):
     (1, 1)
     """
     per_query = per_query_run_measures(run, qrels, measures)
+    matched, by_value_queries, by_value_docs = _matched(run, qrels)
     if not per_query:
         raise ValueError(f"none of the run's {len(run)} queries has relevance judgments (the qrels name "
                          f"{len(qrels)} other queries); are the query ids the same?")
     report = {name: float(np.mean([values[name] for values in per_query.values()]))
               for name in _parse_run_measures(measures)}
     report["n_queries"] = len(per_query)
-    report["n_queries_without_relevant"] = sum(1 for qid in per_query if not any(g >= 1 for g in qrels[qid].values()))
+    report["n_queries_without_relevant"] = sum(1 for _, judged, _ in matched if not any(g >= 1 for g in judged.values()))
     report["n_skipped_queries"] = len(run) - len(per_query)
-    report["n_unranked_queries"] = sum(1 for qid in qrels if qid not in run)
+    met = {_value(qid) for qid in run} | set(run)
+    report["n_unranked_queries"] = sum(1 for qid in qrels if qid not in met and _value(qid) not in met)
+    report["n_queries_matched_by_value"], report["n_documents_matched_by_value"] = by_value_queries, by_value_docs
     return report

@@ -122,6 +122,17 @@ def _normalised(key):
     return str(int(key)) if key.isascii() and key.isdigit() else key
 
 
+def _refuse_ids_equal_by_value(ids, name):
+    """A ValueError where two ids of ``ids`` are one to the judgements ("007" and "7"): their
+    judgements would be merged into one query's (or document's), silently."""
+    seen = {}
+    for key in ids:
+        first = seen.setdefault(_normalised(key), key)
+        if first != key:
+            raise ValueError(f"{name}: the ids {short_repr(first)} and {short_repr(key)} are one id to the judgements "
+                             "(an all-digit id is read without its leading zeros); rename one")
+
+
 def judgements_from(queries, qrels, corpus):
     """The texts and :class:`Judgements` of relevance judgements over a collection.
 
@@ -168,6 +179,8 @@ def judgements_from(queries, qrels, corpus):
     corpus = _texts_by_id(corpus, "corpus")
     if not isinstance(qrels, Mapping):
         raise TypeError(f"qrels must be a mapping {{query id: {{document id: grade}}}}; got {type(qrels).__name__}")
+    for name, ids in (("corpus", corpus), ("queries", queries)):
+        _refuse_ids_equal_by_value(ids, name)
     doc_position = {}
     for i, key in enumerate(corpus):
         doc_position.setdefault(key, i)
