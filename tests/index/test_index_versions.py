@@ -127,6 +127,36 @@ def test_stage_adds_a_candidate_and_the_same_model_twice_is_one_version(tmp_path
     assert statuses(idx) == [(1, "served"), (2, "candidate")]
 
 
+def test_a_version_staged_again_or_retired_starts_its_evidence_anew(tmp_path):
+    """Attack sweep s69, case 3: a candidate staged again after a rollback kept its first
+    ``created`` as the start of its evidence, and was promoted again at once on the clicks of
+    before the rollback; a retired version promoted by number was judged on the whole log. Each
+    version now says when it was (re-)staged and when it was retired."""
+    idx = build(tmp_path / "idx")
+    started = time.time()
+    assert idx.stage(model("relative")) == 2
+    v2 = idx.versions()[1]
+    assert v2["staged_at"] == v2["created"] >= started and _versions.evidence_start(v2) == v2["created"]
+    idx.promote(2)
+    v1 = idx.versions()[0]
+    assert v1["status"] == "retired" and v1["retired_at"] >= v2["created"]
+    assert _versions.evidence_start(v1) == v1["retired_at"]          # brought back: clicks since it left
+    idx.rollback()
+    retired = idx.versions()[1]
+    assert retired["status"] == "retired" and retired["retired_at"] >= retired["served_from"] >= retired["created"]
+    assert _versions.evidence_start(retired) == retired["retired_at"]
+    assert idx.stage(model("relative")) == 2                          # staged again: the same version
+    again = idx.versions()[1]
+    assert again["status"] == "candidate" and again["created"] == v2["created"]
+    assert again["staged_at"] >= again["retired_at"] and _versions.evidence_start(again) == again["staged_at"]
+    assert idx.stage(model("relative")) == 2 and idx.versions()[1]["staged_at"] == again["staged_at"]
+    assert idx.verify()["ok"]
+    # a record written before these fields: created, and for a retired version when it last served
+    assert _versions.evidence_start({"created": 5.0, "status": "candidate"}) == 5.0
+    assert _versions.evidence_start({"created": 5.0, "status": "retired", "served_from": 9.0}) == 9.0
+    assert _versions.evidence_start({"created": 5.0, "status": "retired", "served_from": None}) == 5.0
+
+
 def test_promote_equals_a_fresh_build_and_rollback_the_original(tmp_path, references):
     path = tmp_path / "idx"
     idx = build(path)

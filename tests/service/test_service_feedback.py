@@ -319,3 +319,15 @@ def test_a_batch_is_logged_in_one_go_and_one_bad_id_spoils_only_its_own(tmp_path
     assert second and third and second != third
     with _log(path) as log:
         assert {i["id"] for i in log.impressions()} == {second, third}
+
+
+def test_the_python_api_and_the_http_api_take_the_same_dwell_and_relevance():
+    """FeedbackLog.record_clicks refuses what POST /v1/feedback refuses (attack sweep s69, case
+    4: an infinite dwell taken by the Python API made the whole log unreadable)."""
+    from learnsim.feedback._log import MAX_DWELL, MAX_RELEVANCE
+    from learnsim.service.app import FeedbackRequest
+
+    fields = FeedbackRequest.model_json_schema()["properties"]
+    for name, high in (("dwell", MAX_DWELL), ("relevance", MAX_RELEVANCE)):
+        (number,) = [x for x in fields[name]["anyOf"] if x.get("type") == "number"]
+        assert (number["minimum"], number["maximum"]) == (0, high)

@@ -107,6 +107,32 @@ def test_promote_reads_the_interleaved_clicks_then_rollback(fresh, capsys):
         assert index.model_version == 1 and index.info()["method"] != "MinimumClusterDistortion"
 
 
+def test_a_candidate_rolled_back_needs_new_evidence_to_serve_again(fresh, tmp_path, capsys):
+    """Attack sweep s69, case 3: promoted on its clicks, rolled back, then staged again from its
+    file (or named by --version), the candidate was promoted again at once on the same "won, 0
+    lost" with no search made since. Its evidence now starts when it is staged again (or, named
+    while retired, when it was retired); new interleaved clicks promote it again."""
+    _session(fresh, "c", n=40)
+    assert main(["index", "promote", str(fresh)]) == 0
+    assert main(["index", "rollback", str(fresh)]) == 0
+    capsys.readouterr()
+    assert main(["index", "promote", str(fresh), "--version", "2", "--json"]) == 1       # retired: no clicks since
+    out = json.loads(capsys.readouterr().out)
+    assert out["promoted"] is False and out["evidence"]["interleaving"]["searches"] == 0
+    model("mcd").save(tmp_path / "cand.npz")
+    assert main(["index", "promote", str(fresh), "--model", str(tmp_path / "cand.npz"), "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["promoted"] is False and out["version"] == 2 and out["evidence"]["interleaving"]["searches"] == 0
+    with Index.open(fresh) as index:
+        v2 = index.versions()[1]
+        assert index.model_version == 1 and v2["status"] == "candidate"
+        assert out["evidence"]["since"] == v2["staged_at"] >= v2["retired_at"] > v2["created"]
+    _session(fresh, "c", n=40)                          # new evidence, interleaved since it was staged again
+    assert main(["index", "promote", str(fresh)]) == 0
+    with Index.open(fresh) as index:
+        assert index.model_version == 2
+
+
 def test_a_candidate_that_loses_is_refused_and_the_finding_kept(fresh, capsys):
     _session(fresh, "s", n=40)
     assert main(["index", "promote", str(fresh), "--json"]) == 1

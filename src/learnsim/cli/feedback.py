@@ -94,7 +94,7 @@ def run(args):
         out = _check_export_out(args.out, log.path) if args.out else None
         if args.comparisons:
             rows = click_comparisons(log.impressions(with_clicks_only=True))
-            lines = ["query\tclicked\tskipped"] + ["\t".join(" ".join(str(c).split()) for c in r) for r in rows]
+            lines = ["query\tclicked\tskipped"] + [_comparison_line(r, log.path) for r in rows]
         else:
             lines = [json.dumps(imp, ensure_ascii=False) for imp in log.impressions()]
     text = "\n".join(lines) + "\n"
@@ -103,6 +103,24 @@ def run(args):
     else:
         write_output(out, lambda fh: fh.write(text))
     return 0
+
+
+def _comparison_line(row, log_path):
+    """One ``query<TAB>clicked<TAB>skipped`` line of ``export --comparisons``, as ``learnsim fit
+    --clicks`` reads it back (fields split at tabs, lines at \\n, \\r\\n or \\r, each field
+    stripped). The query's whitespace is collapsed (a query is text: its spacing says nothing),
+    the ids are written verbatim: collapsed too, "doc  7" became "doc 7", another document, and
+    the refit learned from clicks nobody made. An id that layout cannot hold (a tab, a line
+    break, whitespace at an end) is a UsageError: nothing is written."""
+    query, clicked, skipped = row
+    for doc_id in (clicked, skipped):
+        doc_id = str(doc_id)
+        if "\t" in doc_id or "\n" in doc_id or "\r" in doc_id or doc_id != doc_id.strip():
+            raise UsageError(f"{log_path}: document id {doc_id[:80]!r} cannot be written as query<TAB>clicked<TAB>"
+                             "skipped (it holds a tab, a line break or whitespace at an end, which 'learnsim fit "
+                             "--clicks' would read as another id); export the log without --comparisons (JSON "
+                             "lines), or fit from it with 'learnsim fit --clicks-from'")
+    return "\t".join((" ".join(str(query).split()), str(clicked), str(skipped)))
 
 
 def _check_export_out(out, log_path):

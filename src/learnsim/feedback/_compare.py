@@ -33,7 +33,7 @@ import time
 
 import numpy as np
 
-from ._interleave import interleaving_outcome, interleaving_verdict
+from ._interleave import _check_confidence, _check_min_clients, interleaving_outcome, interleaving_verdict
 
 __all__ = ["heldout_click_verdict", "interleaved_outcomes", "interleaved_model", "promotion_evidence",
            "MIN_HELDOUT_QUERIES", "MIN_PROMOTION_CLIENTS"]
@@ -152,12 +152,16 @@ def promotion_evidence(index, candidate, *, candidate_version=None, since=None, 
         candidate. Its interleaved searches are those logged under both versions.
     since : float, optional
         Only clicks recorded from this time (seconds since 1970) count; default the time the
-        candidate was staged (clicks it cannot have learned from).
+        candidate was last staged (clicks it cannot have learned from: a version staged again
+        after a rollback starts anew), and for a retired version named by ``candidate_version``
+        no earlier than when it was retired (:func:`learnsim.index._versions.evidence_start`).
     log : learnsim.feedback.FeedbackLog, optional
         Default: the index's own, opened read-only.
     confidence : float, default=0.95
+        In [0.5, 1), as ``learnsim index promote --confidence`` takes it (ValueError otherwise,
+        TypeError for what is not a number), checked before the log is read.
     min_clients : int, default=MIN_PROMOTION_CLIENTS
-        Distinct clients (the service's: the key's holder or its users, else the address, issue
+        A whole number >= 1 (TypeError, ValueError otherwise). Distinct clients (the service's: the key's holder or its users, else the address, issue
         45) with an interleaved search decided by a click, needed for a promotion: one client,
         one vote, so none weighs more than 1 / min_clients.
     max_client_share : float, default=0.1
@@ -174,15 +178,22 @@ def promotion_evidence(index, candidate, *, candidate_version=None, since=None, 
     from ._clicks import click_comparisons
     from ._log import FeedbackLog
 
+    from ..index._versions import evidence_start
+
+    confidence, min_clients = _check_confidence(confidence), _check_min_clients(min_clients)
     served_version = int(index.model_version)
     if candidate_version is None or since is None:
-        staged = [v for v in index.versions() if v["status"] == "candidate"]
-        if candidate_version is not None:
-            staged = [v for v in staged if v["version"] == candidate_version]
-        if staged:
-            chosen = max(staged, key=lambda v: v["version"])
-            candidate_version = chosen["version"] if candidate_version is None else candidate_version
-            since = chosen["created"] if since is None else since
+        versions = index.versions()
+        if candidate_version is None:
+            staged = [v for v in versions if v["status"] == "candidate"]
+            chosen = max(staged, key=lambda v: v["version"]) if staged else None
+            candidate_version = None if chosen is None else chosen["version"]
+        else:
+            # any version named, a retired one too: without its own start the whole log counted,
+            # and a version rolled back was promoted again on the clicks of before the rollback
+            chosen = next((v for v in versions if v["version"] == candidate_version), None)
+        if since is None and chosen is not None:
+            since = evidence_start(chosen)
     out = {"better": False, "served_version": served_version, "candidate_version": candidate_version,
            "since": since, "time": time.time(), "heldout": None, "interleaving": None}
     own = log is None

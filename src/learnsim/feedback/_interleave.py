@@ -27,6 +27,9 @@ References
 """
 from __future__ import annotations
 
+import math
+import numbers
+
 import numpy as np
 
 __all__ = ["team_draft", "interleaving_outcome", "interleaving_verdict", "MIN_DECISIVE"]
@@ -120,13 +123,17 @@ def interleaving_verdict(outcomes, clients=None, *, confidence=0.95, min_decisiv
         searches from three clients carried a promotion in ``benchmarks/bench_click_loop.py``);
         one user's many searches still give an interval. None: every search weighs 1.
     confidence : float, default=0.95
+        The bootstrap interval's coverage, in [0.5, 1) as ``learnsim index promote
+        --confidence`` takes it (ValueError otherwise: a confidence of 0 made the interval a
+        point, and any mean above 0 "better").
     min_decisive : int, default=MIN_DECISIVE
-        Searches won by either side needed for a verdict.
+        Searches won by either side needed for a verdict, a whole number >= 1.
     min_clients : int, default=1
         Clients with a search won by either side needed before the candidate can be ``better``
         (:func:`promotion_evidence` asks for ``MIN_PROMOTION_CLIENTS``, 5): each client weighs
         1 / (their number), so with at least this many none holds more than 1 / min_clients of
-        the verdict. Without ``clients`` each search counts as a client.
+        the verdict. Without ``clients`` each search counts as a client. A whole number >= 1
+        (TypeError for a float such as 2.5, which had been cut to 2; ValueError below 1).
 
     Returns
     -------
@@ -143,6 +150,9 @@ def interleaving_verdict(outcomes, clients=None, *, confidence=0.95, min_decisiv
     >>> v["wins"], v["losses"], v["better"]
     (30, 5, True)
     """
+    confidence = _check_confidence(confidence)
+    min_decisive = _check_whole("min_decisive", min_decisive)
+    min_clients = _check_min_clients(min_clients)
     o = np.asarray(list(outcomes), dtype=np.float64)
     wins, losses = int((o > 0).sum()), int((o < 0).sum())
     if clients is None:
@@ -170,12 +180,37 @@ def interleaving_verdict(outcomes, clients=None, *, confidence=0.95, min_decisiv
     per = "" if clients is None else f" over {n_clients} clients, one vote each"
     out["reason"] = (f"interleaving: the candidate {word} ({wins} searches won, {losses} lost, {out['ties']} tied; "
                      f"mean{per} {out['delta']:+.3f}, {confidence:.0%} interval [{low:+.3f}, {high:+.3f}])")
-    if deciding < int(min_clients):
+    if deciding < min_clients:
         # a few clients, however many their searches, are not the users (issue 45)
         out["better"] = False
-        out["reason"] = (f"interleaving: {deciding} clients decided a search, fewer than the {int(min_clients)} a "
+        out["reason"] = (f"interleaving: {deciding} clients decided a search, fewer than the {min_clients} a "
                          f"promotion needs ({out['reason'][len('interleaving: '):]})")
     return out
+
+
+def _check_confidence(confidence):
+    """``confidence`` as a float in [0.5, 1), the range ``learnsim index promote --confidence``
+    takes: a TypeError for what is not a number, a ValueError outside it (NaN included)."""
+    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real):
+        raise TypeError(f"confidence must be a number in [0.5, 1); got {type(confidence).__name__}")
+    if not (math.isfinite(confidence) and 0.5 <= confidence < 1.0):
+        raise ValueError(f"confidence must be a number in [0.5, 1); got {confidence!r}")
+    return float(confidence)
+
+
+def _check_whole(name, value):
+    """``value`` as an int >= 1: a TypeError for what is not a whole number (2.5 is not cut to
+    2), a ValueError below 1."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be a whole number >= 1; got {value!r} ({type(value).__name__})")
+    if value < 1:
+        raise ValueError(f"{name} must be a whole number >= 1; got {value!r}")
+    return int(value)
+
+
+def _check_min_clients(min_clients):
+    """``min_clients`` as an int >= 1 (:func:`_check_whole`): 0 or less let one client promote."""
+    return _check_whole("min_clients", min_clients)
 
 
 def _weighted_bootstrap(values, weights, confidence, random_state, n_resamples=2000):

@@ -42,6 +42,8 @@ import contextlib
 import hashlib
 import hmac
 import json
+import math
+import numbers
 import os
 import secrets
 import sqlite3
@@ -50,7 +52,7 @@ from collections import Counter
 from pathlib import Path
 
 __all__ = ["FeedbackLog", "FEEDBACK_FILE", "MAX_SHOWN", "MAX_QUERY_CHARS", "MAX_CLICKS", "DEFAULT_MAX_BYTES",
-           "DEFAULT_CLIENT_SHARE", "FeedbackLogError", "LogBusy", "LogDamaged", "LogFull", "LogFormatError",
+           "DEFAULT_CLIENT_SHARE", "MAX_DWELL", "MAX_RELEVANCE", "FeedbackLogError", "LogBusy", "LogDamaged", "LogFull", "LogFormatError",
            "LogLocked"]
 
 #: The log's file name in an index directory.
@@ -62,6 +64,10 @@ MAX_ID_CHARS = 1000
 #: Clicks one impression takes at most (a result clicked again is one more row: the bound keeps a
 #: replayed click link from growing the log without end).
 MAX_CLICKS = 100
+#: The largest dwell (seconds) and relevance a click takes, the same as ``POST /v1/feedback``'s
+#: (:class:`learnsim.service.app.FeedbackRequest`): a click the HTTP API refuses is refused here.
+MAX_DWELL = 1e7
+MAX_RELEVANCE = 1e3
 #: The log's bound in bytes (``learnsim serve --feedback-max-bytes``), and the share of it one
 #: client may hold (``--feedback-client-share``).
 DEFAULT_MAX_BYTES = 256 * 2 ** 20
@@ -272,6 +278,19 @@ def _read_head(fd):
         return os.pread(fd, 100, 0)
     os.lseek(fd, 0, os.SEEK_SET)
     return os.read(fd, 100)
+
+
+def _check_grade(value, name, high):
+    """A click's ``dwell`` or ``relevance``: None, or a finite number in [0, ``high``] as a float.
+    A ValueError otherwise: an infinite dwell was written and acknowledged, and every read of the
+    log then refused the row (the reader takes no number that is not finite)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number from 0 to {high:.0f}; got {type(value).__name__}")
+    if not (math.isfinite(value) and 0 <= value <= high):
+        raise ValueError(f"{name} must be a number from 0 to {high:.0f}; got {value!r}")
+    return float(value)
 
 
 def _check_count(value, name, low):
@@ -507,7 +526,9 @@ class FeedbackLog:
 
     def record_clicks(self, impression, clicked, *, dwell=None, relevance=None, client=None, now=None):
         """Record the clicks on an impression's results; returns how many, once they are durable.
-        An unknown impression is a KeyError; an id it did not show, or one named twice, a ValueError; past the bounds
+        An unknown impression is a KeyError; an id it did not show, or one named twice, a ValueError, and so is a
+        ``dwell`` or ``relevance`` that is not a finite number from 0 to :data:`MAX_DWELL` (seconds) or
+        :data:`MAX_RELEVANCE` (the HTTP API's bounds; nothing written); past the bounds
         in bytes, :class:`LogFull`; a locked or damaged log, :class:`LogBusy` or
         :class:`LogDamaged` (nothing is recorded, or, damage found after the commit, nothing is
         acknowledged)."""
@@ -521,9 +542,8 @@ class FeedbackLog:
             # later is another request): a list naming one many times says nothing more
             twice = next(x for i, x in enumerate(clicked) if x in clicked[:i])
             raise ValueError(f"clicked names {twice[:80]!r} more than once")
-        for name, value in (("dwell", dwell), ("relevance", relevance)):
-            if value is not None:
-                _check_count(value, name, 0)
+        dwell = _check_grade(dwell, "dwell", MAX_DWELL)
+        relevance = _check_grade(relevance, "relevance", MAX_RELEVANCE)
         with self._transaction():
             row = self.conn.execute("SELECT shown, client FROM impressions WHERE id = ?", (impression,)).fetchone()
             if row is None:

@@ -10,8 +10,13 @@ Layout::
 Each version: ``version`` (1, 2, ...), ``sha256`` (of its file), ``content_sha256`` (of its
 arrays, the file's save time left out: the same model saved twice is one version), ``created``,
 ``source`` (a note: the model file it came from, "build", ...), ``status`` ("served", "candidate"
-or "retired"), ``served_from`` (when it last became the served one) and ``comparison`` (the
-evidence its promotion was given). ``history``: ``{"version", "time", "action"}`` for each
+or "retired"), ``served_from`` (when it last became the served one), ``staged_at`` (when it was
+last staged as a candidate: ``created``, or the time a retired version was staged again),
+``retired_at`` (when it last stopped being served) and ``comparison`` (the evidence its promotion
+was given). ``staged_at`` and ``retired_at`` are absent from records written before them.
+:func:`evidence_start` says from when clicks are evidence about a version: a version staged again
+after a rollback, or a retired one promoted by number, is judged on clicks recorded since, never
+on those it was promoted on before. ``history``: ``{"version", "time", "action"}`` for each
 build, promote and rollback. versions.json is written atomically (a fsynced temporary file and a
 rename) and sealed with its own sha256; a damaged or edited one is an IndexDamagedError naming it.
 
@@ -60,7 +65,8 @@ from ._segments import FORMAT_NAME as INDEX_FORMAT, FORMAT_VERSION as INDEX_FORM
     IndexFormatError, fsync_dir, read_manifest, write_json_atomic
 
 __all__ = ["VERSIONS_DIR", "VERSIONS_FILE", "model_file", "load_model", "read_view", "served_version",
-           "record_build", "ensure", "stage", "serve", "rollback_target", "load_version", "check_versions"]
+           "record_build", "ensure", "stage", "serve", "rollback_target", "load_version", "check_versions",
+           "evidence_start"]
 
 VERSIONS_DIR = "versions"
 VERSIONS_FILE = "versions.json"
@@ -154,6 +160,7 @@ def _check_state(state, file):
         ok = (isinstance(v, dict) and _int(v.get("version")) and isinstance(v.get("sha256"), str)
               and _HEX.fullmatch(v["sha256"]) and _number(v.get("created")) and isinstance(v.get("source"), str)
               and v.get("status") in STATUSES and (v.get("served_from") is None or _number(v["served_from"]))
+              and all(v.get(k) is None or _number(v[k]) for k in ("staged_at", "retired_at"))
               and (v.get("comparison") is None or isinstance(v["comparison"], dict))
               and (v.get("content_sha256") is None or isinstance(v["content_sha256"], str)))
         if not ok:
@@ -227,7 +234,7 @@ def _apply(state, n, action, when, comparison):
     state = json.loads(json.dumps(state))
     for v in state["versions"]:
         if v["status"] == "served" and v["version"] != n:
-            v["status"] = "retired"
+            v.update(status="retired", retired_at=when)     # clicks from before are no evidence for it again
     entry = _entry(state, n)
     entry.update(status="served", served_from=when)
     if comparison is not None:
@@ -437,9 +444,12 @@ def stage(index, model, source):
             if v["sha256"] == sha or v.get("content_sha256") == content:
                 if v["status"] == "retired":
                     # staged again (after a rollback, say): a candidate again, as the caller is told;
-                    # it stayed retired, and the next promote found no candidate
+                    # it stayed retired, and the next promote found no candidate. Its evidence
+                    # starts now: kept from its first staging, the clicks it was promoted on before
+                    # the rollback promoted it again at once, with no new search
                     state = json.loads(json.dumps(state))
-                    next(e for e in state["versions"] if e["version"] == v["version"])["status"] = "candidate"
+                    next(e for e in state["versions"] if e["version"] == v["version"]).update(
+                        status="candidate", staged_at=time.time())
                     _write_state(path, state)
                 return v["version"]
         n = max(v["version"] for v in state["versions"]) + 1
@@ -448,10 +458,31 @@ def stage(index, model, source):
     finally:
         tmp.unlink(missing_ok=True)
     state = json.loads(json.dumps(state))
-    state["versions"].append({"version": n, "sha256": sha, "content_sha256": content, "created": time.time(),
-                              "source": source, "status": "candidate", "served_from": None, "comparison": None})
+    when = time.time()
+    state["versions"].append({"version": n, "sha256": sha, "content_sha256": content, "created": when,
+                              "staged_at": when, "source": source, "status": "candidate", "served_from": None,
+                              "comparison": None})
     _write_state(path, state)
     return n
+
+
+def evidence_start(entry):
+    """From when clicks are evidence about the version ``entry`` (a dict of :meth:`Index.versions`),
+    seconds since 1970: when it was last staged (``staged_at``; ``created`` in a record written
+    before it), and for a retired version no earlier than when it was retired (``retired_at``;
+    ``served_from`` in an older record: its interleaved searches were all made before it served).
+    A version promoted, rolled back and promoted again, staged anew or by number, needs new
+    evidence: a candidate is interleaved only while it is one."""
+    start = entry.get("staged_at")
+    if start is None:
+        start = entry["created"]
+    if entry.get("status") == "retired":
+        retired = entry.get("retired_at")
+        if retired is None:
+            retired = entry.get("served_from")
+        if retired is not None:
+            start = max(start, retired)
+    return float(start)
 
 
 def load_version(index, n):

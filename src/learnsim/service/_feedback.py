@@ -17,8 +17,11 @@ and clicks a served index records, and the searches it interleaves with a candid
   user it names with ``X-Client-Id`` (a front end holding the key vouches for its users). Any
   other request is its address: the connection's peer (recorded by :class:`Peer` before
   ``X-Forwarded-For`` is applied, so a caller cannot name another address), an IPv6 address
-  taken by its /64 (one host's network, whose addresses it may rotate freely). The log keeps
-  only a keyed pseudonym of either. Without the key, and on a service with no key, the header
+  taken by its /64 (one host's network, whose addresses it may rotate freely), and every
+  loopback address (127.0.0.0/8, ``::1``, an IPv4-mapped loopback one) as *one* client: any
+  local user can bind any 127.x address as its source, so all the callers of this machine are
+  one client (a service for several local users needs the key and ``X-Client-Id``). The log
+  keeps only a keyed pseudonym of either. Without the key, and on a service with no key, the header
   is ignored: anyone could otherwise give each click a new name and slip under the caps.
 - **Bounded, never in the way** (issue 45). The log is bounded in bytes, in all and per client
   (:class:`learnsim.feedback.FeedbackLog`). A search waits at most :data:`IMPRESSION_WAIT_S`
@@ -55,7 +58,7 @@ from ..index import IndexFormatError
 from ..index._versions import VERSIONS_DIR, VERSIONS_FILE
 from ._worker import Busy, IndexWorker
 
-__all__ = ["ClickRecorder", "Peer", "MAX_CLIENT_ID", "IMPRESSION_WAIT_S", "CLICK_WAIT_S", "BUSY_TIMEOUT_S"]
+__all__ = ["ClickRecorder", "Peer", "LOOPBACK", "MAX_CLIENT_ID", "IMPRESSION_WAIT_S", "CLICK_WAIT_S", "BUSY_TIMEOUT_S"]
 
 log = logging.getLogger("learnsim.service")
 
@@ -97,16 +100,25 @@ class Peer:
         await self.proxied(scope, receive, send)
 
 
+#: What every loopback peer is counted as (127.0.0.0/8, ::1, an IPv4-mapped loopback address).
+LOOPBACK = "loopback"
+
+
 def _network(host):
-    """The address a client is counted by: an IPv4 address itself (an IPv4-mapped IPv6 one as
-    IPv4), an IPv6 address its /64; anything else (a Unix socket, a test client) as given."""
+    """The address a client is counted by: every loopback address one name (:data:`LOOPBACK`),
+    any other IPv4 address itself (an IPv4-mapped IPv6 one as IPv4), an IPv6 address its /64;
+    anything else (a Unix socket, a test client) as given."""
     try:
         address = ipaddress.ip_address(str(host).split("%", 1)[0])
     except ValueError:
         return str(host)
+    if address.version == 6 and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    # any local user can bind any of 127.0.0.0/8 (and ::1) as its source address without
+    # privileges: counted one by one, one process would be as many clients as it likes
+    if address.is_loopback:
+        return LOOPBACK
     if address.version == 6:
-        if address.ipv4_mapped is not None:
-            return str(address.ipv4_mapped)
         return str(ipaddress.IPv6Network((address, 64), strict=False))
     return str(address)
 
