@@ -52,3 +52,16 @@ def test_the_integrations_are_a_top_layer():
     beyond = sorted(f"{m} -> {t}" for m in ours for t in graph[m]
                     if not inside(t, "learnsim.integrations", "learnsim.index", "learnsim.client"))
     assert not beyond, f"learnsim.integrations imports more than the index and the client: {beyond}"
+
+
+def test_both_retrievers_read_explain_with_one_check():
+    # the LlamaIndex retriever read explain with bool(): "false" turned explanations on
+    import numpy as np
+    import pytest
+
+    from learnsim.integrations._source import check_flag
+
+    assert check_flag(True, "explain") is True and check_flag(np.bool_(False), "explain") is False
+    for value in ("false", "0", 1, None):
+        with pytest.raises(TypeError, match="explain must be True or False"):
+            check_flag(value, "explain")

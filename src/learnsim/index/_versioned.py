@@ -34,10 +34,13 @@ class ModelVersions:
         Each is a dict: ``version``, ``sha256`` (of its file, ``versions/v<N>.npz``), ``created``
         and ``served_from`` (seconds since 1970; ``served_from`` None for one never served),
         ``source`` (a note: the model file it came from, ...), ``status`` ("served" for exactly
-        one, "candidate" for one staged and never served, "retired" for one served before) and
-        ``comparison`` (the evidence its last promotion was given, or None). An index built before
-        versions has one, its model; it is written down at the first write of a version (a read
-        writes nothing: the service reads versions at each page view and interleaved search).
+        one, "candidate" for one staged and never served, "retired" for one served before),
+        ``comparison`` (the evidence its last promotion was given, or None) and, where written,
+        ``staged_at`` and ``retired_at`` (when it was last staged and last stopped being served:
+        the evidence of a promotion counts from them, :func:`learnsim.feedback.promotion_evidence`).
+        An index built before versions has one, its model; it is written down at the first write
+        of a version (a read writes nothing: the service reads versions at each page view and
+        interleaved search).
 
         Examples
         --------

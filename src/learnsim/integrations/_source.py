@@ -12,7 +12,7 @@ import weakref
 
 from ..client import AsyncClient, Client
 
-__all__ = ["Source", "HIT_KEYS", "check_k", "hit_parts"]
+__all__ = ["Source", "HIT_KEYS", "check_k", "check_flag", "hit_parts"]
 
 # what a hit's metadata gets from learnsim, over the document's own keys of the same names;
 # besides these, whatever else the hit carries ("explanation", a re-ranked search's
@@ -42,6 +42,16 @@ def check_k(k, name="k"):
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
         raise ValueError(f"{name} must be a positive integer; got {k!r}")
     return int(k)
+
+
+def check_flag(value, name):
+    """``value`` as a bool (a numpy bool too), or a TypeError naming ``name``: ``bool("false")``
+    is True, so a string is refused rather than read one way here and another elsewhere."""
+    import numpy as np
+
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {value!r}")
+    return bool(value)
 
 
 def check_query(query):

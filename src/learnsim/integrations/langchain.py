@@ -45,7 +45,6 @@ Examples
 """
 from typing import Any, Dict, List, Optional
 
-import numpy as np
 
 try:
     from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
@@ -55,7 +54,7 @@ except ImportError as exc:
     raise ImportError('learnsim.integrations.langchain needs langchain-core: pip install "learnsim[langchain]" '
                       f"({exc})", name="langchain_core") from exc
 
-from ._source import Source, check_k, hit_parts
+from ._source import Source, check_flag, check_k, hit_parts
 
 __all__ = ["LearnsimRetriever"]
 
@@ -66,16 +65,8 @@ _DOCUMENT_HAS_ID = "id" in _FIELDS
 _IGNORED_KWARGS = ("verbose",)
 
 
-def _check_flag(value: Any, name: str) -> bool:
-    """``value`` as a bool (a numpy bool too), or a TypeError naming ``name``: ``bool("false")``
-    is True, so a string is refused rather than read one way here and another by pydantic."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False; got {value!r}")
-    return bool(value)
-
-
 # the options the constructor and invoke() both take, and their one check
-_CHECKS = {"k": check_k, "n_top": check_k, "explain": _check_flag}
+_CHECKS = {"k": check_k, "n_top": check_k, "explain": check_flag}
 
 
 class LearnsimRetriever(BaseRetriever):
@@ -134,7 +125,7 @@ class LearnsimRetriever(BaseRetriever):
         (checked as the constructor checks them)."""
         kwargs = dict(kwargs)
         options = (check_k(kwargs.pop("k", self.k)), kwargs.pop("filter", self.filter),
-                   _check_flag(kwargs.pop("explain", self.explain), "explain"),
+                   check_flag(kwargs.pop("explain", self.explain), "explain"),
                    check_k(kwargs.pop("n_top", self.n_top), "n_top"))
         unknown = sorted(key for key in kwargs if key not in _IGNORED_KWARGS)
         if unknown:

@@ -57,7 +57,7 @@ except ImportError as exc:
     raise ImportError('learnsim.integrations.llamaindex needs llama-index-core: pip install "learnsim[llamaindex]" '
                       f"({exc})", name="llama_index") from exc
 
-from ._source import Source, check_k, hit_parts
+from ._source import Source, check_flag, check_k, hit_parts
 
 __all__ = ["LearnsimRetriever"]
 
@@ -93,7 +93,9 @@ class LearnsimRetriever(BaseRetriever):
                  object_map: Optional[Dict] = None, objects: Optional[List] = None, verbose: bool = False) -> None:
         self._source = Source(index, client, async_client)
         self.similarity_top_k = check_k(similarity_top_k, "similarity_top_k")
-        self.filter, self.explain, self.n_top = filter, bool(explain), n_top
+        # as the LangChain retriever reads them: bool("false") is True, and n_top is a count
+        self.filter, self.explain = filter, check_flag(explain, "explain")
+        self.n_top = check_k(n_top, "n_top")
         super().__init__(callback_manager=callback_manager, object_map=object_map, objects=objects, verbose=verbose)
 
     @property
