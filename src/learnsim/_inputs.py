@@ -709,8 +709,10 @@ def judgements_of(queries, qrels, corpus, info=None):
     if isinstance(qrels, (str, os.PathLike)):
         # numbered as evaluate numbers them: by id, or by position in the queries where every
         # number is one and not every one an id (Cranfield's cranqrel against cran.qry)
-        ids = [q for q, _ in queries] if isinstance(queries, (list, tuple)) else list(queries) \
-            if isinstance(queries, dict) else None
+        try:
+            ids = list(dict(queries))
+        except (TypeError, ValueError):
+            ids = None          # not (id, text) pairs: judgements_from names what is wrong
         qrels = read_qrels(qrels, query_ids=ids, unknown="keep", info=info) if ids else read_qrels(qrels, info=info)
     if isinstance(corpus, (str, os.PathLike)):
         corpus = list(zip(*read_id_texts(corpus, "documents")))

@@ -31,7 +31,7 @@ import re
 
 __all__ = ["MAX_JSON_DEPTH", "MAX_GRADE", "CONTENT_PATTERN", "DuplicateKeyError", "JSONDepthError", "TextError",
            "as_path", "check_grade", "check_json_depth", "check_text", "has_content", "has_surrogate", "loads",
-           "short_repr", "unique_keys"]
+           "short_repr", "unique_keys", "id_by_value"]
 
 #: The deepest nesting of arrays and objects accepted in any JSON input (the outermost is 1).
 MAX_JSON_DEPTH = 64
@@ -156,6 +156,21 @@ def loads(text, *, limit=MAX_JSON_DEPTH):
     if _SURROGATE_ESCAPE.search(text) is not None or not text.isascii() and _SURROGATE.search(text) is not None:
         check_text(value)
     return value
+
+
+def id_by_value(key):
+    """An id as judgements, runs and collections are matched by it: stripped, and an all-digit one
+    (ASCII digits: int() reads "٧" and fails on "²", which str.isdigit takes too) without its
+    leading zeros ("001" in cran.qry and "1" in a qrels file name one query).
+
+    Examples
+    --------
+    >>> from learnsim._utils.inputs import id_by_value
+    >>> id_by_value(" 007"), id_by_value("LA-07"), id_by_value("²")
+    ('7', 'LA-07', '²')
+    """
+    key = key.strip()
+    return str(int(key)) if key.isascii() and key.isdigit() else key
 
 
 def has_surrogate(text):

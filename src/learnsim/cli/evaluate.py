@@ -395,12 +395,11 @@ def _lexical_blocks(texts, pipeline=None):
 # --------------------------------------------------------------------------- retrieval runs
 
 def _id(value):
-    """An id as the qrels and run readers give it, to meet them: all-digit ids lose their
-    leading zeros (the queries and documents keep them, for the run files)."""
-    from ..datasets import normalise_run_ids
+    """An id as the qrels reader gives it, to meet them: all-digit ids lose their leading zeros
+    (the queries and documents keep them, for the run files)."""
+    from .._utils.inputs import id_by_value
 
-    (normal,) = normalise_run_ids({value: {}})
-    return normal
+    return id_by_value(str(value))
 
 
 def _evaluate_runs(args):

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .._utils.inputs import id_by_value
+
 DATA_ENV_VAR = "LEARNSIM_DATA"
 
 
@@ -105,9 +107,7 @@ def _readonly_copy(values, dtype=None):
 
 def _normalise_id(raw):
     # "001" in cran.qry and "1" in a qrels file name the same record
-    raw = raw.strip()
-    # ASCII digits only: int() reads "٧" and "²" as digits too (or fails on "²"), and an id is text
-    return str(int(raw)) if raw.isascii() and raw.isdigit() else raw
+    return id_by_value(raw)
 
 
 def read_parquet_frame(path):

@@ -13,6 +13,7 @@ import re
 import numpy as np
 import scipy.sparse as sp
 
+from learnsim._utils.inputs import id_by_value
 from learnsim._utils.progress import progress
 from learnsim._utils.validation import check_indices, check_matrix, check_random_state
 
@@ -555,12 +556,6 @@ def trec_ranking(scores):
     return [doc for doc, _ in sorted(scores.items(), key=lambda item: (item[1], item[0]), reverse=True)]
 
 
-def _value(key):
-    # "007" and "7" are one id by value (ASCII digits only), as learnsim's readers match them
-    key = key.strip()
-    return str(int(key)) if key.isascii() and key.isdigit() else key
-
-
 def _matched(run, qrels):
     """``[(run query id, its judgements, the documents' judged ids)]`` of the run's judged
     queries, and how many query and document ids met theirs only by value (``"7"`` and
@@ -569,11 +564,11 @@ def _matched(run, qrels):
     scored against the qrels' ``"7"``)."""
     by_value = {}
     for qid in qrels:
-        by_value.setdefault(_value(qid), qid)
+        by_value.setdefault(id_by_value(qid), qid)
     taken = {qid for qid in run if qid in qrels}
     out, n_queries, n_docs = [], 0, 0
     for qid, scores in run.items():
-        key = qid if qid in qrels else by_value.get(_value(qid))
+        key = qid if qid in qrels else by_value.get(id_by_value(qid))
         if key is None or (key != qid and key in taken):
             continue
         if key != qid:
@@ -582,14 +577,14 @@ def _matched(run, qrels):
         judged = qrels[key]
         docs_by_value = {}
         for doc in judged:
-            docs_by_value.setdefault(_value(doc), doc)
+            docs_by_value.setdefault(id_by_value(doc), doc)
         named = {}
         exact = {doc for doc in scores if doc in judged}
         for doc in scores:
             if doc in judged:
                 named[doc] = doc
                 continue
-            other = docs_by_value.get(_value(doc))
+            other = docs_by_value.get(id_by_value(doc))
             if other is not None and other not in exact and other not in named.values():
                 named[doc] = other
                 n_docs += 1
@@ -681,11 +676,17 @@ def per_query_run_measures(run, qrels, measures=RUN_MEASURES):
     >>> list(m), round(m["q1"]["map"], 4), m["q1"]["p@2"], m["q1"]["recall@3"]
     (['q1'], 0.4167, 0.0, 0.5)
     """
+    return _per_query(run, qrels, measures)[0]
+
+
+def _per_query(run, qrels, measures):
+    """(per_query_run_measures, the matches and their counts of :func:`_matched`)."""
     parsed = _parse_run_measures(measures)
     _check_run_layout(run, "run", _check_score)
     _check_run_layout(qrels, "qrels", _check_grade)
-    matched, _, _ = _matched(run, qrels)
-    return {qid: _query_measures(run[qid], judged, parsed, named) for qid, judged, named in matched}
+    matched, by_value_queries, by_value_docs = _matched(run, qrels)
+    return ({qid: _query_measures(run[qid], judged, parsed, named) for qid, judged, named in matched},
+            matched, by_value_queries, by_value_docs)
 
 
 def run_report(run, qrels, measures=RUN_MEASURES):
@@ -725,8 +726,7 @@ def run_report(run, qrels, measures=RUN_MEASURES):
     >>> report["n_queries_without_relevant"], report["n_unranked_queries"]
     (1, 1)
     """
-    per_query = per_query_run_measures(run, qrels, measures)
-    matched, by_value_queries, by_value_docs = _matched(run, qrels)
+    per_query, matched, by_value_queries, by_value_docs = _per_query(run, qrels, measures)
     if not per_query:
         raise ValueError(f"none of the run's {len(run)} queries has relevance judgments (the qrels name "
                          f"{len(qrels)} other queries); are the query ids the same?")
@@ -735,7 +735,7 @@ def run_report(run, qrels, measures=RUN_MEASURES):
     report["n_queries"] = len(per_query)
     report["n_queries_without_relevant"] = sum(1 for _, judged, _ in matched if not any(g >= 1 for g in judged.values()))
     report["n_skipped_queries"] = len(run) - len(per_query)
-    met = {_value(qid) for qid in run} | set(run)
-    report["n_unranked_queries"] = sum(1 for qid in qrels if qid not in met and _value(qid) not in met)
+    met = {id_by_value(qid) for qid in run} | set(run)
+    report["n_unranked_queries"] = sum(1 for qid in qrels if qid not in met and id_by_value(qid) not in met)
     report["n_queries_matched_by_value"], report["n_documents_matched_by_value"] = by_value_queries, by_value_docs
     return report

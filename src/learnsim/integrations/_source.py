@@ -10,6 +10,8 @@ import os
 import threading
 import weakref
 
+import numpy as np
+
 from ..client import AsyncClient, Client
 
 __all__ = ["Source", "HIT_KEYS", "check_k", "check_flag", "hit_parts"]
@@ -47,8 +49,6 @@ def check_k(k, name="k"):
 def check_flag(value, name):
     """``value`` as a bool (a numpy bool too), or a TypeError naming ``name``: ``bool("false")``
     is True, so a string is refused rather than read one way here and another elsewhere."""
-    import numpy as np
-
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False; got {value!r}")
     return bool(value)

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._utils.inputs import MAX_GRADE, short_repr
+from .._utils.inputs import MAX_GRADE, id_by_value, short_repr
 from .pairs import Pairs
 
 __all__ = ["Judgements", "judgements_from", "relevance_grades"]
@@ -116,18 +116,12 @@ def _finite(grade):
         return False
 
 
-def _normalised(key):
-    # "001" and "1" name the same record, as learnsim.datasets.read_qrels reads ids; ASCII digits
-    # only ("²" is a digit to str.isdigit and no number to int)
-    return str(int(key)) if key.isascii() and key.isdigit() else key
-
-
 def _refuse_ids_equal_by_value(ids, name):
     """A ValueError where two ids of ``ids`` are one to the judgements ("007" and "7"): their
     judgements would be merged into one query's (or document's), silently."""
     seen = {}
     for key in ids:
-        first = seen.setdefault(_normalised(key), key)
+        first = seen.setdefault(id_by_value(key), key)
         if first != key:
             raise ValueError(f"{name}: the ids {short_repr(first)} and {short_repr(key)} are one id to the judgements "
                              "(an all-digit id is read without its leading zeros); rename one")
@@ -184,11 +178,11 @@ def judgements_from(queries, qrels, corpus):
     doc_position = {}
     for i, key in enumerate(corpus):
         doc_position.setdefault(key, i)
-        doc_position.setdefault(_normalised(key), i)
+        doc_position.setdefault(id_by_value(key), i)
     query_of = {}
     for key in queries:
         query_of.setdefault(key, key)
-        query_of.setdefault(_normalised(key), key)
+        query_of.setdefault(id_by_value(key), key)
     texts = list(corpus.values())
     rows, grades = [], []
     counts = {"queries": 0, "relevant": 0, "not_relevant": 0, "unknown_document": 0, "unknown_query": 0,
@@ -197,7 +191,7 @@ def judgements_from(queries, qrels, corpus):
     for qid, judged in qrels.items():
         if not isinstance(judged, Mapping):
             raise TypeError(f"qrels[{qid!r}] must be a mapping {{document id: grade}}; got {type(judged).__name__}")
-        key = query_of.get(str(qid).strip(), query_of.get(_normalised(str(qid).strip())))
+        key = query_of.get(str(qid).strip(), query_of.get(id_by_value(str(qid).strip())))
         if key is None:
             counts["unknown_query"] += len(judged)
             continue
@@ -206,7 +200,7 @@ def judgements_from(queries, qrels, corpus):
             if isinstance(grade, bool) or not isinstance(grade, numbers.Real) or not _finite(grade):
                 raise ValueError(f"qrels[{short_repr(qid)}][{short_repr(doc)}]: a grade must be a number, finite "
                                  f"and at most {MAX_GRADE:,} in size; got {short_repr(grade)}")
-            d = doc_position.get(str(doc).strip(), doc_position.get(_normalised(str(doc).strip())))
+            d = doc_position.get(str(doc).strip(), doc_position.get(id_by_value(str(doc).strip())))
             if d is None:
                 counts["unknown_document"] += 1
                 continue

@@ -950,7 +950,7 @@ class Tokenizer:
         lowered = self._prepare(doc)
         if len(lowered) != len(doc):
             return []
-        kept = None
+        kept, changed = None, False
         if self.unicode_words and not lowered.isascii():
             if self.drop_ignorables:
                 dropped = _drop_ignorable(lowered)
@@ -968,16 +968,16 @@ class Tokenizer:
             lowered = fold(lowered)
             if len(lowered) != len(before):     # an accent joined to its letter: no place to give
                 return []
-            if lowered != before:
-                # as long, but changed: an accent joined (-1) and a ligature opened (+1, ﬁ) keep the
-                # length and move every place between them. A span holds where its text folds
-                # to what stands there; one that does not: no spans rather than wrong ones
-                found = self._spans_of(lowered, len(lowered) if kept is not None else len(doc))
-                if any(fold(before[a:b]) != lowered[a:b] for a, b, _ in found):
-                    return []
+            changed = lowered != before
+        found = self._spans_of(lowered, len(lowered) if kept is not None else len(doc))
+        # as long, but changed: an accent joined (-1) and a ligature opened (+1, ﬁ) keep the length
+        # and move every place between them. A span holds where its text folds to what stands
+        # there; one that does not: no spans rather than wrong ones
+        if changed and any(fold(before[a:b]) != lowered[a:b] for a, b, _ in found):
+            return []
         if kept is not None:
-            return [(kept[a], kept[b - 1] + 1, term) for a, b, term in self._spans_of(lowered, len(lowered))]
-        return self._spans_of(lowered, len(doc))
+            return [(kept[a], kept[b - 1] + 1, term) for a, b, term in found]
+        return found
 
     def _spans_of(self, lowered, n):
         """:meth:`spans` of a text already lowered and folded (``n``: its length before width
@@ -1114,15 +1114,19 @@ class LoneCharacters:
         reading the result again changes nothing more)."""
         if text.isascii() or self.tokenizer.analyzer == "words":
             return text
-        added, holding = 0, None
-        runs = self.tokenizer._spaceless_run.findall(text)
-        # a query of lone characters alone: a known one is widened too (kept itself); beside longer
-        # runs (a sentence, a document as a query) it is read as it is
-        # (read again, the terms it gained are longer runs: nothing more is added)
-        widen = all(len(r) <= _MAX_CHARACTER_CODE_POINTS and all(len(t) == 1 for t in self.tokenizer(r)) for r in runs)
+        added, holding, widen = 0, None, None
+
+        def lone_runs_only():
+            # a query of lone characters alone: a known one is widened too (kept itself); beside
+            # longer runs (a sentence, a document as a query) it is read as it is (read again,
+            # the terms it gained are longer runs: nothing more is added). Looked at once, at the
+            # first known lone character: most queries never meet one
+            runs = self.tokenizer._spaceless_run.findall(text)
+            return all(len(r) <= _MAX_CHARACTER_CODE_POINTS and all(len(t) == 1 for t in self.tokenizer(r))
+                       for r in runs)
 
         def replace(m):
-            nonlocal added, holding
+            nonlocal added, holding, widen
             c = m.group()
             # as the tokenizer folds it (ｶ is カ): one character may be written as up to three
             # code points (물 as the jamo 물 in NFD, が as か and a voiced mark, ｶﾞ as ガ)
@@ -1130,8 +1134,11 @@ class LoneCharacters:
             if len(term) != 1 or len(term[0]) != 1 or added >= self.limit:
                 return c
             known = self._known(term[0])
-            if known and not widen:
-                return c
+            if known:
+                if widen is None:
+                    widen = lone_runs_only()
+                if not widen:
+                    return c
             if holding is None:
                 holding = self._terms_holding()
             # at most `limit` in all: a query of a thousand lone characters is not a million terms
