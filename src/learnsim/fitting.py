@@ -317,13 +317,13 @@ def _checked_relative_search(o, texts, T, held_out, summary, fitted):
     """Relative comparisons used for search: each anchor whose triplets were held out searches the
     collection (the first ``o.n_documents`` texts, or every text but those that are only anchors)
     for the texts its triplets put closer and never farther, under the weights learned without it
-    and under the strongest baseline (:func:`learnsim.baseline.check_search`); the texts some
+    (at a C chosen without it: :func:`learnsim.baseline.cross_folds`) and under the strongest baseline (:func:`learnsim.baseline.check_search`); the texts some
     training triplet names are its warm part, the others its cold part. A model that does not beat
     the strongest baseline is that baseline's."""
     from .baseline import BaselineWarning, SearchBaselines, SearchSplit, check_search, judged_triplets
     from .pipeline import Pipeline
 
-    fit_T, valid_T, probe = held_out
+    fit_T, valid_T, probes = held_out
     n = len(texts)
     if o.n_documents is not None:
         documents = np.arange(min(int(o.n_documents), n))
@@ -352,15 +352,24 @@ def _checked_relative_search(o, texts, T, held_out, summary, fitted):
                         by="query and document", n_cold_documents=int(np.count_nonzero(~named[documents])),
                         judged=judged_triplets(T, in_collection, random_state=o.random_state))
     doc_texts = [texts[i] for i in documents]
-    model = Pipeline.from_parts({"vectorizer": fitted.parts["vectorizer"], "metric": probe})
     owner = "learnsim fit --method relative"
     with stage("checking search on the held-out anchors against the strongest baseline"), \
             warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always", BaselineWarning)
-        found = model.searcher(doc_texts)
+        # each held-out anchor searches with the metric whose C was chosen without it
+        searchers = [(anchors, Pipeline.from_parts({"vectorizer": fitted.parts["vectorizer"], "metric": probe})
+                      .searcher(doc_texts)) for anchors, probe in probes]
+
+        def found(q):
+            q = np.asarray(q, dtype=np.int64)
+            out = np.zeros((q.size, documents.size))
+            for anchors, searcher in searchers:
+                mine = np.isin(q, anchors)
+                if mine.any():
+                    out[mine] = np.asarray(searcher.closeness([texts[i] for i in q[mine]]), dtype=np.float64)
+            return out
         baselines = SearchBaselines(texts, documents, analysis=o.analysis)
-        pool = baselines.pool(split, learned={"learned": lambda q: found.closeness([texts[i] for i in q])},
-                              random_state=o.random_state)
+        pool = baselines.pool(split, learned={"learned": found}, random_state=o.random_state)
         check = check_search(pool, [{"learned": 1.0}], owner=owner, random_state=o.random_state, stacklevel=4)
         triplets = _relative_triplets_against_lexical(o, texts, valid_T, documents, found, baselines, owner)
     fitted.metric_seconds += time.perf_counter() - start
@@ -395,7 +404,8 @@ def _relative_triplets_against_lexical(o, texts, valid_T, documents, found, base
     """The held-out triplets (those whose two items are in the collection) scored per anchor (1
     right, 1/2 tie, 0 wrong) under the weights learned without them and under BM25 and the tf.idf
     cosine; the learned weights against the better of the two (:func:`learnsim.baseline.compare`,
-    bootstrap over anchors). None without two such anchors."""
+    bootstrap over anchors). ``found(anchors)``: their closeness to each document under the weights
+    learned without them. None without two such anchors."""
     from .baseline import BASELINE_TITLES, compare
 
     position = np.full(len(texts), -1, dtype=np.int64)
@@ -409,7 +419,7 @@ def _relative_triplets_against_lexical(o, texts, valid_T, documents, found, base
     for start in range(0, anchors.size, step):
         chunk = np.arange(start, min(start + step, anchors.size))
         blocks = baselines.base_blocks(anchors[chunk])
-        blocks = {"learned": np.asarray(found.closeness([texts[a] for a in anchors[chunk]])),
+        blocks = {"learned": found(anchors[chunk]),
                   "bm25": blocks["bm25"], "cosine": blocks["cosine"]}
         mine = np.isin(row, chunk)
         r = row[mine] - start
@@ -433,7 +443,8 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None, document
     """FILM from cluster labels or pairs.
 
     From labels, FILM holds out whole clusters itself and chooses the weight of the input cosine
-    there (``o.baseline_holdout``). From pairs, search is checked the way it is used
+    there (``o.baseline_holdout``); search is then checked on other held-out clusters against the
+    strongest baseline, by a FILM that chose its own weight on the remaining clusters alone. From pairs, search is checked the way it is used
     (:func:`_fit_film_pairs`, issue 42): on held-out queries and documents, over the whole
     collection, against the strongest baseline (BM25, the tf.idf cosine, the encoder's cosine and
     its mix with BM25); a fit whose learned rule does not beat it ends as that baseline.
@@ -471,14 +482,21 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None, document
                     held=None, matcher=None, rule=None, search=None, check=None)
     if o.baseline_holdout is None:
         return _result_of(fitted)
-    w = float(metric.input_weight_ or 0.0)
+    fixed_w = float(metric.input_weight_ or 0.0)
+    # w was chosen on clusters FILM held out of every cluster, which may be the check's: where it
+    # was chosen, the check's fit chooses its own on the training clusters alone (as mcd's recipe
+    # runs again there); where FILM could not hold any out, w is its default and saw no score
+    gain = metric.baseline_gain_
+    chosen = gain is not None and gain.status != "unchecked"
 
     def learn(train_labels):
-        probe, y_train = film_with_supervision(o, X, train_labels, None, note)
-        with stage("FILM: learning the metric on the training clusters"):
+        probe, y_train = film_with_supervision(o, X, train_labels, o.baseline_holdout if chosen else None, note)
+        with stage("FILM: learning the metric on the training clusters"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # the check's own choice: its fall-backs are not the user's
             probe.fit(X, y_train)
         from sklearn.preprocessing import normalize
 
+        w = float(probe.input_weight_ or 0.0) if chosen else fixed_w
         E, Xu = normalize(np.asarray(probe.transform(X), dtype=np.float64)), normalize(X)
 
         def score(q):

@@ -126,3 +126,33 @@ def test_over_an_encoder_remembering_fails_the_cold_part_too(collection):
     bm25 = ndcg(lex.scores("bm25", lex.query_counts([q for q, _ in cold])), cold, docs)
     alone = ndcg(Pipeline.from_encoder(encoder), cold, docs)
     assert ndcg(result.pipeline, cold, docs) >= 0.97 * max(bm25, alone)
+
+
+def test_the_cluster_search_check_chooses_the_input_weight_without_the_held_out_clusters(monkeypatch):
+    # FILM's input weight w was chosen on clusters FILM held out of every cluster, then fixed for
+    # the check's fit on the others: the check scored a w that may have seen its held-out clusters
+    from learnsim.datasets import make_clustered_corpus
+
+    c = make_clustered_corpus(n_clusters=10, docs_per_cluster=12, random_state=4)
+    texts, labels = [str(t) for t in c.data], np.asarray(c.target)
+    seen = []
+    real = learnsim.fitting.film_with_supervision
+
+    def spy(o, X, labels_, holdout, note):
+        metric, y = real(o, X, labels_, holdout, note)
+        seen.append((np.asarray(labels_).copy(), holdout, metric))
+        return metric, y
+
+    monkeypatch.setattr(learnsim.fitting, "film_with_supervision", spy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = learnsim.fitting.fit(texts, clusters=labels.tolist(), method="film", n_components=8, max_iter=30)
+    assert "search_baseline_gain" in result.report
+    assert len(seen) == 2 and (seen[0][0] == labels).all() and seen[0][1] is not None
+    check, holdout, probe = seen[1]
+    # the check's FILM chose its own w (a held-out part of its own) on the training clusters alone
+    assert holdout is not None and probe.baseline_gain_ is not None and probe.baseline_gain_.status != "unchecked"
+    gone = {int(y) for y in np.unique(labels) if (check[labels == y] < 0).all()}
+    kept = {int(y) for y in np.unique(labels) if (check[labels == y] == labels[labels == y]).all()}
+    assert gone and kept and gone | kept == set(np.unique(labels).tolist())
+

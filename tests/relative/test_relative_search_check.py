@@ -116,3 +116,40 @@ def test_cli_prints_the_search_check(tmp_path):
                               "--model", model, "--json"])
     summary = json.loads(out)
     assert summary["search_baseline_gain"]["detail"]["strongest_baseline"] in ("bm25", "cosine")
+
+
+def test_each_held_out_anchor_is_searched_at_a_C_chosen_without_it(monkeypatch):
+    # the refit's C is the best on every held-out anchor; the search check scored a metric at that
+    # C on the same anchors, a choice among C_GRID made with them in view. Rigged held-out scores:
+    # one C best on one half of the held-out anchors, another best on the other half and overall
+    from learnsim.baseline import cross_folds
+    from learnsim.relative import recipe
+
+    texts, y = _corpus()
+    real_scores, real_probe, got = recipe._held_out_scores, recipe._search_probe, {}
+
+    def rigged(X, fit_T, valid_T, seed, prior="zero", normalize=False):
+        rows = np.full_like(real_scores(X, fit_T, valid_T, seed, prior, normalize), 0.5)
+        (a, _), (b, _) = cross_folds(np.unique(valid_T[:, 0]).size, random_state=seed)
+        rows[1 + 2, a] = 1.0
+        rows[1 + 5, b], rows[1 + 5, a] = 1.0, 0.9
+        got["halves"] = (a, b)
+        return rows
+
+    def spy(*args, **kwargs):
+        got["probe"] = real_probe(*args, **kwargs)
+        return got["probe"]
+
+    monkeypatch.setattr(recipe, "_held_out_scores", rigged)
+    monkeypatch.setattr(recipe, "_search_probe", spy)
+    result = _fit(texts, _topic_triplets(y))
+    assert result.report["C"] == recipe.C_GRID[5]          # the refit: chosen on every held-out anchor
+    fit_T, valid_T, probes = got["probe"]
+    anchors = np.unique(valid_T[:, 0])
+    a, b = got["halves"]
+    C_of = {int(x): m.C for held, m in probes for x in held}
+    assert set(C_of) == set(anchors.tolist())
+    # each half at the C the other half chose: C_GRID[5] for the first, C_GRID[2] for the second
+    assert {C_of[int(x)] for x in anchors[a]} == {recipe.C_GRID[5]}
+    assert {C_of[int(x)] for x in anchors[b]} == {recipe.C_GRID[2]}
+    assert "search_baseline_gain" in result.report

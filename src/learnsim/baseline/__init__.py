@@ -34,14 +34,14 @@ not fall below it on the cold part.
 # baselines (_search) load the text vectorisers only when a fit asks for them.
 from .._utils.lazy import attach
 
-__all__ = ["BaselineGain", "BaselineWarning", "check_holdout", "choose", "compare", "cross_fitted", "paired_bootstrap",
+__all__ = ["BaselineGain", "BaselineWarning", "check_holdout", "choose", "compare", "cross_fitted", "cross_folds", "paired_bootstrap",
            "split_groups", "unchecked", "DEFAULT_HOLDOUT", "SearchSplit", "SearchRelation", "split_search", "search_relation", "text_units", "search_documents", "orient_pairs", "split_clusters", "judged_queries", "judged_links", "judged_triplets", "SearchBaselines",
            "SearchCheck", "check_search", "validate_search", "ndcg_at_k", "LexicalBaselines", "bm25_query_norms",
            "BASELINE_TITLES"]
 
 __getattr__, __dir__ = attach(__name__, {
     "BaselineGain": "._gain", "BaselineWarning": "._gain", "check_holdout": "._gain", "choose": "._gain",
-    "compare": "._gain", "cross_fitted": "._gain", "paired_bootstrap": "._gain", "split_groups": "._gain",
+    "compare": "._gain", "cross_fitted": "._gain", "cross_folds": "._gain", "paired_bootstrap": "._gain", "split_groups": "._gain",
     "unchecked": "._gain", "DEFAULT_HOLDOUT": "._gain",
     "SearchSplit": "._split", "SearchRelation": "._split", "split_search": "._split", "search_relation": "._split",
     "text_units": "._split", "search_documents": "._split", "orient_pairs": "._split", "split_clusters": "._split", "judged_queries": "._split", "judged_links": "._split", "judged_triplets": "._split",

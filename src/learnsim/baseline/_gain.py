@@ -421,12 +421,31 @@ def cross_fitted(candidates, baseline_index, *, n_folds=2, random_state=0):
     chosen = best(np.arange(n))
     if n < 2 * n_folds:
         return chosen, C[chosen].copy()
-    folds = np.array_split(_rng(random_state).permutation(n), n_folds)
     learned = np.empty(n)
-    for f, fold in enumerate(folds):
-        rest = np.concatenate([g for h, g in enumerate(folds) if h != f])
+    for fold, rest in cross_folds(n, n_folds=n_folds, random_state=random_state):
         learned[fold] = C[best(rest), fold]
     return chosen, learned
+
+
+def cross_folds(n_units, *, n_folds=2, random_state=0):
+    """The folds :func:`cross_fitted` scores by: a list of (the units of a fold, the units of the
+    others), as index arrays over ``n_units``; one (every unit, every unit) with fewer than
+    ``2 * n_folds`` units (a choice made and scored in sample, as cross_fitted then does).
+
+    A method whose checked model is fitted with a choice (learnsim.relative's C) uses them to
+    give each held-out unit the model chosen without it.
+
+    Examples
+    --------
+    >>> from learnsim.baseline import cross_folds
+    >>> [(sorted(a.tolist()), sorted(b.tolist())) for a, b in cross_folds(4, random_state=0)]
+    [([0, 2], [1, 3]), ([1, 3], [0, 2])]
+    """
+    every = np.arange(int(n_units))
+    if n_units < 2 * n_folds:
+        return [(every, every)]
+    folds = np.array_split(_rng(random_state).permutation(int(n_units)), n_folds)
+    return [(fold, np.concatenate([g for h, g in enumerate(folds) if h != f])) for f, fold in enumerate(folds)]
 
 
 def choose(candidates, baseline_index, *, measure, unit, baseline_name, owner, groups=None, detail=None,

@@ -66,6 +66,13 @@ def _choose(X, T, fraction, seed, prior="zero", normalize=False):
     -------
     (C of the refit, report, held-out triplets, {C: mean held-out score}, W = 1's mean score)
     """
+    return _choose_with_scores(X, T, fraction, seed, prior, normalize)[0]
+
+
+def _choose_with_scores(X, T, fraction, seed, prior="zero", normalize=False):
+    """:func:`_choose`'s answer and the held-out scores it chose by (rows: W = 1, then each C of
+    C_GRID; columns: the held-out anchors in sorted order), which the search check's probes
+    choose their C from without the anchors they are checked on (:func:`_search_probe`)."""
     from ..baseline import choose, split_groups, unchecked
     from ._relative import BASELINE_MEASURE, BASELINE_NAME, BASELINE_NAME_NORMALIZED
 
@@ -80,7 +87,7 @@ def _choose(X, T, fraction, seed, prior="zero", normalize=False):
                            "the triplets of 2 out and learn from 2", baseline_name=baseline_name, owner=owner,
                            stacklevel=3)
         return (C_GRID[int(np.argmax(means[1:]))], report, valid_T, dict(zip(C_GRID, means[1:].tolist())),
-                float(means[0]))
+                float(means[0])), rows
     ids, held = split
     is_held = np.isin(T[:, 0], ids[held])
     fit_T, valid_T = T[~is_held], T[is_held]
@@ -96,7 +103,7 @@ def _choose(X, T, fraction, seed, prior="zero", normalize=False):
                                               "held_out_triplets": len(valid_T),
                                               "training_triplets": int(fit_T.shape[0]), "cross_fitted": True})
     best_C = C_GRID[chosen - 1] if chosen else best_learned
-    return best_C, report, valid_T, dict(zip(C_GRID, means[1:].tolist())), float(means[0])
+    return (best_C, report, valid_T, dict(zip(C_GRID, means[1:].tolist())), float(means[0])), rows
 
 
 def fit_relative(o, texts, T, summary, chooser=None):
@@ -156,7 +163,7 @@ def fit_relative(o, texts, T, summary, chooser=None):
         chosen = None if chooser is None else chooser(X, T, fraction, o.random_state, prior, normalize)
         by_triplets = chosen is None
         if by_triplets:         # no chooser, or one that cannot hold anything out: the held-out triplets
-            chosen = _choose(X, T, fraction, o.random_state, prior, normalize)
+            chosen, rows = _choose_with_scores(X, T, fraction, o.random_state, prior, normalize)
         best_C, report, valid_T, scores, baseline_score = chosen[:5]
         extra = chosen[5] if len(chosen) > 5 else {}
     with stage("relative: learning the metric"):
@@ -166,7 +173,7 @@ def fit_relative(o, texts, T, summary, chooser=None):
     report = metric.baseline_gain_
     probe = None
     if by_triplets:         # (a click log's chooser checks held-out searches against the ranking served)
-        probe = _search_probe(X, T, valid_T, metric, report, best_C, o.random_state, prior, normalize)
+        probe = _search_probe(X, T, valid_T, rows, metric, report, o.random_state, prior, normalize)
     metric_seconds = time.perf_counter() - start
     summary.update(triplets=int(T.shape[0]), validation_triplets=int(valid_T.shape[0]),
                    validation_anchors=int(np.unique(valid_T[:, 0]).size),
@@ -181,20 +188,31 @@ def fit_relative(o, texts, T, summary, chooser=None):
                    report=report, C=best_C, scores=scores, valid_T=valid_T, held_out=probe)
 
 
-def _search_probe(X, T, valid_T, metric, report, best_C, seed, prior, normalize):
+def _search_probe(X, T, valid_T, rows, metric, report, seed, prior, normalize):
     """What the search check needs (:func:`learnsim.fitting.fit_relative`): the training and
     held-out triplets of the check, and the metric as it would serve fitted without the held-out
-    anchors (W = 1, the model itself, when it fell back; it learned nothing). None when nothing
-    was held out (fewer than four anchors)."""
+    anchors, as a list of (held-out anchors, metric): each anchor is searched by a metric whose C
+    was chosen on the other half of the held-out anchors (``rows``, :func:`_choose_with_scores`),
+    as :func:`learnsim.baseline.cross_fitted` scores the choice. The C of the refit was chosen on
+    every held-out anchor; checked on the same anchors, that choice among C_GRID was scored with
+    its own anchors in view. (W = 1, the model itself, for every anchor when it fell back: it
+    learned nothing.) None when nothing was held out (fewer than four anchors)."""
+    from ..baseline import cross_folds
     from ._relative import RelativeComparisonMetric
 
     if report.status == "unchecked":
         return None
-    fit_T = T[~np.isin(T[:, 0], np.unique(valid_T[:, 0]))]
+    anchors = np.unique(valid_T[:, 0])
+    fit_T = T[~np.isin(T[:, 0], anchors)]
     if report.fell_back:
-        return fit_T, valid_T, metric
-    with stage("relative: learning the metric without the held-out anchors, for the search check"):
-        probe = RelativeComparisonMetric(C=best_C, tol=TOL, random_state=seed, baseline_holdout=None,
-                                         prior=prior, normalize=normalize).fit(X, fit_T)
-    return fit_T, valid_T, probe
-
+        return fit_T, valid_T, [(anchors, metric)]
+    probes, fitted = [], {}
+    for mine, other in cross_folds(anchors.size, random_state=seed):
+        c = C_GRID[int(np.argmax(rows[1:, other].mean(axis=1)))]
+        if c not in fitted:
+            with stage(f"relative: learning the metric at C = {c:g} without the held-out anchors, for the search "
+                       "check"):
+                fitted[c] = RelativeComparisonMetric(C=c, tol=TOL, random_state=seed, baseline_holdout=None,
+                                                     prior=prior, normalize=normalize).fit(X, fit_T)
+        probes.append((anchors[mine], fitted[c]))
+    return fit_T, valid_T, probes
