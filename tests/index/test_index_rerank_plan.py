@@ -3,9 +3,11 @@ pipeline or scikit-learn: the same hits, probabilities and explanations as the p
 re-ranker; damaged files refused; a re-ranker the arrays cannot express left to the pipeline."""
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
+import unicodedata
 import warnings
 
 import numpy as np
@@ -101,7 +103,7 @@ def test_bad_plan_contents_are_value_errors(reranked):
     RerankPlan(meta, arrays, terms)
     for change, match in ((dict(features=["lowrank"]), "features"), (dict(char_features=40), "char_features"),
                           (dict(char_ngram_range=[3, 1]), "char_ngram_range"), (dict(slope=float("nan")), "slope"),
-                          (dict(n_candidates=0), "n_candidates")):
+                          (dict(n_candidates=0), "n_candidates"), (dict(char_fold="yes"), "char_fold")):
         with pytest.raises(ValueError, match=match):
             RerankPlan(dict(meta, **change), arrays, terms)
     for name, value in (("coef", arrays["coef"][:-1]), ("feature_scale", -arrays["feature_scale"]),
@@ -146,3 +148,64 @@ def test_an_exact_copy_found_by_match_is_scored_as_the_reranked_search_scores_it
             assert copy["first_stage_rank"] == want["first_stage_rank"]
             compared += 1
         assert compared >= 10
+
+
+def _spellings(texts):
+    """Each text with accented words and a ligature, then the same in NFD (an accent written
+    apart, as macOS writes file names) and in full-width letters."""
+    out = []
+    for t in texts:
+        text = t.upper() + " café São ﬁne Straße"
+        full = "".join("\u3000" if c == " " else chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+        out += [text, unicodedata.normalize("NFD", text), full]
+    return out
+
+
+def _assert_plan_gives_the_rerankers_probabilities(plan, reranker, texts):
+    for i, query in enumerate(texts):
+        others = texts[:i] + texts[i + 1:]
+        np.testing.assert_allclose(plan.probabilities(query, others), reranker.probabilities(query, others),
+                                   rtol=0, atol=1e-9)
+
+
+def test_the_plan_reads_a_text_written_another_way_as_the_reranker_does(reranked, tmp_path):
+    """The re-ranker's character n-grams are taken from the text in NFKC, lowercased: the plan
+    says so (char_fold) and folds alike, so NFD, full-width letters and ligatures give the
+    re-ranker's probabilities, and each spelling the same character vector."""
+    pipeline, texts, _, _ = reranked
+    reranker = pipeline.rerank
+    meta, arrays, terms = rerank_plan_state(reranker)
+    assert meta["char_fold"] is True and "char_cosine" in meta["features"]
+    plan = RerankPlan(meta, arrays, terms)
+    assert plan.char_fold is True
+    spelled = _spellings(texts[:4]) + texts[4:8]
+    _assert_plan_gives_the_rerankers_probabilities(plan, reranker, spelled)
+    for k in range(0, 12, 3):
+        (cols, vals), *others = (plan._text(t, {})[2] for t in spelled[k:k + 3])
+        assert cols.size > 0
+        for other_cols, other_vals in others:
+            np.testing.assert_array_equal(other_cols, cols)
+            np.testing.assert_array_equal(other_vals, vals)
+    assert write_rerank_plan(reranker, tmp_path, spelled)
+    assert json.loads((tmp_path / "rerank.json").read_text(encoding="utf-8"))["char_fold"] is True
+
+
+def test_a_plan_written_before_character_folding_reads_texts_lowercased_alone(reranked, tmp_path):
+    """A plan without 'char_fold' (written before the fold) belongs to a model that lowercased
+    alone: the plan reads so and gives that model's probabilities, which differ from a folding
+    model's where a text is written another way."""
+    pipeline, texts, _, _ = reranked
+    old_model = copy.copy(pipeline.rerank.model)
+    old_model.char_fold_ = False             # as a model saved before the fold loads
+    old = Reranker(old_model, n_candidates=pipeline.rerank.n_candidates)
+    meta, arrays, terms = rerank_plan_state(old)
+    assert meta.pop("char_fold") is False
+    plan = RerankPlan(meta, arrays, terms)
+    assert plan.char_fold is False
+    spelled = _spellings(texts[:4]) + texts[4:8]
+    _assert_plan_gives_the_rerankers_probabilities(plan, old, spelled)
+    nfd = spelled[1:3]
+    assert not np.allclose(old.probabilities(spelled[0], nfd), pipeline.rerank.probabilities(spelled[0], nfd),
+                           rtol=0, atol=1e-6)
+    assert write_rerank_plan(old, tmp_path, spelled)
+    assert json.loads((tmp_path / "rerank.json").read_text(encoding="utf-8"))["char_fold"] is False

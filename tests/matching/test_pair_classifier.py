@@ -1,6 +1,7 @@
 """PairClassifierMatcher and PairScoreRegressor: learned linear models on features of a pair."""
 from __future__ import annotations
 
+import unicodedata
 import warnings
 
 import numpy as np
@@ -268,3 +269,110 @@ def test_an_exact_copy_is_a_duplicate_with_certainty_under_the_rule(negation):
     assert rule.copies(pairs, X, base).tolist() == [True] * 20 + [False] * 3     # a blank "copy" is none
     # the score stays the classifier's decision value
     assert rule.pair_score(pairs, X, base) == pytest.approx(model.pair_score(pairs, X=base))
+
+
+def _fullwidth(text):
+    """``text`` in full-width forms (what a Japanese or Chinese input method types)."""
+    return "".join("\u3000" if c == " " else chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+# a text and the same text written three other ways: an accent apart from its letter (NFD, as
+# macOS writes file names), full-width letters, and the ligatures of text taken from a PDF
+_SPELLINGS = ("Which café in São Paulo serves the finest crème brûlée? W3 w4",
+              unicodedata.normalize("NFD", "Which café in São Paulo serves the finest crème brûlée? W3 w4"),
+              _fullwidth("Which café in São Paulo serves the finest crème brûlée? W3 w4"),
+              "Which café in São Paulo serves the \ufb01nest crème brûlée? W3 w4")
+
+
+def test_a_text_written_another_way_gives_the_same_character_features(negation):
+    """The character n-grams are taken from the text in NFKC, lowercased: NFD and NFC, full-width
+    and ASCII letters, a ligature and its letters give the same counts and a character cosine of
+    1 (0.69, 0.03 and 0.93 when the n-grams were only lowercased)."""
+    from learnsim.matching import pair_classifier as pc
+    from learnsim.matching._matchers import pair_similarity
+
+    texts, _, _, model = negation
+    assert model.char_fold_ is True
+    counts = model._char_counts(list(_SPELLINGS)).toarray()
+    for row in counts[1:]:
+        np.testing.assert_array_equal(row, counts[0])
+    rep = pc._Representation(model, list(_SPELLINGS))
+    cosines = pair_similarity(rep.chars, np.array([[0, 1], [0, 2], [0, 3]]))
+    np.testing.assert_allclose(cosines, 1.0, rtol=0, atol=1e-12)
+    # the regressor reads them alike
+    graded = PairScoreRegressor(**SMALL).fit(*_graded(n=40))
+    assert graded.char_fold_ is True
+    counts = graded._char_counts(list(_SPELLINGS)).toarray()
+    assert all(np.array_equal(row, counts[0]) for row in counts[1:])
+
+
+def test_a_model_saved_before_character_folding_reads_its_texts_as_it_was_fitted(negation, tmp_path):
+    """A state without 'char_fold' (saved before the fold) lowercases alone, as scikit-learn's
+    hashing did when it was fitted, and saves as such; a saved folding model loads folding."""
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    from learnsim.persistence import transformer_from_state, transformer_state
+
+    texts, _, test, model = negation
+    loaded = persistence.load(persistence.save(model, tmp_path / "pc.npz"))
+    assert loaded.char_fold_ is True
+    np.testing.assert_array_equal(loaded._char_counts(list(_SPELLINGS)).toarray(),
+                                  model._char_counts(list(_SPELLINGS)).toarray())
+    meta, arrays = transformer_state(model)
+    assert meta["meta"]["char_fold"] is True
+    old_meta = dict(meta, meta={k: v for k, v in meta["meta"].items() if k != "char_fold"})
+    old = transformer_from_state(old_meta, arrays)
+    assert old.char_fold_ is False
+    hv = HashingVectorizer(analyzer="char_wb", ngram_range=model.char_ngram_range, n_features=2 ** model.char_features,
+                           alternate_sign=False, norm=None)
+    unfolded = hv.transform(list(_SPELLINGS))
+    unfolded.data = 1.0 + np.log(unfolded.data)
+    assert abs(old._char_counts(list(_SPELLINGS)) - unfolded).sum() == 0
+    assert abs(old._char_counts(list(_SPELLINGS)[:1]) - old._char_counts(list(_SPELLINGS)[1:2])).sum() > 0
+    # the rest of the model is the one saved: the same decisions on ASCII texts
+    np.testing.assert_allclose(old.decision_function(test, X=texts), model.decision_function(test), rtol=1e-10)
+    again = persistence.load(persistence.save(old, tmp_path / "old.npz"))
+    assert again.char_fold_ is False
+    with pytest.raises(ValueError, match="char_fold"):
+        transformer_from_state(dict(meta, meta=dict(meta["meta"], char_fold="yes")), arrays)
+
+
+def test_a_long_text_is_folded_whole_before_it_is_cut_in_pieces(monkeypatch):
+    """NFKC can lengthen a text (U+FDFA is 18 characters): the pieces are cut from the folded
+    text, so a short text that folds long is hashed in pieces too, and the counts are those of
+    the whole folded text (as the index's re-ranker counts them, text/_char_hash)."""
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    from learnsim.matching import pair_classifier as pc
+    from learnsim.text._char_hash import fold_chars
+
+    model = pc.PairClassifierMatcher()
+    model.char_fold_ = True                 # as a fit sets it before it hashes anything
+    texts = ["\ufdfa " * 100, " ".join(_SPELLINGS) * 20, "short"]
+    hv = HashingVectorizer(analyzer="char_wb", ngram_range=model.char_ngram_range, n_features=2 ** model.char_features,
+                           alternate_sign=False, norm=None, preprocessor=fold_chars)
+    whole = hv.transform(texts).tocsr()
+    whole.data = 1.0 + np.log(whole.data)
+    cut = []
+    long_counts = pc._long_char_counts
+    monkeypatch.setattr(pc, "_CHAR_PIECE", 997)
+    monkeypatch.setattr(pc, "_long_char_counts", lambda hasher, ts: cut.append(list(ts)) or long_counts(hasher, ts))
+    assert len(texts[0]) < 997 < len(fold_chars(texts[0]))
+    assert abs(model._char_counts(texts) - whole).sum() == 0
+    assert cut == [[fold_chars(t) for t in texts]]
+
+
+def test_a_model_pickled_before_character_folding_reads_as_it_was_fitted():
+    # a fitted object pickled by the code before (no char_fold_ attribute) must not start folding
+    # silently: its character idf was fitted on texts lowercased alone
+    import pickle
+
+    from learnsim.matching import pair_classifier as pc
+
+    model = pc.PairClassifierMatcher()
+    model.char_fold_ = True
+    old = pickle.loads(pickle.dumps(model))
+    del old.char_fold_
+    text = ["Cafe\u0301 Ｐｙｔｈｏｎ"]
+    assert old._char_fold() is False
+    assert abs(old._char_counts(text) - model._char_counts(text)).sum() > 0

@@ -1,23 +1,31 @@
 """learnsim.text._char_hash: scikit-learn's hashed char_wb n-grams without scikit-learn, equal
-to HashingVectorizer's columns and counts on random text (the index's re-ranker relies on it)."""
+to HashingVectorizer's columns and counts on random text (the index's re-ranker relies on it),
+the text lowercased alone or read by fold_chars (NFKC, lowercased) as the pair models read it."""
 from __future__ import annotations
 
 import random
+import time
+import unicodedata
 
 import numpy as np
 import pytest
 from sklearn.feature_extraction.text import HashingVectorizer
 from sklearn.utils import murmurhash3_32 as sklearn_murmur
 
-from learnsim.text._char_hash import char_ngram_counts, char_wb_ngrams, murmurhash3_32
+from learnsim.text._char_hash import char_ngram_counts, char_wb_ngrams, fold_chars, murmurhash3_32
 
 # ASCII, accents, CJK, an emoji (4 UTF-8 bytes), Unicode blanks (em space, NEL), case folds
 _ALPHABET = "abcXYZ \t\n  é漢字😀?!.-" + "\u2003\u0085" + "İß"
+# and what NFKC changes: combining accents (NFD), full-width letters and space, ligatures, the
+# acute accent and U+FDFA (which NFKC writes with spaces in them: new word boundaries),
+# half-width katakana and its voicing mark (ｶﾞ is ガ), the Kelvin and ohm signs, a circled digit,
+# capital sigma (lowercased final or not by its context), capital sharp s
+_FOLD_ALPHABET = _ALPHABET + "\u0301\u0308\u0316ＡｚＰ１\u3000ﬁﬂ´\ufdfaｶﾞ\u212a\u2126①ΣẞÅ"
 
 
-def _random_texts(n, seed):
+def _random_texts(n, seed, alphabet=_ALPHABET):
     rng = random.Random(seed)
-    return ["".join(rng.choice(_ALPHABET) for _ in range(rng.randint(0, 40))) for _ in range(n)]
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(n)]
 
 
 def test_murmurhash_equals_scikit_learns_on_random_bytes():
@@ -29,18 +37,46 @@ def test_murmurhash_equals_scikit_learns_on_random_bytes():
             assert murmurhash3_32(data, seed) == sklearn_murmur(data, seed)
 
 
+@pytest.mark.parametrize("fold", [False, True])
 @pytest.mark.parametrize("ngram_range,bits", [((2, 5), 18), ((1, 3), 4), ((3, 3), 1)])
-def test_counts_equal_hashing_vectorizer(ngram_range, bits):
+def test_counts_equal_hashing_vectorizer(ngram_range, bits, fold):
+    """Lowercased alone (scikit-learn's own preprocessing: models fitted before the fold), or read
+    by fold_chars, scikit-learn's preprocessor in the pair models since."""
     hv = HashingVectorizer(analyzer="char_wb", ngram_range=ngram_range, n_features=2**bits, alternate_sign=False,
-                           norm=None)
-    texts = _random_texts(600, seed=bits) + ["", "   ", "a", "Hello  World", "x" * 300]
+                           norm=None, preprocessor=fold_chars if fold else None)
+    texts = _random_texts(600, seed=bits, alphabet=_FOLD_ALPHABET if fold else _ALPHABET) + [
+        "", "   ", "a", "Hello  World", "x" * 300, "ΟΔΟΣ ΟΔΟΣ.", "ﬁnance \ufdfa cafe\u0301"]
     X = hv.transform(texts).tocsr()
     cache = {}
     for i, text in enumerate(texts):
         row = X[i]
         want = dict(zip(row.indices.tolist(), row.data.tolist()))
-        got = {k: float(v) for k, v in char_ngram_counts(text, *ngram_range, 2**bits, cache).items()}
+        got = {k: float(v) for k, v in char_ngram_counts(text, *ngram_range, 2**bits, cache, fold=fold).items()}
         assert got == want, text
+
+
+def test_a_text_written_another_way_gives_the_same_ngrams_when_folded():
+    text = "Which café in São Paulo? fine Straße"
+    nfd = unicodedata.normalize("NFD", text)
+    full = "".join("\u3000" if c == " " else chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+    ligature = text.replace("fi", "\ufb01")
+    want = char_wb_ngrams(text, 2, 5, fold=True)
+    assert want == char_wb_ngrams(text.lower(), 2, 5)       # text in NFKC: lowercased alone
+    for other in (nfd, full, ligature):
+        assert other != text and char_wb_ngrams(other, 2, 5, fold=True) == want
+        assert char_wb_ngrams(other, 2, 5) != want          # lowercasing alone told them apart
+    assert fold_chars("ASCII Text") == "ascii text"
+    assert fold_chars("Straße ΟΔΟΣ") == "straße οδος"        # lowercased, not casefolded
+
+
+def test_folding_a_long_run_of_marks_takes_linear_time():
+    """A run of combining marks longer than the tokenizer's MAX_MARKS keeps its first ones before
+    NFKC, whose sorting of a run is quadratic (40,000 mixed marks took a second)."""
+    hostile = "e" + "\u0301\u0316" * 100_000 + " Ｐｙｔｈｏｎ"
+    start = time.perf_counter()
+    folded = fold_chars(hostile)
+    assert time.perf_counter() - start < 2.0           # unbounded: about 30 s
+    assert folded.endswith(" python") and len(folded) < 40
 
 
 def test_ngrams_follow_word_boundaries():

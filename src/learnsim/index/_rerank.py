@@ -8,10 +8,12 @@ The re-ranker (:class:`learnsim.matching.Reranker`) is a logistic regression on 
 character n-gram cosine, word overlap and length, and which words the two share or not. Here each
 is computed per pair from the texts' word vectors (the query plan's vectoriser code, with the
 re-ranker's own vocabulary and idf) and hashed character n-grams
-(:mod:`learnsim.text._char_hash`). The index writes these files into its plan directory only
-when, on texts of the collection, they give the pipeline's re-ranker's probabilities to
-:data:`RERANK_TOLERANCE`; otherwise, and for the blocks computed here from no saved arrays (an
-embedding, an LSI), a search loads the pipeline as before.
+(:mod:`learnsim.text._char_hash`), of the text read as the re-ranker's model reads it: in NFKC
+and lowercased (``char_fold`` true), or lowercased alone (a model fitted before character
+folding; ``char_fold`` false, or absent from a plan written before). The index writes these
+files into its plan directory only when, on texts of the collection, they give the pipeline's
+re-ranker's probabilities to :data:`RERANK_TOLERANCE`; otherwise, and for the blocks computed
+here from no saved arrays (an embedding, an LSI), a search loads the pipeline as before.
 
 Files (beside the query plan's, each checksummed in the manifest with them):
 ``rerank.json`` (the settings and numbers), ``rerank.terms.json`` (the re-ranker's vocabulary)
@@ -57,7 +59,8 @@ def rerank_plan_state(reranker):
         return None
     vmeta, varrays = _vectorizer_meta(m.vectorizer_)
     meta = dict(vmeta, features=list(feats), char_ngram_range=[int(n) for n in m.char_ngram_range],
-                char_features=int(m.char_features), intercept=float(m.intercept_), slope=float(m.slope_),
+                char_features=int(m.char_features), char_fold=bool(getattr(m, "char_fold_", False)),
+                intercept=float(m.intercept_), slope=float(m.slope_),
                 calibration_intercept=float(m.calibration_intercept_), n_candidates=int(reranker.n_candidates),
                 C=float(m.C_))
     arrays = {"coef": np.asarray(m.coef_, dtype=np.float64), "feature_mean": np.asarray(m.feature_mean_, dtype=np.float64),
@@ -115,6 +118,10 @@ class RerankPlan:
         if not isinstance(bits, int) or not 1 <= bits <= 24:
             raise ValueError(f"char_features {bits!r} is not a number of hash bits (1 to 24)")
         self.n_char_columns = 1 << bits
+        # a plan written before character folding: its model lowercased alone
+        self.char_fold = meta.get("char_fold", False)
+        if not isinstance(self.char_fold, bool):
+            raise ValueError(f"char_fold {self.char_fold!r} is not true or false")
         self.n_candidates = meta["n_candidates"]
         if isinstance(self.n_candidates, bool) or not isinstance(self.n_candidates, int) or self.n_candidates < 1:
             raise ValueError(f"n_candidates {self.n_candidates!r} is not a positive integer")
@@ -178,7 +185,7 @@ class RerankPlan:
         ids, vals = self.words.word_vector(text)
         chars = None
         if self.char_idf is not None:
-            counts = char_ngram_counts(text, *self.char_range, self.n_char_columns, cache)
+            counts = char_ngram_counts(text, *self.char_range, self.n_char_columns, cache, fold=self.char_fold)
             cols = np.fromiter(sorted(counts), dtype=np.int64, count=len(counts))
             n = np.fromiter((counts[c] for c in cols), dtype=np.float64, count=cols.size)
             chars = (cols, _unit((1.0 + np.log(n)) * self.char_idf[cols]))

@@ -11,6 +11,10 @@ representation, sec. 3):
     The cosine of their character n-gram tf.idf vectors (``char_ngram_range`` within word
     boundaries, sublinear tf, smoothed idf from the fitted texts, hashed into
     ``2**char_features`` columns). It sees shared word stems, spelling variants and word order.
+    The text is read in NFKC and lowercased first (:func:`learnsim.text._char_hash.fold_chars`),
+    so that an accent written apart (NFD), full-width letters and ligatures give the n-grams of
+    the letters they stand for, as the word features read them; a model saved before that
+    (``char_fold_`` False) lowercases alone, as it was fitted.
 ``"overlap"`` (4)
     Over the sets of vocabulary words: Jaccard, shared / smaller set, shared / larger set, and
     the sum over the shared words of the smaller of their two tf.idf weights.
@@ -88,6 +92,7 @@ from ._matchers import (_check_pair_indices, _check_pair_labels, _fit_platt, _re
                        _transformer_from_state, _transformer_state, pair_similarity)
 from ..supervision import Pairs
 from ..text import TextVectorizer, check_documents
+from ..text._char_hash import fold_chars
 
 __all__ = ["PairClassifierMatcher", "PairScoreRegressor", "FEATURE_BLOCKS", "DEFAULT_FEATURES"]
 
@@ -311,13 +316,34 @@ class _PairModel(BaseEstimator):
         return [float(v) for v in values]
 
     # ------------------------------------------------------------------ features
-    def _hasher(self):
+    def _char_fold(self):
+        """Whether the character n-grams are taken from the text read by :func:`fold_chars`
+        (``char_fold_``: a fit sets it before it hashes anything). Absent: a model fitted and
+        pickled before character folding, which lowercased alone."""
+        return getattr(self, "char_fold_", False)
+
+    def _hasher(self, folded=False):
+        """scikit-learn's hashing of the character n-grams of the texts; ``folded``: of texts
+        :func:`fold_chars` has read already (:meth:`_char_counts`)."""
+        if folded:
+            read = _as_given
+        elif self._char_fold():
+            read = fold_chars
+        else:
+            read = None             # scikit-learn's own preprocessing: lowercased alone
+        # a preprocessor replaces scikit-learn's lowercasing (fold_chars lowercases itself)
         return HashingVectorizer(analyzer="char_wb", ngram_range=tuple(self.char_ngram_range),
                                  n_features=2 ** self.char_features, alternate_sign=False, norm=None,
-                                 dtype=np.float64)
+                                 preprocessor=read, dtype=np.float64)
 
     def _char_counts(self, texts):
-        hasher = self._hasher()
+        if self._char_fold():
+            # folded before a long text is cut in pieces: NFKC can lengthen a text (U+FDFA is 18
+            # characters), and a piece hashed must stay in proportion to _CHAR_PIECE
+            texts = [fold_chars(t) for t in texts]
+            hasher = self._hasher(folded=True)
+        else:
+            hasher = self._hasher()
         if all(len(t) <= _CHAR_PIECE for t in texts):
             C = hasher.transform(texts).tocsr()
         else:
@@ -336,6 +362,7 @@ class _PairModel(BaseEstimator):
         the texts."""
         if shared is not None:
             self.vectorizer_, self.char_idf_ = shared.vectorizer_, shared.char_idf_
+            self.char_fold_ = shared._char_fold()
             self.lsi_components_ = shared.lsi_components_
             self.collection_ = shared.collection_
             return _Representation(self, texts, shared=shared._fitted_rep)
@@ -347,6 +374,7 @@ class _PairModel(BaseEstimator):
         else:
             check_is_fitted(self.vectorizer)
             self.vectorizer_ = self.vectorizer
+        self.char_fold_ = True
         C = None
         if "char_cosine" in self._features:
             # hashing the character n-grams is the costliest step of the features: once per fit
@@ -520,7 +548,7 @@ class _PairModel(BaseEstimator):
                   "lexical": self.lexical}
         params.update(self._extra_params())
         meta = {"state_version": _STATE_VERSION, "params": params, "features_fitted": list(self.features_),
-                "intercept": float(self.intercept_)}
+                "intercept": float(self.intercept_), "char_fold": bool(self._char_fold())}
         arrays = {"coef": self.coef_, "feature_mean": self.feature_mean_, "feature_scale": self.feature_scale_}
         for name, obj in (("vectorizer", self.vectorizer_), ("embedding", self.embedding), ("encoder", self.encoder)):
             t_meta, t_arrays = _transformer_state(obj)
@@ -585,6 +613,10 @@ class _PairModel(BaseEstimator):
             expected.update("collection." + k for k in VOCABULARY_KEYS)
         if own != expected:
             raise ValueError(f"{name} state must hold the arrays {sorted(expected)}; got {sorted(own)}")
+        # saved before character folding: its character n-grams read as it was fitted, lowercased alone
+        obj.char_fold_ = meta.get("char_fold", False)
+        if not isinstance(obj.char_fold_, bool):
+            raise ValueError(f"{name} state: char_fold must be true or false; got {obj.char_fold_!r}")
         obj.char_idf_ = None
         if "char_cosine" in obj._features:
             obj.char_idf_ = state_array(arrays, "char_idf", name, shape=(2 ** obj.char_features,), low=1.0)
@@ -700,6 +732,10 @@ class PairClassifierMatcher(_PairModel):
     slope_, calibration_intercept_ : float
         Platt scaling of the decision value, fitted on the out-of-fold values.
     vectorizer_, char_idf_, lsi_components_, features_
+    char_fold_ : bool
+        Whether the character n-grams are taken from the text in NFKC, lowercased
+        (:func:`learnsim.text._char_hash.fold_chars`): True for every fit; False for a model
+        saved before this, which lowercases alone, as it was fitted.
     collection_ : dict or None
         ``lexical="collection"``: the statistics of the fit's texts
         (:func:`learnsim.text.collection_vocabulary`) that every scored collection adds to.
@@ -917,7 +953,8 @@ class PairScoreRegressor(_PairModel):
         Out-of-fold Pearson correlation for every alpha tried.
     validation_pearson_ : float
         The best of them.
-    coef_, intercept_, feature_mean_, feature_scale_, vectorizer_, char_idf_, lsi_components_, features_, collection_
+    coef_, intercept_, feature_mean_, feature_scale_, vectorizer_, char_idf_, char_fold_, lsi_components_,
+    features_, collection_
 
     References
     ----------
@@ -1058,6 +1095,11 @@ class PairScoreRegressor(_PairModel):
 _CHAR_PIECE = 1 << 16
 
 
+def _as_given(text):
+    """The hashing's preprocessor for a text :func:`fold_chars` has read already."""
+    return text
+
+
 def _text_pieces(text):
     """``text`` in pieces of at most ``_CHAR_PIECE`` characters, cut after whitespace."""
     import re
@@ -1075,7 +1117,9 @@ def _text_pieces(text):
 
 def _long_char_counts(hasher, texts):
     """The hashed character n-gram counts of ``texts`` (a CSR matrix, a row each), the long ones
-    hashed piece by piece (``_text_pieces``) so that memory stays in proportion to a piece."""
+    hashed piece by piece (``_text_pieces``) so that memory stays in proportion to a piece.
+    :meth:`_PairModel._char_counts` gives them folded already (:func:`fold_chars` of a whole text,
+    as the index's re-ranker reads it, not of each piece)."""
     short = [t if len(t) <= _CHAR_PIECE else "" for t in texts]
     C = hasher.transform(short).tocsr()
     rows, cols, vals = [], [], []

@@ -10,13 +10,21 @@ differ (tests compare the two on random text as well).
 
 The hash is MurmurHash3 (x86, 32 bits, seed 0) of the n-gram's UTF-8 bytes, as a signed
 integer; its column is ``abs(h) % n_features``.
+
+Before its n-grams are taken, a text is read by :func:`fold_chars` (NFKC, then lowercased:
+``fold=True``), or lowercased alone as scikit-learn's own preprocessing reads it (``fold=False``:
+a model fitted before character folding). The pair models give :func:`fold_chars` to
+scikit-learn as its ``preprocessor``: both read a text through this one function.
 """
 from __future__ import annotations
 
 import re
 from collections import Counter
+from unicodedata import normalize as _normalize
 
-__all__ = ["char_ngram_counts", "char_wb_ngrams", "murmurhash3_32"]
+from ._tokenize import _nfc
+
+__all__ = ["char_ngram_counts", "char_wb_ngrams", "fold_chars", "murmurhash3_32"]
 
 _MASK = 0xFFFFFFFF
 _WHITE_SPACES = re.compile(r"\s\s+")        # scikit-learn's own normalisation of runs of blanks
@@ -66,17 +74,48 @@ def murmurhash3_32(data, seed=0):
     return h - (1 << 32) if h & 0x80000000 else h
 
 
-def char_wb_ngrams(text, min_n, max_n):
-    """The character n-grams of ``text`` (lowercased) within word boundaries, each word padded
-    with a space on both sides, in scikit-learn's ``char_wb`` order.
+def fold_chars(text):
+    """``text`` as the character n-grams of a pair model read it: in NFKC, then lowercased.
+
+    NFKC joins an accent written apart to its letter ("cafe\\u0301", as macOS writes file names,
+    is "café"), and writes full-width forms ("Ｐｙｔｈｏｎ") and ligatures ("ﬁ", which text taken
+    from a PDF keeps) as the letters they stand for: each spelling gives the same n-grams, as
+    the word features' :class:`~learnsim.text.Tokenizer` reads them as the same words. A run
+    of more than 30 combining marks keeps its first 30 (the tokenizer's ``MAX_MARKS``), as the
+    tokenizer's NFC does: normalising sorts a run in time quadratic in its length (40,000 marks
+    took a second), and a hostile text must not hold a search or a match for that long.
+
+    ``str.lower`` rather than ``str.casefold``: a text already in NFKC then gives the n-grams
+    that scikit-learn's own lowercasing gave (only texts written another way change, so a
+    model's features move no more than the fold needs), and the word features lowercase too
+    ("straße" stays apart from "strasse" in both).
+
+    Examples
+    --------
+    >>> from learnsim.text._char_hash import fold_chars
+    >>> fold_chars("Cafe\\u0301 Ｐｙｔｈｏｎ \\ufb01nance")
+    'café python finance'
+    """
+    if text.isascii():
+        return text.lower()         # NFKC leaves ASCII as it is: the common case skips it
+    return _normalize("NFKC", _nfc(text)).lower()
+
+
+def char_wb_ngrams(text, min_n, max_n, fold=False):
+    """The character n-grams of ``text`` within word boundaries, each word padded with a space
+    on both sides, in scikit-learn's ``char_wb`` order; the text read by :func:`fold_chars`
+    (``fold``) or lowercased alone (scikit-learn's own preprocessing: models fitted before
+    character folding).
 
     Examples
     --------
     >>> from learnsim.text._char_hash import char_wb_ngrams
     >>> char_wb_ngrams("Hi  you", 2, 3)
     [' h', 'hi', 'i ', ' hi', 'hi ', ' y', 'yo', 'ou', 'u ', ' yo', 'you', 'ou ']
+    >>> char_wb_ngrams("Ｈｉ", 2, 3, fold=True), char_wb_ngrams("Ｈｉ", 2, 3)
+    ([' h', 'hi', 'i ', ' hi', 'hi '], [' ｈ', 'ｈｉ', 'ｉ ', ' ｈｉ', 'ｈｉ '])
     """
-    text = _WHITE_SPACES.sub(" ", text.lower())
+    text = _WHITE_SPACES.sub(" ", fold_chars(text) if fold else text.lower())
     out = []
     for w in text.split():
         w = " " + w + " "
@@ -92,12 +131,13 @@ def char_wb_ngrams(text, min_n, max_n):
     return out
 
 
-def char_ngram_counts(text, min_n, max_n, n_features, cache=None):
-    """{column: count} of the hashed ``char_wb`` n-grams of one text. ``cache``: a dict of
-    n-gram -> column shared across calls (n-grams repeat across a query's hits)."""
+def char_ngram_counts(text, min_n, max_n, n_features, cache=None, fold=False):
+    """{column: count} of the hashed ``char_wb`` n-grams of one text (``fold``: read by
+    :func:`fold_chars`, as :func:`char_wb_ngrams`). ``cache``: a dict of n-gram -> column shared
+    across calls (n-grams repeat across a query's hits)."""
     cache = {} if cache is None else cache
     counts = Counter()
-    for gram in char_wb_ngrams(text, min_n, max_n):
+    for gram in char_wb_ngrams(text, min_n, max_n, fold):
         col = cache.get(gram)
         if col is None:
             h = murmurhash3_32(gram)
