@@ -252,7 +252,9 @@ def _checked_mcd_search(o, texts, pairs, settings, summary, fitted, documents=No
     vectorizer = fitted.parts["vectorizer"]
     X = vectorizer.transform(texts)
     X = X.astype(np.float64) if X.dtype != np.float64 else X
-    learn = mcd_recipe.search_learner(o, settings, X, P, labels)
+    # a weighting chosen on held-out clusters of every pair: chosen again on the training part's
+    learn = mcd_recipe.search_learner(o, settings, X, P, labels,
+                                      texts=texts if fitted.details.get("scores") is not None else None)
     start = time.perf_counter()
     with stage("mcd: checking search on held-out queries and documents against the strongest baseline"):
         checked = validate_search(texts, P, grades, learn, owner="learnsim fit --method mcd",

@@ -55,3 +55,26 @@ def test_the_cluster_search_check_chooses_its_settings_without_the_held_out_clus
     gone = {int(y) for y in np.unique(labels) if (check[labels == y] < 0).all()}
     kept = {int(y) for y in np.unique(labels) if (check[labels == y] == labels[labels == y]).all()}
     assert gone and kept and gone | kept == set(np.unique(labels).tolist())
+
+
+def test_the_pairs_search_check_chooses_the_weighting_without_its_held_out_queries(monkeypatch):
+    # from pairs, the weighting (tf.idf or BM25 weights) was chosen on held-out clusters of every
+    # pair, the check's held-out queries among them, then fixed for the check's fit
+    from learnsim.mcd import recipe
+
+    docs, train, warm, cold = nickname_collection(seed=1)
+    rows = [(q, docs[d], 1) for q, d in train]
+    seen = []
+    real = recipe.fit_mcd
+
+    def spy(o, texts_, labels_, pairs_, *args, **kwargs):
+        seen.append(None if pairs_ is None else len(pairs_.indices))
+        return real(o, texts_, labels_, pairs_, *args, **kwargs)
+
+    monkeypatch.setattr(recipe, "fit_mcd", spy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = learnsim.fitting.fit(pairs=rows, corpus=docs, method="mcd", n_basis=16)
+    assert "search_baseline_gain" in result.report and result.report.get("weighting_selection")
+    # the fit on every pair, then the check's recipe on its training part alone
+    assert len(seen) == 2 and seen[0] == len(rows) and 0 < seen[1] < len(rows)

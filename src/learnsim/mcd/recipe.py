@@ -141,23 +141,37 @@ def _mcd_with_supervision(o, settings, X, labels, pairs, summary):
 
 
 
-def search_learner(o, settings, X, P, labels):
+def search_learner(o, settings, X, P, labels, texts=None):
     """FILM's counterpart for :func:`learnsim.baseline.validate_search` (issue 42): fits
     MinimumClusterDistortion on the groups of texts that chains of the training part's duplicate
     pairs join (``P[train]``, ``labels[train]``), and scores a query's documents by minus the
-    learned distance. A distance mixes with no cosine, so the one rule is the metric alone."""
+    learned distance. A distance mixes with no cosine, so the one rule is the metric alone.
+
+    ``texts``: where the fit chose its weighting on held-out clusters (of every pair, so of the
+    check's held-out queries too), the whole recipe runs again on the training part's pairs
+    (:func:`fit_mcd`), as :func:`cluster_search_learner` does on clusters; else ``X``, the fit's
+    own vectors, with ``settings``."""
     from ..supervision import Pairs, pairs_to_clusters
     from ._mcd import MinimumClusterDistortion
 
     def learn(train, baselines):
         part = Pairs(P[train], labels=labels[train])
-        clusters = np.asarray(pairs_to_clusters(part, X.shape[0]).labels)
-        metric = MinimumClusterDistortion(**{**settings, "baseline_holdout": None}, random_state=o.random_state)
-        with stage("mcd: learning the metric on the training part"):
-            metric.fit(X, clusters)
+        if texts is None:
+            clusters = np.asarray(pairs_to_clusters(part, X.shape[0]).labels)
+            metric = MinimumClusterDistortion(**{**settings, "baseline_holdout": None}, random_state=o.random_state)
+            with stage("mcd: learning the metric on the training part"):
+                metric.fit(X, clusters)
+            Xp = X
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")     # the check's own fit: its fall-backs are not the user's
+                probe = fit_mcd(o, texts, None, part, settings, {})
+            metric = probe.parts["metric"]
+            Xp = probe.parts["vectorizer"].transform(texts)
+            Xp = Xp.astype(np.float64) if Xp.dtype != np.float64 else Xp
         documents = baselines.documents
 
         def minus_distance(q):
-            return -np.asarray(metric.pairwise_distances(X[q], X[documents]), dtype=np.float64)
+            return -np.asarray(metric.pairwise_distances(Xp[q], Xp[documents]), dtype=np.float64)
         return {"mcd": minus_distance}, [{"mcd": 1.0}]
     return learn
