@@ -10,11 +10,15 @@ process, beside BM25.
   pair of two documents judged for one query. One text on both sides used to make the judgements
   "duplicates", whose chains joined every text into one set.
 
+- ``plain``: the sample as it is (no leak): what the check decides where nothing fools it, and,
+  with ``--fit-seeds``, how that moves with the fit's seed (the check's power at a few hundred
+  queries: stop 70's folds).
+
 For each case the script prints the check's gain over the strongest baseline (nDCG@10 on its
 held-out queries, with its interval), what the fit kept, and the kept model's test nDCG@10
 against BM25's (the same process runs both on the same queries).
 
-    python benchmarks/check_leaks.py [--queries 300] [--seed 0] [--cases repeats doc-doc]
+    python benchmarks/check_leaks.py [--queries 300] [--seed 0] [--cases repeats doc-doc] [--fit-seeds 0 1 2]
 
 About a minute a case on two cores.
 """
@@ -30,7 +34,7 @@ import subprocess
 import sys
 import tempfile
 
-CASES = ("repeats", "repeats-all", "doc-doc")
+CASES = ("repeats", "repeats-all", "doc-doc", "plain")
 
 
 def _training(root, n, seed):
@@ -103,27 +107,30 @@ def main(argv=None):
     parser.add_argument("--data-dir", default=os.environ.get("LEARNSIM_DATA", os.path.join("..", "shared", "data")))
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--cases", nargs="+", choices=CASES, default=list(CASES))
+    parser.add_argument("--cases", nargs="+", choices=CASES, default=list(CASES[:3]))
+    parser.add_argument("--fit-seeds", nargs="+", type=int, default=None,
+                        help="the fits' --seed, each case fitted once a seed (default: --seed)")
     args = parser.parse_args(argv)
     root = os.path.join(args.data_dir, "ir", "nfcorpus")
     if not os.path.isdir(root):
         raise SystemExit(f"{root}: no NFCorpus here (--data-dir)")
     sample = _training(root, args.queries, args.seed)
     print(f"NFCorpus: {len(sample)} training queries (seed {args.seed}); test nDCG@10 on qrels/test.tsv")
-    for case in args.cases:
+    for case, fit_seed in [(c, s) for c in args.cases for s in (args.fit_seeds or [args.seed])]:
         with tempfile.TemporaryDirectory() as folder:
             if case == "doc-doc":
                 given, corpus = _doc_doc(root, folder, sample, args.seed)
             else:
-                given, corpus = _repeats(root, folder, sample, 1.0 if case == "repeats-all" else 0.3, args.seed)
+                share = {"repeats-all": 1.0, "repeats": 0.3, "plain": 0.0}[case]
+                given, corpus = _repeats(root, folder, sample, share, args.seed)
             model = os.path.join(folder, "m.npz")
-            fit = _learnsim("fit", *given, "--model", model, "--seed", str(args.seed), "--json")
+            fit = _learnsim("fit", *given, "--model", model, "--seed", str(fit_seed), "--json")
             test = _learnsim("evaluate", "--queries", os.path.join(root, "queries.jsonl"), "--qrels",
                              os.path.join(root, "qrels", "test.tsv"), "--corpus",
                              corpus or os.path.join(root, "corpus.jsonl.gz"), "--model", model, "--json")
         gain = fit.get("baseline_gain") or {}
         learned, bm25 = test["methods"]["learned"]["ndcg@10"], test["methods"]["bm25"]["ndcg@10"]
-        print(f"{case}: {fit.get('held_out')}\n  check: gain {gain.get('gain', float('nan')):+.4f} "
+        print(f"{case} (fit seed {fit_seed}): {fit.get('held_out')}\n  check: gain {gain.get('gain', float('nan')):+.4f} "
               f"({gain.get('ci_low', float('nan')):+.4f} to {gain.get('ci_high', float('nan')):+.4f}) over "
               f"{fit.get('strongest_baseline')}; kept {fit.get('model')}\n  test: {learned:.4f} against BM25's "
               f"{bm25:.4f} ({learned / bm25:.3f}x)", flush=True)

@@ -597,7 +597,9 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
     """FILM from pairs, checked for search the way use comes (issue 42).
 
     1. The pairs are held out by query and by document, or by whole components
-       (:func:`learnsim.baseline.split_search`). FILM learns from the others: each relevant pair
+       (:func:`learnsim.baseline.split_search`); judgements with fewer than
+       :data:`learnsim.baseline.FOLDED_BELOW` held-out queries in folds, each held out in turn
+       (:func:`learnsim.baseline.validate_search`). FILM learns from the others: each relevant pair
        against a hard negative (one of the anchor's best documents by BM25), a random document
        and a labelled non-relevant partner (:func:`learnsim.film.recipe.search_triplets`).
     2. Each held-out query searches the whole collection under FILM's rules (the input cosine
@@ -647,9 +649,11 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
     compare = o.baseline_holdout is not None
     with stage("FILM: choosing search on held-out queries and documents"
                + (" and checking it against the strongest baseline" if compare else "")):
+        # labelled non-duplicates may make a duplicate rule, chosen on the one split's held-out pairs
         checked = validate_search(texts, P, grades, learn, owner=owner, documents=documents,
                                   encoder_vectors=X if dense else None, fraction=fraction,
-                                  random_state=o.random_state, stacklevel=3, compare=compare, analysis=o.analysis, relation=relation)
+                                  random_state=o.random_state, stacklevel=3, compare=compare, analysis=o.analysis,
+                                  relation=relation, folds="auto" if judged or labels.all() else 1)
     split = check = None
     if checked is None:
         from .baseline import SearchBaselines, search_documents

@@ -182,3 +182,61 @@ def test_the_strongest_baseline_is_chosen_on_every_judged_query():
         empty = check_search(_synthetic_pool(10, held, judged=_synthetic_pool(0, np.zeros(0, dtype=bool))),
                              [{"learned": 1.0}], owner="test")
     assert empty.baseline == "bm25" and "strongest_chosen_on" not in empty.report.detail
+
+
+def _validate(texts, pairs, n_docs, **kwargs):
+    from learnsim.baseline import validate_search
+
+    calls = []
+
+    def learner(train, baselines, quiet=False):
+        calls.append((train.copy(), quiet))
+
+        def own(q):     # the tf.idf cosine under another name: what is checked is who sees which query
+            S = baselines.base_blocks(np.asarray(q))["cosine"]
+            return S.toarray() if hasattr(S, "toarray") else np.asarray(S)
+        return {"own": own}, [{"own": 1.0}]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BaselineWarning)
+        got = validate_search(texts, pairs, np.ones(len(pairs)), learner, owner="test",
+                              documents=np.arange(n_docs), **kwargs)
+    return got, calls
+
+
+def test_few_held_out_queries_are_cross_fitted_over_folds_each_query_scored_once():
+    from learnsim.baseline import FOLDED_BELOW, FoldedSplit
+
+    texts, pairs, n_docs = _collection(n_queries=120)
+    (split, _, check), calls = _validate(texts, pairs, n_docs)
+    # 24 held out by one split: 5 folds, each a learner fitted without its queries, every query scored
+    assert isinstance(split, FoldedSplit) and len(split.splits) == 5 and len(calls) == 5
+    assert split.n_queries == check.report.n_units == 120 < 5 * FOLDED_BELOW
+    assert [q for _, q in calls] == [False, True, True, True, True]          # its notes said once
+    for (train, _), part in zip(calls, split.splits):
+        assert not set(pairs[train, 0].tolist()) & set(part.queries.tolist())
+    assert "in 5 folds" in split.describe()
+    # folds=1: the one split as before
+    (single, _, check1), calls1 = _validate(texts, pairs, n_docs, folds=1)
+    assert len(calls1) == 1 and not isinstance(single, FoldedSplit) and check1.report.n_units == single.n_queries < 40
+
+
+def test_only_as_many_folds_as_bring_the_queries_scored_to_the_bound(monkeypatch):
+    from learnsim.baseline import FoldedSplit, _search
+
+    monkeypatch.setattr(_search, "FOLDED_BELOW", 50)
+    texts, pairs, n_docs = _collection(n_queries=120)
+    (split, _, check), calls = _validate(texts, pairs, n_docs)
+    # 24 held out by one split: 3 of the 5 folds bring 72 queries, the first about the one split
+    assert isinstance(split, FoldedSplit) and len(calls) == 3 and 60 <= check.report.n_units <= 80
+    (single, _, _), _ = _validate(texts, pairs, n_docs, folds=1)
+    assert len(set(single.queries.tolist()) ^ set(split.splits[0].queries.tolist())) <= 4
+
+
+def test_enough_held_out_queries_keep_one_split(monkeypatch):
+    from learnsim.baseline import _search
+
+    monkeypatch.setattr(_search, "FOLDED_BELOW", 10)
+    texts, pairs, n_docs = _collection(n_queries=120)
+    (split, _, _), calls = _validate(texts, pairs, n_docs)
+    assert len(calls) == 1 and split.n_queries >= 10

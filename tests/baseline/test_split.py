@@ -229,3 +229,33 @@ def test_units_change_nothing_where_no_text_repeats():
     unit = split_search(pairs, np.ones(len(pairs)), n, fraction=0.25, random_state=3, units=text_units(texts))
     assert plain.queries.tolist() == unit.queries.tolist() and (plain.train == unit.train).all()
     assert plain.groups.tolist() == unit.groups.tolist()
+
+
+def test_folds_hold_every_query_out_once_and_keep_each_fold_out_of_its_training():
+    # cross-fitting (validate_search's folds): the k-th run of the seeded order of query units
+    pairs, n = _qrels(n_queries=50, seed=4)
+    grades = np.ones(len(pairs))
+    folds = [split_search(pairs, grades, n, fraction=0.2, random_state=3, fold=(k, 5)) for k in range(5)]
+    held = [set(s.queries.tolist()) for s in folds]
+    assert sum(len(h) for h in held) == 50 and set().union(*held) == set(range(50))
+    assert all(8 <= len(h) <= 12 for h in held)
+    for s in folds:
+        train_texts = set(pairs[s.train].ravel().tolist())
+        assert not train_texts & set(s.queries.tolist()) and s.n_cold_documents > 0
+    # the same folds again for the same seed; twins of a unit fall in one fold
+    again = split_search(pairs, grades, n, fraction=0.2, random_state=3, fold=(2, 5))
+    assert again.queries.tolist() == folds[2].queries.tolist()
+    units = np.arange(n)
+    units[7] = units[8] = 7
+    twins = [split_search(pairs, grades, n, fraction=0.2, random_state=3, units=units, fold=(k, 5)) for k in range(5)]
+    assert sum({7, 8} <= set(s.queries.tolist()) for s in twins) == 1
+
+
+def test_folds_need_query_to_document_pairs_and_a_fold_of_a_few():
+    pairs, n = _qrels(n_queries=20)
+    with pytest.raises(ValueError, match="fold must be"):
+        split_search(pairs, np.ones(len(pairs)), n, fold=(5, 5))
+    # texts on both sides of pairs (duplicates in groups): held out by component, never by fold
+    dup = np.array([(i, i + 1) for i in range(40) if i % 4 != 3])
+    with pytest.raises(ValueError, match="duplicates"):
+        split_search(dup, np.ones(len(dup)), 40, fold=(0, 5))

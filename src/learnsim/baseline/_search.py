@@ -36,6 +36,17 @@ The decision (:func:`check_search`)
 3. It is kept only when the interval of its overall gain over the strongest baseline lies above
    zero, and the interval of its cold gain does not lie wholly below zero. Otherwise the model is
    that baseline.
+
+Few held-out queries: folds
+---------------------------
+With fewer than :data:`FOLDED_BELOW` held-out queries from query-to-document pairs, the check is
+cross-fitted (:func:`validate_search`): the queries are cut into 1 / fraction folds (5 at the
+default 0.2), and as many folds as bring the queries scored to FOLDED_BELOW (all five where one
+split held out fewer than 50) are each held out in turn, with their documents, from a learner
+fitted on the other queries; the decision above is made on every query so scored, each searched
+by a learner that never saw it. A single split of 300 NFCorpus training queries held out 60, an interval of about +-0.03
+nDCG@10: the check fell back in 5 of 5 seeds, while the rule it rejected gained +0.015 to +0.017 on
+the test queries in 3 of them (stop 69's audit).
 """
 from __future__ import annotations
 
@@ -48,7 +59,7 @@ from ..text import check_analysis
 from ._gain import BaselineGain, _rng, _warn, paired_bootstrap
 
 __all__ = ["LexicalBaselines", "SearchBaselines", "SearchCheck", "check_search", "validate_search", "ndcg_at_k", "bm25_query_norms",
-           "BASELINE_TITLES", "MIX_WEIGHT_GRID"]
+           "BASELINE_TITLES", "MIX_WEIGHT_GRID", "FOLDED_BELOW", "FoldedSplit", "FoldedPools"]
 
 #: Okapi BM25's constants everywhere a fit or ``learnsim evaluate`` compares with BM25.
 BM25_K1, BM25_B = 1.5, 0.6
@@ -57,6 +68,9 @@ MIX_WEIGHT_GRID = tuple(float(w) for w in np.round(np.linspace(0.0, 1.0, 11), 2)
 #: The baselines in words, as ``learnsim fit`` names what a model ends as.
 BASELINE_TITLES = {"bm25": "BM25", "cosine": "tf.idf cosine", "encoder": "encoder cosine",
                    "encoder+bm25": "BM25 + encoder cosine"}
+#: Held-out queries below which the check is cross-fitted over folds (module notes): 200 keep
+#: the interval of a gain within about +-0.02 nDCG@10 on NFCorpus; above, one split is enough.
+FOLDED_BELOW = 200
 # Documents of each base score in a query's pool (module notes).
 POOL_DEPTH = 100
 # Held-out queries scored at most (a seeded sample above it): each searches the whole collection.
@@ -255,12 +269,14 @@ class SearchBaselines:
             out["encoder"] = self.encoder[queries] @ self.encoder[self.documents].T
         return out
 
-    def pool(self, split, learned=None, depth=POOL_DEPTH, max_queries=MAX_QUERIES, random_state=0):
+    def pool(self, split, learned=None, depth=POOL_DEPTH, max_queries=MAX_QUERIES, random_state=0, judged=True):
         """The held-out queries of ``split`` ranked in their pools (:class:`PooledScores`).
 
         ``learned``: {name: callable(query indices) -> (n_queries, n_documents) scores over
         ``self.documents``} of the learner's own bases (its learned cosine, its input cosine).
-        At most ``max_queries`` held-out queries are scored (a seeded sample)."""
+        At most ``max_queries`` held-out queries are scored (a seeded sample). ``judged``: also
+        pool every judged query for the baselines (``PooledScores.judged``; a fold after the
+        first has the same ones)."""
         rows = np.arange(split.n_queries)
         if rows.size > max_queries:
             rows = np.sort(_rng(random_state).choice(rows, max_queries, replace=False))
@@ -295,10 +311,37 @@ class SearchBaselines:
             docs[i, :cols.size] = self.documents[cols]
             for name in bases:
                 scores[name][i, :cols.size] = bases[name][i]
-        every = split.every_query()
+        every = split.every_query() if judged else None
         judged = None if every is None else self.pool(every, depth=depth, max_queries=max_queries,
                                                       random_state=random_state)
         return PooledScores(docs, scores, split, rows, judged=judged)
+
+
+class FoldedPools:
+    """The held-out queries of several folds (:func:`validate_search`'s ``folds``: each fold's
+    queries scored by a learner fitted on the other folds) as one pool to :func:`check_search`:
+    each fold's rules ranked in its own pools, the per-query measures of the folds side by side.
+    The strongest baseline is chosen on the first fold's judged queries (every fold has the
+    same ones)."""
+
+    def __init__(self, pools):
+        self.pools = list(pools)
+        first = self.pools[0]
+        self.k, self.split, self.judged, self.bases = first.k, first.split, first.judged, first.bases
+        self.groups = np.concatenate([p.groups for p in self.pools])
+
+    @property
+    def n_queries(self):
+        return sum(p.n_queries for p in self.pools)
+
+    def mix(self, weights):
+        """Each fold's :meth:`PooledScores.mix`."""
+        return tuple(p.mix(weights) for p in self.pools)
+
+    def measure(self, S):
+        """{"all", "cold", "warm"}: the per-query nDCG@k of every fold's scores, fold after fold."""
+        runs = [p.measure(part) for p, part in zip(self.pools, S)]
+        return {part: np.concatenate([r[part] for r in runs]) for part in runs[0]}
 
 
 class PooledScores:
@@ -548,7 +591,7 @@ def check_search(pool, candidates, *, owner, confidence=0.95, random_state=0, de
 
 def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None, encoder_vectors=None,
                     fraction=0.2, random_state=0, detail=None, stacklevel=2, compare=True, analysis=None,
-                    relation=None):
+                    relation=None, folds="auto"):
     """The whole check of a search learner: hold out (:func:`split_search`), fit on the rest,
     score the held-out queries over the whole collection with the learner's rules and the
     baselines (:class:`SearchBaselines`), decide (:func:`check_search`).
@@ -568,6 +611,13 @@ def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None,
         See :func:`check_search`.
     relation : SearchRelation, optional
         How the pairs read (:func:`learnsim.baseline.search_relation`, the learner's reading).
+    folds : "auto" or int, default "auto"
+        1: one split. "auto": one split, or, when it holds fewer than :data:`FOLDED_BELOW` queries
+        of query-to-document pairs, the queries cut into ``round(1 / fraction)`` folds and as many
+        of them held out in turn as bring the queries scored to FOLDED_BELOW (every fold where
+        they are few; module notes). An integer: that many folds, at most ``round(1 / fraction)``.
+        ``fit_learner`` is called once a fold, with ``quiet=True`` after the first (its notes said
+        once).
 
     The texts of the pairs are held out by unit (:func:`learnsim.baseline.text_units`): a query
     asked again in the same words, under another id, is held out with its twin.
@@ -575,18 +625,78 @@ def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None,
     Returns
     -------
     (split, baselines, check) or None when the supervision is too small to hold anything out
-    (the caller then fits unchecked).
+    (the caller then fits unchecked). With folds, ``split`` is a :class:`FoldedSplit`.
     """
-    from ._split import split_search, text_units
+    from ._split import search_relation, split_search, text_units
 
+    if relation is None:
+        P, G = np.asarray(pairs, dtype=np.int64), np.asarray(grades, dtype=np.float64).ravel()
+        relation = search_relation(P, G, len(texts), documents) if P.ndim == 2 and P.size else None
     units = text_units(texts, among=np.asarray(pairs).ravel())
     split = split_search(pairs, grades, len(texts), fraction=fraction, documents=documents, random_state=random_state,
                          relation=relation, units=units)
     if split is None:
         return None
     baselines = SearchBaselines(texts, split.documents, encoder_vectors=encoder_vectors, analysis=analysis)
-    bases, candidates = fit_learner(split.train, baselines)
-    pool = baselines.pool(split, learned=bases, random_state=random_state)
+    n_folds = max(2, int(round(1.0 / float(fraction))))
+    if folds == "auto":
+        runs = 1
+        if relation is not None and relation.directed and split.by == "query and document" \
+                and split.n_queries < FOLDED_BELOW:
+            # as many folds as bring the queries scored to FOLDED_BELOW, at most every one
+            runs = min(n_folds, -(-FOLDED_BELOW // max(split.n_queries, 1)))
+    elif isinstance(folds, (int, np.integer)) and not isinstance(folds, bool) and folds >= 1:
+        runs = min(int(folds), n_folds)
+    else:
+        raise ValueError(f"folds must be 'auto' or a positive integer; got {folds!r}")
+    splits = None
+    if runs > 1:
+        # the first fold is about the one split; each further one holds out the next run of queries
+        splits = [split_search(pairs, grades, len(texts), fraction=1.0 / n_folds, documents=documents,
+                               random_state=random_state, relation=relation, units=units, fold=(k, n_folds))
+                  for k in range(runs)]
+        if any(s is None for s in splits):
+            splits = None           # a fold too small to hold two queries out: one split
+    if splits is None:
+        bases, candidates = fit_learner(split.train, baselines)
+        pool = baselines.pool(split, learned=bases, random_state=random_state)
+    else:
+        pools = []
+        for k, part in enumerate(splits):
+            bases, candidates = fit_learner(part.train, baselines, **({"quiet": True} if k else {}))
+            pools.append(baselines.pool(part, learned=bases, random_state=random_state, judged=k == 0))
+        pool, split = FoldedPools(pools), FoldedSplit(splits)
     check = check_search(pool, candidates, owner=owner, random_state=random_state, detail=detail,
                          stacklevel=stacklevel + 1, compare=compare)
     return split, baselines, check
+
+
+class FoldedSplit:
+    """The held-out parts of a cross-fitted check (:func:`validate_search`'s folds), as the fit's
+    report names them: every query held out once, by the fold it fell in.
+
+    Attributes
+    ----------
+    splits : list of SearchSplit
+    by : str
+    documents : array of int
+        The collection searched (every fold's).
+    n_queries : int
+        The held-out queries of every fold.
+    """
+
+    def __init__(self, splits):
+        self.splits = list(splits)
+        self.by, self.documents = self.splits[0].by, self.splits[0].documents
+        self.n_queries = sum(s.n_queries for s in self.splits)
+
+    def describe(self):
+        """The held-out parts in words (for the fit's report)."""
+        n_cold = sum(int(s.cold.sum()) for s in self.splits)
+        n_unseen = sum(int(s.has_unseen.sum()) for s in self.splits)
+        n_seen = sum(int(s.has_seen.sum()) for s in self.splits)
+        held_docs = sum(s.n_cold_documents for s in self.splits)
+        return (f"{self.n_queries} held-out queries in {len(self.splits)} folds (each fold held out of a learner "
+                f"fitted on the other queries) searching {self.documents.size} documents; {n_unseen} have relevant "
+                f"documents no training pair names ({n_cold} only such: cold), {n_seen} have some a training pair "
+                f"names (warm); {held_docs} documents held out with their fold's pairs")

@@ -297,7 +297,7 @@ def _components(P, n_texts, mask=None, units=None):
 
 
 def split_search(pairs, grades, n_texts, *, fraction=DEFAULT_HOLDOUT, documents=None, random_state=0, by="auto",
-                 relation=None, units=None):
+                 relation=None, units=None, fold=None):
     """Hold out search supervision by query and by document, or by component.
 
     Parameters
@@ -321,6 +321,11 @@ def split_search(pairs, grades, n_texts, *, fraction=DEFAULT_HOLDOUT, documents=
     units : array of int (n_texts,), optional
         The unit each text is held out with (:func:`text_units`): the texts of a unit are held
         out together and resampled together by the bootstrap. Default: each text its own.
+    fold : (int, int), optional
+        ``(k, n_folds)``: the k-th of ``n_folds`` disjoint held-out parts that together hold
+        every query out once (cross-fitting, :func:`validate_search`'s ``folds``): the seeded order
+        of the query units cut into ``n_folds`` runs of about as many queries, ``fraction``
+        then being about 1 / ``n_folds``. Query-to-document pairs only (``relation.directed``).
 
     Returns
     -------
@@ -343,11 +348,18 @@ def split_search(pairs, grades, n_texts, *, fraction=DEFAULT_HOLDOUT, documents=
     directed = relation.directed
     if by == "auto":
         by = SPLITS[0] if directed else SPLITS[1]
+    if fold is not None:
+        k, n_folds = fold
+        if not (directed and by == SPLITS[0]):
+            raise ValueError("folds hold out queries of query-to-document pairs; these pairs read as duplicates")
+        if not (isinstance(n_folds, numbers.Integral) and n_folds >= 2 and isinstance(k, numbers.Integral)
+                and 0 <= k < n_folds):
+            raise ValueError(f"fold must be (k, n_folds) with 0 <= k < n_folds and n_folds >= 2; got {fold!r}")
     documents = _documents(P, G, n_texts, documents, directed=by == SPLITS[0])
     rng = _rng(random_state)
     if by == SPLITS[0]:
         return _by_query_and_document(P, G, n_texts, float(fraction), documents, rng, units, symmetric=not directed,
-                                      chains=relation.chains)
+                                      chains=relation.chains, fold=fold)
     split = _by_component(P, G, n_texts, float(fraction), documents, rng, units, chains=relation.chains)
     if split is None:
         # chains of pairs join most texts: no whole component can be held out, so queries (texts of
@@ -447,7 +459,7 @@ def _chain_relevance(P, G, rows, n_texts, documents):
     return relevance
 
 
-def _by_query_and_document(P, G, n_texts, fraction, documents, rng, units, symmetric=False, chains=False):
+def _by_query_and_document(P, G, n_texts, fraction, documents, rng, units, symmetric=False, chains=False, fold=None):
     positive = np.flatnonzero(G > 0)
     relevance = (_chain_relevance(P, G, positive, n_texts, documents) if symmetric and chains
                  else _relevance(P, G, positive, n_texts, symmetric, documents))
@@ -461,12 +473,25 @@ def _by_query_and_document(P, G, n_texts, fraction, documents, rng, units, symme
     members = {}
     for q in queries.tolist():
         members.setdefault(int(units[q]), []).append(q)
-    order, taken = [], []
-    for u in rng.permutation(np.array(sorted(members), dtype=np.int64)).tolist():
-        if len(order) >= n_held:
-            break
-        order.extend(members[u])
-        taken.append(u)
+    order = []
+    seeded = rng.permutation(np.array(sorted(members), dtype=np.int64)).tolist()
+    if fold is None:
+        for u in seeded:
+            if len(order) >= n_held:
+                break
+            order.extend(members[u])
+    else:
+        # the k-th run of the same seeded order: each query falls in one fold (a unit in the fold
+        # its first query's place in the order gives)
+        k, n_folds = fold
+        before = 0
+        for u in seeded:
+            if min(n_folds - 1, before * n_folds // queries.size) == k:
+                order.extend(members[u])
+            before += len(members[u])
+        n_held = len(order)
+        if n_held < 2:
+            return None
     if queries.size - len(order) < 2:
         return None
     held_queries = np.sort(np.array(order, dtype=np.int64))
@@ -496,7 +521,9 @@ def _by_query_and_document(P, G, n_texts, fraction, documents, rng, units, symme
     labels = _components(P, n_texts)
     negative_only = np.setdiff1d(np.unique(labels[P[:, 0]]), labels[P[positive, 0]])
     if negative_only.size:
-        taken = rng.permutation(negative_only)[:int(round(fraction * negative_only.size))]
+        seeded = rng.permutation(negative_only)
+        taken = (seeded[:int(round(fraction * negative_only.size))] if fold is None
+                 else np.array_split(seeded, fold[1])[fold[0]])
         train &= ~np.isin(labels[P[:, 0]], taken)
     # every pair the learner does not see: those of the held-out queries and those naming a
     # held-out document (a duplicate rule is checked on all of them)

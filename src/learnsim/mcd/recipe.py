@@ -154,7 +154,7 @@ def search_learner(o, settings, X, P, labels, texts=None):
     from ..supervision import Pairs, pairs_to_clusters
     from ._mcd import MinimumClusterDistortion
 
-    def learn(train, baselines):
+    def learn(train, baselines, quiet=False):     # (mcd says nothing a fold would repeat)
         part = Pairs(P[train], labels=labels[train])
         if texts is None:
             clusters = np.asarray(pairs_to_clusters(part, X.shape[0]).labels)
