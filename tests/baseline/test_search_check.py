@@ -233,6 +233,18 @@ def test_only_as_many_folds_as_bring_the_queries_scored_to_the_bound(monkeypatch
     assert len(set(single.queries.tolist()) ^ set(split.splits[0].queries.tolist())) <= 4
 
 
+def test_a_small_fraction_makes_no_more_than_max_folds_fits():
+    # round(1 / 0.01) folds of 1 or 2 queries: at most MAX_FOLDS fits (it was one fit a fold, 100),
+    # and folds only while each holds two queries
+    from learnsim.baseline import MAX_FOLDS, FoldedSplit
+
+    texts, pairs, n_docs = _collection(n_queries=600)
+    (split, _, check), calls = _validate(texts, pairs, n_docs, fraction=0.03)
+    assert 1 <= len(calls) <= MAX_FOLDS
+    if isinstance(split, FoldedSplit):
+        assert all(part.n_queries >= 2 for part in split.splits) and check.report.n_units == split.n_queries
+
+
 def test_enough_held_out_queries_keep_one_split(monkeypatch):
     from learnsim.baseline import _search
 

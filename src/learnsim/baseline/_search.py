@@ -59,7 +59,7 @@ from ..text import check_analysis
 from ._gain import BaselineGain, _rng, _warn, paired_bootstrap
 
 __all__ = ["LexicalBaselines", "SearchBaselines", "SearchCheck", "check_search", "validate_search", "ndcg_at_k", "bm25_query_norms",
-           "BASELINE_TITLES", "MIX_WEIGHT_GRID", "FOLDED_BELOW", "FoldedSplit", "FoldedPools"]
+           "BASELINE_TITLES", "MIX_WEIGHT_GRID", "FOLDED_BELOW", "MAX_FOLDS", "FoldedSplit", "FoldedPools"]
 
 #: Okapi BM25's constants everywhere a fit or ``learnsim evaluate`` compares with BM25.
 BM25_K1, BM25_B = 1.5, 0.6
@@ -69,8 +69,10 @@ MIX_WEIGHT_GRID = tuple(float(w) for w in np.round(np.linspace(0.0, 1.0, 11), 2)
 BASELINE_TITLES = {"bm25": "BM25", "cosine": "tf.idf cosine", "encoder": "encoder cosine",
                    "encoder+bm25": "BM25 + encoder cosine"}
 #: Held-out queries below which the check is cross-fitted over folds (module notes): 200 keep
-#: the interval of a gain within about +-0.02 nDCG@10 on NFCorpus; above, one split is enough.
+#: the interval of a gain within about +-0.005 nDCG@10 on NFCorpus; above, one split is enough.
 FOLDED_BELOW = 200
+#: The most folds (learner fits) a check makes: the default fraction's five.
+MAX_FOLDS = 5
 # Documents of each base score in a query's pool (module notes).
 POOL_DEPTH = 100
 # Held-out queries scored at most (a seeded sample above it): each searches the whole collection.
@@ -615,7 +617,8 @@ def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None,
         1: one split. "auto": one split, or, when it holds fewer than :data:`FOLDED_BELOW` queries
         of query-to-document pairs, the queries cut into ``round(1 / fraction)`` folds and as many
         of them held out in turn as bring the queries scored to FOLDED_BELOW (every fold where
-        they are few; module notes). An integer: that many folds, at most ``round(1 / fraction)``.
+        they are few; module notes), at most :data:`MAX_FOLDS`. An integer: that many folds, at
+        most ``round(1 / fraction)``. Folds are taken in turn while each holds two queries.
         ``fit_learner`` is called once a fold, with ``quiet=True`` after the first (its notes said
         once).
 
@@ -643,20 +646,24 @@ def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None,
         runs = 1
         if relation is not None and relation.directed and split.by == "query and document" \
                 and split.n_queries < FOLDED_BELOW:
-            # as many folds as bring the queries scored to FOLDED_BELOW, at most every one
-            runs = min(n_folds, -(-FOLDED_BELOW // max(split.n_queries, 1)))
+            # as many folds as bring the queries scored to FOLDED_BELOW, at most every one and at
+            # most MAX_FOLDS fits (a fraction of 0.01 cut 200 queries into 100 folds of 2)
+            runs = min(n_folds, MAX_FOLDS, -(-FOLDED_BELOW // max(split.n_queries, 1)))
     elif isinstance(folds, (int, np.integer)) and not isinstance(folds, bool) and folds >= 1:
         runs = min(int(folds), n_folds)
     else:
         raise ValueError(f"folds must be 'auto' or a positive integer; got {folds!r}")
-    splits = None
-    if runs > 1:
-        # the first fold is about the one split; each further one holds out the next run of queries
-        splits = [split_search(pairs, grades, len(texts), fraction=1.0 / n_folds, documents=documents,
-                               random_state=random_state, relation=relation, units=units, fold=(k, n_folds))
-                  for k in range(runs)]
-        if any(s is None for s in splits):
-            splits = None           # a fold too small to hold two queries out: one split
+    splits = []
+    # the first fold is about the one split; each further one holds out the next run of queries,
+    # while a fold holds two queries at least
+    for k in range(runs if runs > 1 else 0):
+        part = split_search(pairs, grades, len(texts), fraction=1.0 / n_folds, documents=documents,
+                            random_state=random_state, relation=relation, units=units, fold=(k, n_folds))
+        if part is None:
+            break
+        splits.append(part)
+    if len(splits) < 2:
+        splits = None               # no two folds of two queries: the one split
     if splits is None:
         bases, candidates = fit_learner(split.train, baselines)
         pool = baselines.pool(split, learned=bases, random_state=random_state)

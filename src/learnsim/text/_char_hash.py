@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from unicodedata import normalize as _normalize
+from unicodedata import category as _category, combining as _combining, decomposition as _decomposition, \
+    is_normalized as _is_normalized, normalize as _normalize
 
-from ._tokenize import _nfc
+from ._tokenize import MAX_MARKS, _mark_class
 
 __all__ = ["char_ngram_counts", "char_wb_ngrams", "fold_chars", "murmurhash3_32"]
 
@@ -98,7 +99,39 @@ def fold_chars(text):
     """
     if text.isascii():
         return text.lower()         # NFKC leaves ASCII as it is: the common case skips it
-    return _normalize("NFKC", _nfc(text)).lower()
+    if _is_normalized("NFKC", text):
+        return text.lower()
+    long_run = _LONG_RUN[0]
+    if long_run is None:
+        long_run = _LONG_RUN[0] = re.compile(f"[{_mark_class()}{_compatibility_marks()}]{{{MAX_MARKS + 1},}}")
+    if long_run.search(text) is not None:
+        text = long_run.sub(lambda m: m.group()[:MAX_MARKS], text)
+    return _normalize("NFKC", text).lower()
+
+
+# A run of combining marks is cut at MAX_MARKS before NFKC sorts it (in time quadratic in the
+# run's length), the characters that NFKC makes marks counted as marks: a run of accents and
+# halfwidth voiced sound marks (U+FF9E, NFKC U+3099) passed a cut of the marks alone and became one
+# run of twice as many (80,000 characters took 4 s; a match of one such pair, 15 s)
+_LONG_RUN = [None]
+_COMPAT_MARKS = [None]
+
+
+def _compatibility_marks():
+    """The body of a regular expression class of the characters that are not combining marks
+    but whose NFKC is (built at first use from the running Python's Unicode data, and kept)."""
+    found = _COMPAT_MARKS[0]
+    if found is None:
+        out = []
+        for cp in range(0x20000):
+            ch = chr(cp)
+            if not _decomposition(ch).startswith("<") or _category(ch)[0] == "M" or _combining(ch):
+                continue
+            folded = _normalize("NFKC", ch)
+            if folded and all(_category(c)[0] == "M" or _combining(c) for c in folded):
+                out.append(f"\\U{cp:08X}")
+        found = _COMPAT_MARKS[0] = "".join(out)
+    return found
 
 
 def char_wb_ngrams(text, min_n, max_n, fold=False):
