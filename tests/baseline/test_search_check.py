@@ -252,3 +252,11 @@ def test_enough_held_out_queries_keep_one_split(monkeypatch):
     texts, pairs, n_docs = _collection(n_queries=120)
     (split, _, _), calls = _validate(texts, pairs, n_docs)
     assert len(calls) == 1 and split.n_queries >= 10
+
+
+def test_folds_from_a_generator_still_hold_each_query_out_once():
+    # every fold's split drew its own order from a generator (or None): folds would overlap
+    texts, pairs, n_docs = _collection(n_queries=120)
+    (split, _, _), _ = _validate(texts, pairs, n_docs, random_state=np.random.default_rng(5))
+    held = [q for part in split.splits for q in part.queries.tolist()]
+    assert len(held) == len(set(held)) == split.n_queries

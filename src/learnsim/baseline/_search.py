@@ -632,6 +632,9 @@ def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None,
     """
     from ._split import search_relation, split_search, text_units
 
+    if not isinstance(random_state, (int, np.integer)) or isinstance(random_state, bool):
+        # one seed for every fold: a generator (or None) drawn again would cut other folds each time
+        random_state = int(_rng(random_state).integers(2 ** 31 - 1))
     if relation is None:
         P, G = np.asarray(pairs, dtype=np.int64), np.asarray(grades, dtype=np.float64).ravel()
         relation = search_relation(P, G, len(texts), documents) if P.ndim == 2 and P.size else None
