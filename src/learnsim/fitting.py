@@ -485,9 +485,8 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None, document
     if o.baseline_holdout is None:
         return _result_of(fitted)
     fixed_w = float(metric.input_weight_ or 0.0)
-    # w was chosen on clusters FILM held out of every cluster, which may be the check's: where it
-    # was chosen, the check's fit chooses its own on the training clusters alone (as mcd's recipe
-    # runs again there); where FILM could not hold any out, w is its default and saw no score
+    # w was chosen on clusters FILM held out, perhaps the check's: the check's fit chooses its own
+    # on its training clusters (as mcd's recipe runs again there); FILM's default saw no score
     gain = metric.baseline_gain_
     chosen = gain is not None and gain.status != "unchecked"
 
@@ -562,23 +561,33 @@ def _checked_links_search(o, texts, held_out, owner, summary, fitted):
 
 def _checked_cluster_search(o, texts, labels, X, learn, owner, summary, fitted):
     """A model fitted on clusters, used for search: checked on whole held-out clusters (each item
-    searching every text for the other items of its cluster) against the strongest baseline
-    (:func:`learnsim.baseline.check_search`: BM25, the tf.idf cosine, the encoder's cosine and its
-    mix with BM25); ``learn(training labels)`` fits the method on the other clusters with the
-    settings the fit chose and returns its scores. A model that does not beat the strongest
-    baseline is that baseline's (issue 42)."""
-    from .baseline import SearchBaselines, check_search, split_clusters
+    searching every text for the other items of its cluster; in folds where they are few) against
+    the strongest baseline (:func:`learnsim.baseline.check_search`); ``learn(training labels)``
+    fits the method on the other clusters and returns its scores. A model that does not beat the
+    strongest baseline is that baseline's (issue 42)."""
+    from .baseline import (FOLDED_BELOW, MAX_FOLDS, FoldedPools, FoldedSplit, SearchBaselines, check_search,
+                           split_clusters)
 
     start = time.perf_counter()
-    got = split_clusters(np.asarray(labels), o.baseline_holdout, random_state=o.random_state)
+    y = np.asarray(labels)
+    got = split_clusters(y, o.baseline_holdout, random_state=o.random_state)
     if got is None:
         return _result_of(fitted)
-    train_labels, split = got
+    parts = [got]
+    # few held-out items: further runs of clusters, each held out of its own fit, as judgements' folds
+    runs = 1 if got[1].n_queries >= FOLDED_BELOW else min(MAX_FOLDS, -(-FOLDED_BELOW // got[1].n_queries))
+    for k in range(1, runs):
+        more = split_clusters(y, o.baseline_holdout, random_state=o.random_state, fold=k)
+        if more is None:
+            break
+        parts.append(more)
     with stage("checking search on held-out clusters against the strongest baseline"):
-        score = learn(train_labels)
         dense = o.encoder is not None
-        baselines = SearchBaselines(texts, split.documents, encoder_vectors=X if dense else None, analysis=o.analysis)
-        pool = baselines.pool(split, learned={"learned": score}, random_state=o.random_state)
+        baselines = SearchBaselines(texts, got[1].documents, encoder_vectors=X if dense else None, analysis=o.analysis)
+        pools = [baselines.pool(split, learned={"learned": learn(train_labels)}, random_state=o.random_state,
+                                judged=k == 0) for k, (train_labels, split) in enumerate(parts)]
+        pool = pools[0] if len(pools) == 1 else FoldedPools(pools)
+        split = parts[0][1] if len(parts) == 1 else FoldedSplit([split for _, split in parts])
         check = check_search(pool, [{"learned": 1.0}], owner=owner, random_state=o.random_state, stacklevel=4)
     fitted.metric_seconds += time.perf_counter() - start
     summary.update(search_baseline_gain=_report(check.report), held_out=split.describe(),

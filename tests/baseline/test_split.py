@@ -259,3 +259,17 @@ def test_folds_need_query_to_document_pairs_and_a_fold_of_a_few():
     dup = np.array([(i, i + 1) for i in range(40) if i % 4 != 3])
     with pytest.raises(ValueError, match="duplicates"):
         split_search(dup, np.ones(len(dup)), 40, fold=(0, 5))
+
+
+def test_cluster_folds_are_further_runs_of_the_same_order_and_disjoint():
+    from learnsim.baseline import split_clusters
+
+    y = np.repeat(np.arange(20), 3)
+    first = split_clusters(y, 0.2, random_state=4)
+    runs = [split_clusters(y, 0.2, random_state=4, fold=k) for k in range(6)]
+    assert runs[0][1].queries.tolist() == first[1].queries.tolist()
+    assert runs[5] is None                          # 5 runs of 4 clusters: no sixth
+    held = [set(y[s.queries].tolist()) for _, s in runs[:5]]
+    assert all(len(h) == 4 for h in held) and set().union(*held) == set(range(20))
+    for (train, split), h in zip(runs[:5], held):
+        assert set(y[train == -1].tolist()) == h and not (train[split.queries] >= 0).any()

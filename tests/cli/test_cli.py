@@ -615,7 +615,9 @@ def test_explain_mcd_model_pair(model_path, corpus_files):
 
 def test_explain_lsi_model_over_words(corpus_files, tmp_path):
     path = tmp_path / "lsi.npz"
-    code, _, err = run_cli(["fit", "--input", corpus_files["train"], "--model", path, "--lsi", "20"] + FILM_FAST)
+    # the check off: what is explained is FILM over LSI, whatever its held-out clusters say
+    code, _, err = run_cli(["fit", "--input", corpus_files["train"], "--model", path, "--lsi", "20",
+                            "--baseline-holdout", "none"] + FILM_FAST)
     assert code == 0, err
     a, b = corpus_files["texts"][3], corpus_files["texts"][4]
     code, out, err = run_cli(["explain", "--model", path, "--pair", a, b, "--dimension", "0", "--json"])

@@ -148,7 +148,7 @@ def test_the_cluster_search_check_chooses_the_input_weight_without_the_held_out_
         warnings.simplefilter("ignore")
         result = learnsim.fitting.fit(texts, clusters=labels.tolist(), method="film", n_components=8, max_iter=30)
     assert "search_baseline_gain" in result.report
-    assert len(seen) == 2 and (seen[0][0] == labels).all() and seen[0][1] is not None
+    assert len(seen) >= 2 and (seen[0][0] == labels).all() and seen[0][1] is not None
     check, holdout, probe = seen[1]
     # the check's FILM chose its own w (a held-out part of its own) on the training clusters alone
     assert holdout is not None and probe.baseline_gain_ is not None and probe.baseline_gain_.status != "unchecked"

@@ -702,6 +702,10 @@ class FoldedSplit:
 
     def describe(self):
         """The held-out parts in words (for the fit's report)."""
+        if self.by == "cluster":
+            return (f"{self.n_queries} held-out queries of whole held-out clusters in {len(self.splits)} folds (each "
+                    f"fold held out of a learner fitted on the other clusters; all cold), searching "
+                    f"{self.documents.size} documents")
         n_cold = sum(int(s.cold.sum()) for s in self.splits)
         n_unseen = sum(int(s.has_unseen.sum()) for s in self.splits)
         n_seen = sum(int(s.has_seen.sum()) for s in self.splits)

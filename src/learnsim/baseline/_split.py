@@ -643,7 +643,7 @@ def judged_triplets(triplets, in_collection, *, random_state=0):
     return judged_queries(anchors, closer_of, random_state=random_state)
 
 
-def split_clusters(labels, fraction=DEFAULT_HOLDOUT, *, random_state=0, min_train=2):
+def split_clusters(labels, fraction=DEFAULT_HOLDOUT, *, random_state=0, min_train=2, fold=0):
     """Hold whole clusters out, as search is used on them: each item of a held-out cluster is a
     query whose relevant documents are the other items of its cluster, among every text (the
     training clusters' items and the unlabelled ones stay in the collection as distractors); no
@@ -656,6 +656,10 @@ def split_clusters(labels, fraction=DEFAULT_HOLDOUT, *, random_state=0, min_trai
     fraction : float in (0, 1)
     min_train : int
         Clusters that must stay to learn from.
+    fold : int, default 0
+        Which run of the seeded order of the clusters is held out: 0 the first ``fraction`` of
+        them, k the (k + 1)-th run of as many (cross-fitting: each fold held out of a learner
+        fitted on the others, the folds disjoint); None past the last whole run.
 
     Returns
     -------
@@ -677,6 +681,16 @@ def split_clusters(labels, fraction=DEFAULT_HOLDOUT, *, random_state=0, min_trai
     if got is None:
         return None
     ids, held = got
+    if fold:
+        # the same seeded order as split_groups draws (an integer seed), its (fold + 1)-th run
+        from ._gain import _rng
+
+        n_held = int(held.sum())
+        run = _rng(random_state).permutation(ids.size)[fold * n_held:(fold + 1) * n_held]
+        if run.size < n_held:
+            return None
+        held = np.zeros(ids.size, dtype=bool)
+        held[run] = True
     is_held = np.isin(y, ids[held])
     queries = np.flatnonzero(is_held)
     members = {c: np.flatnonzero(y == c) for c in ids[held]}
