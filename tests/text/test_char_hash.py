@@ -96,3 +96,24 @@ def test_ngrams_follow_word_boundaries():
     # a word shorter than n counts once
     assert char_wb_ngrams("a", 3, 5) == [" a "]
     assert char_wb_ngrams("", 2, 5) == []
+
+
+@pytest.mark.parametrize("fold", [False, True])
+def test_a_word_longer_than_a_piece_counts_as_the_pair_models_count_it(fold):
+    """A text with a word longer than a piece (CHAR_PIECE characters with no whitespace) is cut
+    inside that word by the pair models; the re-ranker's counts cut it at the same place and
+    equal the model's (they differed by the few n-grams across the cut)."""
+    from learnsim.matching import pair_classifier as pc
+    from learnsim.text._char_hash import CHAR_PIECE, char_pieces
+
+    rng = random.Random(1)
+    word = "".join(rng.choice("abcdefghİéｶﾞ\u0301") for _ in range(CHAR_PIECE + 5000))
+    text = "Lead " + word + " and tail"
+    model = pc.PairClassifierMatcher(char_ngram_range=(2, 4), char_features=20)
+    model.char_fold_ = fold
+    want = model._char_counts(["x", text]).tocsr()[1]
+    want.data = np.exp(want.data - 1.0)         # back from 1 + log(count) to the counts
+    got = char_ngram_counts(text, 2, 4, 2**20, fold=fold)
+    assert CHAR_PIECE in map(len, char_pieces(fold_chars(text) if fold else text))     # cut in the word
+    assert sorted(got) == want.indices.tolist()
+    assert np.allclose([got[c] for c in want.indices.tolist()], want.data, rtol=0, atol=1e-6)

@@ -92,7 +92,7 @@ from ._matchers import (_check_pair_indices, _check_pair_labels, _fit_platt, _re
                        _transformer_from_state, _transformer_state, pair_similarity)
 from ..supervision import Pairs
 from ..text import TextVectorizer, check_documents
-from ..text._char_hash import fold_chars
+from ..text._char_hash import CHAR_PIECE, char_pieces, fold_chars
 
 __all__ = ["PairClassifierMatcher", "PairScoreRegressor", "FEATURE_BLOCKS", "DEFAULT_FEATURES"]
 
@@ -182,6 +182,9 @@ class _Representation:
             self.words = sp.csr_matrix(model.vectorizer_.transform(texts), dtype=np.float64)
         if model.vectorizer_.n_components_ is not None:
             raise ValueError("vectorizer must give sparse term vectors (n_components=None), not an LSI")
+        if char_counts is None and "char_cosine" in blocks and not hasattr(self, "chars"):
+            # hashed once: the collection's character idf and the character block both count them
+            char_counts = model._char_counts(texts)
         if not hasattr(self, "lexical"):
             self.lexical, self.char_idf = self.words, model.char_idf_
             if getattr(model, "collection_", None) is not None:
@@ -1092,7 +1095,7 @@ class PairScoreRegressor(_PairModel):
 # itself). A longer text is hashed in pieces cut at whitespace, whose counts add up to the text's:
 # "char_wb" takes its n-grams inside the words of str.split(), never across a space. Only a word
 # longer than a piece is cut inside itself (its n-grams across the cut are lost, a few of millions).
-_CHAR_PIECE = 1 << 16
+_CHAR_PIECE = CHAR_PIECE
 
 
 def _as_given(text):
@@ -1101,18 +1104,9 @@ def _as_given(text):
 
 
 def _text_pieces(text):
-    """``text`` in pieces of at most ``_CHAR_PIECE`` characters, cut after whitespace."""
-    import re
-
-    out, start, n = [], 0, len(text)
-    while n - start > _CHAR_PIECE:
-        window = text[start:start + _CHAR_PIECE]
-        m = re.match(r"(?s).*\s", window)        # up to the last whitespace of the window
-        end = start + (m.end() if m is not None and m.end() > 0 else _CHAR_PIECE)
-        out.append(text[start:end])
-        start = end
-    out.append(text[start:])
-    return out
+    """``text`` in pieces of at most ``_CHAR_PIECE`` characters, cut after whitespace, as the
+    index's re-ranker cuts it (:func:`learnsim.text._char_hash.char_pieces`)."""
+    return char_pieces(text, _CHAR_PIECE)
 
 
 def _long_char_counts(hasher, texts):

@@ -25,7 +25,7 @@ from unicodedata import category as _category, combining as _combining, decompos
 
 from ._tokenize import MAX_MARKS, _mark_class
 
-__all__ = ["char_ngram_counts", "char_wb_ngrams", "fold_chars", "murmurhash3_32"]
+__all__ = ["CHAR_PIECE", "char_ngram_counts", "char_pieces", "char_wb_ngrams", "fold_chars", "murmurhash3_32"]
 
 _MASK = 0xFFFFFFFF
 _WHITE_SPACES = re.compile(r"\s\s+")        # scikit-learn's own normalisation of runs of blanks
@@ -148,7 +148,11 @@ def char_wb_ngrams(text, min_n, max_n, fold=False):
     >>> char_wb_ngrams("Ｈｉ", 2, 3, fold=True), char_wb_ngrams("Ｈｉ", 2, 3)
     ([' h', 'hi', 'i ', ' hi', 'hi '], [' ｈ', 'ｈｉ', 'ｉ ', ' ｈｉ', 'ｈｉ '])
     """
-    text = _WHITE_SPACES.sub(" ", fold_chars(text) if fold else text.lower())
+    return _wb_ngrams(fold_chars(text) if fold else text.lower(), min_n, max_n)
+
+
+def _wb_ngrams(text, min_n, max_n):
+    text = _WHITE_SPACES.sub(" ", text)
     out = []
     for w in text.split():
         w = " " + w + " "
@@ -164,19 +168,54 @@ def char_wb_ngrams(text, min_n, max_n, fold=False):
     return out
 
 
+# The pair models hash a text longer than this in pieces (scikit-learn lists every n-gram of a
+# text as a string first: a 38 MB text took more than 4 GB)
+CHAR_PIECE = 1 << 16
+_LAST_BLANK = re.compile(r"(?s).*\s")
+
+
+def char_pieces(text, size=CHAR_PIECE):
+    """``text`` in pieces of at most ``size`` characters, each cut after the last whitespace of
+    its window, or at ``size`` where the window has none. The n-grams of the pieces are those of
+    the whole text (``char_wb`` n-grams never cross a space) but where a word longer than
+    ``size`` is cut: the pair models and the index's re-ranker both cut here, so that they count
+    the same n-grams of such a text.
+
+    Examples
+    --------
+    >>> from learnsim.text._char_hash import char_pieces
+    >>> char_pieces("ab cd efgh", 4)
+    ['ab ', 'cd ', 'efgh']
+    >>> char_pieces("abcdefghij", 4)
+    ['abcd', 'efgh', 'ij']
+    """
+    out, start, n = [], 0, len(text)
+    while n - start > size:
+        m = _LAST_BLANK.match(text, start, start + size)        # up to the window's last whitespace
+        end = m.end() if m is not None and m.end() > start else start + size
+        out.append(text[start:end])
+        start = end
+    out.append(text[start:])
+    return out
+
+
 def char_ngram_counts(text, min_n, max_n, n_features, cache=None, fold=False):
     """{column: count} of the hashed ``char_wb`` n-grams of one text (``fold``: read by
     :func:`fold_chars`, as :func:`char_wb_ngrams`). ``cache``: a dict of n-gram -> column shared
     across calls (n-grams repeat across a query's hits)."""
     cache = {} if cache is None else cache
     counts = Counter()
-    for gram in char_wb_ngrams(text, min_n, max_n, fold):
-        col = cache.get(gram)
-        if col is None:
-            h = murmurhash3_32(gram)
-            # abs(-2**31) overflows an int32 in scikit-learn; it defines the column this way
-            col = (2147483647 - (n_features - 1)) % n_features if h == _INT32_MIN else abs(h) % n_features
-            if len(cache) < 1_000_000:
-                cache[gram] = col
-        counts[col] += 1
+    if fold:
+        text = fold_chars(text)
+    # read (folded, or each piece lowercased) and cut as the pair models read and cut a text
+    for piece in char_pieces(text):
+        for gram in _wb_ngrams(piece if fold else piece.lower(), min_n, max_n):
+            col = cache.get(gram)
+            if col is None:
+                h = murmurhash3_32(gram)
+                # abs(-2**31) overflows an int32 in scikit-learn; it defines the column this way
+                col = (2147483647 - (n_features - 1)) % n_features if h == _INT32_MIN else abs(h) % n_features
+                if len(cache) < 1_000_000:
+                    cache[gram] = col
+            counts[col] += 1
     return counts
