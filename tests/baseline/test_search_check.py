@@ -260,3 +260,18 @@ def test_folds_from_a_generator_still_hold_each_query_out_once():
     (split, _, _), _ = _validate(texts, pairs, n_docs, random_state=np.random.default_rng(5))
     held = [q for part in split.splits for q in part.queries.tolist()]
     assert len(held) == len(set(held)) == split.n_queries
+
+
+def test_a_fraction_above_one_half_that_leaves_too_few_to_learn_from_still_checks():
+    # 0.9 of 8 queries leaves none to learn from: the learner was kept unchecked; half and half
+    # (what the folds make of any fraction above one half) checks every query
+    from learnsim.baseline import FoldedSplit, split_search
+
+    texts, pairs, n_docs = _collection(n_queries=8)
+    assert split_search(pairs, np.ones(len(pairs)), len(texts), fraction=0.9, documents=np.arange(n_docs)) is None
+    got, calls = _validate(texts, pairs, n_docs, fraction=0.9)
+    assert got is not None
+    split, _, check = got
+    assert isinstance(split, FoldedSplit) and len(calls) == 2 and check.report.n_units == 8
+    for train, _ in calls:
+        assert len(set(pairs[train, 0].tolist())) >= 2

@@ -642,7 +642,7 @@ def test_explain_lsi_model_over_words(corpus_files, tmp_path):
     (["explain", "--model", "{tmp}/missing.npz"], "does not exist"),
     (["explain"], "--model"),
     (["fit", "--input", "{train}", "--model", "{tmp}/m.npz", "--method", "film", "--n-basis", "16"],
-     "--n-basis apply to --method mcd only"),
+     "--n-basis applies to --method mcd only"),
     (["fit", "--input", "{train}", "--model", "{tmp}/m.npz", "--dimensions", "5"], "--method film only"),
     (["fit", "--input", "{train}", "--model", "{tmp}/m.npz", "--method", "svm"], "--method"),
     (["fit", "--input", "{train}", "--model", "{tmp}/m.npz", "--method", "film", "--max-iter", "-1"],
@@ -774,8 +774,8 @@ def test_fit_linklearn_bad_links_exit_2(links, fragment, linked_files, tmp_path)
 
 
 @pytest.mark.parametrize("args, fragment", [
-    (["--links", "{links}", "--weighting", "bm25"], "--weighting apply to --method film / mcd / relative only"),
-    (["--links", "{links}", "--dimensions", "4"], "--dimensions apply to --method film only"),
+    (["--links", "{links}", "--weighting", "bm25"], "--weighting applies to --method film / mcd / relative only"),
+    (["--links", "{links}", "--dimensions", "4"], "--dimensions applies to --method film only"),
     ([], "--method linklearn needs --links"),
     (["--links", "{links}", "--learning-rate", "0"], "--learning-rate"),
     (["--links", "{links}", "--validation-fraction", "1"], "--validation-fraction"),
@@ -792,4 +792,4 @@ def test_fit_linklearn_needs_ids(linked_files, tmp_path):
     assert_user_error(["fit", "--method", "linklearn", "--input", plain, "--links", linked_files["links"],
                        "--model", tmp_path / "m.npz"], "needs an id for every document")
     assert_user_error(["fit", "--method", "mcd", "--input", linked_files["pages"], "--links",
-                       linked_files["links"], "--model", tmp_path / "m.npz"], "--links apply to --method linklearn")
+                       linked_files["links"], "--model", tmp_path / "m.npz"], "--links applies to --method linklearn")

@@ -235,7 +235,7 @@ def test_encoder_backend_goes_with_an_encoder_only(files, tmp_path):
     assert "invalid choice: 'gpu'" in line
     line = _one_line_error(*run_cli(["fit", "--method", "linklearn", "--links", "links.tsv", "--input",
                                      files["labelled"], "--model", tmp_path / "m.npz", "--encoder-backend", "onnx"]))
-    assert "--encoder-backend apply to --method adapter / film / mcd only" in line
+    assert "--encoder-backend applies to --method adapter / film / mcd only" in line
 
 
 def test_the_encoder_backend_reaches_the_encoder(files, tmp_path, monkeypatch):

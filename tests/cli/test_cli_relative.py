@@ -92,7 +92,7 @@ def test_fit_relative_from_clicks(files, tmp_path):
     ("d0\td1\n", [], "expected anchor<TAB>closer<TAB>farther"),
     ("d0\td0\td1\n", [], "the three items must differ"),
     ("d0\td1\td2\n", ["--clicks", "{t}"], "not both"),
-    ("d0\td1\td2\n", ["--n-basis", "3"], "--n-basis apply to --method mcd only"),
+    ("d0\td1\td2\n", ["--n-basis", "3"], "--n-basis applies to --method mcd only"),
 ])
 def test_fit_relative_bad_input_exits_2(files, tmp_path, content, extra, fragment):
     path = tmp_path / "t.tsv"

@@ -641,6 +641,13 @@ def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None,
     units = text_units(texts, among=np.asarray(pairs).ravel())
     split = split_search(pairs, grades, len(texts), fraction=fraction, documents=documents, random_state=random_state,
                          relation=relation, units=units)
+    if split is None and float(fraction) > 0.5:
+        # more than half held out left fewer than two queries to learn from (0.9 of 4 to 12
+        # queries): half and half still checks, where the learner was kept unchecked; folds cut
+        # every fraction above one half into two halves anyway
+        fraction = 0.5
+        split = split_search(pairs, grades, len(texts), fraction=fraction, documents=documents,
+                             random_state=random_state, relation=relation, units=units)
     if split is None:
         return None
     baselines = SearchBaselines(texts, split.documents, encoder_vectors=encoder_vectors, analysis=analysis)

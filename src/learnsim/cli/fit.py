@@ -245,7 +245,8 @@ def _check_method_options(args):
     if given:
         flags = " and ".join(flag for flag, _ in given)
         owners = sorted(set().union(*(methods for _, methods in given)))
-        raise UsageError(f"{flags} apply to --method {' / '.join(owners)} only, not to --method {args.method}")
+        verb = "apply" if len(given) > 1 else "applies"
+        raise UsageError(f"{flags} {verb} to --method {' / '.join(owners)} only, not to --method {args.method}")
     if args.method == "relative" and args.triplets is not None and args.clicks is not None:
         raise UsageError("give --triplets or --clicks, not both")
     if isinstance(args.baseline_holdout, float) and getattr(args, "input", None) is None:
