@@ -112,7 +112,8 @@ def test_fit_returns_a_pipeline_of_the_expected_family(fitted):
                 "film_pairs": "cosine", "linklearn": "term_weights", "bm25": "term_weights"}[kind]
     assert model.scorer.kind == expected
     assert model.higher_is_closer == (expected != "distance")
-    assert type(model.metric).__name__ in repr(model) and model.scoring in repr(model)
+    assert model.method in repr(model) and model.scoring in repr(model)
+    assert model.method == ("baseline" if model.scoring in ("BM25", "tf.idf cosine") else type(model.metric).__name__)
     assert {"vectorizer", "metric"} <= set(model.parts)
     assert ("matcher" in model.parts) == (kind == "film_pairs")
 

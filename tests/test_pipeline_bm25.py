@@ -209,6 +209,8 @@ def test_the_lexical_baselines_rank_as_learnsim_evaluate(name, tmp_path):
     fitted_on = collection()[:12] + ["words the collection never saw"]       # the collection's words count
     p = baseline_pipeline(name, fitted_on)
     assert p.scoring == {"bm25": "BM25", "cosine": "tf.idf cosine"}[name]
+    # a LinkLearn or LearnedBM25 object holds it: reports name it the baseline, not that method
+    assert p.method == "baseline" and repr(p) == f"Pipeline(method=baseline, scoring={p.scoring!r})"
     expected = _evaluate_baselines(QUERIES, corpus)[name]
     for row, scores in zip(p.search(QUERIES, corpus, k=len(corpus)), expected):
         # the index keeps float32 weights: scores to float32 precision
@@ -216,6 +218,10 @@ def test_the_lexical_baselines_rank_as_learnsim_evaluate(name, tmp_path):
     p.save(tmp_path / "m.npz")
     back = Pipeline.load(tmp_path / "m.npz")
     assert back.scoring == p.scoring and back.search(QUERIES, corpus, k=5) == p.search(QUERIES, corpus, k=5)
+    from learnsim.index import Index
+
+    with Index.build(tmp_path / "idx", p, corpus) as index:
+        assert index.info()["method"] == "baseline" and repr(index).endswith(f"baseline: {p.scoring})")
 
 
 def test_the_encoder_baselines(tmp_path, monkeypatch):
@@ -223,7 +229,7 @@ def test_the_encoder_baselines(tmp_path, monkeypatch):
     corpus = collection()
     enc = HashedWordEncoder()
     plain = baseline_pipeline("encoder", encoder=enc)
-    assert plain.scoring == "encoder cosine"
+    assert plain.scoring == "encoder cosine" and plain.method == "EncoderCosine"
     mix = baseline_pipeline("encoder+bm25", corpus, encoder=enc, lexical_weight=0.25)
     assert mix.scoring == "hybrid (0.25 x BM25 + 0.75 x encoder cosine)"
     E = unit(enc.transform(QUERIES)) @ unit(enc.transform(corpus)).T

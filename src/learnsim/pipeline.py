@@ -47,6 +47,9 @@ from ._utils.progress import stage_for, with_show_progress_bar
 
 __all__ = ["Pipeline"]
 
+# the scorings that are a baseline itself (learnsim.scorer._term_weight_names)
+_BASELINE_SCORINGS = ("BM25", "tf.idf cosine")
+
 # The parts a model file may hold (what fitting.fit_parts returns).
 _PARTS = ("vectorizer", "metric", "matcher", "match_rule", "search", "rerank", "lexical")
 
@@ -289,9 +292,20 @@ class Pipeline:
         """True for similarities, False for the distance models."""
         return self.scorer.higher_is_closer
 
+    @property
+    def method(self):
+        """The method's name as reports, ``index info`` and the service give it: the metric's
+        class, or ``"baseline"`` where the model scores plainly as Okapi BM25 or the tf.idf
+        cosine (``scoring`` says which): a fit that ended as the baseline, or a baseline built
+        as one. Such a model is held by a LinkLearn or a LearnedBM25 object, which read as a
+        method learned from links to a user who fitted FILM on clusters."""
+        if self.scoring in _BASELINE_SCORINGS:
+            return "baseline"
+        return type(self.metric).__name__
+
     def __repr__(self):
         rule = f", duplicate_rule={_rule_name(self)!r}" if self.matcher is not None else ""
-        return f"Pipeline(method={type(self.metric).__name__}, scoring={self.scoring!r}{rule})"
+        return f"Pipeline(method={self.method}, scoring={self.scoring!r}{rule})"
 
     # ------------------------------------------------------------------ vectors
     @with_show_progress_bar
@@ -657,7 +671,7 @@ class Pipeline:
             When the model has no duplicate rule (only a FILM fitted on pairs has one).
         """
         if self.matcher is None:
-            raise ValueError(f"this {type(self.metric).__name__} model has no validated duplicate rule; fit one on "
+            raise ValueError(f"this {self.method} model has no validated duplicate rule; fit one on "
                              "labelled pairs: learnsim.fit(pairs=[(text_a, text_b, label), ...]) (method 'film')")
         from .matching._duplicates import DuplicateRule
         from .datasets import read_pairs

@@ -719,5 +719,5 @@ class FoldedSplit:
         held_docs = sum(s.n_cold_documents for s in self.splits)
         return (f"{self.n_queries} held-out queries in {len(self.splits)} folds (each fold held out of a learner "
                 f"fitted on the other queries) searching {self.documents.size} documents; {n_unseen} have relevant "
-                f"documents no training pair names ({n_cold} only such: cold), {n_seen} have some a training pair "
+                f"documents no training pair names ({n_cold} only such), {n_seen} have some a training pair "
                 f"names (warm); {held_docs} documents held out with their fold's pairs")

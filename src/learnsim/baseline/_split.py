@@ -265,7 +265,7 @@ class SearchSplit:
             return (f"{self.n_queries} held-out queries of whole held-out {whole} (all cold), "
                     f"searching {self.documents.size} documents")
         return (f"{self.n_queries} held-out queries searching {self.documents.size} documents; {n_unseen} have "
-                f"relevant documents no training pair names ({n_cold} only such: cold), {n_seen} have some a "
+                f"relevant documents no training pair names ({n_cold} only such), {n_seen} have some a "
                 f"training pair names (warm); {self.n_cold_documents} documents held out with their pairs")
 
 

@@ -203,7 +203,7 @@ def require_duplicate_rule(index):
     validated duplicate rule (match --index, dedupe)."""
     pipeline = index.pipeline
     if pipeline.matcher is None:
-        raise UsageError(f"the model of the index {index.path} ({type(pipeline.metric).__name__}) has no validated "
+        raise UsageError(f"the model of the index {index.path} ({pipeline.method}) has no validated "
                          "duplicate rule; build the index from a model fitted with 'learnsim fit --method film "
                          "--pairs FILE --model M.npz'")
 

@@ -101,7 +101,7 @@ def _load_rule(path):
     pipeline = _load_pipeline(path)
     matcher = pipeline.matcher
     if matcher is None:
-        raise UsageError(f"{path} holds no validated duplicate rule ({type(pipeline.metric).__name__} "
+        raise UsageError(f"{path} holds no validated duplicate rule ({pipeline.method} "
                          "model); fit one with 'learnsim fit --method film --pairs FILE --model M.npz'")
     rule = DuplicateRule(matcher, pipeline.match_rule)
     return pipeline, _RememberTexts(pipeline.vectorizer, rule), pipeline.metric, rule

@@ -309,7 +309,7 @@ class DistributedIndex:
             manifest = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION,
                         "model_sha256": sha256_file(building / _MODEL), "kind": scorer.kind, "scoring": scorer.name,
                         "column": scorer.column, "higher_is_closer": bool(scorer.higher_is_closer),
-                        "method": type(pipeline.metric).__name__, "dtype": dtype.name, "partitions": entries,
+                        "method": pipeline.method, "dtype": dtype.name, "partitions": entries,
                         "n_documents": offset, "ids": ids is not None, "statistics": sorted(statistics),
                         "n_features": _segment_meta(building, first).get("n_features"),
                         "dense_dim": _segment_meta(building, first).get("dense_dim"),

@@ -425,7 +425,7 @@ def stage(index, model, source):
     try:
         if isinstance(model, Pipeline):
             if source is None:
-                source = f"{type(model.metric).__name__} (Python)"
+                source = f"{model.method} (Python)"
             model.save(tmp)
         elif isinstance(model, (str, os.PathLike)):
             if source is None:
@@ -594,7 +594,7 @@ def serve(index, version, action, comparison=None):
         dtype = _default_dtype(scorer.kind)
     manifest = dict(old, model_sha256=target["sha256"], model_file=f"{VERSIONS_DIR}/v{target['version']}.npz",
                     kind=scorer.kind, scoring=scorer.name, column=scorer.column,
-                    higher_is_closer=bool(scorer.higher_is_closer), method=type(pipeline.metric).__name__,
+                    higher_is_closer=bool(scorer.higher_is_closer), method=pipeline.method,
                     encoder=model_encoder(pipeline),
                     rerank=None if pipeline.rerank is None else int(pipeline.rerank.n_candidates), dtype=dtype,
                     covered_seq=max(old["covered_seq"], int(seqs[-1])))

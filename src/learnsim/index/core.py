@@ -256,7 +256,7 @@ class Index(ModelVersions):
         manifest = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION,
                     "model_sha256": sha256_file(path / _MODEL), "kind": scorer.kind, "scoring": scorer.name,
                     "column": scorer.column, "higher_is_closer": bool(scorer.higher_is_closer),
-                    "method": type(pipeline.metric).__name__, "encoder": model_encoder(pipeline),
+                    "method": pipeline.method, "encoder": model_encoder(pipeline),
                     "dtype": dtype.name, "segments": [],
                     "covered_seq": 0, "statistics_seq": 0, "generation": 0, "created": time.time(), "ann": ann,
                     # searches that re-rank know it without loading the pipeline

@@ -862,7 +862,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
 
         def rule(idx):
             if idx.pipeline.matcher is None:
-                raise _fail(422, f"this {type(idx.pipeline.metric).__name__} model has no duplicate rule "
+                raise _fail(422, f"this {idx.pipeline.method} model has no duplicate rule "
                                  "(only a FILM fitted on labelled pairs has one)")
 
         if isinstance(body, MatchText):

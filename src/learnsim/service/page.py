@@ -87,7 +87,7 @@ def gather(index, *, q=None, k=PAGE_K, similar=None, duplicates=None, info=True,
     p = index.pipeline
     out = {"q": q, "k": k, "similar": similar, "duplicates": duplicates, "kind": index.kind,
            "scoring": index.scoring, "column": index.column, "can_match": p.matcher is not None,
-           "method": type(p.metric).__name__, "hits": None, "source": None}
+           "method": p.method, "hits": None, "source": None}
     if info:
         out["info"] = index.info()
         out["info"]["last_comparison"] = last_comparison(index)
