@@ -70,11 +70,14 @@ def register(commands):
             otherwise, and prints, saves and --json-reports the gain with its interval.
             Every model is also checked as search is used: held-out queries (pairs), whole
             held-out clusters (labels), documents with their links (linklearn) or anchors with
-            their triplets (relative), those whose relevant documents no training supervision
-            names (cold) beside the others (warm), each searching the whole collection, against the strongest of Okapi BM25, the tf.idf cosine, the
-            encoder's cosine and its mix with BM25 (what 'learnsim evaluate' reports). It keeps
-            what it learned only when it beats that baseline overall and does not fall below it
-            on the cold part; otherwise the model is that baseline (e.g. BM25), and says so."""),
+            their triplets (relative), each searching the whole collection, measured overall and
+            on their relevant documents that no training supervision names (the cold part),
+            against the strongest of Okapi BM25, the tf.idf cosine, the encoder's cosine and its
+            mix with BM25 (what 'learnsim evaluate' reports). It keeps what it learned only when
+            it beats that baseline overall and does not fall below it on the cold part;
+            otherwise the model is that baseline (e.g. BM25), and says so. Where one split of
+            judgements or clusters would hold out fewer than 200 queries or items, more are held
+            out in folds, each from a fit on the rest (at most five fits)."""),
         epilog=_examples("learnsim fit --input train.tsv --model model.npz",
                          "learnsim fit --input train.jsonl --model model.npz --stop-words english --stem",
                          "learnsim fit --input train.tsv --model paper.npz --paper --lsi 300",
