@@ -684,11 +684,9 @@ class Pipeline:
             texts = [str(t) for t in data.texts]
             idx = np.asarray(data.indices, dtype=np.int64)
             X = self.vectorize(texts)
-            score = rule.pair_score(idx, X, texts)
+            score, proba, decision = rule.decide(idx, X, texts)
             if rule.graded:
                 return [{"score": float(s)} for s in score]
-            proba = rule.predict_proba(idx, X, texts)[:, 1]
-            decision = rule.predict(idx, X, texts).astype(bool)
         return [{"probability": float(p), "duplicate": bool(d), "score": float(s)}
                 for p, d, s in zip(proba, decision, score)]
 

@@ -269,6 +269,18 @@ def test_an_exact_copy_is_a_duplicate_with_certainty_under_the_rule(negation):
     assert rule.copies(pairs, X, base).tolist() == [True] * 20 + [False] * 3     # a blank "copy" is none
     # the score stays the classifier's decision value
     assert rule.pair_score(pairs, X, base) == pytest.approx(model.pair_score(pairs, X=base))
+    # decide: the three at once, from one representation of the texts
+    built = []
+    represent = type(model)._representation
+    model._representation = lambda X: built.append(1) or represent(model, X)
+    try:
+        score, p, decision = rule.decide(pairs, X, base)
+    finally:
+        del model._representation
+    assert len(built) == 1
+    assert score == pytest.approx(rule.pair_score(pairs, X, base), rel=1e-12, abs=1e-12)
+    assert p == pytest.approx(rule.predict_proba(pairs, X, base)[:, 1], rel=1e-12, abs=1e-12)
+    assert decision.tolist() == rule.predict(pairs, X, base).astype(bool).tolist()
 
 
 def _fullwidth(text):

@@ -116,11 +116,9 @@ def _decide_pairs(args, vectorizer, matcher):
     texts, idx = pairs.collection()
     X = _vectorize(vectorizer, texts)
     _warn_empty_rows(X, "text", texts)
-    score = matcher.pair_score(idx, X, texts)
+    score, proba, decision = matcher.decide(idx, X, texts)
     if matcher.graded:
         return _score_pairs(args, pairs, score, matcher)
-    proba = matcher.predict_proba(idx, X, texts)[:, 1]
-    decision = matcher.predict(idx, X, texts).astype(bool)
     rows = []
     for i in range(len(pairs)):
         row = {"line": pairs.lines[i], "id": pairs.ids[i], "text_a": pairs.texts_a[i], "text_b": pairs.texts_b[i],
@@ -203,9 +201,9 @@ def _nearest_rows(H, k, desc):
 
 
 def _rule_duplicates(matcher, pipeline, X, texts, k):
-    """(i, j, score) of the near-duplicates by a kNN or classifier rule: the pairs among each
-    document's k nearest (in FILM's space for the kNN rule, at least its k; by the model's search
-    similarity for the classifier) that the rule calls duplicates."""
+    """(i, j, score, probability) of the near-duplicates by a kNN or classifier rule: the pairs
+    among each document's k nearest (in FILM's space for the kNN rule, at least its k; by the
+    model's search similarity for the classifier) that the rule calls duplicates."""
     if matcher.kind == "knn":
         from sklearn.preprocessing import normalize
 
@@ -215,13 +213,14 @@ def _rule_duplicates(matcher, pipeline, X, texts, k):
         idx = candidate_pairs(pipeline.make_scorer().rows(X), k)
     if idx.shape[0] == 0:
         return []
-    keep = matcher.predict(idx, X, texts).astype(bool)
-    score = matcher.pair_score(idx[keep], X, texts)
+    # the rule's features built once for the candidates' scores, probabilities and decisions
+    score, proba, keep = matcher.decide(idx, X, texts)
     # exact copies first (duplicates with certainty, whatever their score), then by the score
     copy = matcher.copies(idx[keep], X, texts).tolist()
-    found = sorted(((int(i), int(j), float(s), c) for (i, j), s, c in zip(idx[keep], score, copy)),
+    found = sorted(((int(i), int(j), float(s), c, float(p))
+                    for (i, j), s, c, p in zip(idx[keep], score[keep], copy, proba[keep])),
                    key=lambda t: (not t[3], -t[2], t[0], t[1]))
-    return [t[:3] for t in found]
+    return [(i, j, s, p) for i, j, s, _, p in found]
 
 
 def _list_corpus_duplicates(args, vectorizer, matcher, pipeline):
@@ -240,9 +239,8 @@ def _list_corpus_duplicates(args, vectorizer, matcher, pipeline):
         scores = np.array([s for _, _, s in found])
         proba = _sigmoid(matcher.matcher.slope_ * scores + matcher.matcher.intercept_) if found else scores
     else:
-        found = _rule_duplicates(matcher, pipeline, X, docs.texts, args.neighbours)
-        idx = np.array([(i, j) for i, j, _ in found], dtype=np.int64).reshape(-1, 2)
-        proba = matcher.predict_proba(idx, X, docs.texts)[:, 1] if found else np.zeros(0)
+        ranked = _rule_duplicates(matcher, pipeline, X, docs.texts, args.neighbours)
+        found, proba = [t[:3] for t in ranked], np.array([t[3] for t in ranked])
 
     def doc_id(i):
         return docs.ids[i] if docs.ids[i] is not None else f"#{i}"

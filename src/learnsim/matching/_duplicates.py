@@ -104,6 +104,26 @@ class DuplicateRule:
         proba[self.copies(pairs, X, texts)] = (0.0, 1.0)
         return proba
 
+    def decide(self, pairs, X, texts=None):
+        """(score, probability of a duplicate, decision) of each pair, as :meth:`pair_score`,
+        :meth:`predict_proba` and :meth:`predict` give them; a pair classifier's features are
+        built once for the three (each of those builds them: a text's words vectorised and its
+        character n-grams hashed three times a match). A graded rule: (score, None, None)."""
+        if self.graded:
+            return self.pair_score(pairs, X, texts), None, None
+        if self.kind != "classifier":
+            return (self.pair_score(pairs, X, texts), self.predict_proba(pairs, X, texts)[:, 1],
+                    self.predict(pairs, X, texts).astype(bool))
+        from ._matchers import _sigmoid
+
+        m = self.matcher
+        score = np.asarray(m.decision_function(pairs, X=self._input(X, texts)), dtype=np.float64)
+        proba = _sigmoid(m.slope_ * score + m.calibration_intercept_)
+        decision = score >= m.threshold_
+        copies = self.copies(pairs, X, texts)
+        proba[copies], decision[copies] = 1.0, True
+        return score, proba, decision
+
     def copies(self, pairs, X, texts=None):
         """Which pairs are exact copies: the same text, character for character, holding more
         than white space. Such a pair is a duplicate with probability 1 whatever the rule would
