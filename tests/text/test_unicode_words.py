@@ -95,8 +95,9 @@ def test_spans_point_at_the_words_with_their_marks():
     spans = Tokenizer().spans(text)
     assert [text[a:b] for a, b, _ in spans] == ["दिल्ली", "में", "आज", "बारिश"]
     assert [t for _, _, t in spans] == Tokenizer()(text)
-    # an accent joined by NFC moves the places: no spans rather than wrong ones
-    assert Tokenizer().spans(unicodedata.normalize("NFD", "café")) == []
+    # an accent joined by NFC: the span still covers the letter and its accent as written
+    nfd = unicodedata.normalize("NFD", "café au lait")
+    assert Tokenizer().spans(nfd) == [(0, 5, "café"), (6, 8, "au"), (9, 13, "lait")]
 
 
 def test_a_pattern_of_ones_own_is_kept_as_given():
@@ -382,3 +383,54 @@ def test_changes_that_keep_the_length_give_no_wrong_spans():
     spans = tok.spans(text)
     assert all(tok(text[a:b]) and tok(text[a:b])[0] == term for a, b, term in spans)
     assert tok.spans("The café offers fine wine")[2] == (9, 15, "offers")
+
+
+@pytest.mark.parametrize("doc, words", [
+    ("İstanbul siparişim", ["İstanbul", "siparişim"]),                   # lowercased: two characters
+    ("ISTANBUL İZMİR", ["ISTANBUL", "İZMİR"]),
+    (unicodedata.normalize("NFD", "Ça coûte été"),                        # accents written apart
+     [unicodedata.normalize("NFD", w) for w in ("Ça", "coûte", "été")]),
+    ("\ufb01nance \ufb02ow office", ["\ufb01nance", "\ufb02ow", "office"]),   # ligatures (a PDF's)
+    ("co\u00adoperate İn \ufeffcafe\u0301", ["co\u00adoperate", "İn", "cafe\u0301"]),
+    ("ｶﾞｲﾄﾞ İ", ["ｶﾞｲ", "ｲﾄﾞ"]),                                         # half-width kana, voiced
+])
+def test_spans_of_a_text_whose_reading_changes_its_length(doc, words):
+    """Lowercasing (İ is i + a dot), NFC and the ligatures change a text's length: each word is
+    still marked where it is written, with its term (no spans at all before)."""
+    tok = Tokenizer(fold_variants=True)
+    spans = tok.spans(doc)
+    assert [doc[a:b] for a, b, _ in spans] == words
+    assert [t for _, _, t in spans] == tok(doc)
+
+
+def test_mapped_spans_hold_on_random_text():
+    """Every span of a text read character by character is where its term is written: the text
+    there, read alone, is that term; and the terms are the text's own."""
+    import random
+
+    rng = random.Random(3)
+    alphabet = list("abc XYZ.") + ["İ", "\u0301", "\u0308", "\ufb01", "é", "ß", "\u00ad", "\ufeff", "Ⅻ", "ǅ", "ﬀ"]
+    tok = Tokenizer()
+    mapped = 0
+    for _ in range(400):
+        doc = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 30)))
+        spans = tok.spans(doc)
+        if tok._direct_spans(doc) is None:
+            mapped += bool(spans)
+        for a, b, term in spans:
+            assert tok(doc[a:b]) == [term], (doc, a, b, term)
+        if spans:
+            assert sorted(t for _, _, t in spans) == sorted(tok(doc))
+    assert mapped > 50
+
+
+def test_a_reading_that_depends_on_its_neighbours_gives_no_spans_rather_than_wrong_ones(monkeypatch):
+    from learnsim.text import _tokenize
+
+    tok = Tokenizer()
+    # lowercase final sigma depends on the next character: read alone each sigma is σ
+    doc = "İ ΟΔΟΣ"
+    got = tok.spans(doc)
+    assert all(tok(doc[a:b]) == [t] for a, b, t in got)
+    monkeypatch.setattr(_tokenize, "_MAX_MAPPED", 5)
+    assert tok.spans("İstanbul") == [] and tok("İstanbul") == ["istanbul"]

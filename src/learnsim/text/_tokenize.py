@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numbers
 import re
+from collections import Counter
 from operator import add as _add
 from unicodedata import category as _category, combining as _combining, decimal as _decimal, \
     is_normalized as _is_normalized, normalize as _normalize
@@ -621,6 +622,12 @@ def _check_ngram_range(ngram_range):
     return int(min_n), int(max_n)
 
 
+# a run of ASCII characters each followed by another (no mark can join one): read as it stands
+_ASCII_AHEAD = re.compile(r"[\x00-\x7f]+(?=[\x00-\x7f])")
+# the longest text whose spans are mapped character by character (Tokenizer._mapped_spans)
+_MAX_MAPPED = 200_000
+
+
 class Tokenizer:
     """Turn one document into a list of terms: ``Tokenizer(...)(doc) -> list[str]``.
 
@@ -944,12 +951,23 @@ class Tokenizer:
         :meth:`__call__`, a character bigram, an analyser's word; stop words left out). Used to
         highlight the terms an explanation names.
 
-        Lowercasing that changes a text's length (a few non-ASCII letters, e.g. U+0130) would move
-        every later position: such a text gets no spans rather than wrong ones.
+        Reading a text can change its length: lowercasing (Turkish U+0130 is two characters in
+        lower case), an accent written apart joined to its letter, a ligature opened, invisible
+        characters left out. Then each character and the marks that follow it are read alone,
+        every place of the text read kept, and the spans are given where the terms read so are
+        the text's own (the reading of a whole text can depend on its neighbours: Greek final
+        sigma, ASCII quotes between Hebrew letters); otherwise no spans rather than wrong ones.
         """
+        found = self._direct_spans(doc)
+        if found is None:
+            found = self._mapped_spans(doc)
+        return [] if found is None else found
+
+    def _direct_spans(self, doc):
+        """:meth:`spans` where reading the text keeps its length; None where it does not."""
         lowered = self._prepare(doc)
         if len(lowered) != len(doc):
-            return []
+            return None
         kept, changed = None, False
         if self.unicode_words and not lowered.isascii():
             if self.drop_ignorables:
@@ -967,21 +985,61 @@ class Tokenizer:
                                                    fold_variants=self.fold_variants, lower=self.lowercase))
             lowered = fold(lowered)
             if len(lowered) != len(before):     # an accent joined to its letter: no place to give
-                return []
+                return None
             changed = lowered != before
         found = self._spans_of(lowered, len(lowered) if kept is not None else len(doc))
+        if found is None:
+            return None
         # as long, but changed: an accent joined (-1) and a ligature opened (+1, ﬁ) keep the length
         # and move every place between them. A span holds where its text folds to what stands
-        # there; one that does not: no spans rather than wrong ones
+        # there; one that does not: read another way
         if changed and any(fold(before[a:b]) != lowered[a:b] for a, b, _ in found):
-            return []
+            return None
         if kept is not None:
             return [(kept[a], kept[b - 1] + 1, term) for a, b, term in found]
         return found
 
+    def _mapped_spans(self, doc):
+        """:meth:`spans` of a text whose reading changes its length: each character with the
+        combining marks after it read alone, the places of what it became kept; None where the
+        terms so read are not the text's own (:meth:`_unigrams`), or the text is longer than
+        ``_MAX_MAPPED`` (this reading costs about four times the other: 65 ms for 100,000
+        characters)."""
+        if len(doc) > _MAX_MAPPED:
+            return None
+        places, parts = [], []
+        n, i = len(doc), 0
+        while i < n:
+            run = _ASCII_AHEAD.match(doc, i)
+            if run is not None:         # ASCII before ASCII: read as it stands, a place each
+                j = run.end()
+                parts.append(self._prepare(doc[i:j]))
+                places.extend(zip(range(i, j), range(i + 1, j + 1)))
+                i = j
+                continue
+            j = i + 1
+            # a character's marks, and the half-width voiced sound marks that width folding joins
+            # to a half-width kana (ｶﾞ is ガ)
+            while j < n and (_category(doc[j])[0] == "M" or doc[j] in "\uff9e\uff9f"):
+                j += 1
+            part = self._prepare(doc[i:j])
+            if self.unicode_words and not part.isascii():
+                part = _strip_points(_unicode_fold(part, self.drop_ignorables, self.uax29_punctuation,
+                                                   self.fold_variants, self.lowercase))
+            if self.analyzer != "words":
+                part = _fold_width(part)
+            parts.append(part)
+            places.extend([(i, j)] * len(part))
+            i = j
+        read = "".join(parts)
+        found = self._spans_of(read, len(read))
+        if not found or Counter(t for _, _, t in found) != Counter(self._unigrams(doc)):
+            return None
+        return [(places[a][0], places[b - 1][1], term) for a, b, term in found]
+
     def _spans_of(self, lowered, n):
         """:meth:`spans` of a text already lowered and folded (``n``: its length before width
-        folding, which must keep it)."""
+        folding, which must keep it; None where it does not)."""
         if self.analyzer == "words" or lowered.isascii():
             out = []
             self._words(lowered, 0, out)
@@ -991,10 +1049,21 @@ class Tokenizer:
             return out
         folded = _fold_width(lowered)
         if len(folded) != n:       # half-width voiced kana composed: no place to give
-            return []
+            return None
         return self._pieces(folded)
 
     def __call__(self, doc):
+        tokens = self._unigrams(doc)
+        min_n, max_n = self.ngram_range
+        if max_n == 1:
+            return tokens
+        terms = list(tokens) if min_n == 1 else []
+        for n in range(max(min_n, 2), max_n + 1):
+            terms.extend(" ".join(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+        return terms
+
+    def _unigrams(self, doc):
+        """The terms of ``doc`` before n-grams are joined (:meth:`__call__`)."""
         doc = self._prepare(doc)
         ascii_text = doc.isascii()
         if self.unicode_words and not ascii_text:
@@ -1019,13 +1088,7 @@ class Tokenizer:
         else:
             folded = _fold_width(doc)
             tokens = [term for _, _, term in self._pieces(_strip_points(folded) if self.unicode_words else folded)]
-        min_n, max_n = self.ngram_range
-        if max_n == 1:
-            return tokens
-        terms = list(tokens) if min_n == 1 else []
-        for n in range(max(min_n, 2), max_n + 1):
-            terms.extend(" ".join(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
-        return terms
+        return tokens
 
 
 _WORD_CHAR = re.compile(r"\w")
