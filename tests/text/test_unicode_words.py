@@ -229,6 +229,8 @@ def test_zero_width_spaces_and_non_joiners_still_cut_and_the_old_reading_is_kept
     ("uax29_punctuation", ["ジョン・スミスの本", "スミス氏の話", "ジョンの家"], "ジョ", "ン・"),
     ("fold_variants", ["\u06a9\u062a\u0627\u0628 \u062e\u0648\u0628", "\u0643\u062a\u0627\u0628 \u062c\u062f\u064a\u062f", "\u0628\u0627\u0628"],
      "\u0643\u062a\u0627\u0628", "\u06a9\u062a\u0627\u0628"),
+    ("fold_radicals", ["\u2f08\u2f1d\u304c\u5897\u3048\u308b", "\u5929\u6c17\u304c\u826f\u3044", "\u5929\u6c17"],
+     "\u4eba\u53e3", None),        # ⼈⼝が増える: 人口, where the radicals were no term
 ])
 def test_a_model_saved_before_a_reading_setting_keeps_its_reading(tmp_path, setting, docs, read_now, read_before):
     from learnsim.persistence import load, save
@@ -239,7 +241,9 @@ def test_a_model_saved_before_a_reading_setting_keeps_its_reading(tmp_path, sett
     meta, arrays = TextVectorizer(norm="l2", **{setting: False}).fit(docs)._get_state()
     del meta["params"][setting]
     old = TextVectorizer._from_state(meta, arrays)
-    assert getattr(old, setting) is False and read_before in old.vocabulary_
+    assert getattr(old, setting) is False
+    # what only the old reading has, or (where the old reading read nothing) what only the new has
+    assert read_before in old.vocabulary_ if read_before is not None else read_now not in old.vocabulary_
     assert getattr(old.build_tokenizer(), setting) is False
 
 
@@ -434,3 +438,23 @@ def test_a_reading_that_depends_on_its_neighbours_gives_no_spans_rather_than_wro
     assert all(tok(doc[a:b]) == [t] for a, b, t in got)
     monkeypatch.setattr(_tokenize, "_MAX_MAPPED", 5)
     assert tok.spans("İstanbul") == [] and tok("İstanbul") == ["istanbul"]
+
+
+def test_kangxi_radicals_read_as_the_ideographs_they_stand_for(tmp_path):
+    """A PDF's text layer often holds Kangxi radicals (⼈ U+2F08) in place of the ideographs
+    (人 U+4EBA): read as symbols, they were no term, and 人口 found none of them."""
+    import learnsim
+    from learnsim.index import Index
+
+    assert Tokenizer()("\u2f08\u2f1d\u304c\u5897\u3048\u308b") == Tokenizer()("\u4eba\u53e3\u304c\u5897\u3048\u308b")
+    assert Tokenizer(fold_radicals=False)("\u2f08\u2f1d") == []
+    assert Tokenizer()("\u2f08 \u2e9f") == Tokenizer()("\u4eba \u6bcd")         # ⺟ (U+2E9F) is 母
+    texts = ["\u2f08\u2f1d\u304c\u5897\u3048\u308b\u753a", "\u5929\u6c17\u304c\u826f\u3044", "\u96e8\u304c\u964d\u308b",
+             "\u7a7a\u6e2f\u306e\u4fbf", "\u99c5\u306e\u8fd1\u304f", "\u5c71\u306e\u4e0a"]
+    model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2], baseline_holdout=None)
+    Index.build(tmp_path / "idx", model, texts).close()
+    with Index.open(tmp_path / "idx") as again:
+        assert [h["text"] for h in again.search("\u4eba\u53e3", k=1)] == [texts[0]]
+        assert again._plan is not None and again._plan.tokenizer.fold_radicals is True
+        spans = model.term_spans(texts[0])
+        assert (0, 2, "\u4eba\u53e3") in spans

@@ -37,7 +37,7 @@ DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 #: with): a saved vectoriser's state, an index plan and a pickled Tokenizer fill a missing one
 #: with False, and a plan records one only where it is True (a learnsim that does not know it
 #: then refuses the plan rather than read queries another way).
-LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants")
+LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold_radicals")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -380,7 +380,13 @@ def _fold_variants(text, lower=True):
     return digits.sub(lambda m: chr(0x30 + _decimal(m.group())), text)
 
 
-def _unicode_fold(text, drop_ignorables=False, hebrew_quotes=False, fold_variants=False, lower=True):
+# The Kangxi radicals and the two CJK radicals that have a compatibility form (U+2E9F, U+2EF3):
+# each is its ideograph in NFKC (⼈ is 人), and a PDF's text layer often holds them in its place
+_RADICALS = re.compile("[\u2e9f\u2ef3\u2f00-\u2fd5]")
+
+
+def _unicode_fold(text, drop_ignorables=False, hebrew_quotes=False, fold_variants=False, lower=True,
+                  fold_radicals=False):
     """A non-ASCII text as the word rule reads it: in NFC (an accent written apart joined to its
     letter, as most text has it, so that both spellings give one term), the dot that lowercasing
     Turkish İ leaves (i + U+0307) dropped, so that "İstanbul" is "istanbul", (``drop_ignorables``)
@@ -388,7 +394,9 @@ def _unicode_fold(text, drop_ignorables=False, hebrew_quotes=False, fold_variant
     between Hebrew letters as the marks they stand for (:func:`_fold_hebrew_quotes`), and
     (``fold_variants``) with compatibility characters, the letter variants of the Arabic script,
     Greek and Russian, and every decimal digit folded (:func:`_fold_variants`; ``lower``: the text
-    was lowercased)."""
+    was lowercased), and (``fold_radicals``) the CJK radicals of ``_RADICALS`` in NFKC."""
+    if fold_radicals and _RADICALS.search(text) is not None:
+        text = _RADICALS.sub(lambda m: _normalize("NFKC", m.group()), text)
     if drop_ignorables:
         text = _drop_ignorable(text)
     if hebrew_quotes:
@@ -703,6 +711,12 @@ class Tokenizer:
         sigma read as sigma (``"λόγος"`` is ``"ΛΟΓΟΣ"``), as Lucene's GreekLowerCaseFilter does,
         and Russian's ``"ё"`` read as ``"е"``. False: each is a term of its own;
         what models saved before this setting existed do.
+    fold_radicals : bool, default=True
+        With ``unicode_words``, read the Kangxi radicals (U+2F00-U+2FD5) and the two CJK radicals
+        with a compatibility form as the ideographs they look like (their NFKC: ``"⼈⼝"`` is
+        ``"人口"``), as ICU's normaliser does: text taken from a PDF of Chinese or Japanese often
+        holds them in place of the ideographs, and they were read as symbols, no term at all.
+        False: read as before; what models saved before this setting existed do.
 
     Examples
     --------
@@ -735,10 +749,11 @@ class Tokenizer:
     drop_ignorables = False
     uax29_punctuation = False
     fold_variants = False
+    fold_radicals = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
-                 drop_ignorables=True, uax29_punctuation=True, fold_variants=True):
+                 drop_ignorables=True, uax29_punctuation=True, fold_variants=True, fold_radicals=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -752,6 +767,7 @@ class Tokenizer:
         self.drop_ignorables = bool(drop_ignorables)
         self.uax29_punctuation = bool(uax29_punctuation)
         self.fold_variants = bool(fold_variants)
+        self.fold_radicals = bool(fold_radicals)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -788,7 +804,7 @@ class Tokenizer:
                 "stem": self.stem, "ngram_range": self.ngram_range, "analyzer": self.analyzer,
                 "cjk_unigrams": self.cjk_unigrams, "unicode_words": self.unicode_words,
                 "drop_ignorables": self.drop_ignorables, "uax29_punctuation": self.uax29_punctuation,
-                "fold_variants": self.fold_variants}
+                "fold_variants": self.fold_variants, "fold_radicals": self.fold_radicals}
 
     @staticmethod
     def _resolve_stop_words(stop_words):
@@ -814,7 +830,7 @@ class Tokenizer:
                 f"stop_words={self.stop_words!r}, stem={self.stem!r}, ngram_range={self.ngram_range}, "
                 f"analyzer={self.analyzer!r}, cjk_unigrams={self.cjk_unigrams}, unicode_words={self.unicode_words}, "
                 f"drop_ignorables={self.drop_ignorables}, uax29_punctuation={self.uax29_punctuation}, "
-                f"fold_variants={self.fold_variants})")
+                f"fold_variants={self.fold_variants}, fold_radicals={self.fold_radicals})")
 
     def _text_regex(self, text):
         """The word pattern of ``text``, a text that is not ASCII: with ``unicode_words`` and the
@@ -982,7 +998,8 @@ class Tokenizer:
 
             def fold(text):
                 return _strip_points(_unicode_fold(text, hebrew_quotes=self.uax29_punctuation,
-                                                   fold_variants=self.fold_variants, lower=self.lowercase))
+                                                   fold_variants=self.fold_variants, lower=self.lowercase,
+                                                   fold_radicals=self.fold_radicals))
             lowered = fold(lowered)
             if len(lowered) != len(before):     # an accent joined to its letter: no place to give
                 return None
@@ -1025,7 +1042,7 @@ class Tokenizer:
             part = self._prepare(doc[i:j])
             if self.unicode_words and not part.isascii():
                 part = _strip_points(_unicode_fold(part, self.drop_ignorables, self.uax29_punctuation,
-                                                   self.fold_variants, self.lowercase))
+                                                   self.fold_variants, self.lowercase, self.fold_radicals))
             if self.analyzer != "words":
                 part = _fold_width(part)
             parts.append(part)
@@ -1067,7 +1084,8 @@ class Tokenizer:
         doc = self._prepare(doc)
         ascii_text = doc.isascii()
         if self.unicode_words and not ascii_text:
-            doc = _unicode_fold(doc, self.drop_ignorables, self.uax29_punctuation, self.fold_variants, self.lowercase)
+            doc = _unicode_fold(doc, self.drop_ignorables, self.uax29_punctuation, self.fold_variants, self.lowercase,
+                                self.fold_radicals)
         if self.analyzer == "words" or ascii_text:
             if ascii_text:
                 tokens = self._regex.findall(doc)

@@ -342,6 +342,11 @@ class TextVectorizer(BaseEstimator):
         without its accents, final sigma as sigma and Russian's ё as е; recorded
         in the saved model (one saved before this setting existed reads each as a term of its
         own).
+    fold_radicals : bool, default=True
+        Passed to :class:`Tokenizer`: with ``unicode_words``, the Kangxi radicals that text from
+        a PDF of Chinese or Japanese holds in place of ideographs read as those ideographs
+        (``"⼈⼝"`` is ``"人口"``); recorded in the saved model (one saved before this setting
+        existed reads them as symbols, no term).
 
     Attributes
     ----------
@@ -396,6 +401,7 @@ class TextVectorizer(BaseEstimator):
         "drop_ignorables": ["no_validation"],
         "uax29_punctuation": ["no_validation"],
         "fold_variants": ["no_validation"],
+        "fold_radicals": ["no_validation"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -414,7 +420,7 @@ class TextVectorizer(BaseEstimator):
                  max_features=None, sublinear_tf=False, norm=None, k1=1.2, b=0.75,
                  n_components=None, resample_length=None, random_state=None, dtype=np.float32,
                  analyzer="cjk", cjk_unigrams=False, unicode_words=True, drop_ignorables=True,
-                 uax29_punctuation=True, fold_variants=True):
+                 uax29_punctuation=True, fold_variants=True, fold_radicals=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -438,6 +444,7 @@ class TextVectorizer(BaseEstimator):
         self.drop_ignorables = drop_ignorables
         self.uax29_punctuation = uax29_punctuation
         self.fold_variants = fold_variants
+        self.fold_radicals = fold_radicals
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
