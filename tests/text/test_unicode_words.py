@@ -458,3 +458,14 @@ def test_kangxi_radicals_read_as_the_ideographs_they_stand_for(tmp_path):
         assert again._plan is not None and again._plan.tokenizer.fold_radicals is True
         spans = model.term_spans(texts[0])
         assert (0, 2, "\u4eba\u53e3") in spans
+
+
+@pytest.mark.parametrize("doc", ["口\u0301\u0301ﾞ東", "ｲ\u00ad\u0308ﾞ天", "\u0e22\u0308ﾞ", "天\u0327ﾞ気"])
+def test_marks_put_in_canonical_order_give_no_wrong_spans(doc):
+    # the NFC that joins a half-width voiced mark (U+FF9E, U+3099 once folded) also moves it
+    # before a mark of a higher class (a cedilla, a diaeresis): the text keeps its length and a
+    # span pointed one place off ('\u0327' marked as the term '\u3099')
+    tok = Tokenizer()
+    spans = tok.spans(doc)
+    assert spans and [t for _, _, t in spans] == tok(doc)
+    assert all(term in tok(doc[a:b]) for a, b, term in spans)

@@ -1067,7 +1067,14 @@ class Tokenizer:
         folded = _fold_width(lowered)
         if len(folded) != n:       # half-width voiced kana composed: no place to give
             return None
-        return self._pieces(folded)
+        found = self._pieces(folded)
+        if folded != lowered and ("\u3099" in folded or "\u309a" in folded):
+            # the NFC that joins a voiced sound mark to its kana also puts a run of marks in
+            # canonical order (U+3099 before a cedilla): as long, with places moved. A span holds
+            # where its text folds to what stands there
+            if any(_fold_width(lowered[a:b]) != folded[a:b] for a, b, _ in found):
+                return None
+        return found
 
     def __call__(self, doc):
         tokens = self._unigrams(doc)
