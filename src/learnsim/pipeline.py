@@ -295,11 +295,12 @@ class Pipeline:
     @property
     def method(self):
         """The method's name as reports, ``index info`` and the service give it: the metric's
-        class, or ``"baseline"`` where the model scores plainly as Okapi BM25 or the tf.idf
-        cosine (``scoring`` says which): a fit that ended as the baseline, or a baseline built
-        as one. Such a model is held by a LinkLearn or a LearnedBM25 object, which read as a
-        method learned from links to a user who fitted FILM on clusters."""
-        if self.scoring in _BASELINE_SCORINGS:
+        class, or ``"baseline"`` where nothing learned is left: the model scores plainly as
+        Okapi BM25 or the tf.idf cosine (``scoring`` says which) with no duplicate rule and no
+        re-ranker (a fit that ended as the baseline, or a baseline built as one). Such a model
+        is held by a LinkLearn or a LearnedBM25 object, which read as a method learned from
+        links to a user who fitted FILM on clusters."""
+        if self.scoring in _BASELINE_SCORINGS and self.matcher is None and self.rerank is None:
             return "baseline"
         return type(self.metric).__name__
 
