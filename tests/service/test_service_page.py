@@ -265,3 +265,21 @@ def test_what_users_and_documents_wrote_is_isolated_from_the_pages_own_text(film
     assert f"<title>\u2068{q}\u2069 - learnsim</title>" in page
     css = film.get("/static/page.css").text
     assert "unicode-bidi: isolate" in css and ".doc-id" in css.split("unicode-bidi: isolate")[0].rsplit("\n", 1)[-1]
+
+
+def test_a_long_hit_is_marked_where_the_page_shows_it(tmp_path):
+    # the page shows a hit's first SHOWN_CHARS: its words are marked there alone (a whole long
+    # text written with Turkish İ took 0.7 s for 200,000 characters to mark)
+    import learnsim
+    from learnsim.service.page import MARK_MARGIN, SHOWN_CHARS, gather
+
+    texts = ["İstanbul password reset " * 4000, "forgot my password", "I was charged twice",
+             "refund for a double charge", "app crashes on start", "crash after the update"]
+    model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2], baseline_holdout=None)
+    with Index.build(tmp_path / "index", model, texts) as index:
+        data = gather(index, q="password reset", k=1)
+    hit = data["hits"][0]
+    assert hit["text"] == texts[0] and hit["marks"]
+    assert max(b for _, b in hit["marks"]) <= SHOWN_CHARS + MARK_MARGIN
+    shown = [(a, b) for a, b, _ in model.term_spans(texts[0]) if b <= SHOWN_CHARS]
+    assert set(shown) >= {m for m in hit["marks"] if m[1] <= SHOWN_CHARS} and len(hit["marks"]) >= 2
