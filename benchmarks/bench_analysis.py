@@ -93,7 +93,9 @@ def analysers(english=False):
              # and what reading punctuation by Unicode's word rules costs (the default reads so)
              "learnsim bigrams, punctuation as before": Tokenizer(uax29_punctuation=False),
              # and what folding letter variants and digits costs (the default reads so)
-             "learnsim bigrams, variants apart": Tokenizer(fold_variants=False)}
+             "learnsim bigrams, variants apart": Tokenizer(fold_variants=False),
+             # and what reading Kangxi radicals as ideographs costs (the default reads so)
+             "learnsim bigrams, radicals apart": Tokenizer(fold_radicals=False)}
     for analyzer, module in (("sudachi", "sudachipy"), ("fugashi", "fugashi"), ("jieba", "jieba")):
         if importlib.util.find_spec(module) is not None:
             named[f"learnsim {analyzer}"] = Tokenizer(analyzer=analyzer)

@@ -357,21 +357,25 @@ _DIGITS_BMP = ("\u0660-\u0669\u06F0-\u06F9\u07C0-\u07C9\u0966-\u096F\u09E6-\u09E
 _VARIANTS = []
 
 
-def _fold_variants(text, lower=True):
+def _fold_variants(text, lower=True, radicals=False):
     """``text`` with the compatibility characters of ``_COMPATIBILITY`` in NFKC, the letter
     variants of ``_LETTER_VARIANTS`` and every decimal digit that is neither ASCII nor fullwidth
     folded. The letters and digits are folded one character for one; a compatibility character
-    may become more than one (ﬁ, Ⅲ), and the text's spans are then not given. ``lower``: the
-    text was lowercased (𝐀 and Ⅲ are then lowercased too)."""
+    may become more than one (ﬁ, Ⅲ), and the text's spans are then read character by character
+    (:meth:`Tokenizer.spans`). ``lower``: the text was lowercased (𝐀 and Ⅲ are then lowercased
+    too). ``radicals``: the radicals of ``_RADICALS`` in NFKC too (``fold_radicals``), looked for
+    in the same first look."""
     if not _VARIANTS:
         letters = "".join(chr(cp) for cp in _LETTER_VARIANTS)
-        _VARIANTS.extend((re.compile(f"[{letters}{_GREEK_ACCENTED}{_COMPATIBILITY[0]}{_DIGITS_BMP}"
-                                     "\U00010000-\U0010FFFF]"),
+        first = f"{letters}{_GREEK_ACCENTED}{_COMPATIBILITY[0]}{_DIGITS_BMP}\U00010000-\U0010FFFF"
+        _VARIANTS.extend((re.compile(f"[{first}]"),
                           re.compile(f"[{''.join(_COMPATIBILITY)}]+"), re.compile("[^\\D0-9\uFF10-\uFF19]"),
-                          _variant_table()))
-    maybe, compatibility, digits, table = _VARIANTS
-    if maybe.search(text) is None:
+                          _variant_table(), re.compile(f"[{first}{_RADICAL_CLASS}]")))
+    maybe, compatibility, digits, table, maybe_radicals = _VARIANTS
+    if (maybe_radicals if radicals else maybe).search(text) is None:
         return text
+    if radicals:
+        text = _fold_radicals(text)
     if lower:
         text = compatibility.sub(lambda m: _normalize("NFKC", m.group()).lower(), text)
     else:
@@ -382,7 +386,15 @@ def _fold_variants(text, lower=True):
 
 # The Kangxi radicals and the two CJK radicals that have a compatibility form (U+2E9F, U+2EF3):
 # each is its ideograph in NFKC (⼈ is 人), and a PDF's text layer often holds them in its place
-_RADICALS = re.compile("[\u2e9f\u2ef3\u2f00-\u2fd5]")
+_RADICAL_CLASS = "\u2e9f\u2ef3\u2f00-\u2fd5"
+_RADICALS = re.compile(f"[{_RADICAL_CLASS}]")
+
+
+def _fold_radicals(text):
+    """``text`` with the radicals of ``_RADICALS`` as their NFKC (the ideographs)."""
+    if _RADICALS.search(text) is None:
+        return text
+    return _RADICALS.sub(lambda m: _normalize("NFKC", m.group()), text)
 
 
 def _unicode_fold(text, drop_ignorables=False, hebrew_quotes=False, fold_variants=False, lower=True,
@@ -395,15 +407,15 @@ def _unicode_fold(text, drop_ignorables=False, hebrew_quotes=False, fold_variant
     (``fold_variants``) with compatibility characters, the letter variants of the Arabic script,
     Greek and Russian, and every decimal digit folded (:func:`_fold_variants`; ``lower``: the text
     was lowercased), and (``fold_radicals``) the CJK radicals of ``_RADICALS`` in NFKC."""
-    if fold_radicals and _RADICALS.search(text) is not None:
-        text = _RADICALS.sub(lambda m: _normalize("NFKC", m.group()), text)
     if drop_ignorables:
         text = _drop_ignorable(text)
     if hebrew_quotes:
         text = _fold_hebrew_quotes(text)
     text = _nfc(text)
     if fold_variants:
-        text = _fold_variants(text, lower)
+        text = _fold_variants(text, lower, fold_radicals)
+    elif fold_radicals:
+        text = _fold_radicals(text)
     return text.replace("i\u0307", "i") if "\u0307" in text else text
 
 
