@@ -700,11 +700,24 @@ class Pipeline:
             raise TypeError(f"text must be a str; got {type(text).__name__}")
         # the fitted vectoriser's own tokenizer (built once at fit or load), else a new one like
         # it; over a dense encoder, the lexical part's (its words are those explanations name)
+        tokenizer = self._lexical_tokenizer()
+        return tokenizer.spans(text) if hasattr(tokenizer, "spans") else []
+
+    def terms(self, text):
+        """The vectoriser's terms of ``text`` as its tokenizer reads them (the terms
+        :meth:`term_spans` places, and the n-grams of them it counts); empty for a vectoriser
+        that has no tokenizer (a dense sentence encoder)."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str; got {type(text).__name__}")
+        tokenizer = self._lexical_tokenizer()
+        return list(tokenizer(text)) if hasattr(tokenizer, "spans") else []
+
+    def _lexical_tokenizer(self):
         source = self.vectorizer if self.lexical is None else self.lexical
         tokenizer = getattr(source, "_tokenizer", None)
         if tokenizer is None and hasattr(source, "_make_tokenizer"):
             tokenizer = source._make_tokenizer()
-        return tokenizer.spans(text) if hasattr(tokenizer, "spans") else []
+        return tokenizer
 
     def explain(self, query, document, n_top=10, statistics=None, corpus=None):
         """Which words make ``document`` close to (or far from) ``query``, split exactly.

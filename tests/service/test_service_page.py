@@ -283,3 +283,21 @@ def test_a_long_hit_is_marked_where_the_page_shows_it(tmp_path):
     assert max(b for _, b in hit["marks"]) <= SHOWN_CHARS + MARK_MARGIN
     shown = [(a, b) for a, b, _ in model.term_spans(texts[0]) if b <= SHOWN_CHARS]
     assert set(shown) >= {m for m in hit["marks"] if m[1] <= SHOWN_CHARS} and len(hit["marks"]) >= 2
+
+
+def test_a_source_whose_spans_cannot_be_given_still_marks_its_hits(tmp_path):
+    # the terms a distance model marks are the source's as the tokenizer reads it: taken from its
+    # spans, a source with no spans (a Hebrew acronym typed with an ASCII quote, read by its
+    # neighbours, beside Turkish İ) marked no hit at all
+    import learnsim
+    from learnsim.service.page import gather
+
+    texts = ["password reset \u05e6\u05d4\"\u05dc İstanbul", "forgot my password", "I was charged twice",
+             "refund for a double charge", "app crashes on start", "crash after the update"]
+    model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2], baseline_holdout=None)
+    assert model.term_spans(texts[0]) == [] and "password" in model.terms(texts[0])
+    with Index.build(tmp_path / "index", model, texts, ids=list("abcdef")) as index:
+        data = gather(index, similar="a", k=5)
+    assert data["kind"] == "distance"
+    hit = next(h for h in data["hits"] if h["id"] == "b")
+    assert hit["marks"] == [(10, 18)]

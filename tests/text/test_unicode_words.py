@@ -397,6 +397,7 @@ def test_changes_that_keep_the_length_give_no_wrong_spans():
     ("\ufb01nance \ufb02ow office", ["\ufb01nance", "\ufb02ow", "office"]),   # ligatures (a PDF's)
     ("co\u00adoperate İn \ufeffcafe\u0301", ["co\u00adoperate", "İn", "cafe\u0301"]),
     ("ｶﾞｲﾄﾞ İ", ["ｶﾞｲ", "ｲﾄﾞ"]),                                         # half-width kana, voiced
+    ("\u1112\u1161\u11ab\u1100\u116e\u11a8 İ", ["\u1112\u1161\u11ab\u1100\u116e\u11a8"]),   # jamo NFC joins: 한국
 ])
 def test_spans_of_a_text_whose_reading_changes_its_length(doc, words):
     """Lowercasing (İ is i + a dot), NFC and the ligatures change a text's length: each word is
@@ -493,3 +494,14 @@ def test_every_span_of_random_text_in_many_scripts_reads_as_its_term(kwargs):
         for a, b, term in spans:
             assert term in tok(doc[a:b]), (doc, a, b, term)
     assert n_spans > 2000
+
+
+def test_a_text_that_reads_far_longer_is_not_mapped(monkeypatch):
+    # U+FDFA reads as 18 characters: a cap on the text as written let 200,000 of them build
+    # 3.6 million places (3 s); the text as read is capped too
+    from learnsim.text import _tokenize
+
+    monkeypatch.setattr(_tokenize, "_MAX_MAPPED", 1000)
+    tok = Tokenizer()
+    assert tok._mapped_spans("\ufdfa" * 100) is None and tok.spans("\ufdfa" * 100) == []
+    assert tok._mapped_spans("\ufdfa" * 10) is not None

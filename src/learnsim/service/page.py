@@ -162,7 +162,13 @@ def explain_hits(index, data, hits):
     # the query as the search read it (a lone 猫 as the terms holding it), so that an explanation
     # sums to the hit's score
     against = index.read_query(data["q"]) if data["q"] else data["source"]["text"]
-    terms = {t for _, _, t in p.term_spans(against)}
+    # read once a page (the service explains its hits in pieces), as the tokenizer reads it: the
+    # spans of a long source document cost seconds, and where they could not be given no hit
+    # was marked
+    read = data.get("_against_terms")
+    if read is None or read[0] is not against and read[0] != against:
+        read = data["_against_terms"] = (against, set(p.terms(against)))
+    terms = read[1]
     statistics = index.statistics or None   # read from disk once, not per hit
     for h in hits:
         h["explanation"] = p.explain(against, h["text"], n_top=MARK_WORDS, statistics=statistics)

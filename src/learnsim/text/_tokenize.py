@@ -1031,9 +1031,9 @@ class Tokenizer:
     def _mapped_spans(self, doc):
         """:meth:`spans` of a text whose reading changes its length: each character with the
         combining marks after it read alone, the places of what it became kept; None where the
-        terms so read are not the text's own (:meth:`_unigrams`), or the text is longer than
-        ``_MAX_MAPPED`` (this reading costs about four times the other: 65 ms for 100,000
-        characters)."""
+        terms so read are not the text's own (:meth:`_unigrams`), or the text, as written or as
+        read, is longer than ``_MAX_MAPPED`` (this reading costs about four times the other: 65 ms
+        for 100,000 characters)."""
         if len(doc) > _MAX_MAPPED:
             return None
         places, parts = [], []
@@ -1047,9 +1047,11 @@ class Tokenizer:
                 i = j
                 continue
             j = i + 1
-            # a character's marks, and the half-width voiced sound marks that width folding joins
-            # to a half-width kana (ｶﾞ is ガ)
-            while j < n and (_category(doc[j])[0] == "M" or doc[j] in "\uff9e\uff9f"):
+            # a character's marks, the half-width voiced sound marks that width folding joins to
+            # a half-width kana (ｶﾞ is ガ), and the vowel and final jamo that NFC joins to the
+            # jamo before them (ᄀ + ᅡ is 가)
+            while j < n and (_category(doc[j])[0] == "M" or doc[j] in "\uff9e\uff9f"
+                             or "\u1160" <= doc[j] <= "\u11ff" or "\ud7b0" <= doc[j] <= "\ud7ff"):
                 j += 1
             part = self._prepare(doc[i:j])
             if self.unicode_words and not part.isascii():
@@ -1059,6 +1061,8 @@ class Tokenizer:
                 part = _fold_width(part)
             parts.append(part)
             places.extend([(i, j)] * len(part))
+            if len(places) > _MAX_MAPPED:       # read longer than that (U+FDFA reads as 18 characters)
+                return None
             i = j
         read = "".join(parts)
         found = self._spans_of(read, len(read))
