@@ -113,7 +113,8 @@ def test_fit_returns_a_pipeline_of_the_expected_family(fitted):
     assert model.scorer.kind == expected
     assert model.higher_is_closer == (expected != "distance")
     assert model.method in repr(model) and model.scoring in repr(model)
-    plain = model.scoring in ("BM25", "tf.idf cosine") and model.matcher is None and model.rerank is None
+    plain = model.scoring in ("BM25", "tf.idf cosine", "lexical tf.idf cosine") and model.matcher is None \
+        and model.rerank is None
     assert model.method == ("baseline" if plain else type(model.metric).__name__)
     assert {"vectorizer", "metric"} <= set(model.parts)
     assert ("matcher" in model.parts) == (kind == "film_pairs")

@@ -47,8 +47,9 @@ from ._utils.progress import stage_for, with_show_progress_bar
 
 __all__ = ["Pipeline"]
 
-# the scorings that are a baseline itself (learnsim.scorer._term_weight_names)
-_BASELINE_SCORINGS = ("BM25", "tf.idf cosine")
+# the scorings that are a baseline itself (learnsim.scorer._term_weight_names, and a dense
+# model's search rule that kept its lexical part alone: learnsim.scorer.Scorer)
+_BASELINE_SCORINGS = ("BM25", "tf.idf cosine", "lexical tf.idf cosine")
 
 # The parts a model file may hold (what fitting.fit_parts returns).
 _PARTS = ("vectorizer", "metric", "matcher", "match_rule", "search", "rerank", "lexical")
