@@ -85,3 +85,24 @@ def test_pipeline_search_gives_a_query_of_unknown_words_no_hits(family):
     assert [len(h) for h in found] == [4, 0, 4]
     assert [h["corpus_id"] for h in found[2]] == [h["corpus_id"] for h in found[0]]
     assert p.search(UNKNOWN, texts, k=4) == []
+
+
+def test_a_document_no_search_can_find_is_stored_with_a_warning(tmp_path):
+    # the CLI refuses such a line and the service such a document; a library call stores it and
+    # says so, at the caller's line, naming the first
+    texts = corpus()[0]
+    index = Index.build(tmp_path / "index", model("bm25"), texts[:60], ids=[f"d{i}" for i in range(60)])
+    with pytest.warns(UserWarning, match=r"2 of the 3 texts have no letter or digit \(first: texts\[0\] = ''\)") as got:
+        index.add(["", texts[0], "\U0001f600 ?!"], ids=["blank", "again", "emoji"])
+    assert got[0].filename == __file__
+    assert index.document("emoji")[0] == "\U0001f600 ?!" and index.search("blank", k=3) == index.search("blank", k=3)
+    for call in (lambda: index.upsert(["..."], ids=["dots"]), lambda: index.update(["again"], ["   "])):
+        with pytest.warns(UserWarning, match="no search can find them"):
+            call()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        index.add([texts[1]], ids=["fine"])          # a text with words: no warning
+        Index.build(tmp_path / "quiet", model("bm25"), texts[:40]).close()
+    with pytest.warns(UserWarning, match="1 of the 41 texts"):
+        Index.build(tmp_path / "loud", model("bm25"), texts[:40] + [" "]).close()
+    index.close()

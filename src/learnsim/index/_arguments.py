@@ -3,6 +3,9 @@ and k, each refused with an error naming the argument and the position."""
 from __future__ import annotations
 
 import numbers
+import os
+import sys
+import warnings
 from collections.abc import Iterable
 
 import numpy as np
@@ -11,16 +14,21 @@ from .._inputs import as_id, refuse_unordered, texts_of
 from .._utils.inputs import check_text
 from ._store import check_metadata
 
-__all__ = ["check_ids", "check_k", "check_metadatas", "check_texts", "doc_id", "ids_to_delete"]
+__all__ = ["check_ids", "check_k", "check_metadatas", "check_texts", "doc_id", "ids_to_delete", "warn_unfindable"]
 
 
-def check_texts(texts, what="texts"):
+def check_texts(texts, what="texts", documents=False):
     """``texts`` as a list of str (the rules of tables, arrays and files: ``texts_of``), none
-    holding a lone surrogate; a TypeError or ValueError naming ``what`` and the position."""
+    holding a lone surrogate; a TypeError or ValueError naming ``what`` and the position.
+    ``documents``: texts to store, with a warning where some hold no letter or digit
+    (:func:`warn_unfindable`)."""
     if type(texts) is list and all(type(t) is str for t in texts):
         # the common case (a search's one query) without the rules for tables, arrays and files,
         # whose checks (abstract base classes, attribute tests) were 10-30 us of a search
-        return _whole_characters(list(texts), what)
+        texts = _whole_characters(list(texts), what)
+        if documents:
+            warn_unfindable(texts, what)
+        return texts
     if isinstance(texts, (bytes, bytearray, memoryview)):
         # iterated, bytes are their byte values: "query[0] must be a str; got int" named no problem
         raise TypeError(f"{what} must be text (str), not {type(texts).__name__}: decode it first, e.g. "
@@ -35,7 +43,34 @@ def check_texts(texts, what="texts"):
     for i, t in enumerate(texts):
         if not isinstance(t, str):
             raise TypeError(f"{what}[{i}] must be a str; got {type(t).__name__}")
-    return _whole_characters(texts, what)
+    texts = _whole_characters(texts, what)
+    if documents:
+        warn_unfindable(texts, what)
+    return texts
+
+
+def warn_unfindable(texts, what="texts"):
+    """A warning where documents hold no letter or digit (empty, spaces, punctuation or emoji
+    alone): stored, but no search can find them. ``learnsim index build`` and ``add`` refuse such a
+    line and the service such a document (issue 45); a library call stores them and says so."""
+    from .._utils.inputs import has_content
+
+    blank = [i for i, t in enumerate(texts) if not has_content(t)]
+    if blank:
+        first = blank[0]
+        warnings.warn(f"{len(blank)} of the {len(texts)} {what} have no letter or digit (first: {what}[{first}] = "
+                      f"{texts[first][:40]!r}): they are stored, but no search can find them", UserWarning,
+                      stacklevel=_caller_outside())
+
+
+def _caller_outside():
+    """The ``stacklevel`` of the first frame outside learnsim (the user's call of Index.build,
+    add, update or upsert, under the decorators that check and time them)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(2), 2
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _whole_characters(texts, what):

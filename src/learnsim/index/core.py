@@ -226,7 +226,7 @@ class Index(ModelVersions):
         if not isinstance(pipeline, Pipeline):
             pipeline = Pipeline.load(pipeline)
         texts, ids, metadata = index_inputs(texts, ids, metadata, text=text, columns=columns)
-        texts = _check_texts(texts)
+        texts = _check_texts(texts, documents=True)
         if not texts:
             raise ValueError("an index needs at least one text to build from (its collection statistics)")
         ids = _check_ids(ids, len(texts))
@@ -1119,7 +1119,7 @@ class Index(ModelVersions):
         (9, True)
         """
         texts, ids, metadata = index_inputs(texts, ids, metadata, text=text, columns=columns)
-        texts = _check_texts(texts)
+        texts = _check_texts(texts, documents=True)
         ids = _check_ids(ids, len(texts))
         metas = _check_metadatas(metadata, len(texts))
         if not texts:
@@ -1237,7 +1237,7 @@ class Index(ModelVersions):
         if texts is None and (is_table(ids) or isinstance(ids, os.PathLike) or hasattr(ids, "texts")):
             texts, ids = ids, None      # a table, a file or a Documents: its own ids
         texts, ids, metadata = index_inputs(texts, ids, metadata, text=text, columns=columns, need_ids=True)
-        texts = _check_texts(texts)
+        texts = _check_texts(texts, documents=True)
         ids = _check_ids(ids, len(texts))
         if None in ids:
             raise ValueError("update needs the ids of the documents to replace")
@@ -1284,7 +1284,7 @@ class Index(ModelVersions):
         (7, 'charged two times')
         """
         texts, ids, metadata = index_inputs(texts, ids, metadata, text=text, columns=columns, need_ids=True)
-        texts = _check_texts(texts)
+        texts = _check_texts(texts, documents=True)
         ids = _check_ids(ids, len(texts))
         if None in ids:
             raise ValueError(f"upsert needs an id for every document; ids[{ids.index(None)}] is None")
