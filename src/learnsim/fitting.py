@@ -565,8 +565,7 @@ def _checked_cluster_search(o, texts, labels, X, learn, owner, summary, fitted):
     the strongest baseline (:func:`learnsim.baseline.check_search`); ``learn(training labels)``
     fits the method on the other clusters and returns its scores. A model that does not beat the
     strongest baseline is that baseline's (issue 42)."""
-    from .baseline import (FOLDED_BELOW, MAX_FOLDS, FoldedPools, FoldedSplit, SearchBaselines, check_search,
-                           split_clusters)
+    from .baseline import FoldedPools, FoldedSplit, SearchBaselines, check_search, fold_runs, split_clusters
 
     start = time.perf_counter()
     y = np.asarray(labels)
@@ -575,7 +574,7 @@ def _checked_cluster_search(o, texts, labels, X, learn, owner, summary, fitted):
         return _result_of(fitted)
     parts = [got]
     # few held-out items: further runs of clusters, each held out of its own fit, as judgements' folds
-    runs = 1 if got[1].n_queries >= FOLDED_BELOW else min(MAX_FOLDS, -(-FOLDED_BELOW // got[1].n_queries))
+    runs = fold_runs(got[1].n_queries)
     for k in range(1, runs):
         more = split_clusters(y, o.baseline_holdout, random_state=o.random_state, fold=k)
         if more is None:

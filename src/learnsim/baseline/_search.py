@@ -59,7 +59,8 @@ from ..text import check_analysis
 from ._gain import BaselineGain, _rng, _warn, paired_bootstrap
 
 __all__ = ["LexicalBaselines", "SearchBaselines", "SearchCheck", "check_search", "validate_search", "ndcg_at_k", "bm25_query_norms",
-           "BASELINE_TITLES", "MIX_WEIGHT_GRID", "FOLDED_BELOW", "MAX_FOLDS", "FoldedSplit", "FoldedPools"]
+           "BASELINE_TITLES", "MIX_WEIGHT_GRID", "FOLDED_BELOW", "MAX_FOLDS", "FoldedSplit", "FoldedPools",
+           "fold_runs"]
 
 #: Okapi BM25's constants everywhere a fit or ``learnsim evaluate`` compares with BM25.
 BM25_K1, BM25_B = 1.5, 0.6
@@ -653,12 +654,8 @@ def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None,
     baselines = SearchBaselines(texts, split.documents, encoder_vectors=encoder_vectors, analysis=analysis)
     n_folds = max(2, int(round(1.0 / float(fraction))))
     if folds == "auto":
-        runs = 1
-        if relation is not None and relation.directed and split.by == "query and document" \
-                and split.n_queries < FOLDED_BELOW:
-            # as many folds as bring the queries scored to FOLDED_BELOW, at most every one and at
-            # most MAX_FOLDS fits (a fraction of 0.01 cut 200 queries into 100 folds of 2)
-            runs = min(n_folds, MAX_FOLDS, -(-FOLDED_BELOW // max(split.n_queries, 1)))
+        directed = relation is not None and relation.directed and split.by == "query and document"
+        runs = fold_runs(split.n_queries, n_folds) if directed else 1
     elif isinstance(folds, (int, np.integer)) and not isinstance(folds, bool) and folds >= 1:
         runs = min(int(folds), n_folds)
     else:
@@ -686,6 +683,23 @@ def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None,
     check = check_search(pool, candidates, owner=owner, random_state=random_state, detail=detail,
                          stacklevel=stacklevel + 1, compare=compare)
     return split, baselines, check
+
+
+def fold_runs(n_held, n_folds=MAX_FOLDS):
+    """How many folds a check cross-fits where one split holds out ``n_held`` queries (or items
+    of clusters): 1 from :data:`FOLDED_BELOW` up, else as many as bring the queries scored to
+    FOLDED_BELOW, at most ``n_folds`` and at most :data:`MAX_FOLDS` fits (a fraction of 0.01 cut
+    200 queries into 100 folds of 2).
+
+    Examples
+    --------
+    >>> from learnsim.baseline import fold_runs
+    >>> fold_runs(24), fold_runs(60), fold_runs(60, n_folds=2), fold_runs(250)
+    (5, 4, 2, 1)
+    """
+    if n_held >= FOLDED_BELOW:
+        return 1
+    return min(int(n_folds), MAX_FOLDS, -(-FOLDED_BELOW // max(int(n_held), 1)))
 
 
 class FoldedSplit:

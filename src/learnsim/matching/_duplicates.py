@@ -114,12 +114,9 @@ class DuplicateRule:
         if self.kind != "classifier":
             return (self.pair_score(pairs, X, texts), self.predict_proba(pairs, X, texts)[:, 1],
                     self.predict(pairs, X, texts).astype(bool))
-        from ._matchers import _sigmoid
-
         m = self.matcher
         score = np.asarray(m.decision_function(pairs, X=self._input(X, texts)), dtype=np.float64)
-        proba = _sigmoid(m.slope_ * score + m.calibration_intercept_)
-        decision = score >= m.threshold_
+        proba, decision = m.probability_of(score), score >= m.threshold_
         copies = self.copies(pairs, X, texts)
         proba[copies], decision[copies] = 1.0, True
         return score, proba, decision

@@ -896,12 +896,17 @@ class PairClassifierMatcher(_PairModel):
 
     def predict_proba(self, pairs, X=None):
         """Columns P(not duplicate), P(duplicate) (Platt scaling of the decision value)."""
-        p = _sigmoid(self.slope_ * self.decision_function(pairs, X) + self.calibration_intercept_)
+        p = self.probability_of(self.decision_function(pairs, X))
         return np.column_stack([1.0 - p, p])
 
     def predict(self, pairs, X=None):
         """1 (duplicate) where the decision value reaches ``threshold_``, else 0."""
         return (self.decision_function(pairs, X) >= self.threshold_).astype(np.int64)
+
+    def probability_of(self, decision):
+        """P(duplicate) of decision values (:meth:`decision_function`) already computed: what
+        :meth:`predict_proba` gives, without building the pairs' features again."""
+        return _sigmoid(self.slope_ * np.asarray(decision, dtype=np.float64) + self.calibration_intercept_)
 
     def pair_score(self, pairs, X=None):
         """The decision value (higher = more likely a duplicate), as ThresholdMatcher.pair_score."""

@@ -166,7 +166,7 @@ def explain_hits(index, data, hits):
     # spans of a long source document cost seconds, and where they could not be given no hit
     # was marked
     read = data.get("_against_terms")
-    if read is None or read[0] is not against and read[0] != against:
+    if read is None or read[0] != against:
         read = data["_against_terms"] = (against, set(p.terms(against)))
     terms = read[1]
     statistics = index.statistics or None   # read from disk once, not per hit
