@@ -118,6 +118,8 @@ def test_metadata_follows_the_same_bound():
 def test_has_content():
     assert all(has_content(t) for t in ("a", "w001", "東京", "ça?", "١٢", "?x?"))
     assert not any(has_content(t) for t in ("", " ", "\t\n", "?!", "...", "_", "-- * --", "🙂", None))
+    # Kangxi radicals are symbols to str.isalnum, and the tokenizer reads them as ideographs
+    assert has_content("\u2f08\u2f1d") and has_content("\u2e9f") and not has_content("\u2fe0")
 
 
 # --------------------------------------------------------------------------- every JSON Lines reader

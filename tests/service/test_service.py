@@ -21,6 +21,7 @@ pytest.importorskip("httpx")
 from serve_process import running_server  # noqa: E402
 from index_models import corpus, model, near_duplicate  # noqa: E402
 
+from learnsim._utils.inputs import CONTENT_PATTERN  # noqa: E402
 from learnsim.index import Index  # noqa: E402
 from learnsim.service import create_app  # noqa: E402
 
@@ -139,7 +140,7 @@ def test_match_text_and_pairs_on_a_model_with_a_duplicate_rule(built):
     answer = c.post("/v1/match", json={"pairs": [[texts[0], texts[i % len(texts)]] for i in range(250)]}).json()
     assert answer["model_version"] == "v1" and len(answer["decisions"]) == 250
     pairs = c.get("/openapi.json").json()["components"]["schemas"]["MatchPairs"]["properties"]["pairs"]
-    assert all(p["pattern"] == r"[^\W_]" and p["maxLength"] == 10_000 for p in pairs["items"]["prefixItems"])
+    assert all(p["pattern"] == CONTENT_PATTERN and p["maxLength"] == 10_000 for p in pairs["items"]["prefixItems"])
     _is_error(c.post("/v1/match", json={"text": "a", "pairs": [["a", "b"]]}), 422)   # one or the other
     _is_error(c.post("/v1/match", json={}), 422)
 

@@ -29,6 +29,7 @@ pytest.importorskip("httpx")
 
 from index_models import corpus, model  # noqa: E402
 
+from learnsim._utils.inputs import CONTENT_PATTERN  # noqa: E402
 from learnsim.index import Index  # noqa: E402
 from learnsim.service import create_app  # noqa: E402
 from learnsim.service import app as service  # noqa: E402
@@ -728,11 +729,14 @@ def test_a_query_of_words_the_model_does_not_know_has_no_hits(fresh):
 def test_the_schema_states_the_rules(fresh):
     schema = _client(fresh).get("/openapi.json").json()
     q = next(p for p in schema["paths"]["/v1/search"]["get"]["parameters"] if p["name"] == "q")
-    assert q["schema"]["pattern"] == r"[^\W_]"
+    assert q["schema"]["pattern"] == CONTENT_PATTERN
+    # Kangxi radicals (a query copied from a PDF) are read as ideographs: a query, not "nothing"
+    assert _client(fresh).get("/v1/search", params={"q": "\u2f08\u2f1d"}).status_code == 200
+    assert _client(fresh).get("/v1/search", params={"q": "\u2fe0"}).status_code == 422
     schemas = schema["components"]["schemas"]
-    assert schemas["DocumentIn"]["properties"]["text"]["pattern"] == r"[^\W_]"
-    assert schemas["SearchBatch"]["properties"]["queries"]["items"]["pattern"] == r"[^\W_]"
-    assert schemas["ExplainRequest"]["properties"]["document"]["pattern"] == r"[^\W_]"
+    assert schemas["DocumentIn"]["properties"]["text"]["pattern"] == CONTENT_PATTERN
+    assert schemas["SearchBatch"]["properties"]["queries"]["items"]["pattern"] == CONTENT_PATTERN
+    assert schemas["ExplainRequest"]["properties"]["document"]["pattern"] == CONTENT_PATTERN
     learning = _client(fresh, learn_from_clicks=True).get("/openapi.json").json()["components"]["schemas"]
     assert learning["FeedbackRequest"]["properties"]["clicked"]["uniqueItems"] is True
     assert "64 levels" in schema["info"]["description"] and "twice" in schema["info"]["description"]

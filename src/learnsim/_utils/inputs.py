@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["MAX_JSON_DEPTH", "MAX_GRADE", "CONTENT_PATTERN", "DuplicateKeyError", "JSONDepthError", "TextError",
+__all__ = ["MAX_JSON_DEPTH", "MAX_GRADE", "CONTENT_PATTERN", "RADICAL_CLASS", "DuplicateKeyError", "JSONDepthError", "TextError",
            "as_path", "check_grade", "check_json_depth", "check_text", "has_content", "has_surrogate", "loads",
            "short_repr", "unique_keys", "id_by_value"]
 
@@ -40,8 +40,13 @@ MAX_JSON_DEPTH = 64
 #: hundreds of digits cannot become the float nDCG's gain is (an OverflowError, not an answer).
 MAX_GRADE = 2**31 - 1
 
-#: A text with something to search: a letter or a digit (Python's ``re``: ``[^\W_]``).
-CONTENT_PATTERN = r"[^\W_]"
+#: The CJK radicals the tokenizer reads as the ideographs they stand for (``fold_radicals``: the
+#: Kangxi radicals and the two others with a compatibility form; ⼈ U+2F08 is 人), as the body of a
+#: regular expression class.
+RADICAL_CLASS = r"\u2e9f\u2ef3\u2f00-\u2fd5"
+#: A text with something to search: a letter or a digit (Python's ``re``: ``[^\W_]``), or such a
+#: radical (a symbol to ``str.isalnum``: a query copied from a PDF as "⼈⼝" was refused as empty).
+CONTENT_PATTERN = r"[^\W_]|[" + RADICAL_CLASS + "]"
 _CONTENT = re.compile(CONTENT_PATTERN)
 
 # a JSON string: quotes around anything but a quote or a backslash, or a backslash escape

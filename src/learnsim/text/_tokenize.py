@@ -27,6 +27,8 @@ from operator import add as _add
 from unicodedata import category as _category, combining as _combining, decimal as _decimal, \
     is_normalized as _is_normalized, normalize as _normalize
 
+from .._utils.inputs import RADICAL_CLASS
+
 __all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LATER_READINGS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
            "check_analysis", "analysis_of", "resolve_analysis", "LoneCharacters", "MAX_LONE_TERMS"]
 
@@ -386,7 +388,7 @@ def _fold_variants(text, lower=True, radicals=False):
 
 # The Kangxi radicals and the two CJK radicals that have a compatibility form (U+2E9F, U+2EF3):
 # each is its ideograph in NFKC (⼈ is 人), and a PDF's text layer often holds them in its place
-_RADICAL_CLASS = "\u2e9f\u2ef3\u2f00-\u2fd5"
+_RADICAL_CLASS = RADICAL_CLASS
 _RADICALS = re.compile(f"[{_RADICAL_CLASS}]")
 
 
