@@ -505,3 +505,18 @@ def test_a_text_that_reads_far_longer_is_not_mapped(monkeypatch):
     tok = Tokenizer()
     assert tok._mapped_spans("\ufdfa" * 100) is None and tok.spans("\ufdfa" * 100) == []
     assert tok._mapped_spans("\ufdfa" * 10) is not None
+
+
+@pytest.mark.parametrize("setting", ["cjk_unigrams", "unicode_words", "drop_ignorables", "uax29_punctuation",
+                                     "fold_variants", "fold_radicals"])
+def test_a_reading_given_other_than_true_or_false_is_refused(setting):
+    # read for its truth value, a saved state's "false" was the reading True: silently another one
+    from learnsim.exceptions import ParameterTypeError
+
+    vec = TextVectorizer().fit(["東京の天気", "\u2f08\u2f1dの話"])
+    meta, arrays = vec._get_state()
+    meta["params"] = dict(meta["params"], **{setting: "false"})
+    with pytest.raises(ParameterTypeError, match=f"{setting} must be True or False; got 'false'"):
+        TextVectorizer._from_state(meta, arrays)
+    with pytest.raises(ParameterTypeError, match=setting):
+        TextVectorizer(**{setting: 1}).fit(["a b"])
