@@ -210,6 +210,26 @@ def test_a_lone_surrogate_in_a_text_an_id_or_metadata_is_refused_naming_it(numbe
     assert len(numbered) == 20 and numbered.verify()["ok"]
 
 
+def test_a_lone_surrogate_in_an_id_looked_up_or_deleted_is_refused_naming_it(numbered):
+    """document, more_like and delete passed a str id to SQLite as given: one holding a lone
+    surrogate was a UnicodeEncodeError of its codec, naming nothing (the docs promise a ValueError
+    naming the argument, as add gives); None was looked up as an id (a KeyError)."""
+    for call, where in ((lambda: numbered.document("x\ud800"), "id"),
+                        (lambda: numbered.more_like("x\udc80"), "id"),
+                        (lambda: numbered.delete("x\ud800"), r"ids\[0\]"),
+                        (lambda: numbered.delete(["101", "x\ud800"]), r"ids\[1\]"),
+                        (lambda: numbered.delete(["x\ud800"], missing_ok=True), r"ids\[0\]")):
+        with pytest.raises(ValueError, match=where + ": a string holds a lone surrogate"):
+            call()
+    for call in (lambda: numbered.document(None), lambda: numbered.more_like(None)):
+        with pytest.raises(TypeError, match="id must be a str or an int; got None"):
+            call()
+    assert len(numbered) == 20 and numbered.document(101)
+    # an unknown id, whatever its characters, is still a KeyError
+    with pytest.raises(KeyError):
+        numbered.document("caf\u00e9 \U0001f600")
+
+
 def test_a_closed_index_says_it_is_closed_not_damaged(docs, tmp_path):
     texts, _, _ = docs
     with warnings.catch_warnings():

@@ -109,9 +109,18 @@ def check_ids(ids, n):
     return ids
 
 
-def doc_id(doc_id):
-    """An id to look up: any str as given (an unknown one is a KeyError), an int as its str."""
-    return doc_id if isinstance(doc_id, str) else as_id(doc_id)
+def doc_id(doc_id, where="id"):
+    """An id to look up: any str as given (an unknown one is a KeyError), an int as its str.
+    A str holding a lone surrogate is a ValueError (TextError) naming ``where``, as in add: it
+    reached SQLite, whose codec raised a UnicodeEncodeError naming nothing; None is a TypeError
+    (it was looked up as the id None, a KeyError)."""
+    if isinstance(doc_id, str):
+        if not doc_id.isascii():
+            check_text(doc_id, where)
+        return doc_id
+    if doc_id is None:
+        raise TypeError(f"{where} must be a str or an int; got None")
+    return as_id(doc_id, where)
 
 
 def check_metadatas(metadata, n):
@@ -142,9 +151,8 @@ def ids_to_delete(ids):
         # keys: neither is a list of ids
         raise TypeError(f"ids must be an id (a str or an int) or a list of them; got {type(ids).__name__}")
     ids = [ids] if single else list(ids)
-    ids = [x if isinstance(x, str) else as_id(x, f"ids[{i}]") for i, x in enumerate(ids)]
-    if None in ids:
-        raise TypeError(f"ids[{ids.index(None)}] must be a str or an int; got None")
+    # a str as given (an unknown one is missing), one holding a lone surrogate refused by name
+    ids = [doc_id(x, f"ids[{i}]") for i, x in enumerate(ids)]
     seen = set()
     for x in ids:
         if x in seen:
