@@ -140,6 +140,22 @@ def test_values_are_bound_never_written_into_the_sql(store):
     assert s.count() == len(store[1])
 
 
+def test_metadata_holding_a_nul_character_is_refused_by_name(tmp_path):
+    """SQLite's JSON functions end a string at a NUL character: metadata {"v": "a\\x00b"} was
+    stored, and the filter {"v": "a"} matched it ({"v": {"$gt": "a"}} did not). It is refused
+    when written now, as a lone surrogate is; a backslash followed by "u0000" is no NUL."""
+    texts, _, _, _ = corpus()
+    index = Index.build(tmp_path / "idx", model("film"), texts[:20])
+    for bad in ({"v": "a\x00b"}, {"m": {"x": ["ok", "\x00"]}}, {"k\x00": 1}):
+        with pytest.raises(ValueError, match=r"metadata\[1\] holds a str with a NUL character"):
+            index.add(["w001 w002", "w003 w004"], ids=["nul-a", "nul-b"], metadata=[{"v": "a"}, bad])
+    assert len(index) == 20
+    assert index.add(["w001 w002"], ids=["nul-c"], metadata=[{"v": "a\\u0000b", "w": "\\x00"}]) == ["nul-c"]
+    assert index.document("nul-c")[1] == {"v": "a\\u0000b", "w": "\\x00"}
+    assert [h["id"] for h in index.search("w001 w002", k=3, filter={"v": "a\\u0000b"})] == ["nul-c"]
+    index.close()
+
+
 # --------------------------------------------------------------------- more_like, match
 def test_more_like_and_match_take_operators(tmp_path):
     texts, _, ids, meta = corpus()
@@ -184,6 +200,10 @@ def test_more_like_and_match_take_operators(tmp_path):
     ({"a": {"$gt": float("nan")}}, r"\$gt on 'a' compares"),
     ({"a": {"$lt": 2 ** 64}}, r"\$lt on 'a' compares"),
     ({"a": {"$eq": "\ud800"}}, "must be a str"),
+    # SQLite's JSON functions end a string at NUL: "a\x00b" was the filter "a"
+    ({"a": "a\x00b"}, r"filter value of 'a' holds a NUL character"),
+    ({"a": {"$nin": ["x", "\x00"]}}, r"filter value of 'a' holds a NUL character"),
+    ({"a": {"$gte": "b\x00"}}, r"\$gte operand of 'a' holds a NUL character"),
     ({"a": {}}, "filter value of 'a'"),
     ({"a.": 1}, "field"), ({".a": 1}, "field"), ({"a..b": 1}, "field"), ({"a.b c": 1}, "field"),
     ({"a.b'": 1}, "field"), ({'a."b': 1}, "field"),

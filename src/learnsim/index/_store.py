@@ -119,7 +119,24 @@ def check_metadata(meta, where="metadata"):
     text = json.dumps(meta, ensure_ascii=False, sort_keys=True, allow_nan=False)
     if not text.isascii():
         check_text(meta, where)     # a lone surrogate: no UTF-8 (SQLite's codec error, naming nothing)
+    # (json.dumps writes a NUL as \u0000; a str holding a backslash and "u0000" matches too, so look)
+    if "\\u0000" in text and _holds_nul(meta):
+        # SQLite's JSON functions end a string at a NUL character: a filter read "a\x00b" as "a",
+        # and {"k": "a"} matched it (the filters compare json_extract's values)
+        raise ValueError(f"{where} holds a str with a NUL character (\\x00), which a filter cannot "
+                         f"compare (SQLite's JSON functions end a string there); got {_short(meta, 200)}")
     return text
+
+
+def _holds_nul(value):
+    """Whether a str of a JSON value (keys included) holds a NUL character."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(k) or _holds_nul(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(_holds_nul(v) for v in value)
+    return False
 
 
 # the values one filter may list, over all its conditions: a list is one JSON array read by
@@ -190,6 +207,9 @@ class _Budget:
 
 
 def _checked_value(field, v, what="filter value"):
+    if isinstance(v, str) and "\x00" in v:
+        raise FilterError(f"{what} of {field!r} holds a NUL character (\\x00), which SQLite's JSON functions end "
+                          f"a string at (metadata may hold none either); got {_short(v)}")
     if not _filter_value_ok(v):
         raise FilterError(f"{what} of {field!r} must be a str, a finite number (an integer within 64 bits), "
                           f"a bool or None; got {_short(v)}")
@@ -235,6 +255,8 @@ def _field_condition(field, path, value, budget):
                     raise FilterError(f"$exists on {field!r} takes true or false; got {_short(operand)}")
                 out.append(("exists", path, operand))
             elif op in _ORDERED:
+                if isinstance(operand, str):
+                    _checked_value(field, operand, f"{op} operand")
                 if not (_is_number(operand) or isinstance(operand, str)) or not _filter_value_ok(operand):
                     raise FilterError(f"{op} on {field!r} compares a number (an integer within 64 bits, a finite "
                                       f"float) or a str; got {_short(operand)}")
