@@ -156,6 +156,27 @@ def test_metadata_holding_a_nul_character_is_refused_by_name(tmp_path):
     index.close()
 
 
+def test_numpy_scalars_and_arrays_are_filter_values(store):
+    """A filter of a DataFrame's values (np.int64, np.bool_, np.float32, df.col.unique()) was
+    refused as not "an integer within 64 bits; got np.int64(1)"; ids and k took numpy integers.
+    Each filter finds what its Python values find."""
+    np = pytest.importorskip("numpy")
+    s, _ = store
+    for given, plain in (({"v": np.int64(1)}, {"v": 1}),
+                         ({"v": np.bool_(True)}, {"v": True}),
+                         ({"v": {"$gt": np.int32(0), "$lte": np.float32(2.5)}}, {"v": {"$gt": 0, "$lte": 2.5}}),
+                         ({"v": {"$in": np.array([0, 2.5])}}, {"v": {"$in": [0, 2.5]}}),
+                         ({"v": np.array(["b", "ab"])}, {"v": ["b", "ab"]}),
+                         ({"v": {"$nin": np.array(["b"]), "$exists": np.bool_(True)}},
+                          {"v": {"$nin": ["b"], "$exists": True}})):
+        assert check_filter(given) == check_filter(plain)
+        assert s.seqs_matching(check_filter(given)) == s.seqs_matching(check_filter(plain)) != []
+    for bad in ({"v": np.uint64(2 ** 64 - 1)}, {"v": np.float64("nan")}, {"v": np.datetime64("2020-01-01")},
+                {"v": np.array([[1]])}, {"v": {"$in": np.array([])}}):
+        with pytest.raises(FilterError):
+            check_filter(bad)
+
+
 # --------------------------------------------------------------------- more_like, match
 def test_more_like_and_match_take_operators(tmp_path):
     texts, _, ids, meta = corpus()

@@ -206,7 +206,26 @@ class _Budget:
             raise FilterError(f"the filter has more than {MAX_FILTER_CONDITIONS} field conditions")
 
 
+def _plain(v):
+    """A numpy scalar (a DataFrame's np.int64, np.bool_, np.float32) as the Python value it holds,
+    as ids and k take numpy integers: a filter of ``df.year.max()`` was refused as not "an integer
+    within 64 bits; got np.int64(2020)". Anything else as it is."""
+    if type(v).__module__ == "numpy" and getattr(v, "ndim", None) == 0 and hasattr(v, "item"):
+        item = v.item()
+        if item is None or isinstance(item, (bool, int, float, str)):
+            return item
+    return v
+
+
+def _is_list(value):
+    """Whether a filter operand is a list of values: a list, tuple or set, or a 1-D numpy array
+    (``df.year.unique()``; its values are numpy scalars, read by :func:`_plain`)."""
+    return isinstance(value, (list, tuple, set, frozenset)) or (
+        type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 1)
+
+
 def _checked_value(field, v, what="filter value"):
+    v = _plain(v)
     if isinstance(v, str) and "\x00" in v:
         raise FilterError(f"{what} of {field!r} holds a NUL character (\\x00), which SQLite's JSON functions end "
                           f"a string at (metadata may hold none either); got {_short(v)}")
@@ -217,16 +236,14 @@ def _checked_value(field, v, what="filter value"):
 
 
 def _checked_values(field, value, op, budget):
-    if not isinstance(value, (list, tuple, set, frozenset)):
+    if not _is_list(value):
         raise FilterError(f"{op} on {field!r} takes a non-empty list of values; got {_short(value)}")
     values = list(value)
     if not values:
         raise FilterError(f"filter field {field!r} lists no value" if op is None else
                           f"{op} on {field!r} lists no value")
     budget.take(len(values))
-    for v in values:
-        _checked_value(field, v)
-    return values
+    return [_checked_value(field, v) for v in values]
 
 
 def _field_condition(field, path, value, budget):
@@ -250,6 +267,7 @@ def _field_condition(field, path, value, budget):
                 out.append(("in", path, _checked_values(field, operand, op, budget), op == "$nin"))
                 continue
             budget.take(1)
+            operand = _plain(operand)
             if op == "$exists":
                 if not isinstance(operand, bool):
                     raise FilterError(f"$exists on {field!r} takes true or false; got {_short(operand)}")
@@ -268,7 +286,7 @@ def _field_condition(field, path, value, budget):
                 out.append(("in", path, [_checked_value(field, operand)], op == "$ne"))
         return out[0] if len(out) == 1 else ("and", out)
     budget.condition()
-    if isinstance(value, (list, tuple, set, frozenset)):
+    if _is_list(value):
         return ("in", path, _checked_values(field, value, None, budget), False)
     budget.take(1)
     return ("in", path, [_checked_value(field, value)], False)
