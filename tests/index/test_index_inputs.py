@@ -284,3 +284,22 @@ def test_pipeline_search_takes_a_series_by_position(docs):
     np.testing.assert_array_equal(pipeline.encode(shuffled), pipeline.encode(texts))
     with pytest.raises(ValueError, match=r"corpus \(DataFrame\) has no 'text' column .*corpus=df\['...'\]"):
         pipeline.search(QUERIES[0], pd.DataFrame({"a": texts, "b": texts}))
+
+
+@pytest.mark.parametrize("name", ["idx%41", "100%25 done", "a?b#c%zz"])
+def test_an_index_path_holding_a_percent_sign_is_built_opened_and_verified(docs, tmp_path, name):
+    """docs.sqlite is opened read-only by a URI, whose %XX escapes SQLite decodes: an index in
+    "idx%41" read "idxA/docs.sqlite", and its build failed with SQLite's "unable to open database
+    file" (verify reported the file damaged)."""
+    texts, ids, meta = docs
+    path = tmp_path / name
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Index.build(path, model("mcd"), texts[:20], ids[:20], meta[:20]).close()
+    with Index.open(path) as index:
+        assert len(index) == 20 and index.search(QUERIES[0], k=3)
+        index.add(texts[20:22], ids=ids[20:22])
+        index.compact()
+        assert len(index) == 22 and index.verify()["ok"]
+    assert Index.verify_at(path)["ok"]
+    assert not (tmp_path / "idxA").exists()

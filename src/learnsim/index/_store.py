@@ -537,6 +537,14 @@ class DocumentCache:
         self._chars += size
 
 
+def read_only_uri(path):
+    """The SQLite URI that opens the database at ``path`` read-only: the path's ``%``, ``?`` and
+    ``#`` escaped, as a URI's are decoded (an index in "idx%41" opened "idxA/docs.sqlite", and its
+    build failed with SQLite's "unable to open database file")."""
+    quoted = str(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+    return "file:" + quoted + "?mode=ro"
+
+
 class DocumentStore:
     """The SQLite database of an index (see the module notes)."""
 
@@ -544,7 +552,7 @@ class DocumentStore:
         self.path = str(path)
         if readonly:
             # mode=ro still reads the WAL of a writer that crashed (it needs the -shm file)
-            uri = "file:" + self.path.replace("?", "%3f").replace("#", "%23") + "?mode=ro"
+            uri = read_only_uri(self.path)
             self.conn = sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None, check_same_thread=False)
         else:
             # an Index may be used from several threads (a server's worker pool); the caller

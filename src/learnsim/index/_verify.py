@@ -26,6 +26,7 @@ import numpy as np
 from .._utils.files import sha256_file
 from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexDamagedError, IndexFormatError, Segment, check_seal, \
     load_json, load_npy, read_manifest
+from ._store import read_only_uri
 
 __all__ = ["verify_index", "verify_locked"]
 
@@ -196,7 +197,7 @@ def _check_sqlite(report, path, m, segment_seqs):
     if not file.is_file():
         report.bad(file, "the file is missing")
         return
-    uri = "file:" + str(file).replace("?", "%3f").replace("#", "%23") + "?mode=ro"
+    uri = read_only_uri(file)
     try:
         conn = sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None)
     except sqlite3.DatabaseError as exc:
