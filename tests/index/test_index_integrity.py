@@ -621,3 +621,68 @@ def test_a_file_read_beside_its_hash_is_the_file_and_its_digest(tmp_path, monkey
     monkeypatch.setattr(_segments, "open", failing_open, raising=False)
     with pytest.raises(IndexDamagedError, match="cannot be read"):
         _segments.read_verified(file, digest, into_array=True)
+
+
+_READ_ONLY_CHILD = """
+import json, sys, warnings
+warnings.simplefilter("ignore")
+from learnsim.index import Index
+path, out = sys.argv[1], {}
+with Index.open(path) as index:
+    out["documents"] = len(index)
+    out["hits"] = [h["id"] for h in index.search(sys.argv[2], k=5, filter={"half": "even"})]
+    try:
+        index.add(["w001 w002"], ids=["new"])
+    except OSError as exc:
+        out["add"] = type(exc).__name__
+out["verify"] = Index.verify_at(path)["ok"]
+print(json.dumps(out))
+"""
+
+
+def test_an_index_in_a_place_nothing_may_be_written_is_read_not_damaged(tmp_path):
+    """A read-only mount (a container image, a shared volume) or a directory of another user: SQLite
+    could not make its WAL index (docs.sqlite-shm) beside docs.sqlite, and Index.open raised
+    IndexDamagedError "docs.sqlite is damaged: ... unable to open database file" (verify: not ok).
+    It opens and searches now, verify finds it sound, and a write fails with an OSError."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import learnsim
+
+    texts, _, ids, meta = corpus()
+    path = tmp_path / "idx"
+    Index.build(path, model("linklearn"), texts[:40], ids[:40], meta[:40]).close()
+    with Index.open(path) as index:
+        want = [h["id"] for h in index.search(QUERY, k=5, filter={"half": "even"})]
+    env = dict(os.environ, PYTHONPATH=str(Path(learnsim.__file__).resolve().parents[1]))
+    child = [sys.executable, "-c", _READ_ONLY_CHILD]
+    if os.geteuid() == 0:
+        # root writes anywhere a mode allows nothing: a read-only bind mount of the index instead
+        if shutil.which("unshare") is None:
+            pytest.skip("needs unshare to mount the index read-only as root")
+        view = tmp_path / "view"
+        view.mkdir()
+        script = 'mount --bind "$1" "$2" && mount -o remount,bind,ro "$2" && shift 2 && exec "$@"'
+        run = subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", str(path), str(view), *child,
+                              str(view), QUERY], capture_output=True, text=True, env=env, timeout=120)
+        if run.returncode != 0 and "mount" in run.stderr and "Traceback" not in run.stderr:
+            pytest.skip(f"cannot mount read-only here: {run.stderr.strip()[:200]}")
+    else:
+        modes = {p: p.stat().st_mode for p in [path, *path.rglob("*")]}
+        try:
+            for p in modes:
+                p.chmod(modes[p] & ~0o222)
+            run = subprocess.run([*child, str(path), QUERY], capture_output=True, text=True, env=env, timeout=120)
+        finally:
+            for p, mode in modes.items():
+                p.chmod(mode)
+    assert run.returncode == 0, run.stderr[-2000:]
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert out == {"documents": 40, "hits": want, "add": out.get("add"), "verify": True}
+    assert out["add"] in ("OSError", "PermissionError")
+    with Index.open(path) as index:
+        assert len(index) == 40 and index.verify()["ok"]

@@ -545,6 +545,51 @@ def read_only_uri(path):
     return "file:" + quoted + "?mode=ro"
 
 
+# SQLite's primary result codes of a database it could open for reading only, or not at all
+_SQLITE_READONLY, _SQLITE_CANTOPEN = 8, 14
+
+
+def _cannot_write_beside(path, exc):
+    """Whether ``exc`` (from opening the database at ``path`` for writing) is SQLite's lack of
+    write access there: read-only or unable to open, in a directory (or of a file) this process
+    cannot write, which includes a read-only mount."""
+    import os
+
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None or (code & 0xFF) not in (_SQLITE_READONLY, _SQLITE_CANTOPEN):
+        return False
+    return not (os.access(os.path.dirname(os.path.abspath(path)) or ".", os.W_OK) and os.access(path, os.W_OK))
+
+
+def read_only_connection(path):
+    """A read-only connection to the WAL database at ``path``: ``mode=ro``, which SQLite reads
+    the log of through its -shm file (made beside the database where it can be: a writer's crash
+    leaves a log). Where nothing may be written beside it (a read-only mount, a directory of
+    another user) and there is no -shm, ``immutable=1`` where no log is left to read (a writer
+    that closed cleanly folded it into the database and removed it); a log left without its
+    -shm cannot be read without writing one: a PermissionError saying so, not damage."""
+    import os
+
+    conn = sqlite3.connect(read_only_uri(path), uri=True, timeout=30.0, isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        return conn
+    except sqlite3.OperationalError as exc:
+        conn.close()
+        if not _cannot_write_beside(path, exc):
+            raise
+    try:
+        log = os.path.getsize(path + "-wal")
+    except OSError:
+        log = 0
+    if log:
+        raise PermissionError(f"{path}: this process cannot write beside docs.sqlite, and its write-ahead log "
+                              "(docs.sqlite-wal) can only be read by writing its index (docs.sqlite-shm): open "
+                              "the index once where it can be written, which folds the log in")
+    return sqlite3.connect(read_only_uri(path) + "&immutable=1", uri=True, timeout=30.0, isolation_level=None,
+                           check_same_thread=False)
+
+
 class DocumentStore:
     """The SQLite database of an index (see the module notes)."""
 
@@ -558,8 +603,18 @@ class DocumentStore:
             # an Index may be used from several threads (a server's worker pool); the caller
             # serialises the calls (one lock per Index), which sqlite3's own check would refuse
             self.conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.executescript(_SCHEMA)
+            try:
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                self.conn.executescript(_SCHEMA)
+            except sqlite3.OperationalError as exc:
+                self.conn.close()
+                if not _cannot_write_beside(self.path, exc):
+                    raise
+                # an index on a read-only mount (a container image, a shared volume) or in a
+                # directory this process cannot write: SQLite could not make the WAL's index (the
+                # -shm file) beside it, "unable to open database file", which an open reported as
+                # damage of docs.sqlite. It is read as it is, and a write says why it cannot be
+                self.conn = read_only_connection(self.path)
         self.conn.execute("PRAGMA synchronous=FULL")
         self._read_schema()
         # whether this connection's first write has keyed the live rows a writer left unkeyed

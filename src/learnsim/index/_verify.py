@@ -26,7 +26,7 @@ import numpy as np
 from .._utils.files import sha256_file
 from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexDamagedError, IndexFormatError, Segment, check_seal, \
     load_json, load_npy, read_manifest
-from ._store import read_only_uri
+from ._store import read_only_connection
 
 __all__ = ["verify_index", "verify_locked"]
 
@@ -197,9 +197,12 @@ def _check_sqlite(report, path, m, segment_seqs):
     if not file.is_file():
         report.bad(file, "the file is missing")
         return
-    uri = read_only_uri(file)
     try:
-        conn = sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None)
+        # (a read-only mount is read as it is, not reported damaged for the -shm file SQLite could not make)
+        conn = read_only_connection(str(file))
+    except PermissionError as exc:
+        report.bad(file, f"cannot read it ({exc})")
+        return
     except sqlite3.DatabaseError as exc:
         report.bad(file, f"SQLite cannot open it ({exc})")
         return
