@@ -53,6 +53,21 @@ def test_an_explicit_id_equal_to_the_next_automatic_id_does_not_wedge_adds(index
         assert len(again) == 65
 
 
+def test_an_explicit_id_equal_to_the_placeholder_of_an_automatic_one_does_not_wedge_adds(index):
+    """An add without ids wrote its row under the live id "\\0pending" until its number was
+    known: a document given that very id made every such add fail with "id None is already in
+    the index" (until it was deleted)."""
+    texts = corpus()[0]
+    assert index.add([texts[70]], ids=["\0pending"]) == ["\0pending"]
+    auto = index.add([texts[71], texts[72]])
+    assert len(auto) == 2 and all(a.isdigit() for a in auto)
+    assert index.add([texts[73]], ids=[None])[0].isdigit()
+    assert index.document("\0pending")[0] == texts[70]
+    for doc_id, text in zip(auto, texts[71:73]):
+        assert index.document(doc_id)[0] == text
+    assert len(index) == 64 and index.verify()["ok"]
+
+
 def test_a_run_of_explicit_numeric_ids_ahead_is_skipped(index):
     texts = corpus()[0]
     start = index.store.last_seq() + 1

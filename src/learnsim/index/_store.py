@@ -717,11 +717,14 @@ class DocumentStore:
         the caller's transaction; returns (cursor, id)."""
         conn = self.conn
         while True:
-            cur = conn.execute("INSERT INTO docs(id, text, meta, text_key) VALUES (?, ?, ?, ?)",
+            # the row is written marked deleted (deleted_seq 0, inside this transaction only) until
+            # its id is known: a live placeholder id collided with a document given that very id
+            # ("\0pending"), and every add without ids then failed with "id None is already in the index"
+            cur = conn.execute("INSERT INTO docs(id, text, meta, text_key, deleted_seq) VALUES (?, ?, ?, ?, 0)",
                                ("\0pending", text, meta, text_key(text)))
             doc_id = str(cur.lastrowid)
             if conn.execute("SELECT 1 FROM docs WHERE id = ? AND deleted_seq IS NULL", (doc_id,)).fetchone() is None:
-                conn.execute("UPDATE docs SET id = ?, digest = ? WHERE seq = ?",
+                conn.execute("UPDATE docs SET id = ?, digest = ?, deleted_seq = NULL WHERE seq = ?",
                              (doc_id, row_digest(doc_id, text, meta), cur.lastrowid))
                 return cur, doc_id
             conn.execute("DELETE FROM docs WHERE seq = ?", (cur.lastrowid,))
