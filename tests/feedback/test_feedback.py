@@ -64,6 +64,18 @@ def test_retention_by_age_and_rows(tmp_path):
         FeedbackLog(tmp_path, max_rows=0)
 
 
+def test_a_log_in_a_folder_whose_name_holds_a_uri_escape_is_read_there(tmp_path):
+    # the read-only open goes through an SQLite URI, which decodes %XX: "logs%41" was read as
+    # "logsA": another path, and the log there was refused as unopenable
+    for name in ("logs%41", "100%25 done", "what?#"):
+        folder = tmp_path / name
+        folder.mkdir()
+        with FeedbackLog(folder) as log:
+            log.record_impression(f"query in {name}", ["d1", "d2"])
+        with FeedbackLog(folder, readonly=True) as log:
+            assert [imp["query"] for imp in log.impressions()] == [f"query in {name}"]
+
+
 def test_a_file_that_is_not_a_log_is_refused(tmp_path):
     bad = tmp_path / "x.sqlite"
     bad.write_bytes(b"not sqlite at all" * 100)

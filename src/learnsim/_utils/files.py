@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-__all__ = ["sha256_file"]
+__all__ = ["read_only_uri", "sha256_file"]
 
 
 def sha256_file(path):
@@ -15,3 +15,12 @@ def sha256_file(path):
         for piece in iter(lambda: handle.read(1 << 20), b""):
             digest.update(piece)
     return digest.hexdigest()
+
+
+def read_only_uri(path):
+    """The SQLite URI that opens the database at ``path`` read-only: the path's ``%``, ``?`` and
+    ``#`` escaped, as a URI's are decoded (an index in "idx%41" opened "idxA/docs.sqlite", and its
+    build failed with SQLite's "unable to open database file"). Used by the index and the
+    feedback log alike."""
+    quoted = str(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+    return "file:" + quoted + "?mode=ro"

@@ -51,6 +51,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from .._utils.files import read_only_uri
+
 __all__ = ["FeedbackLog", "FEEDBACK_FILE", "MAX_SHOWN", "MAX_QUERY_CHARS", "MAX_CLICKS", "DEFAULT_MAX_BYTES",
            "DEFAULT_CLIENT_SHARE", "MAX_DWELL", "MAX_RELEVANCE", "FeedbackLogError", "LogBusy", "LogDamaged", "LogFull", "LogFormatError",
            "LogLocked"]
@@ -381,7 +383,7 @@ class FeedbackLog:
             raise FileNotFoundError(f"{path}: no feedback log (serve the index with --learn-from-clicks)")
         try:
             if readonly:
-                self.conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=OPEN_BUSY_TIMEOUT_S,
+                self.conn = sqlite3.connect(read_only_uri(path), uri=True, timeout=OPEN_BUSY_TIMEOUT_S,
                                             isolation_level=None, check_same_thread=False)
             else:
                 self.conn = sqlite3.connect(str(path), timeout=OPEN_BUSY_TIMEOUT_S, isolation_level=None,

@@ -36,6 +36,7 @@ import json.encoder
 import math
 import sqlite3
 
+from .._utils.files import read_only_uri
 from .._utils.inputs import MAX_JSON_DEPTH, check_text, has_surrogate
 from ..exceptions import FilterError  # noqa: F401  (defined there; importable here as in 0.1)
 
@@ -535,14 +536,6 @@ class DocumentCache:
             self._chars -= len(old[1])
         self._docs[seq] = row
         self._chars += size
-
-
-def read_only_uri(path):
-    """The SQLite URI that opens the database at ``path`` read-only: the path's ``%``, ``?`` and
-    ``#`` escaped, as a URI's are decoded (an index in "idx%41" opened "idxA/docs.sqlite", and its
-    build failed with SQLite's "unable to open database file")."""
-    quoted = str(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
-    return "file:" + quoted + "?mode=ro"
 
 
 # SQLite's primary result codes of a database it could open for reading only, or not at all
