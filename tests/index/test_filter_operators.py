@@ -156,6 +156,27 @@ def test_metadata_holding_a_nul_character_is_refused_by_name(tmp_path):
     index.close()
 
 
+def test_metadata_integers_beyond_64_bits_are_refused_by_name(tmp_path):
+    """SQLite reads an integer beyond 64 bits in JSON as a float: metadata {"v": -2**63 - 1} was
+    stored, and the filter {"v": -2**63} matched it while {"v": {"$lt": -2**63}} did not (2**64 + 1
+    likewise). A filter refuses such an integer; metadata now does too, at any depth, and the
+    largest 64-bit ones are stored and compared exactly."""
+    texts, _, _, _ = corpus()
+    index = Index.build(tmp_path / "idx", model("film"), texts[:20])
+    for bad in ({"v": -2**63 - 1}, {"v": 2**64 + 1}, {"m": {"x": [1, 10**30]}}):
+        with pytest.raises(ValueError, match=r"metadata\[1\] must hold JSON values only .*within 64 bits"):
+            index.add(["w001 w002", "w003 w004"], ids=["big-a", "big-b"], metadata=[{"v": 1}, bad])
+    assert len(index) == 20
+    edges = {"lo": -2**63, "hi": 2**63 - 1}
+    index.add(["w001 w002", "w003 w004"], ids=["edge-lo", "edge-hi"], metadata=[{"v": edges["lo"]}, {"v": edges["hi"]}])
+    assert index.document("edge-hi")[1] == {"v": 2**63 - 1}
+    found = {h["id"] for h in index.search("w001 w002", k=30, filter={"v": -2**63})}
+    assert found == {"edge-lo"}
+    found = {h["id"] for h in index.search("w001 w002", k=30, filter={"v": {"$gt": 2**63 - 2}})}
+    assert found == {"edge-hi"}
+    index.close()
+
+
 def test_numpy_scalars_and_arrays_are_filter_values(store):
     """A filter of a DataFrame's values (np.int64, np.bool_, np.float32, df.col.unique()) was
     refused as not "an integer within 64 bits; got np.int64(1)"; ids and k took numpy integers.

@@ -82,8 +82,13 @@ def _json_value_ok(value, depth=1):
     """Whether ``value`` is a JSON value (str keys, finite numbers), its arrays and objects
     nested at most MAX_JSON_DEPTH levels (``depth``: the level of ``value`` itself); None when
     it nests deeper (said apart from a bad value)."""
-    if value is None or isinstance(value, (str, bool, int)):
+    if value is None or isinstance(value, (str, bool)):
         return True
+    if isinstance(value, int):
+        # SQLite reads an integer beyond 64 bits in JSON as a float: stored, a filter compared it
+        # rounded ({"v": -2**63} matched -2**63 - 1, and $lt missed it), so it is refused as
+        # filters refuse one
+        return -(1 << 63) <= value <= (1 << 63) - 1
     if isinstance(value, float):
         return math.isfinite(value)
     if isinstance(value, (list, tuple, dict)) and depth > MAX_JSON_DEPTH:
@@ -115,8 +120,9 @@ def check_metadata(meta, where="metadata"):
         raise ValueError(f"{where} nests deeper than {MAX_JSON_DEPTH} levels (lists and dicts inside one another, "
                          "the metadata dict being level 1; MAX_JSON_DEPTH)")
     if not ok:
-        raise ValueError(f"{where} must hold JSON values only (str keys; str, int, float, bool, None, "
-                         f"lists and dicts of them; no NaN or infinity); got {_short(meta, 200)}")
+        raise ValueError(f"{where} must hold JSON values only (str keys; str, int within 64 bits (a larger "
+                         f"one as a str), float, bool, None, lists and dicts of them; no NaN or infinity); "
+                         f"got {_short(meta, 200)}")
     text = json.dumps(meta, ensure_ascii=False, sort_keys=True, allow_nan=False)
     if not text.isascii():
         check_text(meta, where)     # a lone surrogate: no UTF-8 (SQLite's codec error, naming nothing)
