@@ -686,3 +686,50 @@ def test_an_index_in_a_place_nothing_may_be_written_is_read_not_damaged(tmp_path
     assert out["add"] in ("OSError", "PermissionError")
     with Index.open(path) as index:
         assert len(index) == 40 and index.verify()["ok"]
+
+
+def _refusing_store(monkeypatch, code, message):
+    """DocumentStore.add raising SQLite's error of ``code`` (8 read-only, 13 full), as a docs.sqlite
+    of mode 444, a file mounted read-only in a writable folder or a full disk make it."""
+    from learnsim.index import _store
+
+    def refuse(self, *args, **kwargs):
+        exc = sqlite3.OperationalError(message)
+        exc.sqlite_errorcode = code
+        raise exc
+
+    monkeypatch.setattr(_store.DocumentStore, "add", refuse)
+
+
+@pytest.mark.parametrize("code, message, kind, words", [
+    (8, "attempt to write a readonly database", PermissionError, "SQLite may only read its database"),
+    (13, "database or disk is full", OSError, "the disk is full"),
+])
+def test_a_write_sqlite_refuses_is_an_oserror_naming_why_not_damage(copy, monkeypatch, code, message, kind, words):
+    """SQLite's "attempt to write a readonly database" and "database or disk is full" are the
+    machine's, not damage and not a bug: they came out of Index.add as a bare sqlite3 error (a
+    traceback from `learnsim index add`, a 500 from the service). Now an OSError saying why (a
+    PermissionError for read-only; ENOSPC for a full disk), exit 2 and one line from the CLI; the
+    index is untouched and takes the write once it can."""
+    import errno
+
+    path = copy("linklearn")
+    texts, _, _, _ = corpus()
+    with monkeypatch.context() as patched:
+        _refusing_store(patched, code, message)
+        with Index.open(path) as index:
+            before = len(index)
+            with pytest.raises(kind, match="the index cannot be written") as raised:
+                index.add([texts[0] + " w999"], ids=["new-1"])
+            assert words in str(raised.value) and not isinstance(raised.value, IndexFormatError)
+            if code == 13:
+                assert raised.value.errno == errno.ENOSPC
+        corpus_file = path.parent / "more.jsonl"
+        corpus_file.write_text(json.dumps({"id": "new-2", "text": texts[1] + " w998"}) + "\n")
+        status, out, err = run_cli(["index", "add", path, "--corpus", corpus_file])
+        assert status == 2 and "the index cannot be written" in err and "Traceback" not in err
+        assert len(err.strip().splitlines()) == 1
+    with Index.open(path) as index:
+        assert len(index) == before and index.verify()["ok"]
+        index.add([texts[0] + " w999"], ids=["new-1"])
+        assert len(index) == before + 1

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import sqlite3
 import threading
 import time
 import warnings
@@ -826,3 +827,32 @@ def test_the_page_refuses_a_parameter_given_twice(fresh):
         r = c.get("/?q=parcel&k=2&k=5")
         assert r.status_code == 400 and "given more than once" in r.text
         assert c.get("/?q=parcel&k=2").status_code == 200
+
+
+@pytest.mark.parametrize("code, message, words", [
+    (8, "attempt to write a readonly database", "read-only"),
+    (13, "database or disk is full", "the disk is full"),
+])
+def test_a_write_the_disk_refuses_is_503_naming_why_not_500(fresh, monkeypatch, code, message, words):
+    """A docs.sqlite SQLite may only read (a read-only file or mount) or a full disk: a write was
+    a 500 "internal error (OperationalError)". Now 503 with Retry-After, saying why and naming no
+    path of the server; nothing is acknowledged, searches go on, and the write is taken once it can."""
+    from learnsim.index import _store
+
+    def refuse(self, *args, **kwargs):
+        exc = sqlite3.OperationalError(message)
+        exc.sqlite_errorcode = code
+        raise exc
+
+    texts, _, _, _ = corpus()
+    doc = {"documents": [{"id": "new-1", "text": texts[3] + " w999"}]}
+    with _client(fresh) as c:
+        with monkeypatch.context() as patched:
+            patched.setattr(_store.DocumentStore, "add", refuse)
+            r = c.post("/v1/docs", json=doc)
+            body = _is_error(r, 503, "the index cannot be written", words)
+            assert "Retry-After" in r.headers and str(fresh) not in body["error"]
+            assert c.get("/v1/search", params={"q": texts[3]}).status_code == 200
+            assert c.get("/v1/docs/new-1").status_code == 404
+        assert c.post("/v1/docs", json=doc).status_code == 201
+        assert c.get("/v1/docs/new-1").status_code == 200

@@ -49,6 +49,7 @@ RELOAD_TRIES = 20
 # SQLite's primary result codes that are no damage of the file: busy or locked (a writer held it
 # past the timeout), out of memory or disk, interrupted, read-only
 _SQLITE_NOT_DAMAGE = {5, 6, 7, 8, 9, 13}
+_SQLITE_READONLY, _SQLITE_FULL = 8, 13
 
 
 #: Seconds a writer (and ``verify``) waits for another writer's lock before IndexBusyError; a
@@ -115,9 +116,28 @@ def sqlite_guarded(method):
         except sqlite3.DatabaseError as exc:
             damage = sqlite_damage(self.path / DOCS, exc)
             if damage is None:
-                raise
+                unwritable = _unwritable(self.path / DOCS, exc)
+                if unwritable is None:
+                    raise
+                raise unwritable from None
             raise damage from None
     return guarded
+
+
+def _unwritable(path, exc):
+    """The OSError of SQLite's "attempt to write a readonly database" (a docs.sqlite of mode 444,
+    a file mounted read-only in a writable folder) or "database or disk is full", or None: both
+    are the machine's, not damage and not a bug, and were raised as a bare sqlite3 error (a
+    traceback from the CLI, a 500 from the service)."""
+    import errno
+
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None and (code & 0xFF) == _SQLITE_READONLY:
+        return PermissionError(f"{path}: the index cannot be written: SQLite may only read its database ({exc}; "
+                               "a read-only file or mount)")
+    if code is not None and (code & 0xFF) == _SQLITE_FULL:
+        return OSError(errno.ENOSPC, f"the index cannot be written: the disk is full ({exc})", str(path))
+    return None
 
 
 def write_manifest(path, manifest):

@@ -112,6 +112,7 @@ returns only after the index made it durable.
 """
 from __future__ import annotations
 
+import errno
 import gc
 import json
 import logging
@@ -158,6 +159,9 @@ OPTIONS_VARIABLE = "LEARNSIM_SERVE_OPTIONS"
 
 log = logging.getLogger("learnsim.service")
 
+# an OSError's numbers that say a write cannot be made here (read-only, a full disk or quota,
+# the disk's own failure), answered 503 rather than 500 (besides PermissionError)
+_UNWRITABLE_ERRNOS = (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EIO)
 # pydantic's error types for a body that is missing or not a JSON object
 _NOT_AN_OBJECT = ("missing", "model_attributes_type", "model_type", "dict_type")
 # the page and its files load nothing from anywhere but this service, and run no inline script
@@ -566,6 +570,16 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             raise _fail(503, f"the index is damaged: {message}", name="index_damaged") from None
         except (ValueError, TypeError) as exc:
             raise _fail(400, str(exc) or type(exc).__name__) from None
+        except OSError as exc:
+            # the machine's refusal of a write (a read-only file or mount, a full disk): no bug
+            # (500) and nothing acknowledged; the answer names no path of the server
+            if not (isinstance(exc, PermissionError) or exc.errno in _UNWRITABLE_ERRNOS):
+                raise
+            log.error("a write to the index failed: %s", exc)
+            why = ("the disk is full" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else
+                   "an input/output error" if exc.errno == errno.EIO else "its files are read-only here")
+            raise _fail(503, f"the index cannot be written ({why}); nothing was written, retry once it can be",
+                        {"Retry-After": str(_RETRY_AFTER_S)}) from None
 
     def deadline():
         return time.monotonic() + deadline_s
