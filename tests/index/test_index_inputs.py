@@ -303,3 +303,13 @@ def test_an_index_path_holding_a_percent_sign_is_built_opened_and_verified(docs,
         assert len(index) == 22 and index.verify()["ok"]
     assert Index.verify_at(path)["ok"]
     assert not (tmp_path / "idxA").exists()
+
+
+@pytest.mark.parametrize("bad", ["no", "false", 0, 1, None, [True]])
+def test_explain_is_a_flag_not_a_truth_value(numbered, bad):
+    """search(explain="no") was read for its truth value and explained every hit (and
+    explain=0 did not): a flag takes True or False (numpy's too), else a TypeError naming it."""
+    with pytest.raises(TypeError, match=r"explain must be True or False; got"):
+        numbered.search("w001 w002", k=2, explain=bad)
+    assert all("explanation" in h for h in numbered.search("w001 w002", k=2, explain=np.bool_(True)))
+    assert not any("explanation" in h for h in numbered.search("w001 w002", k=2, explain=False))

@@ -41,8 +41,8 @@ from .._inputs import index_inputs, is_table
 from .._utils.files import sha256_file
 from .._utils.inputs import as_path
 from .._utils.progress import enabled_for, progress, stage_for, with_show_progress_bar
-from ._arguments import check_ids as _check_ids, check_k as _check_k, check_metadatas as _check_metadatas, \
-    check_texts as _check_texts, doc_id as _doc_id, ids_to_delete as _ids_to_delete
+from ._arguments import check_flag as _check_flag, check_ids as _check_ids, check_k as _check_k, \
+    check_metadatas as _check_metadatas, check_texts as _check_texts, doc_id as _doc_id, ids_to_delete as _ids_to_delete
 from ._ann import AnnSearch, ann_config, check_ann_config, search_info, write_segment_of
 from ._batch import best_k_dense_batch, dense_batch_applies
 from ._integrity import Lock as _Lock, checked_up_to, model_encoder, load_plan, load_statistics, plan_checksums as _plan_checksums, read_retrying, \
@@ -863,6 +863,7 @@ class Index(ModelVersions):
         single = isinstance(query, str)
         queries = _check_texts([query] if single else query, "query")
         k = _check_k(k)
+        explain = _check_flag(explain, "explain")
         conditions = check_filter(filter)       # a bad filter is the caller's error, before any read
 
         depth = self._rerank_depth(k)
