@@ -396,6 +396,13 @@ def test_bad_documents(docs, exc, match):
     (dict(min_df=5), "no term remains"),
     (dict(min_df=3, max_df=2), "fewer documents"),
     (dict(stem="lancaster"), "stem must be"),
+    # a bare int was turned into a tuple before the Tokenizer's check: "'int' object is not iterable"
+    (dict(ngram_range=3), r"ngram_range must be a pair \(min_n, max_n\); got 3"),
+    (dict(ngram_range=("1", "2")), "ngram_range must hold two integers"),
+    # read for their truth value, "no" lowercased and took 1 + log(tf)
+    (dict(lowercase="no"), "lowercase must be True or False; got 'no'"),
+    (dict(lowercase=0), "lowercase must be True or False; got 0"),
+    (dict(sublinear_tf="no"), "sublinear_tf must be True or False; got 'no'"),
 ])
 def test_bad_parameters(kwargs, match):
     with pytest.raises(ValueError, match=match):

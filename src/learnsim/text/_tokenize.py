@@ -521,7 +521,7 @@ def tokenizer_params(vectorizer):
     """The :class:`Tokenizer` keywords of a vectoriser's settings (TextVectorizer, the hashing
     and Dask vectorisers): the one place where a vectoriser's analysis becomes a tokenizer's."""
     return {"lowercase": vectorizer.lowercase, "token_pattern": vectorizer.token_pattern,
-            "stop_words": vectorizer.stop_words, "stem": vectorizer.stem, "ngram_range": tuple(vectorizer.ngram_range),
+            "stop_words": vectorizer.stop_words, "stem": vectorizer.stem, "ngram_range": vectorizer.ngram_range,
             "analyzer": getattr(vectorizer, "analyzer", "words"),
             "cjk_unigrams": bool(getattr(vectorizer, "cjk_unigrams", False)),
             # a vectoriser saved before unicode_words existed read with the token pattern alone,

@@ -390,8 +390,9 @@ class TextVectorizer(BaseEstimator):
 
     _parameter_constraints = {
         "weighting": [Options(WEIGHTINGS)],
-        "lowercase": ["no_validation"],        # the Tokenizer's five: checked by Tokenizer
-        "token_pattern": ["no_validation"],
+        # True or False: read for its truth value (Tokenizer's bool), lowercase="no" lowercased
+        "lowercase": ["boolean"],
+        "token_pattern": ["no_validation"],    # these four: checked by Tokenizer
         "stop_words": ["no_validation"],
         "stem": ["no_validation"],
         "ngram_range": ["no_validation"],
@@ -406,7 +407,9 @@ class TextVectorizer(BaseEstimator):
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
-        "sublinear_tf": ["no_validation"],     # used for its truth value; its weighting checked in _check_params
+        # True or False (read for its truth value, sublinear_tf="no" took 1 + log(tf)); its
+        # weighting checked in _check_params
+        "sublinear_tf": ["boolean"],
         "norm": [Options({"l2"}), None],
         "k1": [Checked(_check_k1)],            # k1 and b: the checks (and messages) of BM25's
         "b": [Checked(_check_b)],
