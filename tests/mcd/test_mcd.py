@@ -247,6 +247,10 @@ def test_bad_input_errors(X, y, match):
     ({"complement_weight": -1.0}, "complement_weight"), ({"n_basis": 0}, "n_basis"),
     ({"basis_grid": [0, 4]}, "basis_grid"), ({"complement_grid": [-1]}, "complement_grid"),
     ({"n_components": 0}, "n_components"), ({"selection_measure": "f1"}, "selection_measure"),
+    # a grid given as one number (or None) was "'int' object is not iterable"
+    ({"basis_grid": 32}, r"basis_grid must be a non-empty list .*; got 32"),
+    ({"shrinkage_grid": 0.1}, r"shrinkage_grid must be a non-empty list .*; got 0.1"),
+    ({"complement_grid": None}, r"complement_grid must be a non-empty list .*; got None"),
 ])
 def test_bad_params(params, match):
     X, y = _blobs_dense()

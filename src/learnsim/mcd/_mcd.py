@@ -562,7 +562,10 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         """Validate the parameters; return the candidate lists of the three settings."""
         def grid(value, candidates, name, grid_name, check, what):
             if isinstance(value, str) and value == "auto":
-                vals = list(candidates) if not isinstance(candidates, (str, bytes)) else None
+                try:
+                    vals = list(candidates) if not isinstance(candidates, (str, bytes)) else None
+                except TypeError:   # a number or None: named below, not "'int' object is not iterable"
+                    vals = None
                 if not vals or not all(check(v) for v in vals):
                     raise ValueError(f"{grid_name} must be a non-empty list of {what}; got {candidates!r}")
                 return sorted(set(vals), key=float)
