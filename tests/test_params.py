@@ -19,7 +19,8 @@ from learnsim.exceptions import ParameterTypeError
     (Interval(Real, 0, None, closed="right"), [1e-9, 1e9], [0, -1], [[1.0]]),
     (Options({"auto", "x"}), ["auto", "x"], ["y", ""], [1, None, b"auto"]),
     ("boolean", [True, False, np.bool_(True)], [], [0, 1, "yes", None]),
-    ("random_state", [None, 0, np.int32(3), np.random.default_rng(0), np.random.RandomState(0)], [], ["0", 1.5, True]),
+    ("random_state", [None, 0, np.int32(3), np.random.default_rng(0), np.random.RandomState(0)], [-1, np.int64(-5)],
+     ["0", 1.5, True]),
     ("callable", [len, lambda x: x], [], [1, "f"]),
     (None, [None], [], [0, "None"]),
     (dict, [{}, {"a": 1}], [], [[], None]),
@@ -70,7 +71,7 @@ def test_messages_name_the_parameter_what_is_allowed_and_the_value():
     (Interval(Real, None, 5, closed="left"), "a finite number < 5"),
     (Interval(Real, 0, None, description=">= 0 (a weight)"), ">= 0 (a weight)"),
     (Options({"only"}), "'only'"),
-    ("random_state", "None, an int or a numpy Generator"),
+    ("random_state", "None, an int >= 0 or a numpy Generator"),
     ("callable", "a callable"),
 ])
 def test_descriptions(constraint, words):
@@ -164,3 +165,26 @@ def test_the_defaults_satisfy_the_constraints(path):
     if path in PLACEHOLDER_DEFAULTS:
         pytest.skip(f"{path}: the default {PLACEHOLDER_DEFAULTS[path]}=None is a placeholder that fit refuses")
     validate_params(cls())
+
+
+@pytest.mark.parametrize("path", ["learnsim.film:FILM", "learnsim.mcd:MinimumClusterDistortion",
+                                  "learnsim.relative:RelativeComparisonMetric", "learnsim.text:TextVectorizer"])
+def test_a_negative_random_state_is_refused_by_name(path):
+    # numpy's seeding refused it deep in fit as "expected non-negative integer", naming nothing
+    from learnsim.supervision import clusters_to_triplets
+
+    module, name = path.split(":")
+    cls = getattr(importlib.import_module(module), name)
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(4), 6)
+    X = rng.normal(size=(24, 5)) + y[:, None]
+    if name == "TextVectorizer":
+        est, args = cls(n_components=2, random_state=-1), (["ab bc cd", "bc cd de", "cd de ef", "de ef fg"],)
+    elif name == "MinimumClusterDistortion":
+        est, args = cls(random_state=-1), (X, y)
+    else:
+        est, args = cls(random_state=-1), (X, clusters_to_triplets(y, 60, random_state=0))
+    if name == "FILM":
+        est.set_params(n_components=2)
+    with pytest.raises(ValueError, match=r"random_state must be None, an int >= 0 or a numpy Generator; got -1"):
+        est.fit(*args)

@@ -172,10 +172,13 @@ class _RandomState(_Constraint):
         return (value is None or (isinstance(value, Integral) and not _is_bool(value))
                 or isinstance(value, (np.random.Generator, np.random.RandomState)))
 
-    is_satisfied_by = accepts_type
+    def is_satisfied_by(self, value):
+        # a negative seed has the right type and a bad value: numpy's seeding refuses it later,
+        # deep in fit, as "expected non-negative integer", naming no parameter
+        return self.accepts_type(value) and not (isinstance(value, Integral) and value < 0)
 
     def __str__(self):
-        return "None, an int or a numpy Generator"
+        return "None, an int >= 0 or a numpy Generator"
 
 
 class _Callable(_Constraint):

@@ -100,12 +100,14 @@ def check_n_features(X, expected, *, name="X", owner="the model"):
 
 def check_random_state(seed):
     if seed is None or isinstance(seed, numbers.Integral):
+        if seed is not None and seed < 0:   # numpy's own words name no parameter
+            raise ValueError(f"random_state must be None, an int >= 0 or a numpy Generator; got {seed}")
         return np.random.default_rng(seed)
     if isinstance(seed, np.random.Generator):
         return seed
     if isinstance(seed, np.random.RandomState):
         return np.random.default_rng(seed.randint(2**31 - 1))
-    raise TypeError(f"random_state must be None, an int or a numpy Generator; got {type(seed).__name__}")
+    raise TypeError(f"random_state must be None, an int >= 0 or a numpy Generator; got {type(seed).__name__}")
 
 
 def check_integral_indices(arr, name):
