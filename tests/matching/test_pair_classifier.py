@@ -204,6 +204,28 @@ def test_bad_input_is_refused_with_clear_messages(negation):
     assert set(FEATURE_BLOCKS) >= set(model.features_)
 
 
+@pytest.mark.parametrize("cls, name", [(PairClassifierMatcher, "C"), (PairScoreRegressor, "alpha")])
+@pytest.mark.parametrize("grid", [1.0, None, (), "0.1"])
+def test_a_grid_that_is_no_sequence_of_numbers_is_refused_by_name(negation, cls, name, grid):
+    # one number was "'float' object is not iterable", () argmin's "empty sequence", and a str
+    # was read letter by letter ("got '0'")
+    texts, train, _, _ = negation
+    if cls is PairScoreRegressor:       # graded pairs: the labels as scores
+        train = Pairs(train.indices, scores=train.labels.astype(float))
+    params = {**SMALL, name: "auto", name + "_grid": grid}
+    with pytest.raises(ValueError, match=rf"^{name}_grid must be a non-empty sequence of positive numbers .*; got "):
+        cls(**params).fit(texts, train)
+
+
+@pytest.mark.parametrize("seed", [-1, "x", [1], 1.5])
+def test_a_random_state_other_than_a_seed_is_refused(negation, seed):
+    # -1 failed in the folds' splitter ("Seed must be between 0 and 2**32 - 1"); 'x' or [1] was
+    # the seed 0, silently
+    texts, train, _, _ = negation
+    with pytest.raises(ValueError, match=r"^random_state must be None, an int >= 0 or a numpy Generator; got "):
+        PairClassifierMatcher(**{**SMALL, "random_state": seed}).fit(texts, train)
+
+
 @pytest.mark.corpus
 @pytest.mark.slow
 def test_quora_pair_classifier_beats_the_threshold_rule():

@@ -277,7 +277,9 @@ _COMMON_CONSTRAINTS = {
     "char_features": [Interval(Integral, 1, 24, description=(
         "a positive integer, at most 24 (a power of 2: the hashed columns)"))],
     "n_splits": [Interval(Integral, 2, None, description="a positive integer >= 2")],
-    "random_state": ["no_validation"],             # checked by the folds' splitter, as before
+    # a negative seed reached the folds' splitter ("Seed must be between 0 and 2**32 - 1"), and
+    # anything but an int ('x', [1]) was the seed 0, silently
+    "random_state": ["random_state"],
     "lexical": [Options({"fitted", "collection"})],
 }
 
@@ -311,7 +313,17 @@ class _PairModel(BaseEstimator):
         self._features = feats
 
     def _check_grid(self, value, grid, name):
-        values = list(grid) if isinstance(value, str) and value == "auto" else [value]
+        values = [value]
+        if isinstance(value, str) and value == "auto":
+            # one number, None or a str is not a grid: list() of it failed with "'float' object is
+            # not iterable" (or read a str's letters), and an empty one reached argmin's error
+            try:
+                values = [] if isinstance(grid, (str, bytes)) else list(grid)
+            except TypeError:
+                values = []
+            if not values:
+                raise ValueError(f"{name}_grid must be a non-empty sequence of positive numbers (the candidates of "
+                                 f"{name}='auto'); got {grid!r}")
         for v in values:
             if isinstance(v, bool) or not isinstance(v, numbers.Real) or not np.isfinite(v) or v <= 0:
                 raise ValueError(f"{name} must be 'auto' or a positive number (and every value of its grid "
