@@ -240,6 +240,20 @@ def test_threshold_matcher_rule_and_calibration():
     assert log_loss(test.labels, p) < constant - 0.1
 
 
+@pytest.mark.parametrize("grid, match", [
+    (0.5, r"weight_grid must be a sequence of weights in \[0, 1\]; got 0.5"),
+    (None, r"weight_grid must be a sequence of weights in \[0, 1\]; got None"),
+    ("0.5", r"weight_grid must be a sequence of weights in \[0, 1\]; got '0.5'"),
+    ([0.5, 2.0], r"every weight of weight_grid must be a number in \[0, 1\]; got 2.0"),
+])
+def test_a_weight_grid_that_is_no_sequence_of_weights_is_refused_by_name(grid, match):
+    # one number was "'float' object is not iterable" at fit, a str was read letter by letter,
+    # and a bad weight was blamed on "grid", a name the caller never wrote
+    X, pairs = _duplicate_data(seed=17)
+    with pytest.raises(ValueError, match=match):
+        ThresholdMatcher(transformer=lambda Z: 2.0 * Z[:, ::-1], input_weight="auto", weight_grid=grid).fit(X, pairs)
+
+
 def test_threshold_calibration_stays_finite_on_separable_scores():
     X, pairs = _duplicate_data(seed=16, noise=0.05)
     model = ThresholdMatcher().fit(X, pairs)

@@ -585,6 +585,17 @@ def _check_optional_input_weight(value):
         check_input_weight(value, allow_auto=True)
 
 
+def _check_weight_grid(weight_grid):
+    """Each value of ``weight_grid`` a weight in [0, 1] (as ``_check_k_grid``): one number was
+    "'float' object is not iterable" at fit, and a str was read letter by letter."""
+    if isinstance(weight_grid, (str, bytes)):
+        raise ValueError(f"weight_grid must be a sequence of weights in [0, 1]; got {weight_grid!r}")
+    try:
+        return [check_input_weight(w, "every weight of weight_grid") for w in weight_grid]
+    except TypeError:
+        raise ValueError(f"weight_grid must be a sequence of weights in [0, 1]; got {weight_grid!r}") from None
+
+
 def _fit_platt(scores, labels, max_iter=100, tol=1e-10):
     """Platt scaling: (slope, intercept) of P(dup) = 1 / (1 + exp(-(slope * s + intercept))).
 
@@ -716,7 +727,7 @@ class ThresholdMatcher(_PairMatcher):
         "weight_criterion": [Options(("auc", "accuracy"))],
         "transformer": ["no_validation"],      # None (X is the embedding) or checked by _embed when used
         "metric": [Checked(_check_metric)],
-        "weight_grid": ["no_validation"],      # checked by select_input_weight with input_weight='auto'
+        "weight_grid": [Checked(_check_weight_grid)],   # its emptiness: by select_input_weight, with 'auto'
     }
 
     def __init__(self, transformer=None, metric="cosine", input_weight=None, weight_grid=DEFAULT_WEIGHT_GRID,
