@@ -131,6 +131,33 @@ def test_save_load_round_trip_gives_identical_similarities(fitted, data, tmp_pat
     np.testing.assert_array_equal(again.similarity(queries, data["texts"]), model.similarity(queries, data["texts"]))
 
 
+def test_pickle_and_deepcopy_give_identical_similarities(fitted, data):
+    # joblib.dump, multiprocessing and copy.deepcopy pickle the model: a model with Porter stems
+    # (linklearn's default where PyStemmer is installed, and `learnsim fit --stem`) failed with
+    # "self.cobj cannot be converted to a Python object for pickling" (PyStemmer's C object)
+    import pickle
+
+    _, model = fitted
+    queries = _queries(data)
+    want = model.similarity(queries, data["texts"])
+    for again in (pickle.loads(pickle.dumps(model)), copy.deepcopy(model)):
+        assert isinstance(again, Pipeline) and again.scoring == model.scoring
+        np.testing.assert_array_equal(again.similarity(queries, data["texts"]), want)
+        assert again.search(queries[0], data["texts"], k=5) == model.search(queries[0], data["texts"], k=5)
+
+
+def test_a_stemming_vectorizer_pickles_and_stems_the_same():
+    pytest.importorskip("Stemmer")
+    import pickle
+
+    from learnsim.text import TextVectorizer
+
+    vec = TextVectorizer(stem="porter").fit(["running dogs", "the runner ran", "dogs run"])
+    for again in (pickle.loads(pickle.dumps(vec)), copy.deepcopy(vec)):
+        assert again.build_tokenizer()("running dogs") == ["run", "dog"]
+        assert (again.transform(["running dogs ran"]) != vec.transform(["running dogs ran"])).nnz == 0
+
+
 def test_search_equals_the_scorer_on_the_same_vectors(fitted, data):
     _, model = fitted
     queries, corpus = _queries(data), data["texts"]

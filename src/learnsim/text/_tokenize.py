@@ -812,6 +812,21 @@ class Tokenizer:
             self._spaceless_run, self._spaceless_split = _SPACELESS_RUN_U, _SPACELESS_SPLIT_U
         self._runs = _ANALYZER_RUNS.get(analyzer, self._spaceless_run)
 
+    # pickle, joblib and deepcopy: PyStemmer's Stemmer (and a morphological analyser) is a C object
+    # that does not pickle, so every model with stem='porter' (a pairs fit's, by default) failed
+    # in pickle.dumps with "self.cobj cannot be converted to a Python object for pickling"; both
+    # are rebuilt from stem and analyzer, as __init__ builds them, and the stems' cache anew
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        del state["_stemmer"], state["_segment"]
+        state["_stem_cache"] = {}
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._stemmer = _load_porter_stemmer() if self.stem == "porter" else None
+        self._segment = None if self.analyzer in ("cjk", "words") else _segmenter(self.analyzer)
+
     def get_params(self):
         """The settings, as keywords of ``Tokenizer`` (what a model records of its analysis)."""
         return {"lowercase": self.lowercase, "token_pattern": self.token_pattern, "stop_words": self.stop_words,
