@@ -158,6 +158,27 @@ def test_a_stemming_vectorizer_pickles_and_stems_the_same():
         assert (again.transform(["running dogs ran"]) != vec.transform(["running dogs ran"])).nnz == 0
 
 
+def test_a_searcher_checks_k_and_clips_it_to_the_corpus_as_search_does(fitted, data):
+    # searcher(corpus).top_k(queries, k) is public (Pipeline.searcher): a k past the corpus' size
+    # was numpy's "could not broadcast input array from shape (1,4) into shape (1,10)", k=-1
+    # "negative dimensions are not allowed", k=2.5 "'float' object cannot be interpreted as an integer"
+    _, model = fitted
+    corpus, query = data["texts"][:4], _queries(data)[0]
+    found = model.searcher(corpus)
+    idx, values = found.top_k([query], 10)
+    assert idx.shape == values.shape == (1, 4)
+    hits = [h["corpus_id"] for h in model.search(query, corpus, k=10)]
+    assert hits and [int(i) for i in idx[0][:len(hits)]] == hits    # search drops texts sharing no word
+    for k, error, match in ((0, ValueError, "k must be >= 1; got 0"), (-1, ValueError, "k must be >= 1"),
+                            (2.5, TypeError, "k must be an integer >= 1"), (True, TypeError, "k must be an integer")):
+        with pytest.raises(error, match=match):
+            found.top_k([query], k)
+    with pytest.raises(TypeError, match="queries must be a list of str; got a single str"):
+        found.top_k(query, 2)
+    with pytest.raises(TypeError, match="texts must be a list of str; got a single str"):
+        found.closeness(query)
+
+
 def test_search_equals_the_scorer_on_the_same_vectors(fitted, data):
     _, model = fitted
     queries, corpus = _queries(data), data["texts"]

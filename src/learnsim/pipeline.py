@@ -891,7 +891,11 @@ class _CollectionSearch:
         return [reader(t) for t in texts] if reader else texts
 
     def top_k(self, texts, k):
-        return self._scored(texts, k)[:2]
+        # k and the queries checked as search checks them, and k past the corpus' size clipped
+        # to it: numpy's "could not broadcast input array from shape (1,4) into shape (1,10)",
+        # "negative dimensions are not allowed" (k=-1) named neither
+        k = min(_check_k(k), self.n_documents)
+        return self._scored(_check_texts(texts, "queries"), k)[:2]
 
     def top_k_blank(self, texts, k):
         """(idx, values, blank) of a search: per query, the positions and values of its hits (an
@@ -910,6 +914,7 @@ class _CollectionSearch:
             return (*self.scorer.top_k(X, k, lexical=L, matches_only=matches_only), X, L)
 
     def closeness(self, texts):
+        texts = _check_texts(texts, "texts")
         with stage_for(f"scoring {len(texts)} texts", len(texts)):
             X, L = self.vectors(texts)
             return self.scorer.closeness(X, L)
