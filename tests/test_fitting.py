@@ -335,3 +335,27 @@ def test_fit_options_are_the_library_s_names():
     assert (o.n_components, o.norm, o.random_state) == (7, None, 3)
     with pytest.raises(TypeError, match="unknown option"):
         FitOptions.from_keywords("film", {"no_norm": True}, 0)   # the command line's name is not an option
+
+
+def test_a_fit_warns_at_the_caller_s_line(corpus, text_pairs):
+    # learnsim.fit reaches the checks three to six calls deeper than an estimator's fit, whose
+    # hand-counted stacklevel they were written for: every warning named a line of learnsim's
+    # (fitting.py:474, matching/_rule.py:281, mcd/_mcd.py:314, ...), each fit's a different one
+    import warnings
+
+    import learnsim
+    from learnsim.exceptions import BaselineWarning
+    from learnsim.mcd import MinimumClusterDistortion
+
+    texts = corpus["texts"]
+    calls = [lambda: learnsim.fit(texts[:6], clusters=[0, 0, 1, 1, 2, 2]),      # too few clusters: both warn
+             lambda: learnsim.fit(pairs=text_pairs, max_iter=20),
+             # an estimator's own fit, as before
+             lambda: MinimumClusterDistortion().fit(np.eye(6) + 0.1, [0, 0, 1, 1, 2, 2])]
+    for call in calls:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        ours = [w for w in caught if issubclass(w.category, BaselineWarning) or "too few" in str(w.message)]
+        assert ours, "the fit gave none of the warnings this test is about"
+        assert {w.filename for w in ours} == {__file__}, [(w.filename, w.lineno, str(w.message)[:60]) for w in ours]

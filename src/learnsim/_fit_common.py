@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numbers
 import time
-import warnings
 
 import numpy as np
 
+from ._utils.callers import warn_outside
 from ._utils.inputs import check_text
 from ._utils.progress import stage
 
@@ -44,7 +44,7 @@ class Fitted:
 def quiet(message, info=False):
     """The library's notes: what changes the result is a warning; what only informs is silent."""
     if not info:
-        warnings.warn(message, UserWarning, stacklevel=3)
+        warn_outside(message, UserWarning, stacklevel=3)
 
 
 def option_name(flags, name):

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._utils.callers import warn_outside
 from ..exceptions import BaselineWarning  # noqa: F401  (defined there; importable here as in 0.1)
 
 __all__ = ["BaselineGain", "BaselineWarning", "check_holdout", "choose", "compare", "cross_fitted", "paired_bootstrap",
@@ -306,7 +306,8 @@ def paired_bootstrap(diff, *, groups=None, confidence=0.95, n_resamples=N_RESAMP
 
 
 def _warn(message, stacklevel):
-    warnings.warn(message, BaselineWarning, stacklevel=stacklevel + 1)
+    # at the user's line also when learnsim.fit reaches the check through several calls
+    warn_outside(message, BaselineWarning, stacklevel=stacklevel + 1)
 
 
 def compare(learned, baseline, *, measure, unit, baseline_name, owner, groups=None, confidence=0.95,

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import itertools
 import numbers
-import warnings
 
 import numpy as np
 import scipy.linalg
@@ -59,6 +58,7 @@ from .._utils.linalg import _single_blas_thread
 from ._linalg import _SCATTER, _PrincipalBasis, _bilinear_sq_dist, _cholesky_inverse_factor, _cross_sq_dists, \
     _eigh_desc, _eigh_lower, _project, active_columns as _active_columns, cluster_membership as _cluster_membership, \
     _randomized_scatter_eigen, _raw_weights, _zero_threshold
+from .._utils.callers import warn_outside
 from .._utils.progress import progress
 from .._utils.validation import check_matrix, check_no_overflow, check_random_state, state_array, state_number
 from .._utils.metric import MetricMixin, _dense_dot, _row_sq_norms
@@ -621,9 +621,9 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         """
         n_clusters = len(ids)
         if n_clusters < 4:
-            warnings.warn(f"only {n_clusters} clusters: too few to select settings on held-out clusters; "
-                          f"using shrinkage={_FALLBACK['shrinkage']}, complement_weight="
-                          f"{_FALLBACK['complement_weight']} and the largest basis", UserWarning, stacklevel=3)
+            warn_outside(f"only {n_clusters} clusters: too few to select settings on held-out clusters; "
+                         f"using shrinkage={_FALLBACK['shrinkage']}, complement_weight="
+                         f"{_FALLBACK['complement_weight']} and the largest basis", UserWarning, stacklevel=3)
             setting = {"n_basis": max(grids["n_basis"], key=lambda k: -1 if k is None else k)}
             if basis_of is not None:
                 setting["n_basis"] = min(setting["n_basis"], basis_of(setting["n_basis"]).rank)
