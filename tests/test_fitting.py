@@ -359,3 +359,20 @@ def test_a_fit_warns_at_the_caller_s_line(corpus, text_pairs):
         ours = [w for w in caught if issubclass(w.category, BaselineWarning) or "too few" in str(w.message)]
         assert ours, "the fit gave none of the warnings this test is about"
         assert {w.filename for w in ours} == {__file__}, [(w.filename, w.lineno, str(w.message)[:60]) for w in ours]
+
+
+def test_the_chain_warning_of_a_fit_on_pairs_is_at_the_caller_s_line():
+    # a non-duplicate pair whose texts a chain of duplicate pairs joins: the one warning named
+    # learnsim's fitting.py (its stacklevel of 4 was counted for another depth)
+    import warnings
+
+    import learnsim
+
+    texts = ["reset my password", "password reset help", "forgot my password", "refund my order",
+             "order refund please", "where is my parcel", "parcel not delivered", "track my parcel"]
+    pairs = [(0, 1, 1), (1, 2, 1), (0, 2, 0), (3, 4, 1), (5, 6, 1), (6, 7, 1), (0, 3, 0), (5, 3, 0), (2, 7, 0)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        learnsim.fit(texts, pairs=pairs)
+    chains = [w for w in caught if "chains of duplicate pairs" in str(w.message)]
+    assert chains and {w.filename for w in chains} == {__file__}, [(w.filename, w.lineno) for w in chains]

@@ -38,6 +38,7 @@ from ._fit_common import check_index_tuples as _check_index_tuples, check_sequen
 # the duplicate rules a FILM fitted on pairs may choose among: defined there, which the command
 # line's parser reads without importing this module
 from ._fit_common import MATCHER_CHOICES  # noqa: F401
+from ._utils.callers import warn_outside
 from ._utils.inputs import short_repr
 from ._utils.progress import stage, with_show_progress_bar
 # the recipes of the methods; their public names stay importable from here, as before they moved
@@ -751,8 +752,8 @@ def _warn_chain_conflicts(pairs):
     chains = connected_components(A, directed=False)[1]
     conflict = int(np.count_nonzero(chains[P[~labels, 0]] == chains[P[~labels, 1]]))
     if conflict:
-        warnings.warn(f"{conflict} non-duplicate pair(s) join texts that chains of duplicate pairs connect; they are "
-                      "not used as negatives", UserWarning, stacklevel=4)
+        warn_outside(f"{conflict} non-duplicate pair(s) join texts that chains of duplicate pairs connect; they are "
+                     "not used as negatives", UserWarning)
 
 
 class _FirstStageNeighbours:

@@ -3,14 +3,12 @@ and k, each refused with an error naming the argument and the position."""
 from __future__ import annotations
 
 import numbers
-import os
-import sys
-import warnings
 from collections.abc import Iterable
 
 import numpy as np
 
 from .._inputs import as_id, refuse_unordered, texts_of
+from .._utils.callers import warn_outside
 from .._utils.inputs import check_text
 from ._store import check_metadata
 
@@ -58,19 +56,10 @@ def warn_unfindable(texts, what="texts"):
     blank = [i for i, t in enumerate(texts) if not has_content(t)]
     if blank:
         first = blank[0]
-        warnings.warn(f"{len(blank)} of the {len(texts)} {what} have no letter or digit (first: {what}[{first}] = "
-                      f"{texts[first][:40]!r}): they are stored, but no search can find them", UserWarning,
-                      stacklevel=_caller_outside())
-
-
-def _caller_outside():
-    """The ``stacklevel`` of the first frame outside learnsim (the user's call of Index.build,
-    add, update or upsert, under the decorators that check and time them)."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frame, level = sys._getframe(2), 2
-    while frame is not None and frame.f_code.co_filename.startswith(package):
-        frame, level = frame.f_back, level + 1
-    return level
+        # at the user's call of Index.build, add, update or upsert, under the decorators that
+        # check and time them
+        warn_outside(f"{len(blank)} of the {len(texts)} {what} have no letter or digit (first: {what}[{first}] = "
+                     f"{texts[first][:40]!r}): they are stored, but no search can find them", UserWarning)
 
 
 def _whole_characters(texts, what):
