@@ -226,6 +226,28 @@ def test_a_random_state_other_than_a_seed_is_refused(negation, seed):
         PairClassifierMatcher(**{**SMALL, "random_state": seed}).fit(texts, train)
 
 
+def test_a_generator_random_state_is_drawn_from_not_the_seed_0(negation):
+    # a numpy Generator was the seed 0 whatever its stream (the folds that choose C, the
+    # low-rank features' SVD); now the seed is drawn from it, as scikit-learn's estimators draw
+    # from one, and the same stream state gives the same fit
+    from learnsim.matching.pair_classifier import _folds
+
+    texts, train, _, _ = negation
+    labels = np.asarray(train.labels, dtype=bool)
+
+    def tests_of(rng):
+        return [tuple(held) for _, held in _folds(3, labels, rng, stratified=True)]
+
+    assert tests_of(np.random.default_rng(7)) == tests_of(np.random.default_rng(7))
+    assert len({str(tests_of(np.random.default_rng(s))) for s in range(4)}) > 1
+    assert tests_of(None) == tests_of(0)                     # None: a fit repeats itself
+    params = {**SMALL, "C": "auto", "C_grid": (0.01, 0.1, 1.0, 10.0)}
+    fits = [PairClassifierMatcher(**{**params, "random_state": np.random.default_rng(7)}).fit(texts, train)
+            for _ in range(2)]
+    np.testing.assert_allclose(fits[0].decision_function(train.indices), fits[1].decision_function(train.indices),
+                               rtol=0, atol=1e-12)
+
+
 @pytest.mark.corpus
 @pytest.mark.slow
 def test_quora_pair_classifier_beats_the_threshold_rule():

@@ -86,7 +86,7 @@ from threadpoolctl import threadpool_limits
 
 from .._utils.linalg import truncated_svd
 from .._utils.params import Checked, Interval, Options, validate_params
-from .._utils.validation import check_matrix, check_state_header, state_array, state_number
+from .._utils.validation import check_matrix, check_random_state, check_state_header, state_array, state_number
 from ..evaluation import best_threshold, pearson
 from ._matchers import (_check_pair_indices, _check_pair_labels, _fit_platt, _require_both_classes, _sigmoid,
                        _transformer_from_state, _transformer_state, pair_similarity)
@@ -401,8 +401,7 @@ class _PairModel(BaseEstimator):
         if "lowrank" in self._features:
             W = sp.csr_matrix(self.vectorizer_.transform(texts), dtype=np.float64)
             k = min(self.n_components, *W.shape)
-            seed = self.random_state if isinstance(self.random_state, numbers.Integral) else 0
-            _, self.lsi_components_ = truncated_svd(W, k, int(seed))
+            _, self.lsi_components_ = truncated_svd(W, k, _seed(self.random_state))
         else:
             self.lsi_components_ = None
         self.collection_ = None
@@ -679,8 +678,19 @@ class _PairModel(BaseEstimator):
         return n
 
 
+def _seed(random_state):
+    """The int seed of ``random_state``: itself, 0 for None (a fit repeats itself), or one drawn
+    from a numpy Generator or RandomState (the caller's stream, as scikit-learn's estimators draw
+    from one; it was the seed 0 whatever the stream)."""
+    if random_state is None:
+        return 0
+    if isinstance(random_state, numbers.Integral):
+        return int(random_state)
+    return int(check_random_state(random_state).integers(2**31 - 1))
+
+
 def _folds(n_splits, labels_or_n, random_state, stratified):
-    seed = random_state if isinstance(random_state, numbers.Integral) else 0
+    seed = _seed(random_state)
     if stratified:
         n_splits = max(2, min(n_splits, int(labels_or_n.sum()), int((~labels_or_n).sum())))
         return list(StratifiedKFold(n_splits, shuffle=True, random_state=seed).split(labels_or_n, labels_or_n))
@@ -714,8 +724,8 @@ class PairClassifierMatcher(_PairModel):
     n_splits : int, default=5
         Folds for choosing C and for the out-of-fold values that set the threshold and the
         calibration.
-    random_state : int or None, default=None
-        Seeds the folds and the LSI (None: 0).
+    random_state : int, numpy Generator or None, default=None
+        Seeds the folds and the LSI (None: 0; a Generator: a seed drawn from it).
     encoder : None or fitted text encoder, default=None
         A pre-trained sentence encoder (:func:`learnsim.text.encoders.load_encoder`): needed by
         the ``"encoder_cosine"`` block; with it, ``embedding`` is a transformer of the
