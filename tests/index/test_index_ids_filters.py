@@ -156,3 +156,29 @@ def test_cli_filter_values_out_of_range_are_one_line_errors(pristine, value):
     assert code == 2, err
     assert "Traceback" not in err
     assert len(err.strip().splitlines()) == 1 and "filter" in err
+
+
+# ---------------------------------------------------------------------- metadata alone
+def test_update_with_metadata_alone_keeps_the_texts_and_is_filtered_on(index):
+    """A chromadb user's update(ids, metadatas=...): update(ids, metadata=...) without texts was
+    "texts must be a list of str; got NoneType". Each document keeps its text (and its score for
+    a query), its metadata is replaced and filtered on; one id and one dict too; an unknown id or
+    an id given twice writes nothing."""
+    ids = [str(i) for i in corpus()[2][:3]]
+    before = {h["id"]: h["score"] for h in index.search(QUERY, k=60)}
+    texts = {i: index.document(i)[0] for i in ids}
+    assert index.update(ids[:2], metadata=[{"tag": "a"}, {"tag": "b", "n": 2}]) is None
+    index.update(ids[2], metadata={"tag": "a"})
+    assert [index.document(i) for i in ids] == [(texts[ids[0]], {"tag": "a"}), (texts[ids[1]], {"tag": "b", "n": 2}),
+                                                (texts[ids[2]], {"tag": "a"})]
+    after = {h["id"]: h["score"] for h in index.search(QUERY, k=60)}
+    assert after.keys() == before.keys()
+    assert all(abs(after[i] - before[i]) <= 1e-6 * max(1.0, abs(before[i])) for i in before)
+    every = " ".join(texts.values())
+    assert {h["id"] for h in index.search(every, k=60, filter={"tag": "a"})} == {ids[0], ids[2]}
+    n = len(index)
+    with pytest.raises(KeyError, match="is not in the index"):
+        index.update([ids[0], "no such id"], metadata=[{"tag": "z"}, {"tag": "z"}])
+    with pytest.raises(ValueError, match="given twice"):
+        index.update([ids[0], ids[0]], metadata=[{"tag": "z"}, {"tag": "z"}])
+    assert len(index) == n and index.document(ids[0])[1] == {"tag": "a"} and index.verify()["ok"]
