@@ -231,6 +231,9 @@ def test_zero_width_spaces_and_non_joiners_still_cut_and_the_old_reading_is_kept
      "\u0643\u062a\u0627\u0628", "\u06a9\u062a\u0627\u0628"),
     ("fold_radicals", ["\u2f08\u2f1d\u304c\u5897\u3048\u308b", "\u5929\u6c17\u304c\u826f\u3044", "\u5929\u6c17"],
      "\u4eba\u53e3", None),        # ⼈⼝が増える: 人口, where the radicals were no term
+    ("indic_zwnj", ["\u09b0\u200c\u09cd\u09af\u09be\u09ac \u0985\u09ad\u09bf\u09af\u09be\u09a8", "\u0986\u09ae\u09bf \u09af\u09be\u09ac",
+                    "\u09ac\u09be\u0982\u09b2\u09be \u09ad\u09be\u09b7\u09be"],
+     "\u09b0\u09cd\u09af\u09be\u09ac", None),   # র‌্যাব অভিযান: র্যাব, where it was যাব (a word of its own)
 ])
 def test_a_model_saved_before_a_reading_setting_keeps_its_reading(tmp_path, setting, docs, read_now, read_before):
     from learnsim.persistence import load, save
@@ -508,7 +511,7 @@ def test_a_text_that_reads_far_longer_is_not_mapped(monkeypatch):
 
 
 @pytest.mark.parametrize("setting", ["cjk_unigrams", "unicode_words", "drop_ignorables", "uax29_punctuation",
-                                     "fold_variants", "fold_radicals"])
+                                     "fold_variants", "fold_radicals", "indic_zwnj"])
 def test_a_reading_given_other_than_true_or_false_is_refused(setting):
     # read for its truth value, a saved state's "false" was the reading True: silently another one
     from learnsim.exceptions import ParameterTypeError
@@ -520,3 +523,64 @@ def test_a_reading_given_other_than_true_or_false_is_refused(setting):
         TextVectorizer._from_state(meta, arrays)
     with pytest.raises(ParameterTypeError, match=setting):
         TextVectorizer(**{setting: 1}).fit(["a b"])
+
+
+# Bengali র‌্যাব (RAB; the ra written whole before ya, not as a reph), Hindi क्‌ष (the virama shown),
+# Kannada, Malayalam: a zero-width non-joiner inside an Indic word asks for another shape, no break
+INDIC_ZWNJ = [("\u09b0\u200c\u09cd\u09af\u09be\u09ac", "\u09b0\u09cd\u09af\u09be\u09ac"),
+              ("\u0915\u094d\u200c\u0937", "\u0915\u094d\u0937"),
+              ("\u0c95\u0ca8\u0ccd\u200c\u0ca1", "\u0c95\u0ca8\u0ccd\u0ca1"),
+              ("\u0d36\u0d4d\u0d30\u0d40\u200c\u0d32\u0d19\u0d4d\u0d15", "\u0d36\u0d4d\u0d30\u0d40\u0d32\u0d19\u0d4d\u0d15")]
+
+
+@pytest.mark.parametrize("written, plain", INDIC_ZWNJ)
+def test_a_non_joiner_inside_an_indic_word_keeps_it_whole(written, plain):
+    """Read as a break (UAX #29 reads it as no break, ICU's NFKC_Casefold removes it), the
+    non-joiner cut the word, its first part alone or lost, and the part after it lost its
+    leading mark: র‌্যাব gave the term যাব, another word ("will go"), and never matched র্যাব."""
+    tok = Tokenizer()
+    assert tok(written) == tok(plain) == [plain]
+    assert tok.spans(written) == [(0, len(written), plain)]      # the non-joiner inside the span
+    # beside an invisible character and a text whose reading changes its length (İ)
+    assert (3, 3 + len(written), plain) in tok.spans("x \ufeff" + written + " \u0130stanbul")
+    assert Tokenizer(indic_zwnj=False)(written) != [plain]       # the old reading: cut
+    assert Tokenizer(unicode_words=False)(written) != [plain]
+
+
+def test_the_old_reading_lost_a_part_of_a_bengali_word_to_another_word():
+    assert Tokenizer(indic_zwnj=False)("\u09b0\u200c\u09cd\u09af\u09be\u09ac") == ["\u09af\u09be\u09ac"]
+    assert Tokenizer()("\u09b0\u200c\u09cd\u09af\u09be\u09ac") == ["\u09b0\u09cd\u09af\u09be\u09ac"]
+
+
+def test_a_persian_non_joiner_and_one_beside_other_scripts_still_cut():
+    assert Tokenizer(fold_variants=False)("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645") == \
+        ["\u0645\u06cc", "\u062e\u0648\u0627\u0647\u0645"]
+    assert Tokenizer()("\u0939\u093f\u0928\u094d\u0926\u0940\u200cword") == ["\u0939\u093f\u0928\u094d\u0926\u0940", "word"]
+
+
+def test_vectorisers_read_a_non_joiner_inside_an_indic_word_alike():
+    from learnsim.distributed import HashingTextVectorizer
+
+    docs = [w + " \u0985\u09ad\u09bf\u09af\u09be\u09a8" for w, _ in INDIC_ZWNJ] + [p for _, p in INDIC_ZWNJ]
+    vec = TextVectorizer(weighting="tf").fit(docs)
+    X = vec.transform(docs).toarray()
+    hashed = HashingTextVectorizer(n_features=2 ** 18, weighting="tf").fit().transform(docs).toarray()
+    for i, (written, plain) in enumerate(INDIC_ZWNJ):
+        assert X[i, vec.vocabulary_[plain]] == 1 and X[len(INDIC_ZWNJ) + i, vec.vocabulary_[plain]] == 1
+        assert (hashed[i] > 0).sum() == 2 and (hashed[i] * hashed[len(INDIC_ZWNJ) + i]).sum() == 1
+
+
+def test_spans_of_random_text_with_non_joiners_read_as_their_terms():
+    rng = random.Random(5)
+    alphabet = list("\u09b0\u09cd\u09af\u09be\u09ac\u0915\u094d\u0937\u093f\u0645\u06cc") + ["\u200c"] * 4 + \
+        list(" a\u200d\u00ad\ufeff\u0130\ufb01\u0301")
+    tok = Tokenizer()
+    n_spans = 0
+    for _ in range(1500):
+        doc = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 20)))
+        spans = tok.spans(doc)
+        n_spans += len(spans)
+        assert not spans or sorted(t for _, _, t in spans) == sorted(tok(doc)), doc
+        for a, b, term in spans:
+            assert term in tok(doc[a:b]), (doc, a, b, term)
+    assert n_spans > 1000

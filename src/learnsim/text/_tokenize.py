@@ -39,7 +39,7 @@ DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 #: with): a saved vectoriser's state, an index plan and a pickled Tokenizer fill a missing one
 #: with False, and a plan records one only where it is True (a learnsim that does not know it
 #: then refuses the plan rather than read queries another way).
-LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold_radicals")
+LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold_radicals", "indic_zwnj")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -302,6 +302,35 @@ def _drop_ignorable(text):
     return text if maybe.search(text) is None else every.sub("", text)
 
 
+# The zero-width non-joiner between two characters of the Brahmic scripts of India and Sri Lanka
+# (Devanagari to Malayalam, and Sinhala; Tokenizer's indic_zwnj): there it only asks for another
+# shape of a conjunct (Bengali র‌্যাব, "RAB", the ra written whole before ya rather than as a
+# reph; Hindi क्‌ष, the virama shown), never for a break, as UAX #29 (ZWNJ is Extend, rule WB4)
+# and ICU's NFKC_Casefold (which removes it) read it. Read as a break, it cut the word, and the
+# part after it, starting with a mark, lost that mark: র‌্যাব gave the term যাব ("will go"), the
+# র lost, and never matched র্যাব. Persian's ZWNJ (between Arabic letters) still cuts.
+_INDIC_ZWNJ = [None]
+
+
+def _indic_zwnj():
+    """The pattern of the zero-width non-joiners between two characters of U+0900-U+0DFF
+    (compiled at first use)."""
+    zwnj = _INDIC_ZWNJ[0]
+    if zwnj is None:
+        zwnj = _INDIC_ZWNJ[0] = re.compile("(?<=[\u0900-\u0DFF])\u200c+(?=[\u0900-\u0DFF])")
+    return zwnj
+
+
+def _drop_indic_zwnj(text):
+    """``text`` without the zero-width non-joiners of :func:`_indic_zwnj`."""
+    return text if "\u200c" not in text else _indic_zwnj().sub("", text)
+
+
+def _indic_zwnj_places(text):
+    """The places in ``text`` of the characters :func:`_drop_indic_zwnj` leaves out."""
+    return {i for m in _indic_zwnj().finditer(text) for i in range(m.start(), m.end())}
+
+
 # Letters of the Arabic script written in more than one way for one sound (Tokenizer's
 # fold_variants), each read as one, as Lucene's Arabic and Persian normalisation filters read
 # them: alef with hamza above or below, with madda, and alef wasla as the bare alef (hamza's
@@ -400,7 +429,7 @@ def _fold_radicals(text):
 
 
 def _unicode_fold(text, drop_ignorables=False, hebrew_quotes=False, fold_variants=False, lower=True,
-                  fold_radicals=False):
+                  fold_radicals=False, indic_zwnj=False):
     """A non-ASCII text as the word rule reads it: in NFC (an accent written apart joined to its
     letter, as most text has it, so that both spellings give one term), the dot that lowercasing
     Turkish İ leaves (i + U+0307) dropped, so that "İstanbul" is "istanbul", (``drop_ignorables``)
@@ -408,9 +437,13 @@ def _unicode_fold(text, drop_ignorables=False, hebrew_quotes=False, fold_variant
     between Hebrew letters as the marks they stand for (:func:`_fold_hebrew_quotes`), and
     (``fold_variants``) with compatibility characters, the letter variants of the Arabic script,
     Greek and Russian, and every decimal digit folded (:func:`_fold_variants`; ``lower``: the text
-    was lowercased), and (``fold_radicals``) the CJK radicals of ``_RADICALS`` in NFKC."""
+    was lowercased), (``fold_radicals``) the CJK radicals of ``_RADICALS`` in NFKC, and
+    (``indic_zwnj``) without the zero-width non-joiners inside Indic words
+    (:func:`_drop_indic_zwnj`), before NFC (which may then join a vowel's two parts)."""
     if drop_ignorables:
         text = _drop_ignorable(text)
+    if indic_zwnj:
+        text = _drop_indic_zwnj(text)
     if hebrew_quotes:
         text = _fold_hebrew_quotes(text)
     text = _nfc(text)
@@ -731,6 +764,13 @@ class Tokenizer:
         ``"人口"``), as ICU's normaliser does: text taken from a PDF of Chinese or Japanese often
         holds them in place of the ideographs, and they were read as symbols, no term at all.
         False: read as before; what models saved before this setting existed do.
+    indic_zwnj : bool, default=True
+        With ``unicode_words``, leave out the zero-width non-joiner between two characters of
+        the Indic scripts (Devanagari to Malayalam, Sinhala), where it asks for another shape of
+        a conjunct and is no break (UAX #29; ICU's NFKC_Casefold removes it): Bengali
+        ``"র\u200c্যাব"`` is ``"র্যাব"``, where it cut the word, lost the র and gave ``"যাব"``, another
+        word. Between Persian letters it still cuts. False: read as before; what models saved
+        before this setting existed do.
 
     Examples
     --------
@@ -764,10 +804,12 @@ class Tokenizer:
     uax29_punctuation = False
     fold_variants = False
     fold_radicals = False
+    indic_zwnj = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
-                 drop_ignorables=True, uax29_punctuation=True, fold_variants=True, fold_radicals=True):
+                 drop_ignorables=True, uax29_punctuation=True, fold_variants=True, fold_radicals=True,
+                 indic_zwnj=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -782,6 +824,7 @@ class Tokenizer:
         self.uax29_punctuation = bool(uax29_punctuation)
         self.fold_variants = bool(fold_variants)
         self.fold_radicals = bool(fold_radicals)
+        self.indic_zwnj = bool(indic_zwnj)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -833,7 +876,8 @@ class Tokenizer:
                 "stem": self.stem, "ngram_range": self.ngram_range, "analyzer": self.analyzer,
                 "cjk_unigrams": self.cjk_unigrams, "unicode_words": self.unicode_words,
                 "drop_ignorables": self.drop_ignorables, "uax29_punctuation": self.uax29_punctuation,
-                "fold_variants": self.fold_variants, "fold_radicals": self.fold_radicals}
+                "fold_variants": self.fold_variants, "fold_radicals": self.fold_radicals,
+                "indic_zwnj": self.indic_zwnj}
 
     @staticmethod
     def _resolve_stop_words(stop_words):
@@ -859,7 +903,7 @@ class Tokenizer:
                 f"stop_words={self.stop_words!r}, stem={self.stem!r}, ngram_range={self.ngram_range}, "
                 f"analyzer={self.analyzer!r}, cjk_unigrams={self.cjk_unigrams}, unicode_words={self.unicode_words}, "
                 f"drop_ignorables={self.drop_ignorables}, uax29_punctuation={self.uax29_punctuation}, "
-                f"fold_variants={self.fold_variants}, fold_radicals={self.fold_radicals})")
+                f"fold_variants={self.fold_variants}, fold_radicals={self.fold_radicals}, indic_zwnj={self.indic_zwnj})")
 
     def _text_regex(self, text):
         """The word pattern of ``text``, a text that is not ASCII: with ``unicode_words`` and the
@@ -1023,6 +1067,14 @@ class Tokenizer:
                     every = _IGNORABLE_RE[1]
                     kept = [i for i, c in enumerate(lowered) if every.match(c) is None]
                     lowered = dropped
+            if self.indic_zwnj and "\u200c" in lowered:
+                joined = _drop_indic_zwnj(lowered)
+                if len(joined) != len(lowered):
+                    # the non-joiners inside Indic words left out: likewise
+                    gone = _indic_zwnj_places(lowered)
+                    places = kept if kept is not None else range(len(lowered))
+                    kept = [places[i] for i in range(len(lowered)) if i not in gone]
+                    lowered = joined
             before = lowered
 
             def fold(text):
@@ -1055,6 +1107,10 @@ class Tokenizer:
             return None
         places, parts = [], []
         n, i = len(doc), 0
+        # the non-joiners inside Indic words, left out in context (read alone, one is kept)
+        zwnj = set()
+        if self.unicode_words and self.indic_zwnj and "\u200c" in doc:
+            zwnj = _indic_zwnj_places(doc)
         while i < n:
             run = _ASCII_AHEAD.match(doc, i)
             if run is not None:         # ASCII before ASCII: read as it stands, a place each
@@ -1062,6 +1118,9 @@ class Tokenizer:
                 parts.append(self._prepare(doc[i:j]))
                 places.extend(zip(range(i, j), range(i + 1, j + 1)))
                 i = j
+                continue
+            if self.indic_zwnj and doc[i] == "\u200c" and i in zwnj:     # left out: no place
+                i += 1
                 continue
             j = i + 1
             # a character's marks, the half-width voiced sound marks that width folding joins to
@@ -1073,7 +1132,8 @@ class Tokenizer:
             part = self._prepare(doc[i:j])
             if self.unicode_words and not part.isascii():
                 part = _strip_points(_unicode_fold(part, self.drop_ignorables, self.uax29_punctuation,
-                                                   self.fold_variants, self.lowercase, self.fold_radicals))
+                                                   self.fold_variants, self.lowercase, self.fold_radicals,
+                                                   self.indic_zwnj))
             if self.analyzer != "words":
                 part = _fold_width(part)
             parts.append(part)
@@ -1125,7 +1185,7 @@ class Tokenizer:
         ascii_text = doc.isascii()
         if self.unicode_words and not ascii_text:
             doc = _unicode_fold(doc, self.drop_ignorables, self.uax29_punctuation, self.fold_variants, self.lowercase,
-                                self.fold_radicals)
+                                self.fold_radicals, self.indic_zwnj)
         if self.analyzer == "words" or ascii_text:
             if ascii_text:
                 tokens = self._regex.findall(doc)

@@ -347,6 +347,11 @@ class TextVectorizer(BaseEstimator):
         a PDF of Chinese or Japanese holds in place of ideographs read as those ideographs
         (``"⼈⼝"`` is ``"人口"``); recorded in the saved model (one saved before this setting
         existed reads them as symbols, no term).
+    indic_zwnj : bool, default=True
+        Passed to :class:`Tokenizer`: with ``unicode_words``, the zero-width non-joiner inside
+        a word of an Indic script (Bengali ``"র\u200c্যাব"``) left out, where it cut the word and
+        lost a part of it; recorded in the saved model (one saved before this setting existed
+        reads it as a break).
 
     Attributes
     ----------
@@ -404,6 +409,7 @@ class TextVectorizer(BaseEstimator):
         "uax29_punctuation": ["boolean"],
         "fold_variants": ["boolean"],
         "fold_radicals": ["boolean"],
+        "indic_zwnj": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -424,7 +430,7 @@ class TextVectorizer(BaseEstimator):
                  max_features=None, sublinear_tf=False, norm=None, k1=1.2, b=0.75,
                  n_components=None, resample_length=None, random_state=None, dtype=np.float32,
                  analyzer="cjk", cjk_unigrams=False, unicode_words=True, drop_ignorables=True,
-                 uax29_punctuation=True, fold_variants=True, fold_radicals=True):
+                 uax29_punctuation=True, fold_variants=True, fold_radicals=True, indic_zwnj=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -449,6 +455,7 @@ class TextVectorizer(BaseEstimator):
         self.uax29_punctuation = uax29_punctuation
         self.fold_variants = fold_variants
         self.fold_radicals = fold_radicals
+        self.indic_zwnj = indic_zwnj
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
