@@ -79,3 +79,15 @@ def test_a_one_character_query_finds_the_documents_holding_it_inside_runs(tmp_pa
         index = Index.build(tmp_path / "i", baseline_pipeline("bm25", docs), docs)
     found = {hit["text"] for hit in index.search("猫", k=5)}
     assert found == set(docs[:3])
+
+
+def test_a_lone_kangxi_radical_is_read_as_its_ideograph():
+    # ⼈ (U+2F08) is read as 人 by the tokenizer (fold_radicals): alone in a query it is the same
+    # lone character, and found nothing where 人 found the documents holding 人口
+    from learnsim.text import LoneCharacters, Tokenizer
+
+    vocabulary = {"\u4eba\u53e3": 0, "\u53e3\u304c": 1}
+    expand = LoneCharacters(Tokenizer(), [vocabulary])
+    assert expand("\u2f08") == expand("\u4eba") == "\u4eba\u53e3"
+    assert LoneCharacters(Tokenizer(fold_radicals=False), [vocabulary])("\u2f08") == "\u2f08"
+    assert expand("\u2f08\u2f1d") == "\u2f08\u2f1d"          # a run of two: bigrams, left as written

@@ -1302,7 +1302,7 @@ class LoneCharacters:
             # longer runs (a sentence, a document as a query) it is read as it is (read again,
             # the terms it gained are longer runs: nothing more is added). Looked at once, at the
             # first known lone character: most queries never meet one
-            runs = self.tokenizer._spaceless_run.findall(text)
+            runs = self.tokenizer._spaceless_run.findall(source)
             return all(len(r) <= _MAX_CHARACTER_CODE_POINTS and all(len(t) == 1 for t in self.tokenizer(r))
                        for r in runs)
 
@@ -1327,5 +1327,10 @@ class LoneCharacters:
             added += len(found)
             return f" {' '.join(([term[0]] if known else []) + found)} " if found else c
 
-        read = self.tokenizer._spaceless_run.sub(replace, text)
+        # a Kangxi radical the tokenizer reads as its ideograph (⼈ as 人, fold_radicals) is that
+        # lone character too: it stands outside the runs' class, and a query of ⼈ found nothing
+        # where one of 人 found the documents with 人口
+        tok = self.tokenizer
+        source = _fold_radicals(text) if tok.fold_radicals and tok.unicode_words else text
+        read = tok._spaceless_run.sub(replace, source)
         return read.strip() if added else text
