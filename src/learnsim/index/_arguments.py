@@ -3,11 +3,12 @@ and k, each refused with an error naming the argument and the position."""
 from __future__ import annotations
 
 import numbers
+import os
 from collections.abc import Iterable
 
 import numpy as np
 
-from .._inputs import as_id, refuse_unordered, texts_of
+from .._inputs import as_id, index_inputs, is_table, refuse_unordered, texts_of
 from .._utils.callers import warn_outside
 from .._utils.inputs import check_text
 from ._store import check_metadata
@@ -156,3 +157,23 @@ def ids_to_delete(ids):
             raise ValueError(f"id {x!r:.80} is given twice")
         seen.add(x)
     return ids
+
+
+def update_arguments(ids, texts, metadata, text, columns):
+    """(ids, texts, metadata) of ``Index.update``: the forms of ``build``, or ``update(ids,
+    metadata=...)`` without texts, whose texts are None (each document keeps its own, read by the
+    write)."""
+    own = is_table(ids) or isinstance(ids, os.PathLike) or hasattr(ids, "texts")
+    if texts is None and text is None and columns is None and metadata is not None and not own:
+        ids = ids_to_delete(ids)
+        if isinstance(metadata, dict) and len(ids) == 1:
+            metadata = [metadata]
+        return ids, None, check_metadatas(metadata, len(ids))
+    if texts is None and own:
+        texts, ids = ids, None      # a table, a file or a Documents: its own ids
+    texts, ids, metadata = index_inputs(texts, ids, metadata, text=text, columns=columns, need_ids=True)
+    texts = check_texts(texts, documents=True)
+    ids = check_ids(ids, len(texts))
+    if None in ids:
+        raise ValueError("update needs the ids of the documents to replace")
+    return ids, texts, check_metadatas(metadata, len(texts))

@@ -37,12 +37,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .._inputs import index_inputs, is_table
+from .._inputs import index_inputs
 from .._utils.files import sha256_file
 from .._utils.inputs import as_path
 from .._utils.progress import enabled_for, progress, stage_for, with_show_progress_bar
 from ._arguments import check_flag as _check_flag, check_ids as _check_ids, check_k as _check_k, \
-    check_metadatas as _check_metadatas, check_texts as _check_texts, doc_id as _doc_id, ids_to_delete as _ids_to_delete
+    check_metadatas as _check_metadatas, check_texts as _check_texts, doc_id as _doc_id, ids_to_delete as _ids_to_delete, \
+    update_arguments as _update_arguments
 from ._ann import AnnSearch, ann_config, check_ann_config, search_info, write_segment_of
 from ._batch import best_k_dense_batch, dense_batch_applies
 from ._integrity import Lock as _Lock, checked_up_to, model_encoder, load_plan, load_statistics, plan_checksums as _plan_checksums, read_retrying, \
@@ -1236,51 +1237,15 @@ class Index(ModelVersions):
             Progress on stderr (the elapsed time of the vectorising and writing); nothing is drawn
             for fewer than 1000 documents unless True. None: as :func:`learnsim.set_progress` says
             (by default on a terminal or in a notebook); True or False beat it for this call.
-
-        Examples
-        --------
-        >>> import os, tempfile
-        >>> import learnsim
-        >>> from learnsim.index import Index
-        >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice"]
-        >>> model = learnsim.fit(texts, clusters=[0, 0, 1])                # too few to check: warns
-        >>> index = Index.build(os.path.join(tempfile.mkdtemp(), "index"), model, texts)
-        >>> index.update(["3"], ["charged two times"])
-        >>> index.update("1", metadata={"topic": "account"})
-        >>> index.document("3")[0], index.document("1")
-        ('charged two times', ('how do I reset my password', {'topic': 'account'}))
         """
-        keep_texts = (texts is None and text is None and columns is None and metadata is not None
-                      and not (is_table(ids) or isinstance(ids, os.PathLike) or hasattr(ids, "texts")))
-        if keep_texts:
-            ids = _ids_to_delete(ids)
-            if isinstance(metadata, dict) and len(ids) == 1:
-                metadata = [metadata]
-            metas = _check_metadatas(metadata, len(ids))
-            texts = None
-        else:
-            if texts is None and (is_table(ids) or isinstance(ids, os.PathLike) or hasattr(ids, "texts")):
-                texts, ids = ids, None      # a table, a file or a Documents: its own ids
-            texts, ids, metadata = index_inputs(texts, ids, metadata, text=text, columns=columns, need_ids=True)
-            texts = _check_texts(texts, documents=True)
-            ids = _check_ids(ids, len(texts))
-            if None in ids:
-                raise ValueError("update needs the ids of the documents to replace")
-            metas = _check_metadatas(metadata, len(texts))
+        ids, texts, metas = _update_arguments(ids, texts, metadata, text, columns)
         if not ids:
             return
         with self._lock(), stage_for(f"index: updating {len(ids)} documents", len(ids)):
             self._begin_write()
             self._flush_tail()
-            if texts is None:
-                # read under the write lock: no other writer changes a text between this read
-                # and the write (an unknown id is the KeyError an update of it is)
-                texts = []
-                for doc_id in ids:
-                    try:
-                        texts.append(self.document(doc_id)[0])
-                    except KeyError:
-                        raise KeyError(f"id {doc_id!r} is not in the index (use add)") from None
+            if texts is None:   # metadata alone: the texts read under the write lock
+                texts = [self.document(doc_id)[0] for doc_id in ids]
             p = self.pipeline
             with _embeddings_of(self.path, p):
                 rows = p.document_rows(texts, self.statistics)
