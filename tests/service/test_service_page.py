@@ -137,6 +137,26 @@ def test_document_text_ids_and_metadata_are_escaped(built, tmp_path):
     assert html.escape(doc_id, quote=True) in page
 
 
+def test_the_json_link_of_an_id_of_dots_reaches_that_document(built, tmp_path):
+    # a browser removes the dot segments of a link's path before it follows it (RFC 3986,
+    # 5.2.4): /v1/docs/.. was /v1/, and /v1/docs/. the id '' (404); such ids go as %2E, as the
+    # client sends them
+    from urllib.parse import urljoin
+
+    path = tmp_path / "idx"
+    shutil.copytree(built / "bm25", path)
+    c = _client(path)
+    ids = [".", "..", "...", "a.b"]
+    r = c.post("/v1/docs", json={"documents": [{"id": i, "text": f"w001 w002 dots {n}"} for n, i in enumerate(ids)]})
+    assert r.status_code == 201
+    page = c.get("/", params={"q": "w001 w002 dots", "k": 10}).text
+    links = dict(re.findall(r'<li class="hit" data-id="([^"]*)">.*?<a class="json" href="([^"]*)">', page, flags=re.S))
+    for doc_id in ids:
+        followed = urljoin(f"{BASE}/?q=w001", html.unescape(links[doc_id]))   # as a browser resolves it
+        r = c.get(followed)
+        assert r.status_code == 200 and r.json()["id"] == doc_id, (doc_id, followed, r.text[:200])
+
+
 def test_fragment_is_the_results_alone(film):
     texts = corpus()[0]
     r = film.get("/", params={"q": texts[2], "fragment": "1"})

@@ -228,6 +228,14 @@ def _link(**params):
     return "/?" + urlencode({k: v for k, v in params.items() if v is not None})
 
 
+def _path_segment(doc_id):
+    """``doc_id`` as one segment of a link's path: encoded wholly (``/`` too), and an id of dots
+    alone as ``%2E`` (learnsim.client's doc_path does the same): a browser removes a ``.`` or
+    ``..`` segment before following the link, so ``/v1/docs/..`` led to ``/v1/``."""
+    doc_id = str(doc_id)
+    return "%2E" * len(doc_id) if doc_id and set(doc_id) == {"."} else quote(doc_id, safe="")
+
+
 def _why(explanation, kind):
     if not explanation:
         return ""
@@ -283,7 +291,7 @@ def _hit(h, data):
         links.insert(0, f'<a class="open" href="{_e(follow)}">open</a>')
     if data["can_match"]:
         links.append(f'<a class="duplicates" href="{_e(_link(duplicates=doc_id))}">near-duplicates</a>')
-    links.append(f'<a class="json" href="/v1/docs/{_e(quote(doc_id, safe=""))}">JSON</a>')
+    links.append(f'<a class="json" href="/v1/docs/{_e(_path_segment(doc_id))}">JSON</a>')
     if "probability" in h:
         value = f'<span class="score" title="probability of a duplicate">p = {h["probability"]:.3f}</span>'
     elif "first_stage_rank" in h:
