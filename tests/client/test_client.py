@@ -191,6 +191,18 @@ def test_health_returns_starting_without_retrying(mocked):
     assert run(client.health()) == {"status": "starting"} and len(service.requests) == 1
 
 
+def test_health_raises_a_503_error_rather_than_returning_it(mocked):
+    # a 503 JSON error at /healthz (a server at its connection bound; a proxy) is no health
+    # status: returned, health()["status"] was a KeyError; it is an Unavailable, retried as any
+    busy = (503, {"error": "too many connections from this address", "code": 503}, {"Retry-After": "1"})
+    client, run, service, sleeps = mocked(busy, (200, {"status": "ok"}, {}))
+    assert run(client.health()) == {"status": "ok"} and len(service.requests) == 2 and sleeps == [1.0]
+    client, run, service, _ = mocked(busy, max_retries=0)
+    with pytest.raises(Unavailable) as info:
+        run(client.health())
+    assert info.value.message == "too many connections from this address"
+
+
 def test_what_is_sent(mocked):
     client, run, service, _ = mocked(200, api_key=KEY)
     run(client.search("a query", k=3, filter={"topic": [1, 2]}, explain=True, n_top=4))

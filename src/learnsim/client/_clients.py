@@ -264,7 +264,10 @@ class _Session(Routes):
                 answer = read_json(response.content) if response.content.strip() else _EMPTY
             except ValueError as exc:     # not JSON, nested too deep, a key twice, not UTF-8
                 answer, why = _NOT_JSON, exc
-            if 200 <= status < 300 or isinstance(answer, dict):
+            # a JSON error ({"error", "code"}: the connection bound's 503, a proxy's) under a
+            # status the route answers with (/healthz's 503) is a refusal, raised and retried
+            # as any: returned, health() gave {"error", "code"} where a "status" is promised
+            if 200 <= status < 300 or (isinstance(answer, dict) and not {"error", "code"} <= answer.keys()):
                 if answer is _NOT_JSON:
                     raise self._bad_answer(response, f"it is not JSON ({why}): {text_of(response, 200)!r}")
                 if answer is _EMPTY:

@@ -165,6 +165,12 @@ class Routes:
             retried); ``{"status": "degraded", "damage": "..."}`` once damage to an index file
             was seen (what is intact is still served).
 
+        Raises
+        ------
+        Unavailable
+            A 503 that is a JSON error (``{"error", "code"}``: the service at its bound of
+            connections, a proxy), after the retries, as any other route's.
+
         Examples
         --------
         >>> from learnsim.client import Client
