@@ -270,6 +270,39 @@ def test_arguments_are_checked_before_sending(mocked, call, error):
     assert service.requests == []
 
 
+def test_numbers_and_flags_are_sent_alike_by_get_and_post(mocked):
+    # one query goes as a GET, a list as a POST: the same k must read the same either way. A
+    # whole float (2.0) went as "k=2.0" (a 422 of the GET) but "k": 2.0 (the POST's 2); a numpy
+    # integer as "k=3" but failed the POST's JSON encoding (TypeError)
+    np = pytest.importorskip("numpy")
+    client, run, service, _ = mocked(200)
+    for k in (2.0, np.int64(2), np.int32(2)):
+        run(client.search("q", k=k, explain=True, n_top=np.int64(4)))
+        run(client.search(["q"], k=k, explain=np.bool_(True), n_top=4.0))
+        run(client.more_like("d1", k=k))
+        run(client.match("q", k=k))
+        run(client.explain("q", "d", n_top=k))
+    sent = [dict(r.url.params) if r.method == "GET" else json.loads(r.content) for r in service.requests]
+    for n in range(0, len(sent), 5):
+        get, post, similar, match, explain = sent[n:n + 5]
+        assert get == {"q": "q", "k": "2", "explain": "true", "n_top": "4"}
+        assert post == {"queries": ["q"], "k": 2, "explain": True, "n_top": 4}
+        assert similar == {"k": "2"} and match == {"text": "q", "k": 2}
+        assert explain == {"query": "q", "document": "d", "n_top": 2}
+
+
+@pytest.mark.parametrize("explain", ["false", 1, 0, None])
+def test_explain_is_a_bool(mocked, explain):
+    # the string "false" is true to Python: it asked for explanations; the service takes only
+    # true and false too
+    client, _, service, _ = mocked(200)
+    with pytest.raises(TypeError, match="explain"):
+        client.search("q", explain=explain)
+    with pytest.raises(TypeError, match="explain"):
+        client.search(["q"], explain=explain)
+    assert service.requests == []
+
+
 @pytest.mark.parametrize("options", [{"max_retries": -1}, {"max_retries": 1.5}, {"max_wait": -1}, {"api_key": ""}])
 def test_bad_options(options):
     with pytest.raises(ValueError):

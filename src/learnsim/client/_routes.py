@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import reprlib
 from urllib.parse import quote, urlencode
 
@@ -89,6 +90,28 @@ def _documents(texts, ids, metadata):
             doc["metadata"] = metadata[i]
         docs.append(doc)
     return docs
+
+
+def _whole(value):
+    """A count (``k``, ``n_top``) as the service reads it the same in a query string and in a
+    body: an integer (numpy's too) or a whole float as a plain int; anything else as given (the
+    service refuses it either way). Sent as given, 2.0 went as ``k=2.0`` in a GET (a 422) but
+    as 2 in a POST's JSON, and a numpy integer failed the POST's JSON encoding."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real) and math.isfinite(value) and float(value).is_integer():
+        return int(value)
+    return value
+
+
+def _flag(name, value):
+    """``value`` as a bool (numpy's too); TypeError otherwise: a truth test read the string
+    "false" as a request for explanations."""
+    if isinstance(value, bool) or (type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False; got {value!r}")
 
 
 def _fits_a_query_string(value):
@@ -256,6 +279,7 @@ class Routes:
         """
         if isinstance(filter, dict) and not filter:
             filter = None
+        k, n_top, explain = _whole(k), _whole(n_top), _flag("explain", explain)
         if isinstance(query, str):
             params = {"q": query, "k": k}
             if filter is not None:
@@ -323,7 +347,7 @@ class Routes:
         >>> answer["hits"][0]["id"]                                             # doctest: +SKIP
         't077'
         """
-        params = {"k": k}
+        params = {"k": _whole(k)}
         if filter:
             params["filter"] = json.dumps(filter, separators=(",", ":"), ensure_ascii=False)
         return self._send(Call("GET", doc_path(doc_id, "/similar"), params=params))
@@ -349,7 +373,7 @@ class Routes:
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be a str; got {type(text).__name__}")
-        body = {"text": text, "k": k}
+        body = {"text": text, "k": _whole(k)}
         if filter:
             body["filter"] = filter
         return self._send(Call("POST", "v1/match", json=body))
@@ -405,7 +429,8 @@ class Routes:
         """
         if not isinstance(query, str) or not isinstance(document, str):
             raise TypeError("query and document must be str")
-        return self._send(Call("POST", "v1/explain", json={"query": query, "document": document, "n_top": n_top}))
+        return self._send(Call("POST", "v1/explain", json={"query": query, "document": document,
+                                                            "n_top": _whole(n_top)}))
 
     # ------------------------------------------------------------------ writes
     def add(self, texts, ids=None, metadata=None):
