@@ -331,3 +331,28 @@ def test_the_python_api_and_the_http_api_take_the_same_dwell_and_relevance():
     for name, high in (("dwell", MAX_DWELL), ("relevance", MAX_RELEVANCE)):
         (number,) = [x for x in fields[name]["anyOf"] if x.get("type") == "number"]
         assert (number["minimum"], number["maximum"]) == (0, high)
+
+
+def test_the_pages_impression_names_the_version_that_found_its_hits(fresh, monkeypatch):
+    # a promotion landing between the page's search (in the index's thread) and the logging of
+    # its impression (on the event loop) labelled the impression with the new version: its
+    # clicks were counted for a model that had not ranked them. Simulated: the handle's version
+    # turns 2 as the impression is being logged (the client it is counted for is asked first)
+    from learnsim.service._feedback import ClickRecorder
+
+    texts = corpus()[0]
+    logging = [False]
+    original = ClickRecorder.client_of
+
+    def client_of(scope, authorized):
+        logging[0] = True
+        return original(scope, authorized)
+
+    monkeypatch.setattr(ClickRecorder, "client_of", staticmethod(client_of))
+    monkeypatch.setattr(Index, "model_version", property(lambda self: 2 if logging[0] else 1))
+    with _client(fresh) as c:
+        r = c.get("/", params={"q": texts[0], "k": 3})
+    assert r.status_code == 200 and "/click?" in r.text
+    with _log(fresh) as log:
+        (logged,) = list(log.impressions())
+    assert logged["model"] == "v1"

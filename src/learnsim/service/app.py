@@ -1111,6 +1111,9 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
 
         def gathered(idx):
             data = page.gather(idx, info=not fragment, explain=False, **view)
+            # the version that found these hits, for their impression: read later, a promotion
+            # landing meanwhile labelled them with a model that had not ranked them
+            data["_version"] = served_model(idx)
             mixed = recorder.interleaved(idx, q, k, None) if mix else None
             if mixed is not None:
                 data["hits"], data["interleaved"] = mixed[0], mixed[1:]
@@ -1120,7 +1123,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             data = await run(gathered, by_id=True, until=until)
             hits = data["hits"] or []
             if recorder is not None and q is not None:
-                data["impression"], = await record([q], [hits], request.scope, until, data.get("interleaved"))
+                data["impression"], = await record([q], [hits], request.scope, until, data.get("interleaved"),
+                                                   version=data["_version"])
                 # the page's click links are GETs a browser follows without the key: with a key
                 # and open reads they would be refused, so the page shows none
                 data["click_links"] = key is None or protect_reads
