@@ -192,6 +192,9 @@ def test_a_japanese_query_typed_in_the_page_finds_and_marks_its_topic(japanese_s
         marks = [m.text for m in first.find_elements(By.TAG_NAME, "mark")]
         assert marks and all(m and m in text for m in marks)
         assert any("作り方" in m or "カレー" in m for m in marks), marks
+        # the title the script writes is the server's: a query that is not ASCII isolated, so
+        # that a right-to-left override in one reorders itself alone (the script wrote it bare)
+        assert driver.title == "\u2068カレーの作り方\u2069 - learnsim", repr(driver.title)
         # a Chinese query, typed over the Japanese one
         box = driver.find_element(By.ID, "q")
         box.clear()

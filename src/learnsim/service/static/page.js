@@ -21,7 +21,9 @@
         if (fragment === null || mine !== latest) { return; }   // an older answer, or an error page
         results.innerHTML = fragment;
         history.replaceState(null, "", "/?" + params.toString());
-        document.title = q + " - learnsim";
+        // as the server writes it: a query that is not ASCII between the isolates FSI and PDI,
+        // so that a right-to-left override in it reorders itself alone, not the words after it
+        document.title = (/^[\x00-\x7f]*$/.test(q) ? q : "\u2068" + q + "\u2069") + " - learnsim";
       })
       .catch(function () { /* the next keystroke, or the form, tries again */ });
   }
