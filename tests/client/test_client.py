@@ -291,6 +291,18 @@ def test_numbers_and_flags_are_sent_alike_by_get_and_post(mocked):
         assert explain == {"query": "q", "document": "d", "n_top": 2}
 
 
+def test_numpy_dwell_and_relevance_are_sent_as_numbers(mocked):
+    # a DataFrame's dwell (np.float64) failed the body's JSON encoding (TypeError: float64 is
+    # not JSON serializable) before anything was sent
+    np = pytest.importorskip("numpy")
+    client, run, service, _ = mocked(201)
+    run(client.feedback("imp1", ["d1"], dwell=np.float64(3.5), relevance=np.float32(0.5)))
+    run(client.feedback("imp1", "d1", dwell=np.int64(3), relevance=1))
+    bodies = [json.loads(r.content) for r in service.requests]
+    assert bodies == [{"impression": "imp1", "clicked": ["d1"], "dwell": 3.5, "relevance": 0.5},
+                      {"impression": "imp1", "clicked": ["d1"], "dwell": 3.0, "relevance": 1.0}]
+
+
 @pytest.mark.parametrize("explain", ["false", 1, 0, None])
 def test_explain_is_a_bool(mocked, explain):
     # the string "false" is true to Python: it asked for explanations; the service takes only

@@ -106,6 +106,15 @@ def _whole(value):
     return value
 
 
+def _plain_number(value):
+    """A number (numpy's too: ``np.float64(3.5)``, a DataFrame's value) as a plain float for the
+    body's JSON, whose encoding failed on it (TypeError: float64 is not JSON serializable); a bool
+    or anything else as given (the service refuses it)."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and type(value).__name__ != "bool_":
+        return float(value)
+    return value
+
+
 def _flag(name, value):
     """``value`` as a bool (numpy's too); TypeError otherwise: a truth test read the string
     "false" as a request for explanations."""
@@ -583,7 +592,7 @@ class Routes:
         clicked = [clicked] if isinstance(clicked, str) else list(clicked)
         body = {"impression": impression, "clicked": clicked}
         if dwell is not None:
-            body["dwell"] = dwell
+            body["dwell"] = _plain_number(dwell)
         if relevance is not None:
-            body["relevance"] = relevance
+            body["relevance"] = _plain_number(relevance)
         return self._send(Call("POST", "v1/feedback", json=body, idempotent=False))
