@@ -94,6 +94,22 @@ def test_decoded_lines_options(tmp_path):
         list(decoded_lines(broken))
 
 
+def test_gzipped_document_files_are_read_as_the_file_they_hold(tmp_path):
+    # BEIR ships corpus.jsonl.gz: 'learnsim fit --beir' read it, the document readers
+    # ('learnsim index build --corpus', 'search --corpus') refused it as of unknown type '.gz'
+    beir = (b'{"_id": "d1", "title": "Volcano", "text": "lava flows", "metadata": {}}\n'
+            b'{"_id": "d2", "title": "", "text": "a draw"}\n')
+    docs = read_documents(_write(tmp_path / "corpus.jsonl.gz", gzip.compress(beir)))
+    assert docs.ids == ["d1", "d2"] and docs.texts == ["Volcano\nlava flows", "a draw"]
+    for name in ("docs.tsv.gz", "docs.TXT.GZ"):
+        assert read_labelled_documents(_write(tmp_path / name, gzip.compress(b"a\tone\nb\ttwo\n"))).texts == \
+            ["one", "two"]
+    csv = read_documents(_write(tmp_path / "docs.csv.gz", gzip.compress(b'id,text\nx,"one, two"\n')))
+    assert csv.ids == ["x"] and csv.texts == ["one, two"]
+    with pytest.raises(DocumentFormatError, match="unknown file type"):
+        read_documents(_write(tmp_path / "docs.gz", gzip.compress(b"a\tone\n")))
+
+
 def test_read_text(tmp_path):
     path = _write(tmp_path / "t.txt", b"\xef\xbb\xbfline one\nbad \xff\n")
     counts = {}

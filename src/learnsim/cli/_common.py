@@ -268,7 +268,7 @@ def read_documents(path, *, unique_ids=False, **kw):
     docs = read(path, **kw)
     # an id field ("id", "_id", a .csv's id column): a .tsv's first column may be a label, which
     # repeats by design (a labelled file searched as a corpus shows its label as the hit's id)
-    named = str(path).lower().endswith((".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz", ".csv", ".parquet"))
+    named = str(path).lower().removesuffix(".gz").endswith((".jsonl", ".ndjson", ".csv", ".parquet"))
     if unique_ids and named and docs.ids is not None:
         from ..datasets.documents import repeated_id
 

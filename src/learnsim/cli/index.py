@@ -17,7 +17,8 @@ corpus layouts:
   a header naming id and text (.csv, CSV-quoted): every other column is metadata
   A document without an id gets its line number ("line-12").
   BEIR's corpus.jsonl reads as it is: {"_id": ..., "title": ..., "text": ..., "metadata": {...}}
-      (the id from "_id", the title joined before the text); a field read and not used is named."""
+      (the id from "_id", the title joined before the text); a field read and not used is named.
+  Any of these may be gzipped (corpus.jsonl.gz, docs.tsv.gz)."""
 
 
 ANN_CHOICES = ("auto", "exact", "faiss-hnsw", "faiss-ivf", "faiss-flat", "usearch")

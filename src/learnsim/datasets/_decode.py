@@ -314,7 +314,8 @@ def decoded_lines(path, *, encoding_errors="replace", encoding="utf-8", keepends
     """
     path = Path(path)
     decoder = _Decoder(path, encoding_errors, encoding, hint)
-    gzipped = path.name.endswith(".gz")
+    # any case, as the readers tell a file's type ("DOCS.TSV.GZ" was read as its gzip bytes)
+    gzipped = path.name.lower().endswith(".gz")
     opener = gzip.open if gzipped else open
     try:
         with opener(path, "rb") as handle:
@@ -374,7 +375,7 @@ def read_text(path, *, encoding_errors="replace", encoding="utf-8", hint=None, c
     if path.suffix == ".Z":
         raise DocumentFormatError(f"{path}: Unix compress (.Z) files are not supported; uncompress them "
                                   "(or recompress with gzip) first")
-    opener = gzip.open if path.suffix == ".gz" else open
+    opener = gzip.open if path.suffix.lower() == ".gz" else open
     try:
         with opener(path, "rb") as handle:
             chunks, size = [], 0
@@ -386,7 +387,7 @@ def read_text(path, *, encoding_errors="replace", encoding="utf-8", hint=None, c
                 size += len(chunk)
                 if size > MAX_TEXT_BYTES:
                     raise DocumentFormatError(f"{path}: longer than {_bytes_text(MAX_TEXT_BYTES)}"
-                                              + (" once decompressed" if path.suffix == ".gz" else "")
+                                              + (" once decompressed" if path.suffix.lower() == ".gz" else "")
                                               + ", the most a whole-file reader reads; split it into smaller files")
             raw = b"".join(chunks)
             del chunks

@@ -129,6 +129,11 @@ class Documents:
 
 def _suffix_kind(path, allowed):
     suffix = path.suffix.lower()
+    if suffix == ".gz":
+        # a gzipped file is read as the file it holds (decoded_lines decompresses it), as the
+        # pairs and corpus readers do: BEIR ships corpus.jsonl.gz, which 'learnsim fit --beir'
+        # reads and 'learnsim index build --corpus' refused as of an unknown type '.gz'
+        suffix = Path(path.stem).suffix.lower()
     if suffix in _TSV_SUFFIXES:
         return "tsv"
     if suffix in _JSONL_SUFFIXES:
