@@ -154,6 +154,16 @@ def test_queries_of_trec_topics_and_tsv(tmp_path):
         read_queries(_write(tmp_path / "q.jsonl", '{"text": "a"}\n'))
 
 
+def test_a_tsv_query_holding_a_unicode_line_separator_stays_one_query(tmp_path):
+    # lines end at \n, \r\n and \r as every reader ends them: str.splitlines also cut a line at a
+    # form feed or U+2028 inside the text, refusing the rest (naming the wrong line) or reading it
+    # as another query where it held a TAB
+    tsv = _write(tmp_path / "queries.tsv", "q1\tlava\u2028flows\tfast\r\nq2\tform\x0cfeed\nq3\tnext\u0085line\n")
+    assert read_queries(tsv) == {"q1": "lava\u2028flows\tfast", "q2": "form\x0cfeed", "q3": "next\u0085line"}
+    with pytest.raises(ValueError, match=r"queries\.tsv, line 3: expected 'id<TAB>text'"):
+        read_queries(_write(tmp_path / "queries.tsv", "q1\ta\u2028b\nq2\tc\nno tab here\n"))
+
+
 def test_corpus_of_trec_sgml(tmp_path):
     sgml = _write(tmp_path / "docs.sgml", "<DOC>\n<DOCNO> LA-1 </DOCNO>\n<TEXT>first &amp; best</TEXT>\n</DOC>\n"
                                           "<DOC><DOCNO>LA-2</DOCNO><TEXT>second</TEXT></DOC>\n")

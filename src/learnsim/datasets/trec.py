@@ -123,10 +123,16 @@ def _trec_document_text(body, text_tags):
     return _clean_sgml(body)
 
 
+_LINE_END = re.compile(r"\r\n|[\r\n]")
+
+
 def _tsv_records(path, text):
     """``(ids, texts)`` of an ``id<TAB>text`` file (a header ``id<TAB>text`` is skipped)."""
     ids, texts = [], []
-    for number, line in enumerate(text.splitlines(), start=1):
+    # lines end where decoded_lines ends them (\n, \r\n, \r): str.splitlines also ends one at a
+    # form feed, U+0085 or U+2028 inside a text, which cut the query in two (the rest refused,
+    # or read as another query where it held a TAB) and numbered the later lines wrongly
+    for number, line in enumerate(_LINE_END.split(text), start=1):
         if not line.strip():
             continue
         rid, tab, body = line.partition("\t")
