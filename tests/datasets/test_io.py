@@ -219,3 +219,44 @@ def test_a_tsv_header_of_other_columns_is_refused_not_read_as_a_document(tmp_pat
         path.write_text(good + "\n" + ("a\tsome words\n" if good == "label\ttext" else "some words\ta\n"),
                         encoding="utf-8")
         assert read_labelled_documents(path).labels == ["a"]
+
+
+@pytest.mark.parametrize("header, text_first", [
+    ("sentence\tlabel", True), ("Review\tLabel", True), ("label\tsentence", False), ("category\ttext", False),
+    ("text\tcategory", True)])
+def test_a_header_naming_the_text_column_otherwise_is_a_header(tmp_path, header, text_first):
+    """GLUE's SST-2 is sentence<TAB>label: read as label<TAB>text, the header was a document and
+    every sentence a label of its own with "0" or "1" for its text (a fit of nothing, exit 0)."""
+    rows = [("good film", "1"), ("dull\tfilm", "0")] if text_first else [("1", "good film"), ("0", "dull film")]
+    path = tmp_path / "train.tsv"
+    path.write_text(header + "\n" + "".join(f"{a}\t{b}\n" for a, b in rows), encoding="utf-8")
+    docs = read_labelled_documents(path)
+    assert docs.labels == ["1", "0"] and docs.texts[0] == "good film" and len(docs) == 2
+    if text_first and header.lower().endswith("label"):
+        corpus = read_documents(path)
+        assert corpus.texts == ["good film", "dull\tfilm"] and corpus.labels == ["1", "0"]
+
+
+def test_a_labelled_tsv_header_of_three_named_columns_with_a_label_is_refused(tmp_path):
+    path = tmp_path / "train.tsv"
+    path.write_text("sentence\tlabel\tidx\ngood film\t1\t0\n", encoding="utf-8")
+    with pytest.raises(DocumentFormatError, match="line 1: its header names the columns sentence, label, idx"):
+        read_labelled_documents(path)
+    # a first line of data is still data
+    data = tmp_path / "data.tsv"
+    data.write_text("sports\tgoal\nsports\tmatch\n", encoding="utf-8")
+    assert read_labelled_documents(data).labels == ["sports", "sports"]
+
+
+def test_a_gzipped_tsv_collection_needs_ids_as_a_tsv_does(tmp_path):
+    path = _write(tmp_path / "docs.tsv.gz", gzip.compress(b"d1\tgood film\nno tab\n"))
+    with pytest.raises(DocumentFormatError, match="line 2: no TAB separator; expected 'id<TAB>text'"):
+        read_documents(path)
+
+
+@pytest.mark.parametrize("suffix", [".tsv", ".txt"])
+def test_a_collection_header_naming_the_id_column_otherwise_is_a_header(tmp_path, suffix):
+    # docno<TAB>text (TREC's name): read as a document, the header was one more in the index
+    path = _write(tmp_path / f"docs{suffix}", b"docno\ttext\nD1\tcovid came from bats\nD2\ta tea harvest\n")
+    docs = read_documents(path)
+    assert docs.ids == ["D1", "D2"] and docs.texts == ["covid came from bats", "a tea harvest"]

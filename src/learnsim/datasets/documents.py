@@ -4,7 +4,9 @@ Three kinds of file, told apart by their extension:
 
 TAB-separated (``.tsv``, ``.txt``)
     Labelled documents: one ``label<TAB>text`` per line. The text is everything after the
-    first TAB. A first line ``label<TAB>text`` is a header and skipped; blank lines are skipped.
+    first TAB. A first line ``label<TAB>text`` is a header and skipped, as is one of two column
+    names of which one is ``label`` or ``text`` (GLUE's ``sentence<TAB>label``, the text first,
+    read as ``text<TAB>label``; ``category<TAB>text``); blank lines are skipped.
     An unlabelled collection (a corpus to search): ``id<TAB>text`` per line (a header
     ``id<TAB>text`` or ``label<TAB>text`` is skipped), or, for a ``.txt`` file in which some
     line has no TAB, simply one document per line. Under a first line ``text<TAB>label`` (or,
@@ -40,6 +42,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -127,13 +130,17 @@ class Documents:
         return codes, kept, int((~keep).sum())
 
 
-def _suffix_kind(path, allowed):
+def _base_suffix(path):
+    """The extension of ``path`` in lower case; of a gzipped file, that of the file it holds
+    (decoded_lines decompresses it), as the pairs and corpus readers read it: BEIR ships
+    corpus.jsonl.gz, which 'learnsim fit --beir' reads and 'learnsim index build --corpus'
+    refused as of an unknown type '.gz'."""
     suffix = path.suffix.lower()
-    if suffix == ".gz":
-        # a gzipped file is read as the file it holds (decoded_lines decompresses it), as the
-        # pairs and corpus readers do: BEIR ships corpus.jsonl.gz, which 'learnsim fit --beir'
-        # reads and 'learnsim index build --corpus' refused as of an unknown type '.gz'
-        suffix = Path(path.stem).suffix.lower()
+    return Path(path.stem).suffix.lower() if suffix == ".gz" else suffix
+
+
+def _suffix_kind(path, allowed):
+    suffix = _base_suffix(path)
     if suffix in _TSV_SUFFIXES:
         return "tsv"
     if suffix in _JSONL_SUFFIXES:
@@ -156,6 +163,10 @@ def _check_file(path):
 def _lines(path, encoding_errors="replace"):
     """Yield ``(line_number, line)`` without the line end, checking the file and its encoding."""
     yield from decoded_lines(_check_file(path), encoding_errors=encoding_errors)
+
+
+# a column name of a header line: one word of letters (sentence, label, category, review_text)
+_HEADER_WORD = re.compile(r"[a-z_]+")
 
 
 def _is_header(line, first_columns):
@@ -525,10 +536,13 @@ def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto"):
             if _is_header(line, ("label",)):
                 continue
             head, _, rest = line.partition("\t")
-            if head.strip().lower() == "text" and rest.strip().lower() == "label":
-                # a header naming the columns the other way round: text<TAB>label, the label
-                # after the last TAB (else each text would be read as a label of its own)
-                swapped = True
+            names = (head.strip().lower(), rest.strip().lower())
+            if ("label" in names or "text" in names) and all(_HEADER_WORD.fullmatch(n) for n in names):
+                # two column names, one of them label or text: GLUE's SST-2 is sentence<TAB>label,
+                # others label<TAB>sentence or category<TAB>text. Read as a document, the header
+                # was one and, text first, every sentence became a label of its own and its "0"
+                # or "1" the text (a fit of nothing, exit 0). Text first: the label after the last TAB
+                swapped = names[0] == "text" or names[1] == "label"
                 continue
             _refuse_other_header(line, number, path)
         if swapped:
@@ -574,18 +588,28 @@ def _refuse_other_header(line, number, path):
         raise DocumentFormatError(f"{path}, line {number}: its header names text_a and text_b, the columns of pairs; "
                                   "read it as pairs (learnsim fit --pairs FILE, learnsim.fit(pairs=...)): labelled "
                                   "documents are label<TAB>text lines")
-    if "text" in names and "label" in names:
+    if "text" in names and "label" in names or \
+            ("text" in names or "label" in names) and all(_HEADER_WORD.fullmatch(n) for n in names):
         raise DocumentFormatError(f"{path}, line {number}: its header names the columns {', '.join(names)[:80]}; a "
                                   "labelled .tsv is label<TAB>text lines: give those two columns, or a .csv or "
                                   ".jsonl with that header")
 
 
+def _named_id_header(line):
+    """Whether a first line names its columns ``ID<TAB>text`` with the id column named otherwise
+    (``docno``, ``docid``, ``pid``, as TREC and MS MARCO name it): read as a document, the
+    header was one more document ("text", with the id "docno") in the index."""
+    head, tab, rest = line.partition("\t")
+    return bool(tab) and rest.strip().lower() == "text" and bool(_HEADER_WORD.fullmatch(head.strip().lower()))
+
+
 def _swapped_header(line):
     """``"id"`` or ``"label"`` for a first line naming the columns ``text<TAB>id`` or
-    ``text<TAB>label`` (the text first), else None."""
+    ``text<TAB>label`` (the text first; the text column may be named otherwise, as GLUE's
+    SST-2 ``sentence<TAB>label``), else None."""
     head, tab, rest = line.partition("\t")
-    rest = rest.strip().lower()
-    return rest if tab and head.strip().lower() == "text" and rest in ("id", "label") else None
+    head, rest = head.strip().lower(), rest.strip().lower()
+    return rest if tab and _HEADER_WORD.fullmatch(head) and rest in ("id", "label") else None
 
 
 def _read_text_first(docs, path, rows, column):
@@ -706,11 +730,11 @@ def read_documents(path, *, encoding_errors="replace", quoting="auto"):
         return _check_not_empty(docs, path)
 
     rows = list(_tab_rows(path, _quote(kind, quoting), encoding_errors))
-    if rows and _is_header(rows[0][1], ("id", "label")):
+    if rows and (_is_header(rows[0][1], ("id", "label")) or _named_id_header(rows[0][1])):
         rows = rows[1:]
     elif rows and (column := _swapped_header(rows[0][1])):
         return _read_text_first(docs, path, rows, column)
-    with_ids = path.suffix.lower() == ".tsv" or all(tab for *_, tab, _rest in rows)
+    with_ids = _base_suffix(path) == ".tsv" or all(tab for *_, tab, _rest in rows)
     for number, line, doc_id, tab, text in rows:
         if with_ids:
             if not tab:
