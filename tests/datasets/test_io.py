@@ -260,3 +260,14 @@ def test_a_collection_header_naming_the_id_column_otherwise_is_a_header(tmp_path
     path = _write(tmp_path / f"docs{suffix}", b"docno\ttext\nD1\tcovid came from bats\nD2\ta tea harvest\n")
     docs = read_documents(path)
     assert docs.ids == ["D1", "D2"] and docs.texts == ["covid came from bats", "a tea harvest"]
+
+
+def test_invalid_json_names_a_raw_control_character_and_its_column(tmp_path):
+    # the parser's "Invalid control character at" read "... at at column 23", the TAB unseen
+    path = _write(tmp_path / "docs.jsonl", b'{"id": "a", "text": "x\ty"}\n')
+    with pytest.raises(DocumentFormatError) as caught:
+        read_documents(path)
+    message = str(caught.value)
+    assert "at at" not in message and "'\\t'" in message and "column 23" in message
+    with pytest.raises(DocumentFormatError, match=r"line 1: invalid JSON \(Unterminated string starting at column 21\)"):
+        read_documents(_write(tmp_path / "cut.jsonl", b'{"id": "a", "text": "xy}\n'))

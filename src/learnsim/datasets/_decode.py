@@ -177,7 +177,13 @@ def json_record(line, where, invalid="invalid JSON"):
     try:
         return _strict_loads(line)
     except json.JSONDecodeError as exc:
-        raise DocumentFormatError(f"{where}: {invalid} ({exc.msg} at column {exc.colno})") from None
+        # some of the parser's messages end in "at" ("Invalid control character at"), which read
+        # "... at at column 12"; a raw control character is named, as an editor does not show it
+        said = f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
+        if exc.msg.startswith("Invalid control character") and exc.pos < len(line):
+            said = (f"a raw control character {line[exc.pos]!r} inside a string at column {exc.colno}; JSON "
+                    "writes it escaped")
+        raise DocumentFormatError(f"{where}: {invalid} ({said})") from None
     except (JSONDepthError, DuplicateKeyError, TextError) as exc:
         raise DocumentFormatError(f"{where}: {exc}") from None
     except ValueError as exc:
