@@ -123,6 +123,19 @@ def test_save_failure_names_the_users_path(train, tmp_path, monkeypatch):
     assert code == 2 and f"cannot write --model {target}" in err and ".tmp" not in err
 
 
+def test_an_output_named_dash_is_refused_not_written_as_a_file_named_dash(train, tmp_path, monkeypatch):
+    # '-' is not standard output here: --run - wrote a file named '-' ("Wrote 8 lines to -")
+    monkeypatch.chdir(tmp_path)
+    for args in (["fit", "--input", train, "--model", "-"] + FIXED,
+                 ["search", "--model", tmp_path / "none.npz", "--corpus", train, "--queries", train, "--run", "-"]):
+        code, _, err = run_cli(args)
+        assert code == 2 and "'-' is not standard output here" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "-").exists()
+    code, _, err = run_cli(["search", "--model", tmp_path / "none.npz", "--corpus", train, "--queries", train,
+                            "--run", tmp_path])
+    assert code == 2 and "is a folder" in err and "model.npz" not in err
+
+
 def test_every_out_is_checked(tmp_path, monkeypatch):
     import learnsim.reproduce
 

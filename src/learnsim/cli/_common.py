@@ -375,6 +375,11 @@ def _check_output_file(path, option, inputs=()):
     index's documents). Returns the Path."""
     import os
 
+    if str(path) == "-":
+        # not standard output: it wrote a file named "-" in the working folder, and said so only
+        # as "Wrote 8 lines to -"
+        raise UsageError(f"{option} -: give a file name; '-' is not standard output here (it would be a file named "
+                         "'-')")
     path = Path(path)
     target = _resolved(path, option)
     for given in inputs:
@@ -389,7 +394,9 @@ def _check_output_file(path, option, inputs=()):
             raise UsageError(f"{option} {path} is inside {given}, which the command reads: writing there would "
                              "damage it; give a file outside it")
     if path.is_dir():
-        raise UsageError(f"{option} {path} is a folder; give a file name such as model.npz")
+        # a run, a cluster or click export is no model: "such as model.npz" misled there
+        raise UsageError(f"{option} {path} is a folder; give a file name"
+                         + (" such as model.npz" if option == "--model" else f" such as {path / 'out.txt'}"))
     parent = path.parent
     if not parent.exists():
         raise UsageError(f"{option} {path}: the folder {parent} does not exist (create it first)")
