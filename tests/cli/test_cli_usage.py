@@ -136,6 +136,36 @@ def test_an_output_named_dash_is_refused_not_written_as_a_file_named_dash(train,
     assert code == 2 and "is a folder" in err and "model.npz" not in err
 
 
+def test_a_run_to_standard_output_is_the_run_alone(train, tmp_path, monkeypatch):
+    """--run /dev/stdout: the summary was the run's last line (read by trec_eval), and stdout
+    redirected to a file was opened again by name, truncated ('>>' lost what it held) and written
+    from its start, where the summary then wrote over the first run lines. A device needs no
+    writable folder (/dev is not writable but to root)."""
+    model = tmp_path / "m.npz"
+    assert run_cli(["fit", "--input", train, "--model", model, "--baseline-holdout", "none"] + FIXED)[0] == 0
+    queries = tmp_path / "q.tsv"
+    texts = [line.split("\t", 1)[1] for line in Path(train).read_text(encoding="utf-8").splitlines()]
+    queries.write_text(f"q1\t{texts[0]}\nq2\t{texts[-1]}\n", encoding="utf-8")
+    corpus = tmp_path / "docs.tsv"
+    corpus.write_text("".join(f"d{i}\t{text}\n" for i, text in enumerate(texts)), encoding="utf-8")
+    out = tmp_path / "run.txt"
+    out.write_text("kept\n", encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
+    with open(out, "a", encoding="utf-8") as stdout:
+        done = subprocess.run([sys.executable, "-m", "learnsim", "search", "--model", str(model), "--corpus", str(corpus),
+                               "--queries", str(queries), "--run", "/dev/stdout", "-k", "3"],
+                              stdout=stdout, stderr=subprocess.PIPE, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "kept" and len(lines) == 7
+    assert all(re.fullmatch(r"q[12] Q0 \S+ [123] \S+ learnsim", line) for line in lines[1:]), lines
+    assert "wrote 6 run lines to standard output" in done.stderr
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if str(p) == "/dev" else real_access(p, mode, **kw))
+    code, _, err = run_cli(["search", "--model", model, "--corpus", corpus, "--queries", queries, "--run", "/dev/null"])
+    assert code == 0, err
+
+
 def test_every_out_is_checked(tmp_path, monkeypatch):
     import learnsim.reproduce
 

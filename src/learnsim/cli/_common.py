@@ -397,6 +397,12 @@ def _check_output_file(path, option, inputs=()):
         # a run, a cluster or click export is no model: "such as model.npz" misled there
         raise UsageError(f"{option} {path} is a folder; give a file name"
                          + (" such as model.npz" if option == "--model" else f" such as {path / 'out.txt'}"))
+    if path.exists() and (not path.is_file() or is_stdout(path)):
+        # a device or a pipe (/dev/stdout, /dev/null, a FIFO) is written as it is, never replaced:
+        # its folder need not be writable (/dev is not, but to root), the path itself must
+        if not os.access(path, os.W_OK):
+            raise UsageError(f"{option} {path}: cannot write it (permission denied)")
+        return path
     parent = path.parent
     if not parent.exists():
         raise UsageError(f"{option} {path}: the folder {parent} does not exist (create it first)")
@@ -407,6 +413,18 @@ def _check_output_file(path, option, inputs=()):
     if path.exists() and not os.access(path, os.W_OK):
         raise UsageError(f"{option} {path}: the file exists and cannot be overwritten (permission denied)")
     return path
+
+
+def is_stdout(path):
+    """Whether ``path`` is this process's standard output (``/dev/stdout``, ``/dev/fd/1``, or the
+    file or pipe stdout is redirected to)."""
+    import os
+
+    try:
+        mine, theirs = os.fstat(sys.stdout.fileno()), os.stat(path)
+    except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is both
+        return False        # no such file yet, or a stdout without a descriptor (a test's capture)
+    return (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino)
 
 
 def _resolved(path, option):

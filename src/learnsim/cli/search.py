@@ -1,12 +1,14 @@
 """``learnsim search``: rank a corpus for queries with a fitted model."""
 from __future__ import annotations
 
+import json
+import sys
 import textwrap
 
 
 from ._common import (_add_encoding_errors, _add_quoting, _check_output_file, _examples, _formatter, _load_pipeline,
-                      _note, _positive_int, _print_json, QUERY_LAYOUTS, read_documents, read_id_texts, _snippet, _table,
-                      UsageError, _warn_empty_rows)
+                      _note, _positive_int, _print_json, QUERY_LAYOUTS, is_stdout, read_documents, read_id_texts,
+                      _snippet, _table, UsageError, _warn_empty_rows)
 
 # Documents per query of a run file unless -k says otherwise: TREC's depth.
 RUN_DEPTH = 1000
@@ -389,12 +391,16 @@ def _write_run(args):
         ids, texts = read_id_texts(args.corpus, "documents", args.encoding_errors, args.quoting)
         k = args.k or min(RUN_DEPTH, len(texts))
         run, how = _corpus_run(_load_pipeline(args.model), ids, texts, query_ids, queries, k)
+    to_stdout = is_stdout(out)
     try:
-        n_lines = write_trec_run(out, run, tag=args.run_tag)
+        n_lines = _write_run_to_stdout(run, args.run_tag) if to_stdout else write_trec_run(out, run, tag=args.run_tag)
     except OSError as exc:      # a full disk, a device: named, as the file the error is about
         raise UsageError(f"--run {out}: cannot write it ({exc.strerror or exc})") from None
     summary = {"run": str(out), "tag": args.run_tag, "queries": len(run), "lines": n_lines, "k": k, "scoring": how}
-    if args.json:
+    if to_stdout:
+        # the run is stdout (--run /dev/stdout): the summary was its last line, read by trec_eval
+        _note(json.dumps(summary) if args.json else f"wrote {n_lines} run lines to standard output, scored by {how}")
+    elif args.json:
         _print_json(summary)
     else:
         # a model that scores by shared words ranks only the documents sharing one (as the
@@ -404,6 +410,22 @@ def _write_run(args):
                  "fewer where fewer documents share a word with it)")
         print(f"Wrote {n_lines} lines to {out}: {depth}, scored by {how}.")
     return 0
+
+
+def _write_run_to_stdout(run, tag):
+    """write_trec_run through stdout itself: opened again by its name, /dev/stdout redirected to a
+    file was truncated there (a '>>' file lost what it held) and written from its start, where
+    stdout's own next line then wrote over the run's first ones."""
+    import tempfile
+    from pathlib import Path
+
+    from ..datasets import write_trec_run
+
+    with tempfile.TemporaryDirectory() as folder:
+        n_lines = write_trec_run(Path(folder) / "run.txt", run, tag=tag)
+        sys.stdout.write((Path(folder) / "run.txt").read_text(encoding="utf-8"))
+    sys.stdout.flush()
+    return n_lines
 
 
 def explanation_line(e, n_words=6):
