@@ -6,6 +6,8 @@ Cranfield skip with the reason when ``ir/`` is absent from the data folder.
 from __future__ import annotations
 
 import json
+import os
+import threading
 
 import pytest
 
@@ -162,6 +164,31 @@ def test_a_tsv_query_holding_a_unicode_line_separator_stays_one_query(tmp_path):
     assert read_queries(tsv) == {"q1": "lava\u2028flows\tfast", "q2": "form\x0cfeed", "q3": "next\u0085line"}
     with pytest.raises(ValueError, match=r"queries\.tsv, line 3: expected 'id<TAB>text'"):
         read_queries(_write(tmp_path / "queries.tsv", "q1\ta\u2028b\nq2\tc\nno tab here\n"))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+@pytest.mark.parametrize("reader", [read_queries, read_corpus])
+def test_a_pipe_whose_layout_must_be_read_first_is_refused_not_waited_on(tmp_path, reader):
+    # its layout told from a first reading, the records were read from the pipe again, which
+    # waited for a writer forever ('learnsim search --run --corpus FIFO.tsv' hung)
+    fifo = tmp_path / "queries.tsv"
+    os.mkfifo(fifo)
+    outcome = []
+
+    def read():
+        try:
+            outcome.append(reader(fifo))
+        except Exception as exc:    # noqa: BLE001  (the test looks at it below)
+            outcome.append(exc)
+
+    worker = threading.Thread(target=read, daemon=True)
+    worker.start()
+    worker.join(10)
+    if worker.is_alive():           # blocked opening the pipe: a writer that closes at once frees it
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        worker.join(60)
+    assert outcome and isinstance(outcome[0], ValueError), outcome
+    assert "is a pipe or a device, not a file" in str(outcome[0])
 
 
 def test_corpus_of_trec_sgml(tmp_path):

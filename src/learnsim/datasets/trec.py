@@ -309,6 +309,14 @@ def _layout(path, encoding, encoding_errors):
     "tsv", or None."""
     if _is_jsonl(path):
         return "jsonl"
+    if path.exists() and not path.is_file():
+        # a pipe (mkfifo, <(zcat ...)) is read once: told apart here, its records were read from
+        # it again, which waited for a writer forever
+        from ._decode import DocumentFormatError
+
+        raise DocumentFormatError(f"{path} is a pipe or a device, not a file: its layout is told from a first "
+                                  "reading before its records are read; save it to a file first (a .jsonl is "
+                                  "read in one pass)")
     text = _read_text_file(path, encoding, encoding_errors)
     head = next((line.strip() for line in text.splitlines() if line.strip()), "")
     if not head:
