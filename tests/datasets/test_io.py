@@ -271,3 +271,12 @@ def test_invalid_json_names_a_raw_control_character_and_its_column(tmp_path):
     assert "at at" not in message and "'\\t'" in message and "column 23" in message
     with pytest.raises(DocumentFormatError, match=r"line 1: invalid JSON \(Unterminated string starting at column 21\)"):
         read_documents(_write(tmp_path / "cut.jsonl", b'{"id": "a", "text": "xy}\n'))
+
+
+def test_a_record_naming_its_text_as_pyserini_does_is_told_how_to_rename_it(tmp_path):
+    # {"id", "contents"} (Pyserini's JsonCollection) was refused as 'no "text" field' alone
+    path = _write(tmp_path / "docs.jsonl", b'{"id": "d1", "contents": "lava flows"}\n')
+    for read in (read_documents, lambda p: datasets.read_id_texts(p, "documents")):
+        with pytest.raises(ValueError, match=r'line 1: .*the record has "contents", which is not read as the text: '
+                                             r'rename it "text"'):
+            read(path)

@@ -274,6 +274,15 @@ def _unused(names, used):
     return [name for name in dict.fromkeys(names) if name not in used]
 
 
+def _text_key_hint(obj):
+    """What to add to "no text field" where the record names its text otherwise: Pyserini's
+    JsonCollection writes {"id", "contents"}, sentence-transformers and others "sentence" or "body"."""
+    other = next((key for key in ("contents", "content", "body", "sentence", "passage", "document")
+                  if isinstance(obj, dict) and "text" not in obj and isinstance(obj.get(key), str)), None)
+    return (f'; the record has "{other}", which is not read as the text: rename it "text" (e.g. jq -c '
+            f'\'.text = .{other} | del(.{other})\')') if other else ""
+
+
 def _object_fields(obj, where, kind="an object", id_key="id"):
     """``(text, id)`` of a document given as an object (a JSON line, a dict, a DataFrame row)."""
     if not isinstance(obj, dict):
@@ -281,7 +290,7 @@ def _object_fields(obj, where, kind="an object", id_key="id"):
     text = obj.get("text")
     if not isinstance(text, str):
         what = "no \"text\" field" if "text" not in obj else f'"text" is {type(text).__name__}, not a string'
-        raise DocumentFormatError(f"{where}: {what}")
+        raise DocumentFormatError(f"{where}: {what}{_text_key_hint(obj)}")
     doc_id = obj.get(id_key)
     if doc_id is not None:
         if isinstance(doc_id, bool) or not isinstance(doc_id, (str, numbers.Integral)):

@@ -23,7 +23,7 @@ import numpy as np
 from .._utils.inputs import short_repr
 from ._base import _normalise_id
 from ._decode import check_encoding_errors, decoded_lines, json_record, read_text
-from .documents import record_id_key, record_text
+from .documents import _text_key_hint, record_id_key, record_text
 from .ir import _build_collection, _grade, _judgments_from_memory, _texts_from_memory
 from .smart import _SMART_TEXT_FIELDS, _number_queries, _read_smart_records, _smart_text
 
@@ -290,7 +290,8 @@ def _jsonl_records(path, encoding="utf-8", encoding_errors="replace", unused=Non
             raise ValueError(f'{where}: "{key}" must be a non-empty string or an integer; got {rid!r}')
         text = obj.get("text")
         if not isinstance(text, str):
-            raise ValueError(f'{where}: "text" must be a string; got {"nothing" if text is None else repr(text)}')
+            raise ValueError(f'{where}: "text" must be a string; got {"nothing" if text is None else repr(text)}'
+                             + _text_key_hint(obj))
         text = record_text(obj, text, where)
         ids.append(str(rid).strip())
         texts.append(text)
