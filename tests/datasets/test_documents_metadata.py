@@ -34,3 +34,18 @@ def test_other_layouts_have_no_metadata(tmp_path):
     path = tmp_path / "docs.tsv"
     path.write_text("a\tone\nb\ttwo\n", encoding="utf-8")
     assert read_documents(path).metadata is None
+
+
+def test_a_csv_metadata_column_keeps_its_name_as_written(tmp_path):
+    # "Topic" became "topic", so that --filter Topic=Geo matched no document without a word;
+    # id, text and label are still found in any case
+    path = tmp_path / "docs.csv"
+    path.write_text("ID,Text,Topic,year\n1,volcano lava,Geo,2020\n", encoding="utf-8")
+    docs = read_documents(path)
+    assert docs.ids == ["1"] and docs.texts == ["volcano lava"]
+    assert docs.metadata == [{"Topic": "Geo", "year": "2020"}]
+    from learnsim.datasets import read_labelled_documents
+
+    labelled = tmp_path / "labelled.csv"
+    labelled.write_text("Label,TEXT,Source\nx,volcano lava,wiki\n", encoding="utf-8")
+    assert read_labelled_documents(labelled).unused_fields == ["Source"]

@@ -200,7 +200,8 @@ def _tab_rows(path, quote, encoding_errors):
 def _csv_rows(path, quote, encoding_errors, wanted, required):
     """The header's names and ``(line_number, {name: value})`` per record of a ``.csv`` file.
 
-    The header must name ``required`` (and ``text``); names are compared in lower case.
+    The header must name ``required`` (and ``text``); names are compared in lower case, and
+    ``id``, ``text`` and ``label`` are given so, the other names as written.
     Without ``quote`` the records are split on commas only, and when ``text`` is the last
     column a row with more fields than the header joins the extra fields into its text (as
     the text of a TSV line is everything after the first TAB); else such a row is an error.
@@ -221,6 +222,10 @@ def _csv_rows(path, quote, encoding_errors, wanted, required):
                    else f"the column {repeated[0]!r} is named twice")
         raise DocumentFormatError(f"{path}, line {number}: the header of a .csv file must name the "
                                   f"columns {wanted}; {problem} (the header is {','.join(header)[:80]!r})")
+    # id, text and label are found in any case; another column (metadata) keeps its name as
+    # written, as a JSON line's field and a .parquet column do: "Topic" became "topic", and
+    # --filter Topic=Geo silently matched no document
+    keys = [name if name in ("id", "text", "label") else given.strip() for name, given in zip(names, header)]
     rows = []
     for number, fields in records:
         if len(fields) > len(names) and not quote and names[-1] == "text":
@@ -230,8 +235,8 @@ def _csv_rows(path, quote, encoding_errors, wanted, required):
                      else "")
             raise DocumentFormatError(f"{path}, line {number}: {len(fields)} field(s), expected the "
                                       f"header's {len(names)}{extra}")
-        rows.append((number, dict(zip(names, fields))))
-    return names, rows
+        rows.append((number, dict(zip(keys, fields))))
+    return keys, rows
 
 
 def _check_not_empty(docs, path):
