@@ -191,6 +191,13 @@ def test_a_pipe_whose_layout_must_be_read_first_is_refused_not_waited_on(tmp_pat
     assert "is a pipe or a device, not a file" in str(outcome[0])
 
 
+@pytest.mark.parametrize("header", ["query-id\ttext", "qid\tquery", "_id\ttext", "QueryID\tText"])
+def test_a_queries_tsv_header_of_other_id_names_is_no_query(tmp_path, header):
+    # "query-id<TAB>text" was read as a query "text" of id "query-id", one more line of every run
+    tsv = _write(tmp_path / "queries.tsv", f"{header}\nq1\tlava flows\n")
+    assert read_queries(tsv) == {"q1": "lava flows"}
+
+
 def test_corpus_of_trec_sgml(tmp_path):
     sgml = _write(tmp_path / "docs.sgml", "<DOC>\n<DOCNO> LA-1 </DOCNO>\n<TEXT>first &amp; best</TEXT>\n</DOC>\n"
                                           "<DOC><DOCNO>LA-2</DOCNO><TEXT>second</TEXT></DOC>\n")

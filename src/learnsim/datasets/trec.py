@@ -124,6 +124,9 @@ def _trec_document_text(body, text_tags):
 
 
 _LINE_END = re.compile(r"\r\n|[\r\n]")
+# the names an id column goes by in the header of an id<TAB>text file
+_TSV_ID_NAMES = ("id", "_id", "docno", "doc_id", "docid", "doc-id", "qid", "query_id", "query-id", "queryid",
+                 "corpus-id", "corpus_id", "pid")
 
 
 def _tsv_records(path, text):
@@ -138,8 +141,9 @@ def _tsv_records(path, text):
         rid, tab, body = line.partition("\t")
         if not tab or not rid.strip():
             raise ValueError(f"{path}, line {number}: expected 'id<TAB>text'; got {line[:60]!r}")
-        if not ids and rid.strip().lower() in ("id", "docno", "doc_id", "qid", "query_id") and \
-                body.strip().lower() in ("text", "query", "body"):
+        # BEIR's and MS MARCO's names too: under "query-id<TAB>text" the header was a query of its own
+        if not ids and rid.strip().lower() in _TSV_ID_NAMES and \
+                body.strip().lower() in ("text", "query", "body", "title", "contents", "passage"):
             continue
         ids.append(rid.strip())     # verbatim: a run file names it as the user's files do
         texts.append(body.strip())
