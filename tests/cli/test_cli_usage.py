@@ -166,6 +166,34 @@ def test_a_run_to_standard_output_is_the_run_alone(train, tmp_path, monkeypatch)
     assert code == 0, err
 
 
+def test_a_table_to_standard_output_or_through_a_link_is_written_there(train, tmp_path):
+    """cluster --out /dev/fd/1 (stdout): opened again by name, a '>>' file was truncated, and as a
+    file /dev/stdout was replaced by the temporary file written beside it (as root); the summary
+    was the table's last rows. --out LINK: the link was replaced by a file, its target unchanged."""
+    model, index = tmp_path / "m.npz", tmp_path / "idx"
+    assert run_cli(["fit", "--input", train, "--model", model, "--baseline-holdout", "none"] + FIXED)[0] == 0
+    texts = [line.split("\t", 1)[1] for line in Path(train).read_text(encoding="utf-8").splitlines()]
+    corpus = tmp_path / "docs.tsv"
+    corpus.write_text("".join(f"d{i}\t{text}\n" for i, text in enumerate(texts)), encoding="utf-8")
+    assert run_cli(["index", "build", "--model", model, "--corpus", corpus, "--out", index])[0] == 0
+    out = tmp_path / "clusters.tsv"
+    out.write_text("kept\n", encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
+    with open(out, "a", encoding="utf-8") as stdout:
+        done = subprocess.run([sys.executable, "-m", "learnsim", "cluster", "--index", str(index), "--k", "2",
+                               "--out", "/dev/fd/1"], stdout=stdout, stderr=subprocess.PIPE, text=True, env=env,
+                              timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[:2] == ["kept", "cluster\tid"] and len(lines) == 2 + len(texts)
+    assert all(re.fullmatch(r"[01]\td\d+", line) for line in lines[2:]) and "2 cluster(s)" in done.stderr
+    target, link = tmp_path / "target.tsv", tmp_path / "link.tsv"
+    target.write_text("old\n", encoding="utf-8")
+    link.symlink_to(target)
+    assert run_cli(["cluster", "--index", index, "--k", "2", "--out", link])[0] == 0
+    assert link.is_symlink() and target.read_text(encoding="utf-8").startswith("cluster\tid\n")
+
+
 def test_every_out_is_checked(tmp_path, monkeypatch):
     import learnsim.reproduce
 

@@ -454,10 +454,21 @@ def write_output(path, write):
     import tempfile
 
     path = Path(path)
+    if is_stdout(path):
+        # through stdout itself: opened again by its name, a redirected stdout was truncated and
+        # written from its start (the summary after it wrote over its first lines), and where it
+        # is a file, /dev/stdout (a link) was replaced by the temporary file below
+        write(sys.stdout)
+        sys.stdout.flush()
+        return
     if path.exists() and not path.is_file():
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
             write(fh)
         return
+    if path.is_symlink():
+        # its target is written and the link kept (as persistence.save does): os.replace put the
+        # file in the link's place
+        path = path.resolve()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:

@@ -1,10 +1,12 @@
 """``learnsim cluster``: group an indexed collection under its learned metric."""
 from __future__ import annotations
 
+import sys
 import textwrap
 from collections import Counter
 
-from ._common import _check_output_file, _examples, _formatter, _positive_int, _print_json, _seed, _table, UsageError
+from ._common import (_check_output_file, _examples, _formatter, _positive_int, _print_json, _seed, _table, UsageError,
+                      is_stdout)
 
 
 def register(commands):
@@ -49,6 +51,9 @@ def run(args):
         _print_json(labels)
         return 0
     sizes = Counter(labels.values())
-    print(f"{len(sizes)} cluster(s) of the {len(labels)} documents" + (f"; written to {out}" if out else "") + ".")
-    print(_table(["cluster", "documents"], [[c, n] for c, n in sorted(sizes.items())]))
+    # --out /dev/stdout: the table is stdout, and the summary after it was read as its last rows
+    report = sys.stderr if out is not None and is_stdout(out) else sys.stdout
+    print(f"{len(sizes)} cluster(s) of the {len(labels)} documents" + (f"; written to {out}" if out else "") + ".",
+          file=report)
+    print(_table(["cluster", "documents"], [[c, n] for c, n in sorted(sizes.items())]), file=report)
     return 0

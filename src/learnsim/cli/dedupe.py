@@ -1,10 +1,11 @@
 """``learnsim dedupe``: the groups of near-duplicates of an indexed collection."""
 from __future__ import annotations
 
+import sys
 import textwrap
 
-from ._common import _check_output_file, _examples, _formatter, _positive_int, _print_json, _snippet, _table, \
-    write_output
+from ._common import (_check_output_file, _examples, _formatter, _positive_int, _print_json, _snippet, _table,
+                      is_stdout, write_output)
 
 
 def register(commands):
@@ -55,12 +56,15 @@ def run(args):
         _print_json([{"group": g + 1, "documents": group} for g, group in enumerate(groups)])
         return 0
     n_docs = sum(len(g) for g in groups)
+    # --out /dev/stdout: the table is stdout, and the summary after it was read as its last rows
+    report = sys.stderr if out is not None and is_stdout(out) else sys.stdout
     print(f"{len(groups)} group(s) of near-duplicates, {n_docs} of the {len(index)} documents"
-          + (f"; written to {out}" if out else "") + ".")
+          + (f"; written to {out}" if out else "") + ".", file=report)
     for g, group in enumerate(groups[:10]):
-        print(f"\ngroup {g + 1}:")
+        print(f"\ngroup {g + 1}:", file=report)
         print(_table(["id", "probability", "text"], [[d["id"], f"{d['probability']:.3f}", _snippet(d["text"], 70)]
-                                                    for d in group], align="<><"))
+                                                    for d in group], align="<><"), file=report)
     if len(groups) > 10:
-        print(f"\n... and {len(groups) - 10} more group(s)" + ("" if out else " (--out writes them all)"))
+        print(f"\n... and {len(groups) - 10} more group(s)" + ("" if out else " (--out writes them all)"),
+              file=report)
     return 0
