@@ -108,6 +108,15 @@ def test_qrels_layouts(tmp_path):
     # BEIR's TSV splits at tabs: an id holding a space is one field (a trailing tab is no field)
     beir = _write(tmp_path / "beir.tsv", "query-id\tcorpus-id\tscore\nq1\tdoc 1\t1\nq1\td2\t0\t\n")
     assert read_qrels(beir) == {"q1": {"doc 1": 1, "d2": 0}}
+    # a header over pairs (BEIR's without its score, "qid docno"): skipped, where it was read as
+    # the judgment of a query 'query-id', which evaluate refused as not among the queries
+    for header in ("query-id\tcorpus-id", "qid docno", "QUERY DOC"):
+        headed = _write(tmp_path / "headed.tsv", f"{header}\nq1\td1\nq2\td7\n")
+        info = {}
+        assert read_qrels(headed, query_ids=["q1", "q2"], info=info) == {"q1": {"d1": 1}, "q2": {"d7": 1}}
+        assert info["n_judgments"] == 2
+    # two ids that are no header's names stay a judgment
+    assert read_qrels(_write(tmp_path / "ids", "x1 doc\nq1 d1\n")) == {"x1": {"doc": 1}, "q1": {"d1": 1}}
 
 
 @pytest.mark.parametrize("text, fragment", [

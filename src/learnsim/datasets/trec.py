@@ -535,6 +535,8 @@ def _qrels_layout(rows):
 
 
 _QRELS_FIELDS = {"trec": "query, iteration, docno, relevance", "beir": "query-id, corpus-id, score"}
+# the names of a header over pairs of query and document ids
+_QRELS_HEADER_NAMES = frozenset(_TSV_ID_NAMES + ("query", "doc", "document", "qry", "topic", "q0"))
 
 
 def _file_judgments(path, encoding="utf-8", encoding_errors="replace", any_layout=True):
@@ -548,6 +550,11 @@ def _file_judgments(path, encoding="utf-8", encoding_errors="replace", any_layou
             lines.append(line)
     if not rows:
         raise ValueError(f"{path} holds no relevance judgment")
+    if any_layout and len(rows) > 1 and len(rows[0][1]) == 2 and _QRELS_HEADER_NAMES.issuperset(
+            f.lower() for f in rows[0][1]):
+        # a header over pairs of query and document ("query-id<TAB>corpus-id", BEIR's without its
+        # score): read as the judgment of a query 'query-id', which evaluate refused as unknown
+        rows, lines = rows[1:], lines[1:]
     if any_layout:
         layout = _qrels_layout(rows)
     else:
