@@ -65,6 +65,29 @@ def test_the_plan_gives_the_pipelines_hits_and_explanations(reranked):
         assert planned._pipeline is None            # nothing loaded the pipeline
 
 
+def test_a_search_of_k_at_or_above_the_candidates_is_reranked_too(reranked):
+    """A search of k >= the re-ranker's n_candidates read its depth as k and took the branch of
+    a model without one: the first stage's hits in its order, its scores labelled as the
+    re-ranker's probabilities, no first_stage_rank (learnsim evaluate --index, k 1000 by
+    default, scored the first stage). Every k re-ranks, as Pipeline.search does."""
+    pipeline, texts, path, queries = reranked
+    n = pipeline.rerank.n_candidates
+    with Index.open(path) as index:
+        for q in queries[:6]:
+            for k in (n - 1, n, n + 7):
+                hits = index.search(q, k=k)
+                if not hits:
+                    continue
+                assert all("first_stage_rank" in h for h in hits), k
+                probabilities = [h["score"] for h in hits]
+                assert all(0.0 <= p <= 1.0 for p in probabilities)
+                assert probabilities == sorted(probabilities, reverse=True), k
+                # the re-ranked order's head is the same whatever k beyond the candidates
+                assert [h["id"] for h in hits[:10]] == [h["id"] for h in index.search(q, k=n - 1)[:10]], k
+        copy = index.match(queries[0], k=n + 7)
+        assert all("first_stage_rank" in h for h in copy)
+
+
 def test_a_reranked_search_imports_no_scikit_learn(reranked):
     _, _, path, queries = reranked
     code = ("import sys; from learnsim.index import Index; ix = Index.open(sys.argv[1]); "

@@ -56,7 +56,8 @@ def exact_copy_hits(index, text, k, conditions, hits):
     query = index._with_lone_characters([text])[0]
     s, d, q = index._query_rows([query]).row(0)
     distance = index.kind == "distance"
-    reranked = index._rerank_depth(k) != k
+    index._rerank_depth(k)      # (the manifest's value checked)
+    reranked = index.manifest.get("rerank") is not None   # not depth != k: false for k >= its candidates
     if reranked:
         # the first stage's exact values of every row: the copy's rank among those allowed
         everything = closeness(index.segments, s, d, q, distance)

@@ -888,7 +888,9 @@ class Index(ModelVersions):
             self._check_filtered(conditions, [o for _, o in found])
             # one read for the hits of every query (a server batches queries)
             docs = self._documents_at(np.concatenate([o for _, o in found])) if len(found) > 1 else None
-            if depth == k:
+            # (whether the model re-ranks, not whether depth == k: a search of k at or above the
+            # re-ranker's candidates read depth == k and returned the first stage's hits)
+            if self.manifest.get("rerank") is None:
                 return [self._hits(values, order, texts[qi] if explain else None, n_top, docs)
                         for qi, (values, order) in enumerate(found)]
             return [self._reranked(texts[qi], self._hits(values, order, None, n_top, docs), k, explain, n_top)
