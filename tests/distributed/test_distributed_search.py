@@ -256,3 +256,36 @@ def test_a_model_mixing_bm25_in_searches_as_a_single_index(client, tmp_path):
     assert dist.scoring == one.scoring == p.scoring
     for a, b in zip(dist.search(QUERIES, k=5), one.search(QUERIES, k=5)):
         _assert_same_hits(a, b)
+
+
+def test_a_model_with_a_reranker_searches_as_a_single_index(client, tmp_path):
+    """A FILM fitted on pairs keeps a re-ranker: Index.search re-scores the first stage's best
+    max(k, n_candidates); the distributed search gave the first stage's k best alone (other
+    documents, in another order, with first-stage scores)."""
+    import warnings
+
+    import learnsim.fitting
+    from index_models import negation_collection
+
+    rows = negation_collection(n_groups=120)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = learnsim.fitting.fit(pairs=rows, method="film", n_components=8, max_iter=30).pipeline
+    assert p.rerank is not None
+    texts = list(dict.fromkeys(t for a, b, _ in rows for t in (a, b)))
+    queries = [a for a, _, _ in rows[::2][:8]] + ["no word of the vocabulary"]
+    dist = DistributedIndex.build(tmp_path / "dist", p, _bag(texts, sizes=(0, 50, 0, 100, 1)))
+    one = Index.build(tmp_path / "one", p, texts)
+    for k in (1, 5):
+        for a, b in zip(dist.search(queries, k=k), one.search(queries, k=k)):
+            _assert_same_hits(a, b)
+            assert [h["first_stage_rank"] for h in a] == [h["first_stage_rank"] for h in b]
+    one.close()
+    # beyond n_candidates the re-ranker re-scores k (Reranker's rule), as Pipeline.search does
+    k = p.rerank.n_candidates + 3
+    found = dist.search(queries, k=k)
+    assert found[-1] == []                      # the query without a known word: no hits
+    for query, a in zip(queries[:-1], found):
+        b = [dict(h, id=str(h["corpus_id"] + 1), text=texts[h["corpus_id"]]) for h in p.search(query, texts, k=k)]
+        _assert_same_hits(a, b)
+        assert [h["first_stage_rank"] for h in a] == [h["first_stage_rank"] for h in b]

@@ -431,6 +431,9 @@ class DistributedIndex:
         list of dict, or a list of them for a list of queries
             Each hit: ``rank``, ``id``, ``score`` (the similarity, or the distance for the
             distance models: see :attr:`column`), ``text``; best first, ties to the lower position.
+            A model with a re-ranker (``pipeline.rerank``) re-scores the first stage's best
+            ``max(k, n_candidates)`` as :meth:`learnsim.index.Index.search` does: ``score`` is the
+            re-ranker's probability, with ``first_stage_rank`` and ``first_stage_score``.
         """
         dask = require("dask")
         queries, single = _check_queries(queries)
@@ -440,12 +443,22 @@ class DistributedIndex:
             return []
         rows = self.query_rows(queries)
         rows_d = dask.delayed(rows)
+        # a model with a re-ranker (a FILM fitted on pairs) searches as Index.search does: the
+        # first stage's max(k, n_candidates) best, re-scored, the best k of them (the first
+        # stage's k best alone, in its order and with its scores, were answered before)
+        reranker = self.pipeline.rerank
+        depth = k if reranker is None else max(k, int(reranker.n_candidates))
         m = {key: self.manifest.get(key) for key in ("kind", "n_features", "dense_dim")}
-        parts = [dask.delayed(search_partition)(str(self.path), e, m, rows_d, k)
+        parts = [dask.delayed(search_partition)(str(self.path), e, m, rows_d, depth)
                  for e in self.manifest["partitions"]]
-        found = compute(tree_reduce(parts, functools.partial(merge_best, k=k), split_every), client)
+        found = compute(tree_reduce(parts, functools.partial(merge_best, k=depth), split_every), client)
         # a query with no word the model knows gets no hits, as Index.search gives it
         results = [[] if blank else self._hits(pos, vals) for (pos, vals), blank in zip(found, rows.blank())]
+        if reranker is not None:
+            from ..pipeline import rerank_hits
+
+            results = [rerank_hits(reranker, query, hits, [h["text"] for h in hits])[:k] if hits else hits
+                       for query, hits in zip(queries, results)]
         return results[0] if single else results
 
     def _partition_texts(self, p):
