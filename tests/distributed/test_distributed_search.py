@@ -289,3 +289,30 @@ def test_a_model_with_a_reranker_searches_as_a_single_index(client, tmp_path):
         b = [dict(h, id=str(h["corpus_id"] + 1), text=texts[h["corpus_id"]]) for h in p.search(query, texts, k=k)]
         _assert_same_hits(a, b)
         assert [h["first_stage_rank"] for h in a] == [h["first_stage_rank"] for h in b]
+
+
+def test_a_lone_character_of_a_spaceless_script_is_read_as_index_search_reads_it(client, tmp_path):
+    """Character bigrams make 猫 alone a term no document has (they hold 子猫, 猫が): Index.search
+    and Pipeline.search read it as the terms holding it (learnsim.text.LoneCharacters); the
+    distributed search gave no hits."""
+    import warnings
+
+    import learnsim
+    from cjk_texts import CHINESE, JAPANESE
+
+    texts, labels = [], []
+    for language in (JAPANESE, CHINESE):
+        for topic, some in language.items():
+            texts += some
+            labels += [topic] * len(some)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = learnsim.fit(texts, clusters=labels, baseline_holdout=None)
+    queries = ["猫", "子", "天", "猫が", "东京", "cat"]
+    dist = DistributedIndex.build(tmp_path / "dist", p, _bag(texts, sizes=(0, 10, 0, 20, 1)))
+    one = Index.build(tmp_path / "one", p, texts)
+    found = dist.search(queries, k=3)
+    assert all(found[:4])
+    for a, b in zip(found, one.search(queries, k=3)):
+        _assert_same_hits(a, b)
+    one.close()

@@ -441,6 +441,9 @@ class DistributedIndex:
         split_every = check_split_every(split_every)
         if not queries:
             return []
+        # a lone 猫 read as the terms holding it, as Index.search and Pipeline.search read it (it
+        # was a term no document has: no hits, where they find the documents holding 子猫, 猫が)
+        queries = self._read_lone_characters(queries)
         rows = self.query_rows(queries)
         rows_d = dask.delayed(rows)
         # a model with a re-ranker (a FILM fitted on pairs) searches as Index.search does: the
@@ -460,6 +463,26 @@ class DistributedIndex:
             results = [rerank_hits(reranker, query, hits, [h["text"] for h in hits])[:k] if hits else hits
                        for query, hits in zip(queries, results)]
         return results[0] if single else results
+
+    def _read_lone_characters(self, queries):
+        """``queries`` with each lone character of a spaceless script that the model's
+        vocabularies (its lexical part's over the collection, its own) do not hold read as the
+        terms holding it (:class:`learnsim.text.LoneCharacters`), as
+        ``Pipeline.searcher(...).read_lone_characters`` reads them; the queries themselves where
+        none is one, and for a model without a vocabulary (an encoder, hashed columns)."""
+        if all(q.isascii() for q in queries):
+            return queries
+        reader = getattr(self, "_lone", None)
+        if reader is None:
+            p = self.pipeline
+            vectorizers = [v for v in (p.lexical_vectorizer(self.statistics or None), p.vectorizer)
+                           if isinstance(getattr(v, "vocabulary_", None), dict) and hasattr(v, "build_tokenizer")]
+            if vectorizers:
+                from ..text import LoneCharacters
+
+                reader = LoneCharacters(vectorizers[0].build_tokenizer(), [v.vocabulary_ for v in vectorizers])
+            self._lone = reader = reader or False
+        return [reader(q) for q in queries] if reader else queries
 
     def _partition_texts(self, p):
         texts = self._texts.get(p)
