@@ -173,3 +173,35 @@ def test_encoding_errors_strict_refuses_and_replace_notes_once(data, tmp_path):
 def test_every_reading_command_takes_encoding_errors(command):
     code, out, _ = run_cli([command, "--help"])
     assert code == 0 and "--encoding-errors" in out
+
+
+def test_evaluate_on_links_a_model_that_mixes_bm25_in(tmp_path):
+    """A model whose search mixes normalised BM25 in (a FILM fitted on pairs may be one) is scored
+    on links as --input scores it, with the documents' lexical vectors: it was refused with the
+    scorer's "give the texts' lexical vectors". Here BM25 alone (weight 1): the learned AvgP and
+    P@10 are those of normalised BM25 computed by hand."""
+    from bm25_models import mixed, normalised_bm25
+    from encoder_fakes import topic_texts
+    from learnsim.evaluation import average_precision, precision_at_k
+
+    texts, labels = topic_texts(per_topic=8, seed=4)
+    labels = np.asarray(labels)
+    pages, links = tmp_path / "pages.tsv", tmp_path / "links.tsv"
+    pages.write_text("".join(f"p{i}\t{t}\n" for i, t in enumerate(texts)), encoding="utf-8")
+    rng = np.random.default_rng(0)
+    n = len(texts)
+    relevant = np.zeros((n, n), dtype=bool)
+    for i in range(n):
+        for j in rng.choice(np.flatnonzero((labels == labels[i]) & (np.arange(n) != i)), 2, replace=False):
+            relevant[i, j] = relevant[j, i] = True
+    links.write_text("".join(f"p{a}\tp{b}\n" for a, b in zip(*np.nonzero(np.triu(relevant)))), encoding="utf-8")
+    model = tmp_path / "mixed.npz"
+    mixed("term_film", 1.0).save(model)
+    code, out, err = run_cli(["evaluate", "--model", model, "--input", pages, "--links", links, "--json"])
+    assert code == 0, err
+    learned = json.loads(out)["methods"]["learned"]
+    scores = normalised_bm25(texts, texts)
+    exclude = np.eye(n, dtype=bool)
+    # (per query; the report gives their mean)
+    assert learned["avgp"] == pytest.approx(np.mean(average_precision(scores, relevant, exclude=exclude)), abs=1e-9)
+    assert learned["p@10"] == pytest.approx(np.mean(precision_at_k(scores, relevant, 10, exclude=exclude)), abs=1e-9)

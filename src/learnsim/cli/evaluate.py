@@ -219,13 +219,22 @@ def _evaluate_links(args, pipeline):
     _warn_empty_rows(X, "document", docs.texts)
     linked = links.symmetric().adjacency.tocsr()
     has_links = np.flatnonzero(np.diff(linked.indptr) > 0)
-    scorer = pipeline.make_scorer().prepare(X)
+    scorer = pipeline.make_scorer()
+    L = None
+    if scorer.lexical_weight is not None:
+        from ..text import collection_vectors
+
+        # a model whose search mixes a lexical part in (a FILM fitted on pairs, BM25 or the
+        # tf.idf cosine over these documents' words), prepared as --input prepares it: without
+        # it the scorer refused with "give the texts' lexical vectors"
+        L = collection_vectors(pipeline.lexical, docs.texts)[2]
+    scorer.prepare(X, L)
     Xn = _unit_rows(X)
     measures = ("map", "p@10")
     block = scorer.block_rows()
 
     def learned(rows):
-        return scorer.closeness(X[has_links[rows]])
+        return scorer.closeness(X[has_links[rows]], None if L is None else L[has_links[rows]])
 
     def cosine(rows):
         S = Xn[has_links[rows]] @ Xn.T
