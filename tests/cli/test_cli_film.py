@@ -259,3 +259,16 @@ def test_one_cluster_is_refused_in_one_line_before_any_warning(tmp_path):
     assert code == 2 and not (tmp_path / "m.npz").exists()
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "no possible negative" in lines[0] and "Traceback" not in err, err
+
+
+def test_a_weight_not_chosen_on_held_out_clusters_is_not_said_to_be(tmp_path):
+    """Two clusters of two: too few to hold any out, so FILM's input weight is its default and the
+    check says so; the similarity line still said '(weight chosen on held-out clusters)'."""
+    path = tmp_path / "tiny.tsv"
+    path.write_text("a\tthe match ended in a draw\na\ta goal in extra time won the match\n"
+                    "b\tbake the bread in a hot oven\nb\tthe oven bakes flour and butter\n", encoding="utf-8")
+    code, out, err = run_cli(["fit", "--input", path, "--model", tmp_path / "m.npz", *FILM_FAST])
+    assert code == 0, err
+    assert "Against the baseline: not checked" in out
+    line = next(x for x in out.splitlines() if x.startswith("Similarity:"))
+    assert "held-out" not in line, line

@@ -64,7 +64,8 @@ def fit_film(args, model_path, summary):
         w = summary["input_weight"]
         report = summary.get("baseline_gain")
         print(f"Similarity: {w:g} x input cosine + {1 - w:g} x cosine in FILM's learned space"
-              f"{' (weight chosen on held-out clusters)' if report is not None else ''}.")
+              f"{' (weight chosen on held-out clusters)' if report is not None and report.get('status') != 'unchecked' else ''}"
+              ".")
         print_baseline(None if report is None else BaselineGain.from_dict(report))
         _print_search_check(summary, result.pipeline, "FILM")
     else:
