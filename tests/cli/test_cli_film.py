@@ -272,3 +272,18 @@ def test_a_weight_not_chosen_on_held_out_clusters_is_not_said_to_be(tmp_path):
     assert "Against the baseline: not checked" in out
     line = next(x for x in out.splitlines() if x.startswith("Similarity:"))
     assert "held-out" not in line, line
+
+
+def test_pairs_of_two_identical_texts_count_each_text_once(tmp_path):
+    """A pair of two identical texts holds a copy of its text (so that the pair has two items): the
+    first line counted the copies as 'distinct texts' (12 for these 10)."""
+    rows = [(1, f"how do I reset password number {i}", f"how do I reset password number {i}") for i in range(2)]
+    rows += [(k % 2, f"question {k} about refunds and orders", f"another question {k} on shipping times")
+             for k in range(4)]
+    path = tmp_path / "pairs.tsv"
+    path.write_text("".join(f"{a}\t{b}\t{c}\n" for a, b, c in rows), encoding="utf-8")
+    distinct = len({t for _, a, b in rows for t in (a, b)})
+    summary, err = _fit(["--pairs", path, "--model", tmp_path / "m.npz", "--baseline-holdout", "none", "--method", "film",
+                     "--dimensions", "2", "--max-iter", "20"])
+    assert "2 pair(s) of two identical texts" in err
+    assert summary["documents"] == distinct == 10

@@ -48,7 +48,8 @@ def read_supervision(args, summary):
     if args.pairs is not None:
         data = _read_pairs(args.pairs, args.encoding_errors, args.columns, quoting=args.quoting)
         texts, pairs = data.texts, data.pairs
-        summary.update(documents=len(texts), pairs=pairs.n_pairs)
+        # a pair of two identical texts holds a copy of its text (datasets.pairs._pair_indices): not one more text
+        summary.update(documents=len(set(texts)), pairs=pairs.n_pairs)
         if not pairs.is_graded:
             summary.update(duplicate_pairs=int(pairs.labels.sum()))
     else:
