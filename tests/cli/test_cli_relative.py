@@ -251,3 +251,48 @@ def test_fit_relative_on_four_triplets_is_not_silent(files, tmp_path, n_anchors,
         assert f"{n_anchors} anchors" in report["reason"]
     metric = load(model)["metric"]
     assert np.count_nonzero(metric.weights_) > 0
+
+
+
+def _topic_word_triplets(folder, seed=0):
+    """60 documents of 12 words drawn from four topics' words and stop words, 5 triplets per anchor
+    (a document of its topic closer than one of another): W = 1 is as good as learned weights
+    here and BM25 better, as search, than either."""
+    rng = np.random.default_rng(seed)
+    topics = ["match goal team player score league football coach win season stadium referee",
+              "recipe oven flour sugar bake butter salt pepper dinner kitchen chef sauce",
+              "planet orbit rocket star galaxy nasa moon launch telescope comet astronaut",
+              "guitar song band album concert piano melody singer drum rhythm chord"]
+    stop = "the a of and in is to it this that".split()
+    labels = np.repeat(np.arange(4), 15)
+    docs = folder / "topics.tsv"
+    docs.write_text("".join(f"d{i}\t{' '.join(rng.choice(topics[k].split() + stop, 12))}\n"
+                            for i, k in enumerate(labels)), encoding="utf-8")
+    rows = []
+    for a, k in enumerate(labels):
+        for _ in range(5):
+            same = rng.choice(np.flatnonzero((labels == k) & (np.arange(60) != a)))
+            rows.append(f"d{a}\td{same}\td{rng.choice(np.flatnonzero(labels != k))}\n")
+    triplets = folder / "topic_triplets.tsv"
+    triplets.write_text("".join(rows), encoding="utf-8")
+    return docs, triplets
+
+
+@pytest.mark.parametrize("kind", ["euclid", "topics"])
+def test_the_model_is_w1_only_when_the_saved_model_is_w1(files, tmp_path, kind):
+    """Where the learned weights fall back to W = 1, the search check may keep W = 1 or replace it by
+    the strongest baseline (BM25). The output said 'the model is W = 1' above 'The model is BM25'
+    (the saved model), and where W = 1 was kept, 'The model is learned distance: what the weights
+    learned did not beat it on the held-out queries' though the search check had kept it."""
+    if kind == "euclid":
+        docs, triplets = files["docs"], _euclid_triplets(files, tmp_path / "euclid.tsv")
+    else:
+        docs, triplets = _topic_word_triplets(tmp_path, seed=3)
+    model = tmp_path / "m.npz"
+    code, out, err = run_cli(["fit", "--method", "relative", "--input", docs, "--triplets", triplets, "--model", model])
+    assert code == 0, err
+    assert "did not beat W = 1" in out or "did not beat it on the" in out     # the learned weights fell back
+    metric = load(model)["metric"]
+    is_w1 = type(metric).__name__ == "RelativeComparisonMetric" and np.all(np.asarray(metric.weights_) == 1)
+    assert ("the model is W = 1" in out) == is_w1, out
+    assert ("The model is " in out) == (not is_w1), out

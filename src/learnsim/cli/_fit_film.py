@@ -84,7 +84,8 @@ def _print_search_check(summary, pipeline, what):
     if search is None:
         return
     print(f"Search against the strongest baseline: {BaselineGain.from_dict(search).summary()}.")
-    if summary.get("model") not in (None, "learned"):
+    # the model is that baseline only when this check fell back to it (relative's "W = 1" is its own fall-back)
+    if summary.get("model") not in (None, "learned") and summary.get("model") == summary.get("strongest_baseline"):
         print(f"The model is {pipeline.scoring}: what {what} learned did not beat it on the held-out queries; "
               "'learnsim search' and 'learnsim index build' use it.")
 

@@ -151,8 +151,12 @@ def fit_relative(args, model_path, summary):
         measure = f"validation accuracy {scores[best_C]:.3f}, mean per anchor"
     if report.fell_back:
         plain = "the cosine of the features" if summary.get("normalize") else "the Euclidean distance on the features"
-        print(f"Relative comparisons: the model is W = 1 (every feature weighs 1: {plain}); the learned weights "
-              f"(best C = {best_C:g}) did not beat it on {held}.")
+        if summary.get("model") in (None, "learned", "W = 1"):
+            print(f"Relative comparisons: the model is W = 1 (every feature weighs 1: {plain}); the learned weights "
+                  f"(best C = {best_C:g}) did not beat it on {held}.")
+        else:   # the search check below replaced W = 1 by the strongest baseline: it says what the model is
+            print(f"Relative comparisons: the learned weights (best C = {best_C:g}) did not beat W = 1 (every "
+                  f"feature weighs 1: {plain}) on {held}.")
     else:
         print(f"Relative comparisons: C = {best_C:g}, chosen on {held} ({measure}); refitted on all triplets, "
               f"{summary['nonzero_weights']} features with a weight.")
