@@ -245,6 +245,9 @@ TEXTS = ["red apple pie", "green apple tart", "blue sky day", "grey sky rain"]
     ({"clusters": [0, 0, 1]}, ValueError, "clusters has 3 labels but texts has 4"),
     ({"clusters": [0, 0, 1, 1.5]}, TypeError, "clusters[3] must be an int, a str or None"),
     ({"clusters": [0, 1, 2, -1]}, ValueError, "no label has two or more texts"),
+    # as in a file: an empty label is an error, not one cluster of the texts that have none
+    ({"clusters": ["a", "a", "", ""]}, ValueError, "clusters[2] is an empty label"),
+    ({"clusters": ["a", "a", " ", " "]}, ValueError, "clusters[2] is an empty label"),
     ({"clusters": "0011"}, TypeError, "clusters must be a list"),
     ({"pairs": [(0, 4, 1)]}, ValueError, "pairs[0] names text 4"),
     ({"pairs": [(0, 1, 2)]}, ValueError, "graded pair(s) are too few"),     # 2 is a score: graded
@@ -376,3 +379,13 @@ def test_the_chain_warning_of_a_fit_on_pairs_is_at_the_caller_s_line():
         learnsim.fit(texts, pairs=pairs)
     chains = [w for w in caught if "chains of duplicate pairs" in str(w.message)]
     assert chains and {w.filename for w in chains} == {__file__}, [(w.filename, w.lineno) for w in chains]
+
+
+def test_cluster_labels_are_stripped_as_a_file_s_are():
+    """' sports' and 'sports' are one cluster, ' -1' is in no cluster, as 'learnsim fit --input'
+    reads them (labels compared as strings, as when read from a file); they were three clusters."""
+    from learnsim.fitting import fit
+
+    texts = ["red apple pie", "green apple tart", "apple crumble", "blue sky day", "grey sky rain", "sunny sky"]
+    report = fit(texts, clusters=["fruit", " fruit", "fruit ", "sky", "sky\t", " -1"], baseline_holdout=None).report
+    assert report["clusters"] == 2 and report["clustered_documents"] == 5

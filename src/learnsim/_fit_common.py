@@ -24,7 +24,7 @@ from ._utils.progress import stage
 MATCHER_CHOICES = ("auto", "threshold", "classifier", "knn")
 
 __all__ = ["Fitted", "vectorize", "quiet", "option_name", "report_dict", "MATCHER_CHOICES", "check_sequence", "check_texts",
-           "is_index", "check_index_tuples"]
+           "is_index", "check_index_tuples", "cluster_codes"]
 
 
 class Fitted:
@@ -125,3 +125,32 @@ def check_index_tuples(rows, width, n_texts, name, form):
                 raise ValueError(f"{name}[{r}] names text {value}, outside texts (0 to {n_texts - 1})")
             out[r, c] = value
     return out
+
+
+def cluster_codes(clusters, n_texts):
+    """Cluster codes as ``learnsim fit`` makes them of a file's labels (documents.cluster_codes):
+    the labels compared as strings, stripped, and sorted, -1 for no cluster and for a label of one
+    text; an empty label is an error, as in a file (not a cluster of every text that has none)."""
+    labels = check_sequence(clusters, "clusters", "labels (int, str or None)")
+    if len(labels) != n_texts:
+        raise ValueError(f"clusters has {len(labels)} labels but texts has {n_texts} texts; give one label per text")
+    names = []
+    for i, label in enumerate(labels):
+        if label is None:
+            names.append(None)
+        elif is_index(label) or isinstance(label, str):
+            # as read from a file: label -1 is in no cluster, a label is stripped and never empty
+            name = str(label).strip()
+            if not name:
+                raise ValueError(f"clusters[{i}] is an empty label {label!r}; a text in no cluster has the label None "
+                                 "or -1")
+            names.append(None if name == "-1" else name)
+        else:
+            raise TypeError(f"clusters[{i}] must be an int, a str or None (-1 or None: in no cluster); got "
+                            f"{type(label).__name__} {label!r}")
+    kept_names, counts = np.unique(np.array([n for n in names if n is not None], dtype=str), return_counts=True)
+    index = {name: k for k, name in enumerate(kept_names[counts >= 2].tolist())}
+    if not index:
+        raise ValueError("clusters: no label has two or more texts; a metric is learned from clusters of at least "
+                         "two texts")
+    return np.array([index.get(name, -1) for name in names], dtype=np.int64)

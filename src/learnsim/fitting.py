@@ -34,7 +34,7 @@ import numpy as np
 
 from ._fit_common import Fitted, option_name as _flag, quiet as _quiet, report_dict as _report, vectorize
 from ._fit_common import check_index_tuples as _check_index_tuples, check_sequence as _check_sequence, \
-    check_texts as _check_texts, is_index as _is_index
+    check_texts as _check_texts, cluster_codes as _cluster_codes
 # the duplicate rules a FILM fitted on pairs may choose among: defined there, which the command
 # line's parser reads without importing this module
 from ._fit_common import MATCHER_CHOICES  # noqa: F401
@@ -997,8 +997,9 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, que
         name, and is refused as a single str.
     clusters : sequence of int, str or None, optional
         One label per text; ``-1``, ``"-1"`` or None: in no cluster (the text still shapes the
-        features and the basis). Labels are compared as strings, as when read from a file; a
-        label with a single text counts as -1, and at least one label needs two texts. A
+        features and the basis). Labels are compared as strings, stripped, as when read from a
+        file (an empty one is an error); a label with a single text counts as -1, and at least
+        one label needs two texts. A
         whole-number float label is its int (a pandas integer column with missing values is
         float); NaN is an error (fill it with -1 for "in no cluster").
     pairs : sequence of tuples, table, read_pairs' result, str or pathlib.Path, optional
@@ -1418,30 +1419,6 @@ def _check_encoder(encoder):
         return load_encoder(encoder)
     raise TypeError("encoder must be the folder or name of a sentence encoder (str or path), or a fitted encoder "
                     f"(transform(texts) -> dense rows, embedding_dim_); got {type(encoder).__name__}")
-
-
-def _cluster_codes(clusters, n_texts):
-    """Cluster codes as ``learnsim fit`` makes them of a file's labels (documents.cluster_codes):
-    the labels compared as strings and sorted, -1 for no cluster and for a label of one text."""
-    labels = _check_sequence(clusters, "clusters", "labels (int, str or None)")
-    if len(labels) != n_texts:
-        raise ValueError(f"clusters has {len(labels)} labels but texts has {n_texts} texts; give one label per text")
-    names = []
-    for i, label in enumerate(labels):
-        if label is None:
-            names.append(None)
-        elif _is_index(label) or isinstance(label, str):
-            # as read from a file: label -1 is in no cluster
-            names.append(None if str(label) == "-1" else str(label))
-        else:
-            raise TypeError(f"clusters[{i}] must be an int, a str or None (-1 or None: in no cluster); got "
-                            f"{type(label).__name__} {label!r}")
-    kept_names, counts = np.unique(np.array([n for n in names if n is not None], dtype=str), return_counts=True)
-    index = {name: k for k, name in enumerate(kept_names[counts >= 2].tolist())}
-    if not index:
-        raise ValueError("clusters: no label has two or more texts; a metric is learned from clusters of at least "
-                         "two texts")
-    return np.array([index.get(name, -1) for name in names], dtype=np.int64)
 
 
 def _pair_value(value, r):
