@@ -492,7 +492,7 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None, document
     chosen = gain is not None and gain.status != "unchecked"
 
     def learn(train_labels):
-        probe, y_train = film_with_supervision(o, X, train_labels, o.baseline_holdout if chosen else None, note)
+        probe, y_train = film_with_supervision(o, X, train_labels, o.baseline_holdout if chosen else None, _quiet)
         with stage("FILM: learning the metric on the training clusters"), warnings.catch_warnings():
             warnings.simplefilter("ignore")     # the check's own choice: its fall-backs are not the user's
             probe.fit(X, y_train)

@@ -287,3 +287,16 @@ def test_pairs_of_two_identical_texts_count_each_text_once(tmp_path):
                      "--dimensions", "2", "--max-iter", "20"])
     assert "2 pair(s) of two identical texts" in err
     assert summary["documents"] == distinct == 10
+
+
+def test_the_dimensions_note_is_printed_once(tmp_path):
+    """FILM from clusters with the default dimensions capped by the texts' rank: the note said so
+    once for the fit and once more for each fit of the search check on the training clusters."""
+    corpus = make_clustered_corpus(n_clusters=6, docs_per_cluster=8, random_state=3)
+    train = tmp_path / "train.tsv"
+    train.write_text("".join(f"{corpus.target[i]}\t{t}\n" for i, t in enumerate(corpus.data)), encoding="utf-8")
+    code, out, err = run_cli(["fit", "--input", train, "--model", tmp_path / "m.npz", "--method", "film",
+                              "--max-iter", "20"])
+    assert code == 0, err
+    assert "Search against the strongest baseline: nDCG@10" in out     # the check's own fits ran
+    assert sum("dimensions: FILM learns at most the rank" in line for line in err.splitlines()) == 1, err
