@@ -571,7 +571,14 @@ def _checked_cluster_search(o, texts, labels, X, learn, owner, summary, fitted):
     start = time.perf_counter()
     y = np.asarray(labels)
     got = split_clusters(y, o.baseline_holdout, random_state=o.random_state)
-    if got is None:
+    if got is None:     # said in the report (the metric's own check has warned that the fit is unchecked)
+        from .baseline import BaselineGain
+
+        n = int(np.unique(y[y >= 0]).size)
+        summary["search_baseline_gain"] = _report(BaselineGain(
+            status="unchecked", reason=f"{n} cluster(s) of two or more items: too few to hold a share of "
+            f"{o.baseline_holdout:g} of them out (at least two) and learn from two", baseline="the strongest of BM25, the tf.idf cosine"
+            + (" and the encoder's cosine" if o.encoder is not None else "")))
         return _result_of(fitted)
     parts = [got]
     # few held-out items: further runs of clusters, each held out of its own fit, as judgements' folds

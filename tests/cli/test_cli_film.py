@@ -300,3 +300,17 @@ def test_the_dimensions_note_is_printed_once(tmp_path):
     assert code == 0, err
     assert "Search against the strongest baseline: nDCG@10" in out     # the check's own fits ran
     assert sum("dimensions: FILM learns at most the rank" in line for line in err.splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("method", [["--method", "mcd"], FILM_FAST])
+def test_too_few_clusters_for_the_search_check_say_so(tmp_path, method):
+    """Two clusters cannot be held out as search queries: the search check was skipped without a
+    word in the report (the help says every model is checked as search is used)."""
+    path = tmp_path / "tiny.tsv"
+    path.write_text("a\tthe match ended in a draw\na\ta goal in extra time won the match\n"
+                    "b\tbake the bread in a hot oven\nb\tthe oven bakes flour and butter\n", encoding="utf-8")
+    code, out, err = run_cli(["fit", "--input", path, "--model", tmp_path / "m.npz", *method])
+    assert code == 0, err
+    assert "Search against the strongest baseline: not checked" in out and "2 cluster(s)" in out, out
+    summary, _ = _fit(["--input", path, "--model", tmp_path / "m.npz", *method])
+    assert summary["search_baseline_gain"]["status"] == "unchecked"
