@@ -468,7 +468,7 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None, document
         raise ValueError(f"{_flag(flags, 'matcher')} chooses the duplicate rule of a FILM fitted on pairs; it "
                          "does not apply to clusters")
     if pairs is not None:
-        _warn_chain_conflicts(pairs)
+        _warn_chain_conflicts(pairs, len(texts), documents)
         with warnings.catch_warnings():
             # said once above: the steps that meet the same pairs again (the rules, the re-ranker) do not repeat it
             warnings.filterwarnings("ignore", message=r".*chains of (similar|duplicate) pairs.*")
@@ -744,9 +744,11 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
                    search=search, check=check)
 
 
-def _warn_chain_conflicts(pairs):
+def _warn_chain_conflicts(pairs, n_texts=None, documents=None):
     """One warning for the non-duplicate pairs whose texts chains of duplicate pairs join (they
-    are not used as negatives): every step of a fit that meets them would say it again."""
+    are not used as negatives): every step of a fit that meets them would say it again. FILM
+    (``n_texts`` given) from relevance judgements whose chains are not duplicates learns from every
+    non-relevant one (:func:`learnsim.film.recipe.search_triplets`): no warning."""
     from scipy.sparse.csgraph import connected_components
     import scipy.sparse as sp
 
@@ -754,6 +756,12 @@ def _warn_chain_conflicts(pairs):
     labels = np.asarray(pairs.labels, dtype=bool)
     if not labels.any() or labels.all():
         return
+    if n_texts is not None and _grades(pairs)[1]:
+        from .baseline import orient_pairs, search_relation
+
+        relation = search_relation(orient_pairs(P, labels, documents), _grades(pairs)[0], n_texts, documents)
+        if relation.directed or not relation.chains:
+            return
     n = int(P.max()) + 1
     A = sp.csr_matrix((np.ones(int(labels.sum())), (P[labels, 0], P[labels, 1])), shape=(n, n))
     chains = connected_components(A, directed=False)[1]

@@ -207,3 +207,28 @@ def test_fit_qrels_and_evaluate_name_the_fields_they_read_and_do_not_use(beir, t
 
     assert read_id_texts(corpus, with_unused=True)[2] == ["metadata"]
     assert read_id_texts(queries, "queries", with_unused=True)[2] == []
+
+
+def test_non_relevant_judgements_are_not_said_to_be_dropped(tmp_path):
+    """Judgements of queries that share documents: a document judged not relevant to one query and
+    relevant to another is joined to it by a chain of relevant judgements, but judgements are not
+    duplicates, and FILM learns from it as a negative (its triplets count it). The fit warned 'N
+    non-duplicate pair(s) join texts that chains of duplicate pairs connect; they are not used as
+    negatives'."""
+    topics = [["match", "goal", "team", "league", "coach"], ["oven", "flour", "bake", "sugar", "butter"]]
+    docs = [(f"d{t}{i}", " ".join(topics[t][(i + k) % 5] for k in range(3)) + f" page {i}")
+            for t in range(2) for i in range(6)]
+    queries = [(f"q{t}{i}", f"{topics[t][i]} {topics[t][(i + 2) % 5]}") for t in range(2) for i in range(5)]
+    rows = []
+    for t in range(2):
+        for i in range(5):
+            rows += [(f"q{t}{i}", f"d{t}{i}", 1), (f"q{t}{i}", f"d{t}{i + 1}", 1),
+                     (f"q{t}{i}", f"d{t}{(i + 3) % 6}", 0)]
+    (tmp_path / "corpus.tsv").write_text("".join(f"{a}\t{b}\n" for a, b in docs), encoding="utf-8")
+    (tmp_path / "queries.tsv").write_text("".join(f"{a}\t{b}\n" for a, b in queries), encoding="utf-8")
+    (tmp_path / "qrels.tsv").write_text("".join(f"{q}\t{d}\t{g}\n" for q, d, g in rows), encoding="utf-8")
+    out, err = ok(["fit", "--qrels", tmp_path / "qrels.tsv", "--queries", tmp_path / "queries.tsv", "--corpus",
+                   tmp_path / "corpus.tsv", "--model", tmp_path / "m.npz", "--method", "film", "--dimensions", "4",
+                   "--max-iter", "20", "--json"])
+    assert json.loads(out)["negatives"]["labelled"] > 0
+    assert "not used as negatives" not in err, err
