@@ -870,3 +870,18 @@ def test_adapter_hard_negative_errors():
         duplicate_pairs_to_triplets(pairs, n_items=4, neighbors=good.astype(float))
     with pytest.raises(ValueError, match="n_hard_negatives"):
         duplicate_pairs_to_triplets(pairs, n_items=4, neighbors=good, n_hard_negatives=0)
+
+
+def test_a_label_column_of_floats_0_and_1_is_binary(tmp_path):
+    """A column named label holding 1.0 and 0.0 (a pandas export of a float column) is binary, as
+    JSON's 1.0 is: it was refused as no binary label ('learnsim fit --pairs' then read the file as
+    graded pairs of scores 0 to 1, a regression in place of duplicate detection)."""
+    path = tmp_path / "pairs.tsv"
+    path.write_text("label\tquestion1\tquestion2\n1.0\thow to cook rice\tcooking rice how\n"
+                    "0.0\tbest laptop\tcheap flights\n1\tcheap flights\tflights for less\n", encoding="utf-8")
+    bunch = read_pairs(path)
+    assert bunch.kind == "binary" and not bunch.pairs.is_graded
+    assert list(bunch.pairs.labels) == [1, 0, 1]
+    path.write_text("label\tquestion1\tquestion2\n1.5\thow to cook rice\tcooking rice how\n", encoding="utf-8")
+    with pytest.raises(DocumentFormatError, match="label must be 0 or 1"):
+        read_pairs(path)

@@ -382,6 +382,8 @@ def _parse_value(raw, kind, role, where):
             return True
         if text in _FALSE:
             return False
+        if _number(raw) in (0, 1):      # "1.0", "0.0": a label written as a float, as JSON's 1.0 is read
+            return bool(_number(raw))
         error = DocumentFormatError(f"{where}: {role} must be 0 or 1 (or true/false, yes/no) for a binary "
                                     f"label; got {_shown(raw)}")
         # a number other than 0 and 1: the file is graded, and a reader trying the graded reading
