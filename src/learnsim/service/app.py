@@ -241,12 +241,17 @@ class FeedbackRequest(_Body):
     relevance: Optional[StrictFloat] = Field(None, ge=0, le=1e3, description="An explicit grade (optional)")
 
 
+# what the schema cannot state of metadata (JSON numbers do not tell 10**30 from 1e30)
+_METADATA_TEXT = ("JSON values, nested at most 64 levels; an integer within 64 bits (a larger one as a string) "
+                  "and no NUL character in a string or key: otherwise a 400 naming it")
+
+
 class DocumentIn(_Body):
     # a str or an int, as Index.add takes ids: stored and answered as a str (7 and "7" are one id)
     id: Optional[Union[Annotated[StrictStr, Field(min_length=1, max_length=MAX_ID_CHARS)],
                        Annotated[StrictInt, Field(ge=-10 ** 18, le=10 ** 18), BeforeValidator(_whole_number)]]] = None
     text: StrictStr
-    metadata: Optional[dict[str, Any]] = None
+    metadata: Optional[dict[str, Any]] = Field(None, description=_METADATA_TEXT)
 
 
 class AddRequest(_Body):
@@ -257,7 +262,7 @@ class AddRequest(_Body):
 
 class PutRequest(_Body):
     text: StrictStr
-    metadata: Optional[dict[str, Any]] = None
+    metadata: Optional[dict[str, Any]] = Field(None, description=_METADATA_TEXT)
 
 
 def _mixed_ids_supported():
