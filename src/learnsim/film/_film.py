@@ -680,6 +680,10 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         # always on all the supervision: transform (the map alone) does not depend on the check.
         # Sampled first (its own random stream), so that clusters no triplet can come from (one
         # cluster: no negative) are refused before the check warns about anything
+        if kind != "triplets" and len(sup.cluster_ids) < 2:
+            # (the sampler's own words name its option negatives='any', which no FILM caller has)
+            raise ValueError(f"FILM learns from clusters by contrasting them, a triplet's negative taken from another "
+                             f"cluster: it needs two clusters or more; got {len(sup.cluster_ids)}")
         T = sup if kind == "triplets" else clusters_to_triplets(sup, per_item * n, random_state=rng).indices
         start = time.perf_counter()
         report, weight = None, 0.0

@@ -313,7 +313,8 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         if split is None:
             self._fit_clusters(X, clus, grids, rng)
             self.baseline_gain_ = unchecked(
-                f"{len(clus.cluster_ids)} clusters; holding 2 out needs {min_train + 2}"
+                f"{len(clus.cluster_ids)} cluster{'' if len(clus.cluster_ids) == 1 else 's'}; holding 2 out needs "
+                f"{min_train + 2}"
                 + (" (4 stay to select the 'auto' settings)" if min_train == 4 else ""),
                 baseline_name=_BASELINE, owner="MinimumClusterDistortion", stacklevel=2)
             return self
@@ -621,7 +622,7 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         """
         n_clusters = len(ids)
         if n_clusters < 4:
-            warn_outside(f"only {n_clusters} clusters: too few to select settings on held-out clusters; "
+            warn_outside(f"only {n_clusters} cluster{'' if n_clusters == 1 else 's'}: too few to select settings on held-out clusters; "
                          f"using shrinkage={_FALLBACK['shrinkage']}, complement_weight="
                          f"{_FALLBACK['complement_weight']} and the largest basis", UserWarning, stacklevel=3)
             setting = {"n_basis": max(grids["n_basis"], key=lambda k: -1 if k is None else k)}
