@@ -425,6 +425,22 @@ def test_index_user_errors(data, models, indexes, tmp_path):
     assert_user_error(["search", "--index", indexes["mcd"], "--corpus", a_file, "--json"] + q, "--index")
 
 
+def test_metadata_the_index_refuses_names_its_file_and_line(models, indexes, tmp_path):
+    """An int beyond 64 bits or a NUL character in a record's metadata is refused by build and
+    add naming the file and the line (the index's own error named 'metadata[0]', an argument the
+    user never wrote), before anything is written."""
+    for name, value in (("big", 2 ** 64), ("nul", "a\x00b")):
+        corpus = write_jsonl(tmp_path / f"{name}.jsonl", [{"id": "x1", "text": "w001 w002"},
+                                                          {"id": "x2", "text": "w003 w004", "v": value}])
+        out = tmp_path / f"{name}-idx"
+        assert_user_error(["index", "build", "--model", models["mcd"], "--corpus", corpus, "--out", out],
+                          f"{name}.jsonl, line 2", "metadata")
+        assert not out.exists()
+        for update in ([], ["--update"]):
+            assert_user_error(["index", "add", indexes["mcd"], "--corpus", corpus] + update,
+                              f"{name}.jsonl, line 2", "64 bits" if name == "big" else "NUL")
+
+
 def test_a_user_error_is_reported_without_importing_scikit_learn(tmp_path):
     """The message of a user error needs learnsim.exceptions alone: importing learnsim.io for
     the name of its error took 1.7 s, for 'not an index'."""
