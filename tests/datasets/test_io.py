@@ -42,6 +42,18 @@ def test_readers_replace_by_default_with_one_warning(tmp_path, reader):
     message = str(ours[0].message)
     assert str(path) in message and "2 line(s)" in message and "first: line 2" in message
     assert docs.texts[1] == "cut \ufffd here" and len(docs) == 4
+    # at the caller's line, however deep the reader (load_quora_pairs through read_pairs named
+    # learnsim's datasets/pairs.py)
+    assert ours[0].filename == __file__
+
+
+def test_a_pairs_file_with_bad_bytes_warns_at_the_caller_s_line(tmp_path):
+    path = _write(tmp_path / "pairs.tsv", b"1\tcaf\xe9 menu\tthe cafe menu\n0\tdelivery late\tpassword reset\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        datasets.read_pairs(path)
+    ours = [w for w in caught if issubclass(w.category, UndecodableBytesWarning)]
+    assert len(ours) == 1 and ours[0].filename == __file__, [(w.filename, w.lineno) for w in ours]
 
 
 @pytest.mark.parametrize("reader", [read_labelled_documents, read_documents])

@@ -24,10 +24,10 @@ import codecs
 import gzip
 import json
 import sys
-import warnings
 import zlib
 from pathlib import Path
 
+from .._utils.callers import warn_outside
 from .._utils.inputs import DuplicateKeyError, JSONDepthError, TextError, loads as _strict_loads
 from ..exceptions import DocumentFormatError, UndecodableBytesWarning  # noqa: F401  (defined there; importable here as in 0.1)
 
@@ -157,14 +157,16 @@ class _Decoder:
                     f"{path.stem}-utf8{path.suffix}")
 
     def warn(self, stacklevel=3):
-        """Issue the one warning of the file, if a line had bad bytes."""
+        """Issue the one warning of the file, if a line had bad bytes, at the first line of code
+        outside learnsim (a reader called through another, load_quora_pairs through read_pairs,
+        named learnsim's line)."""
         if self.n_lines:
             hint = f" ({self.hint})" if self.hint else ""
-            warnings.warn(UndecodableBytesWarning(
+            warn_outside(UndecodableBytesWarning(
                 f"{self.where}: {self.n_lines} line(s) are not {self.encoding_name} text (first: line "
                 f"{self.first_line}); their bad bytes became U+FFFD{hint}. Pass "
                 "encoding_errors='strict' (--encoding-errors strict) to refuse such a file."),
-                stacklevel=stacklevel)
+                UndecodableBytesWarning, stacklevel=stacklevel - 1)
 
 
 def json_record(line, where, invalid="invalid JSON"):
