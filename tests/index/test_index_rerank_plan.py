@@ -232,3 +232,26 @@ def test_a_plan_written_before_character_folding_reads_texts_lowercased_alone(re
                            rtol=0, atol=1e-6)
     assert write_rerank_plan(old, tmp_path, spelled)
     assert json.loads((tmp_path / "rerank.json").read_text(encoding="utf-8"))["char_fold"] is False
+
+
+def test_evaluate_of_a_reranked_index_scores_the_reranked_run_at_every_k(reranked, tmp_path):
+    """learnsim evaluate --index with its default k (1000) scored the first stage (Index.search
+    re-ranked only below the re-ranker's candidates) while saying 're-ranked by the learned pair
+    model': the learned run now scores as re-ranked at every k, and says how deep."""
+    from conftest import run_cli
+
+    _, texts, path, _ = reranked
+    rows = negation_collection(n_groups=120)
+    at = {t: i for i, t in enumerate(texts)}
+    queries, qrels = tmp_path / "q.tsv", tmp_path / "qrels.txt"
+    pairs = [(n, a, b) for n, (a, b, y) in enumerate(rows[:80]) if y == 1]
+    queries.write_text("".join(f"q{n}\t{a}\n" for n, a, _ in pairs), encoding="utf-8")
+    qrels.write_text("".join(f"q{n} 0 {at[b] + 1} 1\n" for n, _, b in pairs), encoding="utf-8")
+    learned = {}
+    for k in (10, 1000):
+        code, out, err = run_cli(["evaluate", "--queries", queries, "--qrels", qrels, "--index", path, "-k", k, "--json"])
+        assert code == 0, err
+        report = json.loads(out)
+        learned[k] = report["methods"]["learned"]["map"]
+        assert f"the top {min(max(k, 50), len(texts))} by" in report["scoring"], report["scoring"]
+    assert learned[1000] == pytest.approx(learned[10], abs=1e-9)

@@ -308,7 +308,8 @@ def _index_run(index, query_ids, queries, k, filter=None):
     sign = 1.0 if reranked or index.higher_is_closer else -1.0
     results = _index_search(index, queries, k, filter=filter)
     run = {qid: {h["id"]: sign * float(h["score"]) for h in hits} for qid, hits in zip(query_ids, results)}
-    how = (f"the top {index.manifest['rerank']} by {index.scoring} re-ranked by the learned pair model"
+    # (the re-ranker re-scores max(k, its candidates): Index.search, as Pipeline.search)
+    how = (f"the top {max(k, index.manifest['rerank'])} by {index.scoring} re-ranked by the learned pair model"
            if reranked else index.scoring)
     method, encoder = index.manifest.get("method"), index.manifest.get("encoder")
     if method:
