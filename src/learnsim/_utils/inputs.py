@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["MAX_JSON_DEPTH", "MAX_GRADE", "CONTENT_PATTERN", "RADICAL_CLASS", "DuplicateKeyError", "JSONDepthError", "TextError",
+__all__ = ["check_flag", "MAX_JSON_DEPTH", "MAX_GRADE", "CONTENT_PATTERN", "RADICAL_CLASS", "DuplicateKeyError", "JSONDepthError", "TextError",
            "as_path", "check_grade", "check_json_depth", "check_text", "has_content", "has_surrogate", "loads",
            "short_repr", "unique_keys", "id_by_value"]
 
@@ -249,6 +249,15 @@ def as_path(value, name="path", what="the path of a file"):
                 raise ValueError(f"{name} is empty: give {what}")
             return Path(path)
     raise TypeError(f"{name} must be {what} (a str or a pathlib.Path); got {type(value).__name__}")
+
+
+def check_flag(value, name):
+    """``value`` as a bool (numpy's ``bool_`` too, told by its type's name: this module imports no
+    numpy), else a TypeError naming ``name``: a flag read for its truth value took ``"no"`` or
+    ``"false"`` (from a form) as true, silently another answer. The index's and the client's."""
+    if isinstance(value, bool) or (type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False; got {short_repr(value)}")
 
 
 def short_repr(value, limit=40):

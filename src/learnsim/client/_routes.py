@@ -11,6 +11,8 @@ import numbers
 import reprlib
 from urllib.parse import quote, urlencode
 
+from .._utils.inputs import check_flag
+
 __all__ = ["Call", "Routes", "ShapeError", "doc_path"]
 
 # the bounds of a filter in a query string (learnsim.service._limits.QUERY_FILTER; in a body
@@ -113,14 +115,6 @@ def _plain_number(value):
     if isinstance(value, numbers.Real) and not isinstance(value, bool) and type(value).__name__ != "bool_":
         return float(value)
     return value
-
-
-def _flag(name, value):
-    """``value`` as a bool (numpy's too); TypeError otherwise: a truth test read the string
-    "false" as a request for explanations."""
-    if isinstance(value, bool) or (type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")):
-        return bool(value)
-    raise TypeError(f"{name} must be True or False; got {value!r}")
 
 
 def _fits_a_query_string(value):
@@ -288,7 +282,7 @@ class Routes:
         """
         if isinstance(filter, dict) and not filter:
             filter = None
-        k, n_top, explain = _whole(k), _whole(n_top), _flag("explain", explain)
+        k, n_top, explain = _whole(k), _whole(n_top), check_flag(explain, "explain")
         if isinstance(query, str):
             params = {"q": query, "k": k}
             if filter is not None:

@@ -132,14 +132,6 @@ def check_k(k):
     return int(k)
 
 
-def check_flag(value, name):
-    """``value`` as a bool (numpy's too), else a TypeError: a flag read for its truth value took
-    ``explain="no"`` (or ``"false"`` from a form) as true, silently another answer."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False; got {value!r:.40}")
-    return bool(value)
-
-
 def ids_to_delete(ids):
     """The ids of a delete: one id (a str or an int) or a list of them, none given twice."""
     single = isinstance(ids, str) or (isinstance(ids, numbers.Integral) and not isinstance(ids, bool))

@@ -39,9 +39,9 @@ import numpy as np
 
 from .._inputs import index_inputs
 from .._utils.files import sha256_file
-from .._utils.inputs import as_path
+from .._utils.inputs import as_path, check_flag as _check_flag
 from .._utils.progress import enabled_for, progress, stage_for, with_show_progress_bar
-from ._arguments import check_flag as _check_flag, check_ids as _check_ids, check_k as _check_k, \
+from ._arguments import check_ids as _check_ids, check_k as _check_k, \
     check_metadatas as _check_metadatas, check_texts as _check_texts, doc_id as _doc_id, ids_to_delete as _ids_to_delete, \
     update_arguments as _update_arguments
 from ._ann import AnnSearch, ann_config, check_ann_config, search_info, write_segment_of
