@@ -881,13 +881,7 @@ class _CollectionSearch:
             return texts
         reader = getattr(self, "_lone", None)
         if reader is None:
-            vectorizers = [v for v in (self.lexical_vectorizer, self.pipeline.vectorizer)
-                           if isinstance(getattr(v, "vocabulary_", None), dict) and hasattr(v, "build_tokenizer")]
-            if vectorizers:
-                from .text import LoneCharacters
-
-                reader = LoneCharacters(vectorizers[0].build_tokenizer(), [v.vocabulary_ for v in vectorizers])
-            self._lone = reader = reader or False
+            self._lone = reader = lone_character_reader(self.lexical_vectorizer, self.pipeline.vectorizer)
         return [reader(t) for t in texts] if reader else texts
 
     def top_k(self, texts, k):
@@ -927,6 +921,20 @@ def _blank_rows(X):
     blank = np.zeros(X.shape[0], dtype=bool)
     blank[find_empty_rows(X)] = True
     return blank
+
+
+def lone_character_reader(*vectorizers):
+    """The :class:`learnsim.text.LoneCharacters` of the vocabularies of ``vectorizers`` (a
+    lexical part's, the model's own; None or one without a vocabulary left out), read with the
+    first's tokenizer; False where none has one (an encoder, hashed columns). What a searcher and
+    a DistributedIndex read a query's lone characters with."""
+    vectorizers = [v for v in vectorizers
+                   if isinstance(getattr(v, "vocabulary_", None), dict) and hasattr(v, "build_tokenizer")]
+    if not vectorizers:
+        return False
+    from .text import LoneCharacters
+
+    return LoneCharacters(vectorizers[0].build_tokenizer(), [v.vocabulary_ for v in vectorizers])
 
 
 def rerank_hits(reranker, query, hits, texts):

@@ -474,14 +474,10 @@ class DistributedIndex:
             return queries
         reader = getattr(self, "_lone", None)
         if reader is None:
-            p = self.pipeline
-            vectorizers = [v for v in (p.lexical_vectorizer(self.statistics or None), p.vectorizer)
-                           if isinstance(getattr(v, "vocabulary_", None), dict) and hasattr(v, "build_tokenizer")]
-            if vectorizers:
-                from ..text import LoneCharacters
+            from ..pipeline import lone_character_reader
 
-                reader = LoneCharacters(vectorizers[0].build_tokenizer(), [v.vocabulary_ for v in vectorizers])
-            self._lone = reader = reader or False
+            p = self.pipeline
+            self._lone = reader = lone_character_reader(p.lexical_vectorizer(self.statistics or None), p.vectorizer)
         return [reader(q) for q in queries] if reader else queries
 
     def _partition_texts(self, p):

@@ -34,7 +34,7 @@ from .._utils.files import sha256_file
 from .._utils.progress import stage_for
 from ..exceptions import IndexBusyError, IndexChangingError
 from ._segments import IndexDamagedError, IndexFormatError, load_npy, seal, write_json_atomic
-from ._store import DocumentStore
+from ._store import _SQLITE_FULL, _SQLITE_READONLY, DocumentStore
 
 __all__ = ["RELOAD_TRIES", "LOCK_WAIT_S", "Lock", "model_encoder", "sqlite_damage", "sqlite_guarded", "write_manifest", "plan_checksums",
            "read_store", "checked_up_to", "check_against_store", "load_statistics", "statistics_key", "load_pipeline",
@@ -49,7 +49,6 @@ RELOAD_TRIES = 20
 # SQLite's primary result codes that are no damage of the file: busy or locked (a writer held it
 # past the timeout), out of memory or disk, interrupted, read-only
 _SQLITE_NOT_DAMAGE = {5, 6, 7, 8, 9, 13}
-_SQLITE_READONLY, _SQLITE_FULL = 8, 13
 
 
 #: Seconds a writer (and ``verify``) waits for another writer's lock before IndexBusyError; a

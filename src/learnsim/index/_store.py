@@ -88,7 +88,7 @@ def _json_value_ok(value, depth=1):
         # SQLite reads an integer beyond 64 bits in JSON as a float: stored, a filter compared it
         # rounded ({"v": -2**63} matched -2**63 - 1, and $lt missed it), so it is refused as
         # filters refuse one
-        return -(1 << 63) <= value <= (1 << 63) - 1
+        return _INT64[0] <= value <= _INT64[1]
     if isinstance(value, float):
         return math.isfinite(value)
     if isinstance(value, (list, tuple, dict)) and depth > MAX_JSON_DEPTH:
@@ -545,7 +545,7 @@ class DocumentCache:
 
 
 # SQLite's primary result codes of a database it could open for reading only, or not at all
-_SQLITE_READONLY, _SQLITE_CANTOPEN = 8, 14
+_SQLITE_READONLY, _SQLITE_CANTOPEN, _SQLITE_FULL = 8, 14, 13
 
 
 def _cannot_write_beside(path, exc):
