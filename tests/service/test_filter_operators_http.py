@@ -202,7 +202,9 @@ def _mutants(rng, f):
         f[rng.choice(["$regex", "$nor", "a b", "", "a..b", "$gte"])] = 1
     elif r < 0.4:
         f[key] = rng.choice([{}, [], {"$in": 3}, {"$gt": [1]}, {"$gt": None}, {"$exists": 0}, {"$eq": {"x": 1}},
-                             {"x": 1}, [[1]], {"$and": [{"a": 1}]}])
+                             {"x": 1}, [[1]], {"$and": [{"a": 1}]},
+                             # a NUL character, which the index refuses (the schema said nothing of it)
+                             "a\x00b", {"$in": ["x", "\x00"]}, {"$gte": "b\x00"}])
     elif r < 0.5:
         f = {"$and": rng.choice([[], {"a": 1}, [{}], [3]])}
     elif r < 0.6:
