@@ -168,6 +168,24 @@ class SegmentDocs:
                                                             "written")
         return raw, offsets, np.frombuffer(digests, dtype=np.uint8).reshape(self.n, 16)
 
+    def stored_digests(self, rows):
+        """The digests ``docs_digest.npy`` records of the rows ``rows`` (ints): 16 bytes each, read
+        on their own (its size was checked against its header at construction: the array is its
+        last ``16 * n`` bytes), not checked against its sha256; a short read gives fewer bytes.
+        What an open compares with ``docs.sqlite`` (learnsim.index._integrity.check_same_documents)."""
+        file = self.path / "docs_digest.npy"
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        try:
+            start = os.fstat(fd).st_size - 16 * self.n
+            return [_pread(fd, 16, start + 16 * int(r)) for r in rows]
+        finally:
+            os.close(fd)
+
+    def checked_digests(self):
+        """The digests of every row, ``docs_digest.npy`` read whole and checked against its sha256
+        (IndexDamagedError naming it when it does not match)."""
+        return self._open()[1]
+
     @staticmethod
     def _problem(seq, raw, size):
         if len(raw) != size:

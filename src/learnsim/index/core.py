@@ -406,7 +406,7 @@ class Index(ModelVersions):
         # a new connection, kept only when everything loaded: a failed reload leaves the handle
         # as it was (its own manifest, segments and connection), not half-loaded
         seqs = np.concatenate([s.seqs for s in segments]) if segments else np.zeros(0, dtype=np.int64)
-        store, tail, dead, data_version = read_store(self.path, m, seqs, checked_up_to(getattr(self, "manifest", None), m))
+        store, tail, dead, data_version = read_store(self.path, m, seqs, checked_up_to(getattr(self, "manifest", None), m), segments)
         old_store = getattr(self, "store", None)
         if old_store is not None:
             old_store.close()
