@@ -246,3 +246,56 @@ def _hold_one_too_many(tmp_path, per_address, httpx):
         assert httpx.get(f"{base}/v1/search", params={"q": texts[0][:40], "k": 2}, timeout=5).status_code == 200
         for s in held:
             s.close()
+
+
+def _as_ipv6_peers(base_class):
+    """uvicorn's protocol with each peer 127.0.0.N taken for 2001:db8::N (one IPv6 /64) and
+    127.0.0.1 kept: what a server on a public IPv6 address sees of one host rotating its
+    addresses (this machine cannot send from them)."""
+    class AsIPv6(base_class):
+        def connection_made(self, transport):
+            super().connection_made(transport)
+            host, port = self.client
+            if host != "127.0.0.1":
+                self.client = (f"2001:db8::{host.rsplit('.', 1)[1]}", port)
+
+    return AsIPv6
+
+
+def test_one_ipv6_network_is_one_address_for_the_bound(monkeypatch):
+    # before: an IPv6 host holds 2^64 addresses of its /64 and may send from any of them (privacy
+    # addresses rotate on their own), so the bound per address never held it: each address had
+    # MAX_CONNECTIONS_PER_ADDRESS of its own, and it could take every connection of the process
+    monkeypatch.setattr(_connections, "MAX_CONNECTIONS_PER_ADDRESS", 5)
+    try:
+        for n in (2, 3, 4):
+            socket.socket().bind((f"127.0.0.{n}", 0))
+    except OSError:
+        pytest.skip("this machine cannot use 127.0.0.2-4 as source addresses")
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as base
+    except ImportError:
+        from uvicorn.protocols.http.h11_impl import H11Protocol as base
+    with _server(_as_ipv6_peers(base)) as port:
+        held = [_connect(port, source="127.0.0.2") for _ in range(3)] + [_connect(port, source="127.0.0.3")
+                                                                        for _ in range(2)]
+        time.sleep(0.1)
+        refused = _ask(port, source="127.0.0.4")
+        assert refused.startswith(b"HTTP/1.1 503"), refused[:80]
+        assert "too many connections from this address" in json.loads(refused.split(b"\r\n\r\n", 1)[1])["error"]
+        assert b'{"read": 2}' in _ask(port, source="127.0.0.1")
+        for s in held:
+            s.close()
+
+
+def test_the_address_counted_of_a_peer():
+    key = _connections.address_key
+    assert key("2001:db8::1") == key("2001:db8::ffff:1") == key("2001:db8:0:0:1::") == "2001:db8::/64"
+    assert key("2001:db8:0:1::1") != key("2001:db8::1")
+    # an IPv4 address itself, written as an IPv4-mapped IPv6 one too (a dual-stack socket)
+    assert key("::ffff:192.0.2.7") == key("192.0.2.7") == "192.0.2.7" != key("192.0.2.8")
+    # loopback addresses each on their own: every local client would otherwise share one bound,
+    # which one local caller could fill for all the others
+    assert key("127.0.0.1") != key("127.0.0.2")
+    assert key("::1") == "::1" and key("fe80::1%eth0") == "fe80::/64"
+    assert key("") == "" and key("not an address") == "not an address"

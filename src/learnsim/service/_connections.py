@@ -20,7 +20,8 @@ answer it as nginx's ``client_header_timeout``, ``client_body_timeout``, ``send_
   files, the logs) in all, per server process, and from one address at most half of that, and at
   most :data:`MAX_CONNECTIONS_PER_ADDRESS` (so that one caller cannot take them all, while a load
   test of hundreds of clients on one machine is served); one more is answered ``503`` with a JSON
-  error and ``Retry-After`` and closed.
+  error and ``Retry-After`` and closed. An IPv6 address is counted by its /64
+  (:func:`address_key`): a host may send from any of its network's 2^64 addresses.
 
 A connection closed for its slowness gets no answer: it sent no request to answer, or not all of
 one (nginx closes it the same way). The application's own time for a request that was read whole
@@ -30,6 +31,7 @@ Only the standard library is imported here, and uvicorn's protocol when the clas
 """
 from __future__ import annotations
 
+import ipaddress
 import json
 
 #: Seconds a connection has to send a whole request head.
@@ -89,6 +91,26 @@ def _connection_total():
     return max(64, int(soft) - FILES_RESERVED)
 
 
+def address_key(host):
+    """What the bound per address counts a peer ``host`` as: an IPv6 address by its /64 (one
+    host's network: privacy addresses rotate within it, and a caller may send from any of its
+    2^64 addresses, so that the bound counted per address never held it), an IPv4-mapped one as
+    its IPv4 address, any other address itself. Loopback addresses stay one each: all the local
+    clients of a server on 127.0.0.1 counted as one would share one bound, which one local caller
+    could fill for the others (a local user can open connections from all of 127.0.0.0/8; the
+    bound in all, the open-files limit's, still holds)."""
+    try:
+        address = ipaddress.ip_address(str(host).split("%", 1)[0])
+    except ValueError:
+        return host
+    if address.version == 6:
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        if not address.is_loopback:
+            return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
+
+
 def _refusal(message):
     body = json.dumps({"error": message, "code": 503}).encode("utf-8")
     return (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
@@ -131,7 +153,7 @@ def guarded_protocol(base=None):
                 total, per_address = _connection_caps()
                 GuardedProtocol.cap[:] = [total, per_address, _busy_address(per_address)]
             cap, per_address, busy_address = GuardedProtocol.cap
-            address = self.client[0] if self.client else ""
+            address = address_key(self.client[0]) if self.client else ""
             held = GuardedProtocol.open_by_address.get(address, 0)
             if held >= per_address or GuardedProtocol.open_total[0] >= cap:
                 # answered at once, and closed once the request is read (closed with the request
