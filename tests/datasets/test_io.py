@@ -285,10 +285,30 @@ def test_invalid_json_names_a_raw_control_character_and_its_column(tmp_path):
         read_documents(_write(tmp_path / "cut.jsonl", b'{"id": "a", "text": "xy}\n'))
 
 
-def test_a_record_naming_its_text_as_pyserini_does_is_told_how_to_rename_it(tmp_path):
-    # {"id", "contents"} (Pyserini's JsonCollection) was refused as 'no "text" field' alone
-    path = _write(tmp_path / "docs.jsonl", b'{"id": "d1", "contents": "lava flows"}\n')
+def test_a_record_naming_its_text_as_pyserini_does_is_read(tmp_path):
+    # {"id", "contents"} (Pyserini's JsonCollection) was refused as 'no "text" field', with a hint to rename it
+    path = _write(tmp_path / "docs.jsonl", b'{"id": "d1", "contents": "lava flows", "year": 1980}\n'
+                                           b'{"id": "d2", "title": "Etna", "contents": "ash"}\n'
+                                           b'{"id": "d3", "text": "a text", "contents": "kept as metadata"}\n')
+    docs = read_documents(path)
+    assert docs.ids == ["d1", "d2", "d3"]
+    # the title joined before it, as BEIR's text; "contents" is the text, so no part of the metadata
+    assert docs.texts == ["lava flows", "Etna\nash", "a text"]
+    assert docs.metadata[0] == {"year": 1980} and docs.metadata[1] == {"title": "Etna"}
+    assert docs.metadata[2] == {"contents": "kept as metadata"}
+    assert datasets.read_id_texts(path, "documents") == (["d1", "d2", "d3"], ["lava flows", "Etna\nash", "a text"])
+    labelled = read_labelled_documents(_write(tmp_path / "l.jsonl", b'{"label": "a", "contents": "lava"}\n'))
+    assert labelled.texts == ["lava"] and labelled.unused_fields == []
+
+
+def test_a_record_whose_text_is_named_otherwise_is_told_how_to_rename_it(tmp_path):
+    path = _write(tmp_path / "docs.jsonl", b'{"id": "d1", "body": "lava flows"}\n')
     for read in (read_documents, lambda p: datasets.read_id_texts(p, "documents")):
-        with pytest.raises(ValueError, match=r'line 1: .*the record has "contents", which is not read as the text: '
+        with pytest.raises(ValueError, match=r'line 1: .*the record has "body", which is not read as the text: '
                                              r'rename it "text"'):
+            read(path)
+    # a "contents" that is no text is named, not read as nothing
+    path = _write(tmp_path / "bad.jsonl", b'{"id": "d1", "contents": ["lava"]}\n')
+    for read in (read_documents, lambda p: datasets.read_id_texts(p, "documents")):
+        with pytest.raises(ValueError, match=r'line 1: "contents" (is list, not a string|must be a string)'):
             read(path)

@@ -18,6 +18,8 @@ corpus layouts:
   A document without an id gets its line number ("line-12").
   BEIR's corpus.jsonl reads as it is: {"_id": ..., "title": ..., "text": ..., "metadata": {...}}
       (the id from "_id", the title joined before the text); a field read and not used is named.
+  Pyserini's JsonCollection reads as it is: {"id": ..., "contents": ...} ("contents" is the text
+      of a record without "text")
   Any of these may be gzipped (corpus.jsonl.gz, docs.tsv.gz)."""
 
 

@@ -20,7 +20,8 @@ Comma-separated (``.csv``)
     other columns are the metadata of a collection).
 JSON Lines (``.jsonl``, ``.ndjson``)
     One object per line: ``{"text": ..., "label": ..., "id": ...}``. ``label`` is required for
-    labelled documents, ``id`` is always optional.
+    labelled documents, ``id`` is always optional. A record without ``"text"`` reads Pyserini's
+    ``"contents"`` as its text (its JsonCollection layout, ``{"id": ..., "contents": ...}``).
 
 The label ``-1`` (or ``null`` in JSON) marks a document that belongs to no cluster: it still
 shapes the features and the basis of a learned metric, but is not supervision. Labels are
@@ -279,10 +280,19 @@ def _unused(names, used):
     return [name for name in dict.fromkeys(names) if name not in used]
 
 
+def record_text_key(obj):
+    """The field that holds a record's text: ``"text"``, or, in a record without one, Pyserini's
+    ``"contents"`` (its JsonCollection writes ``{"id", "contents"}``, and a Pyserini user's corpus
+    was refused for want of "text"). A record with both reads "text" (its "contents" is then
+    metadata, as before); no other name is taken for the text, as "body" or "sentence" may be a
+    field beside a text elsewhere (:func:`_text_key_hint` names them)."""
+    return "contents" if isinstance(obj, dict) and "text" not in obj and "contents" in obj else "text"
+
+
 def _text_key_hint(obj):
-    """What to add to "no text field" where the record names its text otherwise: Pyserini's
-    JsonCollection writes {"id", "contents"}, sentence-transformers and others "sentence" or "body"."""
-    other = next((key for key in ("contents", "content", "body", "sentence", "passage", "document")
+    """What to add to "no text field" where the record names its text otherwise: sentence-transformers
+    and others write "sentence" or "body" ("contents", Pyserini's, is read: :func:`record_text_key`)."""
+    other = next((key for key in ("content", "body", "sentence", "passage", "document")
                   if isinstance(obj, dict) and "text" not in obj and isinstance(obj.get(key), str)), None)
     return (f'; the record has "{other}", which is not read as the text: rename it "text" (e.g. jq -c '
             f'\'.text = .{other} | del(.{other})\')') if other else ""
@@ -292,9 +302,11 @@ def _object_fields(obj, where, kind="an object", id_key="id"):
     """``(text, id)`` of a document given as an object (a JSON line, a dict, a DataFrame row)."""
     if not isinstance(obj, dict):
         raise DocumentFormatError(f'{where}: expected {kind} {{"text": ..., ...}}; got {type(obj).__name__}')
-    text = obj.get("text")
+    text_key = record_text_key(obj)
+    text = obj.get(text_key)
     if not isinstance(text, str):
-        what = "no \"text\" field" if "text" not in obj else f'"text" is {type(text).__name__}, not a string'
+        what = "no \"text\" field" if text_key not in obj else \
+            f'"{text_key}" is {type(text).__name__}, not a string'
         raise DocumentFormatError(f"{where}: {what}{_text_key_hint(obj)}")
     doc_id = obj.get(id_key)
     if doc_id is not None:
@@ -432,7 +444,8 @@ def _read_parquet_documents(path, labelled):
     ``label`` by column name, the other columns each document's metadata."""
     frame = read_parquet_frame(path)
     names = [str(c) for c in frame.columns]
-    others = [n for n in names if n not in ("id", "text", "label")]
+    text_key = record_text_key(dict.fromkeys(names))      # a "contents" column without "text": the text
+    others = [n for n in names if n not in ("id", text_key, "label")]
     docs = Documents(texts=[], ids=[], labels=[] if (labelled or "label" in names) else None, path=path)
     docs.metadata = [] if others and not labelled else None
     for n, row in enumerate(frame.itertuples(index=False, name=None), start=1):
@@ -540,7 +553,7 @@ def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto"):
             docs.ids.append(doc_id)
             docs.labels.append(_json_label(obj, number, path))
             docs.line_numbers.append(number)
-            seen.extend(k for k in obj if k not in (key, "text", "title", "label"))
+            seen.extend(k for k in obj if k not in (key, record_text_key(obj), "title", "label"))
         docs.unused_fields = _unused(seen, ())
         return _check_not_empty(docs, path)
     first, swapped = True, False
@@ -732,9 +745,9 @@ def read_documents(path, *, encoding_errors="replace", quoting="auto"):
             # field but the id and the text is (the title too, which is also joined to the text)
             if "metadata" in obj:
                 docs.metadata.append(obj["metadata"])
-                seen.extend(k for k in obj if k not in (key, "text", "title", "label", "metadata"))
+                seen.extend(k for k in obj if k not in (key, record_text_key(obj), "title", "label", "metadata"))
             else:
-                docs.metadata.append({k: v for k, v in obj.items() if k not in (key, "text")} or None)
+                docs.metadata.append({k: v for k, v in obj.items() if k not in (key, record_text_key(obj))} or None)
             all_labelled = all_labelled and "label" in obj
             docs.labels.append(_json_label(obj, number, path) if "label" in obj else None)
             docs.line_numbers.append(number)

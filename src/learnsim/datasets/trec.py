@@ -23,7 +23,7 @@ import numpy as np
 from .._utils.inputs import short_repr
 from ._base import _normalise_id
 from ._decode import check_encoding_errors, decoded_lines, json_record, read_text
-from .documents import _text_key_hint, record_id_key, record_text
+from .documents import _text_key_hint, record_id_key, record_text, record_text_key
 from .ir import _build_collection, _grade, _judgments_from_memory, _texts_from_memory
 from .smart import _SMART_TEXT_FIELDS, _number_queries, _read_smart_records, _smart_text
 
@@ -292,16 +292,17 @@ def _jsonl_records(path, encoding="utf-8", encoding_errors="replace", unused=Non
         rid = obj[key]
         if isinstance(rid, bool) or not isinstance(rid, (str, numbers.Integral)) or not str(rid).strip():
             raise ValueError(f'{where}: "{key}" must be a non-empty string or an integer; got {rid!r}')
-        text = obj.get("text")
+        text_key = record_text_key(obj)       # "text", or Pyserini's "contents" where it has none
+        text = obj.get(text_key)
         if not isinstance(text, str):
-            raise ValueError(f'{where}: "text" must be a string; got {"nothing" if text is None else repr(text)}'
-                             + _text_key_hint(obj))
+            raise ValueError(f'{where}: "{text_key}" must be a string; got '
+                             f'{"nothing" if text is None else repr(text)}' + _text_key_hint(obj))
         text = record_text(obj, text, where)
         ids.append(str(rid).strip())
         texts.append(text)
         if unused is not None:
             for name, value in obj.items():
-                if name not in (key, "text", "title") and value not in (None, "", {}, []):
+                if name not in (key, text_key, "title") and value not in (None, "", {}, []):
                     unused.setdefault(name, None)
     if not ids:
         raise ValueError(f"{path} holds no record")
