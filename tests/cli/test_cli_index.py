@@ -406,8 +406,11 @@ def test_index_user_errors(data, models, indexes, tmp_path):
     assert_user_error(build + [not_index, "--overwrite"], "holds no index")
     assert (not_index / "notes.txt").exists()
     assert_user_error(build + [a_file], "not a directory")
-    assert_user_error(build + [tmp_path / "no" / "such" / "idx"], "does not exist")
+    # its missing parents are created once the corpus is read: a bad corpus leaves no folder
+    assert_user_error(["index", "build", "--model", models["mcd"], "--corpus", tmp_path / "nosuch.jsonl", "--out",
+                       tmp_path / "no" / "such" / "idx"], "nosuch.jsonl")
     assert not (tmp_path / "no").exists()
+    assert_user_error(build + [a_file / "sub" / "idx"], "is not a folder")
     assert_user_error(["index", "delete", indexes["mcd"], "--ids", tmp_path / "nosuch.txt"], "--ids", "cannot read")
     repeated = tmp_path / "repeated.jsonl"
     repeated.write_text(a_file.read_text(encoding="utf-8") + a_file.read_text(encoding="utf-8").splitlines()[4] + "\n",
@@ -423,6 +426,49 @@ def test_index_user_errors(data, models, indexes, tmp_path):
         assert_user_error(["search", "--model", models["mcd"], "--corpus", a_file] + option + q, "need --index")
     assert_user_error(["search", "--index", indexes["mcd"], "--model", models["mcd"]] + q, "--index", "--model")
     assert_user_error(["search", "--index", indexes["mcd"], "--corpus", a_file, "--json"] + q, "--index")
+
+
+def test_build_creates_the_missing_parent_folders_of_out(data, models, tmp_path):
+    """--out a/b/idx where a/ does not exist was refused ('create it first'); chromadb's
+    PersistentClient and Elasticsearch create their path."""
+    out = tmp_path / "a" / "b" / "idx"
+    assert ok_json(["index", "build", "--model", models["mcd"], "--corpus", data["folder"] / "docs.jsonl",
+                    "--out", out])["documents"] == len(data["docs"])
+    assert (out / "docs.sqlite").is_file()
+
+
+def test_build_refuses_parent_folders_it_cannot_make_safely(data, models, tmp_path, monkeypatch):
+    import os
+
+    build = ["index", "build", "--model", models["mcd"], "--corpus", data["folder"] / "docs.jsonl", "--out"]
+    (tmp_path / "dangling").symlink_to(tmp_path / "gone")
+    assert_user_error(build + [tmp_path / "dangling" / "b" / "idx"], "symbolic link to nothing")
+    assert not (tmp_path / "gone").exists()
+    # a folder swapped for a link to elsewhere between its creation and the next one's: refused,
+    # nothing written through the link
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    real_mkdir = os.mkdir
+
+    def swapped(name, mode=0o777, *, dir_fd=None):
+        if name == "b" and dir_fd is not None:
+            os.symlink(elsewhere, name, dir_fd=dir_fd)
+            return
+        real_mkdir(name, mode, dir_fd=dir_fd)
+
+    monkeypatch.setattr(os, "mkdir", swapped)
+    monkeypatch.setattr(os, "supports_dir_fd", os.supports_dir_fd | {swapped})
+    assert_user_error(build + [tmp_path / "race" / "b" / "idx"], "cannot create the folder", "symbolic link")
+    assert list(elsewhere.iterdir()) == []
+    monkeypatch.undo()
+    if os.geteuid() != 0:       # root writes anywhere
+        locked = tmp_path / "locked"
+        locked.mkdir()
+        locked.chmod(0o500)
+        try:
+            assert_user_error(build + [locked / "b" / "idx"], "permission denied")
+        finally:
+            locked.chmod(0o700)
 
 
 def test_metadata_the_index_refuses_names_its_file_and_line(models, indexes, tmp_path):

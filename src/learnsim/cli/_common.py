@@ -480,9 +480,11 @@ def write_output(path, write):
         raise
 
 
-def _check_output_dir(path, option):
+def _check_output_dir(path, option, parents=False):
     """An output folder: an existing writable folder, or a new one whose parent exists and is
-    writable (the folder itself is the output and is created; its parents are not)."""
+    writable (the folder itself is the output and is created; its parents are not). With
+    ``parents`` the missing parents are allowed (:func:`make_parent_folders` creates them): the
+    nearest folder that exists must be writable, and nothing but folders may stand in the way."""
     import os
 
     path = Path(path)
@@ -492,11 +494,91 @@ def _check_output_dir(path, option):
         if not os.access(path, os.W_OK | os.X_OK):
             raise UsageError(f"{option} {path}: cannot write into this folder (permission denied)")
         return path
+    if os.path.islink(path):
+        raise UsageError(f"{option} {path} is a symbolic link to nothing ({os.readlink(path)}); remove it or give "
+                         "another folder")
     parent = path.parent
+    if parents:
+        parent, _missing = _nearest_existing(path, option)
     if not parent.is_dir():
+        if parent.exists():
+            raise UsageError(f"{option} {path}: {parent} is not a folder")
         raise UsageError(f"{option} {path}: the folder {parent} does not exist (create it first)")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise UsageError(f"{option} {path}: cannot create it in {parent} (permission denied)")
+    return path
+
+
+def _nearest_existing(path, option):
+    """(the nearest existing parent of ``path``, the names of the missing folders below it, top
+    first); a UsageError where a symbolic link to nothing stands in the way (mkdir -p fails on one
+    with 'File exists')."""
+    import os
+
+    missing, parent = [], path.parent
+    while not os.path.lexists(parent):
+        missing.append(parent.name)
+        parent = parent.parent
+    if os.path.islink(parent) and not parent.exists():
+        raise UsageError(f"{option} {path}: {parent} is a symbolic link to nothing ({os.readlink(parent)})")
+    return parent, missing[::-1]
+
+
+def _is_link(name, dir_fd):
+    import os
+    import stat
+
+    try:
+        return stat.S_ISLNK(os.lstat(name, dir_fd=dir_fd).st_mode)
+    except OSError:
+        return False
+
+
+def make_parent_folders(path, option):
+    """Create the missing parent folders of the output folder ``path`` (as chromadb's
+    PersistentClient and Elasticsearch create their path), or a UsageError naming the one that
+    cannot be. Each new folder is made and entered by a descriptor of its parent, never by its
+    name again, and opened without following a link: a folder swapped for a symbolic link between
+    its creation and the next one's (a race) is refused, not written through."""
+    import errno
+    import os
+
+    path = Path(path)
+    parent, missing = _nearest_existing(path, option)
+    if not missing:
+        return path
+    if os.mkdir not in os.supports_dir_fd or not hasattr(os, "O_NOFOLLOW"):
+        try:        # no descriptor-relative mkdir (Windows): by name
+            os.makedirs(path.parent, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"{option} {path}: cannot create {path.parent} ({exc.strerror or exc})") from None
+        return path
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+    where = parent
+    try:
+        fd = os.open(parent, flags)      # the folder that exists is followed as the user named it
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: cannot open {parent} ({exc.strerror or exc})") from None
+    try:
+        for name in missing:
+            where = where / name
+            try:
+                os.mkdir(name, 0o777, dir_fd=fd)
+            except FileExistsError:
+                pass        # made meanwhile (another build): used if it is a folder, checked below
+            try:
+                inner = os.open(name, flags | os.O_NOFOLLOW, dir_fd=fd)
+            except OSError as exc:
+                # Linux answers ENOTDIR for a link under O_DIRECTORY, other systems ELOOP
+                why = ("a symbolic link stands there" if exc.errno in (errno.ELOOP, errno.EMLINK) or _is_link(name, fd)
+                       else "it is not a folder" if exc.errno == errno.ENOTDIR else exc.strerror or str(exc))
+                raise UsageError(f"{option} {path}: cannot create the folder {where} ({why})") from None
+            os.close(fd)
+            fd = inner
+    except OSError as exc:      # mkdir refused: permission, a read-only or full file system
+        raise UsageError(f"{option} {path}: cannot create the folder {where} ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
     return path
 
 

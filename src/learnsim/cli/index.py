@@ -5,7 +5,7 @@ import textwrap
 from pathlib import Path
 
 from ._common import (_add_encoding_errors, _add_quoting, _check_output_dir, _examples, _formatter, _note, _print_json, _table, UsageError,
-                      ENCODER_HELP, add_encoder_backend, check_encoder_backend, load_encoder_option)
+                      ENCODER_HELP, add_encoder_backend, check_encoder_backend, load_encoder_option, make_parent_folders)
 
 CORPUS_LAYOUTS = """\
 corpus layouts:
@@ -68,7 +68,8 @@ def register(commands):
                              "on its vectors: learnsim fit --encoder, then --model)")
     add_encoder_backend(build)
     build.add_argument("--corpus", required=True, metavar="FILE", help="the documents to index")
-    build.add_argument("--out", required=True, metavar="DIR", help="the index directory (new or empty)")
+    build.add_argument("--out", required=True, metavar="DIR", help="the index directory (new or empty; its missing "
+                                                                   "parent folders are created)")
     build.add_argument("--overwrite", action="store_true", help="replace an existing index at --out")
     build.add_argument("--json", action="store_true", help="print the index's info as JSON")
     # the names of learnsim.ann.ANN_BACKENDS, spelled out: importing it here would slow every command
@@ -259,7 +260,9 @@ def run(args):
         out = Path(args.out)
         if out.exists() and not out.is_dir():
             raise UsageError(f"--out {out} exists and is not a directory")
-        _check_output_dir(out, "--out")      # its parent folders are never created silently
+        # its missing parents are created, as chromadb and Elasticsearch create their path; checked
+        # here, before the corpus is read, and made once it is (a bad corpus leaves no folder)
+        _check_output_dir(out, "--out", parents=True)
         check_encoder_backend(args)
         if args.encoder is not None:
             from ..pipeline import Pipeline
@@ -276,6 +279,7 @@ def run(args):
             if ann == "exact":
                 raise UsageError("--ann-min-rows needs an approximate --ann (auto or a backend), not exact")
             ann = {"backend": ann, "min_rows": args.ann_min_rows}
+        make_parent_folders(out, "--out")
         try:
             index = Index.build(out, model, texts, ids, metas, overwrite=args.overwrite, ann=ann)
         except ImportError as exc:      # a named backend whose package is not installed
