@@ -113,10 +113,23 @@ def doc_id(doc_id, where="id"):
     return as_id(doc_id, where)
 
 
+class CheckedMetadata(list):
+    """Metadata checked by ``check_metadata`` as it is made, with each entry's JSON text
+    (``texts``), which :func:`check_metadatas` takes rather than checking the entries again: the
+    seam by which the command line checks each record once, where it can name the file and line
+    (``where(i)`` names entry i), and the index does not check it a second time."""
+
+    def __init__(self, metadata, where):
+        super().__init__(metadata)
+        self.texts = [check_metadata(m, where(i)) for i, m in enumerate(self)]
+
+
 def check_metadatas(metadata, n):
     """The metadata of ``n`` texts, each checked and written as JSON (``check_metadata``)."""
     if metadata is None:
         return [None] * n
+    if type(metadata) is CheckedMetadata and len(metadata) == len(metadata.texts) == n:
+        return list(metadata.texts)
     if isinstance(metadata, dict):
         raise TypeError("metadata must be a list with one dict (or None) per text")
     metadata = list(metadata)
