@@ -143,12 +143,17 @@ def _deep(levels):
     (_deep(MAX_REQUEST_FILTER_DEPTH), (f"nests deeper than {MAX_REQUEST_FILTER_DEPTH} levels",)),
     # far deeper: refused as any JSON nested past MAX_JSON_DEPTH is, before it is parsed
     (_deep(500), ("the JSON nests deeper than 64 levels",)),
+    # not an object: a body's was a 422 of the schema's validation, a query string's this 400
+    ([{"a": 1}], ("filter must be a JSON object", "got list")),
+    ("topic", ("filter must be a JSON object", "got str")),
+    (3, ("filter must be a JSON object", "got int")),
 ])
 def test_bad_filters_are_a_400_naming_the_problem(served, bad, fragments):
     client = served[0]
     for r in (client.get("/v1/search", params={"q": QUERY, "filter": json.dumps(bad)}),
               client.post("/v1/search", json={"queries": [QUERY], "filter": bad}),
-              client.get("/v1/docs/f1/similar", params={"filter": json.dumps(bad)})):
+              client.get("/v1/docs/f1/similar", params={"filter": json.dumps(bad)}),
+              client.post("/v1/match", json={"text": QUERY, "filter": bad})):
         _is_error(r, 400, *fragments)
 
 

@@ -193,7 +193,10 @@ def _each_once(ids):
     return ids
 
 
-Filter = Optional[dict[str, Any]]
+# any JSON value, read by _check_filter: a filter that is no object (a list, a string) is its 400
+# naming it, as in a query string and as every other bad filter, not the schema validation's 422
+# (the OpenAPI schema still says an object: _schema sets it)
+Filter = Optional[Any]
 # numbers and booleans are strict (issue 45): a JSON bool is not a number ("k": true), a string
 # is not a number ("k": "10"), a number is not a bool; a whole float (10.0) is the integer
 Whole = Annotated[StrictInt, BeforeValidator(_whole_number)]
