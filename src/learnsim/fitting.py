@@ -1256,9 +1256,10 @@ def _fit(texts, clusters, pairs, triplets, links, queries, qrels, method, random
             if method != "film":
                 raise ValueError(f"graded pairs (scores other than 0/1) train the pair regression of method 'film'; "
                                  f"method {method!r} learns from labelled pairs (label 1 or 0)")
-            summary.update(documents=len(texts), pairs=pair_set.n_pairs)
+            summary.update(documents=len(texts), pairs=pair_set.n_pairs, label_kind="graded")
             return fit_graded(o, texts, pair_set, summary)
-        summary.update(documents=len(texts), pairs=pair_set.n_pairs, duplicate_pairs=int(pair_set.labels.sum()))
+        summary.update(documents=len(texts), pairs=pair_set.n_pairs, duplicate_pairs=int(pair_set.labels.sum()),
+                       label_kind="binary")
     documents = None
     if corpus is not None:
         if kind != "pairs":

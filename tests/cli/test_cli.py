@@ -499,6 +499,23 @@ def pairs_file(tmp_path_factory):
     return path, len(rows), sum(r[0] for r in rows)
 
 
+def test_fit_pairs_headerless_float_labels_are_duplicates(pairs_file, tmp_path):
+    """label<TAB>text_a<TAB>text_b without header, labels written 1.0/0.0: duplicates and
+    non-duplicates, as with a 'label' header (before: graded pairs, scores 0 to 1, fitted as a
+    regression); the report says how the labels were read."""
+    path, n_pairs, n_duplicates = pairs_file
+    lines = path.read_text(encoding="utf-8").splitlines()[1:]
+    headerless = tmp_path / "float-labels.tsv"
+    headerless.write_text("".join(f"{int(label)}.0\t{a}\t{b}\n" for label, a, b, _ in (line.split("\t") for line in lines)),
+                          encoding="utf-8")
+    code, out, err = run_cli(["fit", "--pairs", headerless, "--model", tmp_path / "f.npz", "--json",
+                              "--baseline-holdout", "none"] + FILM_FAST)
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["label_kind"] == "binary" and summary["duplicate_pairs"] == n_duplicates
+    assert summary["pairs"] == n_pairs
+
+
 def test_fit_film_saves_vectorizer_and_film(film_model):
     from learnsim.film import FILM
 
@@ -512,7 +529,7 @@ def test_fit_film_from_pairs(pairs_file, tmp_path):
     path, n_pairs, n_duplicates = pairs_file
     code, out, err = run_cli(["fit", "--pairs", path, "--model", tmp_path / "f.npz"] + FILM_FAST)
     assert code == 0, err
-    assert f"Fitted on {n_pairs} pairs ({n_duplicates} duplicates)" in out
+    assert f"Fitted on {n_pairs} pairs ({n_duplicates} duplicates; the labels read as 1 = duplicate" in out
     assert "FILM, 4 dimensions" in out and "triplets" in out
     # the same file through --json: one triplet per duplicate direction and negative kind
     code, out, _ = run_cli(["fit", "--pairs", path, "--model", tmp_path / "f.npz", "--json"] + FILM_FAST)

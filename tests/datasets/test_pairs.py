@@ -885,3 +885,17 @@ def test_a_label_column_of_floats_0_and_1_is_binary(tmp_path):
     path.write_text("label\tquestion1\tquestion2\n1.5\thow to cook rice\tcooking rice how\n", encoding="utf-8")
     with pytest.raises(DocumentFormatError, match="label must be 0 or 1"):
         read_pairs(path)
+
+
+def test_headerless_labels_are_read_by_the_whole_column(tmp_path):
+    """Without header, labels written 1.0/0.0 are binary as under a 'label' header (they were
+    graded scores 0 to 1); a column of 0/1 first and another number later is graded (it was an
+    error), as a list of tuples is."""
+    floats = read_pairs(_write(tmp_path / "f.tsv", "1.0\tcook rice\trice cooking\n0.0\tlaptop\tflights\n"))
+    assert floats.kind == "binary" and floats.layout == "label-text-text"
+    assert floats.labels.tolist() == [1, 0]
+    mixed = read_pairs(_write(tmp_path / "m.tsv", "1\tcook rice\trice cooking\n0.5\tlaptop\tflights\n"))
+    assert mixed.kind == "graded" and mixed.layout == "score-text-text"
+    assert mixed.scores.tolist() == [1.0, 0.5]
+    with pytest.raises(DocumentFormatError, match="label must be 0 or 1"):
+        read_pairs(_write(tmp_path / "w.tsv", "1\tcook rice\trice cooking\nmaybe\tlaptop\tflights\n"))

@@ -49,7 +49,7 @@ def read_supervision(args, summary):
         data = _read_pairs(args.pairs, args.encoding_errors, args.columns, quoting=args.quoting)
         texts, pairs = data.texts, data.pairs
         # a pair of two identical texts holds a copy of its text (datasets.pairs._pair_indices): not one more text
-        summary.update(documents=len(set(texts)), pairs=pairs.n_pairs)
+        summary.update(documents=len(set(texts)), pairs=pairs.n_pairs, label_kind=data.kind)
         if not pairs.is_graded:
             summary.update(duplicate_pairs=int(pairs.labels.sum()))
     else:
@@ -135,7 +135,8 @@ def print_fitted_on(summary, args, vectorizer, pairs):
                     f"{', LSI' if vectorizer.n_components_ else ''})")
     if pairs is not None and pairs.is_graded:
         scores = np.asarray(pairs.scores)
-        print(f"Fitted on {summary['pairs']} graded pairs (scores {scores.min():g} to {scores.max():g}) of "
+        print(f"Fitted on {summary['pairs']} graded pairs (the labels read as scores, {scores.min():g} to "
+              f"{scores.max():g}) of "
               f"{summary['documents']} distinct texts, {features}.")
     elif summary.get("judgements"):
         counts = summary["judgements"]
@@ -147,6 +148,9 @@ def print_fitted_on(summary, args, vectorizer, pairs):
         n_relevant = summary["duplicate_pairs"]
         kinds = (f"{n_relevant} labelled 1: duplicates, or a query and a relevant document" if n_relevant == summary["pairs"]
                  else f"{n_relevant} duplicates")
+        if summary.get("label_kind") == "binary":
+            # a file's label column may be read either way (learnsim._inputs.read_pairs_either): say which
+            kinds += "; the labels read as 1 = duplicate, 0 = not"
         corpus = f", a corpus of {summary['corpus']} documents among them" if summary.get("corpus") else ""
         print(f"Fitted on {summary['pairs']} pairs ({kinds}) of {summary['documents']} distinct texts{corpus}, "
               f"{features}.")

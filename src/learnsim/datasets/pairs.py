@@ -254,7 +254,9 @@ def _layout_from_first_row(fields, delimiter):
         return "sts", dict(_STS_COLUMNS), False
     if len(cells) == 4 and cells[0] in ("0", "1"):
         return "quora-sample", dict(_QUORA_SAMPLE_COLUMNS), True
-    if len(cells) == 3 and cells[0] in ("0", "1"):
+    if len(cells) == 3 and _number(cells[0]) in (0, 1):
+        # "1.0"/"0.0" too, as under a header naming the label; a later value other than 0 and 1
+        # makes the column graded (_read_delimited), so the whole column decides, not its first row
         return "label-text-text", {"label": 0, "text_a": 1, "text_b": 2}, None
     if len(cells) == 3 and _is_number(cells[0]):
         return "score-text-text", {"score": 0, "text_a": 1, "text_b": 2}, None
@@ -532,11 +534,23 @@ def _read_delimited(path, fmt, columns, delimiter, header, quoting, kind_arg, en
     if quoting == "auto" and fmt == "tsv" and names is not None and _is_quora_header(names):
         quote = True  # the Quora release (and sample) header: CSV-quoted, tab-separated
     kind = _value_kind(roles, kind_arg)
-    rows = records(quote)
-    if names is not None:
-        next(rows)
-    parsed, n_extra = _rows_source(rows, names if layout != "sts" else None, roles, kind,
-                                   lambda number: f"{path}, line {number}")
+
+    def parse(roles, kind):
+        rows = records(quote)
+        if names is not None:
+            next(rows)
+        return _rows_source(rows, names if layout != "sts" else None, roles, kind,
+                            lambda number: f"{path}, line {number}")
+
+    try:
+        parsed, n_extra = parse(roles, kind)
+    except DocumentFormatError as exc:
+        # headerless label text_a text_b whose first label is 0 or 1 but a later one another number:
+        # a column of graded scores, as a list of tuples is (binary only when every value is 0/1)
+        if not (layout == "label-text-text" and kind_arg is None and getattr(exc, "numeric", False)):
+            raise
+        layout, roles, kind = "score-text-text", {"score": 0, "text_a": 1, "text_b": 2}, "graded"
+        parsed, n_extra = parse(roles, kind)
     return parsed, dict(layout=layout, roles=roles, n_extra_field_lines=n_extra,
                         n_undecodable_lines=counts["undecodable_lines"], names=names)
 
@@ -721,8 +735,9 @@ def read_pairs(source, *, columns=None, format=None, delimiter=None, header=None
           ``id_b``/``qid2``, ``pair_id``/``id`` (the Quora release's ``id qid1 qid2 question1
           question2 is_duplicate`` is one);
         * without header: the Quora sample, ``label question1 question2 pair_id`` (label 0 or
-          1); ``label text_a text_b`` (label 0 or 1); ``score text_a text_b`` (a first cell
-          that is a number other than 0 and 1: graded); ``text_a text_b`` (unlabelled pairs);
+          1); ``label text_a text_b`` (every label 0 or 1, also written ``1.0``/``0.0``, as
+          under a header naming ``label``); ``score text_a text_b`` (a first column of numbers
+          not all 0 and 1: graded); ``text_a text_b`` (unlabelled pairs);
         * the STS Benchmark, ``genre file year id score sentence1 sentence2 [notes...]``
           tab-separated without header, read without quote processing.
 
@@ -776,7 +791,8 @@ def read_pairs(source, *, columns=None, format=None, delimiter=None, header=None
         pair is a second entry in ``texts``, since a pair needs two distinct items),
         ``n_empty_texts`` (empty or blank texts, kept), ``n_undecodable_lines``,
         ``n_extra_field_lines`` (headerless rows with more fields than the first; the extra
-        fields are ignored), ``layout`` (``"header"``, ``"quora-sample"``, ``"sts"``,
+        fields are ignored), ``layout`` (``"header"``, ``"quora-sample"``, ``"sts"``, ``"label-text-text"``,
+        ``"score-text-text"``, ``"text-text"``,
         ``"tuples"`` or ``"columns"``), ``columns`` (the role of each column: position, or key
         for JSON and dicts), ``filename`` (None for in-memory data).
 
