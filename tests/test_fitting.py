@@ -389,3 +389,19 @@ def test_cluster_labels_are_stripped_as_a_file_s_are():
     texts = ["red apple pie", "green apple tart", "apple crumble", "blue sky day", "grey sky rain", "sunny sky"]
     report = fit(texts, clusters=["fruit", " fruit", "fruit ", "sky", "sky\t", " -1"], baseline_holdout=None).report
     assert report["clusters"] == 2 and report["clustered_documents"] == 5
+
+
+def test_the_report_counts_each_text_of_identical_pairs_once(text_pairs):
+    """Pairs of two identical texts: report["documents"] counts distinct texts, as learnsim fit
+    --pairs does (c7d4bf3); it counted the copy each such pair's second text gets as one more."""
+    from learnsim.fitting import fit
+
+    same = [(a, a, 1) for a, _, _ in text_pairs[:10]]
+    rows = text_pairs + same
+    distinct = {t for a, b, _ in rows for t in (a, b)}
+    result = fit(pairs=rows, baseline_holdout=None, **FILM_FAST)
+    assert result.report["documents"] == len(distinct)
+    assert result.report["label_kind"] == "binary"
+    corpus = ["a text of the corpus alone", text_pairs[0][0]]
+    result = fit(pairs=rows, corpus=corpus, baseline_holdout=None, **FILM_FAST)
+    assert result.report["documents"] == len(distinct) + 1 and result.report["corpus"] == 2

@@ -1251,22 +1251,27 @@ def _fit(texts, clusters, pairs, triplets, links, queries, qrels, method, random
         summary.update(documents=len(texts), clustered_documents=int((labels >= 0).sum()),
                        clusters=int(np.unique(labels[labels >= 0]).size))
     else:
+        given_texts = texts
         texts, pair_set = _check_pairs(supervision, texts)
+        # texts read from the pairs hold a copy of the text of each pair of two identical texts
+        # (datasets.pairs._pair_indices): not one more text, as learnsim fit --pairs counts them
+        n_texts = len(texts) if texts is given_texts else len(set(texts))
         if pair_set.is_graded:
             if method != "film":
                 raise ValueError(f"graded pairs (scores other than 0/1) train the pair regression of method 'film'; "
                                  f"method {method!r} learns from labelled pairs (label 1 or 0)")
-            summary.update(documents=len(texts), pairs=pair_set.n_pairs, label_kind="graded")
+            summary.update(documents=n_texts, pairs=pair_set.n_pairs, label_kind="graded")
             return fit_graded(o, texts, pair_set, summary)
-        summary.update(documents=len(texts), pairs=pair_set.n_pairs, duplicate_pairs=int(pair_set.labels.sum()),
+        summary.update(documents=n_texts, pairs=pair_set.n_pairs, duplicate_pairs=int(pair_set.labels.sum()),
                        label_kind="binary")
     documents = None
     if corpus is not None:
         if kind != "pairs":
             raise ValueError("corpus= is the collection a model fitted on pairs searches; with clusters, triplets or "
                              "links the texts are the collection")
+        n_before = len(texts)
         texts, documents = with_corpus(texts, corpus)
-        summary.update(documents=len(texts), corpus=int(documents.size))
+        summary.update(documents=n_texts + len(texts) - n_before, corpus=int(documents.size))
     if method == "mcd":
         settings = mcd_settings(o.paper, o.mcd)
         return fit_mcd(o, texts, labels, pair_set, settings, summary, documents=documents)

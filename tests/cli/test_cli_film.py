@@ -317,3 +317,19 @@ def test_too_few_clusters_for_the_search_check_say_so(tmp_path, method):
     assert "Search against the strongest baseline: not checked" in out and "2 cluster(s)" in out, out
     summary, _ = _fit(["--input", path, "--model", tmp_path / "m.npz", *method])
     assert summary["search_baseline_gain"]["status"] == "unchecked"
+
+
+def test_pairs_of_two_identical_texts_with_a_corpus_count_each_text_once(tmp_path):
+    """With --corpus, 'documents' is the distinct texts of the pairs and of the corpus: it was the
+    texts with the copies of identical pairs (datasets.pairs._pair_indices) counted again."""
+    rows = [(1, f"how do I reset password number {i}", f"how do I reset password number {i}") for i in range(2)]
+    rows += [(k % 2, f"question {k} about refunds and orders", f"another question {k} on shipping times")
+             for k in range(4)]
+    path = tmp_path / "pairs.tsv"
+    path.write_text("".join(f"{a}\t{b}\t{c}\n" for a, b, c in rows), encoding="utf-8")
+    corpus = tmp_path / "corpus.tsv"
+    corpus.write_text(f"d1\t{rows[0][1]}\nd2\ta document on gift cards alone\n", encoding="utf-8")
+    distinct = len({t for _, a, b in rows for t in (a, b)})
+    summary, err = _fit(["--pairs", path, "--corpus", corpus, "--model", tmp_path / "m.npz", "--baseline-holdout",
+                         "none", "--method", "film", "--dimensions", "2", "--max-iter", "20"])
+    assert summary["documents"] == distinct + 1 and summary["corpus"] == 2

@@ -79,8 +79,10 @@ def read_corpus_option(args, texts, summary):
     _, corpus = read_id_texts(args.corpus, "documents", args.encoding_errors, args.quoting)
     if not corpus:
         raise UsageError(f"{args.corpus} holds no document")
+    n_before = len(texts)
     texts, documents = with_corpus(texts, corpus)
-    summary.update(documents=len(texts), corpus=int(documents.size))
+    # the corpus' texts the pairs lack are more texts; the pairs' copies (read_supervision) are not
+    summary.update(documents=summary["documents"] + len(texts) - n_before, corpus=int(documents.size))
     return texts, documents
 
 
