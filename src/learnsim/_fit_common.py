@@ -10,13 +10,14 @@ parts and the FitResult of it.
 """
 from __future__ import annotations
 
+import math
 import numbers
 import time
 
 import numpy as np
 
 from ._utils.callers import warn_outside
-from ._utils.inputs import check_text
+from ._utils.inputs import check_text, short_repr
 from ._utils.progress import stage
 
 #: The duplicate rules a FILM fitted on pairs may choose among (learnsim.scoring.choose_matcher);
@@ -24,7 +25,7 @@ from ._utils.progress import stage
 MATCHER_CHOICES = ("auto", "threshold", "classifier", "knn")
 
 __all__ = ["Fitted", "vectorize", "quiet", "option_name", "report_dict", "MATCHER_CHOICES", "check_sequence", "check_texts",
-           "is_index", "check_index_tuples", "cluster_codes"]
+           "is_index", "check_index_tuples", "cluster_codes", "check_pairs"]
 
 
 class Fitted:
@@ -154,3 +155,59 @@ def cluster_codes(clusters, n_texts):
         raise ValueError("clusters: no label has two or more texts; a metric is learned from clusters of at least "
                          "two texts")
     return np.array([index.get(name, -1) for name in names], dtype=np.int64)
+
+
+def _pair_value(value, r):
+    """A pair's label (int 0/1, or a bool) or score (any other finite real number)."""
+    from .datasets.pairs import MAX_SCORE
+
+    if isinstance(value, (bool, np.bool_)):
+        return int(value)
+    try:
+        if isinstance(value, numbers.Real) and math.isfinite(value) and abs(value) <= MAX_SCORE:
+            return value
+    except OverflowError:       # an integer of hundreds of digits is no float
+        pass
+    raise ValueError(f"pairs[{r}]: the third value must be a label (1 = duplicate, 0 = not, True or False) or a "
+                     f"graded score (a finite number within +-{MAX_SCORE:g}); got {short_repr(value)}")
+
+
+def _pair_values(rows):
+    """(values, graded): labels when every value is 0 or 1 (or a bool), else float scores."""
+    values = [_pair_value(row[2], r) for r, row in enumerate(rows)]
+    if all(v in (0, 1) for v in values):
+        return [int(v) for v in values], False
+    return [float(v) for v in values], True
+
+
+def check_pairs(pairs, texts):
+    """(texts, Pairs) of index pairs into ``texts`` or, with texts None, of pairs of texts."""
+    from ._inputs import is_pair_data
+    from .supervision import Pairs
+
+    if is_pair_data(pairs):
+        # read by read_pairs (from a file, a table or by the caller): the texts are its own
+        return [str(t) for t in pairs.texts], pairs.pairs
+
+    form = "(i, j, label)" if texts is not None else "(text_a, text_b, label)"
+    rows = check_sequence(pairs, "pairs", f"{form} tuples")
+    for r, row in enumerate(rows):
+        if isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) != 3:
+            raise ValueError(f"pairs[{r}] must be a tuple {form}; got {row!r}")
+    labels, graded = _pair_values(rows)
+    if texts is not None:
+        indices = check_index_tuples([row[:2] for row in rows], 2, len(texts), "pairs", "(i, j)")
+        if graded:
+            return texts, Pairs(indices, scores=np.array(labels, dtype=np.float64))
+        return texts, Pairs(indices, labels=np.array(labels, dtype=bool))
+    from .datasets import read_pairs
+
+    for r, row in enumerate(rows):
+        if not (isinstance(row[0], str) and isinstance(row[1], str)):
+            raise TypeError(f"pairs[{r}]: without texts, a pair is (text_a, text_b, label) of two str; got "
+                            f"{type(row[0]).__name__} and {type(row[1]).__name__} (give texts to pair indices)")
+    # the reader of learnsim fit --pairs: distinct texts in order of first appearance, a pair of
+    # two identical texts gets a copy of its text
+    data = read_pairs([(a, b, label) for (a, b, _), label in zip(rows, labels)],
+                      label_kind="graded" if graded else "binary")
+    return [str(t) for t in data.texts], data.pairs

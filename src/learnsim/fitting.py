@@ -23,7 +23,6 @@ back to the baseline, with a warning, when the gain is not clearly above 0
 from __future__ import annotations
 
 import dataclasses
-import math
 import numbers
 import time
 import warnings
@@ -33,13 +32,12 @@ from types import SimpleNamespace
 import numpy as np
 
 from ._fit_common import Fitted, option_name as _flag, quiet as _quiet, report_dict as _report, vectorize
-from ._fit_common import check_index_tuples as _check_index_tuples, check_sequence as _check_sequence, \
-    check_texts as _check_texts, cluster_codes as _cluster_codes
+from ._fit_common import check_index_tuples as _check_index_tuples, \
+    check_pairs as _check_pairs, check_texts as _check_texts, cluster_codes as _cluster_codes
 # the duplicate rules a FILM fitted on pairs may choose among: defined there, which the command
 # line's parser reads without importing this module
 from ._fit_common import MATCHER_CHOICES  # noqa: F401
 from ._utils.callers import warn_outside
-from ._utils.inputs import short_repr
 from ._utils.progress import stage, with_show_progress_bar
 # the recipes of the methods; their public names stay importable from here, as before they moved
 from .film.recipe import (DEFAULT_FILM_DIMENSIONS, DEFAULT_PAIRS_VALIDATION_FRACTION,  # noqa: F401
@@ -1440,59 +1438,3 @@ def _check_encoder(encoder):
         return load_encoder(encoder)
     raise TypeError("encoder must be the folder or name of a sentence encoder (str or path), or a fitted encoder "
                     f"(transform(texts) -> dense rows, embedding_dim_); got {type(encoder).__name__}")
-
-
-def _pair_value(value, r):
-    """A pair's label (int 0/1, or a bool) or score (any other finite real number)."""
-    from .datasets.pairs import MAX_SCORE
-
-    if isinstance(value, (bool, np.bool_)):
-        return int(value)
-    try:
-        if isinstance(value, numbers.Real) and math.isfinite(value) and abs(value) <= MAX_SCORE:
-            return value
-    except OverflowError:       # an integer of hundreds of digits is no float
-        pass
-    raise ValueError(f"pairs[{r}]: the third value must be a label (1 = duplicate, 0 = not, True or False) or a "
-                     f"graded score (a finite number within +-{MAX_SCORE:g}); got {short_repr(value)}")
-
-
-def _pair_values(rows):
-    """(values, graded): labels when every value is 0 or 1 (or a bool), else float scores."""
-    values = [_pair_value(row[2], r) for r, row in enumerate(rows)]
-    if all(v in (0, 1) for v in values):
-        return [int(v) for v in values], False
-    return [float(v) for v in values], True
-
-
-def _check_pairs(pairs, texts):
-    """(texts, Pairs) of index pairs into ``texts`` or, with texts None, of pairs of texts."""
-    from ._inputs import is_pair_data
-    from .supervision import Pairs
-
-    if is_pair_data(pairs):
-        # read by read_pairs (from a file, a table or by the caller): the texts are its own
-        return [str(t) for t in pairs.texts], pairs.pairs
-
-    form = "(i, j, label)" if texts is not None else "(text_a, text_b, label)"
-    rows = _check_sequence(pairs, "pairs", f"{form} tuples")
-    for r, row in enumerate(rows):
-        if isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) != 3:
-            raise ValueError(f"pairs[{r}] must be a tuple {form}; got {row!r}")
-    labels, graded = _pair_values(rows)
-    if texts is not None:
-        indices = _check_index_tuples([row[:2] for row in rows], 2, len(texts), "pairs", "(i, j)")
-        if graded:
-            return texts, Pairs(indices, scores=np.array(labels, dtype=np.float64))
-        return texts, Pairs(indices, labels=np.array(labels, dtype=bool))
-    from .datasets import read_pairs
-
-    for r, row in enumerate(rows):
-        if not (isinstance(row[0], str) and isinstance(row[1], str)):
-            raise TypeError(f"pairs[{r}]: without texts, a pair is (text_a, text_b, label) of two str; got "
-                            f"{type(row[0]).__name__} and {type(row[1]).__name__} (give texts to pair indices)")
-    # the reader of learnsim fit --pairs: distinct texts in order of first appearance, a pair of
-    # two identical texts gets a copy of its text
-    data = read_pairs([(a, b, label) for (a, b, _), label in zip(rows, labels)],
-                      label_kind="graded" if graded else "binary")
-    return [str(t) for t in data.texts], data.pairs
