@@ -722,10 +722,14 @@ def linklearn_model(linked_files):
                               "--baseline-holdout", "none"])
     assert code == 0, err
     summary = json.loads(out)
-    assert summary["documents"] == 160 and summary["links"] == 480
+    # a link and its reverse are one: paper 002's L(d) is the documents linked with d either way
+    rows = linked_files["links"].read_text(encoding="utf-8").splitlines()[1:]
+    n_linked = len({frozenset(row.split("\t")) for row in rows})
+    assert n_linked < 480       # some pages link to each other: the test can fail
+    assert summary["documents"] == 160 and summary["links"] == n_linked
     assert summary["train_documents"] + summary["validation_documents"] == 160
     assert summary["validation_documents"] == 40
-    assert 0 < summary["train_links"] + summary["validation_links"] < 480   # crossing links dropped
+    assert 0 < summary["train_links"] + summary["validation_links"] < n_linked   # crossing links dropped
     assert summary["n_iter"] <= 3000 and 0 < summary["validation_ap"] <= 1
     return path
 

@@ -93,7 +93,7 @@ from .._utils.params import Checked, Interval, Options, validate_params
 from .._utils.validation import check_n_features, check_random_state, check_term_counts, state_number
 from ..baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, compare, unchecked
 from ..text.bm25 import IDF_VARIANTS, PAPER_PARAMS, TermWeightIndex, bm25_idf
-from ._linklearn import _as_links, holdout_documents
+from ._linklearn import _as_links, holdout_documents, linked_pairs
 
 __all__ = ["LearnedBM25", "PowerQueryIndex", "PARAMETER_NAMES", "PARAMETER_BOUNDS", "plot_weighting_curves"]
 
@@ -801,7 +801,7 @@ class LearnedBM25(BaseEstimator):
                 learned = _per_article_ap(held_copies, point, L0)
             report = compare(learned, base, measure="average precision", unit="held-out articles",
                              baseline_name=BASELINE_NAME, owner="LearnedBM25", random_state=0,
-                             detail={"held_out_articles": int(held.size), "held_out_links": int(L_held.n_links),
+                             detail={"held_out_articles": int(held.size), "held_out_links": linked_pairs(L_held),
                                      "copies": len(held_copies), "shrinkage": float(shrinkage)}, stacklevel=3)
             if report.fell_back:
                 point = dict(START)

@@ -55,7 +55,7 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
     from .._utils.progress import _default_enabled
     from ..supervision import Links, split_links
     from ..text import TextVectorizer, find_empty_rows
-    from ._linklearn import LinkLearn
+    from ._linklearn import LinkLearn, linked_pairs
     from ._weighting import LearnedBM25
 
     vectorizer = TextVectorizer("tf", stop_words=o.stop_words or "english", stem=linklearn_stemming(o.stem, note),
@@ -96,9 +96,9 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
         raise ValueError(f"{type(metric).__name__} cannot learn from these links: {exc}") from None
     metric_seconds = time.perf_counter() - start
     report = metric.baseline_gain_
-    summary.update(documents=len(texts), links=links.n_links, features=int(X.shape[1]),
-                   train_documents=int(X_train.shape[0]), train_links=L_train.n_links,
-                   validation_documents=int(valid.size), validation_links=L_valid.n_links, variant=variant)
+    summary.update(documents=len(texts), links=linked_pairs(links), features=int(X.shape[1]),
+                   train_documents=int(X_train.shape[0]), train_links=linked_pairs(L_train),
+                   validation_documents=int(valid.size), validation_links=linked_pairs(L_valid), variant=variant)
     if variant == "paper":
         curve = metric.validation_curve_
         summary.update(learning_rate=settings["learning_rate"], n_iter=metric.n_iter_, best_iter=metric.best_iter_,
