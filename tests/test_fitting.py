@@ -405,3 +405,16 @@ def test_the_report_counts_each_text_of_identical_pairs_once(text_pairs):
     corpus = ["a text of the corpus alone", text_pairs[0][0]]
     result = fit(pairs=rows, corpus=corpus, baseline_holdout=None, **FILM_FAST)
     assert result.report["documents"] == len(distinct) + 1 and result.report["corpus"] == 2
+
+
+def test_relative_and_links_too_small_to_hold_anything_out_say_the_search_check_was_not_made():
+    """Supervision too small for any held-out search query: report['search_baseline_gain'] is
+    'unchecked' with the reason (there was no key: the check was skipped without a word)."""
+    from learnsim.fitting import fit
+
+    texts = ["cheap flights to rome", "rome flights cheap deals", "best pasta recipe", "pasta recipe easy",
+             "python list sort", "sort a list in python"]
+    for kwargs in ({"triplets": [(0, 1, 2), (2, 3, 4), (4, 5, 0)]}, {"links": [(0, 1), (2, 3), (4, 5)], "max_iter": 50}):
+        report = fit(texts, **kwargs).report["search_baseline_gain"]
+        assert report["status"] == "unchecked" and "held out" in report["reason"], (kwargs, report)
+        assert "search_baseline_gain" not in fit(texts, baseline_holdout=None, **kwargs).report

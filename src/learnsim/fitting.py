@@ -293,7 +293,10 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
     fitted = linklearn_recipe.fit_linklearn(o, texts, links, variant, summary, note=note)
     held_out = fitted.details.pop("held_out", None)
     if held_out is None:
-        return _result_of(fitted)
+        if o.baseline_holdout is None:      # the user turned the checks off
+            return _result_of(fitted)
+        return _search_unchecked(o, summary, fitted, "no document held out to search with: "
+                                 + (summary.get("baseline_gain") or {}).get("reason", "the fit held none out"))
     return _checked_links_search(o, texts, held_out, "learnsim fit --method linklearn", summary, fitted)
 
 
@@ -309,9 +312,23 @@ def fit_relative(o, texts, T, summary, chooser=None):
     """
     fitted = relative_recipe.fit_relative(o, texts, T, summary, chooser=chooser)
     held_out = fitted.details.pop("held_out", None)
-    if held_out is None or o.baseline_holdout is None:
-        return _result_of(fitted)
+    if o.baseline_holdout is None or (held_out is None and chooser is not None):
+        return _result_of(fitted)   # the checks turned off, or a click log's check of its own
+    if held_out is None:
+        return _search_unchecked(o, summary, fitted, "no anchor held out to search with: "
+                                 + (summary.get("baseline_gain") or {}).get("reason", "the fit held none out"))
     return _checked_relative_search(o, texts, T, held_out, summary, fitted)
+
+
+def _search_unchecked(o, summary, fitted, reason):
+    """The FitResult of a fit too small to check as search is used: the report says so and why
+    (search_baseline_gain 'unchecked'), where it said nothing."""
+    from .baseline import BaselineGain
+
+    summary["search_baseline_gain"] = _report(BaselineGain(
+        status="unchecked", reason=reason, baseline="the strongest of BM25, the tf.idf cosine"
+        + (" and the encoder's cosine" if o.encoder is not None else "")))
+    return _result_of(fitted)
 
 
 def _checked_relative_search(o, texts, T, held_out, summary, fitted):
@@ -345,7 +362,8 @@ def _checked_relative_search(o, texts, T, held_out, summary, fitted):
             relevant.append(rel)
             seen.append(frozenset(d for d in rel if named[d]))
     if len(queries) < 2 or documents.size < 2:
-        return _result_of(fitted)
+        return _search_unchecked(o, summary, fitted, f"{len(queries)} held-out anchor(s) with a closer text among "
+                                 f"{documents.size} document(s) searched: at least two of each are needed")
     start = time.perf_counter()
     queries = np.asarray(queries, dtype=np.int64)
     split = SearchSplit(train=np.zeros(0, dtype=bool), held=np.zeros(0, dtype=bool), queries=queries,
@@ -528,7 +546,8 @@ def _checked_links_search(o, texts, held_out, owner, summary, fitted):
             # warm: linked documents the training links name; cold: the others (held out too)
             seen.append(frozenset(d for d in rel if d in trained))
     if len(queries) < 2:
-        return _result_of(fitted)
+        return _search_unchecked(o, summary, fitted, f"{len(queries)} held-out document(s) with links: at least two "
+                                 "are needed")
     queries = np.asarray(queries, dtype=np.int64)
     order = np.argsort(queries)
     # every document with a link (a seeded sample) chooses the strongest baseline
@@ -570,14 +589,9 @@ def _checked_cluster_search(o, texts, labels, X, learn, owner, summary, fitted):
     y = np.asarray(labels)
     got = split_clusters(y, o.baseline_holdout, random_state=o.random_state)
     if got is None:     # said in the report (the metric's own check has warned that the fit is unchecked)
-        from .baseline import BaselineGain
-
         n = int(np.unique(y[y >= 0]).size)
-        summary["search_baseline_gain"] = _report(BaselineGain(
-            status="unchecked", reason=f"{n} cluster(s) of two or more items: too few to hold a share of "
-            f"{o.baseline_holdout:g} of them out (at least two) and learn from two", baseline="the strongest of BM25, the tf.idf cosine"
-            + (" and the encoder's cosine" if o.encoder is not None else "")))
-        return _result_of(fitted)
+        return _search_unchecked(o, summary, fitted, f"{n} cluster(s) of two or more items: too few to hold a share "
+                                 f"of {o.baseline_holdout:g} of them out (at least two) and learn from two")
     parts = [got]
     # few held-out items: further runs of clusters, each held out of its own fit, as judgements' folds
     runs = fold_runs(got[1].n_queries)

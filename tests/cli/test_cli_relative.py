@@ -296,3 +296,26 @@ def test_the_model_is_w1_only_when_the_saved_model_is_w1(files, tmp_path, kind):
     is_w1 = type(metric).__name__ == "RelativeComparisonMetric" and np.all(np.asarray(metric.weights_) == 1)
     assert ("the model is W = 1" in out) == is_w1, out
     assert ("The model is " in out) == (not is_w1), out
+
+
+def test_fit_relative_and_links_too_small_for_the_search_check_say_so(files, pages, tmp_path):
+    """On data too small to hold anything out as search queries, fit --relative and --links say
+    the search check was not made and why (FILM and pairs do, 4621117); they printed no line."""
+    rows = files["triplets"].read_text(encoding="utf-8").splitlines()[1:]
+    few = tmp_path / "few.tsv"
+    few.write_text("\n".join(rows[:3]) + "\n", encoding="utf-8")        # 3 anchors at most: none held out
+    code, out, err = run_cli(["fit", "--method", "relative", "--input", files["docs"], "--triplets", few,
+                              "--model", tmp_path / "r.npz"])
+    assert code == 0, err
+    assert "Search against the strongest baseline: not checked" in out and "anchor" in out, out
+    docs, _ = pages
+    texts = docs.read_text(encoding="utf-8").splitlines()[:6]
+    small = tmp_path / "pages.tsv"
+    small.write_text("\n".join(texts) + "\n", encoding="utf-8")
+    links = tmp_path / "links.tsv"
+    links.write_text("p0\tp1\np2\tp3\np4\tp5\n", encoding="utf-8")
+    code, out, err = run_cli(["fit", "--method", "linklearn", "--input", small, "--links", links, "--model",
+                              tmp_path / "l.npz", "--max-iter", "50", "--json"])
+    assert code == 0, err
+    report = json.loads(out)["search_baseline_gain"]
+    assert report["status"] == "unchecked" and "held out" in report["reason"]
