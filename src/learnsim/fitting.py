@@ -768,6 +768,11 @@ def _warn_chain_conflicts(pairs, n_texts=None, documents=None):
     labels = np.asarray(pairs.labels, dtype=bool)
     if not labels.any() or labels.all():
         return
+    both = {tuple(p) for p in np.sort(P[labels], axis=1).tolist()} & {tuple(p) for p in np.sort(P[~labels], axis=1).tolist()}
+    if both:
+        # no rule gets both labels of one pair right: said apart from the chains, whose count they swell
+        warn_outside(f"{len(both)} pair(s) of the same two texts are labelled both duplicate and not duplicate; no "
+                     "rule can get both right", UserWarning)
     if n_texts is not None and _grades(pairs)[1]:
         from .baseline import orient_pairs, search_relation
 
@@ -866,6 +871,13 @@ def _film_duplicate_rule(o, metric, X, texts, vectorizer, pairs, split, labels, 
                    match_baseline_gain=_report(rule.baseline_gain))
     if hasattr(matcher, "input_weight_"):
         summary.update(threshold=matcher.threshold_)
+        if not np.isfinite(matcher.threshold_):
+            # best_threshold's inf: calling no pair a duplicate did best (labels that contradict
+            # each other, or scores that tie); said, as the rule then never says 'duplicate'
+            warn_outside("the duplicate rule calls no pair a duplicate: on the pairs it was fitted on, no threshold "
+                         "on the similarity did better than calling every pair not a duplicate (labels that contradict "
+                         "each other, or similarities that tie); 'learnsim match' will answer 0 for every pair",
+                         UserWarning)
     return matcher, rule, held
 
 

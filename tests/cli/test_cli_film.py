@@ -333,3 +333,24 @@ def test_pairs_of_two_identical_texts_with_a_corpus_count_each_text_once(tmp_pat
     summary, err = _fit(["--pairs", path, "--corpus", corpus, "--model", tmp_path / "m.npz", "--baseline-holdout",
                          "none", "--method", "film", "--dimensions", "2", "--max-iter", "20"])
     assert summary["documents"] == distinct + 1 and summary["corpus"] == 2
+
+
+def test_contradictory_pairs_say_so_and_a_rule_that_calls_nothing_a_duplicate_is_named(tmp_path):
+    """Each pair of texts labelled once duplicate and twice not: calling every pair not a duplicate
+    is the best threshold (best_threshold's inf). The fit warns of the contradiction and of a rule
+    that never says duplicate, and the report says so in words (it said 'duplicate from inf.',
+    silently)."""
+    rng = np.random.default_rng(1)
+    words = [f"w{k}" for k in range(30)]
+    rows = []
+    for _ in range(40):
+        a, b = " ".join(rng.choice(words, 4, replace=False)), " ".join(rng.choice(words, 4, replace=False))
+        rows += [f"1\t{a}\t{b}", f"0\t{a}\t{b}", f"0\t{b}\t{a}"]
+    path = tmp_path / "contradictory.tsv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    code, out, err = run_cli(["fit", "--pairs", path, "--model", tmp_path / "m.npz", "--method", "film",
+                              "--matcher", "threshold", "--dimensions", "2", "--max-iter", "20"])
+    assert code == 0, err
+    assert "40 pair(s) of the same two texts are labelled both duplicate and not duplicate" in err
+    assert "inf" not in out.replace("information", "")
+    assert "duplicate from no pair" in out and "calls no pair a duplicate" in err

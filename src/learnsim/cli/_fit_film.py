@@ -15,6 +15,8 @@ Against the baseline (issue 13, :mod:`learnsim.baseline`), the input cosine:
 """
 from __future__ import annotations
 
+import math
+
 from .._fit_common import MATCHER_CHOICES
 from ._common import _note, UsageError
 from ._fit_text import (fit_options, print_baseline, print_fitted_on, read_corpus_option, read_supervision,
@@ -135,8 +137,9 @@ def _print_match_rule(summary, held, matcher, rule):
           + (f" (held-out accuracy: {accuracies})" if accuracies else "") + "; 'learnsim match' uses it.")
     if hasattr(matcher, "input_weight_") and matcher.input_weight_ is not None:
         w = matcher.input_weight_
+        never = "no pair (no threshold beat calling every pair not a duplicate)"
         print(f"  similarity = {w:g} x input cosine + {1 - w:g} x learned cosine, duplicate from "
-              f"{matcher.threshold_:.4f}.")
+              + (f"{matcher.threshold_:.4f}." if math.isfinite(matcher.threshold_) else f"{never}."))
     if rule.baseline_gain is not None:
         print(f"Against the baseline (duplicate rule): {rule.baseline_gain.summary()}.")
     recall = summary.get("rerank_recall_at_1")
