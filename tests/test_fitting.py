@@ -418,3 +418,15 @@ def test_relative_and_links_too_small_to_hold_anything_out_say_the_search_check_
         report = fit(texts, **kwargs).report["search_baseline_gain"]
         assert report["status"] == "unchecked" and "held out" in report["reason"], (kwargs, report)
         assert "search_baseline_gain" not in fit(texts, baseline_holdout=None, **kwargs).report
+
+
+def test_pairs_of_identical_texts_labelled_not_duplicate_are_named(text_pairs):
+    """A pair of two identical texts labelled 0 (not duplicate) gets a warning: a text is a
+    duplicate of itself (they were learned from without a word)."""
+    from learnsim.fitting import fit
+
+    rows = text_pairs + [(a, a, 0) for a, _, _ in text_pairs[:3]]
+    with pytest.warns(UserWarning, match="3 pair.s. of two identical texts are labelled not duplicate"):
+        fit(pairs=rows, baseline_holdout=None, **FILM_FAST)
+    with pytest.warns(UserWarning, match="2 pair.s. of two identical texts are labelled not duplicate"):
+        fit(pairs=rows[:-1], method="mcd", baseline_holdout=None, **MCD_FIXED)

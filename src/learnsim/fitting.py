@@ -230,7 +230,7 @@ def fit_mcd(o, texts, labels, pairs, settings, summary, documents=None):
         # the whole recipe again on the training clusters: no setting chosen with the held-out ones in view
         learn = mcd_recipe.cluster_search_learner(o, texts, settings, fitted, X)
         return _checked_cluster_search(o, texts, labels, X, learn, "learnsim fit --method mcd", summary, fitted)
-    _warn_chain_conflicts(pairs)
+    _warn_chain_conflicts(pairs, texts=texts)
     with warnings.catch_warnings():
         # said once above: the steps that meet the same pairs again do not repeat it
         warnings.filterwarnings("ignore", message=r".*chains of (similar|duplicate) pairs.*")
@@ -484,7 +484,7 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None, document
         raise ValueError(f"{_flag(flags, 'matcher')} chooses the duplicate rule of a FILM fitted on pairs; it "
                          "does not apply to clusters")
     if pairs is not None:
-        _warn_chain_conflicts(pairs, len(texts), documents)
+        _warn_chain_conflicts(pairs, len(texts), documents, texts=texts)
         with warnings.catch_warnings():
             # said once above: the steps that meet the same pairs again (the rules, the re-ranker) do not repeat it
             warnings.filterwarnings("ignore", message=r".*chains of (similar|duplicate) pairs.*")
@@ -756,7 +756,7 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
                    search=search, check=check)
 
 
-def _warn_chain_conflicts(pairs, n_texts=None, documents=None):
+def _warn_chain_conflicts(pairs, n_texts=None, documents=None, texts=None):
     """One warning for the non-duplicate pairs whose texts chains of duplicate pairs join (they
     are not used as negatives): every step of a fit that meets them would say it again. FILM
     (``n_texts`` given) from relevance judgements whose chains are not duplicates learns from every
@@ -766,6 +766,13 @@ def _warn_chain_conflicts(pairs, n_texts=None, documents=None):
 
     P = np.asarray(pairs.indices, dtype=np.int64)
     labels = np.asarray(pairs.labels, dtype=bool)
+    if texts is not None and not labels.all():
+        # a text is a duplicate of itself (datasets.read_pairs keeps such pairs as duplicates):
+        # one labelled not is a label to look at, learned from as given
+        same = sum(texts[i] == texts[j] for i, j in P[~labels].tolist())
+        if same:
+            warn_outside(f"{same} pair(s) of two identical texts are labelled not duplicate; a text is a duplicate of "
+                         "itself", UserWarning)
     if not labels.any() or labels.all():
         return
     both = {tuple(p) for p in np.sort(P[labels], axis=1).tolist()} & {tuple(p) for p in np.sort(P[~labels], axis=1).tolist()}
