@@ -48,3 +48,37 @@ def test_compatibility_characters_read_as_before(lower):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12)))
         text = text.lower() if lower else text
         assert _tokenize._fold_variants(text, lower) == _fold_variants_as_before(text, lower), ascii(text)
+
+
+# Thai กำลัง, น้ำ (water, a tone mark before sara am), Lao ຄຳ, ນ້ຳ: sara am as one character, and
+# as the nikhahit and sara aa (a tone mark between or before them), as some keyboards type it
+SARA_AM = [("\u0e01\u0e33\u0e25\u0e31\u0e07", "\u0e01\u0e4d\u0e32\u0e25\u0e31\u0e07"),
+           ("\u0e19\u0e49\u0e33", "\u0e19\u0e49\u0e4d\u0e32"),
+           ("\u0e19\u0e49\u0e33", "\u0e19\u0e4d\u0e49\u0e32"),
+           ("\u0e84\u0eb3", "\u0e84\u0ecd\u0eb2"),
+           ("\u0e99\u0ec9\u0eb3", "\u0e99\u0ec9\u0ecd\u0eb2")]
+
+
+@pytest.mark.parametrize("one, two", SARA_AM)
+def test_sara_am_written_as_two_characters_reads_as_one(one, two):
+    """NFKC opens sara am into the nikhahit and sara aa (ICU's folding too), NFC leaves both:
+    น้ํา and น้ำ (water) had no term in common."""
+    tok = Tokenizer()
+    assert tok(two) == tok(one) and tok(one)
+    assert Tokenizer(sara_am=False)(two) != Tokenizer(sara_am=False)(one)     # the old reading: apart
+    # a query of one finds a document of the other, inside a longer run
+    assert set(tok(one)) <= set(tok("x " + two + "\u0e15\u0e32\u0e25 y"))
+    spans = tok.spans("x " + two + " yes")
+    assert sorted(t for _, _, t in spans) == sorted(tok(two) + ["yes"])
+    assert all(2 <= a < b <= 2 + len(two) for a, b, t in spans if t != "yes")
+
+
+def test_sara_am_is_read_alike_by_both_vectorisers():
+    from learnsim.distributed import HashingTextVectorizer
+    from learnsim.text import TextVectorizer
+
+    docs = [two for _, two in SARA_AM] + [one for one, _ in SARA_AM]
+    X = TextVectorizer(weighting="tf").fit(docs).transform(docs).toarray()
+    H = HashingTextVectorizer(n_features=2 ** 18, weighting="tf").fit().transform(docs).toarray()
+    n = len(SARA_AM)
+    assert (X[:n] == X[n:]).all() and (H[:n] == H[n:]).all()

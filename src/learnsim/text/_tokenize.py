@@ -28,6 +28,7 @@ from unicodedata import category as _category, combining as _combining, decimal 
     is_normalized as _is_normalized, normalize as _normalize
 
 from .._utils.inputs import RADICAL_CLASS
+from ._folds import FOLDS as _FOLDS, NIKHAHIT as _NIKHAHIT, SARA_AA as _SARA_AA, fold_more as _fold_more
 
 __all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LATER_READINGS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
            "check_analysis", "analysis_of", "resolve_analysis", "LoneCharacters", "MAX_LONE_TERMS"]
@@ -39,7 +40,7 @@ DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 #: with): a saved vectoriser's state, an index plan and a pickled Tokenizer fill a missing one
 #: with False, and a plan records one only where it is True (a learnsim that does not know it
 #: then refuses the plan rather than read queries another way).
-LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold_radicals", "indic_zwnj")
+LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold_radicals", "indic_zwnj", "sara_am")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -465,7 +466,7 @@ def _fold_radicals(text):
 
 
 def _unicode_fold(text, drop_ignorables=False, hebrew_quotes=False, fold_variants=False, lower=True,
-                  fold_radicals=False, indic_zwnj=False):
+                  fold_radicals=False, indic_zwnj=False, more=()):
     """A non-ASCII text as the word rule reads it: in NFC (an accent written apart joined to its
     letter, as most text has it, so that both spellings give one term), the dot that lowercasing
     Turkish İ leaves (i + U+0307) dropped, so that "İstanbul" is "istanbul", (``drop_ignorables``)
@@ -475,7 +476,8 @@ def _unicode_fold(text, drop_ignorables=False, hebrew_quotes=False, fold_variant
     Greek and Russian, and every decimal digit folded (:func:`_fold_variants`; ``lower``: the text
     was lowercased), (``fold_radicals``) the CJK radicals of ``_RADICALS`` in NFKC, and
     (``indic_zwnj``) without the zero-width non-joiners inside Indic words
-    (:func:`_drop_indic_zwnj`), before NFC (which may then join a vowel's two parts)."""
+    (:func:`_drop_indic_zwnj`), before NFC (which may then join a vowel's two parts), and the
+    later foldings named in ``more`` (:mod:`._folds`)."""
     if drop_ignorables:
         text = _drop_ignorable(text)
     if indic_zwnj:
@@ -487,6 +489,8 @@ def _unicode_fold(text, drop_ignorables=False, hebrew_quotes=False, fold_variant
         text = _fold_variants(text, lower, fold_radicals)
     elif fold_radicals:
         text = _fold_radicals(text)
+    if more:
+        text = _fold_more(text, more, lower)
     return text.replace("i\u0307", "i") if "\u0307" in text else text
 
 
@@ -807,6 +811,12 @@ class Tokenizer:
         ``"র\u200c্যাব"`` is ``"র্যাব"``, where it cut the word, lost the র and gave ``"যাব"``, another
         word. Between Persian letters it still cuts. False: read as before; what models saved
         before this setting existed do.
+    sara_am : bool, default=True
+        With ``unicode_words``, read Thai's and Lao's sara am written as two characters (the
+        nikhahit and sara aa, ``"ํา"``, ``"ໍາ"``, a tone mark before or between them) as the one
+        character most text writes (``"ำ"``, ``"ຳ"``; NFKC opens the one into the two, as ICU's
+        folding does): ``"น้ํา"`` (water) gave no term in common with ``"น้ำ"``. False: read as
+        before; what models saved before this setting existed do.
 
     Examples
     --------
@@ -841,11 +851,12 @@ class Tokenizer:
     fold_variants = False
     fold_radicals = False
     indic_zwnj = False
+    sara_am = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
                  drop_ignorables=True, uax29_punctuation=True, fold_variants=True, fold_radicals=True,
-                 indic_zwnj=True):
+                 indic_zwnj=True, sara_am=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -861,6 +872,7 @@ class Tokenizer:
         self.fold_variants = bool(fold_variants)
         self.fold_radicals = bool(fold_radicals)
         self.indic_zwnj = bool(indic_zwnj)
+        self.sara_am = bool(sara_am)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -890,6 +902,11 @@ class Tokenizer:
         else:
             self._spaceless_run, self._spaceless_split = _SPACELESS_RUN_U, _SPACELESS_SPLIT_U
         self._runs = _ANALYZER_RUNS.get(analyzer, self._spaceless_run)
+        self._more = self._later_folds()
+
+    def _later_folds(self):
+        """The names of the later foldings this tokenizer reads with (:mod:`._folds`)."""
+        return tuple(name for name in _FOLDS if getattr(self, name))
 
     # pickle, joblib and deepcopy: PyStemmer's Stemmer (and a morphological analyser) is a C object
     # that does not pickle, so every model with stem='porter' (a pairs fit's, by default) failed
@@ -905,6 +922,7 @@ class Tokenizer:
         self.__dict__.update(state)
         self._stemmer = _load_porter_stemmer() if self.stem == "porter" else None
         self._segment = None if self.analyzer in ("cjk", "words") else _segmenter(self.analyzer)
+        self._more = self._later_folds()      # (one pickled before a folding existed: without it)
 
     def get_params(self):
         """The settings, as keywords of ``Tokenizer`` (what a model records of its analysis)."""
@@ -913,7 +931,8 @@ class Tokenizer:
                 "cjk_unigrams": self.cjk_unigrams, "unicode_words": self.unicode_words,
                 "drop_ignorables": self.drop_ignorables, "uax29_punctuation": self.uax29_punctuation,
                 "fold_variants": self.fold_variants, "fold_radicals": self.fold_radicals,
-                "indic_zwnj": self.indic_zwnj}
+                "indic_zwnj": self.indic_zwnj,
+                "sara_am": self.sara_am}
 
     @staticmethod
     def _resolve_stop_words(stop_words):
@@ -939,7 +958,8 @@ class Tokenizer:
                 f"stop_words={self.stop_words!r}, stem={self.stem!r}, ngram_range={self.ngram_range}, "
                 f"analyzer={self.analyzer!r}, cjk_unigrams={self.cjk_unigrams}, unicode_words={self.unicode_words}, "
                 f"drop_ignorables={self.drop_ignorables}, uax29_punctuation={self.uax29_punctuation}, "
-                f"fold_variants={self.fold_variants}, fold_radicals={self.fold_radicals}, indic_zwnj={self.indic_zwnj})")
+                f"fold_variants={self.fold_variants}, fold_radicals={self.fold_radicals}, indic_zwnj={self.indic_zwnj}, "
+                f"sara_am={self.sara_am})")
 
     def _text_regex(self, text):
         """The word pattern of ``text``, a text that is not ASCII: with ``unicode_words`` and the
@@ -1116,7 +1136,7 @@ class Tokenizer:
             def fold(text):
                 return _strip_points(_unicode_fold(text, hebrew_quotes=self.uax29_punctuation,
                                                    fold_variants=self.fold_variants, lower=self.lowercase,
-                                                   fold_radicals=self.fold_radicals))
+                                                   fold_radicals=self.fold_radicals, more=self._more))
             lowered = fold(lowered)
             if len(lowered) != len(before):     # an accent joined to its letter: no place to give
                 return None
@@ -1162,14 +1182,16 @@ class Tokenizer:
             # a character's marks, the half-width voiced sound marks that width folding joins to
             # a half-width kana (ｶﾞ is ガ), and the vowel and final jamo that NFC joins to the
             # jamo before them (ᄀ + ᅡ is 가)
+            # (and the sara aa that sara_am reads with a nikhahit before it as sara am)
             while j < n and (_category(doc[j])[0] == "M" or doc[j] in "\uff9e\uff9f"
-                             or "\u1160" <= doc[j] <= "\u11ff" or "\ud7b0" <= doc[j] <= "\ud7ff"):
+                             or "\u1160" <= doc[j] <= "\u11ff" or "\ud7b0" <= doc[j] <= "\ud7ff"
+                             or (doc[j] in _SARA_AA and self.sara_am and any(c in _NIKHAHIT for c in doc[i:j]))):
                 j += 1
             part = self._prepare(doc[i:j])
             if self.unicode_words and not part.isascii():
                 part = _strip_points(_unicode_fold(part, self.drop_ignorables, self.uax29_punctuation,
                                                    self.fold_variants, self.lowercase, self.fold_radicals,
-                                                   self.indic_zwnj))
+                                                   self.indic_zwnj, self._more))
             if self.analyzer != "words":
                 part = _fold_width(part)
             parts.append(part)
@@ -1221,7 +1243,7 @@ class Tokenizer:
         ascii_text = doc.isascii()
         if self.unicode_words and not ascii_text:
             doc = _unicode_fold(doc, self.drop_ignorables, self.uax29_punctuation, self.fold_variants, self.lowercase,
-                                self.fold_radicals, self.indic_zwnj)
+                                self.fold_radicals, self.indic_zwnj, self._more)
         if self.analyzer == "words" or ascii_text:
             if ascii_text:
                 tokens = self._regex.findall(doc)

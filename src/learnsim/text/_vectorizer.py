@@ -352,6 +352,11 @@ class TextVectorizer(BaseEstimator):
         a word of an Indic script (Bengali ``"র\u200c্যাব"``) left out, where it cut the word and
         lost a part of it; recorded in the saved model (one saved before this setting existed
         reads it as a break).
+    sara_am : bool, default=True
+        Passed to :class:`Tokenizer`: with ``unicode_words``, Thai's and Lao's sara am written
+        as two characters (``"ํา"``) read as the one (``"ำ"``), where ``"น้ํา"`` and ``"น้ำ"``
+        (water) had no term in common; recorded in the saved model (one saved before this
+        setting existed reads them apart).
 
     Attributes
     ----------
@@ -410,6 +415,7 @@ class TextVectorizer(BaseEstimator):
         "fold_variants": ["boolean"],
         "fold_radicals": ["boolean"],
         "indic_zwnj": ["boolean"],
+        "sara_am": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -430,7 +436,8 @@ class TextVectorizer(BaseEstimator):
                  max_features=None, sublinear_tf=False, norm=None, k1=1.2, b=0.75,
                  n_components=None, resample_length=None, random_state=None, dtype=np.float32,
                  analyzer="cjk", cjk_unigrams=False, unicode_words=True, drop_ignorables=True,
-                 uax29_punctuation=True, fold_variants=True, fold_radicals=True, indic_zwnj=True):
+                 uax29_punctuation=True, fold_variants=True, fold_radicals=True, indic_zwnj=True,
+                 sara_am=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -456,6 +463,7 @@ class TextVectorizer(BaseEstimator):
         self.fold_variants = fold_variants
         self.fold_radicals = fold_radicals
         self.indic_zwnj = indic_zwnj
+        self.sara_am = sara_am
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):

@@ -1,0 +1,47 @@
+"""Foldings of :class:`learnsim.text.Tokenizer` that came after models were saved, each a later
+reading (``LATER_READINGS``) of its own, run on a text that is not ASCII after its NFC: a word
+written two ways that Unicode's normalisation for search (ICU's NFKC_Casefold, Elasticsearch's
+``icu_folding``) reads as one, and that gave two terms here. The standard library only, as the
+tokenizer."""
+from __future__ import annotations
+
+import re
+
+# Thai's and Lao's sara am (ำ U+0E33, ຳ U+0EB3) is written by some keyboards and fonts as the
+# nikhahit (niggahita) and sara aa (ํ + า, ໍ + າ), perhaps with a tone mark between them or
+# before them: NFKC opens ำ into those two (a compatibility decomposition), and NFC leaves both
+# as they are. น้ำ (water) and น้ํา gave no term in common (น้ + ้ำ against น้ + ้ํ + ํา). Read
+# as the one character most text writes (a tone mark before it), which keeps the bigram of a
+# syllable two characters long.
+_SARA_AM = re.compile("([\u0E48-\u0E4B]?)\u0E4D([\u0E48-\u0E4B]?)\u0E32|([\u0EC8-\u0ECB]?)\u0ECD([\u0EC8-\u0ECB]?)\u0EB2")
+
+
+def _sara_am(m):
+    if m.group(3) is None and m.group(4) is None:
+        return m.group(1) + m.group(2) + "\u0E33"
+    return m.group(3) + m.group(4) + "\u0EB3"
+
+
+def fold_sara_am(text, lower=True):
+    """``text`` with Thai's ``ํา`` and Lao's ``ໍາ`` (a tone mark before, between or none) as
+    sara am, the tone mark first."""
+    if "\u0E4D" not in text and "\u0ECD" not in text:
+        return text
+    return _SARA_AM.sub(_sara_am, text)
+
+
+#: the marks a character of a text read in parts takes with it (Tokenizer's mapped spans): the
+#: sara aa after a nikhahit (and a tone mark) it is read as sara am with
+SARA_AA = "\u0E32\u0EB2"
+NIKHAHIT = "\u0E4D\u0ECD"
+
+
+#: the foldings by their setting's name, in the order they run
+FOLDS = {"sara_am": fold_sara_am}
+
+
+def fold_more(text, more, lower=True):
+    """``text`` with the foldings named in ``more`` (``lower``: the text was lowercased)."""
+    for name in more:
+        text = FOLDS[name](text, lower)
+    return text
