@@ -82,3 +82,16 @@ def test_sara_am_is_read_alike_by_both_vectorisers():
     H = HashingTextVectorizer(n_features=2 ** 18, weighting="tf").fit().transform(docs).toarray()
     n = len(SARA_AM)
     assert (X[:n] == X[n:]).all() and (H[:n] == H[n:]).all()
+
+
+@pytest.mark.parametrize("written", ["co\u0140lecci\u00f3", "CO\u013fLECCI\u00d3", "Co\u0140lecci\u00f3"])
+def test_catalan_ela_geminada_written_with_its_own_character_is_the_word_with_the_middle_dot(written):
+    """ŀ (U+0140) is l and the middle dot in NFKC (ICU's folding reads it so): "coŀlecció" and
+    "col·lecció" (most text) were two terms for one word."""
+    tok = Tokenizer()
+    assert tok(written) == tok("col\u00b7lecci\u00f3") == ["col\u00b7lecci\u00f3"]
+    assert tok.spans("una " + written + " nova") == [(0, 3, "una"), (4, 4 + len(written), "col\u00b7lecci\u00f3"),
+                                                    (5 + len(written), 9 + len(written), "nova")]
+    assert Tokenizer(ela_geminada=False)(written) != ["col\u00b7lecci\u00f3"]      # the old reading
+    # a period or a bullet in its place is a break, as elsewhere: the word is never lost in part
+    assert tok("col.lecci\u00f3") == tok("col\u2022lecci\u00f3") == ["col", "lecci\u00f3"]

@@ -236,6 +236,8 @@ def test_zero_width_spaces_and_non_joiners_still_cut_and_the_old_reading_is_kept
      "\u09b0\u09cd\u09af\u09be\u09ac", None),   # র‌্যাব অভিযান: র্যাব, where it was যাব (a word of its own)
     ("sara_am", ["\u0e01\u0e4d\u0e32\u0e25\u0e31\u0e07 \u0e21\u0e32\u0e01", "\u0e25\u0e31\u0e07 \u0e43\u0e2b\u0e0d\u0e48", "\u0e21\u0e32\u0e01 \u0e21\u0e32\u0e22"],
      "\u0e01\u0e33", "\u0e01\u0e4d"),      # กําลัง (sara am as ํ + า): กำ, where it was กํ
+    ("ela_geminada", ["la co\u0140lecci\u00f3 del museu", "una col\u00b7lecci\u00f3 nova", "el museu"],
+     "col\u00b7lecci\u00f3", "co\u0140lecci\u00f3"),      # coŀlecció: col·lecció, where it was a term of its own
 ])
 def test_a_model_saved_before_a_reading_setting_keeps_its_reading(tmp_path, setting, docs, read_now, read_before):
     from learnsim.persistence import load, save
@@ -513,7 +515,7 @@ def test_a_text_that_reads_far_longer_is_not_mapped(monkeypatch):
 
 
 @pytest.mark.parametrize("setting", ["cjk_unigrams", "unicode_words", "drop_ignorables", "uax29_punctuation",
-                                     "fold_variants", "fold_radicals", "indic_zwnj", "sara_am"])
+                                     "fold_variants", "fold_radicals", "indic_zwnj", "sara_am", "ela_geminada"])
 def test_a_reading_given_other_than_true_or_false_is_refused(setting):
     # read for its truth value, a saved state's "false" was the reading True: silently another one
     from learnsim.exceptions import ParameterTypeError

@@ -36,8 +36,24 @@ SARA_AA = "\u0E32\u0EB2"
 NIKHAHIT = "\u0E4D\u0ECD"
 
 
+# Catalan's ela geminada written with the one character Unicode has for l· (ŀ U+0140, Ŀ U+013F,
+# from Latin-1's successors' code pages): "coŀlecció" gave the term coŀlecció, and "col·lecció"
+# (l, the middle dot, l; most text) col·lecció, two terms for one word. NFKC (and ICU's folding)
+# opens ŀ into l and the middle dot, which Unicode's word rules keep inside the word: read so.
+# "col.lecció" and "col•lecció" stay two words, col and lecció, as the period and the bullet are
+# elsewhere (Lucene's standard tokenizer keeps "col.lecció" whole, one term that matches neither).
+_ELA = {0x0140: "l\u00b7", 0x013F: "L\u00b7"}
+
+
+def fold_ela(text, lower=True):
+    """``text`` with ŀ and Ŀ as l and L followed by the middle dot (their NFKC)."""
+    if "\u0140" not in text and "\u013f" not in text:
+        return text
+    return text.translate(_ELA)
+
+
 #: the foldings by their setting's name, in the order they run
-FOLDS = {"sara_am": fold_sara_am}
+FOLDS = {"sara_am": fold_sara_am, "ela_geminada": fold_ela}
 
 
 def fold_more(text, more, lower=True):

@@ -40,7 +40,7 @@ DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 #: with): a saved vectoriser's state, an index plan and a pickled Tokenizer fill a missing one
 #: with False, and a plan records one only where it is True (a learnsim that does not know it
 #: then refuses the plan rather than read queries another way).
-LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold_radicals", "indic_zwnj", "sara_am")
+LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold_radicals", "indic_zwnj", "sara_am", "ela_geminada")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -817,6 +817,11 @@ class Tokenizer:
         character most text writes (``"ำ"``, ``"ຳ"``; NFKC opens the one into the two, as ICU's
         folding does): ``"น้ํา"`` (water) gave no term in common with ``"น้ำ"``. False: read as
         before; what models saved before this setting existed do.
+    ela_geminada : bool, default=True
+        With ``unicode_words``, read Catalan's ``"ŀ"`` (U+0140, and ``"Ŀ"``) as ``"l·"``, its
+        NFKC (as ICU's folding reads it), so that ``"coŀlecció"`` and ``"col·lecció"`` are one
+        term, where they were two. ``"col.lecció"`` stays two words. False: read as before; what
+        models saved before this setting existed do.
 
     Examples
     --------
@@ -852,11 +857,12 @@ class Tokenizer:
     fold_radicals = False
     indic_zwnj = False
     sara_am = False
+    ela_geminada = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
                  drop_ignorables=True, uax29_punctuation=True, fold_variants=True, fold_radicals=True,
-                 indic_zwnj=True, sara_am=True):
+                 indic_zwnj=True, sara_am=True, ela_geminada=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -873,6 +879,7 @@ class Tokenizer:
         self.fold_radicals = bool(fold_radicals)
         self.indic_zwnj = bool(indic_zwnj)
         self.sara_am = bool(sara_am)
+        self.ela_geminada = bool(ela_geminada)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -932,7 +939,8 @@ class Tokenizer:
                 "drop_ignorables": self.drop_ignorables, "uax29_punctuation": self.uax29_punctuation,
                 "fold_variants": self.fold_variants, "fold_radicals": self.fold_radicals,
                 "indic_zwnj": self.indic_zwnj,
-                "sara_am": self.sara_am}
+                "sara_am": self.sara_am,
+                "ela_geminada": self.ela_geminada}
 
     @staticmethod
     def _resolve_stop_words(stop_words):
@@ -959,7 +967,8 @@ class Tokenizer:
                 f"analyzer={self.analyzer!r}, cjk_unigrams={self.cjk_unigrams}, unicode_words={self.unicode_words}, "
                 f"drop_ignorables={self.drop_ignorables}, uax29_punctuation={self.uax29_punctuation}, "
                 f"fold_variants={self.fold_variants}, fold_radicals={self.fold_radicals}, indic_zwnj={self.indic_zwnj}, "
-                f"sara_am={self.sara_am})")
+                f"sara_am={self.sara_am}, "
+                f"ela_geminada={self.ela_geminada})")
 
     def _text_regex(self, text):
         """The word pattern of ``text``, a text that is not ASCII: with ``unicode_words`` and the

@@ -357,6 +357,10 @@ class TextVectorizer(BaseEstimator):
         as two characters (``"ํา"``) read as the one (``"ำ"``), where ``"น้ํา"`` and ``"น้ำ"``
         (water) had no term in common; recorded in the saved model (one saved before this
         setting existed reads them apart).
+    ela_geminada : bool, default=True
+        Passed to :class:`Tokenizer`: with ``unicode_words``, Catalan's ``"ŀ"`` read as
+        ``"l·"``, so that ``"coŀlecció"`` and ``"col·lecció"`` are one term; recorded in the
+        saved model (one saved before this setting existed reads them apart).
 
     Attributes
     ----------
@@ -416,6 +420,7 @@ class TextVectorizer(BaseEstimator):
         "fold_radicals": ["boolean"],
         "indic_zwnj": ["boolean"],
         "sara_am": ["boolean"],
+        "ela_geminada": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -437,7 +442,8 @@ class TextVectorizer(BaseEstimator):
                  n_components=None, resample_length=None, random_state=None, dtype=np.float32,
                  analyzer="cjk", cjk_unigrams=False, unicode_words=True, drop_ignorables=True,
                  uax29_punctuation=True, fold_variants=True, fold_radicals=True, indic_zwnj=True,
-                 sara_am=True):
+                 sara_am=True,
+                 ela_geminada=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -464,6 +470,7 @@ class TextVectorizer(BaseEstimator):
         self.fold_radicals = fold_radicals
         self.indic_zwnj = indic_zwnj
         self.sara_am = sara_am
+        self.ela_geminada = ela_geminada
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
