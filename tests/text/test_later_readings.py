@@ -95,3 +95,27 @@ def test_catalan_ela_geminada_written_with_its_own_character_is_the_word_with_th
     assert Tokenizer(ela_geminada=False)(written) != ["col\u00b7lecci\u00f3"]      # the old reading
     # a period or a bullet in its place is a break, as elsewhere: the word is never lost in part
     assert tok("col.lecci\u00f3") == tok("col\u2022lecci\u00f3") == ["col", "lecci\u00f3"]
+
+
+@pytest.mark.parametrize("square, plain", [("\u339c", "mm"), ("\u338f", "kg"), ("\u337b", "\u5e73\u6210"),
+                                           ("\u3314", "\u30ad\u30ed"), ("\u3371", "hpa")])
+def test_cjk_compatibility_squares_read_as_what_they_stand_for(square, plain):
+    """㎜ ㎏ ㍻ ㌔ ㍱ were symbols, no term: a document writing 10㎏ never matched a query of 10kg,
+    nor ㍻ one of 平成. Now their NFKC, in documents and queries alike."""
+    tok = Tokenizer()
+    assert tok(square) == tok(plain) and tok(plain)
+    assert Tokenizer(fold_squares=False)(square) == []          # the old reading: nothing
+    doc = "10" + square + "\u306e\u7c73"
+    assert set(tok("10" + plain + "\u306e\u7c73")) == set(tok(doc))
+    assert sorted(t for _, _, t in tok.spans(doc)) == sorted(tok(doc))
+
+
+def test_squares_are_read_alike_by_both_vectorisers_and_lowercase_is_kept():
+    from learnsim.distributed import HashingTextVectorizer
+    from learnsim.text import TextVectorizer
+
+    docs = ["\u338f \u339c \u337b", "kg mm \u5e73\u6210"]
+    X = TextVectorizer(weighting="tf").fit(docs).transform(docs).toarray()
+    H = HashingTextVectorizer(n_features=2 ** 18, weighting="tf").fit().transform(docs).toarray()
+    assert (X[0] == X[1]).all() and (H[0] == H[1]).all() and X[0].sum() == 3
+    assert Tokenizer(lowercase=False)("\u3371") == ["hPa"]

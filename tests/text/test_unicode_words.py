@@ -238,6 +238,8 @@ def test_zero_width_spaces_and_non_joiners_still_cut_and_the_old_reading_is_kept
      "\u0e01\u0e33", "\u0e01\u0e4d"),      # กําลัง (sara am as ํ + า): กำ, where it was กํ
     ("ela_geminada", ["la co\u0140lecci\u00f3 del museu", "una col\u00b7lecci\u00f3 nova", "el museu"],
      "col\u00b7lecci\u00f3", "co\u0140lecci\u00f3"),      # coŀlecció: col·lecció, where it was a term of its own
+    ("fold_squares", ["10\u338f\u306e\u7c73", "\u337b\u5143\u5e74", "\u4ee4\u548c\u5143\u5e74"],
+     "\u5e73\u6210", None),       # 10㎏の米, ㍻元年: 平成, where the squares gave no term
 ])
 def test_a_model_saved_before_a_reading_setting_keeps_its_reading(tmp_path, setting, docs, read_now, read_before):
     from learnsim.persistence import load, save
@@ -515,7 +517,7 @@ def test_a_text_that_reads_far_longer_is_not_mapped(monkeypatch):
 
 
 @pytest.mark.parametrize("setting", ["cjk_unigrams", "unicode_words", "drop_ignorables", "uax29_punctuation",
-                                     "fold_variants", "fold_radicals", "indic_zwnj", "sara_am", "ela_geminada"])
+                                     "fold_variants", "fold_radicals", "indic_zwnj", "sara_am", "ela_geminada", "fold_squares"])
 def test_a_reading_given_other_than_true_or_false_is_refused(setting):
     # read for its truth value, a saved state's "false" was the reading True: silently another one
     from learnsim.exceptions import ParameterTypeError

@@ -6,6 +6,7 @@ tokenizer."""
 from __future__ import annotations
 
 import re
+from unicodedata import normalize as _normalize
 
 # Thai's and Lao's sara am (ำ U+0E33, ຳ U+0EB3) is written by some keyboards and fonts as the
 # nikhahit (niggahita) and sara aa (ํ + า, ໍ + າ), perhaps with a tone mark between them or
@@ -52,8 +53,34 @@ def fold_ela(text, lower=True):
     return text.translate(_ELA)
 
 
+# The CJK compatibility squares and enclosed CJK letters (U+3200-U+33FF): units, era names and
+# katakana words set in one square (㎜ ㎏ ㍻ ㌔), the circled and parenthesised ideographs (㈱ ㊤)
+# and dates (㋀). Japanese text, a PDF's above all, writes them in place of what they stand for,
+# and they were read as symbols, no term: "10㎏の米" lost 10kg, "㍻" never matched "平成". Read
+# as their NFKC (mm, kg, 平成, キロ), as ICU's normaliser for search reads them.
+_SQUARES = re.compile("[\u3200-\u33FF]")
+_SQUARE_READ = {False: {}, True: {}}        # a square -> its reading, by ``lower`` (at most 512)
+
+
+def fold_squares(text, lower=True):
+    """``text`` with the characters of U+3200-U+33FF as their NFKC (lowercased where
+    ``lower``: the text was)."""
+    if _SQUARES.search(text) is None:
+        return text
+    kept = _SQUARE_READ[lower]
+
+    def read(m):
+        c = m.group()
+        out = kept.get(c)
+        if out is None:
+            out = _normalize("NFKC", c)
+            out = kept[c] = out.lower() if lower else out
+        return out
+    return _SQUARES.sub(read, text)
+
+
 #: the foldings by their setting's name, in the order they run
-FOLDS = {"sara_am": fold_sara_am, "ela_geminada": fold_ela}
+FOLDS = {"sara_am": fold_sara_am, "ela_geminada": fold_ela, "fold_squares": fold_squares}
 
 
 def fold_more(text, more, lower=True):

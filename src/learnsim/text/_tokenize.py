@@ -40,7 +40,7 @@ DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 #: with): a saved vectoriser's state, an index plan and a pickled Tokenizer fill a missing one
 #: with False, and a plan records one only where it is True (a learnsim that does not know it
 #: then refuses the plan rather than read queries another way).
-LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold_radicals", "indic_zwnj", "sara_am", "ela_geminada")
+LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold_radicals", "indic_zwnj", "sara_am", "ela_geminada", "fold_squares")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -822,6 +822,11 @@ class Tokenizer:
         NFKC (as ICU's folding reads it), so that ``"coŀlecció"`` and ``"col·lecció"`` are one
         term, where they were two. ``"col.lecció"`` stays two words. False: read as before; what
         models saved before this setting existed do.
+    fold_squares : bool, default=True
+        With ``unicode_words``, read the CJK compatibility squares and enclosed CJK letters
+        (U+3200-U+33FF) as their NFKC, as ICU's normaliser does: ``"㎏"`` is ``"kg"``, ``"㍻"``
+        ``"平成"``, ``"㌔"`` ``"キロ"``, where they were symbols and gave no term. False: read as
+        before; what models saved before this setting existed do.
 
     Examples
     --------
@@ -858,11 +863,12 @@ class Tokenizer:
     indic_zwnj = False
     sara_am = False
     ela_geminada = False
+    fold_squares = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
                  drop_ignorables=True, uax29_punctuation=True, fold_variants=True, fold_radicals=True,
-                 indic_zwnj=True, sara_am=True, ela_geminada=True):
+                 indic_zwnj=True, sara_am=True, ela_geminada=True, fold_squares=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -880,6 +886,7 @@ class Tokenizer:
         self.indic_zwnj = bool(indic_zwnj)
         self.sara_am = bool(sara_am)
         self.ela_geminada = bool(ela_geminada)
+        self.fold_squares = bool(fold_squares)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -940,7 +947,8 @@ class Tokenizer:
                 "fold_variants": self.fold_variants, "fold_radicals": self.fold_radicals,
                 "indic_zwnj": self.indic_zwnj,
                 "sara_am": self.sara_am,
-                "ela_geminada": self.ela_geminada}
+                "ela_geminada": self.ela_geminada,
+                "fold_squares": self.fold_squares}
 
     @staticmethod
     def _resolve_stop_words(stop_words):
@@ -968,7 +976,8 @@ class Tokenizer:
                 f"drop_ignorables={self.drop_ignorables}, uax29_punctuation={self.uax29_punctuation}, "
                 f"fold_variants={self.fold_variants}, fold_radicals={self.fold_radicals}, indic_zwnj={self.indic_zwnj}, "
                 f"sara_am={self.sara_am}, "
-                f"ela_geminada={self.ela_geminada})")
+                f"ela_geminada={self.ela_geminada}, "
+                f"fold_squares={self.fold_squares})")
 
     def _text_regex(self, text):
         """The word pattern of ``text``, a text that is not ASCII: with ``unicode_words`` and the

@@ -361,6 +361,11 @@ class TextVectorizer(BaseEstimator):
         Passed to :class:`Tokenizer`: with ``unicode_words``, Catalan's ``"ŀ"`` read as
         ``"l·"``, so that ``"coŀlecció"`` and ``"col·lecció"`` are one term; recorded in the
         saved model (one saved before this setting existed reads them apart).
+    fold_squares : bool, default=True
+        Passed to :class:`Tokenizer`: with ``unicode_words``, the CJK compatibility squares
+        (``"㎏"``, ``"㍻"``, ``"㌔"``) read as their NFKC (``"kg"``, ``"平成"``, ``"キロ"``), where
+        they gave no term; recorded in the saved model (one saved before this setting existed
+        reads them as symbols).
 
     Attributes
     ----------
@@ -421,6 +426,7 @@ class TextVectorizer(BaseEstimator):
         "indic_zwnj": ["boolean"],
         "sara_am": ["boolean"],
         "ela_geminada": ["boolean"],
+        "fold_squares": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -443,7 +449,8 @@ class TextVectorizer(BaseEstimator):
                  analyzer="cjk", cjk_unigrams=False, unicode_words=True, drop_ignorables=True,
                  uax29_punctuation=True, fold_variants=True, fold_radicals=True, indic_zwnj=True,
                  sara_am=True,
-                 ela_geminada=True):
+                 ela_geminada=True,
+                 fold_squares=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -471,6 +478,7 @@ class TextVectorizer(BaseEstimator):
         self.indic_zwnj = indic_zwnj
         self.sara_am = sara_am
         self.ela_geminada = ela_geminada
+        self.fold_squares = fold_squares
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
