@@ -119,3 +119,19 @@ def test_squares_are_read_alike_by_both_vectorisers_and_lowercase_is_kept():
     H = HashingTextVectorizer(n_features=2 ** 18, weighting="tf").fit().transform(docs).toarray()
     assert (X[0] == X[1]).all() and (H[0] == H[1]).all() and X[0].sum() == 3
     assert Tokenizer(lowercase=False)("\u3371") == ["hPa"]
+
+
+@pytest.mark.parametrize("written", ["Stra\u00dfe", "STRASSE", "strasse", "STRA\u1e9eE", "Strasse"])
+def test_german_sharp_s_is_case_folded_as_ss(written):
+    """Lowercasing left ß, and upper case writes it SS: "Straße" and "STRASSE" were two terms.
+    Case folding (ICU's NFKC_Casefold) reads both as "strasse"."""
+    tok = Tokenizer()
+    assert tok(written) == ["strasse"]
+    assert tok.spans("die " + written + " ist") == [(0, 3, "die"), (4, 4 + len(written), "strasse"),
+                                                    (5 + len(written), 8 + len(written), "ist")]
+
+
+def test_the_old_reading_and_lowercase_false_keep_sharp_s():
+    assert Tokenizer(casefold=False)("Stra\u00dfe") == ["stra\u00dfe"]
+    assert Tokenizer(lowercase=False)("Stra\u00dfe") == ["Stra\u00dfe"]
+    assert Tokenizer(unicode_words=False)("Stra\u00dfe") == ["stra\u00dfe"]

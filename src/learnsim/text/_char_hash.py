@@ -88,8 +88,9 @@ def fold_chars(text):
 
     ``str.lower`` rather than ``str.casefold``: a text already in NFKC then gives the n-grams
     that scikit-learn's own lowercasing gave (only texts written another way change, so a
-    model's features move no more than the fold needs), and the word features lowercase too
-    ("straße" stays apart from "strasse" in both).
+    model's features move no more than the fold needs; "straße" stays apart from "strasse"
+    here, where the word features now case-fold them into one, :class:`~learnsim.text.Tokenizer`'s
+    ``casefold``).
 
     Examples
     --------

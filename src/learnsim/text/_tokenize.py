@@ -40,7 +40,7 @@ DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 #: with): a saved vectoriser's state, an index plan and a pickled Tokenizer fill a missing one
 #: with False, and a plan records one only where it is True (a learnsim that does not know it
 #: then refuses the plan rather than read queries another way).
-LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold_radicals", "indic_zwnj", "sara_am", "ela_geminada", "fold_squares")
+LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold_radicals", "indic_zwnj", "sara_am", "ela_geminada", "fold_squares", "casefold")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -827,6 +827,12 @@ class Tokenizer:
         (U+3200-U+33FF) as their NFKC, as ICU's normaliser does: ``"㎏"`` is ``"kg"``, ``"㍻"``
         ``"平成"``, ``"㌔"`` ``"キロ"``, where they were symbols and gave no term. False: read as
         before; what models saved before this setting existed do.
+    casefold : bool, default=True
+        With ``unicode_words`` and ``lowercase``, case-fold a text that is not ASCII
+        (``str.casefold``, Unicode's full case folding, as ICU's NFKC_Casefold and Lucene's ICU
+        folding do) rather than lowercase it: ``"Straße"`` is ``"strasse"``, as ``"STRASSE"``
+        is, where it stayed ``"straße"`` and never matched. False: read as before; what models
+        saved before this setting existed do.
 
     Examples
     --------
@@ -864,11 +870,12 @@ class Tokenizer:
     sara_am = False
     ela_geminada = False
     fold_squares = False
+    casefold = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
                  drop_ignorables=True, uax29_punctuation=True, fold_variants=True, fold_radicals=True,
-                 indic_zwnj=True, sara_am=True, ela_geminada=True, fold_squares=True):
+                 indic_zwnj=True, sara_am=True, ela_geminada=True, fold_squares=True, casefold=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -887,6 +894,7 @@ class Tokenizer:
         self.sara_am = bool(sara_am)
         self.ela_geminada = bool(ela_geminada)
         self.fold_squares = bool(fold_squares)
+        self.casefold = bool(casefold)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -948,7 +956,8 @@ class Tokenizer:
                 "indic_zwnj": self.indic_zwnj,
                 "sara_am": self.sara_am,
                 "ela_geminada": self.ela_geminada,
-                "fold_squares": self.fold_squares}
+                "fold_squares": self.fold_squares,
+                "casefold": self.casefold}
 
     @staticmethod
     def _resolve_stop_words(stop_words):
@@ -977,7 +986,8 @@ class Tokenizer:
                 f"fold_variants={self.fold_variants}, fold_radicals={self.fold_radicals}, indic_zwnj={self.indic_zwnj}, "
                 f"sara_am={self.sara_am}, "
                 f"ela_geminada={self.ela_geminada}, "
-                f"fold_squares={self.fold_squares})")
+                f"fold_squares={self.fold_squares}, "
+                f"casefold={self.casefold})")
 
     def _text_regex(self, text):
         """The word pattern of ``text``, a text that is not ASCII: with ``unicode_words`` and the
@@ -1106,7 +1116,13 @@ class Tokenizer:
     def _prepare(self, doc):
         if not isinstance(doc, str):
             raise TypeError(f"Tokenizer expects a str document; got {type(doc).__name__}")
-        return doc.lower() if self.lowercase else doc
+        if not self.lowercase:
+            return doc
+        # Unicode's full case folding (casefold), where lowercasing left ß, so that "Straße" and
+        # "STRASSE" (whose lower case is "strasse") were two terms; on ASCII the two are one
+        if self.casefold and self.unicode_words and not doc.isascii():
+            return doc.casefold()
+        return doc.lower()
 
     def spans(self, doc):
         """Where each term of ``doc`` stands: a list of ``(start, end, term)``, ``doc[start:end]``

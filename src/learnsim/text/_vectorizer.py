@@ -366,6 +366,11 @@ class TextVectorizer(BaseEstimator):
         (``"㎏"``, ``"㍻"``, ``"㌔"``) read as their NFKC (``"kg"``, ``"平成"``, ``"キロ"``), where
         they gave no term; recorded in the saved model (one saved before this setting existed
         reads them as symbols).
+    casefold : bool, default=True
+        Passed to :class:`Tokenizer`: with ``unicode_words`` and ``lowercase``, text that is not
+        ASCII case-folded (``"Straße"`` is ``"strasse"``, as ``"STRASSE"`` is) rather than
+        lowercased; recorded in the saved model (one saved before this setting existed reads
+        ``"straße"`` and ``"strasse"`` apart).
 
     Attributes
     ----------
@@ -427,6 +432,7 @@ class TextVectorizer(BaseEstimator):
         "sara_am": ["boolean"],
         "ela_geminada": ["boolean"],
         "fold_squares": ["boolean"],
+        "casefold": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -450,7 +456,8 @@ class TextVectorizer(BaseEstimator):
                  uax29_punctuation=True, fold_variants=True, fold_radicals=True, indic_zwnj=True,
                  sara_am=True,
                  ela_geminada=True,
-                 fold_squares=True):
+                 fold_squares=True,
+                 casefold=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -479,6 +486,7 @@ class TextVectorizer(BaseEstimator):
         self.sara_am = sara_am
         self.ela_geminada = ela_geminada
         self.fold_squares = fold_squares
+        self.casefold = casefold
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
