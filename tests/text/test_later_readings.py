@@ -135,3 +135,16 @@ def test_the_old_reading_and_lowercase_false_keep_sharp_s():
     assert Tokenizer(casefold=False)("Stra\u00dfe") == ["stra\u00dfe"]
     assert Tokenizer(lowercase=False)("Stra\u00dfe") == ["Stra\u00dfe"]
     assert Tokenizer(unicode_words=False)("Stra\u00dfe") == ["stra\u00dfe"]
+
+
+@pytest.mark.parametrize("written, plain", [("\u0133s", "ijs"), ("\u0132SSELMEER", "IJsselmeer"),
+                                            ("\u01c5emal", "D\u017eemal"), ("\u01c9ubav", "ljubav"),
+                                            ("\u01caego\u0161", "Njego\u0161"), ("\u01f3ak", "dzak")])
+def test_latin_digraph_letters_read_as_their_two_letters(written, plain):
+    """ĳ, ǆ, ǉ, ǌ, ǳ are two letters in one character (NFKC and ICU's folding open them):
+    "ĳs" and "ijs" were two terms for one word."""
+    tok = Tokenizer()
+    assert tok(written) == tok(plain) and len(tok(plain)) == 1
+    assert Tokenizer(latin_digraphs=False)(written) != tok(plain)        # the old reading
+    spans = tok.spans("na " + written + " x")
+    assert spans == [(0, 2, "na"), (3, 3 + len(written), tok(plain)[0])]

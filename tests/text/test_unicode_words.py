@@ -241,6 +241,7 @@ def test_zero_width_spaces_and_non_joiners_still_cut_and_the_old_reading_is_kept
     ("fold_squares", ["10\u338f\u306e\u7c73", "\u337b\u5143\u5e74", "\u4ee4\u548c\u5143\u5e74"],
      "\u5e73\u6210", None),       # 10㎏の米, ㍻元年: 平成, where the squares gave no term
     ("casefold", ["die Stra\u00dfe ist lang", "eine lange strasse", "ist es"], "strasse", "stra\u00dfe"),
+    ("latin_digraphs", ["het \u0133s is dun", "ijs en water", "het water"], "ijs", "\u0133s"),
 ])
 def test_a_model_saved_before_a_reading_setting_keeps_its_reading(tmp_path, setting, docs, read_now, read_before):
     from learnsim.persistence import load, save
@@ -520,7 +521,7 @@ def test_a_text_that_reads_far_longer_is_not_mapped(monkeypatch):
 
 
 @pytest.mark.parametrize("setting", ["cjk_unigrams", "unicode_words", "drop_ignorables", "uax29_punctuation",
-                                     "fold_variants", "fold_radicals", "indic_zwnj", "sara_am", "ela_geminada", "fold_squares", "casefold"])
+                                     "fold_variants", "fold_radicals", "indic_zwnj", "sara_am", "ela_geminada", "fold_squares", "casefold", "latin_digraphs"])
 def test_a_reading_given_other_than_true_or_false_is_refused(setting):
     # read for its truth value, a saved state's "false" was the reading True: silently another one
     from learnsim.exceptions import ParameterTypeError

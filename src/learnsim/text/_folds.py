@@ -79,8 +79,28 @@ def fold_squares(text, lower=True):
     return _SQUARES.sub(read, text)
 
 
+# Latin letters that Unicode has as one character for two: Dutch's ĳ (U+0132, U+0133), the
+# digraphs of Croatian and Serbian Latin (Ǆ ǅ ǆ, Ǉ ǈ ǉ, Ǌ ǋ ǌ; text transliterated from Cyrillic
+# letter for letter writes them), Ǳ ǲ ǳ and ŉ. Read as one letter, "ǆemal" and "džemal", "ĳs"
+# and "ijs" were two terms for one word; their NFKC (ICU's folding) is the two letters.
+_DIGRAPHS = "\u0132\u0133\u0149\u01c4-\u01cc\u01f1-\u01f3"
+_DIGRAPH = re.compile(f"[{_DIGRAPHS}]")
+_DIGRAPH_READ = {lower: {cp: (_normalize("NFKC", chr(cp)).lower() if lower else _normalize("NFKC", chr(cp)))
+                         for cp in [0x0132, 0x0133, 0x0149, *range(0x01C4, 0x01CD), *range(0x01F1, 0x01F4)]}
+                 for lower in (False, True)}
+
+
+def fold_digraphs(text, lower=True):
+    """``text`` with the Latin digraph letters of ``_DIGRAPHS`` as their two letters (NFKC;
+    lowercased where ``lower``: the text was)."""
+    if _DIGRAPH.search(text) is None:
+        return text
+    return text.translate(_DIGRAPH_READ[lower])
+
+
 #: the foldings by their setting's name, in the order they run
-FOLDS = {"sara_am": fold_sara_am, "ela_geminada": fold_ela, "fold_squares": fold_squares}
+FOLDS = {"sara_am": fold_sara_am, "ela_geminada": fold_ela, "fold_squares": fold_squares,
+         "latin_digraphs": fold_digraphs}
 
 
 def fold_more(text, more, lower=True):

@@ -40,7 +40,7 @@ DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 #: with): a saved vectoriser's state, an index plan and a pickled Tokenizer fill a missing one
 #: with False, and a plan records one only where it is True (a learnsim that does not know it
 #: then refuses the plan rather than read queries another way).
-LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold_radicals", "indic_zwnj", "sara_am", "ela_geminada", "fold_squares", "casefold")
+LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold_radicals", "indic_zwnj", "sara_am", "ela_geminada", "fold_squares", "casefold", "latin_digraphs")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -833,6 +833,12 @@ class Tokenizer:
         folding do) rather than lowercase it: ``"Straße"`` is ``"strasse"``, as ``"STRASSE"``
         is, where it stayed ``"straße"`` and never matched. False: read as before; what models
         saved before this setting existed do.
+    latin_digraphs : bool, default=True
+        With ``unicode_words``, read the Latin letters that are two letters in one character
+        (Dutch ``"ĳ"``, the Croatian and Serbian ``"ǆ"``, ``"ǉ"``, ``"ǌ"``, ``"ǳ"``, ``"ŉ"``)
+        as those two letters (their NFKC, as ICU's folding reads them): ``"ǆemal"`` and
+        ``"džemal"`` were two terms. False: read as before; what models saved before this
+        setting existed do.
 
     Examples
     --------
@@ -871,11 +877,12 @@ class Tokenizer:
     ela_geminada = False
     fold_squares = False
     casefold = False
+    latin_digraphs = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
                  drop_ignorables=True, uax29_punctuation=True, fold_variants=True, fold_radicals=True,
-                 indic_zwnj=True, sara_am=True, ela_geminada=True, fold_squares=True, casefold=True):
+                 indic_zwnj=True, sara_am=True, ela_geminada=True, fold_squares=True, casefold=True, latin_digraphs=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -895,6 +902,7 @@ class Tokenizer:
         self.ela_geminada = bool(ela_geminada)
         self.fold_squares = bool(fold_squares)
         self.casefold = bool(casefold)
+        self.latin_digraphs = bool(latin_digraphs)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -957,7 +965,8 @@ class Tokenizer:
                 "sara_am": self.sara_am,
                 "ela_geminada": self.ela_geminada,
                 "fold_squares": self.fold_squares,
-                "casefold": self.casefold}
+                "casefold": self.casefold,
+                "latin_digraphs": self.latin_digraphs}
 
     @staticmethod
     def _resolve_stop_words(stop_words):
@@ -987,7 +996,8 @@ class Tokenizer:
                 f"sara_am={self.sara_am}, "
                 f"ela_geminada={self.ela_geminada}, "
                 f"fold_squares={self.fold_squares}, "
-                f"casefold={self.casefold})")
+                f"casefold={self.casefold}, "
+                f"latin_digraphs={self.latin_digraphs})")
 
     def _text_regex(self, text):
         """The word pattern of ``text``, a text that is not ASCII: with ``unicode_words`` and the

@@ -371,6 +371,11 @@ class TextVectorizer(BaseEstimator):
         ASCII case-folded (``"Straße"`` is ``"strasse"``, as ``"STRASSE"`` is) rather than
         lowercased; recorded in the saved model (one saved before this setting existed reads
         ``"straße"`` and ``"strasse"`` apart).
+    latin_digraphs : bool, default=True
+        Passed to :class:`Tokenizer`: with ``unicode_words``, the Latin digraph letters
+        (``"ĳ"``, ``"ǆ"``, ``"ǉ"``, ``"ǌ"``) read as their two letters, where ``"ĳs"`` and
+        ``"ijs"`` were two terms; recorded in the saved model (one saved before this setting
+        existed reads them apart).
 
     Attributes
     ----------
@@ -433,6 +438,7 @@ class TextVectorizer(BaseEstimator):
         "ela_geminada": ["boolean"],
         "fold_squares": ["boolean"],
         "casefold": ["boolean"],
+        "latin_digraphs": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -457,7 +463,8 @@ class TextVectorizer(BaseEstimator):
                  sara_am=True,
                  ela_geminada=True,
                  fold_squares=True,
-                 casefold=True):
+                 casefold=True,
+                 latin_digraphs=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -487,6 +494,7 @@ class TextVectorizer(BaseEstimator):
         self.ela_geminada = ela_geminada
         self.fold_squares = fold_squares
         self.casefold = casefold
+        self.latin_digraphs = latin_digraphs
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
