@@ -148,3 +148,23 @@ def test_latin_digraph_letters_read_as_their_two_letters(written, plain):
     assert Tokenizer(latin_digraphs=False)(written) != tok(plain)        # the old reading
     spans = tok.spans("na " + written + " x")
     assert spans == [(0, 2, "na"), (3, 3 + len(written), tok(plain)[0])]
+
+
+def test_an_index_finds_each_spelling_and_its_plan_records_the_later_readings(tmp_path):
+    import learnsim
+    from learnsim.index import Index
+
+    texts = ["die Stra\u00dfe ist lang und breit", "der Weg ist lang", "10\u338f\u306e\u7c73\u3092\u8cb7\u3063\u305f",
+             "\u7c73\u3068\u9ea6\u306e\u5024\u6bb5", "la co\u0140lecci\u00f3 del museu", "el museu obre avui"]
+    model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2], baseline_holdout=None)
+    Index.build(tmp_path / "idx", model, texts).close()
+    again = Index.open(tmp_path / "idx")
+    try:
+        for query, text in (("STRASSE", texts[0]), ("10kg", texts[2]), ("col\u00b7lecci\u00f3", texts[4])):
+            hits = again.search(query, k=1)
+            assert hits and hits[0]["text"] == text, query
+        tok = again._plan.tokenizer         # (the plan is read at the first search)
+        assert all(getattr(tok, name) is True for name in ("sara_am", "ela_geminada", "fold_squares", "casefold",
+                                                            "latin_digraphs"))
+    finally:
+        again.close()
