@@ -184,3 +184,15 @@ def test_spans_of_random_text_with_the_later_readings_read_as_their_terms():
         for a, b, term in spans:
             assert term in tok(doc[a:b]), (ascii(doc), a, b, term)
     assert n_spans > 1000
+
+
+@pytest.mark.parametrize("joined, apart", [("\u0edc\u0ec9\u0eb2", "\u0eab\u0e99\u0ec9\u0eb2"),
+                                           ("\u0edd\u0eb2", "\u0eab\u0ea1\u0eb2")])
+def test_lao_ho_ligatures_read_as_their_two_letters(joined, apart):
+    """ໜ and ໝ are ຫນ and ຫມ in NFKC; Lao text writes both: ໜ້າ and ຫນ້າ (face) shared one bigram, of a tone mark and a vowel."""
+    tok = Tokenizer()
+    assert tok(joined) == tok(apart)
+    assert Tokenizer(lao_digraphs=False)(joined) != tok(apart)                      # the old reading
+    assert set(tok(apart)) <= set(tok("\u0e9b\u0eb2 " + joined + "\u0e95\u0eb2"))   # found inside a run
+    spans = tok.spans("ab " + joined)
+    assert sorted(t for _, _, t in spans) == sorted(tok("ab " + joined)) and all(a >= 3 for a, _, t in spans if t != "ab")

@@ -98,9 +98,23 @@ def fold_digraphs(text, lower=True):
     return text.translate(_DIGRAPH_READ[lower])
 
 
+# Lao's ໜ (U+0EDC) and ໝ (U+0EDD), the ligatures of ho with no and mo, which Lao text writes as
+# often as the two letters ຫນ, ຫມ: ໜ້າ (face) and ຫນ້າ shared only the bigram of a tone mark and a
+# vowel, ້າ, which a thousand other words hold. Read as the two
+# letters, their NFKC (ICU's folding too).
+_LAO_DIGRAPHS = {0x0EDC: "\u0eab\u0e99", 0x0EDD: "\u0eab\u0ea1"}
+
+
+def fold_lao_digraphs(text, lower=True):
+    """``text`` with Lao's ໜ and ໝ as ຫນ and ຫມ."""
+    if "\u0edc" not in text and "\u0edd" not in text:
+        return text
+    return text.translate(_LAO_DIGRAPHS)
+
+
 #: the foldings by their setting's name, in the order they run
 FOLDS = {"sara_am": fold_sara_am, "ela_geminada": fold_ela, "fold_squares": fold_squares,
-         "latin_digraphs": fold_digraphs}
+         "latin_digraphs": fold_digraphs, "lao_digraphs": fold_lao_digraphs}
 
 
 def fold_more(text, more, lower=True):

@@ -40,7 +40,7 @@ DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 #: with): a saved vectoriser's state, an index plan and a pickled Tokenizer fill a missing one
 #: with False, and a plan records one only where it is True (a learnsim that does not know it
 #: then refuses the plan rather than read queries another way).
-LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold_radicals", "indic_zwnj", "sara_am", "ela_geminada", "fold_squares", "casefold", "latin_digraphs")
+LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold_radicals", "indic_zwnj", "sara_am", "ela_geminada", "fold_squares", "casefold", "latin_digraphs", "lao_digraphs")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -839,6 +839,11 @@ class Tokenizer:
         as those two letters (their NFKC, as ICU's folding reads them): ``"ǆemal"`` and
         ``"džemal"`` were two terms. False: read as before; what models saved before this
         setting existed do.
+    lao_digraphs : bool, default=True
+        With ``unicode_words``, read Lao's ``"ໜ"`` and ``"ໝ"`` as the two letters they join
+        (``"ຫນ"``, ``"ຫມ"``; their NFKC, as ICU's folding reads them): ``"ໜ້າ"`` and ``"ຫນ້າ"``
+        (face) shared only a tone mark's and a vowel's bigram. False: read as before; what models saved before this
+        setting existed do.
 
     Examples
     --------
@@ -878,11 +883,12 @@ class Tokenizer:
     fold_squares = False
     casefold = False
     latin_digraphs = False
+    lao_digraphs = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
                  drop_ignorables=True, uax29_punctuation=True, fold_variants=True, fold_radicals=True,
-                 indic_zwnj=True, sara_am=True, ela_geminada=True, fold_squares=True, casefold=True, latin_digraphs=True):
+                 indic_zwnj=True, sara_am=True, ela_geminada=True, fold_squares=True, casefold=True, latin_digraphs=True, lao_digraphs=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -903,6 +909,7 @@ class Tokenizer:
         self.fold_squares = bool(fold_squares)
         self.casefold = bool(casefold)
         self.latin_digraphs = bool(latin_digraphs)
+        self.lao_digraphs = bool(lao_digraphs)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -966,7 +973,8 @@ class Tokenizer:
                 "ela_geminada": self.ela_geminada,
                 "fold_squares": self.fold_squares,
                 "casefold": self.casefold,
-                "latin_digraphs": self.latin_digraphs}
+                "latin_digraphs": self.latin_digraphs,
+                "lao_digraphs": self.lao_digraphs}
 
     @staticmethod
     def _resolve_stop_words(stop_words):
@@ -997,7 +1005,8 @@ class Tokenizer:
                 f"ela_geminada={self.ela_geminada}, "
                 f"fold_squares={self.fold_squares}, "
                 f"casefold={self.casefold}, "
-                f"latin_digraphs={self.latin_digraphs})")
+                f"latin_digraphs={self.latin_digraphs}, "
+                f"lao_digraphs={self.lao_digraphs})")
 
     def _text_regex(self, text):
         """The word pattern of ``text``, a text that is not ASCII: with ``unicode_words`` and the

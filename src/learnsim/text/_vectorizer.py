@@ -376,6 +376,10 @@ class TextVectorizer(BaseEstimator):
         (``"ĳ"``, ``"ǆ"``, ``"ǉ"``, ``"ǌ"``) read as their two letters, where ``"ĳs"`` and
         ``"ijs"`` were two terms; recorded in the saved model (one saved before this setting
         existed reads them apart).
+    lao_digraphs : bool, default=True
+        Passed to :class:`Tokenizer`: with ``unicode_words``, Lao's ``"ໜ"`` and ``"ໝ"`` read as
+        ``"ຫນ"`` and ``"ຫມ"``, where ``"ໜ້າ"`` and ``"ຫນ້າ"`` shared only ``"້າ"``; recorded in
+        the saved model (one saved before this setting existed reads them apart).
 
     Attributes
     ----------
@@ -439,6 +443,7 @@ class TextVectorizer(BaseEstimator):
         "fold_squares": ["boolean"],
         "casefold": ["boolean"],
         "latin_digraphs": ["boolean"],
+        "lao_digraphs": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -464,7 +469,8 @@ class TextVectorizer(BaseEstimator):
                  ela_geminada=True,
                  fold_squares=True,
                  casefold=True,
-                 latin_digraphs=True):
+                 latin_digraphs=True,
+                 lao_digraphs=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -495,6 +501,7 @@ class TextVectorizer(BaseEstimator):
         self.fold_squares = fold_squares
         self.casefold = casefold
         self.latin_digraphs = latin_digraphs
+        self.lao_digraphs = lao_digraphs
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
