@@ -62,7 +62,7 @@ SARA_AM = [("\u0e01\u0e33\u0e25\u0e31\u0e07", "\u0e01\u0e4d\u0e32\u0e25\u0e31\u0
 @pytest.mark.parametrize("one, two", SARA_AM)
 def test_sara_am_written_as_two_characters_reads_as_one(one, two):
     """NFKC opens sara am into the nikhahit and sara aa (ICU's folding too), NFC leaves both:
-    น้ํา and น้ำ (water) had no term in common."""
+    น้ํา and น้ำ (water) shared only their first bigram."""
     tok = Tokenizer()
     assert tok(two) == tok(one) and tok(one)
     assert Tokenizer(sara_am=False)(two) != Tokenizer(sara_am=False)(one)     # the old reading: apart

@@ -11,7 +11,7 @@ from unicodedata import normalize as _normalize
 # Thai's and Lao's sara am (ำ U+0E33, ຳ U+0EB3) is written by some keyboards and fonts as the
 # nikhahit (niggahita) and sara aa (ํ + า, ໍ + າ), perhaps with a tone mark between them or
 # before them: NFKC opens ำ into those two (a compatibility decomposition), and NFC leaves both
-# as they are. น้ำ (water) and น้ํา gave no term in common (น้ + ้ำ against น้ + ้ํ + ํา). Read
+# as they are. น้ำ (water) and น้ํา shared only their first bigram (น้ + ้ำ against น้ + ้ํ + ํา). Read
 # as the one character most text writes (a tone mark before it), which keeps the bigram of a
 # syllable two characters long.
 _SARA_AM = re.compile("([\u0E48-\u0E4B]?)\u0E4D([\u0E48-\u0E4B]?)\u0E32|([\u0EC8-\u0ECB]?)\u0ECD([\u0EC8-\u0ECB]?)\u0EB2")

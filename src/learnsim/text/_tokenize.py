@@ -815,7 +815,7 @@ class Tokenizer:
         With ``unicode_words``, read Thai's and Lao's sara am written as two characters (the
         nikhahit and sara aa, ``"ํา"``, ``"ໍາ"``, a tone mark before or between them) as the one
         character most text writes (``"ำ"``, ``"ຳ"``; NFKC opens the one into the two, as ICU's
-        folding does): ``"น้ํา"`` (water) gave no term in common with ``"น้ำ"``. False: read as
+        folding does): ``"น้ํา"`` and ``"น้ำ"`` (water) shared only their first bigram. False: read as
         before; what models saved before this setting existed do.
     ela_geminada : bool, default=True
         With ``unicode_words``, read Catalan's ``"ŀ"`` (U+0140, and ``"Ŀ"``) as ``"l·"``, its

@@ -355,7 +355,7 @@ class TextVectorizer(BaseEstimator):
     sara_am : bool, default=True
         Passed to :class:`Tokenizer`: with ``unicode_words``, Thai's and Lao's sara am written
         as two characters (``"ํา"``) read as the one (``"ำ"``), where ``"น้ํา"`` and ``"น้ำ"``
-        (water) had no term in common; recorded in the saved model (one saved before this
+        (water) shared only ``"น้"``; recorded in the saved model (one saved before this
         setting existed reads them apart).
     ela_geminada : bool, default=True
         Passed to :class:`Tokenizer`: with ``unicode_words``, Catalan's ``"ŀ"`` read as
