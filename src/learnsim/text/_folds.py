@@ -117,8 +117,20 @@ FOLDS = {"sara_am": fold_sara_am, "ela_geminada": fold_ela, "fold_squares": fold
          "latin_digraphs": fold_digraphs, "lao_digraphs": fold_lao_digraphs}
 
 
+# the characters each folding looks for: one first look for those of all the foldings a tokenizer
+# reads with, before any of them (a look each cost 4-6 % of a German or Japanese text's analysis)
+_LOOKS_FOR = {"sara_am": "\u0e4d\u0ecd", "ela_geminada": "\u013f\u0140", "fold_squares": "\u3200-\u33ff",
+              "latin_digraphs": _DIGRAPHS, "lao_digraphs": "\u0edc\u0edd"}
+_FIRST_LOOK = {}
+
+
 def fold_more(text, more, lower=True):
     """``text`` with the foldings named in ``more`` (``lower``: the text was lowercased)."""
+    look = _FIRST_LOOK.get(more)
+    if look is None:
+        look = _FIRST_LOOK[more] = re.compile(f"[{''.join(_LOOKS_FOR[name] for name in more)}]")
+    if look.search(text) is None:
+        return text
     for name in more:
         text = FOLDS[name](text, lower)
     return text
