@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 
 import numpy as np
 
@@ -145,3 +146,33 @@ def register_sentence_encoder(monkeypatch, name="fake-sentence-encoder"):
 
     monkeypatch.setattr(encoders, "load_encoder", load)
     return cls
+
+
+class _Session:
+    """Stands in for an onnxruntime InferenceSession: it encodes, and it does not pickle."""
+
+    def __init__(self, model):
+        self.model, self.lock = model, threading.Lock()
+
+    def encode(self, *args, **kwargs):
+        return self.model.encode(*args, **kwargs)
+
+
+LOADS = []
+
+
+class OnnxHashedEncoder(_hashed_sentence_encoder()):
+    """A SentenceEncoder as under backend="onnx": its model is a session (of hashed word vectors)
+    that does not pickle, as onnxruntime's does not; each load is counted in LOADS, and
+    words_seed stands for the weights in its folder. A module-level class: a Dask worker process
+    imports it by this module's name."""
+
+    words_seed = 0
+
+    def fit(self, texts=None, y=None):
+        super().fit(texts, y)
+        self.model_._words = HashedWordEncoder(seed=type(self).words_seed)
+        self.model_ = _Session(self.model_)
+        self._set_probe()
+        LOADS.append(self.model_path_)
+        return self

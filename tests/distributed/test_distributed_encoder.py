@@ -14,7 +14,7 @@ pytest.importorskip("dask.bag", reason="learnsim.distributed needs the dask extr
 import dask  # noqa: E402
 import dask.bag as db  # noqa: E402
 
-from encoder_fakes import HashedWordEncoder, _hashed_sentence_encoder, register, topic_texts  # noqa: E402
+from encoder_fakes import HashedWordEncoder, OnnxHashedEncoder, _hashed_sentence_encoder, register, topic_texts  # noqa: E402
 from learnsim.distributed import DistributedIndex, vectorize  # noqa: E402
 from learnsim.index import Index  # noqa: E402
 from learnsim.pipeline import Pipeline  # noqa: E402
@@ -75,3 +75,26 @@ def test_an_encoder_that_drops_rows_on_a_worker_is_named():
     with dask.config.set(scheduler="synchronous"), \
             pytest.raises(ValueError, match=r"partition [01]: the encoder Dropping .*shape \(5, 24\) for 6 texts"):
         vectorize(db.from_sequence(texts, npartitions=2), Dropping()).compute()
+
+
+def test_an_onnx_encoders_model_vectorizes_on_worker_processes(monkeypatch):
+    # the encoder crosses to each worker process by pickle: under an ONNX backend its session did
+    # not pickle and the computation failed; now it travels as its folder and settings and each
+    # worker loads the model (hashed words here, a class the workers import from encoder_fakes)
+    pytest.importorskip("distributed", reason="a cluster of worker processes needs dask.distributed")
+    from dask_cluster import local_client
+
+    register(monkeypatch)
+    encoder = OnnxHashedEncoder("/fake/onnx-words", backend="onnx").fit()
+    texts, _ = topic_texts(per_topic=3)
+    expected = encoder.transform(texts)
+    clients = local_client()
+    client = next(clients)
+    try:
+        X = vectorize(db.from_sequence(texts, npartitions=3), Pipeline.from_encoder(encoder), client=client)
+        got = client.compute(X, sync=True)
+        pids = client.run(lambda: __import__("os").getpid())
+    finally:
+        next(clients, None)
+    assert len(pids) == 2 and __import__("os").getpid() not in pids.values()
+    np.testing.assert_allclose(got, expected, atol=1e-6)

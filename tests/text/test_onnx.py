@@ -8,14 +8,17 @@ and int8, about 10 s on 2 cores) into a temporary cache folder and encodes a han
 """
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib.util
 import json
+import pickle
 import sys
 
 import numpy as np
 import pytest
 
+from encoder_fakes import LOADS, OnnxHashedEncoder, register
 from learnsim.text import _onnx
 from learnsim.text import encoders
 from learnsim.text.encoders import SentenceEncoder, embedding_cache
@@ -197,6 +200,35 @@ def test_a_cached_export_without_a_digest_is_exported_again(fake_exports):
     _onnx._exported(None, model_path, "onnx", None, None, True)
     assert len(calls) == 2 and "sha256" in json.loads(record.read_text(encoding="utf-8"))
 
+
+
+
+def test_an_onnx_encoder_pickles_as_its_folder_and_reloads_where_first_used(monkeypatch):
+    # its onnxruntime session does not pickle: a Pipeline holding it could not go to a Dask
+    # worker process ("cannot pickle 'onnxruntime...InferenceSession' object")
+    from learnsim.pipeline import Pipeline
+
+    register(monkeypatch)                                # the hashed words' class resolves
+    monkeypatch.setattr(OnnxHashedEncoder, "words_seed", 0)
+    encoder = OnnxHashedEncoder("/fake/onnx-words", backend="onnx", batch_size=4).fit()
+    expected = encoder.transform(SENTENCES)
+    model = Pipeline.from_encoder(encoder)
+    LOADS.clear()
+    back = pickle.loads(pickle.dumps(model))
+    assert LOADS == []                                  # nothing loaded until it encodes
+    assert back.vectorizer.get_params() == encoder.get_params()
+    assert back.vectorizer.embedding_dim_ == encoder.embedding_dim_
+    np.testing.assert_allclose(back.vectorizer.transform(SENTENCES), expected, atol=1e-6)
+    assert LOADS == ["/fake/onnx-words"]                # loaded once, where first used
+    np.testing.assert_allclose(back.vectorizer.transform(SENTENCES[:2]), expected[:2], atol=1e-6)
+    assert len(LOADS) == 1
+    # a shallow copy shares the loaded session; the original is untouched
+    assert copy.copy(encoder).model_ is encoder.model_ and type(encoder.model_).__name__ == "_Session"
+    # the folder now holds another model: refused where it reloads, not other vectors
+    again = pickle.loads(pickle.dumps(encoder))
+    monkeypatch.setattr(OnnxHashedEncoder, "words_seed", 1)
+    with pytest.raises(ValueError, match=r"the model now at '/fake/onnx-words' is not the one .* probe sentences"):
+        again.transform(["a text it has not encoded before"])     # (those it has are in the memo)
 
 # ----------------------------------------------------------------------------- on all-MiniLM-L6-v2
 

