@@ -116,6 +116,53 @@ def test_an_index_by_its_path_and_bad_arguments(index):
         LearnsimRetriever(index, similarity_top_k=0)
 
 
+
+def _llama_filters():
+    """(LlamaIndex's MetadataFilters, the learnsim filter that means the same)."""
+    from llama_index.core.vector_stores import FilterCondition, FilterOperator, MetadataFilter, MetadataFilters
+
+    F, Op = MetadataFilter, FilterOperator
+    return [
+        (MetadataFilters(filters=[F(key="half", value="even")]), {"half": "even"}),
+        (MetadataFilters(filters=[F(key="topic", value=[1, 2], operator=Op.IN), F(key="n", value=40, operator=Op.GTE)]),
+         {"$and": [{"topic": {"$in": [1, 2]}}, {"n": {"$gte": 40}}]}),
+        (MetadataFilters(filters=[F(key="n", value=10, operator=Op.LT), F(key="topic", value=3, operator=Op.EQ)],
+                         condition=FilterCondition.OR), {"$or": [{"n": {"$lt": 10}}, {"topic": 3}]}),
+        (MetadataFilters(filters=[F(key="half", value="odd", operator=Op.NE), F(key="topic", value=[0], operator=Op.NIN)],
+                         condition=FilterCondition.NOT), {"$not": {"$or": [{"half": {"$ne": "odd"}},
+                                                                          {"topic": {"$nin": [0]}}]}}),
+        # nested, as LlamaIndex's vector stores take them
+        (MetadataFilters(filters=[F(key="n", value=30, operator=Op.GT),
+                                  MetadataFilters(filters=[F(key="topic", value=1), F(key="topic", value=2)],
+                                                  condition=FilterCondition.OR)]),
+         {"$and": [{"n": {"$gt": 30}}, {"$or": [{"topic": 1}, {"topic": 2}]}]}),
+    ]
+
+
+def test_llamaindex_metadata_filters_select_as_learnsim_filters(index):
+    # a LlamaIndex user filters with MetadataFilters (VectorIndexRetriever(filters=...)): it was
+    # refused as "filter must be a non-empty dict"
+    query = _queries()[0]
+    for filters, same in _llama_filters():
+        expected = index.search(query, 5, filter=same)
+        assert expected, same
+        for retriever in (LearnsimRetriever(index, similarity_top_k=5, filter=filters),
+                          LearnsimRetriever(index, similarity_top_k=5, filters=filters)):
+            _check(retriever.retrieve(query), expected, index.higher_is_closer, index.column)
+    # no filter in it: every document
+    from llama_index.core.vector_stores import FilterOperator, MetadataFilter, MetadataFilters
+
+    empty = LearnsimRetriever(index, similarity_top_k=3, filters=MetadataFilters(filters=[]))
+    _check(empty.retrieve(query), index.search(query, 3), index.higher_is_closer, index.column)
+    # an operator learnsim's filters cannot express is named, at construction
+    for op in (FilterOperator.CONTAINS, FilterOperator.TEXT_MATCH, FilterOperator.IS_EMPTY, FilterOperator.ANY):
+        with pytest.raises(ValueError, match=f"operator {op.value!r} on 'half' has no learnsim filter"):
+            LearnsimRetriever(index, filters=MetadataFilters(filters=[MetadataFilter(key="half", value=["x"],
+                                                                                     operator=op)]))
+    with pytest.raises(TypeError, match="give filter or filters, not both"):
+        LearnsimRetriever(index, filter={"half": "odd"}, filters=MetadataFilters(filters=[]))
+
+
 def test_async_over_the_service(tmp_path):
     pytest.importorskip("fastapi")
     httpx = pytest.importorskip("httpx")

@@ -21,7 +21,8 @@ which LlamaIndex reads as higher-is-better (``SimilarityPostprocessor``, the fus
 is that score where higher is better and the negated distance for a distance model, so that it
 ranks the nodes as learnsim does. The keys learnsim adds are left out of the text a node gives
 an LLM or an embedding model (``excluded_llm_metadata_keys``, ``excluded_embed_metadata_keys``);
-each replaces a key of the same name in a document's own metadata.
+each replaces a key of the same name in a document's own metadata. ``filter`` (or ``filters``)
+takes a learnsim filter or LlamaIndex's ``MetadataFilters`` (:func:`learnsim_filter`).
 
 Examples
 --------
@@ -53,13 +54,57 @@ try:
     from llama_index.core.base.base_retriever import BaseRetriever
     from llama_index.core.constants import DEFAULT_SIMILARITY_TOP_K
     from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+    from llama_index.core.vector_stores.types import FilterCondition, MetadataFilter, MetadataFilters
 except ImportError as exc:
     raise ImportError('learnsim.integrations.llamaindex needs llama-index-core: pip install "learnsim[llamaindex]" '
                       f"({exc})", name="llama_index") from exc
 
 from ._source import Source, check_flag, check_k, hit_parts
 
-__all__ = ["LearnsimRetriever"]
+__all__ = ["LearnsimRetriever", "learnsim_filter"]
+
+# LlamaIndex's filter operators that learnsim's filters express, and how (a field a document lacks
+# matches != and nin in both)
+_OPERATORS = {"==": "$eq", "!=": "$ne", ">": "$gt", ">=": "$gte", "<": "$lt", "<=": "$lte", "in": "$in",
+              "nin": "$nin"}
+
+
+def _value(item):
+    return getattr(item, "value", item)
+
+
+def learnsim_filter(filters):
+    """The learnsim metadata filter (:meth:`learnsim.index.Index.search`'s ``filter``) that selects
+    what LlamaIndex's ``MetadataFilters`` (or one ``MetadataFilter``) selects; a learnsim filter
+    (a dict) or None is returned as it is.
+
+    ``==``, ``!=``, ``>``, ``>=``, ``<``, ``<=``, ``in`` and ``nin`` become ``$eq``, ``$ne``, ...,
+    ``$in``, ``$nin``; the conditions ``and``, ``or`` and ``not`` (none of them matches) become
+    ``$and``, ``$or`` and ``$not`` of an ``$or``; nested ``MetadataFilters`` nest. A
+    ``MetadataFilters`` with no filter selects every document (None). The other operators
+    (``contains``, ``text_match``, ``any``, ``all``, ``is_empty``, ...) have no learnsim filter: a
+    ValueError names the operator and the key.
+    """
+    if filters is None or isinstance(filters, dict):
+        return filters
+    if isinstance(filters, MetadataFilter):
+        op = str(_value(filters.operator))
+        if op not in _OPERATORS:
+            raise ValueError(f"LlamaIndex's filter operator {op!r} on {filters.key!r} has no learnsim filter; "
+                             f"learnsim filters take {', '.join(_OPERATORS)} (or a learnsim filter dict)")
+        return {filters.key: {_OPERATORS[op]: filters.value}}
+    if isinstance(filters, MetadataFilters):
+        parts = [learnsim_filter(f) for f in filters.filters]
+        parts = [p for p in parts if p is not None]          # an empty MetadataFilters inside selects all
+        condition = str(_value(filters.condition or FilterCondition.AND))
+        if condition == "not":
+            return {"$not": {"$or": parts}} if parts else None
+        if not parts:
+            return None
+        if condition not in ("and", "or"):
+            raise ValueError(f"LlamaIndex's filter condition {condition!r} has no learnsim filter (and, or, not)")
+        return parts[0] if len(parts) == 1 else {f"${condition}": parts}
+    return filters          # anything else: Index.search names what a filter must be
 
 
 class LearnsimRetriever(BaseRetriever):
@@ -77,8 +122,12 @@ class LearnsimRetriever(BaseRetriever):
         With ``client``: the client ``aretrieve`` awaits.
     similarity_top_k : int, default=llama_index.core.constants.DEFAULT_SIMILARITY_TOP_K
         Nodes per query (LlamaIndex's default, 2).
-    filter : dict, optional
-        A learnsim metadata filter, as :meth:`learnsim.index.Index.search` takes it.
+    filter : dict or llama_index.core.vector_stores.MetadataFilters, optional
+        A learnsim metadata filter, as :meth:`learnsim.index.Index.search` takes it, or
+        LlamaIndex's ``MetadataFilters`` (read by :func:`learnsim_filter`; ``self.filter`` is
+        then the learnsim filter).
+    filters : llama_index.core.vector_stores.MetadataFilters, optional
+        The same, under the name LlamaIndex's retrievers give it (not with ``filter``).
     explain : bool, default=False
         Put each hit's explanation in ``node.metadata["explanation"]``.
     n_top : int, default=10
@@ -88,13 +137,16 @@ class LearnsimRetriever(BaseRetriever):
     """
 
     def __init__(self, index: Any = None, *, client: Any = None, async_client: Any = None,
-                 similarity_top_k: int = DEFAULT_SIMILARITY_TOP_K, filter: Optional[Dict[str, Any]] = None,
-                 explain: bool = False, n_top: int = 10, callback_manager: Any = None,
+                 similarity_top_k: int = DEFAULT_SIMILARITY_TOP_K, filter: Optional[Any] = None,
+                 filters: Optional[Any] = None, explain: bool = False, n_top: int = 10, callback_manager: Any = None,
                  object_map: Optional[Dict] = None, objects: Optional[List] = None, verbose: bool = False) -> None:
         self._source = Source(index, client, async_client)
         self.similarity_top_k = check_k(similarity_top_k, "similarity_top_k")
         # as the LangChain retriever reads them: bool("false") is True, and n_top is a count
-        self.filter, self.explain = filter, check_flag(explain, "explain")
+        if filter is not None and filters is not None:
+            raise TypeError("give filter or filters, not both (filters is LlamaIndex's name for it)")
+        self.filter = learnsim_filter(filters if filters is not None else filter)
+        self.explain = check_flag(explain, "explain")
         self.n_top = check_k(n_top, "n_top")
         super().__init__(callback_manager=callback_manager, object_map=object_map, objects=objects, verbose=verbose)
 
