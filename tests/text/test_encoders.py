@@ -732,3 +732,33 @@ def test_load_options_with_an_encoder_object_are_refused():
     for options in ({"backend": "onnx-int8"}, {"device": "cuda"}, {"no_such_option": 1}):
         with pytest.raises(TypeError, match=rf"load options \['{next(iter(options))}'\] with a _Custom object"):
             Pipeline.from_encoder(_Custom(_vectors), **options)
+
+
+def test_texts_longer_than_the_models_max_seq_length_are_said_to_be_cut(monkeypatch):
+    # sentence-transformers (and the ONNX backends) encode a text's first max_seq_length tokens
+    # only, without a word: a long document was indexed by its first paragraph, silently
+    import warnings
+
+    from encoder_fakes import register_sentence_encoder
+
+    cls = register_sentence_encoder(monkeypatch)
+    encoder = cls("/fake/short-model").fit()
+
+    def tokenizer(texts, **kwargs):         # a word a token, and [CLS] and [SEP]
+        return {"input_ids": [[0] + [1] * len(t.split()) + [2] for t in texts]}
+
+    encoder.model_.tokenizer, encoder.model_.max_seq_length = tokenizer, 8
+    short = ["a short text", "six words of a short text"]       # 8 tokens with [CLS] and [SEP]: kept whole
+    long = ["seven words here make a long text", " ".join(["word"] * 40)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        encoder.transform(short)
+    with pytest.warns(UserWarning, match=r"2 of the 3 texts encoded are longer than the model's max_seq_length "
+                                         r"\(8 tokens\) of '/fake/short-model': only their first 8 tokens are "
+                                         r"encoded") as record:
+        E = encoder.transform(long + ["a third text"])
+    assert record[0].filename == __file__ and E.shape == (3, encoder.embedding_dim_)
+    # texts it has encoded before come from its memo: nothing is said again
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        encoder.transform(long)

@@ -54,10 +54,12 @@ import re
 import sys
 import threading
 import time
+import warnings
 from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
+import sklearn
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -273,6 +275,19 @@ def _unloadable(kind, path, exc, reports=()):
         reason = reason[:297] + "..."
     return ValueError(f"could not load {kind} model from {str(path)!r} (are its weights damaged, or of another "
                       f"model?): {type(exc).__name__}: {reason}")
+
+
+_LEARNSIM_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_SKLEARN_DIR = os.path.dirname(os.path.abspath(sklearn.__file__)) + os.sep
+
+
+def _warn_at_caller(message):
+    """A UserWarning at the user's line: past learnsim's frames and scikit-learn's wrapper of
+    ``transform`` (its set_output), which learnsim._utils.callers.warn_outside would name."""
+    frame, level = sys._getframe(1), 2          # stacklevel 2: the caller of this function
+    while frame is not None and frame.f_code.co_filename.startswith((_LEARNSIM_DIR, _SKLEARN_DIR)):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, UserWarning, stacklevel=level if frame is not None else 2)
 
 
 def _check_texts(texts, name="texts"):
@@ -542,7 +557,9 @@ class SentenceEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     (``ValueError``) a folder whose model no longer gives its probe embeddings.
 
     Empty strings are valid texts (the Quora data has some): the model encodes them as a text
-    with no tokens, which gives the same vector for every empty string.
+    with no tokens, which gives the same vector for every empty string. A text longer than the
+    model's ``max_seq_length`` tokens is encoded by its first ones only, as sentence-transformers
+    does; a UserWarning counts such texts.
 
     The embeddings of the last 100,000 texts encoded are kept in memory per model and settings
     (shared by every load of the same model in the process): a fit, its checks and a re-ranked
@@ -798,10 +815,35 @@ class SentenceEncoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     def _batch_rows(self):
         return int(self.batch_size)
 
+    def _n_truncated(self, texts):
+        """How many of ``texts`` the model cuts at its ``max_seq_length`` tokens (special tokens
+        counted), or 0 where it says no length or its tokenizer cannot tell. Only texts that could
+        be that long are tokenised: a token holds a byte at least, and a word may add a marker."""
+        model = getattr(self, "model_", None)
+        limit, tokenizer = getattr(model, "max_seq_length", None), getattr(model, "tokenizer", None)
+        if not isinstance(limit, numbers.Integral) or limit < 1 or not callable(tokenizer):
+            return 0
+        long = [t for t in texts if len(t.encode("utf-8", "surrogatepass")) + len(t.split()) + 2 > limit]
+        if not long:
+            return 0
+        try:
+            ids = tokenizer(long, add_special_tokens=True, truncation=False, verbose=False)["input_ids"]
+            return sum(len(row) > limit for row in ids)
+        except Exception:  # noqa: BLE001 - a diagnostic only: an odd tokenizer must not stop the encoding
+            return 0
+
     def _encode_new(self, texts, show_progress, sink=None):
         """Encode ``texts`` (distinct) with the model, in chunks of whole batches, longest texts
         first as sentence-transformers orders them (so the batches, and the padding, are its
-        own), with progress and each chunk handed to ``sink`` (the disk cache) as it is done."""
+        own), with progress and each chunk handed to ``sink`` (the disk cache) as it is done.
+        Texts the model cuts at its ``max_seq_length`` are counted in a warning: the model
+        encodes their first tokens only, and says nothing of it."""
+        truncated = self._n_truncated(texts)
+        if truncated:
+            limit = int(self.model_.max_seq_length)
+            _warn_at_caller(f"{truncated} of the {len(texts)} texts encoded are longer than the model's max_seq_length "
+                         f"({limit} tokens) of {self.model_path_!r}: only their first {limit} tokens are encoded; "
+                         "split long documents into passages to encode all of their words")
         n, dim = len(texts), self.embedding_dim_
         out = np.empty((n, dim), dtype=np.float32)
         order = np.argsort([-len(t) for t in texts])
