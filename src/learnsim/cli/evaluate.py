@@ -38,9 +38,11 @@ def register(commands):
                   JSON Lines (.jsonl)                   {"label": "sports", "text": "The match..."}
             --pairs FILE (labelled pairs; a FILM model fitted on pairs): accuracy, F1 and ROC
               AUC of the validated duplicate rule beside the input cosine's (with its threshold
-              chosen at fit time). Graded pairs (a score column; a model fitted on graded
-              pairs): Pearson and Spearman correlation of the predicted score and of the input
-              cosine with the scores, and their ratio.
+              chosen at fit time), and the ROC AUC of the tf.idf cosine over the pairs' own
+              texts. Graded pairs (a score column; a model fitted on graded pairs): Pearson and
+              Spearman correlation of the predicted score, of the input cosine and of the tf.idf
+              cosine over the pairs' own texts with the scores, and the ratios to the input
+              cosine and to the stronger of the two.
             --input FILE --links FILE (a LinkLearn model): every document with a link queries
               all the others; the relevant ones are those it links with (average precision,
               P@10).
@@ -133,8 +135,11 @@ def _evaluate_pairs(args, pipeline):
     Xn = _unit_rows(X)
     cosine = np.asarray(Xn[idx[:, 0]].multiply(Xn[idx[:, 1]]).sum(axis=1)).ravel() \
         if hasattr(Xn, "multiply") else np.einsum("ij,ij->i", Xn[idx[:, 0]], Xn[idx[:, 1]])
+    # the tf.idf cosine over the pairs' own texts: the baseline a user has on new pairs, which the
+    # model's input cosine (the fit's vocabulary and idf) is not once the words are new
+    tfidf, terms = _pair_tfidf_cosine(texts, idx, pipeline)
     if matcher.graded:
-        return _evaluate_graded(args, pairs, matcher.pair_score(idx, X=X), cosine, matcher)
+        return _evaluate_graded(args, pairs, matcher.pair_score(idx, X=X), cosine, matcher, tfidf, terms)
     if pairs.labels.all() or not pairs.labels.any():
         raise UsageError(f"{args.pairs}: the pairs are all {'duplicates' if pairs.labels.all() else 'non-duplicates'}; "
                          "evaluation needs both kinds")
@@ -154,6 +159,7 @@ def _evaluate_pairs(args, pipeline):
                "cosine_accuracy": None if base is None else float(np.mean(base == y)),
                "cosine_f1": None if base is None else float(f1_score(y, base)),
                "cosine_roc_auc": float(roc_auc_score(y, cosine)), "cosine_threshold": threshold,
+               "tfidf_roc_auc": float(roc_auc_score(y, tfidf)), "baseline_terms": terms,
                "threshold": matcher.threshold_, "input_weight": matcher.input_weight_}
     if args.json:
         _print_json(summary)
@@ -167,11 +173,26 @@ def _evaluate_pairs(args, pipeline):
             ["F1", _fmt(summary["f1"]), _fmt(summary["cosine_f1"])],
             ["ROC AUC", _fmt(summary["roc_auc"]), _fmt(summary["cosine_roc_auc"])]]
     print(_table(["measure", "learned", "cosine"], rows))
+    # no threshold is chosen on the pairs measured, so the tf.idf cosine over their texts has a ROC AUC alone
+    print(f"\ntfidf: the tf.idf cosine (log N/df) over these pairs' own texts ({terms}): ROC AUC "
+          f"{_fmt(summary['tfidf_roc_auc'])}.")
     return 0
 
 
-def _evaluate_graded(args, pairs, predicted, cosine, matcher):
-    """Graded pairs: Pearson and Spearman of the predicted score and of the input cosine."""
+def _pair_tfidf_cosine(texts, idx, pipeline):
+    """(per pair the tf.idf cosine over ``texts``' own term counts, how they are counted): the
+    lexical baseline of learnsim.baseline (LexicalBaselines), cut as the model cuts text."""
+    from ..baseline import LexicalBaselines
+    from ..text import tfidf_cosine_weights
+
+    lexical = LexicalBaselines(texts, analysis=_analysis(pipeline))
+    W = tfidf_cosine_weights(lexical.counts)
+    return np.asarray(W[idx[:, 0]].multiply(W[idx[:, 1]]).sum(axis=1)).ravel(), lexical.terms
+
+
+def _evaluate_graded(args, pairs, predicted, cosine, matcher, tfidf, terms):
+    """Graded pairs: Pearson and Spearman of the predicted score, of the input cosine and of the
+    tf.idf cosine over the pairs' own texts, and the ratio to the stronger of the two."""
     from ..evaluation import pearson, spearman
 
     gold = pairs.scores
@@ -182,21 +203,28 @@ def _evaluate_graded(args, pairs, predicted, cosine, matcher):
         return float(fn(x, gold)) if np.ptp(x) > 0 else 0.0
 
     methods = {"learned": {"pearson": corr(pearson, predicted), "spearman": corr(spearman, predicted)},
-               "cosine": {"pearson": corr(pearson, cosine), "spearman": corr(spearman, cosine)}}
-    ratio = {m: (methods["learned"][m] / methods["cosine"][m] if methods["cosine"][m] > 0 else None)
-             for m in ("pearson", "spearman")}
+               "cosine": {"pearson": corr(pearson, cosine), "spearman": corr(spearman, cosine)},
+               "tfidf": {"pearson": corr(pearson, tfidf), "spearman": corr(spearman, tfidf)}}
+    measures = ("pearson", "spearman")
+    ratio = {m: (methods["learned"][m] / methods["cosine"][m] if methods["cosine"][m] > 0 else None) for m in measures}
+    strongest = {m: max(("cosine", "tfidf"), key=lambda b: methods[b][m]) for m in measures}
+    ratio_strongest = {m: (methods["learned"][m] / methods[strongest[m]][m] if methods[strongest[m]][m] > 0 else None)
+                       for m in measures}
     summary = {"model": str(args.model), "pairs": len(pairs), "graded": True, "higher_is_better": True,
                "rule": matcher.title(), "matcher": matcher.name, "methods": methods,
-               "ratio_learned_to_cosine": ratio}
+               "ratio_learned_to_cosine": ratio, "strongest_baseline": strongest,
+               "ratio_learned_to_strongest_baseline": ratio_strongest, "baseline_terms": terms}
     if args.json:
         _print_json(summary)
         return 0
     print(f"Graded similarity on {summary['pairs']} pairs (scores {gold.min():g} to {gold.max():g}): the "
           f"correlation with the scores of the model's predicted score ({summary['rule']}) and of the input "
-          "cosine. Higher is better.\n")
-    rows = [[title, _fmt(methods["learned"][m]), _fmt(methods["cosine"][m]), _fmt(ratio[m], ".2f")]
+          f"cosine, and tfidf: the tf.idf cosine (log N/df) over these pairs' own texts ({terms}). Higher is "
+          "better.\n")
+    rows = [[title, _fmt(methods["learned"][m]), _fmt(methods["cosine"][m]), _fmt(methods["tfidf"][m]),
+             _fmt(ratio[m], ".2f"), f"{_fmt(ratio_strongest[m], '.2f')} ({strongest[m]})"]
             for m, title in (("pearson", "Pearson"), ("spearman", "Spearman"))]
-    print(_table(["measure", "learned", "cosine", "learned/cosine"], rows))
+    print(_table(["measure", "learned", "cosine", "tfidf", "learned/cosine", "learned/strongest"], rows))
     return 0
 
 
