@@ -899,3 +899,18 @@ def test_headerless_labels_are_read_by_the_whole_column(tmp_path):
     assert mixed.scores.tolist() == [1.0, 0.5]
     with pytest.raises(DocumentFormatError, match="label must be 0 or 1"):
         read_pairs(_write(tmp_path / "w.tsv", "1\tcook rice\trice cooking\nmaybe\tlaptop\tflights\n"))
+
+
+def test_jglue_json_lines_named_json(tmp_path):
+    # JGLUE ships JSTS as JSON Lines named train-v1.3.json, and docs/languages.md fits it as it is
+    # ('learnsim fit --pairs train-v1.3.json'): the .json extension was refused as unknown
+    rows = [{"sentence_pair_id": "0", "sentence1": "猫が寝ている。", "sentence2": "猫が眠る。", "label": 4.2},
+            {"sentence_pair_id": "1", "sentence1": "犬が走る。", "sentence2": "車が止まる。", "label": 0.4}]
+    path = _write(tmp_path / "train-v1.3.json", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    pairs = read_pairs(path, label_kind="graded")
+    assert pairs.kind == "graded" and pairs.pairs.n_pairs == 2
+    np.testing.assert_allclose(sorted(pairs.scores), [0.4, 4.2])
+    # a .json file holding one JSON array is not JSON Lines: said so, not read as something else
+    for text in (json.dumps(rows), "[\n" + ",\n".join(json.dumps(r) for r in rows) + "\n]\n"):
+        with pytest.raises(DocumentFormatError, match="a JSON array; pairs are read from JSON Lines"):
+            read_pairs(_write(tmp_path / "array.json", text))

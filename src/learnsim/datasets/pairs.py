@@ -46,8 +46,10 @@ _HEADER_NAMES = {
 _QUORA_SAMPLE_COLUMNS = {"label": 0, "text_a": 1, "text_b": 2, "pair_id": 3}
 _STS_COLUMNS = {"pair_id": 3, "score": 4, "text_a": 5, "text_b": 6}
 _FORMATS = ("tsv", "csv", "jsonl")
+# .json too: JGLUE ships JSTS as JSON Lines named train-v1.3.json, which docs/languages.md fits as
+# it is (a .json file holding one JSON array is refused by name in _read_jsonl)
 _SUFFIX_FORMATS = {".tsv": "tsv", ".tab": "tsv", ".txt": "tsv", ".csv": "csv", ".jsonl": "jsonl",
-                   ".ndjson": "jsonl"}
+                   ".ndjson": "jsonl", ".json": "jsonl"}
 _TRUE = ("1", "true", "yes")
 _FALSE = ("0", "false", "no")
 _COLUMNS_HINT = ("pass columns=, e.g. columns='label=0,text_a=3,text_b=4' (--columns on the command line); "
@@ -468,7 +470,7 @@ def _file_format(path, fmt):
         suffix = Path(path.stem).suffix.lower()
     if suffix not in _SUFFIX_FORMATS:
         raise DocumentFormatError(f"{path}: unknown file type {suffix or '(no extension)'!r}; use .tsv, .csv, "
-                                  ".txt or .jsonl, or pass format='tsv' / 'csv' / 'jsonl'")
+                                  ".txt or .jsonl (.json: JSON Lines), or pass format='tsv' / 'csv' / 'jsonl'")
     return _SUFFIX_FORMATS[suffix]
 
 
@@ -606,6 +608,9 @@ def _read_jsonl(path, columns, kind_arg, encoding_errors):
     for number, line in decoded_lines(path, encoding_errors=encoding_errors, counts=counts):
         if not line.strip():
             continue
+        if not objects and line.lstrip().startswith("["):
+            raise DocumentFormatError(f"{path}, line {number}: a JSON array; pairs are read from JSON Lines, one "
+                                      "object a line ({\"text_a\": ..., \"text_b\": ..., \"label\": ...})")
         objects.append((number, json_record(line, f"{path}, line {number}")))
     parsed, info = _read_objects(objects, columns, kind_arg, lambda number: f"{path}, line {number}")
     if parsed is None:
@@ -717,7 +722,7 @@ def read_pairs(source, *, columns=None, format=None, delimiter=None, header=None
     ----------
     source : path-like, list, or pandas DataFrame
         * a file: TSV (``.tsv``, ``.tab``, ``.txt``), CSV (``.csv``) or JSON Lines (``.jsonl``,
-          ``.ndjson``), told apart by the extension (``.gz`` is decompressed) or ``format``;
+          ``.ndjson``, ``.json``: JGLUE's JSTS files), told apart by the extension (``.gz`` is decompressed) or ``format``;
         * a list of tuples (read like a headerless file: positions) or of dicts (like JSON
           Lines: keys). Without ``columns`` a tuple is ``(text_a, text_b, label_or_score)``,
           binary when the first tuple's third element is a bool or 0/1, else graded;
