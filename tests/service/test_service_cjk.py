@@ -73,3 +73,53 @@ def test_a_lone_character_is_explained_as_it_was_searched(client):
     assert page.status_code == 200
     marks = re.findall(r"<mark>(.*?)</mark>", page.text)
     assert any("晴" in m for m in marks)
+
+
+@pytest.fixture
+def index_read_with_a_missing_analyser(tmp_path, monkeypatch):
+    """An index whose model reads Japanese with fugashi (a stand-in segmenter, so that fugashi need
+    not be installed), then a process where fugashi cannot be imported."""
+    from learnsim.text import _tokenize
+
+    def segment(run):
+        return [(i, min(i + 2, len(run)), run[i:i + 2]) for i in range(0, len(run), 2)]
+
+    monkeypatch.setattr(_tokenize, "_SEGMENTERS", {"fugashi": segment})
+    path = tmp_path / "idx"
+    model = learnsim.fit(TEXTS, clusters=LABELS, analyzer="fugashi", baseline_holdout=None)
+    Index.build(path, model, TEXTS, [f"d{i}" for i in range(len(TEXTS))]).close()
+
+    def missing():
+        raise ImportError("analyzer='fugashi' needs fugashi and a UniDic dictionary: pip install fugashi unidic-lite")
+
+    monkeypatch.setattr(_tokenize, "_SEGMENTERS", {})
+    monkeypatch.setitem(_tokenize._ANALYZER_MODULES, "fugashi", ("fugashi", missing, "fugashi"))
+    return path
+
+
+def test_an_index_read_with_a_missing_analyser_is_503_naming_it(index_read_with_a_missing_analyser):
+    # served where fugashi is missing, every request was 500 'internal error (ImportError)' (created
+    # at once, the application's start raises the ImportError itself; 'learnsim serve' starts so)
+    with pytest.raises(ImportError, match="pip install fugashi"):
+        create_app(index_read_with_a_missing_analyser)
+    app = create_app(index_read_with_a_missing_analyser, background=True)
+    client = TestClient(app, raise_server_exceptions=False, base_url=BASE)
+    for response in (client.get("/v1/search", params={"q": "東京の天気", "k": 2}),
+                     client.post("/v1/search", json={"queries": ["東京の天気"], "k": 2}),
+                     client.post("/v1/match", json={"text": "東京の天気"}),
+                     client.get("/v1/info")):
+        assert response.status_code == 503, response.text
+        assert "pip install fugashi" in response.json()["error"]
+
+
+def test_serve_refuses_an_index_read_with_a_missing_analyser(index_read_with_a_missing_analyser, monkeypatch):
+    from conftest import run_cli
+
+    from learnsim.cli import serve
+
+    def listen(*args, **kwargs):    # it went on to listen: stopped here rather than serve on
+        raise RuntimeError("listening")
+
+    monkeypatch.setattr(serve, "_listen", listen)
+    code, _out, err = run_cli(["serve", index_read_with_a_missing_analyser, "--port", "0"])
+    assert code == 2 and "pip install fugashi" in err and "Traceback" not in err

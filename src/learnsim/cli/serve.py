@@ -155,6 +155,15 @@ def register(commands):
     return serve
 
 
+def _check_analyser(index):
+    """Refuse, before listening, an index whose query plan reads text with an analyser this
+    machine lacks (fugashi, SudachiPy, jieba): served, it answered every search 500 (503 now),
+    where the command line can say at once what to install. Reading a query of one kana loads
+    the plan and its tokenizer, as the first search would (an index without a plan reads with
+    its model, loaded in the background)."""
+    index.read_query("\u3042")
+
+
 def run(args):
     """Serve ``args.index`` until interrupted; returns the exit status."""
     api_key = None
@@ -215,12 +224,14 @@ def run(args):
                 raise
             raise UsageError(f"--cors-origin: {exc}") from None
         n_docs = len(app.state.index)
+        _check_analyser(app.state.index)
     else:
         # each worker process opens the index itself: check here that it opens, before forking
         from ..index import Index
 
         with Index.open(args.index) as idx:
             n_docs = len(idx)
+            _check_analyser(idx)
         for origin in args.cors_origin:
             if not re.fullmatch(r"https?://[^/\s]+", origin.rstrip("/")):
                 raise UsageError(f"--cors-origin: a CORS origin is scheme://host[:port] (no path); got {origin!r}")

@@ -162,6 +162,19 @@ log = logging.getLogger("learnsim.service")
 # an OSError's numbers that say a write cannot be made here (read-only, a full disk or quota,
 # the disk's own failure), answered 503 rather than 500 (besides PermissionError)
 _UNWRITABLE_ERRNOS = (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EIO)
+
+
+def _missing_package(exc):
+    """What to answer (503) for an optional package this server lacks, or None for another
+    exception: an index whose model reads text with fugashi, SudachiPy or jieba, served where it is
+    not installed, answered 500 'internal error (ImportError)' to every request. learnsim's own
+    ImportErrors for an extra name what to install ('pip install ...'), as the command line's
+    one-line message shows them."""
+    if isinstance(exc, ImportError) and "pip install" in str(exc):
+        return f"this server cannot read the index's text: {exc}"
+    return None
+
+
 # pydantic's error types for a body that is missing or not a JSON object
 _NOT_AN_OBJECT = ("missing", "model_attributes_type", "model_type", "dict_type")
 # the page and its files load nothing from anywhere but this service, and run no inline script
@@ -553,6 +566,10 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
 
     @app.exception_handler(Exception)
     async def _bug(request, exc):
+        missing = _missing_package(exc)
+        if missing is not None:
+            log.error("%s %s: %s", request.method, request.url.path, missing)
+            return _error(503, missing)
         log.error("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
         return _error(500, f"internal error ({type(exc).__name__}); see the server log")
 
@@ -578,6 +595,12 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             raise _fail(503, f"the index is damaged: {message}", name="index_damaged") from None
         except (ValueError, TypeError) as exc:
             raise _fail(400, str(exc) or type(exc).__name__) from None
+        except ImportError as exc:
+            missing = _missing_package(exc)
+            if missing is None:
+                raise   # a bug: 500
+            log.error("%s", missing)
+            raise _fail(503, missing) from None
         except OSError as exc:
             # the machine's refusal of a write (a read-only file or mount, a full disk): no bug
             # (500) and nothing acknowledged; the answer names no path of the server
@@ -1265,6 +1288,9 @@ def _start_in_background(app, index, worker, writer, root):
         if isinstance(exc, IndexFormatError):
             log.error("the index is damaged: %s", exc)
             message = _short(_damage_message(exc, root))
+        elif _missing_package(exc) is not None:
+            log.error("%s failed: %s", what, exc)
+            message = _missing_package(exc)
         else:
             log.error("%s failed", what, exc_info=exc)
             message = f"{what} failed ({type(exc).__name__}); see the server log"
