@@ -189,3 +189,20 @@ def test_fugashi_survives_a_run_of_half_a_million_han_characters(tmp_path):
               "print(len(Tokenizer(analyzer='fugashi')(run)) > 100_000)\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == "True", (done.returncode, done.stderr[-500:])
+
+
+@pytest.mark.skipif(importlib.util.find_spec("fugashi") is None or importlib.util.find_spec("unidic_lite") is None,
+                    reason="fugashi or unidic-lite is not installed")
+def test_fugashi_reads_with_unidic_lite_even_where_the_full_unidic_is_installed(tmp_path, monkeypatch):
+    # fugashi.Tagger() takes the unidic package before unidic-lite: installing the full UniDic
+    # beside it changed how a model fitted with UniDic lite cut its queries, and said nothing.
+    # A stand-in unidic whose dictionary folder is empty: reading with it fails
+    import types
+
+    from learnsim.text import _tokenize
+
+    fake = types.ModuleType("unidic")
+    fake.DICDIR = str(tmp_path)
+    monkeypatch.setitem(sys.modules, "unidic", fake)
+    monkeypatch.setattr(_tokenize, "_SEGMENTERS", {})
+    assert Tokenizer(analyzer="fugashi")("東京の天気は晴れです") == ["東京", "の", "天気", "は", "晴れ", "です"]

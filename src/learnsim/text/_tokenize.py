@@ -639,10 +639,17 @@ def _load_sudachi():
 
 def _load_fugashi():
     try:
+        import os
+
         import fugashi
-        tagger = fugashi.Tagger()
+        import unidic_lite
+        # UniDic lite by name: fugashi.Tagger() takes the full UniDic (the unidic package) where
+        # that is installed too, which cuts words otherwise, and a model fitted with one read its
+        # queries with the other without a word said
+        dicdir = unidic_lite.DICDIR
+        tagger = fugashi.Tagger(f'-d "{dicdir}" -r "{os.path.join(dicdir, "mecabrc")}"')
     except ImportError:
-        raise ImportError("analyzer='fugashi' needs fugashi and a UniDic dictionary: pip install fugashi "
+        raise ImportError("analyzer='fugashi' needs fugashi and its UniDic lite dictionary: pip install fugashi "
                           "unidic-lite") from None
     except RuntimeError as exc:
         raise ImportError(f"analyzer='fugashi' could not load a MeCab dictionary ({exc}): pip install "
