@@ -100,6 +100,18 @@ def test_language_picks_an_analyser_and_must_agree_with_one_given():
         resolve_analysis("日本語")
 
 
+@pytest.mark.skipif(importlib.util.find_spec("sudachipy") is None or importlib.util.find_spec("jieba") is None,
+                    reason="SudachiPy or jieba is not installed")
+def test_three_letter_codes_of_japanese_and_chinese_pick_their_analysers():
+    # --language jpn read Japanese as any language (character bigrams), and with --analyzer
+    # sudachi was refused as 'not language jpn'
+    assert resolve_analysis("jpn") == resolve_analysis("ja-JP") == resolve_analysis("ja")
+    assert resolve_analysis("zho")["analyzer"] == resolve_analysis("chi")["analyzer"] == "jieba"
+    assert resolve_analysis("jpn", "sudachi")["analyzer"] == "sudachi"
+    with pytest.raises(ValueError, match="reads Japanese"):
+        resolve_analysis("zho", "sudachi")
+
+
 def test_the_analysis_is_recorded_in_a_saved_model_and_an_old_one_keeps_its_own(tmp_path):
     from learnsim.persistence import load, save
 

@@ -52,6 +52,15 @@ ANALYZERS = ("cjk", "words", "sudachi", "fugashi", "jieba")
 #: script rule (``None``, "en", ... all give ``"cjk"``, which is the token pattern on text
 #: without those scripts).
 LANGUAGE_ANALYZERS = {"ja": ("sudachi", "fugashi"), "zh": ("jieba",)}
+# ISO 639-2/3 codes of those languages (jpn, zho, chi; cmn, Mandarin): taken as "jpn" they read
+# as any other language, character bigrams, and with an analyser given were refused
+_LANGUAGE_ALIASES = {"jpn": "ja", "zho": "zh", "chi": "zh", "cmn": "zh"}
+
+
+def _primary_language(language):
+    """The two-letter primary subtag of a language code ("ja-JP", "jpn" and "ja_JP" are "ja")."""
+    primary = language.lower().split("-")[0].split("_")[0]
+    return _LANGUAGE_ALIASES.get(primary, primary)
 
 
 class _LazyPattern:
@@ -519,7 +528,7 @@ def analyzer_for_language(language):
         return "cjk"
     if not isinstance(language, str) or not re.fullmatch(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*", language):
         raise ValueError(f"language must be a language code such as 'en', 'ja' or 'zh'; got {language!r}")
-    choices = LANGUAGE_ANALYZERS.get(language.lower().split("-")[0].split("_")[0])
+    choices = LANGUAGE_ANALYZERS.get(_primary_language(language))
     if choices is None:
         return "cjk"
     import importlib.util
@@ -528,7 +537,7 @@ def analyzer_for_language(language):
         if importlib.util.find_spec(_ANALYZER_MODULES[name][0]) is not None:
             return name
     raise ImportError(f"language={language!r} needs {' or '.join(_ANALYZER_MODULES[n][2] for n in choices)} "
-                      f"(pip install learnsim[{language.lower()[:2]}]); analyzer='cjk' (character bigrams) "
+                      f"(pip install learnsim[{_primary_language(language)}]); analyzer='cjk' (character bigrams) "
                       "needs nothing")
 
 
@@ -574,7 +583,7 @@ def resolve_analysis(language=None, analyzer=None, cjk_unigrams=False):
     if language is not None:
         picked = analyzer_for_language(language) if analyzer is None else analyzer
         reads = {"sudachi": "ja", "fugashi": "ja", "jieba": "zh"}.get(analyzer)
-        if reads is not None and language.lower()[:2] != reads:
+        if reads is not None and _primary_language(language) != reads:
             raise ValueError(f"analyzer={analyzer!r} reads {'Chinese' if reads == 'zh' else 'Japanese'}, "
                              f"not language={language!r}")
         analyzer = picked
