@@ -420,6 +420,20 @@ def test_relative_and_links_too_small_to_hold_anything_out_say_the_search_check_
         assert "search_baseline_gain" not in fit(texts, baseline_holdout=None, **kwargs).report
 
 
+def test_links_too_few_to_score_a_held_out_query_give_no_numpy_warning():
+    """LinkLearn's validation on links too few to score one held-out query printed numpy's
+    'Mean of empty slice' RuntimeWarning into the user's fit."""
+    import warnings
+
+    from learnsim.fitting import fit
+
+    texts = ["cheap flights to rome", "rome flights cheap deals", "best pasta recipe", "pasta recipe easy",
+             "python list sort", "sort a list in python"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        fit(texts, links=[(0, 1), (2, 3), (4, 5)], max_iter=50)
+
+
 def test_pairs_of_identical_texts_labelled_not_duplicate_are_named(text_pairs):
     """A pair of two identical texts labelled 0 (not duplicate) gets a warning: a text is a
     duplicate of itself (they were learned from without a word)."""

@@ -566,8 +566,12 @@ class LinkLearn(BaseEstimator):
         m = _block_ap(score_rows, adjacency, queries, ("ap", "p@10"))
         ap, err = m["ap"], np.concatenate(errors)
         keep = ~np.isnan(ap)
-        return {"ap": float(np.mean(ap[keep])), "p@10": float(np.mean(m["p@10"][keep])),
-                "error_rate": float(np.nanmean(err))}
+        finite_err = err[~np.isnan(err)]
+        # on links too few to hold out a scoreable query, every score is nan: say nan without
+        # numpy's "Mean of empty slice" RuntimeWarning reaching the user's fit
+        return {"ap": float(np.mean(ap[keep])) if keep.any() else float("nan"),
+                "p@10": float(np.mean(m["p@10"][keep])) if keep.any() else float("nan"),
+                "error_rate": float(np.mean(finite_err)) if finite_err.size else float("nan")}
 
     def _weighted(self, theta, mlps, codes):
         """W of eq. (5) on the pattern of the counts."""
