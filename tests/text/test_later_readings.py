@@ -228,3 +228,18 @@ def test_a_query_word_of_a_spaceless_script_finds_every_document_holding_it():
                 pairs += 1
                 assert set(tok(query)) <= set(tok(doc)), (query, doc)
     assert pairs >= len(SPACELESS_QUERIES)
+
+
+def test_spans_of_a_long_text_with_sharp_s_are_read_in_place(monkeypatch):
+    """Case folding makes ß two letters, and a text whose reading changes its length was read
+    character by character (4x the time), and past 200,000 characters not at all: a long German
+    text lost its highlights. Each letter of ss now keeps the place of its ß."""
+    tok = Tokenizer()
+    doc = "Die Stra\u00dfe, die Fu\u00dfg\u00e4nger und \ufb01nanzen. " * 6000
+    assert len(doc) > _tokenize._MAX_MAPPED
+    monkeypatch.setattr(Tokenizer, "_mapped_spans", lambda self, doc: pytest.fail("read character by character"))
+    spans = tok.spans(doc)
+    assert len(spans) == len(tok(doc))
+    for a, b, term in spans[:12] + spans[-12:]:
+        assert tok(doc[a:b]) == [term]
+    assert (4, 10, "strasse") in spans and (16, 25, "fussg\u00e4nger") in spans and (30, 37, "finanzen") in spans

@@ -134,3 +134,29 @@ def fold_more(text, more, lower=True):
     for name in more:
         text = FOLDS[name](text, lower)
     return text
+
+
+# the characters whose case folding is longer than one (ß, ẞ, ﬁ, ŉ, İ, Greek with iota
+# subscript; all in the Basic Multilingual Plane), compiled at first use
+_CASEFOLD_LONGER = [None]
+
+
+def casefold_places(text):
+    """The place in ``text`` of each character of ``text.casefold()`` (a letter opened into two
+    gives both its place: ß is ss), or None where every character folds to one. So that spans
+    of a text holding ß are read in place, not character by character (4x the time, and none
+    past 200,000 characters)."""
+    longer = _CASEFOLD_LONGER[0]
+    if longer is None:
+        longer = _CASEFOLD_LONGER[0] = re.compile(
+            "[" + "".join(re.escape(chr(cp)) for cp in range(0x80, 0x10000) if len(chr(cp).casefold()) != 1) + "]")
+    places, at = None, 0
+    for m in longer.finditer(text):
+        i = m.start()
+        places = [] if places is None else places
+        places.extend(range(at, i))
+        places.extend([i] * len(text[i].casefold()))
+        at = i + 1
+    if places is not None:
+        places.extend(range(at, len(text)))
+    return places

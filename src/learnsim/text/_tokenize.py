@@ -28,7 +28,8 @@ from unicodedata import category as _category, combining as _combining, decimal 
     is_normalized as _is_normalized, normalize as _normalize
 
 from .._utils.inputs import RADICAL_CLASS
-from ._folds import FOLDS as _FOLDS, NIKHAHIT as _NIKHAHIT, SARA_AA as _SARA_AA, fold_more as _fold_more
+from ._folds import FOLDS as _FOLDS, NIKHAHIT as _NIKHAHIT, SARA_AA as _SARA_AA, casefold_places as _casefold_places, \
+    fold_more as _fold_more
 
 __all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LATER_READINGS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
            "check_analysis", "analysis_of", "resolve_analysis", "LoneCharacters", "MAX_LONE_TERMS"]
@@ -1180,9 +1181,13 @@ class Tokenizer:
     def _direct_spans(self, doc):
         """:meth:`spans` where reading the text keeps its length; None where it does not."""
         lowered = self._prepare(doc)
-        if len(lowered) != len(doc):
-            return None
         kept, changed = None, False
+        if len(lowered) != len(doc):
+            # case folding opened a letter into two (ß is ss): each keeps the place it came from
+            if self.lowercase and self.casefold and self.unicode_words:
+                kept = _casefold_places(doc)
+            if kept is None or len(kept) != len(lowered):
+                return None
         if self.unicode_words and not lowered.isascii():
             if self.drop_ignorables:
                 dropped = _drop_ignorable(lowered)
@@ -1190,7 +1195,7 @@ class Tokenizer:
                     # the invisible characters left out (a byte order mark before the text, a
                     # soft hyphen in a word): the places of the others, to give spans in ``doc``
                     every = _IGNORABLE_RE[1]
-                    kept = [i for i, c in enumerate(lowered) if every.match(c) is None]
+                    kept = [i if kept is None else kept[i] for i, c in enumerate(lowered) if every.match(c) is None]
                     lowered = dropped
             if self.indic_zwnj and "\u200c" in lowered:
                 joined = _drop_indic_zwnj(lowered)
