@@ -243,3 +243,17 @@ def test_spans_of_a_long_text_with_sharp_s_are_read_in_place(monkeypatch):
     for a, b, term in spans[:12] + spans[-12:]:
         assert tok(doc[a:b]) == [term]
     assert (4, 10, "strasse") in spans and (16, 25, "fussg\u00e4nger") in spans and (30, 37, "finanzen") in spans
+
+
+@pytest.mark.parametrize("written", ["\u0441\u0456\u043c'\u044f", "\u0441\u0456\u043c\u2019\u044f", "\u0421\u0406\u041c'\u042f"])
+def test_an_apostrophe_inside_a_ukrainian_word_keeps_it_whole(written):
+    """сім'я (family) typed with ' or ’ gave сім (seven), its я lost; the orthography's ʼ kept
+    it whole: three spellings, two readings. Now one term, in place."""
+    tok = Tokenizer()
+    family = "\u0441\u0456\u043c\u02bc\u044f"
+    assert tok(written) == tok(family) == [family]
+    assert tok.spans("\u043c\u043e\u044f " + written) == [(0, 3, "\u043c\u043e\u044f"), (4, 9, family)]
+    assert Tokenizer(cyrillic_apostrophe=False)(written) == ["\u0441\u0456\u043c"]       # the old reading
+    # quotes around a word, and an apostrophe beside Latin letters, are as before
+    assert tok("'\u0432\u0456\u0439\u043d\u0430' \u0456 \u043c\u0438\u0440") == ["\u0432\u0456\u0439\u043d\u0430", "\u043c\u0438\u0440"]
+    assert tok("don't \u0441\u0456\u043c") == ["don", "\u0441\u0456\u043c"]

@@ -45,7 +45,7 @@ class HashingTextVectorizer(TextVectorizer):
         Number of columns.
     weighting, lowercase, token_pattern, stop_words, stem, ngram_range, sublinear_tf, norm, k1, b, dtype, \
     analyzer, cjk_unigrams, unicode_words, drop_ignorables, uax29_punctuation, fold_variants, fold_radicals, indic_zwnj, \
-    sara_am, ela_geminada, fold_squares, casefold, latin_digraphs, lao_digraphs
+    sara_am, ela_geminada, fold_squares, casefold, latin_digraphs, lao_digraphs, cyrillic_apostrophe
         As for :class:`learnsim.text.TextVectorizer`. Its vocabulary filters (``min_df``,
         ``max_df``, ``max_features``), LSI and resampling do not apply to hashed columns.
 
@@ -106,7 +106,8 @@ class HashingTextVectorizer(TextVectorizer):
                  fold_squares=True,
                  casefold=True,
                  latin_digraphs=True,
-                 lao_digraphs=True):
+                 lao_digraphs=True,
+                 cyrillic_apostrophe=True):
         self.n_features = n_features
         self.weighting = weighting
         self.lowercase = lowercase
@@ -133,6 +134,7 @@ class HashingTextVectorizer(TextVectorizer):
         self.casefold = casefold
         self.latin_digraphs = latin_digraphs
         self.lao_digraphs = lao_digraphs
+        self.cyrillic_apostrophe = cyrillic_apostrophe
 
     def _check_params(self):
         n = self.n_features

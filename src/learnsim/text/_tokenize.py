@@ -41,7 +41,7 @@ DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 #: with): a saved vectoriser's state, an index plan and a pickled Tokenizer fill a missing one
 #: with False, and a plan records one only where it is True (a learnsim that does not know it
 #: then refuses the plan rather than read queries another way).
-LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold_radicals", "indic_zwnj", "sara_am", "ela_geminada", "fold_squares", "casefold", "latin_digraphs", "lao_digraphs")
+LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold_radicals", "indic_zwnj", "sara_am", "ela_geminada", "fold_squares", "casefold", "latin_digraphs", "lao_digraphs", "cyrillic_apostrophe")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -861,6 +861,11 @@ class Tokenizer:
         (``"ຫນ"``, ``"ຫມ"``; their NFKC, as ICU's folding reads them): ``"ໜ້າ"`` and ``"ຫນ້າ"``
         (face) shared only a tone mark's and a vowel's bigram. False: read as before; what models saved before this
         setting existed do.
+    cyrillic_apostrophe : bool, default=True
+        With ``unicode_words``, read ``'`` and ``’`` between two Cyrillic letters as the
+        apostrophe Ukrainian and Belarusian write inside a word (ʼ U+02BC, a letter), so that
+        ``"сім'я"`` (family) is one term with ``"сімʼя"``, where it gave ``"сім"`` (seven).
+        False: read as before; what models saved before this setting existed do.
 
     Examples
     --------
@@ -901,11 +906,12 @@ class Tokenizer:
     casefold = False
     latin_digraphs = False
     lao_digraphs = False
+    cyrillic_apostrophe = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
                  drop_ignorables=True, uax29_punctuation=True, fold_variants=True, fold_radicals=True,
-                 indic_zwnj=True, sara_am=True, ela_geminada=True, fold_squares=True, casefold=True, latin_digraphs=True, lao_digraphs=True):
+                 indic_zwnj=True, sara_am=True, ela_geminada=True, fold_squares=True, casefold=True, latin_digraphs=True, lao_digraphs=True, cyrillic_apostrophe=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -927,6 +933,7 @@ class Tokenizer:
         self.casefold = bool(casefold)
         self.latin_digraphs = bool(latin_digraphs)
         self.lao_digraphs = bool(lao_digraphs)
+        self.cyrillic_apostrophe = bool(cyrillic_apostrophe)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -991,7 +998,8 @@ class Tokenizer:
                 "fold_squares": self.fold_squares,
                 "casefold": self.casefold,
                 "latin_digraphs": self.latin_digraphs,
-                "lao_digraphs": self.lao_digraphs}
+                "lao_digraphs": self.lao_digraphs,
+                "cyrillic_apostrophe": self.cyrillic_apostrophe}
 
     @staticmethod
     def _resolve_stop_words(stop_words):
@@ -1023,7 +1031,8 @@ class Tokenizer:
                 f"fold_squares={self.fold_squares}, "
                 f"casefold={self.casefold}, "
                 f"latin_digraphs={self.latin_digraphs}, "
-                f"lao_digraphs={self.lao_digraphs})")
+                f"lao_digraphs={self.lao_digraphs}, "
+                f"cyrillic_apostrophe={self.cyrillic_apostrophe})")
 
     def _text_regex(self, text):
         """The word pattern of ``text``, a text that is not ASCII: with ``unicode_words`` and the

@@ -380,6 +380,10 @@ class TextVectorizer(BaseEstimator):
         Passed to :class:`Tokenizer`: with ``unicode_words``, Lao's ``"ໜ"`` and ``"ໝ"`` read as
         ``"ຫນ"`` and ``"ຫມ"``, where ``"ໜ້າ"`` and ``"ຫນ້າ"`` shared only ``"້າ"``; recorded in
         the saved model (one saved before this setting existed reads them apart).
+    cyrillic_apostrophe : bool, default=True
+        Passed to :class:`Tokenizer`: with ``unicode_words``, an apostrophe between two Cyrillic
+        letters kept inside the word (``"сім'я"``, family, was ``"сім"``, seven); recorded in
+        the saved model (one saved before this setting existed reads it as a break).
 
     Attributes
     ----------
@@ -444,6 +448,7 @@ class TextVectorizer(BaseEstimator):
         "casefold": ["boolean"],
         "latin_digraphs": ["boolean"],
         "lao_digraphs": ["boolean"],
+        "cyrillic_apostrophe": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -470,7 +475,8 @@ class TextVectorizer(BaseEstimator):
                  fold_squares=True,
                  casefold=True,
                  latin_digraphs=True,
-                 lao_digraphs=True):
+                 lao_digraphs=True,
+                 cyrillic_apostrophe=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -502,6 +508,7 @@ class TextVectorizer(BaseEstimator):
         self.casefold = casefold
         self.latin_digraphs = latin_digraphs
         self.lao_digraphs = lao_digraphs
+        self.cyrillic_apostrophe = cyrillic_apostrophe
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
