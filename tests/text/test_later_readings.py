@@ -256,3 +256,11 @@ def test_an_apostrophe_inside_a_ukrainian_word_keeps_it_whole(written):
     # quotes around a word, and an apostrophe beside Latin letters, are as before
     assert tok("'\u0432\u0456\u0439\u043d\u0430' \u0456 \u043c\u0438\u0440") == ["\u0432\u0456\u0439\u043d\u0430", "\u043c\u0438\u0440"]
     assert tok("don't \u0441\u0456\u043c") == ["don", "\u0441\u0456\u043c"]
+
+
+def test_a_stop_word_listed_with_sharp_s_is_dropped_as_case_folding_reads_it():
+    """Case folding reads "daß" as "dass", and a stop list's "daß" (lowercased, not folded) no
+    longer matched it: the word the list drops was kept."""
+    assert Tokenizer(stop_words=["da\u00df"])("Da\u00df es gut ist") == ["es", "gut", "ist"]
+    assert Tokenizer(stop_words=["da\u00df"])("dass es gut ist") == ["es", "gut", "ist"]    # the same word, read so
+    assert Tokenizer(stop_words=["da\u00df"], casefold=False)("dass es") == ["dass", "es"]   # the old reading

@@ -945,6 +945,9 @@ class Tokenizer:
             raise ValueError(f"token_pattern {token_pattern!r} has {self._regex.groups} capturing groups; "
                              "at most one is allowed (use (?:...) for the others)")
         self._stop_set = self._resolve_stop_words(stop_words)
+        if self._stop_set is not None and self.casefold and self.unicode_words and self.lowercase:
+            # case folding reads "daß" as "dass": a stop word listed with ß is dropped as read
+            self._stop_set = self._stop_set | {w.casefold() for w in self._stop_set}
 
         if stem is None:
             self._stemmer = None
