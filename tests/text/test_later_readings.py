@@ -264,3 +264,29 @@ def test_a_stop_word_listed_with_sharp_s_is_dropped_as_case_folding_reads_it():
     assert Tokenizer(stop_words=["da\u00df"])("Da\u00df es gut ist") == ["es", "gut", "ist"]
     assert Tokenizer(stop_words=["da\u00df"])("dass es gut ist") == ["es", "gut", "ist"]    # the same word, read so
     assert Tokenizer(stop_words=["da\u00df"], casefold=False)("dass es") == ["dass", "es"]   # the old reading
+
+
+@pytest.mark.parametrize("stop, text, kept", [
+    ("\u0625\u0644\u0649", "\u0630\u0647\u0628 \u0625\u0644\u0649 \u0627\u0644\u0628\u064a\u062a", "\u0627\u0644\u064a"),   # إلى (to)
+    ("\u03b5\u03af\u03bd\u03b1\u03b9", "\u03b5\u03af\u03bd\u03b1\u03b9 \u03ba\u03b1\u03bb\u03cc", "\u03b5\u03b9\u03bd\u03b1\u03b9"),  # είναι
+    ("\u0645\u0650\u0646", "\u0645\u0646 \u0627\u0644\u0628\u064a\u062a", "\u0645\u0646"),        # a stop word with a vowel point
+])
+def test_stop_words_are_read_as_the_words_of_the_text(stop, text, kept):
+    """The text's words were folded (alef with hamza as alef, alef maksura as yeh, Greek without
+    accents, points left out) and the stop list was not: a listed word stayed a term."""
+    assert kept not in Tokenizer(stop_words=[stop])(text)
+    assert kept in Tokenizer(stop_words=[stop], fold_stop_words=False)(text)       # the old reading
+    assert len(Tokenizer(stop_words=[stop])(text)) == len(text.split()) - 1
+
+
+def test_a_model_saved_before_fold_stop_words_keeps_its_stop_words_as_read_then():
+    from learnsim.text import TextVectorizer
+
+    docs = ["\u0630\u0647\u0628 \u0625\u0644\u0649 \u0627\u0644\u0628\u064a\u062a", "\u0627\u0644\u0628\u064a\u062a \u0643\u0628\u064a\u0631"]
+    vec = TextVectorizer(stop_words=["\u0625\u0644\u0649"]).fit(docs)
+    assert vec.fold_stop_words is True and "\u0627\u0644\u064a" not in vec.vocabulary_
+    meta, arrays = TextVectorizer(stop_words=["\u0625\u0644\u0649"], fold_stop_words=False).fit(docs)._get_state()
+    del meta["params"]["fold_stop_words"]
+    old = TextVectorizer._from_state(meta, arrays)
+    assert old.fold_stop_words is False and "\u0627\u0644\u064a" in old.vocabulary_
+    assert old.build_tokenizer().fold_stop_words is False

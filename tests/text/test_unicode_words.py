@@ -527,7 +527,7 @@ def test_a_text_that_reads_far_longer_is_not_mapped(monkeypatch):
 
 @pytest.mark.parametrize("setting", ["cjk_unigrams", "unicode_words", "drop_ignorables", "uax29_punctuation",
                                      "fold_variants", "fold_radicals", "indic_zwnj", "sara_am", "ela_geminada", "fold_squares", "casefold", "latin_digraphs", "lao_digraphs",
-                                     "cyrillic_apostrophe"])
+                                     "cyrillic_apostrophe", "fold_stop_words"])
 def test_a_reading_given_other_than_true_or_false_is_refused(setting):
     # read for its truth value, a saved state's "false" was the reading True: silently another one
     from learnsim.exceptions import ParameterTypeError

@@ -45,7 +45,7 @@ class HashingTextVectorizer(TextVectorizer):
         Number of columns.
     weighting, lowercase, token_pattern, stop_words, stem, ngram_range, sublinear_tf, norm, k1, b, dtype, \
     analyzer, cjk_unigrams, unicode_words, drop_ignorables, uax29_punctuation, fold_variants, fold_radicals, indic_zwnj, \
-    sara_am, ela_geminada, fold_squares, casefold, latin_digraphs, lao_digraphs, cyrillic_apostrophe
+    sara_am, ela_geminada, fold_squares, casefold, latin_digraphs, lao_digraphs, cyrillic_apostrophe, fold_stop_words
         As for :class:`learnsim.text.TextVectorizer`. Its vocabulary filters (``min_df``,
         ``max_df``, ``max_features``), LSI and resampling do not apply to hashed columns.
 
@@ -107,7 +107,8 @@ class HashingTextVectorizer(TextVectorizer):
                  casefold=True,
                  latin_digraphs=True,
                  lao_digraphs=True,
-                 cyrillic_apostrophe=True):
+                 cyrillic_apostrophe=True,
+                 fold_stop_words=True):
         self.n_features = n_features
         self.weighting = weighting
         self.lowercase = lowercase
@@ -135,6 +136,7 @@ class HashingTextVectorizer(TextVectorizer):
         self.latin_digraphs = latin_digraphs
         self.lao_digraphs = lao_digraphs
         self.cyrillic_apostrophe = cyrillic_apostrophe
+        self.fold_stop_words = fold_stop_words
 
     def _check_params(self):
         n = self.n_features

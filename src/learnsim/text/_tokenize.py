@@ -41,7 +41,7 @@ DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 #: with): a saved vectoriser's state, an index plan and a pickled Tokenizer fill a missing one
 #: with False, and a plan records one only where it is True (a learnsim that does not know it
 #: then refuses the plan rather than read queries another way).
-LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold_radicals", "indic_zwnj", "sara_am", "ela_geminada", "fold_squares", "casefold", "latin_digraphs", "lao_digraphs", "cyrillic_apostrophe")
+LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold_radicals", "indic_zwnj", "sara_am", "ela_geminada", "fold_squares", "casefold", "latin_digraphs", "lao_digraphs", "cyrillic_apostrophe", "fold_stop_words")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -866,6 +866,11 @@ class Tokenizer:
         apostrophe Ukrainian and Belarusian write inside a word (ʼ U+02BC, a letter), so that
         ``"сім'я"`` (family) is one term with ``"сімʼя"``, where it gave ``"сім"`` (seven).
         False: read as before; what models saved before this setting existed do.
+    fold_stop_words : bool, default=True
+        With ``unicode_words``, read the stop words as the text's words are read (the foldings
+        above: ``"إلى"`` is ``"الي"``, ``"είναι"`` ``"ειναι"``), so that a stop word written
+        with an accent or a letter variant is dropped. False: read as before (such a stop word
+        was kept); what models saved before this setting existed do.
 
     Examples
     --------
@@ -907,11 +912,12 @@ class Tokenizer:
     latin_digraphs = False
     lao_digraphs = False
     cyrillic_apostrophe = False
+    fold_stop_words = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
                  drop_ignorables=True, uax29_punctuation=True, fold_variants=True, fold_radicals=True,
-                 indic_zwnj=True, sara_am=True, ela_geminada=True, fold_squares=True, casefold=True, latin_digraphs=True, lao_digraphs=True, cyrillic_apostrophe=True):
+                 indic_zwnj=True, sara_am=True, ela_geminada=True, fold_squares=True, casefold=True, latin_digraphs=True, lao_digraphs=True, cyrillic_apostrophe=True, fold_stop_words=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -934,6 +940,7 @@ class Tokenizer:
         self.latin_digraphs = bool(latin_digraphs)
         self.lao_digraphs = bool(lao_digraphs)
         self.cyrillic_apostrophe = bool(cyrillic_apostrophe)
+        self.fold_stop_words = bool(fold_stop_words)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -948,6 +955,12 @@ class Tokenizer:
         if self._stop_set is not None and self.casefold and self.unicode_words and self.lowercase:
             # case folding reads "daß" as "dass": a stop word listed with ß is dropped as read
             self._stop_set = self._stop_set | {w.casefold() for w in self._stop_set}
+        if self._stop_set is not None and self.fold_stop_words and self.unicode_words:
+            # a stop word as the words of a text are read (folded, vowel points left out)
+            self._stop_set = self._stop_set | {_strip_points(_unicode_fold(
+                self._prepare(w), self.drop_ignorables, self.uax29_punctuation, self.fold_variants,
+                self.lowercase, self.fold_radicals, self.indic_zwnj, self._later_folds())) for w in self._stop_set
+                if not w.isascii()}
 
         if stem is None:
             self._stemmer = None
@@ -1002,7 +1015,8 @@ class Tokenizer:
                 "casefold": self.casefold,
                 "latin_digraphs": self.latin_digraphs,
                 "lao_digraphs": self.lao_digraphs,
-                "cyrillic_apostrophe": self.cyrillic_apostrophe}
+                "cyrillic_apostrophe": self.cyrillic_apostrophe,
+                "fold_stop_words": self.fold_stop_words}
 
     @staticmethod
     def _resolve_stop_words(stop_words):
@@ -1035,7 +1049,8 @@ class Tokenizer:
                 f"casefold={self.casefold}, "
                 f"latin_digraphs={self.latin_digraphs}, "
                 f"lao_digraphs={self.lao_digraphs}, "
-                f"cyrillic_apostrophe={self.cyrillic_apostrophe})")
+                f"cyrillic_apostrophe={self.cyrillic_apostrophe}, "
+                f"fold_stop_words={self.fold_stop_words})")
 
     def _text_regex(self, text):
         """The word pattern of ``text``, a text that is not ASCII: with ``unicode_words`` and the

@@ -384,6 +384,11 @@ class TextVectorizer(BaseEstimator):
         Passed to :class:`Tokenizer`: with ``unicode_words``, an apostrophe between two Cyrillic
         letters kept inside the word (``"сім'я"``, family, was ``"сім"``, seven); recorded in
         the saved model (one saved before this setting existed reads it as a break).
+    fold_stop_words : bool, default=True
+        Passed to :class:`Tokenizer`: with ``unicode_words``, the stop words read as the text's
+        words are (Arabic ``"إلى"``, Greek ``"είναι"`` were kept, their words folded and the
+        list not); recorded in the saved model (one saved before this setting existed keeps
+        them).
 
     Attributes
     ----------
@@ -449,6 +454,7 @@ class TextVectorizer(BaseEstimator):
         "latin_digraphs": ["boolean"],
         "lao_digraphs": ["boolean"],
         "cyrillic_apostrophe": ["boolean"],
+        "fold_stop_words": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -476,7 +482,8 @@ class TextVectorizer(BaseEstimator):
                  casefold=True,
                  latin_digraphs=True,
                  lao_digraphs=True,
-                 cyrillic_apostrophe=True):
+                 cyrillic_apostrophe=True,
+                 fold_stop_words=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -509,6 +516,7 @@ class TextVectorizer(BaseEstimator):
         self.latin_digraphs = latin_digraphs
         self.lao_digraphs = lao_digraphs
         self.cyrillic_apostrophe = cyrillic_apostrophe
+        self.fold_stop_words = fold_stop_words
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
