@@ -354,3 +354,20 @@ def test_contradictory_pairs_say_so_and_a_rule_that_calls_nothing_a_duplicate_is
     assert "40 pair(s) of the same two texts are labelled both duplicate and not duplicate" in err
     assert "inf" not in out.replace("information", "")
     assert "duplicate from no pair" in out and "calls no pair a duplicate" in err
+
+
+def test_the_dimensions_note_names_the_rank_when_copies_lower_it(tmp_path):
+    """Pairs of two identical texts: each copy is a row, so the rows' rank is below min(documents,
+    features); the note named only that minimum ('using 20 dimensions ... (min(documents,
+    features) = 37)'), a reason that does not give 20."""
+    rng = np.random.default_rng(2)
+    words = [f"w{k}" for k in range(40)]
+    texts = [" ".join(rng.choice(words, 5, replace=False)) for _ in range(20)]
+    path = tmp_path / "pairs.tsv"
+    path.write_text("".join(f"1\t{t}\t{t}\n" for t in texts), encoding="utf-8")
+    code, out, err = run_cli(["fit", "--pairs", path, "--model", tmp_path / "m.npz", "--method", "film",
+                              "--max-iter", "20", "--baseline-holdout", "none"])
+    assert code == 0, err
+    line = next(x for x in err.splitlines() if "dimensions: FILM learns at most the rank" in x)
+    used = int(line.split("using ")[1].split()[0])
+    assert f"rank {used}, below min(documents, features)" in line, line

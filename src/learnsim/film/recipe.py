@@ -95,8 +95,12 @@ def film_with_supervision(o, X, labels, holdout, note):
             dense = rows.toarray() if hasattr(rows, "toarray") else np.asarray(rows)
             sigma = np.linalg.svd(dense, compute_uv=False)
             d = max(1, min(d, int(np.sum(sigma > _RANK_TOL * max(float(sigma[0]), np.finfo(float).tiny)))))
-            why = (f"min(documents, features) = {most}" if distinct is None
-                   else f"{distinct.shape[0]} distinct vectors among {X.shape[0]} texts")
+            bound = rows.shape[0] if distinct is not None else most
+            # the rank, where it is below the bound named (copies of a text: the first rows' count
+            # is no reason for fewer dimensions)
+            rank = f"rank {d}, below " if d < min(bound, DEFAULT_FILM_DIMENSIONS) else ""
+            why = rank + (f"min(documents, features) = {most}" if distinct is None
+                          else f"{distinct.shape[0]} distinct vectors among {X.shape[0]} texts")
             note(f"using {d} dimensions: FILM learns at most the rank of the texts' vectors ({why})", info=True)
     settings = {"n_components": d, "svd_rank": o.svd_rank}
     if o.max_iter is not None:
