@@ -934,6 +934,9 @@ class DocumentStore:
     def seqs_matching(self, conditions):
         """Sequence numbers of the live documents whose metadata satisfies ``conditions`` (the
         tree of :func:`check_filter`), by one SQL statement: see :func:`_where`."""
+        from ._field_case import check_field_case
+
+        check_field_case(self.conn, conditions)     # 'Topic' on an index that holds 'topic': named
         where, args = _where(conditions)
         sql = f"SELECT seq FROM docs WHERE deleted_seq IS NULL AND ({where})"
         return [r[0] for r in self.conn.execute(sql, args)]

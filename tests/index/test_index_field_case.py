@@ -1,0 +1,70 @@
+"""A filter naming a field no document has, where one differs from it in case alone
+(learnsim.index._field_case): an index built from a .csv before its column names were kept as
+written holds "topic" for the column "Topic", and the filter {"Topic": ...} matched nothing (or,
+negated, everything) without a word. It is a FilterError naming both names, in Python, on the
+command line and over HTTP; a field that no document has in any case stays a filter matching
+nothing, as in chromadb and Elasticsearch."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import run_cli
+from index_models import corpus, model
+
+from learnsim.index import FilterError, Index
+
+QUERY = "w001 w002 w003 w120 w240"
+
+
+@pytest.fixture(scope="module")
+def old_csv_index(tmp_path_factory):
+    texts, topics, ids, _ = corpus()
+    # the metadata as an older learnsim read a .csv whose header is id,text,Topic,Lang: in lower case
+    meta = [{"topic": int(t), "lang": "en"} for t in topics[:60]]
+    path = tmp_path_factory.mktemp("case") / "idx"
+    Index.build(path, model("linklearn"), texts[:60], ids[:60], meta).close()
+    return path, meta
+
+
+@pytest.mark.parametrize("bad", [{"Topic": 1}, {"Topic": {"$ne": 1}}, {"$not": {"Topic": 1}},
+                                 {"Topic": {"$exists": False}}, {"$or": [{"lang": "en"}, {"LANG": "en"}]},
+                                 {"topic": 1, "Lang": {"$nin": ["fr"]}}])
+def test_a_field_named_in_another_case_is_named(old_csv_index, bad):
+    path, _ = old_csv_index
+    with Index.open(path) as index:
+        with pytest.raises(FilterError, match=r"no document of the index has the metadata field '(Topic|LANG|Lang)', "
+                                              r"but '(topic|lang)' differs from it in case alone"):
+            index.search(QUERY, 5, filter=bad)
+        with pytest.raises(FilterError, match="differs from it in case alone"):
+            index.more_like(index.search(QUERY, 1)[0]["id"], 3, filter=bad)
+
+
+def test_the_names_as_held_and_absent_fields_are_answered_as_before(old_csv_index):
+    path, _ = old_csv_index
+    with Index.open(path) as index:
+        every = index.search(QUERY, 60)
+        hits = index.search(QUERY, 60, filter={"topic": 1})
+        assert hits and [h["id"] for h in hits] == [h["id"] for h in every if h["metadata"]["topic"] == 1]
+        assert index.search(QUERY, 5, filter={"nowhere": 1}) == []
+        assert [h["id"] for h in index.search(QUERY, 60, filter={"nowhere": {"$ne": 1}})] == [h["id"] for h in every]
+
+
+def test_the_command_line_and_the_service_name_it(old_csv_index):
+    path, _ = old_csv_index
+    code, out, err = run_cli(["search", "--index", path, "--query", QUERY, "--filter", "Topic=1"])
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "'Topic'" in err and "'topic'" in err and "Traceback" not in err
+    pytest.importorskip("fastapi")
+    pytest.importorskip("httpx")
+    import json
+    import warnings
+
+    from learnsim.service import create_app
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from fastapi.testclient import TestClient
+    with TestClient(create_app(path), raise_server_exceptions=False, base_url="http://127.0.0.1") as client:
+        for r in (client.get("/v1/search", params={"q": QUERY, "filter": json.dumps({"Topic": 1})}),
+                  client.post("/v1/search", json={"queries": [QUERY], "filter": {"Topic": 1}})):
+            assert r.status_code == 400 and "'topic'" in r.json()["error"], r.text[:300]
