@@ -210,7 +210,12 @@ def test_what_is_sent(mocked):
     run(client.delete(".."))
     run(client.reindex())
     run(client.match_pairs([("a", "b")]))
-    search, similar, delete, reindex, pairs = service.requests
+    run(client.more_like("d/1", k=2, filter={"topic": list(range(60))}))
+    search, similar, delete, reindex, pairs, similar_post = service.requests
+    assert similar.method == "GET"
+    # a filter over a query string's bounds goes in a body, to the same path
+    assert similar_post.method == "POST" and similar_post.url.raw_path == b"/v1/docs/d%2F1/similar"
+    assert json.loads(similar_post.content) == {"k": 2, "filter": {"topic": list(range(60))}}
     assert search.headers["X-API-Key"] == KEY and search.headers["User-Agent"].startswith("learnsim-client/")
     assert dict(search.url.params) == {"q": "a query", "k": "3", "filter": '{"topic":[1,2]}', "explain": "true",
                                        "n_top": "4"}
@@ -438,7 +443,16 @@ async def _every_route(client, anonymous, path):
     long = await a(client.search(long_query, k=3))
     filtered = await a(client.search(texts[7], k=3, filter={"topic": [topics[30]]}, explain=True, n_top=2))
     similar = await a(client.more_like(ids[3], k=6))
+    # over a query string's bounds (a list of 60 values) and long (over 70 KB, past httpx's URL
+    # bound): sent as a POST; as a GET it was a 400, and httpx's InvalidURL
+    wide = {"topic": [topics[30]] + [f"t{i}" for i in range(59)]}
+    long_filter = {"$or": [{f"f{i}": {"$in": [f"{n:03d}" + "x" * 196 for n in range(50)]}} for i in range(7)]
+                   + [{"topic": topics[30]}]}
+    similar_wide = await a(client.more_like(ids[3], k=4, filter=wide))
+    similar_long = await a(client.more_like(ids[3], k=4, filter=long_filter))
     with _index(path) as index:
+        assert _ids(similar_wide["hits"]) == _ids(index.more_like(ids[3], 4, filter=wide)) != []
+        assert _ids(similar_long["hits"]) == _ids(index.more_like(ids[3], 4, filter=long_filter)) != []
         assert _ids(one["hits"]) == _ids(index.search(texts[7], 5))
         assert one["hits"][0]["score"] == pytest.approx(index.search(texts[7], 5)[0]["score"])
         assert [_ids(hits) for hits in batch["results"]] == [_ids(hits) for hits in index.search(queries, 4)]

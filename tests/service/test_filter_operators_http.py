@@ -153,7 +153,8 @@ def test_bad_filters_are_a_400_naming_the_problem(served, bad, fragments):
     for r in (client.get("/v1/search", params={"q": QUERY, "filter": json.dumps(bad)}),
               client.post("/v1/search", json={"queries": [QUERY], "filter": bad}),
               client.get("/v1/docs/f1/similar", params={"filter": json.dumps(bad)}),
-              client.post("/v1/match", json={"text": QUERY, "filter": bad})):
+              client.post("/v1/match", json={"text": QUERY, "filter": bad}),
+              client.post("/v1/docs/f1/similar", json={"filter": bad})):
         _is_error(r, 400, *fragments)
 
 

@@ -330,7 +330,9 @@ class Routes:
 
     def more_like(self, doc_id, k=10, *, filter=None):
         """``GET /v1/docs/{id}/similar``: the k documents closest to the document ``doc_id``
-        (itself excluded), as :meth:`learnsim.index.Index.more_like`.
+        (itself excluded), as :meth:`learnsim.index.Index.more_like`. A filter over the bounds of
+        one in a query string, or a long one, is sent by ``POST /v1/docs/{id}/similar``, as
+        :meth:`search` sends it.
 
         Returns
         -------
@@ -353,7 +355,13 @@ class Routes:
         params = {"k": _whole(k)}
         if filter:
             params["filter"] = json.dumps(filter, separators=(",", ":"), ensure_ascii=False)
-        return self._send(Call("GET", doc_path(doc_id, "/similar"), params=params))
+        path = doc_path(doc_id, "/similar")
+        if filter and (len(urlencode(params)) > MAX_QUERY_STRING
+                       or (isinstance(filter, dict) and not _fits_a_query_string(filter))):
+            # in the URL it was the service's 400 (a list of 60 values), or httpx's InvalidURL
+            # ("URL component 'query' too long"), no ClientError
+            return self._send(Call("POST", path, json={"k": params["k"], "filter": filter}))
+        return self._send(Call("GET", path, params=params))
 
     def match(self, text, k=10, *, filter=None):
         """``POST /v1/match``: the near-duplicates of ``text`` among its k closest documents, as

@@ -32,6 +32,7 @@ _STATUSES = {
     ("get", "/v1/search"): (422,) + _INDEX,
     ("post", "/v1/search"): (403, 422) + _INDEX,
     ("get", "/v1/docs/{doc_id}/similar"): (404, 422) + _INDEX,
+    ("post", "/v1/docs/{doc_id}/similar"): (403, 404, 422) + _INDEX,
     ("get", "/v1/docs/{doc_id}"): (404,) + _INDEX,
     ("post", "/v1/match"): (403, 422) + _INDEX,
     ("post", "/v1/explain"): (403, 422) + _INDEX,
@@ -83,6 +84,7 @@ _SCORED = {
     ("get", "/v1/search"): _scored("hits"),
     ("post", "/v1/search"): _scored("results"),
     ("get", "/v1/docs/{doc_id}/similar"): _scored("hits"),
+    ("post", "/v1/docs/{doc_id}/similar"): _scored("hits"),
     ("post", "/v1/match"): {"anyOf": [_scored("matches"), _scored("decisions")]},
     ("get", "/v1/info"): {"type": "object", "required": ["score", "higher_is_better", "search_score"],
                           "properties": {"score": _SCORE_NAME, "higher_is_better": _HIGHER,
@@ -166,7 +168,7 @@ def _openapi(app, keyed, protect_reads, max_query_chars, mixed_ids, can_match, l
             op["responses"]["200"]["content"] = {"application/json": {"schema": body}}
     for name, fields in (("SearchBatch", ("queries",)), ("MatchText", ("text",)), ("MatchPairs", ("pairs",)),
                          ("ExplainRequest", ("query", "document")), ("DocumentIn", ("text",)),
-                         ("PutRequest", ("text",))):
+                         ("PutRequest", ("text",)), ("SimilarRequest", ())):
         props = schemas.get(name, {}).get("properties", {})
         for field in fields:
             _cap_strings(props.get(field), max_query_chars)

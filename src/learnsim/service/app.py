@@ -9,6 +9,7 @@ Routes (``{id}`` may hold any character, ``/`` included, percent-encoded)::
     POST   /v1/search                    {"queries": [...], "k", "filter", "explain", "n_top"}
     GET    /v1/docs/{id}                 {"id", "text", "metadata"}
     GET    /v1/docs/{id}/similar?k=&filter=
+    POST   /v1/docs/{id}/similar         {"k", "filter"} (a filter over a query string's bounds)
     POST   /v1/match                     {"text", "k", "filter"} or {"pairs": [[a, b], ...]}
     POST   /v1/explain                   {"query", "document", "n_top"}
 
@@ -227,6 +228,13 @@ class MatchText(_Body):
     """A text matched against the index: its near-duplicates among its k closest documents."""
     text: StrictStr
     k: Whole = Field(10, ge=1, le=MAX_MATCH_K)
+    filter: Filter = None
+
+
+class SimilarRequest(_Body):
+    """GET /v1/docs/{id}/similar's k and filter in a body: a filter within a body's bounds and
+    over a query string's (or a URL's length) has no other way there."""
+    k: Whole = Field(10, ge=1, le=MAX_K)
     filter: Filter = None
 
 
@@ -880,6 +888,14 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
                       filter: Optional[str] = None):
         doc_id = doc_id_of(request, doc_id)
         conditions = _parse_filter(filter)
+        return await similar_answer(doc_id, k, conditions)
+
+    @app.post("/v1/docs/{doc_id:path}/similar")
+    async def similar_by_post(doc_id: str, request: Request, body: SimilarRequest):
+        doc_id = doc_id_of(request, doc_id)
+        return await similar_answer(doc_id, body.k, _check_filter(body.filter, BODY_FILTER))
+
+    async def similar_answer(doc_id, k, conditions):
         hits, label = await run(lambda idx: (idx.more_like(doc_id, k, filter=conditions), labelled(idx)), by_id=True,
                                 until=deadline())
         return scored("similar", label, id=doc_id, hits=hits)
