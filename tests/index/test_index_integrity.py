@@ -618,7 +618,8 @@ def test_a_file_read_beside_its_hash_is_the_file_and_its_digest(tmp_path, monkey
             readinto = staticmethod(fh_readinto)
         return Wrapped()
 
-    monkeypatch.setattr(_segments, "open", failing_open, raising=False)
+    # the reader opens a file through learnsim._utils.files.open_regular (a regular file only)
+    monkeypatch.setattr(_segments, "open_regular", lambda path: failing_open(path, "rb"))
     with pytest.raises(IndexDamagedError, match="cannot be read"):
         _segments.read_verified(file, digest, into_array=True)
 

@@ -6,7 +6,9 @@ the documents (their digests) at an open.
 """
 from __future__ import annotations
 
+import os
 import shutil
+import threading
 
 import pytest
 
@@ -50,3 +52,62 @@ def test_the_same_documents_from_an_index_of_another_model_are_the_same(two, tmp
     shutil.copyfile(two / "c" / "docs.sqlite", path / "docs.sqlite")
     with Index.open(path) as index:
         assert (index.document("d3"), [h["id"] for h in index.more_like("d3", k=5)]) == want
+
+
+# --------------------------------------------------------------------------- not a file at all
+def _unblock(fifo):
+    """Open ``fifo`` for writing and close it: a reader blocked in its open (or its read) goes on,
+    seeing an empty file."""
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:         # no reader holds it (ENXIO)
+        pass
+
+
+def _without_hanging(call, fifo, seconds=30):
+    """``call()``'s result or exception; a call still blocked on ``fifo`` after ``seconds`` is
+    released (so the test ends) and the test fails."""
+    out = {}
+
+    def run():
+        try:
+            out["value"] = call()
+        except BaseException as exc:       # noqa: BLE001 - the test looks at it
+            out["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    hung = thread.is_alive()
+    while thread.is_alive():
+        _unblock(fifo)
+        thread.join(0.2)
+    assert not hung, f"waited on the named pipe {fifo.name} for a writer"
+    return out
+
+
+def _open_and_search(path):
+    with Index.open(path) as index:
+        return index.search("w001 w002 w003", k=3)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+@pytest.mark.parametrize("name", ["segments/*/seqs.npy", "segments/*/dense.npy", "query-*/plan.json",
+                                  "model.npz", "versions/versions.json"])
+def test_a_named_pipe_in_place_of_a_file_is_damage_not_a_wait(two, tmp_path, name):
+    # before: the open, the first search or verify waited for ever for a writer to the pipe (a
+    # server's start, or its search, hung); a symbolic link to /dev/zero read until memory ran out
+    path = tmp_path / "a"
+    shutil.copytree(two / "a", path)
+    file, = path.glob(name)
+    file.unlink()
+    os.mkfifo(file)
+    if name.endswith(".npy") or name.endswith(".json") and "versions" not in name:
+        got = _without_hanging(lambda: _open_and_search(path), file)
+        assert isinstance(got.get("error"), IndexDamagedError), got
+        assert file.name in str(got["error"]) and "not a regular file" in str(got["error"])
+    got = _without_hanging(lambda: Index.verify_at(path), file)
+    assert "error" not in got, got
+    assert not got["value"]["ok"]
+    assert any(d["file"].endswith(file.name) and "not a regular file" in d["problem"]
+               for d in got["value"]["damaged"]), got["value"]["damaged"]

@@ -2,16 +2,40 @@
 library only, so that an index search (which must not import scikit-learn) can use them."""
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
+import stat
 
-__all__ = ["read_only_uri", "sha256_file"]
+__all__ = ["NotRegularFileError", "open_regular", "read_only_uri", "sha256_file"]
+
+
+class NotRegularFileError(OSError):
+    """A path that names a device, a named pipe or a socket where a file is read."""
+
+
+def open_regular(path):
+    """``path`` opened for reading in binary, once it is a regular file: a named pipe in a file's
+    place (or a symbolic link to one, or to ``/dev/zero``) made a read wait for ever for a writer,
+    or read without end. ``O_NONBLOCK`` keeps the open itself from waiting on a pipe, and the type
+    is checked on the opened descriptor (the file cannot be swapped between the check and the
+    reads; the flag does nothing to a regular file's reads). NotRegularFileError (an OSError)
+    otherwise, FileNotFoundError and the other OSErrors as ``open`` raises them."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFileError(errno.EINVAL, "not a regular file: a device, pipe or socket", str(path))
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def sha256_file(path):
     """The hex sha256 of a file, read in 1 MiB pieces (a model or a native index may be
     gigabytes); what the index manifests and the ANN directories record of their files."""
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         for piece in iter(lambda: handle.read(1 << 20), b""):
             digest.update(piece)
     return digest.hexdigest()

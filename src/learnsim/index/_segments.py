@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from .._utils import prefetch
-from .._utils.files import sha256_file
+from .._utils.files import open_regular, sha256_file
 from ..exceptions import IndexDamagedError, IndexFormatError  # noqa: F401  (defined there; importable here as in 0.1)
 
 __all__ = ["IndexFormatError", "IndexDamagedError", "write_json_atomic", "write_segment", "Segment", "fsync_dir",
@@ -76,7 +76,7 @@ def _read(path, into_array=False, sha256=None):
         buf, digest = ahead
         return (np.frombuffer(buf, dtype=np.uint8) if into_array else bytes(buf)), digest
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             if not into_array:
                 return fh.read(), None
             size = os.fstat(fh.fileno()).st_size
@@ -217,7 +217,7 @@ def npy_header(path):
     bytes the header announces (a truncated file is found without reading it)."""
     try:
         size = os.stat(path).st_size
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             head = fh.read(min(size, _MAX_HEADER + 16))
     except FileNotFoundError:
         raise IndexDamagedError(path, "the file is missing") from None
@@ -308,7 +308,7 @@ def read_manifest(path, name, format_name, format_version, what="index"):
     and checked as far as every manifest goes (a dict, the format, a version this learnsim reads);
     IndexFormatError otherwise. The fields of each kind of manifest are checked by its reader."""
     try:
-        with open(path / name, "rb") as fh:
+        with open_regular(path / name) as fh:
             m = json.loads(fh.read().decode("utf-8"))
     except FileNotFoundError as exc:
         raise IndexFormatError(f"{path}: cannot read {name} ({exc})") from None

@@ -59,7 +59,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._utils.files import sha256_file
+from .._utils.files import open_regular, sha256_file
 from ._integrity import collection_rows, load_pipeline, model_encoder
 from ._segments import FORMAT_NAME as INDEX_FORMAT, FORMAT_VERSION as INDEX_FORMAT_VERSION, IndexDamagedError, \
     IndexFormatError, fsync_dir, read_manifest, write_json_atomic
@@ -184,7 +184,7 @@ def _check_state(state, file):
 
 def _read_bytes(path):
     try:
-        with open(Path(path) / VERSIONS_DIR / VERSIONS_FILE, "rb") as fh:
+        with open_regular(Path(path) / VERSIONS_DIR / VERSIONS_FILE) as fh:
             return fh.read()
     except FileNotFoundError:
         return None
