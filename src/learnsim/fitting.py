@@ -133,6 +133,17 @@ class FitOptions:
     cjk_unigrams: bool = False
     #: words by Unicode's rules (combining marks kept in their words, NFC): Tokenizer's unicode_words
     unicode_words: bool = True
+    #: the texts' language code as given (``language=``, ``--language``), or None
+    language: str | None = None
+
+    @property
+    def english(self):
+        """Whether English defaults (linklearn's English stop list and Porter stems) suit the
+        texts: no language given, or English. Given German or French, they dropped English stop
+        words from its text and cut its words by English rules ("nationales" to "national")."""
+        if self.language is None:
+            return True
+        return self.language.lower().replace("_", "-").split("-")[0] in ("en", "eng")
 
     @property
     def analysis(self):
@@ -1116,9 +1127,10 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, que
         - ``norm`` ("l2" or None, default "l2"; mcd, film): normalisation of the term vectors.
         - ``lsi`` (int >= 1 or float in (0, 1); mcd, film): reduce the term vectors to that many
           LSI dimensions (or a fraction of the vocabulary).
-        - ``stop_words`` (None or "english"): drop English stop words (linklearn: always).
+        - ``stop_words`` (None or "english"): drop English stop words (linklearn: by default,
+          unless ``language`` names another language).
         - ``stem`` (bool or None): Porter stemming (needs PyStemmer); None: on for linklearn
-          when PyStemmer is installed, off otherwise. Stop words and stems touch words only,
+          when PyStemmer is installed and ``language`` names no other language, off otherwise. Stop words and stems touch words only,
           never the terms of Chinese, Japanese, Korean or Thai text.
         - ``analyzer`` ({"cjk", "sudachi", "fugashi", "jieba", "words"}; default "cjk"): how text
           written without spaces is cut into terms (:class:`learnsim.text.Tokenizer`): overlapping
@@ -1412,6 +1424,7 @@ def _options(method, options, seed):
     analysis = resolve_analysis(get("language"), get("analyzer"), _check_choice(get("cjk_unigrams", False),
                                                                               "cjk_unigrams", (True, False)))
     o.analyzer, o.cjk_unigrams = analysis["analyzer"], analysis["cjk_unigrams"]
+    o.language = get("language")
     o.unicode_words = _check_choice(get("unicode_words", True), "unicode_words", (True, False))
     if get("lsi") is not None:
         lsi = get("lsi")

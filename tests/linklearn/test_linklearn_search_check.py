@@ -111,3 +111,23 @@ def test_remembering_the_linked_documents_passes_warm_and_fails_the_cold_part(mo
     assert report.cold is not None and report.cold["ci_high"] < 0
     assert report.fell_back and summary["model"] == report.detail["strongest_baseline"]
     assert result.pipeline.scoring in ("BM25", "tf.idf cosine")
+
+
+def test_another_language_gets_no_english_stop_words_or_stems():
+    # linklearn's English stop list and Porter stems (paper 002) were applied whatever the texts'
+    # language: given --language fr, "nationales" was the term "national" and "on" was dropped
+    texts, links = _linked(2)
+    texts = [f"les économies nationales on {t}" for t in texts]
+    fit = learnsim.fitting.fit
+
+    def vectorizer(**kw):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return fit(texts, links=links, baseline_holdout=None, max_iter=20, **kw).pipeline.vectorizer
+
+    french = vectorizer(language="fr")
+    assert french.stop_words is None and french.stem is None
+    assert {"nationales", "économies", "on"} <= set(french.vocabulary_)
+    # English (or no language given) keeps the paper's defaults, and asked for they still apply
+    assert vectorizer(language="en-GB").stop_words == vectorizer().stop_words == "english"
+    assert vectorizer(language="fr", stop_words="english").stop_words == "english"

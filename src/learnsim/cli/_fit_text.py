@@ -119,7 +119,7 @@ def fit_options(args, mcd=None):
                       max_iter=args.max_iter, learning_rate=args.learning_rate,
                       validation_fraction=args.validation_fraction, baseline_holdout=baseline_holdout(args),
                       variant=args.variant, matcher=args.matcher, rerank=not getattr(args, "no_rerank", False),
-                      encoder=getattr(args, "encoder_model", None), **analysis_option(args))
+                      encoder=getattr(args, "encoder_model", None), language=args.language, **analysis_option(args))
 
 
 def print_baseline(report):

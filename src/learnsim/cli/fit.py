@@ -203,7 +203,8 @@ def register(commands):
     _add_analysis(fit)
     fit.add_argument("--stem", action=argparse.BooleanOptionalAction, default=None,
                      help="Porter stemming (needs PyStemmer: pip install learnsim[stem]); default: on for "
-                          "linklearn when PyStemmer is installed (a note says when it is not), off otherwise")
+                          "linklearn when PyStemmer is installed (a note says when it is not) and --language names no "
+                          "other language than English, off otherwise")
     fit.add_argument("--seed", type=_seed, default=0, metavar="N",
                      help="seed of the selection folds and randomised SVDs (default: 0)")
     fit.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")

@@ -58,7 +58,11 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
     from ._linklearn import LinkLearn, linked_pairs
     from ._weighting import LearnedBM25
 
-    vectorizer = TextVectorizer("tf", stop_words=o.stop_words or "english", stem=linklearn_stemming(o.stem, note),
+    # paper 002's English stop list and Porter stems, unless the texts are said to be in another
+    # language (then only where asked for)
+    english = o.english
+    vectorizer = TextVectorizer("tf", stop_words=o.stop_words or ("english" if english else None),
+                                stem=linklearn_stemming(o.stem if english or o.stem is not None else False, note),
                                 min_df=2, dtype=np.float64, **o.analysis)
     start = time.perf_counter()
     X = sp.csr_matrix(vectorizer.fit_transform(texts), dtype=np.float64)
