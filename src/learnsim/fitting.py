@@ -133,17 +133,9 @@ class FitOptions:
     cjk_unigrams: bool = False
     #: words by Unicode's rules (combining marks kept in their words, NFC): Tokenizer's unicode_words
     unicode_words: bool = True
-    #: the texts' language code as given (``language=``, ``--language``), or None
+    #: the texts' language code as given (``language=``, ``--language``), or None: one other than
+    #: English turns linklearn's English stop list and Porter stems off (linklearn.recipe)
     language: str | None = None
-
-    @property
-    def english(self):
-        """Whether English defaults (linklearn's English stop list and Porter stems) suit the
-        texts: no language given, or English. Given German or French, they dropped English stop
-        words from its text and cut its words by English rules ("nationales" to "national")."""
-        if self.language is None:
-            return True
-        return self.language.lower().replace("_", "-").split("-")[0] in ("en", "eng")
 
     @property
     def analysis(self):

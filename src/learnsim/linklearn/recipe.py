@@ -59,8 +59,8 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
     from ._weighting import LearnedBM25
 
     # paper 002's English stop list and Porter stems, unless the texts are said to be in another
-    # language (then only where asked for)
-    english = o.english
+    # language (then only where asked for): English rules cut French "nationales" to "national"
+    english = o.language is None or o.language.lower().replace("_", "-").split("-")[0] in ("en", "eng")
     vectorizer = TextVectorizer("tf", stop_words=o.stop_words or ("english" if english else None),
                                 stem=linklearn_stemming(o.stem if english or o.stem is not None else False, note),
                                 min_df=2, dtype=np.float64, **o.analysis)
