@@ -1,12 +1,13 @@
 """Foldings of :class:`learnsim.text.Tokenizer` that came after models were saved, each a later
-reading (``LATER_READINGS``) of its own, run on a text that is not ASCII after its NFC: a word
+reading (``LATER_READINGS``) of its own, run on a text that is not ASCII after its NFC (and the
+reading of compatibility characters that ``fold_variants`` keeps, at the end): a word
 written two ways that Unicode's normalisation for search (ICU's NFKC_Casefold, Elasticsearch's
 ``icu_folding``) reads as one, and that gave two terms here. The standard library only, as the
 tokenizer."""
 from __future__ import annotations
 
 import re
-from unicodedata import normalize as _normalize
+from unicodedata import is_normalized as _is_normalized, normalize as _normalize
 
 # Thai's and Lao's sara am (ำ U+0E33, ຳ U+0EB3) is written by some keyboards and fonts as the
 # nikhahit (niggahita) and sara aa (ํ + า, ໍ + າ), perhaps with a tone mark between them or
@@ -177,3 +178,37 @@ def casefold_places(text):
     if places is not None:
         places.extend(range(at, len(text)))
     return places
+
+
+# a compatibility character -> (its NFKC, that lowercased where ``lower`` and folded), by
+# ``lower``; at most the ~2,000 characters of the tokenizer's _COMPATIBILITY each
+COMPATIBILITY_READ = {False: {}, True: {}}
+# (and a character -> that reading, looked up first: most runs are one character)
+COMPATIBILITY_ALONE = {False: {}, True: {}}
+
+
+def open_compatibility(run, lower, table):
+    """A run of the tokenizer's ``_COMPATIBILITY`` characters as its ``_fold_variants`` reads
+    it: its NFKC, lowercased where ``lower``, its letter variants (``table``) folded. (Here, not
+    in the tokenizer, to keep that module under the size a module may have.)"""
+    kept = COMPATIBILITY_READ[lower]
+    parts = []
+    for c in run:
+        read = kept.get(c)
+        if read is None:
+            nfkc = _normalize("NFKC", c)
+            read = kept[c] = (nfkc, (nfkc.lower() if lower else nfkc).translate(table))
+            if read[1]:
+                COMPATIBILITY_ALONE[lower][c] = read[1]
+        parts.append(read)
+    if len(parts) == 1:
+        return parts[0][1]
+    # NFKC of a run is that of its characters' NFKC joined, and where that join is already
+    # normal (unless the marks of two characters meet and are put in order), the join itself;
+    # lowercasing and the folding are then one character's at a time too (final sigma's context
+    # aside, which the folding reads as sigma)
+    opened = "".join(nfkc for nfkc, _ in parts)
+    if _is_normalized("NFKC", opened):
+        return "".join(read for _, read in parts)
+    opened = _normalize("NFKC", opened)
+    return (opened.lower() if lower else opened).translate(table)

@@ -28,8 +28,9 @@ from unicodedata import category as _category, combining as _combining, decimal 
     is_normalized as _is_normalized, normalize as _normalize
 
 from .._utils.inputs import RADICAL_CLASS
-from ._folds import FOLDS as _FOLDS, NIKHAHIT as _NIKHAHIT, SARA_AA as _SARA_AA, casefold_places as _casefold_places, \
-    fold_more as _fold_more
+from ._folds import COMPATIBILITY_ALONE as _COMPATIBILITY_ALONE, FOLDS as _FOLDS, NIKHAHIT as _NIKHAHIT, \
+    SARA_AA as _SARA_AA, casefold_places as _casefold_places, fold_more as _fold_more, \
+    open_compatibility as _open_compatibility
 
 __all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LATER_READINGS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
            "check_analysis", "analysis_of", "resolve_analysis", "LoneCharacters", "MAX_LONE_TERMS"]
@@ -425,41 +426,9 @@ def _fold_variants(text, lower=True, radicals=False):
     text = text.translate(table)
     alone = _COMPATIBILITY_ALONE[lower]
     return digits.sub(lambda m: chr(0x30 + _decimal(m.group())),
-                      compatibility.sub(lambda m: alone.get(m.group()) or _open_compatibility(m.group(), lower),
+                      compatibility.sub(lambda m: alone.get(m.group()) or _open_compatibility(m.group(), lower, table),
                                         text))
 
-
-# a compatibility character -> (its NFKC, that lowercased where ``lower`` and folded), by
-# ``lower``; at most the ~2,000 characters of _COMPATIBILITY each
-_COMPATIBILITY_READ = {False: {}, True: {}}
-# (and a character -> that reading, looked up first: most runs are one character)
-_COMPATIBILITY_ALONE = {False: {}, True: {}}
-
-
-def _open_compatibility(run, lower):
-    """A run of ``_COMPATIBILITY`` characters as :func:`_fold_variants` reads it: its NFKC,
-    lowercased where ``lower``, its letter variants folded."""
-    kept = _COMPATIBILITY_READ[lower]
-    parts = []
-    for c in run:
-        read = kept.get(c)
-        if read is None:
-            nfkc = _normalize("NFKC", c)
-            read = kept[c] = (nfkc, (nfkc.lower() if lower else nfkc).translate(_VARIANTS[3]))
-            if read[1]:
-                _COMPATIBILITY_ALONE[lower][c] = read[1]
-        parts.append(read)
-    if len(parts) == 1:
-        return parts[0][1]
-    # NFKC of a run is that of its characters' NFKC joined, and where that join is already
-    # normal (unless the marks of two characters meet and are put in order), the join itself;
-    # lowercasing and the folding are then one character's at a time too (final sigma's context
-    # aside, which the folding reads as sigma)
-    opened = "".join(nfkc for nfkc, _ in parts)
-    if _is_normalized("NFKC", opened):
-        return "".join(read for _, read in parts)
-    opened = _normalize("NFKC", opened)
-    return (opened.lower() if lower else opened).translate(_VARIANTS[3])
 
 
 # The Kangxi radicals and the two CJK radicals that have a compatibility form (U+2E9F, U+2EF3):
