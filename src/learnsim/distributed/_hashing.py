@@ -102,13 +102,8 @@ class HashingTextVectorizer(TextVectorizer):
                  stop_words=None, stem=None, ngram_range=(1, 1), sublinear_tf=False, norm=None, k1=1.2, b=0.75,
                  dtype=np.float32, analyzer="cjk", cjk_unigrams=False, unicode_words=True, drop_ignorables=True,
                  uax29_punctuation=True, fold_variants=True, fold_radicals=True, indic_zwnj=True,
-                 sara_am=True, ela_geminada=True,
-                 fold_squares=True,
-                 casefold=True,
-                 latin_digraphs=True,
-                 lao_digraphs=True,
-                 cyrillic_apostrophe=True,
-                 fold_stop_words=True):
+                 sara_am=True, ela_geminada=True, fold_squares=True, casefold=True, latin_digraphs=True,
+                 lao_digraphs=True, cyrillic_apostrophe=True, fold_stop_words=True):
         self.n_features = n_features
         self.weighting = weighting
         self.lowercase = lowercase

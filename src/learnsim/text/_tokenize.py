@@ -42,7 +42,9 @@ DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 #: with): a saved vectoriser's state, an index plan and a pickled Tokenizer fill a missing one
 #: with False, and a plan records one only where it is True (a learnsim that does not know it
 #: then refuses the plan rather than read queries another way).
-LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold_radicals", "indic_zwnj", "sara_am", "ela_geminada", "fold_squares", "casefold", "latin_digraphs", "lao_digraphs", "cyrillic_apostrophe", "fold_stop_words")
+LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold_radicals", "indic_zwnj", "sara_am",
+                  "ela_geminada", "fold_squares", "casefold", "latin_digraphs", "lao_digraphs", "cyrillic_apostrophe",
+                  "fold_stop_words")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -828,8 +830,8 @@ class Tokenizer:
     lao_digraphs : bool, default=True
         With ``unicode_words``, read Lao's ``"ໜ"`` and ``"ໝ"`` as the two letters they join
         (``"ຫນ"``, ``"ຫມ"``; their NFKC, as ICU's folding reads them): ``"ໜ້າ"`` and ``"ຫນ້າ"``
-        (face) shared only a tone mark's and a vowel's bigram. False: read as before; what models saved before this
-        setting existed do.
+        (face) shared only a tone mark's and a vowel's bigram. False: read as before; what
+        models saved before this setting existed do.
     cyrillic_apostrophe : bool, default=True
         With ``unicode_words``, read ``'`` and ``’`` between two Cyrillic letters as the
         apostrophe Ukrainian and Belarusian write inside a word (ʼ U+02BC, a letter), so that
@@ -886,7 +888,8 @@ class Tokenizer:
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
                  drop_ignorables=True, uax29_punctuation=True, fold_variants=True, fold_radicals=True,
-                 indic_zwnj=True, sara_am=True, ela_geminada=True, fold_squares=True, casefold=True, latin_digraphs=True, lao_digraphs=True, cyrillic_apostrophe=True, fold_stop_words=True):
+                 indic_zwnj=True, sara_am=True, ela_geminada=True, fold_squares=True, casefold=True,
+                 latin_digraphs=True, lao_digraphs=True, cyrillic_apostrophe=True, fold_stop_words=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -977,15 +980,7 @@ class Tokenizer:
                 "cjk_unigrams": self.cjk_unigrams, "unicode_words": self.unicode_words,
                 "drop_ignorables": self.drop_ignorables, "uax29_punctuation": self.uax29_punctuation,
                 "fold_variants": self.fold_variants, "fold_radicals": self.fold_radicals,
-                "indic_zwnj": self.indic_zwnj,
-                "sara_am": self.sara_am,
-                "ela_geminada": self.ela_geminada,
-                "fold_squares": self.fold_squares,
-                "casefold": self.casefold,
-                "latin_digraphs": self.latin_digraphs,
-                "lao_digraphs": self.lao_digraphs,
-                "cyrillic_apostrophe": self.cyrillic_apostrophe,
-                "fold_stop_words": self.fold_stop_words}
+                "indic_zwnj": self.indic_zwnj, **{name: getattr(self, name) for name in LATER_READINGS[5:]}}
 
     @staticmethod
     def _resolve_stop_words(stop_words):
@@ -1012,14 +1007,7 @@ class Tokenizer:
                 f"analyzer={self.analyzer!r}, cjk_unigrams={self.cjk_unigrams}, unicode_words={self.unicode_words}, "
                 f"drop_ignorables={self.drop_ignorables}, uax29_punctuation={self.uax29_punctuation}, "
                 f"fold_variants={self.fold_variants}, fold_radicals={self.fold_radicals}, indic_zwnj={self.indic_zwnj}, "
-                f"sara_am={self.sara_am}, "
-                f"ela_geminada={self.ela_geminada}, "
-                f"fold_squares={self.fold_squares}, "
-                f"casefold={self.casefold}, "
-                f"latin_digraphs={self.latin_digraphs}, "
-                f"lao_digraphs={self.lao_digraphs}, "
-                f"cyrillic_apostrophe={self.cyrillic_apostrophe}, "
-                f"fold_stop_words={self.fold_stop_words})")
+                + ", ".join(f"{name}={getattr(self, name)}" for name in LATER_READINGS[5:]) + ")")
 
     def _text_regex(self, text):
         """The word pattern of ``text``, a text that is not ASCII: with ``unicode_words`` and the

@@ -476,14 +476,8 @@ class TextVectorizer(BaseEstimator):
                  n_components=None, resample_length=None, random_state=None, dtype=np.float32,
                  analyzer="cjk", cjk_unigrams=False, unicode_words=True, drop_ignorables=True,
                  uax29_punctuation=True, fold_variants=True, fold_radicals=True, indic_zwnj=True,
-                 sara_am=True,
-                 ela_geminada=True,
-                 fold_squares=True,
-                 casefold=True,
-                 latin_digraphs=True,
-                 lao_digraphs=True,
-                 cyrillic_apostrophe=True,
-                 fold_stop_words=True):
+                 sara_am=True, ela_geminada=True, fold_squares=True, casefold=True, latin_digraphs=True,
+                 lao_digraphs=True, cyrillic_apostrophe=True, fold_stop_words=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
