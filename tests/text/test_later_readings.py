@@ -291,3 +291,11 @@ def test_a_model_saved_before_fold_stop_words_keeps_its_stop_words_as_read_then(
     old = TextVectorizer._from_state(meta, arrays)
     assert old.fold_stop_words is False and "\u0627\u0644\u064a" in old.vocabulary_
     assert old.build_tokenizer().fold_stop_words is False
+
+
+@pytest.mark.parametrize("apostrophe", ["'", "\u2019"])
+def test_spans_of_a_ukrainian_word_beside_text_read_character_by_character(apostrophe):
+    """Beside a letter whose reading changes the text's length (İ), the text is read a character
+    at a time, and the apostrophe, read alone, was no longer inside its word: no spans at all."""
+    doc = "\u0441\u0456\u043c" + apostrophe + "\u044f \u0130stanbul"
+    assert Tokenizer().spans(doc) == [(0, 5, "\u0441\u0456\u043c\u02bc\u044f"), (6, 14, "istanbul")]

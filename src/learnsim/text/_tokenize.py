@@ -1246,7 +1246,10 @@ class Tokenizer:
                              or (doc[j] in _SARA_AA and self.sara_am and any(c in _NIKHAHIT for c in doc[i:j]))):
                 j += 1
             part = self._prepare(doc[i:j])
-            if self.unicode_words and not part.isascii():
+            if self.cyrillic_apostrophe and self.unicode_words and part in "'\u2019" and _fold_more(
+                    doc[max(i - 1, 0):j + 1], ("cyrillic_apostrophe",)) != doc[max(i - 1, 0):j + 1]:
+                part = "\u02bc"        # an apostrophe inside a Cyrillic word: read in its context
+            elif self.unicode_words and not part.isascii():
                 part = _strip_points(_unicode_fold(part, self.drop_ignorables, self.uax29_punctuation,
                                                    self.fold_variants, self.lowercase, self.fold_radicals,
                                                    self.indic_zwnj, self._more))
