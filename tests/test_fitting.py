@@ -444,3 +444,21 @@ def test_pairs_of_identical_texts_labelled_not_duplicate_are_named(text_pairs):
         fit(pairs=rows, baseline_holdout=None, **FILM_FAST)
     with pytest.warns(UserWarning, match="2 pair.s. of two identical texts are labelled not duplicate"):
         fit(pairs=rows[:-1], method="mcd", baseline_holdout=None, **MCD_FIXED)
+
+
+def test_judgements_left_out_are_said(corpus):
+    """learnsim.fit(queries=, qrels=, corpus=) with judgements naming unknown ids warns what it left
+    out, as learnsim fit --qrels notes it; it dropped them without a word (the counts only in the
+    report)."""
+    from learnsim.fitting import fit
+
+    texts, target = corpus["texts"], corpus["target"]
+    docs = {f"d{i}": t for i, t in enumerate(texts)}
+    queries = {f"q{k}": texts[k] for k in range(0, 40, 4)}
+    qrels = {f"q{k}": {f"d{i}": 1 for i in np.flatnonzero(target == target[k]) if i != k} for k in range(0, 40, 4)}
+    qrels["q0"]["d999"] = 2
+    qrels["nobody"] = {"d1": 1}
+    with pytest.warns(UserWarning, match="left out 1 judgement.s. naming a query not in queries, 1 judgement.s. "
+                                         "naming a document not in corpus"):
+        result = fit(queries=queries, qrels=qrels, corpus=docs, baseline_holdout=None, **FILM_FAST)
+    assert result.report["judgements"]["unknown_document"] == 1

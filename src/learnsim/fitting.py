@@ -1333,6 +1333,12 @@ def _fit_judgements(texts, clusters, pairs, triplets, links, queries, qrels, cor
     o = FitOptions.from_keywords(method, options, seed)
     texts, judged, documents, counts = judgements_of(queries, qrels, corpus)
     texts = _check_texts(texts)
+    left = [f"{counts[k]} {what}" for k, what in (
+        ("unknown_query", "judgement(s) naming a query not in queries"),
+        ("unknown_document", "judgement(s) naming a document not in corpus"),
+        ("queries_without_relevant", "query(ies) with no relevant document judged")) if counts[k]]
+    if left:    # as learnsim fit --qrels notes them: a mistyped id is not dropped without a word
+        warn_outside(f"left out {', '.join(left)}", UserWarning)
     summary = {"method": method, "documents": len(texts), "corpus": int(documents.size), "pairs": judged.n_pairs,
                "duplicate_pairs": int(judged.labels.sum()), "judgements": counts}
     if method == "mcd":
