@@ -518,6 +518,25 @@ def test_each_metadata_record_is_checked_once(data, models, tmp_path, monkeypatc
         index.add(["w006"], ids=["z"], metadata=[{"v": "a\x00b"}])
 
 
+def test_odd_ids_are_deleted_as_written(models, tmp_path):
+    """An id that starts with '-' was refused as 'expected one argument', naming no way round; an
+    --ids file's line was stripped, so that the id ' sp ' could not be deleted by it (and the
+    error named 'sp')."""
+    docs = [{"id": "-x", "text": "w001 w002"}, {"id": " sp ", "text": "w003 w004"}, {"id": "t\tab", "text": "w005"},
+            {"id": "plain", "text": "w006 w007"}, {"id": "keep", "text": "w008"}]
+    out = tmp_path / "idx"
+    ok(["index", "build", "--model", models["mcd"], "--corpus", write_jsonl(tmp_path / "c.jsonl", docs), "--out", out])
+    assert_user_error(["index", "delete", out, "--id", "-x"], "--id=VALUE")
+    assert_user_error(["search", "--index", out, "--query", "-w001"], "--query=VALUE")
+    assert ok_json(["index", "delete", out, "--id=-x"])["deleted"] == 1
+    ids = tmp_path / "ids.txt"
+    # the id as the line holds it; a line whose blanks are no part of any id reads without them
+    ids.write_bytes(b" sp \r\nt\tab\nplain  \n\n")
+    assert ok_json(["index", "delete", out, "--ids", ids]) == {"deleted": 3, "documents": 1}
+    ids.write_text(" gone \n", encoding="utf-8")
+    assert_user_error(["index", "delete", out, "--ids", ids], "' gone '")
+
+
 def test_a_user_error_is_reported_without_importing_scikit_learn(tmp_path):
     """The message of a user error needs learnsim.exceptions alone: importing learnsim.io for
     the name of its error took 1.7 s, for 'not an index'."""

@@ -40,6 +40,12 @@ class _Parser(argparse.ArgumentParser):
     main() prints it (and, with --json, a JSON error object on stdout)."""
 
     def error(self, message):
+        import re
+
+        found = re.fullmatch(r"argument (-[^:\s]*): expected one argument", message)
+        if found:
+            # argparse reads a value that starts with '-' (an id "-x", a query "-foo") as an option
+            message += f" (a value that starts with '-' is given as {found.group(1).split('/')[-1]}=VALUE)"
         raise _UsageExit(self.prog, f"{message} (see '{self.prog} --help')")
 
 

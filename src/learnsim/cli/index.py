@@ -332,8 +332,10 @@ def _change(args, index):
         if args.ids_file:
             try:
                 # utf-8-sig: a BOM (a file saved by Notepad) is no part of the first id
-                with open(args.ids_file, encoding="utf-8-sig") as fh:
-                    ids.extend(line.strip() for line in fh if line.strip())
+                with open(args.ids_file, encoding="utf-8-sig", newline=None) as fh:
+                    # an id as the line holds it, but its line end: " a " is an id (a JSON corpus
+                    # keeps it so), which strip() made "a", not in the index or another document
+                    ids.extend(_id_of_line(index, line.rstrip("\n")) for line in fh if line.strip())
             except (OSError, UnicodeDecodeError) as exc:
                 why = getattr(exc, "strerror", None) or exc
                 raise UsageError(f"--ids {args.ids_file}: cannot read it ({why})") from None
@@ -526,6 +528,14 @@ def _verify(args):
     for d in report["damaged"]:
         print(f"{d['file']}: {d['problem']}", file=sys.stderr)
     return 0 if report["ok"] else 2
+
+
+def _id_of_line(index, line):
+    """The id a line of an --ids file names: the line as it is, or, where that is no live id and
+    the line without its surrounding blanks is one (a file written with trailing spaces), that."""
+    if line == line.strip() or _live(index, line) or not _live(index, line.strip()):
+        return line
+    return line.strip()
 
 
 def _live(index, doc_id):
