@@ -537,6 +537,19 @@ def test_odd_ids_are_deleted_as_written(models, tmp_path):
     assert_user_error(["index", "delete", out, "--ids", ids], "' gone '")
 
 
+def test_an_id_added_meanwhile_names_the_option_that_replaces_it(models, tmp_path, monkeypatch):
+    import learnsim.cli.index as command
+
+    corpus = write_jsonl(tmp_path / "c.jsonl", [{"id": "a", "text": "w001 w002"}])
+    out = tmp_path / "idx"
+    ok(["index", "build", "--model", models["mcd"], "--corpus", corpus, "--out", out])
+    # another writer adds it between the command's check and its write: the index's own message
+    # said "use update", a Python method, not the command's --update
+    monkeypatch.setattr(command, "_live", lambda index, doc_id: False)
+    message = assert_user_error(["index", "add", out, "--corpus", corpus], "'a' is already in the index", "--update")
+    assert "use update" not in message
+
+
 def test_a_user_error_is_reported_without_importing_scikit_learn(tmp_path):
     """The message of a user error needs learnsim.exceptions alone: importing learnsim.io for
     the name of its error took 1.7 s, for 'not an index'."""

@@ -318,7 +318,15 @@ def _change(args, index):
             if indexed is not None:
                 raise UsageError(f"{args.corpus}: the id {indexed!r} is already in the index (add --update to "
                                  "replace the documents whose id is indexed)")
-            index.add(texts, ids, metas)
+            try:
+                index.add(texts, ids, metas)
+            except ValueError as exc:
+                if "is already in the index" not in str(exc):
+                    raise
+                # added by another writer since the check above: the index's message names its
+                # Python method ("use update"), not this command's option
+                raise UsageError(f"{args.corpus}: {str(exc).split(' (')[0]} (another writer added it meanwhile; add "
+                                 "--update to replace the documents whose id is indexed)") from None
             result = {"added": len(ids), "updated": 0}
         result["documents"] = len(index)
         if args.json:
