@@ -690,6 +690,14 @@ def test_a_corpus_naming_an_id_twice_is_refused_by_search_and_match(data, models
     assert_user_error(["search", "--model", models["mcd"], "--corpus", corpus, "--query", "x"],
                       "line 6", "appears twice (first on line 1)")
     assert_user_error(["match", "--model", models["film"], "--corpus", corpus], "appears twice")
+    # index build and add named the id alone
+    for command in (["index", "build", "--model", models["mcd"], "--corpus", corpus, "--out", tmp_path / "new"],
+                    ["index", "add", _fresh_index(data, models, tmp_path), "--corpus", corpus, "--update"]):
+        assert_user_error(command, "dup.jsonl, line 6", "appears twice (first on line 1)")
+    numbered = tmp_path / "numbered.jsonl"
+    write_jsonl(numbered, [{"text": "w001 w002"}, {"id": "line-1", "text": "w003"}])
+    assert_user_error(["index", "build", "--model", models["mcd"], "--corpus", numbered, "--out", tmp_path / "new"],
+                      "line 2", "'line-1' appears twice (first on line 1)")
 
 
 def test_fit_refuses_pairs_given_as_labelled_documents(data, tmp_path):

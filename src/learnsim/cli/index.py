@@ -188,11 +188,15 @@ def read_corpus(path, encoding_errors="replace", quoting="auto"):
             # spaces and punctuation alone: no term, nothing a search could find it by (issue 45)
             raise UsageError(f"{path}, line {number}: the text has no letter or digit ({text.strip()[:40]!r}); "
                              "nothing a search could find it by")
-    seen = set()
-    for i in ids:
-        if i in seen:
-            raise UsageError(f"{path}: the id {i!r} appears twice")
-        seen.add(i)
+    from ..datasets.documents import repeated_id
+
+    # the ids as the index takes them, numbered ones too: "line-3" given on line 9 and the
+    # numbered id of line 3 are one id
+    twice = repeated_id(ids, docs.line_numbers)
+    if twice is not None:
+        # its lines: 'appears twice' alone left a corpus of a million lines to search by hand
+        doc_id, first, number = twice
+        raise UsageError(f"{path}, line {number}: the id {str(doc_id)[:80]!r} appears twice (first on line {first})")
     return ids, docs.texts, metas
 
 
