@@ -228,3 +228,26 @@ def test_every_acknowledged_upsert_survives_kill_9_with_one_live_document_per_id
         assert [h["id"] for h in idx.search(text, k=5, filter={"uid": doc_id})] == [doc_id]
     assert idx.upsert(["w001 w002"], ["u00"]) == {"added": 0, "updated": 1}
     assert time.monotonic() - started < 120
+
+
+def test_a_rebuild_that_fails_while_vectorising_keeps_the_old_index(tmp_path, monkeypatch):
+    """Index.build(overwrite=True) removed the index there before vectorising the new texts: a
+    text the pipeline refused, an encoder failing or Ctrl-C in the longest step left no index."""
+    import learnsim.index.core as core
+
+    texts, _, ids, meta = corpus()
+    path = tmp_path / "idx"
+    Index.build(path, model("linklearn"), texts[:20], ids[:20], meta[:20]).close()
+
+    def failing(pipeline, texts):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(core, "_collection", failing)
+    with pytest.raises(KeyboardInterrupt):
+        Index.build(path, model("linklearn"), texts[20:40], ids[20:40], overwrite=True)
+    monkeypatch.undo()
+    with Index.open(path) as index:
+        assert len(index) == 20 and index.document(ids[3])[0] == texts[3]
+    assert Index.verify_at(path)["ok"]
+    with Index.build(path, model("linklearn"), texts[20:40], ids[20:40], overwrite=True) as index:
+        assert len(index) == 20 and index.document(ids[23])[0] == texts[23]

@@ -233,15 +233,14 @@ class Index(ModelVersions):
         ids = _check_ids(ids, len(texts))
         metas = _check_metadatas(metadata, len(texts))
         ann = ann_config(ann)       # before an index there is replaced
+        replace = path.exists() and path.is_dir() and any(path.iterdir())
         if path.exists():
             if not path.is_dir():
                 raise FileExistsError(f"{path} exists and is not a directory")
-            if any(path.iterdir()):
-                if not overwrite:
-                    raise FileExistsError(f"{path} is not empty; pass overwrite=True to replace an index there")
-                if not (path / _MANIFEST).exists():
-                    raise FileExistsError(f"{path} is not empty and holds no index; refusing to overwrite it")
-                shutil.rmtree(path)
+            if replace and not overwrite:
+                raise FileExistsError(f"{path} is not empty; pass overwrite=True to replace an index there")
+            if replace and not (path / _MANIFEST).exists():
+                raise FileExistsError(f"{path} is not empty and holds no index; refusing to overwrite it")
         scorer = pipeline.scorer
         if dtype is None:
             dtype = "float64" if scorer.kind == "distance" else "float32"
@@ -251,6 +250,8 @@ class Index(ModelVersions):
         # vectorise first: a text the pipeline refuses leaves nothing behind
         with _embeddings_of(path, pipeline):
             X, statistics = _collection(pipeline, texts)
+        if replace:     # once vectorised: a refused text, an encoder failing or Ctrl-C there kept the old index
+            shutil.rmtree(path)
         path.mkdir(parents=True, exist_ok=True)
         (path / "segments").mkdir()
         pipeline.save(path / _MODEL)
