@@ -535,6 +535,10 @@ def test_odd_ids_are_deleted_as_written(models, tmp_path):
     assert ok_json(["index", "delete", out, "--ids", ids]) == {"deleted": 3, "documents": 1}
     ids.write_text(" gone \n", encoding="utf-8")
     assert_user_error(["index", "delete", out, "--ids", ids], "' gone '")
+    # one transaction: the error says that the id indexed with it is still there, and the way round
+    assert_user_error(["index", "delete", out, "--id", "keep", "--id", "nope"], "'nope'", "nothing was deleted",
+                      "--missing-ok")
+    assert ok_json(["index", "delete", out, "--id", "keep", "--id", "nope", "--missing-ok"])["deleted"] == 1
 
 
 def test_an_id_added_meanwhile_names_the_option_that_replaces_it(models, tmp_path, monkeypatch):

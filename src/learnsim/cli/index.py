@@ -353,7 +353,12 @@ def _change(args, index):
                 raise UsageError(f"--ids {args.ids_file}: cannot read it ({why})") from None
         if not ids:
             raise UsageError("give the documents to delete with --id ID or --ids FILE")
-        n = index.delete(ids, missing_ok=args.missing_ok)
+        try:
+            n = index.delete(ids, missing_ok=args.missing_ok)
+        except KeyError as exc:
+            # one delete is one transaction: the ids given with the unknown one are still there
+            why = str(exc.args[0]) if exc.args else "unknown id"
+            raise UsageError(f"{why}; nothing was deleted (--missing-ok deletes the others)") from None
         if args.json:
             _print_json({"deleted": n, "documents": len(index)})
         else:
