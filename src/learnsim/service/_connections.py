@@ -12,6 +12,10 @@ answer it as nginx's ``client_header_timeout``, ``client_body_timeout``, ``send_
 
 - **A request head within** :data:`HEAD_TIMEOUT_S` of the connection's start, or of the end of the
   answer before it (an idle keep-alive connection is closed sooner, by uvicorn's 5 s).
+- **A request head of at most** :data:`MAX_HEAD_BYTES` (uvicorn's h11 parser bounds it at
+  16 KiB itself; httptools' took a header of any size, building it by concatenation while the
+  event loop waited: a 58 MiB header sent within the head's timeout held every other client for
+  5-6 s and 70 MB of memory): a longer one is answered ``431`` (JSON) and closed.
 - **A body at a fair rate:** checked every :data:`CHECK_S` once its head is in, a body must bring
   :data:`BODY_MIN_RATE` bytes a second (a 64 MiB upload at 1 MB/s passes; a byte a second does not).
 - **An answer read at a fair rate:** a client whose answer waits unread in the send buffer with no
@@ -36,6 +40,11 @@ import json
 
 #: Seconds a connection has to send a whole request head.
 HEAD_TIMEOUT_S = 10.0
+#: Bytes of one request head (its request line and headers), at most: twice what one read of the
+#: event loop gives (256 KiB), so that a read holding a body's end and a pipelined head's start is
+#: never taken for a long head, and far above what a browser sends (8-16 KiB; nginx's default
+#: bound is 4 buffers of 8 KiB, Node's 16 KiB).
+MAX_HEAD_BYTES = 512 * 1024
 #: Seconds between two checks of a body or an answer in progress.
 CHECK_S = 10.0
 #: Bytes a second a request body must bring in, on average between two checks.
@@ -126,6 +135,14 @@ def _busy_address(cap):
 _BUSY = _refusal("too many open connections; retry later")
 
 
+def _head_too_long():
+    body = json.dumps({"error": f"the request head (its line and headers) is over {MAX_HEAD_BYTES} bytes "
+                                "(MAX_HEAD_BYTES)", "code": 431}).encode("utf-8")
+    return (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: application/json\r\n"
+            b"x-content-type-options: nosniff\r\nconnection: close\r\n"
+            b"content-length: " + str(len(body)).encode("ascii") + b"\r\n\r\n" + body)
+
+
 def guarded_protocol(base=None):
     """uvicorn's HTTP protocol class (httptools', or h11's where httptools is not installed; or
     ``base``) with the checks of this module, for ``uvicorn.Config(http=...)``."""
@@ -149,6 +166,9 @@ def guarded_protocol(base=None):
             self._refused = self._lingering = False
             self._received = self._mark = 0
             self._unsent = None
+            # the bytes of the request head being read (None: none is, a body or an answer is
+            # under way); httptools' parser says where a head begins and ends, h11's bounds its own
+            self._head = 0 if hasattr(base, "on_headers_complete") else None
             if GuardedProtocol.cap[0] is None:
                 total, per_address = _connection_caps()
                 GuardedProtocol.cap[:] = [total, per_address, _busy_address(per_address)]
@@ -196,7 +216,23 @@ def guarded_protocol(base=None):
                 self.transport.close()
                 return
             self._received += len(data)
+            reading_head = self._head is not None
             super().data_received(data)
+            if self._head is not None and reading_head and not self.transport.is_closing():
+                # counted once the parser has it: a read that ends a head (or begins one) is not
+                # all head, so a head is at most MAX_HEAD_BYTES and one read when it is refused
+                self._head += len(data)
+                if self._head > MAX_HEAD_BYTES:
+                    self.transport.write(_head_too_long())
+                    self.transport.close()
+
+        def on_message_begin(self):
+            super().on_message_begin()
+            self._head = 0
+
+        def on_headers_complete(self):
+            self._head = None
+            super().on_headers_complete()
 
         def on_response_complete(self):
             super().on_response_complete()
