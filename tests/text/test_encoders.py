@@ -713,6 +713,11 @@ def _vectors(texts):
     (lambda t: _vectors(t).tolist(), 3, TypeError, "returned a list for 2 texts; an encoder's transform must return"),
     (lambda t: _vectors(t), 10, ValueError, "returned rows of 3 values, but its embedding_dim_ says 10"),
     (lambda t: np.array([["a"] * 3] * len(t)), 3, TypeError, "dtype <U1; embeddings must be numbers"),
+    # a row for every text alike (zeros from a failed call, a constant): every document scored the
+    # same, or none at all, as a SentenceEncoder of such a model is refused at load
+    (lambda t: np.zeros((len(t), 3)), 3, ValueError, r"gives two unrelated probe sentences the same embedding "
+                                                     r"\(cosine 1\.0000\): it cannot tell texts apart"),
+    (lambda t: np.ones((len(t), 3)), 3, ValueError, "gives two unrelated probe sentences the same embedding"),
 ])
 def test_a_custom_encoders_output_is_checked_by_from_encoder(rows, dim, error, match):
     # NaN rows gave NaN scores, a row too few an IndexError, a list an AttributeError, a wrong

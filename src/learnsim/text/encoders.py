@@ -109,6 +109,8 @@ _PROBE_RTOL = 1e-3
 # BERT's mean pooling: below 0.9); MiniLM without its tokenizer files, every word its unknown
 # token, gives 0.9995.
 _PROBE_SAME_COSINE = 0.999
+# An encoder object (not a model learnsim loads) whose probe rows are this close gives every text one row.
+_SAME_ROWS_COSINE = 1 - 1e-6
 # The files a Hugging Face tokenizer is read from (one of them, by tokenizer family): named in the
 # error of a model whose tokenizer knows no words.
 _TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "vocab.json", "merges.txt", "spiece.model",
@@ -423,12 +425,20 @@ def check_encoder_output(encoder):
     Raises
     ------
     TypeError, ValueError
-        One line that names the encoder and the problem.
+        One line that names the encoder and the problem; a ValueError too where the two probe
+        sentences get the same embedding (zero rows, a constant row: cosine 1 to float32 rounding).
     """
     if isinstance(encoder, SentenceEncoder):
         return
     who = f"the encoder {_encoder_label(encoder)}"
-    checked_rows(encoder.transform(list(_PROBE_TEXTS)), len(_PROBE_TEXTS), who, int(encoder.embedding_dim_))
+    probe = checked_rows(encoder.transform(list(_PROBE_TEXTS)), len(_PROBE_TEXTS), who, int(encoder.embedding_dim_))
+    # as SentenceEncoder refuses such a model at load: every text alike (zero rows from a failed
+    # call, a constant) scored every document the same, or none at all, silently. Only rows the
+    # same to float32 rounding: a crude encoder of a few features may put the probes at 0.999
+    cosine = _cosine(probe[0], probe[1])
+    if cosine > _SAME_ROWS_COSINE:
+        raise ValueError(f"{who} gives two unrelated probe sentences the same embedding (cosine {cosine:.4f}): it "
+                         "cannot tell texts apart (zero rows, or the same row for every text)")
 
 
 def _encoder_label(encoder):
