@@ -153,3 +153,18 @@ def test_the_real_jsts_splits():
         n[split] = (data.pairs.n_pairs + data.n_identical_pairs, data.n_identical_pairs)
         assert data.scores.min() >= 0.0 and data.scores.max() <= 5.0
     assert n == {"train": (12451, 69), "valid": (1457, 4), "test": (1589, 10)}
+
+
+@pytest.mark.corpus
+def test_the_real_jsts_file_reads_as_pairs_as_it_is():
+    # docs/languages.md: 'learnsim fit --pairs train-v1.3.json' takes JGLUE's file as it is (the
+    # .json extension was refused); read as the command line reads it, it is load_jsts's pairs
+    from learnsim._inputs import read_pairs_either
+
+    require_corpus("ja/jsts/valid-v1.3.json")
+    path = shared_data_dir() / "ja" / "jsts" / "valid-v1.3.json"
+    pairs = read_pairs_either(path)
+    jsts = load_jsts("valid", data_dir=shared_data_dir())
+    # every pair, those of two identical sentences too (load_jsts drops them, read_pairs counts them)
+    assert pairs.kind == "graded" and pairs.pairs.n_pairs == jsts.pairs.n_pairs + jsts.n_identical_pairs
+    assert set(np.round(jsts.scores, 6)) <= set(np.round(pairs.scores, 6))
