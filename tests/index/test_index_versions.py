@@ -485,6 +485,13 @@ def test_kill_9_mid_promotion_leaves_the_old_model_or_the_new(tmp_path, referenc
                         pytest.fail(f"run {run}: the child stopped: {err.read().decode(errors='replace')[-3000:]}")
                     assert time.monotonic() - started < 15, f"run {run}: the child was not ready in 15 s"
                     time.sleep(0.01)
+                # one promotion acknowledged, then the kill at a random point of the next ones: on a
+                # loaded machine (load 18) a promotion can take longer than the random wait, and the
+                # runs then promoted too seldom for the check below (4 of 5 once)
+                while b"promoted" not in acks.read_bytes():
+                    assert child.poll() is None, "the child stopped by itself"
+                    assert time.monotonic() - started < 15, f"run {run}: no promotion in 15 s"
+                    time.sleep(0.01)
                 time.sleep(rng.uniform(0.02, 0.6))     # a promotion takes 0.05-0.2 s
                 assert child.poll() is None, "the child stopped by itself"
             finally:
@@ -504,7 +511,7 @@ def test_kill_9_mid_promotion_leaves_the_old_model_or_the_new(tmp_path, referenc
         assert report["ok"], report
         idx.close()
         served.append((version, acks.read_bytes().count(b"promoted")))
-        assert time.monotonic() - started < 20
+        assert time.monotonic() - started < 25
     # the children promoted between the kills
     assert sum(n for _, n in served) >= KILL_RUNS, served
     # and the index still promotes
