@@ -554,6 +554,29 @@ def test_an_id_added_meanwhile_names_the_option_that_replaces_it(models, tmp_pat
     assert "use update" not in message
 
 
+def test_a_corpus_without_ids_is_added_beside_the_build_not_over_it(models, tmp_path):
+    """An id-less file added to an index built from one was refused ('line-1' is already in the
+    index), and the --update the error proposed replaced the build's documents with the new ones."""
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text("w001 w002 w003\nw004 w005 w006\n", encoding="utf-8")
+    second.write_text("w007 w008 w009\nw010 w011 w012\n", encoding="utf-8")
+    out = tmp_path / "idx"
+    ok(["index", "build", "--model", models["mcd"], "--corpus", first, "--out", out])
+    code, stdout, err = run_cli(["index", "add", out, "--corpus", second, "--json"])
+    assert code == 0 and json.loads(stdout) == {"added": 2, "updated": 0, "documents": 4}
+    assert "2 document(s) without an id were numbered by the index" in err
+    from learnsim.index import Index
+
+    with Index.open(out) as index:
+        ids, texts = index.live_documents()
+    assert sorted(texts) == sorted(first.read_text(encoding="utf-8").splitlines()
+                                   + second.read_text(encoding="utf-8").splitlines())
+    assert {"line-1", "line-2"} <= set(ids)
+    # --update names them by their lines, as the build did: the build's documents replaced, as asked
+    assert ok_json(["index", "add", out, "--corpus", second, "--update"]) == {"added": 0, "updated": 2,
+                                                                            "documents": 4}
+
+
 def test_a_user_error_is_reported_without_importing_scikit_learn(tmp_path):
     """The message of a user error needs learnsim.exceptions alone: importing learnsim.io for
     the name of its error took 1.7 s, for 'not an index'."""

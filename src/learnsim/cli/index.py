@@ -15,7 +15,8 @@ corpus layouts:
   id<TAB>text per line (.tsv), or one document per line (.txt): no metadata (under a first
       line text<TAB>id, each line is read that way round)
   a header naming id and text (.csv, CSV-quoted): every other column is metadata
-  A document without an id gets its line number ("line-12").
+  A document without an id gets its line number ("line-12"); in 'index add' (without
+      --update), the index's next free number.
   BEIR's corpus.jsonl reads as it is: {"_id": ..., "title": ..., "text": ..., "metadata": {...}}
       (the id from "_id", the title joined before the text); a field read and not used is named.
   Pyserini's JsonCollection reads as it is: {"id": ..., "contents": ...} ("contents" is the text
@@ -160,14 +161,16 @@ def register(commands):
 
 # --------------------------------------------------------------------------- reading a corpus
 
-def read_corpus(path, encoding_errors="replace", quoting="auto"):
-    """(ids, texts, metadata) of a corpus file (layouts above), read once."""
+def read_corpus(path, encoding_errors="replace", quoting="auto", number_lines=True):
+    """(ids, texts, metadata) of a corpus file (layouts above), read once. ``number_lines``: a
+    document without an id is named by its line ("line-12"); else its id is None (the index
+    numbers it)."""
     from ._common import note_unused_fields, read_documents
 
     docs = read_documents(path, encoding_errors=encoding_errors, quoting=quoting)
     note_unused_fields(docs, path)
     # an id the file did not give: its line, written without a blank so that a run file can name it
-    ids = [i if i is not None else f"line-{n}" for i, n in zip(docs.ids, docs.line_numbers)]
+    ids = [i if i is not None or not number_lines else f"line-{n}" for i, n in zip(docs.ids, docs.line_numbers)]
     metas = [None] * len(ids) if docs.metadata is None else docs.metadata
     from ..index._arguments import CheckedMetadata
 
@@ -310,7 +313,10 @@ def _change(args, index):
     if action == "info":
         return _print_info(index.info(), args.json)
     if action == "add":
-        ids, texts, metas = read_corpus(args.corpus, args.encoding_errors, args.quoting)
+        # a document without an id is numbered by the index in a plain add: named by its line, it
+        # was refused as "line-1 is already in the index" (the build's first line), and the
+        # --update that error proposed replaced the build's documents with the new ones
+        ids, texts, metas = read_corpus(args.corpus, args.encoding_errors, args.quoting, number_lines=args.update)
         if args.update:
             # one transaction: a crash leaves every id either as it was or replaced, never both
             try:
@@ -318,12 +324,12 @@ def _change(args, index):
             except ValueError as exc:
                 raise UsageError(f"{args.corpus}: {exc}") from None
         else:
-            indexed = next((i for i in ids if _live(index, i)), None)
+            indexed = next((i for i in ids if i is not None and _live(index, i)), None)
             if indexed is not None:
                 raise UsageError(f"{args.corpus}: the id {indexed!r} is already in the index (add --update to "
                                  "replace the documents whose id is indexed)")
             try:
-                index.add(texts, ids, metas)
+                given = index.add(texts, ids, metas)
             except ValueError as exc:
                 if "is already in the index" not in str(exc):
                     raise
@@ -332,6 +338,10 @@ def _change(args, index):
                 raise UsageError(f"{args.corpus}: {str(exc).split(' (')[0]} (another writer added it meanwhile; add "
                                  "--update to replace the documents whose id is indexed)") from None
             result = {"added": len(ids), "updated": 0}
+            numbered = [new for new, old in zip(given, ids) if old is None]
+            if numbered:
+                _note(f"note: {args.corpus}: {len(numbered)} document(s) without an id were numbered by the index "
+                      f"({', '.join(map(repr, numbered[:3]))}{', ...' if len(numbered) > 3 else ''})")
         result["documents"] = len(index)
         if args.json:
             _print_json(result)
