@@ -596,8 +596,8 @@ def _checked_cluster_search(o, texts, labels, X, learn, owner, summary, fitted):
         return _search_unchecked(o, summary, fitted, f"{n} cluster(s) of two or more items: too few to hold a share "
                                  f"of {o.baseline_holdout:g} of them out (at least two) and learn from two")
     parts = [got]
-    # few held-out items: further runs of clusters, each held out of its own fit, as judgements' folds
-    runs = fold_runs(got[1].n_queries)
+    # few held-out items or clusters: further runs of clusters, each held out of its own fit, as judgements' folds
+    runs = fold_runs(got[1].n_queries, groups=np.unique(got[1].groups).size)
     for k in range(1, runs):
         more = split_clusters(y, o.baseline_holdout, random_state=o.random_state, fold=k)
         if more is None:

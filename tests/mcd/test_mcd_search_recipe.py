@@ -94,3 +94,23 @@ def test_few_held_out_items_are_scored_in_folds_of_clusters():
         result = learnsim.fitting.fit([str(t) for t in c.data], clusters=list(c.target), method="mcd")
     report = BaselineGain.from_dict(result.report["search_baseline_gain"])
     assert "in 5 folds" in result.report["held_out"] and report.n_units == 120
+
+
+def test_two_held_out_clusters_are_not_the_whole_check():
+    # 2 of 10 clusters of 110 items held out gave 220 queries, enough by count, and the check was
+    # one split: its bootstrap resamples two clusters, so its interval is the range of their two
+    # gains, and a rule that gains on half of the new topics and loses on the other half passed
+    # it about one time in four (both held-out clusters gaining). More runs of clusters, each its
+    # own fit, until at least six clusters are scored.
+    from learnsim.baseline import MIN_HELD_GROUPS
+    from learnsim.datasets import make_clustered_corpus
+
+    c = make_clustered_corpus(n_clusters=10, docs_per_cluster=110, random_state=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = learnsim.fitting.fit([str(t) for t in c.data], clusters=list(c.target), method="mcd")
+    report = BaselineGain.from_dict(result.report["search_baseline_gain"])
+    assert MIN_HELD_GROUPS >= 6
+    # each run holds 2 clusters of 110 items out: at least MIN_HELD_GROUPS clusters scored, each once
+    assert report.n_units >= MIN_HELD_GROUPS * 110 and report.n_units % 110 == 0
+    assert "folds" in result.report["held_out"]

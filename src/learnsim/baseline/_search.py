@@ -59,7 +59,7 @@ from ..text import check_analysis
 from ._gain import BaselineGain, _rng, _warn, paired_bootstrap
 
 __all__ = ["LexicalBaselines", "SearchBaselines", "SearchCheck", "check_search", "validate_search", "ndcg_at_k", "bm25_query_norms",
-           "BASELINE_TITLES", "MIX_WEIGHT_GRID", "FOLDED_BELOW", "MAX_FOLDS", "FoldedSplit", "FoldedPools",
+           "BASELINE_TITLES", "MIX_WEIGHT_GRID", "FOLDED_BELOW", "MAX_FOLDS", "MIN_HELD_GROUPS", "FoldedSplit", "FoldedPools",
            "fold_runs"]
 
 #: Okapi BM25's constants everywhere a fit or ``learnsim evaluate`` compares with BM25.
@@ -74,6 +74,11 @@ BASELINE_TITLES = {"bm25": "BM25", "cosine": "tf.idf cosine", "encoder": "encode
 FOLDED_BELOW = 200
 #: The most folds (learner fits) a check makes: the default fraction's five.
 MAX_FOLDS = 5
+#: Held-out groups (whole clusters) below which a check is cross-fitted over folds too: its
+#: bootstrap resamples whole groups, and over two the interval is the range of their two gains,
+#: above zero for about one rule in five that gains nothing on new clusters (one in fifteen from
+#: four to six groups; a simulation of per-cluster gains around zero).
+MIN_HELD_GROUPS = 6
 # Documents of each base score in a query's pool (module notes).
 POOL_DEPTH = 100
 # Held-out queries scored at most (a seeded sample above it): each searches the whole collection.
@@ -685,21 +690,24 @@ def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None,
     return split, baselines, check
 
 
-def fold_runs(n_held, n_folds=MAX_FOLDS):
+def fold_runs(n_held, n_folds=MAX_FOLDS, groups=None):
     """How many folds a check cross-fits where one split holds out ``n_held`` queries (or items
     of clusters): 1 from :data:`FOLDED_BELOW` up, else as many as bring the queries scored to
     FOLDED_BELOW, at most ``n_folds`` and at most :data:`MAX_FOLDS` fits (a fraction of 0.01 cut
-    200 queries into 100 folds of 2).
+    200 queries into 100 folds of 2). ``groups``: the whole groups (clusters) one split holds
+    out, which its bootstrap resamples; with fewer than :data:`MIN_HELD_GROUPS` the folds also
+    bring the groups scored to that many (within the same bounds), however many queries they hold.
 
     Examples
     --------
     >>> from learnsim.baseline import fold_runs
-    >>> fold_runs(24), fold_runs(60), fold_runs(60, n_folds=2), fold_runs(250)
-    (5, 4, 2, 1)
+    >>> fold_runs(24), fold_runs(60), fold_runs(60, n_folds=2), fold_runs(250), fold_runs(250, groups=2)
+    (5, 4, 2, 1, 3)
     """
-    if n_held >= FOLDED_BELOW:
-        return 1
-    return min(int(n_folds), MAX_FOLDS, -(-FOLDED_BELOW // max(int(n_held), 1)))
+    need = 1 if n_held >= FOLDED_BELOW else -(-FOLDED_BELOW // max(int(n_held), 1))
+    if groups is not None and 0 < groups < MIN_HELD_GROUPS:
+        need = max(need, -(-MIN_HELD_GROUPS // int(groups)))
+    return max(1, min(int(n_folds), MAX_FOLDS, need))
 
 
 class FoldedSplit:
