@@ -814,3 +814,19 @@ def test_fit_linklearn_needs_ids(linked_files, tmp_path):
                        "--model", tmp_path / "m.npz"], "needs an id for every document")
     assert_user_error(["fit", "--method", "mcd", "--input", linked_files["pages"], "--links",
                        linked_files["links"], "--model", tmp_path / "m.npz"], "--links applies to --method linklearn")
+
+
+def test_evaluate_input_scores_a_bm25_model_as_its_search_does(corpus_files, tmp_path):
+    """A model that is BM25 (a fit that ended as the baseline), fitted on other texts, scores the
+    evaluated documents as its search does, with their own vocabulary and statistics: its column
+    is then evaluate's own BM25 column (it scored below it with the fit's vocabulary and idf)."""
+    from learnsim._baseline_models import baseline_pipeline
+
+    other = make_clustered_corpus(n_clusters=4, docs_per_cluster=6, random_state=11).data
+    path = tmp_path / "bm25.npz"
+    baseline_pipeline("bm25", other).save(path)
+    code, out, err = run_cli(["evaluate", "--model", path, "--input", corpus_files["test"], "--json"])
+    assert code == 0, err
+    methods = json.loads(out)["methods"]
+    for m in ("ap11", "map", "p@10"):
+        assert methods["learned"][m] == pytest.approx(methods["bm25"][m], abs=1e-9), m
