@@ -11,7 +11,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from ..text import DEFAULT_TOKEN_PATTERN, LATER_READINGS, TextVectorizer, check_documents
+from ..text import DEFAULT_TOKEN_PATTERN, LATER_READINGS, TextVectorizer, check_dictionary, check_documents, \
+    installed_dictionary
 from .._utils.validation import check_state_header, state_array, state_number
 
 __all__ = ["HashingTextVectorizer"]
@@ -212,6 +213,7 @@ class HashingTextVectorizer(TextVectorizer):
         """
         self._check_params()
         self._tokenizer = self._make_tokenizer()
+        self.dictionary_ = installed_dictionary(self.analyzer)    # as TextVectorizer records it
         if self.weighting not in NEEDS_STATISTICS:
             return self._set_statistics(None, 0, 0, None)
         return self._set_statistics(*self.partial_statistics(check_documents(docs)))
@@ -249,6 +251,8 @@ class HashingTextVectorizer(TextVectorizer):
         params["n_features"] = int(params["n_features"])
         meta = {"state_version": _STATE_VERSION, "params": params,
                 "n_documents": self.n_documents_, "avgdl": self.avgdl_}
+        if getattr(self, "dictionary_", None) is not None:
+            meta["dictionary"] = self.dictionary_
         arrays = {}
         if self.n_documents_ is not None:
             arrays = {"document_frequency": self.document_frequency_, "idf": self.idf_,
@@ -273,6 +277,8 @@ class HashingTextVectorizer(TextVectorizer):
         obj = cls(**params)
         obj._check_params()
         obj._tokenizer = obj._make_tokenizer()
+        check_dictionary(obj.analyzer, meta.get("dictionary"))     # saved before the record: nothing said
+        obj.dictionary_ = meta.get("dictionary")
         n = int(obj.n_features)
         if obj.weighting not in NEEDS_STATISTICS:
             if meta["n_documents"] is not None or arrays:

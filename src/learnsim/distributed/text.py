@@ -33,6 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._dask import SPLIT_EVERY, as_bag, check_split_every, compute, portable, ready, require, tree_reduce
+from ..text import installed_dictionary
 from ._hashing import NEEDS_STATISTICS, HashingTextVectorizer
 
 __all__ = ["fit_vectorizer", "vectorize", "partition_lengths", "document_frequencies", "collection_statistics",
@@ -236,6 +237,7 @@ def fit_vectorizer(texts, *, hashing=None, split_every=SPLIT_EVERY, client=None,
 def _fitted(vec, terms, df, totals, n_docs, empty):
     """The TextVectorizer's fitted state from the reduced statistics (see TextVectorizer._fit)."""
     vec._tokenizer = vec._make_tokenizer()
+    vec.dictionary_ = installed_dictionary(vec.analyzer)
     vec.terms_ = np.asarray(terms, dtype=object)
     vec.vocabulary_ = {t: j for j, t in enumerate(terms)}
     vec.n_documents_ = int(n_docs)
@@ -271,6 +273,7 @@ def _combine_hash_statistics(parts):
 def _fit_hashing(vec, bag, split_every, client):
     dask = require("dask")
     vec._tokenizer = vec._make_tokenizer()
+    vec.dictionary_ = installed_dictionary(vec.analyzer)
     if vec.weighting not in NEEDS_STATISTICS:
         return vec._set_statistics(None, 0, 0, None)
     vec_d = dask.delayed(portable(vec))

@@ -32,6 +32,9 @@ def _vectorizer_meta(vec):
             "weighting": {"kind": vec.weighting, "sublinear_tf": bool(vec.sublinear_tf), "norm": vec.norm,
                           "k1": float(vec.k1), "b": float(vec.b), "avgdl": float(vec.avgdl_),
                           "dtype": np.dtype(vec.dtype).name}}
+    if getattr(vec, "dictionary_", None) is not None:
+        # beside the tokenizer's keywords, which a learnsim that does not know one refuses
+        meta["dictionary"] = vec.dictionary_
     arrays = {}
     if vec.idf_ is not None:
         arrays["idf"] = np.asarray(vec.idf_, dtype=np.float64)

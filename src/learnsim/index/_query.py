@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..text import LATER_READINGS, Tokenizer
+from ..text import LATER_READINGS, Tokenizer, check_dictionary
 
 __all__ = ["QueryPlan", "QueryRows"]
 
@@ -100,6 +100,13 @@ class QueryPlan:
                                    unicode_words=bool(tok.get("unicode_words", False)),
                                    # and before a later reading: without it
                                    **{name: bool(tok.get(name, False)) for name in LATER_READINGS})
+        # a plan written before the dictionary was recorded: nothing said
+        try:
+            check_dictionary(self.tokenizer.analyzer, meta.get("dictionary"), "the index's model")
+        except ValueError as exc:
+            from ._segments import IndexFormatError
+
+            raise IndexFormatError(f"the index's query plan: {exc}") from None
         self.terms = [str(t) for t in terms]
         self.vocabulary = {t: i for i, t in enumerate(terms)}
         self.n_terms = len(terms)

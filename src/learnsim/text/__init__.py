@@ -8,7 +8,7 @@ from .._utils.lazy import attach
 
 __all__ = ["TextVectorizer", "check_documents", "find_empty_rows", "resample_counts", "DEFAULT_TOKEN_PATTERN", "Tokenizer",
            "ANALYZERS", "LATER_READINGS", "analyzer_for_language", "tokenizer_params", "check_analysis", "analysis_of", "resolve_analysis",
-           "collection_vocabulary", "collection_vectorizer", "collection_vectors", "collection_terms", "has_lexical_part",
+           "installed_dictionary", "check_dictionary", "collection_vocabulary", "collection_vectorizer", "collection_vectors", "collection_terms", "has_lexical_part",
            "CosineIndex", "document_lengths", "idf_from_counts", "tfidf_cosine_weights", "LoneCharacters"]
 
 __getattr__, __dir__ = attach(__name__, {"TextVectorizer": "._vectorizer", "check_documents": "._vectorizer",
@@ -16,6 +16,7 @@ __getattr__, __dir__ = attach(__name__, {"TextVectorizer": "._vectorizer", "chec
     "resample_counts": "._vectorizer", "DEFAULT_TOKEN_PATTERN": "._tokenize", "Tokenizer": "._tokenize",
     "ANALYZERS": "._tokenize", "LATER_READINGS": "._tokenize", "analyzer_for_language": "._tokenize", "tokenizer_params": "._tokenize",
     "check_analysis": "._tokenize", "analysis_of": "._tokenize", "resolve_analysis": "._tokenize", "LoneCharacters": "._tokenize",
+    "installed_dictionary": "._dictionary", "check_dictionary": "._dictionary",
     "collection_vocabulary": "._collection", "collection_vectorizer": "._collection",
     "collection_vectors": "._collection", "collection_terms": "._collection",
     "has_lexical_part": "._collection", "CosineIndex": "._cosine", "document_lengths": "._cosine",

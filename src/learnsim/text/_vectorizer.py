@@ -34,6 +34,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from learnsim._utils.linalg import truncated_svd
+from learnsim.text._dictionary import check_dictionary, checked_dictionary, installed_dictionary
 from learnsim.text._tokenize import DEFAULT_TOKEN_PATTERN, LATER_READINGS, Tokenizer, tokenizer_params
 from learnsim.text.bm25 import _check_b, _check_k1
 from learnsim._utils.params import Checked, Interval, Options, validate_param
@@ -392,6 +393,10 @@ class TextVectorizer(BaseEstimator):
 
     Attributes
     ----------
+    dictionary_ : dict or None
+        The morphological analyser's dictionary at fit, ``{"name": ..., "version": ...}``
+        (None for the rule-based analyzers, or a model saved before it was recorded); a load
+        where another is installed warns.
     vocabulary_ : dict of str -> int
         Term to column index; columns are in alphabetical order of the terms.
     terms_ : ndarray of str
@@ -566,6 +571,8 @@ class TextVectorizer(BaseEstimator):
         dtype = self._check_params()
         docs = check_documents(docs)
         self._tokenizer = self._make_tokenizer()
+        # the analyser's dictionary, so that a load with another one says so (._dictionary)
+        self.dictionary_ = installed_dictionary(self.analyzer)
         counts, terms = self._build_vocabulary(docs)
         n_docs, n_terms = counts.shape
 
@@ -748,6 +755,8 @@ class TextVectorizer(BaseEstimator):
             "resample_length": self.resample_length_,
             "n_components": self.n_components_,
         }
+        if getattr(self, "dictionary_", None) is not None:     # written only where there is one
+            meta["dictionary"] = self.dictionary_
         arrays = {
             "document_frequency": self.document_frequency_,
             "empty_rows": self.empty_rows_,
@@ -819,7 +828,10 @@ class TextVectorizer(BaseEstimator):
                              f"got {resample_length!r}")
         avgdl = state_number(meta, "avgdl", name, low=0.0, low_open=True)
 
-        obj._tokenizer = obj._make_tokenizer()
+        obj._tokenizer = obj._make_tokenizer()      # (an analyser missing: its ImportError)
+        # a model saved before the dictionary was recorded: None, and nothing said
+        obj.dictionary_ = checked_dictionary(meta.get("dictionary"), "TextVectorizer state")
+        check_dictionary(obj.analyzer, obj.dictionary_)
         obj.terms_ = np.asarray(terms, dtype=object)
         obj.vocabulary_ = {t: j for j, t in enumerate(terms)}
         obj.n_documents_ = n_docs

@@ -1,0 +1,124 @@
+"""A model records the dictionary its morphological analyser read with (name and version), and a
+load where another one is installed warns, naming both: a query is otherwise cut into other
+words than the vocabulary holds without a word said. The analysers are faked, so that these run
+where none is installed."""
+from __future__ import annotations
+
+import importlib.util
+import warnings
+from importlib import metadata
+
+import pytest
+
+from learnsim.persistence import load, save
+from learnsim.text import TextVectorizer, _dictionary, _tokenize
+
+TEXTS = ["東京都に住んでいる", "大阪に行く", "京都の天気は晴れです", "東京の天気"]
+
+
+def _pairs(run):
+    return [(i, min(i + 2, len(run)), run[i:i + 2]) for i in range(0, len(run), 2)]
+
+
+@pytest.fixture
+def installed(monkeypatch):
+    """A fake analyser and the versions importlib.metadata reports, set by the test."""
+    versions = {}
+
+    def version(name):
+        if name not in versions:
+            raise metadata.PackageNotFoundError(name)
+        return versions[name]
+
+    monkeypatch.setattr(_tokenize, "_SEGMENTERS", {"sudachi": _pairs, "fugashi": _pairs, "jieba": _pairs})
+    monkeypatch.setattr(_dictionary.metadata, "version", version)
+    monkeypatch.setattr(_dictionary, "_WARNED", set())
+    return versions
+
+
+def _reloaded(vectorizer, tmp_path):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        restored = load(save(vectorizer, tmp_path / "model.npz"))
+    return restored, [w for w in caught if issubclass(w.category, UserWarning)]
+
+
+@pytest.mark.parametrize("analyzer, package", [("sudachi", "sudachidict-core"), ("fugashi", "unidic-lite"),
+                                               ("jieba", "jieba")])
+def test_a_fit_records_the_dictionary_and_a_load_with_another_warns_once(installed, tmp_path, analyzer, package):
+    installed[package] = "20240409"
+    vec = TextVectorizer(analyzer=analyzer).fit(TEXTS)
+    assert vec.dictionary_ == {"name": package, "version": "20240409"}
+    restored, caught = _reloaded(vec, tmp_path)
+    assert restored.dictionary_ == vec.dictionary_ and caught == []
+
+    installed[package] = "20261015"             # the dictionary upgraded after the fit
+    restored, caught = _reloaded(vec, tmp_path)
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert f"{package} 20240409" in message and f"{package} 20261015" in message
+    assert caught[0].filename == __file__       # at the caller's line, not learnsim's
+    assert restored.dictionary_ == vec.dictionary_      # what it was fitted with, kept if saved again
+    assert _reloaded(vec, tmp_path)[1] == []    # once
+
+
+def test_a_model_saved_before_the_record_loads_without_a_word(installed, tmp_path):
+    installed["sudachidict-core"] = "20261015"
+    vec = TextVectorizer(analyzer="sudachi").fit(TEXTS)
+    del vec.dictionary_                         # as a model of an older learnsim: no record
+    path = save(vec, tmp_path / "old.npz")
+    installed["sudachidict-core"] = "20300101"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert load(path).dictionary_ is None
+
+
+def test_the_rule_based_analyzers_record_nothing(installed, tmp_path):
+    vec = TextVectorizer().fit(TEXTS)
+    assert vec.dictionary_ is None
+    restored, caught = _reloaded(vec, tmp_path)
+    assert restored.dictionary_ is None and caught == []
+
+
+def test_a_damaged_record_is_refused(installed):
+    installed["jieba"] = "0.42.1"
+    meta, arrays = TextVectorizer(analyzer="jieba").fit(TEXTS)._get_state()
+    meta["dictionary"] = {"name": "jieba"}
+    with pytest.raises(ValueError, match="'dictionary' must be"):
+        TextVectorizer._from_state(meta, arrays)
+
+
+def test_an_index_plan_records_the_dictionary_and_warns_at_open(installed, tmp_path):
+    from learnsim._baseline_models import baseline_pipeline
+    from learnsim.index import Index, open_index
+
+    installed["unidic-lite"] = "1.0.8"
+    pipeline = baseline_pipeline("cosine", TEXTS, analysis={"analyzer": "fugashi"})
+    Index.build(tmp_path / "idx", pipeline, TEXTS)
+    installed.pop("unidic-lite")
+    installed["unidic-lite"] = "1.0.9"
+    _dictionary._WARNED.clear()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        index = open_index(tmp_path / "idx")
+        index.search("東京", k=1)
+    messages = [str(w.message) for w in caught if "unidic-lite 1.0.8" in str(w.message)]
+    assert len(messages) == 1 and "unidic-lite 1.0.9" in messages[0]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("sudachipy") is None, reason="SudachiPy is not installed")
+def test_the_real_sudachi_dictionary_is_recorded(tmp_path):
+    vec = TextVectorizer(analyzer="sudachi").fit(TEXTS)
+    assert vec.dictionary_ == {"name": "sudachidict-core", "version": metadata.version("sudachidict-core")}
+
+
+def test_the_hashing_vectoriser_records_and_checks_it_too(installed, tmp_path):
+    from learnsim.distributed import HashingTextVectorizer
+
+    installed["jieba"] = "0.42.1"
+    vec = HashingTextVectorizer(analyzer="jieba", n_features=64).fit(TEXTS)
+    assert vec.dictionary_ == {"name": "jieba", "version": "0.42.1"}
+    installed["jieba"] = "0.43.0"
+    restored, caught = _reloaded(vec, tmp_path)
+    assert len(caught) == 1 and "jieba 0.42.1" in str(caught[0].message) and "jieba 0.43.0" in str(caught[0].message)
+    assert restored.dictionary_ == vec.dictionary_
