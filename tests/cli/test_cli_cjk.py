@@ -175,3 +175,24 @@ def test_evaluate_reads_a_lone_character_alike_for_the_model_and_the_baselines(l
         methods = json.loads(out)["methods"]
         assert methods["bm25"]["ndcg@10"] > 0.9 and methods["learned"]["ndcg@10"] > 0.5, methods
         assert sum("lone character" in line for line in err.splitlines()) == 1, err
+
+
+def test_evaluate_without_a_model_takes_the_analysis_of_its_baselines(tmp_path, monkeypatch):
+    """--queries --corpus without --model: --language / --analyzer / --cjk-unigrams (declared as
+    fit declares them) choose how the baselines cut text; with a model they are refused (the
+    model's own analysis is used)."""
+    corpus, queries, qrels = tmp_path / "c.jsonl", tmp_path / "q.jsonl", tmp_path / "qrels.tsv"
+    rows = _write(corpus, JAPANESE)
+    queries.write_text(json.dumps({"_id": "q1", "text": "東京の天気"}, ensure_ascii=False) + "\n", encoding="utf-8")
+    qrels.write_text(f"q1\t{rows[0]['id']}\t1\n", encoding="utf-8")
+    base = ["evaluate", "--corpus", corpus, "--queries", queries, "--qrels", qrels, "--json"]
+    default = json.loads(ok(base)[0])["baseline_terms"]
+    assert "character bigrams" in default and "unigrams" not in default
+    unigrams = json.loads(ok([*base, "--cjk-unigrams"])[0])["baseline_terms"]
+    assert "character bigrams and unigrams" in unigrams
+    whole = json.loads(ok([*base, "--analyzer", "words"])[0])["baseline_terms"]
+    assert "whole runs" in whole
+    code, out, err = run_cli([*base, "--language", "ja", "--analyzer", "jieba"])
+    assert code == 2 and "reads Chinese" in err and "Traceback" not in err
+    code, out, err = run_cli([*base, "--model", tmp_path / "m.npz", "--analyzer", "words"])
+    assert code == 2 and "--analyzer" in err and "as the model does" in err and "Traceback" not in err

@@ -7,7 +7,7 @@ import numpy as np
 
 from pathlib import Path
 
-from ._common import (_add_encoding_errors, _add_quoting, _examples, _fmt, _formatter, _load_pipeline, MEASURE_TITLES, _note,
+from ._common import (_add_analysis, _add_encoding_errors, _add_quoting, _examples, _fmt, _formatter, _load_pipeline, MEASURE_TITLES, _note,
                       _positive_int, _print_json, QUERY_LAYOUTS, _read_clusters, read_documents, read_id_texts,
                       RETRIEVAL_MEASURES, _table, UsageError, _vectorize, _warn_empty_rows)
 
@@ -61,7 +61,8 @@ def register(commands):
               baselines 'learnsim fit' checks a model fitted on pairs against). A document
               scoring 0 (sharing no word with the query) is retrieved by no term-based method,
               the learned one included. Without --model: the two baselines alone, what a model
-              has to beat.
+              has to beat (--language, --analyzer, --cjk-unigrams: how they cut text, as for
+              'learnsim fit'; with a model, as the model does).
               The corpus: id<TAB>text lines, .csv with an id column, .jsonl with "id" (or BEIR's
               corpus.jsonl: "_id", "title", "text"), SMART records (CISI.ALL, cran.all.1400)
               or TREC SGML (<DOC><DOCNO>id</DOCNO>...</DOC>).
@@ -110,6 +111,9 @@ def register(commands):
     evaluate.add_argument("--columns", metavar="SPEC", default=None,
                           help="--pairs: which 0-based fields hold what, e.g. label=0,text_a=3,text_b=4")
     evaluate.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
+    # as 'learnsim fit' declares them: how the baselines of --queries without --model cut text
+    # (with a model they cut it as the model does)
+    _add_analysis(evaluate)
     _add_encoding_errors(evaluate)
     _add_quoting(evaluate)
     evaluate.set_defaults(handler=run)
@@ -315,6 +319,7 @@ def run(args):
         args.corpus = None if args.index is not None else corpus
     elif args.split is not None:
         raise UsageError("--split names the judgements of a --beir folder; with --qrels give the file itself")
+    args.baseline_analysis = _analysis_of_options(args)
     if args.queries is not None or args.run is not None:
         return _evaluate_runs(args)
     given = [option for option, value in (("--qrels", args.qrels), ("--index", args.index), ("--corpus", args.corpus),
@@ -412,13 +417,29 @@ def run(args):
     return 0
 
 
-def _analysis(pipeline):
+def _analysis_of_options(args):
+    """The analysis --language, --analyzer and --cjk-unigrams ask the baselines for (None: none
+    given), given only where no model sets it: --queries without --model or --index."""
+    given = [flag for flag, value in (("--language", args.language), ("--analyzer", args.analyzer),
+                                      ("--cjk-unigrams", args.cjk_unigrams)) if value]
+    if not given:
+        return None
+    if args.queries is None or args.model is not None or args.index is not None:
+        raise UsageError(f"{', '.join(given)}: how the baselines of --queries without --model or --index cut "
+                         "text; with a model they cut it as the model does (its own analysis)")
+    from ._fit_text import analysis_option
+
+    return analysis_option(args)
+
+
+def _analysis(pipeline, args=None):
     """How the model cuts text into terms (its lexical part's, over an encoder): its baselines
-    cut it the same way (character bigrams, or the model's analyser)."""
+    cut it the same way (character bigrams, or the model's analyser); without a model, what
+    --language, --analyzer and --cjk-unigrams ask for."""
     from ..text import analysis_of
 
     if pipeline is None:
-        return None
+        return getattr(args, "baseline_analysis", None)
     return analysis_of(pipeline.lexical if pipeline.lexical is not None else pipeline.vectorizer)
 
 
@@ -559,7 +580,7 @@ def _evaluate_queries(args):
     pipeline = index.pipeline if args.index is not None else _load_pipeline(args.model) if args.model is not None else None
     from ..baseline import LexicalBaselines
 
-    lexical = LexicalBaselines(texts, analysis=_analysis(pipeline))
+    lexical = LexicalBaselines(texts, analysis=_analysis(pipeline, args))
     if args.index is not None:
         runs["learned"], how = _index_run(index, query_ids, queries, k)
     elif args.model is not None:
