@@ -86,6 +86,9 @@ def test_health_info_and_openapi(client):
     assert info["method"] == "MinimumClusterDistortion" and "version" in info and info["pipeline"]
     assert info["versions"]["learnsim"] == info["version"] and info["versions"]["numpy"]
     assert not Path(info["path"]).is_absolute()   # the server's directories are not told
+    # how queries are cut (an English model: bigrams over the spaceless scripts, no dictionary)
+    analysis = info["analysis"]
+    assert analysis is None or (analysis["analyzer"] in ("cjk", "words") and analysis["dictionary"] is None)
     schema = client.get("/openapi.json").json()
     assert {"/v1/search", "/v1/explain", "/v1/docs"} <= set(schema["paths"])
     # an MCD model has no duplicate rule: POST /v1/match answers only 422 there, and the schema leaves it out

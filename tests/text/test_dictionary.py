@@ -122,3 +122,22 @@ def test_the_hashing_vectoriser_records_and_checks_it_too(installed, tmp_path):
     restored, caught = _reloaded(vec, tmp_path)
     assert len(caught) == 1 and "jieba 0.42.1" in str(caught[0].message) and "jieba 0.43.0" in str(caught[0].message)
     assert restored.dictionary_ == vec.dictionary_
+
+
+def test_index_info_reports_the_analysis_and_both_dictionaries(installed, tmp_path):
+    from learnsim._baseline_models import baseline_pipeline
+    from learnsim.index import Index, open_index
+
+    installed["jieba"] = "0.42.1"
+    Index.build(tmp_path / "idx", baseline_pipeline("bm25", TEXTS, analysis={"analyzer": "jieba"}), TEXTS)
+    installed["jieba"] = "0.43.0"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        info = open_index(tmp_path / "idx").info()["analysis"]
+    assert info["analyzer"] == "jieba"
+    assert info["dictionary"] == {"name": "jieba", "version": "0.42.1"}
+    assert info["installed_dictionary"] == {"name": "jieba", "version": "0.43.0"}
+    from conftest import run_cli
+
+    code, out, err = run_cli(["index", "info", tmp_path / "idx"])
+    assert code == 0 and "jieba (dictionary at fit: jieba 0.42.1; installed: jieba 0.43.0)" in out, (out, err)

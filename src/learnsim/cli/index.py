@@ -235,13 +235,27 @@ def _print_info(info, as_json):
         _print_json(info)
         return 0
     # a model over term vectors has no encoder: the row says so in words
-    rows = [[k, _summary(v) if k == "search" else ("none (term vectors)" if k == "encoder" and v is None else v)]
-            for k, v in info.items()]
+    rows = [[k, _summary(v) if k == "search" else _analysis_line(v) if k == "analysis" and v else
+             ("none (term vectors)" if k == "encoder" and v is None else v)] for k, v in info.items()]
     print(_table(["", "value"], rows, align="<<"))
     if info.get("added_since_statistics"):
         print(f"\n{info['added_since_statistics']} document(s) were added after the collection statistics were "
               "computed; 'learnsim index reindex' recomputes them.")
     return 0
+
+
+def _analysis_line(analysis):
+    """One line of info()["analysis"]: the analyzer, and its dictionary at fit and here."""
+    if "unreadable" in analysis:
+        return f"unreadable: {analysis['unreadable']}"
+    line = analysis["analyzer"] + (" with unigrams" if analysis.get("cjk_unigrams") else "")
+
+    def name(d):
+        return "none" if d is None else f"{d['name']} {d['version']}"
+    if analysis.get("dictionary") or analysis.get("installed_dictionary"):
+        fitted = "not recorded" if analysis.get("dictionary") is None else name(analysis["dictionary"])
+        line += f" (dictionary at fit: {fitted}; installed: {name(analysis.get('installed_dictionary'))})"
+    return line
 
 
 def _summary(search):

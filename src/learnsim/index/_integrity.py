@@ -367,6 +367,26 @@ def load_plan(path, m):
     return plan
 
 
+def analysis_info(index):
+    """``Index.info()["analysis"]``: how the query plan cuts text (its analyzer, and the
+    dictionary of a morphological analyser recorded at fit beside the one installed here); None
+    for an index without a plan (its pipeline reads queries)."""
+    if index.manifest.get("plan_dir") is None:
+        return None
+    if index._plan is None:
+        try:
+            index._plan = load_plan(index.path, index.manifest)
+        except (IndexFormatError, IndexDamagedError) as exc:
+            # info describes a damaged index too (learnsim index verify names what is wrong)
+            return {"unreadable": str(exc)}
+    from ..text import installed_dictionary
+
+    plan = index._plan
+    analyzer = plan.tokenizer.analyzer
+    return {"analyzer": analyzer, "cjk_unigrams": plan.tokenizer.cjk_unigrams,
+            "dictionary": plan.meta.get("dictionary"), "installed_dictionary": installed_dictionary(analyzer)}
+
+
 def retry_if_moved(index, load):
     """Run ``load`` (which reads the manifest and what it lists); when it fails while the manifest
     file was replaced since it read it (``index._loading_manifest``), a writer removed what the

@@ -47,7 +47,7 @@ from ._arguments import check_ids as _check_ids, check_k as _check_k, \
 from ._ann import AnnSearch, ann_config, check_ann_config, search_info, write_segment_of
 from ._batch import best_k_dense_batch, dense_batch_applies
 from ._integrity import Lock as _Lock, checked_up_to, model_encoder, load_plan, load_statistics, plan_checksums as _plan_checksums, read_retrying, \
-    read_store, retry_if_moved, sqlite_guarded as _sqlite_guarded, statistics_key, \
+    read_store, retry_if_moved, sqlite_guarded as _sqlite_guarded, statistics_key, analysis_info, \
     write_manifest as _write_manifest, collection_rows as _collection
 from ._match import exact_copy_hits, matched_hits
 from ._scan import MemorySegment, SegmentRun, best_k, scanned_segments
@@ -1420,7 +1420,7 @@ class Index(ModelVersions):
     @_sqlite_guarded
     def info(self):
         """A dict describing the index: documents, segments, scoring, staleness of the statistics,
-        and ``"vocabulary"``: ``"collection"`` when the lexical part (an input cosine, a term
+        ``"analysis"`` (how queries are cut; an analyser's dictionary) and ``"vocabulary"``: ``"collection"`` when the lexical part (an input cosine, a term
         weighting) scores with the collection's own words, ``"model"`` when with the model's (a
         model without a lexical part, or an index built before learnsim scored with the
         collection's words: ``learnsim index reindex`` moves it)."""
@@ -1428,7 +1428,7 @@ class Index(ModelVersions):
         m = self.manifest
         size = _tree_bytes(self.path)
         return {"path": str(self.path), "format_version": m["format_version"], "method": m.get("method"),
-                "encoder": m.get("encoder"),
+                "encoder": m.get("encoder"), "analysis": analysis_info(self),
                 "scoring": self.scoring, "score": self.column, "kind": self.kind, "dtype": m["dtype"],
                 "documents": len(self), "deleted": int((~self._live).sum()),
                 "segments": len(m["segments"]), "unsegmented": sum(isinstance(s, MemorySegment) for s in self.segments),
