@@ -170,6 +170,18 @@ def test_flat_equals_exact(metric, corpus):
     np.testing.assert_allclose(scores, exact_scores, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("n, nlist", [(3, None), (20, 4)])
+def test_ivf_on_few_rows_prints_nothing(n, nlist, capfd):
+    """faiss's k-means printed "WARNING clustering 3 points to 1 centroids" to stderr (from C++,
+    past Python's warnings) on a tiny collection; the index still searches every row."""
+    X = clustered(n, 4, seed=5)
+    ann = build("faiss-ivf", metric="cosine", nlist=nlist).fit(X)
+    ids, _ = ann.search(X, n)
+    assert sorted(ids[0].tolist()) == list(range(n))
+    out, err = capfd.readouterr()
+    assert "WARNING" not in err and "WARNING" not in out
+
+
 @pytest.mark.parametrize("backend", ANN_BACKENDS)
 def test_ids_are_the_users(backend):
     X = clustered(500, 8, seed=3)

@@ -238,6 +238,11 @@ class FaissIndex(ApproximateIndex):
             else:
                 nlist = self._choose_nlist(n)
                 index = faiss.IndexIVFFlat(faiss.IndexFlat(d, metric), d, nlist, metric)
+                # faiss's k-means prints a WARNING to stderr (C++, no Python warning to filter)
+                # below 39 training rows per list: the default nlist already keeps to n/39 where
+                # n allows, and a tiny collection (3 rows, one list) or an nlist asked for is
+                # trained as it is, so the line is noise on a library user's terminal
+                index.cp.min_points_per_centroid = 1
                 if n > _TRAIN_PER_LIST * nlist:
                     rng = check_random_state(self.random_state)
                     sample = np.sort(rng.choice(n, _TRAIN_PER_LIST * nlist, replace=False))
