@@ -177,6 +177,26 @@ def test_an_index_by_its_path(index):
         retriever.index.close()
 
 
+def test_a_pickled_retriever_reopens_its_index(index):
+    """pickle.dumps of a retriever over an open Index failed "cannot pickle '_thread.lock'": it
+    now carries the index's path and options, and the copy searches the index opened again."""
+    import pickle
+
+    from learnsim.client import Client
+
+    retriever = LearnsimRetriever(index=index, k=3, filter={"half": "even"})
+    copy = pickle.loads(pickle.dumps(retriever))
+    try:
+        assert isinstance(copy.index, Index) and copy.index is not index
+        assert (copy.k, copy.filter) == (3, {"half": "even"})
+        query = _queries()[1]
+        _same(copy.invoke(query), _expected(index.search(query, 3, filter={"half": "even"}), index))
+    finally:
+        copy.index.close()
+    with pytest.raises(TypeError, match="client of learnsim serve cannot be pickled.*new Client"):
+        pickle.dumps(LearnsimRetriever(client=Client("http://127.0.0.1:9")))
+
+
 @pytest.mark.parametrize("filter", FILTERS[:2])
 def test_async_documents_are_the_hits_of_index_search(index, filter):
     retriever = LearnsimRetriever(index=index, k=6, filter=filter)

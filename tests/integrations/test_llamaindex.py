@@ -103,6 +103,23 @@ def test_async_nodes_are_the_hits_of_index_search(index, filter):
         _check(nodes, index.search(query, 6, filter=filter), index.higher_is_closer, index.column)
 
 
+def test_a_pickled_retriever_reopens_its_index(index):
+    """pickle.dumps of a retriever over an open Index failed "cannot pickle '_thread.lock'": it
+    now carries the index's path and options, and the copy searches the index opened again."""
+    import pickle
+
+    retriever = LearnsimRetriever(index=index, similarity_top_k=3, filter={"half": "even"})
+    copy = pickle.loads(pickle.dumps(retriever))
+    try:
+        assert isinstance(copy.index, Index) and copy.index is not index
+        assert (copy.similarity_top_k, copy.filter) == (3, {"half": "even"})
+        query = _queries()[1]
+        assert ([n.node.id_ for n in copy.retrieve(query)]
+                == [h["id"] for h in index.search(query, 3, filter={"half": "even"})])
+    finally:
+        copy.index.close()
+
+
 def test_an_index_by_its_path_and_bad_arguments(index):
     retriever = LearnsimRetriever(str(index.path), similarity_top_k=3)
     try:

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..client import AsyncClient, Client
 
-__all__ = ["Source", "HIT_KEYS", "check_k", "check_flag", "hit_parts"]
+__all__ = ["Source", "HIT_KEYS", "check_k", "check_flag", "hit_parts", "pickled_index", "unpickled_index"]
 
 # what a hit's metadata gets from learnsim, over the document's own keys of the same names;
 # besides these, whatever else the hit carries ("explanation", a re-ranked search's
@@ -78,6 +78,40 @@ def _index_score(index):
     if manifest.get("rerank") is not None:
         return "probability", True
     return getattr(index, "column", "score"), bool(getattr(index, "higher_is_closer", True))
+
+
+class _ReopenedIndex:
+    """What a pickled retriever holds for its open :class:`~learnsim.index.Index`: the index's
+    path, opened again when the retriever is unpickled (an open index holds locks and file
+    handles, which no pickle carries)."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+
+def pickled_index(index, client, async_client, retriever):
+    """What a pickle of a ``retriever`` over ``index`` (or the clients) holds in place of the
+    index: its path, reopened by :func:`unpickled_index`. A retriever over a client of learnsim
+    serve is refused with a TypeError naming what to do (a client holds an open connection
+    pool; its URL and credentials are the caller's to pass again)."""
+    if client is not None or async_client is not None:
+        raise TypeError(f"a {retriever} over a client of learnsim serve cannot be pickled: pickle the "
+                        "service's URL and make a new Client (or AsyncClient) and retriever from it")
+    from ..index import Index
+
+    if isinstance(index, Index):
+        return _ReopenedIndex(os.path.abspath(index.path))   # the unpickling process may run elsewhere
+    return index          # an object of the caller's with a search(): pickled as it pickles
+
+
+def unpickled_index(value):
+    """The index a pickled retriever held: an :class:`~learnsim.index.Index` pickled as its path
+    is opened again (the index as it is on disk now)."""
+    if isinstance(value, _ReopenedIndex):
+        from ..index import Index
+
+        return Index.open(value.path)
+    return value
 
 
 class Source:

@@ -54,7 +54,7 @@ except ImportError as exc:
     raise ImportError('learnsim.integrations.langchain needs langchain-core: pip install "learnsim[langchain]" '
                       f"({exc})", name="langchain_core") from exc
 
-from ._source import Source, check_flag, check_k, hit_parts
+from ._source import Source, check_flag, check_k, hit_parts, pickled_index, unpickled_index
 
 __all__ = ["LearnsimRetriever"]
 
@@ -116,6 +116,20 @@ class LearnsimRetriever(BaseRetriever):
                 kwargs[name] = check(kwargs[name], name)
         super().__init__(index=source.index, client=source.client, async_client=source.async_client, **kwargs)
         check_k(self.k)
+
+    # an open Index holds locks and file handles that no pickle carries: a pickled retriever
+    # holds the index's path, opened again when it is unpickled (multiprocessing, joblib and
+    # LangChain's own caches pickle retrievers); one over a client is refused, naming why
+    def __getstate__(self) -> Dict[str, Any]:
+        state = super().__getstate__()
+        fields = dict(state["__dict__"])
+        fields["index"] = pickled_index(self.index, self.client, self.async_client, "LearnsimRetriever")
+        return {**state, "__dict__": fields}
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        fields = dict(state["__dict__"])
+        fields["index"] = unpickled_index(fields.get("index"))
+        super().__setstate__({**state, "__dict__": fields})
 
     def _source(self) -> Source:
         return Source(self.index, self.client, self.async_client)

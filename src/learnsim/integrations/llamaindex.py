@@ -59,7 +59,7 @@ except ImportError as exc:
     raise ImportError('learnsim.integrations.llamaindex needs llama-index-core: pip install "learnsim[llamaindex]" '
                       f"({exc})", name="llama_index") from exc
 
-from ._source import Source, check_flag, check_k, hit_parts
+from ._source import Source, check_flag, check_k, hit_parts, pickled_index, unpickled_index
 
 __all__ = ["LearnsimRetriever", "learnsim_filter"]
 
@@ -149,6 +149,20 @@ class LearnsimRetriever(BaseRetriever):
         self.explain = check_flag(explain, "explain")
         self.n_top = check_k(n_top, "n_top")
         super().__init__(callback_manager=callback_manager, object_map=object_map, objects=objects, verbose=verbose)
+
+    # an open Index holds locks and file handles that no pickle carries: a pickled retriever
+    # holds the index's path, opened again when it is unpickled; one over a client is refused
+    def __getstate__(self) -> Dict[str, Any]:
+        state = dict(self.__dict__)
+        source = state.pop("_source")
+        state["_index"] = pickled_index(source.index, source.client, source.async_client, "LearnsimRetriever")
+        return state
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        state = dict(state)
+        index = unpickled_index(state.pop("_index"))
+        self.__dict__.update(state)
+        self._source = Source(index)
 
     @property
     def index(self):
