@@ -187,6 +187,33 @@ def test_what_a_reload_counts_again():
     assert checked_up_to(damaged, merge) is None
 
 
+@pytest.mark.parametrize("part", ["model.npz", "segment", "segment file"])
+def test_a_symbolic_link_anywhere_in_the_index_is_damage(copy, tmp_path, part):
+    """segments/, versions/ and docs.sqlite linked elsewhere were refused, but a linked
+    model.npz or segment folder was followed: verify said intact, and a compaction left a link
+    to a removed segment. Now every link inside the folder is damage, at open and in verify."""
+    path = copy("mcd")
+    target = {"model.npz": path / "model.npz", "segment": _segment(path),
+              "segment file": _segment(path) / "dense.npy"}[part]
+    moved = tmp_path / "elsewhere" / target.name
+    moved.parent.mkdir()
+    target.rename(moved)
+    target.symlink_to(moved)
+    error = _assert_damaged(lambda: Index.open(path), target)
+    assert "is a symbolic link" in str(error)
+    from learnsim.index._verify import verify_index
+
+    report = verify_index(path)
+    assert not report["ok"] and any("symbolic link" in d["problem"] for d in report["damaged"])
+
+
+def test_an_index_folder_that_is_itself_a_link_opens(pristine, tmp_path):
+    """The index's own path may be a link (an index kept on another disk)."""
+    link = tmp_path / "linked-index"
+    link.symlink_to(pristine["mcd"])
+    assert _hits(link) == _hits(pristine["mcd"])
+
+
 def test_an_unreadable_manifest_names_the_manifest(copy):
     path = copy()
     (path / "manifest.json").write_bytes(b"")

@@ -320,13 +320,35 @@ def read_manifest(path, name, format_name, format_version, what="index"):
         raise IndexFormatError(f"{path}: {what} format version {m.get('format_version')!r} is newer than "
                                f"this learnsim reads ({format_version}); upgrade learnsim")
     if what == "index":
-        for part in ("segments", "versions", "docs.sqlite"):
-            if (path / part).is_symlink():
-                # another index's folder linked in: its checks pass there, and a compact here
-                # removed that index's segments
-                raise IndexDamagedError(path / part, f"{part} is a symbolic link (to {os.readlink(path / part)}): "
-                                                     "an index's files are its own")
+        part = linked_part(path)
+        if part is not None:
+            # another index's folder or file linked in: its checks pass there, and a compact
+            # here removed that index's segments (or left a link to a removed one)
+            raise IndexDamagedError(path / part, f"{part} is a symbolic link (to {os.readlink(path / part)}): "
+                                                 "an index's files are its own")
     return m
+
+
+def linked_part(path):
+    """The first symbolic link inside the index folder ``path`` (the folder itself may be one),
+    as a relative POSIX path, or None: segments/, versions/ and docs.sqlite, and as well the
+    model, the statistics, a segment folder or any file in one. Listings only (no file is
+    opened nor stat'ed where the OS gives the entry's type); a folder removed meanwhile by a
+    writer's compaction is skipped."""
+    pending = [(path, "")]
+    while pending:
+        folder, prefix = pending.pop(0)
+        try:
+            with os.scandir(folder) as entries:
+                entries = sorted(entries, key=lambda e: e.name)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for entry in entries:
+            if entry.is_symlink():
+                return prefix + entry.name
+            if entry.is_dir(follow_symlinks=False):
+                pending.append((entry.path, f"{prefix}{entry.name}/"))
+    return None
 
 
 def write_json_atomic(path, obj):
