@@ -203,13 +203,31 @@ def _distance_batch(seg, rows, k):
     return out
 
 
+# values of one query within this of each other (relative to the largest, at least 1) are tied
+# in merge_best: float32 products over a partition's rows differ from those over one index's
+# by rounding (~1e-7; a copy's distance to its original came back 0 in one and 1.5e-8 in the other)
+TIE_TOLERANCE = 1e-6
+
+
 def merge_best(parts, k):
     """Merge partial top-k lists (one list of (positions, values) per query each): the k best
-    per query, ties to the lower global position, as learnsim.index merges its segments."""
+    per query, ties to the lower global position, as learnsim.index merges its segments.
+
+    Values within :data:`TIE_TOLERANCE` of the next (a chain of them) are one tie: the matrix
+    products of a partition round differently from those of the one index over the same rows,
+    and copies of a text came back in another order than ``Index.search`` gives them (there,
+    the one product gives them one value, and the lower position first). Their values are
+    reported as computed, so within a tie they may be out of order by that much."""
     out = []
     for per_query in zip(*parts):
         pos = np.concatenate([p for p, _ in per_query])
         vals = np.concatenate([v for _, v in per_query])
-        order = np.lexsort((pos, -vals))[:k]
+        order = np.lexsort((pos, -vals))
+        if order.size > 1:
+            ranked = vals[order]
+            tol = TIE_TOLERANCE * max(1.0, float(np.abs(ranked).max()))
+            tie = np.concatenate([[0], np.cumsum(ranked[:-1] - ranked[1:] > tol)])
+            order = order[np.lexsort((pos[order], tie))]
+        order = order[:k]
         out.append((pos[order], vals[order]))
     return out
