@@ -299,3 +299,18 @@ def test_spans_of_a_ukrainian_word_beside_text_read_character_by_character(apost
     at a time, and the apostrophe, read alone, was no longer inside its word: no spans at all."""
     doc = "\u0441\u0456\u043c" + apostrophe + "\u044f \u0130stanbul"
     assert Tokenizer().spans(doc) == [(0, 5, "\u0441\u0456\u043c\u02bc\u044f"), (6, 14, "istanbul")]
+
+
+@pytest.mark.parametrize("typed, written", [("\u0e40\u0e40\u0e21\u0e48", "\u0e41\u0e21\u0e48"),       # เเม่, แม่ (mother)
+                                            ("\u0ec0\u0ec0\u0ea1\u0ec8", "\u0ec1\u0ea1\u0ec8")])      # Lao ເເມ່, ແມ່
+def test_two_sara_e_typed_for_sara_ae_read_as_sara_ae(typed, written):
+    """แม่ (mother) typed with two sara e (เเ), as Thai keyboards let one type it and much text has it,
+    shared no bigram with the word written with sara ae: now one reading, with spans in place."""
+    tok = Tokenizer()
+    assert tok(typed) == tok(written)
+    assert Tokenizer(sara_ae=False)(typed) != tok(written)                           # the old reading
+    spans = tok.spans("ab " + typed + " cd")
+    assert sorted(t for _, _, t in spans) == sorted(tok("ab " + typed + " cd"))
+    assert [a for a, b, t in spans if t == tok(written)[0]] == [3]                 # from the first sara e
+    assert all(t in tok(("ab " + typed + " cd")[a:b]) for a, b, t in spans)
+    assert tok("\u0e40\u0e14\u0e47\u0e01") == Tokenizer(sara_ae=False)("\u0e40\u0e14\u0e47\u0e01")  # one sara e: as before

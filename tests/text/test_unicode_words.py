@@ -247,6 +247,8 @@ def test_zero_width_spaces_and_non_joiners_still_cut_and_the_old_reading_is_kept
     ("cyrillic_apostrophe", ["\u043c\u043e\u044f \u0441\u0456\u043c'\u044f \u0442\u0443\u0442", "\u0432\u0435\u043b\u0438\u043a\u0430 \u0441\u0456\u043c\u2019\u044f",
                              "\u0441\u0456\u043c \u0440\u043e\u043a\u0456\u0432"],
      "\u0441\u0456\u043c\u02bc\u044f", None),     # сім'я (family): one term, where it was сім (seven)
+    ("sara_ae", ["\u0e40\u0e40\u0e21\u0e48 \u0e02\u0e2d\u0e07", "\u0e41\u0e21\u0e48 \u0e14\u0e35", "\u0e02\u0e2d\u0e07 \u0e14\u0e35"],
+     "\u0e41\u0e21", "\u0e40\u0e40"),      # เเม่ (mother, two sara e): แม, where it was เเ
 ])
 def test_a_model_saved_before_a_reading_setting_keeps_its_reading(tmp_path, setting, docs, read_now, read_before):
     from learnsim.persistence import load, save
@@ -527,7 +529,7 @@ def test_a_text_that_reads_far_longer_is_not_mapped(monkeypatch):
 
 @pytest.mark.parametrize("setting", ["cjk_unigrams", "unicode_words", "drop_ignorables", "uax29_punctuation",
                                      "fold_variants", "fold_radicals", "indic_zwnj", "sara_am", "ela_geminada", "fold_squares", "casefold", "latin_digraphs", "lao_digraphs",
-                                     "cyrillic_apostrophe", "fold_stop_words"])
+                                     "cyrillic_apostrophe", "fold_stop_words", "sara_ae"])
 def test_a_reading_given_other_than_true_or_false_is_refused(setting):
     # read for its truth value, a saved state's "false" was the reading True: silently another one
     from learnsim.exceptions import ParameterTypeError

@@ -46,7 +46,8 @@ class HashingTextVectorizer(TextVectorizer):
         Number of columns.
     weighting, lowercase, token_pattern, stop_words, stem, ngram_range, sublinear_tf, norm, k1, b, dtype, \
     analyzer, cjk_unigrams, unicode_words, drop_ignorables, uax29_punctuation, fold_variants, fold_radicals, indic_zwnj, \
-    sara_am, ela_geminada, fold_squares, casefold, latin_digraphs, lao_digraphs, cyrillic_apostrophe, fold_stop_words
+    sara_am, ela_geminada, fold_squares, casefold, latin_digraphs, lao_digraphs, cyrillic_apostrophe, fold_stop_words, \
+    sara_ae
         As for :class:`learnsim.text.TextVectorizer`. Its vocabulary filters (``min_df``,
         ``max_df``, ``max_features``), LSI and resampling do not apply to hashed columns.
 
@@ -104,7 +105,8 @@ class HashingTextVectorizer(TextVectorizer):
                  dtype=np.float32, analyzer="cjk", cjk_unigrams=False, unicode_words=True, drop_ignorables=True,
                  uax29_punctuation=True, fold_variants=True, fold_radicals=True, indic_zwnj=True,
                  sara_am=True, ela_geminada=True, fold_squares=True, casefold=True, latin_digraphs=True,
-                 lao_digraphs=True, cyrillic_apostrophe=True, fold_stop_words=True):
+                 lao_digraphs=True, cyrillic_apostrophe=True, fold_stop_words=True,
+                 sara_ae=True):
         self.n_features = n_features
         self.weighting = weighting
         self.lowercase = lowercase
@@ -133,6 +135,7 @@ class HashingTextVectorizer(TextVectorizer):
         self.lao_digraphs = lao_digraphs
         self.cyrillic_apostrophe = cyrillic_apostrophe
         self.fold_stop_words = fold_stop_words
+        self.sara_ae = sara_ae
 
     def _check_params(self):
         n = self.n_features

@@ -128,17 +128,37 @@ def fold_cyrillic_apostrophe(text, lower=True):
     return _CYRILLIC_APOSTROPHE.sub("\u02bc", text)
 
 
+# Thai's sara ae (แ U+0E41) typed as two sara e (เเ), as Thai keyboards and fonts let one type it
+# and look the same, and Lao's (ແ U+0EC1, ເເ): แม่ (mother) typed เเม่ gave the bigrams เเ เม ม่
+# and shared none with แม่ (แม ม่). No word writes two sara e in a row (a leading vowel comes
+# before its consonant, one to a syllable), so the pair is read as sara ae, as Thai search
+# engines and PyThaiNLP's normalise do. (Not NFKC's: Unicode has no decomposition for it.)
+_SARA_AE = {"\u0e40\u0e40": "\u0e41", "\u0ec0\u0ec0": "\u0ec1"}
+
+
+def fold_sara_ae(text, lower=True):
+    """``text`` with Thai's ``เเ`` and Lao's ``ເເ`` as sara ae (``แ``, ``ແ``)."""
+    for pair, one in _SARA_AE.items():
+        if pair in text:
+            text = text.replace(pair, one)
+    return text
+
+
+#: a sara e that, after another, is read with it as sara ae (Tokenizer's mapped spans)
+SARA_E = "\u0e40\u0ec0"
+
+
 #: the foldings by their setting's name, in the order they run
 FOLDS = {"sara_am": fold_sara_am, "ela_geminada": fold_ela, "fold_squares": fold_squares,
          "latin_digraphs": fold_digraphs, "lao_digraphs": fold_lao_digraphs,
-         "cyrillic_apostrophe": fold_cyrillic_apostrophe}
+         "cyrillic_apostrophe": fold_cyrillic_apostrophe, "sara_ae": fold_sara_ae}
 
 
 # the characters each folding looks for: one first look for those of all the foldings a tokenizer
 # reads with, before any of them (a look each cost 4-6 % of a German or Japanese text's analysis)
 _LOOKS_FOR = {"sara_am": "\u0e4d\u0ecd", "ela_geminada": "\u013f\u0140", "fold_squares": "\u3200-\u33ff",
               "latin_digraphs": _DIGRAPHS, "lao_digraphs": "\u0edc\u0edd",
-              "cyrillic_apostrophe": "'\u2019"}
+              "cyrillic_apostrophe": "'\u2019", "sara_ae": SARA_E}
 _FIRST_LOOK = {}
 
 

@@ -29,7 +29,7 @@ from unicodedata import category as _category, combining as _combining, decimal 
 
 from .._utils.inputs import RADICAL_CLASS
 from ._folds import COMPATIBILITY_ALONE as _COMPATIBILITY_ALONE, FOLDS as _FOLDS, NIKHAHIT as _NIKHAHIT, \
-    SARA_AA as _SARA_AA, casefold_places as _casefold_places, fold_more as _fold_more, \
+    SARA_AA as _SARA_AA, SARA_E as _SARA_E, casefold_places as _casefold_places, fold_more as _fold_more, \
     open_compatibility as _open_compatibility
 
 __all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LATER_READINGS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
@@ -44,7 +44,8 @@ DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 #: then refuses the plan rather than read queries another way).
 LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold_radicals", "indic_zwnj", "sara_am",
                   "ela_geminada", "fold_squares", "casefold", "latin_digraphs", "lao_digraphs", "cyrillic_apostrophe",
-                  "fold_stop_words")
+                  "fold_stop_words",
+                  "sara_ae")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -842,6 +843,11 @@ class Tokenizer:
         above: ``"إلى"`` is ``"الي"``, ``"είναι"`` ``"ειναι"``), so that a stop word written
         with an accent or a letter variant is dropped. False: read as before (such a stop word
         was kept); what models saved before this setting existed do.
+    sara_ae : bool, default=True
+        With ``unicode_words``, read Thai's ``"เเ"`` (two sara e, as keyboards let one type
+        it) as sara ae ``"แ"``, and Lao's ``"ເເ"`` as ``"ແ"``: ``"เเม่"`` and ``"แม่"``
+        (mother) shared no bigram. False: read as before; what models saved before this
+        setting existed do.
 
     Examples
     --------
@@ -884,12 +890,14 @@ class Tokenizer:
     lao_digraphs = False
     cyrillic_apostrophe = False
     fold_stop_words = False
+    sara_ae = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
                  drop_ignorables=True, uax29_punctuation=True, fold_variants=True, fold_radicals=True,
                  indic_zwnj=True, sara_am=True, ela_geminada=True, fold_squares=True, casefold=True,
-                 latin_digraphs=True, lao_digraphs=True, cyrillic_apostrophe=True, fold_stop_words=True):
+                 latin_digraphs=True, lao_digraphs=True, cyrillic_apostrophe=True, fold_stop_words=True,
+                 sara_ae=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -913,6 +921,7 @@ class Tokenizer:
         self.lao_digraphs = bool(lao_digraphs)
         self.cyrillic_apostrophe = bool(cyrillic_apostrophe)
         self.fold_stop_words = bool(fold_stop_words)
+        self.sara_ae = bool(sara_ae)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -1243,7 +1252,8 @@ class Tokenizer:
             # (and the sara aa that sara_am reads with a nikhahit before it as sara am)
             while j < n and (_category(doc[j])[0] == "M" or doc[j] in "\uff9e\uff9f"
                              or "\u1160" <= doc[j] <= "\u11ff" or "\ud7b0" <= doc[j] <= "\ud7ff"
-                             or (doc[j] in _SARA_AA and self.sara_am and any(c in _NIKHAHIT for c in doc[i:j]))):
+                             or (doc[j] in _SARA_AA and self.sara_am and any(c in _NIKHAHIT for c in doc[i:j]))
+                             or (j == i + 1 and doc[j] == doc[i] and doc[j] in _SARA_E and self.sara_ae)):
                 j += 1
             part = self._prepare(doc[i:j])
             if self.cyrillic_apostrophe and self.unicode_words and part in "'\u2019" and _fold_more(

@@ -390,6 +390,10 @@ class TextVectorizer(BaseEstimator):
         words are (Arabic ``"إلى"``, Greek ``"είναι"`` were kept, their words folded and the
         list not); recorded in the saved model (one saved before this setting existed keeps
         them).
+    sara_ae : bool, default=True
+        Passed to :class:`Tokenizer`: with ``unicode_words``, Thai's ``"เเ"`` (two sara e)
+        read as ``"แ"`` (and Lao's ``"ເເ"`` as ``"ແ"``), where ``"เเม่"`` and ``"แม่"`` shared no
+        bigram; recorded in the saved model (one saved before this setting existed reads them apart).
 
     Attributes
     ----------
@@ -460,6 +464,7 @@ class TextVectorizer(BaseEstimator):
         "lao_digraphs": ["boolean"],
         "cyrillic_apostrophe": ["boolean"],
         "fold_stop_words": ["boolean"],
+        "sara_ae": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -482,7 +487,8 @@ class TextVectorizer(BaseEstimator):
                  analyzer="cjk", cjk_unigrams=False, unicode_words=True, drop_ignorables=True,
                  uax29_punctuation=True, fold_variants=True, fold_radicals=True, indic_zwnj=True,
                  sara_am=True, ela_geminada=True, fold_squares=True, casefold=True, latin_digraphs=True,
-                 lao_digraphs=True, cyrillic_apostrophe=True, fold_stop_words=True):
+                 lao_digraphs=True, cyrillic_apostrophe=True, fold_stop_words=True,
+                 sara_ae=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -516,6 +522,7 @@ class TextVectorizer(BaseEstimator):
         self.lao_digraphs = lao_digraphs
         self.cyrillic_apostrophe = cyrillic_apostrophe
         self.fold_stop_words = fold_stop_words
+        self.sara_ae = sara_ae
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
