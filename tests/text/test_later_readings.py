@@ -314,3 +314,21 @@ def test_two_sara_e_typed_for_sara_ae_read_as_sara_ae(typed, written):
     assert [a for a, b, t in spans if t == tok(written)[0]] == [3]                 # from the first sara e
     assert all(t in tok(("ab " + typed + " cd")[a:b]) for a, b, t in spans)
     assert tok("\u0e40\u0e14\u0e47\u0e01") == Tokenizer(sara_ae=False)("\u0e40\u0e14\u0e47\u0e01")  # one sara e: as before
+
+
+@pytest.mark.parametrize("old, atomic", [("\u0d05\u0d35\u0d28\u0d4d\u200d", "\u0d05\u0d35\u0d7b"),          # അവന്‍, അവൻ (he)
+                                         ("\u0d05\u0d35\u0d7c\u0d15\u0d4d\u0d15\u0d4d", "\u0d05\u0d35\u0d7c\u0d15\u0d4d\u0d15\u0d4d"),
+                                         ("\u0d2a\u0d3e\u0d32\u0d4d\u200d", "\u0d2a\u0d3e\u0d7d"),            # പാല്‍, പാൽ (milk)
+                                         ("\u0d35\u0d3f\u0d15\u0d4d\u200d", "\u0d35\u0d3f\u0d7f")])
+def test_malayalam_chillu_written_with_a_joiner_reads_as_the_atomic_chillu(old, atomic):
+    """A chillu written as its consonant, virama and zero-width joiner (Unicode before 5.1, and
+    keyboards since) gave the consonant with a virama, the joiner left out: അവന്‍ (he) never
+    matched അവൻ. Now one term, in documents and queries alike, with spans in place."""
+    tok = Tokenizer()
+    assert tok(old) == tok(atomic) == [atomic]
+    if old != atomic:
+        assert Tokenizer(malayalam_chillu=False)(old) != [atomic]                    # the old reading
+    doc = "ab " + old + " cd"
+    assert tok.spans(doc) == [(0, 2, "ab"), (3, 3 + len(old), atomic), (4 + len(old), 6 + len(old), "cd")]
+    # a joiner after a virama elsewhere (a conjunct's form) is left out as before
+    assert tok("\u0915\u094d\u200d\u0937") == Tokenizer(malayalam_chillu=False)("\u0915\u094d\u200d\u0937")

@@ -249,6 +249,9 @@ def test_zero_width_spaces_and_non_joiners_still_cut_and_the_old_reading_is_kept
      "\u0441\u0456\u043c\u02bc\u044f", None),     # сім'я (family): one term, where it was сім (seven)
     ("sara_ae", ["\u0e40\u0e40\u0e21\u0e48 \u0e02\u0e2d\u0e07", "\u0e41\u0e21\u0e48 \u0e14\u0e35", "\u0e02\u0e2d\u0e07 \u0e14\u0e35"],
      "\u0e41\u0e21", "\u0e40\u0e40"),      # เเม่ (mother, two sara e): แม, where it was เเ
+    ("malayalam_chillu", ["\u0d05\u0d35\u0d28\u0d4d\u200d \u0d35\u0d28\u0d4d\u0d28\u0d41", "\u0d05\u0d35\u0d7b \u0d2a\u0d4b\u0d2f\u0d3f",
+                          "\u0d35\u0d28\u0d4d\u0d28\u0d41 \u0d2a\u0d4b\u0d2f\u0d3f"],
+     "\u0d05\u0d35\u0d7b", "\u0d05\u0d35\u0d28\u0d4d"),      # അവന്‍ (he): അവൻ, where it was അവന്
 ])
 def test_a_model_saved_before_a_reading_setting_keeps_its_reading(tmp_path, setting, docs, read_now, read_before):
     from learnsim.persistence import load, save
@@ -529,7 +532,7 @@ def test_a_text_that_reads_far_longer_is_not_mapped(monkeypatch):
 
 @pytest.mark.parametrize("setting", ["cjk_unigrams", "unicode_words", "drop_ignorables", "uax29_punctuation",
                                      "fold_variants", "fold_radicals", "indic_zwnj", "sara_am", "ela_geminada", "fold_squares", "casefold", "latin_digraphs", "lao_digraphs",
-                                     "cyrillic_apostrophe", "fold_stop_words", "sara_ae"])
+                                     "cyrillic_apostrophe", "fold_stop_words", "sara_ae", "malayalam_chillu"])
 def test_a_reading_given_other_than_true_or_false_is_refused(setting):
     # read for its truth value, a saved state's "false" was the reading True: silently another one
     from learnsim.exceptions import ParameterTypeError

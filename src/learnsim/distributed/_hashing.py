@@ -106,7 +106,8 @@ class HashingTextVectorizer(TextVectorizer):
                  uax29_punctuation=True, fold_variants=True, fold_radicals=True, indic_zwnj=True,
                  sara_am=True, ela_geminada=True, fold_squares=True, casefold=True, latin_digraphs=True,
                  lao_digraphs=True, cyrillic_apostrophe=True, fold_stop_words=True,
-                 sara_ae=True):
+                 sara_ae=True,
+                 malayalam_chillu=True):
         self.n_features = n_features
         self.weighting = weighting
         self.lowercase = lowercase
@@ -136,6 +137,7 @@ class HashingTextVectorizer(TextVectorizer):
         self.cyrillic_apostrophe = cyrillic_apostrophe
         self.fold_stop_words = fold_stop_words
         self.sara_ae = sara_ae
+        self.malayalam_chillu = malayalam_chillu
 
     def _check_params(self):
         n = self.n_features

@@ -29,7 +29,7 @@ from unicodedata import category as _category, combining as _combining, decimal 
 
 from .._utils.inputs import RADICAL_CLASS
 from ._folds import COMPATIBILITY_ALONE as _COMPATIBILITY_ALONE, FOLDS as _FOLDS, NIKHAHIT as _NIKHAHIT, \
-    SARA_AA as _SARA_AA, SARA_E as _SARA_E, casefold_places as _casefold_places, fold_more as _fold_more, \
+    SARA_AA as _SARA_AA, SARA_E as _SARA_E, casefold_places as _casefold_places, fold_chillu as _fold_chillu, fold_more as _fold_more, \
     open_compatibility as _open_compatibility
 
 __all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LATER_READINGS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
@@ -45,7 +45,8 @@ DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold_radicals", "indic_zwnj", "sara_am",
                   "ela_geminada", "fold_squares", "casefold", "latin_digraphs", "lao_digraphs", "cyrillic_apostrophe",
                   "fold_stop_words",
-                  "sara_ae")
+                  "sara_ae",
+                  "malayalam_chillu")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -461,6 +462,8 @@ def _unicode_fold(text, drop_ignorables=False, hebrew_quotes=False, fold_variant
     (:func:`_drop_indic_zwnj`), before NFC (which may then join a vowel's two parts), and the
     later foldings named in ``more`` (:mod:`._folds`)."""
     if drop_ignorables:
+        if "malayalam_chillu" in more:      # (the joiner of a chillu written in three, before it goes)
+            text = _fold_chillu(text)
         text = _drop_ignorable(text)
     if indic_zwnj:
         text = _drop_indic_zwnj(text)
@@ -848,6 +851,11 @@ class Tokenizer:
         it) as sara ae ``"แ"``, and Lao's ``"ເເ"`` as ``"ແ"``: ``"เเม่"`` and ``"แม่"``
         (mother) shared no bigram. False: read as before; what models saved before this
         setting existed do.
+    malayalam_chillu : bool, default=True
+        With ``unicode_words``, read a Malayalam chillu written as its consonant, virama and
+        zero-width joiner (``"ന്\u200d"``) as the atomic chillu (``"ൻ"``, U+0D7A-U+0D7F):
+        ``"അവന്\u200d"`` (he) read ``"അവന്"`` and never matched ``"അവൻ"``. False: read as
+        before; what models saved before this setting existed do.
 
     Examples
     --------
@@ -891,13 +899,15 @@ class Tokenizer:
     cyrillic_apostrophe = False
     fold_stop_words = False
     sara_ae = False
+    malayalam_chillu = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
                  drop_ignorables=True, uax29_punctuation=True, fold_variants=True, fold_radicals=True,
                  indic_zwnj=True, sara_am=True, ela_geminada=True, fold_squares=True, casefold=True,
                  latin_digraphs=True, lao_digraphs=True, cyrillic_apostrophe=True, fold_stop_words=True,
-                 sara_ae=True):
+                 sara_ae=True,
+                 malayalam_chillu=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -922,6 +932,7 @@ class Tokenizer:
         self.cyrillic_apostrophe = bool(cyrillic_apostrophe)
         self.fold_stop_words = bool(fold_stop_words)
         self.sara_ae = bool(sara_ae)
+        self.malayalam_chillu = bool(malayalam_chillu)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -1183,6 +1194,8 @@ class Tokenizer:
                 return None
         if self.unicode_words and not lowered.isascii():
             if self.drop_ignorables:
+                if self.malayalam_chillu and "\u0d4d\u200d" in lowered and _fold_chillu(lowered) != lowered:
+                    return None         # a chillu in three characters read as one: read in parts
                 dropped = _drop_ignorable(lowered)
                 if len(dropped) != len(lowered):
                     # the invisible characters left out (a byte order mark before the text, a
@@ -1253,7 +1266,8 @@ class Tokenizer:
             while j < n and (_category(doc[j])[0] == "M" or doc[j] in "\uff9e\uff9f"
                              or "\u1160" <= doc[j] <= "\u11ff" or "\ud7b0" <= doc[j] <= "\ud7ff"
                              or (doc[j] in _SARA_AA and self.sara_am and any(c in _NIKHAHIT for c in doc[i:j]))
-                             or (j == i + 1 and doc[j] == doc[i] and doc[j] in _SARA_E and self.sara_ae)):
+                             or (j == i + 1 and doc[j] == doc[i] and doc[j] in _SARA_E and self.sara_ae)
+                             or (doc[j] == "\u200d" and doc[j - 1] == "\u0d4d" and self.malayalam_chillu)):
                 j += 1
             part = self._prepare(doc[i:j])
             if self.cyrillic_apostrophe and self.unicode_words and part in "'\u2019" and _fold_more(

@@ -394,6 +394,11 @@ class TextVectorizer(BaseEstimator):
         Passed to :class:`Tokenizer`: with ``unicode_words``, Thai's ``"เเ"`` (two sara e)
         read as ``"แ"`` (and Lao's ``"ເເ"`` as ``"ແ"``), where ``"เเม่"`` and ``"แม่"`` shared no
         bigram; recorded in the saved model (one saved before this setting existed reads them apart).
+    malayalam_chillu : bool, default=True
+        Passed to :class:`Tokenizer`: with ``unicode_words``, a Malayalam chillu written with a
+        virama and a zero-width joiner read as the atomic chillu, where ``"അവന്\u200d"`` (he)
+        never matched ``"അവൻ"``; recorded in the saved model (one saved before this setting
+        existed reads them apart).
 
     Attributes
     ----------
@@ -465,6 +470,7 @@ class TextVectorizer(BaseEstimator):
         "cyrillic_apostrophe": ["boolean"],
         "fold_stop_words": ["boolean"],
         "sara_ae": ["boolean"],
+        "malayalam_chillu": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -488,7 +494,8 @@ class TextVectorizer(BaseEstimator):
                  uax29_punctuation=True, fold_variants=True, fold_radicals=True, indic_zwnj=True,
                  sara_am=True, ela_geminada=True, fold_squares=True, casefold=True, latin_digraphs=True,
                  lao_digraphs=True, cyrillic_apostrophe=True, fold_stop_words=True,
-                 sara_ae=True):
+                 sara_ae=True,
+                 malayalam_chillu=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -523,6 +530,7 @@ class TextVectorizer(BaseEstimator):
         self.cyrillic_apostrophe = cyrillic_apostrophe
         self.fold_stop_words = fold_stop_words
         self.sara_ae = sara_ae
+        self.malayalam_chillu = malayalam_chillu
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
