@@ -332,3 +332,21 @@ def test_malayalam_chillu_written_with_a_joiner_reads_as_the_atomic_chillu(old, 
     assert tok.spans(doc) == [(0, 2, "ab"), (3, 3 + len(old), atomic), (4 + len(old), 6 + len(old), "cd")]
     # a joiner after a virama elsewhere (a conjunct's form) is left out as before
     assert tok("\u0915\u094d\u200d\u0937") == Tokenizer(malayalam_chillu=False)("\u0915\u094d\u200d\u0937")
+
+
+def test_enclosed_alphanumerics_read_as_what_they_enclose():
+    """⑩ (ten in a circle), ⒛, Ⓐ were read as symbols: ⑩ alone no term, ①② one term of its own that
+    matched nothing typed. Each is now read as its NFKC (ICU's folding: ⑩ is 10, Ⓐ is a), a word of
+    its own (①② is the items 1 and 2, not twelve), in documents and queries alike."""
+    tok = Tokenizer()
+    assert tok("\u2469 \u246e") == tok("10 15") == ["10", "15"]                  # ⑩ ⑮
+    assert tok("\u7b2c\u2469\u56de") == tok("\u7b2c10\u56de")                      # 第⑩回: 第10回
+    assert tok("\u2469\u246a") == ["10", "11"]                                      # ⑩⑪: two items
+    assert tok("\u2460\u2461") == tok("1 2") and tok("\u2488\u249b") == ["20"]     # ①② (one character each: none), ⒈ ⒛
+    assert tok("\u24b6\u24d1c \u24a3\u24a4 \u24bd\u24be") == tok("a b c (h)(i) h i")  # Ⓐⓑc ⒣⒤ ⒽⒾ: each a word
+    assert Tokenizer(lowercase=False)("\u24b6\u24b7\u24b8") == []                   # (A B C: one letter each)
+    assert Tokenizer(fold_enclosed=False)("\u2469\u246a") == ["\u2469\u246a"]     # the old reading
+    doc = "ab \u2469\u246a cd"
+    assert tok.spans(doc) == [(0, 2, "ab"), (3, 4, "10"), (4, 5, "11"), (6, 8, "cd")]
+    # the regional indicators of flags and the negative circled digits (no NFKC) are not letters here
+    assert tok("\U0001f1ef\U0001f1f5 \u24eb") == Tokenizer(fold_enclosed=False)("\U0001f1ef\U0001f1f5 \u24eb")

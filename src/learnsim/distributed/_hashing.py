@@ -107,7 +107,8 @@ class HashingTextVectorizer(TextVectorizer):
                  sara_am=True, ela_geminada=True, fold_squares=True, casefold=True, latin_digraphs=True,
                  lao_digraphs=True, cyrillic_apostrophe=True, fold_stop_words=True,
                  sara_ae=True,
-                 malayalam_chillu=True):
+                 malayalam_chillu=True,
+                 fold_enclosed=True):
         self.n_features = n_features
         self.weighting = weighting
         self.lowercase = lowercase
@@ -138,6 +139,7 @@ class HashingTextVectorizer(TextVectorizer):
         self.fold_stop_words = fold_stop_words
         self.sara_ae = sara_ae
         self.malayalam_chillu = malayalam_chillu
+        self.fold_enclosed = fold_enclosed
 
     def _check_params(self):
         n = self.n_features

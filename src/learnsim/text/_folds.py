@@ -166,11 +166,33 @@ def fold_chillu(text, lower=True):
     return _CHILLU.sub(lambda m: _ATOMIC_CHILLU[m.group(1)], text)
 
 
+# The enclosed alphanumerics (U+2460-U+24FF: ① ⑩ ⒛ ⒜ Ⓐ ⓐ; U+1F100-U+1F190: 🄁 🄐 🄰), which
+# lists and Japanese text set in place of a number or a letter: they were read as symbols, ⑩ alone
+# no term and ①② one term that matched nothing typed. Read as their NFKC (ICU's folding: ⑩ is
+# 10, Ⓐ is a), each a word of its own (a space either side): ①② is the items 1 and 2, not twelve,
+# and 第⑩回 reads as 第10回 does. The regional indicators of flags and the negative circled
+# digits (➊ ⓫) have no NFKC and are not read so.
+_ENCLOSED_CPS = [cp for cp in [*range(0x2460, 0x2500), *range(0x1F100, 0x1F191)]
+                 if _normalize("NFKC", chr(cp)) != chr(cp)]
+_ENCLOSED = "\u2460-\u24ff\U0001f100-\U0001f190"
+_ENCLOSED_RE = re.compile(f"[{_ENCLOSED}]")
+_ENCLOSED_READ = {lower: {cp: " " + (_normalize("NFKC", chr(cp)).lower() if lower else _normalize("NFKC", chr(cp))) + " "
+                          for cp in _ENCLOSED_CPS} for lower in (False, True)}
+
+
+def fold_enclosed(text, lower=True):
+    """``text`` with the enclosed alphanumerics as their NFKC, a space either side (lowercased
+    where ``lower``: the text was)."""
+    if _ENCLOSED_RE.search(text) is None:
+        return text
+    return text.translate(_ENCLOSED_READ[lower])
+
+
 #: the foldings by their setting's name, in the order they run
 FOLDS = {"sara_am": fold_sara_am, "ela_geminada": fold_ela, "fold_squares": fold_squares,
          "latin_digraphs": fold_digraphs, "lao_digraphs": fold_lao_digraphs,
          "cyrillic_apostrophe": fold_cyrillic_apostrophe, "sara_ae": fold_sara_ae,
-         "malayalam_chillu": fold_chillu}
+         "malayalam_chillu": fold_chillu, "fold_enclosed": fold_enclosed}
 
 
 # the characters each folding looks for: one first look for those of all the foldings a tokenizer
@@ -178,7 +200,7 @@ FOLDS = {"sara_am": fold_sara_am, "ela_geminada": fold_ela, "fold_squares": fold
 _LOOKS_FOR = {"sara_am": "\u0e4d\u0ecd", "ela_geminada": "\u013f\u0140", "fold_squares": "\u3200-\u33ff",
               "latin_digraphs": _DIGRAPHS, "lao_digraphs": "\u0edc\u0edd",
               "cyrillic_apostrophe": "'\u2019", "sara_ae": SARA_E,
-              "malayalam_chillu": "\u200d"}
+              "malayalam_chillu": "\u200d", "fold_enclosed": _ENCLOSED}
 _FIRST_LOOK = {}
 
 

@@ -46,7 +46,8 @@ LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold
                   "ela_geminada", "fold_squares", "casefold", "latin_digraphs", "lao_digraphs", "cyrillic_apostrophe",
                   "fold_stop_words",
                   "sara_ae",
-                  "malayalam_chillu")
+                  "malayalam_chillu",
+                  "fold_enclosed")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -856,6 +857,11 @@ class Tokenizer:
         zero-width joiner (``"ന്\u200d"``) as the atomic chillu (``"ൻ"``, U+0D7A-U+0D7F):
         ``"അവന്\u200d"`` (he) read ``"അവന്"`` and never matched ``"അവൻ"``. False: read as
         before; what models saved before this setting existed do.
+    fold_enclosed : bool, default=True
+        With ``unicode_words``, read the enclosed alphanumerics (``"⑩"``, ``"⒛"``, ``"Ⓐ"``,
+        ``"🄰"``) as their NFKC (``"10"``, ``"20."``, ``"a"``; as ICU's folding reads them),
+        each a word of its own: ``"⑩"`` gave no term and ``"①②"`` one that matched nothing.
+        False: read as before; what models saved before this setting existed do.
 
     Examples
     --------
@@ -900,6 +906,7 @@ class Tokenizer:
     fold_stop_words = False
     sara_ae = False
     malayalam_chillu = False
+    fold_enclosed = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
@@ -907,7 +914,8 @@ class Tokenizer:
                  indic_zwnj=True, sara_am=True, ela_geminada=True, fold_squares=True, casefold=True,
                  latin_digraphs=True, lao_digraphs=True, cyrillic_apostrophe=True, fold_stop_words=True,
                  sara_ae=True,
-                 malayalam_chillu=True):
+                 malayalam_chillu=True,
+                 fold_enclosed=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -933,6 +941,7 @@ class Tokenizer:
         self.fold_stop_words = bool(fold_stop_words)
         self.sara_ae = bool(sara_ae)
         self.malayalam_chillu = bool(malayalam_chillu)
+        self.fold_enclosed = bool(fold_enclosed)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")

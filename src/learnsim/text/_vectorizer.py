@@ -399,6 +399,11 @@ class TextVectorizer(BaseEstimator):
         virama and a zero-width joiner read as the atomic chillu, where ``"അവന്\u200d"`` (he)
         never matched ``"അവൻ"``; recorded in the saved model (one saved before this setting
         existed reads them apart).
+    fold_enclosed : bool, default=True
+        Passed to :class:`Tokenizer`: with ``unicode_words``, the enclosed alphanumerics
+        (``"⑩"``, ``"Ⓐ"``) read as their NFKC (``"10"``, ``"a"``), each a word of its own, where
+        ``"⑩"`` gave no term; recorded in the saved model (one saved before this setting
+        existed reads them as symbols).
 
     Attributes
     ----------
@@ -471,6 +476,7 @@ class TextVectorizer(BaseEstimator):
         "fold_stop_words": ["boolean"],
         "sara_ae": ["boolean"],
         "malayalam_chillu": ["boolean"],
+        "fold_enclosed": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -495,7 +501,8 @@ class TextVectorizer(BaseEstimator):
                  sara_am=True, ela_geminada=True, fold_squares=True, casefold=True, latin_digraphs=True,
                  lao_digraphs=True, cyrillic_apostrophe=True, fold_stop_words=True,
                  sara_ae=True,
-                 malayalam_chillu=True):
+                 malayalam_chillu=True,
+                 fold_enclosed=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -531,6 +538,7 @@ class TextVectorizer(BaseEstimator):
         self.fold_stop_words = fold_stop_words
         self.sara_ae = sara_ae
         self.malayalam_chillu = malayalam_chillu
+        self.fold_enclosed = fold_enclosed
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
