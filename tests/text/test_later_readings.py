@@ -350,3 +350,20 @@ def test_enclosed_alphanumerics_read_as_what_they_enclose():
     assert tok.spans(doc) == [(0, 2, "ab"), (3, 4, "10"), (4, 5, "11"), (6, 8, "cd")]
     # the regional indicators of flags and the negative circled digits (no NFKC) are not letters here
     assert tok("\U0001f1ef\U0001f1f5 \u24eb") == Tokenizer(fold_enclosed=False)("\U0001f1ef\U0001f1f5 \u24eb")
+
+
+def test_emoji_are_terms():
+    """👍 gave no term, so a query of an emoji found nothing and a text of emoji was empty; as
+    Elasticsearch's standard tokenizer (UAX #29) gives one, each emoji is now a term (a skin tone
+    kept with its emoji, a flag's two letters one term), in documents and queries alike."""
+    tok = Tokenizer()
+    assert tok("\U0001f44d") == ["\U0001f44d"] and Tokenizer(emoji_terms=False)("\U0001f44d") == []  # the old reading
+    assert tok("great\U0001f525\U0001f525 food") == ["great", "\U0001f525", "\U0001f525", "food"]     # 🔥🔥: two
+    assert tok("ok \U0001f44d\U0001f3fd") == ["ok", "\U0001f44d\U0001f3fd"]                          # 👍🏽: one
+    assert tok("\U0001f1ef\U0001f1f5\U0001f1eb\U0001f1f7") == ["\U0001f1ef\U0001f1f5", "\U0001f1eb\U0001f1f7"]  # 🇯🇵🇫🇷
+    assert tok("I \u2764\ufe0f NY") == tok("i \u2764 ny") == ["\u2764", "ny"]   # ❤️: the selector invisible
+    assert tok("\u6771\u4eac\U0001f44d") == ["\u6771\u4eac", "\U0001f44d"]                          # 東京👍
+    # symbols written as text (© ® ™, arrows, ‼) stay no term, as before
+    assert tok("\u00a9 2024 Acme\u2122 \u00ae \u2192 \u203c") == Tokenizer(emoji_terms=False)("\u00a9 2024 Acme\u2122 \u00ae \u2192 \u203c")
+    doc = "ab \U0001f44d\U0001f3fd cd"
+    assert tok.spans(doc) == [(0, 2, "ab"), (3, 5, "\U0001f44d\U0001f3fd"), (6, 8, "cd")]

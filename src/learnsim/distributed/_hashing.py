@@ -108,7 +108,8 @@ class HashingTextVectorizer(TextVectorizer):
                  lao_digraphs=True, cyrillic_apostrophe=True, fold_stop_words=True,
                  sara_ae=True,
                  malayalam_chillu=True,
-                 fold_enclosed=True):
+                 fold_enclosed=True,
+                 emoji_terms=True):
         self.n_features = n_features
         self.weighting = weighting
         self.lowercase = lowercase
@@ -140,6 +141,7 @@ class HashingTextVectorizer(TextVectorizer):
         self.sara_ae = sara_ae
         self.malayalam_chillu = malayalam_chillu
         self.fold_enclosed = fold_enclosed
+        self.emoji_terms = emoji_terms
 
     def _check_params(self):
         n = self.n_features

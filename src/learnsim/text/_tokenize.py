@@ -29,7 +29,7 @@ from unicodedata import category as _category, combining as _combining, decimal 
 
 from .._utils.inputs import RADICAL_CLASS
 from ._folds import COMPATIBILITY_ALONE as _COMPATIBILITY_ALONE, FOLDS as _FOLDS, NIKHAHIT as _NIKHAHIT, \
-    SARA_AA as _SARA_AA, SARA_E as _SARA_E, casefold_places as _casefold_places, fold_chillu as _fold_chillu, fold_more as _fold_more, \
+    SARA_AA as _SARA_AA, SARA_E as _SARA_E, casefold_places as _casefold_places, emoji_words as _emoji_words, fold_chillu as _fold_chillu, fold_more as _fold_more, \
     open_compatibility as _open_compatibility
 
 __all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LATER_READINGS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
@@ -47,7 +47,8 @@ LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold
                   "fold_stop_words",
                   "sara_ae",
                   "malayalam_chillu",
-                  "fold_enclosed")
+                  "fold_enclosed",
+                  "emoji_terms")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -862,6 +863,10 @@ class Tokenizer:
         ``"🄰"``) as their NFKC (``"10"``, ``"20."``, ``"a"``; as ICU's folding reads them),
         each a word of its own: ``"⑩"`` gave no term and ``"①②"`` one that matched nothing.
         False: read as before; what models saved before this setting existed do.
+    emoji_terms : bool, default=True
+        With ``unicode_words``, read each emoji as a term (``"👍"``, ``"👍🏽"``, a flag's pair),
+        as Lucene's standard tokenizer does; they gave none. False: read as before; what
+        models saved before this setting existed do.
 
     Examples
     --------
@@ -907,6 +912,7 @@ class Tokenizer:
     sara_ae = False
     malayalam_chillu = False
     fold_enclosed = False
+    emoji_terms = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
@@ -915,7 +921,8 @@ class Tokenizer:
                  latin_digraphs=True, lao_digraphs=True, cyrillic_apostrophe=True, fold_stop_words=True,
                  sara_ae=True,
                  malayalam_chillu=True,
-                 fold_enclosed=True):
+                 fold_enclosed=True,
+                 emoji_terms=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -942,6 +949,7 @@ class Tokenizer:
         self.sara_ae = bool(sara_ae)
         self.malayalam_chillu = bool(malayalam_chillu)
         self.fold_enclosed = bool(fold_enclosed)
+        self.emoji_terms = bool(emoji_terms)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -1046,7 +1054,7 @@ class Tokenizer:
         that pattern took 1.4x the time on Hebrew text)."""
         if self.unicode_words and self.token_pattern == DEFAULT_TOKEN_PATTERN:
             mid = self.uax29_punctuation and ("\u00b7" in text or "\u05f4" in text or "\u05f3" in text)
-            return _unicode_word_regex(mid)
+            return _emoji_words(text, _unicode_word_regex(mid)) if self.emoji_terms else _unicode_word_regex(mid)
         return self._regex
 
     def _stem_tokens(self, tokens):

@@ -404,6 +404,9 @@ class TextVectorizer(BaseEstimator):
         (``"⑩"``, ``"Ⓐ"``) read as their NFKC (``"10"``, ``"a"``), each a word of its own, where
         ``"⑩"`` gave no term; recorded in the saved model (one saved before this setting
         existed reads them as symbols).
+    emoji_terms : bool, default=True
+        Passed to :class:`Tokenizer`: with ``unicode_words``, each emoji a term (``"👍"`` gave
+        none); recorded in the saved model (one saved before this setting existed reads none).
 
     Attributes
     ----------
@@ -477,6 +480,7 @@ class TextVectorizer(BaseEstimator):
         "sara_ae": ["boolean"],
         "malayalam_chillu": ["boolean"],
         "fold_enclosed": ["boolean"],
+        "emoji_terms": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -502,7 +506,8 @@ class TextVectorizer(BaseEstimator):
                  lao_digraphs=True, cyrillic_apostrophe=True, fold_stop_words=True,
                  sara_ae=True,
                  malayalam_chillu=True,
-                 fold_enclosed=True):
+                 fold_enclosed=True,
+                 emoji_terms=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -539,6 +544,7 @@ class TextVectorizer(BaseEstimator):
         self.sara_ae = sara_ae
         self.malayalam_chillu = malayalam_chillu
         self.fold_enclosed = fold_enclosed
+        self.emoji_terms = emoji_terms
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
