@@ -47,7 +47,7 @@ class HashingTextVectorizer(TextVectorizer):
     weighting, lowercase, token_pattern, stop_words, stem, ngram_range, sublinear_tf, norm, k1, b, dtype, \
     analyzer, cjk_unigrams, unicode_words, drop_ignorables, uax29_punctuation, fold_variants, fold_radicals, indic_zwnj, \
     sara_am, ela_geminada, fold_squares, casefold, latin_digraphs, lao_digraphs, cyrillic_apostrophe, fold_stop_words, \
-    sara_ae
+    sara_ae, malayalam_chillu, fold_enclosed, emoji_terms
         As for :class:`learnsim.text.TextVectorizer`. Its vocabulary filters (``min_df``,
         ``max_df``, ``max_features``), LSI and resampling do not apply to hashed columns.
 
