@@ -117,7 +117,9 @@ def test_metadata_follows_the_same_bound():
 
 def test_has_content():
     assert all(has_content(t) for t in ("a", "w001", "東京", "ça?", "١٢", "?x?"))
-    assert not any(has_content(t) for t in ("", " ", "\t\n", "?!", "...", "_", "-- * --", "🙂", None))
+    assert not any(has_content(t) for t in ("", " ", "\t\n", "?!", "...", "_", "-- * --", "©", "→", None))
+    # emoji are terms (emoji_terms): a query of an emoji alone has something to search
+    assert all(has_content(t) for t in ("🙂", "🔥🔥", "🇯🇵", "👍🏽", "\u2764\ufe0f"))
     # Kangxi radicals are symbols to str.isalnum, and the tokenizer reads them as ideographs
     assert has_content("\u2f08\u2f1d") and has_content("\u2e9f") and not has_content("\u2fe0")
 
@@ -195,6 +197,22 @@ def test_a_query_file_with_a_blank_query_is_refused(fresh_index, tmp_path):
     one_line_error(["match", "--index", fresh_index, "--text", "?!"], "--text", "no letter or digit")
     code, out, err = run_cli(["search", "--index", fresh_index, "--query", "w001 ?", "-k", "2"])
     assert code == 0, err
+
+
+def test_a_query_of_emoji_alone_is_searched(tmp_path):
+    """Emoji are terms (emoji_terms): a document and a query of emoji alone were refused by the
+    command line as holding nothing to search while the library's tokenizer read them."""
+    from learnsim._baseline_models import baseline_pipeline
+
+    texts = ["the cat sat on the mat", "dogs bark at night", "a cat and a dog", "rain falls at night"]
+    Index.build(tmp_path / "idx", baseline_pipeline("bm25", texts), texts, ids=["a", "b", "c", "d"]).close()
+    docs = _write(tmp_path / "docs.jsonl", json.dumps({"id": "e1", "text": "🔥🔥"}) + "\n")
+    for command in (["index", "add", tmp_path / "idx", "--corpus", docs], ["index", "reindex", tmp_path / "idx"]):
+        code, out, err = run_cli(command)       # (a word first met in an added document counts after reindex)
+        assert code == 0, err
+    code, out, err = run_cli(["search", "--index", tmp_path / "idx", "--query", "🔥", "--json"])
+    assert code == 0, err
+    assert [hit["id"] for hit in json.loads(out)[0]["hits"]] == ["e1"]
 
 
 @pytest.mark.parametrize("text", ["?!", " ... ", "-- * --"])

@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["check_flag", "MAX_JSON_DEPTH", "MAX_GRADE", "CONTENT_PATTERN", "RADICAL_CLASS", "DuplicateKeyError", "JSONDepthError", "TextError",
+__all__ = ["check_flag", "MAX_JSON_DEPTH", "MAX_GRADE", "CONTENT_PATTERN", "RADICAL_CLASS", "EMOJI_CLASS", "FLAG_CLASS", "DuplicateKeyError", "JSONDepthError", "TextError",
            "as_path", "check_grade", "check_json_depth", "check_text", "has_content", "has_surrogate", "loads",
            "short_repr", "unique_keys", "id_by_value"]
 
@@ -44,9 +44,17 @@ MAX_GRADE = 2**31 - 1
 #: Kangxi radicals and the two others with a compatibility form; ⼈ U+2F08 is 人), as the body of a
 #: regular expression class.
 RADICAL_CLASS = r"\u2e9f\u2ef3\u2f00-\u2fd5"
-#: A text with something to search: a letter or a digit (Python's ``re``: ``[^\W_]``), or such a
-#: radical (a symbol to ``str.isalnum``: a query copied from a PDF as "⼈⼝" was refused as empty).
-CONTENT_PATTERN = r"[^\W_]|[" + RADICAL_CLASS + "]"
+#: The emoji the tokenizer reads as terms (``emoji_terms``: the pictographs of U+1F300-U+1FAFF and
+#: the symbols most often shown as emoji), and the regional indicators of flags, as the bodies of
+#: regular expression classes (the tokenizer's reading is in learnsim.text._folds).
+EMOJI_CLASS = (r"\u231a\u231b\u23e9-\u23fa\u2600-\u2775\u2794-\u27bf\u2b1b\u2b1c\u2b50\u2b55\u3030\u303d\u3297\u3299"
+               r"\U0001f004\U0001f0cf\U0001f18e\U0001f191-\U0001f19a\U0001f300-\U0001f3fa\U0001f400-\U0001faff")
+FLAG_CLASS = r"\U0001f1e6-\U0001f1ff"
+#: A text with something to search: a letter or a digit (Python's ``re``: ``[^\W_]``), such a
+#: radical (a symbol to ``str.isalnum``: a query copied from a PDF as "⼈⼝" was refused as empty),
+#: or an emoji (a term since emoji_terms: a query of 👍 alone was refused as empty by the command
+#: line and the service while the library searched it).
+CONTENT_PATTERN = r"[^\W_]|[" + RADICAL_CLASS + EMOJI_CLASS + FLAG_CLASS + "]"
 _CONTENT = re.compile(CONTENT_PATTERN)
 
 # a JSON string: quotes around anything but a quote or a backslash, or a backslash escape

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from unicodedata import is_normalized as _is_normalized, normalize as _normalize
 
+from .._utils.inputs import EMOJI_CLASS, FLAG_CLASS
+
 # Thai's and Lao's sara am (ำ U+0E33, ຳ U+0EB3) is written by some keyboards and fonts as the
 # nikhahit (niggahita) and sara aa (ํ + า, ໍ + າ), perhaps with a tone mark between them or
 # before them: NFKC opens ำ into those two (a compatibility decomposition), and NFC leaves both
@@ -196,9 +198,7 @@ def fold_enclosed(text, lower=True):
 # symbols that text writes as text (© ® ™ ‼, the arrows) and the squared CJK words (🈁, which
 # have an NFKC) are not read so; the zero-width joiner of a sequence (👩‍💻) is invisible and left
 # out as the others are, so its emoji are terms each, in a query as in a document.
-_EMOJI = ("\u231a\u231b\u23e9-\u23fa\u2600-\u2775\u2794-\u27bf\u2b1b\u2b1c\u2b50\u2b55\u3030\u303d\u3297\u3299"
-          "\U0001f004\U0001f0cf\U0001f18e\U0001f191-\U0001f19a\U0001f300-\U0001f3fa\U0001f400-\U0001faff")
-_FLAG = "\U0001f1e6-\U0001f1ff"
+_EMOJI, _FLAG = EMOJI_CLASS, FLAG_CLASS       # shared with has_content (learnsim._utils.inputs)
 # (a first look for a few ranges that hold them all: the look for the emoji's own class, 17
 # ranges, took a Latin text's analysis 14 % longer; this one, 2-3 %)
 _EMOJI_LOOK = re.compile("[\u231a-\u27bf\u2b1b-\u2b55\u3030\u303d\u3297\u3299\U0001f004-\U0001faff]")
