@@ -462,3 +462,14 @@ def test_judgements_left_out_are_said(corpus):
                                          "naming a document not in corpus"):
         result = fit(queries=queries, qrels=qrels, corpus=docs, baseline_holdout=None, **FILM_FAST)
     assert result.report["judgements"]["unknown_document"] == 1
+
+
+def test_cluster_labels_differing_only_in_unicode_normalisation_are_one_cluster():
+    """'ça' written precomposed (U+00E7) and as c with a combining cedilla look alike and are one
+    label: they are compared in NFC (they were two clusters), as a file's labels are."""
+    from learnsim.fitting import fit
+
+    texts = [f"text number {i} about topic {i % 3}" for i in range(24)]
+    report = fit(texts, clusters=["\u00e7a", "c\u0327a", "b"] * 8, method="mcd",
+                 baseline_holdout=None).report
+    assert report["clusters"] == 2 and report["clustered_documents"] == 24

@@ -277,6 +277,7 @@ PRIVATE_SEAMS = {
     ("learnsim.scorer", "learnsim.mcd._mcd", "_project"),
     # readers and checks shared with the package that owns the format
     ("learnsim.io", "learnsim.datasets.documents", "_lines"),
+    ("learnsim._fit_common", "learnsim.datasets.documents", "_label_codes"),
     ("learnsim.reproduce", "learnsim.datasets._base", "_object_array"),
     ("learnsim.matching", "learnsim.supervision", "_parse_pair_labels"),
     ("learnsim.cli", "learnsim.matching._matchers", "_sigmoid"),

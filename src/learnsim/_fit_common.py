@@ -130,7 +130,7 @@ def check_index_tuples(rows, width, n_texts, name, form):
 
 def cluster_codes(clusters, n_texts):
     """Cluster codes as ``learnsim fit`` makes them of a file's labels (documents.cluster_codes):
-    the labels compared as strings, stripped, and sorted, -1 for no cluster and for a label of one
+    the labels compared as strings in NFC, stripped, and sorted, -1 for no cluster and for a label of one
     text; an empty label is an error, as in a file (not a cluster of every text that has none)."""
     labels = check_sequence(clusters, "clusters", "labels (int, str or None)")
     if len(labels) != n_texts:
@@ -149,12 +149,14 @@ def cluster_codes(clusters, n_texts):
         else:
             raise TypeError(f"clusters[{i}] must be an int, a str or None (-1 or None: in no cluster); got "
                             f"{type(label).__name__} {label!r}")
-    kept_names, counts = np.unique(np.array([n for n in names if n is not None], dtype=str), return_counts=True)
-    index = {name: k for k, name in enumerate(kept_names[counts >= 2].tolist())}
-    if not index:
+    # the file reader's rule (labels compared in NFC), not a copy of it
+    from .datasets.documents import _label_codes
+
+    codes, kept, _ = _label_codes(names, min_size=2)
+    if not kept:
         raise ValueError("clusters: no label has two or more texts; a metric is learned from clusters of at least "
                          "two texts")
-    return np.array([index.get(name, -1) for name in names], dtype=np.int64)
+    return codes
 
 
 def _pair_value(value, r):

@@ -312,3 +312,12 @@ def test_a_record_whose_text_is_named_otherwise_is_told_how_to_rename_it(tmp_pat
     for read in (read_documents, lambda p: datasets.read_id_texts(p, "documents")):
         with pytest.raises(ValueError, match=r'line 1: "contents" (is list, not a string|must be a string)'):
             read(path)
+
+
+def test_labels_differing_only_in_unicode_normalisation_are_one_cluster(tmp_path):
+    """A file's labels 'ça' (precomposed) and 'ça' (c and a combining cedilla) are one cluster,
+    compared in NFC, as learnsim.fit compares its labels (they were two clusters)."""
+    path = tmp_path / "d.tsv"
+    path.write_text("\u00e7a\tfirst text\nc\u0327a\tsecond text\nx\tthird text\n", encoding="utf-8")
+    codes, names, dropped = read_labelled_documents(path).cluster_codes(min_size=2)
+    assert codes.tolist() == [0, 0, -1] and len(names) == 1 and dropped == 1

@@ -44,6 +44,7 @@ import math
 import numbers
 import os
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -121,14 +122,21 @@ class Documents:
         """
         if self.labels is None:
             raise ValueError(f"{self.path}: the documents have no labels")
-        names, counts = np.unique(np.array([lab for lab in self.labels if lab is not None], dtype=str),
-                                  return_counts=True)
-        keep = counts >= min_size
-        kept = names[keep].tolist()
-        index = {name: i for i, name in enumerate(kept)}
-        codes = np.array([index.get(lab, -1) if lab is not None else -1 for lab in self.labels],
-                         dtype=np.int64)
-        return codes, kept, int((~keep).sum())
+        return _label_codes(self.labels, min_size)
+
+
+def _label_codes(labels, min_size):
+    """``(codes, names, n_dropped)`` of labels (str or None), as Documents.cluster_codes returns
+    them: the one rule for cluster labels, which learnsim.fit's cluster_codes uses too. Labels
+    are compared in NFC: 'ça' typed precomposed and as c with a combining cedilla look alike and
+    are one label (they were two clusters); names are given in NFC."""
+    keys = [None if lab is None else unicodedata.normalize("NFC", lab) for lab in labels]
+    names, counts = np.unique(np.array([key for key in keys if key is not None], dtype=str), return_counts=True)
+    keep = counts >= min_size
+    kept = names[keep].tolist()
+    index = {name: i for i, name in enumerate(kept)}
+    codes = np.array([index.get(key, -1) if key is not None else -1 for key in keys], dtype=np.int64)
+    return codes, kept, int((~keep).sum())
 
 
 def _base_suffix(path):
