@@ -147,10 +147,15 @@ def test_evaluate_linklearn_on_links(tmp_path):
     assert code == 0, err
     report = json.loads(out)
     assert report["queries"] == len(corpus.data)
+    # a link and its reverse are one, as learnsim fit --links counts them (1b166f6): they were two
+    n_linked = len({frozenset(edge) for edge in edges})
+    assert n_linked < len(edges)        # some pages link to each other: the test can fail
+    assert report["links"] == n_linked
     learned = report["methods"]["learned"]
     assert 0.0 < learned["avgp"] <= 1.0 and 0.0 <= learned["p@10"] <= 1.0
     code, out, _ = run_cli(["evaluate", "--model", model, "--input", pages, "--links", links])
     assert code == 0 and "AvgP" in out and "P@10" in out and "Link retrieval" in out
+    assert f"({n_linked} links)" in out
 
 
 # --------------------------------------------------------------------------- bad bytes

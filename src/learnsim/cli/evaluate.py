@@ -240,6 +240,7 @@ def _unit_rows(X):
 
 def _evaluate_links(args, pipeline):
     from ..evaluation import retrieval_report
+    from ..linklearn._linklearn import linked_pairs
     from ._fit_links import read_links, unique_ids
 
     if args.input is None:
@@ -280,7 +281,9 @@ def _evaluate_links(args, pipeline):
     reports = {name: retrieval_report(fn, relevant, exclude=exclude, measures=measures, block_size=block,
                                       n_queries=has_links.size)
                for name, fn in scorers}
-    summary = {"model": str(args.model), "documents": len(docs), "links": links.n_links,
+    # a link a->b and its reverse b->a are one, as learnsim fit --links counts them: the relevant
+    # documents of a query are those linked with it either way
+    summary = {"model": str(args.model), "documents": len(docs), "links": linked_pairs(links),
                "queries": reports["learned"]["n_queries"], "scoring": scorer.name,
                "methods": {name: {"avgp": rep["map"], "p@10": rep["p@10"]} for name, rep in reports.items()},
                "baseline_terms": lexical["terms"]}
