@@ -43,6 +43,7 @@ import numbers
 
 import numpy as np
 
+from ._utils.callers import warn_outside
 from ._utils.progress import stage_for, with_show_progress_bar
 
 __all__ = ["Pipeline"]
@@ -680,6 +681,8 @@ class Pipeline:
 
         rows = _check_text_pairs(pairs)
         rule = DuplicateRule(self.matcher, self.match_rule)
+        if rule.never_duplicate():
+            warn_outside(rule.never_duplicate(), UserWarning)
         with stage_for(f"matching {len(rows)} pairs", len(rows)):
             # the collection of distinct texts as learnsim match builds it from a pairs file
             data = read_pairs(rows)

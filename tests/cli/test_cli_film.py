@@ -356,6 +356,49 @@ def test_contradictory_pairs_say_so_and_a_rule_that_calls_nothing_a_duplicate_is
     assert "duplicate from no pair" in out and "calls no pair a duplicate" in err
 
 
+def test_matching_with_a_rule_that_calls_nothing_a_duplicate_says_so_once(tmp_path):
+    """A saved model whose duplicate threshold is infinite (fitted on contradictory pairs) answers
+    0 for every pair: learnsim match says why in one line on stderr, Pipeline.match warns once at
+    the caller's line (both answered 0 for every pair without a word)."""
+    import warnings
+
+    import learnsim
+
+    rng = np.random.default_rng(1)
+    words = [f"w{k}" for k in range(30)]
+    rows = []
+    for _ in range(40):
+        a, b = " ".join(rng.choice(words, 4, replace=False)), " ".join(rng.choice(words, 4, replace=False))
+        rows += [f"1\t{a}\t{b}", f"0\t{a}\t{b}", f"0\t{b}\t{a}"]
+    path, model = tmp_path / "contradictory.tsv", tmp_path / "m.npz"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    code, _, err = run_cli(["fit", "--pairs", path, "--model", model, "--method", "film", "--matcher", "threshold",
+                            "--dimensions", "2", "--max-iter", "20", "--baseline-holdout", "none"])
+    assert code == 0, err
+    assert not np.isfinite(learnsim.load(model).matcher.threshold_)
+    corpus = tmp_path / "corpus.tsv"
+    corpus.write_text("".join(f"d{i}\t{row.split(chr(9))[1]}\n" for i, row in enumerate(rows[:30:3])), encoding="utf-8")
+    code, out, err = run_cli(["match", "--model", model, "--pairs", path])
+    assert code == 0, err
+    notes = [line for line in err.splitlines() if "calls no pair a duplicate" in line]
+    assert len(notes) == 1 and "contradict" in notes[0], err
+    code, out, err = run_cli(["match", "--model", model, "--corpus", corpus])
+    assert code == 0 and "inf" not in out.replace("infinite", ""), out      # it said 'similarity >= inf'
+    code, _, err = run_cli(["index", "build", "--model", model, "--corpus", corpus, "--out", tmp_path / "idx"])
+    assert code == 0, err
+    for command in (["dedupe", "--index", tmp_path / "idx"], ["match", "--index", tmp_path / "idx", "--text", "w1 w2"]):
+        code, _, err = run_cli(command)
+        assert code == 0 and sum("calls no pair a duplicate" in line for line in err.splitlines()) == 1, (command, err)
+    pairs = [tuple(row.split("\t")[1:]) for row in rows[:6]]
+    pipeline = learnsim.load(model)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        answers = pipeline.match(pairs)
+    assert not any(a["duplicate"] for a in answers)
+    said = [w for w in caught if "calls no pair a duplicate" in str(w.message)]
+    assert len(said) == 1 and said[0].filename == __file__, [(w.filename, str(w.message)) for w in caught]
+
+
 def test_the_dimensions_note_names_the_rank_when_copies_lower_it(tmp_path):
     """Pairs of two identical texts: each copy is a row, so the rows' rank is below min(documents,
     features); the note named only that minimum ('using 20 dimensions ... (min(documents,

@@ -338,6 +338,8 @@ def run(args):
     if args.model is None:
         raise UsageError("give --model M.npz (or --index DIR with --text)")
     pipeline, vectorizer, _, matcher = _load_rule(args.model)
+    if matcher.never_duplicate():
+        _note(matcher.never_duplicate())
     if args.pairs is not None:
         return _decide_pairs(args, vectorizer, matcher)
     if args.columns is not None:

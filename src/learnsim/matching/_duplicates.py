@@ -73,6 +73,18 @@ class DuplicateRule:
         self.input_weight_ = getattr(matcher, "input_weight_", None)
         self._texts = None
 
+    def never_duplicate(self):
+        """Why the rule calls no pair a duplicate, or None when it can. A threshold (or a pair
+        classifier's cut) of +inf is best_threshold's answer when calling every pair not a
+        duplicate did best on the pairs it was fitted on; the fit warns of it, and a match with
+        such a model answers 0 for every pair but exact copies, which is said where it is used."""
+        if self.graded or self.kind == "knn" or not np.isposinf(self.threshold_):
+            return None
+        return ("the model's duplicate rule calls no pair a duplicate: its threshold is infinite, as on the pairs it "
+                "was fitted on no threshold did better than calling every pair not a duplicate (labels that "
+                "contradict each other, or similarities that tie); every pair but an exact copy is answered 0; "
+                "refit on consistent labelled pairs")
+
     def _input(self, X, texts):
         if self.kind not in ("classifier", "regression"):
             return X
@@ -161,6 +173,8 @@ class DuplicateRule:
             return f"{words}, probability >= {cut:.2f}"
         if self.kind == "knn":
             return f"{words}, mutual {self.matcher.k_}-nearest neighbours"
+        if self.never_duplicate():
+            return f"{words}, no pair a duplicate (its threshold is infinite)"
         if self.name == "cosine" or self.input_weight_ == 1.0:
             return f"input cosine >= {self.threshold_:.4f}"
         return f"{words} (w = {self.input_weight_:g}) >= {self.threshold_:.4f}"
@@ -174,4 +188,7 @@ class DuplicateRule:
             return "the pair classifier's decision; probability calibrated out of fold"
         if self.kind == "knn":
             return f"mutual {self.matcher.k_}-nearest neighbours in FILM's space among the texts given"
+        if self.never_duplicate():      # not 'similarity >= inf'
+            return "no pair a duplicate (the similarity's threshold is infinite); probability calibrated on the " \
+                   "held-out pairs"
         return (f"similarity >= {self.threshold_:.4f}; probability calibrated on the held-out pairs")
