@@ -713,7 +713,7 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
                    graded_triplets=counts["graded"],
                    search_anchors=counts["anchors"], baseline_gain=_report(report))
     if split is not None:
-        summary.update(held_out=split.describe(), held_out_queries=check.report.n_units, search_split=split.by,
+        summary.update(held_out=split.describe(texts), held_out_queries=check.report.n_units, search_split=split.by,
                        strongest_baseline=check.baseline, baseline_scores=check.scores)
     lexical = baselines.lexical.vectorizer
     parts = {"vectorizer": vectorizer, "metric": metric}

@@ -414,3 +414,19 @@ def test_the_dimensions_note_names_the_rank_when_copies_lower_it(tmp_path):
     line = next(x for x in err.splitlines() if "dimensions: FILM learns at most the rank" in x)
     used = int(line.split("using ")[1].split()[0])
     assert f"rank {used}, below min(documents, features)" in line, line
+
+
+def test_the_search_check_counts_the_documents_it_searches_as_distinct_texts(tmp_path):
+    """Pairs of two identical texts each hold a copy of their text: the held-out search check said
+    'searching 30 documents' of 20 distinct texts, counting the copies as documents (as the first
+    line did before c7d4bf3). It counts distinct texts, as the report's 'documents' does."""
+    import re
+
+    path = tmp_path / "same.tsv"
+    path.write_text("".join(f"{i % 2}\tt{i} word{i} shared\tt{i} word{i} shared\n" for i in range(20)),
+                    encoding="utf-8")
+    summary, err = _fit(["--pairs", path, "--model", tmp_path / "m.npz", "--method", "film", "--dimensions", "2",
+                         "--max-iter", "20"])
+    assert summary["documents"] == 20
+    searched = re.search(r"searching (?:all )?(\d+) documents", summary["held_out"])
+    assert searched and 0 < int(searched.group(1)) <= summary["documents"], summary["held_out"]

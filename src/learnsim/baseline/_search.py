@@ -729,17 +729,20 @@ class FoldedSplit:
         self.by, self.documents = self.splits[0].by, self.splits[0].documents
         self.n_queries = sum(s.n_queries for s in self.splits)
 
-    def describe(self):
-        """The held-out parts in words (for the fit's report)."""
+    def describe(self, texts=None):
+        """The held-out parts in words (for the fit's report); ``texts`` as SearchSplit.describe's."""
+        from ._split import _n_documents
+
+        n_docs = _n_documents(self.documents, texts)
         if self.by == "cluster":
             return (f"{self.n_queries} held-out queries of whole held-out clusters in {len(self.splits)} folds (each "
                     f"fold held out of a learner fitted on the other clusters; all cold), searching "
-                    f"{self.documents.size} documents")
+                    f"{n_docs} documents")
         n_cold = sum(int(s.cold.sum()) for s in self.splits)
         n_unseen = sum(int(s.has_unseen.sum()) for s in self.splits)
         n_seen = sum(int(s.has_seen.sum()) for s in self.splits)
         held_docs = sum(s.n_cold_documents for s in self.splits)
         return (f"{self.n_queries} held-out queries in {len(self.splits)} folds (each fold held out of a learner "
-                f"fitted on the other queries) searching {self.documents.size} documents; {n_unseen} have relevant "
+                f"fitted on the other queries) searching {n_docs} documents; {n_unseen} have relevant "
                 f"documents no training pair names ({n_cold} only such), {n_seen} have some a training pair "
                 f"names (warm); {held_docs} documents held out with their fold's pairs")

@@ -257,16 +257,27 @@ class SearchSplit:
                            relevant=tuple(relevant), seen=tuple(frozenset() for _ in relevant),
                            documents=self.documents, groups=np.asarray(groups, dtype=np.int64), by=self.by)
 
-    def describe(self):
-        """The held-out part in words (for the fit's report)."""
+    def describe(self, texts=None):
+        """The held-out part in words (for the fit's report). ``texts``: the texts the indices
+        name, when some are copies (a pair of two identical texts holds a copy of its text,
+        datasets.pairs._pair_indices): the documents searched are then counted as distinct texts
+        (:func:`_n_documents`), as the fit's report counts its texts, not once per copy."""
         n_cold, n_unseen, n_seen = int(self.cold.sum()), int(self.has_unseen.sum()), int(self.has_seen.sum())
+        n_docs = _n_documents(self.documents, texts)
         if self.by in ("component", "cluster"):
             whole = "components of pairs" if self.by == "component" else "clusters"
             return (f"{self.n_queries} held-out queries of whole held-out {whole} (all cold), "
-                    f"searching {self.documents.size} documents")
-        return (f"{self.n_queries} held-out queries searching {self.documents.size} documents; {n_unseen} have "
+                    f"searching {n_docs} documents")
+        return (f"{self.n_queries} held-out queries searching {n_docs} documents; {n_unseen} have "
                 f"relevant documents no training pair names ({n_cold} only such), {n_seen} have some a "
                 f"training pair names (warm); {self.n_cold_documents} documents held out with their pairs")
+
+
+def _n_documents(documents, texts=None):
+    """How many documents the held-out queries search, for the report: distinct texts when the
+    ``texts`` are given (copies of a text made for a pair of two identical texts are not more
+    documents), else the indices."""
+    return documents.size if texts is None else len({texts[i] for i in np.asarray(documents).tolist()})
 
 
 def _check(pairs, grades, n_texts):
