@@ -473,3 +473,25 @@ def test_cluster_labels_differing_only_in_unicode_normalisation_are_one_cluster(
     report = fit(texts, clusters=["\u00e7a", "c\u0327a", "b"] * 8, method="mcd",
                  baseline_holdout=None).report
     assert report["clusters"] == 2 and report["clustered_documents"] == 24
+
+
+def test_the_clusters_report_counts_single_document_labels_as_learnsim_fit_does(tmp_path):
+    """report["single_document_labels"]: the labels of a single text (treated as no cluster), as
+    learnsim fit --input reports them; the Python report had no such key."""
+    import json
+
+    from conftest import run_cli
+    from learnsim.fitting import fit
+
+    texts = [f"text number {i} about topic {i % 3} and more words" for i in range(14)]
+    labels = ["a"] * 5 + ["b"] * 5 + ["c", "d", "e", None]
+    report = fit(texts, clusters=labels, method="mcd", baseline_holdout=None).report
+    path = tmp_path / "docs.tsv"
+    path.write_text("".join(f"{'-1' if lab is None else lab}\t{t}\n" for lab, t in zip(labels, texts)),
+                    encoding="utf-8")
+    code, out, err = run_cli(["fit", "--input", path, "--method", "mcd", "--model", tmp_path / "m.npz",
+                              "--baseline-holdout", "none", "--json"])
+    assert code == 0, err
+    cli = json.loads(out)
+    assert report["single_document_labels"] == cli["single_document_labels"] == 3
+    assert report["clusters"] == cli["clusters"] == 2

@@ -131,7 +131,8 @@ def check_index_tuples(rows, width, n_texts, name, form):
 def cluster_codes(clusters, n_texts):
     """Cluster codes as ``learnsim fit`` makes them of a file's labels (documents.cluster_codes):
     the labels compared as strings in NFC, stripped, and sorted, -1 for no cluster and for a label of one
-    text; an empty label is an error, as in a file (not a cluster of every text that has none)."""
+    text; an empty label is an error, as in a file (not a cluster of every text that has none).
+    Returns ``(codes, n_single)``: n_single counts the labels of a single text."""
     labels = check_sequence(clusters, "clusters", "labels (int, str or None)")
     if len(labels) != n_texts:
         raise ValueError(f"clusters has {len(labels)} labels but texts has {n_texts} texts; give one label per text")
@@ -152,11 +153,11 @@ def cluster_codes(clusters, n_texts):
     # the file reader's rule (labels compared in NFC), not a copy of it
     from .datasets.documents import _label_codes
 
-    codes, kept, _ = _label_codes(names, min_size=2)
+    codes, kept, n_single = _label_codes(names, min_size=2)
     if not kept:
         raise ValueError("clusters: no label has two or more texts; a metric is learned from clusters of at least "
                          "two texts")
-    return codes
+    return codes, n_single
 
 
 def _pair_value(value, r):

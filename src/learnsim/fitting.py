@@ -1282,9 +1282,10 @@ def _fit(texts, clusters, pairs, triplets, links, queries, qrels, method, random
         return fit_linklearn(o, texts, Links.from_edges(edges, len(texts)), o.variant or "paper", summary)
     labels = pair_set = None
     if kind == "clusters":
-        labels = _cluster_codes(supervision, len(texts))
+        labels, n_single = _cluster_codes(supervision, len(texts))
+        # single_document_labels: as learnsim fit --input reports them (treated as no cluster)
         summary.update(documents=len(texts), clustered_documents=int((labels >= 0).sum()),
-                       clusters=int(np.unique(labels[labels >= 0]).size))
+                       clusters=int(np.unique(labels[labels >= 0]).size), single_document_labels=n_single)
     else:
         given_texts = texts
         texts, pair_set = _check_pairs(supervision, texts)
