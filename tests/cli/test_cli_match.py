@@ -210,3 +210,18 @@ def test_evaluate_on_links_a_model_that_mixes_bm25_in(tmp_path):
     # (per query; the report gives their mean)
     assert learned["avgp"] == pytest.approx(np.mean(average_precision(scores, relevant, exclude=exclude)), abs=1e-9)
     assert learned["p@10"] == pytest.approx(np.mean(precision_at_k(scores, relevant, 10, exclude=exclude)), abs=1e-9)
+
+
+@pytest.mark.parametrize("matcher", ["threshold", "knn"])
+def test_match_corpus_names_the_neighbours_it_scored(data, tmp_path, matcher):
+    """--neighbours beyond the collection: the report named the number asked ('each document's
+    1000 nearest scored' among 60 documents); it names those scored, at most the others."""
+    model = tmp_path / "m.npz"
+    code, _, err = run_cli(["fit", "--pairs", data["pairs"], "--model", model, "--matcher", matcher,
+                            "--baseline-holdout", "none"] + FILM_FAST)
+    assert code == 0, err
+    code, out, err = run_cli(["match", "--model", model, "--corpus", data["docs"], "--neighbours", "1000"])
+    assert code == 0, err
+    assert "each document's 59 nearest scored" in out, out
+    code, out, err = run_cli(["match", "--model", model, "--corpus", data["docs"], "--neighbours", "1000", "--json"])
+    assert code == 0 and json.loads(out)["neighbours"] == 59

@@ -252,14 +252,17 @@ def _list_corpus_duplicates(args, vectorizer, matcher, pipeline):
         if matcher.kind == "threshold":
             row["similarity"] = s
         rows.append(row)
+    # the neighbours scored, as said: the kNN rule looks at least at its own k, and no document
+    # has more than the others (it said 'each document's 1000 nearest' of 60 documents)
+    scored = min(max(args.neighbours, matcher.matcher.k_) if matcher.kind == "knn" else args.neighbours, len(docs) - 1)
     result = {"model": str(args.model), "matcher": matcher.name, "documents": len(docs),
-              "neighbours": args.neighbours, "threshold": matcher.threshold_, "input_weight": matcher.input_weight_,
+              "neighbours": scored, "threshold": matcher.threshold_, "input_weight": matcher.input_weight_,
               "n_pairs": len(rows), "pairs": rows}
     if args.json:
         _print_json(result)
         return 0
     print(f"{len(rows)} near-duplicate pair(s) among {len(docs)} documents (each document's "
-          f"{args.neighbours} nearest scored; {matcher.describe()}).")
+          f"{scored} nearest scored; {matcher.describe()}).")
     if rows:
         print()
         table = [[doc_id(r["index_a"]), doc_id(r["index_b"]), f"{r['probability']:.3f}",
