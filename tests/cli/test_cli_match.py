@@ -225,3 +225,25 @@ def test_match_corpus_names_the_neighbours_it_scored(data, tmp_path, matcher):
     assert "each document's 59 nearest scored" in out, out
     code, out, err = run_cli(["match", "--model", model, "--corpus", data["docs"], "--neighbours", "1000", "--json"])
     assert code == 0 and json.loads(out)["neighbours"] == 59
+
+
+def test_match_corpus_lists_exact_copies_with_certainty_under_a_threshold_rule(data, tmp_path):
+    """An exact copy is a duplicate with probability 1 under every rule (DuplicateRule.copies, as
+    --pairs and Pipeline.match give it): under a threshold rule --corpus gave a copy the
+    threshold's probability (0.935), and left out copies of a text without a term of the model
+    (a zero vector) altogether."""
+    model = tmp_path / "m.npz"
+    code, _, err = run_cli(["fit", "--pairs", data["pairs"], "--model", model, "--matcher", "threshold",
+                            "--baseline-holdout", "none"] + FILM_FAST)
+    assert code == 0, err
+    texts = data["docs"].read_text(encoding="utf-8").splitlines()[:20]
+    first = texts[0].split("\t", 1)[1]
+    corpus = tmp_path / "c.tsv"
+    corpus.write_text("\n".join(texts + [f"copy\t{first}", "z1\tqqqq zzzz", "z2\tqqqq zzzz"]) + "\n",
+                      encoding="utf-8")
+    code, out, err = run_cli(["match", "--model", model, "--corpus", corpus, "--json"])
+    assert code == 0, err
+    rows = {(r["id_a"], r["id_b"]): r for r in json.loads(out)["pairs"]}
+    assert rows[("d0", "copy")]["probability"] == 1.0
+    assert rows[("z1", "z2")]["probability"] == 1.0
+    assert list(rows)[:2] in ([("d0", "copy"), ("z1", "z2")], [("z1", "z2"), ("d0", "copy")])    # copies first

@@ -223,9 +223,43 @@ def _rule_duplicates(matcher, pipeline, X, texts, k):
     return [(i, j, s, p) for i, j, s, _, p in found]
 
 
-def _list_corpus_duplicates(args, vectorizer, matcher, pipeline):
+def _copy_pairs(texts, k):
+    """(i, j) with i < j of the exact copies among ``texts`` (the same text, holding more than
+    white space), each document paired with at most its k next copies (copies are each other's
+    nearest documents: as many as the k nearest scored)."""
+    groups = {}
+    for i, text in enumerate(texts):
+        if str(text).strip():
+            groups.setdefault(text, []).append(i)
+    pairs = [(g[a], g[b]) for g in groups.values() if len(g) > 1
+             for a in range(len(g)) for b in range(a + 1, min(len(g), a + 1 + k))]
+    return np.array(pairs, dtype=np.int64).reshape(-1, 2)
+
+
+def _threshold_duplicates(matcher, X, texts, k):
+    """((i, j, similarity), ...) and their probabilities, of the near-duplicates by a threshold
+    rule: the pairs among each document's k nearest that reach the threshold, and every exact
+    copy with probability 1 (DuplicateRule.copies, as --pairs and Pipeline.match give it; a
+    copy got the threshold's probability, and copies of a text without a term of the model, a
+    zero vector, or under an infinite threshold were left out), copies first."""
     from ..matching._matchers import _sigmoid
 
+    m = matcher.matcher
+    found = {(i, j): s for i, j, s in near_duplicate_pairs(m, X, k)}
+    copies = _copy_pairs(texts, k)
+    if copies.shape[0]:
+        for (i, j), s in zip(copies.tolist(), m.pair_score(copies, X=X).tolist()):
+            found[(i, j)] = float(s)
+    is_copy = {tuple(p) for p in copies.tolist()}
+    ranked = sorted(((i, j, s, (i, j) in is_copy) for (i, j), s in found.items()),
+                    key=lambda t: (not t[3], -t[2], t[0], t[1]))
+    scores = np.array([t[2] for t in ranked], dtype=np.float64)
+    proba = _sigmoid(m.slope_ * scores + m.intercept_) if ranked else scores
+    proba[[t[3] for t in ranked]] = 1.0
+    return [t[:3] for t in ranked], proba
+
+
+def _list_corpus_duplicates(args, vectorizer, matcher, pipeline):
     if matcher.graded:
         raise UsageError(f"{args.model} was fitted on graded pairs: it predicts a similarity score, not duplicates; "
                          "score pairs with --pairs FILE")
@@ -235,9 +269,7 @@ def _list_corpus_duplicates(args, vectorizer, matcher, pipeline):
     X = _vectorize(vectorizer, docs.texts)
     _warn_empty_rows(X, "corpus document", docs.texts)
     if matcher.kind == "threshold":
-        found = near_duplicate_pairs(matcher.matcher, X, args.neighbours)
-        scores = np.array([s for _, _, s in found])
-        proba = _sigmoid(matcher.matcher.slope_ * scores + matcher.matcher.intercept_) if found else scores
+        found, proba = _threshold_duplicates(matcher, X, docs.texts, args.neighbours)
     else:
         ranked = _rule_duplicates(matcher, pipeline, X, docs.texts, args.neighbours)
         found, proba = [t[:3] for t in ranked], np.array([t[3] for t in ranked])
