@@ -750,3 +750,18 @@ def test_a_seed_beyond_numpys_range_is_an_argument_error(data, tmp_path):
     code, _, err = run_cli(["fit", "--input", data["folder"] / "train.tsv", "--model", tmp_path / "m.npz",
                             "--seed", str(2 ** 32)])
     assert code == 2 and "--seed" in err and "2**32 - 1" in err
+
+
+@pytest.mark.parametrize("how", [["--k", "2"], ["--distance-threshold", "0.5"]])
+def test_cluster_says_which_documents_have_no_term_of_the_model(data, models, tmp_path, how):
+    """Documents with no term of the model's vocabulary have no place in its space (a zero row):
+    cluster put them in a cluster with the others without a word ('qqqq' beside a topic's text);
+    it says how many, as search and match --corpus do."""
+    corpus = data["folder"] / "docs.jsonl"
+    first = json.loads(corpus.read_text(encoding="utf-8").splitlines()[0])["text"]
+    mixed = write_jsonl(tmp_path / "mixed.jsonl", [{"id": "a", "text": first}, {"id": "b", "text": first},
+                                                    {"id": "z1", "text": "qqqq"}, {"id": "z2", "text": "zzzz"}])
+    ok(["index", "build", "--model", models["mcd"], "--corpus", mixed, "--out", tmp_path / "idx"])
+    _, err = ok(["cluster", "--index", tmp_path / "idx"] + how)
+    notes = [line for line in err.splitlines() if "no term of the model's vocabulary" in line]
+    assert len(notes) == 1 and "2 document(s)" in notes[0] and "z1" in notes[0], err

@@ -141,6 +141,20 @@ def _distances(E):
     return D
 
 
+def _warn_placeless(ids, E):
+    """One warning naming the documents whose row in the model's space is zero (no term of the
+    model's vocabulary): K-means and the agglomeration put them in some cluster all the same,
+    which their words do not decide (as search and match --corpus say of such documents)."""
+    from .._utils.callers import warn_outside
+    from ..text import find_empty_rows
+
+    empty = find_empty_rows(E)
+    if empty.size:
+        shown = ", ".join(repr(ids[i]) for i in empty[:3].tolist()) + (", ..." if empty.size > 3 else "")
+        warn_outside(f"{empty.size} document(s) of the index have no term of the model's vocabulary ({shown}): "
+                     "their clusters are not decided by their words", UserWarning)
+
+
 def cluster_documents(index, k, distance_threshold, random_state):
     if (k is None) == (distance_threshold is None):
         raise ValueError("give either k (K-means) or distance_threshold (agglomerative clustering)")
@@ -169,6 +183,7 @@ def cluster_documents(index, k, distance_threshold, random_state):
         from sklearn.cluster import KMeans
 
         E = _embedding(index, rows)
+        _warn_placeless(ids, E)
         # one k-means++ start (scikit-learn's default, n_init="auto"), not the best of 10: ten
         # starts cost ten times one, and K-means on these rows is compared with scikit-learn's
         labels = KMeans(n_clusters=int(k), n_init="auto", random_state=random_state).fit_predict(E)
@@ -179,6 +194,7 @@ def cluster_documents(index, k, distance_threshold, random_state):
         from sklearn.cluster import AgglomerativeClustering
 
         E = _embedding(index, rows)
+        _warn_placeless(ids, E)
         n, width = E.shape
         if hasattr(E, "toarray") and width > n:
             # wide sparse rows (a vocabulary): the n x n distances instead of n x width dense rows
