@@ -765,3 +765,14 @@ def test_cluster_says_which_documents_have_no_term_of_the_model(data, models, tm
     _, err = ok(["cluster", "--index", tmp_path / "idx"] + how)
     notes = [line for line in err.splitlines() if "no term of the model's vocabulary" in line]
     assert len(notes) == 1 and "2 document(s)" in notes[0] and "z1" in notes[0], err
+
+
+def test_match_index_says_when_a_text_has_no_word_of_the_model(data, indexes):
+    """A --text with no word the model knows: 'no near-duplicate among its 10 nearest documents'
+    alone, as if its neighbours had been scored; a note says no document matches it (as search
+    --index says), and the line names the neighbours there are, not more than the index holds."""
+    n_docs = len((data["folder"] / "docs.jsonl").read_text(encoding="utf-8").splitlines())
+    out, err = ok(["match", "--index", indexes["film"], "--text", "qqqqq zzzzz", "--neighbours", "100000"])
+    notes = [line for line in err.splitlines() if "no word of the model's vocabulary" in line]
+    assert len(notes) == 1 and "qqqqq" in notes[0], err
+    assert "100000 nearest" not in out and f"its {n_docs} nearest" in out, out

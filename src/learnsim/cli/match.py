@@ -324,8 +324,17 @@ def _match_index(args):
         raise UsageError(str(exc)) from None
     if index.pipeline.match_rule is not None and getattr(index.pipeline.match_rule, "graded", False):
         return _score_index(args, texts, found)
+    if len(index):
+        from .search import _note_unknown
+
+        # a text without duplicates may have no word the model knows: then no document is near it
+        # at all, which 'no near-duplicate among its nearest' alone would not say (search --index
+        # says it of such a query the same way: it finds no document)
+        lonely = [t for t, hits in zip(texts, found) if not hits]
+        _note_unknown([t for t, hits in zip(lonely, index.search(lonely, 1)) if not hits] if lonely else [])
+    scored = min(args.neighbours, len(index))      # not 'its 100000 nearest' of 60 documents
     return _print_per_text(args, texts, found, "duplicates", "probability", "probability",
-                           lambda text: f"text {text}", f"  no near-duplicate among its {args.neighbours} nearest documents")
+                           lambda text: f"text {text}", f"  no near-duplicate among its {scored} nearest documents")
 
 
 def _similarity(hit):
