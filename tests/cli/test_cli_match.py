@@ -247,3 +247,19 @@ def test_match_corpus_lists_exact_copies_with_certainty_under_a_threshold_rule(d
     assert rows[("d0", "copy")]["probability"] == 1.0
     assert rows[("z1", "z2")]["probability"] == 1.0
     assert list(rows)[:2] in ([("d0", "copy"), ("z1", "z2")], [("z1", "z2"), ("d0", "copy")])    # copies first
+
+
+def test_the_no_term_note_of_pairs_counts_each_text_once(data, tmp_path):
+    """A pair of two identical texts holds a copy of its text: the note on texts with no term of
+    the model counted the copy ('3 text(s) ... 'qqq', 'qqq', 'rrr'' for two texts)."""
+    model = tmp_path / "m.npz"
+    code, _, err = run_cli(["fit", "--pairs", data["pairs"], "--model", model, "--matcher", "threshold",
+                            "--baseline-holdout", "none"] + FILM_FAST)
+    assert code == 0, err
+    path = tmp_path / "p.tsv"
+    path.write_text("1\tqqqqq\tqqqqq\n0\tqqqqq\trrrrr\n", encoding="utf-8")
+    for command in ("match", "evaluate"):
+        code, _, err = run_cli([command, "--model", model, "--pairs", path])
+        assert code == 0, (command, err)
+        notes = [line for line in err.splitlines() if "no term of the model's vocabulary" in line]
+        assert len(notes) == 1 and "2 text(s)" in notes[0] and notes[0].count("'qqqqq'") == 1, (command, err)

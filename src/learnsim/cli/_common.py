@@ -629,10 +629,17 @@ def _read_clusters(path, encoding_errors="replace", purpose="a metric is learned
 
 
 
-def _warn_empty_rows(X, what, texts):
+def _warn_empty_rows(X, what, texts, distinct=False):
+    """The note on the rows with no term of the model's vocabulary; ``distinct``: count each text
+    once (the texts of pairs, where a pair of two identical texts holds a copy of its text)."""
     from ..text import find_empty_rows
 
     empty = find_empty_rows(X)
+    if distinct and empty.size:
+        first = {}
+        for i in empty.tolist():
+            first.setdefault(texts[i], i)
+        empty = np.array(sorted(first.values()), dtype=np.int64)
     if empty.size:
         shown = ", ".join(repr(_snippet(texts[i], 30)) for i in empty[:3])
         _note(f"warning: {empty.size} {what}(s) have no term of the model's vocabulary "

@@ -135,7 +135,7 @@ def _evaluate_pairs(args, pipeline):
                          "is evaluated on graded ones (a score column) by Pearson and Spearman correlation")
     texts, idx = pairs.collection()
     X = _vectorize(vectorizer, texts)
-    _warn_empty_rows(X, "text", texts)
+    _warn_empty_rows(X, "text", texts, distinct=True)     # a copy of a text is not one more
     Xn = _unit_rows(X)
     cosine = np.asarray(Xn[idx[:, 0]].multiply(Xn[idx[:, 1]]).sum(axis=1)).ravel() \
         if hasattr(Xn, "multiply") else np.einsum("ij,ij->i", Xn[idx[:, 0]], Xn[idx[:, 1]])

@@ -115,7 +115,7 @@ def _decide_pairs(args, vectorizer, matcher):
                             graded=matcher.graded)
     texts, idx = pairs.collection()
     X = _vectorize(vectorizer, texts)
-    _warn_empty_rows(X, "text", texts)
+    _warn_empty_rows(X, "text", texts, distinct=True)     # a copy of a text is not one more
     score, proba, decision = matcher.decide(idx, X, texts)
     if matcher.graded:
         return _score_pairs(args, pairs, score, matcher)
