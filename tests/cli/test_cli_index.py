@@ -774,5 +774,5 @@ def test_match_index_says_when_a_text_has_no_word_of_the_model(data, indexes):
     n_docs = len((data["folder"] / "docs.jsonl").read_text(encoding="utf-8").splitlines())
     out, err = ok(["match", "--index", indexes["film"], "--text", "qqqqq zzzzz", "--neighbours", "100000"])
     notes = [line for line in err.splitlines() if "no word of the model's vocabulary" in line]
-    assert len(notes) == 1 and "qqqqq" in notes[0], err
+    assert len(notes) == 1 and "qqqqq" in notes[0] and "1 --text(s)" in notes[0], err
     assert "100000 nearest" not in out and f"its {n_docs} nearest" in out, out

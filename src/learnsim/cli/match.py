@@ -331,7 +331,7 @@ def _match_index(args):
         # at all, which 'no near-duplicate among its nearest' alone would not say (search --index
         # says it of such a query the same way: it finds no document)
         lonely = [t for t, hits in zip(texts, found) if not hits]
-        _note_unknown([t for t, hits in zip(lonely, index.search(lonely, 1)) if not hits] if lonely else [])
+        _note_unknown([t for t, hits in zip(lonely, index.search(lonely, 1)) if not hits] if lonely else [], "--text")
     scored = min(args.neighbours, len(index))      # not 'its 100000 nearest' of 60 documents
     return _print_per_text(args, texts, found, "duplicates", "probability", "probability",
                            lambda text: f"text {text}", f"  no near-duplicate among its {scored} nearest documents")

@@ -284,7 +284,7 @@ def _index_search(index, queries, k, filter=None, explain=False):
     return results
 
 
-def _note_unknown(queries):
+def _note_unknown(queries, what="query"):
     """Say on stderr which queries no document matches because no word of theirs is in the
     model's vocabulary (their answer is empty, which alone would not say why)."""
     if not queries:
@@ -297,7 +297,7 @@ def _note_unknown(queries):
     lone = any(len(q.strip()) == 1 and unicodedata.name(q.strip(), "").startswith(
         ("CJK", "HIRAGANA", "KATAKANA", "HANGUL")) for q in queries)
     hint = " (a single CJK character is a word only for a model fitted with --cjk-unigrams)" if lone else ""
-    _note(f"{len(queries)} query(s) have no word of the model's vocabulary (e.g. {shown}): "
+    _note(f"{len(queries)} {what}(s) have no word of the model's vocabulary (e.g. {shown}): "
           f"no document matches them{hint}")
 
 
