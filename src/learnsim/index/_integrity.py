@@ -38,7 +38,7 @@ from ._segments import IndexDamagedError, IndexFormatError, load_npy, seal, writ
 from ._store import _SQLITE_FULL, _SQLITE_READONLY, DocumentStore
 
 __all__ = ["RELOAD_TRIES", "LOCK_WAIT_S", "Lock", "model_encoder", "sqlite_damage", "sqlite_guarded", "write_manifest", "plan_checksums",
-           "read_store", "checked_up_to", "check_against_store", "check_same_documents", "load_statistics", "statistics_key", "load_pipeline",
+           "read_store", "plan_of", "checked_up_to", "check_against_store", "check_same_documents", "load_statistics", "statistics_key", "load_pipeline",
            "load_plan", "retry_if_moved", "read_retrying", "collection_rows", "FORGED_TOMBSTONE", "has_writes"]
 
 MANIFEST = "manifest.json"
@@ -333,6 +333,13 @@ def load_statistics(path, m):
 def statistics_key(m):
     """What identifies the statistics of a manifest (a handle caches them under it)."""
     return m.get("statistics_dir"), json.dumps(m.get("statistics_sha256"), sort_keys=True)
+
+
+def plan_of(manifest):
+    """What identifies the query plan of a manifest (a handle keeps it while this stays): its
+    folder's name alone is the same in an index rebuilt in place of another (``query-1``), whose
+    plan holds other statistics."""
+    return manifest.get("plan_dir"), repr(manifest.get("plan_sha256"))
 
 
 def load_pipeline(model, sha256):

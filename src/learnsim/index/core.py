@@ -47,7 +47,7 @@ from ._arguments import check_ids as _check_ids, check_k as _check_k, \
 from ._ann import AnnSearch, ann_config, check_ann_config, search_info, write_segment_of
 from ._batch import best_k_dense_batch, dense_batch_applies
 from ._integrity import Lock as _Lock, checked_up_to, model_encoder, load_plan, load_statistics, plan_checksums as _plan_checksums, read_retrying, \
-    read_store, retry_if_moved, sqlite_guarded as _sqlite_guarded, statistics_key, analysis_info, \
+    read_store, plan_of as _plan_of, retry_if_moved, sqlite_guarded as _sqlite_guarded, statistics_key, analysis_info, \
     write_manifest as _write_manifest, collection_rows as _collection
 from ._match import exact_copy_hits, matched_hits
 from ._scan import MemorySegment, SegmentRun, best_k, scanned_segments
@@ -391,8 +391,10 @@ class Index(ModelVersions):
         check_ann_config(m, self.path)
         if not (self.path / _DOCS).is_file():
             raise IndexFormatError(f"{self.path}: {_DOCS} is missing")
-        if m.get("plan_dir") != getattr(self, "manifest", {}).get("plan_dir"):
-            self._plan = None      # another handle reindexed: the old plan has the old statistics
+        if _plan_of(m) != _plan_of(getattr(self, "manifest", {})):
+            # another handle reindexed, or the index was rebuilt (overwrite=True: a plan of the same
+            # name, of other statistics): the old plan has the old statistics
+            self._plan = self._rerank_cache = self._plan_explainer = None
         # a segment never changes once written: one already opened (and checked) is kept, so a
         # write does not make the next search re-read and re-check the whole index (its checksum
         # too: a segment written again under the same name is another one)
