@@ -1,12 +1,18 @@
-"""``Index.build(..., overwrite=True)``: a handle open on the old index answers from the new one
-afterwards."""
+"""``Index.build(..., overwrite=True)``: the new index is written beside the old one and swapped
+in once complete (learnsim.index._build), so a failed rebuild keeps the old index; a handle open
+on the old index answers from the new one afterwards. The second process is bounded by a
+subprocess timeout."""
 from __future__ import annotations
 
+import errno
 import json
+import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+import pytest
 
 from index_models import corpus, model
 
@@ -20,6 +26,75 @@ def _old_index(tmp_path):
     path = tmp_path / "idx"
     Index.build(path, model("linklearn"), texts[:20], ids[:20], meta[:20]).close()
     return path, texts, ids
+
+
+def _assert_old_kept(path, texts, ids):
+    with Index.open(path) as index:
+        assert len(index) == 20 and index.document(ids[3])[0] == texts[3]
+    assert Index.verify_at(path)["ok"]
+    # nothing of the failed build is left beside it
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
+
+
+def _full_disk(*args, **kwargs):
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+@pytest.mark.parametrize("failing", ["sha256_file", "write_segment_of"])
+def test_a_rebuild_that_fails_while_writing_keeps_the_old_index(tmp_path, monkeypatch, failing):
+    """The old index was removed before the new files were written: a full disk there left none."""
+    import learnsim.index.core as core
+
+    path, texts, ids = _old_index(tmp_path)
+    monkeypatch.setattr(core, failing, _full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        Index.build(path, model("linklearn"), texts[20:40], ids[20:40], overwrite=True)
+    monkeypatch.undo()
+    _assert_old_kept(path, texts, ids)
+    with Index.build(path, model("linklearn"), texts[20:40], ids[20:40], overwrite=True) as index:
+        assert len(index) == 20 and index.document(ids[23])[0] == texts[23]
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
+
+
+def test_a_swap_that_fails_puts_the_old_index_back(tmp_path, monkeypatch):
+    """Without an atomic exchange (not Linux): the second rename failing renames the old one back."""
+    import learnsim.index._build as build
+
+    path, texts, ids = _old_index(tmp_path)
+    monkeypatch.setattr(build, "_exchange", lambda a, b: False)
+    real_rename = os.rename
+
+    def rename(src, dst):
+        if Path(src).name.startswith(".idx.building-"):
+            raise OSError(errno.EIO, "Input/output error")
+        return real_rename(src, dst)
+
+    monkeypatch.setattr(build.os, "rename", rename)
+    with pytest.raises(OSError, match="Input/output"):
+        Index.build(path, model("linklearn"), texts[20:40], ids[20:40], overwrite=True)
+    monkeypatch.undo()
+    _assert_old_kept(path, texts, ids)
+
+
+def test_the_embedding_cache_keeps_the_name_of_the_index(tmp_path, monkeypatch):
+    """The cache of an encoder model is named after the index (<index>.embeddings): the rebuild in
+    the hidden folder reads and fills the index's own cache, none named after that folder."""
+    from encoder_fakes import register_sentence_encoder
+    from learnsim.pipeline import Pipeline
+    from learnsim.text import encoders
+    from learnsim.text.encoders import encoded_text_count
+
+    cls = register_sentence_encoder(monkeypatch)
+    pipeline = Pipeline.from_encoder(cls("/fake/fake-sentence-encoder").fit())
+    texts, _, ids, _ = corpus()
+    path = tmp_path / "idx"
+    Index.build(path, pipeline, texts[:30], ids[:30]).close()
+    monkeypatch.setattr(encoders, "_MEMO", {})                 # as in a new process
+    start = encoded_text_count()
+    with Index.build(path, pipeline, texts[:30], ids[:30], overwrite=True) as index:
+        assert len(index) == 30 and index.search(texts[4], k=1)[0]["id"] == ids[4]
+    assert encoded_text_count() - start == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["idx", "idx.embeddings"]
 
 
 # in a process of its own, each build from the model of the one before (model() is cached) as

@@ -46,6 +46,7 @@ from ._arguments import check_ids as _check_ids, check_k as _check_k, \
     update_arguments as _update_arguments
 from ._ann import AnnSearch, ann_config, check_ann_config, search_info, write_segment_of
 from ._batch import best_k_dense_batch, dense_batch_applies
+from ._build import building, check_target
 from ._integrity import Lock as _Lock, checked_up_to, model_encoder, load_plan, load_statistics, plan_checksums as _plan_checksums, read_retrying, \
     read_store, plan_of as _plan_of, retry_if_moved, sqlite_guarded as _sqlite_guarded, statistics_key, analysis_info, \
     write_manifest as _write_manifest, collection_rows as _collection
@@ -184,7 +185,8 @@ class Index(ModelVersions):
             scores are within 1e-6 of float64), float64 for the distance models (a distance
             subtracts squared norms, which float32 would round away for near documents).
         overwrite : bool, default=False
-            Replace an existing index at ``path``.
+            Replace an existing index at ``path``: the new one is written beside it and swapped in
+            once complete, so a failed rebuild keeps the old one (see docs/indexes.md, Rebuilding).
         ann : None, "exact", "auto", str or dict, default="auto"
             Approximate search of the segments of dense rows (FILM, dense distance models) of at
             least ``min_rows`` rows (:data:`learnsim.index._ann.ANN_MIN_ROWS`): "auto" takes the
@@ -233,14 +235,7 @@ class Index(ModelVersions):
         ids = _check_ids(ids, len(texts))
         metas = _check_metadatas(metadata, len(texts))
         ann = ann_config(ann)       # before an index there is replaced
-        replace = path.exists() and path.is_dir() and any(path.iterdir())
-        if path.exists():
-            if not path.is_dir():
-                raise FileExistsError(f"{path} exists and is not a directory")
-            if replace and not overwrite:
-                raise FileExistsError(f"{path} is not empty; pass overwrite=True to replace an index there")
-            if replace and not (path / _MANIFEST).exists():
-                raise FileExistsError(f"{path} is not empty and holds no index; refusing to overwrite it")
+        check_target(path, overwrite)      # at once; again under the build lock (_build)
         scorer = pipeline.scorer
         if dtype is None:
             dtype = "float64" if scorer.kind == "distance" else "float32"
@@ -250,26 +245,26 @@ class Index(ModelVersions):
         # vectorise first: a text the pipeline refuses leaves nothing behind
         with _embeddings_of(path, pipeline):
             X, statistics = _collection(pipeline, texts)
-        if replace:     # once vectorised: a refused text, an encoder failing or Ctrl-C there kept the old index
-            shutil.rmtree(path)
-        path.mkdir(parents=True, exist_ok=True)
-        (path / "segments").mkdir()
-        pipeline.save(path / _MODEL)
-        manifest = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION,
-                    "model_sha256": sha256_file(path / _MODEL), "kind": scorer.kind, "scoring": scorer.name,
-                    "column": scorer.column, "higher_is_closer": bool(scorer.higher_is_closer),
-                    "method": pipeline.method, "encoder": model_encoder(pipeline),
-                    "dtype": dtype.name, "segments": [],
-                    "covered_seq": 0, "statistics_seq": 0, "generation": 0, "created": time.time(), "ann": ann,
-                    # searches that re-rank know it without loading the pipeline
-                    "rerank": None if pipeline.rerank is None else int(pipeline.rerank.n_candidates)}
-        store = DocumentStore(path / _DOCS)
-        try:
-            seqs = store.add(ids, texts, metas)
-        finally:
-            store.close()
-        cls._finish_build(path, pipeline, manifest, statistics, texts, X, seqs, dtype)
-        _versions.record_build(path, source)
+        # the new index is written beside the old one and swapped in once complete: a failure
+        # anywhere (a refused text, a full disk, Ctrl-C) keeps the old index (_build)
+        with building(path, overwrite) as folder, _embeddings_of(path, pipeline):
+            (folder / "segments").mkdir()
+            pipeline.save(folder / _MODEL)
+            manifest = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION,
+                        "model_sha256": sha256_file(folder / _MODEL), "kind": scorer.kind, "scoring": scorer.name,
+                        "column": scorer.column, "higher_is_closer": bool(scorer.higher_is_closer),
+                        "method": pipeline.method, "encoder": model_encoder(pipeline),
+                        "dtype": dtype.name, "segments": [],
+                        "covered_seq": 0, "statistics_seq": 0, "generation": 0, "created": time.time(), "ann": ann,
+                        # searches that re-rank know it without loading the pipeline
+                        "rerank": None if pipeline.rerank is None else int(pipeline.rerank.n_candidates)}
+            store = DocumentStore(folder / _DOCS)
+            try:
+                seqs = store.add(ids, texts, metas)
+            finally:
+                store.close()
+            cls._finish_build(folder, pipeline, manifest, statistics, texts, X, seqs, dtype)
+            _versions.record_build(folder, source)
         return cls.open(path, _pipeline=pipeline)
 
     @classmethod

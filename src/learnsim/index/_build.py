@@ -1,0 +1,115 @@
+"""Where ``Index.build`` writes: the check of the folder, and the replacement of an index (``overwrite=True``) that leaves the old one whole unless the new
+one is complete.
+
+A replacement writes the new index into a hidden sibling folder of the same parent,
+``.<name>.building-<pid>-<token>`` (the same file system, so a rename is atomic), and swaps it in
+only once it is complete, holding the old index's writers' lock (an ``add`` of a handle open on it
+waits, then writes to the new one). On Linux the swap is one ``renameat2(RENAME_EXCHANGE)``: at
+every moment ``<index>`` holds a whole index, the old one or the new one. Elsewhere (or on a file
+system without it) it is two renames: ``<index>`` to ``.<name>.old-<token>``, then the new folder to
+``<index>``; a failure of the second puts the old one back. What a crash (kill -9, power) leaves:
+
+- while writing the new index: the old index as it was, and a partial ``.<name>.building-*``;
+- between the two renames (not on Linux): no folder at ``<index>`` and the old index whole at
+  ``.<name>.old-*`` (rename it back);
+- after the swap: the new index, and the old one at ``.<name>.building-*`` or ``.<name>.old-*``.
+
+The embedding cache of a model over a sentence encoder is named after the index's path
+(``<index>.embeddings``): the caller holds it open around the whole write, so that the writing in
+the hidden folder uses (and fills) the cache of ``<index>``, not one of its own.
+"""
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+import shutil
+import sys
+
+from ._integrity import Lock
+
+__all__ = ["check_target", "building"]
+
+_MANIFEST = "manifest.json"
+
+
+def check_target(path, overwrite):
+    """Whether ``path`` holds an index to replace (True) or nothing yet (False); a FileExistsError
+    where the build may not write there."""
+    if not path.exists():
+        return False
+    if not path.is_dir():
+        raise FileExistsError(f"{path} exists and is not a directory")
+    if not any(path.iterdir()):
+        return False
+    if not overwrite:
+        raise FileExistsError(f"{path} is not empty; pass overwrite=True to replace an index there")
+    if not (path / _MANIFEST).exists():
+        raise FileExistsError(f"{path} is not empty and holds no index; refusing to overwrite it")
+    return True
+
+
+@contextlib.contextmanager
+def building(path, overwrite):
+    """The folder to write the index of ``path`` in: ``path`` itself when nothing is there, else a
+    hidden sibling swapped in when the block ends without an exception (removed when it raises)."""
+    parent = path.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    if not check_target(path, overwrite):
+        path.mkdir(exist_ok=True)
+        yield path
+        return
+    new = parent / f".{path.name}.building-{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        new.mkdir()
+        yield new
+        with Lock(path / "lock"):
+            _swap_in(new, path)
+    finally:
+        shutil.rmtree(new, ignore_errors=True)      # the new one, failed, or the old one, swapped out
+
+
+def _swap_in(new, path):
+    if _exchange(new, path):
+        _sync_folder(path.parent)
+        return
+    aside = path.parent / f".{path.name}.old-{secrets.token_hex(4)}"
+    os.rename(path, aside)
+    try:
+        os.rename(new, path)
+    except BaseException:
+        os.rename(aside, path)
+        raise
+    _sync_folder(path.parent)
+    shutil.rmtree(aside, ignore_errors=True)
+
+
+def _exchange(a, b):
+    """Swap the folders ``a`` and ``b`` atomically (Linux's renameat2 RENAME_EXCHANGE); False where
+    the system or the file system cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):       # a C library before glibc 2.28
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EPERM):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def _sync_folder(folder):
+    """The renames made durable (the folder's entries written to disk)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
