@@ -680,6 +680,21 @@ def test_a_lock_held_past_the_wait_is_one_line_not_a_hang(data, models, tmp_path
     ok(["index", "delete", path, "--id", "d1"])
 
 
+def test_a_build_of_an_index_another_build_holds_is_one_line(data, models, tmp_path, monkeypatch):
+    """Two ``index build --overwrite`` of one --out at once wrote into one folder; the second now
+    waits for the first (at most the lock's wait), then fails in one line, the index untouched."""
+    import learnsim.index._integrity as integrity
+
+    path = _fresh_index(data, models, tmp_path)
+    before = ok_json(["index", "info", path])
+    monkeypatch.setattr(integrity, "LOCK_WAIT_S", 0.3)
+    with integrity.Lock(tmp_path / ".idx.build-lock"):
+        assert_user_error(["index", "build", "--model", models["linklearn"], "--corpus", data["folder"] / "ids.tsv",
+                           "--out", path, "--overwrite"], "another build", "nothing was changed")
+    assert ok_json(["index", "info", path])["score"] == before["score"] == "distance"
+    assert ok(["index", "verify", path])
+
+
 def test_a_database_locked_past_sqlites_wait_is_one_line():
     import sqlite3
 

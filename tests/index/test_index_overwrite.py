@@ -1,7 +1,7 @@
 """``Index.build(..., overwrite=True)``: the new index is written beside the old one and swapped
-in once complete (learnsim.index._build), so a failed rebuild keeps the old index; a handle open
-on the old index answers from the new one afterwards. The second process is bounded by a
-subprocess timeout."""
+in once complete (learnsim.index._build), so a failed rebuild keeps the old index; two builds of
+one path take turns; a handle open on the old index answers from the new one afterwards.
+The second processes are bounded by subprocess timeouts."""
 from __future__ import annotations
 
 import errno
@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -76,6 +77,25 @@ def test_a_swap_that_fails_puts_the_old_index_back(tmp_path, monkeypatch):
     _assert_old_kept(path, texts, ids)
 
 
+@pytest.mark.parametrize("exchange", [True, False])
+def test_a_crash_between_the_renames_is_recovered_by_the_next_build(tmp_path, monkeypatch, exchange):
+    """A build killed after moving the old index aside left it at .<name>.old-*: the next build puts
+    it back first, and the leftovers of the killed one are removed."""
+    import learnsim.index._build as build
+
+    path, texts, ids = _old_index(tmp_path)
+    os.rename(path, tmp_path / ".idx.old-deadbeef")
+    (tmp_path / ".idx.building-1-cafe").mkdir()
+    if not exchange:
+        monkeypatch.setattr(build, "_exchange", lambda a, b: False)
+    with pytest.raises(FileExistsError, match="not empty"):     # the old one is back, and not replaced
+        Index.build(path, model("linklearn"), texts[20:40], ids[20:40])
+    _assert_old_kept(path, texts, ids)
+    with Index.build(path, model("linklearn"), texts[20:40], ids[20:40], overwrite=True) as index:
+        assert len(index) == 20
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["idx"]
+
+
 def test_the_embedding_cache_keeps_the_name_of_the_index(tmp_path, monkeypatch):
     """The cache of an encoder model is named after the index (<index>.embeddings): the rebuild in
     the hidden folder reads and fills the index's own cache, none named after that folder."""
@@ -137,3 +157,92 @@ def test_a_handle_open_on_the_old_index_answers_from_the_new_one(tmp_path):
         assert len(index) == 21 and index.document("late")[0] == "one more text after the rebuild"
         assert index.search(texts[23], k=1)[0]["id"] == ids[23]
     assert Index.verify_at(path)["ok"]
+
+
+# a second process: builds the index at argv[1] from texts argv[2]..argv[3] of the corpus
+BUILDER = textwrap.dedent("""
+    import sys
+    sys.path[:0] = [sys.argv[5], sys.argv[6]]
+    import learnsim.index._integrity as integrity
+    integrity.LOCK_WAIT_S = float(sys.argv[4])
+    from index_models import corpus, model
+    from learnsim.exceptions import IndexBusyError
+    from learnsim.index import Index
+    texts, _, ids, meta = corpus()
+    a, b = int(sys.argv[2]), int(sys.argv[3])
+    try:
+        Index.build(sys.argv[1], model("linklearn"), texts[a:b], ids[a:b], meta[a:b], overwrite=True).close()
+    except IndexBusyError as exc:
+        print(exc, file=sys.stderr)
+        sys.exit(2)
+""")
+
+
+def _builder(path, start, stop, wait):
+    tests = str(Path(__file__).resolve().parents[1])
+    return subprocess.Popen([sys.executable, "-c", BUILDER, str(path), str(start), str(stop), str(wait), SRC, tests],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_a_build_waits_for_another_build_of_the_same_path_or_fails_clearly(tmp_path):
+    from learnsim.index._integrity import Lock
+
+    path, texts, ids = _old_index(tmp_path)
+    with Lock(tmp_path / ".idx.build-lock"):        # another build of idx holds it
+        child = _builder(path, 20, 40, 0.5)
+        _, err = child.communicate(timeout=120)
+        (tmp_path / ".idx.build-lock").unlink()     # as that build does once done
+    assert child.returncode == 2, err
+    assert "another build of it" in err and "nothing was changed" in err and "Traceback" not in err
+    _assert_old_kept(path, texts, ids)
+
+
+def test_two_builds_of_one_path_at_once_leave_one_whole_index(tmp_path):
+    path, texts, ids = _old_index(tmp_path)
+    children = [_builder(path, 20, 45, 60), _builder(path, 45, 60, 60)]
+    for child in children:
+        _, err = child.communicate(timeout=180)
+        assert child.returncode == 0, err
+    with Index.open(path) as index:
+        got = sorted(index.document(i)[0] for i in ids[20:60] if _has(index, i))
+    assert got in (sorted(texts[20:45]), sorted(texts[45:60]))
+    assert Index.verify_at(path)["ok"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["idx"]
+
+
+def _has(index, doc_id):
+    try:
+        index.document(doc_id)
+    except KeyError:
+        return False
+    return True
+
+
+def test_a_writer_waiting_on_a_lock_file_replaced_meanwhile_takes_the_new_one(tmp_path):
+    """A rebuild swaps in a folder with a lock file of its own (and a build removes its lock once
+    done): a writer that waited on the old file got a lock that excluded nobody, and wrote beside
+    a writer holding the new one."""
+    import threading
+
+    from learnsim.index._integrity import Lock
+
+    path = tmp_path / "lock"
+    entered, release = threading.Event(), threading.Event()
+
+    def waiter():
+        with Lock(path, wait=30):
+            entered.set()
+            release.wait(30)
+
+    first = Lock(path).__enter__()
+    thread = threading.Thread(target=waiter)
+    thread.start()
+    # the waiter opens the old file and polls it (every 20 ms) before it is replaced
+    time.sleep(0.3)
+    path.unlink()
+    with Lock(path):
+        first.__exit__(None, None, None)
+        assert not entered.wait(0.5), "the waiter took the lock of a removed file"
+    assert entered.wait(30)
+    release.set()
+    thread.join(30)

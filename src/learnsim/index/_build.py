@@ -1,4 +1,5 @@
-"""Where ``Index.build`` writes: the check of the folder, and the replacement of an index (``overwrite=True``) that leaves the old one whole unless the new
+"""Where ``Index.build`` writes: the check of the folder, a lock between two builds of one folder,
+and the replacement of an index (``overwrite=True``) that leaves the old one whole unless the new
 one is complete.
 
 A replacement writes the new index into a hidden sibling folder of the same parent,
@@ -9,19 +10,26 @@ every moment ``<index>`` holds a whole index, the old one or the new one. Elsewh
 system without it) it is two renames: ``<index>`` to ``.<name>.old-<token>``, then the new folder to
 ``<index>``; a failure of the second puts the old one back. What a crash (kill -9, power) leaves:
 
-- while writing the new index: the old index as it was, and a partial ``.<name>.building-*``;
+- while writing the new index: the old index as it was, and a partial ``.<name>.building-*``,
+  removed by the next build of that path;
 - between the two renames (not on Linux): no folder at ``<index>`` and the old index whole at
-  ``.<name>.old-*`` (rename it back);
-- after the swap: the new index, and the old one at ``.<name>.building-*`` or ``.<name>.old-*``.
+  ``.<name>.old-*``, which the next build of that path puts back before anything else (or rename
+  it back by hand);
+- after the swap: the new index, and the old one at ``.<name>.building-*`` or ``.<name>.old-*``,
+  removed by the next build.
 
 The embedding cache of a model over a sentence encoder is named after the index's path
 (``<index>.embeddings``): the caller holds it open around the whole write, so that the writing in
 the hidden folder uses (and fills) the cache of ``<index>``, not one of its own.
+
+Two builds of one path take the lock ``.<name>.build-lock`` beside it (waited for as a writer
+waits for an index's lock, then :class:`learnsim.exceptions.IndexBusyError`), removed once done.
 """
 from __future__ import annotations
 
 import contextlib
 import errno
+import glob
 import os
 import secrets
 import shutil
@@ -53,21 +61,42 @@ def check_target(path, overwrite):
 @contextlib.contextmanager
 def building(path, overwrite):
     """The folder to write the index of ``path`` in: ``path`` itself when nothing is there, else a
-    hidden sibling swapped in when the block ends without an exception (removed when it raises)."""
+    hidden sibling swapped in when the block ends without an exception (removed when it raises).
+    The build lock of ``path`` is held throughout; the folder is checked again under it (another
+    build may have written there since the caller's first check)."""
     parent = path.parent
     parent.mkdir(parents=True, exist_ok=True)
-    if not check_target(path, overwrite):
-        path.mkdir(exist_ok=True)
-        yield path
-        return
-    new = parent / f".{path.name}.building-{os.getpid()}-{secrets.token_hex(4)}"
-    try:
-        new.mkdir()
-        yield new
-        with Lock(path / "lock"):
-            _swap_in(new, path)
-    finally:
-        shutil.rmtree(new, ignore_errors=True)      # the new one, failed, or the old one, swapped out
+    lock_file = parent / f".{path.name}.build-lock"
+    with Lock(lock_file, name=f"{path} (another build of it)"):
+        try:
+            _recover(path)
+            if not check_target(path, overwrite):
+                path.mkdir(exist_ok=True)
+                yield path
+                return
+            new = parent / f".{path.name}.building-{os.getpid()}-{secrets.token_hex(4)}"
+            try:
+                new.mkdir()
+                yield new
+                with Lock(path / "lock", name=path):
+                    _swap_in(new, path)
+            finally:
+                shutil.rmtree(new, ignore_errors=True)      # the new one, failed, or the old one, swapped out
+        finally:
+            # held: a build waiting on this file sees it gone and takes a new one (Lock)
+            with contextlib.suppress(OSError):
+                lock_file.unlink()
+
+
+def _recover(path):
+    """What a build of ``path`` stopped by a crash left beside it (see the module notes)."""
+    parent = path.parent
+    aside = sorted(parent.glob(f".{glob.escape(path.name)}.old-*"), key=lambda p: p.stat().st_mtime)
+    if aside and not path.exists() and (aside[-1] / _MANIFEST).exists():
+        os.rename(aside[-1], path)      # stopped between the two renames: the old index goes back
+        aside.pop()
+    for leftover in aside + list(parent.glob(f".{glob.escape(path.name)}.building-*")):
+        shutil.rmtree(leftover, ignore_errors=True)
 
 
 def _swap_in(new, path):

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sqlite3
 import time
 import warnings
@@ -60,11 +61,13 @@ LOCK_WAIT_S = 60.0
 class Lock:
     """An exclusive lock on the index for one writer (fcntl where available), waited for at most
     ``wait`` seconds: a writer suspended (or a shell) holding it made every other writer, and
-    ``verify``, wait without end and without a word."""
+    ``verify``, wait without end and without a word. ``name``: what the busy error names (by
+    default the folder of the lock file)."""
 
-    def __init__(self, path, wait=None):
+    def __init__(self, path, wait=None, name=None):
         self.path = path
         self.wait = LOCK_WAIT_S if wait is None else wait
+        self.name = name
 
     def __enter__(self):
         self.fh = open(self.path, "a+")
@@ -77,21 +80,37 @@ class Lock:
         while True:
             try:
                 fcntl.flock(self.fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return self
             except BlockingIOError:
                 waited = time.monotonic() - start
                 if waited >= self.wait:
                     self.fh.close()
-                    raise IndexBusyError(f"{Path(self.path).parent}: another writer has held the index's lock for "
-                                         f"{waited:.0f} s; nothing was changed: try again once it is done") from None
+                    raise IndexBusyError(f"{self.name or Path(self.path).parent}: another writer has held the index's "
+                                         f"lock for {waited:.0f} s; nothing was changed: try again once it is done") from None
                 if not noted and waited >= 1.0:
                     noted = True
-                    warnings.warn(f"waiting for another writer of {Path(self.path).parent} to finish (at most "
-                                  f"{self.wait:.0f} s)", RuntimeWarning, stacklevel=2)
+                    warnings.warn(f"waiting for another writer of {self.name or Path(self.path).parent} to finish (at "
+                                  f"most {self.wait:.0f} s)", RuntimeWarning, stacklevel=2)
                 time.sleep(0.02)
+                continue
+            if _same_file(self.fh, self.path):
+                return self
+            # the file was removed or replaced while it was waited for (an index swapped in by
+            # ``Index.build(overwrite=True)``, a build's lock removed once done): a lock on the
+            # old one excludes nobody, so the one at the path now is taken instead
+            self.fh.close()
+            self.fh = open(self.path, "a+")
 
     def __exit__(self, *exc):
         self.fh.close()
+
+
+def _same_file(fh, path):
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return False
+    own = os.fstat(fh.fileno())
+    return (st.st_dev, st.st_ino) == (own.st_dev, own.st_ino)
 
 
 def sqlite_damage(path, exc):
