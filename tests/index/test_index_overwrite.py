@@ -246,3 +246,24 @@ def test_a_writer_waiting_on_a_lock_file_replaced_meanwhile_takes_the_new_one(tm
     assert entered.wait(30)
     release.set()
     thread.join(30)
+
+
+@pytest.mark.parametrize("existing", [False, True])
+def test_a_first_build_that_fails_leaves_nothing_a_build_refuses(tmp_path, monkeypatch, existing):
+    """A first build failing while writing (a full disk) left a folder with no manifest, which
+    every later build refused: "not empty", and with overwrite "holds no index"."""
+    import learnsim.index.core as core
+
+    texts, _, ids, _ = corpus()
+    path = tmp_path / "idx"
+    if existing:
+        path.mkdir()        # an empty folder given: written in place, emptied again
+    monkeypatch.setattr(core, "write_segment_of", _full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        Index.build(path, model("linklearn"), texts[:20], ids[:20])
+    monkeypatch.undo()
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["idx"] if existing else [])
+    assert not existing or not any(path.iterdir())
+    with Index.build(path, model("linklearn"), texts[:20], ids[:20]) as index:
+        assert len(index) == 20
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["idx"]

@@ -2,16 +2,17 @@
 and the replacement of an index (``overwrite=True``) that leaves the old one whole unless the new
 one is complete.
 
-A replacement writes the new index into a hidden sibling folder of the same parent,
-``.<name>.building-<pid>-<token>`` (the same file system, so a rename is atomic), and swaps it in
-only once it is complete, holding the old index's writers' lock (an ``add`` of a handle open on it
+A build writes the new index into a hidden sibling folder of the same parent,
+``.<name>.building-<pid>-<token>`` (the same file system, so a rename is atomic), and once it is
+complete renames it to ``<index>`` (nothing there) or swaps it in (a replacement), holding the old index's writers' lock (an ``add`` of a handle open on it
 waits, then writes to the new one). On Linux the swap is one ``renameat2(RENAME_EXCHANGE)``: at
 every moment ``<index>`` holds a whole index, the old one or the new one. Elsewhere (or on a file
 system without it) it is two renames: ``<index>`` to ``.<name>.old-<token>``, then the new folder to
 ``<index>``; a failure of the second puts the old one back. What a crash (kill -9, power) leaves:
 
-- while writing the new index: the old index as it was, and a partial ``.<name>.building-*``,
-  removed by the next build of that path;
+- while writing the new index: the old index (or nothing) as it was, and a partial
+  ``.<name>.building-*``, removed by the next build of that path (a build into an empty folder
+  writes there: a crash leaves it partial, and a build refuses it until it is emptied);
 - between the two renames (not on Linux): no folder at ``<index>`` and the old index whole at
   ``.<name>.old-*``, which the next build of that path puts back before anything else (or rename
   it back by hand);
@@ -60,8 +61,9 @@ def check_target(path, overwrite):
 
 @contextlib.contextmanager
 def building(path, overwrite):
-    """The folder to write the index of ``path`` in: ``path`` itself when nothing is there, else a
-    hidden sibling swapped in when the block ends without an exception (removed when it raises).
+    """The folder to write the index of ``path`` in: a hidden sibling renamed (or swapped) into
+    place when the block ends without an exception, removed when it raises; ``path`` itself when
+    it is an empty folder, emptied again when the block raises.
     The build lock of ``path`` is held throughout; the folder is checked again under it (another
     build may have written there since the caller's first check)."""
     parent = path.parent
@@ -70,16 +72,26 @@ def building(path, overwrite):
     with Lock(lock_file, name=f"{path} (another build of it)"):
         try:
             _recover(path)
-            if not check_target(path, overwrite):
-                path.mkdir(exist_ok=True)
-                yield path
+            replace = check_target(path, overwrite)
+            if not replace and path.exists():
+                # an empty folder given (perhaps a mount point, which no rename may replace):
+                # written in place, and emptied again when the build fails
+                try:
+                    yield path
+                except BaseException:
+                    _empty(path)
+                    raise
                 return
             new = parent / f".{path.name}.building-{os.getpid()}-{secrets.token_hex(4)}"
             try:
                 new.mkdir()
                 yield new
-                with Lock(path / "lock", name=path):
-                    _swap_in(new, path)
+                if replace:
+                    with Lock(path / "lock", name=path):
+                        _swap_in(new, path)
+                else:       # nothing at the path: a failed build leaves nothing there either
+                    os.rename(new, path)
+                    _sync_folder(parent)
             finally:
                 shutil.rmtree(new, ignore_errors=True)      # the new one, failed, or the old one, swapped out
         finally:
@@ -97,6 +109,14 @@ def _recover(path):
         aside.pop()
     for leftover in aside + list(parent.glob(f".{glob.escape(path.name)}.building-*")):
         shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _empty(folder):
+    for entry in folder.iterdir():
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
 
 
 def _swap_in(new, path):
