@@ -31,7 +31,7 @@ def installed(monkeypatch):
         return versions[name]
 
     monkeypatch.setattr(_tokenize, "_SEGMENTERS", {"sudachi": _pairs, "fugashi": _pairs, "jieba": _pairs})
-    monkeypatch.setattr(_dictionary.metadata, "version", version)
+    monkeypatch.setattr(metadata, "version", version)
     monkeypatch.setattr(_dictionary, "_WARNED", set())
     return versions
 

@@ -7,8 +7,6 @@ So a fit records the dictionary's distribution and version (:func:`installed_dic
 load compares it with the installed one (:func:`check_dictionary`)."""
 from __future__ import annotations
 
-from importlib import metadata
-
 from .._utils.callers import warn_outside
 
 __all__ = ["DICTIONARY_PACKAGES", "installed_dictionary", "check_dictionary", "checked_dictionary"]
@@ -28,6 +26,10 @@ def installed_dictionary(analyzer):
     name = DICTIONARY_PACKAGES.get(analyzer)
     if name is None:
         return None
+    # imported here: importlib.metadata takes about 20 ms to import, which an index's first
+    # search paid for every analyser (this module is on the query plan's path)
+    from importlib import metadata
+
     try:
         return {"name": name, "version": metadata.version(name)}
     except metadata.PackageNotFoundError:
