@@ -305,11 +305,11 @@ def _send_head(port, header_bytes):
     """Send a request head with one header of ``header_bytes`` bytes (in 64 KiB pieces); what the
     server answers, b"" when it closed the connection before answering."""
     s = _connect(port)
-    piece = b"a" * (64 << 10)
+    piece = 64 << 10
     try:
         s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nX-Big: ")
-        for _ in range(header_bytes // len(piece)):
-            s.sendall(piece)
+        for start in range(0, header_bytes, piece):
+            s.sendall(b"a" * min(piece, header_bytes - start))
         s.sendall(b"\r\n\r\n")
     except OSError:         # closed (reset) by the server while sending
         pass
@@ -329,7 +329,10 @@ def test_a_request_head_is_bounded_in_bytes(base):
         assert not answer.startswith(b"HTTP/1.1 200"), answer[:80]
         if answer:
             assert answer.split(b" ", 2)[1] in (b"400", b"431"), answer[:80]
-        assert b'{"read": 0}' in _send_head(port, 64 << 10)
+        # one within the bound is read: 64 KiB under httptools; h11 bounds a head that arrives in
+        # more than one read at 16 KiB itself (h11_max_incomplete_event_size), so whether 64 KiB
+        # passed it depended on how the loaded machine split the reads (CI failed it once in three)
+        assert b'{"read": 0}' in _send_head(port, (64 if base is None else 12) << 10)
         assert b'{"read": 2}' in _ask(port)
         # a body is not a head: 3 MiB read whole, in one piece with its head
         assert b'{"read": 3145728}' in _ask(port, b"x" * (3 << 20))
