@@ -141,3 +141,86 @@ def test_index_info_reports_the_analysis_and_both_dictionaries(installed, tmp_pa
 
     code, out, err = run_cli(["index", "info", tmp_path / "idx"])
     assert code == 0 and "jieba (dictionary at fit: jieba 0.42.1; installed: jieba 0.43.0)" in out, (out, err)
+
+
+def _sudachi_site(tmp_path, monkeypatch, settings=None):
+    """A site folder with a fake SudachiPy (its settings file) and the three dictionary packages,
+    first on the path; the real ones (if imported) out of sys.modules meanwhile."""
+    import json
+    import sys
+
+    site = tmp_path / "site"
+    (site / "sudachipy" / "resources").mkdir(parents=True)
+    (site / "sudachipy" / "__init__.py").write_text("")
+    (site / "sudachipy" / "resources" / "sudachi.json").write_text(json.dumps({"systemDict": None, **(settings or {})}))
+    for kind in ("small", "core", "full"):
+        (site / f"sudachidict_{kind}" / "resources").mkdir(parents=True)
+        (site / f"sudachidict_{kind}" / "__init__.py").write_text("")
+        (site / f"sudachidict_{kind}" / "resources" / "system.dic").write_bytes(kind.encode())
+    for name in ("sudachipy", "sudachidict", "sudachidict_small", "sudachidict_core", "sudachidict_full"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    monkeypatch.syspath_prepend(str(site))
+    importlib.invalidate_caches()
+    return site
+
+
+@pytest.mark.parametrize("sudachipy_version", ["0.5.4", "0.7.0"])
+def test_sudachi_records_the_dictionary_it_reads_by_default(installed, tmp_path, monkeypatch, sudachipy_version):
+    _sudachi_site(tmp_path, monkeypatch)
+    installed.update({"sudachipy": sudachipy_version, "sudachidict-core": "20240409",
+                      "sudachidict-full": "20240716"})
+    assert _dictionary.installed_dictionary("sudachi") == {"name": "sudachidict-core", "version": "20240409"}
+
+
+def test_sudachi_records_the_full_dictionary_that_sudachipy_link_chose(installed, tmp_path, monkeypatch):
+    # SudachiPy before 0.6: `sudachipy link -t full` makes the package sudachidict a link to
+    # sudachidict_full, and Dictionary() reads its system.dic
+    site = _sudachi_site(tmp_path, monkeypatch)
+    (site / "sudachidict").symlink_to(site / "sudachidict_full")
+    installed.update({"sudachipy": "0.5.4", "sudachidict-core": "20240409", "sudachidict-full": "20240716"})
+    assert _dictionary.installed_dictionary("sudachi") == {"name": "sudachidict-full", "version": "20240716"}
+    # SudachiPy 0.6 and later ignore that link (Dictionary() reads core unless configured)
+    installed["sudachipy"] = "0.7.0"
+    assert _dictionary.installed_dictionary("sudachi") == {"name": "sudachidict-core", "version": "20240409"}
+
+
+@pytest.mark.parametrize("system", ["small", "{site}/sudachidict_small/resources/system.dic"])
+def test_sudachi_records_the_dictionary_its_settings_file_names(installed, tmp_path, monkeypatch, system):
+    _sudachi_site(tmp_path, monkeypatch, {"systemDict": system.format(site=tmp_path / "site")})
+    installed.update({"sudachipy": "0.7.0", "sudachidict-core": "20240409", "sudachidict-small": "20240716"})
+    assert _dictionary.installed_dictionary("sudachi") == {"name": "sudachidict-small", "version": "20240716"}
+
+
+def test_a_model_fitted_with_core_warns_when_sudachi_reads_full(installed, tmp_path, monkeypatch):
+    site = _sudachi_site(tmp_path, monkeypatch)
+    installed.update({"sudachipy": "0.5.4", "sudachidict-core": "20240409", "sudachidict-full": "20240409"})
+    vec = TextVectorizer(analyzer="sudachi").fit(TEXTS)
+    (site / "sudachidict").symlink_to(site / "sudachidict_full")
+    restored, caught = _reloaded(vec, tmp_path)
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert "sudachidict-core 20240409" in message and "sudachidict-full 20240409" in message
+
+
+def test_a_dictionary_file_of_no_package_is_recorded_by_name(installed, tmp_path, monkeypatch):
+    own = tmp_path / "mine.dic"
+    own.write_bytes(b"x" * 10)
+    _sudachi_site(tmp_path, monkeypatch, {"systemDict": str(own)})
+    installed.update({"sudachipy": "0.7.0", "sudachidict-core": "20240409"})
+    recorded = _dictionary.installed_dictionary("sudachi")
+    assert recorded["name"] == "mine.dic" and "10 bytes" in recorded["version"]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("sudachipy") is None, reason="SudachiPy is not installed")
+def test_the_dictionary_found_is_the_one_sudachipy_loads():
+    import os
+    import re
+
+    from sudachipy import Dictionary
+
+    loaded = re.search(r"system=([^,]+),", repr(Dictionary()))
+    if loaded is None:
+        pytest.skip("this SudachiPy does not name its dictionary file")
+    folder = os.path.basename(os.path.dirname(os.path.dirname(os.path.realpath(loaded.group(1)))))
+    assert _dictionary.installed_dictionary("sudachi")["name"] == folder.replace("_", "-")
+

@@ -12,7 +12,8 @@ from .._utils.callers import warn_outside
 __all__ = ["DICTIONARY_PACKAGES", "installed_dictionary", "check_dictionary", "checked_dictionary"]
 
 #: analyzer -> the distribution holding the dictionary it reads: SudachiPy's ``Dictionary()``
-#: without a configuration (as learnsim builds it) loads sudachidict_core's, fugashi is given
+#: without a configuration (as learnsim builds it) loads sudachidict_core's unless SudachiPy is
+#: set to another (:func:`_sudachi_dictionary`), fugashi is given
 #: UniDic lite by name, and jieba's dictionary ships inside jieba.
 DICTIONARY_PACKAGES = {"sudachi": "sudachidict-core", "fugashi": "unidic-lite", "jieba": "jieba"}
 
@@ -21,8 +22,8 @@ _WARNED = set()         # (analyzer, recorded, installed) pairs already warned o
 
 def installed_dictionary(analyzer):
     """``{"name": ..., "version": ...}`` of the dictionary ``analyzer`` reads here (importlib
-    metadata only: nothing is loaded); None for the rule-based analyzers or where the
-    dictionary is not installed."""
+    metadata and SudachiPy's settings file only: nothing is loaded); None for the rule-based
+    analyzers or where the dictionary is not installed."""
     name = DICTIONARY_PACKAGES.get(analyzer)
     if name is None:
         return None
@@ -30,10 +31,76 @@ def installed_dictionary(analyzer):
     # search paid for every analyser (this module is on the query plan's path)
     from importlib import metadata
 
+    if analyzer == "sudachi":
+        return _sudachi_dictionary(metadata)
     try:
         return {"name": name, "version": metadata.version(name)}
     except metadata.PackageNotFoundError:
         return None
+
+
+_SUDACHI_TYPES = ("small", "core", "full")
+
+
+def _sudachi_dictionary(metadata):
+    """The system dictionary SudachiPy's ``Dictionary()`` without arguments reads (as
+    learnsim's analyser builds it), found as SudachiPy finds it: not always sudachidict_core.
+    SudachiPy before 0.6 reads the package ``sudachidict``, the link ``sudachipy link -t full``
+    makes to sudachidict_full (or _small); any version reads the ``systemDict`` of its own
+    settings file (``sudachipy/resources/sudachi.json``) where one is set there. Recording core
+    for these made a model fitted with the full dictionary check itself against core."""
+    import importlib.util
+    import json
+    import os
+
+    spec = importlib.util.find_spec("sudachipy")
+    if spec is None or spec.origin is None:
+        return None
+    resources = os.path.join(os.path.dirname(spec.origin), "resources")
+    try:
+        with open(os.path.join(resources, "sudachi.json"), encoding="utf-8") as f:
+            system = json.load(f).get("systemDict")
+    except (OSError, ValueError, AttributeError):
+        system = None
+    try:
+        legacy = tuple(int(p) for p in metadata.version("sudachipy").split(".")[:2]) < (0, 6)
+    except (metadata.PackageNotFoundError, ValueError):
+        legacy = False
+    if isinstance(system, str) and system:
+        path = os.path.join(resources, system)     # an absolute path stays itself
+        if not legacy and system in _SUDACHI_TYPES and not os.path.exists(path):
+            path = _package_dictionary(f"sudachidict_{system}")    # 0.6 and later: a type named
+    elif legacy and importlib.util.find_spec("sudachidict") is not None:
+        path = _package_dictionary("sudachidict")
+    else:
+        path = _package_dictionary("sudachidict_core")
+    if path is None or not os.path.isfile(path):
+        return None
+    real = os.path.realpath(path)
+    for kind in _SUDACHI_TYPES:
+        packaged = _package_dictionary(f"sudachidict_{kind}")
+        if packaged is not None and os.path.realpath(packaged) == real:
+            try:
+                return {"name": f"sudachidict-{kind}", "version": metadata.version(f"sudachidict-{kind}")}
+            except metadata.PackageNotFoundError:
+                break
+    # a dictionary file of no package (one built with sudachipy build): its name, size and time
+    stat = os.stat(real)
+    return {"name": os.path.basename(real), "version": f"{stat.st_size} bytes, modified {int(stat.st_mtime)}"}
+
+
+def _package_dictionary(package):
+    """``<package>/resources/system.dic`` of an installed package, or None."""
+    import importlib.util
+    import os
+
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or spec.origin is None:
+        return None
+    return os.path.join(os.path.dirname(spec.origin), "resources", "system.dic")
 
 
 def checked_dictionary(recorded, where):
@@ -48,9 +115,10 @@ def checked_dictionary(recorded, where):
 
 def check_dictionary(analyzer, recorded, what="the model"):
     """Warn (once a process for one pair) where the dictionary ``recorded`` at fit is not the one
-    installed. Nothing recorded (a model saved before the record existed, or a rule-based
-    analyzer): nothing said. A dictionary not installed: nothing said here, as the analyser's
-    loader raises its own error naming what to install. A record that is not one: ValueError."""
+    read here. Nothing recorded (a model saved before the record existed, or a rule-based
+    analyzer): nothing said. A dictionary not installed: nothing said here, as the
+    analyser's loader raises its own error naming what to install. A record that is not one:
+    ValueError."""
     recorded = checked_dictionary(recorded, what)
     if recorded is None:
         return
@@ -62,6 +130,7 @@ def check_dictionary(analyzer, recorded, what="the model"):
         return
     _WARNED.add(key)
     warn_outside(f"{what} was fitted with analyzer={analyzer!r} reading the dictionary {recorded['name']} "
-                 f"{recorded['version']}, but {installed['name']} {installed['version']} is installed: queries "
+                 f"{recorded['version']}, but it reads {installed['name']} {installed['version']} here: queries "
                  "may be cut into words its vocabulary does not hold and match less; install "
-                 f"{recorded['name']}=={recorded['version']} or fit the model again", UserWarning, stacklevel=2)
+                 f"{recorded['name']}=={recorded['version']} (and read with it) or fit the model again",
+                 UserWarning, stacklevel=2)
