@@ -224,3 +224,17 @@ def test_the_dictionary_found_is_the_one_sudachipy_loads():
     folder = os.path.basename(os.path.dirname(os.path.dirname(os.path.realpath(loaded.group(1)))))
     assert _dictionary.installed_dictionary("sudachi")["name"] == folder.replace("_", "-")
 
+
+def test_a_fugashi_model_with_no_record_warns_where_the_full_unidic_is_installed(installed, tmp_path):
+    # fitted before learnsim gave fugashi UniDic lite by name: read with the full UniDic where
+    # that was installed, its queries now read with UniDic lite
+    installed["unidic-lite"] = "1.0.8"
+    vec = TextVectorizer(analyzer="fugashi").fit(TEXTS)
+    del vec.dictionary_
+    assert _reloaded(vec, tmp_path)[1] == []        # no full UniDic here: nothing to say
+    installed["unidic"] = "1.1.0"
+    restored, caught = _reloaded(vec, tmp_path)
+    assert len(caught) == 1 and restored.dictionary_ is None
+    message = str(caught[0].message)
+    assert "unidic 1.1.0" in message and "unidic-lite 1.0.8" in message and caught[0].filename == __file__
+    assert _reloaded(vec, tmp_path)[1] == []        # once

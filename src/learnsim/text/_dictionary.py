@@ -116,11 +116,14 @@ def checked_dictionary(recorded, where):
 def check_dictionary(analyzer, recorded, what="the model"):
     """Warn (once a process for one pair) where the dictionary ``recorded`` at fit is not the one
     read here. Nothing recorded (a model saved before the record existed, or a rule-based
-    analyzer): nothing said. A dictionary not installed: nothing said here, as the
+    analyzer): nothing said, but for fugashi where the full UniDic is installed
+    (:func:`_check_unrecorded_fugashi`). A dictionary not installed: nothing said here, as the
     analyser's loader raises its own error naming what to install. A record that is not one:
     ValueError."""
     recorded = checked_dictionary(recorded, what)
     if recorded is None:
+        if analyzer == "fugashi":
+            _check_unrecorded_fugashi(what)
         return
     installed = installed_dictionary(analyzer)
     if installed is None or installed == recorded:
@@ -133,4 +136,29 @@ def check_dictionary(analyzer, recorded, what="the model"):
                  f"{recorded['version']}, but it reads {installed['name']} {installed['version']} here: queries "
                  "may be cut into words its vocabulary does not hold and match less; install "
                  f"{recorded['name']}=={recorded['version']} (and read with it) or fit the model again",
+                 UserWarning, stacklevel=2)
+
+
+def _check_unrecorded_fugashi(what):
+    """A fugashi model that records no dictionary was fitted before learnsim recorded one, and
+    perhaps before it gave fugashi UniDic lite by name: ``fugashi.Tagger()`` then read with the
+    full UniDic (the ``unidic`` distribution) wherever that was installed, and its queries are
+    now read with UniDic lite, cut into other words, without a word said. Where the full UniDic
+    is installed here, it is likely the one such a model was fitted with: warn, naming both."""
+    from importlib import metadata
+
+    try:
+        full = f"unidic {metadata.version('unidic')}"
+    except metadata.PackageNotFoundError:
+        return
+    lite = installed_dictionary("fugashi")
+    lite = "UniDic lite" if lite is None else f"{lite['name']} {lite['version']}"
+    key = ("fugashi", None, None, full, lite)
+    if key in _WARNED:
+        return
+    _WARNED.add(key)
+    warn_outside(f"{what} was fitted with analyzer='fugashi' and records no dictionary: learnsim read "
+                 f"with the full UniDic ({full}, installed here) wherever it was installed before it took "
+                 f"UniDic lite by name and recorded the dictionary, and queries are now read with {lite}, which cuts some words otherwise, so they may match "
+                 "less; fit the model again to record the dictionary (it is then read with UniDic lite)",
                  UserWarning, stacklevel=2)
