@@ -101,9 +101,31 @@ def test_an_index_plan_records_the_dictionary_and_warns_at_open(installed, tmp_p
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         index = open_index(tmp_path / "idx")
-        index.search("東京", k=1)
+    # at the open, not at the first search: a server says so at its start
     messages = [str(w.message) for w in caught if "unidic-lite 1.0.8" in str(w.message)]
     assert len(messages) == 1 and "unidic-lite 1.0.9" in messages[0]
+    assert [w.filename for w in caught] == [__file__]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        index.search("東京", k=1)           # the plan loads: nothing said again
+        open_index(tmp_path / "idx").search("東京", k=1)
+    assert [w for w in caught if "unidic-lite" in str(w.message)] == []
+
+
+def test_an_index_open_leaves_a_damaged_plan_to_the_first_search(installed, tmp_path):
+    from learnsim._baseline_models import baseline_pipeline
+    from learnsim.index import Index, open_index
+    from learnsim.index._segments import IndexDamagedError
+
+    installed["jieba"] = "0.42.1"
+    Index.build(tmp_path / "idx", baseline_pipeline("cosine", TEXTS, analysis={"analyzer": "jieba"}), TEXTS)
+    plan = next((tmp_path / "idx").glob("*/plan.json"))
+    plan.write_bytes(plan.read_bytes().replace(b'"jieba"', b'"jiebX"', 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        index = open_index(tmp_path / "idx")        # the damage is the first search's to name
+    with pytest.raises(IndexDamagedError, match="plan.json"):
+        index.search("東京", k=1)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("sudachipy") is None, reason="SudachiPy is not installed")

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._utils.files import sha256_file
+from .._utils.files import open_regular, sha256_file
 from .._utils.progress import stage_for
 from ..exceptions import IndexBusyError, IndexChangingError
 from ._segments import IndexDamagedError, IndexFormatError, load_npy, seal, write_json_atomic
@@ -391,6 +391,41 @@ def load_plan(path, m):
     if not all(np.isfinite(a).all() for a in plan.arrays.values() if a.dtype.kind == "f"):
         raise IndexFormatError(f"{path}: the query plan holds NaN or infinite values")
     return plan
+
+
+def check_plan_dictionary(path, m):
+    """Warn, at an index's open, where its query plan was fitted with another dictionary than its
+    analyser reads here (:func:`learnsim.text.check_dictionary`; once a process). The plan itself
+    loads at the first search (its vocabulary takes 30-40 ms at 100k documents), and the warning
+    came only then: a program that opens its index at its start learned of it in the middle of
+    its work. Only ``plan.json`` is read here, and parsed only where it names a
+    morphological analyser; anything wrong with it is left to the first search, which says so."""
+    plan_dir = m.get("plan_dir")
+    if not isinstance(plan_dir, str):
+        return
+    import hashlib
+
+    try:
+        # opened as every file of an index is (a named pipe or a link to /dev/zero is damage,
+        # not a wait for ever), and not taken from what a command reads ahead for its search
+        with open_regular(Path(path) / plan_dir / "plan.json") as fh:
+            raw = fh.read()
+        if not any(name in raw for name in (b'"sudachi"', b'"fugashi"', b'"jieba"')):
+            return
+        # hashed only here: a FILM's plan.json holds its training vocabulary (megabytes)
+        recorded = (m.get("plan_sha256") or {}).get("plan.json")
+        if recorded is not None and hashlib.sha256(raw).hexdigest() != recorded:
+            return
+        meta = json.loads(raw.decode("utf-8"))
+        analyzer = meta["tokenizer"]["analyzer"]
+    except Exception:   # noqa: BLE001 - a damaged or unreadable plan: the first search names it
+        return
+    from ..text import check_dictionary
+
+    try:
+        check_dictionary(analyzer, meta.get("dictionary"), "the index's model")
+    except ValueError:  # a damaged record: the plan's load refuses it at the first search
+        return
 
 
 def analysis_info(index):

@@ -47,7 +47,7 @@ from ._arguments import check_ids as _check_ids, check_k as _check_k, \
 from ._ann import AnnSearch, ann_config, check_ann_config, search_info, write_segment_of
 from ._batch import best_k_dense_batch, dense_batch_applies
 from ._build import building, check_target
-from ._integrity import Lock as _Lock, checked_up_to, model_encoder, load_plan, load_statistics, plan_checksums as _plan_checksums, read_retrying, \
+from ._integrity import Lock as _Lock, check_plan_dictionary, checked_up_to, model_encoder, load_plan, load_statistics, plan_checksums as _plan_checksums, read_retrying, \
     read_store, plan_of as _plan_of, retry_if_moved, sqlite_guarded as _sqlite_guarded, statistics_key, analysis_info, \
     write_manifest as _write_manifest, collection_rows as _collection
 from ._match import exact_copy_hits, matched_hits
@@ -350,6 +350,8 @@ class Index(ModelVersions):
         self._plan = None
         self._ann_search = AnnSearch()
         retry_if_moved(self, self._load)
+        # a dictionary other than the fitted one warns here, not at the first search
+        check_plan_dictionary(self.path, self.manifest)
         return self
 
     def _read_manifest(self):
