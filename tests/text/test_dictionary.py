@@ -260,3 +260,30 @@ def test_a_fugashi_model_with_no_record_warns_where_the_full_unidic_is_installed
     message = str(caught[0].message)
     assert "unidic 1.1.0" in message and "unidic-lite 1.0.8" in message and caught[0].filename == __file__
     assert _reloaded(vec, tmp_path)[1] == []        # once
+
+
+@pytest.mark.parametrize("checked", [False, True])
+def test_a_served_worker_leaves_the_warning_to_learnsim_serve(installed, tmp_path, monkeypatch, checked):
+    # each worker process of learnsim serve --workers N opens the index again: the command warned
+    # at its start, and N workers said it N times more
+    pytest.importorskip("fastapi")
+    pytest.importorskip("httpx")
+    import json
+
+    from fastapi.testclient import TestClient
+
+    from learnsim._baseline_models import baseline_pipeline
+    from learnsim.index import Index
+    from learnsim.service.app import OPTIONS_VARIABLE, app_from_environment
+
+    installed["jieba"] = "0.41.0"
+    Index.build(tmp_path / "idx", baseline_pipeline("cosine", TEXTS, analysis={"analyzer": "jieba"}), TEXTS)
+    installed["jieba"] = "0.42.1"
+    monkeypatch.setenv(OPTIONS_VARIABLE, json.dumps({"index": str(tmp_path / "idx"), "read_only": True,
+                                                     "allowed_hosts": ["testserver"], "dictionary_checked": checked}))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with TestClient(app_from_environment()) as client:
+            assert client.get("/v1/search", params={"q": "東京", "k": 1}).status_code == 200
+    said = [w for w in caught if "jieba 0.41.0" in str(w.message)]
+    assert len(said) == (0 if checked else 1)

@@ -236,7 +236,9 @@ def run(args):
             if not re.fullmatch(r"https?://[^/\s]+", origin.rstrip("/")):
                 raise UsageError(f"--cors-origin: a CORS origin is scheme://host[:port] (no path); got {origin!r}")
         app = _WORKER_APP
-        os.environ[OPTIONS_VARIABLE] = json.dumps(dict(options, index=os.path.abspath(args.index)))
+        # dictionary_checked: the open above warned of a dictionary other than the fitted one
+        os.environ[OPTIONS_VARIABLE] = json.dumps(dict(options, index=os.path.abspath(args.index),
+                                                       dictionary_checked=True))
     # worker processes: each listens on a socket of its own on the port (SO_REUSEPORT), where the
     # kernel spreads new connections evenly; this one only holds the port (bound, not listening)
     reuse_port = args.workers > 1 and _reuse_port_supported()

@@ -1416,4 +1416,13 @@ def app_from_environment():
                                               "feedback_max_bytes", "feedback_client_share",
                                               "allow_anonymous_learning")
              if name in options}
-    return create_app(options["index"], read_only=bool(options.get("read_only")), api_key=api_key, **extra)
+    if not options.get("dictionary_checked"):
+        return create_app(options["index"], read_only=bool(options.get("read_only")), api_key=api_key, **extra)
+    import warnings
+
+    with warnings.catch_warnings():
+        # learnsim serve opened the index, and warned of a dictionary other than the fitted one,
+        # before it started its workers: each worker said it again, at uvicorn's line; the
+        # warning is still noted as given (learnsim.text._dictionary), so no search says it later
+        warnings.filterwarnings("ignore", message=r"the index's model was fitted with analyzer=", category=UserWarning)
+        return create_app(options["index"], read_only=bool(options.get("read_only")), api_key=api_key, **extra)
