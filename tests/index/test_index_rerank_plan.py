@@ -234,6 +234,33 @@ def test_a_plan_written_before_character_folding_reads_texts_lowercased_alone(re
     assert json.loads((tmp_path / "rerank.json").read_text(encoding="utf-8"))["char_fold"] is False
 
 
+def test_the_plan_case_folds_as_the_reranker_and_one_written_before_lowercases(reranked):
+    """The re-ranker case-folds its character n-grams ("Straße" and "STRASSE" one vector): the
+    plan says so (char_casefold) and reads alike; a plan without it (written before) belongs to
+    a model that lowercased, and reads so."""
+    pipeline, texts, _, _ = reranked
+    reranker = pipeline.rerank
+    meta, arrays, terms = rerank_plan_state(reranker)
+    assert meta["char_casefold"] is True
+    plan = RerankPlan(meta, arrays, terms)
+    pair = ["die Straße ist lang", "DIE STRASSE IST LANG"]
+    (a_cols, a_vals), (b_cols, b_vals) = (plan._text(t, {})[2] for t in pair)
+    np.testing.assert_array_equal(a_cols, b_cols)
+    np.testing.assert_array_equal(a_vals, b_vals)
+    _assert_plan_gives_the_rerankers_probabilities(plan, reranker, pair + texts[:4])
+    old_model = copy.copy(reranker.model)
+    old_model.char_casefold_ = False             # as a model saved before loads
+    old = Reranker(old_model, n_candidates=reranker.n_candidates)
+    meta, arrays, terms = rerank_plan_state(old)
+    assert meta.pop("char_casefold") is False
+    plan = RerankPlan(meta, arrays, terms)
+    assert plan.char_casefold is False
+    assert not np.array_equal(*(plan._text(t, {})[2][0] for t in pair))
+    _assert_plan_gives_the_rerankers_probabilities(plan, old, pair + texts[:4])
+    with pytest.raises(ValueError, match="char_casefold"):
+        RerankPlan(dict(meta, char_casefold="yes"), arrays, terms)
+
+
 def test_evaluate_of_a_reranked_index_scores_the_reranked_run_at_every_k(reranked, tmp_path):
     """learnsim evaluate --index with its default k (1000) scored the first stage (Index.search
     re-ranked only below the re-ranker's candidates) while saying 're-ranked by the learned pair

@@ -393,6 +393,38 @@ def test_a_model_saved_before_character_folding_reads_its_texts_as_it_was_fitted
         transformer_from_state(dict(meta, meta=dict(meta["meta"], char_fold="yes")), arrays)
 
 
+def test_a_fit_case_folds_its_character_ngrams_and_a_model_saved_before_lowercases(negation, tmp_path):
+    """A fit reads "Straße" and "STRASSE" as the same character n-grams (char_casefold_), as its
+    word features do; a state without 'char_casefold' (saved before) lowercases, as it was
+    fitted, and saves as such."""
+    from learnsim.persistence import transformer_from_state, transformer_state
+
+    texts, _, test, model = negation
+    assert model.char_casefold_ is True
+    pair = ["die Straße ist lang", "DIE STRASSE IST LANG"]
+    counts = model._char_counts(pair)
+    assert abs(counts[0] - counts[1]).sum() == 0
+    assert persistence.load(persistence.save(model, tmp_path / "pc.npz")).char_casefold_ is True
+    meta, arrays = transformer_state(model)
+    assert meta["meta"]["char_casefold"] is True
+    old = transformer_from_state(dict(meta, meta={k: v for k, v in meta["meta"].items() if k != "char_casefold"}),
+                                 arrays)
+    assert old.char_casefold_ is False and old.char_fold_ is True
+    counts = old._char_counts(pair)
+    assert abs(counts[0] - counts[1]).sum() > 0
+    np.testing.assert_allclose(old.decision_function(test, X=texts), model.decision_function(test), rtol=1e-10)
+    assert persistence.load(persistence.save(old, tmp_path / "old.npz")).char_casefold_ is False
+    with pytest.raises(ValueError, match="char_casefold"):
+        transformer_from_state(dict(meta, meta=dict(meta["meta"], char_casefold=1)), arrays)
+    # pickled before (no char_casefold_ attribute): lowercases
+    import pickle
+
+    unpickled = pickle.loads(pickle.dumps(model))
+    del unpickled.char_casefold_
+    assert unpickled._char_casefold() is False
+    assert abs(unpickled._char_counts(pair)[0] - unpickled._char_counts(pair)[1]).sum() > 0
+
+
 def test_a_long_text_is_folded_whole_before_it_is_cut_in_pieces(monkeypatch):
     """NFKC can lengthen a text (U+FDFA is 18 characters): the pieces are cut from the folded
     text, so a short text that folds long is hashed in pieces too, and the counts are those of

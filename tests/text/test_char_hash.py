@@ -12,7 +12,7 @@ import pytest
 from sklearn.feature_extraction.text import HashingVectorizer
 from sklearn.utils import murmurhash3_32 as sklearn_murmur
 
-from learnsim.text._char_hash import char_ngram_counts, char_wb_ngrams, fold_chars, murmurhash3_32
+from learnsim.text._char_hash import char_ngram_counts, char_wb_ngrams, fold_chars, fold_chars_casefold, murmurhash3_32
 
 # ASCII, accents, CJK, an emoji (4 UTF-8 bytes), Unicode blanks (em space, NEL), case folds
 _ALPHABET = "abcXYZ \t\n  é漢字😀?!.-" + "\u2003\u0085" + "İß"
@@ -67,6 +67,33 @@ def test_a_text_written_another_way_gives_the_same_ngrams_when_folded():
         assert char_wb_ngrams(other, 2, 5) != want          # lowercasing alone told them apart
     assert fold_chars("ASCII Text") == "ascii text"
     assert fold_chars("Straße ΟΔΟΣ") == "straße οδος"        # lowercased, not casefolded
+
+
+def test_casefolded_a_word_in_either_case_gives_the_same_ngrams():
+    """casefold (every fit since): "Straße", "STRASSE" and "strasse", Greek's final sigma and
+    its sigma give the same n-grams, as the word tokenizer's casefold reads them; lowercased
+    (models fitted before), they did not."""
+    for spellings in (("Straße", "STRASSE", "strasse", "STRAẞE"), ("ΟΔΟΣ", "οδος", "οδοσ")):
+        want = char_wb_ngrams(spellings[0], 2, 5, fold=True, casefold=True)
+        for other in spellings[1:]:
+            assert char_wb_ngrams(other, 2, 5, fold=True, casefold=True) == want, other
+        assert len({tuple(char_wb_ngrams(s, 2, 5, fold=True)) for s in spellings}) > 1
+    assert char_ngram_counts("Straße", 2, 4, 2**18, fold=True, casefold=True) == \
+        char_ngram_counts("STRASSE", 2, 4, 2**18, fold=True, casefold=True)
+    assert char_ngram_counts("Straße", 2, 4, 2**18, fold=True) != char_ngram_counts("STRASSE", 2, 4, 2**18, fold=True)
+    assert fold_chars_casefold("Ｓｔｒａße ﬁ") == fold_chars("Ｓｔｒａße ﬁ", casefold=True) == "strasse fi"
+
+
+@pytest.mark.parametrize("ngram_range,bits", [((2, 5), 18), ((1, 3), 4)])
+def test_casefolded_counts_equal_hashing_vectorizer(ngram_range, bits):
+    hv = HashingVectorizer(analyzer="char_wb", ngram_range=ngram_range, n_features=2**bits, alternate_sign=False,
+                           norm=None, preprocessor=fold_chars_casefold)
+    texts = _random_texts(300, seed=bits, alphabet=_FOLD_ALPHABET) + ["Straße STRASSE", "ΟΔΟΣ οδός", "ﬁnance \ufdfa"]
+    X = hv.transform(texts).tocsr()
+    for i, text in enumerate(texts):
+        want = dict(zip(X[i].indices.tolist(), X[i].data.tolist()))
+        got = {k: float(v) for k, v in char_ngram_counts(text, *ngram_range, 2**bits, fold=True, casefold=True).items()}
+        assert got == want, text
 
 
 def test_folding_a_long_run_of_marks_takes_linear_time():

@@ -9,7 +9,7 @@ character n-gram cosine, word overlap and length, and which words the two share 
 is computed per pair from the texts' word vectors (the query plan's vectoriser code, with the
 re-ranker's own vocabulary and idf) and hashed character n-grams
 (:mod:`learnsim.text._char_hash`), of the text read as the re-ranker's model reads it: in NFKC
-and lowercased (``char_fold`` true), or lowercased alone (a model fitted before character
+and lowercased (``char_fold`` true; case-folded where ``char_casefold`` is true too), or lowercased alone (a model fitted before character
 folding; ``char_fold`` false, or absent from a plan written before). The index writes these
 files into its plan directory only when, on texts of the collection, they give the pipeline's
 re-ranker's probabilities to :data:`RERANK_TOLERANCE`; otherwise, and for the blocks computed
@@ -60,6 +60,7 @@ def rerank_plan_state(reranker):
     vmeta, varrays = _vectorizer_meta(m.vectorizer_)
     meta = dict(vmeta, features=list(feats), char_ngram_range=[int(n) for n in m.char_ngram_range],
                 char_features=int(m.char_features), char_fold=bool(getattr(m, "char_fold_", False)),
+                char_casefold=bool(getattr(m, "char_casefold_", False)),
                 intercept=float(m.intercept_), slope=float(m.slope_),
                 calibration_intercept=float(m.calibration_intercept_), n_candidates=int(reranker.n_candidates),
                 C=float(m.C_))
@@ -122,6 +123,10 @@ class RerankPlan:
         self.char_fold = meta.get("char_fold", False)
         if not isinstance(self.char_fold, bool):
             raise ValueError(f"char_fold {self.char_fold!r} is not true or false")
+        # a plan written before the n-grams were case-folded: its model lowercased
+        self.char_casefold = meta.get("char_casefold", False)
+        if not isinstance(self.char_casefold, bool):
+            raise ValueError(f"char_casefold {self.char_casefold!r} is not true or false")
         self.n_candidates = meta["n_candidates"]
         if isinstance(self.n_candidates, bool) or not isinstance(self.n_candidates, int) or self.n_candidates < 1:
             raise ValueError(f"n_candidates {self.n_candidates!r} is not a positive integer")
@@ -185,7 +190,8 @@ class RerankPlan:
         ids, vals = self.words.word_vector(text)
         chars = None
         if self.char_idf is not None:
-            counts = char_ngram_counts(text, *self.char_range, self.n_char_columns, cache, fold=self.char_fold)
+            counts = char_ngram_counts(text, *self.char_range, self.n_char_columns, cache, fold=self.char_fold,
+                                       casefold=self.char_casefold)
             cols = np.fromiter(sorted(counts), dtype=np.int64, count=len(counts))
             n = np.fromiter((counts[c] for c in cols), dtype=np.float64, count=cols.size)
             chars = (cols, _unit((1.0 + np.log(n)) * self.char_idf[cols]))

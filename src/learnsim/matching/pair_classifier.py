@@ -92,7 +92,7 @@ from ._matchers import (_check_pair_indices, _check_pair_labels, _fit_platt, _re
                        _transformer_from_state, _transformer_state, pair_similarity)
 from ..supervision import Pairs
 from ..text import TextVectorizer, check_documents
-from ..text._char_hash import CHAR_PIECE, char_pieces, fold_chars
+from ..text._char_hash import CHAR_PIECE, char_pieces, fold_chars, fold_chars_casefold
 
 __all__ = ["PairClassifierMatcher", "PairScoreRegressor", "FEATURE_BLOCKS", "DEFAULT_FEATURES"]
 
@@ -337,13 +337,18 @@ class _PairModel(BaseEstimator):
         pickled before character folding, which lowercased alone."""
         return getattr(self, "char_fold_", False)
 
+    def _char_casefold(self):
+        """Whether :func:`fold_chars` case-folds (``char_casefold_``: a fit sets it, as the word
+        features case-fold). Absent: a model fitted and saved before, which lowercased."""
+        return getattr(self, "char_casefold_", False)
+
     def _hasher(self, folded=False):
         """scikit-learn's hashing of the character n-grams of the texts; ``folded``: of texts
         :func:`fold_chars` has read already (:meth:`_char_counts`)."""
         if folded:
             read = _as_given
         elif self._char_fold():
-            read = fold_chars
+            read = fold_chars_casefold if self._char_casefold() else fold_chars
         else:
             read = None             # scikit-learn's own preprocessing: lowercased alone
         # a preprocessor replaces scikit-learn's lowercasing (fold_chars lowercases itself)
@@ -355,7 +360,7 @@ class _PairModel(BaseEstimator):
         if self._char_fold():
             # folded before a long text is cut in pieces: NFKC can lengthen a text (U+FDFA is 18
             # characters), and a piece hashed must stay in proportion to _CHAR_PIECE
-            texts = [fold_chars(t) for t in texts]
+            texts = [fold_chars(t, self._char_casefold()) for t in texts]
             hasher = self._hasher(folded=True)
         else:
             hasher = self._hasher()
@@ -377,7 +382,7 @@ class _PairModel(BaseEstimator):
         the texts."""
         if shared is not None:
             self.vectorizer_, self.char_idf_ = shared.vectorizer_, shared.char_idf_
-            self.char_fold_ = shared._char_fold()
+            self.char_fold_, self.char_casefold_ = shared._char_fold(), shared._char_casefold()
             self.lsi_components_ = shared.lsi_components_
             self.collection_ = shared.collection_
             return _Representation(self, texts, shared=shared._fitted_rep)
@@ -389,7 +394,7 @@ class _PairModel(BaseEstimator):
         else:
             check_is_fitted(self.vectorizer)
             self.vectorizer_ = self.vectorizer
-        self.char_fold_ = True
+        self.char_fold_ = self.char_casefold_ = True
         C = None
         if "char_cosine" in self._features:
             # hashing the character n-grams is the costliest step of the features: once per fit
@@ -562,7 +567,8 @@ class _PairModel(BaseEstimator):
                   "lexical": self.lexical}
         params.update(self._extra_params())
         meta = {"state_version": _STATE_VERSION, "params": params, "features_fitted": list(self.features_),
-                "intercept": float(self.intercept_), "char_fold": bool(self._char_fold())}
+                "intercept": float(self.intercept_), "char_fold": bool(self._char_fold()),
+                "char_casefold": bool(self._char_casefold())}
         arrays = {"coef": self.coef_, "feature_mean": self.feature_mean_, "feature_scale": self.feature_scale_}
         for name, obj in (("vectorizer", self.vectorizer_), ("embedding", self.embedding), ("encoder", self.encoder)):
             t_meta, t_arrays = _transformer_state(obj)
@@ -631,6 +637,10 @@ class _PairModel(BaseEstimator):
         obj.char_fold_ = meta.get("char_fold", False)
         if not isinstance(obj.char_fold_, bool):
             raise ValueError(f"{name} state: char_fold must be true or false; got {obj.char_fold_!r}")
+        # saved before the n-grams were case-folded: lowercased, as it was fitted
+        obj.char_casefold_ = meta.get("char_casefold", False)
+        if not isinstance(obj.char_casefold_, bool):
+            raise ValueError(f"{name} state: char_casefold must be true or false; got {obj.char_casefold_!r}")
         obj.char_idf_ = None
         if "char_cosine" in obj._features:
             obj.char_idf_ = state_array(arrays, "char_idf", name, shape=(2 ** obj.char_features,), low=1.0)
@@ -761,6 +771,10 @@ class PairClassifierMatcher(_PairModel):
         Whether the character n-grams are taken from the text in NFKC, lowercased
         (:func:`learnsim.text._char_hash.fold_chars`): True for every fit; False for a model
         saved before this, which lowercases alone, as it was fitted.
+    char_casefold_ : bool
+        Whether that reading case-folds (``str.casefold``: "Straße" and "STRASSE" give the same
+        n-grams, as the word features read them): True for every fit; False for a model saved
+        before this, which lowercases with ``str.lower``, as it was fitted.
     collection_ : dict or None
         ``lexical="collection"``: the statistics of the fit's texts
         (:func:`learnsim.text.collection_vocabulary`) that every scored collection adds to.

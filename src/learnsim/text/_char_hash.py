@@ -12,7 +12,7 @@ The hash is MurmurHash3 (x86, 32 bits, seed 0) of the n-gram's UTF-8 bytes, as a
 integer; its column is ``abs(h) % n_features``.
 
 Before its n-grams are taken, a text is read by :func:`fold_chars` (NFKC, then lowercased:
-``fold=True``), or lowercased alone as scikit-learn's own preprocessing reads it (``fold=False``:
+``fold=True``; case-folded: ``casefold=True`` as well, every fit since), or lowercased alone as scikit-learn's own preprocessing reads it (``fold=False``:
 a model fitted before character folding). The pair models give :func:`fold_chars` to
 scikit-learn as its ``preprocessor``: both read a text through this one function.
 """
@@ -25,7 +25,8 @@ from unicodedata import category as _category, combining as _combining, decompos
 
 from ._tokenize import MAX_MARKS, _mark_class
 
-__all__ = ["CHAR_PIECE", "char_ngram_counts", "char_pieces", "char_wb_ngrams", "fold_chars", "murmurhash3_32"]
+__all__ = ["CHAR_PIECE", "char_ngram_counts", "char_pieces", "char_wb_ngrams", "fold_chars", "fold_chars_casefold",
+           "murmurhash3_32"]
 
 _MASK = 0xFFFFFFFF
 _WHITE_SPACES = re.compile(r"\s\s+")        # scikit-learn's own normalisation of runs of blanks
@@ -75,8 +76,9 @@ def murmurhash3_32(data, seed=0):
     return h - (1 << 32) if h & 0x80000000 else h
 
 
-def fold_chars(text):
-    """``text`` as the character n-grams of a pair model read it: in NFKC, then lowercased.
+def fold_chars(text, casefold=False):
+    """``text`` as the character n-grams of a pair model read it: in NFKC, then lowercased
+    (``casefold``: case-folded).
 
     NFKC joins an accent written apart to its letter ("cafe\\u0301", as macOS writes file names,
     is "café"), and writes full-width forms ("Ｐｙｔｈｏｎ") and ligatures ("ﬁ", which text taken
@@ -86,28 +88,37 @@ def fold_chars(text):
     tokenizer's NFC does: normalising sorts a run in time quadratic in its length (40,000 marks
     took a second), and a hostile text must not hold a search or a match for that long.
 
-    ``str.lower`` rather than ``str.casefold``: a text already in NFKC then gives the n-grams
-    that scikit-learn's own lowercasing gave (only texts written another way change, so a
-    model's features move no more than the fold needs; "straße" stays apart from "strasse"
-    here, where the word features now case-fold them into one, :class:`~learnsim.text.Tokenizer`'s
-    ``casefold``).
+    ``casefold``: lowercased by ``str.casefold`` (Unicode's full case folding), as the word
+    features' :class:`~learnsim.text.Tokenizer` reads a text (its ``casefold``): "Straße",
+    "strasse" and "STRASSE" give the same n-grams, and Greek's final ς those of σ. Every fit since
+    reads so; a model fitted before (``char_casefold_`` false) lowercases with ``str.lower``, as it
+    was fitted ("straße" apart from "strasse").
 
     Examples
     --------
     >>> from learnsim.text._char_hash import fold_chars
     >>> fold_chars("Cafe\\u0301 Ｐｙｔｈｏｎ \\ufb01nance")
     'café python finance'
+    >>> fold_chars("Straße"), fold_chars("Straße", casefold=True)
+    ('straße', 'strasse')
     """
     if text.isascii():
         return text.lower()         # NFKC leaves ASCII as it is: the common case skips it
     if _is_normalized("NFKC", text):
-        return text.lower()
+        return text.casefold() if casefold else text.lower()
     long_run = _LONG_RUN[0]
     if long_run is None:
         long_run = _LONG_RUN[0] = re.compile(f"[{_mark_class()}{_compatibility_marks()}]{{{MAX_MARKS + 1},}}")
     if long_run.search(text) is not None:
         text = long_run.sub(lambda m: m.group()[:MAX_MARKS], text)
-    return _normalize("NFKC", text).lower()
+    text = _normalize("NFKC", text)
+    return text.casefold() if casefold else text.lower()
+
+
+def fold_chars_casefold(text):
+    """:func:`fold_chars` with ``casefold`` (a function of one text: scikit-learn's
+    ``preprocessor``)."""
+    return fold_chars(text, casefold=True)
 
 
 # A run of combining marks is cut at MAX_MARKS before NFKC sorts it (in time quadratic in the
@@ -135,11 +146,11 @@ def _compatibility_marks():
     return found
 
 
-def char_wb_ngrams(text, min_n, max_n, fold=False):
+def char_wb_ngrams(text, min_n, max_n, fold=False, casefold=False):
     """The character n-grams of ``text`` within word boundaries, each word padded with a space
     on both sides, in scikit-learn's ``char_wb`` order; the text read by :func:`fold_chars`
-    (``fold``) or lowercased alone (scikit-learn's own preprocessing: models fitted before
-    character folding).
+    (``fold``; ``casefold``: case-folded) or lowercased alone (scikit-learn's own preprocessing:
+    models fitted before character folding).
 
     Examples
     --------
@@ -149,7 +160,7 @@ def char_wb_ngrams(text, min_n, max_n, fold=False):
     >>> char_wb_ngrams("Ｈｉ", 2, 3, fold=True), char_wb_ngrams("Ｈｉ", 2, 3)
     ([' h', 'hi', 'i ', ' hi', 'hi '], [' ｈ', 'ｈｉ', 'ｉ ', ' ｈｉ', 'ｈｉ '])
     """
-    return _wb_ngrams(fold_chars(text) if fold else text.lower(), min_n, max_n)
+    return _wb_ngrams(fold_chars(text, casefold) if fold else text.lower(), min_n, max_n)
 
 
 def _wb_ngrams(text, min_n, max_n):
@@ -200,14 +211,14 @@ def char_pieces(text, size=CHAR_PIECE):
     return out
 
 
-def char_ngram_counts(text, min_n, max_n, n_features, cache=None, fold=False):
+def char_ngram_counts(text, min_n, max_n, n_features, cache=None, fold=False, casefold=False):
     """{column: count} of the hashed ``char_wb`` n-grams of one text (``fold``: read by
-    :func:`fold_chars`, as :func:`char_wb_ngrams`). ``cache``: a dict of n-gram -> column shared
+    :func:`fold_chars`, ``casefold`` passed on, as :func:`char_wb_ngrams`). ``cache``: a dict of n-gram -> column shared
     across calls (n-grams repeat across a query's hits)."""
     cache = {} if cache is None else cache
     counts = Counter()
     if fold:
-        text = fold_chars(text)
+        text = fold_chars(text, casefold)
     # read (folded, or each piece lowercased) and cut as the pair models read and cut a text
     for piece in char_pieces(text):
         for gram in _wb_ngrams(piece if fold else piece.lower(), min_n, max_n):
