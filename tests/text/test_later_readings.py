@@ -367,3 +367,27 @@ def test_emoji_are_terms():
     assert tok("\u00a9 2024 Acme\u2122 \u00ae \u2192 \u203c") == Tokenizer(emoji_terms=False)("\u00a9 2024 Acme\u2122 \u00ae \u2192 \u203c")
     doc = "ab \U0001f44d\U0001f3fd cd"
     assert tok.spans(doc) == [(0, 2, "ab"), (3, 5, "\U0001f44d\U0001f3fd"), (6, 8, "cd")]
+
+
+def test_an_emoji_sequence_is_one_term():
+    """The zero-width joiner of 👩‍💻 was left out as other invisible characters are, so it read as
+    👩 and 💻 (a query of 👩‍💻 found texts of a woman or a laptop), and the flags of England and
+    Scotland (the black flag and tags) both as 🏴; as ICU's tokenizer keeps them, a sequence is
+    one term, in documents and queries alike, its presentation selectors left out."""
+    tok, old = Tokenizer(), Tokenizer(emoji_sequences=False)
+    coder, family, rainbow = "\U0001f469\u200d\U0001f4bb", "\U0001f468\u200d\U0001f469\u200d\U0001f467", "\U0001f3f3\u200d\U0001f308"
+    assert tok(f"go {coder} now") == ["go", coder, "now"] and old(f"go {coder} now") == ["go", "\U0001f469", "\U0001f4bb", "now"]
+    assert tok(family) == [family]
+    assert tok("\U0001f3f3\ufe0f\u200d\U0001f308") == tok(rainbow) == [rainbow]      # 🏳️‍🌈 with or without its selector
+    assert tok("\U0001f469\U0001f3fd\u200d\U0001f4bb") == ["\U0001f469\U0001f3fd\u200d\U0001f4bb"]   # 👩🏽‍💻
+    england = "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"
+    scotland = "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
+    assert tok(f"{england} {scotland}") == [england, scotland] and old(england) == old(scotland) == ["\U0001f3f4"]
+    assert tok("#\ufe0f\u20e3 *\u20e3 1\ufe0f\u20e3") == ["#\u20e3", "*\u20e3", "1\u20e3"] and old("#\ufe0f\u20e3") == []
+    # a joiner elsewhere is still left out: inside an Indic conjunct, between letters, after a word
+    assert tok("\u0915\u094d\u200d\u0937 a\u200db go\u200d\U0001f4bb") == old("\u0915\u094d\u200d\u0937 a\u200db go\u200d\U0001f4bb")
+    # the spans point at the sequence as written, read whole or in parts (an accent written apart)
+    for doc in (f"ab {coder} cd", f"cafe\u0301 \U0001f469\U0001f3fd\u200d\U0001f4bb {scotland} ok"):
+        spans = tok.spans(doc)
+        assert [t for _, _, t in spans] == tok(doc)
+        assert [tok(doc[a:b]) for a, b, _ in spans] == [[t] for t in tok(doc)]

@@ -205,24 +205,108 @@ _EMOJI_LOOK = re.compile("[\u231a-\u27bf\u2b1b-\u2b55\u3030\u303d\u3297\u3299\U0
 _EMOJI_WORDS = {}
 
 
-def emoji_words(text, words):
+def emoji_words(text, words, sequences=False):
     """The word pattern ``words`` that also reads each emoji of ``text`` as a term (``words``
-    itself where ``text`` holds none: a text of words alone is read at its own speed)."""
-    if _EMOJI_LOOK.search(text) is None:
+    itself where ``text`` holds none: a text of words alone is read at its own speed);
+    ``sequences``: an emoji sequence (``_SEQUENCE``: joined by zero-width joiners, a subdivision
+    flag's tags) and a keycap of ``#`` or ``*`` as one term."""
+    if (_SEQUENCE_WORDS_LOOK if sequences else _EMOJI_LOOK).search(text) is None:
         return words
-    both = _EMOJI_WORDS.get(words)
+    both = _EMOJI_WORDS.get((words, sequences))
     if both is None:
         base = words.pattern[4:] if words.pattern.startswith("(?u)") else words.pattern
-        both = _EMOJI_WORDS[words] = re.compile(
-            f"(?u)[{_FLAG}]{{2}}|[{_EMOJI}]\ufe0f?[\U0001f3fb-\U0001f3ff]?|{base}")
+        one = f"[{_EMOJI}]\ufe0f?[\U0001f3fb-\U0001f3ff]?"
+        if sequences:
+            both = re.compile(f"(?u)[{_FLAG}]{{2}}|\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f|[#*]\ufe0f?\u20e3"
+                              f"|{one}(?:\u200d{one})*|{base}")
+        else:
+            both = re.compile(f"(?u)[{_FLAG}]{{2}}|{one}|{base}")
+        _EMOJI_WORDS[(words, sequences)] = both
     return both
+
+
+# (and with sequences, a keycap's mark: #⃣ holds no emoji)
+_SEQUENCE_WORDS_LOOK = re.compile(_EMOJI_LOOK.pattern[:-1] + "\u20e3]")
+
+
+# Characters that are invisible and say nothing of a word (Unicode's Default_Ignorable_Code_Point,
+# less the zero-width space and non-joiner, which mark a break): the soft hyphen (a place a word
+# may be hyphenated, which text copied from a typeset page or a PDF keeps: "co<SHY>operate"), the
+# combining grapheme joiner, the Arabic letter mark, Hangul fillers, Khmer's inherent vowels,
+# Mongolian's variation selectors and vowel separator, the zero-width joiner (inside Indic
+# conjuncts and Malayalam's chillu letters: "क्<ZWJ>ष" is क्ष), the left-to-right and right-to-left
+# marks, embeddings, overrides and isolates, the word joiner and invisible operators, variation
+# selectors, the zero-width no-break space (U+FEFF, also a byte order mark left inside a
+# concatenated file) and tag characters. Unicode's word rules do not break a word at them (UAX
+# #29, WB4) and ICU's normalisation for search (NFKC_Casefold) removes them; read as breaks, they
+# cut a word in two ("co", "operate") that never matched the word written without them.
+IGNORABLE_BMP = ("\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200D-\u200F\u202A-\u202E"
+                 "\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0")
+IGNORABLE = f"[{IGNORABLE_BMP}\U0001BCA0-\U0001BCA3\U0001D173-\U0001D17A\U000E0000-\U000E0FFF]+"
+# (a first look for the Basic Multilingual Plane's or any character beyond it, then all of them
+# removed: a search of the whole class took 4.5x the time of the first, its ranges beyond the
+# plane slowing each character's test: 12 % of a long Japanese article's analysis)
+IGNORABLE_RE = []
+
+
+def _ignorable_res():
+    if not IGNORABLE_RE:
+        IGNORABLE_RE.extend((re.compile(f"[{IGNORABLE_BMP}\U00010000-\U0010FFFF]"), re.compile(IGNORABLE)))
+    return IGNORABLE_RE
+
+
+def drop_ignorable(text, sequences=False):
+    """``text`` without the characters of ``IGNORABLE`` (``sequences``: but the joiners and tags
+    of an emoji sequence, ``_SEQUENCE``)."""
+    maybe, every = _ignorable_res()
+    if maybe.search(text) is None:
+        return text
+    if sequences and _SEQUENCE_LOOK.search(text) is not None:
+        parts, at = [], 0
+        for m in _SEQUENCE.finditer(text):
+            parts.extend((every.sub("", text[at:m.start()]), m.group()))
+            at = m.end()
+        parts.append(every.sub("", text[at:]))
+        return "".join(parts)
+    return every.sub("", text)
+
+
+def kept_places(text, sequences=False):
+    """The places of the characters of ``text`` that :func:`drop_ignorable` keeps."""
+    every = _ignorable_res()[1]
+    keep = set()
+    if sequences and _SEQUENCE_LOOK.search(text) is not None:
+        for m in _SEQUENCE.finditer(text):
+            keep.update(range(m.start(), m.end()))
+    return [i for i, c in enumerate(text) if i in keep or every.match(c) is None]
+
+
+# Emoji sequences (Tokenizer's emoji_sequences): the zero-width joiner between two emoji
+# (👩‍💻 technologist, 👨‍👩‍👧 family, 🏳️‍🌈 rainbow flag, a skin tone or a presentation selector
+# before it), and the tags of a subdivision flag (🏴󠁧󠁢󠁳󠁣󠁴󠁿 Scotland: the black flag, tag letters and
+# a cancel tag), are invisible characters that drop_ignorables left out: 👩‍💻 read as 👩 and 💻
+# (a woman, a laptop), and the flags of England, Scotland and Wales all as 🏴. ICU's tokenizer
+# (Elasticsearch's icu_tokenizer) and Unicode's word rules (UAX #29, WB3c) keep a sequence whole:
+# kept here, so that emoji_words reads the sequence as one term. (Two alternatives to the look
+# behind: Python's must each be of one width.)
+_SEQUENCE = re.compile(f"(?:(?<=[{_EMOJI}])|(?<=[{_EMOJI}][\ufe0f\U0001f3fb-\U0001f3ff]))\u200d(?=[{_EMOJI}])"
+                       "|(?<=\U0001f3f4)[\U000e0020-\U000e007e]+\U000e007f")
+_SEQUENCE_LOOK = re.compile("[\u200d\U000e007f]")
+#: one emoji (Tokenizer's mapped spans: the emoji after a joiner is read with it)
+EMOJI_CHAR = re.compile(f"[{_EMOJI}]")
+
+
+def emoji_sequences(text, lower=True):
+    """``text`` as it is: the reading is drop_ignorable's and emoji_words' (``sequences``), named
+    here so that a tokenizer's later foldings (``more``) say whether it reads so."""
+    return text
 
 
 #: the foldings by their setting's name, in the order they run
 FOLDS = {"sara_am": fold_sara_am, "ela_geminada": fold_ela, "fold_squares": fold_squares,
          "latin_digraphs": fold_digraphs, "lao_digraphs": fold_lao_digraphs,
          "cyrillic_apostrophe": fold_cyrillic_apostrophe, "sara_ae": fold_sara_ae,
-         "malayalam_chillu": fold_chillu, "fold_enclosed": fold_enclosed}
+         "malayalam_chillu": fold_chillu, "fold_enclosed": fold_enclosed, "emoji_sequences": emoji_sequences}
 
 
 # the characters each folding looks for: one first look for those of all the foldings a tokenizer
@@ -230,7 +314,7 @@ FOLDS = {"sara_am": fold_sara_am, "ela_geminada": fold_ela, "fold_squares": fold
 _LOOKS_FOR = {"sara_am": "\u0e4d\u0ecd", "ela_geminada": "\u013f\u0140", "fold_squares": "\u3200-\u33ff",
               "latin_digraphs": _DIGRAPHS, "lao_digraphs": "\u0edc\u0edd",
               "cyrillic_apostrophe": "'\u2019", "sara_ae": SARA_E,
-              "malayalam_chillu": "\u200d", "fold_enclosed": _ENCLOSED}
+              "malayalam_chillu": "\u200d", "fold_enclosed": _ENCLOSED, "emoji_sequences": "\u200d"}
 _FIRST_LOOK = {}
 
 

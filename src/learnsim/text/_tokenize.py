@@ -30,7 +30,8 @@ from unicodedata import category as _category, combining as _combining, decimal 
 from .._utils.inputs import RADICAL_CLASS
 from ._folds import COMPATIBILITY_ALONE as _COMPATIBILITY_ALONE, FOLDS as _FOLDS, NIKHAHIT as _NIKHAHIT, \
     SARA_AA as _SARA_AA, SARA_E as _SARA_E, casefold_places as _casefold_places, emoji_words as _emoji_words, fold_chillu as _fold_chillu, fold_more as _fold_more, \
-    open_compatibility as _open_compatibility
+    open_compatibility as _open_compatibility, drop_ignorable as _drop_ignorable, kept_places as _kept_places, \
+    EMOJI_CHAR as _EMOJI_CHAR
 
 __all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LATER_READINGS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
            "check_analysis", "analysis_of", "resolve_analysis", "LoneCharacters", "MAX_LONE_TERMS"]
@@ -48,7 +49,8 @@ LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold
                   "sara_ae",
                   "malayalam_chillu",
                   "fold_enclosed",
-                  "emoji_terms")
+                  "emoji_terms",
+                  "emoji_sequences")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -292,32 +294,7 @@ _OPTIONAL_POINTS = ("[\u0610-\u061A\u0640\u064B-\u065F\u0670\u06D6-\u06DC\u06DF-
 _POINTS = [None]
 
 
-# Characters that are invisible and say nothing of a word (Unicode's Default_Ignorable_Code_Point,
-# less the zero-width space and non-joiner, which mark a break): the soft hyphen (a place a word
-# may be hyphenated, which text copied from a typeset page or a PDF keeps: "co<SHY>operate"), the
-# combining grapheme joiner, the Arabic letter mark, Hangul fillers, Khmer's inherent vowels,
-# Mongolian's variation selectors and vowel separator, the zero-width joiner (inside Indic
-# conjuncts and Malayalam's chillu letters: "क्<ZWJ>ष" is क्ष), the left-to-right and right-to-left
-# marks, embeddings, overrides and isolates, the word joiner and invisible operators, variation
-# selectors, the zero-width no-break space (U+FEFF, also a byte order mark left inside a
-# concatenated file) and tag characters. Unicode's word rules do not break a word at them (UAX
-# #29, WB4) and ICU's normalisation for search (NFKC_Casefold) removes them; read as breaks, they
-# cut a word in two ("co", "operate") that never matched the word written without them.
-_IGNORABLE_BMP = ("\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200D-\u200F\u202A-\u202E"
-                  "\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0")
-_IGNORABLE = f"[{_IGNORABLE_BMP}\U0001BCA0-\U0001BCA3\U0001D173-\U0001D17A\U000E0000-\U000E0FFF]+"
-# (a first look for the Basic Multilingual Plane's or any character beyond it, then all of them
-# removed: a search of the whole class took 4.5x the time of the first, its ranges beyond the
-# plane slowing each character's test: 12 % of a long Japanese article's analysis)
-_IGNORABLE_RE = []
-
-
-def _drop_ignorable(text):
-    """``text`` without the characters of ``_IGNORABLE``."""
-    if not _IGNORABLE_RE:
-        _IGNORABLE_RE.extend((re.compile(f"[{_IGNORABLE_BMP}\U00010000-\U0010FFFF]"), re.compile(_IGNORABLE)))
-    maybe, every = _IGNORABLE_RE
-    return text if maybe.search(text) is None else every.sub("", text)
+# The invisible characters a word is read without (Tokenizer's drop_ignorables): _folds.IGNORABLE
 
 
 # The zero-width non-joiner between two characters of the Brahmic scripts of India and Sri Lanka
@@ -455,7 +432,8 @@ def _unicode_fold(text, drop_ignorables=False, hebrew_quotes=False, fold_variant
     """A non-ASCII text as the word rule reads it: in NFC (an accent written apart joined to its
     letter, as most text has it, so that both spellings give one term), the dot that lowercasing
     Turkish İ leaves (i + U+0307) dropped, so that "İstanbul" is "istanbul", (``drop_ignorables``)
-    without the invisible characters of ``_IGNORABLE``, (``hebrew_quotes``) with ASCII quotes
+    without the invisible characters of ``_folds.IGNORABLE`` (but the joiners of an emoji
+    sequence, with ``emoji_sequences`` in ``more``), (``hebrew_quotes``) with ASCII quotes
     between Hebrew letters as the marks they stand for (:func:`_fold_hebrew_quotes`), and
     (``fold_variants``) with compatibility characters, the letter variants of the Arabic script,
     Greek and Russian, and every decimal digit folded (:func:`_fold_variants`; ``lower``: the text
@@ -466,7 +444,7 @@ def _unicode_fold(text, drop_ignorables=False, hebrew_quotes=False, fold_variant
     if drop_ignorables:
         if "malayalam_chillu" in more:      # (the joiner of a chillu written in three, before it goes)
             text = _fold_chillu(text)
-        text = _drop_ignorable(text)
+        text = _drop_ignorable(text, "emoji_sequences" in more)
     if indic_zwnj:
         text = _drop_indic_zwnj(text)
     if hebrew_quotes:
@@ -867,6 +845,10 @@ class Tokenizer:
         With ``unicode_words``, read each emoji as a term (``"👍"``, ``"👍🏽"``, a flag's pair),
         as Lucene's standard tokenizer does; they gave none. False: read as before; what
         models saved before this setting existed do.
+    emoji_sequences : bool, default=True
+        With ``emoji_terms``, read an emoji sequence as one term, as ICU's tokenizer does: the
+        zero-width joiners of ``"👩‍💻"`` kept (it read as ``"👩"`` and ``"💻"``), a subdivision
+        flag's tags (``"🏴󠁧󠁢󠁳󠁣󠁴󠁿"``, read as ``"🏴"``), a keycap's ``#`` and ``*``. False: read as before.
 
     Examples
     --------
@@ -913,6 +895,7 @@ class Tokenizer:
     malayalam_chillu = False
     fold_enclosed = False
     emoji_terms = False
+    emoji_sequences = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
@@ -922,7 +905,7 @@ class Tokenizer:
                  sara_ae=True,
                  malayalam_chillu=True,
                  fold_enclosed=True,
-                 emoji_terms=True):
+                 emoji_terms=True, emoji_sequences=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -950,6 +933,7 @@ class Tokenizer:
         self.malayalam_chillu = bool(malayalam_chillu)
         self.fold_enclosed = bool(fold_enclosed)
         self.emoji_terms = bool(emoji_terms)
+        self.emoji_sequences = bool(emoji_sequences)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -1054,7 +1038,8 @@ class Tokenizer:
         that pattern took 1.4x the time on Hebrew text)."""
         if self.unicode_words and self.token_pattern == DEFAULT_TOKEN_PATTERN:
             mid = self.uax29_punctuation and ("\u00b7" in text or "\u05f4" in text or "\u05f3" in text)
-            return _emoji_words(text, _unicode_word_regex(mid)) if self.emoji_terms else _unicode_word_regex(mid)
+            return _emoji_words(text, _unicode_word_regex(mid), self.emoji_sequences) if self.emoji_terms \
+                else _unicode_word_regex(mid)
         return self._regex
 
     def _stem_tokens(self, tokens):
@@ -1213,12 +1198,11 @@ class Tokenizer:
             if self.drop_ignorables:
                 if self.malayalam_chillu and "\u0d4d\u200d" in lowered and _fold_chillu(lowered) != lowered:
                     return None         # a chillu in three characters read as one: read in parts
-                dropped = _drop_ignorable(lowered)
+                dropped = _drop_ignorable(lowered, self.emoji_sequences)
                 if len(dropped) != len(lowered):
                     # the invisible characters left out (a byte order mark before the text, a
                     # soft hyphen in a word): the places of the others, to give spans in ``doc``
-                    every = _IGNORABLE_RE[1]
-                    kept = [i if kept is None else kept[i] for i, c in enumerate(lowered) if every.match(c) is None]
+                    kept = [i if kept is None else kept[i] for i in _kept_places(lowered, self.emoji_sequences)]
                     lowered = dropped
             if self.indic_zwnj and "\u200c" in lowered:
                 joined = _drop_indic_zwnj(lowered)
@@ -1280,11 +1264,15 @@ class Tokenizer:
             # a half-width kana (ｶﾞ is ガ), and the vowel and final jamo that NFC joins to the
             # jamo before them (ᄀ + ᅡ is 가)
             # (and the sara aa that sara_am reads with a nikhahit before it as sara am)
+            # (and an emoji sequence's joiners, selectors, skin tones and tags, kept in context)
             while j < n and (_category(doc[j])[0] == "M" or doc[j] in "\uff9e\uff9f"
                              or "\u1160" <= doc[j] <= "\u11ff" or "\ud7b0" <= doc[j] <= "\ud7ff"
                              or (doc[j] in _SARA_AA and self.sara_am and any(c in _NIKHAHIT for c in doc[i:j]))
                              or (j == i + 1 and doc[j] == doc[i] and doc[j] in _SARA_E and self.sara_ae)
-                             or (doc[j] == "\u200d" and doc[j - 1] == "\u0d4d" and self.malayalam_chillu)):
+                             or (doc[j] == "\u200d" and doc[j - 1] == "\u0d4d" and self.malayalam_chillu)
+                             or (self.emoji_sequences and (doc[j] in "\u200d\ufe0f" or (doc[j - 1] == "\u200d" and _EMOJI_CHAR.match(doc[j]))
+                                                           or "\U0001f3fb" <= doc[j] <= "\U0001f3ff"
+                                                           or "\U000e0020" <= doc[j] <= "\U000e007f"))):
                 j += 1
             part = self._prepare(doc[i:j])
             if self.cyrillic_apostrophe and self.unicode_words and part in "'\u2019" and _fold_more(

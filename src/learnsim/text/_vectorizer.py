@@ -407,6 +407,10 @@ class TextVectorizer(BaseEstimator):
     emoji_terms : bool, default=True
         Passed to :class:`Tokenizer`: with ``unicode_words``, each emoji a term (``"👍"`` gave
         none); recorded in the saved model (one saved before this setting existed reads none).
+    emoji_sequences : bool, default=True
+        Passed to :class:`Tokenizer`: with ``emoji_terms``, an emoji sequence one term
+        (``"👩‍💻"`` read as ``"👩"`` and ``"💻"``, the flags of England and Scotland both as
+        ``"🏴"``); recorded in the saved model (one saved before this setting existed reads them so).
 
     Attributes
     ----------
@@ -481,6 +485,7 @@ class TextVectorizer(BaseEstimator):
         "malayalam_chillu": ["boolean"],
         "fold_enclosed": ["boolean"],
         "emoji_terms": ["boolean"],
+        "emoji_sequences": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -507,7 +512,7 @@ class TextVectorizer(BaseEstimator):
                  sara_ae=True,
                  malayalam_chillu=True,
                  fold_enclosed=True,
-                 emoji_terms=True):
+                 emoji_terms=True, emoji_sequences=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -545,6 +550,7 @@ class TextVectorizer(BaseEstimator):
         self.malayalam_chillu = malayalam_chillu
         self.fold_enclosed = fold_enclosed
         self.emoji_terms = emoji_terms
+        self.emoji_sequences = emoji_sequences
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
