@@ -391,3 +391,21 @@ def test_an_emoji_sequence_is_one_term():
         spans = tok.spans(doc)
         assert [t for _, _, t in spans] == tok(doc)
         assert [tok(doc[a:b]) for a, b, _ in spans] == [[t] for t in tok(doc)]
+
+
+@pytest.mark.parametrize("old,atomic", [("\u0989\u09a4\u09cd\u200d\u09b8\u09ac", "\u0989\u09ce\u09b8\u09ac"),     # উৎসব, festival
+                                        ("\u09b9\u09a0\u09be\u09a4\u09cd\u200d", "\u09b9\u09a0\u09be\u09ce")])   # হঠাৎ, suddenly
+def test_bengali_khanda_ta_written_with_a_joiner_reads_as_the_atomic_letter(old, atomic):
+    """Khanda ta written as ta, virama and a zero-width joiner (its spelling before Unicode 4.1,
+    which Lucene's Indic normaliser maps to ৎ) lost the joiner and read as ta and virama, a word
+    that never matched the one written with ৎ."""
+    tok = Tokenizer()
+    assert tok(old) == tok(atomic) == [atomic]
+    assert Tokenizer(khanda_ta=False)(old) != [atomic]                    # the old reading
+    assert Tokenizer(drop_ignorables=False)(old) == [atomic]              # the joiner kept: read the same
+    for doc in (f"ab {old} cd", f"cafe\u0301 {old} cd"):                  # read whole, and in parts
+        spans = tok.spans(doc)
+        assert [t for _, _, t in spans] == ["ab" if doc.startswith("ab") else "caf\u00e9", atomic, "cd"]
+        assert doc[spans[1][0]:spans[1][1]] == old
+    # a ta, virama and non-joiner (a ta with its virama shown) is not khanda ta
+    assert tok("\u0989\u09a4\u09cd\u200c\u09b8\u09ac") != [atomic]

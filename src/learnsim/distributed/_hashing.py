@@ -47,7 +47,7 @@ class HashingTextVectorizer(TextVectorizer):
     weighting, lowercase, token_pattern, stop_words, stem, ngram_range, sublinear_tf, norm, k1, b, dtype, \
     analyzer, cjk_unigrams, unicode_words, drop_ignorables, uax29_punctuation, fold_variants, fold_radicals, indic_zwnj, \
     sara_am, ela_geminada, fold_squares, casefold, latin_digraphs, lao_digraphs, cyrillic_apostrophe, fold_stop_words, \
-    sara_ae, malayalam_chillu, fold_enclosed, emoji_terms, emoji_sequences
+    sara_ae, malayalam_chillu, fold_enclosed, emoji_terms, emoji_sequences, khanda_ta
         As for :class:`learnsim.text.TextVectorizer`. Its vocabulary filters (``min_df``,
         ``max_df``, ``max_features``), LSI and resampling do not apply to hashed columns.
 
@@ -109,7 +109,7 @@ class HashingTextVectorizer(TextVectorizer):
                  sara_ae=True,
                  malayalam_chillu=True,
                  fold_enclosed=True,
-                 emoji_terms=True, emoji_sequences=True):
+                 emoji_terms=True, emoji_sequences=True, khanda_ta=True):
         self.n_features = n_features
         self.weighting = weighting
         self.lowercase = lowercase
@@ -143,6 +143,7 @@ class HashingTextVectorizer(TextVectorizer):
         self.fold_enclosed = fold_enclosed
         self.emoji_terms = emoji_terms
         self.emoji_sequences = emoji_sequences
+        self.khanda_ta = khanda_ta
 
     def _check_params(self):
         n = self.n_features

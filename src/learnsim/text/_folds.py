@@ -168,6 +168,27 @@ def fold_chillu(text, lower=True):
     return _CHILLU.sub(lambda m: _ATOMIC_CHILLU[m.group(1)], text)
 
 
+# Bengali's khanda ta (ৎ U+09CE, since Unicode 4.1) written as before, ta, the virama and a
+# zero-width joiner (ত্‍), as older text and some keyboards still write it: the joiner, invisible,
+# was left out, and উৎসব (festival) typed উত্‍সব read as উত্সব, a word that never matched. Read as
+# the atomic letter, Unicode's own equivalence of the two spellings (Lucene's Indic normaliser
+# maps them so), before the invisible characters are left out.
+def fold_khanda_ta(text, lower=True):
+    """``text`` with Bengali's ta, virama and zero-width joiner as khanda ta."""
+    return text.replace("\u09a4\u09cd\u200d", "\u09ce") if "\u09cd\u200d" in text else text
+
+
+def fold_joined(text, more):
+    """``text`` with the letters written with a zero-width joiner that the foldings named in
+    ``more`` read as one (a Malayalam chillu, Bengali's khanda ta): run before the joiners are
+    left out."""
+    if "\u200d" not in text:
+        return text
+    if "malayalam_chillu" in more:
+        text = fold_chillu(text)
+    return fold_khanda_ta(text) if "khanda_ta" in more else text
+
+
 # The enclosed alphanumerics (U+2460-U+24FF: ① ⑩ ⒛ ⒜ Ⓐ ⓐ; U+1F100-U+1F190: 🄁 🄐 🄰), which
 # lists and Japanese text set in place of a number or a letter: they were read as symbols, ⑩ alone
 # no term and ①② one term that matched nothing typed. Read as their NFKC (ICU's folding: ⑩ is
@@ -306,7 +327,8 @@ def emoji_sequences(text, lower=True):
 FOLDS = {"sara_am": fold_sara_am, "ela_geminada": fold_ela, "fold_squares": fold_squares,
          "latin_digraphs": fold_digraphs, "lao_digraphs": fold_lao_digraphs,
          "cyrillic_apostrophe": fold_cyrillic_apostrophe, "sara_ae": fold_sara_ae,
-         "malayalam_chillu": fold_chillu, "fold_enclosed": fold_enclosed, "emoji_sequences": emoji_sequences}
+         "malayalam_chillu": fold_chillu, "fold_enclosed": fold_enclosed, "emoji_sequences": emoji_sequences,
+         "khanda_ta": fold_khanda_ta}
 
 
 # the characters each folding looks for: one first look for those of all the foldings a tokenizer
@@ -314,7 +336,8 @@ FOLDS = {"sara_am": fold_sara_am, "ela_geminada": fold_ela, "fold_squares": fold
 _LOOKS_FOR = {"sara_am": "\u0e4d\u0ecd", "ela_geminada": "\u013f\u0140", "fold_squares": "\u3200-\u33ff",
               "latin_digraphs": _DIGRAPHS, "lao_digraphs": "\u0edc\u0edd",
               "cyrillic_apostrophe": "'\u2019", "sara_ae": SARA_E,
-              "malayalam_chillu": "\u200d", "fold_enclosed": _ENCLOSED, "emoji_sequences": "\u200d"}
+              "malayalam_chillu": "\u200d", "fold_enclosed": _ENCLOSED, "emoji_sequences": "\u200d",
+              "khanda_ta": "\u200d"}
 _FIRST_LOOK = {}
 
 

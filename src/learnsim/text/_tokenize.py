@@ -29,7 +29,7 @@ from unicodedata import category as _category, combining as _combining, decimal 
 
 from .._utils.inputs import RADICAL_CLASS
 from ._folds import COMPATIBILITY_ALONE as _COMPATIBILITY_ALONE, FOLDS as _FOLDS, NIKHAHIT as _NIKHAHIT, \
-    SARA_AA as _SARA_AA, SARA_E as _SARA_E, casefold_places as _casefold_places, emoji_words as _emoji_words, fold_chillu as _fold_chillu, fold_more as _fold_more, \
+    SARA_AA as _SARA_AA, SARA_E as _SARA_E, casefold_places as _casefold_places, emoji_words as _emoji_words, fold_joined as _fold_joined, fold_more as _fold_more, \
     open_compatibility as _open_compatibility, drop_ignorable as _drop_ignorable, kept_places as _kept_places, \
     EMOJI_CHAR as _EMOJI_CHAR
 
@@ -50,7 +50,8 @@ LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold
                   "malayalam_chillu",
                   "fold_enclosed",
                   "emoji_terms",
-                  "emoji_sequences")
+                  "emoji_sequences",
+                  "khanda_ta")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -442,8 +443,7 @@ def _unicode_fold(text, drop_ignorables=False, hebrew_quotes=False, fold_variant
     (:func:`_drop_indic_zwnj`), before NFC (which may then join a vowel's two parts), and the
     later foldings named in ``more`` (:mod:`._folds`)."""
     if drop_ignorables:
-        if "malayalam_chillu" in more:      # (the joiner of a chillu written in three, before it goes)
-            text = _fold_chillu(text)
+        text = _fold_joined(text, more)     # (the joiner of a chillu written in three, before it goes)
         text = _drop_ignorable(text, "emoji_sequences" in more)
     if indic_zwnj:
         text = _drop_indic_zwnj(text)
@@ -849,6 +849,10 @@ class Tokenizer:
         With ``emoji_terms``, read an emoji sequence as one term, as ICU's tokenizer does: the
         zero-width joiners of ``"👩‍💻"`` kept (it read as ``"👩"`` and ``"💻"``), a subdivision
         flag's tags (``"🏴󠁧󠁢󠁳󠁣󠁴󠁿"``, read as ``"🏴"``), a keycap's ``#`` and ``*``. False: read as before.
+    khanda_ta : bool, default=True
+        With ``unicode_words``, read Bengali's ta, virama and zero-width joiner as khanda ta
+        (``"ৎ"``): ``"উত্\u200dসব"`` read ``"উত্সব"`` and never matched ``"উৎসব"``. False: read
+        as before.
 
     Examples
     --------
@@ -896,6 +900,7 @@ class Tokenizer:
     fold_enclosed = False
     emoji_terms = False
     emoji_sequences = False
+    khanda_ta = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
@@ -905,7 +910,7 @@ class Tokenizer:
                  sara_ae=True,
                  malayalam_chillu=True,
                  fold_enclosed=True,
-                 emoji_terms=True, emoji_sequences=True):
+                 emoji_terms=True, emoji_sequences=True, khanda_ta=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -934,6 +939,7 @@ class Tokenizer:
         self.fold_enclosed = bool(fold_enclosed)
         self.emoji_terms = bool(emoji_terms)
         self.emoji_sequences = bool(emoji_sequences)
+        self.khanda_ta = bool(khanda_ta)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -1196,7 +1202,7 @@ class Tokenizer:
                 return None
         if self.unicode_words and not lowered.isascii():
             if self.drop_ignorables:
-                if self.malayalam_chillu and "\u0d4d\u200d" in lowered and _fold_chillu(lowered) != lowered:
+                if "\u200d" in lowered and _fold_joined(lowered, self._more) != lowered:
                     return None         # a chillu in three characters read as one: read in parts
                 dropped = _drop_ignorable(lowered, self.emoji_sequences)
                 if len(dropped) != len(lowered):
@@ -1269,7 +1275,8 @@ class Tokenizer:
                              or "\u1160" <= doc[j] <= "\u11ff" or "\ud7b0" <= doc[j] <= "\ud7ff"
                              or (doc[j] in _SARA_AA and self.sara_am and any(c in _NIKHAHIT for c in doc[i:j]))
                              or (j == i + 1 and doc[j] == doc[i] and doc[j] in _SARA_E and self.sara_ae)
-                             or (doc[j] == "\u200d" and doc[j - 1] == "\u0d4d" and self.malayalam_chillu)
+                             or (doc[j] == "\u200d" and ((doc[j - 1] == "\u0d4d" and self.malayalam_chillu)
+                                                      or (doc[j - 1] == "\u09cd" and self.khanda_ta)))
                              or (self.emoji_sequences and (doc[j] in "\u200d\ufe0f" or (doc[j - 1] == "\u200d" and _EMOJI_CHAR.match(doc[j]))
                                                            or "\U0001f3fb" <= doc[j] <= "\U0001f3ff"
                                                            or "\U000e0020" <= doc[j] <= "\U000e007f"))):

@@ -411,6 +411,10 @@ class TextVectorizer(BaseEstimator):
         Passed to :class:`Tokenizer`: with ``emoji_terms``, an emoji sequence one term
         (``"👩‍💻"`` read as ``"👩"`` and ``"💻"``, the flags of England and Scotland both as
         ``"🏴"``); recorded in the saved model (one saved before this setting existed reads them so).
+    khanda_ta : bool, default=True
+        Passed to :class:`Tokenizer`: Bengali's ta, virama and zero-width joiner read as khanda
+        ta (``"ৎ"``); recorded in the saved model (one saved before this setting existed reads
+        them as ta and virama).
 
     Attributes
     ----------
@@ -486,6 +490,7 @@ class TextVectorizer(BaseEstimator):
         "fold_enclosed": ["boolean"],
         "emoji_terms": ["boolean"],
         "emoji_sequences": ["boolean"],
+        "khanda_ta": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -512,7 +517,7 @@ class TextVectorizer(BaseEstimator):
                  sara_ae=True,
                  malayalam_chillu=True,
                  fold_enclosed=True,
-                 emoji_terms=True, emoji_sequences=True):
+                 emoji_terms=True, emoji_sequences=True, khanda_ta=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -551,6 +556,7 @@ class TextVectorizer(BaseEstimator):
         self.fold_enclosed = fold_enclosed
         self.emoji_terms = emoji_terms
         self.emoji_sequences = emoji_sequences
+        self.khanda_ta = khanda_ta
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
