@@ -409,3 +409,21 @@ def test_bengali_khanda_ta_written_with_a_joiner_reads_as_the_atomic_letter(old,
         assert doc[spans[1][0]:spans[1][1]] == old
     # a ta, virama and non-joiner (a ta with its virama shown) is not khanda ta
     assert tok("\u0989\u09a4\u09cd\u200c\u09b8\u09ac") != [atomic]
+
+
+def test_vietnamese_tone_on_either_vowel_of_oa_oe_uy_reads_as_one_term():
+    """hòa and hoà (peace), khỏe and khoẻ (healthy), ủy and uỷ (committee) are one word written in
+    the two styles Vietnamese text uses (the tone on the first or the second vowel of a rising
+    diphthong ending the syllable): they were two terms, and a query in one style did not find a
+    text in the other. Both now read with the tone on the second vowel, NFD too."""
+    tok, old = Tokenizer(), Tokenizer(vietnamese_tones=False)
+    for first, second in (("h\u00f2a b\u00ecnh", "ho\u00e0 b\u00ecnh"), ("kh\u1ecfe", "kho\u1ebb"),
+                          ("\u1ee7y ban", "u\u1ef7 ban"), ("TH\u1ee6Y", "thu\u1ef7"), ("x\u00f5a", "xo\u00e3")):
+        assert tok(first) == tok(second) == tok(unicodedata.normalize("NFD", first)), first
+        assert old(first) != old(second)
+        spans = tok.spans("ok " + first)
+        assert [t for _, _, t in spans] == tok("ok " + first)
+        assert ("ok " + first)[spans[1][0]:spans[1][1]] == first.split()[0]
+    # where both styles agree, or the vowels are not such a diphthong, nothing moves
+    for word in ("qu\u00fd", "m\u00f9a", "ho\u00e0n", "p\u00f5e", "t\u00f2an", "ch\u00f2ang"):
+        assert tok(word) == old(word), word

@@ -47,7 +47,8 @@ class HashingTextVectorizer(TextVectorizer):
     weighting, lowercase, token_pattern, stop_words, stem, ngram_range, sublinear_tf, norm, k1, b, dtype, \
     analyzer, cjk_unigrams, unicode_words, drop_ignorables, uax29_punctuation, fold_variants, fold_radicals, indic_zwnj, \
     sara_am, ela_geminada, fold_squares, casefold, latin_digraphs, lao_digraphs, cyrillic_apostrophe, fold_stop_words, \
-    sara_ae, malayalam_chillu, fold_enclosed, emoji_terms, emoji_sequences, khanda_ta
+    sara_ae, malayalam_chillu, fold_enclosed, emoji_terms, emoji_sequences, khanda_ta, \
+    vietnamese_tones
         As for :class:`learnsim.text.TextVectorizer`. Its vocabulary filters (``min_df``,
         ``max_df``, ``max_features``), LSI and resampling do not apply to hashed columns.
 
@@ -109,7 +110,8 @@ class HashingTextVectorizer(TextVectorizer):
                  sara_ae=True,
                  malayalam_chillu=True,
                  fold_enclosed=True,
-                 emoji_terms=True, emoji_sequences=True, khanda_ta=True):
+                 emoji_terms=True, emoji_sequences=True, khanda_ta=True,
+                 vietnamese_tones=True):
         self.n_features = n_features
         self.weighting = weighting
         self.lowercase = lowercase
@@ -144,6 +146,7 @@ class HashingTextVectorizer(TextVectorizer):
         self.emoji_terms = emoji_terms
         self.emoji_sequences = emoji_sequences
         self.khanda_ta = khanda_ta
+        self.vietnamese_tones = vietnamese_tones
 
     def _check_params(self):
         n = self.n_features

@@ -189,6 +189,32 @@ def fold_joined(text, more):
     return fold_khanda_ta(text) if "khanda_ta" in more else text
 
 
+# Vietnamese's tone mark on the rising diphthongs oa, oe and uy ending a syllable, which text
+# writes in two styles, both common: on the first vowel (hòa, khỏe, thủy: the older style, most
+# keyboards' default) or on the second (hoà, khoẻ, thuỷ). Unicode's normalisation keeps them
+# apart, and hòa bình (peace) never matched hoà bình, nor ủy ban (committee) uỷ ban. Read with
+# the tone on the second vowel, where both styles put it once a consonant follows (hoàn, khuyến),
+# as Vietnamese search engines read them. After qu the u is the consonant's (quý, one style) and
+# is not read so; Portuguese's õe (põe) is left as it is. (Ending a syllable: no Latin letter or
+# mark after it, so that a span of the word read alone reads the same.)
+_VI_TONE = re.compile("(?<![qQ])(?:([òóỏọÒÓỎỌ])([aAeE])|([õÕ])([aA])|([ùúủũụÙÚỦŨỤ])([yY]))(?![A-Za-z\u00c0-\u024f\u1e00-\u1eff\u0300-\u036f])")
+_VI_LOOK = re.compile("[òóỏõọùúủũụÒÓỎÕỌÙÚỦŨỤ][aAeEyY]")
+
+
+def _vi_tone(m):
+    first, second = [g for g in m.groups() if g is not None]
+    base, tone = _normalize("NFD", first)[0], _normalize("NFD", first)[1:]
+    return base + _normalize("NFC", second + tone)
+
+
+def fold_vietnamese_tones(text, lower=True):
+    """``text`` with the tone of Vietnamese's oa, oe and uy ending a syllable on the second
+    vowel (``hòa`` is ``hoà``)."""
+    if _VI_LOOK.search(text) is None:
+        return text
+    return _VI_TONE.sub(_vi_tone, text)
+
+
 # The enclosed alphanumerics (U+2460-U+24FF: ① ⑩ ⒛ ⒜ Ⓐ ⓐ; U+1F100-U+1F190: 🄁 🄐 🄰), which
 # lists and Japanese text set in place of a number or a letter: they were read as symbols, ⑩ alone
 # no term and ①② one term that matched nothing typed. Read as their NFKC (ICU's folding: ⑩ is
@@ -328,7 +354,7 @@ FOLDS = {"sara_am": fold_sara_am, "ela_geminada": fold_ela, "fold_squares": fold
          "latin_digraphs": fold_digraphs, "lao_digraphs": fold_lao_digraphs,
          "cyrillic_apostrophe": fold_cyrillic_apostrophe, "sara_ae": fold_sara_ae,
          "malayalam_chillu": fold_chillu, "fold_enclosed": fold_enclosed, "emoji_sequences": emoji_sequences,
-         "khanda_ta": fold_khanda_ta}
+         "khanda_ta": fold_khanda_ta, "vietnamese_tones": fold_vietnamese_tones}
 
 
 # the characters each folding looks for: one first look for those of all the foldings a tokenizer
@@ -337,7 +363,7 @@ _LOOKS_FOR = {"sara_am": "\u0e4d\u0ecd", "ela_geminada": "\u013f\u0140", "fold_s
               "latin_digraphs": _DIGRAPHS, "lao_digraphs": "\u0edc\u0edd",
               "cyrillic_apostrophe": "'\u2019", "sara_ae": SARA_E,
               "malayalam_chillu": "\u200d", "fold_enclosed": _ENCLOSED, "emoji_sequences": "\u200d",
-              "khanda_ta": "\u200d"}
+              "khanda_ta": "\u200d", "vietnamese_tones": "òóỏõọùúủũụÒÓỎÕỌÙÚỦŨỤ"}
 _FIRST_LOOK = {}
 
 

@@ -51,7 +51,7 @@ LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold
                   "fold_enclosed",
                   "emoji_terms",
                   "emoji_sequences",
-                  "khanda_ta")
+                  "khanda_ta", "vietnamese_tones")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -853,6 +853,9 @@ class Tokenizer:
         With ``unicode_words``, read Bengali's ta, virama and zero-width joiner as khanda ta
         (``"ৎ"``): ``"উত্\u200dসব"`` read ``"উত্সব"`` and never matched ``"উৎসব"``. False: read
         as before.
+    vietnamese_tones : bool, default=True
+        With ``unicode_words``, read Vietnamese's ``"hòa"``, ``"khỏe"``, ``"thủy"`` (the tone on
+        the first vowel) as ``"hoà"``, ``"khoẻ"``, ``"thuỷ"``. False: read as before.
 
     Examples
     --------
@@ -900,7 +903,7 @@ class Tokenizer:
     fold_enclosed = False
     emoji_terms = False
     emoji_sequences = False
-    khanda_ta = False
+    khanda_ta = vietnamese_tones = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
@@ -910,7 +913,7 @@ class Tokenizer:
                  sara_ae=True,
                  malayalam_chillu=True,
                  fold_enclosed=True,
-                 emoji_terms=True, emoji_sequences=True, khanda_ta=True):
+                 emoji_terms=True, emoji_sequences=True, khanda_ta=True, vietnamese_tones=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -939,7 +942,7 @@ class Tokenizer:
         self.fold_enclosed = bool(fold_enclosed)
         self.emoji_terms = bool(emoji_terms)
         self.emoji_sequences = bool(emoji_sequences)
-        self.khanda_ta = bool(khanda_ta)
+        self.khanda_ta, self.vietnamese_tones = bool(khanda_ta), bool(vietnamese_tones)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")

@@ -415,6 +415,10 @@ class TextVectorizer(BaseEstimator):
         Passed to :class:`Tokenizer`: Bengali's ta, virama and zero-width joiner read as khanda
         ta (``"ৎ"``); recorded in the saved model (one saved before this setting existed reads
         them as ta and virama).
+    vietnamese_tones : bool, default=True
+        Passed to :class:`Tokenizer`: Vietnamese's oa, oe and uy ending a syllable read with the
+        tone on the second vowel (``"hòa"`` as ``"hoà"``, two terms before); recorded in the saved
+        model (one saved before this setting existed reads the two styles apart).
 
     Attributes
     ----------
@@ -491,6 +495,7 @@ class TextVectorizer(BaseEstimator):
         "emoji_terms": ["boolean"],
         "emoji_sequences": ["boolean"],
         "khanda_ta": ["boolean"],
+        "vietnamese_tones": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -517,7 +522,8 @@ class TextVectorizer(BaseEstimator):
                  sara_ae=True,
                  malayalam_chillu=True,
                  fold_enclosed=True,
-                 emoji_terms=True, emoji_sequences=True, khanda_ta=True):
+                 emoji_terms=True, emoji_sequences=True, khanda_ta=True,
+                 vietnamese_tones=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -557,6 +563,7 @@ class TextVectorizer(BaseEstimator):
         self.emoji_terms = emoji_terms
         self.emoji_sequences = emoji_sequences
         self.khanda_ta = khanda_ta
+        self.vietnamese_tones = vietnamese_tones
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
