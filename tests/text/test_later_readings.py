@@ -427,3 +427,17 @@ def test_vietnamese_tone_on_either_vowel_of_oa_oe_uy_reads_as_one_term():
     # where both styles agree, or the vowels are not such a diphthong, nothing moves
     for word in ("qu\u00fd", "m\u00f9a", "ho\u00e0n", "p\u00f5e", "t\u00f2an", "ch\u00f2ang"):
         assert tok(word) == old(word), word
+
+
+def test_a_colon_typed_for_the_devanagari_visarga_inside_a_word_reads_as_it():
+    """दु:ख (sorrow), typed with a colon for the visarga as most Hindi text types it, broke at the
+    colon and gave दु alone, never matching दुःख; inside a Devanagari word the colon is read as
+    the visarga. After a word, and between other scripts, a colon is a colon as before."""
+    tok, old = Tokenizer(), Tokenizer(devanagari_visarga=False)
+    for typed, written in (("\u0926\u0941:\u0916", "\u0926\u0941\u0903\u0916"),
+                           ("\u092a\u094d\u0930\u093e\u0924:\u0915\u093e\u0932", "\u092a\u094d\u0930\u093e\u0924\u0903\u0915\u093e\u0932")):
+        assert tok(typed) == tok(written) == [written] and old(typed) != [written]
+        spans = tok.spans(f"ok {typed} ok")
+        assert [t for _, _, t in spans] == ["ok", written, "ok"] and spans[1][:2] == (3, 3 + len(typed))
+    for text in ("\u0928\u093f\u092e\u094d\u0928: \u0915\u0932", "ab:cd", "\u0915\u0932 :\u0915\u0932", "10:30"):
+        assert tok(text) == old(text), text

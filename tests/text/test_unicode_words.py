@@ -262,6 +262,8 @@ def test_zero_width_spaces_and_non_joiners_still_cut_and_the_old_reading_is_kept
      "\u0989\u09ce\u09b8\u09ac", "\u0989\u09a4\u09cd\u09b8\u09ac"),     # উত্‍সব (festival): উৎসব, where it was উত্সব
     ("vietnamese_tones", ["h\u00f2a b\u00ecnh", "ho\u00e0 gi\u1ea3i", "gi\u1ea3i th\u01b0\u1edfng"],
      "ho\u00e0", "h\u00f2a"),     # hòa (peace): hoà, where it was a term of its own
+    ("devanagari_visarga", ["\u0926\u0941:\u0916 \u0939\u0948", "\u0926\u0941\u0903\u0916 \u0928\u0939\u0940\u0902", "\u0939\u0948 \u0928\u0939\u0940\u0902"],
+     "\u0926\u0941\u0903\u0916", "\u0926\u0941"),     # दु:ख (sorrow): दुःख, where it was दु
 ])
 def test_a_model_saved_before_a_reading_setting_keeps_its_reading(tmp_path, setting, docs, read_now, read_before):
     from learnsim.persistence import load, save
@@ -543,7 +545,8 @@ def test_a_text_that_reads_far_longer_is_not_mapped(monkeypatch):
 @pytest.mark.parametrize("setting", ["cjk_unigrams", "unicode_words", "drop_ignorables", "uax29_punctuation",
                                      "fold_variants", "fold_radicals", "indic_zwnj", "sara_am", "ela_geminada", "fold_squares", "casefold", "latin_digraphs", "lao_digraphs",
                                      "cyrillic_apostrophe", "fold_stop_words", "sara_ae", "malayalam_chillu", "fold_enclosed", "emoji_terms",
-                                     "emoji_sequences", "khanda_ta", "vietnamese_tones"])
+                                     "emoji_sequences", "khanda_ta", "vietnamese_tones",
+                                     "devanagari_visarga"])
 def test_a_reading_given_other_than_true_or_false_is_refused(setting):
     # read for its truth value, a saved state's "false" was the reading True: silently another one
     from learnsim.exceptions import ParameterTypeError

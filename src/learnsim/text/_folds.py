@@ -215,6 +215,22 @@ def fold_vietnamese_tones(text, lower=True):
     return _VI_TONE.sub(_vi_tone, text)
 
 
+# Devanagari's visarga (ः U+0903) typed as a colon, as most Hindi and Marathi keyboards and text
+# write it inside a word (दु:ख, sorrow; प्रात:काल, morning): the colon broke the word, and दु:ख
+# gave the term दु alone (ख, one letter, no term), which never matched दुःख. Between two
+# Devanagari characters a colon is read as the visarga it stands for, as the cyrillic_apostrophe
+# reads an apostrophe inside a Cyrillic word; after a word (अत:, अतः, therefore; or a list's
+# colon) it stays a colon, as the two cannot be told apart there.
+_DEVANAGARI_COLON = re.compile("(?<=[\u0900-\u0963\u0966-\u097f]):(?=[\u0900-\u0963\u0966-\u097f])")
+
+
+def fold_devanagari_visarga(text, lower=True):
+    """``text`` with a colon between two Devanagari characters as the visarga."""
+    if ":" not in text:
+        return text
+    return _DEVANAGARI_COLON.sub("\u0903", text)
+
+
 # The enclosed alphanumerics (U+2460-U+24FF: ① ⑩ ⒛ ⒜ Ⓐ ⓐ; U+1F100-U+1F190: 🄁 🄐 🄰), which
 # lists and Japanese text set in place of a number or a letter: they were read as symbols, ⑩ alone
 # no term and ①② one term that matched nothing typed. Read as their NFKC (ICU's folding: ⑩ is
@@ -354,7 +370,8 @@ FOLDS = {"sara_am": fold_sara_am, "ela_geminada": fold_ela, "fold_squares": fold
          "latin_digraphs": fold_digraphs, "lao_digraphs": fold_lao_digraphs,
          "cyrillic_apostrophe": fold_cyrillic_apostrophe, "sara_ae": fold_sara_ae,
          "malayalam_chillu": fold_chillu, "fold_enclosed": fold_enclosed, "emoji_sequences": emoji_sequences,
-         "khanda_ta": fold_khanda_ta, "vietnamese_tones": fold_vietnamese_tones}
+         "khanda_ta": fold_khanda_ta, "vietnamese_tones": fold_vietnamese_tones,
+         "devanagari_visarga": fold_devanagari_visarga}
 
 
 # the characters each folding looks for: one first look for those of all the foldings a tokenizer
@@ -363,7 +380,8 @@ _LOOKS_FOR = {"sara_am": "\u0e4d\u0ecd", "ela_geminada": "\u013f\u0140", "fold_s
               "latin_digraphs": _DIGRAPHS, "lao_digraphs": "\u0edc\u0edd",
               "cyrillic_apostrophe": "'\u2019", "sara_ae": SARA_E,
               "malayalam_chillu": "\u200d", "fold_enclosed": _ENCLOSED, "emoji_sequences": "\u200d",
-              "khanda_ta": "\u200d", "vietnamese_tones": "òóỏõọùúủũụÒÓỎÕỌÙÚỦŨỤ"}
+              "khanda_ta": "\u200d", "vietnamese_tones": "òóỏõọùúủũụÒÓỎÕỌÙÚỦŨỤ",
+              "devanagari_visarga": ":"}
 _FIRST_LOOK = {}
 
 

@@ -51,7 +51,7 @@ LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold
                   "fold_enclosed",
                   "emoji_terms",
                   "emoji_sequences",
-                  "khanda_ta", "vietnamese_tones")
+                  "khanda_ta", "vietnamese_tones", "devanagari_visarga")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -856,6 +856,9 @@ class Tokenizer:
     vietnamese_tones : bool, default=True
         With ``unicode_words``, read Vietnamese's ``"hòa"``, ``"khỏe"``, ``"thủy"`` (the tone on
         the first vowel) as ``"hoà"``, ``"khoẻ"``, ``"thuỷ"``. False: read as before.
+    devanagari_visarga : bool, default=True
+        With ``unicode_words``, read a colon between two Devanagari characters as the visarga
+        (``"दु:ख"`` gave ``"दु"``, never ``"दुःख"``). False: read as before.
 
     Examples
     --------
@@ -903,7 +906,7 @@ class Tokenizer:
     fold_enclosed = False
     emoji_terms = False
     emoji_sequences = False
-    khanda_ta = vietnamese_tones = False
+    khanda_ta = vietnamese_tones = devanagari_visarga = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
@@ -913,7 +916,7 @@ class Tokenizer:
                  sara_ae=True,
                  malayalam_chillu=True,
                  fold_enclosed=True,
-                 emoji_terms=True, emoji_sequences=True, khanda_ta=True, vietnamese_tones=True):
+                 emoji_terms=True, emoji_sequences=True, khanda_ta=True, vietnamese_tones=True, devanagari_visarga=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -942,7 +945,7 @@ class Tokenizer:
         self.fold_enclosed = bool(fold_enclosed)
         self.emoji_terms = bool(emoji_terms)
         self.emoji_sequences = bool(emoji_sequences)
-        self.khanda_ta, self.vietnamese_tones = bool(khanda_ta), bool(vietnamese_tones)
+        self.khanda_ta, self.vietnamese_tones, self.devanagari_visarga = map(bool, (khanda_ta, vietnamese_tones, devanagari_visarga))
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")

@@ -419,6 +419,10 @@ class TextVectorizer(BaseEstimator):
         Passed to :class:`Tokenizer`: Vietnamese's oa, oe and uy ending a syllable read with the
         tone on the second vowel (``"hòa"`` as ``"hoà"``, two terms before); recorded in the saved
         model (one saved before this setting existed reads the two styles apart).
+    devanagari_visarga : bool, default=True
+        Passed to :class:`Tokenizer`: a colon between two Devanagari characters read as the
+        visarga (``"दु:ख"`` as ``"दुःख"``); recorded in the saved model (one saved before this
+        setting existed reads the colon as a break).
 
     Attributes
     ----------
@@ -496,6 +500,7 @@ class TextVectorizer(BaseEstimator):
         "emoji_sequences": ["boolean"],
         "khanda_ta": ["boolean"],
         "vietnamese_tones": ["boolean"],
+        "devanagari_visarga": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -523,7 +528,7 @@ class TextVectorizer(BaseEstimator):
                  malayalam_chillu=True,
                  fold_enclosed=True,
                  emoji_terms=True, emoji_sequences=True, khanda_ta=True,
-                 vietnamese_tones=True):
+                 vietnamese_tones=True, devanagari_visarga=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -564,6 +569,7 @@ class TextVectorizer(BaseEstimator):
         self.emoji_sequences = emoji_sequences
         self.khanda_ta = khanda_ta
         self.vietnamese_tones = vietnamese_tones
+        self.devanagari_visarga = devanagari_visarga
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
