@@ -441,3 +441,13 @@ def test_a_colon_typed_for_the_devanagari_visarga_inside_a_word_reads_as_it():
         assert [t for _, _, t in spans] == ["ok", written, "ok"] and spans[1][:2] == (3, 3 + len(typed))
     for text in ("\u0928\u093f\u092e\u094d\u0928: \u0915\u0932", "ab:cd", "\u0915\u0932 :\u0915\u0932", "10:30"):
         assert tok(text) == old(text), text
+
+
+def test_a_keycap_alone_has_something_to_search():
+    """#️⃣ and *️⃣ are terms since emoji_sequences; the command line and the service refused a
+    query or a document of one alone as holding no letter or digit."""
+    from learnsim._utils.inputs import has_content
+
+    for keycap in ("#\ufe0f\u20e3", "*\u20e3"):
+        assert Tokenizer()(keycap) and has_content(keycap)
+    assert not has_content("# * ?!")

@@ -53,8 +53,9 @@ FLAG_CLASS = r"\U0001f1e6-\U0001f1ff"
 #: A text with something to search: a letter or a digit (Python's ``re``: ``[^\W_]``), such a
 #: radical (a symbol to ``str.isalnum``: a query copied from a PDF as "⼈⼝" was refused as empty),
 #: or an emoji (a term since emoji_terms: a query of 👍 alone was refused as empty by the command
-#: line and the service while the library searched it).
-CONTENT_PATTERN = r"[^\W_]|[" + RADICAL_CLASS + EMOJI_CLASS + FLAG_CLASS + "]"
+#: line and the service while the library searched it), or a keycap's mark (#️⃣ and *️⃣, terms since
+#: emoji_sequences).
+CONTENT_PATTERN = r"[^\W_]|[" + RADICAL_CLASS + EMOJI_CLASS + FLAG_CLASS + r"\u20e3]"
 _CONTENT = re.compile(CONTENT_PATTERN)
 
 # a JSON string: quotes around anything but a quote or a backslash, or a backslash escape
