@@ -253,3 +253,20 @@ def test_malformed_runs_name_the_file_and_line(tmp_path, text, fragment):
     with pytest.raises(ValueError) as caught:
         read_trec_run(path)
     assert "run.trec" in str(caught.value) and fragment in str(caught.value)
+
+
+def test_qrels_in_ir_datasets_order_are_read_by_their_iteration(tmp_path):
+    # ir_datasets' export writes query_id doc_id relevance iteration: read as TREC, the grade
+    # became the document and the iteration (0) every grade, every measure 0 without a word
+    path = _write(tmp_path / "qrels.tsv", "q1\tMED-1\t2\t0\nq1\tMED-7\t0\t0\nq2\tMED-3\t1\t0\n")
+    info = {}
+    assert read_qrels(path, info=info) == {"q1": {"MED-1": 2, "MED-7": 0}, "q2": {"MED-3": 1}}
+    assert info["layout"] == "irds"
+    # TREC whose iteration is the query again (and whose relevance is the same throughout) stays TREC
+    again = _write(tmp_path / "again.txt", "q1 q1 184 1\nq2 q2 29 1\n")
+    assert read_qrels(again) == {"q1": {"184": 1}, "q2": {"29": 1}}
+    # every field but the query a number: a TREC iteration counter over numeric documents, or
+    # ir_datasets' order over numeric documents; refused, not guessed
+    numbers = _write(tmp_path / "numbers.txt", "1 7 2 0\n1 8 0 0\n")
+    with pytest.raises(ValueError, match=r"numbers.txt, line 1: cannot tell .*TREC.*ir_datasets"):
+        read_qrels(numbers)

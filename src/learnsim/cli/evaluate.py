@@ -71,6 +71,7 @@ def register(commands):
             qrels layouts (--qrels):
                   TREC: qid 0 docid relevance           301 0 FBIS3-10082 1
                   BEIR: query-id<TAB>corpus-id<TAB>score under that header
+                  ir_datasets: query_id doc_id relevance iteration   301 FBIS3-10082 1 0
                   SMART: CISI.REL (query doc 0 0.0: every pair relevant), cranqrel (query doc
                     grade; its queries numbered by position in cran.qry, which is noted)
 

@@ -24,7 +24,7 @@ from .._utils.inputs import short_repr
 from ._base import _normalise_id
 from ._decode import check_encoding_errors, decoded_lines, json_record, read_text
 from .documents import _text_key_hint, record_id_key, record_text, record_text_key
-from .ir import _build_collection, _grade, _judgments_from_memory, _texts_from_memory
+from .ir import _ASCII_INTEGER, _build_collection, _grade, _judgments_from_memory, _texts_from_memory
 from .smart import _SMART_TEXT_FIELDS, _number_queries, _read_smart_records, _smart_text
 
 __all__ = ["load_trec_collection", "normalise_run_ids", "read_corpus", "read_id_texts", "read_qrels", "read_queries",
@@ -510,7 +510,8 @@ def _is_number(text):
 
 def _qrels_layout(rows):
     """"beir" (a header ``query-id corpus-id score``, then three fields), "trec" (four fields,
-    the second the same on every line: the iteration), "graded" (``query doc grade``), or
+    the second the same on every line: the iteration), "irds" (``query doc relevance
+    iteration``, ir_datasets' order: the fourth the same on every line), "graded" (``query doc grade``), or
     "pairs" (``query doc``, or CISI's ``query doc 0 0.000000``: every listed pair relevant)."""
     where, first = rows[0]
     if len(first) == 3 and not _is_number(first[2]):
@@ -529,13 +530,28 @@ def _qrels_layout(rows):
     if len(first) == 2 or (len(first) == 4 and all(_is_number(f[2]) and _is_number(f[3]) for _w, f in rows)
                            and len({f[2] for _w, f in rows}) == 1 and len({f[3] for _w, f in rows}) == 1):
         return "pairs"
+    if len(first) == 4 and len({f[3] for _w, f in rows}) == 1 and \
+            all(_ASCII_INTEGER.fullmatch(f[2]) for _w, f in rows) and \
+            any(f[1] != f[0] for _w, f in rows):
+        # the fourth field is the one the same on every line and the third holds integers:
+        # ir_datasets' order (query_id doc_id relevance iteration, as its tsv export writes it),
+        # read as TREC the relevance became the document and the iteration (0) every grade,
+        # every measure 0 without a word. Where the second field is all numbers too, it may be a
+        # TREC iteration counter over numeric documents: which is meant cannot be told
+        if all(_ASCII_INTEGER.fullmatch(f[1]) for _w, f in rows):
+            raise ValueError(f"{where}: cannot tell 'query iteration document relevance' (TREC, its iteration "
+                             "varying) from 'query document relevance iteration' (ir_datasets' export, its "
+                             "iteration the same on every line): every field but the first is a number; write "
+                             "the file as TREC, the iteration second ('q1 0 d1 1')")
+        return "irds"
     if len(first) == 4:
         return "trec"
     raise ValueError(f"{where}: {len(first)} field(s); expected 'query iteration document relevance' (TREC), "
                      "'query-id corpus-id score' under a header (BEIR), or 'query document [grade]' (SMART)")
 
 
-_QRELS_FIELDS = {"trec": "query, iteration, docno, relevance", "beir": "query-id, corpus-id, score"}
+_QRELS_FIELDS = {"trec": "query, iteration, docno, relevance", "beir": "query-id, corpus-id, score",
+                 "irds": "query_id, doc_id, relevance, iteration"}
 # the names of a header over pairs of query and document ids
 _QRELS_HEADER_NAMES = frozenset(_TSV_ID_NAMES + ("query", "doc", "document", "qry", "topic", "q0"))
 
@@ -568,10 +584,11 @@ def _file_judgments(path, encoding="utf-8", encoding_errors="replace", any_layou
         rows = rows[1:]
         if not rows:
             raise ValueError(f"{path} holds a header and no relevance judgment")
-    doc_col, grade_col = {"trec": (2, 3), "beir": (1, 2), "graded": (1, 2), "pairs": (1, None)}[layout]
+    doc_col, grade_col = {"trec": (2, 3), "beir": (1, 2), "graded": (1, 2), "pairs": (1, None),
+                          "irds": (1, 2)}[layout]
     judgments = []
     for where, fields in rows:
-        expected = {"trec": 4, "beir": 3}.get(layout)
+        expected = {"trec": 4, "beir": 3, "irds": 4}.get(layout)
         if expected is not None and len(fields) != expected:
             raise ValueError(f"{where}: {len(fields)} field(s), expected {expected}: {_QRELS_FIELDS[layout]}")
         if grade_col is None:
@@ -595,6 +612,9 @@ def read_qrels(path, *, query_ids=None, numbering="auto", encoding="utf-8", enco
         * TREC: ``query iteration document relevance`` (the iteration, ``0`` or ``Q0``, the
           same on every line);
         * BEIR's TSV: a header ``query-id corpus-id score``, then three fields a line;
+        * ``query document relevance iteration``, ir_datasets' order (its ``export``), told
+          from TREC's by the iteration, the field the same on every line (where every field
+          but the first is a number, which is meant cannot be told: an error);
         * ``query document grade`` (Cranfield's ``cranqrel``);
         * ``query document`` pairs, or CISI's ``query document 0 0.000000``: every listed
           pair relevant (level 1).
@@ -611,7 +631,7 @@ def read_qrels(path, *, query_ids=None, numbering="auto", encoding="utf-8", enco
     encoding : str, default="utf-8"
     encoding_errors : {"replace", "strict"}, default="replace"
     info : dict, optional
-        Receives ``"layout"`` ("trec", "beir", "graded" or "pairs"), ``"numbering"`` and
+        Receives ``"layout"`` ("trec", "beir", "irds", "graded" or "pairs"), ``"numbering"`` and
         ``"n_judgments"``.
     unknown : {"error", "keep"}, default="error"
         With ``query_ids``: what a judgment naming another query is.
