@@ -270,3 +270,14 @@ def test_qrels_in_ir_datasets_order_are_read_by_their_iteration(tmp_path):
     numbers = _write(tmp_path / "numbers.txt", "1 7 2 0\n1 8 0 0\n")
     with pytest.raises(ValueError, match=r"numbers.txt, line 1: cannot tell .*TREC.*ir_datasets"):
         read_qrels(numbers)
+
+
+def test_qrels_split_at_tabs_keep_ids_that_hold_a_space_without_a_header(tmp_path):
+    # split at blanks, "q1<TAB>doc 1<TAB>1" was TREC's query iteration doc relevance: the document '1'
+    graded = _write(tmp_path / "graded.tsv", "q1\tdoc 1\t1\nq2\tdoc 2\t0\n")
+    assert read_qrels(graded) == {"q1": {"doc 1": 1}, "q2": {"doc 2": 0}}
+    trec = _write(tmp_path / "trec.tsv", "query 1\t0\tdoc 1\t2\nquery 2\t0\tdoc 2\t0\n")
+    assert read_qrels(trec) == {"query 1": {"doc 1": 2}, "query 2": {"doc 2": 0}}
+    # CISI's pairs, query and document apart by blanks before the tabs, are still pairs
+    cisi = _write(tmp_path / "cisi.rel", "1     28\t0\t0.000000\n1     35\t0\t0.000000\n")
+    assert read_qrels(cisi) == {"1": {"28": 1, "35": 1}}

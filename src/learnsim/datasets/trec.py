@@ -556,6 +556,27 @@ _QRELS_FIELDS = {"trec": "query, iteration, docno, relevance", "beir": "query-id
 _QRELS_HEADER_NAMES = frozenset(_TSV_ID_NAMES + ("query", "doc", "document", "qry", "topic", "q0"))
 
 
+def _tab_fields(rows, lines):
+    """``rows`` split at tabs alone where every line holds a tab and so splits into the same number
+    of non-empty fields, some of them holding a blank: an id with a space (``doc 1``, which a
+    corpus accepts) under no header, split at blanks, was read as TREC's ``query iteration doc
+    relevance`` (the document ``1``) or refused for its number of fields. CISI's pairs (``1
+    28<TAB>0<TAB>0.000000``, query and document apart by blanks) stay split at blanks."""
+    if not all("\t" in line for line in lines):
+        return rows
+    split = [(where, [f.strip() for f in line.strip().split("\t")]) for (where, _), line in zip(rows, lines)]
+    counts = {len(fields) for _w, fields in split}
+    if len(counts) != 1 or not counts <= {2, 3, 4} or any(not f for _w, fields in split for f in fields) or \
+            all(len(a) == len(b) for (_w, a), (_v, b) in zip(rows, split)):
+        return rows
+    try:
+        if _qrels_layout(rows) == "pairs":
+            return rows
+    except ValueError:
+        pass
+    return split
+
+
 def _file_judgments(path, encoding="utf-8", encoding_errors="replace", any_layout=True):
     """``([(query, doc, grade, relevant, where)], layout)`` of a qrels file, queries as written.
     ``any_layout`` False (load_trec_collection): TREC lines, or BEIR's TSV under its header."""
@@ -573,6 +594,7 @@ def _file_judgments(path, encoding="utf-8", encoding_errors="replace", any_layou
         # score): read as the judgment of a query 'query-id', which evaluate refused as unknown
         rows, lines = rows[1:], lines[1:]
     if any_layout:
+        rows = _tab_fields(rows, lines)
         layout = _qrels_layout(rows)
     else:
         layout = "beir" if len(rows[0][1]) == 3 and not _is_number(rows[0][1][2]) else "trec"
