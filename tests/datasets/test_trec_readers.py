@@ -281,3 +281,27 @@ def test_qrels_split_at_tabs_keep_ids_that_hold_a_space_without_a_header(tmp_pat
     # CISI's pairs, query and document apart by blanks before the tabs, are still pairs
     cisi = _write(tmp_path / "cisi.rel", "1     28\t0\t0.000000\n1     35\t0\t0.000000\n")
     assert read_qrels(cisi) == {"1": {"28": 1, "35": 1}}
+
+
+@pytest.mark.parametrize("text, expected, layout", [
+    # ir_datasets' names (a DataFrame of its qrels saved with to_csv(sep="\t", index=False))
+    ("query_id\tdoc_id\trelevance\titeration\nq1\td1\t2\t0\nq2\td2\t0\t0\n", {"q1": {"d1": 2}, "q2": {"d2": 0}}, "irds"),
+    ("qid Q0 docno rel\nq1 0 d1 2\nq2 0 d2 0\n", {"q1": {"d1": 2}, "q2": {"d2": 0}}, "trec"),
+    # the columns as the header names them: the documents were read as the queries
+    ("corpus-id\tquery-id\tscore\nd1\tq1\t2\nd2\tq2\t0\n", {"q1": {"d1": 2}, "q2": {"d2": 0}}, "header"),
+])
+def test_a_qrels_header_says_which_column_is_which(tmp_path, text, expected, layout):
+    info = {}
+    assert read_qrels(_write(tmp_path / "qrels.tsv", text), info=info) == expected
+    assert info["layout"] == layout and info["n_judgments"] == 2
+
+
+def test_a_first_judgement_with_a_grade_that_is_no_number_is_refused_not_taken_for_a_header(tmp_path):
+    # "q1 d1 high" was BEIR's header to the reader: the judgement was dropped without a word
+    path = _write(tmp_path / "qrels.tsv", "q1\td1\thigh\nq2\td2\t1\n")
+    with pytest.raises(ValueError, match=r"qrels.tsv, line 1: relevance 'high' is not an integer"):
+        read_qrels(path)
+    # a header whose names contradict the columns' places is refused, not guessed
+    odd = _write(tmp_path / "odd.tsv", "score\tquery-id\tid\n1\tq1\td1\n")
+    with pytest.raises(ValueError, match=r"odd.tsv, line 1: the header"):
+        read_qrels(odd)

@@ -514,8 +514,6 @@ def _qrels_layout(rows):
     iteration``, ir_datasets' order: the fourth the same on every line), "graded" (``query doc grade``), or
     "pairs" (``query doc``, or CISI's ``query doc 0 0.000000``: every listed pair relevant)."""
     where, first = rows[0]
-    if len(first) == 3 and not _is_number(first[2]):
-        return "beir"
     for line_where, fields in rows:
         if len(fields) != len(first):
             raise ValueError(f"{line_where}: {len(fields)} field(s), but {where} has {len(first)}; expected "
@@ -554,6 +552,34 @@ _QRELS_FIELDS = {"trec": "query, iteration, docno, relevance", "beir": "query-id
                  "irds": "query_id, doc_id, relevance, iteration"}
 # the names of a header over pairs of query and document ids
 _QRELS_HEADER_NAMES = frozenset(_TSV_ID_NAMES + ("query", "doc", "document", "qry", "topic", "q0"))
+# what each column of a header says it holds, by its name ("id" and "_id" say nothing)
+_QRELS_ROLE_NAMES = {
+    "query": frozenset(("query-id", "query_id", "queryid", "qid", "query", "qry", "topic", "topic_id", "topicid")),
+    "doc": frozenset(("corpus-id", "corpus_id", "doc-id", "doc_id", "docid", "docno", "doc", "document", "pid")),
+    "grade": frozenset(("score", "relevance", "rel", "grade", "label", "judgment", "judgement", "level")),
+    "iteration": frozenset(("iteration", "iter", "q0")),
+}
+_QRELS_ALL_NAMES = _QRELS_HEADER_NAMES.union(*_QRELS_ROLE_NAMES.values())
+# the columns of a header whose names leave them open, by its number of fields
+_QRELS_DEFAULT_ROLES = {2: ("query", "doc"), 3: ("query", "doc", "grade"), 4: ("query", "iteration", "doc", "grade")}
+_QRELS_ROLE_LAYOUTS = {("query", "doc"): "pairs", ("query", "doc", "grade"): "beir",
+                       ("query", "iteration", "doc", "grade"): "trec", ("query", "doc", "grade", "iteration"): "irds"}
+
+
+def _qrels_header(fields, where):
+    """The roles of a header's columns (("query", "doc", "grade"), ...), or None where ``fields``
+    are not all names a header gives its columns (then they are a judgement)."""
+    names = [f.lower() for f in fields]
+    if len(names) not in _QRELS_DEFAULT_ROLES or not _QRELS_ALL_NAMES.issuperset(names):
+        return None
+    named = [next((role for role, known in _QRELS_ROLE_NAMES.items() if n in known), None) for n in names]
+    if None not in named and len(set(named)) == len(named) and {"query", "doc"} <= set(named):
+        return tuple(named)
+    default = _QRELS_DEFAULT_ROLES[len(names)]
+    if all(role in (None, d) for role, d in zip(named, default)):
+        return default
+    raise ValueError(f"{where}: the header {' '.join(fields)!r} does not say which column is the query, which "
+                     "the document and which the relevance; name them as BEIR does (query-id, corpus-id, score)")
 
 
 def _tab_fields(rows, lines):
@@ -588,36 +614,41 @@ def _file_judgments(path, encoding="utf-8", encoding_errors="replace", any_layou
             lines.append(line)
     if not rows:
         raise ValueError(f"{path} holds no relevance judgment")
-    if any_layout and len(rows) > 1 and len(rows[0][1]) == 2 and _QRELS_HEADER_NAMES.issuperset(
-            f.lower() for f in rows[0][1]):
-        # a header over pairs of query and document ("query-id<TAB>corpus-id", BEIR's without its
-        # score): read as the judgment of a query 'query-id', which evaluate refused as unknown
-        rows, lines = rows[1:], lines[1:]
-    if any_layout:
-        rows = _tab_fields(rows, lines)
-        layout = _qrels_layout(rows)
-    else:
-        layout = "beir" if len(rows[0][1]) == 3 and not _is_number(rows[0][1][2]) else "trec"
-    if layout == "beir":
+    roles = _qrels_header(rows[0][1], rows[0][0]) if len(rows) > 1 or len(rows[0][1]) > 2 else None
+    if roles is not None:
+        # a header ("query-id<TAB>corpus-id<TAB>score", ir_datasets' names, "qid docno") says which
+        # column is which; what is not such names is a judgement: a first line "q1 d1 high" was
+        # taken for BEIR's header and dropped without a word, and "corpus-id query-id score" read
+        # the documents as the queries
         if "\t" in lines[0]:
-            # BEIR's TSV: fields split at tabs alone, so that an id holding a space ("doc 1", which a
-            # corpus accepts) is one field
+            # split at tabs alone, so that an id holding a space ("doc 1", which a corpus accepts) is one field
             rows = [(where, [f.strip() for f in line.strip().split("\t")]) for (where, _), line in zip(rows, lines)]
-        rows = rows[1:]
+        header, rows = rows[0][1], rows[1:]
         if not rows:
             raise ValueError(f"{path} holds a header and no relevance judgment")
-    doc_col, grade_col = {"trec": (2, 3), "beir": (1, 2), "graded": (1, 2), "pairs": (1, None),
-                          "irds": (1, 2)}[layout]
+        layout = _QRELS_ROLE_LAYOUTS.get(roles, "header")
+        expected, names = len(roles), ", ".join(header)
+        query_col, doc_col = roles.index("query"), roles.index("doc")
+        grade_col = roles.index("grade") if "grade" in roles else None
+    else:
+        if any_layout:
+            rows = _tab_fields(rows, lines)
+            layout = _qrels_layout(rows)
+        else:
+            layout = "trec"
+        expected = {"trec": 4, "irds": 4}.get(layout)
+        names = _QRELS_FIELDS.get(layout)
+        query_col = 0
+        doc_col, grade_col = {"trec": (2, 3), "graded": (1, 2), "pairs": (1, None), "irds": (1, 2)}[layout]
     judgments = []
     for where, fields in rows:
-        expected = {"trec": 4, "beir": 3, "irds": 4}.get(layout)
         if expected is not None and len(fields) != expected:
-            raise ValueError(f"{where}: {len(fields)} field(s), expected {expected}: {_QRELS_FIELDS[layout]}")
+            raise ValueError(f"{where}: {len(fields)} field(s), expected {expected}: {names}")
         if grade_col is None:
             grade = 1          # the file lists the relevant pairs only
         else:
             grade = _grade(fields[grade_col], where, noun="relevance")
-        judgments.append((fields[0], _normalise_id(fields[doc_col]), grade, grade >= 1, where))
+        judgments.append((fields[query_col], _normalise_id(fields[doc_col]), grade, grade >= 1, where))
     return judgments, layout
 
 
@@ -639,7 +670,11 @@ def read_qrels(path, *, query_ids=None, numbering="auto", encoding="utf-8", enco
           but the first is a number, which is meant cannot be told: an error);
         * ``query document grade`` (Cranfield's ``cranqrel``);
         * ``query document`` pairs, or CISI's ``query document 0 0.000000``: every listed
-          pair relevant (level 1).
+          pair relevant (level 1);
+        * any of these under a header of column names (BEIR's ``query-id corpus-id score``,
+          ir_datasets' ``query_id doc_id relevance iteration``, ``qid Q0 docno rel``): the names
+          say which column is which, in any order. A first line is a header only where every
+          field is such a name.
 
         Relevance levels are integers; >= 1 is relevant, and the level is the gain of nDCG.
     query_ids : sequence of str, optional
@@ -653,7 +688,8 @@ def read_qrels(path, *, query_ids=None, numbering="auto", encoding="utf-8", enco
     encoding : str, default="utf-8"
     encoding_errors : {"replace", "strict"}, default="replace"
     info : dict, optional
-        Receives ``"layout"`` ("trec", "beir", "irds", "graded" or "pairs"), ``"numbering"`` and
+        Receives ``"layout"`` ("trec", "beir", "irds", "graded", "pairs", or "header" for
+        columns in another order under a header), ``"numbering"`` and
         ``"n_judgments"``.
     unknown : {"error", "keep"}, default="error"
         With ``query_ids``: what a judgment naming another query is.
