@@ -706,7 +706,9 @@ def judgements_of(queries, qrels, corpus, info=None):
 
     if isinstance(queries, (str, os.PathLike)):
         queries = read_queries(queries)
+    qrels_path = None
     if isinstance(qrels, (str, os.PathLike)):
+        qrels_path = qrels
         # numbered as evaluate numbers them: by id, or by position in the queries where every
         # number is one and not every one an id (Cranfield's cranqrel against cran.qry)
         try:
@@ -720,4 +722,11 @@ def judgements_of(queries, qrels, corpus, info=None):
         if any(i is None for i in corpus.ids):
             raise ValueError("corpus: judgements name documents by id; every document needs an id")
         corpus = list(zip(corpus.ids, corpus.texts))
-    return judgements_from(queries, qrels, corpus)
+    try:
+        return judgements_from(queries, qrels, corpus)
+    except ValueError as exc:
+        if qrels_path is None or not str(exc).startswith("no judgement names"):
+            raise
+        # the judgements and the collection do not meet: say which file (the command line's one
+        # line named none)
+        raise ValueError(f"{qrels_path}: {exc}; do the files name queries and documents by the same ids?") from None

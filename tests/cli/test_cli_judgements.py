@@ -232,3 +232,10 @@ def test_non_relevant_judgements_are_not_said_to_be_dropped(tmp_path):
                    "--max-iter", "20", "--json"])
     assert json.loads(out)["negatives"]["labelled"] > 0
     assert "not used as negatives" not in err, err
+
+
+def test_judgements_that_name_nothing_of_the_collection_are_refused_naming_the_qrels_file(beir, tmp_path):
+    qrels = tmp_path / "other.tsv"
+    qrels.write_text("query-id\tcorpus-id\tscore\nq-none\tdoc-none\t1\n", encoding="utf-8")
+    user_error(["fit", "--qrels", qrels, "--queries", beir / "queries.jsonl", "--corpus", beir / "corpus.jsonl",
+                "--model", tmp_path / "m.npz"], "other.tsv: no judgement names a known query and a known document")
