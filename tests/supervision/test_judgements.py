@@ -77,3 +77,16 @@ def test_ids_that_are_one_by_value_are_refused_not_merged():
     with pytest.raises(ValueError, match="'7' and '007' are one id to the judgements"):
         judgements_from({"7": "reset password", "007": "refund"}, {"7": {"d1": 1}, "007": {"d2": 1}},
                         {"d1": "reset a password", "d2": "refund a charge"})
+
+
+def test_qrels_keys_that_are_one_by_value_are_one_query_and_document():
+    corpus = {"7": "a fox", "d1": "a cat", "d2": "a cow"}
+    # one pair judged twice under two spellings of its ids: it was kept twice, relevant and not
+    for qrels in ({"q": {"007": 2, "7": 0}}, {"q": {"d1": 1}, "q ": {"d1": 0}}):
+        with pytest.raises(ValueError, match="judged again with grade 0"):
+            judgements_from({"q": "fox"}, qrels, corpus)
+    # a query's judgements under two spellings are gathered: its negatives were dropped as those
+    # of a query without a relevant document
+    texts, j, _docs, counts = judgements_from({"7": "fox"}, {"007": {"d1": 1}, "7": {"d2": 0, "d1": 1}}, corpus)
+    assert sorted(zip(j.indices[:, 1].tolist(), j.grades.tolist())) == [(1, 1.0), (2, 0.0)]
+    assert counts["queries"] == 1 and counts["queries_without_relevant"] == 0 and counts["not_relevant"] == 1

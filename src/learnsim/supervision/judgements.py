@@ -187,7 +187,10 @@ def judgements_from(queries, qrels, corpus):
     rows, grades = [], []
     counts = {"queries": 0, "relevant": 0, "not_relevant": 0, "unknown_document": 0, "unknown_query": 0,
               "queries_without_relevant": 0}
-    query_row = {}
+    # each query's judgements gathered first: two keys of qrels may be one query (or one document)
+    # by value ("007" and "7"); judged twice, a pair was taken as relevant and not relevant at
+    # once, and a query's negatives under the other key were dropped as a query without a relevant one
+    judged_of = {}
     for qid, judged in qrels.items():
         if not isinstance(judged, Mapping):
             raise TypeError(f"qrels[{qid!r}] must be a mapping {{document id: grade}}; got {type(judged).__name__}")
@@ -195,7 +198,7 @@ def judgements_from(queries, qrels, corpus):
         if key is None:
             counts["unknown_query"] += len(judged)
             continue
-        mine = []
+        mine = judged_of.setdefault(key, {})
         for doc, grade in judged.items():
             if isinstance(grade, bool) or not isinstance(grade, numbers.Real) or not _finite(grade):
                 raise ValueError(f"qrels[{short_repr(qid)}][{short_repr(doc)}]: a grade must be a number, finite "
@@ -204,14 +207,19 @@ def judgements_from(queries, qrels, corpus):
             if d is None:
                 counts["unknown_document"] += 1
                 continue
-            mine.append((d, float(grade)))
-        if not any(g > 0 for _, g in mine):
+            if d in mine and mine[d] != float(grade):
+                raise ValueError(f"qrels[{short_repr(qid)}][{short_repr(doc)}]: query {short_repr(key)}, document "
+                                 f"{short_repr(list(corpus)[d])} judged again with grade {grade} (earlier {mine[d]:g}); "
+                                 "its ids are one by value (an all-digit id is read without its leading zeros)")
+            mine[d] = float(grade)
+    query_row = {}
+    for key, mine in judged_of.items():
+        if not any(g > 0 for g in mine.values()):
             counts["queries_without_relevant"] += 1
             continue
-        if key not in query_row:
-            query_row[key] = len(texts)
-            texts.append(queries[key])
-        for d, g in mine:
+        query_row[key] = len(texts)
+        texts.append(queries[key])
+        for d, g in mine.items():
             rows.append((query_row[key], d))
             grades.append(g)
             counts["relevant" if g > 0 else "not_relevant"] += 1
