@@ -305,3 +305,14 @@ def test_a_first_judgement_with_a_grade_that_is_no_number_is_refused_not_taken_f
     odd = _write(tmp_path / "odd.tsv", "score\tquery-id\tid\n1\tq1\td1\n")
     with pytest.raises(ValueError, match=r"odd.tsv, line 1: the header"):
         read_qrels(odd)
+
+
+def test_a_jsonl_naming_an_id_twice_is_refused_naming_both_lines(tmp_path):
+    from learnsim.datasets import read_id_texts
+
+    # evaluate and fit --corpus/--queries named the id alone (index build named the lines)
+    path = _write(tmp_path / "corpus.jsonl", '{"_id": "d1", "text": "a"}\n{"_id": "d2", "text": "b"}\n'
+                                             '{"_id": " d1 ", "title": "t", "text": "c"}\n')
+    for read in (read_corpus, read_queries, read_id_texts, lambda p: read_id_texts(p, "queries")):
+        with pytest.raises(ValueError, match=r"corpus.jsonl, line 3: the id 'd1' appears twice \(first on line 1\)"):
+            read(path)

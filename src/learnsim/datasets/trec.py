@@ -278,7 +278,7 @@ def _jsonl_records(path, encoding="utf-8", encoding_errors="replace", unused=Non
     """``(ids, texts)`` of a JSON Lines file of ``{"id": ..., "text": ...}`` objects; a record's
     title (BEIR's ``{"_id", "title", "text"}``) is joined before its text. ``unused``, a dict,
     gathers the keys read and put nowhere (BEIR's ``"metadata"``), in the order first met."""
-    ids, texts = [], []
+    ids, texts, first_line = [], [], {}
     for number, line in decoded_lines(path, encoding=encoding, encoding_errors=encoding_errors):
         if not line.strip():
             continue
@@ -298,7 +298,12 @@ def _jsonl_records(path, encoding="utf-8", encoding_errors="replace", unused=Non
             raise ValueError(f'{where}: "{text_key}" must be a string; got '
                              f'{"nothing" if text is None else repr(text)}' + _text_key_hint(obj))
         text = record_text(obj, text, where)
-        ids.append(str(rid).strip())
+        rid = str(rid).strip()
+        # refused here, where the lines are known (as index build names them): the readers after
+        # named the id alone, and the file to search for it
+        if first_line.setdefault(rid, number) != number:
+            raise ValueError(f"{where}: the id {rid!r} appears twice (first on line {first_line[rid]})")
+        ids.append(rid)
         texts.append(text)
         if unused is not None:
             for name, value in obj.items():
