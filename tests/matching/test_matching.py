@@ -427,3 +427,46 @@ def test_quora_sample_tfidf_smoke():
     assert knn_report["accuracy"] > 0.55
     assert threshold_report["accuracy"] > 0.55
     assert threshold_report["log_loss"] < np.log(2)  # better than the 50/50 base rate
+
+
+# ----------------------------------------------------------------------------- kNN rule: distinct texts
+
+def _knn_rule(k):
+    """A kNN DuplicateRule over a TextVectorizer, and a decide(list of text pairs) as
+    Pipeline.match builds its collection (a pair of identical texts holds a copy)."""
+    from learnsim.datasets import read_pairs
+    from learnsim.matching._duplicates import DuplicateRule
+    from learnsim.text import TextVectorizer
+
+    base = [f"w{i} w{i + 1} w{i + 2} common{i % 3}" for i in range(0, 60, 3)]
+    near = [t + " extra" for t in base]
+    vec = TextVectorizer().fit(base + near)
+    n = len(base)
+    pairs = np.array([[i, n + i] for i in range(n)] + [[i, n + (i + 1) % n] for i in range(n)])
+    y = np.array([1] * n + [0] * n)
+    rule = DuplicateRule(PairwiseKNNMatcher(k=k).fit(vec.transform(base + near), pairs, y))
+
+    def decide(rows):
+        data = read_pairs(rows)
+        texts = [str(t) for t in data.texts]
+        return rule.decide(np.asarray(data.indices), vec.transform(texts), texts)
+    return base, near, decide
+
+
+def test_knn_rule_counts_a_copy_of_a_text_once():
+    base, near, decide = _knn_rule(1)
+    alone = decide([(base[0], near[0])])
+    # the pair (t, t) adds a copy of t to the collection: it must not stand before t's neighbour
+    score, proba, decision = decide([(base[0], near[0]), (base[0], base[0])])
+    assert alone[2][0] and decision.tolist() == [True, True]
+    assert score.tolist() == [1.0, 1.0] and proba[0] == pytest.approx(alone[1][0]) and proba[1] == 1.0
+    # copies alone: each a duplicate, nothing to rank
+    assert decide([(base[3], base[3])])[2].tolist() == [True]
+
+
+def test_knn_rule_too_few_counts_distinct_texts():
+    base, _, decide = _knn_rule(5)
+    # six texts given, five of them distinct: too few for k = 5
+    with pytest.raises(ValueError, match="5 texts are too few, it needs at least 6"):
+        decide([(base[0], base[1]), (base[2], base[3]), (base[4], base[4])])
+    assert decide([(base[0], base[1]), (base[2], base[3]), (base[4], base[5])])[2].shape == (3,)

@@ -97,14 +97,17 @@ class DuplicateRule:
         """The rule's score of each pair: the (mixed) cosine, the classifier's decision value, or
         1/0 for mutual neighbours."""
         if self.kind == "knn":
-            return self.matcher.predict(pairs, X=X).astype(np.float64)
+            return self._knn(pairs, X, texts, "predict", 1.0).astype(np.float64)
         return self.matcher.pair_score(pairs, X=self._input(X, texts))
 
     def predict(self, pairs, X, texts=None):
         """1 for the pairs the rule calls duplicates, else 0; 1 for every exact copy
         (:meth:`copies`)."""
         self._decides()
-        decision = np.asarray(self.matcher.predict(pairs, X=self._input(X, texts))).copy()
+        if self.kind == "knn":
+            decision = self._knn(pairs, X, texts, "predict", 1)
+        else:
+            decision = np.asarray(self.matcher.predict(pairs, X=self._input(X, texts))).copy()
         decision[self.copies(pairs, X, texts)] = 1
         return decision
 
@@ -112,9 +115,42 @@ class DuplicateRule:
         """(n_pairs, 2) probabilities of [different, duplicate]; [0, 1] for every exact copy
         (:meth:`copies`)."""
         self._decides()
-        proba = np.array(self.matcher.predict_proba(pairs, X=self._input(X, texts)), dtype=np.float64)
+        if self.kind == "knn":
+            proba = self._knn(pairs, X, texts, "predict_proba", (0.0, 1.0)).astype(np.float64)
+        else:
+            proba = np.array(self.matcher.predict_proba(pairs, X=self._input(X, texts)), dtype=np.float64)
         proba[self.copies(pairs, X, texts)] = (0.0, 1.0)
         return proba
+
+    def _knn(self, pairs, X, texts, method, copy_value):
+        """The kNN rule's ``method`` over the distinct texts of the collection: a text given
+        twice (the copy a pair of two identical texts holds) is one neighbour, not two. Counted
+        twice, the copy stood before every other neighbour of its text, so that adding the pair
+        (t, t) to a call turned (t, u) from a duplicate into none at k = 1, and the check that
+        the collection holds more than k texts counted it as one more text. An exact copy's row
+        is ``copy_value`` (mutual nearest neighbours). Without the texts, the rows as given."""
+        pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        texts = self._texts if texts is None else texts
+        if texts is None or len(texts) != X.shape[0]:
+            return np.asarray(getattr(self.matcher, method)(pairs, X=X)).copy()
+        first, keep = {}, []
+        where = np.empty(len(texts), dtype=np.int64)
+        for i, t in enumerate(texts):
+            where[i] = first.setdefault(t, len(keep))
+            if where[i] == len(keep):
+                keep.append(i)
+        pairs = where[pairs]
+        same = pairs[:, 0] == pairs[:, 1]
+        out = None
+        if (~same).any():
+            distinct = [X[i] for i in keep] if isinstance(X, list) else X[np.asarray(keep)]
+            rows = np.asarray(getattr(self.matcher, method)(pairs[~same], X=distinct))
+            out = np.empty((pairs.shape[0],) + rows.shape[1:], dtype=rows.dtype)
+            out[~same] = rows
+        if out is None:
+            out = np.empty((pairs.shape[0],) + np.shape(copy_value), dtype=np.float64)
+        out[same] = copy_value
+        return out
 
     def decide(self, pairs, X, texts=None):
         """(score, probability of a duplicate, decision) of each pair, as :meth:`pair_score`,
