@@ -901,7 +901,7 @@ class _CollectionSearch:
         vectors are zero (no word of it is one the model knows: every text would score the
         same)."""
         idx, values, X, L = self._scored(texts, k, matches_only=True)
-        hit = values != -np.inf
+        hit = np.isfinite(values)      # -inf: no match; +inf: a distance to a placeless document
         idx, values = ([row[h] for row, h in zip(a, hit)] for a in (idx, values))
         return idx, values, _blank_rows(X) & (True if L is None else _blank_rows(L))
 

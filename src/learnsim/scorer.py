@@ -423,8 +423,10 @@ class Scorer:
         ties go to the lower index (``lexical`` as for :meth:`scores`). ``matches_only``: for a
         model that scores by shared words alone, a document scoring 0 (sharing no word with the
         query) is no hit: its value is -inf, ranked last (a search drops them, as
-        ``learnsim.index`` does)."""
+        ``learnsim.index`` does); so is, for a distance, a document without a place in the
+        model's space (:meth:`placeless`)."""
         no_match = matches_only and self._words_alone()
+        placeless = self.placeless() if matches_only and self.kind == "distance" else None
         from ._utils.progress import progress
 
         n = queries.shape[0]
@@ -442,11 +444,27 @@ class Scorer:
                 S[rows, start + rows] = -np.inf
             if no_match:
                 S[S == 0] = -np.inf
+            if placeless is not None and placeless.size:
+                S[:, placeless] = -np.inf
             order = best_columns(S, k)
             idx[start:start + step] = order
             best = np.take_along_axis(S, order, axis=1)
             values[start:start + step] = best if self.higher_is_closer else -best
         return idx, values
+
+    def placeless(self):
+        """Positions of the corpus documents whose row in the model's space is zero (none of
+        their terms is in its vocabulary): under a distance their distance to every query is the
+        query's own norm, whatever its words, so they stood near every query. A search leaves
+        them out (``top_k(matches_only=True)``), as :mod:`learnsim.index` does (rows whose squared
+        norm is 0)."""
+        from .text import find_empty_rows
+
+        if self.corpus_rows is None:
+            return find_empty_rows(self.corpus)
+        if self.corpus_sq is None:
+            self.corpus_sq = _sq_norms(self.corpus_rows)
+        return np.flatnonzero(np.asarray(self.corpus_sq) == 0)
 
     # ------------------------------------------------------------------ rows for an index
     def collection_statistics(self, X):

@@ -38,7 +38,7 @@ import sys
 
 from ._integrity import Lock
 
-__all__ = ["check_target", "building"]
+__all__ = ["check_target", "building", "tree_bytes"]
 
 _MANIFEST = "manifest.json"
 
@@ -162,3 +162,17 @@ def _sync_folder(folder):
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def tree_bytes(path):
+    """The bytes of the files under ``path``, counted as a writer of another process may be
+    removing folders meanwhile (a segment merged away, a temporary folder renamed): what went
+    is not counted, never an error (a ``Path.rglob`` raised FileNotFoundError there)."""
+    size = 0
+    for root, _dirs, files in os.walk(path, onerror=lambda exc: None):
+        for name in files:
+            try:
+                size += os.stat(os.path.join(root, name), follow_symlinks=False).st_size
+            except OSError:
+                pass
+    return size

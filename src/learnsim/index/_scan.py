@@ -283,10 +283,28 @@ def _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, allowed, n_total):
     return pos, np.asarray(values[pos], dtype=np.float64)
 
 
+def _placeless(seg):
+    """Local positions of a distance segment's rows whose squared norm is 0 (no term of the
+    model's vocabulary): their distance to every query is the query's own norm, whatever its
+    words, so they stood near every query (first for most queries of a small index). A search
+    leaves them out, as ``Pipeline.search`` does (``Scorer.placeless``); cached per segment."""
+    found = getattr(seg, "_placeless_rows", None)
+    if found is None:
+        seg.check()
+        sq = seg.sq
+        found = np.zeros(0, dtype=np.int64) if sq is None else np.flatnonzero(np.asarray(sq) == 0)
+        try:
+            seg._placeless_rows = found
+        except AttributeError:      # a read-only object: found again next time
+            pass
+    return found
+
+
 def best_k(segments, q_sparse, q_dense, q_sq, distance, k, allowed=None, *, exclude=None, ann=None):
     """(global positions, higher-is-closer values) of the k best rows over all ``segments`` (in
     order), best first, ties to the lower position; ``allowed``: a mask over all rows or None;
-    ``exclude``: global positions never returned (or None); ``ann``: the handle's
+    ``exclude``: global positions never returned (or None; a distance's placeless rows, too);
+    ``ann``: the handle's
     :class:`learnsim.index._ann.AnnSearch`, to search the segments that have an approximate
     structure through it (None: every segment is scanned exactly)."""
     note_search()
@@ -299,6 +317,10 @@ def best_k(segments, q_sparse, q_dense, q_sq, distance, k, allowed=None, *, excl
         local = None
         if exclude is not None:
             local = exclude[(exclude >= offset) & (exclude < offset + seg.n)] - offset
+        if distance:
+            placeless = _placeless(seg)
+            if placeless.size:
+                local = placeless if local is None else np.union1d(local, placeless)
         found = None
         if ann is not None and getattr(seg, "ann_meta", None) is not None:
             from ._ann import ann_segment_best

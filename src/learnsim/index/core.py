@@ -46,12 +46,13 @@ from ._arguments import check_ids as _check_ids, check_k as _check_k, \
     update_arguments as _update_arguments
 from ._ann import AnnSearch, ann_config, check_ann_config, search_info, write_segment_of
 from ._batch import best_k_dense_batch, dense_batch_applies
-from ._build import building, check_target
+from ._build import building, check_target, tree_bytes as _tree_bytes
 from ._integrity import Lock as _Lock, check_plan_dictionary, checked_up_to, model_encoder, load_plan, load_statistics, plan_checksums as _plan_checksums, read_retrying, \
     read_store, plan_of as _plan_of, retry_if_moved, sqlite_guarded as _sqlite_guarded, statistics_key, analysis_info, \
     write_manifest as _write_manifest, collection_rows as _collection
 from ._match import exact_copy_hits, matched_hits
 from ._scan import MemorySegment, SegmentRun, best_k, scanned_segments
+from ._placeless import warn_placeless, zero_rows
 from ._segment_docs import docs_layout, documents_at, merged_docs
 from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexDamagedError, IndexFormatError, Segment, check_seal, \
     load_json, merged_rows, read_manifest, rows_of
@@ -75,20 +76,6 @@ MERGE_AT = 8
 _FILTER_CACHE = 32
 # documents the plan is checked on at build
 _PLAN_CHECK = 64
-
-
-def _tree_bytes(path):
-    """The bytes of the files under ``path``, counted as a writer of another process may be
-    removing folders meanwhile (a segment merged away, a temporary folder renamed): what went
-    is not counted, never an error (a ``Path.rglob`` raised FileNotFoundError there)."""
-    size = 0
-    for root, _dirs, files in os.walk(path, onerror=lambda exc: None):
-        for name in files:
-            try:
-                size += os.stat(os.path.join(root, name), follow_symlinks=False).st_size
-            except OSError:
-                pass
-    return size
 
 
 class Index(ModelVersions):
@@ -263,13 +250,15 @@ class Index(ModelVersions):
                 seqs = store.add(ids, texts, metas)
             finally:
                 store.close()
-            cls._finish_build(folder, pipeline, manifest, statistics, texts, X, seqs, dtype)
+            placeless = cls._finish_build(folder, pipeline, manifest, statistics, texts, X, seqs, dtype)
             _versions.record_build(folder, source)
+        warn_placeless([str(s) if i is None else i for s, i in zip(seqs, ids)], texts, placeless, scorer.kind)
         return cls.open(path, _pipeline=pipeline)
 
     @classmethod
     def _finish_build(cls, path, pipeline, manifest, statistics, texts, X, seqs, dtype):
-        """Write statistics, plan and segments of a (re)built index, then its manifest."""
+        """Write statistics, plan and segments of a (re)built index, then its manifest; returns the
+        positions of the rows that are zero (:mod:`learnsim.index._placeless`)."""
         from ._plan import build_plan
 
         generation = int(manifest.get("generation", 0)) + 1
@@ -287,7 +276,7 @@ class Index(ModelVersions):
 
             write_rerank_plan(pipeline.rerank, path / plan_dir, check)
         scorer = pipeline.scorer
-        entries = []
+        entries, placeless = [], []
         starts = range(0, len(seqs), SEGMENT_ROWS)
         # each segment holds its documents too, read back from SQLite (learnsim.index._segment_docs)
         store = DocumentStore(path / _DOCS, readonly=True)
@@ -300,6 +289,7 @@ class Index(ModelVersions):
                     rows = scorer.document_rows(X[start:start + SEGMENT_ROWS], statistics)
                 else:
                     rows = pipeline.document_rows(texts[start:start + SEGMENT_ROWS], statistics)
+                placeless.append(start + zero_rows(rows))
                 entries.append(write_segment_of(path / "segments", f"g{generation}-{start // SEGMENT_ROWS:06d}",
                                                 seqs[start:start + SEGMENT_ROWS], rows, manifest,
                                                 store.segment_docs(seqs[start:start + SEGMENT_ROWS])))
@@ -315,6 +305,7 @@ class Index(ModelVersions):
                         format_version=FORMAT_VERSION)
         _write_manifest(path, manifest)
         _remove_old(path, old)
+        return np.concatenate(placeless) if placeless else np.zeros(0, dtype=np.int64)
 
     @classmethod
     def open(cls, path, *, _pipeline=None):
@@ -1136,7 +1127,9 @@ class Index(ModelVersions):
                 rows = p.document_rows(texts, self.statistics)
             seqs = self.store.add(ids, texts, metas)
             self._write_rows(seqs, rows)
-        return [str(s) if i is None else i for s, i in zip(seqs, ids)]
+        ids = [str(s) if i is None else i for s, i in zip(seqs, ids)]
+        warn_placeless(ids, texts, zero_rows(rows), self.kind)
+        return ids
 
     def _write_rows(self, seqs, rows):
         entry = write_segment_of(self.path / "segments", f"a{int(seqs[0]):012d}", seqs, rows, self.manifest,
@@ -1253,6 +1246,7 @@ class Index(ModelVersions):
                 rows = p.document_rows(texts, self.statistics)
             seqs = self.store.update(ids, texts, metas)
             self._write_rows(seqs, rows)
+        warn_placeless(ids, texts, zero_rows(rows), self.kind)
 
     @_sqlite_guarded
     @with_show_progress_bar
@@ -1299,6 +1293,7 @@ class Index(ModelVersions):
                 rows = self.pipeline.document_rows(texts, self.statistics)
             seqs, added, replaced = self.store.upsert(ids, texts, metas)
             self._write_rows(seqs, rows)
+        warn_placeless(ids, texts, zero_rows(rows), self.kind)
         return {"added": int(added), "updated": int(replaced)}
 
     @_sqlite_guarded
