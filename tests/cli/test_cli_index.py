@@ -384,6 +384,15 @@ def test_cluster_labels_every_live_document(data, dup_index, tmp_path):
     assert_user_error(["cluster", "--index", idx, "--k", "1000", "--json"], "--k 1000")
 
 
+def test_cluster_k_above_the_distinct_texts_is_one_line(data, models, tmp_path):
+    # 29 distinct texts and three copies: scikit-learn's "Number of distinct clusters (29) found
+    # smaller than n_clusters (32)" came through as a warning, and 29 clusters as the answer
+    docs = [{"id": f"x{i}", "text": t} for i, t in enumerate(data["texts"][:29] + data["texts"][:3])]
+    write_jsonl(tmp_path / "docs.jsonl", docs)
+    ok(["index", "build", "--model", models["mcd"], "--corpus", tmp_path / "docs.jsonl", "--out", tmp_path / "idx"])
+    assert_user_error(["cluster", "--index", tmp_path / "idx", "--k", "32"], "k=32", "29 distinct texts")
+
+
 # --------------------------------------------------------------------------- user errors
 
 def test_index_user_errors(data, models, indexes, tmp_path):

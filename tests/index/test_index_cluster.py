@@ -172,3 +172,17 @@ def test_an_index_of_one_document_is_one_cluster(tmp_path):
     index = Index.build(tmp_path / "one", model("film"), texts[:1], ids[:1], meta[:1])
     assert index.cluster(distance_threshold=0.5) == {ids[0]: 0}
     assert index.cluster(1) == {ids[0]: 0}
+
+
+def test_k_above_the_distinct_texts_is_refused_naming_both(tmp_path):
+    # eight distinct texts, three of them given twice more: eleven documents, eight distinct rows
+    texts, _, _, _ = corpus()
+    docs = texts[:8] + texts[:3]
+    index = Index.build(tmp_path / "i", model("mcd"), docs, ids=[f"x{i}" for i in range(len(docs))])
+    with pytest.raises(ValueError, match=r"k=10 is more than the 8 distinct texts of the index \(its 11 documents"):
+        index.cluster(10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")      # scikit-learn's "Number of distinct clusters" warning
+        labels = index.cluster(8)
+    assert len(set(labels.values())) == 8
+    assert labels["x0"] == labels["x8"] and labels["x2"] == labels["x10"]

@@ -141,6 +141,17 @@ def _distances(E):
     return D
 
 
+def _distinct_rows(E):
+    """How many distinct rows E has (sparse or dense): the most clusters K-means can make."""
+    if hasattr(E, "tocsr"):
+        E = E.tocsr()
+        if not E.has_sorted_indices:
+            E = E.copy()        # the rows may be read from a segment's read-only files
+            E.sort_indices()
+        return len({(E.indices[a:b].tobytes(), E.data[a:b].tobytes()) for a, b in zip(E.indptr[:-1], E.indptr[1:])})
+    return int(np.unique(np.ascontiguousarray(E), axis=0).shape[0])
+
+
 def _warn_placeless(ids, E):
     """One warning naming the documents whose row in the model's space is zero (no term of the
     model's vocabulary): K-means and the agglomeration put them in some cluster all the same,
@@ -184,6 +195,13 @@ def cluster_documents(index, k, distance_threshold, random_state):
 
         E = _embedding(index, rows)
         _warn_placeless(ids, E)
+        distinct = _distinct_rows(E)
+        if k > distinct:
+            # scikit-learn warned "Number of distinct clusters (29) found smaller than n_clusters
+            # (32). Possibly due to duplicate points in X." and answered fewer clusters than asked
+            raise ValueError(f"k={k} is more than the {distinct} distinct texts of the index (its {len(ids)} documents "
+                             "hold copies, or texts of the same words, which K-means cannot part); give a k of at "
+                             f"most {distinct}")
         # one k-means++ start (scikit-learn's default, n_init="auto"), not the best of 10: ten
         # starts cost ten times one, and K-means on these rows is compared with scikit-learn's
         labels = KMeans(n_clusters=int(k), n_init="auto", random_state=random_state).fit_predict(E)
