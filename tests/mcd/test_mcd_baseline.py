@@ -92,3 +92,20 @@ def test_a_report_that_contradicts_the_metric_is_refused():
     meta["baseline_gain"] = dict(meta["baseline_gain"], gain=5.0)
     with pytest.raises(ValueError, match="outside its interval"):
         MinimumClusterDistortion._from_state(meta, arrays)
+
+
+def test_a_check_of_few_held_out_clusters_is_cross_fitted_to_six():
+    """Ten clusters hold two out a split: over two, the cluster bootstrap's interval was the range
+    of their two gains; the check now scores MIN_HELD_GROUPS clusters over disjoint folds (the
+    search check's minimum), each an item of one fold only."""
+    from learnsim.baseline import MIN_HELD_GROUPS
+
+    X, y = _clusters(n_clusters=10, per=10, signal_dim=1)
+    g = MinimumClusterDistortion(n_basis=None, random_state=0).fit(X, y).baseline_gain_
+    assert g.detail["held_out_clusters"] >= MIN_HELD_GROUPS
+    assert g.n_units == 10 * g.detail["held_out_clusters"]         # every item of each, once
+    assert "folds" in g.unit and g.status == "learned"
+    # enough held-out clusters in one split: one split, as before
+    X, y = _clusters(n_clusters=30, per=10, signal_dim=1)
+    g = MinimumClusterDistortion(n_basis=None, random_state=0).fit(X, y).baseline_gain_
+    assert g.detail["held_out_clusters"] == 6 and "folds" not in g.unit

@@ -149,15 +149,16 @@ def _record_matrices(monkeypatch):
 
 
 def test_large_clusters_are_sampled_in_bounded_blocks(monkeypatch):
-    X, y = _anisotropic(3, n_clusters=10, per=1500)       # 2 held-out clusters of 1500: 3000 items
+    # 2 held-out clusters of 1500 a split (3000 items), three folds of them (MIN_HELD_GROUPS)
+    X, y = _anisotropic(3, n_clusters=10, per=1500)
     seen = _record_matrices(monkeypatch)
     monkeypatch.setattr(fold_sampling, "_BLOCK_ENTRIES", 100_000)
     model = MinimumClusterDistortion(random_state=0, **FIXED).fit(X, y)
-    assert seen["sampled"] == 1
+    assert seen["sampled"] == 3                            # each fold's check sampled
     assert 0 < seen["largest"] <= 100_000                  # never 3000 x 3000
     gain = model.baseline_gain_
-    assert gain.n_units == 1000 and gain.detail["held_out_clusters"] == 2
-    assert "drawn from 3000 items" in gain.unit
+    assert gain.n_units == 3000 and gain.detail["held_out_clusters"] == 6
+    assert "3 folds" in gain.unit
 
 
 def test_the_sampled_check_agrees_with_the_exact_one(monkeypatch):

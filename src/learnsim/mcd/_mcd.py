@@ -184,7 +184,9 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         to measure the learned metric against the Euclidean distance on X (the cosine on
         L2-normalised rows), which the family contains (shrinkage = complement weight = 1). The
         metric is learned on the other clusters, scored on the held-out ones, then refitted on
-        every cluster with the settings it chose; when it does not beat Euclid there, the fitted
+        every cluster with the settings it chose (fewer than six held out, ``MIN_HELD_GROUPS``:
+        further disjoint runs of as many, each from its own fit, until six are scored, at most
+        five fits); when it does not beat Euclid there, the fitted
         metric *is* Euclid and a :class:`learnsim.baseline.BaselineWarning` says so. None fits on
         every cluster without the check (``baseline_gain_`` is None); the reproductions use it.
         See :mod:`learnsim.baseline`.
@@ -323,13 +325,60 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
     def _fit_checked(self, X, clus, split, rng):
         """Learn on some clusters, score learned against Euclid on the others (whole clusters of
         at most max_validation_items items, or sampled: see that parameter), then refit on every
-        cluster with the settings chosen (or keep Euclid). See :mod:`learnsim.baseline`."""
+        cluster with the settings chosen (or keep Euclid). See :mod:`learnsim.baseline`.
+
+        Where one split holds out fewer than :data:`learnsim.baseline.MIN_HELD_GROUPS` clusters,
+        further disjoint runs of as many clusters are held out of probes fitted on the others
+        (cross-fitting, as the search check does), until that many are scored or no whole run
+        is left (at most MAX_FOLDS probes): the interval resamples whole clusters, and over two
+        it was the range of their two gains, above zero for about one metric in five that gains
+        nothing on new clusters. The first probe's settings are the refit's."""
+        from ..baseline import MAX_FOLDS, MIN_HELD_GROUPS
+
+        ids, held = split
+        probe, part = self._checked_fold(X, clus, ids[held], rng)
+        parts = [part]
+        n_held = int(held.sum())
+        if n_held < MIN_HELD_GROUPS:
+            # drawn after the first fold, whose probe (and so the settings) is as before
+            rest = ids[~held][rng.permutation(int((~held).sum()))]
+            wanted = min(MAX_FOLDS, -(-MIN_HELD_GROUPS // n_held)) - 1
+            for i in range(min(wanted, rest.size // n_held)):
+                parts.append(self._checked_fold(X, clus, rest[i * n_held:(i + 1) * n_held], rng)[1])
+        learned, euclid, yv = (np.concatenate([p[i] for p in parts]) for i in range(3))
+        n_clusters = sum(p[3] for p in parts)
+        unit = parts[0][4] if len(parts) == 1 else (
+            f"held-out queries ({len(parts)} folds of held-out clusters, {n_clusters} clusters in all; the first: "
+            + parts[0][4].removeprefix("held-out queries ("))
+        self.baseline_gain_ = compare(
+            learned, euclid, measure=_MEASURE_NAMES[self._check_measure()], unit=unit + "; the interval resamples "
+            "whole clusters)", baseline_name=_BASELINE, owner="MinimumClusterDistortion", groups=yv,
+            random_state=rng, stacklevel=3, detail={"n_basis": probe.n_basis_, "shrinkage": probe.shrinkage_,
+                                                    "complement_weight": probe.complement_weight_,
+                                                    "held_out_clusters": int(n_clusters)})
+        chosen = {"n_basis": [probe.n_basis_], "shrinkage": [probe.shrinkage_],
+                  "complement_weight": [probe.complement_weight_]}
+        if self.baseline_gain_.fell_back:
+            chosen.update(shrinkage=[1.0], complement_weight=[1.0])
+        # the probe's basis is of the same rows (held-out rows shape it too): its leading
+        # directions serve the refit, instead of a second truncated SVD
+        self._fit_clusters(X, clus, chosen, rng, basis=probe.__dict__.pop("_basis", None))
+        # the selection that chose the refit's settings, not the refit's one-point grid
+        self.cv_results_ = probe.cv_results_
+        return self
+
+    def _check_measure(self):
+        return self.selection_measure if self.selection_measure != "r_precision" else "ap"
+
+    def _checked_fold(self, X, clus, held_ids, rng):
+        """(probe, (learned, euclid, groups, n_clusters, unit)): a probe fitted without the
+        clusters ``held_ids`` and the per-query values of it and of Euclid on them."""
         from ..evaluation import per_query_measures, relevance_from_labels
         from ..supervision import Clusters
 
         labels = np.asarray(clus.labels)
-        ids, held = split
-        held_ids = ids[held]
+        ids = np.asarray(np.unique(labels[labels >= 0]))
+        held = np.isin(ids, held_ids)
         is_held = np.isin(labels, held_ids)
         probe = MinimumClusterDistortion(**{**self.get_params(), "baseline_holdout": None})
         probe.set_params(random_state=int(rng.integers(2**31 - 1)))
@@ -340,12 +389,13 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         # one count of every cluster (a pass over the labels per held-out cluster was n x clusters:
         # about 30 s of a 97 s fit at 1M documents in clusters of 1-5)
         sizes = np.bincount(np.searchsorted(ids, labels[labels >= 0]), minlength=ids.size)[held]
+        held_ids = ids[held]
         order = rng.permutation(len(held_ids))
         budget = max(int(self.max_validation_items), int(sizes.max()))
         take = held_ids[order[np.cumsum(sizes[order]) <= budget]]
         take = take if take.size >= 2 else held_ids[order[:2]]
         rows = np.flatnonzero(np.isin(labels, take))
-        measure = self.selection_measure if self.selection_measure != "r_precision" else "ap"
+        measure = self._check_measure()
         limit = max(_EXACT_CHECK_MIN_ITEMS, min(int(self.max_validation_items), _EXACT_CHECK_ITEMS))
         if rows.size <= limit:
             Xv, yv = X[rows], labels[rows]
@@ -367,21 +417,7 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
             n_clusters, unit = design.cluster_sizes.size, (
                 f"held-out queries ({design.queries.size} drawn from {design.cluster_sizes.sum()} items of "
                 f"{design.cluster_sizes.size} held-out clusters, each ranking {design.rows.size} sampled items")
-        self.baseline_gain_ = compare(
-            learned, euclid, measure=_MEASURE_NAMES[measure], unit=unit + "; the interval resamples whole "
-            "clusters)", baseline_name=_BASELINE, owner="MinimumClusterDistortion", groups=yv, random_state=rng,
-            stacklevel=3, detail={"n_basis": probe.n_basis_, "shrinkage": probe.shrinkage_,
-                                  "complement_weight": probe.complement_weight_, "held_out_clusters": int(n_clusters)})
-        chosen = {"n_basis": [probe.n_basis_], "shrinkage": [probe.shrinkage_],
-                  "complement_weight": [probe.complement_weight_]}
-        if self.baseline_gain_.fell_back:
-            chosen.update(shrinkage=[1.0], complement_weight=[1.0])
-        # the probe's basis is of the same rows (held-out rows shape it too): its leading
-        # directions serve the refit, instead of a second truncated SVD
-        self._fit_clusters(X, clus, chosen, rng, basis=probe.__dict__.pop("_basis", None))
-        # the selection that chose the refit's settings, not the refit's one-point grid
-        self.cv_results_ = probe.cv_results_
-        return self
+        return probe, (np.asarray(learned), np.asarray(euclid), np.asarray(yv), n_clusters, unit)
 
     def _fit_clusters(self, X, clus, grids, rng, basis=None):
         """The metric of all clusters in ``clus``, its settings chosen from ``grids``; ``basis``:
