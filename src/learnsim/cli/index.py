@@ -294,7 +294,10 @@ def run(args):
         else:
             model = Path(args.model)
         ids, texts, metas = read_corpus(args.corpus, args.encoding_errors, args.quoting)
-        if out.exists() and any(out.iterdir()) and not args.overwrite:
+        from ..index._build import interrupted
+
+        # what a build stopped outright left in a folder (kill -9) is the next build's to remove
+        if out.exists() and any(out.iterdir()) and not args.overwrite and not interrupted(out):
             raise UsageError(f"--out {out} is not empty (add --overwrite to replace an index there)")
         ann = args.ann
         if args.ann_min_rows is not None:

@@ -11,8 +11,12 @@ system without it) it is two renames: ``<index>`` to ``.<name>.old-<token>``, th
 ``<index>``; a failure of the second puts the old one back. What a crash (kill -9, power) leaves:
 
 - while writing the new index: the old index (or nothing) as it was, and a partial
-  ``.<name>.building-*``, removed by the next build of that path (a build into an empty folder
-  writes there: a crash leaves it partial, and a build refuses it until it is emptied);
+  ``.<name>.building-*``, removed by the next build of that path;
+- while writing into an empty folder given (written in place: perhaps a mount point, which no
+  rename may replace): the marker ``.build-in-progress``, written (and made durable) before
+  anything else, and a partial index. The next build of that path removes what a build writes
+  there (the names of the layout, ``_WRITTEN``), then the marker, and leaves any other file; a
+  marker beside a manifest (renamed into place last) is a whole index, kept, the marker removed;
 - between the two renames (not on Linux): no folder at ``<index>`` and the old index whole at
   ``.<name>.old-*``, which the next build of that path puts back before anything else (or rename
   it back by hand);
@@ -30,17 +34,31 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fnmatch
 import glob
 import os
 import secrets
 import shutil
 import sys
+from pathlib import Path
 
 from ._integrity import Lock
 
-__all__ = ["check_target", "building", "tree_bytes"]
 
 _MANIFEST = "manifest.json"
+# written first into an empty folder a build writes in place, removed last
+MARKER = ".build-in-progress"
+# the entries a build writes at the top of an index folder (temporary files too): what is removed
+# of a build interrupted in place, and nothing else (a file the user put there stays)
+_WRITTEN = ("model.npz", "docs.sqlite", "docs.sqlite-*", "segments", "versions", "lock", _MANIFEST,
+            "statistics-*", "query-*", ".model.npz.*.tmp", f".{_MANIFEST}.*.tmp")
+
+
+def interrupted(path):
+    """Whether ``path`` holds only what a build written in place left when it was stopped (a
+    crash, kill -9): no manifest, the marker there. The next build of it removes that."""
+    path = Path(path)
+    return (path / MARKER).exists() and not (path / _MANIFEST).exists()
 
 
 def check_target(path, overwrite):
@@ -50,7 +68,7 @@ def check_target(path, overwrite):
         return False
     if not path.is_dir():
         raise FileExistsError(f"{path} exists and is not a directory")
-    if not any(path.iterdir()):
+    if not any(path.iterdir()) or interrupted(path):
         return False
     if not overwrite:
         raise FileExistsError(f"{path} is not empty; pass overwrite=True to replace an index there")
@@ -75,12 +93,16 @@ def building(path, overwrite):
             replace = check_target(path, overwrite)
             if not replace and path.exists():
                 # an empty folder given (perhaps a mount point, which no rename may replace):
-                # written in place, and emptied again when the build fails
+                # written in place, and emptied again when the build fails; the marker, durable
+                # before anything else is written, tells a later build what a crash left
+                _write_marker(path)
                 try:
                     yield path
                 except BaseException:
-                    _empty(path)
+                    _remove_written(path)
                     raise
+                (path / MARKER).unlink()
+                _sync_folder(path)
                 return
             new = parent / f".{path.name}.building-{os.getpid()}-{secrets.token_hex(4)}"
             try:
@@ -109,14 +131,41 @@ def _recover(path):
         aside.pop()
     for leftover in aside + list(parent.glob(f".{glob.escape(path.name)}.building-*")):
         shutil.rmtree(leftover, ignore_errors=True)
+    if path.is_dir() and (path / MARKER).exists():
+        if (path / _MANIFEST).exists():     # stopped after the manifest: a whole index
+            (path / MARKER).unlink()
+            _sync_folder(path)
+        else:
+            _remove_written(path)
 
 
-def _empty(folder):
+def _written(name):
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in _WRITTEN)
+
+
+def _write_marker(folder):
+    fd = os.open(folder / MARKER, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        os.write(fd, f"learnsim is building an index here (process {os.getpid()}). If no build is running, "
+                     "the next build of this folder removes what it wrote.\n".encode())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    _sync_folder(folder)
+
+
+def _remove_written(folder):
+    """What a build wrote into ``folder`` (``_WRITTEN``), then its marker; other entries stay."""
     for entry in folder.iterdir():
+        if not _written(entry.name):
+            continue
         if entry.is_dir() and not entry.is_symlink():
             shutil.rmtree(entry, ignore_errors=True)
         else:
             entry.unlink(missing_ok=True)
+    if not any(_written(entry.name) for entry in folder.iterdir()):
+        (folder / MARKER).unlink(missing_ok=True)       # kept while anything written is left
+    _sync_folder(folder)
 
 
 def _swap_in(new, path):
