@@ -242,7 +242,8 @@ def test_add_update_delete_compact_reindex(data, models, tmp_path):
     new_a, new_b = near_duplicate(t[5] + " " + t[40], 1), near_duplicate(t[50] + " " + t[10], 2)
     new = write_jsonl(tmp_path / "new.jsonl", [{"id": "n0", "text": new_a, "topic": 0},
                                                {"id": "n1", "text": new_b, "topic": 4}])
-    assert ok_json(["index", "add", idx, "--corpus", new]) == {"added": 2, "updated": 0, "documents": n + 2}
+    assert ok_json(["index", "add", idx, "--corpus", new]) == {"added": 2, "updated": 0, "documents": n + 2,
+                                                               "with_new_words": 0}
     info = ok_json(["index", "info", idx])
     assert info["documents"] == n + 2 and info["added_since_statistics"] == 2
     assert search_index(idx, new_a, k=1)[0]["id"] == "n0"
@@ -254,7 +255,7 @@ def test_add_update_delete_compact_reindex(data, models, tmp_path):
     changed = write_jsonl(tmp_path / "changed.jsonl", [{"id": "n0", "text": t[20], "topic": 9},
                                                        {"id": "n2", "text": new_a, "topic": 0}])
     assert ok_json(["index", "add", idx, "--corpus", changed, "--update"]) == {"added": 1, "updated": 1,
-                                                                               "documents": n + 3}
+                                                                               "documents": n + 3, "with_new_words": 0}
     hits = search_index(idx, new_a, k=n + 3)
     assert hits[0]["id"] == "n2" and [h["id"] for h in hits].count("n0") == 1
     assert [h["metadata"] for h in hits if h["id"] == "n0"] == [{"topic": 9}]
@@ -572,7 +573,7 @@ def test_a_corpus_without_ids_is_added_beside_the_build_not_over_it(models, tmp_
     out = tmp_path / "idx"
     ok(["index", "build", "--model", models["mcd"], "--corpus", first, "--out", out])
     code, stdout, err = run_cli(["index", "add", out, "--corpus", second, "--json"])
-    assert code == 0 and json.loads(stdout) == {"added": 2, "updated": 0, "documents": 4}
+    assert code == 0 and json.loads(stdout) == {"added": 2, "updated": 0, "documents": 4, "with_new_words": 0}
     assert "2 document(s) without an id were numbered by the index" in err
     from learnsim.index import Index
 
@@ -583,7 +584,7 @@ def test_a_corpus_without_ids_is_added_beside_the_build_not_over_it(models, tmp_
     assert {"line-1", "line-2"} <= set(ids)
     # --update names them by their lines, as the build did: the build's documents replaced, as asked
     assert ok_json(["index", "add", out, "--corpus", second, "--update"]) == {"added": 0, "updated": 2,
-                                                                            "documents": 4}
+                                                                            "documents": 4, "with_new_words": 0}
 
 
 def test_a_user_error_is_reported_without_importing_scikit_learn(tmp_path):

@@ -325,6 +325,24 @@ def run(args):
         raise UsageError(str(exc.args[0]) if exc.args else "unknown id") from None
 
 
+def _counting_new_words(write):
+    """``write()``'s result and how many documents it wrote hold words the index's vocabulary lacks
+    (its :class:`learnsim.index.NewWordsWarning`, shown as the other warnings are: a note)."""
+    import warnings
+
+    from ..index import NewWordsWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = write()
+    new = 0
+    for w in caught:
+        if isinstance(w.message, NewWordsWarning):
+            new = w.message.n_documents
+        warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    return result, new
+
+
 def _change(args, index):
     action = args.action
     if action == "info":
@@ -337,7 +355,7 @@ def _change(args, index):
         if args.update:
             # one transaction: a crash leaves every id either as it was or replaced, never both
             try:
-                result = index.upsert(texts, ids, metas)
+                result, new_words = _counting_new_words(lambda: index.upsert(texts, ids, metas))
             except ValueError as exc:
                 raise UsageError(f"{args.corpus}: {exc}") from None
         else:
@@ -346,7 +364,7 @@ def _change(args, index):
                 raise UsageError(f"{args.corpus}: the id {indexed!r} is already in the index (add --update to "
                                  "replace the documents whose id is indexed)")
             try:
-                given = index.add(texts, ids, metas)
+                given, new_words = _counting_new_words(lambda: index.add(texts, ids, metas))
             except ValueError as exc:
                 if "is already in the index" not in str(exc):
                     raise
@@ -360,6 +378,7 @@ def _change(args, index):
                 _note(f"note: {args.corpus}: {len(numbered)} document(s) without an id were numbered by the index "
                       f"({', '.join(map(repr, numbered[:3]))}{', ...' if len(numbered) > 3 else ''})")
         result["documents"] = len(index)
+        result["with_new_words"] = new_words       # (the warning's note says reindex brings them in)
         if args.json:
             _print_json(result)
         else:

@@ -51,6 +51,7 @@ from ._integrity import Lock as _Lock, check_plan_dictionary, checked_up_to, mod
     read_store, plan_of as _plan_of, retry_if_moved, sqlite_guarded as _sqlite_guarded, statistics_key, analysis_info, \
     write_manifest as _write_manifest, collection_rows as _collection
 from ._match import exact_copy_hits, matched_hits
+from ._new_words import added_rows, embeddings_of as _embeddings_of, warn_new_words
 from ._scan import MemorySegment, SegmentRun, best_k, scanned_segments
 from ._placeless import warn_placeless, zero_rows
 from ._segment_docs import docs_layout, documents_at, merged_docs
@@ -1088,7 +1089,8 @@ class Index(ModelVersions):
         """Add documents; returns their ids as str (``texts``, ``ids``, ``metadata``, ``text`` and
         ``columns`` as in :meth:`build`: a table, a file, int ids; a None entry, or no ids, is
         numbered by the index). Once it returns, they survive any crash (see the notes).
-        Their rows use the statistics of the last build or reindex.
+        Their rows use the statistics of the last build or reindex: a word the index's vocabulary
+        lacks counts after :meth:`reindex`, and a :class:`NewWordsWarning` says how many documents hold one.
 
         Parameters
         ----------
@@ -1122,11 +1124,10 @@ class Index(ModelVersions):
         with self._lock(), stage_for(f"index: adding {len(texts)} documents", len(texts)):
             self._begin_write()
             self._flush_tail()
-            p = self.pipeline
-            with _embeddings_of(self.path, p):
-                rows = p.document_rows(texts, self.statistics)
+            rows, new = added_rows(self, texts)
             seqs = self.store.add(ids, texts, metas)
             self._write_rows(seqs, rows)
+        warn_new_words(new)     # a word first met here counts after reindex (learnsim.index._new_words)
         ids = [str(s) if i is None else i for s, i in zip(seqs, ids)]
         warn_placeless(ids, texts, zero_rows(rows), self.kind)
         return ids
@@ -1239,13 +1240,13 @@ class Index(ModelVersions):
         with self._lock(), stage_for(f"index: updating {len(ids)} documents", len(ids)):
             self._begin_write()
             self._flush_tail()
-            if texts is None:   # metadata alone: the texts read under the write lock
+            given = texts is not None
+            if not given:   # metadata alone: the texts read under the write lock
                 texts = [self.document(doc_id)[0] for doc_id in ids]
-            p = self.pipeline
-            with _embeddings_of(self.path, p):
-                rows = p.document_rows(texts, self.statistics)
+            rows, new = added_rows(self, texts, report=given)
             seqs = self.store.update(ids, texts, metas)
             self._write_rows(seqs, rows)
+        warn_new_words(new)
         warn_placeless(ids, texts, zero_rows(rows), self.kind)
 
     @_sqlite_guarded
@@ -1289,10 +1290,10 @@ class Index(ModelVersions):
         with self._lock(), stage_for(f"index: upserting {len(texts)} documents", len(texts)):
             self._begin_write()
             self._flush_tail()
-            with _embeddings_of(self.path, self.pipeline):
-                rows = self.pipeline.document_rows(texts, self.statistics)
+            rows, new = added_rows(self, texts)
             seqs, added, replaced = self.store.upsert(ids, texts, metas)
             self._write_rows(seqs, rows)
+        warn_new_words(new)
         warn_placeless(ids, texts, zero_rows(rows), self.kind)
         return {"added": int(added), "updated": int(replaced)}
 
@@ -1478,15 +1479,3 @@ def _remove_unreferenced(path, manifest):
         elif f.is_file() and f.name.startswith(f".{_MANIFEST}.") and f.name.endswith(".tmp"):
             f.unlink(missing_ok=True)
 
-
-def _embeddings_of(path, pipeline):
-    """Where a model over a sentence encoder keeps its documents' embeddings while the index
-    computes rows: the folder beside the index (``<index>.embeddings``,
-    :func:`learnsim.text.encoders.index_embedding_cache`), so that promoting or rolling back a
-    query adapter over the same encoder re-embeds nothing. A model over term vectors: nothing (no
-    encoder is imported)."""
-    if model_encoder(pipeline) is None:
-        return contextlib.nullcontext()
-    from ..text.encoders import index_embedding_cache
-
-    return index_embedding_cache(path)
