@@ -87,3 +87,25 @@ def test_a_repeated_filter_sees_every_write(index):
     index.add([texts[0]], ["copy"], [{"topic": meta[0]["topic"]}])
     assert index.search(texts[0], k=30, filter=flt)[0]["id"] == "copy"
     assert {h["id"] for h in index.search(texts[0], k=30, filter={"topic": -5})} == {ids[0]}
+
+
+def test_an_update_of_texts_alone_keeps_each_documents_metadata(index):
+    """``update(ids, texts)`` dropped the metadata (a filter on it no longer found the document);
+    chromadb's ``update(ids, documents=...)`` keeps it, as ``update(ids, metadata=...)`` keeps the text."""
+    import pandas as pd
+
+    texts, _, ids, meta = corpus()
+    index.update([ids[3], ids[4]], [texts[40], texts[41]])
+    assert index.document(ids[3]) == (texts[40], meta[3]) and index.document(ids[4]) == (texts[41], meta[4])
+    hits = index.search(texts[40], k=3, filter={"n": 3})
+    assert [h["id"] for h in hits] == [ids[3]] and hits[0]["metadata"] == meta[3]
+    # a table of ids and texts alone: kept too; metadata given: replaced, as before
+    index.update(pd.DataFrame({"id": [ids[5]], "text": [texts[42]]}))
+    assert index.document(ids[5]) == (texts[42], meta[5])
+    index.update([ids[6]], [texts[43]], [{"topic": 99}])
+    assert index.document(ids[6]) == (texts[43], {"topic": 99})
+    index.update([ids[7]], [texts[44]], [None])
+    assert index.document(ids[7]) == (texts[44], None)
+    with pytest.raises(KeyError, match="use add"):
+        index.update(["no such id"], [texts[45]])
+    assert Index.verify_at(index.path)["ok"]

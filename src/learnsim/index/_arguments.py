@@ -167,7 +167,8 @@ def ids_to_delete(ids):
 def update_arguments(ids, texts, metadata, text, columns):
     """(ids, texts, metadata) of ``Index.update``: the forms of ``build``, or ``update(ids,
     metadata=...)`` without texts, whose texts are None (each document keeps its own, read by the
-    write)."""
+    write); texts without metadata (none given, none in a table's columns): metadata None, each
+    document keeping its own, as chromadb's ``update(ids, documents=...)``."""
     own = is_table(ids) or isinstance(ids, os.PathLike) or hasattr(ids, "texts")
     if texts is None and text is None and columns is None and metadata is not None and not own:
         ids = ids_to_delete(ids)
@@ -181,4 +182,4 @@ def update_arguments(ids, texts, metadata, text, columns):
     ids = check_ids(ids, len(texts))
     if None in ids:
         raise ValueError("update needs the ids of the documents to replace")
-    return ids, texts, check_metadatas(metadata, len(texts))
+    return ids, texts, None if metadata is None else check_metadatas(metadata, len(texts))

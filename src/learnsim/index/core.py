@@ -1225,7 +1225,8 @@ class Index(ModelVersions):
         """Replace the texts (and metadata) of live documents, keeping their ids (the forms of
         :meth:`build`; ``update(frame)`` takes the ids from the table's ``id`` column).
         ``update(ids, metadata=...)`` without texts replaces the metadata alone, each document
-        keeping its text (as chromadb's ``update(ids, metadatas=...)``; one id and one dict too).
+        keeping its text (as chromadb's ``update(ids, metadatas=...)``; one id and one dict too);
+        ``update(ids, texts)`` without metadata the texts alone, each keeping its metadata.
 
         Parameters
         ----------
@@ -1243,11 +1244,19 @@ class Index(ModelVersions):
             given = texts is not None
             if not given:   # metadata alone: the texts read under the write lock
                 texts = [self.document(doc_id)[0] for doc_id in ids]
+            if metas is None:   # texts alone: the metadata kept (it was dropped: a filter lost them)
+                metas = _check_metadatas([self._metadata_kept(doc_id) for doc_id in ids], len(ids))
             rows, new = added_rows(self, texts, report=given)
             seqs = self.store.update(ids, texts, metas)
             self._write_rows(seqs, rows)
         warn_new_words(new)
         warn_placeless(ids, texts, zero_rows(rows), self.kind)
+
+    def _metadata_kept(self, doc_id):
+        try:
+            return self.document(doc_id)[1]     # checked against its digest: an edited row is refused
+        except KeyError:        # not in the index: the store's update says so ("use add")
+            return None
 
     @_sqlite_guarded
     @with_show_progress_bar
