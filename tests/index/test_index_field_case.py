@@ -68,3 +68,19 @@ def test_the_command_line_and_the_service_name_it(old_csv_index):
         for r in (client.get("/v1/search", params={"q": QUERY, "filter": json.dumps({"Topic": 1})}),
                   client.post("/v1/search", json={"queries": [QUERY], "filter": {"Topic": 1}})):
             assert r.status_code == 400 and "'topic'" in r.json()["error"], r.text[:300]
+
+
+def test_a_dotted_field_no_document_has_as_a_path_but_one_has_as_a_key_is_named(tmp_path):
+    """{"a.b": 1} reads a path a -> b: a document holding the key "a.b" itself was not matched,
+    without a word."""
+    texts, _, ids, _ = corpus()
+    meta = [{"src.lang": "en", "n": i} for i in range(20)]
+    with Index.build(tmp_path / "idx", model("linklearn"), texts[:20], ids[:20], meta) as index:
+        for bad in ({"src.lang": "en"}, {"$not": {"src.lang": "en"}}, {"n": 1, "src.lang": {"$exists": False}}):
+            with pytest.raises(FilterError, match=r"'src\.lang' is a path .* has the metadata key 'src\.lang' itself"):
+                index.search(QUERY, 5, filter=bad)
+        assert index.search(QUERY, 5, filter={"other.path": 1}) == []      # a path nobody has: nothing, as before
+        index.add([texts[30]], ids=["nested"], metadata=[{"src": {"lang": "en"}}])
+        assert [h["id"] for h in index.search(texts[30], 30, filter={"src.lang": "en"})] == ["nested"]
+    code, out, err = run_cli(["search", "--index", tmp_path / "idx", "--query", QUERY, "--filter", "n.x=1"])
+    assert code == 0, err

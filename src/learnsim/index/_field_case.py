@@ -7,6 +7,11 @@ them in lower case ("Topic" as "topic"): ``--filter Topic=Geo`` on it matched no
 same filter that matches on an index built since. Elasticsearch and chromadb answer a field no
 document has with nothing; this module answers so too, but where the one explanation is this.
 
+A dotted field is a path through nested dicts ("meta.year"): a document whose metadata holds
+the key "a.b" itself (a dict from a flattened JSON, a column named so) was not matched by the filter
+{"a.b": ...}, silently. Where no document has the path and one has the key, it is a FilterError
+saying so too.
+
 Only the standard library is imported here (a search opens it).
 """
 from __future__ import annotations
@@ -29,15 +34,32 @@ def _top_fields(tree, out):
     return out
 
 
+def _paths(tree, out):
+    """The paths of a condition tree, each once."""
+    kind = tree[0]
+    if kind in ("and", "or"):
+        for child in tree[1]:
+            _paths(child, out)
+    elif kind == "not":
+        _paths(tree[1], out)
+    else:
+        out.setdefault(tuple(tree[1]), None)
+    return out
+
+
+def _held(conn, json_path):
+    """Whether a live document's metadata has something at ``json_path`` (stops at the first)."""
+    return conn.execute("SELECT 1 FROM docs WHERE deleted_seq IS NULL AND json_type(meta, ?) IS NOT NULL LIMIT 1",
+                        (json_path,)).fetchone() is not None
+
+
 def check_field_case(conn, conditions):
     """Raise a FilterError where a field a filter names is in no live document's metadata and
-    another differs from it in case alone. Costs one query a field, which stops at the first
+    another differs from it in case alone, or where a dotted path is in none and one holds it as a
+    key. Costs one query a field (and a path), which stops at the first
     document that has it (a full pass only where none has, as the filter itself would make)."""
     for name in _top_fields(conditions, {}):
-        path = '$."' + name + '"'
-        held = conn.execute("SELECT 1 FROM docs WHERE deleted_seq IS NULL AND json_type(meta, ?) IS NOT NULL LIMIT 1",
-                            (path,)).fetchone()
-        if held is not None:
+        if _held(conn, '$."' + name + '"'):
             continue
         others = [row[0] for row in conn.execute(
             "SELECT DISTINCT j.key FROM docs, json_each(docs.meta) AS j WHERE docs.deleted_seq IS NULL "
@@ -48,3 +70,11 @@ def check_field_case(conn, conditions):
                               "in case alone (an index built from a .csv by an older learnsim holds its column names in "
                               f"lower case): filter on {others[0]!r}, or build the index again to keep the names as "
                               "written")
+    for path in _paths(conditions, {}):
+        key = ".".join(path)
+        if len(path) > 1 and not _held(conn, "$" + "".join(f'."{name}"' for name in path)) \
+                and _held(conn, '$."' + key + '"'):
+            raise FilterError(f"the filter's field {key!r} is a path (the dots separate the names of nested dicts), "
+                              f"which no document of the index has; but a document has the metadata key {key!r} "
+                              "itself, which a filter cannot name: store it as nested dicts, or under a name without "
+                              "dots")
