@@ -220,6 +220,21 @@ def test_an_unreadable_manifest_names_the_manifest(copy):
     _assert_damaged(lambda: Index.open(path), path / "manifest.json")
 
 
+@pytest.mark.parametrize("version", [None, "2", 2.0, "missing"])
+def test_a_format_version_that_is_no_number_is_damage_not_a_newer_index(copy, version):
+    """It said "index format version None is newer than this learnsim reads (2); upgrade learnsim"."""
+    path = copy()
+    m = read_manifest(path)
+    if version == "missing":
+        del m["format_version"]
+    else:
+        m["format_version"] = version
+    write_manifest(path, m)
+    _assert_damaged(lambda: Index.open(path), path / "manifest.json")
+    with pytest.raises(IndexDamagedError, match="not a whole number"):
+        Index.open(path)
+
+
 @pytest.mark.parametrize("content", [None, b"", b"{", b"[]"])
 def test_a_damaged_segment_json_names_it(copy, content):
     path = copy()

@@ -316,7 +316,10 @@ def read_manifest(path, name, format_name, format_version, what="index"):
         raise IndexDamagedError(path / name, f"cannot read {name} ({exc})") from None
     if not isinstance(m, dict) or m.get("format") != format_name:
         raise IndexFormatError(f"{path}: {name} is not a learnsim {what} manifest")
-    if not isinstance(m.get("format_version"), int) or m["format_version"] > format_version:
+    if type(m.get("format_version")) is not int:
+        # not a version a newer learnsim wrote ("None is newer than this learnsim reads"): damage
+        raise IndexDamagedError(path / name, f"its format_version is {m.get('format_version')!r}, not a whole number")
+    if m["format_version"] > format_version:
         raise IndexFormatError(f"{path}: {what} format version {m.get('format_version')!r} is newer than "
                                f"this learnsim reads ({format_version}); upgrade learnsim")
     if what == "index":
