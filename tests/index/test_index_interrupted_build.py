@@ -108,3 +108,14 @@ def test_the_command_line_builds_over_a_build_killed_while_writing(tmp_path):
     assert code == 0, err
     with Index.open(path) as index:
         assert len(index) == 20 and index.document(ids[25])[0] == texts[25]
+
+
+def test_an_open_or_a_verify_of_the_folder_says_a_build_was_stopped(tmp_path):
+    """It said "holds no learnsim index (no manifest.json)", though the user sees index files there."""
+    path = _interrupted(tmp_path)
+    for call in (lambda: Index.open(path), lambda: Index.verify_at(path)):
+        with pytest.raises(FileNotFoundError, match="a build of it was stopped before it was complete"):
+            call()
+    code, out, err = run_cli(["search", "--index", path, "--query", "w001"])
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "build it again" in err
+

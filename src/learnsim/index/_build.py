@@ -61,6 +61,14 @@ def interrupted(path):
     return (path / MARKER).exists() and not (path / _MANIFEST).exists()
 
 
+def no_index(path):
+    """What a folder without a manifest is, for the FileNotFoundError of an open or a verify."""
+    if interrupted(path):
+        return (f"{path} holds no learnsim index: a build of it was stopped before it was complete (build it "
+                "again: the build removes what the stopped one wrote)")
+    return f"{path} holds no learnsim index (no {_MANIFEST})"
+
+
 def check_target(path, overwrite):
     """Whether ``path`` holds an index to replace (True) or nothing yet (False); a FileExistsError
     where the build may not write there."""

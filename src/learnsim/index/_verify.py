@@ -26,6 +26,7 @@ import numpy as np
 from .._utils.files import sha256_file
 from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexDamagedError, IndexFormatError, Segment, check_seal, \
     load_json, load_npy, read_manifest
+from ._build import no_index
 from ._store import read_only_connection
 
 __all__ = ["verify_index", "verify_locked"]
@@ -349,7 +350,7 @@ def verify_index(path):
     started = time.perf_counter()
     path = Path(path)
     if not (path / _MANIFEST).is_file():
-        raise FileNotFoundError(f"{path} holds no learnsim index (no {_MANIFEST})")
+        raise FileNotFoundError(no_index(path))
     report = _Report(path)
     m = None
     report.counted(path / _MANIFEST)
@@ -458,7 +459,7 @@ def verify_locked(path):
 
     path = Path(path)
     if not (path / MANIFEST).is_file():
-        raise FileNotFoundError(f"{path} holds no learnsim index (no {MANIFEST})")
+        raise FileNotFoundError(no_index(path))
     try:
         lock = Lock(path / "lock").__enter__()
     except OSError:         # a read-only directory: no writer can be running there either

@@ -46,7 +46,7 @@ from ._arguments import check_ids as _check_ids, check_k as _check_k, \
     update_arguments as _update_arguments
 from ._ann import AnnSearch, ann_config, check_ann_config, search_info, write_segment_of
 from ._batch import best_k_dense_batch, dense_batch_applies
-from ._build import building, check_target, tree_bytes as _tree_bytes
+from ._build import building, check_target, no_index, tree_bytes as _tree_bytes
 from ._integrity import Lock as _Lock, check_plan_dictionary, checked_up_to, model_encoder, load_plan, load_statistics, plan_checksums as _plan_checksums, read_retrying, \
     read_store, plan_of as _plan_of, retry_if_moved, sqlite_guarded as _sqlite_guarded, statistics_key, analysis_info, \
     write_manifest as _write_manifest, collection_rows as _collection
@@ -334,7 +334,7 @@ class Index(ModelVersions):
         # stat()ed before every read (_manifest_id): the string, made once
         self._manifest_file = str(self.path / _MANIFEST)
         if not (self.path / _MANIFEST).is_file():
-            raise FileNotFoundError(f"{self.path} holds no learnsim index (no {_MANIFEST})")
+            raise FileNotFoundError(no_index(self.path))
         self._pipeline = _pipeline
         # held while the pipeline loads: a server loads it in a thread of its own while the
         # index's thread serves searches, and a call that needs it meanwhile waits for that load
