@@ -40,7 +40,7 @@ def test_an_add_counts_the_documents_holding_words_the_index_lacks(index):
     assert (w.n_documents, w.n_unknown_only, w.n_written) == (2, 1, 3)
     assert set(w.examples) <= {"zorblax", "quuxite", "flimflam"} | set(index.pipeline.vectorizer.build_tokenizer()(
         " ".join(NEW)))
-    assert "reindex" in str(w)
+    assert "reindex" in str(w) and not any(word in str(w) for word in w.examples)   # (a registry per text)
     # what it says: not found by its new words now, found once reindexed
     assert index.search("flimflam", k=3) == []
     index.reindex()
@@ -81,4 +81,4 @@ def test_the_command_line_add_counts_them(index, tmp_path):
     assert code == 0, err
     assert json.loads(out)["with_new_words"] == 2
     lines = err.strip().splitlines()
-    assert len(lines) == 1 and "warning: 2 of the 3" in lines[0] and "reindex" in lines[0]
+    assert len(lines) == 1 and "warning: 2 of the 3" in lines[0] and "reindex" in lines[0] and "'flimflam'" in lines[0]

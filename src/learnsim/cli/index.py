@@ -337,9 +337,11 @@ def _counting_new_words(write):
         result = write()
     new = 0
     for w in caught:
-        if isinstance(w.message, NewWordsWarning):
-            new = w.message.n_documents
-        warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+        message = w.message
+        if isinstance(message, NewWordsWarning):
+            new = message.n_documents
+            message = str(message).replace("the warning's examples", "e.g. " + ", ".join(map(repr, message.examples)))
+        warnings.showwarning(message, w.category, w.filename, w.lineno)
     return result, new
 
 

@@ -95,8 +95,10 @@ def warn_new_words(report, stacklevel=5):
     if not report or not report[0]:
         return
     holding, unknown_only, examples, written = report
-    message = (f"{holding} of the {written} document(s) written hold words the index's vocabulary lacks (e.g. "
-               f"{', '.join(map(repr, examples))}): a search finds them by those words only after reindex() "
+    # the words are the warning's examples, not its text: a process warned once per distinct text
+    # keeps each text (warnings' registry), and a server's writes would grow it without end
+    message = (f"{holding} of the {written} document(s) written hold words the index's vocabulary lacks "
+               "(the warning's examples): a search finds them by those words only after reindex() "
                "(learnsim index reindex)")
     if unknown_only:
         message += (f"; {unknown_only} of them hold none of its words, which a model scoring by shared words "
