@@ -82,3 +82,17 @@ def test_the_command_line_add_counts_them(index, tmp_path):
     assert json.loads(out)["with_new_words"] == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "warning: 2 of the 3" in lines[0] and "reindex" in lines[0] and "'flimflam'" in lines[0]
+
+
+def test_a_vectoriser_that_reads_no_words_makes_no_write_fail(index, monkeypatch):
+    """The count is a note: where the lexical vectoriser has no tokenizer to read words with (one
+    not learnsim's), the write goes on and says nothing."""
+    real = index.pipeline.lexical_vectorizer
+
+    class Opaque:
+        def __init__(self, vec):
+            self.transform = vec.transform
+
+    monkeypatch.setattr(index.pipeline, "lexical_vectorizer", lambda statistics: Opaque(real(statistics)))
+    assert _written(lambda: index.add([NEW[1]], ids=["opaque"])) == []
+    assert index.document("opaque")[0] == NEW[1]

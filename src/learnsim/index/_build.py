@@ -45,6 +45,8 @@ from pathlib import Path
 from ._integrity import Lock
 
 
+__all__ = ["check_target", "building", "interrupted", "no_index", "tree_bytes"]
+
 _MANIFEST = "manifest.json"
 # written first into an empty folder a build writes in place, removed last
 MARKER = ".build-in-progress"

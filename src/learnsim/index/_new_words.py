@@ -72,7 +72,9 @@ def _new_words(pipeline, statistics, texts):
     if not statistics or "vocabulary" not in statistics or not pipeline.uses_collection_vocabulary:
         return None
     vectorizer = pipeline.lexical_vectorizer(statistics)
-    known = vectorizer.vocabulary_
+    known = getattr(vectorizer, "vocabulary_", None)
+    if known is None or not hasattr(vectorizer, "build_tokenizer"):
+        return None     # a vectoriser that reads no words (not learnsim's): nothing to say, nothing refused
     tokenize = vectorizer.build_tokenizer()
     holding = unknown_only = 0
     examples = []
