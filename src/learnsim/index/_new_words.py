@@ -93,9 +93,10 @@ def _new_words(pipeline, statistics, texts):
 
 def warn_new_words(report, stacklevel=5):
     """A :class:`NewWordsWarning` where written documents hold words the vocabulary lacks (called by
-    an Index write under its two decorators: the warning names the line of its caller)."""
+    an Index write under its two decorators: the warning names the line of its caller). True where
+    it spoke of documents holding none of the vocabulary's words."""
     if not report or not report[0]:
-        return
+        return False
     holding, unknown_only, examples, written = report
     # the words are the warning's examples, not its text: a process warned once per distinct text
     # keeps each text (warnings' registry), and a server's writes would grow it without end
@@ -106,3 +107,4 @@ def warn_new_words(report, stacklevel=5):
         message += (f"; {unknown_only} of them hold none of its words, which a model scoring by shared words "
                     "alone finds with no query until then")
     warnings.warn(NewWordsWarning(message, holding, unknown_only, written, examples), stacklevel=stacklevel)
+    return bool(unknown_only)

@@ -1127,9 +1127,10 @@ class Index(ModelVersions):
             rows, new = added_rows(self, texts)
             seqs = self.store.add(ids, texts, metas)
             self._write_rows(seqs, rows)
-        warn_new_words(new)     # a word first met here counts after reindex (learnsim.index._new_words)
         ids = [str(s) if i is None else i for s, i in zip(seqs, ids)]
-        warn_placeless(ids, texts, zero_rows(rows), self.kind)
+        # a word first met here counts after reindex; documents of such words alone: one warning, not two
+        if not warn_new_words(new):
+            warn_placeless(ids, texts, zero_rows(rows), self.kind)
         return ids
 
     def _write_rows(self, seqs, rows):
@@ -1249,8 +1250,8 @@ class Index(ModelVersions):
             rows, new = added_rows(self, texts, report=given)
             seqs = self.store.update(ids, texts, metas)
             self._write_rows(seqs, rows)
-        warn_new_words(new)
-        warn_placeless(ids, texts, zero_rows(rows), self.kind)
+        if not warn_new_words(new):
+            warn_placeless(ids, texts, zero_rows(rows), self.kind)
 
     def _metadata_kept(self, doc_id):
         try:
@@ -1302,8 +1303,8 @@ class Index(ModelVersions):
             rows, new = added_rows(self, texts)
             seqs, added, replaced = self.store.upsert(ids, texts, metas)
             self._write_rows(seqs, rows)
-        warn_new_words(new)
-        warn_placeless(ids, texts, zero_rows(rows), self.kind)
+        if not warn_new_words(new):
+            warn_placeless(ids, texts, zero_rows(rows), self.kind)
         return {"added": int(added), "updated": int(replaced)}
 
     @_sqlite_guarded
