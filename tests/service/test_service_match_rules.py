@@ -85,3 +85,35 @@ def test_dedupe_gives_a_knn_rule_every_pair_at_once(knn_index, tmp_path):
     assert len(more) > 256 and len(calls) == 1 and groups
     back = Index.build(tmp_path / "back", model, more[::-1], ids[::-1])
     assert sorted(sorted(d["id"] for d in g) for g in back.dedupe(k=5)) == sorted(sorted(d["id"] for d in g) for g in groups)
+
+
+def test_a_rule_that_calls_no_pair_a_duplicate_is_said_in_the_match_answer(tmp_path):
+    """A model whose duplicate threshold is infinite (best_threshold's answer on contradictory
+    labels) answers 0 for every pair but an exact copy: learnsim fit and learnsim match say so,
+    POST /v1/match said nothing, its zeros reading as findings. Both kinds of match now carry
+    the sentence in ``"warnings"`` (empty for a rule that can call a pair a duplicate)."""
+    import copy
+
+    from index_models import model
+
+    texts, _, ids, meta = corpus()
+    never = copy.deepcopy(model("film_pairs"))
+    assert type(never.matcher).__name__ == "ThresholdMatcher"
+    never.matcher.threshold_ = np.inf
+    Index.build(tmp_path / "never", never, texts, ids, meta).close()
+    Index.build(tmp_path / "usual", model("film_pairs"), texts, ids, meta).close()
+    bodies = ({"text": texts[3], "k": 5}, {"pairs": [[texts[0], texts[1]], [texts[2], texts[2]]]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # Pipeline.match's own warning, on the server's side
+        for name, said in (("never", True), ("usual", False)):
+            app = create_app(tmp_path / name)
+            with TestClient(app, raise_server_exceptions=False, base_url="http://127.0.0.1") as client:
+                for body in bodies:
+                    r = client.post("/v1/match", json=body)
+                    assert r.status_code == 200, r.text
+                    notes = r.json()["warnings"]
+                    assert isinstance(notes, list)
+                    if said:
+                        assert len(notes) == 1 and "calls no pair a duplicate" in notes[0], notes
+                    else:
+                        assert notes == []

@@ -371,9 +371,10 @@ class Routes:
         Returns
         -------
         dict
-            ``{"matches": [...], "score": name, "higher_is_better": bool}``: the hits the rule
-            accepts, most probable first, each with its ``"probability"`` (or the
-            ``"predicted_score"`` of a model fitted on graded pairs).
+            ``{"matches": [...], "score": name, "higher_is_better": bool, "warnings": [...]}``:
+            the hits the rule accepts, most probable first, each with its ``"probability"`` (or
+            the ``"predicted_score"`` of a model fitted on graded pairs); ``"warnings"`` says
+            what the answer cannot (a rule whose threshold is infinite calls no pair a duplicate).
 
         Examples
         --------
@@ -397,9 +398,9 @@ class Routes:
         -------
         dict
             ``{"decisions": [{"duplicate": bool, "probability": float, ...}, ...], "score":
-            name, "higher_is_better": true}``, one decision per pair, in order; ``"score"``
-            names each decision's ``"score"`` ("similarity", "decision", "mutual_neighbours",
-            "predicted_score").
+            name, "higher_is_better": true, "warnings": [...]}``, one decision per pair, in order;
+            ``"score"`` names each decision's ``"score"`` ("similarity", "decision",
+            "mutual_neighbours", "predicted_score"); ``"warnings"`` as :meth:`match`'s.
 
         Examples
         --------

@@ -80,12 +80,20 @@ def _scored(*lists):
                                higher_is_better=_HIGHER, model_version=_MODEL_VERSION)}
 
 
+def _warned(schema):
+    schema["required"].append("warnings")
+    schema["properties"]["warnings"] = {"type": "array", "items": {"type": "string"},
+                                        "description": "What the answer cannot say itself: a duplicate rule that "
+                                                       "calls no pair a duplicate (its threshold is infinite)"}
+    return schema
+
+
 _SCORED = {
     ("get", "/v1/search"): _scored("hits"),
     ("post", "/v1/search"): _scored("results"),
     ("get", "/v1/docs/{doc_id}/similar"): _scored("hits"),
     ("post", "/v1/docs/{doc_id}/similar"): _scored("hits"),
-    ("post", "/v1/match"): {"anyOf": [_scored("matches"), _scored("decisions")]},
+    ("post", "/v1/match"): {"anyOf": [_warned(_scored("matches")), _warned(_scored("decisions"))]},
     ("get", "/v1/info"): {"type": "object", "required": ["score", "higher_is_better", "search_score"],
                           "properties": {"score": _SCORE_NAME, "higher_is_better": _HIGHER,
                                          "search_score": dict(_SCORE_NAME, description="What a search's hits' score is "

@@ -925,15 +925,18 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             if idx.pipeline.matcher is None:
                 raise _fail(422, f"this {idx.pipeline.method} model has no duplicate rule "
                                  "(only a FILM fitted on labelled pairs has one)")
+            # what learnsim match and fit say of the rule (a threshold of +inf calls no pair a
+            # duplicate): the version's own, read in the call that decides
+            return _rule_warnings(idx.pipeline)
 
         if isinstance(body, MatchText):
             def decide(idx):
-                rule(idx)
-                return idx.match(body.text, body.k, filter=conditions), labelled(idx)
+                warned = rule(idx)
+                return idx.match(body.text, body.k, filter=conditions), labelled(idx), warned
 
             # each match: the search's score, and the rule's probability (or predicted_score)
-            matches, label = await run(decide, until=until)
-            return scored("search", label, matches=matches)
+            matches, label, warned = await run(decide, until=until)
+            return scored("search", label, matches=matches, warnings=warned)
         pairs = [tuple(p) for p in body.pairs]
         # pieces are separate calls: decided again when a promotion or a rollback fell between
         # two (as a search is), so that every decision is one version's, the one named
@@ -945,13 +948,13 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             start = 0
             while start < len(pairs):
                 def decide_piece(idx, start=start):
-                    rule(idx)
+                    warned = rule(idx)
                     together = getattr(idx.pipeline.matcher, "decides_together", False)
                     piece = pairs if together else pairs[start:start + CHUNK_PAIRS]
                     if together and start:
                         return None, None, together     # promoted to such a rule since the first piece
-                    return (idx.pipeline.match(piece), (served_model(idx), _rule_score_name(idx.pipeline.matcher)),
-                            together)
+                    return (idx.pipeline.match(piece), (served_model(idx), _rule_score_name(idx.pipeline.matcher),
+                                                        tuple(warned)), together)
 
                 decided, label, together = await run(decide_piece, until=until)
                 if decided is None:
@@ -961,9 +964,9 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
                 decisions.extend(decided)
                 seen.add(label)
             if len(seen) == 1:
-                version, name = seen.pop()
+                version, name, warned = seen.pop()
                 return _json({"decisions": decisions, "score": name, "higher_is_better": True,
-                              "model_version": version})
+                              "model_version": version, "warnings": list(warned)})
         raise _fail(503, "the model version changed during every try of this match; retry",
                     {"Retry-After": str(_RETRY_AFTER_S)})
 
@@ -1254,6 +1257,20 @@ def _score_names(index):
 # what the ``score`` of a duplicate rule's decision is, by the rule's class
 _RULE_SCORES = {"ThresholdMatcher": "similarity", "PairClassifierMatcher": "decision",
                 "PairwiseKNNMatcher": "mutual_neighbours", "PairScoreRegressor": "predicted_score"}
+
+
+def _rule_warnings(pipeline):
+    """What a match answer says of the model's duplicate rule (``"warnings"``, a list of
+    sentences): a rule whose threshold is infinite calls no pair a duplicate but an exact copy, as
+    ``learnsim fit`` and ``learnsim match`` say; without a word the answer's zeros read as
+    findings."""
+    from ..matching._duplicates import DuplicateRule
+
+    try:
+        said = DuplicateRule(pipeline.matcher, pipeline.match_rule).never_duplicate()
+    except ValueError:      # a matcher learnsim match does not know: nothing to say of it
+        return []
+    return [said] if said else []
 
 
 def _rule_score_name(matcher):
