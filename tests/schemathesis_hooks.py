@@ -18,7 +18,7 @@ import json
 import schemathesis
 
 from learnsim.service._limits import MAX_REQUEST_FILTER_CONDITIONS, filter_conditions
-from learnsim.service.app import search_budget
+from learnsim.service.app import MAX_K, search_budget
 
 
 def _int(value, default):
@@ -28,10 +28,13 @@ def _int(value, default):
         return None
 
 
-def _over_budget(n_queries, k, explain, n_top):
-    k, n_top = _int(k, 10), _int(n_top, 10)
-    if k is None or n_top is None or not isinstance(n_queries, int):
+def _over_budget(n_queries, k, explain, n_top, offset=None):
+    k, n_top, offset = _int(k, 10), _int(n_top, 10), _int(offset, 0)
+    if k is None or n_top is None or offset is None or not isinstance(n_queries, int):
         return False   # not a whole number: the server refuses it by the schema (422)
+    # a search reads offset + k hits (learnsim.service._paging): within MAX_K and the budget of hits
+    if offset + k > MAX_K or (offset and search_budget(n_queries, offset + k) is not None):
+        return True
     return search_budget(n_queries, k, explain in (True, "true"), n_top) is not None
 
 
@@ -66,12 +69,15 @@ def filter_case(context, case):
         return False
     if _refused_metadata(body):
         return False
+    if case.operation.path == "/v1/docs/{doc_id}/similar":
+        where = (case.query or {}) if case.method.upper() == "GET" else body
+        return not _over_budget(1, where.get("k"), False, 10, where.get("offset"))
     if case.operation.path != "/v1/search":
         return True
     if case.method.upper() == "GET":
         query = case.query or {}
-        return not _over_budget(1, query.get("k"), query.get("explain"), query.get("n_top"))
+        return not _over_budget(1, query.get("k"), query.get("explain"), query.get("n_top"), query.get("offset"))
     body = case.body if isinstance(case.body, dict) else {}
     queries = body.get("queries")
     return not _over_budget(len(queries) if isinstance(queries, list) else None, body.get("k"), body.get("explain"),
-                            body.get("n_top"))
+                            body.get("n_top"), body.get("offset"))

@@ -521,3 +521,39 @@ def test_every_route(served, kind):
 @pytest.mark.parametrize("kind", KINDS)
 def test_upsert(served, kind):
     served(kind, _upserts)
+
+
+async def _pages(client, anonymous, path):
+    """offset and include through both clients: a page is the whole ranking's slice (ranks kept),
+    include keeps the fields named, a batch, a long query (sent as a POST) and similar alike; an
+    unknown field is the service's 422 naming it, a lone str the client's TypeError."""
+    from index_models import corpus
+
+    texts, _, ids, _ = corpus()
+    a = _answer
+    long_query = " ".join(texts[20:40])
+    with _index(path) as index:
+        for query in (texts[7], long_query):
+            whole = index.search(query, 9)
+            page = await a(client.search(query, k=4, offset=5, include=["score"]))
+            assert _ids(page["hits"]) == _ids(whole[5:9])
+            assert [h["rank"] for h in page["hits"]] == [6, 7, 8, 9]
+            assert all(set(h) == {"id", "rank", "score"} for h in page["hits"])
+            assert [h["score"] for h in page["hits"]] == pytest.approx([h["score"] for h in whole[5:9]])
+        bare = await a(client.search([texts[7], texts[60]], k=3, offset=2, include=[]))
+        assert [_ids(hits) for hits in bare["results"]] == [_ids(hits[2:]) for hits in index.search([texts[7], texts[60]], 5)]
+        assert all(set(h) == {"id", "rank"} for hits in bare["results"] for h in hits)
+        similar = await a(client.more_like(ids[3], k=2, offset=3, include=["text", "metadata"]))
+        assert _ids(similar["hits"]) == _ids(index.more_like(ids[3], 5)[3:])
+        assert all(set(h) == {"id", "rank", "text", "metadata"} for h in similar["hits"])
+    err = await _refused(lambda: client.search(texts[7], include=["txt"]), BadRequest)
+    assert err.status == 422 and "'txt'" in err.message
+    err = await _refused(lambda: client.more_like(ids[3], k=10, offset=995), BadRequest)
+    assert "offset + k" in err.message
+    with pytest.raises(TypeError, match="single str"):
+        client.search(texts[7], include="text")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_pages_and_the_fields_of_a_hit(served, kind):
+    served(kind, _pages)

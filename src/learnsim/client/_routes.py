@@ -127,28 +127,29 @@ def _fits_a_query_string(value):
     return not (isinstance(value, str) and len(value) > QUERY_FILTER_CHARS)
 
 
-def _check_hits(hits, where):
-    """``hits`` if it is a list of hits (objects with an ``"id"`` string and a finite
+def _check_hits(hits, where, scored=True):
+    """``hits`` if it is a list of hits (objects with an ``"id"`` string and, ``scored``, a finite
     ``"score"``), else :class:`ShapeError` naming ``where``: the caller would index into a string
-    or sort by NaN."""
+    or sort by NaN. A search whose ``include`` leaves the score out is answered without one."""
     if not isinstance(hits, list):
         raise ShapeError(f"{where} is a list of hits; got {reprlib.repr(hits)}")
     for n, hit in enumerate(hits):
         score = hit.get("score") if isinstance(hit, dict) else None
-        if not (isinstance(hit, dict) and isinstance(hit.get("id"), str) and isinstance(score, (int, float))
-                and not isinstance(score, bool) and math.isfinite(score)):
-            raise ShapeError(f"{where}[{n}] is a hit {{\"id\": str, \"score\": finite number, ...}}; got "
-                             f"{reprlib.repr(hit)}")
+        if not (isinstance(hit, dict) and isinstance(hit.get("id"), str)
+                and (not scored or (isinstance(score, (int, float)) and not isinstance(score, bool)
+                                    and math.isfinite(score)))):
+            what = '"id": str, "score": finite number' if scored else '"id": str'
+            raise ShapeError(f"{where}[{n}] is a hit {{{what}, ...}}; got {reprlib.repr(hit)}")
     return hits
 
 
-def _one_result(answer):
+def _one_result(answer, scored=True):
     """A GET /v1/search answer (one query): :class:`ShapeError` unless its ``"hits"`` are hits."""
-    _check_hits(answer.get("hits"), '"hits"')
+    _check_hits(answer.get("hits"), '"hits"', scored)
     return answer
 
 
-def _results(answer):
+def _results(answer, scored=True):
     """A POST /v1/search answer (a list of queries): :class:`ShapeError` unless ``"results"`` is a
     list of lists of hits."""
     results = answer.get("results")
@@ -156,11 +157,11 @@ def _results(answer):
         raise ShapeError(f'a search of a list of queries is answered {{"results": [[hits], ...]}}; got '
                          f"{reprlib.repr(results)}")
     for n, hits in enumerate(results):
-        _check_hits(hits, f'"results"[{n}]')
+        _check_hits(hits, f'"results"[{n}]', scored)
     return answer
 
 
-def _first_result(answer):
+def _first_result(answer, scored=True):
     """A POST /v1/search answer of one query (a dict) as the GET answer: ``{"hits", "score", ...}``;
     :class:`ShapeError` unless its ``"results"`` is a list of one list."""
     results = answer.get("results")
@@ -169,8 +170,40 @@ def _first_result(answer):
         got = "no \"results\"" if "results" not in answer else f'"results": {reprlib.repr(results)}'
         raise ShapeError('a search of one query is answered {"results": [[hits]], ...}; got ' + got)
     answer = dict(answer)
-    answer["hits"] = _check_hits(answer.pop("results")[0], '"results"[0]')
+    answer["hits"] = _check_hits(answer.pop("results")[0], '"results"[0]', scored)
     return answer
+
+
+def _shape(check, include):
+    """``check`` of an answer whose hits carry a score unless ``include`` leaves it out."""
+    if include is None or "score" in include:
+        return check
+    return lambda answer: check(answer, scored=False)
+
+
+def _include(include):
+    """``include`` as the list the service takes (None: every field), checked for its type only:
+    the service names an unknown field (422). A lone str is refused: ``include="text"`` would
+    otherwise read as the names t, e, x, t."""
+    if include is None:
+        return None
+    if isinstance(include, str):
+        raise TypeError(f"include must be a list of field names (e.g. [{include!r}]), not a single str")
+    include = list(include)
+    for i, name in enumerate(include):
+        if not isinstance(name, str):
+            raise TypeError(f"include[{i}] must be a str; got {type(name).__name__}")
+    return include
+
+
+def _paged(params, offset, include, query_string):
+    """``params`` with ``offset`` and ``include`` where given (``query_string``: include as one
+    comma-separated value, else a list)."""
+    if offset != 0:
+        params["offset"] = offset
+    if include is not None:
+        params["include"] = ",".join(include) if query_string else include
+    return params
 
 
 class Routes:
@@ -234,7 +267,7 @@ class Routes:
         return self._send(Call("GET", "openapi.json"))
 
     # ------------------------------------------------------------------ reads
-    def search(self, query, k=10, *, filter=None, explain=False, n_top=10):
+    def search(self, query, k=10, *, filter=None, explain=False, n_top=10, offset=0, include=None):
         """Search the index: ``GET /v1/search`` for one query, ``POST /v1/search`` for a list.
 
         Parameters
@@ -250,6 +283,13 @@ class Routes:
             Give each hit its ``"explanation"`` (only with k <= 20).
         n_top : int, default=10
             Words an explanation lists.
+        offset : int, default=0
+            Hits to skip (a page past the first): the hits ranked ``offset + 1`` to ``offset + k``,
+            each with its rank in the whole ranking; ``offset + k`` at most 1,000.
+        include : list of str, optional
+            The fields each hit carries besides ``"id"`` and ``"rank"``: any of ``"text"``,
+            ``"metadata"``, ``"score"`` (all when not given; ``[]``: ids and ranks alone). An
+            unknown name is the service's 422 (:class:`BadRequest`).
 
         Returns
         -------
@@ -283,20 +323,22 @@ class Routes:
         if isinstance(filter, dict) and not filter:
             filter = None
         k, n_top, explain = _whole(k), _whole(n_top), check_flag(explain, "explain")
+        offset, include = _whole(offset), _include(include)
         if isinstance(query, str):
             params = {"q": query, "k": k}
             if filter is not None:
                 params["filter"] = json.dumps(filter, separators=(",", ":"), ensure_ascii=False)
             if explain:
                 params.update(explain="true", n_top=n_top)
+            _paged(params, offset, include, query_string=True)
             if (len(urlencode(params)) <= MAX_QUERY_STRING
                     and (not isinstance(filter, dict) or _fits_a_query_string(filter))):
-                return self._send(Call("GET", "v1/search", params=params, shape=_one_result))
-            return self._send(Call("POST", "v1/search", json=self._search_body([query], k, filter, explain, n_top),
-                                   shape=_first_result))
+                return self._send(Call("GET", "v1/search", params=params, shape=_shape(_one_result, include)))
+            body = _paged(self._search_body([query], k, filter, explain, n_top), offset, include, query_string=False)
+            return self._send(Call("POST", "v1/search", json=body, shape=_shape(_first_result, include)))
         queries = _texts(query, "queries")
-        return self._send(Call("POST", "v1/search", json=self._search_body(queries, k, filter, explain, n_top),
-                               shape=_results))
+        body = _paged(self._search_body(queries, k, filter, explain, n_top), offset, include, query_string=False)
+        return self._send(Call("POST", "v1/search", json=body, shape=_shape(_results, include)))
 
     @staticmethod
     def _search_body(queries, k, filter, explain, n_top):
@@ -328,11 +370,11 @@ class Routes:
         """
         return self._send(Call("GET", doc_path(doc_id)))
 
-    def more_like(self, doc_id, k=10, *, filter=None):
+    def more_like(self, doc_id, k=10, *, filter=None, offset=0, include=None):
         """``GET /v1/docs/{id}/similar``: the k documents closest to the document ``doc_id``
         (itself excluded), as :meth:`learnsim.index.Index.more_like`. A filter over the bounds of
         one in a query string, or a long one, is sent by ``POST /v1/docs/{id}/similar``, as
-        :meth:`search` sends it.
+        :meth:`search` sends it. ``offset`` and ``include`` as :meth:`search`'s.
 
         Returns
         -------
@@ -353,6 +395,7 @@ class Routes:
         't077'
         """
         params = {"k": _whole(k)}
+        offset, include = _whole(offset), _include(include)
         if filter:
             params["filter"] = json.dumps(filter, separators=(",", ":"), ensure_ascii=False)
         path = doc_path(doc_id, "/similar")
@@ -360,8 +403,9 @@ class Routes:
                        or (isinstance(filter, dict) and not _fits_a_query_string(filter))):
             # in the URL it was the service's 400 (a list of 60 values), or httpx's InvalidURL
             # ("URL component 'query' too long"), no ClientError
-            return self._send(Call("POST", path, json={"k": params["k"], "filter": filter}))
-        return self._send(Call("GET", path, params=params))
+            body = _paged({"k": params["k"], "filter": filter}, offset, include, query_string=False)
+            return self._send(Call("POST", path, json=body))
+        return self._send(Call("GET", path, params=_paged(params, offset, include, query_string=True)))
 
     def match(self, text, k=10, *, filter=None):
         """``POST /v1/match``: the near-duplicates of ``text`` among its k closest documents, as

@@ -3,8 +3,8 @@
 FastAPI's routing, dependency solving and validation cost about as much CPU as a batched search
 of 100,000 dense rows (``benchmarks/bench_serve.py``): on two cores, under load, that is a third of
 the service's throughput. So a plainly valid ``GET /v1/search`` - each known parameter given at
-most once, ``k`` and ``n_top`` whole numbers in range, ``explain`` ``true`` or ``false``, no other
-parameter - is answered here by the same code the route runs (``answer``); anything else (a
+most once, ``k``, ``n_top`` and ``offset`` whole numbers in range, ``explain`` ``true`` or
+``false``, ``include`` as given (the answer checks it), no other parameter - is answered here by the same code the route runs (``answer``); anything else (a
 missing ``q``, a ``k`` of ``"ten"``, an unknown parameter) goes on to the FastAPI route, which
 gives the framework's answer. So no request is answered differently for taking this path, and
 ``tests/service/test_service.py`` checks that the two paths answer alike.
@@ -18,7 +18,7 @@ __all__ = ["FastSearch"]
 
 log = logging.getLogger("learnsim.service")
 
-_KNOWN = frozenset(("q", "k", "filter", "explain", "n_top"))
+_KNOWN = frozenset(("q", "k", "filter", "explain", "n_top", "offset", "include"))
 
 
 def plain_search_params(query_string, max_k, max_n_top):
@@ -28,11 +28,12 @@ def plain_search_params(query_string, max_k, max_n_top):
     params = dict(pairs)
     if len(params) != len(pairs) or not params.keys() <= _KNOWN or not params.get("q"):
         return None
-    out = {"q": params["q"], "k": 10, "filter": params.get("filter"), "explain": False, "n_top": 10}
-    for name, top in (("k", max_k), ("n_top", max_n_top)):
+    out = {"q": params["q"], "k": 10, "filter": params.get("filter"), "explain": False, "n_top": 10, "offset": 0,
+           "include": params.get("include")}
+    for name, low, top in (("k", 1, max_k), ("n_top", 1, max_n_top), ("offset", 0, max_k - 1)):
         if name in params:
             text = params[name]
-            if not (text.isascii() and text.isdigit() and len(text) <= 6 and 1 <= int(text) <= top):
+            if not (text.isascii() and text.isdigit() and len(text) <= 6 and low <= int(text) <= top):
                 return None
             out[name] = int(text)
     if "explain" in params:
@@ -44,7 +45,7 @@ def plain_search_params(query_string, max_k, max_n_top):
 
 class FastSearch:
     """ASGI middleware: plainly valid ``GET /v1/search`` requests are answered by
-    ``answer(q=, k=, filter=, explain=, n_top=, scope=)`` (a coroutine returning a Response, raising the
+    ``answer(q=, k=, filter=, explain=, n_top=, offset=, include=, scope=)`` (a coroutine returning a Response, raising the
     service's HTTPException for an error, which ``error(exc)`` turns into an answer); every other
     request goes on to ``app``."""
 

@@ -2,10 +2,13 @@
 (the error model), the API key where it applies, the filters and the bounds."""
 from __future__ import annotations
 
+from itertools import permutations
+
 from fastapi.openapi.utils import get_openapi
 
 from .._utils.inputs import CONTENT_PATTERN, MAX_JSON_DEPTH
 from ._guard import _OPEN_PATHS
+from ._paging import HIT_FIELDS
 from ._limits import (BODY_FILTER, MAX_BATCH, MAX_EXPLAIN_K, MAX_EXPLAIN_WORDS, MAX_EXPLAINED, MAX_HITS, MAX_K,
                       MAX_MATCH_K, MAX_N_TOP, MAX_PAIRS, QUERY_FILTER, _filter_schema)
 
@@ -14,7 +17,9 @@ _BOUNDS_TEXT = (
     f"max_query_chars characters (10,000 by default), a body of at most max_body_bytes (1 MB); k 1..{MAX_K}; "
     f"1..{MAX_BATCH} queries a batch; queries x k <= {MAX_HITS}; explain only with k <= {MAX_EXPLAIN_K}, "
     f"explained hits (queries x k) <= {MAX_EXPLAINED} and explained hits x n_top <= {MAX_EXPLAIN_WORDS}; "
-    f"n_top 1..{MAX_N_TOP}; match: k <= {MAX_MATCH_K}, pairs <= {MAX_PAIRS}. A request still running after "
+    f"n_top 1..{MAX_N_TOP}; offset 0..{MAX_K - 1} with offset + k <= {MAX_K}, and queries x (offset + k) <= "
+    f"{MAX_HITS} (a search reads offset + k hits); match: k <= {MAX_MATCH_K}, pairs <= {MAX_PAIRS}. "
+    "A request still running after "
     "its deadline (10 s by default) is stopped and answered 503. Writes need Content-Type: application/json "
     "(POST) and refuse a foreign Origin; the Host header must name this service (421 otherwise). Errors are "
     '{"error": message, "code": status} ("code": "index_damaged" for a damaged index file, 503). '
@@ -153,6 +158,13 @@ def _openapi(app, keyed, protect_reads, max_query_chars, mixed_ids, can_match, l
                 elif param["name"] == "q":
                     param["schema"]["maxLength"] = max_query_chars
                     param["schema"]["pattern"] = CONTENT_PATTERN
+                elif param["name"] == "include":
+                    # a comma-separated list of names (_paging): empty, or each name once (every
+                    # order of every subset: 16 of three names, so that the schema says it exactly)
+                    lists = [",".join(p) for n in range(1, len(HIT_FIELDS) + 1) for p in permutations(HIT_FIELDS, n)]
+                    param["schema"] = {"type": "string", "pattern": f"^({'|'.join(lists)})?$"}
+                    param["description"] = (f"The fields a hit carries besides id and rank, comma-separated, each once: "
+                                            f"any of {', '.join(HIT_FIELDS)} (all when not given; empty: none)")
                 elif param["name"] == "doc_id" and method == "put":
                     param["schema"]["maxLength"] = 1000     # app.MAX_ID_CHARS, as a POST's ids
             if (method, path) == ("post", "/v1/reindex"):
@@ -174,6 +186,12 @@ def _openapi(app, keyed, protect_reads, max_query_chars, mixed_ids, can_match, l
         op = schema["paths"].get(key[1], {}).get(key[0])
         if op is not None:
             op["responses"]["200"]["content"] = {"application/json": {"schema": body}}
+    for name in ("SearchBatch", "SimilarRequest"):
+        props = schemas.get(name, {}).get("properties", {})
+        if "include" in props:
+            props["include"] = {"anyOf": [{"type": "array", "items": {"type": "string", "enum": list(HIT_FIELDS)},
+                                           "uniqueItems": True, "maxItems": len(HIT_FIELDS)}, {"type": "null"}],
+                                "description": props["include"].get("description", "")}
     for name, fields in (("SearchBatch", ("queries",)), ("MatchText", ("text",)), ("MatchPairs", ("pairs",)),
                          ("ExplainRequest", ("query", "document")), ("DocumentIn", ("text",)),
                          ("PutRequest", ("text",)), ("SimilarRequest", ())):

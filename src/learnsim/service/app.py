@@ -5,11 +5,11 @@ Routes (``{id}`` may hold any character, ``/`` included, percent-encoded)::
 
     GET    /healthz                      {"status": "ok"} ("degraded" once damage was seen)
     GET    /v1/info                      Index.info() with the version, pipeline and method
-    GET    /v1/search?q=&k=&filter=&explain=&n_top=
-    POST   /v1/search                    {"queries": [...], "k", "filter", "explain", "n_top"}
+    GET    /v1/search?q=&k=&filter=&explain=&n_top=&offset=&include=
+    POST   /v1/search                    {"queries": [...], "k", "filter", "explain", "n_top", "offset", "include"}
     GET    /v1/docs/{id}                 {"id", "text", "metadata"}
-    GET    /v1/docs/{id}/similar?k=&filter=
-    POST   /v1/docs/{id}/similar         {"k", "filter"} (a filter over a query string's bounds)
+    GET    /v1/docs/{id}/similar?k=&filter=&offset=&include=
+    POST   /v1/docs/{id}/similar         {"k", "filter", "offset", "include"} (a filter over a query string's bounds)
     POST   /v1/match                     {"text", "k", "filter"} or {"pairs": [[a, b], ...]}
     POST   /v1/explain                   {"query", "document", "n_top"}
 
@@ -52,8 +52,10 @@ wholly (``quote(id, safe="")``) reaches any id, ``a/b/similar`` included (an id 
 query, text, document              at most ``max_query_chars`` characters (10,000): 413
 body                               at most ``max_body_bytes`` bytes (1 MB): 413
 k (search, similar)                1 .. ``MAX_K`` (1,000)
+offset (search, similar)           0 .. ``MAX_K`` - 1, offset + k <= ``MAX_K`` (the hits read;
+                                   :mod:`~learnsim.service._paging`)
 queries of one POST /v1/search     1 .. ``MAX_BATCH`` (1,000)
-hits of one search request         queries x k <= ``MAX_HITS`` (2,000)
+hits of one search request         queries x (offset + k) <= ``MAX_HITS`` (2,000)
 explain                            only with k <= ``MAX_EXPLAIN_K`` (20); explained hits
                                    (queries x k) <= ``MAX_EXPLAINED`` (100) and explained hits
                                    x n_top <= ``MAX_EXPLAIN_WORDS`` (2,000); n_top 1 .. 100
@@ -150,6 +152,7 @@ from ._limits import (BODY_FILTER, CHUNK_EXPLAIN, CHUNK_PAIRS, MAX_BATCH, MAX_DO
                       MAX_EXPLAIN_WORDS, MAX_EXPLAINED, MAX_HITS, MAX_K, MAX_MATCH_K, MAX_N_TOP, MAX_PAIRS,
                       QUERY_FILTER, _check_filter, _groups, _parse_filter, search_budget)
 from ._docs import add_docs_routes
+from ._paging import MAX_OFFSET, check_offset, parse_include, shown
 from ._schema import _BOUNDS_TEXT, _openapi
 from ._worker import Busy, IndexWorker, Labelled, SearchTrace, TimedOut
 
@@ -216,12 +219,23 @@ Filter = Optional[Any]
 Whole = Annotated[StrictInt, BeforeValidator(_whole_number)]
 
 
+# a hit's fields to give (learnsim.service._paging): the names are checked by parse_include, which
+# names an unknown one; the schema lists them (_schema); more than 100 is no list of them
+Include = Optional[list[StrictStr]]
+_INCLUDE = Field(None, max_length=100, description="The fields a hit carries besides id and rank: any of text, "
+                                                   "metadata, score (all when not given)")
+_OFFSET = Field(0, ge=0, le=MAX_OFFSET, description="The hits to skip: the answer holds those ranked offset + 1 to "
+                                                     "offset + k (offset + k <= 1000)")
+
+
 class SearchBatch(_Body):
     queries: list[StrictStr] = Field(min_length=1, max_length=MAX_BATCH)
     k: Whole = Field(10, ge=1, le=MAX_K)
     filter: Filter = None
     explain: StrictBool = False
     n_top: Whole = Field(10, ge=1, le=MAX_N_TOP)
+    offset: Whole = _OFFSET
+    include: Include = _INCLUDE
 
 
 class MatchText(_Body):
@@ -236,6 +250,8 @@ class SimilarRequest(_Body):
     over a query string's (or a URL's length) has no other way there."""
     k: Whole = Field(10, ge=1, le=MAX_K)
     filter: Filter = None
+    offset: Whole = _OFFSET
+    include: Include = _INCLUDE
 
 
 class MatchPairs(_Body):
@@ -669,18 +685,21 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             seen.add(part.label)
         return (out, seen) if labels else out
 
-    async def searched(queries, k, conditions, explain, n_top, until):
+    async def searched(queries, k, conditions, explain, n_top, until, offset=0):
         """(one list of hits per query, the label of the version that found them): searched in
-        pieces one after another (searches with the same k and filter that wait together run as
-        one batch), then explained in pieces. Pieces are separate calls: when a promotion or a
-        rollback falls between two, the answer would mix versions, and it is searched again."""
-        key = (k, json.dumps(conditions, sort_keys=True))
+        pieces one after another (searches with the same depth and filter that wait together run
+        as one batch), then explained in pieces. Pieces are separate calls: when a promotion or a
+        rollback falls between two, the answer would mix versions, and it is searched again.
+        ``offset``: the hits ranked offset + 1 to offset + k (a search of offset + k)."""
+        depth = offset + k
+        key = (depth, json.dumps(conditions, sort_keys=True))
         for _ in range(_SAME_VERSION_TRIES):
             results, labels = [], set()
-            for group in _groups(queries, k):
-                part = await run(lambda idx, qs: Labelled(idx.search(qs, k, filter=conditions), labelled(idx)),
+            for group in _groups(queries, depth):
+                part = await run(lambda idx, qs: Labelled(idx.search(qs, depth, filter=conditions), labelled(idx)),
                                  key=key, queries=group, until=until)
-                results.extend(part)
+                # the hits skipped are never explained nor sent (each kept its rank in the whole)
+                results.extend(hits[offset:] for hits in part)
                 labels.add(part.label)
             if explain and len(labels) == 1:
                 labels |= await explain_into(queries, results, n_top, until)
@@ -701,11 +720,12 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     def served_model(idx):
         return f"v{int(getattr(idx, 'model_version', 1))}"
 
-    async def record(queries, results, scope, until, interleaved=None, version=None):
+    async def record(queries, results, scope, until, interleaved=None, version=None, offset=0):
         """Log an impression for each query answered (before the answer is sent: a click that
         names it must find it); their ids, None for one not logged. Never an error, never a
         wait of more than IMPRESSION_WAIT_S (issue 45: a busy, locked, damaged or full log drops
-        the impression, counted by the recorder)."""
+        the impression, counted by the recorder). A page past the first (``offset``) is not
+        logged: the log's positions are ranks from 1, and its first hit was not ranked 1."""
         # the key's holder only with the key of a service that has one: X-Client-Id is ignored
         # on a service without a key (anyone could give each click a new name)
         authorized = key is not None and _authorized(scope.get("headers", []), key)
@@ -725,6 +745,9 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             # another site's page made the visitor's browser search (an <img>, a fetch): what it
             # searched for is that site's choice, not the visitor's; answered, not learned from
             recorder._drop("cross_site", len(kept))
+            return out
+        if kept and offset:
+            recorder._drop("paged", len(kept))
             return out
         items = [(queries[n], [h["id"] for h in results[n]], model, client, teams) for n in kept]
         try:
@@ -765,8 +788,12 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             raise _fail(422, f"{field} has no letter or digit: it is empty, or spaces and punctuation alone, "
                              f"with nothing {purpose}")
 
-    def check_budget(n_queries, k, explain, n_top):
-        problem = search_budget(n_queries, k, explain, n_top)
+    def check_budget(n_queries, k, explain, n_top, offset=0):
+        # the hits read (offset + k a query) against the budget of hits; those explained are
+        # the k given
+        check_offset(offset, k)
+        problem = search_budget(n_queries, offset + k) if offset else None
+        problem = problem or search_budget(n_queries, k, explain, n_top)
         if problem:
             raise _fail(422, problem)
 
@@ -835,70 +862,83 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         score, higher = dict(names)[name]
         return _json(dict(body, score=score, higher_is_better=higher, model_version=version))
 
-    async def search_answer(q, k, filter, explain, n_top, scope=None):
+    async def search_answer(q, k, filter, explain, n_top, scope=None, offset=0, include=None):
         check_query(q)
         check_content("q", q)
-        check_budget(1, k, explain, n_top)
+        check_budget(1, k, explain, n_top, offset)
+        include = parse_include(include)
         conditions = _parse_filter(filter)
         until = deadline()
         if recorder is None:
-            (hits,), label = await searched([q], k, conditions, explain, n_top, until)
-            return scored("search", label, hits=hits)
+            (hits,), label = await searched([q], k, conditions, explain, n_top, until, offset)
+            return scored("search", label, hits=shown(hits, include))
         mixed = None
-        if recorder.wants_interleaving():
+        # a page past the first is the served ranking's (an interleaving drafts from the top)
+        if not offset and recorder.wants_interleaving():
             mixed, label = await run(lambda idx: (recorder.interleaved(idx, q, k, conditions), labelled(idx)),
                                      until=until)
         if mixed is None:
-            (hits,), label = await searched([q], k, conditions, explain, n_top, until)
+            (hits,), label = await searched([q], k, conditions, explain, n_top, until, offset)
         else:
             hits = mixed[0]
             if explain:
                 await explain_into([q], [hits], n_top, until)
-        impression, = await record([q], [hits], scope or {}, until, mixed and mixed[1:], version=label[0])
+        impression, = await record([q], [hits], scope or {}, until, mixed and mixed[1:], version=label[0],
+                                   offset=offset)
         extra = {"impression": impression} if mixed is None else {"impression": impression, "interleaved": True}
-        return scored("search", label, hits=hits, **extra)
+        return scored("search", label, hits=shown(hits, include), **extra)
 
     # plainly valid requests are answered by search_answer before they reach this route (see
     # learnsim.service._fast): the route answers the rest, with the framework's validation
     @app.get("/v1/search")
     async def search(request: Request, q: str, k: int = Query(10, ge=1, le=MAX_K),
                      filter: Optional[str] = None, explain: bool = False,
-                     n_top: int = Query(10, ge=1, le=MAX_N_TOP)):
-        return await search_answer(q, k, filter, explain, n_top, scope=request.scope)
+                     n_top: int = Query(10, ge=1, le=MAX_N_TOP), offset: int = Query(0, ge=0, le=MAX_OFFSET),
+                     include: Optional[str] = None):
+        return await search_answer(q, k, filter, explain, n_top, scope=request.scope, offset=offset, include=include)
 
     @app.post("/v1/search")
     async def search_batch(body: SearchBatch, request: Request):
         check_query(*body.queries)
         for n, q in enumerate(body.queries):
             check_content(f"queries[{n}]", q)
-        check_budget(len(body.queries), body.k, body.explain, body.n_top)
+        check_budget(len(body.queries), body.k, body.explain, body.n_top, body.offset)
+        include = parse_include(body.include)
         conditions = _check_filter(body.filter, BODY_FILTER)
         until = deadline()
-        results, label = await searched(body.queries, body.k, conditions, body.explain, body.n_top, until)
+        results, label = await searched(body.queries, body.k, conditions, body.explain, body.n_top, until,
+                                        body.offset)
+        shown_results = [shown(hits, include) for hits in results]
         if recorder is None:
-            return scored("search", label, results=results)
+            return scored("search", label, results=shown_results)
         # a batch is not interleaved (a program's batch is rarely clicked as a whole): each
         # query's answer is logged as the served ranking's
-        impressions = await record(body.queries, results, request.scope, until, version=label[0])
-        return scored("search", label, results=results, impressions=impressions)
+        impressions = await record(body.queries, results, request.scope, until, version=label[0],
+                                   offset=body.offset)
+        return scored("search", label, results=shown_results, impressions=impressions)
 
     # declared before /v1/docs/{id}; _BodyLimit routes /v1/docs/... by the raw path
     @app.get("/v1/docs/{doc_id:path}/similar")
     async def similar(doc_id: str, request: Request, k: int = Query(10, ge=1, le=MAX_K),
-                      filter: Optional[str] = None):
+                      filter: Optional[str] = None, offset: int = Query(0, ge=0, le=MAX_OFFSET),
+                      include: Optional[str] = None):
         doc_id = doc_id_of(request, doc_id)
+        check_offset(offset, k)
+        include = parse_include(include)
         conditions = _parse_filter(filter)
-        return await similar_answer(doc_id, k, conditions)
+        return await similar_answer(doc_id, k, conditions, offset, include)
 
     @app.post("/v1/docs/{doc_id:path}/similar")
     async def similar_by_post(doc_id: str, request: Request, body: SimilarRequest):
         doc_id = doc_id_of(request, doc_id)
-        return await similar_answer(doc_id, body.k, _check_filter(body.filter, BODY_FILTER))
+        check_offset(body.offset, body.k)
+        include = parse_include(body.include)
+        return await similar_answer(doc_id, body.k, _check_filter(body.filter, BODY_FILTER), body.offset, include)
 
-    async def similar_answer(doc_id, k, conditions):
-        hits, label = await run(lambda idx: (idx.more_like(doc_id, k, filter=conditions), labelled(idx)), by_id=True,
-                                until=deadline())
-        return scored("similar", label, id=doc_id, hits=hits)
+    async def similar_answer(doc_id, k, conditions, offset=0, include=None):
+        hits, label = await run(lambda idx: (idx.more_like(doc_id, offset + k, filter=conditions), labelled(idx)),
+                                by_id=True, until=deadline())
+        return scored("similar", label, id=doc_id, hits=shown(hits[offset:], include))
 
     # no :path here: _BodyLimit gives these routes /v1/docs/- (the id is in the scope), so a
     # literal /similar path matches the similar route alone (405 for a DELETE of it)
