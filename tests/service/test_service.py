@@ -449,17 +449,19 @@ def test_the_fast_search_path_answers_as_the_route(client, built):
     texts = corpus()[0]
     cases = [{"q": texts[4]}, {"q": texts[4], "k": "3"}, {"q": texts[8], "k": "5", "explain": "true", "n_top": "4"},
              {"q": "w001 w002", "filter": '{"topic": 1}'}, {"q": "w001", "filter": '{"bad field!": 1}'},
-             {"q": "w001", "filter": "[1]"}, {"q": "w001 " * 3000}]
+             {"q": "w001", "filter": "[1]"}, {"q": "w001 " * 3000}, {"q": texts[4], "offset": "3", "include": "score"},
+             {"q": texts[4], "include": "bogus"}, {"q": texts[4], "offset": "999", "k": "5"}]
     for params in cases:
         fast = client.get("/v1/search", params=params)
         routed = client.get("/v1/search", params=dict(params, k=params.get("k", "10").zfill(7)))
         assert fast.status_code == routed.status_code and fast.json() == routed.json(), params
     assert plain_search_params(b"q=a+b&k=3", 1000, 100) == {"q": "a b", "k": 3, "filter": None,
-                                                           "explain": False, "n_top": 10}
+                                                           "explain": False, "n_top": 10, "offset": 0, "include": None}
     assert plain_search_params("q=%C3%A9t%C3%A9".encode(), 1000, 100)["q"] == "été"
     # what the route must decide (and answer with the framework's error or its own reading)
     for qs in (b"k=3", b"q=", b"q=a&k=0", b"q=a&k=1001", b"q=a&k=ten", b"q=a&k=%EF%BC%93", b"q=a&q=b",
-               b"q=a&explain=yes", b"q=a&n_top=101", b"q=a&other=1"):
+               b"q=a&explain=yes", b"q=a&n_top=101", b"q=a&other=1", b"q=a&offset=1000", b"q=a&offset=-1",
+               b"q=a&offset=%EF%BC%93"):
         assert plain_search_params(qs, 1000, 100) is None, qs
     _is_error(client.get("/v1/search", params={"q": "a", "k": "0"}), 422)
     # a parameter given twice is refused, not read as its last value (nor its first)
