@@ -298,6 +298,10 @@ def test_the_address_counted_of_a_peer():
     # which one local caller could fill for all the others
     assert key("127.0.0.1") != key("127.0.0.2")
     assert key("::1") == "::1" and key("fe80::1%eth0") == "fe80::/64"
+    # 6to4 (2002:V4ADDR::/48, 65,536 /64s of one IPv4 address's holder) and Teredo (the /64 is the
+    # relay's) as the IPv4 address they carry: by /64 one IPv4 host held 65,536 bounds
+    assert key("2002:c000:0204::1") == key("2002:c000:0204:ffff::1") == "192.0.2.4" == key("192.0.2.4")
+    assert key("2001:0:4136:e378:8000:63bf:3fff:fdd2") == "192.0.2.45"
     assert key("") == "" and key("not an address") == "not an address"
 
 

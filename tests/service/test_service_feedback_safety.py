@@ -538,6 +538,19 @@ def test_every_loopback_address_is_counted_as_one():
     assert _network("128.0.0.1") == "128.0.0.1" and _network("testclient") == "testclient"
 
 
+def test_an_ipv6_address_carrying_an_ipv4_one_is_that_ipv4_client():
+    """6to4 gives the holder of one IPv4 address the /48 2002:V4ADDR::, 65,536 /64s: counted by
+    /64, one caller was as many clients as it liked (five are a promotion's votes, ten fill the
+    log's bound in bytes). A 6to4 address is now its IPv4 address, as an IPv4-mapped one is, and
+    a Teredo address its client's IPv4 address (its /64 is the relay's, shared by strangers)."""
+    one = {_network(f"2002:c000:0204:{n:x}::{n + 1:x}") for n in range(0, 65536, 4099)}
+    assert one == {"192.0.2.4"} == {_network("192.0.2.4")}
+    assert _network("2002:c000:0205::1") == "192.0.2.5"
+    teredo = "2001:0:4136:e378:8000:63bf:3fff:fdd2"     # RFC 4380's example: client 192.0.2.45
+    assert _network(teredo) == "192.0.2.45" != _network("2001:0:4136:e378:8000:63bf:3fff:fdd3")
+    assert _network("2002:7f00:0001::1") == LOOPBACK   # 6to4 of 127.0.0.1: local, as it is
+
+
 def test_a_keyless_service_logs_every_local_caller_as_one_client(fresh):
     texts = corpus()[0]
     app = create_app(fresh, learn_from_clicks=True)

@@ -100,11 +100,28 @@ def _connection_total():
     return max(64, int(soft) - FILES_RESERVED)
 
 
+def ipv4_inside(address):
+    """The IPv4 address of the host behind an IPv6 ``address`` (an ``ipaddress`` object) that
+    carries one, else None: an IPv4-mapped address's, a 6to4 address's (2002:V4ADDR::/48: the
+    holder of one IPv4 address has the 65,536 /64s of that /48, each a client and a bound of its
+    own when counted by /64) and a Teredo address's client (its /64 is the Teredo server's)."""
+    if address.version != 6:
+        return None
+    if address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if address.teredo is not None:
+        return address.teredo[1]
+    return None
+
+
 def address_key(host):
     """What the bound per address counts a peer ``host`` as: an IPv6 address by its /64 (one
     host's network: privacy addresses rotate within it, and a caller may send from any of its
     2^64 addresses, so that the bound counted per address never held it), an IPv4-mapped one as
-    its IPv4 address, any other address itself. Loopback addresses stay one each: all the local
+    its IPv4 address (and so a 6to4 or Teredo one: :func:`ipv4_inside`), any other address itself.
+    Loopback addresses stay one each: all the local
     clients of a server on 127.0.0.1 counted as one would share one bound, which one local caller
     could fill for the others (a local user can open connections from all of 127.0.0.0/8; the
     bound in all, the open-files limit's, still holds)."""
@@ -113,8 +130,8 @@ def address_key(host):
     except ValueError:
         return host
     if address.version == 6:
-        if address.ipv4_mapped is not None:
-            return str(address.ipv4_mapped)
+        if ipv4_inside(address) is not None:
+            return str(ipv4_inside(address))
         if not address.is_loopback:
             return str(ipaddress.IPv6Network((address, 64), strict=False))
     return str(address)

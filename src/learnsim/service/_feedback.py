@@ -56,6 +56,7 @@ from ..feedback import FeedbackLog
 from ..feedback._log import FeedbackLogError, LogBusy, LogDamaged
 from ..index import IndexFormatError
 from ..index._versions import VERSIONS_DIR, VERSIONS_FILE
+from ._connections import ipv4_inside
 from ._worker import Busy, IndexWorker
 
 __all__ = ["ClickRecorder", "Peer", "LOOPBACK", "MAX_CLIENT_ID", "IMPRESSION_WAIT_S", "CLICK_WAIT_S", "BUSY_TIMEOUT_S"]
@@ -106,14 +107,17 @@ LOOPBACK = "loopback"
 
 def _network(host):
     """The address a client is counted by: every loopback address one name (:data:`LOOPBACK`),
-    any other IPv4 address itself (an IPv4-mapped IPv6 one as IPv4), an IPv6 address its /64;
+    any other IPv4 address itself (an IPv4-mapped, 6to4 or Teredo IPv6 one as its IPv4 address),
+    any other IPv6 address its /64;
     anything else (a Unix socket, a test client) as given."""
     try:
         address = ipaddress.ip_address(str(host).split("%", 1)[0])
     except ValueError:
         return str(host)
-    if address.version == 6 and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
+    # the host's IPv4 address where the IPv6 one carries it (mapped, 6to4, Teredo): by /64, one
+    # IPv4 address's 6to4 /48 alone was 65,536 clients, enough votes for any promotion
+    if ipv4_inside(address) is not None:
+        address = ipv4_inside(address)
     # any local user can bind any of 127.0.0.0/8 (and ::1) as its source address without
     # privileges: counted one by one, one process would be as many clients as it likes
     if address.is_loopback:
