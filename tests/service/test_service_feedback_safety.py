@@ -117,6 +117,26 @@ def test_with_a_key_the_holder_or_the_users_it_names(fresh):
     assert clients[5] not in clients[:5]                  # no key: the address, not "user-0"
 
 
+def test_a_client_named_twice_is_refused(fresh):
+    """With the key, X-Client-Id names the user a search and its clicks count for; given twice,
+    the first was taken silently (which user the front end meant is anyone's guess), as a key
+    or a Host given twice is a 400. Nothing is logged for it. A service without a key reads no
+    X-Client-Id, and answers as before."""
+    texts = corpus()[0]
+    twice = [("X-Client-Id", "user-1"), ("X-Client-Id", "user-2"), ("X-API-Key", KEY)]
+    app = _app(fresh, api_key=KEY)
+    with TestClient(app, raise_server_exceptions=False, base_url=BASE) as c:
+        r = c.get("/v1/search", params={"q": texts[0]}, headers=twice)
+        assert r.status_code == 400 and "X-Client-Id" in r.json()["error"], r.text
+        first = c.get("/v1/search", params={"q": texts[0]}, headers=twice[1:]).json()
+        r = c.post("/v1/feedback", json={"impression": first["impression"], "clicked": [first["hits"][0]["id"]]},
+                   headers=twice)
+        assert r.status_code == 400 and "X-Client-Id" in r.json()["error"], r.text
+    assert len(_clients_logged(fresh)) == 1
+    with TestClient(_app(fresh), raise_server_exceptions=False, base_url=BASE) as c:
+        assert c.get("/v1/search", params={"q": texts[0]}, headers=twice[:2]).status_code == 200
+
+
 def test_another_sites_page_is_answered_and_not_learned_from(fresh):
     """A search a browser says another site's page sent (an <img> or a fetch: Sec-Fetch-Site) is
     answered and logs no impression, counted as cross_site; a link of the page followed from

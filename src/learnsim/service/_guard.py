@@ -335,7 +335,7 @@ class _BodyLimit:
         """The answer refusing the request on its head alone, or None."""
         headers = scope.get("headers", ())
         host = origin = content_type = encoding = None
-        hosts = 0
+        hosts = client_ids = 0
         keys = {}
         for name, value in headers:
             if name == b"host":
@@ -349,6 +349,8 @@ class _BodyLimit:
                 keys.setdefault(name, []).append(value)
             elif name == b"content-encoding":
                 encoding = value.decode("latin-1").strip().lower()
+            elif name == b"x-client-id":
+                client_ids += 1
         if hosts > 1:
             # which one a proxy or this check would read is anyone's guess (RFC 9112, 3.2: a 400)
             return _error(400, "the request names its Host more than once")
@@ -356,6 +358,10 @@ class _BodyLimit:
             # the last would be taken silently: a client sending two keys has one it did not mean
             return _error(400, "the request gives its key more than once (one Authorization header, one "
                                "X-API-Key header)")
+        if client_ids > 1 and self.key is not None:
+            # with the key, X-Client-Id names whom a search and its clicks count for (the click
+            # log's clients): the first was taken silently, whichever user the front end meant
+            return _error(400, "the request names its client more than once (one X-Client-Id header)")
         if encoding not in (None, "", "identity"):
             # a gzip body was read as text ("not UTF-8"), a plain one labelled gzip taken as is
             return _error(415, f"Content-Encoding {_short(encoding)[:40]!r} is not accepted: send the body "
