@@ -120,7 +120,7 @@ def test_the_hits_read_count_in_the_budget(client):
     ok = client.post("/v1/search", json={"queries": ["w001"] * n, "k": 1, "offset": MAX_K - 1})
     assert ok.status_code == 200, ok.text
     over = client.post("/v1/search", json={"queries": ["w001"] * (n + 1), "k": 1, "offset": MAX_K - 1})
-    assert over.status_code == 422 and "MAX_HITS" in over.json()["error"]
+    assert over.status_code == 422 and "queries x (offset + k)" in over.json()["error"] and "MAX_HITS" in over.json()["error"]
 
 
 def test_a_page_past_the_first_logs_no_impression(path, tmp_path):

@@ -792,8 +792,10 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         # the hits read (offset + k a query) against the budget of hits; those explained are
         # the k given
         check_offset(offset, k)
-        problem = search_budget(n_queries, offset + k) if offset else None
-        problem = problem or search_budget(n_queries, k, explain, n_top)
+        if offset and n_queries * (offset + k) > MAX_HITS:
+            raise _fail(422, f"queries x (offset + k) = {n_queries} x {offset + k} is over the budget of {MAX_HITS} "
+                             "hits of one request (MAX_HITS): a search reads offset + k hits to answer k")
+        problem = search_budget(n_queries, k, explain, n_top)
         if problem:
             raise _fail(422, problem)
 
