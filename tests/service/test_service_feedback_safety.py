@@ -630,3 +630,20 @@ def test_a_flood_from_loopback_addresses_stops_at_one_share(fresh):
     assert flooded <= share * max_bytes
     assert other["impression"] is not None
     assert "total_bytes" not in dropped and dropped["client_bytes"] > 12 * 20 / 2
+
+
+@pytest.mark.parametrize("number", [b"NaN", b"Infinity", b"-Infinity", b"1e400"])
+def test_a_grade_that_is_no_finite_number_is_named_so(fresh, number):
+    """Python's JSON reads NaN, Infinity and 1e400 (none a JSON number): a click's "dwell" of NaN
+    was refused as "less than or equal to 10000000", a bound it is not over. It is now a 422
+    saying the grade must be a finite number; nothing is recorded."""
+    texts = corpus()[0]
+    with TestClient(_app(fresh), raise_server_exceptions=False, base_url=BASE) as c:
+        found = c.get("/v1/search", params={"q": texts[0]}).json()
+        for field in (b"dwell", b"relevance"):
+            body = b'{"impression": "%s", "clicked": ["%s"], "%s": %s}' % (
+                found["impression"].encode(), found["hits"][0]["id"].encode(), field, number)
+            r = c.post("/v1/feedback", content=body, headers={"Content-Type": "application/json"})
+            assert r.status_code == 422 and "finite number" in r.json()["error"] and field.decode() in r.json()["error"], r.text
+    with FeedbackLog(fresh, readonly=True) as log:
+        assert [len(imp["clicks"]) for imp in log.impressions()] == [0]
