@@ -119,7 +119,6 @@ import errno
 import gc
 import json
 import logging
-import math
 import os
 import re
 import time
@@ -266,16 +265,6 @@ class ExplainRequest(_Body):
     n_top: Whole = Field(10, ge=1, le=MAX_N_TOP)
 
 
-def _finite(value):
-    # Python's JSON reads NaN, Infinity and 1e400 (no JSON numbers): "dwell": NaN was refused as
-    # "less than or equal to 10000000", a bound it is not over
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError(f"must be a finite number; got {value!r}")
-    return value
-
-
-Finite = Annotated[StrictFloat, BeforeValidator(_finite)]
-
 # the longest id a write takes
 MAX_ID_CHARS = 1000
 
@@ -288,8 +277,12 @@ class FeedbackRequest(_Body):
                        AfterValidator(_each_once)] = Field(
         min_length=1, max_length=100, json_schema_extra={"uniqueItems": True},
         description="Ids of the results followed, each once")
-    dwell: Optional[Finite] = Field(None, ge=0, le=1e7, description="Seconds spent on the result (optional)")
-    relevance: Optional[Finite] = Field(None, ge=0, le=1e3, description="An explicit grade (optional)")
+    # allow_inf_nan: Python's JSON reads NaN, Infinity and 1e400 (no JSON numbers), and "dwell":
+    # NaN was refused as "less than or equal to 10000000", a bound it is not over
+    dwell: Optional[StrictFloat] = Field(None, ge=0, le=1e7, allow_inf_nan=False,
+                                         description="Seconds spent on the result (optional)")
+    relevance: Optional[StrictFloat] = Field(None, ge=0, le=1e3, allow_inf_nan=False,
+                                             description="An explicit grade (optional)")
 
 
 # what the schema cannot state of metadata (JSON numbers do not tell 10**30 from 1e30)
