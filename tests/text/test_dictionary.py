@@ -30,7 +30,8 @@ def installed(monkeypatch):
             raise metadata.PackageNotFoundError(name)
         return versions[name]
 
-    monkeypatch.setattr(_tokenize, "_SEGMENTERS", {"sudachi": _pairs, "fugashi": _pairs, "jieba": _pairs})
+    monkeypatch.setattr(_tokenize, "_SEGMENTERS", {"sudachi": _pairs, "fugashi": _pairs, "jieba": _pairs,
+                                                      "jieba search": _pairs})
     monkeypatch.setattr(metadata, "version", version)
     monkeypatch.setattr(_dictionary, "_WARNED", set())
     return versions

@@ -546,7 +546,7 @@ def test_a_text_that_reads_far_longer_is_not_mapped(monkeypatch):
                                      "fold_variants", "fold_radicals", "indic_zwnj", "sara_am", "ela_geminada", "fold_squares", "casefold", "latin_digraphs", "lao_digraphs",
                                      "cyrillic_apostrophe", "fold_stop_words", "sara_ae", "malayalam_chillu", "fold_enclosed", "emoji_terms",
                                      "emoji_sequences", "khanda_ta", "vietnamese_tones",
-                                     "devanagari_visarga"])
+                                     "devanagari_visarga", "jieba_search"])
 def test_a_reading_given_other_than_true_or_false_is_refused(setting):
     # read for its truth value, a saved state's "false" was the reading True: silently another one
     from learnsim.exceptions import ParameterTypeError

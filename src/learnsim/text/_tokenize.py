@@ -32,6 +32,7 @@ from ._folds import COMPATIBILITY_ALONE as _COMPATIBILITY_ALONE, FOLDS as _FOLDS
     SARA_AA as _SARA_AA, SARA_E as _SARA_E, casefold_places as _casefold_places, emoji_words as _emoji_words, fold_joined as _fold_joined, fold_more as _fold_more, \
     open_compatibility as _open_compatibility, drop_ignorable as _drop_ignorable, kept_places as _kept_places, \
     EMOJI_CHAR as _EMOJI_CHAR
+from ._chinese import load_jieba as _load_jieba
 
 __all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LATER_READINGS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
            "check_analysis", "analysis_of", "resolve_analysis", "LoneCharacters", "MAX_LONE_TERMS"]
@@ -51,7 +52,7 @@ LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold
                   "fold_enclosed",
                   "emoji_terms",
                   "emoji_sequences",
-                  "khanda_ta", "vietnamese_tones", "devanagari_visarga")
+                  "khanda_ta", "vietnamese_tones", "devanagari_visarga", "jieba_search")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -633,21 +634,6 @@ def _load_fugashi():
     return segment
 
 
-def _load_jieba():
-    try:
-        import logging
-
-        import jieba
-    except ImportError:
-        raise ImportError("analyzer='jieba' needs jieba: pip install learnsim[zh] (or pip install jieba)") from None
-    jieba.setLogLevel(logging.WARNING)      # no "Building prefix dict" lines on stderr
-    cut = jieba.Tokenizer()
-
-    def segment(run):
-        return [(start, end, word) for word, start, end in cut.tokenize(run)]
-    return segment
-
-
 # analyzer -> (module looked for, loader, pip package names), and the runs it segments
 _ANALYZER_MODULES = {"sudachi": ("sudachipy", _load_sudachi, "SudachiPy"),
                      "fugashi": ("fugashi", _load_fugashi, "fugashi"),
@@ -661,10 +647,11 @@ _SEGMENTERS = {}        # one loaded analyser a process: a dictionary takes seco
 _MAX_ANALYSED_RUN = 4096
 
 
-def _segmenter(analyzer):
-    if analyzer not in _SEGMENTERS:
-        _SEGMENTERS[analyzer] = _ANALYZER_MODULES[analyzer][1]()
-    return _SEGMENTERS[analyzer]
+def _segmenter(analyzer, jieba_search=False):
+    key = "jieba search" if jieba_search and analyzer == "jieba" else analyzer
+    if key not in _SEGMENTERS:
+        _SEGMENTERS[key] = _ANALYZER_MODULES[analyzer][1](*((True,) if key != analyzer else ()))
+    return _SEGMENTERS[key]
 
 
 def _bigrams(run, unigrams):
@@ -859,6 +846,9 @@ class Tokenizer:
     devanagari_visarga : bool, default=True
         With ``unicode_words``, read a colon between two Devanagari characters as the visarga
         (``"दु:ख"`` gave ``"दु"``, never ``"दुःख"``). False: read as before.
+    jieba_search : bool, default=True
+        With ``analyzer="jieba"``, jieba's search mode: the shorter words inside a long one too
+        (北京大学: 北京, 大学, 北京大学), so that 北京 finds 北京大学. False: its longest words alone.
 
     Examples
     --------
@@ -906,7 +896,7 @@ class Tokenizer:
     fold_enclosed = False
     emoji_terms = False
     emoji_sequences = False
-    khanda_ta = vietnamese_tones = devanagari_visarga = False
+    khanda_ta = vietnamese_tones = devanagari_visarga = jieba_search = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
@@ -916,7 +906,8 @@ class Tokenizer:
                  sara_ae=True,
                  malayalam_chillu=True,
                  fold_enclosed=True,
-                 emoji_terms=True, emoji_sequences=True, khanda_ta=True, vietnamese_tones=True, devanagari_visarga=True):
+                 emoji_terms=True, emoji_sequences=True, khanda_ta=True, vietnamese_tones=True, devanagari_visarga=True,
+                 jieba_search=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -946,6 +937,7 @@ class Tokenizer:
         self.emoji_terms = bool(emoji_terms)
         self.emoji_sequences = bool(emoji_sequences)
         self.khanda_ta, self.vietnamese_tones, self.devanagari_visarga = map(bool, (khanda_ta, vietnamese_tones, devanagari_visarga))
+        self.jieba_search = bool(jieba_search)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -976,7 +968,7 @@ class Tokenizer:
         self._stem_cache = {}
         # where the words end: runs of the spaceless scripts (for a morphological analyser, those
         # of its own scripts; the others are then cut into bigrams)
-        self._segment = None if analyzer in ("cjk", "words") else _segmenter(analyzer)
+        self._segment = None if analyzer in ("cjk", "words") else _segmenter(analyzer, self.jieba_search)
         if not self.unicode_words:
             self._spaceless_run, self._spaceless_split = _SPACELESS_RUN, _SPACELESS_SPLIT
         elif self.uax29_punctuation:
@@ -1003,7 +995,7 @@ class Tokenizer:
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._stemmer = _load_porter_stemmer() if self.stem == "porter" else None
-        self._segment = None if self.analyzer in ("cjk", "words") else _segmenter(self.analyzer)
+        self._segment = None if self.analyzer in ("cjk", "words") else _segmenter(self.analyzer, self.jieba_search)
         self._more = self._later_folds()      # (one pickled before a folding existed: without it)
 
     def get_params(self):

@@ -423,6 +423,10 @@ class TextVectorizer(BaseEstimator):
         Passed to :class:`Tokenizer`: a colon between two Devanagari characters read as the
         visarga (``"दु:ख"`` as ``"दुःख"``); recorded in the saved model (one saved before this
         setting existed reads the colon as a break).
+    jieba_search : bool, default=True
+        Passed to :class:`Tokenizer`: with ``analyzer="jieba"``, jieba's search mode (the shorter
+        words inside a long one too: 北京 finds 北京大学); recorded in the saved model (one saved
+        before this setting existed reads jieba's longest words alone).
 
     Attributes
     ----------
@@ -501,6 +505,7 @@ class TextVectorizer(BaseEstimator):
         "khanda_ta": ["boolean"],
         "vietnamese_tones": ["boolean"],
         "devanagari_visarga": ["boolean"],
+        "jieba_search": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -528,7 +533,8 @@ class TextVectorizer(BaseEstimator):
                  malayalam_chillu=True,
                  fold_enclosed=True,
                  emoji_terms=True, emoji_sequences=True, khanda_ta=True,
-                 vietnamese_tones=True, devanagari_visarga=True):
+                 vietnamese_tones=True, devanagari_visarga=True,
+                 jieba_search=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -570,6 +576,7 @@ class TextVectorizer(BaseEstimator):
         self.khanda_ta = khanda_ta
         self.vietnamese_tones = vietnamese_tones
         self.devanagari_visarga = devanagari_visarga
+        self.jieba_search = jieba_search
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):

@@ -1,0 +1,37 @@
+"""Chinese and the analysers (:mod:`._tokenize` imports this; it imports nothing of learnsim's):
+jieba's segmenter in its two modes.
+
+jieba's default mode cuts a sentence into its longest dictionary words, so a query found a text
+only where both were cut alike: 北京 did not find 北京大学的学生很多 (the word 北京大学), nor
+大学生 anything. Its search mode (``jieba.cut_for_search``, what the Elasticsearch jieba
+plugin's ``jieba_index`` indexes with) gives the shorter dictionary words inside a long one too
+(北京大学: 北京, 大学, 北京大学), and ``Tokenizer(jieba_search=True)`` reads documents and
+queries so.
+"""
+from __future__ import annotations
+
+__all__ = ["load_jieba"]
+
+_CUT = []       # jieba's Tokenizer, once loaded
+
+
+def load_jieba(search=False):
+    """A segmenter ``run -> [(start, end, word)]`` of jieba's default mode, or with ``search`` of
+    its search mode (each dictionary word of two or three characters inside a longer word too),
+    ordered by place."""
+    try:
+        import logging
+
+        import jieba
+    except ImportError:
+        raise ImportError("analyzer='jieba' needs jieba: pip install learnsim[zh] (or pip install jieba)") from None
+    jieba.setLogLevel(logging.WARNING)      # no "Building prefix dict" lines on stderr
+    if not _CUT:                            # one dictionary for both modes: it takes a second and memory
+        _CUT.append(jieba.Tokenizer())
+    cut = _CUT[0]
+    mode = "search" if search else "default"
+
+    def segment(run):
+        # search mode gives the shorter words of a word before it: by place, each run alike
+        return sorted((start, end, word) for word, start, end in cut.tokenize(run, mode=mode))
+    return segment
