@@ -110,3 +110,33 @@ def test_a_jieba_fit_and_its_index_find_the_texts_holding_the_query(tmp_path):
             found = {hit["text"] for hit in index.search(query, k=len(TEXTS))}
             assert {"北京大学的学生很多", "他考上了北京大学"} <= found if query == "北京" else \
                 "北京大学的学生很多" in found, query
+
+
+@pytest.mark.parametrize("language", ["zh-Hant", "zh-TW", "zh_TW", "zh-HK", "zh-MO", "zh-Hant-CN", "cmn-Hant-TW",
+                                      "ZH-hant"])
+def test_traditional_chinese_picks_the_bigrams(language):
+    # jieba's dictionary is of simplified words: it cut 臺灣 into 臺 and 灣, where bigrams keep 臺灣
+    from learnsim.text import analyzer_for_language, resolve_analysis
+
+    assert analyzer_for_language(language) == "cjk"
+    assert resolve_analysis(language)["analyzer"] == "cjk"
+
+
+def test_jieba_given_with_traditional_chinese_is_still_taken(fake_jieba):
+    from learnsim.text import resolve_analysis
+
+    assert resolve_analysis("zh-TW", "jieba")["analyzer"] == "jieba"
+
+
+@needs_jieba
+@pytest.mark.parametrize("language", ["zh", "zh-CN", "zh-Hans", "zh-Hans-HK", "zh-SG", "cmn"])
+def test_simplified_chinese_picks_jieba(language):
+    from learnsim.text import analyzer_for_language
+
+    assert analyzer_for_language(language) == "jieba"
+
+
+@needs_jieba
+def test_jieba_cuts_traditional_text_into_characters():
+    # why zh-Hant reads bigrams: the measurement the choice stands on, checked against jieba
+    assert Tokenizer(analyzer="jieba")("臺灣") == ["臺", "灣"] and Tokenizer()("臺灣") == ["臺灣"]

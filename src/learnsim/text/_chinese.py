@@ -1,5 +1,5 @@
 """Chinese and the analysers (:mod:`._tokenize` imports this; it imports nothing of learnsim's):
-jieba's segmenter in its two modes.
+jieba's segmenter in its two modes, and which language codes name traditional Chinese.
 
 jieba's default mode cuts a sentence into its longest dictionary words, so a query found a text
 only where both were cut alike: 北京 did not find 北京大学的学生很多 (the word 北京大学), nor
@@ -10,7 +10,9 @@ queries so.
 """
 from __future__ import annotations
 
-__all__ = ["load_jieba"]
+import re
+
+__all__ = ["load_jieba", "traditional_chinese"]
 
 _CUT = []       # jieba's Tokenizer, once loaded
 
@@ -35,3 +37,25 @@ def load_jieba(search=False):
         # search mode gives the shorter words of a word before it: by place, each run alike
         return sorted((start, end, word) for word, start, end in cut.tokenize(run, mode=mode))
     return segment
+
+
+# the subtags of a language code that name traditional Chinese: the script Hant, and the regions
+# that write it (Taiwan, Hong Kong, Macau) where no script is named
+_TRADITIONAL_REGIONS = {"tw", "hk", "mo"}
+
+
+def traditional_chinese(language):
+    """Whether ``language`` (a code such as ``"zh-Hant"``, ``"zh_TW"``) names Chinese written in
+    traditional characters: the script ``Hant``, or without a script the regions TW, HK and MO
+    (``"zh-Hans-HK"`` is simplified). jieba's dictionary is of simplified words, and cuts
+    traditional text into single characters (臺灣 is 臺 and 灣).
+
+    Examples
+    --------
+    >>> traditional_chinese("zh-TW"), traditional_chinese("zh-Hant"), traditional_chinese("zh-CN")
+    (True, True, False)
+    """
+    subtags = re.split("[-_]", language.lower())
+    if "hans" in subtags[1:]:
+        return False
+    return "hant" in subtags[1:] or any(tag in _TRADITIONAL_REGIONS for tag in subtags[1:])

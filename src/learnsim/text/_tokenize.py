@@ -32,7 +32,7 @@ from ._folds import COMPATIBILITY_ALONE as _COMPATIBILITY_ALONE, FOLDS as _FOLDS
     SARA_AA as _SARA_AA, SARA_E as _SARA_E, casefold_places as _casefold_places, emoji_words as _emoji_words, fold_joined as _fold_joined, fold_more as _fold_more, \
     open_compatibility as _open_compatibility, drop_ignorable as _drop_ignorable, kept_places as _kept_places, \
     EMOJI_CHAR as _EMOJI_CHAR
-from ._chinese import load_jieba as _load_jieba
+from ._chinese import load_jieba as _load_jieba, traditional_chinese as _traditional_chinese
 
 __all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LATER_READINGS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
            "check_analysis", "analysis_of", "resolve_analysis", "LoneCharacters", "MAX_LONE_TERMS"]
@@ -472,7 +472,8 @@ def _strip_points(text):
 
 def analyzer_for_language(language):
     """The analyzer ``language=`` picks: ``"ja"`` SudachiPy where installed, else fugashi;
-    ``"zh"`` jieba; any other language (or None) the script rule ``"cjk"``. An ImportError names
+    ``"zh"`` jieba, but ``"cjk"`` for traditional Chinese (zh-Hant, zh-TW, zh-HK, zh-MO: jieba's
+    dictionary is simplified); any other language (or None) the script rule ``"cjk"``. An ImportError names
     the extra to install when the language's analyser is missing.
 
     Examples
@@ -486,8 +487,8 @@ def analyzer_for_language(language):
     if not isinstance(language, str) or not re.fullmatch(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*", language):
         raise ValueError(f"language must be a language code such as 'en', 'ja' or 'zh'; got {language!r}")
     choices = LANGUAGE_ANALYZERS.get(_primary_language(language))
-    if choices is None:
-        return "cjk"
+    if choices is None or (choices == ("jieba",) and _traditional_chinese(language)):
+        return "cjk"        # jieba cuts traditional text into single characters: bigrams find more
     import importlib.util
 
     for name in choices:
