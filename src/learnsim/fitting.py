@@ -38,6 +38,7 @@ from ._fit_common import check_index_tuples as _check_index_tuples, \
 # line's parser reads without importing this module
 from ._fit_common import MATCHER_CHOICES  # noqa: F401
 from ._utils.callers import warn_outside
+from .text import check_language as _check_language
 from ._utils.progress import stage, with_show_progress_bar
 # the recipes of the methods; their public names stay importable from here, as before they moved
 from .film.recipe import (DEFAULT_FILM_DIMENSIONS, DEFAULT_PAIRS_VALIDATION_FRACTION,  # noqa: F401
@@ -221,6 +222,7 @@ def fit_mcd(o, texts, labels, pairs, settings, summary, documents=None):
     Returns a :class:`FitResult`; its details: chosen (the weighting), scores ({weighting:
     held-out score}, None when a single weighting was fitted).
     """
+    _check_language(o.analyzer, texts)      # a Japanese analyser given Chinese texts
     from .text.encoders import encode
 
     if pairs is None:
@@ -282,6 +284,7 @@ def fit_adapter(o, texts, pairs, summary, documents=None, note=_quiet):
     held-out queries and documents (:func:`learnsim.adapter.recipe.fit_adapter`).
 
     Returns a :class:`FitResult`; its details: check (the search check, or None)."""
+    _check_language(o.analyzer, texts)      # a Japanese analyser given Chinese texts
     from .adapter import recipe as adapter_recipe
 
     return _result_of(adapter_recipe.fit_adapter(o, texts, pairs, summary, documents=documents, note=note))
@@ -293,6 +296,7 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
 
     Returns a :class:`FitResult`; its details: settings (LinkLearn's or LearnedBM25's).
     """
+    _check_language(o.analyzer, texts)      # a Japanese analyser given Chinese texts
     fitted = linklearn_recipe.fit_linklearn(o, texts, links, variant, summary, note=note)
     held_out = fitted.details.pop("held_out", None)
     if held_out is None:
@@ -313,6 +317,7 @@ def fit_relative(o, texts, T, summary, chooser=None):
 
     Returns a :class:`FitResult`; its details: report, C, scores ({C: held-out score}), valid_T.
     """
+    _check_language(o.analyzer, texts)      # a Japanese analyser given Chinese texts
     fitted = relative_recipe.fit_relative(o, texts, T, summary, chooser=chooser)
     held_out = fitted.details.pop("held_out", None)
     if o.baseline_holdout is None or (held_out is None and chooser is not None):
@@ -480,6 +485,7 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None, document
     Returns a :class:`FitResult`; its details: pairs (those FILM learned from), held (the
     held-out pairs or None), matcher, rule, search, check (the search check, or None).
     """
+    _check_language(o.analyzer, texts)      # a Japanese analyser given Chinese texts
     weighting = o.weighting or "tfidf"
     vectorizer, X, vec_seconds = vectorize(o, texts, weighting, summary)
     choice = o.matcher
@@ -945,6 +951,7 @@ def fit_graded(o, texts, pairs, summary, note=_quiet, flags=None):
     Returns a :class:`FitResult`; its details: pairs (the training pairs), held, matcher (the
     fitted regressor), rule (its :class:`learnsim.matching.MatchRule`, ``graded=True``), search.
     """
+    _check_language(o.analyzer, texts)      # a Japanese analyser given Chinese texts
     from .matching._graded import choose_regressor
     from .supervision import graded_pairs_to_triplets
     from .text import find_empty_rows

@@ -1,5 +1,7 @@
-"""Chinese and the analysers (:mod:`._tokenize` imports this; it imports nothing of learnsim's):
-jieba's segmenter in its two modes, and which language codes name traditional Chinese.
+"""Chinese and the analysers (:mod:`._tokenize` imports this; it imports nothing of learnsim's
+but the warning's helper, at a warning): jieba's segmenter in its two modes, which language codes
+name traditional Chinese, and a warning where a Japanese analyser is to read texts that look
+Chinese.
 
 jieba's default mode cuts a sentence into its longest dictionary words, so a query found a text
 only where both were cut alike: 北京 did not find 北京大学的学生很多 (the word 北京大学), nor
@@ -12,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["load_jieba", "traditional_chinese"]
+__all__ = ["load_jieba", "traditional_chinese", "looks_chinese", "check_language", "MIN_CHINESE_SHARE"]
 
 _CUT = []       # jieba's Tokenizer, once loaded
 
@@ -59,3 +61,60 @@ def traditional_chinese(language):
     if "hans" in subtags[1:]:
         return False
     return "hant" in subtags[1:] or any(tag in _TRADITIONAL_REGIONS for tag in subtags[1:])
+
+
+_HAN = re.compile("[\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF\U00020000-\U0003134F]")
+# Hiragana and Katakana (with the phonetic extensions and the half-width forms): Japanese writes
+# kana in nearly every sentence; Chinese none
+_KANA = re.compile("[\u3040-\u309F\u30A0-\u30FF\u31F0-\u31FF\uFF66-\uFF9F]")
+
+#: The share of the texts holding a Han character that must hold no kana for a collection a
+#: Japanese analyser reads to look Chinese. A Japanese collection has a few texts of kanji
+#: alone (a heading, 東京都千代田区); Chinese has none with kana.
+MIN_CHINESE_SHARE = 0.9
+# at most this many texts are looked at (evenly spread): the check costs a fit little
+_MAX_LOOKED_AT = 10_000
+
+
+def looks_chinese(texts):
+    """Whether ``texts`` look Chinese rather than Japanese: at least a tenth of them hold a Han
+    character, and of those at least :data:`MIN_CHINESE_SHARE` hold no kana at all.
+
+    Examples
+    --------
+    >>> looks_chinese(["我喜欢学习", "北京的天气"]), looks_chinese(["東京の天気", "東京都千代田区"])
+    (True, False)
+    """
+    step = max(1, len(texts) // _MAX_LOOKED_AT)
+    looked = texts[::step]
+    han = [t for t in looked if isinstance(t, str) and _HAN.search(t) is not None]
+    if not han or len(han) * 10 < len(looked):
+        return False
+    without_kana = sum(_KANA.search(t) is None for t in han)
+    return without_kana >= MIN_CHINESE_SHARE * len(han)
+
+
+_JAPANESE_ANALYSERS = {"sudachi": "SudachiPy", "fugashi": "fugashi (MeCab)"}
+
+
+def check_language(analyzer, texts):
+    """Warn (once, at the caller's line) where a Japanese analyser (``"sudachi"``, ``"fugashi"``)
+    is to read texts that look Chinese (:func:`looks_chinese`): it cuts them into Japanese
+    morphemes (学习 into 学 and 习, SudachiPy's 我が of 我喜欢) without a word said, where character
+    bigrams or jieba read Chinese. Returns whether it warned.
+
+    Examples
+    --------
+    >>> check_language("sudachi", ["東京の天気", "大阪に行く"]), check_language("cjk", ["我喜欢学习"])
+    (False, False)
+    """
+    name = _JAPANESE_ANALYSERS.get(analyzer)
+    if name is None or not looks_chinese(texts):
+        return False
+    from .._utils.callers import warn_outside
+
+    warn_outside(f"the texts look Chinese (Han characters and no kana), but analyzer={analyzer!r} ({name}) reads "
+                 "Japanese and cuts Chinese into Japanese morphemes (学习 into 学 and 习): fit with the default "
+                 "character bigrams (no --language or --analyzer; analyzer='cjk') or with jieba (--language zh; "
+                 "language='zh')", UserWarning)
+    return True
