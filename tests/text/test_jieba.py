@@ -140,3 +140,14 @@ def test_simplified_chinese_picks_jieba(language):
 def test_jieba_cuts_traditional_text_into_characters():
     # why zh-Hant reads bigrams: the measurement the choice stands on, checked against jieba
     assert Tokenizer(analyzer="jieba")("臺灣") == ["臺", "灣"] and Tokenizer()("臺灣") == ["臺灣"]
+
+
+def test_word_ngrams_join_the_longest_words_not_those_inside_them(fake_jieba):
+    # search mode's words overlap (北京大学 and the 北京 inside it): n-grams of them joined a word to
+    # the words inside it and lost the sentence's own ("北京大学 的")
+    tok = Tokenizer(analyzer="jieba", ngram_range=(1, 2))
+    terms = tok("北京大学。的")
+    assert terms[:5] == Tokenizer(analyzer="jieba")("北京大学。的")
+    assert terms[5:] == ["北京大学 的"]
+    assert Tokenizer(analyzer="jieba", ngram_range=(2, 2))("北京大学。的") == ["北京大学 的"]
+    assert pickle.loads(pickle.dumps(tok))("北京大学。的") == terms

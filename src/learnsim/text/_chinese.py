@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["load_jieba", "traditional_chinese", "looks_chinese", "check_language", "MIN_CHINESE_SHARE"]
+__all__ = ["load_jieba", "longest_reading", "traditional_chinese", "looks_chinese", "check_language", "MIN_CHINESE_SHARE"]
 
 _CUT = []       # jieba's Tokenizer, once loaded
 
@@ -39,6 +39,17 @@ def load_jieba(search=False):
         # search mode gives the shorter words of a word before it: by place, each run alike
         return sorted((start, end, word) for word, start, end in cut.tokenize(run, mode=mode))
     return segment
+
+
+def longest_reading(tokenizer, segment):
+    """``tokenizer`` (a Tokenizer of jieba's search mode) reading with ``segment``, jieba's default
+    mode: the terms its word n-grams join. Search mode's terms overlap (北京, 北京大学, 大学), and
+    n-grams of them joined a word to the words inside it ("北京 北京大学") and lost the n-grams of
+    the sentence ("北京大学 的")."""
+    other = object.__new__(type(tokenizer))
+    other.__dict__.update(tokenizer.__dict__)
+    other.jieba_search, other._segment = False, segment
+    return other
 
 
 # the subtags of a language code that name traditional Chinese: the script Hant, and the regions

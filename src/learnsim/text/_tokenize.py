@@ -32,7 +32,7 @@ from ._folds import COMPATIBILITY_ALONE as _COMPATIBILITY_ALONE, FOLDS as _FOLDS
     SARA_AA as _SARA_AA, SARA_E as _SARA_E, casefold_places as _casefold_places, emoji_words as _emoji_words, fold_joined as _fold_joined, fold_more as _fold_more, \
     open_compatibility as _open_compatibility, drop_ignorable as _drop_ignorable, kept_places as _kept_places, \
     EMOJI_CHAR as _EMOJI_CHAR
-from ._chinese import load_jieba as _load_jieba, traditional_chinese as _traditional_chinese
+from ._chinese import load_jieba as _load_jieba, longest_reading as _jieba_longest, traditional_chinese as _traditional_chinese
 
 __all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LATER_READINGS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
            "check_analysis", "analysis_of", "resolve_analysis", "LoneCharacters", "MAX_LONE_TERMS"]
@@ -1329,6 +1329,8 @@ class Tokenizer:
         if max_n == 1:
             return tokens
         terms = list(tokens) if min_n == 1 else []
+        if self.jieba_search and self.analyzer == "jieba":  # n-grams of its longest words, not of those inside
+            tokens = _jieba_longest(self, _segmenter("jieba"))._unigrams(doc)
         for n in range(max(min_n, 2), max_n + 1):
             terms.extend(" ".join(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
         return terms
