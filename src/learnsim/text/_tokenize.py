@@ -33,6 +33,7 @@ from ._folds import COMPATIBILITY_ALONE as _COMPATIBILITY_ALONE, FOLDS as _FOLDS
     open_compatibility as _open_compatibility, drop_ignorable as _drop_ignorable, kept_places as _kept_places, \
     EMOJI_CHAR as _EMOJI_CHAR
 from ._chinese import load_jieba as _load_jieba, longest_reading as _jieba_longest, traditional_chinese as _traditional_chinese
+from ._languages import STOP_LANGUAGES, load_stemmer, stop_list  # noqa: F401  (STOP_LANGUAGES: the docs' name)
 
 __all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LATER_READINGS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
            "check_analysis", "analysis_of", "resolve_analysis", "LoneCharacters", "MAX_LONE_TERMS"]
@@ -570,18 +571,6 @@ def tokenizer_params(vectorizer):
             **{name: bool(getattr(vectorizer, name, False)) for name in LATER_READINGS}}
 
 
-def _english_stop_words():
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-    return ENGLISH_STOP_WORDS
-
-
-def _load_porter_stemmer():
-    try:
-        import Stemmer
-    except ImportError:
-        raise ImportError("stem='porter' needs the PyStemmer package: pip install learnsim[stem] "
-                          "(or pip install PyStemmer)") from None
-    return Stemmer.Stemmer("porter")
 
 
 def _load_sudachi():
@@ -691,7 +680,7 @@ class Tokenizer:
     Hiragana, Katakana, Hangul, Thai); extract words from the rest with ``token_pattern``, drop
     stop words and stem them; turn each run into character bigrams (``"cjk"``) or the words of a
     morphological analyser; form n-grams (joined with a single space) over the terms in order.
-    Stop words and stemming are English's (or the list given), so they touch words only, never
+    Stop words and stemming are a language's (or the list given), so they touch words only, never
     a bigram or a Japanese or Chinese word.
 
     Parameters
@@ -701,12 +690,14 @@ class Tokenizer:
     token_pattern : str, default=r"(?u)\\b\\w\\w+\\b"
         Regular expression for a word (scikit-learn's default: words of two or more word
         characters). With one capturing group, the group is the token.
-    stop_words : None, "english" or iterable of str, default=None
-        Words to drop. ``"english"`` is scikit-learn's ``ENGLISH_STOP_WORDS``. Matching ignores
+    stop_words : None, a language name or iterable of str, default=None
+        Words to drop. ``"english"`` is scikit-learn's ``ENGLISH_STOP_WORDS``; ``"french"``,
+        ``"german"`` and the other names of :data:`STOP_LANGUAGES` Snowball's lists. Matching ignores
         case, so ``"The"`` is dropped even with ``lowercase=False``. Stop words are removed
         before stemming, so list surface forms.
-    stem : None or "porter", default=None
-        Porter stemming via the optional PyStemmer package (``pip install learnsim[stem]``).
+    stem : None, "porter" or a Snowball language name, default=None
+        Porter stemming, or a language's Snowball stemmer (``"french"``, ``"german"``), via the
+        optional PyStemmer package (``pip install learnsim[stem]``).
         Stems of words already seen are cached.
     ngram_range : (int, int), default=(1, 1)
         Smallest and largest n-gram length; ``(1, 2)`` gives words and word bigrams.
@@ -960,12 +951,7 @@ class Tokenizer:
                 self.lowercase, self.fold_radicals, self.indic_zwnj, self._later_folds())) for w in self._stop_set
                 if not w.isascii()}
 
-        if stem is None:
-            self._stemmer = None
-        elif stem == "porter":
-            self._stemmer = _load_porter_stemmer()
-        else:
-            raise ValueError(f"stem must be None or 'porter'; got {stem!r}")
+        self._stemmer = load_stemmer(stem)
         self._stem_cache = {}
         # where the words end: runs of the spaceless scripts (for a morphological analyser, those
         # of its own scripts; the others are then cut into bigrams)
@@ -995,7 +981,7 @@ class Tokenizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self._stemmer = _load_porter_stemmer() if self.stem == "porter" else None
+        self._stemmer = load_stemmer(self.stem)
         self._segment = None if self.analyzer in ("cjk", "words") else _segmenter(self.analyzer, self.jieba_search)
         self._more = self._later_folds()      # (one pickled before a folding existed: without it)
 
@@ -1013,10 +999,7 @@ class Tokenizer:
         if stop_words is None:
             return None
         if isinstance(stop_words, str):
-            if stop_words == "english":
-                return frozenset(_english_stop_words())
-            raise ValueError(f"stop_words must be None, 'english' or an iterable of words; got {stop_words!r} "
-                             "(only the English list is built in)")
+            return stop_list(stop_words)        # a language's list (._languages), or its ValueError
         try:
             words = list(stop_words)
         except TypeError:
