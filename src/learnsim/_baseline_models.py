@@ -9,8 +9,9 @@ which saves, loads, searches, explains and is indexed like every other model, an
 "hybrid (0.3 x BM25 + 0.7 x encoder cosine)").
 
 BM25 and the tf.idf cosine score exactly as ``learnsim evaluate`` computes its baselines: the
-collection's own term counts (English stop words dropped, Porter stems where PyStemmer is
-installed), BM25 with k1 1.5 and b 0.6 and binary queries, the cosine of raw tf x log N/df. The
+collection's own term counts (its language's stop words dropped and its stems taken where
+PyStemmer is installed: English's list and Porter stems for English, as always; the fit passes
+the language its check's baselines read), BM25 with k1 1.5 and b 0.6 and binary queries, the cosine of raw tf x log N/df. The
 texts given fix only the tokenizer's vectoriser: every search takes the searched collection's
 own vocabulary and statistics (issue 32).
 """
@@ -26,7 +27,7 @@ __all__ = ["BASELINE_MODELS", "baseline_pipeline"]
 BASELINE_MODELS = ("bm25", "cosine", "encoder", "encoder+bm25")
 
 
-def baseline_pipeline(name, texts=None, *, encoder=None, lexical_weight=None, analysis=None):
+def baseline_pipeline(name, texts=None, *, encoder=None, lexical_weight=None, analysis=None, language=None):
     """The fitted Pipeline of a baseline: what a fit that ends as it returns.
 
     Parameters
@@ -48,6 +49,10 @@ def baseline_pipeline(name, texts=None, *, encoder=None, lexical_weight=None, an
         held-out queries).
     analysis : dict, optional
         How the term counts cut text (:func:`learnsim.text.check_analysis`): the fit's own.
+    language : str, optional
+        Whose stop words and stems the term counts take (:class:`learnsim.baseline.LexicalBaselines`'s
+        ``language``: the one the fit's check read, ``baselines.lexical.language``); None: the
+        language of ``texts`` (:func:`learnsim.text.detect_language`).
 
     Returns
     -------
@@ -77,7 +82,7 @@ def baseline_pipeline(name, texts=None, *, encoder=None, lexical_weight=None, an
         return Pipeline.from_encoder(encoder)
     if texts is None:
         raise ValueError(f"the {name!r} baseline needs texts= (the texts its term counts are fitted on)")
-    counts = _term_counts(texts, analysis)
+    counts = _term_counts(texts, analysis, language)
     if name == "bm25":
         from .linklearn import LearnedBM25
 
@@ -97,19 +102,14 @@ def baseline_pipeline(name, texts=None, *, encoder=None, lexical_weight=None, an
     return Pipeline(plain.vectorizer, plain.metric, search=rule, lexical=counts)
 
 
-def _term_counts(texts, analysis=None):
+def _term_counts(texts, analysis=None, language=None):
     """The term counts ``learnsim evaluate``'s baselines take, fitted on ``texts``."""
-    from .text import TextVectorizer, check_analysis
+    from .text import TextVectorizer, baseline_reading, check_analysis, check_language, detect_language
 
-    vectorizer = TextVectorizer("tf", stop_words="english", stem=_stemming(), dtype=np.float64,
+    texts = list(texts)
+    stop_words, stem = baseline_reading(check_language(language) or detect_language(texts))
+    vectorizer = TextVectorizer("tf", stop_words=stop_words, stem=stem, dtype=np.float64,
                                 **check_analysis(analysis))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")        # texts without a term: they score 0, as in evaluate
         return vectorizer.fit(texts)
-
-
-def _stemming():
-    """Porter stems where PyStemmer is installed, else none (the rule of evaluate's baselines)."""
-    from importlib.util import find_spec
-
-    return "porter" if find_spec("Stemmer") is not None else None

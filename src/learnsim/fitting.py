@@ -38,7 +38,7 @@ from ._fit_common import check_index_tuples as _check_index_tuples, \
 # line's parser reads without importing this module
 from ._fit_common import MATCHER_CHOICES  # noqa: F401
 from ._utils.callers import warn_outside
-from .text import check_language as _check_language
+from .text import check_chinese_reading as _check_chinese_reading
 from ._utils.progress import stage, with_show_progress_bar
 # the recipes of the methods; their public names stay importable from here, as before they moved
 from .film.recipe import (DEFAULT_FILM_DIMENSIONS, DEFAULT_PAIRS_VALIDATION_FRACTION,  # noqa: F401
@@ -222,7 +222,7 @@ def fit_mcd(o, texts, labels, pairs, settings, summary, documents=None):
     Returns a :class:`FitResult`; its details: chosen (the weighting), scores ({weighting:
     held-out score}, None when a single weighting was fitted).
     """
-    _check_language(o.analyzer, texts)      # a Japanese analyser given Chinese texts
+    _check_chinese_reading(o.analyzer, texts)      # a Japanese analyser given Chinese texts
     from .text.encoders import encode
 
     if pairs is None:
@@ -248,7 +248,7 @@ def fit_mcd(o, texts, labels, pairs, settings, summary, documents=None):
 def _checked_mcd_search(o, texts, pairs, settings, summary, fitted, documents=None):
     """mcd from pairs, used for search: checked as FILM's search is (issue 42), on held-out queries
     and documents against the strongest baseline; a fit that loses there is that baseline."""
-    from .baseline import orient_pairs, validate_search
+    from .baseline import lexical_language, orient_pairs, validate_search
 
     labels = np.asarray(pairs.labels, dtype=bool)
     P = orient_pairs(np.asarray(pairs.indices, dtype=np.int64), labels, documents)
@@ -263,7 +263,8 @@ def _checked_mcd_search(o, texts, pairs, settings, summary, fitted, documents=No
     with stage("mcd: checking search on held-out queries and documents against the strongest baseline"):
         checked = validate_search(texts, P, grades, learn, owner="learnsim fit --method mcd",
                                   documents=documents, fraction=o.validation_fraction or DEFAULT_PAIRS_VALIDATION_FRACTION,
-                                  random_state=o.random_state, stacklevel=3, analysis=o.analysis)
+                                  random_state=o.random_state, stacklevel=3, analysis=o.analysis,
+                                  language=lexical_language(o.language))
     fitted.metric_seconds += time.perf_counter() - start
     if checked is None:
         return _result_of(fitted)
@@ -274,7 +275,8 @@ def _checked_mcd_search(o, texts, pairs, settings, summary, fitted, documents=No
     if check.fell_back:
         from ._baseline_models import baseline_pipeline
 
-        model = baseline_pipeline(check.baseline, [texts[i] for i in baselines.documents], analysis=o.analysis)
+        model = baseline_pipeline(check.baseline, [texts[i] for i in baselines.documents], analysis=o.analysis,
+                                  language=baselines.lexical.language)
         fitted.parts = dict(model.parts)
     return _result_of(fitted)
 
@@ -284,7 +286,7 @@ def fit_adapter(o, texts, pairs, summary, documents=None, note=_quiet):
     held-out queries and documents (:func:`learnsim.adapter.recipe.fit_adapter`).
 
     Returns a :class:`FitResult`; its details: check (the search check, or None)."""
-    _check_language(o.analyzer, texts)      # a Japanese analyser given Chinese texts
+    _check_chinese_reading(o.analyzer, texts)      # a Japanese analyser given Chinese texts
     from .adapter import recipe as adapter_recipe
 
     return _result_of(adapter_recipe.fit_adapter(o, texts, pairs, summary, documents=documents, note=note))
@@ -296,7 +298,7 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
 
     Returns a :class:`FitResult`; its details: settings (LinkLearn's or LearnedBM25's).
     """
-    _check_language(o.analyzer, texts)      # a Japanese analyser given Chinese texts
+    _check_chinese_reading(o.analyzer, texts)      # a Japanese analyser given Chinese texts
     fitted = linklearn_recipe.fit_linklearn(o, texts, links, variant, summary, note=note)
     held_out = fitted.details.pop("held_out", None)
     if held_out is None:
@@ -317,7 +319,7 @@ def fit_relative(o, texts, T, summary, chooser=None):
 
     Returns a :class:`FitResult`; its details: report, C, scores ({C: held-out score}), valid_T.
     """
-    _check_language(o.analyzer, texts)      # a Japanese analyser given Chinese texts
+    _check_chinese_reading(o.analyzer, texts)      # a Japanese analyser given Chinese texts
     fitted = relative_recipe.fit_relative(o, texts, T, summary, chooser=chooser)
     held_out = fitted.details.pop("held_out", None)
     if o.baseline_holdout is None or (held_out is None and chooser is not None):
@@ -346,7 +348,7 @@ def _checked_relative_search(o, texts, T, held_out, summary, fitted):
     (at a C chosen without it: :func:`learnsim.baseline.cross_folds`) and under the strongest baseline (:func:`learnsim.baseline.check_search`); the texts some
     training triplet names are its warm part, the others its cold part. A model that does not beat
     the strongest baseline is that baseline's."""
-    from .baseline import BaselineWarning, SearchBaselines, SearchSplit, check_search, judged_triplets
+    from .baseline import BaselineWarning, SearchBaselines, SearchSplit, check_search, judged_triplets, lexical_language
     from .pipeline import Pipeline
 
     fit_T, valid_T, probes = held_out
@@ -395,7 +397,7 @@ def _checked_relative_search(o, texts, T, held_out, summary, fitted):
                 if mine.any():
                     out[mine] = np.asarray(searcher.closeness([texts[i] for i in q[mine]]), dtype=np.float64)
             return out
-        baselines = SearchBaselines(texts, documents, analysis=o.analysis)
+        baselines = SearchBaselines(texts, documents, analysis=o.analysis, language=lexical_language(o.language))
         pool = baselines.pool(split, learned={"learned": found}, random_state=o.random_state)
         check = check_search(pool, [{"learned": 1.0}], owner=owner, random_state=o.random_state, stacklevel=4)
         triplets = _relative_triplets_against_lexical(o, texts, valid_T, documents, found, baselines, owner)
@@ -423,7 +425,8 @@ def _checked_relative_search(o, texts, T, held_out, summary, fitted):
         from ._baseline_models import baseline_pipeline
 
         summary["model"] = check.baseline
-        fitted.parts = dict(baseline_pipeline(check.baseline, doc_texts, analysis=o.analysis).parts)
+        fitted.parts = dict(baseline_pipeline(check.baseline, doc_texts, analysis=o.analysis,
+                                              language=baselines.lexical.language).parts)
     return _result_of(fitted)
 
 
@@ -485,7 +488,7 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None, document
     Returns a :class:`FitResult`; its details: pairs (those FILM learned from), held (the
     held-out pairs or None), matcher, rule, search, check (the search check, or None).
     """
-    _check_language(o.analyzer, texts)      # a Japanese analyser given Chinese texts
+    _check_chinese_reading(o.analyzer, texts)      # a Japanese analyser given Chinese texts
     weighting = o.weighting or "tfidf"
     vectorizer, X, vec_seconds = vectorize(o, texts, weighting, summary)
     choice = o.matcher
@@ -539,7 +542,7 @@ def _checked_links_search(o, texts, held_out, owner, summary, fitted):
     their links among them; the model never saw them) each search every text for the documents
     they link with, under the model as it serves and under the strongest baseline
     (:func:`learnsim.baseline.check_search`); a model that does not beat it is that baseline's."""
-    from .baseline import SearchBaselines, SearchSplit, check_search, judged_links
+    from .baseline import SearchBaselines, SearchSplit, check_search, judged_links, lexical_language
     from .pipeline import Pipeline
 
     docs, adjacency, trained, every = held_out
@@ -568,7 +571,7 @@ def _checked_links_search(o, texts, held_out, owner, summary, fitted):
     model = Pipeline.from_parts(fitted.parts)
     with stage("checking search on held-out documents against the strongest baseline"):
         found = model.searcher(list(texts))
-        baselines = SearchBaselines(texts, split.documents, analysis=o.analysis)
+        baselines = SearchBaselines(texts, split.documents, analysis=o.analysis, language=lexical_language(o.language))
         pool = baselines.pool(split, learned={"learned": lambda q: found.closeness([texts[i] for i in q])},
                               random_state=o.random_state)
         check = check_search(pool, [{"learned": 1.0}], owner=owner, random_state=o.random_state, stacklevel=4)
@@ -582,7 +585,8 @@ def _checked_links_search(o, texts, held_out, owner, summary, fitted):
     if check.fell_back and check.baseline != already:
         from ._baseline_models import baseline_pipeline
 
-        fitted.parts = dict(baseline_pipeline(check.baseline, list(texts), analysis=o.analysis).parts)
+        fitted.parts = dict(baseline_pipeline(check.baseline, list(texts), analysis=o.analysis,
+                                              language=baselines.lexical.language).parts)
     return _result_of(fitted)
 
 
@@ -592,7 +596,8 @@ def _checked_cluster_search(o, texts, labels, X, learn, owner, summary, fitted):
     the strongest baseline (:func:`learnsim.baseline.check_search`); ``learn(training labels)``
     fits the method on the other clusters and returns its scores. A model that does not beat the
     strongest baseline is that baseline's (issue 42)."""
-    from .baseline import FoldedPools, FoldedSplit, SearchBaselines, check_search, fold_runs, split_clusters
+    from .baseline import (FoldedPools, FoldedSplit, SearchBaselines, check_search, fold_runs, lexical_language,
+                           split_clusters)
 
     start = time.perf_counter()
     y = np.asarray(labels)
@@ -611,7 +616,8 @@ def _checked_cluster_search(o, texts, labels, X, learn, owner, summary, fitted):
         parts.append(more)
     with stage("checking search on held-out clusters against the strongest baseline"):
         dense = o.encoder is not None
-        baselines = SearchBaselines(texts, got[1].documents, encoder_vectors=X if dense else None, analysis=o.analysis)
+        baselines = SearchBaselines(texts, got[1].documents, encoder_vectors=X if dense else None, analysis=o.analysis,
+                                    language=lexical_language(o.language))
         pools = [baselines.pool(split, learned={"learned": learn(train_labels)}, random_state=o.random_state,
                                 judged=k == 0) for k, (train_labels, split) in enumerate(parts)]
         pool = pools[0] if len(pools) == 1 else FoldedPools(pools)
@@ -625,7 +631,7 @@ def _checked_cluster_search(o, texts, labels, X, learn, owner, summary, fitted):
         from ._baseline_models import baseline_pipeline
 
         model = baseline_pipeline(check.baseline, list(texts), encoder=o.encoder, lexical_weight=check.mix_weight,
-                                  analysis=o.analysis)
+                                  analysis=o.analysis, language=baselines.lexical.language)
         fitted.parts = dict(model.parts)
     return _result_of(fitted)
 
@@ -652,7 +658,7 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
 
     ``o.baseline_holdout`` None: no check, FILM on every pair, search by FILM's cosine alone.
     """
-    from .baseline import orient_pairs, search_relation, unchecked, validate_search
+    from .baseline import lexical_language, orient_pairs, search_relation, unchecked, validate_search
     from .film import SearchRule
     from .film.recipe import search_bases, search_candidates, search_triplets
 
@@ -690,12 +696,14 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
         checked = validate_search(texts, P, grades, learn, owner=owner, documents=documents,
                                   encoder_vectors=X if dense else None, fraction=fraction,
                                   random_state=o.random_state, stacklevel=3, compare=compare, analysis=o.analysis,
+                                  language=lexical_language(o.language),
                                   relation=relation, folds="auto" if judged or labels.all() else 1)
     split = check = None
     if checked is None:
         from .baseline import SearchBaselines, search_documents
 
-        baselines = SearchBaselines(texts, search_documents(P, grades, len(texts), documents), analysis=o.analysis)
+        baselines = SearchBaselines(texts, search_documents(P, grades, len(texts), documents), analysis=o.analysis,
+                                    language=lexical_language(o.language))
         learn(np.ones(len(P), dtype=bool), baselines)
         w, lam = 0.0, 0.0
         report = unchecked("too few queries (or groups of pairs) to hold two out and learn from two",
@@ -727,7 +735,8 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
         from ._baseline_models import baseline_pipeline
 
         model = baseline_pipeline(check.baseline, [texts[i] for i in baselines.documents], encoder=o.encoder,
-                                  lexical_weight=check.mix_weight, analysis=o.analysis)
+                                  lexical_weight=check.mix_weight, analysis=o.analysis,
+                                  language=baselines.lexical.language)
         parts = dict(model.parts)
         summary.update(model=check.baseline, search_rule=model.scoring)
         metric_seconds = time.perf_counter() - start
@@ -951,7 +960,7 @@ def fit_graded(o, texts, pairs, summary, note=_quiet, flags=None):
     Returns a :class:`FitResult`; its details: pairs (the training pairs), held, matcher (the
     fitted regressor), rule (its :class:`learnsim.matching.MatchRule`, ``graded=True``), search.
     """
-    _check_language(o.analyzer, texts)      # a Japanese analyser given Chinese texts
+    _check_chinese_reading(o.analyzer, texts)      # a Japanese analyser given Chinese texts
     from .matching._graded import choose_regressor
     from .supervision import graded_pairs_to_triplets
     from .text import find_empty_rows
@@ -1138,7 +1147,9 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, que
           (``learnsim[zh]``) for Chinese; "words" the token pattern alone. The model records it,
           and its BM25 and cosine baselines read text the same way.
         - ``language`` (a code such as "ja", "zh", "en"): picks the analyzer: "ja" SudachiPy (or
-          fugashi), "zh" jieba, any other the bigram rule; with ``analyzer`` it must agree.
+          fugashi), "zh" jieba, any other the bigram rule; with ``analyzer`` it must agree. It
+          also names the stop words and stems of the search baselines ("fr", "de", "en": English's
+          as always; :data:`learnsim.text.STOP_LANGUAGES`), else the collection's (detected).
         - ``cjk_unigrams`` (bool; default False): the bigram analyzer also keeps each character.
         - ``unicode_words`` (bool; default True): text that is not ASCII read by Unicode's rules
           for words: NFC, and combining marks kept in their words (Hindi, Bengali, Tamil, Arabic

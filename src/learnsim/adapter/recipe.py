@@ -50,7 +50,7 @@ def fit_adapter(o, texts, pairs, summary, documents=None, note=_quiet):
 
     Returns a :class:`learnsim._fit_common.Fitted`; its details: check (the search check or None).
     """
-    from ..baseline import orient_pairs, unchecked, validate_search
+    from ..baseline import lexical_language, orient_pairs, unchecked, validate_search
     from ..film import SearchRule
     from ..film.recipe import search_triplets
     from ..supervision import relevance_grades
@@ -96,13 +96,14 @@ def fit_adapter(o, texts, pairs, summary, documents=None, note=_quiet):
                + (" and checking it against the strongest baseline" if compare else "")):
         checked = validate_search(texts, P, grades, learn, owner=owner, documents=documents, encoder_vectors=X,
                                   fraction=o.validation_fraction or DEFAULT_PAIRS_VALIDATION_FRACTION,
-                                  random_state=o.random_state, stacklevel=3, compare=compare, analysis=o.analysis)
+                                  random_state=o.random_state, stacklevel=3, compare=compare, analysis=o.analysis,
+                                  language=lexical_language(o.language))
     check = None
     if checked is None:
         from ..baseline import SearchBaselines, search_documents
 
         baselines = SearchBaselines(texts, search_documents(P, grades, len(texts), documents), encoder_vectors=X,
-                                    analysis=o.analysis)
+                                    analysis=o.analysis, language=lexical_language(o.language))
         alpha, w, lam = 1.0, 0.0, 0.0
         report = unchecked("too few queries to hold two out and learn from two",
                            baseline_name="the strongest of BM25, the tf.idf cosine and the encoder's cosine",
@@ -118,7 +119,8 @@ def fit_adapter(o, texts, pairs, summary, documents=None, note=_quiet):
         from .._baseline_models import baseline_pipeline
 
         model = baseline_pipeline(check.baseline, [texts[i] for i in baselines.documents], encoder=o.encoder,
-                                  lexical_weight=check.mix_weight, analysis=o.analysis)
+                                  lexical_weight=check.mix_weight, analysis=o.analysis,
+                                  language=baselines.lexical.language)
         summary.update(model=check.baseline, search_rule=model.scoring, baseline_gain=_report(report),
                        triplets=counts["triplets"] if counts else None)
         return Fitted(summary, dict(model.parts), vec_seconds, time.perf_counter() - start, check=check)

@@ -60,7 +60,7 @@ from ._gain import BaselineGain, _rng, _warn, paired_bootstrap
 
 __all__ = ["LexicalBaselines", "SearchBaselines", "SearchCheck", "check_search", "validate_search", "ndcg_at_k", "bm25_query_norms",
            "BASELINE_TITLES", "MIX_WEIGHT_GRID", "FOLDED_BELOW", "MAX_FOLDS", "MIN_HELD_GROUPS", "FoldedSplit", "FoldedPools",
-           "fold_runs"]
+           "fold_runs", "lexical_language"]
 
 #: Okapi BM25's constants everywhere a fit or ``learnsim evaluate`` compares with BM25.
 BM25_K1, BM25_B = 1.5, 0.6
@@ -96,6 +96,37 @@ def porter_if_available():
     return "porter"
 
 
+def lexical_language(language):
+    """The lexical baselines' language of a fit's ``language=`` (``--language``, a code such as
+    "fr" or "ja" that also picks an analyser): the language of
+    :data:`learnsim.text.STOP_LANGUAGES` it names, else None (detected from the collection: a
+    language without a shipped stop list, Japanese say, gets no foreign list forced on it).
+
+    Examples
+    --------
+    >>> from learnsim.baseline import lexical_language
+    >>> lexical_language("fr-CA"), lexical_language("en"), lexical_language("ja"), lexical_language(None)
+    ('french', 'english', None, None)
+    """
+    from ..text import check_language
+
+    try:
+        return check_language(language)
+    except ValueError:
+        return None
+
+
+def _terms_in_words(language, stem, given):
+    """How the baselines' stop words and stems read, as ``LexicalBaselines.terms`` says it: for
+    English the words it always had (``learnsim evaluate``'s output, docs/retrieval_runs.md)."""
+    if language == "english":
+        return "English stop words dropped, " + ("Porter stems" if stem else "unstemmed: PyStemmer is not installed")
+    title = language.capitalize()
+    return (f"{title} stop words dropped (Snowball's list), "
+            + (f"{title} Snowball stems" if stem else "unstemmed: PyStemmer is not installed")
+            + (f" ({title} given)" if given else f" ({title} detected from the collection's stop words)"))
+
+
 def bm25_query_norms(Q, idf, k1=BM25_K1):
     """Z(q) = (k1 + 1) x the sum of the idf of each query's distinct terms: the largest BM25 score
     the query can reach, so that BM25 / Z lies in [0, 1) (0 for a query without a known term).
@@ -118,7 +149,8 @@ def bm25_query_norms(Q, idf, k1=BM25_K1):
 
 class LexicalBaselines:
     """Okapi BM25 (k1 1.5, b 0.6) and the tf.idf cosine (raw tf, idf log N/df) of a collection's
-    own term counts, English stop words dropped and Porter stems where PyStemmer is installed:
+    own term counts, the stop words of its language dropped and its Snowball stems taken where
+    PyStemmer is installed (English: scikit-learn's stop words and Porter stems, as always):
     what ``learnsim evaluate`` reports beside a model, and what every search fit is checked
     against.
 
@@ -130,7 +162,21 @@ class LexicalBaselines:
         How text is cut into terms: :class:`learnsim.text.Tokenizer`'s ``analyzer`` and
         ``cjk_unigrams`` (the model's own, so that a model and its baselines read a language
         alike); character bigrams over Chinese, Japanese, Korean and Thai by default. Stop words
-        and stems are English's and touch only words, never a bigram.
+        and stems touch only words, never a bigram.
+    language : str, optional
+        The language whose stop words and stems the baselines take: a name of
+        :data:`learnsim.text.STOP_LANGUAGES` or its two-letter code (``"english"`` reads text as
+        these baselines always did). None or ``"auto"`` (the default): the language whose stop
+        words make the largest share of the collection's words
+        (:func:`learnsim.text.detect_language`; English where none is clearly prose), as a
+        bm25s user reading a French collection takes ``stopwords="fr"`` and the French stemmer.
+
+    Attributes
+    ----------
+    language : str
+        The language read; ``language_given``: whether it was given rather than detected.
+    terms : str
+        How terms are counted, in words (``learnsim evaluate`` prints it).
 
     Examples
     --------
@@ -139,20 +185,27 @@ class LexicalBaselines:
     >>> idx, scores = lex.search("bm25", ["cat"], 2)
     >>> sorted(idx[0].tolist())
     [0, 2]
+    >>> lex.language
+    'english'
     """
 
-    def __init__(self, documents, analysis=None):
+    def __init__(self, documents, analysis=None, language=None):
         import scipy.sparse as sp
 
-        from ..text import CosineIndex, TextVectorizer, idf_from_counts, tfidf_cosine_weights
+        from ..text import (CosineIndex, TextVectorizer, baseline_reading, check_language, detect_language,
+                            idf_from_counts, tfidf_cosine_weights)
         from ..text.bm25 import BM25
 
-        self.stem = porter_if_available()
-        self.vectorizer = TextVectorizer("tf", stop_words="english", stem=self.stem, dtype=np.float64,
+        documents = list(documents)
+        given = check_language(language)
+        self.language_given = given is not None
+        self.language = given if given is not None else detect_language(documents)
+        self.stop_words, self.stem = baseline_reading(self.language, porter_if_available() is not None)
+        self.vectorizer = TextVectorizer("tf", stop_words=self.stop_words, stem=self.stem, dtype=np.float64,
                                          **check_analysis(analysis))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")     # texts without a term: they score 0, as in evaluate
-            self.counts = sp.csr_matrix(self.vectorizer.fit_transform(list(documents)), dtype=np.float64)
+            self.counts = sp.csr_matrix(self.vectorizer.fit_transform(documents), dtype=np.float64)
         self.bm25 = BM25(k1=BM25_K1, b=BM25_B, dtype=np.float64).fit(self.counts)
         idf = idf_from_counts(self.counts)
         self.cosine = CosineIndex(idf=idf, dtype=np.float64).fit(tfidf_cosine_weights(self.counts, idf))
@@ -160,9 +213,8 @@ class LexicalBaselines:
         spaceless = {"cjk": "character bigrams" + (" and unigrams" if analysis["cjk_unigrams"] else ""),
                      "words": "whole runs", "sudachi": "SudachiPy words", "fugashi": "MeCab (fugashi) words",
                      "jieba": "jieba words"}[analysis["analyzer"]]
-        self.terms = ("English stop words dropped, " + ("Porter stems" if self.stem else
-                                                        "unstemmed: PyStemmer is not installed")
-                      + f"; Chinese, Japanese, Korean and Thai as {spaceless}")
+        self.terms = _terms_in_words(self.language, self.stem, self.language_given) + \
+            f"; Chinese, Japanese, Korean and Thai as {spaceless}"
 
     def query_counts(self, queries):
         """Term counts of query texts over the collection's vocabulary."""
@@ -253,13 +305,16 @@ class SearchBaselines:
         its mix with BM25.
     analysis : dict, optional
         The lexical baselines' analysis (:class:`LexicalBaselines`): the fit's own.
+    language : str, optional
+        The lexical baselines' language (:class:`LexicalBaselines`; None: the collection's, detected).
     """
 
-    def __init__(self, texts, documents, encoder_vectors=None, analysis=None):
+    def __init__(self, texts, documents, encoder_vectors=None, analysis=None, language=None):
         self.texts = list(texts)
         self.documents = np.asarray(documents, dtype=np.int64)
         self.analysis = check_analysis(analysis)
-        self.lexical = LexicalBaselines([self.texts[i] for i in self.documents], analysis=self.analysis)
+        self.lexical = LexicalBaselines([self.texts[i] for i in self.documents], analysis=self.analysis,
+                                        language=language)
         self.encoder = None
         if encoder_vectors is not None:
             E = np.asarray(encoder_vectors, dtype=np.float64)
@@ -599,7 +654,7 @@ def check_search(pool, candidates, *, owner, confidence=0.95, random_state=0, de
 
 def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None, encoder_vectors=None,
                     fraction=0.2, random_state=0, detail=None, stacklevel=2, compare=True, analysis=None,
-                    relation=None, folds="auto"):
+                    relation=None, folds="auto", language=None):
     """The whole check of a search learner: hold out (:func:`split_search`), fit on the rest,
     score the held-out queries over the whole collection with the learner's rules and the
     baselines (:class:`SearchBaselines`), decide (:func:`check_search`).
@@ -614,7 +669,7 @@ def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None,
         bases ({name: callable(query indices) -> scores over ``baselines.documents``}) and its
         candidate rules (a list of {base: weight}; the baselines' bases are "bm25" (normalised),
         "cosine" and, with an encoder, "encoder").
-    documents, encoder_vectors, analysis : see :class:`SearchBaselines` and :func:`split_search`.
+    documents, encoder_vectors, analysis, language : see :class:`SearchBaselines` and :func:`split_search`.
     compare : bool, default True
         See :func:`check_search`.
     relation : SearchRelation, optional
@@ -656,7 +711,8 @@ def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None,
                              random_state=random_state, relation=relation, units=units)
     if split is None:
         return None
-    baselines = SearchBaselines(texts, split.documents, encoder_vectors=encoder_vectors, analysis=analysis)
+    baselines = SearchBaselines(texts, split.documents, encoder_vectors=encoder_vectors, analysis=analysis,
+                                language=language)
     n_folds = max(2, int(round(1.0 / float(fraction))))
     if folds == "auto":
         directed = relation is not None and relation.directed and split.by == "query and document"

@@ -10,7 +10,8 @@ __all__ = ["TextVectorizer", "check_documents", "find_empty_rows", "resample_cou
            "ANALYZERS", "LATER_READINGS", "analyzer_for_language", "tokenizer_params", "check_analysis", "analysis_of", "resolve_analysis",
            "installed_dictionary", "check_dictionary", "collection_vocabulary", "collection_vectorizer", "collection_vectors", "collection_terms", "has_lexical_part",
            "CosineIndex", "document_lengths", "idf_from_counts", "tfidf_cosine_weights", "LoneCharacters",
-           "check_language", "STOP_LANGUAGES", "SNOWBALL_LANGUAGES", "stop_list", "detect_language"]
+           "check_chinese_reading", "STOP_LANGUAGES", "SNOWBALL_LANGUAGES", "stop_list", "detect_language",
+           "check_language", "baseline_reading"]
 
 __getattr__, __dir__ = attach(__name__, {"TextVectorizer": "._vectorizer", "check_documents": "._vectorizer",
     "find_empty_rows": "._vectorizer",
@@ -21,6 +22,6 @@ __getattr__, __dir__ = attach(__name__, {"TextVectorizer": "._vectorizer", "chec
     "collection_vocabulary": "._collection", "collection_vectorizer": "._collection",
     "collection_vectors": "._collection", "collection_terms": "._collection",
     "has_lexical_part": "._collection", "CosineIndex": "._cosine", "document_lengths": "._cosine",
-    "idf_from_counts": "._cosine", "tfidf_cosine_weights": "._cosine", "check_language": "._chinese",
+    "idf_from_counts": "._cosine", "tfidf_cosine_weights": "._cosine", "check_chinese_reading": "._chinese",
     "STOP_LANGUAGES": "._languages", "SNOWBALL_LANGUAGES": "._languages", "stop_list": "._languages",
-    "detect_language": "._languages"})
+    "detect_language": "._languages", "check_language": "._languages", "baseline_reading": "._languages"})

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["load_jieba", "longest_reading", "traditional_chinese", "looks_chinese", "check_language", "MIN_CHINESE_SHARE"]
+__all__ = ["load_jieba", "longest_reading", "traditional_chinese", "looks_chinese", "check_chinese_reading", "MIN_CHINESE_SHARE"]
 
 _CUT = []       # jieba's Tokenizer, once loaded
 
@@ -108,7 +108,7 @@ def looks_chinese(texts):
 _JAPANESE_ANALYSERS = {"sudachi": "SudachiPy", "fugashi": "fugashi (MeCab)"}
 
 
-def check_language(analyzer, texts):
+def check_chinese_reading(analyzer, texts):
     """Warn (once, at the caller's line) where a Japanese analyser (``"sudachi"``, ``"fugashi"``)
     is to read texts that look Chinese (:func:`looks_chinese`): it cuts them into Japanese
     morphemes (学习 into 学 and 习, SudachiPy's 我が of 我喜欢) without a word said, where character
@@ -116,7 +116,7 @@ def check_language(analyzer, texts):
 
     Examples
     --------
-    >>> check_language("sudachi", ["東京の天気", "大阪に行く"]), check_language("cjk", ["我喜欢学习"])
+    >>> check_chinese_reading("sudachi", ["東京の天気", "大阪に行く"]), check_chinese_reading("cjk", ["我喜欢学习"])
     (False, False)
     """
     name = _JAPANESE_ANALYSERS.get(analyzer)
