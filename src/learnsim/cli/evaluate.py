@@ -56,7 +56,8 @@ def register(commands):
               judgments is left out) of learnsim's search (the model's search rule, with its
               re-ranker where it has one: what 'learnsim search' ranks by) beside Okapi BM25
               (k1 1.5, b 0.6) and the tf.idf cosine (log N/df) of the same collection's term
-              counts (English stop words dropped, Porter stems), with a --model over a sentence
+              counts (the stop words and stems of the collection's language: English's and
+              Porter's on an English collection; --baseline-language to name it), with a --model over a sentence
               encoder the encoder's cosine alone too, and the ratio to the strongest of them (the
               baselines 'learnsim fit' checks a model fitted on pairs against). A document
               scoring 0 (sharing no word with the query) is retrieved by no term-based method,
@@ -115,6 +116,11 @@ def register(commands):
     # as 'learnsim fit' declares them: how the baselines of --queries without --model cut text
     # (with a model they cut it as the model does)
     _add_analysis(evaluate)
+    evaluate.add_argument("--baseline-language", metavar="NAME", default="auto",
+                          help="whose stop words and Snowball stems BM25 and the tf.idf cosine take: auto (default: "
+                               "the language whose stop words are most of the collection's words, English where "
+                               "none is), english (scikit-learn's list and Porter stems), french, german, "
+                               "spanish, russian, ... or a two-letter code (fr, de)")
     _add_encoding_errors(evaluate)
     _add_quoting(evaluate)
     evaluate.set_defaults(handler=run)
@@ -142,7 +148,7 @@ def _evaluate_pairs(args, pipeline):
         if hasattr(Xn, "multiply") else np.einsum("ij,ij->i", Xn[idx[:, 0]], Xn[idx[:, 1]])
     # the tf.idf cosine over the pairs' own texts: the baseline a user has on new pairs, which the
     # model's input cosine (the fit's vocabulary and idf) is not once the words are new
-    tfidf, terms = _pair_tfidf_cosine(texts, idx, pipeline)
+    tfidf, terms = _pair_tfidf_cosine(texts, idx, pipeline, args.baseline_language)
     if matcher.graded:
         return _evaluate_graded(args, pairs, matcher.pair_score(idx, X=X), cosine, matcher, tfidf, terms)
     if pairs.labels.all() or not pairs.labels.any():
@@ -184,13 +190,13 @@ def _evaluate_pairs(args, pipeline):
     return 0
 
 
-def _pair_tfidf_cosine(texts, idx, pipeline):
+def _pair_tfidf_cosine(texts, idx, pipeline, language=None):
     """(per pair the tf.idf cosine over ``texts``' own term counts, how they are counted): the
     lexical baseline of learnsim.baseline (LexicalBaselines), cut as the model cuts text."""
     from ..baseline import LexicalBaselines
     from ..text import tfidf_cosine_weights
 
-    lexical = LexicalBaselines(texts, analysis=_analysis(pipeline))
+    lexical = LexicalBaselines(texts, analysis=_analysis(pipeline), language=language)
     W = tfidf_cosine_weights(lexical.counts)
     return np.asarray(W[idx[:, 0]].multiply(W[idx[:, 1]]).sum(axis=1)).ravel(), lexical.terms
 
@@ -276,7 +282,7 @@ def _evaluate_links(args, pipeline):
 
     relevant = linked[has_links]
     exclude = _self_mask(has_links, X.shape[0])
-    lexical = _lexical_blocks(docs.texts, pipeline)
+    lexical = _lexical_blocks(docs.texts, pipeline, args.baseline_language)
     scorers = (("learned", learned), ("cosine", cosine), ("tfidf", lambda rows: lexical["cosine"](has_links[rows])),
                ("bm25", lambda rows: lexical["bm25"](has_links[rows])))
     reports = {name: retrieval_report(fn, relevant, exclude=exclude, measures=measures, block_size=block,
@@ -324,6 +330,7 @@ def run(args):
     elif args.split is not None:
         raise UsageError("--split names the judgements of a --beir folder; with --qrels give the file itself")
     args.baseline_analysis = _analysis_of_options(args)
+    args.baseline_language = _baseline_language(args)
     if args.queries is not None or args.run is not None:
         return _evaluate_runs(args)
     given = [option for option, value in (("--qrels", args.qrels), ("--index", args.index), ("--corpus", args.corpus),
@@ -378,7 +385,7 @@ def run(args):
         return block.toarray() if sp.issparse(block) else np.asarray(block)
 
     # BM25 and the tf.idf cosine as every search fit is checked against (learnsim.baseline)
-    lexical = _lexical_blocks(docs.texts, pipeline)
+    lexical = _lexical_blocks(docs.texts, pipeline, args.baseline_language)
     reports = {
         "learned": cluster_retrieval_report(learned_block, labels,
                                             measures=RETRIEVAL_MEASURES, block_size=block),
@@ -421,6 +428,16 @@ def run(args):
     return 0
 
 
+def _baseline_language(args):
+    """The language --baseline-language names (None: auto, the collection's)."""
+    from ..text import check_language
+
+    try:
+        return check_language(getattr(args, "baseline_language", None), "--baseline-language")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def _analysis_of_options(args):
     """The analysis --language, --analyzer and --cjk-unigrams ask the baselines for (None: none
     given), given only where no model sets it: --queries without --model or --index."""
@@ -447,12 +464,12 @@ def _analysis(pipeline, args=None):
     return analysis_of(pipeline.lexical if pipeline.lexical is not None else pipeline.vectorizer)
 
 
-def _lexical_blocks(texts, pipeline=None):
+def _lexical_blocks(texts, pipeline=None, language=None):
     """{"bm25", "cosine": block scorers (every document a query of all), "terms": how they count
     terms} of the documents' own term counts: learnsim.baseline's LexicalBaselines."""
     from ..baseline import LexicalBaselines
 
-    lexical = LexicalBaselines(texts, analysis=_analysis(pipeline))
+    lexical = LexicalBaselines(texts, analysis=_analysis(pipeline), language=language)
     counts = lexical.counts
 
     def scorer(name):
@@ -584,7 +601,7 @@ def _evaluate_queries(args):
     pipeline = index.pipeline if args.index is not None else _load_pipeline(args.model) if args.model is not None else None
     from ..baseline import LexicalBaselines
 
-    lexical = LexicalBaselines(texts, analysis=_analysis(pipeline, args))
+    lexical = LexicalBaselines(texts, analysis=_analysis(pipeline, args), language=args.baseline_language)
     if args.index is not None:
         runs["learned"], how = _index_run(index, query_ids, queries, k)
     elif args.model is not None:
