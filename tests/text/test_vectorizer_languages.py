@@ -94,3 +94,20 @@ def test_the_language_of_a_collection_is_its_stop_words(language, texts):
 def test_text_that_is_no_prose_of_these_languages_stays_english():
     assert detect_language(["東京の天気", "iphone 15 pro max 256gb", "x7 q9 zz"]) == "english"
     assert detect_language([""]) == "english"
+
+
+def test_detecting_a_language_reads_a_bounded_sample_of_a_large_collection():
+    read = []
+
+    class Counted(str):
+        def __getitem__(self, key):
+            read.append(1)
+            return str.__getitem__(self, key)
+
+    english = "the cat is on the table and we are in the kitchen " * 20
+    texts = [Counted(english) for _ in range(20000)]
+    assert detect_language(texts) == "english"
+    assert len(read) <= 500
+    # only the start of each text is read: French after it does not count
+    long_text = english[:1000] + "le chat est sur la table et nous sommes dans la cuisine " * 100000
+    assert detect_language([long_text]) == "english"

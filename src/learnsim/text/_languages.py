@@ -100,7 +100,7 @@ def check_language(language, what="language"):
 _WORD = re.compile(r"[^\W\d_]+")
 # the texts and the characters of each read to detect a language: enough words for the rates of
 # stop words to settle (a few thousand), bounded on a large collection
-_DETECT_TEXTS, _DETECT_CHARS = 2000, 2000
+_DETECT_TEXTS, _DETECT_CHARS = 500, 1000
 #: Below this share of a collection's words in any stop list, it is not read as prose of one of
 #: these languages (titles, codes, another script), and stays English, as it was read before.
 MIN_STOP_SHARE = 0.05
@@ -108,7 +108,7 @@ MIN_STOP_SHARE = 0.05
 
 def detect_language(texts):
     """The language of :data:`STOP_LANGUAGES` whose stop words make the largest share of the
-    words of ``texts`` (up to 2,000 texts spread over the collection, the first 2,000 characters
+    words of ``texts`` (up to 500 texts spread over the collection, the first 1,000 characters
     of each), or ``"english"`` where no list reaches 5 % of them.
 
     English is compared by scikit-learn's list, larger than the others (318 words against
