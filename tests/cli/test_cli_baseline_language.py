@@ -48,3 +48,12 @@ def test_a_baseline_language_without_a_stop_list_is_one_line_and_status_2(files)
     code, out, err = run_cli(files[:-1] + ["--baseline-language", "klingon"])      # without --json
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "--baseline-language must be 'auto'" in err and "Traceback" not in err
+
+
+def test_evaluates_language_names_the_baselines_language_as_fits_does(files):
+    # --language (the baselines' analysis, without a model) names their stop words and stems too,
+    # as 'learnsim fit --language' does; --baseline-language wins over it
+    assert "French given" in _report(files + ["--language", "fr"])["baseline_terms"]
+    english = _report(files + ["--language", "fr", "--baseline-language", "english"])
+    assert english["baseline_terms"].startswith("English stop words dropped, ")
+    assert "French detected" in _report(files + ["--language", "ko"])["baseline_terms"]   # no Korean list

@@ -156,3 +156,21 @@ def test_the_cluster_search_check_chooses_the_input_weight_without_the_held_out_
     kept = {int(y) for y in np.unique(labels) if (check[labels == y] == labels[labels == y]).all()}
     assert gone and kept and gone | kept == set(np.unique(labels).tolist())
 
+
+
+def test_a_fits_language_names_its_baselines_and_the_bm25_it_ends_as(collection):
+    # language="fr" (--language fr): the check's baselines and the BM25 the fit ends as read French
+    # (its stop list, and its stems where PyStemmer is installed), the two alike
+    docs, train, warm, cold = collection
+    rows = [(q, docs[d], 1) for q, d in train]
+    with pytest.warns(BaselineWarning, match="BM25"):
+        result = learnsim.fitting.fit(pairs=rows, corpus=docs, method="film", language="fr")
+    model = result.pipeline
+    assert result.report["model"] == "bm25"
+    params = model.vectorizer.get_params()
+    assert params["stop_words"] == "french"
+    assert params["stem"] == LexicalBaselines(docs, language="fr").stem
+    lex = LexicalBaselines(docs, language="french")
+    queries = [q for q, _ in warm + cold]
+    assert np.allclose(model.similarity(queries, docs), lex.scores("bm25", lex.query_counts(queries)),
+                       rtol=1e-5, atol=1e-5)

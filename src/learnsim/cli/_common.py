@@ -355,7 +355,9 @@ def _add_analysis(parser):
     parser.add_argument("--language", default=None, metavar="CODE",
                         help="the texts' language, where it picks an analyser: ja (SudachiPy, else fugashi: "
                              "pip install learnsim[ja]), zh (jieba: learnsim[zh]); default and any other: words, "
-                             "and overlapping character bigrams over Chinese, Japanese, Korean and Thai")
+                             "and overlapping character bigrams over Chinese, Japanese, Korean and Thai; fr, de, "
+                             "es, ru, en, ...: also the stop words and stems of the BM25 and tf.idf baselines "
+                             "(else the collection's language, detected)")
     parser.add_argument("--analyzer", choices=ANALYZERS, default=None,
                         help="how text written without spaces is cut into terms: cjk (character bigrams, the "
                              "default), sudachi or fugashi (Japanese words), jieba (Chinese words), words (the "

@@ -429,13 +429,16 @@ def run(args):
 
 
 def _baseline_language(args):
-    """The language --baseline-language names (None: auto, the collection's)."""
+    """The language --baseline-language names, else the one --language names where it has a stop
+    list (as for 'learnsim fit'), else None: the collection's, detected."""
+    from ..baseline import lexical_language
     from ..text import check_language
 
     try:
-        return check_language(getattr(args, "baseline_language", None), "--baseline-language")
+        given = check_language(getattr(args, "baseline_language", None), "--baseline-language")
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    return given if given is not None else lexical_language(getattr(args, "language", None))
 
 
 def _analysis_of_options(args):
