@@ -94,6 +94,9 @@ def test_the_language_of_a_collection_is_its_stop_words(language, texts):
 def test_text_that_is_no_prose_of_these_languages_stays_english():
     assert detect_language(["東京の天気", "iphone 15 pro max 256gb", "x7 q9 zz"]) == "english"
     assert detect_language([""]) == "english"
+    # codes of letters and digits hold no stop word of any language (read as letters alone, "t5w6"
+    # gave French's elided "t")
+    assert detect_language(["t5w6 t5w14 t5w9 t5w26", "t3w27 t3w20 t3w1 t3w24", "s1m2 l3d4 j5n6 c7y8"]) == "english"
 
 
 def test_detecting_a_language_reads_a_bounded_sample_of_a_large_collection():

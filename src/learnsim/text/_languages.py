@@ -97,7 +97,10 @@ def check_language(language, what="language"):
                      f"code; got {language!r}")
 
 
-_WORD = re.compile(r"[^\W\d_]+")
+# the words the baselines' tokenizer reads (two word characters or more, digits inside kept):
+# letters alone would cut "t5w6" into "t" and "w", and French's elided "t" (t') and "s" made a
+# collection of codes French
+_WORD = re.compile(r"\w\w+")
 # the texts and the characters of each read to detect a language: enough words for the rates of
 # stop words to settle (a few thousand), bounded on a large collection
 _DETECT_TEXTS, _DETECT_CHARS = 500, 1000
