@@ -23,6 +23,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .._utils.linalg import small_blas
+
 # One block of anchors holds at most this many bytes of D's rows (float64, n_block x r); the
 # refresh holds about three such arrays (D_b, V[anchors_b] and D_b times the weights). 64 MiB is
 # 16,000 anchors at r = 500: an M-FILM batch of the default size (bench_film_scale.py, 10,000
@@ -93,28 +95,39 @@ class _AnchorBlock:
             yield lo, hi, np.asarray(self._Ct[lo:hi] @ self._V), self._rows_of_V(lo, hi)
 
     # ------------------------------------------------------------------ Algorithm 1's terms
+    def _threads(self, width):
+        """BLAS threads for products of the anchors' rows (n_anchors x r) with ``width`` columns:
+        one thread when they are small (small_blas), as the optimiser's steps run (stiefel.py)."""
+        return small_blas(2 * self.anchors.size * self._V.shape[1] * width)
+
     def z_values(self, P, s):
         """z_i = -t_i sum_l s_l (V_i p_l)(D_i p_l) (step 2) for every anchor."""
         z = np.empty(self.anchors.size)
-        for lo, hi, D, VA in self.blocks():
-            z[lo:hi] = -self.t[lo:hi] * np.einsum("il,il,l->i", VA @ P, D @ P, s)
+        with self._threads(2 * P.shape[1]):
+            for lo, hi, D, VA in self.blocks():
+                z[lo:hi] = -self.t[lo:hi] * np.einsum("il,il,l->i", VA @ P, D @ P, s)
         return z
 
     def k_matrix(self, lam):
         """K = -V^T C T Lambda V (step 4) = -sum_i D_i t_i lambda_i V_i^T, times ``scale``."""
         weights = self.t * lam * self.scale
         K = None
-        for lo, hi, D, VA in self.blocks():
-            part = -(D * weights[lo:hi, None]).T @ VA
-            if K is None:
-                K = part
-            else:
-                K += part
+        with self._threads(self._V.shape[1]):
+            for lo, hi, D, VA in self.blocks():
+                part = -(D * weights[lo:hi, None]).T @ VA
+                if K is None:
+                    K = part
+                else:
+                    K += part
         return K
 
     def refresh_terms(self, P, s, lambda_of):
         """z (step 2), Lambda = ``lambda_of(z)`` and K (step 4) in one pass over the blocks, so
         that each block's rows of D are computed once per refresh. Returns (z, lam, K)."""
+        with self._threads(self._V.shape[1] + 2 * P.shape[1]):
+            return self._refresh_terms(P, s, lambda_of)
+
+    def _refresh_terms(self, P, s, lambda_of):
         z = np.empty(self.anchors.size)
         lam = np.empty(self.anchors.size)
         K = None

@@ -70,7 +70,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._blocks import _AnchorBlock
-from .._utils.linalg import truncated_svd_with_u
+from .._utils.linalg import small_blas, truncated_svd_with_u
 from .._utils.params import Checked, Interval, Options, validate_params
 from .._utils.validation import check_matrix, check_random_state, state_array, state_number
 from .._utils.metric import MetricMixin
@@ -187,7 +187,9 @@ class FilmObjective:
 
     def k_values(self, P):
         """k_l = -p_l^T K p_l (step 5) for every column p_l of P, and (K + K^T) P."""
-        KsP = self.K_sym @ P
+        r, d = np.shape(P)
+        with small_blas(2 * r * r * d):     # r x r by r x d: one thread (stiefel.py says why)
+            KsP = self.K_sym @ P
         # p^T K p = p^T (K + K^T) p / 2 for any square K
         return -0.5 * np.einsum("rl,rl->l", P, KsP), KsP
 

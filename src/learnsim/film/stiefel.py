@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._utils.linalg import small_blas
 from .._utils.progress import progress
 
 __all__ = ["StiefelResult", "minimize_stiefel", "cayley_step"]
@@ -49,6 +50,12 @@ _START_TOL = 1e-8
 # above this (every ten or so steps) keeps iterates well under 1e-10 and keeps the value
 # error it causes (about ||G|| times the drift) negligible.
 _REORTH_TOL = 1e-12
+
+
+def _step_flops(n, p):
+    """About the flops of one step's own products: the p x p Gram blocks and A X of a point
+    (8 n p^2), the 2p x 2p solve of eq. (25) and its n x 2p by 2p x p product per trial."""
+    return 12 * n * p * p + 16 * p ** 3
 
 
 @dataclass
@@ -399,6 +406,11 @@ def minimize_stiefel(objective, X0, *, max_iter=1000, tau0=1e-3, rho=1e-4, gamma
     ftol = _check_real("ftol", ftol, 0)
     X = _check_start(X0)
     n = X.shape[0]
+    # The step's own products are small (FILM: r x d with r <= a few thousand): on one BLAS thread
+    # where small_blas says so. OpenBLAS's threads, left spinning between such products, made a
+    # FILM fit on a shared 2-core machine several times slower (benchmarks/bench_film_pairs.py).
+    # The objective and its refresh choose their own threads.
+    flops = _step_flops(n, X.shape[1])
 
     history = {"fun": [], "grad_norm": [], "tau": [], "n_backtracks": [], "reference": [],
                "refreshes": []}
@@ -427,7 +439,8 @@ def minimize_stiefel(objective, X0, *, max_iter=1000, tau0=1e-3, rho=1e-4, gamma
                 f, G = _evaluate(objective, Xk, k, "start point" if point is None else "after refresh")
                 n_fev += 1
                 fresh = point is None
-                point = _Point(Xk, f, G, Xk.T @ Xk)
+                with small_blas(flops):
+                    point = _Point(Xk, f, G, Xk.T @ Xk)
                 C, Q = point.f, 1.0
                 if fresh:
                     history["fun"].append(point.f)
@@ -440,20 +453,24 @@ def minimize_stiefel(objective, X0, *, max_iter=1000, tau0=1e-3, rho=1e-4, gamma
                 break
 
             # Curvilinear non-monotone line search along the Cayley curve.
-            curve = _CayleyCurve(point)
+            with small_blas(flops):
+                curve = _CayleyCurve(point)
             target_slope = rho * point.slope
             n_backtracks = 0
             trial = tau
             new = None
             while True:
-                Y = curve(trial)
+                with small_blas(flops):
+                    Y = curve(trial)
+                    if Y is not None:
+                        Y, YtY, corrected = _feasible(Y)
                 if Y is not None:
-                    Y, YtY, corrected = _feasible(Y)
                     n_reorth += corrected
                     f, G = _evaluate(objective, Y, k, f"line search, tau={trial:.3g}")
                     n_fev += 1
                     if f <= C - trial * target_slope:
-                        new = _Point(Y, f, G, YtY)
+                        with small_blas(flops):
+                            new = _Point(Y, f, G, YtY)
                         break
                 trial *= eta
                 n_backtracks += 1
