@@ -24,6 +24,12 @@ Usage::
     python benchmarks/bench_film_pairs.py                    # 1,500 pairs, 2 rounds
     python benchmarks/bench_film_pairs.py --holdout 0.2      # with FILM's held-out check (2 fits)
     python benchmarks/bench_film_pairs.py --profile          # cProfile of one 'now' fit
+    python benchmarks/bench_film_pairs.py --refresh-timing   # z and K of one refresh, D P two ways
+
+``--refresh-timing`` times the anchors' terms of one refresh (z of step 2 and K of step 4) on one
+BLAS thread, on an objective of this fit's shape (3,000 anchors, every item one, 5 triplets each,
+r = 500, d = 100, orthonormal random V), with D P computed as D @ P (before) and as C^T (V P)
+(now), alternating; and the largest difference of z between the two.
 """
 from __future__ import annotations
 
@@ -83,6 +89,42 @@ def mode(name):
             m.small_blas = f
 
 
+def refresh_timing(rounds, n=3000, r=500, d=100, per_anchor=5, repeats=10):
+    import learnsim.film._blocks as blocks
+    from learnsim.film._film import _FilmObjective, _random_stiefel
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(0)
+    V = np.ascontiguousarray(np.linalg.qr(rng.normal(size=(n, r)))[0])
+    anchors = np.repeat(np.arange(n), per_anchor)
+    T = np.column_stack([anchors, (anchors + 1) % n, rng.integers(0, n, anchors.size)])
+    objective = _FilmObjective(V, T, margin=0.1, temperature=0.1)
+    block, P = objective.block, _random_stiefel(rng, r, d)
+    s = objective.scales(P)
+    now = blocks._AnchorBlock._projected
+
+    def before(self, P):
+        for lo, hi, D, VA in self.blocks():
+            yield lo, hi, D, VA, VA @ P, D @ P
+    z = {}
+    try:
+        with threadpool_limits(1, user_api="blas"):
+            for round_ in range(rounds):
+                for name, projected in (("before", before), ("now", now)):
+                    blocks._AnchorBlock._projected = projected
+                    cpu = time.process_time()
+                    for _ in range(repeats):
+                        z[name] = block.z_values(P, s)
+                        block.k_matrix(np.ones(n))
+                    print(f"round {round_} {name:6s}: z + K {(time.process_time() - cpu) / repeats * 1e3:.1f} ms "
+                          "of CPU", flush=True)
+    finally:
+        blocks._AnchorBlock._projected = now
+    print(f"max |z_now - z_before| / max |z_before| "
+          f"{np.abs(z['now'] - z['before']).max() / np.abs(z['before']).max():.1e}")
+    return 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir")
@@ -93,7 +135,10 @@ def main(argv=None):
     parser.add_argument("--holdout", type=float, default=None, help="FILM's baseline_holdout (default None)")
     parser.add_argument("--max-iter", type=int, default=200)
     parser.add_argument("--profile", action="store_true", help="cProfile one 'now' fit instead")
+    parser.add_argument("--refresh-timing", action="store_true", help="time z and K of a refresh instead")
     args = parser.parse_args(argv)
+    if args.refresh_timing:
+        return refresh_timing(args.rounds)
 
     from learnsim.film import FILM
     from learnsim.text import TextVectorizer

@@ -125,3 +125,33 @@ def test_refresh_memory_is_bounded_by_the_blocks(monkeypatch, anchor_share):
     # a refresh: a few blocks and the anchors' z and Lambda
     assert peak_b < 0.15 * size
     np.testing.assert_allclose(blocked.K, whole.K, rtol=1e-10, atol=1e-13)
+
+
+class _NoProduct(np.ndarray):
+    """D that refuses to be multiplied by P (z must take D P from C^T (V P))."""
+
+    def __matmul__(self, other):
+        # D (n_anchors x r, C order) on the left; K's product takes D transposed, as before
+        if self.flags.c_contiguous:
+            raise AssertionError("D @ P computed: an n_anchors x r by r x d product")
+        return np.asarray(self) @ other
+
+
+@pytest.mark.parametrize("temperature", [0.0, 0.05])
+def test_z_takes_D_P_from_the_sparse_C_when_every_item_is_an_anchor(temperature):
+    """D P = C^T (V P): z (step 2) needs V P anyway, so with every item an anchor the second
+    n x r by r x d product is a sparse one (two entries per triplet); z and the refresh are the
+    dense formulas' to rounding."""
+    rng, V, T = _problem(anchor_share=1.0)
+    P = _random_stiefel(rng, V.shape[1], 3)
+    objective = _FilmObjective(V, T, margin=0.02, temperature=temperature)
+    block = objective.block
+    assert block.stored and block.anchors.size == V.shape[0]
+    D, VA = block.D.copy(), block.VA
+    s = objective.scales(P)
+    expected = -block.t * np.einsum("il,il,l->i", VA @ P, D @ P, s)
+    block._D = block._D.view(_NoProduct)
+    np.testing.assert_allclose(block.z_values(P, s), expected, rtol=1e-12, atol=1e-15)
+    z, lam, K = block.refresh_terms(P, s, lambda z: objective.active_set(z, 0.02, temperature))
+    np.testing.assert_allclose(z, expected, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(K, -(D * (block.t * lam)[:, None]).T @ VA, rtol=1e-12, atol=1e-14)

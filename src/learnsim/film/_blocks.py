@@ -10,7 +10,8 @@ every use: the peak memory of a refresh is V plus a few blocks. The result chang
 rounding (K is summed block by block; each row of D is the same sparse product as before), no
 more than running the former code with another number of BLAS threads does (tests/
 test_film_memory.py). When the anchors fit in one block, D and V[anchors] are stored as before,
-so a small fit is bit for bit the former one and pays no product per iteration.
+so a small fit does not recompute D per iteration (with every item an anchor, its D P is
+C^T (V P), the same terms in another order: :meth:`_AnchorBlock._projected`).
 
 The price is one sparse product C^T V (two rows of V per triplet) and the gather of V[anchors]
 per refresh of full FILM: measured (``benchmarks/bench_film_memory.py --refresh-timing``, r = 500,
@@ -100,12 +101,25 @@ class _AnchorBlock:
         one thread when they are small (small_blas), as the optimiser's steps run (stiefel.py)."""
         return small_blas(2 * self.anchors.size * self._V.shape[1] * width)
 
+    def _projected(self, P):
+        """(lo, hi, D[lo:hi], VA[lo:hi], VA[lo:hi] P, D[lo:hi] P) for the blocks of :meth:`blocks`.
+
+        When every item is an anchor and D is stored, D P = C^T (V P): the sparse C^T (two entries
+        per triplet) times the V P that z needs anyway, instead of a second n x r by r x d product
+        (a seventh of a refresh's flops at r = 5 d). The same terms summed in another order."""
+        if self.stored and self.anchors.size == self._V.shape[0]:
+            VP = self._VA @ P
+            yield 0, self.anchors.size, self._D, self._VA, VP, np.asarray(self._Ct @ VP)
+            return
+        for lo, hi, D, VA in self.blocks():
+            yield lo, hi, D, VA, VA @ P, D @ P
+
     def z_values(self, P, s):
         """z_i = -t_i sum_l s_l (V_i p_l)(D_i p_l) (step 2) for every anchor."""
         z = np.empty(self.anchors.size)
         with self._threads(2 * P.shape[1]):
-            for lo, hi, D, VA in self.blocks():
-                z[lo:hi] = -self.t[lo:hi] * np.einsum("il,il,l->i", VA @ P, D @ P, s)
+            for lo, hi, _, _, VP, DP in self._projected(P):
+                z[lo:hi] = -self.t[lo:hi] * np.einsum("il,il,l->i", VP, DP, s)
         return z
 
     def k_matrix(self, lam):
@@ -131,9 +145,9 @@ class _AnchorBlock:
         z = np.empty(self.anchors.size)
         lam = np.empty(self.anchors.size)
         K = None
-        for lo, hi, D, VA in self.blocks():
+        for lo, hi, D, VA, VP, DP in self._projected(P):
             t = self.t[lo:hi]
-            z[lo:hi] = -t * np.einsum("il,il,l->i", VA @ P, D @ P, s)
+            z[lo:hi] = -t * np.einsum("il,il,l->i", VP, DP, s)
             lam[lo:hi] = lambda_of(z[lo:hi])     # elementwise: the same on a block as on all
             part = -(D * (t * lam[lo:hi] * self.scale)[:, None]).T @ VA
             if K is None:
