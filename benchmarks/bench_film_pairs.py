@@ -25,6 +25,12 @@ Usage::
     python benchmarks/bench_film_pairs.py --holdout 0.2      # with FILM's held-out check (2 fits)
     python benchmarks/bench_film_pairs.py --profile          # cProfile of one 'now' fit
     python benchmarks/bench_film_pairs.py --refresh-timing   # z and K of one refresh, D P two ways
+    python benchmarks/bench_film_pairs.py --user-path        # learnsim.fit(clusters=..., method="film")
+
+``--user-path`` runs what the user ran once, ``learnsim.fit(texts, clusters=labels, method="film")``
+(FILM with its held-out check, then the search check: four FILM fits), and prints its wall seconds
+and the process's peak RSS; for the code before, run it with that code's ``src`` first on
+``PYTHONPATH`` (the script's modes need this code's learnsim.film).
 
 ``--refresh-timing`` times the anchors' terms of one refresh (z of step 2 and K of step 4) on one
 BLAS thread, on an objective of this fit's shape (3,000 anchors, every item one, 5 triplets each,
@@ -136,7 +142,17 @@ def main(argv=None):
     parser.add_argument("--max-iter", type=int, default=200)
     parser.add_argument("--profile", action="store_true", help="cProfile one 'now' fit instead")
     parser.add_argument("--refresh-timing", action="store_true", help="time z and K of a refresh instead")
+    parser.add_argument("--user-path", action="store_true", help="time learnsim.fit(clusters=..., method='film')")
     args = parser.parse_args(argv)
+    if args.user_path:
+        import learnsim
+
+        texts, labels = duplicate_clusters(_data_dir(args.data_dir) / "quora-sample" / "dev.tsv", args.pairs)
+        wall = time.perf_counter()
+        learnsim.fit(texts, clusters=labels, method="film")
+        print(f"learnsim.fit(clusters=..., method='film') on {len(texts)} texts: {time.perf_counter() - wall:.1f} s, "
+              f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+        return 0
     if args.refresh_timing:
         return refresh_timing(args.rounds)
 
