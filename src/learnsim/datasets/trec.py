@@ -513,6 +513,63 @@ def _is_number(text):
         return False
 
 
+def _layout_of(n, c, where):
+    """The layout of rows of ``n`` fields whose columns meet the tests ``c`` (see :func:`_layout_tests`)."""
+    if n == 4 and c["iteration_second"]:
+        return "trec"
+    if n == 3:
+        return "graded"
+    # CISI's pairs carry two constant numbers after them ("1 28 0 0.000000"); TREC lines whose
+    # iteration varies (a counter, the query again) judge with a fourth field that is a level,
+    # and were read as pairs of (query, iteration), every one relevant
+    if n == 2 or (n == 4 and c["constant_numbers"]):
+        return "pairs"
+    if n == 4 and c["iteration_fourth"] and c["some_doc_not_query"]:
+        # the fourth field is the one the same on every line and the third holds integers:
+        # ir_datasets' order (query_id doc_id relevance iteration, as its tsv export writes it),
+        # read as TREC the relevance became the document and the iteration (0) every grade,
+        # every measure 0 without a word. Where the second field is all numbers too, it may be a
+        # TREC iteration counter over numeric documents: which is meant cannot be told
+        if c["second_integers"]:
+            raise ValueError(f"{where}: cannot tell 'query iteration document relevance' (TREC, its iteration "
+                             "varying) from 'query document relevance iteration' (ir_datasets' export, its "
+                             "iteration the same on every line): every field but the first is a number; write "
+                             "the file as TREC, the iteration second ('q1 0 d1 1')")
+        return "irds"
+    if n == 4:
+        return "trec"
+    raise ValueError(f"{where}: {n} field(s); expected 'query iteration document relevance' (TREC), "
+                     "'query-id corpus-id score' under a header (BEIR), or 'query document [grade]' (SMART)")
+
+
+def _layout_tests(first):
+    """The tests :func:`_layout_of` decides by, true of the first row alone; :func:`_meet_tests`
+    takes each further row into account (a test, once false, stays false; "some_doc_not_query"
+    once true stays true)."""
+    c = {"iteration_second": True, "constant_numbers": True, "iteration_fourth": True,
+         "some_doc_not_query": False, "second_integers": True}
+    if len(first) == 4:
+        _meet_tests(c, first, first)
+    return c
+
+
+def _meet_tests(c, first, f):
+    """Update the tests ``c`` with the 4-field row ``f``; whether any of them changed."""
+    before = tuple(c.values())
+    if c["iteration_second"] and f[1] != first[1]:
+        c["iteration_second"] = False
+    if c["constant_numbers"] and not (f[2] == first[2] and f[3] == first[3] and _is_number(f[2])
+                                      and _is_number(f[3])):
+        c["constant_numbers"] = False
+    if c["iteration_fourth"] and not (f[3] == first[3] and _ASCII_INTEGER.fullmatch(f[2])):
+        c["iteration_fourth"] = False
+    if not c["some_doc_not_query"] and f[1] != f[0]:
+        c["some_doc_not_query"] = True
+    if c["second_integers"] and not _ASCII_INTEGER.fullmatch(f[1]):
+        c["second_integers"] = False
+    return tuple(c.values()) != before
+
+
 def _qrels_layout(rows):
     """"beir" (a header ``query-id corpus-id score``, then three fields), "trec" (four fields,
     the second the same on every line: the iteration), "irds" (``query doc relevance
@@ -523,34 +580,11 @@ def _qrels_layout(rows):
         if len(fields) != len(first):
             raise ValueError(f"{line_where}: {len(fields)} field(s), but {where} has {len(first)}; expected "
                              "'query iteration document relevance' (TREC) on every line")
-    if len(first) == 4 and len({f[1] for _w, f in rows}) == 1:
-        return "trec"
-    if len(first) == 3:
-        return "graded"
-    # CISI's pairs carry two constant numbers after them ("1 28 0 0.000000"); TREC lines whose
-    # iteration varies (a counter, the query again) judge with a fourth field that is a level,
-    # and were read as pairs of (query, iteration), every one relevant
-    if len(first) == 2 or (len(first) == 4 and all(_is_number(f[2]) and _is_number(f[3]) for _w, f in rows)
-                           and len({f[2] for _w, f in rows}) == 1 and len({f[3] for _w, f in rows}) == 1):
-        return "pairs"
-    if len(first) == 4 and len({f[3] for _w, f in rows}) == 1 and \
-            all(_ASCII_INTEGER.fullmatch(f[2]) for _w, f in rows) and \
-            any(f[1] != f[0] for _w, f in rows):
-        # the fourth field is the one the same on every line and the third holds integers:
-        # ir_datasets' order (query_id doc_id relevance iteration, as its tsv export writes it),
-        # read as TREC the relevance became the document and the iteration (0) every grade,
-        # every measure 0 without a word. Where the second field is all numbers too, it may be a
-        # TREC iteration counter over numeric documents: which is meant cannot be told
-        if all(_ASCII_INTEGER.fullmatch(f[1]) for _w, f in rows):
-            raise ValueError(f"{where}: cannot tell 'query iteration document relevance' (TREC, its iteration "
-                             "varying) from 'query document relevance iteration' (ir_datasets' export, its "
-                             "iteration the same on every line): every field but the first is a number; write "
-                             "the file as TREC, the iteration second ('q1 0 d1 1')")
-        return "irds"
+    c = _layout_tests(first)
     if len(first) == 4:
-        return "trec"
-    raise ValueError(f"{where}: {len(first)} field(s); expected 'query iteration document relevance' (TREC), "
-                     "'query-id corpus-id score' under a header (BEIR), or 'query document [grade]' (SMART)")
+        for _w, fields in rows:
+            _meet_tests(c, first, fields)
+    return _layout_of(len(first), c, where)
 
 
 _QRELS_FIELDS = {"trec": "query, iteration, docno, relevance", "beir": "query-id, corpus-id, score",
@@ -608,27 +642,45 @@ def _tab_fields(rows, lines):
     return split
 
 
-def _file_judgments(path, encoding="utf-8", encoding_errors="replace", any_layout=True):
-    """``([(query, doc, grade, relevant, where)], layout)`` of a qrels file, queries as written.
+# judgement lines read to tell a qrels file's layout; a later line that contradicts it is refused
+_QRELS_SAMPLE_ROWS = 10_000
+_QRELS_LAYOUT_NAMES = {"trec": "'query iteration document relevance' (TREC)",
+                       "irds": "'query document relevance iteration' (ir_datasets' order)",
+                       "graded": "'query document grade'", "pairs": "'query document' pairs"}
+
+
+def _judgement_rows(path, encoding="utf-8", encoding_errors="replace", any_layout=True):
+    """``(layout, rows)`` of a qrels file: ``rows`` yields ``(query as written, doc, grade,
+    line number)`` as the file is read. The layout is told from the first
+    :data:`_QRELS_SAMPLE_ROWS` judgement lines (a header, the number of fields, tabs or blanks,
+    the columns that stay the same); every later line is checked against what that decision
+    rests on and refused, naming its line, where it contradicts it: keeping every line to tell
+    the layout from them all took 30 s and 870 MB for a file of a million lines.
     ``any_layout`` False (load_trec_collection): TREC lines, or BEIR's TSV under its header."""
-    rows, lines = [], []
-    for number, line in decoded_lines(path, encoding=encoding, encoding_errors=encoding_errors):
+    lines_of = decoded_lines(path, encoding=encoding, encoding_errors=encoding_errors)
+    rows, lines, numbers = [], [], []
+    for number, line in lines_of:
         fields = line.split()
         if fields and not fields[0].startswith("#"):
             rows.append((f"{path}, line {number}", fields))
             lines.append(line)
+            numbers.append(number)
+            if len(rows) == _QRELS_SAMPLE_ROWS:
+                break
     if not rows:
         raise ValueError(f"{path} holds no relevance judgment")
     roles = _qrels_header(rows[0][1], rows[0][0]) if len(rows) > 1 or len(rows[0][1]) > 2 else None
+    tests = None
     if roles is not None:
         # a header ("query-id<TAB>corpus-id<TAB>score", ir_datasets' names, "qid docno") says which
         # column is which; what is not such names is a judgement: a first line "q1 d1 high" was
         # taken for BEIR's header and dropped without a word, and "corpus-id query-id score" read
         # the documents as the queries
-        if "\t" in lines[0]:
-            # split at tabs alone, so that an id holding a space ("doc 1", which a corpus accepts) is one field
+        # split at tabs alone, so that an id holding a space ("doc 1", which a corpus accepts) is one field
+        split_tabs, tabs_agree = "\t" in lines[0], False
+        if split_tabs:
             rows = [(where, [f.strip() for f in line.strip().split("\t")]) for (where, _), line in zip(rows, lines)]
-        header, rows = rows[0][1], rows[1:]
+        header, rows, numbers = rows[0][1], rows[1:], numbers[1:]
         if not rows:
             raise ValueError(f"{path} holds a header and no relevance judgment")
         layout = _QRELS_ROLE_LAYOUTS.get(roles, "header")
@@ -636,25 +688,101 @@ def _file_judgments(path, encoding="utf-8", encoding_errors="replace", any_layou
         query_col, doc_col = roles.index("query"), roles.index("doc")
         grade_col = roles.index("grade") if "grade" in roles else None
     else:
+        split_tabs = tabs_agree = False
         if any_layout:
-            rows = _tab_fields(rows, lines)
+            split = _tab_fields(rows, lines)
+            split_tabs = split is not rows
+            # lines that split at tabs as at blanks: a later one holding an id with a blank, split at
+            # tabs, would have had the whole file split so
+            tabs_agree = not split_tabs and all("\t" in line for line in lines) and \
+                all(len(fields) == len(line.strip().split("\t")) for (_w, fields), line in zip(rows, lines))
+            rows = split
             layout = _qrels_layout(rows)
+            tests = _layout_tests(rows[0][1])
+            for _w, fields in rows if len(rows[0][1]) == 4 else ():
+                _meet_tests(tests, rows[0][1], fields)
         else:
             layout = "trec"
         expected = {"trec": 4, "irds": 4}.get(layout)
         names = _QRELS_FIELDS.get(layout)
         query_col = 0
         doc_col, grade_col = {"trec": (2, 3), "graded": (1, 2), "pairs": (1, None), "irds": (1, 2)}[layout]
-    judgments = []
-    for where, fields in rows:
+    first_where, first = rows[0]
+    n_sample = len(rows)
+
+    def later_fields(number, line):
+        """The fields of a judgement line after the sample, refused where they contradict the
+        layout told from the sample."""
+        fields = line.split()
+        if split_tabs:
+            split = [f.strip() for f in line.strip().split("\t")]
+            if roles is None and ("\t" not in line or len(split) != len(first) or not all(split)):
+                raise ValueError(f"{path}, line {number}: {len(split)} field(s) split at tabs, but the first "
+                                 f"{n_sample:,} judgement lines split at tabs into {len(first)} (an id holding a "
+                                 f"blank), and the layout was told from them; every line must hold "
+                                 f"{len(first)} fields apart by tabs")
+            fields = split
+        if tests is None:
+            return fields
+        if len(fields) != len(first):
+            hint = ""
+            if tabs_agree and "\t" in line and len(line.strip().split("\t")) == len(first):
+                hint = (f"; split at tabs it has {len(first)}, but the first {n_sample:,} judgement lines split at "
+                        "tabs as at blanks, and the layout was told from them: put the lines whose ids hold a "
+                        "blank first")
+            raise ValueError(f"{path}, line {number}: {len(fields)} field(s), but {first_where} has {len(first)}; "
+                             "expected 'query iteration document relevance' (TREC) on every line" + hint)
+        if len(fields) == 4 and _meet_tests(tests, first, fields):
+            try:
+                now, why = _layout_of(4, tests, first_where), ""
+            except ValueError as exc:
+                now, why = None, f" ({exc})"
+            if now != layout:
+                raise ValueError(f"{path}, line {number}: the first {n_sample:,} judgement lines read as "
+                                 f"{_QRELS_LAYOUT_NAMES[layout]}, which this line contradicts"
+                                 + (why or f"; with it the file reads as {_QRELS_LAYOUT_NAMES[now]}")
+                                 + "; is a line out of place?")
+        return fields
+
+    # no test of the fields of a line after the sample but their number: a header says what each column is
+    checked = tests is not None or (split_tabs and roles is None)
+    grades = {}     # a grade's text -> its level: a file holds a few, each checked once
+
+    def judgement(number, fields):
         if expected is not None and len(fields) != expected:
-            raise ValueError(f"{where}: {len(fields)} field(s), expected {expected}: {names}")
+            raise ValueError(f"{path}, line {number}: {len(fields)} field(s), expected {expected}: {names}")
         if grade_col is None:
             grade = 1          # the file lists the relevant pairs only
         else:
-            grade = _grade(fields[grade_col], where, noun="relevance")
-        judgments.append((fields[query_col], _normalise_id(fields[doc_col]), grade, grade >= 1, where))
-    return judgments, layout
+            grade = grades.get(fields[grade_col])
+            if grade is None:
+                grade = grades[fields[grade_col]] = _grade(fields[grade_col], f"{path}, line {number}",
+                                                           noun="relevance")
+        return fields[query_col], _normalise_id(fields[doc_col]), grade, number
+
+    def judged():
+        for number, (_where, fields) in zip(numbers, rows):
+            yield judgement(number, fields)
+        for number, line in lines_of:
+            stripped = line.strip()
+            if not stripped or stripped[0] == "#":
+                continue        # a blank line, a comment (str.split and str.strip know the same blanks)
+            if checked:
+                fields = later_fields(number, line)
+            elif split_tabs:
+                fields = [f.strip() for f in stripped.split("\t")]
+            else:
+                fields = stripped.split()
+            yield judgement(number, fields)
+
+    return layout, judged()
+
+
+def _file_judgments(path, encoding="utf-8", encoding_errors="replace", any_layout=True):
+    """``([(query, doc, grade, relevant, where)], layout)`` of a qrels file, queries as written
+    (:func:`_judgement_rows`, kept in a list)."""
+    layout, rows = _judgement_rows(path, encoding, encoding_errors, any_layout)
+    return [(q, d, g, g >= 1, f"{path}, line {n}") for q, d, g, n in rows], layout
 
 
 def read_qrels(path, *, query_ids=None, numbering="auto", encoding="utf-8", encoding_errors="replace",
@@ -680,6 +808,9 @@ def read_qrels(path, *, query_ids=None, numbering="auto", encoding="utf-8", enco
           ir_datasets' ``query_id doc_id relevance iteration``, ``qid Q0 docno rel``): the names
           say which column is which, in any order. A first line is a header only where every
           field is such a name.
+
+        The file is read line by line, its layout told from the first 10,000 judgement lines; a
+        later line that contradicts it is refused, naming its line.
 
         Relevance levels are integers; >= 1 is relevant, and the level is the gain of nDCG.
     query_ids : sequence of str, optional
@@ -730,26 +861,46 @@ def read_qrels(path, *, query_ids=None, numbering="auto", encoding="utf-8", enco
     path = _as_paths(path, "qrels")[0]
     if path.is_dir():
         raise ValueError(f"{path} is a folder; qrels must be a file")
-    judgments, layout = _file_judgments(path, encoding, encoding_errors)
-    if query_ids is not None:
+    layout, rows = _judgement_rows(path, encoding, encoding_errors)
+    qrels, n_judgments, again = {}, 0, None
+    if query_ids is None:
+        numbering = "id"
+    else:
         query_ids = [_normalise_id(str(q)) for q in query_ids]
-        judgments, numbering = _number_queries(judgments, query_ids, numbering, path)
+        # the numbering is told from the queries the file names, so the lines are kept (without
+        # their text of where they are) until it is known
+        rows = list(rows)
+        first_line = {}
+        for query, *_rest, number in rows:
+            first_line.setdefault(query, number)
+        # each query as written once, where it first appears: the first line refused is the one
+        # reading every line refuses
+        mapped, numbering = _number_queries([(q, None, None, None, f"{path}, line {n}")
+                                             for q, n in first_line.items()], query_ids, numbering, path)
         known = set(query_ids)
-        for query, _doc, _level, _rel, where in judgments if unknown == "error" else ():
+        for query, *_rest, where in mapped if unknown == "error" else ():
             if query not in known:
                 raise ValueError(f"{where}: query {query!r} is not among the {len(known)} queries")
-    else:
-        judgments = [(_normalise_id(q), d, g, r, w) for q, d, g, r, w in judgments]
-        numbering = "id"
-    qrels = {}
-    for query, doc, grade, _rel, where in judgments:
-        judged = qrels.setdefault(query, {})
-        if doc in judged and judged[doc] != grade:
-            raise ValueError(f"{where}: query {query!r}, document {doc!r} judged again with level {grade} "
-                             f"(earlier {judged[doc]})")
-        judged[doc] = grade
+        as_id = {raw: query for raw, (query, *_rest) in zip(first_line, mapped)}
+        rows = ((as_id[q], d, g, n) for q, d, g, n in rows)
+    normalised = {}     # a query as written -> its id (all-digit ids lose their leading zeros)
+    for query, doc, grade, number in rows:
+        n_judgments += 1
+        if query_ids is None:
+            query = normalised.get(query) or normalised.setdefault(query, _normalise_id(query))
+        judged = qrels.get(query)
+        if judged is None:
+            judged = qrels[query] = {}
+        earlier = judged.setdefault(doc, grade)
+        if earlier != grade and again is None:
+            # refused once the whole file is read, as before it was read whole: a line that
+            # cannot be read at all is the one named
+            again = (f"{path}, line {number}: query {query!r}, document {doc!r} judged again with level "
+                     f"{grade} (earlier {earlier})")
+    if again is not None:
+        raise ValueError(again)
     if info is not None:
-        info.update(layout=layout, numbering=numbering, n_judgments=len(judgments))
+        info.update(layout=layout, numbering=numbering, n_judgments=n_judgments)
     return qrels
 
 

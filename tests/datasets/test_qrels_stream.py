@@ -1,0 +1,90 @@
+"""read_qrels reads a file line by line: the layout is told from the first judgement lines
+(``trec._QRELS_SAMPLE_ROWS``), and a later line that contradicts it is refused, naming its line.
+Keeping every line and its fields to tell the layout took 870 MB and 30 s for a million lines
+(benchmarks/bench_qrels_read.py measures it)."""
+from __future__ import annotations
+
+import tracemalloc
+
+import pytest
+
+from learnsim.datasets import read_qrels
+from learnsim.datasets import trec
+
+
+def _write(path, text):
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_reading_a_long_qrels_file_takes_little_more_memory_than_its_judgements(tmp_path):
+    lines = [f"q{i // 10}\td{i}\t{i % 3}" for i in range(150_000)]
+    path = _write(tmp_path / "qrels.tsv", "query-id\tcorpus-id\tscore\n" + "\n".join(lines) + "\n")
+    tracemalloc.start()
+    try:
+        expected = {}
+        for line in lines:
+            q, d, s = line.split("\t")
+            expected.setdefault(q, {})[d] = int(s)
+        _, held = tracemalloc.get_traced_memory()
+        del expected
+        tracemalloc.reset_peak()
+        qrels = read_qrels(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(qrels) == 15_000 and sum(map(len, qrels.values())) == 150_000
+    # the lines, their fields and a text of where each is, kept to tell the layout: about 9 times
+    # the judgements; read line by line, the judgements and the first lines' sample
+    assert peak < 3 * held, (peak, held)
+
+
+LAYOUTS = {
+    "beir.tsv": "query-id\tcorpus-id\tscore\n" + "".join(f"q{i % 4}\td{i}\t{i % 3}\n" for i in range(12)),
+    "trec.txt": "# judged\n" + "".join(f"{i % 4} 0 FB-{i} {i % 2}\n\n" for i in range(12)),
+    "irds.tsv": "".join(f"q{i % 4}\tMED-{i}\t{i % 3}\t0\n" for i in range(12)),
+    "graded": "".join(f"{i % 4 + 1} {i} {i % 5 - 1}\n" for i in range(12)),
+    "pairs.rel": "".join(f"{i % 4 + 1}     {i}\t0\t0.000000\n" for i in range(12)),
+    "spaces.tsv": "".join(f"q{i % 4}\tdoc {i}\t1\n" for i in range(12)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAYOUTS))
+def test_a_file_longer_than_the_sample_reads_as_a_file_read_whole(tmp_path, monkeypatch, name):
+    path = _write(tmp_path / name, LAYOUTS[name])
+    whole, whole_info = read_qrels(path, info=(info := {})), info
+    by_id = read_qrels(path, query_ids=["1", "2", "3", "4"], unknown="keep", info=(info_ids := {}))
+    monkeypatch.setattr(trec, "_QRELS_SAMPLE_ROWS", 3)
+    assert read_qrels(path, info=(info := {})) == whole and info == whole_info
+    assert read_qrels(path, query_ids=["1", "2", "3", "4"], unknown="keep", info=(info := {})) == by_id
+    assert info == info_ids
+
+
+@pytest.mark.parametrize("text, fragment", [
+    # a fifth field on a TREC line
+    ("q1 0 d1 1\n" * 3 + "q1 0 d2 1 x\n", r"line 4: 5 field\(s\), but .*line 1 has 4"),
+    # ids holding a blank, split at tabs; then a line without tabs
+    ("q1\tdoc 1\t1\n" * 3 + "q2 d2 1\n", r"line 4: 1 field\(s\) split at tabs, but the first 3 judgement lines"),
+    # tabs and blanks split alike in the sample; then an id holding a blank
+    ("q1\td1\t1\n" * 3 + "q2\tdoc 2\t1\n", r"line 4: 4 field\(s\), .*split at tabs it has 3"),
+    # ir_datasets' order, its iteration (0) the same; then an iteration 5: TREC read whole
+    ("q1\tMED-1\t2\t0\nq1\tMED-7\t0\t0\nq2\tMED-3\t1\t0\nq2\tMED-2\t1\t5\n",
+     r"line 4: the first 3 judgement lines read as 'query document relevance iteration'.*reads as .*TREC"),
+    # CISI's pairs, their two numbers the same; then other numbers: TREC and ir_datasets cannot be told apart
+    ("1 28 0 0.000000\n1 35 0 0.000000\n2 7 0 0.000000\n2 9 1 0.000000\n",
+     r"line 4: .*'query document' pairs.*cannot tell"),
+])
+def test_a_line_after_the_sample_that_contradicts_the_layout_is_refused(tmp_path, monkeypatch, text, fragment):
+    path = _write(tmp_path / "qrels.txt", text)
+    read_qrels(_write(tmp_path / "head.txt", "".join(text.splitlines(keepends=True)[:3])))   # the sample alone reads
+    monkeypatch.setattr(trec, "_QRELS_SAMPLE_ROWS", 3)
+    with pytest.raises(ValueError, match=fragment):
+        read_qrels(path)
+
+
+def test_a_pair_judged_twice_is_named_after_a_line_that_cannot_be_read(tmp_path, monkeypatch):
+    # as when the file was read whole: the line that is no judgement is the one to fix first
+    path = _write(tmp_path / "qrels.txt", "q1 0 d1 1\nq1 0 d1 2\nq1 0 d2 1\nq1 0 d3 high\n")
+    monkeypatch.setattr(trec, "_QRELS_SAMPLE_ROWS", 2)
+    with pytest.raises(ValueError, match=r"qrels.txt, line 4: relevance 'high'"):
+        read_qrels(path)
