@@ -16,6 +16,7 @@ import math
 import numbers
 import os
 import re
+from array import array
 from pathlib import Path
 
 import numpy as np
@@ -658,13 +659,13 @@ def _judgement_rows(path, encoding="utf-8", encoding_errors="replace", any_layou
     the layout from them all took 30 s and 870 MB for a file of a million lines.
     ``any_layout`` False (load_trec_collection): TREC lines, or BEIR's TSV under its header."""
     lines_of = decoded_lines(path, encoding=encoding, encoding_errors=encoding_errors)
-    rows, lines, numbers = [], [], []
+    rows, lines, line_numbers = [], [], []
     for number, line in lines_of:
         fields = line.split()
         if fields and not fields[0].startswith("#"):
             rows.append((f"{path}, line {number}", fields))
             lines.append(line)
-            numbers.append(number)
+            line_numbers.append(number)
             if len(rows) == _QRELS_SAMPLE_ROWS:
                 break
     if not rows:
@@ -680,7 +681,7 @@ def _judgement_rows(path, encoding="utf-8", encoding_errors="replace", any_layou
         split_tabs, tabs_agree = "\t" in lines[0], False
         if split_tabs:
             rows = [(where, [f.strip() for f in line.strip().split("\t")]) for (where, _), line in zip(rows, lines)]
-        header, rows, numbers = rows[0][1], rows[1:], numbers[1:]
+        header, rows, line_numbers = rows[0][1], rows[1:], line_numbers[1:]
         if not rows:
             raise ValueError(f"{path} holds a header and no relevance judgment")
         layout = _QRELS_ROLE_LAYOUTS.get(roles, "header")
@@ -761,7 +762,7 @@ def _judgement_rows(path, encoding="utf-8", encoding_errors="replace", any_layou
         return fields[query_col], _normalise_id(fields[doc_col]), grade, number
 
     def judged():
-        for number, (_where, fields) in zip(numbers, rows):
+        for number, (_where, fields) in zip(line_numbers, rows):
             yield judgement(number, fields)
         for number, line in lines_of:
             stripped = line.strip()
@@ -867,22 +868,30 @@ def read_qrels(path, *, query_ids=None, numbering="auto", encoding="utf-8", enco
         numbering = "id"
     else:
         query_ids = [_normalise_id(str(q)) for q in query_ids]
-        # the numbering is told from the queries the file names, so the lines are kept (without
-        # their text of where they are) until it is known
-        rows = list(rows)
-        first_line = {}
-        for query, *_rest, number in rows:
-            first_line.setdefault(query, number)
+        # the numbering is told from the queries the file names, so the judgements are kept until it
+        # is known: each query as written once, the rest as numbers in arrays (tuples of the lines
+        # took 340 MB for a million lines)
+        index, first_line = {}, []      # a query as written -> its position; its first line
+        queries, docs, levels, line_numbers = array("q"), [], array("q"), array("q")
+        for query, doc, grade, number in rows:
+            i = index.get(query)
+            if i is None:
+                i = index[query] = len(first_line)
+                first_line.append(number)
+            queries.append(i)
+            docs.append(doc)
+            levels.append(grade)        # within +-2**31 (check_grade)
+            line_numbers.append(number)
         # each query as written once, where it first appears: the first line refused is the one
         # reading every line refuses
         mapped, numbering = _number_queries([(q, None, None, None, f"{path}, line {n}")
-                                             for q, n in first_line.items()], query_ids, numbering, path)
+                                             for q, n in zip(index, first_line)], query_ids, numbering, path)
         known = set(query_ids)
         for query, *_rest, where in mapped if unknown == "error" else ():
             if query not in known:
                 raise ValueError(f"{where}: query {query!r} is not among the {len(known)} queries")
-        as_id = {raw: query for raw, (query, *_rest) in zip(first_line, mapped)}
-        rows = ((as_id[q], d, g, n) for q, d, g, n in rows)
+        as_id = [query for query, *_rest in mapped]
+        rows = ((as_id[i], d, g, n) for i, d, g, n in zip(queries, docs, levels, line_numbers))
     normalised = {}     # a query as written -> its id (all-digit ids lose their leading zeros)
     for query, doc, grade, number in rows:
         n_judgments += 1
