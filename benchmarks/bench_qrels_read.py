@@ -9,7 +9,10 @@ the import of ``learnsim.datasets`` alone for reference. The two dicts are check
 
 Usage::
 
-    python benchmarks/bench_qrels_read.py [--lines 1000000] [--repeats 3] [--json out.json]
+    python benchmarks/bench_qrels_read.py [--lines 1000000] [--repeats 3] [--before-src DIR] [--json out.json]
+
+``read_qrels_ids`` reads with ``query_ids`` (every query of the file), as evaluate and fit do
+beside ``--queries``; ``before`` and ``before_ids`` are the same reads by ``--before-src``.
 """
 from __future__ import annotations
 
@@ -31,6 +34,9 @@ from learnsim.datasets import read_qrels
 start = time.perf_counter()
 if which == "read_qrels":
     qrels = read_qrels(path)
+elif which == "read_qrels_ids":
+    # as evaluate and fit read them beside --queries: the numbering told from the queries named
+    qrels = read_qrels(path, query_ids=[f"q{i}" for i in range(int(sys.argv[3]))], unknown="keep")
 elif which == "plain":
     qrels = {}
     with open(path, encoding="utf-8") as f:
@@ -56,11 +62,11 @@ def write_qrels(path, n_lines, seed=0):
             f.write(f"q{i // 20}\td{rng.randrange(10_000_000)}\t{rng.randrange(3)}\n")
 
 
-def run(path, which):
-    # this checkout's learnsim, before any installed one
-    src = str(Path(__file__).resolve().parents[1] / "src")
+def run(path, which, src=None, n_queries=0):
+    # this checkout's learnsim (or --before-src), before any installed one
+    src = str(src or Path(__file__).resolve().parents[1] / "src")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [src, os.environ.get("PYTHONPATH")])))
-    out = subprocess.run([sys.executable, "-c", _CHILD, str(path), which], check=True, capture_output=True,
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(path), which, str(n_queries)], check=True, capture_output=True,
                          text=True, env=env, timeout=600)
     seconds, rss, digest = out.stdout.split()
     return float(seconds), int(rss) / 1024, digest
@@ -70,20 +76,27 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--lines", type=int, default=1_000_000)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--before-src", help="another checkout's src folder, whose read_qrels runs beside "
+                                         "(e.g. `git archive 508cfa3 src | tar -x -C before`)")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-qrels-") as work:
         path = Path(work) / "qrels.tsv"
         write_qrels(path, args.lines)
         size = path.stat().st_size
-        results = {name: [] for name in ("import", "read_qrels", "plain")}
+        cases = {"import": ("import", None), "read_qrels": ("read_qrels", None),
+                 "read_qrels_ids": ("read_qrels_ids", None), "plain": ("plain", None)}
+        if args.before_src:
+            cases.update(before=("read_qrels", args.before_src), before_ids=("read_qrels_ids", args.before_src))
+        results = {name: [] for name in cases}
         digests = {}
+        n_queries = (args.lines + 19) // 20
         for _ in range(args.repeats):
-            for name in results:
-                seconds, mib, digest = run(path, name)
+            for name, (which, src) in cases.items():
+                seconds, mib, digest = run(path, which, src, n_queries)
                 results[name].append((seconds, mib))
                 digests[name] = digest
-    if digests["read_qrels"] != digests["plain"]:
+    if any(digests[name] != digests["plain"] for name in digests if name != "import"):
         raise SystemExit("read_qrels and the plain loop read different judgements")
     report = {"lines": args.lines, "file_mb": round(size / 1e6, 1), "repeats": args.repeats}
     print(f"{args.lines:,} lines, {size / 1e6:.1f} MB; median of {args.repeats} (peak: the largest)")
@@ -91,7 +104,7 @@ def main(argv=None):
         seconds = statistics.median(s for s, _ in runs)
         peak = max(m for _, m in runs)
         report[name] = {"seconds": round(seconds, 3), "peak_rss_mib": round(peak, 1)}
-        print(f"  {name:<10} {seconds:7.2f} s   peak RSS {peak:7.1f} MiB")
+        print(f"  {name:<15} {seconds:7.2f} s   peak RSS {peak:7.1f} MiB")
     ratio = report["read_qrels"]["seconds"] / report["plain"]["seconds"]
     print(f"  read_qrels / plain: {ratio:.2f}x time")
     report["time_ratio"] = round(ratio, 2)
