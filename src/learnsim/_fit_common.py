@@ -24,7 +24,7 @@ from ._utils.progress import stage
 #: "auto" tries them all. Importable from learnsim.fitting too.
 MATCHER_CHOICES = ("auto", "threshold", "classifier", "knn")
 
-__all__ = ["Fitted", "vectorize", "quiet", "option_name", "report_dict", "MATCHER_CHOICES", "check_sequence", "check_texts",
+__all__ = ["Fitted", "vectorize", "reading", "quiet", "option_name", "report_dict", "MATCHER_CHOICES", "check_sequence", "check_texts",
            "is_index", "check_index_tuples", "cluster_codes", "check_pairs"]
 
 
@@ -70,8 +70,8 @@ def vectorize(o, texts, weighting, summary):
                        encoder=encoder_name(o.encoder))
         return o.encoder, X, seconds
 
-    vectorizer = TextVectorizer(weighting=weighting, norm=o.norm,
-                                stop_words=o.stop_words, stem="porter" if o.stem else None,
+    stop_words, stem = reading(o, texts)
+    vectorizer = TextVectorizer(weighting=weighting, norm=o.norm, stop_words=stop_words, stem=stem,
                                 n_components=o.lsi, random_state=o.random_state, **o.analysis)
     start = time.perf_counter()
     X = vectorizer.fit_transform(texts)
@@ -79,6 +79,39 @@ def vectorize(o, texts, weighting, summary):
     seconds = time.perf_counter() - start
     summary.update(features=int(X.shape[1]), weighting=weighting, lsi_components=vectorizer.n_components_)
     return vectorizer, X, seconds
+
+
+def fit_language(o, texts):
+    """The language (a name of :data:`learnsim.text.STOP_LANGUAGES`) whose stop words and
+    stems a learned model's vectoriser takes: ``o.language`` where it names one, else the
+    stop list ``o.stop_words`` names, else the collection's (detected as the baselines detect
+    it) where ``o.stop_words`` is "auto", else English (what every fit read before)."""
+    from .text import check_language, detect_language
+
+    try:
+        given = check_language(o.language)
+    except ValueError:      # ja, zh, ko, th: no stop list, words read by English rules as before
+        given = None
+    if given is not None:
+        return given
+    if o.stop_words == "auto":
+        return detect_language(texts)
+    return o.stop_words or "english"
+
+
+def reading(o, texts, stem=None):
+    """(stop_words, stem) of a learned model's vectoriser: ``o.stop_words`` ("auto": the fit's
+    language's list) and, where ``stem`` (default ``o.stem``) is true, the fit's language's
+    Snowball stemmer, Porter's for English: an English fit reads as it always did, and a French
+    one as its French baselines do (:func:`fit_language`)."""
+    stem = o.stem if stem is None else stem
+    if not stem and o.stop_words != "auto":
+        return o.stop_words, None
+    language = fit_language(o, texts)
+    stop_words = language if o.stop_words == "auto" else o.stop_words
+    if not stem:
+        return stop_words, None
+    return stop_words, "porter" if language == "english" else language
 
 
 def report_dict(report):

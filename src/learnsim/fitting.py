@@ -1135,11 +1135,11 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, que
         - ``norm`` ("l2" or None, default "l2"; mcd, film): normalisation of the term vectors.
         - ``lsi`` (int >= 1 or float in (0, 1); mcd, film): reduce the term vectors to that many
           LSI dimensions (or a fraction of the vocabulary).
-        - ``stop_words`` (None or "english"): drop English stop words (linklearn: by default,
-          unless ``language`` names another language).
-        - ``stem`` (bool or None): Porter stemming (needs PyStemmer); None: on for linklearn
-          when PyStemmer is installed and ``language`` names no other language, off otherwise. Stop words and stems touch words only,
-          never the terms of Chinese, Japanese, Korean or Thai text.
+        - ``stop_words`` (None, "english", a name or code of :data:`learnsim.text.STOP_LANGUAGES`, or "auto": the
+          fit's language's, detected as the baselines do): drop them (linklearn: English's unless ``language`` names another).
+        - ``stem`` (bool or None): Snowball stems of ``language`` (else of ``stop_words``'s language), Porter for English
+          (needs PyStemmer); None: on for linklearn when PyStemmer is installed and ``language`` names no other language,
+          off otherwise. Stop words and stems touch words only, never the terms of Chinese, Japanese, Korean or Thai text.
         - ``analyzer`` ({"cjk", "sudachi", "fugashi", "jieba", "words"}; default "cjk"): how text
           written without spaces is cut into terms (:class:`learnsim.text.Tokenizer`): overlapping
           character bigrams over runs of Han, kana, Hangul and Thai, as Lucene's CJK analyser;
@@ -1411,7 +1411,7 @@ def _check_choice(value, name, choices):
 
 
 def _options(method, options, seed):
-    from .text import resolve_analysis
+    from .text import check_language, resolve_analysis
 
     """The keyword options of :func:`fit`, checked, as a :class:`FitOptions`."""
     from .baseline import DEFAULT_HOLDOUT
@@ -1436,7 +1436,7 @@ def _options(method, options, seed):
     if get("weighting") is not None:
         o.weighting = _check_choice(get("weighting"), "weighting", WEIGHTINGS)
     o.norm = _check_choice(get("norm", "l2"), "norm", ("l2", None))
-    o.stop_words = _check_choice(get("stop_words"), "stop_words", (None, "english"))
+    o.stop_words = get("stop_words") if get("stop_words") in (None, "auto") else check_language(get("stop_words"), "stop_words")
     o.stem = _check_choice(get("stem"), "stem", (None, True, False))
     analysis = resolve_analysis(get("language"), get("analyzer"), _check_choice(get("cjk_unigrams", False),
                                                                               "cjk_unigrams", (True, False)))

@@ -68,6 +68,19 @@ def _int_at_least(minimum, what, maximum=None):
 
 
 _positive_int = _int_at_least(1, "a positive integer")
+
+
+def _stop_words(text):
+    """--stop-words: 'auto' or a shipped stop list, by name or code ('french', 'fr')."""
+    from ..text import STOP_LANGUAGES, check_language
+
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        return check_language(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected 'auto', one of {', '.join(STOP_LANGUAGES)} or its two-letter code, "
+                                         f"got {text[:40]!r}") from None
 # numpy's seeds: a larger one failed after the fit's first seconds, naming no option
 _seed = _int_at_least(0, "an integer from 0 to 2**32 - 1", maximum=2 ** 32 - 1)
 
@@ -354,10 +367,11 @@ def _add_analysis(parser):
 
     parser.add_argument("--language", default=None, metavar="CODE",
                         help="the texts' language, where it picks an analyser: ja (SudachiPy, else fugashi: "
-                             "pip install learnsim[ja]), zh (jieba: learnsim[zh]); default and any other: words, "
-                             "and overlapping character bigrams over Chinese, Japanese, Korean and Thai; fr, de, "
-                             "es, ru, en, ...: also the stop words and stems of the BM25 and tf.idf baselines "
-                             "(else the collection's language, detected)")
+                             "pip install learnsim[ja]), zh and zh-Hans (jieba: learnsim[zh]); zh-Hant, zh-TW, zh-HK, "
+                             "zh-MO (traditional Chinese), the default and any other: words, and overlapping "
+                             "character bigrams over Chinese, Japanese, Korean and Thai; fr, de, es, ru, en, ...: "
+                             "also the stop words and stems of the BM25 and tf.idf baselines (else the collection's "
+                             "language, detected), and the stems of fit --stem")
     parser.add_argument("--analyzer", choices=ANALYZERS, default=None,
                         help="how text written without spaces is cut into terms: cjk (character bigrams, the "
                              "default), sudachi or fugashi (Japanese words), jieba (Chinese words), words (the "

@@ -5,7 +5,7 @@ import argparse
 import textwrap
 
 from ._common import (_add_analysis, _add_encoding_errors, _add_quoting, _auto_or_float, _check_output_file, _examples, _formatter,
-                      _int_at_least, _lsi, _n_basis, _open_float, _positive_int, _seed, ENCODER_HELP, UsageError,
+                      _int_at_least, _lsi, _n_basis, _open_float, _positive_int, _seed, _stop_words, ENCODER_HELP, UsageError,
                       add_encoder_backend, check_encoder_backend, load_encoder_option)
 from ._fit_film import MATCHER_CHOICES, MATCHER_HELP
 from ._fit_text import fit_options, print_baseline, print_fitted_on, read_supervision, save_and_summarise
@@ -197,12 +197,14 @@ def register(commands):
                           "relative: share of the anchors whose triplets choose C (default: 0.25); "
                           "film with --pairs: share of the pairs held out to choose the matching rule "
                           "(input-cosine weight, duplicate threshold, calibration; default: 0.2)")
-    fit.add_argument("--stop-words", choices=("english",), default=None,
-                     help="drop English stop words (from words only: never from Chinese, Japanese, Korean or Thai "
-                          "text)")
+    fit.add_argument("--stop-words", type=_stop_words, default=None, metavar="LANGUAGE",
+                     help="drop the stop words of LANGUAGE: english, french, german, ... or its code (fr, de, ...), "
+                          "or auto: the language --language names, else the collection's, detected as the baselines "
+                          "detect it (from words only: never from Chinese, Japanese, Korean or Thai text)")
     _add_analysis(fit)
     fit.add_argument("--stem", action=argparse.BooleanOptionalAction, default=None,
-                     help="Porter stemming (needs PyStemmer: pip install learnsim[stem]); default: on for "
+                     help="stemming (needs PyStemmer: pip install learnsim[stem]): Porter for English, the Snowball "
+                          "stemmer of the language --language names (else --stop-words names or detects); default: on for "
                           "linklearn when PyStemmer is installed (a note says when it is not) and --language names no "
                           "other language than English, off otherwise")
     fit.add_argument("--seed", type=_seed, default=0, metavar="N",

@@ -37,13 +37,16 @@ _BM25_NEGATIVE_DEPTH = 10
 def lexical_part(o, texts):
     """(fitted tf.idf TextVectorizer, its float64 rows of ``texts``): the lexical part a model
     over a dense encoder may mix into its search (stop words and stemming as ``o`` says)."""
+    from .._fit_common import reading
     from ..text import TextVectorizer
 
-    vectorizer = TextVectorizer("tfidf", norm="l2", stop_words=o.stop_words, stem="porter" if o.stem else None,
+    texts = list(texts)
+    stop_words, stem = reading(o, texts)
+    vectorizer = TextVectorizer("tfidf", norm="l2", stop_words=stop_words, stem=stem,
                                 dtype=np.float64, **o.analysis)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*empty after tokenisation.*")
-        L = vectorizer.fit_transform(list(texts))
+        L = vectorizer.fit_transform(texts)
     return vectorizer, L.astype(np.float64) if L.dtype != np.float64 else L
 
 

@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from .._fit_common import Fitted, quiet as _quiet, report_dict as _report
+from .._fit_common import Fitted, quiet as _quiet, reading, report_dict as _report
 from .._utils.progress import stage
 
 __all__ = ["DEFAULT_LINKLEARN_RATE", "DEFAULT_LINKLEARN_VALIDATION_FRACTION", "LINKLEARN_VARIANTS",
@@ -59,10 +59,12 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
     from ._weighting import LearnedBM25
 
     # paper 002's English stop list and Porter stems, unless the texts are said to be in another
-    # language (then only where asked for): English rules cut French "nationales" to "national"
+    # language (then only where asked for, by that language's rules): English rules cut French
+    # "nationales" to "national"
     english = o.language is None or o.language.lower().replace("_", "-").split("-")[0] in ("en", "eng")
-    vectorizer = TextVectorizer("tf", stop_words=o.stop_words or ("english" if english else None),
-                                stem=linklearn_stemming(o.stem if english or o.stem is not None else False, note),
+    stop_words, stem = reading(o, texts, stem=linklearn_stemming(o.stem if english or o.stem is not None else False,
+                                                                 note) is not None)
+    vectorizer = TextVectorizer("tf", stop_words=stop_words or ("english" if english else None), stem=stem,
                                 min_df=2, dtype=np.float64, **o.analysis)
     start = time.perf_counter()
     X = sp.csr_matrix(vectorizer.fit_transform(texts), dtype=np.float64)

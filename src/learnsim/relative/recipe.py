@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from .._fit_common import Fitted
+from .._fit_common import Fitted, reading
 from .._utils.progress import stage
 
 __all__ = ["C_GRID", "TOL", "DEFAULT_RELATIVE_VALIDATION_FRACTION", "check_anchors", "fit_relative"]
@@ -143,8 +143,9 @@ def fit_relative(o, texts, T, summary, chooser=None):
     weighting = o.weighting or "binary"
     prior = o.prior or "zero"
     normalize = bool(o.normalize)
+    stop_words, stem = reading(o, texts)
     vectorizer = TextVectorizer(weighting, norm="l2" if weighting in ("tfidf", "bm25") and o.norm is not None else None,
-                                stop_words=o.stop_words, stem="porter" if o.stem else None, dtype=np.float64,
+                                stop_words=stop_words, stem=stem, dtype=np.float64,
                                 **o.analysis)
     start = time.perf_counter()
     if o.n_documents is None:
