@@ -25,7 +25,7 @@ from ._utils.progress import stage
 MATCHER_CHOICES = ("auto", "threshold", "classifier", "knn")
 
 __all__ = ["Fitted", "vectorize", "reading", "quiet", "option_name", "report_dict", "MATCHER_CHOICES", "check_sequence", "check_texts",
-           "is_index", "check_index_tuples", "cluster_codes", "check_pairs"]
+           "is_index", "check_index_tuples", "cluster_codes", "check_pairs", "check_int", "check_float", "check_choice"]
 
 
 class Fitted:
@@ -247,3 +247,32 @@ def check_pairs(pairs, texts):
     data = read_pairs([(a, b, label) for (a, b, _), label in zip(rows, labels)],
                       label_kind="graded" if graded else "binary")
     return [str(t) for t in data.texts], data.pairs
+
+
+def check_int(value, name, minimum):
+    """``value``, an integer of at least ``minimum``, as int (a fit option's check)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer; got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}; got {value}")
+    return int(value)
+
+
+def check_float(value, name, low, high, closed=False):
+    """``value``, a finite number inside the bounds (closed or open; ``high`` None: none), as float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number; got {type(value).__name__}")
+    value = float(value)
+    inside = (low <= value if closed else low < value) and (high is None or (value <= high if closed else value < high))
+    if not (np.isfinite(value) and inside):
+        bounds = f"[{low:g}, {high:g}]" if closed and high is not None else (
+            f"({low:g}, {high:g})" if high is not None else f"{'>=' if closed else '>'} {low:g}")
+        raise ValueError(f"{name} must be {'in ' if high is not None else ''}{bounds}; got {value!r}")
+    return value
+
+
+def check_choice(value, name, choices):
+    """``value`` where it is one of ``choices``; a ValueError naming them otherwise."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(repr(c) for c in choices)}; got {value!r}")
+    return value

@@ -37,6 +37,7 @@ from ._fit_common import check_index_tuples as _check_index_tuples, \
 # the duplicate rules a FILM fitted on pairs may choose among: defined there, which the command
 # line's parser reads without importing this module
 from ._fit_common import MATCHER_CHOICES  # noqa: F401
+from ._fit_common import check_choice as _check_choice, check_float as _check_float, check_int as _check_int
 from ._utils.callers import warn_outside
 from .text import check_chinese_reading as _check_chinese_reading
 from ._utils.progress import stage, with_show_progress_bar
@@ -1384,32 +1385,6 @@ def with_corpus(texts, corpus):
 
 
 # ---------------------------------------------------------------------------- validation
-def _check_int(value, name, minimum):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer; got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}; got {value}")
-    return int(value)
-
-
-def _check_float(value, name, low, high, closed=False):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number; got {type(value).__name__}")
-    value = float(value)
-    inside = (low <= value if closed else low < value) and (high is None or (value <= high if closed else value < high))
-    if not (np.isfinite(value) and inside):
-        bounds = f"[{low:g}, {high:g}]" if closed and high is not None else (
-            f"({low:g}, {high:g})" if high is not None else f"{'>=' if closed else '>'} {low:g}")
-        raise ValueError(f"{name} must be {'in ' if high is not None else ''}{bounds}; got {value!r}")
-    return value
-
-
-def _check_choice(value, name, choices):
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(repr(c) for c in choices)}; got {value!r}")
-    return value
-
-
 def _options(method, options, seed):
     from .text import check_language, resolve_analysis
 
