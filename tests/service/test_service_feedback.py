@@ -115,7 +115,8 @@ def test_clicks_are_recorded_and_checked(fresh):
 def test_feedback_follows_the_write_rules(fresh):
     texts = corpus()[0]
     with _client(fresh, api_key=KEY) as c:
-        r = c.get("/v1/search", params={"q": texts[0], "k": 3})
+        # searched with the key: a click counts only from the client that searched
+        r = c.get("/v1/search", params={"q": texts[0], "k": 3}, headers={"X-API-Key": KEY})
         imp, first = r.json()["impression"], r.json()["hits"][0]["id"]
         body = {"impression": imp, "clicked": [first]}
         assert c.post("/v1/feedback", json=body).status_code == 401

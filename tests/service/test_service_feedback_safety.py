@@ -647,3 +647,43 @@ def test_a_grade_that_is_no_finite_number_is_named_so(fresh, number):
             assert r.status_code == 422 and "finite number" in r.json()["error"] and field.decode() in r.json()["error"], r.text
     with FeedbackLog(fresh, readonly=True) as log:
         assert [len(imp["clicks"]) for imp in log.impressions()] == [0]
+
+
+# --------------------------------------------------------------------------- who may click
+def test_a_click_counts_only_from_the_client_that_searched(fresh):
+    """Before, a click counted for whoever had searched, whoever sent it: with an impression's
+    token, client b voted (and spent its share of the log) in a's name. Another client's click
+    is now a 403 naming it, nothing written; the searcher's own, with the key and the same
+    X-Client-Id (a front end that searches and clicks for its user), or from the same address,
+    is recorded; a page's click link followed by another client still shows the document."""
+    texts = corpus()[0]
+    app = _app(fresh, api_key=KEY)
+    with TestClient(app, raise_server_exceptions=False, base_url=BASE):
+        front_end = _as(app, "10.0.0.9")
+        as_a = {"X-Client-Id": "a", "X-API-Key": KEY}
+        r = front_end.get("/v1/search", params={"q": texts[0], "k": 3}, headers=as_a)
+        token, shown = r.json()["impression"], [h["id"] for h in r.json()["hits"]]
+        for other in ({"X-Client-Id": "b", "X-API-Key": KEY}, {"X-API-Key": KEY}):
+            r = front_end.post("/v1/feedback", json={"impression": token, "clicked": [shown[0]]}, headers=other)
+            assert r.status_code == 403 and "another client" in r.json()["error"], r.text
+        r = front_end.post("/v1/feedback", json={"impression": token, "clicked": [shown[1]]}, headers=as_a)
+        assert r.status_code == 201, r.text
+    with FeedbackLog(fresh, readonly=True) as log:
+        clicks = [c["doc_id"] for imp in log.impressions() for c in imp["clicks"]]
+    assert clicks == [shown[1]]
+
+
+def test_a_keyless_click_counts_only_from_the_searchers_address(fresh):
+    texts = corpus()[0]
+    app = _app(fresh)
+    with TestClient(app, raise_server_exceptions=False, base_url=BASE):
+        r = _as(app, "10.0.0.1").get("/v1/search", params={"q": texts[0], "k": 3})
+        token, shown = r.json()["impression"], [h["id"] for h in r.json()["hits"]]
+        r = _as(app, "10.0.0.2").post("/v1/feedback", json={"impression": token, "clicked": [shown[0]]})
+        assert r.status_code == 403 and "another client" in r.json()["error"], r.text
+        link = _as(app, "10.0.0.2").get("/click", params={"i": token, "d": shown[0]}, follow_redirects=False)
+        assert link.status_code == 303                    # shown, not learned from
+        r = _as(app, "10.0.0.1").post("/v1/feedback", json={"impression": token, "clicked": [shown[1]]})
+        assert r.status_code == 201, r.text
+    with FeedbackLog(fresh, readonly=True) as log:
+        assert [c["doc_id"] for imp in log.impressions() for c in imp["clicks"]] == [shown[1]]

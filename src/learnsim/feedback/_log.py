@@ -141,6 +141,12 @@ class LogFull(FeedbackLogError):
         self.bound = bound
 
 
+class NotTheSearcher(PermissionError):
+    """A click from another client than the search it names: a click is evidence of what its
+    searcher found, and an impression's token alone (in a shared link, a page's source, a log)
+    must not let anyone vote, or spend the searcher's share of the log, in the searcher's name."""
+
+
 class LogFormatError(LogDamaged, ValueError):
     """The file is not a click log as this learnsim writes it: not SQLite, tables, indexes or
     triggers that are not the log's (dropped, added, edited), no salt beside its impressions, or
@@ -533,7 +539,8 @@ class FeedbackLog:
         :data:`MAX_RELEVANCE` (the HTTP API's bounds; nothing written); past the bounds
         in bytes, :class:`LogFull`; a locked or damaged log, :class:`LogBusy` or
         :class:`LogDamaged` (nothing is recorded, or, damage found after the commit, nothing is
-        acknowledged)."""
+        acknowledged). A ``client`` other than the impression's (both given) is
+        :class:`NotTheSearcher`, nothing written."""
         if not isinstance(impression, str):
             raise KeyError(f"impression must be the id a search answered; got {type(impression).__name__}")
         clicked = [self._id(x, "clicked") for x in clicked]
@@ -557,7 +564,12 @@ class FeedbackLog:
             before = self.conn.execute("SELECT COUNT(*) FROM clicks WHERE impression = ?", (impression,)).fetchone()[0]
             if before + len(clicked) > MAX_CLICKS:
                 raise ValueError(f"impression {impression!r} has {before} clicks; it takes at most {MAX_CLICKS}")
-            # charged to the search's client: whoever holds the impression's token
+            # only the searcher clicks on its search (NotTheSearcher); a caller that names no
+            # client (the library's own) is not checked, nor an impression recorded without one
+            if client is not None and row[1] is not None and self.pseudonym(client) != row[1]:
+                raise NotTheSearcher(f"impression {impression[:40]!r} was answered to another client; "
+                                     "a click is recorded only from the client that searched")
+            # charged to the search's client, who is the clicker
             size = sum(len(x.encode("utf-8", "replace")) + CLICK_ROW_BYTES for x in clicked)
             total, mine = self._usage(_TOTAL), self._usage(row[1] or "")
             if total + size > self.max_bytes:

@@ -537,7 +537,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     recorder = None
     if learn_from_clicks:
         from ..feedback._log import MAX_QUERY_CHARS as MAX_LOGGED_QUERY
-        from ..feedback._log import FeedbackLogError, LogDamaged, LogFull
+        from ..feedback._log import FeedbackLogError, LogDamaged, LogFull, NotTheSearcher
         from ._feedback import IMPRESSION_WAIT_S, ClickRecorder
 
         recorder = ClickRecorder(root, max_days=feedback_max_days, max_rows=feedback_max_rows,
@@ -1056,6 +1056,9 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
                                          client=recorder.client_of(scope, authorized))
         except KeyError as exc:
             raise _fail(404, exc.args[0] if exc.args else "no such impression") from None
+        except NotTheSearcher as exc:
+            # the same X-Client-Id (with the key), or the same address, as the search
+            raise _fail(403, str(exc), name="not_the_searcher") from None
         except ValueError as exc:
             raise _fail(422, str(exc)) from None
         except LogFull as exc:
@@ -1086,7 +1089,12 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             raise _fail(400, "a click link is /click?i=IMPRESSION&d=ID")
         if not cross_site(request.scope):
             # a link of this page followed (or pasted); from another site's page, only shown
-            await record_clicks(impression, [doc_id], request.scope)
+            try:
+                await record_clicks(impression, [doc_id], request.scope)
+            except HTTPException as exc:
+                # a link another client was shown (shared, pasted): shown, not learned from
+                if getattr(exc, "name", None) != "not_the_searcher":
+                    raise
         return Response(status_code=303, headers=dict(_PAGE_HEADERS, Location=page._link(similar=doc_id)))
 
     # ---------------------------------------------------------------- writes
