@@ -345,9 +345,9 @@ def test_the_pages_impression_names_the_version_that_found_its_hits(fresh, monke
     logging = [False]
     original = ClickRecorder.client_of
 
-    def client_of(scope, authorized):
+    def client_of(*args):
         logging[0] = True
-        return original(scope, authorized)
+        return original(*args)
 
     monkeypatch.setattr(ClickRecorder, "client_of", staticmethod(client_of))
     monkeypatch.setattr(Index, "model_version", property(lambda self: 2 if logging[0] else 1))

@@ -34,7 +34,7 @@ from learnsim.feedback._compare import MIN_PROMOTION_CLIENTS, interleaved_outcom
 from learnsim.feedback._log import DEFAULT_MAX_BYTES, LogBusy, LogDamaged, LogFull  # noqa: E402
 from learnsim.index import Index  # noqa: E402
 from learnsim.service import create_app  # noqa: E402
-from learnsim.service._feedback import LOOPBACK, _network  # noqa: E402
+from learnsim.service._feedback import LOOPBACK, ClickRecorder, _network  # noqa: E402
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -687,3 +687,40 @@ def test_a_keyless_click_counts_only_from_the_searchers_address(fresh):
         assert r.status_code == 201, r.text
     with FeedbackLog(fresh, readonly=True) as log:
         assert [c["doc_id"] for imp in log.impressions() for c in imp["clicks"]] == [shown[1]]
+
+
+def test_an_ipv6_prefix_coarser_than_a_64_counts_a_customers_networks_as_one():
+    """A customer given a /56 or /48 holds 256 or 65,536 /64s: counted by /64, as many clients
+    (five are a promotion's votes). ``ipv6_prefix`` (``--ipv6-prefix``, 48..64) counts by a
+    coarser network; the default stays the /64, and IPv4 and loopback are as before."""
+    site = [f"2001:db8:{n:x}:{m:x}::1" for n in (0, 1) for m in range(0, 65536, 8191)]
+    assert len({_network(a) for a in site}) == len(site)               # by /64: each a client
+    assert {_network(a, 48) for a in site} == {"2001:db8::/48", "2001:db8:1::/48"}
+    assert len({_network(f"2001:db8:0:{m:x}::1", 56) for m in range(256)}) == 1
+    assert _network("10.0.0.1", 48) == "10.0.0.1" and _network("::1", 48) == LOOPBACK
+    for bad in (47, 65, 64.5, True, "56"):
+        with pytest.raises(ValueError, match="48 to 64"):
+            ClickRecorder("unused", max_days=1, max_rows=1, interleave=0, pool=1, seed=0, max_pending=1,
+                          timeout_s=1, ipv6_prefix=bad)
+
+
+def test_the_service_counts_ipv6_callers_by_the_prefix_given(fresh):
+    texts = corpus()[0]
+    app = _app(fresh, feedback_ipv6_prefix=48)
+    with TestClient(app, raise_server_exceptions=False, base_url=BASE):
+        for n in range(5):      # five /64s of one /48
+            r = _as(app, f"2001:db8:7:{n:x}::1").get("/v1/search", params={"q": texts[n], "k": 3})
+            assert r.status_code == 200
+        token, shown = r.json()["impression"], [h["id"] for h in r.json()["hits"]]
+        # a click from another /64 of the same /48 is the same client's
+        r = _as(app, "2001:db8:7:ff::9").post("/v1/feedback", json={"impression": token, "clicked": [shown[0]]})
+        assert r.status_code == 201, r.text
+    assert len(set(_clients_logged(fresh))) == 1
+
+
+def test_serve_refuses_an_ipv6_prefix_out_of_range(fresh, capsys):
+    for bad in ("47", "65", "x"):
+        assert main(["serve", str(fresh), "--learn-from-clicks", "--ipv6-prefix", bad]) == 2
+        assert "IPv6 prefix" in capsys.readouterr().err
+    assert main(["serve", str(fresh), "--ipv6-prefix", "56"]) == 2
+    assert "--ipv6-prefix" in capsys.readouterr().err

@@ -48,6 +48,7 @@ _seconds = _number(0, 86400, "a number of seconds > 0", low_open=True)
 _workers = _whole_number(1, 64, "a number of worker processes")
 _rows = _whole_number(1, 10**9, "a number of impressions")
 _pool = _whole_number(1, 1000, "a number of hits")
+_ipv6_prefix = _whole_number(48, 64, "an IPv6 prefix length")
 
 
 _share = _number(0, 1, "a share of the searches from 0 to 1")
@@ -139,6 +140,11 @@ def register(commands):
                              "(507)")
     clicks.add_argument("--feedback-client-share", type=_client_share, default=None, metavar="SHARE",
                         help="the share of --feedback-max-bytes one client may hold (default: 0.1)")
+    clicks.add_argument("--ipv6-prefix", type=_ipv6_prefix, default=None, metavar="BITS",
+                        help="count a keyless IPv6 caller by its network of this many bits, 48 to 64 (default: 64): "
+                             "a customer given a /56 or /48 is 256 or 65,536 /64s, as many clients, promotion "
+                             "votes and shares of the log; 48 makes each /48 one client (one vote and one share "
+                             "for everyone behind it)")
     clicks.add_argument("--allow-anonymous-learning", action="store_true",
                         help="learn from the clicks of anyone who reaches the service: --learn-from-clicks without "
                              "--api-key-env on an address other than this machine's is refused otherwise. Each "
@@ -187,8 +193,8 @@ def run(args):
                          "would feed what it learns and promotes; give a key, or --allow-anonymous-learning to accept "
                          "that (each address one client)")
     if not args.learn_from_clicks and (args.feedback_max_bytes is not None or args.feedback_client_share is not None
-                                       or args.allow_anonymous_learning):
-        raise UsageError("--feedback-max-bytes, --feedback-client-share and --allow-anonymous-learning need "
+                                       or args.allow_anonymous_learning or args.ipv6_prefix is not None):
+        raise UsageError("--feedback-max-bytes, --feedback-client-share, --ipv6-prefix and --allow-anonymous-learning need "
                          "--learn-from-clicks")
     if args.learn_from_clicks:
         _check_feedback_log(args)
@@ -215,6 +221,7 @@ def run(args):
                "feedback_max_rows": args.feedback_rows, "interleave": args.interleave,
                "interleave_pool": args.interleave_pool, "feedback_max_bytes": args.feedback_max_bytes,
                "feedback_client_share": args.feedback_client_share,
+               "feedback_ipv6_prefix": 64 if args.ipv6_prefix is None else args.ipv6_prefix,
                "allow_anonymous_learning": args.allow_anonymous_learning}
     if args.workers == 1:
         try:

@@ -59,7 +59,7 @@ from ..index._versions import VERSIONS_DIR, VERSIONS_FILE
 from ._connections import ipv4_inside
 from ._worker import Busy, IndexWorker
 
-__all__ = ["ClickRecorder", "Peer", "LOOPBACK", "MAX_CLIENT_ID", "IMPRESSION_WAIT_S", "CLICK_WAIT_S", "BUSY_TIMEOUT_S"]
+__all__ = ["ClickRecorder", "Peer", "LOOPBACK", "IPV6_PREFIXES", "MAX_CLIENT_ID", "IMPRESSION_WAIT_S", "CLICK_WAIT_S", "BUSY_TIMEOUT_S"]
 
 log = logging.getLogger("learnsim.service")
 
@@ -105,10 +105,14 @@ class Peer:
 LOOPBACK = "loopback"
 
 
-def _network(host):
+#: The IPv6 prefixes ``--ipv6-prefix`` takes: a /64 (one host's network) to a /48 (one site's).
+IPV6_PREFIXES = range(48, 65)
+
+
+def _network(host, ipv6_prefix=64):
     """The address a client is counted by: every loopback address one name (:data:`LOOPBACK`),
     any other IPv4 address itself (an IPv4-mapped, 6to4 or Teredo IPv6 one as its IPv4 address),
-    any other IPv6 address its /64;
+    any other IPv6 address its network of ``ipv6_prefix`` bits (default /64);
     anything else (a Unix socket, a test client) as given."""
     try:
         address = ipaddress.ip_address(str(host).split("%", 1)[0])
@@ -123,7 +127,7 @@ def _network(host):
     if address.is_loopback:
         return LOOPBACK
     if address.version == 6:
-        return str(ipaddress.IPv6Network((address, 64), strict=False))
+        return str(ipaddress.IPv6Network((address, ipv6_prefix), strict=False))
     return str(address)
 
 
@@ -131,7 +135,12 @@ class ClickRecorder:
     """The service's click log, its writing thread and the interleaving state (module notes)."""
 
     def __init__(self, root, *, max_days, max_rows, interleave, pool, seed, max_pending, timeout_s,
-                 max_bytes=None, client_share=None):
+                 max_bytes=None, client_share=None, ipv6_prefix=64):
+        if isinstance(ipv6_prefix, bool) or ipv6_prefix not in IPV6_PREFIXES:
+            raise ValueError(f"the IPv6 prefix clients are counted by must be a whole number from 48 to 64; "
+                             f"got {ipv6_prefix!r}")
+        # (a /56 or /48 is one customer's: by /64 it was 256 or 65,536 clients, votes and shares)
+        self.ipv6_prefix = int(ipv6_prefix)
         if not 0.0 <= float(interleave) <= 1.0:
             raise ValueError(f"interleave must be a share of the searches in [0, 1]; got {interleave!r}")
         if isinstance(pool, bool) or int(pool) != pool or not 1 <= pool <= 1000:
@@ -205,17 +214,18 @@ class ClickRecorder:
 
     # ------------------------------------------------------------------ who
     @staticmethod
-    def client_of(scope, authorized):
+    def client_of(scope, authorized, ipv6_prefix=64):
         """The client a search or a click is counted for (module notes): with the API key its
         holder (``"key"``) or the ``X-Client-Id`` it names, else the connection's address (its
-        /64 for IPv6). ``authorized``: the request carries the key of a service that has one."""
+        network of ``ipv6_prefix`` bits for IPv6). ``authorized``: the request carries the key of
+        a service that has one."""
         if authorized:
             for name, value in scope.get("headers", ()):
                 if name == b"x-client-id" and value:
                     return "id:" + value.decode("latin-1")[:MAX_CLIENT_ID]
             return "key"
         peer = scope[PEER] if PEER in scope else scope.get("client")
-        return "addr:" + _network(peer[0]) if peer else "addr:unknown"
+        return "addr:" + _network(peer[0], ipv6_prefix) if peer else "addr:unknown"
 
     # ------------------------------------------------------------------ interleaving
     def wants_interleaving(self):

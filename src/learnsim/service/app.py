@@ -380,7 +380,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
                max_query_chars=10_000, max_pending=64, timeout_s=30, deadline_s=10, host="127.0.0.1",
                allowed_hosts=(), cors_origins=(), protect_reads=False, background=False, learn_from_clicks=False,
                feedback_max_days=90.0, feedback_max_rows=1_000_000, interleave=0.0, interleave_pool=100,
-               seed=None, feedback_max_bytes=None, feedback_client_share=None, allow_anonymous_learning=False):
+               seed=None, feedback_max_bytes=None, feedback_client_share=None, allow_anonymous_learning=False,
+               feedback_ipv6_prefix=64):
     """A FastAPI application serving the index at ``index_path`` (see the module notes).
 
     Parameters
@@ -437,7 +438,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     allow_anonymous_learning : bool, default=False
         ``learn_from_clicks`` without ``api_key`` on an address other than a loopback one is
         refused (ValueError) unless this is set: anyone who reaches the service would feed what
-        it learns, each address counted as one client.
+        it learns, each address counted as one client (an IPv6 one by its network of
+        ``feedback_ipv6_prefix`` bits, 48 to 64, default 64).
     interleave : float in [0, 1], default=0
         With a candidate model staged in the index (:meth:`Index.stage`), the share of single
         searches answered by a team-draft interleaving of the served and the candidate ranking
@@ -540,10 +542,10 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         from ..feedback._log import FeedbackLogError, LogDamaged, LogFull, NotTheSearcher
         from ._feedback import IMPRESSION_WAIT_S, ClickRecorder
 
-        recorder = ClickRecorder(root, max_days=feedback_max_days, max_rows=feedback_max_rows,
+        recorder = ClickRecorder(root, max_days=feedback_max_days, max_rows=feedback_max_rows, seed=seed,
                                  max_bytes=feedback_max_bytes, client_share=feedback_client_share, interleave=interleave,
-                                 pool=interleave_pool, seed=seed, max_pending=int(max_pending),
-                                 timeout_s=float(timeout_s))
+                                 pool=interleave_pool, max_pending=int(max_pending), timeout_s=float(timeout_s),
+                                 ipv6_prefix=feedback_ipv6_prefix)
 
     @asynccontextmanager
     async def lifespan(app):
@@ -733,7 +735,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         # the key's holder only with the key of a service that has one: X-Client-Id is ignored
         # on a service without a key (anyone could give each click a new name)
         authorized = key is not None and _authorized(scope.get("headers", []), key)
-        client = recorder.client_of(scope, authorized)
+        client = recorder.client_of(scope, authorized, recorder.ipv6_prefix)
         # the version that produced the answer (its label), not the one served by now
         model = interleaved[1] if interleaved else version or served_model(index)
         teams = interleaved[0] if interleaved else None
@@ -1053,7 +1055,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         try:
             # at most CLICK_WAIT_S for the log's thread, the write's own wait for a lock bounded too
             return await recorder.clicks(impression, clicked, dwell=dwell, relevance=relevance,
-                                         client=recorder.client_of(scope, authorized))
+                                         client=recorder.client_of(scope, authorized, recorder.ipv6_prefix))
         except KeyError as exc:
             raise _fail(404, exc.args[0] if exc.args else "no such impression") from None
         except NotTheSearcher as exc:
@@ -1091,8 +1093,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             # a link of this page followed (or pasted); from another site's page, only shown
             try:
                 await record_clicks(impression, [doc_id], request.scope)
-            except HTTPException as exc:
-                # a link another client was shown (shared, pasted): shown, not learned from
+            except HTTPException as exc:     # a link shown to another client (shared): shown, not learned from
                 if getattr(exc, "name", None) != "not_the_searcher":
                     raise
         return Response(status_code=303, headers=dict(_PAGE_HEADERS, Location=page._link(similar=doc_id)))
@@ -1485,7 +1486,7 @@ def app_from_environment():
                                               "background", "learn_from_clicks", "feedback_max_days",
                                               "feedback_max_rows", "interleave", "interleave_pool",
                                               "feedback_max_bytes", "feedback_client_share",
-                                              "allow_anonymous_learning")
+                                              "allow_anonymous_learning", "feedback_ipv6_prefix")
              if name in options}
     if not options.get("dictionary_checked"):
         return create_app(options["index"], read_only=bool(options.get("read_only")), api_key=api_key, **extra)
