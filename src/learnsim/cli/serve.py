@@ -148,8 +148,9 @@ def register(commands):
     clicks.add_argument("--allow-anonymous-learning", action="store_true",
                         help="learn from the clicks of anyone who reaches the service: --learn-from-clicks without "
                              "--api-key-env on an address other than this machine's is refused otherwise. Each "
-                             "caller's address (an IPv6 address's /64) counts as one client, and anyone who can "
-                             "reach the service feeds what it learns and which model a promotion serves")
+                             "caller's address (an IPv6 address's /64, or its --ipv6-prefix network) counts as one "
+                             "client, and anyone who can reach the service feeds what it learns and which model a "
+                             "promotion serves")
     clicks.add_argument("--interleave", type=_share, default=0.0, metavar="SHARE",
                         help="with a candidate model staged ('learnsim index promote DIR --model M' stages one), "
                              "answer this share of single searches with a team-draft interleaving of the served "
@@ -194,8 +195,8 @@ def run(args):
                          "that (each address one client)")
     if not args.learn_from_clicks and (args.feedback_max_bytes is not None or args.feedback_client_share is not None
                                        or args.allow_anonymous_learning or args.ipv6_prefix is not None):
-        raise UsageError("--feedback-max-bytes, --feedback-client-share, --ipv6-prefix and --allow-anonymous-learning need "
-                         "--learn-from-clicks")
+        raise UsageError("--feedback-max-bytes, --feedback-client-share, --ipv6-prefix and "
+                         "--allow-anonymous-learning need --learn-from-clicks")
     if args.learn_from_clicks:
         _check_feedback_log(args)
     try:   # imported here: 'import learnsim' and 'learnsim --help' must not need them
