@@ -89,9 +89,13 @@ def _with_triplets(make_data, per_item=5, as_object=True):
 CASES = [
     Case("mcd-paper-dense", _mcd_paper, _blobs_dense, "clusters"),
     Case("mcd-auto-dense", _mcd, _blobs_dense, "clusters"),
-    Case("mcd-auto-sparse-text", lambda: _mcd(basis_grid=(8, 32)), _text_sparse, "clusters",
+    # without the check against Euclid: on this small corpus, since the check scores six held-out
+    # clusters (b00c15b), the learned metric cannot be told from Euclid and the fit falls back to it
+    # (tests/mcd covers that case), while these cases test the learned metric's contract
+    Case("mcd-auto-sparse-text", lambda: _mcd(basis_grid=(8, 32), baseline_holdout=None), _text_sparse, "clusters",
          make_text=_text_corpus),
-    Case("mcd-ridge-sparse-text", lambda: _mcd(n_basis=None, shrinkage=0.1, complement_weight=10.0),
+    Case("mcd-ridge-sparse-text", lambda: _mcd(n_basis=None, shrinkage=0.1, complement_weight=10.0,
+                                               baseline_holdout=None),
          _text_sparse, "clusters", make_text=_text_corpus),
     Case("mcd-paper-wide", _mcd_paper, _wide_dense, "clusters"),
     Case("film-triplets-dense", _film, _with_triplets(_blobs_dense, as_object=False), "triplets"),
