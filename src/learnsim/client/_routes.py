@@ -185,15 +185,7 @@ def _include(include):
     """``include`` as the list the service takes (None: every field), checked for its type only:
     the service names an unknown field (422). A lone str is refused: ``include="text"`` would
     otherwise read as the names t, e, x, t."""
-    if include is None:
-        return None
-    if isinstance(include, str):
-        raise TypeError(f"include must be a list of field names (e.g. [{include!r}]), not a single str")
-    include = list(include)
-    for i, name in enumerate(include):
-        if not isinstance(name, str):
-            raise TypeError(f"include[{i}] must be a str; got {type(name).__name__}")
-    return include
+    return None if include is None else _texts(include, "include")
 
 
 def _paged(params, offset, include, query_string):
