@@ -335,11 +335,8 @@ def test_pairs_of_two_identical_texts_with_a_corpus_count_each_text_once(tmp_pat
     assert summary["documents"] == distinct + 1 and summary["corpus"] == 2
 
 
-def test_contradictory_pairs_say_so_and_a_rule_that_calls_nothing_a_duplicate_is_named(tmp_path):
-    """Each pair of texts labelled once duplicate and twice not: calling every pair not a duplicate
-    is the best threshold (best_threshold's inf). The fit warns of the contradiction and of a rule
-    that never says duplicate, and the report says so in words (it said 'duplicate from inf.',
-    silently)."""
+def _contradictory_pairs(tmp_path):
+    """A pairs file of 40 pairs of texts, each labelled once duplicate and twice not."""
     rng = np.random.default_rng(1)
     words = [f"w{k}" for k in range(30)]
     rows = []
@@ -348,6 +345,15 @@ def test_contradictory_pairs_say_so_and_a_rule_that_calls_nothing_a_duplicate_is
         rows += [f"1\t{a}\t{b}", f"0\t{a}\t{b}", f"0\t{b}\t{a}"]
     path = tmp_path / "contradictory.tsv"
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_contradictory_pairs_say_so_and_a_rule_that_calls_nothing_a_duplicate_is_named(tmp_path):
+    """Each pair of texts labelled once duplicate and twice not: calling every pair not a duplicate
+    is the best threshold (best_threshold's inf). The fit warns of the contradiction and of a rule
+    that never says duplicate, and the report says so in words (it said 'duplicate from inf.',
+    silently)."""
+    path = _contradictory_pairs(tmp_path)
     code, out, err = run_cli(["fit", "--pairs", path, "--model", tmp_path / "m.npz", "--method", "film",
                               "--matcher", "threshold", "--dimensions", "2", "--max-iter", "20"])
     assert code == 0, err
@@ -364,14 +370,8 @@ def test_matching_with_a_rule_that_calls_nothing_a_duplicate_says_so_once(tmp_pa
 
     import learnsim
 
-    rng = np.random.default_rng(1)
-    words = [f"w{k}" for k in range(30)]
-    rows = []
-    for _ in range(40):
-        a, b = " ".join(rng.choice(words, 4, replace=False)), " ".join(rng.choice(words, 4, replace=False))
-        rows += [f"1\t{a}\t{b}", f"0\t{a}\t{b}", f"0\t{b}\t{a}"]
-    path, model = tmp_path / "contradictory.tsv", tmp_path / "m.npz"
-    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    path, model = _contradictory_pairs(tmp_path), tmp_path / "m.npz"
+    rows = path.read_text(encoding="utf-8").splitlines()
     code, _, err = run_cli(["fit", "--pairs", path, "--model", model, "--method", "film", "--matcher", "threshold",
                             "--dimensions", "2", "--max-iter", "20", "--baseline-holdout", "none"])
     assert code == 0, err
