@@ -102,8 +102,8 @@ def fit_language(o, texts):
 def reading(o, texts, stem=None):
     """(stop_words, stem) of a learned model's vectoriser: ``o.stop_words`` ("auto": the fit's
     language's list) and, where ``stem`` (default ``o.stem``) is true, the fit's language's
-    Snowball stemmer, Porter's for English: an English fit reads as it always did, and a French
-    one as its French baselines do (:func:`fit_language`)."""
+    Snowball stemmer, Porter's for English, Lucene's light stemmer for Arabic: an English fit reads as
+    it always did, and a French or Arabic one as its baselines do (:func:`fit_language`)."""
     stem = o.stem if stem is None else stem
     if not stem and o.stop_words != "auto":
         return o.stop_words, None
@@ -111,7 +111,11 @@ def reading(o, texts, stem=None):
     stop_words = language if o.stop_words == "auto" else o.stop_words
     if not stem:
         return stop_words, None
-    return stop_words, "porter" if language == "english" else language
+    from .text import baseline_reading
+
+    # the baselines' stemmer of the language, named whether or not PyStemmer is installed (a
+    # Snowball one then says to install it)
+    return stop_words, baseline_reading(language, stemmer_installed=True)[1]
 
 
 def report_dict(report):

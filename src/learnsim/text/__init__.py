@@ -10,8 +10,8 @@ __all__ = ["TextVectorizer", "check_documents", "find_empty_rows", "resample_cou
            "ANALYZERS", "LATER_READINGS", "analyzer_for_language", "tokenizer_params", "check_analysis", "analysis_of", "resolve_analysis",
            "installed_dictionary", "check_dictionary", "collection_vocabulary", "collection_vectorizer", "collection_vectors", "collection_terms", "has_lexical_part",
            "CosineIndex", "document_lengths", "idf_from_counts", "tfidf_cosine_weights", "LoneCharacters",
-           "check_chinese_reading", "STOP_LANGUAGES", "SNOWBALL_LANGUAGES", "stop_list", "detect_language",
-           "check_language", "baseline_reading"]
+           "check_chinese_reading", "STOP_LANGUAGES", "SNOWBALL_LANGUAGES", "LIGHT_STEMMERS", "stop_list",
+           "detect_language", "check_language", "baseline_reading"]
 
 __getattr__, __dir__ = attach(__name__, {"TextVectorizer": "._vectorizer", "check_documents": "._vectorizer",
     "find_empty_rows": "._vectorizer",
@@ -23,5 +23,6 @@ __getattr__, __dir__ = attach(__name__, {"TextVectorizer": "._vectorizer", "chec
     "collection_vectors": "._collection", "collection_terms": "._collection",
     "has_lexical_part": "._collection", "CosineIndex": "._cosine", "document_lengths": "._cosine",
     "idf_from_counts": "._cosine", "tfidf_cosine_weights": "._cosine", "check_chinese_reading": "._chinese",
-    "STOP_LANGUAGES": "._languages", "SNOWBALL_LANGUAGES": "._languages", "stop_list": "._languages",
+    "STOP_LANGUAGES": "._languages", "SNOWBALL_LANGUAGES": "._languages", "LIGHT_STEMMERS": "._languages",
+    "stop_list": "._languages",
     "detect_language": "._languages", "check_language": "._languages", "baseline_reading": "._languages"})

@@ -8,21 +8,27 @@ same way (:func:`baseline_reading`), where they read every text as English befor
 The stop lists (``stopwords/<language>.txt``) are the Snowball project's (snowballstem.org,
 BSD-3-Clause; ``stopwords/LICENSE``), as PostgreSQL ships them: the lists written for the
 Snowball stemmers of the same names, so that a list and its stemmer agree. English keeps
-scikit-learn's ``ENGLISH_STOP_WORDS`` (what ``stop_words="english"`` always was).
+scikit-learn's ``ENGLISH_STOP_WORDS`` (what ``stop_words="english"`` always was). Arabic's list is
+python-stop-words' (BSD-3-Clause, less a few news words: ``stopwords/arabic.txt``), and Arabic is
+stemmed by Lucene's light stemmer (``stem="arabic_light"``, :mod:`._arabic`, pure Python) and
+detected by its script, not by its stop words (:func:`detect_language`).
 """
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["STOP_LANGUAGES", "SNOWBALL_LANGUAGES", "stop_list", "load_stemmer", "detect_language",
-           "check_language", "baseline_reading"]
+__all__ = ["STOP_LANGUAGES", "SNOWBALL_LANGUAGES", "LIGHT_STEMMERS", "stop_list", "load_stemmer",
+           "detect_language", "check_language", "baseline_reading"]
 
 #: The languages whose stop list ships with learnsim (``stop_words=<name>``), English included.
-STOP_LANGUAGES = ("danish", "dutch", "english", "finnish", "french", "german", "hungarian", "italian",
+STOP_LANGUAGES = ("arabic", "danish", "dutch", "english", "finnish", "french", "german", "hungarian", "italian",
                   "norwegian", "portuguese", "russian", "spanish", "swedish")
+# the languages detected by their script, not by the share of their stop words
+_SCRIPT_LANGUAGES = ("arabic",)
 #: PyStemmer 3's Snowball stemmers (``stem=<name>``): named here so that a name is checked, and
 #: a known one without PyStemmer says to install it, whether or not PyStemmer is installed.
 SNOWBALL_LANGUAGES = ("arabic", "armenian", "basque", "catalan", "czech", "danish", "dutch", "dutch_porter",
@@ -30,9 +36,14 @@ SNOWBALL_LANGUAGES = ("arabic", "armenian", "basque", "catalan", "czech", "danis
                       "hungarian", "indonesian", "irish", "italian", "lithuanian", "nepali", "norwegian", "persian",
                       "polish", "porter", "portuguese", "romanian", "russian", "serbian", "sesotho", "spanish",
                       "swedish", "tamil", "turkish", "yiddish")
+#: The stemmers of learnsim's own, in pure Python (``stem=<name>``), which need no PyStemmer:
+#: Lucene's Arabic light stemmer (:mod:`._arabic`). Snowball's ``"arabic"`` is PyStemmer's, as before.
+LIGHT_STEMMERS = ("arabic_light",)
+# the languages whose baselines (and fits asked for stems) stem with one of them, not Snowball's
+_OWN_STEMS = {"arabic": "arabic_light"}
 # ISO 639-1 codes of the languages above (--language fr), as bm25s names its stop lists
-_CODES = {"da": "danish", "nl": "dutch", "en": "english", "fi": "finnish", "fr": "french", "de": "german",
-          "hu": "hungarian", "it": "italian", "no": "norwegian", "nb": "norwegian", "nn": "norwegian",
+_CODES = {"ar": "arabic", "da": "danish", "nl": "dutch", "en": "english", "fi": "finnish", "fr": "french",
+          "de": "german", "hu": "hungarian", "it": "italian", "no": "norwegian", "nb": "norwegian", "nn": "norwegian",
           "pt": "portuguese", "ru": "russian", "es": "spanish", "sv": "swedish"}
 _FOLDER = Path(__file__).with_name("stopwords")
 
@@ -61,13 +72,18 @@ def stop_list(language):
 
 def load_stemmer(stem):
     """PyStemmer's stemmer of ``stem`` (None, ``"porter"`` or a Snowball language name), or
-    None; a ValueError for a name no Snowball stemmer has, an ImportError naming the package
-    where PyStemmer is missing."""
+    None, or learnsim's own of a name of :data:`LIGHT_STEMMERS`; a ValueError for a name no
+    stemmer has, an ImportError naming the package where PyStemmer is missing."""
     if stem is None:
         return None
+    if stem == "arabic_light":
+        from ._arabic import ArabicLightStemmer
+
+        return ArabicLightStemmer()
     if not isinstance(stem, str) or stem not in SNOWBALL_LANGUAGES:
         raise ValueError(f"stem must be None, 'porter' or a Snowball language PyStemmer knows "
-                         f"({', '.join(n for n in SNOWBALL_LANGUAGES if n != 'porter')}); got {stem!r}")
+                         f"({', '.join(n for n in SNOWBALL_LANGUAGES if n != 'porter')}), or one of learnsim's "
+                         f"({', '.join(LIGHT_STEMMERS)}); got {stem!r}")
     try:
         import Stemmer
     except ImportError:
@@ -107,12 +123,43 @@ _DETECT_TEXTS, _DETECT_CHARS = 500, 1000
 #: Below this share of a collection's words in any stop list, it is not read as prose of one of
 #: these languages (titles, codes, another script), and stays English, as it was read before.
 MIN_STOP_SHARE = 0.05
+# Arabic is told by its script: Persian and Urdu share most of its letters and some of its short
+# words (من, ما, او), so that its stop words alone would read a Persian collection as Arabic.
+# Arabic's own letters (hamza to ghain, feh to yeh, alef wasla)
+_ARABIC_LETTERS = re.compile("[\u0621-\u063a\u0641-\u064a\u0671]")
+# every letter of the Arabic script: those Arabic does not write are Persian's and Urdu's
+# (پ چ ژ گ ک ی, ٹ ڈ ڑ ں ھ ہ ے), Kurdish's, Pashto's, Sindhi's...
+_SCRIPT_LETTERS = re.compile("(?=[^\\W\\d_])[\u0600-\u06ff\u0750-\u077f\u0870-\u08ff]")
+_LETTERS = re.compile(r"[^\W\d_]")
+#: A collection is Arabic where more than this share of its letters are Arabic's ...
+ARABIC_LETTER_SHARE = 0.5
+#: ... and the letters of its script that Arabic does not write are at most this share of them:
+#: Persian writes ی and ک in nearly every word (about a tenth of its letters), an Arabic text a
+#: foreign name's پ or گ now and then.
+MAX_OTHER_SCRIPT_SHARE = 0.02
+
+
+def _is_arabic(sample):
+    """Whether the text ``sample`` is written in Arabic: most of its letters Arabic's, and almost
+    none of them the Arabic script's letters of Persian, Urdu and the others."""
+    if sample.isascii():
+        return False
+    # presentation forms (ﻻ, ﺍ), as old files write them, read as the letters they show
+    sample = unicodedata.normalize("NFKC", sample)
+    arabic = len(_ARABIC_LETTERS.findall(sample))
+    if not arabic or arabic <= ARABIC_LETTER_SHARE * len(_LETTERS.findall(sample)):
+        return False
+    return len(_SCRIPT_LETTERS.findall(sample)) - arabic <= MAX_OTHER_SCRIPT_SHARE * arabic
 
 
 def detect_language(texts):
     """The language of :data:`STOP_LANGUAGES` whose stop words make the largest share of the
     words of ``texts`` (up to 500 texts spread over the collection, the first 1,000 characters
     of each), or ``"english"`` where no list reaches 5 % of them.
+
+    Arabic is told by its script instead: ``"arabic"`` where more than half the letters of these
+    texts are Arabic's and at most 2 % as many are of the Arabic script's other letters (Persian's
+    ی and ک, Urdu's ے, ...), so that a Persian or Urdu collection is not read as Arabic.
 
     English is compared by scikit-learn's list, larger than the others (318 words against
     94 to 313): a tie goes to English, and an English collection is read as it always was.
@@ -124,25 +171,33 @@ def detect_language(texts):
     'french'
     >>> detect_language(["The cats sleep on the sofa while we work."])
     'english'
+    >>> detect_language(["ذهب الطلاب إلى المدرسة في الصباح"])
+    'arabic'
     """
     texts = list(texts)
     step = max(1, len(texts) // _DETECT_TEXTS)
     counts = Counter()
-    for text in texts[::step][:_DETECT_TEXTS]:
-        if isinstance(text, str):
-            counts.update(_WORD.findall(text[:_DETECT_CHARS].lower()))
+    sample = [text[:_DETECT_CHARS] for text in texts[::step][:_DETECT_TEXTS] if isinstance(text, str)]
+    if _is_arabic("\n".join(sample)):
+        return "arabic"
+    for text in sample:
+        counts.update(_WORD.findall(text.lower()))
     total = sum(counts.values())
     if not total:
         return "english"
-    shares = {name: sum(counts[w] for w in stop_list(name) if w in counts) / total for name in STOP_LANGUAGES}
-    best = max(STOP_LANGUAGES, key=lambda name: (shares[name], name == "english"))
+    contest = [name for name in STOP_LANGUAGES if name not in _SCRIPT_LANGUAGES]
+    shares = {name: sum(counts[w] for w in stop_list(name) if w in counts) / total for name in contest}
+    best = max(contest, key=lambda name: (shares[name], name == "english"))
     return best if shares[best] >= MIN_STOP_SHARE else "english"
 
 
 def baseline_reading(language, stemmer_installed=None):
     """(stop_words, stem) of the lexical baselines reading ``language`` (a name of
     :data:`STOP_LANGUAGES`): English's stop list and Porter stems for English (as they always
-    were), the language's Snowball list and stemmer for another; no stems without PyStemmer."""
+    were), the language's Snowball list and stemmer for another; no stems without PyStemmer.
+    Arabic's stems are learnsim's own (``"arabic_light"``, Lucene's), with or without it."""
+    if language in _OWN_STEMS:
+        return language, _OWN_STEMS[language]
     if stemmer_installed is None:
         from importlib.util import find_spec
 
@@ -150,3 +205,4 @@ def baseline_reading(language, stemmer_installed=None):
     if language == "english":
         return "english", "porter" if stemmer_installed else None
     return language, language if stemmer_installed else None
+
