@@ -83,7 +83,7 @@ def test_the_arabic_stop_list_ships_with_its_source_and_licence():
 
     folder = Path(languages.__file__).with_name("stopwords")
     assert "python-stop-words" in (folder / "arabic.txt").read_text(encoding="utf-8").splitlines()[0]
-    assert "arabic.txt is python-stop-words' Arabic list" in (folder / "LICENSE").read_text(encoding="utf-8")
+    assert "arabic.txt and hindi.txt are python-stop-words'" in (folder / "LICENSE").read_text(encoding="utf-8")
     words = stop_list("arabic")
     assert {"في", "من", "على", "التي", "هذا"} <= words
     # the news words left out carry a query's meaning

@@ -8,10 +8,11 @@ same way (:func:`baseline_reading`), where they read every text as English befor
 The stop lists (``stopwords/<language>.txt``) are the Snowball project's (snowballstem.org,
 BSD-3-Clause; ``stopwords/LICENSE``), as PostgreSQL ships them: the lists written for the
 Snowball stemmers of the same names, so that a list and its stemmer agree. English keeps
-scikit-learn's ``ENGLISH_STOP_WORDS`` (what ``stop_words="english"`` always was). Arabic's list is
-python-stop-words' (BSD-3-Clause, less a few news words: ``stopwords/arabic.txt``), and Arabic is
-stemmed by Lucene's light stemmer (``stem="arabic_light"``, :mod:`._arabic`, pure Python) and
-detected by its script, not by its stop words (:func:`detect_language`).
+scikit-learn's ``ENGLISH_STOP_WORDS`` (what ``stop_words="english"`` always was). Arabic's and
+Hindi's lists are python-stop-words' (BSD-3-Clause, less a few words that carry meaning:
+``stopwords/arabic.txt``, ``hindi.txt``); Arabic and Hindi are stemmed by Lucene's light stemmers
+(``stem="arabic_light"``, ``"hindi_light"``, :mod:`._arabic`, :mod:`._hindi`, pure Python) and
+detected by their script first (:func:`detect_language`).
 """
 from __future__ import annotations
 
@@ -25,10 +26,10 @@ __all__ = ["STOP_LANGUAGES", "SNOWBALL_LANGUAGES", "LIGHT_STEMMERS", "stop_list"
            "detect_language", "check_language", "baseline_reading"]
 
 #: The languages whose stop list ships with learnsim (``stop_words=<name>``), English included.
-STOP_LANGUAGES = ("arabic", "danish", "dutch", "english", "finnish", "french", "german", "hungarian", "italian",
-                  "norwegian", "portuguese", "russian", "spanish", "swedish")
-# the languages detected by their script, not by the share of their stop words
-_SCRIPT_LANGUAGES = ("arabic",)
+STOP_LANGUAGES = ("arabic", "danish", "dutch", "english", "finnish", "french", "german", "hindi", "hungarian",
+                  "italian", "norwegian", "portuguese", "russian", "spanish", "swedish")
+# the languages detected by their script first, not by the share of their stop words alone
+_SCRIPT_LANGUAGES = ("arabic", "hindi")
 #: PyStemmer 3's Snowball stemmers (``stem=<name>``): named here so that a name is checked, and
 #: a known one without PyStemmer says to install it, whether or not PyStemmer is installed.
 SNOWBALL_LANGUAGES = ("arabic", "armenian", "basque", "catalan", "czech", "danish", "dutch", "dutch_porter",
@@ -37,14 +38,15 @@ SNOWBALL_LANGUAGES = ("arabic", "armenian", "basque", "catalan", "czech", "danis
                       "polish", "porter", "portuguese", "romanian", "russian", "serbian", "sesotho", "spanish",
                       "swedish", "tamil", "turkish", "yiddish")
 #: The stemmers of learnsim's own, in pure Python (``stem=<name>``), which need no PyStemmer:
-#: Lucene's Arabic light stemmer (:mod:`._arabic`). Snowball's ``"arabic"`` is PyStemmer's, as before.
-LIGHT_STEMMERS = ("arabic_light",)
+#: Lucene's Arabic and Hindi light stemmers (:mod:`._arabic`, :mod:`._hindi`). Snowball's
+#: ``"arabic"`` and ``"hindi"`` are PyStemmer's, as before.
+LIGHT_STEMMERS = ("arabic_light", "hindi_light")
 # the languages whose baselines (and fits asked for stems) stem with one of them, not Snowball's
-_OWN_STEMS = {"arabic": "arabic_light"}
+_OWN_STEMS = {"arabic": "arabic_light", "hindi": "hindi_light"}
 # ISO 639-1 codes of the languages above (--language fr), as bm25s names its stop lists
 _CODES = {"ar": "arabic", "da": "danish", "nl": "dutch", "en": "english", "fi": "finnish", "fr": "french",
-          "de": "german", "hu": "hungarian", "it": "italian", "no": "norwegian", "nb": "norwegian", "nn": "norwegian",
-          "pt": "portuguese", "ru": "russian", "es": "spanish", "sv": "swedish"}
+          "de": "german", "hi": "hindi", "hu": "hungarian", "it": "italian", "no": "norwegian", "nb": "norwegian",
+          "nn": "norwegian", "pt": "portuguese", "ru": "russian", "es": "spanish", "sv": "swedish"}
 _FOLDER = Path(__file__).with_name("stopwords")
 
 
@@ -80,6 +82,10 @@ def load_stemmer(stem):
         from ._arabic import ArabicLightStemmer
 
         return ArabicLightStemmer()
+    if stem == "hindi_light":
+        from ._hindi import HindiLightStemmer
+
+        return HindiLightStemmer()
     if not isinstance(stem, str) or stem not in SNOWBALL_LANGUAGES:
         raise ValueError(f"stem must be None, 'porter' or a Snowball language PyStemmer knows "
                          f"({', '.join(n for n in SNOWBALL_LANGUAGES if n != 'porter')}), or one of learnsim's "
@@ -131,9 +137,10 @@ _ARABIC_LETTERS = re.compile("[\u0621-\u063a\u0641-\u064a\u0671]")
 # (پ چ ژ گ ک ی, ٹ ڈ ڑ ں ھ ہ ے), Kurdish's, Pashto's, Sindhi's...
 _SCRIPT_LETTERS = re.compile("(?=[^\\W\\d_])[\u0600-\u06ff\u0750-\u077f\u0870-\u08ff]")
 _LETTERS = re.compile(r"[^\W\d_]")
-#: A collection is Arabic where more than this share of its letters are Arabic's ...
-ARABIC_LETTER_SHARE = 0.5
-#: ... and the letters of its script that Arabic does not write are at most this share of them:
+#: A collection is Arabic (Hindi) where more than this share of its letters are Arabic's
+#: (Devanagari) ...
+SCRIPT_LETTER_SHARE = 0.5
+#: ... and (Arabic) the letters of its script that Arabic does not write are at most this share of them:
 #: Persian writes ی and ک in nearly every word (about a tenth of its letters), an Arabic text a
 #: foreign name's پ or گ now and then.
 MAX_OTHER_SCRIPT_SHARE = 0.02
@@ -147,9 +154,38 @@ def _is_arabic(sample):
     # presentation forms (ﻻ, ﺍ), as old files write them, read as the letters they show
     sample = unicodedata.normalize("NFKC", sample)
     arabic = len(_ARABIC_LETTERS.findall(sample))
-    if not arabic or arabic <= ARABIC_LETTER_SHARE * len(_LETTERS.findall(sample)):
+    if not arabic or arabic <= SCRIPT_LETTER_SHARE * len(_LETTERS.findall(sample)):
         return False
     return len(_SCRIPT_LETTERS.findall(sample)) - arabic <= MAX_OTHER_SCRIPT_SHARE * arabic
+
+
+# Hindi is told by its script and its stop words: Marathi, Nepali, Sanskrit and others write
+# Devanagari too, and their words are not Hindi's (a Marathi text has about 3 % of Hindi's stop
+# words, a Nepali one 5 to 8 %, Hindi prose 30 to 45 %)
+_DEVANAGARI_LETTERS = re.compile("(?=[^\\W\\d_])[\u0900-\u097f]")
+# a word of Devanagari: its letters with their vowel signs and marks (\w alone cuts at the signs)
+_DEVANAGARI_WORD = re.compile("[\u0900-\u0963\u0966-\u097f]+")
+#: A collection is Hindi where more than half its letters are Devanagari and Hindi's stop words
+#: make at least this share of its Devanagari words.
+MIN_HINDI_SHARE = 0.2
+
+
+def _is_hindi(sample):
+    """Whether the text ``sample`` is written in Hindi: most of its letters Devanagari, and a
+    fifth of its Devanagari words or more Hindi's stop words."""
+    if sample.isascii():
+        return False
+    sample = unicodedata.normalize("NFC", sample)
+    if len(_DEVANAGARI_LETTERS.findall(sample)) <= SCRIPT_LETTER_SHARE * len(_LETTERS.findall(sample)):
+        return False
+    words = _DEVANAGARI_WORD.findall(sample)
+    stop = _nfc_stop_list("hindi")
+    return sum(w in stop for w in words) >= MIN_HINDI_SHARE * len(words)
+
+
+@lru_cache(maxsize=None)
+def _nfc_stop_list(language):
+    return frozenset(unicodedata.normalize("NFC", w) for w in stop_list(language))
 
 
 def detect_language(texts):
@@ -159,7 +195,9 @@ def detect_language(texts):
 
     Arabic is told by its script instead: ``"arabic"`` where more than half the letters of these
     texts are Arabic's and at most 2 % as many are of the Arabic script's other letters (Persian's
-    ی and ک, Urdu's ے, ...), so that a Persian or Urdu collection is not read as Arabic.
+    ی and ک, Urdu's ے, ...), so that a Persian or Urdu collection is not read as Arabic. Hindi by
+    its script and its stop words: ``"hindi"`` where more than half the letters are Devanagari and
+    a fifth of its Devanagari words are Hindi's stop words (Marathi's and Nepali's are not).
 
     English is compared by scikit-learn's list, larger than the others (318 words against
     94 to 313): a tie goes to English, and an English collection is read as it always was.
@@ -178,8 +216,11 @@ def detect_language(texts):
     step = max(1, len(texts) // _DETECT_TEXTS)
     counts = Counter()
     sample = [text[:_DETECT_CHARS] for text in texts[::step][:_DETECT_TEXTS] if isinstance(text, str)]
-    if _is_arabic("\n".join(sample)):
+    joined = "\n".join(sample)
+    if _is_arabic(joined):
         return "arabic"
+    if _is_hindi(joined):
+        return "hindi"
     for text in sample:
         counts.update(_WORD.findall(text.lower()))
     total = sum(counts.values())
@@ -195,7 +236,8 @@ def baseline_reading(language, stemmer_installed=None):
     """(stop_words, stem) of the lexical baselines reading ``language`` (a name of
     :data:`STOP_LANGUAGES`): English's stop list and Porter stems for English (as they always
     were), the language's Snowball list and stemmer for another; no stems without PyStemmer.
-    Arabic's stems are learnsim's own (``"arabic_light"``, Lucene's), with or without it."""
+    Arabic's and Hindi's stems are learnsim's own (``"arabic_light"``, ``"hindi_light"``,
+    Lucene's), with or without it."""
     if language in _OWN_STEMS:
         return language, _OWN_STEMS[language]
     if stemmer_installed is None:
