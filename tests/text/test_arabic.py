@@ -140,3 +140,16 @@ def test_an_arabic_fit_reads_arabic_as_its_baselines_do(monkeypatch):
     assert {"مدرس", "سيار", "كتاب", "معلم"} <= vocabulary and not vocabulary & {"في", "الى"}
     named = learnsim.fit(ARABIC, clusters=LABELS, baseline_holdout=None, language="ar", stem=True).vectorizer
     assert (named.stop_words, named.stem) == (None, "arabic_light")
+
+
+def test_a_sample_of_no_arabic_or_devanagari_is_not_put_in_normal_form(monkeypatch):
+    # the script checks look for a character of their script first: French, Russian or Greek
+    # text (not ASCII) is not normalised and counted letter by letter for them
+    import learnsim.text._languages as languages
+
+    seen = []
+    monkeypatch.setattr(languages.unicodedata, "normalize", lambda form, text: seen.append(form) or text)
+    assert detect_language(["Le chat dort sur le canapé pendant que nous travaillons."]) == "french"
+    assert detect_language(["Кошка спит на диване, пока мы работаем на кухне."]) == "russian"
+    assert seen == []
+    assert detect_language(ARABIC) == "arabic" and seen

@@ -137,6 +137,9 @@ _ARABIC_LETTERS = re.compile("[\u0621-\u063a\u0641-\u064a\u0671]")
 # (پ چ ژ گ ک ی, ٹ ڈ ڑ ں ھ ہ ے), Kurdish's, Pashto's, Sindhi's...
 _SCRIPT_LETTERS = re.compile("(?=[^\\W\\d_])[\u0600-\u06ff\u0750-\u077f\u0870-\u08ff]")
 _LETTERS = re.compile(r"[^\W\d_]")
+# any character of the Arabic script, its presentation forms included: a sample of none (French,
+# Russian) is not put in NFKC and counted, which made detecting its language 4.6x slower
+_ANY_ARABIC = re.compile("[\u0600-\u06ff\u0750-\u077f\u0870-\u08ff\ufb50-\ufdff\ufe70-\ufefc]")
 #: A collection is Arabic (Hindi) where more than this share of its letters are Arabic's
 #: (Devanagari) ...
 SCRIPT_LETTER_SHARE = 0.5
@@ -149,7 +152,7 @@ MAX_OTHER_SCRIPT_SHARE = 0.02
 def _is_arabic(sample):
     """Whether the text ``sample`` is written in Arabic: most of its letters Arabic's, and almost
     none of them the Arabic script's letters of Persian, Urdu and the others."""
-    if sample.isascii():
+    if sample.isascii() or not _ANY_ARABIC.search(sample):
         return False
     # presentation forms (ﻻ, ﺍ), as old files write them, read as the letters they show
     sample = unicodedata.normalize("NFKC", sample)
@@ -173,7 +176,7 @@ MIN_HINDI_SHARE = 0.2
 def _is_hindi(sample):
     """Whether the text ``sample`` is written in Hindi: most of its letters Devanagari, and a
     fifth of its Devanagari words or more Hindi's stop words."""
-    if sample.isascii():
+    if sample.isascii() or not _DEVANAGARI_WORD.search(sample):
         return False
     sample = unicodedata.normalize("NFC", sample)
     if len(_DEVANAGARI_LETTERS.findall(sample)) <= SCRIPT_LETTER_SHARE * len(_LETTERS.findall(sample)):
