@@ -451,3 +451,25 @@ def test_a_keycap_alone_has_something_to_search():
     for keycap in ("#\ufe0f\u20e3", "*\u20e3"):
         assert Tokenizer()(keycap) and has_content(keycap)
     assert not has_content("# * ?!")
+
+
+def test_thai_mai_yamok_after_its_word_reads_as_the_word_alone():
+    """ดีๆ (good good: well), the repetition mark written right after its word as most text writes
+    it, gave the bigram ีๆ beside ดี, a term that ดี and ดี ๆ (the mark typed apart) never held, and
+    ดี ๆ a lone ๆ that every repeated word shared. The mark now reads as a space: all three are
+    the one term ดี; Lao's ko la (ໄວໆ, quickly) alike."""
+    tok, old = Tokenizer(), Tokenizer(mai_yamok=False)
+    good = "\u0e14\u0e35"
+    for text in (good + "\u0e46", good + " \u0e46", good):
+        assert tok(text) == [good], text
+    assert old(good + "\u0e46") != [good] and old(good + " \u0e46") != [good]
+    # inside a sentence the mark ends its word's run: no bigram across it
+    kids = "\u0e40\u0e14\u0e47\u0e01\u0e46\u0e40\u0e25\u0e48\u0e19"       # เด็กๆเล่น (the children play)
+    assert tok(kids) == tok("\u0e40\u0e14\u0e47\u0e01 \u0e40\u0e25\u0e48\u0e19")
+    assert not any("\u0e46" in t for t in tok(kids))
+    lao = "\u0ec4\u0ea7"                                                   # ໄວ (quick)
+    assert tok(lao + "\u0ec6") == [lao] and old(lao + "\u0ec6") != [lao]
+    various = "\u1795\u17d2\u179f\u17c1\u1784"                              # ផ្សេង (Khmer)
+    assert tok(various + "\u17d7") == tok(various + " \u17d7") == tok(various) != old(various + "\u17d7")
+    # one character for one: the spans stay on the word as written
+    assert sorted(tok.spans("ok " + good + "\u0e46 ok")) == [(0, 2, "ok"), (3, 5, good), (7, 9, "ok")]

@@ -53,7 +53,8 @@ LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold
                   "fold_enclosed",
                   "emoji_terms",
                   "emoji_sequences",
-                  "khanda_ta", "vietnamese_tones", "devanagari_visarga", "jieba_search")
+                  "khanda_ta", "vietnamese_tones", "devanagari_visarga", "jieba_search",
+                  "mai_yamok")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -841,6 +842,9 @@ class Tokenizer:
     jieba_search : bool, default=True
         With ``analyzer="jieba"``, jieba's search mode: the shorter words inside a long one too
         (北京大学: 北京, 大学, 北京大学), so that 北京 finds 北京大学. False: its longest words alone.
+    mai_yamok : bool, default=True
+        With ``unicode_words``, read Thai's ``"ๆ"`` and Lao's ``"ໆ"`` (the word again) as a space:
+        ``"ดีๆ"`` gave ``"ีๆ"`` and never met ``"ดี"``. False: read as before.
 
     Examples
     --------
@@ -889,6 +893,7 @@ class Tokenizer:
     emoji_terms = False
     emoji_sequences = False
     khanda_ta = vietnamese_tones = devanagari_visarga = jieba_search = False
+    mai_yamok = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
@@ -899,7 +904,7 @@ class Tokenizer:
                  malayalam_chillu=True,
                  fold_enclosed=True,
                  emoji_terms=True, emoji_sequences=True, khanda_ta=True, vietnamese_tones=True, devanagari_visarga=True,
-                 jieba_search=True):
+                 jieba_search=True, mai_yamok=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -930,6 +935,7 @@ class Tokenizer:
         self.emoji_sequences = bool(emoji_sequences)
         self.khanda_ta, self.vietnamese_tones, self.devanagari_visarga = map(bool, (khanda_ta, vietnamese_tones, devanagari_visarga))
         self.jieba_search = bool(jieba_search)
+        self.mai_yamok = bool(mai_yamok)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")

@@ -427,6 +427,10 @@ class TextVectorizer(BaseEstimator):
         Passed to :class:`Tokenizer`: with ``analyzer="jieba"``, jieba's search mode (the shorter
         words inside a long one too: 北京 finds 北京大学); recorded in the saved model (one saved
         before this setting existed reads jieba's longest words alone).
+    mai_yamok : bool, default=True
+        Passed to :class:`Tokenizer`: Thai's ``"ๆ"`` and Lao's ``"ໆ"`` read as a space (``"ดีๆ"``
+        as ``"ดี ๆ"`` and ``"ดี"``); recorded in the saved model (one saved before this setting
+        existed reads the mark as a letter of the run).
 
     Attributes
     ----------
@@ -505,6 +509,7 @@ class TextVectorizer(BaseEstimator):
         "khanda_ta": ["boolean"],
         "vietnamese_tones": ["boolean"],
         "devanagari_visarga": ["boolean"],
+        "mai_yamok": ["boolean"],
         "jieba_search": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
@@ -534,7 +539,7 @@ class TextVectorizer(BaseEstimator):
                  fold_enclosed=True,
                  emoji_terms=True, emoji_sequences=True, khanda_ta=True,
                  vietnamese_tones=True, devanagari_visarga=True,
-                 jieba_search=True):
+                 jieba_search=True, mai_yamok=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -577,6 +582,7 @@ class TextVectorizer(BaseEstimator):
         self.vietnamese_tones = vietnamese_tones
         self.devanagari_visarga = devanagari_visarga
         self.jieba_search = jieba_search
+        self.mai_yamok = mai_yamok
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
