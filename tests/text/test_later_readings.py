@@ -473,3 +473,25 @@ def test_thai_mai_yamok_after_its_word_reads_as_the_word_alone():
     assert tok(various + "\u17d7") == tok(various + " \u17d7") == tok(various) != old(various + "\u17d7")
     # one character for one: the spans stay on the word as written
     assert sorted(tok.spans("ok " + good + "\u0e46 ok")) == [(0, 2, "ok"), (3, 5, good), (7, 9, "ok")]
+
+
+def test_korean_typed_in_compatibility_jamo_reads_as_its_syllables():
+    """ㅎㅏㄴㄱㅜㄱㅇㅓ (한국어, Korean, in the letters a keyboard types) was read letter by letter
+    and shared no bigram with 한국어. A run of compatibility jamo that is syllables from end to end
+    now reads as them; one that is not (ㅋㅋㅋ laughter, ㅠㅠ tears, ㄱㅅ thanks) stays."""
+    tok, old = Tokenizer(), Tokenizer(hangul_jamo=False)
+    for typed, written in (("\u314e\u314f\u3134\u3131\u315c\u3131\u3147\u3153", "\ud55c\uad6d\uc5b4"),  # 한국어
+                           ("\u3131\u314f\u3134\u314f", "\uac00\ub098"),              # 가나: ㄴ starts the next syllable
+                           ("\u3147\u3163\u3146\u3137\u314f", "\uc788\ub2e4"),        # 있다: ㅆ ends the first
+                           ("\u3131\u3158\u3131\u314f", "\uacfc\uac00")):             # 과가: a compound vowel key
+        assert tok(typed) == tok(written) and old(typed) != old(written), typed
+        assert tok(f"\uc624\ub298 {typed}!") == tok(f"\uc624\ub298 {written}!")
+    for chat in ("\u314b\u314b\u314b", "\u3160\u3160", "\u3131\u3145", "\u314b\u314b\u3160\u3160",
+                 "\u3131\u3157\u314f",          # ㄱㅗㅏ: a vowel typed in two keys, not composed
+                 "\u3138\u314f\u3138"):         # ㄸㅏㄸ: ㄸ ends no syllable
+        assert tok(chat) == old(chat), chat
+    # read shorter, the text is read in parts: the syllables' terms are marked on the jamo
+    text = "ok \u314e\u314f\u3134\u3131\u315c\u3131\u3147\u3153 \u314b\u314b\u314b"
+    spans = tok.spans(text)
+    assert sorted(t for _, _, t in spans) == sorted(tok(text))
+    assert all(3 <= a < b <= 11 for a, b, t in spans if t in ("\ud55c\uad6d", "\uad6d\uc5b4"))

@@ -10,7 +10,7 @@ import re
 from unicodedata import is_normalized as _is_normalized, normalize as _normalize
 
 from .._utils.inputs import EMOJI_CLASS, FLAG_CLASS
-from ._script_folds import REPEAT_MARKS, fold_mai_yamok
+from ._script_folds import JAMO, REPEAT_MARKS, fold_hangul_jamo, fold_mai_yamok
 
 # Thai's and Lao's sara am (ำ U+0E33, ຳ U+0EB3) is written by some keyboards and fonts as the
 # nikhahit (niggahita) and sara aa (ํ + า, ໍ + າ), perhaps with a tone mark between them or
@@ -372,7 +372,8 @@ FOLDS = {"sara_am": fold_sara_am, "ela_geminada": fold_ela, "fold_squares": fold
          "cyrillic_apostrophe": fold_cyrillic_apostrophe, "sara_ae": fold_sara_ae,
          "malayalam_chillu": fold_chillu, "fold_enclosed": fold_enclosed, "emoji_sequences": emoji_sequences,
          "khanda_ta": fold_khanda_ta, "vietnamese_tones": fold_vietnamese_tones,
-         "devanagari_visarga": fold_devanagari_visarga, "mai_yamok": fold_mai_yamok}
+         "devanagari_visarga": fold_devanagari_visarga, "mai_yamok": fold_mai_yamok,
+         "hangul_jamo": fold_hangul_jamo}
 
 
 # the characters each folding looks for: one first look for those of all the foldings a tokenizer
@@ -382,7 +383,8 @@ _LOOKS_FOR = {"sara_am": "\u0e4d\u0ecd", "ela_geminada": "\u013f\u0140", "fold_s
               "cyrillic_apostrophe": "'\u2019", "sara_ae": SARA_E,
               "malayalam_chillu": "\u200d", "fold_enclosed": _ENCLOSED, "emoji_sequences": "\u200d",
               "khanda_ta": "\u200d", "vietnamese_tones": "òóỏõọùúủũụÒÓỎÕỌÙÚỦŨỤ",
-              "devanagari_visarga": ":", "mai_yamok": REPEAT_MARKS}
+              "devanagari_visarga": ":", "mai_yamok": REPEAT_MARKS,
+              "hangul_jamo": "-".join(JAMO)}
 _FIRST_LOOK = {}
 
 

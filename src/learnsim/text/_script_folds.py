@@ -4,6 +4,8 @@ that gave two terms. Here, not in :mod:`._folds` or the tokenizer, to keep those
 the size a module may have. The standard library only, as the tokenizer."""
 from __future__ import annotations
 
+import re
+
 # Thai's mai yamok (ๆ U+0E46), Lao's ko la (ໆ U+0EC6) and Khmer's lek too (ៗ U+17D7, ផ្សេងៗ,
 # various) say "the word before, again" (ดีๆ, good
 # good, well; เด็กๆ, children), and most text writes one right after its word: read as a letter
@@ -21,3 +23,57 @@ def fold_mai_yamok(text, lower=True):
     if "\u0e46" not in text and "\u0ec6" not in text and "\u17d7" not in text:
         return text
     return text.translate(_REPEAT_MARKS)
+
+
+# Korean written in compatibility jamo (U+3131-U+3163, the letters a keyboard types and a
+# decomposing tool writes out: ㅎㅏㄴㄱㅜㄱㅇㅓ for 한국어) was read letter by letter, bigrams no
+# text of syllables holds. A run of them that is syllables from end to end (each a leading
+# consonant, a vowel and perhaps a final consonant: every Korean syllable starts with a
+# consonant, ㅇ where none is heard, so the run is cut one way only) is read as those syllables:
+# the conjoining jamo the letters stand for, put in NFC (Unicode's arithmetic of a syllable's
+# three jamo, done here at once). A run that is not
+# (ㅋㅋㅋ, ㅠㅠ, ㄱㅅ: laughter, tears and the abbreviations of chat, consonants or vowels alone)
+# is left as it is, and so is a vowel typed in two keys (ㅗㅏ for ㅘ). NFKC, ICU's too, maps each
+# compatibility consonant to a leading jamo, so that a final one never joins its syllable
+# (ㅎㅏㄴ is 하ᄂ).
+_LEADING = "ㄱㄲㄴㄷㄸㄹㅁㅂㅃㅅㅆㅇㅈㅉㅊㅋㅌㅍㅎ"
+_FINAL = "ㄱㄲㄳㄴㄵㄶㄷㄹㄺㄻㄼㄽㄾㄿㅀㅁㅂㅄㅅㅆㅇㅈㅊㅋㅌㅍㅎ"
+_JAMO_RUN = re.compile("[\u3131-\u3163]{2,}")
+JAMO = ("\u3131", "\u3163")
+
+
+def _is_vowel(c):
+    return "\u314f" <= c <= "\u3163"
+
+
+def _syllables(run):
+    """The syllables of a run of compatibility jamo, or None where it is not syllables alone."""
+    out, i, n = [], 0, len(run)
+    while i < n:
+        lead = _LEADING.find(run[i])
+        if lead < 0 or i + 1 >= n or not _is_vowel(run[i + 1]):
+            return None
+        vowel, final, i = ord(run[i + 1]) - 0x314F, 0, i + 2
+        if i < n and not _is_vowel(run[i]) and (i + 1 == n or not _is_vowel(run[i + 1])):
+            final = _FINAL.find(run[i]) + 1
+            if final == 0:              # ㄸ ㅃ ㅉ end no syllable
+                return None
+            i += 1
+        out.append(chr(0xAC00 + (lead * 21 + vowel) * 28 + final))
+    return "".join(out)
+
+
+def fold_hangul_jamo(text, lower=True):
+    """``text`` with each run of compatibility jamo that is syllables alone as those syllables."""
+    if _JAMO_RUN.search(text) is None:
+        return text
+    return _JAMO_RUN.sub(lambda m: _syllables(m.group()) or m.group(), text)
+
+
+def jamo_syllables_end(doc, i):
+    """Where the run of compatibility jamo starting at ``i`` ends, where it is read as syllables
+    (a text read in parts reads it whole); ``i + 1`` otherwise."""
+    if not JAMO[0] <= doc[i] <= JAMO[1] or (i and JAMO[0] <= doc[i - 1] <= JAMO[1]):
+        return i + 1        # (looked at from a run's start alone: a long run is read once)
+    m = _JAMO_RUN.match(doc, i)
+    return i + 1 if m is None or _syllables(m.group()) is None else m.end()

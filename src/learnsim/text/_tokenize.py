@@ -32,6 +32,7 @@ from ._folds import COMPATIBILITY_ALONE as _COMPATIBILITY_ALONE, FOLDS as _FOLDS
     SARA_AA as _SARA_AA, SARA_E as _SARA_E, casefold_places as _casefold_places, emoji_words as _emoji_words, fold_joined as _fold_joined, fold_more as _fold_more, \
     open_compatibility as _open_compatibility, drop_ignorable as _drop_ignorable, kept_places as _kept_places, \
     EMOJI_CHAR as _EMOJI_CHAR
+from ._script_folds import jamo_syllables_end as _jamo_end
 from ._chinese import load_jieba as _load_jieba, longest_reading as _jieba_longest, traditional_chinese as _traditional_chinese
 from ._languages import STOP_LANGUAGES, load_stemmer, stop_list  # noqa: F401  (STOP_LANGUAGES: the docs' name)
 
@@ -54,7 +55,7 @@ LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold
                   "emoji_terms",
                   "emoji_sequences",
                   "khanda_ta", "vietnamese_tones", "devanagari_visarga", "jieba_search",
-                  "mai_yamok")
+                  "mai_yamok", "hangul_jamo")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -842,9 +843,11 @@ class Tokenizer:
     jieba_search : bool, default=True
         With ``analyzer="jieba"``, jieba's search mode: the shorter words inside a long one too
         (北京大学: 北京, 大学, 北京大学), so that 北京 finds 北京大学. False: its longest words alone.
-    mai_yamok : bool, default=True
-        With ``unicode_words``, read Thai's ``"ๆ"`` and Lao's ``"ໆ"`` (the word again) as a space:
-        ``"ดีๆ"`` gave ``"ีๆ"`` and never met ``"ดี"``. False: read as before.
+    mai_yamok, hangul_jamo : bool, default=True
+        With ``unicode_words``, the later foldings of :mod:`._script_folds` (docs/languages.md),
+        each False to read as before: Thai's ``"ๆ"`` and Lao's ``"ໆ"`` (the word again) read as
+        a space (``"ดีๆ"`` gave ``"ีๆ"``, never met ``"ดี"``); a run of compatibility jamo that is
+        syllables alone read as them (``"ㅎㅏㄴㄱㅜㄱㅇㅓ"`` is ``"한국어"``; ``"ㅋㅋㅋ"`` stays).
 
     Examples
     --------
@@ -893,7 +896,7 @@ class Tokenizer:
     emoji_terms = False
     emoji_sequences = False
     khanda_ta = vietnamese_tones = devanagari_visarga = jieba_search = False
-    mai_yamok = False
+    mai_yamok = hangul_jamo = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
@@ -904,7 +907,7 @@ class Tokenizer:
                  malayalam_chillu=True,
                  fold_enclosed=True,
                  emoji_terms=True, emoji_sequences=True, khanda_ta=True, vietnamese_tones=True, devanagari_visarga=True,
-                 jieba_search=True, mai_yamok=True):
+                 jieba_search=True, mai_yamok=True, hangul_jamo=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -935,7 +938,7 @@ class Tokenizer:
         self.emoji_sequences = bool(emoji_sequences)
         self.khanda_ta, self.vietnamese_tones, self.devanagari_visarga = map(bool, (khanda_ta, vietnamese_tones, devanagari_visarga))
         self.jieba_search = bool(jieba_search)
-        self.mai_yamok = bool(mai_yamok)
+        self.mai_yamok, self.hangul_jamo = bool(mai_yamok), bool(hangul_jamo)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -1253,7 +1256,7 @@ class Tokenizer:
             if self.indic_zwnj and doc[i] == "\u200c" and i in zwnj:     # left out: no place
                 i += 1
                 continue
-            j = i + 1
+            j = _jamo_end(doc, i) if self.hangul_jamo else i + 1      # (jamo read as syllables: whole)
             # a character's marks, the half-width voiced sound marks that width folding joins to
             # a half-width kana (ｶﾞ is ガ), and the vowel and final jamo that NFC joins to the
             # jamo before them (ᄀ + ᅡ is 가)

@@ -431,6 +431,10 @@ class TextVectorizer(BaseEstimator):
         Passed to :class:`Tokenizer`: Thai's ``"ๆ"`` and Lao's ``"ໆ"`` read as a space (``"ดีๆ"``
         as ``"ดี ๆ"`` and ``"ดี"``); recorded in the saved model (one saved before this setting
         existed reads the mark as a letter of the run).
+    hangul_jamo : bool, default=True
+        Passed to :class:`Tokenizer`: a run of compatibility jamo that is syllables alone read as
+        them (``"ㅎㅏㄴㄱㅜㄱㅇㅓ"`` as ``"한국어"``; ``"ㅋㅋㅋ"`` stays); recorded in the saved model
+        (one saved before this setting existed reads the jamo letter by letter).
 
     Attributes
     ----------
@@ -510,6 +514,7 @@ class TextVectorizer(BaseEstimator):
         "vietnamese_tones": ["boolean"],
         "devanagari_visarga": ["boolean"],
         "mai_yamok": ["boolean"],
+        "hangul_jamo": ["boolean"],
         "jieba_search": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
@@ -539,7 +544,7 @@ class TextVectorizer(BaseEstimator):
                  fold_enclosed=True,
                  emoji_terms=True, emoji_sequences=True, khanda_ta=True,
                  vietnamese_tones=True, devanagari_visarga=True,
-                 jieba_search=True, mai_yamok=True):
+                 jieba_search=True, mai_yamok=True, hangul_jamo=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -583,6 +588,7 @@ class TextVectorizer(BaseEstimator):
         self.devanagari_visarga = devanagari_visarga
         self.jieba_search = jieba_search
         self.mai_yamok = mai_yamok
+        self.hangul_jamo = hangul_jamo
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
