@@ -495,3 +495,20 @@ def test_korean_typed_in_compatibility_jamo_reads_as_its_syllables():
     spans = tok.spans(text)
     assert sorted(t for _, _, t in spans) == sorted(tok(text))
     assert all(3 <= a < b <= 11 for a, b, t in spans if t in ("\ud55c\uad6d", "\uad6d\uc5b4"))
+
+
+def test_yiddish_ligatures_read_as_their_two_letters():
+    """װאַסער (water) with the ligature tsvey vovn, as YIVO's spelling prints it, and וואַסער with
+    the two letters, as much typed text spells it, were two terms; so were ײַ and ייַ, ױ and וי
+    (NFKC keeps the ligatures). Each ligature now reads as its two letters."""
+    tok, old = Tokenizer(), Tokenizer(yiddish_ligatures=False)
+    for ligature, letters in (("\u05f0\u05d0\u05b7\u05e1\u05e2\u05e8", "\u05d5\u05d5\u05d0\u05b7\u05e1\u05e2\u05e8"),   # water
+                              ("\u05e4\u05bf\u05e8\u05f2\u05b7\u05e0\u05d3", "\u05e4\u05bf\u05e8\u05d9\u05d9\u05b7\u05e0\u05d3"),  # friend
+                              ("\u05e4\u05e8\u05f2\u05b7\u05e0\u05d3", "\u05e4\u05e8\u05d9\u05d9\u05e0\u05d3"),     # without points
+                              ("\u05d8\u05f1\u05e8", "\u05d8\u05d5\u05d9\u05e8"),                      # door
+                              ("\u05e4\u05bf\u05e8\ufb1f\u05e0\u05d3", "\u05e4\u05e8\u05d9\u05d9\u05e0\u05d3")):  # ײַ as a presentation form
+        assert tok(ligature) == tok(letters) and len(tok(ligature)) == 1, ligature
+        assert old(ligature) != old(letters)
+    # read longer, the text is read in parts: the word is still marked where it stands
+    text = "a \u05f0\u05d0\u05b7\u05e1\u05e2\u05e8 b"
+    assert [(a, b) for a, b, t in tok.spans(text) if not t.isascii()] == [(2, 8)]

@@ -268,6 +268,9 @@ def test_zero_width_spaces_and_non_joiners_still_cut_and_the_old_reading_is_kept
      "\u0e14\u0e35", "\u0e35\u0e46"),     # ดีๆ มาก (very good): ดี, where it was also ีๆ
     ("hangul_jamo", ["\u314e\u314f\u3134\u3131\u315c\u3131\u3147\u3153 \uacf5\ubd80", "\ud55c\uad6d\uc5b4 \uc218\uc5c5", "\uacf5\ubd80 \uc218\uc5c5"],
      "\ud55c\uad6d", "\u314e\u314f"),     # ㅎㅏㄴㄱㅜㄱㅇㅓ 공부: 한국, where it was ㅎㅏ
+    ("yiddish_ligatures", ["\u05f0\u05d0\u05b7\u05e1\u05e2\u05e8 \u05e7\u05d0\u05b7\u05dc\u05d8", "\u05d5\u05d5\u05d0\u05b7\u05e1\u05e2\u05e8 \u05d2\u05d5\u05d8",
+                           "\u05d2\u05d5\u05d8 \u05e7\u05d0\u05b7\u05dc\u05d8"],
+     "\u05d5\u05d5\u05d0\u05e1\u05e2\u05e8", "\u05f0\u05d0\u05e1\u05e2\u05e8"),     # װאַסער (water): וואסער, where it was װאסער
 ])
 def test_a_model_saved_before_a_reading_setting_keeps_its_reading(tmp_path, setting, docs, read_now, read_before):
     from learnsim.persistence import load, save
@@ -551,7 +554,7 @@ def test_a_text_that_reads_far_longer_is_not_mapped(monkeypatch):
                                      "cyrillic_apostrophe", "fold_stop_words", "sara_ae", "malayalam_chillu", "fold_enclosed", "emoji_terms",
                                      "emoji_sequences", "khanda_ta", "vietnamese_tones",
                                      "devanagari_visarga", "jieba_search",
-                                     "mai_yamok", "hangul_jamo"])
+                                     "mai_yamok", "hangul_jamo", "yiddish_ligatures"])
 def test_a_reading_given_other_than_true_or_false_is_refused(setting):
     # read for its truth value, a saved state's "false" was the reading True: silently another one
     from learnsim.exceptions import ParameterTypeError

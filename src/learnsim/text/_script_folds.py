@@ -77,3 +77,20 @@ def jamo_syllables_end(doc, i):
         return i + 1        # (looked at from a run's start alone: a long run is read once)
     m = _JAMO_RUN.match(doc, i)
     return i + 1 if m is None or _syllables(m.group()) is None else m.end()
+
+
+# Yiddish's three ligatures, װ (U+05F0, tsvey vovn), ױ (U+05F1, vov yud) and ײ (U+05F2, tsvey
+# yudn, ײַ with its pasekh), which YIVO's spelling and much printed text write and as much
+# typed text spells with the two letters (וו, וי, יי): װאַסער and וואַסער (water), ײַ and ייַ,
+# were two terms each. NFKC keeps the ligatures (they have no decomposition), so no folding of
+# ICU's meets them; read as their two letters, one character for two, as Yiddish search folds
+# them (the pasekh, a vowel point, is then left out as Hebrew's are).
+_YIDDISH = {0x05F0: "\u05d5\u05d5", 0x05F1: "\u05d5\u05d9", 0x05F2: "\u05d9\u05d9"}
+YIDDISH_LIGATURES = "\u05f0-\u05f2"
+
+
+def fold_yiddish_ligatures(text, lower=True):
+    """``text`` with Yiddish's ligatures װ, ױ and ײ as their two letters."""
+    if "\u05f0" not in text and "\u05f1" not in text and "\u05f2" not in text:
+        return text
+    return text.translate(_YIDDISH)

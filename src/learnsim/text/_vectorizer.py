@@ -435,6 +435,10 @@ class TextVectorizer(BaseEstimator):
         Passed to :class:`Tokenizer`: a run of compatibility jamo that is syllables alone read as
         them (``"ㅎㅏㄴㄱㅜㄱㅇㅓ"`` as ``"한국어"``; ``"ㅋㅋㅋ"`` stays); recorded in the saved model
         (one saved before this setting existed reads the jamo letter by letter).
+    yiddish_ligatures : bool, default=True
+        Passed to :class:`Tokenizer`: Yiddish's ``"װ"``, ``"ױ"``, ``"ײ"`` read as ``"וו"``,
+        ``"וי"``, ``"יי"`` (``"װאַסער"`` and ``"וואַסער"``, water, were two terms); recorded in the
+        saved model (one saved before this setting existed reads them apart).
 
     Attributes
     ----------
@@ -515,6 +519,7 @@ class TextVectorizer(BaseEstimator):
         "devanagari_visarga": ["boolean"],
         "mai_yamok": ["boolean"],
         "hangul_jamo": ["boolean"],
+        "yiddish_ligatures": ["boolean"],
         "jieba_search": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
@@ -544,7 +549,7 @@ class TextVectorizer(BaseEstimator):
                  fold_enclosed=True,
                  emoji_terms=True, emoji_sequences=True, khanda_ta=True,
                  vietnamese_tones=True, devanagari_visarga=True,
-                 jieba_search=True, mai_yamok=True, hangul_jamo=True):
+                 jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -589,6 +594,7 @@ class TextVectorizer(BaseEstimator):
         self.jieba_search = jieba_search
         self.mai_yamok = mai_yamok
         self.hangul_jamo = hangul_jamo
+        self.yiddish_ligatures = yiddish_ligatures
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
