@@ -512,3 +512,17 @@ def test_yiddish_ligatures_read_as_their_two_letters():
     # read longer, the text is read in parts: the word is still marked where it stands
     text = "a \u05f0\u05d0\u05b7\u05e1\u05e2\u05e8 b"
     assert [(a, b) for a, b, t in tok.spans(text) if not t.isascii()] == [(2, 8)]
+
+
+def test_greek_lunate_sigma_reads_as_sigma():
+    """ϲοφία (wisdom), in the lunate sigma that editions of ancient Greek and papyri print, and
+    σοφία were two terms, and ΚΟϹΜΟϹ in capitals case-folded to κοϲμοϲ, not κοσμος. Both lunate
+    sigmas now read as sigma, in a word's middle and at its end."""
+    tok, old = Tokenizer(), Tokenizer(lunate_sigma=False)
+    for lunate, sigma in (("\u03f2\u03bf\u03c6\u03af\u03b1", "\u03c3\u03bf\u03c6\u03af\u03b1"),        # ϲοφία
+                          ("\u039a\u039f\u03f9\u039c\u039f\u03f9", "\u03ba\u03cc\u03c3\u03bc\u03bf\u03c2"),  # ΚΟϹΜΟϹ, κόσμος
+                          ("\u03bb\u03cc\u03b3\u03bf\u03f2", "\u03bb\u03cc\u03b3\u03bf\u03c2")):        # λόγοϲ
+        assert tok(lunate) == tok(sigma) and old(lunate) != old(sigma), lunate
+    assert Tokenizer(lowercase=False)("\u03f9\u039f\u03a6\u0399\u0391") == ["\u03a3\u039f\u03a6\u0399\u0391"]
+    spans = tok.spans("x \u03f2\u03bf\u03c6\u03af\u03b1 y")
+    assert spans == [(2, 7, "\u03c3\u03bf\u03c6\u03b9\u03b1")]

@@ -94,3 +94,19 @@ def fold_yiddish_ligatures(text, lower=True):
     if "\u05f0" not in text and "\u05f1" not in text and "\u05f2" not in text:
         return text
     return text.translate(_YIDDISH)
+
+
+# Greek's lunate sigma (ϲ U+03F2, Ϲ U+03F9), the one form of sigma that editions of ancient and
+# Byzantine Greek, papyri and inscriptions print (ϲοφία), and that text copied from them keeps:
+# ϲοφια and σοφια (wisdom) were two terms, and case folding, which reads ϐ as β and ϑ as θ, reads
+# Ϲ as ϲ, not σ. Read as sigma, one character for one, as its NFKC (ς) and the Greek folding's
+# final sigma are read.
+_LUNATE = {False: {0x03F2: "\u03c3", 0x03F9: "\u03a3"}, True: {0x03F2: "\u03c3", 0x03F9: "\u03c3"}}
+LUNATE_SIGMA = "\u03f2\u03f9"
+
+
+def fold_lunate_sigma(text, lower=True):
+    """``text`` with Greek's lunate sigma as sigma (Ϲ as Σ, or σ where ``lower``: the text was)."""
+    if "\u03f2" not in text and "\u03f9" not in text:
+        return text
+    return text.translate(_LUNATE[lower])

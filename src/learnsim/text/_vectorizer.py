@@ -439,6 +439,10 @@ class TextVectorizer(BaseEstimator):
         Passed to :class:`Tokenizer`: Yiddish's ``"װ"``, ``"ױ"``, ``"ײ"`` read as ``"וו"``,
         ``"וי"``, ``"יי"`` (``"װאַסער"`` and ``"וואַסער"``, water, were two terms); recorded in the
         saved model (one saved before this setting existed reads them apart).
+    lunate_sigma : bool, default=True
+        Passed to :class:`Tokenizer`: Greek's lunate sigma (``"ϲ"``, ``"Ϲ"``) read as sigma
+        (``"ϲοφια"`` and ``"σοφια"`` were two terms); recorded in the saved model (one saved
+        before this setting existed reads it apart).
 
     Attributes
     ----------
@@ -520,6 +524,7 @@ class TextVectorizer(BaseEstimator):
         "mai_yamok": ["boolean"],
         "hangul_jamo": ["boolean"],
         "yiddish_ligatures": ["boolean"],
+        "lunate_sigma": ["boolean"],
         "jieba_search": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
@@ -549,7 +554,8 @@ class TextVectorizer(BaseEstimator):
                  fold_enclosed=True,
                  emoji_terms=True, emoji_sequences=True, khanda_ta=True,
                  vietnamese_tones=True, devanagari_visarga=True,
-                 jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True):
+                 jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True,
+                 lunate_sigma=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -595,6 +601,7 @@ class TextVectorizer(BaseEstimator):
         self.mai_yamok = mai_yamok
         self.hangul_jamo = hangul_jamo
         self.yiddish_ligatures = yiddish_ligatures
+        self.lunate_sigma = lunate_sigma
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
