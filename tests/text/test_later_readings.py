@@ -526,3 +526,19 @@ def test_greek_lunate_sigma_reads_as_sigma():
     assert Tokenizer(lowercase=False)("\u03f9\u039f\u03a6\u0399\u0391") == ["\u03a3\u039f\u03a6\u0399\u0391"]
     spans = tok.spans("x \u03f2\u03bf\u03c6\u03af\u03b1 y")
     assert spans == [(2, 7, "\u03c3\u03bf\u03c6\u03b9\u03b1")]
+
+
+def test_vietnamese_d_typed_as_eth_reads_as_d_with_stroke_where_the_word_is_vietnamese():
+    """Ðà Nẵng typed with the Icelandic eth (the capitals look alike; Windows-1258 puts Đ where
+    Latin-1 has Ð) was the term ðà, never đà. In a word holding a letter that only Vietnamese,
+    of the languages writing eth, writes, eth now reads as Đ đ; Icelandic, Faroese and Old
+    English words keep their ð, and so does a Vietnamese word with no such letter (Ði)."""
+    tok, old = Tokenizer(), Tokenizer(vietnamese_eth=False)
+    for eth, stroke in (("\u00d0\u00e0 N\u1eb5ng", "\u0110\u00e0 N\u1eb5ng"),            # Đà Nẵng
+                        ("\u00d0\u01b0\u1eddng ph\u1ed1", "\u0110\u01b0\u1eddng ph\u1ed1"),      # Đường phố
+                        ("\u00f0i\u1ec7n tho\u1ea1i", "\u0111i\u1ec7n tho\u1ea1i"),            # điện thoại
+                        ("\u00d0\u00f4ng", "\u0110\u00f4ng")):                             # Đông
+        assert tok(eth) == tok(stroke) and old(eth) != old(stroke), eth
+    for word in ("Gu\u00f0r\u00fan", "FRI\u00d0RIK", "ma\u00f0ur", "\u00f0\u00e6t", "\u00d0\u00fa", "\u00d0i", "\u00f0\u00f3"):
+        assert tok(word) == old(word), word
+    assert tok.spans("\u00d0\u00e0 N\u1eb5ng") == [(0, 2, "\u0111\u00e0"), (3, 7, "n\u1eb5ng")]

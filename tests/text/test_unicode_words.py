@@ -273,6 +273,8 @@ def test_zero_width_spaces_and_non_joiners_still_cut_and_the_old_reading_is_kept
      "\u05d5\u05d5\u05d0\u05e1\u05e2\u05e8", "\u05f0\u05d0\u05e1\u05e2\u05e8"),     # װאַסער (water): וואסער, where it was װאסער
     ("lunate_sigma", ["\u03f2\u03bf\u03c6\u03af\u03b1 \u03ba\u03b1\u03b9", "\u03c3\u03bf\u03c6\u03af\u03b1 \u03bb\u03cc\u03b3\u03bf\u03c2", "\u03ba\u03b1\u03b9 \u03bb\u03cc\u03b3\u03bf\u03c2"],
      "\u03c3\u03bf\u03c6\u03b9\u03b1", "\u03f2\u03bf\u03c6\u03b9\u03b1"),     # ϲοφία (wisdom): σοφια, where it was ϲοφια
+    ("vietnamese_eth", ["\u00d0\u00e0 N\u1eb5ng \u0111\u1eb9p", "\u0110\u00e0 L\u1ea1t \u0111\u1eb9p", "L\u1ea1t N\u1eb5ng"],
+     "\u0111\u00e0", "\u00f0\u00e0"),     # Ðà Nẵng (typed with eth): đà, where it was ðà
 ])
 def test_a_model_saved_before_a_reading_setting_keeps_its_reading(tmp_path, setting, docs, read_now, read_before):
     from learnsim.persistence import load, save
@@ -556,7 +558,8 @@ def test_a_text_that_reads_far_longer_is_not_mapped(monkeypatch):
                                      "cyrillic_apostrophe", "fold_stop_words", "sara_ae", "malayalam_chillu", "fold_enclosed", "emoji_terms",
                                      "emoji_sequences", "khanda_ta", "vietnamese_tones",
                                      "devanagari_visarga", "jieba_search",
-                                     "mai_yamok", "hangul_jamo", "yiddish_ligatures", "lunate_sigma"])
+                                     "mai_yamok", "hangul_jamo", "yiddish_ligatures", "lunate_sigma",
+                                     "vietnamese_eth"])
 def test_a_reading_given_other_than_true_or_false_is_refused(setting):
     # read for its truth value, a saved state's "false" was the reading True: silently another one
     from learnsim.exceptions import ParameterTypeError

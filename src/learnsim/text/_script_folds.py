@@ -110,3 +110,34 @@ def fold_lunate_sigma(text, lower=True):
     if "\u03f2" not in text and "\u03f9" not in text:
         return text
     return text.translate(_LUNATE[lower])
+
+
+# Vietnamese's Đ đ (U+0110, U+0111) typed or decoded as the Icelandic eth Ð ð (U+00D0, U+00F0):
+# the two capitals look alike, keyboards and autocorrect give one for the other, and Windows-1258
+# (Vietnamese) puts Đ and đ where Latin-1 has Ð and ð, so Vietnamese text read as Latin-1 holds
+# eth. Đà Nẵng typed Ðà Nẵng was the term ðà, never đà. Icelandic and Faroese ð must stay ð, and
+# Old English and Old Norse start words with it (ðæt, ðe), some of them Vietnamese words too (đe):
+# so eth is read as Đ đ only in a word that also holds a letter that these languages never write
+# and Vietnamese does (ă â ê ô ơ ư, a vowel with a grave, a tilde, a hook or a dot below): Ðà,
+# Ðường, Ðiện, Ðông. Ði, Ðó, Ðá (the other letters plain or acute, as Icelandic's are) stay eth.
+_LATIN_WORD = re.compile("[A-Za-z\u00c0-\u024f\u1e00-\u1eff\u0300-\u036f]+")
+_VIETNAMESE_ONLY = re.compile("[\u0103\u00e2\u00ea\u00f4\u01a1\u01b0\u0102\u00c2\u00ca\u00d4\u01a0\u01af"
+                              "\u00e0\u00e8\u00ec\u00f2\u00f9\u00c0\u00c8\u00cc\u00d2\u00d9\u00e3\u0129\u0169\u00c3\u0128\u0168"
+                              "\u00f5\u00d5\u1ea0-\u1ef9\u0300\u0303\u0309\u031b\u0323]")
+_ETH = {0x00D0: "\u0110", 0x00F0: "\u0111"}
+ETH = "\u00d0\u00f0"
+
+
+def _eth_word(m):
+    word = m.group()
+    if ("\u00f0" in word or "\u00d0" in word) and _VIETNAMESE_ONLY.search(word) is not None:
+        return word.translate(_ETH)
+    return word
+
+
+def fold_vietnamese_eth(text, lower=True):
+    """``text`` with Ð and ð as Vietnamese's Đ and đ in a word holding a letter only Vietnamese
+    (of the languages writing eth) writes."""
+    if "\u00f0" not in text and "\u00d0" not in text:
+        return text
+    return _LATIN_WORD.sub(_eth_word, text)

@@ -443,6 +443,10 @@ class TextVectorizer(BaseEstimator):
         Passed to :class:`Tokenizer`: Greek's lunate sigma (``"ϲ"``, ``"Ϲ"``) read as sigma
         (``"ϲοφια"`` and ``"σοφια"`` were two terms); recorded in the saved model (one saved
         before this setting existed reads it apart).
+    vietnamese_eth : bool, default=True
+        Passed to :class:`Tokenizer`: ``"Ð"``, ``"ð"`` read as Vietnamese's ``"Đ"``, ``"đ"`` in a
+        word holding a letter only Vietnamese writes (``"Ðà Nẵng"`` as ``"Đà Nẵng"``; Icelandic
+        ð stays); recorded in the saved model (one saved before this setting existed reads them apart).
 
     Attributes
     ----------
@@ -525,6 +529,7 @@ class TextVectorizer(BaseEstimator):
         "hangul_jamo": ["boolean"],
         "yiddish_ligatures": ["boolean"],
         "lunate_sigma": ["boolean"],
+        "vietnamese_eth": ["boolean"],
         "jieba_search": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
@@ -555,7 +560,7 @@ class TextVectorizer(BaseEstimator):
                  emoji_terms=True, emoji_sequences=True, khanda_ta=True,
                  vietnamese_tones=True, devanagari_visarga=True,
                  jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True,
-                 lunate_sigma=True):
+                 lunate_sigma=True, vietnamese_eth=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -602,6 +607,7 @@ class TextVectorizer(BaseEstimator):
         self.hangul_jamo = hangul_jamo
         self.yiddish_ligatures = yiddish_ligatures
         self.lunate_sigma = lunate_sigma
+        self.vietnamese_eth = vietnamese_eth
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
