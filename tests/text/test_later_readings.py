@@ -542,3 +542,23 @@ def test_vietnamese_d_typed_as_eth_reads_as_d_with_stroke_where_the_word_is_viet
     for word in ("Gu\u00f0r\u00fan", "FRI\u00d0RIK", "ma\u00f0ur", "\u00f0\u00e6t", "\u00d0\u00fa", "\u00d0i", "\u00f0\u00f3"):
         assert tok(word) == old(word), word
     assert tok.spans("\u00d0\u00e0 N\u1eb5ng") == [(0, 2, "\u0111\u00e0"), (3, 7, "n\u1eb5ng")]
+
+
+def test_a_devanagari_class_nasal_and_the_anusvara_read_as_one_spelling():
+    """हिन्दी and हिंदी (Hindi), गङ्गा and गंगा, सम्बन्ध and संबंध (relation): a nasal before a
+    consonant of its class, written with the nasal and a virama or with the anusvara, both standard
+    and common, were two terms. Both read as the anusvara; a nasal before another class or
+    doubled (अन्न, grain) and one ending a word (भगवान्) stay."""
+    tok, old = Tokenizer(), Tokenizer(devanagari_anusvara=False)
+    for half, dot in (("\u0939\u093f\u0928\u094d\u0926\u0940", "\u0939\u093f\u0902\u0926\u0940"),           # हिन्दी
+                      ("\u0917\u0919\u094d\u0917\u093e", "\u0917\u0902\u0917\u093e"),                    # गङ्गा
+                      ("\u091a\u091e\u094d\u091a\u0932", "\u091a\u0902\u091a\u0932"),                    # चञ्चल
+                      ("\u0920\u0923\u094d\u0921\u093e", "\u0920\u0902\u0921\u093e"),                    # ठण्डा
+                      ("\u0938\u092e\u094d\u092c\u0928\u094d\u0927", "\u0938\u0902\u092c\u0902\u0927")):  # सम्बन्ध
+        assert tok(half) == tok(dot) == [dot] and old(half) != old(dot), half
+    for word in ("\u0905\u0928\u094d\u0928", "\u092d\u0917\u0935\u093e\u0928\u094d", "\u0915\u0928\u094d\u092f\u093e",   # अन्न भगवान् कन्या
+                 "\u0938\u092e\u094d\u092e\u093e\u0928"):                                                   # सम्मान
+        assert tok(word) == old(word), word
+    # read shorter, the text is read in parts: each word keeps its place as written
+    text = "ok \u0939\u093f\u0928\u094d\u0926\u0940 \u092d\u093e\u0937\u093e"
+    assert tok.spans(text) == [(0, 2, "ok"), (3, 9, "\u0939\u093f\u0902\u0926\u0940"), (10, 14, "\u092d\u093e\u0937\u093e")]

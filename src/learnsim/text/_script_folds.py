@@ -141,3 +141,36 @@ def fold_vietnamese_eth(text, lower=True):
     if "\u00f0" not in text and "\u00d0" not in text:
         return text
     return _LATIN_WORD.sub(_eth_word, text)
+
+
+# Devanagari writes a nasal before a consonant of its own class two ways, both standard and both
+# common: as the class's nasal with a virama (हिन्दी, गङ्गा, ठण्डा, सम्बन्ध: the older spelling,
+# Sanskrit's, many publishers') or as the anusvara (हिंदी, गंगा, ठंडा, संबंध: the Central Hindi
+# Directorate's standard, most typed Hindi). The two are one word said alike, and were two terms:
+# हिंदी never found हिन्दी. Read as the anusvara where the nasal is the class's own (ङ before
+# क ख ग घ, ञ before च छ ज झ, ण before ट ठ ड ढ, न before त थ द ध, म before प फ ब भ), as Lucene's
+# Hindi normaliser reads न् (it reads every न् so; a nasal before another class, or doubled, अन्न,
+# is a consonant here and stays).
+_CLASS_NASAL = re.compile("\u0919\u094d(?=[\u0915-\u0918])|\u091e\u094d(?=[\u091a-\u091d])|\u0923\u094d(?=[\u091f-\u0922])"
+                          "|\u0928\u094d(?=[\u0924-\u0927])|\u092e\u094d(?=[\u092a-\u092d])")
+NASALS = "\u0919\u091e\u0923\u0928\u092e"
+
+
+def fold_devanagari_anusvara(text, lower=True):
+    """``text`` with a Devanagari nasal and virama before a consonant of its class as the
+    anusvara."""
+    if "\u094d" not in text:
+        return text
+    return _CLASS_NASAL.sub("\u0902", text)
+
+
+def read_with(doc, i, more):
+    """Where the part of ``doc`` that a text read in parts reads at ``i`` ends (the tokenizer's
+    mapped spans: a character and its marks, and what the foldings named in ``more`` read with
+    it): a run of compatibility jamo read as syllables, whole; a class nasal and its virama with
+    the consonant after it."""
+    if "hangul_jamo" in more and JAMO[0] <= doc[i] <= JAMO[1]:
+        return jamo_syllables_end(doc, i)
+    if "devanagari_anusvara" in more and doc[i] in NASALS and _CLASS_NASAL.match(doc, i) is not None:
+        return i + 3
+    return i + 1

@@ -32,7 +32,7 @@ from ._folds import COMPATIBILITY_ALONE as _COMPATIBILITY_ALONE, FOLDS as _FOLDS
     SARA_AA as _SARA_AA, SARA_E as _SARA_E, casefold_places as _casefold_places, emoji_words as _emoji_words, fold_joined as _fold_joined, fold_more as _fold_more, \
     open_compatibility as _open_compatibility, drop_ignorable as _drop_ignorable, kept_places as _kept_places, \
     EMOJI_CHAR as _EMOJI_CHAR
-from ._script_folds import jamo_syllables_end as _jamo_end
+from ._script_folds import read_with as _read_with
 from ._chinese import load_jieba as _load_jieba, longest_reading as _jieba_longest, traditional_chinese as _traditional_chinese
 from ._languages import STOP_LANGUAGES, load_stemmer, stop_list  # noqa: F401  (STOP_LANGUAGES: the docs' name)
 
@@ -56,7 +56,7 @@ LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold
                   "emoji_sequences",
                   "khanda_ta", "vietnamese_tones", "devanagari_visarga", "jieba_search",
                   "mai_yamok", "hangul_jamo", "yiddish_ligatures", "lunate_sigma",
-                  "vietnamese_eth")
+                  "vietnamese_eth", "devanagari_anusvara")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -844,13 +844,14 @@ class Tokenizer:
     jieba_search : bool, default=True
         With ``analyzer="jieba"``, jieba's search mode: the shorter words inside a long one too
         (北京大学: 北京, 大学, 北京大学), so that 北京 finds 北京大学. False: its longest words alone.
-    mai_yamok, hangul_jamo, yiddish_ligatures, lunate_sigma, vietnamese_eth : bool, default=True
+    mai_yamok, hangul_jamo, yiddish_ligatures, lunate_sigma, vietnamese_eth, devanagari_anusvara : bool, default=True
         With ``unicode_words``, the later foldings of :mod:`._script_folds` (docs/languages.md),
         each False to read as before: Thai's ``"ๆ"`` and Lao's ``"ໆ"`` (the word again) read as
         a space (``"ดีๆ"`` gave ``"ีๆ"``, never met ``"ดี"``); a run of compatibility jamo that is
         syllables alone read as them (``"ㅎㅏㄴㄱㅜㄱㅇㅓ"`` is ``"한국어"``; ``"ㅋㅋㅋ"`` stays);
         Yiddish's ``"װ"``, ``"ױ"``, ``"ײ"`` read as ``"וו"``, ``"וי"``, ``"יי"``; Greek's ``"ϲ"``, ``"Ϲ"`` as sigma;
-        ``"Ð"``, ``"ð"`` as ``"Đ"``, ``"đ"`` in a word of letters only Vietnamese writes (``"Ðà"``).
+        ``"Ð"``, ``"ð"`` as ``"Đ"``, ``"đ"`` in a word of letters only Vietnamese writes (``"Ðà"``);
+        a Devanagari nasal and virama before a consonant of its class as the anusvara (``"हिन्दी"`` is ``"हिंदी"``).
 
     Examples
     --------
@@ -899,7 +900,7 @@ class Tokenizer:
     emoji_terms = False
     emoji_sequences = False
     khanda_ta = vietnamese_tones = devanagari_visarga = jieba_search = False
-    mai_yamok = hangul_jamo = yiddish_ligatures = lunate_sigma = vietnamese_eth = False
+    mai_yamok = hangul_jamo = yiddish_ligatures = lunate_sigma = vietnamese_eth = devanagari_anusvara = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
@@ -911,7 +912,7 @@ class Tokenizer:
                  fold_enclosed=True,
                  emoji_terms=True, emoji_sequences=True, khanda_ta=True, vietnamese_tones=True, devanagari_visarga=True,
                  jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True,
-                 lunate_sigma=True, vietnamese_eth=True):
+                 lunate_sigma=True, vietnamese_eth=True, devanagari_anusvara=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -943,7 +944,7 @@ class Tokenizer:
         self.khanda_ta, self.vietnamese_tones, self.devanagari_visarga = map(bool, (khanda_ta, vietnamese_tones, devanagari_visarga))
         self.jieba_search = bool(jieba_search)
         self.mai_yamok, self.hangul_jamo, self.yiddish_ligatures = map(bool, (mai_yamok, hangul_jamo, yiddish_ligatures))
-        self.lunate_sigma, self.vietnamese_eth = bool(lunate_sigma), bool(vietnamese_eth)
+        self.lunate_sigma, self.vietnamese_eth, self.devanagari_anusvara = map(bool, (lunate_sigma, vietnamese_eth, devanagari_anusvara))
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -1261,7 +1262,7 @@ class Tokenizer:
             if self.indic_zwnj and doc[i] == "\u200c" and i in zwnj:     # left out: no place
                 i += 1
                 continue
-            j = _jamo_end(doc, i) if self.hangul_jamo else i + 1      # (jamo read as syllables: whole)
+            j = _read_with(doc, i, self._more)       # (jamo read as syllables, whole; a nasal with its consonant)
             # a character's marks, the half-width voiced sound marks that width folding joins to
             # a half-width kana (ｶﾞ is ガ), and the vowel and final jamo that NFC joins to the
             # jamo before them (ᄀ + ᅡ is 가)

@@ -447,6 +447,10 @@ class TextVectorizer(BaseEstimator):
         Passed to :class:`Tokenizer`: ``"Ð"``, ``"ð"`` read as Vietnamese's ``"Đ"``, ``"đ"`` in a
         word holding a letter only Vietnamese writes (``"Ðà Nẵng"`` as ``"Đà Nẵng"``; Icelandic
         ð stays); recorded in the saved model (one saved before this setting existed reads them apart).
+    devanagari_anusvara : bool, default=True
+        Passed to :class:`Tokenizer`: a Devanagari nasal and virama before a consonant of its class
+        read as the anusvara (``"हिन्दी"`` as ``"हिंदी"``, two terms before); recorded in the saved
+        model (one saved before this setting existed reads the two spellings apart).
 
     Attributes
     ----------
@@ -530,6 +534,7 @@ class TextVectorizer(BaseEstimator):
         "yiddish_ligatures": ["boolean"],
         "lunate_sigma": ["boolean"],
         "vietnamese_eth": ["boolean"],
+        "devanagari_anusvara": ["boolean"],
         "jieba_search": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
@@ -560,7 +565,7 @@ class TextVectorizer(BaseEstimator):
                  emoji_terms=True, emoji_sequences=True, khanda_ta=True,
                  vietnamese_tones=True, devanagari_visarga=True,
                  jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True,
-                 lunate_sigma=True, vietnamese_eth=True):
+                 lunate_sigma=True, vietnamese_eth=True, devanagari_anusvara=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -608,6 +613,7 @@ class TextVectorizer(BaseEstimator):
         self.yiddish_ligatures = yiddish_ligatures
         self.lunate_sigma = lunate_sigma
         self.vietnamese_eth = vietnamese_eth
+        self.devanagari_anusvara = devanagari_anusvara
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
