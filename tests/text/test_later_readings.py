@@ -562,3 +562,19 @@ def test_a_devanagari_class_nasal_and_the_anusvara_read_as_one_spelling():
     # read shorter, the text is read in parts: each word keeps its place as written
     text = "ok \u0939\u093f\u0928\u094d\u0926\u0940 \u092d\u093e\u0937\u093e"
     assert tok.spans(text) == [(0, 2, "ok"), (3, 9, "\u0939\u093f\u0902\u0926\u0940"), (10, 14, "\u092d\u093e\u0937\u093e")]
+
+
+def test_latin_i_typed_in_a_ukrainian_word_reads_as_the_cyrillic_letter():
+    """мiсто (city) with a Latin i, as Ukrainian typed on a Russian layout (which has no і) is
+    written, and місто were two terms; Украïна (a Latin ï) and Україна too. Inside a Cyrillic word
+    whose only Latin letters they are, i and ï read as і and ї; a word with other Latin letters,
+    and Latin words, stay."""
+    tok, old = Tokenizer(), Tokenizer(cyrillic_latin_i=False)
+    for latin, cyrillic in (("\u043ci\u0441\u0442\u043e", "\u043c\u0456\u0441\u0442\u043e"),                    # мiсто
+                            ("\u0423\u043a\u0440\u0430\u00ef\u043d\u0430", "\u0423\u043a\u0440\u0430\u0457\u043d\u0430"),  # Украïна
+                            ("\u041cI\u041d\u0421\u042c\u041a", "\u041c\u0406\u041d\u0421\u042c\u041a")):                # МIНСЬК
+        assert tok(latin) == tok(cyrillic) and old(latin) != old(cyrillic), latin
+    assert Tokenizer(lowercase=False)("\u041cI\u041d") == ["\u041c\u0406\u041d"]
+    for text in ("iPhone-\u043e\u043c", "naïve", "\u043fi\u0441\u0442a", "Wi-Fi \u043c\u0435\u0440\u0435\u0436\u0430", "mi casa"):
+        assert tok(text) == old(text), text
+    assert tok.spans("a \u043ci\u0441\u0442\u043e b") == [(2, 7, "\u043c\u0456\u0441\u0442\u043e")]

@@ -48,7 +48,8 @@ class HashingTextVectorizer(TextVectorizer):
     analyzer, cjk_unigrams, unicode_words, drop_ignorables, uax29_punctuation, fold_variants, fold_radicals, indic_zwnj, \
     sara_am, ela_geminada, fold_squares, casefold, latin_digraphs, lao_digraphs, cyrillic_apostrophe, fold_stop_words, \
     sara_ae, malayalam_chillu, fold_enclosed, emoji_terms, emoji_sequences, khanda_ta, \
-    vietnamese_tones, devanagari_visarga, jieba_search, mai_yamok, hangul_jamo, yiddish_ligatures, lunate_sigma, vietnamese_eth, devanagari_anusvara
+    vietnamese_tones, devanagari_visarga, jieba_search, mai_yamok, hangul_jamo, yiddish_ligatures, lunate_sigma, vietnamese_eth, devanagari_anusvara, \
+    cyrillic_latin_i
         As for :class:`learnsim.text.TextVectorizer`. Its vocabulary filters (``min_df``,
         ``max_df``, ``max_features``), LSI and resampling do not apply to hashed columns.
 
@@ -113,7 +114,8 @@ class HashingTextVectorizer(TextVectorizer):
                  emoji_terms=True, emoji_sequences=True, khanda_ta=True,
                  vietnamese_tones=True, devanagari_visarga=True,
                  jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True,
-                 lunate_sigma=True, vietnamese_eth=True, devanagari_anusvara=True):
+                 lunate_sigma=True, vietnamese_eth=True, devanagari_anusvara=True,
+                 cyrillic_latin_i=True):
         self.n_features = n_features
         self.weighting = weighting
         self.lowercase = lowercase
@@ -157,6 +159,7 @@ class HashingTextVectorizer(TextVectorizer):
         self.lunate_sigma = lunate_sigma
         self.vietnamese_eth = vietnamese_eth
         self.devanagari_anusvara = devanagari_anusvara
+        self.cyrillic_latin_i = cyrillic_latin_i
 
     def _check_params(self):
         n = self.n_features

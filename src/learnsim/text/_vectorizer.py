@@ -451,6 +451,10 @@ class TextVectorizer(BaseEstimator):
         Passed to :class:`Tokenizer`: a Devanagari nasal and virama before a consonant of its class
         read as the anusvara (``"हिन्दी"`` as ``"हिंदी"``, two terms before); recorded in the saved
         model (one saved before this setting existed reads the two spellings apart).
+    cyrillic_latin_i : bool, default=True
+        Passed to :class:`Tokenizer`: the Latin ``"i"`` and ``"ï"`` of a Cyrillic word read as
+        Ukrainian's ``"і"`` and ``"ї"`` (``"мiсто"`` and ``"місто"``, city, were two terms);
+        recorded in the saved model (one saved before this setting existed reads them apart).
 
     Attributes
     ----------
@@ -535,6 +539,7 @@ class TextVectorizer(BaseEstimator):
         "lunate_sigma": ["boolean"],
         "vietnamese_eth": ["boolean"],
         "devanagari_anusvara": ["boolean"],
+        "cyrillic_latin_i": ["boolean"],
         "jieba_search": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
@@ -565,7 +570,8 @@ class TextVectorizer(BaseEstimator):
                  emoji_terms=True, emoji_sequences=True, khanda_ta=True,
                  vietnamese_tones=True, devanagari_visarga=True,
                  jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True,
-                 lunate_sigma=True, vietnamese_eth=True, devanagari_anusvara=True):
+                 lunate_sigma=True, vietnamese_eth=True, devanagari_anusvara=True,
+                 cyrillic_latin_i=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -614,6 +620,7 @@ class TextVectorizer(BaseEstimator):
         self.lunate_sigma = lunate_sigma
         self.vietnamese_eth = vietnamese_eth
         self.devanagari_anusvara = devanagari_anusvara
+        self.cyrillic_latin_i = cyrillic_latin_i
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
