@@ -578,3 +578,20 @@ def test_latin_i_typed_in_a_ukrainian_word_reads_as_the_cyrillic_letter():
     for text in ("iPhone-\u043e\u043c", "naïve", "\u043fi\u0441\u0442a", "Wi-Fi \u043c\u0435\u0440\u0435\u0436\u0430", "mi casa"):
         assert tok(text) == old(text), text
     assert tok.spans("a \u043ci\u0441\u0442\u043e b") == [(2, 7, "\u043c\u0456\u0441\u0442\u043e")]
+
+
+def test_an_armenian_question_or_exclamation_mark_inside_a_word_is_left_out():
+    """Armenian writes its question, exclamation and emphasis marks over the stressed vowel, inside
+    the word: Ինչպե՞ս (how?) gave ինչպե, its last letter lost, and never matched ինչպես. Between
+    two Armenian letters the marks are left out; after a word they are punctuation as before."""
+    tok, old = Tokenizer(), Tokenizer(armenian_marks=False)
+    for marked, plain in (("\u053b\u0576\u0579\u057a\u0565\u055e\u057d", "\u056b\u0576\u0579\u057a\u0565\u057d"),     # Ինչպե՞ս
+                          ("\u056b\u0576\u0579\u0578\u055e\u0582", "\u056b\u0576\u0579\u0578\u0582"),                # ինչո՞ւ
+                          ("\u0577\u0561\u055c\u057f", "\u0577\u0561\u057f"),                                        # շա՜տ
+                          ("\u0561\u0575\u0578\u055b\u0582\u0574", "\u0561\u0575\u0578\u0582\u0574")):               # (emphasis)
+        assert tok(marked) == tok(plain) == [plain] and old(marked) != [plain], marked
+    for text in ("\u0531\u0575\u0578\u055b", "\u0561\u0575\u0578 \u055e \u0561\u0575\u0578", "ab\u055ecd"):
+        assert tok(text) == old(text), text
+    # read shorter, the text is read in parts: the word keeps its place as written
+    assert tok.spans("ok \u053b\u0576\u0579\u057a\u0565\u055e\u057d ok") == [
+        (0, 2, "ok"), (3, 10, "\u056b\u0576\u0579\u057a\u0565\u057d"), (11, 13, "ok")]

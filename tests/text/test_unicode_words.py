@@ -281,6 +281,9 @@ def test_zero_width_spaces_and_non_joiners_still_cut_and_the_old_reading_is_kept
     ("cyrillic_latin_i", ["\u043ci\u0441\u0442\u043e \u0432\u0435\u043b\u0438\u043a\u0435", "\u043c\u0456\u0441\u0442\u043e \u041a\u0438\u0457\u0432",
                           "\u0432\u0435\u043b\u0438\u043a\u0435 \u041a\u0438\u0457\u0432"],
      "\u043c\u0456\u0441\u0442\u043e", "\u043ci\u0441\u0442\u043e"),     # мiсто (city, a Latin i): місто, where it was мiсто
+    ("armenian_marks", ["\u053b\u0576\u0579\u057a\u0565\u055e\u057d \u0565\u057d", "\u056b\u0576\u0579\u057a\u0565\u057d \u056c\u0561\u057e",
+                        "\u056c\u0561\u057e \u0565\u057d"],
+     "\u056b\u0576\u0579\u057a\u0565\u057d", "\u056b\u0576\u0579\u057a\u0565"),     # Ինչպե՞ս ես (how are you?): ինչպես, where it was ինչպե
 ])
 def test_a_model_saved_before_a_reading_setting_keeps_its_reading(tmp_path, setting, docs, read_now, read_before):
     from learnsim.persistence import load, save
@@ -565,7 +568,8 @@ def test_a_text_that_reads_far_longer_is_not_mapped(monkeypatch):
                                      "emoji_sequences", "khanda_ta", "vietnamese_tones",
                                      "devanagari_visarga", "jieba_search",
                                      "mai_yamok", "hangul_jamo", "yiddish_ligatures", "lunate_sigma",
-                                     "vietnamese_eth", "devanagari_anusvara", "cyrillic_latin_i"])
+                                     "vietnamese_eth", "devanagari_anusvara", "cyrillic_latin_i",
+                                     "armenian_marks"])
 def test_a_reading_given_other_than_true_or_false_is_refused(setting):
     # read for its truth value, a saved state's "false" was the reading True: silently another one
     from learnsim.exceptions import ParameterTypeError

@@ -168,12 +168,24 @@ def read_with(doc, i, more):
     """Where the part of ``doc`` that a text read in parts reads at ``i`` ends (the tokenizer's
     mapped spans: a character and its marks, and what the foldings named in ``more`` read with
     it): a run of compatibility jamo read as syllables, whole; a class nasal and its virama with
-    the consonant after it."""
-    if "hangul_jamo" in more and JAMO[0] <= doc[i] <= JAMO[1]:
+    the consonant after it; an Armenian letter with the mark and the letter after it."""
+    c = doc[i]
+    if c < "\u0531":           # (before Armenian, none: most of a Latin text, at a test's cost)
+        return i + 1
+    reads = _READS_WITH.get(more)
+    if reads is None:
+        reads = _READS_WITH[more] = tuple(name in more for name in ("hangul_jamo", "devanagari_anusvara", "armenian_marks"))
+    if reads[0] and JAMO[0] <= c <= JAMO[1]:
         return jamo_syllables_end(doc, i)
-    if "devanagari_anusvara" in more and doc[i] in NASALS and _CLASS_NASAL.match(doc, i) is not None:
+    if reads[1] and c in NASALS and _CLASS_NASAL.match(doc, i) is not None:
+        return i + 3
+    if reads[2] and doc[i + 1:i + 2] in ("\u055b", "\u055c", "\u055e") and _ARMENIAN_MARK.match(doc, i + 1) is not None:
         return i + 3
     return i + 1
+
+
+# ``more`` -> whether it reads jamo, nasals and Armenian marks (read_with: a look each character)
+_READS_WITH = {}
 
 
 # Ukrainian's і and ї (U+0456, U+0457) typed as the Latin i and ï (U+0069, U+00EF), which look the
@@ -210,3 +222,21 @@ def fold_cyrillic_latin_i(text, lower=True):
     if _LATIN_I_NEAR.search(text) is None:
         return text
     return _WORD.sub(_cyrillic_i_word, text)
+
+
+# Armenian writes its emphasis, exclamation and question marks (՛ ՜ ՞, U+055B, U+055C, U+055E)
+# over the stressed vowel, inside the word: Ինչպե՞ս (how?), շա՜տ (very!), ինչո՞ւ (why?). They
+# say how the sentence is said, not which word it is; read as breaks they cut the word, Ինչպե՞ս
+# gave ինչպե and its ս was lost (one letter, no term), and the question never matched ինչպես.
+# Between two Armenian letters they are left out (Unicode's word rules keep them inside the word,
+# as letters, which would still make another term).
+_ARMENIAN_MARK = re.compile("(?<=[\u0531-\u0556\u0560-\u0588])[\u055b\u055c\u055e](?=[\u0531-\u0556\u0560-\u0588])")
+ARMENIAN_MARKS = "\u055b\u055c\u055e"
+
+
+def fold_armenian_marks(text, lower=True):
+    """``text`` without Armenian's emphasis, exclamation and question marks between two Armenian
+    letters."""
+    if "\u055b" not in text and "\u055c" not in text and "\u055e" not in text:
+        return text
+    return _ARMENIAN_MARK.sub("", text)

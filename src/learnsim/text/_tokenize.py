@@ -56,7 +56,7 @@ LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold
                   "emoji_sequences",
                   "khanda_ta", "vietnamese_tones", "devanagari_visarga", "jieba_search",
                   "mai_yamok", "hangul_jamo", "yiddish_ligatures", "lunate_sigma",
-                  "vietnamese_eth", "devanagari_anusvara", "cyrillic_latin_i")
+                  "vietnamese_eth", "devanagari_anusvara", "cyrillic_latin_i", "armenian_marks")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -845,7 +845,7 @@ class Tokenizer:
         With ``analyzer="jieba"``, jieba's search mode: the shorter words inside a long one too
         (北京大学: 北京, 大学, 北京大学), so that 北京 finds 北京大学. False: its longest words alone.
     mai_yamok, hangul_jamo, yiddish_ligatures, lunate_sigma, vietnamese_eth, devanagari_anusvara, \
-    cyrillic_latin_i : bool, default=True
+    cyrillic_latin_i, armenian_marks : bool, default=True
         With ``unicode_words``, the later foldings of :mod:`._script_folds` (docs/languages.md),
         each False to read as before: Thai's ``"ๆ"`` and Lao's ``"ໆ"`` (the word again) read as
         a space (``"ดีๆ"`` gave ``"ีๆ"``, never met ``"ดี"``); a run of compatibility jamo that is
@@ -853,7 +853,8 @@ class Tokenizer:
         Yiddish's ``"װ"``, ``"ױ"``, ``"ײ"`` read as ``"וו"``, ``"וי"``, ``"יי"``; Greek's ``"ϲ"``, ``"Ϲ"`` as sigma;
         ``"Ð"``, ``"ð"`` as ``"Đ"``, ``"đ"`` in a word of letters only Vietnamese writes (``"Ðà"``);
         a Devanagari nasal and virama before a consonant of its class as the anusvara (``"हिन्दी"`` is ``"हिंदी"``);
-        the Latin ``"i"``, ``"ï"`` of a Cyrillic word as Ukrainian's ``"і"``, ``"ї"`` (``"мiсто"`` is ``"місто"``).
+        the Latin ``"i"``, ``"ï"`` of a Cyrillic word as Ukrainian's ``"і"``, ``"ї"`` (``"мiсто"`` is ``"місто"``);
+        Armenian's ``"՛"``, ``"՜"``, ``"՞"`` inside a word left out (``"ինչպե՞ս"`` is ``"ինչպես"``).
 
     Examples
     --------
@@ -902,7 +903,7 @@ class Tokenizer:
     emoji_terms = False
     emoji_sequences = False
     khanda_ta = vietnamese_tones = devanagari_visarga = jieba_search = False
-    mai_yamok = hangul_jamo = yiddish_ligatures = lunate_sigma = vietnamese_eth = devanagari_anusvara = cyrillic_latin_i = False
+    mai_yamok = hangul_jamo = yiddish_ligatures = lunate_sigma = vietnamese_eth = devanagari_anusvara = cyrillic_latin_i = armenian_marks = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
@@ -915,7 +916,7 @@ class Tokenizer:
                  emoji_terms=True, emoji_sequences=True, khanda_ta=True, vietnamese_tones=True, devanagari_visarga=True,
                  jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True,
                  lunate_sigma=True, vietnamese_eth=True, devanagari_anusvara=True,
-                 cyrillic_latin_i=True):
+                 cyrillic_latin_i=True, armenian_marks=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -948,7 +949,7 @@ class Tokenizer:
         self.jieba_search = bool(jieba_search)
         self.mai_yamok, self.hangul_jamo, self.yiddish_ligatures = map(bool, (mai_yamok, hangul_jamo, yiddish_ligatures))
         self.lunate_sigma, self.vietnamese_eth, self.devanagari_anusvara = map(bool, (lunate_sigma, vietnamese_eth, devanagari_anusvara))
-        self.cyrillic_latin_i = bool(cyrillic_latin_i)
+        self.cyrillic_latin_i, self.armenian_marks = bool(cyrillic_latin_i), bool(armenian_marks)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")

@@ -455,6 +455,10 @@ class TextVectorizer(BaseEstimator):
         Passed to :class:`Tokenizer`: the Latin ``"i"`` and ``"ï"`` of a Cyrillic word read as
         Ukrainian's ``"і"`` and ``"ї"`` (``"мiсто"`` and ``"місто"``, city, were two terms);
         recorded in the saved model (one saved before this setting existed reads them apart).
+    armenian_marks : bool, default=True
+        Passed to :class:`Tokenizer`: Armenian's emphasis, exclamation and question marks
+        between two Armenian letters left out (``"ինչպե՞ս"``, how?, gave ``"ինչպե"``); recorded
+        in the saved model (one saved before this setting existed reads them as breaks).
 
     Attributes
     ----------
@@ -540,6 +544,7 @@ class TextVectorizer(BaseEstimator):
         "vietnamese_eth": ["boolean"],
         "devanagari_anusvara": ["boolean"],
         "cyrillic_latin_i": ["boolean"],
+        "armenian_marks": ["boolean"],
         "jieba_search": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
@@ -571,7 +576,7 @@ class TextVectorizer(BaseEstimator):
                  vietnamese_tones=True, devanagari_visarga=True,
                  jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True,
                  lunate_sigma=True, vietnamese_eth=True, devanagari_anusvara=True,
-                 cyrillic_latin_i=True):
+                 cyrillic_latin_i=True, armenian_marks=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -621,6 +626,7 @@ class TextVectorizer(BaseEstimator):
         self.vietnamese_eth = vietnamese_eth
         self.devanagari_anusvara = devanagari_anusvara
         self.cyrillic_latin_i = cyrillic_latin_i
+        self.armenian_marks = armenian_marks
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
