@@ -264,9 +264,9 @@ def test_hostile_run_and_qrels_files_exit_2_with_one_line(tmp_path, name, qrels,
 def test_hostile_query_and_corpus_files_exit_2_with_one_line(collection, tmp_path):
     f = collection["folder"]
     base = ["evaluate", "--queries", f / "queries.tsv", "--corpus", f / "docs.tsv"]
-    # a judgment for a query the queries file does not have
-    bad = _write(tmp_path / "qrels.txt", "q1 0 d1 1\nq9 0 d2 1\n")
-    assert_user_error(base + ["--qrels", bad], "qrels.txt, line 2", "'q9'", "not among")
+    # judgments none of whose queries the queries file has
+    bad = _write(tmp_path / "qrels.txt", "q8 0 d1 1\nq9 0 d2 1\n")
+    assert_user_error(base + ["--qrels", bad], "qrels.txt", "none of its 2 judged queries", "'q8'", "queries.tsv")
     # judgments whose documents are none of the collection's
     other = _write(tmp_path / "other.txt", "q1 0 x1 1\nq2 0 x2 1\n")
     assert_user_error(base + ["--qrels", other], "other.txt", "none of its 2 relevant documents")
@@ -285,6 +285,26 @@ def test_hostile_query_and_corpus_files_exit_2_with_one_line(collection, tmp_pat
     bad_json = _write(tmp_path / "q.jsonl", '{"_id": "q1", "text": "a"}\n{"text": "b"}\n')
     assert_user_error(["search", "--index", collection["index"], "--queries", bad_json, "--run", tmp_path / "r"],
                       "q.jsonl, line 2", "no id")
+
+
+def test_judgements_of_queries_not_in_the_queries_file_are_a_note(collection, tmp_path):
+    # trec_eval and Pyserini measure the queries they have, and fit leaves such judgements out
+    # with a note: evaluate refused the whole file for one judged query --queries lacks
+    f = collection["folder"]
+    base = ["evaluate", "--queries", f / "queries.tsv", "--corpus", f / "docs.tsv"]
+    judged = (f / "qrels.txt").read_text(encoding="utf-8")
+    more = _write(tmp_path / "more.txt", judged + "q9 0 d2 1\nq9 0 d3 0\nq10 0 d4 1\n")
+    code, out, err = run_cli(base + ["--qrels", more, "--json"])
+    assert code == 0, err
+    notes = [line for line in err.splitlines() if "q9" in line]
+    assert len(notes) == 1 and "3 judgement(s)" in notes[0] and "2 queries" in notes[0], err
+    # measured as without those lines: the same queries, the same figures
+    alone = ok_json(base + ["--qrels", f / "qrels.txt"])
+    got = json.loads(out)
+    assert got["queries"] == alone["queries"] == N_CLUSTERS
+    for method, values in alone["methods"].items():
+        for m, value in values.items():
+            assert got["methods"][method][m] == pytest.approx(value, abs=1e-12)
 
 
 @pytest.mark.parametrize("args, fragment", [

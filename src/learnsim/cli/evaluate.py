@@ -571,7 +571,17 @@ def _evaluate_queries(args):
         raise UsageError("--index searches with its own model; leave out --model (or give --corpus instead)")
     query_ids, queries = read_id_texts(args.queries, "queries", args.encoding_errors, args.quoting)
     info = {}
-    qrels = read_qrels(args.qrels, query_ids=query_ids, encoding_errors=args.encoding_errors, info=info)
+    # judgements of queries --queries lacks are left out with a note, as fit leaves them out and
+    # as trec_eval and Pyserini measure the queries they are given: refusing the whole file for
+    # them made a qrels file of every split unusable beside one split's queries
+    qrels = read_qrels(args.qrels, query_ids=query_ids, encoding_errors=args.encoding_errors, info=info,
+                       unknown="keep")
+    known = {_id(q) for q in query_ids}
+    unknown = [q for q in qrels if q not in known]
+    if unknown and len(unknown) == len(qrels):
+        raise UsageError(f"{args.qrels}: none of its {len(qrels)} judged queries (e.g. {unknown[0]!r}) is in "
+                         f"{args.queries}; do the two name queries by the same ids?")
+    n_unknown = sum(len(qrels.pop(q)) for q in unknown)
     judged = [i for i, q in enumerate(query_ids) if _id(q) in qrels]
     n_unjudged = len(query_ids) - len(judged)
     query_ids, queries = [query_ids[i] for i in judged], [queries[i] for i in judged]
@@ -595,6 +605,9 @@ def _evaluate_queries(args):
     if info["numbering"] == "position":
         _note(f"{args.qrels} numbers the queries by their position in {args.queries} (its numbers are not all "
               "query ids), as Cranfield's cranqrel does")
+    if unknown:
+        _note(f"{n_unknown} judgement(s) of {len(unknown)} queries of {args.qrels} (e.g. {unknown[0]!r}) name a query "
+              f"not in {args.queries}; they are left out, as trec_eval measures only the queries its run holds")
     if n_unjudged:
         _note(f"{n_unjudged} of the {n_unjudged + len(judged)} queries of {args.queries} have no judgments in "
               f"{args.qrels}; they are left out, as trec_eval leaves them out")
@@ -681,8 +694,8 @@ def _missing_documents(qrels, doc_ids):
 def _note_missing_documents(qrels, doc_ids, qrels_path, collection):
     relevant, missing = _missing_documents(qrels, doc_ids)
     if missing:
-        _note(f"{len(missing)} of the {len(relevant)} relevant judgments of {qrels_path} name documents that are not "
-              f"in {collection}; no ranking finds them (they still count in MAP and recall, as in trec_eval)")
+        _note(f"{len(missing)} of the {len(relevant)} relevant judgments of {qrels_path} (e.g. {missing[0]!r}) name "
+              f"documents that are not in {collection}; no ranking finds them (they still count in MAP and recall, as in trec_eval)")
 
 
 def _read_lone_characters(queries, lexical):
