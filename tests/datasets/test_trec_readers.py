@@ -272,6 +272,43 @@ def test_qrels_in_ir_datasets_order_are_read_by_their_iteration(tmp_path):
         read_qrels(numbers)
 
 
+@pytest.mark.parametrize("text, expected", [
+    # one line of ir_datasets' order: no second line to show which column stays the same, it
+    # was TREC's 'query iteration document relevance', the document '1' judged 0
+    ("q1\tMED-1\t2\t0\n", {"q1": {"MED-1": 2}}),
+    ("q1 MED-1 1 0\n", {"q1": {"MED-1": 1}}),
+    ("q1 MED-1 1 Q0\nq2 MED-1 2 Q0\n", {"q1": {"MED-1": 1}, "q2": {"MED-1": 2}}),
+    # one TREC line, its iteration 0 or Q0, stays TREC
+    ("q1 0 5 1\n", {"q1": {"5": 1}}),
+    ("q1 Q0 MED-1 0\n", {"q1": {"MED-1": 0}}),
+    ("q1 0 5 0\n", {"q1": {"5": 0}}),
+    # one line of CISI's and CACM's relevant pairs
+    ("1 28\t0\t0.000000\n", {"1": {"28": 1}}),
+    ("01 1410 0 0\n", {"1": {"1410": 1}}),
+])
+def test_a_qrels_file_of_one_document_is_read_by_its_iteration(tmp_path, text, expected):
+    assert read_qrels(_write(tmp_path / "qrels.txt", text)) == expected
+
+
+@pytest.mark.parametrize("text, fragment", [
+    # ir_datasets' export (tabs) judging every document 0, or CACM's pairs: all relevant before
+    ("q1\tMED-1\t0\t0\nq2\tMED-7\t0\t0\n", r"line 1: every line reads .*CACM.*ir_datasets.*not relevant.*header"),
+    # neither the second field nor the fourth an iteration
+    ("q1 1 5 2\n", r"line 1: cannot tell .*TREC.*ir_datasets.*header"),
+])
+def test_qrels_whose_iteration_cannot_be_told_are_refused(tmp_path, text, fragment):
+    with pytest.raises(ValueError, match=fragment):
+        read_qrels(_write(tmp_path / "qrels.txt", text))
+    # a header says which column is which
+    header = "query_id\tdoc_id\trelevance\titeration\n" if "\t" in text else "qid Q0 docno rel\n"
+    assert read_qrels(_write(tmp_path / "named.txt", header + text))
+
+
+def test_cacm_pairs_apart_by_blanks_are_relevant_pairs(tmp_path):
+    path = _write(tmp_path / "qrels.text", "01 1410 0 0\n01 1572 0 0\n02 2434 0 0\n")
+    assert read_qrels(path) == {"1": {"1410": 1, "1572": 1}, "2": {"2434": 1}}
+
+
 def test_qrels_split_at_tabs_keep_ids_that_hold_a_space_without_a_header(tmp_path):
     # split at blanks, "q1<TAB>doc 1<TAB>1" was TREC's query iteration doc relevance: the document '1'
     graded = _write(tmp_path / "graded.tsv", "q1\tdoc 1\t1\nq2\tdoc 2\t0\n")

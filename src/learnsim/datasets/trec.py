@@ -514,8 +514,53 @@ def _is_number(text):
         return False
 
 
-def _layout_of(n, c, where):
-    """The layout of rows of ``n`` fields whose columns meet the tests ``c`` (see :func:`_layout_tests`)."""
+# what TREC writes as the iteration and ir_datasets' export as its iteration (lowercased)
+_ITERATIONS = ("0", "q0")
+
+
+def _number_pairs(first, where, tabs):
+    """The layout of 4-field rows whose last two fields are the same numbers on every line:
+    CISI's and CACM's relevant pairs (``1 28 0 0.000000``, ``01 1410 0 0``), or ir_datasets'
+    order (``query doc relevance iteration``) every judgement of one relevance. Its export
+    writes tabs between the four fields, the SMART files blanks: under tabs, two integers are
+    ir_datasets' relevance and iteration, and ``0 0`` (every document judged not relevant, or
+    CACM's pairs written with tabs) cannot be told and is refused."""
+    if not (tabs and _ASCII_INTEGER.fullmatch(first[2]) and _ASCII_INTEGER.fullmatch(first[3])):
+        return "pairs"
+    if int(first[2]) < 1:
+        raise ValueError(f"{where}: every line reads 'query<TAB>document<TAB>{first[2]}<TAB>{first[3]}': relevant "
+                         "pairs (as CACM's qrels.text lists them) or 'query document relevance iteration' "
+                         f"(ir_datasets' order) judging every document not relevant (relevance {first[2]}), which "
+                         "cannot be told apart; for ir_datasets' order add its header "
+                         "'query_id<TAB>doc_id<TAB>relevance<TAB>iteration', for pairs keep the first two columns")
+    return "irds"
+
+
+def _constant_columns(first, c, where, tabs):
+    """The layout of 4-field rows whose second field and fourth are each the same on every line
+    (one line, or one document judged throughout), the third an integer: either may be the
+    iteration, TREC's second or ir_datasets' fourth. TREC writes it ``0`` or ``Q0``; where the
+    fields do not say which it is, the file is refused. Read as TREC, ``q1 d1 1 0`` (ir_datasets'
+    order) was the document '1' judged 0, for the lack of a second line to vary the document."""
+    second, fourth = first[1].lower(), first[3].lower()
+    if second in _ITERATIONS and (fourth not in _ITERATIONS or second == fourth == "0"):
+        return "trec"       # "q1 0 5 1", "q1 Q0 5 0", and "q1 0 5 0", TREC's own iteration
+    if c["constant_numbers"] and (fourth in _ITERATIONS or not _ASCII_INTEGER.fullmatch(fourth)):
+        return _number_pairs(first, where, tabs)     # CISI's "1 28 0 0.000000", CACM's "01 1410 0 0"
+    if fourth in _ITERATIONS:
+        return "irds"       # "q1 d1 2 0", "q1 0 2 Q0": no TREC grade is 'Q0'
+    raise ValueError(f"{where}: cannot tell 'query iteration document relevance' (TREC) from 'query document "
+                     "relevance iteration' (ir_datasets' order): the second field and the fourth are the same on "
+                     "every line and neither is an iteration 0 or Q0; add a header naming the columns "
+                     "('qid Q0 docno rel' or 'query_id doc_id relevance iteration')")
+
+
+def _layout_of(n, c, where, first=None, tabs=False):
+    """The layout of rows of ``n`` fields whose columns meet the tests ``c`` (see
+    :func:`_layout_tests`); ``first``: the first row, ``tabs``: whether every row splits at
+    tabs into its ``n`` fields."""
+    if n == 4 and c["iteration_second"] and first is not None and (c["iteration_fourth"] or c["constant_numbers"]):
+        return _constant_columns(first, c, where, tabs)
     if n == 4 and c["iteration_second"]:
         return "trec"
     if n == 3:
@@ -523,8 +568,10 @@ def _layout_of(n, c, where):
     # CISI's pairs carry two constant numbers after them ("1 28 0 0.000000"); TREC lines whose
     # iteration varies (a counter, the query again) judge with a fourth field that is a level,
     # and were read as pairs of (query, iteration), every one relevant
-    if n == 2 or (n == 4 and c["constant_numbers"]):
+    if n == 2:
         return "pairs"
+    if n == 4 and c["constant_numbers"]:
+        return _number_pairs(first, where, tabs) if first is not None else "pairs"
     if n == 4 and c["iteration_fourth"] and c["some_doc_not_query"]:
         # the fourth field is the one the same on every line and the third holds integers:
         # ir_datasets' order (query_id doc_id relevance iteration, as its tsv export writes it),
@@ -571,7 +618,7 @@ def _meet_tests(c, first, f):
     return tuple(c.values()) != before
 
 
-def _qrels_layout(rows):
+def _qrels_layout(rows, tabs=False):
     """"beir" (a header ``query-id corpus-id score``, then three fields), "trec" (four fields,
     the second the same on every line: the iteration), "irds" (``query doc relevance
     iteration``, ir_datasets' order: the fourth the same on every line), "graded" (``query doc grade``), or
@@ -585,7 +632,7 @@ def _qrels_layout(rows):
     if len(first) == 4:
         for _w, fields in rows:
             _meet_tests(c, first, fields)
-    return _layout_of(len(first), c, where)
+    return _layout_of(len(first), c, where, first, tabs)
 
 
 _QRELS_FIELDS = {"trec": "query, iteration, docno, relevance", "beir": "query-id, corpus-id, score",
@@ -689,7 +736,7 @@ def _judgement_rows(path, encoding="utf-8", encoding_errors="replace", any_layou
         query_col, doc_col = roles.index("query"), roles.index("doc")
         grade_col = roles.index("grade") if "grade" in roles else None
     else:
-        split_tabs = tabs_agree = False
+        split_tabs = tabs_agree = tabs = False
         if any_layout:
             split = _tab_fields(rows, lines)
             split_tabs = split is not rows
@@ -698,7 +745,9 @@ def _judgement_rows(path, encoding="utf-8", encoding_errors="replace", any_layou
             tabs_agree = not split_tabs and all("\t" in line for line in lines) and \
                 all(len(fields) == len(line.strip().split("\t")) for (_w, fields), line in zip(rows, lines))
             rows = split
-            layout = _qrels_layout(rows)
+            # ir_datasets' export writes its four fields apart by tabs (tells its order from SMART's pairs)
+            tabs = all(len(line.strip().split("\t")) == len(fields) for (_w, fields), line in zip(rows, lines))
+            layout = _qrels_layout(rows, tabs)
             tests = _layout_tests(rows[0][1])
             for _w, fields in rows if len(rows[0][1]) == 4 else ():
                 _meet_tests(tests, rows[0][1], fields)
@@ -736,7 +785,7 @@ def _judgement_rows(path, encoding="utf-8", encoding_errors="replace", any_layou
                              "expected 'query iteration document relevance' (TREC) on every line")
         if len(fields) == 4 and _meet_tests(tests, first, fields):
             try:
-                now, why = _layout_of(4, tests, first_where), ""
+                now, why = _layout_of(4, tests, first_where, first, tabs), ""
             except ValueError as exc:
                 now, why = None, f" ({exc})"
             if now != layout:
@@ -804,12 +853,17 @@ def read_qrels(path, *, query_ids=None, numbering="auto", encoding="utf-8", enco
           from TREC's by the iteration, the field the same on every line (where every field
           but the first is a number, which is meant cannot be told: an error);
         * ``query document grade`` (Cranfield's ``cranqrel``);
-        * ``query document`` pairs, or CISI's ``query document 0 0.000000``: every listed
-          pair relevant (level 1);
+        * ``query document`` pairs, or CISI's ``query document 0 0.000000`` and CACM's
+          ``query document 0 0``: every listed pair relevant (level 1);
         * any of these under a header of column names (BEIR's ``query-id corpus-id score``,
           ir_datasets' ``query_id doc_id relevance iteration``, ``qid Q0 docno rel``): the names
           say which column is which, in any order. A first line is a header only where every
           field is such a name.
+
+        Where the second field and the fourth are both the same on every line (one line), the
+        iteration is the one written ``0`` or ``Q0``; four fields apart by tabs whose last two
+        are the same integers are ir_datasets' order (``0 0`` throughout, CACM's pairs or every
+        document judged not relevant, is refused: a header says which).
 
         The file is read line by line, its layout told from the first 10,000 judgement lines; a
         later line that contradicts it is refused, naming its line.
