@@ -12,7 +12,10 @@ Usage::
     python benchmarks/bench_qrels_read.py [--lines 1000000] [--repeats 3] [--before-src DIR] [--json out.json]
 
 ``read_qrels_ids`` reads with ``query_ids`` (every query of the file), as evaluate and fit do
-beside ``--queries``; ``before`` and ``before_ids`` are the same reads by ``--before-src``.
+beside ``--queries``; ``load_trec_collection`` reads the file into a collection of the documents
+and queries it names (given in memory; ``collection_only`` builds those alone, its time not counted
+but its memory in the peak); ``before``, ``before_ids`` and ``before_load`` are the same reads by
+``--before-src``.
 """
 from __future__ import annotations
 
@@ -37,6 +40,22 @@ if which == "read_qrels":
 elif which == "read_qrels_ids":
     # as evaluate and fit read them beside --queries: the numbering told from the queries named
     qrels = read_qrels(path, query_ids=[f"q{i}" for i in range(int(sys.argv[3]))], unknown="keep")
+elif which in ("load_trec_collection", "collection_only"):
+    # the documents and queries the file names, in memory (the same draws as write_qrels), so that
+    # load_trec_collection keeps every judgement; "collection_only" builds them alone, for reference
+    import random
+    rng, n = random.Random(0), int(sys.argv[3]) * 20
+    docs = {}
+    for i in range(n):
+        docs[f"d{rng.randrange(10_000_000)}"] = "text"
+        rng.randrange(3)
+    queries = {f"q{i}": "text" for i in range(int(sys.argv[3]))}
+    start = time.perf_counter()
+    if which == "load_trec_collection":
+        from learnsim.datasets import load_trec_collection
+        qrels = load_trec_collection(docs, queries, path).qrels
+    else:
+        qrels = {}
 elif which == "plain":
     qrels = {}
     with open(path, encoding="utf-8") as f:
@@ -85,9 +104,11 @@ def main(argv=None):
         write_qrels(path, args.lines)
         size = path.stat().st_size
         cases = {"import": ("import", None), "read_qrels": ("read_qrels", None),
-                 "read_qrels_ids": ("read_qrels_ids", None), "plain": ("plain", None)}
+                 "read_qrels_ids": ("read_qrels_ids", None), "plain": ("plain", None),
+                 "collection_only": ("collection_only", None), "load_trec_collection": ("load_trec_collection", None)}
         if args.before_src:
-            cases.update(before=("read_qrels", args.before_src), before_ids=("read_qrels_ids", args.before_src))
+            cases.update(before=("read_qrels", args.before_src), before_ids=("read_qrels_ids", args.before_src),
+                         before_load=("load_trec_collection", args.before_src))
         results = {name: [] for name in cases}
         digests = {}
         n_queries = (args.lines + 19) // 20
@@ -96,7 +117,7 @@ def main(argv=None):
                 seconds, mib, digest = run(path, which, src, n_queries)
                 results[name].append((seconds, mib))
                 digests[name] = digest
-    if any(digests[name] != digests["plain"] for name in digests if name != "import"):
+    if any(digests[name] != digests["plain"] for name in digests if name not in ("import", "collection_only")):
         raise SystemExit("read_qrels and the plain loop read different judgements")
     report = {"lines": args.lines, "file_mb": round(size / 1e6, 1), "repeats": args.repeats}
     print(f"{args.lines:,} lines, {size / 1e6:.1f} MB; median of {args.repeats} (peak: the largest)")
@@ -104,7 +125,7 @@ def main(argv=None):
         seconds = statistics.median(s for s, _ in runs)
         peak = max(m for _, m in runs)
         report[name] = {"seconds": round(seconds, 3), "peak_rss_mib": round(peak, 1)}
-        print(f"  {name:<15} {seconds:7.2f} s   peak RSS {peak:7.1f} MiB")
+        print(f"  {name:<20} {seconds:7.2f} s   peak RSS {peak:7.1f} MiB")
     ratio = report["read_qrels"]["seconds"] / report["plain"]["seconds"]
     print(f"  read_qrels / plain: {ratio:.2f}x time")
     report["time_ratio"] = round(ratio, 2)

@@ -96,3 +96,50 @@ def test_a_pair_judged_twice_is_named_after_a_line_that_cannot_be_read(tmp_path,
     monkeypatch.setattr(trec, "_QRELS_SAMPLE_ROWS", 2)
     with pytest.raises(ValueError, match=r"qrels.txt, line 4: relevance 'high'"):
         read_qrels(path)
+
+
+def test_load_trec_collection_reads_its_qrels_line_by_line(tmp_path, monkeypatch):
+    # a list of every judgement and a text of its line was built before the collection: about
+    # 3.9 times what the judgements take, beyond the collection of one judgement (650 MiB for a
+    # million lines); the file is decoded in small chunks here, so that the chunk (a constant
+    # part, 1 MiB of text) does not hide what grows with the lines
+    from learnsim.datasets import _decode, load_trec_collection
+
+    monkeypatch.setattr(_decode, "_CHUNK_BYTES", 1 << 14)
+    n_queries, per_query = 1_500, 20
+    docs = {f"d{i}": "text" for i in range(n_queries * per_query)}
+    queries = {f"q{i}": "text" for i in range(n_queries)}
+    path = _write(tmp_path / "qrels.txt", "".join(f"q{i // per_query} 0 d{i} {i % 3}\n"
+                                                  for i in range(n_queries * per_query)))
+    one = _write(tmp_path / "one.txt", "q0 0 d0 1\n")
+    tracemalloc.start()
+    try:
+        expected = {}
+        for i in range(n_queries * per_query):
+            expected.setdefault(f"q{i // per_query}", {})[f"d{i}"] = i % 3
+        _, held = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        load_trec_collection(docs, queries, one)
+        _, base = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        collection = load_trec_collection(docs, queries, path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert collection.qrels == expected and collection.info["n_judgments"] == n_queries * per_query
+    # the judgements, and the positions of the relevant ones for the matrix (1.9 times)
+    assert peak - base < 2.5 * held, (peak, base, held)
+
+
+def test_load_trec_collection_reads_the_layouts_read_qrels_reads(tmp_path):
+    # ir_datasets' order read as TREC: the relevance was the document, the iteration every grade
+    docs, queries = {"MED-1": "a", "MED-2": "b", "1": "c", "2": "d"}, {"q1": "a", "q2": "b"}
+    for text in ("q1\tMED-1\t2\t0\nq2\tMED-2\t1\t0\nq2\tMED-1\t0\t0\n",
+                 "q1 MED-1 2\nq2 MED-2 1\nq2 MED-1 0\n",
+                 "query-id\tcorpus-id\tscore\nq1\tMED-1\t2\nq2\tMED-2\t1\nq2\tMED-1\t0\n"):
+        path = _write(tmp_path / "qrels.txt", text)
+        from learnsim.datasets import load_trec_collection
+
+        c = load_trec_collection(docs, queries, path, strict=False)
+        assert c.qrels == read_qrels(path) == {"q1": {"MED-1": 2}, "q2": {"MED-2": 1, "MED-1": 0}}, text
+        assert c.info["n_dropped_judgments"] == 0

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from array import array
 import os
 import re
 from dataclasses import dataclass, field as dataclass_field
@@ -150,9 +151,16 @@ class RetrievalCollection:
                 f"({n_judged} with a relevant document), {self.relevance.nnz} relevant pairs)")
 
 
+def _where(where):
+    """The text of where a judgement is: given as such, or as ``(path, line number)``, which a
+    reader streaming a file yields (a text a line, made only for an error, took 75 MB a million)."""
+    return where if isinstance(where, str) else f"{where[0]}, line {where[1]}"
+
+
 def _build_collection(name, doc_ids, documents, query_ids, queries, judgments, strict, info):
     """Assemble a :class:`RetrievalCollection` from judgments ``(query_id, doc_id, grade,
-    relevant, where)``; ``where`` names the qrels line for error messages."""
+    relevant, where)``, an iterable read once (a file's, as it is read); ``where`` names the
+    qrels line for error messages (:func:`_where`)."""
     # ids are kept as the files give them (a run file names them so); a judgement finds its
     # query and document by the id's value, "007" being "7" as in the qrels readers
     doc_pos, query_pos = {}, {}
@@ -165,32 +173,35 @@ def _build_collection(name, doc_ids, documents, query_ids, queries, judgments, s
                     "its leading zeros)"
                 raise ValueError(f"{name}: {kind} id {raw!r} {same}")
     qrels = {}
-    rows, cols = [], []
-    n_dropped = 0
+    rows, cols = array("q"), array("q")     # the relevant pairs' positions, as numbers, not int objects
+    n_dropped = n_judgments = 0
     for qid, did, grade, relevant, where in judgments:
+        n_judgments += 1
         q, d = query_pos.get(_normalise_id(str(qid))), doc_pos.get(_normalise_id(str(did)))
-        unknown = ([f"query {qid!r}"] if q is None else []) + ([f"document {did!r}"] if d is None else [])
-        if unknown:
+        if q is None or d is None:
             if strict:
-                raise ValueError(f"{where}: judgment names unknown {' and '.join(unknown)}; "
+                unknown = ([f"query {qid!r}"] if q is None else []) + ([f"document {did!r}"] if d is None else [])
+                raise ValueError(f"{_where(where)}: judgment names unknown {' and '.join(unknown)}; "
                                  "pass strict=False to drop such judgments")
             n_dropped += 1
             continue
-        judged = qrels.setdefault(query_ids[q], {})
-        if doc_ids[d] in judged and judged[doc_ids[d]] != grade:
-            raise ValueError(f"{where}: query {qid!r}, document {did!r} judged again with grade {grade} "
-                             f"(earlier {judged[doc_ids[d]]})")
-        judged[doc_ids[d]] = grade
+        judged = qrels.get(query_ids[q])
+        if judged is None:
+            judged = qrels[query_ids[q]] = {}
+        earlier = judged.setdefault(doc_ids[d], grade)
+        if earlier != grade:
+            raise ValueError(f"{_where(where)}: query {qid!r}, document {did!r} judged again with grade {grade} "
+                             f"(earlier {earlier})")
         if relevant:
             rows.append(q)
             cols.append(d)
-    relevance = sp.csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)),
+    relevance = sp.csr_matrix((np.ones(len(rows), dtype=np.int8), (np.asarray(rows), np.asarray(cols))),
                               shape=(len(query_ids), len(doc_ids)))
     relevance.sum_duplicates()
     relevance.data[:] = 1
     relevance.sort_indices()
     without = [q for q, n in zip(query_ids, np.diff(relevance.indptr)) if n == 0]
-    info = dict(info, n_dropped_judgments=n_dropped)
+    info = dict(info, n_judgments=n_judgments, n_dropped_judgments=n_dropped)
     return RetrievalCollection(
         name=name, doc_ids=_readonly_copy(doc_ids, dtype=str), documents=list(documents),
         query_ids=_readonly_copy(query_ids, dtype=str), queries=list(queries), relevance=relevance,

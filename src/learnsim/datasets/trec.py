@@ -264,11 +264,16 @@ def _read_xml_topics(path, text, fields):
 
 
 def _read_trec_qrels(paths, encoding, encoding_errors):
-    judgments = []
+    """The judgements ``(query, doc, grade, relevant, (path, line))`` of qrels files as they are
+    read, in any layout :func:`read_qrels` reads: a list of each line and a text of where it was
+    took 650 MiB for a million lines, and its TREC-only reading took ir_datasets' order's
+    relevance for the document."""
     for path in paths:
-        judgments.extend((_normalise_id(q), d, g, r, w) for q, d, g, r, w in
-                         _file_judgments(path, encoding, encoding_errors, any_layout=False)[0])
-    return judgments
+        _layout, rows = _judgement_rows(path, encoding, encoding_errors)
+        normalised = {}     # a query as written -> its id, each normalised once
+        for q, d, g, n in rows:
+            query = normalised.get(q) or normalised.setdefault(q, _normalise_id(q))
+            yield query, d, g, g >= 1, (path, n)
 
 
 def _is_jsonl(path):
@@ -697,14 +702,13 @@ _QRELS_LAYOUT_NAMES = {"trec": "'query iteration document relevance' (TREC)",
                        "graded": "'query document grade'", "pairs": "'query document' pairs"}
 
 
-def _judgement_rows(path, encoding="utf-8", encoding_errors="replace", any_layout=True):
+def _judgement_rows(path, encoding="utf-8", encoding_errors="replace"):
     """``(layout, rows)`` of a qrels file: ``rows`` yields ``(query as written, doc, grade,
     line number)`` as the file is read. The layout is told from the first
     :data:`_QRELS_SAMPLE_ROWS` judgement lines (a header, the number of fields, tabs or blanks,
     the columns that stay the same); every later line is checked against what that decision
     rests on and refused, naming its line, where it contradicts it: keeping every line to tell
-    the layout from them all took 30 s and 870 MB for a file of a million lines.
-    ``any_layout`` False (load_trec_collection): TREC lines, or BEIR's TSV under its header."""
+    the layout from them all took 30 s and 870 MB for a file of a million lines."""
     lines_of = decoded_lines(path, encoding=encoding, encoding_errors=encoding_errors)
     rows, lines, line_numbers = [], [], []
     for number, line in lines_of:
@@ -736,23 +740,19 @@ def _judgement_rows(path, encoding="utf-8", encoding_errors="replace", any_layou
         query_col, doc_col = roles.index("query"), roles.index("doc")
         grade_col = roles.index("grade") if "grade" in roles else None
     else:
-        split_tabs = tabs_agree = tabs = False
-        if any_layout:
-            split = _tab_fields(rows, lines)
-            split_tabs = split is not rows
-            # lines that split at tabs as at blanks: a later one holding an id with a blank, split at
-            # tabs, would have had the whole file split so
-            tabs_agree = not split_tabs and all("\t" in line for line in lines) and \
-                all(len(fields) == len(line.strip().split("\t")) for (_w, fields), line in zip(rows, lines))
-            rows = split
-            # ir_datasets' export writes its four fields apart by tabs (tells its order from SMART's pairs)
-            tabs = all(len(line.strip().split("\t")) == len(fields) for (_w, fields), line in zip(rows, lines))
-            layout = _qrels_layout(rows, tabs)
-            tests = _layout_tests(rows[0][1])
-            for _w, fields in rows if len(rows[0][1]) == 4 else ():
-                _meet_tests(tests, rows[0][1], fields)
-        else:
-            layout = "trec"
+        split = _tab_fields(rows, lines)
+        split_tabs = split is not rows
+        # lines that split at tabs as at blanks: a later one holding an id with a blank, split at
+        # tabs, would have had the whole file split so
+        tabs_agree = not split_tabs and all("\t" in line for line in lines) and \
+            all(len(fields) == len(line.strip().split("\t")) for (_w, fields), line in zip(rows, lines))
+        rows = split
+        # ir_datasets' export writes its four fields apart by tabs (tells its order from SMART's pairs)
+        tabs = all(len(line.strip().split("\t")) == len(fields) for (_w, fields), line in zip(rows, lines))
+        layout = _qrels_layout(rows, tabs)
+        tests = _layout_tests(rows[0][1])
+        for _w, fields in rows if len(rows[0][1]) == 4 else ():
+            _meet_tests(tests, rows[0][1], fields)
         expected = {"trec": 4, "irds": 4}.get(layout)
         names = _QRELS_FIELDS.get(layout)
         query_col = 0
@@ -827,13 +827,6 @@ def _judgement_rows(path, encoding="utf-8", encoding_errors="replace", any_layou
             yield judgement(number, fields)
 
     return layout, judged()
-
-
-def _file_judgments(path, encoding="utf-8", encoding_errors="replace", any_layout=True):
-    """``([(query, doc, grade, relevant, where)], layout)`` of a qrels file, queries as written
-    (:func:`_judgement_rows`, kept in a list)."""
-    layout, rows = _judgement_rows(path, encoding, encoding_errors, any_layout)
-    return [(q, d, g, g >= 1, f"{path}, line {n}") for q, d, g, n in rows], layout
 
 
 def read_qrels(path, *, query_ids=None, numbering="auto", encoding="utf-8", encoding_errors="replace",
@@ -1278,7 +1271,8 @@ def load_trec_collection(documents, topics, qrels, *, fields=("title",), text_ta
     qrels : path-like, list of path-likes, or data in memory
         Lines ``query iteration docno relevance`` (TREC; blanks or tabs between), BEIR's TSV
         (a header ``query-id corpus-id score``, then three fields a line), or the other
-        layouts of :func:`read_qrels`; relevance >= 1 is relevant. In memory: as in
+        layouts of :func:`read_qrels`, read as it reads them, line by line; relevance >= 1 is
+        relevant. In memory: as in
         :meth:`~learnsim.datasets.RetrievalCollection.from_lists`.
     fields : tuple of str, default=("title",)
         Topic fields joined (one per line) into the query text, e.g. ``("title", "desc")``.
@@ -1364,6 +1358,5 @@ def load_trec_collection(documents, topics, qrels, *, fields=("title",), text_ta
         judgments = _read_trec_qrels(paths["qrels"], encoding, encoding_errors)
     else:
         judgments = _judgments_from_memory(qrels)
-    info = dict(doc_info, files={part: [str(p) for p in found] for part, found in paths.items()},
-                fields=fields, n_judgments=len(judgments))
+    info = dict(doc_info, files={part: [str(p) for p in found] for part, found in paths.items()}, fields=fields)
     return _build_collection(name, doc_ids, texts, query_ids, queries, judgments, strict, info)
