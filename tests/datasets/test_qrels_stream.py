@@ -143,3 +143,42 @@ def test_load_trec_collection_reads_the_layouts_read_qrels_reads(tmp_path):
         c = load_trec_collection(docs, queries, path, strict=False)
         assert c.qrels == read_qrels(path) == {"q1": {"MED-1": 2}, "q2": {"MED-2": 1, "MED-1": 0}}, text
         assert c.info["n_dropped_judgments"] == 0
+
+
+def _broken(lines, at):
+    """``lines`` with the lines ``at`` ({1-based line number: text}) replaced."""
+    lines = list(lines)
+    for number, text in at.items():
+        lines[number - 1] = text
+    return "".join(lines)
+
+
+TREC_LINES = [f"q{i % 50} 0 d{i} {i % 2}\n" for i in range(20_000)]
+TAB_LINES = [f"q{i % 50}\tdoc {i}\t1\n" for i in range(20_000)]
+
+
+@pytest.mark.parametrize("text, first", [
+    # a relevance that is no number on line 5, a line short of a field on line 9,000 (in the
+    # sample the layout is told from): the count was named, the layout failing first
+    (_broken(TREC_LINES, {5: "q1 0 d4 high\n", 9_000: "q1 0 d9\n"}), r"line 5: relevance 'high'"),
+    (_broken(TAB_LINES, {5: "q1\tdoc 4\thigh\n", 9_001: "q1 d9 1\n"}), r"line 5: relevance 'high'"),
+    # and the other way round
+    (_broken(TREC_LINES, {5: "q1 0 d4\n", 9_000: "q1 0 d9 high\n"}), r"line 5: 3 field\(s\)"),
+    (_broken(TREC_LINES, {5: "q1 0 d4 1 x\n", 15_000: "q1 0 d9 high\n"}), r"line 5: 5 field\(s\)"),
+])
+def test_the_error_names_the_first_bad_line_of_a_long_file(tmp_path, text, first):
+    with pytest.raises(ValueError, match=first):
+        read_qrels(_write(tmp_path / "qrels.txt", text))
+
+
+def test_a_query_not_among_the_queries_is_named_before_a_later_bad_line(tmp_path):
+    # the queries were numbered once every line was read, so line 15,000's relevance was named
+    path = _write(tmp_path / "qrels.txt", _broken(TREC_LINES, {3: "q99 0 d2 1\n", 15_000: "q1 0 d9 high\n"}))
+    with pytest.raises(ValueError, match=r"line 3: query 'q99' is not among the 50 queries"):
+        read_qrels(path, query_ids=[f"q{i}" for i in range(50)])
+    # a bad line before it is still the one named; with unknown="keep" the unknown query is no error
+    path = _write(tmp_path / "early.txt", _broken(TREC_LINES, {3: "q99 0 d2 1\n", 2: "q1 0 d9 high\n"}))
+    with pytest.raises(ValueError, match=r"line 2: relevance 'high'"):
+        read_qrels(path, query_ids=[f"q{i}" for i in range(50)])
+    with pytest.raises(ValueError, match=r"line 15000: relevance 'high'"):
+        read_qrels(tmp_path / "qrels.txt", query_ids=[f"q{i}" for i in range(50)], unknown="keep")

@@ -12,6 +12,7 @@ tag``), the input of trec_eval and of :func:`learnsim.evaluation.run_report`.
 from __future__ import annotations
 
 import html
+import itertools
 import math
 import numbers
 import os
@@ -741,6 +742,15 @@ def _judgement_rows(path, encoding="utf-8", encoding_errors="replace"):
         grade_col = roles.index("grade") if "grade" in roles else None
     else:
         split = _tab_fields(rows, lines)
+        # a line of another number of fields ends the sample: the layout is told from the lines
+        # before it, which are read (and refused) before it, and it is read in its turn: the
+        # error names the first bad line of the file, where a count at line 9,000 was named
+        # before a relevance 'high' at line 5
+        bad = next((i for i, (_w, fields) in enumerate(split) if len(fields) != len(split[0][1])), None)
+        if bad is not None:
+            lines_of = itertools.chain(zip(line_numbers[bad:], lines[bad:]), lines_of)
+            rows, lines, line_numbers = rows[:bad], lines[:bad], line_numbers[:bad]
+            split = _tab_fields(rows, lines)
         split_tabs = split is not rows
         # lines that split at tabs as at blanks: a later one holding an id with a blank, split at
         # tabs, would have had the whole file split so
@@ -921,23 +931,35 @@ def read_qrels(path, *, query_ids=None, numbering="auto", encoding="utf-8", enco
         # took 340 MB for a million lines)
         index, first_line = {}, []      # a query as written -> its position; its first line
         queries, docs, levels, line_numbers = array("q"), [], array("q"), array("q")
-        for query, doc, grade, number in rows:
-            i = index.get(query)
-            if i is None:
-                i = index[query] = len(first_line)
-                first_line.append(number)
-            queries.append(i)
-            docs.append(doc)
-            levels.append(grade)        # within +-2**31 (check_grade)
-            line_numbers.append(number)
-        # each query as written once, where it first appears: the first line refused is the one
-        # reading every line refuses
-        mapped, numbering = _number_queries([(q, None, None, None, f"{path}, line {n}")
-                                             for q, n in zip(index, first_line)], query_ids, numbering, path)
         known = set(query_ids)
-        for query, *_rest, where in mapped if unknown == "error" else ():
-            if query not in known:
-                raise ValueError(f"{where}: query {query!r} is not among the {len(known)} queries")
+
+        def numbered():
+            """(the queries' ids, the numbering) of the queries read so far, each as written once,
+            where it first appears: the first line refused is the one reading every line refuses."""
+            mapped, how = _number_queries([(q, None, None, None, f"{path}, line {n}")
+                                           for q, n in zip(index, first_line)], query_ids, numbering, path)
+            for query, *_rest, where in mapped if unknown == "error" else ():
+                if query not in known:
+                    raise ValueError(f"{where}: query {query!r} is not among the {len(known)} queries")
+            return mapped, how
+
+        try:
+            for query, doc, grade, number in rows:
+                i = index.get(query)
+                if i is None:
+                    i = index[query] = len(first_line)
+                    first_line.append(number)
+                queries.append(i)
+                docs.append(doc)
+                levels.append(grade)        # within +-2**31 (check_grade)
+                line_numbers.append(number)
+        except ValueError:
+            # a line that cannot be read; a query not among query_ids on an earlier line is the
+            # first bad line (told by the queries before it, numbered as the whole file would
+            # number them where they name an unknown query), and named instead
+            numbered()
+            raise
+        mapped, numbering = numbered()
         as_id = [query for query, *_rest in mapped]
         rows = ((as_id[i], d, g, n) for i, d, g, n in zip(queries, docs, levels, line_numbers))
     normalised = {}     # a query as written -> its id (all-digit ids lose their leading zeros)
