@@ -627,3 +627,16 @@ def test_a_split_is_a_name_not_a_path(tmp_path):
     for split in ("./test", "../x", "a/b"):
         assert_user_error(["fit", "--beir", str(folder), "--split", split, "--model", str(tmp_path / "m.npz")],
                           "--split")
+
+
+def test_notes_quoting_a_huge_id_stay_short_lines(collection, tmp_path):
+    # the notes of judgements left out quoted an id whole: a document id of 200,000 characters
+    # made a line of 200,000 on stderr
+    f = collection["folder"]
+    judged = (f / "qrels.txt").read_text(encoding="utf-8")
+    qrels = _write(tmp_path / "q.txt", judged + "q1 0 " + "d" * 200_000 + " 1\n" + "q" * 200_000 + " 0 d1 1\n")
+    code, _out, err = run_cli(["evaluate", "--queries", f / "queries.tsv", "--qrels", qrels, "--corpus",
+                               f / "docs.tsv", "--json"])
+    assert code == 0, err[:2000]
+    notes = err.strip().splitlines()
+    assert len(notes) == 2 and all(len(line) < 1000 for line in notes), [line[:200] for line in notes]

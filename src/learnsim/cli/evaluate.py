@@ -10,6 +10,7 @@ from pathlib import Path
 from ._common import (_add_analysis, _add_encoding_errors, _add_quoting, _examples, _fmt, _formatter, _load_pipeline, MEASURE_TITLES, _note,
                       _positive_int, _print_json, QUERY_LAYOUTS, _read_clusters, read_documents, read_id_texts,
                       RETRIEVAL_MEASURES, _table, UsageError, _vectorize, _warn_empty_rows)
+from .._utils.inputs import short_repr
 
 # Documents ranked per query by --queries: TREC's depth.
 RUN_DEPTH = 1000
@@ -523,8 +524,8 @@ def _evaluate_run_file(args):
     run = read_trec_run(args.run, encoding_errors=args.encoding_errors)
     qrels = read_qrels(args.qrels, encoding_errors=args.encoding_errors)
     if not any(q in qrels or _id(q) in qrels for q in run):
-        raise UsageError(f"{args.run}: none of its {len(run)} queries (e.g. {next(iter(run))!r}) is judged in "
-                         f"{args.qrels}; do the two name queries by the same ids?")
+        raise UsageError(f"{args.run}: none of its {len(run)} queries (e.g. {short_repr(next(iter(run)))}) is judged "
+                         f"in {args.qrels}; do the two name queries by the same ids?")
     reports, per_query = _measure_runs({"run": run}, qrels)
     report = reports["run"]
     if report["n_skipped_queries"]:
@@ -579,8 +580,8 @@ def _evaluate_queries(args):
     known = {_id(q) for q in query_ids}
     unknown = [q for q in qrels if q not in known]
     if unknown and len(unknown) == len(qrels):
-        raise UsageError(f"{args.qrels}: none of its {len(qrels)} judged queries (e.g. {unknown[0]!r}) is in "
-                         f"{args.queries}; do the two name queries by the same ids?")
+        raise UsageError(f"{args.qrels}: none of its {len(qrels)} judged queries (e.g. {short_repr(unknown[0])}) is "
+                         f"in {args.queries}; do the two name queries by the same ids?")
     n_unknown = sum(len(qrels.pop(q)) for q in unknown)
     judged = [i for i, q in enumerate(query_ids) if _id(q) in qrels]
     n_unjudged = len(query_ids) - len(judged)
@@ -606,8 +607,9 @@ def _evaluate_queries(args):
         _note(f"{args.qrels} numbers the queries by their position in {args.queries} (its numbers are not all "
               "query ids), as Cranfield's cranqrel does")
     if unknown:
-        _note(f"{n_unknown} judgement(s) of {len(unknown)} queries of {args.qrels} (e.g. {unknown[0]!r}) name a query "
-              f"not in {args.queries}; they are left out, as trec_eval measures only the queries its run holds")
+        _note(f"{n_unknown} judgement(s) of {len(unknown)} queries of {args.qrels} (e.g. {short_repr(unknown[0])}) "
+              f"name a query not in {args.queries}; they are left out, as trec_eval measures only the queries its run "
+              "holds")
     if n_unjudged:
         _note(f"{n_unjudged} of the {n_unjudged + len(judged)} queries of {args.queries} have no judgments in "
               f"{args.qrels}; they are left out, as trec_eval leaves them out")
@@ -680,8 +682,8 @@ def _check_judged_documents(qrels, doc_ids, qrels_path, collection):
     differ); _note_missing_documents counts those that are not, where some are."""
     relevant, missing = _missing_documents(qrels, doc_ids)
     if relevant and len(missing) == len(relevant):
-        raise UsageError(f"{qrels_path}: none of its {len(relevant)} relevant documents (e.g. {missing[0]!r}) is in "
-                         f"{collection}; do the two name documents by the same ids?")
+        raise UsageError(f"{qrels_path}: none of its {len(relevant)} relevant documents "
+                         f"(e.g. {short_repr(missing[0])}) is in {collection}; do the two name documents by the same ids?")
 
 
 def _missing_documents(qrels, doc_ids):
@@ -694,7 +696,8 @@ def _missing_documents(qrels, doc_ids):
 def _note_missing_documents(qrels, doc_ids, qrels_path, collection):
     relevant, missing = _missing_documents(qrels, doc_ids)
     if missing:
-        _note(f"{len(missing)} of the {len(relevant)} relevant judgments of {qrels_path} (e.g. {missing[0]!r}) name "
+        _note(f"{len(missing)} of the {len(relevant)} relevant judgments of {qrels_path} "
+              f"(e.g. {short_repr(missing[0])}) name "
               f"documents that are not in {collection}; no ranking finds them (they still count in MAP and recall, as in trec_eval)")
 
 

@@ -180,7 +180,8 @@ def _build_collection(name, doc_ids, documents, query_ids, queries, judgments, s
         q, d = query_pos.get(_normalise_id(str(qid))), doc_pos.get(_normalise_id(str(did)))
         if q is None or d is None:
             if strict:
-                unknown = ([f"query {qid!r}"] if q is None else []) + ([f"document {did!r}"] if d is None else [])
+                unknown = ([f"query {short_repr(qid)}"] if q is None else []) + \
+                    ([f"document {short_repr(did)}"] if d is None else [])
                 raise ValueError(f"{_where(where)}: judgment names unknown {' and '.join(unknown)}; "
                                  "pass strict=False to drop such judgments")
             n_dropped += 1
@@ -190,7 +191,8 @@ def _build_collection(name, doc_ids, documents, query_ids, queries, judgments, s
             judged = qrels[query_ids[q]] = {}
         earlier = judged.setdefault(doc_ids[d], grade)
         if earlier != grade:
-            raise ValueError(f"{_where(where)}: query {qid!r}, document {did!r} judged again with grade {grade} "
+            raise ValueError(f"{_where(where)}: query {short_repr(qid)}, document {short_repr(did)} judged again with "
+                             f"grade {grade} "
                              f"(earlier {earlier})")
         if relevant:
             rows.append(q)

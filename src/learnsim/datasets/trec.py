@@ -940,7 +940,7 @@ def read_qrels(path, *, query_ids=None, numbering="auto", encoding="utf-8", enco
                                            for q, n in zip(index, first_line)], query_ids, numbering, path)
             for query, *_rest, where in mapped if unknown == "error" else ():
                 if query not in known:
-                    raise ValueError(f"{where}: query {query!r} is not among the {len(known)} queries")
+                    raise ValueError(f"{where}: query {short_repr(query)} is not among the {len(known)} queries")
             return mapped, how
 
         try:
@@ -974,8 +974,8 @@ def read_qrels(path, *, query_ids=None, numbering="auto", encoding="utf-8", enco
         if earlier != grade and again is None:
             # refused once the whole file is read, as before it was read whole: a line that
             # cannot be read at all is the one named
-            again = (f"{path}, line {number}: query {query!r}, document {doc!r} judged again with level "
-                     f"{grade} (earlier {earlier})")
+            again = (f"{path}, line {number}: query {short_repr(query)}, document {short_repr(doc)} judged again "
+                     f"with level {grade} (earlier {earlier})")
     if again is not None:
         raise ValueError(again)
     if info is not None:
@@ -1159,7 +1159,7 @@ def read_trec_run(path, *, encoding_errors="replace"):
             raise ValueError(f"{where}: the score {short_repr(score)} is not a finite number ({_RUN_FIELDS})")
         ranked = run.setdefault(query, {})
         if doc in ranked:
-            raise ValueError(f"{where}: document {doc!r} is ranked again for query {query!r} (first on line "
+            raise ValueError(f"{where}: document {short_repr(doc)} is ranked again for query {short_repr(query)} (first on line "
                              f"{first_line[query, doc]}); a run ranks each document once per query")
         ranked[doc] = value
         first_line[query, doc] = number
