@@ -353,3 +353,15 @@ def test_a_jsonl_naming_an_id_twice_is_refused_naming_both_lines(tmp_path):
     for read in (read_corpus, read_queries, read_id_texts, lambda p: read_id_texts(p, "queries")):
         with pytest.raises(ValueError, match=r"corpus.jsonl, line 3: the id 'd1' appears twice \(first on line 1\)"):
             read(path)
+
+
+@pytest.mark.parametrize("text, fragment", [
+    # a run file given as the judgements, ir_datasets' JSON Lines export, a CSV: told their
+    # number of fields alone
+    ("q1 Q0 d1 1 2.5 bm25\nq1 Q0 d3 2 1.0 bm25\n", r"line 1: 6 field\(s\).*reads as a TREC run.*--run"),
+    ('{"query_id": "q1", "doc_id": "d1", "relevance": 1, "iteration": "0"}\n', r"line 1: 8 field\(s\).*JSON"),
+    ("query-id,corpus-id,score\nq1,d1,1\n", r"line 1: 1 field\(s\).*commas"),
+])
+def test_a_file_that_is_not_judgements_says_what_it_looks_like(tmp_path, text, fragment):
+    with pytest.raises(ValueError, match=fragment):
+        read_qrels(_write(tmp_path / "qrels.txt", text))

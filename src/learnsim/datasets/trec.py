@@ -593,7 +593,24 @@ def _layout_of(n, c, where, first=None, tabs=False):
     if n == 4:
         return "trec"
     raise ValueError(f"{where}: {n} field(s); expected 'query iteration document relevance' (TREC), "
-                     "'query-id corpus-id score' under a header (BEIR), or 'query document [grade]' (SMART)")
+                     "'query-id corpus-id score' under a header (BEIR), or 'query document [grade]' (SMART)"
+                     + _not_qrels_hint(first))
+
+
+def _not_qrels_hint(first):
+    """What a line of no qrels layout looks like it is, for the error: a run file, JSON Lines and
+    a CSV given as judgements were told only their number of fields."""
+    if not first:
+        return ""
+    if len(first) == 6 and _ASCII_INTEGER.fullmatch(first[3]) and _is_number(first[4]):
+        return ("; the line reads as a TREC run ('query Q0 document rank score tag'), not relevance judgements "
+                "(learnsim evaluate measures a run with --run FILE --qrels JUDGEMENTS)")
+    if first[0].startswith(("{", "[")):
+        return ("; the line reads as JSON (ir_datasets' export --format jsonl?): write the judgements as TREC lines "
+                "('query 0 document relevance'), or export them with --format tsv")
+    if len(first) == 1 and "," in first[0]:
+        return "; the fields are apart by commas: write them apart by tabs or blanks"
+    return ""
 
 
 def _layout_tests(first):
