@@ -365,3 +365,13 @@ def test_a_jsonl_naming_an_id_twice_is_refused_naming_both_lines(tmp_path):
 def test_a_file_that_is_not_judgements_says_what_it_looks_like(tmp_path, text, fragment):
     with pytest.raises(ValueError, match=fragment):
         read_qrels(_write(tmp_path / "qrels.txt", text))
+
+
+@pytest.mark.parametrize("text, fragment", [
+    # judgements given as the run, and an MS MARCO run (no score): told their number of fields alone
+    ("q1 0 d1 1\nq2 0 d2 1\n", r"line 1: 4 field\(s\), expected 6.*relevance judgements.*--qrels"),
+    ("q1\td1\t1\nq1\td2\t2\n", r"line 1: 3 field\(s\), expected 6.*MS MARCO run.*no score"),
+])
+def test_a_run_that_is_not_a_trec_run_says_what_it_looks_like(tmp_path, text, fragment):
+    with pytest.raises(ValueError, match=fragment):
+        read_trec_run(_write(tmp_path / "run.trec", text))

@@ -597,6 +597,17 @@ def _layout_of(n, c, where, first=None, tabs=False):
                      + _not_qrels_hint(first))
 
 
+def _not_run_hint(fields):
+    """What a line that is no run line looks like it is, for the error (judgements given as the
+    run, and MS MARCO's runs, were told their number of fields alone)."""
+    if len(fields) == 4 and fields[1].lower() in _ITERATIONS and _ASCII_INTEGER.fullmatch(fields[3]):
+        return "; the line reads as relevance judgements ('query 0 document relevance'): give them as --qrels"
+    if len(fields) == 3 and _ASCII_INTEGER.fullmatch(fields[2]):
+        return ("; the line reads as an MS MARCO run ('query document rank', Pyserini's --output-format msmarco), "
+                "which holds no score: write the run as TREC (--output-format trec)")
+    return ""
+
+
 def _not_qrels_hint(first):
     """What a line of no qrels layout looks like it is, for the error: a run file, JSON Lines and
     a CSV given as judgements were told only their number of fields."""
@@ -1165,7 +1176,7 @@ def read_trec_run(path, *, encoding_errors="replace"):
             continue
         where = f"{path}, line {number}"
         if len(fields) != 6:
-            raise ValueError(f"{where}: {len(fields)} field(s), expected 6: {_RUN_FIELDS}")
+            raise ValueError(f"{where}: {len(fields)} field(s), expected 6: {_RUN_FIELDS}" + _not_run_hint(fields))
         query, _iteration, doc, rank, score, _tag = fields
         if not rank.lstrip("+-").isdigit():
             raise ValueError(f"{where}: the rank {short_repr(rank)} is not an integer ({_RUN_FIELDS})")
