@@ -18,3 +18,14 @@ def test_an_id_as_written_comes_first_and_ties_follow_the_runs_own_ids():
     assert report["n_queries"] == 1 and report["n_skipped_queries"] == 1
     # trec_eval orders tied documents by their ids as written: "10" before "09"
     assert per_query_run_measures({"q": {"09": 1.0, "10": 1.0}}, {"q": {"10": 1}}, ("map",)) == {"q": {"map": 1.0}}
+
+
+def test_a_grade_out_of_trec_evals_range_is_refused_as_the_readers_refuse_it():
+    import pytest
+
+    run = {"q1": {"d1": 1.0, "d2": 0.5}}
+    # 10**400 raised an OverflowError from nDCG's gains; 10**30 was a gain like any other
+    for grade in (10**400, 10**30, -(2**31) - 1):
+        with pytest.raises(ValueError, match=r"qrels\['q1'\]\['d1'\].*out of range"):
+            run_report(run, {"q1": {"d1": grade, "d2": 1}})
+    assert run_report(run, {"q1": {"d1": 2**31 - 1, "d2": 1}})["map"] == 1.0

@@ -13,7 +13,7 @@ import re
 import numpy as np
 import scipy.sparse as sp
 
-from learnsim._utils.inputs import id_by_value
+from learnsim._utils.inputs import check_grade, id_by_value, short_repr
 from learnsim._utils.progress import progress
 from learnsim._utils.validation import check_indices, check_matrix, check_random_state
 
@@ -532,7 +532,10 @@ def _check_score(v, where):
 
 def _check_grade(v, where):
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
-        raise ValueError(f"{where}: the relevance must be an integer; got {v!r}")
+        raise ValueError(f"{where}: the relevance must be an integer; got {short_repr(v)}")
+    # within trec_eval's range, as the qrels readers take a grade: 10**400 raised an
+    # OverflowError in nDCG's gains, 10**30 outweighed every other grade without a word
+    check_grade(int(v), where)
 
 
 def trec_ranking(scores):
