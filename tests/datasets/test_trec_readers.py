@@ -375,3 +375,14 @@ def test_a_file_that_is_not_judgements_says_what_it_looks_like(tmp_path, text, f
 def test_a_run_that_is_not_a_trec_run_says_what_it_looks_like(tmp_path, text, fragment):
     with pytest.raises(ValueError, match=fragment):
         read_trec_run(_write(tmp_path / "run.trec", text))
+
+
+def test_a_tsv_header_with_a_title_column_is_no_record(tmp_path):
+    # under "docid<TAB>title<TAB>text" the header was a document 'docid' of the text 'title text'
+    docs = _write(tmp_path / "docs.tsv", "docid\ttitle\ttext\nd1\tCats\tthe cat sat\nd2\tDogs\ta dog ran\n")
+    assert list(read_corpus(docs)) == ["d1", "d2"]
+    queries = _write(tmp_path / "queries.tsv", "qid\ttitle\tquery\nq1\tCats\tcat\n")
+    assert list(read_queries(queries)) == ["q1"]
+    # a first record whose text happens to be a word such as 'title' is kept
+    kept = _write(tmp_path / "kept.tsv", "d1\ttitle\ttext\nd2\tmore\n")
+    assert list(read_corpus(kept)) == ["d1", "d2"]

@@ -131,6 +131,10 @@ _TSV_ID_NAMES = ("id", "_id", "docno", "doc_id", "docid", "doc-id", "qid", "quer
                  "corpus-id", "corpus_id", "pid")
 
 
+# the names of the text columns in such a header
+_TSV_TEXT_NAMES = ("text", "query", "body", "title", "contents", "passage")
+
+
 def _tsv_records(path, text):
     """``(ids, texts)`` of an ``id<TAB>text`` file (a header ``id<TAB>text`` is skipped)."""
     ids, texts = [], []
@@ -143,9 +147,10 @@ def _tsv_records(path, text):
         rid, tab, body = line.partition("\t")
         if not tab or not rid.strip():
             raise ValueError(f"{path}, line {number}: expected 'id<TAB>text'; got {line[:60]!r}")
-        # BEIR's and MS MARCO's names too: under "query-id<TAB>text" the header was a query of its own
+        # BEIR's and MS MARCO's names too: under "query-id<TAB>text" the header was a query of its own,
+        # and under "docid<TAB>title<TAB>text" (a title column) a document 'docid' of the text 'title text'
         if not ids and rid.strip().lower() in _TSV_ID_NAMES and \
-                body.strip().lower() in ("text", "query", "body", "title", "contents", "passage"):
+                all(name.strip().lower() in _TSV_TEXT_NAMES for name in body.split("\t")):
             continue
         ids.append(rid.strip())     # verbatim: a run file names it as the user's files do
         texts.append(body.strip())
