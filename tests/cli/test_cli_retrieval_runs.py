@@ -629,6 +629,20 @@ def test_a_split_is_a_name_not_a_path(tmp_path):
                           "--split")
 
 
+def test_query_numbers_that_are_mostly_positions_are_not_read_as_ids(tmp_path):
+    # Cranfield's numbering (positions 1..n in a queries file whose ids skip numbers) with one
+    # stray line: read by id, the judgements of '3' left out and those of '4' met the wrong query
+    queries = _write(tmp_path / "q.tsv", "1\tcats\n2\tdogs\n4\tfish\n")
+    corpus = _write(tmp_path / "d.tsv", "d1\tcats purr\nd2\tdogs bark\nd3\tfish swim\n")
+    qrels = _write(tmp_path / "qrels.txt", "1 d1 1\n2 d2 1\n3 d3 1\n9 d3 1\n")
+    assert_user_error(["evaluate", "--queries", queries, "--qrels", qrels, "--corpus", corpus],
+                      "qrels.txt", "neither all ids", "nor all positions 1..3", "'9'")
+    # without the stray line, by position, as before
+    _write(qrels, "1 d1 1\n2 d2 1\n3 d3 1\n")
+    out = ok_json(["evaluate", "--queries", queries, "--qrels", qrels, "--corpus", corpus])
+    assert out["queries"] == 3 and out["methods"]["bm25"]["map"] == pytest.approx(1.0)
+
+
 def test_notes_quoting_a_huge_id_stay_short_lines(collection, tmp_path):
     # the notes of judgements left out quoted an id whole: a document id of 200,000 characters
     # made a line of 200,000 on stderr
