@@ -386,3 +386,21 @@ def test_a_tsv_header_with_a_title_column_is_no_record(tmp_path):
     # a first record whose text happens to be a word such as 'title' is kept
     kept = _write(tmp_path / "kept.tsv", "d1\ttitle\ttext\nd2\tmore\n")
     assert list(read_corpus(kept)) == ["d1", "d2"]
+
+
+def test_files_joined_with_their_byte_order_marks_read_as_one(tmp_path):
+    # `cat a b > ab` of two files that each open with a BOM: the first id of the second file was
+    # '\ufeffq2', its judgements and its run meeting nowhere (a JSON line was refused)
+    bom = "\ufeff"
+
+    def joined(name, first, second):
+        path = tmp_path / name
+        path.write_bytes((bom + first).encode("utf-8") + (bom + second).encode("utf-8"))
+        return path
+
+    assert read_qrels(joined("qrels.txt", "q1 0 d1 1\n", "q2 0 d2 2\n")) == {"q1": {"d1": 1}, "q2": {"d2": 2}}
+    assert read_trec_run(joined("run.trec", "q1 Q0 d1 1 2.0 t\n", "q2 Q0 d2 1 1.0 t\n")) == \
+        {"q1": {"d1": 2.0}, "q2": {"d2": 1.0}}
+    assert list(read_queries(joined("queries.tsv", "q1\tcats\n", "q2\tdogs\n"))) == ["q1", "q2"]
+    assert list(read_corpus(joined("corpus.jsonl", '{"_id": "d1", "text": "a"}\n', '{"_id": "d2", "text": "b"}\n'))) \
+        == ["d1", "d2"]

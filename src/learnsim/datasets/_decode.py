@@ -176,6 +176,9 @@ def json_record(line, where, invalid="invalid JSON"):
     levels, a key given twice in one object (learnsim._utils.inputs), or an integer of more
     digits than Python converts (``sys.get_int_max_str_digits()``; the message names the
     field). Every JSON Lines reader of learnsim reads its lines here."""
+    # a byte-order mark opening a line: files joined with cat, each opening with its own (the
+    # parser refuses it, "Unexpected UTF-8 BOM")
+    line = line.removeprefix("\ufeff")
     try:
         return _strict_loads(line)
     except json.JSONDecodeError as exc:

@@ -142,6 +142,7 @@ def _tsv_records(path, text):
     # form feed, U+0085 or U+2028 inside a text, which cut the query in two (the rest refused,
     # or read as another query where it held a TAB) and numbered the later lines wrongly
     for number, line in enumerate(_LINE_END.split(text), start=1):
+        line = line.removeprefix("\ufeff")      # a byte-order mark of a file joined on (_without_boms)
         if not line.strip():
             continue
         rid, tab, body = line.partition("\t")
@@ -736,6 +737,14 @@ _QRELS_LAYOUT_NAMES = {"trec": "'query iteration document relevance' (TREC)",
                        "graded": "'query document grade'", "pairs": "'query document' pairs"}
 
 
+def _without_boms(lines):
+    """``(number, line)`` of ``lines`` without a byte-order mark opening a line: files joined
+    with ``cat``, each opening with its own, made the first query of every file after the first
+    another id ('\ufeffq2', which str.split keeps), its judgements or its run met nowhere."""
+    for number, line in lines:
+        yield number, (line[1:] if line.startswith("\ufeff") else line)
+
+
 def _judgement_rows(path, encoding="utf-8", encoding_errors="replace"):
     """``(layout, rows)`` of a qrels file: ``rows`` yields ``(query as written, doc, grade,
     line number)`` as the file is read. The layout is told from the first
@@ -743,7 +752,7 @@ def _judgement_rows(path, encoding="utf-8", encoding_errors="replace"):
     the columns that stay the same); every later line is checked against what that decision
     rests on and refused, naming its line, where it contradicts it: keeping every line to tell
     the layout from them all took 30 s and 870 MB for a file of a million lines."""
-    lines_of = decoded_lines(path, encoding=encoding, encoding_errors=encoding_errors)
+    lines_of = _without_boms(decoded_lines(path, encoding=encoding, encoding_errors=encoding_errors))
     rows, lines, line_numbers = [], [], []
     for number, line in lines_of:
         fields = line.split()
@@ -1175,7 +1184,7 @@ def read_trec_run(path, *, encoding_errors="replace"):
     if path.is_dir():
         raise ValueError(f"{path} is a folder; a run must be a file")
     run, first_line = {}, {}
-    for number, line in decoded_lines(path, encoding_errors=encoding_errors):
+    for number, line in _without_boms(decoded_lines(path, encoding_errors=encoding_errors)):
         fields = line.split()
         if not fields or fields[0].startswith("#"):
             continue
