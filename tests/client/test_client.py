@@ -474,7 +474,11 @@ async def _every_route(client, anonymous, path):
     # writes: an id holding "/similar" and the dots of a path segment are ids like any other
     added = await a(client.add(["a new text w001 w002", "w003 w004"], ids=["x/similar", ".."],
                                metadata=[{"topic": 99}, None]))
-    assert added == {"ids": ["x/similar", ".."], "added": 2, "documents": len(texts) + 2}
+    assert {k: added[k] for k in ("ids", "added", "documents")} == {"ids": ["x/similar", ".."], "added": 2,
+                                                                     "documents": len(texts) + 2}
+    # the words the index's vocabulary lacks ("new" is no word of the collection): counted, and
+    # said in "warnings", as the service answers them
+    assert added["with_new_words"] >= 1 and any("reindex" in w for w in added["warnings"])
     assert await a(client.document("x/similar")) == {"id": "x/similar", "text": "a new text w001 w002",
                                                      "metadata": {"topic": 99}}
     assert (await a(client.more_like("x/similar", k=1)))["id"] == "x/similar"
@@ -505,6 +509,8 @@ async def _upserts(client, anonymous, path):
         raise
     replaced = await _answer(client.upsert("u/1", "replaced w002", None))
     assert isinstance(created, dict) and isinstance(replaced, dict)
+    # "upserted" and "replaced" are no words of the collection: each answer counts its document
+    assert all(d["with_new_words"] == 1 and len(d["warnings"]) == 1 for d in (created, replaced))
     assert await _answer(client.document("u/1")) == {"id": "u/1", "text": "replaced w002", "metadata": None}
     many = await _answer(client.upsert(["u/1", "u2"], ["again w003", "new w004"], [{"topic": 2}, None]))
     assert isinstance(many, dict)

@@ -94,3 +94,83 @@ def test_put_follows_the_write_rules(fresh):
         assert put["security"] and {"200", "201", "401", "409"} <= set(put["responses"])
     with _client(fresh, read_only=True) as c:
         assert c.put("/v1/docs/k", json={"text": "w001"}).status_code == 403
+
+
+def _known_and_new():
+    """(a text of words the index knows, a text holding words it lacks): its vocabulary is that
+    of the first 20 texts."""
+    texts, _, _, _ = corpus()
+    return texts[0], texts[0] + " zzqnewword zzqother"
+
+
+def test_a_write_answers_its_new_words_and_the_log_says_it_once(fresh, caplog):
+    """POST /v1/docs (both modes) and PUT answer how many documents hold words the vocabulary
+    lacks ("with_new_words", a sentence in "warnings"); the server's log says it once, not at
+    every write (a writer posting every 0.1 s flooded it), and the index's own warning is not
+    given besides."""
+    known, new = _known_and_new()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with caplog.at_level("WARNING", logger="learnsim.service"), _client(fresh) as c:
+            r = c.post("/v1/docs", json={"documents": [{"text": known}]})
+            assert r.status_code == 201 and r.json()["with_new_words"] == 0 and r.json()["warnings"] == []
+            for n in range(1, 13):
+                # a count that changes from write to write: each was a line of its own
+                docs = [{"text": f"{new} zzq{n}x{i}"} for i in range(n % 4 + 1)] + [{"text": known}]
+                r = c.post("/v1/docs", json={"documents": docs})
+                assert r.status_code == 201, r.text
+                body = r.json()
+                assert body["with_new_words"] == n % 4 + 1 and len(body["warnings"]) == 1
+                assert f"{n % 4 + 1} of the {n % 4 + 2} document(s)" in body["warnings"][0]
+                assert "reindex" in body["warnings"][0]
+            r = c.post("/v1/docs", json={"documents": [{"id": "u1", "text": new}], "mode": "upsert"})
+            assert r.status_code == 201 and r.json()["with_new_words"] == 1 and r.json()["warnings"]
+            r = c.put("/v1/docs/u2", json={"text": new})
+            assert r.status_code == 201 and r.json()["with_new_words"] == 1 and r.json()["warnings"]
+            r = c.put("/v1/docs/u2", json={"text": known})
+            assert r.status_code == 200 and r.json()["with_new_words"] == 0 and r.json()["warnings"] == []
+            # a refused write says nothing of its words
+            r = c.post("/v1/docs", json={"documents": [{"id": "u1", "text": new}]})
+            assert r.status_code == 409 and "with_new_words" not in r.json()
+            # what the answer says, a reindex brings in: the same text now has no new word
+            assert c.post("/v1/reindex", json={}).status_code == 200
+            r = c.post("/v1/docs", json={"documents": [{"text": new}]})
+            assert r.json()["with_new_words"] == 0 and r.json()["warnings"] == []
+            schema = c.get("/openapi.json").json()
+    # one line in full, and at the end the sum of the 13 writes after it
+    lines = [rec.getMessage() for rec in caplog.records if "vocabulary lacks" in rec.getMessage()]
+    assert len(lines) == 2 and "at most one line every" in lines[0] and "13 write(s)" in lines[1]
+    from learnsim.index import NewWordsWarning
+
+    assert not [w for w in caught if issubclass(w.category, NewWordsWarning)]
+    for path, method in (("/v1/docs", "post"), ("/v1/docs/{doc_id}", "put")):
+        for status in ("200", "201"):
+            said = schema["paths"][path][method]["responses"][status]["content"]["application/json"]["schema"]
+            assert {"with_new_words", "warnings"} <= set(said["required"]), (path, status)
+
+
+def test_the_new_words_log_sums_up_at_most_once_a_period(caplog):
+    """After its first line the log gives one summary line a period, counting the writes and
+    documents since its last line, and the rest at the service's end."""
+    from learnsim.service._writes import NewWords
+
+    now = [0.0]
+    noted = NewWords(every_s=60, clock=lambda: now[0])
+    report = (2, 0, ["zzq"], 5)
+    with caplog.at_level("WARNING", logger="learnsim.service"):
+        for step in range(10):          # 10 writes in 45 s: the first line alone
+            now[0] = step * 5.0
+            noted._said(report)
+        assert len(caplog.records) == 1 and "2 of the 5 document(s)" in caplog.records[0].getMessage()
+        now[0] = 61.0                   # a period after the first line: one summary of the 10 since
+        noted._said(report)
+        assert len(caplog.records) == 2 and "10 write(s)" in caplog.records[1].getMessage()
+        assert "20 document(s)" in caplog.records[1].getMessage()
+        now[0] = 62.0
+        noted._said(report)
+        noted._said(report)
+        assert len(caplog.records) == 2
+        noted.flush()
+        assert len(caplog.records) == 3 and "2 write(s)" in caplog.records[2].getMessage()
+        noted.flush()                   # nothing more to tell
+        assert len(caplog.records) == 3

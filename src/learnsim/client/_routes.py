@@ -495,7 +495,10 @@ class Routes:
         Returns
         -------
         dict
-            ``{"ids": [the ids, in order], "added": n, "documents": documents in the index}``.
+            ``{"ids": [the ids, in order], "added": n, "documents": documents in the index,
+            "with_new_words": m, "warnings": [...]}``: ``m`` of the documents hold words the
+            index's vocabulary lacks, which a search finds them by only after :meth:`reindex`
+            (``"warnings"`` says so; empty when ``m`` is 0).
 
         Raises
         ------
@@ -515,7 +518,7 @@ class Routes:
         >>> with Client("http://127.0.0.1:8000", api_key="s3cret") as client:     # doctest: +SKIP
         ...     client.add(["The box was empty when my parcel arrived", "Where is my refund?"],
         ...                ids=["t121", "t122"], metadata=[{"label": "delivery"}, None])
-        {'ids': ['t121', 't122'], 'added': 2, 'documents': 122}
+        {'ids': ['t121', 't122'], 'added': 2, 'documents': 122, 'with_new_words': 0, 'warnings': []}
         """
         return self._send(Call("POST", "v1/docs", json={"documents": _documents(texts, ids, metadata)},
                                idempotent=False))
@@ -529,7 +532,7 @@ class Routes:
         -------
         dict
             The service's answer (``PUT`` answers 201 when it created the document, 200 when
-            it replaced one).
+            it replaced one), with ``"with_new_words"`` and ``"warnings"`` as :meth:`add`'s.
 
         Raises
         ------

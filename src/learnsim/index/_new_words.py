@@ -16,7 +16,7 @@ import warnings
 
 from ._integrity import model_encoder
 
-__all__ = ["NewWordsWarning", "added_rows", "embeddings_of", "warn_new_words"]
+__all__ = ["NewWordsWarning", "added_rows", "count_new_words", "embeddings_of", "warn_new_words"]
 
 _EXAMPLES = 3
 
@@ -62,13 +62,14 @@ def added_rows(index, texts, report=True):
     pipeline, statistics = index.pipeline, index.statistics
     with embeddings_of(index.path, pipeline):
         rows = pipeline.document_rows(texts, statistics)
-    return rows, (_new_words(pipeline, statistics, texts) if report else None)
+    return rows, (count_new_words(pipeline, statistics, texts) if report else None)
 
 
-def _new_words(pipeline, statistics, texts):
+def count_new_words(pipeline, statistics, texts):
     """(documents holding a term the vocabulary lacks, those holding no term it has, a few such
     terms, the documents), or None where the scoring takes no collection vocabulary (a dense
-    encoder alone, a distance model, an index built before collection vocabularies)."""
+    encoder alone, a distance model, an index built before collection vocabularies). The service
+    counts its writes' new words with it (learnsim.service._writes), for their answers."""
     if not statistics or "vocabulary" not in statistics or not pipeline.uses_collection_vocabulary:
         return None
     vectorizer = pipeline.lexical_vectorizer(statistics)

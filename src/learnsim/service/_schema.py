@@ -93,6 +93,17 @@ def _warned(schema):
     return schema
 
 
+# what a write of documents says of their words the index's vocabulary lacks (more properties
+# follow; only these are stated)
+_WRITTEN = {"type": "object", "required": ["with_new_words", "warnings"],
+            "properties": {"with_new_words": {"type": "integer", "minimum": 0,
+                                              "description": "The documents written holding words the index's "
+                                                             "vocabulary lacks: not found by them until a reindex"},
+                           "warnings": {"type": "array", "items": {"type": "string"},
+                                        "description": "What the answer cannot say itself: such words, and "
+                                                       "that POST /v1/reindex brings them in"}}}
+
+
 _SCORED = {
     ("get", "/v1/search"): _scored("hits"),
     ("post", "/v1/search"): _scored("results"),
@@ -179,7 +190,8 @@ def _openapi(app, keyed, protect_reads, max_query_chars, mixed_ids, can_match, l
         # an upsert answers 201 when it added a document and 200 when it only replaced some
         op = schema["paths"].get(key[1], {}).get(key[0])
         if op is not None:
-            ok = op["responses"].get("201") or op["responses"].get("200") or {}
+            ok = dict(op["responses"].get("201") or op["responses"].get("200") or {}, content={
+                "application/json": {"schema": _WRITTEN}})
             op["responses"]["201"] = dict(ok, description="Written: at least one document was new")
             op["responses"]["200"] = dict(ok, description="Written: every document replaced one with its id (upsert)")
     for key, body in _SCORED.items():

@@ -155,6 +155,8 @@ from ._docs import add_docs_routes
 from ._paging import MAX_OFFSET, check_offset, parse_include, shown
 from ._schema import _BOUNDS_TEXT, _openapi
 from ._worker import Busy, IndexWorker, Labelled, SearchTrace, TimedOut
+from ._writes import NewWords
+from ._scores import _rule_score_name, _rule_warnings, _score_names
 
 __all__ = ["create_app", "app_from_environment", "search_budget", "allowed_host_names"]
 
@@ -525,6 +527,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     # they no longer take turns)
     worker = IndexWorker(index, int(max_pending), float(timeout_s), trace=_search_trace())
     writer = IndexWorker(write_index, int(max_pending), float(timeout_s))
+    new_words = NewWords()      # what a write's new words are answered and logged as
     key = api_key.encode() if api_key is not None else None
     static = {name: resources.files(__package__).joinpath("static", name).read_bytes() for name in _STATIC}
     versions = _versions()
@@ -556,6 +559,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         gc.freeze()
         yield
         writer.close()   # what is queued runs first: nothing acknowledged is dropped
+        new_words.flush()
         if recorder is not None:
             recorder.close()
         worker.close()
@@ -1114,15 +1118,15 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             def upsert(idx):
                 # Index.upsert returns once the change is durable: one transaction, one segment
                 try:
-                    counts = idx.upsert([d.text for d in docs], ids, [d.metadata for d in docs])
+                    counts, said = new_words.upsert(idx, [d.text for d in docs], ids, [d.metadata for d in docs])
                 except ValueError as exc:
                     if "given twice" in str(exc):
                         raise _fail(409, str(exc)) from None
                     raise
-                return counts, len(idx)
+                return counts, len(idx), said
 
-            counts, n = await run(upsert, on=writer, until=deadline())
-            return _json({"ids": [str(i) for i in ids], **counts, "documents": n},
+            counts, n, said = await run(upsert, on=writer, until=deadline())
+            return _json({"ids": [str(i) for i in ids], **counts, "documents": n, **said},
                          status=201 if counts["added"] else 200)
         if any(given) and not all(given) and not mixed_ids:
             raise _fail(422, "give every document an id, or none (then the index numbers them)")
@@ -1130,15 +1134,16 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         def write(idx):
             # Index.add returns once the documents are durable: only then is 201 sent
             try:
-                added = idx.add([d.text for d in docs], ids if any(given) else None, [d.metadata for d in docs])
+                added, said = new_words.add(idx, [d.text for d in docs], ids if any(given) else None,
+                                            [d.metadata for d in docs])
             except ValueError as exc:
                 if "already in the index" in str(exc) or "given twice" in str(exc):
                     raise _fail(409, str(exc)) from None   # a conflict of ids: nothing was added
                 raise
-            return added, len(idx)
+            return added, len(idx), said
 
-        added, n = await run(write, on=writer, until=deadline())
-        return _json({"ids": added, "added": len(added), "documents": n}, status=201)
+        added, n, said = await run(write, on=writer, until=deadline())
+        return _json({"ids": added, "added": len(added), "documents": n, **said}, status=201)
 
     @app.put("/v1/docs/{doc_id}", status_code=201)
     async def put(doc_id: str, body: PutRequest, request: Request):
@@ -1148,9 +1153,9 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             # the bound of an id in POST /v1/docs (DocumentIn): the path must not be a way around it
             raise _fail(422, f"an id has at most {MAX_ID_CHARS} characters; got {len(doc_id)}")
         check_document("text", body.text)
-        counts, n = await run(lambda idx: (idx.upsert([body.text], [doc_id], [body.metadata]), len(idx)),
-                              on=writer, until=deadline())
-        return _json({"id": doc_id, **counts, "documents": n}, status=201 if counts["added"] else 200)
+        (counts, said), n = await run(lambda idx: (new_words.upsert(idx, [body.text], [doc_id], [body.metadata]),
+                                                   len(idx)), on=writer, until=deadline())
+        return _json({"id": doc_id, **counts, "documents": n, **said}, status=201 if counts["added"] else 200)
 
     @app.delete("/v1/docs/{doc_id}")
     async def delete(doc_id: str, request: Request):
@@ -1298,41 +1303,6 @@ def _framework(app):
 
 # searches run again when a promotion or a rollback fell between the calls of one answer
 _SAME_VERSION_TRIES = 3
-
-def _score_names(index):
-    """(name, higher_is_better) of the scores each kind of answer carries, from the index's
-    manifest (no model load): ``"similar"``, the first stage's (similar documents, /v1/info's
-    ``"score"``); ``"search"``, a search's and a text match's hits (a re-ranked search gives the
-    learned pair model's probability)."""
-    first = (index.column, bool(index.higher_is_closer))
-    reranked = index.manifest.get("rerank") is not None
-    return {"similar": first, "search": ("probability", True) if reranked else first}
-
-
-# what the ``score`` of a duplicate rule's decision is, by the rule's class
-_RULE_SCORES = {"ThresholdMatcher": "similarity", "PairClassifierMatcher": "decision",
-                "PairwiseKNNMatcher": "mutual_neighbours", "PairScoreRegressor": "predicted_score"}
-
-
-def _rule_warnings(pipeline):
-    """What a match answer says of the model's duplicate rule (``"warnings"``, a list of
-    sentences): a rule whose threshold is infinite calls no pair a duplicate but an exact copy, as
-    ``learnsim fit`` and ``learnsim match`` say; without a word the answer's zeros read as
-    findings."""
-    from ..matching._duplicates import DuplicateRule
-
-    try:
-        said = DuplicateRule(pipeline.matcher, pipeline.match_rule).never_duplicate()
-    except ValueError:      # a matcher learnsim match does not know: nothing to say of it
-        return []
-    return [said] if said else []
-
-
-def _rule_score_name(matcher):
-    """The name of a duplicate rule's ``score`` (POST /v1/match with pairs): the pair's
-    similarity for a threshold, the classifier's decision value, 1/0 for mutual neighbours, the
-    predicted score of a model fitted on graded pairs; higher is more alike in each."""
-    return _RULE_SCORES.get(type(matcher).__name__, "score")
 
 
 TRACE_VARIABLE = "LEARNSIM_TRACE_SEARCHES"
