@@ -820,6 +820,25 @@ def test_a_key_given_twice_is_refused_whichever_comes_last(fresh):
             == 200
 
 
+def test_an_origin_content_type_or_encoding_given_twice_is_refused_whichever_comes_last(fresh):
+    """The head's check read the last Origin, the framework and CORS the first: a write giving
+    the service's own Origin after a foreign one was accepted (201), the other order refused;
+    two Content-Types or Content-Encodings were read differently by the check and the body's
+    reader. Each is a 400 naming the header, nothing written."""
+    body = json.dumps({"documents": [{"text": "a new text about parcels"}]})
+    with _client(fresh) as c:
+        n = c.get("/v1/info").json()["documents"]
+        for name, values in (("Origin", ("http://evil.example", BASE)),
+                             ("Content-Type", ("text/plain", "application/json")),
+                             ("Content-Encoding", ("gzip", "identity"))):
+            for pair in (values, values[::-1]):
+                headers = [(name, v) for v in pair] + ([] if name == "Content-Type" else list(JSON.items()))
+                _is_error(c.post("/v1/docs", content=body, headers=headers), 400, name, "more than once")
+        assert c.get("/v1/info").json()["documents"] == n
+        # one of each is read as before
+        assert c.post("/v1/docs", content=body, headers={**JSON, "Origin": BASE}).status_code == 201
+
+
 def test_the_page_refuses_a_parameter_given_twice(fresh):
     with _client(fresh) as c:
         r = c.get("/?q=parcel&q=my+order&k=2")

@@ -119,6 +119,9 @@ def _is_write(method, path, raw=None):
             or (method == "GET" and path == "/click"))
 
 
+# headers a request gives once, whose value the checks here decide on (a second one is a 400)
+_ONCE = {b"origin": "Origin", b"content-type": "Content-Type", b"content-encoding": "Content-Encoding"}
+
 #: The scope's mark of a HEAD request answered as its GET (see _BodyLimit).
 HEAD = "learnsim.head"
 
@@ -336,8 +339,14 @@ class _BodyLimit:
         headers = scope.get("headers", ())
         host = origin = content_type = encoding = None
         hosts = client_ids = 0
-        keys = {}
+        keys, seen = {}, set()
         for name, value in headers:
+            if name in _ONCE:
+                if name in seen:
+                    # this check read the last, the framework and CORS the first: a write
+                    # carrying its own Origin after a foreign one was accepted, before it refused
+                    return _error(400, f"the request gives its {_ONCE[name]} header more than once")
+                seen.add(name)
             if name == b"host":
                 host = value.decode("latin-1")
                 hosts += 1
