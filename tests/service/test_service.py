@@ -161,6 +161,14 @@ def test_explain_is_the_pipelines_explanation(client, built):
     assert [w["word"] for w in body["words"]] == [w["word"] for w in expected["words"]]
 
 
+def test_a_refused_field_is_named_even_one_called_query(client):
+    """POST /v1/explain's field "query" was taken for the location of a query-string parameter
+    and left out of the 422: "Field required; document: Field required" named one of two."""
+    assert _is_error(client.post("/v1/explain", json={}), 422).startswith("query: Field required; document:")
+    assert _is_error(client.post("/v1/explain", json={"query": 5, "document": "w001"}), 422).startswith("query: ")
+    assert _is_error(client.get("/v1/search", params={"k": 3}), 422).startswith("q: ")
+
+
 # --------------------------------------------------------------------------- writes
 def test_added_document_is_found_and_comes_back_unchanged(fresh):
     c = _client(fresh)

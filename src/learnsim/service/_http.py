@@ -58,7 +58,10 @@ def _validation_message(errors):
     which can be megabytes)."""
     parts = []
     for err in errors[:3]:
-        loc = ".".join(str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path"))
+        loc = tuple(err.get("loc", ()))
+        # the first part says where (the body, the query string, the path): not a field; a
+        # field named "query" (POST /v1/explain's) is named
+        loc = ".".join(str(p) for p in (loc[1:] if loc[:1] in (("body",), ("query",), ("path",)) else loc))
         parts.append(f"{loc}: {err.get('msg', 'invalid')}" if loc else str(err.get("msg", "invalid")))
     if len(errors) > 3:
         parts.append(f"and {len(errors) - 3} more")
