@@ -146,6 +146,10 @@ def test_match_text_and_pairs_on_a_model_with_a_duplicate_rule(built):
     assert all(p["pattern"] == CONTENT_PATTERN and p["maxLength"] == 10_000 for p in pairs["items"]["prefixItems"])
     _is_error(c.post("/v1/match", json={"text": "a", "pairs": [["a", "b"]]}), 422)   # one or the other
     _is_error(c.post("/v1/match", json={}), 422)
+    # a body that is no JSON object is a 400, as on every route (it was a 422 naming both forms)
+    for body in (b"null", b"[]", b"1", b'"x"'):
+        error = _is_error(c.post("/v1/match", content=body, headers={"content-type": "application/json"}), 400)
+        assert "must be a JSON object" in error, (body, error)
 
 
 def test_match_without_a_duplicate_rule_is_422(client):

@@ -183,6 +183,9 @@ def _missing_package(exc):
 
 # pydantic's error types for a body that is missing or not a JSON object
 _NOT_AN_OBJECT = ("missing", "model_attributes_type", "model_type", "dict_type")
+# where pydantic places such an error: the body, or one of the forms of POST /v1/match's (a
+# union: a body that is no object was a 422 there, naming both models, a 400 on every other route)
+_WHOLE_BODY = ((), ("MatchText",), ("MatchPairs",))
 # the page and its files load nothing from anywhere but this service, and run no inline script
 _PAGE_HEADERS = {"Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
                                             "connect-src 'self'; img-src 'self'; form-action 'self'; "
@@ -594,7 +597,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         if any(e.get("type") == "json_invalid" for e in errors):
             return _error(400, "the body is not valid JSON")
         # no body, or one that is not a JSON object (a wrong Content-Type lands here too)
-        if any(tuple(e.get("loc", ())) == ("body",) and e.get("type") in _NOT_AN_OBJECT for e in errors):
+        if any(tuple(e.get("loc", ()))[:1] == ("body",) and tuple(e.get("loc", ()))[1:] in _WHOLE_BODY
+               and e.get("type") in _NOT_AN_OBJECT for e in errors):
             return _error(400, "the body must be a JSON object (Content-Type: application/json)")
         return _error(422, _validation_message(errors))
 
