@@ -191,6 +191,18 @@ def test_health_returns_starting_without_retrying(mocked):
     assert run(client.health()) == {"status": "starting"} and len(service.requests) == 1
 
 
+def test_health_refuses_an_answer_without_a_status(mocked):
+    # another server's JSON object (a 200 of {} or of another route's shape) was returned as
+    # the health, and health()["status"] was a KeyError
+    for body in ({}, {"hits": []}, {"status": 5}):
+        client, run, _, _ = mocked((200, body, {}))
+        with pytest.raises(ClientError, match="not the service's") as info:
+            run(client.health())
+        assert info.value.status == 200
+    client, run, _, _ = mocked((200, {"status": "degraded", "damage": "x"}, {}))
+    assert run(client.health()) == {"status": "degraded", "damage": "x"}
+
+
 def test_health_raises_a_503_error_rather_than_returning_it(mocked):
     # a 503 JSON error at /healthz (a server at its connection bound; a proxy) is no health
     # status: returned, health()["status"] was a KeyError; it is an Unavailable, retried as any

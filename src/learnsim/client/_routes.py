@@ -143,6 +143,14 @@ def _check_hits(hits, where, scored=True):
     return hits
 
 
+def _health(answer):
+    """A /healthz answer: :class:`ShapeError` unless its ``"status"`` is a str (a 200 of another
+    server's JSON was returned as it was, and ``health()["status"]`` a KeyError)."""
+    if not isinstance(answer.get("status"), str):
+        raise ShapeError(f'/healthz answers {{"status": str, ...}}; got {reprlib.repr(answer)}')
+    return answer
+
+
 def _one_result(answer, scored=True):
     """A GET /v1/search answer (one query): :class:`ShapeError` unless its ``"hits"`` are hits."""
     _check_hits(answer.get("hits"), '"hits"', scored)
@@ -229,7 +237,7 @@ class Routes:
         ...     client.health()
         {'status': 'ok'}
         """
-        return self._send(Call("GET", "healthz", answers=(503,)))
+        return self._send(Call("GET", "healthz", answers=(503,), shape=_health))
 
     def info(self):
         """``GET /v1/info``: what the index holds and how it scores.
