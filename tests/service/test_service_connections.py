@@ -323,6 +323,23 @@ def _send_head(port, header_bytes):
         return b""
 
 
+@pytest.mark.parametrize("base", _protocols(), ids=["default", "h11"])
+def test_a_request_the_parser_refuses_is_a_json_400(base):
+    # uvicorn's parser answered these in plain text ("Invalid HTTP request received."), the
+    # one answer of the service that was not its JSON error
+    with _server(base) as port:
+        for request in (b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: a\x00b\r\n\r\n",
+                        b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
+                        b"G@T / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"):
+            answer = _read_all(_connect(port, request))
+            head, _, body = answer.partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 400"), (request, answer[:200])
+            assert b"content-type: application/json" in head.lower() and b"nosniff" in head.lower()
+            error = json.loads(body)
+            assert error["code"] == 400 and "not valid HTTP/1.1" in error["error"], error
+        assert b'{"read": 2}' in _ask(port)      # the server goes on
+
+
 @pytest.mark.parametrize("base", _protocols())
 def test_a_request_head_is_bounded_in_bytes(base):
     # before: httptools' parser took a header of any size and built it by concatenation while the

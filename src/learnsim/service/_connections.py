@@ -160,6 +160,16 @@ def _head_too_long():
             b"content-length: " + str(len(body)).encode("ascii") + b"\r\n\r\n" + body)
 
 
+def _not_http(message):
+    body = json.dumps({"error": f"the request is not valid HTTP/1.1 ({message.rstrip('.')}): its request line, a "
+                                "header (a NUL, a folded line, bytes that are not ASCII) or its body's framing "
+                                "(Content-Length, chunks) was refused by the server's HTTP parser",
+                       "code": 400}).encode("utf-8")
+    return (b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\n"
+            b"x-content-type-options: nosniff\r\nconnection: close\r\n"
+            b"content-length: " + str(len(body)).encode("ascii") + b"\r\n\r\n" + body)
+
+
 def guarded_protocol(base=None):
     """uvicorn's HTTP protocol class (httptools', or h11's where httptools is not installed; or
     ``base``) with the checks of this module, for ``uvicorn.Config(http=...)``."""
@@ -242,6 +252,12 @@ def guarded_protocol(base=None):
                 if self._head > MAX_HEAD_BYTES:
                     self.transport.write(_head_too_long())
                     self.transport.close()
+
+        def send_400_response(self, msg):
+            # uvicorn's answer to a request its parser refuses was plain text, where every other
+            # answer of the service is its JSON error (a client reads {"error", "code"})
+            self.transport.write(_not_http(msg))
+            self.transport.close()
 
         def on_message_begin(self):
             super().on_message_begin()

@@ -84,7 +84,7 @@ _PATH = f"{_NAME}(?:\\.{_NAME}){{0,{MAX_PATH_SEGMENTS - 1}}}"
 _FIELD = re.compile(_PATH)
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 # the bounds of a filter: in a body, and in a query string (whose request head must stay well
-# under the HTTP parser's bound, about 80 KB, past which it answers a plain-text 400 itself)
+# under the HTTP parser's bound, about 80 KB, past which the parser refuses it: a 400)
 MAX_FILTER_FIELDS = 10
 # field conditions ({field: v} is one, {field: {"$gte": a, "$lt": b}} two) in a whole filter: a
 # condition costs up to two JSON reads of every document's metadata, in the SQL statement that

@@ -49,8 +49,8 @@ _STATUSES = {
 }
 _WRITES = {("post", "/v1/docs"), ("put", "/v1/docs/{doc_id}"), ("delete", "/v1/docs/{doc_id}"), ("post", "/v1/reindex"),
            ("post", "/v1/feedback")}
-_DESCRIPTIONS = {400: "Bad input: malformed JSON, a bad filter, a path that is not UTF-8; in plain text, a "
-                      "request head over the HTTP parser's bound (about 80 KB)",
+_DESCRIPTIONS = {400: "Bad input: malformed JSON, a bad filter, a path that is not UTF-8, a request the HTTP parser "
+                      "refuses (a request head over its bound, about 80 KB)",
                  401: "No API key, or a wrong one", 403: "A write to a read-only service, or a foreign Origin",
                  404: "An unknown id", 409: "An id already in the index, or given twice",
                  413: "A body, query or text over its size bound",
@@ -157,9 +157,6 @@ def _openapi(app, keyed, protect_reads, max_query_chars, mixed_ids, can_match, l
             responses.pop("422", None)
             for code in sorted(codes):
                 responses[str(code)] = {"description": _DESCRIPTIONS.get(code, "Error"), "content": error_ref}
-            # a request head over the HTTP parser's bound (about 80 KB: a long query string) is
-            # answered by the parser, before the application, in plain text
-            responses["400"]["content"] = dict(error_ref, **{"text/plain": {"schema": {"type": "string"}}})
             for param in op.get("parameters", ()):
                 if param["name"] == "filter":
                     # a JSON object in the query string

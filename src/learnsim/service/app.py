@@ -92,7 +92,8 @@ parameter or over the budget, or a match on a model without a duplicate rule (wh
 leaves ``/v1/match`` out), 429 more than ``max_pending`` requests waiting for the index (with
 ``Retry-After``), 503 the index not free within ``timeout_s`` or the request past its deadline,
 500 a bug (logged on the server, never a traceback in the answer). A request head over the HTTP
-parser's bound (about 80 KB: a very long query string) gets the parser's own plain-text 400.
+parser's bound (about 80 KB: a very long query string), or that the parser refuses otherwise, is a
+400 too (``_connections``: uvicorn answered it in plain text).
 
 A damaged index file (``IndexFormatError``, ``IndexDamagedError``) is a 503 ``{"error": ...,
 "code": "index_damaged"}`` naming the file relative to the index directory (never the server's
