@@ -400,8 +400,8 @@ def test_ids_round_trip_on_every_route(fresh):
     assert c.get("/v1/docs/a%2Fb/similar").json()["id"] == "a/b"
     assert c.get("/v1/docs/a%2Fb%2Fsimilar").json()["text"] == docs[0]["text"]
     _is_error(c.delete("/v1/docs/a%2Fb/similar"), 405)
-    assert c.delete("/v1/docs/a%2Fb/similar").headers["allow"] == "GET, POST"
-    assert c.options("/v1/docs/a%2Fb").headers["allow"] == "DELETE, GET, PUT"
+    assert c.delete("/v1/docs/a%2Fb/similar").headers["allow"] == "GET, HEAD, POST"
+    assert c.options("/v1/docs/a%2Fb").headers["allow"] == "DELETE, GET, HEAD, PUT"
     for doc_id in IDS:
         r = c.delete(_doc_path(doc_id))
         assert r.status_code == 200 and r.json()["deleted"] == 1, doc_id
@@ -657,6 +657,11 @@ def test_head_is_the_get_without_its_body_and_records_nothing(fresh):
                 assert int(head.headers["content-length"]) == len(got.content), path
         assert c.head("/v1/search", params={"q": "w001", "k": "5_0"}).status_code == 422
         assert c.head("/click", params={"i": "x", "d": "d1"}).status_code == 405
+        # a 405's Allow names HEAD wherever GET is (it named GET alone, but on /openapi.json)
+        for path, allow in (("/healthz", "GET, HEAD"), ("/v1/search", "GET, HEAD, POST"),
+                            ("/v1/docs/d1", "DELETE, GET, HEAD, PUT"), ("/v1/docs/d1/similar", "GET, HEAD, POST"),
+                            ("/openapi.json", "GET, HEAD"), ("/v1/match", "POST"), ("/click", "GET")):
+            assert c.request("PATCH", path).headers["allow"] == allow, path
         logged = c.get("/v1/info").json()["learn_from_clicks"]
     from learnsim.feedback import FeedbackLog
 

@@ -588,6 +588,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             for route in app.router.routes:
                 if getattr(route, "methods", None) and route.matches(request.scope)[0] != Match.NONE:
                     methods |= route.methods
+            if "GET" in methods and request.url.path != "/click":
+                methods.add("HEAD")     # answered as the GET (_guard), as /openapi.json's Allow said
             if methods:
                 return _error(405, exc.detail, {"Allow": ", ".join(sorted(methods))})
         return _error_of(exc)
