@@ -107,8 +107,9 @@ def test_held_out_clusters_are_scored_by_average_precision():
         est = FILM(n_components=3, random_state=0).fit(X, labels)
     report = est.baseline_gain_
     assert report.measure == "average precision" and "clusters" in report.unit
-    # 12 clusters of 40: a fifth of the clusters (2 or 3) are held out, every row a query
-    assert report.n_units in (80, 120)
+    # 12 clusters of 40: a fifth (2) are held out a fold, in three folds to reach six (every row
+    # of a held-out cluster a query, once)
+    assert report.n_units == 40 * report.detail["held_out_groups"] == 240
     assert 0.0 <= report.baseline_score <= 1.0 and 0.0 <= report.learned_score <= 1.0
     assert est.n_triplets_ == 5 * len(labels)
 
@@ -189,3 +190,43 @@ def test_cluster_scores_are_average_precision_among_the_held_out_rows():
             others = np.arange(rows.size) != q
             want = average_precision_score(labels[rows][others] == labels[rows][q], S[q, others])
             assert scores[g, q] == pytest.approx(want, abs=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["clusters", "anchors"])
+def test_a_check_of_few_held_out_groups_is_cross_fitted_to_six(kind, monkeypatch):
+    """Ten clusters (or anchors) hold two out a split: over two, the cluster bootstrap's interval
+    was the range of their two gains; the check now scores MIN_HELD_GROUPS of them over disjoint
+    folds, each from its own fit (mcd's rule and the search check's), every unit once."""
+    from learnsim.baseline import MIN_HELD_GROUPS
+
+    X, labels = _subspace_clusters(n=200, n_clusters=10)
+    if kind == "clusters":
+        y = labels
+    else:
+        # ten anchors, the first row of each cluster, with 20 triplets each
+        rng = np.random.default_rng(0)
+        rows = [np.flatnonzero(labels == c) for c in range(10)]
+        y = np.array([[rows[c][0], rng.choice(rows[c][1:]), rng.choice(rows[(c + 1 + t % 9) % 10])]
+                      for c in range(10) for t in range(20)])
+    fits = []
+    original = FILM._learn
+    monkeypatch.setattr(FILM, "_learn", lambda self, *a: (fits.append(a[1]), original(self, *a))[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BaselineWarning)
+        report = FILM(n_components=3, random_state=0).fit(X, y).baseline_gain_
+    n_groups = report.detail["held_out_groups"]
+    assert n_groups >= MIN_HELD_GROUPS and "3 folds" in report.unit
+    assert len(fits) == 3 + 1                                 # a fit a fold, then the refit
+    assert report.n_units == 20 * n_groups                  # every unit of each, once
+    # each fold's fit left out its own groups: together the folds never trained on all of them
+    held = [np.setdiff1d(np.unique(y if kind == "clusters" else y[:, 0]),
+                         np.unique(labels[np.unique(T)] if kind == "clusters" else T[:, 0])) for T in fits[:3]]
+    assert all(h.size == 2 for h in held) and np.unique(np.concatenate(held)).size == 6
+
+
+def test_enough_held_out_clusters_keep_one_split():
+    X, labels = _subspace_clusters(n=300, n_clusters=30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BaselineWarning)
+        report = FILM(n_components=3, random_state=0).fit(X, labels).baseline_gain_
+    assert report.detail["held_out_groups"] == 6 and "folds" not in report.unit

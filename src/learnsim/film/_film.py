@@ -417,7 +417,11 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         bootstrap interval in ``baseline_gain_``. When w = 1 wins (ties included) or the gain is
         not certain (its interval reaches 0: the rule of :mod:`learnsim.baseline`), the model's
         similarity is the input cosine (status "baseline", with a
-        :class:`~learnsim.baseline.BaselineWarning`). With too few clusters or anchors (fewer than
+        :class:`~learnsim.baseline.BaselineWarning`). Where one split holds out fewer than six
+        clusters or anchors (``learnsim.baseline.MIN_HELD_GROUPS``), further disjoint runs of as
+        many are held out, each from its own fit on the others, until six are scored (at most
+        five fits), and w is chosen and judged on all of them: over two held-out clusters the
+        interval was the range of their two gains. With too few clusters or anchors (fewer than
         four) nothing is held out and the status is "unchecked" (warning), with w = 0. None: no
         check, fit on everything, ``input_weight_ = 0`` (the paper's learned cosine) and
         ``baseline_gain_ = None``.
@@ -713,8 +717,16 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
 
     def _baseline_check(self, Xn, kind, sup, holdout, d, r, batch, per_item, rng):
         """Hold out whole clusters or anchors, fit on the rest, and choose the input weight w on
-        the held-out part (``learnsim.baseline``). Returns (report, w)."""
-        n = Xn.shape[0]
+        the held-out part (``learnsim.baseline``). Returns (report, w).
+
+        Where one split holds out fewer than :data:`learnsim.baseline.MIN_HELD_GROUPS` clusters
+        or anchors, further disjoint runs of as many are held out, each from its own fit on the
+        others, until that many are scored or no whole run is left (at most MAX_FOLDS fits), as
+        mcd's check and the search check do: the interval resamples whole groups, and over two
+        it was the range of their two gains, above zero for about one rule in five that gains
+        nothing on new clusters. w is chosen, and its gain judged, over every fold's units."""
+        from ..baseline import MAX_FOLDS, MIN_HELD_GROUPS
+
         if kind == "triplets":
             split = split_groups(sup[:, 0], holdout, random_state=rng)
             what = "anchors"
@@ -727,35 +739,56 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
             return unchecked(f"too few {what} to hold any out (needs at least 4)", baseline_name=_BASELINE,
                              owner="FILM", stacklevel=4), 0.0
         ids, held = split
+        parts = [self._checked_fold(Xn, kind, sup, ids[held], d, r, batch, per_item, rng)]
+        n_held = int(held.sum())
+        if n_held < MIN_HELD_GROUPS:
+            # drawn after the first fold, whose fit is as before
+            rest = ids[~held][rng.permutation(int((~held).sum()))]
+            wanted = min(MAX_FOLDS, -(-MIN_HELD_GROUPS // n_held)) - 1
+            for i in range(min(wanted, rest.size // n_held)):
+                parts.append(self._checked_fold(Xn, kind, sup, rest[i * n_held:(i + 1) * n_held], d, r, batch,
+                                                per_item, rng))
+        candidates = np.concatenate([c for c, _ in parts], axis=1)
+        groups = np.concatenate([g for _, g in parts])
+        n_groups = n_held * len(parts)
         if kind == "triplets":
-            out = np.isin(sup[:, 0], ids[held])
-            T_train, held_out = sup[~out], sup[out]
-            measure, unit = "triplet accuracy", "held-out triplets (whole anchors)"
+            measure, unit = "triplet accuracy", "held-out triplets (whole anchors"
         else:
-            held_rows = np.isin(labels, ids[held])
-            train_labels = np.where(held_rows, -1, labels)
-            T_train = clusters_to_triplets(Clusters(train_labels), per_item * n, random_state=rng).indices
-            measure, unit = "average precision", "held-out queries (whole clusters)"
-        self._learn(Xn, T_train, d, r, batch, rng)
-        E = _unit_rows(np.asarray(Xn @ self._components.T))
-        # the interval resamples whole anchors or clusters: their units are not independent
-        if kind == "triplets":
-            candidates = triplet_weight_scores(Xn, E, held_out, _WEIGHT_GRID)
-            groups = held_out[:, 0]
-        else:
-            candidates, queries = cluster_weight_scores(Xn, E, labels, np.flatnonzero(held_rows), _WEIGHT_GRID,
-                                                        rng, return_queries=True)
-            groups = labels[queries]
+            measure, unit = "average precision", "held-out queries (whole clusters"
+        if len(parts) > 1:
+            unit += f"; {len(parts)} folds of {n_held}, each held out of its own fit, {n_groups} in all"
+        unit += ")"
         base = len(_WEIGHT_GRID) - 1                                  # w = 1: the input cosine
         finite = np.isfinite(candidates).all(axis=0)
         alone = float(np.mean(candidates[0][finite])) if finite.any() else None
+        # the interval resamples whole anchors or clusters: their units are not independent
         chosen, report = choose(candidates, base, measure=measure, unit=unit, baseline_name=_BASELINE, owner="FILM",
                                 groups=groups, random_state=rng, stacklevel=4,
                                 detail=lambda c: {"input_weight": float(_WEIGHT_GRID[c]), "held_out_fraction": holdout,
-                                                  "learned_alone_score": alone})
+                                                  "learned_alone_score": alone, "held_out_groups": int(n_groups)})
         if report.status == "unchecked":
             return report, 0.0
         return report, float(_WEIGHT_GRID[chosen])
+
+    def _checked_fold(self, Xn, kind, sup, held_ids, d, r, batch, per_item, rng):
+        """(candidates, groups): FILM fitted without the anchors or clusters ``held_ids``, and
+        each input weight's score on each of their units, with the unit's anchor or cluster."""
+        n = Xn.shape[0]
+        if kind == "triplets":
+            out = np.isin(sup[:, 0], held_ids)
+            T_train, held_out = sup[~out], sup[out]
+        else:
+            labels = np.asarray(sup.labels)
+            held_rows = np.isin(labels, held_ids)
+            train_labels = np.where(held_rows, -1, labels)
+            T_train = clusters_to_triplets(Clusters(train_labels), per_item * n, random_state=rng).indices
+        self._learn(Xn, T_train, d, r, batch, rng)
+        E = _unit_rows(np.asarray(Xn @ self._components.T))
+        if kind == "triplets":
+            return triplet_weight_scores(Xn, E, held_out, _WEIGHT_GRID), held_out[:, 0]
+        candidates, queries = cluster_weight_scores(Xn, E, labels, np.flatnonzero(held_rows), _WEIGHT_GRID,
+                                                    rng, return_queries=True)
+        return candidates, labels[queries]
 
     def _learn(self, Xn, T, d, r, batch, rng):
         """FILM (Algorithm 1) on the unit rows ``Xn`` and the triplets ``T``; sets the fitted
