@@ -345,7 +345,7 @@ class Scorer:
         self. ``statistics``: the collection's (:meth:`document_rows`), which a BM25 mix weights
         the corpus and the queries by; by default those of the corpus' own ``lexical`` counts."""
         self.corpus = corpus
-        self.corpus_rows = self.corpus_sq = None
+        self.corpus_rows = self.corpus_sq = self._placeless = None
         self.statistics = statistics
         if self.kind == "distance":
             n, d = corpus.shape
@@ -423,10 +423,11 @@ class Scorer:
         ties go to the lower index (``lexical`` as for :meth:`scores`). ``matches_only``: for a
         model that scores by shared words alone, a document scoring 0 (sharing no word with the
         query) is no hit: its value is -inf, ranked last (a search drops them, as
-        ``learnsim.index`` does); so is, for a distance, a document without a place in the
+        ``learnsim.index`` does); so is, for any other model, a document without a place in the
         model's space (:meth:`placeless`)."""
         no_match = matches_only and self._words_alone()
-        placeless = self.placeless() if matches_only and self.kind == "distance" else None
+        # (a model of shared words alone drops those documents with the others that score 0)
+        placeless = self.placeless() if matches_only and not no_match else None
         from ._utils.progress import progress
 
         n = queries.shape[0]
@@ -455,13 +456,22 @@ class Scorer:
     def placeless(self):
         """Positions of the corpus documents whose row in the model's space is zero (none of
         their terms is in its vocabulary): under a distance their distance to every query is the
-        query's own norm, whatever its words, so they stood near every query. A search leaves
-        them out (``top_k(matches_only=True)``), as :mod:`learnsim.index` does (rows whose squared
-        norm is 0)."""
+        query's own norm, whatever its words, so they stood near every query; under a cosine
+        (FILM's) they score 0 against every query, above every document that shares a word with
+        the query but whose learned cosine with it is below 0. A search leaves them out
+        (``top_k(matches_only=True)``), as :mod:`learnsim.index` does (rows whose squared norm
+        is 0, or every part of them zero)."""
         from .text import find_empty_rows
 
         if self.corpus_rows is None:
             return find_empty_rows(self.corpus)
+        if self.kind != "distance":
+            if getattr(self, "_placeless", None) is None:
+                C = self.corpus_rows
+                parts = [C.sparse, C.dense] if isinstance(C, Rows) else [C]
+                self._placeless = np.flatnonzero(np.logical_and.reduce(
+                    [_sq_norms(part) == 0 for part in parts if part is not None]))
+            return self._placeless
         if self.corpus_sq is None:
             self.corpus_sq = _sq_norms(self.corpus_rows)
         return np.flatnonzero(np.asarray(self.corpus_sq) == 0)

@@ -95,6 +95,26 @@ def _excluded(exclude, i):
     return e if e.size else None
 
 
+def _without_placeless(segments, allowed, n_total):
+    """``allowed`` (a mask over all rows, or None: all) less the rows without a place in the
+    model's space (every part zero), which a search leaves out as one at a time
+    (:func:`learnsim.index._scan.best_k`) does."""
+    from ._scan import _placeless
+
+    gone, offset = [], 0
+    for seg in segments:
+        if seg.n:
+            found = _placeless(seg, False)
+            if found.size:
+                gone.append(found + offset)
+        offset += seg.n
+    if not gone:
+        return allowed
+    allowed = np.ones(n_total, dtype=bool) if allowed is None else np.array(allowed, dtype=bool)
+    allowed[np.concatenate(gone)] = False
+    return allowed
+
+
 def best_k_dense_batch(segments, Q, k, allowed=None, exclude=None, ann=None):
     """The k best rows over ``segments`` for each dense query of ``Q``, as
     :func:`learnsim.index._scan.best_k` gives them one query at a time.
@@ -130,6 +150,7 @@ def best_k_dense_batch(segments, Q, k, allowed=None, exclude=None, ann=None):
         # each query counts as a search, as it would one at a time (numba's warm-up rule)
         note_search()
     n_total = sum(seg.n for seg in segments)
+    allowed = _without_placeless(segments, allowed, n_total)
     excluded = [_excluded(exclude, i) for i in range(B)]
     cand_pos = [[] for _ in range(B)]
     cand_val = [[] for _ in range(B)]

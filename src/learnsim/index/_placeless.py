@@ -1,7 +1,9 @@
 """Documents without a place in the model's space: a text none of whose terms is in the model's
 vocabulary has an all-zero row. Under a distance model (MCD, relative comparisons) its distance
 to every query is the query's own norm, whatever the query says, so it stood near every query
-(first for most queries of a small index); under a cosine it scores 0 against every query.
+(first for most queries of a small index); under FILM's cosine it scores 0 against every query,
+above a document that shares the query's word but whose learned cosine with it is below 0. A
+search leaves such documents out under every model (``learnsim.index._scan._placeless``).
 ``Index.build`` and ``Index.add`` name such documents in one warning, as ``cluster`` and
 ``learnsim match`` do."""
 from __future__ import annotations
@@ -45,5 +47,6 @@ def warn_placeless(ids, texts, empty, kind):
 
     shown = ", ".join(repr(ids[i]) for i in list(empty)[:_SHOWN]) + (", ..." if len(empty) > _SHOWN else "")
     warn_outside(f"{len(empty)} of the {n_total} document(s) written have no term of the model's vocabulary "
-                 f"({shown}): " + ("a search leaves them out (their distance to every query would be the same)"
-                                  if kind == "distance" else "they score 0 against every query"), UserWarning)
+                 f"({shown}): a search leaves them out (" + ("their distance to every query would be the same)"
+                                                          if kind == "distance" else "they would score 0 against every "
+                                                          "query)"), UserWarning)

@@ -283,21 +283,42 @@ def _segment_best(seg, q_sparse, q_dense, q_sq, distance, k, allowed, n_total):
     return pos, np.asarray(values[pos], dtype=np.float64)
 
 
-def _placeless(seg):
-    """Local positions of a distance segment's rows whose squared norm is 0 (no term of the
-    model's vocabulary): their distance to every query is the query's own norm, whatever its
-    words, so they stood near every query (first for most queries of a small index). A search
-    leaves them out, as ``Pipeline.search`` does (``Scorer.placeless``); cached per segment."""
+def _placeless(seg, distance=True):
+    """Local positions of a segment's rows without a place in the model's space (no term of its
+    vocabulary): a distance segment's rows whose squared norm is 0, whose distance to every query
+    is the query's own norm, whatever its words, so they stood near every query (first for most
+    queries of a small index); a similarity segment's rows with dense parts whose every part is
+    zero, which score 0 against every query, above a document that shares a word with the query
+    but whose learned cosine with it is below 0 (FILM). A search leaves them out, as
+    ``Pipeline.search`` does (``Scorer.placeless``); cached per segment. Rows of posting lists
+    alone need nothing: a row without a term is never a candidate."""
     found = getattr(seg, "_placeless_rows", None)
     if found is None:
         seg.check()
-        sq = seg.sq
-        found = np.zeros(0, dtype=np.int64) if sq is None else np.flatnonzero(np.asarray(sq) == 0)
+        if distance:
+            sq = seg.sq
+            found = np.zeros(0, dtype=np.int64) if sq is None else np.flatnonzero(np.asarray(sq) == 0)
+        elif seg.n == 0 or not _holds(seg, "dense"):
+            found = np.zeros(0, dtype=np.int64)
+        else:
+            empty = ~np.any(np.asarray(seg.dense) != 0, axis=1)
+            if _holds(seg, "indptr"):
+                # posting lists by term: a row's entries are where ``indices`` names it
+                data, rows = np.asarray(seg.data), np.asarray(seg.indices)
+                empty &= np.bincount(rows[data != 0], minlength=seg.n) == 0
+            found = np.flatnonzero(empty)
         try:
             seg._placeless_rows = found
         except AttributeError:      # a read-only object: found again next time
             pass
     return found
+
+
+def _holds(seg, key):
+    """Whether a segment has the array ``key`` (Segment.has; any object with the arrays as
+    attributes otherwise)."""
+    has = getattr(seg, "has", None)
+    return has(key) if has is not None else getattr(seg, key, None) is not None
 
 
 def best_k(segments, q_sparse, q_dense, q_sq, distance, k, allowed=None, *, exclude=None, ann=None):
@@ -317,10 +338,9 @@ def best_k(segments, q_sparse, q_dense, q_sq, distance, k, allowed=None, *, excl
         local = None
         if exclude is not None:
             local = exclude[(exclude >= offset) & (exclude < offset + seg.n)] - offset
-        if distance:
-            placeless = _placeless(seg)
-            if placeless.size:
-                local = placeless if local is None else np.union1d(local, placeless)
+        placeless = _placeless(seg, distance)
+        if placeless.size:
+            local = placeless if local is None else np.union1d(local, placeless)
         found = None
         if ann is not None and getattr(seg, "ann_meta", None) is not None:
             from ._ann import ann_segment_best
