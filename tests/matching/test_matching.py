@@ -470,3 +470,36 @@ def test_knn_rule_too_few_counts_distinct_texts():
     with pytest.raises(ValueError, match="5 texts are too few, it needs at least 6"):
         decide([(base[0], base[1]), (base[2], base[3]), (base[4], base[4])])
     assert decide([(base[0], base[1]), (base[2], base[3]), (base[4], base[5])])[2].shape == (3,)
+
+
+def test_choose_matcher_picks_k_among_distinct_texts():
+    """The held-out pairs' collection counts a text once when choose_matcher picks k: a pair of
+    two identical texts holds a copy of its text (datasets.pairs), and the copy stood before every
+    other neighbour of its text, so k = 1 lost the text's duplicates and a larger k was chosen
+    on a collection the rule never decides among (DuplicateRule decides among distinct texts)."""
+    from learnsim.datasets import read_pairs
+    from learnsim.film import FILM
+    from learnsim.matching import choose_matcher
+    from learnsim.text import TextVectorizer
+
+    base, near, _ = _knn_rule(1)
+    n = len(base)
+    rows = ([(base[i], near[i], 1) for i in range(n)] + [(base[i], near[(i + 1) % n], 0) for i in range(n)]
+            + [(base[i], base[i], 1) for i in range(n)])
+    data = read_pairs(rows)
+    texts = [str(t) for t in data.texts]
+    assert len(texts) == 3 * n                              # each base text, its near text, one copy
+    vec = TextVectorizer().fit(texts)
+    X = vec.transform(texts)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        film = FILM(n_components=4, baseline_holdout=None, random_state=0, max_iter=20).fit(
+            X, np.array([[texts.index(base[i]), texts.index(near[i]), texts.index(near[(i + 1) % n])] for i in range(n)]))
+        held = Pairs(np.asarray(data.indices), labels=np.asarray(data.labels, dtype=bool))
+        matcher, rule = choose_matcher(film, X, held, held, texts=texts, candidates=("knn",), check_baseline=False)
+    distinct = np.sort([texts.index(t) for t in base + near])
+    two = np.searchsorted(distinct, np.asarray(data.indices)[:2 * n])
+    # the rule fitted on the distinct texts alone, on the pairs of two texts
+    want = PairwiseKNNMatcher(film).fit(X[distinct], Pairs(two, labels=np.asarray(data.labels[:2 * n], bool)))
+    assert matcher.n_items_ == 2 * n and matcher.k_ == want.k_ == 1
+    np.testing.assert_array_equal(matcher.validation_curve_["log_loss"], want.validation_curve_["log_loss"])

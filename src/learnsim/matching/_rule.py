@@ -236,9 +236,10 @@ def choose_matcher(metric, X, train, held, *, texts=None, vectorizer=None, candi
     rows, inverse = np.unique(held.indices, return_inverse=True)
     local = inverse.reshape(held.indices.shape)
     Xh = X[rows]
+    knn_on = _DistinctTexts(Xh, local, None if texts is None else [texts[r] for r in rows])
     makers = {"cosine": lambda: ThresholdMatcher(metric, input_weight=1.0),
               "threshold": lambda: ThresholdMatcher(metric, input_weight="auto"),
-              "knn": lambda: PairwiseKNNMatcher(metric)}
+              "knn": lambda: knn_on.rule(PairwiseKNNMatcher(metric))}
     auto = len(candidates) > 1
     # the kNN rule ranks every held-out text against all the others (quadratic); chosen among
     # others, it is left out above _KNN_MAX_TEXTS texts (it never won on the Quora sample)
@@ -249,6 +250,8 @@ def choose_matcher(metric, X, train, held, *, texts=None, vectorizer=None, candi
     halves = _half_split(labels, random_state)
     if halves is not None:
         for name in names:
+            if name == "knn" and not knn_on.judged_apart(local, labels, halves):
+                continue            # a half's pairs of two texts are all of one kind: no k to choose
             correct = np.empty(labels.size)
             for fit_on, judge in (halves, halves[::-1]):
                 with warnings.catch_warnings():
@@ -270,7 +273,7 @@ def choose_matcher(metric, X, train, held, *, texts=None, vectorizer=None, candi
             name = "threshold"
         report = unchecked(f"the {labels.size} held-out pairs hold fewer than two of a kind", baseline_name=_MATCH_BASELINE,
                            owner="FILM duplicate rule", stacklevel=2) if check_baseline else None
-        matcher = makers[name]().fit(Xh, Pairs(local, labels=labels))
+        matcher = _unwrapped(makers[name]().fit(Xh, Pairs(local, labels=labels)))
         return matcher, MatchRule(name, {}, labels.size, report, getattr(matcher, "input_weight_", None),
                                   _cosine_threshold(makers["cosine"], Xh, Pairs(local, labels=labels)))
     order = list(scores)
@@ -295,10 +298,68 @@ def choose_matcher(metric, X, train, held, *, texts=None, vectorizer=None, candi
         matcher._fit_labelled(list(texts), everything.indices, np.asarray(everything.labels, dtype=bool),
                               shared=classifiers[name])
     else:
-        matcher = makers[name]().fit(Xh, Pairs(local, labels=labels))
+        matcher = _unwrapped(makers[name]().fit(Xh, Pairs(local, labels=labels)))
     mixed = matcher if name == "threshold" else makers["threshold"]().fit(Xh, Pairs(local, labels=labels))
     cosine = _cosine_threshold(makers["cosine"], Xh, Pairs(local, labels=labels))
     return matcher, MatchRule(name, accuracies, labels.size, report, mixed.input_weight_, cosine)
+
+
+def _unwrapped(fitted):
+    return fitted.matcher if isinstance(fitted, _OnDistinct) else fitted
+
+
+class _DistinctTexts:
+    """The kNN rule over the distinct texts of the held-out pairs, as DuplicateRule decides with
+    it: a pair of two identical texts holds a copy of its text (learnsim.datasets.pairs), and
+    counted as one more text the copy stood before every other neighbour of its text, so that
+    k = 1 lost the text's duplicates and k was chosen on a collection the rule never decides
+    among. Each text is one row; a pair of two copies is a duplicate under every k (an exact
+    copy), so it is judged so and takes no part in choosing k. Without the texts, the rows as
+    given."""
+
+    def __init__(self, Xh, local, texts):
+        self.Xh, self.where = Xh, np.arange(Xh.shape[0])
+        if texts is not None:
+            first, keep = {}, []
+            for i, t in enumerate(texts):
+                self.where[i] = first.setdefault(t, len(keep))
+                if self.where[i] == len(keep):
+                    keep.append(i)
+            if len(keep) < len(texts):
+                self.Xh = Xh[np.asarray(keep)]
+
+    def rule(self, matcher):
+        return _OnDistinct(self, matcher)
+
+    def judged_apart(self, local, labels, halves):
+        """Whether each half holds pairs of two distinct texts of both kinds (what a kNN rule
+        is fitted on)."""
+        two = self.where[local[:, 0]] != self.where[local[:, 1]]
+        return all(np.unique(labels[half][two[half]]).size == 2 for half in halves)
+
+
+class _OnDistinct:
+    """A PairwiseKNNMatcher fitted and asked over :class:`_DistinctTexts` (pairs of held-out
+    rows in, as the other rules take them); ``fit`` returns the matcher itself."""
+
+    def __init__(self, on, matcher):
+        self.on, self.matcher = on, matcher
+
+    def fit(self, Xh, pairs):
+        from ..supervision import Pairs
+
+        idx = self.on.where[np.asarray(pairs.indices)]
+        two = idx[:, 0] != idx[:, 1]
+        self.matcher.fit(self.on.Xh, Pairs(idx[two], labels=np.asarray(pairs.labels, dtype=bool)[two]))
+        return self
+
+    def predict(self, pairs):
+        idx = self.on.where[np.asarray(pairs)]
+        out = np.ones(idx.shape[0], dtype=np.int64)
+        two = idx[:, 0] != idx[:, 1]
+        if two.any():
+            out[two] = self.matcher.predict(idx[two])
+        return out
 
 
 def _cosine_threshold(make, Xh, pairs):
