@@ -174,3 +174,23 @@ def test_a_fits_language_names_its_baselines_and_the_bm25_it_ends_as(collection)
     queries = [q for q, _ in warm + cold]
     assert np.allclose(model.similarity(queries, docs), lex.scores("bm25", lex.query_counts(queries)),
                        rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("rows", [
+    # three texts, each a duplicate of the others
+    [("how to reset password", "password reset help", 1), ("password reset help", "cannot reset my password", 1),
+     ("how to reset password", "cannot reset my password", 1)],
+    # the pair labelled 0 joins texts a chain of duplicates connects: no negative either
+    [("how to reset password", "password reset help", 1), ("password reset help", "cannot reset my password", 1),
+     ("how to reset password", "cannot reset my password", 0)],
+    # one text, paired with itself
+    [("same words", "same words", 1)] * 10,
+], ids=["all-duplicates", "chained-negative", "one-text"])
+def test_pairs_without_any_negative_are_refused_for_what_they_lack(rows):
+    """Every text a duplicate of every other: FILM has no negative to contrast, and the error said
+    every relevant pair used a text without a vocabulary term, which none did."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match="no text the pairs judge can be a negative") as caught:
+            learnsim.fit(pairs=rows, method="film")
+    assert "vocabulary" not in str(caught.value)

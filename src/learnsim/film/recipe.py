@@ -223,6 +223,12 @@ def search_triplets(P, grades, texts, X, baselines, seed, note, relation=None):
                     rows.append((a, b, lower[rng.integers(len(lower))]))
                     kinds.append(3)
     T = np.array(rows, dtype=np.int64).reshape(-1, 3)
+    if len(T) == 0 and not any(np.setdiff1d(documents, [a, *sets[a]]).size for a in anchors.tolist()):
+        # (the texts without a term, below, were blamed for it, though none was empty)
+        raise ValueError("no usable triplet: no text the pairs judge can be a negative for a relevant pair, since "
+                         "each is relevant to (a duplicate of, directly or through a chain of duplicate pairs) every "
+                         "anchor; FILM learns to put a relevant text closer than one that is not: give pairs of texts "
+                         "that are not duplicates (label 0) and that no chain of duplicate pairs joins, or more texts")
     kinds = np.array(kinds, dtype=np.int64)
     empty = find_empty_rows(X)
     if empty.size and T.size:
