@@ -393,3 +393,21 @@ def test_from_state_refuses_inconsistent_arrays(fitted):
         FILM._from_state(meta, {k: v for k, v in arrays.items() if k != "scales"})
     with pytest.raises(ValueError, match=r"lacks the metadata entry 'margin'"):
         FILM._from_state({k: v for k, v in meta.items() if k != "margin"}, arrays)
+
+
+def test_one_cluster_among_single_labels_says_how_many_texts_are_in_none():
+    """learnsim.fit leaves a label of one text out of the clusters: 40 labels of which 38 single
+    read 'needs two clusters or more; got 1', as if the labels had not been read."""
+    import warnings
+
+    import learnsim
+
+    texts = [f"document {i} about topic {i % 4} and w{i}" for i in range(40)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match=r"got 1 \(38 item\(s\) in no cluster: label -1, or a label no other"):
+            learnsim.fit(texts, clusters=[0, 0] + list(range(1, 39)), method="film")
+    # FILM itself: singletons are clusters (negatives), only -1 is in none
+    X = np.random.default_rng(0).normal(size=(6, 3))
+    with pytest.raises(ValueError, match=r"got 1 \(4 item\(s\) in no cluster"):
+        FILM(n_components=1).fit(X, np.array([0, 0, -1, -1, -1, -1]))

@@ -688,8 +688,13 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         # cluster: no negative) are refused before the check warns about anything
         if kind != "triplets" and len(sup.cluster_ids) < 2:
             # (the sampler's own words name its option negatives='any', which no FILM caller has)
+            # items in no cluster are no negatives: say how many, since learnsim.fit and `learnsim
+            # fit` put a label of one text there (49 labels of which 48 single read as "got 1")
+            outside = int(np.sum(np.asarray(sup.labels) < 0))
             raise ValueError(f"FILM learns from clusters by contrasting them, a triplet's negative taken from another "
-                             f"cluster: it needs two clusters or more; got {len(sup.cluster_ids)}")
+                             f"cluster: it needs two clusters or more; got {len(sup.cluster_ids)}"
+                             + (f" ({outside} item(s) in no cluster: label -1, or a label no other text has, which "
+                                "learnsim.fit and 'learnsim fit' leave out of the clusters)" if outside else ""))
         T = sup if kind == "triplets" else clusters_to_triplets(sup, per_item * n, random_state=rng).indices
         start = time.perf_counter()
         report, weight = None, 0.0
