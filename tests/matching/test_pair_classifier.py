@@ -191,6 +191,11 @@ def test_bad_input_is_refused_with_clear_messages(negation):
         PairClassifierMatcher(n_splits=1).fit(texts, train)
     with pytest.raises(ValueError, match="no duplicate"):
         PairClassifierMatcher(**SMALL).fit(texts, Pairs(train.indices, labels=np.zeros(len(train.labels), bool)))
+    # one duplicate: a fold would train without any (scikit-learn's own words, 'np.False_', before)
+    one = np.asarray(train.labels, bool)
+    one = np.flatnonzero(~one)[:5].tolist() + np.flatnonzero(one)[:1].tolist()
+    with pytest.raises(ValueError, match=r"hold 1 duplicate\(s\) and 5 non-duplicate\(s\).*at least two pairs of each"):
+        PairClassifierMatcher(**SMALL).fit(texts, Pairs(train.indices[one], labels=np.asarray(train.labels, bool)[one]))
     with pytest.raises(ValueError, match="graded"):
         PairClassifierMatcher(**SMALL).fit(texts, Pairs(train.indices, scores=np.arange(len(train.labels), dtype=float)))
     with pytest.raises(ValueError, match="with itself"):

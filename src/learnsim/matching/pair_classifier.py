@@ -865,6 +865,13 @@ class PairClassifierMatcher(_PairModel):
         if shared is not None or not calibrate:
             self._check_params()
         _require_both_classes(labels, "the fitted pairs")
+        fewer = min(int(labels.sum()), int((~labels).sum()))
+        if calibrate and fewer < 2:
+            # one pair of a kind leaves a fold's training part without it: scikit-learn's
+            # "needs samples of at least 2 classes ... np.False_" was all the caller read
+            raise ValueError(f"the fitted pairs hold {int(labels.sum())} duplicate(s) and {int((~labels).sum())} "
+                             "non-duplicate(s): the classifier chooses C and calibrates its probabilities out of "
+                             "fold, which needs at least two pairs of each kind")
         grid = self._check_grid(self.C, self.C_grid, "C")
         self.features_ = self._features
         rep = self._fit_representations(texts, shared)
