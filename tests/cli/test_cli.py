@@ -630,6 +630,21 @@ def test_explain_mcd_model_pair(model_path, corpus_files):
     assert pair["residual_contribution"] != 0.0
 
 
+@pytest.mark.parametrize("name, scoring", [("cosine", "tf.idf cosine"), ("bm25", "BM25")])
+def test_explain_of_a_model_that_kept_its_baseline_says_so(name, scoring, tmp_path):
+    """A fit that ended as its baseline (README's tickets: "The model is tf.idf cosine") holds the
+    baseline's term weights; explain refused it as "LinkLearn is not a linear metric", a method
+    the user never fitted."""
+    from learnsim._baseline_models import baseline_pipeline
+
+    path = tmp_path / f"{name}.npz"
+    baseline_pipeline(name, make_clustered_corpus(n_clusters=3, docs_per_cluster=4, random_state=5).data).save(path)
+    for extra in ([], ["--pair", "red apple", "green apple"]):
+        line = assert_user_error(["explain", "--model", path] + extra, f"the {scoring} baseline",
+                                 "no learned dimensions")
+        assert "LinkLearn" not in line and "BM25 is not" not in line
+
+
 def test_explain_lsi_model_over_words(corpus_files, tmp_path):
     path = tmp_path / "lsi.npz"
     # the check off: what is explained is FILM over LSI, whatever its held-out clusters say

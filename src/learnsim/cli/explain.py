@@ -6,7 +6,7 @@ import textwrap
 
 import numpy as np
 
-from ._common import (_examples, _formatter, _load_model, _positive_int, _print_json, _seed, _snippet,
+from ._common import (_examples, _formatter, _load_pipeline, _positive_int, _print_json, _seed, _snippet,
                       _table, UsageError, _vectorize, _warn_empty_rows)
 
 def register(commands):
@@ -109,7 +109,14 @@ def _print_pair(text_a, text_b, exp):
 def run(args):
     from ..evaluation.explain import explain_pair, n_learned_dimensions, top_features
 
-    vectorizer, metric = _load_model(args.model)
+    pipeline = _load_pipeline(args.model)
+    if pipeline.method == "baseline":
+        # a fit that kept its baseline holds the baseline's term weights (a LinkLearn or BM25
+        # object): explained as a metric, it was refused as "LinkLearn is not a linear metric",
+        # naming a method the user never fitted
+        raise UsageError(f"{args.model}: the model is the {pipeline.scoring} baseline (the fit kept it: what it "
+                         "learned did not beat it), which has no learned dimensions to explain")
+    vectorizer, metric = pipeline.vectorizer, pipeline.metric
     try:
         n_dims = n_learned_dimensions(metric)
     except TypeError as exc:
