@@ -45,6 +45,31 @@ def test_json_errors_print_an_error_object_on_stdout(args, fragment, tmp_path, t
     assert len(err.strip().splitlines()) == 1 and obj["error"] in err and "Traceback" not in err
 
 
+def test_a_single_valued_option_given_twice_is_refused_not_the_last_taken(train, tmp_path):
+    """--corpus a --corpus b searched b alone, with exit 0 (a user of bm25s or Pyserini may read
+    it as two collections); -k 1 -k 3 showed 3. The same value twice is harmless."""
+    other = tmp_path / "other.tsv"
+    other.write_text("o1\tan apple pie\no2\ta pear tart\n", encoding="utf-8")
+    model = tmp_path / "m.npz"
+    code, _, err = run_cli(["fit", "--input", train, "--model", model] + FIXED)
+    assert code == 0, err
+    search = ["search", "--model", model, "--query", "apple"]
+    for args, option in ((search + ["--corpus", train, "--corpus", other], "--corpus"),
+                         (search + ["--corpus", other, "-k", "1", "--k", "2"], "-k/--k"),
+                         (["explain", "--model", model, "--pair", "a b", "c", "--pair", "a b", "d"], "--pair")):
+        code, out, err = run_cli(args)
+        lines = err.strip().splitlines()
+        assert code == 2 and out == "" and len(lines) == 1, (code, out, err)
+        assert f"argument {option}: given twice" in lines[0] and "give it once" in lines[0]
+    code, out, err = run_cli(search + ["--corpus", other, "--corpus", other, "-k", "1", "--json"])
+    assert code == 0, err
+    assert [h["id"] for h in json.loads(out)[0]["hits"]] == ["o1"]
+    # an option that collects its values still does (--query, one query each)
+    code, out, err = run_cli(search + ["--corpus", other, "--query", "pear", "-k", "1", "--json"])
+    assert code == 0, err
+    assert [q["hits"][0]["id"] for q in json.loads(out)] == ["o1", "o2"]
+
+
 def test_without_json_stdout_stays_empty_on_error(tmp_path):
     code, out, err = run_cli(["fit", "--input", tmp_path / "missing.tsv", "--model", tmp_path / "m.npz"])
     assert code == 2 and out == "" and "no such file" in err

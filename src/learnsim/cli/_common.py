@@ -35,9 +35,45 @@ class _UsageExit(Exception):
         self.prog, self.message = prog, message
 
 
+# where _StoreOnce keeps, during one parse, the value each option was given (removed after it)
+_GIVEN = "_learnsim_given_options"
+
+
+class _StoreOnce(argparse._StoreAction):
+    """argparse's plain store, but an option given twice with two values is a usage error: the
+    last one won silently, so ``search --corpus a.jsonl --corpus b.jsonl`` searched b.jsonl alone
+    (as bm25s or Pyserini users may expect both), and ``dedupe --index a/ --index b/`` read b/.
+    The same value twice is harmless and kept."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault(_GIVEN, {})
+        if self.dest in given and given[self.dest][1] != values:
+            first, value = given[self.dest]
+            parser.error(f"argument {'/'.join(self.option_strings)}: given twice ({first} {_shown(value)}, then "
+                         f"{option_string} {_shown(values)}); give it once")
+        given[self.dest] = (option_string, values)
+        super().__call__(parser, namespace, values, option_string)
+
+
+def _shown(value):
+    return " ".join(map(repr, map(str, value))) if isinstance(value, (list, tuple)) else repr(str(value))
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage mistake in one line (and exit status 2), not usage + error:
-    main() prints it (and, with --json, a JSON error object on stdout)."""
+    main() prints it (and, with --json, a JSON error object on stdout); a single-valued option
+    given twice with two values is one (:class:`_StoreOnce`)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _StoreOnce)
+        self.register("action", "store", _StoreOnce)
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, extras = super().parse_known_args(args, namespace)
+        # (a command's parser runs on a namespace of its own, copied into the main one after)
+        namespace.__dict__.pop(_GIVEN, None)
+        return namespace, extras
 
     def error(self, message):
         import re
