@@ -161,6 +161,26 @@ def test_an_output_named_dash_is_refused_not_written_as_a_file_named_dash(train,
     assert code == 2 and "is a folder" in err and "model.npz" not in err
 
 
+def test_an_input_named_dash_says_standard_input_is_not_read(train, tmp_path, monkeypatch):
+    """'-' as an input file (a pipe from pandas or jq) was refused as "-: unknown file type
+    '(no extension)'" or "-: no such file", naming nothing a user who meant stdin could see."""
+    monkeypatch.chdir(tmp_path)
+    model = tmp_path / "m.npz"
+    code, _, err = run_cli(["fit", "--input", train, "--model", model] + FIXED)
+    assert code == 0, err
+    for args in (["search", "--model", model, "--corpus", "-", "--query", "apple"],
+                 ["search", "--model", model, "--corpus", train, "--queries", "-"],
+                 ["search", "--model", model, "--corpus", train, "--queries", "-", "--run", tmp_path / "run.txt"],
+                 ["fit", "--method", "film", "--pairs", "-", "--model", tmp_path / "other.npz"],
+                 ["fit", "--input", "-", "--model", tmp_path / "other.npz"],
+                 ["index", "build", "--model", model, "--corpus", "-", "--out", tmp_path / "idx"]):
+        code, out, err = run_cli(args)
+        lines = err.strip().splitlines()
+        assert code == 2 and len(lines) == 1, (args, code, err)
+        assert "'-' is not standard input here" in lines[0], (args, lines[0])
+    assert not (tmp_path / "other.npz").exists() and not (tmp_path / "idx").exists()
+
+
 def test_a_run_to_standard_output_is_the_run_alone(train, tmp_path, monkeypatch):
     """--run /dev/stdout: the summary was the run's last line (read by trec_eval), and stdout
     redirected to a file was opened again by name, truncated ('>>' lost what it held) and written

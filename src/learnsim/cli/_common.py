@@ -314,12 +314,22 @@ def _block_rows(n_columns):
     return max(1, _BLOCK_ENTRIES // max(n_columns, 1))
 
 
+def refuse_stdin(path):
+    """A UsageError for the input file ``-``: read as a file name, standard input was refused as
+    "-: unknown file type '(no extension)'" (--corpus, --queries), "-: no such file" (--pairs),
+    naming no problem a user who meant standard input could see."""
+    if str(path) == "-":
+        raise UsageError("-: give a file name; '-' is not standard input here (a file's extension tells its "
+                         "layout: .jsonl, .tsv, .csv, .txt, .parquet)")
+
+
 def read_documents(path, *, unique_ids=False, **kw):
     """learnsim.io.read_documents, imported when a command reads (it loads the dataset readers).
     ``unique_ids``: an id given twice is a UsageError naming it and its lines, as an index refuses
     it (a hit shown as t001 would not say which of two documents it is)."""
     from ..io import read_documents as read
 
+    refuse_stdin(path)
     docs = read(path, **kw)
     # an id field ("id", "_id", a .csv's id column): a .tsv's first column may be a label, which
     # repeats by design (a labelled file searched as a corpus shows its label as the hit's id)
@@ -338,6 +348,7 @@ def read_documents(path, *, unique_ids=False, **kw):
 def read_labelled_documents(path, **kw):
     from ..io import read_labelled_documents as read
 
+    refuse_stdin(path)
     return read(path, **kw)
 
 
@@ -385,6 +396,7 @@ def read_id_texts(path, part, encoding_errors="replace", quoting="auto"):
     one note."""
     from ..datasets import read_id_texts as read
 
+    refuse_stdin(path)
     ids, texts, unused = read(path, part, encoding_errors=encoding_errors, quoting=quoting, with_unused=True)
     _note_unused(unused, path, "the id, the title and the text")
     return ids, texts

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import UsageError, _note
+from ._common import UsageError, _note, refuse_stdin
 
 __all__ = ["TextPairs", "read_text_pairs", "parse_columns"]
 
@@ -69,6 +69,7 @@ def read_text_pairs(path, *, columns=None, encoding_errors="replace", need_label
                     graded=False):
     """Read a pairs file with learnsim.datasets.read_pairs (module notes for the layouts);
     ``graded``: graded pairs are accepted (else refused: duplicate detection needs labels)."""
+    refuse_stdin(path)
     data = read_pairs_either(path, columns=columns, encoding_errors=encoding_errors, quoting=quoting)
     if data.kind == "graded" and not graded:
         raise UsageError(f"{path}: the pairs carry graded scores; this model decides duplicates and needs a 0/1 "
