@@ -361,6 +361,26 @@ def test_dedupe_groups_the_planted_duplicates(dup_index):
     assert "d3" not in after and "dup3" not in after and "dup6" in after
 
 
+def test_cluster_and_dedupe_tables_keep_each_id_as_the_index_holds_it(data, models, tmp_path):
+    """The TSV tables collapsed the whitespace of every cell, ids too: "d  1" (two spaces) and
+    " d0 " came out as "d 1" and "d0", ids no document has, and "a<TAB>b" (a quoted .csv cell)
+    as "a b", without a word."""
+    docs = [{"id": f"d  {i}" if i % 2 else f" d{i} ", "text": t} for i, t in enumerate(data["texts"][:12])]
+    idx = tmp_path / "idx"
+    ok(["index", "build", "--model", models["mcd"], "--corpus", write_jsonl(tmp_path / "docs.jsonl", docs),
+        "--out", idx])
+    out = tmp_path / "clusters.tsv"
+    ok(["cluster", "--index", idx, "--k", "3", "--out", out])
+    rows = [line.split("\t") for line in out.read_text(encoding="utf-8").splitlines()[1:]]
+    assert sorted(r[1] for r in rows) == sorted(d["id"] for d in docs)
+    ok(["index", "add", idx, "--corpus", write_jsonl(tmp_path / "tab.jsonl", [{"id": "a\tb", "text": data["texts"][20]}])])
+    out.write_text("kept\n", encoding="utf-8")
+    assert_user_error(["cluster", "--index", idx, "--k", "3", "--out", out], "'a\\tb'", "TAB or a line break", "--json")
+    assert out.read_text(encoding="utf-8") == "kept\n"
+    labels = ok_json(["cluster", "--index", idx, "--k", "3"])
+    assert "a\tb" in labels and "d  1" in labels
+
+
 def test_cluster_labels_every_live_document(data, dup_index, tmp_path):
     idx = tmp_path / "idx"
     ok(["index", "build", "--model", dup_index["index"] / "model.npz", "--corpus", data["folder"] / "docs.jsonl",

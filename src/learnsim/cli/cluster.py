@@ -46,7 +46,7 @@ def run(args):
         raise UsageError(f"--k {args.k} is more than the {len(index)} documents of the index")
     labels = index.cluster(args.k, distance_threshold=args.distance_threshold, random_state=args.seed)
     if out is not None:
-        write_table(out, ["cluster", "id"], [[c, i] for i, c in labels.items()])
+        write_table(out, ["cluster", "id"], [[c, i] for i, c in labels.items()], exact=(1,))
     if args.json:
         _print_json(labels)
         return 0

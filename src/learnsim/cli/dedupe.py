@@ -5,7 +5,7 @@ import sys
 import textwrap
 
 from ._common import (_check_output_file, _examples, _formatter, _positive_int, _print_json, _snippet, _table,
-                      is_stdout, write_output)
+                      is_stdout, UsageError, write_output)
 
 
 def register(commands):
@@ -30,13 +30,22 @@ def register(commands):
     return dedupe
 
 
-def write_table(path, header, rows):
+def write_table(path, header, rows, exact=()):
     """A TSV file (tabs and newlines inside a cell become spaces), whole or not at all
-    (:func:`write_output`)."""
+    (:func:`write_output`). The cells of the ``exact`` columns (the ids) are written as they are:
+    collapsed, an id "d  7" or " d8" came out as "d 7" or "d8", an id no document has; one that
+    holds a TAB or a line break, which no TSV line can, is a UsageError naming it."""
+    rows = [[str(c) for c in row] for row in rows]
+    for row in rows:
+        for column in exact:
+            if any(c in row[column] for c in "\t\n\r"):
+                raise UsageError(f"--out {path}: the {header[column]} {row[column][:80]!r} holds a TAB or a line "
+                                 "break, which a TSV line cannot hold; --json gives it as it is")
+
     def write(fh):
         fh.write("\t".join(header) + "\n")
         for row in rows:
-            fh.write("\t".join(" ".join(str(c).split()) for c in row) + "\n")
+            fh.write("\t".join(c if k in exact else " ".join(c.split()) for k, c in enumerate(row)) + "\n")
 
     write_output(path, write)
 
@@ -51,7 +60,7 @@ def run(args):
     if out is not None:
         write_table(out, ["group", "id", "probability", "text"],
                     [[g + 1, d["id"], f"{d['probability']:.4f}", d["text"]] for g, group in enumerate(groups)
-                     for d in group])
+                     for d in group], exact=(1,))
     if args.json:
         _print_json([{"group": g + 1, "documents": group} for g, group in enumerate(groups)])
         return 0
