@@ -74,3 +74,17 @@ def test_a_bad_pair_in_parquet_names_the_file_and_its_row(tmp_path, capsys):
     assert main(["fit", "--pairs", str(tmp_path / "pairs.parquet"), "--model", str(tmp_path / "m.npz")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "pairs.parquet, row 2: label" in err[0], err
+
+
+def test_an_id_given_twice_in_parquet_names_its_rows(tmp_path, capsys):
+    """The id check of search and match said "docs.parquet, line 3: ... (first on line 1)" of a
+    table whose reader counts rows ("row 3" in every other message)."""
+    pd.DataFrame({"id": ["a", "b", "a"], "text": ["red apple", "green pear", "ripe plum"]}).to_parquet(
+        tmp_path / "docs.parquet")
+    from learnsim._baseline_models import baseline_pipeline
+
+    baseline_pipeline("cosine", corpus()[0][:20]).save(tmp_path / "m.npz")
+    assert main(["search", "--model", str(tmp_path / "m.npz"), "--corpus", str(tmp_path / "docs.parquet"),
+                 "--query", "apple"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "docs.parquet, row 3: the id 'a' appears twice (first on row 1)" in err[0], err

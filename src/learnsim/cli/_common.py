@@ -340,7 +340,9 @@ def read_documents(path, *, unique_ids=False, **kw):
         twice = repeated_id(docs.ids, docs.line_numbers)
         if twice is not None:
             doc_id, first, number = twice
-            raise UsageError(f"{path}, line {number}: the id {str(doc_id)[:80]!r} appears twice (first on line "
+            # a .parquet file has rows, counted from 1 as its reader's own messages count them
+            line = "row" if str(path).lower().endswith(".parquet") else "line"
+            raise UsageError(f"{path}, {line} {number}: the id {str(doc_id)[:80]!r} appears twice (first on {line} "
                              f"{first}): a hit would not say which document it is")
     return docs
 
