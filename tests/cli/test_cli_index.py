@@ -399,8 +399,11 @@ def test_cluster_labels_every_live_document(data, dup_index, tmp_path):
     # average link with a threshold above every distance: one group
     assert set(ok_json(["cluster", "--index", idx, "--distance-threshold", "1e9"]).values()) == {0}
     assert len(ok_json(["cluster", "--index", idx, "--distance-threshold", "1e9"])) == 70
-    for bad in ("0", "-1", "nan"):
-        assert_user_error(["cluster", "--index", idx, "--distance-threshold", bad], "--distance-threshold")
+    for bad in ("0", "-1", "nan", "inf"):
+        # inf was refused by the library as "distance_threshold must be a positive number; got
+        # inf": neither the option's name nor what is wrong with a number that is positive
+        assert_user_error(["cluster", "--index", idx, "--distance-threshold", bad], "--distance-threshold",
+                          "positive finite number")
     assert_user_error(["cluster", "--index", idx, "--k", "71"], "--k 71", "70 documents")
     assert_user_error(["cluster", "--index", idx, "--k", "1000", "--json"], "--k 1000")
 

@@ -1,6 +1,7 @@
 """``learnsim cluster``: group an indexed collection under its learned metric."""
 from __future__ import annotations
 
+import math
 import sys
 import textwrap
 from collections import Counter
@@ -40,8 +41,8 @@ def run(args):
 
     out = _check_output_file(args.out, "--out", inputs=[args.index]) if args.out else None
     index = open_index(args.index)
-    if args.distance_threshold is not None and not args.distance_threshold > 0:   # NaN too
-        raise UsageError(f"--distance-threshold must be a positive number; got {args.distance_threshold}")
+    if args.distance_threshold is not None and not 0 < args.distance_threshold < math.inf:   # NaN too
+        raise UsageError(f"--distance-threshold must be a positive finite number; got {args.distance_threshold}")
     if args.k is not None and args.k > len(index):
         raise UsageError(f"--k {args.k} is more than the {len(index)} documents of the index")
     labels = index.cluster(args.k, distance_threshold=args.distance_threshold, random_state=args.seed)
