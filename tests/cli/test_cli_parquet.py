@@ -88,3 +88,22 @@ def test_an_id_given_twice_in_parquet_names_its_rows(tmp_path, capsys):
                  "--query", "apple"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "docs.parquet, row 3: the id 'a' appears twice (first on row 1)" in err[0], err
+
+
+def test_a_parquet_file_where_ids_are_needed_is_refused_in_one_line(tmp_path, capsys):
+    """search --run reads its queries and collection by id (datasets.read_id_texts), which does
+    not read .parquet: the table was read as text, two notes of undecodable lines and "line 4:
+    expected 'id<TAB>text'; got '0\\x00?...'"."""
+    from learnsim._baseline_models import baseline_pipeline
+
+    baseline_pipeline("cosine", corpus()[0][:20]).save(tmp_path / "m.npz")
+    pd.DataFrame({"id": ["a", "b"], "text": ["red apple", "green pear"]}).to_parquet(tmp_path / "q.parquet")
+    (tmp_path / "q.jsonl").write_text('{"id": "a", "text": "red apple"}\n', encoding="utf-8")
+    model = str(tmp_path / "m.npz")
+    for corpus_file, queries in (("q.parquet", "q.jsonl"), ("q.jsonl", "q.parquet")):
+        assert main(["search", "--model", model, "--corpus", str(tmp_path / corpus_file), "--queries",
+                     str(tmp_path / queries), "--run", str(tmp_path / "run.txt")]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "a .parquet file is not read where each of the" in err[0], err
+        assert "JSON Lines" in err[0] and "U+FFFD" not in err[0]
+    assert not (tmp_path / "run.txt").exists()

@@ -399,6 +399,12 @@ def read_id_texts(path, part, encoding_errors="replace", quoting="auto"):
     from ..datasets import read_id_texts as read
 
     refuse_stdin(path)
+    if str(path).lower().endswith(".parquet"):
+        # read as text, the table's bytes gave two notes of undecodable lines and "line 4:
+        # expected 'id<TAB>text'; got '0\x00?...'"
+        raise UsageError(f"{path}: a .parquet file is not read where each of the {part} needs its id (a run, "
+                         f"judgements); write it as JSON Lines with an \"id\" column: df.to_json(\"{part}.jsonl\", "
+                         "orient=\"records\", lines=True)")
     ids, texts, unused = read(path, part, encoding_errors=encoding_errors, quoting=quoting, with_unused=True)
     _note_unused(unused, path, "the id, the title and the text")
     return ids, texts
