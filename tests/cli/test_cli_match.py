@@ -263,3 +263,28 @@ def test_the_no_term_note_of_pairs_counts_each_text_once(data, tmp_path):
         assert code == 0, (command, err)
         notes = [line for line in err.splitlines() if "no term of the model's vocabulary" in line]
         assert len(notes) == 1 and "2 text(s)" in notes[0] and notes[0].count("'qqqqq'") == 1, (command, err)
+
+
+def test_match_index_says_when_a_text_has_no_word_the_duplicate_rule_knows(data, tmp_path):
+    """Search weighs the index's own words and found the Russian text's twin, but the duplicate
+    rule compares texts over the words of the fit (English-like here): "no near-duplicate among
+    its 3 nearest documents" said nothing of why."""
+    docs = tmp_path / "ru.jsonl"
+    docs.write_text("".join(json.dumps({"id": f"r{i}", "text": t}, ensure_ascii=False) + "\n" for i, t in enumerate(
+        ["Хочу удалить свой аккаунт", "Посылка ещё не доставлена", "Когда я получу возврат денег"])),
+        encoding="utf-8")
+    model, idx = tmp_path / "m.npz", tmp_path / "idx"
+    code, _, err = run_cli(["fit", "--pairs", data["pairs"], "--model", model, "--matcher", "threshold",
+                            "--baseline-holdout", "none"] + FILM_FAST)
+    assert code == 0, err
+    code, _, err = run_cli(["index", "build", "--model", model, "--corpus", docs, "--out", idx])
+    assert code == 0, err
+    text = "Хочу удалить аккаунт"
+    code, out, err = run_cli(["match", "--index", idx, "--text", text, "--json"])
+    assert code == 0, err
+    assert json.loads(out)[0]["duplicates"] == []
+    notes = [line for line in err.splitlines() if "of the model's vocabulary" in line]
+    assert len(notes) == 1 and text in notes[0], err
+    # a copy of an indexed text is still its duplicate, with no note
+    code, out, err = run_cli(["match", "--index", idx, "--text", "Посылка ещё не доставлена", "--json"])
+    assert code == 0 and json.loads(out)[0]["duplicates"][0]["id"] == "r1" and "vocabulary" not in err, err

@@ -331,7 +331,14 @@ def _match_index(args):
         # at all, which 'no near-duplicate among its nearest' alone would not say (search --index
         # says it of such a query the same way: it finds no document)
         lonely = [t for t, hits in zip(texts, found) if not hits]
-        _note_unknown([t for t, hits in zip(lonely, index.search(lonely, 1)) if not hits] if lonely else [], "--text")
+        searched = index.search(lonely, 1) if lonely else []
+        _note_unknown([t for t, hits in zip(lonely, searched) if not hits], "--text")
+        # search weighs the index's own words, the duplicate rule the fit's: a text of words the
+        # fit never saw (Russian against a model fitted on English pairs) is found by search yet
+        # compared with nothing, and "no near-duplicate" left out why
+        found_by_search = [t for t, hits in zip(lonely, searched) if hits]
+        if found_by_search:
+            _warn_empty_rows(_vectorize(index.pipeline.vectorizer, found_by_search), "--text", found_by_search)
     scored = min(args.neighbours, len(index))      # not 'its 100000 nearest' of 60 documents
     return _print_per_text(args, texts, found, "duplicates", "probability", "probability",
                            lambda text: f"text {text}", f"  no near-duplicate among its {scored} nearest documents")
