@@ -129,10 +129,18 @@ class Table:
 
     def __init__(self, source, what):
         self.what = what
+        self._levels = []       # (name, values) of a DataFrame's named index levels
         if _is_dataframe(source):
             self.kind = "DataFrame"
             keys = list(source.columns)
             self._get = lambda key: source[key].tolist()
+            # a named index is a column to pandas' own writers (to_csv, to_parquet): the ids of
+            # df.set_index("id") were dropped without a word and the documents numbered instead.
+            # Found by name only, so that a table's only column, or its columns in order, stay
+            # what they were
+            names = list(getattr(source.index, "names", None) or [])
+            self._levels = [(str(n), lambda n=n: source.index.get_level_values(n).tolist())
+                            for n in names if n is not None and n not in keys]
         else:
             names = source.column_names
             if isinstance(names, dict):
@@ -152,10 +160,17 @@ class Table:
         self._cache = {}
 
     def column(self, position):
-        """The values of the column at ``position``, as Python values."""
+        """The values of the column at ``position`` (past the columns: a named index level), as
+        Python values."""
         if position not in self._cache:
-            self._cache[position] = list(self._get(self.keys[position]))
+            level = position - len(self.keys)
+            self._cache[position] = list(self._levels[level][1]() if level >= 0 else self._get(self.keys[position]))
         return self._cache[position]
+
+    def name(self, position):
+        """The name of the column (or named index level) at ``position``."""
+        level = position - len(self.keys)
+        return self._levels[level][0] if level >= 0 else self.names[position]
 
     def describe(self):
         return ", ".join(map(repr, self.names)) or "none"
@@ -194,6 +209,10 @@ class Table:
         exact = [i for i, n in enumerate(self.names) if n == name]
         if not exact:
             exact = [i for i, n in enumerate(self.names) if n.strip().lower() == str(name).strip().lower()]
+        if not exact:
+            levels = [n for n, _ in self._levels]
+            exact = [len(self.keys) + j for j, n in enumerate(levels) if n == name] or \
+                [len(self.keys) + j for j, n in enumerate(levels) if n.strip().lower() == str(name).strip().lower()]
         if len(exact) > 1:
             raise ValueError(f"{self.what}: {len(exact)} columns are named {name!r} (for {role}), which is ambiguous; "
                              "rename them, or give the column's position")
@@ -204,7 +223,7 @@ class Table:
         values = self.column(position)
         row = _first_missing(values)
         if row is not None:
-            name = self.names[position]
+            name = self.name(position)
             raise ValueError(f"{self.what}: column {name!r} ({role}), row {row}, is missing (NaN); a missing {role} is "
                              f"never read as the text 'nan': drop or fill those rows (e.g. "
                              f"df.dropna(subset=[{name!r}]))")
@@ -463,7 +482,7 @@ def documents_of(source, *, name="texts", columns=None, labelled=False, **keywor
     if ids is None:
         position = table.find("id", spec.get("id"), ("id",), required="id" in spec)
         if position is not None:
-            ids = [as_id(v, f"{name}: column {table.names[position]!r} (id), row {i},")
+            ids = [as_id(v, f"{name}: column {table.name(position)!r} (id), row {i},")
                    for i, v in enumerate(table.present(position, "id"))]
     else:
         ids = _listed(ids)
@@ -483,7 +502,7 @@ def documents_of(source, *, name="texts", columns=None, labelled=False, **keywor
 def _metadata_columns(table, names):
     """Each row's metadata of the columns ``names``: ``{name: value}``, a missing cell left out."""
     positions = [table.find("metadata", n) for n in names]
-    columns = [(table.names[p], table.column(p)) for p in positions]
+    columns = [(table.name(p), table.column(p)) for p in positions]
     return [{key: _plain(values[r]) for key, values in columns if not is_missing(values[r])}
             for r in range(table.n)]
 

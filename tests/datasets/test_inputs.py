@@ -387,6 +387,30 @@ def test_ids_rule():
         as_id(float("nan"))
 
 
+def test_a_named_dataframe_index_is_found_as_its_column():
+    """pandas writes a named index as a column (to_csv, to_parquet), and df.set_index("id") is how
+    a pandas user keys a table: its ids were dropped without a word and the documents numbered
+    (hits "1", "2", ... for t001, t002, ...). A named level is found by name like a column; an
+    unnamed index stays ignored, as is a Series' index, and a table's only column stays the text."""
+    from learnsim._inputs import index_inputs
+
+    pd = _pandas()
+    frame = pd.DataFrame({"id": ["t1", "t2", "t3"], "text": ["red apple", "green pear", "ripe plum"],
+                          "topic": ["a", "b", "a"]})
+    texts, ids, _ = index_inputs(frame.set_index("id"))
+    assert texts == list(frame["text"]) and ids == ["t1", "t2", "t3"]
+    assert index_inputs(frame.rename(columns={"id": "doc"}).set_index("doc"), ids="doc")[1] == ["t1", "t2", "t3"]
+    _, _, metadata = index_inputs(frame.set_index(["id", "topic"]), metadata=["topic"])
+    assert metadata == [{"topic": "a"}, {"topic": "b"}, {"topic": "a"}]
+    assert index_inputs(frame.drop(columns="id"))[1] is None                       # a RangeIndex: no ids
+    assert index_inputs(frame.set_index("id")[["text"]].rename(columns={"text": "body"}))[0] == list(frame["text"])
+    missing = frame.set_index("id")
+    missing.index = ["t1", None, "t3"]
+    missing.index.name = "id"
+    with pytest.raises(ValueError, match="column 'id' \\(id\\), row 1, is missing"):
+        index_inputs(missing)
+
+
 # --------------------------------------------------------------------------- import stays light
 
 def test_import_learnsim_never_imports_pandas_or_datasets():
