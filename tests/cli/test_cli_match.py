@@ -288,3 +288,19 @@ def test_match_index_says_when_a_text_has_no_word_the_duplicate_rule_knows(data,
     # a copy of an indexed text is still its duplicate, with no note
     code, out, err = run_cli(["match", "--index", idx, "--text", "Посылка ещё не доставлена", "--json"])
     assert code == 0 and json.loads(out)[0]["duplicates"][0]["id"] == "r1" and "vocabulary" not in err, err
+
+
+def test_match_pairs_names_the_pairs_with_an_empty_text(data, tmp_path):
+    """A missing cell of a table (pandas writes NaN as an empty field) is an empty text, which the
+    pair readers keep: such a pair was decided ("different", even for two empty texts) with no
+    word of which lines they were."""
+    model, path = tmp_path / "m.npz", tmp_path / "pairs.csv"
+    code, _, err = run_cli(["fit", "--pairs", data["pairs"], "--model", model, "--matcher", "threshold",
+                            "--baseline-holdout", "none"] + FILM_FAST)
+    assert code == 0, err
+    path.write_text('text_a,text_b\n,\nw001 w002,w001 w003\n"w004 w005",""\n', encoding="utf-8")
+    code, out, err = run_cli(["match", "--model", model, "--pairs", path, "--json"])
+    assert code == 0, err
+    assert [r["line"] for r in json.loads(out)["pairs"]] == [2, 3, 4]
+    notes = [line for line in err.splitlines() if "empty text" in line]
+    assert len(notes) == 1 and "2 pair(s)" in notes[0] and "line 2" in notes[0], err

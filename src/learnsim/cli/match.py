@@ -113,6 +113,13 @@ def _decide_pairs(args, vectorizer, matcher):
     columns = parse_columns(args.columns) if args.columns is not None else None
     pairs = read_text_pairs(args.pairs, columns=columns, encoding_errors=args.encoding_errors, quoting=args.quoting,
                             graded=matcher.graded)
+    # the readers keep a pair with an empty text (a missing cell of a table: NaN, null); it got a
+    # decision, "different" (P 0.219) even for two empty texts, and only the note on texts with
+    # no word of the vocabulary, which named no line
+    empty = [pairs.lines[i] for i in range(len(pairs)) if not pairs.texts_a[i].strip() or not pairs.texts_b[i].strip()]
+    if empty:
+        _note(f"{args.pairs}: {len(empty)} pair(s) hold an empty text (first: line {empty[0]}); an empty text has no "
+              "word to compare, so what such a pair is given says nothing of it")
     texts, idx = pairs.collection()
     X = _vectorize(vectorizer, texts)
     _warn_empty_rows(X, "text", texts, distinct=True)     # a copy of a text is not one more
