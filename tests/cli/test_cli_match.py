@@ -288,6 +288,11 @@ def test_match_index_says_when_a_text_has_no_word_the_duplicate_rule_knows(data,
     # a copy of an indexed text is still its duplicate, with no note
     code, out, err = run_cli(["match", "--index", idx, "--text", "Посылка ещё не доставлена", "--json"])
     assert code == 0 and json.loads(out)[0]["duplicates"][0]["id"] == "r1" and "vocabulary" not in err, err
+    # dedupe of the same collection: "0 group(s)" said nothing of why
+    code, out, err = run_cli(["dedupe", "--index", idx, "--json"])
+    assert code == 0 and json.loads(out) == [], err
+    notes = [line for line in err.splitlines() if "of the model's vocabulary" in line]
+    assert len(notes) == 1 and "3 indexed document(s)" in notes[0], err
 
 
 def test_match_pairs_names_the_pairs_with_an_empty_text(data, tmp_path):

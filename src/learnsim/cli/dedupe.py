@@ -5,7 +5,7 @@ import sys
 import textwrap
 
 from ._common import (_check_output_file, _examples, _formatter, _positive_int, _print_json, _snippet, _table,
-                      is_stdout, UsageError, write_output)
+                      is_stdout, UsageError, _vectorize, _warn_empty_rows, write_output)
 
 
 def register(commands):
@@ -57,6 +57,12 @@ def run(args):
     index = open_index(args.index)
     require_duplicate_rule(index)
     groups = index.dedupe(k=args.neighbours)
+    if not groups and len(index) and index.info().get("encoder") is None:
+        # the duplicate rule compares term vectors over the fit's words: a collection in words
+        # the fit never saw (Russian against a model fitted on English pairs) had "0 group(s)"
+        # and no word of why (match --corpus says it of the same documents)
+        texts = index.live_documents()[1]
+        _warn_empty_rows(_vectorize(index.pipeline.vectorizer, texts), "indexed document", texts)
     if out is not None:
         write_table(out, ["group", "id", "probability", "text"],
                     [[g + 1, d["id"], f"{d['probability']:.4f}", d["text"]] for g, group in enumerate(groups)
