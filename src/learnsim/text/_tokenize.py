@@ -698,9 +698,9 @@ class Tokenizer:
         ``"german"`` and the other names of :data:`STOP_LANGUAGES` Snowball's lists. Matching ignores
         case, so ``"The"`` is dropped even with ``lowercase=False``. Stop words are removed
         before stemming, so list surface forms.
-    stem : None, "porter" or a Snowball language name, default=None
-        Porter stemming, or a language's Snowball stemmer (``"french"``, ``"german"``), via the
-        optional PyStemmer package (``pip install learnsim[stem]``).
+    stem : None, "porter", a Snowball language name or "arabic_light" / "hindi_light", default=None
+        Porter stemming or a language's Snowball stemmer (``"french"``), via the optional PyStemmer
+        package (``pip install learnsim[stem]``), or Lucene's light Arabic or Hindi one (no PyStemmer).
         Stems of words already seen are cached.
     ngram_range : (int, int), default=(1, 1)
         Smallest and largest n-gram length; ``(1, 2)`` gives words and word bigrams.
