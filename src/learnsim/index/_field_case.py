@@ -12,6 +12,13 @@ the key "a.b" itself (a dict from a flattened JSON, a column named so) was not m
 {"a.b": ...}, silently. Where no document has the path and one has the key, it is a FilterError
 saying so too.
 
+A list in the metadata is looked into by ``$contains`` and ``$not_contains`` alone; it equals no
+value (as in chromadb, whose ``$eq`` and ``$in`` compare scalars only). A value condition (``$eq``,
+``$ne``, ``$in``, ``$nin``, ``$gt``...) on a path that holds lists in the documents that have it,
+and nothing else, matched nothing (or, negated, everything): the filter of an Elasticsearch or
+MongoDB user, whose term query matches an element of an array. It is a FilterError pointing to
+``$contains``; so is ``$contains`` on a path that holds no list where documents hold values.
+
 Only the standard library is imported here (a search opens it).
 """
 from __future__ import annotations
@@ -47,6 +54,26 @@ def _paths(tree, out):
     return out
 
 
+def _leaves(tree, out):
+    """{path: the kinds of the conditions on it} of a condition tree."""
+    kind = tree[0]
+    if kind in ("and", "or"):
+        for child in tree[1]:
+            _leaves(child, out)
+    elif kind == "not":
+        _leaves(tree[1], out)
+    else:
+        out.setdefault(tuple(tree[1]), set()).add(kind)
+    return out
+
+
+def _held_as(conn, json_path, test):
+    """Whether a live document's metadata has at ``json_path`` a value whose JSON type passes
+    ``test`` (SQL over ``t``; stops at the first)."""
+    return conn.execute(f"SELECT 1 FROM (SELECT json_type(meta, ?) AS t FROM docs WHERE deleted_seq IS NULL) "
+                        f"WHERE {test} LIMIT 1", (json_path,)).fetchone() is not None
+
+
 def _held(conn, json_path):
     """Whether a live document's metadata has something at ``json_path`` (stops at the first)."""
     return conn.execute("SELECT 1 FROM docs WHERE deleted_seq IS NULL AND json_type(meta, ?) IS NOT NULL LIMIT 1",
@@ -78,3 +105,14 @@ def check_field_case(conn, conditions):
                               f"which no document of the index has; but a document has the metadata key {key!r} "
                               "itself, which a filter cannot name: store it as nested dicts, or under a name without "
                               "dots")
+    for path, kinds in _leaves(conditions, {}).items():
+        json_path, key = "$" + "".join(f'."{name}"' for name in path), ".".join(path)
+        if kinds & {"in", "cmp"} and not _held_as(conn, json_path, "t != 'array'") \
+                and _held_as(conn, json_path, "t = 'array'"):
+            raise FilterError(f"the documents that have the metadata field {key!r} hold lists there, which equal no "
+                              f"value (as in chromadb): {{{key!r}: {{\"$contains\": value}}}} matches a list holding "
+                              "the value, $not_contains one without it")
+        if "contains" in kinds and not _held_as(conn, json_path, "t = 'array'") \
+                and _held_as(conn, json_path, "t IS NOT NULL"):
+            raise FilterError(f"$contains and $not_contains look into a list, and no document holds a list at the "
+                              f"metadata field {key!r}: compare its value with $eq, $ne, $in or $nin")

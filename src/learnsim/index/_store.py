@@ -159,7 +159,7 @@ MAX_FILTER_DEPTH = 8
 # names in a dotted path (meta.year is two); check_metadata nests dicts at most MAX_JSON_DEPTH (64) deep
 MAX_PATH_SEGMENTS = 16
 _INT64 = (-(1 << 63), (1 << 63) - 1)
-FIELD_OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$exists")
+FIELD_OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$exists", "$contains", "$not_contains")
 LOGICAL_OPERATORS = ("$and", "$or", "$not")
 _ORDERED = ("$gt", "$gte", "$lt", "$lte")
 _SQL_COMPARE = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
@@ -275,7 +275,14 @@ def _field_condition(field, path, value, budget):
                 continue
             budget.take(1)
             operand = _plain(operand)
-            if op == "$exists":
+            if op in ("$contains", "$not_contains"):
+                # chromadb's operators of a list in the metadata: one element, never a list of them
+                if isinstance(operand, (dict, set, frozenset, list, tuple)) or _is_list(operand):
+                    raise FilterError(f"{op} on {field!r} takes one value that a list in the metadata holds (a str, "
+                                      f"number, bool or None); got {_short(operand)}")
+                out.append(("contains", path, _checked_value(field, operand, f"{op} operand"),
+                            op == "$not_contains"))
+            elif op == "$exists":
                 if not isinstance(operand, bool):
                     raise FilterError(f"$exists on {field!r} takes true or false; got {_short(operand)}")
                 out.append(("exists", path, operand))
@@ -1029,6 +1036,16 @@ def _condition_sql(cond, negate, params):
     typ, val = f"json_type(meta, {p})", f"json_extract(meta, {p})"
     if kind == "exists":
         return f"{typ} IS {'NOT ' if cond[2] != negate else ''}NULL"
+    if kind == "contains":
+        _, _, v, negated = cond
+        # json_each of a scalar gives the scalar itself as one row: only an array is looked into
+        if v is None or isinstance(v, bool):
+            test = f"e.type = '{'null' if v is None else 'true' if v else 'false'}'"
+        else:
+            kinds = "'text'" if isinstance(v, str) else "'integer', 'real'"     # 3 holds 3.0, as $eq has it
+            test = f"e.type IN ({kinds}) AND e.value = {params(v)}"
+        found = f"EXISTS (SELECT 1 FROM json_each(meta, {p}) AS e WHERE {test})"
+        return f"CASE {typ} WHEN 'array' THEN {found} ELSE 0 END{' = 0' if negate != negated else ''}"
     if kind == "cmp":
         _, _, op, v = cond
         test = f"{val} {_SQL_COMPARE[op]} {params(v)}"

@@ -241,7 +241,8 @@ def _filter_schema(bounds, where):
     number = [{"type": "integer", "minimum": _INT64[0], "maximum": _INT64[1]}, {"type": "number"}]
     values = {"type": "array", "minItems": 1, "maxItems": bounds["values"], "items": {"$ref": ref + "scalar"}}
     operators = {"$eq": {"$ref": ref + "scalar"}, "$ne": {"$ref": ref + "scalar"}, "$in": {"$ref": ref + "values"},
-                 "$nin": {"$ref": ref + "values"}, "$exists": {"type": "boolean"}}
+                 "$nin": {"$ref": ref + "values"}, "$exists": {"type": "boolean"},
+                 "$contains": {"$ref": ref + "scalar"}, "$not_contains": {"$ref": ref + "scalar"}}
     operators.update((op, {"$ref": ref + "ordered"}) for op in ("$gt", "$gte", "$lt", "$lte"))
     defs = {
         "scalar": {"anyOf": [string, *number, {"type": "boolean"}, {"type": "null"}]},
@@ -268,7 +269,8 @@ def _filter_schema(bounds, where):
         'into nested metadata: "meta.year"), all of which must hold, and $and, $or (lists of filters) and $not (a '
         'filter). A field takes a value ({"topic": 3}: equal), a list ({"topic": [1, 2]}: any of them) or '
         'operators, all of which must hold: {"year": {"$gte": 2020, "$lt": 2024}}; $eq, $ne (a value), $gt, $gte, '
-        "$lt, $lte (a number or a string, compared with the same kind only), $in, $nin (a list), $exists (a bool). "
+        "$lt, $lte (a number or a string, compared with the same kind only), $in, $nin (a list), $exists (a bool), "
+        "$contains, $not_contains (a value: a list in the metadata holds it / does not; a list equals no value). "
         "A missing field matches $ne, $nin, $exists: false and a $not around a condition, nothing else; a bool is "
         f"not a number. At most {MAX_REQUEST_FILTER_DEPTH} filter objects nested ($and, $or and $not each add one), "
         f"{MAX_FILTER_FIELDS} keys an object or filters a list, {bounds['values']} values a list and "
