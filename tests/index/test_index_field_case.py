@@ -81,6 +81,32 @@ def test_a_dotted_field_no_document_has_as_a_path_but_one_has_as_a_key_is_named(
                 index.search(QUERY, 5, filter=bad)
         assert index.search(QUERY, 5, filter={"other.path": 1}) == []      # a path nobody has: nothing, as before
         index.add([texts[30]], ids=["nested"], metadata=[{"src": {"lang": "en"}}])
+        # a document holding the path beside those holding the key: it was the one hit, the 20 others
+        # missed without a word
+        with pytest.raises(FilterError, match=r"'src\.lang' is a path .* has the metadata key 'src\.lang' itself"):
+            index.search(texts[30], 30, filter={"src.lang": "en"})
+        index.delete(ids[:20])
         assert [h["id"] for h in index.search(texts[30], 30, filter={"src.lang": "en"})] == ["nested"]
     code, out, err = run_cli(["search", "--index", tmp_path / "idx", "--query", QUERY, "--filter", "n.x=1"])
     assert code == 0, err
+
+
+@pytest.mark.parametrize("held, field", [({"a.b": {"c": 1}}, "a.b.c"), ({"a": {"b.c": 1}}, "a.b.c"),
+                                         ({"a.b.c": 1}, "a.b.c"), ({"é.ü": 1}, "é.ü")])
+def test_a_dotted_key_beside_the_path_is_named_in_any_grouping(tmp_path, held, field):
+    """{"a.b.c": 1} read a -> b -> c only: the documents holding "a.b" -> "c" or "a" -> "b.c" were
+    missed where another document held the path, without a word."""
+    texts, _, ids, _ = corpus()
+    path_meta, names = 1, field.split(".")
+    for name in reversed(names):
+        path_meta = {name: path_meta}
+    meta = [path_meta if i % 2 else held for i in range(10)]
+    with Index.build(tmp_path / "idx", model("film"), texts[:10], ids[:10], meta) as index:
+        with pytest.raises(FilterError, match=f"{field!r} is a path .* has the metadata key '.*\\..*' itself"):
+            index.search(QUERY, 5, filter={field: 1})
+        with pytest.raises(FilterError, match="is a path"):
+            index.search(QUERY, 5, filter={"$not": {field: {"$exists": True}}})
+        # a value with a dot, or a key with a dot on another path, is no such key
+        index.delete([ids[i] for i in range(0, 10, 2)])
+        index.add(texts[10:12], ids=ids[10:12], metadata=[{names[0]: "x.y"}, {"other.key": field}])
+        assert sorted(h["id"] for h in index.search(QUERY, 20, filter={field: 1})) == sorted(ids[1:10:2])

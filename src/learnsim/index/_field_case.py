@@ -9,8 +9,9 @@ document has with nothing; this module answers so too, but where the one explana
 
 A dotted field is a path through nested dicts ("meta.year"): a document whose metadata holds
 the key "a.b" itself (a dict from a flattened JSON, a column named so) was not matched by the filter
-{"a.b": ...}, silently. Where no document has the path and one has the key, it is a FilterError
-saying so too.
+{"a.b": ...}, silently, even where other documents hold the path a -> b and were. Where a live
+document holds such a key (or "b.c" under "a" for a.b.c: any grouping of the names), it is a
+FilterError saying so: a filter cannot name it.
 
 A list in the metadata is looked into by ``$contains`` and ``$not_contains`` alone; it equals no
 value (as in chromadb, whose ``$eq`` and ``$in`` compare scalars only). A value condition (``$eq``,
@@ -22,6 +23,8 @@ MongoDB user, whose term query matches an element of an array. It is a FilterErr
 Only the standard library is imported here (a search opens it).
 """
 from __future__ import annotations
+
+import json
 
 from ..exceptions import FilterError
 
@@ -38,19 +41,6 @@ def _top_fields(tree, out):
         _top_fields(tree[1], out)
     else:
         out.setdefault(tree[1][0], None)
-    return out
-
-
-def _paths(tree, out):
-    """The paths of a condition tree, each once."""
-    kind = tree[0]
-    if kind in ("and", "or"):
-        for child in tree[1]:
-            _paths(child, out)
-    elif kind == "not":
-        _paths(tree[1], out)
-    else:
-        out.setdefault(tuple(tree[1]), None)
     return out
 
 
@@ -74,6 +64,40 @@ def _held_as(conn, json_path, test):
                         f"WHERE {test} LIMIT 1", (json_path,)).fetchone() is not None
 
 
+def _dotted_key(conn, path):
+    """A key holding a dot, through which some live document's metadata reaches a value by the
+    names of ``path`` grouped otherwise than one name a key ("a.b" -> "c", "a" -> "b.c" for
+    a.b.c), or None. The rows read are those whose JSON text holds two of the names joined by a
+    dot (an ASCII name is written as it is), each looked at in Python; none where no key holds a dot."""
+    pairs = [f"{a}.{b}" for a, b in zip(path, path[1:])] if all(name.isascii() for name in path) else ["."]
+    rows = conn.execute("SELECT meta FROM docs WHERE deleted_seq IS NULL AND meta IS NOT NULL AND ("
+                        + " OR ".join("instr(meta, ?) > 0" for _ in pairs) + ")", pairs)
+    for (raw,) in rows:
+        try:
+            found = _grouped(json.loads(raw), path)
+        except (TypeError, ValueError, RecursionError):
+            continue        # damage is verify's and the digest's to name, not a filter's
+        if found is not None:
+            return found
+    return None
+
+
+def _grouped(value, names, dotted=None):
+    """The first key with a dot on a way through nested dicts by ``names`` grouped into keys, one
+    of the groups being two names or more; None if there is none."""
+    if not names:
+        return dotted
+    if not isinstance(value, dict):
+        return None
+    for end in range(1, len(names) + 1):
+        key = ".".join(names[:end])
+        if key in value:
+            found = _grouped(value[key], names[end:], dotted or (key if end > 1 else None))
+            if found is not None:
+                return found
+    return None
+
+
 def _held(conn, json_path):
     """Whether a live document's metadata has something at ``json_path`` (stops at the first)."""
     return conn.execute("SELECT 1 FROM docs WHERE deleted_seq IS NULL AND json_type(meta, ?) IS NOT NULL LIMIT 1",
@@ -82,9 +106,11 @@ def _held(conn, json_path):
 
 def check_field_case(conn, conditions):
     """Raise a FilterError where a field a filter names is in no live document's metadata and
-    another differs from it in case alone, or where a dotted path is in none and one holds it as a
-    key. Costs one query a field (and a path), which stops at the first
-    document that has it (a full pass only where none has, as the filter itself would make)."""
+    another differs from it in case alone, where a live document holds a dotted field's names in a
+    key with a dot, or where a value condition meets lists only ($contains values only). Costs
+    one query a field, which stops at the first document that has it (a full pass only where
+    none has, as the filter itself would make), and for a dotted field one pass that reads the
+    rows whose metadata text holds two of its names joined by a dot."""
     for name in _top_fields(conditions, {}):
         if _held(conn, '$."' + name + '"'):
             continue
@@ -97,15 +123,16 @@ def check_field_case(conn, conditions):
                               "in case alone (an index built from a .csv by an older learnsim holds its column names in "
                               f"lower case): filter on {others[0]!r}, or build the index again to keep the names as "
                               "written")
-    for path in _paths(conditions, {}):
-        key = ".".join(path)
-        if len(path) > 1 and not _held(conn, "$" + "".join(f'."{name}"' for name in path)) \
-                and _held(conn, '$."' + key + '"'):
-            raise FilterError(f"the filter's field {key!r} is a path (the dots separate the names of nested dicts), "
-                              f"which no document of the index has; but a document has the metadata key {key!r} "
-                              "itself, which a filter cannot name: store it as nested dicts, or under a name without "
-                              "dots")
-    for path, kinds in _leaves(conditions, {}).items():
+    leaves = _leaves(conditions, {})
+    for path in leaves:
+        found = _dotted_key(conn, path) if len(path) > 1 else None
+        if found is not None:
+            key = ".".join(path)
+            raise FilterError(f"the filter's field {key!r} is a path (the dots separate the names of nested dicts); "
+                              f"but a document has the metadata key {found!r} itself, which a filter cannot name "
+                              f"(it would match the documents holding the path and miss that one): store it as "
+                              "nested dicts, or under a name without dots")
+    for path, kinds in leaves.items():
         json_path, key = "$" + "".join(f'."{name}"' for name in path), ".".join(path)
         if kinds & {"in", "cmp"} and not _held_as(conn, json_path, "t != 'array'") \
                 and _held_as(conn, json_path, "t = 'array'"):
