@@ -182,3 +182,36 @@ def test_update_with_metadata_alone_keeps_the_texts_and_is_filtered_on(index):
     with pytest.raises(ValueError, match="given twice"):
         index.update([ids[0], ids[0]], metadata=[{"tag": "z"}, {"tag": "z"}])
     assert len(index) == n and index.document(ids[0])[1] == {"tag": "a"} and index.verify()["ok"]
+
+
+# ---------------------------------------------------------------------- the bound of an id
+def test_an_id_has_at_most_max_id_chars_characters_everywhere(index, tmp_path):
+    """Index.add took an id of 1,000,000 characters (every hit then carried it) where the service
+    refused one over 1,000: one bound, learnsim.index._store.MAX_ID_CHARS, for every write."""
+    from learnsim.index._store import MAX_ID_CHARS
+
+    texts = corpus()[0]
+    longest, over = "x" * MAX_ID_CHARS, "é" * (MAX_ID_CHARS + 1)
+    assert index.add([texts[90]], ids=[longest]) == [longest]
+    assert index.document(longest)[0] == texts[90]
+    n = len(index)
+    for write in (lambda: index.add(texts[91:93], ids=["ok", "y" * 1_000_000]),
+                  lambda: index.upsert(texts[91:93], ids=["ok", over]),
+                  lambda: index.update([over], texts[91:92])):
+        with pytest.raises(ValueError, match=r"ids\[\d\] has [\d,]+ characters; an id has at most 1,000"):
+            write()
+    with pytest.raises(ValueError, match=r"ids\[0\] is an integer of more than 1,000 digits"):
+        index.add(texts[91:92], ids=[10 ** 5000])
+    with pytest.raises(ValueError, match=r"ids\[0\] has 1,001 characters"):
+        Index.build(tmp_path / "new", model("linklearn"), texts[:2], ids=[over, "b"])
+    assert len(index) == n and not (tmp_path / "new").exists()
+    # the command line: one line, exit status 2, nothing written
+    docs = tmp_path / "long.jsonl"
+    docs.write_text('{"id": "%s", "text": "%s"}\n' % ("z" * 5000, texts[93]))
+    code, out, err = run_cli(["index", "add", str(index.path), "--corpus", str(docs)])
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert "at most 1,000" in err
+    pytest.importorskip("fastapi")
+    from learnsim.service import app
+
+    assert app.MAX_ID_CHARS is MAX_ID_CHARS          # the service's bound is the index's

@@ -11,7 +11,7 @@ import numpy as np
 from .._inputs import as_id, index_inputs, is_table, refuse_unordered, texts_of
 from .._utils.callers import warn_outside
 from .._utils.inputs import check_text
-from ._store import check_metadata
+from ._store import MAX_ID_CHARS, check_metadata
 
 __all__ = ["check_ids", "check_k", "check_metadatas", "check_texts", "doc_id", "ids_to_delete", "warn_unfindable"]
 
@@ -86,7 +86,7 @@ def check_ids(ids, n):
         raise ValueError(f"got {len(ids)} ids for {n} texts")
     # str or int, stored as str (7 and "7" are one id); None: numbered by the index (its sequence
     # number), as when no ids are given at all
-    ids = [as_id(x, f"ids[{i}]") for i, x in enumerate(ids)]
+    ids = [_bounded(as_id(_whole_number(x, i), f"ids[{i}]"), i) for i, x in enumerate(ids)]
     given = [x for x in ids if x is not None]
     if len(set(given)) != len(given):
         seen, dup = set(), None
@@ -97,6 +97,25 @@ def check_ids(ids, n):
             seen.add(x)
         raise ValueError(f"id {dup!r} is given twice")
     return ids
+
+
+def _whole_number(x, i):
+    """``x``, unless an integer of more digits than an id has characters (as_id's str of one of
+    over 4,300 digits is Python's own ValueError, which named no argument)."""
+    if isinstance(x, numbers.Integral) and not isinstance(x, bool) and abs(int(x)) >= _TOO_MANY_DIGITS:
+        raise ValueError(f"ids[{i}] is an integer of more than {MAX_ID_CHARS:,} digits; an id has at most "
+                         f"{MAX_ID_CHARS:,} characters (MAX_ID_CHARS)")
+    return x
+
+
+def _bounded(x, i):
+    if x is not None and len(x) > MAX_ID_CHARS:
+        raise ValueError(f"ids[{i}] has {len(x):,} characters; an id has at most {MAX_ID_CHARS:,} (MAX_ID_CHARS, "
+                         f"as over HTTP): {x[:40]!r}...")
+    return x
+
+
+_TOO_MANY_DIGITS = 10 ** MAX_ID_CHARS
 
 
 def doc_id(doc_id, where="id"):

@@ -40,7 +40,7 @@ from .._utils.files import read_only_uri
 from .._utils.inputs import MAX_JSON_DEPTH, check_text, has_surrogate
 from ..exceptions import FilterError  # noqa: F401  (defined there; importable here as in 0.1)
 
-__all__ = ["DocumentStore", "FilterError", "MAX_FILTER_VALUES", "check_metadata", "check_filter", "text_key"]
+__all__ = ["DocumentStore", "FilterError", "MAX_FILTER_VALUES", "MAX_ID_CHARS", "check_metadata", "check_filter", "text_key"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs (
@@ -146,6 +146,10 @@ def _holds_nul(value):
     return False
 
 
+#: The longest id a write takes, in characters (Python's, the command line's and the service's
+#: bound): Index.add took an id of a million characters, which every hit and answer then carried,
+#: where the service refused one over 1,000
+MAX_ID_CHARS = 1000
 # the values one filter may list, over all its conditions: a list is one JSON array read by
 # json_each, whatever its length, so the bound is the cost of a search
 MAX_FILTER_VALUES = 10_000

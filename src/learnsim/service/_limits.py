@@ -6,7 +6,7 @@ import math
 import re
 
 from .._utils.inputs import DuplicateKeyError, JSONDepthError, TextError, loads
-from ..index._store import (FIELD_OPERATORS, MAX_PATH_SEGMENTS, FilterError,
+from ..index._store import (FIELD_OPERATORS, MAX_ID_CHARS, MAX_PATH_SEGMENTS, FilterError,  # noqa: F401
                              check_filter)
 from ._http import _fail
 

@@ -150,8 +150,8 @@ from ._guard import HEAD, _BodyLimit, _authorized, allowed_host_names
 from ._http import (_RETRY_AFTER_S, StrictJSONRoute, _damage_message, _error, _error_of, _fail, _json, _short,
                     _validation_message, body_json)
 from ._limits import (BODY_FILTER, CHUNK_EXPLAIN, CHUNK_PAIRS, MAX_BATCH, MAX_DOCUMENTS, MAX_EXPLAIN_K,  # noqa: F401
-                      MAX_EXPLAIN_WORDS, MAX_EXPLAINED, MAX_HITS, MAX_K, MAX_MATCH_K, MAX_N_TOP, MAX_PAIRS,
-                      QUERY_FILTER, _check_filter, _groups, _parse_filter, search_budget)
+                      MAX_EXPLAIN_WORDS, MAX_EXPLAINED, MAX_HITS, MAX_ID_CHARS, MAX_K, MAX_MATCH_K, MAX_N_TOP,
+                      MAX_PAIRS, QUERY_FILTER, _check_filter, _groups, _parse_filter, search_budget)
 from ._docs import add_docs_routes
 from ._paging import MAX_OFFSET, check_offset, parse_include, shown
 from ._schema import _BOUNDS_TEXT, _openapi
@@ -271,8 +271,7 @@ class ExplainRequest(_Body):
     n_top: Whole = Field(10, ge=1, le=MAX_N_TOP)
 
 
-# the longest id a write takes
-MAX_ID_CHARS = 1000
+# the longest id a write takes: the index's own bound, MAX_ID_CHARS of learnsim.index._store
 
 
 class FeedbackRequest(_Body):
