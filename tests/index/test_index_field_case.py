@@ -110,3 +110,25 @@ def test_a_dotted_key_beside_the_path_is_named_in_any_grouping(tmp_path, held, f
         index.delete([ids[i] for i in range(0, 10, 2)])
         index.add(texts[10:12], ids=ids[10:12], metadata=[{names[0]: "x.y"}, {"other.key": field}])
         assert sorted(h["id"] for h in index.search(QUERY, 20, filter={field: 1})) == sorted(ids[1:10:2])
+
+
+def test_the_checks_read_the_documents_once_for_many_absent_or_dotted_fields(tmp_path):
+    """A filter of 32 fields no document has cost 32 passes of json_each over every document's
+    metadata (7.6 s of the index's thread at 100,000 documents for a request within the service's
+    bounds); the absent names now cost one, and the dotted fields one pass together."""
+    import json
+
+    from learnsim.index._field_case import check_field_case
+    from learnsim.index._store import DocumentStore, check_filter
+
+    store = DocumentStore(tmp_path / "docs.sqlite")
+    store.add([str(i) for i in range(50)], ["t"] * 50, [json.dumps({"m": {"y": i}, "topic": i % 3}) for i in range(50)])
+    statements = []
+    store.conn.set_trace_callback(statements.append)
+    f = {**{f"absent{i}.x.y": 1 for i in range(16)}, **{f"m.n{i}": {"$gt": 1} for i in range(16)}, "topic": 1}
+    check_field_case(store.conn, check_filter(f))
+    assert sum("json_each" in s for s in statements) == 1
+    assert sum("instr(" in s for s in statements) == 1
+    # a query a field at most, besides: the absent ones and their paths none
+    assert len(statements) <= 2 + 2 + 2 * 16 + 2, len(statements)
+    store.close()

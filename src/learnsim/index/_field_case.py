@@ -64,22 +64,35 @@ def _held_as(conn, json_path, test):
                         f"WHERE {test} LIMIT 1", (json_path,)).fetchone() is not None
 
 
-def _dotted_key(conn, path):
-    """A key holding a dot, through which some live document's metadata reaches a value by the
-    names of ``path`` grouped otherwise than one name a key ("a.b" -> "c", "a" -> "b.c" for
-    a.b.c), or None. The rows read are those whose JSON text holds two of the names joined by a
-    dot (an ASCII name is written as it is), each looked at in Python; none where no key holds a dot."""
-    pairs = [f"{a}.{b}" for a, b in zip(path, path[1:])] if all(name.isascii() for name in path) else ["."]
+def _dotted_key(conn, paths):
+    """(a path, a key holding a dot through which some live document's metadata reaches a value
+    by the path's names grouped otherwise than one name a key: "a.b" -> "c", "a" -> "b.c" for
+    a.b.c), or None, for the dotted ``paths``. One pass: the rows read are those whose JSON text
+    holds two of a path's names joined by a dot (an ASCII name is written as it is; any dot for
+    others, or for more than _PAIRS pairs), each looked at in Python."""
+    paths = [path for path in paths if len(path) > 1]
+    if not paths:
+        return None
+    pairs = sorted({f"{a}.{b}" for path in paths for a, b in zip(path, path[1:])})
+    if len(pairs) > _PAIRS or not all(pair.isascii() for pair in pairs):
+        pairs = ["."]
     rows = conn.execute("SELECT meta FROM docs WHERE deleted_seq IS NULL AND meta IS NOT NULL AND ("
                         + " OR ".join("instr(meta, ?) > 0" for _ in pairs) + ")", pairs)
     for (raw,) in rows:
         try:
-            found = _grouped(json.loads(raw), path)
+            meta = json.loads(raw)
         except (TypeError, ValueError, RecursionError):
             continue        # damage is verify's and the digest's to name, not a filter's
-        if found is not None:
-            return found
+        for path in paths:
+            found = _grouped(meta, path)
+            if found is not None:
+                return path, found
     return None
+
+
+# the most strings a dotted-key pass looks for in the metadata's text, each a bound parameter
+# (SQLite binds 999 in old builds); past it, every row holding a dot is read
+_PAIRS = 64
 
 
 def _grouped(value, names, dotted=None):
@@ -108,15 +121,23 @@ def check_field_case(conn, conditions):
     """Raise a FilterError where a field a filter names is in no live document's metadata and
     another differs from it in case alone, where a live document holds a dotted field's names in a
     key with a dot, or where a value condition meets lists only ($contains values only). Costs
-    one query a field, which stops at the first document that has it (a full pass only where
-    none has, as the filter itself would make), and for a dotted field one pass that reads the
-    rows whose metadata text holds two of its names joined by a dot."""
+    a query or two a field, which stop at the first document that has it (a full pass only where
+    none has, as the filter itself would make), and, where a field is dotted, one pass that
+    reads the rows whose metadata text holds two of a dotted field's names joined by a dot."""
+    absent, keys = set(), None
     for name in _top_fields(conditions, {}):
-        if _held(conn, '$."' + name + '"'):
+        if keys is None:
+            if _held(conn, '$."' + name + '"'):
+                continue
+            # a name no document has: the top keys of every live document, read once for all the
+            # names (a pass of json_each a name made a filter of 32 absent fields cost 32 passes)
+            keys = {row[0] for row in conn.execute(
+                "SELECT DISTINCT j.key FROM docs, json_each(docs.meta) AS j WHERE docs.deleted_seq IS NULL "
+                "AND docs.meta IS NOT NULL")}
+        if name in keys:
             continue
-        others = [row[0] for row in conn.execute(
-            "SELECT DISTINCT j.key FROM docs, json_each(docs.meta) AS j WHERE docs.deleted_seq IS NULL "
-            "AND docs.meta IS NOT NULL AND lower(j.key) = lower(?) AND j.key != ? LIMIT 3", (name, name))]
+        absent.add(name)
+        others = sorted(k for k in keys if k.lower() == name.lower() and k != name)[:3]
         if others:
             named = " and ".join(repr(o) for o in others)
             raise FilterError(f"no document of the index has the metadata field {name!r}, but {named} differs from it "
@@ -124,22 +145,26 @@ def check_field_case(conn, conditions):
                               f"lower case): filter on {others[0]!r}, or build the index again to keep the names as "
                               "written")
     leaves = _leaves(conditions, {})
-    for path in leaves:
-        found = _dotted_key(conn, path) if len(path) > 1 else None
-        if found is not None:
-            key = ".".join(path)
-            raise FilterError(f"the filter's field {key!r} is a path (the dots separate the names of nested dicts); "
-                              f"but a document has the metadata key {found!r} itself, which a filter cannot name "
-                              f"(it would match the documents holding the path and miss that one): store it as "
-                              "nested dicts, or under a name without dots")
+    found = _dotted_key(conn, leaves)
+    if found is not None:
+        key = ".".join(found[0])
+        raise FilterError(f"the filter's field {key!r} is a path (the dots separate the names of nested dicts); but "
+                          f"a document has the metadata key {found[1]!r} itself, which a filter cannot name (it would "
+                          "match the documents holding the path and miss that one): store it as nested dicts, or "
+                          "under a name without dots")
     for path, kinds in leaves.items():
         json_path, key = "$" + "".join(f'."{name}"' for name in path), ".".join(path)
-        if kinds & {"in", "cmp"} and not _held_as(conn, json_path, "t != 'array'") \
-                and _held_as(conn, json_path, "t = 'array'"):
+        if kinds == {"exists"} or path[0] in absent:
+            continue
+        # the kind of the first document that has the field: a full pass only where none has it
+        first = conn.execute("SELECT t FROM (SELECT json_type(meta, ?) AS t FROM docs WHERE deleted_seq IS NULL) "
+                             "WHERE t IS NOT NULL LIMIT 1", (json_path,)).fetchone()
+        if first is None:
+            continue
+        if kinds & {"in", "cmp"} and first[0] == "array" and not _held_as(conn, json_path, "t != 'array'"):
             raise FilterError(f"the documents that have the metadata field {key!r} hold lists there, which equal no "
                               f"value (as in chromadb): {{{key!r}: {{\"$contains\": value}}}} matches a list holding "
                               "the value, $not_contains one without it")
-        if "contains" in kinds and not _held_as(conn, json_path, "t = 'array'") \
-                and _held_as(conn, json_path, "t IS NOT NULL"):
+        if "contains" in kinds and first[0] != "array" and not _held_as(conn, json_path, "t = 'array'"):
             raise FilterError(f"$contains and $not_contains look into a list, and no document holds a list at the "
                               f"metadata field {key!r}: compare its value with $eq, $ne, $in or $nin")
