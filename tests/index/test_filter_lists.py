@@ -117,8 +117,19 @@ def test_bad_operands_are_refused_by_name(bad, message):
 def test_a_value_condition_on_a_field_of_lists_points_to_contains(built, trap):
     """{"tags": "refund"} (an Elasticsearch user's filter) matched nothing, {"$ne": ...} everything."""
     _, index, _, _ = built
-    with pytest.raises(FilterError, match=r"'(tags|scores)' hold lists there, which equal no value .*\$contains"):
+    with pytest.raises(FilterError, match=r"'(tags|scores)' hold lists there, which equal and compare with no value "
+                                          r".*\$contains"):
         index.search(QUERY, 5, filter=trap)
+
+
+def test_a_filter_asking_a_field_both_ways_is_no_mistake(built):
+    """{"$or": [{f: v}, {f: {"$contains": v}}]}, the filter of a field holding values and lists,
+    knows of the lists: on a field of lists only it is answered, not refused."""
+    _, index, meta_of, ranked = built
+    f = {"$or": [{"tags": "refund"}, {"tags": {"$contains": "refund"}}]}
+    assert [h["id"] for h in index.search(QUERY, N, filter=f)] == \
+        _want({"tags": {"$contains": "refund"}}, meta_of, ranked)
+    assert index.search(QUERY, N, filter={"$or": [{"n": 3}, {"n": {"$contains": 3}}]})
 
 
 def test_contains_on_a_field_of_values_points_to_eq(built):

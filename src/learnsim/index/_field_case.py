@@ -161,10 +161,13 @@ def check_field_case(conn, conditions):
                              "WHERE t IS NOT NULL LIMIT 1", (json_path,)).fetchone()
         if first is None:
             continue
-        if kinds & {"in", "cmp"} and first[0] == "array" and not _held_as(conn, json_path, "t != 'array'"):
-            raise FilterError(f"the documents that have the metadata field {key!r} hold lists there, which equal no "
-                              f"value (as in chromadb): {{{key!r}: {{\"$contains\": value}}}} matches a list holding "
-                              "the value, $not_contains one without it")
-        if "contains" in kinds and first[0] != "array" and not _held_as(conn, json_path, "t = 'array'"):
+        # a filter that asks a field both ways ({"$or": [{f: v}, {f: {"$contains": v}}]}, for a field
+        # of values and lists) knows of the lists: neither half is a mistake
+        values, contains = bool(kinds & {"in", "cmp"}), "contains" in kinds
+        if values and not contains and first[0] == "array" and not _held_as(conn, json_path, "t != 'array'"):
+            raise FilterError(f"the documents that have the metadata field {key!r} hold lists there, which equal and "
+                              f"compare with no value (as in chromadb): {{{key!r}: {{\"$contains\": value}}}} matches "
+                              "a list holding the value, $not_contains one without it")
+        if contains and not values and first[0] != "array" and not _held_as(conn, json_path, "t = 'array'"):
             raise FilterError(f"$contains and $not_contains look into a list, and no document holds a list at the "
                               f"metadata field {key!r}: compare its value with $eq, $ne, $in or $nin")
