@@ -181,3 +181,14 @@ def test_the_service_takes_contains(built):
         assert r.status_code == 400 and "takes one value" in r.json()["error"], r.text[:300]
         schema = client.get("/openapi.json").json()["components"]["schemas"]["Filter"]["$defs"]
         assert set(schema["condition"]["anyOf"][2]["properties"]) >= {"$contains", "$not_contains"}
+
+
+def test_a_value_condition_on_a_field_of_dicts_names_a_path_into_them(built):
+    """{"m": "deep"} where every document having m holds a dict there matched nothing, without a word."""
+    _, index, meta_of, ranked = built
+    for trap in ({"m": "deep"}, {"m": {"$ne": 1}}, {"m": {"$gt": 0}}):
+        with pytest.raises(FilterError, match=r"'m' hold dicts there, which equal and compare with no value: name a "
+                                              r"field inside them, 'm\.name'"):
+            index.search(QUERY, 5, filter=trap)
+    assert [h["id"] for h in index.search(QUERY, N, filter={"m": {"$exists": True}})] == \
+        [i for i in ranked if "m" in meta_of[i]]

@@ -18,7 +18,8 @@ value (as in chromadb, whose ``$eq`` and ``$in`` compare scalars only). A value 
 ``$ne``, ``$in``, ``$nin``, ``$gt``...) on a path that holds lists in the documents that have it,
 and nothing else, matched nothing (or, negated, everything): the filter of an Elasticsearch or
 MongoDB user, whose term query matches an element of an array. It is a FilterError pointing to
-``$contains``; so is ``$contains`` on a path that holds no list where documents hold values.
+``$contains``; so is ``$contains`` on a path that holds no list where documents hold values, and a
+value condition on a path that holds dicts only (a name for a path into them).
 
 Only the standard library is imported here (a search opens it).
 """
@@ -164,7 +165,11 @@ def check_field_case(conn, conditions):
         # a filter that asks a field both ways ({"$or": [{f: v}, {f: {"$contains": v}}]}, for a field
         # of values and lists) knows of the lists: neither half is a mistake
         values, contains = bool(kinds & {"in", "cmp"}), "contains" in kinds
-        if values and not contains and first[0] == "array" and not _held_as(conn, json_path, "t != 'array'"):
+        if values and not contains and first[0] in ("array", "object") \
+                and not _held_as(conn, json_path, "t NOT IN ('array', 'object')"):
+            if first[0] == "object":
+                raise FilterError(f"the documents that have the metadata field {key!r} hold dicts there, which equal "
+                                  f"and compare with no value: name a field inside them, {key + '.name'!r}")
             raise FilterError(f"the documents that have the metadata field {key!r} hold lists there, which equal and "
                               f"compare with no value (as in chromadb): {{{key!r}: {{\"$contains\": value}}}} matches "
                               "a list holding the value, $not_contains one without it")
