@@ -141,10 +141,10 @@ def check_field_case(conn, conditions):
         others = sorted(k for k in keys if k.lower() == name.lower() and k != name)[:3]
         if others:
             named = " and ".join(repr(o) for o in others)
-            raise FilterError(f"no document of the index has the metadata field {name!r}, but {named} differs from it "
-                              "in case alone (an index built from a .csv by an older learnsim holds its column names in "
-                              f"lower case): filter on {others[0]!r}, or build the index again to keep the names as "
-                              "written")
+            raise FilterError(f"no document of the index has the metadata field {name!r}, but {named} differs from "
+                              "it in case alone (an index built from a .csv by an older learnsim holds its column "
+                              f"names in lower case): filter on {others[0]!r}, or build the index again to keep the "
+                              "names as written")
     leaves = _leaves(conditions, {})
     found = _dotted_key(conn, leaves)
     if found is not None:

@@ -40,7 +40,8 @@ from .._utils.files import read_only_uri
 from .._utils.inputs import MAX_JSON_DEPTH, check_text, has_surrogate
 from ..exceptions import FilterError  # noqa: F401  (defined there; importable here as in 0.1)
 
-__all__ = ["DocumentStore", "FilterError", "MAX_FILTER_VALUES", "MAX_ID_CHARS", "check_metadata", "check_filter", "text_key"]
+__all__ = ["DocumentStore", "FilterError", "MAX_FILTER_VALUES", "MAX_ID_CHARS", "check_metadata", "check_filter",
+           "text_key"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs (
