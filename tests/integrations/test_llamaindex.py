@@ -172,7 +172,7 @@ def test_llamaindex_metadata_filters_select_as_learnsim_filters(index):
     empty = LearnsimRetriever(index, similarity_top_k=3, filters=MetadataFilters(filters=[]))
     _check(empty.retrieve(query), index.search(query, 3), index.higher_is_closer, index.column)
     # an operator learnsim's filters cannot express is named, at construction
-    for op in (FilterOperator.CONTAINS, FilterOperator.TEXT_MATCH, FilterOperator.IS_EMPTY, FilterOperator.ANY):
+    for op in (FilterOperator.TEXT_MATCH, FilterOperator.IS_EMPTY, FilterOperator.TEXT_MATCH_INSENSITIVE):
         with pytest.raises(ValueError, match=f"operator {op.value!r} on 'half' has no learnsim filter"):
             LearnsimRetriever(index, filters=MetadataFilters(filters=[MetadataFilter(key="half", value=["x"],
                                                                                      operator=op)]))
@@ -204,3 +204,29 @@ def test_async_over_the_service(tmp_path):
     with Index.open(path) as index:
         for query, nodes in zip(queries, found):
             _check(nodes, index.search(query, 5, filter={"topic": [0, 3]}), False, "distance")
+
+
+def test_llamaindex_list_operators_are_contains(tmp_path):
+    """contains, any and all (a list in the metadata holds the value, any or all of the values)
+    were refused as having no learnsim filter; they are $contains and $or / $and of it."""
+    from index_models import corpus, model
+    from llama_index.core.vector_stores import FilterOperator, MetadataFilter, MetadataFilters
+
+    texts, _, ids, _ = corpus()
+    tags = [["a", "b"], ["b"], ["c"], [], ["a", "c"]]
+    meta = [{"tags": tags[i % 5]} for i in range(40)]
+    query = _queries()[0]
+    with Index.build(tmp_path / "idx", model("film"), texts[:40], ids[:40], meta) as index:
+        every = index.search(query, 40)
+        for op, value, holds in ((FilterOperator.CONTAINS, "a", lambda t: "a" in t),
+                                 (FilterOperator.ANY, ["a", "c"], lambda t: "a" in t or "c" in t),
+                                 (FilterOperator.ALL, ["a", "c"], lambda t: "a" in t and "c" in t),
+                                 (FilterOperator.ANY, ["b"], lambda t: "b" in t)):
+            filters = MetadataFilters(filters=[MetadataFilter(key="tags", value=value, operator=op)])
+            want = [h["id"] for h in every if holds(h["metadata"]["tags"])]
+            retriever = LearnsimRetriever(index, similarity_top_k=40, filters=filters)
+            got = [n.node.node_id for n in retriever.retrieve(query)]
+            assert got == want and 0 < len(want) < 40, (op, value)
+        with pytest.raises(ValueError, match="operator 'any' on 'tags' takes a non-empty list"):
+            LearnsimRetriever(index, filters=MetadataFilters(filters=[MetadataFilter(key="tags", value=[],
+                                                                                     operator=FilterOperator.ANY)]))

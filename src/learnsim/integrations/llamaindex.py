@@ -67,6 +67,8 @@ __all__ = ["LearnsimRetriever", "learnsim_filter"]
 # matches != and nin in both)
 _OPERATORS = {"==": "$eq", "!=": "$ne", ">": "$gt", ">=": "$gte", "<": "$lt", "<=": "$lte", "in": "$in",
               "nin": "$nin"}
+# LlamaIndex's operators of a list in the metadata, as learnsim's $contains (chromadb's)
+_LIST_OPERATORS = ("contains", "any", "all")
 
 
 def _value(item):
@@ -79,19 +81,31 @@ def learnsim_filter(filters):
     (a dict) or None is returned as it is.
 
     ``==``, ``!=``, ``>``, ``>=``, ``<``, ``<=``, ``in`` and ``nin`` become ``$eq``, ``$ne``, ...,
-    ``$in``, ``$nin``; the conditions ``and``, ``or`` and ``not`` (none of them matches) become
-    ``$and``, ``$or`` and ``$not`` of an ``$or``; nested ``MetadataFilters`` nest. A
-    ``MetadataFilters`` with no filter selects every document (None). The other operators
-    (``contains``, ``text_match``, ``any``, ``all``, ``is_empty``, ...) have no learnsim filter: a
-    ValueError names the operator and the key.
+    ``$in``, ``$nin``; ``contains`` (a list in the metadata holds the value) becomes ``$contains``,
+    ``any`` and ``all`` (of a list of values) an ``$or`` and an ``$and`` of them; the conditions
+    ``and``, ``or`` and ``not`` (none of them matches) become ``$and``, ``$or`` and ``$not`` of an
+    ``$or``; nested ``MetadataFilters`` nest. A ``MetadataFilters`` with no filter selects every
+    document (None). The other operators (``text_match``, ``is_empty``, ...) have no learnsim
+    filter: a ValueError names the operator and the key.
     """
     if filters is None or isinstance(filters, dict):
         return filters
     if isinstance(filters, MetadataFilter):
         op = str(_value(filters.operator))
+        if op in _LIST_OPERATORS:
+            # a list in the metadata holds the value (contains), any or all of the values
+            key, value = filters.key, filters.value
+            if op == "contains":
+                return {key: {"$contains": value}}
+            if not isinstance(value, (list, tuple)) or not value:
+                raise ValueError(f"LlamaIndex's filter operator {op!r} on {key!r} takes a non-empty list of values; "
+                                 f"got {value!r:.80}")
+            parts = [{key: {"$contains": v}} for v in value]
+            return parts[0] if len(parts) == 1 else {"$or" if op == "any" else "$and": parts}
         if op not in _OPERATORS:
             raise ValueError(f"LlamaIndex's filter operator {op!r} on {filters.key!r} has no learnsim filter; "
-                             f"learnsim filters take {', '.join(_OPERATORS)} (or a learnsim filter dict)")
+                             f"learnsim filters take {', '.join((*_OPERATORS, *_LIST_OPERATORS))} (or a learnsim "
+                             "filter dict)")
         return {filters.key: {_OPERATORS[op]: filters.value}}
     if isinstance(filters, MetadataFilters):
         parts = [learnsim_filter(f) for f in filters.filters]
