@@ -137,6 +137,21 @@ def test_document_text_ids_and_metadata_are_escaped(built, tmp_path):
     assert html.escape(doc_id, quote=True) in page
 
 
+def test_control_characters_are_not_put_into_the_page(built, tmp_path):
+    # HTML forbids U+0000 and the other controls (a parse error, each browser reads them its
+    # own way): GET /?q=w001%00 put a raw U+0000 in the title, the form and the results
+    path = tmp_path / "idx"
+    shutil.copytree(built / "bm25", path)
+    c = _client(path)
+    r = c.post("/v1/docs", json={"documents": [{"id": "c\x01", "text": "w001 w002 bell\x07 nul\x00 c1\x85"}]})
+    assert r.status_code == 201
+    for params in ({"q": "w001\x00"}, {"q": "w001 w002 bell\x07\x1b", "k": 20}):
+        r = c.get("/", params=params)
+        assert r.status_code == 200
+        assert not re.search("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]", r.text), params
+        assert "\ufffd" in r.text
+
+
 def test_the_json_link_of_an_id_of_dots_reaches_that_document(built, tmp_path):
     # a browser removes the dot segments of a link's path before it follows it (RFC 3986,
     # 5.2.4): /v1/docs/.. was /v1/, and /v1/docs/. the id '' (404); such ids go as %2E, as the

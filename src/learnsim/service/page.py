@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from urllib.parse import quote, urlencode
 
 __all__ = ["gather", "explain_hits", "render_page", "render_results", "render_error", "marked"]
@@ -182,8 +183,15 @@ def explain_hits(index, data, hits):
 
 
 # --------------------------------------------------------------------------- HTML
+# characters HTML forbids in a page (a parse error; U+0000 read by a browser as U+FFFD, or
+# dropped): a C0 control other than whitespace, DEL, a C1 control. A query or a document may hold
+# them (GET /?q=w001%00 put a raw U+0000 into the page); shown as U+FFFD, one for one, so that the
+# marks' offsets into the text still hold
+_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+
+
 def _e(value):
-    return html.escape(str(value), quote=True)
+    return _FORBIDDEN.sub("\ufffd", html.escape(str(value), quote=True))
 
 
 def marked(text, marks, limit=SHOWN_CHARS):
