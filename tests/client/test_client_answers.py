@@ -252,3 +252,73 @@ def test_the_default_bound_and_bad_ones():
             Client(max_answer_bytes=bad)
         with pytest.raises(ValueError, match="max_answer_bytes"):
             AsyncClient(max_answer_bytes=bad)
+
+
+# --------------------------------------------------------------------------- every route's shape
+# each method with an answer of its route's shape (the service's, cut to the fields a caller reads)
+_EVERY = {
+    "info": (lambda c: c.info(), {"documents": 3, "method": "BM25"}),
+    "openapi": (lambda c: c.openapi(), {"openapi": "3.1.0", "paths": {}}),
+    "document": (lambda c: c.document("d"), {"id": "d", "text": "t", "metadata": None}),
+    "more_like": (lambda c: c.more_like("d", k=1), {"id": "d", "hits": [{"id": "e", "score": 0.5}]}),
+    "match": (lambda c: c.match("t"), {"matches": [], "score": "similarity", "higher_is_better": True,
+                                       "warnings": []}),
+    "match_pairs": (lambda c: c.match_pairs([("a", "b")]),
+                    {"decisions": [{"duplicate": True}], "score": "similarity", "higher_is_better": True}),
+    "explain": (lambda c: c.explain("q", "d"), {"score": 0.5, "measure": "similarity", "higher_is_better": True,
+                                                "words": [], "rest": 0.0}),
+    "add": (lambda c: c.add(["t"]), {"ids": ["1"], "added": 1, "documents": 4, "with_new_words": 0,
+                                     "warnings": []}),
+    "upsert": (lambda c: c.upsert(["a"], ["t"]), {"ids": ["a"], "added": 1, "updated": 0, "documents": 4}),
+    "put": (lambda c: c.upsert("a", "t"), {"id": "a", "added": 0, "updated": 1, "documents": 4}),
+    "delete": (lambda c: c.delete("d"), {"deleted": 1, "documents": 2}),
+    "reindex": (lambda c: c.reindex(), {"documents": 3, "method": "BM25", "path": "idx"}),
+    "feedback": (lambda c: c.feedback("imp", ["d"]), {"impression": "imp", "recorded": 1}),
+}
+
+
+# a field of each answer that its caller reads
+_CHECKED = {"info": "documents", "openapi": "paths", "document": "text", "more_like": "hits", "match": "matches",
+            "match_pairs": "decisions", "explain": "score", "add": "ids", "upsert": "updated", "put": "id",
+            "delete": "deleted", "reindex": "documents", "feedback": "recorded"}
+
+
+@pytest.mark.parametrize("route", sorted(_EVERY))
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_method_returns_an_answer_of_its_shape(kind, route):
+    call, answer = _EVERY[route]
+    client, run = _mocked(kind, json.dumps(answer).encode())
+    assert run(call(client)) == answer
+
+
+@pytest.mark.parametrize("route", sorted(_EVERY))
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_method_answered_in_another_shape_is_a_client_error(kind, route):
+    # {} to add() was returned as it was: answer["ids"] a KeyError in the caller
+    call, answer = _EVERY[route]
+    field = _CHECKED[route]
+    for body, why in (({}, f'"{field}"'), (dict(answer, **{field: True}), "True")):
+        client, run = _mocked(kind, json.dumps(body).encode())
+        with pytest.raises(ClientError) as info:
+            run(call(client))
+        assert _plain(info.value) and info.value.status == 200, info.value
+        assert "the answer is not the service's" in str(info.value) and why in str(info.value), (body, info.value)
+
+
+def test_every_route_method_checks_its_answer():
+    # a method added without a shape would return whatever a server answers
+    from learnsim.client._routes import Routes
+
+    calls = []
+
+    class Recorder(Routes):
+        def _send(self, call):
+            calls.append(call)
+
+    methods = {name for name in dir(Routes) if not name.startswith("_") and callable(getattr(Routes, name))}
+    assert methods == {"health", "search"} | set(_EVERY) - {"put"}, methods
+    recorder = Recorder()
+    for call, _ in _EVERY.values():
+        call(recorder)
+    recorder.health(), recorder.search("q"), recorder.search(["q", "r"])
+    assert calls and all(c.shape is not None for c in calls), [c for c in calls if c.shape is None]

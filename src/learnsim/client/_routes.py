@@ -182,6 +182,70 @@ def _first_result(answer, scored=True):
     return answer
 
 
+def _finite(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+# the types an answer's fields are checked for: (test, what the message calls it)
+_TYPES = {
+    "str": (lambda v: isinstance(v, str), "str"),
+    "count": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0, "whole number >= 0"),
+    "number": (_finite, "finite number"),
+    "bool": (lambda v: isinstance(v, bool), "bool"),
+    "list": (lambda v: isinstance(v, list), "list"),
+    "object": (lambda v: isinstance(v, dict), "object"),
+    "strs": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "list of str"),
+    "objects": (lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v), "list of objects"),
+}
+
+# What each route answers: the fields its caller reads, each with its type; a name ending in "?"
+# is checked only where the answer has it (an older service's answer lacks it). The search and
+# similar-documents routes' hits are checked by _one_result/_results; /healthz by _health. Only
+# search, similar and health were checked: an answer {} to add() was returned as it was, and
+# answer["ids"] a KeyError in the caller.
+ANSWERS = {
+    "info": {"documents": "count", "method": "str", "score?": "str", "higher_is_better?": "bool",
+             "search_score?": "str"},
+    "openapi": {"openapi": "str", "paths": "object"},
+    "document": {"id": "str", "text": "str"},
+    "match": {"matches": "objects", "score": "str", "higher_is_better": "bool", "warnings?": "strs"},
+    "match_pairs": {"decisions": "objects", "score": "str", "higher_is_better": "bool", "warnings?": "strs"},
+    "explain": {"score": "number", "measure": "str", "higher_is_better": "bool", "words": "objects",
+                "rest?": "number"},
+    "add": {"ids": "strs", "added": "count", "documents": "count", "with_new_words?": "count",
+            "warnings?": "strs"},
+    "upsert": {"ids": "strs", "added": "count", "updated": "count", "documents": "count",
+               "with_new_words?": "count", "warnings?": "strs"},
+    "put": {"id": "str", "added": "count", "updated": "count", "documents": "count",
+            "with_new_words?": "count", "warnings?": "strs"},
+    "delete": {"deleted": "count", "documents": "count"},
+    "reindex": {"documents": "count", "method": "str"},
+    "feedback": {"impression": "str", "recorded": "count"},
+}
+
+
+def _answer(route, then=None):
+    """The ``shape`` of a :class:`Call` of ``route`` (a key of :data:`ANSWERS`): the answer if its
+    fields are of their types (then ``then(answer)``), else :class:`ShapeError` naming the field."""
+    fields = ANSWERS[route]
+    shown = ", ".join(f'"{k.rstrip("?")}": {_TYPES[t][1]}' for k, t in fields.items() if not k.endswith("?"))
+
+    def check(answer):
+        for key, kind in fields.items():
+            name = key.rstrip("?")
+            if name not in answer:
+                if key.endswith("?"):
+                    continue
+                problem = f'no "{name}"'
+            elif not _TYPES[kind][0](answer[name]):
+                problem = f'"{name}" is {reprlib.repr(answer[name])}, not a {_TYPES[kind][1]}'
+            else:
+                continue
+            raise ShapeError(f"{route}() is answered {{{shown}, ...}}; {problem} in {reprlib.repr(answer)}")
+        return answer if then is None else then(answer)
+    return check
+
+
 def _shape(check, include):
     """``check`` of an answer whose hits carry a score unless ``include`` leaves it out."""
     if include is None or "score" in include:
@@ -259,12 +323,12 @@ class Routes:
         >>> info["documents"], info["search_score"], info["higher_is_better"]   # doctest: +SKIP
         (120, 'similarity', True)
         """
-        return self._send(Call("GET", "v1/info"))
+        return self._send(Call("GET", "v1/info", shape=_answer("info")))
 
     def openapi(self):
         """``GET /openapi.json``: the service's OpenAPI schema (every route, the statuses each can
         answer, the bounds), as a dict."""
-        return self._send(Call("GET", "openapi.json"))
+        return self._send(Call("GET", "openapi.json", shape=_answer("openapi")))
 
     # ------------------------------------------------------------------ reads
     def search(self, query, k=10, *, filter=None, explain=False, n_top=10, offset=0, include=None):
@@ -368,7 +432,7 @@ class Routes:
         >>> Client("http://127.0.0.1:8000").document("t001")      # doctest: +SKIP
         {'id': 't001', 'text': 'I was charged twice for the same order', 'metadata': {'label': 'billing'}}
         """
-        return self._send(Call("GET", doc_path(doc_id)))
+        return self._send(Call("GET", doc_path(doc_id), shape=_answer("document")))
 
     def more_like(self, doc_id, k=10, *, filter=None, offset=0, include=None):
         """``GET /v1/docs/{id}/similar``: the k documents closest to the document ``doc_id``
@@ -404,8 +468,9 @@ class Routes:
             # in the URL it was the service's 400 (a list of 60 values), or httpx's InvalidURL
             # ("URL component 'query' too long"), no ClientError
             body = _paged({"k": params["k"], "filter": filter}, offset, include, query_string=False)
-            return self._send(Call("POST", path, json=body))
-        return self._send(Call("GET", path, params=_paged(params, offset, include, query_string=True)))
+            return self._send(Call("POST", path, json=body, shape=_shape(_one_result, include)))
+        return self._send(Call("GET", path, params=_paged(params, offset, include, query_string=True),
+                               shape=_shape(_one_result, include)))
 
     def match(self, text, k=10, *, filter=None):
         """``POST /v1/match``: the near-duplicates of ``text`` among its k closest documents, as
@@ -432,7 +497,7 @@ class Routes:
         body = {"text": text, "k": _whole(k)}
         if filter:
             body["filter"] = filter
-        return self._send(Call("POST", "v1/match", json=body))
+        return self._send(Call("POST", "v1/match", json=body, shape=_answer("match")))
 
     def match_pairs(self, pairs):
         """``POST /v1/match`` with pairs: each pair of texts decided by the model's duplicate rule
@@ -461,7 +526,7 @@ class Routes:
         for i, pair in enumerate(pairs):
             if len(pair) != 2 or not all(isinstance(t, str) for t in pair):
                 raise TypeError(f"pairs[{i}] must be two str")
-        return self._send(Call("POST", "v1/match", json={"pairs": pairs}))
+        return self._send(Call("POST", "v1/match", json={"pairs": pairs}, shape=_answer("match_pairs")))
 
     def explain(self, query, document, n_top=10):
         """``POST /v1/explain``: why ``document`` scores as it does for ``query``
@@ -486,7 +551,8 @@ class Routes:
         if not isinstance(query, str) or not isinstance(document, str):
             raise TypeError("query and document must be str")
         return self._send(Call("POST", "v1/explain", json={"query": query, "document": document,
-                                                            "n_top": _whole(n_top)}))
+                                                            "n_top": _whole(n_top)},
+                               shape=_answer("explain")))
 
     # ------------------------------------------------------------------ writes
     def add(self, texts, ids=None, metadata=None):
@@ -529,7 +595,7 @@ class Routes:
         {'ids': ['t121', 't122'], 'added': 2, 'documents': 122, 'with_new_words': 0, 'warnings': []}
         """
         return self._send(Call("POST", "v1/docs", json={"documents": _documents(texts, ids, metadata)},
-                               idempotent=False))
+                               idempotent=False, shape=_answer("add")))
 
     def upsert(self, ids, texts, metadata=None):
         """Add or replace documents by id: ``PUT /v1/docs/{id}`` for one (``ids`` and ``texts``
@@ -560,13 +626,14 @@ class Routes:
             if metadata is not None and not isinstance(metadata, dict):
                 raise TypeError(f"the metadata of one document is a dict or None; got {type(metadata).__name__}")
             body = {"text": texts} if metadata is None else {"text": texts, "metadata": metadata}
-            return self._send(Call("PUT", doc_path(ids), json=body))
+            return self._send(Call("PUT", doc_path(ids), json=body, shape=_answer("put")))
         if ids is None:
             raise ValueError("upsert needs the ids of the documents")
         documents = _documents(texts, ids, metadata)
         if any("id" not in d for d in documents):
             raise ValueError("upsert needs an id for every document")
-        return self._send(Call("POST", "v1/docs", json={"documents": documents, "mode": "upsert"}))
+        return self._send(Call("POST", "v1/docs", json={"documents": documents, "mode": "upsert"},
+                               shape=_answer("upsert")))
 
     def delete(self, doc_id):
         """``DELETE /v1/docs/{id}``: delete one document.
@@ -588,7 +655,7 @@ class Routes:
         >>> Client("http://127.0.0.1:8000", api_key="s3cret").delete("t121")   # doctest: +SKIP
         {'deleted': 1, 'documents': 121}
         """
-        return self._send(Call("DELETE", doc_path(doc_id)))
+        return self._send(Call("DELETE", doc_path(doc_id), shape=_answer("delete")))
 
     def reindex(self):
         """``POST /v1/reindex``: rebuild the index's rows with the statistics of what it holds now
@@ -600,7 +667,7 @@ class Routes:
         dict
             The index's :meth:`~learnsim.index.Index.info` after it.
         """
-        return self._send(Call("POST", "v1/reindex", json={}, idempotent=False))
+        return self._send(Call("POST", "v1/reindex", json={}, idempotent=False, shape=_answer("reindex")))
 
     def feedback(self, impression, clicked, *, dwell=None, relevance=None):
         """``POST /v1/feedback``: record the results of an answered search that the user followed
@@ -645,4 +712,4 @@ class Routes:
             body["dwell"] = _plain_number(dwell)
         if relevance is not None:
             body["relevance"] = _plain_number(relevance)
-        return self._send(Call("POST", "v1/feedback", json=body, idempotent=False))
+        return self._send(Call("POST", "v1/feedback", json=body, idempotent=False, shape=_answer("feedback")))
