@@ -520,6 +520,12 @@ async def _every_route(client, anonymous, path):
     assert (await a(client.document("..")))["text"] == "w003 w004"
     assert await a(client.delete("..")) == {"deleted": 1, "documents": len(texts) + 1}
     assert (await a(client.reindex()))["documents"] == len(texts) + 1
+    # a text with no term of the model's vocabulary ("x": no word the vectoriser reads), which
+    # every search leaves out: counted, and said in "warnings" naming it
+    nothing = await a(client.add(["x"], ids=["no term"]))
+    assert nothing["without_model_terms"] == 1 and any("'no term'" in w for w in nothing["warnings"]), nothing
+    assert added["without_model_terms"] == 0
+    await a(client.delete("no term"))
 
     # refusals, each its error with the server's message
     err = await _refused(lambda: client.document(".."), NotFound)

@@ -174,3 +174,36 @@ def test_the_new_words_log_sums_up_at_most_once_a_period(caplog):
         assert len(caplog.records) == 3 and "2 write(s)" in caplog.records[2].getMessage()
         noted.flush()                   # nothing more to tell
         assert len(caplog.records) == 3
+
+
+@pytest.mark.parametrize("name,text", [("mcd", "zzunknown{n}"), ("bm25", "x")])
+def test_a_write_of_documents_with_no_term_of_the_model_answers_it_and_the_log_says_it_once(
+        tmp_path, caplog, name, text):
+    """A document with no term of the model's vocabulary (any unseen word under a distance model,
+    "x" under BM25) is left out of every search: the index's warning of it named its ids, so each
+    write was a log line of its own (and an entry of the warnings registry) while the answer said
+    nothing. Now the answer counts it ("without_model_terms", a sentence in "warnings"), and the
+    log says it once, then sums up."""
+    texts, _, ids, meta = corpus()
+    Index.build(tmp_path / "idx", model(name), texts[:20], ids[:20], meta[:20]).close()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with caplog.at_level("WARNING", logger="learnsim.service"), _client(tmp_path / "idx") as c:
+            for n in range(10):
+                r = c.post("/v1/docs", json={"documents": [{"text": text.format(n=n)}]})
+                assert r.status_code == 201, r.text
+                body = r.json()
+                assert body["without_model_terms"] == 1, body
+                assert any("no term of the model's vocabulary" in w and repr(body["ids"][0]) in w
+                           for w in body["warnings"]), body
+            r = c.put("/v1/docs/p1", json={"text": text.format(n=99)})
+            assert r.status_code == 201 and r.json()["without_model_terms"] == 1
+            r = c.post("/v1/docs", json={"documents": [{"text": texts[30]}]})
+            assert r.status_code == 201 and r.json()["without_model_terms"] == 0
+            schema = c.get("/openapi.json").json()
+    lines = [rec.getMessage() for rec in caplog.records if "no term of the model's vocabulary" in rec.getMessage()]
+    # 11 writes: the first in full, the 10 after it summed up at the end
+    assert len(lines) == 2 and "at most one line every" in lines[0] and "10 write(s)" in lines[1], lines
+    assert not [w for w in caught if "no term of the model's vocabulary" in str(w.message)]
+    said = schema["paths"]["/v1/docs"]["post"]["responses"]["201"]["content"]["application/json"]["schema"]
+    assert "without_model_terms" in said["required"]

@@ -213,11 +213,11 @@ ANSWERS = {
     "explain": {"score": "number", "measure": "str", "higher_is_better": "bool", "words": "objects",
                 "rest?": "number"},
     "add": {"ids": "strs", "added": "count", "documents": "count", "with_new_words?": "count",
-            "warnings?": "strs"},
+            "without_model_terms?": "count", "warnings?": "strs"},
     "upsert": {"ids": "strs", "added": "count", "updated": "count", "documents": "count",
-               "with_new_words?": "count", "warnings?": "strs"},
+               "with_new_words?": "count", "without_model_terms?": "count", "warnings?": "strs"},
     "put": {"id": "str", "added": "count", "updated": "count", "documents": "count",
-            "with_new_words?": "count", "warnings?": "strs"},
+            "with_new_words?": "count", "without_model_terms?": "count", "warnings?": "strs"},
     "delete": {"deleted": "count", "documents": "count"},
     "reindex": {"documents": "count", "method": "str"},
     "feedback": {"impression": "str", "recorded": "count"},
@@ -570,9 +570,10 @@ class Routes:
         -------
         dict
             ``{"ids": [the ids, in order], "added": n, "documents": documents in the index,
-            "with_new_words": m, "warnings": [...]}``: ``m`` of the documents hold words the
-            index's vocabulary lacks, which a search finds them by only after :meth:`reindex`
-            (``"warnings"`` says so; empty when ``m`` is 0).
+            "with_new_words": m, "without_model_terms": z, "warnings": [...]}``: ``m`` of the
+            documents hold words the index's vocabulary lacks, which a search finds them by only
+            after :meth:`reindex`; ``z`` have no term of the model's vocabulary at all, which
+            every search leaves out (``"warnings"`` says each, naming them; empty when both are 0).
 
         Raises
         ------
@@ -592,7 +593,7 @@ class Routes:
         >>> with Client("http://127.0.0.1:8000", api_key="s3cret") as client:     # doctest: +SKIP
         ...     client.add(["The box was empty when my parcel arrived", "Where is my refund?"],
         ...                ids=["t121", "t122"], metadata=[{"label": "delivery"}, None])
-        {'ids': ['t121', 't122'], 'added': 2, 'documents': 122, 'with_new_words': 0, 'warnings': []}
+        {'ids': ['t121', 't122'], 'added': 2, 'documents': 122, 'with_new_words': 0, 'without_model_terms': 0, 'warnings': []}
         """
         return self._send(Call("POST", "v1/docs", json={"documents": _documents(texts, ids, metadata)},
                                idempotent=False, shape=_answer("add")))
@@ -606,7 +607,8 @@ class Routes:
         -------
         dict
             The service's answer (``PUT`` answers 201 when it created the document, 200 when
-            it replaced one), with ``"with_new_words"`` and ``"warnings"`` as :meth:`add`'s.
+            it replaced one), with ``"with_new_words"``, ``"without_model_terms"`` and ``"warnings"``
+            as :meth:`add`'s.
 
         Raises
         ------

@@ -5,12 +5,18 @@ to every query is the query's own norm, whatever the query says, so it stood nea
 above a document that shares the query's word but whose learned cosine with it is below 0. A
 search leaves such documents out under every model (``learnsim.index._scan._placeless``).
 ``Index.build`` and ``Index.add`` name such documents in one warning, as ``cluster`` and
-``learnsim match`` do."""
+``learnsim match`` do; a server's writes take it instead (:func:`placeless_taken`)."""
 from __future__ import annotations
+
+import contextlib
+import threading
 
 import numpy as np
 
-__all__ = ["zero_rows", "warn_placeless"]
+__all__ = ["zero_rows", "warn_placeless", "placeless_taken"]
+
+# where warn_placeless puts what it would warn, per thread (placeless_taken)
+_taken = threading.local()
 
 # ids named in the warning; the count says how many more
 _SHOWN = 3
@@ -33,6 +39,22 @@ def zero_rows(rows):
     return np.flatnonzero(empty)
 
 
+@contextlib.contextmanager
+def placeless_taken():
+    """Within it, in this thread, :func:`warn_placeless` warns nothing: it appends ``(documents
+    without a term, the warning's text)`` to the list yielded, for the caller to say instead.
+    ``learnsim.service._writes`` answers a write with it and logs it rate-limited: as a warning it
+    named its ids, so every write's was a new log line and a new entry of the process's warnings
+    registry, while the writer's answer said nothing. Per thread, as a filter of the warnings
+    module is not: a server's searches run beside its writes."""
+    outer = getattr(_taken, "into", None)
+    _taken.into = into = []
+    try:
+        yield into
+    finally:
+        _taken.into = outer
+
+
 def warn_placeless(ids, texts, empty, kind):
     """One warning naming (a few of) the documents ``ids`` (of ``texts``) at positions ``empty``
     written under a model of scoring ``kind``; nothing when there are none. A text without a
@@ -46,7 +68,12 @@ def warn_placeless(ids, texts, empty, kind):
     n_total = len(texts)
 
     shown = ", ".join(repr(ids[i]) for i in list(empty)[:_SHOWN]) + (", ..." if len(empty) > _SHOWN else "")
-    warn_outside(f"{len(empty)} of the {n_total} document(s) written have no term of the model's vocabulary "
-                 f"({shown}): a search leaves them out (" + ("their distance to every query would be the same)"
-                                                          if kind == "distance" else "they would score 0 against every "
-                                                          "query)"), UserWarning)
+    message = (f"{len(empty)} of the {n_total} document(s) written have no term of the model's vocabulary "
+               f"({shown}): a search leaves them out (" + ("their distance to every query would be the same)"
+                                                        if kind == "distance" else "they would score 0 against every "
+                                                        "query)"))
+    into = getattr(_taken, "into", None)
+    if into is not None:
+        into.append((len(empty), message))
+        return
+    warn_outside(message, UserWarning)

@@ -95,10 +95,13 @@ def _warned(schema):
 
 # what a write of documents says of their words the index's vocabulary lacks (more properties
 # follow; only these are stated)
-_WRITTEN = {"type": "object", "required": ["with_new_words", "warnings"],
+_WRITTEN = {"type": "object", "required": ["with_new_words", "without_model_terms", "warnings"],
             "properties": {"with_new_words": {"type": "integer", "minimum": 0,
                                               "description": "The documents written holding words the index's "
                                                              "vocabulary lacks: not found by them until a reindex"},
+                           "without_model_terms": {"type": "integer", "minimum": 0,
+                                                   "description": "The documents written with no term of the "
+                                                                  "model's vocabulary: a search leaves them out"},
                            "warnings": {"type": "array", "items": {"type": "string"},
                                         "description": "What the answer cannot say itself: such words, and "
                                                        "that POST /v1/reindex brings them in"}}}
