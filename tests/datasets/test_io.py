@@ -321,3 +321,43 @@ def test_labels_differing_only_in_unicode_normalisation_are_one_cluster(tmp_path
     path.write_text("\u00e7a\tfirst text\nc\u0327a\tsecond text\nx\tthird text\n", encoding="utf-8")
     codes, names, dropped = read_labelled_documents(path).cluster_codes(min_size=2)
     assert codes.tolist() == [0, 0, -1] and len(names) == 1 and dropped == 1
+
+
+@pytest.mark.parametrize("suffix", [".tsv", ".txt"])
+def test_a_collection_header_of_three_columns_is_read_by_name(tmp_path, suffix):
+    """id<TAB>text<TAB>label: the header was a document "id" and each label was joined to its text;
+    docid<TAB>title<TAB>text (a title column) counted 3 documents for 2."""
+    path = _write(tmp_path / f"d{suffix}", b"id\ttext\tlabel\nt1\thello world\tx\nt2\tbye now\t-1\n")
+    docs = read_documents(path)
+    assert docs.ids == ["t1", "t2"] and docs.texts == ["hello world", "bye now"] and docs.labels == ["x", None]
+    path = _write(tmp_path / f"t{suffix}", b"docid\ttitle\ttext\nd1\tPasswords\thow to reset\nd2\t\tcharged twice\n")
+    docs = read_documents(path)
+    assert docs.ids == ["d1", "d2"] and len(docs) == 2
+    assert docs.texts[0].split() == ["Passwords", "how", "to", "reset"] and docs.texts[1] == "charged twice"
+    # text last: the TABs of a line with more fields than the header are its text's
+    path = _write(tmp_path / f"m{suffix}", b"id\tsource\ttext\na\tweb\tone\ttwo\n")
+    docs = read_documents(path)
+    assert docs.texts == ["one\ttwo"] and docs.metadata == [{"source": "web"}]
+    with pytest.raises(DocumentFormatError, match="line 2: 2 field"):
+        read_documents(_write(tmp_path / f"short{suffix}", b"id\ttext\tlabel\nt1\thello\n"))
+
+
+def test_pandas_tsv_with_its_index_column_is_read_by_name(tmp_path):
+    # df.to_csv("d.tsv", sep="\t") writes "<TAB>id<TAB>text": each id became the row number and
+    # each text "t1 hello world"
+    path = _write(tmp_path / "d.tsv", b"\tid\ttext\n0\tt1\thello world\n1\tt2\tbye now\n")
+    docs = read_documents(path)
+    assert docs.ids == ["t1", "t2"] and docs.texts == ["hello world", "bye now"] and docs.metadata is None
+    path = _write(tmp_path / "n.tsv", b"\ttext\n0\thello world\n1\tbye now\n")
+    docs = read_documents(path)
+    assert docs.ids == [None, None] and docs.texts == ["hello world", "bye now"]
+
+
+def test_pandas_csv_with_its_index_column_keeps_no_unnamed_metadata(tmp_path):
+    # df.to_csv("c.csv"): the index column (no name) was metadata under the key "", which no filter names
+    docs = read_documents(_write(tmp_path / "c.csv", b",id,text,topic\n0,a,hello,geo\n1,b,bye,art\n"))
+    assert docs.ids == ["a", "b"] and docs.metadata == [{"topic": "geo"}, {"topic": "art"}]
+    docs = read_documents(_write(tmp_path / "only.csv", b",id,text\n0,a,hello\n"))
+    assert docs.ids == ["a"] and docs.metadata is None
+    with pytest.raises(DocumentFormatError, match="line 1: the header's column 3 has no name"):
+        read_documents(_write(tmp_path / "gap.csv", b"id,text,\na,hello,x\n"))

@@ -7,7 +7,9 @@ TAB-separated (``.tsv``, ``.txt``)
     first TAB. A first line ``label<TAB>text`` is a header and skipped, as is one of two column
     names of which one is ``label`` or ``text`` (GLUE's ``sentence<TAB>label``, the text first,
     read as ``text<TAB>label``; ``category<TAB>text``); blank lines are skipped.
-    An unlabelled collection (a corpus to search): ``id<TAB>text`` per line (a header
+    An unlabelled collection (a corpus to search): ``id<TAB>text`` per line (a header naming
+    three or more columns, ``id<TAB>text<TAB>label`` or ``docid<TAB>title<TAB>text``, or
+    pandas' ``<TAB>id<TAB>text``, is read by column name as a ``.csv`` is; a header
     ``id<TAB>text`` or ``label<TAB>text`` is skipped), or, for a ``.txt`` file in which some
     line has no TAB, simply one document per line. Under a first line ``text<TAB>label`` (or,
     for a collection, ``text<TAB>id``) the columns are read that way round: the label or id
@@ -176,6 +178,13 @@ def _lines(path, encoding_errors="replace"):
 
 # a column name of a header line: one word of letters (sentence, label, category, review_text)
 _HEADER_WORD = re.compile(r"[a-z_]+")
+# a column name in a header of three or more columns (BEIR's corpus-id, doc_2)
+_COLUMN_NAME = re.compile(r"[a-z_][a-z0-9_\-]*")
+# the names an id column goes by in the header of an id<TAB>text file (here and in datasets.trec)
+_TSV_ID_NAMES = ("id", "_id", "docno", "doc_id", "docid", "doc-id", "qid", "query_id", "query-id", "queryid",
+                 "corpus-id", "corpus_id", "pid")
+# the names of the text columns in such a header
+_TSV_TEXT_NAMES = ("text", "query", "body", "title", "contents", "passage")
 
 
 def _is_header(line, first_columns):
@@ -224,6 +233,16 @@ def _csv_rows(path, quote, encoding_errors, wanted, required):
     except StopIteration:
         raise DocumentFormatError(f"{path}: contains no documents") from None
     names = [name.strip().lower() for name in header]
+    # pandas' to_csv writes its index as a first column with no name: the row numbers (or the
+    # index's values), no field of the documents; kept, it became metadata under the key "",
+    # which no --filter can name
+    drop_first = len(names) > 1 and names[0] == ""
+    if drop_first:
+        header, names = header[1:], names[1:]
+        records = (_without_first(number, fields) for number, fields in records)
+    if "" in names:
+        raise DocumentFormatError(f"{path}, line {number}: the header's column {names.index('') + 1 + drop_first} "
+                                  f"has no name; name it (the header is {','.join(header)[:80]!r})")
     missing = [name for name in required if name not in names]
     repeated = sorted({name for name in names if name and names.count(name) > 1})
     if missing or repeated:
@@ -246,6 +265,54 @@ def _csv_rows(path, quote, encoding_errors, wanted, required):
                                       f"header's {len(names)}{extra}")
         rows.append((number, dict(zip(keys, fields))))
     return keys, rows
+
+
+def _without_first(number, fields):
+    return number, fields[1:]
+
+
+def _named_columns(line):
+    """The column names of a TSV first line that names three or more columns (``id<TAB>text<TAB>label``,
+    ``docid<TAB>title<TAB>text``), or two under pandas' unnamed index column (``<TAB>text``), one
+    of them a text column (:data:`_TSV_TEXT_NAMES`); else None. Read as a document, such a header
+    was one more document ("id"), and each line's other columns were joined to its text."""
+    names = [name.strip().lower() for name in line.split("\t")]
+    if len(names) < 3 and not (len(names) == 2 and names[0] == ""):
+        return None
+    named = names[1:] if names[0] == "" else names
+    if not all(_COLUMN_NAME.fullmatch(name) for name in named) or len(set(named)) != len(named):
+        return None
+    if not any(name in _TSV_TEXT_NAMES for name in named) or sum(name in _TSV_ID_NAMES for name in named) > 1:
+        return None
+    return names
+
+
+def _tsv_named_rows(path, rows, names):
+    """``(keys, [(line_number, {key: value})])`` of TSV ``rows`` under the header ``names``
+    (:func:`_named_columns`), as :func:`_csv_rows` gives a ``.csv`` file's: the id column as
+    ``"id"``, the text columns joined (in the header's order, a line apart, as a JSON record's
+    title is joined before its text) as ``"text"``, ``"label"``, other columns under their names.
+    pandas' unnamed index column is left out. When a text column is last, the TABs of a line with
+    more fields than the header are its text's."""
+    roles = ["" if n == "" else "id" if n in _TSV_ID_NAMES else "text" if n in _TSV_TEXT_NAMES
+             else "label" if n == "label" else n for n in names]
+    keys = [role for role in dict.fromkeys(roles) if role]
+    records = []
+    for number, line, *_ in rows[1:]:
+        fields = line.split("\t")
+        if len(fields) > len(names) and roles[-1] == "text":
+            fields = fields[:len(names) - 1] + ["\t".join(fields[len(names) - 1:])]
+        if len(fields) != len(names):
+            raise DocumentFormatError(f"{path}, line {number}: {len(fields)} field(s), expected the header's "
+                                      f"{len(names)} ({'<TAB>'.join(names)[:80]})")
+        row = {}
+        for role, value in zip(roles, fields):
+            if role == "text":
+                row["text"] = "\n".join(t for t in (row.get("text", ""), value.strip()) if t)
+            elif role:
+                row[role] = value
+        records.append((number, row))
+    return keys, records
 
 
 def _check_not_empty(docs, path):
@@ -668,6 +735,25 @@ def _read_text_first(docs, path, rows, column):
     return _check_not_empty(docs, path)
 
 
+def _read_named(docs, path, names, records):
+    """The documents of ``records`` read by column name (a ``.csv`` file's, or a TSV file's under a
+    header of its columns): ``names`` as :func:`_csv_rows` gives them."""
+    others = [name for name in names if name not in ("id", "text")]
+    docs.metadata = [] if others else None
+    for number, row in records:
+        docs.texts.append(_check_text(row["text"], number, path))
+        docs.ids.append(row.get("id", "").strip() or None)
+        if "label" in row:
+            label = row["label"].strip()
+            docs.labels.append(None if label in ("", NO_CLUSTER) else label)
+        if others:
+            docs.metadata.append({name: row[name] for name in others})
+        docs.line_numbers.append(number)
+    if "label" not in names:
+        docs.labels = None
+    return _check_not_empty(docs, path)
+
+
 def read_documents(path, *, encoding_errors="replace", quoting="auto"):
     """Read a collection to search (or queries): labels are optional.
 
@@ -724,20 +810,7 @@ def read_documents(path, *, encoding_errors="replace", quoting="auto"):
     if kind == "csv":
         names, records = _csv_rows(path, _quote(kind, quoting), encoding_errors, "text (id, label optional)",
                                    ("text",))
-        others = [name for name in names if name not in ("id", "text")]
-        docs.metadata = [] if others else None
-        for number, row in records:
-            docs.texts.append(_check_text(row["text"], number, path))
-            docs.ids.append(row.get("id", "").strip() or None)
-            if "label" in row:
-                label = row["label"].strip()
-                docs.labels.append(None if label in ("", NO_CLUSTER) else label)
-            if others:
-                docs.metadata.append({name: row[name] for name in others})
-            docs.line_numbers.append(number)
-        if "label" not in names:
-            docs.labels = None
-        return _check_not_empty(docs, path)
+        return _read_named(docs, path, names, records)
     if kind == "jsonl":
         rows = [(number, line) for number, line in _lines(path, encoding_errors) if line.strip()]
         all_labelled = True
@@ -765,6 +838,9 @@ def read_documents(path, *, encoding_errors="replace", quoting="auto"):
         return _check_not_empty(docs, path)
 
     rows = list(_tab_rows(path, _quote(kind, quoting), encoding_errors))
+    names = _named_columns(rows[0][1]) if rows else None
+    if names is not None:
+        return _read_named(docs, path, *_tsv_named_rows(path, rows, names))
     if rows and (_is_header(rows[0][1], ("id", "label")) or _named_id_header(rows[0][1])):
         rows = rows[1:]
     elif rows and (column := _swapped_header(rows[0][1])):

@@ -25,7 +25,7 @@ import numpy as np
 from .._utils.inputs import short_repr
 from ._base import _normalise_id
 from ._decode import check_encoding_errors, decoded_lines, json_record, read_text
-from .documents import _text_key_hint, record_id_key, record_text, record_text_key
+from .documents import _TSV_ID_NAMES, _TSV_TEXT_NAMES, _text_key_hint, record_id_key, record_text, record_text_key
 from .ir import _ASCII_INTEGER, _build_collection, _grade, _judgments_from_memory, _texts_from_memory
 from .smart import _SMART_TEXT_FIELDS, _number_queries, _read_smart_records, _smart_text
 
@@ -126,15 +126,6 @@ def _trec_document_text(body, text_tags):
 
 
 _LINE_END = re.compile(r"\r\n|[\r\n]")
-# the names an id column goes by in the header of an id<TAB>text file
-_TSV_ID_NAMES = ("id", "_id", "docno", "doc_id", "docid", "doc-id", "qid", "query_id", "query-id", "queryid",
-                 "corpus-id", "corpus_id", "pid")
-
-
-# the names of the text columns in such a header
-_TSV_TEXT_NAMES = ("text", "query", "body", "title", "contents", "passage")
-
-
 def _tsv_records(path, text):
     """``(ids, texts)`` of an ``id<TAB>text`` file (a header ``id<TAB>text`` is skipped)."""
     ids, texts = [], []
