@@ -712,6 +712,24 @@ def is_pair_data(obj):
     return _is_pair_bunch(obj)
 
 
+def _check_numbering(path, qrels, ids):
+    """Refuse query numbers of ``qrels`` that are neither all ``ids`` nor all positions 1..n in
+    them where more are positions than ids: Cranfield's numbering by position with one stray
+    line fell back to numbering by id, the judgements whose numbers are no id left out with a
+    note and those whose numbers are ids of other queries (cran.qry skips numbers) fitted to the
+    wrong queries without a word (as ``learnsim evaluate`` refuses them)."""
+    from ._utils.inputs import short_repr
+
+    known = {str(q) for q in ids}
+    unknown = [q for q in qrels if str(q) not in known]
+    off = [q for q in qrels if not (str(q).isascii() and str(q).isdigit() and 1 <= int(q) <= len(ids))]
+    if unknown and len(off) < len(unknown):
+        raise ValueError(f"{path}: its query numbers are neither all ids of the queries ({len(unknown)} are not, "
+                         f"e.g. {short_repr(unknown[0])}) nor all positions 1..{len(ids)} in them ({len(off)} are "
+                         "not" + (f", e.g. {short_repr(off[0])})" if off else ")")
+                         + "; which is meant cannot be told: correct the file")
+
+
 def judgements_of(queries, qrels, corpus, info=None):
     """:func:`learnsim.supervision.judgements_from` of judgements given as files or in memory:
     a path (str or path-like) is read by :func:`learnsim.datasets.read_queries`,
@@ -734,7 +752,10 @@ def judgements_of(queries, qrels, corpus, info=None):
             ids = list(dict(queries))
         except (TypeError, ValueError):
             ids = None          # not (id, text) pairs: judgements_from names what is wrong
+        info = {} if info is None else info
         qrels = read_qrels(qrels, query_ids=ids, unknown="keep", info=info) if ids else read_qrels(qrels, info=info)
+        if ids and info.get("numbering") == "id":
+            _check_numbering(qrels_path, qrels, ids)
     if isinstance(corpus, (str, os.PathLike)):
         corpus = list(zip(*read_id_texts(corpus, "documents")))
     elif _is_documents(corpus):

@@ -424,3 +424,24 @@ def test_import_learnsim_never_imports_pandas_or_datasets():
             "print(','.join(m for m in ('pandas', 'datasets', 'pyarrow') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == ""
+
+
+def test_qrels_numbering_queries_mostly_by_position_are_refused_not_read_as_ids(tmp_path):
+    """fit --qrels (learnsim._inputs.judgements_of): Cranfield's numbering by position in a queries
+    file whose ids skip numbers, with one stray line, fell back to ids: '3' and '9' left out with
+    a note and '4' fitted to the wrong query, as learnsim evaluate no longer does."""
+    from learnsim._inputs import judgements_of
+
+    queries = {"1": "cats", "2": "dogs", "4": "fish"}
+    corpus = [("d1", "cats purr"), ("d2", "dogs bark"), ("d3", "fish swim")]
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 d1 1\n2 d2 1\n3 d3 1\n9 d3 1\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"qrels.txt: its query numbers are neither all ids .* nor all positions "
+                                         r"1\.\.3 .*'9'"):
+        judgements_of(queries, qrels, corpus)
+    # without the stray line: by position; all ids: by id
+    for text, numbering in (("1 d1 1\n2 d2 1\n3 d3 1\n", "position"), ("1 d1 1\n2 d2 1\n4 d3 1\n", "id")):
+        qrels.write_text(text, encoding="utf-8")
+        info = {}
+        judgements_of(queries, qrels, corpus, info=info)
+        assert info["numbering"] == numbering
