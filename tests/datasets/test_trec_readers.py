@@ -214,6 +214,14 @@ def test_corpus_of_trec_sgml(tmp_path):
     assert read_corpus(tmp_path) == {"LA-1": "first & best", "LA-2": "second"}
 
 
+def test_a_trec_document_with_two_docnos_is_refused_naming_it(tmp_path):
+    # two documents run together (a lost </DOC>) were one, filed under the first <DOCNO> alone
+    sgml = _write(tmp_path / "docs.sgml", "<DOC><DOCNO>LA-1</DOCNO><TEXT>first</TEXT>\n"
+                                          "<DOCNO>LA-2</DOCNO><TEXT>second</TEXT></DOC>\n")
+    with pytest.raises(ValueError, match=r"docs.sgml: document 1 \(<DOCNO> 'LA-1'\) has 2 <DOCNO> elements \('LA-2'\)"):
+        read_corpus(sgml)
+
+
 # --------------------------------------------------------------------------- run files
 
 def test_a_run_written_and_read_back_is_the_same(tmp_path):

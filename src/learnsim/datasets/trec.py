@@ -181,6 +181,13 @@ def _read_trec_documents(paths, text_tags, encoding, encoding_errors):
             docno = _TREC_DOCNO.search(body)
             if docno is None or not docno.group(1).strip():
                 raise ValueError(f"{path}: document {position} has no <DOCNO>...</DOCNO>")
+            numbers = [found_no.strip() for found_no in _TREC_DOCNO.findall(body)]
+            if len(numbers) > 1:
+                # one kept, the document was filed under it and the others' judgements met nothing;
+                # two documents run together (a lost </DOC>) read as one
+                raise ValueError(f"{path}: document {position} (<DOCNO> {numbers[0][:40]!r}) has {len(numbers)} "
+                                 f"<DOCNO> elements ({', '.join(repr(n[:40]) for n in numbers[1:3])}); a <DOC> has "
+                                 "one: is a </DOC> missing?")
             doc_ids.append(docno.group(1).strip())
             texts.append(_trec_document_text(body, text_tags))
     if not doc_ids:
