@@ -445,3 +445,24 @@ def test_qrels_numbering_queries_mostly_by_position_are_refused_not_read_as_ids(
         info = {}
         judgements_of(queries, qrels, corpus, info=info)
         assert info["numbering"] == numbering
+
+
+def test_a_parquet_collection_keeps_the_ids_of_its_named_index_and_integer_ids_with_a_gap(tmp_path):
+    """to_parquet of df.set_index("id") stores the ids as the index, which the reader dropped (hits
+    "#0"); an integer id column with a missing value (float to pandas) was refused as "got 0.0"
+    without naming the missing value."""
+    pd, _ = _pandas(), _pyarrow()
+    from learnsim.datasets import DocumentFormatError, read_documents
+
+    frame = pd.DataFrame({"id": ["t1", "t2"], "text": ["hello world", "bye now"]})
+    frame.set_index("id").to_parquet(tmp_path / "keyed.parquet")
+    docs = read_documents(tmp_path / "keyed.parquet")
+    assert docs.ids == ["t1", "t2"] and docs.texts == ["hello world", "bye now"] and docs.metadata is None
+    pd.DataFrame({"id": [1, 2], "text": ["a", "b"]}).astype({"id": float}).to_parquet(tmp_path / "f.parquet")
+    assert read_documents(tmp_path / "f.parquet").ids == ["1", "2"]
+    pd.DataFrame({"id": [1, None, 3], "text": ["a", "b", "c"]}).to_parquet(tmp_path / "gap.parquet")
+    with pytest.raises(DocumentFormatError, match=r"gap.parquet, row 2: the id column \"id\" has no value"):
+        read_documents(tmp_path / "gap.parquet")
+    # an unnamed index (a RangeIndex) is still no column
+    frame.to_parquet(tmp_path / "plain.parquet", index=True)
+    assert read_documents(tmp_path / "plain.parquet").ids == ["t1", "t2"]

@@ -361,3 +361,12 @@ def test_pandas_csv_with_its_index_column_keeps_no_unnamed_metadata(tmp_path):
     assert docs.ids == ["a"] and docs.metadata is None
     with pytest.raises(DocumentFormatError, match="line 1: the header's column 3 has no name"):
         read_documents(_write(tmp_path / "gap.csv", b"id,text,\na,hello,x\n"))
+
+
+@pytest.mark.parametrize("name, data", [
+    ("d.csv", b"id,text\na,hello\n,bye\n"), ("d.tsv", b"id\ttext\tlabel\na\thello\tx\n\tbye\ty\n")])
+def test_an_empty_id_cell_of_a_table_is_refused_as_an_empty_json_id_is(tmp_path, name, data):
+    # pandas writes a missing id as an empty cell: the document got a positional id ("#1") among
+    # named ones without a word, where {"id": ""} in JSON Lines is refused
+    with pytest.raises(DocumentFormatError, match=rf"{name}, line 3: the id column 'id' has no value"):
+        read_documents(_write(tmp_path / name, data))

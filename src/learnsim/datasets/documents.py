@@ -514,10 +514,28 @@ def _cell(value):
     return value
 
 
+def _table_id(value, where, column):
+    """The id of a table's row (a ``.parquet`` or ``.csv`` row, a TSV line under a header) in its id
+    column: an integer column with a missing value is float in pandas ("got 0.0"), read as the
+    integer; a missing value (NaN, an empty cell) is refused, as an empty "id" of a JSON line is:
+    numbered instead, the document got a positional id among named ones without a word."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise DocumentFormatError(f"{where}: the id column {column} has no value here (an empty cell, NaN); give "
+                                  "every document an id (or drop the column to number them all)")
+    return value
+
+
 def _read_parquet_documents(path, labelled):
     """The documents of a ``.parquet`` file, a row as a JSON line's object: ``text``, ``id`` and
     ``label`` by column name, the other columns each document's metadata."""
     frame = read_parquet_frame(path)
+    # a named index is a column to pandas (to_parquet of df.set_index("id") stores it so): its ids
+    # were dropped and the documents numbered ("#0"), as learnsim._inputs.Table finds it in memory
+    levels = [n for n in (getattr(frame.index, "names", None) or []) if n is not None and n not in frame.columns]
+    if levels:
+        frame = frame.reset_index(level=levels)
     names = [str(c) for c in frame.columns]
     text_key = record_text_key(dict.fromkeys(names))      # a "contents" column without "text": the text
     others = [n for n in names if n not in ("id", text_key, "label")]
@@ -526,6 +544,8 @@ def _read_parquet_documents(path, labelled):
     for n, row in enumerate(frame.itertuples(index=False, name=None), start=1):
         obj = {name: _cell(v) for name, v in zip(names, row)}
         where = f"{path}, row {n}"
+        if "id" in obj:
+            obj["id"] = _table_id(obj["id"], where, '"id"')
         text, doc_id = _object_fields(obj, where, "a row")
         if not text.strip():
             raise DocumentFormatError(f"{where}: empty text")
@@ -742,7 +762,7 @@ def _read_named(docs, path, names, records):
     docs.metadata = [] if others else None
     for number, row in records:
         docs.texts.append(_check_text(row["text"], number, path))
-        docs.ids.append(row.get("id", "").strip() or None)
+        docs.ids.append(_table_id(row["id"], f"{path}, line {number}", "'id'").strip() if "id" in row else None)
         if "label" in row:
             label = row["label"].strip()
             docs.labels.append(None if label in ("", NO_CLUSTER) else label)
