@@ -370,3 +370,11 @@ def test_an_empty_id_cell_of_a_table_is_refused_as_an_empty_json_id_is(tmp_path,
     # named ones without a word, where {"id": ""} in JSON Lines is refused
     with pytest.raises(DocumentFormatError, match=rf"{name}, line 3: the id column 'id' has no value"):
         read_documents(_write(tmp_path / name, data))
+
+
+def test_a_txt_of_one_text_per_line_under_pandas_text_header_skips_it(tmp_path):
+    # df["text"].to_csv("d.txt", index=False): the header line "text" was indexed as a document
+    docs = read_documents(_write(tmp_path / "d.txt", b"text\nhello world\nbye now\n"))
+    assert docs.texts == ["hello world", "bye now"] and docs.line_numbers == [2, 3]
+    # any other first word is a document: a plain list of texts has no header
+    assert read_documents(_write(tmp_path / "w.txt", b"hello\nbye now\n")).texts == ["hello", "bye now"]

@@ -11,7 +11,8 @@ TAB-separated (``.tsv``, ``.txt``)
     three or more columns, ``id<TAB>text<TAB>label`` or ``docid<TAB>title<TAB>text``, or
     pandas' ``<TAB>id<TAB>text``, is read by column name as a ``.csv`` is; a header
     ``id<TAB>text`` or ``label<TAB>text`` is skipped), or, for a ``.txt`` file in which some
-    line has no TAB, simply one document per line. Under a first line ``text<TAB>label`` (or,
+    line has no TAB, simply one document per line (a first line that is just ``text``, the
+    column name pandas writes above a Series' values, is a header). Under a first line ``text<TAB>label`` (or,
     for a collection, ``text<TAB>id``) the columns are read that way round: the label or id
     after the last TAB. Plain TSV has no quoting: a text that
     starts with ``"`` is kept verbatim (``quoting="csv"`` reads CSV-quoted fields instead).
@@ -866,6 +867,11 @@ def read_documents(path, *, encoding_errors="replace", quoting="auto"):
     elif rows and (column := _swapped_header(rows[0][1])):
         return _read_text_first(docs, path, rows, column)
     with_ids = _base_suffix(path) == ".tsv" or all(tab for *_, tab, _rest in rows)
+    if not with_ids and len(rows) > 1 and rows[0][1].strip().lower() == "text":
+        # the column name pandas writes above a Series' values (df["text"].to_csv("d.txt",
+        # index=False)): it was indexed as a document "text". Only that name: a first line of
+        # another one word is a document, as a plain list of texts has no header
+        rows = rows[1:]
     for number, line, doc_id, tab, text in rows:
         if with_ids:
             if not tab:
