@@ -466,3 +466,21 @@ def test_a_parquet_collection_keeps_the_ids_of_its_named_index_and_integer_ids_w
     # an unnamed index (a RangeIndex) is still no column
     frame.to_parquet(tmp_path / "plain.parquet", index=True)
     assert read_documents(tmp_path / "plain.parquet").ids == ["t1", "t2"]
+
+
+def test_a_parquet_collection_gives_its_dates_as_iso_strings(tmp_path):
+    # a datetime column was metadata of pandas Timestamps, refused by index build as no JSON value
+    import datetime
+    import json
+
+    pd, _ = _pandas(), _pyarrow()
+    from learnsim.datasets import read_documents
+
+    when = pd.to_datetime(["2021-02-03 04:05:00", None, "2020-01-01 00:00:00"], format="ISO8601")
+    pd.DataFrame({"id": ["a", "b", "c"], "text": ["x", "y", "z"], "when": when,
+                  "day": [datetime.date(2020, 1, 1)] * 3}).to_parquet(tmp_path / "dt.parquet")
+    meta = read_documents(tmp_path / "dt.parquet").metadata
+    assert json.loads(json.dumps(meta)) == meta
+    assert meta[1]["when"] is None and meta[0]["day"] == "2020-01-01"
+    assert datetime.datetime.fromisoformat(meta[0]["when"]) == datetime.datetime(2021, 2, 3, 4, 5)
+    assert meta[2]["when"] < meta[0]["when"]

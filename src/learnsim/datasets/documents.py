@@ -43,6 +43,7 @@ one :class:`UndecodableBytesWarning` names the file and counts the lines affecte
 """
 from __future__ import annotations
 
+import datetime
 import math
 import numbers
 import os
@@ -503,7 +504,11 @@ def _read_memory(source, labelled):
 
 
 def _cell(value):
-    """A parquet cell as plain Python: numpy scalars and arrays as int, float, list; NaN as None."""
+    """A parquet cell as plain Python: numpy scalars and arrays as int, float, list; NaN (and NaT)
+    as None; a date, time or timestamp as its ISO 8601 string, which metadata can hold and a
+    filter compare (kept as pandas' Timestamp, it was refused by the index as no JSON value)."""
+    if isinstance(value, (datetime.date, datetime.time)):
+        return None if value != value else value.isoformat()
     if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
         value = value.tolist()
     if isinstance(value, float) and value != value:
