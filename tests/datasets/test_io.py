@@ -378,3 +378,15 @@ def test_a_txt_of_one_text_per_line_under_pandas_text_header_skips_it(tmp_path):
     assert docs.texts == ["hello world", "bye now"] and docs.line_numbers == [2, 3]
     # any other first word is a document: a plain list of texts has no header
     assert read_documents(_write(tmp_path / "w.txt", b"hello\nbye now\n")).texts == ["hello", "bye now"]
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_a_byte_order_mark_is_named_as_such(tmp_path, codec):
+    # read as UTF-8 it was "line 3: no TAB separator; got '\x00'", naming nothing of the encoding
+    path = _write(tmp_path / "d.tsv", "d1\thello world\nd2\tbyé now\n".encode(codec))
+    name = codec.replace("utf-16-", "UTF-16").upper()
+    for read in (read_documents, read_labelled_documents, datasets.read_corpus):
+        with pytest.raises(DocumentFormatError, match=f"d.tsv: the file looks like {name} text without a byte-order"):
+            read(path)
+    # UTF-8 with a NUL inside is not taken for UTF-16
+    assert read_documents(_write(tmp_path / "nul.tsv", b"d1\thello\x00 world\n")).ids == ["d1"]

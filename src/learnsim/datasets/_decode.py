@@ -15,7 +15,8 @@ through :func:`decoded_lines` (line by line) or :func:`read_text` (a whole file)
 The command line's ``--encoding-errors replace|strict`` is passed through as ``encoding_errors``.
 
 Whatever the policy, a file that starts with a UTF-16 or UTF-32 byte-order mark is refused (it is
-not UTF-8 text with a few bad bytes: read so, every other byte would be a NUL), and
+not UTF-8 text with a few bad bytes: read so, every other byte would be a NUL), as is one whose
+first line is UTF-16 without that mark (a NUL at every other byte of it), and
 :func:`decoded_lines` refuses a line longer than :data:`MAX_LINE_BYTES`.
 """
 from __future__ import annotations
@@ -155,6 +156,15 @@ class _Decoder:
                     f"{path}: the file is {name} text (it starts with a {name} byte-order mark) and learnsim "
                     f"reads UTF-8; convert it first, e.g. iconv -f {name} -t UTF-8 {path.name} > "
                     f"{path.stem}-utf8{path.suffix}")
+        name = _wide_without_bom(first)
+        if name is not None:
+            # read as UTF-8, each character's NUL byte made a line of its own ("line 4: no TAB
+            # separator; got '\x00'"), which named nothing of the encoding
+            path = Path(self.where)
+            raise DocumentFormatError(
+                f"{path}: the file looks like {name} text without a byte-order mark (every other byte of its first "
+                f"line is NUL) and learnsim reads UTF-8; convert it first, e.g. iconv -f {name} -t UTF-8 "
+                f"{path.name} > {path.stem}-utf8{path.suffix}")
 
     def warn(self, stacklevel=3):
         """Issue the one warning of the file, if a line had bad bytes, at the first line of code
@@ -167,6 +177,21 @@ class _Decoder:
                 f"{self.first_line}); their bad bytes became U+FFFD{hint}. Pass "
                 "encoding_errors='strict' (--encoding-errors strict) to refuse such a file."),
                 UndecodableBytesWarning, stacklevel=stacklevel - 1)
+
+
+def _wide_without_bom(first):
+    """"UTF-16LE" or "UTF-16BE" where the bytes ``first`` (a file's first line) are text of
+    mostly ASCII characters in UTF-16 without a byte-order mark: a NUL at every odd (LE) or even
+    (BE) position and at no other, which no UTF-8 text has; else None."""
+    sample = first[:256]
+    if len(sample) < 4:
+        return None
+    even, odd = sample[0::2], sample[1::2]
+    if odd.count(0) == len(odd) and 0 not in even:
+        return "UTF-16LE"
+    if even.count(0) == len(even) and 0 not in odd:
+        return "UTF-16BE"
+    return None
 
 
 def json_record(line, where, invalid="invalid JSON"):
