@@ -484,3 +484,11 @@ def test_a_parquet_collection_gives_its_dates_as_iso_strings(tmp_path):
     assert meta[1]["when"] is None and meta[0]["day"] == "2020-01-01"
     assert datetime.datetime.fromisoformat(meta[0]["when"]) == datetime.datetime(2021, 2, 3, 4, 5)
     assert meta[2]["when"] < meta[0]["when"]
+
+
+def test_labelled_parquet_documents_may_leave_an_id_out_as_a_labelled_csv_may(tmp_path):
+    pd, _ = _pandas(), _pyarrow()
+    from learnsim.datasets import read_labelled_documents
+
+    pd.DataFrame({"id": [1, None], "label": ["a", "b"], "text": ["x", "y"]}).to_parquet(tmp_path / "l.parquet")
+    assert read_labelled_documents(tmp_path / "l.parquet").ids == ["1", None]

@@ -551,7 +551,8 @@ def _read_parquet_documents(path, labelled):
         obj = {name: _cell(v) for name, v in zip(names, row)}
         where = f"{path}, row {n}"
         if "id" in obj:
-            obj["id"] = _table_id(obj["id"], where, '"id"')
+            # labelled documents may leave ids out row by row, as a labelled .csv's may
+            obj["id"] = None if labelled and obj["id"] is None else _table_id(obj["id"], where, '"id"')
         text, doc_id = _object_fields(obj, where, "a row")
         if not text.strip():
             raise DocumentFormatError(f"{where}: empty text")
