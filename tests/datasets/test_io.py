@@ -216,7 +216,7 @@ def test_a_collection_whose_header_names_text_first_is_read_that_way(tmp_path, q
 
 
 @pytest.mark.parametrize("header, fragment", [
-    ("label\ttext_a\ttext_b", "the columns of pairs"), ("id\tlabel\ttext", "names the columns id, label, text"),
+    ("label\ttext_a\ttext_b", "the columns of pairs"), ("id\tlabel\tsentence", "names the columns id, label, sentence"),
     ("text_a\ttext_b\tscore", "the columns of pairs")])
 def test_a_tsv_header_of_other_columns_is_refused_not_read_as_a_document(tmp_path, header, fragment):
     """A pairs file given as labelled documents fitted clusters of its 0/1 labels (its header a
@@ -390,3 +390,14 @@ def test_utf16_without_a_byte_order_mark_is_named_as_such(tmp_path, codec):
             read(path)
     # UTF-8 with a NUL inside is not taken for UTF-16
     assert read_documents(_write(tmp_path / "nul.tsv", b"d1\thello\x00 world\n")).ids == ["d1"]
+
+
+@pytest.mark.parametrize("header, line", [
+    ("id\tlabel\ttext", "t1\tsports\tthe match, a draw"), ("\tlabel\ttext", "0\tsports\tthe match, a draw"),
+    ("text\tlabel\tid", "the match, a draw\tsports\tt1")])
+def test_a_labelled_tsv_header_naming_its_columns_is_read_by_name(tmp_path, header, line):
+    # id<TAB>label<TAB>text, and pandas' df.to_csv("train.tsv", sep="\t") (its index column unnamed),
+    # were refused as not label<TAB>text, though the header says which column is which
+    docs = read_labelled_documents(_write(tmp_path / "train.tsv", f"{header}\n{line}\n".encode()))
+    assert docs.labels == ["sports"] and docs.texts == ["the match, a draw"]
+    assert docs.ids == ([None] if header.startswith("\t") else ["t1"])

@@ -6,7 +6,9 @@ TAB-separated (``.tsv``, ``.txt``)
     Labelled documents: one ``label<TAB>text`` per line. The text is everything after the
     first TAB. A first line ``label<TAB>text`` is a header and skipped, as is one of two column
     names of which one is ``label`` or ``text`` (GLUE's ``sentence<TAB>label``, the text first,
-    read as ``text<TAB>label``; ``category<TAB>text``); blank lines are skipped.
+    read as ``text<TAB>label``; ``category<TAB>text``); blank lines are skipped. Under a header
+    of three or more columns, one ``label`` and one a text column (``id<TAB>label<TAB>text``,
+    pandas' ``<TAB>label<TAB>text``), the columns are read by name as a ``.csv`` file's.
     An unlabelled collection (a corpus to search): ``id<TAB>text`` per line (a header naming
     three or more columns, ``id<TAB>text<TAB>label`` or ``docid<TAB>title<TAB>text``, or
     pandas' ``<TAB>id<TAB>text``, is read by column name as a ``.csv`` is; a header
@@ -632,19 +634,9 @@ def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto"):
                               'or \'.jsonl\' ({"text": ..., "label": ...} per line)')
     docs = Documents(texts=[], ids=[], labels=[], path=path)
     if kind == "csv":
-        _names, rows = _csv_rows(path, _quote(kind, quoting), encoding_errors, "label,text (id optional)",
-                                 ("label", "text"))
-        docs.unused_fields = _unused(_names, ("id", "label", "text"))
-        for number, row in rows:
-            label = row["label"].strip()
-            if not label:
-                raise DocumentFormatError(f"{path}, line {number}: empty label (use -1 for a "
-                                          "document in no cluster)")
-            docs.texts.append(_check_text(row["text"], number, path))
-            docs.ids.append(row.get("id", "").strip() or None)
-            docs.labels.append(None if label == NO_CLUSTER else label)
-            docs.line_numbers.append(number)
-        return _check_not_empty(docs, path)
+        names, rows = _csv_rows(path, _quote(kind, quoting), encoding_errors, "label,text (id optional)",
+                                ("label", "text"))
+        return _read_named_labelled(docs, path, names, rows)
     if kind == "jsonl":
         seen = []
         for number, line in _lines(path, encoding_errors):
@@ -658,8 +650,13 @@ def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto"):
             seen.extend(k for k in obj if k not in (key, record_text_key(obj), "title", "label"))
         docs.unused_fields = _unused(seen, ())
         return _check_not_empty(docs, path)
+    rows = list(_tab_rows(path, _quote(kind, quoting), encoding_errors))
+    names = _named_columns(rows[0][1]) if rows else None
+    if names is not None and "label" in names:
+        # id<TAB>label<TAB>text, pandas' <TAB>label<TAB>text (df.to_csv(sep="\t")): by name, as a .csv
+        return _read_named_labelled(docs, path, *_tsv_named_rows(path, rows, names))
     first, swapped = True, False
-    for number, line, label, tab, text in _tab_rows(path, _quote(kind, quoting), encoding_errors):
+    for number, line, label, tab, text in rows:
         if first:
             first = False
             if _is_header(line, ("label",)):
@@ -759,6 +756,22 @@ def _read_text_first(docs, path, rows, column):
             labels.append(None if value in ("", NO_CLUSTER) else value)
         docs.line_numbers.append(number)
     docs.labels = labels
+    return _check_not_empty(docs, path)
+
+
+def _read_named_labelled(docs, path, names, rows):
+    """Labelled documents of ``rows`` read by column name (a ``.csv`` file's, or a TSV file's
+    under a header of its columns): ``names`` as :func:`_csv_rows` gives them."""
+    docs.unused_fields = _unused(names, ("id", "label", "text"))
+    for number, row in rows:
+        label = row["label"].strip()
+        if not label:
+            raise DocumentFormatError(f"{path}, line {number}: empty label (use -1 for a "
+                                      "document in no cluster)")
+        docs.texts.append(_check_text(row["text"], number, path))
+        docs.ids.append(row.get("id", "").strip() or None)
+        docs.labels.append(None if label == NO_CLUSTER else label)
+        docs.line_numbers.append(number)
     return _check_not_empty(docs, path)
 
 
