@@ -10,10 +10,10 @@ singular, and one query (القهوة العربية) is written as its document
 """
 import sys
 
-import numpy as np
 import pytest
 
-from learnsim.baseline import LexicalBaselines, ndcg_at_k
+import judged_lexical
+from learnsim.baseline import LexicalBaselines
 
 DOCUMENTS = [
     "يذهب الأطفال إلى المدرسة كل صباح مع أصدقائهم",            # 0 the school
@@ -52,13 +52,8 @@ JUDGED = [
 
 
 def mean_ndcg(language, name="bm25", k=10):
-    """Mean nDCG@k of the judged queries over ``DOCUMENTS``, the baselines reading ``language``; a
-    document sharing no term with a query is not found (not ranked by its place among zeros)."""
-    lex = LexicalBaselines(DOCUMENTS, language=language)
-    S = lex.scores(name, lex.query_counts([q for q, _ in JUDGED]))
-    S = np.where(S > 0, S, -np.inf)
-    docs = np.broadcast_to(np.arange(len(DOCUMENTS)), S.shape)
-    return float(np.mean(ndcg_at_k(S, docs, [{d: 1.0 for d in rel} for _, rel in JUDGED], k=k)))
+    """Mean nDCG@k of ``JUDGED`` over ``DOCUMENTS``, the baselines reading ``language``."""
+    return judged_lexical.mean_ndcg(DOCUMENTS, JUDGED, language, name, k)
 
 
 def test_an_arabic_collection_is_detected_and_read_in_arabic():

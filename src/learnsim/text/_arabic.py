@@ -20,7 +20,7 @@ more (verb prefixes and suffixes), merging more words that differ in meaning.
 """
 from __future__ import annotations
 
-__all__ = ["ArabicLightStemmer", "arabic_light_stem"]
+__all__ = ["arabic_light_stem"]
 
 # alef with madda / hamza above / hamza below -> alef; alef maksura -> yeh; teh marbuta -> heh;
 # tatweel and the harakat (fathatan to sukun) left out
@@ -58,14 +58,3 @@ def arabic_light_stem(word):
         if len(word) >= len(suffix) + 2 and word.endswith(suffix):
             word = word[:-len(suffix)]
     return word
-
-
-class ArabicLightStemmer:
-    """:func:`arabic_light_stem` with PyStemmer's interface (``stemWord``, ``stemWords``), as a
-    :class:`~learnsim.text.Tokenizer` calls its stemmer."""
-
-    def stemWord(self, word):  # noqa: N802  (PyStemmer's name)
-        return arabic_light_stem(word)
-
-    def stemWords(self, words):  # noqa: N802
-        return [arabic_light_stem(w) for w in words]

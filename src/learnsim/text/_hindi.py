@@ -22,7 +22,7 @@ package, and it is what an Elasticsearch user's ``hindi`` analyser gives.
 """
 from __future__ import annotations
 
-__all__ = ["HindiLightStemmer", "hindi_light_stem"]
+__all__ = ["hindi_light_stem"]
 
 _NORMAL = str.maketrans({
     "\u0901": "\u0902",                                   # chandrabindu -> anusvara
@@ -69,14 +69,3 @@ def hindi_light_stem(word):
         if n > more_than and word.endswith(suffixes):
             return word[:-len(suffixes[0])]
     return word
-
-
-class HindiLightStemmer:
-    """:func:`hindi_light_stem` with PyStemmer's interface (``stemWord``, ``stemWords``), as a
-    :class:`~learnsim.text.Tokenizer` calls its stemmer."""
-
-    def stemWord(self, word):  # noqa: N802  (PyStemmer's name)
-        return hindi_light_stem(word)
-
-    def stemWords(self, words):  # noqa: N802
-        return [hindi_light_stem(w) for w in words]

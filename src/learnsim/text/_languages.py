@@ -72,6 +72,20 @@ def stop_list(language):
     return frozenset(w.strip().lower() for w in lines if w.strip() and not w.startswith("#"))
 
 
+class LightStemmer:
+    """One of learnsim's own stemmers (a function of a word) with PyStemmer's interface
+    (``stemWord``, ``stemWords``), as a :class:`~learnsim.text.Tokenizer` calls its stemmer."""
+
+    def __init__(self, stem_word):
+        self.stem_word = stem_word
+
+    def stemWord(self, word):  # noqa: N802  (PyStemmer's name)
+        return self.stem_word(word)
+
+    def stemWords(self, words):  # noqa: N802
+        return [self.stem_word(w) for w in words]
+
+
 def load_stemmer(stem):
     """PyStemmer's stemmer of ``stem`` (None, ``"porter"`` or a Snowball language name), or
     None, or learnsim's own of a name of :data:`LIGHT_STEMMERS`; a ValueError for a name no
@@ -79,13 +93,13 @@ def load_stemmer(stem):
     if stem is None:
         return None
     if stem == "arabic_light":
-        from ._arabic import ArabicLightStemmer
+        from ._arabic import arabic_light_stem
 
-        return ArabicLightStemmer()
+        return LightStemmer(arabic_light_stem)
     if stem == "hindi_light":
-        from ._hindi import HindiLightStemmer
+        from ._hindi import hindi_light_stem
 
-        return HindiLightStemmer()
+        return LightStemmer(hindi_light_stem)
     if not isinstance(stem, str) or stem not in SNOWBALL_LANGUAGES:
         raise ValueError(f"stem must be None, 'porter' or a Snowball language PyStemmer knows "
                          f"({', '.join(n for n in SNOWBALL_LANGUAGES if n != 'porter')}), or one of learnsim's "
