@@ -102,7 +102,7 @@ def fit_language(o, texts):
 def reading(o, texts, stem=None):
     """(stop_words, stem) of a learned model's vectoriser: ``o.stop_words`` ("auto": the fit's
     language's list) and, where ``stem`` (default ``o.stem``) is true, the fit's language's
-    Snowball stemmer, Porter's for English, Lucene's light stemmers for Arabic and Hindi: an English
+    Snowball stemmer, Porter's for English, Lucene's light stemmers for Arabic, Hindi and Persian: an English
     fit reads as it always did, and a French or Arabic one as its baselines do (:func:`fit_language`)."""
     stem = o.stem if stem is None else stem
     if not stem and o.stop_words != "auto":

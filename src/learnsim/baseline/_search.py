@@ -122,9 +122,10 @@ def _terms_in_words(language, stem, given):
     if language == "english":
         return "English stop words dropped, " + ("Porter stems" if stem else "unstemmed: PyStemmer is not installed")
     title = language.capitalize()
-    if stem in ("arabic_light", "hindi_light"):     # a list and a stemmer not Snowball's, told by the script
-        how = "script" if stem == "arabic_light" else "script and stop words"
-        return (f"{title} stop words dropped (python-stop-words' list), {title} light stems (Lucene's)"
+    if stem in ("arabic_light", "hindi_light", "persian_light"):     # not Snowball's, told by the script
+        how = "script and stop words" if stem == "hindi_light" else "script"
+        source = "stopwords-iso's" if language == "persian" else "python-stop-words'"
+        return (f"{title} stop words dropped ({source} list), {title} light stems (Lucene's)"
                 + (f" ({title} given)" if given else f" ({title} detected from the collection's {how})"))
     return (f"{title} stop words dropped (Snowball's list), "
             + (f"{title} Snowball stems" if stem else "unstemmed: PyStemmer is not installed")

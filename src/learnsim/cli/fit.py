@@ -205,7 +205,7 @@ def register(commands):
     fit.add_argument("--stem", action=argparse.BooleanOptionalAction, default=None,
                      help="stemming (needs PyStemmer: pip install learnsim[stem]): Porter for English, the Snowball "
                           "stemmer of the language --language names (else --stop-words names or detects), Lucene's light "
-                          "stemmer for Arabic and Hindi (no PyStemmer needed); default: on for "
+                          "stemmer for Arabic, Hindi and Persian (no PyStemmer needed); default: on for "
                           "linklearn when PyStemmer is installed (a note says when it is not) and --language names no "
                           "other language than English, off otherwise")
     fit.add_argument("--seed", type=_seed, default=0, metavar="N",

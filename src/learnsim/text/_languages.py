@@ -10,9 +10,10 @@ BSD-3-Clause; ``stopwords/LICENSE``), as PostgreSQL ships them: the lists writte
 Snowball stemmers of the same names, so that a list and its stemmer agree. English keeps
 scikit-learn's ``ENGLISH_STOP_WORDS`` (what ``stop_words="english"`` always was). Arabic's and
 Hindi's lists are python-stop-words' (BSD-3-Clause, less a few words that carry meaning:
-``stopwords/arabic.txt``, ``hindi.txt``); Arabic and Hindi are stemmed by Lucene's light stemmers
-(``stem="arabic_light"``, ``"hindi_light"``, :mod:`._arabic`, :mod:`._hindi`, pure Python) and
-detected by their script first (:func:`detect_language`).
+``stopwords/arabic.txt``, ``hindi.txt``), Persian's stopwords-iso's (MIT, ``persian.txt``);
+Arabic, Hindi and Persian are stemmed by Lucene's light stemmers (``stem="arabic_light"``,
+``"hindi_light"``, ``"persian_light"``, :mod:`._arabic`, :mod:`._hindi`, :mod:`._persian`, pure
+Python) and detected by their script first (:func:`detect_language`).
 """
 from __future__ import annotations
 
@@ -27,9 +28,9 @@ __all__ = ["STOP_LANGUAGES", "SNOWBALL_LANGUAGES", "LIGHT_STEMMERS", "stop_list"
 
 #: The languages whose stop list ships with learnsim (``stop_words=<name>``), English included.
 STOP_LANGUAGES = ("arabic", "danish", "dutch", "english", "finnish", "french", "german", "hindi", "hungarian",
-                  "italian", "norwegian", "portuguese", "russian", "spanish", "swedish")
+                  "italian", "norwegian", "persian", "portuguese", "russian", "spanish", "swedish")
 # the languages detected by their script first, not by the share of their stop words alone
-_SCRIPT_LANGUAGES = ("arabic", "hindi")
+_SCRIPT_LANGUAGES = ("arabic", "hindi", "persian")
 #: PyStemmer 3's Snowball stemmers (``stem=<name>``): named here so that a name is checked, and
 #: a known one without PyStemmer says to install it, whether or not PyStemmer is installed.
 SNOWBALL_LANGUAGES = ("arabic", "armenian", "basque", "catalan", "czech", "danish", "dutch", "dutch_porter",
@@ -38,15 +39,15 @@ SNOWBALL_LANGUAGES = ("arabic", "armenian", "basque", "catalan", "czech", "danis
                       "polish", "porter", "portuguese", "romanian", "russian", "serbian", "sesotho", "spanish",
                       "swedish", "tamil", "turkish", "yiddish")
 #: The stemmers of learnsim's own, in pure Python (``stem=<name>``), which need no PyStemmer:
-#: Lucene's Arabic and Hindi light stemmers (:mod:`._arabic`, :mod:`._hindi`). Snowball's
-#: ``"arabic"`` and ``"hindi"`` are PyStemmer's, as before.
-LIGHT_STEMMERS = ("arabic_light", "hindi_light")
+#: Lucene's Arabic, Hindi and Persian light stemmers (:mod:`._arabic`, :mod:`._hindi`,
+#: :mod:`._persian`). Snowball's ``"arabic"``, ``"hindi"`` and ``"persian"`` are PyStemmer's, as before.
+LIGHT_STEMMERS = ("arabic_light", "hindi_light", "persian_light")
 # the languages whose baselines (and fits asked for stems) stem with one of them, not Snowball's
-_OWN_STEMS = {"arabic": "arabic_light", "hindi": "hindi_light"}
+_OWN_STEMS = {"arabic": "arabic_light", "hindi": "hindi_light", "persian": "persian_light"}
 # ISO 639-1 codes of the languages above (--language fr), as bm25s names its stop lists
 _CODES = {"ar": "arabic", "da": "danish", "nl": "dutch", "en": "english", "fi": "finnish", "fr": "french",
           "de": "german", "hi": "hindi", "hu": "hungarian", "it": "italian", "no": "norwegian", "nb": "norwegian",
-          "nn": "norwegian", "pt": "portuguese", "ru": "russian", "es": "spanish", "sv": "swedish"}
+          "nn": "norwegian", "fa": "persian", "pt": "portuguese", "ru": "russian", "es": "spanish", "sv": "swedish"}
 _FOLDER = Path(__file__).with_name("stopwords")
 
 
@@ -100,6 +101,10 @@ def load_stemmer(stem):
         from ._hindi import hindi_light_stem
 
         return LightStemmer(hindi_light_stem)
+    if stem == "persian_light":
+        from ._persian import persian_light_stem
+
+        return LightStemmer(persian_light_stem)
     if not isinstance(stem, str) or stem not in SNOWBALL_LANGUAGES:
         raise ValueError(f"stem must be None, 'porter' or a Snowball language PyStemmer knows "
                          f"({', '.join(n for n in SNOWBALL_LANGUAGES if n != 'porter')}), or one of learnsim's "
@@ -163,17 +168,36 @@ SCRIPT_LETTER_SHARE = 0.5
 MAX_OTHER_SCRIPT_SHARE = 0.02
 
 
-def _is_arabic(sample):
-    """Whether the text ``sample`` is written in Arabic: most of its letters Arabic's, and almost
-    none of them the Arabic script's letters of Persian, Urdu and the others."""
+# Persian is told by its script too: Arabic's letters and its own six (پ چ ژ گ, and ک ی, which
+# it writes for Arabic's ك ي in nearly every word) and heh with yeh above (ۀ).
+# Urdu writes all of these and its own (ے ہ ں ٹ ڈ ڑ ھ) in nearly every sentence; Kurdish, Pashto,
+# Sindhi and Uyghur theirs (ە ۆ ێ ڵ, ټ ډ ړ ښ, ...): a sample holding more than a few of those
+# is not Persian, and is read as before.
+_PERSIAN_OWN = re.compile("[پچژگکیۀ]")
+
+
+def _arabic_script_language(sample):
+    """``"arabic"`` or ``"persian"`` where the text ``sample`` is written in that language, else
+    None. Arabic: most of its letters Arabic's, and almost none of them the Arabic script's
+    letters of Persian, Urdu and the others. Persian: most of its letters the Arabic script's,
+    more than a few of them Persian's own (ی ک پ چ ژ گ), and almost none of them the letters of
+    the script that Persian does not write (Urdu's ے ہ ں ٹ ڈ ڑ, Kurdish's, ...). The sample is
+    put in normal form and counted once for both, which detecting an Urdu collection does."""
     if sample.isascii() or not _ANY_ARABIC.search(sample):
-        return False
+        return None
     # presentation forms (ﻻ, ﺍ), as old files write them, read as the letters they show
     sample = unicodedata.normalize("NFKC", sample)
+    letters = len(_LETTERS.findall(sample))
     arabic = len(_ARABIC_LETTERS.findall(sample))
-    if not arabic or arabic <= SCRIPT_LETTER_SHARE * len(_LETTERS.findall(sample)):
-        return False
-    return len(_SCRIPT_LETTERS.findall(sample)) - arabic <= MAX_OTHER_SCRIPT_SHARE * arabic
+    script = len(_SCRIPT_LETTERS.findall(sample))
+    if arabic > SCRIPT_LETTER_SHARE * letters and script - arabic <= MAX_OTHER_SCRIPT_SHARE * arabic:
+        return "arabic"
+    if script <= SCRIPT_LETTER_SHARE * letters:
+        return None
+    own = len(_PERSIAN_OWN.findall(sample))
+    if own > MAX_OTHER_SCRIPT_SHARE * script and script - arabic - own <= MAX_OTHER_SCRIPT_SHARE * script:
+        return "persian"
+    return None
 
 
 # Hindi is told by its script and its stop words: Marathi, Nepali, Sanskrit and others write
@@ -212,7 +236,11 @@ def detect_language(texts):
 
     Arabic is told by its script instead: ``"arabic"`` where more than half the letters of these
     texts are Arabic's and at most 2 % as many are of the Arabic script's other letters (Persian's
-    ی and ک, Urdu's ے, ...), so that a Persian or Urdu collection is not read as Arabic. Hindi by
+    ی and ک, Urdu's ے, ...), so that a Persian or Urdu collection is not read as Arabic; Persian
+    by its script too: ``"persian"`` where more than half the letters are the Arabic script's,
+    more than 2 % of them Persian's own (ی ک پ چ ژ گ) and at most 2 % of them letters Persian
+    does not write (Urdu's ے ہ ں ٹ ڈ ڑ ھ, Kurdish's, Pashto's), so that an Urdu collection stays
+    as it was. Hindi by
     its script and its stop words: ``"hindi"`` where more than half the letters are Devanagari and
     a fifth of its Devanagari words are Hindi's stop words (Marathi's and Nepali's are not).
 
@@ -234,8 +262,9 @@ def detect_language(texts):
     counts = Counter()
     sample = [text[:_DETECT_CHARS] for text in texts[::step][:_DETECT_TEXTS] if isinstance(text, str)]
     joined = "\n".join(sample)
-    if _is_arabic(joined):
-        return "arabic"
+    script_language = _arabic_script_language(joined)
+    if script_language:
+        return script_language
     if _is_hindi(joined):
         return "hindi"
     for text in sample:
@@ -253,8 +282,8 @@ def baseline_reading(language, stemmer_installed=None):
     """(stop_words, stem) of the lexical baselines reading ``language`` (a name of
     :data:`STOP_LANGUAGES`): English's stop list and Porter stems for English (as they always
     were), the language's Snowball list and stemmer for another; no stems without PyStemmer.
-    Arabic's and Hindi's stems are learnsim's own (``"arabic_light"``, ``"hindi_light"``,
-    Lucene's), with or without it."""
+    Arabic's, Hindi's and Persian's stems are learnsim's own (``"arabic_light"``, ``"hindi_light"``,
+    ``"persian_light"``, Lucene's), with or without it."""
     if language in _OWN_STEMS:
         return language, _OWN_STEMS[language]
     if stemmer_installed is None:
