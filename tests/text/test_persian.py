@@ -139,3 +139,13 @@ def test_a_persian_fit_reads_persian_as_its_baselines_do(monkeypatch):
     assert {"درخت", "پزشك", "كتاب"} <= vocabulary and not vocabulary & {"در", "به", "را"}
     named = learnsim.fit(PERSIAN, clusters=LABELS, baseline_holdout=None, language="fa", stem=True).vectorizer
     assert (named.stop_words, named.stem) == (None, "persian_light")
+
+
+def test_persian_typed_on_an_arabic_keyboard_is_persian():
+    # ي and ك for ی and ک, and a rare پ or گ: Arabic's letters, Persian's words (است, را, این)
+    typed = [t.translate(str.maketrans({"ی": "ي", "ک": "ك"})) for t in PERSIAN]
+    assert detect_language(typed) == "persian"
+    assert detect_language(["اين شهر بزرگ است و مردم آن بسيار مهربان هستند و كتابها را خواندند"]) == "persian"
+    # Arabic, its titles of no stop word too, stays Arabic
+    assert detect_language(ARABIC) == "arabic"
+    assert detect_language(["سيارة كهربائية", "مدرسة جديدة"]) == "arabic"
