@@ -780,7 +780,7 @@ def test_fit_refuses_pairs_given_as_labelled_documents(data, tmp_path):
     pairs.write_text("label\ttext_a\ttext_b\n1\ta b c\ta b d\n0\tx y\tz w\n", encoding="utf-8")
     assert_user_error(["fit", "--input", pairs, "--model", tmp_path / "m.npz"], "text_a and text_b", "--pairs")
     three = tmp_path / "three.tsv"
-    three.write_text("id\tlabel\ttext\n1\ta\tsome words\n2\ta\tmore words\n", encoding="utf-8")
+    three.write_text("id\tlabel\tsentence\n1\ta\tsome words\n2\ta\tmore words\n", encoding="utf-8")
     assert_user_error(["fit", "--input", three, "--model", tmp_path / "m.npz"], "label<TAB>text lines")
 
 
