@@ -6,7 +6,7 @@ import unicodedata
 
 import pytest
 
-from learnsim.text import Tokenizer, _folds, _tokenize
+from learnsim.text import Tokenizer, _folds, _spans, _tokenize
 
 
 def _fold_variants_as_before(text, lower=True):
@@ -236,7 +236,7 @@ def test_spans_of_a_long_text_with_sharp_s_are_read_in_place(monkeypatch):
     text lost its highlights. Each letter of ss now keeps the place of its ß."""
     tok = Tokenizer()
     doc = "Die Stra\u00dfe, die Fu\u00dfg\u00e4nger und \ufb01nanzen. " * 6000
-    assert len(doc) > _tokenize._MAX_MAPPED
+    assert len(doc) > _spans.MAX_MAPPED
     monkeypatch.setattr(Tokenizer, "_mapped_spans", lambda self, doc: pytest.fail("read character by character"))
     spans = tok.spans(doc)
     assert len(spans) == len(tok(doc))

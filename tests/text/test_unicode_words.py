@@ -485,14 +485,14 @@ def test_mapped_spans_hold_on_random_text():
 
 
 def test_a_reading_that_depends_on_its_neighbours_gives_no_spans_rather_than_wrong_ones(monkeypatch):
-    from learnsim.text import _tokenize
+    from learnsim.text import _spans
 
     tok = Tokenizer()
     # lowercase final sigma depends on the next character: read alone each sigma is σ
     doc = "İ ΟΔΟΣ"
     got = tok.spans(doc)
     assert all(tok(doc[a:b]) == [t] for a, b, t in got)
-    monkeypatch.setattr(_tokenize, "_MAX_MAPPED", 5)
+    monkeypatch.setattr(_spans, "MAX_MAPPED", 5)
     assert tok.spans("İstanbul") == [] and tok("İstanbul") == ["istanbul"]
 
 
@@ -554,9 +554,9 @@ def test_every_span_of_random_text_in_many_scripts_reads_as_its_term(kwargs):
 def test_a_text_that_reads_far_longer_is_not_mapped(monkeypatch):
     # U+FDFA reads as 18 characters: a cap on the text as written let 200,000 of them build
     # 3.6 million places (3 s); the text as read is capped too
-    from learnsim.text import _tokenize
+    from learnsim.text import _spans
 
-    monkeypatch.setattr(_tokenize, "_MAX_MAPPED", 1000)
+    monkeypatch.setattr(_spans, "MAX_MAPPED", 1000)
     tok = Tokenizer()
     assert tok._mapped_spans("\ufdfa" * 100) is None and tok.spans("\ufdfa" * 100) == []
     assert tok._mapped_spans("\ufdfa" * 10) is not None

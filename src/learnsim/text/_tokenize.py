@@ -22,17 +22,15 @@ from __future__ import annotations
 
 import numbers
 import re
-from collections import Counter
 from operator import add as _add
 from unicodedata import category as _category, combining as _combining, decimal as _decimal, \
     is_normalized as _is_normalized, normalize as _normalize
 
 from .._utils.inputs import RADICAL_CLASS
-from ._folds import COMPATIBILITY_ALONE as _COMPATIBILITY_ALONE, FOLDS as _FOLDS, NIKHAHIT as _NIKHAHIT, \
-    SARA_AA as _SARA_AA, SARA_E as _SARA_E, casefold_places as _casefold_places, emoji_words as _emoji_words, fold_joined as _fold_joined, fold_more as _fold_more, \
-    open_compatibility as _open_compatibility, drop_ignorable as _drop_ignorable, kept_places as _kept_places, \
-    EMOJI_CHAR as _EMOJI_CHAR
-from ._script_folds import read_with as _read_with
+from ._folds import COMPATIBILITY_ALONE as _COMPATIBILITY_ALONE, FOLDS as _FOLDS, \
+    casefold_places as _casefold_places, emoji_words as _emoji_words, fold_joined as _fold_joined, fold_more as _fold_more, \
+    open_compatibility as _open_compatibility, drop_ignorable as _drop_ignorable, kept_places as _kept_places
+from ._spans import mapped_spans as _mapped
 from ._chinese import load_jieba as _load_jieba, longest_reading as _jieba_longest, traditional_chinese as _traditional_chinese
 from ._languages import STOP_LANGUAGES, load_stemmer, stop_list  # noqa: F401  (STOP_LANGUAGES: the docs' name)
 
@@ -669,12 +667,6 @@ def _check_ngram_range(ngram_range):
     return int(min_n), int(max_n)
 
 
-# a run of ASCII characters each followed by another (no mark can join one): read as it stands
-_ASCII_AHEAD = re.compile(r"[\x00-\x7f]+(?=[\x00-\x7f])")
-# the longest text whose spans are mapped character by character (Tokenizer._mapped_spans)
-_MAX_MAPPED = 200_000
-
-
 class Tokenizer:
     """Turn one document into a list of terms: ``Tokenizer(...)(doc) -> list[str]``.
 
@@ -1246,63 +1238,24 @@ class Tokenizer:
         """:meth:`spans` of a text whose reading changes its length: each character with the
         combining marks after it read alone, the places of what it became kept; None where the
         terms so read are not the text's own (:meth:`_unigrams`), or the text, as written or as
-        read, is longer than ``_MAX_MAPPED`` (this reading costs about four times the other: 65 ms
-        for 100,000 characters)."""
-        if len(doc) > _MAX_MAPPED:
-            return None
-        places, parts = [], []
-        n, i = len(doc), 0
-        # the non-joiners inside Indic words, left out in context (read alone, one is kept)
-        zwnj = set()
-        if self.unicode_words and self.indic_zwnj and "\u200c" in doc:
-            zwnj = _indic_zwnj_places(doc)
-        while i < n:
-            run = _ASCII_AHEAD.match(doc, i)
-            if run is not None:         # ASCII before ASCII: read as it stands, a place each
-                j = run.end()
-                parts.append(self._prepare(doc[i:j]))
-                places.extend(zip(range(i, j), range(i + 1, j + 1)))
-                i = j
-                continue
-            if self.indic_zwnj and doc[i] == "\u200c" and i in zwnj:     # left out: no place
-                i += 1
-                continue
-            j = _read_with(doc, i, self._more)       # (jamo read as syllables, whole; a nasal with its consonant)
-            # a character's marks, the half-width voiced sound marks that width folding joins to
-            # a half-width kana (ｶﾞ is ガ), and the vowel and final jamo that NFC joins to the
-            # jamo before them (ᄀ + ᅡ is 가)
-            # (and the sara aa that sara_am reads with a nikhahit before it as sara am)
-            # (and an emoji sequence's joiners, selectors, skin tones and tags, kept in context)
-            while j < n and (_category(doc[j])[0] == "M" or doc[j] in "\uff9e\uff9f"
-                             or "\u1160" <= doc[j] <= "\u11ff" or "\ud7b0" <= doc[j] <= "\ud7ff"
-                             or (doc[j] in _SARA_AA and self.sara_am and any(c in _NIKHAHIT for c in doc[i:j]))
-                             or (j == i + 1 and doc[j] == doc[i] and doc[j] in _SARA_E and self.sara_ae)
-                             or (doc[j] == "\u200d" and ((doc[j - 1] == "\u0d4d" and self.malayalam_chillu)
-                                                      or (doc[j - 1] == "\u09cd" and self.khanda_ta)))
-                             or (self.emoji_sequences and (doc[j] in "\u200d\ufe0f" or (doc[j - 1] == "\u200d" and _EMOJI_CHAR.match(doc[j]))
-                                                           or "\U0001f3fb" <= doc[j] <= "\U0001f3ff"
-                                                           or "\U000e0020" <= doc[j] <= "\U000e007f"))):
-                j += 1
-            part = self._prepare(doc[i:j])
-            if self.cyrillic_apostrophe and self.unicode_words and part in "'\u2019" and _fold_more(
-                    doc[max(i - 1, 0):j + 1], ("cyrillic_apostrophe",)) != doc[max(i - 1, 0):j + 1]:
-                part = "\u02bc"        # an apostrophe inside a Cyrillic word: read in its context
-            elif self.unicode_words and not part.isascii():
-                part = _strip_points(_unicode_fold(part, self.drop_ignorables, self.uax29_punctuation,
-                                                   self.fold_variants, self.lowercase, self.fold_radicals,
-                                                   self.indic_zwnj, self._more))
-            if self.analyzer != "words":
-                part = _fold_width(part)
-            parts.append(part)
-            places.extend([(i, j)] * len(part))
-            if len(places) > _MAX_MAPPED:       # read longer than that (U+FDFA reads as 18 characters)
-                return None
-            i = j
-        read = "".join(parts)
-        found = self._spans_of(read, len(read))
-        if not found or Counter(t for _, _, t in found) != Counter(self._unigrams(doc)):
-            return None
-        return [(places[a][0], places[b - 1][1], term) for a, b, term in found]
+        read, is longer than ``_spans.MAX_MAPPED`` (its cost: docs/languages.md,
+        benchmarks/bench_spans.py)."""
+        return _mapped(self, doc, _indic_zwnj_places)
+
+    def _read_alone(self, doc, i, j):
+        """``doc[i:j]`` (a character and what joins it) read alone, as :meth:`_mapped_spans` reads
+        a text in parts."""
+        part = self._prepare(doc[i:j])
+        if self.cyrillic_apostrophe and self.unicode_words and part in "'\u2019" and _fold_more(
+                doc[max(i - 1, 0):j + 1], ("cyrillic_apostrophe",)) != doc[max(i - 1, 0):j + 1]:
+            part = "\u02bc"        # an apostrophe inside a Cyrillic word: read in its context
+        elif self.unicode_words and not part.isascii():
+            part = _strip_points(_unicode_fold(part, self.drop_ignorables, self.uax29_punctuation,
+                                               self.fold_variants, self.lowercase, self.fold_radicals,
+                                               self.indic_zwnj, self._more))
+        if self.analyzer != "words":
+            part = _fold_width(part)
+        return part
 
     def _spans_of(self, lowered, n):
         """:meth:`spans` of a text already lowered and folded (``n``: its length before width
