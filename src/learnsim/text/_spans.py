@@ -42,6 +42,8 @@ PLAIN = ("\x00-\x26\x28-\x7f"           # ASCII but the apostrophe
          "\uac00-\ud7a3"                # Hangul syllables
          "\uff01-\uff5e\uff61-\uff9d")  # full-width ASCII, half-width kana (their voiced marks left out)
 _PLAIN_AHEAD = re.compile(f"[{PLAIN}]+(?=[{PLAIN}])")
+# what keeps the reading of each character with its marks (a test reads without it, to compare)
+_memo = dict
 
 
 def mapped_spans(tok, doc, zwnj_places):
@@ -58,6 +60,7 @@ def mapped_spans(tok, doc, zwnj_places):
     if tok.unicode_words and tok.indic_zwnj and "\u200c" in doc:
         zwnj = zwnj_places(doc)
     alone = {}          # a character's code -> its reading alone, for str.translate
+    chunks = _memo()    # a character and its marks -> their reading alone (e + U+0301, each time)
     while i < n:
         run = _ASCII_AHEAD.match(doc, i)
         if run is not None:         # ASCII before ASCII: read as it stands, a place each
@@ -107,7 +110,12 @@ def mapped_spans(tok, doc, zwnj_places):
                                                       or "\U0001f3fb" <= doc[j] <= "\U0001f3ff"
                                                       or "\U000e0020" <= doc[j] <= "\U000e007f"))):
             j += 1
-        part = tok._read_alone(doc, i, j)
+        chunk = doc[i:j]
+        part = chunks.get(chunk)
+        if part is None:
+            part = tok._read_alone(doc, i, j)
+            if chunk[0] not in "'\u2019":     # (an apostrophe reads by its neighbours)
+                chunks[chunk] = part
         parts.append(part)
         starts.extend([i] * len(part))
         ends.extend([j] * len(part))
