@@ -107,3 +107,20 @@ def test_a_parquet_file_where_ids_are_needed_is_refused_in_one_line(tmp_path, ca
         assert len(err) == 1 and "a .parquet file is not read where each of the" in err[0], err
         assert "JSON Lines" in err[0] and "U+FFFD" not in err[0]
     assert not (tmp_path / "run.txt").exists()
+
+
+def test_index_build_names_a_parquet_files_rows(tmp_path, capsys):
+    """index build said "docs.parquet, line 2: ..." of a table whose reader counts rows ("row 2"
+    in its own messages): a text with no letter, an id given twice."""
+    from learnsim._baseline_models import baseline_pipeline
+
+    baseline_pipeline("cosine", corpus()[0][:20]).save(tmp_path / "m.npz")
+    tables = {"bad text": ({"id": ["a", "b"], "text": ["red apple", "..."]}, "docs.parquet, row 2: the text"),
+              "twice": ({"id": ["a", "b", "a"], "text": ["red apple", "green pear", "ripe plum"]},
+                        "docs.parquet, row 3: the id 'a' appears twice (first on row 1)")}
+    for columns, expected in tables.values():
+        pd.DataFrame(columns).to_parquet(tmp_path / "docs.parquet")
+        assert main(["index", "build", "--model", str(tmp_path / "m.npz"), "--corpus", str(tmp_path / "docs.parquet"),
+                     "--out", str(tmp_path / "idx")]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and expected in err[0], err

@@ -323,6 +323,12 @@ def refuse_stdin(path):
                          "layout: .jsonl, .tsv, .csv, .txt, .parquet)")
 
 
+def line_word(path):
+    """What a position in ``path`` is called: a .parquet file has rows, counted from 1 as its
+    reader's own messages count them; every other file has lines."""
+    return "row" if str(path).lower().endswith(".parquet") else "line"
+
+
 def read_documents(path, *, unique_ids=False, **kw):
     """learnsim.io.read_documents, imported when a command reads (it loads the dataset readers).
     ``unique_ids``: an id given twice is a UsageError naming it and its lines, as an index refuses
@@ -340,8 +346,7 @@ def read_documents(path, *, unique_ids=False, **kw):
         twice = repeated_id(docs.ids, docs.line_numbers)
         if twice is not None:
             doc_id, first, number = twice
-            # a .parquet file has rows, counted from 1 as its reader's own messages count them
-            line = "row" if str(path).lower().endswith(".parquet") else "line"
+            line = line_word(path)
             raise UsageError(f"{path}, {line} {number}: the id {str(doc_id)[:80]!r} appears twice (first on {line} "
                              f"{first}): a hit would not say which document it is")
     return docs

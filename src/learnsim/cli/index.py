@@ -165,8 +165,9 @@ def read_corpus(path, encoding_errors="replace", quoting="auto", number_lines=Tr
     """(ids, texts, metadata) of a corpus file (layouts above), read once. ``number_lines``: a
     document without an id is named by its line ("line-12"); else its id is None (the index
     numbers it)."""
-    from ._common import note_unused_fields, read_documents
+    from ._common import line_word, note_unused_fields, read_documents
 
+    line = line_word(path)
     docs = read_documents(path, encoding_errors=encoding_errors, quoting=quoting)
     note_unused_fields(docs, path)
     # an id the file did not give: its line, written without a blank so that a run file can name it
@@ -176,12 +177,12 @@ def read_corpus(path, encoding_errors="replace", quoting="auto", number_lines=Tr
 
     for meta, number in zip(metas, docs.line_numbers):
         if meta is not None and not isinstance(meta, dict):
-            raise UsageError(f"{path}, line {number}: \"metadata\" must be a JSON object")
+            raise UsageError(f"{path}, {line} {number}: \"metadata\" must be a JSON object")
     try:
         # what the index refuses (an int beyond 64 bits, a NUL character) named by its file and
         # line, not as 'metadata[i]', the position of an argument the user never wrote; checked
         # once: the index takes the JSON texts of this check (5 us a record, done twice before)
-        metas = CheckedMetadata(metas, lambda i: f"{path}, line {docs.line_numbers[i]}: the metadata")
+        metas = CheckedMetadata(metas, lambda i: f"{path}, {line} {docs.line_numbers[i]}: the metadata")
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     from .._utils.inputs import has_content
@@ -189,7 +190,7 @@ def read_corpus(path, encoding_errors="replace", quoting="auto", number_lines=Tr
     for text, number in zip(docs.texts, docs.line_numbers):
         if not has_content(text):
             # spaces and punctuation alone: no term, nothing a search could find it by (issue 45)
-            raise UsageError(f"{path}, line {number}: the text has no letter or digit ({text.strip()[:40]!r}); "
+            raise UsageError(f"{path}, {line} {number}: the text has no letter or digit ({text.strip()[:40]!r}); "
                              "nothing a search could find it by")
     from ..datasets.documents import repeated_id
 
@@ -199,7 +200,8 @@ def read_corpus(path, encoding_errors="replace", quoting="auto", number_lines=Tr
     if twice is not None:
         # its lines: 'appears twice' alone left a corpus of a million lines to search by hand
         doc_id, first, number = twice
-        raise UsageError(f"{path}, line {number}: the id {str(doc_id)[:80]!r} appears twice (first on line {first})")
+        raise UsageError(f"{path}, {line} {number}: the id {str(doc_id)[:80]!r} appears twice "
+                         f"(first on {line} {first})")
     return ids, docs.texts, metas
 
 
