@@ -209,6 +209,25 @@ def test_fit_qrels_and_evaluate_name_the_fields_they_read_and_do_not_use(beir, t
     assert read_id_texts(queries, "queries", with_unused=True)[2] == []
 
 
+def test_one_file_as_corpus_and_queries_is_noted_once(beir, tmp_path):
+    """The note on a field read and not used came twice, word for word, where one file was both
+    --corpus and --queries (each document searched for the others)."""
+    corpus = tmp_path / "corpus.jsonl"
+    records = [json.loads(line) for line in (beir / "corpus.jsonl").read_text(encoding="utf-8").splitlines()]
+    corpus.write_text("".join(json.dumps({**r, "url": "http://x"}) + "\n" for r in records), encoding="utf-8")
+    ids = [r["_id"] for r in records]
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{i} 0 {i} 1\n" for i in ids), encoding="utf-8")
+    model = tmp_path / "m.npz"
+    ok(["fit", "--qrels", beir / "qrels" / "train.tsv", "--queries", beir / "queries.jsonl", "--corpus",
+        beir / "corpus.jsonl", "--model", model, "--baseline-holdout", "none"])
+    for args in (["search", "--model", model, "--corpus", corpus, "--queries", corpus, "--run", tmp_path / "r.txt"],
+                 ["evaluate", "--model", model, "--corpus", corpus, "--queries", corpus, "--qrels", qrels]):
+        _, err = ok(args)
+        notes = [line for line in err.splitlines() if "read but not used" in line]
+        assert len(notes) == 1 and '"url"' in notes[0], (args[0], err)
+
+
 def test_non_relevant_judgements_are_not_said_to_be_dropped(tmp_path):
     """Judgements of queries that share documents: a document judged not relevant to one query and
     relevant to another is joined to it by a chain of relevant judgements, but judgements are not

@@ -397,10 +397,11 @@ def beir_files(folder, split):
     return tuple(found)
 
 
-def read_id_texts(path, part, encoding_errors="replace", quoting="auto"):
+def read_id_texts(path, part, encoding_errors="replace", quoting="auto", read_before=None):
     """(ids, texts) of a documents or queries file whose records carry ids, as a run file names
     them (:func:`learnsim.datasets.read_id_texts`); the fields it read and did not use named in
-    one note."""
+    one note. ``read_before``: a file this command read so just before; where ``path`` is that
+    file (--corpus and --queries the same collection) its note was given then, not again."""
     from ..datasets import read_id_texts as read
 
     refuse_stdin(path)
@@ -411,8 +412,19 @@ def read_id_texts(path, part, encoding_errors="replace", quoting="auto"):
                          f"judgements); write it as JSON Lines with an \"id\" column: df.to_json(\"{part}.jsonl\", "
                          "orient=\"records\", lines=True)")
     ids, texts, unused = read(path, part, encoding_errors=encoding_errors, quoting=quoting, with_unused=True)
-    _note_unused(unused, path, "the id, the title and the text")
+    if read_before is None or not _same_file(path, read_before):
+        _note_unused(unused, path, "the id, the title and the text")
     return ids, texts
+
+
+def _same_file(a, b):
+    """Whether paths ``a`` and ``b`` name one file (either missing: whether they are spelled alike)."""
+    import os
+
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, TypeError, ValueError):
+        return str(a) == str(b)
 
 
 def _add_encoding_errors(parser):

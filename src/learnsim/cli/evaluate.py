@@ -606,7 +606,8 @@ def _evaluate_queries(args):
         # the index keeps "007" and "7" apart; the judgements cannot
         check_distinct_ids(doc_ids, collection)
     else:
-        doc_ids, texts = read_id_texts(args.corpus, "documents", args.encoding_errors, args.quoting)
+        doc_ids, texts = read_id_texts(args.corpus, "documents", args.encoding_errors, args.quoting,
+                                       read_before=args.queries)
         collection = str(args.corpus)
     if not doc_ids:
         raise UsageError(f"{collection} holds no document")

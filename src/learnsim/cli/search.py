@@ -389,7 +389,8 @@ def _write_run(args):
             raise UsageError("give --model M.npz and --corpus FILE, or --index DIR")
         if args.filter:
             raise UsageError("--filter needs --index (build one with 'learnsim index build')")
-        ids, texts = read_id_texts(args.corpus, "documents", args.encoding_errors, args.quoting)
+        ids, texts = read_id_texts(args.corpus, "documents", args.encoding_errors, args.quoting,
+                                   read_before=args.queries)
         k = args.k or min(RUN_DEPTH, len(texts))
         run, how = _corpus_run(_load_pipeline(args.model), ids, texts, query_ids, queries, k)
     to_stdout = is_stdout(out)
