@@ -215,3 +215,23 @@ def test_a_query_of_unknown_words_matches_no_document(tmp_path):
         run = tmp_path / "run.txt"
         assert run_cli(["search", *source, "--queries", qfile, "--run", run, "-k", "3"])[0] == 0
         assert [line.split()[0] for line in run.read_text().splitlines()] == ["q2"] * 3
+
+
+def test_a_k_beyond_the_collection_says_what_is_shown(tmp_path):
+    """-k 10 on two documents said "showing all of them" above the one hit of a lexical scoring
+    (only the documents sharing a word with the query are ranked); it says so now, and "all of
+    them" where all are shown."""
+    from learnsim._baseline_models import baseline_pipeline
+
+    docs = tmp_path / "two_docs.jsonl"
+    docs.write_text('{"id": "a", "text": "cats purr"}\n{"id": "b", "text": "dogs bark"}\n', encoding="utf-8")
+    model = tmp_path / "bm25.npz"
+    baseline_pipeline("bm25", ["cats purr", "dogs bark", "birds sing"]).save(model)
+    index = tmp_path / "idx"
+    assert run_cli(["index", "build", "--model", model, "--corpus", docs, "--out", index])[0] == 0
+    for source in (["--model", model, "--corpus", docs], ["--index", index]):
+        code, out, err = run_cli(["search", *source, "--query", "cats", "-k", "10", "--json"])
+        assert code == 0 and [h["id"] for h in json.loads(out)[0]["hits"]] == ["a"], err
+        assert "all of them" not in err and "share a word with it" in err and ": 1 of them" in err, err
+        code, out, err = run_cli(["search", *source, "--query", "cats dogs", "-k", "10", "--json"])
+        assert code == 0 and len(json.loads(out)[0]["hits"]) == 2 and "showing all of them" in err, err

@@ -274,10 +274,12 @@ def _print_index_search(args, index):
 
 def _index_search(index, queries, k, filter=None, explain=False):
     """Index.search of the queries, k capped at the index's size (with a note)."""
+    asked = k
     if k > len(index):
-        _note(f"-k {k} is more than the {len(index)} indexed documents; showing all of them")
         k = max(len(index), 1)
     results = index.search(queries, k, filter=filter, explain=explain)
+    if asked > len(index):
+        _note_k_capped(asked, len(index), "indexed", [len(hits) for hits in results], filter is not None)
     if filter is None and len(index):
         # no filter and documents to find: a query without hits has no word the model knows
         _note_unknown([q for q, hits in zip(queries, results) if not hits])
@@ -317,13 +319,26 @@ def _index_run(index, query_ids, queries, k, filter=None):
     return run, how
 
 
+def _note_k_capped(k, n, what, n_hits, filtered=False):
+    """The note on a -k beyond the ``n`` documents: all of them are shown only where the scoring
+    ranks them all; a lexical one ranks only the documents sharing a word with the query (and a
+    filter keeps some), so 'showing all of them' above one hit of two was untrue. ``n_hits``:
+    each query's hits (0 for a query with none, noted on its own)."""
+    if all(h in (0, n) for h in n_hits):
+        _note(f"-k {k} is more than the {n} {what} documents; showing all of them")
+        return
+    kept = "pass the filter and its scoring ranks" if filtered else "share a word with it (its scoring ranks no other)"
+    low, high = min(h for h in n_hits if h), max(n_hits)
+    _note(f"-k {k} is more than the {n} {what} documents; showing each query's documents that {kept}: "
+          f"{low if low == high else f'{low} to {high}'} of them")
+
+
 def _corpus_ranking(pipeline, texts, queries, k):
     """(idx, values, scorer, reranker): the k best corpus documents of each query under the
     model's search rule, as 'learnsim search --corpus' ranks them; values are the scorer's
     (a distance for the distance models) or the re-ranker's probabilities."""
-    if k > len(texts):
-        _note(f"-k {k} is more than the {len(texts)} corpus documents; showing all of them")
-        k = len(texts)
+    asked = k
+    k = min(k, len(texts))
     # the corpus' own vocabulary and statistics for the lexical part (Pipeline notes, issue 32)
     found = pipeline.searcher(list(texts))
     scorer = found.scorer
@@ -337,6 +352,8 @@ def _corpus_ranking(pipeline, texts, queries, k):
     # as Index.search and Pipeline.search: no hits rather than k documents scoring alike
     idx = [[] if b else row for row, b in zip(idx, blank)]
     values = [[] if b else row for row, b in zip(values, blank)]
+    if asked > len(texts):
+        _note_k_capped(asked, len(texts), "corpus", [min(len(row), k) for row in idx])
     if reranker is not None:
         from ..pipeline import rerank_hits
 
