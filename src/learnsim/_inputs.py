@@ -41,8 +41,8 @@ import numbers
 import os
 from pathlib import Path
 
-__all__ = ["as_id", "fit_inputs", "index_inputs", "judgements_of", "labels_of", "pairs_of", "refuse_unordered",
-           "texts_of"]
+__all__ = ["as_id", "check_numbering", "fit_inputs", "index_inputs", "judgements_of", "labels_of", "pairs_of",
+           "refuse_unordered", "texts_of"]
 
 # the roles of a document's columns, and the column each is looked for under when not named
 DOCUMENT_ROLES = ("text", "label", "id", "metadata")
@@ -712,20 +712,23 @@ def is_pair_data(obj):
     return _is_pair_bunch(obj)
 
 
-def _check_numbering(path, qrels, ids):
+def check_numbering(path, qrels, ids, queries="the queries"):
     """Refuse query numbers of ``qrels`` that are neither all ``ids`` nor all positions 1..n in
     them where more are positions than ids: Cranfield's numbering by position with one stray
     line fell back to numbering by id, the judgements whose numbers are no id left out with a
     note and those whose numbers are ids of other queries (cran.qry skips numbers) fitted to the
-    wrong queries without a word (as ``learnsim evaluate`` refuses them)."""
-    from ._utils.inputs import short_repr
+    wrong queries without a word. ``queries`` names the queries in the message (their file).
+    The one check of learnsim.fit's judgements and ``learnsim evaluate``'s."""
+    from ._utils.inputs import id_by_value, short_repr
 
-    known = {str(q) for q in ids}
+    # an id as the qrels reader gives it: an all-digit one without its leading zeros ("007" is 7)
+    known = {id_by_value(str(q)) for q in ids}
     unknown = [q for q in qrels if str(q) not in known]
     off = [q for q in qrels if not (str(q).isascii() and str(q).isdigit() and 1 <= int(q) <= len(ids))]
     if unknown and len(off) < len(unknown):
-        raise ValueError(f"{path}: its query numbers are neither all ids of the queries ({len(unknown)} are not, "
-                         f"e.g. {short_repr(unknown[0])}) nor all positions 1..{len(ids)} in them ({len(off)} are "
+        within = "them" if queries == "the queries" else "it"
+        raise ValueError(f"{path}: its query numbers are neither all ids of {queries} ({len(unknown)} are not, "
+                         f"e.g. {short_repr(unknown[0])}) nor all positions 1..{len(ids)} in {within} ({len(off)} are "
                          "not" + (f", e.g. {short_repr(off[0])})" if off else ")")
                          + "; which is meant cannot be told: correct the file")
 
@@ -755,7 +758,7 @@ def judgements_of(queries, qrels, corpus, info=None):
         info = {} if info is None else info
         qrels = read_qrels(qrels, query_ids=ids, unknown="keep", info=info) if ids else read_qrels(qrels, info=info)
         if ids and info.get("numbering") == "id":
-            _check_numbering(qrels_path, qrels, ids)
+            check_numbering(qrels_path, qrels, ids)
     if isinstance(corpus, (str, os.PathLike)):
         corpus = list(zip(*read_id_texts(corpus, "documents")))
     elif _is_documents(corpus):

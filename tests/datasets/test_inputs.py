@@ -447,6 +447,28 @@ def test_qrels_numbering_queries_mostly_by_position_are_refused_not_read_as_ids(
         assert info["numbering"] == numbering
 
 
+
+def test_zero_padded_query_ids_numbered_by_id_are_read_by_id(tmp_path):
+    """Queries 001, 002, 005 judged by id in a qrels file were refused by fit's numbering check
+    as "neither all ids of the queries (3 are not, e.g. '1')": the qrels reader gives '001' as 1
+    and the check compared it with '001', where learnsim evaluate's copy of the check met them.
+    One check serves both now (learnsim._inputs.check_numbering)."""
+    from learnsim._inputs import judgements_of
+
+    queries = {"001": "cats", "002": "dogs", "005": "fish"}
+    corpus = [("d1", "cats purr"), ("d2", "dogs bark"), ("d3", "fish swim")]
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("001 0 d1 1\n002 0 d2 1\n005 0 d3 1\n", encoding="utf-8")
+    info = {}
+    stats = judgements_of(queries, qrels, corpus, info=info)[3]
+    assert info["numbering"] == "id" and stats["queries"] == 3 and stats["relevant"] == 3
+    # the stray-line case is still refused, naming the queries' file where one is given
+    from learnsim._inputs import check_numbering
+
+    with pytest.raises(ValueError, match=r"neither all ids of q.tsv .* nor all positions 1\.\.3 in it .*'9'"):
+        check_numbering("qrels.txt", {"1": {}, "2": {}, "3": {}, "9": {}}, ["1", "2", "4"], queries="q.tsv")
+
+
 def test_a_parquet_collection_keeps_the_ids_of_its_named_index_and_integer_ids_with_a_gap(tmp_path):
     """to_parquet of df.set_index("id") stores the ids as the index, which the reader dropped (hits
     "#0"); an integer id column with a missing value (float to pandas) was refused as "got 0.0"

@@ -584,13 +584,14 @@ def _evaluate_queries(args):
                          f"in {args.queries}; do the two name queries by the same ids?")
     if unknown and info["numbering"] == "id":
         # numbers that are not all ids but mostly positions 1..n (Cranfield's, one stray line among
-        # them) were refused; left out with a note, most judgements would meet the wrong queries
-        off = [q for q in qrels if not (q.isascii() and q.isdigit() and 1 <= int(q) <= len(query_ids))]
-        if len(off) < len(unknown):
-            raise UsageError(f"{args.qrels}: its query numbers are neither all ids of {args.queries} ({len(unknown)} "
-                             f"are not, e.g. {short_repr(unknown[0])}) nor all positions 1..{len(query_ids)} in it "
-                             f"({len(off)} are not" + (f", e.g. {short_repr(off[0])})" if off else ")")
-                             + "; which is meant cannot be told: correct the file")
+        # them) are refused; left out with a note, most judgements would meet the wrong queries.
+        # fit's check of its judgements, one rule for both
+        from .._inputs import check_numbering
+
+        try:
+            check_numbering(args.qrels, qrels, query_ids, queries=str(args.queries))
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     n_unknown = sum(len(qrels.pop(q)) for q in unknown)
     judged = [i for i, q in enumerate(query_ids) if _id(q) in qrels]
     n_unjudged = len(query_ids) - len(judged)
