@@ -412,3 +412,19 @@ def test_files_joined_with_their_byte_order_marks_read_as_one(tmp_path):
     assert list(read_queries(joined("queries.tsv", "q1\tcats\n", "q2\tdogs\n"))) == ["q1", "q2"]
     assert list(read_corpus(joined("corpus.jsonl", '{"_id": "d1", "text": "a"}\n', '{"_id": "d2", "text": "b"}\n'))) \
         == ["d1", "d2"]
+
+
+def test_a_queries_tsv_header_of_three_columns_is_read_by_name(tmp_path):
+    """'qid<TAB>query<TAB>label' was a query 'qid' of the text 'query<TAB>label', and each line's
+    label joined to its query; a header ending in a TAB joined a line's extra field to its text."""
+    queries = _write(tmp_path / "q.tsv", "qid\tquery\tlabel\nq1\tcats\tx\nq2\tdogs bark\ty\n")
+    assert read_queries(queries) == {"q1": "cats", "q2": "dogs bark"}
+    # pandas' df.to_csv(sep="\t"): its unnamed index column left out
+    assert read_queries(_write(tmp_path / "p.tsv", "\tid\ttext\n0\tq1\tcats\n")) == {"q1": "cats"}
+    with pytest.raises(ValueError, match=r"short.tsv, line 2: 2 field\(s\), expected the header's 3"):
+        read_queries(_write(tmp_path / "short.tsv", "qid\tquery\tlabel\nq1\tcats\n"))
+    trailing = _write(tmp_path / "t.tsv", "id\ttext\t\na\thello\tx\n")
+    with pytest.raises(ValueError, match=r"t.tsv, line 2: a field past the header's 2 named columns \('x'\)"):
+        read_queries(trailing)
+    # an empty field there is none: the header's trailing TAB written on every line
+    assert read_queries(_write(tmp_path / "t2.tsv", "id\ttext\t\na\thello\t\n")) == {"a": "hello"}

@@ -25,7 +25,8 @@ import numpy as np
 from .._utils.inputs import short_repr
 from ._base import _normalise_id
 from ._decode import check_encoding_errors, decoded_lines, json_record, read_text
-from .documents import _TSV_ID_NAMES, _TSV_TEXT_NAMES, _text_key_hint, record_id_key, record_text, record_text_key
+from .documents import (_TSV_ID_NAMES, _TSV_TEXT_NAMES, _named_columns, _text_key_hint, _tsv_named_rows, record_id_key,
+                        record_text, record_text_key)
 from .ir import _ASCII_INTEGER, _build_collection, _grade, _judgments_from_memory, _texts_from_memory
 from .smart import _SMART_TEXT_FIELDS, _number_queries, _read_smart_records, _smart_text
 
@@ -127,26 +128,53 @@ def _trec_document_text(body, text_tags):
 
 _LINE_END = re.compile(r"\r\n|[\r\n]")
 def _tsv_records(path, text):
-    """``(ids, texts)`` of an ``id<TAB>text`` file (a header ``id<TAB>text`` is skipped)."""
-    ids, texts = [], []
+    """``(ids, texts)`` of an ``id<TAB>text`` file (a header ``id<TAB>text`` is skipped; one of
+    three or more names, ``qid<TAB>query<TAB>label``, is read by name as read_documents reads it)."""
+    ids, texts, width = [], [], None
     # lines end where decoded_lines ends them (\n, \r\n, \r): str.splitlines also ends one at a
     # form feed, U+0085 or U+2028 inside a text, which cut the query in two (the rest refused,
     # or read as another query where it held a TAB) and numbered the later lines wrongly
-    for number, line in enumerate(_LINE_END.split(text), start=1):
-        line = line.removeprefix("\ufeff")      # a byte-order mark of a file joined on (_without_boms)
-        if not line.strip():
-            continue
+    lines = [(number, line.removeprefix("\ufeff"))      # a byte-order mark of a file joined on (_without_boms)
+             for number, line in enumerate(_LINE_END.split(text), start=1)]
+    lines = [(number, line) for number, line in lines if line.strip()]
+    names = _named_columns(lines[0][1]) if lines else None
+    if names is not None and any(name in _TSV_ID_NAMES for name in names):
+        # its first column a query 'qid' of the text 'query<TAB>label', each line's label joined to its
+        # text; without an id column ('d1<TAB>title<TAB>text') the line is a record, as before
+        return _tsv_named_records(path, lines, names)
+    for number, line in lines:
         rid, tab, body = line.partition("\t")
         if not tab or not rid.strip():
             raise ValueError(f"{path}, line {number}: expected 'id<TAB>text'; got {line[:60]!r}")
         # BEIR's and MS MARCO's names too: under "query-id<TAB>text" the header was a query of its own,
         # and under "docid<TAB>title<TAB>text" (a title column) a document 'docid' of the text 'title text'
-        if not ids and rid.strip().lower() in _TSV_ID_NAMES and \
-                all(name.strip().lower() in _TSV_TEXT_NAMES for name in body.split("\t")):
+        names = [name.strip().lower() for name in body.split("\t")]
+        while len(names) > 1 and not names[-1]:
+            names.pop()
+        if not ids and width is None and rid.strip().lower() in _TSV_ID_NAMES and \
+                all(name in _TSV_TEXT_NAMES for name in names):
+            # a header ending in a TAB (id<TAB>text<TAB>): a field past its names is no column of it
+            width = 1 + len(names) if body.count("\t") >= len(names) else None
             continue
+        if width is not None:
+            fields = line.split("\t")
+            if any(field.strip() for field in fields[width:]):
+                raise ValueError(f"{path}, line {number}: a field past the header's {width} named columns "
+                                 f"({fields[width][:40]!r}); is it the text's or a column of its own?")
+            body = "\t".join(fields[1:width])
         ids.append(rid.strip())     # verbatim: a run file names it as the user's files do
         texts.append(body.strip())
     return ids, texts
+
+
+def _tsv_named_records(path, lines, names):
+    """``(ids, texts)`` of TSV ``lines`` under a header of three or more ``names`` with an id
+    column (documents._named_columns): the id and text columns by name, the others not used."""
+    _, records = _tsv_named_rows(path, lines, names)
+    for number, record in records:
+        if not record["id"].strip():
+            raise ValueError(f"{path}, line {number}: the id column has no value here")
+    return [record["id"].strip() for _, record in records], [record.get("text", "").strip() for _, record in records]
 
 
 def _read_trec_documents(paths, text_tags, encoding, encoding_errors):
