@@ -645,6 +645,31 @@ def test_explain_of_a_model_that_kept_its_baseline_says_so(name, scoring, tmp_pa
         assert "LinkLearn" not in line and "BM25 is not" not in line
 
 
+def test_explain_of_a_pairs_model_that_uses_none_of_its_dimensions_says_so(film_model, tmp_path):
+    """README's pairs model (fit --method film --pairs examples/pairs.tsv) keeps its metric but
+    searches by BM25 and decides duplicates by the input cosine: explain described its FILM
+    dimensions without a word that neither search nor match uses them."""
+    from pathlib import Path
+
+    pairs = Path(__file__).resolve().parents[2] / "examples" / "pairs.tsv"
+    path = tmp_path / "pairs.npz"
+    assert run_cli(["fit", "--method", "film", "--pairs", pairs, "--model", path])[0] == 0
+    pipeline = learnsim.Pipeline.load(path)
+    # README's model, as this test reads it: both rules fell back to their baselines
+    assert pipeline.search_rule.lexical_weight == 1.0 and pipeline.match_rule.matcher == "cosine"
+    for extra in ([], ["--pair", "how do I print", "print a page"]):
+        code, out, err = run_cli(["explain", "--model", path, "--top", "2"] + extra)
+        assert code == 0, err
+        head = " ".join(out.split("\n\n")[0].split())
+        assert "Neither 'learnsim search' nor 'learnsim match' uses these learned dimensions" in head, head
+        assert "Okapi BM25" in head and "by the input cosine" in head, head
+        result = json.loads(run_cli(["explain", "--model", path, "--top", "2", "--json"] + extra)[1])
+        assert result["used_by"] == [] and "Neither" in result["note"]
+    # a FILM whose search and match use its metric: no such note
+    result = json.loads(run_cli(["explain", "--model", film_model, "--top", "2", "--json"])[1])
+    assert result["used_by"] == ["search", "match"] and "note" not in result
+
+
 def test_explain_lsi_model_over_words(corpus_files, tmp_path):
     path = tmp_path / "lsi.npz"
     # the check off: what is explained is FILM over LSI, whatever its held-out clusters say

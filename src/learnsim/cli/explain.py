@@ -106,6 +106,37 @@ def _print_pair(text_a, text_b, exp):
     _print_wrapped("dimensions:  ", dims)
 
 
+def _learned_use(pipeline):
+    """(the commands that use the learned dimensions, the sentence saying which do not and what
+    they use instead, or None): a FILM fitted on pairs may keep its metric and fall back in both
+    search (to BM25 or the tf.idf cosine) and match (to a threshold on the input cosine), and an
+    explanation of dimensions that neither uses, with no word of it, read as the model's reasons."""
+    rule = getattr(pipeline, "search_rule", None)
+    lam = getattr(rule, "lexical_weight", None)
+    # the lexical part alone, or the dense part all input cosine: the learned cosine weighs 0
+    search = rule is None or not (lam == 1.0 or (not lam and rule.input_weight == 1.0))
+    # a re-ranker kept re-scores search's top hits by the pair model, which may read FILM's cosine:
+    # not said to be unused
+    search = search or getattr(pipeline, "rerank", None) is not None
+    match_rule = getattr(pipeline, "match_rule", None)
+    matcher = getattr(match_rule, "matcher", None)
+    # the input cosine and the classifiers (regressors) without FILM's cosine use no learned dimension
+    match = match_rule is None or not (matcher in ("cosine", "classifier", "regression") or (
+        matcher == "threshold" and getattr(pipeline.matcher, "input_weight_", None) == 1.0))
+    used = [name for name, uses in (("search", search), ("match", match)) if uses]
+    if len(used) == 2:
+        return used, None
+    instead = {"search": f"scores by {pipeline.scorer.description}",
+               "match": f"decides duplicates by the {match_rule.describe() if match_rule else ''}"}
+    if not used:
+        return used, ("Neither 'learnsim search' nor 'learnsim match' uses these learned dimensions (the "
+                      f"rules the fit chose on held-out data do not): search {instead['search']}, and match "
+                      f"{instead['match']}. What follows is what was learned, not what the model uses")
+    unused = "match" if used == ["search"] else "search"
+    return used, (f"'learnsim {unused}' does not use these learned dimensions (the rule the fit chose on "
+                  f"held-out data does not): it {instead[unused]}; 'learnsim {used[0]}' uses them")
+
+
 def run(args):
     from ..evaluation.explain import explain_pair, n_learned_dimensions, top_features
 
@@ -122,8 +153,11 @@ def run(args):
     except TypeError as exc:
         raise UsageError(f"{args.model}: cannot explain this model: {exc}") from None
     names, projection = _word_space(vectorizer)
+    used, unused_note = _learned_use(pipeline)
     result = {"model": str(args.model), "metric": type(metric).__name__, "n_dimensions": n_dims,
-              "n_words": len(names), "lsi_components": vectorizer.n_components_}
+              "n_words": len(names), "lsi_components": vectorizer.n_components_, "used_by": used}
+    if unused_note is not None:
+        result["note"] = unused_note
     dimensions = []
     if args.dimensions is not None or args.pair is None:
         dimensions = top_features(metric, names, args.top, args.dimensions, projection=projection)
@@ -143,6 +177,8 @@ def run(args):
     lsi = f", explained over the words through {vectorizer.n_components_} LSI dimensions" \
         if projection is not None else ""
     print(f"{result['metric']}: {n_dims} learned dimensions over {len(names)} words{lsi}.")
+    if unused_note is not None:
+        print(textwrap.fill(unused_note + ".", 100))
     _print_dimensions(dimensions)
     if explanation is not None:
         print()
