@@ -226,6 +226,10 @@ def test_one_file_as_corpus_and_queries_is_noted_once(beir, tmp_path):
         _, err = ok(args)
         notes = [line for line in err.splitlines() if "read but not used" in line]
         assert len(notes) == 1 and '"url"' in notes[0], (args[0], err)
+    _, err = ok(["fit", "--qrels", qrels, "--queries", corpus, "--corpus", corpus, "--model", tmp_path / "f.npz",
+                 "--baseline-holdout", "none"])
+    notes = [line for line in err.splitlines() if "read but not used" in line]
+    assert len(notes) == 1 and '"url"' in notes[0], err
 
 
 def test_non_relevant_judgements_are_not_said_to_be_dropped(tmp_path):
