@@ -78,10 +78,17 @@ def search_budget(n_queries, k, explain=False, n_top=10):
     return None
 
 
-# a field of a filter: a name, or a dotted path of names into nested metadata
-_NAME = "[A-Za-z0-9_-]{1,64}"
+# a field of a filter: a name, or a dotted path of names into nested metadata. A name's
+# characters are check_filter's (str.isalnum, "_" and "-"), so that a field Python and the CLI
+# take ("année") is no 400 here: Python's \w is exactly str.isalnum and "_" (_FIELD); the schema
+# says it in ECMA-262's dialect, whose \w is ASCII alone (_SCHEMA_PATH)
+_NAME = "[\\w-]{1,64}"
 _PATH = f"{_NAME}(?:\\.{_NAME}){{0,{MAX_PATH_SEGMENTS - 1}}}"
 _FIELD = re.compile(_PATH)
+# (a name's bound of 64 stated apart, as no run of 65 characters without a dot: the counted
+# Unicode classes compile past a validator's bound on a regex, jsonschema_rs's)
+_SCHEMA_NAME = "[\\p{L}\\p{N}_-]+"
+_SCHEMA_PATH = f"{_SCHEMA_NAME}(?:\\.{_SCHEMA_NAME}){{0,{MAX_PATH_SEGMENTS - 1}}}"
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 # the bounds of a filter: in a body, and in a query string (whose request head must stay well
 # under the HTTP parser's bound, about 80 KB, past which the parser refuses it: a 400)
@@ -119,8 +126,9 @@ def _check_filter(value, bounds=BODY_FILTER):
 
     The service's own bounds are checked first, walking no deeper than
     ``MAX_REQUEST_FILTER_DEPTH`` filter objects: at most ``MAX_FILTER_FIELDS`` keys in an object
-    and filters in an ``$and`` or ``$or``, ``bounds["values"]`` values in a list, names of ASCII
-    letters, digits, ``_`` and ``-`` (64 at most a name), strings of ``bounds["chars"]``, then
+    and filters in an ``$and`` or ``$or``, ``bounds["values"]`` values in a list, names of
+    letters and digits of any script (:func:`~learnsim.index._store.check_filter`'s rule), ``_``
+    and ``-`` (64 at most a name), strings of ``bounds["chars"]``, then
     ``MAX_REQUEST_FILTER_CONDITIONS`` field conditions in all; then the grammar itself
     (:func:`learnsim.index._store.check_filter`, whose FilterError becomes the 400)."""
     if value is None:
@@ -255,7 +263,8 @@ def _filter_schema(bounds, where):
 
     def level(depth):
         out = {"type": "object", "minProperties": 1, "maxProperties": MAX_FILTER_FIELDS,
-               "patternProperties": {f"^{_PATH}$": {"$ref": ref + "condition"}}, "additionalProperties": False}
+               "patternProperties": {f"^{_SCHEMA_PATH}$": {"$ref": ref + "condition"}}, "additionalProperties": False,
+               "propertyNames": {"not": {"pattern": "[^.]{65}"}}}
         if depth < MAX_REQUEST_FILTER_DEPTH:
             sub = {"$ref": ref + f"level{depth + 1}"}
             listed = {"type": "array", "minItems": 1, "maxItems": MAX_FILTER_FIELDS, "items": sub}
