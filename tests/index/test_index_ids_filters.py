@@ -215,3 +215,16 @@ def test_an_id_has_at_most_max_id_chars_characters_everywhere(index, tmp_path):
     from learnsim.service import app
 
     assert app.MAX_ID_CHARS is MAX_ID_CHARS          # the service's bound is the index's
+
+
+def test_a_lookup_by_an_integer_of_too_many_digits_names_the_id(index):
+    """index.document(10 ** 5000) raised Python's own "Exceeds the limit (4300 digits)"
+    ValueError, naming no argument: a lookup names its id as a write does."""
+    n = len(index)
+    for lookup in (lambda: index.document(10 ** 5000), lambda: index.more_like(-10 ** 5000, k=2),
+                   lambda: index.document(10 ** 1500)):
+        with pytest.raises(ValueError, match=r"^id is an integer of more than 1,000 digits; an id has at most"):
+            lookup()
+    with pytest.raises(ValueError, match=r"^ids\[1\] is an integer of more than 1,000 digits"):
+        index.delete(["no such id", 10 ** 5000], missing_ok=True)
+    assert len(index) == n

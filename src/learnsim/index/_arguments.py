@@ -86,7 +86,7 @@ def check_ids(ids, n):
         raise ValueError(f"got {len(ids)} ids for {n} texts")
     # str or int, stored as str (7 and "7" are one id); None: numbered by the index (its sequence
     # number), as when no ids are given at all
-    ids = [_bounded(as_id(_whole_number(x, i), f"ids[{i}]"), i) for i, x in enumerate(ids)]
+    ids = [_bounded(as_id(_whole_number(x, f"ids[{i}]"), f"ids[{i}]"), i) for i, x in enumerate(ids)]
     given = [x for x in ids if x is not None]
     if len(set(given)) != len(given):
         seen, dup = set(), None
@@ -99,11 +99,11 @@ def check_ids(ids, n):
     return ids
 
 
-def _whole_number(x, i):
+def _whole_number(x, where):
     """``x``, unless an integer of more digits than an id has characters (as_id's str of one of
     over 4,300 digits is Python's own ValueError, which named no argument)."""
     if isinstance(x, numbers.Integral) and not isinstance(x, bool) and abs(int(x)) >= _TOO_MANY_DIGITS:
-        raise ValueError(f"ids[{i}] is an integer of more than {MAX_ID_CHARS:,} digits; an id has at most "
+        raise ValueError(f"{where} is an integer of more than {MAX_ID_CHARS:,} digits; an id has at most "
                          f"{MAX_ID_CHARS:,} characters (MAX_ID_CHARS)")
     return x
 
@@ -122,14 +122,16 @@ def doc_id(doc_id, where="id"):
     """An id to look up: any str as given (an unknown one is a KeyError), an int as its str.
     A str holding a lone surrogate is a ValueError (TextError) naming ``where``, as in add: it
     reached SQLite, whose codec raised a UnicodeEncodeError naming nothing; None is a TypeError
-    (it was looked up as the id None, a KeyError)."""
+    (it was looked up as the id None, a KeyError); an int of more digits than an id has
+    characters a ValueError naming ``where`` (its str, past 4,300 digits, was Python's own
+    ValueError, naming no argument; no id is stored under one)."""
     if isinstance(doc_id, str):
         if not doc_id.isascii():
             check_text(doc_id, where)
         return doc_id
     if doc_id is None:
         raise TypeError(f"{where} must be a str or an int; got None")
-    return as_id(doc_id, where)
+    return as_id(_whole_number(doc_id, where), where)
 
 
 class CheckedMetadata(list):
