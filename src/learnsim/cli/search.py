@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 import textwrap
 
@@ -113,6 +114,8 @@ def _print_hits(args, corpus, queries, idx, values, scorer, reranker=None):
 
 # longest first: ">=" before ">"
 _COMPARISONS = ("!=", ">=", "<=", "==", "=", ">", "<")
+# a JSON number, which json.loads fails to read only past Python's bound on an int's digits
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 _OPERATOR = {"!=": "$nin", ">=": "$gte", "<=": "$lte", ">": "$gt", "<": "$lt"}
 
 
@@ -163,6 +166,12 @@ def parse_filter(items):
         try:
             parsed = loads(value)
         except ValueError:      # not JSON (or too deep, or a key twice: not a scalar either)
+            if _JSON_NUMBER.fullmatch(value.strip()):
+                # an integer past Python's 4,300 digits, which compared as a string and exited 0
+                # where one of 25 digits is refused as out of 64 bits
+                raise UsageError(f"--filter {item[:80]!r}...: filter value of {field!r} must be a finite number "
+                                 f"(an integer within 64 bits); got a number of {len(value.strip()):,} "
+                                 "characters") from None
             parsed = value
         if isinstance(parsed, (list, dict)):
             parsed = value
