@@ -192,3 +192,26 @@ def test_a_value_condition_on_a_field_of_dicts_names_a_path_into_them(built):
             index.search(QUERY, 5, filter=trap)
     assert [h["id"] for h in index.search(QUERY, N, filter={"m": {"$exists": True}})] == \
         [i for i in ranked if "m" in meta_of[i]]
+
+
+def test_a_delete_is_seen_by_the_kinds_a_filter_is_checked_against(tmp_path):
+    """A handle kept the rows of a filter it had answered, keyed on its rows, which a delete does
+    not replace: after the one document holding a value at a field of lists was deleted, the same
+    filter gave nothing on that handle where a fresh open refuses it, pointing to $contains (and
+    $contains, refused while no list was live, was not answered once one was)."""
+    texts = corpus()[0][:6]
+    meta = [{"tags": "refund"}, {"tags": ["refund", "x"]}, {"tags": ["y"]}, {"tags": ["refund"]},
+            {"n": [1]}, {"n": 2}]
+    index = Index.build(tmp_path / "idx", model("film"), texts, [f"d{i}" for i in range(6)], meta)
+    value, contains = {"tags": "refund"}, {"n": {"$contains": 1}}
+    assert [h["id"] for h in index.search(QUERY, 6, filter=value)] == ["d0"]
+    assert [h["id"] for h in index.search(QUERY, 6, filter=contains)] == ["d4"]
+    index.delete(["d0", "d4"])
+    fresh = Index.open(tmp_path / "idx")
+    for handle in (fresh, index):
+        with pytest.raises(FilterError, match=r"'tags' hold lists there.*\$contains"):
+            handle.search(QUERY, 6, filter=value)
+        with pytest.raises(FilterError, match=r"no document holds a list at the metadata field 'n'"):
+            handle.search(QUERY, 6, filter=contains)
+    fresh.close()
+    index.close()

@@ -602,14 +602,14 @@ class Index(ModelVersions):
         (the tree of :func:`check_filter`; None for every live row)."""
         if conditions is None:
             return self._live
-        # A row's metadata never changes (an update writes a new row), so the rows a filter
-        # matches stay the same while the rows do (self._seqs is replaced, never changed in
-        # place): the same filter again costs an AND, not a pass of SQLite over every
-        # document's metadata (about 1 microsecond a document and condition).
+        # A row's metadata never changes (an update writes a new row): while the rows and deletes
+        # stay (self._seqs, self._live: replaced, never changed in place), the same filter costs an
+        # AND, not a pass over the metadata (1 us a document and condition), nor its refusals,
+        # which read the kinds of value the live documents hold (a delete changes them).
         key = repr(conditions)
         cache = getattr(self, "_filter_cache", None)
-        if cache is None or cache[0] is not self._seqs:
-            cache = self._filter_cache = (self._seqs, {})
+        if cache is None or cache[0] is not self._seqs or cache[2] is not self._live:
+            cache = self._filter_cache = (self._seqs, {}, self._live)
         allowed = cache[1].get(key)
         if allowed is None:
             seqs = np.asarray(self.store.seqs_matching(conditions), dtype=np.int64)
