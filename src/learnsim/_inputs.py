@@ -254,10 +254,11 @@ def read_parquet(path):
     return read_parquet_frame(Path(path).expanduser())
 
 
-def _documents_file(path, labelled, what):
-    """Documents (or a DataFrame, for .parquet) of a documents file."""
+def _documents_file(path, labelled, what, table=True):
+    """Documents of a documents file, or a DataFrame for a .parquet read as a ``table`` (whose
+    columns a caller chooses)."""
     path = Path(path).expanduser()
-    if _suffix(path) == ".parquet":
+    if table and _suffix(path) == ".parquet":
         return read_parquet(path)
     from .datasets import read_documents, read_labelled_documents
 
@@ -435,6 +436,15 @@ def _document_columns(columns, keywords):
     return spec
 
 
+def _chooses_columns(columns, keywords):
+    """Whether documents_of's ``columns`` or ``keywords`` name columns of a table."""
+    ids, metadata = keywords.get("ids"), keywords.get("metadata")
+    return (columns is not None or keywords.get("text") is not None or keywords.get("label") is not None
+            or (isinstance(ids, (str, numbers.Integral)) and not isinstance(ids, bool))
+            or isinstance(metadata, str)
+            or (isinstance(metadata, (list, tuple)) and bool(metadata) and all(isinstance(m, str) for m in metadata)))
+
+
 def documents_of(source, *, name="texts", columns=None, labelled=False, **keywords):
     """The documents of a table, a file (a :class:`pathlib.Path`) or a Documents, or None for
     any other ``source`` (a list of texts: the caller's).
@@ -445,7 +455,10 @@ def documents_of(source, *, name="texts", columns=None, labelled=False, **keywor
     ``labelled``), ``id`` and ``metadata`` (a column of dicts), where present.
     """
     if isinstance(source, os.PathLike):
-        source = _documents_file(source, labelled, name)
+        # a .parquet whose columns nothing chooses is read as read_documents reads it, its other
+        # columns each row's metadata as a .jsonl's other fields are (as a table, whose metadata
+        # is a "metadata" column, all of them were dropped)
+        source = _documents_file(source, labelled, name, table=_chooses_columns(columns, keywords))
         if not is_table(source):
             given = [k + "=" for k in ("text", "label") if keywords.get(k) is not None]
             if given or columns is not None:

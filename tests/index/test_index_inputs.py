@@ -52,8 +52,8 @@ def _frame(docs):
                          "half": [m["half"] for m in meta], "n": [m["n"] for m in meta]})
 
 
-FORMS = ["dataframe", "dataframe-columns", "dataframe-defaults", "dataframe-dicts", "dataset", "parquet", "jsonl",
-         "read_documents"]
+FORMS = ["dataframe", "dataframe-columns", "dataframe-defaults", "dataframe-dicts", "dataset", "parquet",
+         "parquet-defaults", "jsonl", "read_documents"]
 
 
 def _form(form, docs, tmp_path):
@@ -78,11 +78,16 @@ def _form(form, docs, tmp_path):
     if form == "dataset":
         hf = hugging_face_datasets()
         return hf.Dataset.from_pandas(frame), named
-    if form == "parquet":
+    if form in ("parquet", "parquet-defaults"):
         pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install pyarrow): no .parquet")
         path = tmp_path / "docs.parquet"
-        frame.to_parquet(path)
-        return path, named
+        if form == "parquet":
+            frame.to_parquet(path)
+            return path, named
+        # no column named: read as read_documents reads it, the other columns the metadata, as a
+        # .jsonl's other fields (they were all dropped: every hit's metadata None)
+        frame.rename(columns={"body": "text", "doc_id": "id"}).to_parquet(path)
+        return path, {}
     raise AssertionError(form)
 
 
