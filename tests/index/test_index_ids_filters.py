@@ -164,6 +164,15 @@ def test_cli_filter_values_out_of_range_are_one_line_errors(pristine, value):
         assert "64 bits" in err and len(err) < 600
 
 
+def test_a_json_filter_with_an_integer_past_pythons_digits_names_it(pristine):
+    """As JSON, an integer of 5,000 digits was refused with Python's own hint ("use
+    sys.set_int_max_str_digits() to increase the limit"), a setting of the reader, not the input."""
+    code, _, err = run_cli(["search", "--index", str(pristine), "--query", QUERY, "--filter",
+                            '{"n": %s}' % ("9" * 5000)])
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "integer of more than" in err and "set_int_max_str_digits" not in err and len(err) < 600
+
+
 # ---------------------------------------------------------------------- metadata alone
 def test_update_with_metadata_alone_keeps_the_texts_and_is_filtered_on(index):
     """A chromadb user's update(ids, metadatas=...): update(ids, metadata=...) without texts was

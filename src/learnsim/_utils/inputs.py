@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 
 __all__ = ["check_flag", "MAX_JSON_DEPTH", "MAX_GRADE", "CONTENT_PATTERN", "RADICAL_CLASS", "EMOJI_CLASS", "FLAG_CLASS", "DuplicateKeyError", "JSONDepthError", "TextError",
            "as_path", "check_grade", "check_json_depth", "check_text", "has_content", "has_surrogate", "loads",
@@ -167,6 +168,12 @@ def loads(text, *, limit=MAX_JSON_DEPTH):
         value = json.loads(text, object_pairs_hook=unique_keys)
     except RecursionError:      # a deep stack already: the scan above bounds the parser's own depth
         raise JSONDepthError(f"the JSON nests too deeply to be read (at most {limit} levels)") from None
+    except ValueError as exc:
+        if isinstance(exc, json.JSONDecodeError) or "integer string conversion" not in str(exc):
+            raise
+        # Python's own words name sys.set_int_max_str_digits, a setting of the reader, not the input
+        raise ValueError(f"the JSON holds an integer of more than {sys.get_int_max_str_digits():,} digits, "
+                         "more than any number it can mean") from None
     if _SURROGATE_ESCAPE.search(text) is not None or not text.isascii() and _SURROGATE.search(text) is not None:
         check_text(value)
     return value
