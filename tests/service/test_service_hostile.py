@@ -155,6 +155,15 @@ def test_match_and_body_bounds_are_refused(built):
     _is_error(c.get("/v1/docs/d1/similar", params={"k": service.MAX_K + 1}), 422)
 
 
+def test_an_integer_past_pythons_digits_is_a_400_naming_it(built):
+    """A JSON integer of 5,000 digits (Python converts at most 4,300) in a body or a filter."""
+    c = _client(built / "mcd")
+    long = "9" * 5000
+    _is_error(c.post("/v1/search", content='{"queries": ["w001"], "k": %s}' % long, headers=JSON), 400,
+              "integer of more than")
+    _is_error(c.get("/v1/search", params={"q": "w001", "filter": '{"n": %s}' % long}), 400, "integer of more than")
+
+
 # --------------------------------------------------------------------------- deadline and fairness
 def test_a_request_past_its_deadline_is_stopped_and_frees_the_worker(built):
     app = create_app(built / "mcd", deadline_s=0.3)

@@ -30,7 +30,7 @@ import json
 import re
 import sys
 
-__all__ = ["check_flag", "MAX_JSON_DEPTH", "MAX_GRADE", "CONTENT_PATTERN", "RADICAL_CLASS", "EMOJI_CLASS", "FLAG_CLASS", "DuplicateKeyError", "JSONDepthError", "TextError",
+__all__ = ["check_flag", "MAX_JSON_DEPTH", "MAX_GRADE", "CONTENT_PATTERN", "RADICAL_CLASS", "EMOJI_CLASS", "FLAG_CLASS", "DuplicateKeyError", "JSONDepthError", "LongIntegerError", "TextError",
            "as_path", "check_grade", "check_json_depth", "check_text", "has_content", "has_surrogate", "loads",
            "short_repr", "unique_keys", "id_by_value"]
 
@@ -141,6 +141,10 @@ def check_json_depth(text, limit=MAX_JSON_DEPTH):
                              "another; MAX_JSON_DEPTH)")
 
 
+class LongIntegerError(ValueError):
+    """A JSON integer of more digits than Python converts (``sys.get_int_max_str_digits()``)."""
+
+
 def loads(text, *, limit=MAX_JSON_DEPTH):
     """:func:`json.loads` of untrusted input: at most ``limit`` levels deep
     (:class:`JSONDepthError`), no key twice in an object (:class:`DuplicateKeyError`); invalid
@@ -172,8 +176,8 @@ def loads(text, *, limit=MAX_JSON_DEPTH):
         if isinstance(exc, json.JSONDecodeError) or "integer string conversion" not in str(exc):
             raise
         # Python's own words name sys.set_int_max_str_digits, a setting of the reader, not the input
-        raise ValueError(f"the JSON holds an integer of more than {sys.get_int_max_str_digits():,} digits, "
-                         "more than any number it can mean") from None
+        raise LongIntegerError(f"the JSON holds an integer of more than {sys.get_int_max_str_digits():,} digits, "
+                               "more than any number it can mean") from None
     if _SURROGATE_ESCAPE.search(text) is not None or not text.isascii() and _SURROGATE.search(text) is not None:
         check_text(value)
     return value

@@ -29,7 +29,7 @@ import zlib
 from pathlib import Path
 
 from .._utils.callers import warn_outside
-from .._utils.inputs import DuplicateKeyError, JSONDepthError, TextError, loads as _strict_loads
+from .._utils.inputs import DuplicateKeyError, JSONDepthError, LongIntegerError, TextError, loads as _strict_loads
 from ..exceptions import DocumentFormatError, UndecodableBytesWarning  # noqa: F401  (defined there; importable here as in 0.1)
 
 __all__ = ["DocumentFormatError", "ENCODING_ERRORS", "ID_KEYS", "MAX_LINE_BYTES", "MAX_TEXT_BYTES", "UndecodableBytesWarning",
@@ -216,11 +216,9 @@ def json_record(line, where, invalid="invalid JSON"):
         raise DocumentFormatError(f"{where}: {invalid} ({said})") from None
     except (JSONDepthError, DuplicateKeyError, TextError) as exc:
         raise DocumentFormatError(f"{where}: {exc}") from None
-    except ValueError as exc:
+    except LongIntegerError:
         # Python will not convert an integer of more than sys.get_int_max_str_digits() digits
-        # (quadratic time), and its message names neither the file, the line nor the field
-        if "integer string conversion" not in str(exc):
-            raise
+        # (quadratic time): the message names the file, the line and the field
         raise DocumentFormatError(f"{where}: {_long_integer(line)}") from None
 
 

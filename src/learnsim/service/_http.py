@@ -16,7 +16,7 @@ from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
-from .._utils.inputs import DuplicateKeyError, JSONDepthError, TextError, loads
+from .._utils.inputs import DuplicateKeyError, JSONDepthError, LongIntegerError, TextError, loads
 
 try:
     import orjson as _orjson
@@ -136,7 +136,7 @@ def body_json(body):
     surrogate in a string, else a 400 naming the problem; invalid JSON is json's own JSONDecodeError (the framework's "json_invalid")."""
     try:
         return loads(body)
-    except (JSONDepthError, DuplicateKeyError, TextError) as exc:
+    except (JSONDepthError, DuplicateKeyError, LongIntegerError, TextError) as exc:
         raise _fail(400, f"the body is refused: {exc}") from None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 
-from .._utils.inputs import DuplicateKeyError, JSONDepthError, TextError, loads
+from .._utils.inputs import DuplicateKeyError, JSONDepthError, LongIntegerError, TextError, loads
 from ..index._store import (FIELD_OPERATORS, MAX_ID_CHARS, MAX_PATH_SEGMENTS, FilterError,  # noqa: F401
                              check_filter)
 from ._http import _fail
@@ -224,7 +224,7 @@ def _parse_filter(text):
         return None
     try:
         value = loads(text)
-    except (JSONDepthError, DuplicateKeyError, TextError) as exc:
+    except (JSONDepthError, DuplicateKeyError, LongIntegerError, TextError) as exc:
         raise _fail(400, f"filter: {exc}") from None
     except ValueError:
         raise _fail(400, 'filter must be a JSON object, e.g. filter={"topic": 3}') from None
