@@ -54,7 +54,7 @@ PUBLIC_0_1 = {
     'learnsim.film': ['FILM'],
     'learnsim.fitting': ['METHODS', 'fit_parts'],
     'learnsim.hybrid': ['DEFAULT_WEIGHT_GRID', 'HybridEmbedding', 'hybrid_rows', 'select_input_weight'],
-    'learnsim.index': ['FilterError', 'Index', 'IndexDamagedError', 'IndexFormatError', 'MAX_FILTER_VALUES', 'NewWordsWarning', 'build', 'open_index'],
+    'learnsim.index': ['FilterError', 'Index', 'IndexDamagedError', 'IndexFormatError', 'MAX_FILTER_VALUES', 'NewWordsWarning', 'PlacelessWarning', 'build', 'open_index'],
     'learnsim.index.core': ['Index', 'IndexDamagedError', 'IndexFormatError'],
     'learnsim.io': ['DocumentFormatError', 'Documents', 'ENCODING_ERRORS', 'NO_CLUSTER', 'UndecodableBytesWarning', 'check_encoding_errors', 'decoded_lines', 'read_documents', 'read_labelled_documents'],
     'learnsim.linklearn': ['CollectionShiftWarning', 'CosineIndex', 'LinkLearn', 'SHIFT_LENGTH_FACTOR', 'SHIFT_MIN_OVERLAP', 'document_lengths', 'idf_from_counts', 'link_hinge_loss', 'tfidf_cosine_weights'],

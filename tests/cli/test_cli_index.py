@@ -815,6 +815,22 @@ def test_cluster_says_which_documents_have_no_term_of_the_model(data, models, tm
     assert len(notes) == 1 and "2 document(s)" in notes[0] and "z1" in notes[0], err
 
 
+def test_index_build_and_add_name_the_documents_with_no_term_of_the_model(data, models, tmp_path):
+    """The library's warning of documents without a term of the model's vocabulary keeps their ids
+    as an attribute (its text is the same at every write); the notes of index build and index add
+    name them still."""
+    corpus = data["folder"] / "docs.jsonl"
+    first = json.loads(corpus.read_text(encoding="utf-8").splitlines()[0])["text"]
+    mixed = write_jsonl(tmp_path / "mixed.jsonl", [{"id": "a", "text": first}, {"id": "z1", "text": "qqqq"}])
+    _, err = ok(["index", "build", "--model", models["mcd"], "--corpus", mixed, "--out", tmp_path / "idx"])
+    notes = [line for line in err.splitlines() if "no term of the model's vocabulary" in line]
+    assert len(notes) == 1 and "1 of the 2" in notes[0] and "('z1')" in notes[0], err
+    more = write_jsonl(tmp_path / "more.jsonl", [{"id": "z2", "text": "zzzz"}, {"id": "z3", "text": "wwww"}])
+    _, err = ok(["index", "add", tmp_path / "idx", "--corpus", more])
+    notes = [line for line in err.splitlines() if "no term of the model's vocabulary" in line]
+    assert len(notes) == 1 and "('z2', 'z3')" in notes[0] and "warning's ids" not in notes[0], err
+
+
 def test_match_index_says_when_a_text_has_no_word_of_the_model(data, indexes):
     """A --text with no word the model knows: 'no near-duplicate among its 10 nearest documents'
     alone, as if its neighbours had been scored; a note says no document matches it (as search

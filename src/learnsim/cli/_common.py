@@ -737,6 +737,8 @@ def _warn_empty_rows(X, what, texts, distinct=False):
 
 def _show_warning(message, category, *rest, **kw):
     """Library warnings as one-line notes on stderr; replaced bytes as one note per file."""
+    if category.__name__ == "PlacelessWarning":
+        message = message.naming_ids()      # the ids are its attribute, the note names them
     text = " ".join(str(message).split())
     if category.__name__ == "UndecodableBytesWarning":
         text = text.replace("Pass encoding_errors='strict' (--encoding-errors strict) to refuse such a file.",

@@ -10,11 +10,12 @@ Importing this package imports numpy and the standard library only.
 """
 from ._segments import IndexDamagedError, IndexFormatError
 from ._new_words import NewWordsWarning
+from ._placeless import PlacelessWarning
 from ._store import MAX_FILTER_VALUES, FilterError
 from .core import Index
 
-__all__ = ["Index", "IndexFormatError", "IndexDamagedError", "FilterError", "MAX_FILTER_VALUES", "NewWordsWarning", "build",
-           "open_index"]
+__all__ = ["Index", "IndexFormatError", "IndexDamagedError", "FilterError", "MAX_FILTER_VALUES", "NewWordsWarning",
+           "PlacelessWarning", "build", "open_index"]
 
 
 def build(path, pipeline, texts, ids=None, metadata=None, **kwargs):

@@ -4,8 +4,9 @@ to every query is the query's own norm, whatever the query says, so it stood nea
 (first for most queries of a small index); under FILM's cosine it scores 0 against every query,
 above a document that shares the query's word but whose learned cosine with it is below 0. A
 search leaves such documents out under every model (``learnsim.index._scan._placeless``).
-``Index.build`` and ``Index.add`` name such documents in one warning, as ``cluster`` and
-``learnsim match`` do; a server's writes take it instead (:func:`placeless_taken`)."""
+``Index.build`` and ``Index.add`` count such documents in one :class:`PlacelessWarning` (their ids its
+attribute), as ``cluster`` and ``learnsim match`` do; a server's writes take it instead
+(:func:`placeless_taken`)."""
 from __future__ import annotations
 
 import contextlib
@@ -13,13 +14,43 @@ import threading
 
 import numpy as np
 
-__all__ = ["zero_rows", "warn_placeless", "placeless_taken"]
+__all__ = ["PlacelessWarning", "zero_rows", "warn_placeless", "placeless_taken"]
 
 # where warn_placeless puts what it would warn, per thread (placeless_taken)
 _taken = threading.local()
 
 # ids named in the warning; the count says how many more
 _SHOWN = 3
+
+# where the message says which documents: their ids are the warning's attribute, not its text (a
+# process warned once per distinct text keeps each text in its warnings registry, and every write
+# of a long-running one named other ids: a new line and a new entry each)
+_IDS = "the warning's ids"
+
+
+class PlacelessWarning(UserWarning):
+    """Documents written to an index have no term of the model's vocabulary: a search leaves them
+    out.
+
+    Attributes
+    ----------
+    ids : list
+        The ids of those documents.
+    n_documents : int
+        How many they are.
+    n_written : int
+        The documents written.
+    """
+
+    def __init__(self, message, ids=(), n_written=0):
+        super().__init__(message)
+        self.ids = list(ids)
+        self.n_documents, self.n_written = len(self.ids), n_written
+
+    def naming_ids(self):
+        """The warning's text naming the first ids, as the command line shows it."""
+        shown = ", ".join(map(repr, self.ids[:_SHOWN])) + (", ..." if len(self.ids) > _SHOWN else "")
+        return str(self).replace(_IDS, shown)
 
 
 def zero_rows(rows):
@@ -56,7 +87,7 @@ def placeless_taken():
 
 
 def warn_placeless(ids, texts, empty, kind):
-    """One warning naming (a few of) the documents ``ids`` (of ``texts``) at positions ``empty``
+    """One :class:`PlacelessWarning` of the documents ``ids`` (of ``texts``) at positions ``empty``
     written under a model of scoring ``kind``; nothing when there are none. A text without a
     letter or digit is left out: it has its own warning (``check_texts``)."""
     from .._utils.callers import warn_outside
@@ -67,13 +98,14 @@ def warn_placeless(ids, texts, empty, kind):
         return
     n_total = len(texts)
 
-    shown = ", ".join(repr(ids[i]) for i in list(empty)[:_SHOWN]) + (", ..." if len(empty) > _SHOWN else "")
     message = (f"{len(empty)} of the {n_total} document(s) written have no term of the model's vocabulary "
-               f"({shown}): a search leaves them out (" + ("their distance to every query would be the same)"
-                                                        if kind == "distance" else "they would score 0 against every "
-                                                        "query)"))
+               f"({_IDS}): a search leaves them out (" + ("their distance to every query would be the same)"
+                                                         if kind == "distance" else "they would score 0 against "
+                                                         "every query)"))
+    warning = PlacelessWarning(message, [ids[i] for i in empty], n_total)
     into = getattr(_taken, "into", None)
     if into is not None:
-        into.append((len(empty), message))
+        # a write's answer names its own documents
+        into.append((len(empty), warning.naming_ids()))
         return
-    warn_outside(message, UserWarning)
+    warn_outside(warning)
