@@ -503,3 +503,23 @@ def test_choose_matcher_picks_k_among_distinct_texts():
     want = PairwiseKNNMatcher(film).fit(X[distinct], Pairs(two, labels=np.asarray(data.labels[:2 * n], bool)))
     assert matcher.n_items_ == 2 * n and matcher.k_ == want.k_ == 1
     np.testing.assert_array_equal(matcher.validation_curve_["log_loss"], want.validation_curve_["log_loss"])
+
+
+@pytest.mark.parametrize("labels, predicted", [([1, 0, 1, 0], 0), ([1, 1, 1, 0], 1)])
+def test_threshold_matcher_warns_when_every_fitted_score_ties(labels, predicted):
+    """Pairs of identical rows all score the same: the fit learned an infinite threshold (or one
+    calling every pair a duplicate) and said nothing, a rule that never looks at a pair. It now
+    warns, naming the cause."""
+    pairs = Pairs(np.array([[0, 1], [2, 3], [4, 5], [6, 7]]), labels=np.array(labels, bool))
+    with pytest.warns(UserWarning, match=r"every one of the 4 fitted pairs has the same score") as caught:
+        model = ThresholdMatcher().fit(np.ones((10, 4)), pairs)
+    assert ("no pair a duplicate" in str(caught[-1].message)) == (predicted == 0)
+    assert caught[-1].filename == __file__      # the caller's line, not learnsim's
+    assert model.predict(pairs).tolist() == [predicted] * 4
+
+
+def test_threshold_matcher_says_nothing_of_scores_that_differ():
+    X, pairs = _duplicate_data(seed=18)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ThresholdMatcher().fit(X, pairs)

@@ -45,6 +45,7 @@ from ._pair_inputs import (_check_metric, _check_pair_indices, _check_pair_label
                            _require_both_classes, _row_norms, _rowwise_dot)
 from ..persistence import TRANSFORMER_PREFIX as _TRANSFORMER_PREFIX
 from ..persistence import transformer_from_state as _transformer_from_state, transformer_state as _transformer_state
+from .._utils.callers import warn_outside
 from .._utils.params import Checked, Interval, Options, validate_params
 from .._utils.validation import check_matrix, check_state_header, state_array, state_number
 from ..evaluation import best_threshold, log_loss, pair_classification_report
@@ -207,6 +208,20 @@ class _PairMatcher(BaseEstimator):
     def _predict_indices(self, idx, E):
         decision, threshold = self._decision_scores(idx, E)
         return decision >= threshold
+
+
+def _warn_tied(scores, threshold):
+    """A warning where every fitted pair has the same score: no threshold separates any of them,
+    and best_threshold's answer (inf, as ties go to no duplicate, or every pair a duplicate) was
+    a silent rule that never looked at a pair."""
+    top, low = float(scores.max()), float(scores.min())
+    if top - low > _tie_eps(np.float64) * max(1.0, abs(top)):
+        return
+    rule = ("it calls no pair a duplicate (threshold_ is inf: ties go to no duplicate)" if np.isposinf(threshold)
+            else "it calls every pair a duplicate")
+    warn_outside(f"every one of the {scores.size} fitted pairs has the same score ({top:.6g}), so no threshold "
+                 f"separates duplicates from the other pairs and {rule}; are the rows of X (or the transformer's "
+                 "embedding) all alike?", UserWarning)
 
 
 # ----------------------------------------------------------------------------- kNN rule
@@ -690,7 +705,9 @@ class ThresholdMatcher(_PairMatcher):
     weight_scores_ : ndarray or None
         With "auto": the fitted pairs' ``weight_criterion`` for every weight of ``weight_grid``.
     threshold_ : float
-        Pairs with ``pair_score >= threshold_`` are predicted duplicates.
+        Pairs with ``pair_score >= threshold_`` are predicted duplicates; inf (none) where no
+        threshold did better than calling every fitted pair not a duplicate (ties go to no
+        duplicate). A fit whose pairs all have the same score warns: no threshold separates them.
     validation_accuracy_ : float
         Accuracy of that threshold on the fitted pairs (optimistic: chosen on them).
     slope_, intercept_ : float
@@ -815,6 +832,7 @@ class ThresholdMatcher(_PairMatcher):
             E = hybrid_rows(Xm, learned, self.input_weight_)
         scores = pair_similarity(E, idx, self._score_metric)
         self.threshold_, self.validation_accuracy_ = best_threshold(scores, labels)
+        _warn_tied(scores, self.threshold_)
         self.slope_, self.intercept_ = _fit_platt(scores, labels)
         self._set_collection(E)
         return self
