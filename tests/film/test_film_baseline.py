@@ -230,3 +230,31 @@ def test_enough_held_out_clusters_keep_one_split():
         warnings.simplefilter("ignore", BaselineWarning)
         report = FILM(n_components=3, random_state=0).fit(X, labels).baseline_gain_
     assert report.detail["held_out_groups"] == 6 and "folds" not in report.unit
+
+
+def test_the_check_and_the_refit_take_one_exact_svd_and_the_same_model(monkeypatch):
+    """Step 1's SVD is of the unit rows whatever the triplets, and exact here (a dense SVD): the
+    check's three folds and the final fit computed it four times over. Once now, and the model
+    is the one computing it every time gives."""
+    import learnsim.film._film as film_module
+
+    X, labels = _subspace_clusters(n=200, n_clusters=10)
+    original = film_module.truncated_svd_with_u
+    calls = []
+    monkeypatch.setattr(film_module, "truncated_svd_with_u", lambda *a: (calls.append(1), original(*a))[1])
+
+    def fit():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", BaselineWarning)
+            return FILM(n_components=3, random_state=0).fit(X, labels)
+
+    once = fit()
+    assert len(calls) == 1 and "3 folds" in once.baseline_gain_.unit
+    monkeypatch.setattr(film_module, "svd_is_exact", lambda *a: False)     # computed at every fit, as before
+    every = fit()
+    assert len(calls) == 1 + 4
+    assert np.array_equal(once.components_, every.components_) and once.input_weight_ == every.input_weight_
+    assert once.baseline_gain_.to_dict() == every.baseline_gain_.to_dict()
+    # the final fit is still the one without a check (its own random stream)
+    alone = FILM(n_components=3, random_state=0, baseline_holdout=None).fit(X, labels)
+    assert np.array_equal(once.components_, alone.components_)

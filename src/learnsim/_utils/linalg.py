@@ -66,6 +66,24 @@ def truncated_svd(X, k, seed=0, n_iter=_SPARSE_POWER_ITERATIONS):
     return s, Vt
 
 
+def _exact_route(X, k):
+    """Which exact route :func:`truncated_svd_with_u` takes for X and k ("dense", "gram"), or
+    None for the randomised one."""
+    n, m = X.shape
+    size = n * m
+    if size <= _DENSE_SVD_MAX_ELEMENTS or (2 * k >= min(n, m) and size <= _DENSE_SVD_LARGE_RANK_MAX_ELEMENTS):
+        return "dense"
+    if n <= _GRAM_MAX_ROWS and _gram_is_cheaper(X, k):
+        return "gram"
+    return None
+
+
+def svd_is_exact(X, k):
+    """Whether :func:`truncated_svd_with_u` of X and k is exact, so that its result does not
+    depend on its ``seed`` (a caller may reuse it for the same X)."""
+    return _exact_route(X, k) is not None
+
+
 def truncated_svd_with_u(X, k, seed=0, n_iter=_SPARSE_POWER_ITERATIONS):
     """Like :func:`truncated_svd`, but also returns the left singular vectors:
     ``(U, s, Vt)`` with U of shape (n, k), so that ``X ~ U diag(s) Vt``.
@@ -73,10 +91,9 @@ def truncated_svd_with_u(X, k, seed=0, n_iter=_SPARSE_POWER_ITERATIONS):
     The signs of U and Vt are flipped together, so the product is unchanged. In the Gram route a
     zero singular value has a zero row of Vt (its U column is still a unit eigenvector).
     """
-    n, m = X.shape
-    size = n * m
-    rank = min(n, m)
-    if size <= _DENSE_SVD_MAX_ELEMENTS or (2 * k >= rank and size <= _DENSE_SVD_LARGE_RANK_MAX_ELEMENTS):
+    n = X.shape[0]
+    route = _exact_route(X, k)
+    if route == "dense":
         dense = X.toarray() if sp.issparse(X) else np.asarray(X)
         dense = dense.astype(np.float64, copy=False)
         try:
@@ -84,7 +101,7 @@ def truncated_svd_with_u(X, k, seed=0, n_iter=_SPARSE_POWER_ITERATIONS):
         except np.linalg.LinAlgError:  # gesdd occasionally fails to converge; gesvd is slower but robust
             U, s, Vt = scipy.linalg.svd(dense, full_matrices=False, lapack_driver="gesvd")
         U, s, Vt = U[:, :k], s[:k], Vt[:k]
-    elif n <= _GRAM_MAX_ROWS and _gram_is_cheaper(X, k):
+    elif route == "gram":
         K = X @ X.T
         K = K.toarray() if sp.issparse(K) else np.asarray(K)
         lam, U = scipy.linalg.eigh(K.astype(np.float64, copy=False), subset_by_index=(n - k, n - 1))
