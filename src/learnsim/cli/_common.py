@@ -417,16 +417,6 @@ def read_id_texts(path, part, encoding_errors="replace", quoting="auto", read_be
     return ids, texts
 
 
-def _same_file(a, b):
-    """Whether paths ``a`` and ``b`` name one file (either missing: whether they are spelled alike)."""
-    import os
-
-    try:
-        return os.path.samefile(a, b)
-    except (OSError, TypeError, ValueError):
-        return str(a) == str(b)
-
-
 def _add_encoding_errors(parser):
     """--encoding-errors, for every command that reads text files."""
     parser.add_argument("--encoding-errors", choices=("replace", "strict"), default="replace",
@@ -532,6 +522,7 @@ def _resolved(path, option):
 
 
 def _same_file(a, b):
+    """Whether paths ``a`` and ``b`` name one file (False where either does not exist yet)."""
     import os
 
     try:
