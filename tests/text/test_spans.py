@@ -16,10 +16,8 @@ from learnsim.text import Tokenizer, _tokenize
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "languages.md"
 
 
-def test_a_long_japanese_text_is_read_a_run_at_a_time(monkeypatch):
-    """A text whose reading changes its length (an accent written apart) was read a character at
-    a time, a dozen foldings each: 100,000 characters of Japanese took 0.6-1.7 s to highlight, an
-    explanation's hits each. A run of characters that read alone is read once a character."""
+def _counted_folds(monkeypatch):
+    """The texts the tokenizer's foldings read (``_tokenize._unicode_fold``), one a call."""
     calls = []
     fold = _tokenize._unicode_fold
 
@@ -28,6 +26,14 @@ def test_a_long_japanese_text_is_read_a_run_at_a_time(monkeypatch):
         return fold(*args, **kwargs)
 
     monkeypatch.setattr(_tokenize, "_unicode_fold", counted)
+    return calls
+
+
+def test_a_long_japanese_text_is_read_a_run_at_a_time(monkeypatch):
+    """A text whose reading changes its length (an accent written apart) was read a character at
+    a time, a dozen foldings each: 100,000 characters of Japanese took 0.6-1.7 s to highlight, an
+    explanation's hits each. A run of characters that read alone is read once a character."""
+    calls = _counted_folds(monkeypatch)
     tok = Tokenizer()
     doc = "cafe\u0301 " + "東京の天気は晴れです。" * 2000
     spans = tok.spans(doc)
@@ -41,14 +47,7 @@ def test_a_long_japanese_text_is_read_a_run_at_a_time(monkeypatch):
 def test_a_letter_and_its_accent_written_apart_are_read_once(monkeypatch):
     """Each letter with its accent written apart is read alone: a French text with every accent
     so took 9-10x the time of its spans read in place. One such pair is read once a text."""
-    calls = []
-    fold = _tokenize._unicode_fold
-
-    def counted(*args, **kwargs):
-        calls.append(args[0])
-        return fold(*args, **kwargs)
-
-    monkeypatch.setattr(_tokenize, "_unicode_fold", counted)
+    calls = _counted_folds(monkeypatch)
     tok = Tokenizer()
     doc = "Le cafe\u0301 de la cre\u0300me bru\u0302le\u0301e a\u0300 Noe\u0308l. " * 500
     spans = tok.spans(doc)
