@@ -595,3 +595,31 @@ def test_an_armenian_question_or_exclamation_mark_inside_a_word_is_left_out():
     # read shorter, the text is read in parts: the word keeps its place as written
     assert tok.spans("ok \u053b\u0576\u0579\u057a\u0565\u055e\u057d ok") == [
         (0, 2, "ok"), (3, 10, "\u056b\u0576\u0579\u057a\u0565\u057d"), (11, 13, "ok")]
+
+
+def test_katakana_small_ke_and_a_dash_for_the_long_mark_read_as_the_usual_spelling():
+    """霞ヶ関 and 霞ケ関, 一ヵ月 and 一カ月 (the small ke and ka stand for 箇 or が, written full size
+    as often) gave no bigram in common; コ－ヒ－ (a fullwidth hyphen-minus or a minus sign typed for
+    the long mark ー) gave the lone コ and ヒ and never matched コーヒー. Both are now read as the
+    usual spelling; the other small kana, the hyphens (セブン‐イレブン), Japanese's dash ―, the
+    wave dash and a dash before a Latin letter or digit stay as they were."""
+    tok, old = Tokenizer(), Tokenizer(katakana_variants=False)
+    for typed, usual in (("\u971e\u30f6\u95a2", "\u971e\u30b1\u95a2"),            # 霞ヶ関, 霞ケ関
+                         ("\u4e00\u30f5\u6708", "\u4e00\u30ab\u6708"),            # 一ヵ月, 一カ月
+                         ("\u30b3\uff0d\u30d2\uff0d\u3092", "\u30b3\u30fc\u30d2\u30fc\u3092"),    # コ－ヒ－を
+                         ("\u30b3\u2212\u30d2\u2212", "\u30b3\u30fc\u30d2\u30fc"),                # コ−ヒ− (minus)
+                         ("\uff7a\uff0d\uff8b\u2212", "\u30b3\u30fc\u30d2\u30fc"),                # ｺ－ﾋ− (half-width)
+                         ("\u30b3\ufe63\u30d2\ufe63", "\u30b3\u30fc\u30d2\u30fc")):
+        assert tok(typed) == tok(usual) == old(usual), typed
+        assert not set(old(typed)) & set(old(usual)) or len(old(typed)) < len(old(usual)), typed
+    for text in ("\u30d5\u30a1\u30f3", "\u30ef\u30f3-\u30c4\u30fc", "\u30bb\u30d6\u30f3\u2010\u30a4\u30ec\u30d6\u30f3", "\u30b8\u30e7\u30f3\u2015\u2015",
+                 "\u30a2\u30b8\u30a2\u301c\u30e8\u30fc\u30ed\u30c3\u30d1", "\u30bf\u30a4\u30d7\uff0dA",
+                 "\u30bf\u30a4\u30d7\uff0d\uff0d\uff11", "A\uff0dB \u4e00\u2212\u4e8c", "1\u22122"):
+        assert tok(text) == old(text), text
+    # one character for one: each term stays on the text as written, a text read in parts too
+    assert tok.spans("\u30b3\uff0d\u30d2\uff0d") == [(0, 2, "\u30b3\u30fc"), (1, 3, "\u30fc\u30d2"), (2, 4, "\u30d2\u30fc")]
+    assert tok.spans("\u971e\u30f6\u95a2") == [(0, 2, "\u971e\u30b1"), (1, 3, "\u30b1\u95a2")]
+    mapped = tok.spans("cafe\u0301 \u30b3\uff0d\u30d2\uff0d")       # (an accent apart: read in parts)
+    assert [t for _, _, t in mapped] == ["caf\u00e9", "\u30b3\u30fc", "\u30fc\u30d2", "\u30d2\u30fc"]
+    assert all("\u30b3" in "cafe\u0301 \u30b3\uff0d\u30d2\uff0d"[a:b] or "\u30d2" in "cafe\u0301 \u30b3\uff0d\u30d2\uff0d"[a:b]
+               for a, b, t in mapped[1:])

@@ -284,6 +284,9 @@ def test_zero_width_spaces_and_non_joiners_still_cut_and_the_old_reading_is_kept
     ("armenian_marks", ["\u053b\u0576\u0579\u057a\u0565\u055e\u057d \u0565\u057d", "\u056b\u0576\u0579\u057a\u0565\u057d \u056c\u0561\u057e",
                         "\u056c\u0561\u057e \u0565\u057d"],
      "\u056b\u0576\u0579\u057a\u0565\u057d", "\u056b\u0576\u0579\u057a\u0565"),     # Ինչպե՞ս ես (how are you?): ինչպես, where it was ինչպե
+    ("katakana_variants", ["\u30b3\uff0d\u30d2\uff0d\u3092\u98f2\u3080", "\u30b3\u30fc\u30d2\u30fc\u304c\u597d\u304d",
+                           "\u304a\u8336\u3092\u98f2\u3080"],
+     "\u30b3\u30fc", "\u30b3"),     # コ－ヒ－を飲む (drinks coffee, dashes for ー): コー, where it was コ alone
 ])
 def test_a_model_saved_before_a_reading_setting_keeps_its_reading(tmp_path, setting, docs, read_now, read_before):
     from learnsim.persistence import load, save
@@ -569,7 +572,7 @@ def test_a_text_that_reads_far_longer_is_not_mapped(monkeypatch):
                                      "devanagari_visarga", "jieba_search",
                                      "mai_yamok", "hangul_jamo", "yiddish_ligatures", "lunate_sigma",
                                      "vietnamese_eth", "devanagari_anusvara", "cyrillic_latin_i",
-                                     "armenian_marks"])
+                                     "armenian_marks", "katakana_variants"])
 def test_a_reading_given_other_than_true_or_false_is_refused(setting):
     # read for its truth value, a saved state's "false" was the reading True: silently another one
     from learnsim.exceptions import ParameterTypeError

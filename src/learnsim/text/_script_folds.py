@@ -168,23 +168,29 @@ def read_with(doc, i, more):
     """Where the part of ``doc`` that a text read in parts reads at ``i`` ends (the tokenizer's
     mapped spans: a character and its marks, and what the foldings named in ``more`` read with
     it): a run of compatibility jamo read as syllables, whole; a class nasal and its virama with
-    the consonant after it; an Armenian letter with the mark and the letter after it."""
+    the consonant after it; an Armenian letter with the mark and the letter after it; a Katakana
+    letter with the dashes after it that it reads as long marks."""
     c = doc[i]
     if c < "\u0531":           # (before Armenian, none: most of a Latin text, at a test's cost)
         return i + 1
     reads = _READS_WITH.get(more)
     if reads is None:
-        reads = _READS_WITH[more] = tuple(name in more for name in ("hangul_jamo", "devanagari_anusvara", "armenian_marks"))
+        reads = _READS_WITH[more] = tuple(name in more for name in ("hangul_jamo", "devanagari_anusvara", "armenian_marks",
+                                                                                   "katakana_variants"))
     if reads[0] and JAMO[0] <= c <= JAMO[1]:
         return jamo_syllables_end(doc, i)
     if reads[1] and c in NASALS and _CLASS_NASAL.match(doc, i) is not None:
         return i + 3
     if reads[2] and doc[i + 1:i + 2] in ("\u055b", "\u055c", "\u055e") and _ARMENIAN_MARK.match(doc, i + 1) is not None:
         return i + 3
+    if reads[3] and doc[i + 1:i + 2] in KATAKANA_VARIANTS:
+        m = _KATAKANA_DASH.match(doc, i + 1)
+        if m is not None and not m.group(1):
+            return m.end()
     return i + 1
 
 
-# ``more`` -> whether it reads jamo, nasals and Armenian marks (read_with: a look each character)
+# ``more`` -> whether it reads jamo, nasals, Armenian marks and Katakana's dashes (read_with: a look each character)
 _READS_WITH = {}
 
 
@@ -240,3 +246,33 @@ def fold_armenian_marks(text, lower=True):
     if "\u055b" not in text and "\u055c" not in text and "\u055e" not in text:
         return text
     return _ARMENIAN_MARK.sub("", text)
+
+
+# Katakana written two ways. The small ヶ and ヵ (U+30F6, U+30F5) stand for 箇 or the particle が
+# (霞ヶ関, 一ヵ月) and are written as often full size, ケ and カ (霞ケ関, 一カ月, as JR's station
+# names and the Cabinet's counters write them): no word tells one from the other, so they are read
+# as ケ and カ (Lucene's JapaneseKatakanaUppercaseFilter reads every small Katakana so; the others,
+# ァ ッ ャ, spell other sounds, ファ is not フア, and stay). The long mark ー typed as a dash, the
+# fullwidth hyphen-minus that an IME in its alphanumeric mode gives for the same key (－, the
+# minus sign − that the JIS and Mac tables decode Shift_JIS's same character to, and the small
+# ﹣), after a Katakana letter: コ－ヒ－ gave the lone コ and ヒ and never matched コーヒー
+# (livedoor's news writes サ−ビス, バッテリ−, ユーザ−). Read as ー there alone (neologdn, MeCab's
+# normaliser, reads － and ﹣ so everywhere), and not before a Latin letter or digit (タイプ－A). Not read so: the hyphens, ASCII
+# and Unicode's ‐ ‑, which join words (セブン‐イレブン, ワン-ツー), the dashes ― — that Japanese
+# sets as its dash (ジョン――), box drawing, and the wave dashes 〜 ～, which also mark a range
+# (アジア〜ヨーロッパ) and a subtitle (シグナル〜月曜日のルカ), and which neologdn drops.
+_SMALL_KE = {0x30F5: "\u30ab", 0x30F6: "\u30b1"}
+# (the dashes whole, then what follows them: a run before a Latin letter or digit stays whole)
+_KATAKANA_DASH = re.compile("(?<=[\u30a1-\u30fa\u30fc\uff66-\uff9f])[\uff0d\u2212\ufe63]+"
+                            "(?=([0-9A-Za-z\uff10-\uff19\uff21-\uff3a\uff41-\uff5a])?)")
+KATAKANA_VARIANTS = "\u30f5\u30f6\uff0d\u2212\ufe63"
+
+
+def fold_katakana_variants(text, lower=True):
+    """``text`` with the small ヶ and ヵ as ケ and カ, and a dash after a Katakana letter as the
+    long mark ー."""
+    if "\u30f5" in text or "\u30f6" in text:
+        text = text.translate(_SMALL_KE)
+    if _KATAKANA_DASH.search(text) is None:
+        return text
+    return _KATAKANA_DASH.sub(lambda m: m.group() if m.group(1) else "\u30fc" * len(m.group()), text)

@@ -25,10 +25,11 @@ _ASCII_AHEAD = re.compile(r"[\x00-\x7f]+(?=[\x00-\x7f])")
 # voiced marks, vowel and final jamo, Thai's sara aa and sara e, joiners, emoji selectors, skin
 # tones and tags, Armenian marks), none that read with the one after them (compatibility jamo,
 # Devanagari's nasals) and none read by their neighbours (the apostrophe, inside a Cyrillic
-# word). A run of them is read with one look-up each (the text of a Japanese, Chinese, Korean
-# or Latin script is mostly such runs) where a character at a time cost 7-30 us each (a Python
-# loop of a dozen tests and a dozen foldings a character). Most scripts whose words hold marks
-# are left out: their runs are short. A test checks the class holds no mark.
+# word; the fullwidth hyphen-minus, read after Katakana as its long mark). A run of them is read
+# with one look-up each (the text of a Japanese, Chinese, Korean or Latin script is mostly such
+# runs) where a character at a time cost 7-30 us each (a Python loop of a dozen tests and a
+# dozen foldings a character). Most scripts whose words hold marks are left out: their runs are
+# short. A test checks the class holds no mark.
 PLAIN = ("\x00-\x26\x28-\x7f"           # ASCII but the apostrophe
          "\u00a0-\u02ff"                # Latin-1, Latin Extended-A and -B, IPA, modifier letters
          "\u0370-\u0482\u048a-\u052f"   # Greek and Cyrillic, their marks left out
@@ -40,7 +41,7 @@ PLAIN = ("\x00-\x26\x28-\x7f"           # ASCII but the apostrophe
          "\u3000-\u3029\u3030-\u3096\u309b-\u30ff"        # CJK punctuation and kana (their marks left out)
          "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"        # CJK ideographs
          "\uac00-\ud7a3"                # Hangul syllables
-         "\uff01-\uff5e\uff61-\uff9d")  # full-width ASCII, half-width kana (their voiced marks left out)
+         "\uff01-\uff0c\uff0e-\uff5e\uff61-\uff9d")  # full-width ASCII, half-width kana (their voiced marks left out)
 _PLAIN_AHEAD = re.compile(f"[{PLAIN}]+(?=[{PLAIN}])")
 # what keeps the reading of each character with its marks (a test reads without it, to compare)
 _memo = dict

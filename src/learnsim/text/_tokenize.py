@@ -54,7 +54,8 @@ LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold
                   "emoji_sequences",
                   "khanda_ta", "vietnamese_tones", "devanagari_visarga", "jieba_search",
                   "mai_yamok", "hangul_jamo", "yiddish_ligatures", "lunate_sigma",
-                  "vietnamese_eth", "devanagari_anusvara", "cyrillic_latin_i", "armenian_marks")
+                  "vietnamese_eth", "devanagari_anusvara", "cyrillic_latin_i", "armenian_marks",
+                  "katakana_variants")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -837,7 +838,7 @@ class Tokenizer:
         With ``analyzer="jieba"``, jieba's search mode: the shorter words inside a long one too
         (北京大学: 北京, 大学, 北京大学), so that 北京 finds 北京大学. False: its longest words alone.
     mai_yamok, hangul_jamo, yiddish_ligatures, lunate_sigma, vietnamese_eth, devanagari_anusvara, \
-    cyrillic_latin_i, armenian_marks : bool, default=True
+    cyrillic_latin_i, armenian_marks, katakana_variants : bool, default=True
         With ``unicode_words``, the later foldings of :mod:`._script_folds` (docs/languages.md),
         each False to read as before: Thai's ``"ๆ"`` and Lao's ``"ໆ"`` (the word again) read as
         a space (``"ดีๆ"`` gave ``"ีๆ"``, never met ``"ดี"``); a run of compatibility jamo that is
@@ -846,7 +847,8 @@ class Tokenizer:
         ``"Ð"``, ``"ð"`` as ``"Đ"``, ``"đ"`` in a word of letters only Vietnamese writes (``"Ðà"``);
         a Devanagari nasal and virama before a consonant of its class as the anusvara (``"हिन्दी"`` is ``"हिंदी"``);
         the Latin ``"i"``, ``"ï"`` of a Cyrillic word as Ukrainian's ``"і"``, ``"ї"`` (``"мiсто"`` is ``"місто"``);
-        Armenian's ``"՛"``, ``"՜"``, ``"՞"`` inside a word left out (``"ինչպե՞ս"`` is ``"ինչպես"``).
+        Armenian's ``"՛"``, ``"՜"``, ``"՞"`` inside a word left out (``"ինչպե՞ս"`` is ``"ինչպես"``);
+        Katakana's ``"ヶ"``, ``"ヵ"`` as ``"ケ"``, ``"カ"`` and a dash after it as ``"ー"`` (``"コ－ヒ－"``).
 
     Examples
     --------
@@ -895,7 +897,7 @@ class Tokenizer:
     emoji_terms = False
     emoji_sequences = False
     khanda_ta = vietnamese_tones = devanagari_visarga = jieba_search = False
-    mai_yamok = hangul_jamo = yiddish_ligatures = lunate_sigma = vietnamese_eth = devanagari_anusvara = cyrillic_latin_i = armenian_marks = False
+    mai_yamok = hangul_jamo = yiddish_ligatures = lunate_sigma = vietnamese_eth = devanagari_anusvara = cyrillic_latin_i = armenian_marks = katakana_variants = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
@@ -908,7 +910,7 @@ class Tokenizer:
                  emoji_terms=True, emoji_sequences=True, khanda_ta=True, vietnamese_tones=True, devanagari_visarga=True,
                  jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True,
                  lunate_sigma=True, vietnamese_eth=True, devanagari_anusvara=True,
-                 cyrillic_latin_i=True, armenian_marks=True):
+                 cyrillic_latin_i=True, armenian_marks=True, katakana_variants=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -941,7 +943,7 @@ class Tokenizer:
         self.jieba_search = bool(jieba_search)
         self.mai_yamok, self.hangul_jamo, self.yiddish_ligatures = map(bool, (mai_yamok, hangul_jamo, yiddish_ligatures))
         self.lunate_sigma, self.vietnamese_eth, self.devanagari_anusvara = map(bool, (lunate_sigma, vietnamese_eth, devanagari_anusvara))
-        self.cyrillic_latin_i, self.armenian_marks = bool(cyrillic_latin_i), bool(armenian_marks)
+        self.cyrillic_latin_i, self.armenian_marks, self.katakana_variants = map(bool, (cyrillic_latin_i, armenian_marks, katakana_variants))
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -1227,8 +1229,10 @@ class Tokenizer:
             return None
         # as long, but changed: an accent joined (-1) and a ligature opened (+1, ﬁ) keep the length
         # and move every place between them. A span holds where its text folds to what stands
-        # there; one that does not: read another way
-        if changed and any(fold(before[a:b]) != lowered[a:b] for a, b, _ in found):
+        # there (or read with the character before it: a dash after Katakana is the long mark);
+        # one that does not: read another way
+        if changed and any(fold(before[a:b]) != lowered[a:b] and (a == 0 or fold(before[a - 1:b])[1:] != lowered[a:b])
+                           for a, b, _ in found):
             return None
         if kept is not None:
             return [(kept[a], kept[b - 1] + 1, term) for a, b, term in found]

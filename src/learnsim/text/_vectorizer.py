@@ -459,6 +459,11 @@ class TextVectorizer(BaseEstimator):
         Passed to :class:`Tokenizer`: Armenian's emphasis, exclamation and question marks
         between two Armenian letters left out (``"ինչպե՞ս"``, how?, gave ``"ինչպե"``); recorded
         in the saved model (one saved before this setting existed reads them as breaks).
+    katakana_variants : bool, default=True
+        Passed to :class:`Tokenizer`: Katakana's small ``"ヶ"`` and ``"ヵ"`` read as ``"ケ"`` and
+        ``"カ"`` (``"霞ヶ関"`` and ``"霞ケ関"`` were two spellings), and a fullwidth dash after a
+        Katakana letter as the long mark ``"ー"`` (``"コ－ヒ－"`` gave no term of ``"コーヒー"``);
+        recorded in the saved model (one saved before this setting existed reads them as before).
 
     Attributes
     ----------
@@ -545,6 +550,7 @@ class TextVectorizer(BaseEstimator):
         "devanagari_anusvara": ["boolean"],
         "cyrillic_latin_i": ["boolean"],
         "armenian_marks": ["boolean"],
+        "katakana_variants": ["boolean"],
         "jieba_search": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
@@ -576,7 +582,7 @@ class TextVectorizer(BaseEstimator):
                  vietnamese_tones=True, devanagari_visarga=True,
                  jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True,
                  lunate_sigma=True, vietnamese_eth=True, devanagari_anusvara=True,
-                 cyrillic_latin_i=True, armenian_marks=True):
+                 cyrillic_latin_i=True, armenian_marks=True, katakana_variants=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -627,6 +633,7 @@ class TextVectorizer(BaseEstimator):
         self.devanagari_anusvara = devanagari_anusvara
         self.cyrillic_latin_i = cyrillic_latin_i
         self.armenian_marks = armenian_marks
+        self.katakana_variants = katakana_variants
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
