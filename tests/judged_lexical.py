@@ -14,3 +14,11 @@ def mean_ndcg(documents, judged, language, name="bm25", k=10):
     S = np.where(S > 0, S, -np.inf)
     docs = np.broadcast_to(np.arange(len(documents)), S.shape)
     return float(np.mean(ndcg_at_k(S, docs, [{d: 1.0 for d in rel} for _, rel in judged], k=k)))
+
+
+def irrelevant_reached(documents, judged, language, name="bm25"):
+    """How many (query, document not judged relevant) pairs of ``judged`` score above 0 over
+    ``documents``, the baselines reading ``language``."""
+    lex = LexicalBaselines(documents, language=language)
+    S = lex.scores(name, lex.query_counts([q for q, _ in judged]))
+    return int(sum((S[i] > 0).sum() - sum(S[i, d] > 0 for d in rel) for i, (_, rel) in enumerate(judged)))

@@ -110,7 +110,7 @@ def test_an_arabic_collection_is_told_by_its_script():
 def test_persian_and_urdu_are_not_read_as_arabic():
     # their stop words (من, ما, او) are partly Arabic's; their letters ی ک ے ہ are not
     assert detect_language(PERSIAN) == "persian"      # Persian's own reading (tests/text/test_persian.py)
-    assert detect_language(URDU) == "english"
+    assert detect_language(URDU) == "urdu"            # Urdu's own reading (tests/text/test_urdu_hebrew.py)
     assert detect_language(["این شهر بزرگ است و مردم آن بسیار مهربان هستند"] * 3 + ARABIC[:2]) == "persian"
 
 

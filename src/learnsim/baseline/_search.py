@@ -127,6 +127,11 @@ def _terms_in_words(language, stem, given):
         source = "stopwords-iso's" if language == "persian" else "python-stop-words'"
         return (f"{title} stop words dropped ({source} list), {title} light stems (Lucene's)"
                 + (f" ({title} given)" if given else f" ({title} detected from the collection's {how})"))
+    if language in ("hebrew", "urdu"):      # a stop list and no stemmer (learnsim.text.baseline_reading)
+        how = "script and stop words" if language == "urdu" else "script"
+        source = "urduhack's" if language == "urdu" else "spaCy's"
+        return (f"{title} stop words dropped ({source} list), unstemmed: no {title} stemmer"
+                + (f" ({title} given)" if given else f" ({title} detected from the collection's {how})"))
     return (f"{title} stop words dropped (Snowball's list), "
             + (f"{title} Snowball stems" if stem else "unstemmed: PyStemmer is not installed")
             + (f" ({title} given)" if given else f" ({title} detected from the collection's stop words)"))

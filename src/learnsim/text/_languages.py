@@ -13,7 +13,9 @@ Hindi's lists are python-stop-words' (BSD-3-Clause, less a few words that carry 
 ``stopwords/arabic.txt``, ``hindi.txt``), Persian's stopwords-iso's (MIT, ``persian.txt``);
 Arabic, Hindi and Persian are stemmed by Lucene's light stemmers (``stem="arabic_light"``,
 ``"hindi_light"``, ``"persian_light"``, :mod:`._arabic`, :mod:`._hindi`, :mod:`._persian`, pure
-Python) and detected by their script first (:func:`detect_language`).
+Python) and detected by their script first (:func:`detect_language`). Urdu's list is urduhack's
+and Hebrew's spaCy's (MIT, ``urdu.txt``, ``hebrew.txt``); both are detected by their script and
+read with no stemmer (Lucene and Snowball have none for them).
 """
 from __future__ import annotations
 
@@ -28,9 +30,11 @@ __all__ = ["STOP_LANGUAGES", "SNOWBALL_LANGUAGES", "LIGHT_STEMMERS", "stop_list"
 
 #: The languages whose stop list ships with learnsim (``stop_words=<name>``), English included.
 STOP_LANGUAGES = ("arabic", "danish", "dutch", "english", "finnish", "french", "german", "hindi", "hungarian",
-                  "italian", "norwegian", "persian", "portuguese", "russian", "spanish", "swedish")
+                  "italian", "norwegian", "persian", "portuguese", "russian", "spanish", "swedish",
+                  "hebrew", "urdu")
 # the languages detected by their script first, not by the share of their stop words alone
-_SCRIPT_LANGUAGES = ("arabic", "hindi", "persian")
+_SCRIPT_LANGUAGES = ("arabic", "hindi", "persian",
+                     "hebrew", "urdu")
 #: PyStemmer 3's Snowball stemmers (``stem=<name>``): named here so that a name is checked, and
 #: a known one without PyStemmer says to install it, whether or not PyStemmer is installed.
 SNOWBALL_LANGUAGES = ("arabic", "armenian", "basque", "catalan", "czech", "danish", "dutch", "dutch_porter",
@@ -44,10 +48,16 @@ SNOWBALL_LANGUAGES = ("arabic", "armenian", "basque", "catalan", "czech", "danis
 LIGHT_STEMMERS = ("arabic_light", "hindi_light", "persian_light")
 # the languages whose baselines (and fits asked for stems) stem with one of them, not Snowball's
 _OWN_STEMS = {"arabic": "arabic_light", "hindi": "hindi_light", "persian": "persian_light"}
+# the languages read with their stop words and no stemmer: Lucene and Snowball have none for them
+# (Hebrew's prefixes are letters of the word that no rule without a dictionary tells apart; no
+# published Urdu light stemmer ships with a licence and rules to follow), so their words stay whole
+_NO_STEMS = ("hebrew", "urdu")
 # ISO 639-1 codes of the languages above (--language fr), as bm25s names its stop lists
 _CODES = {"ar": "arabic", "da": "danish", "nl": "dutch", "en": "english", "fi": "finnish", "fr": "french",
           "de": "german", "hi": "hindi", "hu": "hungarian", "it": "italian", "no": "norwegian", "nb": "norwegian",
-          "nn": "norwegian", "fa": "persian", "pt": "portuguese", "ru": "russian", "es": "spanish", "sv": "swedish"}
+          "nn": "norwegian", "fa": "persian", "pt": "portuguese", "ru": "russian", "es": "spanish", "sv": "swedish",
+          "he": "hebrew", "iw": "hebrew",     # iw: Hebrew's code before 1989, which Java's Locale still gives
+          "ur": "urdu"}
 _FOLDER = Path(__file__).with_name("stopwords")
 
 
@@ -197,7 +207,51 @@ def _arabic_script_language(sample):
     own = len(_PERSIAN_OWN.findall(sample))
     if own > MAX_OTHER_SCRIPT_SHARE * script and script - arabic - own <= MAX_OTHER_SCRIPT_SHARE * script:
         return "persian"
+    if _is_urdu(sample, script):
+        return "urdu"
     return None
+
+
+# Urdu is told by its script and its stop words: its own letters (ٹ ڈ ڑ ں ھ ہ ے, in nearly every
+# sentence) more than a few of the script's letters, almost none that Urdu does not write
+# (Sindhi's ڪ ڦ ٻ, Pashto's ټ ډ ړ ښ, Kurdish's ە ۆ ێ ڵ), and Urdu's stop words a fifth of its words
+# or more: Punjabi and Saraiki in Shahmukhi write Urdu's letters with other words (دا, وچ, نوں;
+# hand-written Punjabi sentences hold about 20 % of Urdu's stop words, their Urdu 50 %).
+_URDU_OWN = re.compile("[\u0679\u0688\u0691\u06ba\u06be\u06c1-\u06c3\u06d2\u06d3]")
+_URDU_ALPHABET = re.compile("[\u0621-\u063a\u0641-\u064a\u0671\u067e\u0686\u0698\u06a9\u06af\u06cc"
+                            "\u0679\u0688\u0691\u06ba\u06be\u06c1-\u06c3\u06d2\u06d3]")
+#: A collection of Urdu's letters is Urdu where Urdu's stop words make at least this share of its
+#: words of the Arabic script.
+MIN_URDU_SHARE = 0.3
+
+
+def _is_urdu(sample, script):
+    """Whether ``sample`` (in NFKC, ``script`` of its letters the Arabic script's, more than half)
+    is written in Urdu: more than 2 % of those letters Urdu's own, at most 2 % letters Urdu does
+    not write, and 30 % of its words of the script or more Urdu's stop words."""
+    if len(_URDU_OWN.findall(sample)) <= MAX_OTHER_SCRIPT_SHARE * script:
+        return False
+    if script - len(_URDU_ALPHABET.findall(sample)) > MAX_OTHER_SCRIPT_SHARE * script:
+        return False
+    # read as the tokenizer reads them (Urdu typed on an Arabic keyboard writes ي ك ه for ی ک ہ);
+    # not in Persian's normal form, which reads ے as ی and so Punjabi's تے (and) as Urdu's
+    words = [w for w in _WORD.findall(sample.translate(_URDU_NORMAL)) if _SCRIPT_LETTERS.match(w)]
+    stop = _urdu_stop_list()
+    return bool(words) and sum(w in stop for w in words) >= MIN_URDU_SHARE * len(words)
+
+
+def _urdu_normal():
+    from ._arabic import _NORMAL as arabic
+
+    return {**arabic, 0x06CC: "\u064a", 0x06A9: "\u0643", 0x06C0: "\u0647", 0x06C1: "\u0647", 0x0654: None}
+
+
+_URDU_NORMAL = _urdu_normal()
+
+
+@lru_cache(maxsize=None)
+def _urdu_stop_list():
+    return frozenset(w.translate(_URDU_NORMAL) for w in stop_list("urdu"))
 
 
 def _persian_stop_words_lead(sample):
@@ -218,6 +272,34 @@ def _normal_stop_list(language):
     from ._persian import _NORMAL
 
     return frozenset(w.translate(_NORMAL) for w in stop_list(language))
+
+
+# Hebrew is told by its script: more than half the sample's letters Hebrew's. Yiddish writes the
+# same letters, and marks of its own in nearly every sentence: the ligatures װ ױ ײ, the rafe of פֿ
+# (פֿון, of), and an alef with patah or qamats (אַ, אָ) in text that points no other letter, where
+# pointed Hebrew (a scripture, a dictionary) points nearly every letter. A sample with more than a
+# few of them is not Hebrew, and is read as before.
+_ANY_HEBREW = re.compile("[\u0590-\u05ff\ufb1d-\ufb4f]")
+_HEBREW_LETTERS = re.compile("[\u05d0-\u05ea\u05f0-\u05f2]")
+_YIDDISH_MARKS = re.compile("[\u05f0-\u05f2\u05bf]")
+_POINTED_ALEF = re.compile("\u05d0[\u05b7\u05b8]")
+_HEBREW_POINTS = re.compile("[\u05b0-\u05bc\u05c1\u05c2\u05c7]")
+
+
+def _is_hebrew(sample):
+    """Whether the text ``sample`` is written in Hebrew: more than half its letters Hebrew's, and
+    almost none of Yiddish's marks (at most 2 % of its Hebrew letters)."""
+    if sample.isascii() or not _ANY_HEBREW.search(sample):
+        return False
+    # presentation forms (ﬠ, ﭏ, אַ written as one character) read as the letters and points they show
+    sample = unicodedata.normalize("NFKC", sample)
+    hebrew = len(_HEBREW_LETTERS.findall(sample))
+    if hebrew <= SCRIPT_LETTER_SHARE * len(_LETTERS.findall(sample)):
+        return False
+    if len(_YIDDISH_MARKS.findall(sample)) > MAX_OTHER_SCRIPT_SHARE * hebrew:
+        return False
+    pointed = len(_HEBREW_POINTS.findall(sample)) >= 0.3 * hebrew
+    return pointed or len(_POINTED_ALEF.findall(sample)) <= MAX_OTHER_SCRIPT_SHARE * hebrew
 
 
 # Hindi is told by its script and its stop words: Marathi, Nepali, Sanskrit and others write
@@ -261,7 +343,11 @@ def detect_language(texts):
     more than 2 % of them Persian's own (ی ک پ چ ژ گ) and at most 2 % of them letters Persian
     does not write (Urdu's ے ہ ں ٹ ڈ ڑ ھ, Kurdish's, Pashto's), so that an Urdu collection stays
     as it was, or where Arabic's letters alone hold more of Persian's stop words than of Arabic's
-    (Persian typed on an Arabic keyboard). Hindi by
+    (Persian typed on an Arabic keyboard); Urdu by its script and stop words: ``"urdu"`` where
+    more than 2 % of those letters are Urdu's own (ٹ ڈ ڑ ں ھ ہ ے), at most 2 % are letters Urdu does
+    not write, and 30 % of its words are Urdu's stop words (Punjabi's, in the same letters, are
+    not). Hebrew by its script: ``"hebrew"`` where more than half the letters are Hebrew's and at
+    most 2 % of them carry Yiddish's marks (װ ױ ײ, פֿ, אַ where nothing else is pointed). Hindi by
     its script and its stop words: ``"hindi"`` where more than half the letters are Devanagari and
     a fifth of its Devanagari words are Hindi's stop words (Marathi's and Nepali's are not).
 
@@ -286,6 +372,8 @@ def detect_language(texts):
     script_language = _arabic_script_language(joined)
     if script_language:
         return script_language
+    if _is_hebrew(joined):
+        return "hebrew"
     if _is_hindi(joined):
         return "hindi"
     for text in sample:
@@ -307,6 +395,8 @@ def baseline_reading(language, stemmer_installed=None):
     ``"persian_light"``, Lucene's), with or without it."""
     if language in _OWN_STEMS:
         return language, _OWN_STEMS[language]
+    if language in _NO_STEMS:
+        return language, None
     if stemmer_installed is None:
         from importlib.util import find_spec
 
