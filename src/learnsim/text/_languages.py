@@ -235,9 +235,10 @@ def _is_urdu(sample, script):
         return False
     # read as the tokenizer reads them (Urdu typed on an Arabic keyboard writes ي ك ه for ی ک ہ);
     # not in Persian's normal form, which reads ے as ی and so Punjabi's تے (and) as Urdu's
-    words = [w for w in _WORD.findall(sample.translate(_URDU_NORMAL)) if _SCRIPT_LETTERS.match(w)]
+    counts = Counter(_WORD.findall(sample.translate(_URDU_NORMAL)))
+    words = sum(n for w, n in counts.items() if _SCRIPT_LETTERS.match(w))
     stop = _urdu_stop_list()
-    return bool(words) and sum(w in stop for w in words) >= MIN_URDU_SHARE * len(words)
+    return words > 0 and sum(counts[w] for w in stop if w in counts) >= MIN_URDU_SHARE * words
 
 
 def _urdu_normal():
@@ -280,6 +281,7 @@ def _normal_stop_list(language):
 # pointed Hebrew (a scripture, a dictionary) points nearly every letter. A sample with more than a
 # few of them is not Hebrew, and is read as before.
 _ANY_HEBREW = re.compile("[\u0590-\u05ff\ufb1d-\ufb4f]")
+_HEBREW_FORMS = re.compile("[\ufb1d-\ufb4f]")
 _HEBREW_LETTERS = re.compile("[\u05d0-\u05ea\u05f0-\u05f2]")
 _YIDDISH_MARKS = re.compile("[\u05f0-\u05f2\u05bf]")
 _POINTED_ALEF = re.compile("\u05d0[\u05b7\u05b8]")
@@ -291,8 +293,10 @@ def _is_hebrew(sample):
     almost none of Yiddish's marks (at most 2 % of its Hebrew letters)."""
     if sample.isascii() or not _ANY_HEBREW.search(sample):
         return False
-    # presentation forms (ﬠ, ﭏ, אַ written as one character) read as the letters and points they show
-    sample = unicodedata.normalize("NFKC", sample)
+    if _HEBREW_FORMS.search(sample):
+        # presentation forms (ﬠ, ﭏ, אַ written as one character) read as the letters and points they
+        # show; looked for first, as NFKC of a large sample costs more than the rest
+        sample = unicodedata.normalize("NFKC", sample)
     hebrew = len(_HEBREW_LETTERS.findall(sample))
     if hebrew <= SCRIPT_LETTER_SHARE * len(_LETTERS.findall(sample)):
         return False
