@@ -88,3 +88,5 @@ if __name__ == "__main__":       # the figures of docs/languages.md, Urdu
     for name in ("bm25", "cosine"):
         print(name, "urdu %.3f" % mean_ndcg("urdu", name), "english %.3f" % mean_ndcg("english", name))
     print("irrelevant documents reached: urdu", irrelevant_reached("urdu"), "english", irrelevant_reached("english"))
+    print("terms: urdu", *(len(LexicalBaselines(DOCUMENTS, language=language).vectorizer.get_feature_names_out())
+                            for language in ("urdu", "english")))
