@@ -11,6 +11,9 @@ Snowball stemmers of the same names, so that a list and its stemmer agree. Engli
 scikit-learn's ``ENGLISH_STOP_WORDS`` (what ``stop_words="english"`` always was). Arabic's and
 Hindi's lists are python-stop-words' (BSD-3-Clause, less a few words that carry meaning:
 ``stopwords/arabic.txt``, ``hindi.txt``), Persian's stopwords-iso's (MIT, ``persian.txt``);
+Turkish's, Greek's, Romanian's and Catalan's stopwords-iso's and Indonesian's python-stop-words'
+(less the entries that are no word, carry meaning or are common in English text and web pages),
+stemmed by Snowball's stemmers of the same names;
 Arabic, Hindi and Persian are stemmed by Lucene's light stemmers (``stem="arabic_light"``,
 ``"hindi_light"``, ``"persian_light"``, :mod:`._arabic`, :mod:`._hindi`, :mod:`._persian`, pure
 Python) and detected by their script first (:func:`detect_language`). Urdu's list is urduhack's
@@ -32,6 +35,9 @@ __all__ = ["STOP_LANGUAGES", "SNOWBALL_LANGUAGES", "LIGHT_STEMMERS", "stop_list"
 STOP_LANGUAGES = ("arabic", "danish", "dutch", "english", "finnish", "french", "german", "hindi", "hungarian",
                   "italian", "norwegian", "persian", "portuguese", "russian", "spanish", "swedish",
                   "hebrew", "urdu")
+# Turkish, Greek, Indonesian, Romanian and Catalan: stopwords-iso's and python-stop-words' lists,
+# Snowball's stemmers; after the others, so that a tie with one of those keeps that one
+STOP_LANGUAGES += ("turkish", "greek", "indonesian", "romanian", "catalan")
 # the languages detected by their script first, not by the share of their stop words alone
 _SCRIPT_LANGUAGES = ("arabic", "hindi", "persian",
                      "hebrew", "urdu")
@@ -58,6 +64,7 @@ _CODES = {"ar": "arabic", "da": "danish", "nl": "dutch", "en": "english", "fi": 
           "nn": "norwegian", "fa": "persian", "pt": "portuguese", "ru": "russian", "es": "spanish", "sv": "swedish",
           "he": "hebrew", "iw": "hebrew",     # iw: Hebrew's code before 1989, which Java's Locale still gives
           "ur": "urdu"}
+_CODES.update({"tr": "turkish", "el": "greek", "id": "indonesian", "ro": "romanian", "ca": "catalan"})
 _FOLDER = Path(__file__).with_name("stopwords")
 
 
@@ -335,6 +342,24 @@ def _nfc_stop_list(language):
     return frozenset(unicodedata.normalize("NFC", w) for w in stop_list(language))
 
 
+# Greek's stop list is written as the tokenizer reads Greek words: accents and the diaeresis left
+# out, final sigma as σ ("είναι", "ΕΊΝΑΙ" and "ειναι" are one word, as Lucene's Greek analyser
+# lowercases them); the sample's Greek words are read so too, or its polysyllables ("είναι",
+# "από", "αυτό") would never be counted
+_GREEK_LETTER = re.compile("[\u0370-\u03ff\u1f00-\u1fff]")
+
+
+def _greek_folded(counts):
+    """``counts`` (a Counter of lowercased words), each Greek word read without accents, final sigma as σ."""
+    folded = Counter()
+    for word, n in counts.items():
+        if _GREEK_LETTER.search(word):
+            word = "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
+            word = unicodedata.normalize("NFC", word).replace("ς", "σ")
+        folded[word] += n
+    return folded
+
+
 def detect_language(texts):
     """The language of :data:`STOP_LANGUAGES` whose stop words make the largest share of the
     words of ``texts`` (up to 500 texts spread over the collection, the first 1,000 characters
@@ -354,6 +379,7 @@ def detect_language(texts):
     most 2 % of them carry Yiddish's marks (װ ױ ײ, פֿ, אַ where nothing else is pointed). Hindi by
     its script and its stop words: ``"hindi"`` where more than half the letters are Devanagari and
     a fifth of its Devanagari words are Hindi's stop words (Marathi's and Nepali's are not).
+    Greek's words are counted without their accents, final sigma as σ, as its list is written.
 
     English is compared by scikit-learn's list, larger than the others (318 words against
     94 to 313): a tie goes to English, and an English collection is read as it always was.
@@ -386,7 +412,10 @@ def detect_language(texts):
     if not total:
         return "english"
     contest = [name for name in STOP_LANGUAGES if name not in _SCRIPT_LANGUAGES]
-    shares = {name: sum(counts[w] for w in stop_list(name) if w in counts) / total for name in contest}
+    read = {name: counts for name in contest}
+    if _GREEK_LETTER.search(joined):
+        read["greek"] = _greek_folded(counts)
+    shares = {name: sum(read[name][w] for w in stop_list(name) if w in read[name]) / total for name in contest}
     best = max(contest, key=lambda name: (shares[name], name == "english"))
     return best if shares[best] >= MIN_STOP_SHARE else "english"
 
@@ -394,7 +423,7 @@ def detect_language(texts):
 def baseline_reading(language, stemmer_installed=None):
     """(stop_words, stem) of the lexical baselines reading ``language`` (a name of
     :data:`STOP_LANGUAGES`): English's stop list and Porter stems for English (as they always
-    were), the language's Snowball list and stemmer for another; no stems without PyStemmer.
+    were), the language's list and Snowball stemmer for another; no stems without PyStemmer.
     Arabic's, Hindi's and Persian's stems are learnsim's own (``"arabic_light"``, ``"hindi_light"``,
     ``"persian_light"``, Lucene's), with or without it."""
     if language in _OWN_STEMS:
