@@ -182,3 +182,14 @@ def test_the_fallback_bm25_reads_the_language_its_check_read():
     bm25 = baseline_pipeline("bm25", documents)
     assert bm25.vectorizer.get_params()["stem"] == "greek"
     assert {hit["corpus_id"] for hit in bm25.search("αυτοκίνητα", documents, k=2)} == {6, 7}
+
+
+@pytest.mark.parametrize("language, source", [("turkish", "stopwords-iso's"), ("greek", "stopwords-iso's"),
+                                              ("indonesian", "python-stop-words'"), ("romanian", "stopwords-iso's"),
+                                              ("catalan", "stopwords-iso's")])
+def test_the_terms_name_whose_stop_list_was_dropped(language, source):
+    lex = LexicalBaselines(COLLECTIONS[language][0], language=language)
+    assert lex.terms.startswith(f"{language.capitalize()} stop words dropped ({source} list), ")
+    # Snowball's own lists, and those of the languages read before, are named as they were
+    french = LexicalBaselines(["Les chevaux courent dans le pré", "Nous finissons le travail avant la nuit"], language="fr")
+    assert french.terms.startswith("French stop words dropped (Snowball's list), ")

@@ -121,18 +121,21 @@ def _terms_in_words(language, stem, given):
     English the words it always had (``learnsim evaluate``'s output, docs/retrieval_runs.md)."""
     if language == "english":
         return "English stop words dropped, " + ("Porter stems" if stem else "unstemmed: PyStemmer is not installed")
+    from ..text._languages import stop_list_source
+
     title = language.capitalize()
+    # whose list it is, as its file says: Snowball's, or python-stop-words' or stopwords-iso's for
+    # the languages Snowball has none of (Turkish's was said to be Snowball's)
+    source = stop_list_source(language)
     if stem in ("arabic_light", "hindi_light", "persian_light"):     # not Snowball's, told by the script
         how = "script and stop words" if stem == "hindi_light" else "script"
-        source = "stopwords-iso's" if language == "persian" else "python-stop-words'"
         return (f"{title} stop words dropped ({source} list), {title} light stems (Lucene's)"
                 + (f" ({title} given)" if given else f" ({title} detected from the collection's {how})"))
     if language in ("hebrew", "urdu"):      # a stop list and no stemmer (learnsim.text.baseline_reading)
         how = "script and stop words" if language == "urdu" else "script"
-        source = "urduhack's" if language == "urdu" else "spaCy's"
         return (f"{title} stop words dropped ({source} list), unstemmed: no {title} stemmer"
                 + (f" ({title} given)" if given else f" ({title} detected from the collection's {how})"))
-    return (f"{title} stop words dropped (Snowball's list), "
+    return (f"{title} stop words dropped ({source} list), "
             + (f"{title} Snowball stems" if stem else "unstemmed: PyStemmer is not installed")
             + (f" ({title} given)" if given else f" ({title} detected from the collection's stop words)"))
 

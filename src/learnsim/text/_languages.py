@@ -90,6 +90,18 @@ def stop_list(language):
     return frozenset(w.strip().lower() for w in lines if w.strip() and not w.startswith("#"))
 
 
+@lru_cache(maxsize=None)
+def stop_list_source(language):
+    """Whose list :func:`stop_list` gives for ``language``, as the first line of its file names it
+    ("Snowball's", "python-stop-words'", "stopwords-iso's"; "scikit-learn's" for English): the
+    words the baselines say they dropped."""
+    if language == "english":
+        return "scikit-learn's"
+    stop_list(language)  # a name no list has: its ValueError
+    first = (_FOLDER / f"{language}.txt").read_text(encoding="utf-8").split("\n", 1)[0]
+    return first[2:].split(" ", 1)[0] if first.startswith("# ") else "Snowball's"
+
+
 class LightStemmer:
     """One of learnsim's own stemmers (a function of a word) with PyStemmer's interface
     (``stemWord``, ``stemWords``), as a :class:`~learnsim.text.Tokenizer` calls its stemmer."""
