@@ -67,6 +67,15 @@ def test_a_few_texts_of_a_new_language_leave_a_collection_as_it_was(language):
         assert detect_language(NEIGHBOURS[before] * 3 + SENTENCES[language][:1]) == before
 
 
+def test_turkish_in_capitals_is_detected_with_its_dotted_capital_i():
+    # İ lowercases to i and a combining dot: read so, İÇİN and DİYE were "çi", "di", "ye", and these
+    # titles Italian
+    titles = ["ÇOCUKLAR İÇİN MASALLAR", "DENİZ GİBİ MAVİ GÖZLER", "İSTANBUL İLE ANKARA ARASINDA TREN",
+              "YAĞMUR DİYE BİR KIZ", "KÜÇÜK PRENS"]
+    assert detect_language(titles) == "turkish"
+    assert Tokenizer(stop_words="turkish")(titles[0]) == ["çocuklar", "masallar"]
+
+
 def test_malay_reads_as_indonesian_and_romanian_without_its_diacritics_as_romanian():
     malay = ["Kucing itu tidur di atas sofa sementara kami bekerja di dapur.", "Terdapat buku di atas meja dan semuanya milik saya."]
     assert detect_language(malay) == "indonesian"

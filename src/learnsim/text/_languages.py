@@ -419,7 +419,9 @@ def detect_language(texts):
     if _is_hindi(joined):
         return "hindi"
     for text in sample:
-        counts.update(_WORD.findall(text.lower()))
+        # Turkish's İ lowercases to i and a combining dot, which cut İÇİN and GİBİ into "çi", "gi",
+        # "bi": without the dot, as the tokenizer reads them, they are için and gibi
+        counts.update(_WORD.findall(text.lower().replace("i\u0307", "i")))
     total = sum(counts.values())
     if not total:
         return "english"
