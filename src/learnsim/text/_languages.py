@@ -18,7 +18,9 @@ Arabic, Hindi and Persian are stemmed by Lucene's light stemmers (``stem="arabic
 ``"hindi_light"``, ``"persian_light"``, :mod:`._arabic`, :mod:`._hindi`, :mod:`._persian`, pure
 Python) and detected by their script first (:func:`detect_language`). Urdu's list is urduhack's
 and Hebrew's spaCy's (MIT, ``urdu.txt``, ``hebrew.txt``); both are detected by their script and
-read with no stemmer (Lucene and Snowball have none for them).
+read with no stemmer (Lucene and Snowball have none for them). Czech's list is
+python-stop-words' too (``czech.txt``), its stems Lucene's light stemmer (``"czech_light"``,
+:mod:`._czech`); it is detected by its stop words, as the Snowball languages are.
 """
 from __future__ import annotations
 
@@ -34,7 +36,8 @@ __all__ = ["STOP_LANGUAGES", "SNOWBALL_LANGUAGES", "LIGHT_STEMMERS", "stop_list"
 #: The languages whose stop list ships with learnsim (``stop_words=<name>``), English included.
 STOP_LANGUAGES = ("arabic", "danish", "dutch", "english", "finnish", "french", "german", "hindi", "hungarian",
                   "italian", "norwegian", "persian", "portuguese", "russian", "spanish", "swedish",
-                  "hebrew", "urdu")
+                  "hebrew", "urdu",
+                  "czech")
 # Turkish, Greek, Indonesian, Romanian and Catalan: stopwords-iso's and python-stop-words' lists,
 # Snowball's stemmers; after the others, so that a tie with one of those keeps that one
 STOP_LANGUAGES += ("turkish", "greek", "indonesian", "romanian", "catalan")
@@ -50,10 +53,13 @@ SNOWBALL_LANGUAGES = ("arabic", "armenian", "basque", "catalan", "czech", "danis
                       "swedish", "tamil", "turkish", "yiddish")
 #: The stemmers of learnsim's own, in pure Python (``stem=<name>``), which need no PyStemmer:
 #: Lucene's Arabic, Hindi and Persian light stemmers (:mod:`._arabic`, :mod:`._hindi`,
-#: :mod:`._persian`). Snowball's ``"arabic"``, ``"hindi"`` and ``"persian"`` are PyStemmer's, as before.
-LIGHT_STEMMERS = ("arabic_light", "hindi_light", "persian_light")
+#: :mod:`._persian`), and Czech's (:mod:`._czech`). Snowball's ``"arabic"``, ``"hindi"``, ``"persian"``
+#: and ``"czech"`` are PyStemmer's, as before.
+LIGHT_STEMMERS = ("arabic_light", "hindi_light", "persian_light",
+                  "czech_light")
 # the languages whose baselines (and fits asked for stems) stem with one of them, not Snowball's
-_OWN_STEMS = {"arabic": "arabic_light", "hindi": "hindi_light", "persian": "persian_light"}
+_OWN_STEMS = {"arabic": "arabic_light", "hindi": "hindi_light", "persian": "persian_light",
+              "czech": "czech_light"}
 # the languages read with their stop words and no stemmer: Lucene and Snowball have none for them
 # (Hebrew's prefixes are letters of the word that no rule without a dictionary tells apart; no
 # published Urdu light stemmer ships with a licence and rules to follow), so their words stay whole
@@ -63,7 +69,8 @@ _CODES = {"ar": "arabic", "da": "danish", "nl": "dutch", "en": "english", "fi": 
           "de": "german", "hi": "hindi", "hu": "hungarian", "it": "italian", "no": "norwegian", "nb": "norwegian",
           "nn": "norwegian", "fa": "persian", "pt": "portuguese", "ru": "russian", "es": "spanish", "sv": "swedish",
           "he": "hebrew", "iw": "hebrew",     # iw: Hebrew's code before 1989, which Java's Locale still gives
-          "ur": "urdu"}
+          "ur": "urdu",
+          "cs": "czech"}
 _CODES.update({"tr": "turkish", "el": "greek", "id": "indonesian", "ro": "romanian", "ca": "catalan"})
 _FOLDER = Path(__file__).with_name("stopwords")
 
@@ -134,6 +141,10 @@ def load_stemmer(stem):
         from ._persian import persian_light_stem
 
         return LightStemmer(persian_light_stem)
+    if stem == "czech_light":
+        from ._czech import czech_light_stem
+
+        return LightStemmer(czech_light_stem)
     if not isinstance(stem, str) or stem not in SNOWBALL_LANGUAGES:
         raise ValueError(f"stem must be None, 'porter' or a Snowball language PyStemmer knows "
                          f"({', '.join(n for n in SNOWBALL_LANGUAGES if n != 'porter')}), or one of learnsim's "
@@ -439,7 +450,7 @@ def baseline_reading(language, stemmer_installed=None):
     :data:`STOP_LANGUAGES`): English's stop list and Porter stems for English (as they always
     were), the language's list and Snowball stemmer for another; no stems without PyStemmer.
     Arabic's, Hindi's and Persian's stems are learnsim's own (``"arabic_light"``, ``"hindi_light"``,
-    ``"persian_light"``, Lucene's), with or without it."""
+    ``"persian_light"``, Lucene's), with or without it, and so are Czech's (``"czech_light"``)."""
     if language in _OWN_STEMS:
         return language, _OWN_STEMS[language]
     if language in _NO_STEMS:
