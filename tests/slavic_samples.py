@@ -32,6 +32,8 @@ RUSSIAN = ["Студенты пошли утром в школу и читали
            "Врачи в больнице работают всю ночь, потому что у них много пациентов.",
            "Вчера мы были в горах, где было очень холодно и дул сильный ветер.",
            "Новый закон, который приняло правительство, касается налогов и пенсий."]
+# the stop lists added with them (Czech's, Bulgarian's, Ukrainian's, Polish's, Slovak's)
+NEW = ("czech", "bulgarian", "ukrainian", "polish", "slovak")
 # the languages detected before these lists shipped: each must stay what it was
 BEFORE = {
     "english": ["The students went to school in the morning and read their books in the library.",

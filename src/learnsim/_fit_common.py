@@ -102,8 +102,9 @@ def fit_language(o, texts):
 def reading(o, texts, stem=None):
     """(stop_words, stem) of a learned model's vectoriser: ``o.stop_words`` ("auto": the fit's
     language's list) and, where ``stem`` (default ``o.stem``) is true, the fit's language's
-    Snowball stemmer, Porter's for English, Lucene's light stemmers for Arabic, Hindi and Persian: an English
-    fit reads as it always did, and a French or Arabic one as its baselines do (:func:`fit_language`)."""
+    Snowball stemmer, Porter's for English, Lucene's light stemmers for Arabic, Hindi, Persian, Czech and
+    Bulgarian: an English fit reads as it always did, and a French or Arabic one as its baselines do
+    (:func:`fit_language`); a language of no stemmer (Ukrainian, Slovak) is unstemmed, with a warning."""
     stem = o.stem if stem is None else stem
     if not stem and o.stop_words != "auto":
         return o.stop_words, None
@@ -115,7 +116,15 @@ def reading(o, texts, stem=None):
 
     # the baselines' stemmer of the language, named whether or not PyStemmer is installed (a
     # Snowball one then says to install it)
-    return stop_words, baseline_reading(language, stemmer_installed=True)[1]
+    stemmer = baseline_reading(language, stemmer_installed=True)[1]
+    if stemmer is None:
+        # asked for stems, the fit would read its words whole without a word: Ukrainian and Slovak
+        # have no stemmer, Polish none in a PyStemmer before 3
+        title = language.capitalize()
+        why = (f"the installed PyStemmer has no {title} stemmer (pip install -U PyStemmer)" if language == "polish"
+               else f"learnsim has no stemmer of {title} (neither Lucene nor Snowball has one)")
+        quiet(f"stem: {why}; the model reads {title} words unstemmed")
+    return stop_words, stemmer
 
 
 def report_dict(report):

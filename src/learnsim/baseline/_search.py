@@ -135,8 +135,13 @@ def _terms_in_words(language, stem, given):
         how = "script and stop words" if language == "urdu" else "script"
         return (f"{title} stop words dropped ({source} list), unstemmed: no {title} stemmer"
                 + (f" ({title} given)" if given else f" ({title} detected from the collection's {how})"))
-    if stem in ("czech_light",):     # Lucene's light stems, told by the stop words
+    if stem in ("czech_light", "bulgarian_light"):     # Lucene's light stems, told by the stop words
         return (f"{title} stop words dropped ({source} list), {title} light stems (Lucene's)"
+                + (f" ({title} given)" if given else f" ({title} detected from the collection's stop words)"))
+    if language in ("ukrainian", "polish", "slovak"):   # python-stop-words' lists; Polish Snowball's stems
+        stems = (f"{title} Snowball stems" if stem else f"unstemmed: no stemmer of {title}" if language != "polish"
+                 else "unstemmed: PyStemmer is not installed, or is older than 3 and has no Polish stemmer")
+        return (f"{title} stop words dropped ({source} list), {stems}"
                 + (f" ({title} given)" if given else f" ({title} detected from the collection's stop words)"))
     return (f"{title} stop words dropped ({source} list), "
             + (f"{title} Snowball stems" if stem else "unstemmed: PyStemmer is not installed")

@@ -20,7 +20,10 @@ Python) and detected by their script first (:func:`detect_language`). Urdu's lis
 and Hebrew's spaCy's (MIT, ``urdu.txt``, ``hebrew.txt``); both are detected by their script and
 read with no stemmer (Lucene and Snowball have none for them). Czech's list is
 python-stop-words' too (``czech.txt``), its stems Lucene's light stemmer (``"czech_light"``,
-:mod:`._czech`); it is detected by its stop words, as the Snowball languages are.
+:mod:`._czech`), and so are Bulgarian's (``"bulgarian_light"``, :mod:`._bulgarian`); Ukrainian's,
+Polish's and Slovak's lists are python-stop-words' as well. These are detected by their stop
+words, as the Snowball languages are, Russian, Ukrainian and Bulgarian told apart by their letters
+first (:func:`_cyrillic_contest`).
 """
 from __future__ import annotations
 
@@ -37,7 +40,11 @@ __all__ = ["STOP_LANGUAGES", "SNOWBALL_LANGUAGES", "LIGHT_STEMMERS", "stop_list"
 STOP_LANGUAGES = ("arabic", "danish", "dutch", "english", "finnish", "french", "german", "hindi", "hungarian",
                   "italian", "norwegian", "persian", "portuguese", "russian", "spanish", "swedish",
                   "hebrew", "urdu",
-                  "czech")
+                  "czech",
+                  "bulgarian",
+                  "ukrainian",
+                  "polish",
+                  "slovak")
 # Turkish, Greek, Indonesian, Romanian and Catalan: stopwords-iso's and python-stop-words' lists,
 # Snowball's stemmers; after the others, so that a tie with one of those keeps that one
 STOP_LANGUAGES += ("turkish", "greek", "indonesian", "romanian", "catalan")
@@ -53,13 +60,15 @@ SNOWBALL_LANGUAGES = ("arabic", "armenian", "basque", "catalan", "czech", "danis
                       "swedish", "tamil", "turkish", "yiddish")
 #: The stemmers of learnsim's own, in pure Python (``stem=<name>``), which need no PyStemmer:
 #: Lucene's Arabic, Hindi and Persian light stemmers (:mod:`._arabic`, :mod:`._hindi`,
-#: :mod:`._persian`), and Czech's (:mod:`._czech`). Snowball's ``"arabic"``, ``"hindi"``, ``"persian"``
-#: and ``"czech"`` are PyStemmer's, as before.
+#: :mod:`._persian`), and Czech's and Bulgarian's (:mod:`._czech`, :mod:`._bulgarian`). Snowball's
+#: ``"arabic"``, ``"hindi"``, ``"persian"`` and ``"czech"`` are PyStemmer's, as before.
 LIGHT_STEMMERS = ("arabic_light", "hindi_light", "persian_light",
-                  "czech_light")
+                  "czech_light",
+                  "bulgarian_light")
 # the languages whose baselines (and fits asked for stems) stem with one of them, not Snowball's
 _OWN_STEMS = {"arabic": "arabic_light", "hindi": "hindi_light", "persian": "persian_light",
-              "czech": "czech_light"}
+              "czech": "czech_light",
+              "bulgarian": "bulgarian_light"}
 # the languages read with their stop words and no stemmer: Lucene and Snowball have none for them
 # (Hebrew's prefixes are letters of the word that no rule without a dictionary tells apart; no
 # published Urdu light stemmer ships with a licence and rules to follow), so their words stay whole
@@ -70,7 +79,11 @@ _CODES = {"ar": "arabic", "da": "danish", "nl": "dutch", "en": "english", "fi": 
           "nn": "norwegian", "fa": "persian", "pt": "portuguese", "ru": "russian", "es": "spanish", "sv": "swedish",
           "he": "hebrew", "iw": "hebrew",     # iw: Hebrew's code before 1989, which Java's Locale still gives
           "ur": "urdu",
-          "cs": "czech"}
+          "cs": "czech",
+          "bg": "bulgarian",
+          "uk": "ukrainian",
+          "pl": "polish",
+          "sk": "slovak"}
 _CODES.update({"tr": "turkish", "el": "greek", "id": "indonesian", "ro": "romanian", "ca": "catalan"})
 _FOLDER = Path(__file__).with_name("stopwords")
 
@@ -145,6 +158,10 @@ def load_stemmer(stem):
         from ._czech import czech_light_stem
 
         return LightStemmer(czech_light_stem)
+    if stem == "bulgarian_light":
+        from ._bulgarian import bulgarian_light_stem
+
+        return LightStemmer(bulgarian_light_stem)
     if not isinstance(stem, str) or stem not in SNOWBALL_LANGUAGES:
         raise ValueError(f"stem must be None, 'porter' or a Snowball language PyStemmer knows "
                          f"({', '.join(n for n in SNOWBALL_LANGUAGES if n != 'porter')}), or one of learnsim's "
@@ -381,6 +398,39 @@ def _greek_folded(counts):
             word = unicodedata.normalize("NFC", word).replace("ς", "σ")
         folded[word] += n
     return folded
+# Russian, Ukrainian and Bulgarian share their short words (на, не, до, по, за), so that a few of
+# them decide a short sample; each writes letters the others never do, which tell them apart
+# first: Russian ы э ё (about 2 % of its letters), Ukrainian і ї є ґ (about 6 %), neither in
+# Bulgarian, nor ъ in Ukrainian.
+_ANY_CYRILLIC = re.compile("[\u0400-\u04ff]")
+# the lower-case letters of Russian, Ukrainian, Bulgarian, Belarusian and Serbian (а-я, ѐ-џ, ґ),
+# counted one by one on the lowered sample (str.count: several times faster than a regex's findall)
+_CYRILLIC_LETTERS = "".join(map(chr, range(0x0430, 0x0460))) + "\u0491"
+# Serbian's and Macedonian's ј љ њ ћ ђ џ ѓ ќ ѕ are neither Ukrainian's nor Bulgarian's: their
+# collections, which share Bulgarian's short words (да, на, се, за), are read as before
+_NOT_WRITTEN = {"ukrainian": "ыэёъјљњћђџѓќѕ", "bulgarian": "ыэёіїєґјљњћђџѓќѕ"}
+_UKRAINIAN_OWN = "іїєґ"
+#: A Cyrillic language whose stop words contest a sample needs at most this share of its
+#: Cyrillic letters to be letters it never writes (a Russian name quoted now and then).
+MAX_NOT_WRITTEN_SHARE = 0.005
+
+
+def _cyrillic_contest(sample, contest):
+    """``contest`` less Ukrainian and Bulgarian where ``sample`` holds more than a few letters
+    they never write (Russian's ы э ё, Serbian's and Macedonian's ј љ њ), less Ukrainian where it holds few of Ukrainian's own
+    letters (і ї є ґ), and else less Russian, which never writes them: a Russian sample (ы in
+    nearly every sentence) is contested as before, by the languages that contested it before."""
+    if sample.isascii() or not _ANY_CYRILLIC.search(sample):
+        return contest
+    lower = sample.lower()
+    letters = sum(map(lower.count, _CYRILLIC_LETTERS))
+    bound = MAX_NOT_WRITTEN_SHARE * letters
+    out = {name for name, foreign in _NOT_WRITTEN.items() if sum(map(lower.count, foreign)) > bound}
+    # Ukrainian writes і in nearly every sentence: a sample of none (Bulgarian's) is not Ukrainian,
+    # and one of more than a few, in which Ukrainian stays in, is not Russian
+    ukrainian = "ukrainian" in contest and "ukrainian" not in out and sum(map(lower.count, _UKRAINIAN_OWN)) > bound
+    out.add("russian" if ukrainian else "ukrainian")
+    return [name for name in contest if name not in out]
 
 
 def detect_language(texts):
@@ -403,6 +453,11 @@ def detect_language(texts):
     its script and its stop words: ``"hindi"`` where more than half the letters are Devanagari and
     a fifth of its Devanagari words are Hindi's stop words (Marathi's and Nepali's are not).
     Greek's words are counted without their accents, final sigma as σ, as its list is written.
+
+    Russian, Ukrainian and Bulgarian, which share their short words, are told apart by their
+    letters first: Ukrainian and Bulgarian contest a sample only where at most 0.5 % of its
+    Cyrillic letters are Russian's ы э ё (and ъ, for Ukrainian), Ukrainian only where more are
+    its own і ї є ґ, and then Russian, which never writes them, does not.
 
     English is compared by scikit-learn's list, larger than the others (318 words against
     94 to 313): a tie goes to English, and an English collection is read as it always was.
@@ -437,6 +492,7 @@ def detect_language(texts):
     if not total:
         return "english"
     contest = [name for name in STOP_LANGUAGES if name not in _SCRIPT_LANGUAGES]
+    contest = _cyrillic_contest(joined, contest)
     read = {name: counts for name in contest}
     if _GREEK_LETTER.search(joined):
         read["greek"] = _greek_folded(counts)
@@ -445,12 +501,24 @@ def detect_language(texts):
     return best if shares[best] >= MIN_STOP_SHARE else "english"
 
 
+def _pystemmer_has(language):
+    """Whether the installed PyStemmer has the Snowball stemmer of ``language`` (True where
+    PyStemmer is not importable: naming it then says to install it)."""
+    try:
+        import Stemmer
+    except ImportError:
+        return True
+    return language in Stemmer.algorithms()
+
+
 def baseline_reading(language, stemmer_installed=None):
     """(stop_words, stem) of the lexical baselines reading ``language`` (a name of
     :data:`STOP_LANGUAGES`): English's stop list and Porter stems for English (as they always
     were), the language's list and Snowball stemmer for another; no stems without PyStemmer.
     Arabic's, Hindi's and Persian's stems are learnsim's own (``"arabic_light"``, ``"hindi_light"``,
-    ``"persian_light"``, Lucene's), with or without it, and so are Czech's (``"czech_light"``)."""
+    ``"persian_light"``, Lucene's), with or without it, and so are Czech's (``"czech_light"``) and
+    Bulgarian's (``"bulgarian_light"``); Ukrainian and Slovak are not stemmed (no stemmer of them
+    is Lucene's or Snowball's); Polish takes Snowball's Polish stemmer (PyStemmer 3)."""
     if language in _OWN_STEMS:
         return language, _OWN_STEMS[language]
     if language in _NO_STEMS:
@@ -461,5 +529,11 @@ def baseline_reading(language, stemmer_installed=None):
         stemmer_installed = find_spec("Stemmer") is not None
     if language == "english":
         return "english", "porter" if stemmer_installed else None
+    if language not in SNOWBALL_LANGUAGES:     # Ukrainian, Slovak: no stemmer, Snowball's or Lucene's
+        return language, None
+    if stemmer_installed and not _pystemmer_has(language):
+        # Polish came with PyStemmer 3 (learnsim[stem] takes 2.2 and later): an older one reads it
+        # unstemmed, as without PyStemmer, where naming its stemmer failed
+        return language, None
     return language, language if stemmer_installed else None
 
