@@ -53,9 +53,34 @@ def _short(message):
     return message if len(message) <= _MAX_MESSAGE else message[:_MAX_MESSAGE] + "..."
 
 
-def _validation_message(errors):
+# POST /v1/match's two forms (a union of two models), by the key that selects each
+_FORMS = {"MatchText": "text", "MatchPairs": "pairs"}
+
+
+def _one_form(errors, body):
+    """The errors of the form of POST /v1/match that ``body`` was sent in, or a message of its
+    own: pydantic tries a union's every model and names what each lacks, so ``{"text": "a",
+    "k": 0}`` was refused as "MatchText.k: ...; MatchPairs.pairs: Field required;
+    MatchPairs.text: Extra inputs are not permitted", naming a form the caller never meant and
+    models no caller knows. The form is the one whose key the body holds."""
+    if not any(tuple(e.get("loc", ()))[1:2] in ((name,) for name in _FORMS) for e in errors):
+        return errors
+    given = [name for name, key in _FORMS.items() if isinstance(body, dict) and key in body]
+    if len(given) == 2:
+        return "give text (a text matched against the index) or pairs (pairs of texts decided), not both"
+    if not given:
+        return "the body needs text (a text matched against the index) or pairs (a list of [text, text] pairs)"
+    return [dict(e, loc=tuple(e["loc"])[:1] + tuple(e["loc"])[2:]) for e in errors
+            if tuple(e.get("loc", ()))[1:2] == (given[0],)]
+
+
+def _validation_message(errors, body=None):
     """One line out of pydantic's errors: ``where: what`` of the first few (never the input,
-    which can be megabytes)."""
+    which can be megabytes). ``body``: the request's, read only to tell which form of POST
+    /v1/match it was sent in."""
+    errors = _one_form(errors, body)
+    if isinstance(errors, str):
+        return errors
     parts = []
     for err in errors[:3]:
         loc = tuple(err.get("loc", ()))

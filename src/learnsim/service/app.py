@@ -602,7 +602,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         if any(tuple(e.get("loc", ()))[:1] == ("body",) and tuple(e.get("loc", ()))[1:] in _WHOLE_BODY
                and e.get("type") in _NOT_AN_OBJECT for e in errors):
             return _error(400, "the body must be a JSON object (Content-Type: application/json)")
-        return _error(422, _validation_message(errors))
+        return _error(422, _validation_message(errors, getattr(exc, "body", None)))
 
     @app.exception_handler(Exception)
     async def _bug(request, exc):
