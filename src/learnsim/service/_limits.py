@@ -89,6 +89,11 @@ _FIELD = re.compile(_PATH)
 # Unicode classes compile past a validator's bound on a regex, jsonschema_rs's)
 _SCHEMA_NAME = "[\\p{L}\\p{N}_-]+"
 _SCHEMA_PATH = f"{_SCHEMA_NAME}(?:\\.{_SCHEMA_NAME}){{0,{MAX_PATH_SEGMENTS - 1}}}"
+# the end of a schema's pattern: "$" is the string's end in ECMA-262 (JSON Schema's dialect) but in
+# Python's re (jsonschema, schemathesis, hypothesis read the schema with it) it matches before a
+# trailing newline too, so that "topic\n" passed the documented pattern of a field the server
+# refuses; the lookahead makes it the end in both dialects (Python's \Z is no ECMA-262)
+_SCHEMA_END = "$(?!\\n)"
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 # the bounds of a filter: in a body, and in a query string (whose request head must stay well
 # under the HTTP parser's bound, about 80 KB, past which the parser refuses it: a 400)
@@ -243,7 +248,7 @@ def _filter_schema(bounds, where):
     name = "Filter" if where == "in a body" else "QueryFilter"
     ref = f"#/components/schemas/{name}/$defs/"
     # no NUL character: the index refuses one (SQLite's JSON functions end a string there), a 400
-    string = {"type": "string", "pattern": "^[^\\x00]*$"}
+    string = {"type": "string", "pattern": "^[^\\x00]*" + _SCHEMA_END}
     if bounds["chars"] is not None:
         string["maxLength"] = bounds["chars"]
     number = [{"type": "integer", "minimum": _INT64[0], "maximum": _INT64[1]}, {"type": "number"}]
@@ -263,7 +268,8 @@ def _filter_schema(bounds, where):
 
     def level(depth):
         out = {"type": "object", "minProperties": 1, "maxProperties": MAX_FILTER_FIELDS,
-               "patternProperties": {f"^{_SCHEMA_PATH}$": {"$ref": ref + "condition"}}, "additionalProperties": False,
+               "patternProperties": {f"^{_SCHEMA_PATH}{_SCHEMA_END}": {"$ref": ref + "condition"}},
+               "additionalProperties": False,
                "propertyNames": {"not": {"pattern": "[^.]{65}"}}}
         if depth < MAX_REQUEST_FILTER_DEPTH:
             sub = {"$ref": ref + f"level{depth + 1}"}

@@ -10,7 +10,7 @@ from .._utils.inputs import CONTENT_PATTERN, MAX_JSON_DEPTH
 from ._guard import _OPEN_PATHS
 from ._paging import HIT_FIELDS
 from ._limits import (BODY_FILTER, MAX_BATCH, MAX_EXPLAIN_K, MAX_EXPLAIN_WORDS, MAX_EXPLAINED, MAX_HITS, MAX_K,
-                      MAX_MATCH_K, MAX_N_TOP, MAX_PAIRS, QUERY_FILTER, _filter_schema)
+                      MAX_MATCH_K, MAX_N_TOP, MAX_PAIRS, QUERY_FILTER, _SCHEMA_END, _filter_schema)
 
 _BOUNDS_TEXT = (
     f"Bounds of one request (over them: 413 or 422 naming the limit): a query, text or document of at most "
@@ -74,7 +74,7 @@ _SCORE_NAME = {"type": "string", "description": 'What each "score" is: "similari
 _HIGHER = {"type": "boolean", "description": "Whether a higher score is better (closer); false for a distance"}
 
 
-_MODEL_VERSION = {"type": "string", "pattern": "^v[1-9][0-9]*$",
+_MODEL_VERSION = {"type": "string", "pattern": "^v[1-9][0-9]*" + _SCHEMA_END,
                   "description": "The model version that produced the answer (learnsim index versions): every hit, "
                                  "score and explanation of one answer is that version's"}
 
@@ -173,7 +173,7 @@ def _openapi(app, keyed, protect_reads, max_query_chars, mixed_ids, can_match, l
                     # a comma-separated list of names (_paging): empty, or each name once (every
                     # order of every subset: 16 of three names, so that the schema says it exactly)
                     lists = [",".join(p) for n in range(1, len(HIT_FIELDS) + 1) for p in permutations(HIT_FIELDS, n)]
-                    param["schema"] = {"type": "string", "pattern": f"^({'|'.join(lists)})?$"}
+                    param["schema"] = {"type": "string", "pattern": f"^({'|'.join(lists)})?{_SCHEMA_END}"}
                     param["description"] = (f"The fields a hit carries besides id and rank, comma-separated, each once: "
                                             f"any of {', '.join(HIT_FIELDS)} (all when not given; empty: none)")
                 elif param["name"] == "doc_id" and method == "put":
