@@ -57,6 +57,7 @@ from ._placeless import warn_placeless, zero_rows
 from ._segment_docs import docs_layout, documents_at, merged_docs
 from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexDamagedError, IndexFormatError, Segment, check_seal, \
     load_json, merged_rows, read_manifest, rows_of
+from ._filter_rows import allowed_rows
 from ._kernels import searching_often
 from ._store import DocumentCache, DocumentStore, check_filter
 from . import _versions
@@ -73,8 +74,6 @@ SEGMENT_ROWS = 100_000
 # adds of fewer documents than this make "small" segments; MERGE_AT small ones in a row are merged
 SMALL_SEGMENT_ROWS = 10_000
 MERGE_AT = 8
-# filters whose matching rows an open index keeps (the rows of each: one bool per document)
-_FILTER_CACHE = 32
 # documents the plan is checked on at build
 _PLAN_CHECK = 64
 
@@ -602,30 +601,8 @@ class Index(ModelVersions):
         (the tree of :func:`check_filter`; None for every live row)."""
         if conditions is None:
             return self._live
-        # A row's metadata never changes (an update writes a new row): while the rows and deletes
-        # stay (self._seqs, self._live: replaced, never changed in place), the same filter costs an
-        # AND, not a pass over the metadata (1 us a document and condition), nor its refusals,
-        # which read the kinds of value the live documents hold (a delete changes them).
-        key = repr(conditions)
-        cache = getattr(self, "_filter_cache", None)
-        if cache is None or cache[0] is not self._seqs or cache[2] is not self._live:
-            cache = self._filter_cache = (self._seqs, {}, self._live)
-        allowed = cache[1].get(key)
-        if allowed is None:
-            seqs = np.asarray(self.store.seqs_matching(conditions), dtype=np.int64)
-            allowed = np.zeros(self._seqs.shape[0], dtype=bool)
-            if seqs.size:
-                pos = np.searchsorted(self._seqs, seqs)
-                ok = pos < self._seqs.size
-                ok[ok] = self._seqs[pos[ok]] == seqs[ok]
-                allowed[pos[ok]] = True
-            if len(cache[1]) >= _FILTER_CACHE:
-                try:
-                    cache[1].pop(next(iter(cache[1])))     # the oldest
-                except (RuntimeError, StopIteration, KeyError):
-                    pass                                   # another thread's search did it
-            cache[1][key] = allowed
-        return allowed & self._live
+        # kept while the rows stay, as a refusal is (_filter_rows)
+        return allowed_rows(self, conditions) & self._live
 
     def _check_filtered(self, conditions, orders):
         """A filter reads docs.sqlite's metadata, a hit comes from its segment's copy: the hits of a
