@@ -154,3 +154,23 @@ def test_refusals_kept_are_bounded(counted):
     # the oldest were let go: judged again
     assert c.get("/v1/search", params={"q": "w001", "filter": '{"Topic": 0}'}).status_code == 400
     assert len(reads) == 101
+
+
+@pytest.mark.parametrize("value, says", [
+    (1.5, "documents.0.id: Input should be a valid string or a valid integer"),
+    (True, "documents.0.id: Input should be a valid string or a valid integer"),
+    ("", "documents.0.id: String should have at least 1 character"),
+    ("x" * 1001, "documents.0.id: String should have at most 1000 characters"),
+    (10 ** 19, "documents.0.id: Input should be less than or equal to"),
+])
+def test_a_refused_id_is_named_without_the_validators_inner_names(client, value, says):
+    """An id is a str or an int (a union): pydantic tried both and said so in its own terms,
+    "documents.0.id.constrained-str: ...; documents.0.id.function-before[_whole_number(),
+    constrained-int]: Input should be a valid integer", naming a private function of the
+    service. The id is named as the request names it, with the problem of the kind it was sent as
+    (both kinds where it is neither)."""
+    r = client.post("/v1/docs", json={"documents": [{"id": value, "text": "w001"}]})
+    error = _is_422(r)
+    assert error.startswith(says), error
+    for inner in ("constrained", "function-", "_whole_number", ";"):
+        assert inner not in error, error

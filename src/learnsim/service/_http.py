@@ -74,6 +74,52 @@ def _one_form(errors, body):
             if tuple(e.get("loc", ()))[1:2] == (given[0],)]
 
 
+# pydantic's error types that say a value is not of a union member's kind (its other members'
+# errors say what is wrong with it)
+_NOT_OF_KIND = ("string_type", "int_type", "int_parsing", "int_from_float", "float_type", "bool_type", "none_required",
+                "list_type", "dict_type", "tuple_type")
+
+
+def _is_member_tag(part):
+    # the models' fields are identifiers; a union's member is named in the location by a tag that
+    # is none ("constrained-str", "function-before[_whole_number(), constrained-int]")
+    return isinstance(part, str) and not part.isidentifier()
+
+
+def _one_member(errors):
+    """The errors of a union of kinds (a document's id: a str or an int) as one per value: pydantic
+    tries each member and names each with its own tag, so that an id 1.5 was refused as
+    "documents.0.id.constrained-str: Input should be a valid string; documents.0.id.function-before
+    [_whole_number(), constrained-int]: Input should be a valid integer", a private function of the
+    service in the answer. The value is named as the request names it, with the problem of the
+    member of its kind, or, where it is of no member's kind, every kind it may be."""
+    out, at = [], {}
+    for err in errors:
+        loc = tuple(err.get("loc", ()))
+        if not any(_is_member_tag(p) for p in loc):
+            out.append(err)
+            continue
+        plain = tuple(p for p in loc if not _is_member_tag(p))
+        if plain not in at:
+            at[plain] = []
+            out.append(plain)
+        at[plain].append(err)
+    merged = []
+    for item in out:
+        if isinstance(item, dict):
+            merged.append(item)
+            continue
+        tried = at[item]
+        of_kind = [e for e in tried if e.get("type") not in _NOT_OF_KIND]
+        if of_kind:
+            merged.append(dict(of_kind[0], loc=item))
+        else:
+            said = [str(e.get("msg", "invalid")) for e in tried]
+            said = said[:1] + [m.removeprefix("Input should be ") for m in said[1:]]
+            merged.append(dict(tried[0], loc=item, msg=" or ".join(dict.fromkeys(said))))
+    return merged
+
+
 def _validation_message(errors, body=None):
     """One line out of pydantic's errors: ``where: what`` of the first few (never the input,
     which can be megabytes). ``body``: the request's, read only to tell which form of POST
@@ -81,6 +127,7 @@ def _validation_message(errors, body=None):
     errors = _one_form(errors, body)
     if isinstance(errors, str):
         return errors
+    errors = _one_member(errors)
     parts = []
     for err in errors[:3]:
         loc = tuple(err.get("loc", ()))
