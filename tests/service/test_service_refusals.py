@@ -143,17 +143,42 @@ def test_a_refused_filter_is_judged_once_while_the_rows_stay(counted):
     assert len(reads) == 2
 
 
+def test_a_refusal_is_kept_for_every_value_of_the_refused_fields(counted):
+    """The refusal depends on the fields and the kinds of condition alone: a caller varying the
+    value ({"Topic": 1}, {"Topic": 2}, ...) cost a pass over the metadata each time."""
+    c, reads = counted
+    errors = {_refused(c, {"Topic": n}) for n in range(20)}
+    errors |= {_refused(c, {"Topic": {"$in": [n, n + 1]}}) for n in range(20)}
+    assert len(errors) == 1 and len(reads) == 1
+    # another kind of condition on the field is judged apart (its refusal may differ)
+    _refused(c, {"Topic": {"$exists": True}, "topic": {"$contains": 1}})
+    assert len(reads) == 2
+
+
+def _refused(c, filter):
+    import json
+
+    r = c.get("/v1/search", params={"q": "w001", "filter": json.dumps(filter)})
+    assert r.status_code == 400, r.text
+    return r.json()["error"]
+
+
 def test_refusals_kept_are_bounded(counted):
+    from itertools import product
+
     from learnsim.index._filter_rows import FILTER_CACHE
 
     c, reads = counted
-    assert FILTER_CACHE < 100
-    for n in range(100):
-        assert c.get("/v1/search", params={"q": "w001", "filter": f'{{"Topic": {n}}}'}).status_code == 400
-    assert len(reads) == 100
+    # every way of writing the fields in another case: a refusal each, of its own shape
+    names = ["".join(cased) for field in ("topic", "half") for cased in product(*((ch, ch.upper()) for ch in field))
+             if "".join(cased) != field]
+    assert len(names) > FILTER_CACHE
+    for name in names:
+        _refused(c, {name: 1})
+    assert len(reads) == len(names)
     # the oldest were let go: judged again
-    assert c.get("/v1/search", params={"q": "w001", "filter": '{"Topic": 0}'}).status_code == 400
-    assert len(reads) == 101
+    _refused(c, {names[0]: 2})
+    assert len(reads) == len(names) + 1
 
 
 @pytest.mark.parametrize("value, says", [
