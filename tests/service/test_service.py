@@ -906,3 +906,24 @@ def test_a_search_batch_does_not_wait_for_a_write_of_its_process():
     finally:
         reads.close()
         writes.close()
+
+
+def test_a_failing_search_alone_runs_once():
+    """A batch of one request that fails gives its caller the error it raised, without running it
+    again: a refused search (a filter the documents refuse) cost its reads twice."""
+    from learnsim.service._worker import IndexWorker
+
+    runs = []
+
+    def refused(index, queries):
+        runs.append(list(queries))
+        raise ValueError("refused")
+
+    worker = IndexWorker(None, max_pending=10, timeout_s=30)
+    try:
+        future = worker.submit(refused, key="k", queries=["q"])
+        with pytest.raises(ValueError, match="refused"):
+            future.result(10)
+        assert runs == [["q"]]
+    finally:
+        worker.close()

@@ -277,9 +277,9 @@ class IndexWorker:
                 c.times[1], c.times[3], c.times[4] = started, len(queries), len(calls)
         try:
             results = first.fn(self.index, queries)
-        except BaseException:
-            if len(calls) == 1:
-                _settle(first.future, lambda: first.fn(self.index, first.queries))
+        except BaseException as exc:
+            if len(calls) == 1:    # its own error: running it again would pay its reads twice
+                first.future.set_exception(exc)
                 return
             # one of them is to blame (or all): each gets its own answer
             for c in calls:
