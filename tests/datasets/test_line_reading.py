@@ -169,9 +169,20 @@ def test_an_empty_json_id_is_refused(tmp_path, reader, key):
         reader(path)
 
 
-def test_an_empty_tsv_id_field_still_numbers_the_document(tmp_path):
-    docs = read_documents(_write(tmp_path / "c.tsv", "a1\thello\n\tsecond\n"))
-    assert docs.ids == ["a1", None]
+@pytest.mark.parametrize("name, data", [("c.tsv", "a1\thello\n\tsecond\n"), ("h.tsv", "id\ttext\n\tfirst\na2\tsecond\n"),
+                                        ("c.txt", "a1\thello\n \tsecond\n"), ("t.tsv", "text\tid\nhello\ta1\nbye\t\n")])
+def test_an_empty_tsv_id_among_given_ones_is_refused(tmp_path, name, data):
+    # the line was numbered ("line-2") among named documents without a word, where an empty id
+    # cell of a .csv and {"id": ""} of a JSON line are refused
+    with pytest.raises(DocumentFormatError, match=rf"{name}, line \d: the id \(the field (before|after) the (first|last) TAB\) is "
+                                                  r"empty, while line \d gives one \('a\d'\)"):
+        read_documents(_write(tmp_path / name, data))
+
+
+def test_a_tsv_without_any_id_still_numbers_its_documents(tmp_path):
+    # every line indented by a TAB: no document names itself, so none is named among numbered ones
+    docs = read_documents(_write(tmp_path / "c.txt", "\thello\n\tsecond\n"))
+    assert docs.ids == [None, None] and docs.texts == ["hello", "second"]
 
 
 @pytest.mark.skipif(not hasattr(sys, "get_int_max_str_digits"), reason="this Python reads integers of any length")

@@ -755,6 +755,8 @@ def _read_text_first(docs, path, rows, column):
         if labels is not None:
             labels.append(None if value in ("", NO_CLUSTER) else value)
         docs.line_numbers.append(number)
+    if labels is None:
+        _refuse_some_empty_ids(docs, path, "the field after the last TAB")
     docs.labels = labels
     return _check_not_empty(docs, path)
 
@@ -902,5 +904,20 @@ def read_documents(path, *, encoding_errors="replace", quoting="auto"):
         docs.texts.append(_check_text(text, number, path))
         docs.ids.append(doc_id)
         docs.line_numbers.append(number)
+    if with_ids:
+        _refuse_some_empty_ids(docs, path)
     docs.labels = None
     return _check_not_empty(docs, path)
+
+
+def _refuse_some_empty_ids(docs, path, field="the field before the first TAB"):
+    """Refuse an ``id<TAB>text`` file in which some lines give an id and others leave it empty: the
+    line with no id was numbered ("line-12") among named documents without a word, as a table's empty
+    id cell and a JSON line's ``"id": ""`` are refused (:func:`_table_id`). A file whose every id is
+    empty (a ``.txt`` of indented lines) has no ids, and its documents are numbered."""
+    given = next(((doc_id, n) for doc_id, n in zip(docs.ids, docs.line_numbers) if doc_id is not None), None)
+    empty = next((n for doc_id, n in zip(docs.ids, docs.line_numbers) if doc_id is None), None)
+    if given is not None and empty is not None:
+        raise DocumentFormatError(f"{path}, line {empty}: the id ({field}) is empty, "
+                                  f"while line {given[1]} gives one ({given[0][:40]!r}); give every document an "
+                                  "id, or none to number them all")
