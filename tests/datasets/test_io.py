@@ -363,6 +363,17 @@ def test_pandas_csv_with_its_index_column_keeps_no_unnamed_metadata(tmp_path):
         read_documents(_write(tmp_path / "gap.csv", b"id,text,\na,hello,x\n"))
 
 
+@pytest.mark.parametrize("reader, data, column", [
+    (read_documents, b"id\ttext\t\na\thello\t\nb\tbye\tx\n", 3), (read_documents, b"\tid\ttext\t\n0\ta\thello\t\n", 4),
+    (read_documents, b"id\t\ttext\na\tx\thello\n", 2), (read_labelled_documents, b"label\ttext\t\ngeo\thello\tx\n", 3),
+    (read_labelled_documents, b"sentence\tlabel\t\nhello\t1\t\n", 3)])
+def test_a_tsv_header_with_an_unnamed_column_is_refused_as_a_csv_one_is(tmp_path, reader, data, column):
+    # "id<TAB>text<TAB>" was taken for the header id<TAB>text and each line's last TAB and field
+    # joined its text ("hello\t", "bye\tx"), where pandas reads them as a column "Unnamed: 2"
+    with pytest.raises(DocumentFormatError, match=rf"d\.tsv, line 1: the header's column {column} has no name"):
+        reader(_write(tmp_path / "d.tsv", data))
+
+
 @pytest.mark.parametrize("name, data", [
     ("d.csv", b"id,text\na,hello\n,bye\n"), ("d.tsv", b"id\ttext\tlabel\na\thello\tx\n\tbye\ty\n")])
 def test_an_empty_id_cell_of_a_table_is_refused_as_an_empty_json_id_is(tmp_path, name, data):

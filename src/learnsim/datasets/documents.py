@@ -291,6 +291,22 @@ def _named_columns(line):
     return names
 
 
+def _refuse_unnamed_column(number, line, path):
+    """Refuse a TSV header naming its columns (one of them ``label`` or a text column) with one that
+    has no name, as a ``.csv`` header's is refused: ``id<TAB>text<TAB>`` (a trailing TAB, as some
+    exports write) was taken for the header ``id<TAB>text``, and every line's TAB and the field after
+    it became part of its text, where pandas reads that field as a column of its own. The first
+    column may have no name: pandas' index column (``df.to_csv(sep="\t")``)."""
+    names = [name.strip().lower() for name in line.split("\t")]
+    named = [name for name in names if name]
+    if len(named) < 2 or "" not in names[1:] or not all(_COLUMN_NAME.fullmatch(name) for name in named):
+        return
+    if "label" in named or any(name in _TSV_TEXT_NAMES for name in named):
+        column = names.index("", 1) + 1
+        raise DocumentFormatError(f"{path}, line {number}: the header's column {column} has no name; name it, or "
+                                  f"remove the TAB that opens it (the header is {line.replace(chr(9), '<TAB>')[:80]!r})")
+
+
 def _tsv_named_rows(path, rows, names):
     """``(keys, [(line_number, {key: value})])`` of TSV ``rows`` under the header ``names``
     (:func:`_named_columns`), as :func:`_csv_rows` gives a ``.csv`` file's: the id column as
@@ -651,6 +667,8 @@ def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto"):
         docs.unused_fields = _unused(seen, ())
         return _check_not_empty(docs, path)
     rows = list(_tab_rows(path, _quote(kind, quoting), encoding_errors))
+    if rows:
+        _refuse_unnamed_column(*rows[0][:2], path)
     names = _named_columns(rows[0][1]) if rows else None
     if names is not None and "label" in names:
         # id<TAB>label<TAB>text, pandas' <TAB>label<TAB>text (df.to_csv(sep="\t")): by name, as a .csv
@@ -880,6 +898,8 @@ def read_documents(path, *, encoding_errors="replace", quoting="auto"):
         return _check_not_empty(docs, path)
 
     rows = list(_tab_rows(path, _quote(kind, quoting), encoding_errors))
+    if rows:
+        _refuse_unnamed_column(*rows[0][:2], path)
     names = _named_columns(rows[0][1]) if rows else None
     if names is not None:
         return _read_named(docs, path, *_tsv_named_rows(path, rows, names))
