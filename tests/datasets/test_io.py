@@ -122,6 +122,19 @@ def test_gzipped_document_files_are_read_as_the_file_they_hold(tmp_path):
         read_documents(_write(tmp_path / "docs.gz", gzip.compress(b"a\tone\n")))
 
 
+def test_a_beir_record_with_a_title_and_an_empty_text_is_its_title(tmp_path):
+    # it was "Title\n": a line end in the text that is indexed, shown and highlighted, where BEIR
+    # strips the joined (title + " " + text).strip()
+    path = _write(tmp_path / "corpus.jsonl", b'{"_id": "d1", "title": "Mount Etna ", "text": ""}\n'
+                                             b'{"_id": "d2", "title": "Vesuvius", "text": " \\n"}\n'
+                                             b'{"_id": "d3", "title": "Stromboli", "text": "lava"}\n')
+    expected = ["Mount Etna", "Vesuvius", "Stromboli\nlava"]
+    assert read_documents(path).texts == expected
+    assert list(datasets.read_corpus(path).values()) == expected
+    assert read_labelled_documents(_write(tmp_path / "lab.jsonl", b'{"title": "Etna", "text": "", "label": 1}\n')).texts \
+        == ["Etna"]
+
+
 def test_read_text(tmp_path):
     path = _write(tmp_path / "t.txt", b"\xef\xbb\xbfline one\nbad \xff\n")
     counts = {}

@@ -357,7 +357,9 @@ def record_text(obj, text, where="the record"):
     if title is not None and not isinstance(title, str):
         raise ValueError(f'{where}: "title" must be a string (or null); got {type(title).__name__}')
     if isinstance(title, str) and title.strip():
-        return title.strip() + "\n" + text
+        # a record with a title and an empty text is its title alone, as BEIR joins and strips them
+        # ((title + " " + text).strip()): "Title\n" put a line end in the text it indexes and shows
+        return title.strip() + "\n" + text if text.strip() else title.strip()
     return text
 
 
