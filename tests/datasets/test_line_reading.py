@@ -7,6 +7,7 @@ import codecs
 import gzip
 import io
 import json
+import re
 import sys
 import warnings
 
@@ -196,6 +197,24 @@ def test_an_integer_too_long_for_python_names_the_file_the_line_and_the_field(tm
     with pytest.raises(DocumentFormatError, match=r"m\.jsonl, line 1: the integer 'metadata\.n\[1\]' is too long"):
         read_documents(path)
     assert read_documents(_write(tmp_path / "s.jsonl", json.dumps({"id": long, "text": "a"}))).ids == [long]
+
+
+@pytest.mark.parametrize("value", ["1e-400", "-2.5E-999", "0.1e-330"])
+def test_a_number_below_the_smallest_float_in_metadata_is_refused_not_read_as_zero(tmp_path, value):
+    # Python's json reads 1e-400 as 0.0: a filter score>0 silently left the document out. The index
+    # refuses an integer it cannot keep exactly (beyond 64 bits); such a number is refused likewise
+    path = _write(tmp_path / "c.jsonl", f'{{"id": "a1", "text": "hello", "score": 0.0, "n": -0}}\n'
+                                        f'{{"id": "a2", "text": "hello", "score": {value}}}\n')
+    with pytest.raises(DocumentFormatError, match=rf"c\.jsonl, line 2: 'score' is {re.escape(value)}, a number too "
+                                                  r"small for a float \(it would read as 0\.0\)"):
+        read_documents(path)
+    path = _write(tmp_path / "m.jsonl", f'{{"text": "hello", "other": 1e-400, "metadata": {{"s": [0.0, {value}]}}}}\n')
+    with pytest.raises(DocumentFormatError, match=r"m\.jsonl, line 1: 'metadata\.s\[1\]' is "):
+        read_documents(path)
+    # zero written as zero, and the smallest floats, are read as they are
+    docs = read_documents(_write(tmp_path / "z.jsonl", '{"text": "a", "z": 0.0, "y": -0.0, "e": 0e-5, "t": 5e-324, "n": -0}\n'))
+    # the integer -0 is 0 (JSON has one integer zero; pandas and Python read it so)
+    assert docs.metadata == [{"z": 0.0, "y": -0.0, "e": 0.0, "t": 5e-324, "n": 0}]
 
 
 @pytest.mark.parametrize("value, spelled", [("NaN", "NaN"), ("Infinity", "Infinity"), ("-Infinity", "-Infinity"),
