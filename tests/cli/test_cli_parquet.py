@@ -124,3 +124,25 @@ def test_index_build_names_a_parquet_files_rows(tmp_path, capsys):
                      "--out", str(tmp_path / "idx")]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and expected in err[0], err
+
+
+def test_index_build_names_a_parquet_document_without_an_id_by_its_row(tmp_path, capsys):
+    """A table without an id column: its documents were named "line-N" by their row, a line the
+    file has not (the same table as a .csv, under its header, is line N+1 there); the name is now
+    the row, as every message about a .parquet file counts it."""
+    from learnsim._baseline_models import baseline_pipeline
+
+    baseline_pipeline("cosine", corpus()[0][:20]).save(tmp_path / "m.npz")
+    frame = pd.DataFrame({"text": ["red apple", "green pear", "ripe plum"]})
+    frame.to_parquet(tmp_path / "docs.parquet")
+    frame.to_csv(tmp_path / "docs.csv", index=False)
+    found = {}
+    for name in ("docs.parquet", "docs.csv"):
+        assert main(["index", "build", "--model", str(tmp_path / "m.npz"), "--corpus", str(tmp_path / name),
+                     "--out", str(tmp_path / f"idx-{name}")]) == 0
+        capsys.readouterr()
+        assert main(["search", "--index", str(tmp_path / f"idx-{name}"), "--query", "ripe plum", "-k", "1",
+                     "--json"]) == 0
+        found[name] = json.loads(capsys.readouterr().out)[0]["hits"][0]["id"]
+    # the third document: the table's row 3, the .csv file's line 4 (its header is line 1)
+    assert found == {"docs.parquet": "row-3", "docs.csv": "line-4"}

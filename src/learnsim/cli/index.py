@@ -15,7 +15,8 @@ corpus layouts:
   id<TAB>text per line (.tsv), or one document per line (.txt): no metadata (under a first
       line text<TAB>id, each line is read that way round)
   a header naming id and text (.csv, CSV-quoted): every other column is metadata
-  A document without an id gets its line number ("line-12"); in 'index add' (without
+  A document without an id gets its line number ("line-12"; in a .parquet file, its
+      row: "row-12"); in 'index add' (without
       --update), the index's next free number.
   BEIR's corpus.jsonl reads as it is: {"_id": ..., "title": ..., "text": ..., "metadata": {...}}
       (the id from "_id", the title joined before the text); a field read and not used is named.
@@ -170,8 +171,10 @@ def read_corpus(path, encoding_errors="replace", quoting="auto", number_lines=Tr
     line = line_word(path)
     docs = read_documents(path, encoding_errors=encoding_errors, quoting=quoting)
     note_unused_fields(docs, path)
-    # an id the file did not give: its line, written without a blank so that a run file can name it
-    ids = [i if i is not None or not number_lines else f"line-{n}" for i, n in zip(docs.ids, docs.line_numbers)]
+    # an id the file did not give: its line, written without a blank so that a run file can name it;
+    # a .parquet file's row ("row-3", as its messages count them: "line-3" named a line it has not,
+    # and the same table written as .csv, a header above, reads line-4 there)
+    ids = [i if i is not None or not number_lines else f"{line}-{n}" for i, n in zip(docs.ids, docs.line_numbers)]
     metas = [None] * len(ids) if docs.metadata is None else docs.metadata
     from ..index._arguments import CheckedMetadata
 
