@@ -3,6 +3,7 @@ line's document readers (learnsim.io, which re-exports them from learnsim.datase
 from __future__ import annotations
 
 import gzip
+import json
 import warnings
 
 import pytest
@@ -133,6 +134,37 @@ def test_a_beir_record_with_a_title_and_an_empty_text_is_its_title(tmp_path):
     assert list(datasets.read_corpus(path).values()) == expected
     assert read_labelled_documents(_write(tmp_path / "lab.jsonl", b'{"title": "Etna", "text": "", "label": 1}\n')).texts \
         == ["Etna"]
+
+
+@pytest.mark.parametrize("layout", ["parquet", "csv", "dataframe", "dicts"])
+def test_a_beir_corpus_as_a_table_reads_its_id_and_title_as_the_jsonl_does(tmp_path, layout):
+    # BEIR's corpus as parquet (Hugging Face's BeIR sets), df.to_csv of it, or its records in memory:
+    # "_id" was metadata, the documents numbered, and the titles left out of the texts, where the
+    # same records in corpus.jsonl (or a docid<TAB>title<TAB>text file) read both
+    rows = [{"_id": "d1", "title": "Etna", "text": "lava flows"}, {"_id": "d2", "title": "", "text": "ash cloud"},
+            {"_id": "d3", "title": "Stromboli", "text": "a glow"}]
+    jsonl = read_documents(_write(tmp_path / "corpus.jsonl", "".join(json.dumps(r) + "\n" for r in rows).encode()))
+    if layout == "dicts":
+        source = rows
+    else:
+        pd = pytest.importorskip("pandas")
+        frame = pd.DataFrame(rows)
+        if layout == "parquet":
+            pytest.importorskip("pyarrow")
+            frame.to_parquet(tmp_path / "corpus.parquet")
+            source = tmp_path / "corpus.parquet"
+        elif layout == "csv":
+            frame.to_csv(tmp_path / "corpus.csv", index=False)
+            source = tmp_path / "corpus.csv"
+        else:
+            source = frame
+    docs = read_documents(source)
+    assert docs.ids == jsonl.ids == ["d1", "d2", "d3"]
+    assert docs.texts == jsonl.texts == ["Etna\nlava flows", "ash cloud", "Stromboli\na glow"]
+    if layout in ("parquet", "csv"):
+        # the title stays metadata, as a JSON line's does; the id is no field of it
+        assert [m.get("title") or None for m in docs.metadata] == ["Etna", None, "Stromboli"]
+        assert all("_id" not in m for m in docs.metadata)
 
 
 def test_read_text(tmp_path):

@@ -259,6 +259,12 @@ def _csv_rows(path, quote, encoding_errors, wanted, required):
     # written, as a JSON line's field and a .parquet column do: "Topic" became "topic", and
     # --filter Topic=Geo silently matched no document
     keys = [name if name in ("id", "text", "label") else given.strip() for name, given in zip(names, header)]
+    if "id" not in names:
+        # BEIR's "_id" (or "docno", "doc_id", ...: a JSON line's id keys) is the id column, as in a
+        # .jsonl or .tsv file: df.to_csv of BEIR's corpus kept it as metadata and numbered the documents
+        key = next((k for k in ID_KEYS if k in names), None)
+        if key is not None:
+            keys[names.index(key)] = "id"
     rows = []
     for number, fields in records:
         if len(fields) > len(names) and not quote and names[-1] == "text":
@@ -532,7 +538,7 @@ def _memory_objects(source, labelled):
         for row in source.itertuples(index=False, name=None):
             obj = dict(zip(names, row))
             # a missing label or id in a DataFrame is NaN (or None): no cluster, no id
-            for key in ("label", "id"):
+            for key in ("label", "id", *ID_KEYS, "title"):
                 value = obj.get(key)
                 if isinstance(value, float) and math.isnan(value):
                     obj[key] = None
@@ -564,7 +570,10 @@ def _read_memory(source, labelled):
     all_labelled = True
     for n, obj in enumerate(_memory_objects(source, labelled)):
         where = f"document {n}"
-        text, doc_id = _object_fields(obj, where)
+        # the id and title as a JSON line's (BEIR's {"_id", "title", "text"} records, a DataFrame of them)
+        key = record_id_key(obj) if isinstance(obj, dict) else None
+        text, doc_id = _object_fields(obj, where, id_key=key or "id")
+        text = record_text(obj, text, where)
         if not text.strip():
             raise DocumentFormatError(f"{where}: empty text")
         if labelled or "label" in obj:
@@ -621,16 +630,21 @@ def _read_parquet_documents(path, labelled):
         frame = frame.reset_index(level=levels)
     names = [str(c) for c in frame.columns]
     text_key = record_text_key(dict.fromkeys(names))      # a "contents" column without "text": the text
-    others = [n for n in names if n not in ("id", text_key, "label")]
+    # the id column as a JSON line's ("id", else BEIR's "_id", "docno", ...) and its title joined
+    # before the text: BEIR's corpus saved as parquet (Hugging Face's BeIR sets: _id, title, text)
+    # kept "_id" as metadata, numbered its documents and left the titles out of their texts
+    id_key = record_id_key(dict.fromkeys(names)) or "id"
+    others = [n for n in names if n not in (id_key, text_key, "label")]
     docs = Documents(texts=[], ids=[], labels=[] if (labelled or "label" in names) else None, path=path)
     docs.metadata = [] if others and not labelled else None
     for n, row in enumerate(frame.itertuples(index=False, name=None), start=1):
         obj = {name: _cell(v) for name, v in zip(names, row)}
         where = f"{path}, row {n}"
-        if "id" in obj:
+        if id_key in obj:
             # labelled documents may leave ids out row by row, as a labelled .csv's may
-            obj["id"] = None if labelled and obj["id"] is None else _table_id(obj["id"], where, '"id"')
-        text, doc_id = _object_fields(obj, where, "a row")
+            obj[id_key] = None if labelled and obj[id_key] is None else _table_id(obj[id_key], where, f'"{id_key}"')
+        text, doc_id = _object_fields(obj, where, "a row", id_key=id_key)
+        text = record_text(obj, text, where)
         if not text.strip():
             raise DocumentFormatError(f"{where}: empty text")
         docs.texts.append(text)
@@ -838,16 +852,24 @@ def _read_text_first(docs, path, rows, column):
     return _check_not_empty(docs, path)
 
 
+def _titled(row):
+    """The text of a row read by column name with its ``title`` column (a ``.csv`` file's, BEIR's
+    layout) joined before it, as a JSON line's title is (:func:`record_text`); a TSV file's title
+    column is already joined (:func:`_tsv_named_rows`)."""
+    title = row.get("title")
+    return record_text({"title": title}, row["text"]) if isinstance(title, str) else row["text"]
+
+
 def _read_named_labelled(docs, path, names, rows):
     """Labelled documents of ``rows`` read by column name (a ``.csv`` file's, or a TSV file's
     under a header of its columns): ``names`` as :func:`_csv_rows` gives them."""
-    docs.unused_fields = _unused(names, ("id", "label", "text"))
+    docs.unused_fields = _unused(names, ("id", "label", "text", "title"))
     for number, row in rows:
         label = row["label"].strip()
         if not label:
             raise DocumentFormatError(f"{path}, line {number}: empty label (use -1 for a "
                                       "document in no cluster)")
-        docs.texts.append(_check_text(row["text"], number, path))
+        docs.texts.append(_check_text(_titled(row), number, path))
         docs.ids.append(row.get("id", "").strip() or None)
         docs.labels.append(None if label == NO_CLUSTER else label)
         docs.line_numbers.append(number)
@@ -860,7 +882,7 @@ def _read_named(docs, path, names, records):
     others = [name for name in names if name not in ("id", "text")]
     docs.metadata = [] if others else None
     for number, row in records:
-        docs.texts.append(_check_text(row["text"], number, path))
+        docs.texts.append(_check_text(_titled(row), number, path))
         docs.ids.append(_table_id(row["id"], f"{path}, line {number}", "'id'").strip() if "id" in row else None)
         if "label" in row:
             label = row["label"].strip()
