@@ -428,3 +428,12 @@ def test_a_queries_tsv_header_of_three_columns_is_read_by_name(tmp_path):
         read_queries(trailing)
     # an empty field there is none: the header's trailing TAB written on every line
     assert read_queries(_write(tmp_path / "t2.tsv", "id\ttext\t\na\thello\t\n")) == {"a": "hello"}
+
+
+@pytest.mark.parametrize("line, empty", [("1\t\t1", "document"), ("1\t \t1", "document")])
+def test_a_beir_qrels_line_with_an_empty_id_is_refused(tmp_path, line, empty):
+    # split at tabs under BEIR's header, "1<TAB><TAB>1" judged the document '' without a word
+    path = tmp_path / "test.tsv"
+    path.write_text(f"query-id\tcorpus-id\tscore\n1\td1\t1\n{line}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"test\.tsv, line 3: the {empty} id is empty"):
+        read_qrels(path)

@@ -880,6 +880,12 @@ def _judgement_rows(path, encoding="utf-8", encoding_errors="replace"):
     def judgement(number, fields):
         if expected is not None and len(fields) != expected:
             raise ValueError(f"{path}, line {number}: {len(fields)} field(s), expected {expected}: {names}")
+        empty = next((what for what, col in (("query", query_col), ("document", doc_col)) if not fields[col]), None)
+        if empty is not None:
+            # split at tabs (under a header), a line "1<TAB><TAB>1" judged the document '' without a
+            # word, an id no corpus has
+            raise ValueError(f"{path}, line {number}: the {empty} id is empty (fields: {names}); give every "
+                             "judgement its query and its document")
         if grade_col is None:
             grade = 1          # the file lists the relevant pairs only
         else:
