@@ -914,3 +914,16 @@ def test_jglue_json_lines_named_json(tmp_path):
     for text in (json.dumps(rows), "[\n" + ",\n".join(json.dumps(r) for r in rows) + "\n]\n"):
         with pytest.raises(DocumentFormatError, match="a JSON array; pairs are read from JSON Lines"):
             read_pairs(_write(tmp_path / "array.json", text))
+
+
+@pytest.mark.parametrize("field, value", [("label", "1e-400"), ("score", "2.5e-999")])
+def test_a_pair_label_below_the_smallest_float_is_refused_not_read_as_zero(tmp_path, field, value):
+    # Python's json reads 1e-400 as 0.0: the pair was read as no duplicate (the lowest grade) without a word
+    path = tmp_path / "pairs.jsonl"
+    path.write_text(f'{{"text_a": "a b", "text_b": "a c", "{field}": 1}}\n'
+                    f'{{"text_a": "c d", "text_b": "e f", "{field}": {value}}}\n', encoding="utf-8")
+    with pytest.raises(DocumentFormatError, match=rf"pairs\.jsonl, line 2: '{field}' is {value}, a number too small"):
+        read_pairs(path)
+    path.write_text('{"text_a": "a b", "text_b": "a c", "label": 1}\n{"text_a": "c d", "text_b": "e f", "label": 0.0}\n',
+                    encoding="utf-8")
+    assert len(read_pairs(path).texts) == 4

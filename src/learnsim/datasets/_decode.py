@@ -24,6 +24,7 @@ from __future__ import annotations
 import codecs
 import gzip
 import json
+import re
 import sys
 import zlib
 from pathlib import Path
@@ -220,6 +221,64 @@ def json_record(line, where, invalid="invalid JSON"):
         # Python will not convert an integer of more than sys.get_int_max_str_digits() digits
         # (quadratic time): the message names the file, the line and the field
         raise DocumentFormatError(f"{where}: {_long_integer(line)}") from None
+
+
+def _has_zero_float(value):
+    """Whether the JSON value ``value`` holds the float 0.0 anywhere (the only value an underflowing
+    number reads as)."""
+    if isinstance(value, float):
+        return value == 0.0
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return any(_has_zero_float(item) for item in items)
+
+
+class _Underflow(float):
+    """A JSON number that reads as 0.0 though its digits are not all zero (``1e-400``), its literal kept."""
+
+
+def _underflow_literal(digits):
+    value = float(digits)
+    if value == 0.0 and re.search(r"[1-9]", re.split(r"[eE]", digits)[0]):
+        tiny = _Underflow(digits)
+        tiny.literal = digits
+        return tiny
+    return value
+
+
+def _path_to(value, test, at=()):
+    """The path (keys and positions) to the first item of the JSON value ``value`` that ``test``
+    takes, or None."""
+    if test(value):
+        return at
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = _path_to(item, test, at + (key,))
+        if found is not None:
+            return found
+    return None
+
+
+def refuse_underflow(obj, line, where, part=False):
+    """Refuse a number of the JSON value ``obj``, parsed from the JSON ``line``, that Python's json
+    reads as 0.0 though it is not zero (``1e-400``, below the smallest float): a metadata value
+    ``score>0`` left out, a pair's label 1e-400 read as 0. The index refuses, as it stores none
+    exactly, an integer beyond 64 bits; such a number is refused the same way, as a
+    :class:`DocumentFormatError` naming ``where`` and the field. ``part``: ``obj`` holds some of
+    the line's top-level keys (a record's metadata), looked for there only. Only a value holding
+    0.0 is read again (with its literals), so other lines cost nothing."""
+    if not _has_zero_float(obj):
+        return
+    again = json.loads(line.removeprefix("\ufeff"), parse_float=_underflow_literal)
+    if part and isinstance(again, dict) and isinstance(obj, dict):
+        again = {key: again[key] for key in obj if key in again}
+    at = _path_to(again, lambda v: isinstance(v, _Underflow))
+    if at is not None:
+        value = again
+        for key in at:
+            value = value[key]
+        field = "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in at).lstrip(".")
+        raise DocumentFormatError(f"{where}: {field!r} is {value.literal}, a number too small for a float (it "
+                                  "would read as 0.0); give it as a string, or as 0")
 
 
 def _long_integer(line):

@@ -46,7 +46,6 @@ one :class:`UndecodableBytesWarning` names the file and counts the lines affecte
 from __future__ import annotations
 
 import datetime
-import json
 import math
 import numbers
 import os
@@ -57,7 +56,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._decode import ID_KEYS, DocumentFormatError, check_encoding_errors, decoded_lines, json_record
+from ._decode import ID_KEYS, DocumentFormatError, check_encoding_errors, decoded_lines, json_record, refuse_underflow
 from ._base import read_parquet_frame
 from .pairs import _delimited_records, check_quoting
 
@@ -438,60 +437,11 @@ def _non_finite(value, at=()):
     return None
 
 
-def _has_zero_float(value):
-    """Whether the JSON value ``value`` holds the float 0.0 anywhere (the only value an underflowing
-    number reads as)."""
-    if isinstance(value, float):
-        return value == 0.0
-    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
-    return any(_has_zero_float(item) for item in items)
-
-
-class _Underflow(float):
-    """A JSON number that reads as 0.0 though its digits are not all zero (``1e-400``), its literal kept."""
-
-
-def _underflow_literal(digits):
-    value = float(digits)
-    if value == 0.0 and re.search(r"[1-9]", re.split(r"[eE]", digits)[0]):
-        tiny = _Underflow(digits)
-        tiny.literal = digits
-        return tiny
-    return value
-
-
-def _path_to(value, test, at=()):
-    """The path (keys and positions) to the first item of the JSON value ``value`` that ``test``
-    takes, or None."""
-    if test(value):
-        return at
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-    for key, item in items:
-        found = _path_to(item, test, at + (key,))
-        if found is not None:
-            return found
-    return None
-
-
 def _check_exact(obj, where, line):
-    """Refuse a number of the JSON object ``obj`` (a record's metadata, parsed from ``line``) that
-    Python's json reads as 0.0 though it is not zero (``1e-400``, below the smallest float): kept,
-    a filter ``score>0`` silently left the document out. The index refuses, as it stores none
-    exactly, an integer beyond 64 bits; such a number is refused the same way, naming the field.
-    Only a record holding 0.0 is read again (with its literals), so other lines cost nothing."""
-    if not _has_zero_float(obj):
-        return
-    again = json.loads(line.removeprefix("\ufeff"), parse_float=_underflow_literal)
-    if isinstance(again, dict) and isinstance(obj, dict) and set(obj) < set(again):
-        again = {key: again[key] for key in obj}        # the metadata's part of the record
-    at = _path_to(again, lambda v: isinstance(v, _Underflow))
-    if at is not None:
-        value = again
-        for key in at:
-            value = value[key]
-        field = "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in at).lstrip(".")
-        raise DocumentFormatError(f"{where}: {field!r} is {value.literal}, a number too small for a float (it "
-                                  "would read as 0.0); give it as a string, or as 0")
+    """Refuse a number of a record's metadata ``obj`` (parsed from ``line``) that reads as 0.0
+    though it is not zero (:func:`learnsim.datasets._decode.refuse_underflow`): kept, a filter
+    ``score>0`` silently left the document out."""
+    refuse_underflow(obj, line, where, part=True)
 
 
 def _check_finite(obj, where):

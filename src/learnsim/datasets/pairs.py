@@ -19,7 +19,7 @@ import numpy as np
 
 from .._utils.inputs import short_repr
 from ._base import _object_array
-from ._decode import DocumentFormatError, check_encoding_errors, decoded_lines, json_record
+from ._decode import DocumentFormatError, check_encoding_errors, decoded_lines, json_record, refuse_underflow
 
 _QUOTINGS = ("auto", "csv", "none")
 
@@ -611,7 +611,10 @@ def _read_jsonl(path, columns, kind_arg, encoding_errors):
         if not objects and line.lstrip().startswith("["):
             raise DocumentFormatError(f"{path}, line {number}: a JSON array; pairs are read from JSON Lines, one "
                                       "object a line ({\"text_a\": ..., \"text_b\": ..., \"label\": ...})")
-        objects.append((number, json_record(line, f"{path}, line {number}")))
+        record = json_record(line, f"{path}, line {number}")
+        # a label or score 1e-400 read as 0 (not a duplicate, the lowest grade): refused, naming it
+        refuse_underflow(record, line, f"{path}, line {number}")
+        objects.append((number, record))
     parsed, info = _read_objects(objects, columns, kind_arg, lambda number: f"{path}, line {number}")
     if parsed is None:
         raise DocumentFormatError(f"{path} contains no pairs (the file is empty)")
