@@ -457,3 +457,30 @@ def test_a_labelled_tsv_header_naming_its_columns_is_read_by_name(tmp_path, head
     docs = read_labelled_documents(_write(tmp_path / "train.tsv", f"{header}\n{line}\n".encode()))
     assert docs.labels == ["sports"] and docs.texts == ["the match, a draw"]
     assert docs.ids == ([None] if header.startswith("\t") else ["t1"])
+
+
+@pytest.mark.parametrize("codec, text", [
+    ("cp1254", "Türkçe ağaç şeker ığdır"), ("cp1253", "Καλημέρα κόσμε"), ("cp1250", "Příliš žluťoučký kůň"),
+    ("cp1255", "שלום עולם"), ("cp1256", "سلام دنيا"), ("iso-8859-9", "Türkçe ağaç"), ("iso-8859-7", "Καλημέρα"),
+    ("latin-1", "café crème")])
+def test_a_file_in_a_single_byte_code_page_is_named_as_such(tmp_path, codec, text):
+    # every letter beyond ASCII became U+FFFD under a warning that spoke of bad bytes, as of UTF-8
+    # text with a cut character; it now says the file is in a code page and how to convert it
+    path = _write(tmp_path / "docs.tsv", f"d1\t{text}\nd2\tplain words\n".encode(codec))
+    with pytest.warns(UndecodableBytesWarning, match=r"docs\.tsv: 1 line\(s\).*no line holds a UTF-8 character "
+                                                     r"beyond ASCII, so the file is likely in a single-byte code "
+                                                     r"page.*iconv -f CP1254 -t UTF-8 docs\.tsv"):
+        read_documents(path)
+    with pytest.raises(DocumentFormatError, match=r"docs\.tsv, line 1: not UTF-8 text .*single-byte code page"):
+        read_documents(path, encoding_errors="strict")
+
+
+@pytest.mark.parametrize("data", [b"d1\tcut \xe2\x80 here\nd2\tplain\n", "d1\tcafé \n".encode() + b"d2\tbad \xff\n"])
+def test_utf8_text_with_a_bad_byte_is_not_called_a_code_page(tmp_path, data):
+    # a cut UTF-8 character, or a bad byte in a file with UTF-8 letters elsewhere: the odd damaged byte
+    path = _write(tmp_path / "docs.tsv", data)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        read_documents(path)
+    ours = [str(w.message) for w in caught if issubclass(w.category, UndecodableBytesWarning)]
+    assert len(ours) == 1 and "1 line(s)" in ours[0] and "code page" not in ours[0]

@@ -118,14 +118,22 @@ class _Decoder:
         self.hint = hint
         self.n_lines = 0
         self.first_line = None
+        # whether a line held a character beyond ASCII that is valid UTF-8: a file with none, and
+        # bad bytes, is no UTF-8 text with a cut character but text in a single-byte code page
+        self.beyond_ascii = False
 
     def decode(self, raw, number):
         """Text of the line ``raw`` (bytes), which is line ``number`` of the file."""
         try:
-            return raw.decode(self.encoding)
+            text = raw.decode(self.encoding)
+            if self.utf8 and not self.beyond_ascii and not raw.isascii():
+                self.beyond_ascii = True
+            return text
         except UnicodeDecodeError as exc:
             if self.errors == "strict":
                 hint = f"; {self.hint}" if self.hint else ""
+                if self.utf8 and not self.beyond_ascii and not _utf8_beyond_ascii(raw):
+                    hint += f"; {_CODE_PAGE_HINT.format(name=Path(self.where).name)}"
                 raise DocumentFormatError(
                     f"{self.where}, line {number}: not {self.encoding_name} text ({exc.reason} at byte "
                     f"{exc.start}){hint}; pass encoding_errors='replace' (--encoding-errors replace) "
@@ -133,6 +141,8 @@ class _Decoder:
             self.n_lines += 1
             if self.first_line is None:
                 self.first_line = number
+            if self.utf8 and not self.beyond_ascii and _utf8_beyond_ascii(raw):
+                self.beyond_ascii = True
             return raw.decode(self.encoding, errors="replace")
 
     def decode_text(self, raw):
@@ -173,11 +183,49 @@ class _Decoder:
         named learnsim's line)."""
         if self.n_lines:
             hint = f" ({self.hint})" if self.hint else ""
+            if self.utf8 and not self.beyond_ascii:
+                hint += f"; no line holds a UTF-8 character beyond ASCII, so {_CODE_PAGE_HINT.format(name=Path(self.where).name)}"
             warn_outside(UndecodableBytesWarning(
                 f"{self.where}: {self.n_lines} line(s) are not {self.encoding_name} text (first: line "
                 f"{self.first_line}); their bad bytes became U+FFFD{hint}. Pass "
                 "encoding_errors='strict' (--encoding-errors strict) to refuse such a file."),
                 UndecodableBytesWarning, stacklevel=stacklevel - 1)
+
+
+#: What the messages about bad bytes add where no line holds UTF-8 beyond ASCII: the file is text in
+#: a single-byte code page (cp1254 Turkish, cp1253 Greek, ...), every letter beyond ASCII of it lost
+#: as U+FFFD, not UTF-8 with a cut character
+_CODE_PAGE_HINT = ("the file is likely in a single-byte code page (Windows' cp1250 Central European, cp1252 "
+                   "Western, cp1253 Greek, cp1254 Turkish, cp1255 Hebrew, cp1256 Arabic and Urdu, or an ISO-8859 "
+                   "one), its letters beyond ASCII lost; convert it to UTF-8 first, e.g. iconv -f CP1254 -t UTF-8 "
+                   "{name} > utf8-{name}")
+
+
+class _CutCharacter(Exception):
+    pass
+
+
+def _single_bad_byte(exc):
+    """A codec error handler: a bad byte alone becomes U+FFFD; a cut UTF-8 character (a lead byte
+    and continuation bytes, then no more: ``\xe2\x80``) stops the decoding."""
+    if exc.end - exc.start > 1:
+        raise _CutCharacter
+    return "\ufffd", exc.end
+
+
+codecs.register_error("learnsim-single-bad-byte", _single_bad_byte)
+
+
+def _utf8_beyond_ascii(raw):
+    """Whether the bytes ``raw`` are UTF-8 beyond ASCII: a valid character, or one cut short (two or
+    more of its bytes left), which a single-byte code page's letters never make."""
+    if raw.isascii():
+        return False
+    try:
+        text = raw.decode("utf-8", errors="learnsim-single-bad-byte")
+    except _CutCharacter:
+        return True
+    return any(ord(c) > 127 and c != "\ufffd" for c in text)
 
 
 def _wide_without_bom(first):
