@@ -484,3 +484,14 @@ def test_utf8_text_with_a_bad_byte_is_not_called_a_code_page(tmp_path, data):
         read_documents(path)
     ours = [str(w.message) for w in caught if issubclass(w.category, UndecodableBytesWarning)]
     assert len(ours) == 1 and "1 line(s)" in ours[0] and "code page" not in ours[0]
+
+
+def test_an_integer_label_column_with_a_missing_value_reads_as_the_same_frame_in_memory(tmp_path):
+    """pandas stores an integer column with a missing value as floats: the file was refused ("label
+    must be a string or an integer; got 1.0") where the same DataFrame in memory read labels 1, 2."""
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    frame = pd.DataFrame({"label": [1, None, 2], "text": ["a b", "c d", "e f"]})
+    frame.to_parquet(tmp_path / "lab.parquet")
+    for reader in (read_labelled_documents, read_documents):
+        assert reader(tmp_path / "lab.parquet").labels == reader(frame).labels == ["1", None, "2"]

@@ -593,6 +593,11 @@ def _read_parquet_documents(path, labelled):
         if id_key in obj:
             # labelled documents may leave ids out row by row, as a labelled .csv's may
             obj[id_key] = None if labelled and obj[id_key] is None else _table_id(obj[id_key], where, f'"{id_key}"')
+        label = obj.get("label")
+        if isinstance(label, float) and label.is_integer():
+            # an integer label column with a missing value is float in pandas ("got 1.0"), as an id
+            # column is (_table_id): read as the integer, as the same DataFrame in memory is
+            obj["label"] = int(label)
         text, doc_id = _object_fields(obj, where, "a row", id_key=id_key)
         text = record_text(obj, text, where)
         if not text.strip():
