@@ -437,3 +437,19 @@ def test_a_beir_qrels_line_with_an_empty_id_is_refused(tmp_path, line, empty):
     path.write_text(f"query-id\tcorpus-id\tscore\n1\td1\t1\n{line}\n", encoding="utf-8")
     with pytest.raises(ValueError, match=rf"test\.tsv, line 3: the {empty} id is empty"):
         read_qrels(path)
+
+
+def test_an_id_written_in_another_unicode_form_is_the_same_id(tmp_path):
+    # 'čaj' precomposed (NFC) in the corpus and with a combining caron (NFD) in the qrels: "judgment
+    # names unknown document 'čaj'", two spellings that look alike, as cluster labels were before NFC
+    import unicodedata
+
+    nfc = "\u010daj"
+    nfd = unicodedata.normalize("NFD", nfc)
+    assert nfd != nfc
+    corpus = _write(tmp_path / "corpus.jsonl", json.dumps({"_id": nfc, "text": "zelený čaj"}) + "\n"
+                    + json.dumps({"_id": "d2", "text": "káva"}) + "\n")
+    queries = _write(tmp_path / "queries.jsonl", json.dumps({"_id": "q1", "text": "čaj"}) + "\n")
+    qrels = _write(tmp_path / "qrels.tsv", f"query-id\tcorpus-id\tscore\nq1\t{nfd}\t1\n")
+    coll = load_trec_collection([corpus], [queries], [qrels])
+    assert coll.n_documents == 2 and coll.judged_query_mask.all()

@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import unicodedata
 
 __all__ = ["check_flag", "MAX_JSON_DEPTH", "MAX_GRADE", "CONTENT_PATTERN", "RADICAL_CLASS", "EMOJI_CLASS", "FLAG_CLASS", "DuplicateKeyError", "JSONDepthError", "LongIntegerError", "TextError",
            "as_path", "check_grade", "check_json_depth", "check_text", "has_content", "has_surrogate", "loads",
@@ -193,9 +194,15 @@ def id_by_value(key):
     >>> from learnsim._utils.inputs import id_by_value
     >>> id_by_value(" 007"), id_by_value("LA-07"), id_by_value("²")
     ('7', 'LA-07', '²')
+
+    An id beyond ASCII is compared in NFC: 'čaj' typed precomposed in a corpus and with a combining
+    caron in a qrels file (as macOS file names and some editors write it) look alike and are one id
+    (the judgement named an "unknown document 'čaj'"), as cluster labels are compared.
     """
     key = key.strip()
-    return str(int(key)) if key.isascii() and key.isdigit() else key
+    if key.isascii():
+        return str(int(key)) if key.isdigit() else key
+    return unicodedata.normalize("NFC", key)
 
 
 def has_surrogate(text):
