@@ -495,3 +495,14 @@ def test_an_integer_label_column_with_a_missing_value_reads_as_the_same_frame_in
     frame.to_parquet(tmp_path / "lab.parquet")
     for reader in (read_labelled_documents, read_documents):
         assert reader(tmp_path / "lab.parquet").labels == reader(frame).labels == ["1", None, "2"]
+
+
+@pytest.mark.parametrize("header", ["doc-id\ttext", "query-id\ttext", "docid\tcontents", "pid\tpassage", "qid\tquery",
+                                    "doc_id\ttitle", "ID\tPassage"])
+def test_a_two_column_header_of_an_id_and_a_text_name_is_no_document(tmp_path, header):
+    # it was read as a document: the text "passage" with the id "pid", indexed and searchable, where
+    # datasets.read_corpus (evaluate) skips the same header
+    path = _write(tmp_path / "docs.tsv", f"{header}\nd1\thello world\nd2\tbye now\n".encode())
+    docs = read_documents(path)
+    assert docs.ids == ["d1", "d2"] and docs.texts == ["hello world", "bye now"]
+    assert list(datasets.read_corpus(path)) == docs.ids

@@ -770,9 +770,15 @@ def _refuse_other_header(line, number, path):
 def _named_id_header(line):
     """Whether a first line names its columns ``ID<TAB>text`` with the id column named otherwise
     (``docno``, ``docid``, ``pid``, as TREC and MS MARCO name it): read as a document, the
-    header was one more document ("text", with the id "docno") in the index."""
+    header was one more document ("text", with the id "docno") in the index. The text column may be
+    named as in a header of more columns (:data:`_TSV_TEXT_NAMES`: ``pid<TAB>passage``,
+    ``qid<TAB>query``, BEIR's ``query-id<TAB>text``, ir_datasets' ``doc_id<TAB>title``) under an id
+    column of :data:`_TSV_ID_NAMES`, as :func:`learnsim.datasets.read_corpus` reads it: such a header
+    was a document "passage" with the id "pid"."""
     head, tab, rest = line.partition("\t")
-    return bool(tab) and rest.strip().lower() == "text" and bool(_HEADER_WORD.fullmatch(head.strip().lower()))
+    head, rest = head.strip().lower(), rest.strip().lower()
+    return bool(tab) and (rest == "text" and bool(_HEADER_WORD.fullmatch(head))
+                          or head in _TSV_ID_NAMES and rest in _TSV_TEXT_NAMES)
 
 
 def _swapped_header(line):
