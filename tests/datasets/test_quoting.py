@@ -165,3 +165,18 @@ def test_documents_quoting_is_checked(tmp_path):
     for reader in (read_documents, read_labelled_documents):
         with pytest.raises(ValueError, match="quoting must be"):
             reader(path, quoting="yes")
+
+
+@pytest.mark.parametrize("reader, data", [
+    (read_documents, 'id\ttext\na\t"first line\nsecond line"\nb\tplain\n'),
+    (read_labelled_documents, 'label\ttext\na\t"first line\nsecond line"\nb\tplain\n')])
+def test_the_rest_of_a_quoted_text_in_plain_tsv_asks_for_csv_quoting(tmp_path, reader, data):
+    # pandas' df.to_csv(sep="\t") quotes a text holding a line break: the error named only the
+    # missing TAB of 'second line"', not the --quoting that reads the file
+    path = _write(tmp_path / "d.tsv", data)
+    with pytest.raises(DocumentFormatError, match=r"d\.tsv, line 3: no TAB separator.*second line.*quoting='csv' "
+                                                  r"\(--quoting csv\) reads such quotes"):
+        reader(path)
+    assert reader(path, quoting="csv").texts == ["first line\nsecond line", "plain"]
+    with pytest.raises(DocumentFormatError, match=r"line 2: no TAB separator; expected 'id<TAB>text', got 'x'$"):
+        read_documents(_write(tmp_path / "e.tsv", "a\tb\nx\n"))

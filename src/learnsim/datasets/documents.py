@@ -341,6 +341,14 @@ def _tsv_named_rows(path, rows, names):
     return keys, records
 
 
+def _quoted_hint(line):
+    """What to add to "no TAB separator" of a plain TSV line holding a double quote: most often the
+    rest of a CSV-quoted text with a line break (pandas' ``df.to_csv(sep="\\t")`` writes such a text
+    in quotes), which plain TSV, without quoting, ends at the line break."""
+    return ("; is it the rest of a quoted text holding a line break (as pandas' to_csv(sep='\\t') writes "
+            "it)? quoting='csv' (--quoting csv) reads such quotes") if '"' in line else ""
+
+
 def _check_not_empty(docs, path):
     if not docs.texts:
         raise DocumentFormatError(f"{path}: contains no documents")
@@ -721,7 +729,7 @@ def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto"):
             text, tab, label = line.rpartition("\t")
         if not tab:
             raise DocumentFormatError(f"{path}, line {number}: no TAB separator; expected "
-                                      f"'{'text<TAB>label' if swapped else 'label<TAB>text'}', got {line[:60]!r}")
+                                      f"'{'text<TAB>label' if swapped else 'label<TAB>text'}', got {line[:60]!r}{_quoted_hint(line)}")
         label = label.strip()
         if not label:
             raise DocumentFormatError(f"{path}, line {number}: empty label (use -1 for a "
@@ -800,7 +808,8 @@ def _read_text_first(docs, path, rows, column):
         text, tab, value = line.rpartition("\t")
         if not tab:
             raise DocumentFormatError(f"{path}, line {number}: no TAB separator; expected "
-                                      f"'text<TAB>{column}' (as the first line names the columns), got {line[:60]!r}")
+                                      f"'text<TAB>{column}' (as the first line names the columns), got {line[:60]!r}"
+                                      f"{_quoted_hint(line)}")
         value = value.strip()
         docs.texts.append(_check_text(text, number, path))
         docs.ids.append(value or None if labels is None else None)
@@ -961,7 +970,7 @@ def read_documents(path, *, encoding_errors="replace", quoting="auto"):
         if with_ids:
             if not tab:
                 raise DocumentFormatError(f"{path}, line {number}: no TAB separator; expected "
-                                          f"'id<TAB>text', got {line[:60]!r}")
+                                          f"'id<TAB>text', got {line[:60]!r}{_quoted_hint(line)}")
             doc_id = doc_id.strip() or None
         else:
             doc_id, text = None, line
