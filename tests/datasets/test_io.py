@@ -506,3 +506,19 @@ def test_a_two_column_header_of_an_id_and_a_text_name_is_no_document(tmp_path, h
     docs = read_documents(path)
     assert docs.ids == ["d1", "d2"] and docs.texts == ["hello world", "bye now"]
     assert list(datasets.read_corpus(path)) == docs.ids
+
+
+@pytest.mark.parametrize("codec, text", [("cp1254", "Türkçe ağaç şeker ığdır"), ("cp1253", "Καλημέρα κόσμε"),
+                                         ("cp1250", "Příliš žluťoučký kůň"), ("cp1255", "שלום עולם"),
+                                         ("cp1256", "سلام دنيا")])
+@pytest.mark.parametrize("layout", ["tsv", "csv", "jsonl", "labelled"])
+def test_a_file_in_a_code_page_reads_with_its_encoding(tmp_path, codec, text, layout):
+    # read_corpus took encoding=, read_documents did not: such a file could only be read as U+FFFD
+    data = {"tsv": f"d1\t{text}\nd2\tplain\n", "csv": f"id,text\nd1,{text}\nd2,plain\n",
+            "jsonl": json.dumps({"id": "d1", "text": text}, ensure_ascii=False) + '\n{"id": "d2", "text": "plain"}\n',
+            "labelled": f"a\t{text}\nb\tplain\n"}[layout]
+    path = _write(tmp_path / f"docs.{'tsv' if layout == 'labelled' else layout}", data.encode(codec))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UndecodableBytesWarning)
+        docs = (read_labelled_documents if layout == "labelled" else read_documents)(path, encoding=codec)
+    assert docs.texts == [text, "plain"]

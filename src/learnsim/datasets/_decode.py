@@ -198,7 +198,8 @@ class _Decoder:
 _CODE_PAGE_HINT = ("the file is likely in a single-byte code page (Windows' cp1250 Central European, cp1252 "
                    "Western, cp1253 Greek, cp1254 Turkish, cp1255 Hebrew, cp1256 Arabic and Urdu, or an ISO-8859 "
                    "one), its letters beyond ASCII lost; convert it to UTF-8 first, e.g. iconv -f CP1254 -t UTF-8 "
-                   "{name} > utf8-{name}")
+                   "{name} > utf8-{name} (learnsim.io.read_documents and read_labelled_documents read it as it is with "
+                   "encoding='cp1254')")
 
 
 class _CutCharacter(Exception):

@@ -175,9 +175,9 @@ def _check_file(path):
     return path
 
 
-def _lines(path, encoding_errors="replace"):
+def _lines(path, encoding_errors="replace", encoding="utf-8"):
     """Yield ``(line_number, line)`` without the line end, checking the file and its encoding."""
-    yield from decoded_lines(_check_file(path), encoding_errors=encoding_errors)
+    yield from decoded_lines(_check_file(path), encoding_errors=encoding_errors, encoding=encoding)
 
 
 # a column name of a header line: one word of letters (sentence, label, category, review_text)
@@ -203,23 +203,24 @@ def _quote(kind, quoting):
     return quoting == "csv" or (quoting == "auto" and kind == "csv")
 
 
-def _tab_rows(path, quote, encoding_errors):
+def _tab_rows(path, quote, encoding_errors, encoding="utf-8"):
     """``(line_number, line, head, tab, rest)`` per non-blank line of a TAB-separated file:
     ``head`` is the first field, ``rest`` everything after the first TAB (``tab`` is "" when
     there is none). With ``quote`` the fields are CSV-quoted (a quoted field may hold TABs,
     doubled quotes and line breaks) and ``rest`` is the other fields joined by TABs."""
     if not quote:
-        for number, line in _lines(path, encoding_errors):
+        for number, line in _lines(path, encoding_errors, encoding):
             if line.strip():
                 yield (number, line) + line.partition("\t")
         return
     hint = "; quoting='none' (--quoting none) reads quotes as text"
-    for number, fields in _delimited_records(_check_file(path), "\t", True, encoding_errors, None, hint=hint):
+    for number, fields in _delimited_records(_check_file(path), "\t", True, encoding_errors, None, hint=hint,
+                                             encoding=encoding):
         line = "\t".join(fields)
         yield number, line, fields[0], "\t" if len(fields) > 1 else "", "\t".join(fields[1:])
 
 
-def _csv_rows(path, quote, encoding_errors, wanted, required):
+def _csv_rows(path, quote, encoding_errors, wanted, required, encoding="utf-8"):
     """The header's names and ``(line_number, {name: value})`` per record of a ``.csv`` file.
 
     The header must name ``required`` (and ``text``); names are compared in lower case, and
@@ -231,7 +232,7 @@ def _csv_rows(path, quote, encoding_errors, wanted, required):
     path = _check_file(path)
     hint = (f"; quoting={'none' if quote else 'csv'!r} (--quoting {'none' if quote else 'csv'}) reads "
             f"{'quotes as text' if quote else 'CSV quoting'}")
-    records = _delimited_records(path, ",", quote, encoding_errors, None, hint=hint)
+    records = _delimited_records(path, ",", quote, encoding_errors, None, hint=hint, encoding=encoding)
     try:
         number, header = next(records)
     except StopIteration:
@@ -626,7 +627,7 @@ def _check_text(text, number, path):
     return text
 
 
-def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto"):
+def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto", encoding="utf-8"):
     """Read labelled documents from a ``.tsv``/``.txt`` (``label<TAB>text``; ``text<TAB>label``
     under a first line naming the columns so), ``.csv`` (a header ``label,text``), ``.jsonl`` or
     ``.parquet`` (columns ``label`` and ``text``) file.
@@ -649,6 +650,11 @@ def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto"):
         ``text`` (``id`` too, optionally; other columns are ignored); read with ``"none"``, the
         extra commas of a row go to its text when ``text`` is the last column. JSON Lines
         files ignore it.
+    encoding : str, default="utf-8"
+        The encoding of a text file (not of a ``.parquet`` one): a file saved in a single-byte
+        code page reads with its own, e.g. ``"cp1254"`` (Turkish), ``"cp1253"`` (Greek),
+        ``"cp1250"`` (Czech), ``"cp1255"`` (Hebrew), ``"cp1256"`` (Arabic, Urdu); read as UTF-8,
+        its letters beyond ASCII become U+FFFD, under a warning that names the code page.
 
     Returns
     -------
@@ -687,11 +693,11 @@ def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto"):
     docs = Documents(texts=[], ids=[], labels=[], path=path)
     if kind == "csv":
         names, rows = _csv_rows(path, _quote(kind, quoting), encoding_errors, "label,text (id optional)",
-                                ("label", "text"))
+                                ("label", "text"), encoding)
         return _read_named_labelled(docs, path, names, rows)
     if kind == "jsonl":
         seen = []
-        for number, line in _lines(path, encoding_errors):
+        for number, line in _lines(path, encoding_errors, encoding):
             if not line.strip():
                 continue
             obj, text, doc_id, key = _json_object(line, number, path)
@@ -702,7 +708,7 @@ def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto"):
             seen.extend(k for k in obj if k not in (key, record_text_key(obj), "title", "label"))
         docs.unused_fields = _unused(seen, ())
         return _check_not_empty(docs, path)
-    rows = list(_tab_rows(path, _quote(kind, quoting), encoding_errors))
+    rows = list(_tab_rows(path, _quote(kind, quoting), encoding_errors, encoding))
     if rows:
         _refuse_unnamed_column(*rows[0][:2], path)
     names = _named_columns(rows[0][1]) if rows else None
@@ -865,7 +871,7 @@ def _read_named(docs, path, names, records):
     return _check_not_empty(docs, path)
 
 
-def read_documents(path, *, encoding_errors="replace", quoting="auto"):
+def read_documents(path, *, encoding_errors="replace", quoting="auto", encoding="utf-8"):
     """Read a collection to search (or queries): labels are optional.
 
     ``.jsonl``: objects with ``"text"`` (``"id"`` and ``"label"`` are kept when present).
@@ -888,6 +894,8 @@ def read_documents(path, *, encoding_errors="replace", quoting="auto"):
     quoting : {"auto", "csv", "none"}, default="auto"
         As in :func:`read_labelled_documents`: by default CSV quoting for ``.csv`` and none
         for ``.tsv``/``.txt``, whose texts are kept verbatim.
+    encoding : str, default="utf-8"
+        As in :func:`read_labelled_documents`.
 
     Returns
     -------
@@ -920,10 +928,10 @@ def read_documents(path, *, encoding_errors="replace", quoting="auto"):
     docs = Documents(texts=[], ids=[], labels=[], path=path)
     if kind == "csv":
         names, records = _csv_rows(path, _quote(kind, quoting), encoding_errors, "text (id, label optional)",
-                                   ("text",))
+                                   ("text",), encoding)
         return _read_named(docs, path, names, records)
     if kind == "jsonl":
-        rows = [(number, line) for number, line in _lines(path, encoding_errors) if line.strip()]
+        rows = [(number, line) for number, line in _lines(path, encoding_errors, encoding) if line.strip()]
         all_labelled = True
         docs.metadata = []
         seen = []
@@ -950,7 +958,7 @@ def read_documents(path, *, encoding_errors="replace", quoting="auto"):
         docs.unused_fields = _unused(seen, ())
         return _check_not_empty(docs, path)
 
-    rows = list(_tab_rows(path, _quote(kind, quoting), encoding_errors))
+    rows = list(_tab_rows(path, _quote(kind, quoting), encoding_errors, encoding))
     if rows:
         _refuse_unnamed_column(*rows[0][:2], path)
     names = _named_columns(rows[0][1]) if rows else None

@@ -98,7 +98,7 @@ def _parse_pair_ids(raw_ids):
 MAX_QUOTED_FIELD = 64 << 20
 
 
-def _delimited_records(path, delimiter, quoting, encoding_errors, counts, hint=""):
+def _delimited_records(path, delimiter, quoting, encoding_errors, counts, hint="", encoding="utf-8"):
     """Yield ``(line_number, fields)`` per record of a delimited file, skipping blank lines.
 
     With ``quoting`` a field may be quoted CSV-style (inner quotes doubled) and then hold the
@@ -107,7 +107,7 @@ def _delimited_records(path, delimiter, quoting, encoding_errors, counts, hint="
     unbalanced quotes that a CSV reader would take as quoting and use to swallow delimiters and
     whole lines. ``hint`` ends the message of a malformed quoting error.
     """
-    lines = decoded_lines(path, encoding_errors=encoding_errors, keepends=quoting, counts=counts)
+    lines = decoded_lines(path, encoding_errors=encoding_errors, keepends=quoting, counts=counts, encoding=encoding)
     if not quoting:
         for number, line in lines:
             if line.strip():
