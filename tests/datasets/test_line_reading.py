@@ -227,3 +227,16 @@ def test_a_non_finite_number_in_metadata_names_the_file_and_the_line(tmp_path, v
     path = _write(tmp_path / "m.jsonl", f'{{"text": "hello", "metadata": {{"s": [0, {value}]}}}}\n')
     with pytest.raises(DocumentFormatError, match=rf"m\.jsonl, line 1: 'metadata\.s\[1\]' is {spelled}"):
         read_documents(path)
+
+
+def test_a_byte_order_mark_opening_a_later_line_is_dropped(tmp_path):
+    # files joined with cat, each opening with its own mark: the second file's first id was
+    # '\ufeffd2' (and a label '\ufeffb' a cluster of its own), as the JSON Lines reader already knew
+    bom = b"\xef\xbb\xbf"
+    tsv = _write(tmp_path / "c.tsv", bom + b"id\ttext\nd1\thello\n" + bom + b"d2\tworld\n")
+    assert read_documents(tsv).ids == ["d1", "d2"]
+    csv = _write(tmp_path / "c.csv", bom + b"id,text\nd1,hello\n" + bom + b"d2,world\n")
+    assert read_documents(csv).ids == ["d1", "d2"]
+    labelled = _write(tmp_path / "l.tsv", b"b\thello\n" + bom + b"b\tworld\n")
+    assert read_labelled_documents(labelled).labels == ["b", "b"]
+    assert list(decoded_lines(labelled)) == [(1, "b\thello"), (2, "b\tworld")]

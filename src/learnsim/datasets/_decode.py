@@ -441,7 +441,8 @@ def decoded_lines(path, *, encoding_errors="replace", encoding="utf-8", keepends
     A line ends at ``\\n``, ``\\r\\n`` or a lone ``\\r`` (the line end of old Mac files), as
     in Python's universal newlines, and lines are numbered so. The file is read in chunks and
     a line may hold at most :data:`MAX_LINE_BYTES` bytes, so that a file without line ends
-    cannot take unbounded memory. A UTF-8 byte-order mark at the start of the file is
+    cannot take unbounded memory. A UTF-8 byte-order mark at the start of the file (or of a line:
+    files joined with ``cat``, each opening with its own) is
     dropped. A file ending in ``.gz`` is decompressed.
 
     Examples
@@ -465,8 +466,12 @@ def decoded_lines(path, *, encoding_errors="replace", encoding="utf-8", keepends
                 if number == 1:
                     decoder.check_start(raw)
                 line = decoder.decode(raw, number)
-                if number == 1:
-                    line = line.lstrip("\ufeff")  # a byte-order mark some editors write
+                if line.startswith("\ufeff"):
+                    # a byte-order mark some editors write, and one opening each file of several
+                    # joined with cat: kept on a later line, it became part of that line's id or
+                    # label ('\ufeffd2', a second cluster 'b'), where the JSON Lines and qrels
+                    # readers already dropped it
+                    line = line.lstrip("\ufeff")
                 if not keepends:
                     line = line[:-2] if line.endswith("\r\n") else line.rstrip("\r\n")
                 yield number, line
