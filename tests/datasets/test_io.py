@@ -522,3 +522,14 @@ def test_a_file_in_a_code_page_reads_with_its_encoding(tmp_path, codec, text, la
         warnings.simplefilter("error", UndecodableBytesWarning)
         docs = (read_labelled_documents if layout == "labelled" else read_documents)(path, encoding=codec)
     assert docs.texts == [text, "plain"]
+
+
+@pytest.mark.parametrize("name, data", [("d.csv", "label,text\n1.0,a b\n-1.0,c d\n2.0,e f\n-1.00,g h\n"),
+                                        ("d.tsv", "1.0\ta b\n-1.0\tc d\n2.0\te f\n-1.00\tg h\n"),
+                                        ("t.tsv", "text\tlabel\na b\t1.0\nc d\t-1.0\ne f\t2.0\ng h\t-1.00\n")])
+def test_no_cluster_written_by_pandas_as_a_float_is_no_cluster(tmp_path, name, data):
+    # pandas writes a label column with a missing value as floats: "-1.0" was a cluster of its own
+    path = _write(tmp_path / name, data.encode())
+    reader = read_documents if name == "t.tsv" else read_labelled_documents
+    labels = reader(path).labels
+    assert labels[1] is None and labels[3] is None and labels[0] != labels[2]

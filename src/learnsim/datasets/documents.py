@@ -28,7 +28,8 @@ JSON Lines (``.jsonl``, ``.ndjson``)
     labelled documents, ``id`` is always optional. A record without ``"text"`` reads Pyserini's
     ``"contents"`` as its text (its JsonCollection layout, ``{"id": ..., "contents": ...}``).
 
-The label ``-1`` (or ``null`` in JSON) marks a document that belongs to no cluster: it still
+The label ``-1`` (or ``null`` in JSON; ``-1.0`` in a TSV or ``.csv`` field, as pandas writes a float
+label column) marks a document that belongs to no cluster: it still
 shapes the features and the basis of a learned metric, but is not supervision. Labels are
 compared as strings, so ``3`` and ``"3"`` are the same cluster.
 
@@ -348,6 +349,18 @@ def _quoted_hint(line):
     in quotes), which plain TSV, without quoting, ends at the line break."""
     return ("; is it the rest of a quoted text holding a line break (as pandas' to_csv(sep='\\t') writes "
             "it)? quoting='csv' (--quoting csv) reads such quotes") if '"' in line else ""
+
+
+# -1 as pandas writes it from a label column of floats (an integer column with a missing value)
+_NO_CLUSTER_FLOAT = re.compile(r"-1\.0+")
+
+
+def _no_cluster(label):
+    """Whether a label read as text (a TSV or ``.csv`` field, stripped) marks a document in no
+    cluster: ``-1``, or ``-1.0`` as pandas' ``to_csv`` writes it from a float label column. Read as
+    a label of its own, "-1.0" made the documents meant to be in no cluster one cluster, which the
+    metric learned to pull together, where the same frame in memory or as .parquet reads -1."""
+    return label == NO_CLUSTER or _NO_CLUSTER_FLOAT.fullmatch(label) is not None
 
 
 def _check_not_empty(docs, path):
@@ -742,7 +755,7 @@ def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto", 
                                       "document in no cluster)")
         docs.texts.append(_check_text(text, number, path))
         docs.ids.append(None)
-        docs.labels.append(None if label == NO_CLUSTER else label)
+        docs.labels.append(None if _no_cluster(label) else label)
         docs.line_numbers.append(number)
     return _check_not_empty(docs, path)
 
@@ -820,7 +833,7 @@ def _read_text_first(docs, path, rows, column):
         docs.texts.append(_check_text(text, number, path))
         docs.ids.append(value or None if labels is None else None)
         if labels is not None:
-            labels.append(None if value in ("", NO_CLUSTER) else value)
+            labels.append(None if value == "" or _no_cluster(value) else value)
         docs.line_numbers.append(number)
     if labels is None:
         _refuse_some_empty_ids(docs, path, "the field after the last TAB")
@@ -847,7 +860,7 @@ def _read_named_labelled(docs, path, names, rows):
                                       "document in no cluster)")
         docs.texts.append(_check_text(_titled(row), number, path))
         docs.ids.append(row.get("id", "").strip() or None)
-        docs.labels.append(None if label == NO_CLUSTER else label)
+        docs.labels.append(None if _no_cluster(label) else label)
         docs.line_numbers.append(number)
     return _check_not_empty(docs, path)
 
@@ -862,7 +875,7 @@ def _read_named(docs, path, names, records):
         docs.ids.append(_table_id(row["id"], f"{path}, line {number}", "'id'").strip() if "id" in row else None)
         if "label" in row:
             label = row["label"].strip()
-            docs.labels.append(None if label in ("", NO_CLUSTER) else label)
+            docs.labels.append(None if label == "" or _no_cluster(label) else label)
         if others:
             docs.metadata.append({name: row[name] for name in others})
         docs.line_numbers.append(number)
