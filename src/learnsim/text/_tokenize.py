@@ -33,6 +33,7 @@ from ._folds import COMPATIBILITY_ALONE as _COMPATIBILITY_ALONE, FOLDS as _FOLDS
 from ._spans import mapped_spans as _mapped
 from ._chinese import load_jieba as _load_jieba, longest_reading as _jieba_longest, traditional_chinese as _traditional_chinese
 from ._languages import STOP_LANGUAGES, load_stemmer, stop_list  # noqa: F401  (STOP_LANGUAGES: the docs' name)
+from ._turkish import reads_turkish as _reads_turkish, turkish_lower as _turkish_lower
 
 __all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LATER_READINGS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
            "check_analysis", "analysis_of", "resolve_analysis", "LoneCharacters", "MAX_LONE_TERMS"]
@@ -55,7 +56,7 @@ LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold
                   "khanda_ta", "vietnamese_tones", "devanagari_visarga", "jieba_search",
                   "mai_yamok", "hangul_jamo", "yiddish_ligatures", "lunate_sigma",
                   "vietnamese_eth", "devanagari_anusvara", "cyrillic_latin_i", "armenian_marks",
-                  "katakana_variants")
+                  "katakana_variants", "turkish_lowercase")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -849,6 +850,10 @@ class Tokenizer:
         the Latin ``"i"``, ``"ï"`` of a Cyrillic word as Ukrainian's ``"і"``, ``"ї"`` (``"мiсто"`` is ``"місто"``);
         Armenian's ``"՛"``, ``"՜"``, ``"՞"`` inside a word left out (``"ինչպե՞ս"`` is ``"ինչպես"``);
         Katakana's ``"ヶ"``, ``"ヵ"`` as ``"ケ"``, ``"カ"`` and a dash after it as ``"ー"`` (``"コ－ヒ－"``).
+    turkish_lowercase : bool, default=True
+        With ``lowercase`` and Turkish's stop words or stems, ``"I"`` lowercased as ``"ı"`` and
+        ``"İ"`` as ``"i"``, as Turkish writes them (:mod:`._turkish`): ``"IRMAK"`` is ``"ırmak"``,
+        where it was ``"irmak"``. False: read as before; what models saved before this setting existed do.
 
     Examples
     --------
@@ -898,6 +903,7 @@ class Tokenizer:
     emoji_sequences = False
     khanda_ta = vietnamese_tones = devanagari_visarga = jieba_search = False
     mai_yamok = hangul_jamo = yiddish_ligatures = lunate_sigma = vietnamese_eth = devanagari_anusvara = cyrillic_latin_i = armenian_marks = katakana_variants = False
+    turkish_lowercase = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
@@ -910,7 +916,7 @@ class Tokenizer:
                  emoji_terms=True, emoji_sequences=True, khanda_ta=True, vietnamese_tones=True, devanagari_visarga=True,
                  jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True,
                  lunate_sigma=True, vietnamese_eth=True, devanagari_anusvara=True,
-                 cyrillic_latin_i=True, armenian_marks=True, katakana_variants=True):
+                 cyrillic_latin_i=True, armenian_marks=True, katakana_variants=True, turkish_lowercase=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -944,6 +950,8 @@ class Tokenizer:
         self.mai_yamok, self.hangul_jamo, self.yiddish_ligatures = map(bool, (mai_yamok, hangul_jamo, yiddish_ligatures))
         self.lunate_sigma, self.vietnamese_eth, self.devanagari_anusvara = map(bool, (lunate_sigma, vietnamese_eth, devanagari_anusvara))
         self.cyrillic_latin_i, self.armenian_marks, self.katakana_variants = map(bool, (cyrillic_latin_i, armenian_marks, katakana_variants))
+        self.turkish_lowercase = bool(turkish_lowercase)
+        self._turkish = _reads_turkish(stop_words, stem)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -998,6 +1006,7 @@ class Tokenizer:
         self._stemmer = load_stemmer(self.stem)
         self._segment = None if self.analyzer in ("cjk", "words") else _segmenter(self.analyzer, self.jieba_search)
         self._more = self._later_folds()      # (one pickled before a folding existed: without it)
+        self._turkish = _reads_turkish(self.stop_words, self.stem)
 
     def get_params(self):
         """The settings, as keywords of ``Tokenizer`` (what a model records of its analysis)."""
@@ -1162,6 +1171,8 @@ class Tokenizer:
             raise TypeError(f"Tokenizer expects a str document; got {type(doc).__name__}")
         if not self.lowercase:
             return doc
+        if self.turkish_lowercase and self._turkish:
+            doc = _turkish_lower(doc)       # (one character for one: I is ı, İ is i)
         # Unicode's full case folding (casefold), where lowercasing left ß, so that "Straße" and
         # "STRASSE" (whose lower case is "strasse") were two terms; on ASCII the two are one
         if self.casefold and self.unicode_words and not doc.isascii():

@@ -464,6 +464,11 @@ class TextVectorizer(BaseEstimator):
         ``"カ"`` (``"霞ヶ関"`` and ``"霞ケ関"`` were two spellings), and a fullwidth dash after a
         Katakana letter as the long mark ``"ー"`` (``"コ－ヒ－"`` gave no term of ``"コーヒー"``);
         recorded in the saved model (one saved before this setting existed reads them as before).
+    turkish_lowercase : bool, default=True
+        Passed to :class:`Tokenizer`: with Turkish's stop words or stems, ``"I"`` lowercased as
+        ``"ı"`` and ``"İ"`` as ``"i"``, as Turkish writes them (``"IRMAK"`` was ``"irmak"`` and
+        never met ``"ırmak"``); recorded in the saved model (one saved before this setting
+        existed, a Turkish one among them, reads ``"I"`` as ``"i"``).
 
     Attributes
     ----------
@@ -551,6 +556,7 @@ class TextVectorizer(BaseEstimator):
         "cyrillic_latin_i": ["boolean"],
         "armenian_marks": ["boolean"],
         "katakana_variants": ["boolean"],
+        "turkish_lowercase": ["boolean"],
         "jieba_search": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
@@ -582,7 +588,7 @@ class TextVectorizer(BaseEstimator):
                  vietnamese_tones=True, devanagari_visarga=True,
                  jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True,
                  lunate_sigma=True, vietnamese_eth=True, devanagari_anusvara=True,
-                 cyrillic_latin_i=True, armenian_marks=True, katakana_variants=True):
+                 cyrillic_latin_i=True, armenian_marks=True, katakana_variants=True, turkish_lowercase=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -634,6 +640,7 @@ class TextVectorizer(BaseEstimator):
         self.cyrillic_latin_i = cyrillic_latin_i
         self.armenian_marks = armenian_marks
         self.katakana_variants = katakana_variants
+        self.turkish_lowercase = turkish_lowercase
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):

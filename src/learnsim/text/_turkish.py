@@ -1,0 +1,39 @@
+"""Turkish's own reading, as Lucene's ``TurkishAnalyzer`` (Elasticsearch's ``turkish`` analyser)
+reads it, where a :class:`~learnsim.text.Tokenizer` is told the text is Turkish (``stop_words=
+"turkish"`` or ``stem="turkish"``):
+
+- ``turkish_lowercase``: its capital ``I`` is the capital of the dotless ``ı`` and ``İ`` that of
+  ``i`` (Lucene's ``TurkishLowerCaseFilter``): ``"IRMAK"`` (river) is ``"ırmak"``, where the one
+  rule for every language read ``"irmak"``, which no Turkish text writes, so that a headline in
+  capitals never met its words in lower case. ``I`` followed by a combining dot above is ``i``.
+
+Every other language keeps ``I`` as ``i``: ``ı`` and ``i`` are two letters in Turkish (and
+Azerbaijani) alone. One character is read as one, so that a term's span stays on the text as
+written. The standard library only, as the tokenizer; this module imports nothing of
+:mod:`._tokenize`.
+"""
+from __future__ import annotations
+
+__all__ = ["reads_turkish", "turkish_lower"]
+
+
+def reads_turkish(stop_words, stem):
+    """Whether a tokenizer with these settings reads Turkish: its stop words or its stems are
+    Turkish's. Either says the text is Turkish (a baseline reads Turkish with both, a fit asked
+    for stop words alone, or for stems alone, with one of them), and either needs ``ı`` where
+    the text writes it: Turkish's stop list holds ``bazı``, ``hangi`` and ``çünkü`` as the text
+    writes them, Snowball's Turkish stemmer takes ``ırmak``, not ``irmak``. A list of words of
+    one's own names no language, and is read as before."""
+    return (isinstance(stop_words, str) and stop_words == "turkish") or (isinstance(stem, str) and stem == "turkish")
+
+
+def turkish_lower(text):
+    """``text`` with Turkish's capital I's in lower case as Turkish writes them, before the text
+    is lowercased: ``I`` as ``ı``, ``İ`` as ``i``, and ``I`` before a combining dot above as
+    ``i`` (the dot, then after ``i``, is left out where the tokenizer leaves out the dot of a
+    lowercased ``İ``). One character for one."""
+    if "I" not in text and "\u0130" not in text:
+        return text
+    if "I\u0307" in text:
+        text = text.replace("I\u0307", "i\u0307")
+    return text.replace("\u0130", "i").replace("I", "\u0131")
