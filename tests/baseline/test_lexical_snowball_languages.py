@@ -35,9 +35,12 @@ COLLECTIONS = {
         "Bahçedeki ağaç çok yaşlı",                                   # 15 in the garden, the tree
         "IRMAK KIYISINDA PİKNİK YAPTIK",                              # 16 on the river's bank (a headline)
         "Köyün yanından geçen ırmak taştı",                           # 17 the river
+        "Ankara'da nüfus her yıl artıyor",                            # 18 in Ankara, the population
+        "Ankara'nın nüfusu beş milyonu geçti",                        # 19 Ankara's population
+        "Antalya'nın nüfusu yazın ikiye katlanıyor",                  # 20 Antalya's population
     ], [("okul", (0, 1)), ("kitap", (2, 3)), ("doktor", (4, 5)), ("hastane", (4, 5)), ("araba", (6, 7)),
         ("şehir", (8, 9)), ("deniz", (10, 11)), ("öğretmen", (12, 13)), ("ağaç", (14, 15)), ("bahçe", (1, 15)),
-        ("ırmak", (16, 17))]),
+        ("ırmak", (16, 17)), ("Ankara'nın nüfusu", (18, 19))]),
     "greek": ([
         "Τα παιδιά πηγαίνουν στο σχολείο κάθε πρωί",                  # 0 the school
         "Η αυλή των σχολείων είναι μεγάλη",                           # 1 of the schools
@@ -206,6 +209,15 @@ def test_a_turkish_headline_in_capitals_meets_its_words_in_lower_case():
         scores = lex.scores("bm25", lex.query_counts([query]))[0]
         assert scores[16] > 0 and scores[17] > 0, query
         assert set(scores.nonzero()[0]) == {16, 17}, query
+
+
+def test_a_turkish_suffix_after_an_apostrophe_meets_no_other_name():
+    # Ankara'nın (Ankara's) gave the term nın, which Antalya'nın's document shares
+    documents = COLLECTIONS["turkish"][0]
+    lex = LexicalBaselines(documents, language="turkish")
+    assert lex.query_counts(["nın"]).nnz == 0
+    scores = lex.scores("bm25", lex.query_counts(["Ankara'nın nüfusu"]))[0]
+    assert min(scores[18], scores[19]) > scores[20] > 0
 
 
 if __name__ == "__main__":       # the figures of docs/languages.md, Turkish, Greek, Indonesian, Romanian and Catalan

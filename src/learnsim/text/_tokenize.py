@@ -33,7 +33,7 @@ from ._folds import COMPATIBILITY_ALONE as _COMPATIBILITY_ALONE, FOLDS as _FOLDS
 from ._spans import mapped_spans as _mapped
 from ._chinese import load_jieba as _load_jieba, longest_reading as _jieba_longest, traditional_chinese as _traditional_chinese
 from ._languages import STOP_LANGUAGES, load_stemmer, stop_list  # noqa: F401  (STOP_LANGUAGES: the docs' name)
-from ._turkish import reads_turkish as _reads_turkish, turkish_lower as _turkish_lower
+from ._turkish import drop_suffixes as _drop_suffixes, reads_turkish as _reads_turkish, turkish_lower as _turkish_lower
 
 __all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LATER_READINGS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
            "check_analysis", "analysis_of", "resolve_analysis", "LoneCharacters", "MAX_LONE_TERMS"]
@@ -56,7 +56,7 @@ LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold
                   "khanda_ta", "vietnamese_tones", "devanagari_visarga", "jieba_search",
                   "mai_yamok", "hangul_jamo", "yiddish_ligatures", "lunate_sigma",
                   "vietnamese_eth", "devanagari_anusvara", "cyrillic_latin_i", "armenian_marks",
-                  "katakana_variants", "turkish_lowercase")
+                  "katakana_variants", "turkish_lowercase", "turkish_apostrophe")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -854,6 +854,9 @@ class Tokenizer:
         With ``lowercase`` and Turkish's stop words or stems, ``"I"`` lowercased as ``"ı"`` and
         ``"İ"`` as ``"i"``, as Turkish writes them (:mod:`._turkish`): ``"IRMAK"`` is ``"ırmak"``,
         where it was ``"irmak"``. False: read as before; what models saved before this setting existed do.
+    turkish_apostrophe : bool, default=True
+        With Turkish's stop words or stems, the suffix after an apostrophe in a word left out
+        (``"Ankara'nın"`` is ``"ankara"``, where ``"nın"`` was a term too). False: read as before.
 
     Examples
     --------
@@ -903,7 +906,7 @@ class Tokenizer:
     emoji_sequences = False
     khanda_ta = vietnamese_tones = devanagari_visarga = jieba_search = False
     mai_yamok = hangul_jamo = yiddish_ligatures = lunate_sigma = vietnamese_eth = devanagari_anusvara = cyrillic_latin_i = armenian_marks = katakana_variants = False
-    turkish_lowercase = False
+    turkish_lowercase = turkish_apostrophe = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
@@ -916,7 +919,8 @@ class Tokenizer:
                  emoji_terms=True, emoji_sequences=True, khanda_ta=True, vietnamese_tones=True, devanagari_visarga=True,
                  jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True,
                  lunate_sigma=True, vietnamese_eth=True, devanagari_anusvara=True,
-                 cyrillic_latin_i=True, armenian_marks=True, katakana_variants=True, turkish_lowercase=True):
+                 cyrillic_latin_i=True, armenian_marks=True, katakana_variants=True, turkish_lowercase=True,
+                 turkish_apostrophe=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -950,7 +954,7 @@ class Tokenizer:
         self.mai_yamok, self.hangul_jamo, self.yiddish_ligatures = map(bool, (mai_yamok, hangul_jamo, yiddish_ligatures))
         self.lunate_sigma, self.vietnamese_eth, self.devanagari_anusvara = map(bool, (lunate_sigma, vietnamese_eth, devanagari_anusvara))
         self.cyrillic_latin_i, self.armenian_marks, self.katakana_variants = map(bool, (cyrillic_latin_i, armenian_marks, katakana_variants))
-        self.turkish_lowercase = bool(turkish_lowercase)
+        self.turkish_lowercase, self.turkish_apostrophe = bool(turkish_lowercase), bool(turkish_apostrophe)
         self._turkish = _reads_turkish(stop_words, stem)
 
         if not isinstance(token_pattern, str):
@@ -1192,6 +1196,8 @@ class Tokenizer:
         the text's own (the reading of a whole text can depend on its neighbours: Greek final
         sigma, ASCII quotes between Hebrew letters); otherwise no spans rather than wrong ones.
         """
+        if self.turkish_apostrophe and self._turkish:
+            doc = _drop_suffixes(doc)       # (each character for one: a span is still the text's)
         found = self._direct_spans(doc)
         if found is None:
             found = self._mapped_spans(doc)
@@ -1308,6 +1314,8 @@ class Tokenizer:
 
     def _unigrams(self, doc):
         """The terms of ``doc`` before n-grams are joined (:meth:`__call__`)."""
+        if self.turkish_apostrophe and self._turkish:
+            doc = _drop_suffixes(doc)
         doc = self._prepare(doc)
         ascii_text = doc.isascii()
         if self.unicode_words and not ascii_text:

@@ -6,6 +6,12 @@ reads it, where a :class:`~learnsim.text.Tokenizer` is told the text is Turkish 
   ``i`` (Lucene's ``TurkishLowerCaseFilter``): ``"IRMAK"`` (river) is ``"ırmak"``, where the one
   rule for every language read ``"irmak"``, which no Turkish text writes, so that a headline in
   capitals never met its words in lower case. ``I`` followed by a combining dot above is ``i``.
+- ``turkish_apostrophe``: Turkish writes a proper noun's case and possessive suffixes after an
+  apostrophe (``Türkiye'nin``, ``Ankara'da``, ``İstanbul'a``); the word is the part before it
+  (Lucene's ``ApostropheFilter``, ``'`` and ``’``), where the suffix was a term of its own
+  (``nin``, ``nın``, ``ya``) that met every other name with that suffix. A number's suffix
+  (``1990'larda``) is left out too, which Lucene's tokenizer, cutting a number from the letters
+  after it, does not do.
 
 Every other language keeps ``I`` as ``i``: ``ı`` and ``i`` are two letters in Turkish (and
 Azerbaijani) alone. One character is read as one, so that a term's span stays on the text as
@@ -14,7 +20,13 @@ written. The standard library only, as the tokenizer; this module imports nothin
 """
 from __future__ import annotations
 
-__all__ = ["reads_turkish", "turkish_lower"]
+import re
+
+__all__ = ["reads_turkish", "turkish_lower", "drop_suffixes"]
+
+# an apostrophe after a letter or digit (a mark of one written apart) and the word after it, and
+# any more such (the letters of Turkish written apart take marks of the Latin block alone)
+_SUFFIX = re.compile("(?<=[\\w\u0300-\u036f])['\u2019][\\w\u0300-\u036f]+(?:['\u2019][\\w\u0300-\u036f]+)*")
 
 
 def reads_turkish(stop_words, stem):
@@ -37,3 +49,11 @@ def turkish_lower(text):
     if "I\u0307" in text:
         text = text.replace("I\u0307", "i\u0307")
     return text.replace("\u0130", "i").replace("I", "\u0131")
+
+
+def drop_suffixes(text):
+    """``text`` with the suffixes written after an apostrophe inside a word (``Ankara'nın``) and
+    the apostrophe as spaces, each character for one: the word is the part before it."""
+    if "'" not in text and "\u2019" not in text:
+        return text
+    return _SUFFIX.sub(lambda m: " " * len(m.group()), text)

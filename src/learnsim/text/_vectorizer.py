@@ -469,6 +469,11 @@ class TextVectorizer(BaseEstimator):
         ``"ı"`` and ``"İ"`` as ``"i"``, as Turkish writes them (``"IRMAK"`` was ``"irmak"`` and
         never met ``"ırmak"``); recorded in the saved model (one saved before this setting
         existed, a Turkish one among them, reads ``"I"`` as ``"i"``).
+    turkish_apostrophe : bool, default=True
+        Passed to :class:`Tokenizer`: with Turkish's stop words or stems, the suffix written
+        after an apostrophe in a word left out (``"Ankara'nın"`` is ``"ankara"``; ``"nın"`` was
+        a term too); recorded in the saved model (one saved before this setting existed reads
+        the suffix as a term).
 
     Attributes
     ----------
@@ -557,6 +562,7 @@ class TextVectorizer(BaseEstimator):
         "armenian_marks": ["boolean"],
         "katakana_variants": ["boolean"],
         "turkish_lowercase": ["boolean"],
+        "turkish_apostrophe": ["boolean"],
         "jieba_search": ["boolean"],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
@@ -588,7 +594,8 @@ class TextVectorizer(BaseEstimator):
                  vietnamese_tones=True, devanagari_visarga=True,
                  jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True,
                  lunate_sigma=True, vietnamese_eth=True, devanagari_anusvara=True,
-                 cyrillic_latin_i=True, armenian_marks=True, katakana_variants=True, turkish_lowercase=True):
+                 cyrillic_latin_i=True, armenian_marks=True, katakana_variants=True, turkish_lowercase=True,
+                 turkish_apostrophe=True):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -641,6 +648,7 @@ class TextVectorizer(BaseEstimator):
         self.armenian_marks = armenian_marks
         self.katakana_variants = katakana_variants
         self.turkish_lowercase = turkish_lowercase
+        self.turkish_apostrophe = turkish_apostrophe
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
