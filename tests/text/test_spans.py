@@ -112,7 +112,8 @@ class _Forgetful(dict):
 
 
 @pytest.mark.parametrize("kwargs", [{}, {"analyzer": "words"}, {"cjk_unigrams": True}, {"lowercase": False},
-                                    {"fold_variants": False, "casefold": False}, {"stop_words": "english", "stem": "english"}])
+                                    {"fold_variants": False, "casefold": False}, {"stop_words": "english", "stem": "english"},
+                                    {"stop_words": "turkish"}])
 def test_spans_read_a_run_at_a_time_are_those_read_a_character_at_a_time(monkeypatch, kwargs):
     from learnsim.text import _spans
 
