@@ -31,11 +31,11 @@ _SUFFIX = re.compile("(?<=[\\w\u0300-\u036f])['\u2019][\\w\u0300-\u036f]+(?:['\u
 
 def reads_turkish(stop_words, stem):
     """Whether a tokenizer with these settings reads Turkish: its stop words or its stems are
-    Turkish's. Either says the text is Turkish (a baseline reads Turkish with both, a fit asked
-    for stop words alone, or for stems alone, with one of them), and either needs ``ı`` where
-    the text writes it: Turkish's stop list holds ``bazı``, ``hangi`` and ``çünkü`` as the text
-    writes them, Snowball's Turkish stemmer takes ``ırmak``, not ``irmak``. A list of words of
-    one's own names no language, and is read as before."""
+    Turkish's. Either says the text is Turkish (the baselines read a Turkish collection with
+    both; a fit with ``language="tr"`` and stems, its stop words None, stems alone), and either
+    needs ``ı`` where the text writes it: Turkish's stop list holds ``bazı`` as the text writes
+    it, Snowball's Turkish stemmer takes ``ırmak``, not ``irmak``. A list of words of one's own
+    names no language, and is read as before."""
     return (isinstance(stop_words, str) and stop_words == "turkish") or (isinstance(stem, str) and stem == "turkish")
 
 
