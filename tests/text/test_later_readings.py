@@ -7,6 +7,7 @@ import unicodedata
 import pytest
 
 from learnsim.text import Tokenizer, _folds, _spans, _tokenize
+from random_spans import check_random_spans
 
 
 def _fold_variants_as_before(text, lower=True):
@@ -171,19 +172,9 @@ def test_an_index_finds_each_spelling_and_its_plan_records_the_later_readings(tm
 
 
 def test_spans_of_random_text_with_the_later_readings_read_as_their_terms():
-    rng = random.Random(11)
     alphabet = (list("\u00df\u1e9e\u0140\u013f\u338f\u337b\u3314\u01c5\u0133\u0e19\u0e49\u0e4d\u0e32\u0e33\u0ecd\u0eb2"
                      "\u0e84l\u00b7\u6771\u4eac") + list(" aS\u0130\ufb01\u0301\u00ad"))
-    tok = Tokenizer()
-    n_spans = 0
-    for _ in range(1500):
-        doc = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 16)))
-        spans = tok.spans(doc)
-        n_spans += len(spans)
-        assert not spans or sorted(t for _, _, t in spans) == sorted(tok(doc)), ascii(doc)
-        for a, b, term in spans:
-            assert term in tok(doc[a:b]), (ascii(doc), a, b, term)
-    assert n_spans > 1000
+    assert check_random_spans(Tokenizer(), alphabet, seed=11, longest=16) > 1000
 
 
 @pytest.mark.parametrize("joined, apart", [("\u0edc\u0ec9\u0eb2", "\u0eab\u0e99\u0ec9\u0eb2"),

@@ -1,10 +1,10 @@
 """Turkish read as Turkish (learnsim.text._turkish): its capital I and the suffixes it writes after
 an apostrophe, where the text is said to be Turkish (its stop words or its stems), and only there."""
-import random
 
 import pytest
 
 from learnsim.text import TextVectorizer, Tokenizer
+from random_spans import check_random_spans
 
 
 @pytest.mark.parametrize("kwargs", [{"stop_words": "turkish"}, {"stem": "turkish"}, {"stop_words": "turkish", "stem": "turkish"}])
@@ -39,18 +39,8 @@ def test_other_readings_keep_the_capital_i_as_i(kwargs):
 
 
 def test_spans_of_random_turkish_text_stay_on_the_text_as_written():
-    rng = random.Random(7)
     alphabet = list("IİıiaRMKkş ŞçÇğĞöÖüÜ'\u2019.\u0307\u0301\u0327ßé") + ["ve ", "bir "]
-    tok = Tokenizer(stop_words="turkish")
-    n_spans = 0
-    for _ in range(1500):
-        doc = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 20)))
-        spans = tok.spans(doc)
-        n_spans += len(spans)
-        assert not spans or sorted(t for _, _, t in spans) == sorted(tok(doc)), ascii(doc)
-        for a, b, term in spans:
-            assert term in tok(doc[a:b]), (ascii(doc), a, b, term)
-    assert n_spans > 1000
+    assert check_random_spans(Tokenizer(stop_words="turkish"), alphabet, seed=7) > 1000
 
 
 @pytest.mark.parametrize("setting, docs, read_now, read_before, query", [

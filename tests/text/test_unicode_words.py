@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from learnsim.text import TextVectorizer, Tokenizer, check_analysis
+from random_spans import check_random_spans
 
 HINDI = ["हिन्दी भाषा में लिखा गया पाठ", "भारत की राजधानी नई दिल्ली है", "मुझे हिन्दी किताबें पढ़ना पसंद है",
          "दिल्ली में आज बारिश हुई"]
@@ -632,16 +633,6 @@ def test_vectorisers_read_a_non_joiner_inside_an_indic_word_alike():
 
 
 def test_spans_of_random_text_with_non_joiners_read_as_their_terms():
-    rng = random.Random(5)
     alphabet = list("\u09b0\u09cd\u09af\u09be\u09ac\u0915\u094d\u0937\u093f\u0645\u06cc") + ["\u200c"] * 4 + \
         list(" a\u200d\u00ad\ufeff\u0130\ufb01\u0301")
-    tok = Tokenizer()
-    n_spans = 0
-    for _ in range(1500):
-        doc = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 20)))
-        spans = tok.spans(doc)
-        n_spans += len(spans)
-        assert not spans or sorted(t for _, _, t in spans) == sorted(tok(doc)), doc
-        for a, b, term in spans:
-            assert term in tok(doc[a:b]), (doc, a, b, term)
-    assert n_spans > 1000
+    assert check_random_spans(Tokenizer(), alphabet, seed=5) > 1000
