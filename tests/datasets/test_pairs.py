@@ -927,3 +927,23 @@ def test_a_pair_label_below_the_smallest_float_is_refused_not_read_as_zero(tmp_p
     path.write_text('{"text_a": "a b", "text_b": "a c", "label": 1}\n{"text_a": "c d", "text_b": "e f", "label": 0.0}\n',
                     encoding="utf-8")
     assert len(read_pairs(path).texts) == 4
+
+
+@pytest.mark.parametrize("name", ["p.tsv", "p.csv", "p.jsonl"])
+def test_read_pairs_takes_the_encoding_of_a_code_page_file(tmp_path, name):
+    # read_documents took encoding=, read_pairs did not: a cp1253 file read only as U+FFFD
+    rows = [("Καλημέρα κόσμε", "Καλησπέρα", 1), ("Ελλάδα", "θάλασσα", 0)]
+    text = {"p.tsv": "".join(f"{y}\t{a}\t{b}\n" for a, b, y in rows),
+            "p.csv": "text_a,text_b,label\n" + "".join(f"{a},{b},{y}\n" for a, b, y in rows),
+            "p.jsonl": "".join(json.dumps({"text_a": a, "text_b": b, "label": y}, ensure_ascii=False) + "\n"
+                               for a, b, y in rows)}[name]
+    path = tmp_path / name
+    path.write_bytes(text.encode("cp1253"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        data = read_pairs(path, encoding="cp1253")
+    assert list(data.text_a) == [r[0] for r in rows] and list(data.labels) == [1, 0]
+    with pytest.raises(ValueError, match="unknown encoding 'cp9999'"):
+        read_pairs(path, encoding="cp9999")
+    with pytest.raises(ValueError, match="does not write ASCII as ASCII"):
+        read_pairs(path, encoding="utf-16")

@@ -219,6 +219,14 @@ def main(argv=None):
     old_folder = set_default_embedding_folder(*_embedding_folder(args))
     old_progress = set_enabled(args.progress)
     old_mode = set_mode("lines")   # off a terminal, plain lines for work that lasts (a terminal keeps its bars)
+    encoding = getattr(args, "encoding", None)
+    if encoding is not None:
+        # --encoding (every command that reads the user's text files): each reader the command
+        # runs decodes in it, as pandas' read_csv(encoding=) does, without threading it through
+        # every call that passes --encoding-errors
+        from ..datasets._decode import set_default_encoding
+
+        old_encoding = set_default_encoding(encoding)
     with warnings.catch_warnings(), relabel(_PROGRESS_LABELS):
         # library warnings (too few clusters, empty documents) as one-line notes on stderr
         warnings.showwarning = _show_warning
@@ -243,6 +251,8 @@ def main(argv=None):
                 _drop_unwritable_stdout()
             return code
         finally:
+            if encoding is not None:
+                set_default_encoding(old_encoding)
             set_enabled(old_progress)
             set_mode(old_mode)
             set_default_embedding_folder(*old_folder)

@@ -417,11 +417,29 @@ def read_id_texts(path, part, encoding_errors="replace", quoting="auto", read_be
     return ids, texts
 
 
+def _text_encoding(value):
+    """--encoding's value: a text encoding the readers can read (datasets' check_encoding),
+    else one line naming it (exit 2)."""
+    from ..datasets._decode import check_encoding
+
+    try:
+        check_encoding(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return value
+
+
 def _add_encoding_errors(parser):
-    """--encoding-errors, for every command that reads text files."""
+    """--encoding and --encoding-errors, for every command that reads text files (main sets
+    --encoding for every reader the command runs)."""
+    parser.add_argument("--encoding", type=_text_encoding, default=None, metavar="NAME",
+                        help="the text encoding of the files read (default: utf-8), as Python's open and "
+                             "pandas' read_csv(encoding=) take it: cp1254 (Turkish), cp1253 (Greek), cp1250 "
+                             "(Czech), cp1255 (Hebrew), cp1256 (Arabic, Urdu), latin-1, shift_jis, ...")
     parser.add_argument("--encoding-errors", choices=("replace", "strict"), default="replace",
-                        help="bytes that are not UTF-8: 'replace' them by U+FFFD with one note counting the "
-                             "lines (default), or 'strict': refuse the file, naming the first bad line")
+                        help="bytes that are not valid in the encoding (UTF-8 by default): 'replace' them by "
+                             "U+FFFD with one note counting the lines (default), or 'strict': refuse the file, "
+                             "naming the first bad line")
 
 
 def _add_analysis(parser):

@@ -94,6 +94,49 @@ def check_encoding_errors(value):
     return value
 
 
+# the encoding that set_default_encoding made the one the readers' UTF-8 default stands for
+_DEFAULT_ENCODING = [None]
+
+
+def check_encoding(encoding):
+    """The canonical name of the text encoding ``encoding`` (``"cp1254"`` for ``"CP-1254"``).
+
+    Raises ``ValueError`` naming it where Python knows no such codec, where it is no text
+    encoding (``"base64"``, ``"rot13"``), or where it does not write ASCII as ASCII (UTF-16,
+    UTF-32, EBCDIC's ``cp037``): the readers find line ends, TABs, commas and quotes as ASCII
+    bytes, and such a file read so would be split in the middle of its characters.
+    """
+    try:
+        info = codecs.lookup(encoding)
+    except (LookupError, TypeError):
+        raise ValueError(f"unknown encoding {encoding!r} (give a name Python's codecs know: utf-8, cp1254, "
+                         "cp1253, cp1250, cp1255, cp1256, latin-1, shift_jis, gb18030, ...)") from None
+    if not getattr(info, "_is_text_encoding", True):
+        raise ValueError(f"encoding {encoding!r} is not a text encoding (give one such as utf-8 or cp1254)")
+    ascii_bytes = '\n\r\t,"#abcXYZ019 '
+    try:
+        same = ascii_bytes.encode(info.name) == ascii_bytes.encode("ascii")
+    except UnicodeError:
+        same = False
+    if not same and info.name != "utf-8-sig":
+        raise ValueError(f"encoding {encoding!r} does not write ASCII as ASCII bytes, which learnsim's readers "
+                         f"need to find line ends and separators; convert the file to UTF-8 first, e.g. "
+                         f"iconv -f {encoding} -t UTF-8 FILE > FILE-utf8")
+    return info.name
+
+
+def set_default_encoding(encoding):
+    """Make ``encoding`` (or None: UTF-8) the encoding in which every reader that is asked for
+    its default, UTF-8, decodes files; return the previous one (``set_default_encoding(previous)``
+    restores it). The command line's ``--encoding`` sets it for the run of one command, whose
+    readers are the user's files' (a model or an index is no text file these read)."""
+    if encoding is not None:
+        check_encoding(encoding)
+    previous = _DEFAULT_ENCODING[0]
+    _DEFAULT_ENCODING[0] = encoding
+    return previous
+
+
 class _Decoder:
     """Decodes the lines of one file under one bad-bytes policy and remembers what it replaced.
 
@@ -107,14 +150,16 @@ class _Decoder:
     def __init__(self, where, encoding_errors="replace", encoding="utf-8", hint=None):
         self.where = where
         self.errors = check_encoding_errors(encoding_errors)
-        try:
-            canonical = codecs.lookup(encoding).name
-        except (LookupError, TypeError):
-            raise ValueError(f"unknown encoding {encoding!r}") from None
+        canonical = check_encoding(encoding)
+        if canonical == "utf-8" and _DEFAULT_ENCODING[0] is not None:
+            # the command line's --encoding: every reader a command runs asks for its default,
+            # UTF-8, and reads the user's files in the encoding the user named instead
+            encoding = _DEFAULT_ENCODING[0]
+            canonical = check_encoding(encoding)
         self.encoding = encoding
         # the name users know, so that messages say "not UTF-8 text" whatever the spelling
-        self.encoding_name = "UTF-8" if canonical == "utf-8" else encoding
-        self.utf8 = canonical == "utf-8"
+        self.encoding_name = "UTF-8" if canonical in ("utf-8", "utf-8-sig") else encoding
+        self.utf8 = canonical in ("utf-8", "utf-8-sig")
         self.hint = hint
         self.n_lines = 0
         self.first_line = None
@@ -198,8 +243,7 @@ class _Decoder:
 _CODE_PAGE_HINT = ("the file is likely in a single-byte code page (Windows' cp1250 Central European, cp1252 "
                    "Western, cp1253 Greek, cp1254 Turkish, cp1255 Hebrew, cp1256 Arabic and Urdu, or an ISO-8859 "
                    "one), its letters beyond ASCII lost; convert it to UTF-8 first, e.g. iconv -f CP1254 -t UTF-8 "
-                   "{name} > utf8-{name} (learnsim.io.read_documents and read_labelled_documents read it as it is with "
-                   "encoding='cp1254')")
+                   "{name} > utf8-{name}, or read it as it is with encoding='cp1254' (--encoding cp1254)")
 
 
 class _CutCharacter(Exception):

@@ -19,7 +19,7 @@ import numpy as np
 
 from .._utils.inputs import short_repr
 from ._base import _object_array
-from ._decode import DocumentFormatError, check_encoding_errors, decoded_lines, json_record, refuse_underflow
+from ._decode import DocumentFormatError, check_encoding, check_encoding_errors, decoded_lines, json_record, refuse_underflow
 
 _QUOTINGS = ("auto", "csv", "none")
 
@@ -474,12 +474,13 @@ def _file_format(path, fmt):
     return _SUFFIX_FORMATS[suffix]
 
 
-def _read_delimited(path, fmt, columns, delimiter, header, quoting, kind_arg, encoding_errors):
+def _read_delimited(path, fmt, columns, delimiter, header, quoting, kind_arg, encoding_errors, encoding="utf-8"):
     counts = {"undecodable_lines": 0}
     if delimiter is None:
         # Tab for TSV; for CSV too when the first line has a tab and no comma outside it: the
         # STS Benchmark's sts-*.csv files are tab-separated.
-        first = next((line for _n, line in decoded_lines(path, encoding_errors="replace") if line.strip()), "")
+        first = next((line for _n, line in decoded_lines(path, encoding_errors="replace", encoding=encoding)
+                      if line.strip()), "")
         delimiter = "\t" if fmt == "tsv" or "\t" in first else ","
     elif not isinstance(delimiter, str) or len(delimiter) != 1:
         raise ValueError(f"delimiter must be one character; got {delimiter!r}")
@@ -491,7 +492,7 @@ def _read_delimited(path, fmt, columns, delimiter, header, quoting, kind_arg, en
     def records(quote):
         hint = (f"; quoting={'none' if quote else 'csv'!r} (--quoting {'none' if quote else 'csv'}) "
                 f"reads {'quotes as text' if quote else 'CSV quoting'}")
-        return _delimited_records(path, delimiter, quote, encoding_errors, counts, hint=hint)
+        return _delimited_records(path, delimiter, quote, encoding_errors, counts, hint=hint, encoding=encoding)
 
     probe = records(quote)
     try:
@@ -602,10 +603,10 @@ def _read_objects(objects, columns, kind_arg, where_of):
                         n_undecodable_lines=0, names=None)
 
 
-def _read_jsonl(path, columns, kind_arg, encoding_errors):
+def _read_jsonl(path, columns, kind_arg, encoding_errors, encoding="utf-8"):
     counts = {"undecodable_lines": 0}
     objects = []
-    for number, line in decoded_lines(path, encoding_errors=encoding_errors, counts=counts):
+    for number, line in decoded_lines(path, encoding_errors=encoding_errors, counts=counts, encoding=encoding):
         if not line.strip():
             continue
         if not objects and line.lstrip().startswith("["):
@@ -718,7 +719,7 @@ def _pair_indices(text_a, text_b):
 
 
 def read_pairs(source, *, columns=None, format=None, delimiter=None, header=None, quoting="auto",
-               encoding_errors="replace", label_kind=None):
+               encoding_errors="replace", label_kind=None, encoding="utf-8"):
     """Read text pairs, labelled duplicate / not duplicate or graded with a score.
 
     Parameters
@@ -780,6 +781,11 @@ def read_pairs(source, *, columns=None, format=None, delimiter=None, header=None
         ``"strict"`` raises :class:`~learnsim.datasets.DocumentFormatError` instead.
     label_kind : {None, "binary", "graded"}, optional
         Overrides how the label / score column is read (by default from its role).
+    encoding : str, default="utf-8"
+        The text encoding of a file, as in Python's ``open`` and pandas' ``read_csv``: e.g.
+        ``"cp1254"`` (Turkish), ``"cp1253"`` (Greek), ``"cp1250"`` (Czech), ``"cp1255"``
+        (Hebrew), ``"cp1256"`` (Arabic, Urdu). An unknown name, or one that does not write
+        ASCII as ASCII (UTF-16), is a ``ValueError``.
 
     Returns
     -------
@@ -837,6 +843,7 @@ def read_pairs(source, *, columns=None, format=None, delimiter=None, header=None
            [2, 3]])
     """
     check_encoding_errors(encoding_errors)
+    check_encoding(encoding)
     check_quoting(quoting)
     if header not in (None, True, False):
         raise ValueError(f"header must be None (detect), True or False; got {header!r}")
@@ -857,10 +864,10 @@ def read_pairs(source, *, columns=None, format=None, delimiter=None, header=None
 
             parsed, info = _read_dataframe(read_parquet_frame(path), columns, label_kind, path)
         elif fmt == "jsonl":
-            parsed, info = _read_jsonl(path, columns, label_kind, encoding_errors)
+            parsed, info = _read_jsonl(path, columns, label_kind, encoding_errors, encoding)
         else:
             parsed, info = _read_delimited(path, fmt, columns, delimiter, header, quoting, label_kind,
-                                           encoding_errors)
+                                           encoding_errors, encoding)
         filename = str(path)
     elif _is_dataframe(source):
         parsed, info = _read_dataframe(source, columns, label_kind)

@@ -1,0 +1,66 @@
+"""--encoding NAME: the user's text files of every command that reads them (fit --input/--pairs,
+index build --corpus, search --corpus/--queries, evaluate's files) in a code page, as pandas'
+read_csv(encoding=) reads them; an unknown or unreadable encoding is one line, exit 2."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from learnsim.datasets import make_clustered_corpus
+from conftest import run_cli
+
+TURKISH = ["ağaç şeker ığdır", "çiçek güneş öğle", "şarkı ışık ülke", "gölge çay kış"]
+
+
+def _labelled_lines():
+    corpus = make_clustered_corpus(n_clusters=4, docs_per_cluster=8, random_state=0)
+    return [f"c{label}\t{TURKISH[label]} {text}" for text, label in zip(corpus.data, corpus.target)]
+
+
+@pytest.mark.parametrize("codec", ["cp1254", "iso-8859-9"])
+def test_fit_and_search_read_a_code_page_file_with_encoding(tmp_path, codec):
+    # without --encoding such a file read as UTF-8, every Turkish letter U+FFFD under a note
+    train, docs, model = tmp_path / "train.tsv", tmp_path / "docs.tsv", tmp_path / "m.npz"
+    lines = _labelled_lines()
+    train.write_bytes(("\n".join(lines) + "\n").encode(codec))
+    docs.write_bytes("".join(f"d{i}\t{line.split(chr(9))[1]}\n" for i, line in enumerate(lines)).encode(codec))
+    code, out, err = run_cli(["fit", "--input", train, "--model", model, "--encoding", codec])
+    assert code == 0, err
+    assert "UTF-8" not in err and "U+FFFD" not in err, err
+    code, out, err = run_cli(["search", "--model", model, "--corpus", docs, "--query", "şeker ığdır", "-k", "3",
+                              "--json", "--encoding", codec])
+    assert code == 0, err
+    assert "U+FFFD" not in err, err
+    hits = json.loads(out)[0]["hits"]
+    assert hits and all("\ufffd" not in h["text"] for h in hits)
+    assert hits[0]["text"].startswith("ağaç şeker ığdır")
+
+
+def test_the_encoding_reaches_pairs_and_is_undone_after_the_command(tmp_path):
+    pairs = tmp_path / "pairs.tsv"
+    rows = [f"{i % 2}\tΚαλημέρα κόσμε {i}\tΚαλησπέρα {i if i % 2 else i + 1}" for i in range(40)]
+    pairs.write_bytes(("\n".join(rows) + "\n").encode("cp1253"))
+    code, out, err = run_cli(["fit", "--pairs", pairs, "--model", tmp_path / "m.npz", "--method", "film",
+                              "--dimensions", "2", "--max-iter", "3", "--encoding", "cp1253"])
+    assert code == 0, err
+    assert "UTF-8" not in err and "U+FFFD" not in err, err
+    # the next command, without --encoding, reads UTF-8 again: the code-page note is back
+    code, out, err = run_cli(["fit", "--pairs", pairs, "--model", tmp_path / "m2.npz", "--method", "film",
+                              "--dimensions", "2", "--max-iter", "3"])
+    assert "code page" in err, err
+
+
+@pytest.mark.parametrize("name, fragment", [("cp9999", "unknown encoding 'cp9999'"),
+                                            ("rot13", "not a text encoding"),
+                                            ("utf-16", "does not write ASCII as ASCII")])
+def test_a_bad_encoding_is_one_line(tmp_path, name, fragment):
+    train = tmp_path / "train.tsv"
+    train.write_text("a\tx y\n", encoding="utf-8")
+    for args in (["fit", "--input", train, "--model", tmp_path / "m.npz"],
+                 ["index", "build", "--model", tmp_path / "m.npz", "--corpus", train, "--out", tmp_path / "idx"],
+                 ["evaluate", "--run", train, "--qrels", train]):
+        code, out, err = run_cli(args + ["--encoding", name])
+        lines = err.strip().splitlines()
+        assert code == 2 and len(lines) == 1 and "Traceback" not in err, err
+        assert "--encoding" in lines[0] and fragment in lines[0], lines[0]
