@@ -947,3 +947,22 @@ def test_read_pairs_takes_the_encoding_of_a_code_page_file(tmp_path, name):
         read_pairs(path, encoding="cp9999")
     with pytest.raises(ValueError, match="does not write ASCII as ASCII"):
         read_pairs(path, encoding="utf-16")
+
+
+@pytest.mark.parametrize("name, text", [
+    ("p.csv", "text_a,text_b,score\na b,c d,4.5\ne f,g h,1e-400\n"),
+    ("p.tsv", "4.5\ta b\tc d\n2.5E-999\te f\tg h\n"),
+    ("p.tsv", "1\ta b\tc d\n1e-400\te f\tg h\n"),
+    ("p.csv", "text_a,text_b,label\na b,c d,1\ne f,g h,0.1e-330\n")])
+def test_a_delimited_label_or_score_below_the_smallest_float_is_refused_as_in_json_lines(tmp_path, name, text):
+    # Python's float reads "1e-400" as 0.0: the CSV pair became the lowest grade (a non-duplicate)
+    # without a word, where the same number in a JSON line is refused
+    path = _write(tmp_path / name, text)
+    field = "score" if "score" in text or "4.5" in text else "label"
+    with pytest.raises(DocumentFormatError, match=rf"p\.(csv|tsv), line [23]: '{field}' is [0-9.eE-]+, a number too small"
+                                                  r".*give it as 0"):
+        read_pairs(path)
+    # zero however written is zero
+    path = _write(tmp_path / name, text.replace("1e-400", "0e-400").replace("2.5E-999", "0.0E-999")
+                  .replace("0.1e-330", "0.0e5"))
+    assert read_pairs(path).n_identical_pairs == 0

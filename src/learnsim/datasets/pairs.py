@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import math
 import numbers
+import re
 import os
 from pathlib import Path
 
@@ -364,7 +365,10 @@ class _Columns:
                 self.n_empty += 1
             texts.append(text)
         role = "label" if "label" in roles else "score" if "score" in roles else None
-        self.values.append(None if role is None else _parse_value(get(roles[role], role), self.kind, role, where))
+        if role is not None:
+            raw = get(roles[role], role)
+            _refuse_underflow(raw, role, where)
+        self.values.append(None if role is None else _parse_value(raw, self.kind, role, where))
         for key in self.ids:
             raw = get(roles[key], key) if key in roles else None
             if isinstance(raw, float) and math.isnan(raw):
@@ -403,6 +407,18 @@ def _parse_value(raw, kind, role, where):
         raise DocumentFormatError(f"{where}: {role} {_shown(raw)} is beyond +-{MAX_SCORE:g}, the largest graded "
                                   "score taken; rescale the scores")
     return value
+
+
+def _refuse_underflow(raw, role, where):
+    """Refuse a cell's text that Python's float reads as 0.0 though it is no zero ("1e-400", below
+    the smallest float): a score read as the lowest grade, or a label as a non-duplicate, without
+    a word, where the same number in a JSON line is refused (refuse_underflow)."""
+    if not isinstance(raw, str) or _number(raw) != 0.0:
+        return
+    mantissa = re.split(r"[eE]", raw.strip(), maxsplit=1)[0]
+    if any(c in "123456789" for c in mantissa):
+        raise DocumentFormatError(f"{where}: {role!r} is {raw.strip()}, a number too small for a float (it would "
+                                  "read as 0.0); give it as 0")
 
 
 def _number(raw):
