@@ -218,7 +218,8 @@ def test_a_number_below_the_smallest_float_in_metadata_is_refused_not_read_as_ze
 
 
 @pytest.mark.parametrize("value, spelled", [("NaN", "NaN"), ("Infinity", "Infinity"), ("-Infinity", "-Infinity"),
-                                            ("1e999", "Infinity")])
+                                            ("1e999", r"1e999, a number too large for a float"),
+                                            ("-1.5E+400", r"-1\.5E\+400, a number too large for a float")])
 def test_a_non_finite_number_in_metadata_names_the_file_and_the_line(tmp_path, value, spelled):
     path = _write(tmp_path / "c.jsonl", f'{{"id": "a1", "text": "hello", "score": 1.5}}\n'
                                         f'{{"id": "a2", "text": "hello", "score": {value}}}\n')

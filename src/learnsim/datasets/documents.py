@@ -47,6 +47,7 @@ one :class:`UndecodableBytesWarning` names the file and counts the lines affecte
 from __future__ import annotations
 
 import datetime
+import json
 import math
 import numbers
 import os
@@ -466,18 +467,44 @@ def _check_exact(obj, where, line):
     refuse_underflow(obj, line, where, part=True)
 
 
-def _check_finite(obj, where):
-    """Refuse NaN and infinity in the JSON object ``obj`` (a record's metadata): Python's json
-    reads ``NaN``, ``Infinity`` (and ``1e999`` as infinity), which are not JSON and which no
-    metadata may hold; refused later, the error could only name the document's position, not
-    its file and line."""
+class _TooLarge(float):
+    """A JSON number beyond the largest float (``1e999``), which Python's json reads as infinity;
+    its literal kept."""
+
+
+def _too_large_literal(digits):
+    value = float(digits)
+    if math.isinf(value):
+        large = _TooLarge(value)
+        large.literal = digits
+        return large
+    return value
+
+
+def _check_finite(obj, where, line=None):
+    """Refuse NaN and infinity in the JSON object ``obj`` (a record's metadata, parsed from
+    ``line``): Python's json reads ``NaN``, ``Infinity`` (and ``1e999`` as infinity), which
+    no metadata may hold; refused later, the error could only name the document's position, not
+    its file and line. ``1e999`` is valid JSON, a number too large for a float, and is named so,
+    not as the ``Infinity`` JSON has no number for."""
     at = _non_finite(obj)
     if at is not None:
         value = obj
         for key in at:
             value = value[key]
-        spelled = "NaN" if value != value else ("-Infinity" if value < 0 else "Infinity")
         field = "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in at).lstrip(".")
+        if line is not None and value == value:
+            # read again, its numbers' literals kept, only to tell 1e999 from Infinity
+            again = json.loads(line.removeprefix("\ufeff"), parse_float=_too_large_literal)
+            try:
+                for key in at:
+                    again = again[key]
+            except (KeyError, IndexError, TypeError):
+                again = None
+            if isinstance(again, _TooLarge):
+                raise DocumentFormatError(f"{where}: {field!r} is {again.literal}, a number too large for a float "
+                                          "(it would read as infinity); give it as a string, or a finite number")
+        spelled = "NaN" if value != value else ("-Infinity" if value < 0 else "Infinity")
         raise DocumentFormatError(f"{where}: {field!r} is {spelled}, which JSON has no number for; give a "
                                   "finite number or null")
 
@@ -952,7 +979,7 @@ def read_documents(path, *, encoding_errors="replace", quoting="auto", encoding=
             obj, text, doc_id, key = _json_object(line, number, path)
             # the metadata only: what the record's other fields hold is read nowhere
             scope = {"metadata": obj["metadata"]} if "metadata" in obj else obj
-            _check_finite(scope, f"{path}, line {number}")
+            _check_finite(scope, f"{path}, line {number}", line)
             _check_exact(scope, f"{path}, line {number}", line)
             docs.texts.append(_check_text(text, number, path))
             docs.ids.append(doc_id)
