@@ -533,3 +533,28 @@ def test_no_cluster_written_by_pandas_as_a_float_is_no_cluster(tmp_path, name, d
     reader = read_documents if name == "t.tsv" else read_labelled_documents
     labels = reader(path).labels
     assert labels[1] is None and labels[3] is None and labels[0] != labels[2]
+
+
+@pytest.mark.parametrize("name, data, reader", [
+    ("d.csv", "label,text\n1.0,a b\n-1.0,c d\n2.0,e f\n", read_labelled_documents),
+    ("d.tsv", "1.0\ta b\n-1.0\tc d\n2.0\te f\n", read_labelled_documents),
+    ("t.tsv", "id\ttext\tlabel\nd1\ta b\t1.0\nd2\tc d\t\nd3\te f\t2.0\n", read_documents),
+    ("t.csv", "id,text,label\nd1,a b,1.0\nd2,c d,\nd3,e f,2.00\n", read_documents)])
+def test_labels_of_a_float_column_read_as_the_same_frame_in_memory(tmp_path, name, data, reader):
+    # pandas writes a label column with a missing value as floats: the .csv read the cluster names
+    # "1.0", "2.0" where the frame in memory, or its .parquet, gives "1", "2" (the names show in reports)
+    labels = reader(_write(tmp_path / name, data.encode())).labels
+    assert labels == ["1", None, "2"]
+    try:
+        import pandas as pd
+    except ImportError:
+        return
+    frame = pd.DataFrame({"id": ["d1", "d2", "d3"], "text": ["a b", "c d", "e f"], "label": [1, None, 2]})
+    assert reader(frame).labels == labels
+
+
+def test_labels_that_are_not_all_whole_floats_stay_as_written(tmp_path):
+    # a label "1.0" beside "1" or "1.5" is a name of its own: no two labels may become one
+    for data, expected in (("1.0\ta b\n1\tc d\n", ["1.0", "1"]), ("1.0\ta b\n1.5\tc d\n", ["1.0", "1.5"]),
+                           ("v1.0\ta b\n2.0\tc d\n", ["v1.0", "2.0"])):
+        assert read_labelled_documents(_write(tmp_path / "d.tsv", data.encode())).labels == expected

@@ -31,7 +31,9 @@ JSON Lines (``.jsonl``, ``.ndjson``)
 The label ``-1`` (or ``null`` in JSON; ``-1.0`` in a TSV or ``.csv`` field, as pandas writes a float
 label column) marks a document that belongs to no cluster: it still
 shapes the features and the basis of a learned metric, but is not supervision. Labels are
-compared as strings, so ``3`` and ``"3"`` are the same cluster.
+compared as strings, so ``3`` and ``"3"`` are the same cluster. A TSV or ``.csv`` file whose every
+label is a whole number written as a float (``1.0``, ``2.0``: pandas' float label column) reads
+the labels ``"1"``, ``"2"``, as the same frame in memory or as ``.parquet`` does.
 
 Every problem is reported as a :class:`DocumentFormatError` naming the file and line. A line
 ends at ``\\n``, ``\\r\\n`` or a lone ``\\r`` (as in Python's universal newlines), and may hold
@@ -362,6 +364,24 @@ def _no_cluster(label):
     a label of its own, "-1.0" made the documents meant to be in no cluster one cluster, which the
     metric learned to pull together, where the same frame in memory or as .parquet reads -1."""
     return label == NO_CLUSTER or _NO_CLUSTER_FLOAT.fullmatch(label) is not None
+
+
+# a whole number as pandas writes it from a float column ("1.0", "-2.0"), the cell's text
+_FLOAT_INTEGER = re.compile(r"-?[0-9]+\.0+")
+
+
+def _float_column_labels(docs):
+    """The labels of a text file read as pandas reads its column: where every label is a whole
+    number written as a float ("1.0", "2.0": pandas' to_csv of a label column with a missing
+    value, which it stores as floats), the integers "1", "2", as the same frame in memory or as
+    .parquet gives them; the clusters were the same, but their names, shown in reports, differed
+    by format. A file with any other label keeps its labels as written (a label "1.0" beside a
+    label "1" stays a cluster of its own), so that no two labels become one."""
+    labels = docs.labels
+    if labels and any(label is not None for label in labels) and \
+            all(label is None or _FLOAT_INTEGER.fullmatch(label) for label in labels):
+        docs.labels = [None if label is None else str(int(label.partition(".")[0])) for label in labels]
+    return docs
 
 
 def _check_not_empty(docs, path):
@@ -784,7 +804,7 @@ def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto", 
         docs.ids.append(None)
         docs.labels.append(None if _no_cluster(label) else label)
         docs.line_numbers.append(number)
-    return _check_not_empty(docs, path)
+    return _check_not_empty(_float_column_labels(docs), path)
 
 
 def repeated_id(ids, line_numbers):
@@ -865,7 +885,7 @@ def _read_text_first(docs, path, rows, column):
     if labels is None:
         _refuse_some_empty_ids(docs, path, "the field after the last TAB")
     docs.labels = labels
-    return _check_not_empty(docs, path)
+    return _check_not_empty(_float_column_labels(docs), path)
 
 
 def _titled(row):
@@ -889,7 +909,7 @@ def _read_named_labelled(docs, path, names, rows):
         docs.ids.append(row.get("id", "").strip() or None)
         docs.labels.append(None if _no_cluster(label) else label)
         docs.line_numbers.append(number)
-    return _check_not_empty(docs, path)
+    return _check_not_empty(_float_column_labels(docs), path)
 
 
 def _read_named(docs, path, names, records):
@@ -908,7 +928,7 @@ def _read_named(docs, path, names, records):
         docs.line_numbers.append(number)
     if "label" not in names:
         docs.labels = None
-    return _check_not_empty(docs, path)
+    return _check_not_empty(_float_column_labels(docs), path)
 
 
 def read_documents(path, *, encoding_errors="replace", quoting="auto", encoding="utf-8"):
