@@ -332,8 +332,12 @@ def refuse_unordered(values, name, what):
 
 def labels_of(values, name="clusters"):
     """Cluster labels by the rule: a Series or array as its values, whole-number floats (a
-    pandas integer column with missing values turns float) as their int; a missing value is a
-    ValueError (a text in no cluster has the label None or -1)."""
+    pandas integer column with missing values turns float) as their int; a missing value (NaN,
+    ``pd.NA``) is None, no cluster. pandas stores the None of a label column ``[1, None, 2]`` as
+    NaN, so the user's None, which is no cluster, can reach here only so; and the readers read
+    the same frame (read_labelled_documents, its .parquet) so: refused here, ``learnsim.fit(df,
+    label=...)`` and ``fit(Path("d.parquet"))`` disagreed on one table. A text in no cluster still
+    shapes the features; it is not supervision."""
     refuse_unordered(values, name, "labels")
     if is_table(values):
         raise TypeError(f"{name} is {_kind(values)}: pass its label column ({name}=df['label']), or pass the "
@@ -345,8 +349,7 @@ def labels_of(values, name="clusters"):
     out = []
     for i, label in enumerate(values):
         if is_missing(label):
-            raise ValueError(f"{name}[{i}] is missing (NaN); a text in no cluster has the label None or -1 "
-                             "(fill the missing labels, e.g. .fillna(-1))")
+            label = None
         if isinstance(label, float) and label.is_integer():
             label = int(label)
         out.append(label)

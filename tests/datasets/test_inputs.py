@@ -15,6 +15,7 @@ import pytest
 import scipy.sparse as sp
 
 import learnsim
+import learnsim.io
 from learnsim._inputs import as_id, fit_inputs
 from learnsim.datasets import DocumentFormatError, make_clustered_corpus, read_labelled_documents, read_pairs
 
@@ -282,8 +283,6 @@ def test_missing_values_are_errors_never_the_text_nan(corpus, pair_rows):
         learnsim.fit(frame)
     with pytest.raises(ValueError, match=r"texts\[2\] is missing"):
         learnsim.fit(texts[:2] + [float("nan")] + texts[3:], clusters=labels)
-    with pytest.raises(ValueError, match=r"clusters\[1\] is missing .*fillna"):
-        learnsim.fit(texts, clusters=pd.Series([0.0, np.nan] + [float(y) for y in labels[2:]]))
     pairs = pd.DataFrame(pair_rows, columns=["q1", "q2", "dup"])
     pairs.loc[7, "dup"] = np.nan
     with pytest.raises(ValueError, match=r"column 'dup' \(label\), row 7, is missing"):
@@ -514,3 +513,22 @@ def test_labelled_parquet_documents_may_leave_an_id_out_as_a_labelled_csv_may(tm
 
     pd.DataFrame({"id": [1, None], "label": ["a", "b"], "text": ["x", "y"]}).to_parquet(tmp_path / "l.parquet")
     assert read_labelled_documents(tmp_path / "l.parquet").ids == ["1", None]
+
+
+def test_a_missing_label_is_no_cluster_as_the_readers_read_the_same_frame(corpus, tmp_path):
+    """learnsim.fit(df, label=...) refused a label column [1, None, 2] (pandas stores the None as
+    NaN), while read_labelled_documents(df) and the same frame as .parquet read no cluster."""
+    pd = _pandas()
+    texts, labels = corpus
+    column = [float(y) for y in labels]
+    column[1] = None
+    frame = pd.DataFrame({"text": texts, "label": column})
+    assert np.isnan(frame["label"][1])
+    _, clusters, *_ = fit_inputs(frame, label="label")
+    assert clusters[1] is None and clusters[0] == labels[0] and all(isinstance(c, int) for c in clusters[2:])
+    # the readers' reading of the same table, in memory and as a file
+    read = learnsim.io.read_labelled_documents(frame).labels
+    assert [c in (None, -1) for c in clusters] == [c is None for c in read]
+    _, series_clusters, *_ = fit_inputs(texts, clusters=pd.Series(column))
+    assert series_clusters == clusters
+    learnsim.fit(frame, label="label")
