@@ -101,7 +101,7 @@ def test_labelled_tsv_documents_are_verbatim_and_csv_quoting_is_asked(tmp_path):
     docs = read_labelled_documents(path)
     assert docs.labels == ["a", "b"] and docs.texts == ['"Quoted" start', 'half "open']
     quoted = _write(tmp_path / "q.tsv", 'a\t"one\ttwo"\nb\t"say ""hi"""\n')
-    assert read_labelled_documents(quoted).texts == ['"one\ttwo"', '"say ""hi"""']
+    assert read_labelled_documents(quoted, quoting="none").texts == ['"one\ttwo"', '"say ""hi"""']
     assert read_labelled_documents(quoted, quoting="csv").texts == ["one\ttwo", 'say "hi"']
     with pytest.raises(DocumentFormatError, match=r"d\.tsv, line 1: malformed quoting"):
         read_labelled_documents(path, quoting="csv")
@@ -180,3 +180,25 @@ def test_the_rest_of_a_quoted_text_in_plain_tsv_asks_for_csv_quoting(tmp_path, r
     assert reader(path, quoting="csv").texts == ["first line\nsecond line", "plain"]
     with pytest.raises(DocumentFormatError, match=r"line 2: no TAB separator; expected 'id<TAB>text', got 'x'$"):
         read_documents(_write(tmp_path / "e.tsv", "a\tb\nx\n"))
+
+
+@pytest.mark.parametrize("reader, data", [
+    (read_documents, 'id\ttext\na\t"say ""hi"" now"\nb\tplain\n'),
+    (read_documents, 'a\tplain\nb\t""""\n'),
+    (read_labelled_documents, 'x\tplain\ny\t"say ""hi"""\n'),
+    (read_documents, '\tid\ttext\tlabel\n0\ta\t"a ""b"" c"\tx\n')])
+def test_a_tsv_field_in_csv_quotes_with_doubled_quotes_asks_for_a_quoting(tmp_path, reader, data):
+    # pandas' df.to_csv(sep="\t") writes 'say "hi" now' as '"say ""hi"" now"', which plain TSV kept
+    # as the text, its quotes doubled, without a word
+    path = _write(tmp_path / "d.tsv", data)
+    with pytest.raises(DocumentFormatError, match=r"d\.tsv, line 2: the field .* in CSV quotes with its quotes "
+                                                  r"doubled.*quoting='csv'.*quoting='none'"):
+        reader(path)
+    csv_texts = reader(path, quoting="csv").texts
+    assert all('""' not in t for t in csv_texts)
+    assert any('""' in t for t in reader(path, quoting="none").texts)
+
+
+def test_quotes_that_are_not_csv_quoting_stay_verbatim(tmp_path):
+    path = _write(tmp_path / "d.tsv", 'a\t"" empty quotes first\nb\the said ""no""\nc\t"half ""open\nd\t""\n')
+    assert read_documents(path).texts == ['"" empty quotes first', 'he said ""no""', '"half ""open', '""']

@@ -207,14 +207,24 @@ def _quote(kind, quoting):
     return quoting == "csv" or (quoting == "auto" and kind == "csv")
 
 
-def _tab_rows(path, quote, encoding_errors, encoding="utf-8"):
+# a field wholly in CSV quotes with a doubled quote inside: how pandas' to_csv(sep="\t") writes a
+# text holding a double quote ('say "hi" now' as '"say ""hi"" now"'), which no plain text is
+_CSV_QUOTED_FIELD = re.compile(r'"(?:[^"]|"")*""(?:[^"]|"")*"')
+
+
+def _tab_rows(path, quote, encoding_errors, encoding="utf-8", auto=False):
     """``(line_number, line, head, tab, rest)`` per non-blank line of a TAB-separated file:
     ``head`` is the first field, ``rest`` everything after the first TAB (``tab`` is "" when
     there is none). With ``quote`` the fields are CSV-quoted (a quoted field may hold TABs,
-    doubled quotes and line breaks) and ``rest`` is the other fields joined by TABs."""
+    doubled quotes and line breaks) and ``rest`` is the other fields joined by TABs.
+    ``auto``: plain TSV by default (``quoting="auto"``), where a field written in CSV quotes
+    with doubled quotes inside (pandas' ``to_csv(sep="\t")``) is an error naming both readings:
+    read verbatim, the text kept its quotes doubled ('"say ""hi"" now"') without a word."""
     if not quote:
         for number, line in _lines(path, encoding_errors, encoding):
             if line.strip():
+                if auto and '""' in line:
+                    _refuse_csv_quoted(line, number, path)
                 yield (number, line) + line.partition("\t")
         return
     hint = "; quoting='none' (--quoting none) reads quotes as text"
@@ -222,6 +232,15 @@ def _tab_rows(path, quote, encoding_errors, encoding="utf-8"):
                                              encoding=encoding):
         line = "\t".join(fields)
         yield number, line, fields[0], "\t" if len(fields) > 1 else "", "\t".join(fields[1:])
+
+
+def _refuse_csv_quoted(line, number, path):
+    for field in line.split("\t"):
+        if _CSV_QUOTED_FIELD.fullmatch(field.strip()):
+            raise DocumentFormatError(
+                f"{path}, line {number}: the field {field.strip()[:60]!r} is in CSV quotes with its quotes doubled, "
+                "as pandas' to_csv(sep='\\t') writes a text holding a double quote; quoting='csv' (--quoting csv) "
+                "reads it as that text, quoting='none' (--quoting none) keeps it as written")
 
 
 def _csv_rows(path, quote, encoding_errors, wanted, required, encoding="utf-8"):
@@ -768,7 +787,7 @@ def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto", 
             seen.extend(k for k in obj if k not in (key, record_text_key(obj), "title", "label"))
         docs.unused_fields = _unused(seen, ())
         return _check_not_empty(docs, path)
-    rows = list(_tab_rows(path, _quote(kind, quoting), encoding_errors, encoding))
+    rows = list(_tab_rows(path, _quote(kind, quoting), encoding_errors, encoding, auto=quoting == "auto"))
     if rows:
         _refuse_unnamed_column(*rows[0][:2], path)
     names = _named_columns(rows[0][1]) if rows else None
@@ -1018,7 +1037,7 @@ def read_documents(path, *, encoding_errors="replace", quoting="auto", encoding=
         docs.unused_fields = _unused(seen, ())
         return _check_not_empty(docs, path)
 
-    rows = list(_tab_rows(path, _quote(kind, quoting), encoding_errors, encoding))
+    rows = list(_tab_rows(path, _quote(kind, quoting), encoding_errors, encoding, auto=quoting == "auto"))
     if rows:
         _refuse_unnamed_column(*rows[0][:2], path)
     names = _named_columns(rows[0][1]) if rows else None
