@@ -95,8 +95,11 @@ def test_quoting_csv_on_a_tsv_processes_quotes(tmp_path):
                               "--json"] + FILM_FAST)
     assert code == 0, err
     assert json.loads(out)["pairs"] == len(rows)
-    # without it, the quoted tab splits the record
+    # without it, a text in CSV quotes with doubled quotes is named with the quoting that reads it
     _one_line_error(["fit", "--pairs", path, "--model", tmp_path / "n.npz"] + FILM_FAST,
+                    "line 2: the field", "in CSV quotes", "--quoting csv")
+    # and with --quoting none, the quoted tab splits the record
+    _one_line_error(["fit", "--pairs", path, "--model", tmp_path / "n.npz", "--quoting", "none"] + FILM_FAST,
                     "line 2: 4 field(s), expected the header's 3")
 
 

@@ -53,9 +53,13 @@ def test_quoting_csv_on_a_tsv_processes_quotes(tmp_path):
     path = _write(tmp_path / "q.tsv", text)
     bunch = read_pairs(path, quoting="csv")
     assert _pairs_of(bunch) == [('Why say "hi"?', "a tab\there, and a\nline break")]
-    # by default the same file is plain TSV: quotes are text, the quoted tab separates fields
-    with pytest.raises(DocumentFormatError, match=r"line 2: 4 field\(s\), expected the header's 3"):
+    # by default the same file is plain TSV: quotes are text, the quoted tab separates fields; its
+    # CSV-quoted field with doubled quotes is named with the quoting that reads it
+    with pytest.raises(DocumentFormatError, match=r"line 2: the field '\"Why say \"\"hi\"\"\?\"' is in CSV quotes"
+                                                  r".*quoting='csv'"):
         read_pairs(path)
+    with pytest.raises(DocumentFormatError, match=r"line 2: 4 field\(s\), expected the header's 3"):
+        read_pairs(path, quoting="none")
 
 
 def test_quoting_csv_on_a_tsv_names_the_line_of_broken_quoting(tmp_path):
@@ -202,3 +206,13 @@ def test_a_tsv_field_in_csv_quotes_with_doubled_quotes_asks_for_a_quoting(tmp_pa
 def test_quotes_that_are_not_csv_quoting_stay_verbatim(tmp_path):
     path = _write(tmp_path / "d.tsv", 'a\t"" empty quotes first\nb\the said ""no""\nc\t"half ""open\nd\t""\n')
     assert read_documents(path).texts == ['"" empty quotes first', 'he said ""no""', '"half ""open', '""']
+
+
+def test_a_tsv_pair_in_csv_quotes_with_doubled_quotes_asks_for_a_quoting(tmp_path):
+    # the same pandas writing in a pairs file: the pair's text kept its quotes doubled
+    path = _write(tmp_path / "p.tsv", 'label\ttext_a\ttext_b\n1\ta b\tc d\n0\t"say ""hi"" now"\te f\n')
+    with pytest.raises(DocumentFormatError, match=r"p\.tsv, line 3: the field .* in CSV quotes with its quotes "
+                                                  r"doubled.*quoting='csv'.*quoting='none'"):
+        read_pairs(path)
+    assert read_pairs(path, quoting="csv").text_a[1] == 'say "hi" now'
+    assert read_pairs(path, quoting="none").text_a[1] == '"say ""hi"" now"'

@@ -62,7 +62,7 @@ import numpy as np
 
 from ._decode import ID_KEYS, DocumentFormatError, check_encoding_errors, decoded_lines, json_record, refuse_underflow
 from ._base import read_parquet_frame
-from .pairs import _delimited_records, check_quoting
+from .pairs import _delimited_records, check_quoting, refuse_csv_quoted
 
 __all__ = ["DocumentFormatError", "Documents", "read_labelled_documents", "read_documents", "NO_CLUSTER"]
 
@@ -207,11 +207,6 @@ def _quote(kind, quoting):
     return quoting == "csv" or (quoting == "auto" and kind == "csv")
 
 
-# a field wholly in CSV quotes with a doubled quote inside: how pandas' to_csv(sep="\t") writes a
-# text holding a double quote ('say "hi" now' as '"say ""hi"" now"'), which no plain text is
-_CSV_QUOTED_FIELD = re.compile(r'"(?:[^"]|"")*""(?:[^"]|"")*"')
-
-
 def _tab_rows(path, quote, encoding_errors, encoding="utf-8", auto=False):
     """``(line_number, line, head, tab, rest)`` per non-blank line of a TAB-separated file:
     ``head`` is the first field, ``rest`` everything after the first TAB (``tab`` is "" when
@@ -224,7 +219,7 @@ def _tab_rows(path, quote, encoding_errors, encoding="utf-8", auto=False):
         for number, line in _lines(path, encoding_errors, encoding):
             if line.strip():
                 if auto and '""' in line:
-                    _refuse_csv_quoted(line, number, path)
+                    refuse_csv_quoted(line.split("\t"), f"{path}, line {number}")
                 yield (number, line) + line.partition("\t")
         return
     hint = "; quoting='none' (--quoting none) reads quotes as text"
@@ -232,15 +227,6 @@ def _tab_rows(path, quote, encoding_errors, encoding="utf-8", auto=False):
                                              encoding=encoding):
         line = "\t".join(fields)
         yield number, line, fields[0], "\t" if len(fields) > 1 else "", "\t".join(fields[1:])
-
-
-def _refuse_csv_quoted(line, number, path):
-    for field in line.split("\t"):
-        if _CSV_QUOTED_FIELD.fullmatch(field.strip()):
-            raise DocumentFormatError(
-                f"{path}, line {number}: the field {field.strip()[:60]!r} is in CSV quotes with its quotes doubled, "
-                "as pandas' to_csv(sep='\\t') writes a text holding a double quote; quoting='csv' (--quoting csv) "
-                "reads it as that text, quoting='none' (--quoting none) keeps it as written")
 
 
 def _csv_rows(path, quote, encoding_errors, wanted, required, encoding="utf-8"):

@@ -490,6 +490,24 @@ def _file_format(path, fmt):
     return _SUFFIX_FORMATS[suffix]
 
 
+# a field wholly in CSV quotes with a doubled quote inside: how pandas' to_csv(sep="\t") writes a
+# text holding a double quote ('say "hi" now' as '"say ""hi"" now"'), which no plain text is
+_CSV_QUOTED_FIELD = re.compile(r'"(?:[^"]|"")*""(?:[^"]|"")*"')
+
+
+def refuse_csv_quoted(fields, where):
+    """Refuse a field of a plain TSV line (``quoting="auto"``) that is wholly in CSV quotes with
+    its quotes doubled, as pandas' ``to_csv(sep="\\t")`` writes a text holding a double quote:
+    read verbatim, the text kept its quotes doubled ('"say ""hi"" now"') without a word. The
+    error names both readings; ``where`` is the file and the line."""
+    for field in fields:
+        if _CSV_QUOTED_FIELD.fullmatch(field.strip()):
+            raise DocumentFormatError(
+                f"{where}: the field {field.strip()[:60]!r} is in CSV quotes with its quotes doubled, as pandas' "
+                "to_csv(sep='\\t') writes a text holding a double quote; quoting='csv' (--quoting csv) reads it as "
+                "that text, quoting='none' (--quoting none) keeps it as written")
+
+
 def _read_delimited(path, fmt, columns, delimiter, header, quoting, kind_arg, encoding_errors, encoding="utf-8"):
     counts = {"undecodable_lines": 0}
     if delimiter is None:
@@ -556,6 +574,8 @@ def _read_delimited(path, fmt, columns, delimiter, header, quoting, kind_arg, en
 
     def parse(roles, kind):
         rows = records(quote)
+        if quoting == "auto" and fmt == "tsv" and not quote:
+            rows = _csv_quoted_refused(rows, path)
         if names is not None:
             next(rows)
         return _rows_source(rows, names if layout != "sts" else None, roles, kind,
@@ -572,6 +592,14 @@ def _read_delimited(path, fmt, columns, delimiter, header, quoting, kind_arg, en
         parsed, n_extra = parse(roles, kind)
     return parsed, dict(layout=layout, roles=roles, n_extra_field_lines=n_extra,
                         n_undecodable_lines=counts["undecodable_lines"], names=names)
+
+
+def _csv_quoted_refused(rows, path):
+    """``rows`` (``(number, fields)`` of a plain TSV file), each checked by :func:`refuse_csv_quoted`."""
+    for number, fields in rows:
+        if any('""' in field for field in fields):
+            refuse_csv_quoted(fields, f"{path}, line {number}")
+        yield number, fields
 
 
 def _is_value(cell, kind):
