@@ -558,3 +558,16 @@ def test_labels_that_are_not_all_whole_floats_stay_as_written(tmp_path):
     for data, expected in (("1.0\ta b\n1\tc d\n", ["1.0", "1"]), ("1.0\ta b\n1.5\tc d\n", ["1.0", "1.5"]),
                            ("v1.0\ta b\n2.0\tc d\n", ["v1.0", "2.0"])):
         assert read_labelled_documents(_write(tmp_path / "d.tsv", data.encode())).labels == expected
+
+
+@pytest.mark.parametrize("name, data", [("d.csv", "label,text\n1.0,a b\n,c d\n2.0,e f\n"),
+                                        ("d.tsv", "id\tlabel\ttext\nd1\t1\ta b\nd2\t\tc d\nd3\t2\te f\n")])
+def test_an_empty_label_cell_under_a_header_is_no_cluster_as_in_the_frame(tmp_path, name, data):
+    # df.to_csv of a label column [1, None, 2]: the empty cell was refused ("empty label") by
+    # read_labelled_documents alone; read_documents of the file, the frame and its .parquet read no cluster
+    path = _write(tmp_path / name, data.encode())
+    assert read_labelled_documents(path).labels == ["1", None, "2"]
+    assert read_documents(path).labels == ["1", None, "2"]
+    # without a header an empty label is still a mistake to name
+    with pytest.raises(DocumentFormatError, match=r"line 2: empty label"):
+        read_labelled_documents(_write(tmp_path / "h.tsv", b"a\tok\n\tno label\n"))

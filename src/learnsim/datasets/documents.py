@@ -907,12 +907,12 @@ def _read_named_labelled(docs, path, names, rows):
     docs.unused_fields = _unused(names, ("id", "label", "text", "title"))
     for number, row in rows:
         label = row["label"].strip()
-        if not label:
-            raise DocumentFormatError(f"{path}, line {number}: empty label (use -1 for a "
-                                      "document in no cluster)")
         docs.texts.append(_check_text(_titled(row), number, path))
         docs.ids.append(row.get("id", "").strip() or None)
-        docs.labels.append(None if _no_cluster(label) else label)
+        # an empty cell under a header naming the columns is a missing label, as pandas reads it
+        # (NaN) and writes it (df.to_csv of [1, None, 2]): no cluster, as the same frame in memory,
+        # its .parquet, and read_documents of this file read it; it was refused here alone
+        docs.labels.append(None if not label or _no_cluster(label) else label)
         docs.line_numbers.append(number)
     return _check_not_empty(_float_column_labels(docs), path)
 
