@@ -571,3 +571,14 @@ def test_an_empty_label_cell_under_a_header_is_no_cluster_as_in_the_frame(tmp_pa
     # without a header an empty label is still a mistake to name
     with pytest.raises(DocumentFormatError, match=r"line 2: empty label"):
         read_labelled_documents(_write(tmp_path / "h.tsv", b"a\tok\n\tno label\n"))
+
+
+def test_a_json_lines_float_label_column_reads_as_the_same_frame(tmp_path):
+    # df.to_json(lines=True) of a label column [1, None, 2] writes 1.0, null, 2.0: refused ("label
+    # must be a string or an integer; got 1.0") where the frame in memory and its .parquet read 1, 2
+    path = _write(tmp_path / "d.jsonl", b'{"text":"a b","label":1.0}\n{"text":"c d","label":null}\n'
+                                        b'{"text":"e f","label":2.0}\n{"text":"g h","label":-1.0}\n')
+    assert read_labelled_documents(path).labels == ["1", None, "2", None]
+    assert read_documents(path).labels == ["1", None, "2", None]
+    with pytest.raises(DocumentFormatError, match=r"line 1: \"label\" must be a string or an integer; got 1.5"):
+        read_labelled_documents(_write(tmp_path / "f.jsonl", b'{"text":"a b","label":1.5}\n'))

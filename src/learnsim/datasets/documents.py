@@ -544,6 +544,10 @@ def _object_label(obj, where):
     label = obj["label"]
     if label is None:
         return None
+    if isinstance(label, float) and label.is_integer():
+        # a whole float, as pandas' to_json writes a label column with a missing value (floats):
+        # its integer, as the same frame in memory or as .parquet reads it ("got 1.0" before)
+        label = int(label)
     if isinstance(label, bool) or not isinstance(label, (str, numbers.Integral)):
         raise DocumentFormatError(f'{where}: "label" must be a string or an integer; got {label!r}')
     label = str(label).strip()
