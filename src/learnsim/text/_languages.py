@@ -457,7 +457,8 @@ def detect_language(texts):
     Russian, Ukrainian and Bulgarian, which share their short words, are told apart by their
     letters first: Ukrainian and Bulgarian contest a sample only where at most 0.5 % of its
     Cyrillic letters are Russian's ы э ё (and ъ, for Ukrainian), Ukrainian only where more are
-    its own і ї є ґ, and then Russian, which never writes them, does not.
+    its own і ї є ґ, and then Russian, which never writes them, does not. A tie between Russian
+    and Bulgarian (a sample of no ы э ё) goes to Bulgarian.
 
     English is compared by scikit-learn's list, larger than the others (318 words against
     94 to 313): a tie goes to English, and an English collection is read as it always was.
@@ -497,7 +498,11 @@ def detect_language(texts):
     if _GREEK_LETTER.search(joined):
         read["greek"] = _greek_folded(counts)
     shares = {name: sum(read[name][w] for w in stop_list(name) if w in read[name]) / total for name in contest}
-    best = max(contest, key=lambda name: (shares[name], name == "english"))
+    # a tie between Russian and Bulgarian (their shared short words на, не, за alone) goes to
+    # Bulgarian: it is still contested only where the sample writes none of Russian's ы э ё, which
+    # Russian writes in nearly every sentence (a Bulgarian sentence whose one stop word was на
+    # was read as Russian by the lists' order)
+    best = max(contest, key=lambda name: (shares[name], name == "english", name == "bulgarian"))
     return best if shares[best] >= MIN_STOP_SHARE else "english"
 
 
