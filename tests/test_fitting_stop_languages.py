@@ -120,3 +120,26 @@ def test_relative_and_linklearn_read_the_fits_language():
     assert linklearn(texts, language="fr") == (None, None)                 # as before: English rules off
     assert linklearn(texts, language="fr", stem=True) == (None, "french")  # was Porter
     assert linklearn(texts, stop_words="auto") == ("french", "french")
+
+
+@pytest.mark.parametrize("language", ["xx", "vi", "tlh"])
+def test_stems_asked_of_a_language_learnsim_cannot_stem_are_an_error_naming_the_codes(language):
+    # it stemmed by Porter's English rules without a word, as if no language had been given
+    with pytest.raises(ValueError, match=rf"language='{language}' with stem=True.*\bbg\b.*\bfr\b.*\btr\b"):
+        learnsim.fit(FRENCH, clusters=LABELS, baseline_holdout=None, language=language, stem=True)
+    # without stems the code still only picks the analyser, the baselines detecting the language
+    assert _reading(_vectorizer(FRENCH, language=language)) == (None, None)
+
+
+def test_stems_of_english_japanese_or_chinese_codes_read_as_before():
+    pytest.importorskip("Stemmer")
+    for language in ("eng", "ja", "zh-Hant"):
+        assert _vectorizer(ENGLISH, language=language, stem=True, analyzer="cjk").stem == "porter"
+
+
+def test_learnsim_fit_refuses_stems_of_an_unknown_language_in_one_line(tmp_path):
+    code, out, err = run_cli(_files(tmp_path) + ["--language", "xx", "--stem"])
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "--language xx" in err and "--stem" in err and " bg," in err
+    assert not (tmp_path / "m.npz").exists()

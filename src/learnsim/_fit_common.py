@@ -24,7 +24,7 @@ from ._utils.progress import stage
 #: "auto" tries them all. Importable from learnsim.fitting too.
 MATCHER_CHOICES = ("auto", "threshold", "classifier", "knn")
 
-__all__ = ["Fitted", "vectorize", "reading", "quiet", "option_name", "report_dict", "MATCHER_CHOICES", "check_sequence", "check_texts",
+__all__ = ["Fitted", "vectorize", "reading", "check_stem_language", "quiet", "option_name", "report_dict", "MATCHER_CHOICES", "check_sequence", "check_texts",
            "is_index", "check_index_tuples", "cluster_codes", "check_pairs", "check_int", "check_float", "check_choice"]
 
 
@@ -97,6 +97,35 @@ def fit_language(o, texts):
     if o.stop_words == "auto":
         return detect_language(texts)
     return o.stop_words or "english"
+
+
+_ENGLISH_STEMMED = ("ja", "jpn", "zh", "zho", "chi", "cmn", "eng")
+
+
+def check_stem_language(language, stem, cli=False):
+    """A ValueError where ``stem`` is true and ``language`` is a code learnsim has no stop list
+    nor stemmer of and reads with no analyser of its own (``"xx"``, ``"vi"``): the fit would stem
+    its words with Porter's English rules (:func:`fit_language` falls back to English) though the
+    texts were said to be in another language. Japanese and Chinese (``"ja"``, ``"zh"``: their
+    analysers' words, English stems of the Latin words among them) and English's three-letter
+    ``"eng"`` read as before. ``cli``: the message names ``learnsim fit``'s flags."""
+    if not stem or language is None:
+        return
+    from .text import check_language
+    from .text._languages import stemmed_language_codes
+
+    try:
+        check_language(language)
+        return
+    except ValueError:
+        pass
+    # the codes of Japanese and Chinese (their analysers' words; ISO 639-2/3 too) and English's 639-2
+    if isinstance(language, str) and language.lower().replace("_", "-").split("-")[0] in _ENGLISH_STEMMED:
+        return
+    given, asked = (f"--language {language}", "--stem") if cli else (f"language={language!r}", "stem=True")
+    raise ValueError(f"{given} with {asked}: learnsim has no stemmer nor stop list of that language, and would stem "
+                     f"it by English rules; give one of {', '.join(stemmed_language_codes())} (or its name), or leave "
+                     f"{asked.split('=')[0]} off")
 
 
 def reading(o, texts, stem=None):

@@ -32,6 +32,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ._fit_common import Fitted, option_name as _flag, quiet as _quiet, report_dict as _report, vectorize
+from ._fit_common import check_stem_language as _check_stem_language
 from ._fit_common import check_index_tuples as _check_index_tuples, \
     check_pairs as _check_pairs, check_texts as _check_texts, cluster_codes as _cluster_codes
 # the duplicate rules a FILM fitted on pairs may choose among: defined there, which the command
@@ -1417,6 +1418,7 @@ def _options(method, options, seed):
                                                                               "cjk_unigrams", (True, False)))
     o.analyzer, o.cjk_unigrams = analysis["analyzer"], analysis["cjk_unigrams"]
     o.language = get("language")
+    _check_stem_language(o.language, o.stem)     # a code of no stemmer: English's Porter stems, said nowhere
     o.unicode_words = _check_choice(get("unicode_words", True), "unicode_words", (True, False))
     if get("lsi") is not None:
         lsi = get("lsi")

@@ -112,8 +112,14 @@ def analysis_option(args):
 def fit_options(args, mcd=None):
     """The :class:`learnsim.fitting.FitOptions` of ``learnsim fit``'s flags (the one place where
     flag names meet the library's option names); ``mcd``: MinimumClusterDistortion's settings."""
+    from .._fit_common import check_stem_language
     from ..fitting import FitOptions
+    from ._common import UsageError
 
+    try:
+        check_stem_language(args.language, args.stem, cli=True)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     return FitOptions(random_state=args.seed, weighting=args.weighting, norm=None if args.no_norm else "l2",
                       stop_words=args.stop_words, stem=args.stem, lsi=args.lsi, paper=args.paper,
                       mcd=dict(mcd or {}), n_components=args.n_components, svd_rank=args.svd_rank,

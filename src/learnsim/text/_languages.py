@@ -195,6 +195,12 @@ def check_language(language, what="language"):
                      f"code; got {language!r}")
 
 
+def stemmed_language_codes():
+    """The two-letter codes :func:`check_language` takes (``"ar"``, ``"bg"``, ...), sorted: what a
+    message names where a language given must be one of them."""
+    return sorted(_CODES)
+
+
 # the words the baselines' tokenizer reads (two word characters or more, digits inside kept):
 # letters alone would cut "t5w6" into "t" and "w", and French's elided "t" (t') and "s" made a
 # collection of codes French
