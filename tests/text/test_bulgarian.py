@@ -103,3 +103,5 @@ def test_a_short_bulgarian_text_whose_only_stop_word_russian_shares_is_bulgarian
     # the same tie with a letter only Russian writes (мы) stays Russian
     assert detect_language(["Мы пошли рано на работу."]) == "russian"
     assert detect_language(["Кошка спит на диване, пока мы работаем на кухне."]) == "russian"
+    # nor one of none, whose reflexive verbs end in -ся (Bulgarian's take a separate се)
+    assert detect_language(["Москва является столицей России и находится на реке Москве."]) == "russian"

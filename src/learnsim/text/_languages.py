@@ -439,6 +439,10 @@ def _cyrillic_contest(sample, contest):
     return [name for name in contest if name not in out]
 
 
+# a word ending in Russian's reflexive -ся or -сь, which Bulgarian does not write
+_RUSSIAN_REFLEXIVE = re.compile(r"\w(?:ся|сь|СЯ|СЬ)\b")
+
+
 def detect_language(texts):
     """The language of :data:`STOP_LANGUAGES` whose stop words make the largest share of the
     words of ``texts`` (up to 500 texts spread over the collection, the first 1,000 characters
@@ -464,7 +468,8 @@ def detect_language(texts):
     letters first: Ukrainian and Bulgarian contest a sample only where at most 0.5 % of its
     Cyrillic letters are Russian's ы э ё (and ъ, for Ukrainian), Ukrainian only where more are
     its own і ї є ґ, and then Russian, which never writes them, does not. A tie between Russian
-    and Bulgarian (a sample of no ы э ё) goes to Bulgarian.
+    and Bulgarian (a sample of no ы э ё) goes to Bulgarian where no word ends in Russian's
+    reflexive -ся, -сь.
 
     English is compared by scikit-learn's list, larger than the others (318 words against
     94 to 313): a tie goes to English, and an English collection is read as it always was.
@@ -505,10 +510,12 @@ def detect_language(texts):
         read["greek"] = _greek_folded(counts)
     shares = {name: sum(read[name][w] for w in stop_list(name) if w in read[name]) / total for name in contest}
     # a tie between Russian and Bulgarian (their shared short words на, не, за alone) goes to
-    # Bulgarian: it is still contested only where the sample writes none of Russian's ы э ё, which
-    # Russian writes in nearly every sentence (a Bulgarian sentence whose one stop word was на
-    # was read as Russian by the lists' order)
-    best = max(contest, key=lambda name: (shares[name], name == "english", name == "bulgarian"))
+    # Bulgarian where the sample writes nothing only Russian writes: Bulgarian is still contested
+    # only where it writes none of Russian's ы э ё, and Russian's reflexive verbs end in -ся, -сь
+    # (является, находится), Bulgarian's take a separate се (a Bulgarian sentence whose one stop
+    # word was на was read as Russian by the lists' order)
+    bulgarian = "bulgarian" in contest and not _RUSSIAN_REFLEXIVE.search(joined)
+    best = max(contest, key=lambda name: (shares[name], name == "english", bulgarian and name == "bulgarian"))
     return best if shares[best] >= MIN_STOP_SHARE else "english"
 
 
