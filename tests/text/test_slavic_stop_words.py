@@ -124,3 +124,14 @@ def test_a_ukrainian_fit_asked_for_stems_drops_its_stop_words_unstemmed_and_says
                               stem=True).vectorizer
     assert (fitted.stop_words, fitted.stem) == ("ukrainian", None)
     assert not set(fitted.get_feature_names_out()) & {"що", "на", "до"}
+
+
+def test_a_tie_goes_to_the_language_whose_own_letters_the_sample_writes():
+    # moje, jak, za: Czech's, Slovak's and Polish's stop words alike, a tie that went to Czech by the
+    # lists' order though these write Polish's ł ą ę ć and none of Czech's ě ř ů
+    for text in ["Moje konto zostało zablokowane.", "Jak zwrócić prezent?", "Faktura za subskrypcję ma złą kwotę."]:
+        assert detect_language([text]) == "polish"
+    # do, o, se: Portuguese's stop words too, which came first; ř is Czech's alone
+    assert detect_language(["Balík do Prahy se zpozdil o tři dny."]) == "czech"
+    # a tie of a sample without such letters keeps the lists' order, as before
+    assert detect_language(["Jak je to?"]) == detect_language(["Jak je to?"] * 2) != "polish"

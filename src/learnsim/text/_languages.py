@@ -441,17 +441,20 @@ def _cyrillic_contest(sample, contest):
 
 # a word ending in Russian's reflexive -ся or -сь, which Bulgarian does not write
 _RUSSIAN_REFLEXIVE = re.compile(r"\w(?:ся|сь|СЯ|СЬ)\b")
-# the letters that only Turkish writes among the languages of the lists (and Azerbaijani, which
-# shares many of its words): ı in about one letter of twenty, ğ in one of a hundred
-_TURKISH_OWN = "ığİ"
+# the letters that only one language of the lists writes, which decide a tie of its stop words
+# with another's (a short sample, whose one stop word both lists hold): Turkish's ı ğ İ (ı in about
+# one letter of twenty; Azerbaijani, which shares many of its words, writes them too), Czech's
+# ě ř ů, Slovak's ĺ ľ ŕ, Polish's ą ę ł ś ź ż ć ń
+_OWN_LETTERS = {"turkish": "ığİĞ", "czech": "ěřůĚŘŮ", "slovak": "ĺľŕĹĽŔ", "polish": "ąęłśźżćńĄĘŁŚŹŻĆŃ"}
 
 
-def _writes_turkish(sample):
-    """Whether more than 0.5 % of the letters of ``sample`` are Turkish's own ı ğ İ."""
+def _own_letters_written(sample):
+    """The languages of :data:`_OWN_LETTERS` whose own letters are more than 0.5 % of the
+    letters of ``sample``."""
     if sample.isascii():
-        return False
-    own = sum(map(sample.count, _TURKISH_OWN))
-    return own > 0 and own > MAX_NOT_WRITTEN_SHARE * len(_LETTERS.findall(sample))
+        return set()
+    bound = MAX_NOT_WRITTEN_SHARE * len(_LETTERS.findall(sample))
+    return {name for name, letters in _OWN_LETTERS.items() if sum(map(sample.count, letters)) > bound}
 
 
 def detect_language(texts):
@@ -480,8 +483,8 @@ def detect_language(texts):
     Cyrillic letters are Russian's ы э ё (and ъ, for Ukrainian), Ukrainian only where more are
     its own і ї є ґ, and then Russian, which never writes them, does not. A tie between Russian
     and Bulgarian (a sample of no ы э ё) goes to Bulgarian where no word ends in Russian's
-    reflexive -ся, -сь, and one with Turkish to Turkish where
-    more than 0.5 % of the letters are its own ı ğ İ.
+    reflexive -ся, -сь, and one with Turkish, Czech, Slovak or Polish to it where more
+    than 0.5 % of the letters are its own (ı ğ İ, ě ř ů, ĺ ľ ŕ, ą ę ł ś ź ż ć ń).
 
     English is compared by scikit-learn's list, larger than the others (318 words against
     94 to 313): a tie goes to English, and an English collection is read as it always was.
@@ -525,13 +528,15 @@ def detect_language(texts):
     # Bulgarian where the sample writes nothing only Russian writes: Bulgarian is still contested
     # only where it writes none of Russian's ы э ё, and Russian's reflexive verbs end in -ся, -сь
     # (является, находится), Bulgarian's take a separate се (a Bulgarian sentence whose one stop
-    # word was на was read as Russian by the lists' order); and a tie with Turkish goes to Turkish
-    # where the sample writes Turkish's own ı ğ İ, which no other language of the lists does (a
-    # Turkish sentence whose one stop word was ve, Czech's too, was read as Czech)
+    # word was на was read as Russian by the lists' order); and a tie with Turkish, Czech, Slovak
+    # or Polish goes to it where the sample writes its own letters, which no other language of the
+    # lists does (a Turkish sentence whose one stop word was ve, Czech's too, was read as Czech, a
+    # Polish one whose one stop word was moje as Czech, a Czech one whose do and o are Portuguese's
+    # as Portuguese)
     bulgarian = "bulgarian" in contest and not _RUSSIAN_REFLEXIVE.search(joined)
-    turkish = _writes_turkish(joined)
+    own = _own_letters_written(joined)
     best = max(contest, key=lambda name: (shares[name], name == "english",
-                                          (bulgarian and name == "bulgarian") or (turkish and name == "turkish")))
+                                          (bulgarian and name == "bulgarian") or name in own))
     return best if shares[best] >= MIN_STOP_SHARE else "english"
 
 
