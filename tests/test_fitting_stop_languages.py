@@ -129,6 +129,10 @@ def test_stems_asked_of_a_language_learnsim_cannot_stem_are_an_error_naming_the_
         learnsim.fit(FRENCH, clusters=LABELS, baseline_holdout=None, language=language, stem=True)
     # without stems the code still only picks the analyser, the baselines detecting the language
     assert _reading(_vectorizer(FRENCH, language=language)) == (None, None)
+    # a stop list named (or "auto": the collection's) names the stems' language, as documented
+    pytest.importorskip("Stemmer")
+    assert _reading(_vectorizer(FRENCH, language=language, stop_words="fr", stem=True)) == ("french", "french")
+    assert _reading(_vectorizer(FRENCH, language=language, stop_words="auto", stem=True)) == ("french", "french")
 
 
 def test_stems_of_english_japanese_or_chinese_codes_read_as_before():

@@ -1418,7 +1418,7 @@ def _options(method, options, seed):
                                                                               "cjk_unigrams", (True, False)))
     o.analyzer, o.cjk_unigrams = analysis["analyzer"], analysis["cjk_unigrams"]
     o.language = get("language")
-    _check_stem_language(o.language, o.stem)     # a code of no stemmer: English's Porter stems, said nowhere
+    _check_stem_language(o.language, o.stem, o.stop_words)     # a code of no stemmer: English's Porter stems, said nowhere
     o.unicode_words = _check_choice(get("unicode_words", True), "unicode_words", (True, False))
     if get("lsi") is not None:
         lsi = get("lsi")

@@ -117,7 +117,7 @@ def fit_options(args, mcd=None):
     from ._common import UsageError
 
     try:
-        check_stem_language(args.language, args.stem, cli=True)
+        check_stem_language(args.language, args.stem, args.stop_words, cli=True)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     return FitOptions(random_state=args.seed, weighting=args.weighting, norm=None if args.no_norm else "l2",
