@@ -105,3 +105,7 @@ def test_a_short_bulgarian_text_whose_only_stop_word_russian_shares_is_bulgarian
     assert detect_language(["Кошка спит на диване, пока мы работаем на кухне."]) == "russian"
     # nor one of none, whose reflexive verbs end in -ся (Bulgarian's take a separate се)
     assert detect_language(["Москва является столицей России и находится на реке Москве."]) == "russian"
+    # nor one with a ь but in ьо (Bulgarian writes ь only there: шофьор)
+    assert detect_language(["Я вернул обувь, но сумма меньше."]) == "russian"
+    assert detect_language(["Как вернуть подарок?"]) == "russian"
+    assert detect_language(["Шофьорът отиде на работа рано."]) == "bulgarian"

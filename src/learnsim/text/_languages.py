@@ -439,8 +439,10 @@ def _cyrillic_contest(sample, contest):
     return [name for name in contest if name not in out]
 
 
-# a word ending in Russian's reflexive -ся or -сь, which Bulgarian does not write
-_RUSSIAN_REFLEXIVE = re.compile(r"\w(?:ся|сь|СЯ|СЬ)\b")
+# what Russian writes in nearly every sentence and Bulgarian never: a word ending in the reflexive
+# -ся or -сь (Bulgarian's verbs take a separate се), and ь but before о (Bulgarian's ь is only in
+# ьо: шофьор; Russian's in nearly every sentence: меньше, вернуть, обувь)
+_RUSSIAN_ONLY = re.compile(r"\w(?:ся|сь)\b|ь(?!о)", re.IGNORECASE)
 # the letters that only one language of the lists writes, which decide a tie of its stop words
 # with another's (a short sample, whose one stop word both lists hold): Turkish's ı ğ İ (ı in about
 # one letter of twenty; Azerbaijani, which shares many of its words, writes them too), Czech's
@@ -483,8 +485,9 @@ def detect_language(texts):
     Cyrillic letters are Russian's ы э ё (and ъ, for Ukrainian), Ukrainian only where more are
     its own і ї є ґ, and then Russian, which never writes them, does not. A tie between Russian
     and Bulgarian (a sample of no ы э ё) goes to Bulgarian where no word ends in Russian's
-    reflexive -ся, -сь, and one with Turkish, Czech, Slovak or Polish to it where more
-    than 0.5 % of the letters are its own (ı ğ İ, ě ř ů, ĺ ľ ŕ, ą ę ł ś ź ż ć ń).
+    reflexive -ся, -сь and no ь stands but before о, and one with Turkish, Czech, Slovak or
+    Polish to it where more than 0.5 % of the letters are its own (ı ğ İ, ě ř ů, ĺ ľ ŕ,
+    ą ę ł ś ź ż ć ń).
 
     English is compared by scikit-learn's list, larger than the others (318 words against
     94 to 313): a tie goes to English, and an English collection is read as it always was.
@@ -526,14 +529,14 @@ def detect_language(texts):
     shares = {name: sum(read[name][w] for w in stop_list(name) if w in read[name]) / total for name in contest}
     # a tie between Russian and Bulgarian (their shared short words на, не, за alone) goes to
     # Bulgarian where the sample writes nothing only Russian writes: Bulgarian is still contested
-    # only where it writes none of Russian's ы э ё, and Russian's reflexive verbs end in -ся, -сь
-    # (является, находится), Bulgarian's take a separate се (a Bulgarian sentence whose one stop
+    # only where it writes none of Russian's ы э ё, and neither a reflexive -ся, -сь (является,
+    # находится) nor a ь but in ьо (меньше) is Bulgarian's (a Bulgarian sentence whose one stop
     # word was на was read as Russian by the lists' order); and a tie with Turkish, Czech, Slovak
     # or Polish goes to it where the sample writes its own letters, which no other language of the
     # lists does (a Turkish sentence whose one stop word was ve, Czech's too, was read as Czech, a
     # Polish one whose one stop word was moje as Czech, a Czech one whose do and o are Portuguese's
     # as Portuguese)
-    bulgarian = "bulgarian" in contest and not _RUSSIAN_REFLEXIVE.search(joined)
+    bulgarian = "bulgarian" in contest and not _RUSSIAN_ONLY.search(joined)
     own = _own_letters_written(joined)
     best = max(contest, key=lambda name: (shares[name], name == "english",
                                           (bulgarian and name == "bulgarian") or name in own))
