@@ -536,8 +536,12 @@ def detect_language(texts):
     # lists does (a Turkish sentence whose one stop word was ve, Czech's too, was read as Czech, a
     # Polish one whose one stop word was moje as Czech, a Czech one whose do and o are Portuguese's
     # as Portuguese)
-    bulgarian = "bulgarian" in contest and not _RUSSIAN_ONLY.search(joined)
-    own = _own_letters_written(joined)
+    # (looked for only on a tie: counting the sample's letters cost twice the rest of a detection)
+    top = max(shares.values())
+    bulgarian, own = False, ()
+    if sum(share == top for share in shares.values()) > 1:
+        bulgarian = "bulgarian" in contest and not _RUSSIAN_ONLY.search(joined)
+        own = _own_letters_written(joined)
     best = max(contest, key=lambda name: (shares[name], name == "english",
                                           (bulgarian and name == "bulgarian") or name in own))
     return best if shares[best] >= MIN_STOP_SHARE else "english"
