@@ -57,3 +57,34 @@ def test_evaluates_language_names_the_baselines_language_as_fits_does(files):
     english = _report(files + ["--language", "fr", "--baseline-language", "english"])
     assert english["baseline_terms"].startswith("English stop words dropped, ")
     assert "French detected" in _report(files + ["--language", "ko"])["baseline_terms"]   # no Korean list
+
+
+# Turkish product titles: not one stop word, so the collection alone is detected as English
+TITLES = {"t1": "Okul çantası mavi", "t2": "Okula dönüş çantaları", "t3": "Çocuk okul ayakkabısı",
+          "t4": "Kırmızı kadın ayakkabısı", "t5": "Erkek spor ayakkabıları", "t6": "Spor ayakkabı beyaz",
+          "t7": "Mutfak bıçağı seti", "t8": "Çelik mutfak bıçakları", "t9": "Mutfak tencere seti"}
+TITLE_LABELS = {"t1": "bag", "t2": "bag", "t3": "bag", "t4": "shoe", "t5": "shoe", "t6": "shoe",
+                "t7": "kitchen", "t8": "kitchen", "t9": "kitchen"}
+
+
+def test_evaluate_reads_the_language_a_model_was_fitted_to_read(tmp_path):
+    """A model fitted with --language tr --stop-words auto --stem reads Turkish; evaluated on the
+    same titles, which hold no stop word, its baselines were detected as English (English stop
+    words, Porter stems): they now read the language the model's vectoriser reads, and say so."""
+    pytest.importorskip("Stemmer")
+    data = tmp_path / "titles.jsonl"
+    data.write_text("".join(json.dumps({"id": i, "text": t, "label": TITLE_LABELS[i]}, ensure_ascii=False) + "\n"
+                            for i, t in TITLES.items()), encoding="utf-8")
+    model = tmp_path / "tr.npz"
+    code, _, err = run_cli(["fit", "--input", data, "--model", model, "--language", "tr", "--stop-words", "auto",
+                            "--stem"])
+    assert code == 0, err
+    code, out, err = run_cli(["evaluate", "--model", model, "--input", data, "--json"])
+    assert code == 0, err
+    terms = json.loads(out)["baseline_terms"]
+    assert "Turkish stop words dropped" in terms and "Turkish Snowball stems" in terms, terms
+    assert "as the model reads" in terms or "Turkish" in err, (terms, err)
+    # --baseline-language still names another
+    code, out, err = run_cli(["evaluate", "--model", model, "--input", data, "--json", "--baseline-language", "en"])
+    assert code == 0, err
+    assert json.loads(out)["baseline_terms"].startswith("English stop words dropped, ")

@@ -197,7 +197,7 @@ def _pair_tfidf_cosine(texts, idx, pipeline, language=None):
     from ..baseline import LexicalBaselines
     from ..text import tfidf_cosine_weights
 
-    lexical = LexicalBaselines(texts, analysis=_analysis(pipeline), language=language)
+    lexical = LexicalBaselines(texts, analysis=_analysis(pipeline), language=_model_language(pipeline, language))
     W = tfidf_cosine_weights(lexical.counts)
     return np.asarray(W[idx[:, 0]].multiply(W[idx[:, 1]]).sum(axis=1)).ravel(), lexical.terms
 
@@ -442,6 +442,34 @@ def _baseline_language(args):
     return given if given is not None else lexical_language(getattr(args, "language", None))
 
 
+def _model_language(pipeline, language):
+    """``language`` (--baseline-language, else --language's), else, for a model whose vectoriser
+    drops another language's stop words or stems it (learnsim fit --language tr --stop-words auto
+    --stem), that language, with a note: a collection that holds few stop words (product titles)
+    is detected as English, and its baselines read it by English rules where the model, and the
+    fit's check with --language, read it as Turkish. None: the collection's, detected."""
+    from ..text import check_language
+    from ..text._languages import LIGHT_STEMMERS
+
+    if language not in (None, "auto") or pipeline is None:
+        return language
+    vectorizer = pipeline.lexical if pipeline.lexical is not None else pipeline.vectorizer
+    stop_words, stem = getattr(vectorizer, "stop_words", None), getattr(vectorizer, "stem", None)
+    if isinstance(stem, str) and stem in LIGHT_STEMMERS:
+        stem = stem[:-len("_light")]
+    for name in (stop_words, stem):
+        try:
+            named = check_language(name) if isinstance(name, str) else None
+        except ValueError:      # a stemmer of no stop list (porter, a Snowball one learnsim lists none for)
+            named = None
+        if named is not None and named != "english":
+            _note(f"the baselines read {named.capitalize()}, as the model's vectoriser does "
+                  f"(stop words {stop_words!r}, stems {getattr(vectorizer, 'stem', None)!r}); "
+                  "--baseline-language names another")
+            return named
+    return None
+
+
 def _analysis_of_options(args):
     """The analysis --language, --analyzer and --cjk-unigrams ask the baselines for (None: none
     given), given only where no model sets it: --queries without --model or --index."""
@@ -473,7 +501,7 @@ def _lexical_blocks(texts, pipeline=None, language=None):
     terms} of the documents' own term counts: learnsim.baseline's LexicalBaselines."""
     from ..baseline import LexicalBaselines
 
-    lexical = LexicalBaselines(texts, analysis=_analysis(pipeline), language=language)
+    lexical = LexicalBaselines(texts, analysis=_analysis(pipeline), language=_model_language(pipeline, language))
     counts = lexical.counts
 
     def scorer(name):
@@ -630,7 +658,8 @@ def _evaluate_queries(args):
     pipeline = index.pipeline if args.index is not None else _load_pipeline(args.model) if args.model is not None else None
     from ..baseline import LexicalBaselines
 
-    lexical = LexicalBaselines(texts, analysis=_analysis(pipeline, args), language=args.baseline_language)
+    lexical = LexicalBaselines(texts, analysis=_analysis(pipeline, args),
+                               language=_model_language(pipeline, args.baseline_language))
     if args.index is not None:
         runs["learned"], how = _index_run(index, query_ids, queries, k)
     elif args.model is not None:
