@@ -85,11 +85,11 @@ def test_ukrainian_and_slovak_are_unstemmed_polish_takes_snowballs():
     assert baseline_reading("polish", True) == ("polish", "polish")
     lex = LexicalBaselines(UKRAINIAN)
     assert lex.language == "ukrainian" and lex.stem is None
-    assert lex.terms.startswith("Ukrainian stop words dropped (python-stop-words' list), unstemmed: no stemmer of "
-                                "Ukrainian (Ukrainian detected")
+    assert lex.terms.startswith("Ukrainian stop words dropped (python-stop-words' list), unstemmed: no "
+                                "Ukrainian stemmer (Ukrainian detected")
     assert lex.query_counts(["що це та від для"]).nnz == 0
     assert LexicalBaselines(SLOVAK, language="sk").terms.startswith(
-        "Slovak stop words dropped (python-stop-words' list), unstemmed: no stemmer of Slovak (Slovak given)")
+        "Slovak stop words dropped (python-stop-words' list), unstemmed: no Slovak stemmer (Slovak given)")
 
 
 def test_polish_baselines_stem_with_snowballs_polish():

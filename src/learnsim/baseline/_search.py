@@ -121,31 +121,25 @@ def _terms_in_words(language, stem, given):
     English the words it always had (``learnsim evaluate``'s output, docs/retrieval_runs.md)."""
     if language == "english":
         return "English stop words dropped, " + ("Porter stems" if stem else "unstemmed: PyStemmer is not installed")
-    from ..text._languages import stop_list_source
+    from ..text._languages import LIGHT_STEMMERS, SNOWBALL_LANGUAGES, stop_list_source
 
     title = language.capitalize()
-    # whose list it is, as its file says: Snowball's, or python-stop-words' or stopwords-iso's for
-    # the languages Snowball has none of (Turkish's was said to be Snowball's)
-    source = stop_list_source(language)
-    if stem in ("arabic_light", "hindi_light", "persian_light"):     # not Snowball's, told by the script
-        how = "script and stop words" if stem == "hindi_light" else "script"
-        return (f"{title} stop words dropped ({source} list), {title} light stems (Lucene's)"
-                + (f" ({title} given)" if given else f" ({title} detected from the collection's {how})"))
-    if language in ("hebrew", "urdu"):      # a stop list and no stemmer (learnsim.text.baseline_reading)
-        how = "script and stop words" if language == "urdu" else "script"
-        return (f"{title} stop words dropped ({source} list), unstemmed: no {title} stemmer"
-                + (f" ({title} given)" if given else f" ({title} detected from the collection's {how})"))
-    if stem in ("czech_light", "bulgarian_light"):     # Lucene's light stems, told by the stop words
-        return (f"{title} stop words dropped ({source} list), {title} light stems (Lucene's)"
-                + (f" ({title} given)" if given else f" ({title} detected from the collection's stop words)"))
-    if language in ("ukrainian", "polish", "slovak"):   # python-stop-words' lists; Polish Snowball's stems
-        stems = (f"{title} Snowball stems" if stem else f"unstemmed: no stemmer of {title}" if language != "polish"
-                 else "unstemmed: PyStemmer is not installed, or is older than 3 and has no Polish stemmer")
-        return (f"{title} stop words dropped ({source} list), {stems}"
-                + (f" ({title} given)" if given else f" ({title} detected from the collection's stop words)"))
-    return (f"{title} stop words dropped ({source} list), "
-            + (f"{title} Snowball stems" if stem else "unstemmed: PyStemmer is not installed")
-            + (f" ({title} given)" if given else f" ({title} detected from the collection's stop words)"))
+    if stem in LIGHT_STEMMERS:           # learnsim's own, Lucene's: Arabic, Hindi, Persian, Czech, Bulgarian
+        stems = f"{title} light stems (Lucene's)"
+    elif stem:
+        stems = f"{title} Snowball stems"
+    elif language not in SNOWBALL_LANGUAGES:        # Hebrew, Urdu, Ukrainian, Slovak
+        stems = f"unstemmed: no {title} stemmer"
+    elif language == "polish":          # Snowball's Polish came with PyStemmer 3
+        stems = "unstemmed: PyStemmer is not installed, or is older than 3 and has no Polish stemmer"
+    else:
+        stems = "unstemmed: PyStemmer is not installed"
+    # whose list it is, as its file says (Snowball's, python-stop-words', stopwords-iso's, ...), and
+    # what told the language (learnsim.text.detect_language)
+    how = {"arabic": "script", "persian": "script", "hebrew": "script",
+           "hindi": "script and stop words", "urdu": "script and stop words"}.get(language, "stop words")
+    return (f"{title} stop words dropped ({stop_list_source(language)} list), {stems}"
+            + (f" ({title} given)" if given else f" ({title} detected from the collection's {how})"))
 
 
 def bm25_query_norms(Q, idf, k1=BM25_K1):
