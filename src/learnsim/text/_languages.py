@@ -37,20 +37,14 @@ __all__ = ["STOP_LANGUAGES", "SNOWBALL_LANGUAGES", "LIGHT_STEMMERS", "stop_list"
            "detect_language", "check_language", "baseline_reading"]
 
 #: The languages whose stop list ships with learnsim (``stop_words=<name>``), English included.
+#: Those added later come after the first sixteen, so that a tie of stop-word shares with one of
+#: those keeps the reading it had (detect_language: the first of the tied, its letters aside).
 STOP_LANGUAGES = ("arabic", "danish", "dutch", "english", "finnish", "french", "german", "hindi", "hungarian",
                   "italian", "norwegian", "persian", "portuguese", "russian", "spanish", "swedish",
-                  "hebrew", "urdu",
-                  "czech",
-                  "bulgarian",
-                  "ukrainian",
-                  "polish",
-                  "slovak")
-# Turkish, Greek, Indonesian, Romanian and Catalan: stopwords-iso's and python-stop-words' lists,
-# Snowball's stemmers; after the others, so that a tie with one of those keeps that one
-STOP_LANGUAGES += ("turkish", "greek", "indonesian", "romanian", "catalan")
+                  "hebrew", "urdu", "czech", "bulgarian", "ukrainian", "polish", "slovak",
+                  "turkish", "greek", "indonesian", "romanian", "catalan")
 # the languages detected by their script first, not by the share of their stop words alone
-_SCRIPT_LANGUAGES = ("arabic", "hindi", "persian",
-                     "hebrew", "urdu")
+_SCRIPT_LANGUAGES = ("arabic", "hindi", "persian", "hebrew", "urdu")
 #: PyStemmer 3's Snowball stemmers (``stem=<name>``): named here so that a name is checked, and
 #: a known one without PyStemmer says to install it, whether or not PyStemmer is installed.
 SNOWBALL_LANGUAGES = ("arabic", "armenian", "basque", "catalan", "czech", "danish", "dutch", "dutch_porter",
@@ -62,17 +56,9 @@ SNOWBALL_LANGUAGES = ("arabic", "armenian", "basque", "catalan", "czech", "danis
 #: Lucene's Arabic, Hindi and Persian light stemmers (:mod:`._arabic`, :mod:`._hindi`,
 #: :mod:`._persian`), and Czech's and Bulgarian's (:mod:`._czech`, :mod:`._bulgarian`). Snowball's
 #: ``"arabic"``, ``"hindi"``, ``"persian"`` and ``"czech"`` are PyStemmer's, as before.
-LIGHT_STEMMERS = ("arabic_light", "hindi_light", "persian_light",
-                  "czech_light",
-                  "bulgarian_light")
+LIGHT_STEMMERS = ("arabic_light", "hindi_light", "persian_light", "czech_light", "bulgarian_light")
 # the languages whose baselines (and fits asked for stems) stem with one of them, not Snowball's
-_OWN_STEMS = {"arabic": "arabic_light", "hindi": "hindi_light", "persian": "persian_light",
-              "czech": "czech_light",
-              "bulgarian": "bulgarian_light"}
-# the languages read with their stop words and no stemmer: Lucene and Snowball have none for them
-# (Hebrew's prefixes are letters of the word that no rule without a dictionary tells apart; no
-# published Urdu light stemmer ships with a licence and rules to follow), so their words stay whole
-_NO_STEMS = ("hebrew", "urdu")
+_OWN_STEMS = {name[:-len("_light")]: name for name in LIGHT_STEMMERS}
 # ISO 639-1 codes of the languages above (--language fr), as bm25s names its stop lists
 _CODES = {"ar": "arabic", "da": "danish", "nl": "dutch", "en": "english", "fi": "finnish", "fr": "french",
           "de": "german", "hi": "hindi", "hu": "hungarian", "it": "italian", "no": "norwegian", "nb": "norwegian",
@@ -567,15 +553,16 @@ def baseline_reading(language, stemmer_installed=None):
     is Lucene's or Snowball's); Polish takes Snowball's Polish stemmer (PyStemmer 3)."""
     if language in _OWN_STEMS:
         return language, _OWN_STEMS[language]
-    if language in _NO_STEMS:
-        return language, None
     if stemmer_installed is None:
         from importlib.util import find_spec
 
         stemmer_installed = find_spec("Stemmer") is not None
     if language == "english":
         return "english", "porter" if stemmer_installed else None
-    if language not in SNOWBALL_LANGUAGES:     # Ukrainian, Slovak: no stemmer, Snowball's or Lucene's
+    if language not in SNOWBALL_LANGUAGES:
+        # Hebrew, Urdu, Ukrainian, Slovak: no stemmer, Snowball's or Lucene's (Hebrew's prefixes are
+        # letters of the word that no rule without a dictionary tells apart; no published Urdu light
+        # stemmer ships with rules and a licence to follow), so their words stay whole
         return language, None
     if stemmer_installed and not _pystemmer_has(language):
         # Polish came with PyStemmer 3 (learnsim[stem] takes 2.2 and later): an older one reads it
