@@ -112,9 +112,9 @@ def counted(film, tmp_path, monkeypatch):
     reads = []
     original = DocumentStore.seqs_matching
 
-    def seqs_matching(self, conditions):
+    def seqs_matching(self, conditions, top_keys=None):
         reads.append(conditions)
-        return original(self, conditions)
+        return original(self, conditions, top_keys)
 
     monkeypatch.setattr(DocumentStore, "seqs_matching", seqs_matching)
     with TestClient(create_app(path), raise_server_exceptions=False, base_url="http://127.0.0.1") as c:

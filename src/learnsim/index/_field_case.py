@@ -118,23 +118,33 @@ def _held(conn, json_path):
                         (json_path,)).fetchone() is not None
 
 
-def check_field_case(conn, conditions):
+def live_top_keys(conn):
+    """The top keys of every live document's metadata (one pass of json_each)."""
+    return {row[0] for row in conn.execute(
+        "SELECT DISTINCT j.key FROM docs, json_each(docs.meta) AS j WHERE docs.deleted_seq IS NULL "
+        "AND docs.meta IS NOT NULL")}
+
+
+def check_field_case(conn, conditions, top_keys=None):
     """Raise a FilterError where a field a filter names is in no live document's metadata and
     another differs from it in case alone, where a live document holds a dotted field's names in a
     key with a dot, or where a value condition meets lists only ($contains values only). Costs
     a query or two a field, which stop at the first document that has it (a full pass only where
     none has, as the filter itself would make), and, where a field is dotted, one pass that
-    reads the rows whose metadata text holds two of a dotted field's names joined by a dot."""
+    reads the rows whose metadata text holds two of a dotted field's names joined by a dot.
+    ``top_keys``: a callable giving :func:`live_top_keys`, kept by the caller while the rows stay
+    (an open index: the filters' rows), so that a field no document has costs no pass each."""
     absent, keys = set(), None
     for name in _top_fields(conditions, {}):
         if keys is None:
-            if _held(conn, '$."' + name + '"'):
+            if top_keys is not None:
+                keys = top_keys()
+            elif _held(conn, '$."' + name + '"'):
                 continue
-            # a name no document has: the top keys of every live document, read once for all the
-            # names (a pass of json_each a name made a filter of 32 absent fields cost 32 passes)
-            keys = {row[0] for row in conn.execute(
-                "SELECT DISTINCT j.key FROM docs, json_each(docs.meta) AS j WHERE docs.deleted_seq IS NULL "
-                "AND docs.meta IS NOT NULL")}
+            else:
+                # a name no document has: the top keys of every live document, read once for all
+                # the names (a pass of json_each a name made a filter of 32 absent fields cost 32)
+                keys = live_top_keys(conn)
         if name in keys:
             continue
         absent.add(name)

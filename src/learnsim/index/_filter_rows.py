@@ -53,7 +53,7 @@ def allowed_rows(index, conditions):
     key = repr(conditions)
     cache = getattr(index, "_filter_cache", None)
     if cache is None or cache[0] is not index._seqs or cache[2] is not index._live:
-        cache = index._filter_cache = (index._seqs, {}, index._live)
+        cache = index._filter_cache = (index._seqs, {}, index._live, [])
     allowed = cache[1].get(key)
     if allowed is None:
         shape = _shape(conditions)
@@ -62,7 +62,8 @@ def allowed_rows(index, conditions):
             # a copy with no traceback: raising the kept one would grow its traceback at each raise
             raise copy.copy(refused).with_traceback(None)
         try:
-            seqs = np.asarray(index.store.seqs_matching(conditions), dtype=np.int64)
+            seqs = np.asarray(index.store.seqs_matching(conditions, lambda: _top_keys(index, cache)),
+                              dtype=np.int64)
         except FilterError as exc:
             # seqs_matching's one FilterError is check_field_case's (the tree was checked before)
             _keep(cache[1], shape, copy.copy(exc).with_traceback(None))
@@ -75,3 +76,14 @@ def allowed_rows(index, conditions):
             allowed[pos[ok]] = True
         _keep(cache[1], key, allowed)
     return allowed
+
+
+def _top_keys(index, cache):
+    """The live documents' top metadata keys, read once while the rows stay (``cache``'s last
+    item): a filter naming a field no document has read them at each new value ({"Topic1": 1},
+    {"Topic1": 2}, ...: about 300 ms a request at 50,000 documents)."""
+    if not cache[3]:
+        from ._field_case import live_top_keys
+
+        cache[3].append(live_top_keys(index.store.conn))
+    return cache[3][0]

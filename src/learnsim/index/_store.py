@@ -943,12 +943,13 @@ class DocumentStore:
         return [r[0] for r in self.conn.execute(
             "SELECT seq FROM docs WHERE text_key = ? AND deleted_seq IS NULL ORDER BY seq", (text_key(text),))]
 
-    def seqs_matching(self, conditions):
+    def seqs_matching(self, conditions, top_keys=None):
         """Sequence numbers of the live documents whose metadata satisfies ``conditions`` (the
-        tree of :func:`check_filter`), by one SQL statement: see :func:`_where`."""
+        tree of :func:`check_filter`), by one SQL statement: see :func:`_where`. ``top_keys``:
+        the live documents' top metadata keys, kept by the caller (``check_field_case``)."""
         from ._field_case import check_field_case
 
-        check_field_case(self.conn, conditions)     # 'Topic' on an index that holds 'topic': named
+        check_field_case(self.conn, conditions, top_keys)     # 'Topic' on an index that holds 'topic': named
         where, args = _where(conditions)
         sql = f"SELECT seq FROM docs WHERE deleted_seq IS NULL AND ({where})"
         return [r[0] for r in self.conn.execute(sql, args)]
