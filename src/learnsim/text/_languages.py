@@ -24,6 +24,8 @@ python-stop-words' too (``czech.txt``), its stems Lucene's light stemmer (``"cze
 Polish's and Slovak's lists are python-stop-words' as well. These are detected by their stop
 words, as the Snowball languages are, Russian, Ukrainian and Bulgarian told apart by their letters
 first (:func:`_cyrillic_contest`).
+Serbian (Croatian and Bosnian with it) takes stopwords-iso's Croatian list, written in both
+scripts (``serbian.txt``), and Snowball's Serbian stemmer, which reads Cyrillic as Latin.
 """
 from __future__ import annotations
 
@@ -42,7 +44,8 @@ __all__ = ["STOP_LANGUAGES", "SNOWBALL_LANGUAGES", "LIGHT_STEMMERS", "stop_list"
 STOP_LANGUAGES = ("arabic", "danish", "dutch", "english", "finnish", "french", "german", "hindi", "hungarian",
                   "italian", "norwegian", "persian", "portuguese", "russian", "spanish", "swedish",
                   "hebrew", "urdu", "czech", "bulgarian", "ukrainian", "polish", "slovak",
-                  "turkish", "greek", "indonesian", "romanian", "catalan")
+                  "turkish", "greek", "indonesian", "romanian", "catalan",
+                  "serbian")
 # the languages detected by their script first, not by the share of their stop words alone
 _SCRIPT_LANGUAGES = ("arabic", "hindi", "persian", "hebrew", "urdu")
 #: PyStemmer 3's Snowball stemmers (``stem=<name>``): named here so that a name is checked, and
@@ -71,6 +74,9 @@ _CODES = {"ar": "arabic", "da": "danish", "nl": "dutch", "en": "english", "fi": 
           "pl": "polish",
           "sk": "slovak"}
 _CODES.update({"tr": "turkish", "el": "greek", "id": "indonesian", "ro": "romanian", "ca": "catalan"})
+# Serbian, Croatian and Bosnian (and sh, Serbo-Croatian's withdrawn code) are read as one language,
+# as Snowball's serbian stemmer and Elasticsearch's serbian analyser read them, in either script
+_CODES.update({"sr": "serbian", "hr": "serbian", "bs": "serbian", "sh": "serbian"})
 _FOLDER = Path(__file__).with_name("stopwords")
 
 
@@ -400,7 +406,11 @@ _ANY_CYRILLIC = re.compile("[\u0400-\u04ff]")
 _CYRILLIC_LETTERS = "".join(map(chr, range(0x0430, 0x0460))) + "\u0491"
 # Serbian's and Macedonian's ј љ њ ћ ђ џ ѓ ќ ѕ are neither Ukrainian's nor Bulgarian's: their
 # collections, which share Bulgarian's short words (да, на, се, за), are read as before
-_NOT_WRITTEN = {"ukrainian": "ыэёъјљњћђџѓќѕ", "bulgarian": "ыэёіїєґјљњћђџѓќѕ"}
+_NOT_WRITTEN = {"ukrainian": "ыэёъјљњћђџѓќѕ", "bulgarian": "ыэёіїєґјљњћђџѓќѕ",
+                # Serbian's Cyrillic writes none of Russian's, Bulgarian's and Ukrainian's й я ю ь ъ щ
+                # (one or more in nearly every sentence of theirs) nor Macedonian's ѓ ќ ѕ: its list,
+                # whose words Russian's and Bulgarian's share (на, да, за), leaves their samples alone
+                "serbian": "ыэёйяюьъщіїєґѓќѕ"}
 _UKRAINIAN_OWN = "іїєґ"
 #: A Cyrillic language whose stop words contest a sample needs at most this share of its
 #: Cyrillic letters to be letters it never writes (a Russian name quoted now and then).
@@ -433,7 +443,11 @@ _RUSSIAN_ONLY = re.compile(r"\w(?:ся|сь)\b|ь(?!о)", re.IGNORECASE)
 # with another's (a short sample, whose one stop word both lists hold): Turkish's ı ğ İ (ı in about
 # one letter of twenty; Azerbaijani, which shares many of its words, writes them too), Czech's
 # ě ř ů, Slovak's ĺ ľ ŕ, Polish's ą ę ł ś ź ż ć ń
-_OWN_LETTERS = {"turkish": "ığİĞ", "czech": "ěřůĚŘŮ", "slovak": "ĺľŕĹĽŔ", "polish": "ąęłśźżćńĄĘŁŚŹŻĆŃ"}
+_OWN_LETTERS = {"turkish": "ığİĞ", "czech": "ěřůĚŘŮ", "slovak": "ĺľŕĹĽŔ", "polish": "ąęłśźżćńĄĘŁŚŹŻĆŃ",
+                # Serbian's (and Croatian's, Bosnian's) ć đ and Cyrillic ј љ њ ћ ђ џ: a Croatian sentence
+                # whose je, na, se Czech's and Dutch's lists hold too, a Serbian one whose на, много
+                # Russian's does; ć is Polish's too, and a tie of the two keeps the order (Polish)
+                "serbian": "ćđĆĐјљњћђџЈЉЊЋЂЏ"}
 
 
 def _own_letters_written(sample):
@@ -473,7 +487,10 @@ def detect_language(texts):
     and Bulgarian (a sample of no ы э ё) goes to Bulgarian where no word ends in Russian's
     reflexive -ся, -сь and no ь stands but before о, and one with Turkish, Czech, Slovak or
     Polish to it where more than 0.5 % of the letters are its own (ı ğ İ, ě ř ů, ĺ ľ ŕ,
-    ą ę ł ś ź ż ć ń).
+    ą ę ł ś ź ż ć ń). Serbian's Cyrillic words contest a sample only where at most 0.5 % of its
+    Cyrillic letters are letters Serbian never writes (й я ю ь ъ щ ы і, ѓ ќ ѕ), and a tie goes to
+    Serbian where more than 0.5 % are its own ć đ ј љ њ ћ ђ џ (to Polish, read first, where both
+    write theirs).
 
     English is compared by scikit-learn's list, larger than the others (318 words against
     94 to 313): a tie goes to English, and an English collection is read as it always was.

@@ -1,0 +1,143 @@
+"""Serbian (Croatian and Bosnian with it, in Latin or Cyrillic letters) and the languages added
+with it (learnsim.text._languages): their stop lists, codes and detection, while every language
+detected before, its neighbours among them, and every collection of ../shared/data keep their
+reading."""
+import re
+from collections import Counter
+
+import pytest
+
+import learnsim.text._languages as languages
+from learnsim.text import STOP_LANGUAGES, Tokenizer, baseline_reading, check_language, detect_language, stop_list
+from learnsim.text._languages import MIN_STOP_SHARE, stop_list_source
+
+from slavic_samples import BEFORE, BULGARIAN, CZECH, POLISH, RUSSIAN, SLOVAK, UKRAINIAN
+from test_snowball_languages import CORPORA, NEIGHBOURS, SENTENCES
+
+from conftest import require_corpus
+
+# the lists added here, after every list read before
+NEW = ("serbian",)
+# the same five statements as tests/slavic_samples.py's, so that no language wins by its topic
+SAMPLES = {
+    "serbian": ["Студенти су ујутру отишли у школу и читали своје књиге у библиотеци.",
+                "Београд је главни град Србије и налази се на ушћу Саве у Дунав.",
+                "Лекари у болници раде целу ноћ, јер имају много пацијената.",
+                "Јуче смо били у планинама, где је било веома хладно и дувао је јак ветар.",
+                "Нови закон, који је влада усвојила, односи се на порезе и пензије."],
+    "croatian": ["Studenti su ujutro otišli u školu i čitali svoje knjige u knjižnici.",
+                 "Zagreb je glavni grad Hrvatske i leži na rijeci Savi.",
+                 "Liječnici u bolnici rade cijelu noć jer imaju mnogo pacijenata.",
+                 "Jučer smo bili u planinama, gdje je bilo vrlo hladno i puhao je jak vjetar.",
+                 "Novi zakon, koji je vlada usvojila, odnosi se na poreze i mirovine."],
+    "bosnian": ["Studenti su ujutro otišli u školu i čitali svoje knjige u biblioteci.",
+                "Sarajevo je glavni grad Bosne i Hercegovine i leži na rijeci Miljacki.",
+                "Ljekari u bolnici rade cijelu noć jer imaju mnogo pacijenata.",
+                "Jučer smo bili na planini, gdje je bilo jako hladno i duvao je snažan vjetar.",
+                "Novi zakon, koji je vlada usvojila, odnosi se na poreze i penzije."],
+    "serbian_latin": ["Studenti su ujutru otišli u školu i čitali svoje knjige u biblioteci.",
+                      "Beograd je glavni grad Srbije i nalazi se na ušću Save u Dunav.",
+                      "Lekari u bolnici rade celu noć, jer imaju mnogo pacijenata.",
+                      "Juče smo bili u planinama, gde je bilo veoma hladno i duvao je jak vetar.",
+                      "Novi zakon, koji je vlada usvojila, odnosi se na poreze i penzije."],
+}
+READ_AS = {"serbian": "serbian", "croatian": "serbian", "bosnian": "serbian", "serbian_latin": "serbian"}
+# Macedonian and Slovenian are not read: each must be read as before
+MACEDONIAN = ["Скопје е главен град на Македонија и се наоѓа на реката Вардар.",
+              "Лекарите во болницата работат цела ноќ, бидејќи имаат многу пациенти.",
+              "Студентите отидоа рано на училиште и ги читаа своите книги во библиотеката."]
+SLOVENIAN = ["Študenti so zjutraj šli v šolo in brali svoje knjige v knjižnici.",
+             "Ljubljana je glavno mesto Slovenije in leži ob reki Ljubljanici.",
+             "Zdravniki v bolnišnici delajo vso noč, ker imajo veliko bolnikov."]
+# every language read before with its samples: those whose words Serbian's share most first
+NEIGHBOURS_BEFORE = dict(BEFORE, czech=CZECH, slovak=SLOVAK, polish=POLISH, bulgarian=BULGARIAN,
+                         ukrainian=UKRAINIAN, russian=RUSSIAN, **NEIGHBOURS, **SENTENCES)
+
+
+def _detected_before(texts, monkeypatch):
+    with monkeypatch.context() as m:
+        m.setattr(languages, "STOP_LANGUAGES", tuple(n for n in STOP_LANGUAGES if n not in NEW))
+        return detect_language(texts)
+
+
+@pytest.mark.parametrize("sample", list(SAMPLES))
+def test_each_new_collection_is_read_in_its_language(sample):
+    assert READ_AS[sample] in STOP_LANGUAGES
+    assert detect_language(SAMPLES[sample]) == READ_AS[sample]
+
+
+def test_serbian_was_read_as_russian_and_croatian_as_czech_before(monkeypatch):
+    # what this reading replaces (docs/languages.md)
+    assert _detected_before(SAMPLES["serbian"], monkeypatch) == "russian"
+    assert _detected_before(SAMPLES["croatian"], monkeypatch) == "czech"
+
+
+@pytest.mark.parametrize("language", sorted(NEIGHBOURS_BEFORE))
+def test_every_language_detected_before_is_detected_as_before(language, monkeypatch):
+    texts = NEIGHBOURS_BEFORE[language]
+    for sample in [texts] + [[t] for t in texts]:
+        assert detect_language(sample) == _detected_before(sample, monkeypatch), sample
+    assert detect_language(texts) == (language if language != "danish" else "norwegian")
+
+
+@pytest.mark.parametrize("texts", [MACEDONIAN, SLOVENIAN], ids=["macedonian", "slovenian"])
+def test_the_neighbours_learnsim_does_not_read_are_read_as_before(texts, monkeypatch):
+    assert detect_language(texts) == _detected_before(texts, monkeypatch)
+
+
+@pytest.mark.parametrize("sample", list(SAMPLES))
+def test_a_few_texts_of_a_new_language_leave_a_collection_as_it_was(sample):
+    for before in ("english", "czech", "russian", "polish"):
+        texts = NEIGHBOURS_BEFORE[before]
+        assert detect_language(texts * 3 + SAMPLES[sample][:1]) == before
+
+
+def test_a_short_sentence_of_shared_stop_words_goes_by_its_own_letters():
+    # je, na, se are Czech's and Dutch's too, на and много Russian's: a tie went by the lists' order
+    assert detect_language(["Liječnici u bolnici rade cijelu noć jer imaju mnogo pacijenata."]) == "serbian"
+    assert detect_language(["Лекари у болници раде целу ноћ, јер имају много пацијената."]) == "serbian"
+    # without ć đ ј љ њ ћ ђ џ the order decides, as before
+    assert detect_language(["Zagreb je glavni grad Hrvatske i leži na rijeci Savi."]) == "dutch"
+
+
+@pytest.mark.parametrize("code", ["sr", "hr", "bs", "sh", "sr-Latn", "sr_RS", "hr-HR", "serbian"])
+def test_serbian_croatian_and_bosnian_are_named_by_their_codes(code):
+    assert check_language(code) == "serbian"
+
+
+def test_the_serbian_list_drops_its_words_in_either_script():
+    words = stop_list("serbian")
+    assert {"je", "na", "što", "njihov", "već"} <= words
+    assert {"је", "на", "што", "њихов", "већ"} <= words
+    assert not words & {"li", "jim", "bio", "pod", "jedna", "odmah"}       # left out: the header names them
+    assert stop_list_source("serbian") == "stopwords-iso's"
+    folder = languages._FOLDER
+    assert "hr" in (folder / "serbian.txt").read_text(encoding="utf-8").split("\n", 1)[0]
+    assert "serbian.txt" in (folder / "LICENSE").read_text(encoding="utf-8")
+
+
+def test_either_script_gives_one_stem_as_elasticsearchs_serbian_analyser_does():
+    pytest.importorskip("Stemmer")
+    tokens = Tokenizer(stop_words="serbian", stem="serbian")
+    latin = tokens("Beograd je glavni grad Srbije i nalazi se na ušću Save.")
+    assert tokens("Београд је главни град Србије и налази се на ушћу Саве.") == latin
+    assert "je" not in latin and "grad" in latin
+    assert baseline_reading("serbian", stemmer_installed=True) == ("serbian", "serbian")
+    assert baseline_reading("serbian", stemmer_installed=False) == ("serbian", None)
+
+
+def _words_outside_english(texts):
+    """Each new list's share of the words of ``texts`` that English's list does not hold too
+    (those English's list holds never take a collection from English: a tie goes to English)."""
+    counts = Counter(w for t in texts for w in re.findall(r"\w\w+", t[:1000].lower()))
+    total, english = max(1, sum(counts.values())), stop_list("english")
+    return {name: sum(counts[w] for w in stop_list(name) - english) / total for name in NEW}
+
+
+@pytest.mark.parametrize("relpath", list(CORPORA))
+def test_every_collection_of_the_shared_data_keeps_its_language(relpath):
+    texts = CORPORA[relpath](require_corpus(relpath))
+    assert detect_language(texts) == "english"
+    step = max(1, len(texts) // 500)
+    shares = _words_outside_english(texts[::step][:500])
+    assert max(shares.values()) < MIN_STOP_SHARE / 5, shares    # far from being read as one of them
