@@ -17,7 +17,7 @@ from test_snowball_languages import CORPORA, NEIGHBOURS, SENTENCES
 from conftest import require_corpus
 
 # the lists added here, after every list read before
-NEW = ("serbian",)
+NEW = ("serbian", "lithuanian", "latvian")
 # the same five statements as tests/slavic_samples.py's, so that no language wins by its topic
 SAMPLES = {
     "serbian": ["Студенти су ујутру отишли у школу и читали своје књиге у библиотеци.",
@@ -40,8 +40,19 @@ SAMPLES = {
                       "Lekari u bolnici rade celu noć, jer imaju mnogo pacijenata.",
                       "Juče smo bili u planinama, gde je bilo veoma hladno i duvao je jak vetar.",
                       "Novi zakon, koji je vlada usvojila, odnosi se na poreze i penzije."],
+    "lithuanian": ["Studentai ryte nuėjo į mokyklą ir skaitė savo knygas bibliotekoje.",
+                   "Vilnius yra Lietuvos sostinė ir yra prie Neries upės.",
+                   "Ligoninės gydytojai dirba visą naktį, nes turi daug pacientų.",
+                   "Vakar buvome kalnuose, kur buvo labai šalta ir pūtė stiprus vėjas.",
+                   "Naujasis įstatymas, kurį priėmė vyriausybė, susijęs su mokesčiais ir pensijomis."],
+    "latvian": ["Studenti no rīta devās uz skolu un lasīja savas grāmatas bibliotēkā.",
+                "Rīga ir Latvijas galvaspilsēta un atrodas pie Daugavas.",
+                "Slimnīcas ārsti strādā visu nakti, jo viņiem ir daudz pacientu.",
+                "Vakar mēs bijām kalnos, kur bija ļoti auksts un pūta stiprs vējš.",
+                "Jaunais likums, ko valdība pieņēma, attiecas uz nodokļiem un pensijām."],
 }
-READ_AS = {"serbian": "serbian", "croatian": "serbian", "bosnian": "serbian", "serbian_latin": "serbian"}
+READ_AS = {"serbian": "serbian", "croatian": "serbian", "bosnian": "serbian", "serbian_latin": "serbian",
+           "lithuanian": "lithuanian", "latvian": "latvian"}
 # Macedonian and Slovenian are not read: each must be read as before
 MACEDONIAN = ["Скопје е главен град на Македонија и се наоѓа на реката Вардар.",
               "Лекарите во болницата работат цела ноќ, бидејќи имаат многу пациенти.",
@@ -66,10 +77,21 @@ def test_each_new_collection_is_read_in_its_language(sample):
     assert detect_language(SAMPLES[sample]) == READ_AS[sample]
 
 
-def test_serbian_was_read_as_russian_and_croatian_as_czech_before(monkeypatch):
+def test_what_each_was_read_as_before(monkeypatch):
     # what this reading replaces (docs/languages.md)
     assert _detected_before(SAMPLES["serbian"], monkeypatch) == "russian"
     assert _detected_before(SAMPLES["croatian"], monkeypatch) == "czech"
+    assert _detected_before(SAMPLES["lithuanian"], monkeypatch) == "english"
+    assert _detected_before(SAMPLES["latvian"], monkeypatch) == "english"
+
+
+def test_lithuanian_and_latvian_each_stay_themselves():
+    # they share ir, ar, tad, gan, vai: each sentence goes by its own stop words and letters
+    for language in ("lithuanian", "latvian"):
+        for text in SAMPLES[language]:
+            assert detect_language([text]) == language, text
+    assert detect_language(SAMPLES["lithuanian"] * 3 + SAMPLES["latvian"][:1]) == "lithuanian"
+    assert detect_language(SAMPLES["latvian"] * 3 + SAMPLES["lithuanian"][:1]) == "latvian"
 
 
 @pytest.mark.parametrize("language", sorted(NEIGHBOURS_BEFORE))
@@ -103,6 +125,29 @@ def test_a_short_sentence_of_shared_stop_words_goes_by_its_own_letters():
 @pytest.mark.parametrize("code", ["sr", "hr", "bs", "sh", "sr-Latn", "sr_RS", "hr-HR", "serbian"])
 def test_serbian_croatian_and_bosnian_are_named_by_their_codes(code):
     assert check_language(code) == "serbian"
+
+
+@pytest.mark.parametrize("code, language", [("lt", "lithuanian"), ("lt-LT", "lithuanian"), ("lv", "latvian"),
+                                            ("LV", "latvian"), ("latvian", "latvian")])
+def test_the_baltic_languages_are_named_by_their_codes(code, language):
+    assert check_language(code) == language
+
+
+@pytest.mark.parametrize("language, words, left_out", [
+    ("lithuanian", {"ir", "kad", "už", "dėl", "aš", "jūsų", "tačiau"}, {"man", "link", "net", "pro", "vienas"}),
+    ("latvian", {"un", "ir", "uz", "kā", "pēc", "tāpēc"}, {"var", "bet", "pat", "diemžēl"})])
+def test_the_baltic_lists_ship_with_their_source_and_leave_out_what_is_no_stop_word(language, words, left_out):
+    assert words <= stop_list(language) and not left_out & stop_list(language)
+    assert stop_list_source(language) == "stopwords-iso's"
+    assert f"{language}.txt" in (languages._FOLDER / "LICENSE").read_text(encoding="utf-8")
+    # stopwords-iso writes Lithuanian's š ž č ą in a Latin-1 reading of Windows-1257 (ð þ è à)
+    assert not any(set(w) & set("ðþèàáæëøû") for w in stop_list(language))
+
+
+def test_lithuanian_is_stemmed_by_snowballs_latvian_by_lucenes_light_stemmer():
+    assert baseline_reading("lithuanian", stemmer_installed=True) == ("lithuanian", "lithuanian")
+    assert baseline_reading("lithuanian", stemmer_installed=False) == ("lithuanian", None)
+    assert baseline_reading("latvian", stemmer_installed=False) == ("latvian", "latvian_light")
 
 
 def test_the_serbian_list_drops_its_words_in_either_script():

@@ -26,6 +26,8 @@ words, as the Snowball languages are, Russian, Ukrainian and Bulgarian told apar
 first (:func:`_cyrillic_contest`).
 Serbian (Croatian and Bosnian with it) takes stopwords-iso's Croatian list, written in both
 scripts (``serbian.txt``), and Snowball's Serbian stemmer, which reads Cyrillic as Latin.
+Lithuanian's and Latvian's lists are stopwords-iso's; Lithuanian is stemmed by Snowball's stemmer,
+Latvian by Lucene's light stemmer (``"latvian_light"``, :mod:`._latvian`).
 """
 from __future__ import annotations
 
@@ -45,7 +47,9 @@ STOP_LANGUAGES = ("arabic", "danish", "dutch", "english", "finnish", "french", "
                   "italian", "norwegian", "persian", "portuguese", "russian", "spanish", "swedish",
                   "hebrew", "urdu", "czech", "bulgarian", "ukrainian", "polish", "slovak",
                   "turkish", "greek", "indonesian", "romanian", "catalan",
-                  "serbian")
+                  "serbian",
+                  "lithuanian",
+                  "latvian")
 # the languages detected by their script first, not by the share of their stop words alone
 _SCRIPT_LANGUAGES = ("arabic", "hindi", "persian", "hebrew", "urdu")
 #: PyStemmer 3's Snowball stemmers (``stem=<name>``): named here so that a name is checked, and
@@ -57,9 +61,11 @@ SNOWBALL_LANGUAGES = ("arabic", "armenian", "basque", "catalan", "czech", "danis
                       "swedish", "tamil", "turkish", "yiddish")
 #: The stemmers of learnsim's own, in pure Python (``stem=<name>``), which need no PyStemmer:
 #: Lucene's Arabic, Hindi and Persian light stemmers (:mod:`._arabic`, :mod:`._hindi`,
-#: :mod:`._persian`), and Czech's and Bulgarian's (:mod:`._czech`, :mod:`._bulgarian`). Snowball's
-#: ``"arabic"``, ``"hindi"``, ``"persian"`` and ``"czech"`` are PyStemmer's, as before.
-LIGHT_STEMMERS = ("arabic_light", "hindi_light", "persian_light", "czech_light", "bulgarian_light")
+#: :mod:`._persian`), and Czech's, Bulgarian's and Latvian's (:mod:`._czech`, :mod:`._bulgarian`,
+#: :mod:`._latvian`). Snowball's ``"arabic"``, ``"hindi"``, ``"persian"`` and ``"czech"`` are
+#: PyStemmer's, as before.
+LIGHT_STEMMERS = ("arabic_light", "hindi_light", "persian_light", "czech_light", "bulgarian_light",
+                  "latvian_light")
 # the languages whose baselines (and fits asked for stems) stem with one of them, not Snowball's
 _OWN_STEMS = {name[:-len("_light")]: name for name in LIGHT_STEMMERS}
 # ISO 639-1 codes of the languages above (--language fr), as bm25s names its stop lists
@@ -77,6 +83,8 @@ _CODES.update({"tr": "turkish", "el": "greek", "id": "indonesian", "ro": "romani
 # Serbian, Croatian and Bosnian (and sh, Serbo-Croatian's withdrawn code) are read as one language,
 # as Snowball's serbian stemmer and Elasticsearch's serbian analyser read them, in either script
 _CODES.update({"sr": "serbian", "hr": "serbian", "bs": "serbian", "sh": "serbian"})
+_CODES.update({"lt": "lithuanian"})
+_CODES.update({"lv": "latvian"})
 _FOLDER = Path(__file__).with_name("stopwords")
 
 
@@ -154,6 +162,10 @@ def load_stemmer(stem):
         from ._bulgarian import bulgarian_light_stem
 
         return LightStemmer(bulgarian_light_stem)
+    if stem == "latvian_light":
+        from ._latvian import latvian_light_stem
+
+        return LightStemmer(latvian_light_stem)
     if not isinstance(stem, str) or stem not in SNOWBALL_LANGUAGES:
         raise ValueError(f"stem must be None, 'porter' or a Snowball language PyStemmer knows "
                          f"({', '.join(n for n in SNOWBALL_LANGUAGES if n != 'porter')}), or one of learnsim's "
@@ -447,7 +459,11 @@ _OWN_LETTERS = {"turkish": "ığİĞ", "czech": "ěřůĚŘŮ", "slovak": "ĺľ�
                 # Serbian's (and Croatian's, Bosnian's) ć đ and Cyrillic ј љ њ ћ ђ џ: a Croatian sentence
                 # whose je, na, se Czech's and Dutch's lists hold too, a Serbian one whose на, много
                 # Russian's does; ć is Polish's too, and a tie of the two keeps the order (Polish)
-                "serbian": "ćđĆĐјљњћђџЈЉЊЋЂЏ"}
+                "serbian": "ćđĆĐјљњћђџЈЉЊЋЂЏ",
+                # Lithuanian's ė į ų (its ą ę are Polish's too, its ū Latvian's)
+                "lithuanian": "ėįųĖĮŲ",
+                # Latvian's ā ē ī ģ ķ ļ ņ (its ū is Lithuanian's too)
+                "latvian": "āēīģķļņĀĒĪĢĶĻŅ"}
 
 
 def _own_letters_written(sample):
@@ -490,7 +506,8 @@ def detect_language(texts):
     ą ę ł ś ź ż ć ń). Serbian's Cyrillic words contest a sample only where at most 0.5 % of its
     Cyrillic letters are letters Serbian never writes (й я ю ь ъ щ ы і, ѓ ќ ѕ), and a tie goes to
     Serbian where more than 0.5 % are its own ć đ ј љ њ ћ ђ џ (to Polish, read first, where both
-    write theirs).
+    write theirs); one with Lithuanian or Latvian to it where more than 0.5 % are its own
+    (ė į ų; ā ē ī ģ ķ ļ ņ).
 
     English is compared by scikit-learn's list, larger than the others (318 words against
     94 to 313): a tie goes to English, and an English collection is read as it always was.
@@ -566,7 +583,7 @@ def baseline_reading(language, stemmer_installed=None):
     were), the language's list and Snowball stemmer for another; no stems without PyStemmer.
     Arabic's, Hindi's and Persian's stems are learnsim's own (``"arabic_light"``, ``"hindi_light"``,
     ``"persian_light"``, Lucene's), with or without it, and so are Czech's (``"czech_light"``) and
-    Bulgarian's (``"bulgarian_light"``); Ukrainian and Slovak are not stemmed (no stemmer of them
+    Bulgarian's (``"bulgarian_light"``), and Latvian's (``"latvian_light"``); Ukrainian and Slovak are not stemmed (no stemmer of them
     is Lucene's or Snowball's); Polish takes Snowball's Polish stemmer (PyStemmer 3)."""
     if language in _OWN_STEMS:
         return language, _OWN_STEMS[language]
