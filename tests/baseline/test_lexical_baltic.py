@@ -1,7 +1,8 @@
-"""The lexical baselines read a Lithuanian or Latvian collection in its language: detected by its
-stop words (stopwords-iso's lists), those dropped, Lithuanian stemmed by Snowball's Lithuanian
-stemmer (PyStemmer's) and Latvian by Lucene's light stemmer (learnsim's ``latvian_light``, as
-Elasticsearch's latvian analyser), where they read both as English before. No such collection
+"""The lexical baselines read a Lithuanian, Latvian or Estonian collection in its language:
+detected by its stop words (stopwords-iso's lists), those dropped, Lithuanian and Estonian stemmed
+by Snowball's stemmers (PyStemmer's) and Latvian by Lucene's light stemmer (learnsim's
+``latvian_light``, as Elasticsearch's latvian analyser), where they read Lithuanian and Latvian as
+English before, and Estonian as Finnish. No such collection
 ships in ../shared/data: the documents, queries and judgements below are hand-written; each
 query's word (a noun in its dictionary form) stands in its relevant documents in another case or
 number (mieste, knygose; pilsētā, grāmatās)."""
@@ -49,8 +50,28 @@ COLLECTIONS = {
         "Kalni ziemā ir augsti un skaisti",                               # 15
     ], [("pilsēta", (0, 1)), ("grāmata", (2, 3)), ("ārsts", (4, 5)), ("students", (6, 7)), ("upe", (8, 9)),
         ("vilciens", (11, 12)), ("skola", (13, 14)), ("dārzs", (10,))]),
+    "estonian": ([
+        "Linn on suvel turiste täis",                                     # 0 town
+        "Selles linnas elab miljon inimest",                              # 1 town
+        "Mu õde loeb igal õhtul raamatuid",                               # 2 books
+        "Vanades raamatutes on ilusad kaardid",                           # 3 books
+        "Haigla arstid töötavad terve öö",                                # 4 doctors
+        "Patsient ootas arsti kaks tundi",                                # 5 doctor
+        "Õpilased kirjutavad matemaatika eksamit",                        # 6 pupils
+        "Professor rääkis õpilasega tema tööst",                          # 7 pupil
+        "Kevadel ujutavad jõed sageli põlde üle",                         # 8 rivers
+        "Üle jõe viib uus sild",                                          # 9 river
+        "Lapsed mängisid mänguväljakul palliga",                          # 10 playground
+        "Rongid Tartusse väljuvad iga tund",                              # 11 trains
+        "Rongis oli palju reisijaid",                                     # 12 train
+        "Koolides algab õppetöö septembris",                              # 13 schools
+        "Sellel koolil on uus võimla",                                    # 14 school
+        "Mäed on talvel kõrged ja ilusad",                                # 15
+    ], [("linn", (0, 1)), ("raamat", (2, 3)), ("arst", (4, 5)), ("õpilane", (6, 7)), ("jõgi", (8, 9)),
+        ("rong", (11, 12)), ("kool", (13, 14)), ("mänguväljak", (10,))]),
 }
-STOP_WORDS = {"lithuanian": "ir kad su apie aš", "latvian": "ir un uz ar par"}
+STOP_WORDS = {"lithuanian": "ir kad su apie aš", "latvian": "ir un uz ar par", "estonian": "ja on oli see kõik"}
+BEFORE = {"lithuanian": "english", "latvian": "english", "estonian": "finnish"}
 
 
 def mean_ndcg(collection, language, name="bm25", k=10):
@@ -67,15 +88,20 @@ def test_the_collection_is_detected_and_its_stop_words_dropped(language):
 
 
 @pytest.mark.parametrize("language", list(COLLECTIONS))
-def test_reading_the_language_ranks_the_judged_documents_better_than_english(language):
-    if language == "lithuanian":
+def test_reading_the_language_ranks_the_judged_documents_better_than_before(language):
+    if language != "latvian":
         pytest.importorskip("Stemmer")      # Latvian's light stemmer needs none
-    # each query's word stands in its documents in another case or number, which Porter leaves apart
-    assert mean_ndcg(language, language) > mean_ndcg(language, "english") + 0.3
-    assert mean_ndcg(language, language, "cosine") > mean_ndcg(language, "english", "cosine") + 0.3
+    # each query's word stands in its documents in another case or number, which Porter and
+    # Finnish's Snowball stems leave apart (Estonian's join fewer than the others: its nominative
+    # keeps the stem vowel its other cases add, linn / linna, kool / kooli)
+    gain = 0.1 if language == "estonian" else 0.3
+    before = BEFORE[language]
+    assert mean_ndcg(language, language) > mean_ndcg(language, before) + gain
+    assert mean_ndcg(language, language, "cosine") > mean_ndcg(language, before, "cosine") + gain
 
 
-if __name__ == "__main__":       # the figures of docs/languages.md, Lithuanian and Latvian
+if __name__ == "__main__":       # the figures of docs/languages.md, Lithuanian and Latvian, Estonian
     for language in COLLECTIONS:
-        print(language, *("%s %.3f / %.3f" % (name, mean_ndcg(language, language, name), mean_ndcg(language, "english", name))
+        print(language, *("%s %.3f / %.3f (%s)" % (name, mean_ndcg(language, language, name),
+                                                   mean_ndcg(language, BEFORE[language], name), BEFORE[language])
                           for name in ("bm25", "cosine")))

@@ -17,7 +17,7 @@ from test_snowball_languages import CORPORA, NEIGHBOURS, SENTENCES
 from conftest import require_corpus
 
 # the lists added here, after every list read before
-NEW = ("serbian", "lithuanian", "latvian")
+NEW = ("serbian", "lithuanian", "latvian", "estonian")
 # the same five statements as tests/slavic_samples.py's, so that no language wins by its topic
 SAMPLES = {
     "serbian": ["Студенти су ујутру отишли у школу и читали своје књиге у библиотеци.",
@@ -50,9 +50,14 @@ SAMPLES = {
                 "Slimnīcas ārsti strādā visu nakti, jo viņiem ir daudz pacientu.",
                 "Vakar mēs bijām kalnos, kur bija ļoti auksts un pūta stiprs vējš.",
                 "Jaunais likums, ko valdība pieņēma, attiecas uz nodokļiem un pensijām."],
+    "estonian": ["Õpilased läksid hommikul kooli ja lugesid raamatukogus oma raamatuid.",
+                 "Tallinn on Eesti pealinn ja asub Soome lahe ääres.",
+                 "Haigla arstid töötavad terve öö, sest neil on palju patsiente.",
+                 "Eile olime mägedes, kus oli väga külm ja puhus tugev tuul.",
+                 "Uus seadus, mille valitsus vastu võttis, puudutab makse ja pensione."],
 }
 READ_AS = {"serbian": "serbian", "croatian": "serbian", "bosnian": "serbian", "serbian_latin": "serbian",
-           "lithuanian": "lithuanian", "latvian": "latvian"}
+           "lithuanian": "lithuanian", "latvian": "latvian", "estonian": "estonian"}
 # Macedonian and Slovenian are not read: each must be read as before
 MACEDONIAN = ["Скопје е главен град на Македонија и се наоѓа на реката Вардар.",
               "Лекарите во болницата работат цела ноќ, бидејќи имаат многу пациенти.",
@@ -61,7 +66,13 @@ SLOVENIAN = ["Študenti so zjutraj šli v šolo in brali svoje knjige v knjižni
              "Ljubljana je glavno mesto Slovenije in leži ob reki Ljubljanici.",
              "Zdravniki v bolnišnici delajo vso noč, ker imajo veliko bolnikov."]
 # every language read before with its samples: those whose words Serbian's share most first
-NEIGHBOURS_BEFORE = dict(BEFORE, czech=CZECH, slovak=SLOVAK, polish=POLISH, bulgarian=BULGARIAN,
+# Finnish, whose ja, on, oli, ei Estonian's short list shares: the same five statements
+FINNISH = ["Opiskelijat menivät aamulla kouluun ja lukivat kirjojaan kirjastossa.",
+           "Helsinki on Suomen pääkaupunki ja sijaitsee Suomenlahden rannalla.",
+           "Sairaalan lääkärit tekevät töitä koko yön, koska heillä on paljon potilaita.",
+           "Eilen olimme vuorilla, missä oli hyvin kylmä ja puhalsi kova tuuli.",
+           "Uusi laki, jonka hallitus hyväksyi, koskee veroja ja eläkkeitä."]
+NEIGHBOURS_BEFORE = dict(BEFORE, finnish=BEFORE["finnish"] + FINNISH, czech=CZECH, slovak=SLOVAK, polish=POLISH, bulgarian=BULGARIAN,
                          ukrainian=UKRAINIAN, russian=RUSSIAN, **NEIGHBOURS, **SENTENCES)
 
 
@@ -83,6 +94,15 @@ def test_what_each_was_read_as_before(monkeypatch):
     assert _detected_before(SAMPLES["croatian"], monkeypatch) == "czech"
     assert _detected_before(SAMPLES["lithuanian"], monkeypatch) == "english"
     assert _detected_before(SAMPLES["latvian"], monkeypatch) == "english"
+    assert _detected_before(SAMPLES["estonian"], monkeypatch) == "finnish"
+
+
+def test_estonian_takes_a_tie_with_finnish_where_it_writes_its_own_letter():
+    # ja, on, oli: the sample's stop words, Finnish's as well as Estonian's; õ is Estonian's alone
+    assert detect_language(["Õpilased läksid hommikul kooli ja lugesid raamatukogus oma raamatuid."]) == "estonian"
+    assert detect_language(["Kõik lapsed läksid õue mängima ja ta oli väga rõõmus."]) == "estonian"
+    # a sentence without it keeps the order, as before
+    assert detect_language(["Eile olime mägedes, kus oli väga külm ja puhus tugev tuul."]) == "finnish"
 
 
 def test_lithuanian_and_latvian_each_stay_themselves():
@@ -128,14 +148,16 @@ def test_serbian_croatian_and_bosnian_are_named_by_their_codes(code):
 
 
 @pytest.mark.parametrize("code, language", [("lt", "lithuanian"), ("lt-LT", "lithuanian"), ("lv", "latvian"),
-                                            ("LV", "latvian"), ("latvian", "latvian")])
+                                            ("LV", "latvian"), ("latvian", "latvian"), ("et", "estonian"),
+                                            ("et-EE", "estonian")])
 def test_the_baltic_languages_are_named_by_their_codes(code, language):
     assert check_language(code) == language
 
 
 @pytest.mark.parametrize("language, words, left_out", [
     ("lithuanian", {"ir", "kad", "už", "dėl", "aš", "jūsų", "tačiau"}, {"man", "link", "net", "pro", "vienas"}),
-    ("latvian", {"un", "ir", "uz", "kā", "pēc", "tāpēc"}, {"var", "bet", "pat", "diemžēl"})])
+    ("latvian", {"un", "ir", "uz", "kā", "pēc", "tāpēc"}, {"var", "bet", "pat", "diemžēl"}),
+    ("estonian", {"ja", "on", "ei", "et", "kõik", "ära"}, {"mind", "pole"})])
 def test_the_baltic_lists_ship_with_their_source_and_leave_out_what_is_no_stop_word(language, words, left_out):
     assert words <= stop_list(language) and not left_out & stop_list(language)
     assert stop_list_source(language) == "stopwords-iso's"
@@ -148,6 +170,7 @@ def test_lithuanian_is_stemmed_by_snowballs_latvian_by_lucenes_light_stemmer():
     assert baseline_reading("lithuanian", stemmer_installed=True) == ("lithuanian", "lithuanian")
     assert baseline_reading("lithuanian", stemmer_installed=False) == ("lithuanian", None)
     assert baseline_reading("latvian", stemmer_installed=False) == ("latvian", "latvian_light")
+    assert baseline_reading("estonian", stemmer_installed=True) == ("estonian", "estonian")
 
 
 def test_the_serbian_list_drops_its_words_in_either_script():

@@ -27,7 +27,8 @@ first (:func:`_cyrillic_contest`).
 Serbian (Croatian and Bosnian with it) takes stopwords-iso's Croatian list, written in both
 scripts (``serbian.txt``), and Snowball's Serbian stemmer, which reads Cyrillic as Latin.
 Lithuanian's and Latvian's lists are stopwords-iso's; Lithuanian is stemmed by Snowball's stemmer,
-Latvian by Lucene's light stemmer (``"latvian_light"``, :mod:`._latvian`).
+Latvian by Lucene's light stemmer (``"latvian_light"``, :mod:`._latvian`); Estonian's list is
+stopwords-iso's too, stemmed by Snowball's Estonian stemmer.
 """
 from __future__ import annotations
 
@@ -49,7 +50,8 @@ STOP_LANGUAGES = ("arabic", "danish", "dutch", "english", "finnish", "french", "
                   "turkish", "greek", "indonesian", "romanian", "catalan",
                   "serbian",
                   "lithuanian",
-                  "latvian")
+                  "latvian",
+                  "estonian")
 # the languages detected by their script first, not by the share of their stop words alone
 _SCRIPT_LANGUAGES = ("arabic", "hindi", "persian", "hebrew", "urdu")
 #: PyStemmer 3's Snowball stemmers (``stem=<name>``): named here so that a name is checked, and
@@ -85,6 +87,7 @@ _CODES.update({"tr": "turkish", "el": "greek", "id": "indonesian", "ro": "romani
 _CODES.update({"sr": "serbian", "hr": "serbian", "bs": "serbian", "sh": "serbian"})
 _CODES.update({"lt": "lithuanian"})
 _CODES.update({"lv": "latvian"})
+_CODES.update({"et": "estonian"})
 _FOLDER = Path(__file__).with_name("stopwords")
 
 
@@ -463,7 +466,10 @@ _OWN_LETTERS = {"turkish": "ığİĞ", "czech": "ěřůĚŘŮ", "slovak": "ĺľ�
                 # Lithuanian's ė į ų (its ą ę are Polish's too, its ū Latvian's)
                 "lithuanian": "ėįųĖĮŲ",
                 # Latvian's ā ē ī ģ ķ ļ ņ (its ū is Lithuanian's too)
-                "latvian": "āēīģķļņĀĒĪĢĶĻŅ"}
+                "latvian": "āēīģķļņĀĒĪĢĶĻŅ",
+                # Estonian's õ, which Finnish, whose ja, on, oli, ei Estonian's short list shares,
+                # never writes (Portuguese's õ is no Estonian word's: it ties with Estonian rarely)
+                "estonian": "õÕ"}
 
 
 def _own_letters_written(sample):
@@ -507,7 +513,7 @@ def detect_language(texts):
     Cyrillic letters are letters Serbian never writes (й я ю ь ъ щ ы і, ѓ ќ ѕ), and a tie goes to
     Serbian where more than 0.5 % are its own ć đ ј љ њ ћ ђ џ (to Polish, read first, where both
     write theirs); one with Lithuanian or Latvian to it where more than 0.5 % are its own
-    (ė į ų; ā ē ī ģ ķ ļ ņ).
+    (ė į ų; ā ē ī ģ ķ ļ ņ), and one with Estonian to it where they are its õ.
 
     English is compared by scikit-learn's list, larger than the others (318 words against
     94 to 313): a tie goes to English, and an English collection is read as it always was.
