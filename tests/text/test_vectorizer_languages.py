@@ -17,7 +17,8 @@ GERMAN = ["Die Häuser der Stadt sind alt", "Das alte Haus am Fluss wurde verkau
 def test_every_shipped_language_has_a_stop_list_of_lower_case_words():
     for name in STOP_LANGUAGES:
         words = stop_list(name)
-        assert len(words) > 50, name
+        # (Armenian writes its article and most postpositions as suffixes: stopwords-iso's list holds 45 words)
+        assert len(words) > (40 if name == "armenian" else 50), name
         assert all(w == w.lower() and w.strip() == w and not w.startswith("#") for w in words), name
 
 
