@@ -137,7 +137,10 @@ def _terms_in_words(language, stem, given):
     # whose list it is, as its file says (Snowball's, python-stop-words', stopwords-iso's, ...), and
     # what told the language (learnsim.text.detect_language)
     how = {"arabic": "script", "persian": "script", "hebrew": "script",
-           "hindi": "script and stop words", "urdu": "script and stop words"}.get(language, "stop words")
+           "hindi": "script and stop words", "urdu": "script and stop words",
+           "bengali": "script and stop words", "tamil": "script and stop words", "telugu": "script and stop words",
+           "marathi": "script and stop words", "nepali": "script and stop words", "armenian": "script",
+           }.get(language, "stop words")
     return (f"{title} stop words dropped ({stop_list_source(language)} list), {stems}"
             + (f" ({title} given)" if given else f" ({title} detected from the collection's {how})"))
 

@@ -24,6 +24,12 @@ python-stop-words' too (``czech.txt``), its stems Lucene's light stemmer (``"cze
 Polish's and Slovak's lists are python-stop-words' as well. These are detected by their stop
 words, as the Snowball languages are, Russian, Ukrainian and Bulgarian told apart by their letters
 first (:func:`_cyrillic_contest`).
+Bengali, Tamil, Telugu and Armenian are detected by their scripts (and the Indic ones by their stop
+words too), Marathi and Nepali by their stop words where Devanagari is not Hindi
+(:func:`_indic_armenian_language`). Bengali's, Marathi's and Armenian's lists are stopwords-iso's,
+Tamil's and Nepali's Lucene's (Apache-2.0), Telugu's learnsim's own; Bengali and Telugu are
+stemmed by ports of Lucene's light stemmers (``"bengali_light"``, ``"telugu_light"``,
+:mod:`._bengali`, :mod:`._telugu`), Tamil, Nepali and Armenian by Snowball's, Marathi not at all.
 Serbian (Croatian and Bosnian with it) takes stopwords-iso's Croatian list, written in both
 scripts (``serbian.txt``), and Snowball's Serbian stemmer, which reads Cyrillic as Latin.
 Lithuanian's and Latvian's lists are stopwords-iso's; Lithuanian is stemmed by Snowball's stemmer,
@@ -48,12 +54,14 @@ STOP_LANGUAGES = ("arabic", "danish", "dutch", "english", "finnish", "french", "
                   "italian", "norwegian", "persian", "portuguese", "russian", "spanish", "swedish",
                   "hebrew", "urdu", "czech", "bulgarian", "ukrainian", "polish", "slovak",
                   "turkish", "greek", "indonesian", "romanian", "catalan",
+                  "bengali", "tamil", "telugu", "marathi", "nepali", "armenian",
                   "serbian",
                   "lithuanian",
                   "latvian",
                   "estonian")
 # the languages detected by their script first, not by the share of their stop words alone
-_SCRIPT_LANGUAGES = ("arabic", "hindi", "persian", "hebrew", "urdu")
+_SCRIPT_LANGUAGES = ("arabic", "hindi", "persian", "hebrew", "urdu",
+                     "bengali", "tamil", "telugu", "marathi", "nepali", "armenian")
 #: PyStemmer 3's Snowball stemmers (``stem=<name>``): named here so that a name is checked, and
 #: a known one without PyStemmer says to install it, whether or not PyStemmer is installed.
 SNOWBALL_LANGUAGES = ("arabic", "armenian", "basque", "catalan", "czech", "danish", "dutch", "dutch_porter",
@@ -63,10 +71,11 @@ SNOWBALL_LANGUAGES = ("arabic", "armenian", "basque", "catalan", "czech", "danis
                       "swedish", "tamil", "turkish", "yiddish")
 #: The stemmers of learnsim's own, in pure Python (``stem=<name>``), which need no PyStemmer:
 #: Lucene's Arabic, Hindi and Persian light stemmers (:mod:`._arabic`, :mod:`._hindi`,
-#: :mod:`._persian`), and Czech's, Bulgarian's and Latvian's (:mod:`._czech`, :mod:`._bulgarian`,
-#: :mod:`._latvian`). Snowball's ``"arabic"``, ``"hindi"``, ``"persian"`` and ``"czech"`` are
-#: PyStemmer's, as before.
+#: :mod:`._persian`), Czech's and Bulgarian's (:mod:`._czech`, :mod:`._bulgarian`), Bengali's and
+#: Telugu's (:mod:`._bengali`, :mod:`._telugu`), Latvian's (:mod:`._latvian`). Snowball's
+#: ``"arabic"``, ``"hindi"``, ``"persian"`` and ``"czech"`` are PyStemmer's, as before.
 LIGHT_STEMMERS = ("arabic_light", "hindi_light", "persian_light", "czech_light", "bulgarian_light",
+                  "bengali_light", "telugu_light",
                   "latvian_light")
 # the languages whose baselines (and fits asked for stems) stem with one of them, not Snowball's
 _OWN_STEMS = {name[:-len("_light")]: name for name in LIGHT_STEMMERS}
@@ -82,6 +91,7 @@ _CODES = {"ar": "arabic", "da": "danish", "nl": "dutch", "en": "english", "fi": 
           "pl": "polish",
           "sk": "slovak"}
 _CODES.update({"tr": "turkish", "el": "greek", "id": "indonesian", "ro": "romanian", "ca": "catalan"})
+_CODES.update({"bn": "bengali", "ta": "tamil", "te": "telugu", "mr": "marathi", "ne": "nepali", "hy": "armenian"})
 # Serbian, Croatian and Bosnian (and sh, Serbo-Croatian's withdrawn code) are read as one language,
 # as Snowball's serbian stemmer and Elasticsearch's serbian analyser read them, in either script
 _CODES.update({"sr": "serbian", "hr": "serbian", "bs": "serbian", "sh": "serbian"})
@@ -165,6 +175,14 @@ def load_stemmer(stem):
         from ._bulgarian import bulgarian_light_stem
 
         return LightStemmer(bulgarian_light_stem)
+    if stem == "bengali_light":
+        from ._bengali import bengali_light_stem
+
+        return LightStemmer(bengali_light_stem)
+    if stem == "telugu_light":
+        from ._telugu import telugu_light_stem
+
+        return LightStemmer(telugu_light_stem)
     if stem == "latvian_light":
         from ._latvian import latvian_light_stem
 
@@ -395,6 +413,56 @@ def _nfc_stop_list(language):
     return frozenset(unicodedata.normalize("NFC", w) for w in stop_list(language))
 
 
+# Bengali, Tamil, Telugu and Armenian are told by their scripts, Marathi and Nepali (Devanagari,
+# as Hindi) by their stop words once Hindi's are too few: each writes its own script (more than
+# half the sample's letters), and the Indic ones 5 % of their words or more in its stop list, as
+# any language of the lists (hand-written prose: 40 % or so; short Tamil sentences, agglutinated, 9 %;
+# Sanskrit, which Telugu's and Bengali's letters write too, about none). Assamese writes Bengali's
+# letters and its own ৰ ৱ, which Bengali never does: a sample of more than a few is not Bengali. A
+# sample of Devanagari is Marathi or Nepali only where that list holds more of its words than
+# Hindi's does, so that Hindi titles that hold few of Hindi's stop words stay as they were
+# (English; Nepali's list holds का, के, को too).
+_ANY_NEW_SCRIPT = re.compile("[\u0530-\u058f\u0900-\u097f\u0980-\u09ff\u0b80-\u0c7f\ufb13-\ufb17]")
+# (language, its letters, its words: letters with their vowel signs and marks, as \w alone cuts at them)
+_SCRIPTS = (("bengali", re.compile("(?=[^\\W\\d_])[\u0980-\u09ff]"), re.compile("[\u0980-\u09e3\u09f0-\u09fe]+")),
+            ("tamil", re.compile("(?=[^\\W\\d_])[\u0b80-\u0bff]"), re.compile("[\u0b80-\u0be5\u0bf0-\u0bff]+")),
+            ("telugu", re.compile("(?=[^\\W\\d_])[\u0c00-\u0c7f]"), re.compile("[\u0c00-\u0c65\u0c70-\u0c7f]+")))
+_ARMENIAN_LETTERS = re.compile("(?=[^\\W\\d_])[\u0530-\u058f\ufb13-\ufb17]")
+# Assamese's own letters (ra and wa), which Bengali never writes
+_ASSAMESE_OWN = re.compile("[\u09f0\u09f1]")
+
+
+def _share(words, language):
+    stop = _nfc_stop_list(language)
+    return sum(w in stop for w in words) / max(1, len(words))
+
+
+def _indic_armenian_language(sample):
+    """``"bengali"``, ``"tamil"``, ``"telugu"``, ``"marathi"``, ``"nepali"`` or ``"armenian"``
+    where the text ``sample`` (no Hindi: :func:`_is_hindi` is asked first) is written in it, else None."""
+    if sample.isascii() or not _ANY_NEW_SCRIPT.search(sample):
+        return None
+    sample = unicodedata.normalize("NFC", sample)
+    half = SCRIPT_LETTER_SHARE * len(_LETTERS.findall(sample))
+    if len(_ARMENIAN_LETTERS.findall(sample)) > half:
+        return "armenian"
+    for language, letters, word in _SCRIPTS:
+        script = len(letters.findall(sample))
+        if script <= half:
+            continue
+        if language == "bengali" and len(_ASSAMESE_OWN.findall(sample)) > MAX_OTHER_SCRIPT_SHARE * script:
+            return None
+        return language if _share(word.findall(sample), language) >= MIN_STOP_SHARE else None
+    if len(_DEVANAGARI_LETTERS.findall(sample)) <= half:
+        return None
+    words = _DEVANAGARI_WORD.findall(sample)
+    shares = {name: _share(words, name) for name in ("marathi", "nepali")}
+    best = max(shares, key=shares.get)
+    if shares[best] >= MIN_STOP_SHARE and shares[best] > _share(words, "hindi"):
+        return best
+    return None
+
+
 # Greek's stop list is written as the tokenizer reads Greek words: accents and the diaeresis left
 # out, final sigma as σ ("είναι", "ΕΊΝΑΙ" and "ειναι" are one word, as Lucene's Greek analyser
 # lowercases them); the sample's Greek words are read so too, or its polysyllables ("είναι",
@@ -500,6 +568,10 @@ def detect_language(texts):
     most 2 % of them carry Yiddish's marks (װ ױ ײ, פֿ, אַ where nothing else is pointed). Hindi by
     its script and its stop words: ``"hindi"`` where more than half the letters are Devanagari and
     a fifth of its Devanagari words are Hindi's stop words (Marathi's and Nepali's are not).
+    Bengali, Tamil, Telugu and Armenian by their scripts: more than half the letters the script's
+    and (but Armenian) 5 % of its words the language's stop words, Bengali only where Assamese's
+    ৰ ৱ are almost none; Marathi and Nepali, where Devanagari is not Hindi, where 5 % of its words
+    are in the language's list and more than in Hindi's.
     Greek's words are counted without their accents, final sigma as σ, as its list is written.
 
     Russian, Ukrainian and Bulgarian, which share their short words, are told apart by their
@@ -540,6 +612,9 @@ def detect_language(texts):
         return "hebrew"
     if _is_hindi(joined):
         return "hindi"
+    script_language = _indic_armenian_language(joined)
+    if script_language:
+        return script_language
     for text in sample:
         # Turkish's İ lowercases to i and a combining dot, which cut İÇİN and GİBİ into "çi", "gi",
         # "bi": without the dot, as the tokenizer reads them, they are için and gibi
@@ -589,8 +664,10 @@ def baseline_reading(language, stemmer_installed=None):
     were), the language's list and Snowball stemmer for another; no stems without PyStemmer.
     Arabic's, Hindi's and Persian's stems are learnsim's own (``"arabic_light"``, ``"hindi_light"``,
     ``"persian_light"``, Lucene's), with or without it, and so are Czech's (``"czech_light"``) and
-    Bulgarian's (``"bulgarian_light"``), and Latvian's (``"latvian_light"``); Ukrainian and Slovak are not stemmed (no stemmer of them
-    is Lucene's or Snowball's); Polish takes Snowball's Polish stemmer (PyStemmer 3)."""
+    Bulgarian's (``"bulgarian_light"``), Bengali's and Telugu's (``"bengali_light"``,
+    ``"telugu_light"``), and Latvian's (``"latvian_light"``); Ukrainian, Slovak and Marathi are not
+    stemmed (no stemmer of them is Lucene's or Snowball's); Polish takes Snowball's Polish stemmer
+    (PyStemmer 3), Tamil, Nepali and Armenian Snowball's."""
     if language in _OWN_STEMS:
         return language, _OWN_STEMS[language]
     if stemmer_installed is None:
@@ -600,7 +677,7 @@ def baseline_reading(language, stemmer_installed=None):
     if language == "english":
         return "english", "porter" if stemmer_installed else None
     if language not in SNOWBALL_LANGUAGES:
-        # Hebrew, Urdu, Ukrainian, Slovak: no stemmer, Snowball's or Lucene's (Hebrew's prefixes are
+        # Hebrew, Urdu, Ukrainian, Slovak, Marathi: no stemmer, Snowball's or Lucene's (Hebrew's prefixes are
         # letters of the word that no rule without a dictionary tells apart; no published Urdu light
         # stemmer ships with rules and a licence to follow), so their words stay whole
         return language, None
