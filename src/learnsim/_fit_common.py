@@ -24,7 +24,7 @@ from ._utils.progress import stage
 #: "auto" tries them all. Importable from learnsim.fitting too.
 MATCHER_CHOICES = ("auto", "threshold", "classifier", "knn")
 
-__all__ = ["Fitted", "vectorize", "reading", "check_stem_language", "quiet", "option_name", "report_dict", "MATCHER_CHOICES", "check_sequence", "check_texts",
+__all__ = ["Fitted", "vectorize", "reading", "check_stem_language", "record_language", "quiet", "option_name", "report_dict", "MATCHER_CHOICES", "check_sequence", "check_texts",
            "is_index", "check_index_tuples", "cluster_codes", "check_pairs", "check_int", "check_float", "check_choice"]
 
 
@@ -320,3 +320,17 @@ def check_choice(value, name, choices):
     if value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(repr(c) for c in choices)}; got {value!r}")
     return value
+
+
+def record_language(pipeline, language):
+    """``pipeline`` with ``language`` (a fit's ``language=``, ``--language``, as given) recorded in
+    its term vectorisers (``TextVectorizer.language``), where one was given: the fit's check read
+    the baselines in it, and ``learnsim evaluate`` reads them so from the saved model (the stop
+    words and stems alone said nothing of it where neither was asked for)."""
+    from .text import TextVectorizer
+
+    if language is not None:
+        for part in (pipeline.vectorizer, pipeline.lexical):
+            if type(part) is TextVectorizer:        # the hashing and Dask vectorisers take no language
+                part.language = language
+    return pipeline

@@ -32,7 +32,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ._fit_common import Fitted, option_name as _flag, quiet as _quiet, report_dict as _report, vectorize
-from ._fit_common import check_stem_language as _check_stem_language
+from ._fit_common import check_stem_language as _check_stem_language, record_language as _record_language
 from ._fit_common import check_index_tuples as _check_index_tuples, \
     check_pairs as _check_pairs, check_texts as _check_texts, cluster_codes as _cluster_codes
 # the duplicate rules a FILM fitted on pairs may choose among: defined there, which the command
@@ -1249,8 +1249,10 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, que
     from .text.encoders import encoding_once
 
     with encoding_once():       # an encoder object is asked for each text once (a learnsim encoder: its memo)
-        return _fit(texts, clusters, pairs, triplets, links, queries, qrels, method, random_state, columns, text,
-                    label, text_a, text_b, score, corpus, options)
+        result = _fit(texts, clusters, pairs, triplets, links, queries, qrels, method, random_state, columns, text,
+                      label, text_a, text_b, score, corpus, options)
+    _record_language(result.pipeline, options.get("language"))     # what learnsim evaluate's baselines read
+    return result
 
 
 def _fit(texts, clusters, pairs, triplets, links, queries, qrels, method, random_state, columns, text, label, text_a,
