@@ -1139,7 +1139,7 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, que
           LSI dimensions (or a fraction of the vocabulary).
         - ``stop_words`` (None, "english", a name or code of :data:`learnsim.text.STOP_LANGUAGES`, or "auto": the
           fit's language's, detected as the baselines do): drop them (linklearn: English's unless ``language`` names another).
-        - ``stem`` (bool or None): Snowball stems of ``language`` (else of ``stop_words``'s language), Porter for English
+        - ``stem`` (bool or None): Snowball stems of ``language`` (else ``stop_words``'s, else the texts', detected), Porter for English
           (needs PyStemmer; Arabic, Hindi and Persian: Lucene's light stemmers, which do not); None: on for linklearn when PyStemmer is installed and ``language`` names no other language,
           off otherwise. Stop words and stems touch words only, never the terms of Chinese, Japanese, Korean or Thai text.
         - ``analyzer`` ({"cjk", "sudachi", "fugashi", "jieba", "words"}; default "cjk"): how text
