@@ -44,7 +44,8 @@ def test_an_english_fit_reads_as_before(method):
         assert _reading(fitted) == ("english", "porter")
         # every parameter as the vectoriser a fit built before (the others' defaults)
         before = TextVectorizer(fitted.weighting, norm=fitted.norm, stop_words="english", stem="porter",
-                                n_components=fitted.n_components, random_state=fitted.random_state)
+                                n_components=fitted.n_components, random_state=fitted.random_state,
+                                language=options.get("language"))      # the language told, recorded
         assert fitted.get_params() == before.get_params()
 
 

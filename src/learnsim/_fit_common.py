@@ -24,7 +24,7 @@ from ._utils.progress import stage
 #: "auto" tries them all. Importable from learnsim.fitting too.
 MATCHER_CHOICES = ("auto", "threshold", "classifier", "knn")
 
-__all__ = ["Fitted", "vectorize", "reading", "check_stem_language", "quiet", "option_name", "report_dict", "MATCHER_CHOICES", "check_sequence", "check_texts",
+__all__ = ["Fitted", "vectorize", "reading", "check_stem_language", "record_language", "quiet", "option_name", "report_dict", "MATCHER_CHOICES", "check_sequence", "check_texts",
            "is_index", "check_index_tuples", "cluster_codes", "check_pairs", "check_int", "check_float", "check_choice"]
 
 
@@ -135,11 +135,20 @@ def reading(o, texts, stem=None):
     language's list) and, where ``stem`` (default ``o.stem``) is true, the fit's language's
     Snowball stemmer, Porter's for English, Lucene's light stemmers for Arabic, Hindi, Persian, Czech and
     Bulgarian: an English fit reads as it always did, and a French or Arabic one as its baselines do
-    (:func:`fit_language`); a language of no stemmer (Ukrainian, Slovak) is unstemmed, with a warning."""
+    (:func:`fit_language`); a language of no stemmer (Ukrainian, Slovak) is unstemmed, with a warning.
+    Stems asked for (``o.stem`` True) with no language named and no stop list take the
+    collection's language, detected, with a warning naming it (they were Porter's English stems on
+    any language); a ``stem`` given (LinkLearn's paper reading, Porter's) reads as it says."""
+    detect = stem is None and o.stem is True and o.language is None and o.stop_words is None
     stem = o.stem if stem is None else stem
     if not stem and o.stop_words != "auto":
         return o.stop_words, None
-    language = fit_language(o, texts)
+    if detect:      # the collection's, as --stop-words auto and the baselines detect it
+        from .text import detect_language
+
+        language = detect_language(texts)
+    else:
+        language = fit_language(o, texts)
     stop_words = language if o.stop_words == "auto" else o.stop_words
     if not stem:
         return stop_words, None
@@ -155,6 +164,12 @@ def reading(o, texts, stem=None):
         why = (f"the installed PyStemmer has no {title} stemmer (pip install -U PyStemmer)" if language == "polish"
                else f"learnsim has no stemmer of {title} (neither Lucene nor Snowball has one)")
         quiet(f"stem: {why}; the model reads {title} words unstemmed")
+    elif detect and language != "english":
+        # what --stop-words auto and the baselines read; said, as the same flag stemmed by
+        # Porter's English rules before and a model fitted again now reads otherwise
+        quiet(f"stem: the texts read as {language.capitalize()} (detected from the collection), and are stemmed "
+              f"by {language.capitalize()} rules ({stemmer!r}), not Porter's English ones; give --language en "
+              f"(language='en') for Porter's, or another language's code")
     return stop_words, stemmer
 
 
@@ -320,3 +335,17 @@ def check_choice(value, name, choices):
     if value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(repr(c) for c in choices)}; got {value!r}")
     return value
+
+
+def record_language(pipeline, language):
+    """``pipeline`` with ``language`` (a fit's ``language=``, ``--language``, as given) recorded in
+    its term vectorisers (``TextVectorizer.language``), where one was given: the fit's check read
+    the baselines in it, and ``learnsim evaluate`` reads them so from the saved model (the stop
+    words and stems alone said nothing of it where neither was asked for)."""
+    from .text import TextVectorizer
+
+    if language is not None:
+        for part in (pipeline.vectorizer, pipeline.lexical):
+            if type(part) is TextVectorizer:        # the hashing and Dask vectorisers take no language
+                part.language = language
+    return pipeline

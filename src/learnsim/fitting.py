@@ -32,7 +32,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ._fit_common import Fitted, option_name as _flag, quiet as _quiet, report_dict as _report, vectorize
-from ._fit_common import check_stem_language as _check_stem_language
+from ._fit_common import check_stem_language as _check_stem_language, record_language as _record_language
 from ._fit_common import check_index_tuples as _check_index_tuples, \
     check_pairs as _check_pairs, check_texts as _check_texts, cluster_codes as _cluster_codes
 # the duplicate rules a FILM fitted on pairs may choose among: defined there, which the command
@@ -1139,7 +1139,7 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, que
           LSI dimensions (or a fraction of the vocabulary).
         - ``stop_words`` (None, "english", a name or code of :data:`learnsim.text.STOP_LANGUAGES`, or "auto": the
           fit's language's, detected as the baselines do): drop them (linklearn: English's unless ``language`` names another).
-        - ``stem`` (bool or None): Snowball stems of ``language`` (else of ``stop_words``'s language), Porter for English
+        - ``stem`` (bool or None): Snowball stems of ``language`` (else ``stop_words``'s, else the texts', detected), Porter for English
           (needs PyStemmer; Arabic, Hindi and Persian: Lucene's light stemmers, which do not); None: on for linklearn when PyStemmer is installed and ``language`` names no other language,
           off otherwise. Stop words and stems touch words only, never the terms of Chinese, Japanese, Korean or Thai text.
         - ``analyzer`` ({"cjk", "sudachi", "fugashi", "jieba", "words"}; default "cjk"): how text
@@ -1249,8 +1249,10 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, que
     from .text.encoders import encoding_once
 
     with encoding_once():       # an encoder object is asked for each text once (a learnsim encoder: its memo)
-        return _fit(texts, clusters, pairs, triplets, links, queries, qrels, method, random_state, columns, text,
-                    label, text_a, text_b, score, corpus, options)
+        result = _fit(texts, clusters, pairs, triplets, links, queries, qrels, method, random_state, columns, text,
+                      label, text_a, text_b, score, corpus, options)
+    _record_language(result.pipeline, options.get("language"))     # what learnsim evaluate's baselines read
+    return result
 
 
 def _fit(texts, clusters, pairs, triplets, links, queries, qrels, method, random_state, columns, text, label, text_a,

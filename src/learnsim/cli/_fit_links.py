@@ -28,7 +28,7 @@ import numpy as np
 from ..io import DocumentFormatError
 from ..linklearn.recipe import LINKLEARN_VARIANTS as VARIANTS
 from ._common import _save_model, UsageError, _note, _print_json, note_unused_fields, read_documents
-from ._fit_text import fit_options
+from ._fit_text import fit_options, fitted_model
 
 # The fit itself (learning rate 0.03 and a held-out quarter of the documents when not given) is
 # learnsim.linklearn.recipe.fit_linklearn's. ``--variant``: "paper" (eq. 5, in-domain) or "bm25"
@@ -111,7 +111,7 @@ def fit_linklearn(args, model_path, summary):
 
     settings = result.details.settings
     vec_seconds, metric_seconds = result.details.vec_seconds, result.details.metric_seconds
-    _save_model(result.pipeline, model_path)
+    _save_model(fitted_model(result, args), model_path)
     report = None if summary.get("baseline_gain") is None else BaselineGain.from_dict(summary["baseline_gain"])
     if args.json:
         _print_json(result.to_dict())

@@ -40,7 +40,7 @@ import numpy as np
 from ..io import DocumentFormatError
 from ._common import _save_model, UsageError, _print_json, note_unused_fields, read_documents
 from ._fit_links import unique_ids
-from ._fit_text import fit_options
+from ._fit_text import fit_options, fitted_model
 
 # The C grid, the held-out anchors and the check against W = 1 are learnsim.relative.recipe.fit_relative's.
 _HEADERS = ({"anchor", "closer", "farther"}, {"query", "clicked", "skipped"})
@@ -132,7 +132,7 @@ def fit_relative(args, model_path, summary):
         options.prior, options.normalize = CLICK_DEFAULTS["prior"], CLICK_DEFAULTS["normalize"]
         options.n_documents = len(ids)
     result = _fit(options, texts, T, summary, chooser=chooser)
-    _save_model(result.pipeline, model_path)
+    _save_model(fitted_model(result, args), model_path)
     report, best_C, scores = result.details.report, result.details.C, result.details.scores
     vec_seconds, metric_seconds = result.details.vec_seconds, result.details.metric_seconds
     weighting = summary["weighting"]

@@ -168,10 +168,18 @@ def print_fitted_on(summary, args, vectorizer, pairs):
               f"{summary['clusters']} clusters), {features}.")
 
 
+def fitted_model(result, args):
+    """The pipeline ``learnsim fit`` saves: the fit's, with --language recorded in its vectoriser
+    (learnsim evaluate reads the baselines in it, as the fit's check did)."""
+    from .._fit_common import record_language
+
+    return record_language(result.pipeline, getattr(args, "language", None))
+
+
 def save_and_summarise(result, model_path, args):
     """Save the fitted pipeline (a :class:`learnsim.fitting.FitResult`'s); with --json print the
     report and return True (the command is done), else False (the caller prints its lines)."""
-    _save_model(result.pipeline, model_path)
+    _save_model(fitted_model(result, args), model_path)
     if args.json:
         _print_json(result.to_dict())
         return True

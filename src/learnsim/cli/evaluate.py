@@ -447,12 +447,22 @@ def _model_language(pipeline, language):
     drops another language's stop words or stems it (learnsim fit --language tr --stop-words auto
     --stem), that language, with a note: a collection that holds few stop words (product titles)
     is detected as English, and its baselines read it by English rules where the model, and the
-    fit's check with --language, read it as Turkish. None: the collection's, detected."""
+    fit's check with --language, read it as Turkish. The language the fit was told first
+    (TextVectorizer.language, fit --language tr alone: its check read Turkish though the stop
+    words and stems say nothing), where it has a stop list. None: the collection's, detected."""
+    from ..baseline import lexical_language
     from ..text import check_language
     from ..text._languages import LIGHT_STEMMERS
 
     if language not in (None, "auto") or pipeline is None:
         return language
+    for part in (pipeline.lexical, pipeline.vectorizer):
+        told = getattr(part, "language", None)
+        named = lexical_language(told) if isinstance(told, str) else None
+        if named is not None:
+            _note(f"the baselines read {named.capitalize()}, the language the model was fitted with "
+                  f"(--language {told}); --baseline-language names another")
+            return named
     vectorizer = pipeline.lexical if pipeline.lexical is not None else pipeline.vectorizer
     stop_words, stem = getattr(vectorizer, "stop_words", None), getattr(vectorizer, "stem", None)
     if isinstance(stem, str) and stem in LIGHT_STEMMERS:

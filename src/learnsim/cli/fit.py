@@ -204,7 +204,8 @@ def register(commands):
     _add_analysis(fit)
     fit.add_argument("--stem", action=argparse.BooleanOptionalAction, default=None,
                      help="stemming (needs PyStemmer: pip install learnsim[stem]): Porter for English, the Snowball "
-                          "stemmer of the language --language names (else --stop-words names or detects), Lucene's light "
+                          "stemmer of the language --language names (else --stop-words names or detects, else the texts', "
+                          "detected, with a warning; linklearn: Porter), Lucene's light "
                           "stemmer for Arabic, Hindi and Persian (no PyStemmer needed); default: on for "
                           "linklearn when PyStemmer is installed (a note says when it is not) and --language names no "
                           "other language than English, off otherwise")

@@ -474,6 +474,14 @@ class TextVectorizer(BaseEstimator):
         after an apostrophe in a word left out (``"Ankara'nın"`` is ``"ankara"``; ``"nın"`` was
         a term too); recorded in the saved model (one saved before this setting existed reads
         the suffix as a term).
+    language : str or None, default=None
+        The texts' language as a fit was told it (``learnsim fit --language tr``,
+        ``learnsim.fit(..., language="tr")``), recorded for what reads the model later: its
+        reading is ``stop_words`` and ``stem`` alone, but ``learnsim evaluate`` reads its
+        baselines in this language, as the fit's check did (a model fitted with ``--language tr``
+        and neither ``--stop-words`` nor ``--stem`` recorded nothing of it, and its baselines
+        read a collection of Turkish titles, which hold no stop word, as English). None: not
+        told (and every model saved before this setting existed).
 
     Attributes
     ----------
@@ -518,6 +526,9 @@ class TextVectorizer(BaseEstimator):
     >>> TextVectorizer("tf").fit_transform(docs).toarray()[0].tolist()
     [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 2.0]
     """
+
+    # the hashing and Dask vectorisers, whose parameters are their own, are told no language
+    language = None
 
     _parameter_constraints = {
         "weighting": [Options(WEIGHTINGS)],
@@ -564,6 +575,7 @@ class TextVectorizer(BaseEstimator):
         "turkish_lowercase": ["boolean"],
         "turkish_apostrophe": ["boolean"],
         "jieba_search": ["boolean"],
+        "language": [str, None],
         "min_df": _DF_CONSTRAINTS,
         "max_df": _DF_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None), None],
@@ -595,7 +607,7 @@ class TextVectorizer(BaseEstimator):
                  jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True,
                  lunate_sigma=True, vietnamese_eth=True, devanagari_anusvara=True,
                  cyrillic_latin_i=True, armenian_marks=True, katakana_variants=True, turkish_lowercase=True,
-                 turkish_apostrophe=True):
+                 turkish_apostrophe=True, language=None):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -649,6 +661,7 @@ class TextVectorizer(BaseEstimator):
         self.katakana_variants = katakana_variants
         self.turkish_lowercase = turkish_lowercase
         self.turkish_apostrophe = turkish_apostrophe
+        self.language = language
 
     # ------------------------------------------------------------------ parameter checks
     def _check_params(self):
