@@ -105,7 +105,7 @@ _ENGLISH_STEMMED = ("ja", "jpn", "zh", "zho", "chi", "cmn", "eng")
 def check_stem_language(language, stem, stop_words=None, cli=False):
     """A ValueError where ``stem`` is true, no ``stop_words`` are given and ``language`` is a code
     learnsim has no stop list nor stemmer of and reads with no analyser of its own (``"xx"``,
-    ``"vi"``): the fit would stem its words with Porter's English rules (:func:`fit_language`
+    ``"yo"``): the fit would stem its words with Porter's English rules (:func:`fit_language`
     falls back to English) though the texts were said to be in another language. With
     ``stop_words`` (a list's language, or "auto": the collection's) the stems are that language's,
     as documented. Japanese and Chinese (``"ja"``, ``"zh"``: their analysers' words, English stems

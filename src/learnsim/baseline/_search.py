@@ -121,14 +121,16 @@ def _terms_in_words(language, stem, given):
     English the words it always had (``learnsim evaluate``'s output, docs/retrieval_runs.md)."""
     if language == "english":
         return "English stop words dropped, " + ("Porter stems" if stem else "unstemmed: PyStemmer is not installed")
-    from ..text._languages import LIGHT_STEMMERS, SNOWBALL_LANGUAGES, stop_list_source
+    from ..text._languages import LIGHT_STEMMERS, SNOWBALL_LANGUAGES, baseline_reading, stop_list_source
 
     title = language.capitalize()
     if stem in LIGHT_STEMMERS:           # learnsim's own, Lucene's: Arabic, Hindi, Persian, Czech, Bulgarian
         stems = f"{title} light stems (Lucene's)"
     elif stem:
-        stems = f"{title} Snowball stems"
-    elif language not in SNOWBALL_LANGUAGES:        # Hebrew, Urdu, Ukrainian, Slovak
+        # the stemmer's own language: Afrikaans is stemmed by Dutch's (text._languages._BORROWED_STEMS)
+        stems = f"{stem.capitalize()} Snowball stems"
+    elif language not in SNOWBALL_LANGUAGES and not baseline_reading(language, stemmer_installed=True)[1]:
+        # Hebrew, Urdu, Ukrainian, Slovak (Afrikaans takes Dutch's Snowball stemmer: PyStemmer's)
         stems = f"unstemmed: no {title} stemmer"
     elif language == "polish":          # Snowball's Polish came with PyStemmer 3
         stems = "unstemmed: PyStemmer is not installed, or is older than 3 and has no Polish stemmer"

@@ -35,6 +35,15 @@ scripts (``serbian.txt``), and Snowball's Serbian stemmer, which reads Cyrillic 
 Lithuanian's and Latvian's lists are stopwords-iso's; Lithuanian is stemmed by Snowball's stemmer,
 Latvian by Lucene's light stemmer (``"latvian_light"``, :mod:`._latvian`); Estonian's list is
 stopwords-iso's too, stemmed by Snowball's Estonian stemmer.
+Vietnamese's list is stopwords-iso's one-syllable entries
+(``vietnamese.txt``), detected by its stop words and not stemmed (it inflects no word); Swahili's
+stopwords-iso's (``swahili.txt``), not stemmed either (no Lucene or Snowball stemmer). Basque's
+and Irish's are stopwords-iso's (``basque.txt``, ``irish.txt``), stemmed by Snowball's stemmers;
+Afrikaans's stopwords-iso's (``afrikaans.txt``), stemmed by Snowball's Dutch stemmer and told
+from Dutch by the words only each writes (:func:`_afrikaans_contest`). Tagalog's list is
+stopwords-iso's (``tagalog.txt``), not stemmed (no Lucene or Snowball stemmer). Galician's is
+stopwords-iso's (``galician.txt``), stemmed by Snowball's Portuguese stemmer and told from
+Portuguese by what only each writes (:func:`_galician_contest`).
 """
 from __future__ import annotations
 
@@ -58,7 +67,14 @@ STOP_LANGUAGES = ("arabic", "danish", "dutch", "english", "finnish", "french", "
                   "serbian",
                   "lithuanian",
                   "latvian",
-                  "estonian")
+                  "estonian",
+                  "vietnamese",
+                  "swahili",
+                  "basque",
+                  "irish",
+                  "afrikaans",
+                  "tagalog",
+                  "galician")
 # the languages detected by their script first, not by the share of their stop words alone
 _SCRIPT_LANGUAGES = ("arabic", "hindi", "persian", "hebrew", "urdu",
                      "bengali", "tamil", "telugu", "marathi", "nepali", "armenian")
@@ -98,7 +114,19 @@ _CODES.update({"sr": "serbian", "hr": "serbian", "bs": "serbian", "sh": "serbian
 _CODES.update({"lt": "lithuanian"})
 _CODES.update({"lv": "latvian"})
 _CODES.update({"et": "estonian"})
+_CODES["vi"] = "vietnamese"
+_CODES["sw"] = "swahili"
+_CODES["eu"] = "basque"
+_CODES["ga"] = "irish"
+_CODES["af"] = "afrikaans"
+_CODES.update({"tl": "tagalog", "fil": "tagalog"})    # fil: Filipino, the standard form of Tagalog (ISO 639-2)
+_CODES["gl"] = "galician"
 _FOLDER = Path(__file__).with_name("stopwords")
+# languages of a stop list of their own and no Snowball stemmer, read with a close language's:
+# Afrikaans with Dutch's, as it was read (as Dutch) before its list shipped; unstemmed, its plurals
+# in -e and -s (boeke, huise, motors) stayed apart from their nouns. Galician with Portuguese's
+_BORROWED_STEMS = {"afrikaans": "dutch",
+                   "galician": "portuguese"}      # as read before (as Portuguese); Snowball has no Galician
 
 
 @lru_cache(maxsize=None)
@@ -582,6 +610,58 @@ def _own_letters_written(sample):
     return {name for name, letters in _OWN_LETTERS.items() if sum(map(sample.count, letters)) > bound}
 
 
+# Afrikaans shares most of its short words with Dutch (die, en, op, van, het), and Dutch's list
+# holds the is and in that Afrikaans's leaves to English: told apart by the words each writes in
+# nearly every sentence and the other never: Afrikaans's nie (its double negation), ek, hulle,
+# baie, vir, jy, hierdie; Dutch's article de, its niet, zijn, and its ij (Afrikaans writes y: wij
+# wy, tijd tyd). Afrikaans contests a sample only where it writes more than a few of its own words
+# (so that every sample read before, which writes none, is read as before), and Dutch then only
+# where it writes more than a few of Dutch's.
+_AFRIKAANS_OWN = ("nie", "ek", "hulle", "baie", "vir", "jy", "hierdie")
+_DUTCH_OWN = ("de", "niet", "zijn")
+
+
+def _afrikaans_contest(counts, total, contest):
+    """``contest`` less Afrikaans where the words ``counts`` (``total`` of them) hold at most 0.5 %
+    of Afrikaans's own, else less Dutch where they hold at most 0.5 % of Dutch's own (de, niet,
+    zijn, a word writing ij)."""
+    if "afrikaans" not in contest:
+        return contest
+    bound = MAX_NOT_WRITTEN_SHARE * total
+    if sum(counts[w] for w in _AFRIKAANS_OWN if w in counts) <= bound:
+        return [name for name in contest if name != "afrikaans"]
+    dutch = sum(counts[w] for w in _DUTCH_OWN if w in counts) + sum(n for w, n in counts.items() if "ij" in w)
+    return contest if dutch > bound else [name for name in contest if name != "dutch"]
+
+
+# Galician shares most of its short words with Portuguese (no, na, do, da, que, se, para), and a
+# sentence of it reads as Portuguese by their shares: told apart by what each writes and the other
+# never, Galician's ñ (cociña, mañá; Portuguese writes nh) and its own short words (unha, tamén,
+# xa, cun, coa, lle, dende, senón, aínda), Portuguese's ã õ ç (não, são, ção). Galician contests a
+# sample only where more than a few of its words write them (so that every sample read before,
+# which writes none, is read as before), and Portuguese then only where more than a few of its
+# words write ã õ ç. Spanish writes ñ too, and stays in: its list decides between the two.
+_GALICIAN_OWN = ("unha", "unhas", "tamén", "xa", "cun", "cunha", "coa", "coas", "lle", "lles", "dende", "senón",
+                 "aínda", "moito", "moita", "moitos", "moitas")
+
+
+def _galician_contest(counts, total, contest, writes_enye=True):
+    """``contest`` less Galician where the words ``counts`` (``total`` of them) hold at most 0.5 %
+    of Galician's own (a word writing ñ, or one of :data:`_GALICIAN_OWN`), else less Portuguese
+    where they hold at most 0.5 % of words writing ã, õ or ç. ``writes_enye``: whether the sample
+    writes ñ at all (else its words are not read one by one for it)."""
+    if "galician" not in contest:
+        return contest
+    bound = MAX_NOT_WRITTEN_SHARE * total
+    own = sum(counts[w] for w in _GALICIAN_OWN if w in counts)
+    if own <= bound and writes_enye:
+        own += sum(n for w, n in counts.items() if "ñ" in w)
+    if own <= bound:
+        return [name for name in contest if name != "galician"]
+    portuguese = sum(n for w, n in counts.items() if "ã" in w or "õ" in w or "ç" in w)
+    return contest if portuguese > bound else [name for name in contest if name != "portuguese"]
+
+
 def detect_language(texts):
     """The language of :data:`STOP_LANGUAGES` whose stop words make the largest share of the
     words of ``texts`` (up to 500 texts spread over the collection, the first 1,000 characters
@@ -605,7 +685,8 @@ def detect_language(texts):
     and (but Armenian) 5 % of its words the language's stop words, Bengali only where Assamese's
     ৰ ৱ are almost none; Marathi and Nepali, where Devanagari is not Hindi, where 5 % of its words
     are in the language's list and more than in Hindi's.
-    Greek's words are counted without their accents, final sigma as σ, as its list is written.
+    Greek's words are counted without their accents, final sigma as σ, as its list is written; a
+    text not in NFC (a Vietnamese tone mark written apart) is read in NFC, as the tokenizer reads it.
 
     Russian, Ukrainian and Bulgarian, which share their short words, are told apart by their
     letters first: Ukrainian and Bulgarian contest a sample only where at most 0.5 % of its
@@ -619,6 +700,12 @@ def detect_language(texts):
     Serbian where more than 0.5 % are its own ć đ ј љ њ ћ ђ џ (to Polish, read first, where both
     write theirs); one with Lithuanian or Latvian to it where more than 0.5 % are its own
     (ė į ų; ā ē ī ģ ķ ļ ņ), and one with Estonian to it where they are its õ.
+    Afrikaans contests a sample only where more than 0.5 % of its words are Afrikaans's own (nie,
+    ek, hulle, baie, vir, jy, hierdie), and Dutch then only where more than 0.5 % are Dutch's own
+    (de, niet, zijn, a word writing ij).
+    Galician contests a sample only where more than 0.5 % of its words are Galician's own (a word
+    writing ñ, unha, tamén, xa, cun, coa, lle, ...), and Portuguese then only where more than 0.5 %
+    write ã, õ or ç; where Portuguese (Dutch) is out, a tie goes to Galician (Afrikaans).
 
     English is compared by scikit-learn's list, larger than the others (318 words against
     94 to 313): a tie goes to English, and an English collection is read as it always was.
@@ -649,6 +736,11 @@ def detect_language(texts):
     if script_language:
         return script_language
     for text in sample:
+        if not text.isascii() and not unicodedata.is_normalized("NFC", text):
+            # a tone mark written apart (Vietnamese typed on some keyboards: e and a combining
+            # circumflex and dot below for ệ) is no \w, and cut "việc" into "vie"; in NFC, as the
+            # tokenizer reads it, it is one word (looked at first: NFC of a text in it costs more)
+            text = unicodedata.normalize("NFC", text)
         # Turkish's İ lowercases to i and a combining dot, which cut İÇİN and GİBİ into "çi", "gi",
         # "bi": without the dot, as the tokenizer reads them, they are için and gibi
         counts.update(_WORD.findall(text.lower().replace("i\u0307", "i")))
@@ -657,6 +749,8 @@ def detect_language(texts):
         return "english"
     contest = [name for name in STOP_LANGUAGES if name not in _SCRIPT_LANGUAGES]
     contest = _cyrillic_contest(joined, contest)
+    contest = _afrikaans_contest(counts, total, contest)
+    contest = _galician_contest(counts, total, contest, "ñ" in joined or "Ñ" in joined)
     read = {name: counts for name in contest}
     if not joined.isascii() and _GREEK_LETTER.search(joined):      # (isascii: a third of an English one)
         read["greek"] = _greek_folded(counts)
@@ -678,6 +772,11 @@ def detect_language(texts):
     if top >= MIN_STOP_SHARE and sum(share == top for share in shares.values()) > 1:
         bulgarian = "bulgarian" in contest and not _RUSSIAN_ONLY.search(joined)
         own = _own_letters_written(joined)
+        # Galician and Afrikaans contest a sample only where it writes their own words (and
+        # Portuguese, Dutch then only where it writes theirs): where the close language is out,
+        # a tie with a list read before (Polish's na and no) goes to them
+        own |= {name for name, close in (("galician", "portuguese"), ("afrikaans", "dutch"))
+                if name in contest and close not in contest}
     best = max(contest, key=lambda name: (shares[name], name == "english",
                                           (bulgarian and name == "bulgarian") or name in own))
     return best if shares[best] >= MIN_STOP_SHARE else "english"
@@ -711,6 +810,8 @@ def baseline_reading(language, stemmer_installed=None):
         stemmer_installed = find_spec("Stemmer") is not None
     if language == "english":
         return "english", "porter" if stemmer_installed else None
+    if language in _BORROWED_STEMS:
+        return language, _BORROWED_STEMS[language] if stemmer_installed else None
     if language not in SNOWBALL_LANGUAGES:
         # Hebrew, Urdu, Ukrainian, Slovak, Marathi: no stemmer, Snowball's or Lucene's (Hebrew's prefixes are
         # letters of the word that no rule without a dictionary tells apart; no published Urdu light
