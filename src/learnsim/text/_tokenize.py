@@ -33,6 +33,7 @@ from ._folds import COMPATIBILITY_ALONE as _COMPATIBILITY_ALONE, FOLDS as _FOLDS
 from ._spans import mapped_spans as _mapped
 from ._chinese import load_jieba as _load_jieba, longest_reading as _jieba_longest, traditional_chinese as _traditional_chinese
 from ._languages import STOP_LANGUAGES, load_stemmer, stop_list  # noqa: F401  (STOP_LANGUAGES: the docs' name)
+from ._irish import irish_lower as _irish_lower, reads_irish as _reads_irish
 from ._turkish import drop_suffixes as _drop_suffixes, reads_turkish as _reads_turkish, turkish_lower as _turkish_lower
 
 __all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LATER_READINGS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
@@ -56,7 +57,7 @@ LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold
                   "khanda_ta", "vietnamese_tones", "devanagari_visarga", "jieba_search",
                   "mai_yamok", "hangul_jamo", "yiddish_ligatures", "lunate_sigma",
                   "vietnamese_eth", "devanagari_anusvara", "cyrillic_latin_i", "armenian_marks",
-                  "katakana_variants", "turkish_lowercase", "turkish_apostrophe")
+                  "katakana_variants", "turkish_lowercase", "turkish_apostrophe", "irish_lowercase")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -857,6 +858,10 @@ class Tokenizer:
     turkish_apostrophe : bool, default=True
         With Turkish's stop words or stems, the suffix after an apostrophe in a word left out
         (``"Ankara'nın"`` is ``"ankara"``, where ``"nın"`` was a term too). False: read as before.
+    irish_lowercase : bool, default=True
+        With ``lowercase`` and Irish's stop words or stems, the ``n`` or ``t`` before a capital
+        vowel at a word's start left out (:mod:`._irish`): ``"nAthair"`` is ``"athair"``, where
+        it was ``"nathair"``. False: read as before; what models saved before this setting existed do.
 
     Examples
     --------
@@ -906,7 +911,7 @@ class Tokenizer:
     emoji_sequences = False
     khanda_ta = vietnamese_tones = devanagari_visarga = jieba_search = False
     mai_yamok = hangul_jamo = yiddish_ligatures = lunate_sigma = vietnamese_eth = devanagari_anusvara = cyrillic_latin_i = armenian_marks = katakana_variants = False
-    turkish_lowercase = turkish_apostrophe = False
+    turkish_lowercase = turkish_apostrophe = irish_lowercase = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
@@ -920,7 +925,7 @@ class Tokenizer:
                  jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True,
                  lunate_sigma=True, vietnamese_eth=True, devanagari_anusvara=True,
                  cyrillic_latin_i=True, armenian_marks=True, katakana_variants=True, turkish_lowercase=True,
-                 turkish_apostrophe=True):
+                 turkish_apostrophe=True, irish_lowercase=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -956,6 +961,7 @@ class Tokenizer:
         self.cyrillic_latin_i, self.armenian_marks, self.katakana_variants = map(bool, (cyrillic_latin_i, armenian_marks, katakana_variants))
         self.turkish_lowercase, self.turkish_apostrophe = bool(turkish_lowercase), bool(turkish_apostrophe)
         self._turkish = _reads_turkish(stop_words, stem)
+        self.irish_lowercase, self._irish = bool(irish_lowercase), _reads_irish(stop_words, stem)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -1011,6 +1017,7 @@ class Tokenizer:
         self._segment = None if self.analyzer in ("cjk", "words") else _segmenter(self.analyzer, self.jieba_search)
         self._more = self._later_folds()      # (one pickled before a folding existed: without it)
         self._turkish = _reads_turkish(self.stop_words, self.stem)
+        self._irish = _reads_irish(self.stop_words, self.stem)
 
     def get_params(self):
         """The settings, as keywords of ``Tokenizer`` (what a model records of its analysis)."""
@@ -1177,6 +1184,8 @@ class Tokenizer:
             return doc
         if self.turkish_lowercase and self._turkish:
             doc = _turkish_lower(doc)       # (one character for one: I is ı, İ is i)
+        if self.irish_lowercase and self._irish:
+            doc = _irish_lower(doc)         # (one character for one: nAthair is " Athair")
         # Unicode's full case folding (casefold), where lowercasing left ß, so that "Straße" and
         # "STRASSE" (whose lower case is "strasse") were two terms; on ASCII the two are one
         if self.casefold and self.unicode_words and not doc.isascii():
@@ -1198,6 +1207,8 @@ class Tokenizer:
         """
         if self.turkish_apostrophe and self._turkish:
             doc = _drop_suffixes(doc)       # (each character for one: a span is still the text's)
+        if self.irish_lowercase and self._irish and self.lowercase:
+            doc = _irish_lower(doc)         # (here too, where the text is read in parts)
         found = self._direct_spans(doc)
         if found is None:
             found = self._mapped_spans(doc)

@@ -474,6 +474,11 @@ class TextVectorizer(BaseEstimator):
         after an apostrophe in a word left out (``"Ankara'nın"`` is ``"ankara"``; ``"nın"`` was
         a term too); recorded in the saved model (one saved before this setting existed reads
         the suffix as a term).
+    irish_lowercase : bool, default=True
+        Passed to :class:`Tokenizer`: with Irish's stop words or stems, the ``n`` or ``t`` Irish
+        writes before a capital vowel left out (``"nAthair"`` is ``"athair"``; it was
+        ``"nathair"``, snake); recorded in the saved model (one saved before this setting
+        existed reads ``"nathair"``).
     language : str or None, default=None
         The texts' language as a fit was told it (``learnsim fit --language tr``,
         ``learnsim.fit(..., language="tr")``), recorded for what reads the model later: its
@@ -574,6 +579,7 @@ class TextVectorizer(BaseEstimator):
         "katakana_variants": ["boolean"],
         "turkish_lowercase": ["boolean"],
         "turkish_apostrophe": ["boolean"],
+        "irish_lowercase": ["boolean"],
         "jieba_search": ["boolean"],
         "language": [str, None],
         "min_df": _DF_CONSTRAINTS,
@@ -607,7 +613,7 @@ class TextVectorizer(BaseEstimator):
                  jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True,
                  lunate_sigma=True, vietnamese_eth=True, devanagari_anusvara=True,
                  cyrillic_latin_i=True, armenian_marks=True, katakana_variants=True, turkish_lowercase=True,
-                 turkish_apostrophe=True, language=None):
+                 turkish_apostrophe=True, irish_lowercase=True, language=None):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -661,6 +667,7 @@ class TextVectorizer(BaseEstimator):
         self.katakana_variants = katakana_variants
         self.turkish_lowercase = turkish_lowercase
         self.turkish_apostrophe = turkish_apostrophe
+        self.irish_lowercase = irish_lowercase
         self.language = language
 
     # ------------------------------------------------------------------ parameter checks
