@@ -186,6 +186,18 @@ def test_the_serbian_list_drops_its_words_in_either_script():
     assert "serbian.txt" in (folder / "LICENSE").read_text(encoding="utf-8")
 
 
+def test_the_serbian_list_drops_serbians_ekavian_forms_too():
+    """The list is Croatian (ijekavian: prije, netko, što): a Serbian text's pre, neko, šta, gde,
+    kad, ovde, njen stayed terms. Its words' ekavian and Serbian forms are in it, in both scripts."""
+    tok = Tokenizer(stop_words="serbian")
+    latin = "Pre nego što je neko došao, šta smo radili kad smo bili ovde i gde je njen brat tad bio?"
+    cyrillic = "Пре него што је неко дошао, шта смо радили кад смо били овде и где је њен брат тад био?"
+    assert tok(latin) == ["došao", "radili", "brat", "bio"] and tok(cyrillic) == ["дошао", "радили", "брат", "био"]
+    # the Croatian forms stay in it
+    assert {"prije", "netko", "što", "njezin", "kada", "tada"} <= stop_list("serbian")
+    assert "ekavian" in (languages._FOLDER / "serbian.txt").read_text(encoding="utf-8").split("\n", 1)[0]
+
+
 def test_either_script_gives_one_stem_as_elasticsearchs_serbian_analyser_does():
     pytest.importorskip("Stemmer")
     tokens = Tokenizer(stop_words="serbian", stem="serbian")
