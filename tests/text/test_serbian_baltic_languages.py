@@ -168,6 +168,24 @@ def test_the_baltic_lists_ship_with_their_source_and_leave_out_what_is_no_stop_w
     assert not any(set(w) & set("ðþèàáæëøû") for w in stop_list(language))
 
 
+def test_the_lithuanian_list_holds_the_pronouns_of_a_grammars_table():
+    """stopwords-iso's Lithuanian list held jis, ji but none of their other cases (jo: his, jam:
+    to him, jį: him, jie: they), nor the plural and oblique cases of šis (this) and kuris (which):
+    a Lithuanian text kept them as terms. Their declension (Ambrazas, Lithuanian Grammar) is in it,
+    less ja, which nine other lists hold (Finnish's and Estonian's and, Polish's I)."""
+    words = stop_list("lithuanian")
+    third = {"jis", "jo", "jam", "jį", "juo", "jame", "jie", "jų", "jiems", "juos", "jais", "juose",
+             "ji", "jos", "jai", "ją", "joje", "joms", "jas", "jomis", "jose"}
+    assert third <= words and "ja" not in words
+    assert {"šio", "šiame", "šie", "šių", "kurio", "kuriame", "kurie", "kurių", "kurią"} <= words
+    # the words English text holds stay out
+    assert not words & {"man", "save", "to", "tie"}
+    tok = Tokenizer(stop_words="lithuanian")
+    assert tok("Profesorius kalbėjo su jo studentais apie jų darbą, kurį jie rašė šiame mieste") == [
+        "profesorius", "kalbėjo", "studentais", "darbą", "rašė", "mieste"]
+    assert "Ambrazas" in (languages._FOLDER / "lithuanian.txt").read_text(encoding="utf-8").split("\n", 1)[0]
+
+
 def test_lithuanian_is_stemmed_by_snowballs_latvian_by_lucenes_light_stemmer():
     assert baseline_reading("lithuanian", stemmer_installed=True) == ("lithuanian", "lithuanian")
     assert baseline_reading("lithuanian", stemmer_installed=False) == ("lithuanian", None)
