@@ -53,6 +53,8 @@ from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
+from ._script_folds import fold_devanagari_anusvara
+
 __all__ = ["STOP_LANGUAGES", "SNOWBALL_LANGUAGES", "LIGHT_STEMMERS", "stop_list", "load_stemmer",
            "detect_language", "check_language", "baseline_reading"]
 
@@ -464,14 +466,18 @@ def _is_hindi(sample):
     sample = unicodedata.normalize("NFC", sample)
     if len(_DEVANAGARI_LETTERS.findall(sample)) <= SCRIPT_LETTER_SHARE * len(_LETTERS.findall(sample)):
         return False
-    words = _DEVANAGARI_WORD.findall(sample)
+    words = _DEVANAGARI_WORD.findall(fold_devanagari_anusvara(sample))
     stop = _nfc_stop_list("hindi")
     return sum(w in stop for w in words) >= MIN_HINDI_SHARE * len(words)
 
 
 @lru_cache(maxsize=None)
 def _nfc_stop_list(language):
-    return frozenset(unicodedata.normalize("NFC", w) for w in stop_list(language))
+    # its words as the tokenizer reads them and a sample's Devanagari words are counted: in NFC,
+    # a class nasal and virama as the anusvara (Nepali's भन्दा is भंदा, as a text typing it so
+    # is; counted as written, the tokenizer dropped both and detection counted only the one).
+    # The fold touches Devanagari's virama alone: every other list is its NFC
+    return frozenset(fold_devanagari_anusvara(unicodedata.normalize("NFC", w)) for w in stop_list(language))
 
 
 # Bengali, Tamil, Telugu and Armenian are told by their scripts, Marathi and Nepali (Devanagari,
@@ -516,7 +522,7 @@ def _indic_armenian_language(sample):
         return language if _share(word.findall(sample), language) >= MIN_STOP_SHARE else None
     if len(_DEVANAGARI_LETTERS.findall(sample)) <= half:
         return None
-    words = _DEVANAGARI_WORD.findall(sample)
+    words = _DEVANAGARI_WORD.findall(fold_devanagari_anusvara(sample))
     shares = {name: _share(words, name) for name in ("marathi", "nepali")}
     best = max(shares, key=shares.get)
     if shares[best] >= MIN_STOP_SHARE and shares[best] > _share(words, "hindi"):
