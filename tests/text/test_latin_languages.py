@@ -140,6 +140,18 @@ def test_vietnamese_is_read_unstemmed():
     assert baseline_reading("vietnamese", stemmer_installed=True) == ("vietnamese", None)
 
 
+def test_a_short_swahili_sentence_takes_a_tie_with_czech_by_its_word_shapes():
+    """Mji huu ... na ... za ...: its only stop words na, za are Czech's, Slovak's, Polish's and
+    Serbian's too, and the lists' order gave Czech; Swahili's words beginning with a prenasalised
+    consonant (mji, nzuri, mbwa, ndege), which none of theirs begins with, now take the tie."""
+    assert detect_language(["Mji huu una bustani nyingi nzuri na nyumba za zamani."]) == "swahili"
+    # a tie with another language (Spanish's, Italian's) is not taken by them
+    assert languages._tie_signs("mbwa na ndege za", {"swahili", "czech"}, 4) == {"swahili"}
+    assert languages._tie_signs("mbwa na ndege za", {"swahili", "czech", "spanish"}, 4) == set()
+    # nor one whose words do not begin so
+    assert languages._tie_signs("paka na kuku za", {"swahili", "czech"}, 4) == set()
+
+
 def test_swahili_was_read_as_spanish_and_its_list_leaves_out_words_of_meaning():
     swahili = SENTENCES["swahili"] + ["Mji huu una bustani nyingi nzuri na nyumba za zamani."]
     assert detect_language(swahili) == "swahili"

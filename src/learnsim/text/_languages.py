@@ -668,6 +668,37 @@ def _galician_contest(counts, total, contest, writes_enye=True):
     return contest if portuguese > bound else [name for name in contest if name != "portuguese"]
 
 
+# A tie of short shared words decided by the lists' order where another language of the tie
+# writes a sign only one of them writes (each asked only on a tie, so every sample read with a
+# larger share of one list is read as before):
+# (Croatian's č š ž, which Dutch and Polish never write, do not hold: a short Czech sentence
+# writes them alone as often, Je to na stole a je to naše., and Czech is read before Serbian)
+# - Estonian's ü, where Finnish ties with it and no language writing ü (German, Turkish,
+#   Hungarian) does: Finnish never writes ü (Eile ... väga külm ja ... was Finnish by ja, oli)
+_ESTONIAN_TIE_OUT = frozenset({"german", "turkish", "hungarian"})
+# - Swahili's words beginning with a prenasalised consonant (nzuri, mbwa, ndege, ngoma,
+#   mwalimu; not mj, which Croatian's mjesto begins with too), which no word of Czech, Slovak,
+#   Polish or Serbian begins with, where the tie is with those alone (Mji huu ... nzuri na ... za
+#   ... was Czech by na, za)
+_BANTU_START = re.compile(r"\b(?:m[bw]|n[dgz])[^\W\d_]", re.IGNORECASE)
+_SWAHILI_TIE_WITH = frozenset({"czech", "slovak", "polish", "serbian"})
+
+
+def _tie_signs(sample, tied, n_words):
+    """The languages of ``tied`` (those whose stop words share the top) that take the tie by the
+    signs above."""
+    out = set()
+    letters = len(_LETTERS.findall(sample))
+    bound = MAX_NOT_WRITTEN_SHARE * letters
+    if "estonian" in tied and "finnish" in tied and not tied & _ESTONIAN_TIE_OUT \
+            and sample.count("ü") + sample.count("Ü") > bound:
+        out.add("estonian")
+    if "swahili" in tied and len(tied) > 1 and tied - {"swahili"} <= _SWAHILI_TIE_WITH \
+            and len(_BANTU_START.findall(sample)) > MAX_NOT_WRITTEN_SHARE * n_words:
+        out.add("swahili")
+    return out
+
+
 def detect_language(texts):
     """The language of :data:`STOP_LANGUAGES` whose stop words make the largest share of the
     words of ``texts`` (up to 500 texts spread over the collection, the first 1,000 characters
@@ -705,7 +736,10 @@ def detect_language(texts):
     Cyrillic letters are letters Serbian never writes (й я ю ь ъ щ ы і, ѓ ќ ѕ), and a tie goes to
     Serbian where more than 0.5 % are its own ć đ ј љ њ ћ ђ џ (to Polish, read first, where both
     write theirs); one with Lithuanian or Latvian to it where more than 0.5 % are its own
-    (ė į ų; ā ē ī ģ ķ ļ ņ), and one with Estonian to it where they are its õ.
+    (ė į ų; ā ē ī ģ ķ ļ ņ), and one with Estonian to it where they are its õ, or, where Finnish
+    ties with it and no language writing ü does, its ü. A tie of Swahili with Czech, Slovak,
+    Polish and Serbian alone goes to Swahili where more than 0.5 % of the words begin with a
+    prenasalised consonant (mb, mw, nd, ng, nz).
     Afrikaans contests a sample only where more than 0.5 % of its words are Afrikaans's own (nie,
     ek, hulle, baie, vir, jy, hierdie), and Dutch then only where more than 0.5 % are Dutch's own
     (de, niet, zijn, a word writing ij).
@@ -783,6 +817,7 @@ def detect_language(texts):
         # a tie with a list read before (Polish's na and no) goes to them
         own |= {name for name, close in (("galician", "portuguese"), ("afrikaans", "dutch"))
                 if name in contest and close not in contest}
+        own |= _tie_signs(joined, {name for name in contest if shares[name] == top}, total)
     best = max(contest, key=lambda name: (shares[name], name == "english",
                                           (bulgarian and name == "bulgarian") or name in own))
     return best if shares[best] >= MIN_STOP_SHARE else "english"
