@@ -541,15 +541,17 @@ class Pipeline:
     def _check_collection(self, n_documents, statistics, given=False, n_terms=None):
         from .linklearn import LinkLearn
 
-        if statistics is not None or not isinstance(self.metric, LinkLearn):
+        if statistics is not None:
             return
-        # named by what it scores: a fit that ended as the tf.idf cosine is a LinkLearn inside
-        what = "the tf.idf cosine" if self.scoring == "tf.idf cosine" else "LinkLearn"
-        if n_documents < 2:
+        if isinstance(self.metric, LinkLearn) and n_documents < 2:
+            # named by what it scores: a fit that ended as the tf.idf cosine is a LinkLearn inside
+            what = "the tf.idf cosine" if self.scoring == "tf.idf cosine" else "LinkLearn"
             hint = "" if not given else ", or statistics= (collection_statistics of their collection)"
             raise ValueError(f"{what} (this model's scoring) weights documents by the idf of their collection, "
                              f"which takes at least 2 documents: give 2 or more{hint}")
-        if n_terms == 0:
+        # every term weighting (LearnedBM25, a baseline BM25, as LinkLearn): scikit-learn's
+        # 'X has 0 feature(s)' from inside the weighting named no argument
+        if n_terms == 0 and self.scorer.kind == "term_weights":
             raise ValueError(f"none of the {n_documents} texts of the collection holds a word this model counts (each "
                              "is empty, punctuation or stop words): there is nothing to weight or search")
 
