@@ -44,8 +44,10 @@ def _parse_labels(labels):
         raise TypeError("labels must be a 1-D sequence with one label per item, not a sparse matrix")
     if isinstance(labels, (str, bytes)):
         raise TypeError("labels must be a sequence with one label per item, not a single string")
-    if isinstance(labels, (list, tuple)) and any(isinstance(v, tuple) for v in labels):
-        # tuples are hashable labels, but numpy would read them as rows of a 2-D array
+    if isinstance(labels, (list, tuple)) and (any(isinstance(v, tuple) for v in labels) or _str_among_others(labels)):
+        # tuples are hashable labels, but numpy would read them as rows of a 2-D array; and
+        # str labels beside ints it would make all str: -1 (in no cluster) the label "-1", 1
+        # and "1" one cluster, where an object array or a pandas Series keeps them apart
         arr = np.empty(len(labels), dtype=object)
         for i, v in enumerate(labels):
             arr[i] = v
@@ -105,6 +107,12 @@ def _parse_labels(labels):
     for c, v in enumerate(distinct):
         classes[c] = v
     return ids, np.arange(len(distinct), dtype=np.int64), classes, True
+
+
+def _str_among_others(values):
+    """Whether a list of labels holds a str beside a value of another type (an int, None)."""
+    kinds = {isinstance(v, str) for v in values}
+    return len(kinds) == 2
 
 
 def _unhashable(value):
