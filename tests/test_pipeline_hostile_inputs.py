@@ -33,3 +33,12 @@ def test_a_bm25_collection_without_a_counted_word_is_named(bm25_model, call):
              "explain": lambda: bm25_model.explain("refund", corpus[0], corpus=corpus)}
     with pytest.raises(ValueError, match="none of the 3 texts of the collection holds a word this model counts"):
         calls[call]()
+
+
+@pytest.mark.parametrize("texts_b, error", [(None, TypeError), ("refund please", TypeError), ([], ValueError),
+                                            (["refund", b"charged twice"], TypeError)])
+def test_similarity_names_texts_b_not_a_corpus_the_call_has_not(bm25_model, texts_b, error):
+    """similarity(texts_a, texts_b) said 'corpus must be a list of str' of its second argument,
+    a name the call does not have."""
+    with pytest.raises(error, match=r"^texts_b"):
+        bm25_model.similarity(["refund"], texts_b)

@@ -576,6 +576,8 @@ class Pipeline:
         ndarray of float64, shape (len(texts_a), len(texts_b))
         """
         texts_a = _check_texts(texts_a, "texts_a")
+        # checked here under its own name: the collection search would call it 'corpus'
+        texts_b = _check_texts(texts_b, "texts_b")
         return np.asarray(self._collection_search(texts_b).closeness(texts_a), dtype=np.float64)
 
     @with_show_progress_bar
