@@ -286,6 +286,13 @@ def holdout_documents(links, fraction, random_state):
 def _as_links(links, n_items, name):
     if not isinstance(links, Links):
         if sp.issparse(links) or isinstance(links, np.ndarray):
+            shape = np.shape(links)
+            if len(shape) == 2 and shape != (n_items, n_items) and shape[1] == 2:
+                # (source, target) rows, the form learnsim.fit(links=) takes: Links' own
+                # 'adjacency must be square' named neither this argument nor the way to give them
+                raise ValueError(f"{name} is an array of shape {shape}, not a square ({n_items}, {n_items}) adjacency "
+                                 f"matrix over the rows of X: for (source, target) index pairs give "
+                                 f"Links.from_edges({name.split()[-1]}, n_items={n_items}) (learnsim.supervision.Links)")
             links = Links(links)
         else:
             raise TypeError(f"{name} must be a learnsim.supervision.Links (or a square adjacency matrix); "
