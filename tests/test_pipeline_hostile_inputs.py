@@ -42,3 +42,29 @@ def test_similarity_names_texts_b_not_a_corpus_the_call_has_not(bm25_model, text
     a name the call does not have."""
     with pytest.raises(error, match=r"^texts_b"):
         bm25_model.similarity(["refund"], texts_b)
+
+
+@pytest.fixture(scope="module")
+def cosine_model():
+    from learnsim._baseline_models import baseline_pipeline
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return baseline_pipeline("cosine", TEXTS)
+
+
+@pytest.mark.parametrize("statistics, error, message", [
+    ({}, ValueError, r"statistics lacks 'idf'"),
+    ({"vocabulary": None}, ValueError, r"statistics lacks 'idf'"),
+    ([1, 2], TypeError, r"statistics must be a dict.*got list"),
+    ("idf", TypeError, r"statistics must be a dict.*got str")])
+def test_statistics_that_are_not_a_collections_are_named(cosine_model, statistics, error, message):
+    """encode and explain took any statistics= to index into: a bare KeyError 'idf', or
+    'string indices must be integers', from inside the scorer."""
+    with pytest.raises(error, match=message):
+        cosine_model.encode(TEXTS[:2], statistics=statistics)
+    with pytest.raises(error, match=message):
+        cosine_model.explain(TEXTS[0], TEXTS[1], statistics=statistics)
+    # what collection_statistics gives is taken, as before
+    good = cosine_model.collection_statistics(TEXTS)
+    assert cosine_model.encode(TEXTS[:2], statistics=good).shape[0] == 2

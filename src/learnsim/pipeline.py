@@ -368,6 +368,7 @@ class Pipeline:
         with stage_for(f"encoding {n} texts", n):
             if self.scorer.kind == "term_weights":
                 texts = _check_texts(texts, "texts")
+                _check_statistics(self, statistics)
                 self._check_collection(len(texts), statistics, given=True)
                 return self.document_rows(texts, statistics).sparse
             return self.metric.transform(self.vectorize(texts))
@@ -452,12 +453,14 @@ class Pipeline:
         vocabulary, as that index was built."""
         if statistics is None:
             statistics = self.collection_statistics(texts)
+        _check_statistics(self, statistics)
         X, L = self._vectors(texts, statistics)
         return self.scorer.document_rows(X, self._scoring_statistics(statistics), lexical=L)
 
     def query_rows(self, texts, statistics):
         """The :class:`learnsim.scorer.Rows` of queries ``texts`` against a collection of these
         ``statistics`` (:meth:`collection_statistics`)."""
+        _check_statistics(self, statistics, documents=False)
         X, L = self._vectors(texts, statistics)
         return self.scorer.query_rows(X, self._scoring_statistics(statistics) or None, lexical=L)
 
@@ -833,6 +836,7 @@ class Pipeline:
             if not isinstance(text, str):
                 raise TypeError(f"{name} must be a str; got {type(text).__name__}")
         n_top = _check_k(n_top, "n_top")
+        _check_statistics(self, statistics)
         return _explain(self, query, document, n_top, statistics, corpus)
 
 
@@ -992,6 +996,26 @@ def _whole(text, where):
 
     if has_surrogate(text):
         check_text(text, where)
+
+
+def _check_statistics(pipeline, statistics, documents=True):
+    """``statistics`` where they are what :meth:`collection_statistics` gives (None too): a
+    list or a str was indexed into deep in the scorer, and a dict without the idf that
+    LinkLearn's (and the tf.idf cosine's) document weights take was a bare KeyError 'idf'."""
+    if statistics is None:
+        return None
+    if not (hasattr(statistics, "keys") and hasattr(statistics, "__getitem__")) or isinstance(statistics, str):
+        raise TypeError("statistics must be a dict, as pipeline.collection_statistics(corpus) returns it; got "
+                        f"{type(statistics).__name__}")
+    if not documents or pipeline.scorer.kind != "term_weights" or "idf" in statistics:
+        return statistics
+    # (imported here alone: an index's explanation of another scoring imports no model)
+    from .linklearn import LinkLearn
+
+    if isinstance(pipeline.metric, LinkLearn):
+        raise ValueError("statistics lacks 'idf', which this model weights documents with: give "
+                         "pipeline.collection_statistics(corpus) of the collection the texts belong to")
+    return statistics
 
 
 def _check_k(k, name="k"):
