@@ -68,3 +68,28 @@ def test_statistics_that_are_not_a_collections_are_named(cosine_model, statistic
     # what collection_statistics gives is taken, as before
     good = cosine_model.collection_statistics(TEXTS)
     assert cosine_model.encode(TEXTS[:2], statistics=good).shape[0] == 2
+
+
+def test_explain_takes_statistics_or_corpus_not_both(bm25_model):
+    """Given both, explain used the statistics and dropped the corpus without a word: the
+    explanation of one collection where the caller named another."""
+    statistics = bm25_model.collection_statistics(TEXTS[:2])
+    with pytest.raises(ValueError, match="statistics= or corpus=, not both"):
+        bm25_model.explain("refund", TEXTS[3], statistics=statistics, corpus=TEXTS)
+    alone = bm25_model.explain("refund", TEXTS[3], corpus=TEXTS)
+    assert alone["score"] == pytest.approx(bm25_model.explain(
+        "refund", TEXTS[3], statistics=bm25_model.collection_statistics(TEXTS))["score"], rel=1e-9)
+
+
+@pytest.mark.parametrize("corpus, error", [(5, TypeError), ("refund please", TypeError), ([], ValueError),
+                                           ([b"refund"], TypeError)])
+def test_explain_checks_a_corpus_also_where_the_scoring_does_not_read_it(corpus, error):
+    """A distance model's explanation ignores the collection, and so took any corpus=, a number
+    or a str among them, without a word."""
+    import learnsim
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = learnsim.fit(TEXTS, clusters=[0, 0, 1, 1, 2, 2], baseline_holdout=None)
+    with pytest.raises(error, match=r"^corpus"):
+        model.explain(TEXTS[0], TEXTS[1], corpus=corpus)

@@ -799,7 +799,8 @@ class Pipeline:
             ``corpus``, the vectoriser's own vocabulary, as before issue 32). Ignored by the
             distance models.
         corpus : list of str, optional
-            The document's collection, to compute ``statistics`` from.
+            The document's collection, to compute ``statistics`` from (one or the other, not
+            both).
 
         Returns
         -------
@@ -837,6 +838,13 @@ class Pipeline:
                 raise TypeError(f"{name} must be a str; got {type(text).__name__}")
         n_top = _check_k(n_top, "n_top")
         _check_statistics(self, statistics)
+        if corpus is not None:
+            # both: the statistics were used and the corpus dropped without a word
+            if statistics is not None:
+                raise ValueError("give statistics= or corpus=, not both: the statistics are those of a collection "
+                                 "(collection_statistics(corpus)), corpus= the collection itself")
+            # checked also where the scoring does not read it (a distance model took any corpus)
+            corpus = _check_texts(corpus, "corpus")
         return _explain(self, query, document, n_top, statistics, corpus)
 
 
