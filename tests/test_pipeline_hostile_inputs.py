@@ -93,3 +93,29 @@ def test_explain_checks_a_corpus_also_where_the_scoring_does_not_read_it(corpus,
         model = learnsim.fit(TEXTS, clusters=[0, 0, 1, 1, 2, 2], baseline_holdout=None)
     with pytest.raises(error, match=r"^corpus"):
         model.explain(TEXTS[0], TEXTS[1], corpus=corpus)
+
+
+@pytest.fixture(scope="module")
+def pairs_model():
+    import learnsim
+    from learnsim.datasets import make_clustered_corpus
+
+    c = make_clustered_corpus(n_clusters=6, docs_per_cluster=10, random_state=0)
+    texts, labels = list(c.data), list(c.target)
+    pairs = [(texts[i], texts[j], int(labels[i] == labels[j])) for i in range(0, 60, 2) for j in (i + 1, (i + 13) % 60)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return learnsim.fit(pairs=pairs, n_components=8, max_iter=30), pairs
+
+
+def test_match_reads_a_dataframe_of_two_text_columns_by_its_rows(pairs_model):
+    """A DataFrame was iterated as its column names: 'pairs[0] must be a tuple (text_a,
+    text_b); got 'q1''. Its rows are the pairs; a table of other than two columns is refused
+    by its columns."""
+    pd = pytest.importorskip("pandas")
+    model, pairs = pairs_model
+    rows = [(a, b) for a, b, _ in pairs[:6]]
+    frame = pd.DataFrame(rows, columns=["q1", "q2"], index=range(40, 46))
+    assert model.match(frame) == model.match(rows)
+    with pytest.raises(TypeError, match=r"pairs is a DataFrame of 3 columns \('q1', 'q2', 'dup'\).*df\[\[.*\]\]"):
+        model.match(pd.DataFrame(pairs[:6], columns=["q1", "q2", "dup"]))

@@ -646,7 +646,8 @@ class Pipeline:
         Parameters
         ----------
         pairs : list of (str, str)
-            The kNN rule decides among the distinct texts of all the pairs given together.
+            Or a pandas DataFrame of the two text columns alone (its rows). The kNN rule
+            decides among the distinct texts of all the pairs given together.
         show_progress_bar : bool or None, default=None
             Progress on stderr while many pairs are decided (1000 or more, or True).
 
@@ -1035,6 +1036,18 @@ def _check_k(k, name="k"):
 
 
 def _check_text_pairs(pairs):
+    from ._inputs import is_table
+
+    if is_table(pairs):
+        # iterated, a DataFrame gives its column names ('pairs[0] must be a tuple; got 'q1''):
+        # its rows are the pairs where it has the two text columns alone
+        names = [str(c) for c in (pairs.column_names if not hasattr(pairs, "itertuples") else pairs.columns)]
+        if not hasattr(pairs, "itertuples") or len(names) != 2:
+            kind = "DataFrame" if hasattr(pairs, "itertuples") else "datasets.Dataset"
+            raise TypeError(f"pairs is a {kind} of {len(names)} columns ({', '.join(map(repr, names[:6]))}): give "
+                            "its two text columns, model.match(df[['text_a', 'text_b']]), or a list of (text_a, "
+                            "text_b) tuples")
+        pairs = list(pairs.itertuples(index=False, name=None))
     if isinstance(pairs, (str, bytes, dict)) or not hasattr(pairs, "__len__") or not hasattr(pairs, "__iter__"):
         raise TypeError(f"pairs must be a list of (text_a, text_b) tuples; got {type(pairs).__name__}")
     rows = list(pairs)
