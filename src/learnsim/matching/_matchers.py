@@ -38,11 +38,12 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
 from sklearn.metrics import roc_auc_score
 from sklearn.utils.validation import check_is_fitted
 
-from ._pair_inputs import (_check_metric, _check_pair_indices, _check_pair_labels, _confusion_rates, _embed,
-                           _require_both_classes, _row_norms, _rowwise_dot)
+from ._pair_inputs import (_check_metric, _check_pair_indices, _check_pair_labels, _confusion_rates,
+                           _embed, _require_both_classes, _row_norms, _rowwise_dot, _unfitted_part)
 from ..persistence import TRANSFORMER_PREFIX as _TRANSFORMER_PREFIX
 from ..persistence import transformer_from_state as _transformer_from_state, transformer_state as _transformer_state
 from .._utils.callers import warn_outside
@@ -159,7 +160,13 @@ class _PairMatcher(BaseEstimator):
         return E
 
     def _fit_inputs(self, X, pairs, y):
-        E = _embed(self.transformer, X, "X")
+        try:
+            E = _embed(self.transformer, X, "X")
+        except NotFittedError as exc:
+            # the transformer's own check (any transformer: its class decides what fitted is)
+            if exc.args and type(self.transformer).__name__ in str(exc.args[0]):
+                raise _unfitted_part(self.transformer, "transformer", type(self).__name__) from None
+            raise
         idx = _check_pair_indices(pairs, E.shape[0])
         labels = _check_pair_labels(pairs, y, idx.shape[0])
         _require_both_classes(labels)

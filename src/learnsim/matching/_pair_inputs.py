@@ -25,6 +25,29 @@ def _n_rows(X):
         return None
 
 
+def _unfitted_part(part, name, owner):
+    """The NotFittedError to raise where ``part`` (an estimator ``owner`` uses as it is, given
+    as its argument ``name``) turned out unfitted: sklearn.base.clone, and the searches built on
+    it, hand the owner an unfitted copy, and scikit-learn's own 'This FILM instance is not fitted
+    yet' from inside its transform said neither which argument nor why."""
+    from sklearn.exceptions import NotFittedError
+
+    return NotFittedError(f"{owner}'s {name}= ({type(part).__name__}) is not fitted: {owner} uses it as it is, so "
+                          f"fit it first. sklearn.base.clone (and GridSearchCV, cross_validate, which clone) gives an "
+                          f"unfitted copy of it: fit the {owner} you made, not a clone")
+
+
+def _check_part_fitted(part, name, owner):
+    """:func:`_unfitted_part` raised where ``part`` (a learnsim estimator) is not fitted."""
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    try:
+        check_is_fitted(part)
+    except NotFittedError:
+        raise _unfitted_part(part, name, owner) from None
+
+
 def _embed(transformer, X, name):
     """The embedding of ``X`` under ``transformer`` as a checked float matrix."""
     if X is None:

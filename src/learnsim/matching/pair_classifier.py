@@ -88,6 +88,7 @@ from .._utils.linalg import truncated_svd
 from .._utils.params import Checked, Interval, Options, validate_params
 from .._utils.validation import check_matrix, check_random_state, check_state_header, state_array, state_number
 from ..evaluation import best_threshold, pearson
+from ._pair_inputs import _check_part_fitted
 from ._matchers import (_check_pair_indices, _check_pair_labels, _fit_platt, _require_both_classes, _sigmoid,
                        _transformer_from_state, _transformer_state, pair_similarity)
 from ..supervision import Pairs
@@ -392,7 +393,7 @@ class _PairModel(BaseEstimator):
                 self.vectorizer_ = TextVectorizer("tfidf", sublinear_tf=True, norm="l2",
                                                   dtype=np.float64).fit(texts)
         else:
-            check_is_fitted(self.vectorizer)
+            _check_part_fitted(self.vectorizer, "vectorizer", type(self).__name__)
             self.vectorizer_ = self.vectorizer
         self.char_fold_ = self.char_casefold_ = True
         C = None
