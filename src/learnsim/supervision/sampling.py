@@ -196,7 +196,10 @@ def sample_label_triplets(labels, n_triplets, *, rule=None, candidates=None, ran
         distinct labels among them; for the default rule, if no label has two candidates; if
         ``candidates`` repeats an item; if no drawn triple satisfies ``rule`` in ``max_draws``
         draws, or only some did and the pool is too large to list every accepted triple; if
-        ``candidates`` holds an index outside ``range(n_items)``.
+        ``n_triplets`` is more than the distinct triples the labels (for the default rule) or
+        any rule can give of a pool of more than 128 candidates (refused before drawing; a
+        smaller pool lists them at once); if ``candidates`` holds an index outside
+        ``range(n_items)``.
     TypeError
         If ``rule`` is not callable or does not return a boolean array of the right shape.
 
@@ -260,6 +263,19 @@ def sample_label_triplets(labels, n_triplets, *, rule=None, candidates=None, ran
     else:
         rule_values, apply = classes[np.searchsorted(_cluster_ids, pool_ids)], rule
     rng = check_random_state(random_state)
+    # the distinct triples the rule can accept at most (exactly, for the default rule): a count
+    # above it is never reached by drawing, which went on for max(1e6, 1000 n_triplets) draws
+    # (19 s for 100,000 triplets of six items, no end for 10**12)
+    if rule is None:
+        n_possible = int(sum(int(c) * (int(c) - 1) * (n_pool - int(c)) for c in present_counts))
+    else:
+        n_possible = n_pool * (n_pool - 1) * (n_pool - 2)
+    if n_triplets > n_possible:
+        if n_pool > _MAX_POOL_TO_ENUMERATE:
+            raise ValueError(f"n_triplets={n_triplets:,} is more than the {n_possible:,} distinct triplets the "
+                             f"{'labels' if rule is None else 'rule'} can give of the {n_pool} {where}: ask for "
+                             "fewer")
+        max_draws = 0       # none to draw: the accepted triples are listed below
 
     # The kept triples (positions in `pool`), in the order they were first drawn.
     kept = np.zeros((0, 3), dtype=np.int64)
