@@ -21,7 +21,8 @@ methods that take texts convert what they are given here, and nowhere else:
 
 A set or a mapping where a list of texts, labels or ids goes is a TypeError
 (:func:`refuse_unordered`): a set has no order, so its items would be paired with the other
-arguments at random, and a dict would give its keys (``{id: text}`` goes as ``texts=list(d.values()),
+arguments at random, and a dict would give its keys (a set of pairs too: read in the order the
+hash seed gives it, the same pairs fitted another model in each run) (``{id: text}`` goes as ``texts=list(d.values()),
 ids=list(d)``; :func:`learnsim.fit`'s ``queries``, ``qrels`` and ``corpus`` take mappings by design).
 
 A missing value (NaN, ``pd.NA``) in a text, label or id is an error naming the column and the
@@ -681,6 +682,12 @@ def fit_inputs(texts, clusters=None, pairs=None, triplets=None, links=None, *, c
     """
     pair_names = {"text_a": text_a, "text_b": text_b, "score": score}
     pair_source = pairs is not None and (is_table(pairs) or _is_pair_bunch(pairs) or isinstance(pairs, (str, os.PathLike)))
+    if isinstance(pairs, (set, frozenset)):
+        # read in the set's order, which the hash seed of str changes from one process to
+        # another: the same pairs and random_state fitted another model in each run
+        raise TypeError(f"pairs must be a list of (text_a, text_b, label) tuples; got a {type(pairs).__name__}, whose "
+                        "order (and so the fit's held-out pairs and triplets) changes with Python's hash seed from one "
+                        "run to another: pass a list, e.g. sorted(...)")
     if pair_source:
         if text is not None and not (is_table(texts) or _is_documents(texts) or isinstance(texts, os.PathLike)):
             raise TypeError("text= names the text column of documents; the text columns of pairs are text_a= and "
