@@ -80,11 +80,22 @@ def relevance_grades(pairs):
 def _items(mapping, name):
     if isinstance(mapping, Mapping):
         return list(mapping.items())
+    if hasattr(mapping, "items") and hasattr(mapping, "index") and hasattr(mapping, "ndim") and mapping.ndim == 1:
+        # a pandas Series of texts keyed by their ids: its items, as a dict's (iterated, its texts)
+        return list(mapping.items())
+    if isinstance(mapping, (str, bytes)):
+        raise TypeError(f"{name} must be a mapping {{id: text}} or a sequence of (id, text) pairs; got a single str")
     try:
-        items = [tuple(item) for item in mapping]
+        given = list(mapping)
+        if not any(isinstance(item, (str, bytes)) for item in given):
+            items = [tuple(item) for item in given]
     except TypeError:
         raise TypeError(f"{name} must be a mapping {{id: text}} or a sequence of (id, text); "
                         f"got {type(mapping).__name__}") from None
+    if any(isinstance(item, (str, bytes)) for item in given):
+        # a text read as an (id, text) pair: "ok" was document "o" with the text "k"
+        raise TypeError(f"{name} must be a mapping {{id: text}} or a sequence of (id, text) pairs; got a "
+                        f"{type(mapping).__name__} of texts, which has no ids: give dict(zip(ids, texts))")
     if any(len(item) != 2 for item in items):
         raise ValueError(f"{name}: each item must be an (id, text) pair")
     return items
@@ -133,10 +144,13 @@ def judgements_from(queries, qrels, corpus):
     Parameters
     ----------
     queries : mapping {query id: text} or sequence of (id, text)
+        Or a pandas Series of the texts indexed by their ids. A list of texts, which has no
+        ids, is a TypeError.
     qrels : mapping {query id: {document id: grade}}
         As :func:`learnsim.datasets.read_qrels` returns; a grade > 0 is relevant, 0 (or below)
         judged not relevant.
     corpus : mapping {document id: text} or sequence of (id, text)
+        As ``queries``.
 
     Returns
     -------
