@@ -760,6 +760,11 @@ def detect_language(texts):
     >>> detect_language(["ذهب الطلاب إلى المدرسة في الصباح"])
     'arabic'
     """
+    if texts is None or isinstance(texts, (str, bytes)):
+        # a lone text is a collection of its characters, every one a word of no list: "english",
+        # whatever the language (sentence-transformers' users meet this one silently)
+        raise TypeError(f"texts must be a list of str (a collection's texts); got {type(texts).__name__}"
+                        + (": put the one text in a list" if texts is not None else ""))
     texts = list(texts)
     step = max(1, len(texts) // _DETECT_TEXTS)
     counts = Counter()
