@@ -64,3 +64,29 @@ def test_a_bad_encoding_is_one_line(tmp_path, name, fragment):
         lines = err.strip().splitlines()
         assert code == 2 and len(lines) == 1 and "Traceback" not in err, err
         assert "--encoding" in lines[0] and fragment in lines[0], lines[0]
+
+
+def test_index_delete_reads_its_ids_file_in_the_encoding(tmp_path):
+    # the --ids file was read as UTF-8 whatever the command's encoding: a cp1254 file of ids named
+    # 'a\ufffd' (or refused it), and index delete took no --encoding at all
+    train, docs, model, idx = tmp_path / "train.tsv", tmp_path / "docs.tsv", tmp_path / "m.npz", tmp_path / "idx"
+    lines = _labelled_lines()
+    train.write_bytes(("\n".join(lines) + "\n").encode("cp1254"))
+    ids = [f"ağ{i}" for i in range(len(lines))]
+    docs.write_bytes("".join(f"{i}\t{line.split(chr(9))[1]}\n" for i, line in zip(ids, lines)).encode("cp1254"))
+    for args in (["fit", "--input", train, "--model", model], ["index", "build", "--model", model, "--corpus", docs,
+                                                              "--out", idx]):
+        code, out, err = run_cli(args + ["--encoding", "cp1254"])
+        assert code == 0, err
+    id_file = tmp_path / "ids.txt"
+    id_file.write_bytes(f"{ids[0]}\r\n{ids[1]}\n".encode("cp1254"))
+    code, out, err = run_cli(["index", "delete", idx, "--ids", id_file, "--encoding", "cp1254", "--json"])
+    assert code == 0, err
+    assert json.loads(out) == {"deleted": 2, "documents": len(ids) - 2}
+    # without it, a file that is no UTF-8 is refused in one line naming it, as before
+    id_file.write_bytes(f"{ids[2]}\n".encode("cp1254"))
+    code, out, err = run_cli(["index", "delete", idx, "--ids", id_file])
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "Traceback" not in err, err
+    assert "ids.txt" in lines[0] and "UTF-8" in lines[0], lines[0]
+    assert "--encoding-errors" not in lines[0], lines[0]       # an option delete does not take

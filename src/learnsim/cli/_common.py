@@ -429,13 +429,19 @@ def _text_encoding(value):
     return value
 
 
-def _add_encoding_errors(parser):
-    """--encoding and --encoding-errors, for every command that reads text files (main sets
-    --encoding for every reader the command runs)."""
+def _add_encoding(parser):
+    """--encoding alone: for a command whose one text file is read strictly (index delete --ids:
+    an id with its bytes replaced would name no document)."""
     parser.add_argument("--encoding", type=_text_encoding, default=None, metavar="NAME",
                         help="the text encoding of the files read (default: utf-8), as Python's open and "
                              "pandas' read_csv(encoding=) take it: cp1254 (Turkish), cp1253 (Greek), cp1250 "
                              "(Czech), cp1255 (Hebrew), cp1256 (Arabic, Urdu), latin-1, shift_jis, ...")
+
+
+def _add_encoding_errors(parser):
+    """--encoding and --encoding-errors, for every command that reads text files (main sets
+    --encoding for every reader the command runs)."""
+    _add_encoding(parser)
     parser.add_argument("--encoding-errors", choices=("replace", "strict"), default="replace",
                         help="bytes that are not valid in the encoding (UTF-8 by default): 'replace' them by "
                              "U+FFFD with one note counting the lines (default), or 'strict': refuse the file, "

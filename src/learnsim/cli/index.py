@@ -4,7 +4,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from ._common import (_add_encoding_errors, _add_quoting, _check_output_dir, _examples, _formatter, _note, _print_json, _table, UsageError,
+from ._common import (_add_encoding, _add_encoding_errors, _add_quoting, _check_output_dir, _examples, _formatter, _note, _print_json, _table, UsageError,
                       ENCODER_HELP, add_encoder_backend, check_encoder_backend, load_encoder_option, make_parent_folders)
 
 CORPUS_LAYOUTS = """\
@@ -98,6 +98,7 @@ def register(commands):
     delete.add_argument("--id", action="append", dest="ids", metavar="ID", help="an id (repeat for several)")
     delete.add_argument("--ids", dest="ids_file", metavar="FILE", help="a file of ids, one per line")
     delete.add_argument("--missing-ok", action="store_true", help="ignore ids that are not indexed")
+    _add_encoding(delete)
     delete.add_argument("--json", action="store_true")
 
     for name, text in (("info", "describe an index"), ("compact", "merge segments and drop deleted documents"),
@@ -395,15 +396,25 @@ def _change(args, index):
     if action == "delete":
         ids = list(args.ids or [])
         if args.ids_file:
+            from ..datasets import decoded_lines
+            from ..exceptions import DocumentFormatError
+
             try:
-                # utf-8-sig: a BOM (a file saved by Notepad) is no part of the first id
-                with open(args.ids_file, encoding="utf-8-sig", newline=None) as fh:
-                    # an id as the line holds it, but its line end: " a " is an id (a JSON corpus
-                    # keeps it so), which strip() made "a", not in the index or another document
-                    ids.extend(_id_of_line(index, line.rstrip("\n")) for line in fh if line.strip())
-            except (OSError, UnicodeDecodeError) as exc:
+                # the readers' decoder: --encoding (the command's, passed as every reader's
+                # default), a BOM (a file saved by Notepad) no part of the first id, a UTF-16
+                # file named as such; strict, as an id with its bad bytes replaced names no
+                # document (or, with --missing-ok, none deleted without a word)
+                lines = decoded_lines(args.ids_file, encoding_errors="strict",
+                                      encoding=args.encoding or "utf-8")
+                # an id as the line holds it, but its line end: " a " is an id (a JSON corpus
+                # keeps it so), which strip() made "a", not in the index or another document
+                ids.extend(_id_of_line(index, line) for _, line in lines if line.strip())
+            except OSError as exc:
                 why = getattr(exc, "strerror", None) or exc
                 raise UsageError(f"--ids {args.ids_file}: cannot read it ({why})") from None
+            except DocumentFormatError as exc:
+                # the decoder's way round, --encoding-errors replace, is no option of delete's
+                raise UsageError(str(exc).split("; pass encoding_errors=")[0]) from None
         if not ids:
             raise UsageError("give the documents to delete with --id ID or --ids FILE")
         try:
