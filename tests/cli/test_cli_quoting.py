@@ -179,3 +179,16 @@ def test_bad_quoting_value_is_a_usage_error(quoted_pairs, tmp_path):
     code, out, err = run_cli(["fit", "--pairs", path, "--model", tmp_path / "m.npz", "--quoting", "tsv"]
                              + FILM_FAST)
     assert code == 2 and "--quoting" in err
+
+
+def test_a_runs_queries_in_csv_quotes_ask_for_a_quoting(tmp_path, mcd_model):
+    # search --run read a --queries .tsv (read_queries) with its CSV quotes as the query's text
+    corpus, queries, run = tmp_path / "docs.tsv", tmp_path / "queries.tsv", tmp_path / "run.trec"
+    corpus.write_text("d1\tw001 w002 w003\nd2\tw004 w005\n", encoding="utf-8")
+    queries.write_text('q1\tw001 w002\nq2\t"w004 ""w005"""\n', encoding="utf-8")
+    search = ["search", "--model", mcd_model, "--corpus", corpus, "--queries", queries, "--run", run]
+    _one_line_error(search, "queries.tsv, line 2", "--quoting csv", "--quoting none")
+    assert not run.exists()
+    code, out, err = run_cli(search + ["--quoting", "csv"])
+    assert code == 0, err
+    assert {line.split()[0] for line in run.read_text(encoding="utf-8").splitlines()} == {"q1", "q2"}

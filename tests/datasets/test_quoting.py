@@ -215,3 +215,35 @@ def test_a_tsv_pair_in_csv_quotes_with_doubled_quotes_asks_for_a_quoting(tmp_pat
         read_pairs(path)
     assert read_pairs(path, quoting="csv").text_a[1] == 'say "hi" now'
     assert read_pairs(path, quoting="none").text_a[1] == '"say ""hi"" now"'
+
+
+@pytest.mark.parametrize("part", ["documents", "queries"])
+def test_read_corpus_and_read_queries_ask_for_a_quoting_as_the_document_readers_do(tmp_path, part):
+    # pandas' df.to_csv(sep="\t") of a text holding a double quote: read_corpus and read_queries (a
+    # run's --queries, a .tsv.gz corpus) kept '"say ""hi"" now"' as the text without a word
+    from learnsim.datasets import read_corpus, read_id_texts, read_queries
+
+    import gzip
+
+    read = read_corpus if part == "documents" else read_queries
+    data = 'id\ttext\nq1\tplain words\nq2\t"say ""hi"" now"\n'
+    for path in (_write(tmp_path / "q.tsv", data), tmp_path / "q.tsv.gz"):
+        if path.suffix == ".gz":
+            path.write_bytes(gzip.compress(data.encode("utf-8")))
+        with pytest.raises(DocumentFormatError, match=r"q\.tsv(\.gz)?, line 3: the field .* in CSV quotes with its "
+                                                      r"quotes doubled.*quoting='csv'.*quoting='none'"):
+            read(path)
+        assert read(path, quoting="csv") == {"q1": "plain words", "q2": 'say "hi" now'}
+        assert read(path, quoting="none")["q2"] == '"say ""hi"" now"'
+        with pytest.raises(DocumentFormatError, match="quoting='csv'"):
+            read_id_texts(path, part)
+        assert read_id_texts(path, part, quoting="csv")[1][1] == 'say "hi" now'
+    # CSV quoting may hold a line break; the lines after it keep their numbers in errors
+    multi = _write(tmp_path / "m.tsv", 'q1\t"two\nlines"\nq2\t"open\n')
+    with pytest.raises(DocumentFormatError, match=r"m\.tsv, line 3: malformed quoting.*quoting='none'"):
+        read(multi, quoting="csv")
+    # quotes that are not CSV quoting stay verbatim, as in read_documents
+    verbatim = _write(tmp_path / "v.tsv", 'q1\t"Quoted" start\nq2\thalf "open\nq3\the said ""no""\n')
+    assert list(read(verbatim).values()) == ['"Quoted" start', 'half "open', 'he said ""no""']
+    with pytest.raises(ValueError, match="quoting must be"):
+        read(verbatim, quoting="yes")

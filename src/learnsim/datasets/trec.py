@@ -25,6 +25,8 @@ import numpy as np
 from .._utils.inputs import short_repr
 from ._base import _normalise_id
 from ._decode import check_encoding_errors, decoded_lines, json_record, read_text
+from ._tsv_quoting import tsv_lines
+from .pairs import check_quoting
 from .documents import (_TSV_ID_NAMES, _TSV_TEXT_NAMES, _named_columns, _text_key_hint, _tsv_named_rows, record_id_key,
                         record_text, record_text_key)
 from .ir import _ASCII_INTEGER, _build_collection, _grade, _judgments_from_memory, _texts_from_memory
@@ -126,17 +128,12 @@ def _trec_document_text(body, text_tags):
     return _clean_sgml(body)
 
 
-_LINE_END = re.compile(r"\r\n|[\r\n]")
-def _tsv_records(path, text):
+def _tsv_records(path, text, quoting="none"):
     """``(ids, texts)`` of an ``id<TAB>text`` file (a header ``id<TAB>text`` is skipped; one of
-    three or more names, ``qid<TAB>query<TAB>label``, is read by name as read_documents reads it)."""
+    three or more names, ``qid<TAB>query<TAB>label``, is read by name as read_documents reads it),
+    its lines read under ``quoting`` (_tsv_quoting.tsv_lines)."""
     ids, texts, width = [], [], None
-    # lines end where decoded_lines ends them (\n, \r\n, \r): str.splitlines also ends one at a
-    # form feed, U+0085 or U+2028 inside a text, which cut the query in two (the rest refused,
-    # or read as another query where it held a TAB) and numbered the later lines wrongly
-    lines = [(number, line.removeprefix("\ufeff"))      # a byte-order mark of a file joined on (_without_boms)
-             for number, line in enumerate(_LINE_END.split(text), start=1)]
-    lines = [(number, line) for number, line in lines if line.strip()]
+    lines = tsv_lines(path, text, quoting)
     names = _named_columns(lines[0][1]) if lines else None
     if names is not None and any(name in _TSV_ID_NAMES for name in names):
         # its first column a query 'qid' of the text 'query<TAB>label', each line's label joined to its
@@ -177,7 +174,7 @@ def _tsv_named_records(path, lines, names):
     return [record["id"].strip() for _, record in records], [record.get("text", "").strip() for _, record in records]
 
 
-def _read_trec_documents(paths, text_tags, encoding, encoding_errors):
+def _read_trec_documents(paths, text_tags, encoding, encoding_errors, quoting="none"):
     files = []
     for p in paths:
         if p.is_dir():
@@ -193,7 +190,7 @@ def _read_trec_documents(paths, text_tags, encoding, encoding_errors):
             continue
         text = _read_text_file(path, encoding, encoding_errors)
         if path.name.lower().endswith((".tsv", ".tsv.gz")):
-            ids, tsv_texts = _tsv_records(path, text)
+            ids, tsv_texts = _tsv_records(path, text, quoting)
             doc_ids.extend(ids)
             texts.extend(tsv_texts)
             continue
@@ -408,7 +405,7 @@ _PART_LAYOUTS = {
 }
 
 
-def read_corpus(path, *, text_tags=None, encoding="utf-8", encoding_errors="replace"):
+def read_corpus(path, *, text_tags=None, encoding="utf-8", encoding_errors="replace", quoting="auto"):
     """Read the documents of a retrieval collection, with their ids, from one file or folder.
 
     Parameters
@@ -431,6 +428,10 @@ def read_corpus(path, *, text_tags=None, encoding="utf-8", encoding_errors="repl
     encoding : str, default="utf-8"
     encoding_errors : {"replace", "strict"}, default="replace"
         As in :func:`load_trec_collection`.
+    quoting : {"auto", "csv", "none"}, default="auto"
+        ``id<TAB>text`` lines, as :func:`learnsim.datasets.read_documents` takes it: plain TSV, but
+        a field wholly in CSV quotes with its quotes doubled (pandas' ``to_csv(sep="\t")``) is an
+        error naming ``"csv"`` (undo CSV quoting) and ``"none"`` (keep the quotes as text).
 
     Returns
     -------
@@ -457,9 +458,10 @@ def read_corpus(path, *, text_tags=None, encoding="utf-8", encoding_errors="repl
     {'d1': 'Passwords\\nhow do I reset it', 'd2': 'I was charged twice'}
     """
     check_encoding_errors(encoding_errors)
+    check_quoting(quoting)
     path = _as_paths(path, "documents")[0]
     if path.is_dir():
-        ids, texts, _ = _read_trec_documents([path], text_tags, encoding, encoding_errors)
+        ids, texts, _ = _read_trec_documents([path], text_tags, encoding, encoding_errors, quoting)
         return _unique(path, ids, texts, "document")
     layout = _layout(path, encoding, encoding_errors)
     if layout == "jsonl":
@@ -469,7 +471,7 @@ def read_corpus(path, *, text_tags=None, encoding="utf-8", encoding_errors="repl
     elif layout == "sgml":
         ids, texts, _ = _read_trec_documents([path], text_tags, encoding, encoding_errors)
     elif layout == "tsv":
-        ids, texts = _tsv_records(path, _read_text_file(path, encoding, encoding_errors))
+        ids, texts = _tsv_records(path, _read_text_file(path, encoding, encoding_errors), quoting)
     else:
         raise ValueError(f"{path}: not a documents file of a known layout; expected {_PART_LAYOUTS['documents']}")
     if not ids:
@@ -477,7 +479,7 @@ def read_corpus(path, *, text_tags=None, encoding="utf-8", encoding_errors="repl
     return _unique(path, ids, texts, "document")
 
 
-def read_queries(path, *, fields=("title",), encoding="utf-8", encoding_errors="replace"):
+def read_queries(path, *, fields=("title",), encoding="utf-8", encoding_errors="replace", quoting="auto"):
     """Read the queries of a retrieval collection, with their ids, from one file.
 
     Parameters
@@ -495,6 +497,8 @@ def read_queries(path, *, fields=("title",), encoding="utf-8", encoding_errors="
         TREC topics: the fields joined into the query text, e.g. ``("title", "desc")``.
     encoding : str, default="utf-8"
     encoding_errors : {"replace", "strict"}, default="replace"
+    quoting : {"auto", "csv", "none"}, default="auto"
+        ``qid<TAB>text`` lines, as in :func:`read_corpus`.
 
     Returns
     -------
@@ -521,6 +525,7 @@ def read_queries(path, *, fields=("title",), encoding="utf-8", encoding_errors="
     {'q1': 'password reset', 'q2': 'double charge'}
     """
     check_encoding_errors(encoding_errors)
+    check_quoting(quoting)
     path = _as_paths(path, "queries")[0]
     if path.is_dir():
         raise ValueError(f"{path} is a folder; queries must be a file")
@@ -535,7 +540,7 @@ def read_queries(path, *, fields=("title",), encoding="utf-8", encoding_errors="
     elif layout == "topics":
         ids, texts = _read_trec_topics([path], fields, encoding, encoding_errors)
     elif layout == "tsv":
-        ids, texts = _tsv_records(path, _read_text_file(path, encoding, encoding_errors))
+        ids, texts = _tsv_records(path, _read_text_file(path, encoding, encoding_errors), quoting)
     else:
         raise ValueError(f"{path}: not a queries file of a known layout; expected {_PART_LAYOUTS['queries']}")
     if not ids:
@@ -1132,7 +1137,7 @@ def read_id_texts(path, part="documents", *, encoding_errors="replace", quoting=
         found, unused = _unique(path, ids, texts, "document" if part == "documents" else "query"), list(unused)
     else:
         read = read_corpus if part == "documents" else read_queries
-        found, unused = read(path, encoding_errors=encoding_errors), []
+        found, unused = read(path, encoding_errors=encoding_errors, quoting=quoting), []
     check_distinct_ids(found, path, "document" if part == "documents" else "query")
     if part == "queries":
         hashed = next((q for q in found if str(q).startswith("#")), None)
