@@ -90,3 +90,15 @@ def test_index_delete_reads_its_ids_file_in_the_encoding(tmp_path):
     assert code == 2 and len(lines) == 1 and "Traceback" not in err, err
     assert "ids.txt" in lines[0] and "UTF-8" in lines[0], lines[0]
     assert "--encoding-errors" not in lines[0], lines[0]       # an option delete does not take
+
+
+@pytest.mark.parametrize("bom", ["utf-16", "utf-16-le"])
+def test_a_utf16_file_given_a_code_page_is_one_line_naming_utf16(tmp_path, bom):
+    # --encoding cp1254 read a UTF-16 file one character a byte (a NUL between every two letters)
+    train = tmp_path / "train.tsv"
+    train.write_bytes(("\n".join(_labelled_lines()) + "\n").encode(bom))
+    code, out, err = run_cli(["fit", "--input", train, "--model", tmp_path / "m.npz", "--encoding", "cp1254"])
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "Traceback" not in err, err
+    assert "UTF-16" in lines[0] and "cp1254" in lines[0] and "iconv" in lines[0], lines[0]
+    assert not (tmp_path / "m.npz").exists()

@@ -241,3 +241,25 @@ def test_a_byte_order_mark_opening_a_later_line_is_dropped(tmp_path):
     labelled = _write(tmp_path / "l.tsv", b"b\thello\n" + bom + b"b\tworld\n")
     assert read_labelled_documents(labelled).labels == ["b", "b"]
     assert list(decoded_lines(labelled)) == [(1, "b\thello"), (2, "b\tworld")]
+
+
+@pytest.mark.parametrize("codec, bom", [("utf-16-le", codecs.BOM_UTF16_LE), ("utf-16-be", codecs.BOM_UTF16_BE),
+                                        ("utf-16-le", b""), ("utf-16-be", b"")])
+@pytest.mark.parametrize("encoding", ["cp1254", "latin-1"])
+def test_a_utf16_file_read_in_a_code_page_is_refused_naming_utf16(tmp_path, codec, bom, encoding):
+    # the UTF-16 check was made for a UTF-8 read alone: with encoding='cp1254' (--encoding cp1254)
+    # a UTF-16 file read as one character a byte, a NUL between every two letters, without a word
+    data = bom + "a1\tağaç şeker\na2\tçiçek güneş\n".encode(codec)
+    path = _write(tmp_path / "wide.tsv", data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for read in (lambda: read_documents(path, encoding=encoding),
+                     lambda: list(decoded_lines(path, encoding=encoding)),
+                     lambda: read_text(path, encoding=encoding)):
+            with pytest.raises(DocumentFormatError) as caught:
+                read()
+            message = str(caught.value)
+            assert "wide.tsv: the file" in message and "UTF-16" in message and encoding in message, message
+            assert "iconv -f UTF-16" in message and "\n" not in message
+    # a code page's own text that opens with the bytes of a mark (latin-1 'ÿþ') is still read
+    assert list(decoded_lines(_write(tmp_path / "l.txt", b"\xff\xfeabc\tde\n"), encoding=encoding))[0][0] == 1

@@ -201,25 +201,31 @@ class _Decoder:
                          for number, line in enumerate(raw.split(b"\n"), start=1))
 
     def check_start(self, first):
-        """Refuse a UTF-8 read of a file whose first bytes ``first`` are a UTF-16 or UTF-32
-        byte-order mark (no UTF-8 text starts with the byte FF or FE)."""
-        if not self.utf8:
-            return
+        """Refuse a read of a file whose first bytes ``first`` (its first line) are a UTF-16 or
+        UTF-32 byte-order mark (no UTF-8 text starts with the byte FF or FE), or UTF-16 text
+        without one. In another encoding (--encoding cp1254) too: a code page reads any byte, so
+        such a file was read one character a byte, a NUL between its letters, without a word;
+        there a mark counts only with a NUL beside it (a code page's text has none), so that a
+        Latin-1 file opening with 'ÿþ' is read as before."""
+        # what learnsim was to read the file as, in the message
+        reads = ("reads UTF-8" if self.utf8 else
+                 f"was asked to read it as {self.encoding} (encoding={self.encoding!r}, --encoding {self.encoding})")
+        path = Path(self.where)
         for bom, name in _WIDE_BOMS:
-            if first.startswith(bom):
-                path = Path(self.where)
+            if first.startswith(bom) and (self.utf8 or b"\x00" in first):
                 raise DocumentFormatError(
                     f"{path}: the file is {name} text (it starts with a {name} byte-order mark) and learnsim "
-                    f"reads UTF-8; convert it first, e.g. iconv -f {name} -t UTF-8 {path.name} > "
+                    f"{reads}; convert it first, e.g. iconv -f {name} -t UTF-8 {path.name} > "
                     f"{path.stem}-utf8{path.suffix}")
-        name = _wide_without_bom(first)
+        # in a code page, where a NUL is never text, a first line of letters beyond Latin-1
+        # (Turkish 'ğ' is 1F 01) still shows the NULs of its ASCII at every other byte
+        name = _wide_without_bom(first, loose=not self.utf8)
         if name is not None:
             # read as UTF-8, each character's NUL byte made a line of its own ("line 4: no TAB
             # separator; got '\x00'"), which named nothing of the encoding
-            path = Path(self.where)
             raise DocumentFormatError(
                 f"{path}: the file looks like {name} text without a byte-order mark (every other byte of its first "
-                f"line is NUL) and learnsim reads UTF-8; convert it first, e.g. iconv -f {name} -t UTF-8 "
+                f"line is NUL) and learnsim {reads}; convert it first, e.g. iconv -f {name} -t UTF-8 "
                 f"{path.name} > {path.stem}-utf8{path.suffix}")
 
     def warn(self, stacklevel=3):
@@ -273,17 +279,19 @@ def _utf8_beyond_ascii(raw):
     return any(ord(c) > 127 and c != "\ufffd" for c in text)
 
 
-def _wide_without_bom(first):
+def _wide_without_bom(first, loose=False):
     """"UTF-16LE" or "UTF-16BE" where the bytes ``first`` (a file's first line) are text of
     mostly ASCII characters in UTF-16 without a byte-order mark: a NUL at every odd (LE) or even
-    (BE) position and at no other, which no UTF-8 text has; else None."""
+    (BE) position and at no other, which no UTF-8 text has; else None. ``loose``: a NUL at half
+    of those positions or more, and at no other, is enough."""
     sample = first[:256]
     if len(sample) < 4:
         return None
     even, odd = sample[0::2], sample[1::2]
-    if odd.count(0) == len(odd) and 0 not in even:
+    enough = (lambda n, of: 2 * n >= len(of)) if loose else (lambda n, of: n == len(of))
+    if enough(odd.count(0), odd) and 0 not in even:
         return "UTF-16LE"
-    if even.count(0) == len(even) and 0 not in odd:
+    if enough(even.count(0), even) and 0 not in odd:
         return "UTF-16BE"
     return None
 
@@ -586,7 +594,7 @@ def read_text(path, *, encoding_errors="replace", encoding="utf-8", hint=None, c
         raise
     except (OSError, EOFError, zlib.error) as exc:
         raise DocumentFormatError(f"{path} could not be read ({exc})") from None
-    decoder.check_start(raw[:4])
+    decoder.check_start(raw[:256])
     text = decoder.decode_text(raw)
     if counts is not None:
         counts["undecodable_lines"] = decoder.n_lines
