@@ -102,3 +102,46 @@ def test_a_utf16_file_given_a_code_page_is_one_line_naming_utf16(tmp_path, bom):
     assert code == 2 and len(lines) == 1 and "Traceback" not in err, err
     assert "UTF-16" in lines[0] and "cp1254" in lines[0] and "iconv" in lines[0], lines[0]
     assert not (tmp_path / "m.npz").exists()
+
+
+def test_a_commands_encoding_is_not_seen_by_readers_in_other_threads(tmp_path, monkeypatch):
+    # --encoding was a module-level default: while one thread ran a command with --encoding
+    # cp1254, a read_documents of a UTF-8 file in another thread (the Python API beside it) read
+    # cp1254, 'ağaç' as 'aÄŸaÃ§', without a word; and two such commands in threads could leave
+    # the process's default set after both ended
+    import threading
+
+    import learnsim.cli._fit_text as fit_text
+    from learnsim.datasets import read_documents
+
+    train = tmp_path / "train.tsv"
+    train.write_bytes(("\n".join(_labelled_lines()) + "\n").encode("cp1254"))
+    utf8 = tmp_path / "docs.tsv"
+    utf8.write_text("d1\tağaç şeker\n", encoding="utf-8")
+    inside, release, seen = threading.Event(), threading.Event(), {}
+    original = fit_text._read_clusters
+
+    def held(*args, **kwargs):
+        inside.set()
+        assert release.wait(60)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(fit_text, "_read_clusters", held)
+
+    def command():
+        seen["result"] = run_cli(["fit", "--input", train, "--model", tmp_path / "m.npz", "--encoding", "cp1254"])
+
+    thread = threading.Thread(target=command)
+    thread.start()
+    try:
+        assert inside.wait(60)
+        seen["other"] = read_documents(utf8).texts
+    finally:
+        release.set()
+        thread.join(120)
+    assert seen["other"] == ["ağaç şeker"]
+    code, out, err = seen["result"]
+    # the command's own reading had its encoding (read as UTF-8: U+FFFD and a code-page note), and
+    # none is left behind for the next reader
+    assert code == 0 and "U+FFFD" not in err and "code page" not in err, err
+    assert read_documents(utf8).texts == ["ağaç şeker"]

@@ -22,6 +22,7 @@ first line is UTF-16 without that mark (a NUL at every other byte of it), and
 from __future__ import annotations
 
 import codecs
+import contextvars
 import gzip
 import json
 import re
@@ -94,8 +95,12 @@ def check_encoding_errors(value):
     return value
 
 
-# the encoding that set_default_encoding made the one the readers' UTF-8 default stands for
-_DEFAULT_ENCODING = [None]
+# the encoding that set_default_encoding made the one the readers' UTF-8 default stands for: a
+# context variable, so that it is the command's alone (a module-level value was seen by a reader
+# the Python API ran in another thread meanwhile, 'ağaç' read as cp1254 'aÄŸaÃ§', and two
+# commands in threads could leave it set once both had ended); a thread the command starts
+# begins without it, so such a thread's reader is passed the encoding explicitly
+_DEFAULT_ENCODING = contextvars.ContextVar("learnsim_default_encoding", default=None)
 
 
 def check_encoding(encoding):
@@ -127,13 +132,14 @@ def check_encoding(encoding):
 
 def set_default_encoding(encoding):
     """Make ``encoding`` (or None: UTF-8) the encoding in which every reader that is asked for
-    its default, UTF-8, decodes files; return the previous one (``set_default_encoding(previous)``
-    restores it). The command line's ``--encoding`` sets it for the run of one command, whose
-    readers are the user's files' (a model or an index is no text file these read)."""
+    its default, UTF-8, decodes files, in the current thread (or asyncio task) alone; return the
+    previous one (``set_default_encoding(previous)`` restores it). The command line's
+    ``--encoding`` sets it for the run of one command, whose readers are the user's files' (a
+    model or an index is no text file these read)."""
     if encoding is not None:
         check_encoding(encoding)
-    previous = _DEFAULT_ENCODING[0]
-    _DEFAULT_ENCODING[0] = encoding
+    previous = _DEFAULT_ENCODING.get()
+    _DEFAULT_ENCODING.set(encoding)
     return previous
 
 
@@ -151,10 +157,10 @@ class _Decoder:
         self.where = where
         self.errors = check_encoding_errors(encoding_errors)
         canonical = check_encoding(encoding)
-        if canonical == "utf-8" and _DEFAULT_ENCODING[0] is not None:
+        if canonical == "utf-8" and _DEFAULT_ENCODING.get() is not None:
             # the command line's --encoding: every reader a command runs asks for its default,
             # UTF-8, and reads the user's files in the encoding the user named instead
-            encoding = _DEFAULT_ENCODING[0]
+            encoding = _DEFAULT_ENCODING.get()
             canonical = check_encoding(encoding)
         self.encoding = encoding
         # the name users know, so that messages say "not UTF-8 text" whatever the spelling
