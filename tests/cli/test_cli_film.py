@@ -357,7 +357,9 @@ def test_contradictory_pairs_say_so_and_a_rule_that_calls_nothing_a_duplicate_is
     code, out, err = run_cli(["fit", "--pairs", path, "--model", tmp_path / "m.npz", "--method", "film",
                               "--matcher", "threshold", "--dimensions", "2", "--max-iter", "20"])
     assert code == 0, err
-    assert "40 pair(s) of the same two texts are labelled both duplicate and not duplicate" in err
+    # named at reading, with its lines (once: the fit's own words, without them, are not repeated)
+    assert "contradictory.tsv: 40 pair(s) of the same two texts are labelled 1 on one line and 0 on another" in err
+    assert "labelled both duplicate and not duplicate" not in err
     assert "inf" not in out.replace("information", "")
     assert "duplicate from no pair" in out and "calls no pair a duplicate" in err
 
@@ -430,3 +432,16 @@ def test_the_search_check_counts_the_documents_it_searches_as_distinct_texts(tmp
     assert summary["documents"] == 20
     searched = re.search(r"searching (?:all )?(\d+) documents", summary["held_out"])
     assert searched and 0 < int(searched.group(1)) <= summary["documents"], summary["held_out"]
+
+
+def test_a_pair_labelled_both_ways_is_named_once_with_its_lines(topic_pairs, tmp_path):
+    # said only once every text was vectorised, naming no line: "1 pair(s) of the same two texts
+    # are labelled both duplicate and not duplicate"
+    _, _, rows = topic_pairs
+    label, a, b = rows[3]
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("".join(f"{x}\t{y}\t{z}\n" for x, y, z in rows + [(1 - label, b, a)]), encoding="utf-8")
+    _, err = _fit(["--pairs", pairs, "--model", tmp_path / "m.npz"] + FILM_FAST)
+    named = [line for line in err.splitlines() if "same two texts" in line]
+    assert len(named) == 1, err
+    assert "pairs.tsv: 1 pair(s)" in named[0] and f"lines 4 and {len(rows) + 1}" in named[0], named[0]

@@ -966,3 +966,23 @@ def test_a_delimited_label_or_score_below_the_smallest_float_is_refused_as_in_js
     path = _write(tmp_path / name, text.replace("1e-400", "0e-400").replace("2.5E-999", "0.0E-999")
                   .replace("0.1e-330", "0.0e5"))
     assert read_pairs(path).n_identical_pairs == 0
+
+
+def test_a_pair_labelled_both_ways_is_named_at_reading(tmp_path):
+    # the same two texts labelled 1 on one line and 0 on another were read without a word; fit
+    # said so only once it had vectorised (or encoded) every text, naming no line
+    path = tmp_path / "p.tsv"
+    path.write_text("label\ttext_a\ttext_b\n1\tthe cat sat\tthe cat sits\n0\ta dog\ta cat\n"
+                    "1\ta dog\ta cat\n0\tthe cat sits\tthe cat sat\n1\tthe cat sat\tthe cat sits\n"
+                    "1\tfish\tfishes\n1\tfish\tfishes\n", encoding="utf-8")
+    with pytest.warns(UserWarning, match=r"p\.tsv: 2 pair\(s\) of the same two texts are labelled 1 on one line and "
+                                         r"0 on another \(first: lines 3 and 4") as caught:
+        bunch = read_pairs(path)
+    assert len([w for w in caught if "same two texts" in str(w.message)]) == 1
+    assert bunch.n_conflicting_pairs == 2 and list(bunch.labels) == [1, 0, 1, 0, 1, 1, 1]   # kept as given
+    # in memory, the rows are named; a pair given twice with one label is no conflict
+    with pytest.warns(UserWarning, match=r"the data: 1 pair\(s\) .* \(first: pairs 0 and 1"):
+        read_pairs([("a b", "c d", 1), ("c d", "a b", 0)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert read_pairs([("a b", "c d", 1), ("a b", "c d", 1), ("a a", "a a", 0)]).n_conflicting_pairs == 0

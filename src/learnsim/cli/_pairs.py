@@ -93,4 +93,12 @@ def _read_pairs(path, encoding_errors="replace", columns=None, quoting="auto"):
                            quoting=quoting, graded=True).data
     if data.n_identical_pairs:
         _note(f"{data.n_identical_pairs} pair(s) of two identical texts")
+    if getattr(data, "n_conflicting_pairs", 0):
+        # named at reading, with its lines (datasets.read_pairs): the fit's own warning of the same
+        # pairs, after every text is vectorised, would say it again without them (main's
+        # catch_warnings ends this filter with the command)
+        import warnings
+
+        warnings.filterwarnings("ignore", message=r"\d+ pair\(s\) of the same two texts are labelled both duplicate "
+                                                  "and not duplicate")
     return data

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._utils.callers import warn_outside
 from .._utils.inputs import short_repr
 from ._base import _object_array
 from ._decode import DocumentFormatError, check_encoding, check_encoding_errors, decoded_lines, json_record, refuse_underflow
@@ -762,6 +763,30 @@ def _pair_indices(text_a, text_b):
     return texts, np.array(rows, dtype=np.int64).reshape(-1, 2), n_identical
 
 
+def _conflicting_pairs(indices, labels, line_numbers, where, counted):
+    """The number of pairs of the same two texts (in either order) labelled 1 on one line and 0 on
+    another, with one warning naming the first two such lines (``counted``: "lines", "rows", ...,
+    and the offset from a position to the number shown): no duplicate rule gets both right, and
+    fit said so only once it had vectorised every text, naming no line."""
+    first = {}                  # the pair (sorted indices) -> (its label, its position)
+    conflicting, example = set(), None
+    for position, ((i, j), label) in enumerate(zip(indices.tolist(), labels.tolist())):
+        key = (i, j) if i < j else (j, i)
+        earlier = first.setdefault(key, (label, position))
+        if earlier[0] != label:
+            if example is None:
+                example = (earlier[1], position)
+            conflicting.add(key)
+    if example is not None:
+        word, offset = counted
+        a, b = (int(line_numbers[p]) + offset for p in example)
+        warn_outside(UserWarning(
+            f"{where}: {len(conflicting)} pair(s) of the same two texts are labelled 1 on one line and 0 on another "
+            f"(first: {word} {a} and {b}); no duplicate rule can get both right: correct the label, or drop one "
+            "of the lines"), UserWarning, stacklevel=2)
+    return len(conflicting)
+
+
 def read_pairs(source, *, columns=None, format=None, delimiter=None, header=None, quoting="auto",
                encoding_errors="replace", label_kind=None, encoding="utf-8"):
     """Read text pairs, labelled duplicate / not duplicate or graded with a score.
@@ -847,6 +872,9 @@ def read_pairs(source, *, columns=None, format=None, delimiter=None, header=None
         list position for in-memory data), ``n_identical_pairs`` (pairs whose two texts are
         the same string: kept, as a text is a duplicate of itself; the second text of such a
         pair is a second entry in ``texts``, since a pair needs two distinct items),
+        ``n_conflicting_pairs`` (binary: pairs of the same two texts, in either order, labelled
+        1 on one line and 0 on another; kept as given, under a ``UserWarning`` naming the first
+        two such lines),
         ``n_empty_texts`` (empty or blank texts, kept), ``n_undecodable_lines``,
         ``n_extra_field_lines`` (headerless rows with more fields than the first; the extra
         fields are ignored), ``layout`` (``"header"``, ``"quora-sample"``, ``"sts"``, ``"label-text-text"``,
@@ -930,11 +958,16 @@ def read_pairs(source, *, columns=None, format=None, delimiter=None, header=None
 
     texts, indices, n_identical = _pair_indices(parsed.text_a, parsed.text_b)
     binary = parsed.kind == "binary"
+    n_conflicting = 0
     if parsed.kind == "unlabelled":
         values, pairs = None, None
     else:
         values = np.array(parsed.values, dtype=bool if binary else np.float64)
         pairs = Pairs(indices, labels=values) if binary else Pairs(indices, scores=values)
+    if binary:
+        counted = (("rows", 1) if fmt == "parquet" else ("lines", 0)) if filename is not None else \
+            (("DataFrame rows", 0) if _is_dataframe(source) else ("pairs", 0))
+        n_conflicting = _conflicting_pairs(indices, values, parsed.line_numbers, filename or "the data", counted)
     optional = {key: (_object_array(ids) if any(v is not None for v in ids) else None)
                 for key, ids in parsed.ids.items() if key != "pair_id"}
     return Bunch(
@@ -951,6 +984,7 @@ def read_pairs(source, *, columns=None, format=None, delimiter=None, header=None
         id_b=optional["id_b"],
         line_numbers=np.array(parsed.line_numbers, dtype=np.int64),
         n_identical_pairs=n_identical,
+        n_conflicting_pairs=n_conflicting,
         n_empty_texts=parsed.n_empty,
         n_undecodable_lines=info["n_undecodable_lines"],
         n_extra_field_lines=info["n_extra_field_lines"],
