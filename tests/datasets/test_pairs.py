@@ -986,3 +986,20 @@ def test_a_pair_labelled_both_ways_is_named_at_reading(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert read_pairs([("a b", "c d", 1), ("a b", "c d", 1), ("a a", "a a", 0)]).n_conflicting_pairs == 0
+
+
+@pytest.mark.parametrize("name, data", [("d.tsv", "id\ttext\nd1\tthe cat sat\nd2\ta dog\n"),
+                                        ("l.tsv", "label\ttext\nsports\tthe match\nnews\tthe vote\n"),
+                                        ("t.tsv", "text\tid\nthe cat sat\td1\n"),
+                                        ("d.csv", "id,text\nd1,the cat sat\n")])
+def test_a_documents_file_given_as_pairs_is_refused_naming_its_header(tmp_path, name, data):
+    # read as unlabelled pairs: the header a pair ('id', 'text'), each document's id the first text
+    # of a pair with its own text, decided by match --pairs without a word
+    path = tmp_path / name
+    path.write_text(data, encoding="utf-8")
+    with pytest.raises(DocumentFormatError, match=rf"{name}, line 1: the header names the columns .* of a documents "
+                                                  r"file, not of pairs.*text_a"):
+        read_pairs(path)
+    # two texts that are no such names are a pair, as before
+    path.write_text("the text\tanother id\n", encoding="utf-8")
+    assert read_pairs(path).kind == "unlabelled"

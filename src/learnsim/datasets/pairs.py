@@ -269,6 +269,26 @@ def _layout_from_first_row(fields, delimiter):
     return None
 
 
+# the names of a labelled documents file's label column (label<TAB>text, category,text)
+_DOCUMENT_LABEL_NAMES = ("label", "category", "class", "topic")
+
+
+def _refuse_documents_header(fields, where):
+    """Refuse a first row of two cells that is the header of a documents file (``id<TAB>text``,
+    ``label<TAB>text``, either way round): read as unlabelled pairs, the header was a pair and
+    each document's id or label the first text of a pair with its own text, decided by ``match
+    --pairs`` without a word."""
+    from .documents import _TSV_ID_NAMES, _TSV_TEXT_NAMES
+
+    cells = [f.strip().lower() for f in fields]
+    if len(cells) == 2 and any(c in _TSV_TEXT_NAMES + ("sentence",) for c in cells) and \
+            any(c in _TSV_ID_NAMES + _DOCUMENT_LABEL_NAMES for c in cells):
+        raise DocumentFormatError(
+            f"{where}: the header names the columns {fields[0].strip()!r} and {fields[1].strip()!r} of a documents "
+            "file, not of pairs; a pairs file holds two texts a line (and a label or a score), with a header "
+            f"naming text_a and text_b or none; {_COLUMNS_HINT}")
+
+
 def _is_quora_header(names):
     """Whether a header names ``question1`` and ``question2``: the Quora release and sample,
     whose tab-separated files are written with CSV quoting."""
@@ -544,6 +564,8 @@ def _read_delimited(path, fmt, columns, delimiter, header, quoting, kind_arg, en
         if by_name is not None:
             roles, names, layout = by_name, first_fields, "header"
         elif by_row is not None:
+            if header is not True:
+                _refuse_documents_header(first_fields, f"{path}, line {first_number}")
             layout, roles, row_quote = by_row
             if quoting == "auto" and row_quote is not None:
                 quote = row_quote
