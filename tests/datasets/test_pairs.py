@@ -1003,3 +1003,21 @@ def test_a_documents_file_given_as_pairs_is_refused_naming_its_header(tmp_path, 
     # two texts that are no such names are a pair, as before
     path.write_text("the text\tanother id\n", encoding="utf-8")
     assert read_pairs(path).kind == "unlabelled"
+
+
+def test_a_pipe_of_delimited_pairs_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    # a .tsv read from a pipe (mkfifo, <(zcat pairs.tsv.gz)) was opened again after its layout was
+    # told from a first reading, which waited for a writer forever: fit --pairs and match --pairs hung
+    import os
+
+    from learnsim.datasets import pairs as module
+
+    fifo = tmp_path / "pairs.tsv"
+    os.mkfifo(fifo)
+
+    def opened(*args, **kwargs):
+        raise AssertionError("the pipe was opened")
+
+    monkeypatch.setattr(module, "decoded_lines", opened)
+    with pytest.raises(DocumentFormatError, match=r"pairs\.tsv is a pipe or a device, not a file.*\.jsonl"):
+        read_pairs(fifo)

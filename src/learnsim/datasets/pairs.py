@@ -959,6 +959,12 @@ def read_pairs(source, *, columns=None, format=None, delimiter=None, header=None
             parsed, info = _read_dataframe(read_parquet_frame(path), columns, label_kind, path)
         elif fmt == "jsonl":
             parsed, info = _read_jsonl(path, columns, label_kind, encoding_errors, encoding)
+        elif not path.is_file():
+            # a pipe (mkfifo, <(zcat ...)) is read once: its layout told from a first reading, it
+            # was opened again for its pairs, which waited for a writer forever
+            raise DocumentFormatError(f"{path} is a pipe or a device, not a file: the layout of a .{fmt} is told "
+                                      "from a first reading before its pairs are read; save it to a file first (a "
+                                      ".jsonl is read in one pass)")
         else:
             parsed, info = _read_delimited(path, fmt, columns, delimiter, header, quoting, label_kind,
                                            encoding_errors, encoding)
