@@ -453,3 +453,27 @@ def test_an_id_written_in_another_unicode_form_is_the_same_id(tmp_path):
     qrels = _write(tmp_path / "qrels.tsv", f"query-id\tcorpus-id\tscore\nq1\t{nfd}\t1\n")
     coll = load_trec_collection([corpus], [queries], [qrels])
     assert coll.n_documents == 2 and coll.judged_query_mask.all()
+
+
+def test_a_smart_file_and_read_id_texts_take_the_encoding_given(tmp_path):
+    # read_corpus(..., encoding='cp1254') of a SMART file told its layout in cp1254 and read its
+    # records as UTF-8: every Turkish letter U+FFFD under a note advising encoding='cp1254', the
+    # encoding given; read_id_texts took no encoding at all
+    import warnings
+
+    from learnsim.datasets import read_corpus, read_id_texts, read_queries
+
+    smart = tmp_path / "CORPUS.ALL"
+    smart.write_bytes(".I 1\n.T\nağaç\n.W\nşeker ığdır\n.I 2\n.W\nçiçek güneş\n".encode("cp1254"))
+    lines = tmp_path / "docs.tsv"
+    lines.write_bytes("d1\tağaç şeker\n".encode("cp1254"))
+    jsonl = tmp_path / "docs.jsonl"
+    jsonl.write_bytes('{"id": "d1", "text": "ağaç şeker"}\n'.encode("cp1254"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for read in (read_corpus, read_queries):
+            found = read(smart, encoding="cp1254")
+            assert "ağaç" in found["1"] and "şeker ığdır" in found["1"] and found["2"] == "çiçek güneş"
+        for path in (smart, lines, jsonl):
+            ids, texts = read_id_texts(path, encoding="cp1254")
+            assert "ş" in texts[0] and "\ufffd" not in "".join(texts)

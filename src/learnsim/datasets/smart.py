@@ -39,7 +39,7 @@ _NUMBERINGS = ("auto", "id", "position")
 _QRELS_FORMATS = ("auto", "pairs", "graded", "trec")
 
 
-def _read_smart_records(path, encoding_errors="replace"):
+def _read_smart_records(path, encoding_errors="replace", encoding="utf-8"):
     """Parse a SMART file into ``[(id, {field: text}), ...]`` in file order.
 
     A record starts at ``.I <id>``; each ``.X`` line starts field X (text on the marker line
@@ -53,7 +53,7 @@ def _read_smart_records(path, encoding_errors="replace"):
     current = None
     field_name = None
     n_stray = 0
-    for number, line in decoded_lines(path, encoding_errors=encoding_errors):
+    for number, line in decoded_lines(path, encoding_errors=encoding_errors, encoding=encoding):
         match = _SMART_MARKER.match(line)
         if match is not None and match.group(1) == "I":
             raw_id = (match.group(2) or "").strip()

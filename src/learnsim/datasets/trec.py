@@ -377,10 +377,10 @@ def _layout(path, encoding, encoding_errors):
     return "tsv" if "\t" in head else None
 
 
-def _smart_records(path, encoding_errors):
+def _smart_records(path, encoding_errors, encoding="utf-8"):
     """(ids, texts) of a SMART file: ``.T`` and ``.W`` joined; where most bodies open with their
     title (Cranfield's), a body that does is used without the title, so it is not counted twice."""
-    records, _ = _read_smart_records(path, encoding_errors)
+    records, _ = _read_smart_records(path, encoding_errors, encoding)
     titled = [f for _r, f in records if f.get("T") and f.get("W")]
     opens = sum(" ".join(f["W"].split()).startswith(" ".join(f["T"].split())) for f in titled)
     title_opens_body = bool(titled) and opens >= len(titled) / 2
@@ -467,7 +467,7 @@ def read_corpus(path, *, text_tags=None, encoding="utf-8", encoding_errors="repl
     if layout == "jsonl":
         ids, texts = _jsonl_records(path, encoding, encoding_errors)
     elif layout == "smart":
-        ids, texts = _smart_records(path, encoding_errors)
+        ids, texts = _smart_records(path, encoding_errors, encoding)
     elif layout == "sgml":
         ids, texts, _ = _read_trec_documents([path], text_tags, encoding, encoding_errors)
     elif layout == "tsv":
@@ -536,7 +536,7 @@ def read_queries(path, *, fields=("title",), encoding="utf-8", encoding_errors="
     if layout == "jsonl":
         ids, texts = _jsonl_records(path, encoding, encoding_errors)
     elif layout == "smart":
-        ids, texts = _smart_records(path, encoding_errors)
+        ids, texts = _smart_records(path, encoding_errors, encoding)
     elif layout == "topics":
         ids, texts = _read_trec_topics([path], fields, encoding, encoding_errors)
     elif layout == "tsv":
@@ -1074,7 +1074,8 @@ def _looks_like_collection_file(path):
     return bool(_SMART_OPENING.match(first) or re.search(r"<top>|<topic\b|<DOC[\s>]", head, re.IGNORECASE))
 
 
-def read_id_texts(path, part="documents", *, encoding_errors="replace", quoting="auto", with_unused=False):
+def read_id_texts(path, part="documents", *, encoding_errors="replace", quoting="auto", with_unused=False,
+                  encoding="utf-8"):
     """``(ids, texts)`` of a documents or queries file whose records carry ids, as a run file and
     judgements name them, read the same way by every command (``index build``, ``fit --qrels``,
     ``search --run``, ``evaluate``).
@@ -1088,6 +1089,9 @@ def read_id_texts(path, part="documents", *, encoding_errors="replace", quoting=
     With ``with_unused=True`` a third value lists the fields read and put nowhere (JSON keys
     other than the id, ``"title"`` and ``"text"``, such as BEIR's ``"metadata"``; ``.csv``
     columns other than the id and text): a command names them rather than drop them silently.
+
+    ``encoding`` (default ``"utf-8"``; the command line's ``--encoding``) is every layout's, as in
+    :func:`read_corpus`.
 
     Raises
     ------
@@ -1118,7 +1122,7 @@ def read_id_texts(path, part="documents", *, encoding_errors="replace", quoting=
     # queries as read_queries, but for a .csv
     suffixes = (".tsv", ".txt", ".csv") if part == "documents" else (".csv",)
     if path.is_file() and path.suffix.lower() in suffixes and not _looks_like_collection_file(path):
-        docs = read_documents(path, encoding_errors=encoding_errors, quoting=quoting)
+        docs = read_documents(path, encoding_errors=encoding_errors, quoting=quoting, encoding=encoding)
         for doc_id, number in zip(docs.ids, docs.line_numbers):
             if doc_id is None:
                 raise DocumentFormatError(f"{path}, line {number}: no id; a run names its {part} by id (give "
@@ -1133,11 +1137,11 @@ def read_id_texts(path, part="documents", *, encoding_errors="replace", quoting=
     elif path.is_file() and _is_jsonl(path):
         unused = {}
         check_encoding_errors(encoding_errors)
-        ids, texts = _jsonl_records(path, "utf-8", encoding_errors, unused=unused)
+        ids, texts = _jsonl_records(path, encoding, encoding_errors, unused=unused)
         found, unused = _unique(path, ids, texts, "document" if part == "documents" else "query"), list(unused)
     else:
         read = read_corpus if part == "documents" else read_queries
-        found, unused = read(path, encoding_errors=encoding_errors, quoting=quoting), []
+        found, unused = read(path, encoding_errors=encoding_errors, quoting=quoting, encoding=encoding), []
     check_distinct_ids(found, path, "document" if part == "documents" else "query")
     if part == "queries":
         hashed = next((q for q in found if str(q).startswith("#")), None)
