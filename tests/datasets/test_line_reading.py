@@ -263,3 +263,17 @@ def test_a_utf16_file_read_in_a_code_page_is_refused_naming_utf16(tmp_path, code
             assert "iconv -f UTF-16" in message and "\n" not in message
     # a code page's own text that opens with the bytes of a mark (latin-1 'ÿþ') is still read
     assert list(decoded_lines(_write(tmp_path / "l.txt", b"\xff\xfeabc\tde\n"), encoding=encoding))[0][0] == 1
+
+
+@pytest.mark.parametrize("codec, name", [("utf-32-le", "UTF-32LE"), ("utf-32-be", "UTF-32BE")])
+@pytest.mark.parametrize("file_name, data", [("d.tsv", "d1\thello world\nd2\tsecond doc\n"),
+                                             ("d.txt", "hello world\nsecond doc\n")])
+def test_utf32_without_a_byte_order_mark_is_named_as_such(tmp_path, codec, name, file_name, data):
+    # read as UTF-8, a one-document-a-line .txt became documents 'h\x00\x00\x00e\x00...' without a
+    # word, and a .tsv 'line 3: no TAB separator; got '\x00\x00\x00''
+    path = _write(tmp_path / file_name, data.encode(codec))
+    for read in (lambda: read_documents(path), lambda: list(decoded_lines(path)), lambda: read_text(path),
+                 lambda: list(decoded_lines(path, encoding="cp1254"))):
+        with pytest.raises(DocumentFormatError, match=rf"{file_name}: the file looks like {name} text without a "
+                                                      rf"byte-order mark.*iconv -f {name} -t UTF-8"):
+            read()

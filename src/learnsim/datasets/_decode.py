@@ -229,8 +229,9 @@ class _Decoder:
         if name is not None:
             # read as UTF-8, each character's NUL byte made a line of its own ("line 4: no TAB
             # separator; got '\x00'"), which named nothing of the encoding
+            nul = "three of every four bytes" if name.startswith("UTF-32") else "every other byte"
             raise DocumentFormatError(
-                f"{path}: the file looks like {name} text without a byte-order mark (every other byte of its first "
+                f"{path}: the file looks like {name} text without a byte-order mark ({nul} of its first "
                 f"line is NUL) and learnsim {reads}; convert it first, e.g. iconv -f {name} -t UTF-8 "
                 f"{path.name} > {path.stem}-utf8{path.suffix}")
 
@@ -288,11 +289,20 @@ def _utf8_beyond_ascii(raw):
 def _wide_without_bom(first, loose=False):
     """"UTF-16LE" or "UTF-16BE" where the bytes ``first`` (a file's first line) are text of
     mostly ASCII characters in UTF-16 without a byte-order mark: a NUL at every odd (LE) or even
-    (BE) position and at no other, which no UTF-8 text has; else None. ``loose``: a NUL at half
+    (BE) position and at no other, which no UTF-8 text has ("UTF-32LE" or "UTF-32BE": NULs at
+    three of every four positions); else None. ``loose``: a NUL at half
     of those positions or more, and at no other, is enough."""
     sample = first[:256]
     if len(sample) < 4:
         return None
+    # UTF-32 of ASCII: three NULs to each character's byte (read as UTF-8, a one-document-a-line
+    # file became documents 'h\x00\x00\x00e\x00...' without a word); before UTF-16, whose test
+    # its NULs at even positions fail
+    lanes = [sample[i::4] for i in range(4)]
+    if len(sample) >= 8 and 0 not in lanes[0] and all(lane.count(0) == len(lane) for lane in lanes[1:]):
+        return "UTF-32LE"
+    if len(sample) >= 8 and 0 not in lanes[3] and all(lane.count(0) == len(lane) for lane in lanes[:3]):
+        return "UTF-32BE"
     even, odd = sample[0::2], sample[1::2]
     enough = (lambda n, of: 2 * n >= len(of)) if loose else (lambda n, of: n == len(of))
     if enough(odd.count(0), odd) and 0 not in even:
