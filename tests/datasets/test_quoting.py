@@ -247,3 +247,31 @@ def test_read_corpus_and_read_queries_ask_for_a_quoting_as_the_document_readers_
     assert list(read(verbatim).values()) == ['"Quoted" start', 'half "open', 'he said ""no""']
     with pytest.raises(ValueError, match="quoting must be"):
         read(verbatim, quoting="yes")
+
+
+def test_a_wide_csv_header_is_checked_in_one_pass(tmp_path):
+    # each name of a .csv header was looked for among all of them (list.count per name): a header
+    # of 200,000 columns (a wide export, or a binary file named .csv) took over two minutes
+    # before its first row was read; a name given twice is still named
+    import sys
+
+    n = 4000
+    path = _write(tmp_path / "wide.csv", "id,text," + ",".join(f"c{i}" for i in range(n)) + "\n"
+                  + "d1,the text," + ",".join("1" for _ in range(n)) + "\n")
+    scans = []
+
+    def profile(frame, event, arg):
+        if event == "c_call" and getattr(arg, "__name__", None) == "count" and \
+                getattr(arg, "__self__", None).__class__ is list:
+            scans.append(1)
+
+    sys.setprofile(profile)
+    try:
+        docs = read_documents(path)
+    finally:
+        sys.setprofile(None)
+    assert docs.ids == ["d1"] and len(docs.metadata[0]) == n
+    assert len(scans) < n / 10
+    path.write_text("id,text,c7,c1,c7,c1\nd1,x,1,2,3,4\n", encoding="utf-8")
+    with pytest.raises(DocumentFormatError, match="the column 'c1' is named twice"):
+        read_documents(path)
