@@ -277,3 +277,21 @@ def test_utf32_without_a_byte_order_mark_is_named_as_such(tmp_path, codec, name,
         with pytest.raises(DocumentFormatError, match=rf"{file_name}: the file looks like {name} text without a "
                                                       rf"byte-order mark.*iconv -f {name} -t UTF-8"):
             read()
+
+
+def test_a_utf8_file_read_in_a_code_page_is_named(tmp_path):
+    # encoding='cp1254' (--encoding cp1254) given for a file that is UTF-8 read every letter beyond
+    # ASCII as two or three others ('ağaç' as 'aÄŸaÃ§') without a word
+    data = "d1\tağaç şeker\nd2\tplain words\nd3\tçiçek\n"
+    path = _write(tmp_path / "d.tsv", data.encode("utf-8"))
+    for read in (lambda: read_documents(path, encoding="cp1254"), lambda: list(decoded_lines(path, encoding="cp1254")),
+                 lambda: read_text(path, encoding="cp1254")):
+        with pytest.warns(UserWarning, match=r"d\.tsv: every line with bytes beyond ASCII \(2\) is valid UTF-8 text.*"
+                                             r"cp1254.*likely UTF-8"):
+            read()
+    # a code page's own text (not valid UTF-8) and an ASCII file are read without it
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert read_documents(_write(tmp_path / "c.tsv", data.encode("cp1254")), encoding="cp1254").texts[0] == \
+            "ağaç şeker"
+        read_documents(_write(tmp_path / "a.tsv", b"d1\tplain\n"), encoding="cp1254")

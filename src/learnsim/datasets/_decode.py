@@ -172,9 +172,20 @@ class _Decoder:
         # whether a line held a character beyond ASCII that is valid UTF-8: a file with none, and
         # bad bytes, is no UTF-8 text with a cut character but text in a single-byte code page
         self.beyond_ascii = False
+        # in another encoding: the lines with bytes beyond ASCII, and those of them that are valid
+        # UTF-8; all of them so, the file is UTF-8 given a code page by mistake ('ağaç' read as
+        # cp1254 'aÄŸaÃ§' without a word)
+        self.wide_lines = self.utf8_lines = 0
 
     def decode(self, raw, number):
         """Text of the line ``raw`` (bytes), which is line ``number`` of the file."""
+        if not self.utf8 and not raw.isascii():
+            self.wide_lines += 1
+            try:
+                raw.decode("utf-8")
+                self.utf8_lines += 1
+            except UnicodeDecodeError:
+                pass
         try:
             text = raw.decode(self.encoding)
             if self.utf8 and not self.beyond_ascii and not raw.isascii():
@@ -199,10 +210,15 @@ class _Decoder:
     def decode_text(self, raw):
         """Whole text of ``raw`` (bytes); lines are split on ``\\n`` bytes to name and count them,
         which is exact for UTF-8 and the single-byte encodings."""
+        if not self.utf8 and not raw.isascii():
+            for line in raw.split(b"\n"):
+                if not line.isascii():
+                    self.wide_lines += 1
+                    self.utf8_lines += _valid_utf8(line)
         try:
             return raw.decode(self.encoding)
         except UnicodeDecodeError:
-            pass
+            self.wide_lines = self.utf8_lines = 0       # counted again line by line
         return "\n".join(self.decode(line, number)
                          for number, line in enumerate(raw.split(b"\n"), start=1))
 
@@ -239,6 +255,12 @@ class _Decoder:
         """Issue the one warning of the file, if a line had bad bytes, at the first line of code
         outside learnsim (a reader called through another, load_quora_pairs through read_pairs,
         named learnsim's line)."""
+        if self.wide_lines and self.utf8_lines == self.wide_lines:
+            warn_outside(UserWarning(
+                f"{self.where}: every line with bytes beyond ASCII ({self.wide_lines}) is valid UTF-8 text, which "
+                f"{self.encoding} reads as other letters (UTF-8's 'ç' as {'ç'.encode('utf-8').decode(self.encoding, 'replace')!r}); "
+                f"the file is likely UTF-8: leave out encoding={self.encoding!r} (--encoding {self.encoding})"),
+                UserWarning, stacklevel=stacklevel - 1)
         if self.n_lines:
             hint = f" ({self.hint})" if self.hint else ""
             if self.utf8 and not self.beyond_ascii:
@@ -272,6 +294,14 @@ def _single_bad_byte(exc):
 
 
 codecs.register_error("learnsim-single-bad-byte", _single_bad_byte)
+
+
+def _valid_utf8(raw):
+    try:
+        raw.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
 
 
 def _utf8_beyond_ascii(raw):
