@@ -62,7 +62,7 @@ import numpy as np
 
 from ._decode import ID_KEYS, DocumentFormatError, check_encoding_errors, decoded_lines, json_record, refuse_underflow
 from ._base import read_parquet_frame
-from .pairs import _delimited_records, check_quoting, refuse_csv_quoted
+from .pairs import _TSV_ID_NAMES, _TSV_TEXT_NAMES, _delimited_records, check_quoting, refuse_csv_quoted
 
 __all__ = ["DocumentFormatError", "Documents", "read_labelled_documents", "read_documents", "NO_CLUSTER"]
 
@@ -188,11 +188,8 @@ def _lines(path, encoding_errors="replace", encoding="utf-8"):
 _HEADER_WORD = re.compile(r"[a-z_]+")
 # a column name in a header of three or more columns (BEIR's corpus-id, doc_2)
 _COLUMN_NAME = re.compile(r"[a-z_][a-z0-9_\-]*")
-# the names an id column goes by in the header of an id<TAB>text file (here and in datasets.trec)
-_TSV_ID_NAMES = ("id", "_id", "docno", "doc_id", "docid", "doc-id", "qid", "query_id", "query-id", "queryid",
-                 "corpus-id", "corpus_id", "pid")
-# the names of the text columns in such a header
-_TSV_TEXT_NAMES = ("text", "query", "body", "title", "contents", "passage")
+# _TSV_ID_NAMES, _TSV_TEXT_NAMES (from datasets.pairs, which refuses such a header as pairs'):
+# the names of the id and text columns of an id<TAB>text file (here and in datasets.trec)
 
 
 def _is_header(line, first_columns):

@@ -269,6 +269,12 @@ def _layout_from_first_row(fields, delimiter):
     return None
 
 
+# the names an id column goes by in the header of an id<TAB>text file (datasets.documents and
+# datasets.trec read such files; here such a header is refused as pairs')
+_TSV_ID_NAMES = ("id", "_id", "docno", "doc_id", "docid", "doc-id", "qid", "query_id", "query-id", "queryid",
+                 "corpus-id", "corpus_id", "pid")
+# the names of the text columns in such a header
+_TSV_TEXT_NAMES = ("text", "query", "body", "title", "contents", "passage")
 # the names of a labelled documents file's label column (label<TAB>text, category,text)
 _DOCUMENT_LABEL_NAMES = ("label", "category", "class", "topic")
 
@@ -278,8 +284,6 @@ def _refuse_documents_header(fields, where):
     ``label<TAB>text``, either way round): read as unlabelled pairs, the header was a pair and
     each document's id or label the first text of a pair with its own text, decided by ``match
     --pairs`` without a word."""
-    from .documents import _TSV_ID_NAMES, _TSV_TEXT_NAMES
-
     cells = [f.strip().lower() for f in fields]
     if len(cells) == 2 and any(c in _TSV_TEXT_NAMES + ("sentence",) for c in cells) and \
             any(c in _TSV_ID_NAMES + _DOCUMENT_LABEL_NAMES for c in cells):
