@@ -235,3 +235,21 @@ def test_a_k_beyond_the_collection_says_what_is_shown(tmp_path):
         assert "all of them" not in err and "share a word with it" in err and ": 1 of them" in err, err
         code, out, err = run_cli(["search", *source, "--query", "cats dogs", "-k", "10", "--json"])
         assert code == 0 and len(json.loads(out)[0]["hits"]) == 2 and "showing all of them" in err, err
+
+
+@pytest.mark.parametrize("content", ["", "\n  \n", "id\ttext\n"])
+def test_a_queries_file_without_a_query_says_queries(tmp_path, content):
+    # an empty --queries file (or a header alone) was refused as 'contains no documents'
+    from learnsim._baseline_models import baseline_pipeline
+
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text('{"id": "a", "text": "cats purr"}\n', encoding="utf-8")
+    model = tmp_path / "bm25.npz"
+    baseline_pipeline("bm25", ["cats purr", "dogs bark"]).save(model)
+    queries = tmp_path / "queries.tsv"
+    queries.write_text(content, encoding="utf-8")
+    code, out, err = run_cli(["search", "--model", model, "--corpus", docs, "--queries", queries])
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "Traceback" not in err, err
+    assert "--queries" in lines[0] and "queries.tsv" in lines[0] and "no queries" in lines[0], lines[0]
+    assert "documents" not in lines[0], lines[0]

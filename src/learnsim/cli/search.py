@@ -214,7 +214,16 @@ def _queries(args):
     from .._utils.inputs import has_content
 
     if args.queries is not None:
-        queries = read_documents(args.queries, encoding_errors=args.encoding_errors, quoting=args.quoting).texts
+        from ..exceptions import DocumentFormatError
+
+        try:
+            queries = read_documents(args.queries, encoding_errors=args.encoding_errors, quoting=args.quoting).texts
+        except DocumentFormatError as exc:
+            # the documents reader's words, 'contains no documents', named no query
+            if not str(exc).endswith(": contains no documents"):
+                raise
+            raise UsageError(f"--queries {args.queries}: contains no queries (the file is empty, blank or a header "
+                             "alone)") from None
         blank = next((n for n, q in enumerate(queries) if not has_content(q)), None)
         if blank is not None:
             raise UsageError(f"--queries {args.queries}: query {blank + 1} ({_snippet(queries[blank], 40)!r}) has no "
