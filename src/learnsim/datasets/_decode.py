@@ -173,19 +173,14 @@ class _Decoder:
         # bad bytes, is no UTF-8 text with a cut character but text in a single-byte code page
         self.beyond_ascii = False
         # in another encoding: the lines with bytes beyond ASCII, and those of them that are valid
-        # UTF-8; all of them so, the file is UTF-8 given a code page by mistake ('ağaç' read as
-        # cp1254 'aÄŸaÃ§' without a word)
+        # UTF-8 (-1 from the first that is not: no more are looked at); all of them so, the file is
+        # UTF-8 given a code page by mistake ('ağaç' read as cp1254 'aÄŸaÃ§' without a word)
         self.wide_lines = self.utf8_lines = 0
 
     def decode(self, raw, number):
         """Text of the line ``raw`` (bytes), which is line ``number`` of the file."""
-        if not self.utf8 and not raw.isascii():
-            self.wide_lines += 1
-            try:
-                raw.decode("utf-8")
-                self.utf8_lines += 1
-            except UnicodeDecodeError:
-                pass
+        if not self.utf8 and self.utf8_lines >= 0 and not raw.isascii():
+            self._count_utf8(raw)
         try:
             text = raw.decode(self.encoding)
             if self.utf8 and not self.beyond_ascii and not raw.isascii():
@@ -207,14 +202,28 @@ class _Decoder:
                 self.beyond_ascii = True
             return raw.decode(self.encoding, errors="replace")
 
+    def _count_utf8(self, raw):
+        """Count the line ``raw`` (bytes beyond ASCII), read in another encoding than UTF-8, and
+        whether it is valid UTF-8."""
+        self.wide_lines += 1
+        try:
+            raw.decode("utf-8")
+            self.utf8_lines += 1
+        except UnicodeDecodeError:
+            self.utf8_lines = -1
+
     def decode_text(self, raw):
         """Whole text of ``raw`` (bytes); lines are split on ``\\n`` bytes to name and count them,
         which is exact for UTF-8 and the single-byte encodings."""
-        if not self.utf8 and not raw.isascii():
-            for line in raw.split(b"\n"):
-                if not line.isascii():
-                    self.wide_lines += 1
-                    self.utf8_lines += _valid_utf8(line)
+        if not self.utf8:
+            # line by line from one byte beyond ASCII to the next, each line copied alone (a
+            # TREC file of hundreds of MB split whole took as much again), until one is no UTF-8
+            at = _BEYOND_ASCII.search(raw)
+            while at is not None and self.utf8_lines >= 0:
+                start, end = raw.rfind(b"\n", 0, at.start()) + 1, raw.find(b"\n", at.start())
+                end = len(raw) if end < 0 else end
+                self._count_utf8(raw[start:end])
+                at = _BEYOND_ASCII.search(raw, end)
         try:
             return raw.decode(self.encoding)
         except UnicodeDecodeError:
@@ -296,12 +305,7 @@ def _single_bad_byte(exc):
 codecs.register_error("learnsim-single-bad-byte", _single_bad_byte)
 
 
-def _valid_utf8(raw):
-    try:
-        raw.decode("utf-8")
-        return True
-    except UnicodeDecodeError:
-        return False
+_BEYOND_ASCII = re.compile(rb"[\x80-\xff]")
 
 
 def _utf8_beyond_ascii(raw):
