@@ -761,7 +761,9 @@ def judgements_of(queries, qrels, corpus, info=None):
     a path (str or path-like) is read by :func:`learnsim.datasets.read_queries`,
     :func:`learnsim.datasets.read_qrels` or :func:`learnsim.datasets.read_id_texts`; a
     :class:`learnsim.datasets.Documents` with ids is its ids and texts. ``info`` (a dict)
-    receives :func:`learnsim.datasets.read_qrels`'s, where qrels is a file."""
+    receives :func:`learnsim.datasets.read_qrels`'s, where qrels is a file. ``corpus`` may be a
+    callable, called for the collection after the judgements are read: a damaged qrels file is
+    named before a long read of the documents."""
     import os
 
     from .datasets import read_id_texts, read_qrels, read_queries
@@ -782,6 +784,8 @@ def judgements_of(queries, qrels, corpus, info=None):
         qrels = read_qrels(qrels, query_ids=ids, unknown="keep", info=info) if ids else read_qrels(qrels, info=info)
         if ids and info.get("numbering") == "id":
             check_numbering(qrels_path, qrels, ids)
+    if callable(corpus):
+        corpus = corpus()
     if isinstance(corpus, (str, os.PathLike)):
         corpus = list(zip(*read_id_texts(corpus, "documents")))
     elif _is_documents(corpus):

@@ -30,8 +30,10 @@ def read_supervision(args, summary):
             from ._common import read_id_texts
 
             queries = dict(zip(*read_id_texts(args.queries, "queries", args.encoding_errors, args.quoting)))
-            corpus = list(zip(*read_id_texts(args.corpus, "documents", args.encoding_errors, args.quoting,
-                                             read_before=args.queries)))
+            # read once the qrels are: a pair judged twice is named before a long corpus is read
+            def corpus():
+                return list(zip(*read_id_texts(args.corpus, "documents", args.encoding_errors, args.quoting,
+                                               read_before=args.queries)))
             info = {}
             texts, pairs, documents, counts = judgements_of(queries, args.qrels, corpus, info=info)
             if info.get("numbering") == "position":
