@@ -110,13 +110,13 @@ def counted(film, tmp_path, monkeypatch):
     path = tmp_path / "film"
     shutil.copytree(film, path)
     reads = []
-    original = DocumentStore.seqs_matching
+    original = DocumentStore.filter_plan
 
-    def seqs_matching(self, conditions, top_keys=None):
+    def filter_plan(self, conditions, top_keys=None):
         reads.append(conditions)
         return original(self, conditions, top_keys)
 
-    monkeypatch.setattr(DocumentStore, "seqs_matching", seqs_matching)
+    monkeypatch.setattr(DocumentStore, "filter_plan", filter_plan)
     with TestClient(create_app(path), raise_server_exceptions=False, base_url="http://127.0.0.1") as c:
         yield c, reads
 

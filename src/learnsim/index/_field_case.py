@@ -29,7 +29,7 @@ import json
 
 from ..exceptions import FilterError
 
-__all__ = ["check_field_case"]
+__all__ = ["check_field_case", "without_absent"]
 
 
 def _top_fields(tree, out):
@@ -186,3 +186,37 @@ def check_field_case(conn, conditions, top_keys=None):
         if contains and not values and first[0] != "array" and not _held_as(conn, json_path, "t = 'array'"):
             raise FilterError(f"$contains and $not_contains look into a list, and no document holds a list at the "
                               f"metadata field {key!r}: compare its value with $eq, $ne, $in or $nin")
+
+
+def without_absent(tree, keys):
+    """``tree`` (:func:`learnsim.index._store.check_filter`'s) with each condition on a field whose
+    first name is in none of ``keys`` (the live documents' top keys) replaced by its answer, True or
+    False, and folded through $not, $and and $or: the whole tree where no such field is named,
+    True (every live document) or False (none) where they decide it. The answers are the SQL
+    path's for a missing field (:func:`learnsim.index._store._condition_sql`: no JSON type, ELSE
+    0): $exists: false, $ne, $nin and $not_contains hold, every other condition fails. A filter
+    of such fields cost a pass over every document's metadata at each new value ({"Topic1": 1},
+    {"Topic1": 2}, ...: 120 ms at 50,000 documents) for an answer the keys already gave."""
+    kind = tree[0]
+    if kind in ("and", "or"):
+        decides = kind == "or"      # True decides an OR, False an AND
+        kept = []
+        for child in tree[1]:
+            child = without_absent(child, keys)
+            if child is decides:
+                return decides
+            if child is not (not decides):
+                kept.append(child)
+        if not kept:
+            return not decides
+        return kept[0] if len(kept) == 1 else (kind, kept)
+    if kind == "not":
+        child = without_absent(tree[1], keys)
+        return (not child) if isinstance(child, bool) else ("not", child)
+    if tree[1][0] in keys:
+        return tree
+    if kind == "exists":
+        return not tree[2]
+    if kind in ("in", "contains"):
+        return bool(tree[3])        # $nin and $ne, $not_contains: a missing field holds none
+    return False                    # $gt, $gte, $lt, $lte: a missing field compares with nothing

@@ -62,13 +62,15 @@ def allowed_rows(index, conditions):
             # a copy with no traceback: raising the kept one would grow its traceback at each raise
             raise copy.copy(refused).with_traceback(None)
         try:
-            seqs = np.asarray(index.store.seqs_matching(conditions, lambda: _top_keys(index, cache)),
-                              dtype=np.int64)
+            plan = index.store.filter_plan(conditions, lambda: _top_keys(index, cache))
         except FilterError as exc:
-            # seqs_matching's one FilterError is check_field_case's (the tree was checked before)
+            # filter_plan's one FilterError is check_field_case's (the tree was checked before)
             _keep(cache[1], shape, copy.copy(exc).with_traceback(None))
             raise
-        allowed = np.zeros(index._seqs.shape[0], dtype=bool)
+        # a filter decided by fields no document holds ({"Topic1": 1}; {"Topic1": {"$ne": 1}}) is
+        # answered without a pass: no row, or every row (the caller ANDs the live ones)
+        allowed = np.full(index._seqs.shape[0], plan is True, dtype=bool)
+        seqs = np.asarray(index.store.seqs_where(plan) if not isinstance(plan, bool) else [], dtype=np.int64)
         if seqs.size:
             pos = np.searchsorted(index._seqs, seqs)
             ok = pos < index._seqs.size

@@ -947,9 +947,26 @@ class DocumentStore:
         """Sequence numbers of the live documents whose metadata satisfies ``conditions`` (the
         tree of :func:`check_filter`), by one SQL statement: see :func:`_where`. ``top_keys``:
         the live documents' top metadata keys, kept by the caller (``check_field_case``)."""
-        from ._field_case import check_field_case
+        plan = self.filter_plan(conditions, top_keys)
+        if plan is True:
+            return [r[0] for r in self.conn.execute("SELECT seq FROM docs WHERE deleted_seq IS NULL")]
+        return [] if plan is False else self.seqs_where(plan)
+
+    def filter_plan(self, conditions, top_keys=None):
+        """``conditions`` checked against what the live documents hold (a FilterError for 'Topic'
+        on an index that holds 'topic', ...: ``check_field_case``), and, given ``top_keys``, with
+        the conditions on fields no live document holds answered by the keys
+        (``without_absent``): True (every live document matches), False (none) or the tree that
+        :meth:`seqs_where` runs."""
+        from ._field_case import check_field_case, without_absent
 
         check_field_case(self.conn, conditions, top_keys)     # 'Topic' on an index that holds 'topic': named
+        # a field no document holds costs no pass over the metadata, at each new value
+        return conditions if top_keys is None else without_absent(conditions, top_keys())
+
+    def seqs_where(self, conditions):
+        """Sequence numbers of the live documents whose metadata satisfies ``conditions``, a tree
+        :meth:`filter_plan` gave, unchecked: one SQL statement."""
         where, args = _where(conditions)
         sql = f"SELECT seq FROM docs WHERE deleted_seq IS NULL AND ({where})"
         return [r[0] for r in self.conn.execute(sql, args)]
