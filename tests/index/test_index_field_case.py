@@ -164,3 +164,55 @@ def test_the_fields_documents_hold_are_read_once_while_the_rows_stay(tmp_path):
             assert len(reads) == 2
         finally:
             _field_case.live_top_keys = saved
+
+
+NFC, NFD = "caf\u00e9", "cafe\u0301"        # "café" as one letter é, and as e and a combining accent
+
+
+@pytest.mark.parametrize("held, asked", [(NFC, NFD), (NFD, NFC), (NFC, "Cafe\u0301")])
+def test_a_field_written_in_another_unicode_normal_form_is_named(tmp_path, held, asked):
+    """"café" written with a combining accent (NFD, as macOS file names and some exports hold it)
+    was refused as no "name of letters", so that metadata keyed so could not be filtered, and a
+    filter so written never reached metadata keyed in NFC, with a message naming the wrong thing.
+    A key matches as written (chromadb's and Elasticsearch's rule); a field no document holds
+    where one differs from it in normal form alone is refused by name, as one in case alone is."""
+    texts, _, ids, _ = corpus()
+    meta = [{held: i % 2} for i in range(10)]
+    with Index.build(tmp_path / "idx", model("linklearn"), texts[:10], ids[:10], meta) as index:
+        every = [h["id"] for h in index.search(QUERY, 10)]
+        hits = [h["id"] for h in index.search(QUERY, 10, filter={held: 1})]
+        assert hits and hits == [i for i in every if ids.index(i) % 2]
+        for bad in ({asked: 1}, {asked: {"$ne": 1}}, {"$not": {asked: {"$exists": True}}}):
+            with pytest.raises(FilterError, match=r"Unicode normal form") as caught:
+                index.search(QUERY, 5, filter=bad)
+            message = str(caught.value)
+            assert ascii(held) in message and ascii(asked) in message and "NFC" in message, message
+            assert ("case and Unicode normal form" in message) == (asked.lower() != asked), message
+    code, out, err = run_cli(["search", "--index", tmp_path / "idx", "--query", QUERY, "--filter", f"{asked}=1"])
+    assert code == 2 and out == "" and "Unicode normal form" in err and "Traceback" not in err, err
+    pytest.importorskip("fastapi")
+    pytest.importorskip("httpx")
+    import json
+    import warnings
+
+    from learnsim.service import create_app
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from fastapi.testclient import TestClient
+    with TestClient(create_app(tmp_path / "idx"), raise_server_exceptions=False, base_url="http://127.0.0.1") as client:
+        for r in (client.get("/v1/search", params={"q": QUERY, "filter": json.dumps({asked: 1})}),
+                  client.post("/v1/search", json={"queries": [QUERY], "filter": {asked: 1}})):
+            assert r.status_code == 400 and "Unicode normal form" in r.json()["error"], r.text[:300]
+        r = client.post("/v1/search", json={"queries": [QUERY], "filter": {held: 1}, "k": 10})
+        assert r.status_code == 200, r.text[:300]
+
+
+def test_a_combining_mark_is_part_of_a_name_but_no_name_of_its_own():
+    from learnsim.index._store import check_filter
+
+    assert check_filter({NFD: 1}) == ("in", (NFD,), [1], False)
+    assert check_filter({"m." + NFD: {"$exists": True}})[1] == ("m", NFD)
+    for bad in ("\u0301", "a.\u0301b", "e\u0301 x"):
+        with pytest.raises(FilterError, match="must be a name of letters"):
+            check_filter({bad: 1})

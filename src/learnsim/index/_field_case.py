@@ -21,11 +21,16 @@ MongoDB user, whose term query matches an element of an array. It is a FilterErr
 ``$contains``; so is ``$contains`` on a path that holds no list where documents hold values, and a
 value condition on a path that holds dicts only (a name for a path into them).
 
+A field written in another Unicode normal form than a held key ("café" with a combining accent,
+NFD, where the documents hold the letter é, NFC) looks the same and matches nothing: a FilterError
+naming both forms, as a name differing in case alone is.
+
 Only the standard library is imported here (a search opens it).
 """
 from __future__ import annotations
 
 import json
+import unicodedata
 
 from ..exceptions import FilterError
 
@@ -125,6 +130,36 @@ def live_top_keys(conn):
         "AND docs.meta IS NOT NULL")}
 
 
+def _form(text):
+    """Which Unicode normal form ``text`` is written in, in words."""
+    if unicodedata.is_normalized("NFC", text):
+        return "NFC" if not unicodedata.is_normalized("NFD", text) else "NFC and NFD alike"
+    if unicodedata.is_normalized("NFD", text):
+        return "NFD: accents as combining characters"
+    return "neither NFC nor NFD"
+
+
+def _refuse_other_form(name, keys):
+    """A FilterError where a held key is ``name`` written in another Unicode normal form ("café"
+    as é, or as e and a combining accent), perhaps in another case too: the two look alike, and
+    the filter would match nothing (or, negated, everything) without a word. Matching the key as
+    written is chromadb's and Elasticsearch's rule: it is kept, the mismatch named."""
+    if name.isascii():
+        return      # an ASCII name is the same in every normal form, as an ASCII key is
+    nfc = unicodedata.normalize("NFC", name)
+    others = sorted(k for k in keys if k != name and not k.isascii()
+                    and unicodedata.normalize("NFC", k).lower() == nfc.lower())[:3]
+    if not others:
+        return
+    other = others[0]
+    how = ("Unicode normal form alone" if unicodedata.normalize("NFC", other) == nfc
+           else "case and Unicode normal form")
+    raise FilterError(f"no document of the index has the metadata field {ascii(name)} ({_form(name)}), but "
+                      f"{ascii(other)} ({_form(other)}) differs from it in {how}: the two look alike but a "
+                      f"filter matches a key as written; filter on {ascii(other)}, the field as the documents "
+                      "write it (in Python unicodedata.normalize('NFC', field), or 'NFD', makes a field so)")
+
+
 def check_field_case(conn, conditions, top_keys=None):
     """Raise a FilterError where a field a filter names is in no live document's metadata and
     another differs from it in case alone, where a live document holds a dotted field's names in a
@@ -148,6 +183,7 @@ def check_field_case(conn, conditions, top_keys=None):
         if name in keys:
             continue
         absent.add(name)
+        _refuse_other_form(name, keys)
         others = sorted(k for k in keys if k.lower() == name.lower() and k != name)[:3]
         if others:
             named = " and ".join(repr(o) for o in others)

@@ -35,6 +35,7 @@ import json
 import json.encoder
 import math
 import sqlite3
+import unicodedata
 
 from .._utils.files import read_only_uri
 from .._utils.inputs import MAX_JSON_DEPTH, check_text, has_surrogate
@@ -188,11 +189,19 @@ def _is_number(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
+def _name_ok(name):
+    """Letters, digits, '_' and '-', a letter's combining marks after it: "café" written with a
+    combining accent (Unicode NFD, as macOS file names and some exports hold keys) is a name, and
+    metadata keyed so can be filtered (a key matches as written; check_field_case names a field
+    that differs from a held one by normal form alone)."""
+    return bool(name) and (name[0].isalnum() or name[0] in "_-") and all(
+        c.isalnum() or c in "_-" or unicodedata.category(c)[0] == "M" for c in name[1:])
+
+
 def _check_path(field):
     """The segments of a field name or dotted path, or FilterError."""
     segments = field.split(".") if isinstance(field, str) else ()
-    if (not segments or len(segments) > MAX_PATH_SEGMENTS
-            or not all(seg and all(c.isalnum() or c in "_-" for c in seg) for seg in segments)):
+    if not segments or len(segments) > MAX_PATH_SEGMENTS or not all(_name_ok(seg) for seg in segments):
         raise FilterError(f"filter field {_short(field)} must be a name of letters, digits, '_' or '-', or a "
                           f"dotted path of at most {MAX_PATH_SEGMENTS} of them (meta.year)")
     return tuple(segments)
@@ -347,7 +356,8 @@ def check_filter(filter):
 
             filter    := {key: condition, ...}              every key must hold (AND)
             key       := field | $and | $or | $not
-            field     := name or dotted path: letters, digits, '_', '-' ("topic", "meta.year")
+            field     := name or dotted path: letters (and their combining marks), digits, '_',
+                         '-' ("topic", "meta.year")
             condition := scalar                             {field: v} is {field: {"$eq": v}}
                        | [scalar, ...]                      {field: [..]} is {field: {"$in": [..]}}
                        | {operator: operand, ...}           every operator must hold (AND)

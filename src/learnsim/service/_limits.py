@@ -3,7 +3,7 @@ search budget, the filters' shape (and its JSON Schema), and the pieces work is 
 from __future__ import annotations
 
 import math
-import re
+import unicodedata
 
 from .._utils.inputs import DuplicateKeyError, JSONDepthError, LongIntegerError, TextError, loads
 from ..index._store import (FIELD_OPERATORS, MAX_ID_CHARS, MAX_PATH_SEGMENTS, FilterError,  # noqa: F401
@@ -79,15 +79,24 @@ def search_budget(n_queries, k, explain=False, n_top=10):
 
 
 # a field of a filter: a name, or a dotted path of names into nested metadata. A name's
-# characters are check_filter's (str.isalnum, "_" and "-"), so that a field Python and the CLI
-# take ("année") is no 400 here: Python's \w is exactly str.isalnum and "_" (_FIELD); the schema
-# says it in ECMA-262's dialect, whose \w is ASCII alone (_SCHEMA_PATH)
-_NAME = "[\\w-]{1,64}"
-_PATH = f"{_NAME}(?:\\.{_NAME}){{0,{MAX_PATH_SEGMENTS - 1}}}"
-_FIELD = re.compile(_PATH)
+# characters are check_filter's (str.isalnum, "_" and "-", and a letter's combining marks after
+# it: "café" written with a combining accent, Unicode NFD), so that a field Python and the CLI
+# take ("année") is no 400 here: _field_ok; the schema says it in ECMA-262's dialect, whose \w is
+# ASCII alone (_SCHEMA_PATH)
+_NAME_MAX = 64
+
+
+def _field_ok(key):
+    names = key.split(".")
+    return len(names) <= MAX_PATH_SEGMENTS and all(
+        1 <= len(name) <= _NAME_MAX and (name[0].isalnum() or name[0] in "_-")
+        and all(c.isalnum() or c in "_-" or unicodedata.category(c)[0] == "M" for c in name[1:])
+        for name in names)
+
+
 # (a name's bound of 64 stated apart, as no run of 65 characters without a dot: the counted
 # Unicode classes compile past a validator's bound on a regex, jsonschema_rs's)
-_SCHEMA_NAME = "[\\p{L}\\p{N}_-]+"
+_SCHEMA_NAME = "[\\p{L}\\p{N}_-][\\p{L}\\p{N}\\p{M}_-]*"
 _SCHEMA_PATH = f"{_SCHEMA_NAME}(?:\\.{_SCHEMA_NAME}){{0,{MAX_PATH_SEGMENTS - 1}}}"
 # the end of a schema's pattern: "$" is the string's end in ECMA-262 (JSON Schema's dialect) but in
 # Python's re (jsonschema, schemathesis, hypothesis read the schema with it) it matches before a
@@ -132,7 +141,8 @@ def _check_filter(value, bounds=BODY_FILTER):
     The service's own bounds are checked first, walking no deeper than
     ``MAX_REQUEST_FILTER_DEPTH`` filter objects: at most ``MAX_FILTER_FIELDS`` keys in an object
     and filters in an ``$and`` or ``$or``, ``bounds["values"]`` values in a list, names of
-    letters and digits of any script (:func:`~learnsim.index._store.check_filter`'s rule), ``_``
+    letters and digits of any script, a letter's combining marks after it
+    (:func:`~learnsim.index._store.check_filter`'s rule), ``_``
     and ``-`` (64 at most a name), strings of ``bounds["chars"]``, then
     ``MAX_REQUEST_FILTER_CONDITIONS`` field conditions in all; then the grammar itself
     (:func:`learnsim.index._store.check_filter`, whose FilterError becomes the 400)."""
@@ -200,7 +210,7 @@ def _walk_filter(value, bounds, depth):
                 _walk_filter(sub, bounds, depth + 1)
         elif key.startswith("$"):
             continue            # an unknown operator: check_filter names it
-        elif not _FIELD.fullmatch(key):
+        elif not _field_ok(key):
             raise _fail(400, f"filter field {key[:80]!r} must be a name of 1 to 64 letters, digits, '_' or '-', "
                              f"or a dotted path of at most {MAX_PATH_SEGMENTS} of them (meta.year)")
         elif isinstance(v, dict):
