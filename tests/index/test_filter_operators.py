@@ -239,7 +239,7 @@ def test_more_like_and_match_take_operators(tmp_path):
     ({"a": {"$eq": [1]}}, r"\$eq on 'a' takes one value"),
     ({"a": {"$ne": {"x": 1}}}, r"\$ne on 'a' takes one value"),
     ({"a": {"$exists": 1}}, r"\$exists on 'a' takes true or false; got 1"),
-    ({"a": {"$gt": float("nan")}}, r"\$gt on 'a' compares"),
+    ({"a": {"$gt": float("nan")}}, r"\$gt operand of 'a' is NaN: not a number JSON allows"),
     ({"a": {"$lt": 2 ** 64}}, r"\$lt on 'a' compares"),
     ({"a": {"$eq": "\ud800"}}, "must be a str"),
     # SQLite's JSON functions end a string at NUL: "a\x00b" was the filter "a"
@@ -388,3 +388,19 @@ def test_each_list_and_each_scalar_is_its_own_parameter():
     assert all(len(v) == 1 for v in bound.values() if v not in arrays)      # paths and values one each
     assert len(bound) == len(lists) + 3                                      # "$.label", "$.year", 2020: once each
     assert sql.count("json_each(:p") == len(lists)
+
+
+@pytest.mark.parametrize("bad, message", [
+    ({"x": float("nan")}, "filter value of 'x' is NaN: not a number JSON allows"),
+    ({"x": [1, float("nan")]}, "filter value of 'x' is NaN"),
+    ({"x": {"$eq": float("inf")}}, "$eq operand of 'x' is Infinity"),
+    ({"x": {"$lte": float("nan")}}, "$lte operand of 'x' is NaN"),
+    ({"x": {"$gt": float("-inf")}}, "$gt operand of 'x' is -Infinity"),
+    ({"x": {"$not_contains": float("nan")}}, "$not_contains operand of 'x' is NaN"),
+])
+def test_nan_and_infinity_are_named(bad, message):
+    """NaN and infinities were refused as 'must be a str, a finite number ...; got nan', a value
+    the caller (a float from a column with gaps) did not see named; the refusal says what it is."""
+    with pytest.raises(FilterError) as caught:
+        check_filter(bad)
+    assert message in str(caught.value), str(caught.value)

@@ -255,3 +255,24 @@ def test_the_schema_accepts_what_the_service_accepts(served, validators, name, w
     schema = client.get("/openapi.json").json()["components"]["schemas"][name]
     assert "$gte" in schema["description"] and "$and" in schema["$defs"]["level2"]["properties"]
     assert f"level{MAX_REQUEST_FILTER_DEPTH + 1}" not in schema["$defs"]
+
+
+@pytest.mark.parametrize("raw, fragment", [
+    ('{"x": NaN}', "filter value of 'x' is NaN: not a number JSON allows"),
+    ('{"x": [1, NaN]}', "filter value of 'x' is NaN"),
+    ('{"x": {"$ne": NaN}}', "$ne operand of 'x' is NaN"),
+    ('{"x": {"$gt": Infinity}}', "$gt operand of 'x' is Infinity"),
+    ('{"$not": {"x": -Infinity}}', "filter value of 'x' is -Infinity"),
+    ('{"x": {"$contains": 1e999}}', "$contains operand of 'x' is Infinity"),
+])
+def test_nan_and_infinity_as_filter_values_are_named(served, raw, fragment):
+    """{"x": NaN} (Python's json reads NaN and Infinity, which JSON has not) was a 400 saying a
+    value 'must be str, a finite number (an integer within 64 bits), bool or null', which a
+    caller sending a float from a NaN-holding column did not see as naming it."""
+    client = served[0]
+    head = {"content-type": "application/json"}
+    for r in (client.get("/v1/search", params={"q": QUERY, "filter": raw}),
+              client.post("/v1/search", content=f'{{"queries": ["{QUERY}"], "filter": {raw}}}', headers=head),
+              client.post("/v1/match", content=f'{{"text": "{QUERY}", "filter": {raw}}}', headers=head),
+              client.post("/v1/docs/f1/similar", content=f'{{"filter": {raw}}}', headers=head)):
+        _is_error(r, 400, fragment)

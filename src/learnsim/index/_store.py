@@ -42,7 +42,7 @@ from .._utils.inputs import MAX_JSON_DEPTH, check_text, has_surrogate
 from ..exceptions import FilterError  # noqa: F401  (defined there; importable here as in 0.1)
 
 __all__ = ["DocumentStore", "FilterError", "MAX_FILTER_VALUES", "MAX_ID_CHARS", "check_metadata", "check_filter",
-           "text_key"]
+           "text_key", "not_json_number"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs (
@@ -185,6 +185,19 @@ def _filter_value_ok(v):
     return isinstance(v, float) and math.isfinite(v)
 
 
+def not_json_number(value):
+    """Why ``value`` is no number JSON allows, where it is a NaN or an infinite float (Python's
+    json reads NaN, Infinity and 1e999 as them); None for anything else. A refusal that said "must
+    be a finite number; got nan" left a caller sending a column with gaps to find the NaN (the
+    service's 400 says it in the same words)."""
+    if not isinstance(value, float) or math.isfinite(value):
+        return None
+    if math.isnan(value):
+        return "is NaN: not a number JSON allows"
+    return (f"is {'-' if value < 0 else ''}Infinity (or a number past a float's range, such as 1e999): not a "
+            "number JSON allows")
+
+
 def _is_number(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
@@ -251,7 +264,10 @@ def _checked_value(field, v, what="filter value"):
         raise FilterError(f"{what} of {field!r} holds a NUL character (\\x00), which SQLite's JSON functions end "
                           f"a string at (metadata may hold none either); got {_short(v)}")
     if not _filter_value_ok(v):
-        raise FilterError(f"{what} of {field!r} must be a str, a finite number (an integer within 64 bits), "
+        why = not_json_number(v)
+        raise FilterError(f"{what} of {field!r} {why}; a filter value is a str, a finite number (an integer within "
+                          "64 bits), a bool or None" if why else
+                          f"{what} of {field!r} must be a str, a finite number (an integer within 64 bits), "
                           f"a bool or None; got {_short(v)}")
     return v
 
@@ -301,8 +317,8 @@ def _field_condition(field, path, value, budget):
                     raise FilterError(f"$exists on {field!r} takes true or false; got {_short(operand)}")
                 out.append(("exists", path, operand))
             elif op in _ORDERED:
-                if isinstance(operand, str):
-                    _checked_value(field, operand, f"{op} operand")
+                if isinstance(operand, (str, float)):
+                    _checked_value(field, operand, f"{op} operand")     # a NUL, a NaN: named
                 if not (_is_number(operand) or isinstance(operand, str)) or not _filter_value_ok(operand):
                     raise FilterError(f"{op} on {field!r} compares a number (an integer within 64 bits, a finite "
                                       f"float) or a str; got {_short(operand)}")
@@ -311,7 +327,7 @@ def _field_condition(field, path, value, budget):
                 if isinstance(operand, (list, tuple, set, frozenset, dict)):
                     raise FilterError(f"{op} on {field!r} takes one value (a str, number, bool or None; "
                                       f"$in and $nin take lists); got {_short(operand)}")
-                out.append(("in", path, [_checked_value(field, operand)], op == "$ne"))
+                out.append(("in", path, [_checked_value(field, operand, f"{op} operand")], op == "$ne"))
         return out[0] if len(out) == 1 else ("and", out)
     budget.condition()
     if _is_list(value):

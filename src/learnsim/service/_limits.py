@@ -7,7 +7,7 @@ import unicodedata
 
 from .._utils.inputs import DuplicateKeyError, JSONDepthError, LongIntegerError, TextError, loads
 from ..index._store import (FIELD_OPERATORS, MAX_ID_CHARS, MAX_PATH_SEGMENTS, FilterError,  # noqa: F401
-                             check_filter)
+                             check_filter, not_json_number)
 from ._http import _fail
 
 # the bounds of one request (see the module notes)
@@ -227,6 +227,13 @@ def _check_values(field, v, bounds, op=None):
     where = f"{op} on {field!r}" if op else f"filter field {field!r}"
     if isinstance(v, list) and not 1 <= len(v) <= bounds["values"]:
         raise _fail(400, f"{where} lists {len(values)} values (1 to {bounds['values']})")
+    for x in values:
+        why = not_json_number(x)
+        if why:
+            # NaN and Infinity, which Python's json reads: named, as check_filter names them
+            what = f"{op} operand" if op and op not in ("$in", "$nin") else "filter value"
+            raise _fail(400, f"{what} of {field!r} {why}; a filter value is a str, a finite number (an integer "
+                             "within 64 bits), a bool or null")
     if not all(_scalar_ok(x, bounds["chars"]) for x in values if not isinstance(x, (list, dict))):
         longest = f" (at most {bounds['chars']} characters)" if bounds["chars"] else ""
         raise _fail(400, f"filter values of {where} must be str{longest}, a finite number (an integer "
