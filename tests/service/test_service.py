@@ -927,3 +927,54 @@ def test_a_failing_search_alone_runs_once():
         assert runs == [["q"]]
     finally:
         worker.close()
+
+
+def test_a_batch_refused_for_its_filter_runs_once():
+    """A batch of several requests that failed was run again request by request, so that a filter
+    the documents refuse ('Topic' where they hold 'topic'), sent by several callers at once, cost
+    every request its reads twice. The requests of a batch share its filter (the batch's key):
+    a FilterError is every request's, each given it from the one run; an error of another kind
+    may be one request's, and each request still gets its own answer."""
+    import threading
+
+    from learnsim.exceptions import FilterError
+    from learnsim.service._worker import IndexWorker
+
+    runs, gate = [], threading.Event()
+
+    def refused(index, queries):
+        runs.append(list(queries))
+        raise FilterError("the filter is refused")
+
+    def one_bad(index, queries):
+        runs.append(list(queries))
+        if "bad" in queries:
+            raise ValueError("bad query")
+        return [[q] for q in queries]
+
+    worker = IndexWorker(None, max_pending=100, timeout_s=30, linger_s=0)
+    try:
+        for fn, key in ((refused, "refused"), (one_bad, "one_bad")):
+            runs.clear()
+            gate.clear()
+            worker.submit(lambda index: gate.wait(10))         # the searches queue up behind it
+            qs = ["a", "b", "bad", "c"]
+            fs = [worker.submit(fn, key=key, queries=[q]) for q in qs]
+            gate.set()
+            errors = []
+            for q, f in zip(qs, fs):
+                if fn is refused or q == "bad":
+                    with pytest.raises(ValueError) as caught:
+                        f.result(10)
+                    errors.append(caught.value)
+                else:
+                    assert f.result(10) == [[q]]
+            assert runs[0] == qs
+            if fn is refused:
+                assert runs == [qs]
+                assert len({id(e) for e in errors}) == len(qs)      # a copy each: no shared traceback
+                assert all(isinstance(e, FilterError) and str(e) == "the filter is refused" for e in errors)
+            else:
+                assert sorted(runs[1:]) == [[q] for q in sorted(qs)]
+    finally:
+        worker.close()

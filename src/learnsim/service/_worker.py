@@ -35,10 +35,13 @@ each on one day, 100k documents, 50 clients, 10 documents written every 0.1 s (d
 from __future__ import annotations
 
 import asyncio
+import copy
 import threading
 import time
 from collections import deque
 from concurrent.futures import Future
+
+from ..exceptions import FilterError
 
 __all__ = ["IndexWorker", "Busy", "TimedOut", "SearchTrace"]
 
@@ -280,6 +283,14 @@ class IndexWorker:
         except BaseException as exc:
             if len(calls) == 1:    # its own error: running it again would pay its reads twice
                 first.future.set_exception(exc)
+                return
+            if isinstance(exc, FilterError):
+                # the filter is the batch's key, every request's own (a refusal of what the
+                # documents hold, 'Topic' for 'topic'): each is given the error of the one run, a
+                # copy without its traceback (one object raised by several coroutines would grow
+                # it), not run again at the cost of its reads
+                for c in calls:
+                    c.future.set_exception(copy.copy(exc).with_traceback(None))
                 return
             # one of them is to blame (or all): each gets its own answer
             for c in calls:
