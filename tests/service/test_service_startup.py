@@ -160,3 +160,55 @@ def test_the_command_starts_the_service_in_the_background(built, monkeypatch):
     with pytest.raises(Stop):
         main(["serve", str(built / "mcd"), "--port", "0"])
     assert seen["background"] is True
+
+
+@pytest.mark.parametrize("family", ["mcd", "film_pairs"])
+def test_the_page_the_schema_and_info_answer_while_the_model_loads(built, tmp_path, monkeypatch, family):
+    """/, /openapi.json and /v1/info read the pipeline, whose load holds a lock: they waited for
+    the whole load (the schema in the event loop, the page and info in the reads' thread, holding
+    up the searches queued behind them), though none needs the model. They answer while it
+    loads, as they answer once it is there; /v1/info says the model is loading."""
+    from learnsim.index import _versions
+
+    path = tmp_path / family
+    if family == "mcd":
+        shutil.copytree(built / "mcd", path)
+    else:       # a model with a duplicate rule: the schema lists POST /v1/match
+        texts, _, ids, meta = corpus()
+        Index.build(path, model(family), texts, ids, meta).close()
+    expected = _client(path)
+    schema, page = expected.get("/openapi.json").json(), expected.get("/")
+    held, holding = threading.Event(), threading.Event()
+    real = _versions.load_model
+
+    def load_model(*args, **kwargs):
+        holding.set()
+        assert held.wait(60)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_versions, "load_model", load_model)
+    c = _client(path, background=True)
+    try:
+        assert holding.wait(30)
+        answers = {}
+
+        def ask():
+            for name in ("/", "/openapi.json", "/v1/info", "/v1/search?q=w001+w002&k=3"):
+                answers[name] = c.get(name)
+
+        asking = threading.Thread(target=ask, daemon=True)
+        asking.start()
+        asking.join(30)
+        assert not held.is_set() and len(answers) == 4, sorted(answers)     # answered with the load held
+        assert all(r.status_code == 200 for r in answers.values()), {n: r.status_code for n, r in answers.items()}
+        assert answers["/openapi.json"].json() == schema
+        assert ("/v1/match" in schema["paths"]) == (family == "film_pairs")
+        assert answers["/"].text == page.text
+        info = answers["/v1/info"].json()
+        assert info["model"] == "loading" and info["pipeline"] is None
+        assert info["method"] == expected.get("/v1/info").json()["method"]
+    finally:
+        held.set()
+    _health(c, lambda r: r.status_code == 200)
+    info = c.get("/v1/info").json()
+    assert info["model"] == "loaded" and info["pipeline"] == expected.get("/v1/info").json()["pipeline"]

@@ -116,7 +116,11 @@ _SCORED = {
     ("get", "/v1/info"): {"type": "object", "required": ["score", "higher_is_better", "search_score"],
                           "properties": {"score": _SCORE_NAME, "higher_is_better": _HIGHER,
                                          "search_score": dict(_SCORE_NAME, description="What a search's hits' score is "
-                                                                                       "(\"probability\" when re-ranked)")}},
+                                                                                       "(\"probability\" when re-ranked)"),
+                                         "model": {"type": "string", "enum": ["loading", "loaded"],
+                                                   "description": "Whether the model is still loading (a service "
+                                                                  "started in the background; pipeline is null "
+                                                                  "meanwhile)"}}},
     ("post", "/v1/explain"): {"type": "object", "required": ["score", "measure", "higher_is_better", "words", "rest"],
                               "properties": {"score": {"type": "number"},
                                              "measure": {"type": "string", "enum": ["similarity", "distance", "score"]},

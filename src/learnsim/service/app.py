@@ -154,6 +154,7 @@ from ._limits import (BODY_FILTER, CHUNK_EXPLAIN, CHUNK_PAIRS, MAX_BATCH, MAX_DO
                       MAX_PAIRS, QUERY_FILTER, _check_filter, _groups, _parse_filter, search_budget)
 from ._docs import add_docs_routes
 from ._paging import MAX_OFFSET, check_offset, parse_include, shown
+from ._loading import can_match, model_loading
 from ._schema import _BOUNDS_TEXT, _openapi
 from ._worker import Busy, IndexWorker, Labelled, SearchTrace, TimedOut
 from ._writes import NewWords
@@ -843,7 +844,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         def read(idx):
             out = idx.info()
             out["last_comparison"] = page.last_comparison(idx)
-            return out, repr(idx.pipeline)
+            # no wait for a model loading in the background (the reads' thread would hold the searches)
+            return out, None if model_loading(app) else repr(idx.pipeline)
 
         out, pipeline = await run(read, until=deadline())
         last = out.get("last_comparison") or {}
@@ -852,7 +854,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             app.state.damage = _short(last["reason"])
         # the server's directory layout is none of a client's business: the name is enough
         out["path"] = Path(out["path"]).name
-        out.update(version=__version__, pipeline=pipeline)
+        out.update(version=__version__, pipeline=pipeline, model="loading" if pipeline is None else "loaded")
         if key is None or _authorized(request.headers, key):
             out["versions"] = versions   # what a bug report needs, and an attacker would like
         out.setdefault("method", index.manifest.get("method"))
@@ -1226,7 +1228,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         mix = recorder is not None and q is not None and recorder.wants_interleaving()
 
         def gathered(idx):
-            data = page.gather(idx, info=not fragment, explain=False, **view)
+            data = page.gather(idx, info=not fragment, explain=False, loading=model_loading(app), **view)
             # the version that found these hits, for their impression: read later, a promotion
             # landing meanwhile labelled them with a model that had not ranked them
             data["_version"] = served_model(idx)
@@ -1260,10 +1262,10 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
 
     add_docs_routes(app)
 
-    # (background: the schema, built once at its first request, waits for the model's load: it
-    # leaves /v1/match out for a model without a duplicate rule)
+    # (it leaves /v1/match out for a model without a duplicate rule: while the model loads in the
+    # background, the model file's manifest says whether it has one)
     app.openapi = lambda: _openapi(app, key is not None, protect_reads, max_query_chars, mixed_ids,
-                                   index.pipeline.matcher is not None, recorder is not None)
+                                   can_match(index, model_loading(app)), recorder is not None)
     # the service's own layers, in front of the framework's (its error middleware, telemetry
     # and body limit): outermost, the connection's own address, what a client is counted by,
     # kept before the proxy headers are applied (learnsim serve runs uvicorn without its own;
@@ -1403,6 +1405,7 @@ def _start_in_background(app, index, worker, writer, root):
         if model is not None and widx._pipeline is None and widx.manifest.get("model_sha256") == model[1]:
             widx._pipeline = model[0]
 
+    app.state.model_load = loaded       # /, /openapi.json and /v1/info answer meanwhile (_loading)
     writer.submit(share_model)
     checked = worker.submit(check)
     worker.submit(warm)

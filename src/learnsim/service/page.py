@@ -60,7 +60,7 @@ def _terms_of(explanation, kind, query_terms):
     return {part for t in terms for part in str(t).split(" ")}
 
 
-def gather(index, *, q=None, k=PAGE_K, similar=None, duplicates=None, info=True, explain=True):
+def gather(index, *, q=None, k=PAGE_K, similar=None, duplicates=None, info=True, explain=True, loading=False):
     """Everything a view shows, from ``index`` (in the index's thread): ``hits`` (each with
     ``marks`` and ``explanation``), the ``source`` document of a similar or duplicates view, the
     index's ``info`` and what the model can do. ``explain=False``: the hits without their
@@ -87,10 +87,14 @@ def gather(index, *, q=None, k=PAGE_K, similar=None, duplicates=None, info=True,
     ('b', 'forgot my password', [(0, 6), (7, 9), (10, 18)])
     >>> index.close()
     """
-    p = index.pipeline
+    from ._loading import can_match
+
+    # ``loading``: the model loads in the background; what the page says of it comes from the
+    # manifests meanwhile (the index's method, the model file's parts), not a wait for the load
     out = {"q": q, "k": k, "similar": similar, "duplicates": duplicates, "kind": index.kind,
-           "scoring": index.scoring, "column": index.column, "can_match": p.matcher is not None,
-           "method": p.method, "hits": None, "source": None}
+           "scoring": index.scoring, "column": index.column, "can_match": can_match(index, loading),
+           "method": index.manifest.get("method") if loading else index.pipeline.method, "hits": None,
+           "source": None}
     if info:
         out["info"] = index.info()
         out["info"]["last_comparison"] = last_comparison(index)
@@ -102,7 +106,7 @@ def gather(index, *, q=None, k=PAGE_K, similar=None, duplicates=None, info=True,
         out["source"] = {"id": doc_id, "text": text, "metadata": meta, "marks": []}
         if similar is not None:
             hits = index.more_like(doc_id, k)
-        elif p.matcher is None:
+        elif not out["can_match"]:
             hits = []
         else:
             # the document itself is its own best match: ask for one more and leave it out
