@@ -185,38 +185,13 @@ def load_stemmer(stem):
     stemmer has, an ImportError naming the package where PyStemmer is missing."""
     if stem is None:
         return None
-    if stem == "arabic_light":
-        from ._arabic import arabic_light_stem
+    if isinstance(stem, str) and stem in LIGHT_STEMMERS:
+        # learnsim's own, one module a language (._arabic's arabic_light_stem, ...), imported
+        # where asked for
+        from importlib import import_module
 
-        return LightStemmer(arabic_light_stem)
-    if stem == "hindi_light":
-        from ._hindi import hindi_light_stem
-
-        return LightStemmer(hindi_light_stem)
-    if stem == "persian_light":
-        from ._persian import persian_light_stem
-
-        return LightStemmer(persian_light_stem)
-    if stem == "czech_light":
-        from ._czech import czech_light_stem
-
-        return LightStemmer(czech_light_stem)
-    if stem == "bulgarian_light":
-        from ._bulgarian import bulgarian_light_stem
-
-        return LightStemmer(bulgarian_light_stem)
-    if stem == "bengali_light":
-        from ._bengali import bengali_light_stem
-
-        return LightStemmer(bengali_light_stem)
-    if stem == "telugu_light":
-        from ._telugu import telugu_light_stem
-
-        return LightStemmer(telugu_light_stem)
-    if stem == "latvian_light":
-        from ._latvian import latvian_light_stem
-
-        return LightStemmer(latvian_light_stem)
+        language = stem[:-len("_light")]
+        return LightStemmer(getattr(import_module(f"._{language}", __package__), f"{language}_light_stem"))
     if not isinstance(stem, str) or stem not in SNOWBALL_LANGUAGES:
         raise ValueError(f"stem must be None, 'porter' or a Snowball language PyStemmer knows "
                          f"({', '.join(n for n in SNOWBALL_LANGUAGES if n != 'porter')}), or one of learnsim's "
