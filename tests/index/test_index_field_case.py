@@ -127,10 +127,12 @@ def test_the_checks_read_the_documents_once_for_many_absent_or_dotted_fields(tmp
     store.conn.set_trace_callback(statements.append)
     f = {**{f"absent{i}.x.y": 1 for i in range(16)}, **{f"m.n{i}": {"$gt": 1} for i in range(16)}, "topic": 1}
     check_field_case(store.conn, check_filter(f))
-    assert sum("json_each" in s for s in statements) == 1
+    # the top keys once, and the keys under m once for its 16 names no document holds there (a
+    # name written otherwise than the documents' is named: test_a_nested_field_...)
+    assert sum("json_each" in s for s in statements) == 2
     assert sum("instr(" in s for s in statements) == 1
-    # a query a field at most, besides: the absent ones and their paths none
-    assert len(statements) <= 2 + 2 + 2 * 16 + 2, len(statements)
+    # a query or two a field at most, besides: the absent ones and their paths none
+    assert len(statements) <= 2 + 2 + 3 * 16 + 3, len(statements)
     store.close()
 
 
@@ -216,3 +218,27 @@ def test_a_combining_mark_is_part_of_a_name_but_no_name_of_its_own():
     for bad in ("\u0301", "a.\u0301b", "e\u0301 x"):
         with pytest.raises(FilterError, match="must be a name of letters"):
             check_filter({bad: 1})
+
+
+@pytest.mark.parametrize("held, asked, how", [(NFC, NFD, "Unicode normal form alone"), ("Topic", "topic", "case alone"),
+                                              (NFC, "Cafe\u0301", "case and Unicode normal form")])
+def test_a_nested_field_written_otherwise_than_the_documents_is_named(tmp_path, held, asked, how):
+    """Only a path's first name was checked: on documents holding {"m": {"café": 1}} (NFC),
+    {"m.cafe\u0301": 1} (NFD) and, for {"m": {"Topic": 1}}, {"m.topic": 1} matched nothing
+    without a word (or, negated, everything). The name that leaves the documents' paths is
+    compared with the keys held there, as a first name is with the top keys."""
+    texts, _, ids, _ = corpus()
+    meta = [{"m": {held: i % 2}, "n": i} for i in range(10)]
+    with Index.build(tmp_path / "idx", model("linklearn"), texts[:10], ids[:10], meta) as index:
+        assert index.search(QUERY, 10, filter={f"m.{held}": 1})
+        for bad in ({f"m.{asked}": 1}, {f"m.{asked}": {"$ne": 1}}, {f"m.{asked}": {"$exists": True}},
+                    {"n": {"$gte": 0}, f"m.{asked}": {"$in": [0, 1]}}):
+            with pytest.raises(FilterError, match=how) as caught:
+                index.search(QUERY, 5, filter=bad)
+            message = str(caught.value)
+            assert repr(f"m.{asked}") in message or ascii(asked) in message, message
+        # a nested name nobody has, in any spelling: nothing, as before
+        assert index.search(QUERY, 5, filter={"m.other": 1}) == []
+        assert index.search(QUERY, 5, filter={"m.x.y": 1}) == []
+    code, out, err = run_cli(["search", "--index", tmp_path / "idx", "--query", QUERY, "--filter", f"m.{asked}=1"])
+    assert code == 2 and out == "" and how.split()[0] in err and "Traceback" not in err, err

@@ -139,7 +139,7 @@ def _form(text):
     return "neither NFC nor NFD"
 
 
-def _refuse_other_form(name, keys):
+def _refuse_other_form(name, keys, field=None):
     """A FilterError where a held key is ``name`` written in another Unicode normal form ("café"
     as é, or as e and a combining accent), perhaps in another case too: the two look alike, and
     the filter would match nothing (or, negated, everything) without a word. Matching the key as
@@ -154,10 +154,45 @@ def _refuse_other_form(name, keys):
     other = others[0]
     how = ("Unicode normal form alone" if unicodedata.normalize("NFC", other) == nfc
            else "case and Unicode normal form")
-    raise FilterError(f"no document of the index has the metadata field {ascii(name)} ({_form(name)}), but "
+    where = "" if field is None or field == name else f" (in the field {ascii(field)})"
+    raise FilterError(f"no document of the index has the metadata field {ascii(name)}{where} ({_form(name)}), but "
                       f"{ascii(other)} ({_form(other)}) differs from it in {how}: the two look alike but a "
                       f"filter matches a key as written; filter on {ascii(other)}, the field as the documents "
                       "write it (in Python unicodedata.normalize('NFC', field), or 'NFD', makes a field so)")
+
+
+def _refuse_near(name, keys, path=None, end=0):
+    """A FilterError where ``name`` is in none of ``keys`` (those held where it is asked: the top
+    keys, or those under ``path[:end]``, ``name`` being ``path[end]``) and one of them is written
+    otherwise in case or Unicode normal form alone."""
+    field = name if path is None else ".".join(path)
+    _refuse_other_form(name, keys, field)
+    others = sorted(k for k in keys if k.lower() == name.lower() and k != name)[:3]
+    if others:
+        named = " and ".join(repr(o) for o in others)
+        where = "" if path is None else f" (its name {name!r} under {'.'.join(path[:end])!r})"
+        raise FilterError(f"no document of the index has the metadata field {field!r}{where}, but {named} differs "
+                          "from it in case alone (an index built from a .csv by an older learnsim holds its column "
+                          f"names in lower case): filter on {others[0]!r}, or build the index again to keep the "
+                          "names as written")
+
+
+def _nested_keys(conn, path, read):
+    """(the position in ``path`` of its first name below the first that no live document reaches,
+    the keys the documents hold beside it), or None where a document holds the whole path. A query
+    a name, and a pass of json_each a dict of names (kept in ``read``, by its path, for the
+    filter's other fields); asked only where no document holds the path."""
+    for end in range(1, len(path)):
+        if _held(conn, "$" + "".join(f'."{name}"' for name in path[:end + 1])):
+            continue
+        parent = path[:end]
+        if parent not in read:
+            json_path = "$" + "".join(f'."{name}"' for name in parent)
+            read[parent] = {row[0] for row in conn.execute(
+                "SELECT DISTINCT j.key FROM docs, json_each(docs.meta, ?) AS j WHERE docs.deleted_seq IS NULL "
+                "AND docs.meta IS NOT NULL AND json_type(docs.meta, ?) = 'object'", (json_path, json_path))}
+        return end, read[parent]
+    return None
 
 
 def check_field_case(conn, conditions, top_keys=None):
@@ -183,14 +218,7 @@ def check_field_case(conn, conditions, top_keys=None):
         if name in keys:
             continue
         absent.add(name)
-        _refuse_other_form(name, keys)
-        others = sorted(k for k in keys if k.lower() == name.lower() and k != name)[:3]
-        if others:
-            named = " and ".join(repr(o) for o in others)
-            raise FilterError(f"no document of the index has the metadata field {name!r}, but {named} differs from "
-                              "it in case alone (an index built from a .csv by an older learnsim holds its column "
-                              f"names in lower case): filter on {others[0]!r}, or build the index again to keep the "
-                              "names as written")
+        _refuse_near(name, keys)
     leaves = _leaves(conditions, {})
     found = _dotted_key(conn, leaves)
     if found is not None:
@@ -199,14 +227,22 @@ def check_field_case(conn, conditions, top_keys=None):
                           f"a document has the metadata key {found[1]!r} itself, which a filter cannot name (it would "
                           "match the documents holding the path and miss that one): store it as nested dicts, or "
                           "under a name without dots")
+    nested = {}
     for path, kinds in leaves.items():
         json_path, key = "$" + "".join(f'."{name}"' for name in path), ".".join(path)
-        if kinds == {"exists"} or path[0] in absent:
+        if path[0] in absent:
             continue
         # the kind of the first document that has the field: a full pass only where none has it
         first = conn.execute("SELECT t FROM (SELECT json_type(meta, ?) AS t FROM docs WHERE deleted_seq IS NULL) "
                              "WHERE t IS NOT NULL LIMIT 1", (json_path,)).fetchone()
         if first is None:
+            # a nested name the documents write otherwise ("m.topic" where they hold m -> Topic, or
+            # an accent in another normal form) matched nothing, its first name being held
+            near = _nested_keys(conn, path, nested) if len(path) > 1 else None
+            if near is not None:
+                _refuse_near(path[near[0]], near[1], path, near[0])
+            continue
+        if kinds == {"exists"}:
             continue
         # a filter that asks a field both ways ({"$or": [{f: v}, {f: {"$contains": v}}]}, for a field
         # of values and lists) knows of the lists: neither half is a mistake
