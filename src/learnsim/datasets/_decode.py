@@ -346,6 +346,28 @@ def _wide_without_bom(first, loose=False):
     return None
 
 
+# the first bytes of the container formats a user may hand where a text file is read (a table
+# exported by pandas or Hugging Face datasets, an archive): what each is
+_CONTAINERS = ((b"PAR1", "Parquet"), (b"PK\x03\x04", "zip (or .xlsx, .docx)"), (b"\x93NUMPY", "NumPy .npy"),
+               (b"SQLite format 3\x00", "SQLite"), (b"\x89HDF\r\n", "HDF5"), (b"ARROW1", "Arrow"))
+
+
+def refuse_container(path, what, how):
+    """A ValueError where ``path`` opens as a container format, not text: read as lines, a
+    Parquet file's bytes made judgements of its garbage and an error naming none of it (the first
+    line's "query" 'PAR1\x00...' among no queries). ``how`` says what text the reader reads."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(16)
+    except OSError:
+        return      # the reader opens it and names the problem
+    for magic, kind in _CONTAINERS:
+        if head.startswith(magic):
+            hint = ("; write it as a TSV first, e.g. pandas.read_parquet(path).to_csv('out.tsv', sep='\\t', "
+                    "index=False)") if kind == "Parquet" else ""
+            raise ValueError(f"{path}: not text but a {kind} file; {what} are read from text, {how}{hint}")
+
+
 def json_record(line, where, invalid="invalid JSON"):
     """The JSON value of one line of a JSON Lines file (``where``: "FILE, line N"), or a
     :class:`DocumentFormatError` naming ``where`` and the problem: invalid JSON (``invalid``

@@ -24,7 +24,7 @@ import numpy as np
 
 from .._utils.inputs import short_repr
 from ._base import _normalise_id
-from ._decode import check_encoding_errors, decoded_lines, json_record, read_text
+from ._decode import check_encoding_errors, decoded_lines, json_record, read_text, refuse_container
 from ._tsv_quoting import tsv_lines
 from .pairs import check_quoting
 from .documents import (_TSV_ID_NAMES, _TSV_TEXT_NAMES, _named_columns, _text_key_hint, _tsv_named_rows, record_id_key,
@@ -999,6 +999,7 @@ def read_qrels(path, *, query_ids=None, numbering="auto", encoding="utf-8", enco
     path = _as_paths(path, "qrels")[0]
     if path.is_dir():
         raise ValueError(f"{path} is a folder; qrels must be a file")
+    refuse_container(path, "qrels", "TREC's lines 'query 0 document level' or BEIR's TSV (query-id, corpus-id, score)")
     layout, rows = _judgement_rows(path, encoding, encoding_errors)
     qrels, n_judgments, again = {}, 0, None
     if query_ids is None:
