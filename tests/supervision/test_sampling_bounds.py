@@ -44,3 +44,15 @@ def test_a_reachable_count_is_drawn_as_before():
     a = sample_label_triplets([0, 0, 1, 1, 2, 2, 0, 1], 10, random_state=3)
     b = sample_label_triplets([0, 0, 1, 1, 2, 2, 0, 1], 10, random_state=3)
     assert np.array_equal(a.indices, b.indices) and len({tuple(r) for r in a.indices.tolist()}) == 10
+
+
+def test_more_triplets_than_memory_holds_is_a_value_error_naming_the_count():
+    """clusters_to_triplets([0, 0, 1, 1, 2, 2], 10**12) raised numpy's MemoryError ('Unable to
+    allocate 7.28 TiB'), naming neither the argument nor what to do."""
+    import pytest
+
+    from learnsim.supervision import clusters_to_triplets
+
+    with pytest.raises(ValueError, match=r"n_triplets=1000000000000 .* memory"):
+        clusters_to_triplets([0, 0, 1, 1, 2, 2], 10**12, random_state=0)
+    assert clusters_to_triplets([0, 0, 1, 1, 2, 2], 10, random_state=0).n_triplets == 10

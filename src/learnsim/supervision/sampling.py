@@ -78,6 +78,16 @@ def clusters_to_triplets(clusters, n_triplets, random_state=None, negatives="oth
     else:
         counts = np.zeros(eligible.size, dtype=np.int64)
         counts[rng.choice(eligible.size, size=n_triplets, replace=False)] = 1
+    try:
+        return _draw(rng, clusters, eligible, counts, sizes, pool, seg_start, n_negative, n_triplets)
+    except MemoryError:
+        # numpy's 'Unable to allocate 7.28 TiB' named neither the argument nor the way out
+        raise ValueError(f"n_triplets={n_triplets} needs more memory than this machine has (24 bytes a "
+                         "triplet, several arrays of them while drawing): ask for fewer") from None
+
+
+def _draw(rng, clusters, eligible, counts, sizes, pool, seg_start, n_negative, n_triplets):
+    """The triplets of :func:`clusters_to_triplets`, ``counts[i]`` of them anchored in ``eligible[i]``."""
     which = np.repeat(np.arange(eligible.size), counts)  # cluster (as position in `eligible`) per triplet
 
     member_start = clusters._starts[eligible][which]
