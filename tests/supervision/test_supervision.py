@@ -629,3 +629,17 @@ def test_split_pairs_is_a_seeded_partition():
         split_pairs(Pairs(np.array([[0, 1]]), labels=[True]), 0.5)
     with pytest.raises(TypeError, match="pairs must be a Pairs object"):
         split_pairs(np.zeros((4, 2), int))
+
+
+def test_a_str_or_an_iterator_given_as_index_rows_is_named():
+    """Triplets("abc") and Pairs(<generator>) said "must have shape (n, 3); got shape ()": numpy
+    makes a 0-d array of a str and of a generator, and the message named neither."""
+    import pytest
+
+    from learnsim.supervision import Pairs, Triplets
+
+    with pytest.raises(TypeError, match=r"triplets must be .*got a str"):
+        Triplets("abc")
+    with pytest.raises(TypeError, match=r"pairs must be .*got a generator.*list\("):
+        Pairs(((i, i + 1) for i in range(3)), labels=[1, 0, 1])
+    assert Pairs(list((i, i + 1) for i in range(3)), labels=[1, 0, 1]).n_pairs == 3

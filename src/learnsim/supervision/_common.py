@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterator
 
 import numpy as np
 import scipy.sparse as sp
@@ -49,6 +50,11 @@ def _index_array(idx, width, name, row_name):
     (by the ``check_*`` functions) because only they know how many items there are."""
     if sp.issparse(idx):
         raise TypeError(f"{name} must be a dense (n, {width}) integer array, not a sparse matrix")
+    if isinstance(idx, (str, bytes)) or isinstance(idx, Iterator):
+        # numpy makes a 0-d array of either: "got shape ()" named neither
+        what = type(idx).__name__
+        raise TypeError(f"{name} must be an (n, {width}) integer array or a list of {width}-tuples; got a {what}"
+                        + (f": make a list of it first, list({name})" if isinstance(idx, Iterator) else ""))
     try:
         arr = np.asarray(idx)
     except (ValueError, TypeError) as exc:  # ragged lists
