@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ._base import _corpus_file, _normalise_id
-from ._decode import check_encoding_errors, decoded_lines
+from ._decode import check_encoding, check_encoding_errors, decoded_lines
 from .ir import _build_collection, _grade, _is_path, _judgments_from_memory, _texts_from_memory
 
 __all__ = ["load_smart_collection", "read_smart_collection"]
@@ -109,10 +109,10 @@ def _is_int(text):
     return text.lstrip("+-").isdigit()
 
 
-def _qrels_rows(path, encoding_errors):
+def _qrels_rows(path, encoding_errors, encoding="utf-8"):
     """``(where, fields)`` of the non-blank lines of a relevance file."""
     rows = [(f"{path}, line {number}", line.split())
-            for number, line in decoded_lines(path, encoding_errors=encoding_errors) if line.split()]
+            for number, line in decoded_lines(path, encoding_errors=encoding_errors, encoding=encoding) if line.split()]
     if not rows:
         raise ValueError(f"{path} holds no relevance judgments")
     return rows
@@ -218,7 +218,7 @@ def _smart_files(value):
 
 def read_smart_collection(documents, queries=None, qrels=None, *, numbering="auto", qrels_format="auto",
                           relevant_grades=None, text_fields=_SMART_TEXT_FIELDS, title_opens_body=False,
-                          name="smart", strict=True, encoding_errors="replace"):
+                          name="smart", strict=True, encoding_errors="replace", encoding="utf-8"):
     """Read a SMART-format test collection from a folder, from explicit files, or from data in memory.
 
     Parameters
@@ -264,6 +264,9 @@ def read_smart_collection(documents, queries=None, qrels=None, *, numbering="aut
         Bytes that are not UTF-8 become U+FFFD, with one
         :class:`~learnsim.datasets.UndecodableBytesWarning` per file counting the lines
         affected; ``"strict"`` raises :class:`~learnsim.datasets.DocumentFormatError`.
+    encoding : str, default="utf-8"
+        The files' encoding: SMART files saved in a single-byte code page read with their own,
+        e.g. ``"cp1254"``, as in :func:`~learnsim.datasets.read_labelled_documents`.
 
     Returns
     -------
@@ -318,6 +321,7 @@ def read_smart_collection(documents, queries=None, qrels=None, *, numbering="aut
     if not isinstance(strict, (bool, np.bool_)):
         raise TypeError(f"strict must be True or False; got {strict!r}")
     check_encoding_errors(encoding_errors)
+    encoding = check_encoding(encoding)
     if isinstance(text_fields, str):
         text_fields = (text_fields,)
     text_fields = tuple(str(f).strip().lstrip(".").upper() for f in text_fields)
@@ -333,7 +337,7 @@ def read_smart_collection(documents, queries=None, qrels=None, *, numbering="aut
         if _is_path(value):
             path = _existing_file(value, part)
             files[part] = str(path)
-            records, stray = _read_smart_records(path, encoding_errors)
+            records, stray = _read_smart_records(path, encoding_errors, encoding)
             n_stray += stray
             texts = [_smart_text(fields, text_fields, title_opens_body) for _id, fields in records]
             parts[part] = ([rid for rid, _f in records], texts)
@@ -344,7 +348,7 @@ def read_smart_collection(documents, queries=None, qrels=None, *, numbering="aut
     if _is_path(qrels):
         path = _existing_file(qrels, "qrels")
         files["qrels"] = str(path)
-        rows = _qrels_rows(path, encoding_errors)
+        rows = _qrels_rows(path, encoding_errors, encoding)
         if qrels_format == "auto":
             qrels_format = _detect_qrels_format(rows)
         judgments, numbering = _number_queries(_parse_qrels(rows, qrels_format, relevant_grades),
