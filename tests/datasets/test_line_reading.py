@@ -295,3 +295,14 @@ def test_a_utf8_file_read_in_a_code_page_is_named(tmp_path):
         assert read_documents(_write(tmp_path / "c.tsv", data.encode("cp1254")), encoding="cp1254").texts[0] == \
             "ağaç şeker"
         read_documents(_write(tmp_path / "a.tsv", b"d1\tplain\n"), encoding="cp1254")
+
+
+@pytest.mark.parametrize("codec, bom", [("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff")])
+def test_a_utf16_file_whose_first_line_holds_no_ascii_is_refused_in_a_code_page(tmp_path, codec, bom):
+    # the mark counted only with a NUL in the first line; a first line of Greek letters alone
+    # (αβγ: B1 03 B2 03 ...) has none before its line end, and the file read as cp1253 text
+    path = _write(tmp_path / "greek.txt", bom + "αβγ\nδέκα λέξεις\n".encode(codec))
+    with pytest.raises(DocumentFormatError, match="UTF-16"):
+        list(decoded_lines(path, encoding="cp1253"))
+    # a code page's text opening with the bytes of a mark and then letters is read as before
+    assert len(list(decoded_lines(_write(tmp_path / "l.txt", "ÿþáâã\ndef\n".encode("latin-1")), encoding="latin-1"))) == 2

@@ -243,7 +243,9 @@ class _Decoder:
                  f"was asked to read it as {self.encoding} (encoding={self.encoding!r}, --encoding {self.encoding})")
         path = Path(self.where)
         for bom, name in _WIDE_BOMS:
-            if first.startswith(bom) and (self.utf8 or b"\x00" in first):
+            # a first line of letters beyond ASCII alone (Greek's αβγ, B1 03 B2 03 ...) has no NUL
+            # before its line end, but a control byte a code page's text never holds
+            if first.startswith(bom) and (self.utf8 or _CONTROL.search(first, len(bom)) is not None):
                 raise DocumentFormatError(
                     f"{path}: the file is {name} text (it starts with a {name} byte-order mark) and learnsim "
                     f"{reads}; convert it first, e.g. iconv -f {name} -t UTF-8 {path.name} > "
@@ -346,6 +348,9 @@ def _wide_without_bom(first, loose=False):
     return None
 
 
+# a byte no text in a single-byte code page holds (a NUL, the C0 controls but TAB, LF, CR): beside
+# a UTF-16 or UTF-32 mark, the mark's text
+_CONTROL = re.compile(b"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 # the first bytes of the container formats a user may hand where a text file is read (a table
 # exported by pandas or Hugging Face datasets, an archive): what each is
 _CONTAINERS = ((b"PAR1", "Parquet"), (b"PK\x03\x04", "zip (or .xlsx, .docx)"), (b"\x93NUMPY", "NumPy .npy"),
