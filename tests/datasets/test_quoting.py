@@ -275,3 +275,19 @@ def test_a_wide_csv_header_is_checked_in_one_pass(tmp_path):
     path.write_text("id,text,c7,c1,c7,c1\nd1,x,1,2,3,4\n", encoding="utf-8")
     with pytest.raises(DocumentFormatError, match="the column 'c1' is named twice"):
         read_documents(path)
+
+
+def test_load_trec_collection_reads_a_folders_tsv_under_a_quoting_as_read_corpus_does(tmp_path):
+    # a folder collection's .tsv written by pandas kept '"say ""hi"" now"' as the text, silently,
+    # where read_corpus on the same file asks for a quoting
+    from learnsim.datasets import load_trec_collection
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    _write(folder / "part.tsv", 'd1\tplain words\nd2\t"say ""hi"" now"\n')
+    topics = _write(tmp_path / "topics.txt", "<top>\n<num> Number: 1\n<title> say hi\n</top>\n")
+    qrels = _write(tmp_path / "qrels.txt", "1 0 d2 1\n")
+    with pytest.raises(DocumentFormatError, match=r"part\.tsv, line 2: .*quoting='csv'.*quoting='none'"):
+        load_trec_collection(folder, topics, qrels)
+    assert 'say "hi" now' in load_trec_collection(folder, topics, qrels, quoting="csv").documents
+    assert '"say ""hi"" now"' in load_trec_collection(folder, topics, qrels, quoting="none").documents

@@ -1353,7 +1353,7 @@ def write_trec_run(path, run, *, tag="learnsim"):
 
 
 def load_trec_collection(documents, topics, qrels, *, fields=("title",), text_tags=None,
-                         encoding="utf-8", strict=True, name="trec", encoding_errors="replace"):
+                         encoding="utf-8", strict=True, name="trec", encoding_errors="replace", quoting="auto"):
     """Load a TREC-style test collection from its document, topic and qrels files.
 
     Parameters
@@ -1398,6 +1398,9 @@ def load_trec_collection(documents, topics, qrels, *, fields=("title",), text_ta
         A qrels line naming a query or document that was not loaded is an error; with False it
         is dropped and counted in ``info["n_dropped_judgments"]`` (useful with a qrels file
         that covers more topics than the ones loaded).
+    quoting : {"auto", "csv", "none"}, default="auto"
+        How the ``id<TAB>text`` lines of a ``.tsv`` among the documents read double quotes, as in
+        :func:`read_corpus` (pandas' CSV quoting is an error naming ``"csv"`` and ``"none"``).
     name : str, default="trec"
         Name of the collection, shown in its repr.
 
@@ -1446,13 +1449,15 @@ def load_trec_collection(documents, topics, qrels, *, fields=("title",), text_ta
     if not isinstance(strict, (bool, np.bool_)):
         raise TypeError(f"strict must be True or False; got {strict!r}")
     check_encoding_errors(encoding_errors)
+    check_quoting(quoting)
     paths = {part: [] if _in_memory(value) else _as_paths(value, part)
              for part, value in (("documents", documents), ("topics", topics), ("qrels", qrels))}
     for p in paths["topics"] + paths["qrels"]:
         if p.is_dir():
             raise ValueError(f"{p} is a folder; topics and qrels must be files")
     if paths["documents"]:
-        doc_ids, texts, doc_info = _read_trec_documents(paths["documents"], text_tags, encoding, encoding_errors)
+        doc_ids, texts, doc_info = _read_trec_documents(paths["documents"], text_tags, encoding, encoding_errors,
+                                                        quoting)
     else:
         doc_ids, texts = _texts_from_memory(documents, "documents")
         doc_info = {"n_files": 0, "files_without_documents": []}
