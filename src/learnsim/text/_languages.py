@@ -108,21 +108,14 @@ _CODES = {"ar": "arabic", "da": "danish", "nl": "dutch", "en": "english", "fi": 
           "uk": "ukrainian",
           "pl": "polish",
           "sk": "slovak"}
-_CODES.update({"tr": "turkish", "el": "greek", "id": "indonesian", "ro": "romanian", "ca": "catalan"})
-_CODES.update({"bn": "bengali", "ta": "tamil", "te": "telugu", "mr": "marathi", "ne": "nepali", "hy": "armenian"})
-# Serbian, Croatian and Bosnian (and sh, Serbo-Croatian's withdrawn code) are read as one language,
-# as Snowball's serbian stemmer and Elasticsearch's serbian analyser read them, in either script
-_CODES.update({"sr": "serbian", "hr": "serbian", "bs": "serbian", "sh": "serbian"})
-_CODES.update({"lt": "lithuanian"})
-_CODES.update({"lv": "latvian"})
-_CODES.update({"et": "estonian"})
-_CODES["vi"] = "vietnamese"
-_CODES["sw"] = "swahili"
-_CODES["eu"] = "basque"
-_CODES["ga"] = "irish"
-_CODES["af"] = "afrikaans"
-_CODES.update({"tl": "tagalog", "fil": "tagalog"})    # fil: Filipino, the standard form of Tagalog (ISO 639-2)
-_CODES["gl"] = "galician"
+# the languages added after the first sixteen: Serbian, Croatian and Bosnian (and sh, Serbo-Croatian's
+# withdrawn code) are read as one language, as Snowball's serbian stemmer and Elasticsearch's serbian
+# analyser read them, in either script; fil is Filipino, the standard form of Tagalog (ISO 639-2)
+_CODES.update({"tr": "turkish", "el": "greek", "id": "indonesian", "ro": "romanian", "ca": "catalan",
+               "bn": "bengali", "ta": "tamil", "te": "telugu", "mr": "marathi", "ne": "nepali", "hy": "armenian",
+               "sr": "serbian", "hr": "serbian", "bs": "serbian", "sh": "serbian", "lt": "lithuanian",
+               "lv": "latvian", "et": "estonian", "vi": "vietnamese", "sw": "swahili", "eu": "basque",
+               "ga": "irish", "af": "afrikaans", "tl": "tagalog", "fil": "tagalog", "gl": "galician"})
 _FOLDER = Path(__file__).with_name("stopwords")
 # languages of a stop list of their own and no Snowball stemmer, read with a close language's:
 # Afrikaans with Dutch's, as it was read (as Dutch) before its list shipped; unstemmed, its plurals
