@@ -125,7 +125,8 @@ def _terms_in_words(language, stem, given):
 
     title = language.capitalize()
     if stem in LIGHT_STEMMERS:           # learnsim's own, Lucene's: Arabic, Hindi, Persian, Czech, Bulgarian
-        stems = f"{title} light stems (Lucene's)"
+        # its own language's (Macedonian is stemmed by Bulgarian's: text._languages._BORROWED_STEMS)
+        stems = f"{stem[:-len('_light')].capitalize()} light stems (Lucene's)"
     elif stem:
         # the stemmer's own language: Afrikaans is stemmed by Dutch's (text._languages._BORROWED_STEMS)
         stems = f"{stem.capitalize()} Snowball stems"
