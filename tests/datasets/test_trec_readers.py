@@ -229,8 +229,9 @@ def test_a_run_written_and_read_back_is_the_same(tmp_path):
     run = {"q1": {"d1": 0.1 + 0.2, "d2": 0.3, "d10": -1e-9}, "q2": [("d3", 2.0)]}
     assert write_trec_run(path, run, tag="t1") == 4
     lines = path.read_text(encoding="utf-8").splitlines()
-    # descending score, the tie (0.3 is not 0.1 + 0.2 in floating point) kept apart; ranks from 1
-    assert [line.split()[2:4] for line in lines] == [["d1", "1"], ["d2", "2"], ["d10", "3"], ["d3", "1"]]
+    # descending score, ranks from 1; 0.1 + 0.2 and 0.3 differ as doubles but are one C float, as
+    # trec_eval holds a score, so they tie there and the larger id comes first
+    assert [line.split()[2:4] for line in lines] == [["d2", "1"], ["d1", "2"], ["d10", "3"], ["d3", "1"]]
     assert read_trec_run(path) == {"q1": {"d1": 0.1 + 0.2, "d2": 0.3, "d10": -1e-9}, "q2": {"d3": 2.0}}
     write_trec_run(path, {"q1": {"a": 1.0, "b": 1.0}})
     # equal scores in trec_eval's order: the larger id first

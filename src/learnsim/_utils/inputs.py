@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import json
 import re
+from array import array
 import sys
 import unicodedata
 
 __all__ = ["check_flag", "MAX_JSON_DEPTH", "MAX_GRADE", "CONTENT_PATTERN", "RADICAL_CLASS", "EMOJI_CLASS", "FLAG_CLASS", "DuplicateKeyError", "JSONDepthError", "LongIntegerError", "TextError",
            "as_path", "check_grade", "check_json_depth", "check_text", "has_content", "has_surrogate", "loads",
-           "short_repr", "unique_keys", "id_by_value"]
+           "short_repr", "unique_keys", "id_by_value", "trec_order"]
 
 #: The deepest nesting of arrays and objects accepted in any JSON input (the outermost is 1).
 MAX_JSON_DEPTH = 64
@@ -182,6 +183,24 @@ def loads(text, *, limit=MAX_JSON_DEPTH):
     if _SURROGATE_ESCAPE.search(text) is not None or not text.isascii() and _SURROGATE.search(text) is not None:
         check_text(value)
     return value
+
+
+def trec_order(scores):
+    """``{doc_id: score}`` as ``[(doc_id, score)]`` in trec_eval's order: by descending score, ties
+    by descending document id. trec_eval holds a score as a C float (``TEXT_RESULTS.sim``; so does
+    pytrec_eval, and BEIR through it), so scores equal in single precision tie there (1 + 1e-9 and
+    1; any two beyond 3.4e38, infinite as floats): ranked by the full double, a run's near ties
+    went by score where trec_eval's went by id. The scores are returned as given.
+
+    >>> from learnsim._utils.inputs import trec_order
+    >>> trec_order({"a": 1.0 + 1e-9, "b": 1.0, "c": 2.0})
+    [('c', 2.0), ('b', 1.0), ('a', 1.000000001)]
+    """
+    docs = list(scores)
+    # array("f") rounds as C's cast to float does, to infinity past its range, without an error
+    held = array("f", [float(scores[doc]) for doc in docs]).tolist()
+    order = sorted(range(len(docs)), key=lambda i: (held[i], docs[i]), reverse=True)
+    return [(docs[i], scores[docs[i]]) for i in order]
 
 
 def id_by_value(key):

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._utils.inputs import short_repr
+from .._utils.inputs import short_repr, trec_order
 from ._base import _normalise_id
 from ._decode import check_encoding_errors, decoded_lines, json_record, read_text, refuse_container
 from ._tsv_quoting import tsv_lines
@@ -1305,7 +1305,8 @@ def write_trec_run(path, run, *, tag="learnsim"):
     Notes
     -----
     Each query's documents are written in trec_eval's order (descending score, ties by
-    descending document id; :func:`learnsim.evaluation.trec_ranking`), ranks from 1, so that
+    descending document id, scores compared in single precision as trec_eval holds them;
+    :func:`learnsim.evaluation.trec_ranking`), ranks from 1, so that
     the rank column is the order trec_eval evaluates. Scores are written in full precision
     (``repr``), so that reading the file back gives the same scores and ties.
 
@@ -1345,7 +1346,7 @@ def write_trec_run(path, run, *, tag="learnsim"):
                 raise ValueError(f"query {query!r}, document {doc!r}: the score must be a finite number; got {score!r}")
             scores[doc] = float(score)
         # trec_eval's order: the rank column then says what trec_eval evaluates
-        ordered = sorted(scores.items(), key=lambda item: (item[1], item[0]), reverse=True)
+        ordered = trec_order(scores)
         lines.extend(f"{query} Q0 {doc} {rank} {score!r} {tag}\n" for rank, (doc, score) in enumerate(ordered, 1))
     with open(path, "w", encoding="utf-8") as f:
         f.writelines(lines)

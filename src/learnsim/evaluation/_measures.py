@@ -13,7 +13,7 @@ import re
 import numpy as np
 import scipy.sparse as sp
 
-from learnsim._utils.inputs import check_grade, id_by_value, short_repr
+from learnsim._utils.inputs import check_grade, id_by_value, short_repr, trec_order
 from learnsim._utils.progress import progress
 from learnsim._utils.validation import check_indices, check_matrix, check_random_state
 
@@ -540,7 +540,8 @@ def _check_grade(v, where):
 
 def trec_ranking(scores):
     """The document ids of one query's run in trec_eval's order: by descending score, ties by
-    descending document id (trec_eval sorts so, ignoring the rank column of a run file).
+    descending document id (trec_eval sorts so, ignoring the rank column of a run file). Scores are
+    compared in single precision, as trec_eval holds them (a C float): 1 + 1e-9 and 1 tie.
 
     Parameters
     ----------
@@ -556,7 +557,7 @@ def trec_ranking(scores):
     >>> trec_ranking({"d1": 0.5, "d2": 0.9, "d3": 0.5})
     ['d2', 'd3', 'd1']
     """
-    return [doc for doc, _ in sorted(scores.items(), key=lambda item: (item[1], item[0]), reverse=True)]
+    return [doc for doc, _ in trec_order(scores)]
 
 
 def _matched(run, qrels):
@@ -633,7 +634,8 @@ def per_query_run_measures(run, qrels, measures=RUN_MEASURES):
     run : dict of {query_id: {doc_id: score}}
         The retrieved documents of each query with their scores (higher is better), the
         layout pytrec_eval takes. Only the scores order the documents: by descending score,
-        ties by descending document id, as trec_eval orders them (:func:`trec_ranking`).
+        ties by descending document id, as trec_eval orders them, the scores compared in single
+        precision as trec_eval holds them (:func:`trec_ranking`).
     qrels : dict of {query_id: {doc_id: int}}
         The relevance judgments. A document is relevant when its level is >= 1; the level is
         its gain in nDCG. Documents of the run that are not judged count as non-relevant.
