@@ -685,6 +685,8 @@ def _evaluate_queries(args):
                                              queries, k)
     baselines, terms = _baseline_runs(doc_ids, query_ids, _read_lone_characters(queries, lexical), k, lexical)
     runs.update(baselines)
+    if args.beir is not None:
+        _drop_the_query_itself(runs)
     # a judged query a method finds nothing for counts as 0 here, every method measured on the
     # same queries; its run file, holding no line for it, would leave it out (trec_eval without -c)
     empty = {name: sum(1 for q in query_ids if not run.get(q)) for name, run in runs.items()}
@@ -725,6 +727,22 @@ def _evaluate_queries(args):
         print(f"\n{summary['n_queries_without_relevant']} judged queries have no relevant document; they score 0, "
               "as in trec_eval.")
     return 0
+
+
+def _drop_the_query_itself(runs):
+    """--beir: each run without the hit whose document id is its query's (in place), as BEIR's
+    evaluation leaves it out (EvaluateRetrieval.evaluate, ignore_identical_ids=True): where the
+    queries are documents of the corpus (ArguAna, Quora), each query's own text ranked first, an
+    unjudged hit that cost every query its first rank against the figures BEIR reports. Noted."""
+    dropped = {}
+    for name, run in runs.items():
+        for query, hits in run.items():
+            if query in hits:
+                del hits[query]
+                dropped[name] = dropped.get(name, 0) + 1
+    if dropped:
+        _note("hits that are the query itself (a document of the query's id) are left out, as BEIR's evaluation "
+              "leaves them out (ignore_identical_ids): " + ", ".join(f"{n} for {name}" for name, n in dropped.items()))
 
 
 def _check_judged_documents(qrels, doc_ids, qrels_path, collection):
