@@ -569,9 +569,16 @@ def _evaluate_run_file(args):
     if report["n_skipped_queries"]:
         _note(f"{report['n_skipped_queries']} of the {len(run)} queries of {args.run} have no judgments in "
               f"{args.qrels}; they are left out, as trec_eval leaves them out")
+    zero = None
     if report["n_unranked_queries"]:
+        # trec_eval -c, ir_measures and Pyserini's BEIR figures count them as 0: given beside, as the
+        # figure a paper's table holds (NFCorpus's BM25 run file: nDCG@10 0.340 left out, 0.325 so)
+        n_all = report["n_queries"] + report["n_unranked_queries"]
+        zero = {m: report[m] * report["n_queries"] / n_all for m in RUN_MEASURES}
         _note(f"{report['n_unranked_queries']} judged queries of {args.qrels} are not in {args.run}; they are left "
-              "out, as trec_eval leaves them out without -c (which would count them as 0)")
+              "out, as trec_eval (without -c) and pytrec_eval leave them out; counted as 0 over all "
+              f"{n_all} judged queries, as trec_eval -c, ir_measures and Pyserini's BEIR figures count them: "
+              + ", ".join(f"{RUN_TITLES[m]} {_fmt(zero[m])}" for m in RUN_MEASURES))
     by_value = report["n_queries_matched_by_value"], report["n_documents_matched_by_value"]
     if any(by_value):
         _note(f"{by_value[0]} query id(s) and {by_value[1]} document id(s) of {args.run} meet their judgements only by "
@@ -584,6 +591,8 @@ def _evaluate_run_file(args):
                "n_skipped_queries": report["n_skipped_queries"], "n_unranked_queries": report["n_unranked_queries"],
                "n_queries_matched_by_value": by_value[0], "n_documents_matched_by_value": by_value[1],
                "per_query": per_query}
+    if zero is not None:
+        summary["with_unranked_as_zero"] = {"queries": n_all, "run": zero}
     if args.json:
         _print_json(summary)
         return 0
