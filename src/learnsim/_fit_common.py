@@ -167,8 +167,13 @@ def reading(o, texts, stem=None):
     elif detect and language != "english":
         # what --stop-words auto and the baselines read; said, as the same flag stemmed by
         # Porter's English rules before and a model fitted again now reads otherwise
+        # a borrowed stemmer (Slovenian reads by Serbian's, Afrikaans by Dutch's) is named by its own
+        # language: "Slovenian rules ('serbian')" read as if Slovenian had rules of its own
+        own = stemmer[:-len("_light")] if stemmer.endswith("_light") else stemmer
+        rules = (f"{own.capitalize()} rules ({stemmer!r})" if own == language else
+                 f"{own.capitalize()} rules ({stemmer!r}; {language.capitalize()} has no stemmer of its own)")
         quiet(f"stem: the texts read as {language.capitalize()} (detected from the collection), and are stemmed "
-              f"by {language.capitalize()} rules ({stemmer!r}), not Porter's English ones; give --language en "
+              f"by {rules}, not Porter's English ones; give --language en "
               f"(language='en') for Porter's, or another language's code")
     return stop_words, stemmer
 

@@ -72,3 +72,18 @@ def test_learnsim_fit_stem_warns_in_one_line_and_records_the_stems(tmp_path):
     lines = [line for line in err.splitlines() if "French" in line and "stem" in line]
     assert len(lines) == 1 and "--language en" in lines[0], err
     assert learnsim.load(model).vectorizer.stem == "french"
+
+
+def test_a_borrowed_stemmer_is_named_by_its_own_language():
+    # Slovenian has no stemmer of its own and is stemmed by Serbian's Snowball rules: the warning
+    # said "stemmed by Slovenian rules ('serbian')", as if Slovenian had rules of its own
+    pytest.importorskip("Stemmer")
+    slovenian = ["Mesto je poleti polno turistov, ki pridejo tudi pozimi.", "V tem mestu živi več kot milijon ljudi.",
+                 "Moja sestra vsak večer bere knjige, ker jih ima rada.", "V starih knjigah so lepi zemljevidi.",
+                 "Zdravniki v bolnišnici delajo vso noč in kaj je to.", "Bolnik je čakal zdravnika dve uri.",
+                 "Študenti pišejo izpit iz matematike, ko je čas.", "Profesor se je pogovarjal s študentom o tem."]
+    vectorizer, said = _fit(slovenian, method="mcd", stem=True)
+    assert vectorizer.stem == "serbian", vectorizer.stem
+    assert len(said) == 1 and "Serbian rules ('serbian'; Slovenian has no stemmer of its own)" in said[0], said
+    vectorizer, said = _fit(FRENCH, method="mcd", stem=True)
+    assert "French rules ('french')," in said[0], said
