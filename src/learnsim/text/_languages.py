@@ -751,6 +751,12 @@ def detect_language(texts):
     English is compared by scikit-learn's list, larger than the others (318 words against
     94 to 313): a tie goes to English, and an English collection is read as it always was.
 
+    The winner is out where more than half the texts write more than 1 % of their letters (two
+    at least, or one no language of the lists writes) in letters of its script that it never
+    writes (:func:`._alphabets.contradicted`: Icelandic's ð þ, not Danish; Azerbaijani's ə, not
+    Turkish; Mongolian's ө ү, not Russian): the next list not contradicted so wins, else English,
+    the reading of a language of no list.
+
     Examples
     --------
     >>> from learnsim.text import detect_language
@@ -826,6 +832,19 @@ def detect_language(texts):
         own |= _tie_signs(joined, {name for name in contest if shares[name] == top}, total)
     best = max(contest, key=lambda name: (shares[name], name == "english",
                                           (bulgarian and name == "bulgarian") or name in own))
+    if shares[best] >= MIN_STOP_SHARE and not joined.isascii():
+        # a language that writes letters of its script the winner never writes (Icelandic's ð þ,
+        # read as Danish by og, er; Esperanto's ĉ ŭ, as Spanish by la, de) is not the winner's:
+        # the next list not contradicted so, else English, as an unread language always was
+        # (looked for only where a list won: an English collection is read as before)
+        from ._alphabets import contradicted
+
+        if contradicted(sample, [best]):
+            # (the others asked only then: each language asked costs as much)
+            out = contradicted(sample, [name for name in contest if name != best]) | {best}
+            rest = [name for name in contest if name not in out] or ["english"]
+            best = max(rest, key=lambda name: (shares[name], name == "english",
+                                               (bulgarian and name == "bulgarian") or name in own))
     return best if shares[best] >= MIN_STOP_SHARE else "english"
 
 
