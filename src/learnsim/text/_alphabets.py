@@ -2,10 +2,10 @@
 not read is not read as a neighbour whose stop words it happens to share.
 
 A stop list's share alone reads Icelandic (og, er, var) as Danish, Albanian (ne, me) as French,
-Azerbaijani (bu, biz) as Turkish, Esperanto (la, de, en, estas) as Spanish, Maltese (il, ta) as
-French, Uzbek (va) as Catalan, Mongolian (том) as Russian, and gives them that language's stems.
-Each of them writes, in nearly every sentence, letters that language never does: Icelandic's
-ð þ, Albanian's ë, Azerbaijani's ə, Esperanto's ĉ ĝ ŭ, Maltese's ħ ġ ċ, Uzbek's ʻ, Mongolian's ө ү.
+Azerbaijani (bu, biz) as Turkish, Maltese (il, ta) as French, Uzbek (va) as Romanian, Mongolian
+(том) as Russian, and gives them that language's stems. Each of them writes, in nearly every
+sentence, letters that language never does: Icelandic's ð þ, Albanian's ë, Azerbaijani's ə,
+Maltese's ħ ġ ċ, Uzbek's ʻ, Mongolian's ө ү.
 A language is therefore out of the contest where more than a few of a sample's letters are
 letters of its script it never writes (:func:`contradicted`): what Lucene's and CLD's detectors
 weigh first, a script's letters, and what learnsim already asks of Ukrainian and Bulgarian
@@ -55,6 +55,7 @@ _LATIN = {
     "afrikaans": "áàâäéèêëíìîïóòôöúùûü",
     "tagalog": "ñáàâéèêíìîóòôúùû",
     "galician": "áéíóúñüï",
+    "esperanto": "ĉĝĥĵŝŭ",
 }
 # the Cyrillic languages of the lists (Russian, Ukrainian, Bulgarian, Serbian, and Belarusian's ў,
 # Macedonian's ѓ ќ ѕ) are told apart by _languages._cyrillic_contest; against the Cyrillic of

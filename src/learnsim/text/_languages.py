@@ -47,7 +47,10 @@ Portuguese by what only each writes (:func:`_galician_contest`).
 Slovenian's list is stopwords-iso's, Macedonian's spaCy's, Belarusian's learnsim's own; none of them
 has a stemmer of its own, and each takes its closest neighbour's (Serbian's, Lucene's Bulgarian
 light stemmer, Russian's); Macedonian and Belarusian are told from the other Cyrillic languages by
-their letters first (:func:`_cyrillic_contest`).
+their letters first (:func:`_cyrillic_contest`). Esperanto's is stopwords-iso's
+(``esperanto.txt``), stemmed by Snowball's Esperanto stemmer and contesting a sample only where it
+writes Esperanto's own words or letters (:func:`_esperanto_contest`). A language of no list is
+not read as a neighbour whose letters it contradicts (:mod:`._alphabets`).
 """
 from __future__ import annotations
 
@@ -81,7 +84,8 @@ STOP_LANGUAGES = ("arabic", "danish", "dutch", "english", "finnish", "french", "
                   "afrikaans",
                   "tagalog",
                   "galician",
-                  "slovenian", "macedonian", "belarusian")
+                  "slovenian", "macedonian", "belarusian",
+                  "esperanto")
 # the languages detected by their script first, not by the share of their stop words alone
 _SCRIPT_LANGUAGES = ("arabic", "hindi", "persian", "hebrew", "urdu",
                      "bengali", "tamil", "telugu", "marathi", "nepali", "armenian")
@@ -122,6 +126,7 @@ _CODES.update({"tr": "turkish", "el": "greek", "id": "indonesian", "ro": "romani
                "lv": "latvian", "et": "estonian", "vi": "vietnamese", "sw": "swahili", "eu": "basque",
                "ga": "irish", "af": "afrikaans", "tl": "tagalog", "fil": "tagalog", "gl": "galician"})
 _CODES.update({"sl": "slovenian", "mk": "macedonian", "be": "belarusian"})
+_CODES.update({"eo": "esperanto"})
 _FOLDER = Path(__file__).with_name("stopwords")
 # languages of a stop list of their own and no Snowball stemmer, read with a close language's:
 # Afrikaans with Dutch's, as it was read (as Dutch) before its list shipped; unstemmed, its plurals
@@ -599,7 +604,9 @@ _OWN_LETTERS = {"turkish": "ığİĞ", "czech": "ěřůĚŘŮ", "slovak": "ĺľ�
                 "latvian": "āēīģķļņĀĒĪĢĶĻŅ",
                 # Estonian's õ, which Finnish, whose ja, on, oli, ei Estonian's short list shares,
                 # never writes (Portuguese's õ is no Estonian word's: it ties with Estonian rarely)
-                "estonian": "õÕ"}
+                "estonian": "õÕ",
+                # Esperanto's ĉ ĝ ĥ ĵ ŝ ŭ, which no other language of the lists writes
+                "esperanto": "ĉĝĥĵŝŭĈĜĤĴŜŬ"}
 
 
 def _own_letters_written(sample):
@@ -661,6 +668,27 @@ def _galician_contest(counts, total, contest, writes_enye=True):
         return [name for name in contest if name != "galician"]
     portuguese = sum(n for w, n in counts.items() if "ã" in w or "õ" in w or "ç" in w)
     return contest if portuguese > bound else [name for name in contest if name != "portuguese"]
+
+
+# Esperanto shares its short words with the Romance languages (la, de, en, el, se, si, mi) and
+# Scandinavian's (vi, kun, ja): it contests a sample only where more than a few of its words are
+# Esperanto's own, which no other language of the lists writes (kaj, estas, ankaŭ, ĉar, kiuj, or a
+# word writing ĉ ĝ ĥ ĵ ŝ ŭ), so that every sample read before, which writes none, is read as before
+_ESPERANTO_OWN = ("kaj", "estas", "estis", "estos", "ankaŭ", "ankoraŭ", "ĉar", "kiuj", "tiuj", "ĉiuj", "ĉu", "ĉi")
+_ESPERANTO_LETTERS = frozenset("ĉĝĥĵŝŭ")
+
+
+def _esperanto_contest(counts, total, contest, writes_letters=True):
+    """``contest`` less Esperanto where the words ``counts`` (``total`` of them) hold at most 0.5 %
+    of Esperanto's own (:data:`_ESPERANTO_OWN`, or a word writing ĉ ĝ ĥ ĵ ŝ ŭ; ``writes_letters``:
+    whether the sample writes one at all, else its words are not read one by one for them)."""
+    if "esperanto" not in contest:
+        return contest
+    bound = MAX_NOT_WRITTEN_SHARE * total
+    own = sum(counts[w] for w in _ESPERANTO_OWN if w in counts)
+    if own <= bound and writes_letters:
+        own += sum(n for w, n in counts.items() if not _ESPERANTO_LETTERS.isdisjoint(w))
+    return contest if own > bound else [name for name in contest if name != "esperanto"]
 
 
 # A tie of short shared words decided by the lists' order where another language of the tie
@@ -803,6 +831,8 @@ def detect_language(texts):
     contest = _cyrillic_contest(joined, contest)
     contest = _afrikaans_contest(counts, total, contest)
     contest = _galician_contest(counts, total, contest, "ñ" in joined or "Ñ" in joined)
+    contest = _esperanto_contest(counts, total, contest,
+                                 not joined.isascii() and not _ESPERANTO_LETTERS.isdisjoint(joined.lower()))
     read = {name: counts for name in contest}
     if not joined.isascii() and _GREEK_LETTER.search(joined):      # (isascii: a third of an English one)
         read["greek"] = _greek_folded(counts)
@@ -834,7 +864,7 @@ def detect_language(texts):
                                           (bulgarian and name == "bulgarian") or name in own))
     if shares[best] >= MIN_STOP_SHARE and not joined.isascii():
         # a language that writes letters of its script the winner never writes (Icelandic's ð þ,
-        # read as Danish by og, er; Esperanto's ĉ ŭ, as Spanish by la, de) is not the winner's:
+        # read as Danish by og, er; Maltese's ħ ġ, as French by il, ta) is not the winner's:
         # the next list not contradicted so, else English, as an unread language always was
         # (looked for only where a list won: an English collection is read as before)
         from ._alphabets import contradicted
