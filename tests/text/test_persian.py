@@ -107,7 +107,7 @@ def test_urdu_kurdish_and_arabic_are_not_read_as_persian():
     # Urdu writes ی ک پ چ گ too, and its own ے ہ ں ٹ ڈ ڑ ھ: it is Urdu (tests/text/test_urdu_hebrew.py)
     assert detect_language(URDU) == "urdu"
     assert detect_language(URDU + PERSIAN[:2]) == "english"     # neither's letters alone
-    assert detect_language(KURDISH) == "english"
+    assert detect_language(KURDISH) == "sorani"       # Central Kurdish, read in its language since it has a list
     assert detect_language(ARABIC) == "arabic"
     # a few Persian texts in an English collection leave it English
     english = ["The cat sleeps on the sofa while we work in the kitchen.", "There are books on the table."]

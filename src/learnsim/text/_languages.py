@@ -50,7 +50,10 @@ light stemmer, Russian's); Macedonian and Belarusian are told from the other Cyr
 their letters first (:func:`_cyrillic_contest`). Esperanto's is stopwords-iso's
 (``esperanto.txt``), stemmed by Snowball's Esperanto stemmer and contesting a sample only where it
 writes Esperanto's own words or letters (:func:`_esperanto_contest`). A language of no list is
-not read as a neighbour whose letters it contradicts (:mod:`._alphabets`).
+not read as a neighbour whose letters it contradicts (:mod:`._alphabets`). Sorani (Central Kurdish)
+takes stopwords-iso's Kurdish list, written in its Arabic script (``sorani.txt``), and Lucene's
+Sorani normaliser and light stemmer (``"sorani_light"``, :mod:`._sorani`), detected by its script
+and stop words (:func:`_is_sorani`).
 """
 from __future__ import annotations
 
@@ -85,10 +88,12 @@ STOP_LANGUAGES = ("arabic", "danish", "dutch", "english", "finnish", "french", "
                   "tagalog",
                   "galician",
                   "slovenian", "macedonian", "belarusian",
-                  "esperanto")
+                  "esperanto",
+                  "sorani")
 # the languages detected by their script first, not by the share of their stop words alone
 _SCRIPT_LANGUAGES = ("arabic", "hindi", "persian", "hebrew", "urdu",
-                     "bengali", "tamil", "telugu", "marathi", "nepali", "armenian")
+                     "bengali", "tamil", "telugu", "marathi", "nepali", "armenian",
+                     "sorani")
 #: PyStemmer 3's Snowball stemmers (``stem=<name>``): named here so that a name is checked, and
 #: a known one without PyStemmer says to install it, whether or not PyStemmer is installed.
 SNOWBALL_LANGUAGES = ("arabic", "armenian", "basque", "catalan", "czech", "danish", "dutch", "dutch_porter",
@@ -99,11 +104,12 @@ SNOWBALL_LANGUAGES = ("arabic", "armenian", "basque", "catalan", "czech", "danis
 #: The stemmers of learnsim's own, in pure Python (``stem=<name>``), which need no PyStemmer:
 #: Lucene's Arabic, Hindi and Persian light stemmers (:mod:`._arabic`, :mod:`._hindi`,
 #: :mod:`._persian`), Czech's and Bulgarian's (:mod:`._czech`, :mod:`._bulgarian`), Bengali's and
-#: Telugu's (:mod:`._bengali`, :mod:`._telugu`), Latvian's (:mod:`._latvian`). Snowball's
+#: Telugu's (:mod:`._bengali`, :mod:`._telugu`), Latvian's (:mod:`._latvian`), Sorani's (:mod:`._sorani`). Snowball's
 #: ``"arabic"``, ``"hindi"``, ``"persian"`` and ``"czech"`` are PyStemmer's, as before.
 LIGHT_STEMMERS = ("arabic_light", "hindi_light", "persian_light", "czech_light", "bulgarian_light",
                   "bengali_light", "telugu_light",
-                  "latvian_light")
+                  "latvian_light",
+                  "sorani_light")
 # the languages whose baselines (and fits asked for stems) stem with one of them, not Snowball's
 _OWN_STEMS = {name[:-len("_light")]: name for name in LIGHT_STEMMERS}
 # ISO 639-1 codes of the languages above (--language fr), as bm25s names its stop lists
@@ -127,6 +133,8 @@ _CODES.update({"tr": "turkish", "el": "greek", "id": "indonesian", "ro": "romani
                "ga": "irish", "af": "afrikaans", "tl": "tagalog", "fil": "tagalog", "gl": "galician"})
 _CODES.update({"sl": "slovenian", "mk": "macedonian", "be": "belarusian"})
 _CODES.update({"eo": "esperanto"})
+# Sorani (Central Kurdish, ckb), not ku: Kurdish's code names Kurmanji too, written in Latin letters
+_CODES.update({"ckb": "sorani"})
 _FOLDER = Path(__file__).with_name("stopwords")
 # languages of a stop list of their own and no Snowball stemmer, read with a close language's:
 # Afrikaans with Dutch's, as it was read (as Dutch) before its list shipped; unstemmed, its plurals
@@ -304,6 +312,8 @@ def _arabic_script_language(sample):
         return "persian"
     if _is_urdu(sample, script, chars):
         return "urdu"
+    if _is_sorani(sample, script, chars):
+        return "sorani"
     return None
 
 
@@ -375,6 +385,39 @@ def _tally(chars, kind):
     """How many of the characters counted in ``chars`` (:func:`_char_counts`) the one-character pattern
     ``kind`` matches."""
     return sum(n for c, n in chars.items() if kind.match(c))
+
+
+# Sorani (Central Kurdish) is told by its script and stop words: its own letters (the vowels ە ێ ۆ,
+# ڕ ڵ ڤ; ە alone in nearly every word) more than a few of the script's letters, almost none that
+# Sorani does not write (Urdu's ٹ ڈ ڑ ں ے ہ, Pashto's ټ ډ ړ ښ, Uyghur's ې ۇ ۈ ۋ ڭ; Arabic's own
+# letters it writes in loans), and its stop words 5 % of its words, read in Lucene's Sorani
+# normal form (ي ك as ی ک), as its stemmer reads them.
+_SORANI_OWN = re.compile("[\u06d5\u06ce\u06c6\u0695\u06b5\u06a4]")
+_SORANI_ALPHABET = re.compile("[\u0621-\u063a\u0641-\u064a\u067e\u0686\u0698\u06a9\u06af\u06cc\u06be"
+                              "\u06d5\u06ce\u06c6\u0695\u06b5\u06a4\u0692]")
+
+
+def _is_sorani(sample, script, chars):
+    """Whether ``sample`` (in NFKC, ``script`` of its letters the Arabic script's, more than half;
+    ``chars`` its :func:`_char_counts`) is written in Sorani: more than 2 % of those letters
+    Sorani's own, at most 2 % letters Sorani does not write, and 5 % of its words Sorani's stop words."""
+    if _tally(chars, _SORANI_OWN) <= MAX_OTHER_SCRIPT_SHARE * script:
+        return False
+    if script - _tally(chars, _SORANI_ALPHABET) > MAX_OTHER_SCRIPT_SHARE * script:
+        return False
+    from ._sorani import _normalise
+
+    counts = Counter(_WORD.findall(sample))
+    stop = _sorani_stop_list()
+    words = sum(counts.values())
+    return sum(n for w, n in counts.items() if _normalise(w) in stop) >= MIN_STOP_SHARE * max(1, words)
+
+
+@lru_cache(maxsize=None)
+def _sorani_stop_list():
+    from ._sorani import _normalise
+
+    return frozenset(map(_normalise, stop_list("sorani")))
 
 
 @lru_cache(maxsize=None)
@@ -746,7 +789,10 @@ def detect_language(texts):
     Bengali, Tamil, Telugu and Armenian by their scripts: more than half the letters the script's
     and (but Armenian) 5 % of its words the language's stop words, Bengali only where Assamese's
     ৰ ৱ are almost none; Marathi and Nepali, where Devanagari is not Hindi, where 5 % of its words
-    are in the language's list and more than in Hindi's.
+    are in the language's list and more than in Hindi's. Sorani (Central Kurdish) by its script and
+    stop words: ``"sorani"`` where more than half the letters are the Arabic script's, more than 2 %
+    of them Sorani's own (ە ێ ۆ ڕ ڵ ڤ), at most 2 % letters Sorani does not write (Urdu's, Pashto's,
+    Uyghur's ې ۇ ۈ), and 5 % of its words Sorani's stop words.
     Greek's words are counted without their accents, final sigma as σ, as its list is written; a
     text not in NFC (a Vietnamese tone mark written apart) is read in NFC, as the tokenizer reads it.
 
@@ -899,6 +945,7 @@ def baseline_reading(language, stemmer_installed=None):
     stemmed (no stemmer of them is Lucene's or Snowball's); Polish takes Snowball's Polish stemmer
     (PyStemmer 3), Tamil, Nepali and Armenian Snowball's. Slovenian takes Serbian's Snowball stems,
     Belarusian Russian's, Macedonian Bulgarian's light stems (none has a stemmer of its own)."""
+    (PyStemmer 3), Tamil, Nepali and Armenian Snowball's; Sorani Lucene's light stemmer (``"sorani_light"``)."""
     if language in _OWN_STEMS:
         return language, _OWN_STEMS[language]
     if stemmer_installed is None:
