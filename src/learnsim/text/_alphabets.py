@@ -56,6 +56,8 @@ _LATIN = {
     "tagalog": "ñáàâéèêíìîóòôúùû",
     "galician": "áéíóúñüï",
     "esperanto": "ĉĝĥĵŝŭ",
+    # Hausa's hooked ɓ ɗ ƙ ƴ, and the tone and length marks of its dictionaries and schoolbooks
+    "hausa": "ɓɗƙƴàáâèéêìíîòóôùúû",
 }
 # the Cyrillic languages of the lists (Russian, Ukrainian, Bulgarian, Serbian, and Belarusian's ў,
 # Macedonian's ѓ ќ ѕ) are told apart by _languages._cyrillic_contest; against the Cyrillic of

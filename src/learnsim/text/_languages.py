@@ -53,7 +53,9 @@ writes Esperanto's own words or letters (:func:`_esperanto_contest`). A language
 not read as a neighbour whose letters it contradicts (:mod:`._alphabets`). Sorani (Central Kurdish)
 takes stopwords-iso's Kurdish list, written in its Arabic script (``sorani.txt``), and Lucene's
 Sorani normaliser and light stemmer (``"sorani_light"``, :mod:`._sorani`), detected by its script
-and stop words (:func:`_is_sorani`).
+and stop words (:func:`_is_sorani`). Hausa's list is stopwords-iso's (``hausa.txt``), not stemmed
+(no Lucene or Snowball stemmer), and it contests a sample only where it writes Hausa's own words
+(:func:`_hausa_contest`).
 """
 from __future__ import annotations
 
@@ -89,7 +91,8 @@ STOP_LANGUAGES = ("arabic", "danish", "dutch", "english", "finnish", "french", "
                   "galician",
                   "slovenian", "macedonian", "belarusian",
                   "esperanto",
-                  "sorani")
+                  "sorani",
+                  "hausa")
 # the languages detected by their script first, not by the share of their stop words alone
 _SCRIPT_LANGUAGES = ("arabic", "hindi", "persian", "hebrew", "urdu",
                      "bengali", "tamil", "telugu", "marathi", "nepali", "armenian",
@@ -135,6 +138,7 @@ _CODES.update({"sl": "slovenian", "mk": "macedonian", "be": "belarusian"})
 _CODES.update({"eo": "esperanto"})
 # Sorani (Central Kurdish, ckb), not ku: Kurdish's code names Kurmanji too, written in Latin letters
 _CODES.update({"ckb": "sorani"})
+_CODES.update({"ha": "hausa"})
 _FOLDER = Path(__file__).with_name("stopwords")
 # languages of a stop list of their own and no Snowball stemmer, read with a close language's:
 # Afrikaans with Dutch's, as it was read (as Dutch) before its list shipped; unstemmed, its plurals
@@ -734,6 +738,21 @@ def _esperanto_contest(counts, total, contest, writes_letters=True):
     return contest if own > bound else [name for name in contest if name != "esperanto"]
 
 
+# Hausa's short words are nearly all other lists' too (da, na, ne, ba, ya, ta, ko, ma: Serbian's,
+# Romanian's, Swahili's): it contests a sample only where more than a few of its words are Hausa's
+# own, which no language of the lists writes (kuma, wannan, cikin, lokacin, the continuous yana,
+# suna, tana), so that every sample read before is read as before
+_HAUSA_OWN = ("kuma", "wannan", "cikin", "lokacin", "yana", "suna", "tana")
+
+
+def _hausa_contest(counts, total, contest):
+    """``contest`` less Hausa where the words ``counts`` (``total`` of them) hold at most 0.5 % of
+    Hausa's own (:data:`_HAUSA_OWN`)."""
+    if "hausa" not in contest or sum(counts[w] for w in _HAUSA_OWN if w in counts) > MAX_NOT_WRITTEN_SHARE * total:
+        return contest
+    return [name for name in contest if name != "hausa"]
+
+
 # A tie of short shared words decided by the lists' order where another language of the tie
 # writes a sign only one of them writes (each asked only on a tie, so every sample read with a
 # larger share of one list is read as before):
@@ -821,6 +840,9 @@ def detect_language(texts):
     letters it never writes (ы э ё й я ю ь ъ щ і ї є ґ ћ ђ ў); Belarusian's only where at most
     0.5 % are letters it never writes (и щ ъ ї є ґ ј љ њ ћ ђ џ ѓ ќ ѕ) and more than 0.5 % are its
     ў, and Russian's then not.
+    Esperanto contests a sample only where more than 0.5 % of its words are its own (kaj, estas,
+    ankaŭ, ĉar, kiuj, or a word writing ĉ ĝ ĥ ĵ ŝ ŭ), Hausa where they are its own (kuma, wannan,
+    cikin, lokacin, yana, suna, tana).
 
     English is compared by scikit-learn's list, larger than the others (318 words against
     94 to 313): a tie goes to English, and an English collection is read as it always was.
@@ -879,6 +901,7 @@ def detect_language(texts):
     contest = _galician_contest(counts, total, contest, "ñ" in joined or "Ñ" in joined)
     contest = _esperanto_contest(counts, total, contest,
                                  not joined.isascii() and not _ESPERANTO_LETTERS.isdisjoint(joined.lower()))
+    contest = _hausa_contest(counts, total, contest)
     read = {name: counts for name in contest}
     if not joined.isascii() and _GREEK_LETTER.search(joined):      # (isascii: a third of an English one)
         read["greek"] = _greek_folded(counts)
