@@ -967,8 +967,8 @@ def baseline_reading(language, stemmer_installed=None):
     ``"telugu_light"``), and Latvian's (``"latvian_light"``); Ukrainian, Slovak and Marathi are not
     stemmed (no stemmer of them is Lucene's or Snowball's); Polish takes Snowball's Polish stemmer
     (PyStemmer 3), Tamil, Nepali and Armenian Snowball's. Slovenian takes Serbian's Snowball stems,
-    Belarusian Russian's, Macedonian Bulgarian's light stems (none has a stemmer of its own)."""
-    (PyStemmer 3), Tamil, Nepali and Armenian Snowball's; Sorani Lucene's light stemmer (``"sorani_light"``)."""
+    Belarusian Russian's, Macedonian Bulgarian's light stems (none has a stemmer of its own); Sorani
+    takes Lucene's light stemmer (``"sorani_light"``)."""
     if language in _OWN_STEMS:
         return language, _OWN_STEMS[language]
     if stemmer_installed is None:
