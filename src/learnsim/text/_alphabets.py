@@ -55,6 +55,8 @@ _LATIN = {
     "afrikaans": "áàâäéèêëíìîïóòôöúùûü",
     "tagalog": "ñáàâéèêíìîóòôúùû",
     "galician": "áéíóúñüï",
+    # Slovenian's č š ž, and the ć đ of its neighbours' names (Croatian's, Serbian's)
+    "slovenian": "čšžćđ",
     "esperanto": "ĉĝĥĵŝŭ",
     # Hausa's hooked ɓ ɗ ƙ ƴ, and the tone and length marks of its dictionaries and schoolbooks
     "hausa": "ɓɗƙƴàáâèéêìíîòóôùúû",
@@ -64,7 +66,8 @@ _LATIN = {
 # the languages learnsim does not read (Kazakh's, Kyrgyz's, Mongolian's ө ү ң қ ғ һ ә) they write
 # one alphabet, а to џ and ґ
 _CYRILLIC_LISTS = "".join(map(chr, range(0x0430, 0x0460))) + "\u0491"
-_CYRILLIC = {name: _CYRILLIC_LISTS for name in ("russian", "ukrainian", "bulgarian", "serbian")}
+_CYRILLIC = {name: _CYRILLIC_LISTS for name in ("russian", "ukrainian", "bulgarian", "serbian", "macedonian",
+                                                "belarusian")}
 # the letters some language of the lists writes: Vietnamese's (its vowels with their tones,
 # U+1EA0 to U+1EF9, and ă ơ ư đ) with the alphabets above
 _KNOWN = frozenset("".join(_LATIN.values()) + "".join(map(chr, range(0x1EA0, 0x1EFA))) + "ăơưđ" + _CYRILLIC_LISTS)
