@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 
 from .. import __version__
 from ._errors import ClientError, ConnectionFailed, DeadlineExceeded, error_of, read_json, text_of
+from ._inflate import ACCEPTED, Undecodable, inflater
 from ._routes import Routes, ShapeError
 
 __all__ = ["Client", "AsyncClient"]
@@ -89,6 +90,30 @@ class _Body:
         announced = _announced_length(response)
         if announced is not None and announced > session.max_answer_bytes:
             raise session._too_large(response, f"it announces {announced} bytes")
+        # an answer a transport gave whole (httpx.MockTransport's) was read, and decoded, already
+        self.read_already = hasattr(response, "_content")
+        try:
+            # read raw and inflated here a step at a time: httpx inflates each piece whole
+            self._inflater = None if self.read_already else inflater(response.headers.get("Content-Encoding"))
+        except ValueError as exc:
+            raise session._bad_answer(response, str(exc)) from None
+
+    def raw(self, pieces):
+        """The pieces of the body to :meth:`feed`: ``pieces`` (the response's raw ones), or its
+        content when it was read already."""
+        return [self._response.content] if self.read_already else pieces
+
+    def feed(self, raw):
+        """Take the next raw piece of the body (None: its end), inflated when it is compressed."""
+        if self._inflater is None:
+            if raw:
+                self.add(raw)
+            return
+        try:
+            for piece in (self._inflater.end() if raw is None else self._inflater.pieces(raw)):
+                self.add(piece)
+        except Undecodable as exc:
+            raise self._session._httpx.DecodingError(str(exc), request=self._response.request) from None
 
     def add(self, chunk):
         self._size += len(chunk)
@@ -124,7 +149,9 @@ class _Session(Routes):
         self._unsent = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
         self.base_url = str(base_url).rstrip("/")
         self._sleep = sleep
-        headers = {"User-Agent": f"learnsim-client/{__version__}", "Accept": "application/json"}
+        # only what _Body inflates in bounded steps (httpx would ask for zstd too)
+        headers = {"User-Agent": f"learnsim-client/{__version__}", "Accept": "application/json",
+                   "Accept-Encoding": ACCEPTED}
         if api_key is not None:
             headers["X-API-Key"] = api_key
         self._http = getattr(httpx, client_class)(base_url=self.base_url + "/", headers=headers,
@@ -409,8 +436,9 @@ class Client(_Session):
             try:
                 body = _Body(self, response, deadline, tries)
                 try:
-                    for chunk in self._deadlines.clocked(response, deadline).iter_bytes():
-                        body.add(chunk)
+                    for chunk in body.raw(self._deadlines.clocked(response, deadline).iter_raw()):
+                        body.feed(chunk)
+                    body.feed(None)
                 except self._undecodable as exc:
                     raise self._unreadable(request, exc, response) from exc
                 body.done()
@@ -512,8 +540,12 @@ class AsyncClient(_Session):
             try:
                 # the deadline checked between pieces, not left to the cancel scope alone: that
                 # stops the call only where it awaits, and decoding a piece never does
-                async for chunk in response.aiter_bytes():
-                    body.add(chunk)
+                if body.read_already:
+                    body.feed(response.content)
+                else:
+                    async for chunk in response.aiter_raw():
+                        body.feed(chunk)
+                body.feed(None)
             except self._undecodable as exc:
                 raise self._unreadable(request, exc, response) from exc
             body.done()

@@ -1,0 +1,82 @@
+"""A compressed answer inflated a piece at a time (:class:`Inflater`), so that the client's
+``max_answer_bytes`` bounds what it holds. httpx's own decoders inflate each piece read from the
+socket whole: a gzip layer turns 64 KiB into some 64 MiB at once, two layers ("gzip, gzip") or
+zstd into gigabytes, before any bound is looked at (1,827 bytes made a client bounded at 1 MB
+allocate 1 GiB). The client asks only for the encodings inflated here (:data:`ACCEPTED`) and
+refuses any other unread. Plain Python: nothing here imports httpx."""
+from __future__ import annotations
+
+import zlib
+
+#: The ``Accept-Encoding`` the client sends: what :class:`Inflater` inflates in bounded pieces.
+ACCEPTED = "gzip, deflate"
+#: The most bytes one step of inflating gives: what the client holds beyond the answer so far.
+STEP = 64 * 1024
+
+_GZIP = zlib.MAX_WBITS | 16
+_NAMES = {"gzip": "gzip", "x-gzip": "gzip", "deflate": "deflate"}
+
+
+class Undecodable(ValueError):
+    """A body that is not its ``Content-Encoding`` (the client raises httpx's DecodingError from it)."""
+
+
+def inflater(content_encoding):
+    """The :class:`Inflater` of an answer's ``Content-Encoding`` header (None or "identity":
+    None, nothing to inflate); ``ValueError`` naming the header for one the client did not ask for."""
+    layers = [part.strip().lower() for part in (content_encoding or "").split(",")]
+    layers = [part for part in layers if part not in ("", "identity")]
+    if not layers:
+        return None
+    if len(layers) > 1 or layers[0] not in _NAMES:
+        raise ValueError(f"its Content-Encoding {content_encoding.strip()[:60]!r} is not one the client asked for "
+                         f"(Accept-Encoding: {ACCEPTED}, one layer); not read")
+    return Inflater(_NAMES[layers[0]])
+
+
+class Inflater:
+    """Inflate a gzip or deflate body given piece by piece (:meth:`pieces`, then :meth:`end`),
+    yielding at most :data:`STEP` bytes at a time: the caller's bound stops it between two."""
+
+    def __init__(self, name):
+        self.name = name
+        # deflate is zlib's format by RFC 9110, raw deflate by some servers: tried in that order
+        # on the first bytes, as httpx does
+        self._zlib = zlib.decompressobj(_GZIP if name == "gzip" else zlib.MAX_WBITS)
+        self._first = name == "deflate"
+
+    def pieces(self, data):
+        """The inflated bytes of ``data`` (the next piece of the body), :data:`STEP` at a time."""
+        if not data:
+            return
+        if self._first:
+            self._first = False
+            try:
+                # nothing is yielded before the first step has worked: a raw stream is retried whole
+                out = zlib.decompressobj(zlib.MAX_WBITS).decompress(data[:2], 0)
+            except zlib.error:
+                self._zlib = zlib.decompressobj(-zlib.MAX_WBITS)
+            else:
+                del out
+        yield from self._drain(data)
+
+    def _drain(self, data):
+        try:
+            out = self._zlib.decompress(data, STEP)
+            while True:
+                if out:
+                    yield out
+                # a step that filled STEP may have more behind it, input or output
+                if not (self._zlib.unconsumed_tail or len(out) == STEP):
+                    return
+                out = self._zlib.decompress(self._zlib.unconsumed_tail, STEP)
+        except zlib.error as exc:
+            raise Undecodable(f"the {self.name} body could not be inflated: {exc}") from None
+
+    def end(self):
+        """What is left once the body has ended; :class:`Undecodable` for a stream cut short."""
+        if not self._zlib.eof:
+            raise Undecodable(f"the {self.name} body ends before its compressed stream does")
+        rest = self._zlib.flush()
+        if rest:
+            yield rest
