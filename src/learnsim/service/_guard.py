@@ -39,6 +39,15 @@ def _raw_path(scope):
     return raw.split(b"?", 1)[0]
 
 
+def _charset(content_type):
+    """The charset a Content-Type names (lowercase, unquoted), or None."""
+    for param in (content_type or "").split(";")[1:]:
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset":
+            return value.strip().strip('"').strip().lower()
+    return None
+
+
 def _host_name(value):
     """The name part of a Host header (lowercase, brackets kept for IPv6), or None."""
     value = value.strip().lower()
@@ -375,7 +384,10 @@ class _BodyLimit:
             # a gzip body was read as text ("not UTF-8"), a plain one labelled gzip taken as is
             return _error(415, f"Content-Encoding {_short(encoding)[:40]!r} is not accepted: send the body "
                                "uncompressed")
-        if self.hosts is not None and (host is None or _host_name(host) not in self.hosts):
+        if self.hosts is not None and host is None:
+            # HTTP/1.1 needs one (RFC 9112, 3.2: a 400); the 421 below named the host 'None'
+            return _error(400, "the request names no Host (send a Host header naming this service)")
+        if self.hosts is not None and _host_name(host) not in self.hosts:
             # a name this service does not go by: a DNS-rebinding page, or a wrong address
             return _error(421, f"this service does not answer for the host {_short(host)[:100]!r} "
                                "(learnsim serve --allowed-host NAME adds one)")
@@ -399,6 +411,12 @@ class _BodyLimit:
             if origin.rstrip("/").lower() not in self.origins and origin.lower() != own:
                 return _error(403, f"a request from the origin {_short(origin)[:100]!r} is refused (cross-site); "
                                    "learnsim serve --cors-origin ORIGIN allows one")
+        charset = _charset(content_type)
+        if charset is not None and charset not in ("utf-8", "utf8") and method in ("POST", "PUT", "PATCH", "DELETE"):
+            # the body is read as UTF-8 JSON whatever the header says: ISO-8859-1's "Ã©" (its
+            # bytes C3 A9) was searched as "é", another text than the one sent
+            return _error(415, f"the body must be UTF-8 JSON; the Content-Type names the charset {_short(charset)[:40]!r} "
+                               "(send UTF-8, with charset=utf-8 or none)")
         if write and method in ("POST", "PUT"):
             media = (content_type or "").split(";", 1)[0].strip().lower()
             if media != "application/json":
