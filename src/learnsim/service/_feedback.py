@@ -42,6 +42,7 @@ and clicks a served index records, and the searches it interleaves with a candid
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import ipaddress
 import logging
 import os
@@ -63,7 +64,7 @@ __all__ = ["ClickRecorder", "Peer", "LOOPBACK", "IPV6_PREFIXES", "MAX_CLIENT_ID"
 
 log = logging.getLogger("learnsim.service")
 
-#: Characters of an ``X-Client-Id`` kept.
+#: Characters of an ``X-Client-Id`` kept as they are; a longer one is kept as its SHA-256.
 MAX_CLIENT_ID = 200
 #: Seconds a search waits for its impression to be written; past them it is answered without.
 IMPRESSION_WAIT_S = 0.25
@@ -222,7 +223,11 @@ class ClickRecorder:
         if authorized:
             for name, value in scope.get("headers", ()):
                 if name == b"x-client-id" and value:
-                    return "id:" + value.decode("latin-1")[:MAX_CLIENT_ID]
+                    if len(value) <= MAX_CLIENT_ID:
+                        return "id:" + value.decode("latin-1")
+                    # the whole id names the user: cut to its start, long ids sharing one (a
+                    # tenant's URL) were one client; its digest keeps what is held short
+                    return "idh:" + hashlib.sha256(value).hexdigest()
             return "key"
         peer = scope[PEER] if PEER in scope else scope.get("client")
         return "addr:" + _network(peer[0], ipv6_prefix) if peer else "addr:unknown"
