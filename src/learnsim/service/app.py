@@ -1203,15 +1203,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         def html(text, status=200):
             return HTMLResponse(text, status_code=status, headers=_PAGE_HEADERS)
 
-        seen, twice = set(), None
-        for name, _ in params.multi_items():      # one pass: thousands of names cost no more than a read
-            if name in seen:
-                twice = name
-                break
-            seen.add(name)
-        if twice is not None:
-            # the framework keeps the last silently: a search for what the address does not say
-            message = f"the parameter {twice[:40]!r} is given more than once"
+        message = page.refused_params(params.multi_items())
+        if message is not None:   # answered as it stood, it was a view of what the address does not say
             return html(page.render_error(message, (q or "")[:200]), 400)
 
         # ASCII digits, few (str.isdigit takes "²" and "٣", which int() refuses or reads)

@@ -36,6 +36,29 @@ __all__ = ["gather", "explain_hits", "render_page", "render_results", "render_er
 
 PAGE_K = 10
 MAX_PAGE_K = 100
+#: The parameters of the page's address: its form's, its links' and its script's (fragment=1).
+PAGE_PARAMS = ("q", "k", "similar", "duplicates", "fragment")
+#: The views of the page, of which an address names one.
+_VIEWS = ("q", "similar", "duplicates")
+
+
+def refused_params(items):
+    """Why the page cannot show the address whose query parameters are ``items`` (name, value
+    pairs, in order), or None: a parameter given twice (the framework keeps the last silently),
+    one the page does not take (``filter`` and ``offset`` are the API's: ignored, the page showed
+    unfiltered hits under a filtered address), or two views at once (one was dropped)."""
+    seen = {}
+    for name, value in items:      # one pass: thousands of names cost no more than a read
+        if name in seen:
+            return f"the parameter {name[:40]!r} is given more than once"
+        if name not in PAGE_PARAMS:
+            return (f"the page takes no parameter {name[:40]!r} (it takes {', '.join(PAGE_PARAMS[:4])}; "
+                    "GET /v1/search takes filter and offset)")
+        seen[name] = value
+    views = [name for name in _VIEWS if (seen.get(name) or "").strip()]
+    if len(views) > 1:
+        return f"the page shows one view at a time; the address gives {' and '.join(views)}"
+    return None
 # text shown of a hit: long documents are cut, after marking, at this many characters
 SHOWN_CHARS = 1200
 # characters past SHOWN_CHARS read for the marks, so that a word across the cut is read whole
