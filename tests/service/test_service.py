@@ -21,7 +21,7 @@ pytest.importorskip("httpx")
 from serve_process import running_server  # noqa: E402
 from index_models import corpus, model, near_duplicate  # noqa: E402
 
-from learnsim._utils.inputs import CONTENT_PATTERN  # noqa: E402
+from learnsim.service._schema import SCHEMA_CONTENT_PATTERN as CONTENT_PATTERN  # noqa: E402
 from learnsim.index import Index  # noqa: E402
 from learnsim.service import create_app  # noqa: E402
 

@@ -30,7 +30,7 @@ pytest.importorskip("httpx")
 
 from index_models import corpus, model  # noqa: E402
 
-from learnsim._utils.inputs import CONTENT_PATTERN  # noqa: E402
+from learnsim.service._schema import SCHEMA_CONTENT_PATTERN as CONTENT_PATTERN  # noqa: E402
 from learnsim.index import Index  # noqa: E402
 from learnsim.service import create_app  # noqa: E402
 from learnsim.service import app as service  # noqa: E402

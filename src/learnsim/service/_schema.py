@@ -7,6 +7,11 @@ from itertools import permutations
 from fastapi.openapi.utils import get_openapi
 
 from .._utils.inputs import CONTENT_PATTERN, MAX_JSON_DEPTH
+
+# CONTENT_PATTERN as JSON Schema reads a pattern (ECMA-262's dialect, as jsonschema_rs does):
+# Python's [^\W_] is a letter or digit of any script, but \W is ASCII-only there, so a
+# validating client refused "αβγ" and "中文", which the server searches
+SCHEMA_CONTENT_PATTERN = CONTENT_PATTERN.replace(r"[^\W_]", r"[\p{L}\p{N}]", 1)
 from ._guard import _OPEN_PATHS
 from ._paging import HIT_FIELDS
 from ._limits import (BODY_FILTER, MAX_BATCH, MAX_EXPLAIN_K, MAX_EXPLAIN_WORDS, MAX_EXPLAINED, MAX_HITS, MAX_K,
@@ -26,7 +31,7 @@ _BOUNDS_TEXT = (
     f"A JSON body (or filter) nesting arrays and objects deeper than {MAX_JSON_DEPTH} levels, or naming a key "
     "twice in one object, is a 400. Numbers and booleans are strict: true is not a number, \"10\" is not a "
     "number, 10.0 is the integer 10. A query, a text matched and a document's text hold a letter or a digit "
-    "(pattern [^\\W_]): an empty one, or one of spaces and punctuation alone, is a 422.")
+    "(pattern [\\p{L}\\p{N}]): an empty one, or one of spaces and punctuation alone, is a 422.")
 
 # the statuses each operation can answer, besides its success (see the module notes)
 _COMMON = (400, 413, 421, 422, 500)   # 422: an unknown query parameter
@@ -172,7 +177,7 @@ def _openapi(app, keyed, protect_reads, max_query_chars, mixed_ids, can_match, l
                     param["description"] = 'A metadata filter as JSON, e.g. filter={"topic": 3}; empty: no filter'
                 elif param["name"] == "q":
                     param["schema"]["maxLength"] = max_query_chars
-                    param["schema"]["pattern"] = CONTENT_PATTERN
+                    param["schema"]["pattern"] = SCHEMA_CONTENT_PATTERN
                 elif param["name"] == "include":
                     # a comma-separated list of names (_paging): empty, or each name once (every
                     # order of every subset: 16 of three names, so that the schema says it exactly)
@@ -240,7 +245,7 @@ def _require_content(prop):
     if not isinstance(prop, dict):
         return
     if prop.get("type") == "string":
-        prop["pattern"] = CONTENT_PATTERN
+        prop["pattern"] = SCHEMA_CONTENT_PATTERN
     for sub in ("items", "prefixItems", "anyOf"):
         value = prop.get(sub)
         for part in (value if isinstance(value, list) else [value]):
