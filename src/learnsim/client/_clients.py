@@ -139,6 +139,7 @@ class _Session(Routes):
         from . import _deadline   # imports httpx: with a client, not with the package
 
         self._set_options(max_retries, max_wait, deadline, max_answer_bytes)
+        self.client_id = None   # with_options(client_id=...) names a user
         if api_key is not None and (not isinstance(api_key, str) or not api_key):
             raise ValueError("api_key must be a non-empty str (or None)")
         self._httpx, self._deadlines = httpx, _deadline
@@ -179,7 +180,8 @@ class _Session(Routes):
                 raise ValueError(f"max_answer_bytes must be a whole number of bytes >= 1; got {max_answer_bytes!r}")
             self.max_answer_bytes = max_answer_bytes
 
-    def with_options(self, *, deadline=_KEEP, max_retries=_KEEP, max_wait=_KEEP, max_answer_bytes=_KEEP):
+    def with_options(self, *, deadline=_KEEP, max_retries=_KEEP, max_wait=_KEEP, max_answer_bytes=_KEEP,
+                     client_id=_KEEP):
         """This client with other options, for the calls made through it: a copy that shares
         this client's connections (closing it leaves them open; close this client).
 
@@ -193,6 +195,11 @@ class _Session(Routes):
             The longest wait before a try.
         max_answer_bytes : int, optional
             The largest answer (its body, decoded) a call reads.
+        client_id : str or None, optional
+            The user the calls are made for, sent as ``X-Client-Id`` (None: none): with the key,
+            a search and its clicks count for that user in the click log (its per-client caps,
+            a promotion's one vote a client), not for the key's holder. Needs ``api_key``: a
+            service ignores the header on a request without its key.
 
         Returns
         -------
@@ -207,10 +214,21 @@ class _Session(Routes):
         >>> quick = client.with_options(deadline=2.0, max_retries=0)   # doctest: +SKIP
         >>> quick.health()                                          # doctest: +SKIP
         {'status': 'ok'}
+        >>> alice = client.with_options(client_id="alice")          # doctest: +SKIP
         """
+        if client_id is not _KEEP and client_id is not None:
+            if not isinstance(client_id, str) or not client_id or not client_id.isprintable():
+                # a line break would end the header (httpx refuses it, deep in the send)
+                raise ValueError(f"client_id must be a non-empty str of printable characters (or None); "
+                                 f"got {client_id!r}")
+            if self._http.headers.get("X-API-Key") is None:
+                raise ValueError("client_id needs the api_key: a service ignores X-Client-Id on a request "
+                                 "without its key (all the users would be one client)")
         other = copy.copy(self)
         other._owns_http = False
         other._set_options(max_retries, max_wait, deadline, max_answer_bytes)
+        if client_id is not _KEEP:
+            other.client_id = client_id
         return other
 
     def __repr__(self):
@@ -221,15 +239,18 @@ class _Session(Routes):
         return None if self.deadline is None else time.monotonic() + self.deadline
 
     def _request(self, call, deadline):
+        headers = None if self.client_id is None else {"X-Client-Id": self.client_id}
         if deadline is None:
-            return self._http.build_request(call.method, call.path, params=call.params, json=call.json)
+            return self._http.build_request(call.method, call.path, params=call.params, json=call.json,
+                                            headers=headers)
         # every timeout of the try cut to the time left: a connection that never answers, or a
         # pool that never frees one, fails at the deadline
         left = max(self._deadlines.left(deadline), 0.0)
         base = self._http.timeout
         cut = [left if t is None else min(t, left) for t in (base.connect, base.read, base.write, base.pool)]
         timeout = self._httpx.Timeout(connect=cut[0], read=cut[1], write=cut[2], pool=cut[3])
-        return self._http.build_request(call.method, call.path, params=call.params, json=call.json, timeout=timeout)
+        return self._http.build_request(call.method, call.path, params=call.params, json=call.json, timeout=timeout,
+                                        headers=headers)
 
     def _backoff(self, attempt):
         return min(self.max_wait, BACKOFF_S * 2.0 ** min(attempt, 30))
