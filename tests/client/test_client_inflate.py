@@ -105,3 +105,14 @@ def test_a_truncated_gzip_answer_is_a_client_error(kind):
     with _serve(body, "Content-Encoding: gzip\r\n") as server:
         err, _, _ = through(kind, server.url, lambda c: c.health(), deadline=LONG)
     assert _plain(err) and "could not be read" in str(err), err
+
+
+@pytest.mark.parametrize("wbits", [15, -15], ids=["zlib-deflate", "raw-deflate"])
+def test_a_deflate_answer_coming_a_byte_at_a_time_is_read(wbits):
+    # the kind of deflate is told by its first two bytes, which may come in two pieces
+    from learnsim.client._inflate import Inflater
+
+    body = _deflate(b'{"status": "ok"}', wbits)
+    inflater = Inflater("deflate")
+    out = b"".join(piece for i in range(len(body)) for piece in inflater.pieces(body[i:i + 1]))
+    assert out + b"".join(inflater.end()) == b'{"status": "ok"}'

@@ -44,12 +44,17 @@ class Inflater:
         # on the first bytes, as httpx does
         self._zlib = zlib.decompressobj(_GZIP if name == "gzip" else zlib.MAX_WBITS)
         self._first = name == "deflate"
+        self._pending = b""   # deflate's first byte, when a piece held no more: its header is two
 
     def pieces(self, data):
         """The inflated bytes of ``data`` (the next piece of the body), :data:`STEP` at a time."""
         if not data:
             return
         if self._first:
+            data, self._pending = self._pending + data, b""
+            if len(data) < 2:
+                self._pending = data
+                return
             self._first = False
             try:
                 # nothing is yielded before the first step has worked: a raw stream is retried whole
@@ -75,6 +80,9 @@ class Inflater:
 
     def end(self):
         """What is left once the body has ended; :class:`Undecodable` for a stream cut short."""
+        if self._pending:
+            self._first = False
+            yield from self._drain(self._pending)
         if not self._zlib.eof:
             raise Undecodable(f"the {self.name} body ends before its compressed stream does")
         rest = self._zlib.flush()
