@@ -116,3 +116,21 @@ def test_a_deflate_answer_coming_a_byte_at_a_time_is_read(wbits):
     inflater = Inflater("deflate")
     out = b"".join(piece for i in range(len(body)) for piece in inflater.pieces(body[i:i + 1]))
     assert out + b"".join(inflater.end()) == b'{"status": "ok"}'
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_gzip_answer_of_several_members_is_read_whole(kind):
+    # RFC 1952: a gzip file is a series of members (a compressor flushing as it streams writes
+    # several); reading the first alone gave a JSON cut short, or one that ends early
+    body = gzip.compress(b'{"status": ') + gzip.compress(b'"ok"}')
+    with _serve(body, "Content-Encoding: gzip\r\n") as server:
+        answer, _, _ = through(kind, server.url, lambda c: c.health(), deadline=LONG)
+    assert answer == {"status": "ok"}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_bytes_after_a_deflate_stream_are_refused(kind):
+    body = _deflate(b'{"status": "ok"}', 15) + b'{"status": "degraded"}'
+    with _serve(body, "Content-Encoding: deflate\r\n") as server:
+        err, _, _ = through(kind, server.url, lambda c: c.health(), deadline=LONG)
+    assert _plain(err) and "could not be read" in str(err), err

@@ -67,14 +67,24 @@ class Inflater:
 
     def _drain(self, data):
         try:
-            out = self._zlib.decompress(data, STEP)
             while True:
+                out = self._zlib.decompress(data, STEP)
                 if out:
                     yield out
+                if self._zlib.eof and self._zlib.unused_data:
+                    data = self._zlib.unused_data
+                    if not data.strip(b"\0"):
+                        return     # zero padding after the stream (Python's gzip reads past it too)
+                    if self.name != "gzip":
+                        raise Undecodable("the deflate body holds bytes after the end of its stream")
+                    # RFC 1952: a series of members (a compressor flushing as it streams); httpx
+                    # read the first alone, a JSON cut short or one that ended early
+                    self._zlib = zlib.decompressobj(_GZIP)
+                    continue
                 # a step that filled STEP may have more behind it, input or output
                 if not (self._zlib.unconsumed_tail or len(out) == STEP):
                     return
-                out = self._zlib.decompress(self._zlib.unconsumed_tail, STEP)
+                data = self._zlib.unconsumed_tail
         except zlib.error as exc:
             raise Undecodable(f"the {self.name} body could not be inflated: {exc}") from None
 
