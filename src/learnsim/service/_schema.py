@@ -7,15 +7,15 @@ from itertools import permutations
 from fastapi.openapi.utils import get_openapi
 
 from .._utils.inputs import CONTENT_PATTERN, MAX_JSON_DEPTH
+from ._guard import _OPEN_PATHS
+from ._paging import HIT_FIELDS
+from ._limits import (BODY_FILTER, MAX_BATCH, MAX_EXPLAIN_K, MAX_EXPLAIN_WORDS, MAX_EXPLAINED, MAX_HITS, MAX_K,
+                      MAX_MATCH_K, MAX_N_TOP, MAX_PAIRS, QUERY_FILTER, _SCHEMA_END, _filter_schema)
 
 # CONTENT_PATTERN as JSON Schema reads a pattern (ECMA-262's dialect, as jsonschema_rs does):
 # Python's [^\W_] is a letter or digit of any script, but \W is ASCII-only there, so a
 # validating client refused "αβγ" and "中文", which the server searches
 SCHEMA_CONTENT_PATTERN = CONTENT_PATTERN.replace(r"[^\W_]", r"[\p{L}\p{N}]", 1)
-from ._guard import _OPEN_PATHS
-from ._paging import HIT_FIELDS
-from ._limits import (BODY_FILTER, MAX_BATCH, MAX_EXPLAIN_K, MAX_EXPLAIN_WORDS, MAX_EXPLAINED, MAX_HITS, MAX_K,
-                      MAX_MATCH_K, MAX_N_TOP, MAX_PAIRS, QUERY_FILTER, _SCHEMA_END, _filter_schema)
 
 _BOUNDS_TEXT = (
     f"Bounds of one request (over them: 413 or 422 naming the limit): a query, text or document of at most "

@@ -59,6 +59,8 @@ def refused_params(items):
     if len(views) > 1:
         return f"the page shows one view at a time; the address gives {' and '.join(views)}"
     return None
+
+
 # text shown of a hit: long documents are cut, after marking, at this many characters
 SHOWN_CHARS = 1200
 # characters past SHOWN_CHARS read for the marks, so that a word across the cut is read whole
