@@ -58,11 +58,9 @@ class Inflater:
             self._first = False
             try:
                 # nothing is yielded before the first step has worked: a raw stream is retried whole
-                out = zlib.decompressobj(zlib.MAX_WBITS).decompress(data[:2], 0)
+                zlib.decompressobj(zlib.MAX_WBITS).decompress(data[:2], 0)
             except zlib.error:
                 self._zlib = zlib.decompressobj(-zlib.MAX_WBITS)
-            else:
-                del out
         yield from self._drain(data)
 
     def _drain(self, data):
