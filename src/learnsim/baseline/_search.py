@@ -34,8 +34,9 @@ The decision (:func:`check_search`)
    among those not below the strongest baseline on the cold part (the relevant documents no
    training pair names), chosen on one half of the queries and scored on the other (cross-fitted).
 3. It is kept only when the interval of its overall gain over the strongest baseline lies above
-   zero, and the interval of its cold gain does not lie wholly below zero. Otherwise the model is
-   that baseline.
+   zero, and the interval of its cold gain does not lie wholly below zero, on at least 6 held-out
+   queries (or groups), the fewest on which a rule that gains nothing gains on all of them less
+   often than the interval's 2.5 % tail (:func:`_fewest_units`). Otherwise the model is that baseline.
 
 Few held-out queries: folds
 ---------------------------
@@ -565,6 +566,13 @@ def _part(diff, groups, learned, base, confidence, random_state):
             "learned_score": float(np.nanmean(learned[keep])), "baseline_score": float(np.nanmean(base[keep]))}
 
 
+def _fewest_units(confidence):
+    """The fewest independent held-out units on which a gain can be kept: the smallest n with
+    2^-n at most the interval's lower tail, (1 - confidence) / 2 (6 at 95 %), the chance that a
+    rule gaining nothing gains on every one of n units."""
+    return int(np.ceil(np.log2(2.0 / (1.0 - confidence)) - 1e-9))
+
+
 def _folds(n, random_state, n_folds=2):
     if n < 2 * n_folds:
         return None
@@ -679,7 +687,14 @@ def check_search(pool, candidates, *, owner, confidence=0.95, random_state=0, de
     overall = parts["all"]
     title = BASELINE_TITLES[strongest] + (f" (BM25 weight {mix_weight:g})" if strongest == "encoder+bm25" else "")
     reason = None
-    if overall["ci_low"] <= 0:
+    n_groups = int(np.unique(groups[np.isfinite(learned["all"] - B["all"])]).size)
+    if n_groups < _fewest_units(confidence):
+        # a percentile interval lies above zero whenever every unit gains, however few they are,
+        # and a rule that gains nothing does so on all n of them one time in 2^n: on fewer units
+        # than make that chance smaller than the interval's tail, a "gain" is not evidence
+        reason = (f"only {n_groups} held-out queries (or groups of them) scored: too few to tell a gain over "
+                  f"{BASELINE_TITLES[strongest]} from chance (at least {_fewest_units(confidence)})")
+    elif overall["ci_low"] <= 0:
         reason = f"the learned rule does not beat {BASELINE_TITLES[strongest]} overall for certain"
     elif parts["cold"] is not None and parts["cold"]["ci_high"] < 0:
         reason = (f"the learned rule falls below {BASELINE_TITLES[strongest]} on the cold part (relevant documents "

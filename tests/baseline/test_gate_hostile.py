@@ -1,0 +1,60 @@
+"""The search gate under hostile supervision: the learned rule is kept only when held-out queries
+show it beats the strongest baseline, never on a handful of queries whose gains chance can make."""
+import warnings
+
+import numpy as np
+import pytest
+
+from learnsim.baseline import SearchBaselines, check_search, split_search
+from learnsim.exceptions import BaselineWarning
+
+WORDS = [f"w{i}" for i in range(80)]
+
+
+def _collection(n_docs=150, n_queries=120, seed=0):
+    """As tests/baseline/test_search_check.py's: each query 2 words of its relevant document and 3
+    random words, so that lexical search finds it often, not always."""
+    rng = np.random.default_rng(seed)
+    docs = [" ".join(rng.choice(WORDS, 20)) for _ in range(n_docs)]
+    targets = rng.integers(0, n_docs // 2, n_queries)
+    queries = [" ".join(list(rng.choice(docs[t].split(), 2, replace=False)) + list(rng.choice(WORDS, 3)))
+               for t in targets]
+    return docs + queries, np.array([(n_docs + i, int(t)) for i, t in enumerate(targets)]), n_docs
+
+
+def _oracle_pool(n_queries, fraction):
+    """A pool whose learned base scores each query's relevant document first: it beats BM25 on
+    every held-out query it can, however few they are."""
+    texts, pairs, n_docs = _collection(n_queries=n_queries)
+    split = split_search(pairs, np.ones(len(pairs)), len(texts), fraction=fraction, documents=np.arange(n_docs),
+                         random_state=0)
+    answer = dict((int(a), int(b)) for a, b in pairs)
+
+    def oracle(q):
+        S = np.zeros((len(q), n_docs))
+        S[np.arange(len(q)), [answer[int(i)] for i in q]] = 1.0
+        return S
+    return split, SearchBaselines(texts, np.arange(n_docs)).pool(split, learned={"oracle": oracle})
+
+
+@pytest.mark.parametrize("n_queries, fraction", [(12, 0.25), (20, 0.25), (20, 0.15)])
+def test_a_gain_on_fewer_held_out_queries_than_chance_can_fake_is_not_kept(n_queries, fraction):
+    # n held-out queries that all gain make a percentile bootstrap interval above zero whatever n
+    # is, while a rule that gains nothing does so on all of them one time in 2^n: below six
+    # queries (2^-5 = 3 % > the interval's 2.5 % tail) the interval cannot tell a gain from chance
+    split, pool = _oracle_pool(n_queries, fraction)
+    assert 2 <= split.n_queries < 6
+    with pytest.warns(BaselineWarning, match="too few"):
+        check = check_search(pool, [{"bm25": 0.5, "oracle": 0.5}], owner="test")
+    assert check.fell_back and check.report.status == "baseline"
+    assert "held-out queries" in check.report.reason and str(split.n_queries) in check.report.reason
+
+
+def test_the_same_gain_on_six_held_out_queries_or_more_is_kept():
+    split, pool = _oracle_pool(40, 0.25)
+    assert split.n_queries >= 6
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BaselineWarning)
+        check = check_search(pool, [{"bm25": 0.5, "oracle": 0.5}], owner="test")
+    assert not check.fell_back and check.report.ci_low > 0
+
