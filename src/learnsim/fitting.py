@@ -254,7 +254,7 @@ def _checked_mcd_search(o, texts, pairs, settings, summary, fitted, documents=No
 
     labels = np.asarray(pairs.labels, dtype=bool)
     P = orient_pairs(np.asarray(pairs.indices, dtype=np.int64), labels, documents)
-    grades, _ = _grades(pairs)
+    grades, judged = _grades(pairs)
     vectorizer = fitted.parts["vectorizer"]
     X = vectorizer.transform(texts)
     X = X.astype(np.float64) if X.dtype != np.float64 else X
@@ -268,11 +268,17 @@ def _checked_mcd_search(o, texts, pairs, settings, summary, fitted, documents=No
                                   random_state=o.random_state, stacklevel=3, analysis=o.analysis,
                                   language=lexical_language(o.language))
     fitted.metric_seconds += time.perf_counter() - start
+    if checked is None and judged:      # nothing to check mcd on: the judged queries choose the baseline
+        from .baseline import baseline_of_judgements
+        checked = (None, *baseline_of_judgements(texts, P, grades, owner="learnsim fit --method mcd", reason="too few "
+                   "queries to hold two out and learn from two", documents=documents, analysis=o.analysis,
+                   language=lexical_language(o.language), stacklevel=3))
     if checked is None:
         return _result_of(fitted)
     split, baselines, check = checked
-    summary.update(search_baseline_gain=_report(check.report), held_out=split.describe(), search_split=split.by,
-                   strongest_baseline=check.baseline, baseline_scores=check.scores,
+    summary.update(search_baseline_gain=_report(check.report), strongest_baseline=check.baseline,
+                   **({"held_out": split.describe(), "search_split": split.by} if split else {}),
+                   baseline_scores=check.scores,
                    model="learned" if not check.fell_back else check.baseline)
     if check.fell_back:
         from ._baseline_models import baseline_pipeline
@@ -701,7 +707,15 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
                                   language=lexical_language(o.language),
                                   relation=relation, folds="auto" if judged or labels.all() else 1)
     split = check = None
-    if checked is None:
+    if checked is None and judged and compare:
+        # nothing to check FILM on: the judged queries choose the baseline it ends as
+        from .baseline import baseline_of_judgements
+
+        baselines, check = baseline_of_judgements(texts, P, grades, owner=owner, documents=documents, reason=(
+            "too few queries to hold two out and learn from two"), encoder_vectors=X if dense else None,
+            analysis=o.analysis, language=lexical_language(o.language), stacklevel=3)
+        report, checked = check.report, (None, baselines, check)
+    elif checked is None:
         from .baseline import SearchBaselines, search_documents
 
         baselines = SearchBaselines(texts, search_documents(P, grades, len(texts), documents), analysis=o.analysis,

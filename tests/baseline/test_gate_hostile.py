@@ -58,3 +58,35 @@ def test_the_same_gain_on_six_held_out_queries_or_more_is_kept():
         check = check_search(pool, [{"bm25": 0.5, "oracle": 0.5}], owner="test")
     assert not check.fell_back and check.report.ci_low > 0
 
+
+def _judgements(n_queries, seed=0):
+    """{id: text} queries, {query: {document: 1}} and {id: text} documents of _collection."""
+    texts, pairs, n_docs = _collection(n_queries=n_queries, seed=seed)
+    corpus = {f"d{i}": texts[i] for i in range(n_docs)}
+    queries = {f"q{a}": texts[a] for a, _ in pairs.tolist()}
+    return queries, {f"q{a}": {f"d{b}": 1} for a, b in pairs.tolist()}, corpus
+
+
+@pytest.mark.parametrize("method", ["film", "mcd"])
+def test_judgements_too_few_to_check_end_as_the_strongest_baseline_not_an_unchecked_learner(method):
+    # three judged queries leave none to hold out: the learner was served unchecked (FILM by its
+    # learned cosine alone: 0.64x the tf.idf cosine on CISI's test queries, trained on 3 of them)
+    from learnsim.baseline import BaselineGain
+    from learnsim.fitting import fit
+
+    queries, qrels, corpus = _judgements(3)
+    with pytest.warns(BaselineWarning, match="cannot be checked"):
+        result = fit(queries=queries, qrels=qrels, corpus=corpus, method=method)
+    report = result.report["search_baseline_gain" if method == "mcd" else "baseline_gain"]
+    assert report["status"] == "baseline" and "too few queries" in report["reason"]
+    assert result.report["model"] in ("bm25", "cosine")
+    assert report["detail"]["strongest_chosen_on"] == 3
+    assert "not checked" in BaselineGain.from_dict(report).summary()
+    # the model searches as that baseline: its top document for each judged query is the baseline's
+    from learnsim.baseline import LexicalBaselines
+
+    lex = LexicalBaselines(list(corpus.values()))
+    Q = lex.query_counts(list(queries.values()))
+    expected = np.argmax(lex.scores(result.report["model"], Q), axis=1)
+    got = result.pipeline.search(list(queries.values()), list(corpus.values()), k=1)
+    assert [hits[0]["corpus_id"] for hits in got] == expected.tolist()

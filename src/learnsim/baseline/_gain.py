@@ -114,6 +114,10 @@ class BaselineGain:
         """One sentence for people (``learnsim fit`` prints it)."""
         if self.status == "unchecked":
             return f"not checked against the baseline ({self.baseline or 'baseline'}): {self.reason}"
+        if self.status == "baseline" and isinstance(self.detail, dict) and self.detail.get("held_out_queries") == 0:
+            # nothing held out: the strongest baseline on the judged queries (baseline_of_judgements)
+            score = "" if self.baseline_score is None else f", {self.measure} {self.baseline_score:.4f} on the {self.unit}"
+            return f"not checked against the baseline ({self.baseline}{score}): {self.reason}"
         pct = round(100 * self.confidence)
         # a search check chooses its baseline on every judged query (learnsim.baseline._search)
         chosen_on = self.detail.get("strongest_chosen_on") if isinstance(self.detail, dict) else None

@@ -59,7 +59,7 @@ import numpy as np
 from ..text import check_analysis
 from ._gain import BaselineGain, _rng, _warn, paired_bootstrap
 
-__all__ = ["LexicalBaselines", "SearchBaselines", "SearchCheck", "check_search", "validate_search", "ndcg_at_k", "bm25_query_norms",
+__all__ = ["LexicalBaselines", "SearchBaselines", "SearchCheck", "check_search", "validate_search", "baseline_of_judgements", "ndcg_at_k", "bm25_query_norms",
            "BASELINE_TITLES", "MIX_WEIGHT_GRID", "FOLDED_BELOW", "MAX_FOLDS", "MIN_HELD_GROUPS", "FoldedSplit", "FoldedPools",
            "fold_runs", "lexical_language"]
 
@@ -813,6 +813,75 @@ def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None,
     check = check_search(pool, candidates, owner=owner, random_state=random_state, detail=detail,
                          stacklevel=stacklevel + 1, compare=compare)
     return split, baselines, check
+
+
+def baseline_of_judgements(texts, pairs, grades, *, owner, reason, documents=None, encoder_vectors=None,
+                           analysis=None, language=None, stacklevel=2):
+    """Where judgements are too few to hold out queries and learn from the rest: the strongest
+    baseline on every judged query, as a :class:`SearchCheck` that falls back to it.
+
+    A learner fitted on every judgement and kept unchecked was served as it came: FILM from 3
+    CISI queries searched by its learned cosine alone, 0.64x the tf.idf cosine's nDCG@10 on 19
+    test queries. A baseline learns nothing from the judgements, so the judged queries choose it
+    fairly (as :func:`check_search` chooses it on every judged query); the learner cannot be
+    checked, so it is not kept. ``reason``: why nothing could be held out, for the report.
+
+    Returns
+    -------
+    (baselines, check) : the :class:`SearchBaselines` of the collection and the check.
+    """
+    from ._split import SearchSplit, search_documents
+
+    P = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    G = np.asarray(grades, dtype=np.float64).ravel()
+    docs = search_documents(P, G, len(texts), documents)
+    is_doc = np.zeros(len(texts), dtype=bool)
+    is_doc[docs] = True
+    relevant = {}
+    for (a, b), g in zip(P.tolist(), G.tolist()):
+        if g > 0 and is_doc[b] and a != b:
+            relevant.setdefault(a, {})[b] = max(g, relevant.get(a, {}).get(b, 0.0))
+    baselines = SearchBaselines(texts, docs, encoder_vectors=encoder_vectors, analysis=analysis, language=language)
+    queries = np.array(sorted(relevant), dtype=np.int64)
+    n = queries.size
+    means, mix_weight = {"bm25": 0.0}, None
+    if n:
+        split = SearchSplit(train=np.zeros(len(P), dtype=bool), held=np.ones(len(P), dtype=bool), queries=queries,
+                            relevant=tuple(relevant[int(q)] for q in queries),
+                            seen=tuple(frozenset() for _ in queries), documents=docs, groups=queries.copy(),
+                            by="query and document")
+        pool = baselines.pool(split, judged=False)
+        rules = {"bm25": {"bm25": 1.0}, "cosine": {"cosine": 1.0}}
+        if "encoder" in pool.bases:
+            rules["encoder"] = {"encoder": 1.0}
+            rules.update({("encoder+bm25", lam): {"bm25": lam, "encoder": 1.0 - lam}
+                          for lam in MIX_WEIGHT_GRID[1:-1]})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)     # a query with no relevant document pooled
+            scored = {name: float(np.nan_to_num(np.nanmean(pool.measure(pool.mix(w))["all"])))
+                      for name, w in rules.items()}
+        best = max(scored, key=lambda name: (scored[name], -list(scored).index(name)))
+        if isinstance(best, tuple):
+            best, mix_weight = best
+        means = {name: v for name, v in scored.items() if not isinstance(name, tuple)}
+        if mix_weight is not None:
+            means["encoder+bm25"] = scored[(best, mix_weight)]
+    strongest = max(means, key=lambda name: (means[name], -list(means).index(name)))
+    title = BASELINE_TITLES[strongest] + (f" (BM25 weight {mix_weight:g})" if strongest == "encoder+bm25" else "")
+    info = {"strongest_baseline": strongest, "strongest_chosen_on": int(n),
+            **{f"judged_{name}": round(v, 6) for name, v in means.items()}}
+    if mix_weight is not None:
+        info["baseline_mix_weight"] = mix_weight
+    # nothing held out (held_out_queries 0): the model is the baseline, whose gain over itself is nil
+    info["held_out_queries"] = 0
+    report = BaselineGain(status="baseline", measure="nDCG@10", unit="judged queries", baseline=title,
+                          learned_score=means[strongest], baseline_score=means[strongest], gain=0.0, ci_low=0.0,
+                          ci_high=0.0, n_units=max(int(n), 1), detail=info,
+                          reason=f"{reason}; the model is the strongest baseline on the {n} judged queries, which "
+                                 "learns nothing from them")
+    _warn(f"{owner}: the learned model cannot be checked against the baseline: {report.reason}", stacklevel)
+    return baselines, SearchCheck(chosen=None, baseline=strongest, mix_weight=mix_weight, report=report,
+                                  scores=means)
 
 
 def fold_runs(n_held, n_folds=MAX_FOLDS, groups=None):

@@ -77,6 +77,13 @@ def fit_film(args, model_path, summary):
     return 0
 
 
+def _why_baseline(summary):
+    # judgements too few to hold any query out end as the baseline unchecked (baseline_of_judgements)
+    if summary.get("held_out"):
+        return "did not beat it on the held-out queries"
+    return "could not be checked on so few judged queries, and it is the strongest baseline on them"
+
+
 def _print_search_check(summary, pipeline, what):
     """The check of a model fitted on clusters as search is used (held-out clusters, the
     strongest baseline), and what the model is when it fell back."""
@@ -88,8 +95,8 @@ def _print_search_check(summary, pipeline, what):
     print(f"Search against the strongest baseline: {BaselineGain.from_dict(search).summary()}.")
     # the model is that baseline only when this check fell back to it (relative's "W = 1" is its own fall-back)
     if summary.get("model") not in (None, "learned") and summary.get("model") == summary.get("strongest_baseline"):
-        print(f"The model is {pipeline.scoring}: what {what} learned did not beat it on the held-out queries; "
-              "'learnsim search' and 'learnsim index build' use it.")
+        print(f"The model is {pipeline.scoring}: what {what} learned " + _why_baseline(summary)
+              + "; 'learnsim search' and 'learnsim index build' use it.")
 
 
 def _print_film(summary):
@@ -115,8 +122,8 @@ def _print_search(summary, pipeline, details):
         print(f"Search against the strongest baseline: {BaselineGain.from_dict(report).summary()}.")
     model = summary.get("model")
     if model not in (None, "learned") and details.matcher is None:
-        print(f"The model is {pipeline.scoring}: what FILM learned did not beat it on the held-out queries; "
-              "'learnsim search' and 'learnsim index build' use it.")
+        print(f"The model is {pipeline.scoring}: what FILM learned " + _why_baseline(summary)
+              + "; 'learnsim search' and 'learnsim index build' use it.")
     else:
         if "n_components" in summary:
             _print_film(summary)
