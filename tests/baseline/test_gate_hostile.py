@@ -90,3 +90,16 @@ def test_judgements_too_few_to_check_end_as_the_strongest_baseline_not_an_unchec
     expected = np.argmax(lex.scores(result.report["model"], Q), axis=1)
     got = result.pipeline.search(list(queries.values()), list(corpus.values()), k=1)
     assert [hits[0]["corpus_id"] for hits in got] == expected.tolist()
+
+
+def test_an_adapter_from_judgements_too_few_to_check_ends_as_the_strongest_baseline():
+    from encoder_fakes import HashedWordEncoder
+
+    from learnsim.fitting import fit
+
+    queries, qrels, corpus = _judgements(3)
+    with pytest.warns(BaselineWarning, match="cannot be checked"):
+        result = fit(queries=queries, qrels=qrels, corpus=corpus, method="adapter", encoder=HashedWordEncoder())
+    report = result.report["baseline_gain"]
+    assert report["status"] == "baseline" and report["detail"]["strongest_chosen_on"] == 3
+    assert result.report["model"] == report["detail"]["strongest_baseline"] != "learned"

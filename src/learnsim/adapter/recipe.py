@@ -99,7 +99,17 @@ def fit_adapter(o, texts, pairs, summary, documents=None, note=_quiet):
                                   random_state=o.random_state, stacklevel=3, compare=compare, analysis=o.analysis,
                                   language=lexical_language(o.language))
     check = None
-    if checked is None:
+    if checked is None and compare:
+        # nothing to check the adapter on: the judged queries choose the baseline it ends as
+        from ..baseline import baseline_of_judgements
+
+        baselines, check = baseline_of_judgements(
+            texts, P, grades, owner=owner, reason="too few queries to hold two out and learn from two",
+            documents=documents, encoder_vectors=X, analysis=o.analysis, language=lexical_language(o.language),
+            stacklevel=3)
+        report = check.report
+        summary.update(strongest_baseline=check.baseline, baseline_scores=check.scores)
+    elif checked is None:
         from ..baseline import SearchBaselines, search_documents
 
         baselines = SearchBaselines(texts, search_documents(P, grades, len(texts), documents), encoder_vectors=X,
