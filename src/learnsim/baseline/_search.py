@@ -760,7 +760,7 @@ def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None,
     (split, baselines, check) or None when the supervision is too small to hold anything out
     (the caller then fits unchecked). With folds, ``split`` is a :class:`FoldedSplit`.
     """
-    from ._split import search_relation, split_search, text_units
+    from ._split import search_documents, search_relation, split_search, text_units
 
     if not isinstance(random_state, (int, np.integer)) or isinstance(random_state, bool):
         # one seed for every fold: a generator (or None) drawn again would cut other folds each time
@@ -768,7 +768,13 @@ def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None,
     if relation is None:
         P, G = np.asarray(pairs, dtype=np.int64), np.asarray(grades, dtype=np.float64).ravel()
         relation = search_relation(P, G, len(texts), documents) if P.ndim == 2 and P.size else None
-    units = text_units(texts, among=np.asarray(pairs).ravel())
+    # the baselines first: the texts of the same terms (a stop word more) are held out together
+    baselines = None
+    if np.asarray(pairs).size:
+        baselines = SearchBaselines(texts, search_documents(pairs, grades, len(texts), documents),
+                                    encoder_vectors=encoder_vectors, analysis=analysis, language=language)
+    units = text_units(texts, among=np.asarray(pairs).ravel(),
+                       terms=None if baselines is None else baselines.lexical.vectorizer.build_tokenizer())
     split = split_search(pairs, grades, len(texts), fraction=fraction, documents=documents, random_state=random_state,
                          relation=relation, units=units)
     if split is None and float(fraction) > 0.5:
@@ -780,8 +786,9 @@ def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None,
                              random_state=random_state, relation=relation, units=units)
     if split is None:
         return None
-    baselines = SearchBaselines(texts, split.documents, encoder_vectors=encoder_vectors, analysis=analysis,
-                                language=language)
+    if baselines is None or not np.array_equal(baselines.documents, split.documents):
+        baselines = SearchBaselines(texts, split.documents, encoder_vectors=encoder_vectors, analysis=analysis,
+                                    language=language)
     n_folds = max(2, int(round(1.0 / float(fraction))))
     if folds == "auto":
         directed = relation is not None and relation.directed and split.by == "query and document"

@@ -127,13 +127,17 @@ def search_relation(pairs, grades, n_texts, documents=None):
     return SearchRelation(directed=bool(directed), chains=bool(chains))
 
 
-def text_units(texts, among=None):
+def text_units(texts, among=None, terms=None):
     """Per text, the unit it is held out with: the first text (index) of the same words.
 
     Two texts are one unit when the sets of their words (``\\w+`` of the NFKC, case-folded
     text) are equal: a query asked again under another id, in other case or punctuation, or its
     words in another order. A text without a word is its own unit. ``among`` (indices): only
     those texts are compared (the others are their own units), e.g. the texts of the pairs.
+    ``terms`` (callable(text) -> its terms, e.g. the baselines' tokenizer): texts of the same
+    terms are one unit too, so that a query asked again with a stop word more, or a word in
+    another inflection, is held out with its twin: to a reader that drops stop words and stems
+    the two are one query, and a learner trained on one finds the other's documents again.
 
     Examples
     --------
@@ -146,8 +150,18 @@ def text_units(texts, among=None):
     first = {}
     for i in (range(n) if among is None else np.unique(np.asarray(among, dtype=np.int64)).tolist()):
         words = _WORD.findall(unicodedata.normalize("NFKC", texts[i]).casefold())
-        if words:
-            units[i] = first.setdefault(" ".join(sorted(set(words))), i)
+        if not words:
+            continue
+        keys = [("words", " ".join(sorted(set(words))))]
+        if terms is not None:
+            read = sorted(set(terms(texts[i])))
+            if read:
+                keys.append(("terms", " ".join(read)))
+        # the first text either key met (texts of the same words have the same terms)
+        unit = next((first[k] for k in keys if k in first), i)
+        for k in keys:
+            first.setdefault(k, unit)
+        units[i] = unit
     return units
 
 
