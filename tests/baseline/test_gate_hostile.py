@@ -164,3 +164,46 @@ def test_a_query_asked_again_with_a_stop_word_is_held_out_with_its_twin(stop_wor
                    (texts[q] for q in pairs[part.train, 0].tolist())}
         for q in part.queries.tolist():
             assert frozenset(texts[q].lower().split()) - {"the"} not in trained
+
+
+def _validate(texts, pairs, n_docs, learned, grades=None):
+    """validate_search with a learner whose base is ``learned(train_pairs, baselines)``."""
+    from learnsim.baseline import validate_search
+
+    def learner(train, baselines, quiet=False):
+        return {"learned": learned(pairs[train], baselines)}, [{"bm25": 0.5, "learned": 0.5}]
+    grades = np.ones(len(pairs)) if grades is None else grades
+    return validate_search(texts, pairs, grades, learner, owner="test", documents=np.arange(n_docs))
+
+
+def test_a_document_relevant_to_every_query_does_not_carry_a_rule_that_buries_the_others():
+    # one document judged relevant to every query: a rule that ranks first what the training
+    # judgements named most gains on every held-out query through it, and pushes their other
+    # relevant documents, which no training pair names, below BM25's rank (the cold part)
+    texts, pairs, n_docs = _collection(n_queries=120)
+    pairs = np.vstack([pairs, [(q, 0) for q in np.unique(pairs[:, 0])]])
+
+    def popularity(train, baselines):
+        named = np.bincount(train[:, 1], minlength=n_docs)[baselines.documents].astype(float)
+        return lambda q: np.tile(named / named.max(), (len(q), 1))
+    with pytest.warns(BaselineWarning, match="BM25"):
+        split, _, check = _validate(texts, pairs, n_docs, popularity)
+    assert check.fell_back and check.baseline == "bm25" and check.report.cold["ci_high"] < 0
+
+
+def test_a_collection_where_bm25_is_perfect_ends_as_bm25():
+    # every query is its document's text: BM25 ranks it first, and a rule mixing anything into
+    # BM25 cannot gain; the fit must end as BM25, not keep a tie
+    rng = np.random.default_rng(3)
+    docs = [" ".join(rng.choice([f"v{i}" for i in range(400)], 12)) for _ in range(80)]
+    targets = rng.permutation(80)[:60]
+    texts = docs + [docs[t] + " ." for t in targets]
+    pairs = np.array([(80 + i, int(t)) for i, t in enumerate(targets)])
+
+    def noise(train, baselines):
+        gen = np.random.default_rng(0)
+        return lambda q: gen.random((len(q), baselines.documents.size))
+    with pytest.warns(BaselineWarning, match="BM25"):
+        split, _, check = _validate(texts, pairs, 80, noise)
+    assert check.fell_back and check.baseline == "bm25"
+    assert check.report.baseline_score == pytest.approx(1.0) and check.report.gain <= 0
