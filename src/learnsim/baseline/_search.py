@@ -773,17 +773,19 @@ def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None,
     if np.asarray(pairs).size:
         baselines = SearchBaselines(texts, search_documents(pairs, grades, len(texts), documents),
                                     encoder_vectors=encoder_vectors, analysis=analysis, language=language)
-    units = text_units(texts, among=np.asarray(pairs).ravel(),
-                       terms=None if baselines is None else baselines.lexical.vectorizer.build_tokenizer())
+    units = text_units(texts, among=np.asarray(pairs).ravel())
+    # texts of the same terms leave training with a held-out twin; the split's order stays by words
+    twins = None if baselines is None else text_units(texts, among=np.asarray(pairs).ravel(),
+                                                      terms=baselines.lexical.vectorizer.build_tokenizer())
     split = split_search(pairs, grades, len(texts), fraction=fraction, documents=documents, random_state=random_state,
-                         relation=relation, units=units)
+                         relation=relation, units=units, twins=twins)
     if split is None and float(fraction) > 0.5:
         # more than half held out left fewer than two queries to learn from (0.9 of 4 to 12
         # queries): half and half still checks, where the learner was kept unchecked; folds cut
         # every fraction above one half into two halves anyway
         fraction = 0.5
         split = split_search(pairs, grades, len(texts), fraction=fraction, documents=documents,
-                             random_state=random_state, relation=relation, units=units)
+                             random_state=random_state, relation=relation, units=units, twins=twins)
     if split is None:
         return None
     if baselines is None or not np.array_equal(baselines.documents, split.documents):
@@ -802,7 +804,8 @@ def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None,
     # while a fold holds two queries at least
     for k in range(runs if runs > 1 else 0):
         part = split_search(pairs, grades, len(texts), fraction=1.0 / n_folds, documents=documents,
-                            random_state=random_state, relation=relation, units=units, fold=(k, n_folds))
+                            random_state=random_state, relation=relation, units=units, fold=(k, n_folds),
+                            twins=twins)
         if part is None:
             break
         splits.append(part)

@@ -322,7 +322,7 @@ def _components(P, n_texts, mask=None, units=None):
 
 
 def split_search(pairs, grades, n_texts, *, fraction=DEFAULT_HOLDOUT, documents=None, random_state=0, by="auto",
-                 relation=None, units=None, fold=None):
+                 relation=None, units=None, fold=None, twins=None):
     """Hold out search supervision by query and by document, or by component.
 
     Parameters
@@ -351,6 +351,10 @@ def split_search(pairs, grades, n_texts, *, fraction=DEFAULT_HOLDOUT, documents=
         every query out once (cross-fitting, :func:`validate_search`'s ``folds``): the seeded order
         of the query units cut into ``n_folds`` runs of about as many queries, ``fraction``
         then being about 1 / ``n_folds``. Query-to-document pairs only (``relation.directed``).
+    twins : array of int (n_texts,), optional
+        Query-to-document pairs: texts of one twin unit (:func:`text_units` with ``terms=``: the
+        same terms, a stop word more) leave training with a held-out one, as ``units`` do, but do
+        not choose what is held out: the seeded order of ``units`` stays as it was.
 
     Returns
     -------
@@ -384,7 +388,7 @@ def split_search(pairs, grades, n_texts, *, fraction=DEFAULT_HOLDOUT, documents=
     rng = _rng(random_state)
     if by == SPLITS[0]:
         return _by_query_and_document(P, G, n_texts, float(fraction), documents, rng, units, symmetric=not directed,
-                                      chains=relation.chains, fold=fold)
+                                      chains=relation.chains, fold=fold, twins=twins)
     split = _by_component(P, G, n_texts, float(fraction), documents, rng, units, chains=relation.chains)
     if split is None:
         # chains of pairs join most texts: no whole component can be held out, so queries (texts of
@@ -484,7 +488,8 @@ def _chain_relevance(P, G, rows, n_texts, documents):
     return relevance
 
 
-def _by_query_and_document(P, G, n_texts, fraction, documents, rng, units, symmetric=False, chains=False, fold=None):
+def _by_query_and_document(P, G, n_texts, fraction, documents, rng, units, symmetric=False, chains=False, fold=None,
+                           twins=None):
     positive = np.flatnonzero(G > 0)
     relevance = (_chain_relevance(P, G, positive, n_texts, documents) if symmetric and chains
                  else _relevance(P, G, positive, n_texts, symmetric, documents))
@@ -539,6 +544,9 @@ def _by_query_and_document(P, G, n_texts, fraction, documents, rng, units, symme
     # a text of the same words as a held-out one (a twin query, a copy of a document) is held out
     # with it: trained on, it would be found again as learning
     out |= np.isin(units, units[out])
+    if twins is not None:
+        # and a text of the same terms (a stop word more): to the learner the same query
+        out |= np.isin(twins, np.asarray(twins)[out])
     train = ~(out[P[:, 0]] | out[P[:, 1]])
     # the groups of pairs without a relevant pair (non-duplicates of texts no query asks with) are
     # held out whole at the same share, so that the held-out pairs have both kinds, as the
