@@ -466,7 +466,7 @@ class Segment:
         self.name = name
         self.path = path = Path(directory) / self.name
         self.kind = kind
-        where = f"segment {self.name!r}"
+        where = f"segment {self.name!r} ({path})"
         recorded = entry.get("sha256")
         if recorded is None and checksums_required:
             raise IndexDamagedError(path / "segment.json", "the manifest records no sha256 of it")
@@ -514,18 +514,19 @@ class Segment:
             raise IndexFormatError(f"{where}: seqs.npy does not hold the documents the manifest lists")
         dense = header("dense", required=dense_dim is not None)
         if dense is not None and (len(dense[0]) != 2 or dense[0] != (self.n, dense_dim) or dense[1] != self.dtype):
-            raise IndexFormatError(f"{where}: dense.npy must be {self.dtype} of shape ({self.n}, {dense_dim}); "
-                                   f"got {dense[1]} {dense[0]}")
+            self._refuse(("dense",), f"{where}: dense.npy must be {self.dtype} of shape ({self.n}, {dense_dim}); "
+                                     f"got {dense[1]} {dense[0]}")
         indptr = header("indptr", required=n_features is not None)
         indices = data = None
         if indptr is not None:
             indices, data = header("indices"), header("data")
             if (indptr[0] != (n_features + 1,) or indptr[1] != np.int64 or indices[1] != np.int32
                     or data[1] != self.dtype or indices[0] != data[0] or len(indices[0]) != 1):
-                raise IndexFormatError(f"{where}: the posting lists (indptr, indices, data) are inconsistent")
+                self._refuse(("indptr", "indices", "data"),
+                             f"{where}: the posting lists (indptr, indices, data) are inconsistent")
         sq = header("sq", required=kind == "distance")
         if sq is not None and (sq[0] != (self.n,) or sq[1] != np.float64):
-            raise IndexFormatError(f"{where}: sq.npy must be float64 of shape ({self.n},)")
+            self._refuse(("sq",), f"{where}: sq.npy must be float64 of shape ({self.n},)")
         self._present = {key: h is not None for key, h in
                          (("dense", dense), ("indptr", indptr), ("indices", indices), ("data", data), ("sq", sq))}
         # the rows' ids, texts and metadata, where the segment was written with them (issue 46)
@@ -538,6 +539,16 @@ class Segment:
             self.docs = SegmentDocs(path, self.n, docs, self._sum, npy_header, load_npy)
         self._loaded = None
         self._checked = False
+
+    def _refuse(self, keys, message):
+        """Raise for arrays ``keys`` whose headers disagree with the segment: IndexDamagedError
+        naming the one whose sha256 does not match (another index's file put there: the header
+        is read before the bytes are, and the error named the segment alone, not the file), else
+        IndexFormatError ``message``. Hashes the arrays, on this path only."""
+        for key in keys:
+            if self.checksums.get(key) is not None:
+                read_verified(self.path / f"{key}.npy", self.checksums[key])
+        raise IndexFormatError(message)
 
     def _sum(self, key):
         if self._checksums_required and key not in self.checksums:
@@ -558,7 +569,7 @@ class Segment:
             if loaded["indptr"] is not None:
                 n_terms = loaded["indptr"].shape[0]
                 if int(loaded["indptr"][0]) != 0 or int(loaded["indptr"][n_terms - 1]) != loaded["indices"].shape[0]:
-                    raise IndexFormatError(f"segment {self.name!r}: the posting lists (indptr, indices, data) "
+                    raise IndexFormatError(f"segment {self.name!r} ({self.path}): the posting lists (indptr, indices, data) "
                                            f"are inconsistent")
             self._loaded = loaded
         return self._loaded

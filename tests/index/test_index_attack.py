@@ -1,0 +1,50 @@
+"""An index folder attacked as a hostile or unlucky user would (each kind of file damaged, replaced
+by another index's file of the same name, a directory in its place): every error names the damaged
+file, as ``learnsim index verify`` does, never a segment alone or a traceback.
+"""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from index_models import corpus, model
+
+from learnsim.index import Index, IndexDamagedError
+
+
+@pytest.fixture(scope="module")
+def two(tmp_path_factory):
+    """Two indexes of one model and other documents (their files differ in size): a term weighting
+    (posting lists) and a learned distance (dense rows and squared norms)."""
+    texts, _, ids, meta = corpus()
+    root = tmp_path_factory.mktemp("attack")
+    for family in ("linklearn", "mcd"):
+        Index.build(root / f"{family}-a", model(family), texts, ids, meta).close()
+        Index.build(root / f"{family}-b", model(family), texts[:50], ids[:50], meta[:50]).close()
+    return root
+
+
+def _segment(path):
+    (seg,) = (path / "segments").iterdir()
+    return seg
+
+
+@pytest.mark.parametrize("family, array", [("linklearn", "indptr"), ("linklearn", "indices"),
+                                           ("linklearn", "data"), ("mcd", "dense"), ("mcd", "sq"),
+                                           ("mcd", "seqs")])
+def test_a_segment_array_of_another_index_is_damage_naming_the_file(two, tmp_path, family, array):
+    path = tmp_path / "idx"
+    shutil.copytree(two / f"{family}-a", path)
+    seg = _segment(path)
+    other = _segment(two / f"{family}-b") / f"{array}.npy"
+    assert other.stat().st_size != (seg / f"{array}.npy").stat().st_size
+    shutil.copyfile(other, seg / f"{array}.npy")
+    # before: its header was checked against the segment before its sha256, and the error named
+    # the segment alone ("segment 'g1-000000': the posting lists ... are inconsistent"), which
+    # file nor which index
+    with pytest.raises(IndexDamagedError) as err:
+        with Index.open(path) as idx:
+            idx.search("w001 w002 w003", k=5)
+    assert err.value.path == str(seg / f"{array}.npy")
+    assert "sha256" in str(err.value)
