@@ -48,3 +48,31 @@ def test_a_segment_array_of_another_index_is_damage_naming_the_file(two, tmp_pat
             idx.search("w001 w002 w003", k=5)
     assert err.value.path == str(seg / f"{array}.npy")
     assert "sha256" in str(err.value)
+
+
+@pytest.mark.parametrize("key, value", [
+    ("covered_seq", 10 ** 30), ("statistics_seq", 10 ** 30), ("covered_seq", -1), ("generation", "x"),
+    ("generation", 2 ** 64), ("statistics_dir", "../elsewhere"), ("plan_dir", "/etc"),
+    ("plan_dir", "../other/query-1"), ("higher_is_closer", "yes"),
+])
+def test_a_sealed_manifest_field_no_writer_writes_is_refused_naming_the_manifest(two, tmp_path, key, value):
+    # sealed again (a hand edit, a learnsim of a later format): its checksum cannot tell
+    from index_edit import read_manifest, write_manifest
+
+    from learnsim.cli import main
+    from learnsim.index import IndexFormatError
+
+    path = tmp_path / "idx"
+    shutil.copytree(two / "linklearn-a", path)
+    m = read_manifest(path)
+    m[key] = value
+    write_manifest(path, m)
+    # before: a sequence number past 2**63-1 was SQLite's OverflowError (a traceback on the
+    # command line), a folder outside the index was read, a generation of another type was taken
+    with pytest.raises(IndexFormatError, match=f"manifest.json has no valid '{key}'"):
+        Index.open(path).close()
+    report = Index.verify_at(path)
+    assert not report["ok"] and any(str(f["file"]).endswith("manifest.json") for f in report["damaged"]), report
+    for argv in (["index", "verify", str(path)], ["index", "info", str(path)],
+                 ["search", "--index", str(path), "--query", "w001"], ["index", "compact", str(path)]):
+        assert main(argv) == 2, argv

@@ -27,6 +27,7 @@ from .._utils.files import sha256_file
 from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexDamagedError, IndexFormatError, Segment, check_seal, \
     load_json, load_npy, read_manifest
 from ._build import no_index
+from ._manifest_fields import invalid_field
 from ._store import read_only_connection
 
 __all__ = ["verify_index", "verify_locked"]
@@ -359,9 +360,9 @@ def verify_index(path):
         if not isinstance(m.get("format_version"), int):
             raise IndexDamagedError(path / _MANIFEST, "it has no valid 'format_version'")
         check_seal(m, path / _MANIFEST, required=m["format_version"] >= 2)
-        for key, kind in (("segments", list), ("covered_seq", int), ("kind", str), ("model_sha256", str)):
-            if not isinstance(m.get(key), kind):
-                raise IndexDamagedError(path / _MANIFEST, f"it has no valid {key!r}")
+        bad = invalid_field(m)
+        if bad is not None:
+            raise IndexDamagedError(path / _MANIFEST, f"it has no valid {bad[0]!r} ({bad[1]})")
     except IndexFormatError as exc:
         report.exc(exc, path / _MANIFEST)
         m = None

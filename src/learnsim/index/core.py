@@ -51,6 +51,7 @@ from ._integrity import Lock as _Lock, check_plan_dictionary, checked_up_to, mod
     read_store, plan_of as _plan_of, retry_if_moved, sqlite_guarded as _sqlite_guarded, statistics_key, analysis_info, \
     write_manifest as _write_manifest, collection_rows as _collection
 from ._match import exact_copy_hits, matched_hits
+from ._manifest_fields import invalid_field
 from ._new_words import added_rows, embeddings_of as _embeddings_of, warn_new_words
 from ._scan import MemorySegment, SegmentRun, best_k, scanned_segments
 from ._placeless import warn_placeless, zero_rows
@@ -360,10 +361,9 @@ class Index(ModelVersions):
 
     def _load(self):
         m = self._read_manifest()
-        for key, kind in (("segments", list), ("covered_seq", int), ("kind", str), ("dtype", str),
-                          ("model_sha256", str), ("statistics_seq", int)):
-            if not isinstance(m.get(key), kind):
-                raise IndexFormatError(f"{self.path}: {_MANIFEST} has no valid {key!r}")
+        bad = invalid_field(m)
+        if bad is not None:
+            raise IndexFormatError(f"{self.path}: {_MANIFEST} has no valid {bad[0]!r} ({bad[1]})")
         if m["kind"] not in ("term_weights", "cosine", "distance"):
             raise IndexFormatError(f"{self.path}: unknown scoring kind {m['kind']!r}")
         if m["dtype"] not in ("float32", "float64"):

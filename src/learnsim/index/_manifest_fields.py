@@ -1,0 +1,41 @@
+"""The fields of an index's manifest that a reader relies on, checked as a writer writes them,
+for :meth:`learnsim.index.Index.open` and ``learnsim index verify`` alike.
+
+A sealed manifest can still hold what no writer wrote (edited and sealed again by hand, or by a
+learnsim of a later format): a sequence number past SQLite's 64-bit integers was Python's own
+OverflowError at open (a traceback on the command line), and a folder name with ``..`` or an
+absolute path made the index read the query plan or statistics of another folder.
+"""
+from __future__ import annotations
+
+# SQLite's INTEGER, in which every sequence number is compared
+MAX_SEQ = 2 ** 63 - 1
+
+_REQUIRED = (("segments", list), ("covered_seq", int), ("kind", str), ("dtype", str), ("model_sha256", str),
+             ("statistics_seq", int))
+_SEQUENCE_NUMBERS = ("covered_seq", "statistics_seq", "generation")
+_FOLDERS = ("statistics_dir", "plan_dir")
+
+
+def invalid_field(m):
+    """``(key, why)`` of the first field of the manifest ``m`` (a dict) that is not what a writer
+    writes, else None."""
+    for key, kind in _REQUIRED:
+        if not isinstance(m.get(key), kind):
+            return key, "missing or of another type"
+    for key in _SEQUENCE_NUMBERS:
+        v = m.get(key)
+        if key in m and (isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_SEQ):
+            return key, f"{_shown(v)}, not a whole number from 0 to 2**63-1"
+    for key in _FOLDERS:
+        v = m.get(key)
+        if v is not None and (not isinstance(v, str) or not v or v.startswith(".") or "/" in v or "\\" in v):
+            return key, f"{_shown(v)}, not a plain folder name inside the index"
+    if not isinstance(m.get("higher_is_closer", True), bool):
+        return "higher_is_closer", f"{_shown(m['higher_is_closer'])}, not true or false"
+    return None
+
+
+def _shown(v):
+    text = repr(v)
+    return text if len(text) <= 60 else text[:60] + "..."
