@@ -53,7 +53,7 @@ def test_a_segment_array_of_another_index_is_damage_naming_the_file(two, tmp_pat
 @pytest.mark.parametrize("key, value", [
     ("covered_seq", 10 ** 30), ("statistics_seq", 10 ** 30), ("covered_seq", -1), ("generation", "x"),
     ("generation", 2 ** 64), ("statistics_dir", "../elsewhere"), ("plan_dir", "/etc"),
-    ("plan_dir", "../other/query-1"), ("higher_is_closer", "yes"),
+    ("plan_dir", "../other/query-1"), ("higher_is_closer", "yes"), ("rerank", {"x": 1}), ("rerank", 0),
 ])
 def test_a_sealed_manifest_field_no_writer_writes_is_refused_naming_the_manifest(two, tmp_path, key, value):
     # sealed again (a hand edit, a learnsim of a later format): its checksum cannot tell

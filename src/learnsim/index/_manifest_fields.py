@@ -10,6 +10,8 @@ from __future__ import annotations
 
 # SQLite's INTEGER, in which every sequence number is compared
 MAX_SEQ = 2 ** 63 - 1
+# the most first-stage candidates a re-ranking index reads (Index._rerank_depth's bound)
+MAX_RERANK = 10_000
 
 _REQUIRED = (("segments", list), ("covered_seq", int), ("kind", str), ("dtype", str), ("model_sha256", str),
              ("statistics_seq", int))
@@ -31,6 +33,10 @@ def invalid_field(m):
         v = m.get(key)
         if v is not None and (not isinstance(v, str) or not v or v.startswith(".") or "/" in v or "\\" in v):
             return key, f"{_shown(v)}, not a plain folder name inside the index"
+    v = m.get("rerank")
+    if v is not None and (isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_RERANK):
+        # (a search refused it, but verify, info and every write took it)
+        return "rerank", f"{_shown(v)}, not the re-ranker's number of candidates (1 to {MAX_RERANK})"
     if not isinstance(m.get("higher_is_closer", True), bool):
         return "higher_is_closer", f"{_shown(m['higher_is_closer'])}, not true or false"
     return None
