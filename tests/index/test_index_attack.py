@@ -76,3 +76,27 @@ def test_a_sealed_manifest_field_no_writer_writes_is_refused_naming_the_manifest
     for argv in (["index", "verify", str(path)], ["index", "info", str(path)],
                  ["search", "--index", str(path), "--query", "w001"], ["index", "compact", str(path)]):
         assert main(argv) == 2, argv
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".tsv"])
+def test_an_id_too_long_in_a_corpus_is_refused_naming_its_file_and_line(two, tmp_path, capsys, suffix):
+    from learnsim.cli import main
+    from learnsim.index._store import MAX_ID_CHARS
+
+    path = tmp_path / "idx"
+    shutil.copytree(two / "linklearn-a", path)
+    rows = [("new-1", "w001 w002"), ("x" * (MAX_ID_CHARS + 1), "w003 w004"), ("new-3", "w005")]
+    file = tmp_path / f"add{suffix}"
+    if suffix == ".jsonl":
+        import json
+
+        file.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in rows), encoding="utf-8")
+    else:
+        file.write_text("".join(f"{i}\t{t}\n" for i, t in rows), encoding="utf-8")
+    # before: "ids[1] has 1,001 characters", the position of an argument the user never wrote,
+    # where the metadata and the texts of the same file are named by file and line
+    assert main(["index", "add", str(path), "--corpus", str(file)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(file) in err and "line 2" in err and f"{MAX_ID_CHARS:,}" in err, err
+    with Index.open(path) as idx:
+        assert idx.info()["documents"] == 120

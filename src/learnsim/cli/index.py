@@ -196,6 +196,14 @@ def read_corpus(path, encoding_errors="replace", quoting="auto", number_lines=Tr
             # spaces and punctuation alone: no term, nothing a search could find it by (issue 45)
             raise UsageError(f"{path}, {line} {number}: the text has no letter or digit ({text.strip()[:40]!r}); "
                              "nothing a search could find it by")
+    from ..index._store import MAX_ID_CHARS
+
+    for doc_id, number in zip(ids, docs.line_numbers):
+        if doc_id is not None and len(str(doc_id)) > MAX_ID_CHARS:
+            # named by its file and line, as its text and metadata are: the index's own error named
+            # 'ids[i]', the position of an argument the user never wrote
+            raise UsageError(f"{path}, {line} {number}: the id has {len(str(doc_id)):,} characters; an id has at "
+                             f"most {MAX_ID_CHARS:,} (MAX_ID_CHARS): {str(doc_id)[:40]!r}...")
     from ..datasets.documents import repeated_id
 
     # the ids as the index takes them, numbered ones too: "line-3" given on line 9 and the
