@@ -100,3 +100,32 @@ def test_an_id_too_long_in_a_corpus_is_refused_naming_its_file_and_line(two, tmp
     assert len(err.splitlines()) == 1 and str(file) in err and "line 2" in err and f"{MAX_ID_CHARS:,}" in err, err
     with Index.open(path) as idx:
         assert idx.info()["documents"] == 120
+
+
+@pytest.mark.parametrize("put", ["directory", "pipe"])
+def test_a_directory_or_pipe_in_place_of_the_lock_is_damage_naming_it(two, tmp_path, capsys, put):
+    import os
+
+    from learnsim.cli import main
+
+    path = tmp_path / "idx"
+    shutil.copytree(two / "linklearn-a", path)
+    (path / "lock").unlink(missing_ok=True)
+    if put == "directory":
+        (path / "lock").mkdir()
+    else:
+        os.mkfifo(path / "lock")
+    # before: every write failed with "Is a directory" or "File or stream is not seekable" (which
+    # file?), and verify said the index was intact
+    with pytest.raises(IndexDamagedError) as err:
+        with Index.open(path) as idx:
+            idx.delete("d3")
+    assert err.value.path == str(path / "lock")
+    report = Index.verify_at(path)
+    assert not report["ok"] and [d["file"] for d in report["damaged"]] == [str(path / "lock")]
+    capsys.readouterr()
+    assert main(["index", "delete", str(path), "--id", "d3"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(path / "lock") in err, err
+    with Index.open(path) as idx:
+        assert idx.info()["documents"] == 120       # nothing was deleted

@@ -70,7 +70,7 @@ class Lock:
         self.name = name
 
     def __enter__(self):
-        self.fh = open(self.path, "a+")
+        self.fh = _open_lock(self.path)
         try:
             import fcntl
         except ImportError:       # not POSIX: one writer is the caller's responsibility
@@ -98,10 +98,31 @@ class Lock:
             # ``Index.build(overwrite=True)``, a build's lock removed once done): a lock on the
             # old one excludes nobody, so the one at the path now is taken instead
             self.fh.close()
-            self.fh = open(self.path, "a+")
+            self.fh = _open_lock(self.path)
 
     def __exit__(self, *exc):
         self.fh.close()
+
+
+def _open_lock(path):
+    """The lock file at ``path`` opened for flock (created where missing). A directory, a named
+    pipe or a device in its place is an IndexDamagedError naming it: every write failed with
+    Python's "Is a directory" or "File or stream is not seekable", naming no file, and verify,
+    which takes the lock where it can, said the index was intact."""
+    import stat
+
+    try:
+        # O_NONBLOCK: a named pipe opened so never waits for a writer at its other end
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o666)
+    except IsADirectoryError:
+        raise IndexDamagedError(path, "a directory is where the writers' lock file must be") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        what = "a named pipe" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) \
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
+        raise IndexDamagedError(path, f"{what} is where the writers' lock file must be")
+    return open(fd, "a+")
 
 
 def _same_file(fh, path):

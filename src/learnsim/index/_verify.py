@@ -461,12 +461,19 @@ def verify_locked(path):
     path = Path(path)
     if not (path / MANIFEST).is_file():
         raise FileNotFoundError(no_index(path))
+    lock_damage = None
     try:
         lock = Lock(path / "lock").__enter__()
+    except IndexDamagedError as exc:    # a directory or a pipe in the lock's place: every write fails
+        lock, lock_damage = None, exc
     except OSError:         # a read-only directory: no writer can be running there either
         lock = None
     try:
-        return verify_index(path)
+        report = verify_index(path)
+        if lock_damage is not None:
+            report["damaged"].append({"file": lock_damage.path, "problem": lock_damage.problem})
+            report["ok"] = False
+        return report
     finally:
         if lock is not None:
             lock.__exit__(None, None, None)
