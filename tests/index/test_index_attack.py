@@ -54,6 +54,8 @@ def test_a_segment_array_of_another_index_is_damage_naming_the_file(two, tmp_pat
     ("covered_seq", 10 ** 30), ("statistics_seq", 10 ** 30), ("covered_seq", -1), ("generation", "x"),
     ("generation", 2 ** 64), ("statistics_dir", "../elsewhere"), ("plan_dir", "/etc"),
     ("plan_dir", "../other/query-1"), ("higher_is_closer", "yes"), ("rerank", {"x": 1}), ("rerank", 0),
+    ("statistics", ["../../other/statistics-1/idf"]), ("statistics_sha256", {"../../other/idf": "0" * 64}),
+    ("plan_sha256", {"../other/plan.json": "0" * 64}),
 ])
 def test_a_sealed_manifest_field_no_writer_writes_is_refused_naming_the_manifest(two, tmp_path, key, value):
     # sealed again (a hand edit, a learnsim of a later format): its checksum cannot tell
@@ -129,3 +131,25 @@ def test_a_directory_or_pipe_in_place_of_the_lock_is_damage_naming_it(two, tmp_p
     assert len(err.splitlines()) == 1 and str(path / "lock") in err, err
     with Index.open(path) as idx:
         assert idx.info()["documents"] == 120       # nothing was deleted
+
+
+@pytest.mark.parametrize("key", ["statistics_dir", "plan_dir"])
+def test_a_sealed_folder_outside_the_index_is_never_removed_by_a_reindex(two, tmp_path, key):
+    from index_edit import read_manifest, write_manifest
+
+    from learnsim.index import IndexFormatError
+
+    path = tmp_path / "idx"
+    shutil.copytree(two / "linklearn-a", path)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "data.txt").write_text("precious", encoding="utf-8")
+    m = read_manifest(path)
+    m[key] = "../victim"
+    write_manifest(path, m)
+    # before: the open took it, and reindex removed "its old statistics" (or plan): the folder
+    # beside the index, with whatever it held
+    with pytest.raises(IndexFormatError, match=key):
+        with Index.open(path) as idx:
+            idx.reindex()
+    assert (victim / "data.txt").read_text(encoding="utf-8") == "precious"

@@ -4,7 +4,8 @@ for :meth:`learnsim.index.Index.open` and ``learnsim index verify`` alike.
 A sealed manifest can still hold what no writer wrote (edited and sealed again by hand, or by a
 learnsim of a later format): a sequence number past SQLite's 64-bit integers was Python's own
 OverflowError at open (a traceback on the command line), and a folder name with ``..`` or an
-absolute path made the index read the query plan or statistics of another folder.
+absolute path made the index read the query plan or statistics of another folder (and a
+reindex remove that folder as its old one), as did a statistics name of ``../../other/idf``.
 """
 from __future__ import annotations
 
@@ -31,8 +32,14 @@ def invalid_field(m):
             return key, f"{_shown(v)}, not a whole number from 0 to 2**63-1"
     for key in _FOLDERS:
         v = m.get(key)
-        if v is not None and (not isinstance(v, str) or not v or v.startswith(".") or "/" in v or "\\" in v):
+        if v is not None and not _plain(v):
             return key, f"{_shown(v)}, not a plain folder name inside the index"
+    names = m.get("statistics", [])
+    if not isinstance(names, list) or not all(_file_name(x) for x in names):
+        return "statistics", f"{_shown(names)}, not a list of plain file names"
+    for key in ("statistics_sha256", "plan_sha256"):
+        if isinstance(m.get(key), dict) and not all(_file_name(x) for x in m[key]):
+            return key, f"{_shown(sorted(m[key]))}, not plain file names"
     v = m.get("rerank")
     if v is not None and (isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_RERANK):
         # (a search refused it, but verify, info and every write took it)
@@ -40,6 +47,18 @@ def invalid_field(m):
     if not isinstance(m.get("higher_is_closer", True), bool):
         return "higher_is_closer", f"{_shown(m['higher_is_closer'])}, not true or false"
     return None
+
+
+def _plain(name):
+    """Whether ``name`` is a plain name of a file or folder inside its folder (no path, no dot
+    folder)."""
+    return isinstance(name, str) and bool(name) and not name.startswith(".") and "/" not in name and "\\" not in name
+
+
+def _file_name(name):
+    """Whether ``name`` names a file inside its folder (a dot file too: a plan's checksums are
+    of every file its folder held)."""
+    return isinstance(name, str) and name not in ("", ".", "..") and "/" not in name and "\\" not in name
 
 
 def _shown(v):
