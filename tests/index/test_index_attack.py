@@ -32,7 +32,8 @@ def _segment(path):
 
 @pytest.mark.parametrize("family, array", [("linklearn", "indptr"), ("linklearn", "indices"),
                                            ("linklearn", "data"), ("mcd", "dense"), ("mcd", "sq"),
-                                           ("mcd", "seqs")])
+                                           ("mcd", "seqs"), ("linklearn", "docs_offsets"),
+                                           ("mcd", "docs_digest")])
 def test_a_segment_array_of_another_index_is_damage_naming_the_file(two, tmp_path, family, array):
     path = tmp_path / "idx"
     shutil.copytree(two / f"{family}-a", path)

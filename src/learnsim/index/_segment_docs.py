@@ -79,7 +79,7 @@ class SegmentDocs:
     """
 
     def __init__(self, path, n, entry, sum_of, npy_header, load_npy):
-        where = f"segment {path.name!r}"
+        where = f"segment {path.name!r} ({path})"
         if (not isinstance(entry, dict) or isinstance(entry.get("bytes"), bool)
                 or not isinstance(entry.get("bytes"), int) or entry["bytes"] < 0
                 or not isinstance(entry.get("sha256"), str)):
@@ -92,6 +92,10 @@ class SegmentDocs:
                 raise IndexFormatError(f"{where}: {key}.npy is missing ({file})")
             got = npy_header(file)
             if got[0] != shape or got[1] != dtype:
+                if self._sums[key] is not None:
+                    # another index's file put there: its sha256 names it (the header, read before
+                    # the bytes, named the segment alone); hashed on this error's path only
+                    load_npy(file, self._sums[key])
                 raise IndexFormatError(f"{where}: {key}.npy must be {np.dtype(dtype)} of shape {shape}; "
                                        f"got {got[1]} {got[0]}")
         self._check_size(os.stat(path / "docs.bin").st_size if (path / "docs.bin").is_file() else None)
