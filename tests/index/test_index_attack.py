@@ -154,3 +154,27 @@ def test_a_sealed_folder_outside_the_index_is_never_removed_by_a_reindex(two, tm
         with Index.open(path) as idx:
             idx.reindex()
     assert (victim / "data.txt").read_text(encoding="utf-8") == "precious"
+
+
+@pytest.mark.parametrize("put", ["directory", "pipe"])
+def test_a_rebuild_mends_an_index_whose_lock_is_a_directory_or_pipe(two, tmp_path, capsys, put):
+    import os
+
+    from learnsim.cli import main
+
+    path = tmp_path / "idx"
+    shutil.copytree(two / "linklearn-a", path)
+    (path / "lock").unlink(missing_ok=True)
+    if put == "directory":
+        (path / "lock").mkdir()
+    else:
+        os.mkfifo(path / "lock")
+    texts, _, ids, meta = corpus()
+    # before: the rebuild did all its work and failed at its swap, on the damaged lock, leaving
+    # the damaged index in place: the way to mend it was to remove the lock by hand
+    Index.build(path, model("linklearn"), texts[:30], ids[:30], meta[:30], overwrite=True).close()
+    assert Index.verify_at(path)["ok"]
+    with Index.open(path) as idx:
+        assert len(idx) == 30
+        idx.delete("d3")        # writes take the lock again
+        assert len(idx) == 29

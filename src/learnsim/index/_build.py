@@ -119,7 +119,7 @@ def building(path, overwrite):
                 new.mkdir()
                 yield new
                 if replace:
-                    with Lock(path / "lock", name=path):
+                    with _old_writers_lock(path):
                         _swap_in(new, path)
                 else:       # nothing at the path: a failed build leaves nothing there either
                     os.rename(new, path)
@@ -130,6 +130,25 @@ def building(path, overwrite):
             # held: a build waiting on this file sees it gone and takes a new one (Lock)
             with contextlib.suppress(OSError):
                 lock_file.unlink()
+
+
+@contextlib.contextmanager
+def _old_writers_lock(path):
+    """The writers' lock of the index being replaced, held while it is swapped out. Where a
+    directory or a pipe is in the lock's place (IndexDamagedError), no writer can hold it or write
+    there, and the rebuild, the way to mend such an index, goes on: it failed at its last step,
+    after all its work, and left the damaged index in place."""
+    from ._segments import IndexDamagedError
+
+    try:
+        lock = Lock(path / "lock", name=path).__enter__()
+    except IndexDamagedError:
+        lock = None
+    try:
+        yield
+    finally:
+        if lock is not None:
+            lock.__exit__(None, None, None)
 
 
 def _recover(path):
