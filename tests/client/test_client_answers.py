@@ -322,3 +322,18 @@ def test_every_route_method_checks_its_answer():
         call(recorder)
     recorder.health(), recorder.search("q"), recorder.search(["q", "r"])
     assert calls and all(c.shape is not None for c in calls), [c for c in calls if c.shape is None]
+
+
+# --------------------------------------------------------------------------- bodies the client cannot send
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_a_nan_or_infinity_in_a_body_is_a_value_error_naming_its_place(value):
+    # httpx raised its own "Out of range float values are not JSON compliant", naming no argument;
+    # refused before any connection (none is listening at this address)
+    client = Client("http://127.0.0.1:9", timeout=0.5, max_retries=0)
+    try:
+        with pytest.raises(ValueError, match=r"\['documents'\]\[1\]\['metadata'\]\['x'\].*no NaN or infinity"):
+            client.add(["one", "two"], metadata=[None, {"x": value}])
+        with pytest.raises(ValueError, match="no NaN or infinity"):
+            client.add(["one"], metadata=[{"y": [1.0, value]}])
+    finally:
+        client.close()
