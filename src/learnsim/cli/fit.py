@@ -347,6 +347,12 @@ def run(args):
     model_path = _check_output_file(args.model, "--model", inputs=[
         getattr(args, name, None) for name in ("input", "pairs", "triplets", "links", "clicks", "clicks_from",
                                                 "qrels", "queries", "corpus")])
+    if model_path.exists() and not model_path.is_file():
+        # _check_output_file lets a device or a pipe through (a run or a table is written into it),
+        # but a model is moved into place whole and persistence.save refuses to replace one: found
+        # only after the fit, its line printed among the fit's warnings
+        raise UsageError(f"--model {args.model} is not a regular file (a device, a pipe or a socket): a model is "
+                         "written as a file and moved into place; give the path of a file such as model.npz")
     args.encoder_model = None
     check_encoder_backend(args)
     if args.encoder is not None:
