@@ -323,6 +323,22 @@ def refuse_stdin(path):
                          "layout: .jsonl, .tsv, .csv, .txt, .parquet)")
 
 
+def check_input_file(path, option):
+    """Refuse, before any reading, an input file of ``option`` that cannot be read: '-', a missing
+    path, a folder. The plain-text supervision files (--links, --triplets, --clicks) were opened
+    only after the documents were read, and failed as Python's "[Errno 2] No such file or
+    directory: 'x'", naming neither the option nor, for '-', standard input."""
+    import os
+
+    if str(path) == "-":
+        raise UsageError(f"{option} -: give a file name; '-' is not standard input here")
+    if os.path.isdir(path):
+        raise UsageError(f"{option} {path} is a folder; give a file")
+    if not os.path.exists(path):
+        raise UsageError(f"{option} {path}: no such file")
+    return path
+
+
 def line_word(path):
     """What a position in ``path`` is called: a .parquet file has rows, counted from 1 as its
     reader's own messages count them; every other file has lines."""

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..io import DocumentFormatError
 from ..linklearn.recipe import LINKLEARN_VARIANTS as VARIANTS
-from ._common import _save_model, UsageError, _note, _print_json, note_unused_fields, read_documents
+from ._common import _save_model, check_input_file, UsageError, _note, _print_json, note_unused_fields, read_documents
 from ._fit_text import fit_options, fitted_model
 
 # The fit itself (learning rate 0.03 and a held-out quarter of the documents when not given) is
@@ -100,6 +100,7 @@ def fit_linklearn(args, model_path, summary):
     from ..fitting import fit_linklearn as _fit
 
     variant = _variant(args)
+    check_input_file(args.links, "--links")
 
     docs = read_documents(args.input, encoding_errors=args.encoding_errors, quoting=args.quoting)
     note_unused_fields(docs, args.input, uses_metadata=False)

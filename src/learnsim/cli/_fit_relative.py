@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..io import DocumentFormatError
-from ._common import _save_model, UsageError, _print_json, note_unused_fields, read_documents
+from ._common import _save_model, check_input_file, UsageError, _print_json, note_unused_fields, read_documents
 from ._fit_links import unique_ids
 from ._fit_text import fit_options, fitted_model
 
@@ -115,6 +115,8 @@ def fit_relative(args, model_path, summary):
                              "beside one that was not clicked); 'learnsim feedback stats' shows what it holds") from None
         texts, T, kind, n_queries, chooser = sup.texts, sup.triplets, "clicks", sup.n_queries, sup.chooser
     else:
+        check_input_file(args.triplets if args.triplets is not None else args.clicks,
+                         "--triplets" if args.triplets is not None else "--clicks")
         docs = read_documents(args.input, encoding_errors=args.encoding_errors, quoting=args.quoting)
         note_unused_fields(docs, args.input, uses_metadata=False)
         unique_ids(args.input, docs, "--method relative needs")

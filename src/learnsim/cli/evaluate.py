@@ -249,10 +249,12 @@ def _unit_rows(X):
 def _evaluate_links(args, pipeline):
     from ..evaluation import retrieval_report
     from ..linklearn._linklearn import linked_pairs
+    from ._common import check_input_file
     from ._fit_links import read_links, unique_ids
 
     if args.input is None:
         raise UsageError("--links needs --input: the documents with ids the links are between")
+    check_input_file(args.links, "--links")
     docs = read_documents(args.input, encoding_errors=args.encoding_errors, quoting=args.quoting)
     unique_ids(args.input, docs, "--links needs")
     links = read_links(Path(args.links), docs.ids, args.encoding_errors)
