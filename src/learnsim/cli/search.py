@@ -395,8 +395,6 @@ def _corpus_run(pipeline, ids, texts, query_ids, queries, k):
 
 def _write_run(args):
     """search --run: the queries' hits as a TREC run file, and a one-line summary (or JSON)."""
-    from ..datasets import write_trec_run
-
     if args.queries is None:
         raise UsageError("--run needs --queries FILE: a run names each query by its id")
     if args.explain:
@@ -430,7 +428,7 @@ def _write_run(args):
         run, how = _corpus_run(_load_pipeline(args.model), ids, texts, query_ids, queries, k)
     to_stdout = is_stdout(out)
     try:
-        n_lines = _write_run_to_stdout(run, args.run_tag) if to_stdout else write_trec_run(out, run, tag=args.run_tag)
+        n_lines = _write_run_to_stdout(run, args.run_tag) if to_stdout else _write_run_file(out, run, args.run_tag)
     except OSError as exc:      # a full disk, a device: named, as the file the error is about
         raise UsageError(f"--run {out}: cannot write it ({exc.strerror or exc})") from None
     summary = {"run": str(out), "tag": args.run_tag, "queries": len(run), "lines": n_lines, "k": k, "scoring": how}
@@ -447,6 +445,42 @@ def _write_run(args):
                  "fewer where fewer documents share a word with it)")
         print(f"Wrote {n_lines} lines to {out}: {depth}, scored by {how}.")
     return 0
+
+
+def _write_run_file(path, run, tag):
+    """write_trec_run into a file beside ``path``, moved into place once whole (as write_output
+    does): written in place, a full disk half-way left the first queries of a run that reads as
+    complete (trec_eval evaluates it without a word), over the run that was there. A path that is
+    not a regular file (/dev/null, a pipe) is written as it is."""
+    import contextlib
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from ..datasets import write_trec_run
+
+    path = Path(path)
+    if path.exists() and not path.is_file():
+        return write_trec_run(path, run, tag=tag)
+    if path.is_symlink():
+        path = path.resolve()       # its target is written and the link kept
+    if path.exists():
+        mode = path.stat().st_mode & 0o7777
+    else:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask       # what open(path, "w") gave: mkstemp's file is private (0600)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        os.chmod(tmp, mode)
+        n_lines = write_trec_run(tmp, run, tag=tag)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return n_lines
 
 
 def _write_run_to_stdout(run, tag):
