@@ -571,10 +571,21 @@ def _same_file(a, b):
         return False        # one of them does not exist (yet): not the same file
 
 
-def write_output(path, write):
+def write_output(path, write, option="--out"):
     """Write an output text file through ``write(fh)``, beside it first and moved into place once
     whole: a failure half-way (a full disk) leaves the file that was there, not half of one. A
-    path that is not a regular file (``/dev/stdout``, a pipe) is written as it is."""
+    path that is not a regular file (``/dev/stdout``, a pipe) is written as it is. A failure of
+    the machine's is a UsageError naming ``option`` and the file: bare, it read 'No space left on
+    device', naming no file (an OSError of a write carries none)."""
+    try:
+        _write_output(path, write)
+    except BrokenPipeError:
+        raise               # a reader that went away: not an error (learnsim.cli.main)
+    except OSError as exc:     # (the temporary file beside it included: the user named the output)
+        raise UsageError(f"{option} {path}: cannot write it ({exc.strerror or exc})") from None
+
+
+def _write_output(path, write):
     import contextlib
     import os
     import tempfile
