@@ -50,15 +50,23 @@ def run(args):
     from ..datasets import find_data_dir
 
     if args.data_dir is not None:
-        find_data_dir(args.data_dir)  # a wrong --data-dir fails now, not after an hour
+        data = find_data_dir(args.data_dir)  # a wrong --data-dir fails now, not after an hour
+    else:
+        try:
+            data = find_data_dir()
+        except FileNotFoundError:
+            data = None     # (the experiments say which corpus they miss, as before)
     reproduce = importlib.import_module("learnsim.reproduce")
     run = getattr(reproduce, "run", None)
     if run is None:
         raise UsageError("this installation of learnsim has no reproduction runner (learnsim.reproduce.run)")
     if args.out is not None:
         _check_output_dir(args.out, "--out")
+        _outside_data(args.out, "--out", data)
     if args.json_path is not None:
         _check_output_file(args.json_path, "--json")
+        # the corpora are the command's input: --json DATA/README.md replaced it
+        _outside_data(args.json_path, "--json", data)
     options = {}
     if args.encoder is not None:
         if args.name != "film":
@@ -73,3 +81,23 @@ def run(args):
     print(f"learnsim reproduce {args.name}: done" + (f", {n} result records" if n is not None else "")
           + (f" in {args.out}" if args.out else "") + ".")
     return 0
+
+
+def _outside_data(out, option, data):
+    """Refuse an output that would write over or among the corpora the command reads: the data
+    folder itself, a file or folder that exists in it, or a new name inside one of its corpus
+    folders (a reader of a folder's files would take it for a document). A new name directly in
+    the data folder harms nothing."""
+    import os
+
+    if data is None:
+        return
+    target, source = Path(out).resolve(), Path(data).resolve()
+    if target != source and source not in target.parents:
+        return
+    nearest = target
+    while not os.path.lexists(nearest) and nearest != nearest.parent:
+        nearest = nearest.parent
+    if target == source or os.path.lexists(target) or nearest != source:
+        raise UsageError(f"{option} {out} is inside the data folder {data}, which the command reads: writing there "
+                         "could overwrite or add to a corpus; give a path outside it")
