@@ -195,6 +195,44 @@ def _exit_now(code):
     os._exit(code)
 
 
+class _ClosedStdout:
+    """sys.stdout of a process started with descriptor 1 closed (``learnsim search ... >&-``),
+    where Python leaves None: print() then wrote nothing and the command exited 0 with its output
+    lost, and the quick exit's flush raised AttributeError. Each write fails as a write to a bad
+    descriptor does, which :func:`main` reports as it reports a full disk."""
+
+    def write(self, text):
+        import errno
+
+        raise OSError(errno.EBADF, "cannot write the output: standard output is closed")
+
+    def flush(self):
+        pass
+
+    def fileno(self):
+        import io
+
+        raise io.UnsupportedOperation("standard output is closed")
+
+
+class _ClosedStderr:
+    """sys.stderr of a process started with descriptor 2 closed: messages are dropped (the exit
+    status still says what happened); left None, print(file=None) wrote the error line on stdout."""
+
+    def write(self, text):
+        return len(text)
+
+    def flush(self):
+        pass
+
+
+def _stand_in_for_closed_streams():
+    if sys.stdout is None:
+        sys.stdout = _ClosedStdout()
+    if sys.stderr is None:
+        sys.stderr = _ClosedStderr()
+
+
 def main(argv=None):
     """Run the ``learnsim`` command with ``argv`` (default: ``sys.argv[1:]``); return the exit status.
 
@@ -203,6 +241,7 @@ def main(argv=None):
     and ``--version`` exit with.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    _stand_in_for_closed_streams()
     parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)
