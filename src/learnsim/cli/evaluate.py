@@ -328,7 +328,7 @@ def run(args):
         clash = [flag for flag, given in (("--qrels", args.qrels), ("--corpus", args.corpus)) if given]
         if clash:
             raise UsageError(f"--beir names the judgements and the corpus of its folder: drop {' and '.join(clash)}")
-        args.qrels, args.queries, corpus = beir_files(args.beir, args.split or "test")
+        args.qrels, args.queries, corpus = beir_files(args.beir, "test" if args.split is None else args.split)
         args.corpus = None if args.index is not None else corpus
     elif args.split is not None:
         raise UsageError("--split names the judgements of a --beir folder; with --qrels give the file itself")

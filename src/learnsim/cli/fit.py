@@ -312,7 +312,7 @@ def _judgement_files(args):
             raise UsageError(f"--beir names the queries and the corpus of its folder: drop {' and '.join(clash)}")
         from ._common import beir_files
 
-        args.qrels, args.queries, args.corpus = beir_files(args.beir, args.split or "train")
+        args.qrels, args.queries, args.corpus = beir_files(args.beir, "train" if args.split is None else args.split)
         if (args.split or "").lower() == "test":
             from ._common import _note
 
