@@ -39,6 +39,10 @@ class _UsageExit(Exception):
 _GIVEN = "_learnsim_given_options"
 
 
+# the metavars of the options (and positionals) that name a file or a folder
+_PATH_METAVARS = frozenset({"FILE", "DIR", "M.npz", "OUT.npz", "PATH", "MODEL_DIR", "NAME_OR_PATH"})
+
+
 class _StoreOnce(argparse._StoreAction):
     """argparse's plain store, but an option given twice with two values is a usage error: the
     last one won silently, so ``search --corpus a.jsonl --corpus b.jsonl`` searched b.jsonl alone
@@ -46,6 +50,11 @@ class _StoreOnce(argparse._StoreAction):
     The same value twice is harmless and kept."""
 
     def __call__(self, parser, namespace, values, option_string=None):
+        if self.metavar in _PATH_METAVARS and isinstance(values, str) and not values.strip():
+            # an unset shell variable (--out "$OUT"): Path("") is the working folder, so demo --out ''
+            # wrote its files there and cluster --out '' printed the table, each with exit 0
+            parser.error(f"argument {'/'.join(self.option_strings) or self.dest}: expected a file or folder name, "
+                         f"got an empty one {values!r}")
         given = namespace.__dict__.setdefault(_GIVEN, {})
         if self.dest in given and given[self.dest][1] != values:
             first, value = given[self.dest]
