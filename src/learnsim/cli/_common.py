@@ -514,6 +514,13 @@ def _check_output_file(path, option, inputs=()):
         # as "Wrote 8 lines to -"
         raise UsageError(f"{option} -: give a file name; '-' is not standard output here (it would be a file named "
                          "'-')")
+    text = str(path)
+    if text.endswith(("/", os.sep)) and not os.path.isdir(text):
+        # pathlib drops the slash: --run results/ (a folder meant, not there yet) wrote a FILE named
+        # results, where POSIX's open("results/", "w") fails
+        raise UsageError(f"{option} {text}: a name ending in '/' names a folder, and there is no such folder; give a "
+                         f"file name without the '/' ({text.rstrip('/' + os.sep)}), or create the folder and name "
+                         "a file in it")
     path = Path(path)
     target = _resolved(path, option)
     for given in inputs:
