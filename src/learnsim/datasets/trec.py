@@ -105,7 +105,7 @@ def _as_paths(value, name):
     return paths
 
 
-_TREC_ENCODING_HINT = "older TREC collections are Latin-1: pass encoding='latin-1'"
+_TREC_ENCODING_HINT = "older TREC collections are Latin-1: pass encoding='latin-1' (--encoding latin-1)"
 
 
 def _read_text_file(path, encoding, encoding_errors):
