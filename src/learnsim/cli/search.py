@@ -290,14 +290,15 @@ def _print_index_search(args, index):
     return 0
 
 
-def _index_search(index, queries, k, filter=None, explain=False):
-    """Index.search of the queries, k capped at the index's size (with a note)."""
-    asked = k
+def _index_search(index, queries, k, filter=None, explain=False, asked=True):
+    """Index.search of the queries, k capped at the index's size (with a note where the user
+    asked for that k: ``asked`` False for a default depth, capped quietly)."""
+    wanted = k
     if k > len(index):
         k = max(len(index), 1)
     results = index.search(queries, k, filter=filter, explain=explain)
-    if asked > len(index):
-        _note_k_capped(asked, len(index), "indexed", [len(hits) for hits in results], filter is not None)
+    if asked and wanted > len(index):
+        _note_k_capped(wanted, len(index), "indexed", [len(hits) for hits in results], filter is not None)
     if filter is None and len(index):
         # no filter and documents to find: a query without hits has no word the model knows
         _note_unknown([q for q, hits in zip(queries, results) if not hits])
@@ -321,12 +322,12 @@ def _note_unknown(queries, what="query"):
           f"no document matches them{hint}")
 
 
-def _index_run(index, query_ids, queries, k, filter=None):
+def _index_run(index, query_ids, queries, k, filter=None, asked=True):
     """{query id: {document id: score}} of the index's search (higher better: a distance is
     negated, a re-ranked hit scores its probability), and the scoring in words."""
     reranked = index.manifest.get("rerank") is not None
     sign = 1.0 if reranked or index.higher_is_closer else -1.0
-    results = _index_search(index, queries, k, filter=filter)
+    results = _index_search(index, queries, k, filter=filter, asked=asked)
     run = {qid: {h["id"]: sign * float(h["score"]) for h in hits} for qid, hits in zip(query_ids, results)}
     # (the re-ranker re-scores max(k, its candidates): Index.search, as Pipeline.search)
     how = (f"the top {max(k, index.manifest['rerank'])} by {index.scoring} re-ranked by the learned pair model"
@@ -416,7 +417,9 @@ def _write_run(args):
         check_distinct_ids(index.live_documents()[0], f"the index {args.index}")
         # TREC's depth by default, quietly capped at a smaller collection (an asked-for -k is noted)
         k = args.k or max(min(RUN_DEPTH, len(index)), 1)
-        run, how = _index_run(index, query_ids, queries, k, filter=parse_filter(args.filter))
+        # (on an index with no document left the depth is 1, which no -k of the user's asked for)
+        run, how = _index_run(index, query_ids, queries, k, filter=parse_filter(args.filter),
+                              asked=args.k is not None)
     else:
         if args.model is None or args.corpus is None:
             raise UsageError("give --model M.npz and --corpus FILE, or --index DIR")
