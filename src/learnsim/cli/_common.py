@@ -534,6 +534,12 @@ def _check_output_file(path, option, inputs=()):
         if source.is_dir() and source in target.parents:
             raise UsageError(f"{option} {path} is inside {given}, which the command reads: writing there would "
                              "damage it; give a file outside it")
+    index = _index_holding(target)
+    if index is not None:
+        # fit --model IDX/model.npz replaced the index's model: every later 'index add' failed on
+        # its checksum; the index's files are its own commands' to write
+        raise UsageError(f"{option} {path} is inside the learnsim index {index}: writing there would damage it; "
+                         "give a file outside it")
     if path.is_dir():
         # a run, a cluster or click export is no model: "such as model.npz" misled there
         raise UsageError(f"{option} {path} is a folder; give a file name"
@@ -554,6 +560,23 @@ def _check_output_file(path, option, inputs=()):
     if path.exists() and not os.access(path, os.W_OK):
         raise UsageError(f"{option} {path}: the file exists and cannot be overwritten (permission denied)")
     return path
+
+
+def _index_holding(target):
+    """The folder among the parents of the resolved path ``target`` that holds a learnsim index
+    (its manifest.json says so), or None."""
+    import json
+
+    for folder in target.parents:
+        manifest = folder / "manifest.json"
+        try:
+            if manifest.is_file() and manifest.stat().st_size < (1 << 24):
+                with open(manifest, encoding="utf-8") as fh:
+                    if json.load(fh).get("format") == "learnsim-index":
+                        return folder
+        except (OSError, ValueError, AttributeError):
+            continue
+    return None
 
 
 def is_stdout(path):
