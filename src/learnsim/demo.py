@@ -136,8 +136,59 @@ def run_demo(out_dir=DEFAULT_OUT_DIR, seed=0):
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    check_demo_outputs(Path(out_dir))
     with _single_threaded_blas():
         return _run_demo(Path(out_dir), int(seed))
+
+
+def _is_demo_results(path):
+    """Whether ``path`` is a results.json an earlier demo wrote (its records say experiment "demo")."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            records = json.load(fh)
+    except (OSError, ValueError):
+        return False
+    return (isinstance(records, list) and bool(records)
+            and all(isinstance(r, dict) and r.get("experiment") == "demo" for r in records))
+
+
+def _is_index(path):
+    """Whether the folder ``path`` holds a learnsim index (its manifest says so)."""
+    import json
+
+    try:
+        with open(path / "manifest.json", encoding="utf-8") as fh:
+            return json.load(fh).get("format") == "learnsim-index"
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def check_demo_outputs(out, name=""):
+    """Refuse, before the work, to replace what stands in ``out`` and no earlier demo wrote: the demo
+    deletes OUT/index/ to build its own there and overwrites OUT/results.json, so a user's own
+    folder named index (or their index, with ``--out .``) was deleted without a word, and a file
+    named index failed only after the work, with Python's errno text. A ValueError naming the path
+    (``name``: how the caller names ``out``, "--out " on the command line)."""
+    import os
+
+    results, index = out / RESULTS_NAME, out / "index"
+    earlier = os.path.isfile(results) and _is_demo_results(results)
+    if os.path.lexists(results) and not earlier:
+        raise ValueError(f"{name}{out}: {results} exists and is not the results of an earlier 'learnsim demo'; "
+                         "the demo would overwrite it: give another folder")
+    if os.path.lexists(out / PLOT_NAME) and not (earlier and os.path.isfile(out / PLOT_NAME)):
+        raise ValueError(f"{name}{out}: {out / PLOT_NAME} exists and no earlier 'learnsim demo' wrote it; "
+                         "the demo would overwrite it: give another folder")
+    if not os.path.lexists(index):
+        return
+    if os.path.islink(index) or not os.path.isdir(index):
+        raise ValueError(f"{name}{out}: {index} exists and is not a folder; the demo builds its index there: "
+                         "remove it or give another folder")
+    if not (earlier and _is_index(index)):
+        raise ValueError(f"{name}{out}: {index} exists and is not the index of an earlier 'learnsim demo' "
+                         "in this folder; the demo would delete it to build its own: give another folder")
 
 
 def _run_demo(out_dir, seed):

@@ -89,3 +89,15 @@ def test_a_plot_that_no_demo_wrote_is_refused(tmp_path, no_demo):
     code, _, err = run_cli(["demo", "--out", tmp_path])
     assert code == 2 and len(err.strip().splitlines()) == 1 and "demo_pr.png" in err
     assert (tmp_path / "demo_pr.png").read_bytes() == b"mine"
+
+
+def test_run_demo_from_python_refuses_a_folder_named_index_it_did_not_write(tmp_path):
+    # the command line was guarded (388d630); learnsim.demo.run_demo itself still deleted OUT/index
+    from learnsim.demo import run_demo
+
+    mine = tmp_path / "index"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("precious", encoding="utf-8")
+    with pytest.raises(ValueError, match="index"):
+        run_demo(tmp_path)
+    assert (mine / "notes.txt").read_text(encoding="utf-8") == "precious"

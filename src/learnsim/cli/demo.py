@@ -62,55 +62,15 @@ def run(args):
     return 0
 
 
-def _is_demo_results(path):
-    """Whether ``path`` is a results.json an earlier demo wrote (its records say experiment "demo")."""
-    import json
-
-    try:
-        with open(path, encoding="utf-8") as fh:
-            records = json.load(fh)
-    except (OSError, ValueError):
-        return False
-    return (isinstance(records, list) and bool(records)
-            and all(isinstance(r, dict) and r.get("experiment") == "demo" for r in records))
-
-
-def _is_index(path):
-    """Whether the folder ``path`` holds a learnsim index (its manifest says so)."""
-    import json
-
-    try:
-        with open(path / "manifest.json", encoding="utf-8") as fh:
-            return json.load(fh).get("format") == "learnsim-index"
-    except (OSError, ValueError, AttributeError):
-        return False
-
-
 def _check_demo_outputs(out):
-    """Refuse, before the work, to replace what stands in ``out`` and no earlier demo wrote: the demo
-    deletes OUT/index/ to build its own there and overwrites OUT/results.json, so a user's own
-    folder named index (or their index, with ``--out .``) was deleted without a word, and a file
-    named index failed only after the work, with Python's errno text."""
-    import os
+    """The demo's own check of what stands in ``out`` (:func:`learnsim.demo.check_demo_outputs`),
+    as the command's one-line error."""
+    from ..demo import check_demo_outputs
 
-    from ..demo import PLOT_NAME, RESULTS_NAME
-
-    results, index = out / RESULTS_NAME, out / "index"
-    earlier = os.path.isfile(results) and _is_demo_results(results)
-    if os.path.lexists(results) and not earlier:
-        raise UsageError(f"--out {out}: {results} exists and is not the results of an earlier 'learnsim demo'; "
-                         "the demo would overwrite it: give another folder")
-    if os.path.lexists(out / PLOT_NAME) and not (earlier and os.path.isfile(out / PLOT_NAME)):
-        raise UsageError(f"--out {out}: {out / PLOT_NAME} exists and no earlier 'learnsim demo' wrote it; "
-                         "the demo would overwrite it: give another folder")
-    if not os.path.lexists(index):
-        return
-    if os.path.islink(index) or not os.path.isdir(index):
-        raise UsageError(f"--out {out}: {index} exists and is not a folder; the demo builds its index there: "
-                         "remove it or give another folder")
-    if not (earlier and _is_index(index)):
-        raise UsageError(f"--out {out}: {index} exists and is not the index of an earlier 'learnsim demo' "
-                         "in this folder; the demo would delete it to build its own: give another folder")
+    try:
+        check_demo_outputs(out, "--out ")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _print_walkthrough(w):
