@@ -548,6 +548,11 @@ def _by_query_and_document(P, G, n_texts, fraction, documents, rng, units, symme
         # and a text of the same terms (a stop word more): to the learner the same query
         out |= np.isin(twins, np.asarray(twins)[out])
     train = ~(out[P[:, 0]] | out[P[:, 1]])
+    # the twins taken out with the held-out texts may leave training fewer than two queries with
+    # a relevant pair (texts that differ by one-letter words only, "number 1" and "number 3", read
+    # the same): too few to learn from, as where fewer than two queries stay
+    if np.unique(P[np.intersect1d(positive, np.flatnonzero(train)), 0]).size < 2:
+        return None
     # the groups of pairs without a relevant pair (non-duplicates of texts no query asks with) are
     # held out whole at the same share, so that the held-out pairs have both kinds, as the
     # supervision has
