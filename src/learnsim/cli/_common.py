@@ -235,7 +235,7 @@ def _table(header, rows, align=None):
     """Plain-text table; ``align`` has one "<" or ">" per column (default: the first column
     left-aligned, the others right-aligned)."""
     align = align or "<" + ">" * (len(header) - 1)
-    cells = [list(map(str, header))] + [[str(c) for c in row] for row in rows]
+    cells = [list(map(str, header))] + [[_visible(str(c)) for c in row] for row in rows]
     widths = [max(_width(row[j]) for row in cells) for j in range(len(header))]
     lines = []
     for i, row in enumerate(cells):
@@ -245,6 +245,19 @@ def _table(header, rows, align=None):
         if i == 0:
             lines.append("  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+# control characters, and the bidirectional controls that reorder what follows them on a line
+_INVISIBLE = dict.fromkeys([*range(0x20), 0x7F, *range(0x80, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+
+
+def _visible(cell):
+    """``cell`` with its control characters written as escapes (``a\\nb``): a document id holding a
+    newline (which an index keeps as given) broke a hit's row of the table in two, and U+202E
+    turned the rest of the row round."""
+    if cell.isprintable():
+        return cell
+    return "".join(ch.encode("unicode_escape").decode("ascii") if ord(ch) in _INVISIBLE else ch for ch in cell)
 
 
 def _fmt(value, spec=".3f"):
