@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from .. import __version__
 from ._errors import ClientError, ConnectionFailed, DeadlineExceeded, error_of, read_json, text_of
 from ._inflate import ACCEPTED, Undecodable, inflater
-from ._routes import Routes, ShapeError
+from ._routes import Routes, ShapeError, check_finite
 
 __all__ = ["Client", "AsyncClient"]
 
@@ -239,6 +239,14 @@ class _Session(Routes):
         return None if self.deadline is None else time.monotonic() + self.deadline
 
     def _request(self, call, deadline):
+        try:
+            return self._build(call, deadline)
+        except ValueError:
+            if call.json is not None:
+                check_finite(call.json, "the request")     # names the NaN's place, where httpx named none
+            raise
+
+    def _build(self, call, deadline):
         headers = None if self.client_id is None else {"X-Client-Id": self.client_id}
         if deadline is None:
             return self._http.build_request(call.method, call.path, params=call.params, json=call.json,

@@ -37,8 +37,6 @@ class Call:
     __slots__ = ("method", "path", "params", "json", "idempotent", "shape", "answers")
 
     def __init__(self, method, path, *, params=None, json=None, idempotent=True, shape=None, answers=()):
-        if json is not None:
-            _check_finite(json, "the request")
         self.method, self.path, self.params, self.json = method, path, params, json
         self.idempotent, self.shape, self.answers = idempotent, shape, tuple(answers)
 
@@ -46,19 +44,20 @@ class Call:
         return f"Call({self.method} {self.path})"
 
 
-def _check_finite(value, where):
+def check_finite(value, where):
     """A ValueError naming the place of a NaN or an infinity in a JSON body: JSON has neither, and
     httpx's own "Out of range float values are not JSON compliant" named no argument
-    (``client.add(texts, metadata=[{"x": float("nan")}])``)."""
+    (``client.add(texts, metadata=[{"x": float("nan")}])``). Called once httpx has refused a body,
+    so that a body of plain values is not walked twice."""
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
             raise ValueError(f"{where} is {value!r}: JSON has no NaN or infinity (send None or a number)")
     elif isinstance(value, dict):
         for key, item in value.items():
-            _check_finite(item, f"{where}[{key!r}]")
+            check_finite(item, f"{where}[{key!r}]")
     elif isinstance(value, (list, tuple)):
         for i, item in enumerate(value):
-            _check_finite(item, f"{where}[{i}]")
+            check_finite(item, f"{where}[{i}]")
 
 
 def doc_path(doc_id, suffix=""):
