@@ -30,3 +30,16 @@ def test_search_prints_a_hit_whose_id_holds_a_newline_on_one_row(tmp_path):
     assert len(rows) == 3, out
     assert any("first\\nsecond" in row for row in rows), out
     assert not any(line.strip().startswith("second") for line in out.splitlines()), out
+
+
+def test_the_explanation_line_names_such_an_id_as_its_row_does(tmp_path):
+    texts, _, ids, meta = corpus()
+    ids = list(ids[:20])
+    ids[0] = "left\u202eright\tend"
+    path = tmp_path / "idx"
+    Index.build(path, model("mcd"), texts[:20], ids, meta[:20]).close()
+    code, out, err = run_cli(["search", "--index", path, "--query", texts[0], "-k", "3", "--explain"])
+    assert code == 0, err
+    why = [line for line in out.splitlines() if line.startswith("  why left")]
+    assert len(why) == 1 and why[0].startswith("  why left\\u202eright\\tend: "), out
+    assert "\u202e" not in out and "\t" not in out

@@ -9,7 +9,7 @@ import textwrap
 
 from ._common import (_add_encoding_errors, _add_quoting, _check_output_file, _examples, _formatter, _load_pipeline,
                       _note, _positive_int, _print_json, QUERY_LAYOUTS, is_stdout, read_documents, read_id_texts,
-                      _snippet, _table, UsageError, _warn_empty_rows)
+                      _snippet, _table, UsageError, _visible, _warn_empty_rows)
 
 # Documents per query of a run file unless -k says otherwise: TREC's depth.
 RUN_DEPTH = 1000
@@ -105,7 +105,7 @@ def _print_hits(args, corpus, queries, idx, values, scorer, reranker=None):
     for qi, res in enumerate(results):
         if qi:
             print()
-        print(f"query {qi + 1}: {_snippet(res['query'])}")
+        print(f"query {qi + 1}: {_visible(_snippet(res['query']))}")
         rows = [[h["rank"], f"{h[column]:.4f}", h["id"] if h["id"] is not None else f"#{h['index']}",
                  h["text"]] for h in res["hits"]]
         print(_table(["rank", column, "doc", "text"], rows, align=">><<") if rows else "(no document matches)")
@@ -274,7 +274,7 @@ def _print_index_search(args, index):
     for qi, res in enumerate(out):
         if qi:
             print()
-        print(f"query {qi + 1}: {_snippet(res['query'])}")
+        print(f"query {qi + 1}: {_visible(_snippet(res['query']))}")
         if reranked:
             rows = [[h["rank"], f"{h[column]:.4f}", h["first_stage_rank"], h["id"], h["text"]] for h in res["hits"]]
             table = _table(["rank", "probability", "first stage", "doc", "text"], rows, align=">>><<")
@@ -284,7 +284,7 @@ def _print_index_search(args, index):
         print(table if rows else "(no document matches)")
         if args.explain:
             for h in res["hits"]:
-                print(f"  why {h['id']}: {explanation_line(h['explanation'])}")
+                print(f"  why {_visible(str(h['id']))}: {explanation_line(h['explanation'])}")
                 if "rerank" in h["explanation"]:
                     print(f"    re-ranked: {rerank_line(h['explanation']['rerank'])}")
     return 0
