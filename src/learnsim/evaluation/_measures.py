@@ -481,14 +481,28 @@ def spearman(x, y):
 # --------------------------------------------------------------------------- runs (trec_eval)
 
 #: The measures ``learnsim evaluate`` reports of a retrieval run, in trec_eval's terms ``map``,
-#: ``ndcg_cut.10``, ``P.10`` and ``recall.100``.
-RUN_MEASURES = ("map", "ndcg@10", "p@10", "recall@100")
+#: ``ndcg_cut.10``, ``P.10``, ``recall.100`` and ``recip_rank`` of the top 10 (``trec_eval -M 10``:
+#: MS MARCO's MRR@10, which Pyserini reports).
+RUN_MEASURES = ("map", "ndcg@10", "p@10", "recall@100", "mrr@10")
 
-_RUN_MEASURE = re.compile(r"^(?:(map|ap)|(ndcg|p|recall)(?:@|_cut[._]|[._])(\d+))$")
+# One grammar for ir_measures' names (nDCG@10, RR@10, AP@100, R@100), trec_eval's (ndcg_cut_10,
+# ndcg_cut.10, map_cut_100, P_10, recall.100, recip_rank) and learnsim's (map, mrr@10, recall@100),
+# compared lower-cased; ASCII digits only (int() would read "١٠" as 10)
+_RUN_MEASURE = re.compile(r"^(?:(map|ap|ndcg|rr|mrr|recip_rank)|(map|ap|ndcg|p|precision|r|recall|rr|mrr|recip_rank)"
+                          r"(?:@|_cut[._]|[._])(\d+))$", re.ASCII)
+_RUN_KIND = {"map": "ap", "ap": "ap", "ndcg": "ndcg", "p": "p", "precision": "p", "r": "recall", "recall": "recall",
+             "rr": "rr", "mrr": "rr", "recip_rank": "rr"}
+# kind -> learnsim's name of the measure uncut, cut at k
+_RUN_NAME = {"ap": ("map", "map@{}"), "ndcg": ("ndcg", "ndcg@{}"), "p": (None, "p@{}"),
+             "recall": (None, "recall@{}"), "rr": ("mrr", "mrr@{}")}
+_KNOWN_RUN_MEASURES = ("known: AP, AP@k, nDCG, nDCG@k, P@k, R@k, RR, RR@k (ir_measures' names, e.g. nDCG@10, RR@10, "
+                       "R@100; MAP@k, MRR@k and recall@k too), or trec_eval's map, map_cut_k, ndcg, ndcg_cut_k, P_k, "
+                       "recall_k, recip_rank")
 
 
 def _parse_run_measures(measures):
-    """Each requested name -> (kind, cutoff): ("map", None), ("ndcg", k), ("p", k), ("recall", k)."""
+    """Each requested name -> (kind, cutoff): ("ap", k or None), ("ndcg", k or None), ("p", k),
+    ("recall", k), ("rr", k or None)."""
     if isinstance(measures, str):
         measures = (measures,)
     try:
@@ -496,18 +510,50 @@ def _parse_run_measures(measures):
     except TypeError:
         raise TypeError(f"measures must be a name or a sequence of names; got {measures!r}") from None
     if not measures:
-        raise ValueError(f"measures is empty; ask for at least one of {RUN_MEASURES}")
+        raise ValueError(f"measures is empty; ask for at least one ({_KNOWN_RUN_MEASURES})")
     parsed = {}
     for name in measures:
         if not isinstance(name, str):
             raise TypeError(f"measure names must be strings; got {name!r}")
         match = _RUN_MEASURE.match(name.strip().lower())
-        # ndcg_cut.10 is trec_eval's name; "p_cut" and "recall_cut" are not, but harmless
-        if match is None or (match.group(2) and int(match.group(3)) < 1):
-            raise ValueError(f"unknown run measure {name!r}; known: 'map', 'ndcg@<k>', 'p@<k>', 'recall@<k>' "
-                             "(or trec_eval's names 'ndcg_cut.10', 'P.10', 'recall.100')")
-        parsed[name] = ("map", None) if match.group(1) else (match.group(2), int(match.group(3)))
+        if match is None:
+            raise ValueError(f"unknown run measure {name!r}; {_KNOWN_RUN_MEASURES}")
+        if match.group(1):
+            parsed[name] = (_RUN_KIND[match.group(1)], None)
+            continue
+        k = int(match.group(3))
+        if k < 1:
+            raise ValueError(f"run measure {name!r}: the cutoff must be at least 1; {_KNOWN_RUN_MEASURES}")
+        parsed[name] = (_RUN_KIND[match.group(2)], k)
     return parsed
+
+
+def run_measure_names(measures):
+    """learnsim's names of run measures given by ir_measures', trec_eval's or learnsim's names, in
+    the order given, each once: the keys :func:`run_report` gives them under when asked so.
+
+    ``"map"``, ``"map@<k>"`` (``AP``, ``AP@k``, ``map_cut_k``), ``"ndcg"``, ``"ndcg@<k>"``
+    (``nDCG@k``, ``ndcg_cut_k``), ``"p@<k>"`` (``P@k``, ``P_k``), ``"recall@<k>"`` (``R@k``,
+    ``recall_k``), ``"mrr"`` (``RR``, ``recip_rank``), ``"mrr@<k>"`` (``RR@k``, ``MRR@k``).
+    Names are compared without regard to case.
+
+    Raises
+    ------
+    ValueError
+        Naming the first unknown name (or a cutoff below 1) and listing the known ones.
+
+    Examples
+    --------
+    >>> from learnsim.evaluation import run_measure_names
+    >>> run_measure_names(["nDCG@10", "RR@10", "ndcg_cut_10", "recip_rank", "R@100", "AP"])
+    ('ndcg@10', 'mrr@10', 'mrr', 'recall@100', 'map')
+    """
+    names = []
+    for kind, k in _parse_run_measures(measures).values():
+        name = _RUN_NAME[kind][0] if k is None else _RUN_NAME[kind][1].format(k)
+        if name not in names:
+            names.append(name)
+    return tuple(names)
 
 
 def _check_run_layout(value, name, check_value):
@@ -606,13 +652,18 @@ def _query_measures(scores, judged, parsed, named=None):
     n_rel = sum(1 for g in judged.values() if g >= 1)
     out = {}
     for name, (kind, k) in parsed.items():
-        if kind == "map":
+        if kind == "ap":
+            # map, and map_cut.k over the top k: either divided by every relevant document (R)
             found, total = 0, 0.0
-            for rank, rel in enumerate(relevant, start=1):
+            for rank, rel in enumerate(relevant[:k], start=1):
                 if rel:
                     found += 1
                     total += found / rank
             out[name] = total / n_rel if found else 0.0
+        elif kind == "rr":
+            # recip_rank; cut at k as trec_eval -M k cuts a run: after ordering it (ties by id)
+            first = next((rank for rank, rel in enumerate(relevant[:k], start=1) if rel), None)
+            out[name] = 0.0 if first is None else 1.0 / first
         elif kind == "p":
             out[name] = sum(relevant[:k]) / k
         elif kind == "recall":
@@ -640,8 +691,11 @@ def per_query_run_measures(run, qrels, measures=RUN_MEASURES):
         The relevance judgments. A document is relevant when its level is >= 1; the level is
         its gain in nDCG. Documents of the run that are not judged count as non-relevant.
     measures : sequence of str, default=RUN_MEASURES
-        ``"map"``, ``"ndcg@<k>"``, ``"p@<k>"``, ``"recall@<k>"``; trec_eval's names
-        (``"ndcg_cut.10"``, ``"P.10"``, ``"recall.100"``) are accepted too.
+        ``"map"``, ``"map@<k>"``, ``"ndcg"``, ``"ndcg@<k>"``, ``"p@<k>"``, ``"recall@<k>"``,
+        ``"mrr"``, ``"mrr@<k>"``; ir_measures' names (``"AP"``, ``"AP@100"``, ``"nDCG@10"``,
+        ``"P@10"``, ``"R@100"``, ``"RR"``, ``"RR@10"``) and trec_eval's (``"map_cut_100"``,
+        ``"ndcg_cut.10"``, ``"P.10"``, ``"recall.100"``, ``"recip_rank"``) are accepted too
+        (:func:`run_measure_names`); an unknown name is a ValueError naming it.
 
     Returns
     -------
@@ -658,7 +712,14 @@ def per_query_run_measures(run, qrels, measures=RUN_MEASURES):
     * ``p@k``: relevant documents in the top k, divided by k even when fewer are retrieved;
     * ``recall@k``: relevant documents in the top k, divided by R;
     * ``ndcg@k`` (``ndcg_cut.k``): the sum over the top k of level / log2(rank + 1),
-      divided by the same sum over the ideal ordering of every judged level >= 1.
+      divided by the same sum over the ideal ordering of every judged level >= 1; ``ndcg``
+      (trec_eval's ``ndcg``) the same over the whole run and every judged level;
+    * ``map@k`` (``map_cut.k``, BEIR's MAP@k): ``map`` over the top k, still divided by R;
+    * ``mrr`` (``recip_rank``): 1 / the rank of the first relevant document, 0 if none is
+      retrieved; ``mrr@k`` the same within the top k, as ``trec_eval -M k -m recip_rank`` (and
+      so Pyserini's and MS MARCO's MRR@10) gives it: ordered by score, ties by descending id,
+      then cut. ir_measures' ``RR@k`` (MS MARCO's script) breaks ties by *ascending* id and
+      differs from it where the first relevant document ties with another.
 
     A query of the run whose judgments hold no relevant document scores 0 on each measure and
     counts in the means, as in trec_eval; a query of the run without any judgment is left
