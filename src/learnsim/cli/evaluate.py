@@ -14,7 +14,21 @@ from .._utils.inputs import short_repr
 
 # Documents ranked per query by --queries: TREC's depth.
 RUN_DEPTH = 1000
-RUN_TITLES = {"map": "MAP", "ndcg@10": "nDCG@10", "p@10": "P@10", "recall@100": "recall@100"}
+# learnsim's name of a run measure (learnsim.evaluation.run_measure_names) -> its row's title and
+# trec_eval's name, by the name's stem (cut at k) or whole (uncut)
+_RUN_TITLES = {"map": ("MAP", "map"), "map@": ("MAP@{}", "map_cut.{}"), "ndcg": ("nDCG", "ndcg"),
+               "ndcg@": ("nDCG@{}", "ndcg_cut.{}"), "p@": ("P@{}", "P.{}"), "recall@": ("recall@{}", "recall.{}"),
+               "mrr": ("MRR", "recip_rank"), "mrr@": ("MRR@{}", "recip_rank of the top {}")}
+
+
+def _run_title(name, trec=False):
+    """The table's title of a run measure (nDCG@10, MRR@10), or with ``trec`` trec_eval's name."""
+    stem, _, k = name.partition("@")
+    return _RUN_TITLES[stem + ("@" if k else "")][1 if trec else 0].format(k)
+
+
+def _trec_names(measures):
+    return ", ".join(_run_title(m, trec=True) for m in measures)
 
 
 def register(commands):
@@ -51,10 +65,11 @@ def register(commands):
                   source_id<TAB>target_id (--links)     Volcano<TAB>Lava
             --queries FILE --qrels FILE (--index DIR | --corpus FILE [--model M.npz]): ad-hoc
               retrieval. Every judged query ranks the top -k (1000) documents of the index or
-              corpus; MAP, nDCG@10, P@10 and recall@100 as trec_eval computes them (map,
-              ndcg_cut.10, P.10, recall.100: relevance >= 1 is relevant, the level is nDCG's
-              gain; a judged query without a relevant document scores 0, a query without
-              judgments is left out) of learnsim's search (the model's search rule, with its
+              corpus; MAP, nDCG@10, P@10, recall@100 and MRR@10 (or the --measures named) as
+              trec_eval computes them (map, ndcg_cut.10, P.10, recall.100, recip_rank of the top
+              10 as -M 10 gives it: relevance >= 1 is relevant, the level is nDCG's gain; ties
+              by descending document id; a judged query without a relevant document scores 0, a
+              query without judgments is left out) of learnsim's search (the model's search rule, with its
               re-ranker where it has one: what 'learnsim search' ranks by) beside Okapi BM25
               (k1 1.5, b 0.6) and the tf.idf cosine (log N/df) of the same collection's term
               counts (the stop words and stems of the collection's language: English's and
@@ -85,6 +100,7 @@ def register(commands):
                          "learnsim evaluate --queries CISI.QRY --qrels CISI.REL --corpus CISI.ALL --model ll.npz",
                          "learnsim evaluate --queries topics.tsv --qrels qrels.txt --index idx/ --json",
                          "learnsim evaluate --run run.trec --qrels qrels.txt",
+                         "learnsim evaluate --run run.trec --qrels qrels.txt --measures nDCG@10,RR@10,R@100",
                          "learnsim evaluate --beir nfcorpus/ --split test --model nf.npz"))
     evaluate.add_argument("--model", metavar="M.npz", default=None,
                           help="model file written by 'learnsim fit' (needed but with --queries and --run)")
@@ -113,6 +129,11 @@ def register(commands):
                           help="hyperlinks source_id<TAB>target_id between the --input documents")
     evaluate.add_argument("--columns", metavar="SPEC", default=None,
                           help="--pairs: which 0-based fields hold what, e.g. label=0,text_a=3,text_b=4")
+    evaluate.add_argument("--measures", metavar="NAMES", action="append", default=None,
+                          help="--queries, --beir, --run: the measures to report, comma-separated, by ir_measures' "
+                               "names (nDCG@k, RR@k, AP, AP@k, P@k, R@k, RR, nDCG; e.g. nDCG@1,nDCG@10,RR@10,R@100) "
+                               "or trec_eval's (ndcg_cut_10, recip_rank, recall_100, map_cut_100); default MAP, "
+                               "nDCG@10, P@10, recall@100 and MRR@10")
     evaluate.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
     # as 'learnsim fit' declares them: how the baselines of --queries without --model cut text
     # (with a model they cut it as the model does)
@@ -337,7 +358,7 @@ def run(args):
     if args.queries is not None or args.run is not None:
         return _evaluate_runs(args)
     given = [option for option, value in (("--qrels", args.qrels), ("--index", args.index), ("--corpus", args.corpus),
-                                          ("-k", args.k)) if value is not None]
+                                          ("-k", args.k), ("--measures", args.measures)) if value is not None]
     if given:
         raise UsageError(f"{', '.join(given)} go(es) with --queries (--qrels with --run too), not with --input or "
                          "--pairs")
@@ -539,24 +560,44 @@ def _evaluate_runs(args):
                          "relevance judgments")
     if args.links is not None or args.columns is not None:
         raise UsageError("--links and --columns go with --input and --pairs")
+    args.measures = _run_measures(args.measures)
     if args.run is not None:
         return _evaluate_run_file(args)
     return _evaluate_queries(args)
 
 
-def _measure_runs(runs, qrels):
-    """({method: report}, {method: per-query measures}) of runs on qrels (trec_eval's measures)."""
-    from ..evaluation import RUN_MEASURES, per_query_run_measures, run_report
+def _run_measures(given):
+    """learnsim's names of the --measures given (each a comma- or space-separated list), in order,
+    each once; the default's without --measures; a UsageError naming an unknown one."""
+    import re
 
-    reports = {name: run_report(run, qrels, RUN_MEASURES) for name, run in runs.items()}
-    per_query = {name: per_query_run_measures(run, qrels, RUN_MEASURES) for name, run in runs.items()}
+    from ..evaluation import RUN_MEASURES, run_measure_names
+
+    if given is None:
+        return RUN_MEASURES
+    names = [name for value in given for name in re.split(r"[,\s]+", value) if name]
+    if not names or any(not name.strip() for value in given for name in value.split(",")):
+        raise UsageError(f"--measures {' '.join(map(repr, given))} names no measure in one of its places; give "
+                         "names separated by commas, e.g. --measures nDCG@10,RR@10,R@100")
+    try:
+        return run_measure_names(names)
+    except ValueError as exc:
+        raise UsageError(f"--measures: {exc}") from None
+
+
+def _measure_runs(runs, qrels, measures):
+    """({method: report}, {method: per-query measures}) of runs on qrels (trec_eval's measures)."""
+    from ..evaluation import per_query_run_measures, run_report
+
+    reports = {name: run_report(run, qrels, measures) for name, run in runs.items()}
+    per_query = {name: per_query_run_measures(run, qrels, measures) for name, run in runs.items()}
     return reports, per_query
 
 
 def _evaluate_run_file(args):
     from ..datasets import read_qrels, read_trec_run
-    from ..evaluation import RUN_MEASURES
 
+    measures = args.measures
     extra = [option for option, value in (("--model", args.model), ("--index", args.index), ("--corpus", args.corpus),
                                           ("-k", args.k)) if value is not None]
     if extra:
@@ -566,7 +607,7 @@ def _evaluate_run_file(args):
     if not any(q in qrels or _id(q) in qrels for q in run):
         raise UsageError(f"{args.run}: none of its {len(run)} queries (e.g. {short_repr(next(iter(run)))}) is judged "
                          f"in {args.qrels}; do the two name queries by the same ids?")
-    reports, per_query = _measure_runs({"run": run}, qrels)
+    reports, per_query = _measure_runs({"run": run}, qrels, measures)
     report = reports["run"]
     if report["n_skipped_queries"]:
         _note(f"{report['n_skipped_queries']} of the {len(run)} queries of {args.run} have no judgments in "
@@ -576,19 +617,19 @@ def _evaluate_run_file(args):
         # trec_eval -c, ir_measures and Pyserini's BEIR figures count them as 0: given beside, as the
         # figure a paper's table holds (NFCorpus's BM25 run file: nDCG@10 0.340 left out, 0.325 so)
         n_all = report["n_queries"] + report["n_unranked_queries"]
-        zero = {m: report[m] * report["n_queries"] / n_all for m in RUN_MEASURES}
+        zero = {m: report[m] * report["n_queries"] / n_all for m in measures}
         _note(f"{report['n_unranked_queries']} judged queries of {args.qrels} are not in {args.run}; they are left "
               "out, as trec_eval (without -c) and pytrec_eval leave them out; counted as 0 over all "
               f"{n_all} judged queries, as trec_eval -c, ir_measures and Pyserini's BEIR figures count them: "
-              + ", ".join(f"{RUN_TITLES[m]} {_fmt(zero[m])}" for m in RUN_MEASURES))
+              + ", ".join(f"{_run_title(m)} {_fmt(zero[m])}" for m in measures))
     by_value = report["n_queries_matched_by_value"], report["n_documents_matched_by_value"]
     if any(by_value):
         _note(f"{by_value[0]} query id(s) and {by_value[1]} document id(s) of {args.run} meet their judgements only by "
               f"value (an all-digit id without its leading zeros, 007 as 7); trec_eval, matching ids as written, "
               "would not count them")
     summary = {"run": str(args.run), "qrels": str(args.qrels), "queries": report["n_queries"],
-               "higher_is_better": True, "measures": list(RUN_MEASURES),
-               "methods": {"run": {m: report[m] for m in RUN_MEASURES}},
+               "higher_is_better": True, "measures": list(measures),
+               "methods": {"run": {m: report[m] for m in measures}},
                "n_queries_without_relevant": report["n_queries_without_relevant"],
                "n_skipped_queries": report["n_skipped_queries"], "n_unranked_queries": report["n_unranked_queries"],
                "n_queries_matched_by_value": by_value[0], "n_documents_matched_by_value": by_value[1],
@@ -599,8 +640,8 @@ def _evaluate_run_file(args):
         _print_json(summary)
         return 0
     print(f"The run {args.run}: {report['n_queries']} queries judged in {args.qrels}. Measures as trec_eval "
-          "computes them (map, ndcg_cut.10, P.10, recall.100). Higher is better.\n")
-    print(_table(["measure", "run"], [[RUN_TITLES[m], _fmt(report[m])] for m in RUN_MEASURES]))
+          f"computes them ({_trec_names(measures)}). Higher is better.\n")
+    print(_table(["measure", "run"], [[_run_title(m), _fmt(report[m])] for m in measures]))
     return 0
 
 
@@ -611,8 +652,9 @@ def _index_collection(index):
 
 def _evaluate_queries(args):
     from ..datasets import read_qrels
-    from ..evaluation import RUN_MEASURES
     from .search import _corpus_run, _index_run
+
+    measures = args.measures
 
     if (args.index is None) == (args.corpus is None):
         raise UsageError("--queries needs --index DIR, or --corpus FILE (with --model M.npz, or alone for the "
@@ -707,17 +749,17 @@ def _evaluate_queries(args):
     # the runs as written (ties broken by their own ids, as trec_eval does), meeting the
     # judgements by value where the forms differ (the measures do)
     reports, per_query = _measure_runs({name: {q: run.get(q, {}) for q in query_ids} for name, run in runs.items()},
-                                       qrels)
-    methods = {name: {m: rep[m] for m in RUN_MEASURES} for name, rep in reports.items()}
+                                       qrels, measures)
+    methods = {name: {m: rep[m] for m in measures} for name, rep in reports.items()}
     strongest = ratio = None
     if "learned" in methods:
         names = ("bm25", "cosine") + (("encoder",) if "encoder" in methods else ())
-        strongest = {m: max(names, key=lambda b: methods[b][m]) for m in RUN_MEASURES}
+        strongest = {m: max(names, key=lambda b: methods[b][m]) for m in measures}
         ratio = {m: (methods["learned"][m] / methods[strongest[m]][m] if methods[strongest[m]][m] > 0 else None)
-                 for m in RUN_MEASURES}
+                 for m in measures}
     first = next(iter(reports.values()))
     summary = {"queries": first["n_queries"], "documents": len(doc_ids), "k": k, "collection": collection,
-               "qrels": str(args.qrels), "scoring": how, "higher_is_better": True, "measures": list(RUN_MEASURES),
+               "qrels": str(args.qrels), "scoring": how, "higher_is_better": True, "measures": list(measures),
                "baseline_terms": terms, "methods": methods, "strongest_baseline": strongest, "ratio_learned_to_strongest_baseline": ratio,
                "n_queries_without_relevant": first["n_queries_without_relevant"], "per_query": per_query}
     if args.json:
@@ -728,11 +770,11 @@ def _evaluate_queries(args):
     print(f"learned: {how}." if how else "No --model: the baselines alone, what a model has to beat.")
     print(f"bm25: Okapi BM25 (k1 1.5, b 0.6); cosine: the tf.idf cosine (log N/df); both on the collection's own "
           f"term counts ({terms})" + (f"; encoder: the cosine of the model's encoder {encoder} alone" if encoder else "")
-          + ". Measures as trec_eval computes them (map, ndcg_cut.10, P.10, recall.100). Higher is better.\n")
+          + f". Measures as trec_eval computes them ({_trec_names(measures)}). Higher is better.\n")
     names = list(methods)
     header = ["measure"] + names + (["learned/strongest"] if ratio else [])
-    rows = [[RUN_TITLES[m]] + [_fmt(methods[n][m]) for n in names]
-            + ([f"{_fmt(ratio[m], '.2f')} ({strongest[m]})"] if ratio else []) for m in RUN_MEASURES]
+    rows = [[_run_title(m)] + [_fmt(methods[n][m]) for n in names]
+            + ([f"{_fmt(ratio[m], '.2f')} ({strongest[m]})"] if ratio else []) for m in measures]
     print(_table(header, rows))
     if summary["n_queries_without_relevant"]:
         print(f"\n{summary['n_queries_without_relevant']} judged queries have no relevant document; they score 0, "
