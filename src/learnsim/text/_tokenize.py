@@ -31,6 +31,7 @@ from ._folds import COMPATIBILITY_ALONE as _COMPATIBILITY_ALONE, FOLDS as _FOLDS
     casefold_places as _casefold_places, emoji_words as _emoji_words, fold_joined as _fold_joined, fold_more as _fold_more, \
     open_compatibility as _open_compatibility, drop_ignorable as _drop_ignorable, kept_places as _kept_places
 from ._spans import mapped_spans as _mapped
+from ._stems import stem_tokens as _stem_words
 from ._chinese import load_jieba as _load_jieba, longest_reading as _jieba_longest, traditional_chinese as _traditional_chinese
 from ._languages import STOP_LANGUAGES, load_stemmer, stop_list  # noqa: F401  (STOP_LANGUAGES: the docs' name)
 from ._irish import irish_lower as _irish_lower, reads_irish as _reads_irish
@@ -1065,11 +1066,8 @@ class Tokenizer:
         return self._regex
 
     def _stem_tokens(self, tokens):
-        cache = self._stem_cache
-        unseen = [t for t in set(tokens) if t not in cache]
-        if unseen:
-            cache.update(zip(unseen, self._stemmer.stemWords(unseen)))
-        return [cache[t] for t in tokens]
+        # (a cache of bounded size; a word of no language's length is its own stem: ._stems)
+        return _stem_words(self._stemmer, self._stem_cache, tokens)
 
     def _words(self, text, at, out):
         """The words of ``text`` (a part without spaceless runs, at offset ``at``) appended to
