@@ -110,7 +110,9 @@ def collection_vocabulary(vectorizer, texts, return_counts=False):
         terms = []
     counts = sp.csr_matrix(counts, dtype=np.int64)
     lengths = np.asarray(counts.sum(axis=1)).ravel()
-    encoded = [t.encode("utf-8") for t in terms]
+    # (surrogatepass: a term of a custom token pattern may hold a lone surrogate, from text decoded
+    # with surrogateescape, as the vectoriser's own vocabulary may; strict UTF-8 failed on it)
+    encoded = [t.encode("utf-8", "surrogatepass") for t in terms]
     offsets = np.zeros(len(terms) + 1, dtype=np.int64)
     np.cumsum([len(e) for e in encoded], out=offsets[1:])
     statistics = {"vocabulary": np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(),
@@ -204,7 +206,7 @@ def _checked(statistics):
                 or offsets.size < 1 or offsets[0] != 0 or offsets[-1] != raw.size or (np.diff(offsets) < 0).any():
             raise ValueError("vocabulary must be UTF-8 bytes (uint8) cut by vocabulary_offsets")
         data = raw.tobytes()
-        terms = [data[a:z].decode("utf-8") for a, z in zip(offsets[:-1].tolist(), offsets[1:].tolist())]
+        terms = [data[a:z].decode("utf-8", "surrogatepass") for a, z in zip(offsets[:-1].tolist(), offsets[1:].tolist())]
         df = np.asarray(statistics["vocabulary_df"])
         n_docs = int(np.asarray(statistics["vocabulary_n_documents"]))
         avgdl = float(np.asarray(statistics["vocabulary_avgdl"]))
