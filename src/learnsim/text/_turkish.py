@@ -21,12 +21,17 @@ written. The standard library only, as the tokenizer; this module imports nothin
 from __future__ import annotations
 
 import re
+import unicodedata
 
 __all__ = ["reads_turkish", "turkish_lower", "drop_suffixes"]
 
 # an apostrophe after a letter or digit (a mark of one written apart) and the word after it, and
 # any more such (the letters of Turkish written apart take marks of the Latin block alone)
 _SUFFIX = re.compile("(?<=[\\w\u0300-\u036f])['\u2019][\\w\u0300-\u036f]+(?:['\u2019][\\w\u0300-\u036f]+)*")
+
+# the combining marks NFC joins to a capital I (U+0300-U+036F: acute, circumflex, dot above, ...)
+_I_WITH_MARK = re.compile("I(?=[%s])" % "".join(
+    chr(c) for c in range(0x300, 0x370) if len(unicodedata.normalize("NFC", "I" + chr(c))) == 1))
 
 
 def reads_turkish(stop_words, stem):
@@ -41,13 +46,16 @@ def reads_turkish(stop_words, stem):
 
 def turkish_lower(text):
     """``text`` with Turkish's capital I's in lower case as Turkish writes them, before the text
-    is lowercased: ``I`` as ``ı``, ``İ`` as ``i``, and ``I`` before a combining dot above as
-    ``i`` (the dot, then after ``i``, is left out where the tokenizer leaves out the dot of a
-    lowercased ``İ``). One character for one."""
+    is lowercased: ``I`` as ``ı``, ``İ`` as ``i``, and ``I`` before a combining mark NFC
+    joins to it as ``i`` (a dot above, then after ``i``, is left out where the tokenizer leaves out
+    the dot of a lowercased ``İ``; ``"I\u0302"`` reads as ``"Î"``, ``"î"``). One character for one."""
     if "I" not in text and "\u0130" not in text:
         return text
-    if "I\u0307" in text:
-        text = text.replace("I\u0307", "i\u0307")
+    if not text.isascii():
+        # I and a mark NFC joins to it (NFD's Î, Turkish's millî in capitals, is I and U+0302): the
+        # capital of the letter with the mark, whose lower case is i with it (î), as NFC's Î reads;
+        # read ı there, it was a dotless ı with a circumflex, a term no NFC text gives
+        text = _I_WITH_MARK.sub("i", text)
     return text.replace("\u0130", "i").replace("I", "\u0131")
 
 
