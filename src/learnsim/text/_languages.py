@@ -258,6 +258,9 @@ def stemmed_language_codes():
 # letters alone would cut "t5w6" into "t" and "w", and French's elided "t" (t') and "s" made a
 # collection of codes French
 _WORD = re.compile(r"\w\w+")
+# full-width ASCII (U+FF01-U+FF5E), as the tokenizer folds it to ASCII (its _fold_width)
+_FULLWIDTH = re.compile("[\uff01-\uff5e]+")
+_FULLWIDTH_TABLE = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}
 # the texts and the characters of each read to detect a language: enough words for the rates of
 # stop words to settle (a few thousand), bounded on a large collection
 _DETECT_TEXTS, _DETECT_CHARS = 500, 1000
@@ -889,6 +892,10 @@ def detect_language(texts):
             # circumflex and dot below for ệ) is no \w, and cut "việc" into "vie"; in NFC, as the
             # tokenizer reads it, it is one word (looked at first: NFC of a text in it costs more)
             text = unicodedata.normalize("NFC", text)
+        if not text.isascii() and _FULLWIDTH.search(text):
+            # full-width Latin (ＬＥＳ ｃｈａｔｓ, typed on a CJK keyboard) is ASCII to the tokenizer:
+            # its stop words counted none, and a French collection so written read as English
+            text = _FULLWIDTH.sub(lambda m: m.group().translate(_FULLWIDTH_TABLE), text)
         # Turkish's İ lowercases to i and a combining dot, which cut İÇİN and GİBİ into "çi", "gi",
         # "bi": without the dot, as the tokenizer reads them, they are için and gibi
         counts.update(_WORD.findall(text.lower().replace("i\u0307", "i")))
