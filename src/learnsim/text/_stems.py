@@ -11,19 +11,25 @@ time and memory against hostile text.
   no writing (:data:`learnsim.text._tokenize.MAX_MARKS`), and matches only itself anyway.
 - The cache of stems holds at most :data:`MAX_CACHED_STEMS` words: it grew with every distinct
   word a tokenizer ever read, and an index's tokenizer reads every query of a service's lifetime.
+- A word holding a lone surrogate (kept by a custom token pattern) is its own stem: PyStemmer
+  failed on it with UnicodeEncodeError, where the vectoriser keeps such a term.
 """
 from __future__ import annotations
+
+import re
 
 __all__ = ["MAX_STEM_CHARS", "MAX_CACHED_STEMS", "stem_tokens"]
 
 MAX_STEM_CHARS = 1000
 MAX_CACHED_STEMS = 200_000
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def stem_tokens(stemmer, cache, tokens):
     """The stems of ``tokens`` by ``stemmer`` (PyStemmer's ``stemWords`` interface), through
     ``cache`` (a dict of word -> stem, emptied before it would hold more than
-    :data:`MAX_CACHED_STEMS`); a word longer than :data:`MAX_STEM_CHARS` is its own stem."""
+    :data:`MAX_CACHED_STEMS`); a word longer than :data:`MAX_STEM_CHARS`, or holding a lone
+    surrogate, is its own stem."""
     unseen = [t for t in set(tokens) if t not in cache]
     if not unseen:
         return [cache[t] for t in tokens]
@@ -31,5 +37,12 @@ def stem_tokens(stemmer, cache, tokens):
         cache.clear()
     short = [t for t in unseen if len(t) <= MAX_STEM_CHARS]
     if short:
-        cache.update(zip(short, stemmer.stemWords(short)))
+        try:
+            stems = stemmer.stemWords(short)
+        except UnicodeEncodeError:
+            # a word holding a lone surrogate (a custom token pattern's, of text decoded with
+            # surrogateescape) has no UTF-8 for PyStemmer: it is its own stem, the others stemmed
+            short = [t for t in short if t.isascii() or not _SURROGATE.search(t)]
+            stems = stemmer.stemWords(short) if short else []
+        cache.update(zip(short, stems))
     return [cache.get(t, t) for t in tokens]
