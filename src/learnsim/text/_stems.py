@@ -6,7 +6,7 @@ time and memory against hostile text.
   into Latin letter by letter: a Cyrillic word of 640,000 letters took 16 s; German's marks each
   ü between vowels: 1,250,000 letters took 7 s, and 5,000,000 more than 100 s), so that a text
   of no spaces could hold a fit, an index write or a search for minutes. No language writes a
-  word of a thousand letters (the longest words of dictionaries and literature have some 200):
+  word of a thousand letters (the longest of literature, a Sanskrit compound, has some 430):
   such a word is a blob of some other kind, as a run of more than ``MAX_MARKS`` combining marks is
   no writing (:data:`learnsim.text._tokenize.MAX_MARKS`), and matches only itself anyway.
 - The cache of stems holds at most :data:`MAX_CACHED_STEMS` words: it grew with every distinct
