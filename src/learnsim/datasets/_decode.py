@@ -353,6 +353,9 @@ def _wide_without_bom(first, loose=False):
 _CONTROL = re.compile(b"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 # the first bytes of the container formats a user may hand where a text file is read (a table
 # exported by pandas or Hugging Face datasets, an archive): what each is
+_GZIP_MAGIC = b"\x1f\x8b"
+# how much of a file's start refuse_container looks at for a NUL (git's test of a binary file)
+_HEAD_BYTES = 8192
 _CONTAINERS = ((b"PAR1", "Parquet"), (b"PK\x03\x04", "zip (or .xlsx, .docx)"), (b"\x93NUMPY", "NumPy .npy"),
                (b"SQLite format 3\x00", "SQLite"), (b"\x89HDF\r\n", "HDF5"), (b"ARROW1", "Arrow"))
 
@@ -361,16 +364,31 @@ def refuse_container(path, what, how):
     """A ValueError where ``path`` opens as a container format, not text: read as lines, a
     Parquet file's bytes made judgements of its garbage and an error naming none of it (the first
     line's "query" 'PAR1\x00...' among no queries). ``how`` says what text the reader reads."""
+    gzipped = Path(path).name.lower().endswith(".gz")
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(16)
-    except OSError:
+        with (gzip.open if gzipped else open)(path, "rb") as handle:
+            head = handle.read(_HEAD_BYTES)
+    except (OSError, EOFError, zlib.error):
         return      # the reader opens it and names the problem
+    if not gzipped and head.startswith(_GZIP_MAGIC):
+        # a download saved without its .gz, still compressed: read as text its bytes were a line of
+        # one field, refused as no layout beside a note of undecodable bytes, naming no gzip
+        raise ValueError(f"{path}: not text but gzip-compressed data, and its name does not end in .gz (the "
+                         f"files read compressed); name it {Path(path).name}.gz, or decompress it: "
+                         f"gunzip -c {Path(path).name} > {Path(path).stem}-text{Path(path).suffix}")
     for magic, kind in _CONTAINERS:
         if head.startswith(magic):
             hint = ("; write it as a TSV first, e.g. pandas.read_parquet(path).to_csv('out.tsv', sep='\\t', "
                     "index=False)") if kind == "Parquet" else ""
             raise ValueError(f"{path}: not text but a {kind} file; {what} are read from text, {how}{hint}")
+    nul = head.find(b"\x00")
+    first = head.split(b"\n", 1)[0]
+    if nul >= 0 and not any(head.startswith(bom) for bom, _ in _WIDE_BOMS) and _wide_without_bom(first, loose=True) is None:
+        # UTF-16 and UTF-32 text (NULs among ASCII) are left to the decoder, which names them; any
+        # other NUL is no text of any encoding read here: a file of bytes was a judgement of
+        # garbage, or a layout error, beside a note of undecodable bytes
+        raise ValueError(f"{path}: not text: byte {nul + 1:,} is NUL, which no text file holds (a binary file?); "
+                         f"{what} are read from text, {how}")
 
 
 def json_record(line, where, invalid="invalid JSON"):
