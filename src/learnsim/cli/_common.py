@@ -426,6 +426,12 @@ def beir_files(folder, split):
                           ("queries", ["queries.jsonl", "queries.jsonl.gz"]),
                           ("corpus", ["corpus.jsonl", "corpus.jsonl.gz"])):
         path = next((folder / c for c in choices if (folder / c).is_file()), None)
+        other = next((c for c in choices if path is None and (folder / c).exists()), None)
+        if other is not None:
+            # a folder (or a pipe) of the part's name was "no qrels/test.tsv ... (its splits: test)"
+            kind = "a folder" if (folder / other).is_dir() else "not a file"
+            raise UsageError(f"--beir {folder}: {other} is {kind}; the {name} of a BEIR folder are the file "
+                             f"{choices[0]} (or {choices[1]}, compressed)")
         if path is None:
             splits = sorted({p.name.split(".")[0] for p in (folder / "qrels").glob("*.tsv*")}) \
                 if (folder / "qrels").is_dir() else []
