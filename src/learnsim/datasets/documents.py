@@ -60,6 +60,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._utils.inputs import id_by_value, short_repr
 from ._decode import ID_KEYS, DocumentFormatError, check_encoding_errors, decoded_lines, json_record, refuse_underflow
 from ._base import read_parquet_frame
 from .pairs import _TSV_ID_NAMES, _TSV_TEXT_NAMES, _delimited_records, check_quoting, refuse_csv_quoted
@@ -399,9 +400,24 @@ def _check_not_empty(docs, path):
 
 
 
-def record_id_key(obj):
-    """The key of :data:`ID_KEYS` that gives the JSON record ``obj`` its id, or None."""
-    return next((key for key in ID_KEYS if key in obj), None)
+def record_id_key(obj, where=None):
+    """The key of :data:`ID_KEYS` that gives the JSON record ``obj`` its id, or None. With
+    ``where`` (``"FILE, line N"``), a record whose ``"id"`` and ``"_id"`` are two different ids is
+    a :class:`DocumentFormatError`: learnsim reads ``"id"``, BEIR's loader ``"_id"``, and the
+    judgements naming the one met no document under the other (an ``"_id"`` that is no id, as
+    MongoDB's ``{"$oid": ...}``, is left to be metadata)."""
+    key = next((key for key in ID_KEYS if key in obj), None)
+    if where is not None and key == "id" and _plain_id(obj["id"]) and _plain_id(obj.get("_id")) and \
+            id_by_value(str(obj["id"])) != id_by_value(str(obj["_id"])):
+        raise DocumentFormatError(f'{where}: the record has two ids, "id" {short_repr(obj["id"])} and "_id" '
+                                  f'{short_repr(obj["_id"])}; learnsim reads "id", BEIR\'s loader "_id", so judgements '
+                                  'name it by either: keep one (or rename the other, e.g. "source_id")')
+    return key
+
+
+def _plain_id(value):
+    """Whether ``value`` is what a record's id can be (a string or an integer)."""
+    return isinstance(value, (str, numbers.Integral)) and not isinstance(value, bool)
 
 
 def record_text(obj, text, where="the record"):
@@ -423,7 +439,7 @@ def _json_object(line, number, path):
     """``(obj, text, id, id key)`` of one JSON line: the id from :data:`ID_KEYS`, the title joined
     before the text (:func:`record_text`)."""
     obj = json_record(line, f"{path}, line {number}")
-    key = record_id_key(obj) if isinstance(obj, dict) else None
+    key = record_id_key(obj, f"{path}, line {number}") if isinstance(obj, dict) else None
     text, doc_id = _object_fields(obj, f"{path}, line {number}", "a JSON object", id_key=key or "id")
     return obj, record_text(obj, text, f"{path}, line {number}"), doc_id, key
 
@@ -601,7 +617,7 @@ def _read_memory(source, labelled):
     for n, obj in enumerate(_memory_objects(source, labelled)):
         where = f"document {n}"
         # the id and title as a JSON line's (BEIR's {"_id", "title", "text"} records, a DataFrame of them)
-        key = record_id_key(obj) if isinstance(obj, dict) else None
+        key = record_id_key(obj, where) if isinstance(obj, dict) else None
         text, doc_id = _object_fields(obj, where, id_key=key or "id")
         text = record_text(obj, text, where)
         if not text.strip():

@@ -322,7 +322,7 @@ def _jsonl_records(path, encoding="utf-8", encoding_errors="replace", unused=Non
         obj = json_record(line, where, invalid="not valid JSON")
         if not isinstance(obj, dict):
             raise ValueError(f"{where}: expected a JSON object; got {type(obj).__name__}")
-        key = record_id_key(obj)      # "id", BEIR's "_id", ...: as every command reads a record
+        key = record_id_key(obj, where)   # "id", BEIR's "_id", ...: as every command reads a record
         if key is None:
             raise ValueError(f'{where}: the record has no id; expected "id" (or "_id", as in BEIR) and "text"')
         rid = obj[key]
