@@ -1170,15 +1170,14 @@ def check_distinct_ids(ids, where, what="document"):
     learnsim.exceptions.DocumentFormatError: corpus.tsv: the document ids '007' and '7' are one id to judgements and run files (an all-digit id is read without its leading zeros); rename one
     """
     from ._decode import DocumentFormatError
+    from ._id_reading import one_id_reason
 
     seen = {}
     for i in ids:
         key = _normalise_id(str(i))
         first = seen.setdefault(key, i)
         if first != i:
-            raise DocumentFormatError(f"{where}: the {what} ids {str(first)[:40]!r} and {str(i)[:40]!r} are one id to "
-                                      "judgements and run files (an all-digit id is read without its leading zeros); "
-                                      "rename one")
+            raise DocumentFormatError(f"{where}: the {what} ids {one_id_reason(first, i)}; rename one")
 
 
 # ------------------------------------------------------------------------------ runs
