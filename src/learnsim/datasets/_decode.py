@@ -383,7 +383,8 @@ def refuse_container(path, what, how):
             raise ValueError(f"{path}: not text but a {kind} file; {what} are read from text, {how}{hint}")
     nul = head.find(b"\x00")
     first = head.split(b"\n", 1)[0]
-    if nul >= 0 and not any(head.startswith(bom) for bom, _ in _WIDE_BOMS) and _wide_without_bom(first, loose=True) is None:
+    wide = any(head.startswith(bom) for bom, _ in _WIDE_BOMS) or _wide_without_bom(first, loose=True) is not None
+    if nul >= 0 and not wide:
         # UTF-16 and UTF-32 text (NULs among ASCII) are left to the decoder, which names them; any
         # other NUL is no text of any encoding read here: a file of bytes was a judgement of
         # garbage, or a layout error, beside a note of undecodable bytes
