@@ -49,3 +49,13 @@ def test_the_command_line_refuses_them_in_one_line(tmp_path, capsys, data):
     err = capsys.readouterr().err
     assert rc == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
     assert "qrels.txt" in err
+
+
+def test_load_trec_collection_refuses_them_as_read_qrels_does(tmp_path):
+    from learnsim.datasets import load_trec_collection
+
+    (tmp_path / "docs.tsv").write_text("d1\tbone density\nd2\tvitamin d\n", encoding="utf-8")
+    (tmp_path / "topics.tsv").write_text("q1\tbone\n", encoding="utf-8")
+    (tmp_path / "qrels.txt").write_bytes(gzip.compress(b"q1 0 d1 1\n"))
+    with pytest.raises(ValueError, match=r"gzip"):
+        load_trec_collection(tmp_path / "docs.tsv", tmp_path / "topics.tsv", tmp_path / "qrels.txt")

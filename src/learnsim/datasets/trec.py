@@ -299,6 +299,7 @@ def _read_trec_qrels(paths, encoding, encoding_errors):
     took 650 MiB for a million lines, and its TREC-only reading took ir_datasets' order's
     relevance for the document."""
     for path in paths:
+        refuse_container(path, "qrels", _QRELS_TEXT)     # as read_qrels: no judgements of a binary's garbage
         _layout, rows = _judgement_rows(path, encoding, encoding_errors)
         normalised = {}     # a query as written -> its id, each normalised once
         for q, d, g, n in rows:
@@ -557,6 +558,8 @@ def _is_number(text):
         return False
 
 
+# the texts of judgements read, for refuse_container's message
+_QRELS_TEXT = "TREC's lines 'query 0 document level' or BEIR's TSV (query-id, corpus-id, score)"
 # what TREC writes as the iteration and ir_datasets' export as its iteration (lowercased)
 _ITERATIONS = ("0", "q0")
 
@@ -999,7 +1002,7 @@ def read_qrels(path, *, query_ids=None, numbering="auto", encoding="utf-8", enco
     path = _as_paths(path, "qrels")[0]
     if path.is_dir():
         raise ValueError(f"{path} is a folder; qrels must be a file")
-    refuse_container(path, "qrels", "TREC's lines 'query 0 document level' or BEIR's TSV (query-id, corpus-id, score)")
+    refuse_container(path, "qrels", _QRELS_TEXT)
     layout, rows = _judgement_rows(path, encoding, encoding_errors)
     qrels, n_judgments, again = {}, 0, None
     if query_ids is None:
