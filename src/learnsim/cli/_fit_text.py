@@ -35,7 +35,15 @@ def read_supervision(args, summary):
                 return list(zip(*read_id_texts(args.corpus, "documents", args.encoding_errors, args.quoting,
                                                read_before=args.queries)))
             info = {}
-            texts, pairs, documents, counts = judgements_of(queries, args.qrels, corpus, info=info)
+            qrels = _beir_qrels(args, queries, info)
+            try:
+                texts, pairs, documents, counts = judgements_of(queries, qrels, corpus, info=info)
+            except ValueError as exc:
+                if qrels is args.qrels or not str(exc).startswith("no judgement names"):
+                    raise
+                # read here, the judgements are no file to judgements_of, whose error named it
+                raise ValueError(f"{args.qrels}: {exc}; do the files name queries and documents by the same "
+                                 "ids?") from None
             if info.get("numbering") == "position":
                 _note(f"note: {args.qrels} numbers the queries by their position in {args.queries} (its numbers are "
                       "not all query ids), as Cranfield's cranqrel does")
@@ -63,6 +71,19 @@ def read_supervision(args, summary):
         summary.update(documents=len(docs), clustered_documents=int((labels >= 0).sum()),
                        clusters=len(names), single_document_labels=n_singletons)
     return texts, labels, pairs
+
+
+def _beir_qrels(args, queries, info):
+    """--qrels as judgements_of reads it: the path, or for a --beir folder its judgements read by
+    query id alone, as BEIR's loader meets them with queries.jsonl (numbered by position, as
+    Cranfield's qrels are, a split naming '1'..'6' beside queries '2'..'7' gave every judgement to
+    its neighbour's query; a query the folder lacks is left out with a note, as trec_eval does)."""
+    if getattr(args, "beir", None) is None:
+        return args.qrels
+    from ..datasets import read_qrels
+
+    return read_qrels(args.qrels, query_ids=list(queries), numbering="id", unknown="keep",
+                      encoding_errors=args.encoding_errors, info=info)
 
 
 def read_corpus_option(args, texts, summary):

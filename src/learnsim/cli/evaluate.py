@@ -666,14 +666,18 @@ def _evaluate_queries(args):
     # judgements of queries --queries lacks are left out with a note, as fit leaves them out and
     # as trec_eval and Pyserini measure the queries they are given: refusing the whole file for
     # them made a qrels file of every split unusable beside one split's queries
+    # a --beir folder's judgements meet its queries by id alone, as BEIR's loader meets them: numbered by
+    # position (Cranfield's qrels), a split naming '1'..'6' beside queries '2'..'7' moved every judgement
+    # to its neighbour's query
+    beir = getattr(args, "beir", None) is not None
     qrels = read_qrels(args.qrels, query_ids=query_ids, encoding_errors=args.encoding_errors, info=info,
-                       unknown="keep")
+                       unknown="keep", numbering="id" if beir else "auto")
     known = {_id(q) for q in query_ids}
     unknown = [q for q in qrels if q not in known]
     if unknown and len(unknown) == len(qrels):
         raise UsageError(f"{args.qrels}: none of its {len(qrels)} judged queries (e.g. {short_repr(unknown[0])}) is "
                          f"in {args.queries}; do the two name queries by the same ids?")
-    if unknown and info["numbering"] == "id":
+    if unknown and info["numbering"] == "id" and not beir:
         # numbers that are not all ids but mostly positions 1..n (Cranfield's, one stray line among
         # them) are refused; left out with a note, most judgements would meet the wrong queries.
         # fit's check of its judgements, one rule for both
