@@ -43,3 +43,17 @@ def test_a_numeric__id_names_the_document_the_qrels_name_as_text(tmp_path, capsy
     (root / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n1\t17\t1\n", encoding="utf-8")
     assert main(["evaluate", "--beir", str(root), "--split", "test", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["methods"]["bm25"]["ndcg@10"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("indent", [None, 2], ids=["one line", "pretty-printed"])
+@pytest.mark.parametrize("read", [lambda p: read_id_texts(p), lambda p: read_documents(p)],
+                         ids=["read_id_texts", "read_documents"])
+def test_a_json_array_given_as_json_lines_is_named_as_one(tmp_path, read, indent):
+    # "line 1: not valid JSON (Expecting value at column 2)" and "expected a JSON object; got list"
+    # named what the line was not, not what the file is
+    path = tmp_path / "corpus.jsonl"
+    path.write_text(json.dumps([{"_id": "d1", "text": "bone"}, {"_id": "d2", "text": "vitamin"}], indent=indent),
+                    encoding="utf-8")
+    with pytest.raises(ValueError, match=r"line 1: .*JSON array.*JSON Lines") as caught:
+        read(path)
+    assert str(path) in str(caught.value)

@@ -392,6 +392,19 @@ def refuse_container(path, what, how):
                          f"{what} are read from text, {how}")
 
 
+def json_array_hint(value):
+    """What to add to the error of a JSON Lines line that is a JSON array's: a line ``[`` or
+    opening ``[{`` (a file of one array, pretty-printed or not), or a list of objects. Read as
+    lines, its error said what the line was not ("Expecting value at column 2", "got list"), not
+    what the file is."""
+    if isinstance(value, str):
+        opens = value.strip() == "[" or value.lstrip().startswith("[{")
+    else:
+        opens = isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+    return ("; the file looks like a JSON array of records, not JSON Lines (one object a line): write it so, e.g. "
+            "jq -c '.[]' in.json > out.jsonl") if opens else ""
+
+
 def json_record(line, where, invalid="invalid JSON"):
     """The JSON value of one line of a JSON Lines file (``where``: "FILE, line N"), or a
     :class:`DocumentFormatError` naming ``where`` and the problem: invalid JSON (``invalid``
@@ -411,7 +424,7 @@ def json_record(line, where, invalid="invalid JSON"):
         if exc.msg.startswith("Invalid control character") and exc.pos < len(line):
             said = (f"a raw control character {line[exc.pos]!r} inside a string at column {exc.colno}; JSON "
                     "writes it escaped")
-        raise DocumentFormatError(f"{where}: {invalid} ({said})") from None
+        raise DocumentFormatError(f"{where}: {invalid} ({said}){json_array_hint(line)}") from None
     except (JSONDepthError, DuplicateKeyError, TextError) as exc:
         raise DocumentFormatError(f"{where}: {exc}") from None
     except LongIntegerError:

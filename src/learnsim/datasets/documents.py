@@ -61,7 +61,8 @@ from pathlib import Path
 import numpy as np
 
 from .._utils.inputs import id_by_value, short_repr
-from ._decode import ID_KEYS, DocumentFormatError, check_encoding_errors, decoded_lines, json_record, refuse_underflow
+from ._decode import (ID_KEYS, DocumentFormatError, check_encoding_errors, decoded_lines, json_array_hint, json_record,
+                      refuse_underflow)
 from ._base import read_parquet_frame
 from .pairs import _TSV_ID_NAMES, _TSV_TEXT_NAMES, _delimited_records, check_quoting, refuse_csv_quoted
 
@@ -470,7 +471,8 @@ def _text_key_hint(obj):
 def _object_fields(obj, where, kind="an object", id_key="id"):
     """``(text, id)`` of a document given as an object (a JSON line, a dict, a DataFrame row)."""
     if not isinstance(obj, dict):
-        raise DocumentFormatError(f'{where}: expected {kind} {{"text": ..., ...}}; got {type(obj).__name__}')
+        raise DocumentFormatError(f'{where}: expected {kind} {{"text": ..., ...}}; got {type(obj).__name__}'
+                                  + json_array_hint(obj))
     text_key = record_text_key(obj)
     text = obj.get(text_key)
     if not isinstance(text, str):

@@ -24,7 +24,7 @@ import numpy as np
 
 from .._utils.inputs import short_repr, trec_order
 from ._base import _normalise_id
-from ._decode import check_encoding_errors, decoded_lines, json_record, read_text, refuse_container
+from ._decode import check_encoding_errors, decoded_lines, json_array_hint, json_record, read_text, refuse_container
 from ._tsv_quoting import tsv_lines
 from .pairs import check_quoting
 from .documents import (_TSV_ID_NAMES, _TSV_TEXT_NAMES, _named_columns, _text_key_hint, _tsv_named_rows, record_id_key,
@@ -322,7 +322,7 @@ def _jsonl_records(path, encoding="utf-8", encoding_errors="replace", unused=Non
         where = f"{path}, line {number}"
         obj = json_record(line, where, invalid="not valid JSON")
         if not isinstance(obj, dict):
-            raise ValueError(f"{where}: expected a JSON object; got {type(obj).__name__}")
+            raise ValueError(f"{where}: expected a JSON object; got {type(obj).__name__}{json_array_hint(obj)}")
         key = record_id_key(obj, where)   # "id", BEIR's "_id", ...: as every command reads a record
         if key is None:
             raise ValueError(f'{where}: the record has no id; expected "id" (or "_id", as in BEIR) and "text"')
