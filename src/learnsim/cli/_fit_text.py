@@ -39,7 +39,10 @@ def read_supervision(args, summary):
             try:
                 texts, pairs, documents, counts = judgements_of(queries, qrels, corpus, info=info)
             except ValueError as exc:
-                if qrels is args.qrels or not str(exc).startswith("no judgement names"):
+                if not str(exc).startswith(("no judgement names", f"{args.qrels}: no judgement names")):
+                    raise
+                _refuse_unjudged(args.qrels, qrels)
+                if qrels is args.qrels:
                     raise
                 # read here, the judgements are no file to judgements_of, whose error named it
                 raise ValueError(f"{args.qrels}: {exc}; do the files name queries and documents by the same "
@@ -84,6 +87,18 @@ def _beir_qrels(args, queries, info):
 
     return read_qrels(args.qrels, query_ids=list(queries), numbering="id", unknown="keep",
                       encoding_errors=args.encoding_errors, info=info)
+
+
+def _refuse_unjudged(path, qrels):
+    """A ValueError where the judgements ``qrels`` (or the file ``path``) judge no document
+    relevant: the error of judgements that meet no query or document ("do the files name queries
+    and documents by the same ids?") sent a user whose every id met to look at the ids."""
+    from ..datasets import read_qrels
+
+    levels = [level for judged in (read_qrels(path) if qrels is path else qrels).values() for level in judged.values()]
+    if levels and max(levels) < 1:
+        raise ValueError(f"{path}: none of its {len(levels)} judgements is relevant: every grade is {max(levels)} or "
+                         "below, and fit learns from relevant pairs (a grade of 1 or more, as trec_eval counts one)")
 
 
 def read_corpus_option(args, texts, summary):
