@@ -59,3 +59,28 @@ def test_load_trec_collection_refuses_them_as_read_qrels_does(tmp_path):
     (tmp_path / "qrels.txt").write_bytes(gzip.compress(b"q1 0 d1 1\n"))
     with pytest.raises(ValueError, match=r"gzip"):
         load_trec_collection(tmp_path / "docs.tsv", tmp_path / "topics.tsv", tmp_path / "qrels.txt")
+
+
+def test_a_line_of_millions_of_fields_is_refused_without_splitting_it(tmp_path):
+    # a line holds at most 64 MiB (decoded_lines), yet split into its words a 16 MiB line of
+    # 'xy xy ...' took 500 MB to be refused for its 5,592,405 fields (a 64 MiB one, 2 GB)
+    import tracemalloc
+
+    path = tmp_path / "qrels.txt"
+    path.write_text("q1 0 d1 1\n" + "xy " * ((4 << 20) // 3) + "\nq2 0 d2 1\n", encoding="utf-8")
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=r"line 2: .*long") as caught:
+            read_qrels(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert str(path) in str(caught.value)
+    assert peak < 60 * 2 ** 20, f"{peak / 2 ** 20:.0f} MiB"
+
+
+def test_a_long_id_is_still_read(tmp_path):
+    path = tmp_path / "qrels.txt"
+    long_id = "https://example.org/" + "a" * 20_000
+    path.write_text(f"q1 0 {long_id} 1\nq2 0 d2 1\n", encoding="utf-8")
+    assert read_qrels(path)["q1"] == {long_id: 1}

@@ -25,6 +25,7 @@ import numpy as np
 from .._utils.inputs import short_repr, trec_order
 from ._base import _normalise_id
 from ._decode import check_encoding_errors, decoded_lines, json_array_hint, json_record, read_text, refuse_container
+from ._qrels_lines import bounded_lines
 from ._tsv_quoting import tsv_lines
 from .pairs import check_quoting
 from .documents import (_TSV_ID_NAMES, _TSV_TEXT_NAMES, _named_columns, _text_key_hint, _tsv_named_rows, record_id_key,
@@ -787,6 +788,7 @@ def _judgement_rows(path, encoding="utf-8", encoding_errors="replace"):
     rests on and refused, naming its line, where it contradicts it: keeping every line to tell
     the layout from them all took 30 s and 870 MB for a file of a million lines."""
     lines_of = _without_boms(decoded_lines(path, encoding=encoding, encoding_errors=encoding_errors))
+    lines_of = bounded_lines(lines_of, path)    # each line bounded before it is split into its fields
     rows, lines, line_numbers = [], [], []
     for number, line in lines_of:
         fields = line.split()
