@@ -354,3 +354,13 @@ def record_language(pipeline, language):
             if type(part) is TextVectorizer:        # the hashing and Dask vectorisers take no language
                 part.language = language
     return pipeline
+
+
+def new_text_vectors(o, vectorizer):
+    """texts -> rows of the fit's vectors (its fitted vectoriser's, or its encoder's, float64): how
+    a check turns texts it makes (:mod:`learnsim.baseline._probe`) into what the learner reads."""
+    if o.encoder is not None:
+        from .text.encoders import encode
+
+        return lambda texts: np.asarray(encode(o.encoder, texts), dtype=np.float64)
+    return vectorizer.transform

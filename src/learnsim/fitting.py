@@ -32,6 +32,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ._fit_common import Fitted, option_name as _flag, quiet as _quiet, report_dict as _report, vectorize
+from ._fit_common import new_text_vectors as _to_vectors
 from ._fit_common import check_stem_language as _check_stem_language, record_language as _record_language
 from ._fit_common import check_index_tuples as _check_index_tuples, \
     check_pairs as _check_pairs, check_texts as _check_texts, cluster_codes as _cluster_codes
@@ -259,7 +260,7 @@ def _checked_mcd_search(o, texts, pairs, settings, summary, fitted, documents=No
     X = vectorizer.transform(texts)
     X = X.astype(np.float64) if X.dtype != np.float64 else X
     # a weighting chosen on held-out clusters of every pair: chosen again on the training part's
-    learn = mcd_recipe.search_learner(o, settings, X, P, labels,
+    learn = mcd_recipe.search_learner(o, settings, X, P, labels, vectorizer=vectorizer,
                                       texts=texts if fitted.details.get("scores") is not None else None)
     start = time.perf_counter()
     with stage("mcd: checking search on held-out queries and documents against the strongest baseline"):
@@ -668,7 +669,7 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
     """
     from .baseline import lexical_language, orient_pairs, search_relation, unchecked, validate_search
     from .film import SearchRule
-    from .film.recipe import search_bases, search_candidates, search_triplets
+    from .film.recipe import search_bases, search_candidates, search_probe, search_triplets
 
     labels = np.asarray(pairs.labels, dtype=bool)
     # the side that asks first: pairs written (document, query) against a corpus are turned round
@@ -680,6 +681,7 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
     grades, judged = _grades(pairs)
     relation = search_relation(P, grades, len(texts), documents)    # read once: split and triplets agree
     dense = o.encoder is not None
+    to_vectors = _to_vectors(o, vectorizer)
     start = time.perf_counter()
     state = {}
 
@@ -693,7 +695,8 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
         state.update(metric=metric, counts=counts, baselines=baselines)
         candidates, params = search_candidates(dense)
         state["params"] = params
-        return search_bases(metric, X, baselines.documents, dense), candidates
+        return (search_bases(metric, X, baselines.documents, dense), candidates,
+                search_probe(metric, to_vectors, X, baselines.documents, dense))
 
     owner = "learnsim fit --method film"
     fraction = o.validation_fraction or DEFAULT_PAIRS_VALIDATION_FRACTION

@@ -86,7 +86,18 @@ def fit_adapter(o, texts, pairs, summary, documents=None, note=_quiet):
             Q = _unit(adapter.transform_queries(X))
             bases[f"adapter@{a:g}"] = (lambda q, Q=Q: Q[q] @ D.T)
         state["counts"] = counts
-        return bases, _rules()[0]
+        adapters = {a: state[a] for a in alphas}
+
+        def new_texts(block):
+            # the check's plain queries (learnsim.baseline._probe), encoded as the fit's queries are
+            from ..text.encoders import encode
+
+            Z = np.asarray(encode(encoder, list(block)), dtype=np.float64)
+            out = {"encoder": _unit(Z) @ D.T}
+            for a, adapter in adapters.items():
+                out[f"adapter@{a:g}"] = _unit(adapter.transform_queries(Z)) @ D.T
+            return out
+        return bases, _rules()[0], new_texts
 
     owner = "learnsim fit --method adapter"
     from ..film.recipe import DEFAULT_PAIRS_VALIDATION_FRACTION

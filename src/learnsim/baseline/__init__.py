@@ -38,7 +38,7 @@ __all__ = ["BaselineGain", "BaselineWarning", "check_holdout", "choose", "compar
            "split_groups", "unchecked", "DEFAULT_HOLDOUT", "SearchSplit", "SearchRelation", "split_search", "search_relation", "text_units", "search_documents", "orient_pairs", "split_clusters", "judged_queries", "judged_links", "judged_triplets", "SearchBaselines",
            "SearchCheck", "check_search", "validate_search", "baseline_of_judgements", "ndcg_at_k", "LexicalBaselines", "bm25_query_norms",
            "BASELINE_TITLES", "FOLDED_BELOW", "MAX_FOLDS", "MIN_HELD_GROUPS", "FoldedSplit", "FoldedPools", "fold_runs",
-           "lexical_language"]
+           "lexical_language", "probe_texts", "MAX_PROBES"]
 
 __getattr__, __dir__ = attach(__name__, {
     "BaselineGain": "._gain", "BaselineWarning": "._gain", "check_holdout": "._gain", "choose": "._gain",
@@ -49,4 +49,4 @@ __getattr__, __dir__ = attach(__name__, {
     "SearchBaselines": "._search", "SearchCheck": "._search", "check_search": "._search", "validate_search": "._search", "baseline_of_judgements": "._search", "ndcg_at_k": "._search",
     "LexicalBaselines": "._search", "bm25_query_norms": "._search", "BASELINE_TITLES": "._search",
     "FOLDED_BELOW": "._search", "MAX_FOLDS": "._search", "MIN_HELD_GROUPS": "._search", "FoldedSplit": "._search", "FoldedPools": "._search",
-    "fold_runs": "._search", "lexical_language": "._search"})
+    "fold_runs": "._search", "lexical_language": "._search", "probe_texts": "._probe", "MAX_PROBES": "._probe"})

@@ -130,6 +130,12 @@ class BaselineGain:
             if part is not None:
                 head += (f"; {name} ({part['n_units']} queries, {what}) {part['gain']:+.4f} "
                          f"({part['ci_low']:+.4f} to {part['ci_high']:+.4f})")
+        probe = self.detail if isinstance(self.detail, dict) and "probe_gain" in self.detail else None
+        if probe is not None:
+            # learnsim.baseline._probe: known-item queries from documents no training pair names
+            head += (f"; plain queries ({probe['probe_n_units']} of a few words of unjudged documents, against "
+                     f"{probe['probe_baseline']}) {probe['probe_gain']:+.4f} ({probe['probe_ci_low']:+.4f} to "
+                     f"{probe['probe_ci_high']:+.4f})")
         if self.status == "baseline":
             if self.reason:
                 why = self.reason

@@ -30,11 +30,18 @@ The decision (:func:`check_search`)
    cross-fitted). On CISI as a BEIR folder, 8 held-out queries made BM25 the strongest, while
    the tf.idf cosine leads on all 38 training queries, as it does on the test queries (nDCG@10
    0.397 against 0.317).
+   Where the learner can score new texts, the check also makes *plain queries*: a few words of
+   each of up to 300 documents no training pair names, that document the one relevant
+   (:mod:`learnsim.baseline._probe`). Where the judged queries cannot tell the strongest from
+   another baseline (the interval of its lead, query by query, reaches zero) and the other beats
+   it on the plain queries for certain, the other is the strongest.
 2. The learned rule: among the candidates, the one with the best mean over the held-out queries
    among those not below the strongest baseline on the cold part (the relevant documents no
-   training pair names), chosen on one half of the queries and scored on the other (cross-fitted).
+   training pair names) and not shown below the strongest baseline on the plain queries,
+   chosen on one half of the queries and scored on the other (cross-fitted).
 3. It is kept only when the interval of its overall gain over the strongest baseline lies above
-   zero, and the interval of its cold gain does not lie wholly below zero, on at least 6 held-out
+   zero, the interval of its cold gain does not lie wholly below zero, and that of its gain on
+   the plain queries (over the strongest baseline there) does not either, on at least 6 held-out
    queries (or groups), the fewest on which a rule that gains nothing gains on all of them less
    often than the interval's 2.5 % tail (:func:`_fewest_units`). Otherwise the model is that baseline.
 
@@ -274,7 +281,7 @@ def ndcg_at_k(S, documents, relevant, excluded=None, k=10):
     Parameters
     ----------
     S : ndarray (n_queries, n_candidates)
-        Scores (higher first; -inf never ranks); ties go to the lower column.
+        Scores (higher first; -inf never ranks); a tie counts its documents' mean gain at each of its places.
     documents : ndarray of int (n_queries, n_candidates)
         The document each column is, per query (-1: no document).
     relevant : list of dict
@@ -301,14 +308,54 @@ def ndcg_at_k(S, documents, relevant, excluded=None, k=10):
         if excluded is not None and len(excluded[i]):
             row = np.where(np.isin(docs[i], np.asarray(excluded[i])), -np.inf, row)
         row = np.where(docs[i] >= 0, row, -np.inf)
-        kk = min(k, row.size)
-        top = np.argpartition(-row, kk - 1)[:kk] if kk < row.size else np.arange(row.size)
-        top = top[np.lexsort((top, -row[top]))]
-        top = top[np.isfinite(row[top])]
-        gains = np.array([rel.get(int(d), 0.0) for d in docs[i][top]])
+        gains = np.array([rel.get(int(d), 0.0) for d in docs[i]])
         ideal = np.sort(np.fromiter(rel.values(), dtype=np.float64))[::-1][:k]
-        out[i] = float(gains @ disc[:gains.size]) / float(ideal @ disc[:ideal.size])
+        dcg = _dcg_over_ties(row[None, :], gains[None, :], disc[:min(k, row.size)])[0]
+        out[i] = float(dcg) / float(ideal @ disc[:ideal.size])
     return out
+
+
+def _dcg_over_ties(T, G, disc):
+    """DCG@k (k = ``disc.size``) of each row of scores T (-inf: not ranked) with gains G, every
+    tie given its documents' mean gain at each of its places: the DCG expected over the orders the
+    tie could take (McSherry and Najork 2008, "Computing information retrieval performance measures
+    efficiently in the presence of tied scores").
+
+    Why not one order: a tie broken by column breaks it by the order the documents came in, and a
+    rule that ties much (a learned metric collapsed to a few values, every document BM25 does not
+    match) then scored what that order gave: on a corpus that lists its judged documents first, a
+    rule scoring every document alike read nDCG@10 1.0 and passed the held-out check."""
+    m, width = T.shape
+    k = disc.size
+    rows = np.arange(m)[:, None]
+    # the top k as one order would rank them (argpartition: a sort of every column costs 4x)
+    top = np.argpartition(-T, k - 1, axis=1)[:, :k] if k < width else np.tile(np.arange(width), (m, 1))
+    top = top[rows, np.argsort(-T[rows, top], axis=1, kind="stable")]
+    values = T[rows, top]
+    out = np.where(np.isfinite(values), G[rows, top], 0.0) @ disc
+    # rows with a tie among their finite top k, or of their k-th score with a column outside it
+    last = values[:, -1:]
+    tied = (np.isfinite(values[:, 1:]) & (values[:, 1:] == values[:, :-1])).any(axis=1)
+    tied |= np.isfinite(last[:, 0]) & ((T == last).sum(axis=1) > (values == last).sum(axis=1))
+    if tied.any():
+        out[tied] = _dcg_of_tied_rows(T[tied], G[tied], disc)
+    return out
+
+
+def _dcg_of_tied_rows(T, G, disc):
+    """:func:`_dcg_over_ties` of rows with ties: every column sorted, each tie's mean gain."""
+    m, width = T.shape
+    rows = np.arange(m)[:, None]
+    order = np.argsort(-T, axis=1, kind="stable")
+    Ts = T[rows, order]
+    Gs = np.where(np.isfinite(Ts), G[rows, order], 0.0)
+    start = np.ones((m, width), dtype=bool)
+    start[:, 1:] = Ts[:, 1:] != Ts[:, :-1]
+    group = np.cumsum(start, axis=1) - 1 + rows * width      # one number for each tie of each row
+    sums = np.bincount(group.ravel(), Gs.ravel(), minlength=m * width)
+    counts = np.bincount(group.ravel(), minlength=m * width)
+    top = group[:, :disc.size]
+    return (sums[top] / counts[top]) @ disc
 
 
 # ---------------------------------------------------------------------------- the baselines of a fit
@@ -419,6 +466,11 @@ class FoldedPools:
     def n_queries(self):
         return sum(p.n_queries for p in self.pools)
 
+    def probe_score(self, weights):
+        """Every fold's :meth:`PooledScores.probe_score`, fold after fold (None unless every fold has probes)."""
+        runs = [p.probe_score(weights) for p in self.pools]
+        return None if any(r is None for r in runs) else np.concatenate(runs)
+
     def mix(self, weights):
         """Each fold's :meth:`PooledScores.mix`."""
         return tuple(p.mix(weights) for p in self.pools)
@@ -443,6 +495,8 @@ class PooledScores:
         self.judged = judged
         self.groups = np.asarray(split.groups)[rows]
         self.k = k
+        # plain queries from documents the learner never saw (:mod:`._probe`), set by validate_search
+        self.probe = None
         disc = 1.0 / np.log2(np.arange(2, k + 2))
         self.views = {}
         for part in ("all", "cold", "warm"):
@@ -467,6 +521,11 @@ class PooledScores:
     def n_queries(self):
         return self.documents.shape[0]
 
+    def probe_score(self, weights):
+        """Per-probe nDCG@k of a rule on the pool's probes (:class:`learnsim.baseline._probe.ProbeScores`),
+        or None without them."""
+        return None if self.probe is None else self.probe.score(weights)
+
     def mix(self, weights):
         """sum of weight x base (a dict {base: weight}); the pool's empty columns stay -inf."""
         S = np.zeros(self.documents.shape)
@@ -477,20 +536,13 @@ class PooledScores:
 
     def measure(self, S):
         """{"all", "cold", "warm"}: per-query nDCG@k of the scores S (NaN without that part).
-        Ties go to the lower document (a pool's columns are in document order)."""
-        m, width = S.shape
-        k = min(self.k, width)
-        rows = np.arange(m)[:, None]
+        A tie is given its documents' mean gain at each of its places (:func:`_dcg_over_ties`)."""
+        k = min(self.k, S.shape[1])
         out = {}
         for part, (gains, excluded, ideal) in self.views.items():
             T = np.where(excluded, -np.inf, S)
-            top = np.argpartition(-T, k - 1, axis=1)[:, :k] if k < width else np.tile(np.arange(width), (m, 1))
-            # best first, ties to the lower column (lexsort's last key is the primary one)
-            order = np.lexsort((top, -T[rows, top]), axis=1)
-            top = top[rows, order]
-            g = np.where(np.isfinite(T[rows, top]), gains[rows, top], 0.0)
             with np.errstate(invalid="ignore", divide="ignore"):
-                out[part] = (g @ self._disc[:k]) / ideal
+                out[part] = _dcg_over_ties(T, gains, self._disc[:k]) / ideal
         return out
 
 
@@ -531,6 +583,67 @@ def _part(diff, groups, learned, base, confidence, random_state):
     low, high = paired_bootstrap(diff[keep], groups=groups[keep], confidence=confidence, random_state=random_state)
     return {"gain": float(diff[keep].mean()), "ci_low": low, "ci_high": high, "n_units": int(keep.sum()),
             "learned_score": float(np.nanmean(learned[keep])), "baseline_score": float(np.nanmean(base[keep]))}
+
+
+def _probe_baseline(pool, plain, mix_weight, candidates, confidence=0.95):
+    """The probes' side of :func:`check_search`, or None without probes: {"name": the strongest
+    baseline on the probes, "base": its per-probe nDCG, "bases": every baseline's, "rules": their
+    weights, "runs": each candidate's, "holds": whether each candidate is not shown below the
+    strongest (the upper end of a normal interval of the mean difference at ``confidence`` is at
+    least 0)."""
+    score = getattr(pool, "probe_score", None)
+    if score is None:
+        return None
+    rules = dict(plain)
+    if mix_weight is not None:
+        rules["encoder+bm25"] = {"bm25": mix_weight, "encoder": 1.0 - mix_weight}
+    bases = {name: score(w) for name, w in rules.items()}
+    runs = [score(c) for c in candidates]
+    if any(v is None for v in bases.values()) or any(r is None for r in runs):
+        return None
+    name = max(bases, key=lambda key: (float(np.mean(bases[key])), -list(bases).index(key)))
+    return {"name": name, "base": bases[name], "bases": bases, "rules": rules, "runs": runs,
+            "holds": _not_shown_below(np.vstack(runs) - bases[name], confidence)}
+
+
+def _not_shown_below(D, confidence):
+    """Per row of paired differences D: the upper end of a normal interval of its mean is >= 0."""
+    n = D.shape[1]
+    z = float(_normal_quantile(0.5 + confidence / 2.0))
+    spread = D.std(axis=1, ddof=1) / np.sqrt(n) if n > 1 else np.zeros(D.shape[0])
+    return D.mean(axis=1) + z * spread >= -1e-12
+
+
+def _better_on_probes(strongest, per_query, units, probe, confidence, random_state):
+    """The strongest baseline, or the best on the probes among those the judged queries cannot
+    tell from it (the interval of the strongest's lead over it, query by query, reaches zero) and
+    that beat it on the probes for certain (the interval of their lead there lies above zero).
+
+    Why: a lead of 0.008 nDCG@10 of the tf.idf cosine over BM25 on 240 judged nickname queries
+    made the cosine the baseline, and the model, though BM25 led on new queries of the same kind
+    (0.373 against 0.350) and on plain ones (0.769 against 0.706). The judged queries decide where
+    they can: CISI's long queries, on which the cosine leads, are unlike the probes."""
+    bases = probe["bases"]
+    best, best_mean = strongest, float(np.mean(bases[strongest]))
+    for name, P in bases.items():
+        if name == strongest or name not in per_query or float(np.mean(P)) <= best_mean:
+            continue
+        lead = per_query[strongest] - per_query[name]
+        keep = np.isfinite(lead)
+        if keep.sum() < 2:
+            continue
+        low, _ = paired_bootstrap(lead[keep], groups=np.asarray(units)[keep], confidence=confidence,
+                                  random_state=random_state)
+        on_probes, _ = paired_bootstrap(P - bases[strongest], confidence=confidence, random_state=random_state)
+        if low <= 0 < on_probes:
+            best, best_mean = name, float(np.mean(P))
+    return best
+
+
+def _normal_quantile(p):
+    from scipy.stats import norm
+
+    return norm.ppf(p)
 
 
 def _fewest_units(confidence):
@@ -624,23 +737,42 @@ def check_search(pool, candidates, *, owner, confidence=0.95, random_state=0, de
     means = {name: float(np.nanmean(s["all"])) for name, s in base_scores.items()}
     ranked = means if choice is None else choice
     strongest = max(ranked, key=lambda name: (ranked[name], -list(ranked).index(name)))
+    # plain queries from documents no training pair names (._probe): where the judged queries
+    # cannot tell the strongest from another baseline, the one that holds up on them
+    probe = _probe_baseline(pool, plain, mix_weight, candidates, confidence)
+    chosen_by = "judged" if choice is not None else "held-out"
+    if probe is not None:
+        per_query = ({name: on_judged[name] for name in plain} if choice is not None else
+                     {name: base_scores[name]["all"] for name in plain})
+        units = judged.groups if choice is not None else groups
+        if "encoder+bm25" in base_scores:
+            per_query["encoder+bm25"] = (judged.measure(judged.mix(probe["rules"]["encoder+bm25"]))["all"]
+                                         if choice is not None else base_scores["encoder+bm25"]["all"])
+        better = _better_on_probes(strongest, per_query, units, probe, confidence, random_state)
+        if better != strongest:
+            strongest, chosen_by = better, "probes"
     B = base_scores[strongest]
 
-    # 2. the learned rule: the best overall among those not below the baseline on the cold part
+    # 2. the learned rule: the best overall among those not below the baseline on the cold part,
+    # nor shown below the strongest baseline on the probes
     runs = [scored(pool.mix(c)) for c in candidates]
     A = np.vstack([r["all"] for r in runs])
     C = np.vstack([r["cold"] for r in runs])
     has_cold = np.isfinite(B["cold"])
+    holds = np.ones(len(candidates), dtype=bool) if probe is None else probe["holds"]
 
     def choose(cols):
         overall = np.nanmean(A[:, cols], axis=1)
         cold_cols = cols[has_cold[cols]]
+        ok = np.ones(len(candidates), dtype=bool)
         if cold_cols.size:
             ok = np.nanmean(C[:, cold_cols], axis=1) >= np.nanmean(B["cold"][cold_cols])
-            if ok.any():
-                overall = np.where(ok, overall, -np.inf)
-            else:
-                overall = np.nanmean(C[:, cold_cols], axis=1)
+        if (ok & holds).any():
+            overall = np.where(ok & holds, overall, -np.inf)
+        elif ok.any():
+            overall = np.where(ok, overall, -np.inf)
+        elif cold_cols.size:
+            overall = np.nanmean(C[:, cold_cols], axis=1)
         return int(np.argmax(overall))
 
     with warnings.catch_warnings():
@@ -666,6 +798,15 @@ def check_search(pool, candidates, *, owner, confidence=0.95, random_state=0, de
     elif parts["cold"] is not None and parts["cold"]["ci_high"] < 0:
         reason = (f"the learned rule falls below {BASELINE_TITLES[strongest]} on the cold part (relevant documents "
                   "the training supervision never names)")
+    probe_part = None
+    if probe is not None:
+        P = probe["runs"][chosen]
+        probe_part = _part(P - probe["base"], np.arange(P.size), P, probe["base"], confidence, random_state)
+        probe_part["baseline"] = BASELINE_TITLES[probe["name"]]
+        if reason is None and probe_part["ci_high"] < 0:
+            reason = (f"the learned rule falls below {BASELINE_TITLES[probe['name']]} on plain queries: "
+                      f"{P.size} known-item queries of a few words each, from documents no training pair names "
+                      f"(nDCG@{pool.k} {probe_part['learned_score']:.3f} against {probe_part['baseline_score']:.3f})")
     if not compare:
         reason = None
     status = "learned" if reason is None else "baseline"
@@ -676,6 +817,9 @@ def check_search(pool, candidates, *, owner, confidence=0.95, random_state=0, de
         info.update({f"judged_{name}": round(v, 6) for name, v in choice.items()})
     if mix_weight is not None:
         info["baseline_mix_weight"] = mix_weight
+    if probe_part is not None:
+        info.update({f"probe_{key}": (round(v, 6) if isinstance(v, float) else v) for key, v in probe_part.items()})
+        info["strongest_chosen_by"] = chosen_by
     info.update(detail or {})
     report = BaselineGain(status=status, measure=f"nDCG@{pool.k}", unit="held-out queries", baseline=title,
                           learned_score=overall["learned_score"], baseline_score=overall["baseline_score"],
@@ -699,12 +843,16 @@ def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None,
     ----------
     texts : list of str
     pairs, grades : the supervision (:func:`split_search`).
-    fit_learner : callable(train_mask, baselines) -> (bases, candidates)
+    fit_learner : callable(train_mask, baselines) -> (bases, candidates[, probe])
         Fits the learner on the pairs ``pairs[train_mask]`` (``baselines``: the
         :class:`SearchBaselines` of the collection, e.g. for BM25's hard negatives) and returns its
         bases ({name: callable(query indices) -> scores over ``baselines.documents``}) and its
         candidate rules (a list of {base: weight}; the baselines' bases are "bm25" (normalised),
-        "cosine" and, with an encoder, "encoder").
+        "cosine" and, with an encoder, "encoder"). ``probe``, optional: callable(list of new
+        texts) -> {name: scores over ``baselines.documents``} of the same bases (and "encoder"),
+        from which the check scores plain queries made from documents no training pair names
+        (:mod:`learnsim.baseline._probe`; :func:`check_search` keeps no rule shown below the
+        strongest baseline on them).
     documents, encoder_vectors, analysis, language : see :class:`SearchBaselines` and :func:`split_search`.
     compare : bool, default True
         See :func:`check_search`.
@@ -778,14 +926,25 @@ def validate_search(texts, pairs, grades, fit_learner, *, owner, documents=None,
         splits.append(part)
     if len(splits) < 2:
         splits = None               # no two folds of two queries: the one split
+    from ._probe import MAX_PROBES, probes_of
+
+    def learned(part, **kwargs):
+        # (bases, candidates) or (bases, candidates, probe): probe(texts) -> the learner's bases
+        # over new texts, from which the check makes plain queries (._probe)
+        got = fit_learner(part.train, baselines, **kwargs)
+        return tuple(got) + (None,) * (3 - len(got))
+
     if splits is None:
-        bases, candidates = fit_learner(split.train, baselines)
+        bases, candidates, probe = learned(split)
         pool = baselines.pool(split, learned=bases, random_state=random_state)
+        pool.probe = probes_of(baselines, split, pairs, split.train, texts, probe, random_state=random_state)
     else:
         pools = []
         for k, part in enumerate(splits):
-            bases, candidates = fit_learner(part.train, baselines, **({"quiet": True} if k else {}))
+            bases, candidates, probe = learned(part, **({"quiet": True} if k else {}))
             pools.append(baselines.pool(part, learned=bases, random_state=random_state, judged=k == 0))
+            pools[-1].probe = probes_of(baselines, part, pairs, part.train, texts, probe,
+                                        n=MAX_PROBES // len(splits), random_state=random_state + k)
         pool, split = FoldedPools(pools), FoldedSplit(splits)
     check = check_search(pool, candidates, owner=owner, random_state=random_state, detail=detail,
                          stacklevel=stacklevel + 1, compare=compare)

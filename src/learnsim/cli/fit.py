@@ -73,9 +73,10 @@ def register(commands):
             their triplets (relative), each searching the whole collection, measured overall and
             on their relevant documents that no training supervision names (the cold part),
             against the strongest of Okapi BM25, the tf.idf cosine, the encoder's cosine and its
-            mix with BM25 (what 'learnsim evaluate' reports). It keeps what it learned only when
-            it beats that baseline overall and does not fall below it on the cold part;
-            otherwise the model is that baseline (e.g. BM25), and says so. Where one split of
+            mix with BM25 (what 'learnsim evaluate' reports). FILM from pairs is also checked on
+            plain queries, a few words of each of up to 300 documents no training pair names. It
+            keeps what it learned only when it beats that baseline overall and does not fall
+            below it on the cold part (nor, for FILM, on the plain queries); otherwise the model is that baseline (e.g. BM25), and says so. Where one split of
             judgements or clusters would hold out fewer than 200 queries or items, more are held
             out in folds, each from a fit on the rest (at most five fits)."""),
         epilog=_examples("learnsim fit --input train.tsv --model model.npz",

@@ -277,6 +277,27 @@ def search_bases(metric, X, documents, dense):
     return bases
 
 
+def search_probe(metric, to_vectors, X, documents, dense):
+    """FILM's bases of :func:`search_bases` over new texts, for the check's plain queries
+    (:mod:`learnsim.baseline._probe`): ``probe(texts) -> {name: scores over documents}``, with
+    the encoder's cosine over a dense encoder. ``to_vectors``: the fit's vectoriser (or encoder)
+    from texts to rows of X's space."""
+    E = _unit(metric.transform(X[documents]))
+    Xd = _unit(X[documents])
+
+    def dense_of(S):
+        return np.asarray(S.toarray() if hasattr(S, "toarray") else S, dtype=np.float64)
+
+    def probe(texts):
+        Z = to_vectors(list(texts))
+        Z = Z.astype(np.float64) if Z.dtype != np.float64 else Z
+        Zu = _unit(Z)
+        out = {"learned": dense_of(_unit(metric.transform(Z)) @ E.T)}
+        out["encoder" if dense else "input"] = dense_of(Zu @ Xd.T)
+        return out
+    return probe
+
+
 def search_candidates(dense):
     """(candidates, (w, lambda) of each): FILM's search rules tried on held-out queries.
 

@@ -141,7 +141,7 @@ def _mcd_with_supervision(o, settings, X, labels, pairs, summary):
 
 
 
-def search_learner(o, settings, X, P, labels, texts=None):
+def search_learner(o, settings, X, P, labels, texts=None, vectorizer=None):
     """FILM's counterpart for :func:`learnsim.baseline.validate_search` (issue 42): fits
     MinimumClusterDistortion on the groups of texts that chains of the training part's duplicate
     pairs join (``P[train]``, ``labels[train]``), and scores a query's documents by minus the
@@ -150,7 +150,8 @@ def search_learner(o, settings, X, P, labels, texts=None):
     ``texts``: where the fit chose its weighting on held-out clusters (of every pair, so of the
     check's held-out queries too), the whole recipe runs again on the training part's pairs
     (:func:`fit_mcd`), as :func:`cluster_search_learner` does on clusters; else ``X``, the fit's
-    own vectors, with ``settings``."""
+    own vectors, with ``settings``. ``vectorizer``: the one that made ``X``, with which the check
+    scores its plain queries (:mod:`learnsim.baseline._probe`; None: none)."""
     from ..supervision import Pairs, pairs_to_clusters
     from ._mcd import MinimumClusterDistortion
 
@@ -161,17 +162,22 @@ def search_learner(o, settings, X, P, labels, texts=None):
             metric = MinimumClusterDistortion(**{**settings, "baseline_holdout": None}, random_state=o.random_state)
             with stage("mcd: learning the metric on the training part"):
                 metric.fit(X, clusters)
-            Xp = X
+            Xp, vec = X, vectorizer
         else:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")     # the check's own fit: its fall-backs are not the user's
                 probe = fit_mcd(o, texts, None, part, settings, {})
-            metric = probe.parts["metric"]
-            Xp = probe.parts["vectorizer"].transform(texts)
+            metric, vec = probe.parts["metric"], probe.parts["vectorizer"]
+            Xp = vec.transform(texts)
             Xp = Xp.astype(np.float64) if Xp.dtype != np.float64 else Xp
         documents = baselines.documents
 
         def minus_distance(q):
             return -np.asarray(metric.pairwise_distances(Xp[q], Xp[documents]), dtype=np.float64)
-        return {"mcd": minus_distance}, [{"mcd": 1.0}]
+
+        def new_texts(block):
+            Z = vec.transform(list(block))
+            Z = Z.astype(np.float64) if Z.dtype != np.float64 else Z
+            return {"mcd": -np.asarray(metric.pairwise_distances(Z, Xp[documents]), dtype=np.float64)}
+        return {"mcd": minus_distance}, [{"mcd": 1.0}], (None if vec is None else new_texts)
     return learn
