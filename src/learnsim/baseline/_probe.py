@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._gain import _rng
+from ._ties import _dcg_over_ties
 
 #: Probes a check makes at most (shared among its folds).
 MAX_PROBES = 300
@@ -151,8 +152,6 @@ class ProbeScores:
     def measure(self, S):
         """Per-probe nDCG@k of the scores S (its one relevant document: an ideal DCG of 1); a tie
         counts its documents' mean gain at each of its places."""
-        from ._search import _dcg_over_ties
-
         return _dcg_over_ties(np.asarray(S, dtype=np.float64), self.gains, self._disc[:min(self.k, S.shape[1])])
 
     def score(self, weights):
