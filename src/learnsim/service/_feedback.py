@@ -53,11 +53,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..feedback import FeedbackLog
 from ..feedback._log import FeedbackLogError, LogBusy, LogDamaged
 from ..index import IndexFormatError
 from ..index._versions import VERSIONS_DIR, VERSIONS_FILE
 from ._connections import ipv4_inside
+from ._served_log import ServedLog
 from ._worker import Busy, IndexWorker
 
 __all__ = ["ClickRecorder", "Peer", "LOOPBACK", "IPV6_PREFIXES", "MAX_CLIENT_ID", "IMPRESSION_WAIT_S", "CLICK_WAIT_S", "BUSY_TIMEOUT_S"]
@@ -148,7 +148,8 @@ class ClickRecorder:
             raise ValueError(f"the interleaving pool must be a whole number from 1 to 1000; got {pool!r}")
         bounds = {name: value for name, value in (("max_bytes", max_bytes), ("client_share", client_share))
                   if value is not None}
-        self.log = FeedbackLog(root, max_days=max_days, max_rows=max_rows, busy_timeout=BUSY_TIMEOUT_S, **bounds)
+        # its write-ahead files watched too (_served_log): one removed took acknowledged clicks with it
+        self.log = ServedLog(root, max_days=max_days, max_rows=max_rows, busy_timeout=BUSY_TIMEOUT_S, **bounds)
         # the log's writes (an fsync each) in a thread of their own: a search never waits behind a
         # document write, nor a document write behind a burst of searches' impressions
         self.worker = IndexWorker(self.log, max_pending, timeout_s)
@@ -180,11 +181,18 @@ class ClickRecorder:
         return self.log.damage
 
     def check_damage(self):
-        """The damage of the log, looked for now (its file's header: a stat and 100 bytes)."""
+        """The damage of the log, looked for now (its file's header: a stat and 100 bytes; its
+        write-ahead files: a stat each)."""
         try:
-            self.log.check_header()
+            self.log.check_header(rescue=False)
         except LogDamaged:
             pass
+        if self.log.rescue_pending:
+            # the removed WAL's records copied into the log's file, in the log's thread
+            try:
+                self.worker.submit(lambda feedback_log: feedback_log.rescue())
+            except (Busy, RuntimeError):
+                pass        # the close's own checkpoint copies it
         return self.log.damage
 
     def counts(self):
