@@ -22,7 +22,10 @@ and clicks a served index records, and the searches it interleaves with a candid
   local user can bind any 127.x address as its source, so all the callers of this machine are
   one client (a service for several local users needs the key and ``X-Client-Id``). The log
   keeps only a keyed pseudonym of either. Without the key, and on a service with no key, the header
-  is ignored: anyone could otherwise give each click a new name and slip under the caps.
+  is ignored: anyone could otherwise give each click a new name and slip under the caps. On a
+  service with a key whose searches are open, a search without the key is answered and not
+  logged (``dropped.keyless``): no click can name it, and such impressions, from ten addresses,
+  filled the log's bound and crowded out the key holder's.
 - **Bounded, never in the way** (issue 45). The log is bounded in bytes, in all and per client
   (:class:`learnsim.feedback.FeedbackLog`). A search waits at most :data:`IMPRESSION_WAIT_S`
   for its impression: a log that is busy, locked by another connection (a purge, a backup; the

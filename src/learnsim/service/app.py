@@ -766,6 +766,11 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         if kept and offset:
             recorder._drop("paged", len(kept))
             return out
+        if kept and key is not None and not authorized:
+            # no click can name it (a click needs the key, and with it is the holder's): logged,
+            # keyless callers of ten addresses filled the log's bound, the holder's then dropped
+            recorder._drop("keyless", len(kept))
+            return out
         items = [(queries[n], [h["id"] for h in results[n]], model, client, teams) for n in kept]
         try:
             tokens = await recorder.impressions(items, timeout=stop - time.monotonic()) if items else []
