@@ -199,7 +199,8 @@ class _Session(Routes):
             The user the calls are made for, sent as ``X-Client-Id`` (None: none): with the key,
             a search and its clicks count for that user in the click log (its per-client caps,
             a promotion's one vote a client), not for the key's holder. Needs ``api_key``: a
-            service ignores the header on a request without its key.
+            service ignores the header on a request without its key. Printable characters, any
+            script's (sent as their UTF-8), no space at either end (a header's value loses it).
 
         Returns
         -------
@@ -221,6 +222,10 @@ class _Session(Routes):
                 # a line break would end the header (httpx refuses it, deep in the send)
                 raise ValueError(f"client_id must be a non-empty str of printable characters (or None); "
                                  f"got {client_id!r}")
+            if client_id != client_id.strip(" "):
+                # HTTP drops the spaces around a header's value: " alice" was "alice" to the service
+                raise ValueError(f"client_id must not begin or end with a space (a header's value loses it, "
+                                 f"and the user would be another's); got {client_id!r}")
             if self._http.headers.get("X-API-Key") is None:
                 raise ValueError("client_id needs the api_key: a service ignores X-Client-Id on a request "
                                  "without its key (all the users would be one client)")
@@ -247,7 +252,8 @@ class _Session(Routes):
             raise
 
     def _build(self, call, deadline):
-        headers = None if self.client_id is None else {"X-Client-Id": self.client_id}
+        # its UTF-8 bytes: httpx encodes a str header as ASCII, and a user "José" failed every call
+        headers = None if self.client_id is None else {"X-Client-Id": self.client_id.encode("utf-8")}
         if deadline is None:
             return self._http.build_request(call.method, call.path, params=call.params, json=call.json,
                                             headers=headers)
