@@ -371,6 +371,25 @@ def test_retry_after_forms():
         assert retry_after_seconds(bad, now) is None
 
 
+OVERFLOWING_DATES = ("Mon, 99999999999999999999 Jan 2020 00:00:00 GMT", "Mon, 01 Jan 2020 99999999999999999999:00:00 GMT",
+                     "Mon, 01 Jan 2020 00:00:00 +99999999999999999999")
+
+
+@pytest.mark.parametrize("value", OVERFLOWING_DATES)
+def test_a_retry_after_date_past_any_integer_is_no_wait_given(value):
+    assert retry_after_seconds(value) is None
+
+
+def test_a_refusal_with_an_overflowing_retry_after_is_its_error(mocked):
+    """A server (or a proxy) answering 503 with such a date made every call raise Python's
+    OverflowError ("Python int too large to convert to C long"), no ClientError: the refusal is
+    now tried again after the client's own wait, and raised as its error at the end."""
+    client, run, service, sleeps = mocked((503, None, {"Retry-After": OVERFLOWING_DATES[0]}), max_retries=1)
+    with pytest.raises(Unavailable) as info:
+        run(client.search("w001"))
+    assert info.value.retry_after is None and len(service.requests) == 2 and len(sleeps) == 1
+
+
 def test_the_default_sleep_really_waits():
     service = Service((429, None, {"Retry-After": "0.05"}), 200)
     with Client(BASE, transport=httpx.MockTransport(service)) as client:

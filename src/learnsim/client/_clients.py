@@ -59,7 +59,8 @@ def retry_after_seconds(value, now=None):
     except ValueError:
         try:
             when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError, IndexError):
+        except (TypeError, ValueError, IndexError, OverflowError):
+            # (OverflowError: a day, an hour or a zone of more digits than a C long takes)
             return None
         if when is None:
             return None
