@@ -390,6 +390,20 @@ def test_a_refusal_with_an_overflowing_retry_after_is_its_error(mocked):
     assert info.value.retry_after is None and len(service.requests) == 2 and len(sleeps) == 1
 
 
+@pytest.mark.parametrize("charset", ["rot13", "base64", "zlib_codec", "idna"])
+@pytest.mark.parametrize("status, cls", [(500, ServerError), (400, BadRequest), (200, ClientError)])
+def test_an_answer_in_a_charset_that_is_no_text_encoding_is_its_error(mocked, charset, status, cls):
+    """An answer that is not the service's JSON is told by its text, decoded by the charset its
+    Content-Type names: one naming a codec of Python's that is no text encoding (rot13, base64,
+    zlib_codec) made the call raise LookupError, idna a UnicodeError, no ClientError. Its text
+    is now read as UTF-8, as an unknown charset's is."""
+    client, run, service, _ = mocked((status, "proxy says no", {"Content-Type": f"text/plain; charset={charset}"}),
+                                     max_retries=0)
+    with pytest.raises(cls) as info:
+        run(client.search("w001"))
+    assert type(info.value) is cls and info.value.status == status and "proxy says no" in str(info.value)
+
+
 def test_the_default_sleep_really_waits():
     service = Service((429, None, {"Retry-After": "0.05"}), 200)
     with Client(BASE, transport=httpx.MockTransport(service)) as client:

@@ -28,7 +28,13 @@ def text_of(response, limit=_MAX_TEXT):
     """The start of an answer's body as one line of text, at most ``limit`` characters (then
     "..."): only its first bytes are decoded, whatever its size."""
     raw = response.content[:8 * limit]
-    text = " ".join(raw.decode(response.encoding or "utf-8", "replace").split())
+    try:
+        decoded = raw.decode(response.encoding or "utf-8", "replace")
+    except (LookupError, UnicodeError):
+        # a charset that names a codec of Python's that is no text encoding (rot13, base64:
+        # LookupError; idna takes no "replace": UnicodeError): read as an unknown one's is
+        decoded = raw.decode("utf-8", "replace")
+    text = " ".join(decoded.split())
     return (text[:limit] + "...") if len(text) > limit or len(response.content) > len(raw) else text
 
 
