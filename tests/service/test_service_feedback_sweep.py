@@ -90,3 +90,18 @@ def test_a_keyed_service_whose_reads_need_the_key_logs_its_searches(fresh):
         r = c.get("/v1/search", params={"q": texts[0]}, headers={"X-API-Key": KEY})
         assert r.status_code == 200 and r.json()["impression"]
         assert c.get("/v1/search", params={"q": texts[0]}).status_code == 401
+
+
+def test_an_ipv4_client_through_a_nat64_translator_is_that_ipv4_client():
+    """An IPv6 service reached by IPv4 clients through a stateless translator (SIIT, RFC 7915)
+    sees each as 64:ff9b::V4ADDR (RFC 6052's well-known prefix): by /64 every IPv4 client of
+    the translator was one client, one vote and one share of the log for all of them, and one
+    address of the connection bound. Each is now its IPv4 address, as a 6to4 or Teredo one is."""
+    from learnsim.service._connections import address_key
+    from learnsim.service._feedback import _network
+
+    assert _network("64:ff9b::c000:204") == _network("192.0.2.4") == "192.0.2.4"
+    assert _network("64:ff9b::c000:205") == "192.0.2.5"
+    assert address_key("64:ff9b::c000:204") == "192.0.2.4" != address_key("64:ff9b::c000:205")
+    # the rest of 64:ff9b::/64 (not the /96) carries no IPv4 address: counted by /64 as before
+    assert _network("64:ff9b::1:c000:204") == "64:ff9b::/64"

@@ -100,11 +100,16 @@ def _connection_total():
     return max(64, int(soft) - FILES_RESERVED)
 
 
+# RFC 6052's well-known prefix: a NAT64 or SIIT translator's IPv4 clients, each 64:ff9b::V4ADDR
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+
+
 def ipv4_inside(address):
     """The IPv4 address of the host behind an IPv6 ``address`` (an ``ipaddress`` object) that
     carries one, else None: an IPv4-mapped address's, a 6to4 address's (2002:V4ADDR::/48: the
     holder of one IPv4 address has the 65,536 /64s of that /48, each a client and a bound of its
-    own when counted by /64) and a Teredo address's client (its /64 is the Teredo server's)."""
+    own when counted by /64), a Teredo address's client (its /64 is the Teredo server's) and a
+    NAT64 address's (64:ff9b::V4ADDR, RFC 6052)."""
     if address.version != 6:
         return None
     if address.ipv4_mapped is not None:
@@ -113,6 +118,10 @@ def ipv4_inside(address):
         return address.sixtofour
     if address.teredo is not None:
         return address.teredo[1]
+    if address in _NAT64:
+        # a translator's IPv4 client (RFC 6052's well-known prefix): by /64, every IPv4 client of
+        # an IPv6 service behind SIIT was one client
+        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
     return None
 
 

@@ -115,7 +115,7 @@ IPV6_PREFIXES = range(48, 65)
 
 def _network(host, ipv6_prefix=64):
     """The address a client is counted by: every loopback address one name (:data:`LOOPBACK`),
-    any other IPv4 address itself (an IPv4-mapped, 6to4 or Teredo IPv6 one as its IPv4 address),
+    any other IPv4 address itself (an IPv4-mapped, 6to4, Teredo or NAT64 IPv6 one as its IPv4 address),
     any other IPv6 address its network of ``ipv6_prefix`` bits (default /64);
     anything else (a Unix socket, a test client) as given."""
     try:
