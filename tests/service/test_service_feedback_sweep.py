@@ -13,6 +13,7 @@ Everything runs in process (FastAPI's TestClient), against 127.0.0.1, bounded in
 """
 from __future__ import annotations
 
+import re
 import shutil
 import warnings
 
@@ -105,3 +106,37 @@ def test_an_ipv4_client_through_a_nat64_translator_is_that_ipv4_client():
     assert address_key("64:ff9b::c000:204") == "192.0.2.4" != address_key("64:ff9b::c000:205")
     # the rest of 64:ff9b::/64 (not the /96) carries no IPv4 address: counted by /64 as before
     assert _network("64:ff9b::1:c000:204") == "64:ff9b::/64"
+
+
+@pytest.fixture(scope="module")
+def staged(tmp_path_factory):
+    from index_models import staged_index
+
+    return staged_index(tmp_path_factory.mktemp("fb-sweep-staged"))
+
+
+def test_a_search_whose_impression_is_not_logged_is_not_interleaved(staged, tmp_path):
+    """Interleaving shows a searcher the candidate's picks for half the list, at the price of
+    a ranking not yet trusted, so that their clicks say which model is better. A search whose
+    impression is not logged (one without the key on a keyed service, one another site's page
+    made a browser send) gives no such evidence, and was interleaved all the same: the searcher
+    paid for nothing. It is answered by the served model; a search that is logged is
+    interleaved as before."""
+    texts = corpus()[0]
+    path = tmp_path / "idx"
+    shutil.copytree(staged, path)
+    queries = [texts[5 * i] for i in range(4)]
+    with Index.open(path) as index:
+        served = [[h["id"] for h in hits] for hits in index.search(queries, 10)]
+    app = create_app(path, learn_from_clicks=True, interleave=1.0, seed=0, api_key=KEY)
+    with TestClient(app, raise_server_exceptions=False, base_url=BASE) as c:
+        for q, ranking in zip(queries, served):
+            logged = c.get("/v1/search", params={"q": q, "k": 6}, headers={"X-API-Key": KEY}).json()
+            assert logged.get("interleaved") is True and logged["impression"]
+            for headers in ({}, {"X-API-Key": KEY, "Sec-Fetch-Site": "cross-site"}):
+                r = c.get("/v1/search", params={"q": q, "k": 6}, headers=headers)
+                assert r.status_code == 200 and r.json()["impression"] is None
+                assert "interleaved" not in r.json() and [h["id"] for h in r.json()["hits"]] == ranking[:6], headers
+            page = c.get("/", params={"q": q})       # the page, without the key: not logged either
+            shown = re.findall(r'href="/\?similar=(d\d+)"', page.text)
+            assert page.status_code == 200 and shown == ranking[:len(shown)] and len(shown) >= 6

@@ -37,7 +37,9 @@ and clicks a served index records, and the searches it interleaves with a candid
 - **Interleaving.** When the index has a staged candidate model (``learnsim index versions``)
   and ``interleave`` > 0, that share of single searches (``GET /v1/search`` and the page) is
   answered by a team-draft merge (:func:`learnsim.feedback.team_draft`) of the served ranking
-  and the candidate's, logged with each result's team. The candidate ranks the served model's
+  and the candidate's, logged with each result's team; one whose impression is not logged
+  whatever the log (another site's, a page past the first, one without the key on a keyed
+  service) is not: it would show the candidate's picks for no evidence. The candidate ranks the served model's
   first ``pool`` hits (100), re-scored with its own similarity: a click-trained candidate
   reorders what the served model finds, and one search costs one search plus one re-scoring of
   ``pool`` texts. ``learnsim index promote`` reads the outcome (:func:`promotion_evidence`).

@@ -737,6 +737,20 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     def served_model(idx):
         return f"v{int(getattr(idx, 'model_version', 1))}"
 
+    def unlogged(scope, offset=0):
+        """Why a search is answered and not learned from (the reason /v1/info counts), or None:
+        another site's page made the visitor's browser send it (an <img>, a fetch: what it
+        searched for is that site's choice); a page past the first (the log's positions are
+        ranks from 1); no key on a service with one (no click can name it: a click needs the
+        key, and with it is the holder's; logged, keyless callers of ten addresses filled the
+        log's bound and the holder's were dropped). Nor is such a search interleaved: it would
+        show the candidate's picks for no evidence."""
+        if cross_site(scope):
+            return "cross_site"
+        if offset:
+            return "paged"
+        return "keyless" if key is not None and not _authorized(scope.get("headers", []), key) else None
+
     async def record(queries, results, scope, until, interleaved=None, version=None, offset=0):
         """Log an impression for each query answered (before the answer is sent: a click that
         names it must find it); their ids, None for one not logged. Never an error, never a
@@ -758,18 +772,9 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         # log's bound (a service may take longer queries than the log keeps)
         kept = [n for n, (q, hits) in enumerate(zip(queries, results))
                 if hits and q.strip() and len(q) <= MAX_LOGGED_QUERY]
-        if kept and cross_site(scope):
-            # another site's page made the visitor's browser search (an <img>, a fetch): what it
-            # searched for is that site's choice, not the visitor's; answered, not learned from
-            recorder._drop("cross_site", len(kept))
-            return out
-        if kept and offset:
-            recorder._drop("paged", len(kept))
-            return out
-        if kept and key is not None and not authorized:
-            # no click can name it (a click needs the key, and with it is the holder's): logged,
-            # keyless callers of ten addresses filled the log's bound, the holder's then dropped
-            recorder._drop("keyless", len(kept))
+        why = unlogged(scope, offset) if kept else None
+        if why is not None:
+            recorder._drop(why, len(kept))
             return out
         items = [(queries[n], [h["id"] for h in results[n]], model, client, teams) for n in kept]
         try:
@@ -899,7 +904,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             return scored("search", label, hits=shown(hits, include))
         mixed = None
         # a page past the first is the served ranking's (an interleaving drafts from the top)
-        if not offset and recorder.wants_interleaving():
+        if unlogged(scope or {}, offset) is None and recorder.wants_interleaving():
             mixed, label = await run(lambda idx: (recorder.interleaved(idx, q, k, conditions), labelled(idx)),
                                      until=until)
         if mixed is None:
@@ -1223,7 +1228,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         fragment = params.get("fragment") == "1"
         view = dict(q=q, k=k, similar=params.get("similar"), duplicates=params.get("duplicates"))
         until = deadline()
-        mix = recorder is not None and q is not None and recorder.wants_interleaving()
+        mix = recorder is not None and q is not None and unlogged(request.scope) is None \
+            and recorder.wants_interleaving()
 
         def gathered(idx):
             data = page.gather(idx, info=not fragment, explain=False, loading=model_loading(app), **view)
