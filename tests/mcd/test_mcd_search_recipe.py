@@ -20,6 +20,9 @@ def test_remembering_the_judged_documents_does_not_pass_the_cold_part():
     report = BaselineGain.from_dict(result.report["search_baseline_gain"])
     assert report.measure == "nDCG@10" and report.cold is not None
     assert not (report.status == "learned" and report.cold["ci_high"] < 0)
+    # and on plain queries made from the documents no training pair names
+    assert report.detail["probe_n_units"] >= 30
+    assert not (report.status == "learned" and report.detail["probe_ci_high"] < 0)
     lex = LexicalBaselines(docs)
     for part in (warm, cold):
         bm25 = ndcg(lex.scores("bm25", lex.query_counts([q for q, _ in part])), part, docs)
