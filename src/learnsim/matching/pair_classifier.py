@@ -84,6 +84,7 @@ from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
+from .._utils.inputs import check_text, has_surrogate
 from .._utils.linalg import truncated_svd
 from .._utils.params import Checked, Interval, Options, validate_params
 from .._utils.validation import check_matrix, check_random_state, check_state_header, state_array, state_number
@@ -120,7 +121,13 @@ def _check_texts(X, name="X"):
         raise TypeError(f"{name} must be the texts (a sequence of str, one per item): the pair models build "
                         "their own features (word and character n-gram tf.idf, ...) from the raw text; "
                         "give a fitted vectorizer= to control the word features")
-    return check_documents(X, name=name)
+    texts = check_documents(X, name=name)
+    for i, text in enumerate(texts):
+        # a lone surrogate: refused by position, as learnsim.fit, Pipeline and Index refuse it
+        # (it was a UnicodeEncodeError from scikit-learn's hashing of the character n-grams)
+        if has_surrogate(text):
+            check_text(text, f"{name}[{i}]")
+    return texts
 
 
 def _union_statistics(a, b):
@@ -141,7 +148,9 @@ def _union_statistics(a, b):
     n_a, n_b = (int(np.asarray(p["vocabulary_n_documents"])) for p in (a, b))
     avgdl = (n_a * float(np.asarray(a["vocabulary_avgdl"])) + n_b * float(np.asarray(b["vocabulary_avgdl"]))) \
         / (n_a + n_b)
-    encoded = [t.encode("utf-8") for t in terms]
+    # surrogatepass, as collection_vocabulary writes them: a custom token pattern's term may hold
+    # a lone surrogate (strict UTF-8 raised on it)
+    encoded = [t.encode("utf-8", "surrogatepass") for t in terms]
     offsets = np.zeros(len(terms) + 1, dtype=np.int64)
     np.cumsum([len(e) for e in encoded], out=offsets[1:])
     return {"vocabulary": np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(), "vocabulary_offsets": offsets,
@@ -843,7 +852,8 @@ class PairClassifierMatcher(_PairModel):
         Parameters
         ----------
         X : sequence of str
-            The texts; the pairs index into it.
+            The texts; the pairs index into it. A text holding a lone surrogate (half of a
+            UTF-16 pair, e.g. from ``errors="surrogateescape"``) is a ValueError naming it.
         pairs : Pairs with labels, or (n_pairs, 2) int array
         y : array of bool / 0-1, optional
             The labels when ``pairs`` is an index array.
