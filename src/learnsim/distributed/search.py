@@ -129,7 +129,9 @@ def _vocabulary_pass(bag, vectorizer, split_every, client):
     if n == 0:
         raise ValueError("texts is empty: an index needs at least one text")
     terms = sorted(df)
-    encoded = [t.encode("utf-8") for t in terms]
+    # surrogatepass, as collection_vocabulary writes them: a custom token pattern's term may hold
+    # a lone surrogate, of text decoded with surrogateescape (strict UTF-8 raised on it)
+    encoded = [t.encode("utf-8", "surrogatepass") for t in terms]
     offsets = np.zeros(len(terms) + 1, dtype=np.int64)
     np.cumsum([len(e) for e in encoded], out=offsets[1:])
     return {"vocabulary": np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(), "vocabulary_offsets": offsets,
