@@ -35,6 +35,13 @@ dropped failed every click; a trigger added could delete each click as it was wr
 is no time, ids shown that are not a JSON list), the error naming the impression and the field.
 A log another process holds locked for the whole of the open's wait is :class:`LogLocked`: busy,
 not damaged.
+
+**A format version** (:data:`FORMAT_VERSION`, SQLite's ``PRAGMA user_version`` of the file): a
+writable open stamps the log with the version it writes; a log made before there was one reads 0
+and is version 1. A learnsim that changes what the file holds writes a higher version, and a log
+of a version past this learnsim's is :class:`LogTooNew` (a ValueError, not damage) at open,
+naming the version, before anything is read as a log or written: the log was refused as "not a
+learnsim feedback log ... move it away", as if damaged, where upgrading learnsim is the remedy.
 """
 from __future__ import annotations
 
@@ -54,11 +61,15 @@ from pathlib import Path
 from .._utils.files import read_only_uri
 
 __all__ = ["FeedbackLog", "FEEDBACK_FILE", "MAX_SHOWN", "MAX_QUERY_CHARS", "MAX_CLICKS", "DEFAULT_MAX_BYTES",
-           "DEFAULT_CLIENT_SHARE", "MAX_DWELL", "MAX_RELEVANCE", "FeedbackLogError", "LogBusy", "LogDamaged", "LogFull", "LogFormatError",
-           "LogLocked"]
+           "DEFAULT_CLIENT_SHARE", "MAX_DWELL", "MAX_RELEVANCE", "FORMAT_VERSION", "FeedbackLogError", "LogBusy", "LogDamaged",
+           "LogFull", "LogFormatError", "LogLocked", "LogTooNew"]
 
 #: The log's file name in an index directory.
 FEEDBACK_FILE = "feedback.sqlite"
+#: The format version of the log this learnsim writes (its ``PRAGMA user_version``; 0, a log
+#: made before the version, is read as 1). Raise it with any change to what the file holds that
+#: an older learnsim would misread, and keep reading the versions before it.
+FORMAT_VERSION = 1
 #: Bounds of one record: ids shown per impression, characters of a query, of an id.
 MAX_SHOWN = 1000
 MAX_QUERY_CHARS = 10_000
@@ -159,6 +170,17 @@ class LogLocked(LogBusy, ValueError):
     """The log could not be opened: another connection (a purge, a backup, a sqlite3 shell) held
     its lock for the whole of :data:`OPEN_BUSY_TIMEOUT_S`. The log may be healthy: retry later. A
     ValueError too, as :class:`LogFormatError` (one line on the command line)."""
+
+
+class LogTooNew(FeedbackLogError, ValueError):
+    """The log was written by a newer learnsim: its format version (``version``) is past the
+    newest this learnsim reads (``supported``, :data:`FORMAT_VERSION`). Not damage: the log is
+    left as it is, and a learnsim of its version reads it. A ValueError, as
+    :class:`LogFormatError` (one line on the command line, a service that does not start)."""
+
+    def __init__(self, message, version, supported=FORMAT_VERSION):
+        super().__init__(message)
+        self.version, self.supported = version, supported
 
 
 def _is_busy(exc):
@@ -427,6 +449,15 @@ class FeedbackLog:
             raise LogFormatError(f"{path}: not a learnsim feedback log ({problem}){hint}")
 
         conn = self.conn
+        # before anything is read as a log or written (even the journal mode): a newer learnsim's
+        # log may hold what this one takes for damage, and must be left as it is
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > FORMAT_VERSION:
+            raise LogTooNew(f"{path}: the feedback log was written by a newer learnsim (log format version "
+                            f"{version}; this learnsim reads versions up to {FORMAT_VERSION}): upgrade learnsim "
+                            "to use it; it was left as it is", version)
+        if version < 0:
+            refuse(f"its format version {version} is none that learnsim writes")
         if not readonly:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
@@ -469,10 +500,15 @@ class FeedbackLog:
                 head = file.read(100)
             if _header_problem(head) is not None:
                 refuse(_header_problem(head))
+            if version != FORMAT_VERSION:
+                # a new log, or one made before the version (read as version 1), now whole
+                conn.execute(f"PRAGMA user_version = {FORMAT_VERSION}")
         # a log read only, made before interleaving, has no teams column
         columns = {r[1] for r in conn.execute("PRAGMA table_info(impressions)")}
         self._teams = "teams" if "teams" in columns else "NULL"
         self._legacy = readonly
+        #: The format version the log is read as (one made before the version: 1).
+        self.format_version = max(version, 1)
 
     def close(self):
         self.conn.close()
