@@ -323,6 +323,16 @@ def _check_grade(value, name, high):
     return float(value)
 
 
+def _whole(text, where):
+    """``text``, or a ValueError (:class:`learnsim._utils.inputs.TextError`) naming ``where``
+    when it holds a lone surrogate; an ASCII text is looked at no further."""
+    if not text.isascii():
+        from .._utils.inputs import check_text
+
+        check_text(text, where)
+    return text
+
+
 def _check_count(value, name, low):
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= low or value != value:
         raise ValueError(f"{name} must be a number >= {low}; got {value!r}")
@@ -527,7 +537,9 @@ class FeedbackLog:
         """The stored stand-in of a client's address or key (None for None)."""
         if client is None:
             return None
-        return hmac.new(self._salt, str(client).encode("utf-8", "replace"), hashlib.sha256).hexdigest()[:16]
+        # surrogatepass: only hashed, and "replace" made clients that differ by a lone surrogate
+        # one ("?"); text of whole characters has the same bytes either way (its pseudonym kept)
+        return hmac.new(self._salt, str(client).encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:16]
 
     def record_impression(self, query, shown, *, model=None, client=None, teams=None, now=None):
         """Record that the ids ``shown`` (best first) answered ``query``; returns the
@@ -547,6 +559,9 @@ class FeedbackLog:
         for query, shown, model, client, teams in items:
             if not isinstance(query, str) or not query.strip() or len(query) > MAX_QUERY_CHARS:
                 raise ValueError(f"query must be a non-empty str of at most {MAX_QUERY_CHARS} characters")
+            # a lone surrogate has no UTF-8 to store: refused by field (it was sqlite3's
+            # UnicodeEncodeError, naming nothing), as Index and learnsim.fit refuse such text
+            _whole(query, "query")
             shown = [self._id(x, "shown") for x in shown]
             if len(shown) > MAX_SHOWN or len(set(shown)) != len(shown):
                 raise ValueError(f"shown must list at most {MAX_SHOWN} distinct ids")
@@ -558,8 +573,8 @@ class FeedbackLog:
             teams = None if teams is None else "".join(teams)
             size = len(query.encode("utf-8", "replace")) + len(shown_json.encode("utf-8", "replace")) \
                 + len(teams or "") + IMPRESSION_ROW_BYTES
-            rows.append((secrets.token_hex(12), stamp, query, shown_json,
-                         None if model is None else str(model)[:200], self.pseudonym(client), teams, size))
+            model = None if model is None else _whole(str(model)[:200], "model")
+            rows.append((secrets.token_hex(12), stamp, query, shown_json, model, self.pseudonym(client), teams, size))
         with self._transaction():
             kept, over = self._within_bounds(rows)
             self.conn.executemany("INSERT INTO impressions(id, time, query, shown, model, client, teams, bytes) "
@@ -793,7 +808,7 @@ class FeedbackLog:
         value = str(value)
         if not value or len(value) > MAX_ID_CHARS:
             raise ValueError(f"{name} ids must have 1 to {MAX_ID_CHARS} characters")
-        return value
+        return _whole(value, f"{name} ids")
 
     @contextlib.contextmanager
     def _transaction(self):
