@@ -41,8 +41,9 @@ def test_bootstrap_refuses_empty_or_nonfinite(bad):
 def test_compare_keeps_learned_on_a_gain_and_falls_back_with_a_warning_otherwise():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        kept = compare([0.6, 0.7, 0.8], [0.5, 0.5, 0.5], measure="AP", unit="queries", baseline_name="cosine",
-                       owner="X")
+        # six queries: the fewest on which a gain can be kept (tests/baseline/test_gain_few_units.py)
+        kept = compare([0.6, 0.7, 0.8] * 2, [0.5, 0.5, 0.5] * 2, measure="AP", unit="queries",
+                       baseline_name="cosine", owner="X")
     assert kept.status == "learned" and kept.gain == pytest.approx(0.2) and not kept.fell_back
     with pytest.warns(BaselineWarning, match="X: .*falls back"):
         lost = compare([0.5, 0.5], [0.5, 0.5], measure="AP", unit="queries", baseline_name="cosine", owner="X")
@@ -51,7 +52,7 @@ def test_compare_keeps_learned_on_a_gain_and_falls_back_with_a_warning_otherwise
 
 def test_a_gain_the_interval_cannot_tell_from_zero_is_not_kept():
     with pytest.warns(BaselineWarning, match="does not help for certain"):
-        r = compare([0.9, 0.1, 0.6, 0.55], [0.5, 0.5, 0.5, 0.5], measure="AP", unit="queries",
+        r = compare([0.9, 0.1, 0.6, 0.55] * 2, [0.5, 0.5, 0.5, 0.5] * 2, measure="AP", unit="queries",
                     baseline_name="cosine", owner="X")
     assert r.gain > 0 and r.ci_low <= 0 and r.status == "baseline"
 
@@ -92,7 +93,7 @@ def test_split_groups_holds_out_whole_groups_or_declines():
 
 
 def test_report_round_trip_and_refusals():
-    r = compare([0.6, 0.7, 0.8], [0.5, 0.5, 0.6], measure="AP", unit="queries", baseline_name="cosine",
+    r = compare([0.6, 0.7, 0.8] * 2, [0.5, 0.5, 0.6] * 2, measure="AP", unit="queries", baseline_name="cosine",
                 owner="X", detail={"w": 0.3})
     assert BaselineGain.from_dict(r.to_dict()) == r
     assert "kept the learned part" in r.summary()

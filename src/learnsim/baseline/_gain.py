@@ -359,15 +359,41 @@ def compare(learned, baseline, *, measure, unit, baseline_name, owner, groups=No
     diff = a - b
     low, high = paired_bootstrap(diff, groups=groups, confidence=confidence, random_state=random_state)
     gain = float(diff.mean())
+    reason = _too_few(a.size, groups, unit, baseline_name, confidence)
     # the interval always holds the mean, so low > 0 implies a positive gain
-    status = "learned" if low > 0 else "baseline"
+    status = "learned" if low > 0 and reason is None else "baseline"
     report = BaselineGain(status=status, measure=measure, unit=unit, baseline=baseline_name,
                           learned_score=float(a.mean()), baseline_score=float(b.mean()), gain=gain,
                           ci_low=low, ci_high=high, confidence=confidence, n_units=int(a.size),
-                          detail=dict(detail or {}))
+                          detail=dict(detail or {}), reason=reason)
     if status == "baseline":
         _warn(f"{owner}: {report.summary()}", stacklevel)
     return report
+
+
+def _too_few(n_units, groups, unit, baseline_name, confidence):
+    """Why ``n_units`` scored units (in ``groups``, where given) are too few for any gain to be
+    kept, or None. A percentile interval lies above zero whenever every unit gains, however few
+    they are, and a rule that gains nothing gains on all n of them one time in 2^n: below the
+    fewest n that makes that rarer than the interval's lower tail (6 at 95 %), the search check's
+    rule (learnsim.baseline._search), a "gain" is not evidence. Units of one group (queries of a
+    held-out cluster, triplets of an anchor) are one draw: the groups count."""
+    # _search holds the rule and imports this module, so the import waits for the call (and
+    # _gain stays light: _search loads the text vectorisers)
+    from ._search import _fewest_units
+
+    need = _fewest_units(confidence)
+    if groups is None:
+        if n_units >= need:
+            return None
+        what = f"{n_units} {unit}"
+    else:
+        n_groups = int(np.unique(groups).size)
+        if n_groups >= need:
+            return None
+        what = f"{n_groups} held-out group{'' if n_groups == 1 else 's'} (each resampled whole)"
+    return (f"only {what} scored: too few to tell a gain over {baseline_name} from chance (at least {need}; a rule "
+            f"that gains nothing gains on all of {need - 1} one time in {2 ** (need - 1)})")
 
 
 def unchecked(reason, *, baseline_name, owner, stacklevel=2):
