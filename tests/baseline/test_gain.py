@@ -58,10 +58,12 @@ def test_a_gain_the_interval_cannot_tell_from_zero_is_not_kept():
 
 
 def test_compare_drops_unscorable_units_and_reports_none_scored():
-    r = compare([np.nan, 0.9], [0.5, 0.5], measure="AP", unit="queries", baseline_name="cosine", owner="X")
+    # a unit neither scores (a query without a relevant held-out item); one only the baseline
+    # scores is the learned rule's failure (tests/baseline/test_gain_hostile.py)
+    r = compare([np.nan, 0.9], [np.nan, 0.5], measure="AP", unit="queries", baseline_name="cosine", owner="X")
     assert r.n_units == 1 and r.gain == pytest.approx(0.4)
     with pytest.warns(BaselineWarning, match="not checked"):
-        r = compare([np.nan], [0.5], measure="AP", unit="queries", baseline_name="cosine", owner="X")
+        r = compare([np.nan], [np.nan], measure="AP", unit="queries", baseline_name="cosine", owner="X")
     assert r.status == "unchecked"
 
 

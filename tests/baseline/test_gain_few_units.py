@@ -57,10 +57,10 @@ def test_one_group_holding_every_unit_is_not_a_gain():
 
 
 def test_units_that_cannot_be_scored_do_not_count():
-    # ten units of which only three are scored by both: three, too few
+    # ten units of which only three are scored (by either): three, too few
     learned = np.array([0.9, 0.9, 0.9] + [np.nan] * 7)
     with pytest.warns(BaselineWarning, match="only 3 held-out queries"):
-        r = _compare(learned, np.full(10, 0.2))
+        r = _compare(learned, np.array([0.2, 0.2, 0.2] + [np.nan] * 7))
     assert r.status == "baseline" and r.n_units == 3
 
 

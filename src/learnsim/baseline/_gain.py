@@ -347,19 +347,40 @@ def compare(learned, baseline, *, measure, unit, baseline_name, owner, groups=No
     if a.shape != b.shape:
         raise ValueError(f"learned and baseline scores differ in length: {a.size} and {b.size}")
     keep = np.isfinite(a) & np.isfinite(b)
+    # a unit the baseline scores and the learned rule does not is where the rule failed: dropped
+    # like one neither scores, it would leave the rule judged on the units it chose to score
+    unscored = int(np.count_nonzero(np.isfinite(b) & ~np.isfinite(a)))
+    n_scored_by_baseline = int(np.count_nonzero(np.isfinite(b)))
     a, b = a[keep], b[keep]
     if groups is not None:
         groups = np.asarray(groups).ravel()
         if groups.shape != keep.shape:
             raise ValueError(f"groups must have one entry per unit ({keep.size}); got {groups.size}")
         groups = groups[keep]
+    if a.size == 0 and unscored:
+        # the rule scored none of the units the baseline scores: not "unchecked", which keeps it.
+        # The model is the baseline, whose gain over itself is nil (as the search check's report
+        # of judgements too few to hold out: learnsim.baseline._search.baseline_of_judgements)
+        base = float(np.mean(np.asarray(baseline, dtype=np.float64).ravel()[np.isfinite(np.ravel(baseline))]))
+        report = BaselineGain(status="baseline", measure=measure, unit=unit, baseline=baseline_name,
+                              learned_score=base, baseline_score=base, gain=0.0, ci_low=0.0, ci_high=0.0,
+                              confidence=confidence, n_units=n_scored_by_baseline,
+                              detail={**dict(detail or {}), "learned_unscored": unscored},
+                              reason=f"the learned rule gave no score (NaN or an infinity) on any of the {unscored} "
+                                     f"{unit} the baseline scores")
+        _warn(f"{owner}: {report.summary()}", stacklevel)
+        return report
     if a.size == 0:
         return unchecked(f"none of the {unit} could be scored", baseline_name=baseline_name, owner=owner,
                          stacklevel=stacklevel + 1)
     diff = a - b
     low, high = paired_bootstrap(diff, groups=groups, confidence=confidence, random_state=random_state)
     gain = float(diff.mean())
-    reason = _too_few(a.size, groups, unit, baseline_name, confidence)
+    if unscored:
+        reason = (f"the learned rule gave no score (NaN or an infinity) on {unscored} of the "
+                  f"{n_scored_by_baseline} {unit} the baseline scores")
+    else:
+        reason = _too_few(a.size, groups, unit, baseline_name, confidence)
     # the interval always holds the mean, so low > 0 implies a positive gain
     status = "learned" if low > 0 and reason is None else "baseline"
     report = BaselineGain(status=status, measure=measure, unit=unit, baseline=baseline_name,
