@@ -3,6 +3,14 @@ baseline, one score per held-out unit; the learned part is kept only when the wh
 bootstrap interval of its gain lies above zero (:func:`compare`, :func:`choose`), and the report
 (:class:`BaselineGain`) is saved with the model.
 
+The interval lies above zero whenever every unit gains, however few they are, and a rule that
+gains nothing gains on all n of them one time in 2^n; so a gain is kept only on at least as many
+units (or groups, where the interval resamples groups) as make that rarer than the interval's
+lower tail: 6 at 95 %, the search check's rule (learnsim.baseline._search). Where a method
+cross-fits its check over folds (FILM, mcd), the units of every fold count. On fewer the model
+is the baseline and the report's reason says how many there were and how many it needs. A unit
+the baseline scores and the learned rule does not (NaN, an infinity) counts against the rule.
+
 When there is too little supervision to hold any out (e.g. fewer than four clusters), the fit
 uses everything, ``baseline_gain_.status`` is ``"unchecked"`` and a warning says the model was
 not checked. Where a method also *chooses* among several mixes of learned and baseline on the
@@ -324,10 +332,12 @@ def compare(learned, baseline, *, measure, unit, baseline_name, owner, groups=No
             random_state=0, detail=None, stacklevel=2):
     """Learned against baseline, one score per held-out unit (higher is better).
 
-    Keeps the learned part when the whole interval of the gain lies above zero; otherwise
-    returns a report whose ``status`` is ``"baseline"`` and warns (:class:`BaselineWarning`)
-    that ``owner`` falls back.
-    Units where either score is NaN (e.g. a query without a relevant held-out item) are dropped.
+    Keeps the learned part when the whole interval of the gain lies above zero over at least 6
+    units (at 95 %; groups where ``groups`` is given: the module notes); otherwise returns a
+    report whose ``status`` is ``"baseline"`` and warns (:class:`BaselineWarning`) that
+    ``owner`` falls back.
+    Units neither rule scores (NaN, e.g. a query without a relevant held-out item) are dropped;
+    a unit only the baseline scores is the learned rule's failure, and the model falls back.
     ``groups`` (one per unit) makes the interval a cluster bootstrap (see :func:`paired_bootstrap`).
 
     Examples
