@@ -125,7 +125,19 @@ def assert_round_trip(parts, tmp_path):
 
 # --------------------------------------------------------------------------- each supervision
 
-def test_clusters_fit_mcd_as_the_command_line(corpus, tmp_path):
+@pytest.fixture(scope="module")
+def corpus_of_ten():
+    """corpus's layout over ten clusters: the search check's folds each refit the recipe on the
+    other clusters, whose own check needs six held-out clusters to keep mcd (compare()'s rule);
+    on corpus's seven the folds' learners were Euclid and the fit ended as BM25."""
+    c = make_clustered_corpus(n_clusters=10, docs_per_cluster=10, random_state=2)
+    labels = [-1 if y == 9 else str(c.target_names[y]) for y in c.target]
+    labels[0] = "solo"
+    return {"texts": [str(t) for t in c.data], "labels": labels}
+
+
+def test_clusters_fit_mcd_as_the_command_line(corpus_of_ten, tmp_path):
+    corpus = corpus_of_ten
     parts = fit_parts(corpus["texts"], clusters=corpus["labels"], **MCD_FIXED)
     assert sorted(parts) == ["metric", "vectorizer"]
     metric = parts["metric"]
