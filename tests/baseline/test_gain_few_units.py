@@ -88,3 +88,13 @@ def test_the_summary_says_why_in_words():
         r = _compare(np.full(3, 0.9), np.full(3, 0.2))
     s = r.summary()
     assert "on 3 held-out queries" in s and "too few to tell a gain" in s and "falls back to the baseline" in s
+
+
+@pytest.mark.parametrize("confidence", [0.8, 0.9, 0.95, 0.99, 0.999])
+def test_compare_and_the_search_check_need_the_same_fewest_units(confidence):
+    # compare() takes the rule from _chance (it may not import _search, which imports it); the
+    # search check still has its own _fewest_units: the two must agree until it imports _chance's
+    from learnsim.baseline._chance import fewest_units
+    from learnsim.baseline._search import _fewest_units
+
+    assert fewest_units(confidence) == _fewest_units(confidence)

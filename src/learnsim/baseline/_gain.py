@@ -33,6 +33,7 @@ import numpy as np
 
 from .._utils.callers import warn_outside
 from ..exceptions import BaselineWarning  # noqa: F401  (defined there; importable here as in 0.1)
+from ._chance import fewest_units
 
 __all__ = ["BaselineGain", "BaselineWarning", "check_holdout", "choose", "compare", "cross_fitted", "paired_bootstrap",
            "split_groups", "unchecked", "DEFAULT_HOLDOUT"]
@@ -406,14 +407,10 @@ def _too_few(n_units, groups, unit, baseline_name, confidence):
     """Why ``n_units`` scored units (in ``groups``, where given) are too few for any gain to be
     kept, or None. A percentile interval lies above zero whenever every unit gains, however few
     they are, and a rule that gains nothing gains on all n of them one time in 2^n: below the
-    fewest n that makes that rarer than the interval's lower tail (6 at 95 %), the search check's
-    rule (learnsim.baseline._search), a "gain" is not evidence. Units of one group (queries of a
+    fewest n that makes that rarer than the interval's lower tail (6 at 95 %: _chance, the search
+    check's rule), a "gain" is not evidence. Units of one group (queries of a
     held-out cluster, triplets of an anchor) are one draw: the groups count."""
-    # _search holds the rule and imports this module, so the import waits for the call (and
-    # _gain stays light: _search loads the text vectorisers)
-    from ._search import _fewest_units
-
-    need = _fewest_units(confidence)
+    need = fewest_units(confidence)
     if groups is None:
         if n_units >= need:
             return None
