@@ -92,8 +92,8 @@ def test_the_summary_says_why_in_words():
 
 @pytest.mark.parametrize("confidence", [0.8, 0.9, 0.95, 0.99, 0.999])
 def test_compare_and_the_search_check_need_the_same_fewest_units(confidence):
-    # compare() takes the rule from _chance (it may not import _search, which imports it); the
-    # search check still has its own _fewest_units: the two must agree until it imports _chance's
+    # compare() and the search check take the one rule from _chance (_gain may not import
+    # _search, which imports it)
     from learnsim.baseline._chance import fewest_units
     from learnsim.baseline._search import _fewest_units
 

@@ -65,6 +65,7 @@ import numpy as np
 
 from ..text import check_analysis
 from ._gain import BaselineGain, _rng, _warn, paired_bootstrap
+from ._chance import fewest_units as _fewest_units
 from ._ties import _dcg_over_ties
 
 __all__ = ["LexicalBaselines", "SearchBaselines", "SearchCheck", "check_search", "validate_search", "baseline_of_judgements", "ndcg_at_k", "bm25_query_norms",
@@ -602,13 +603,6 @@ def _normal_quantile(p):
     from scipy.stats import norm
 
     return norm.ppf(p)
-
-
-def _fewest_units(confidence):
-    """The fewest independent held-out units on which a gain can be kept: the smallest n with
-    2^-n at most the interval's lower tail, (1 - confidence) / 2 (6 at 95 %), the chance that a
-    rule gaining nothing gains on every one of n units."""
-    return int(np.ceil(np.log2(2.0 / (1.0 - confidence)) - 1e-9))
 
 
 def _folds(n, random_state, n_folds=2):
