@@ -265,8 +265,17 @@ def _fmt(value, spec=".3f"):
 
 
 def _snippet(text, n=_SNIPPET_CHARS):
+    """``text`` on one line, cut to ``n`` terminal columns: cut at ``n`` characters, a Japanese or
+    Chinese snippet (two columns a character) took twice an English one's width and wrapped."""
     flat = " ".join(text.split())
-    return flat if len(flat) <= n else flat[: n - 3].rstrip() + "..."
+    if _width(flat) <= n:
+        return flat
+    cut, used = 0, 0
+    for cut, ch in enumerate(flat):
+        used += _width(ch)
+        if used > n - 3:
+            break
+    return flat[:cut].rstrip() + "..."
 
 
 # --------------------------------------------------------------------------- model helpers

@@ -1,0 +1,47 @@
+"""A new user's walk through learnsim on Japanese text: what the tables print."""
+from __future__ import annotations
+
+import json
+import unicodedata
+
+from conftest import run_cli
+
+
+def columns(text):
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+LONG = {
+    "weather": ["東京の天気は明日から崩れる見込みで、気象庁は週末にかけて各地で強い雨と風に警戒するよう呼びかけています。",
+                "大阪の天気は晴れのち曇り、午後からは所によって雨が降るでしょう。洗濯物は早めに取り込むのがよさそうです。",
+                "札幌の天気は雪、最高気温は氷点下の予想で、路面の凍結による事故に十分注意してくださいと呼びかけています。"],
+    "phones": ["新しいスマートフォンの価格が発表され、前のモデルより一万円ほど高くなるものの、電池の持ちは大きく伸びました。",
+               "スマートフォンのアプリを更新したら電池の減りが早くなったという声が多く、開発元は修正版の配信を予定しています。",
+               "中古のスマートフォンを買うときは、電池の状態と画面の傷、それに通信会社の制限がないかを確かめておきましょう。"],
+}
+
+
+def test_a_japanese_hit_takes_no_more_columns_of_the_table_than_an_english_one(tmp_path):
+    # The snippet was cut at 80 characters: a Japanese one took 160 columns, twice an English
+    # hit's row, and wrapped on an ordinary terminal.
+    rows = [{"id": f"d{i}", "label": label, "text": text}
+            for i, (label, text) in enumerate((l, t) for l, texts in LONG.items() for t in texts)]
+    corpus = tmp_path / "ja.jsonl"
+    corpus.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    model = tmp_path / "m.npz"
+    code, _, err = run_cli(["fit", "--input", corpus, "--model", model, "--baseline-holdout", "none"])
+    assert code == 0, err
+    code, out, err = run_cli(["search", "--model", model, "--corpus", corpus, "--query", "東京の天気", "-k", "3"])
+    assert code == 0, err
+    lines = out.splitlines()
+    rule = next(i for i, line in enumerate(lines) if line.startswith("----"))
+    text_column = len(lines[rule].split("  ")[-1])
+    assert text_column <= 80, lines[rule]
+    hits = [line for line in lines[rule + 1:] if line.strip()[:1].isdigit()]
+    assert len(hits) == 3
+    texts = {r["text"] for r in rows}
+    for line in hits:
+        assert columns(line) <= columns(lines[rule]), line
+        cell = line.split("  ")[-1].strip()
+        assert cell.endswith("...") and any(t.startswith(cell[:-3]) for t in texts), cell
+        assert len(cell) > 20          # still a readable part of the text
