@@ -85,6 +85,17 @@ def read_text_pairs(path, *, columns=None, encoding_errors="replace", need_label
     return pairs
 
 
+def _identical_pairs_note(data, path):
+    """The note on pairs of two identical texts: it said their number alone, neither where they
+    are nor what becomes of them (JSTS's training file holds such pairs)."""
+    where = [i for i, (a, b) in enumerate(zip(data.text_a, data.text_b)) if a == b]
+    word, offset = ("row", 1) if str(path).lower().endswith(".parquet") else ("line", 0)
+    shown = ", ".join(str(int(data.line_numbers[i]) + offset) for i in where[:3])
+    more = ", ..." if len(where) > 3 else ""
+    return (f"{data.n_identical_pairs} pair(s) of two identical texts ({word}{'s' if len(where) > 1 else ''} "
+            f"{shown}{more}): kept, as a text is a duplicate of itself")
+
+
 def _read_pairs(path, encoding_errors="replace", columns=None, quoting="auto"):
     """Labelled duplicate pairs or graded pairs (learnsim.datasets.read_pairs): .texts and .pairs
     (Pairs; ``pairs.is_graded`` for graded ones)."""
@@ -92,7 +103,7 @@ def _read_pairs(path, encoding_errors="replace", columns=None, quoting="auto"):
     data = read_text_pairs(path, columns=spec, encoding_errors=encoding_errors, need_labels=True,
                            quoting=quoting, graded=True).data
     if data.n_identical_pairs:
-        _note(f"{data.n_identical_pairs} pair(s) of two identical texts")
+        _note(_identical_pairs_note(data, path))
     if getattr(data, "n_conflicting_pairs", 0):
         # named at reading, with its lines (datasets.read_pairs): the fit's own warning of the same
         # pairs, after every text is vectorised, would say it again without them (main's

@@ -1,0 +1,27 @@
+"""A new user's walk through learnsim on Japanese pairs (JSTS): the notes a fit prints."""
+from __future__ import annotations
+
+import json
+import re
+
+from conftest import run_cli
+
+
+def test_the_note_on_pairs_of_two_identical_texts_says_where_they_are_and_what_is_done(tmp_path):
+    # JSTS's first 1,500 training pairs hold 10 such pairs, and the fit said only
+    # "learnsim: 10 pair(s) of two identical texts": neither which lines nor whether they were
+    # dropped, an error in the file, or learned from.
+    rows = [{"sentence1": f"犬が公園を走っています{i}。", "sentence2": f"犬が公園で走っている様子です{i}。", "label": 4.0}
+            for i in range(6)]
+    rows += [{"sentence1": f"猫がソファで寝ています{i}。", "sentence2": f"電車が駅に止まっています{i}。", "label": 0.0}
+             for i in range(6)]
+    rows.insert(3, {"sentence1": "男性が海で泳いでいます。", "sentence2": "男性が海で泳いでいます。", "label": 5.0})
+    path = tmp_path / "pairs.json"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    code, out, err = run_cli(["fit", "--method", "film", "--pairs", path, "--model", tmp_path / "m.npz",
+                              "--baseline-holdout", "none"])
+    assert code == 0, err
+    note = next(line for line in err.splitlines() if "pair(s) of two identical texts" in line)
+    assert note.startswith("learnsim: 1 pair(s) of two identical texts"), note
+    assert re.search(r"\bline 4\b", note), note          # the file's line of the pair
+    assert "kept" in note, note
