@@ -25,3 +25,36 @@ def test_the_note_on_pairs_of_two_identical_texts_says_where_they_are_and_what_i
     assert note.startswith("learnsim: 1 pair(s) of two identical texts"), note
     assert re.search(r"\bline 4\b", note), note          # the file's line of the pair
     assert "kept" in note, note
+
+
+def _graded(tmp_path):
+    rows = [{"sentence1": f"犬が公園を走っています{i}。", "sentence2": f"犬が公園で走っている様子です{i}。", "label": 4.0}
+            for i in range(8)]
+    rows += [{"sentence1": f"猫がソファで寝ています{i}。", "sentence2": f"電車が駅に止まっています{i}。", "label": 0.4}
+             for i in range(8)]
+    rows += [{"sentence1": f"男性が海で泳いでいます{i}。", "sentence2": f"男性が海辺を歩いています{i}。", "label": 2.2}
+             for i in range(8)]
+    path = tmp_path / "graded.json"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    corpus = tmp_path / "corpus.jsonl"
+    texts = sorted({t for r in rows for t in (r["sentence1"], r["sentence2"])})
+    corpus.write_text("".join(json.dumps({"id": f"s{i}", "text": t}, ensure_ascii=False) + "\n"
+                              for i, t in enumerate(texts)), encoding="utf-8")
+    model, index = tmp_path / "m.npz", tmp_path / "idx"
+    code, _, err = run_cli(["fit", "--method", "film", "--pairs", path, "--model", model, "--baseline-holdout", "none"])
+    assert code == 0, err
+    code, _, err = run_cli(["index", "build", "--model", model, "--corpus", corpus, "--out", index])
+    assert code == 0, err
+    return index
+
+
+def test_dedupe_with_a_model_of_graded_pairs_says_which_model_dedupes(tmp_path):
+    # JSTS's pairs are graded (0 to 5): 'learnsim dedupe' over their index said the model "predicts a
+    # similarity score per pair, not duplicates to group", and nothing of what does group them.
+    index = _graded(tmp_path)
+    code, out, err = run_cli(["dedupe", "--index", index])
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert "graded" in lines[0] and "learnsim match" in lines[0], lines[0]
+    assert "labelled 1" in lines[0] and "0" in lines[0], lines[0]      # the remedy: pairs labelled 1 and 0

@@ -56,6 +56,12 @@ def run(args):
     out = _check_output_file(args.out, "--out", inputs=[args.index]) if args.out else None
     index = open_index(args.index)
     require_duplicate_rule(index)
+    if getattr(index.pipeline.match_rule, "graded", False):
+        # the index's own error named what the model cannot do, not what groups duplicates
+        raise UsageError(f"the model of the index {index.path} was fitted on graded pairs: it predicts a similarity "
+                         "score per pair ('learnsim match --index' ranks by it), not duplicates to group; for dedupe, "
+                         "fit a model on pairs labelled 1 (duplicate) and 0 (for instance 1 where the score is at "
+                         "least a cut you choose) and build the index from it")
     groups = index.dedupe(k=args.neighbours)
     if not groups and len(index) and index.info().get("encoder") is None:
         # the duplicate rule compares term vectors over the fit's words: a collection in words
