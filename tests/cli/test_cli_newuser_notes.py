@@ -58,3 +58,19 @@ def test_dedupe_with_a_model_of_graded_pairs_says_which_model_dedupes(tmp_path):
     assert len(lines) == 1 and "Traceback" not in err, err
     assert "graded" in lines[0] and "learnsim match" in lines[0], lines[0]
     assert "labelled 1" in lines[0] and "0" in lines[0], lines[0]      # the remedy: pairs labelled 1 and 0
+
+
+def test_an_analyzer_of_another_language_is_refused_in_the_command_line_s_words(tmp_path):
+    # 'fit --language ja --analyzer jieba' said "--language/--analyzer: analyzer='jieba' reads
+    # Chinese, not language='ja'": Python's keywords, and no analyser that does read Japanese.
+    corpus = tmp_path / "ja.jsonl"
+    corpus.write_text("".join(json.dumps({"id": f"d{i}", "label": "ab"[i % 2], "text": f"東京の天気{i}"},
+                                         ensure_ascii=False) + "\n" for i in range(6)), encoding="utf-8")
+    for language, analyzer, remedy in (("ja", "jieba", "--analyzer sudachi"), ("zh", "fugashi", "--analyzer jieba"),
+                                     ("en", "jieba", "leave --analyzer out")):
+        code, out, err = run_cli(["fit", "--input", corpus, "--model", tmp_path / "m.npz",
+                                  "--language", language, "--analyzer", analyzer])
+        lines = err.strip().splitlines()
+        assert code == 2 and len(lines) == 1, err
+        assert f"--analyzer {analyzer}" in lines[0] and f"--language {language}" in lines[0], lines[0]
+        assert "analyzer=" not in lines[0] and remedy in lines[0], lines[0]

@@ -144,6 +144,20 @@ def analysis_option(args):
     try:
         return resolve_analysis(args.language, args.analyzer, args.cjk_unigrams)
     except (ValueError, ImportError) as exc:
+        reads = {"sudachi": "Japanese", "fugashi": "Japanese", "jieba": "Chinese"}.get(args.analyzer)
+        if reads is not None and args.language is not None and str(exc).startswith("analyzer="):
+            # the library's words (analyzer='jieba', language='ja') are Python's keywords
+            from ..text import analyzer_for_language
+
+            try:
+                own = analyzer_for_language(args.language)
+            except (ValueError, ImportError):
+                own = None
+            others = {"sudachi": "--analyzer sudachi or fugashi", "fugashi": "--analyzer sudachi or fugashi",
+                      "jieba": "--analyzer jieba", "cjk": "the default analyzer (leave --analyzer out)"}
+            raise UsageError(f"--analyzer {args.analyzer} reads {reads}, not --language {args.language}: leave "
+                             "--language out" + (f", or read {args.language} with {others[own]}" if own in others
+                                                 else "")) from None
         raise UsageError(f"--language/--analyzer: {exc}") from None
 
 
