@@ -69,7 +69,10 @@ def register(commands):
                         help="index under the plain cosine of " + ENCODER_HELP + "; nothing is learned (to learn "
                              "on its vectors: learnsim fit --encoder, then --model)")
     add_encoder_backend(build)
-    build.add_argument("--corpus", required=True, metavar="FILE", help="the documents to index")
+    documents = build.add_mutually_exclusive_group(required=True)
+    documents.add_argument("--corpus", metavar="FILE", help="the documents to index")
+    documents.add_argument("--beir", metavar="DIR", help="a BEIR folder: index its corpus.jsonl (or corpus.jsonl.gz), "
+                                                         "as 'learnsim evaluate --beir DIR --index' measures it")
     build.add_argument("--out", required=True, metavar="DIR", help="the index directory (new or empty; its missing "
                                                                    "parent folders are created)")
     build.add_argument("--overwrite", action="store_true", help="replace an existing index at --out")
@@ -162,6 +165,19 @@ def register(commands):
 
 
 # --------------------------------------------------------------------------- reading a corpus
+
+def beir_corpus(folder):
+    """The corpus file of a BEIR folder (``corpus.jsonl`` or ``corpus.jsonl.gz``, as evaluate
+    --beir reads it), or a UsageError naming what is missing."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise UsageError(f"--beir {folder}: no such folder (a BEIR folder holds corpus.jsonl, queries.jsonl and "
+                         "qrels/)")
+    for name in ("corpus.jsonl", "corpus.jsonl.gz"):
+        if (folder / name).is_file():
+            return str(folder / name)
+    raise UsageError(f"--beir {folder}: no corpus.jsonl or corpus.jsonl.gz (the documents of a BEIR folder)")
+
 
 def read_corpus(path, encoding_errors="replace", quoting="auto", number_lines=True):
     """(ids, texts, metadata) of a corpus file (layouts above), read once. ``number_lines``: a
@@ -307,6 +323,8 @@ def run(args):
             model = Pipeline.from_encoder(load_encoder_option(args.encoder, backend=args.encoder_backend))
         else:
             model = Path(args.model)
+        if args.beir is not None:
+            args.corpus = beir_corpus(args.beir)
         ids, texts, metas = read_corpus(args.corpus, args.encoding_errors, args.quoting)
         from ..index._build import interrupted
 
