@@ -45,3 +45,22 @@ def test_a_japanese_hit_takes_no_more_columns_of_the_table_than_an_english_one(t
         cell = line.split("  ")[-1].strip()
         assert cell.endswith("...") and any(t.startswith(cell[:-3]) for t in texts), cell
         assert len(cell) > 20          # still a readable part of the text
+
+
+def test_explain_of_a_bigram_model_counts_terms_not_words(tmp_path):
+    # 'learnsim explain' of a model fitted on livedoor articles began "16 learned dimensions over
+    # 41095 words", and listed です, ます, スマ, デル: character bigrams, which no reader calls words.
+    rows = [{"id": f"d{i}", "label": label, "text": text}
+            for i, (label, text) in enumerate((l, t) for l, texts in LONG.items() for t in texts)]
+    corpus = tmp_path / "ja.jsonl"
+    corpus.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    model = tmp_path / "m.npz"
+    code, _, err = run_cli(["fit", "--input", corpus, "--model", model, "--baseline-holdout", "none"])
+    assert code == 0, err
+    code, out, err = run_cli(["explain", "--model", model])
+    assert code == 0, err
+    first = out.splitlines()[0]
+    assert " words" not in first and " terms" in first and "bigrams" in first, first
+    code, out, err = run_cli(["explain", "--model", model, "--json"])
+    assert code == 0, err
+    assert json.loads(out)["n_words"] > 0        # the JSON keeps its key

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import re
 import textwrap
 
 import numpy as np
@@ -137,6 +138,22 @@ def _learned_use(pipeline):
                   f"held-out data does not): it {instead[unused]}; 'learnsim {used[0]}' uses them")
 
 
+# Han, kana, Hangul and Thai: the scripts the default analyser ("cjk") cuts into character bigrams
+_SPACELESS = re.compile("[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def _terms(vectorizer, names):
+    """"N words", or, where the default analyser cut text without spaces into character bigrams,
+    "N terms (M of them character bigrams)": a Japanese model's "41095 words" were mostly bigrams."""
+    if getattr(vectorizer, "analyzer", None) != "cjk":
+        return f"{len(names)} words"
+    bigrams = sum(1 for name in names if _SPACELESS.search(str(name)))
+    if not bigrams:
+        return f"{len(names)} words"
+    return (f"{len(names)} terms ({bigrams} of them character bigrams or single characters of Chinese, Japanese, "
+            "Korean or Thai text)")
+
+
 def run(args):
     from ..evaluation.explain import explain_pair, n_learned_dimensions, top_features
 
@@ -176,7 +193,7 @@ def run(args):
         return 0
     lsi = f", explained over the words through {vectorizer.n_components_} LSI dimensions" \
         if projection is not None else ""
-    print(f"{result['metric']}: {n_dims} learned dimensions over {len(names)} words{lsi}.")
+    print(f"{result['metric']}: {n_dims} learned dimensions over {_terms(vectorizer, names)}{lsi}.")
     if unused_note is not None:
         print(textwrap.fill(unused_note + ".", 100))
     _print_dimensions(dimensions)
