@@ -64,3 +64,26 @@ def test_explain_of_a_bigram_model_counts_terms_not_words(tmp_path):
     code, out, err = run_cli(["explain", "--model", model, "--json"])
     assert code == 0, err
     assert json.loads(out)["n_words"] > 0        # the JSON keeps its key
+
+
+def test_a_filter_that_no_document_passes_is_named_as_the_reason_for_no_hits(tmp_path):
+    # 'search --index ld-idx/ --query サッカー日本代表 --filter label=sports' (livedoor's label is
+    # sports-watch) and '--filter category=sports-watch' (no such field) printed "(no document
+    # matches)" and nothing else: the query, the filter's field and its value all looked wrong alike.
+    rows = [{"id": f"d{i}", "label": label, "text": text}
+            for i, (label, text) in enumerate((l, t) for l, texts in LONG.items() for t in texts)]
+    corpus = tmp_path / "ja.jsonl"
+    corpus.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    model, index = tmp_path / "m.npz", tmp_path / "idx"
+    code, _, err = run_cli(["fit", "--input", corpus, "--model", model, "--baseline-holdout", "none"])
+    assert code == 0, err
+    code, _, err = run_cli(["index", "build", "--model", model, "--corpus", corpus, "--out", index])
+    assert code == 0, err
+    for flt in ("label=weathers", "category=weather"):
+        code, out, err = run_cli(["search", "--index", index, "--query", "東京の天気", "-k", "2", "--filter", flt])
+        assert code == 0, err
+        assert "(no document matches)" in out
+        notes = [line for line in err.splitlines() if "filter" in line]
+        assert len(notes) == 1 and "no document" in notes[0] and flt.split("=")[0] in notes[0], err
+    code, out, err = run_cli(["search", "--index", index, "--query", "東京の天気", "-k", "2", "--filter", "label=weather"])
+    assert code == 0 and "filter" not in err, err          # hits: nothing to say

@@ -302,7 +302,22 @@ def _index_search(index, queries, k, filter=None, explain=False, asked=True):
     if filter is None and len(index):
         # no filter and documents to find: a query without hits has no word the model knows
         _note_unknown([q for q, hits in zip(queries, results) if not hits])
+    elif len(index) and not all(results):
+        _note_filtered_out(index, filter)
     return results
+
+
+def _note_filtered_out(index, filter):
+    """Say on stderr when a filtered search found nothing because no document passes the filter
+    (a field no document holds, a value none has): "(no document matches)" alone left the query,
+    the field and the value all suspect."""
+    from ..index._store import check_filter
+
+    if index._allowed(check_filter(filter)).any():
+        return
+    fields = ", ".join(sorted({str(k) for k in filter if not str(k).startswith("$")})) or "its fields"
+    _note(f"no document of the {len(index)} in the index passes the filter (on {fields}): check the field's "
+          "name and the value (compared whole, as written)")
 
 
 def _note_unknown(queries, what="query"):
