@@ -187,13 +187,30 @@ def print_baseline(report):
         print(f"Against the baseline: {report.summary()}.")
 
 
+_ANALYSERS = {"sudachi": "Japanese as SudachiPy words", "fugashi": "Japanese as fugashi (MeCab) words",
+              "jieba": "Chinese as jieba words", "words": "text without spaces as whole runs"}
+
+
+def _analysis_words(vectorizer):
+    """', Japanese as SudachiPy words of sudachidict-core 20261015' for an analyser other than the
+    default bigrams: --language ja takes SudachiPy where it is installed, else fugashi, and the
+    report named neither."""
+    said = _ANALYSERS.get(getattr(vectorizer, "analyzer", None))
+    if said is None:
+        return ""
+    dictionary = getattr(vectorizer, "dictionary_", None)
+    if isinstance(dictionary, dict) and dictionary.get("name"):
+        said += f" of {dictionary['name']}{' ' + str(dictionary['version']) if dictionary.get('version') else ''}"
+    return f", {said}"
+
+
 def print_fitted_on(summary, args, vectorizer, pairs):
     """The first line of the human output: the supervision and the features."""
     if summary.get("encoder"):
         features = f"{summary['features']} dimensions of the encoder {summary['encoder']}"
     else:
         features = (f"{summary['features']} features ({summary['weighting']}"
-                    f"{', LSI' if vectorizer.n_components_ else ''})")
+                    f"{', LSI' if vectorizer.n_components_ else ''}{_analysis_words(vectorizer)})")
     if pairs is not None and pairs.is_graded:
         scores = np.asarray(pairs.scores)
         print(f"Fitted on {summary['pairs']} graded pairs (the labels read as scores, {scores.min():g} to "
