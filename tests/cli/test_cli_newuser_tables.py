@@ -87,3 +87,27 @@ def test_a_filter_that_no_document_passes_is_named_as_the_reason_for_no_hits(tmp
         assert len(notes) == 1 and "no document" in notes[0] and flt.split("=")[0] in notes[0], err
     code, out, err = run_cli(["search", "--index", index, "--query", "東京の天気", "-k", "2", "--filter", "label=weather"])
     assert code == 0 and "filter" not in err, err          # hits: nothing to say
+
+
+def test_a_distance_threshold_that_joins_nothing_or_everything_says_so(tmp_path):
+    # 'cluster --index ld-fidx --distance-threshold 0.8' (the value of cluster --help's example) on
+    # 360 livedoor articles printed "360 cluster(s) of the 360 documents" and a table of 360 ones:
+    # no word that the threshold lies below every distance of that model.
+    rows = [{"id": f"d{i}", "label": label, "text": text}
+            for i, (label, text) in enumerate((l, t) for l, texts in LONG.items() for t in texts)]
+    corpus = tmp_path / "ja.jsonl"
+    corpus.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    model, index = tmp_path / "m.npz", tmp_path / "idx"
+    code, _, err = run_cli(["fit", "--input", corpus, "--model", model, "--baseline-holdout", "none"])
+    assert code == 0, err
+    code, _, err = run_cli(["index", "build", "--model", model, "--corpus", corpus, "--out", index])
+    assert code == 0, err
+    code, out, err = run_cli(["cluster", "--index", index, "--distance-threshold", "1e-9"])
+    assert code == 0, err
+    assert out.startswith(f"{len(rows)} cluster(s)")
+    assert "no two documents" in err and "larger" in err, err
+    code, out, err = run_cli(["cluster", "--index", index, "--distance-threshold", "1e9"])
+    assert code == 0, err
+    assert out.startswith("1 cluster(s)") and "smaller" in err, err
+    code, out, err = run_cli(["cluster", "--index", index, "--k", "2"])
+    assert code == 0 and "threshold" not in err, err

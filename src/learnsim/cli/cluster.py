@@ -6,8 +6,8 @@ import sys
 import textwrap
 from collections import Counter
 
-from ._common import (_check_output_file, _examples, _formatter, _positive_int, _print_json, _seed, _table, UsageError,
-                      is_stdout)
+from ._common import (_check_output_file, _examples, _formatter, _note, _positive_int, _print_json, _seed, _table,
+                      UsageError, is_stdout)
 
 
 def register(commands):
@@ -52,6 +52,15 @@ def run(args):
         _print_json(labels)
         return 0
     sizes = Counter(labels.values())
+    if args.distance_threshold is not None and len(labels) > 1 and len(sizes) in (1, len(labels)):
+        # the scale of a distance is the model's: a threshold of another scale (cluster --help's
+        # 0.8 on a livedoor model, whose articles lie about 1.3 apart) joined nothing, and said not
+        if len(sizes) == len(labels):
+            _note(f"no two documents are closer than --distance-threshold {args.distance_threshold:g} in this model's "
+                  "space: each is a cluster of its own; try a larger threshold")
+        else:
+            _note(f"--distance-threshold {args.distance_threshold:g} joined every document into one cluster: try a "
+                  "smaller threshold")
     # --out /dev/stdout: the table is stdout, and the summary after it was read as its last rows
     report = sys.stderr if out is not None and is_stdout(out) else sys.stdout
     print(f"{len(sizes)} cluster(s) of the {len(labels)} documents" + (f"; written to {out}" if out else "") + ".",
