@@ -130,3 +130,16 @@ def test_the_plain_queries_choose_the_baseline_only_where_the_judged_queries_can
     # and not where the other is not better on the plain queries for certain
     level = _probe_side(rng.uniform(0.3, 0.7, 300), rng.uniform(0.3, 0.7, 300))
     assert _better_on_probes("cosine", noise, units, level, 0.95, 0) == "cosine"
+
+
+def test_a_rule_that_ranks_as_the_baseline_does_is_named_so():
+    """Among FILM's mixes BM25 alone may be chosen: its gain is +0.0000 (+0.0000 to +0.0000), and
+    the reason says that the rule is the baseline's, not that a learned one lost."""
+    from learnsim.baseline import check_search
+
+    texts, pairs, n_docs = _collection()
+    split = split_search(pairs, np.ones(len(pairs)), len(texts), documents=np.arange(n_docs), random_state=0)
+    pool = SearchBaselines(texts, np.arange(n_docs)).pool(split)
+    with pytest.warns(BaselineWarning, match="ranks them all as BM25 does"):
+        check = check_search(pool, [{"bm25": 1.0}], owner="test")
+    assert check.fell_back and check.report.gain == 0.0

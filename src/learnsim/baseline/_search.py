@@ -745,6 +745,11 @@ def check_search(pool, candidates, *, owner, confidence=0.95, random_state=0, de
         # than make that chance smaller than the interval's tail, a "gain" is not evidence
         reason = (f"only {n_groups} held-out queries (or groups of them) scored: too few to tell a gain over "
                   f"{BASELINE_TITLES[strongest]} from chance (at least {_fewest_units(confidence)})")
+    elif overall["ci_low"] <= 0 and np.array_equal(*(np.nan_to_num(v) for v in (learned["all"], B["all"]))):
+        # "gain +0.0000 (95% CI +0.0000 to +0.0000)" read like a fault: the rule chosen ranks
+        # every held-out query as the baseline does (BM25 alone, say, among FILM's mixes)
+        reason = (f"the rule chosen on the held-out queries ranks them all as {BASELINE_TITLES[strongest]} does "
+                  "(what was learned adds nothing to it)")
     elif overall["ci_low"] <= 0:
         reason = f"the learned rule does not beat {BASELINE_TITLES[strongest]} overall for certain"
     elif parts["cold"] is not None and parts["cold"]["ci_high"] < 0:
