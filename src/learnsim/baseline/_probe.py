@@ -5,7 +5,7 @@ Why
 The held-out queries of :func:`learnsim.baseline.validate_search` are of the kinds the judgements
 hold. A learner can gain on those and lose on the queries users also type: on a collection whose
 judged queries name 30 popular documents by nicknames, FILM learned the nicknames, gained on
-held-out nickname queries over the tf.idf cosine (+0.008 and +0.074 nDCG@10 on 2 of 5 seeds), and
+held-out nickname queries over the tf.idf cosine (+0.008 and +0.057 nDCG@10 on seeds 0 and 1), and
 searched plain queries, a few words of a document, at 0.89-0.92x BM25. The judgements cannot show
 that; documents can. Each *probe* is a known-item query simulated from one document no training
 pair names (Azzopardi, de Rijke and Balog 2007): a few of its words, drawn in proportion to how
