@@ -514,7 +514,8 @@ class EncoderLearner:
     one of those baselines stages nothing (docs/click_loop.md, "Encoder row", says why).
 
     Every text is encoded once, when the encoder's start ranks the session and held-out queries
-    against the collection; :meth:`check_nothing_encoded` raises when a fit, a staged candidate's
+    against the collection (a fit's search check encodes only its own plain queries, new texts
+    made from documents); :meth:`check_nothing_encoded` raises when a fit, a staged candidate's
     ranking or a decision sent a text to the model again (``encoded_text_count``: the encoder's
     memo and the embedding cache hold the vectors, the adapter maps queries only)."""
 
@@ -524,6 +525,7 @@ class EncoderLearner:
         self.col, self.encoder, self.seed, self.options = col, encoder, seed, dict(options or {})
         self.count_at_start = encoded_text_count()
         self.checks = 0
+        self.plain_queries_encoded = 0
         self._judged = {}
 
     def fit(self, impressions):
@@ -534,7 +536,19 @@ class EncoderLearner:
                         "relevant_judgements": sum(g > 0 for j in qrels.values() for g in j.values())}
         if not qrels:
             return None
-        return fit_adapter(self.col, queries, qrels, self.encoder, self.seed, **self.options)
+        from learnsim.baseline import MAX_PROBES
+        from learnsim.text.encoders import encoded_text_count
+
+        before = encoded_text_count()
+        result = fit_adapter(self.col, queries, qrels, self.encoder, self.seed, **self.options)
+        # the fit's search check encodes its plain queries (learnsim.baseline._probe: a few words of
+        # documents no judgement names, new texts of no collection, at most MAX_PROBES over its
+        # folds); those, and no other, it may encode
+        grown = encoded_text_count() - before
+        if grown <= MAX_PROBES:
+            self.count_at_start += grown
+            self.plain_queries_encoded += grown
+        return result
 
     @staticmethod
     def stages(result):
@@ -566,7 +580,8 @@ class EncoderLearner:
         from learnsim.text.encoders import encoded_text_count, encoder_name
 
         return {"encoder": encoder_name(self.encoder),
-                "encoded_texts_in_loop": encoded_text_count() - self.count_at_start, "encoding_checks": self.checks}
+                "encoded_texts_in_loop": encoded_text_count() - self.count_at_start, "encoding_checks": self.checks,
+                "plain_queries_encoded": self.plain_queries_encoded}
 
 
 #: more options of learnsim.fitting.fit for the encoder rows' adapter fits (--encoder-fit-options),

@@ -120,8 +120,15 @@ def test_encoder_row(tmp_path, monkeypatch, capsys):
                                                   "encoder-ceiling"]
     enc = result["encoder"]
     assert enc["model"] == "fake/fake-sentence-encoder"
-    assert enc["encoded_texts_at_start"] == n_texts and enc["encoded_texts"] == n_texts     # each text once
-    assert enc["embedding_cache"]["written"] == n_texts
+    # each text once; a fit's search check encodes its own plain queries (new texts made from
+    # documents, learnsim.baseline._probe), at most 300 a fit, and nothing else: the loop's fits
+    # and the ceiling's one
+    (looped,) = [r for r in result["loops"] if r["row"] == "encoder-adapter"]
+    assert enc["encoded_texts_at_start"] == n_texts
+    plain = looped["plain_queries_encoded"]
+    assert n_texts + plain <= enc["encoded_texts"] <= n_texts + plain + 300
+    assert plain <= 300 * len(looped["fits"])
+    assert enc["embedding_cache"]["written"] == enc["encoded_texts"]     # the plain queries too
     (rec,) = [r for r in result["loops"] if r["row"] == "encoder-adapter"]
     assert rec["curve"][0] == [0, enc["start_ndcg"]] and rec["curve_sessions"][0] == [0, enc["start_ndcg_sessions"]]
     assert len(rec["curve"]) == result["settings"]["sessions"] // result["settings"]["block"] + 1
@@ -151,8 +158,9 @@ def test_encoder_row(tmp_path, monkeypatch, capsys):
                                          str(out)]) == 0
     result = json.loads(out.read_text())
     enc = result["encoder"]
-    assert enc["encoded_texts_at_start"] == 0 and enc["encoded_texts"] == 0
-    assert enc["embedding_cache"]["read"] == n_texts
+    # nothing but the ceiling's fit's plain queries (its check is on: at most 300 new texts)
+    assert enc["encoded_texts_at_start"] == 0 and enc["encoded_texts"] <= 300
+    assert enc["embedding_cache"]["read"] >= n_texts
     (rec,) = [r for r in result["loops"] if r["row"] == "encoder-adapter"]
     assert rec["decisions"], "no adapter was staged"
     assert all(f["metric"] == "QueryAdapter" for f in rec["fits"])
