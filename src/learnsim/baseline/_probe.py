@@ -115,8 +115,7 @@ class ProbeScores:
         pools, bases, relevant = [], {}, []
         for start in range(0, len(texts), step):
             block = list(texts[start:start + step])
-            Q = baselines.lexical.query_counts(block)
-            scores = {"bm25": baselines.lexical.normalised_bm25(Q), "cosine": baselines.lexical.scores("cosine", Q)}
+            scores = baselines.lexical_blocks(block)
             scores.update({name: np.asarray(S, dtype=np.float64) for name, S in learned(block).items()})
             tops = [np.argpartition(-S, depth - 1, axis=1)[:, :depth] for S in scores.values()]
             for i in range(len(block)):

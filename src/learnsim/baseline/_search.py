@@ -354,11 +354,16 @@ class SearchBaselines:
         """{name: (n_queries, n_documents) scores} of the baselines' bases for query texts
         ``queries`` (indices into the texts): "bm25" (normalised, same ranking), "cosine" and
         "encoder"."""
-        Q = self.lexical.query_counts([self.texts[q] for q in queries])
-        out = {"bm25": self.lexical.normalised_bm25(Q), "cosine": self.lexical.scores("cosine", Q)}
+        out = self.lexical_blocks([self.texts[q] for q in queries])
         if self.encoder is not None:
             out["encoder"] = self.encoder[queries] @ self.encoder[self.documents].T
         return out
+
+    def lexical_blocks(self, query_texts):
+        """{"bm25" (normalised), "cosine": (n_queries, n_documents) scores} of query texts, any
+        texts (the held-out queries' by :meth:`base_blocks`, the check's plain queries')."""
+        Q = self.lexical.query_counts(list(query_texts))
+        return {"bm25": self.lexical.normalised_bm25(Q), "cosine": self.lexical.scores("cosine", Q)}
 
     def pool(self, split, learned=None, depth=POOL_DEPTH, max_queries=MAX_QUERIES, random_state=0, judged=True):
         """The held-out queries of ``split`` ranked in their pools (:class:`PooledScores`).
