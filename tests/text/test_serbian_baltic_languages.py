@@ -149,9 +149,11 @@ def test_a_short_sentence_of_shared_stop_words_goes_by_its_own_letters():
     # je, na, se are Czech's and Dutch's too, на and много Russian's: a tie went by the lists' order
     assert detect_language(["Liječnici u bolnici rade cijelu noć jer imaju mnogo pacijenata."]) == "serbian"
     assert detect_language(["Лекари у болници раде целу ноћ, јер имају много пацијената."]) == "serbian"
-    # without ć đ ј љ њ ћ ђ џ the order decides, as before: its č š ž are Czech's and Slovak's too,
-    # and a short Czech sentence writes them alone as often (Je to na stole a je to naše.)
-    assert detect_language(["Zagreb je glavni grad Hrvatske i leži na rijeci Savi."]) == "dutch"
+    # without ć đ ј љ њ ћ ђ џ the order decides: its č š ž are Czech's and Slovak's too, and a short
+    # Czech sentence writes them alone as often (Je to na stole a je to naše.); its ž puts Dutch,
+    # which never writes it, out of the tie (learnsim.text._ties; it was Dutch before), and Czech,
+    # read before Serbian, takes it
+    assert detect_language(["Zagreb je glavni grad Hrvatske i leži na rijeci Savi."]) == "czech"
     assert detect_language(["Je to na stole a je to naše."]) == "czech"
 
 

@@ -54,7 +54,8 @@ def test_each_collection_is_read_in_its_language(language):
 def test_what_each_was_read_as_before(monkeypatch):
     # what this reading replaces (docs/languages.md)
     assert _detected_before(SAMPLES["slovenian"], monkeypatch) == "serbian"
-    assert _detected_before(["Ljubljana je glavno mesto Slovenije in njeno največje mesto."], monkeypatch) == "dutch"
+    # (Dutch before learnsim.text._ties: its č, which Dutch never writes, now puts Dutch out of the tie)
+    assert _detected_before(["Ljubljana je glavno mesto Slovenije in njeno največje mesto."], monkeypatch) == "serbian"
     assert _detected_before(SAMPLES["macedonian"], monkeypatch) == "russian"
     assert _detected_before(SAMPLES["belarusian"], monkeypatch) == "russian"
 

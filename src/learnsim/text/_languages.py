@@ -843,6 +843,10 @@ def detect_language(texts):
     letters it never writes (ы э ё й я ю ь ъ щ і ї є ґ ћ ђ ў); Belarusian's only where at most
     0.5 % are letters it never writes (и щ ъ ї є ґ ј љ њ ћ ђ џ ѓ ќ ѕ) and more than 0.5 % are its
     ў, and Russian's then not.
+    Any other tie goes to the tied languages whose letters the sample does not contradict (more
+    than 0.5 % of its letters ones the language never writes: Slovenian's š against Dutch; the
+    South Slavic ј against Russian; Macedonian's lone "е" with neither ћ nor ђ against Serbian;
+    :func:`._ties.tie_losers`), then by the lists' order as before.
     Esperanto contests a sample only where more than 0.5 % of its words are its own (kaj, estas,
     ankaŭ, ĉar, kiuj, or a word writing ĉ ĝ ĥ ĵ ŝ ŭ), Hausa where they are its own (kuma, wannan,
     cikin, lokacin, yana, suna, tana).
@@ -924,7 +928,7 @@ def detect_language(texts):
     # as Portuguese)
     # (looked for only on a tie: counting the sample's letters cost twice the rest of a detection)
     top = max(shares.values())
-    bulgarian, own = False, ()
+    bulgarian, own, losers = False, (), set()
     # (and not where no list reaches MIN_STOP_SHARE, which is English whatever the tie: 500 texts
     # of Punjabi, whose words no list of its script holds, counted their letters for nothing)
     if top >= MIN_STOP_SHARE and sum(share == top for share in shares.values()) > 1:
@@ -935,8 +939,13 @@ def detect_language(texts):
         # a tie with a list read before (Polish's na and no) goes to them
         own |= {name for name, close in (("galician", "portuguese"), ("afrikaans", "dutch"))
                 if name in contest and close not in contest}
-        own |= _tie_signs(joined, {name for name in contest if shares[name] == top}, total)
-    best = max(contest, key=lambda name: (shares[name], name == "english",
+        tied = {name for name in contest if shares[name] == top}
+        own |= _tie_signs(joined, tied, total)
+        # a tied language the sample's letters contradict (one of them is enough on a tie) loses it
+        from ._ties import tie_losers
+
+        losers = tie_losers(joined, tied, len(_LETTERS.findall(joined)), total)
+    best = max(contest, key=lambda name: (shares[name], name not in losers, name == "english",
                                           (bulgarian and name == "bulgarian") or name in own))
     if shares[best] >= MIN_STOP_SHARE and not joined.isascii():
         # a language that writes letters of its script the winner never writes (Icelandic's ð þ,
@@ -949,7 +958,7 @@ def detect_language(texts):
             # (the others asked only then: each language asked costs as much)
             out = contradicted(sample, [name for name in contest if name != best]) | {best}
             rest = [name for name in contest if name not in out] or ["english"]
-            best = max(rest, key=lambda name: (shares[name], name == "english",
+            best = max(rest, key=lambda name: (shares[name], name not in losers, name == "english",
                                                (bulgarian and name == "bulgarian") or name in own))
     return best if shares[best] >= MIN_STOP_SHARE else "english"
 
