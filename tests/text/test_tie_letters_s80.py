@@ -12,7 +12,8 @@ SHORT = [("Danes je vreme lepo in šola je zaprta.", "slovenian", "dutch"),
          ("Skopje ima lep park, kjer se otroci igrajo vsak dan in poleti plavajo v bazenu pod mostom.",
           "slovenian", "slovenian"),
          ("Скопје е главен град на Македонија.", "macedonian", "serbian"),
-         ("Децата секој ден одат на училиште со мајка си.", "macedonian", "macedonian")]
+         ("Децата секој ден одат на училиште со мајка си.", "macedonian", "macedonian"),
+         ("Читам нова книга во библиотеката.", "macedonian", "russian")]
 
 
 @pytest.mark.parametrize("text, language, before", SHORT)
@@ -25,7 +26,11 @@ def test_a_short_sentence_is_read_as_its_language(text, language, before):
 KEPT = [("Heb je het boek gelezen?", "dutch"),
         ("Je to na stole a je to naše.", "czech"),
         ("Београд је главни град Србије и највећи град у земљи.", "serbian"),
-        ("Кућа је на крају улице.", "serbian")]
+        ("Кућа је на крају улице.", "serbian"),
+        # во and со are Russian's too: a Russian sentence writes what only Russian writes (я, ы, -ся)
+        ("Я живу во Владивостоке со своей семьёй.", "russian"),
+        ("Мы были во дворе.", "russian"),
+        ("Дети играли во дворе со собакой.", "russian")]
 
 
 @pytest.mark.parametrize("text, language", KEPT)

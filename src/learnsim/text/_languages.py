@@ -846,6 +846,7 @@ def detect_language(texts):
     Any other tie goes to the tied languages whose letters the sample does not contradict (more
     than 0.5 % of its letters ones the language never writes: Slovenian's š against Dutch; the
     South Slavic ј against Russian; Macedonian's lone "е" with neither ћ nor ђ against Serbian;
+    nothing only Russian writes, as for Bulgarian above, against Russian where Macedonian ties;
     :func:`._ties.tie_losers`), then by the lists' order as before.
     Esperanto contests a sample only where more than 0.5 % of its words are its own (kaj, estas,
     ankaŭ, ĉar, kiuj, or a word writing ĉ ĝ ĥ ĵ ŝ ŭ), Hausa where they are its own (kuma, wannan,
@@ -944,7 +945,8 @@ def detect_language(texts):
         # a tied language the sample's letters contradict (one of them is enough on a tie) loses it
         from ._ties import tie_losers
 
-        losers = tie_losers(joined, tied, len(_LETTERS.findall(joined)), total)
+        losers = tie_losers(joined, tied, len(_LETTERS.findall(joined)), total,
+                            russian_only=_RUSSIAN_ONLY.search(joined) is not None)
     best = max(contest, key=lambda name: (shares[name], name not in losers, name == "english",
                                           (bulgarian and name == "bulgarian") or name in own))
     if shares[best] >= MIN_STOP_SHARE and not joined.isascii():

@@ -30,12 +30,16 @@ _MACEDONIAN_IS = re.compile(r"(?<!\w)[еЕ](?!\w)")
 MAX_TIE_FOREIGN_SHARE = 0.005
 
 
-def tie_losers(sample, tied, n_letters, n_words):
+def tie_losers(sample, tied, n_letters, n_words, russian_only=True):
     """The languages of ``tied`` (those whose stop words share the top for ``sample``, of
     ``n_letters`` letters and ``n_words`` words) that the sample's letters put out of the tie:
     a Latin-script language of :data:`._alphabets._LATIN` whose alphabet lacks letters the sample
     writes, Russian where it writes the Cyrillic letters above, Serbian where Macedonian ties with
-    it and the sample writes Macedonian's "е" and neither ћ nor ђ. At most all but one of them."""
+    it and the sample writes Macedonian's "е" and neither ћ nor ђ, and Russian where Macedonian ties
+    with it and the sample writes nothing only Russian writes (``russian_only`` false: no reflexive
+    -ся, -сь, no ь but before о, as :func:`._languages.detect_language` gives a tie of Russian with
+    Bulgarian to Bulgarian; Macedonian is contested only where the sample writes almost none of
+    Russian's ы э ё й я ю ь ъ щ). At most all but one of them."""
     if sample.isascii():
         return set()
     bound = MAX_TIE_FOREIGN_SHARE * n_letters
@@ -57,5 +61,8 @@ def tie_losers(sample, tied, n_letters, n_words):
     if {"serbian", "macedonian"} <= set(tied) and not any(c in sample for c in _SERBIAN_NOT_MACEDONIAN) \
             and len(_MACEDONIAN_IS.findall(sample)) > MAX_TIE_FOREIGN_SHARE * n_words:
         out.add("serbian")
+    if {"russian", "macedonian"} <= set(tied) and not russian_only:
+        # Читам нова книга во библиотеката.: во is both lists', and Russian, read first, took it
+        out.add("russian")
     # (every tied language out: the order decides, as before)
     return out if len(out) < len(tied) else set()
