@@ -855,6 +855,10 @@ def detect_language(texts):
     English is compared by scikit-learn's list, larger than the others (318 words against
     94 to 313): a tie goes to English, and an English collection is read as it always was.
 
+    A sample 2 % of whose words are Haitian Creole's own (mwen, yon, pou, anpil), which no
+    language of the lists writes, is ``"english"``, the reading of a language of no list
+    (:func:`._unread.unread_language`).
+
     The winner is out where more than half the texts write more than 1 % of their letters (two
     at least, or one no language of the lists writes) in letters of its script that it never
     writes (:func:`._alphabets.contradicted`: Icelandic's ð þ, not Danish; Azerbaijani's ə, not
@@ -906,6 +910,12 @@ def detect_language(texts):
         counts.update(_WORD.findall(text.lower().replace("i\u0307", "i")))
     total = sum(counts.values())
     if not total:
+        return "english"
+    from . import _unread
+
+    if _unread.unread_language(counts, total, joined):
+        # Haitian Creole (its own words): read as a language of no list, not by the stems of the
+        # neighbour whose stop words it shares (._unread)
         return "english"
     contest = [name for name in STOP_LANGUAGES if name not in _SCRIPT_LANGUAGES]
     contest = _cyrillic_contest(joined, contest)
