@@ -190,6 +190,11 @@ class SearchSplit:
         ("documents": documents held out with their links, by a fit from links)
     n_cold_documents : int
         Documents held out with every pair that names them.
+    named : ndarray of int or None
+        The texts some training pair (or training cluster) names, sorted: the documents the
+        learner saw. With it, the check also ranks the relevant documents no training pair names
+        among the documents none names (:class:`learnsim.baseline.PooledScores`' "apart" part).
+        None: not known (every part ranks the whole collection).
     judged : tuple or None
         ``(queries, relevant, groups)`` of *every* judged query, training ones included: what
         the strongest baseline is chosen on (:meth:`every_query`). A baseline learns nothing, so
@@ -221,6 +226,7 @@ class SearchSplit:
     by: str
     n_cold_documents: int = 0
     judged: tuple | None = None
+    named: np.ndarray | None = None
 
     @property
     def n_queries(self):
@@ -572,6 +578,7 @@ def _by_query_and_document(P, G, n_texts, fraction, documents, rng, units, symme
     seen = tuple(frozenset(d for d in r if named[d]) for r in rel)
     return SearchSplit(train=train, held=held, queries=held_queries, relevant=rel, seen=seen, documents=documents,
                        groups=units[held_queries], by=SPLITS[0], n_cold_documents=len(cold_docs),
+                       named=np.flatnonzero(named),
                        # every judged query (their relevance is built already; the pool samples them)
                        judged=(queries, tuple(relevance[int(q)] for q in queries), units[queries]))
 
@@ -619,7 +626,8 @@ def _by_component(P, G, n_texts, fraction, documents, rng, units, chains=False):
              else _relevance(P, G, sample, n_texts, True, documents))
     return SearchSplit(train=train, held=held, queries=queries, relevant=rel, seen=tuple(frozenset() for _ in rel),
                        documents=documents, groups=labels[queries], by=SPLITS[1], n_cold_documents=0,
-                       judged=judged_queries(sorted(every), every.get, groups=labels, random_state=rng))
+                       judged=judged_queries(sorted(every), every.get, groups=labels, random_state=rng),
+                       named=np.unique(P[train].ravel()))
 
 
 def judged_queries(candidates, relevant_of, *, groups=None, random_state=0):
@@ -752,5 +760,5 @@ def split_clusters(labels, fraction=DEFAULT_HOLDOUT, *, random_state=0, min_trai
     split = SearchSplit(train=~is_held, held=is_held, queries=queries, relevant=relevant,
                         seen=tuple(frozenset() for _ in relevant), documents=np.arange(y.size),
                         groups=y[queries].astype(np.int64), by="cluster", n_cold_documents=int(is_held.sum()),
-                        judged=judged)
+                        judged=judged, named=np.flatnonzero((y >= 0) & ~is_held))
     return np.where(is_held, -1, y), split
