@@ -37,10 +37,13 @@ The decision (:func:`check_search`)
    it on the plain queries for certain, the other is the strongest.
 2. The learned rule: among the candidates, the one with the best mean over the held-out queries
    among those not below the strongest baseline on the cold part (the relevant documents no
-   training pair names) and not shown below the strongest baseline on the plain queries,
+   training pair names) nor apart (step 3), and not shown below the strongest baseline on the plain queries,
    chosen on one half of the queries and scored on the other (cross-fitted).
 3. It is kept only when the interval of its overall gain over the strongest baseline lies above
-   zero, the interval of its cold gain does not lie wholly below zero, and that of its gain on
+   zero, and so does that of its gain *apart* (the relevant documents no training pair names
+   ranked among the documents none names, since the split holds documents out with their
+   queries and so makes the unseen ones rich in relevant ones; ``PooledScores``), the interval
+   of its cold gain does not lie wholly below zero, and that of its gain on
    the plain queries (over the strongest baseline there) does not either, on at least 6 held-out
    queries (or groups), the fewest on which a rule that gains nothing gains on all of them less
    often than the interval's 2.5 % tail (:func:`_fewest_units`). Otherwise the model is that baseline.
