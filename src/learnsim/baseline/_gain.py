@@ -139,6 +139,12 @@ class BaselineGain:
             if part is not None:
                 head += (f"; {name} ({part['n_units']} queries, {what}) {part['gain']:+.4f} "
                          f"({part['ci_low']:+.4f} to {part['ci_high']:+.4f})")
+        apart = self.detail if isinstance(self.detail, dict) and "apart_gain" in self.detail else None
+        if apart is not None and self.cold is not None:
+            # learnsim.baseline._search.PooledScores: the unseen documents held out with their
+            # queries are rich in relevant ones, as no new query finds them
+            head += (f"; apart (the cold part ranked among the documents no training pair names only) "
+                     f"{apart['apart_gain']:+.4f} ({apart['apart_ci_low']:+.4f} to {apart['apart_ci_high']:+.4f})")
         probe = self.detail if isinstance(self.detail, dict) and "probe_gain" in self.detail else None
         if probe is not None:
             # learnsim.baseline._probe: known-item queries from documents no training pair names

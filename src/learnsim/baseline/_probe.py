@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._gain import _rng
-from ._ties import _dcg_over_ties
+from ._ties import _dcg_over_ties, _mix
 
 #: Probes a check makes at most (shared among its folds).
 MAX_PROBES = 300
@@ -142,11 +142,7 @@ class ProbeScores:
 
     def mix(self, weights):
         """sum of weight x base (a dict {base: weight}); the pool's empty columns stay -inf."""
-        S = np.zeros(self.gains.shape)
-        for name, w in weights.items():
-            if w:
-                S = S + w * np.where(np.isfinite(self.bases[name]), self.bases[name], 0.0)
-        return np.where(self.columns >= 0, S, -np.inf)
+        return _mix(self.bases, weights, self.columns)
 
     def measure(self, S):
         """Per-probe nDCG@k of the scores S (its one relevant document: an ideal DCG of 1); a tie

@@ -69,7 +69,7 @@ import numpy as np
 from ..text import check_analysis
 from ._gain import BaselineGain, _rng, _warn, paired_bootstrap
 from ._chance import fewest_units as _fewest_units
-from ._ties import _dcg_over_ties
+from ._ties import _dcg_over_ties, _mix
 
 __all__ = ["LexicalBaselines", "SearchBaselines", "SearchCheck", "check_search", "validate_search", "baseline_of_judgements", "ndcg_at_k", "bm25_query_norms",
            "BASELINE_TITLES", "MIX_WEIGHT_GRID", "FOLDED_BELOW", "MAX_FOLDS", "MIN_HELD_GROUPS", "FoldedSplit", "FoldedPools",
@@ -518,11 +518,7 @@ class PooledScores:
 
     def mix(self, weights):
         """sum of weight x base (a dict {base: weight}); the pool's empty columns stay -inf."""
-        S = np.zeros(self.documents.shape)
-        for name, w in weights.items():
-            if w:
-                S = S + w * np.where(np.isfinite(self.bases[name]), self.bases[name], 0.0)
-        return np.where(self.documents >= 0, S, -np.inf)
+        return _mix(self.bases, weights, self.documents)
 
     def measure(self, S):
         """{"all", "cold", "warm"}: per-query nDCG@k of the scores S (NaN without that part), and

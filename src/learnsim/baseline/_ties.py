@@ -1,5 +1,6 @@
-"""DCG with ties of scores counted at their mean gain, for the held-out search check
-(:mod:`learnsim.baseline._search`) and its plain queries (:mod:`learnsim.baseline._probe`).
+"""How the held-out search check (:mod:`learnsim.baseline._search`) and its plain queries
+(:mod:`learnsim.baseline._probe`) score a rule over a pool: its mix of base scores
+(:func:`_mix`), and DCG with ties of scores counted at their mean gain (:func:`_dcg_over_ties`).
 
 References
 ----------
@@ -9,6 +10,17 @@ efficiently in the presence of tied scores. ECIR 2008, LNCS 4956, 414-421.
 from __future__ import annotations
 
 import numpy as np
+
+
+def _mix(bases, weights, columns):
+    """sum of weight x base over a pool (``bases``: {name: scores}, ``weights``: {name: weight});
+    a base's missing scores (-inf) count as 0, and the pool's empty columns (``columns`` < 0) stay
+    -inf."""
+    S = np.zeros(np.shape(columns))
+    for name, w in weights.items():
+        if w:
+            S = S + w * np.where(np.isfinite(bases[name]), bases[name], 0.0)
+    return np.where(np.asarray(columns) >= 0, S, -np.inf)
 
 
 def _dcg_over_ties(T, G, disc):
