@@ -24,7 +24,7 @@ from ._utils.progress import stage
 #: "auto" tries them all. Importable from learnsim.fitting too.
 MATCHER_CHOICES = ("auto", "threshold", "classifier", "knn")
 
-__all__ = ["Fitted", "vectorize", "reading", "check_stem_language", "record_language", "quiet", "option_name", "report_dict", "MATCHER_CHOICES", "check_sequence", "check_texts",
+__all__ = ["Fitted", "vectorize", "reading", "check_stem_language", "record_language", "quiet", "option_name", "report_dict", "MATCHER_CHOICES", "pair_grades", "check_sequence", "check_texts",
            "is_index", "check_index_tuples", "cluster_codes", "check_pairs", "check_int", "check_float", "check_choice"]
 
 
@@ -184,6 +184,14 @@ def report_dict(report):
 
 
 # ---------------------------------------------------------------------------- learnsim.fit's arguments
+
+def pair_grades(pairs):
+    """(relevance grades of the pairs, whether they are relevance judgements: never a duplicate
+    rule). learnsim.supervision is imported here: it imports scipy's sparse solvers."""
+    from .supervision import Judgements, relevance_grades
+
+    return relevance_grades(pairs), isinstance(pairs, Judgements)
+
 
 def check_sequence(value, name, form):
     """``value`` as a non-empty list (a TypeError or ValueError naming ``name``, a list of ``form``)."""

@@ -65,7 +65,8 @@ def test_remembering_the_linked_documents_passes_warm_and_fails_the_cold_part(mo
     import learnsim.pipeline
     from learnsim._fit_common import Fitted
     from learnsim.baseline import LexicalBaselines
-    from learnsim.fitting import FitOptions, _checked_links_search
+    from learnsim._search_checks import checked_links_search
+    from learnsim.fitting import FitOptions
 
     rng = np.random.default_rng(3)
     n_topics, hubs, plain = 8, 3, 22
@@ -103,14 +104,15 @@ def test_remembering_the_linked_documents_passes_warm_and_fails_the_cold_part(mo
     summary = {}
     fitted = Fitted(summary, {"remembers": True}, 0.0, 0.0)
     with pytest.warns(UserWarning):
-        result = _checked_links_search(FitOptions(random_state=0), texts, (held, A[held], trained, A),
-                                       "a test", summary, fitted)
+        result = checked_links_search(FitOptions(random_state=0), texts, (held, A[held], trained, A),
+                                      "a test", summary, fitted)
     report = BaselineGain.from_dict(summary["search_baseline_gain"])
     # the part a link split among training documents sees: the documents training named
     assert report.warm is not None and report.warm["ci_low"] > 0
     assert report.cold is not None and report.cold["ci_high"] < 0
     assert report.fell_back and summary["model"] == report.detail["strongest_baseline"]
-    assert result.pipeline.scoring in ("BM25", "tf.idf cosine")
+    assert result is fitted
+    assert learnsim.pipeline.Pipeline.from_parts(result.parts).scoring in ("BM25", "tf.idf cosine")
 
 
 def test_another_language_gets_no_english_stop_words_or_stems():
