@@ -163,7 +163,8 @@ def checked_links_search(o, texts, held_out, owner, summary, fitted):
     split = SearchSplit(train=np.zeros(0, dtype=bool), held=np.zeros(0, dtype=bool), queries=queries[order],
                         relevant=tuple(relevant[i] for i in order), seen=tuple(seen[i] for i in order),
                         documents=np.arange(len(texts)), groups=queries[order].copy(), by="documents",
-                        n_cold_documents=int(len(docs)), judged=judged)
+                        n_cold_documents=int(len(docs)), judged=judged,
+                        named=np.array(sorted(trained), dtype=np.int64))
     model = Pipeline.from_parts(fitted.parts)
     with stage("checking search on held-out documents against the strongest baseline"):
         found = model.searcher(list(texts))
@@ -224,7 +225,8 @@ def checked_relative_search(o, texts, T, held_out, summary, fitted):
     split = SearchSplit(train=np.zeros(0, dtype=bool), held=np.zeros(0, dtype=bool), queries=queries,
                         relevant=tuple(relevant), seen=tuple(seen), documents=documents, groups=queries.copy(),
                         by="query and document", n_cold_documents=int(np.count_nonzero(~named[documents])),
-                        judged=judged_triplets(T, in_collection, random_state=o.random_state))
+                        judged=judged_triplets(T, in_collection, random_state=o.random_state),
+                        named=np.flatnonzero(named))
     doc_texts = [texts[i] for i in documents]
     owner = "learnsim fit --method relative"
     with stage("checking search on the held-out anchors against the strongest baseline"), \

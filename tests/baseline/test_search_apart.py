@@ -101,3 +101,24 @@ def test_film_on_pairs_of_random_texts_ends_as_a_baseline():
         warnings.simplefilter("ignore")
         result = fit(texts, pairs=[(int(a), int(b), 1) for a, b in pairs], method="film", random_state=0)
     assert result.report["model"] != "learned", result.report["baseline_gain"]
+
+
+@pytest.mark.parametrize("kind", ["relative", "linklearn"])
+def test_the_relative_and_links_checks_score_apart_and_keep_nothing_from_random_supervision(kind):
+    """Their splits name the texts training named (SearchSplit.named), so their checks score the
+    apart part too; random comparisons or links teach nothing and end as a baseline."""
+    from learnsim.fitting import fit
+
+    rng = np.random.default_rng(0)
+    texts = [" ".join(rng.choice(WORDS, 10)) for _ in range(200)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if kind == "relative":
+            T = [tuple(int(x) for x in rng.choice(200, 3, replace=False)) for _ in range(600)]
+            result = fit(texts, triplets=T, method="relative", random_state=0)
+        else:
+            links = [tuple(int(x) for x in rng.choice(200, 2, replace=False)) for _ in range(300)]
+            result = fit(texts, links=links, method="linklearn", random_state=0)
+    gain = result.report["search_baseline_gain"]
+    assert "apart_gain" in gain["detail"], gain
+    assert result.report["model"] != "learned", gain
