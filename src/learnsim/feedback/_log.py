@@ -831,6 +831,12 @@ class FeedbackLog:
             if isinstance(exc, sqlite3.Error):
                 raise self._failure(exc) from None
             raise
+        self._check_committed()
+
+    def _check_committed(self):
+        """The damage check after a write's commit: :meth:`check_header` (LogDamaged: the
+        write is not acknowledged). A subclass that can tell a committed write kept from one
+        lost (the service's :class:`~learnsim.service._served_log.ServedLog`) refines it."""
         self.check_header()
 
     def _usage(self, client):

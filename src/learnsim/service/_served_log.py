@@ -17,7 +17,10 @@ one WAL.
 replaced to be damage (:class:`learnsim.feedback._log.LogDamaged`: no more writes, nothing
 acknowledged after, ``/healthz`` degraded). What the unlinked WAL holds is copied into the log's
 own file then (:meth:`~ServedLog.rescue`, a checkpoint through the connection, which still has
-the file open), in the log's thread, so that what was acknowledged survives a crash.
+the file open), in the log's thread, so that what was acknowledged survives a crash. A write
+whose commit came before the removal was found (:meth:`~ServedLog._check_committed`) is
+acknowledged when the rescue copied it: it is kept, and refusing it made a client retry a saved
+click (counted twice) or take it for lost.
 """
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ import os
 import sqlite3
 
 from ..feedback import FeedbackLog
+from ..feedback._log import LogDamaged
 
 __all__ = ["ServedLog", "COMPANIONS"]
 
@@ -63,6 +67,15 @@ class ServedLog(FeedbackLog):
         what the WAL holds into the log's file at once when they were removed (the caller is
         the log's thread); else :attr:`rescue_pending` says that :meth:`rescue` is to run."""
         super().check_header()
+        problem = self._companion_problem()
+        if problem is not None:
+            self.rescue_pending = True
+            if rescue:
+                self.rescue()
+            self._damaged(problem)
+
+    def _companion_problem(self):
+        """What happened to a write-ahead file since the open (removed, replaced), or None."""
         for suffix, known in self._companions.items():
             found = _identity(f"{self.path}{suffix}")
             if found is False:
@@ -72,28 +85,47 @@ class ServedLog(FeedbackLog):
                 self._companions[suffix] = found
                 continue
             if found != known:
-                self.rescue_pending = True
-                if rescue:
-                    self.rescue()
-                self._damaged(f"its {COMPANIONS[suffix]} {self.path.name}{suffix} was "
-                              f"{'removed' if found is None else 'replaced'} while in use")
+                return (f"its {COMPANIONS[suffix]} {self.path.name}{suffix} was "
+                        f"{'removed' if found is None else 'replaced'} while in use")
+        return None
+
+    def _check_committed(self):
+        """After a write's commit: a write-ahead file removed (or replaced) since the check before
+        it is damage, but the write itself is not lost when the rescue copies it into the log's
+        own file. It was refused (503) all the same: the client took a saved click for lost, or
+        retried it on a new log and counted it twice. Now it is acknowledged once the rescue copied
+        every page; the damage is kept (``/healthz`` degraded, the next write refused). The log's
+        own file found damaged or replaced is not rescued (the write went to another file)."""
+        FeedbackLog.check_header(self)
+        problem = self._companion_problem()
+        if problem is None:
+            return
+        self.rescue_pending = True
+        kept = self.rescue()
+        try:
+            self._damaged(problem)
+        except LogDamaged:
+            if not kept:
+                raise
 
     def rescue(self):
         """Copy what the WAL holds into the log's own file (a checkpoint through this
         connection, which still has the removed WAL open), once; in the log's thread. What
-        the checkpoint could not copy is said in the server's log."""
+        the checkpoint could not copy is said in the server's log. Returns whether every
+        page was copied (the writes committed so far are then in the log's file, synced)."""
         if not self.rescue_pending:
-            return
+            return False
         self.rescue_pending = False
         try:
             busy, frames, copied = self.conn.execute("PRAGMA wal_checkpoint(FULL)").fetchone()
         except sqlite3.Error as exc:
             log.error("the click log's write-ahead files were removed; what they held could not be copied "
                       "into %s (%s): it is lost when this process ends", self.path.name, exc)
-            return
+            return False
         if busy or copied < frames:
             log.error("the click log's write-ahead files were removed; %d of %d pages they held were copied "
                       "into %s (another connection held it)", max(copied, 0), max(frames, 0), self.path.name)
-        else:
-            log.warning("the click log's write-ahead files were removed; the %d pages they held were copied "
-                        "into %s", frames, self.path.name)
+            return False
+        log.warning("the click log's write-ahead files were removed; the %d pages they held were copied "
+                    "into %s", frames, self.path.name)
+        return True
