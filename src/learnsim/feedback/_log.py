@@ -42,6 +42,10 @@ and is version 1. A learnsim that changes what the file holds writes a higher ve
 of a version past this learnsim's is :class:`LogTooNew` (a ValueError, not damage) at open,
 naming the version, before anything is read as a log or written: the log was refused as "not a
 learnsim feedback log ... move it away", as if damaged, where upgrading learnsim is the remedy.
+While open, the version is read again at each check of the header (the file's bytes 60-63), in
+each write's transaction and at :meth:`FeedbackLog.check`: a newer learnsim that stamped a shared
+log (or a newer log copied over it) went unnoticed, and this one wrote on into it; now the log
+takes no more writes (:class:`LogTooNew`, remembered as :attr:`FeedbackLog.damage`).
 """
 from __future__ import annotations
 
@@ -414,6 +418,7 @@ class FeedbackLog:
         busy_timeout = float(_check_count(busy_timeout, "busy_timeout", 0))
         self.dropped = Counter()
         self.damage = None
+        self._newer = None          # the version of a newer learnsim's log, once seen while open
         self.purged_future = 0
         self._fd = None
         if (readonly or not create) and not path.is_file():
@@ -749,21 +754,47 @@ class FeedbackLog:
         the file at its path (removed, replaced); cheap (a stat and 100 bytes read), so it runs
         before and after every write, and at each ``/healthz``."""
         if self.damage is not None:
-            raise LogDamaged(self.damage)
+            raise self.refusal()
         if self._fd is None:
             return
+        head = None
         try:
             st = os.stat(self.path)
             if (st.st_dev, st.st_ino) != self._identity:
                 problem = "the file was replaced while in use"
             else:
-                problem = _header_problem(_read_head(self._fd))
+                head = _read_head(self._fd)
+                problem = _header_problem(head)
         except FileNotFoundError:
             problem = "the file was removed while in use"
         except OSError as exc:
             problem = f"it cannot be read ({exc.strerror or exc})"
         if problem is not None:
             self._damaged(problem)
+        # the format version the file's header gives (SQLite's user_version, bytes 60-63): a log
+        # of a newer learnsim copied over this one, or stamped by one and checkpointed, is seen
+        # here, at no cost (a stamp still in the WAL is seen by the next write, _transaction)
+        self._check_version(int.from_bytes(head[60:64], "big", signed=True))
+
+    def refusal(self):
+        """The error a write of this log meets once it takes no more (:attr:`damage` set):
+        :class:`LogTooNew` when a newer learnsim's version was seen while open, else
+        :class:`LogDamaged`."""
+        if self._newer is not None:
+            return LogTooNew(self.damage, self._newer)
+        return LogDamaged(self.damage)
+
+    def _check_version(self, version):
+        """:class:`LogTooNew` (remembered: no more writes) for a format version past this
+        learnsim's, seen while the log is open: read only at the open, a newer learnsim that
+        stamped the shared log went unnoticed, and this one wrote its records into it."""
+        if version <= FORMAT_VERSION:
+            return
+        self._newer = version
+        self.damage = (f"{self.path.name} was stamped by a newer learnsim while in use (log format version "
+                       f"{version}; this learnsim reads versions up to {FORMAT_VERSION}): it takes no more "
+                       "records from this one; upgrade learnsim to use it")
+        raise self.refusal()
 
     def check(self):
         """:meth:`check_header`, then SQLite's ``PRAGMA quick_check`` of every page (0.1 s for
@@ -772,10 +803,12 @@ class FeedbackLog:
         click as it is written); :class:`LogDamaged` when any finds damage."""
         self.check_header()
         try:
+            version = self.conn.execute("PRAGMA user_version").fetchone()[0]
             found = [r[0] for r in self.conn.execute("PRAGMA quick_check(3)")]
             schema = _schema_of(self.conn)
         except sqlite3.DatabaseError as exc:
             raise self._failure(exc) from None
+        self._check_version(version)
         if found != ["ok"]:
             self._damaged("; ".join(str(x) for x in found))
         problem = _schema_problem(schema, legacy=self._legacy)
@@ -820,6 +853,9 @@ class FeedbackLog:
         except sqlite3.Error as exc:
             raise self._failure(exc) from None
         try:
+            # the version as the transaction sees it (a stamp still in the WAL): one page read
+            # from the cache, before anything is written
+            self._check_version(self.conn.execute("PRAGMA user_version").fetchone()[0])
             yield
             self.conn.execute("COMMIT")
         except BaseException as exc:

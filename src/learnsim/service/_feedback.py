@@ -58,7 +58,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..feedback._log import FeedbackLogError, LogBusy, LogDamaged
+from ..feedback._log import FeedbackLogError, LogBusy, LogDamaged, LogTooNew
 from ..index import IndexFormatError
 from ..index._versions import VERSIONS_DIR, VERSIONS_FILE
 from ._connections import ipv4_inside
@@ -190,8 +190,8 @@ class ClickRecorder:
         write-ahead files: a stat each)."""
         try:
             self.log.check_header(rescue=False)
-        except LogDamaged:
-            pass
+        except FeedbackLogError:
+            pass        # LogDamaged, or LogTooNew (a newer learnsim stamped it): either is self.log.damage
         if self.log.rescue_pending:
             # the removed WAL's records copied into the log's file, in the log's thread
             try:
@@ -322,7 +322,7 @@ class ClickRecorder:
         if not items:
             return []
         if self.log.damage is not None:
-            self._drop("damaged", len(items))
+            self._drop("too_new" if isinstance(self.log.refusal(), LogTooNew) else "damaged", len(items))
             return [None] * len(items)
         try:
             future = self.worker.submit(_write_impressions, key="impressions", queries=items)
@@ -341,7 +341,7 @@ class ClickRecorder:
             if isinstance(failed, LogDamaged):
                 log.error("the click log: %s; searches are answered without impressions, clicks refused (503)", failed)
             self._drop("busy" if isinstance(failed, LogBusy) else "damaged" if isinstance(failed, LogDamaged)
-                       else "failed", len(items))
+                       else "too_new" if isinstance(failed, LogTooNew) else "failed", len(items))
             return [None] * len(items)
         self._drop("bytes_bound", sum(t is None for t in tokens), counted=True)
         return tokens
@@ -350,7 +350,7 @@ class ClickRecorder:
         """Record clicks (:meth:`FeedbackLog.record_clicks`) once durable; waits at most ``timeout``
         for the log's thread (then TimedOut), and raises what the log raised."""
         if self.log.damage is not None:
-            raise LogDamaged(self.log.damage)
+            raise self.log.refusal()
         return await self.worker.call(lambda log: log.record_clicks(impression, clicked, dwell=dwell,
                                                                     relevance=relevance, client=client),
                                       timeout=timeout)

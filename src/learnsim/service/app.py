@@ -546,7 +546,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     recorder = None
     if learn_from_clicks:
         from ..feedback._log import MAX_QUERY_CHARS as MAX_LOGGED_QUERY
-        from ..feedback._log import FeedbackLogError, LogDamaged, LogFull, NotTheSearcher
+        from ..feedback._log import FeedbackLogError, LogDamaged, LogFull, LogTooNew, NotTheSearcher
         from ._feedback import IMPRESSION_WAIT_S, ClickRecorder
 
         recorder = ClickRecorder(root, max_days=feedback_max_days, max_rows=feedback_max_rows, seed=seed,
@@ -1083,6 +1083,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         except NotTheSearcher as exc:
             # the same X-Client-Id (with the key), or the same address, as the search
             raise _fail(403, str(exc), name="not_the_searcher") from None
+        except LogTooNew as exc:     # a ValueError too, but the log's state, not the request's
+            raise _fail(503, f"{exc}; the click was not recorded", name="feedback_log_too_new") from None
         except ValueError as exc:
             raise _fail(422, str(exc)) from None
         except LogFull as exc:
