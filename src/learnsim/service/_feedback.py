@@ -43,6 +43,9 @@ and clicks a served index records, and the searches it interleaves with a candid
   first ``pool`` hits (100), re-scored with its own similarity: a click-trained candidate
   reorders what the served model finds, and one search costs one search plus one re-scoring of
   ``pool`` texts. ``learnsim index promote`` reads the outcome (:func:`promotion_evidence`).
+  An interleaved answer names both versions (``"model_version"``, the served one whose scores
+  its hits carry, and ``"candidate_version"``), read after its search, which loads a promotion
+  or a rollback made since: read before, a switch labelled one version's ranking with the other.
 """
 from __future__ import annotations
 
@@ -256,6 +259,9 @@ class ClickRecorder:
         if newest is None:
             return None
         served = int(idx.model_version)
+        if newest["version"] == served:
+            # versions.json read before the promotion's manifest that now serves it: no candidate
+            return None
         key = (served, newest["version"], newest["sha256"])
         with self._lock:
             if self._candidate is None or self._candidate[0] != key:
@@ -295,13 +301,15 @@ class ClickRecorder:
         candidate's, or None when there is no candidate (in the index's thread)."""
         from ..feedback import interleaved_model, team_draft
 
+        if self.candidate(idx) is None:
+            return None         # (a stat and a cached version: no search of the pool for nothing)
+        hits = idx.search(query, max(k, self.pool), filter=conditions)
+        # the versions as the search saw them: it loads a promotion or a rollback made since,
+        # and the served version read before it labelled the new version's ranking with the old
         found = self.candidate(idx)
-        if found is None:
+        if not hits or found is None:
             return None
         served_version, candidate_version, pipeline = found
-        hits = idx.search(query, max(k, self.pool), filter=conditions)
-        if not hits:
-            return None
         closeness = np.asarray(pipeline.similarity([query], [h["text"] for h in hits])[0])
         order = np.argsort(-closeness, kind="stable")     # ties keep the served order
         served_ids = [h["id"] for h in hits[:k]]

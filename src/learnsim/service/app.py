@@ -915,7 +915,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
                 await explain_into([q], [hits], n_top, until)
         impression, = await record([q], [hits], scope or {}, until, mixed and mixed[1:], version=label[0],
                                    offset=offset)
-        extra = {"impression": impression} if mixed is None else {"impression": impression, "interleaved": True}
+        extra = {"impression": impression} if mixed is None else {"impression": impression, "interleaved": True,
+                                                                  "candidate_version": mixed[2].split("|")[1]}
         return scored("search", label, hits=shown(hits, include), **extra)
 
     # plainly valid requests are answered by search_answer before they reach this route (see
