@@ -47,6 +47,21 @@ def _id_hashes(ids):
                                       "little", signed=True) for i in ids], dtype=np.int64)
 
 
+def whole_strings(strings, what, partition):
+    """``strings`` (a partition's texts or ids) as a list, a TextError (a ValueError) naming the
+    partition and the item for one holding a lone surrogate: Index.build refuses such a text or
+    id; here an id was stored, and a text refused only where the model's vocabulary read it, at
+    its position inside its partition given as the collection's. Items that are not str are
+    left to the checks that name their type."""
+    strings = list(strings)
+    for i, s in enumerate(strings):
+        if isinstance(s, str) and not s.isascii():
+            from .._utils.inputs import check_text
+
+            check_text(s, f"{what} (partition {partition}, item {i})")
+    return strings
+
+
 def _checked_ids(ids, n, partition):
     ids = list(ids)
     if len(ids) != n:
@@ -55,7 +70,7 @@ def _checked_ids(ids, n, partition):
     for i, x in enumerate(ids):
         if not isinstance(x, str) or not x:
             raise TypeError(f"partition {partition} of ids, item {i}: an id must be a non-empty str; got {x!r}")
-    return ids
+    return whole_strings(ids, "ids", partition)
 
 
 def write_partition(texts, ids, pipeline, statistics, directory, name, dtype, partition):
@@ -64,7 +79,7 @@ def write_partition(texts, ids, pipeline, statistics, directory, name, dtype, pa
     from ._dask import ready
     from .text import _checked_texts, vectorize_partition
 
-    texts = _checked_texts(texts, partition)
+    texts = whole_strings(_checked_texts(texts, partition), "texts", partition)
     n = len(texts)
     ids = None if ids is None else _checked_ids(ids, n, partition)
     if n == 0:

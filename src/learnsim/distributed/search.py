@@ -95,6 +95,13 @@ def _move_into_place(building, path):
         shutil.rmtree(old, ignore_errors=True)
 
 
+def _whole_partition(texts, partition):
+    """A partition's texts (``partition``: its number, a one-item list), checked for lone surrogates."""
+    from ._partition import whole_strings
+
+    return whole_strings(texts, "texts", partition[0])
+
+
 def _statistics_pass(bag, pipeline, split_every, client):
     """The pipeline's collection statistics of the whole bag, by map-reduce: the collection's
     vocabulary where the model scores with it (:meth:`learnsim.pipeline.Pipeline.collection_statistics`,
@@ -272,7 +279,11 @@ class DistributedIndex:
             if not isinstance(pipeline, (str, Path)):
                 raise TypeError(f"pipeline must be a learnsim Pipeline or a model file; got {type(pipeline).__name__}")
             pipeline = Pipeline.load(pipeline)
+        # each partition's texts checked as they are read, before the statistics pass (a text with a
+        # lone surrogate refused at once, as Index.build refuses it; write_partition checks again)
         bag = as_bag(texts)
+        n_parts = bag.npartitions
+        bag = bag.map_partitions(_whole_partition, require("dask.bag").range(n_parts, npartitions=n_parts))
         id_parts = None
         if ids is not None:
             id_bag = as_bag(ids, "ids")
