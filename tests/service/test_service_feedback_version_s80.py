@@ -81,3 +81,41 @@ def test_a_log_stamped_newer_while_served_is_refused_as_such(fresh, checkpoint):
         assert conn.execute("PRAGMA user_version").fetchone()[0] == NEWER        # left as it is
     finally:
         conn.close()
+
+
+def _edit(file, sql):
+    conn = sqlite3.connect(file)
+    try:
+        conn.executescript(sql)
+    finally:
+        conn.close()
+
+
+def test_a_click_on_an_impression_whose_row_was_damaged_is_the_logs_fault_not_the_callers(fresh):
+    """(attack sweep) an impression's row edited under the service ("shown" no JSON list): its
+    click was answered 422, as if the caller had sent something wrong, with the log's full path
+    on this machine in the message. Now 503 feedback_log_damaged naming the impression, no path."""
+    texts = corpus()[0]
+    with TestClient(create_app(fresh, learn_from_clicks=True), raise_server_exceptions=False, base_url=BASE) as c:
+        body = c.get("/v1/search", params={"q": texts[0], "k": 3}).json()
+        _edit(fresh / FEEDBACK_FILE, f"UPDATE impressions SET shown = 'not json' WHERE id = '{body['impression']}'")
+        click = c.post("/v1/feedback", json={"impression": body["impression"], "clicked": [body["hits"][0]["id"]]})
+        assert click.status_code == 503 and click.json()["code"] == "feedback_log_damaged", click.text
+        assert body["impression"] in click.json()["error"] and str(fresh) not in click.text
+        other = c.get("/v1/search", params={"q": texts[1], "k": 3}).json()     # the other records are whole
+        assert c.post("/v1/feedback", json={"impression": other["impression"],
+                                            "clicked": [other["hits"][0]["id"]]}).status_code == 201
+
+
+def test_a_format_version_no_learnsim_writes_set_while_served_is_damage(fresh):
+    """(attack sweep) a negative user_version is damage at the open; set while served, the
+    service went on acknowledging clicks into the log. Now it is damage there too."""
+    texts = corpus()[0]
+    with TestClient(create_app(fresh, learn_from_clicks=True), raise_server_exceptions=False, base_url=BASE) as c:
+        body = c.get("/v1/search", params={"q": texts[0], "k": 3}).json()
+        _edit(fresh / FEEDBACK_FILE, "PRAGMA user_version = -3")
+        click = c.post("/v1/feedback", json={"impression": body["impression"], "clicked": [body["hits"][0]["id"]]})
+        assert click.status_code == 503 and click.json()["code"] == "feedback_log_damaged", click.text
+        assert "-3" in click.json()["error"]
+        health = c.get("/healthz").json()
+        assert health["status"] == "degraded" and "-3" in health["feedback_log"], health

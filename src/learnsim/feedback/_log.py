@@ -788,6 +788,9 @@ class FeedbackLog:
         """:class:`LogTooNew` (remembered: no more writes) for a format version past this
         learnsim's, seen while the log is open: read only at the open, a newer learnsim that
         stamped the shared log went unnoticed, and this one wrote its records into it."""
+        if version < 0:
+            # as at the open: damage (none that learnsim writes), not a newer learnsim's
+            self._damaged(f"its format version {version} is none that learnsim writes")
         if version <= FORMAT_VERSION:
             return
         self._newer = version

@@ -61,7 +61,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..feedback._log import FeedbackLogError, LogBusy, LogDamaged, LogTooNew
+from ..feedback._log import FeedbackLogError, LogBusy, LogDamaged, LogFormatError, LogTooNew
 from ..index import IndexFormatError
 from ..index._versions import VERSIONS_DIR, VERSIONS_FILE
 from ._connections import ipv4_inside
@@ -359,9 +359,14 @@ class ClickRecorder:
         for the log's thread (then TimedOut), and raises what the log raised."""
         if self.log.damage is not None:
             raise self.log.refusal()
-        return await self.worker.call(lambda log: log.record_clicks(impression, clicked, dwell=dwell,
-                                                                    relevance=relevance, client=client),
-                                      timeout=timeout)
+        try:
+            return await self.worker.call(lambda log: log.record_clicks(impression, clicked, dwell=dwell,
+                                                                        relevance=relevance, client=client),
+                                          timeout=timeout)
+        except LogFormatError as exc:
+            # the impression's row is damaged (edited under the service): the log's fault, not the
+            # caller's (a ValueError too, it was answered 422), and said without the log's full path
+            raise LogDamaged(str(exc).replace(str(self.log.path), self.log.path.name)) from None
 
 
 def _write_impressions(feedback_log, batch):
