@@ -494,7 +494,14 @@ class Index(ModelVersions):
             with self._pipeline_lock:
                 if self._pipeline is None:
                     # the file the manifest names (a version's, or model.npz): _versions.load_model
-                    self._pipeline = _versions.load_model(self.path, self.manifest)
+                    manifest = self.manifest
+                    loaded = _versions.load_model(self.path, manifest)
+                    if self.manifest.get("model_sha256") != manifest.get("model_sha256"):
+                        # a reload switched the version while this loaded (serve loads the model
+                        # in a thread as searches reload): kept, it served the new manifest with
+                        # the old model, and explained searches during a promote answered 400
+                        return loaded
+                    self._pipeline = loaded
         return self._pipeline
 
     @property
