@@ -15,16 +15,25 @@ def register(commands):
         description=textwrap.dedent("""\
             Check each document's --neighbours nearest documents of the index with the
             duplicate rule its model validated on held-out pairs ('learnsim fit --method film
-            --pairs'), and join the accepted pairs into groups (a duplicate of a duplicate is
-            in the same group). --out writes one line per grouped document:
+            --pairs'), and group the accepted pairs: by default every two documents of a
+            group are a pair the rule accepted (--linkage complete; the most probable pairs
+            first), so that a chain a~b~c~d never puts a and d together; --linkage single
+            joins the accepted pairs transitively (a duplicate of a duplicate is in the same
+            group), which can gather unrelated documents into one large group. --out writes
+            one line per grouped document:
               group<TAB>id<TAB>probability<TAB>text
-            (probability: the largest with which the document was matched in its group)."""),
+            (probability: the largest with which the document was matched to another
+            document of its group)."""),
         epilog=_examples("learnsim dedupe --index idx/ --out groups.tsv",
-                         "learnsim dedupe --index idx/ --neighbours 20 --json > groups.json"))
+                         "learnsim dedupe --index idx/ --neighbours 20 --json > groups.json",
+                         "learnsim dedupe --index idx/ --linkage single --out chains.tsv"))
     dedupe.add_argument("--index", required=True, metavar="DIR", help="an index built by 'learnsim index build'")
     dedupe.add_argument("--out", metavar="FILE", help="write the groups as a TSV table")
     dedupe.add_argument("--neighbours", "--neighbors", type=_positive_int, default=10, metavar="K", dest="neighbours",
                         help="nearest documents checked per document (default: 10)")
+    dedupe.add_argument("--linkage", choices=("complete", "single"), default="complete",
+                        help="complete: every two documents of a group are accepted duplicates (default); "
+                             "single: the connected components of the accepted pairs (chains join)")
     dedupe.add_argument("--json", action="store_true", help="print the groups as JSON on stdout")
     dedupe.set_defaults(handler=run)
     return dedupe
@@ -62,7 +71,7 @@ def run(args):
                          "score per pair ('learnsim match --index' ranks by it), not duplicates to group; for dedupe, "
                          "fit a model on pairs labelled 1 (duplicate) and 0 (for instance 1 where the score is at "
                          "least a cut you choose) and build the index from it")
-    groups = index.dedupe(k=args.neighbours)
+    groups = index.dedupe(k=args.neighbours, linkage=args.linkage)
     if not groups and len(index) and index.info().get("encoder") is None:
         # the duplicate rule compares term vectors over the fit's words: a collection in words
         # the fit never saw (Russian against a model fitted on English pairs) had "0 group(s)"

@@ -4,7 +4,10 @@
 ``Index.open(path)`` opens in well under a second; ``add``, ``delete``, ``update``, ``compact``
 and ``reindex`` change it in place; ``search`` (with metadata filters and explanations),
 ``more_like``, ``match``, ``dedupe`` and ``cluster`` use the scoring the pipeline was validated
-with. See :mod:`learnsim.index.core` for the layout and the durability rules.
+with. In a group of ``dedupe`` the duplicate rule accepted every two documents as a pair
+(``linkage="single"``: the connected components of the accepted pairs, where a chain a~b~c~d
+joins a and d, which share nothing). See
+:mod:`learnsim.index.core` for the layout and the durability rules.
 
 Importing this package imports numpy and the standard library only.
 """

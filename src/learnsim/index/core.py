@@ -1004,16 +1004,21 @@ class Index(ModelVersions):
 
     @_sqlite_guarded
     @with_show_progress_bar
-    def dedupe(self, k=10):
+    def dedupe(self, k=10, *, linkage="complete"):
         """Groups of near-duplicates across the collection: each document's k closest documents
-        are checked with the duplicate rule, and the accepted pairs are joined transitively.
+        are checked with the duplicate rule, and every two documents of a group are a pair it
+        accepted (``linkage="complete"``; the most probable pairs first). ``"single"`` joins the
+        accepted pairs transitively (connected components): a chain a~b~c~d is one group though
+        a and d share nothing (on the 19,107 Quora test questions its largest group held 6,002).
 
         Returns a list of groups, each a list of ``{"id", "text", "probability"}`` (the largest
-        probability that joined the document to its group), the largest group first.
+        probability with which the document was matched to another of its group), the largest
+        group first.
 
         Parameters
         ----------
         k : int, default=10
+        linkage : {"complete", "single"}, default="complete"
         show_progress_bar : bool or None, default=None
             Progress on stderr (a bar over the collection's documents); nothing is drawn for fewer
             than 1000 documents unless True. None: as :func:`learnsim.set_progress` says (by default
@@ -1021,7 +1026,7 @@ class Index(ModelVersions):
         """
         from ._dedupe import dedupe_documents
 
-        return dedupe_documents(self, _check_k(k))
+        return dedupe_documents(self, _check_k(k), linkage)
 
     @_sqlite_guarded
     @with_show_progress_bar
