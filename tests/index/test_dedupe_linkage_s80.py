@@ -18,7 +18,7 @@ from conftest import run_cli
 
 import learnsim
 from learnsim.index import Index
-from learnsim.index._dedupe import complete_link, single_link
+from learnsim.index._dedupe import complete_link, complete_link_copies, single_link
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 WORDS = "refund parcel courier invoice warranty kettle account password delivery order payment charged".split()
@@ -150,3 +150,39 @@ def test_cli_dedupe_linkage(chain_index, tmp_path):
     code, out, err = run_cli(["dedupe", "--index", index.path, "--linkage", "chain"])
     assert code == 2
     assert "--linkage" in err and "Traceback" not in err
+
+
+def test_many_exact_copies_stay_one_group(chain_index, tmp_path):
+    """A copy is checked against the first of its text and its own k closest documents: with 15
+    copies and k=3 the copies were never all checked pairwise, and complete linkage split them.
+    The copies of a text are one group, with the documents accepted with all of them."""
+    _, pipeline = chain_index
+    rows = [json.loads(line) for line in (EXAMPLES / "tickets.jsonl").read_text(encoding="utf-8").splitlines()]
+    copy = "I was charged twice for the same order"
+    texts = [r["text"] for r in rows] + [copy] * 15 + CHAIN
+    ids = [r["id"] for r in rows] + [f"c{i:02d}" for i in range(15)] + ["a", "b", "c", "d"]
+    index = Index.build(tmp_path / "idx", pipeline, texts, ids)
+    for k in (3, 10):
+        groups = [{d["id"] for d in g} for g in index.dedupe(k=k)]
+        flat = [i for g in groups for i in g]
+        assert len(flat) == len(set(flat))
+        (with_copies,) = [g for g in groups if "c00" in g]
+        assert {f"c{i:02d}" for i in range(15)} <= with_copies
+        assert not any({"a", "d"} <= g for g in groups)
+        id_text = dict(zip(ids, texts))
+        for g in groups:                                         # every two members accepted
+            members = sorted(g)
+            pairs = [(id_text[x], id_text[y]) for x, y in itertools.combinations(members, 2)]
+            assert all(d["duplicate"] for d in pipeline.match(pairs)), members
+
+
+def test_complete_link_copies_keeps_copies_together_and_apart_from_what_they_were_not_accepted_with():
+    # 0, 1, 2 copies of one text (1 and 2 checked against 0 only); 3 accepted with 1 alone, 4 with nobody
+    accepted = [(0, 1, 1.0), (0, 2, 1.0), (1, 3, 0.8), (3, 5, 0.9), (5, 6, 0.7)]
+    groups = {tuple(m): best for m, best in complete_link_copies(accepted, {1: 0, 2: 0, 4: 0}, None)}
+    assert (0, 1, 2) in groups or (0, 1, 2, 3) in groups
+    flat = [p for m in groups for p in m]
+    assert len(flat) == len(set(flat)) and 4 not in flat       # a copy the rule did not accept stays apart
+    assert not any({3, 6} <= set(m) for m in groups)           # 3~5~6 is a chain
+    for m, best in groups.items():
+        assert all(0.0 < best[p] <= 1.0 for p in m)

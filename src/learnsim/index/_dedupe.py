@@ -42,7 +42,7 @@ def dedupe_documents(index, k, linkage="complete"):
         raise ValueError("the index's model was fitted on graded pairs: it predicts a similarity score per pair, "
                          "not duplicates to group")
     index._see_changes()
-    accepted = accepted_pairs(index, k)
+    accepted, copies = accepted_pairs(index, k)
     grouped = sorted({p for a, b, _ in accepted for p in (a, b)})
     docs = index.store.documents(index._seqs[grouped]) if grouped else {}
     if linkage == "single":
@@ -50,7 +50,7 @@ def dedupe_documents(index, k, linkage="complete"):
     else:
         # pairs of equal probability (every pair the kNN rule accepts) are taken in the order of
         # their ids: by position, the groups changed with the collection's order
-        groups = complete_link(accepted, order={p: docs[int(index._seqs[p])][0] for p in grouped})
+        groups = complete_link_copies(accepted, copies, order={p: docs[int(index._seqs[p])][0] for p in grouped})
     out = []
     for members, best in groups:
         out.append([{"id": docs[int(index._seqs[p])][0], "text": docs[int(index._seqs[p])][1],
@@ -61,9 +61,10 @@ def dedupe_documents(index, k, linkage="complete"):
 
 def accepted_pairs(index, k):
     """The pairs of live positions ``(a, b, probability)`` that the duplicate rule accepted among
-    each document's k closest documents (and its first exact copy), each pair once, ``a < b``."""
+    each document's k closest documents (and its first exact copy), each pair once, ``a < b``;
+    and ``{position: the first live position of the very same text}`` of the later copies."""
     positions = np.flatnonzero(index._live)
-    accepted = {}
+    accepted, copies = {}, {}
     first_with_text = {}      # a text's digest: the first live position holding it
     # a rule whose decisions depend on the texts decided together (the kNN rule) gets every
     # pair at once: block by block, the groups depended on the collection's size and order
@@ -88,6 +89,7 @@ def accepted_pairs(index, k):
             if same != p:
                 pairs.append((p, same))
                 owners.append(text)
+                copies[p] = same
         if not pairs:
             continue
         other = index.store.documents(index._seqs[[b for _, b in pairs]])
@@ -99,7 +101,7 @@ def accepted_pairs(index, k):
             _keep(index.pipeline.match(pair_texts), pairs, accepted)
     if held_pairs:
         _keep(index.pipeline.match(held_texts), held_pairs, accepted)
-    return [(a, b, pr) for (a, b), pr in accepted.items()]
+    return [(a, b, pr) for (a, b), pr in accepted.items()], copies
 
 
 def _keep(decisions, pairs, accepted):
@@ -171,3 +173,33 @@ def complete_link(accepted, order=None):
         if group_of.get(a, a) == group_of.get(b, b):
             best[a], best[b] = max(best.get(a, 0.0), pr), max(best.get(b, 0.0), pr)
     return [(sorted(m), {p: best[p] for p in m}) for m in members.values()]
+
+
+def complete_link_copies(accepted, copies, order=None):
+    """:func:`complete_link` with the exact copies of a text as one document: a copy is checked
+    against the first of its text and its own k closest documents, so 20 copies of a text (each
+    a duplicate of every other, with probability 1) were never all checked pairwise and came out
+    in several groups; the copies of a text are now always together, with whatever the rule
+    accepted with any of them. ``copies``: ``{position: first position of its text}``, as
+    :func:`accepted_pairs` gives it (a copy the rule did not accept, a blank text, stays apart)."""
+    taken = {(a, b) for a, b, _ in accepted}
+    first = {p: f for p, f in copies.items() if (min(p, f), max(p, f)) in taken}
+    joined = {}
+    for a, b, pr in accepted:
+        fa, fb = first.get(a, a), first.get(b, b)
+        if fa != fb:
+            key = (min(fa, fb), max(fa, fb))
+            joined[key] = max(joined.get(key, 0.0), pr)
+    heads = complete_link([(a, b, pr) for (a, b), pr in joined.items()], order)
+    copies_of = {}
+    for p, f in first.items():
+        copies_of.setdefault(f, []).append(p)
+    placed = {h for m, _ in heads for h in m}
+    units = [m for m, _ in heads] + [[f] for f in copies_of if f not in placed]
+    groups = [sorted(p for h in m for p in [h] + copies_of.get(h, [])) for m in units]
+    group_of = {p: g for g, m in enumerate(groups) for p in m}
+    best = {}
+    for a, b, pr in accepted:
+        if a in group_of and group_of[a] == group_of.get(b):
+            best[a], best[b] = max(best.get(a, 0.0), pr), max(best.get(b, 0.0), pr)
+    return [(m, {p: best[p] for p in m}) for m in groups]
