@@ -25,7 +25,8 @@ import numpy as np
 from .._utils.inputs import short_repr, trec_order
 from ._base import _normalise_id
 from ._decode import check_encoding_errors, decoded_lines, json_array_hint, json_record, read_text, refuse_container
-from ._qrels_lines import bounded_lines
+from ._id_reading import judged_again
+from ._qrels_lines import bounded_lines, refuse_unicode_blanks
 from ._tsv_quoting import tsv_lines
 from .pairs import check_quoting
 from .documents import (_TSV_ID_NAMES, _TSV_TEXT_NAMES, _named_columns, _text_key_hint, _tsv_named_rows, record_id_key,
@@ -780,7 +781,7 @@ def _without_boms(lines):
         yield number, (line[1:] if line.startswith("\ufeff") else line)
 
 
-def _judgement_rows(path, encoding="utf-8", encoding_errors="replace"):
+def _judgement_rows(path, encoding="utf-8", encoding_errors="replace", as_written=False):
     """``(layout, rows)`` of a qrels file: ``rows`` yields ``(query as written, doc, grade,
     line number)`` as the file is read. The layout is told from the first
     :data:`_QRELS_SAMPLE_ROWS` judgement lines (a header, the number of fields, tabs or blanks,
@@ -793,6 +794,8 @@ def _judgement_rows(path, encoding="utf-8", encoding_errors="replace"):
     for number, line in lines_of:
         fields = line.split()
         if fields and not fields[0].startswith("#"):
+            if "\t" not in line:       # read at blanks; a line with tabs is checked once split (judged)
+                refuse_unicode_blanks(line, fields, f"{path}, line {number}")
             rows.append((f"{path}, line {number}", fields))
             lines.append(line)
             line_numbers.append(number)
@@ -811,7 +814,7 @@ def _judgement_rows(path, encoding="utf-8", encoding_errors="replace"):
         split_tabs, tabs_agree = "\t" in lines[0], False
         if split_tabs:
             rows = [(where, [f.strip() for f in line.strip().split("\t")]) for (where, _), line in zip(rows, lines)]
-        header, rows, line_numbers = rows[0][1], rows[1:], line_numbers[1:]
+        header, rows, lines, line_numbers = rows[0][1], rows[1:], lines[1:], line_numbers[1:]
         if not rows:
             raise ValueError(f"{path} holds a header and no relevance judgment")
         layout = _QRELS_ROLE_LAYOUTS.get(roles, "header")
@@ -903,10 +906,11 @@ def _judgement_rows(path, encoding="utf-8", encoding_errors="replace"):
             if grade is None:
                 grade = grades[fields[grade_col]] = _grade(fields[grade_col], f"{path}, line {number}",
                                                            noun="relevance")
-        return fields[query_col], _normalise_id(fields[doc_col]), grade, number
+        return fields[query_col], fields[doc_col] if as_written else _normalise_id(fields[doc_col]), grade, number
 
     def judged():
-        for number, (_where, fields) in zip(line_numbers, rows):
+        for number, (where, fields), line in zip(line_numbers, rows, lines):
+            refuse_unicode_blanks(line, fields, where)
             yield judgement(number, fields)
         for number, line in lines_of:
             stripped = line.strip()
@@ -918,6 +922,7 @@ def _judgement_rows(path, encoding="utf-8", encoding_errors="replace"):
                 fields = [f.strip() for f in stripped.split("\t")]
             else:
                 fields = stripped.split()
+            refuse_unicode_blanks(line, fields, f"{path}, line {number}")
             yield judgement(number, fields)
 
     return layout, judged()
@@ -1059,10 +1064,10 @@ def read_qrels(path, *, query_ids=None, numbering="auto", encoding="utf-8", enco
         if earlier != grade and again is None:
             # refused once the whole file is read, as before it was read whole: a line that
             # cannot be read at all is the one named
-            again = (f"{path}, line {number}: query {short_repr(query)}, document {short_repr(doc)} judged again "
-                     f"with level {grade} (earlier {earlier})")
+            again = (number, query, doc, grade, earlier)
     if again is not None:
-        raise ValueError(again)
+        raise ValueError(judged_again(path, _judgement_rows(path, encoding, encoding_errors, as_written=True)[1],
+                                      again, _normalise_id, numbering == "position"))
     if info is not None:
         info.update(layout=layout, numbering=numbering, n_judgments=n_judgments)
     return qrels
@@ -1172,17 +1177,18 @@ def check_distinct_ids(ids, where, what="document"):
     >>> check_distinct_ids(["007", "7"], "corpus.tsv")
     Traceback (most recent call last):
         ...
-    learnsim.exceptions.DocumentFormatError: corpus.tsv: the document ids '007' and '7' are one id to judgements and run files (an all-digit id is read without its leading zeros); rename one
+    learnsim.exceptions.DocumentFormatError: corpus.tsv: the document ids '007' and '7' are one id to judgements and run files (an all-digit id is read without its leading zeros) (records 1 and 2); rename one
     """
     from ._decode import DocumentFormatError
     from ._id_reading import one_id_reason
 
     seen = {}
-    for i in ids:
+    for n, i in enumerate(ids, start=1):
         key = _normalise_id(str(i))
-        first = seen.setdefault(key, i)
-        if first != i:
-            raise DocumentFormatError(f"{where}: the {what} ids {one_id_reason(first, i)}; rename one")
+        first, m = seen.setdefault(key, (i, n))
+        if first != i:      # which records: two forms of 'café' print alike
+            raise DocumentFormatError(f"{where}: the {what} ids {one_id_reason(first, i)} (records {m} and {n}); "
+                                      "rename one")
 
 
 # ------------------------------------------------------------------------------ runs
@@ -1235,6 +1241,7 @@ def read_trec_run(path, *, encoding_errors="replace"):
         if not fields or fields[0].startswith("#"):
             continue
         where = f"{path}, line {number}"
+        refuse_unicode_blanks(line, fields, where)
         if len(fields) != 6:
             raise ValueError(f"{where}: {len(fields)} field(s), expected 6: {_RUN_FIELDS}" + _not_run_hint(fields))
         query, _iteration, doc, rank, score, _tag = fields
