@@ -243,8 +243,29 @@ def _table(header, rows, align=None):
                  for c, w, a in zip(row, widths, align)]
         lines.append("  ".join(parts).rstrip())
         if i == 0:
-            lines.append("  ".join("-" * w for w in widths))
+            lines.append(_rule(widths))
     return "\n".join(lines)
+
+
+def _terminal_columns():
+    """The terminal's width in columns: COLUMNS, else the terminal's own, else 80 (a pipe, a file)."""
+    import shutil
+
+    return max(20, shutil.get_terminal_size((80, 24)).columns)
+
+
+def _rule(widths):
+    """The rule under a table's header, at most the terminal's width: a value column holding a long
+    path ('learnsim index info') drew 173 dashes, three wrapped lines of them at 80 columns. The
+    last columns' dashes give way (a cell itself is not cut: a path or a model's summary is read
+    whole)."""
+    widths, room = list(widths), _terminal_columns() - 2 * (len(widths) - 1)
+    for j in range(len(widths) - 1, -1, -1):
+        over = sum(widths) - room
+        if over <= 0:
+            break
+        widths[j] = max(1, widths[j] - over)
+    return "  ".join("-" * w for w in widths)
 
 
 # control characters, and the bidirectional controls that reorder what follows them on a line

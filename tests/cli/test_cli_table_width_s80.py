@@ -1,0 +1,60 @@
+"""The rule under a table's header is at most the terminal's width (COLUMNS, 80 where it is not
+known): 'learnsim index info' printed a rule of 173 dashes under a value column holding a long
+path, which wrapped into three lines of dashes on an 80-column terminal."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from conftest import run_cli
+from learnsim.cli._common import _table
+
+
+def _no_terminal(monkeypatch):
+    """No COLUMNS and no terminal (as under a pipe): 80 columns."""
+    def no_size(*_args):
+        raise OSError("not a terminal")
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.setattr(os, "get_terminal_size", no_size)
+
+
+def _rule(text):
+    return text.splitlines()[1]
+
+
+@pytest.mark.parametrize("columns", [None, "60", "120"])
+def test_the_rule_is_at_most_the_terminal_width(monkeypatch, columns):
+    if columns is None:
+        _no_terminal(monkeypatch)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    width = int(columns or 80)
+    text = _table(["", "value"], [["path", "x" * 170], ["documents", "12"]], align="<<")
+    rule = _rule(text)
+    assert set(rule) <= {"-", " "} and len(rule) <= width
+    assert len(rule) >= min(width, 20)          # still a rule under both columns
+    assert "x" * 170 in text                    # no value is cut
+
+
+def test_a_narrow_table_keeps_its_rule(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    text = _table(["method", "MAP"], [["bm25", "0.250"]])
+    assert _rule(text) == "------  -----"
+
+
+def test_index_info_of_a_long_path_has_a_rule_within_80_columns(tmp_path, clustered_train_tsv, monkeypatch):
+    _no_terminal(monkeypatch)
+    model = tmp_path / "m.npz"
+    code, _out, err = run_cli(["fit", "--input", clustered_train_tsv, "--model", model, "--method", "mcd"])
+    assert code == 0, err
+    corpus = tmp_path / "corpus.tsv"
+    corpus.write_text("".join(f"d{i}\tsome text number {i} about things\n" for i in range(12)), encoding="utf-8")
+    out_dir = tmp_path / ("a_rather_long_folder_name_for_an_index_" * 4)
+    code, _out, err = run_cli(["index", "build", "--model", model, "--corpus", corpus, "--out", out_dir])
+    assert code == 0, err
+    code, out, err = run_cli(["index", "info", out_dir])
+    assert code == 0, err
+    rule = _rule(out)
+    assert set(rule) <= {"-", " "} and 20 <= len(rule) <= 80, rule
