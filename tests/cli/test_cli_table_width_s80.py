@@ -58,3 +58,30 @@ def test_index_info_of_a_long_path_has_a_rule_within_80_columns(tmp_path, cluste
     assert code == 0, err
     rule = _rule(out)
     assert set(rule) <= {"-", " "} and 20 <= len(rule) <= 80, rule
+
+
+def test_snippet_columns_are_cut_to_fit_the_terminal(monkeypatch):
+    _no_terminal(monkeypatch)
+    long_a, long_b = "word " * 40, "東京の天気は明日から崩れる見込みで" * 4
+    text = _table(["line", "score", "text a", "text b"], [[1, "0.500", long_a, long_b]], align=">><<",
+                  texts=(2, 3))
+    header, rule, row = text.splitlines()
+    width = sum(2 if ord(c) > 0x2e80 else 1 for c in row)
+    assert width <= 80 and len(rule) <= 80
+    assert row.count("...") == 2
+
+
+def test_search_rows_fit_an_80_column_pipe(tmp_path, clustered_train_tsv, monkeypatch):
+    _no_terminal(monkeypatch)
+    model = tmp_path / "m.npz"
+    code, _out, err = run_cli(["fit", "--input", clustered_train_tsv, "--model", model, "--method", "mcd"])
+    assert code == 0, err
+    corpus = tmp_path / "corpus.tsv"
+    corpus.write_text("".join(f"d{i}\t{'some rather long text about things ' * 5}{i}\n" for i in range(12)),
+                      encoding="utf-8")
+    code, out, err = run_cli(["search", "--model", model, "--corpus", corpus, "--query", "long text", "-k", "3"])
+    assert code == 0, err
+    lines = out.splitlines()
+    rule = next(i for i, line in enumerate(lines) if line.startswith("----"))
+    for line in lines[rule:rule + 4]:
+        assert len(line) <= 80, line

@@ -231,12 +231,24 @@ def _width(text):
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
-def _table(header, rows, align=None):
+def _table(header, rows, align=None, texts=()):
     """Plain-text table; ``align`` has one "<" or ">" per column (default: the first column
-    left-aligned, the others right-aligned)."""
+    left-aligned, the others right-aligned). ``texts``: the columns of snippets of text, cut (with
+    "...") so that the table is at most the terminal's width, each to no fewer than 20 columns;
+    a search's rows of 80-column snippets took 100 columns, and wrapped, on an 80-column terminal."""
     align = align or "<" + ">" * (len(header) - 1)
     cells = [list(map(str, header))] + [[_visible(str(c)) for c in row] for row in rows]
     widths = [max(_width(row[j]) for row in cells) for j in range(len(header))]
+    over = sum(widths) + 2 * (len(widths) - 1) - _terminal_columns()
+    for j in sorted(texts, key=lambda j: -widths[j]):
+        if over <= 0:
+            break
+        cut = max(20, widths[j] - over)
+        if cut < widths[j]:
+            for row in cells[1:]:
+                row[j] = _snippet(row[j], cut)
+            over -= widths[j] - max(_width(row[j]) for row in cells)
+            widths[j] = max(_width(row[j]) for row in cells)
     lines = []
     for i, row in enumerate(cells):
         parts = [c + " " * (w - _width(c)) if a == "<" else " " * (w - _width(c)) + c

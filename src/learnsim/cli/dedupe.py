@@ -93,7 +93,7 @@ def run(args):
     for g, group in enumerate(groups[:10]):
         print(f"\ngroup {g + 1}:", file=report)
         print(_table(["id", "probability", "text"], [[d["id"], f"{d['probability']:.3f}", _snippet(d["text"], 70)]
-                                                    for d in group], align="<><"), file=report)
+                                                    for d in group], align="<><", texts=(2,)), file=report)
     if len(groups) > 10:
         print(f"\n... and {len(groups) - 10} more group(s)" + ("" if out else " (--out writes them all)"),
               file=report)

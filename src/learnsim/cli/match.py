@@ -144,7 +144,7 @@ def _decide_pairs(args, vectorizer, matcher):
     print(f"{result['n_duplicates']} of {len(rows)} pairs are duplicates ({matcher.describe()}).\n")
     table = [[r["line"], f"{r['probability']:.3f}", "duplicate" if r["duplicate"] else "different",
               _snippet(r["text_a"], 40), _snippet(r["text_b"], 40)] for r in rows]
-    print(_table(["line", "P(dup)", "decision", "text a", "text b"], table, align=">><<<"))
+    print(_table(["line", "P(dup)", "decision", "text a", "text b"], table, align=">><<<", texts=(3, 4)))
     return 0
 
 
@@ -165,7 +165,7 @@ def _score_pairs(args, pairs, score, matcher):
     print(f"Predicted similarity of {len(rows)} pairs ({matcher.describe()}; higher is more similar, on the "
           "scale of the scores the model was fitted on).\n")
     table = [[r["line"], f"{r['score']:.3f}", _snippet(r["text_a"], 40), _snippet(r["text_b"], 40)] for r in rows]
-    print(_table(["line", "score", "text a", "text b"], table, align=">><<"))
+    print(_table(["line", "score", "text a", "text b"], table, align=">><<", texts=(2, 3)))
     return 0
 
 
@@ -306,7 +306,7 @@ def _list_corpus_duplicates(args, vectorizer, matcher, pipeline):
         print()
         table = [[doc_id(r["index_a"]), doc_id(r["index_b"]), f"{r['probability']:.3f}",
                   _snippet(docs.texts[r["index_a"]], 40), _snippet(docs.texts[r["index_b"]], 40)] for r in rows]
-        print(_table(["doc a", "doc b", "P(dup)", "text a", "text b"], table, align="<<><<"))
+        print(_table(["doc a", "doc b", "P(dup)", "text a", "text b"], table, align="<<><<", texts=(3, 4)))
     return 0
 
 
@@ -384,7 +384,7 @@ def _print_per_text(args, texts, found, key, value, column, heading, empty, high
             print(empty)
             continue
         print(_table(["rank", column, "doc", "text"],
-                     [[h["rank"], f"{h[value]:.3f}", h["id"], h["text"]] for h in res[key]], align=">><<"))
+                     [[h["rank"], f"{h[value]:.3f}", h["id"], h["text"]] for h in res[key]], align=">><<", texts=(3,)))
     return 0
 
 

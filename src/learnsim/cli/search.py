@@ -108,7 +108,7 @@ def _print_hits(args, corpus, queries, idx, values, scorer, reranker=None):
         print(f"query {qi + 1}: {_visible(_snippet(res['query']))}")
         rows = [[h["rank"], f"{h[column]:.4f}", h["id"] if h["id"] is not None else f"#{h['index']}",
                  h["text"]] for h in res["hits"]]
-        print(_table(["rank", column, "doc", "text"], rows, align=">><<") if rows else "(no document matches)")
+        print(_table(["rank", column, "doc", "text"], rows, align=">><<", texts=(3,)) if rows else "(no document matches)")
     return 0
 
 
@@ -277,10 +277,10 @@ def _print_index_search(args, index):
         print(f"query {qi + 1}: {_visible(_snippet(res['query']))}")
         if reranked:
             rows = [[h["rank"], f"{h[column]:.4f}", h["first_stage_rank"], h["id"], h["text"]] for h in res["hits"]]
-            table = _table(["rank", "probability", "first stage", "doc", "text"], rows, align=">>><<")
+            table = _table(["rank", "probability", "first stage", "doc", "text"], rows, align=">>><<", texts=(4,))
         else:
             rows = [[h["rank"], f"{h[column]:.4f}", h["id"], h["text"]] for h in res["hits"]]
-            table = _table(["rank", column, "doc", "text"], rows, align=">><<")
+            table = _table(["rank", column, "doc", "text"], rows, align=">><<", texts=(3,))
         print(table if rows else "(no document matches)")
         if args.explain:
             for h in res["hits"]:
