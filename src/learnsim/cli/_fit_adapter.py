@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ._common import UsageError, _note
-from ._fit_text import fit_options, print_fitted_on, read_corpus_option, read_supervision, save_and_summarise
+from ._fit_text import (fit_options, print_fitted_on, print_held_out, read_corpus_option, read_supervision,
+                        save_and_summarise)
 
 __all__ = ["fit_adapter"]
 
@@ -37,8 +38,7 @@ def fit_adapter(args, model_path, summary):
               f"({negatives.get('random', 0)}), a labelled "
               f"non-relevant one ({negatives.get('labelled', 0)}) and a relevant one of a lower grade "
               f"({summary.get('graded_triplets', 0)}).")
-    if summary.get("held_out"):
-        print(f"Held out: {summary['held_out']}.")
+    print_held_out(summary)
     report = summary.get("baseline_gain")
     if report is not None:
         print(f"Search against the strongest baseline: {BaselineGain.from_dict(report).summary()}.")

@@ -19,8 +19,8 @@ import math
 
 from .._fit_common import MATCHER_CHOICES
 from ._common import _note, UsageError
-from ._fit_text import (fit_options, print_baseline, print_fitted_on, read_corpus_option, read_supervision,
-                        save_and_summarise)
+from ._fit_text import (fit_options, print_baseline, print_fitted_on, print_held_out, read_corpus_option,
+                        read_supervision, save_and_summarise)
 
 __all__ = ["MATCHER_CHOICES", "MATCHER_HELP", "fit_film"]
 
@@ -115,8 +115,7 @@ def _print_search(summary, pipeline, details):
           f"({negatives.get('random', 0)}) and a labelled non-relevant partner ({negatives.get('labelled', 0)})"
           + (f"; a relevant document of a lower grade ({summary['graded_triplets']})"
              if summary.get("graded_triplets") else "") + ".")
-    if summary.get("held_out"):
-        print(f"Held out: {summary['held_out']}.")
+    print_held_out(summary)
     report = summary.get("baseline_gain")
     if report is not None:
         print(f"Search against the strongest baseline: {BaselineGain.from_dict(report).summary()}.")

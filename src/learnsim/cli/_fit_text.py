@@ -181,6 +181,12 @@ def fit_options(args, mcd=None):
                       encoder=getattr(args, "encoder_model", None), language=args.language, **analysis_option(args))
 
 
+def print_held_out(summary):
+    """What the search check held out, in one line: 'Held out: 240 held-out queries ...' said it twice."""
+    if summary.get("held_out"):
+        print(f"Checked on {summary['held_out']}.")
+
+
 def print_baseline(report):
     """The human line of the learned-against-baseline report (learnsim.baseline)."""
     if report is not None:
