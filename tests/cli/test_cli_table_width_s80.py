@@ -85,3 +85,13 @@ def test_search_rows_fit_an_80_column_pipe(tmp_path, clustered_train_tsv, monkey
     rule = next(i for i, line in enumerate(lines) if line.startswith("----"))
     for line in lines[rule:rule + 4]:
         assert len(line) <= 80, line
+
+
+def test_two_text_columns_give_way_alike(monkeypatch):
+    # the first cut took all it could from one column: text a 33 columns, text b 19
+    _no_terminal(monkeypatch)
+    a, b = "国产手机发热严重，玩游戏烫手。" * 3, "国产手机发热严重；玩游戏烫手。" * 3
+    text = _table(["line", "P(dup)", "decision", "text a", "text b"], [[1, "0.929", "duplicate", a, b]],
+                  align=">><<<", texts=(3, 4))
+    rule = _rule(text).split("  ")
+    assert abs(len(rule[3]) - len(rule[4])) <= 2, rule

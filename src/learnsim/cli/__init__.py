@@ -126,6 +126,27 @@ def _report_error(prog, message, code, as_json):
     return code
 
 
+def _help_written(code):
+    """``code`` once --help or --version is flushed, 2 (and a line on stderr) where it cannot be:
+    '--help > /dev/full' exited 0, its text lost when Python flushed it at exit."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _stdout_to_devnull()
+    except (OSError, ValueError) as exc:
+        return _unwritten_help(exc)
+    return code
+
+
+def _unwritten_help(exc):
+    """Exit status 2 and one line for --help or --version that could not be written, as for a
+    command's output (its status; Python's own exit on a failed flush gives 120)."""
+    detail = "standard output is closed" if isinstance(sys.stdout, _ClosedStdout) else \
+        (getattr(exc, "strerror", None) or str(exc))
+    _stdout_to_devnull()
+    return _report_error("learnsim", f"cannot write the output ({detail})", 2, False)
+
+
 def _stdout_to_devnull():
     """Point stdout at devnull: what it holds can no longer be written (a reader that went away,
     a full disk), and Python's flush at exit must not fail again on top of the one line said."""
@@ -248,7 +269,13 @@ def main(argv=None):
     except _UsageExit as exc:
         return _report_error(exc.prog, exc.message, 2, _wants_json(argv))
     except SystemExit as exc:  # --help, --version
-        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+        return _help_written(code) if code == 0 else code
+    except BrokenPipeError:     # the reader of --help went away (| head): as main treats a command's
+        _stdout_to_devnull()
+        return 0
+    except OSError as exc:      # --help or --version could not be written (a closed stdout, a full disk)
+        return _unwritten_help(exc)
     from ..exceptions import UndecodableBytesWarning   # (imports nothing: the readers load on first use)
 
     as_json = _wants_json(argv, args)

@@ -84,6 +84,12 @@ class _Parser(argparse.ArgumentParser):
         namespace.__dict__.pop(_GIVEN, None)
         return namespace, extras
 
+    def _print_message(self, message, file=None):
+        # argparse drops an error writing --help or --version ('learnsim --help >&-', '> /dev/full'
+        # exited 0 with nothing written): main() reports it as it reports a command's output
+        if message:
+            (file or sys.stderr).write(message)
+
     def error(self, message):
         import re
 
@@ -240,15 +246,19 @@ def _table(header, rows, align=None, texts=()):
     cells = [list(map(str, header))] + [[_visible(str(c)) for c in row] for row in rows]
     widths = [max(_width(row[j]) for row in cells) for j in range(len(header))]
     over = sum(widths) + 2 * (len(widths) - 1) - _terminal_columns()
-    for j in sorted(texts, key=lambda j: -widths[j]):
-        if over <= 0:
-            break
-        cut = max(20, widths[j] - over)
-        if cut < widths[j]:
-            for row in cells[1:]:
-                row[j] = _snippet(row[j], cut)
-            over -= widths[j] - max(_width(row[j]) for row in cells)
-            widths[j] = max(_width(row[j]) for row in cells)
+    if over > 0 and texts:
+        # the widest text column gives a column at a time: two texts of a pair end alike wide
+        fit = {j: widths[j] for j in texts}
+        while over > 0:
+            j = max(fit, key=fit.get)
+            if fit[j] <= 20:
+                break
+            fit[j], over = fit[j] - 1, over - 1
+        for j, cut in fit.items():
+            if cut < widths[j]:
+                for row in cells[1:]:
+                    row[j] = _snippet(row[j], cut)
+                widths[j] = max(_width(row[j]) for row in cells)
     lines = []
     for i, row in enumerate(cells):
         parts = [c + " " * (w - _width(c)) if a == "<" else " " * (w - _width(c)) + c
