@@ -591,8 +591,10 @@ def run(args):
         return _run_index(args)
     if args.model is None or args.corpus is None:
         raise UsageError("give --model M.npz and --corpus FILE, or --index DIR")
-    if args.filter or args.explain:
-        raise UsageError("--filter and --explain need --index (build one with 'learnsim index build')")
+    given = [flag for flag, value in (("--filter", args.filter), ("--explain", args.explain)) if value]
+    if given:   # the options given: "--filter and --explain need" answered a user who gave --explain alone
+        raise UsageError(f"{' and '.join(given)} need{'s' if len(given) == 1 else ''} --index (build one with "
+                         "'learnsim index build')")
 
     pipeline = _load_pipeline(args.model)
     corpus = read_documents(args.corpus, encoding_errors=args.encoding_errors, quoting=args.quoting, unique_ids=True)
