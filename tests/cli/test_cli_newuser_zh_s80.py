@@ -19,3 +19,20 @@ def test_search_names_the_option_that_needs_an_index(tmp_path, given, named, not
     assert named in err and "--index" in err
     if not_named:
         assert not_named not in err
+
+
+def test_evaluate_language_with_a_model_says_what_to_do(tmp_path):
+    # was "--language: how the baselines of --queries without --model or --index cut text; with a
+    # model they cut it as the model does (its own analysis)": no word of what was wrong
+    (tmp_path / "notes.tsv").write_text("天气\t北京明天有大雨。\n天气\t上海明天有雪。\n", encoding="utf-8")
+    code, _out, err = run_cli(["evaluate", "--model", tmp_path / "m.npz", "--input", tmp_path / "notes.tsv",
+                               "--language", "zh"])
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "leave --language out" in err and "model" in err
+
+
+def test_evaluate_language_with_a_run_says_no_text_is_cut(tmp_path):
+    code, _out, err = run_cli(["evaluate", "--run", tmp_path / "run.txt", "--qrels", tmp_path / "qrels.txt",
+                               "--analyzer", "jieba"])
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "leave --analyzer out" in err

@@ -511,8 +511,13 @@ def _analysis_of_options(args):
     if not given:
         return None
     if args.queries is None or args.model is not None or args.index is not None:
-        raise UsageError(f"{', '.join(given)}: how the baselines of --queries without --model or --index cut "
-                         "text; with a model they cut it as the model does (its own analysis)")
+        # said what the options are for, not what was wrong with giving them here
+        named = " and ".join(given)
+        why = ("with a model the baselines cut text as the model does (its own analysis)"
+               if args.model is not None or args.index is not None else "a run file's measures cut no text"
+               if getattr(args, "run", None) is not None else "this evaluation takes none")
+        raise UsageError(f"{named} set how the baselines of --queries cut text without --model or --index; {why}: "
+                         f"leave {named} out")
     from ._fit_text import analysis_option
 
     return analysis_option(args)
