@@ -459,7 +459,8 @@ def test_index_user_errors(data, models, indexes, tmp_path):
     assert_user_error(["search", "--index", indexes["mcd"], "--filter", "topic"] + q, "FIELD=VALUE", "'topic'")
     assert_user_error(["search", "--index", indexes["mcd"], "--filter", "=3", "--json"] + q, "FIELD=VALUE")
     for option in (["--filter", "topic=1"], ["--explain"]):
-        assert_user_error(["search", "--model", models["mcd"], "--corpus", a_file] + option + q, f"{option[0]} needs --index")
+        assert_user_error(["search", "--model", models["mcd"], "--corpus", a_file] + option + q,
+                          f"{option[0]} needs --index")
     assert_user_error(["search", "--index", indexes["mcd"], "--model", models["mcd"]] + q, "--index", "--model")
     assert_user_error(["search", "--index", indexes["mcd"], "--corpus", a_file, "--json"] + q, "--index")
 
