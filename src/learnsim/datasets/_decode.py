@@ -176,6 +176,14 @@ class _Decoder:
         # UTF-8 (-1 from the first that is not: no more are looked at); all of them so, the file is
         # UTF-8 given a code page by mistake ('ağaç' read as cp1254 'aÄŸaÃ§' without a word)
         self.wide_lines = self.utf8_lines = 0
+        # read as UTF-8, the code pages of Chinese, Japanese and Korean that read every bad line
+        # looked at (the first _DOUBLE_BYTE_LINES) cleanly as such text; None: none looked at
+        self.double_byte, self.double_byte_lines = None, 0
+
+    def _look_at_double_byte(self, raw):
+        if self.utf8 and self.double_byte_lines < _DOUBLE_BYTE_LINES and self.double_byte != ():
+            self.double_byte = _double_byte_codecs(raw, self.double_byte)
+            self.double_byte_lines += 1
 
     def decode(self, raw, number):
         """Text of the line ``raw`` (bytes), which is line ``number`` of the file."""
@@ -187,9 +195,12 @@ class _Decoder:
                 self.beyond_ascii = True
             return text
         except UnicodeDecodeError as exc:
+            self._look_at_double_byte(raw)
             if self.errors == "strict":
                 hint = f"; {self.hint}" if self.hint else ""
-                if self.utf8 and not self.beyond_ascii and not _utf8_beyond_ascii(raw):
+                if self.double_byte:
+                    hint += f"; {_double_byte_hint(self.double_byte, Path(self.where).name)}"
+                elif self.utf8 and not self.beyond_ascii and not _utf8_beyond_ascii(raw):
                     hint += f"; {_CODE_PAGE_HINT.format(name=Path(self.where).name)}"
                 raise DocumentFormatError(
                     f"{self.where}, line {number}: not {self.encoding_name} text ({exc.reason} at byte "
@@ -274,7 +285,9 @@ class _Decoder:
                 UserWarning, stacklevel=stacklevel - 1)
         if self.n_lines:
             hint = f" ({self.hint})" if self.hint else ""
-            if self.utf8 and not self.beyond_ascii:
+            if self.double_byte:
+                hint += f"; {_double_byte_hint(self.double_byte, Path(self.where).name)}"
+            elif self.utf8 and not self.beyond_ascii:
                 hint += f"; no line holds a UTF-8 character beyond ASCII, so {_CODE_PAGE_HINT.format(name=Path(self.where).name)}"
             warn_outside(UndecodableBytesWarning(
                 f"{self.where}: {self.n_lines} line(s) are not {self.encoding_name} text (first: line "
@@ -290,6 +303,66 @@ _CODE_PAGE_HINT = ("the file is likely in a single-byte code page (Windows' cp12
                    "Western, cp1253 Greek, cp1254 Turkish, cp1255 Hebrew, cp1256 Arabic and Urdu, or an ISO-8859 "
                    "one), its letters beyond ASCII lost; convert it to UTF-8 first, e.g. iconv -f CP1254 -t UTF-8 "
                    "{name} > utf8-{name}, or read it as it is with encoding='cp1254' (--encoding cp1254)")
+
+
+#: The code pages of Chinese, Japanese and Korean text, the users' names for them: such a file read
+#: as UTF-8 lost every letter to U+FFFD, and the note about it named none ('learnsim fit' learned
+#: from the garbage of a GBK file, 60 lines of it, after a note naming no encoding)
+_DOUBLE_BYTE_CODECS = (("gb18030", "Simplified Chinese: GBK, GB2312"), ("big5", "Traditional Chinese"),
+                       ("shift_jis", "Japanese"), ("euc_jp", "Japanese"), ("euc_kr", "Korean"))
+_DOUBLE_BYTE_LINES = 20     # the bad lines looked at: each narrows the code pages that read them all
+# Han, kana, Hangul, and the punctuation and full-width forms of their texts
+_CJK_LETTER = re.compile("[\u3000-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]")
+
+
+def _common_text(codec, wide):
+    """Whether ``wide`` (the characters beyond ASCII of a line ``codec`` read) is such text as the
+    code page's users write: a Hebrew, Greek or Arabic line of a single-byte code page reads as
+    rare Han characters in GB18030 or Big5, and a cut UTF-8 character as one. Chinese: eight in
+    ten Han characters among the common ones (GB2312's first level, Big5's frequent block) or
+    punctuation; Japanese: kana among them; Korean: Hangul, half of them."""
+    if codec in ("gb18030", "big5"):
+        leads = (0xB0, 0xD7) if codec == "gb18030" else (0xA4, 0xC6)
+        common = 0
+        for c in wide:
+            try:
+                lead = c.encode("gb2312" if codec == "gb18030" else "big5")[0]
+            except UnicodeEncodeError:
+                continue
+            common += leads[0] <= lead <= leads[1] or 0xA1 <= lead <= 0xA3
+        return common >= 0.8 * len(wide)
+    if codec in ("shift_jis", "euc_jp"):
+        return sum("\u3040" <= c <= "\u30ff" for c in wide) >= 0.15 * len(wide)
+    return sum("\uac00" <= c <= "\ud7af" for c in wide) >= 0.5 * len(wide)
+
+
+def _double_byte_codecs(raw, among=None):
+    """The codecs of :data:`_DOUBLE_BYTE_CODECS` (of ``among``) that read the line ``raw`` without
+    an error as Chinese, Japanese or Korean text: four such characters at least, nine in ten of
+    those beyond ASCII (GBK's bytes read as Big5 make eight in ten, as GB18030 reads Big5's
+    half), and such text as the code page's users write (:func:`_common_text`)."""
+    found = []
+    for codec, _what in _DOUBLE_BYTE_CODECS:
+        if among is not None and codec not in among:
+            continue
+        try:
+            text = raw.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        wide = [c for c in text if ord(c) > 127]
+        if len(wide) >= 4 and sum(_CJK_LETTER.match(c) is not None for c in wide) >= 0.9 * len(wide) and \
+                _common_text(codec, wide):
+            found.append(codec)
+    return tuple(found)
+
+
+def _double_byte_hint(names, name):
+    """What the messages about bad bytes add where :func:`_double_byte_codecs` found ``names``."""
+    said = ", ".join(f"--encoding {codec} ({dict(_DOUBLE_BYTE_CODECS)[codec]})" for codec in names)
+    return (f"its lines read cleanly as Chinese, Japanese or Korean text in "
+            f"{'the code page' if len(names) == 1 else 'one of the code pages'} {', '.join(names)}: read it with "
+            f"{said} (encoding='{names[0]}'), or convert it first, e.g. iconv -f {names[0].upper().replace('_', '-')} "
+            f"-t UTF-8 {name} > utf8-{name}")
 
 
 class _CutCharacter(Exception):
