@@ -150,9 +150,16 @@ class ProbeScores:
         return _dcg_over_ties(np.asarray(S, dtype=np.float64), self.gains, self._disc[:min(self.k, S.shape[1])])
 
     def score(self, weights):
-        """Per-probe nDCG@k of a rule (its bases' weights), or None where a base has no score."""
-        if any(w and name not in self.bases for name, w in weights.items()):
-            return None
+        """Per-probe nDCG@k of a rule (its bases' weights).
+
+        A base the rule weighs that the learner's plain-query function did not score is an error:
+        taken as "no probes", it turned the plain queries' gate off, and a rule they reject was
+        kept (a judged-first prior, 0.183 against 0.186 on fresh queries;
+        tests/baseline/test_gate_redteam_s80.py)."""
+        missing = sorted(name for name, w in weights.items() if w and name not in self.bases)
+        if missing:
+            raise ValueError(f"the learner's plain-query function gave no scores of the base(s) {missing} that a "
+                             f"rule weighs; it must score every base its rules use (it gave {sorted(self.bases)})")
         return self.measure(self.mix(weights))
 
 
