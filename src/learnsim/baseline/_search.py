@@ -161,6 +161,19 @@ def _terms_in_words(language, stem, given):
             + (f" ({title} given)" if given else f" ({title} detected from the collection's {how})"))
 
 
+#: What each analyser reads of the scripts written without spaces, as LexicalBaselines.terms says it;
+#: the runs an analyser does not read are character bigrams (learnsim.text.Tokenizer: Hangul and
+#: Thai under every analyser, kana under jieba). It said "Chinese, Japanese, Korean and Thai as
+#: SudachiPy words", where SudachiPy reads Han and kana alone.
+_SPACELESS_READ = {"cjk": "Chinese, Japanese, Korean and Thai as {}",
+                   "words": "Chinese, Japanese, Korean and Thai as whole runs",
+                   "sudachi": "Han and kana (Japanese, and Chinese as Japanese) as SudachiPy words; Korean and Thai "
+                              "as character bigrams",
+                   "fugashi": "Han and kana (Japanese, and Chinese as Japanese) as MeCab (fugashi) words; Korean and "
+                              "Thai as character bigrams",
+                   "jieba": "Chinese (Han) as jieba words; Japanese kana, Korean and Thai as character bigrams"}
+
+
 def bm25_query_norms(Q, idf, k1=BM25_K1):
     """Z(q) = (k1 + 1) x the sum of the idf of each query's distinct terms: the largest BM25 score
     the query can reach, so that BM25 / Z lies in [0, 1) (0 for a query without a known term).
@@ -244,11 +257,9 @@ class LexicalBaselines:
         idf = idf_from_counts(self.counts)
         self.cosine = CosineIndex(idf=idf, dtype=np.float64).fit(tfidf_cosine_weights(self.counts, idf))
         analysis = check_analysis(analysis)
-        spaceless = {"cjk": "character bigrams" + (" and unigrams" if analysis["cjk_unigrams"] else ""),
-                     "words": "whole runs", "sudachi": "SudachiPy words", "fugashi": "MeCab (fugashi) words",
-                     "jieba": "jieba words"}[analysis["analyzer"]]
-        self.terms = _terms_in_words(self.language, self.stem, self.language_given) + \
-            f"; Chinese, Japanese, Korean and Thai as {spaceless}"
+        self.terms = _terms_in_words(self.language, self.stem, self.language_given) + "; " + \
+            _SPACELESS_READ[analysis["analyzer"]].format("character bigrams" + (" and unigrams" if analysis["cjk_unigrams"]
+                                                                              else ""))
 
     def query_counts(self, queries):
         """Term counts of query texts over the collection's vocabulary."""

@@ -220,7 +220,7 @@ def _pair_tfidf_cosine(texts, idx, pipeline, language=None):
 
     lexical = LexicalBaselines(texts, analysis=_analysis(pipeline), language=_model_language(pipeline, language))
     W = tfidf_cosine_weights(lexical.counts)
-    return np.asarray(W[idx[:, 0]].multiply(W[idx[:, 1]]).sum(axis=1)).ravel(), _terms_said(lexical)
+    return np.asarray(W[idx[:, 0]].multiply(W[idx[:, 1]]).sum(axis=1)).ravel(), lexical.terms
 
 
 def _evaluate_graded(args, pairs, predicted, cosine, matcher, tfidf, terms):
@@ -545,7 +545,7 @@ def _lexical_blocks(texts, pipeline=None, language=None):
     def scorer(name):
         return lambda rows: lexical.scores(name, counts[rows])
 
-    return {"bm25": scorer("bm25"), "cosine": scorer("cosine"), "terms": _terms_said(lexical)}
+    return {"bm25": scorer("bm25"), "cosine": scorer("cosine"), "terms": lexical.terms}
 
 
 # --------------------------------------------------------------------------- retrieval runs
@@ -864,24 +864,4 @@ def _baseline_runs(doc_ids, query_ids, queries, k, lexical):
         idx, scores = lexical.scorer(name).search(Q, k)
         runs[name] = {q: {doc_ids[i]: float(v) for i, v in zip(idx[r], scores[r]) if v != 0}
                       for r, q in enumerate(query_ids)}
-    return runs, _terms_said(lexical)
-
-
-#: What each analyser reads of the scripts without spaces; the runs it does not read are
-#: character bigrams (learnsim.text.Tokenizer: Hangul and Thai under every analyser, kana under jieba)
-_SPACELESS_READ = {"sudachi": "Han and kana (Japanese, and Chinese as Japanese) as SudachiPy words; Korean and Thai "
-                              "as character bigrams",
-                   "fugashi": "Han and kana (Japanese, and Chinese as Japanese) as MeCab (fugashi) words; Korean and "
-                              "Thai as character bigrams",
-                   "jieba": "Chinese (Han) as jieba words; Japanese kana, Korean and Thai as character bigrams"}
-_SPACELESS_SAID = "; Chinese, Japanese, Korean and Thai as "
-
-
-def _terms_said(lexical):
-    """LexicalBaselines.terms with what its analyser reads said truly: it said 'Chinese, Japanese,
-    Korean and Thai as SudachiPy words', where SudachiPy reads Han and kana alone and Hangul and
-    Thai are bigrams (and jieba reads Han alone)."""
-    terms = lexical.terms
-    read = _SPACELESS_READ.get(getattr(lexical.vectorizer, "analyzer", None))
-    head, said, _tail = terms.partition(_SPACELESS_SAID)
-    return f"{head}; {read}" if said and read else terms
+    return runs, lexical.terms
