@@ -146,6 +146,7 @@ from ..exceptions import IndexChangingError
 from ..index import Index, IndexFormatError
 from . import page
 from ._fast import FastSearch
+from ._interleaved import interleaved_answer
 from ._guard import HEAD, _BodyLimit, _authorized, allowed_host_names
 from ._http import (_RETRY_AFTER_S, StrictJSONRoute, _damage_message, _error, _error_of, _fail, _json, _short,
                     _validation_message, body_json)
@@ -905,14 +906,13 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         mixed = None
         # a page past the first is the served ranking's (an interleaving drafts from the top)
         if unlogged(scope or {}, offset) is None and recorder.wants_interleaving():
-            mixed, label = await run(lambda idx: (recorder.interleaved(idx, q, k, conditions), labelled(idx)),
-                                     until=until)
+            mixed, label = await interleaved_answer(
+                lambda: run(lambda idx: (recorder.interleaved(idx, q, k, conditions), labelled(idx)), until=until),
+                explain_into, q, explain, n_top, until, _SAME_VERSION_TRIES)
         if mixed is None:
             (hits,), label = await searched([q], k, conditions, explain, n_top, until, offset)
         else:
-            hits = mixed[0]
-            if explain:
-                await explain_into([q], [hits], n_top, until)
+            hits = mixed[0]     # explained, by the version it names (learnsim.service._interleaved)
         impression, = await record([q], [hits], scope or {}, until, mixed and mixed[1:], version=label[0],
                                    offset=offset)
         extra = {"impression": impression} if mixed is None else {"impression": impression, "interleaved": True,
