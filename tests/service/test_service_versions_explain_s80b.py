@@ -213,3 +213,82 @@ def test_an_interleaving_explained_by_another_version_is_tried_again_then_left_t
     # no explain, or nothing interleaved: the first try, as it came
     assert run([([hits], v1)], [], explain=False) == (([hits], v1), 1)
     assert run([(None, v1)], []) == ((None, v1), 1)
+
+
+@pytest.mark.parametrize("interleave", [False, True], ids=["plain", "interleaved"])
+def test_every_search_page_through_promote_and_rollback_explains_its_hits_by_the_version_that_found_them(
+        tmp_path, interleave):
+    """The search page (``/?q=``) explains every hit (its "why" line and its marks) in calls
+    after the one that searched: each hit's why must be its version's, a distance's split
+    against the empty document under "distance", a score's sum equal to the hit's score."""
+    import html as htmllib
+    import re
+
+    import httpx
+
+    path = tmp_path / "idx"
+    pool = len(corpus()[0])
+    staged, queries, expected = _versions(path, pool, candidate=interleave)
+    answers = []
+
+    def ask(base, n, done):
+        with httpx.Client(base_url=base, timeout=60) as http:
+            i = n
+            while not done.is_set():
+                q = queries[i % len(queries)]
+                i += 1
+                r = http.get("/", params={"q": q, "k": K})
+                answers.append((r.status_code, r.text, q))
+
+    args = ("--learn-from-clicks", "--interleave", "1", "--interleave-pool", str(pool)) if interleave else ()
+    _through_switches(path, staged, ask, answers, args)
+    checked, kinds = 0, set()
+    for status, text, q in answers:
+        if status == 503:
+            assert "retry" in text, text[-500:]
+            continue
+        assert status == 200, text[-500:]
+        hits = re.findall(r'<li class="hit" data-id="([^"]*)">(.*?)</li>', text, re.S)
+        assert len(hits) == K, text[-500:]
+        for doc_id, body in hits:
+            measure = re.search(r'<span class="measure">(\w+)</span><span class="score"[^>]*>([-\d.e+]+)</span>', body)
+            why = re.search(r'<p class="why"[^>]*>(.*?)</p>', body, re.S)
+            assert measure and why, body
+            kind, score, why = measure.group(1), float(measure.group(2)), htmllib.unescape(why.group(1))
+            kinds.add(kind)
+            if kind == "distance":
+                assert "for an empty document" in why, (q, doc_id, why)
+            else:
+                total = re.match(r"score ([-\d.e+]+) =", why)
+                assert total and float(total.group(1)) == pytest.approx(score, abs=2e-4), (q, doc_id, score, why)
+        checked += 1
+    assert checked >= 50 and kinds == {"score", "distance"}, (checked, kinds)
+
+
+def test_a_page_explained_across_a_switch_is_gathered_again_and_refused_after_the_tries():
+    """The page's rule without its timing: a view whose gathering or explaining saw two versions
+    is gathered and explained again; after the tries there is no page (the service's 503)."""
+    import asyncio
+
+    from learnsim.service._page_versions import explained_page
+
+    def run(gatherings, explainers):
+        async def gather():
+            versions, hits = gatherings.pop(0)
+            return {"hits": [dict(h) for h in hits], "_versions": set(versions)}
+
+        async def explain_piece(data, hits):
+            version = explainers.pop(0)
+            for h in hits:
+                h["explanation"] = version
+            return version
+
+        return asyncio.run(explained_page(gather, explain_piece, 2, 3))
+
+    three = [{"id": "a"}, {"id": "b"}, {"id": "c"}]
+    # the second piece explained by v2, then a gathering that itself saw a switch, then one of v2
+    data = run([({"v1"}, three), ({"v1", "v2"}, three), ({"v2"}, three)], ["v1", "v2", "v2", "v2", "v2", "v2"])
+    assert [h["explanation"] for h in data["hits"]] == ["v2"] * 3 and "_versions" not in data
+    assert run([({"v1"}, three)] * 3, ["v1", "v2"] * 3) is None
+    # no hits (the page without a query): nothing to explain
+    assert run([({"v1"}, [])], [])["hits"] == []

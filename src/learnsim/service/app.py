@@ -147,6 +147,7 @@ from ..index import Index, IndexFormatError
 from . import page
 from ._fast import FastSearch
 from ._interleaved import interleaved_answer
+from ._page_versions import explained_page
 from ._guard import HEAD, _BodyLimit, _authorized, allowed_host_names
 from ._http import (_RETRY_AFTER_S, StrictJSONRoute, _damage_message, _error, _error_of, _fail, _json, _short,
                     _validation_message, body_json)
@@ -1235,6 +1236,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             and recorder.wants_interleaving()
 
         def gathered(idx):
+            before = served_model(idx)   # the version whose score name and kind gather reads first
             data = page.gather(idx, info=not fragment, explain=False, loading=model_loading(app), **view)
             # the version that found these hits, for their impression: read later, a promotion
             # landing meanwhile labelled them with a model that had not ranked them
@@ -1242,10 +1244,17 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
             mixed = recorder.interleaved(idx, q, k, None) if mix else None
             if mixed is not None:
                 data["hits"], data["interleaved"] = mixed[0], mixed[1:]
+            data["_versions"] = {before, data["_version"], served_model(idx)}   # (a search may load a switch)
             return data
 
         try:
-            data = await run(gathered, by_id=True, until=until)
+            # gathered and explained by one version (learnsim.service._page_versions)
+            data = await explained_page(lambda: run(gathered, by_id=True, until=until), lambda data, piece: run(
+                lambda idx: (page.explain_hits(idx, data, piece), served_model(idx))[1], until=until),
+                CHUNK_EXPLAIN, _SAME_VERSION_TRIES)
+            if data is None:
+                raise _fail(503, "the model version changed during every try of this search; retry",
+                            {"Retry-After": str(_RETRY_AFTER_S)})
             hits = data["hits"] or []
             if recorder is not None and q is not None:
                 data["impression"], = await record([q], [hits], request.scope, until, data.get("interleaved"),
@@ -1253,10 +1262,6 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
                 # the page's click links are GETs a browser follows without the key: with a key
                 # and open reads they would be refused, so the page shows none
                 data["click_links"] = key is None or protect_reads
-            # the explanations (and the marks from them) in pieces, as a search's
-            for start in range(0, len(hits), CHUNK_EXPLAIN):
-                await run(lambda idx, piece=hits[start:start + CHUNK_EXPLAIN]: page.explain_hits(idx, data, piece),
-                          until=until)
         except HTTPException as exc:
             return html(page.render_error(exc.detail, q, k), exc.status_code)
         return html(page.render_results(data) if fragment else page.render_page(data))
