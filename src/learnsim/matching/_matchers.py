@@ -60,6 +60,10 @@ __all__ = ["PairwiseKNNMatcher", "ThresholdMatcher", "pair_similarity"]
 _TIE_ULPS = 64
 # Pairs handled at once when ranks are read off the neighbour lists (bounds the memory).
 _RANK_CHUNK = 65536
+#: The kNN rule's default candidates for k: values above a collection's other items are dropped
+#: silently (they are the default's, not the user's; a warning about them named a parameter the
+#: user never set, e.g. on every FILM fit on 120 pairs).
+DEFAULT_K_GRID = (1, 2, 3, 5, 10, 20, 50)
 
 
 # ----------------------------------------------------------------------------- pair similarity
@@ -334,8 +338,9 @@ class PairwiseKNNMatcher(_PairMatcher):
         the smaller k.
     k_grid : sequence of int, default=(1, 2, 3, 5, 10, 20, 50)
         Candidates for "auto", and the points of ``validation_curve_`` (the paper's Figure 4).
-        Values above ``n_items - 1`` cannot be neighbourhoods and are dropped (with a warning
-        when ``k="auto"``).
+        Values above ``n_items - 1`` cannot be neighbourhoods and are dropped: silently from the
+        default grid (it adapts to the collection), with a warning for a grid given (when
+        ``k="auto"``).
     metric : {"cosine", "inner_product", "euclidean", "sqeuclidean"}, default="cosine"
     block_size : int or (int, int), optional
         Passed to :func:`~learnsim.search.top_k`; results do not depend on it.
@@ -417,7 +422,7 @@ class PairwiseKNNMatcher(_PairMatcher):
 
     decides_together = True
 
-    def __init__(self, transformer=None, k="auto", k_grid=(1, 2, 3, 5, 10, 20, 50), metric="cosine",
+    def __init__(self, transformer=None, k="auto", k_grid=DEFAULT_K_GRID, metric="cosine",
                  block_size=None):
         self.transformer = transformer
         self.k = k
@@ -443,7 +448,9 @@ class PairwiseKNNMatcher(_PairMatcher):
             if fixed is None and not grid:
                 raise ValueError(f"every value of k_grid exceeds the {max_k} other items of the "
                                  f"collection (X has {n_items} rows); give smaller values")
-            if fixed is None:  # with a fixed k the grid only feeds validation_curve_
+            # with a fixed k the grid only feeds validation_curve_; the default grid adapts to the
+            # collection (compared by value: a clone or a saved model holds a copy of it)
+            if fixed is None and tuple(grid + too_big) != DEFAULT_K_GRID:
                 warnings.warn(f"k_grid values {too_big} exceed the {max_k} other items of the "
                               "collection and were dropped", UserWarning, stacklevel=3)
         if fixed is not None and fixed not in grid:
