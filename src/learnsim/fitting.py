@@ -840,7 +840,9 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, que
           anchors only (the query texts of click comparisons), transformed with that vocabulary.
           The fall-back W = 1 is then the collection's own cosine (``fit_clicks`` sets it).
         - ``matcher`` ({"auto", "threshold", "classifier", "knn"}; film on pairs; default
-          "auto"): the duplicate rule, or whichever is most accurate on the held-out pairs.
+          "auto"): the duplicate rule, or whichever of the rules that decide a pair by its two
+          texts is most accurate on the held-out pairs ("auto" measures the kNN rule, which
+          decides by the texts given together, but uses it only when asked for by name).
         - ``encoder`` (str, path or fitted encoder; mcd, film): a pre-trained sentence encoder
           whose vectors the metric learns on in place of the term vectors (FILM-BERT): a local
           sentence-transformers or model2vec folder, ``"all-MiniLM-L6-v2"`` with

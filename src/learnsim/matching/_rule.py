@@ -167,6 +167,11 @@ def choose_matcher(metric, X, train, held, *, texts=None, vectorizer=None, candi
 
     The rule with the best mean accuracy is chosen (ties to the baseline); the reported gain over
     the baseline is cross-fitted over the choice as well (:func:`learnsim.baseline.cross_fitted`).
+    Among several candidates the kNN rule is measured and reported (``accuracies``) but never
+    chosen: it decides a pair by the texts decided with it (two texts given alone are always
+    mutual nearest neighbours, so any two texts are duplicates), its held-out accuracy is that
+    of a collection where every text's duplicate is present, and its probability is one number
+    for every pair it accepts. It is used when it is the only candidate (asked for by name).
     When the chosen rule does not beat the baseline, the baseline is used and a warning says so.
 
     Parameters
@@ -276,9 +281,17 @@ def choose_matcher(metric, X, train, held, *, texts=None, vectorizer=None, candi
         matcher = _unwrapped(makers[name]().fit(Xh, Pairs(local, labels=labels)))
         return matcher, MatchRule(name, {}, labels.size, report, getattr(matcher, "input_weight_", None),
                                   _cosine_threshold(makers["cosine"], Xh, Pairs(local, labels=labels)))
-    order = list(scores)
+    accuracies = {n: float(scores[n].mean()) for n in scores}
+    # Chosen among several rules, the kNN rule is measured (and reported) but not eligible: it
+    # decides a pair by the other texts decided with it, and its held-out accuracy is that of a
+    # collection holding every text's duplicate, which 'learnsim match' never has (two texts
+    # given alone are always each other's nearest: a phone note and a weather note were
+    # duplicates at P 0.929, one constant for every pair it accepts). The others decide a pair by
+    # its two texts, with a probability per pair.
+    order = [n for n in scores if not (n == "knn" and len(candidates) > 1)]
+    if not order:       # only the kNN rule was measured: the others lacked pairs of a kind
+        order = list(scores)
     C = np.array([scores[n] for n in order], dtype=np.float64)
-    accuracies = {n: float(scores[n].mean()) for n in order}
     report = None
     if check_baseline and "cosine" in scores:
         chosen, report = choose(C, 0, measure="pair accuracy", unit="held-out pairs", baseline_name=_MATCH_BASELINE,
