@@ -25,12 +25,14 @@ from ._fit_text import (fit_options, print_baseline, print_fitted_on, print_held
 __all__ = ["MATCHER_CHOICES", "MATCHER_HELP", "fit_film"]
 
 #: --matcher (learnsim.fitting.MATCHER_CHOICES: the duplicate rules ``learnsim fit --method film
-#: --pairs`` may choose among, learnsim.scoring.choose_matcher; "auto" tries them all).
+#: --pairs`` may choose among, learnsim.matching.choose_matcher; "auto" chooses among the rules that
+#: decide a pair by its own two texts: the kNN rule decides by the other texts given beside them).
 MATCHER_HELP = ("film with --pairs: the duplicate rule 'learnsim match' uses: a threshold on FILM's cosine mixed "
                 "with the input cosine (threshold), the learned pair classifier (classifier), the paper's "
-                "pairwise kNN rule (knn), or whichever is most accurate on the held-out pairs (auto, default); "
-                "each is measured against a threshold on the input cosine, which it falls back to when it "
-                "does not beat it")
+                "pairwise kNN rule (knn: mutual nearest neighbours among the texts given together, so two "
+                "texts given alone always match; only when named), or the most accurate on the held-out pairs "
+                "of the rules that decide a pair by its two texts (auto, default); each is measured against a "
+                "threshold on the input cosine, which it falls back to when it does not beat it")
 # how the library's messages name the options here
 _FLAGS = {"validation_fraction": "--validation-fraction", "matcher": "--matcher"}
 

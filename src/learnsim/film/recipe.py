@@ -74,6 +74,10 @@ def _distinct_rows(X, stop):
     return X[keep]
 
 
+#: Texts up to which a fit at the default dimensions checks their rank (its Gram matrix, n x n).
+_RANK_CHECKED_ROWS = 1500
+
+
 def film_with_supervision(o, X, labels, holdout, note):
     """The FILM to fit (its dimensions capped by the texts' rank) and the cluster labels to fit
     it on (None: the caller gives triplets, :func:`search_triplets`). ``holdout``: FILM's own
@@ -105,6 +109,21 @@ def film_with_supervision(o, X, labels, holdout, note):
             why = rank + (f"min(documents, features) = {most}" if distinct is None
                           else f"{distinct.shape[0]} distinct vectors among {X.shape[0]} texts")
             note(f"using {d} dimensions: FILM learns at most the rank of the texts' vectors ({why})", info=True)
+        elif X.shape[0] <= _RANK_CHECKED_ROWS:
+            # distinct texts that are few words recombined have a rank below their count: 120
+            # English notes of 'subject + predicate' over 3 topics have rank 46, and the default 100
+            # failed the fit ('n_components=100 is larger than the numerical rank of X'). Their
+            # Gram matrix's eigenvalues are the squared singular values, cheap at this size
+            from ._film import _RANK_TOL
+
+            G = X @ X.T
+            G = G.toarray() if hasattr(G, "toarray") else np.asarray(G)
+            sigma = np.sqrt(np.clip(np.linalg.eigvalsh(G.astype(np.float64))[::-1], 0.0, None))
+            rank = int(np.sum(sigma > _RANK_TOL * max(float(sigma[0]), np.finfo(float).tiny)))
+            if rank < d:
+                d = max(1, rank)
+                note(f"using {d} dimensions: FILM learns at most the rank of the texts' vectors (rank {d}, below "
+                     f"{DEFAULT_FILM_DIMENSIONS}, of {X.shape[0]} texts)", info=True)
     settings = {"n_components": d, "svd_rank": o.svd_rank}
     if o.max_iter is not None:
         settings["max_iter"] = o.max_iter
