@@ -32,6 +32,7 @@ import numpy as np
 from ._fit_common import Fitted, option_name as _flag, quiet as _quiet, report_dict as _report, vectorize
 from ._fit_common import new_text_vectors as _to_vectors
 from ._fit_common import record_language as _record_language
+from ._training import fingerprinted as _fingerprinted  # each fit_* records its texts (bottom of this module)
 from ._fit_common import check_index_tuples as _check_index_tuples, \
     check_pairs as _check_pairs, check_texts as _check_texts, cluster_codes as _cluster_codes
 # the duplicate rules a FILM fitted on pairs may choose among: defined there, which the command
@@ -1034,3 +1035,6 @@ def with_corpus(texts, corpus):
             position[t] = len(texts)
             texts.append(t)
     return texts, np.unique([position[t] for t in corpus])
+
+
+fit_mcd, fit_adapter, fit_linklearn, fit_relative, fit_film, fit_graded = _fingerprinted(fit_mcd, fit_adapter, fit_linklearn, fit_relative, fit_film, fit_graded)

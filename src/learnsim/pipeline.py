@@ -53,7 +53,7 @@ __all__ = ["Pipeline"]
 _BASELINE_SCORINGS = ("BM25", "tf.idf cosine", "lexical tf.idf cosine")
 
 # The parts a model file may hold (what fitting.fit_parts returns).
-_PARTS = ("vectorizer", "metric", "matcher", "match_rule", "search", "rerank", "lexical")
+_PARTS = ("vectorizer", "metric", "matcher", "match_rule", "search", "rerank", "lexical", "training")
 
 
 class Pipeline:
@@ -76,6 +76,10 @@ class Pipeline:
         tf.idf whose tokenizer and weighting that part uses, over the searched collection's
         vocabulary, or, for a BM25 mix (``search.lexical_kind == "bm25"``), a ``"tf"``
         vectoriser whose term counts BM25 weights.
+    training : learnsim._training.TrainingTexts, optional
+        The fingerprint of the texts the model was fitted on (a fit records it; model files from
+        before it, and models of an encoder alone, have none): ``learnsim evaluate`` says how
+        many of the texts it measures on are among them.
 
     Attributes
     ----------
@@ -115,7 +119,8 @@ class Pipeline:
     [0.57, 0.74]
     """
 
-    def __init__(self, vectorizer, metric, matcher=None, match_rule=None, search=None, rerank=None, lexical=None):
+    def __init__(self, vectorizer, metric, matcher=None, match_rule=None, search=None, rerank=None, lexical=None,
+                 training=None):
         if not hasattr(vectorizer, "transform"):
             raise TypeError(f"vectorizer must be a fitted vectoriser with transform(); got {type(vectorizer).__name__}")
         if not hasattr(metric, "transform"):
@@ -139,6 +144,9 @@ class Pipeline:
             raise ValueError(f"the search rule mixes {'BM25' if bm25 else 'a lexical tf.idf cosine'} in (lexical_weight "
                              f"{search.lexical_weight:g}): give its vectoriser as lexical=")
         self.lexical = lexical
+        if training is not None and not callable(getattr(training, "count", None)):
+            raise TypeError(f"training must be a learnsim._training.TrainingTexts; got {type(training).__name__}")
+        self.training = training
         self._scorer = None
         self._lexical_cache = None
         if bm25 and getattr(search, "lexical_weight", None):
@@ -178,7 +186,7 @@ class Pipeline:
         """The dict of parts, as ``learnsim fit`` saves it (parts that are None left out)."""
         parts = {"vectorizer": self.vectorizer, "metric": self.metric, "matcher": self.matcher,
                  "match_rule": self.match_rule, "search": self.search_rule, "rerank": self.rerank,
-                 "lexical": self.lexical}
+                 "lexical": self.lexical, "training": self.training}
         return {name: part for name, part in parts.items() if part is not None}
 
     @classmethod
