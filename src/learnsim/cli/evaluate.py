@@ -10,6 +10,7 @@ from pathlib import Path
 from ._common import (_add_analysis, _add_encoding_errors, _add_quoting, _examples, _fmt, _formatter, _load_pipeline, MEASURE_TITLES, _note,
                       _positive_int, _print_json, QUERY_LAYOUTS, _read_clusters, read_documents, read_id_texts,
                       RETRIEVAL_MEASURES, _table, UsageError, _vectorize, _warn_empty_rows)
+from ._seen import seen_in_training
 from .._utils.inputs import short_repr
 
 # Documents ranked per query by --queries: TREC's depth.
@@ -163,6 +164,7 @@ def _evaluate_pairs(args, pipeline):
         raise UsageError(f"{args.pairs}: the pairs carry 0/1 labels; {args.model} was fitted on graded pairs and "
                          "is evaluated on graded ones (a score column) by Pearson and Spearman correlation")
     texts, idx = pairs.collection()
+    seen = seen_in_training(pipeline, "pairs", texts=texts)
     X = _vectorize(vectorizer, texts)
     _warn_empty_rows(X, "text", texts, distinct=True)     # a copy of a text is not one more
     Xn = _unit_rows(X)
@@ -172,7 +174,7 @@ def _evaluate_pairs(args, pipeline):
     # model's input cosine (the fit's vocabulary and idf) is not once the words are new
     tfidf, terms = _pair_tfidf_cosine(texts, idx, pipeline, args.baseline_language)
     if matcher.graded:
-        return _evaluate_graded(args, pairs, matcher.pair_score(idx, X=X), cosine, matcher, tfidf, terms)
+        return _evaluate_graded(args, pairs, matcher.pair_score(idx, X=X), cosine, matcher, tfidf, terms, seen)
     if pairs.labels.all() or not pairs.labels.any():
         raise UsageError(f"{args.pairs}: the pairs are all {'duplicates' if pairs.labels.all() else 'non-duplicates'}; "
                          "evaluation needs both kinds")
@@ -193,7 +195,7 @@ def _evaluate_pairs(args, pipeline):
                "cosine_f1": None if base is None else float(f1_score(y, base)),
                "cosine_roc_auc": float(roc_auc_score(y, cosine)), "cosine_threshold": threshold,
                "tfidf_roc_auc": float(roc_auc_score(y, tfidf)), "baseline_terms": terms,
-               "threshold": matcher.threshold_, "input_weight": matcher.input_weight_}
+               "threshold": matcher.threshold_, "input_weight": matcher.input_weight_, "seen_in_training": seen}
     if args.json:
         _print_json(summary)
         return 0
@@ -223,7 +225,7 @@ def _pair_tfidf_cosine(texts, idx, pipeline, language=None):
     return np.asarray(W[idx[:, 0]].multiply(W[idx[:, 1]]).sum(axis=1)).ravel(), lexical.terms
 
 
-def _evaluate_graded(args, pairs, predicted, cosine, matcher, tfidf, terms):
+def _evaluate_graded(args, pairs, predicted, cosine, matcher, tfidf, terms, seen=None):
     """Graded pairs: Pearson and Spearman of the predicted score, of the input cosine and of the
     tf.idf cosine over the pairs' own texts, and the ratio to the stronger of the two."""
     from ..evaluation import pearson, spearman
@@ -246,7 +248,8 @@ def _evaluate_graded(args, pairs, predicted, cosine, matcher, tfidf, terms):
     summary = {"model": str(args.model), "pairs": len(pairs), "graded": True, "higher_is_better": True,
                "rule": matcher.title(), "matcher": matcher.name, "methods": methods,
                "ratio_learned_to_cosine": ratio, "strongest_baseline": strongest,
-               "ratio_learned_to_strongest_baseline": ratio_strongest, "baseline_terms": terms}
+               "ratio_learned_to_strongest_baseline": ratio_strongest, "baseline_terms": terms,
+               "seen_in_training": seen}
     if args.json:
         _print_json(summary)
         return 0
@@ -283,6 +286,7 @@ def _evaluate_links(args, pipeline):
     _warn_empty_rows(X, "document", docs.texts)
     linked = links.symmetric().adjacency.tocsr()
     has_links = np.flatnonzero(np.diff(linked.indptr) > 0)
+    seen = seen_in_training(pipeline, "documents", queries=[docs.texts[i] for i in has_links], documents=docs.texts)
     scorer = pipeline.make_scorer()
     L = None
     if scorer.lexical_weight is not None:
@@ -317,7 +321,7 @@ def _evaluate_links(args, pipeline):
     summary = {"model": str(args.model), "documents": len(docs), "links": linked_pairs(links),
                "queries": reports["learned"]["n_queries"], "scoring": scorer.name,
                "methods": {name: {"avgp": rep["map"], "p@10": rep["p@10"]} for name, rep in reports.items()},
-               "baseline_terms": lexical["terms"]}
+               "baseline_terms": lexical["terms"], "seen_in_training": seen}
     if args.json:
         _print_json(summary)
         return 0
@@ -380,6 +384,10 @@ def run(args):
     if n_singletons:
         _note(f"{n_singletons} label(s) with a single document have nothing to retrieve; "
               "those documents stay in the rankings as distractors")
+    # the queries: the documents of a cluster of two or more (as cluster_retrieval_report takes them)
+    sizes = np.bincount(labels[labels >= 0]) if (labels >= 0).any() else np.zeros(0, int)
+    queried = [t for t, label in zip(docs.texts, labels) if label >= 0 and sizes[label] > 1]
+    seen = seen_in_training(pipeline, "queries", queries=queried, documents=docs.texts)
     X = _vectorize(vectorizer, docs.texts)
     _warn_empty_rows(X, "document", docs.texts)
 
@@ -432,7 +440,7 @@ def run(args):
                "scoring": scorer.name, "higher_is_better": True, "methods": methods,
                "ratio_learned_to_cosine": ratio, "ratio_learned_to_bm25": ratio_bm25,
                "strongest_baseline": strongest, "ratio_learned_to_strongest_baseline": ratio_strongest,
-               "baseline_terms": lexical["terms"]}
+               "baseline_terms": lexical["terms"], "seen_in_training": seen}
     if args.json:
         _print_json(summary)
         return 0
@@ -728,6 +736,7 @@ def _evaluate_queries(args):
     k = min(args.k or RUN_DEPTH, len(doc_ids))
     runs, how, encoder = {}, None, None
     pipeline = index.pipeline if args.index is not None else _load_pipeline(args.model) if args.model is not None else None
+    seen = None if pipeline is None else seen_in_training(pipeline, "queries", queries=queries)
     from ..baseline import LexicalBaselines
 
     lexical = LexicalBaselines(texts, analysis=_analysis(pipeline, args),
@@ -770,7 +779,8 @@ def _evaluate_queries(args):
     summary = {"queries": first["n_queries"], "documents": len(doc_ids), "k": k, "collection": collection,
                "qrels": str(args.qrels), "scoring": how, "higher_is_better": True, "measures": list(measures),
                "baseline_terms": terms, "methods": methods, "strongest_baseline": strongest, "ratio_learned_to_strongest_baseline": ratio,
-               "n_queries_without_relevant": first["n_queries_without_relevant"], "per_query": per_query}
+               "n_queries_without_relevant": first["n_queries_without_relevant"], "per_query": per_query,
+               "seen_in_training": seen}
     if args.json:
         _print_json(summary)
         return 0
