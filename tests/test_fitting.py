@@ -139,7 +139,7 @@ def corpus_of_ten():
 def test_clusters_fit_mcd_as_the_command_line(corpus_of_ten, tmp_path):
     corpus = corpus_of_ten
     parts = fit_parts(corpus["texts"], clusters=corpus["labels"], **MCD_FIXED)
-    assert sorted(parts) == ["metric", "vectorizer"]
+    assert sorted(parts) == ["metric", "training", "vectorizer"]
     metric = parts["metric"]
     assert type(metric).__name__ == "MinimumClusterDistortion"
     # the weighting was chosen between tfidf and bm25 on held-out clusters, as learnsim fit does
@@ -155,8 +155,8 @@ def test_clusters_fit_mcd_as_the_command_line(corpus_of_ten, tmp_path):
 def test_pairs_of_texts_fit_film_with_validated_rules_as_the_command_line(text_pairs, tmp_path):
     parts = fit_parts(pairs=text_pairs, **FILM_FAST)
     # search may mix BM25 in (its term counts: "lexical") where held-out queries kept it
-    assert {"match_rule", "matcher", "metric", "search", "vectorizer"} <= set(parts) <= {
-        "match_rule", "matcher", "metric", "search", "vectorizer", "lexical", "rerank"}
+    assert {"match_rule", "matcher", "metric", "search", "training", "vectorizer"} <= set(parts) <= {
+        "match_rule", "matcher", "metric", "search", "vectorizer", "lexical", "rerank", "training"}
     assert ("lexical" in parts) == bool(parts["search"].lexical_weight)
     assert type(parts["metric"]).__name__ == "FILM" and parts["metric"].n_components == 4
     assert 0.0 <= parts["search"].input_weight <= 1.0
@@ -179,7 +179,7 @@ def test_index_pairs_are_the_pairs_of_their_texts(text_pairs):
 def test_triplets_fit_relative_as_the_command_line(corpus, triplets, tmp_path):
     # unchecked as search, so that the relative model (not the baseline its search check may end at) is compared
     parts = fit_parts(corpus["texts"], triplets=triplets, baseline_holdout=None)
-    assert sorted(parts) == ["metric", "vectorizer"]
+    assert sorted(parts) == ["metric", "training", "vectorizer"]
     metric = parts["metric"]
     assert type(metric).__name__ == "RelativeComparisonMetric" and metric.baseline_gain_ is not None
     assert parts["vectorizer"].weighting == "binary"
@@ -212,7 +212,7 @@ def test_relative_n_documents_takes_the_vocabulary_from_the_collection(corpus, t
 
 def test_links_fit_linklearn_as_the_command_line(corpus, links, tmp_path):
     parts = fit_parts(corpus["texts"], links=links + [(3, 3)], max_iter=3000)   # a self-link is dropped
-    assert sorted(parts) == ["metric", "vectorizer"]
+    assert sorted(parts) == ["metric", "training", "vectorizer"]
     metric = parts["metric"]
     # LinkLearn, or BM25 where the search check ends as BM25, the strongest baseline on every
     # linked document (a LearnedBM25 at BM25's parameters)

@@ -680,7 +680,7 @@ def fit_parts(texts=None, *, clusters=None, pairs=None, triplets=None, links=Non
     >>> corpus = make_clustered_corpus(n_clusters=3, docs_per_cluster=8, random_state=0)
     >>> parts = fit_parts(list(corpus.data), clusters=list(corpus.target), baseline_holdout=None)
     >>> sorted(parts)
-    ['metric', 'vectorizer']
+    ['metric', 'training', 'vectorizer']
     """
     return fit(texts, clusters=clusters, pairs=pairs, triplets=triplets, links=links, method=method,
                random_state=random_state, **options).pipeline.parts
