@@ -147,3 +147,41 @@ def test_links_count_their_documents(tmp_path):
     seen = json.loads(out)["seen_in_training"]
     assert seen["documents"] == {"seen": len(corpus.data), "of": len(corpus.data)}
     assert len(_notes(err)) == 1
+
+
+def test_graded_pairs_count_their_texts(tmp_path):
+    corpus = make_clustered_corpus(n_clusters=4, docs_per_cluster=10, random_state=5)
+    rng = np.random.default_rng(5)
+    rows = []
+    for k in range(80):
+        i, j = (int(v) for v in rng.choice(len(corpus.data), 2, replace=False))
+        rows.append(f"{4.0 if corpus.target[i] == corpus.target[j] else 1.0 + k % 3 * 0.3}\t"
+                    f"{corpus.data[i]}\t{corpus.data[j]}\n")
+    train = tmp_path / "graded.tsv"
+    train.write_text("score\ttext_a\ttext_b\n" + "".join(rows), encoding="utf-8")
+    model = tmp_path / "graded.npz"
+    ok(["fit", "--method", "film", "--pairs", train, "--model", model, "--dimensions", "4", "--max-iter", "20",
+        "--baseline-holdout", "none"])
+    out, err = ok(["evaluate", "--model", model, "--pairs", train, "--json"])
+    report = json.loads(out)
+    assert report["graded"] is True
+    seen = report["seen_in_training"]["texts"]
+    assert seen["seen"] == seen["of"] > 0 and len(_notes(err)) == 1
+
+
+def test_a_sampled_fingerprint_says_its_count_is_an_estimate(monkeypatch, capsys):
+    from types import SimpleNamespace
+
+    from learnsim import _training
+    from learnsim.cli._seen import seen_in_training
+
+    monkeypatch.setattr(_training, "MAX_KEYS", 50)
+    fitted = [f"ticket {i}: the printer jams on page two" for i in range(1000)]
+    model = SimpleNamespace(training=_training.TrainingTexts.of(fitted))
+    counts = seen_in_training(model, "queries", queries=fitted[:300])
+    err = capsys.readouterr().err
+    assert counts["queries"]["estimated"] is True and 100 <= counts["queries"]["seen"] <= 300
+    assert f"about {counts['queries']['seen']} of the 300 queries" in err
+    assert "estimated from the sampled fingerprint of its 1,000 training texts" in err
+    assert seen_in_training(model, "queries", queries=["a question no fit saw"])["queries"]["seen"] == 0
+    assert capsys.readouterr().err == ""
