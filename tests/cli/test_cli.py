@@ -142,7 +142,7 @@ def test_run_demo_rejects_bad_seed(tmp_path):
 
 def test_fit_saves_vectorizer_and_metric(model_path):
     model = load(model_path)
-    assert set(model) == {"vectorizer", "metric"}
+    assert set(model) == {"vectorizer", "metric", "training"}
     assert model["metric"].n_features_in_ == len(model["vectorizer"].vocabulary_)
 
 
@@ -528,7 +528,7 @@ def test_fit_film_saves_vectorizer_and_film(film_model):
     from learnsim.film import FILM
 
     model = load(film_model)
-    assert set(model) == {"vectorizer", "metric"}
+    assert set(model) == {"vectorizer", "metric", "training"}
     assert isinstance(model["metric"], FILM)
     assert model["metric"].components_.shape == (4, len(model["vectorizer"].vocabulary_))
 

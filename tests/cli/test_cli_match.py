@@ -48,7 +48,7 @@ def test_fit_film_on_pairs_stores_the_validated_matcher(data):
     parts = load(data["model"])
     # "lexical": the search rule mixes BM25 in, where that beat FILM alone on the held-out queries
     assert {"vectorizer", "metric", "matcher", "match_rule", "search"} <= set(parts)
-    assert set(parts) <= {"vectorizer", "metric", "matcher", "match_rule", "search", "lexical"}
+    assert set(parts) <= {"vectorizer", "metric", "matcher", "match_rule", "search", "lexical", "training"}
     assert isinstance(parts["matcher"], (ThresholdMatcher, PairwiseKNNMatcher, PairClassifierMatcher))
     assert isinstance(parts["match_rule"], MatchRule) and parts["match_rule"].baseline_gain is not None
     # auto compared every rule (and the input-cosine threshold) on the held-out pairs
