@@ -57,7 +57,7 @@ from .relative.recipe import C_GRID, DEFAULT_RELATIVE_VALIDATION_FRACTION, TOL, 
 from ._fit_options import METHODS, WEIGHTINGS, FitOptions  # noqa: F401
 # each method's model checked as search is used, after its recipe
 from ._search_checks import (checked_cluster_search, checked_links_search, checked_mcd_search,
-                             checked_relative_search, search_unchecked)
+                             checked_relative_search, clusters_too_few, search_unchecked)
 
 __all__ = ["fit", "fit_parts", "FitOptions", "FitResult", "METHODS"]
 
@@ -137,7 +137,9 @@ def fit_mcd(o, texts, labels, pairs, settings, summary, documents=None):
     from .text.encoders import encode
 
     if pairs is None:
-        fitted = mcd_recipe.fit_mcd(o, texts, labels, pairs, settings, summary)
+        # too few clusters to check: the model is the strongest baseline, and the check's warning says
+        # so; mcd's own (not checked, no settings selected) would describe a model that is not kept
+        fitted = mcd_recipe.fit_mcd(o, texts, labels, pairs, settings, summary, quiet=clusters_too_few(o, labels))
         if o.baseline_holdout is None:
             return _result_of(fitted)
         vectorizer = fitted.parts["vectorizer"]
@@ -241,7 +243,9 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None, document
             return _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_seconds, documents)
     metric, y = film_with_supervision(o, X, labels, o.baseline_holdout, note)
     start = time.perf_counter()
-    with stage("FILM: learning the metric"):
+    with stage("FILM: learning the metric"), warnings.catch_warnings():
+        if clusters_too_few(o, labels):     # the model ends as the strongest baseline: the check says so
+            warnings.simplefilter("ignore")
         metric.fit(X, y)
     summary.update(input_weight=metric.input_weight_, baseline_gain=_report(metric.baseline_gain_))
     metric_seconds = time.perf_counter() - start

@@ -39,9 +39,12 @@ def mcd_settings(paper=False, given=None, flags=None):
     return {k: given.get(k, "auto") for k in ("n_basis", "shrinkage", "complement_weight")}
 
 
-def fit_mcd(o, texts, labels, pairs, settings, summary):
+def fit_mcd(o, texts, labels, pairs, settings, summary, quiet=False):
     """mcd: with no weighting given, each weighting of MCD_WEIGHTINGS gets its own guarded fit on
     the same held-out clusters, and the one whose model scores best there is kept.
+
+    ``quiet``: the kept fit's own warnings (too few clusters to select settings, not checked
+    against Euclid) are not shown: the caller replaces its model by a baseline and says why.
 
     Returns a :class:`learnsim._fit_common.Fitted` (:func:`learnsim.fitting.fit_mcd`: a
     FitResult); its details: chosen (the weighting), scores ({weighting: held-out score}, None
@@ -66,7 +69,7 @@ def fit_mcd(o, texts, labels, pairs, settings, summary):
     scores = {w: _held_out_score(m.baseline_gain_) for w, (_, m, _) in fits.items()}
     chosen = max(fits, key=lambda w: (scores[w] if scores[w] is not None else -1.0, -candidates.index(w)))
     vectorizer, metric, caught = fits[chosen]
-    for w in caught:
+    for w in [] if quiet else caught:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     summary.update(weighting=chosen, features=int(metric.n_features_in_),
                    lsi_components=getattr(vectorizer, "n_components_", None))
