@@ -116,12 +116,12 @@ def load(path):
     >>> import learnsim
     >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
     ...          "refund for a double charge", "app crashes on start", "crash after the update"]
-    >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])   # too few to check: warns
+    >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])   # too few to check: the strongest baseline, warns
     >>> path = os.path.join(tempfile.mkdtemp(), "model.npz")
     >>> _ = model.save(path)
     >>> loaded = learnsim.load(path)
     >>> loaded
-    Pipeline(method=MinimumClusterDistortion, scoring='learned distance')
+    Pipeline(method=baseline, scoring='BM25')
     >>> loaded.search("I was charged twice", texts, k=2) == model.search("I was charged twice", texts, k=2)
     True
     """

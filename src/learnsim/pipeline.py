@@ -825,14 +825,15 @@ class Pipeline:
 
         Examples
         --------
-        A model fitted on six texts in three topics (too few to check it against the baseline,
-        which the fit warns about) learns a distance; the words the document shares with the
-        query bring it closer than an empty document (negative contributions, listed first):
+        A model fitted on six texts in three topics learns a distance (too few to check it
+        against the strongest baseline, which the fit would end as: ``baseline_holdout=None``
+        keeps it unchecked); the words the document shares with the query bring it closer than
+        an empty document (negative contributions, listed first):
 
         >>> import learnsim
         >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
         ...          "refund for a double charge", "app crashes on start", "crash after the update"]
-        >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])
+        >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2], baseline_holdout=None)
         >>> e = model.explain("I forgot my password", "forgot my password", n_top=3)
         >>> e["measure"], e["higher_is_better"]
         ('distance', False)

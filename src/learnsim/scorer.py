@@ -143,14 +143,15 @@ class Scorer:
 
     Examples
     --------
-    The scorer of a model fitted on clusters (six texts, too few to check it against the
-    baseline, which the fit warns about) is its learned distance:
+    The scorer of a model fitted on clusters is its learned distance (six texts: too few to
+    check it against the strongest baseline, which the fit would end as; ``baseline_holdout=None``
+    keeps it unchecked):
 
     >>> import learnsim
     >>> from learnsim.scorer import Scorer
     >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
     ...          "refund for a double charge", "app crashes on start", "crash after the update"]
-    >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])
+    >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2], baseline_holdout=None)
     >>> scorer = Scorer(model.metric)
     >>> scorer.kind, scorer.column, scorer.higher_is_closer
     ('distance', 'distance', False)
@@ -707,10 +708,10 @@ def scorer_for(parts):
     >>> from learnsim.scorer import scorer_for
     >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
     ...          "refund for a double charge", "app crashes on start", "crash after the update"]
-    >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])    # too few to check: warns
+    >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])    # too few to check: the strongest baseline, warns
     >>> scorer = scorer_for(model.parts)
     >>> type(scorer).__name__, scorer.name, scorer.higher_is_closer
-    ('Scorer', 'learned distance', False)
+    ('Scorer', 'BM25', True)
     """
     from .text.encoders import is_encoder
 

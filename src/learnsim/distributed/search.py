@@ -194,8 +194,8 @@ class DistributedIndex:
 
     Examples
     --------
-    A model fitted on six texts (too few to check it against the baseline, which the fit warns
-    about), a collection of them in two partitions, indexed in a temporary directory and
+    A model fitted on six texts in three topics (too few to check a learned model, so the fit
+    ends as the strongest baseline, BM25 here, and warns), a collection of them in two partitions, indexed in a temporary directory and
     searched, all computed in this process (the synchronous scheduler):
 
     >>> import os, tempfile
@@ -213,9 +213,9 @@ class DistributedIndex:
     ...     index = DistributedIndex.build(path, model, bag, ids=ids)
     ...     hits = index.search("I forgot my password", k=2)
     >>> index
-    DistributedIndex('.../dindex', 6 documents in 2 partitions, MinimumClusterDistortion: learned distance)
+    DistributedIndex('.../dindex', 6 documents in 2 partitions, baseline: BM25)
     >>> len(index), index.column
-    (6, 'distance')
+    (6, 'score')
     >>> [(h["rank"], h["id"], h["text"]) for h in hits][0]
     (1, 'b', 'forgot my password')
 
@@ -231,7 +231,7 @@ class DistributedIndex:
     ...     reopened = DistributedIndex.open(path)
     ...     batch = reopened.search(["password", "refund"], k=1)
     >>> [found[0]["id"] for found in batch]
-    ['b', 'd']
+    ['a', 'd']
     """
 
     @classmethod

@@ -49,10 +49,10 @@ def open_index(path):
     >>> from learnsim.index import build, open_index
     >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
     ...          "refund for a double charge", "app crashes on start", "crash after the update"]
-    >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])   # too few to check: warns
+    >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])   # too few to check: the strongest baseline, warns
     >>> path = os.path.join(tempfile.mkdtemp(), "index")
     >>> build(path, model, texts).close()
     >>> open_index(path)
-    Index('.../index', 6 documents, MinimumClusterDistortion: learned distance)
+    Index('.../index', 6 documents, baseline: BM25)
     """
     return Index.open(path)

@@ -91,7 +91,7 @@ class ModelVersions:
         ...          "refund for a double charge", "app crashes on start", "crash after the update"]
         >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])   # too few to check: warns
         >>> index = Index.build(os.path.join(tempfile.mkdtemp(), "index"), model, texts)
-        >>> other = learnsim.fit(texts, clusters=[0, 0, 0, 1, 1, 1])
+        >>> other = learnsim.fit(texts, clusters=[0, 0, 0, 1, 1, 1], baseline_holdout=None)  # mcd: not the baseline
         >>> index.stage(other, source="refit"), index.stage(other), index.stage(model)
         (2, 2, 1)
         >>> [(v["version"], v["status"]) for v in index.versions()]
@@ -139,7 +139,7 @@ class ModelVersions:
         ...          "refund for a double charge", "app crashes on start", "crash after the update"]
         >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])   # too few to check: warns
         >>> index = Index.build(os.path.join(tempfile.mkdtemp(), "index"), model, texts)
-        >>> index.stage(learnsim.fit(texts, clusters=[0, 0, 0, 1, 1, 1]))
+        >>> index.stage(learnsim.fit(texts, clusters=[0, 0, 0, 1, 1, 1], baseline_holdout=None))  # mcd
         2
         >>> result = index.promote(comparison={"better": True, "reason": "more clicks"})
         >>> result["version"], result["previous"], index.model_version
@@ -172,7 +172,8 @@ class ModelVersions:
         ...          "refund for a double charge", "app crashes on start", "crash after the update"]
         >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])   # too few to check: warns
         >>> index = Index.build(os.path.join(tempfile.mkdtemp(), "index"), model, texts)
-        >>> index.promote(index.stage(learnsim.fit(texts, clusters=[0, 0, 0, 1, 1, 1])))["version"]
+        >>> other = learnsim.fit(texts, clusters=[0, 0, 0, 1, 1, 1], baseline_holdout=None)  # mcd: not the baseline
+        >>> index.promote(index.stage(other))["version"]
         2
         >>> index.rollback()["version"], index.model_version
         (1, 1)

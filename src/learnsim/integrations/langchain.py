@@ -28,7 +28,7 @@ Examples
 >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
 ...          "refund for a double charge", "app crashes on start", "crash after the update"]
 >>> topics = ["account", "account", "billing", "billing", "app", "app"]
->>> model = learnsim.fit(texts, clusters=topics)                # too few to check: warns
+>>> model = learnsim.fit(texts, clusters=topics)                # too few to check: the strongest baseline, warns
 >>> path = os.path.join(tempfile.mkdtemp(), "tickets")
 >>> Index.build(path, model, texts, ids=["t1", "t2", "t3", "t4", "t5", "t6"],
 ...             metadata=[{"topic": t} for t in topics]).close()
@@ -37,7 +37,7 @@ Examples
 [('t2', 'forgot my password', 'account')]
 >>> doc = retriever.invoke("I was charged twice", filter={"topic": "billing"}, k=2)[1]
 >>> doc.id, doc.metadata["rank"], doc.metadata["score_name"], doc.metadata["higher_is_better"]
-('t4', 2, 'distance', False)
+('t4', 2, 'score', True)
 >>> import asyncio
 >>> [d.id for d in asyncio.run(retriever.ainvoke("refund for a double charge"))]
 ['t4']

@@ -33,7 +33,7 @@ Examples
 >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
 ...          "refund for a double charge", "app crashes on start", "crash after the update"]
 >>> topics = ["account", "account", "billing", "billing", "app", "app"]
->>> model = learnsim.fit(texts, clusters=topics)                # too few to check: warns
+>>> model = learnsim.fit(texts, clusters=topics)                # too few to check: the strongest baseline, warns
 >>> path = os.path.join(tempfile.mkdtemp(), "tickets")
 >>> Index.build(path, model, texts, ids=["t1", "t2", "t3", "t4", "t5", "t6"],
 ...             metadata=[{"topic": t} for t in topics]).close()
@@ -41,8 +41,8 @@ Examples
 >>> found = retriever.retrieve("I was charged twice")
 >>> [(n.node.node_id, n.node.get_content(), n.node.metadata["topic"]) for n in found]
 [('t3', 'I was charged twice', 'billing'), ('t4', 'refund for a double charge', 'billing')]
->>> found[1].node.metadata["score_name"], found[1].score == -found[1].node.metadata["score"]
-('distance', True)
+>>> found[1].node.metadata["score_name"], found[1].score == found[1].node.metadata["score"]   # a distance's: negated
+('score', True)
 >>> import asyncio
 >>> [n.node.node_id for n in asyncio.run(retriever.aretrieve("refund for a double charge"))]
 ['t4', 't3']
