@@ -363,7 +363,7 @@ def test_a_fit_warns_at_the_caller_s_line(corpus, text_pairs):
     from learnsim.mcd import MinimumClusterDistortion
 
     texts = corpus["texts"]
-    calls = [lambda: learnsim.fit(texts[:6], clusters=[0, 0, 1, 1, 2, 2]),      # too few clusters: both warn
+    calls = [lambda: learnsim.fit(texts[:6], clusters=[0, 0, 1, 1, 2, 2]),      # too few clusters: the check warns
              lambda: learnsim.fit(pairs=text_pairs, max_iter=20),
              # an estimator's own fit, as before
              lambda: MinimumClusterDistortion().fit(np.eye(6) + 0.1, [0, 0, 1, 1, 2, 2])]
