@@ -94,3 +94,15 @@ def test_a_large_cluster_is_sampled_not_made_into_millions_of_pairs():
     again, _ = few_cluster_judgements(y, random_state=0)
     assert list(again) == list(queries)
     assert set(y[list(queries)].tolist()) == {0, 1, 2}
+
+
+def test_with_an_encoder_its_cosine_is_among_the_baselines_chosen_from():
+    from encoder_fakes import HashedWordEncoder
+
+    texts, labels = _corpus()
+    result, said = _fit(texts, labels, encoder=HashedWordEncoder())
+    gain = result.report["search_baseline_gain"]
+    assert gain["status"] == "baseline" and "judged_encoder" in gain["detail"]
+    assert result.report["model"] in ("bm25", "cosine", "encoder", "encoder+bm25")
+    assert result.pipeline.method == "baseline" or isinstance(result.pipeline.vectorizer, HashedWordEncoder)
+    assert len(said) == 1, [str(w.message) for w in said]
