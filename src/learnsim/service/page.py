@@ -101,15 +101,15 @@ def gather(index, *, q=None, k=PAGE_K, similar=None, duplicates=None, info=True,
     >>> from learnsim.service.page import gather
     >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
     ...          "refund for a double charge", "app crashes on start", "crash after the update"]
-    >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])   # too few to check: warns
+    >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])   # too few to check: the strongest baseline, warns
     >>> index = Index.build(os.path.join(tempfile.mkdtemp(), "index"), model, texts,
     ...                     ids=["a", "b", "c", "d", "e", "f"])
     >>> data = gather(index, q="I forgot my password", k=1)
     >>> data["kind"], data["scoring"], data["info"]["documents"]
-    ('distance', 'learned distance', 6)
+    ('term_weights', 'BM25', 6)
     >>> hit = data["hits"][0]
     >>> hit["id"], hit["text"], hit["marks"]      # the query's words in the hit, marked
-    ('b', 'forgot my password', [(0, 6), (7, 9), (10, 18)])
+    ('b', 'forgot my password', [(0, 6), (10, 18)])
     >>> index.close()
     """
     from ._loading import can_match
@@ -177,7 +177,7 @@ def explain_hits(index, data, hits):
     >>> from learnsim.service.page import explain_hits, gather
     >>> texts = ["how do I reset my password", "forgot my password", "I was charged twice",
     ...          "refund for a double charge", "app crashes on start", "crash after the update"]
-    >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])   # too few to check: warns
+    >>> model = learnsim.fit(texts, clusters=[0, 0, 1, 1, 2, 2])   # too few to check: the strongest baseline, warns
     >>> index = Index.build(os.path.join(tempfile.mkdtemp(), "index"), model, texts,
     ...                     ids=["a", "b", "c", "d", "e", "f"])
     >>> data = gather(index, q="I forgot my password", k=2, explain=False)
@@ -185,7 +185,7 @@ def explain_hits(index, data, hits):
     False
     >>> explain_hits(index, data, data["hits"][:1])      # the first hit only
     >>> data["hits"][0]["marks"], "explanation" in data["hits"][0], "marks" in data["hits"][1]
-    ([(0, 6), (7, 9), (10, 18)], True, False)
+    ([(0, 6), (10, 18)], True, False)
     >>> index.close()
     """
     p = index.pipeline
