@@ -308,15 +308,19 @@ def test_the_dimensions_note_is_printed_once(tmp_path):
 @pytest.mark.parametrize("method", [["--method", "mcd"], FILM_FAST])
 def test_too_few_clusters_for_the_search_check_say_so(tmp_path, method):
     """Two clusters cannot be held out as search queries: the search check was skipped without a
-    word in the report (the help says every model is checked as search is used)."""
+    word in the report (the help says every model is checked as search is used). Since stop 80
+    they end as the strongest baseline on the clustered items, as judgements too few to check do,
+    and the report says why."""
     path = tmp_path / "tiny.tsv"
     path.write_text("a\tthe match ended in a draw\na\ta goal in extra time won the match\n"
                     "b\tbake the bread in a hot oven\nb\tthe oven bakes flour and butter\n", encoding="utf-8")
     code, out, err = run_cli(["fit", "--input", path, "--model", tmp_path / "m.npz", *method])
     assert code == 0, err
-    assert "Search against the strongest baseline: not checked" in out and "2 cluster(s)" in out, out
+    assert "Search against the strongest baseline: not checked" in out and "2 clusters of two or more items" in out, out
+    assert "The model is " in out, out
     summary, _ = _fit(["--input", path, "--model", tmp_path / "m.npz", *method])
-    assert summary["search_baseline_gain"]["status"] == "unchecked"
+    assert summary["search_baseline_gain"]["status"] == "baseline"
+    assert summary["model"] in ("bm25", "cosine"), summary["model"]
 
 
 def test_pairs_of_two_identical_texts_with_a_corpus_count_each_text_once(tmp_path):
