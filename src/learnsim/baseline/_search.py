@@ -476,12 +476,13 @@ class PooledScores:
         # plain queries from documents the learner never saw (:mod:`._probe`), set by validate_search
         self.probe = None
         disc = 1.0 / np.log2(np.arange(2, k + 2))
-        self.views = {}
+        self.views, sizes = {}, {}
         for part in ("all", "cold", "warm"):
             view = split.view(part)
             gains = np.zeros(documents.shape)
             excluded = np.zeros(documents.shape, dtype=bool)
             ideal = np.full(documents.shape[0], np.nan)
+            sizes[part] = np.array([float(len(view[r][0])) for r in rows])
             for i, r in enumerate(rows):
                 rel, out = view[r]
                 if not rel:
@@ -495,7 +496,7 @@ class PooledScores:
             self.views[part] = (gains, excluded, ideal)
         self._disc = disc
         # the "apart" part: each relevant document no training pair names ranked among the
-        # documents no training pair names only (those it names: as in "all"). The check holds
+        # documents no training pair names only (those it names: as in "warm"). The check holds
         # documents out with their queries, so the documents the learner never saw are rich in
         # relevant ones as no new query finds them; a rule that ranks unseen documents first
         # gains from that alone. FILM fitted on pairs of random texts did (its held-out queries'
@@ -503,7 +504,7 @@ class PooledScores:
         # nDCG@10 0.227 against the tf.idf cosine's 0.054 on 3 seeds of 3; ranked apart, 0.232
         # against 0.241.
         self._strata = None
-        named = getattr(split, "named", None)
+        named = split.named
         if named is not None:
             is_named = np.zeros(int(max(documents.max(initial=0), np.max(named, initial=0))) + 1, dtype=bool)
             is_named[np.asarray(named, dtype=np.int64)] = True
@@ -513,9 +514,7 @@ class PooledScores:
             strata = []
             for part in ("cold", "warm"):
                 gains, excluded, ideal = self.views[part]
-                view = split.view(part)
-                counts = np.array([float(len(view[r][0])) for r in rows])
-                strata.append((gains, (excluded | seen) if part == "cold" else excluded, ideal, counts))
+                strata.append((gains, (excluded | seen) if part == "cold" else excluded, ideal, sizes[part]))
             self._strata = strata
 
     @property
