@@ -142,10 +142,16 @@ def _decide_pairs(args, vectorizer, matcher):
         _print_json(result)
         return 0
     print(f"{result['n_duplicates']} of {len(rows)} pairs are duplicates ({matcher.describe()}).\n")
-    table = [[r["line"], f"{r['probability']:.3f}", "duplicate" if r["duplicate"] else "different",
+    table = [[r["line"], _shown_probability(r["probability"], r["duplicate"]), "duplicate" if r["duplicate"] else "different",
               _snippet(r["text_a"], 40), _snippet(r["text_b"], 40)] for r in rows]
     print(_table(["line", "P(dup)", "decision", "text a", "text b"], table, align=">><<<", texts=(3, 4)))
     return 0
+
+
+def _shown_probability(p, duplicate):
+    """P(dup) to three decimals on the side of 0.5 of the decision: a pair just under the cut
+    (0.4997) printed as '0.500  different'."""
+    return "0.499" if not duplicate and p >= 0.4995 else f"{p:.3f}"
 
 
 def _score_pairs(args, pairs, score, matcher):
@@ -249,8 +255,6 @@ def _threshold_duplicates(matcher, X, texts, k):
     copy with probability 1 (DuplicateRule.copies, as --pairs and Pipeline.match give it; a
     copy got the threshold's probability, and copies of a text without a term of the model, a
     zero vector, or under an infinite threshold were left out), copies first."""
-    from ..matching._matchers import _sigmoid
-
     m = matcher.matcher
     found = {(i, j): s for i, j, s in near_duplicate_pairs(m, X, k)}
     copies = _copy_pairs(texts, k)
@@ -261,7 +265,8 @@ def _threshold_duplicates(matcher, X, texts, k):
     ranked = sorted(((i, j, s, (i, j) in is_copy) for (i, j), s in found.items()),
                     key=lambda t: (not t[3], -t[2], t[0], t[1]))
     scores = np.array([t[2] for t in ranked], dtype=np.float64)
-    proba = _sigmoid(m.slope_ * scores + m.intercept_) if ranked else scores
+    # the matcher's own probability: on the side of 0.5 of its decision (--pairs gives the same)
+    proba = m._proba_from_decision(scores) if ranked else scores
     proba[[t[3] for t in ranked]] = 1.0
     return [t[:3] for t in ranked], proba
 

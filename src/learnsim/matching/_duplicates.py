@@ -12,6 +12,28 @@ import numpy as np
 __all__ = ["DuplicateRule"]
 
 
+def _say_uncentred(matcher):
+    """Warn, once per matcher object, where a model file's threshold rule or pair classifier was
+    calibrated apart from its threshold (a free Platt fit, before the calibration was centred on
+    the threshold): its probabilities between the two points now stop at 0.5, on the side of the
+    decision (learnsim.matching._matchers._agreeing), which is said rather than done silently."""
+    if getattr(matcher, "_uncentred_said", False):
+        return
+    threshold, slope = float(matcher.threshold_), float(matcher.slope_)
+    intercept = float(getattr(matcher, "calibration_intercept_", getattr(matcher, "intercept_", 0.0)))
+    if not np.isfinite(threshold) or abs(slope * threshold + intercept) <= 1e-9 * max(1.0, abs(slope * threshold)):
+        return
+    from .._utils.callers import warn_outside
+
+    matcher._uncentred_said = True
+    half = f"{-intercept / slope:.4g}" if slope > 0 else "no score"
+    warn_outside(f"this model's duplicate rule was calibrated before its probability was centred on its threshold: "
+                 f"its probability crossed 0.5 at {half}, its decision at {threshold:.4g}, so pairs scored between the "
+                 "two got a probability on the other side of their decision; they now get 0.5 (duplicates) or just "
+                 "under it (the others), the decisions unchanged. Refit ('learnsim fit --method film --pairs FILE "
+                 "--model M.npz') for probabilities calibrated around the threshold", UserWarning)
+
+
 class DuplicateRule:
     """The duplicate rule of a model file behind one interface, whichever matcher it holds: a
     ThresholdMatcher (a threshold on a cosine), a PairwiseKNNMatcher (mutual nearest neighbours
@@ -72,6 +94,8 @@ class DuplicateRule:
         self.threshold_ = (None if self.graded else 1.0 if self.kind == "knn" else float(matcher.threshold_))
         self.input_weight_ = getattr(matcher, "input_weight_", None)
         self._texts = None
+        if self.kind in ("threshold", "classifier"):
+            _say_uncentred(matcher)
 
     def never_duplicate(self):
         """Why the rule calls no pair a duplicate, or None when it can. A threshold (or a pair

@@ -104,7 +104,8 @@ class Reranker:
         if not texts:
             return np.zeros(0)
         idx = np.column_stack([np.zeros(len(texts), dtype=np.int64), np.arange(1, len(texts) + 1)])
-        return self.model.predict_proba(idx, X=[query, *texts])[:, 1]
+        # the Platt scaling as it is: it ranks the hits (no threshold of the model's decides here)
+        return self.model._raw_probability(self.model.decision_function(idx, X=[query, *texts]))
 
     def rerank(self, query, texts):
         """(order, probabilities): the positions of ``texts`` (a query's first-stage hits, best

@@ -90,7 +90,8 @@ from .._utils.params import Checked, Interval, Options, validate_params
 from .._utils.validation import check_matrix, check_random_state, check_state_header, state_array, state_number
 from ..evaluation import best_threshold, pearson
 from ._pair_inputs import _check_part_fitted
-from ._matchers import (_check_pair_indices, _check_pair_labels, _fit_platt, _require_both_classes, _sigmoid,
+from ._matchers import (_agreeing, _check_pair_indices, _check_pair_labels, _fit_calibration, _fit_platt,
+                        _require_both_classes, _sigmoid,
                        _transformer_from_state, _transformer_state, pair_similarity)
 from ..supervision import Pairs
 from ..text import TextVectorizer, check_documents
@@ -920,8 +921,9 @@ class PairClassifierMatcher(_PairModel):
             model = self._logistic(self.C_).fit(self._design(D, S), labels)
         self.coef_ = model.coef_.ravel().astype(np.float64)
         self.intercept_ = float(model.intercept_[0])
-        self.threshold_, self.validation_accuracy_ = best_threshold(oof[best], labels)
-        self.slope_, self.calibration_intercept_ = _fit_platt(oof[best], labels)
+        # the calibration's 0.5 point is the threshold: predict_proba >= 0.5 where predict says 1
+        self.threshold_, self.validation_accuracy_, self.slope_, self.calibration_intercept_ = \
+            _fit_calibration(oof[best], labels)
         self._fitted_rep = rep
         return self
 
@@ -942,14 +944,17 @@ class PairClassifierMatcher(_PairModel):
 
     def _calibrate(self, decision, labels):
         """The threshold (accuracy-optimal) and the Platt scaling from decision values of
-        labelled pairs the model was not fitted on."""
+        labelled pairs the model was not fitted on. The re-ranker's (its only caller): its
+        probability ranks hits and decides nothing, so the Platt fit is free (its 0.5 point need
+        not be the threshold; :meth:`_raw_probability` reads it)."""
         labels = np.asarray(labels, dtype=bool)
         self.threshold_, self.validation_accuracy_ = best_threshold(decision, labels)
         self.slope_, self.calibration_intercept_ = _fit_platt(decision, labels)
         return self
 
     def predict_proba(self, pairs, X=None):
-        """Columns P(not duplicate), P(duplicate) (Platt scaling of the decision value)."""
+        """Columns P(not duplicate), P(duplicate) (Platt scaling of the decision value, centred on
+        ``threshold_``): P(duplicate) >= 0.5 exactly where :meth:`predict` gives 1."""
         p = self.probability_of(self.decision_function(pairs, X))
         return np.column_stack([1.0 - p, p])
 
@@ -960,6 +965,13 @@ class PairClassifierMatcher(_PairModel):
     def probability_of(self, decision):
         """P(duplicate) of decision values (:meth:`decision_function`) already computed: what
         :meth:`predict_proba` gives, without building the pairs' features again."""
+        decision = np.asarray(decision, dtype=np.float64)
+        return _agreeing(self._raw_probability(decision), decision >= self.threshold_)
+
+    def _raw_probability(self, decision):
+        """The Platt scaling of decision values as it is (the re-ranker's probability, which ranks
+        and decides nothing: no tie at 0.5 where a saved model's calibration and its threshold
+        disagree)."""
         return _sigmoid(self.slope_ * np.asarray(decision, dtype=np.float64) + self.calibration_intercept_)
 
     def pair_score(self, pairs, X=None):
