@@ -128,7 +128,32 @@ class MatchRule:
                                                      and not isinstance(v, bool) and -1 <= v <= 1
                                                      for k, v in pearsons.items()):
             raise ValueError("MatchRule state: pearsons must map rule names to numbers in [-1, 1]")
-        return cls(meta["matcher"], acc, n, gain, w, threshold, graded, pearsons)
+        rule = cls(meta["matcher"], acc, n, gain, w, threshold, graded, pearsons)
+        if rule.knn_chosen_by_auto:
+            from .._utils.callers import warn_outside
+
+            warn_outside(OLD_AUTO_KNN, UserWarning)
+        return rule
+
+    @property
+    def knn_chosen_by_auto(self):
+        """Whether the rule is the pairwise kNN rule chosen among several (``--matcher auto``), as
+        model files saved before :func:`choose_matcher` stopped choosing it hold: their
+        accuracies name a rule beside the kNN rule and the input-cosine baseline (named alone,
+        ``--matcher knn``, only those two are measured)."""
+        return self.matcher == "knn" and bool(set(self.accuracies) - {"cosine", "knn"})
+
+
+#: The warning on loading a model whose --matcher auto chose the kNN rule (before it was used only
+#: when named): its answers are kept (a rule swapped on load would answer differently, silently
+#: or not, and which rule auto chooses now is known only by refitting).
+OLD_AUTO_KNN = ("this model's duplicate rule is the pairwise kNN rule, which 'learnsim fit --matcher auto' chose "
+                "before it stopped choosing it: the rule decides a pair by the other texts given with it, so two "
+                "texts given alone (a pair decided by itself, 'learnsim match --index ... --text' with few "
+                "near documents) are always duplicates, with one probability for every pair it accepts. Its answers "
+                "are kept; refit ('learnsim fit --method film --pairs FILE --model M.npz', learnsim.fit(texts, "
+                "pairs=..., method='film')) for a rule that decides each pair by its two texts, or add "
+                "'--matcher knn' to keep the kNN rule knowingly")
 
 
 def _half_split(labels, random_state):
