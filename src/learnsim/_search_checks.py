@@ -30,7 +30,7 @@ from ._utils.progress import stage
 from .film.recipe import DEFAULT_PAIRS_VALIDATION_FRACTION
 from .mcd import recipe as mcd_recipe
 
-__all__ = ["search_unchecked", "checked_cluster_search", "clusters_too_few", "few_cluster_judgements",
+__all__ = ["search_unchecked", "baseline_model", "checked_cluster_search", "clusters_too_few", "few_cluster_judgements",
            "checked_mcd_search", "checked_links_search", "checked_relative_search"]
 
 # Clusters too few to hold two out and learn from two: the strongest baseline is chosen on at most
@@ -49,6 +49,18 @@ def search_unchecked(o, summary, fitted, reason):
         status="unchecked", reason=reason, baseline="the strongest of BM25, the tf.idf cosine"
         + (" and the encoder's cosine" if o.encoder is not None else "")))
     return fitted
+
+
+def baseline_model(o, check, texts, baselines):
+    """The model a fit ends as where its search check fell back (``check.fell_back``, or a fit too
+    small to check whose judged queries chose it): the strongest baseline, ``check.baseline`` (over
+    an encoder, mixed with BM25 at the check's own weight), its term counts fitted on ``texts`` and
+    read in the language the check's ``baselines`` read. One place, so that every method ends as
+    the same baseline model the check measured (:func:`learnsim._baseline_models.baseline_pipeline`)."""
+    from ._baseline_models import baseline_pipeline
+
+    return baseline_pipeline(check.baseline, list(texts), encoder=o.encoder, lexical_weight=check.mix_weight,
+                             analysis=o.analysis, language=baselines.lexical.language)
 
 
 def checked_cluster_search(o, texts, labels, X, learn, owner, summary, fitted):
@@ -87,11 +99,7 @@ def checked_cluster_search(o, texts, labels, X, learn, owner, summary, fitted):
                    strongest_baseline=check.baseline, baseline_scores=check.scores,
                    model="learned" if not check.fell_back else check.baseline)
     if check.fell_back:
-        from ._baseline_models import baseline_pipeline
-
-        model = baseline_pipeline(check.baseline, list(texts), encoder=o.encoder, lexical_weight=check.mix_weight,
-                                  analysis=o.analysis, language=baselines.lexical.language)
-        fitted.parts = dict(model.parts)
+        fitted.parts = dict(baseline_model(o, check, texts, baselines).parts)
     return fitted
 
 
@@ -147,7 +155,6 @@ def _few_clusters_baseline(o, texts, y, X, owner, summary, fitted):
     mates (:func:`few_cluster_judgements`; :func:`learnsim.baseline.baseline_of_judgements`, as
     judgements too few to check end): kept unchecked, mcd on 60 Chinese notes in 3 topics searched
     a weather question to three food notes, nDCG@10 0.600 against BM25's 0.752."""
-    from ._baseline_models import baseline_pipeline
     from .baseline import baseline_of_judgements, lexical_language
 
     n = int(np.count_nonzero(np.unique(y[y >= 0], return_counts=True)[1] > 1))
@@ -165,9 +172,7 @@ def _few_clusters_baseline(o, texts, y, X, owner, summary, fitted):
     fitted.metric_seconds += time.perf_counter() - start
     summary.update(search_baseline_gain=_report(check.report), strongest_baseline=check.baseline,
                    baseline_scores=check.scores, model=check.baseline)
-    model = baseline_pipeline(check.baseline, list(texts), encoder=o.encoder, lexical_weight=check.mix_weight,
-                              analysis=o.analysis, language=baselines.lexical.language)
-    fitted.parts = dict(model.parts)
+    fitted.parts = dict(baseline_model(o, check, texts, baselines).parts)
     return fitted
 
 
@@ -205,11 +210,7 @@ def checked_mcd_search(o, texts, pairs, settings, summary, fitted, documents=Non
                    baseline_scores=check.scores,
                    model="learned" if not check.fell_back else check.baseline)
     if check.fell_back:
-        from ._baseline_models import baseline_pipeline
-
-        model = baseline_pipeline(check.baseline, [texts[i] for i in baselines.documents], analysis=o.analysis,
-                                  language=baselines.lexical.language)
-        fitted.parts = dict(model.parts)
+        fitted.parts = dict(baseline_model(o, check, [texts[i] for i in baselines.documents], baselines).parts)
     return fitted
 
 
@@ -260,10 +261,7 @@ def checked_links_search(o, texts, held_out, owner, summary, fitted):
     # (a LinkLearn that fell back scores as the tf.idf cosine, a LearnedBM25 at BM25's parameters as BM25)
     already = {"tf.idf cosine": "cosine", "BM25": "bm25"}.get(model.scoring)
     if check.fell_back and check.baseline != already:
-        from ._baseline_models import baseline_pipeline
-
-        fitted.parts = dict(baseline_pipeline(check.baseline, list(texts), analysis=o.analysis,
-                                              language=baselines.lexical.language).parts)
+        fitted.parts = dict(baseline_model(o, check, texts, baselines).parts)
     return fitted
 
 
@@ -349,11 +347,8 @@ def checked_relative_search(o, texts, T, held_out, summary, fitted):
     if triplets is not None:
         summary["triplet_baseline_gain"] = _report(triplets)
     if not keep:
-        from ._baseline_models import baseline_pipeline
-
         summary["model"] = check.baseline
-        fitted.parts = dict(baseline_pipeline(check.baseline, doc_texts, analysis=o.analysis,
-                                              language=baselines.lexical.language).parts)
+        fitted.parts = dict(baseline_model(o, check, doc_texts, baselines).parts)
     return fitted
 
 

@@ -56,7 +56,7 @@ from .relative.recipe import C_GRID, DEFAULT_RELATIVE_VALIDATION_FRACTION, TOL, 
 # the options (FitOptions and the names the fit's checks read stay importable from here)
 from ._fit_options import METHODS, WEIGHTINGS, FitOptions  # noqa: F401
 # each method's model checked as search is used, after its recipe
-from ._search_checks import (checked_cluster_search, checked_links_search, checked_mcd_search,
+from ._search_checks import (baseline_model, checked_cluster_search, checked_links_search, checked_mcd_search,
                              checked_relative_search, clusters_too_few, search_unchecked)
 
 __all__ = ["fit", "fit_parts", "FitOptions", "FitResult", "METHODS"]
@@ -386,11 +386,7 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
     lexical = baselines.lexical.vectorizer
     parts = {"vectorizer": vectorizer, "metric": metric}
     if check is not None and check.fell_back and not labelled:
-        from ._baseline_models import baseline_pipeline
-
-        model = baseline_pipeline(check.baseline, [texts[i] for i in baselines.documents], encoder=o.encoder,
-                                  lexical_weight=check.mix_weight, analysis=o.analysis,
-                                  language=baselines.lexical.language)
+        model = baseline_model(o, check, [texts[i] for i in baselines.documents], baselines)
         parts = dict(model.parts)
         summary.update(model=check.baseline, search_rule=model.scoring)
         metric_seconds = time.perf_counter() - start

@@ -137,11 +137,9 @@ def fit_adapter(o, texts, pairs, summary, documents=None, note=_quiet):
                        strongest_baseline=check.baseline, baseline_scores=check.scores)
     counts = state.get("counts")
     if check is not None and check.fell_back:
-        from .._baseline_models import baseline_pipeline
+        from .._search_checks import baseline_model
 
-        model = baseline_pipeline(check.baseline, [texts[i] for i in baselines.documents], encoder=o.encoder,
-                                  lexical_weight=check.mix_weight, analysis=o.analysis,
-                                  language=baselines.lexical.language)
+        model = baseline_model(o, check, [texts[i] for i in baselines.documents], baselines)
         summary.update(model=check.baseline, search_rule=model.scoring, baseline_gain=_report(report),
                        triplets=counts["triplets"] if counts else None)
         return Fitted(summary, dict(model.parts), vec_seconds, time.perf_counter() - start, check=check)
