@@ -48,7 +48,7 @@ from .film.recipe import (DEFAULT_FILM_DIMENSIONS, DEFAULT_PAIRS_VALIDATION_FRAC
                           film_with_supervision, lexical_part)
 from .linklearn import recipe as linklearn_recipe
 from .linklearn.recipe import (DEFAULT_LINKLEARN_RATE, DEFAULT_LINKLEARN_VALIDATION_FRACTION,  # noqa: F401
-                               LINKLEARN_VARIANTS, linklearn_stemming)
+                               LINKLEARN_VARIANTS, check_variant, linklearn_stemming)
 from .mcd import recipe as mcd_recipe
 from .mcd.recipe import MCD_WEIGHTINGS, mcd_settings  # noqa: F401
 from .relative import recipe as relative_recipe
@@ -170,12 +170,16 @@ def fit_adapter(o, texts, pairs, summary, documents=None, note=_quiet):
     return _result_of(adapter_recipe.fit_adapter(o, texts, pairs, summary, documents=documents, note=note))
 
 
-def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
+def fit_linklearn(o, texts, links, variant, summary, note=_quiet, flags=None):
     """LinkLearn (``variant`` "paper") or LearnedBM25 ("bm25") from the ``links`` among ``texts``
-    (:func:`learnsim.linklearn.recipe.fit_linklearn`).
+    (:func:`learnsim.linklearn.recipe.fit_linklearn`); ``variant`` None: ``o.variant``'s, else
+    "paper". The variant and the options that apply to one variant only are checked here
+    (:func:`learnsim.linklearn.recipe.check_variant`), for fit() and ``learnsim fit`` alike;
+    ``flags``: how an error names the options (the command line's flags).
 
     Returns a :class:`FitResult`; its details: settings (LinkLearn's or LearnedBM25's).
     """
+    variant = check_variant(o, variant, flags)
     _check_chinese_reading(o.analyzer, texts)      # a Japanese analyser given Chinese texts
     fitted = linklearn_recipe.fit_linklearn(o, texts, links, variant, summary, note=note)
     held_out = fitted.details.pop("held_out", None)
@@ -948,10 +952,7 @@ def _fit(texts, clusters, pairs, triplets, links, queries, qrels, method, random
         edges = edges[edges[:, 0] != edges[:, 1]]      # a text linking to itself says nothing
         if not len(edges):
             raise ValueError("links: no link between two different texts; LinkLearn learns from links")
-        if o.variant == "bm25" and o.learning_rate is not None:
-            raise ValueError("learning_rate applies to variant 'paper' (LinkLearn's SGD) only; the bm25 variant "
-                             "searches its five parameters directly")
-        return fit_linklearn(o, texts, Links.from_edges(edges, len(texts)), o.variant or "paper", summary)
+        return fit_linklearn(o, texts, Links.from_edges(edges, len(texts)), o.variant, summary)
     labels = pair_set = None
     if kind == "clusters":
         labels, n_single = _cluster_codes(supervision, len(texts))

@@ -26,14 +26,18 @@ from pathlib import Path
 import numpy as np
 
 from ..io import DocumentFormatError
-from ..linklearn.recipe import LINKLEARN_VARIANTS as VARIANTS
+from ..linklearn.recipe import DEFAULT_LINKLEARN_VARIANT
 from ._common import _save_model, check_input_file, UsageError, _note, _print_json, note_unused_fields, read_documents
 from ._fit_text import fit_options, fitted_model
 
 # The fit itself (learning rate 0.03 and a held-out quarter of the documents when not given) is
-# learnsim.linklearn.recipe.fit_linklearn's. ``--variant``: "paper" (eq. 5, in-domain) or "bm25"
-# (LearnedBM25, transferable); see above.
-DEFAULT_VARIANT = "paper"
+# learnsim.linklearn.recipe.fit_linklearn's. ``--variant``: "paper" (eq. 5, in-domain; the default)
+# or "bm25" (LearnedBM25, transferable); see above. Which options apply to which variant is the
+# recipe's (check_variant, through learnsim.fitting.fit_linklearn): its ValueError, naming these
+# flags, is the command's one-line error (exit 2). DEFAULT_VARIANT: the recipe's, by the name the
+# command reads it.
+DEFAULT_VARIANT = DEFAULT_LINKLEARN_VARIANT
+_FLAGS = {"learning_rate": "--learning-rate", "variant": "--variant"}
 
 
 def read_links(path, ids, encoding_errors="replace"):
@@ -83,31 +87,24 @@ def unique_ids(path, docs, what="--method linklearn needs"):
         seen[doc_id] = i
 
 
-def _variant(args):
-    variant = getattr(args, "variant", None) or DEFAULT_VARIANT
-    if variant not in VARIANTS:
-        raise UsageError(f"--variant must be one of {', '.join(VARIANTS)}; got {variant!r}")
-    if variant == "bm25" and args.learning_rate is not None:
-        raise UsageError("--learning-rate applies to --variant paper (LinkLearn's SGD) only; the bm25 variant "
-                         "searches its five parameters directly")
-    return variant
-
-
 def fit_linklearn(args, model_path, summary):
     """--method linklearn: the --input documents and the --links among them, fitted by
     learnsim.linklearn.recipe.fit_linklearn (term counts, a held-out share for early stopping (paper) or
     for the validation AvgP (bm25)); the learned weighting is saved with its vectoriser."""
     from ..fitting import fit_linklearn as _fit
+    from ..linklearn.recipe import check_variant
 
-    variant = _variant(args)
+    options = fit_options(args)
+    # checked before the files are read (fit_linklearn meets the same declaration again)
+    variant = check_variant(options, getattr(args, "variant", None) or DEFAULT_VARIANT, _FLAGS)
     check_input_file(args.links, "--links")
 
     docs = read_documents(args.input, encoding_errors=args.encoding_errors, quoting=args.quoting)
     note_unused_fields(docs, args.input, uses_metadata=False)
     unique_ids(args.input, docs)
     links = read_links(Path(args.links), docs.ids, args.encoding_errors)
-    result = _fit(fit_options(args), docs.texts, links, variant, summary,
-                  note=lambda message, info=False: _note(message))
+    result = _fit(options, docs.texts, links, variant, summary, note=lambda message, info=False: _note(message),
+                  flags=_FLAGS)
     from ..baseline import BaselineGain
 
     settings = result.details.settings

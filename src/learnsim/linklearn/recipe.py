@@ -12,17 +12,53 @@ import time
 
 import numpy as np
 
-from .._fit_common import Fitted, quiet as _quiet, reading, report_dict as _report
+from .._fit_common import Fitted, option_name, quiet as _quiet, reading, report_dict as _report
 from .._utils.progress import stage
 
 __all__ = ["DEFAULT_LINKLEARN_RATE", "DEFAULT_LINKLEARN_VALIDATION_FRACTION", "LINKLEARN_VARIANTS",
-           "linklearn_stemming", "fit_linklearn"]
+           "DEFAULT_LINKLEARN_VARIANT", "VARIANT_ONLY_OPTIONS", "check_variant", "linklearn_stemming", "fit_linklearn"]
 
 # LinkLearn's settings when not given: the learning rate chosen on Wikispeedia's validation third
 # (docs/reproductions/linklearn.md) and the share of documents held out for early stopping.
 DEFAULT_LINKLEARN_RATE = 0.03
 DEFAULT_LINKLEARN_VALIDATION_FRACTION = 0.25
 LINKLEARN_VARIANTS = ("paper", "bm25")
+#: The variant fitted when none is named: paper 002's eq. (5), the in-domain model.
+DEFAULT_LINKLEARN_VARIANT = "paper"
+#: The options that apply to one variant only, declared once as scikit-learn declares its
+#: parameter constraints: {option: (the variant it applies to, what it sets there, why the other
+#: does without)}. fit() and ``learnsim fit`` (which builds its FitOptions from its flags) both
+#: meet them in :func:`check_variant`.
+VARIANT_ONLY_OPTIONS = {
+    "learning_rate": ("paper", "LinkLearn's SGD", "the bm25 variant searches its five parameters directly"),
+}
+
+
+def check_variant(o, variant=None, flags=None):
+    """The variant of a linklearn fit (``variant``, else ``o.variant``, else
+    DEFAULT_LINKLEARN_VARIANT), checked: one of LINKLEARN_VARIANTS, and none of the options of ``o``
+    that apply to another variant only (VARIANT_ONLY_OPTIONS) given. A ValueError names the option
+    as the caller does (``flags``: ``{option: flag}`` of the command line).
+
+    Examples
+    --------
+    >>> from learnsim.fitting import FitOptions
+    >>> check_variant(FitOptions())
+    'paper'
+    >>> check_variant(FitOptions(variant="bm25", learning_rate=0.1))
+    Traceback (most recent call last):
+    ...
+    ValueError: learning_rate applies to variant 'paper' (LinkLearn's SGD) only; the bm25 variant searches ...
+    """
+    variant = variant or o.variant or DEFAULT_LINKLEARN_VARIANT
+    if variant not in LINKLEARN_VARIANTS:
+        raise ValueError(f"{option_name(flags, 'variant')} must be one of {', '.join(LINKLEARN_VARIANTS)}; got "
+                         f"{variant!r}")
+    for name, (owner, what, why) in VARIANT_ONLY_OPTIONS.items():
+        if variant != owner and getattr(o, name) is not None:
+            named = f"{flags['variant']} {owner}" if flags and "variant" in flags else f"variant {owner!r}"
+            raise ValueError(f"{option_name(flags, name)} applies to {named} ({what}) only; {why}")
+    return variant
 
 
 def linklearn_stemming(stem, note=_quiet):
