@@ -34,3 +34,21 @@ def test_learning_rate_with_the_bm25_variant_is_refused_in_options_built_as_the_
                       flags=flags)
     with pytest.raises(ValueError, match="--variant must be one of paper, bm25; got 'bm26'"):
         fit_linklearn(FitOptions(variant="bm26"), texts, _links(len(texts)), "bm26", {}, flags=flags)
+
+
+@pytest.mark.parametrize("method", ["mcd", "film", "linklearn", "relative", "adapter"])
+def test_fit_s_defaults_are_fit_options_defaults(method):
+    # one definition each: fit() with no option gives the FitOptions the command line starts from
+    from learnsim.baseline import DEFAULT_HOLDOUT
+    from learnsim.fitting import FitOptions
+
+    assert FitOptions.from_keywords(method, {}, 3) == FitOptions(random_state=3)
+    assert FitOptions().baseline_holdout == DEFAULT_HOLDOUT
+
+
+def test_the_pairs_validation_fraction_has_one_default():
+    from learnsim.film.recipe import DEFAULT_PAIRS_VALIDATION_FRACTION
+    from learnsim.fitting import FitOptions
+
+    assert FitOptions().pairs_validation_fraction == DEFAULT_PAIRS_VALIDATION_FRACTION
+    assert FitOptions(validation_fraction=0.3).pairs_validation_fraction == 0.3

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from ._fit_common import MATCHER_CHOICES
 from ._fit_common import check_choice as _check_choice, check_float as _check_float, check_int as _check_int
 from ._fit_common import check_stem_language as _check_stem_language
+from .baseline import DEFAULT_HOLDOUT
 from .linklearn.recipe import LINKLEARN_VARIANTS
 
 __all__ = ["FitOptions", "METHODS", "WEIGHTINGS", "check_options"]
@@ -66,7 +67,7 @@ class FitOptions:
     max_iter: int | None = None
     learning_rate: float | None = None
     validation_fraction: float | None = None
-    baseline_holdout: float | None = 0.2
+    baseline_holdout: float | None = DEFAULT_HOLDOUT
     #: relative: what the weights are shrunk towards, "zero" (the paper's) or "one" (W = 1)
     prior: str | None = None
     #: relative: True scores by the weighted cosine (unit rows of the learned map), not eq. (2)'s distance
@@ -100,6 +101,16 @@ class FitOptions:
         return {"analyzer": self.analyzer, "cjk_unigrams": bool(self.cjk_unigrams),
                 "unicode_words": bool(self.unicode_words)}
 
+    @property
+    def pairs_validation_fraction(self):
+        """The share held out to choose the search rules of a fit on pairs or judgements (film,
+        mcd, adapter) and FILM's graded rules: ``validation_fraction``, else
+        :data:`learnsim.film.recipe.DEFAULT_PAIRS_VALIDATION_FRACTION` (one default for every fit
+        that reads it)."""
+        from .film.recipe import DEFAULT_PAIRS_VALIDATION_FRACTION
+
+        return self.validation_fraction or DEFAULT_PAIRS_VALIDATION_FRACTION
+
     @classmethod
     def from_keywords(cls, method, options, random_state=0):
         """The options of :func:`learnsim.fitting.fit`'s ``**options`` for ``method``, checked
@@ -109,7 +120,6 @@ class FitOptions:
 
 def check_options(method, options, seed):
     """The keyword options of :func:`learnsim.fitting.fit`, checked, as a :class:`FitOptions`."""
-    from .baseline import DEFAULT_HOLDOUT
     from .text import check_language, resolve_analysis
 
     options = dict(options)
@@ -128,23 +138,23 @@ def check_options(method, options, seed):
         raise ValueError(f"{' and '.join(foreign)} apply to method {' / '.join(owners)} only, not to method "
                          f"{method!r}")
     get = options.get
-    o = FitOptions(random_state=seed, baseline_holdout=DEFAULT_HOLDOUT)
+    o = FitOptions(random_state=seed)      # the defaults: a keyword not given keeps its field's
     if get("weighting") is not None:
         o.weighting = _check_choice(get("weighting"), "weighting", WEIGHTINGS)
-    o.norm = _check_choice(get("norm", "l2"), "norm", ("l2", None))
+    o.norm = _check_choice(get("norm", o.norm), "norm", ("l2", None))
     o.stop_words = get("stop_words") if get("stop_words") in (None, "auto") else check_language(get("stop_words"), "stop_words")
     o.stem = _check_choice(get("stem"), "stem", (None, True, False))
-    analysis = resolve_analysis(get("language"), get("analyzer"), _check_choice(get("cjk_unigrams", False),
-                                                                              "cjk_unigrams", (True, False)))
+    analysis = resolve_analysis(get("language"), get("analyzer"),
+                                _check_choice(get("cjk_unigrams", o.cjk_unigrams), "cjk_unigrams", (True, False)))
     o.analyzer, o.cjk_unigrams = analysis["analyzer"], analysis["cjk_unigrams"]
     o.language = get("language")
     _check_stem_language(o.language, o.stem, o.stop_words)     # a code of no stemmer: English's Porter stems, said nowhere
-    o.unicode_words = _check_choice(get("unicode_words", True), "unicode_words", (True, False))
+    o.unicode_words = _check_choice(get("unicode_words", o.unicode_words), "unicode_words", (True, False))
     if get("lsi") is not None:
         lsi = get("lsi")
         o.lsi = (_check_int(lsi, "lsi", 1) if isinstance(lsi, numbers.Integral) and not isinstance(lsi, bool)
                  else _check_float(lsi, "lsi (a fraction of the vocabulary)", 0.0, 1.0))
-    o.paper = _check_choice(get("paper", False), "paper", (True, False))
+    o.paper = _check_choice(get("paper", o.paper), "paper", (True, False))
     # the mcd settings given (n_basis None: the whole feature space); the others are "auto"
     if "n_basis" in options:
         n_basis = get("n_basis")
@@ -176,8 +186,9 @@ def check_options(method, options, seed):
     if "rerank" in options:
         o.rerank = _check_choice(get("rerank"), "rerank", (True, False))
     if get("encoder") is not None:
+        # norm at its default configures nothing the encoder replaces
         clash = [name for name in _TERM_VECTOR_OPTIONS if get(name) is not None and name in options
-                 and not (name == "norm" and get(name) == "l2")]
+                 and not (name == "norm" and get(name) == FitOptions.norm)]
         if clash:
             raise ValueError(f"{' and '.join(clash)} configure the term vectors, which encoder= replaces: drop "
                              f"{' and '.join(clash)} or encoder=")

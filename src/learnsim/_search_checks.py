@@ -27,7 +27,6 @@ import numpy as np
 
 from ._fit_common import pair_grades, report_dict as _report
 from ._utils.progress import stage
-from .film.recipe import DEFAULT_PAIRS_VALIDATION_FRACTION
 from .mcd import recipe as mcd_recipe
 
 __all__ = ["search_unchecked", "baseline_model", "checked_cluster_search", "clusters_too_few", "few_cluster_judgements",
@@ -193,7 +192,7 @@ def checked_mcd_search(o, texts, pairs, settings, summary, fitted, documents=Non
     start = time.perf_counter()
     with stage("mcd: checking search on held-out queries and documents against the strongest baseline"):
         checked = validate_search(texts, P, grades, learn, owner="learnsim fit --method mcd",
-                                  documents=documents, fraction=o.validation_fraction or DEFAULT_PAIRS_VALIDATION_FRACTION,
+                                  documents=documents, fraction=o.pairs_validation_fraction,
                                   random_state=o.random_state, stacklevel=3, analysis=o.analysis,
                                   language=lexical_language(o.language))
     fitted.metric_seconds += time.perf_counter() - start

@@ -338,7 +338,7 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
                 search_probe(metric, to_vectors, X, baselines.documents, dense))
 
     owner = "learnsim fit --method film"
-    fraction = o.validation_fraction or DEFAULT_PAIRS_VALIDATION_FRACTION
+    fraction = o.pairs_validation_fraction
     compare = o.baseline_holdout is not None
     with stage("FILM: choosing search on held-out queries and documents"
                + (" and checking it against the strongest baseline" if compare else "")):
@@ -627,7 +627,7 @@ def fit_graded(o, texts, pairs, summary, note=_quiet, flags=None):
                          "itself against the input cosine; give at least 10")
     weighting = o.weighting or "tfidf"
     vectorizer, X, vec_seconds = vectorize(o, texts, weighting, summary)
-    fraction = o.validation_fraction or DEFAULT_PAIRS_VALIDATION_FRACTION
+    fraction = o.pairs_validation_fraction
     train, held = _graded_split(pairs, fraction, o.random_state)
     for name, part in (("training", train), ("held-out", held)):
         if np.ptp(np.asarray(part.scores)) == 0:

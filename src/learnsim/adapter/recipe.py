@@ -100,13 +100,11 @@ def fit_adapter(o, texts, pairs, summary, documents=None, note=_quiet):
         return bases, _rules()[0], new_texts
 
     owner = "learnsim fit --method adapter"
-    from ..film.recipe import DEFAULT_PAIRS_VALIDATION_FRACTION
-
     compare = o.baseline_holdout is not None
     with stage("adapter: choosing search on held-out queries and documents"
                + (" and checking it against the strongest baseline" if compare else "")):
         checked = validate_search(texts, P, grades, learn, owner=owner, documents=documents, encoder_vectors=X,
-                                  fraction=o.validation_fraction or DEFAULT_PAIRS_VALIDATION_FRACTION,
+                                  fraction=o.pairs_validation_fraction,
                                   random_state=o.random_state, stacklevel=3, compare=compare, analysis=o.analysis,
                                   language=lexical_language(o.language))
     check = None
