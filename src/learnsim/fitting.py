@@ -244,7 +244,7 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None, document
         with warnings.catch_warnings():
             # said once above: the steps that meet the same pairs again (the rules, the re-ranker) do not repeat it
             warnings.filterwarnings("ignore", message=r".*chains of (similar|duplicate) pairs.*")
-            return _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_seconds, documents)
+            return _fit_film_pairs(o, texts, pairs, summary, note, vectorizer, X, vec_seconds, documents)
     metric, y = film_with_supervision(o, X, labels, o.baseline_holdout, note)
     start = time.perf_counter()
     with stage("FILM: learning the metric"), warnings.catch_warnings():
@@ -284,7 +284,7 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None, document
                                              fitted))
 
 
-def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_seconds, documents=None):
+def _fit_film_pairs(o, texts, pairs, summary, note, vectorizer, X, vec_seconds, documents=None):
     """FILM from pairs, checked for search the way use comes (issue 42).
 
     1. The pairs are held out by query and by document, or by whole components
@@ -300,9 +300,12 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
        (:func:`learnsim.baseline.check_search`). Otherwise search is that baseline.
     3. With labelled non-relevant pairs (duplicate detection), the duplicate rule is chosen on the
        held-out pairs (:func:`learnsim.matching.choose_matcher`) with the FILM of step 1, and
-       search's re-ranker is tried where search has no BM25 part. Without them (relevance
-       judgements), FILM is fitted again on all the pairs; a fit that falls back *is* the
-       baseline's model (:func:`learnsim._baseline_models.baseline_pipeline`).
+       search's re-ranker is tried over the search rule of step 2, BM25 mixed in or not: its
+       first stage is that rule as the saved model searches (:class:`_FirstStageNeighbours`),
+       and it is kept only where held-out duplicate queries show a gain
+       (:func:`_validated_rerank`). Without them (relevance judgements), FILM is fitted again on
+       all the pairs; a fit that falls back *is* the baseline's model
+       (:func:`learnsim._search_checks.baseline_model`).
 
     ``o.baseline_holdout`` None: no check, FILM on every pair, search by FILM's cosine alone.
     """
@@ -398,7 +401,7 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
                        search=None, check=check)
     if w is None:
         # a duplicate rule is kept: search is the baseline, said in the model's own terms
-        w, lam = _baseline_as_rule(check, dense)
+        w, lam = _baseline_as_rule(check)
     search = SearchRule(input_weight=float(w), n_queries=0 if check is None else check.report.n_units,
                         baseline_gain=report, lexical_weight=float(lam) if lam else None,
                         lexical_kind="bm25")
@@ -408,7 +411,7 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
                    search_input_weight=float(w), search_bm25_weight=float(lam))
     held = matcher = rule = None
     if labelled:
-        matcher, rule, held = _film_duplicate_rule(o, metric, X, texts, vectorizer, pairs, split, labels, summary)
+        matcher, rule, held = _film_duplicate_rule(o, metric, X, texts, vectorizer, pairs, split, summary)
         parts.update(matcher=matcher, match_rule=rule)
         if o.rerank:
             with stage("FILM: training search's re-ranker and checking it on held-out duplicates"):
@@ -417,7 +420,7 @@ def _fit_film_pairs(o, texts, pairs, summary, note, flags, vectorizer, X, vec_se
                 known = _FirstStageNeighbours(dict(parts, search=search), texts)
                 reranker = _validated_rerank(metric, X, texts, vectorizer, matcher, search, train, held, pairs,
                                              o.random_state, o.baseline_holdout is not None, summary, known,
-                                             encoder=o.encoder, lexical=None, film=film)
+                                             encoder=o.encoder, film=film)
             if reranker is not None:
                 parts["rerank"] = reranker
     parts["search"] = search
@@ -498,7 +501,7 @@ class _FirstStageNeighbours:
         return out[:, columns]
 
 
-def _baseline_as_rule(check, dense):
+def _baseline_as_rule(check):
     """(w, lambda) of the search rule that is the strongest baseline, for a model that keeps FILM
     for its duplicate rule: BM25 alone, the input cosine, or (over an encoder) its mix with BM25.
     The tf.idf cosine over term vectors is FILM's input cosine (the model's own tf.idf)."""
@@ -535,7 +538,7 @@ def _pairs_subset(pairs, mask):
     return Pairs(np.asarray(pairs.indices)[mask], labels=np.asarray(pairs.labels, dtype=bool)[mask])
 
 
-def _film_duplicate_rule(o, metric, X, texts, vectorizer, pairs, split, labels, summary):
+def _film_duplicate_rule(o, metric, X, texts, vectorizer, pairs, split, summary):
     """The duplicate rule chosen on the held-out pairs of the split (whole components)."""
     from .matching import MATCHERS, choose_matcher
 
@@ -561,14 +564,14 @@ def _film_duplicate_rule(o, metric, X, texts, vectorizer, pairs, split, labels, 
 
 
 def _validated_rerank(metric, X, texts, vectorizer, matcher, search, train, held, all_pairs, seed, check_baseline,
-                      summary, neighbours=None, encoder=None, lexical=None, film=True):
+                      summary, neighbours, encoder=None, film=True):
     """Search's learned second stage (:func:`learnsim.matching.select_reranker`), trained on the
     training pairs with the validated search rule as its first stage, kept where held-out
     duplicate queries show a gain; None otherwise. ``neighbours``: each text's nearest texts
-    under that first stage, when they are known already (the input cosine's, from the triplets).
-    With an ``encoder`` (the vectoriser), the re-ranker keeps its own lexical features and adds
-    the encoder's cosine and, with ``film``, FILM's over its vectors; ``lexical``: the texts'
-    tf.idf where the first stage mixes it in."""
+    under that first stage as the saved model searches, BM25 part included
+    (:class:`_FirstStageNeighbours`, which answers every row the re-ranker reads). With an
+    ``encoder`` (the vectoriser), the re-ranker keeps its own lexical features and adds the
+    encoder's cosine and, with ``film``, FILM's over its vectors."""
     from .matching import PairClassifierMatcher, select_reranker
     from .matching.pair_classifier import DEFAULT_FEATURES
     from .scorer import Scorer
@@ -580,12 +583,13 @@ def _validated_rerank(metric, X, texts, vectorizer, matcher, search, train, held
     if encoder is not None:
         params = {"encoder": encoder, "embedding": metric if film else None,
                   "features": DEFAULT_FEATURES + (("embedding_cosine",) if film else ()) + ("encoder_cosine",)}
-    # prepared on X only if its neighbour lists are not known already (select_reranker)
+    # select_reranker prepares the scorer on X only for rows whose neighbour lists are not known;
+    # ``neighbours`` knows every row, so a BM25 part (whose lexical vectors X lacks) is never asked of it
     first = Scorer(metric, None, search, dense_input=encoder is not None)
     reranker, report, recall = select_reranker(list(texts), X, first, train, held, all_pairs, shared=shared,
                                                vectorizer=vectorizer if sparse_terms else None,
                                                check_baseline=check_baseline, random_state=seed,
-                                               neighbours=neighbours, model_params=params, lexical=lexical)
+                                               neighbours=neighbours, model_params=params)
     summary.update(rerank=None if reranker is None else f"C={reranker.model.C_:g}", rerank_recall_at_1=recall,
                    rerank_baseline_gain=_report(report))
     return reranker

@@ -157,14 +157,14 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
     held_out = None
     if held is not None:
         docs = rows[held[0]]
-        trained = rows[np.unique(np.asarray(metric_training_links(metric, L_train, held[0])))]
+        trained = rows[np.unique(np.asarray(metric_training_links(L_train, held[0])))]
         every = links.symmetric().adjacency.tocsr()
         held_out = (docs, every[docs], trained, every)
     return Fitted(summary, {"vectorizer": vectorizer, "metric": metric}, vec_seconds, metric_seconds,
                    settings=settings, held_out=held_out)
 
 
-def metric_training_links(metric, L_train, held_rows):
+def metric_training_links(L_train, held_rows):
     """The rows of the training part (``X_train``) that the model's training links name: those of
     the part it learned on, which is ``L_train`` without the rows its own check held out."""
     A = L_train.symmetric().adjacency.tocsr()
