@@ -129,7 +129,7 @@ def test_a_file_without_line_ends_is_read_only_up_to_the_bound(tmp_path, monkeyp
     monkeypatch.setattr(_decode, "MAX_LINE_BYTES", 1000)
     monkeypatch.setattr(_decode, "_CHUNK_BYTES", 100)
     endless = _Endless()
-    monkeypatch.setattr(_decode, "open", lambda path, mode: io.BufferedReader(endless, 100), raising=False)
+    monkeypatch.setattr(_decode, "open_input", lambda path: io.BufferedReader(endless, 100))
     with pytest.raises(DocumentFormatError, match=r"zero\.jsonl, line 1: longer than"):
         read_documents(_write(tmp_path / "zero.jsonl", b""))
     assert endless.served <= 1000 + 2 * 100

@@ -22,6 +22,7 @@ first line is UTF-16 without that mark (a NUL at every other byte of it), and
 from __future__ import annotations
 
 import codecs
+import contextlib
 import contextvars
 import gzip
 import json
@@ -33,6 +34,7 @@ from pathlib import Path
 from .._utils.callers import warn_outside
 from .._utils.inputs import DuplicateKeyError, JSONDepthError, LongIntegerError, TextError, loads as _strict_loads
 from ..exceptions import DocumentFormatError, UndecodableBytesWarning  # noqa: F401  (defined there; importable here as in 0.1)
+from ._open_input import open_input
 
 __all__ = ["DocumentFormatError", "ENCODING_ERRORS", "ID_KEYS", "MAX_LINE_BYTES", "MAX_TEXT_BYTES", "UndecodableBytesWarning",
            "check_encoding_errors", "decoded_lines", "read_text"]
@@ -629,6 +631,18 @@ def _raw_lines(handle, where):
         yield number + 1, b"".join(pending) + carry
 
 
+@contextlib.contextmanager
+def _opened(path, gzipped):
+    """``path`` opened in binary (decompressed when ``gzipped``) through :func:`open_input`:
+    a named pipe is waited on for a bounded time and a device is refused."""
+    with open_input(path) as raw:
+        if not gzipped:
+            yield raw
+        else:
+            with gzip.GzipFile(fileobj=raw, mode="rb") as handle:
+                yield handle
+
+
 def _bytes_text(n):
     """A bound in bytes as a message says it: MiB where it is a whole number of them."""
     return f"{n // 2**20} MiB" if n % 2**20 == 0 else f"{n} bytes"
@@ -693,9 +707,8 @@ def decoded_lines(path, *, encoding_errors="replace", encoding="utf-8", keepends
     decoder = _Decoder(path, encoding_errors, encoding, hint)
     # any case, as the readers tell a file's type ("DOCS.TSV.GZ" was read as its gzip bytes)
     gzipped = path.name.lower().endswith(".gz")
-    opener = gzip.open if gzipped else open
     try:
-        with opener(path, "rb") as handle:
+        with _opened(path, gzipped) as handle:
             for number, raw in _raw_lines(handle, path):
                 if number == 1:
                     decoder.check_start(raw)
@@ -709,7 +722,7 @@ def decoded_lines(path, *, encoding_errors="replace", encoding="utf-8", keepends
                 if not keepends:
                     line = line[:-2] if line.endswith("\r\n") else line.rstrip("\r\n")
                 yield number, line
-    except (FileNotFoundError, IsADirectoryError):
+    except (FileNotFoundError, IsADirectoryError, DocumentFormatError):
         raise
     except (OSError, EOFError, zlib.error) as exc:
         raise DocumentFormatError(f"{path} could not be read ({exc}); is the file complete and "
@@ -756,9 +769,8 @@ def read_text(path, *, encoding_errors="replace", encoding="utf-8", hint=None, c
     if path.suffix == ".Z":
         raise DocumentFormatError(f"{path}: Unix compress (.Z) files are not supported; uncompress them "
                                   "(or recompress with gzip) first")
-    opener = gzip.open if path.suffix.lower() == ".gz" else open
     try:
-        with opener(path, "rb") as handle:
+        with _opened(path, path.suffix.lower() == ".gz") as handle:
             chunks, size = [], 0
             while True:
                 chunk = handle.read(min(16 * _CHUNK_BYTES, MAX_TEXT_BYTES + 1 - size))
