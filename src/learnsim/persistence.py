@@ -74,6 +74,14 @@ _CSR_PARTS = ("data", "indices", "indptr")
 #: Largest manifest entry that :func:`load` reads (bytes, uncompressed). Array entries are
 #: bounded by the sizes the manifest declares; the manifest itself has nothing to bound it.
 MAX_MANIFEST_BYTES = 1 << 30
+#: A model file's entries may inflate to at most :data:`MAX_INFLATION_RATIO` times the file's
+#: size, once they exceed :data:`INFLATION_ALLOWANCE` bytes in all: the sizes the manifest and
+#: the .npy headers declare are the attacker's to choose, so a 17 MB file agreeing on a 4 GB
+#: array of zeros was inflated whole (4 GB of memory, 42 s) before its checksum refused it.
+#: Deflate packs real arrays (floats, indices, terms) a few times at most; :func:`save` stores
+#: uncompressed what it would otherwise pack beyond the ratio, so it writes no file load refuses.
+MAX_INFLATION_RATIO = 100
+INFLATION_ALLOWANCE = 256 << 20
 
 
 # --------------------------------------------------------------------------------------------
@@ -274,6 +282,11 @@ def save(obj, path, *, compress=False):
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         with os.fdopen(fd, "wb") as handle:
             writer(handle, **entries)
+            if compress and _inflates_too_far(sum(entry.nbytes for entry in entries.values()), handle.tell()):
+                # packed beyond the ratio load accepts (an array of mostly zeros): stored instead
+                handle.seek(0)
+                handle.truncate()
+                np.savez(handle, **entries)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
@@ -395,8 +408,20 @@ def _open_npz(path):
             raise ModelFormatError(f"{path} is not a readable .npz archive: {exc}") from None
         if not isinstance(archive, np.lib.npyio.NpzFile):
             raise ModelFormatError(f"{path} is not a .npz archive")
+        inflated = sum(info.file_size for info in archive.zip.infolist())
+        size = os.fstat(fh.fileno()).st_size
+        if _inflates_too_far(inflated, size):
+            archive.close()
+            raise ModelFormatError(
+                f"{path}: its entries inflate to {inflated} bytes from a file of {size} bytes, more than "
+                f"{MAX_INFLATION_RATIO} times its size (as a zip bomb does; learnsim saves no such file): "
+                "it is refused unread")
         with archive:
             yield archive
+
+
+def _inflates_too_far(inflated, size):
+    return inflated > max(INFLATION_ALLOWANCE, MAX_INFLATION_RATIO * size)
 
 
 def _zip_info(archive, key):
