@@ -524,6 +524,25 @@ def _parse_manifest(archive, path):
     return manifest
 
 
+def _release(version):
+    """The leading numbers of a version string as a tuple ("0.10.2rc1" -> (0, 10, 2)), or None."""
+    match = re.match(r"(\d+(?:\.\d+)*)", version) if isinstance(version, str) else None
+    return tuple(int(part) for part in match.group(1).split(".")) if match else None
+
+
+def _newer_note(manifest):
+    """What to add to the refusal of a state this learnsim cannot read when a newer learnsim
+    wrote it: the format version stays 1 while classes add parameters and state versions, so
+    "unknown parameters ['x']" alone read as a damaged file, not as one to upgrade for."""
+    from . import __version__
+
+    made_by = manifest.get("learnsim_version")
+    theirs, ours = _release(made_by), _release(__version__)
+    if theirs is None or ours is None or theirs <= ours:
+        return ""
+    return f"; it was made by learnsim {made_by}, newer than this one ({__version__}): upgrade learnsim to load it"
+
+
 def _resolve_class(class_path, path):
     """The learnsim class named by ``class_path``; anything else is refused before import."""
     if not _IDENTIFIER_PATH_RE.match(class_path) or class_path.split(".")[0] != "learnsim":
@@ -705,7 +724,10 @@ def load(path, *, name=None):
                                    f"{sorted(unexpected)}")
         wanted = [name] if name is not None else list(objects)
         # resolve every class first, so a disallowed class is refused before any array is read
-        classes = {obj_name: _resolve_class(objects[obj_name]["class"], path) for obj_name in wanted}
+        try:
+            classes = {obj_name: _resolve_class(objects[obj_name]["class"], path) for obj_name in wanted}
+        except ModelFormatError as exc:
+            raise ModelFormatError(f"{exc}{_newer_note(manifest)}") from None
         loaded = {}
         for obj_name in wanted:
             entry = objects[obj_name]
@@ -723,7 +745,7 @@ def load(path, *, name=None):
                 loaded[obj_name] = _restore(cls, entry["meta"], arrays)
             except (ValueError, TypeError, KeyError, IndexError, OverflowError, RecursionError) as exc:
                 raise ModelFormatError(f"{path}: object {obj_name!r} ({entry['class']}) rejected "
-                                       f"its saved state: {exc}") from None
+                                       f"its saved state: {exc}{_newer_note(manifest)}") from None
     if name is not None:
         return loaded[name]
     if manifest.get("saved_as") == "object" and len(loaded) == 1:
