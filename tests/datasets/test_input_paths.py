@@ -93,3 +93,29 @@ def test_the_command_line_says_so_in_one_line(tmp_path, short_wait):
     link.symlink_to("/dev/urandom")
     code, out, err = run_cli(["fit", "--input", link, "--model", tmp_path / "m.npz"])
     assert code == 2 and len(err.strip().splitlines()) == 1 and "is a device or a socket" in err, err
+
+
+def test_qrels_from_a_pipe_are_read_once_and_whole(tmp_path, short_wait):
+    # the check for a binary file read the head of the pipe and closed it; the judgements were then
+    # read from a second opening, which waited for a writer that had gone ('learnsim fit --qrels
+    # <(zcat qrels.gz)' hung)
+    from learnsim.datasets import read_qrels
+
+    body = "query-id\tcorpus-id\tscore\n" + "".join(f"q{i}\td{i}\t1\n" for i in range(3000))
+    plain = tmp_path / "plain.tsv"
+    plain.write_text(body, encoding="utf-8")
+    fifo = tmp_path / "qrels.tsv"
+    os.mkfifo(fifo)
+
+    def write():
+        try:
+            with open(fifo, "w", encoding="utf-8") as f:
+                f.write(body)
+        except BrokenPipeError:
+            pass
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    outcome = _bounded(lambda: read_qrels(fifo), fifo)
+    writer.join(10)
+    assert outcome == read_qrels(plain) and len(outcome) == 3000, str(outcome)[:300]

@@ -440,6 +440,10 @@ def refuse_container(path, what, how):
     Parquet file's bytes made judgements of its garbage and an error naming none of it (the first
     line's "query" 'PAR1\x00...' among no queries). ``how`` says what text the reader reads."""
     gzipped = Path(path).name.lower().endswith(".gz")
+    if not Path(path).is_file():
+        # a pipe (<(zcat qrels.gz)) is read once: its head read here was gone for the reader, whose
+        # second opening waited for a writer that had left; the reader opens it (and a device)
+        return
     try:
         with (gzip.open if gzipped else open)(path, "rb") as handle:
             head = handle.read(_HEAD_BYTES)
