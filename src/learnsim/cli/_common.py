@@ -461,6 +461,12 @@ query files with ids (search --run, evaluate --queries):
   SMART records (.I 1 / .W text), as CISI.QRY or cran.qry"""
 
 
+def dead_link(name):
+    """What to say of a part of a BEIR folder that is a symbolic link to nothing: it was "no
+    corpus.jsonl" beside the corpus.jsonl that ls lists."""
+    return f"{name} is a symbolic link that leads nowhere (a loop, or its target is missing)"
+
+
 def beir_files(folder, split):
     """(qrels, queries, corpus) paths of a BEIR folder (``qrels/SPLIT.tsv`` or ``.tsv.gz``,
     ``queries.jsonl``, ``corpus.jsonl``, each also gzipped), or a UsageError naming what is
@@ -478,6 +484,10 @@ def beir_files(folder, split):
                           ("queries", ["queries.jsonl", "queries.jsonl.gz"]),
                           ("corpus", ["corpus.jsonl", "corpus.jsonl.gz"])):
         path = next((folder / c for c in choices if (folder / c).is_file()), None)
+        broken = next((c for c in choices if path is None and (folder / c).is_symlink() and not (folder / c).exists()),
+                      None)
+        if broken is not None:
+            raise UsageError(f"--beir {folder}: {dead_link(broken)}")
         other = next((c for c in choices if path is None and (folder / c).exists()), None)
         if other is not None:
             # a folder (or a pipe) of the part's name was "no qrels/test.tsv ... (its splits: test)"

@@ -176,6 +176,11 @@ def beir_corpus(folder):
     for name in ("corpus.jsonl", "corpus.jsonl.gz"):
         if (folder / name).is_file():
             return str(folder / name)
+    for name in ("corpus.jsonl", "corpus.jsonl.gz"):
+        if (folder / name).is_symlink() and not (folder / name).exists():
+            from ._common import dead_link
+
+            raise UsageError(f"--beir {folder}: {dead_link(name)}")
     raise UsageError(f"--beir {folder}: no corpus.jsonl or corpus.jsonl.gz (the documents of a BEIR folder)")
 
 
