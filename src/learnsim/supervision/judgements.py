@@ -231,6 +231,12 @@ def judgements_from(queries, qrels, corpus):
         if not any(g > 0 for g in mine.values()):
             counts["queries_without_relevant"] += 1
             continue
+        if not queries[key].strip():
+            # fitted on as a text of no words, it was said only as "1 of 92 training documents are
+            # empty after tokenisation"; search refuses such a query
+            raise ValueError(f"queries[{short_repr(key)}]: the text is empty (or white space only) and {len(mine)} "
+                             f"judgement{'s name' if len(mine) != 1 else ' names'} it: a query of no words searches for "
+                             "nothing; give its text or leave its judgements out")
         query_row[key] = len(texts)
         texts.append(queries[key])
         for d, g in mine.items():
