@@ -282,7 +282,8 @@ def save(obj, path, *, compress=False):
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         with os.fdopen(fd, "wb") as handle:
             writer(handle, **entries)
-            if compress and _inflates_too_far(sum(entry.nbytes for entry in entries.values()), handle.tell()):
+            # each entry's .npy header counted generously: load sums the entries as the zip lists them
+            if compress and _inflates_too_far(sum(entry.nbytes + 4096 for entry in entries.values()), handle.tell()):
                 # packed beyond the ratio load accepts (an array of mostly zeros): stored instead
                 handle.seek(0)
                 handle.truncate()
