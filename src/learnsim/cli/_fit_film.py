@@ -60,8 +60,12 @@ def fit_film(args, model_path, summary):
 
     if save_and_summarise(result, model_path, args):
         return 0
-    print_fitted_on(summary, args, getattr(result.pipeline, "vectorizer", None), details.pairs)
-    if pairs is None:
+    if pairs is None and ended_as_baseline(summary):
+        # FILM's metric, similarity and own check describe a model not saved
+        print_fitted_on(summary, args, None, None, features=False)
+        print_baseline_model(summary, result.pipeline, "FILM")
+    elif pairs is None:
+        print_fitted_on(summary, args, getattr(result.pipeline, "vectorizer", None), details.pairs)
         from ..baseline import BaselineGain
 
         _print_film(summary)
@@ -73,6 +77,7 @@ def fit_film(args, model_path, summary):
         print_baseline(None if report is None else BaselineGain.from_dict(report))
         _print_search_check(summary, result.pipeline, "FILM")
     else:
+        print_fitted_on(summary, args, getattr(result.pipeline, "vectorizer", None), details.pairs)
         _print_search(summary, result.pipeline, details)
     print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, metric "
           f"{metric_seconds:.2f} s); saved {model_path}.")
@@ -81,12 +86,37 @@ def fit_film(args, model_path, summary):
 
 def _why_baseline(summary):
     # judgements too few to hold any query out end as the baseline unchecked (baseline_of_judgements)
+    reason = (summary.get("search_baseline_gain") or {}).get("reason") or ""
     if summary.get("held_out"):
+        if "too few to tell" in reason:
+            # 4-5 clusters: held out, but in too few groups for any gain to count
+            return ("was checked on too few held-out groups to tell a gain over it from chance, and it is the "
+                    "strongest baseline on the held-out queries")
         return "did not beat it on the held-out queries"
-    return "could not be checked on so few judged queries, and it is the strongest baseline on them"
+    # the cause (2-3 clusters, or judgements), without the report's account of the judged queries
+    cause = reason.split(" (the judged")[0]
+    return ("could not be checked on so few judged queries" + (f" ({cause})" if cause else "")
+            + ", and it is the strongest baseline on them")
 
 
-def _print_search_check(summary, pipeline, what):
+def ended_as_baseline(summary):
+    """Whether the search check replaced the learned model by the strongest baseline (the model
+    saved is BM25, say): what was learned (its metric, its own check against Euclid or the input
+    cosine) is then no part of the model, and the output does not describe it. Relative's "W = 1"
+    is its own fall-back, kept by the search check, and not this."""
+    return summary.get("model") not in (None, "learned") and summary.get("model") == summary.get("strongest_baseline")
+
+
+def print_baseline_model(summary, pipeline, what):
+    """The method line of a model that ended as the strongest baseline: which baseline it is and
+    why, then the search check that chose it."""
+    print(f"The model is {pipeline.scoring}, the strongest baseline: what {what} learned " + _why_baseline(summary)
+          + "; 'learnsim search' and 'learnsim index build' use it.")
+    print_held_out(summary)
+    _print_search_check(summary, pipeline, what, model_line=False)
+
+
+def _print_search_check(summary, pipeline, what, model_line=True):
     """The check of a model fitted on clusters as search is used (held-out clusters, the
     strongest baseline), and what the model is when it fell back."""
     from ..baseline import BaselineGain
@@ -96,7 +126,7 @@ def _print_search_check(summary, pipeline, what):
         return
     print(f"Search against the strongest baseline: {BaselineGain.from_dict(search).summary()}.")
     # the model is that baseline only when this check fell back to it (relative's "W = 1" is its own fall-back)
-    if summary.get("model") not in (None, "learned") and summary.get("model") == summary.get("strongest_baseline"):
+    if model_line and ended_as_baseline(summary):
         print(f"The model is {pipeline.scoring}: what {what} learned " + _why_baseline(summary)
               + "; 'learnsim search' and 'learnsim index build' use it.")
 

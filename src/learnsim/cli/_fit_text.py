@@ -210,24 +210,28 @@ def _analysis_words(vectorizer):
     return f", {said}"
 
 
-def print_fitted_on(summary, args, vectorizer, pairs):
-    """The first line of the human output: the supervision and the features."""
-    if summary.get("encoder"):
+def print_fitted_on(summary, args, vectorizer, pairs, features=True):
+    """The first line of the human output: the supervision and the features (``features``
+    False: a model that ended as a baseline, whose terms are its own, not the learner's)."""
+    if not features:
+        features = None
+    elif summary.get("encoder"):
         features = f"{summary['features']} dimensions of the encoder {summary['encoder']}"
     else:
         features = (f"{summary['features']} features ({summary['weighting']}"
                     f"{', LSI' if vectorizer.n_components_ else ''}{_analysis_words(vectorizer)})")
+    features = "" if features is None else f", {features}"
     if pairs is not None and pairs.is_graded:
         scores = np.asarray(pairs.scores)
         print(f"Fitted on {summary['pairs']} graded pairs (the labels read as scores, {scores.min():g} to "
               f"{scores.max():g}) of "
-              f"{summary['documents']} distinct texts, {features}.")
+              f"{summary['documents']} distinct texts{features}.")
     elif summary.get("judgements"):
         counts = summary["judgements"]
         grades = np.unique(np.asarray(pairs.grades)[np.asarray(pairs.grades) > 0])
         print(f"Fitted on {counts['relevant']} relevant judgements (grades {', '.join(f'{g:g}' for g in grades)}) and "
               f"{counts['not_relevant']} not relevant, of {counts['queries']} queries over a corpus of "
-              f"{summary['corpus']} documents, {features}.")
+              f"{summary['corpus']} documents{features}.")
     elif pairs is not None:
         n_relevant = summary["duplicate_pairs"]
         kinds = (f"{n_relevant} labelled 1: duplicates, or a query and a relevant document" if n_relevant == summary["pairs"]
@@ -236,11 +240,11 @@ def print_fitted_on(summary, args, vectorizer, pairs):
             # a file's label column may be read either way (learnsim._inputs.read_pairs_either): say which
             kinds += "; the labels read as 1 = duplicate, 0 = not"
         corpus = f", a corpus of {summary['corpus']} documents among them" if summary.get("corpus") else ""
-        print(f"Fitted on {summary['pairs']} pairs ({kinds}) of {summary['documents']} distinct texts{corpus}, "
+        print(f"Fitted on {summary['pairs']} pairs ({kinds}) of {summary['documents']} distinct texts{corpus}"
               f"{features}.")
     else:
         print(f"Fitted on {summary['documents']} documents ({summary['clustered_documents']} in "
-              f"{summary['clusters']} clusters), {features}.")
+              f"{summary['clusters']} clusters){features}.")
 
 
 def fitted_model(result, args):

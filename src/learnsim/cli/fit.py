@@ -402,6 +402,15 @@ def _fit_mcd(args, settings, model_path, summary):
     vec_seconds, metric_seconds = result.details.vec_seconds, result.details.metric_seconds
     if save_and_summarise(result, model_path, args):
         return 0
+    from ._fit_film import _print_search_check, ended_as_baseline, print_baseline_model
+
+    if ended_as_baseline(summary):
+        # the weighting, the metric and its check against Euclid are of a model not saved
+        print_fitted_on(summary, args, None, pairs, features=False)
+        print_baseline_model(summary, result.pipeline, "the metric")
+        print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, metric "
+              f"{metric_seconds:.2f} s); saved {model_path}.")
+        return 0
     print_fitted_on(summary, args, vectorizer, pairs)
     if result.details.scores is not None:
         print(f"Weighting chosen on the held-out clusters: {result.details.chosen} ("
@@ -413,8 +422,6 @@ def _fit_mcd(args, settings, model_path, summary):
         from ..baseline import BaselineGain
 
         print_baseline(BaselineGain.from_dict(report))
-    from ._fit_film import _print_search_check
-
     _print_search_check(summary, result.pipeline, "the metric")
     print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, metric "
           f"{metric_seconds:.2f} s); saved {model_path}.")
