@@ -62,10 +62,10 @@ def fit_film(args, model_path, summary):
         return 0
     if pairs is None and ended_as_baseline(summary):
         # FILM's metric, similarity and own check describe a model not saved
-        print_fitted_on(summary, args, None, None, features=False)
+        print_fitted_on(summary, args, None, None, features=False, texts=texts)
         print_baseline_model(summary, result.pipeline, "FILM")
     elif pairs is None:
-        print_fitted_on(summary, args, getattr(result.pipeline, "vectorizer", None), details.pairs)
+        print_fitted_on(summary, args, getattr(result.pipeline, "vectorizer", None), details.pairs, texts=texts)
         from ..baseline import BaselineGain
 
         _print_film(summary)
@@ -77,7 +77,7 @@ def fit_film(args, model_path, summary):
         print_baseline(None if report is None else BaselineGain.from_dict(report))
         _print_search_check(summary, result.pipeline, "FILM")
     else:
-        print_fitted_on(summary, args, getattr(result.pipeline, "vectorizer", None), details.pairs)
+        print_fitted_on(summary, args, getattr(result.pipeline, "vectorizer", None), details.pairs, texts=texts)
         _print_search(summary, result.pipeline, details)
     print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, metric "
           f"{metric_seconds:.2f} s); saved {model_path}.")
@@ -216,7 +216,7 @@ def _fit_graded(args, model_path, summary, texts, pairs):
     details = result.details
     if save_and_summarise(result, model_path, args):
         return 0
-    print_fitted_on(summary, args, result.pipeline.vectorizer, pairs)
+    print_fitted_on(summary, args, result.pipeline.vectorizer, pairs, texts=texts)
     print(f"Metric: FILM from graded triplets, {summary['n_components']} dimensions, {summary['triplets']} "
           f"triplets, {summary['n_iter']} iterations ({'converged' if summary['converged'] else 'not converged'}).")
     rule = details.rule

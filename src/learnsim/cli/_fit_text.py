@@ -210,9 +210,37 @@ def _analysis_words(vectorizer):
     return f", {said}"
 
 
-def print_fitted_on(summary, args, vectorizer, pairs, features=True):
+def _language_clause(summary, args, texts):
+    """'; their language is not recognised ...: ... read them as English ...; --language names
+    their language' where the texts' language was left to detection and fell back to English
+    (Georgian, Amharic): the fit said nothing of it, and evaluate called the reading 'English
+    stop words dropped, Porter stems' as of an English collection."""
+    if texts is None or getattr(args, "language", None) is not None or summary.get("encoder"):
+        return ""
+    from ..text._described import describe_unrecognised
+
+    from ._fit_film import ended_as_baseline
+
+    own = getattr(args, "stem", None) or getattr(args, "stop_words", None) == "auto"
+    checked = getattr(args, "baseline_holdout", None) != "none"
+    if ended_as_baseline(summary):
+        readers = "the model (a baseline) reads them"
+    elif checked:
+        readers = "the baselines it was checked against read them" + (
+            ", and so does its vectoriser (--stem, --stop-words auto)" if own else "")
+    elif own:
+        readers = "its vectoriser (--stem, --stop-words auto) reads them"
+    else:
+        return ""       # nothing read them by a language: no stop words, no stems, no baseline
+    said = describe_unrecognised(texts, readers=readers)
+    return "" if said is None else f"; {said}"
+
+
+def print_fitted_on(summary, args, vectorizer, pairs, features=True, texts=None):
     """The first line of the human output: the supervision and the features (``features``
-    False: a model that ended as a baseline, whose terms are its own, not the learner's)."""
+    False: a model that ended as a baseline, whose terms are its own, not the learner's), and,
+    with ``texts``, a clause where their language was not recognised."""
+    language = _language_clause(summary, args, texts)
     if not features:
         features = None
     elif summary.get("encoder"):
@@ -225,13 +253,13 @@ def print_fitted_on(summary, args, vectorizer, pairs, features=True):
         scores = np.asarray(pairs.scores)
         print(f"Fitted on {summary['pairs']} graded pairs (the labels read as scores, {scores.min():g} to "
               f"{scores.max():g}) of "
-              f"{summary['documents']} distinct texts{features}.")
+              f"{summary['documents']} distinct texts{features}{language}.")
     elif summary.get("judgements"):
         counts = summary["judgements"]
         grades = np.unique(np.asarray(pairs.grades)[np.asarray(pairs.grades) > 0])
         print(f"Fitted on {counts['relevant']} relevant judgements (grades {', '.join(f'{g:g}' for g in grades)}) and "
               f"{counts['not_relevant']} not relevant, of {counts['queries']} queries over a corpus of "
-              f"{summary['corpus']} documents{features}.")
+              f"{summary['corpus']} documents{features}{language}.")
     elif pairs is not None:
         n_relevant = summary["duplicate_pairs"]
         kinds = (f"{n_relevant} labelled 1: duplicates, or a query and a relevant document" if n_relevant == summary["pairs"]
@@ -241,10 +269,10 @@ def print_fitted_on(summary, args, vectorizer, pairs, features=True):
             kinds += "; the labels read as 1 = duplicate, 0 = not"
         corpus = f", a corpus of {summary['corpus']} documents among them" if summary.get("corpus") else ""
         print(f"Fitted on {summary['pairs']} pairs ({kinds}) of {summary['documents']} distinct texts{corpus}"
-              f"{features}.")
+              f"{features}{language}.")
     else:
         print(f"Fitted on {summary['documents']} documents ({summary['clustered_documents']} in "
-              f"{summary['clusters']} clusters){features}.")
+              f"{summary['clusters']} clusters){features}{language}.")
 
 
 def fitted_model(result, args):

@@ -406,12 +406,12 @@ def _fit_mcd(args, settings, model_path, summary):
 
     if ended_as_baseline(summary):
         # the weighting, the metric and its check against Euclid are of a model not saved
-        print_fitted_on(summary, args, None, pairs, features=False)
+        print_fitted_on(summary, args, None, pairs, features=False, texts=texts)
         print_baseline_model(summary, result.pipeline, "the metric")
         print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, metric "
               f"{metric_seconds:.2f} s); saved {model_path}.")
         return 0
-    print_fitted_on(summary, args, vectorizer, pairs)
+    print_fitted_on(summary, args, vectorizer, pairs, texts=texts)
     if result.details.scores is not None:
         print(f"Weighting chosen on the held-out clusters: {result.details.chosen} ("
               + ", ".join(f"{w} {v:.4f}" for w, v in result.details.scores.items()) + ").")

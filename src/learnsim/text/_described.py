@@ -1,0 +1,64 @@
+"""Whether learnsim recognises a collection's language, and what its fallback reading does to it.
+
+A collection whose words no shipped stop list holds 5 % of (Georgian, Amharic, a language of no
+list in Latin letters) is read as English (:func:`learnsim.text.detect_language`'s fallback): the
+baselines drop English's stop words and take Porter's stems, and they described that reading as
+'English stop words dropped, Porter stems', as of an English collection. This says that the
+language was not recognised and how much of the texts the fallback touches (Porter leaves a word
+of another script whole; a made-up word ending in -s or -ing it cuts), for the reports to say so.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+__all__ = ["unrecognised_language", "describe_unrecognised"]
+
+
+def unrecognised_language(texts):
+    """None where the language of ``texts`` is recognised (any language but English detected, or
+    English with at least :data:`MIN_STOP_SHARE` of the words its stop words); else what English's
+    reading, the fallback, does to their words, counted on the sample detection reads: a dict of
+    ``words`` (the words counted), ``stop_words`` (those English's list drops) and ``stemmed``
+    (those, not dropped, whose Porter stem differs; None without PyStemmer: unstemmed)."""
+    from ._languages import _DETECT_CHARS, _DETECT_TEXTS, _WORD, MIN_STOP_SHARE, detect_language, stop_list
+
+    texts = [t for t in texts if isinstance(t, str)]
+    if not texts or detect_language(texts) != "english":
+        return None
+    step = max(1, len(texts) // _DETECT_TEXTS)
+    counts = Counter(w for text in texts[::step][:_DETECT_TEXTS] for w in _WORD.findall(text[:_DETECT_CHARS].lower()))
+    total = sum(counts.values())
+    english = stop_list("english")
+    dropped = sum(n for w, n in counts.items() if w in english)
+    if total and dropped >= MIN_STOP_SHARE * total:
+        return None     # English, read as it always was
+    try:
+        import Stemmer
+    except ImportError:
+        stemmed = None
+    else:
+        kept = [w for w in counts if w not in english]
+        stemmed = sum(counts[w] for w, s in zip(kept, Stemmer.Stemmer("porter").stemWords(kept)) if s != w)
+    return {"words": total, "stop_words": dropped, "stemmed": stemmed}
+
+
+def _share(n, total):
+    if n == 0:
+        return "none of their words"
+    return f"{n} of their {total} words ({100.0 * n / total:.0f}%)" if total else f"{n} words"
+
+
+def describe_unrecognised(texts, readers="they are read", option="--language"):
+    """The clause a report says of ``texts`` whose language is not recognised, or None:
+    'their language is not recognised (...): the baselines read them as English, the fallback (its
+    stop words are none of their words, Porter's stems change 3 of their 40 words (8%));
+    --language names their language'. ``readers``: who reads them so."""
+    said = unrecognised_language(texts)
+    if said is None:
+        return None
+    total = said["words"]
+    stems = ("no stems: PyStemmer is not installed" if said["stemmed"] is None
+             else f"Porter's stems change {_share(said['stemmed'], total)}")
+    return (f"their language is not recognised (no stop list learnsim ships holds 5% of their words): {readers} "
+            f"as English, the fallback (its stop words are {_share(said['stop_words'], total)}, {stems}); "
+            f"{option} names their language")

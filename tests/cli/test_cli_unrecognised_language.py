@@ -1,0 +1,75 @@
+"""Texts in a language learnsim does not recognise (Georgian, Amharic: no stop list of theirs
+ships, and no list holds 5 % of their words) are read as English, the fallback: the baselines (and
+the model, where it ends as one) drop English's stop words and take Porter's stems. ``learnsim
+fit`` said nothing of it; ``learnsim evaluate`` described the reading as 'English stop words
+dropped, Porter stems' as of an English collection. fit now says, in one clause of its first line,
+that the language was not recognised, what was used and how much of the texts it touches, and
+that --language names the language."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import run_cli
+
+GEORGIAN = "ა ბ გ დ ე ვ ზ თ ი კ ლ მ ნ ო პ ჟ რ ს ტ უ ფ ქ ღ ყ შ ჩ ც ძ წ ჭ ხ ჯ ჰ".split()
+AMHARIC = "ሀ ለ ሐ መ ሠ ረ ሰ ሸ ቀ በ ተ ቸ ኀ ነ ኘ አ ከ ኸ ወ ዐ ዘ ዠ የ ደ ጀ ገ ጠ ጨ ጰ ጸ ፀ ፈ".split()
+
+
+def _collection(tmp_path, letters, seed=1):
+    import random
+
+    rng = random.Random(seed)
+    path = tmp_path / "texts.jsonl"
+    rows = []
+    for label in "abcdef":
+        vocab = ["".join(rng.choice(letters) for _ in range(5)) for _ in range(10)]
+        rows += [{"label": label, "text": " ".join(rng.sample(vocab, 6))} for _ in range(6)]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("letters", [GEORGIAN, AMHARIC], ids=["georgian", "amharic"])
+def test_fit_says_the_language_was_not_recognised_and_english_was_used(tmp_path, letters):
+    from learnsim.text import detect_language
+
+    path = _collection(tmp_path, letters)
+    texts = [json.loads(line)["text"] for line in path.read_text(encoding="utf-8").splitlines()]
+    assert detect_language(texts) == "english"      # the fallback this is about
+    code, out, err = run_cli(["fit", "--input", path, "--model", tmp_path / "m.npz"])
+    assert code == 0, err
+    first = out.splitlines()[0]
+    assert "not recognised" in first and "English" in first and "--language" in first, first
+    # truthful: none of these words is an English stop word, and Porter's stems change none of them
+    assert "none of their words" in first, first
+    # --language given: nothing to say
+    code, out, err = run_cli(["fit", "--input", path, "--model", tmp_path / "m.npz", "--language", "en"])
+    assert code == 0, err
+    assert "not recognised" not in out, out
+
+
+def test_an_english_collection_says_nothing_of_its_language(tmp_path):
+    path = tmp_path / "en.jsonl"
+    rows = [{"label": k, "text": f"The {w} of the {v} is in the {u} and it was there {i}"}
+            for k, (w, v, u) in enumerate([("cat", "house", "garden"), ("train", "city", "station"),
+                                            ("bread", "oven", "kitchen")]) for i in range(5)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    code, out, err = run_cli(["fit", "--input", path, "--model", tmp_path / "m.npz"])
+    assert code == 0, err
+    assert "recognised" not in out, out
+
+
+def test_the_words_counted_are_those_the_fallback_reads():
+    """The clause counts what English's reading does to the texts: their words that are English
+    stop words (dropped) and those Porter's stems change (a made-up language in Latin letters)."""
+    pytest.importorskip("Stemmer")
+    from learnsim.text._described import unrecognised_language
+
+    said = unrecognised_language(["zorbing tulips wakkas", "mibbles zorbing kado"] * 5)
+    assert said is not None
+    assert said["words"] == 30 and said["stop_words"] == 0
+    # zorbing -> zorb, tulips -> tulip, wakkas -> wakka, mibbles -> mibbl; kado stays
+    assert said["stemmed"] == 25
+    assert unrecognised_language(["The cats sleep on the sofa while we work."]) is None
+    assert unrecognised_language(["Les chats dorment sur le canapé pendant que nous travaillons."]) is None
