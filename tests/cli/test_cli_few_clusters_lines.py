@@ -77,3 +77,29 @@ def test_a_learned_model_keeps_its_lines(tmp_path):
     code, out, err = run_cli(["fit", "--input", notes, "--model", tmp_path / "m.npz", "--baseline-holdout", "none"])
     assert code == 0, err
     assert "Metric: n_basis=" in out and "features (tfidf)" in out and "The model is" not in out, out
+
+
+def test_relative_that_ends_as_the_baseline_prints_only_the_baseline(tmp_path):
+    """--method relative whose search check replaced the weights by BM25 printed the learner's
+    'features (binary)' and its check against W = 1 ('Relative comparisons: ...', 'Against the
+    baseline: ...') above 'The model is BM25'."""
+    texts = [text for label in TOPICS for text in TOPICS[label]]
+    labels = [k for k, label in enumerate(TOPICS) for _ in TOPICS[label]]
+    docs = tmp_path / "docs.tsv"
+    docs.write_text("".join(f"d{i}\t{t}\n" for i, t in enumerate(texts)), encoding="utf-8")
+    rows = [f"d{a}\td{b}\td{c}\n" for a in range(25) for b in range(25) for c in range(25)
+            if a != b and labels[a] == labels[b] and labels[c] != labels[a] and (a + b + c) % 7 == 0][:200]
+    triplets = tmp_path / "triplets.tsv"
+    triplets.write_text("".join(rows), encoding="utf-8")
+    args = ["fit", "--method", "relative", "--input", docs, "--triplets", triplets, "--model", tmp_path / "m.npz"]
+    code, out, err = run_cli(args + ["--json"])
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["model"] == summary["strongest_baseline"] in ("bm25", "cosine"), summary["model"]
+    code, out, err = run_cli(args)
+    assert code == 0, err
+    lines = out.strip().splitlines()
+    assert not [line for line in lines if line.startswith(("Relative comparisons:", "Against the baseline:"))], out
+    assert lines[0] == "Fitted on 200 triplets over 25 documents.", lines[0]
+    assert lines[1].startswith("The model is BM25, the strongest baseline: what the weights learned"), out
+    assert any(line.startswith("Search against the strongest baseline: ") for line in lines), out

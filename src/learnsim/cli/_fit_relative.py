@@ -143,6 +143,19 @@ def fit_relative(args, model_path, summary):
         return 0
     source = (f"{summary['triplets']} click triplets of {summary['queries']} queries" if kind == "clicks"
               else f"{summary['triplets']} triplets")
+    from ._fit_film import _print_search_check, _why_baseline, ended_as_baseline
+
+    if ended_as_baseline(summary):
+        # the learner's features and its check against W = 1 are of a model not saved: the
+        # baseline, why, and the checks that chose it (on held-out triplets, then as search)
+        print(f"Fitted on {source} over {summary['documents']} documents.")
+        print(f"The model is {result.pipeline.scoring}, the strongest baseline: what the weights learned "
+              + _why_baseline(summary) + "; 'learnsim search' and 'learnsim index build' use it.")
+        _print_triplet_check(summary)
+        _print_search_check(summary, result.pipeline, "the weights", model_line=False)
+        print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, metric "
+              f"{metric_seconds:.2f} s); saved {model_path}.")
+        return 0
     print(f"Fitted on {source} over {summary['documents']} documents, {summary['features']} features ({weighting}).")
     if "validation_searches" in summary:      # a click log: checked on held-out searches
         held = (f"the {summary['validation_searches']} searches of {summary['validation_queries']} queries, each "
@@ -163,14 +176,17 @@ def fit_relative(args, model_path, summary):
         print(f"Relative comparisons: C = {best_C:g}, chosen on {held} ({measure}); refitted on all triplets, "
               f"{summary['nonzero_weights']} features with a weight.")
     print(f"Against the baseline: {report.summary()}")
+    _print_triplet_check(summary)
+    _print_search_check(summary, result.pipeline, "the weights")
+    print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, metric "
+          f"{metric_seconds:.2f} s); saved {model_path}.")
+    return 0
+
+
+def _print_triplet_check(summary):
+    """The held-out triplets scored against the strongest of BM25 and the tf.idf cosine."""
     if summary.get("triplet_baseline_gain") is not None:
         from ..baseline import BaselineGain
 
         print("Held-out triplets against the strongest of BM25 and the tf.idf cosine: "
               f"{BaselineGain.from_dict(summary['triplet_baseline_gain']).summary()}.")
-    from ._fit_film import _print_search_check
-
-    _print_search_check(summary, result.pipeline, "the weights")
-    print(f"Fit in {summary['fit_seconds']:.2f} s (vectoriser {vec_seconds:.2f} s, metric "
-          f"{metric_seconds:.2f} s); saved {model_path}.")
-    return 0
