@@ -73,3 +73,23 @@ def test_the_words_counted_are_those_the_fallback_reads():
     assert said["stemmed"] == 25
     assert unrecognised_language(["The cats sleep on the sofa while we work."]) is None
     assert unrecognised_language(["Les chats dorment sur le canapé pendant que nous travaillons."]) is None
+
+
+def test_evaluate_says_so_beside_english_stop_words_and_porter_stems(tmp_path):
+    """learnsim evaluate's account of the baselines said 'English stop words dropped, Porter stems'
+    of Georgian documents, as of an English collection."""
+    path = _collection(tmp_path, GEORGIAN)
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    corpus = tmp_path / "corpus.tsv"
+    corpus.write_text("".join(f"d{i}\t{r['text']}\n" for i, r in enumerate(rows)), encoding="utf-8")
+    queries = tmp_path / "queries.tsv"
+    queries.write_text("".join(f"q{i}\t{' '.join(rows[i]['text'].split()[:2])}\n" for i in range(0, 36, 6)),
+                       encoding="utf-8")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"q{i} 0 d{j} 1\n" for i in range(0, 36, 6) for j in range(36)
+                             if rows[j]["label"] == rows[i]["label"]), encoding="utf-8")
+    code, out, err = run_cli(["evaluate", "--queries", queries, "--qrels", qrels, "--corpus", corpus, "--json"])
+    assert code == 0, err
+    terms = json.loads(out)["baseline_terms"]
+    assert terms.startswith("English stop words dropped, ")
+    assert "not recognised" in terms and "--baseline-language" in terms, terms

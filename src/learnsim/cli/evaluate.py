@@ -214,6 +214,19 @@ def _evaluate_pairs(args, pipeline):
     return 0
 
 
+def _said_terms(lexical, texts):
+    """How the baselines count terms (``lexical.terms``), with a clause where the texts' language
+    was detected and not recognised: 'English stop words dropped, Porter stems' was said of
+    Georgian documents as of an English collection, though the stop words are none of their words
+    and the stems change none (learnsim.text._described)."""
+    if getattr(lexical, "language_given", True) or getattr(lexical, "language", None) != "english":
+        return lexical.terms
+    from ..text._described import describe_unrecognised
+
+    said = describe_unrecognised(list(texts), readers="the baselines read them", option="--baseline-language")
+    return lexical.terms if said is None else f"{lexical.terms}; {said}"
+
+
 def _pair_tfidf_cosine(texts, idx, pipeline, language=None):
     """(per pair the tf.idf cosine over ``texts``' own term counts, how they are counted): the
     lexical baseline of learnsim.baseline (LexicalBaselines), cut as the model cuts text."""
@@ -222,7 +235,7 @@ def _pair_tfidf_cosine(texts, idx, pipeline, language=None):
 
     lexical = LexicalBaselines(texts, analysis=_analysis(pipeline), language=_model_language(pipeline, language))
     W = tfidf_cosine_weights(lexical.counts)
-    return np.asarray(W[idx[:, 0]].multiply(W[idx[:, 1]]).sum(axis=1)).ravel(), lexical.terms
+    return np.asarray(W[idx[:, 0]].multiply(W[idx[:, 1]]).sum(axis=1)).ravel(), _said_terms(lexical, texts)
 
 
 def _evaluate_graded(args, pairs, predicted, cosine, matcher, tfidf, terms, seen=None):
@@ -553,7 +566,7 @@ def _lexical_blocks(texts, pipeline=None, language=None):
     def scorer(name):
         return lambda rows: lexical.scores(name, counts[rows])
 
-    return {"bm25": scorer("bm25"), "cosine": scorer("cosine"), "terms": lexical.terms}
+    return {"bm25": scorer("bm25"), "cosine": scorer("cosine"), "terms": _said_terms(lexical, texts)}
 
 
 # --------------------------------------------------------------------------- retrieval runs
@@ -755,6 +768,7 @@ def _evaluate_queries(args):
             runs["encoder"], _ = _corpus_run(Pipeline.from_encoder(pipeline.vectorizer), doc_ids, texts, query_ids,
                                              queries, k)
     baselines, terms = _baseline_runs(doc_ids, query_ids, _read_lone_characters(queries, lexical), k, lexical)
+    terms = _said_terms(lexical, texts) if terms == lexical.terms else terms
     runs.update(baselines)
     if args.beir is not None:
         _drop_the_query_itself(runs)
