@@ -241,7 +241,11 @@ def print_fitted_on(summary, args, vectorizer, pairs, features=True, texts=None)
     False: a model that ended as a baseline, whose terms are its own, not the learner's), and,
     with ``texts``, a clause where their language was not recognised."""
     language = _language_clause(summary, args, texts)
-    if not features:
+    if not features and summary.get("encoder"):
+        # a model that ended as a baseline: the encoder the fit learned on was one of them
+        features = f"the baselines include the cosine over {summary['features']} dimensions of the encoder " \
+                   f"{summary['encoder']}"
+    elif not features:
         features = None
     elif summary.get("encoder"):
         features = f"{summary['features']} dimensions of the encoder {summary['encoder']}"
