@@ -19,8 +19,8 @@ import math
 
 from .._fit_common import MATCHER_CHOICES
 from ._common import _note, UsageError
-from ._fit_text import (fit_options, print_baseline, print_fitted_on, print_held_out, read_corpus_option,
-                        read_supervision, save_and_summarise)
+from ._fit_text import (ended_as_baseline, fit_options, print_baseline, print_fitted_on, print_held_out,
+                        read_corpus_option, read_supervision, save_and_summarise)
 
 __all__ = ["MATCHER_CHOICES", "MATCHER_HELP", "fit_film"]
 
@@ -97,14 +97,6 @@ def _why_baseline(summary):
     cause = reason.split(" (the judged")[0]
     return ("could not be checked on so few judged queries" + (f" ({cause})" if cause else "")
             + ", and it is the strongest baseline on them")
-
-
-def ended_as_baseline(summary):
-    """Whether the search check replaced the learned model by the strongest baseline (the model
-    saved is BM25, say): what was learned (its metric, its own check against Euclid or the input
-    cosine) is then no part of the model, and the output does not describe it. Relative's "W = 1"
-    is its own fall-back, kept by the search check, and not this."""
-    return summary.get("model") not in (None, "learned") and summary.get("model") == summary.get("strongest_baseline")
 
 
 def print_baseline_model(summary, pipeline, what):

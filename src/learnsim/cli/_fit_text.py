@@ -210,6 +210,14 @@ def _analysis_words(vectorizer):
     return f", {said}"
 
 
+def ended_as_baseline(summary):
+    """Whether the search check replaced the learned model by the strongest baseline (the model
+    saved is BM25, say): what was learned (its metric, its own check against Euclid or the input
+    cosine) is then no part of the model, and the output does not describe it. Relative's "W = 1"
+    is its own fall-back, kept by the search check, and not this."""
+    return summary.get("model") not in (None, "learned") and summary.get("model") == summary.get("strongest_baseline")
+
+
 def _language_clause(summary, args, texts):
     """'; their language is not recognised ...: ... read them as English ...; --language names
     their language' where the texts' language was left to detection and fell back to English
@@ -218,8 +226,6 @@ def _language_clause(summary, args, texts):
     if texts is None or getattr(args, "language", None) is not None or summary.get("encoder"):
         return ""
     from ..text._described import describe_unrecognised
-
-    from ._fit_film import ended_as_baseline
 
     own = getattr(args, "stem", None) or getattr(args, "stop_words", None) == "auto"
     checked = getattr(args, "baseline_holdout", None) != "none"
