@@ -280,7 +280,6 @@ PRIVATE_SEAMS = {
     ("learnsim._fit_common", "learnsim.datasets.documents", "_label_codes"),
     ("learnsim.reproduce", "learnsim.datasets._base", "_object_array"),
     ("learnsim.matching", "learnsim.supervision", "_parse_pair_labels"),
-    ("learnsim.cli", "learnsim.matching._matchers", "_sigmoid"),
     ("learnsim.mcd", "learnsim.evaluation._evaluation", "_COUNT_MAX_RELEVANT"),
     ("learnsim.text", "learnsim.evaluation._evaluation", "_parse_measures"),
     ("learnsim.text", "learnsim.search", "_check_block_param"),

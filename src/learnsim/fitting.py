@@ -247,9 +247,16 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None, document
             return _fit_film_pairs(o, texts, pairs, summary, note, vectorizer, X, vec_seconds, documents)
     metric, y = film_with_supervision(o, X, labels, o.baseline_holdout, note)
     start = time.perf_counter()
+    from .baseline import BaselineWarning, too_few_held_clusters
+
     with stage("FILM: learning the metric"), warnings.catch_warnings():
         if clusters_too_few(o, labels):     # the model ends as the strongest baseline: the check says so
             warnings.simplefilter("ignore")
+        elif o.baseline_holdout is not None and too_few_held_clusters(labels):
+            # 4-5 clusters: the search check that follows cannot keep the learned metric and its
+            # one warning says so; FILM's own check (against the input cosine) was a second
+            # warning of that cause, about a model not kept (it stays in baseline_gain)
+            warnings.filterwarnings("ignore", category=BaselineWarning)
         metric.fit(X, y)
     summary.update(input_weight=metric.input_weight_, baseline_gain=_report(metric.baseline_gain_))
     metric_seconds = time.perf_counter() - start

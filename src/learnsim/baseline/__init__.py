@@ -35,7 +35,7 @@ not fall below it on the cold part.
 from .._utils.lazy import attach
 
 __all__ = ["BaselineGain", "BaselineWarning", "check_holdout", "choose", "compare", "cross_fitted", "cross_folds", "paired_bootstrap",
-           "split_groups", "unchecked", "DEFAULT_HOLDOUT", "SearchSplit", "SearchRelation", "split_search", "search_relation", "text_units", "search_documents", "orient_pairs", "split_clusters", "judged_queries", "judged_links", "judged_triplets", "SearchBaselines",
+           "split_groups", "unchecked", "DEFAULT_HOLDOUT", "SearchSplit", "SearchRelation", "split_search", "search_relation", "text_units", "search_documents", "orient_pairs", "split_clusters", "too_few_held_clusters", "judged_queries", "judged_links", "judged_triplets", "SearchBaselines",
            "SearchCheck", "check_search", "validate_search", "baseline_of_judgements", "ndcg_at_k", "LexicalBaselines", "bm25_query_norms",
            "BASELINE_TITLES", "FOLDED_BELOW", "MAX_FOLDS", "MIN_HELD_GROUPS", "FoldedSplit", "FoldedPools", "fold_runs",
            "lexical_language", "probe_texts", "MAX_PROBES"]
@@ -45,7 +45,7 @@ __getattr__, __dir__ = attach(__name__, {
     "compare": "._gain", "cross_fitted": "._gain", "cross_folds": "._gain", "paired_bootstrap": "._gain", "split_groups": "._gain",
     "unchecked": "._gain", "DEFAULT_HOLDOUT": "._gain",
     "SearchSplit": "._split", "SearchRelation": "._split", "split_search": "._split", "search_relation": "._split",
-    "text_units": "._split", "search_documents": "._split", "orient_pairs": "._split", "split_clusters": "._split", "judged_queries": "._split", "judged_links": "._split", "judged_triplets": "._split",
+    "text_units": "._split", "search_documents": "._split", "orient_pairs": "._split", "split_clusters": "._split", "too_few_held_clusters": "._search", "judged_queries": "._split", "judged_links": "._split", "judged_triplets": "._split",
     "SearchBaselines": "._search", "SearchCheck": "._search", "check_search": "._search", "validate_search": "._search", "baseline_of_judgements": "._search", "ndcg_at_k": "._search",
     "LexicalBaselines": "._search", "bm25_query_norms": "._search", "BASELINE_TITLES": "._search",
     "FOLDED_BELOW": "._search", "MAX_FOLDS": "._search", "MIN_HELD_GROUPS": "._search", "FoldedSplit": "._search", "FoldedPools": "._search",

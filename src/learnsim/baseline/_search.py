@@ -72,7 +72,7 @@ from ._chance import fewest_units as _fewest_units
 from ._ties import _dcg_over_ties, _mix
 
 __all__ = ["LexicalBaselines", "SearchBaselines", "SearchCheck", "check_search", "validate_search", "baseline_of_judgements", "ndcg_at_k", "bm25_query_norms",
-           "BASELINE_TITLES", "MIX_WEIGHT_GRID", "FOLDED_BELOW", "MAX_FOLDS", "MIN_HELD_GROUPS", "FoldedSplit", "FoldedPools",
+           "BASELINE_TITLES", "MIX_WEIGHT_GRID", "FOLDED_BELOW", "MAX_FOLDS", "MIN_HELD_GROUPS", "too_few_held_clusters", "FoldedSplit", "FoldedPools",
            "fold_runs", "lexical_language"]
 
 #: Okapi BM25's constants everywhere a fit or ``learnsim evaluate`` compares with BM25.
@@ -1106,3 +1106,22 @@ class FoldedSplit:
                 f"fitted on the other queries) searching {n_docs} documents; {n_unseen} have relevant "
                 f"documents no training pair names ({n_cold} only such), {n_seen} have some a training pair "
                 f"names (warm); {held_docs} documents held out with their fold's pairs")
+
+
+
+def too_few_held_clusters(labels):
+    """Whether the clusters ``labels`` (-1: in none) are fewer than the held-out groups the search
+    check needs to keep a learned model (``MIN_HELD_GROUPS``): its held-out clusters are the
+    groups its interval resamples, so 4 or 5 clusters of two or more items end as the strongest
+    baseline, and a learner's own check on them warns about a model that is not kept.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learnsim.baseline import too_few_held_clusters
+    >>> too_few_held_clusters(np.repeat(np.arange(4), 3)), too_few_held_clusters(np.repeat(np.arange(8), 3))
+    (True, False)
+    """
+    y = np.asarray(labels)
+    sizes = np.unique(y[y >= 0], return_counts=True)[1] if y.size else np.array([], dtype=np.int64)
+    return int(np.count_nonzero(sizes > 1)) < MIN_HELD_GROUPS

@@ -78,7 +78,9 @@ def fit_mcd(o, texts, labels, pairs, settings, summary, quiet=False):
     scores = {w: _held_out_score(m.baseline_gain_) for w, (_, m, _) in fits.items()}
     chosen = max(fits, key=lambda w: (scores[w] if scores[w] is not None else -1.0, -candidates.index(w)))
     vectorizer, metric, caught = fits[chosen]
-    if not quiet and pairs is None and o.baseline_holdout is not None and _too_few_to_tell(labels):
+    from ..baseline import too_few_held_clusters
+
+    if not quiet and pairs is None and o.baseline_holdout is not None and too_few_held_clusters(labels):
         # the search check on held-out clusters follows (learnsim.fitting.fit_mcd) and cannot keep
         # the learned metric (fewer clusters than groups it needs): the model is the strongest
         # baseline, and that check's one warning says so. This check's (not checked against
@@ -137,17 +139,6 @@ def cluster_search_learner(o, texts, settings, fitted, X):
         Xp = Xp.astype(np.float64) if Xp.dtype != np.float64 else Xp
         return lambda q: -np.asarray(metric.pairwise_distances(Xp[q], Xp), dtype=np.float64)
     return learn
-
-
-def _too_few_to_tell(labels):
-    """Whether the clusters ``labels`` are fewer than the held-out groups the search check needs
-    to keep a learned model (:data:`learnsim.baseline.MIN_HELD_GROUPS`): its held-out clusters
-    are the groups its interval resamples, so 4 or 5 end as the strongest baseline."""
-    from ..baseline import MIN_HELD_GROUPS
-
-    y = np.asarray(labels)
-    sizes = np.unique(y[y >= 0], return_counts=True)[1] if y.size else np.array([], dtype=np.int64)
-    return int(np.count_nonzero(sizes > 1)) < MIN_HELD_GROUPS
 
 
 def _held_out_score(report):
