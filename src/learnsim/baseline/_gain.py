@@ -145,6 +145,12 @@ class BaselineGain:
             # queries are rich in relevant ones, as no new query finds them
             head += (f"; apart (the cold part ranked among the documents no training pair names only) "
                      f"{apart['apart_gain']:+.4f} ({apart['apart_ci_low']:+.4f} to {apart['apart_ci_high']:+.4f})")
+        condensed = self.detail if isinstance(self.detail, dict) and "condensed_gain" in self.detail else None
+        if condensed is not None:
+            # learnsim.baseline._search.PooledScores: every held-out relevant document is a
+            # judged one, a new query's mostly are not
+            head += (f"; condensed (the documents no judgement names taken out) {condensed['condensed_gain']:+.4f} "
+                     f"({condensed['condensed_ci_low']:+.4f} to {condensed['condensed_ci_high']:+.4f})")
         probe = self.detail if isinstance(self.detail, dict) and "probe_gain" in self.detail else None
         if probe is not None:
             # learnsim.baseline._probe: known-item queries from documents no training pair names

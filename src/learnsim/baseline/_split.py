@@ -195,6 +195,11 @@ class SearchSplit:
         learner saw. With it, the check also ranks the relevant documents no training pair names
         among the documents none names (:class:`learnsim.baseline.PooledScores`' "apart" part).
         None: not known (every part ranks the whole collection).
+    judgements : ndarray of int or None
+        The texts any pair names, training or held out, of any grade (the clusters' items): the
+        documents some judgement names. With it, the check also ranks every held-out query among
+        those documents only (:class:`learnsim.baseline.PooledScores`' "condensed" part). None:
+        the documents ``named``, the held-out queries' relevant ones and ``judged``'s stand for them.
     judged : tuple or None
         ``(queries, relevant, groups)`` of *every* judged query, training ones included: what
         the strongest baseline is chosen on (:meth:`every_query`). A baseline learns nothing, so
@@ -227,6 +232,7 @@ class SearchSplit:
     n_cold_documents: int = 0
     judged: tuple | None = None
     named: np.ndarray | None = None
+    judgements: np.ndarray | None = None
 
     @property
     def n_queries(self):
@@ -578,7 +584,7 @@ def _by_query_and_document(P, G, n_texts, fraction, documents, rng, units, symme
     seen = tuple(frozenset(d for d in r if named[d]) for r in rel)
     return SearchSplit(train=train, held=held, queries=held_queries, relevant=rel, seen=seen, documents=documents,
                        groups=units[held_queries], by=SPLITS[0], n_cold_documents=len(cold_docs),
-                       named=np.flatnonzero(named),
+                       named=np.flatnonzero(named), judgements=np.unique(P.ravel()),
                        # every judged query (their relevance is built already; the pool samples them)
                        judged=(queries, tuple(relevance[int(q)] for q in queries), units[queries]))
 
@@ -627,7 +633,7 @@ def _by_component(P, G, n_texts, fraction, documents, rng, units, chains=False):
     return SearchSplit(train=train, held=held, queries=queries, relevant=rel, seen=tuple(frozenset() for _ in rel),
                        documents=documents, groups=labels[queries], by=SPLITS[1], n_cold_documents=0,
                        judged=judged_queries(sorted(every), every.get, groups=labels, random_state=rng),
-                       named=np.unique(P[train].ravel()))
+                       named=np.unique(P[train].ravel()), judgements=np.unique(P.ravel()))
 
 
 def judged_queries(candidates, relevant_of, *, groups=None, random_state=0):
@@ -767,5 +773,5 @@ def split_clusters(labels, fraction=DEFAULT_HOLDOUT, *, random_state=0, min_trai
     split = SearchSplit(train=~is_held, held=is_held, queries=queries, relevant=relevant,
                         seen=tuple(frozenset() for _ in relevant), documents=np.arange(y.size),
                         groups=y[queries].astype(np.int64), by="cluster", n_cold_documents=int(is_held.sum()),
-                        judged=judged, named=np.flatnonzero((y >= 0) & ~is_held))
+                        judged=judged, named=np.flatnonzero((y >= 0) & ~is_held), judgements=np.flatnonzero(y >= 0))
     return np.where(is_held, -1, y), split
