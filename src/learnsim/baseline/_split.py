@@ -199,7 +199,8 @@ class SearchSplit:
         The texts any pair names, training or held out, of any grade (the clusters' items): the
         documents some judgement names. With it, the check also ranks every held-out query among
         those documents only (:class:`learnsim.baseline.PooledScores`' "condensed" part). None:
-        the documents ``named``, the held-out queries' relevant ones and ``judged``'s stand for them.
+        the texts ``named``, the held-out queries with their relevant documents and ``judged``'s
+        stand for them.
     judged : tuple or None
         ``(queries, relevant, groups)`` of *every* judged query, training ones included: what
         the strongest baseline is chosen on (:meth:`every_query`). A baseline learns nothing, so
