@@ -596,16 +596,38 @@ def _trace_breakdown(directory, start, end):
     queued, started, finished, resumed = a[:, 0], a[:, 1], a[:, 2], a[:, 3]
     parts = {"waiting": started - queued, "batch": finished - started, "resuming": resumed - finished,
              "in_worker": resumed - queued}
+    # the seconds of each search's batch spent reloading what the writes changed, beside a call of
+    # the write thread of its process, and in the garbage collector
+    within = {name: a[:, col] for col, name in enumerate(("reload", "beside_write", "gc"), 6) if a.shape[1] > col}
     slow = parts["in_worker"] >= np.percentile(parts["in_worker"], 99)
     return {"searches": int(len(a)), "processes": len(tables),
             **{name: _ms(v) for name, v in parts.items()},
+            **{name: _ms(v) for name, v in within.items()},
+            "batches": _batch_breakdown(a) if within else None,
             "batch_queries_p50": float(np.median(a[:, 4])), "batch_queries_max": int(a[:, 4].max()),
-            "slowest_1pct_mean_ms": {name: float(1e3 * v[slow].mean()) for name, v in parts.items()},
+            "slowest_1pct_mean_ms": {name: float(1e3 * v[slow].mean()) for name, v in {**parts, **within}.items()},
             # how the clients' connections fell on the worker processes (the kernel hands each
             # accepted connection to one of them): each one's share of the searches, and its p99
             # in the worker
             "per_process": [{"searches": int(len(t)), "in_worker_p99_ms": float(1e3 * np.percentile(t[:, 3] - t[:, 0], 99)),
                              "batch_queries_p50": float(np.median(t[:, 4]))} for t in tables]}
+
+
+def _batch_breakdown(a):
+    """Each batch once (its searches share its start and end): how many there were, the share
+    that reloaded and that ran beside a write of their process, and the batch's duration (p50/p99
+    ms) with and without either, and for the slowest 5 % the share of each."""
+    _, first = np.unique(a[:, [1, 2]], axis=0, return_index=True)
+    b = a[first]
+    took, reload, beside = b[:, 2] - b[:, 1], b[:, 6], b[:, 7]
+    slow = took >= np.percentile(took, 95)
+    out = {"batches": int(len(b)), "reloaded_share": float((reload > 0).mean()), "beside_write_share": float((beside > 0).mean()),
+           "slowest_5pct_reloaded_share": float((reload[slow] > 0).mean()),
+           "slowest_5pct_beside_write_share": float((beside[slow] > 0).mean()),
+           "reload_per_reloading_batch": _ms(reload[reload > 0]), "beside_per_batch_beside": _ms(beside[beside > 0])}
+    for name, mask in (("quiet", (reload == 0) & (beside == 0)), ("reloaded", reload > 0), ("beside_write", beside > 0)):
+        out[f"took_{name}"] = _ms(took[mask])
+    return out
 
 
 def serve_run(args, ann, base, record, path, queries, writes, sample):
@@ -830,6 +852,15 @@ def _report(r):
               f"at most {t['batch_queries_max']}), resuming {t['resuming']['p50_ms']:.1f} / "
               f"{t['resuming']['p99_ms']:.1f} ms; in all {t['in_worker']['p50_ms']:.1f} / {t['in_worker']['p99_ms']:.1f} ms; "
               f"the slowest 1 %: waiting {w['waiting']:.1f}, batch {w['batch']:.1f}, resuming {w['resuming']:.1f} ms")
+        b = t.get("batches")
+        if b:
+            def pq(d):
+                return f"{d['p50_ms']:.1f} / {d['p99_ms']:.1f} ms" if d["n"] else "none"
+            print(f"  batches ({b['batches']}): reloading {b['reloaded_share']:.0%} (the reload {pq(b['reload_per_reloading_batch'])}), "
+                  f"beside a write of their process {b['beside_write_share']:.0%} (for {pq(b['beside_per_batch_beside'])} of it); "
+                  f"the slowest 5 %: {b['slowest_5pct_reloaded_share']:.0%} reloading, {b['slowest_5pct_beside_write_share']:.0%} "
+                  f"beside a write; a batch took {pq(b['took_quiet'])} with neither, {pq(b['took_reloaded'])} reloading, "
+                  f"{pq(b['took_beside_write'])} beside a write; the collector {t['gc']['p99_ms']:.1f} ms p99 a search")
         if len(t.get("per_process", ())) > 1:
             print("  per server process: " + "; ".join(
                 f"{p['searches']} searches, batches of {p['batch_queries_p50']:.0f}, p99 in the worker "

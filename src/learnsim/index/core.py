@@ -435,13 +435,18 @@ class Index(ModelVersions):
             raise IndexFormatError(f"{self.path}: segments overlap or are out of order")
         self._refresh_deleted(dead, data_version)
 
+    #: Seconds this handle spent before its reads loading what other handles wrote (a service's trace).
+    reload_seconds = 0.0
+
     def _see_changes(self):
         """Before a read: see what other handles (or processes) wrote since, when SQLite says
         something was (its data_version): their deletes, and their segments when the manifest changed."""
         if (self.store.conn.execute("PRAGMA data_version").fetchone()[0] != self._data_version
                 or self._manifest_id() != self._seen_manifest):
+            started = time.monotonic()
             retry_if_moved(self, self._reload_if_changed)
             self._refresh_deleted()
+            self.reload_seconds += time.monotonic() - started
 
     def _manifest_id(self):
         """Which manifest file is there now: a reindex or a compact changes no row of SQLite

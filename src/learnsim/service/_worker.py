@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import gc
 import threading
 import time
 from collections import deque
@@ -83,31 +84,51 @@ class _Call:
 
     def __init__(self, fn, key, queries, traced=False):
         self.fn, self.key, self.queries, self.future = fn, key, queries, Future()
-        # (queued, started, finished, queries and requests of its batch), where traced
-        self.times = [time.monotonic(), 0.0, 0.0, 0, 0] if traced else None
+        # (queued, started, finished, queries and requests of its batch, and the seconds of its
+        # batch spent reloading, beside the other worker's calls and in the garbage collector),
+        # where traced
+        self.times = [time.monotonic(), 0.0, 0.0, 0, 0, 0.0, 0.0, 0.0] if traced else None
 
 
 class SearchTrace:
     """Each search's times in the worker, appended to ``path`` (tab-separated, a header line
     first), for finding where a served search's time goes under load: ``queued started finished
-    resumed batch_queries batch_requests``, seconds of ``time.monotonic`` (one clock for every
-    process of the machine), ``resumed`` when the coroutine that waited for it ran again. Rows
-    are written ROWS at a time and at :meth:`IndexWorker.close`; the service writes one when
-    ``LEARNSIM_TRACE_SEARCHES`` names a directory (``searches-PID.tsv`` there). Creating it
-    writes the header line: an OSError when ``path`` cannot be written."""
+    resumed batch_queries batch_requests reload beside gc``; the first four seconds of
+    ``time.monotonic`` (one clock for every process of the machine), ``resumed`` when the
+    coroutine that waited for it ran again; the last three the seconds of its batch that the
+    index handle spent loading what other handles wrote (``Index.reload_seconds``), that the
+    worker named ``next_to`` it (the service's writes) spent running a call, and that this
+    process's garbage collector ran. Rows are written ROWS at a time and at
+    :meth:`IndexWorker.close`; the service writes one when ``LEARNSIM_TRACE_SEARCHES`` names a
+    directory (``searches-PID.tsv`` there). Creating it writes the header line: an OSError when
+    ``path`` cannot be written."""
 
     ROWS = 1000
-    HEAD = "queued\tstarted\tfinished\tresumed\tbatch_queries\tbatch_requests\n"
+    HEAD = "queued\tstarted\tfinished\tresumed\tbatch_queries\tbatch_requests\treload\tbeside\tgc\n"
 
     def __init__(self, path):
         self.path, self.rows, self.lock = path, [], threading.Lock()
         with open(path, "w", encoding="ascii") as fh:
             fh.write(self.HEAD)
+        # the collector's seconds in this process (a tuple replaced whole: read from any thread)
+        self._gc, self._gc_started = (0.0,), None
+        gc.callbacks.append(self._collected)
+
+    def _collected(self, phase, info):
+        if phase == "start":
+            self._gc_started = time.monotonic()
+        elif self._gc_started is not None:
+            self._gc = (self._gc[0] + time.monotonic() - self._gc_started,)
+            self._gc_started = None
+
+    def gc_seconds(self):
+        return self._gc[0]
 
     def add(self, times, resumed):
-        q, s, f, nq, nr = times
+        q, s, f, nq, nr, reload, beside, collected = times
         with self.lock:
-            self.rows.append(f"{q:.6f}\t{s:.6f}\t{f:.6f}\t{resumed:.6f}\t{nq}\t{nr}\n")
+            self.rows.append(f"{q:.6f}\t{s:.6f}\t{f:.6f}\t{resumed:.6f}\t{nq}\t{nr}\t{reload:.6f}\t{beside:.6f}"
+                             f"\t{collected:.6f}\n")
             if len(self.rows) < self.ROWS:
                 return
             rows, self.rows = self.rows, []
@@ -117,6 +138,11 @@ class SearchTrace:
         with self.lock:
             rows, self.rows = self.rows, []
         self._write(rows)
+
+    def close(self):
+        self.flush()
+        if self._collected in gc.callbacks:
+            gc.callbacks.remove(self._collected)
 
     def _write(self, rows):
         if rows:
@@ -142,6 +168,9 @@ class IndexWorker:
         no longer than it takes the last batch's number of queries to be queued again.
     trace : SearchTrace, optional
         Where each search's times are written; None: nowhere.
+    next_to : IndexWorker, optional
+        The worker whose traced searches record how long this one ran calls during each of
+        their batches (the service's write worker names its search worker).
 
     Attributes
     ----------
@@ -151,10 +180,16 @@ class IndexWorker:
         Calls queued and not started.
     """
 
-    def __init__(self, index, max_pending, timeout_s, max_batch=64, linger_s=LINGER_S, trace=None):
+    def __init__(self, index, max_pending, timeout_s, max_batch=64, linger_s=LINGER_S, trace=None, next_to=None):
         self.index, self.max_pending, self.timeout_s, self.max_batch = index, max_pending, timeout_s, max_batch
         self.linger_s = linger_s
         self._trace = trace
+        # (seconds spent running calls before the one running, when that one started or None):
+        # replaced whole, so that the worker next to this one reads it without a lock
+        self._busy = (0.0, None)
+        self.beside = None
+        if next_to is not None:
+            next_to.beside = self
         self.lock = threading.Lock()
         self._cv = threading.Condition()
         self._queue = deque()
@@ -261,12 +296,27 @@ class IndexWorker:
                     self._taken = 0
                     calls = [c for c in calls if c.future.set_running_or_notify_cancel()]
                     self._running = bool(calls)
+                started = time.monotonic()
+                self._busy = (self._busy[0], started)
                 try:
                     if calls:
                         self._execute(calls)
                 finally:
+                    self._busy = (self._busy[0] + time.monotonic() - started, None)
                     with self._cv:
                         self._running = False
+
+    def busy_seconds(self, now=None):
+        """Seconds this worker has spent running calls, up to ``now`` (time.monotonic)."""
+        total, since = self._busy
+        if since is None:
+            return total
+        return total + max(0.0, (time.monotonic() if now is None else now) - since)
+
+    def _counters(self, now):
+        """(reload, beside, gc) seconds so far: what a traced batch records the growth of."""
+        beside = self.beside.busy_seconds(now) if self.beside is not None else 0.0
+        return getattr(self.index, "reload_seconds", 0.0), beside, self._trace.gc_seconds()
 
     def _execute(self, calls):
         first = calls[0]
@@ -276,6 +326,7 @@ class IndexWorker:
         queries = [q for c in calls for q in c.queries]
         started = time.monotonic()
         if first.times is not None:
+            before = self._counters(started)
             for c in calls:
                 c.times[1], c.times[3], c.times[4] = started, len(queries), len(calls)
         try:
@@ -301,8 +352,10 @@ class IndexWorker:
         finished = time.monotonic()
         self._last_calls, self._last_batch, self._last_seconds = len(calls), len(queries), finished - started
         if first.times is not None:
+            grown = [b - a for a, b in zip(before, self._counters(finished))]
             for c in calls:
                 c.times[2] = finished
+                c.times[5:8] = grown
         label = getattr(results, "label", None)
         start = 0
         for c in calls:
@@ -317,7 +370,7 @@ class IndexWorker:
             self._cv.notify_all()
         self._thread.join()
         if self._trace is not None:
-            self._trace.flush()
+            self._trace.close()
 
 
 def _wake(waiter):

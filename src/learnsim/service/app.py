@@ -532,7 +532,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     # searches and writes on threads of their own, side by side (_worker's docstring says why
     # they no longer take turns)
     worker = IndexWorker(index, int(max_pending), float(timeout_s), trace=_search_trace())
-    writer = IndexWorker(write_index, int(max_pending), float(timeout_s))
+    writer = IndexWorker(write_index, int(max_pending), float(timeout_s), next_to=worker)
     new_words = NewWords()      # what a write's new words are answered and logged as
     key = api_key.encode() if api_key is not None else None
     static = {name: resources.files(__package__).joinpath("static", name).read_bytes() for name in _STATIC}
