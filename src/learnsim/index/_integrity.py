@@ -35,6 +35,7 @@ import numpy as np
 from .._utils.files import open_regular, sha256_file
 from .._utils.progress import stage_for
 from ..exceptions import IndexBusyError, IndexChangingError
+from ._reload import file_id
 from ._segments import IndexDamagedError, IndexFormatError, load_npy, seal, write_json_atomic
 from ._store import _SQLITE_FULL, _SQLITE_READONLY, DocumentStore
 
@@ -252,7 +253,7 @@ def check_same_documents(path, store, segments):
                                                    "the database of another index?")
 
 
-def read_store(path, m, seqs, since=None, segments=()):
+def read_store(path, m, seqs, since=None, segments=(), store=None):
     """Open ``docs.sqlite`` and read, in one snapshot, what an open needs and checks: returns
     (store, documents after covered_seq as (seq, text), deleted seqs, data_version), once
     :func:`check_against_store` passed (and, at an open, :func:`check_same_documents` of
@@ -261,11 +262,19 @@ def read_store(path, m, seqs, since=None, segments=()):
     ``since``: a sequence number up to which the segments were checked against SQLite
     already (a handle reloading a manifest that only added segments after the ones it checked):
     only the documents after it are counted, on a range of the table's key, not every live
-    document (6 ms at 100k, 50-70 ms at 1M, on every reload after a write)."""
+    document (6 ms at 100k, 50-70 ms at 1M, on every reload after a write).
+
+    ``store``: the handle's open DocumentStore to read on (:func:`._reload.kept_store`), left
+    open whatever happens; None: a new connection, closed when anything fails."""
     path = Path(path)
-    store = None
+    kept = store is not None
     try:
-        store = DocumentStore(path / DOCS)
+        if store is None:
+            # which file it is, before connecting: a file swapped in between is then taken for
+            # another one at the next reload (a new connection), never the other way round
+            opened = file_id(path / DOCS)
+            store = DocumentStore(path / DOCS)
+            store.file_id = opened
         conn = store.conn
         # one snapshot for what is compared: a delete between two reads would look like damage
         conn.execute("BEGIN")
@@ -296,7 +305,7 @@ def read_store(path, m, seqs, since=None, segments=()):
             check_against_store(path, m, seqs[seqs > since], dead_after[dead_after > since], live_stored)
         return store, tail, dead, data_version
     except BaseException as exc:
-        if store is not None:
+        if store is not None and not kept:
             store.close()
         if not isinstance(exc, sqlite3.DatabaseError) or sqlite_damage(path / DOCS, exc) is None:
             raise

@@ -60,6 +60,7 @@ from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexDamagedError, IndexForm
     load_json, merged_rows, read_manifest, rows_of
 from ._filter_rows import allowed_rows
 from ._kernels import searching_often
+from ._reload import kept_store
 from ._store import DocumentCache, DocumentStore, check_filter
 from . import _versions
 from ._versioned import ModelVersions
@@ -360,8 +361,9 @@ class Index(ModelVersions):
         return Segment(self.path / "segments", entry, kind=m["kind"], n_features=m.get("n_features"),
                        dense_dim=m.get("dense_dim"), checksums_required=m["format_version"] >= 2)
 
-    def _load(self):
-        m = self._read_manifest()
+    def _load(self, m=None):
+        """Load the manifest ``m`` (read by :meth:`_read_manifest`; None: read it here) and what it lists."""
+        m = self._read_manifest() if m is None else m
         bad = invalid_field(m)
         if bad is not None:
             raise IndexFormatError(f"{self.path}: {_MANIFEST} has no valid {bad[0]!r} ({bad[1]})")
@@ -398,9 +400,10 @@ class Index(ModelVersions):
         # a new connection, kept only when everything loaded: a failed reload leaves the handle
         # as it was (its own manifest, segments and connection), not half-loaded
         seqs = np.concatenate([s.seqs for s in segments]) if segments else np.zeros(0, dtype=np.int64)
-        store, tail, dead, data_version = read_store(self.path, m, seqs, checked_up_to(getattr(self, "manifest", None), m), segments)
+        since = checked_up_to(getattr(self, "manifest", None), m)
         old_store = getattr(self, "store", None)
-        if old_store is not None:
+        store, tail, dead, data_version = read_store(self.path, m, seqs, since, segments, kept_store(old_store, since))
+        if old_store is not None and old_store is not store:
             old_store.close()
         self.store = store
         if getattr(self, "manifest", m).get("model_sha256") != m["model_sha256"]:
@@ -1185,9 +1188,10 @@ class Index(ModelVersions):
 
     def _reload_if_changed(self):
         seen = self._manifest_id()
-        current = read_manifest(self.path, _MANIFEST, FORMAT_NAME, FORMAT_VERSION)
+        # read (and its seal checked) once: the load below is of this manifest, not of a second read
+        current = self._read_manifest()
         if current != self.manifest:
-            self._load_after_write()
+            self._load(current)
         else:
             self._seen_manifest = seen
 

@@ -1,0 +1,38 @@
+"""What a handle keeps of its SQLite connection when it reloads after another handle's write
+(``Index._load``, by way of :func:`learnsim.index._integrity.read_store`).
+
+Every reload used to open a new connection to ``docs.sqlite`` (and close the old one): the
+connection, SQLite's ``journal_mode`` and schema statements, the schema read, and a cold page
+cache, in every handle serving the index, after every write of any of them. A reload that only
+adds what it has not checked yet (an add, or the merge of the small segments adds leave:
+:func:`~learnsim.index._integrity.checked_up_to` is not None) reads its snapshot on the
+connection it has, as long as ``docs.sqlite`` is still the file that connection opened: a build
+that replaced the index (a folder swapped in) or anything else gets a new one, as before. The
+reads and checks are the same either way; a failed reload leaves the connection as it was (it
+only read)."""
+from __future__ import annotations
+
+import os
+
+__all__ = ["file_id", "kept_store"]
+
+
+def file_id(path):
+    """(device, inode) of ``path``, or None when it cannot be stat()ed."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def kept_store(store, since):
+    """``store`` (a handle's open DocumentStore) when a reload that checks only what came after
+    ``since`` may read on it: ``since`` is not None and the store's file is still the one it
+    opened (``store.file_id``, set by read_store before it connected). None: a new connection."""
+    if since is None or store is None:
+        return None
+    opened = getattr(store, "file_id", None)
+    if opened is None or file_id(store.path) != opened:
+        return None
+    return store

@@ -1,0 +1,89 @@
+"""A handle that reloads after another handle's add keeps its SQLite connection (a new one for
+every reload, in every handle serving the index, cost a connection, its schema statements and a
+cold page cache after every write), and takes a new one where docs.sqlite is another file: an
+index rebuilt in its place, whose answers it then gives."""
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from index_models import corpus, model
+
+from learnsim.index import Index
+from learnsim.index._segments import IndexDamagedError, IndexFormatError
+
+
+@pytest.fixture
+def two_handles(tmp_path):
+    texts, _, ids, meta = corpus()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Index.build(tmp_path / "idx", model("film"), texts[:60], ids[:60], meta[:60]).close()
+    reader, writer = Index.open(tmp_path / "idx"), Index.open(tmp_path / "idx")
+    yield reader, writer
+    reader.close()
+    writer.close()
+
+
+def _add(writer, i):
+    texts, _, ids, meta = corpus()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        writer.add([texts[i]], [f"new{i}"], [meta[i]])
+    return texts[i]
+
+
+def test_a_reload_after_adds_keeps_the_connection_and_sees_every_document(two_handles):
+    reader, writer = two_handles
+    store, writer_store = reader.store, writer.store
+    # enough adds for the small segments they leave to be merged (MERGE_AT) on the way: this
+    # index's segments are all small, so that merge rewrites every one, and the reload after it
+    # checks everything again, on a new connection (as an open does); every other reload keeps it
+    new = []
+    for i in range(60, 72):
+        text = _add(writer, i)
+        hits = reader.search(text, k=1)
+        assert hits[0]["id"] == f"new{i}"
+        if reader.store is not store:
+            new.append(len(reader.manifest["segments"]))
+            store = reader.store
+    assert new == [1]
+    # the writer's own loads after its writes read on its connection too (its manifest is the one it wrote)
+    assert writer.store is writer_store
+    assert len(reader) == len(writer) == 72
+    assert reader.verify()["ok"]
+
+
+def test_an_index_rebuilt_in_place_is_read_on_a_new_connection(two_handles, tmp_path):
+    reader, _ = two_handles
+    texts, _, ids, meta = corpus()
+    store = reader.store
+    reader.search(texts[0], k=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Index.build(tmp_path / "idx", model("film"), texts[60:], ids[60:], meta[60:], overwrite=True).close()
+    hits = reader.search(texts[70], k=1)
+    assert reader.store is not store
+    assert hits[0]["id"] == ids[70] and len(reader) == len(texts) - 60
+    assert reader.document(ids[70])[0] == texts[70]
+    with pytest.raises(KeyError):
+        reader.document(ids[0])
+
+
+def test_a_failed_reload_leaves_the_handle_and_its_connection_as_they_were(two_handles):
+    reader, writer = two_handles
+    texts = corpus()[0]
+    before = reader.search(texts[3], k=5)
+    store = reader.store
+    _add(writer, 61)
+    newest = writer.manifest["segments"][-1]["name"]
+    # the new segment damaged before the reader sees it: its reload fails, and says so
+    seg = writer.path / "segments" / newest
+    for f in seg.iterdir():
+        if f.suffix == ".npy":
+            f.write_bytes(f.read_bytes()[:-8])
+    with pytest.raises((IndexDamagedError, IndexFormatError)):
+        reader.search(texts[3], k=5)
+    assert reader.store is store and store.conn.execute("SELECT COUNT(*) FROM docs").fetchone()[0] == 61
+    assert len(reader) == 60
