@@ -74,7 +74,7 @@ def test_an_index_rebuilt_in_place_is_read_on_a_new_connection(two_handles, tmp_
 def test_a_failed_reload_leaves_the_handle_and_its_connection_as_they_were(two_handles):
     reader, writer = two_handles
     texts = corpus()[0]
-    before = reader.search(texts[3], k=5)
+    reader.search(texts[3], k=5)
     store = reader.store
     _add(writer, 61)
     newest = writer.manifest["segments"][-1]["name"]
@@ -87,3 +87,27 @@ def test_a_failed_reload_leaves_the_handle_and_its_connection_as_they_were(two_h
         reader.search(texts[3], k=5)
     assert reader.store is store and store.conn.execute("SELECT COUNT(*) FROM docs").fetchone()[0] == 61
     assert len(reader) == 60
+
+
+class _Seg:
+    def __init__(self, seqs):
+        self.seqs = seqs
+
+
+def test_the_order_check_of_a_reload_compares_what_is_new_and_its_seam():
+    """ordered_seqs: segments a load found in order (the same objects) are not compared again;
+    the new ones are, and so is the seam between them, so an added segment that overlaps the last
+    one, or is out of order itself, is still refused (Index._load raises IndexFormatError)."""
+    import numpy as np
+
+    from learnsim.index._reload import ordered_seqs
+
+    first, second = _Seg([1, 2, 3]), _Seg([5, 8])
+    seqs, ok = ordered_seqs([first, second])
+    assert ok and seqs.tolist() == [1, 2, 3, 5, 8]
+    assert ordered_seqs([first, second, _Seg([9, 10])], [first, second])[1]
+    assert not ordered_seqs([first, second, _Seg([8, 10])], [first, second])[1]     # the seam
+    assert not ordered_seqs([first, second, _Seg([9, 12, 11])], [first, second])[1]
+    # a segment checked before but no longer the same object is compared again
+    assert not ordered_seqs([first, _Seg([3, 4])], [first, second])[1]
+    assert ordered_seqs([], [first])[1] and ordered_seqs([_Seg(np.array([4]))], [first])[1]

@@ -60,7 +60,7 @@ from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexDamagedError, IndexForm
     load_json, merged_rows, read_manifest, rows_of
 from ._filter_rows import allowed_rows
 from ._kernels import searching_often
-from ._reload import kept_store
+from ._reload import kept_store, ordered_seqs
 from ._store import DocumentCache, DocumentStore, check_filter
 from . import _versions
 from ._versioned import ModelVersions
@@ -431,11 +431,11 @@ class Index(ModelVersions):
         self._refresh_positions(dead, data_version)
 
     def _refresh_positions(self, dead=None, data_version=None):
-        seqs = [np.asarray(s.seqs) for s in self.segments]
-        self._seqs = np.concatenate(seqs) if seqs else np.zeros(0, dtype=np.int64)
+        self._seqs, ordered = ordered_seqs(self.segments, getattr(self, "_ordered", ()))
         self._docs_layout = docs_layout(self.segments)
-        if self._seqs.size > 1 and not np.all(np.diff(self._seqs) > 0):
+        if not ordered:
             raise IndexFormatError(f"{self.path}: segments overlap or are out of order")
+        self._ordered = list(self.segments)
         self._refresh_deleted(dead, data_version)
 
     #: Seconds this handle spent before its reads loading what other handles wrote (a service's trace).
@@ -446,9 +446,10 @@ class Index(ModelVersions):
         something was (its data_version): their deletes, and their segments when the manifest changed."""
         if (self.store.conn.execute("PRAGMA data_version").fetchone()[0] != self._data_version
                 or self._manifest_id() != self._seen_manifest):
-            started = time.monotonic()
+            started, loads = time.monotonic(), self._loads
             retry_if_moved(self, self._reload_if_changed)
-            self._refresh_deleted()
+            if self._loads == loads:    # (a load read the deletes in its own snapshot)
+                self._refresh_deleted()
             self.reload_seconds += time.monotonic() - started
 
     def _manifest_id(self):
