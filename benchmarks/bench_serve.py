@@ -597,8 +597,8 @@ def _trace_breakdown(directory, start, end):
     parts = {"waiting": started - queued, "batch": finished - started, "resuming": resumed - finished,
              "in_worker": resumed - queued}
     # the seconds of each search's batch spent reloading what the writes changed, beside a call of
-    # the write thread of its process, and in the garbage collector
-    within = {name: a[:, col] for col, name in enumerate(("reload", "beside_write", "gc"), 6) if a.shape[1] > col}
+    # the write thread of its process, in the garbage collector, and on the CPU in its thread
+    within = {name: a[:, col] for col, name in enumerate(("reload", "beside_write", "gc", "cpu"), 6) if a.shape[1] > col}
     slow = parts["in_worker"] >= np.percentile(parts["in_worker"], 99)
     return {"searches": int(len(a)), "processes": len(tables),
             **{name: _ms(v) for name, v in parts.items()},
@@ -627,6 +627,12 @@ def _batch_breakdown(a):
            "reload_per_reloading_batch": _ms(reload[reload > 0]), "beside_per_batch_beside": _ms(beside[beside > 0])}
     for name, mask in (("quiet", (reload == 0) & (beside == 0)), ("reloaded", reload > 0), ("beside_write", beside > 0)):
         out[f"took_{name}"] = _ms(took[mask])
+    if b.shape[1] > 9:
+        # the batch's own CPU, and how much longer than it the batch took (waiting for a core or
+        # for Python's lock), over all batches and over the slowest 5 %
+        cpu = b[:, 9]
+        out.update(cpu=_ms(cpu), off_cpu=_ms(took - cpu), slowest_5pct_cpu_mean_ms=float(1e3 * cpu[slow].mean()),
+                   slowest_5pct_took_mean_ms=float(1e3 * took[slow].mean()))
     return out
 
 
@@ -861,6 +867,9 @@ def _report(r):
                   f"the slowest 5 %: {b['slowest_5pct_reloaded_share']:.0%} reloading, {b['slowest_5pct_beside_write_share']:.0%} "
                   f"beside a write; a batch took {pq(b['took_quiet'])} with neither, {pq(b['took_reloaded'])} reloading, "
                   f"{pq(b['took_beside_write'])} beside a write; the collector {t['gc']['p99_ms']:.1f} ms p99 a search")
+            if "cpu" in b:
+                print(f"  a batch's CPU in its thread {pq(b['cpu'])}, off the CPU {pq(b['off_cpu'])}; the slowest 5 % took "
+                      f"{b['slowest_5pct_took_mean_ms']:.1f} ms on average, {b['slowest_5pct_cpu_mean_ms']:.1f} ms of it on the CPU")
         if len(t.get("per_process", ())) > 1:
             print("  per server process: " + "; ".join(
                 f"{p['searches']} searches, batches of {p['batch_queries_p50']:.0f}, p99 in the worker "

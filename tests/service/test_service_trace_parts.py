@@ -1,6 +1,6 @@
 """The search trace's parts of a batch (``LEARNSIM_TRACE_SEARCHES``, ``bench_serve.py --trace``):
 the seconds a batch spent reloading what other handles wrote, beside a call of the write worker
-next to it, and in the garbage collector, so that a slow batch can be told apart from a slow scan."""
+next to it, in the garbage collector and on the CPU, so that a slow batch can be told apart from a slow scan."""
 import asyncio
 import gc
 import threading
@@ -63,7 +63,7 @@ def test_a_traced_batch_records_its_reload_the_write_beside_it_and_the_collector
         worker.close()
     head, rows = _rows(path)
     assert head == ["queued", "started", "finished", "resumed", "batch_queries", "batch_requests",
-                    "reload", "beside", "gc"]
+                    "reload", "beside", "gc", "cpu"]
     alone, reloading, beside, collecting = rows
     took = [r["finished"] - r["started"] for r in rows]
     assert alone["reload"] == 0 and alone["beside"] == 0
@@ -71,6 +71,9 @@ def test_a_traced_batch_records_its_reload_the_write_beside_it_and_the_collector
     # the whole batch ran while the write slept: beside it all along (to the trace's 1 us)
     assert beside["reload"] == 0 and abs(beside["beside"] - took[2]) < 1e-5 and beside["beside"] > 0.015
     assert 0 < collecting["gc"] <= took[3] and collecting["beside"] == 0
+    # the batches slept: little of their time was on the CPU; the collection was
+    assert all(0 <= r["cpu"] <= t + 1e-3 for r, t in zip(rows, took)) and alone["cpu"] < 0.5 * took[0]
+    assert collecting["cpu"] > 0
     # the trace's collector hook goes with it
     assert trace._collected not in gc.callbacks
 

@@ -85,26 +85,27 @@ class _Call:
     def __init__(self, fn, key, queries, traced=False):
         self.fn, self.key, self.queries, self.future = fn, key, queries, Future()
         # (queued, started, finished, queries and requests of its batch, and the seconds of its
-        # batch spent reloading, beside the other worker's calls and in the garbage collector),
-        # where traced
-        self.times = [time.monotonic(), 0.0, 0.0, 0, 0, 0.0, 0.0, 0.0] if traced else None
+        # batch spent reloading, beside the other worker's calls, in the garbage collector and
+        # on the CPU in the worker's thread), where traced
+        self.times = [time.monotonic(), 0.0, 0.0, 0, 0, 0.0, 0.0, 0.0, 0.0] if traced else None
 
 
 class SearchTrace:
     """Each search's times in the worker, appended to ``path`` (tab-separated, a header line
     first), for finding where a served search's time goes under load: ``queued started finished
-    resumed batch_queries batch_requests reload beside gc``; the first four seconds of
+    resumed batch_queries batch_requests reload beside gc cpu``; the first four seconds of
     ``time.monotonic`` (one clock for every process of the machine), ``resumed`` when the
-    coroutine that waited for it ran again; the last three the seconds of its batch that the
+    coroutine that waited for it ran again; the last four the seconds of its batch that the
     index handle spent loading what other handles wrote (``Index.reload_seconds``), that the
-    worker named ``next_to`` it (the service's writes) spent running a call, and that this
-    process's garbage collector ran. Rows are written ROWS at a time and at
+    worker named ``next_to`` it (the service's writes) spent running a call, that this
+    process's garbage collector ran, and that the worker's thread ran on a CPU (a batch much
+    longer than its CPU waited for the cores or for Python's lock). Rows are written ROWS at a time and at
     :meth:`IndexWorker.close`; the service writes one when ``LEARNSIM_TRACE_SEARCHES`` names a
     directory (``searches-PID.tsv`` there). Creating it writes the header line: an OSError when
     ``path`` cannot be written."""
 
     ROWS = 1000
-    HEAD = "queued\tstarted\tfinished\tresumed\tbatch_queries\tbatch_requests\treload\tbeside\tgc\n"
+    HEAD = "queued\tstarted\tfinished\tresumed\tbatch_queries\tbatch_requests\treload\tbeside\tgc\tcpu\n"
 
     def __init__(self, path):
         self.path, self.rows, self.lock = path, [], threading.Lock()
@@ -125,10 +126,10 @@ class SearchTrace:
         return self._gc[0]
 
     def add(self, times, resumed):
-        q, s, f, nq, nr, reload, beside, collected = times
+        q, s, f, nq, nr, reload, beside, collected, cpu = times
         with self.lock:
             self.rows.append(f"{q:.6f}\t{s:.6f}\t{f:.6f}\t{resumed:.6f}\t{nq}\t{nr}\t{reload:.6f}\t{beside:.6f}"
-                             f"\t{collected:.6f}\n")
+                             f"\t{collected:.6f}\t{cpu:.6f}\n")
             if len(self.rows) < self.ROWS:
                 return
             rows, self.rows = self.rows, []
@@ -314,9 +315,9 @@ class IndexWorker:
         return total + max(0.0, (time.monotonic() if now is None else now) - since)
 
     def _counters(self, now):
-        """(reload, beside, gc) seconds so far: what a traced batch records the growth of."""
+        """(reload, beside, gc, cpu) seconds so far: what a traced batch records the growth of."""
         beside = self.beside.busy_seconds(now) if self.beside is not None else 0.0
-        return getattr(self.index, "reload_seconds", 0.0), beside, self._trace.gc_seconds()
+        return getattr(self.index, "reload_seconds", 0.0), beside, self._trace.gc_seconds(), time.thread_time()
 
     def _execute(self, calls):
         first = calls[0]
@@ -355,7 +356,7 @@ class IndexWorker:
             grown = [b - a for a, b in zip(before, self._counters(finished))]
             for c in calls:
                 c.times[2] = finished
-                c.times[5:8] = grown
+                c.times[5:9] = grown
         label = getattr(results, "label", None)
         start = 0
         for c in calls:
