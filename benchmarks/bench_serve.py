@@ -45,7 +45,9 @@ What it does, in order:
 
 ``--trace`` has each server process write every search's times (``LEARNSIM_TRACE_SEARCHES``) and
 reports where they went in the server: waiting for their batch to start, the batch, and resuming
-the request (p50/p99, and the parts of the slowest 1 %).
+the request (p50/p99, and the parts of the slowest 1 %); and of each batch, the time its handle
+spent reloading what the writes changed, the time a write of its process ran beside it, the
+garbage collector's and its own CPU.
 
 ``--ann auto exact`` (any list of Index.build's ``ann``) makes one run of all of this for each,
 in that order (``--rounds N``: N times, interleaved), each on a fresh copy of its index (built
