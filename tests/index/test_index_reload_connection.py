@@ -111,3 +111,18 @@ def test_the_order_check_of_a_reload_compares_what_is_new_and_its_seam():
     # a segment checked before but no longer the same object is compared again
     assert not ordered_seqs([first, _Seg([3, 4])], [first, second])[1]
     assert ordered_seqs([], [first])[1] and ordered_seqs([_Seg(np.array([4]))], [first])[1]
+
+
+def test_a_closed_connection_is_never_kept(two_handles):
+    """A write that closes the handle's connection before its load (a promotion, a reindex: they
+    replace files under it) gets a new one from that load, even where the load only adds (a
+    promotion that failed before its manifest reloads the very manifest it had)."""
+    from learnsim.index._reload import kept_store
+
+    reader, _ = two_handles
+    store = reader.store
+    assert kept_store(store, 0) is store
+    store.close()
+    assert kept_store(store, 0) is None
+    reader._load()
+    assert reader.store is not store and reader.search(corpus()[0][3], k=1)

@@ -30,9 +30,10 @@ def file_id(path):
 
 def kept_store(store, since):
     """``store`` (a handle's open DocumentStore) when a reload that checks only what came after
-    ``since`` may read on it: ``since`` is not None and the store's file is still the one it
-    opened (``store.file_id``, set by read_store before it connected). None: a new connection."""
-    if since is None or store is None:
+    ``since`` may read on it: ``since`` is not None, the store is open (a promotion or a reindex
+    closes it before the files under it are replaced, then loads) and its file is still the one
+    it opened (``store.file_id``, set by read_store before it connected). None: a new connection."""
+    if since is None or store is None or getattr(store, "closed", False):
         return None
     opened = getattr(store, "file_id", None)
     if opened is None or file_id(store.path) != opened:

@@ -715,7 +715,11 @@ class DocumentStore:
         if not row_matches(doc_id, text, meta, digest):
             raise self._tampered(seq, doc_id)
 
+    #: Whether :meth:`close` was called (a reload keeps only an open connection: _reload.kept_store).
+    closed = False
+
     def close(self):
+        self.closed = True
         self.conn.close()
 
     # ------------------------------------------------------------------ writes
