@@ -42,7 +42,7 @@ def test_a_traced_batch_records_its_reload_the_write_beside_it_and_the_collector
 
     def write(index):
         writing.set()
-        time.sleep(0.3)
+        time.sleep(1.0)   # far longer than the batch beside it, on a busy machine too
 
     async def run():
         await worker.call(handle.search, key="k", queries=["alone"])
