@@ -367,8 +367,9 @@ def _check_local_headers(fh, path):
         raise ModelFormatError(f"{path} is not a readable .npz archive: {exc}") from None
 
 
-def _open_regular_file(path):
-    """``path`` opened for binary reading, refused unless it is a regular file.
+def _open_regular_file(path, what="model file"):
+    """``path`` opened for binary reading, refused unless it is a regular file (``what`` names
+    the kind of file in messages).
 
     A device such as ``/dev/zero`` never ends (zipfile would read it until memory runs out)
     and a named pipe blocks until a writer comes. ``O_NONBLOCK`` keeps the open itself from
@@ -376,17 +377,17 @@ def _open_regular_file(path):
     swapped between the check and the reads.
     """
     if not path.exists():
-        raise FileNotFoundError(f"model file {path} does not exist")
+        raise FileNotFoundError(f"{what} {path} does not exist")
     if path.is_dir():
-        raise IsADirectoryError(f"{path} is a directory, not a model file")
+        raise IsADirectoryError(f"{path} is a directory, not a {what}")
     if not stat.S_ISREG(path.stat().st_mode):
         raise ModelFormatError(f"{path} is not a regular file (a device, pipe or socket), so it "
-                               "cannot be a learnsim model file")
+                               f"cannot be a learnsim {what}")
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise ModelFormatError(f"{path} is not a regular file (a device, pipe or socket), so it "
-                                   "cannot be a learnsim model file")
+                                   f"cannot be a learnsim {what}")
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
@@ -435,34 +436,108 @@ def _zip_info(archive, key):
     raise KeyError(key)
 
 
+def _npy_header(stream):
+    """(shape, dtype, bytes of the header) of the .npy data at the start of ``stream``, from its
+    header alone (ValueError or EOFError when it is not one numpy reads)."""
+    version = np.lib.format.read_magic(stream)
+    if version == (1, 0):
+        shape, _, dtype = np.lib.format.read_array_header_1_0(stream)
+    elif version == (2, 0):
+        shape, _, dtype = np.lib.format.read_array_header_2_0(stream)
+    else:
+        raise ValueError(f"unsupported .npy format version {version}")
+    return tuple(shape), dtype, stream.tell()
+
+
+def _npy_size_problem(name, size, shape, dtype, header_bytes):
+    """Why .npy data of ``size`` bytes with this header is refused before its data is read (None:
+    it is not): objects would be unpickled, and a header announcing more (or fewer) bytes than
+    there are would make numpy allocate that much first (10^12 rows: terabytes). The count is a
+    Python int: numpy's int64 product of a crafted shape wraps around to match."""
+    if dtype.hasobject:
+        return f"{name} is an object array, which is refused (it could only be read by unpickling)"
+    declared = header_bytes + math.prod(shape) * dtype.itemsize
+    if size != declared:
+        return (f"{name} holds {size} bytes, but its .npy header announces {declared} (shape {list(shape)}, "
+                f"dtype {dtype.str}: truncated, extended or forged); it is refused unread")
+    return None
+
+
+def _entry_header(archive, key, path):
+    """(shape, dtype) of entry ``key`` from its .npy header, refused before its data is read
+    where it holds objects or a size other than its header announces."""
+    try:
+        info = _zip_info(archive, key)
+        with archive.zip.open(info) as member:
+            shape, dtype, header_bytes = _npy_header(member)
+    except (ValueError, OSError, EOFError, KeyError, zipfile.BadZipFile) as exc:
+        raise ModelFormatError(f"{path}: entry {key!r} is corrupted: {exc}") from None
+    problem = _npy_size_problem(f"entry {key!r}", info.file_size, shape, dtype, header_bytes)
+    if problem is not None:
+        raise ModelFormatError(f"{path}: {problem}")
+    return shape, dtype
+
+
 def _check_entry_size(archive, key, desc, where, path):
     """Refuse entry ``key`` before its data is read unless its .npy header gives the shape
     and dtype of ``desc`` (its manifest description) and the entry holds exactly that many
     bytes: a tampered directory or header could otherwise make ``load`` inflate gigabytes
     (a zip bomb) or allocate an array of any size."""
-    try:
-        info = _zip_info(archive, key)
-        with archive.zip.open(info) as member:
-            version = np.lib.format.read_magic(member)
-            if version == (1, 0):
-                shape, fortran, dtype = np.lib.format.read_array_header_1_0(member)
-            elif version == (2, 0):
-                shape, fortran, dtype = np.lib.format.read_array_header_2_0(member)
-            else:
-                raise ValueError(f"unsupported .npy format version {version}")
-            header_bytes = member.tell()
-    except (ValueError, OSError, EOFError, KeyError, zipfile.BadZipFile) as exc:
-        raise ModelFormatError(f"{path}: entry {key!r} is corrupted: {exc}") from None
-    if dtype.hasobject:
-        raise ModelFormatError(f"{path}: entry {key!r} is an object array, which is refused "
-                               "(it could only be read by unpickling)")
+    shape, dtype = _entry_header(archive, key, path)
     if list(shape) != desc["shape"] or dtype.str != desc["dtype"]:
         raise ModelFormatError(f"{path}: {where} has shape {list(shape)} and dtype {dtype.str}, but the "
                                f"manifest says {desc['shape']} and {desc['dtype']}")
-    declared = header_bytes + math.prod(desc["shape"]) * dtype.itemsize
-    if info.file_size != declared:
-        raise ModelFormatError(f"{path}: entry {key!r} is {info.file_size} bytes uncompressed, but the "
-                               f"array the manifest declares takes {declared}; it is refused unread")
+
+
+@contextlib.contextmanager
+def open_npz_checked(path):
+    """The arrays of any ``.npz`` file (a learnsim model's or not) as a function ``read(key)``
+    with the keys' sorted list: ``with open_npz_checked(p) as (keys, read): ...``.
+
+    The checks of :func:`load` without its manifest: a regular file, a zip whose local headers
+    agree with its directory, entries that do not inflate past MAX_INFLATION_RATIO times the
+    file (a zip bomb is refused unread), and each entry's .npy header checked against the
+    entry's size, objects refused, before the entry is inflated. ModelFormatError names the file
+    and the problem.
+    """
+    with _open_npz(path) as archive:
+        def read(key):
+            _entry_header(archive, key, path)
+            return _read_entry(archive, key, path)
+
+        yield sorted(archive.files), read
+
+
+def check_npy_file(path, what="array file"):
+    """(shape, dtype) of the ``.npy`` file at ``path`` from its header, refused (ModelFormatError
+    naming the file) unless it is a regular file numpy reads, without objects (a pickle), holding
+    exactly the bytes its header announces: np.load would otherwise allocate what a forged
+    header claims before finding the data short. Only the header is read, so a file checked
+    this way can still be memory-mapped."""
+    path = Path(path)
+    try:
+        with _open_regular_file(path, what) as fh:
+            size = os.fstat(fh.fileno()).st_size
+            try:
+                shape, dtype, header_bytes = _npy_header(fh)
+            except (ValueError, EOFError, SyntaxError) as exc:
+                raise ModelFormatError(f"{path} is not a .npy array file numpy reads ({exc or 'empty'})") from None
+    except OSError as exc:
+        raise ModelFormatError(f"{path}: {exc.strerror or exc}") from None
+    problem = _npy_size_problem("it", size, shape, dtype, header_bytes)
+    if problem is not None:
+        raise ModelFormatError(f"{path}: {problem}")
+    return shape, dtype
+
+
+def load_npy_file(path, *, mmap_mode=None, what="array file"):
+    """np.load of the ``.npy`` file ``path`` (``mmap_mode`` as np.load's) after
+    :func:`check_npy_file`; never unpickles. ModelFormatError names the file and the problem."""
+    check_npy_file(path, what)
+    try:
+        return np.load(path, mmap_mode=mmap_mode, allow_pickle=False)
+    except (ValueError, OSError, EOFError) as exc:
+        raise ModelFormatError(f"{Path(path)} is not a readable .npy array: {exc}") from None
 
 
 def _read_entry(archive, key, path):

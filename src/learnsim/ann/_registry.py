@@ -162,10 +162,14 @@ def _read_meta(directory):
 
 
 def _load_int_array(path, name):
+    from ..persistence import load_npy_file
+
     try:
-        arr = np.load(path, allow_pickle=False)
-    except (ValueError, OSError, EOFError) as exc:
-        raise ANNFormatError(f"{path} is not a readable .npy array: {exc}") from None
+        # its header is checked against its size first: a forged one claiming 10^12 rows made
+        # np.load allocate 7.3 TiB (MemoryError), and objects are never unpickled
+        arr = load_npy_file(path)
+    except ValueError as exc:
+        raise ANNFormatError(str(exc)) from None
     if not isinstance(arr, np.ndarray) or arr.dtype != np.int64 or arr.ndim != 1:
         raise ANNFormatError(f"{path}: {name} must be a 1-D int64 array; got "
                              f"{getattr(arr, 'dtype', type(arr).__name__)} of shape {getattr(arr, 'shape', '?')}")

@@ -1,0 +1,63 @@
+"""A saved ANN directory whose ids.npy is hostile (a header claiming 10^12 rows, a shape whose
+int64 product wraps, a truncated file, objects, a pickle) with its checksum recomputed is refused
+naming the file and the problem, before numpy allocates what the header claims or unpickles."""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from learnsim.ann import ANNFormatError, load_ann, make_ann
+
+pytest.importorskip("faiss")
+
+
+def npy(shape, body=b"", descr="<i8"):
+    """A .npy file's bytes with this header and ``body`` as its data (a forged file)."""
+    header = repr({"descr": descr, "fortran_order": False, "shape": shape}).encode("latin1")
+    header += b" " * ((64 - (len(header) + 11) % 64) % 64) + b"\n"
+    return b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + body
+
+
+def _object_npy():
+    buf = io.BytesIO()
+    np.save(buf, np.array([1, "x", None], dtype=object), allow_pickle=True)
+    return buf.getvalue()
+
+
+HOSTILE = {
+    "header claims 10^12 rows": (npy((10 ** 12,), b"\0" * 80), "header announces 8000000000128"),
+    "shape product wraps in int64": (npy((2 ** 32, 2 ** 32, 1)), "header announces"),
+    "truncated": (npy((200,), b"\0" * 100), "holds 228 bytes"),
+    "object dtype": (_object_npy(), "object array"),
+    "a pickle": (pickle.dumps(list(range(200))), "not a .npy array file"),
+}
+
+
+@pytest.mark.parametrize("kind", list(HOSTILE))
+def test_a_hostile_ids_file_is_refused_naming_it(kind, tmp_path, monkeypatch):
+    rng = np.random.default_rng(0)
+    make_ann("faiss-flat", metric="sqeuclidean").fit(rng.normal(size=(200, 8))).save(tmp_path / "saved")
+    raw, message = HOSTILE[kind]
+    ids = tmp_path / "saved" / "ids.npy"
+    ids.write_bytes(raw)
+    meta = json.loads((tmp_path / "saved" / "meta.json").read_text())
+    meta["files"]["ids.npy"] = hashlib.sha256(raw).hexdigest()
+    (tmp_path / "saved" / "meta.json").write_text(json.dumps(meta))
+    monkeypatch.setattr(pickle, "loads", lambda *a, **k: pytest.fail("a pickle was loaded"))
+    with pytest.raises(ANNFormatError, match=message) as info:
+        load_ann(tmp_path / "saved")
+    assert str(Path(ids)) in str(info.value)
+
+
+def test_a_saved_index_still_loads(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 8))
+    ann = make_ann("faiss-flat", metric="sqeuclidean").fit(X)
+    ann.save(tmp_path / "saved")
+    assert np.array_equal(load_ann(tmp_path / "saved").search(X[:5], 3)[0], ann.search(X[:5], 3)[0])
