@@ -315,12 +315,14 @@ def served_version(path, manifest):
 def content_digest(file):
     """The sha256 of a model file's arrays and meta, its save time left out: the same model saved
     twice has one digest (the file's own sha256 differs: the zip's and the meta's times)."""
-    from ..persistence import MANIFEST_KEY
+    from ..persistence import MANIFEST_KEY, open_npz_checked
 
     digest = hashlib.sha256()
-    with np.load(file, allow_pickle=False) as npz:
-        for key in sorted(npz.files):
-            arr = npz[key]
+    # checked as load checks a model: the file an index folder brings along is read here before
+    # any load (a zip bomb took 2.2 GB and a MemoryError, an entry's forged header 7.3 TiB)
+    with open_npz_checked(file) as (keys, read):
+        for key in keys:
+            arr = read(key)
             if key == MANIFEST_KEY:
                 meta = json.loads(arr.tobytes().decode("utf-8"))
                 meta.pop("created", None)
