@@ -125,11 +125,15 @@ class PartitionTexts:
         directory = Path(directory)
         if not (directory / f"{blob_name}.npy").exists() and not required:
             return None
+        from ..persistence import load_npy_file
+
         try:
-            blob = np.load(directory / f"{blob_name}.npy", mmap_mode="r", allow_pickle=False)
-            offsets = np.load(directory / f"{offsets_name}.npy", allow_pickle=False)
+            # headers checked against the files' sizes first: a forged one claiming 10^12 rows
+            # made np.load of the offsets ask for 7.3 TiB (MemoryError); the texts stay mapped
+            blob = load_npy_file(directory / f"{blob_name}.npy", mmap_mode="r")
+            offsets = load_npy_file(directory / f"{offsets_name}.npy")
         except (OSError, ValueError) as exc:
-            raise IndexFormatError(f"{self.where}: cannot read {blob_name} ({exc})") from None
+            raise IndexFormatError(f"{self.where}: cannot read {blob_name}: {exc}") from None
         if (blob.dtype != np.uint8 or blob.ndim != 1 or offsets.dtype != np.int64 or offsets.shape != (n + 1,)
                 or int(offsets[0]) != 0 or int(offsets[-1]) != blob.shape[0] or np.any(np.diff(offsets) < 0)):
             raise IndexFormatError(f"{self.where}: {blob_name}.npy and {offsets_name}.npy are inconsistent "

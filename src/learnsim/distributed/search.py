@@ -409,10 +409,13 @@ class DistributedIndex:
         for name in self.manifest["statistics"]:
             if not isinstance(name, str) or not name.isidentifier():
                 raise IndexFormatError(f"{self.path}: invalid statistics name {name!r}")
+            from ..persistence import load_npy_file
+
             try:
-                arr = np.load(self.path / "statistics" / f"{name}.npy", allow_pickle=False)
+                # header checked against the size first (a forged one: MemoryError before)
+                arr = load_npy_file(self.path / "statistics" / f"{name}.npy")
             except (OSError, ValueError) as exc:
-                raise IndexFormatError(f"{self.path}: cannot read statistics {name!r} ({exc})") from None
+                raise IndexFormatError(f"{self.path}: cannot read statistics {name!r}: {exc}") from None
             if arr.dtype.kind not in "fiu" or not np.isfinite(arr).all():
                 raise IndexFormatError(f"{self.path}: statistics {name!r} are not finite numbers")
             out[name] = arr
