@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 import secrets
@@ -224,7 +225,8 @@ def npy_header(path):
     except OSError as exc:
         raise IndexDamagedError(path, f"it cannot be read ({exc.strerror or exc})") from None
     shape, dtype, offset = _parse_npy_header(head, path)
-    expected = offset + int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    # a Python int: numpy's int64 product of a forged shape wraps around (2^32 * 2^32 is 0)
+    expected = offset + math.prod(shape) * dtype.itemsize
     if size != expected:
         raise IndexDamagedError(path, f"it holds {size} bytes where its header announces {expected} (truncated "
                                       f"or extended)")
@@ -237,7 +239,7 @@ def load_npy(path, sha256=None):
     cannot crash the process (SIGBUS), and the bytes hashed are the bytes used."""
     raw = read_verified(path, sha256, into_array=True)
     shape, dtype, offset = _parse_npy_header(raw[:_MAX_HEADER + 16].tobytes(), path)
-    count = int(np.prod(shape, dtype=np.int64))
+    count = math.prod(shape)        # a Python int: an int64 product of a forged shape wraps
     if raw.shape[0] != offset + count * dtype.itemsize:
         raise IndexDamagedError(path, f"it holds {raw.shape[0]} bytes where its header announces "
                                       f"{offset + count * dtype.itemsize} (truncated or extended)")
