@@ -61,3 +61,44 @@ def test_a_saved_index_still_loads(tmp_path):
     ann = make_ann("faiss-flat", metric="sqeuclidean").fit(X)
     ann.save(tmp_path / "saved")
     assert np.array_equal(load_ann(tmp_path / "saved").search(X[:5], 3)[0], ann.search(X[:5], 3)[0])
+
+
+def _forge_faiss_codes(directory, claim):
+    """Make the flat index's vector storage claim ``claim`` floats, its checksum recomputed."""
+    import struct
+
+    meta = json.loads((directory / "meta.json").read_text())
+    native = directory / meta["native_file"]
+    raw = bytearray(native.read_bytes())
+    at = raw.find(struct.pack("<Q", 200 * 8))       # the size field of the 200 x 8 floats
+    assert at > 0
+    raw[at:at + 8] = struct.pack("<Q", claim)
+    native.write_bytes(raw)
+    meta["files"][native.name] = hashlib.sha256(raw).hexdigest()
+    (directory / "meta.json").write_text(json.dumps(meta))
+    return native
+
+
+@pytest.mark.parametrize("mmap", [False, True])
+def test_a_native_faiss_file_cannot_make_faiss_allocate_beyond_its_size(tmp_path, monkeypatch, mmap):
+    # an 8 KB index.faiss whose vector claimed 5 * 10^8 floats made faiss allocate (and zero)
+    # 2 GB before its read failed; faiss's own bound was 1 TiB
+    import faiss
+
+    rng = np.random.default_rng(0)
+    make_ann("faiss-flat", metric="sqeuclidean").fit(rng.normal(size=(200, 8))).save(tmp_path / "saved")
+    native = _forge_faiss_codes(tmp_path / "saved", 500_000_000)
+    before = faiss.get_deserialization_vector_byte_limit()
+    seen = []
+    real = faiss.read_index
+
+    def read_index(*args):
+        seen.append(faiss.get_deserialization_vector_byte_limit())
+        return real(*args)
+
+    monkeypatch.setattr(faiss, "read_index", read_index)
+    with pytest.raises(ANNFormatError, match="could not read the native index") as info:
+        load_ann(tmp_path / "saved", mmap=mmap)
+    assert str(native) in str(info.value)
+    assert seen and 0 < seen[0] <= native.stat().st_size
+    assert faiss.get_deserialization_vector_byte_limit() == before

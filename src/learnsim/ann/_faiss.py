@@ -14,8 +14,11 @@ References
 """
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import sys
+import threading
 
 import numpy as np
 
@@ -75,6 +78,31 @@ class _omp_threads:
         if self.before is not None:
             self.faiss.omp_set_num_threads(self.before)
         return False
+
+
+# faiss's bound on one vector read from a file is process-wide: set and restored under this lock
+_VECTOR_LIMIT_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _bounded_vectors(faiss, path):
+    """Bound each vector faiss reads from ``path`` by the file's size while it reads: faiss
+    allocates (and zeroes) the size a vector's header claims before reading it, up to 1 TiB by
+    default, so an 8 KB file claiming 5 * 10^8 floats took 2 GB before its read failed. No
+    vector a file holds is larger than the file (with IO_FLAG_MMAP too)."""
+    get = getattr(faiss, "get_deserialization_vector_byte_limit", None)
+    set_ = getattr(faiss, "set_deserialization_vector_byte_limit", None)
+    if get is None or set_ is None:     # an older faiss: its own bound only
+        yield
+        return
+    size = os.stat(path).st_size
+    with _VECTOR_LIMIT_LOCK:
+        before = get()
+        set_(max(1, min(before, size)))
+        try:
+            yield
+        finally:
+            set_(before)
 
 
 class FaissIndex(ApproximateIndex):
@@ -397,7 +425,7 @@ class FaissIndex(ApproximateIndex):
             # IVF maps its inverted lists; flat and HNSW map their flat vector storage
             flags = faiss.IO_FLAG_MMAP if self.kind == "ivf" else getattr(faiss, "IO_FLAG_MMAP_IFC",
                                                                            faiss.IO_FLAG_MMAP)
-        with native_errors("faiss", path):
+        with native_errors("faiss", path), _bounded_vectors(faiss, path):
             # read_index returns the concrete class already; downcasting its result again would
             # make a second, non-owning wrapper while the owning one is freed
             index = faiss.read_index(str(path), flags)
