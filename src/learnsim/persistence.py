@@ -458,7 +458,7 @@ def _npy_size_problem(name, size, shape, dtype, header_bytes):
         return f"{name} is an object array, which is refused (it could only be read by unpickling)"
     declared = header_bytes + math.prod(shape) * dtype.itemsize
     if size != declared:
-        return (f"{name} holds {size} bytes, but its .npy header announces {declared} (shape {list(shape)}, "
+        return (f"{name} is {size} bytes, but its .npy header announces {declared} (shape {list(shape)}, "
                 f"dtype {dtype.str}: truncated, extended or forged); it is refused unread")
     return None
 

@@ -33,7 +33,7 @@ def _object_npy():
 HOSTILE = {
     "header claims 10^12 rows": (npy((10 ** 12,), b"\0" * 80), "header announces 8000000000128"),
     "shape product wraps in int64": (npy((2 ** 32, 2 ** 32, 1)), "header announces"),
-    "truncated": (npy((200,), b"\0" * 100), "holds 228 bytes"),
+    "truncated": (npy((200,), b"\0" * 100), "is 228 bytes"),
     "object dtype": (_object_npy(), "object array"),
     "a pickle": (pickle.dumps(list(range(200))), "not a .npy array file"),
 }

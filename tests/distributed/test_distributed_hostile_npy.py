@@ -30,7 +30,7 @@ def _object_npy():
 HOSTILE = {
     "header claims 10^12 rows": (npy((10 ** 12,), b"\0" * 80), "header announces 8000000000128"),
     "shape product wraps in int64": (npy((2 ** 32, 2 ** 32, 1)), "header announces"),
-    "truncated": (npy((3,), b"\0" * 10), "holds 138 bytes"),
+    "truncated": (npy((3,), b"\0" * 10), "is 138 bytes"),
     "object dtype": (_object_npy(), "object array"),
     "a pickle": (pickle.dumps([0, 3]), "not a .npy array file"),
 }
