@@ -5,12 +5,18 @@ from __future__ import annotations
 
 import io
 import pickle
+import shutil
 import zipfile
 
 import numpy as np
 import pytest
 
+from conftest import run_cli
+from index_edit import read_manifest, write_manifest
+from index_models import corpus, model
 from learnsim import persistence
+from learnsim._utils.files import sha256_file
+from learnsim.index import Index
 from learnsim.index._versions import content_digest
 from learnsim.persistence import ModelFormatError, _ExampleState, save
 
@@ -79,3 +85,22 @@ def test_the_digest_of_a_model_is_unchanged(tmp_path):
     a = content_digest(save(state, tmp_path / "a.npz"))
     b = content_digest(save(state, tmp_path / "b.npz", compress=True))
     assert a == b and len(a) == 64
+
+
+def test_an_index_whose_model_is_a_zip_bomb_is_refused_in_one_line(tmp_path, monkeypatch):
+    # learnsim index rollback on an index (built before versions) whose model.npz is a 2 MB zip
+    # bomb, its checksum recorded: 'error: MemoryError' after 17 s at 2.3 GB; the bomb's copy
+    # was left in versions/
+    texts, _, ids, meta = corpus()
+    path = tmp_path / "idx"
+    Index.build(path, model("mcd"), texts, ids, meta).close()
+    monkeypatch.setattr(persistence, "INFLATION_ALLOWANCE", 1 << 20)
+    _npz(path / "model.npz", {"zeros.npy": npy((1 << 20,), b"\0" * (8 << 20))}, zipfile.ZIP_DEFLATED)
+    m = read_manifest(path)
+    m["model_sha256"] = sha256_file(path / "model.npz")
+    write_manifest(path, m)
+    shutil.rmtree(path / "versions", ignore_errors=True)      # an index from before versions
+    code, out, err = run_cli(["index", "rollback", path])
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert str(path / "model.npz") in err and "inflate" in err
+    assert not (path / "versions" / "v1.npz").exists()

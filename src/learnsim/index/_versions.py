@@ -390,9 +390,12 @@ def _create(path, manifest, source):
     file = model_file(path, manifest)
     if sha256_file(file) != manifest["model_sha256"]:
         raise IndexDamagedError(file, "it does not match the checksum in the manifest (edited or damaged)")
+    # of the index's own file, before the copy: a hostile one is refused naming it, and leaves no
+    # copy behind (the file and its copy have one content)
+    content = content_digest(file)
     _copy_durably(file, version_path(path, 1))
     state = _implicit(path, manifest)
-    state["versions"][0].update(source=source, content_sha256=content_digest(version_path(path, 1)))
+    state["versions"][0].update(source=source, content_sha256=content)
     return _write_state(path, state)
 
 
