@@ -863,16 +863,14 @@ def check_search(pool, candidates, *, owner, confidence=0.95, random_state=0, de
         # queries, they are rich in relevant ones as no new query finds them (PooledScores)
         reason = (f"the learned rule does not beat {BASELINE_TITLES[strongest]} for certain where the relevant "
                   "documents no training pair names are ranked among the documents none names (apart from those "
-                  f"the learner saw): gain {parts['apart']['gain']:+.4f} ({100 * confidence:g}% CI "
-                  f"{parts['apart']['ci_low']:+.4f} to {parts['apart']['ci_high']:+.4f}); its lead overall comes "
+                  f"the learner saw): {_gain_text(parts['apart'], confidence)}; its lead overall comes "
                   "from which documents the learner saw")
     elif parts.get("condensed") is not None and parts["condensed"]["ci_low"] <= 0:
         # its lead came from ranking the documents some judgement names above those none names:
         # every held-out relevant document is judged, a new query's mostly are not (PooledScores)
         reason = (f"the learned rule does not beat {BASELINE_TITLES[strongest]} for certain among the documents "
-                  "some judgement names (those none names taken out of every ranking): gain "
-                  f"{parts['condensed']['gain']:+.4f} ({100 * confidence:g}% CI {parts['condensed']['ci_low']:+.4f} "
-                  f"to {parts['condensed']['ci_high']:+.4f}); its lead overall comes from telling the judged "
+                  "some judgement names (those none names taken out of every ranking): "
+                  f"{_gain_text(parts['condensed'], confidence)}; its lead overall comes from telling the judged "
                   "documents from the others, which new queries' relevant documents are not")
     probe_part = None
     if probe is not None:
@@ -1176,3 +1174,9 @@ def too_few_held_clusters(labels):
     y = np.asarray(labels)
     sizes = np.unique(y[y >= 0], return_counts=True)[1] if y.size else np.array([], dtype=np.int64)
     return int(np.count_nonzero(sizes > 1)) < MIN_HELD_GROUPS
+
+
+def _gain_text(part, confidence):
+    """``gain +0.0123 (95% CI -0.0010 to +0.0250)`` of a part of the held-out scores."""
+    return (f"gain {part['gain']:+.4f} ({100 * confidence:g}% CI {part['ci_low']:+.4f} to "
+            f"{part['ci_high']:+.4f})")
