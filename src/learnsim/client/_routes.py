@@ -221,7 +221,7 @@ _TYPES = {
 # answer["ids"] a KeyError in the caller.
 ANSWERS = {
     "info": {"documents": "count", "method": "str", "score?": "str", "higher_is_better?": "bool",
-             "search_score?": "str"},
+             "search_score?": "str", "warnings?": "strs"},
     "openapi": {"openapi": "str", "paths": "object"},
     "document": {"id": "str", "text": "str"},
     "match": {"matches": "objects", "score": "str", "higher_is_better": "bool", "warnings?": "strs"},

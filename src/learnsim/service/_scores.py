@@ -19,17 +19,24 @@ _RULE_SCORES = {"ThresholdMatcher": "similarity", "PairClassifierMatcher": "deci
 
 
 def _rule_warnings(pipeline):
-    """What a match answer says of the model's duplicate rule (``"warnings"``, a list of
-    sentences): a rule whose threshold is infinite calls no pair a duplicate but an exact copy, as
-    ``learnsim fit`` and ``learnsim match`` say; without a word the answer's zeros read as
-    findings."""
+    """What a match answer (and /v1/info) says of the model's duplicate rule (``"warnings"``, a
+    list of sentences): a rule whose threshold is infinite calls no pair a duplicate but an exact
+    copy, as ``learnsim fit`` and ``learnsim match`` say; without a word the answer's zeros read as
+    findings. And the pairwise kNN rule an old ``--matcher auto`` chose, which the model's load
+    warns of (``learnsim match`` prints it): a service's load warns only into the server's log, so
+    its clients got that rule's decisions of two texts alone (always duplicates) without it."""
     from ..matching._duplicates import DuplicateRule
+    from ..matching._rule import OLD_AUTO_KNN
 
+    if getattr(pipeline, "matcher", None) is None:     # no duplicate rule (/v1/info of any model)
+        return []
+    rule = getattr(pipeline, "match_rule", None)
+    old_knn = [OLD_AUTO_KNN] if getattr(rule, "knn_chosen_by_auto", False) else []
     try:
         said = DuplicateRule(pipeline.matcher, pipeline.match_rule).never_duplicate()
     except ValueError:      # a matcher learnsim match does not know: nothing to say of it
-        return []
-    return [said] if said else []
+        return old_knn
+    return ([said] if said else []) + old_knn
 
 
 def _rule_score_name(matcher):

@@ -856,6 +856,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         def read(idx):
             out = idx.info()
             out["last_comparison"] = page.last_comparison(idx)
+            out["warnings"] = [] if model_loading(app) else _rule_warnings(idx.pipeline)
             # no wait for a model loading in the background (the reads' thread would hold the searches)
             return out, None if model_loading(app) else repr(idx.pipeline)
 
